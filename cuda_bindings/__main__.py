@@ -1,0 +1,140 @@
+"""``python -m cuda.bindings``: what is installed, which CUDA libraries are found, which devices.
+
+Works without a GPU or driver: whatever is missing is reported, and the exit status is 0.
+"""
+import importlib
+import os
+import sys
+
+from . import __cuda_version__, __version__, _libpaths
+
+
+def _status_ok(status):
+    try:
+        return int(status) == 0
+    except (TypeError, ValueError):
+        return False
+
+
+def _status_name(status):
+    return getattr(status, "name", None) or repr(status)
+
+
+class _Failed(Exception):
+    pass
+
+
+def _call(fn, *args):
+    """Call a binding returning ``(status, values...)``; return the values or raise _Failed."""
+    result = fn(*args)
+    status, values = result[0], result[1:]
+    if not _status_ok(status):
+        raise _Failed(_status_name(status))
+    return values[0] if len(values) == 1 else values
+
+
+def _module(name):
+    try:
+        return importlib.import_module(f"{__package__}.{name}"), None
+    except Exception as e:
+        return None, f"{type(e).__name__}: {e}"
+
+
+def _reason(e):
+    return str(e) if isinstance(e, _Failed) else f"{type(e).__name__}: {e}"
+
+
+def _libraries(out):
+    out("libraries:")
+    out(f"  {_libpaths.describe_driver()}")
+    for label, libname in (("NVRTC", "nvrtc"), ("nvJitLink", "nvJitLink"), ("cudart", "cudart")):
+        path, tried = _libpaths.find(libname)
+        if path is None:
+            out(f"  {label}: missing (tried: {'; '.join(tried)})")
+            continue
+        if os.sep not in path:  # found by the system loader
+            real = _libpaths.loaded_path(path)
+            path = f"{path} (system loader{': ' + real if real else ''})"
+        out(f"  {label}: {path}")
+
+
+def _driver(out):
+    driver, err = _module("driver")
+    if driver is None:
+        out(f"driver: missing (cuda.bindings.driver: {err})")
+        return
+    try:
+        v = _call(driver.cuDriverGetVersion)
+        out(f"driver: CUDA {v // 1000}.{(v % 1000) // 10} (cuDriverGetVersion = {v})")
+    except Exception as e:
+        out(f"driver: not available: {_reason(e)}")
+        return
+    try:
+        _call(driver.cuInit, 0)
+        count = _call(driver.cuDeviceGetCount)
+    except Exception as e:
+        out(f"devices: not available: {_reason(e)}")
+        return
+    out(f"devices: {count}")
+    attr = driver.CUdevice_attribute
+    for i in range(count):
+        try:
+            dev = _call(driver.cuDeviceGet, i)
+            name = _call(driver.cuDeviceGetName, 128, dev)
+            name = bytes(name).split(b"\0", 1)[0].decode(errors="replace")
+            major = _call(driver.cuDeviceGetAttribute,
+                          attr.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev)
+            minor = _call(driver.cuDeviceGetAttribute,
+                          attr.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev)
+            out(f"  {i}: {name} (compute capability {major}.{minor})")
+        except Exception as e:
+            out(f"  {i}: not available: {_reason(e)}")
+
+
+def _versions(out):
+    runtime, err = _module("runtime")
+    if runtime is None:
+        out(f"runtime: missing (cuda.bindings.runtime: {err})")
+    else:
+        try:
+            v = _call(runtime.cudaRuntimeGetVersion)
+            out(f"runtime: CUDA {v // 1000}.{(v % 1000) // 10} (cudaRuntimeGetVersion = {v})")
+        except Exception as e:
+            out(f"runtime: not available: {_reason(e)}")
+
+    nvrtc, err = _module("nvrtc")
+    if nvrtc is None:
+        out(f"NVRTC version: missing (cuda.bindings.nvrtc: {err})")
+    else:
+        try:
+            major, minor = _call(nvrtc.nvrtcVersion)
+            out(f"NVRTC version: {major}.{minor}")
+        except Exception as e:
+            out(f"NVRTC version: not available: {_reason(e)}")
+
+    nvjitlink, err = _module("nvjitlink")
+    if nvjitlink is None:
+        out(f"nvJitLink version: missing (cuda.bindings.nvjitlink: {err})")
+    else:
+        try:
+            major, minor = nvjitlink.version()
+            out(f"nvJitLink version: {major}.{minor}")
+        except Exception as e:
+            out(f"nvJitLink version: not available: {_reason(e)}")
+
+
+def main(out=print):
+    pkg_dir = os.path.dirname(os.path.abspath(__file__))
+    out(f"cuda.bindings {__version__} ({pkg_dir})")
+    out(f"Python {sys.version.split()[0]} ({sys.executable})")
+    out(f"generated from: CUDA {__cuda_version__} headers")
+    for section in (_libraries, _driver, _versions):
+        try:
+            section(out)
+        except Exception as e:  # a report, not a test: keep going
+            out(f"{section.__name__.strip('_')}: not available: {type(e).__name__}: {e}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
