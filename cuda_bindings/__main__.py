@@ -52,10 +52,8 @@ def _libraries(out):
         if path is None:
             out(f"  {label}: missing (tried: {'; '.join(tried)})")
             continue
-        if os.sep not in path:  # found by the system loader
-            real = _libpaths.loaded_path(path)
-            path = f"{path} (system loader{': ' + real if real else ''})"
-        out(f"  {label}: {path}")
+        via = "" if path in tried else " (system loader)"
+        out(f"  {label}: {path}{via}")
 
 
 def _driver(out):

@@ -4,10 +4,11 @@
 
 1. ``nvidia/cu13/lib/<soname>`` under each ``sys.path`` entry (NVIDIA's pip wheels);
 2. ``$CUDA_HOME`` then ``$CUDA_PATH``, in ``lib64`` and ``lib``;
-3. the bare soname, i.e. whatever the system loader finds (checked by loading it).
+3. whatever the system loader finds for the bare soname (checked by loading it).
 
-It returns ``(path_or_None, tried)``: the path to pass to ``dlopen`` (the bare soname in case 3)
-and the list of places looked at, for error messages. Only the standard library is used, and
+It returns ``(path_or_None, tried)``: the path to pass to ``dlopen`` (in case 3 the file the
+loader opened, or the bare soname where that cannot be told) and the list of places looked at,
+for error messages. Only the standard library is used, and
 ``ctypes`` only when the system loader has to be asked.
 """
 import os
@@ -22,28 +23,41 @@ DRIVER_SONAME = "libcuda.so.1"
 WHEEL_LIB = os.path.join("nvidia", "cu13", "lib")
 
 
-def _loadable(soname):
-    """None if the system loader opens ``soname``, else the loader's complaint."""
+def _load(soname):
+    """Ask the system loader for ``soname``: ``(path, None)``, or ``(None, complaint)``.
+
+    ``path`` is the file the loader opened when it can be told, else ``soname`` itself.
+    """
     import ctypes
 
     try:
-        ctypes.CDLL(soname)
+        lib = ctypes.CDLL(soname)
     except OSError as e:
-        return str(e) or "not found"
-    return None
+        return None, str(e) or "not found"
+    return _opened_path(lib) or soname, None
 
 
-def loaded_path(soname):
-    """The file a library already loaded into this process came from (Linux), or None."""
-    try:
-        with open("/proc/self/maps") as f:
-            for line in f:
-                path = line.rstrip("\n").split(None, 5)[-1]
-                if os.path.basename(path).startswith(soname):
-                    return path
-    except OSError:
-        pass
-    return None
+def _opened_path(lib):
+    """The path a ``ctypes.CDLL`` was opened from (glibc's ``dlinfo``), or None."""
+    import ctypes
+
+    class LinkMap(ctypes.Structure):
+        _fields_ = [("l_addr", ctypes.c_void_p), ("l_name", ctypes.c_char_p)]
+
+    RTLD_DI_LINKMAP = 2
+    for libc_name in (None, "libdl.so.2"):
+        try:
+            dlinfo = ctypes.CDLL(libc_name).dlinfo
+            break
+        except (OSError, AttributeError):
+            continue
+    else:
+        return None
+    lmap = ctypes.POINTER(LinkMap)()
+    if dlinfo(ctypes.c_void_p(lib._handle), RTLD_DI_LINKMAP, ctypes.byref(lmap)) != 0 or not lmap:
+        return None
+    name = lmap.contents.l_name
+    return os.fsdecode(name) if name else None
 
 
 def find(libname):
@@ -75,21 +89,17 @@ def find(libname):
             tried.append(path)
             if os.path.isfile(path):
                 return path, tried
-    problem = _loadable(soname)
+    path, problem = _load(soname)
     tried.append(f"{soname} via the system loader" + (f" ({problem})" if problem else ""))
-    return (soname, tried) if problem is None else (None, tried)
+    return path, tried
 
 
 def find_driver():
-    """Whether the system loader finds the driver library. Returns ``(path_or_None, tried)``.
-
-    The path is the file actually loaded when it can be told, else the soname.
-    """
-    tried = []
-    problem = _loadable(DRIVER_SONAME)
-    tried.append(f"{DRIVER_SONAME} via the system loader" + (f" ({problem})" if problem else ""))
-    if problem is None:
-        return loaded_path(DRIVER_SONAME) or DRIVER_SONAME, tried
+    """Whether the system loader finds the driver library. Returns ``(path_or_None, tried)``."""
+    path, problem = _load(DRIVER_SONAME)
+    tried = [f"{DRIVER_SONAME} via the system loader" + (f" ({problem})" if problem else "")]
+    if path:
+        return path, tried
     try:
         import ctypes.util
 
