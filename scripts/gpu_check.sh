@@ -1,0 +1,263 @@
+#!/usr/bin/env bash
+# The check to run on a machine with an NVIDIA GPU (no network needed).
+#
+#   scripts/gpu_check.sh [extra pytest arguments...]
+#
+# 1. builds this checkout into its own folder (default /tmp/ours) with
+#    `pip install --no-build-isolation --no-deps --target`, timed;
+# 2. puts that folder first on PYTHONPATH and makes sure `cuda.bindings` is imported from it (a
+#    regular `cuda` package installed elsewhere would shadow our namespace portion: said plainly);
+# 3. runs `nvidia-smi -L`, `python -m cuda.bindings`, the whole test suite with GPU tests required
+#    (CUDA_BINDINGS_REQUIRE_GPU=1: no device is a failure, not a skip) and every example;
+# 4. if .bench/overhead.py exists (a git-ignored copy of the shared benchmark), runs it with the
+#    machine's own cuda.bindings (PYTHONPATH unset) and with ours, and prints them side by side;
+# 5. ends with a summary. It keeps going after a failure and exits 1 if anything failed.
+#
+# Logs go to $OUT if set (else /tmp/gpu_check): info.log build.log pytest.log examples.log
+# bench.log summary.txt.
+# Environment: PYTHON (default python3), DEST (build folder, default /tmp/ours),
+# GPU_CHECK_SKIP_BUILD=1 (reuse an existing build in DEST), timeouts in seconds:
+# BUILD_TIMEOUT (900), PYTEST_TIMEOUT (900), EXAMPLE_TIMEOUT (300), BENCH_TIMEOUT (300).
+# Wheels the machine lacks can be put in .whl/ (x86_64, this Python): they are installed into a
+# folder of their own, placed after the build on PYTHONPATH.
+set -u -o pipefail
+cd "$(dirname "$0")/.." || exit 2
+REPO=$(pwd)
+
+PY=${PYTHON:-python3}
+DEST=${DEST:-/tmp/ours}
+DEPS="$DEST-deps"
+LOG=${OUT:-/tmp/gpu_check}
+WORK=$(mktemp -d /tmp/gpu_check.XXXXXX)
+mkdir -p "$LOG"
+export PYTHONUNBUFFERED=1
+: >"$LOG/info.log"
+
+FAILED=()          # names of the steps that failed
+SUMMARY=()         # lines of the closing summary
+
+say() { printf '\n==== %s\n' "$*"; }
+fail() { FAILED+=("$1"); }
+add() { SUMMARY+=("$1"); }
+show_tail() { echo "---- last $2 lines of $1"; tail -n "$2" "$1"; echo "----"; }
+
+# --- machine -------------------------------------------------------------------------------------
+say "machine"
+{
+    echo "date: $(date -u +%FT%TZ)"
+    echo "host: $(uname -srm)"
+    echo "python: $("$PY" -c 'import sys; print(sys.version.split()[0], sys.executable)' 2>&1)"
+    "$PY" -m pip list 2>/dev/null | grep -i -E '^(cuda-|cython|numpy|pytest|setuptools|nvidia-cuda)' || true
+} | tee -a "$LOG/info.log"
+if nvidia-smi -L 2>&1 | tee -a "$LOG/info.log"; then
+    add "nvidia-smi -L: $(nvidia-smi -L 2>/dev/null | head -n 1)"
+else
+    add "nvidia-smi -L: FAILED"
+    fail "nvidia-smi"
+fi
+
+# --- build ---------------------------------------------------------------------------------------
+say "build into $DEST"
+built=0
+if [ "${GPU_CHECK_SKIP_BUILD:-0}" = 1 ] && [ -d "$DEST/cuda/bindings" ]; then
+    echo "reusing the existing build in $DEST" | tee "$LOG/build.log"
+    add "build: reused $DEST"
+    built=1
+else
+    rm -rf "$DEST"
+    t0=$(date +%s.%N)
+    timeout "${BUILD_TIMEOUT:-900}" "$PY" -m pip install --no-build-isolation --no-deps --target "$DEST" . \
+        >"$LOG/build.log" 2>&1
+    rc=$?
+    t1=$(date +%s.%N)
+    secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')
+    if [ $rc -eq 0 ]; then
+        size=$(du -sh "$DEST/cuda/bindings" 2>/dev/null | cut -f1)
+        echo "built in ${secs} s; cuda/bindings is ${size:-?} on disk"
+        add "build: ok in ${secs} s (cuda/bindings ${size:-?} on disk)"
+        built=1
+    else
+        echo "build FAILED (exit $rc) after ${secs} s"
+        show_tail "$LOG/build.log" 60
+        add "build: FAILED (exit $rc) after ${secs} s"
+        fail "build"
+    fi
+fi
+
+path="$DEST"
+if compgen -G ".whl/*.whl" >/dev/null; then
+    rm -rf "$DEPS"
+    if "$PY" -m pip install -q --no-index --no-deps --no-compile --target "$DEPS" .whl/*.whl >>"$LOG/build.log" 2>&1; then
+        path="$DEST:$DEPS"
+        add "extra wheels from .whl/: $(ls .whl | tr '\n' ' ')"
+    else
+        add "extra wheels from .whl/: FAILED to install"
+        fail "extra wheels"
+    fi
+fi
+
+# --- which cuda.bindings is imported ---------------------------------------------------------------
+say "import check"
+imported=0
+if [ $built = 1 ]; then
+    where=$(PYTHONPATH="$path" "$PY" -c 'import cuda.bindings, sys; print(cuda.bindings.__file__)' 2>>"$LOG/info.log")
+    echo "cuda.bindings.__file__ = ${where:-<import failed>}" | tee -a "$LOG/info.log"
+    case "$where" in
+    "$DEST"/*)
+        imported=1
+        add "import: cuda.bindings from $where"
+        ;;
+    "")
+        add "import: FAILED (our build does not import; see info.log)"
+        tail -n 20 "$LOG/info.log"
+        fail "import"
+        ;;
+    *)
+        cuda_pkg=$(PYTHONPATH="$path" "$PY" -c 'import cuda; print(getattr(cuda, "__file__", None) or "")' 2>/dev/null)
+        if [ -n "$cuda_pkg" ]; then
+            msg="import: WRONG COPY. The 'cuda' package at $cuda_pkg is a regular package (it has __init__.py), so it shadows our namespace portion in $DEST whatever PYTHONPATH says; cuda.bindings came from $where"
+        else
+            msg="import: WRONG COPY. cuda.bindings came from $where, not from $DEST"
+        fi
+        echo "$msg"
+        add "$msg"
+        fail "import"
+        ;;
+    esac
+else
+    add "import: not checked (no build)"
+fi
+
+if [ $imported = 1 ]; then
+    export PYTHONPATH="$path"
+    export CUDA_BINDINGS_EXPECT_PREFIX="$DEST"
+    export CUDA_BINDINGS_REQUIRE_GPU=1
+
+    # --- python -m cuda.bindings -----------------------------------------------------------------
+    say "python -m cuda.bindings"
+    if "$PY" -m cuda.bindings 2>&1 | tee -a "$LOG/info.log"; then
+        add "python -m cuda.bindings: ok"
+    else
+        add "python -m cuda.bindings: FAILED"
+        fail "python -m cuda.bindings"
+    fi
+
+    # --- tests ---------------------------------------------------------------------------------
+    say "pytest (GPU tests required)"
+    topt=()
+    if "$PY" -c 'import pytest_timeout' 2>/dev/null; then
+        topt=(--timeout=300)
+    fi
+    timeout "${PYTEST_TIMEOUT:-900}" "$PY" -m pytest tests -rfEs -p no:cacheprovider \
+        --junitxml="$WORK/junit.xml" "${topt[@]}" "$@" >"$LOG/pytest.log" 2>&1
+    rc=$?
+    counts=$("$PY" - "$WORK/junit.xml" <<'EOF' 2>/dev/null
+import sys, xml.etree.ElementTree as ET
+root = ET.parse(sys.argv[1]).getroot()
+suites = [root] if root.tag == "testsuite" else list(root.iter("testsuite"))
+t = {k: sum(int(s.get(k, 0)) for s in suites) for k in ("tests", "failures", "errors", "skipped")}
+passed = t["tests"] - t["failures"] - t["errors"] - t["skipped"]
+print(f"{passed} passed, {t['failures']} failed, {t['errors']} errors, {t['skipped']} skipped")
+EOF
+)
+    grep -E '^(FAILED|ERROR|SKIPPED)' "$LOG/pytest.log" | head -n 60
+    tail -n 1 "$LOG/pytest.log"
+    if [ $rc -eq 0 ]; then
+        add "pytest: ${counts:-?} (exit 0)"
+    else
+        add "pytest: ${counts:-no counts (see pytest.log)} (exit $rc)"
+        fail "pytest"
+        [ -n "$counts" ] || show_tail "$LOG/pytest.log" 40
+    fi
+
+    # --- examples ------------------------------------------------------------------------------
+    say "examples"
+    : >"$LOG/examples.log"
+    while IFS= read -r ex; do
+        echo "### $ex" >>"$LOG/examples.log"
+        timeout "${EXAMPLE_TIMEOUT:-300}" "$PY" "$ex" >>"$LOG/examples.log" 2>&1
+        rc=$?
+        echo "### exit $rc" >>"$LOG/examples.log"
+        case $rc in
+        0) status="pass" ;;
+        3) status="SKIP (requirement not met: counted as a failure here)"; fail "example $ex" ;;
+        124) status="FAIL (timed out)"; fail "example $ex" ;;
+        *) status="FAIL (exit $rc)"; fail "example $ex" ;;
+        esac
+        echo "$ex: $status"
+        add "example $ex: $status"
+    done < <(find examples -name '*.py' -not -path '*/common/*' -not -name '__init__.py' | sort)
+else
+    for step in "python -m cuda.bindings" "pytest" "examples"; do
+        add "$step: not run (our build is not the cuda.bindings imported)"
+    done
+fi
+
+# --- benchmark -----------------------------------------------------------------------------------
+if [ -f .bench/overhead.py ]; then
+    say "benchmark: .bench/overhead.py, NVIDIA's package vs ours"
+    : >"$LOG/bench.log"
+    ref_where=$(env -u PYTHONPATH "$PY" -c 'import cuda.bindings; print(cuda.bindings.__file__)' 2>/dev/null)
+    ref_version=$(env -u PYTHONPATH "$PY" -c 'from importlib.metadata import version; print(version("cuda-bindings"))' 2>/dev/null)
+    echo "### reference: ${ref_where:-<cuda.bindings not importable>} (cuda-bindings ${ref_version:-?})" | tee -a "$LOG/bench.log"
+    env -u PYTHONPATH -u CUDA_BINDINGS_EXPECT_PREFIX timeout "${BENCH_TIMEOUT:-300}" \
+        "$PY" .bench/overhead.py reference >"$WORK/bench_ref.jsonl" 2>>"$LOG/bench.log"
+    ref_rc=$?
+    cat "$WORK/bench_ref.jsonl" >>"$LOG/bench.log"
+    [ $ref_rc -eq 0 ] || { fail "benchmark (reference)"; show_tail "$LOG/bench.log" 20; }
+    if [ $imported = 1 ]; then
+        echo "### ours: $DEST" | tee -a "$LOG/bench.log"
+        PYTHONPATH="$path" timeout "${BENCH_TIMEOUT:-300}" \
+            "$PY" .bench/overhead.py ours >"$WORK/bench_ours.jsonl" 2>>"$LOG/bench.log"
+        ours_rc=$?
+        cat "$WORK/bench_ours.jsonl" >>"$LOG/bench.log"
+        [ $ours_rc -eq 0 ] || { fail "benchmark (ours)"; show_tail "$LOG/bench.log" 20; }
+    else
+        ours_rc="not run"
+        : >"$WORK/bench_ours.jsonl"
+    fi
+    table=$("$PY" - "$WORK/bench_ref.jsonl" "$WORK/bench_ours.jsonl" <<'EOF'
+import json, sys
+
+def load(path):
+    rows = {}
+    for line in open(path):
+        line = line.strip()
+        if line.startswith("{"):
+            try:
+                d = json.loads(line)
+            except ValueError:
+                continue
+            rows[d["case"]] = d["ns"]
+    return rows
+
+ref, ours = load(sys.argv[1]), load(sys.argv[2])
+cases = list(ref) + [c for c in ours if c not in ref]
+print(f"{'case':40s} {'reference ns':>13s} {'ours ns':>10s} {'ratio':>7s}")
+for c in cases:
+    r, o = ref.get(c), ours.get(c)
+    ratio = f"{o / r:.2f}" if r and o else "-"
+    fmt = lambda v: f"{v:.1f}" if v is not None else "-"
+    print(f"{c:40s} {fmt(r):>13s} {fmt(o):>10s} {ratio:>7s}")
+EOF
+)
+    echo "$table" | tee -a "$LOG/bench.log"
+    add "benchmark: reference exit $ref_rc, ours exit $ours_rc (ratio = ours / reference)"
+    while IFS= read -r line; do add "    $line"; done <<<"$table"
+else
+    add "benchmark: not run (no .bench/overhead.py)"
+fi
+
+# --- summary -------------------------------------------------------------------------------------
+{
+    echo
+    echo "==== gpu_check summary ($(date -u +%FT%TZ), $REPO)"
+    for line in "${SUMMARY[@]}"; do echo "$line"; done
+    if [ ${#FAILED[@]} -eq 0 ]; then
+        echo "RESULT: all steps passed"
+    else
+        echo "RESULT: FAILED: $(printf '%s; ' "${FAILED[@]}")"
+    fi
+} | tee "$LOG/summary.txt"
+rm -rf "$WORK"
+[ ${#FAILED[@]} -eq 0 ]
