@@ -1,0 +1,92 @@
+"""Enums and #define constants (no GPU needed)."""
+import enum
+
+import pytest
+
+from _support import driver, nvrtc
+
+
+def test_curesult_is_an_intenum():
+    assert issubclass(driver.CUresult, enum.IntEnum)
+    success = driver.CUresult.CUDA_SUCCESS
+    assert isinstance(success, int)
+    assert success == 0
+    assert success.name == "CUDA_SUCCESS"
+    assert success.value == 0
+    assert repr(success) == "<CUresult.CUDA_SUCCESS: 0>"
+
+
+def test_enum_lookup_by_value_returns_the_singleton():
+    assert driver.CUresult(0) is driver.CUresult.CUDA_SUCCESS
+    assert driver.CUresult(1) is driver.CUresult.CUDA_ERROR_INVALID_VALUE
+    assert driver.CUresult["CUDA_ERROR_NOT_FOUND"] is driver.CUresult.CUDA_ERROR_NOT_FOUND
+
+
+def test_enum_unknown_value_raises_valueerror():
+    with pytest.raises(ValueError):
+        driver.CUresult(123456)
+
+
+def test_enum_iteration_yields_members():
+    members = list(driver.CUresult)
+    assert len(members) > 50
+    assert members[0] is driver.CUresult.CUDA_SUCCESS
+    assert all(isinstance(m, driver.CUresult) for m in members)
+    assert driver.CUresult.CUDA_ERROR_NOT_READY in members
+    names = {m.name for m in members}
+    assert {"CUDA_SUCCESS", "CUDA_ERROR_INVALID_VALUE", "CUDA_ERROR_OUT_OF_MEMORY", "CUDA_ERROR_NOT_FOUND"} <= names
+
+
+@pytest.mark.parametrize(
+    "enum_name, member, value",
+    [
+        ("CUresult", "CUDA_ERROR_INVALID_VALUE", 1),
+        ("CUresult", "CUDA_ERROR_NOT_FOUND", 500),
+        ("CUresult", "CUDA_ERROR_NOT_READY", 600),
+        ("CUdevice_attribute", "CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR", 75),
+        ("CUdevice_attribute", "CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR", 76),
+        ("CUdevice_attribute", "CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT", 16),
+        ("CUmemorytype", "CU_MEMORYTYPE_HOST", 1),
+        ("CUmemorytype", "CU_MEMORYTYPE_DEVICE", 2),
+        ("CUpointer_attribute", "CU_POINTER_ATTRIBUTE_MEMORY_TYPE", 2),
+        ("CUpointer_attribute", "CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL", 9),
+        ("CUfunction_attribute", "CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK", 0),
+        ("CUstreamCaptureMode", "CU_STREAM_CAPTURE_MODE_GLOBAL", 0),
+        ("CUstream_flags", "CU_STREAM_NON_BLOCKING", 1),
+    ],
+)
+def test_driver_enum_values(enum_name, member, value):
+    cls = getattr(driver, enum_name)
+    assert issubclass(cls, enum.IntEnum)
+    m = getattr(cls, member)
+    assert isinstance(m, cls)
+    assert m.value == value
+    assert m == value
+    assert cls(value) == m
+
+
+def test_nvrtc_result_enum():
+    cls = nvrtc.nvrtcResult
+    assert issubclass(cls, enum.IntEnum)
+    assert cls.NVRTC_SUCCESS == 0
+    assert cls.NVRTC_ERROR_COMPILATION == 6
+    assert cls(6) is cls.NVRTC_ERROR_COMPILATION
+    assert repr(cls.NVRTC_ERROR_COMPILATION) == "<nvrtcResult.NVRTC_ERROR_COMPILATION: 6>"
+
+
+@pytest.mark.parametrize(
+    "name, value",
+    [
+        ("CUDA_VERSION", 13000),
+        ("CU_STREAM_LEGACY", 1),
+        ("CU_STREAM_PER_THREAD", 2),
+        ("CU_LAUNCH_PARAM_END", 0),
+        ("CU_LAUNCH_PARAM_BUFFER_POINTER", 1),
+        ("CU_LAUNCH_PARAM_BUFFER_SIZE", 2),
+        ("CU_IPC_HANDLE_SIZE", 64),
+    ],
+)
+def test_module_constants(name, value):
+    got = getattr(driver, name)
+    assert isinstance(got, int)
+    assert got == value

@@ -1,0 +1,210 @@
+"""Struct and union classes: fields, views into parent memory, sizeof, repr (no GPU needed)."""
+import ctypes
+import gc
+import re
+import weakref
+
+import numpy as np
+import pytest
+
+from _support import driver
+
+
+def buffer_address(buf):
+    return ctypes.addressof((ctypes.c_char * len(buf)).from_buffer(buf))
+
+
+# --- CUDA_MEMCPY2D -------------------------------------------------------------------------------
+# C layout (x86_64): srcXInBytes@0 srcY@8 srcMemoryType@16 srcHost@24 srcDevice@32 srcArray@40
+# srcPitch@48 dstXInBytes@56 dstY@64 dstMemoryType@72 dstHost@80 dstDevice@88 dstArray@96
+# dstPitch@104 WidthInBytes@112 Height@120, 128 bytes.
+
+
+def test_memcpy2d_defaults():
+    m = driver.CUDA_MEMCPY2D()
+    for name in ("srcXInBytes", "srcY", "srcPitch", "dstXInBytes", "dstY", "dstPitch", "WidthInBytes", "Height"):
+        value = getattr(m, name)
+        assert value == 0 and isinstance(value, int), (name, value)
+    assert m.srcMemoryType in (None, 0)
+    assert int(m.srcHost or 0) == 0
+    assert int(m.dstDevice) == 0
+    assert isinstance(m.dstDevice, driver.CUdeviceptr)
+
+
+def test_memcpy2d_scalar_fields_round_trip_and_land_in_c_memory():
+    m = driver.CUDA_MEMCPY2D()
+    m.srcXInBytes = 11
+    m.WidthInBytes = 4096
+    m.Height = 77
+    assert (m.srcXInBytes, m.WidthInBytes, m.Height) == (11, 4096, 77)
+    base = m.getPtr()
+    assert isinstance(base, int) and base != 0
+    assert ctypes.c_size_t.from_address(base + 0).value == 11
+    assert ctypes.c_size_t.from_address(base + 112).value == 4096
+    assert ctypes.c_size_t.from_address(base + 120).value == 77
+
+
+def test_memcpy2d_enum_field_returns_member():
+    m = driver.CUDA_MEMCPY2D()
+    m.srcMemoryType = driver.CUmemorytype.CU_MEMORYTYPE_HOST
+    m.dstMemoryType = driver.CUmemorytype.CU_MEMORYTYPE_DEVICE
+    assert m.srcMemoryType is driver.CUmemorytype.CU_MEMORYTYPE_HOST
+    assert m.dstMemoryType is driver.CUmemorytype.CU_MEMORYTYPE_DEVICE
+    assert ctypes.c_int.from_address(m.getPtr() + 16).value == 1
+    assert ctypes.c_int.from_address(m.getPtr() + 72).value == 2
+
+
+def test_memcpy2d_void_pointer_field_accepts_int_and_buffers():
+    m = driver.CUDA_MEMCPY2D()
+    m.srcHost = 0x1000
+    assert int(m.srcHost) == 0x1000
+    ba = bytearray(64)
+    m.srcHost = ba
+    assert int(m.srcHost) == buffer_address(ba)
+    arr = np.arange(16, dtype=np.float32)
+    m.srcHost = arr
+    assert int(m.srcHost) == arr.ctypes.data
+    assert ctypes.c_void_p.from_address(m.getPtr() + 24).value == arr.ctypes.data
+
+
+def test_memcpy2d_void_pointer_field_keeps_buffer_alive():
+    m = driver.CUDA_MEMCPY2D()
+    arr = np.zeros(8)
+    alive = weakref.ref(arr)
+    m.dstHost = arr
+    del arr
+    gc.collect()
+    assert alive() is not None, "a buffer stored in a void* field must stay alive while the struct holds it"
+
+
+def test_memcpy2d_device_pointer_field():
+    m = driver.CUDA_MEMCPY2D()
+    m.dstDevice = 0x7000
+    assert isinstance(m.dstDevice, driver.CUdeviceptr)
+    assert int(m.dstDevice) == 0x7000
+    m.dstDevice = driver.CUdeviceptr(0x8000)
+    assert isinstance(m.dstDevice, driver.CUdeviceptr)
+    assert int(m.dstDevice) == 0x8000
+    assert ctypes.c_uint64.from_address(m.getPtr() + 88).value == 0x8000
+
+
+def test_memcpy2d_wrong_types_raise_typeerror():
+    m = driver.CUDA_MEMCPY2D()
+    with pytest.raises(TypeError):
+        m.WidthInBytes = "wide"
+    with pytest.raises(TypeError):
+        m.dstDevice = "somewhere"
+    with pytest.raises(TypeError):
+        m.srcHost = "text is not a buffer"
+
+
+def test_memcpy2d_sizeof_and_alias():
+    assert driver.sizeof(driver.CUDA_MEMCPY2D) == 128
+    assert driver.sizeof(driver.CUDA_MEMCPY2D_v2) == 128
+    assert issubclass(driver.CUDA_MEMCPY2D, driver.CUDA_MEMCPY2D_v2)
+    assert isinstance(driver.CUDA_MEMCPY2D(), driver.CUDA_MEMCPY2D_v2)
+
+
+def test_memcpy2d_repr_lists_fields():
+    m = driver.CUDA_MEMCPY2D()
+    m.WidthInBytes = 5
+    m.Height = 3
+    text = repr(m)
+    assert re.search(r"^WidthInBytes : 5$", text, re.M), text
+    assert re.search(r"^Height : 3$", text, re.M), text
+    for name in ("srcXInBytes", "srcMemoryType", "srcHost", "dstDevice", "dstPitch"):
+        assert re.search(rf"^{name} : ", text, re.M), (name, text)
+
+
+# --- other structs -------------------------------------------------------------------------------
+
+
+def test_cuuuid_bytes():
+    u = driver.CUuuid()
+    assert driver.sizeof(driver.CUuuid) == 16
+    assert isinstance(u.bytes, bytes)
+    assert u.bytes == b"\0" * 16
+    ctypes.memmove(u.getPtr(), b"0123456789abcdef", 16)
+    assert u.bytes == b"0123456789abcdef"
+
+
+def test_culaunchconfig_fields():
+    cfg = driver.CUlaunchConfig()
+    cfg.gridDimX, cfg.gridDimY, cfg.gridDimZ = 4, 5, 6
+    cfg.blockDimX, cfg.blockDimY, cfg.blockDimZ = 128, 2, 1
+    cfg.sharedMemBytes = 1024
+    assert (cfg.gridDimX, cfg.gridDimY, cfg.gridDimZ) == (4, 5, 6)
+    assert (cfg.blockDimX, cfg.blockDimY, cfg.blockDimZ) == (128, 2, 1)
+    assert cfg.sharedMemBytes == 1024
+    cfg.hStream = driver.CUstream(0x42)
+    assert isinstance(cfg.hStream, driver.CUstream) and int(cfg.hStream) == 0x42
+    cfg.hStream = 0x43
+    assert isinstance(cfg.hStream, driver.CUstream) and int(cfg.hStream) == 0x43
+    assert driver.sizeof(driver.CUlaunchConfig) == 56
+
+
+def test_culaunchconfig_attrs_list():
+    ids = driver.CUlaunchAttributeID
+    a = driver.CUlaunchAttribute()
+    a.id = ids.CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION
+    a.value.clusterDim.x = 2
+    b = driver.CUlaunchAttribute()
+    b.id = ids.CU_LAUNCH_ATTRIBUTE_COOPERATIVE
+    b.value.cooperative = 1
+    cfg = driver.CUlaunchConfig()
+    assert cfg.attrs == []
+    cfg.attrs = [a, b]
+    cfg.numAttrs = 2
+    got = cfg.attrs
+    assert cfg.numAttrs == 2
+    assert len(got) == 2
+    assert all(isinstance(x, driver.CUlaunchAttribute) for x in got)
+    assert got[0].id is ids.CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION
+    assert got[0].value.clusterDim.x == 2
+    assert got[1].id is ids.CU_LAUNCH_ATTRIBUTE_COOPERATIVE
+    assert got[1].value.cooperative == 1
+
+
+def test_nested_union_is_a_view_into_parent_memory():
+    attr = driver.CUlaunchAttribute()
+    assert driver.sizeof(driver.CUlaunchAttribute) == 72
+    attr.value.clusterDim.x = 2
+    assert attr.value.clusterDim.x == 2
+    # the union sits at offset 8 of CUlaunchAttribute, clusterDim.x at offset 0 of the union
+    assert attr.value.getPtr() == attr.getPtr() + 8
+    assert ctypes.c_uint32.from_address(attr.getPtr() + 8).value == 2
+    view = attr.value
+    view.clusterDim.y = 3
+    assert attr.value.clusterDim.y == 3
+    assert ctypes.c_uint32.from_address(attr.getPtr() + 12).value == 3
+
+
+def test_kernel_node_params_fields():
+    p = driver.CUDA_KERNEL_NODE_PARAMS()
+    p.func = driver.CUfunction(0x10)
+    assert isinstance(p.func, driver.CUfunction) and int(p.func) == 0x10
+    p.func = 0x20
+    assert isinstance(p.func, driver.CUfunction) and int(p.func) == 0x20
+    p.gridDimX = 9
+    assert p.gridDimX == 9
+    ptrs = np.zeros(3, dtype=np.uint64)
+    p.kernelParams = ptrs.ctypes.data
+    assert int(p.kernelParams) == ptrs.ctypes.data
+    p.kernelParams = ptrs
+    assert int(p.kernelParams) == ptrs.ctypes.data
+    assert driver.sizeof(driver.CUDA_KERNEL_NODE_PARAMS) == 72
+
+
+def test_cudevprop_array_fields():
+    prop = driver.CUdevprop()
+    assert driver.sizeof(driver.CUdevprop) == 56
+    assert prop.maxThreadsDim == [0, 0, 0]
+    prop.maxThreadsDim = [1024, 512, 64]
+    got = prop.maxThreadsDim
+    assert isinstance(got, list) and got == [1024, 512, 64]
+    assert all(isinstance(v, int) for v in got)
+    # maxThreadsPerBlock (int) at 0, maxThreadsDim[3] at 4
+    addr = prop.getPtr()
+    assert [ctypes.c_int.from_address(addr + 4 + 4 * i).value for i in range(3)] == [1024, 512, 64]
+    prop.maxThreadsPerBlock = 256
+    assert prop.maxThreadsPerBlock == 256

@@ -1,0 +1,139 @@
+"""Handle classes, integer typedef classes and callback pointer types (no GPU needed)."""
+import ctypes
+import operator
+
+import pytest
+
+from _support import driver, nvrtc
+
+HANDLES = [
+    ("driver", "CUstream"),
+    ("driver", "CUcontext"),
+    ("driver", "CUevent"),
+    ("driver", "CUmodule"),
+    ("driver", "CUfunction"),
+    ("driver", "CUgraph"),
+    ("nvrtc", "nvrtcProgram"),
+]
+MODULES = {"driver": driver, "nvrtc": nvrtc}
+
+
+def handle_class(module, name):
+    return getattr(MODULES[module], name)
+
+
+@pytest.fixture(params=HANDLES, ids=[name for _, name in HANDLES])
+def handle_cls(request):
+    return handle_class(*request.param)
+
+
+def test_handle_default_is_null(handle_cls):
+    h = handle_cls()
+    assert int(h) == 0
+    assert repr(h) == f"<{handle_cls.__name__} 0x0>"
+
+
+def test_handle_from_int(handle_cls):
+    h = handle_cls(5)
+    assert int(h) == 5
+    assert operator.index(h) == 5
+    assert repr(h) == f"<{handle_cls.__name__} 0x5>"
+    big = handle_cls(0xDEADBEEF0)
+    assert repr(big) == f"<{handle_cls.__name__} 0xdeadbeef0>"
+    assert int(big) == 0xDEADBEEF0
+
+
+def test_handle_getptr_points_at_the_value(handle_cls):
+    h = handle_cls(0x1234ABCD)
+    addr = h.getPtr()
+    assert isinstance(addr, int) and addr != 0
+    assert ctypes.c_void_p.from_address(addr).value == 0x1234ABCD
+
+
+def test_handle_equality_and_hash(handle_cls):
+    assert handle_cls(5) == handle_cls(5)
+    assert handle_cls(5) != handle_cls(6)
+    assert hash(handle_cls(5)) == hash(handle_cls(5))
+    assert len({handle_cls(5), handle_cls(5), handle_cls(7)}) == 2
+    table = {handle_cls(9): "nine"}
+    assert table[handle_cls(9)] == "nine"
+
+
+def test_handles_of_different_types_are_not_equal():
+    assert driver.CUstream(5) == driver.CUstream(5)
+    assert driver.CUstream(5) != driver.CUevent(5)
+    assert not (driver.CUcontext(3) == driver.CUmodule(3))
+
+
+def test_handle_rejects_bad_values(handle_cls):
+    with pytest.raises((OverflowError, ValueError)):
+        handle_cls(-1)
+    with pytest.raises(TypeError):
+        handle_cls("x")
+
+
+def test_handle_accepts_another_handle_like_object():
+    # anything with __int__/__index__ converts (e.g. a runtime stream given to a driver call)
+    s = driver.CUstream(driver.CUevent(0x40))
+    assert int(s) == 0x40
+
+
+# --- integer typedef classes -----------------------------------------------------------------
+
+
+def test_cudeviceptr():
+    p = driver.CUdeviceptr(7)
+    assert repr(p) == "<CUdeviceptr 7>"
+    assert int(p) == 7
+    addr = p.getPtr()
+    assert isinstance(addr, int) and addr != 0
+    assert ctypes.c_uint64.from_address(addr).value == 7
+    assert int(driver.CUdeviceptr()) == 0
+    top = driver.CUdeviceptr(2**64 - 1)
+    assert int(top) == 2**64 - 1
+    assert repr(top) == f"<CUdeviceptr {2**64 - 1}>"
+
+
+def test_cudeviceptr_range_checked():
+    with pytest.raises(OverflowError):
+        driver.CUdeviceptr(2**64)
+    with pytest.raises(OverflowError):
+        driver.CUdeviceptr(-1)
+
+
+def test_cudevice():
+    d = driver.CUdevice(3)
+    assert int(d) == 3
+    assert repr(d) == "<CUdevice 3>"
+    assert ctypes.c_int.from_address(d.getPtr()).value == 3
+
+
+def test_cuuint_typedefs():
+    v = driver.cuuint32_t(2**32 - 1)
+    assert int(v) == 2**32 - 1
+    assert repr(driver.cuuint32_t(5)) == "<cuuint32_t 5>"
+    assert ctypes.c_uint32.from_address(v.getPtr()).value == 2**32 - 1
+    with pytest.raises(OverflowError):
+        driver.cuuint32_t(2**32)
+    w = driver.cuuint64_t(2**64 - 1)
+    assert int(w) == 2**64 - 1
+    with pytest.raises(OverflowError):
+        driver.cuuint64_t(2**64)
+
+
+# --- callbacks ---------------------------------------------------------------------------------
+
+HOST_FN_TYPE = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+
+
+def test_cuhostfn_from_ctypes_function_address():
+    calls = []
+    fn = HOST_FN_TYPE(lambda user_data: calls.append(user_data))
+    addr = ctypes.cast(fn, ctypes.c_void_p).value
+    h = driver.CUhostFn(addr)
+    assert int(h) == addr
+    assert repr(h) == f"<CUhostFn {hex(addr)}>"
+    assert ctypes.c_void_p.from_address(h.getPtr()).value == addr
+    # the stored address is the real function: calling it through ctypes reaches the Python callable
+    HOST_FN_TYPE(int(h))(0x77)
+    assert calls == [0x77]
