@@ -189,7 +189,7 @@ EOF
     done < <(find examples -name '*.py' -not -path '*/common/*' -not -name '__init__.py' | sort)
 else
     for step in "python -m cuda.bindings" "pytest" "examples"; do
-        add "$step: not run (our build is not the cuda.bindings imported)"
+        add "$step: not run ($([ $built = 1 ] && echo "our build is not the cuda.bindings imported" || echo "no build"))"
     done
 fi
 
