@@ -57,7 +57,7 @@ def pytest_sessionstart(session):
     where, error = _bindings_location()
     if error:
         pytest.exit(f"CUDA_BINDINGS_EXPECT_PREFIX={prefix} but cuda.bindings failed to import: {error}", returncode=4)
-    if not where or not os.path.abspath(where).startswith(os.path.abspath(prefix)):
+    if not where or not os.path.abspath(where).startswith(os.path.join(os.path.abspath(prefix), "")):
         pytest.exit(
             f"CUDA_BINDINGS_EXPECT_PREFIX={prefix} but cuda.bindings was imported from {where}: "
             "another installed copy shadows the one under test",
