@@ -196,7 +196,7 @@ def locate(*, force_download: bool = False, wheel_dir: str | os.PathLike | None 
     except Exception as e:
         tried.append(f"download of the pinned wheels: {e}")
         raise HeadersNotFound(
-            "no CUDA 13.0 headers found. Tried:\n  - " + "\n  - ".join(tried)
+            f"no CUDA {pins['cuda']} headers found. Tried:\n  - " + "\n  - ".join(tried)
         ) from e
     return Located(include, "pinned wheels (downloaded)")
 
