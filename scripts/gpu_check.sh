@@ -48,6 +48,7 @@ say "machine"
     echo "host: $(uname -srm)"
     echo "python: $("$PY" -c 'import sys; print(sys.version.split()[0], sys.executable)' 2>&1)"
     "$PY" -m pip list 2>/dev/null | grep -i -E '^(cuda-|cython|numpy|pytest|setuptools|nvidia-cuda)' || true
+    "$PY" -c 'import cuda; f = getattr(cuda, "__file__", None); print("installed cuda package:", "regular, " + f if f else "namespace", list(cuda.__path__))' 2>&1 || true
 } | tee -a "$LOG/info.log"
 if nvidia-smi -L 2>&1 | tee -a "$LOG/info.log"; then
     add "nvidia-smi -L: $(nvidia-smi -L 2>/dev/null | head -n 1)"
