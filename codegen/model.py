@@ -1,0 +1,514 @@
+"""Stage 2: the plain data model.
+
+Everything the emitter needs, as dataclasses that serialise to JSON (`Model.to_json`).  The
+parameter roles of each function are decided here, from the C types and the doxygen text, with
+the exceptions in overrides.py.
+"""
+import dataclasses
+import json
+import re
+from dataclasses import dataclass, field
+
+from . import overrides as ov
+from .parse import doc_params
+
+# C scalar types: name -> (Cython spelling, size, kind) kind: i (signed), u (unsigned), f (float)
+SCALARS = {
+    "char": ("char", 1, "i"), "signed char": ("signed char", 1, "i"),
+    "unsigned char": ("unsigned char", 1, "u"), "short": ("short", 2, "i"),
+    "unsigned short": ("unsigned short", 2, "u"), "int": ("int", 4, "i"),
+    "unsigned int": ("unsigned int", 4, "u"), "long": ("long", 8, "i"),
+    "unsigned long": ("unsigned long", 8, "u"), "long long": ("long long", 8, "i"),
+    "unsigned long long": ("unsigned long long", 8, "u"), "size_t": ("size_t", 8, "u"),
+    "float": ("float", 4, "f"), "double": ("double", 8, "f"),
+    "int8_t": ("int8_t", 1, "i"), "uint8_t": ("uint8_t", 1, "u"),
+    "int16_t": ("int16_t", 2, "i"), "uint16_t": ("uint16_t", 2, "u"),
+    "int32_t": ("int32_t", 4, "i"), "uint32_t": ("uint32_t", 4, "u"),
+    "int64_t": ("int64_t", 8, "i"), "uint64_t": ("uint64_t", 8, "u"),
+    "uintptr_t": ("uintptr_t", 8, "u"), "intptr_t": ("intptr_t", 8, "i"),
+    "bool": ("bint", 1, "u"), "_Bool": ("bint", 1, "u"),
+    "unsigned": ("unsigned int", 4, "u"), "signed": ("int", 4, "i"),
+    "long int": ("long", 8, "i"), "unsigned long int": ("unsigned long", 8, "u"),
+    "short int": ("short", 2, "i"), "unsigned short int": ("unsigned short", 2, "u"),
+}
+
+
+@dataclass
+class Enum:
+    name: str
+    members: list            # [(name, value)]
+    aliases: list = field(default_factory=list)
+
+
+@dataclass
+class Field:
+    name: str
+    ctype: str               # the field's declared type name (base, no pointers)
+    ptr: int                 # pointer depth
+    dims: list               # array dimensions
+    cls: str                 # category of the base type: scalar/enum/inttd/handle/struct/funcptr/void
+    count: str = ""          # name of the sibling field counting a pointer-array field
+
+
+@dataclass
+class Struct:
+    name: str                # Python class name (tag, or typedef name if the tag is anonymous)
+    ctype: str               # C spelling of the type
+    union: bool
+    fields: list
+    host: str = ""           # for anonymous nested types: "<C type of the top>|<member path>"
+    aliases: list = field(default_factory=list)   # [(alias, parent alias)] in definition order
+
+
+@dataclass
+class Param:
+    name: str                # C name
+    pyname: str              # Python name
+    ctype: str               # base type
+    ptr: int
+    const: bool
+    cls: str                 # category of the base type
+    role: str                # in / out / inout / hidden
+    conv: str                # conversion (see emit.py)
+    extra: dict = field(default_factory=dict)
+
+
+@dataclass
+class Function:
+    name: str                # API name (Python)
+    csym: str                # C symbol in the header (may be versioned)
+    ret: str
+    params: list
+    doc: str = ""
+    pfn_version: int = 0
+    ptds: str = ""           # '_ptds'/'_ptsz' when a per-thread variant exists
+    ptds_version: int = 0
+    python: bool = True
+    cdecl: str = ""          # C parameter list text
+
+
+@dataclass
+class Model:
+    lib: str
+    enums: list = field(default_factory=list)
+    structs: list = field(default_factory=list)
+    handles: list = field(default_factory=list)      # [(name, parent or "")]
+    inttds: list = field(default_factory=list)       # [(name, parent or "", cython base type, size, signed)]
+    funcptrs: list = field(default_factory=list)     # [(name, parent or "")]
+    functions: list = field(default_factory=list)
+    defines: list = field(default_factory=list)      # [(name, value)]
+    typedefs: dict = field(default_factory=dict)     # handle / function pointer names
+    handle_targets: dict = field(default_factory=dict)   # handle -> 'struct X' or 'void'
+    funcptr_sigs: dict = field(default_factory=dict)     # function pointer -> (ret, params)
+    type_categories: dict = field(default_factory=dict)  # typedef name -> category
+
+    def to_json(self):
+        return json.dumps(dataclasses.asdict(self), indent=1, sort_keys=True)
+
+
+def _tstr(t):
+    """pyclibrary Type -> (base name, pointer depth, dims, const, funcsig or None)."""
+    base = t.type_spec
+    ptr, dims, fsig = 0, [], None
+    for d in t.declarators:
+        if d == "*":
+            ptr += 1
+        elif isinstance(d, list):
+            dims.extend(d)
+        elif isinstance(d, tuple):
+            fsig = d
+    const = bool(t.type_quals and t.type_quals[0] and "const" in t.type_quals[0])
+    base = re.sub(r"^const\s+", "", base).strip()
+    return base, ptr, dims, const, fsig
+
+
+class Types:
+    """Resolves type names to categories."""
+
+    def __init__(self, defs):
+        self.defs = defs
+        self.types = defs["types"]
+
+    def resolve(self, name):
+        """Follow typedefs: returns (final base, extra pointer depth, dims, funcsig, chain)."""
+        ptr, dims, chain, fsig = 0, [], [name], None
+        while name in self.types and not name.startswith(("struct ", "union ", "enum ")):
+            b, p, d, c, f = _tstr(self.types[name])
+            ptr += p
+            dims += d
+            if f is not None:
+                fsig = f
+                name = b
+                break
+            name = b
+            chain.append(name)
+        return name, ptr, dims, fsig, chain
+
+    def category(self, name):
+        if name in SCALARS or name == "void":
+            return "scalar" if name != "void" else "void"
+        base, ptr, dims, fsig, chain = self.resolve(name)
+        if fsig is not None:
+            return "funcptr"
+        if base.startswith("enum "):
+            return "enum" if ptr == 0 else "unknown"
+        if base.startswith("struct ") or base.startswith("union "):
+            if ptr == 1:
+                return "handle"
+            if ptr == 0:
+                return "struct"
+            return "unknown"
+        if base in SCALARS:
+            if ptr == 0 and not dims:
+                return "inttd" if name not in SCALARS else "scalar"
+            if ptr == 1 and base == "void":
+                return "handle"
+        if base == "void" and ptr == 1:
+            return "handle"
+        return "unknown"
+
+    def scalar_of(self, name):
+        base, ptr, dims, fsig, chain = self.resolve(name)
+        return SCALARS.get(base)
+
+
+def _struct_ctype(tag, union):
+    return ("union " if union else "struct ") + tag
+
+
+def build(raw, lib):
+    defs = raw["defs"]
+    T = Types(defs)
+    m = Model(lib=lib)
+    types = defs["types"]
+
+    # ---- enums: typedef name -> members
+    enum_tags = {}
+    for tname, t in types.items():
+        b, p, d, c, f = _tstr(t)
+        if b.startswith("enum ") and p == 0:
+            enum_tags.setdefault(b[5:], []).append(tname)
+    for tag, members in defs["enums"].items():
+        names = enum_tags.get(tag, [])
+        if not names:
+            if tag.startswith("anon_enum"):
+                continue
+            names = [tag]
+        primary = names[0]
+        m.enums.append(Enum(primary, list(members.items()), names[1:]))
+
+    # typedefs of enum typedefs (CUstreamAttrID -> CUlaunchAttributeID)
+    by_name = {}
+    for e in m.enums:
+        for n in [e.name] + e.aliases:
+            by_name[n] = e
+    changed = True
+    while changed:
+        changed = False
+        for tname, t in types.items():
+            b, p, d, c, f = _tstr(t)
+            if p == 0 and not d and f is None and b in by_name and tname not in by_name:
+                by_name[b].aliases.append(tname)
+                by_name[tname] = by_name[b]
+                changed = True
+
+    # ---- structs / unions
+    struct_by_tag = {}
+    aliases = {}
+    for tname, t in types.items():
+        b, p, d, c, f = _tstr(t)
+        if p == 0 and not d and f is None and (b.startswith("struct ") or b.startswith("union ")):
+            tag = b.split(" ", 1)[1]
+            aliases.setdefault(tag, []).append((tname, None))
+        elif p == 0 and not d and f is None and b in types:
+            pass
+    # typedef chains (CUDA_MEMCPY2D -> CUDA_MEMCPY2D_v2 -> struct CUDA_MEMCPY2D_st)
+    alias_of = {}
+    for tname, t in types.items():
+        b, p, d, c, f = _tstr(t)
+        if p == 0 and not d and f is None and b in types:
+            alias_of[tname] = b
+
+    def fields_of(tag, union, host_path, top_ctype):
+        src = (defs["unions"] if union else defs["structs"])[tag]
+        out = []
+        for mem in src.members:
+            fname, ftype, bits = mem
+            b, p, d, c, fsig = _tstr(ftype)
+            if fname is None and (b.startswith("struct ") or b.startswith("union ")):
+                # C11 anonymous member: its fields belong to the enclosing type
+                inner = b.split(" ", 1)[1]
+                out.extend(fields_of(inner, b.startswith("union "), host_path, top_ctype))
+                continue
+            if fsig is not None:
+                cat = "funcptr"
+            elif b.startswith("struct ") or b.startswith("union "):
+                cat = "struct" if p == 0 else ("handle" if p == 1 else "unknown")
+                inner = b.split(" ", 1)[1]
+                if inner.startswith("anon_") and p == 0:
+                    collect(inner, b.startswith("union "), top_ctype, host_path + [fname])
+            else:
+                cat = T.category(b)
+                if cat == "struct" and p >= 1:
+                    cat = "structptr"
+                elif cat == "handle" and p >= 1:
+                    cat = "unknown"
+                elif cat in ("scalar", "enum", "inttd") and p >= 1:
+                    cat = "voidp" if b == "void" else ("cstr" if b == "char" and p == 1 else "ptrarray")
+                elif cat == "void" and p == 1:
+                    cat = "voidp"
+                elif cat == "void" and p == 2:
+                    cat = "voidpp"
+            out.append(Field(fname, b.split(" ", 1)[1] if b.startswith(("struct ", "union ")) else b,
+                             p, d, cat))
+        # pointer + count pairs: attrs/numAttrs, paramArray/count
+        names = {f.name for f in out}
+        for f in out:
+            if f.cls in ("structptr", "ptrarray", "unknown", "handle") and f.ptr:
+                for cand in ("num" + f.name[0].upper() + f.name[1:], "num" + f.name[0].upper() + f.name[1:] + "s",
+                             f.name + "Count", "count"):
+                    if cand in names:
+                        f.count = cand
+                        break
+        return out
+
+    collected = {}
+
+    def collect(tag, union, top_ctype, path):
+        if tag in collected:
+            return
+        s = Struct(tag, "", union, [], host=top_ctype + "|" + ".".join(path))
+        collected[tag] = s
+        s.fields = fields_of(tag, union, path, top_ctype)
+
+    for kind, table in (("struct", defs["structs"]), ("union", defs["unions"])):
+        for tag in table:
+            if tag.startswith("anon_"):
+                continue
+            union = kind == "union"
+            names = [n for n, _ in aliases.get(tag, [])]
+            if not table[tag].members:
+                continue    # opaque: only used through handles
+            ctype = names[0] if names else _struct_ctype(tag, union)
+            s = Struct(tag, ctype, union, [])
+            collected[tag] = s
+            s.fields = fields_of(tag, union, [], ctype)
+            # alias chain, parents first
+            chain = []
+            pending = list(names)
+            done = {tag}
+            guard = 0
+            while pending and guard < 100:
+                guard += 1
+                for n in list(pending):
+                    parent = tag if n in names else alias_of.get(n)
+                    if parent in done:
+                        chain.append((n, parent))
+                        done.add(n)
+                        pending.remove(n)
+                for n2, parent in list(alias_of.items()):
+                    if parent in done and n2 not in done and n2 not in pending:
+                        pending.append(n2)
+            s.aliases = chain
+    # order: anon types are referenced by their hosts; emit in tag order with anon first
+    m.structs = sorted(collected.values(), key=lambda s: (not s.name.startswith("anon_"),
+                                                         _natkey(s.name)))
+
+    # ---- handles, integer typedefs, function pointers
+    for tname, t in types.items():
+        b, p, d, c, f = _tstr(t)
+        if f is not None:
+            m.funcptrs.append((tname, ""))
+            rb, rp, rd, rc, rf = _tstr(t)
+            ps = []
+            for pn, pt, _ in f:
+                if pn is None and pt.type_spec == "void" and not pt.declarators:
+                    continue
+                pb, pp, pd, pc, pf = _tstr(pt)
+                ps.append((pn or f"arg{len(ps)}", pb, pp, pc))
+            m.funcptr_sigs[tname] = ((b, p - 1 if p else 0, c), ps)
+            continue
+        if d:
+            continue
+        if p == 1 and (b.startswith("struct ") or b.startswith("union ") or b == "void"):
+            m.handles.append((tname, ""))
+            m.handle_targets[tname] = b
+        elif p == 0 and b in SCALARS and tname not in SCALARS:
+            cy, size, k = SCALARS[b]
+            m.inttds.append((tname, "", cy, size, k))
+        elif p == 0 and b in types:
+            cat = T.category(tname)
+            if cat == "handle":
+                m.handles.append((tname, b))
+            elif cat == "inttd":
+                sc = T.scalar_of(tname)
+                m.inttds.append((tname, b, sc[0], sc[1], sc[2]))
+            elif cat == "funcptr":
+                m.funcptrs.append((tname, b))
+    for tname, _ in m.handles + m.funcptrs:
+        m.typedefs[tname] = tname
+    for tname in types:
+        if not tname.startswith(("struct ", "union ", "enum ")):
+            m.type_categories[tname] = T.category(tname)
+
+    # ---- #define values (ints only)
+    enum_values = {k for e in defs["enums"].values() for k in e}
+    for k, v in defs["macros"].items():
+        pass
+    for k, v in defs["values"].items():
+        if k in enum_values or v is None or k.startswith("_"):
+            continue
+        if isinstance(v, (int, float)) and not isinstance(v, bool):
+            m.defines.append((k, v))
+
+    # ---- functions
+    vmap = raw["versioned"]
+    for csym, ft in defs["functions"].items():
+        api = vmap.get(csym, csym)
+        ret = ft[0].type_spec
+        params = [(n, t) for n, t, _ in ft[1] if n is not None]
+        fn = Function(api, csym, ret, [], doc=raw["docs"].get(api, raw["docs"].get(csym, "")))
+        fn.cdecl = ", ".join(_cdecl(t, n) for n, t in params) or "void"
+        pfn = raw["pfn"].get(api, [])
+        names = [n for n, _ in params]
+        plain = sorted([x for x in pfn if not x[1]], key=lambda x: -x[0])
+        match = [x for x in plain if x[2] == names]
+        pick = (match or plain or [(0, "", [])])[0]
+        fn.pfn_version = pick[0]
+        fn.ptds = raw["ptds"].get(api, "")
+        if fn.ptds:
+            pv = [x for x in pfn if x[1] == fn.ptds]
+            fn.ptds_version = max([x[0] for x in pv], default=fn.pfn_version)
+        fn.params = classify_params(fn, params, T)
+        if api in ov.SKIP_PYTHON:
+            fn.python = False
+        m.functions.append(fn)
+    # entry points declared only in cudaProfilerTypedefs.h (cudaProfiler.h is not in the wheels)
+    have = {f.name for f in m.functions}
+    for api, versions in sorted(raw["pfn"].items()):
+        if api.startswith("cuProfiler") and api not in have:
+            ver, suf, names = max(versions)
+            if names:
+                continue   # only the argument-less ones (cuProfilerStart/Stop) are current API
+            m.functions.append(Function(api, api, "CUresult", [], doc=f"\\brief {api}", pfn_version=ver,
+                                        cdecl="void"))
+    return m
+
+
+def _natkey(s):
+    return [int(x) if x.isdigit() else x for x in re.split(r"(\d+)", s)]
+
+
+def _cdecl(t, name):
+    b, p, d, c, f = _tstr(t)
+    s = ("const " if c else "") + b + " " + "*" * p + name + "".join(f"[{x}]" for x in d)
+    return s
+
+
+_OUTWORDS = re.compile(r"^(Returned|The returned|Returns|Return |Pointer to return|Location to return|Location where|"
+                       r"Output|Optionally returns|Address of the|Pointer to the returned|"
+                       r"Pointer in which|Returned|Where to store|Location to store|Pointer to store|"
+                       r"Pointer to an? (?:\w+ )?(?:handle|value|location)\b.*return)", re.I)
+
+
+def classify_params(fn, params, T):
+    dp = doc_params(fn.doc)
+    out = []
+    for cname, t in params:
+        b, p, d, c, fsig = _tstr(t)
+        cat = T.category(b) if fsig is None else "funcptr"
+        doc = dp.get(cname, "")
+        is_out_doc = bool(_OUTWORDS.match(doc)) or cname.endswith("_out") or cname.endswith("Out")
+        pyname = ov.RENAME.get(cname, cname)
+        prm = Param(cname, pyname, b, p, c, cat, "in", "")
+        key = (fn.name, cname)
+        if key in ov.KERNEL_PARAMS:
+            prm.conv = "kparams"
+        elif cname in ov.JIT_OPTION_VALUES and b == "void" and p == 2:
+            prm.conv = "jitvalues"
+        elif cname in ov.JIT_OPTIONS and cat == "enum" and p == 1:
+            prm.conv = "array"
+        elif key in ov.ATTRIBUTE_PARAMS:
+            attr_param, enum = ov.ATTRIBUTE_PARAMS[key]
+            prm.extra = {"attr": attr_param, "enum": enum}
+            prm.role = "out" if ("Get" in fn.name) else "in"
+            prm.conv = "attr"
+        elif key in ov.STRBUF_LEN:
+            prm.role, prm.conv = "out", "strbuf"
+            prm.extra = {"len": ov.STRBUF_LEN[key]}
+        elif p == 0:
+            prm.conv = {"scalar": "scalar", "enum": "enum", "inttd": "inttd", "handle": "handle",
+                        "funcptr": "handle", "struct": "struct_val"}.get(cat, "unknown")
+        elif b == "char" and p == 1:
+            prm.conv = "cstr" if c else ("buf_w" if fn.name.startswith("nvrtc") else "cstr")
+            if not c and is_out_doc:
+                lens = [n for n, _ in params if n in ("len", "length", "bufferSize", "size")]
+                if lens:
+                    prm.role, prm.conv = "out", "strbuf"
+                    prm.extra = {"len": lens[0]}
+        elif b == "char" and p == 2:
+            if c and is_out_doc or (not c and "Returned" in doc):
+                prm.role, prm.conv = "out", "cstr_out"
+            elif c or "const" in str(t):
+                prm.conv = "strlist"
+            else:
+                prm.conv = "strlist"
+        elif b == "void" and p == 1:
+            if is_out_doc and not c:
+                prm.role, prm.conv = "out", "voidp_out_val"
+            else:
+                prm.conv = "voidp"
+        elif b == "void" and p == 2:
+            if is_out_doc or (not c and doc.startswith("Returned")):
+                prm.role, prm.conv = "out", "voidp_out"
+            else:
+                prm.conv = "voidpp"
+        elif p == 1 and cat in ("scalar", "enum", "inttd", "handle", "funcptr", "struct"):
+            if key in ov.ARRAY_COUNT:
+                prm.role, prm.conv = "out", "array_out"
+                prm.extra = {"count": ov.ARRAY_COUNT[key]}
+            elif c:
+                # const T*: a struct read by the driver, or an array of items
+                if cat == "struct" and not re.match(r"^(Array|An array|List)\b", doc):
+                    prm.conv = "struct_ptr"
+                else:
+                    prm.conv = "array"
+            elif cat == "struct":
+                if re.match(r"^(Array|An array|List)\b", doc):
+                    prm.conv = "array"
+                elif is_out_doc or "Get" in fn.name:
+                    prm.role, prm.conv = "out", "struct_out"
+                else:
+                    # a non-const struct pointer that the doc does not call returned is read
+                    prm.conv = "struct_ptr"
+            else:
+                if re.match(r"^(Array|An array|List)\b", doc):
+                    prm.conv = "array"
+                else:
+                    prm.role, prm.conv = "out", "value_out"
+        else:
+            prm.conv = "unknown"
+        if key in ov.PARAM_ROLE:
+            role = ov.PARAM_ROLE[key][0]
+            prm.role = role
+            if role == "in" and prm.conv in ("struct_out", "value_out"):
+                prm.conv = "array" if "rray" in ov.PARAM_ROLE[key][1] else "struct_ptr"
+            elif role == "out" and prm.conv in ("voidp", "voidpp", "unknown"):
+                prm.conv = "voidp_out" if p == 2 else ("voidp_out_val" if b == "void" else "value_out")
+            elif role == "out" and key in ov.ARRAY_COUNT:
+                prm.conv = "array_ref_out" if p == 2 else "array_out"
+                prm.extra = {"count": ov.ARRAY_COUNT[key]}
+            elif role == "inout":
+                prm.conv = "value_inout"
+            elif role == "out" and prm.conv == "struct_ptr":
+                prm.conv = "struct_out"
+            elif role == "in" and prm.conv == "voidp_out_val":
+                prm.conv = "voidp"
+        out.append(prm)
+    # array outputs' counts that are pointers become in/out
+    for prm in out:
+        if prm.conv == "array_out" and isinstance(prm.extra.get("count"), str):
+            for q in out:
+                if q.name == prm.extra["count"] and q.ptr == 1 and q.role == "out":
+                    q.role, q.conv = "inout", "value_inout"
+    return out

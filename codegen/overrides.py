@@ -1,0 +1,189 @@
+"""The one table of exceptions to the generator's rules.  Every entry says why it exists.
+
+Parameter roles are normally inferred (model.py: `classify_params`) from the C type and the
+header's doxygen text.  The entries below correct the cases where the inference is wrong or where
+the C signature alone cannot say what a Python caller should pass.
+"""
+
+# Python parameter names that differ from the C names.  Python keywords and builtins that a
+# caller would shadow get a safe spelling, the same one for every function.
+RENAME = {
+    "type": "typename",   # shadows the builtin
+    "from": "from_",      # keyword
+    "input": "input_",    # shadows the builtin
+    "bytes": "numbytes",  # shadows the builtin
+    "len": "length",      # shadows the builtin
+    "format": "pformat",  # shadows the builtin
+}
+
+# (function, C parameter) -> role.  Roles: see model.Param.
+PARAM_ROLE = {
+    # non-const struct pointers that the function only reads
+    ("cuMemGetMemPool", "location"): ("in", "the location is read, not written"),
+    ("cuMemGetDefaultMemPool", "location"): ("in", "the location is read, not written"),
+    ("cuMemSetMemPool", "location"): ("in", "the location is read, not written"),
+    ("cuMemPoolGetAccess", "location"): ("in", "the location is read, not written"),
+    ("cuMemPoolImportPointer", "shareData"): ("in", "the export data is read, not written"),
+    ("cuMemBatchDecompressAsync", "paramsArray"): ("in", "an array of requests the driver reads"),
+    ("cuMemcpyBatchAsync", "attrs"): ("in", "an array of attributes the driver reads"),
+    ("cuStreamBatchMemOp", "paramArray"): ("in", "an array of operations the driver reads"),
+    ("cuGraphicsMapResources", "resources"): ("in", "an array of resources the driver reads"),
+    ("cuGraphicsUnmapResources", "resources"): ("in", "an array of resources the driver reads"),
+    ("cuLinkCreate", "options"): ("in", "JIT options are inputs"),
+    ("cuLinkAddData", "options"): ("in", "JIT options are inputs"),
+    ("cuLinkAddFile", "options"): ("in", "JIT options are inputs"),
+    ("cuDevSmResourceSplitByCount", "nbGroups"): ("inout", "in: groups wanted; out: groups made"),
+    ("cuDevSmResourceSplitByCount", "result"): ("out", "an array sized by nbGroups"),
+    ("cuCoredumpSetAttribute", "size"): ("hidden", "the size follows from the attribute's type"),
+    ("cuCoredumpSetAttributeGlobal", "size"): ("hidden", "the size follows from the attribute's type"),
+    ("cuCoredumpGetAttribute", "size"): ("hidden", "the size follows from the attribute's type"),
+    ("cuCoredumpGetAttributeGlobal", "size"): ("hidden", "the size follows from the attribute's type"),
+    ("cuThreadExchangeStreamCaptureMode", "mode"): ("inout", "in: the new mode; out: the old one"),
+    ("cuTexRefSetBorderColor", "pBorderColor"): ("in", "an array of four floats, read"),
+    ("cuLogsDumpToFile", "iterator"): ("inout", "an auto-advancing iterator"),
+    ("cuLogsDumpToMemory", "iterator"): ("inout", "an auto-advancing iterator"),
+    ("cuLogsDumpToMemory", "size"): ("inout", "in: buffer size; out: bytes written"),
+    ("cuLogsDumpToMemory", "buffer"): ("in", "a caller buffer the driver fills"),
+    ("cuMemMapArrayAsync", "mapInfoList"): ("in", "an array of mappings the driver reads"),
+    ("cuTensorMapReplaceAddress", "tensorMap"): ("in", "the tensor map is updated in place"),
+    ("cuTensorMapEncodeTiled", "tensorMap"): ("out", "the encoded tensor map is returned"),
+    ("cuTensorMapEncodeIm2col", "tensorMap"): ("out", "the encoded tensor map is returned"),
+    ("cuTensorMapEncodeIm2colWide", "tensorMap"): ("out", "the encoded tensor map is returned"),
+    ("cuGraphExecUpdate", "resultInfo"): ("out", "the update result is returned"),
+    ("cuDevSmResourceSplitByCount", "remaining"): ("out", "the remaining resource is returned"),
+    ("cuStreamUpdateCaptureDependencies", "dependencies"): ("in", "an array of nodes, read"),
+    ("cuDeviceGetNvSciSyncAttributes", "nvSciSyncAttrList"): ("in", "a caller-allocated list"),
+    ("cuStreamGetCaptureInfo", "dependencies_out"): ("out", "driver-owned array, copied to a list"),
+    ("cuStreamGetCaptureInfo", "edgeData_out"): ("out", "driver-owned array, copied to a list"),
+    ("cuGetExportTable", "ppExportTable"): ("out", "the table address is returned as an int"),
+    ("cuGetProcAddress", "pfn"): ("out", "the function pointer is returned as an int"),
+    ("cuKernelGetParamInfo", "paramOffset"): ("out", "returned offset"),
+    ("cuFuncGetParamInfo", "paramOffset"): ("out", "returned offset"),
+    ("cuTexRefSetAddress", "ByteOffset"): ("out", "returned offset"),
+    ("cuMemGetHandleForAddressRange", "handle"): ("out", "the OS handle is returned as an int"),
+    ("cuMemExportToShareableHandle", "shareableHandle"): ("out", "the OS handle is returned as an int"),
+    ("cuMemPoolExportToShareableHandle", "handle_out"): ("out", "the OS handle is returned as an int"),
+    ("cuMemRangeGetAttribute", "data"): ("out", "attribute value returned; sized by dataSize"),
+    ("cuPointerGetAttributes", "data"): ("out", "one value per attribute, returned as a list"),
+    ("cuMemRangeGetAttributes", "data"): ("out", "one value per attribute, returned as a list"),
+}
+
+# Functions whose output array has a count given by another parameter (C name of count).
+ARRAY_COUNT = {
+    ("cuModuleEnumerateFunctions", "functions"): "numFunctions",
+    ("cuLibraryEnumerateKernels", "kernels"): "numKernels",
+    ("cuGraphGetNodes", "nodes"): "numNodes",
+    ("cuGraphGetRootNodes", "rootNodes"): "numRootNodes",
+    ("cuGraphGetEdges", "from"): "numEdges",
+    ("cuGraphGetEdges", "to"): "numEdges",
+    ("cuGraphGetEdges", "edgeData"): "numEdges",
+    ("cuGraphNodeGetDependencies", "dependencies"): "numDependencies",
+    ("cuGraphNodeGetDependencies", "edgeData"): "numDependencies",
+    ("cuGraphNodeGetDependentNodes", "dependentNodes"): "numDependentNodes",
+    ("cuGraphNodeGetDependentNodes", "edgeData"): "numDependentNodes",
+    ("cuDevSmResourceSplitByCount", "result"): "nbGroups",
+    ("cuDeviceGetLuid", "luid"): 8,
+    ("cuStreamGetCaptureInfo", "dependencies_out"): "numDependencies_out",
+    ("cuStreamGetCaptureInfo", "edgeData_out"): "numDependencies_out",
+}
+
+# Output char buffers whose size is another parameter.
+STRBUF_LEN = {
+    ("cuDeviceGetName", "name"): "len",
+    ("cuDeviceGetPCIBusId", "pciBusId"): "len",
+}
+
+# NVRTC getters that write into a caller buffer: the size query that bounds it, so a buffer
+# that is too small is a ValueError instead of a write past its end.
+NVRTC_BUFFER_SIZE = {
+    "nvrtcGetPTX": "nvrtcGetPTXSize",
+    "nvrtcGetCUBIN": "nvrtcGetCUBINSize",
+    "nvrtcGetLTOIR": "nvrtcGetLTOIRSize",
+    "nvrtcGetOptiXIR": "nvrtcGetOptiXIRSize",
+    "nvrtcGetProgramLog": "nvrtcGetProgramLogSize",
+}
+
+# Attribute-typed values: (function, value parameter, attribute parameter) -> attribute member
+# suffix -> C type of the value.  The C API passes these through void*; the type depends on the
+# attribute (the header's doxygen for each enum member says which).
+ATTRIBUTE_TYPES = {
+    "CUpointer_attribute": {
+        "CU_POINTER_ATTRIBUTE_CONTEXT": "CUcontext",
+        "CU_POINTER_ATTRIBUTE_MEMORY_TYPE": "CUmemorytype",
+        "CU_POINTER_ATTRIBUTE_DEVICE_POINTER": "CUdeviceptr",
+        "CU_POINTER_ATTRIBUTE_HOST_POINTER": "void*",
+        "CU_POINTER_ATTRIBUTE_P2P_TOKENS": "CUDA_POINTER_ATTRIBUTE_P2P_TOKENS",
+        "CU_POINTER_ATTRIBUTE_SYNC_MEMOPS": "bool",
+        "CU_POINTER_ATTRIBUTE_BUFFER_ID": "unsigned long long",
+        "CU_POINTER_ATTRIBUTE_IS_MANAGED": "bool",
+        "CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL": "int",
+        "CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE": "bool",
+        "CU_POINTER_ATTRIBUTE_RANGE_START_ADDR": "void*",
+        "CU_POINTER_ATTRIBUTE_RANGE_SIZE": "size_t",
+        "CU_POINTER_ATTRIBUTE_MAPPED": "bool",
+        "CU_POINTER_ATTRIBUTE_ALLOWED_HANDLE_TYPES": "unsigned long long",
+        "CU_POINTER_ATTRIBUTE_IS_GPU_DIRECT_RDMA_CAPABLE": "bool",
+        "CU_POINTER_ATTRIBUTE_ACCESS_FLAGS": "unsigned long long",
+        "CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE": "CUmemoryPool",
+        "CU_POINTER_ATTRIBUTE_MAPPING_SIZE": "size_t",
+        "CU_POINTER_ATTRIBUTE_MAPPING_BASE_ADDR": "void*",
+        "CU_POINTER_ATTRIBUTE_MEMORY_BLOCK_ID": "unsigned long long",
+        "CU_POINTER_ATTRIBUTE_IS_HW_DECOMPRESS_CAPABLE": "bool",
+    },
+    "CUmemPool_attribute": {
+        "CU_MEMPOOL_ATTR_REUSE_FOLLOW_EVENT_DEPENDENCIES": "int",
+        "CU_MEMPOOL_ATTR_REUSE_ALLOW_OPPORTUNISTIC": "int",
+        "CU_MEMPOOL_ATTR_REUSE_ALLOW_INTERNAL_DEPENDENCIES": "int",
+        "CU_MEMPOOL_ATTR_RELEASE_THRESHOLD": "cuuint64_t",
+        "CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT": "cuuint64_t",
+        "CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH": "cuuint64_t",
+        "CU_MEMPOOL_ATTR_USED_MEM_CURRENT": "cuuint64_t",
+        "CU_MEMPOOL_ATTR_USED_MEM_HIGH": "cuuint64_t",
+        "CU_MEMPOOL_ATTR_ALLOCATION_TYPE": "CUmemAllocationType",
+        "CU_MEMPOOL_ATTR_EXPORT_HANDLE_TYPES": "CUmemAllocationHandleType",
+        "CU_MEMPOOL_ATTR_LOCATION_ID": "int",
+        "CU_MEMPOOL_ATTR_LOCATION_TYPE": "CUmemLocationType",
+        "CU_MEMPOOL_ATTR_MAX_POOL_SIZE": "cuuint64_t",
+        "CU_MEMPOOL_ATTR_HW_DECOMPRESS_ENABLED": "int",
+    },
+    "CUgraphMem_attribute": {"*": "cuuint64_t"},
+    "CUmem_range_attribute": {"*": "int"},
+    "CUcoredumpSettings": {
+        "CU_COREDUMP_ENABLE_ON_EXCEPTION": "bool",
+        "CU_COREDUMP_TRIGGER_HOST": "bool",
+        "CU_COREDUMP_LIGHTWEIGHT": "bool",
+        "CU_COREDUMP_ENABLE_USER_TRIGGER": "bool",
+        "CU_COREDUMP_FILE": "char[1024]",
+        "CU_COREDUMP_PIPE": "char[1024]",
+        "CU_COREDUMP_GENERATION_FLAGS": "int",
+    },
+}
+
+# (function, value parameter) -> (attribute parameter, attribute enum): parameters whose type is
+# chosen by an attribute.  Inputs are converted from the Python value; outputs come back typed.
+ATTRIBUTE_PARAMS = {
+    ("cuPointerGetAttribute", "data"): ("attribute", "CUpointer_attribute"),
+    ("cuPointerSetAttribute", "value"): ("attribute", "CUpointer_attribute"),
+    ("cuMemPoolGetAttribute", "value"): ("attr", "CUmemPool_attribute"),
+    ("cuMemPoolSetAttribute", "value"): ("attr", "CUmemPool_attribute"),
+    ("cuDeviceGetGraphMemAttribute", "value"): ("attr", "CUgraphMem_attribute"),
+    ("cuDeviceSetGraphMemAttribute", "value"): ("attr", "CUgraphMem_attribute"),
+    ("cuCoredumpGetAttribute", "value"): ("attrib", "CUcoredumpSettings"),
+    ("cuCoredumpGetAttributeGlobal", "value"): ("attrib", "CUcoredumpSettings"),
+    ("cuCoredumpSetAttribute", "value"): ("attrib", "CUcoredumpSettings"),
+    ("cuCoredumpSetAttributeGlobal", "value"): ("attrib", "CUcoredumpSettings"),
+}
+
+# Kernel-parameter arguments: packed from None / int / buffer of pointers / (values, types).
+KERNEL_PARAMS = {
+    ("cuLaunchKernel", "kernelParams"),
+    ("cuLaunchCooperativeKernel", "kernelParams"),
+    ("cuLaunchKernelEx", "kernelParams"),
+}
+
+# JIT option lists: options (enum array) + optionValues (void* array whose items are values).
+JIT_OPTION_VALUES = {"optionValues", "jitOptionsValues", "libraryOptionValues"}
+JIT_OPTIONS = {"options", "jitOptions", "libraryOptions"}
+
+# Functions not wrapped at the Python level, with the reason.  (They stay callable from Cython.)
+SKIP_PYTHON = {}

@@ -1,0 +1,147 @@
+"""Stage 1: read the CUDA headers.
+
+pyclibrary gives the declarations (functions, typedefs, structs, unions, enums, #define values).
+It drops comments, so the doxygen blocks and a few macro tables are read from the raw text here
+with deliberately simple regular expressions.
+"""
+import re
+from pathlib import Path
+
+# Predefined macros for the target ABI (x86-64 / aarch64 Linux, LP64).
+_ABI_MACROS = {"__LP64__": "1", "__linux__": "1", "__x86_64__": "1", "__GNUC__": "13"}
+
+# Header sets, by library.  The profiler header is not shipped in the wheels: its two entry
+# points come from cudaProfilerTypedefs.h instead (see model.py).
+HEADER_SETS = {
+    "driver": ["cuda.h"],
+    "nvrtc": ["nvrtc.h"],
+}
+TYPEDEF_HEADERS = {"driver": ["cudaTypedefs.h", "cudaProfilerTypedefs.h"]}
+
+
+# Text the parser cannot follow, with what the C preprocessor makes of it.
+REPLACE = {
+    "driver": {
+        # token pasting (_CONCAT_OUTER) is beyond pyclibrary; RESOURCE_ABI_VERSION is 1 in 13.0
+        r"_CONCAT_OUTER\(CUdevResource_v,\s*RESOURCE_ABI_VERSION\)": "CUdevResource_v1",
+        # unsigned literal suffixes in shifts (1u<<3) are beyond pyclibrary; same value
+        r"\b(\d+)u\s*<<": r"\1<<",
+        # sizeof of a pointer type in an array bound stops pyclibrary; 8 on LP64 targets
+        r"\[52 - sizeof\(CUcheckpointGpuPair \*\)\]": "[44]",
+    },
+}
+
+
+def run_pyclibrary(include_dir, files, replace=None):
+    from pyclibrary import CParser
+    from pyclibrary.c_parser import logger
+    import logging
+    logger.setLevel(logging.ERROR)
+    paths = [str(Path(include_dir) / f) for f in files]
+    p = CParser(paths, replace=replace, macros=dict(_ABI_MACROS), process_all=True)
+    return p.defs
+
+
+_DOC_FN = re.compile(r"/\*\*((?:(?!\*/).)*?)\*/\s*((?:__CUDA_DEPRECATED\s+)?[A-Za-z_][\w \t\*]*?)\b([A-Za-z_]\w*)\s*\(",
+                     re.S)
+
+
+def _clean_doc(block):
+    lines = []
+    for ln in block.splitlines():
+        ln = ln.strip()
+        if ln.startswith("*"):
+            ln = ln[1:]
+            if ln.startswith(" "):
+                ln = ln[1:]
+        lines.append(ln.rstrip())
+    while lines and not lines[0].strip():
+        lines.pop(0)
+    while lines and not lines[-1].strip():
+        lines.pop()
+    return "\n".join(lines)
+
+
+def doc_comments(text):
+    """Map function name (as written in the prototype) -> cleaned doxygen text."""
+    out = {}
+    for m in _DOC_FN.finditer(text):
+        block, prefix, name = m.group(1), m.group(2), m.group(3)
+        if "typedef" in prefix or "#" in prefix or "\n\n" in prefix:
+            continue
+        out[name] = _clean_doc(block)
+    return out
+
+
+_PARAM = re.compile(r"^\\param\s+(\w+)\s*(.*)$")
+
+
+def doc_params(doc):
+    """\\param entries of a doxygen text: name -> description (continuation lines joined)."""
+    params, cur = {}, None
+    for ln in doc.splitlines():
+        m = _PARAM.match(ln.strip())
+        if m:
+            cur = m.group(1)
+            params[cur] = m.group(2).lstrip("-: ").strip()
+        elif cur and ln.strip() and not ln.strip().startswith("\\"):
+            params[cur] += " " + ln.strip()
+        else:
+            cur = None
+    return params
+
+
+_VERSIONED = re.compile(r"^\s*#\s*define\s+(\w+)\s+(\w+)\s*$", re.M)
+_PTDS = re.compile(r"^\s*#\s*define\s+(\w+)\s+__CUDA_API_(PTDS|PTSZ)\((\w+)\)", re.M)
+
+
+def versioned_names(text):
+    """C symbol -> API name, from `#define cuMemAlloc cuMemAlloc_v2`, the per-thread forms
+    `#define cuMemcpyHtoD __CUDA_API_PTDS(cuMemcpyHtoD_v2)` and renames such as
+    `#define cuGraphInstantiate cuGraphInstantiateWithFlags`."""
+    out = {}
+    for a, b in _VERSIONED.findall(text):
+        if a != b and b.startswith(a) and a.startswith("cu"):
+            out[b] = a
+    for a, kind, b in _PTDS.findall(text):
+        if a != b and b.startswith(a):
+            out[b] = a
+    return out
+
+
+def ptds_names(text):
+    """API name -> per-thread symbol suffix ('_ptds' or '_ptsz')."""
+    return {a: "_" + kind.lower() for a, kind, b in _PTDS.findall(text) if a == b or b.startswith(a)}
+
+
+_PFN = re.compile(r"typedef\s+\w+\s+\(CUDAAPI\s+\*PFN_(\w+?)_v(\d+)(_ptds|_ptsz)?\)\s*\(([^;]*)\)\s*;")
+
+
+def pfn_versions(text):
+    """cudaTypedefs.h: API name -> list of (version, suffix, parameter names)."""
+    out = {}
+    for name, ver, suf, params in _PFN.findall(text):
+        names = []
+        for p in params.split(","):
+            p = p.strip()
+            if p and p != "void":
+                names.append(re.findall(r"\w+", p)[-1])
+        out.setdefault(name, []).append((int(ver), suf or "", names))
+    return out
+
+
+def read(include_dir, lib):
+    """Everything the model needs for one library, as plain data."""
+    inc = Path(include_dir)
+    files = HEADER_SETS[lib]
+    defs = run_pyclibrary(inc, files, REPLACE.get(lib))
+    text = "\n".join((inc / f).read_text(encoding="utf-8", errors="replace") for f in files)
+    tdtext = "\n".join((inc / f).read_text(encoding="utf-8", errors="replace")
+                       for f in TYPEDEF_HEADERS.get(lib, []))
+    return {
+        "defs": defs,
+        "docs": doc_comments(text),
+        "versioned": versioned_names(text),
+        "ptds": ptds_names(text),
+        "pfn": pfn_versions(tdtext),
+    }

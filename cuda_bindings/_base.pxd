@@ -1,0 +1,62 @@
+# cython: language_level=3
+# The hand-written core shared by every generated module: handle, integer and struct base
+# classes, and the conversions from Python objects to C values.  Generated modules cimport it.
+from libc.stdint cimport int64_t, uint64_t
+from cpython.object cimport PyObject
+
+cdef class _Handle:
+    cdef void* _v
+
+cdef class _IntValue:
+    cdef unsigned long long _v
+    cdef unsigned char _size
+    cdef unsigned char _signed
+
+cdef class _Struct:
+    cdef char* _ptr
+    cdef object _owner
+    cdef dict _keep
+    cdef bint _own
+
+cdef class _Buf:
+    cdef void* ptr
+    cdef Py_ssize_t size
+    cdef Py_ssize_t n
+    cdef object keep
+
+cdef int _hptr_slow(object o, void** out) except -1
+
+cdef inline int _hptr(object o, void** out) except -1:
+    """A handle argument: handle object, int, None, or anything with __index__/__int__."""
+    if isinstance(o, _Handle):
+        out[0] = (<_Handle>o)._v
+        return 0
+    return _hptr_slow(o, out)
+
+cdef int _vptr(object o, void** out) except -1
+cdef void* _sptr(object o, bint allow_none) except? NULL
+cdef object _new_handle(type cls, void* v)
+cdef object _new_int(type cls, unsigned long long v, int size, bint signed)
+cdef _Struct _new_struct(type cls)
+cdef _Struct _struct_view(type cls, void* p, object owner)
+cdef object _enum(object table, object cls, long long v)
+cdef bytes _as_bytes(object o, bint allow_none)
+cdef _Buf _Buf_new(Py_ssize_t size)
+cdef _Buf _array(object o, str kind, Py_ssize_t elsize)
+cdef list _from_array(void* p, Py_ssize_t n, str kind, object cls, Py_ssize_t elsize)
+cdef _Buf _strlist(object o)
+cdef _Buf _voidpp(object o)
+cdef _Buf _jitvalues(object o)
+cdef _Buf _kparams(object o)
+cdef int _wbuf(object o, void** out, Py_ssize_t* n) except -1
+cdef _Buf _attr_in(object value, str code, dict classes)
+cdef object _attr_out(void* p, str code, dict classes)
+cdef Py_ssize_t _attr_size(str code)
+
+cdef inline void* _bufptr(_Buf b) noexcept:
+    """The C pointer a converted argument stands for (NULL for None)."""
+    if b is None:
+        return NULL
+    if b.n < 0:
+        return <void*>b.size
+    return b.ptr

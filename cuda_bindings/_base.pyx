@@ -1,0 +1,981 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+"""Core runtime of cuda.bindings: the base classes and argument conversions that every generated
+module uses.  Hand-written; the generated modules hold only per-API data and thin wrappers."""
+from libc.stdlib cimport malloc, calloc, free
+from libc.string cimport memcpy, memset
+from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
+from cpython.buffer cimport PyObject_GetBuffer, PyBuffer_Release, PyBUF_ANY_CONTIGUOUS, PyBUF_WRITABLE, PyBUF_SIMPLE
+from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize
+from cpython.long cimport PyLong_AsVoidPtr, PyLong_FromVoidPtr
+
+cdef object _ctypes = None
+
+
+cdef object _get_ctypes():
+    global _ctypes
+    if _ctypes is None:
+        import ctypes
+        _ctypes = ctypes
+    return _ctypes
+
+
+# ----------------------------------------------------------------------------- handles
+
+cdef class _Handle:
+    """Base of every opaque handle type (CUstream, CUcontext, nvrtcProgram, ...)."""
+
+    def __init__(self, init_value=0, _ptr=0):
+        cdef void* v = NULL
+        if _ptr:
+            v = (<void**>PyLong_AsVoidPtr(int(_ptr)))[0]
+        else:
+            _hptr(init_value, &v)
+        self._v = v
+
+    def getPtr(self):
+        """Address of the stored handle value."""
+        return PyLong_FromVoidPtr(&self._v)
+
+    def __int__(self):
+        return PyLong_FromVoidPtr(self._v)
+
+    def __index__(self):
+        return PyLong_FromVoidPtr(self._v)
+
+    def __repr__(self):
+        return "<%s 0x%x>" % (type(self).__name__, <size_t>self._v)
+
+    def __eq__(self, other):
+        if type(other) is not type(self):
+            return NotImplemented
+        return self._v == (<_Handle>other)._v
+
+    def __hash__(self):
+        return hash(<size_t>self._v)
+
+    def __bool__(self):
+        return self._v != NULL
+
+
+cdef int _hptr_slow(object o, void** out) except -1:
+    if o is None:
+        out[0] = NULL
+        return 0
+    if isinstance(o, int):
+        if o < 0:
+            raise OverflowError(f"a handle cannot be negative: {o}")
+        out[0] = PyLong_AsVoidPtr(o)
+        return 0
+    if isinstance(o, _IntValue):
+        out[0] = <void*>(<size_t>(<_IntValue>o)._v)
+        return 0
+    if isinstance(o, (str, bytes, float)):
+        raise TypeError(f"expected a handle, an int or None, not {type(o).__name__}")
+    ct = _get_ctypes()
+    if isinstance(o, ct._CFuncPtr):
+        out[0] = PyLong_AsVoidPtr(ct.cast(o, ct.c_void_p).value or 0)
+        return 0
+    if isinstance(o, ct.c_void_p):
+        out[0] = PyLong_AsVoidPtr(o.value or 0)
+        return 0
+    for meth in ("__index__", "__int__"):
+        f = getattr(type(o), meth, None)
+        if f is not None:
+            v = f(o)
+            out[0] = PyLong_AsVoidPtr(v)
+            return 0
+    raise TypeError(f"expected a handle, an int or None, not {type(o).__name__}")
+
+
+cdef object _new_handle(type cls, void* v):
+    cdef _Handle h = <_Handle>_Handle.__new__(cls)
+    h._v = v
+    return h
+
+
+# ----------------------------------------------------------------------------- integer typedefs
+
+cdef class _IntValue:
+    """Base of integer typedef classes (CUdeviceptr, CUdevice, cuuint64_t, ...)."""
+
+    def __init__(self, init_value=0, _ptr=0):
+        cls = type(self)
+        cdef int size = cls._c_size
+        cdef bint signed = cls._c_signed
+        self._size = size
+        self._signed = signed
+        if _ptr:
+            init_value = int.from_bytes((<char*>PyLong_AsVoidPtr(int(_ptr)))[:size], "little", signed=signed)
+        if isinstance(init_value, _IntValue):
+            v = int(init_value)
+        elif isinstance(init_value, _Handle):
+            v = int(init_value)
+        elif isinstance(init_value, int):
+            v = init_value
+        elif hasattr(type(init_value), "__index__"):
+            v = init_value.__index__()
+        elif hasattr(type(init_value), "__int__") and not isinstance(init_value, (float, str, bytes)):
+            v = int(init_value)
+        else:
+            raise TypeError(f"{cls.__name__} expects an int, not {type(init_value).__name__}")
+        bits = size * 8
+        lo, hi = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if signed else (0, (1 << bits) - 1)
+        if v < lo or v > hi:
+            raise OverflowError(f"{v} is out of range for {cls.__name__} ({lo}..{hi})")
+        self._v = <unsigned long long>(v & 0xFFFFFFFFFFFFFFFF)
+
+    def getPtr(self):
+        """Address of the stored value."""
+        return PyLong_FromVoidPtr(&self._v)
+
+    def __int__(self):
+        if self._signed:
+            if self._size == 4:
+                return <int32_t>self._v
+            return <int64_t>self._v
+        if self._size == 4:
+            return <uint32_t>self._v
+        return self._v
+
+    def __index__(self):
+        return self.__int__()
+
+    def __repr__(self):
+        return "<%s %d>" % (type(self).__name__, self.__int__())
+
+    def __eq__(self, other):
+        if type(other) is not type(self):
+            return NotImplemented
+        return self._v == (<_IntValue>other)._v
+
+    def __hash__(self):
+        return hash(self.__int__())
+
+
+cdef object _new_int(type cls, unsigned long long v, int size, bint signed):
+    cdef _IntValue h = <_IntValue>_IntValue.__new__(cls)
+    h._v = v
+    h._size = size
+    h._signed = signed
+    return h
+
+
+# ----------------------------------------------------------------------------- enums
+
+cdef object _enum(object table, object cls, long long v):
+    """C value -> enum member (int if the value is not a member)."""
+    r = (<dict>table).get(v)
+    if r is None:
+        return v
+    return r
+
+
+# ----------------------------------------------------------------------------- void* and buffers
+
+cdef int _vptr(object o, void** out) except -1:
+    """A `void*` argument: int address, handle, None, struct, or any buffer (its address)."""
+    cdef Py_buffer view
+    if o is None:
+        out[0] = NULL
+        return 0
+    if isinstance(o, int):
+        if o < 0:
+            raise OverflowError(f"an address cannot be negative: {o}")
+        out[0] = PyLong_AsVoidPtr(o)
+        return 0
+    if isinstance(o, _Handle):
+        out[0] = (<_Handle>o)._v
+        return 0
+    if isinstance(o, _IntValue):
+        out[0] = <void*><size_t>(<_IntValue>o)._v
+        return 0
+    if isinstance(o, _Struct):
+        out[0] = (<_Struct>o)._ptr
+        return 0
+    if isinstance(o, bytes):
+        out[0] = <void*>PyBytes_AS_STRING(o)
+        return 0
+    if isinstance(o, (str, float)):
+        raise TypeError(f"expected an address, a buffer or None, not {type(o).__name__}")
+    ct = _get_ctypes()
+    if isinstance(o, (ct.c_void_p, ct.c_char_p)):
+        out[0] = PyLong_AsVoidPtr(ct.cast(o, ct.c_void_p).value or 0)
+        return 0
+    if isinstance(o, ct._Pointer) or isinstance(o, ct._CFuncPtr):
+        out[0] = PyLong_AsVoidPtr(ct.cast(o, ct.c_void_p).value or 0)
+        return 0
+    try:
+        PyObject_GetBuffer(o, &view, PyBUF_ANY_CONTIGUOUS)
+    except (TypeError, BufferError):
+        pass
+    else:
+        out[0] = view.buf
+        PyBuffer_Release(&view)
+        return 0
+    for meth in ("__index__", "__int__"):
+        f = getattr(type(o), meth, None)
+        if f is not None:
+            out[0] = PyLong_AsVoidPtr(f(o))
+            return 0
+    raise TypeError(f"expected an address, a buffer or None, not {type(o).__name__}")
+
+
+cdef int _wbuf(object o, void** out, Py_ssize_t* n) except -1:
+    """A caller buffer the C function writes into: writable buffer, or (as the reference API
+    allows) a bytes object, which is then filled in place."""
+    cdef Py_buffer view
+    if isinstance(o, bytes):
+        out[0] = <void*>PyBytes_AS_STRING(o)
+        n[0] = len(<bytes>o)
+        return 0
+    if o is None:
+        raise TypeError("expected a writable buffer (bytearray, bytes, numpy array), not None")
+    try:
+        PyObject_GetBuffer(o, &view, PyBUF_ANY_CONTIGUOUS | PyBUF_WRITABLE)
+    except (TypeError, BufferError) as e:
+        raise TypeError(f"expected a writable buffer (bytearray, bytes, numpy array), not {type(o).__name__}") from e
+    out[0] = view.buf
+    n[0] = view.len
+    PyBuffer_Release(&view)
+    return 0
+
+
+cdef bytes _as_bytes(object o, bint allow_none):
+    if o is None:
+        if allow_none:
+            return None
+        raise TypeError("expected bytes or str, not None")
+    if isinstance(o, bytes):
+        return <bytes>o
+    if isinstance(o, str):
+        return (<str>o).encode()
+    if isinstance(o, (bytearray, memoryview)):
+        return bytes(o)
+    raise TypeError(f"expected bytes or str, not {type(o).__name__}")
+
+
+# ----------------------------------------------------------------------------- owned C buffers
+
+cdef class _Buf:
+    """A malloc'd block that lives as long as the call that uses it."""
+
+    def __dealloc__(self):
+        if self.ptr != NULL:
+            free(self.ptr)
+
+
+
+cdef _Buf _Buf_new(Py_ssize_t size):
+    cdef _Buf b = _Buf.__new__(_Buf)
+    b.ptr = calloc(1, size if size > 0 else 1)
+    if b.ptr == NULL:
+        raise MemoryError()
+    b.size = size
+    return b
+
+
+cdef int _store(char* p, str kind, object v) except -1:
+    """Write one item of `kind` at p. kinds: i1 i2 i4 i8 u1 u2 u4 u8 f4 f8 h (pointer) e (enum)."""
+    cdef void* vp
+    if kind == "h":
+        _hptr(v, &vp)
+        (<void**>p)[0] = vp
+    elif kind == "i4" or kind == "e":
+        (<int32_t*>p)[0] = v
+    elif kind == "u4":
+        (<uint32_t*>p)[0] = v
+    elif kind == "i8":
+        (<int64_t*>p)[0] = v
+    elif kind == "u8":
+        (<uint64_t*>p)[0] = v
+    elif kind == "f4":
+        (<float*>p)[0] = v
+    elif kind == "f8":
+        (<double*>p)[0] = v
+    elif kind == "i1":
+        (<int8_t*>p)[0] = v
+    elif kind == "u1":
+        (<uint8_t*>p)[0] = v
+    elif kind == "i2":
+        (<int16_t*>p)[0] = v
+    elif kind == "u2":
+        (<uint16_t*>p)[0] = v
+    else:
+        raise TypeError(f"cannot store an item of kind {kind}")
+    return 0
+
+
+cdef object _load(char* p, str kind, object cls):
+    if kind == "h":
+        return _new_handle(cls, (<void**>p)[0]) if cls is not None else PyLong_FromVoidPtr((<void**>p)[0])
+    if kind == "e":
+        v = (<int32_t*>p)[0]
+        return _enum(cls._value2member_map_, cls, v) if cls is not None else v
+    if kind == "i4":
+        v = (<int32_t*>p)[0]
+    elif kind == "u4":
+        v = (<uint32_t*>p)[0]
+    elif kind == "i8":
+        v = (<int64_t*>p)[0]
+    elif kind == "u8":
+        v = (<uint64_t*>p)[0]
+    elif kind == "f4":
+        return (<float*>p)[0]
+    elif kind == "f8":
+        return (<double*>p)[0]
+    elif kind == "i1":
+        v = (<int8_t*>p)[0]
+    elif kind == "u1":
+        v = (<uint8_t*>p)[0]
+    elif kind == "i2":
+        v = (<int16_t*>p)[0]
+    elif kind == "u2":
+        v = (<uint16_t*>p)[0]
+    else:
+        raise TypeError(f"cannot load an item of kind {kind}")
+    if cls is not None:
+        size = int(kind[1])
+        return _new_int(cls, <unsigned long long>(v & 0xFFFFFFFFFFFFFFFF), size, kind[0] == "i")
+    return v
+
+
+cdef _Buf _array(object o, str kind, Py_ssize_t elsize):
+    """A C array from a Python sequence (None -> NULL).  kind 's' copies structs of elsize."""
+    cdef _Buf b
+    cdef Py_ssize_t i, n
+    cdef void* addr
+    if o is None:
+        return None
+    if isinstance(o, int) or (not isinstance(o, (list, tuple)) and not hasattr(o, "__len__")):
+        # an address of a ready-made C array
+        b = _Buf.__new__(_Buf)
+        _vptr(o, &addr)
+        b.keep = o
+        b.ptr = NULL
+        b.n = -1
+        b.size = <Py_ssize_t>addr
+        return b
+    if not isinstance(o, (list, tuple)):
+        try:
+            o = list(o)
+        except TypeError:
+            raise TypeError(f"expected a list, not {type(o).__name__}")
+    n = len(o)
+    b = _Buf_new(n * elsize)
+    b.n = n
+    for i in range(n):
+        item = o[i]
+        if kind == "s":
+            if not isinstance(item, _Struct):
+                raise TypeError(f"expected a list of structs, item {i} is {type(item).__name__}")
+            memcpy(<char*>b.ptr + i * elsize, (<_Struct>item)._ptr, elsize)
+        else:
+            _store(<char*>b.ptr + i * elsize, kind, item)
+    return b
+
+
+cdef list _from_array(void* p, Py_ssize_t n, str kind, object cls, Py_ssize_t elsize):
+    cdef list out = []
+    cdef Py_ssize_t i
+    cdef _Struct s
+    if p == NULL:
+        return out
+    for i in range(n):
+        if kind == "s":
+            s = _new_struct(cls)
+            memcpy(s._ptr, <char*>p + i * elsize, elsize)
+            out.append(s)
+        else:
+            out.append(_load(<char*>p + i * elsize, kind, cls))
+    return out
+
+
+cdef _Buf _strlist(object o):
+    cdef _Buf b
+    cdef Py_ssize_t i
+    if o is None:
+        return None
+    if not isinstance(o, (list, tuple)):
+        raise TypeError(f"expected a list of bytes, not {type(o).__name__}")
+    keep = [_as_bytes(x, False) for x in o]
+    b = _Buf_new(len(keep) * sizeof(void*))
+    b.n = len(keep)
+    b.keep = keep
+    for i in range(len(keep)):
+        (<char**>b.ptr)[i] = PyBytes_AS_STRING(keep[i])
+    return b
+
+
+cdef _Buf _voidpp(object o):
+    """void** input: None, an address, or a list of addresses/buffers."""
+    cdef _Buf b
+    cdef void* p
+    cdef Py_ssize_t i
+    if o is None or isinstance(o, int) or not isinstance(o, (list, tuple)):
+        b = _Buf.__new__(_Buf)
+        _vptr(o, &p)
+        b.keep = o
+        b.size = <Py_ssize_t>p
+        b.n = -1
+        return b
+    b = _Buf_new(len(o) * sizeof(void*))
+    b.n = len(o)
+    b.keep = list(o)
+    for i in range(len(o)):
+        _vptr(o[i], &p)
+        (<void**>b.ptr)[i] = p
+    return b
+
+
+cdef _Buf _jitvalues(object o):
+    """JIT option values: each item is passed in a void* slot: ints by value, floats as a
+    32-bit float, buffers and bytes by address."""
+    cdef _Buf b
+    cdef void* p
+    cdef float f
+    cdef Py_ssize_t i
+    if o is None or isinstance(o, int):
+        return _voidpp(o)
+    if not isinstance(o, (list, tuple)):
+        raise TypeError(f"expected a list of option values, not {type(o).__name__}")
+    b = _Buf_new(len(o) * sizeof(void*))
+    b.n = len(o)
+    b.keep = list(o)
+    for i in range(len(o)):
+        v = o[i]
+        if isinstance(v, float):
+            f = v
+            memcpy(<char*>b.ptr + i * sizeof(void*), &f, sizeof(float))
+        elif isinstance(v, bool):
+            (<size_t*>b.ptr)[i] = 1 if v else 0
+        elif isinstance(v, int):
+            (<size_t*>b.ptr)[i] = <size_t>(v & 0xFFFFFFFFFFFFFFFF)
+        elif hasattr(type(v), "__index__") and not isinstance(v, (bytes, bytearray)) and not hasattr(v, "__len__"):
+            (<size_t*>b.ptr)[i] = <size_t>(v.__index__() & 0xFFFFFFFFFFFFFFFF)
+        else:
+            _vptr(v, &p)
+            (<void**>b.ptr)[i] = p
+    return b
+
+
+# ----------------------------------------------------------------------------- structs
+
+cdef dict _KIND_CODES = {}
+
+cdef class _Struct:
+    """Base of every struct/union class: owns (or views) the C memory of one value."""
+
+    def __cinit__(self, *args, **kwargs):
+        self._ptr = NULL
+        self._own = False
+
+    def __init__(self, _ptr=0):
+        cdef Py_ssize_t size
+        if self._ptr != NULL:
+            return
+        if _ptr:
+            self._ptr = <char*>PyLong_AsVoidPtr(int(_ptr))
+            self._own = False
+            return
+        size = type(self)._c_size
+        self._ptr = <char*>calloc(1, size if size > 0 else 1)
+        if self._ptr == NULL:
+            raise MemoryError()
+        self._own = True
+
+    def __dealloc__(self):
+        if self._own and self._ptr != NULL:
+            free(self._ptr)
+
+    def getPtr(self):
+        """Address of the C value."""
+        return PyLong_FromVoidPtr(self._ptr)
+
+    def __repr__(self):
+        lines = []
+        for name in type(self)._c_fields:
+            try:
+                v = getattr(self, name)
+            except Exception as e:  # a field that cannot be shown is named, not hidden
+                v = f"<{type(e).__name__}>"
+            if isinstance(v, _Struct):
+                inner = repr(v).splitlines()[1:-1]
+                lines.append(f"{name} :")
+                lines.extend("    " + x for x in inner)
+            else:
+                lines.append(f"{name} : {v!r}")
+        return "<" + type(self).__name__ + "\n" + "\n".join(lines) + "\n>" if lines else f"<{type(self).__name__}>"
+
+    def __eq__(self, other):
+        if not isinstance(other, _Struct) or type(other)._c_size != type(self)._c_size:
+            return NotImplemented
+        return (<char*>self._ptr)[:type(self)._c_size] == (<char*>(<_Struct>other)._ptr)[:type(self)._c_size]
+
+    __hash__ = None
+
+
+
+cdef _Struct _new_struct(type cls):
+    cdef _Struct s = <_Struct>_Struct.__new__(cls)
+    cdef Py_ssize_t size = cls._c_size
+    s._ptr = <char*>calloc(1, size if size > 0 else 1)
+    if s._ptr == NULL:
+        raise MemoryError()
+    s._own = True
+    return s
+
+
+cdef _Struct _struct_view(type cls, void* p, object owner):
+    cdef _Struct s = <_Struct>_Struct.__new__(cls)
+    s._ptr = <char*>p
+    s._own = False
+    s._owner = owner
+    return s
+
+
+cdef void* _sptr(object o, bint allow_none) except? NULL:
+    if isinstance(o, _Struct):
+        return (<_Struct>o)._ptr
+    if o is None:
+        if allow_none:
+            return NULL
+        raise TypeError("expected a struct, not None")
+    if isinstance(o, int):
+        return PyLong_AsVoidPtr(o)
+    raise TypeError(f"expected a struct, not {type(o).__name__}")
+
+
+# Field kinds (ints for a fast switch)
+DEF F_I = 1        # signed int of size n
+DEF F_U = 2        # unsigned int of size n
+DEF F_F = 3        # float/double of size n
+DEF F_ENUM = 4
+DEF F_HANDLE = 5
+DEF F_INTV = 6     # integer typedef class
+DEF F_STRUCT = 7   # nested struct (view)
+DEF F_CHARS = 8    # char[n] -> bytes
+DEF F_ARRAY = 9    # T[n] -> list
+DEF F_VOIDP = 10   # void* (int), keeps a Python buffer alive
+DEF F_CSTR = 11    # char* -> bytes
+DEF F_PTRARR = 12  # T* with a count field -> list
+DEF F_BOOL = 13
+
+
+cdef class _Field:
+    """Descriptor for one field of a generated struct class."""
+    cdef public str name
+    cdef Py_ssize_t off
+    cdef int kind
+    cdef int size          # item size for scalars / elements
+    cdef Py_ssize_t count  # array length
+    cdef object cls        # enum/handle/int/struct class of the item
+    cdef int ekind         # item kind for arrays
+    cdef str countname     # for F_PTRARR
+
+    def __init__(self, str name, Py_ssize_t off, int kind, int size, Py_ssize_t count, cls, int ekind, str countname):
+        self.name = name
+        self.off = off
+        self.kind = kind
+        self.size = size
+        self.count = count
+        self.cls = cls
+        self.ekind = ekind
+        self.countname = countname
+
+    def __get__(self, obj, objtype):
+        if obj is None:
+            return self
+        cdef char* p = (<_Struct>obj)._ptr + self.off
+        return _get_item(p, self.kind, self.size, self.cls, obj, self, self.count, self.ekind)
+
+    def __set__(self, obj, value):
+        cdef _Struct s = <_Struct>obj
+        cdef char* p = s._ptr + self.off
+        cdef Py_ssize_t i, n
+        cdef void* vp
+        cdef Py_buffer view
+        cdef _Buf b
+        if self.kind == F_STRUCT:
+            if not isinstance(value, self.cls) and not (isinstance(value, _Struct) and type(value)._c_size == self.size):
+                raise TypeError(f"{self.name} expects {self.cls.__name__}, not {type(value).__name__}")
+            memcpy(p, (<_Struct>value)._ptr, self.size)
+        elif self.kind == F_CHARS:
+            data = _as_bytes(value, False)
+            if len(data) > self.count:
+                raise ValueError(f"{self.name} holds at most {self.count} bytes")
+            memset(p, 0, self.count)
+            memcpy(p, PyBytes_AS_STRING(data), len(data))
+        elif self.kind == F_ARRAY:
+            n = len(value)
+            if n > self.count:
+                raise ValueError(f"{self.name} holds at most {self.count} items")
+            for i in range(n):
+                _set_item(p + i * self.size, self.ekind, self.size, value[i], self.name)
+        elif self.kind == F_VOIDP:
+            _vptr(value, &vp)
+            (<void**>p)[0] = vp
+            if s._keep is None:
+                s._keep = {}
+            s._keep[self.name] = value
+        elif self.kind == F_CSTR:
+            data = _as_bytes(value, True)
+            (<char**>p)[0] = PyBytes_AS_STRING(data) if data is not None else NULL
+            if s._keep is None:
+                s._keep = {}
+            s._keep[self.name] = data
+        elif self.kind == F_PTRARR:
+            if value is None:
+                (<void**>p)[0] = NULL
+                b = None
+            elif isinstance(value, int):
+                (<void**>p)[0] = PyLong_AsVoidPtr(value)
+                b = None
+            else:
+                b = _array(value, _EK[self.ekind] if self.ekind != F_STRUCT else "s", self.size)
+                (<void**>p)[0] = b.ptr
+            if s._keep is None:
+                s._keep = {}
+            s._keep[self.name] = (b, value)
+        else:
+            _set_item(p, self.kind, self.size, value, self.name)
+
+
+cdef dict _EK = {F_HANDLE: "h", F_ENUM: "e"}
+
+
+cdef object _get_item(char* p, int kind, int size, object cls, object owner, _Field f, Py_ssize_t count, int ekind):
+    cdef Py_ssize_t i, n
+    cdef void* q
+    if kind == F_I:
+        if size == 4: return (<int32_t*>p)[0]
+        if size == 8: return (<int64_t*>p)[0]
+        if size == 1: return (<int8_t*>p)[0]
+        return (<int16_t*>p)[0]
+    if kind == F_U:
+        if size == 4: return (<uint32_t*>p)[0]
+        if size == 8: return (<uint64_t*>p)[0]
+        if size == 1: return (<uint8_t*>p)[0]
+        return (<uint16_t*>p)[0]
+    if kind == F_BOOL:
+        return (<uint8_t*>p)[0] != 0
+    if kind == F_F:
+        if size == 4: return (<float*>p)[0]
+        return (<double*>p)[0]
+    if kind == F_ENUM:
+        return _enum(cls._value2member_map_, cls, (<int32_t*>p)[0])
+    if kind == F_HANDLE:
+        return _new_handle(cls, (<void**>p)[0])
+    if kind == F_INTV:
+        if size == 4:
+            return _new_int(cls, (<uint32_t*>p)[0] if not cls._c_signed else <unsigned long long>(<int32_t*>p)[0], 4, cls._c_signed)
+        return _new_int(cls, (<uint64_t*>p)[0], 8, cls._c_signed)
+    if kind == F_STRUCT:
+        return _struct_view(cls, p, owner)
+    if kind == F_CHARS:
+        return PyBytes_FromStringAndSize(p, count)
+    if kind == F_ARRAY:
+        return [_get_item(p + i * size, ekind, size, cls, owner, f, 0, 0) for i in range(count)]
+    if kind == F_VOIDP:
+        return PyLong_FromVoidPtr((<void**>p)[0])
+    if kind == F_CSTR:
+        q = (<void**>p)[0]
+        return None if q == NULL else <bytes>(<char*>q)
+    if kind == F_PTRARR:
+        q = (<void**>p)[0]
+        if q == NULL:
+            return []
+        n = getattr(owner, f.countname) if f.countname else 1
+        return [_get_item(<char*>q + i * size, ekind, size, cls, owner, f, 0, 0) for i in range(n)]
+    raise TypeError("unsupported field kind")
+
+
+cdef int _set_item(char* p, int kind, int size, object value, str name) except -1:
+    cdef void* vp
+    try:
+        if kind == F_I or kind == F_ENUM or kind == F_BOOL:
+            if isinstance(value, float) or isinstance(value, (str, bytes)):
+                raise TypeError(f"{name} expects an int, not {type(value).__name__}")
+            if size == 4: (<int32_t*>p)[0] = value
+            elif size == 8: (<int64_t*>p)[0] = value
+            elif size == 1: (<int8_t*>p)[0] = value
+            else: (<int16_t*>p)[0] = value
+        elif kind == F_U or kind == F_INTV:
+            if isinstance(value, float) or isinstance(value, (str, bytes)):
+                raise TypeError(f"{name} expects an int, not {type(value).__name__}")
+            if size == 4: (<uint32_t*>p)[0] = value
+            elif size == 8: (<uint64_t*>p)[0] = value
+            elif size == 1: (<uint8_t*>p)[0] = value
+            else: (<uint16_t*>p)[0] = value
+        elif kind == F_F:
+            if size == 4: (<float*>p)[0] = value
+            else: (<double*>p)[0] = value
+        elif kind == F_HANDLE:
+            _hptr(value, &vp)
+            (<void**>p)[0] = vp
+        else:
+            raise TypeError(f"{name} cannot be set")
+    except OverflowError as e:
+        raise OverflowError(f"{name}: {e}") from None
+    return 0
+
+
+def _make_fields(cls, offsets, spec, classes):
+    """Install descriptors on a generated struct class.
+    spec: tuple of (name, kind, size, count, class name, item kind, count field)."""
+    names = []
+    for (name, kind, size, count, clsname, ekind, countname), off in zip(spec, offsets):
+        c = classes.get(clsname) if clsname else None
+        setattr(cls, name, _Field(name, off, kind, size, count, c, ekind, countname))
+        names.append(name)
+    cls._c_fields = tuple(names)
+
+
+# ----------------------------------------------------------------------------- attribute values
+
+cdef Py_ssize_t _attr_size(str code):
+    if code.startswith("c"):
+        return int(code[1:])
+    if code.startswith("s:"):
+        return 256
+    return 8
+
+
+cdef _Buf _attr_in(object value, str code, dict classes):
+    """Encode a Python value for an attribute whose C type is `code`."""
+    cdef _Buf b = _Buf_new(max(_attr_size(code), 8))
+    cdef void* vp
+    cdef _Struct s
+    if code.startswith("s:"):
+        s = value
+        cls = classes[code[2:]]
+        b = _Buf_new(cls._c_size)
+        memcpy(b.ptr, s._ptr, cls._c_size)
+        return b
+    if code.startswith("c"):
+        data = _as_bytes(value, False)
+        if len(data) >= b.size:
+            raise ValueError(f"value too long ({len(data)} bytes, at most {b.size - 1})")
+        memcpy(b.ptr, PyBytes_AS_STRING(data), len(data))
+        b.size = len(data) + 1
+        return b
+    if code.startswith("h:") or code == "p":
+        _vptr(value, &vp)
+        (<void**>b.ptr)[0] = vp
+        return b
+    if code == "b":
+        (<uint8_t*>b.ptr)[0] = 1 if value else 0
+        b.size = 1
+        return b
+    kind = code.split(":")[0]
+    _store(<char*>b.ptr, kind, int(value))
+    b.size = int(kind[1])
+    return b
+
+
+cdef object _attr_out(void* p, str code, dict classes):
+    cdef _Struct s
+    if code == "b":
+        return (<uint8_t*>p)[0] != 0
+    if code == "p":
+        return PyLong_FromVoidPtr((<void**>p)[0])
+    if code.startswith("c"):
+        return <bytes>(<char*>p)
+    if code.startswith("s:"):
+        cls = classes[code[2:]]
+        s = _new_struct(cls)
+        memcpy(s._ptr, p, cls._c_size)
+        return s
+    if ":" in code:
+        kind, name = code.split(":")
+        return _load(<char*>p, kind, classes[name])
+    return _load(<char*>p, code, None)
+
+
+# ----------------------------------------------------------------------------- kernel parameters
+
+cdef dict _CT_CODES = None
+
+
+cdef dict _ctype_codes():
+    global _CT_CODES
+    if _CT_CODES is None:
+        ct = _get_ctypes()
+        d = {}
+        for t in (ct.c_int8, ct.c_int16, ct.c_int32, ct.c_int64, ct.c_byte, ct.c_short, ct.c_int,
+                  ct.c_long, ct.c_longlong, ct.c_ssize_t):
+            d[t] = "i%d" % ct.sizeof(t)
+        for t in (ct.c_uint8, ct.c_uint16, ct.c_uint32, ct.c_uint64, ct.c_ubyte, ct.c_ushort, ct.c_uint,
+                  ct.c_ulong, ct.c_ulonglong, ct.c_size_t):
+            d[t] = "u%d" % ct.sizeof(t)
+        d[ct.c_float] = "f4"
+        d[ct.c_double] = "f8"
+        d[ct.c_bool] = "u1"
+        d[ct.c_char] = "c1"
+        d[ct.c_void_p] = "p"
+        _CT_CODES = d
+    return _CT_CODES
+
+
+cdef _Buf _kparams(object o):
+    """kernelParams: None/0, an int address of a void*[], a buffer of pointers, or
+    (values, types) packed here.  The returned _Buf's ptr is the void** to pass."""
+    cdef _Buf b
+    cdef void* p
+    cdef Py_ssize_t i, n, off, size, align
+    cdef char* store
+    cdef _Struct s
+    if o is None:
+        return None
+    if isinstance(o, tuple) and len(o) == 2 and isinstance(o[0], (tuple, list)) and isinstance(o[1], (tuple, list)):
+        values, types = o
+        n = len(values)
+        if len(types) != n:
+            raise TypeError(f"kernelParams: {n} values but {len(types)} types")
+        codes = _ctype_codes()
+        ct = None
+        sizes = []
+        off = 0
+        keep = []
+        # first pass: sizes
+        for i in range(n):
+            t = types[i]
+            v = values[i]
+            if t is None:
+                if isinstance(v, _Struct):
+                    size = type(v)._c_size
+                elif isinstance(v, _IntValue):
+                    size = (<_IntValue>v)._size
+                elif isinstance(v, _Handle):
+                    size = sizeof(void*)
+                elif isinstance(v, int):
+                    if type(v) is int or type(v) is bool:
+                        raise TypeError(f"kernelParams item {i}: a plain int needs a ctypes type, not None")
+                    size = 4   # enum
+                else:
+                    ct = _get_ctypes()
+                    if isinstance(v, (ct.Structure, ct.Union, ct.Array)) or isinstance(v, ct._SimpleCData):
+                        size = ct.sizeof(v)
+                    elif hasattr(v, "getPtr"):
+                        size = sizeof(void*)
+                    else:
+                        raise TypeError(f"kernelParams item {i}: cannot pass {type(v).__name__} with type None")
+            else:
+                code = codes.get(t)
+                if code is None:
+                    ct = _get_ctypes()
+                    if isinstance(t, type) and issubclass(t, (ct._SimpleCData, ct.Structure, ct.Union, ct.Array)):
+                        size = ct.sizeof(t)
+                    else:
+                        raise TypeError(f"kernelParams item {i}: unsupported type {t!r}")
+                else:
+                    size = 8 if code == "p" else int(code[1])
+            sizes.append(size)
+            align = 8 if size >= 8 else size
+            off = (off + align - 1) // align * align + size
+        b = _Buf_new(n * sizeof(void*) + off + 8)
+        b.n = n
+        store = <char*>b.ptr + n * sizeof(void*)
+        off = 0
+        for i in range(n):
+            t = types[i]
+            v = values[i]
+            size = sizes[i]
+            align = 8 if size >= 8 else size
+            off = (off + align - 1) // align * align
+            (<void**>b.ptr)[i] = store + off
+            if t is None:
+                if isinstance(v, _Struct):
+                    memcpy(store + off, (<_Struct>v)._ptr, size)
+                elif isinstance(v, _IntValue):
+                    memcpy(store + off, &(<_IntValue>v)._v, size)
+                elif isinstance(v, _Handle):
+                    (<void**>(store + off))[0] = (<_Handle>v)._v
+                elif isinstance(v, int):
+                    (<int32_t*>(store + off))[0] = v
+                else:
+                    ct = _get_ctypes()
+                    if isinstance(v, (ct.Structure, ct.Union, ct.Array)) or isinstance(v, ct._SimpleCData):
+                        memcpy(store + off, PyLong_AsVoidPtr(ct.addressof(v)), size)
+                    else:
+                        memcpy(store + off, PyLong_AsVoidPtr(int(v.getPtr())), size)
+            else:
+                code = codes.get(t)
+                if code is None:
+                    cv = t(v) if not isinstance(v, t) else v
+                    ct = _get_ctypes()
+                    memcpy(store + off, PyLong_AsVoidPtr(ct.addressof(cv)), size)
+                elif code == "p":
+                    if v is None:
+                        p = NULL
+                    elif isinstance(v, int):
+                        p = PyLong_AsVoidPtr(v)
+                    elif hasattr(v, "getPtr") and not isinstance(v, (_Handle, _IntValue)):
+                        p = PyLong_AsVoidPtr(int(v.getPtr()))
+                    else:
+                        _hptr(v, &p)
+                    (<void**>(store + off))[0] = p
+                elif code == "c1":
+                    (<char*>(store + off))[0] = (_as_bytes(v, False) if not isinstance(v, int) else bytes([v]))[0]
+                elif code[0] == "f":
+                    if size == 4:
+                        (<float*>(store + off))[0] = v
+                    else:
+                        (<double*>(store + off))[0] = v
+                else:
+                    try:
+                        _store(store + off, code, v)
+                    except OverflowError as e:
+                        raise OverflowError(f"kernelParams item {i}: {e}") from None
+            off += size
+        b.keep = values
+        return b
+    b = _Buf.__new__(_Buf)
+    _vptr(o, &p)
+    b.keep = o
+    b.n = -1
+    b.size = <Py_ssize_t>p
+    return b
+
+
+def _inspect_kernel_params(obj):
+    """What cuLaunchKernel would receive for `kernelParams`: for (values, types), the bytes each
+    void* points to; for an address or a buffer of pointers, the address (the count is unknown)."""
+    cdef _Buf b = _kparams(obj)
+    cdef Py_ssize_t i
+    if b is None:
+        return []
+    if b.n < 0:
+        return b.size
+    out = []
+    types = obj[1]
+    values = obj[0]
+    for i in range(b.n):
+        p = (<void**>b.ptr)[i]
+        if i + 1 < b.n:
+            end = (<char*>(<void**>b.ptr)[i + 1])
+            size = _param_size(values[i], types[i])
+        else:
+            size = _param_size(values[i], types[i])
+        out.append(PyBytes_FromStringAndSize(<char*>p, size))
+    return out
+
+
+def _param_size(v, t):
+    if t is None:
+        if isinstance(v, _Struct):
+            return type(v)._c_size
+        if isinstance(v, _IntValue):
+            return (<_IntValue>v)._size
+        if isinstance(v, _Handle):
+            return sizeof(void*)
+        if isinstance(v, int):
+            return 4
+        ct = _get_ctypes()
+        if isinstance(v, (ct.Structure, ct.Union, ct.Array, ct._SimpleCData)):
+            return ct.sizeof(v)
+        return sizeof(void*)
+    code = _ctype_codes().get(t)
+    if code is None:
+        return _get_ctypes().sizeof(t)
+    return 8 if code == "p" else int(code[1])
+

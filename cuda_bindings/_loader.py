@@ -1,0 +1,97 @@
+"""Finds the C libraries and their entry points, on first use of each function.
+
+Importing cuda.bindings never loads a library.  The first call of a function resolves its symbol
+once; later calls go straight to the stored pointer.
+
+* The driver (libcuda.so.1) comes from the system loader.  Symbols come from cuGetProcAddress at
+  the ABI version the headers declare (cudaTypedefs.h), so an old symbol name never shadows the
+  declared signature; a plain dlsym of the versioned C name is the fallback.
+* CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM=1 selects the per-thread default stream variants
+  (_ptds/_ptsz); unset, empty or "0" means the legacy default stream.
+* NVRTC and nvJitLink are looked up by `_libpaths.find` (pip wheels, CUDA_HOME/CUDA_PATH, the
+  system loader path).
+A missing library or symbol raises RuntimeError naming what was looked for and where.
+"""
+import ctypes
+import os
+
+_libs = {}
+_getproc = None
+_CU_GET_PROC_ADDRESS_LEGACY_STREAM = 1
+_CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM = 2
+_SONAMES = {"driver": "libcuda.so.1", "nvrtc": "nvrtc", "nvjitlink": "nvJitLink", "runtime": "cudart"}
+
+
+def per_thread_default_stream():
+    return os.environ.get("CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM", "0").strip() not in ("", "0")
+
+
+def library(lib):
+    """The ctypes handle of `lib`, loading it on first use."""
+    h = _libs.get(lib)
+    if h is not None:
+        return h
+    if lib == "driver":
+        try:
+            h = ctypes.CDLL("libcuda.so.1", mode=os.RTLD_NOW | os.RTLD_GLOBAL)
+        except OSError as e:
+            raise RuntimeError(
+                f"libcuda.so.1 (the NVIDIA driver library) could not be loaded from the system "
+                f"loader path: {e}. cuda.bindings.driver needs an installed NVIDIA driver.") from None
+    else:
+        from . import _libpaths
+        path, tried = _libpaths.find(_SONAMES[lib])
+        if path is None:
+            raise RuntimeError(f"the {lib} library ({_SONAMES[lib]}) was not found; looked in: "
+                               + "; ".join(tried))
+        try:
+            h = ctypes.CDLL(path, mode=os.RTLD_NOW | os.RTLD_GLOBAL)
+        except OSError as e:
+            raise RuntimeError(f"the {lib} library could not be loaded from {path}: {e}") from None
+    _libs[lib] = h
+    return h
+
+
+def _driver_getproc():
+    global _getproc
+    if _getproc is None:
+        h = library("driver")
+        try:
+            f = h.cuGetProcAddress_v2
+        except AttributeError:
+            _getproc = False
+        else:
+            f.restype = ctypes.c_int
+            f.argtypes = [ctypes.c_char_p, ctypes.POINTER(ctypes.c_void_p), ctypes.c_int,
+                          ctypes.c_uint64, ctypes.POINTER(ctypes.c_int)]
+            _getproc = f
+    return _getproc
+
+
+def symbol(lib, entry):
+    """Address of one entry point.  entry = (API name, ABI version, per-thread suffix,
+    per-thread ABI version, C symbol)."""
+    name, version, suffix, ptds_version, csym = entry
+    h = library(lib)
+    tried = []
+    if lib == "driver":
+        ptds = bool(suffix) and per_thread_default_stream()
+        gp = _driver_getproc()
+        if gp:
+            p = ctypes.c_void_p()
+            status = ctypes.c_int(0)
+            ver = (ptds_version if ptds else version) or 13000
+            flags = _CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM if ptds else _CU_GET_PROC_ADDRESS_LEGACY_STREAM
+            r = gp(name.encode(), ctypes.byref(p), ver, flags, ctypes.byref(status))
+            if r == 0 and status.value == 0 and p.value:
+                return p.value
+            tried.append(f"cuGetProcAddress({name!r}, version {ver}) -> error {r}, status {status.value}")
+        csym = csym + suffix if ptds else csym
+    try:
+        fn = getattr(h, csym)
+    except AttributeError:
+        tried.append(f"dlsym({csym!r})")
+        where = "libcuda.so.1" if lib == "driver" else getattr(h, "_name", lib)
+        raise RuntimeError(f'Function "{name}" not found in {where} ({"; ".join(tried)}); '
+                           f"the installed library may be older than the CUDA 13.0 headers") from None
+    return ctypes.cast(fn, ctypes.c_void_p).value
