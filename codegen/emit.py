@@ -424,6 +424,11 @@ def emit_py(model):
     o.append("            return r")
     o.append(f"    return _enum({st}._value2member_map_, {st}, err)")
     o.append("")
+    o.append("cdef int _st_raise(int err) except -1:")
+    o.append("    if err != 0:")
+    o.append("        raise RuntimeError(f'size query failed: {_st(err)!r}')")
+    o.append("    return 0")
+    o.append("")
     # ---- attribute tables
     enum_by = {e.name: e for e in model.enums}
     used_attr = sorted({p.extra["enum"] for fn in model.functions for p in fn.params if p.conv == "attr"})
@@ -545,6 +550,11 @@ def _emit_function(model, fn, mod, L):
                 cdecls.append(f"cdef void* {c}")
                 pre.append(f"_hptr({py}, &{c})")
                 call_args.append(f"<{base_t}>{c}")
+            elif conv == "handle_ref":
+                pyparams.append(py)
+                cdecls.append(f"cdef void* {c}")
+                pre.append(f"_hptr({py}, &{c})")
+                call_args.append(f"<{ct}>&{c}")
             elif conv == "struct_val":
                 pyparams.append(py)
                 cdecls.append(f"cdef void* p_{p.name} = _sptr({py}, False)")
@@ -652,11 +662,15 @@ def _emit_function(model, fn, mod, L):
                 cnt = p.extra["count"]
                 if isinstance(cnt, int):
                     cexpr = str(cnt)
+                elif cnt.startswith("call:"):
+                    cexpr = f"n_{p.name}"
+                    cdecls.append(f"cdef int {cexpr} = 0")
+                    pre.append(f"_st_raise(cy{model.lib}.{cnt[5:]}(&{cexpr}))")
                 else:
                     q = [x for x in fn.params if x.name == cnt][0]
                     cexpr = f"c_{cnt}" if q.role in ("out", "inout") else ov.RENAME.get(cnt, cnt)
                 if conv == "array_out":
-                    if isinstance(cnt, str) and [x for x in fn.params if x.name == cnt][0].role == "inout":
+                    if isinstance(cnt, str) and not cnt.startswith("call:") and [x for x in fn.params if x.name == cnt][0].role == "inout":
                         cdecls.append(f"cdef _Buf a_{p.name}")
                         pre.append(f"a_{p.name} = _Buf_new(({cexpr}) * {es}) if {cexpr} else None")
                         cdecls.append(f"cdef void* p_{p.name}")

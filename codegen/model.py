@@ -491,7 +491,9 @@ def classify_params(fn, params, T):
         if key in ov.PARAM_ROLE:
             role = ov.PARAM_ROLE[key][0]
             prm.role = role
-            if role == "in" and prm.conv in ("struct_out", "value_out"):
+            if role == "in" and prm.conv == "value_out" and cat == "handle":
+                prm.conv = "handle_ref"
+            elif role == "in" and prm.conv in ("struct_out", "value_out"):
                 prm.conv = "array" if "rray" in ov.PARAM_ROLE[key][1] else "struct_ptr"
             elif role == "out" and prm.conv in ("voidp", "voidpp", "unknown"):
                 prm.conv = "voidp_out" if p == 2 else ("voidp_out_val" if b == "void" else "value_out")
@@ -500,6 +502,8 @@ def classify_params(fn, params, T):
                 prm.extra = {"count": ov.ARRAY_COUNT[key]}
             elif role == "inout":
                 prm.conv = "value_inout"
+            elif role == "out" and b == "char" and p == 2:
+                prm.conv = "cstr_out"
             elif role == "out" and prm.conv == "struct_ptr":
                 prm.conv = "struct_out"
             elif role == "in" and prm.conv == "voidp_out_val":

@@ -56,6 +56,8 @@ PARAM_ROLE = {
     ("cuStreamGetCaptureInfo", "dependencies_out"): ("out", "driver-owned array, copied to a list"),
     ("cuStreamGetCaptureInfo", "edgeData_out"): ("out", "driver-owned array, copied to a list"),
     ("cuGetExportTable", "ppExportTable"): ("out", "the table address is returned as an int"),
+    ("nvrtcGetLoweredName", "lowered_name"): ("out", "NVRTC points it at the lowered name"),
+    ("nvrtcDestroyProgram", "prog"): ("in", "takes the program; the C API clears the caller's copy"),
     ("cuGetProcAddress", "pfn"): ("out", "the function pointer is returned as an int"),
     ("cuKernelGetParamInfo", "paramOffset"): ("out", "returned offset"),
     ("cuFuncGetParamInfo", "paramOffset"): ("out", "returned offset"),
@@ -83,6 +85,10 @@ ARRAY_COUNT = {
     ("cuGraphNodeGetDependentNodes", "edgeData"): "numDependentNodes",
     ("cuDevSmResourceSplitByCount", "result"): "nbGroups",
     ("cuDeviceGetLuid", "luid"): 8,
+    ("cuDeviceGetHostAtomicCapabilities", "capabilities"): "count",
+    ("cuDeviceGetP2PAtomicCapabilities", "capabilities"): "count",
+    # the length comes from another call
+    ("nvrtcGetSupportedArchs", "supportedArchs"): "call:nvrtcGetNumSupportedArchs",
     ("cuStreamGetCaptureInfo", "dependencies_out"): "numDependencies_out",
     ("cuStreamGetCaptureInfo", "edgeData_out"): "numDependencies_out",
 }

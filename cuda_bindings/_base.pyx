@@ -244,14 +244,12 @@ cdef bytes _as_bytes(object o, bint allow_none):
     if o is None:
         if allow_none:
             return None
-        raise TypeError("expected bytes or str, not None")
+        raise TypeError("expected bytes, not None")
     if isinstance(o, bytes):
         return <bytes>o
-    if isinstance(o, str):
-        return (<str>o).encode()
     if isinstance(o, (bytearray, memoryview)):
         return bytes(o)
-    raise TypeError(f"expected bytes or str, not {type(o).__name__}")
+    raise TypeError(f"expected bytes, not {type(o).__name__}")
 
 
 # ----------------------------------------------------------------------------- owned C buffers
@@ -824,7 +822,7 @@ cdef _Buf _kparams(object o):
     cdef Py_ssize_t i, n, off, size, align
     cdef char* store
     cdef _Struct s
-    if o is None:
+    if o is None or (type(o) is int and o == 0):
         return None
     if isinstance(o, tuple) and len(o) == 2 and isinstance(o[0], (tuple, list)) and isinstance(o[1], (tuple, list)):
         values, types = o
@@ -945,7 +943,10 @@ def _inspect_kernel_params(obj):
     if b is None:
         return []
     if b.n < 0:
-        return b.size
+        if isinstance(obj, int):
+            return b.size        # an address: the argument count is not known
+        data = memoryview(obj).cast("B")
+        return [int.from_bytes(data[i:i + 8], "little") for i in range(0, len(data) - 7, 8)]
     out = []
     types = obj[1]
     values = obj[0]

@@ -44,6 +44,16 @@ def library(lib):
         if path is None:
             raise RuntimeError(f"the {lib} library ({_SONAMES[lib]}) was not found; looked in: "
                                + "; ".join(tried))
+        if lib == "nvrtc" and os.path.isabs(path):
+            # NVRTC opens its builtins library by name at compile time; the wheels give it no
+            # search path, so load it first from the same folder.
+            import glob
+            for b in sorted(glob.glob(os.path.join(os.path.dirname(path), "libnvrtc-builtins.so.*"))):
+                try:
+                    ctypes.CDLL(b, mode=os.RTLD_NOW | os.RTLD_GLOBAL)
+                    break
+                except OSError:
+                    pass
         try:
             h = ctypes.CDLL(path, mode=os.RTLD_NOW | os.RTLD_GLOBAL)
         except OSError as e:

@@ -1388,6 +1388,11 @@ cdef inline object _st(int err):
             return r
     return _enum(CUresult._value2member_map_, CUresult, err)
 
+cdef int _st_raise(int err) except -1:
+    if err != 0:
+        raise RuntimeError(f'size query failed: {_st(err)!r}')
+    return 0
+
 cdef dict _ATTR_CUcoredumpSettings = {1: 'b', 2: 'b', 3: 'b', 4: 'b', 5: 'c1024', 6: 'c1024', 7: 'i4'}
 cdef dict _ATTR_CUgraphMem_attribute = {0: 'u8:cuuint64_t', 1: 'u8:cuuint64_t', 2: 'u8:cuuint64_t', 3: 'u8:cuuint64_t'}
 cdef dict _ATTR_CUmemPool_attribute = {1: 'i4', 2: 'i4', 3: 'i4', 4: 'u8:cuuint64_t', 5: 'u8:cuuint64_t', 6: 'u8:cuuint64_t', 7: 'u8:cuuint64_t', 8: 'u8:cuuint64_t'}
@@ -1765,14 +1770,15 @@ or if any of *operations is not valid.
         Returned capability details of each requested operation
     """
     cdef cydriver.CUresult err
-    cdef unsigned int c_capabilities
+    cdef _Buf a_capabilities
     cdef _Buf a_operations = _array(operations, 'e', 4)
     cdef void* p_operations = _bufptr(a_operations)
+    a_capabilities = _Buf_new((count) * 4)
     with nogil:
-        err = cydriver.cuDeviceGetHostAtomicCapabilities(&c_capabilities, <const cydriver.CUatomicOperation*>p_operations, count, <cydriver.CUdevice>dev)
+        err = cydriver.cuDeviceGetHostAtomicCapabilities(<unsigned int*>a_capabilities.ptr, <const cydriver.CUatomicOperation*>p_operations, count, <cydriver.CUdevice>dev)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, c_capabilities,)
+    return (_SUCCESS, _from_array(_bufptr(a_capabilities), count, 'u4', None, 4),)
 
 def cuDeviceGetNvSciSyncAttributes(nvSciSyncAttrList, int dev, int flags):
     """cuDeviceGetNvSciSyncAttributes(nvSciSyncAttrList, dev, flags)
@@ -11683,12 +11689,12 @@ Returns CUDA_ERROR_ILLEGAL_STATE if the stream is not capturing.
     """
     cdef cydriver.CUresult err
     cdef void* c_hStream
-    cdef _Buf a_dependencies = _array(dependencies, 'h', sizeof(void*))
-    cdef void* p_dependencies = _bufptr(a_dependencies)
+    cdef void* c_dependencies
     cdef void* p_dependencyData = _sptr(dependencyData, True)
     _hptr(hStream, &c_hStream)
+    _hptr(dependencies, &c_dependencies)
     with nogil:
-        err = cydriver.cuStreamUpdateCaptureDependencies(<cydriver.CUstream>c_hStream, <cydriver.CUgraphNode*>p_dependencies, <const cydriver.CUgraphEdgeData*>p_dependencyData, numDependencies, flags)
+        err = cydriver.cuStreamUpdateCaptureDependencies(<cydriver.CUstream>c_hStream, <cydriver.CUgraphNode*>&c_dependencies, <const cydriver.CUgraphEdgeData*>p_dependencyData, numDependencies, flags)
     return (_st(err),)
 
 def cuStreamAttachMemAsync(hStream, unsigned long long dptr, size_t length, unsigned int flags):
@@ -20452,14 +20458,15 @@ or if any of *operations is not valid.
         Returned capability details of each requested operation
     """
     cdef cydriver.CUresult err
-    cdef unsigned int c_capabilities
+    cdef _Buf a_capabilities
     cdef _Buf a_operations = _array(operations, 'e', 4)
     cdef void* p_operations = _bufptr(a_operations)
+    a_capabilities = _Buf_new((count) * 4)
     with nogil:
-        err = cydriver.cuDeviceGetP2PAtomicCapabilities(&c_capabilities, <const cydriver.CUatomicOperation*>p_operations, count, <cydriver.CUdevice>srcDevice, <cydriver.CUdevice>dstDevice)
+        err = cydriver.cuDeviceGetP2PAtomicCapabilities(<unsigned int*>a_capabilities.ptr, <const cydriver.CUatomicOperation*>p_operations, count, <cydriver.CUdevice>srcDevice, <cydriver.CUdevice>dstDevice)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, c_capabilities,)
+    return (_SUCCESS, _from_array(_bufptr(a_capabilities), count, 'u4', None, 4),)
 
 def cuGraphicsUnregisterResource(resource):
     """cuGraphicsUnregisterResource(resource)
@@ -20679,12 +20686,12 @@ If any of resources are presently mapped for access by CUDA then CUDA_ERROR_ALRE
     CUresult
     """
     cdef cydriver.CUresult err
-    cdef _Buf a_resources = _array(resources, 'h', sizeof(void*))
-    cdef void* p_resources = _bufptr(a_resources)
+    cdef void* c_resources
     cdef void* c_hStream
+    _hptr(resources, &c_resources)
     _hptr(hStream, &c_hStream)
     with nogil:
-        err = cydriver.cuGraphicsMapResources(count, <cydriver.CUgraphicsResource*>p_resources, <cydriver.CUstream>c_hStream)
+        err = cydriver.cuGraphicsMapResources(count, <cydriver.CUgraphicsResource*>&c_resources, <cydriver.CUstream>c_hStream)
     return (_st(err),)
 
 def cuGraphicsUnmapResources(unsigned int count, resources, hStream):
@@ -20719,12 +20726,12 @@ If any of resources are not presently mapped for access by CUDA then CUDA_ERROR_
     CUresult
     """
     cdef cydriver.CUresult err
-    cdef _Buf a_resources = _array(resources, 'h', sizeof(void*))
-    cdef void* p_resources = _bufptr(a_resources)
+    cdef void* c_resources
     cdef void* c_hStream
+    _hptr(resources, &c_resources)
     _hptr(hStream, &c_hStream)
     with nogil:
-        err = cydriver.cuGraphicsUnmapResources(count, <cydriver.CUgraphicsResource*>p_resources, <cydriver.CUstream>c_hStream)
+        err = cydriver.cuGraphicsUnmapResources(count, <cydriver.CUgraphicsResource*>&c_resources, <cydriver.CUstream>c_hStream)
     return (_st(err),)
 
 def cuGetProcAddress(symbol, int cudaVersion, uint64_t flags):

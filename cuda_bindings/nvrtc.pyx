@@ -90,6 +90,11 @@ cdef inline object _st(int err):
             return r
     return _enum(nvrtcResult._value2member_map_, nvrtcResult, err)
 
+cdef int _st_raise(int err) except -1:
+    if err != 0:
+        raise RuntimeError(f'size query failed: {_st(err)!r}')
+    return 0
+
 cdef dict _CLASSES = globals()
 
 def nvrtcGetErrorString(long long result):
@@ -174,12 +179,15 @@ nvrtcGetSupportedArchs populates the array passed via the output parameter
     supportedArchs : int
     """
     cdef cynvrtc.nvrtcResult err
-    cdef int c_supportedArchs
+    cdef int n_supportedArchs = 0
+    cdef _Buf a_supportedArchs
+    _st_raise(cynvrtc.nvrtcGetNumSupportedArchs(&n_supportedArchs))
+    a_supportedArchs = _Buf_new((n_supportedArchs) * 4)
     with nogil:
-        err = cynvrtc.nvrtcGetSupportedArchs(&c_supportedArchs)
+        err = cynvrtc.nvrtcGetSupportedArchs(<int*>a_supportedArchs.ptr)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, c_supportedArchs,)
+    return (_SUCCESS, _from_array(_bufptr(a_supportedArchs), n_supportedArchs, 'i4', None, 4),)
 
 def nvrtcCreateProgram(src, name, int numHeaders, headers, includeNames):
     """nvrtcCreateProgram(src, name, numHeaders, headers, includeNames)
@@ -218,24 +226,26 @@ nvrtcCreateProgram creates an instance of nvrtcProgram with the
         return (_st(err), None,)
     return (_SUCCESS, _new_handle(nvrtcProgram, <void*>c_prog),)
 
-def nvrtcDestroyProgram():
-    """nvrtcDestroyProgram()
+def nvrtcDestroyProgram(prog):
+    """nvrtcDestroyProgram(prog)
     
     \\ingroup compilation
 nvrtcDestroyProgram destroys the given program.
     
+    Parameters
+    ----------
+    prog : nvrtcProgram*
+    
     Returns
     -------
     nvrtcResult
-    prog : nvrtcProgram
     """
     cdef cynvrtc.nvrtcResult err
-    cdef cynvrtc.nvrtcProgram c_prog
+    cdef void* c_prog
+    _hptr(prog, &c_prog)
     with nogil:
-        err = cynvrtc.nvrtcDestroyProgram(&c_prog)
-    if err != 0:
-        return (_st(err), None,)
-    return (_SUCCESS, _new_handle(nvrtcProgram, <void*>c_prog),)
+        err = cynvrtc.nvrtcDestroyProgram(<cynvrtc.nvrtcProgram*>&c_prog)
+    return (_st(err),)
 
 def nvrtcCompileProgram(prog, int numOptions, options):
     """nvrtcCompileProgram(prog, numOptions, options)
@@ -581,8 +591,8 @@ call to nvrtcGetLoweredName to extract the lowered name.
         err = cynvrtc.nvrtcAddNameExpression(<cynvrtc.nvrtcProgram>c_prog, <const char*>c_name_expression)
     return (_st(err),)
 
-def nvrtcGetLoweredName(prog, name_expression, lowered_name):
-    """nvrtcGetLoweredName(prog, name_expression, lowered_name)
+def nvrtcGetLoweredName(prog, name_expression):
+    """nvrtcGetLoweredName(prog, name_expression)
     
     \\ingroup compilation
 nvrtcGetLoweredName extracts the lowered (mangled) name
@@ -597,22 +607,23 @@ nvrtcGetLoweredName extracts the lowered (mangled) name
     ----------
     prog : nvrtcProgram
     name_expression : char*
-    lowered_name : char**
     
     Returns
     -------
     nvrtcResult
+    lowered_name : char
     """
     cdef cynvrtc.nvrtcResult err
     cdef void* c_prog
     cdef bytes b_name_expression = _as_bytes(name_expression, True)
     cdef const char* c_name_expression = <char*>b_name_expression if b_name_expression is not None else NULL
-    cdef _Buf a_lowered_name = _strlist(lowered_name)
-    cdef void* p_lowered_name = _bufptr(a_lowered_name)
+    cdef const char* c_lowered_name = NULL
     _hptr(prog, &c_prog)
     with nogil:
-        err = cynvrtc.nvrtcGetLoweredName(<cynvrtc.nvrtcProgram>c_prog, <const char*>c_name_expression, <const char**>p_lowered_name)
-    return (_st(err),)
+        err = cynvrtc.nvrtcGetLoweredName(<cynvrtc.nvrtcProgram>c_prog, <const char*>c_name_expression, <const char**>&c_lowered_name)
+    if err != 0:
+        return (_st(err), None,)
+    return (_SUCCESS, (<bytes>c_lowered_name if c_lowered_name != NULL else None),)
 
 def nvrtcGetPCHHeapSize():
     """nvrtcGetPCHHeapSize()
