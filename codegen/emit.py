@@ -549,7 +549,7 @@ def _emit_function(model, fn, mod, L):
                 pyparams.append(py)
                 cdecls.append(f"cdef void* {c}")
                 pre.append(f"_hptr({py}, &{c})")
-                call_args.append(f"<{base_t}>{c}")
+                call_args.append(f"<{ct}>{c}")
             elif conv == "handle_ref":
                 pyparams.append(py)
                 cdecls.append(f"cdef void* {c}")
@@ -680,7 +680,10 @@ def _emit_function(model, fn, mod, L):
                         cdecls.append(f"cdef _Buf a_{p.name}")
                         pre.append(f"a_{p.name} = _Buf_new(({cexpr}) * {es})")
                         call_args.append(f"<{cytype(p.ctype, p.ptr, False, mod)}>a_{p.name}.ptr")
-                    outs.append(f"_from_array(_bufptr(a_{p.name}), {cexpr}, {kind!r}, {cls}, {es})")
+                    if _bare(p.ctype) == "char":
+                        outs.append(f"PyBytes_FromStringAndSize(<char*>_bufptr(a_{p.name}), {cexpr})")
+                    else:
+                        outs.append(f"_from_array(_bufptr(a_{p.name}), {cexpr}, {kind!r}, {cls}, {es})")
                 else:
                     cdecls.append(f"cdef void* {c} = NULL")
                     call_args.append(f"<{cytype(p.ctype, p.ptr, False, mod)}>&{c}")

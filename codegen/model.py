@@ -355,7 +355,10 @@ def build(raw, lib):
     enum_values = {k for e in defs["enums"].values() for k in e}
     for k, v in defs["macros"].items():
         pass
+    enum_value_of = {k: v for e in defs["enums"].values() for k, v in e.items()}
     for k, v in defs["values"].items():
+        if v is None and defs["macros"].get(k) in enum_value_of and k not in enum_values:
+            v = enum_value_of[defs["macros"][k]]   # #define CU_STREAM_ATTRIBUTE_X CU_LAUNCH_ATTRIBUTE_X
         if k in enum_values or v is None or k.startswith("_"):
             continue
         if isinstance(v, (int, float)) and not isinstance(v, bool):
@@ -417,6 +420,8 @@ def classify_params(fn, params, T):
     for cname, t in params:
         b, p, d, c, fsig = _tstr(t)
         cat = T.category(b) if fsig is None else "funcptr"
+        if fsig is not None:
+            b, p, c = "void", 1, False   # an inline function pointer: passed as an address
         doc = dp.get(cname, "")
         is_out_doc = bool(_OUTWORDS.match(doc)) or cname.endswith("_out") or cname.endswith("Out")
         pyname = ov.RENAME.get(cname, cname)
@@ -424,6 +429,8 @@ def classify_params(fn, params, T):
         key = (fn.name, cname)
         if key in ov.KERNEL_PARAMS:
             prm.conv = "kparams"
+        elif fsig is not None:
+            prm.conv = "handle"
         elif cname in ov.JIT_OPTION_VALUES and b == "void" and p == 2:
             prm.conv = "jitvalues"
         elif cname in ov.JIT_OPTIONS and cat == "enum" and p == 1:

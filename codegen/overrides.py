@@ -56,6 +56,7 @@ PARAM_ROLE = {
     ("cuStreamGetCaptureInfo", "dependencies_out"): ("out", "driver-owned array, copied to a list"),
     ("cuStreamGetCaptureInfo", "edgeData_out"): ("out", "driver-owned array, copied to a list"),
     ("cuGetExportTable", "ppExportTable"): ("out", "the table address is returned as an int"),
+    ("cuDeviceGetLuid", "luid"): ("out", "8 bytes returned"),
     ("nvrtcGetLoweredName", "lowered_name"): ("out", "NVRTC points it at the lowered name"),
     ("nvrtcDestroyProgram", "prog"): ("in", "takes the program; the C API clears the caller's copy"),
     ("cuGetProcAddress", "pfn"): ("out", "the function pointer is returned as an int"),

@@ -55,4 +55,4 @@ cdef nvrtcResult nvrtcGetPCHHeapSize(size_t* ret) except ?NVRTC_ERROR_INTERNAL_E
 cdef nvrtcResult nvrtcSetPCHHeapSize(size_t size) except ?NVRTC_ERROR_INTERNAL_ERROR nogil
 cdef nvrtcResult nvrtcGetPCHCreateStatus(nvrtcProgram prog) except ?NVRTC_ERROR_INTERNAL_ERROR nogil
 cdef nvrtcResult nvrtcGetPCHHeapSizeRequired(nvrtcProgram prog, size_t* size) except ?NVRTC_ERROR_INTERNAL_ERROR nogil
-cdef nvrtcResult nvrtcSetFlowCallback(nvrtcProgram prog, int* callback, void* payload) except ?NVRTC_ERROR_INTERNAL_ERROR nogil
+cdef nvrtcResult nvrtcSetFlowCallback(nvrtcProgram prog, void* callback, void* payload) except ?NVRTC_ERROR_INTERNAL_ERROR nogil

@@ -125,7 +125,7 @@ cdef nvrtcResult nvrtcGetPCHHeapSizeRequired(nvrtcProgram prog, size_t* size) ex
         _resolve(22)
     return (<nvrtcResult (*)(nvrtcProgram, size_t*) noexcept nogil>_slots[22])(prog, size)
 
-cdef nvrtcResult nvrtcSetFlowCallback(nvrtcProgram prog, int* callback, void* payload) except ?NVRTC_ERROR_INTERNAL_ERROR nogil:
+cdef nvrtcResult nvrtcSetFlowCallback(nvrtcProgram prog, void* callback, void* payload) except ?NVRTC_ERROR_INTERNAL_ERROR nogil:
     if _slots[23] == NULL:
         _resolve(23)
-    return (<nvrtcResult (*)(nvrtcProgram, int*, void*) noexcept nogil>_slots[23])(prog, callback, payload)
+    return (<nvrtcResult (*)(nvrtcProgram, void*, void*) noexcept nogil>_slots[23])(prog, callback, payload)

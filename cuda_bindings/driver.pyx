@@ -1310,6 +1310,21 @@ CU_GRAPH_COND_ASSIGN_DEFAULT = 1
 CU_GRAPH_KERNEL_NODE_PORT_DEFAULT = 0
 CU_GRAPH_KERNEL_NODE_PORT_PROGRAMMATIC = 1
 CU_GRAPH_KERNEL_NODE_PORT_LAUNCH_ORDER = 2
+CU_KERNEL_NODE_ATTRIBUTE_ACCESS_POLICY_WINDOW = 1
+CU_KERNEL_NODE_ATTRIBUTE_COOPERATIVE = 2
+CU_KERNEL_NODE_ATTRIBUTE_CLUSTER_DIMENSION = 4
+CU_KERNEL_NODE_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE = 5
+CU_KERNEL_NODE_ATTRIBUTE_PRIORITY = 8
+CU_KERNEL_NODE_ATTRIBUTE_MEM_SYNC_DOMAIN_MAP = 9
+CU_KERNEL_NODE_ATTRIBUTE_MEM_SYNC_DOMAIN = 10
+CU_KERNEL_NODE_ATTRIBUTE_PREFERRED_CLUSTER_DIMENSION = 11
+CU_KERNEL_NODE_ATTRIBUTE_DEVICE_UPDATABLE_KERNEL_NODE = 13
+CU_KERNEL_NODE_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT = 14
+CU_STREAM_ATTRIBUTE_ACCESS_POLICY_WINDOW = 1
+CU_STREAM_ATTRIBUTE_SYNCHRONIZATION_POLICY = 3
+CU_STREAM_ATTRIBUTE_PRIORITY = 8
+CU_STREAM_ATTRIBUTE_MEM_SYNC_DOMAIN_MAP = 9
+CU_STREAM_ATTRIBUTE_MEM_SYNC_DOMAIN = 10
 CU_MEMHOSTALLOC_PORTABLE = 1
 CU_MEMHOSTALLOC_DEVICEMAP = 2
 CU_MEMHOSTALLOC_WRITECOMBINED = 4
@@ -1619,8 +1634,8 @@ MIG UUID which uniquely identifies the subscribed MIG compute instance.
         return (_st(err), None,)
     return (_SUCCESS, s_uuid,)
 
-def cuDeviceGetLuid(luid, int dev):
-    """cuDeviceGetLuid(luid, dev)
+def cuDeviceGetLuid(int dev):
+    """cuDeviceGetLuid(dev)
     
     Return an LUID and device node mask for the device
 
@@ -1629,26 +1644,26 @@ matching device with graphics APIs.
     
     Parameters
     ----------
-    luid : char*
-        Returned LUID
     dev : CUdevice
         Device to get identifier string for
     
     Returns
     -------
     CUresult
+    luid : char
+        Returned LUID
     deviceNodeMask : unsigned int
         Returned device node mask
     """
     cdef cydriver.CUresult err
-    cdef bytes b_luid = _as_bytes(luid, True)
-    cdef const char* c_luid = <char*>b_luid if b_luid is not None else NULL
+    cdef _Buf a_luid
     cdef unsigned int c_deviceNodeMask
+    a_luid = _Buf_new((8) * 1)
     with nogil:
-        err = cydriver.cuDeviceGetLuid(<char*>c_luid, &c_deviceNodeMask, <cydriver.CUdevice>dev)
+        err = cydriver.cuDeviceGetLuid(<char*>a_luid.ptr, &c_deviceNodeMask, <cydriver.CUdevice>dev)
     if err != 0:
-        return (_st(err), None,)
-    return (_SUCCESS, c_deviceNodeMask,)
+        return (_st(err), None, None)
+    return (_SUCCESS, PyBytes_FromStringAndSize(<char*>_bufptr(a_luid), 8), c_deviceNodeMask)
 
 def cuDeviceTotalMem(int dev):
     """cuDeviceTotalMem(dev)

@@ -710,8 +710,8 @@ retrieve the required size of the PCH heap required to compile
         return (_st(err), None,)
     return (_SUCCESS, c_size,)
 
-def nvrtcSetFlowCallback(prog, payload):
-    """nvrtcSetFlowCallback(prog, payload)
+def nvrtcSetFlowCallback(prog, callback, payload):
+    """nvrtcSetFlowCallback(prog, callback, payload)
     
     \\ingroup compilation
 nvrtcSetFlowCallback registers a callback function that the compiler
@@ -743,24 +743,23 @@ The callback function must satisfy the following constraints:
     Parameters
     ----------
     prog : nvrtcProgram
+    callback : void*
     payload : void*
     
     Returns
     -------
     nvrtcResult
-    callback : int
     """
     cdef cynvrtc.nvrtcResult err
     cdef void* c_prog
-    cdef int c_callback
+    cdef void* c_callback
     cdef void* c_payload
     _hptr(prog, &c_prog)
+    _hptr(callback, &c_callback)
     _vptr(payload, &c_payload)
     with nogil:
-        err = cynvrtc.nvrtcSetFlowCallback(<cynvrtc.nvrtcProgram>c_prog, &c_callback, <void*>c_payload)
-    if err != 0:
-        return (_st(err), None,)
-    return (_SUCCESS, _new_handle(int, <void*>c_callback),)
+        err = cynvrtc.nvrtcSetFlowCallback(<cynvrtc.nvrtcProgram>c_prog, <void*>c_callback, <void*>c_payload)
+    return (_st(err),)
 
 
 del _m
