@@ -249,6 +249,23 @@ else
     add "benchmark: not run (no .bench/overhead.py)"
 fi
 
+# --- C twin and Cython floor of the benchmark ----------------------------------------------------
+if [ -f .bench/overhead_c.c ] && [ -f .bench/k.cu ] && command -v nvcc >/dev/null; then
+    say "benchmark floor: the same driver calls from C, and a bare Cython call"
+    (cd .bench && nvcc -cubin -arch=sm_90 -o k.cubin k.cu && nvcc -O2 -o overhead_c overhead_c.c -lcuda \
+        && ./overhead_c) >"$WORK/bench_c.txt" 2>&1
+    cat "$WORK/bench_c.txt" | tee -a "$LOG/bench.log"
+    while IFS= read -r line; do add "    C: $line"; done < <(grep -v '^$' "$WORK/bench_c.txt" | head -n 20)
+    if [ -f .bench/floor.pyx ]; then
+        (cd .bench && env -u PYTHONPATH "$PY" -c "from Cython.Build import cythonize; from setuptools import setup, Extension; setup(ext_modules=cythonize([Extension('floor', ['floor.pyx'])]), script_args=['build_ext', '--inplace', '-q'])" >/dev/null 2>&1 \
+         && for fn in get_current get_current_gil noop; do
+                ns=$(env -u PYTHONPATH "$PY" -c "import timeit, floor; n=2000000; print(round(min(timeit.repeat(floor.$fn, number=n, repeat=5)) / n * 1e9, 1))")
+                echo "floor.$fn: $ns ns" | tee -a "$LOG/bench.log"
+                add "    floor.$fn: $ns ns"
+            done) || add "    floor: could not build floor.pyx"
+    fi
+fi
+
 # --- summary -------------------------------------------------------------------------------------
 {
     echo
