@@ -304,18 +304,21 @@ def emit_py(model):
         classes.add(e.name)
         classes.update(e.aliases)
     # ---- handles, integer typedefs, function pointers
+    # Handle and integer types are extension types (cdef classes): the wrappers create them on
+    # every call that returns one, and a static type allocates much faster than a heap type.
     for name, parent in model.handles + model.funcptrs:
-        o.append(f"class {name}({parent or '_Handle'}):")
+        o.append(f"cdef class {name}({parent or '_Handle'}):")
         o.append(f'    """{"Function pointer" if (name, parent) in model.funcptrs else "Handle"} type {name} (an opaque C pointer)."""')
-        o.append("    __slots__ = ()")
+        o.append("    pass")
         classes.add(name)
     for name, parent, cy, size, k in model.inttds:
-        o.append(f"class {name}({parent or '_IntValue'}):")
+        o.append(f"cdef class {name}({parent or '_IntValue'}):")
         o.append(f'    """C integer type {name} ({cy})."""')
-        o.append("    __slots__ = ()")
         if not parent:
             o.append(f"    _c_size = {size}")
             o.append(f"    _c_signed = {k == 'i'}")
+        else:
+            o.append("    pass")
         classes.add(name)
     o.append("")
     # ---- structs

@@ -9,6 +9,15 @@ from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize
 from cpython.long cimport PyLong_AsVoidPtr, PyLong_FromVoidPtr
 
 cdef object _ctypes = None
+cdef tuple _NOARGS = ()
+
+cdef extern from *:
+    """
+    static PyObject *__cb_tp_new(PyObject *t, PyObject *args) {
+        return ((PyTypeObject *)t)->tp_new((PyTypeObject *)t, args, NULL);
+    }
+    """
+    object _tp_new "__cb_tp_new"(object t, object args)
 
 
 cdef object _get_ctypes():
@@ -88,7 +97,7 @@ cdef int _hptr_slow(object o, void** out) except -1:
 
 
 cdef object _new_handle(type cls, void* v):
-    cdef _Handle h = <_Handle>_Handle.__new__(cls)
+    cdef _Handle h = <_Handle>_tp_new(cls, _NOARGS)
     h._v = v
     return h
 
@@ -102,46 +111,48 @@ cdef class _IntValue:
         cls = type(self)
         cdef int size = cls._c_size
         cdef bint signed = cls._c_signed
+        cdef long long sv
+        cdef unsigned long long uv
         self._size = size
         self._signed = signed
         if _ptr:
             init_value = int.from_bytes((<char*>PyLong_AsVoidPtr(int(_ptr)))[:size], "little", signed=signed)
-        if isinstance(init_value, _IntValue):
-            v = int(init_value)
-        elif isinstance(init_value, _Handle):
-            v = int(init_value)
-        elif isinstance(init_value, int):
-            v = init_value
-        elif hasattr(type(init_value), "__index__"):
-            v = init_value.__index__()
-        elif hasattr(type(init_value), "__int__") and not isinstance(init_value, (float, str, bytes)):
-            v = int(init_value)
-        else:
-            raise TypeError(f"{cls.__name__} expects an int, not {type(init_value).__name__}")
-        bits = size * 8
-        lo, hi = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if signed else (0, (1 << bits) - 1)
-        if v < lo or v > hi:
-            raise OverflowError(f"{v} is out of range for {cls.__name__} ({lo}..{hi})")
-        self._v = <unsigned long long>(v & 0xFFFFFFFFFFFFFFFF)
+        if type(init_value) is not int:
+            if isinstance(init_value, (_IntValue, _Handle)):
+                init_value = int(init_value)
+            elif isinstance(init_value, (float, str, bytes)) or not (
+                    hasattr(type(init_value), "__index__") or hasattr(type(init_value), "__int__")):
+                raise TypeError(f"{cls.__name__} expects an int, not {type(init_value).__name__}")
+            else:
+                init_value = init_value.__index__() if hasattr(type(init_value), "__index__") else int(init_value)
+        try:
+            if signed:
+                sv = init_value
+                if size == 4 and (sv < -2147483648 or sv > 2147483647):
+                    raise OverflowError
+                self._v = <unsigned long long>sv
+            else:
+                uv = init_value
+                if size == 4 and uv > 4294967295:
+                    raise OverflowError
+                self._v = uv
+        except OverflowError:
+            bits = size * 8
+            lo, hi = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if signed else (0, (1 << bits) - 1)
+            raise OverflowError(f"{init_value} is out of range for {cls.__name__} ({lo}..{hi})") from None
 
     def getPtr(self):
         """Address of the stored value."""
         return PyLong_FromVoidPtr(&self._v)
 
     def __int__(self):
-        if self._signed:
-            if self._size == 4:
-                return <int32_t>self._v
-            return <int64_t>self._v
-        if self._size == 4:
-            return <uint32_t>self._v
-        return self._v
+        return _intvalue(self)
 
     def __index__(self):
-        return self.__int__()
+        return _intvalue(self)
 
     def __repr__(self):
-        return "<%s %d>" % (type(self).__name__, self.__int__())
+        return "<%s %d>" % (type(self).__name__, _intvalue(self))
 
     def __eq__(self, other):
         if type(other) is not type(self):
@@ -149,11 +160,21 @@ cdef class _IntValue:
         return self._v == (<_IntValue>other)._v
 
     def __hash__(self):
-        return hash(self.__int__())
+        return hash(_intvalue(self))
+
+
+cdef inline object _intvalue(_IntValue self):
+    if self._signed:
+        if self._size == 4:
+            return <int32_t>self._v
+        return <int64_t>self._v
+    if self._size == 4:
+        return <uint32_t>self._v
+    return self._v
 
 
 cdef object _new_int(type cls, unsigned long long v, int size, bint signed):
-    cdef _IntValue h = <_IntValue>_IntValue.__new__(cls)
+    cdef _IntValue h = <_IntValue>_tp_new(cls, _NOARGS)
     h._v = v
     h._size = size
     h._signed = signed
@@ -514,7 +535,7 @@ cdef class _Struct:
 
 
 cdef _Struct _new_struct(type cls):
-    cdef _Struct s = <_Struct>_Struct.__new__(cls)
+    cdef _Struct s = <_Struct>_tp_new(cls, _NOARGS)
     cdef Py_ssize_t size = cls._c_size
     s._ptr = <char*>calloc(1, size if size > 0 else 1)
     if s._ptr == NULL:
@@ -524,7 +545,7 @@ cdef _Struct _new_struct(type cls):
 
 
 cdef _Struct _struct_view(type cls, void* p, object owner):
-    cdef _Struct s = <_Struct>_Struct.__new__(cls)
+    cdef _Struct s = <_Struct>_tp_new(cls, _NOARGS)
     s._ptr = <char*>p
     s._own = False
     s._owner = owner

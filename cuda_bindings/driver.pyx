@@ -240,152 +240,144 @@ CUdevSmResourceSplit_flags = _mkenum(105)
 CUdevResourceType = _mkenum(106)
 CUlogLevel = _mkenum(107)
 
-class CUcontext(_Handle):
+cdef class CUcontext(_Handle):
     """Handle type CUcontext (an opaque C pointer)."""
-    __slots__ = ()
-class CUmodule(_Handle):
+    pass
+cdef class CUmodule(_Handle):
     """Handle type CUmodule (an opaque C pointer)."""
-    __slots__ = ()
-class CUfunction(_Handle):
+    pass
+cdef class CUfunction(_Handle):
     """Handle type CUfunction (an opaque C pointer)."""
-    __slots__ = ()
-class CUlibrary(_Handle):
+    pass
+cdef class CUlibrary(_Handle):
     """Handle type CUlibrary (an opaque C pointer)."""
-    __slots__ = ()
-class CUkernel(_Handle):
+    pass
+cdef class CUkernel(_Handle):
     """Handle type CUkernel (an opaque C pointer)."""
-    __slots__ = ()
-class CUarray(_Handle):
+    pass
+cdef class CUarray(_Handle):
     """Handle type CUarray (an opaque C pointer)."""
-    __slots__ = ()
-class CUmipmappedArray(_Handle):
+    pass
+cdef class CUmipmappedArray(_Handle):
     """Handle type CUmipmappedArray (an opaque C pointer)."""
-    __slots__ = ()
-class CUtexref(_Handle):
+    pass
+cdef class CUtexref(_Handle):
     """Handle type CUtexref (an opaque C pointer)."""
-    __slots__ = ()
-class CUsurfref(_Handle):
+    pass
+cdef class CUsurfref(_Handle):
     """Handle type CUsurfref (an opaque C pointer)."""
-    __slots__ = ()
-class CUevent(_Handle):
+    pass
+cdef class CUevent(_Handle):
     """Handle type CUevent (an opaque C pointer)."""
-    __slots__ = ()
-class CUstream(_Handle):
+    pass
+cdef class CUstream(_Handle):
     """Handle type CUstream (an opaque C pointer)."""
-    __slots__ = ()
-class CUgraphicsResource(_Handle):
+    pass
+cdef class CUgraphicsResource(_Handle):
     """Handle type CUgraphicsResource (an opaque C pointer)."""
-    __slots__ = ()
-class CUexternalMemory(_Handle):
+    pass
+cdef class CUexternalMemory(_Handle):
     """Handle type CUexternalMemory (an opaque C pointer)."""
-    __slots__ = ()
-class CUexternalSemaphore(_Handle):
+    pass
+cdef class CUexternalSemaphore(_Handle):
     """Handle type CUexternalSemaphore (an opaque C pointer)."""
-    __slots__ = ()
-class CUgraph(_Handle):
+    pass
+cdef class CUgraph(_Handle):
     """Handle type CUgraph (an opaque C pointer)."""
-    __slots__ = ()
-class CUgraphNode(_Handle):
+    pass
+cdef class CUgraphNode(_Handle):
     """Handle type CUgraphNode (an opaque C pointer)."""
-    __slots__ = ()
-class CUgraphExec(_Handle):
+    pass
+cdef class CUgraphExec(_Handle):
     """Handle type CUgraphExec (an opaque C pointer)."""
-    __slots__ = ()
-class CUmemoryPool(_Handle):
+    pass
+cdef class CUmemoryPool(_Handle):
     """Handle type CUmemoryPool (an opaque C pointer)."""
-    __slots__ = ()
-class CUuserObject(_Handle):
+    pass
+cdef class CUuserObject(_Handle):
     """Handle type CUuserObject (an opaque C pointer)."""
-    __slots__ = ()
-class CUgraphDeviceNode(_Handle):
+    pass
+cdef class CUgraphDeviceNode(_Handle):
     """Handle type CUgraphDeviceNode (an opaque C pointer)."""
-    __slots__ = ()
-class CUasyncCallbackHandle(_Handle):
+    pass
+cdef class CUasyncCallbackHandle(_Handle):
     """Handle type CUasyncCallbackHandle (an opaque C pointer)."""
-    __slots__ = ()
-class CUgreenCtx(_Handle):
+    pass
+cdef class CUgreenCtx(_Handle):
     """Handle type CUgreenCtx (an opaque C pointer)."""
-    __slots__ = ()
-class CUlinkState(_Handle):
+    pass
+cdef class CUlinkState(_Handle):
     """Handle type CUlinkState (an opaque C pointer)."""
-    __slots__ = ()
-class CUdevResourceDesc(_Handle):
+    pass
+cdef class CUdevResourceDesc(_Handle):
     """Handle type CUdevResourceDesc (an opaque C pointer)."""
-    __slots__ = ()
-class CUlogsCallbackHandle(_Handle):
+    pass
+cdef class CUlogsCallbackHandle(_Handle):
     """Handle type CUlogsCallbackHandle (an opaque C pointer)."""
-    __slots__ = ()
-class CUasyncCallback(_Handle):
+    pass
+cdef class CUasyncCallback(_Handle):
     """Function pointer type CUasyncCallback (an opaque C pointer)."""
-    __slots__ = ()
-class CUhostFn(_Handle):
+    pass
+cdef class CUhostFn(_Handle):
     """Function pointer type CUhostFn (an opaque C pointer)."""
-    __slots__ = ()
-class CUstreamCallback(_Handle):
+    pass
+cdef class CUstreamCallback(_Handle):
     """Function pointer type CUstreamCallback (an opaque C pointer)."""
-    __slots__ = ()
-class CUoccupancyB2DSize(_Handle):
+    pass
+cdef class CUoccupancyB2DSize(_Handle):
     """Function pointer type CUoccupancyB2DSize (an opaque C pointer)."""
-    __slots__ = ()
-class CUlogsCallback(_Handle):
+    pass
+cdef class CUlogsCallback(_Handle):
     """Function pointer type CUlogsCallback (an opaque C pointer)."""
-    __slots__ = ()
-class cuuint32_t(_IntValue):
+    pass
+cdef class cuuint32_t(_IntValue):
     """C integer type cuuint32_t (uint32_t)."""
-    __slots__ = ()
     _c_size = 4
     _c_signed = False
-class cuuint64_t(_IntValue):
+cdef class cuuint64_t(_IntValue):
     """C integer type cuuint64_t (uint64_t)."""
-    __slots__ = ()
     _c_size = 8
     _c_signed = False
-class CUdeviceptr_v2(_IntValue):
+cdef class CUdeviceptr_v2(_IntValue):
     """C integer type CUdeviceptr_v2 (unsigned long long)."""
-    __slots__ = ()
     _c_size = 8
     _c_signed = False
-class CUdeviceptr(CUdeviceptr_v2):
+cdef class CUdeviceptr(CUdeviceptr_v2):
     """C integer type CUdeviceptr (unsigned long long)."""
-    __slots__ = ()
-class CUdevice_v1(_IntValue):
+    pass
+cdef class CUdevice_v1(_IntValue):
     """C integer type CUdevice_v1 (int)."""
-    __slots__ = ()
     _c_size = 4
     _c_signed = True
-class CUdevice(CUdevice_v1):
+cdef class CUdevice(CUdevice_v1):
     """C integer type CUdevice (int)."""
-    __slots__ = ()
-class CUtexObject_v1(_IntValue):
+    pass
+cdef class CUtexObject_v1(_IntValue):
     """C integer type CUtexObject_v1 (unsigned long long)."""
-    __slots__ = ()
     _c_size = 8
     _c_signed = False
-class CUtexObject(CUtexObject_v1):
+cdef class CUtexObject(CUtexObject_v1):
     """C integer type CUtexObject (unsigned long long)."""
-    __slots__ = ()
-class CUsurfObject_v1(_IntValue):
+    pass
+cdef class CUsurfObject_v1(_IntValue):
     """C integer type CUsurfObject_v1 (unsigned long long)."""
-    __slots__ = ()
     _c_size = 8
     _c_signed = False
-class CUsurfObject(CUsurfObject_v1):
+cdef class CUsurfObject(CUsurfObject_v1):
     """C integer type CUsurfObject (unsigned long long)."""
-    __slots__ = ()
-class CUgraphConditionalHandle(cuuint64_t):
+    pass
+cdef class CUgraphConditionalHandle(cuuint64_t):
     """C integer type CUgraphConditionalHandle (uint64_t)."""
-    __slots__ = ()
-class CUmemGenericAllocationHandle_v1(_IntValue):
+    pass
+cdef class CUmemGenericAllocationHandle_v1(_IntValue):
     """C integer type CUmemGenericAllocationHandle_v1 (unsigned long long)."""
-    __slots__ = ()
     _c_size = 8
     _c_signed = False
-class CUmemGenericAllocationHandle(CUmemGenericAllocationHandle_v1):
+cdef class CUmemGenericAllocationHandle(CUmemGenericAllocationHandle_v1):
     """C integer type CUmemGenericAllocationHandle (unsigned long long)."""
-    __slots__ = ()
-class CUlogIterator(_IntValue):
+    pass
+cdef class CUlogIterator(_IntValue):
     """C integer type CUlogIterator (unsigned int)."""
-    __slots__ = ()
     _c_size = 4
     _c_signed = False
 

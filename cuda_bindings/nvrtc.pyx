@@ -24,9 +24,9 @@ def _mkenum(i):
 
 nvrtcResult = _mkenum(0)
 
-class nvrtcProgram(_Handle):
+cdef class nvrtcProgram(_Handle):
     """Handle type nvrtcProgram (an opaque C pointer)."""
-    __slots__ = ()
+    pass
 
 cdef extern from *:
     """
