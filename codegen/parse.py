@@ -37,8 +37,11 @@ def run_pyclibrary(include_dir, files, replace=None):
     from pyclibrary.c_parser import logger
     import logging
     logger.setLevel(logging.ERROR)
+    import warnings
     paths = [str(Path(include_dir) / f) for f in files]
-    p = CParser(paths, replace=replace, macros=dict(_ABI_MACROS), process_all=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")   # pyclibrary uses pyparsing names that now warn
+        p = CParser(paths, replace=replace, macros=dict(_ABI_MACROS), process_all=True)
     return p.defs
 
 

@@ -1,0 +1,125 @@
+"""The generator: its small readers, parameter classification on a real header snippet, and the
+determinism check (regenerating from the pinned headers reproduces the committed files)."""
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from codegen import emit, model, parse  # noqa: E402
+
+
+def test_doc_params_joins_continuation_lines():
+    doc = textwrap.dedent("""\
+        \\brief Does things
+
+        \\param dptr     - Returned device pointer
+        \\param bytesize - Requested allocation
+                           size in bytes
+
+        \\return
+        ::CUDA_SUCCESS
+        """)
+    assert parse.doc_params(doc) == {"dptr": "Returned device pointer",
+                                     "bytesize": "Requested allocation size in bytes"}
+
+
+def test_versioned_and_per_thread_names():
+    text = textwrap.dedent("""\
+        #define cuMemAlloc                          cuMemAlloc_v2
+        #define cuMemcpyHtoD                        __CUDA_API_PTDS(cuMemcpyHtoD_v2)
+        #define cuStreamQuery                       __CUDA_API_PTSZ(cuStreamQuery)
+        #define cuGraphInstantiate                  cuGraphInstantiateWithFlags
+        #define CUDA_VERSION 13000
+        """)
+    assert parse.versioned_names(text) == {"cuMemAlloc_v2": "cuMemAlloc",
+                                           "cuMemcpyHtoD_v2": "cuMemcpyHtoD",
+                                           "cuGraphInstantiateWithFlags": "cuGraphInstantiate"}
+    assert parse.ptds_names(text) == {"cuMemcpyHtoD": "_ptds", "cuStreamQuery": "_ptsz"}
+
+
+def test_pfn_versions_pick_the_abi_of_the_declared_signature():
+    text = textwrap.dedent("""\
+        typedef CUresult (CUDAAPI *PFN_cuCtxCreate_v3020)(CUcontext *pctx, unsigned int flags, CUdevice_v1 dev);
+        typedef CUresult (CUDAAPI *PFN_cuCtxCreate_v12050)(CUcontext *pctx, CUctxCreateParams *ctxCreateParams, unsigned int flags, CUdevice dev);
+        typedef CUresult (CUDAAPI *PFN_cuMemcpyAsync_v7000_ptsz)(CUdeviceptr_v2 dst, CUdeviceptr_v2 src, size_t ByteCount, CUstream hStream);
+        """)
+    got = parse.pfn_versions(text)
+    assert got["cuCtxCreate"] == [(3020, "", ["pctx", "flags", "dev"]),
+                                  (12050, "", ["pctx", "ctxCreateParams", "flags", "dev"])]
+    assert got["cuMemcpyAsync"] == [(7000, "_ptsz", ["dst", "src", "ByteCount", "hStream"])]
+
+
+HEADER = textwrap.dedent("""\
+    typedef enum cudaError_enum { CUDA_SUCCESS = 0, CUDA_ERROR_INVALID_VALUE = 1 } CUresult;
+    typedef struct CUstream_st *CUstream;
+    typedef unsigned long long CUdeviceptr_v2;
+    typedef CUdeviceptr_v2 CUdeviceptr;
+    typedef struct CUDA_THING_st { unsigned int width; CUstream stream; } CUDA_THING;
+    #define CUDAAPI
+    /**
+     * \\brief Allocates
+     * \\param dptr     - Returned device pointer
+     * \\param bytesize - Requested allocation size in bytes
+     */
+    CUresult CUDAAPI cuThingAlloc(CUdeviceptr *dptr, size_t bytesize);
+    /**
+     * \\brief Reads a thing
+     * \\param hStream - Stream
+     * \\param thing   - Thing to read
+     * \\param names   - Array of names
+     * \\param count   - Number of names
+     */
+    CUresult CUDAAPI cuThingRead(CUstream hStream, const CUDA_THING *thing, const CUstream *names, unsigned int count);
+    """)
+
+
+@pytest.fixture(scope="module")
+def tiny_model(tmp_path_factory):
+    pytest.importorskip("pyclibrary", reason="the generator's parser (pyclibrary) is not installed")
+    d = tmp_path_factory.mktemp("hdr")
+    (d / "tiny.h").write_text(HEADER)
+    defs = parse.run_pyclibrary(d, ["tiny.h"])
+    raw = {"defs": defs, "docs": parse.doc_comments(HEADER), "versioned": {}, "ptds": {},
+           "pfn": {}}
+    return model.build(raw, "driver")
+
+
+def test_model_classifies_parameters(tiny_model):
+    fns = {f.name: f for f in tiny_model.functions}
+    alloc = [(p.name, p.role, p.conv) for p in fns["cuThingAlloc"].params]
+    assert alloc == [("dptr", "out", "value_out"), ("bytesize", "in", "scalar")]
+    read = [(p.name, p.role, p.conv) for p in fns["cuThingRead"].params]
+    assert read == [("hStream", "in", "handle"), ("thing", "in", "struct_ptr"),
+                    ("names", "in", "array"), ("count", "in", "scalar")]
+
+
+def test_model_types_and_json(tiny_model):
+    assert [e.name for e in tiny_model.enums] == ["CUresult"]
+    assert ("CUstream", "") in tiny_model.handles
+    assert ("CUdeviceptr", "CUdeviceptr_v2", "unsigned long long", 8, "u") in tiny_model.inttds
+    (thing,) = [s for s in tiny_model.structs if s.name == "CUDA_THING_st"]
+    assert [(f.name, f.cls) for f in thing.fields] == [("width", "scalar"), ("stream", "handle")]
+    assert thing.aliases == [("CUDA_THING", "CUDA_THING_st")]
+    assert '"cuThingAlloc"' in tiny_model.to_json()
+
+
+def test_emitted_wrapper_releases_the_gil_and_returns_outputs(tiny_model):
+    text = emit.emit_py(tiny_model)
+    body = text[text.index("def cuThingAlloc("):]
+    body = body[:body.index("\ndef ", 1)] if "\ndef " in body[1:] else body
+    assert "def cuThingAlloc(size_t bytesize):" in body
+    assert "with nogil:" in body
+    assert "return (_SUCCESS, _new_int(CUdeviceptr" in body
+
+
+def test_regeneration_reproduces_the_committed_files():
+    pytest.importorskip("pyclibrary", reason="the generator's parser (pyclibrary) is not installed")
+    from codegen.__main__ import OUT, generate
+    from headers.fetch import include_dir
+    files = generate(include_dir())
+    differ = [name for name, text in files.items() if (OUT / name).read_text() != text]
+    assert not differ, f"regenerate with `python -m codegen`: {differ}"
