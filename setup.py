@@ -3,8 +3,9 @@
 Metadata lives in pyproject.toml; this file only describes the extensions.
 
 * The CUDA 13.0 headers come from ``headers.fetch.include_dir()`` (pinned NVIDIA wheels, an
-  installed wheel set, or ``$CUDA_BINDINGS_INCLUDE_DIR``); they are looked up only when there is
-  something to compile.
+  installed wheel set, completed with the pinned ``nvidia-cuda-crt`` wheel when it lacks
+  ``crt/``, or ``$CUDA_BINDINGS_INCLUDE_DIR``); they are looked up only when there is something
+  to compile. Offline, ``$CUDA_BINDINGS_WHEEL_DIR`` names a folder with the pinned wheel files.
 * The source folder ``cuda_bindings/`` is installed as ``cuda.bindings``; ``cuda`` stays a
   namespace package (there is no ``cuda/__init__.py``).
 * Cython sees the sources as ``cuda/bindings/*`` (through ``build/cython-include``), so both

@@ -3,25 +3,33 @@
 The headers are NVIDIA's and are not committed to this repository. They are taken from NVIDIA's
 PyPI wheels, pinned by file name and sha256 in ``pins.json`` beside this file.
 
-``include_dir()`` returns a directory holding ``cuda.h``, ``cuda_runtime_api.h``, ``nvrtc.h``,
-``nvJitLink.h`` and the rest. It looks, in this order, at:
+``include_dir()`` returns one directory holding ``cuda.h``, ``cuda_runtime_api.h``,
+``crt/host_defines.h``, ``nvrtc.h``, ``nvJitLink.h`` and the rest. It looks, in this order, at:
 
 1. ``$CUDA_BINDINGS_INCLUDE_DIR`` (an explicit override; used as given, never skipped);
-2. the local cache ``headers/cuda-13.0/include/``, when its stamp matches the pins;
+2. the local cache ``headers/cuda-13.0/include/``, when its stamp matches the pins (and, for a
+   cache completed from an installed set, that set is unchanged);
 3. ``nvidia/cu13/include`` under every ``sys.path`` entry (NVIDIA's wheels installed in this
    Python), when its ``cuda.h`` says ``#define CUDA_VERSION 13000``;
 4. ``$CUDA_HOME/include`` and ``$CUDA_PATH/include``, with the same version check;
-5. otherwise it downloads the pinned wheels from PyPI (standard library only), checks their
+5. an installed set from 3 or 4 that lacks only headers a pinned wheel ``completes`` (the
+   runtime/nvrtc/nvjitlink wheels without ``nvidia-cuda-crt``, which has ``crt/host_defines.h``):
+   the cache is built from a copy of that set plus the headers of the completing wheel(s);
+6. otherwise it downloads all the pinned wheels from PyPI (standard library only), checks their
    sha256, and extracts ``nvidia/cu13/include/**`` into the cache.
 
-Wheels already on disk can stand in for the download: ``$CUDA_BINDINGS_WHEEL_DIR`` (or
-``--wheel-dir``) names a folder searched for the pinned file names first; they are checked
-against the pinned sha256 all the same.
+Wheels already on disk can stand in for the download (in 5 and 6): ``$CUDA_BINDINGS_WHEEL_DIR``
+(or ``--wheel-dir``) names a folder searched for the pinned file names first; they are checked
+against the pinned sha256 all the same. A relative folder is taken from the current directory,
+else from the repository root.
+
+The cache's ``stamp.json`` says what it was built from: the pinned wheels, or an installed set
+(its path, CUDA_VERSION and a digest of its files) plus the pinned wheels that completed it.
 
 Command line::
 
     python -m headers.fetch                   # print the include directory
-    python -m headers.fetch --force-download  # fetch the pinned wheels again, refresh the cache
+    python -m headers.fetch --force-download  # fetch all pinned wheels again, refresh the cache
 """
 from __future__ import annotations
 
@@ -36,6 +44,7 @@ import shutil
 import sys
 import tempfile
 import time
+import urllib.error
 import urllib.parse
 import urllib.request
 import zipfile
@@ -51,7 +60,8 @@ ENV_WHEEL_DIR = "CUDA_BINDINGS_WHEEL_DIR"
 #: Where NVIDIA's CUDA 13 wheels keep their headers, inside the wheel and inside site-packages.
 WHEEL_INCLUDE = "nvidia/cu13/include"
 
-#: Headers a usable directory must hold (the generator reads these; the build includes them).
+#: Headers a usable directory must hold (the generator reads these; the build includes them:
+#: ``cuda_runtime_api.h`` includes ``crt/host_defines.h``, which is in the nvidia-cuda-crt wheel).
 #: NVIDIA's wheels ship neither cudaProfiler.h nor cuda_profiler_api.h, so they are not required.
 REQUIRED_HEADERS = (
     "cuda.h",
@@ -67,6 +77,7 @@ REQUIRED_HEADERS = (
     "driver_functions.h",
     "nvrtc.h",
     "nvJitLink.h",
+    "crt/host_defines.h",
 )
 
 PYPI_JSON = "https://pypi.org/pypi/{project}/{version}/json"
@@ -95,10 +106,16 @@ def cache_root(pins: dict | None = None) -> Path:
     return HERE / f"cuda-{pins['cuda']}"
 
 
+def _pin_stamp(pin: dict) -> dict:
+    return {"filename": pin["filename"], "sha256": pin["sha256"]}
+
+
 def _stamp_of(pins: dict) -> dict:
+    """The stamp of a cache built from all the pinned wheels."""
     return {
         "cuda": pins["cuda"],
-        "wheels": [{"filename": w["filename"], "sha256": w["sha256"]} for w in pins["wheels"]],
+        "built_from": "pinned wheels",
+        "wheels": [_pin_stamp(w) for w in pins["wheels"]],
     }
 
 
@@ -115,13 +132,34 @@ def cuda_version_of(include: Path) -> int | None:
     return int(m.group(1)) if m else None
 
 
-def _problem(include: Path, want_version: int | None) -> str | None:
-    """Why ``include`` is not usable, or None when it is."""
+def _missing(include: Path) -> list[str]:
+    return [h for h in REQUIRED_HEADERS if not (include / h).is_file()]
+
+
+def _completers(pins: dict, missing: list[str]) -> list[dict] | None:
+    """The pinned wheels that supply every header of ``missing`` (their ``completes``), or None."""
+    need = set(missing)
+    chosen, covered = [], set()
+    for pin in pins["wheels"]:
+        got = need & set(pin.get("completes", ()))
+        if got:
+            chosen.append(pin)
+            covered |= got
+    return chosen if need and covered == need else None
+
+
+def _problem(include: Path, want_version: int | None, pins: dict | None = None) -> str | None:
+    """Why ``include`` is not usable as it is, or None when it is."""
     if not include.is_dir():
         return "no such directory"
-    missing = [h for h in REQUIRED_HEADERS if not (include / h).is_file()]
+    missing = _missing(include)
     if missing:
-        return "missing " + ", ".join(missing)
+        why = "missing " + ", ".join(missing)
+        completers = _completers(pins, missing) if pins else None
+        if completers:
+            why += " (shipped in " + ", ".join(
+                f"{p['project']} {p['version']}" for p in completers) + ")"
+        return why
     if want_version is not None:
         got = cuda_version_of(include)
         if got != want_version:
@@ -129,19 +167,111 @@ def _problem(include: Path, want_version: int | None) -> str | None:
     return None
 
 
+def _completion(include: Path, want_version: int, pins: dict) -> list[dict] | None:
+    """The pinned wheels that would make ``include`` usable, when it lacks only what they supply."""
+    if not include.is_dir() or cuda_version_of(include) != want_version:
+        return None
+    return _completers(pins, _missing(include))
+
+
+def _tree_files(base: Path) -> list[str]:
+    """Every file under ``base`` (symlinks followed, ``__pycache__`` skipped), as sorted posix paths."""
+    out = []
+    for dirpath, dirnames, filenames in os.walk(base, followlinks=True):
+        dirnames[:] = [d for d in dirnames if d != "__pycache__"]
+        rel = Path(dirpath).relative_to(base)
+        out.extend((rel / f).as_posix() for f in filenames)
+    return sorted(out)
+
+
+def _base_stamp(base: Path) -> dict:
+    """What identifies an installed header set: path, CUDA_VERSION, and a digest of its files."""
+    h = hashlib.sha256()
+    files = _tree_files(base)
+    for rel in files:
+        h.update(rel.encode() + b"\0")
+        h.update(_sha256_file(base / rel).encode() + b"\n")
+    stamp = {"path": str(base), "cuda_version": cuda_version_of(base), "files": len(files),
+             "sha256": h.hexdigest()}
+    # For a wheel set in site-packages (<site>/nvidia/cu13/include), name its distributions.
+    site = base.parent.parent.parent if base.as_posix().endswith("/" + WHEEL_INCLUDE) else None
+    if site is not None:
+        dists = sorted(d.name[: -len(".dist-info")] for d in site.glob("nvidia_*.dist-info"))
+        if dists:
+            stamp["distributions"] = dists
+    return stamp
+
+
+def _completed_stamp(pins: dict, base: Path, completers: list[dict]) -> dict:
+    """The stamp of a cache built from the installed set ``base`` plus ``completers``."""
+    return {
+        "cuda": pins["cuda"],
+        "built_from": "installed headers completed with pinned wheels",
+        "base": _base_stamp(base),
+        "wheels": [_pin_stamp(w) for w in completers],
+    }
+
+
 def _cached(pins: dict) -> tuple[Path | None, str]:
+    """(the cache's include dir, what it was built from) when it is current, else (None, why not)."""
     root = cache_root(pins)
     include = root / "include"
     try:
         stamp = json.loads(_stamp_path(root).read_text(encoding="utf-8"))
     except FileNotFoundError:
-        return None, "not downloaded yet"
+        return None, "not built yet"
     except (OSError, ValueError) as e:
         return None, f"unreadable stamp ({e})"
-    if stamp != _stamp_of(pins):
-        return None, "stamp does not match pins.json"
+    if not isinstance(stamp, dict):
+        return None, "unreadable stamp (not an object)"
+    base = stamp.get("base")
+    if base is None:
+        if stamp != _stamp_of(pins):
+            return None, "stamp does not match pins.json"
+        what = "pinned wheels"
+    else:
+        want = pins["cuda_version_define"]
+        base_path = Path(base.get("path", "")) if isinstance(base, dict) else Path("")
+        completers = _completion(base_path, want, pins)
+        if completers is None:
+            why = _problem(base_path, want, pins)
+            why = f"is no longer usable ({why})" if why else "now has every header itself"
+            return None, f"built from {base_path}, which {why}"
+        if stamp != _completed_stamp(pins, base_path, completers):
+            return None, f"stamp does not match pins.json and the current {base_path}"
+        what = f"{base_path} + " + ", ".join(w["project"] for w in completers)
     why = _problem(include, pins["cuda_version_define"])
-    return (None, why) if why else (include, "ok")
+    return (None, why) if why else (include, what)
+
+
+def _installed_candidates() -> list[tuple[Path | None, str]]:
+    """Installed header sets: wheels on sys.path, then $CUDA_HOME and $CUDA_PATH, in order;
+    (None, why) stands for a place with nothing to look at."""
+    out: list[tuple[Path | None, str]] = []
+    seen: set[Path] = set()
+    for entry in sys.path:
+        candidate = Path(entry or os.getcwd()) / WHEEL_INCLUDE
+        if candidate in seen or not candidate.exists():
+            continue
+        seen.add(candidate)
+        out.append((candidate, "installed wheels on sys.path"))
+    if not seen:
+        out.append((None, f"sys.path: no entry has {WHEEL_INCLUDE}"))
+    for var in ("CUDA_HOME", "CUDA_PATH"):
+        home = os.environ.get(var)
+        out.append((Path(home) / "include", f"${var}") if home else (None, f"${var}: not set"))
+    return out
+
+
+def _wheel_dir(wheel_dir) -> Path | None:
+    """The wheel folder to search: as given, or (relative and absent here) under the repo root."""
+    wheel_dir = wheel_dir or os.environ.get(ENV_WHEEL_DIR) or None
+    if not wheel_dir:
+        return None
+    path = Path(wheel_dir).expanduser()
+    if not path.is_absolute() and not path.is_dir() and (HERE.parent / path).is_dir():
+        path = HERE.parent / path
+    return path
 
 
 def locate(*, force_download: bool = False, wheel_dir: str | os.PathLike | None = None,
@@ -150,12 +280,20 @@ def locate(*, force_download: bool = False, wheel_dir: str | os.PathLike | None 
     pins = load_pins()
     want = pins["cuda_version_define"]
     tried: list[str] = []
+    wheels = _wheel_dir(wheel_dir)
+    wheels_note = f"wheel dir {wheels}" if wheels else f"wheel dir: none, ${ENV_WHEEL_DIR} not set"
+
+    def fail() -> HeadersNotFound:
+        return HeadersNotFound(
+            f"no CUDA {pins['cuda']} headers found. Tried:\n  - " + "\n  - ".join(tried)
+            + f"\nWithout network access, put the pinned wheel files (headers/pins.json) in a"
+            f" folder and set ${ENV_WHEEL_DIR} to it (or pass --wheel-dir).")
 
     if not force_download:
         env = os.environ.get(ENV_INCLUDE_DIR)
         if env:
             include = Path(env).expanduser().resolve()
-            why = _problem(include, None)
+            why = _problem(include, None, pins)
             if why:
                 raise HeadersNotFound(f"${ENV_INCLUDE_DIR}={env} is not usable: {why}")
             return Located(include, f"${ENV_INCLUDE_DIR}")
@@ -163,41 +301,39 @@ def locate(*, force_download: bool = False, wheel_dir: str | os.PathLike | None 
 
         include, why = _cached(pins)
         if include is not None:
-            return Located(include, "pinned wheels (cache)")
+            return Located(include, f"{why} (cache)")
         tried.append(f"cache {cache_root(pins) / 'include'}: {why}")
 
-        seen: set[Path] = set()
-        for entry in sys.path:
-            candidate = Path(entry or os.getcwd()) / WHEEL_INCLUDE
-            if candidate in seen or not candidate.exists():
+        completable: list[tuple[Path, str, list[dict]]] = []
+        for candidate, label in _installed_candidates():
+            if candidate is None:
+                tried.append(label)
                 continue
-            seen.add(candidate)
-            why = _problem(candidate, want)
+            why = _problem(candidate, want, pins)
             if why is None:
-                return Located(candidate, "installed wheels on sys.path")
-            tried.append(f"{candidate}: {why}")
-        if not seen:
-            tried.append(f"sys.path: no entry has {WHEEL_INCLUDE}")
+                return Located(candidate, label)
+            tried.append(f"{candidate} ({label}): {why}")
+            completers = _completion(candidate, want, pins)
+            if completers:
+                completable.append((candidate, label, completers))
 
-        for var in ("CUDA_HOME", "CUDA_PATH"):
-            home = os.environ.get(var)
-            if not home:
-                tried.append(f"${var}: not set")
-                continue
-            candidate = Path(home) / "include"
-            why = _problem(candidate, want)
-            if why is None:
-                return Located(candidate, f"${var}")
-            tried.append(f"${var}/include ({candidate}): {why}")
+        # Complete the first installed set that lacks only pinned headers (the same wheels would
+        # be needed for any other, so one failure to get them is enough).
+        for candidate, label, completers in completable[:1]:
+            names = ", ".join(w["filename"] for w in completers)
+            try:
+                include = complete(pins, candidate, completers, wheel_dir=wheels, quiet=quiet)
+            except Exception as e:
+                tried.append(f"{candidate} completed with {names} ({wheels_note}): {e}")
+                break
+            what = f"{candidate} + " + ", ".join(w["project"] for w in completers)
+            return Located(include, f"{label}: {what} (cache)")
 
-    wheel_dir = wheel_dir or os.environ.get(ENV_WHEEL_DIR) or None
     try:
-        include = download(pins, wheel_dir=wheel_dir, quiet=quiet)
+        include = download(pins, wheel_dir=wheels, quiet=quiet)
     except Exception as e:
-        tried.append(f"download of the pinned wheels: {e}")
-        raise HeadersNotFound(
-            f"no CUDA {pins['cuda']} headers found. Tried:\n  - " + "\n  - ".join(tried)
-        ) from e
+        tried.append(f"download of all pinned wheels ({wheels_note}): {e}")
+        raise fail() from e
     return Located(include, "pinned wheels (downloaded)")
 
 
@@ -252,8 +388,14 @@ def _simple_files(url: str) -> list[tuple[str, str, str | None]]:
     return out
 
 
-def _wheel_urls(pin: dict) -> tuple[list[str], list[str]]:
-    """Candidate download URLs for a pinned file, and what went wrong on the way.
+def _unreachable(e: BaseException) -> bool:
+    """Whether ``e`` means the index could not be reached at all (no name lookup, no connection)."""
+    return isinstance(e, urllib.error.URLError) and not isinstance(e, urllib.error.HTTPError)
+
+
+def _wheel_urls(pin: dict) -> tuple[list[str], list[str], bool]:
+    """Candidate download URLs for a pinned file, what went wrong on the way, and whether no
+    index page could be reached at all.
 
     Asks PyPI's JSON API for the release, then for the whole project (some mirrors serve only
     that one), then the simple index; relative links are resolved against the page they are on.
@@ -266,11 +408,13 @@ def _wheel_urls(pin: dict) -> tuple[list[str], list[str]]:
     ]
     urls: list[str] = []
     errors: list[str] = []
+    unreachable = 0
     for page, how in pages:
         try:
             files = _simple_files(page) if how == "simple" else _json_files(page, how)
         except (OSError, ValueError, http.client.HTTPException) as e:
             errors.append(f"{page}: {e}")
+            unreachable += _unreachable(e)
             continue
         hits = [(u, sha) for name, u, sha in files if name == pin["filename"]]
         if not hits:
@@ -281,7 +425,7 @@ def _wheel_urls(pin: dict) -> tuple[list[str], list[str]]:
                     f"{page} lists sha256 {sha} for {pin['filename']}, pinned {pin['sha256']}")
             if u not in urls:
                 urls.append(u)
-    return urls, errors
+    return urls, errors, unreachable == len(pages)
 
 
 def _download_to(url: str, dest: Path, sha256: str) -> None:
@@ -306,6 +450,8 @@ def _sha256_file(path: Path) -> str:
 
 
 def _fetch_wheel(pin: dict, workdir: Path, wheel_dir, quiet: bool) -> Path:
+    """The pinned wheel file, from ``wheel_dir`` when it is there, else downloaded; sha256-checked."""
+    local_note = None
     if wheel_dir:
         local = Path(wheel_dir) / pin["filename"]
         if local.is_file():
@@ -314,10 +460,11 @@ def _fetch_wheel(pin: dict, workdir: Path, wheel_dir, quiet: bool) -> Path:
                 raise HeadersNotFound(f"{local}: sha256 {got}, pinned {pin['sha256']}")
             _log(quiet, f"using {local}")
             return local
+        local_note = f"not in {wheel_dir}"
     dest = workdir / pin["filename"]
     problems: list[str] = []
     for attempt in range(3):
-        urls, errors = _wheel_urls(pin)
+        urls, errors, unreachable = _wheel_urls(pin)
         problems = errors[:]
         for url in urls:
             try:
@@ -326,9 +473,13 @@ def _fetch_wheel(pin: dict, workdir: Path, wheel_dir, quiet: bool) -> Path:
                 return dest
             except (OSError, ValueError, http.client.HTTPException, HeadersNotFound) as e:
                 problems.append(f"{url}: {e}")
+        if unreachable:  # no network here: retrying will not help
+            break
         if attempt < 2:
             time.sleep(2 * (attempt + 1))
-    raise HeadersNotFound(f"could not download {pin['filename']} (" + "; ".join(problems) + ")")
+    if local_note:
+        problems.insert(0, local_note)
+    raise HeadersNotFound(f"could not get {pin['filename']} (" + "; ".join(problems) + ")")
 
 
 def _extract_headers(wheel: Path, dest_include: Path) -> int:
@@ -350,46 +501,91 @@ def _extract_headers(wheel: Path, dest_include: Path) -> int:
     return count
 
 
+def _new_staging(root: Path) -> Path:
+    root.parent.mkdir(parents=True, exist_ok=True)
+    return Path(tempfile.mkdtemp(prefix=f".{root.name}.", dir=root.parent))
+
+
+def _fetch_wheels(pins_to_get: list[dict], staging: Path, wheel_dir, quiet) -> list[Path]:
+    """Each pinned wheel file (from ``wheel_dir`` or downloaded into ``staging``), verified."""
+    wheels = staging / "wheels"
+    wheels.mkdir(exist_ok=True)
+    return [_fetch_wheel(pin, wheels, wheel_dir, quiet) for pin in pins_to_get]
+
+
+def _extract_all(wheels: list[Path], include: Path) -> None:
+    """Extract the headers of every wheel into ``include`` (later files overwrite earlier ones)."""
+    for wheel in wheels:
+        if _extract_headers(wheel, include) == 0:
+            raise HeadersNotFound(f"{wheel.name} has no files under {WHEEL_INCLUDE}/")
+
+
+def _install(staging: Path, root: Path, stamp: dict, pins: dict) -> Path:
+    """Stamp the finished tree in ``staging`` and swap it in as the cache ``root``."""
+    _stamp_path(staging).write_text(
+        json.dumps(stamp, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    # A concurrent fetch that won the race is just as good.
+    if root.exists():
+        shutil.rmtree(root)
+    try:
+        os.rename(staging, root)
+    except OSError:
+        if _cached(pins)[0] is None:
+            raise
+    return root / "include"
+
+
 def download(pins: dict | None = None, *, wheel_dir=None, quiet: bool = False) -> Path:
-    """Fetch the pinned wheels, verify them, and (re)build the cache. Returns its include dir."""
+    """Fetch all the pinned wheels, verify them, and (re)build the cache. Returns its include dir."""
     pins = pins or load_pins()
     root = cache_root(pins)
-    root.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{root.name}.", dir=root.parent))
+    staging = _new_staging(root)
     try:
-        wheels = staging / "wheels"
-        wheels.mkdir()
         include = staging / "include"
         include.mkdir()
-        for pin in pins["wheels"]:
-            wheel = _fetch_wheel(pin, wheels, wheel_dir, quiet)
-            n = _extract_headers(wheel, include)
-            if n == 0:
-                raise HeadersNotFound(f"{pin['filename']} has no files under {WHEEL_INCLUDE}/")
-        shutil.rmtree(wheels)
+        _extract_all(_fetch_wheels(pins["wheels"], staging, wheel_dir, quiet), include)
+        shutil.rmtree(staging / "wheels")
         why = _problem(include, pins["cuda_version_define"])
         if why:
             raise HeadersNotFound(f"the pinned wheels gave an unusable header set: {why}")
-        _stamp_path(staging).write_text(
-            json.dumps(_stamp_of(pins), indent=2, sort_keys=True) + "\n", encoding="utf-8")
-        # Swap the finished tree in; a concurrent fetch that won the race is just as good.
-        if root.exists():
-            shutil.rmtree(root)
-        try:
-            os.rename(staging, root)
-        except OSError:
-            if _cached(pins)[0] is None:
-                raise
+        result = _install(staging, root, _stamp_of(pins), pins)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
-    _log(quiet, f"headers ready in {root / 'include'}")
-    return root / "include"
+    _log(quiet, f"headers ready in {result}")
+    return result
+
+
+def complete(pins: dict, base: Path, completers: list[dict], *, wheel_dir=None,
+             quiet: bool = False) -> Path:
+    """(Re)build the cache from a copy of the installed set ``base`` plus the headers of the
+    pinned wheels ``completers`` (fetched and verified). Returns its include dir."""
+    root = cache_root(pins)
+    stamp = _completed_stamp(pins, base, completers)
+    staging = _new_staging(root)
+    try:
+        wheels = _fetch_wheels(completers, staging, wheel_dir, quiet)
+        include = staging / "include"
+        _log(quiet, f"copying {base}")
+        shutil.copytree(base, include, ignore=shutil.ignore_patterns("__pycache__"))
+        _extract_all(wheels, include)
+        shutil.rmtree(staging / "wheels")
+        why = _problem(include, pins["cuda_version_define"])
+        if why:
+            raise HeadersNotFound(f"{base} completed with the pinned wheels is unusable: {why}")
+        if _base_stamp(base) != stamp["base"]:
+            raise HeadersNotFound(f"{base} changed while it was being copied")
+        result = _install(staging, root, stamp, pins)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    _log(quiet, f"headers ready in {result} ({base} + "
+         + ", ".join(w["project"] for w in completers) + ")")
+    return result
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m headers.fetch", description=__doc__.split("\n\n")[0])
     ap.add_argument("--force-download", action="store_true",
-                    help="download the pinned wheels again and rebuild the cache")
+                    help="download all pinned wheels again and rebuild the cache from them")
     ap.add_argument("--wheel-dir", help=f"folder with the pinned wheel files (or ${ENV_WHEEL_DIR})")
     ap.add_argument("-v", "--verbose", action="store_true", help="also say where the headers came from")
     args = ap.parse_args(argv)
