@@ -99,6 +99,10 @@ class BuildExt(build_ext):
             for ext in self.extensions:
                 if cuda_include not in ext.include_dirs:
                     ext.include_dirs.insert(0, cuda_include)
+                # stand-ins for the GL/EGL/VDPAU headers the CUDA interop headers include
+                stubs = str(ROOT / "headers" / "stubs")
+                if stubs not in ext.include_dirs:
+                    ext.include_dirs.insert(1, stubs)
             translated = cythonize(
                 self.extensions,
                 language_level=3,

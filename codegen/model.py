@@ -38,6 +38,7 @@ class Enum:
     name: str
     members: list            # [(name, value)]
     aliases: list = field(default_factory=list)
+    tag_only: bool = False   # `enum X` with no typedef: C spells it with the keyword
 
 
 @dataclass
@@ -128,6 +129,7 @@ class Types:
     def __init__(self, defs):
         self.defs = defs
         self.types = defs["types"]
+        self.handle_targets = {}
 
     def resolve(self, name):
         """Follow typedefs: returns (final base, extra pointer depth, dims, funcsig, chain)."""
@@ -190,12 +192,13 @@ def build(raw, lib):
             enum_tags.setdefault(b[5:], []).append(tname)
     for tag, members in defs["enums"].items():
         names = enum_tags.get(tag, [])
+        tag_only = False
         if not names:
             if tag.startswith("anon_enum"):
                 continue
-            names = [tag]
+            names, tag_only = [tag], True
         primary = names[0]
-        m.enums.append(Enum(primary, list(members.items()), names[1:]))
+        m.enums.append(Enum(primary, list(members.items()), names[1:], tag_only))
 
     # typedefs of enum typedefs (CUstreamAttrID -> CUlaunchAttributeID)
     by_name = {}
@@ -211,6 +214,15 @@ def build(raw, lib):
                 by_name[b].aliases.append(tname)
                 by_name[tname] = by_name[b]
                 changed = True
+
+    # #define aliases of types (#define cudaStreamAttrValue cudaLaunchAttributeValue)
+    type_macros = {k: v for k, v in defs["macros"].items()
+                   if isinstance(v, str) and re.fullmatch(r"[A-Za-z_]\w*", v.strip() or "-")}
+    for k, v in type_macros.items():
+        v = v.strip()
+        if v in by_name and k not in by_name:
+            by_name[v].aliases.append(k)
+            by_name[k] = by_name[v]
 
     # ---- structs / unions
     struct_by_tag = {}
@@ -228,6 +240,10 @@ def build(raw, lib):
         b, p, d, c, f = _tstr(t)
         if p == 0 and not d and f is None and b in types:
             alias_of[tname] = b
+    for k, v in type_macros.items():
+        v = v.strip()
+        if v in types and k not in types and not v.startswith(("struct ", "union ", "enum ")):
+            alias_of[k] = v
 
     def fields_of(tag, union, host_path, top_ctype):
         src = (defs["unions"] if union else defs["structs"])[tag]
@@ -259,7 +275,7 @@ def build(raw, lib):
                     cat = "voidp"
                 elif cat == "void" and p == 2:
                     cat = "voidpp"
-            out.append(Field(fname, b.split(" ", 1)[1] if b.startswith(("struct ", "union ")) else b,
+            out.append(Field(fname, b.split(" ", 1)[1] if b.startswith(("struct ", "union ", "enum ")) else b,
                              p, d, cat))
         # pointer + count pairs: attrs/numAttrs, paramArray/count
         names = {f.name for f in out}
@@ -333,6 +349,7 @@ def build(raw, lib):
         if p == 1 and (b.startswith("struct ") or b.startswith("union ") or b == "void"):
             m.handles.append((tname, ""))
             m.handle_targets[tname] = b
+            T.handle_targets[tname] = b
         elif p == 0 and b in SCALARS and tname not in SCALARS:
             cy, size, k = SCALARS[b]
             m.inttds.append((tname, "", cy, size, k))
@@ -368,9 +385,12 @@ def build(raw, lib):
     vmap = raw["versioned"]
     for csym, ft in defs["functions"].items():
         api = vmap.get(csym, csym)
+        if api in raw.get("inline", ()) and api not in raw.get("csyms", {}):
+            continue    # static inline in the header (make_cudaExtent, ...): no library symbol
         ret = ft[0].type_spec
         params = [(n, t) for n, t, _ in ft[1] if n is not None]
-        fn = Function(api, csym, ret, [], doc=raw["docs"].get(api, raw["docs"].get(csym, "")))
+        fn = Function(api, raw.get("csyms", {}).get(api, csym), ret, [],
+                      doc=raw["docs"].get(api, raw["docs"].get(csym, "")))
         fn.cdecl = ", ".join(_cdecl(t, n) for n, t in params) or "void"
         pfn = raw["pfn"].get(api, [])
         names = [n for n, _ in params]
@@ -388,6 +408,9 @@ def build(raw, lib):
         m.functions.append(fn)
     # entry points declared only in cudaProfilerTypedefs.h (cudaProfiler.h is not in the wheels)
     have = {f.name for f in m.functions}
+    for api, ret in ov.EXTRA_FUNCTIONS.get(lib, []):
+        if api not in have:
+            m.functions.append(Function(api, api, ret, [], doc=f"\\brief {api}", cdecl="void"))
     for api, versions in sorted(raw["pfn"].items()):
         if api.startswith("cuProfiler") and api not in have:
             ver, suf, names = max(versions)
@@ -417,8 +440,14 @@ _OUTWORDS = re.compile(r"^(Returned|The returned|Returns|Return |Pointer to retu
 def classify_params(fn, params, T):
     dp = doc_params(fn.doc)
     out = []
+    handle_of = {}
+    for hname, tgt in getattr(T, "handle_targets", {}).items():
+        if tgt != "void":
+            handle_of.setdefault(tgt, hname)
     for cname, t in params:
         b, p, d, c, fsig = _tstr(t)
+        if p == 2 and b in handle_of:
+            b, p = handle_of[b], 1      # `struct cudaGraphicsResource **`: a handle output
         cat = T.category(b) if fsig is None else "funcptr"
         if fsig is not None:
             b, p, c = "void", 1, False   # an inline function pointer: passed as an address
@@ -429,6 +458,8 @@ def classify_params(fn, params, T):
         key = (fn.name, cname)
         if key in ov.KERNEL_PARAMS:
             prm.conv = "kparams"
+        elif fn.name in ov.NVRTC_BUFFER_SIZE and p == 1 and b in ("char", "void") and not c:
+            prm.conv = "buf_w"      # a caller buffer, checked against the size query
         elif fsig is not None:
             prm.conv = "handle"
         elif cname in ov.JIT_OPTION_VALUES and b == "void" and p == 2:
@@ -447,7 +478,7 @@ def classify_params(fn, params, T):
             prm.conv = {"scalar": "scalar", "enum": "enum", "inttd": "inttd", "handle": "handle",
                         "funcptr": "handle", "struct": "struct_val"}.get(cat, "unknown")
         elif b == "char" and p == 1:
-            prm.conv = "cstr" if c else ("buf_w" if fn.name.startswith("nvrtc") else "cstr")
+            prm.conv = "cstr" if c else ("buf_w" if fn.name.startswith(("nvrtc", "nvJitLink")) else "cstr")
             if not c and is_out_doc:
                 lens = [n for n, _ in params if n in ("len", "length", "bufferSize", "size")]
                 if lens:
@@ -466,7 +497,7 @@ def classify_params(fn, params, T):
             else:
                 prm.conv = "voidp"
         elif b == "void" and p == 2:
-            if is_out_doc or (not c and doc.startswith("Returned")):
+            if not c and cname not in ov.VOIDPP_INPUTS:
                 prm.role, prm.conv = "out", "voidp_out"
             else:
                 prm.conv = "voidpp"
@@ -498,7 +529,9 @@ def classify_params(fn, params, T):
         if key in ov.PARAM_ROLE:
             role = ov.PARAM_ROLE[key][0]
             prm.role = role
-            if role == "in" and prm.conv == "value_out" and cat == "handle":
+            if role == "in" and prm.conv == "value_out" and cat == "funcptr":
+                prm.conv = "voidp"
+            elif role == "in" and prm.conv == "value_out" and cat == "handle" and "rray" not in ov.PARAM_ROLE[key][1]:
                 prm.conv = "handle_ref"
             elif role == "in" and prm.conv in ("struct_out", "value_out"):
                 prm.conv = "array" if "rray" in ov.PARAM_ROLE[key][1] else "struct_ptr"

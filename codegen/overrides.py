@@ -59,6 +59,60 @@ PARAM_ROLE = {
     ("cuDeviceGetLuid", "luid"): ("out", "8 bytes returned"),
     ("nvrtcGetLoweredName", "lowered_name"): ("out", "NVRTC points it at the lowered name"),
     ("nvrtcDestroyProgram", "prog"): ("in", "takes the program; the C API clears the caller's copy"),
+    # --- runtime twins of the driver entries above
+    ("cudaMemPoolGetAccess", "location"): ("in", "the location is read, not written"),
+    ("cudaMemGetDefaultMemPool", "location"): ("in", "the location is read, not written"),
+    ("cudaMemGetMemPool", "location"): ("in", "the location is read, not written"),
+    ("cudaMemPoolImportPointer", "exportData"): ("in", "the export data is read, not written"),
+    ("cudaMalloc3D", "pitchedDevPtr"): ("out", "the pitched allocation is returned"),
+    ("cudaMemPoolExportPointer", "exportData"): ("out", "the export data is returned"),
+    ("cudaGraphExecUpdate", "resultInfo"): ("out", "the update result is returned"),
+    ("cudaGraphicsMapResources", "resources"): ("in", "an array of resources the runtime reads"),
+    ("cudaGraphicsUnmapResources", "resources"): ("in", "an array of resources the runtime reads"),
+    ("cudaThreadExchangeStreamCaptureMode", "mode"): ("inout", "in: the new mode; out: the old one"),
+    ("cudaLogsDumpToFile", "iterator"): ("inout", "an auto-advancing iterator"),
+    ("cudaLogsDumpToMemory", "iterator"): ("inout", "an auto-advancing iterator"),
+    ("cudaLogsDumpToMemory", "size"): ("inout", "in: buffer size; out: bytes written"),
+    ("cudaLogsDumpToMemory", "buffer"): ("in", "a caller buffer the runtime fills"),
+    ("cudaDeviceGetNvSciSyncAttributes", "nvSciSyncAttrList"): ("in", "a caller-allocated list"),
+    ("cudaStreamGetCaptureInfo", "dependencies_out"): ("out", "runtime-owned array, copied to a list"),
+    ("cudaStreamGetCaptureInfo", "edgeData_out"): ("out", "runtime-owned array, copied to a list"),
+    ("cudaStreamUpdateCaptureDependencies", "dependencies"): ("in", "an array of nodes, read"),
+    ("cudaMemPoolExportToShareableHandle", "shareableHandle"): ("out", "the OS handle is returned as an int"),
+    ("cudaMemRangeGetAttribute", "data"): ("out", "attribute value returned; sized by dataSize"),
+    ("cudaMemRangeGetAttributes", "data"): ("out", "one value per attribute, returned as a list"),
+    ("cudaGetExportTable", "ppExportTable"): ("out", "the table address is returned as an int"),
+    # nvJitLink: caller buffers the library fills (sized by the matching *Size call)
+    ("nvJitLinkGetLinkedCubin", "cubin"): ("in", "a caller buffer, filled"),
+    ("nvJitLinkDestroy", "handle"): ("in", "takes the handle; the C API clears the caller's copy"),
+    # graphics interop: EGL stream connections and streams are read and updated in place;
+    # the VDPAU entry point getter is passed in, not returned
+    ("cuEGLStreamConsumerDisconnect", "conn"): ("inout", "a connection/stream the call reads and updates"),
+    ("cuEGLStreamConsumerAcquireFrame", "conn"): ("inout", "a connection/stream the call reads and updates"),
+    ("cuEGLStreamConsumerAcquireFrame", "pCudaResource"): ("inout", "a connection/stream the call reads and updates"),
+    ("cuEGLStreamConsumerAcquireFrame", "pStream"): ("inout", "a connection/stream the call reads and updates"),
+    ("cuEGLStreamConsumerReleaseFrame", "conn"): ("inout", "a connection/stream the call reads and updates"),
+    ("cuEGLStreamConsumerReleaseFrame", "pStream"): ("inout", "a connection/stream the call reads and updates"),
+    ("cuEGLStreamProducerDisconnect", "conn"): ("inout", "a connection/stream the call reads and updates"),
+    ("cuEGLStreamProducerPresentFrame", "conn"): ("inout", "a connection/stream the call reads and updates"),
+    ("cuEGLStreamProducerPresentFrame", "pStream"): ("inout", "a connection/stream the call reads and updates"),
+    ("cuEGLStreamProducerReturnFrame", "conn"): ("inout", "a connection/stream the call reads and updates"),
+    ("cuEGLStreamProducerReturnFrame", "pStream"): ("inout", "a connection/stream the call reads and updates"),
+    ("cudaEGLStreamConsumerDisconnect", "conn"): ("inout", "a connection/stream the call reads and updates"),
+    ("cudaEGLStreamConsumerAcquireFrame", "conn"): ("inout", "a connection/stream the call reads and updates"),
+    ("cudaEGLStreamConsumerAcquireFrame", "pCudaResource"): ("inout", "a connection/stream the call reads and updates"),
+    ("cudaEGLStreamConsumerAcquireFrame", "pStream"): ("inout", "a connection/stream the call reads and updates"),
+    ("cudaEGLStreamConsumerReleaseFrame", "conn"): ("inout", "a connection/stream the call reads and updates"),
+    ("cudaEGLStreamConsumerReleaseFrame", "pStream"): ("inout", "a connection/stream the call reads and updates"),
+    ("cudaEGLStreamProducerDisconnect", "conn"): ("inout", "a connection/stream the call reads and updates"),
+    ("cudaEGLStreamProducerPresentFrame", "conn"): ("inout", "a connection/stream the call reads and updates"),
+    ("cudaEGLStreamProducerPresentFrame", "pStream"): ("inout", "a connection/stream the call reads and updates"),
+    ("cudaEGLStreamProducerReturnFrame", "conn"): ("inout", "a connection/stream the call reads and updates"),
+    ("cudaEGLStreamProducerReturnFrame", "pStream"): ("inout", "a connection/stream the call reads and updates"),
+    ("cuVDPAUGetDevice", "vdpGetProcAddress"): ("in", "the VDPAU entry point getter, passed in"),
+    ("cuVDPAUCtxCreate", "vdpGetProcAddress"): ("in", "the VDPAU entry point getter, passed in"),
+    ("cudaVDPAUGetDevice", "vdpGetProcAddress"): ("in", "the VDPAU entry point getter, passed in"),
+    ("cudaVDPAUSetVDPAUDevice", "vdpGetProcAddress"): ("in", "the VDPAU entry point getter, passed in"),
     ("cuGetProcAddress", "pfn"): ("out", "the function pointer is returned as an int"),
     ("cuKernelGetParamInfo", "paramOffset"): ("out", "returned offset"),
     ("cuFuncGetParamInfo", "paramOffset"): ("out", "returned offset"),
@@ -86,6 +140,17 @@ ARRAY_COUNT = {
     ("cuGraphNodeGetDependentNodes", "edgeData"): "numDependentNodes",
     ("cuDevSmResourceSplitByCount", "result"): "nbGroups",
     ("cuDeviceGetLuid", "luid"): 8,
+    ("cudaGraphGetNodes", "nodes"): "numNodes",
+    ("cudaGraphGetRootNodes", "pRootNodes"): "pNumRootNodes",
+    ("cudaGraphGetEdges", "from"): "numEdges",
+    ("cudaGraphGetEdges", "to"): "numEdges",
+    ("cudaGraphGetEdges", "edgeData"): "numEdges",
+    ("cudaGraphNodeGetDependencies", "pDependencies"): "pNumDependencies",
+    ("cudaGraphNodeGetDependencies", "edgeData"): "pNumDependencies",
+    ("cudaGraphNodeGetDependentNodes", "pDependentNodes"): "pNumDependentNodes",
+    ("cudaGraphNodeGetDependentNodes", "edgeData"): "pNumDependentNodes",
+    ("cudaStreamGetCaptureInfo", "dependencies_out"): "numDependencies_out",
+    ("cudaStreamGetCaptureInfo", "edgeData_out"): "numDependencies_out",
     ("cuDeviceGetHostAtomicCapabilities", "capabilities"): "count",
     ("cuDeviceGetP2PAtomicCapabilities", "capabilities"): "count",
     # the length comes from another call
@@ -103,6 +168,10 @@ STRBUF_LEN = {
 # NVRTC getters that write into a caller buffer: the size query that bounds it, so a buffer
 # that is too small is a ValueError instead of a write past its end.
 NVRTC_BUFFER_SIZE = {
+    "nvJitLinkGetLinkedCubin": "nvJitLinkGetLinkedCubinSize",
+    "nvJitLinkGetLinkedPtx": "nvJitLinkGetLinkedPtxSize",
+    "nvJitLinkGetErrorLog": "nvJitLinkGetErrorLogSize",
+    "nvJitLinkGetInfoLog": "nvJitLinkGetInfoLogSize",
     "nvrtcGetPTX": "nvrtcGetPTXSize",
     "nvrtcGetCUBIN": "nvrtcGetCUBINSize",
     "nvrtcGetLTOIR": "nvrtcGetLTOIRSize",
@@ -154,6 +223,24 @@ ATTRIBUTE_TYPES = {
         "CU_MEMPOOL_ATTR_HW_DECOMPRESS_ENABLED": "int",
     },
     "CUgraphMem_attribute": {"*": "cuuint64_t"},
+    "cudaGraphMemAttributeType": {"*": "unsigned long long"},
+    "cudaMemRangeAttribute": {"*": "int"},
+    "cudaMemPoolAttr": {
+        "cudaMemPoolReuseFollowEventDependencies": "int",
+        "cudaMemPoolReuseAllowOpportunistic": "int",
+        "cudaMemPoolReuseAllowInternalDependencies": "int",
+        "cudaMemPoolAttrReleaseThreshold": "unsigned long long",
+        "cudaMemPoolAttrReservedMemCurrent": "unsigned long long",
+        "cudaMemPoolAttrReservedMemHigh": "unsigned long long",
+        "cudaMemPoolAttrUsedMemCurrent": "unsigned long long",
+        "cudaMemPoolAttrUsedMemHigh": "unsigned long long",
+        "cudaMemPoolAttrAllocationType": "cudaMemAllocationType",
+        "cudaMemPoolAttrExportHandleTypes": "cudaMemAllocationHandleType",
+        "cudaMemPoolAttrLocationId": "int",
+        "cudaMemPoolAttrLocationType": "cudaMemLocationType",
+        "cudaMemPoolAttrMaxPoolSize": "unsigned long long",
+        "cudaMemPoolAttrHwDecompressEnabled": "int",
+    },
     "CUmem_range_attribute": {"*": "int"},
     "CUcoredumpSettings": {
         "CU_COREDUMP_ENABLE_ON_EXCEPTION": "bool",
@@ -175,6 +262,10 @@ ATTRIBUTE_PARAMS = {
     ("cuMemPoolSetAttribute", "value"): ("attr", "CUmemPool_attribute"),
     ("cuDeviceGetGraphMemAttribute", "value"): ("attr", "CUgraphMem_attribute"),
     ("cuDeviceSetGraphMemAttribute", "value"): ("attr", "CUgraphMem_attribute"),
+    ("cudaMemPoolGetAttribute", "value"): ("attr", "cudaMemPoolAttr"),
+    ("cudaMemPoolSetAttribute", "value"): ("attr", "cudaMemPoolAttr"),
+    ("cudaDeviceGetGraphMemAttribute", "value"): ("attr", "cudaGraphMemAttributeType"),
+    ("cudaDeviceSetGraphMemAttribute", "value"): ("attr", "cudaGraphMemAttributeType"),
     ("cuCoredumpGetAttribute", "value"): ("attrib", "CUcoredumpSettings"),
     ("cuCoredumpGetAttributeGlobal", "value"): ("attrib", "CUcoredumpSettings"),
     ("cuCoredumpSetAttribute", "value"): ("attrib", "CUcoredumpSettings"),
@@ -186,6 +277,26 @@ KERNEL_PARAMS = {
     ("cuLaunchKernel", "kernelParams"),
     ("cuLaunchCooperativeKernel", "kernelParams"),
     ("cuLaunchKernelEx", "kernelParams"),
+    ("cudaLaunchKernel", "args"),
+    ("cudaLaunchCooperativeKernel", "args"),
+    ("cudaLaunchKernelExC", "args"),
+}
+
+# `void**` parameters are outputs (an address is returned) except these inputs.
+VOIDPP_INPUTS = {"extra", "kernelParams", "args", "dsts", "srcs", "dptrs"}
+
+# Entry points whose header is not in the pinned wheels (cuda_profiler_api.h, cudaProfiler.h):
+# declared here as (name, return type) with no parameters.
+EXTRA_FUNCTIONS = {
+    "runtime": [("cudaProfilerStart", "cudaError_t"), ("cudaProfilerStop", "cudaError_t")],
+}
+
+# Python-level helpers of the runtime module.  make_* build a struct from its fields in order
+# (they are inline C functions in driver_functions.h, not library symbols).
+MAKE_FUNCTIONS = {
+    "make_cudaPitchedPtr": ("cudaPitchedPtr", ["d", "p", "xsz", "ysz"], ["ptr", "pitch", "xsize", "ysize"]),
+    "make_cudaPos": ("cudaPos", ["x", "y", "z"], ["x", "y", "z"]),
+    "make_cudaExtent": ("cudaExtent", ["w", "h", "d"], ["width", "height", "depth"]),
 }
 
 # JIT option lists: options (enum array) + optionValues (void* array whose items are values).

@@ -13,26 +13,46 @@ _ABI_MACROS = {"__LP64__": "1", "__linux__": "1", "__x86_64__": "1", "__GNUC__":
 # Header sets, by library.  The profiler header is not shipped in the wheels: its two entry
 # points come from cudaProfilerTypedefs.h instead (see model.py).
 HEADER_SETS = {
-    "driver": ["cuda.h"],
+    "driver": ["cuda.h", "cudaGL.h", "cudaEGL.h", "cudaVDPAU.h"],
     "nvrtc": ["nvrtc.h"],
+    "runtime": ["driver_types.h", "vector_types.h", "surface_types.h", "texture_types.h",
+                "library_types.h", "device_types.h", "cuda_runtime_api.h", "driver_functions.h",
+                "cuda_gl_interop.h", "cuda_egl_interop.h", "cuda_vdpau_interop.h"],
+    "nvjitlink": ["nvJitLink.h"],
+}
+# The graphics interop headers include GL/EGL/VDPAU headers; the few types they use come from
+# the stand-ins in headers/stubs (see its README), read first.
+STUBS = Path(__file__).resolve().parent.parent / "headers" / "stubs"
+STUB_FILES = [str(STUBS / "GL" / "gl.h"), str(STUBS / "EGL" / "egl.h"), str(STUBS / "vdpau" / "vdpau.h")]
+INTEROP = {"driver": STUB_FILES, "runtime": STUB_FILES}
+# Macros the runtime headers take from headers the parser does not read (crt/host_defines.h).
+LIB_MACROS = {
+    "runtime": {"CUDARTAPI": "", "__host__": "", "__device__": "", "__cudart_builtin__": "",
+                "CUDART_CB": "", "__CUDA_DEPRECATED": "", "CUDART_DEVICE": ""},
 }
 TYPEDEF_HEADERS = {"driver": ["cudaTypedefs.h", "cudaProfilerTypedefs.h"]}
 
 
 # Text the parser cannot follow, with what the C preprocessor makes of it.
+COMMON_REPLACE = {
+    # unsigned literal suffixes in shifts (1u<<3) are beyond pyclibrary; same value
+    r"\b(\d+)u\s*<<": r"\1<<",
+}
 REPLACE = {
+    "runtime": {
+        # an attribute macro from crt/host_defines.h, which the parser does not read
+        r"__device_builtin__": "",
+    },
     "driver": {
         # token pasting (_CONCAT_OUTER) is beyond pyclibrary; RESOURCE_ABI_VERSION is 1 in 13.0
         r"_CONCAT_OUTER\(CUdevResource_v,\s*RESOURCE_ABI_VERSION\)": "CUdevResource_v1",
-        # unsigned literal suffixes in shifts (1u<<3) are beyond pyclibrary; same value
-        r"\b(\d+)u\s*<<": r"\1<<",
         # sizeof of a pointer type in an array bound stops pyclibrary; 8 on LP64 targets
         r"\[52 - sizeof\(CUcheckpointGpuPair \*\)\]": "[44]",
     },
 }
 
 
-def run_pyclibrary(include_dir, files, replace=None):
+def run_pyclibrary(include_dir, files, replace=None, macros=None):
     from pyclibrary import CParser
     from pyclibrary.c_parser import logger
     import logging
@@ -41,7 +61,7 @@ def run_pyclibrary(include_dir, files, replace=None):
     paths = [str(Path(include_dir) / f) for f in files]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")   # pyclibrary uses pyparsing names that now warn
-        p = CParser(paths, replace=replace, macros=dict(_ABI_MACROS), process_all=True)
+        p = CParser(paths, replace=replace, macros=dict(_ABI_MACROS, **(macros or {})), process_all=True)
     return p.defs
 
 
@@ -95,7 +115,7 @@ def doc_params(doc):
 
 
 _VERSIONED = re.compile(r"^\s*#\s*define\s+(\w+)\s+(\w+)\s*$", re.M)
-_PTDS = re.compile(r"^\s*#\s*define\s+(\w+)\s+__CUDA_API_(PTDS|PTSZ)\((\w+)\)", re.M)
+_PTDS = re.compile(r"^\s*#\s*define\s+(\w+)\s+__CUDA(?:RT)?_API_(PTDS|PTSZ)\((\w+)\)", re.M)
 
 
 def versioned_names(text):
@@ -133,11 +153,28 @@ def pfn_versions(text):
     return out
 
 
+_ABI_SYM = re.compile(r"^\s*extern\s+\w+\s+(__(\w+?)_\d+_\d+)\s*\(", re.M)
+
+
+def abi_symbols(text):
+    """nvJitLink.h: public inline names call versioned entry points (__nvJitLinkCreate_13_0)."""
+    return {api: sym for sym, api in _ABI_SYM.findall(text)}
+
+
+_INLINE = re.compile(r"static\s+(?:__inline__|inline)[^;{(]*?\b(\w+)\s*\(")
+
+
+def inline_functions(text):
+    """Names of static inline functions: header code, not library entry points."""
+    return set(_INLINE.findall(text))
+
+
 def read(include_dir, lib):
     """Everything the model needs for one library, as plain data."""
     inc = Path(include_dir)
     files = HEADER_SETS[lib]
-    defs = run_pyclibrary(inc, files, REPLACE.get(lib))
+    defs = run_pyclibrary(inc, INTEROP.get(lib, []) + files, dict(COMMON_REPLACE, **REPLACE.get(lib, {})),
+                          LIB_MACROS.get(lib))
     text = "\n".join((inc / f).read_text(encoding="utf-8", errors="replace") for f in files)
     tdtext = "\n".join((inc / f).read_text(encoding="utf-8", errors="replace")
                        for f in TYPEDEF_HEADERS.get(lib, []))
@@ -147,4 +184,6 @@ def read(include_dir, lib):
         "versioned": versioned_names(text),
         "ptds": ptds_names(text),
         "pfn": pfn_versions(tdtext),
+        "csyms": abi_symbols(text),
+        "inline": inline_functions(text),
     }

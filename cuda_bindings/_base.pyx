@@ -7,6 +7,8 @@ from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, u
 from cpython.buffer cimport PyObject_GetBuffer, PyBuffer_Release, PyBUF_ANY_CONTIGUOUS, PyBUF_WRITABLE, PyBUF_SIMPLE
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize
 from cpython.long cimport PyLong_AsVoidPtr, PyLong_FromVoidPtr
+cdef extern from "Python.h":
+    const Py_ssize_t PY_SSIZE_T_MAX
 
 cdef object _ctypes = None
 cdef tuple _NOARGS = ()
@@ -248,6 +250,12 @@ cdef int _wbuf(object o, void** out, Py_ssize_t* n) except -1:
     if isinstance(o, bytes):
         out[0] = <void*>PyBytes_AS_STRING(o)
         n[0] = len(<bytes>o)
+        return 0
+    if isinstance(o, int):
+        if o <= 0:
+            raise ValueError(f"expected a buffer or a positive address, not {o}")
+        out[0] = PyLong_AsVoidPtr(o)
+        n[0] = PY_SSIZE_T_MAX    # an address: its size is the caller's responsibility
         return 0
     if o is None:
         raise TypeError("expected a writable buffer (bytearray, bytes, numpy array), not None")
@@ -578,6 +586,7 @@ DEF F_VOIDP = 10   # void* (int), keeps a Python buffer alive
 DEF F_CSTR = 11    # char* -> bytes
 DEF F_PTRARR = 12  # T* with a count field -> list
 DEF F_BOOL = 13
+DEF F_KPARAMS = 14  # void** kernel parameters: every form cuLaunchKernel accepts
 
 
 cdef class _Field:
@@ -642,6 +651,12 @@ cdef class _Field:
             if s._keep is None:
                 s._keep = {}
             s._keep[self.name] = data
+        elif self.kind == F_KPARAMS:
+            b = _kparams(value)
+            (<void**>p)[0] = _bufptr(b)
+            if s._keep is None:
+                s._keep = {}
+            s._keep[self.name] = (b, value)
         elif self.kind == F_PTRARR:
             if value is None:
                 (<void**>p)[0] = NULL
@@ -681,6 +696,8 @@ cdef object _get_item(char* p, int kind, int size, object cls, object owner, _Fi
         if size == 4: return (<float*>p)[0]
         return (<double*>p)[0]
     if kind == F_ENUM:
+        if cls is None:
+            return (<int32_t*>p)[0]
         return _enum(cls._value2member_map_, cls, (<int32_t*>p)[0])
     if kind == F_HANDLE:
         return _new_handle(cls, (<void**>p)[0])
@@ -694,7 +711,7 @@ cdef object _get_item(char* p, int kind, int size, object cls, object owner, _Fi
         return PyBytes_FromStringAndSize(p, count)
     if kind == F_ARRAY:
         return [_get_item(p + i * size, ekind, size, cls, owner, f, 0, 0) for i in range(count)]
-    if kind == F_VOIDP:
+    if kind == F_VOIDP or kind == F_KPARAMS:
         return PyLong_FromVoidPtr((<void**>p)[0])
     if kind == F_CSTR:
         q = (<void**>p)[0]

@@ -4,6 +4,24 @@
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t, intptr_t, uintptr_t
 from libc.stddef cimport size_t
 
+cdef extern from *:
+    """
+    #include "cuda.h"
+    #if defined(__has_include) && __has_include(<GL/gl.h>)
+    #include <GL/gl.h>
+    #include "cudaGL.h"
+    #endif
+    #if defined(__has_include) && __has_include(<EGL/egl.h>) && __has_include(<EGL/eglext.h>)
+    #include <EGL/egl.h>
+    #include <EGL/eglext.h>
+    #include "cudaEGL.h"
+    #endif
+    #if defined(__has_include) && __has_include(<vdpau/vdpau.h>)
+    #include <vdpau/vdpau.h>
+    #include "cudaVDPAU.h"
+    #endif
+    """
+
 cdef extern from "cuda.h" nogil:
     cdef struct CUDA_ARRAY3D_DESCRIPTOR_st
     cdef struct CUDA_ARRAY_DESCRIPTOR_st
@@ -59,6 +77,7 @@ cdef extern from "cuda.h" nogil:
     cdef struct CUdevResource_st
     cdef struct CUdevSmResource_st
     cdef struct CUdevprop_st
+    cdef struct CUeglFrame_st
     cdef struct CUexecAffinityParam_st
     cdef struct CUexecAffinitySmCount_st
     cdef struct CUextent3D_st
@@ -115,6 +134,7 @@ cdef extern from "cuda.h" nogil:
     cdef struct CUlinkState_st
     cdef struct CUdevResourceDesc_st
     cdef struct CUlogsCallbackEntry_st
+    cdef struct CUeglStreamConnection_st
 
     ctypedef enum CUipcMem_flags:
         CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS
@@ -1103,7 +1123,148 @@ cdef extern from "cuda.h" nogil:
     ctypedef enum CUlogLevel:
         CU_LOG_LEVEL_ERROR
         CU_LOG_LEVEL_WARNING
+    ctypedef enum CUGLDeviceList:
+        CU_GL_DEVICE_LIST_ALL
+        CU_GL_DEVICE_LIST_CURRENT_FRAME
+        CU_GL_DEVICE_LIST_NEXT_FRAME
+    ctypedef enum CUGLmap_flags:
+        CU_GL_MAP_RESOURCE_FLAGS_NONE
+        CU_GL_MAP_RESOURCE_FLAGS_READ_ONLY
+        CU_GL_MAP_RESOURCE_FLAGS_WRITE_DISCARD
+    ctypedef enum CUeglFrameType:
+        CU_EGL_FRAME_TYPE_ARRAY
+        CU_EGL_FRAME_TYPE_PITCH
+    ctypedef enum CUeglResourceLocationFlags:
+        CU_EGL_RESOURCE_LOCATION_SYSMEM
+        CU_EGL_RESOURCE_LOCATION_VIDMEM
+    ctypedef enum CUeglColorFormat:
+        CU_EGL_COLOR_FORMAT_YUV420_PLANAR
+        CU_EGL_COLOR_FORMAT_YUV420_SEMIPLANAR
+        CU_EGL_COLOR_FORMAT_YUV422_PLANAR
+        CU_EGL_COLOR_FORMAT_YUV422_SEMIPLANAR
+        CU_EGL_COLOR_FORMAT_RGB
+        CU_EGL_COLOR_FORMAT_BGR
+        CU_EGL_COLOR_FORMAT_ARGB
+        CU_EGL_COLOR_FORMAT_RGBA
+        CU_EGL_COLOR_FORMAT_L
+        CU_EGL_COLOR_FORMAT_R
+        CU_EGL_COLOR_FORMAT_YUV444_PLANAR
+        CU_EGL_COLOR_FORMAT_YUV444_SEMIPLANAR
+        CU_EGL_COLOR_FORMAT_YUYV_422
+        CU_EGL_COLOR_FORMAT_UYVY_422
+        CU_EGL_COLOR_FORMAT_ABGR
+        CU_EGL_COLOR_FORMAT_BGRA
+        CU_EGL_COLOR_FORMAT_A
+        CU_EGL_COLOR_FORMAT_RG
+        CU_EGL_COLOR_FORMAT_AYUV
+        CU_EGL_COLOR_FORMAT_YVU444_SEMIPLANAR
+        CU_EGL_COLOR_FORMAT_YVU422_SEMIPLANAR
+        CU_EGL_COLOR_FORMAT_YVU420_SEMIPLANAR
+        CU_EGL_COLOR_FORMAT_Y10V10U10_444_SEMIPLANAR
+        CU_EGL_COLOR_FORMAT_Y10V10U10_420_SEMIPLANAR
+        CU_EGL_COLOR_FORMAT_Y12V12U12_444_SEMIPLANAR
+        CU_EGL_COLOR_FORMAT_Y12V12U12_420_SEMIPLANAR
+        CU_EGL_COLOR_FORMAT_VYUY_ER
+        CU_EGL_COLOR_FORMAT_UYVY_ER
+        CU_EGL_COLOR_FORMAT_YUYV_ER
+        CU_EGL_COLOR_FORMAT_YVYU_ER
+        CU_EGL_COLOR_FORMAT_YUV_ER
+        CU_EGL_COLOR_FORMAT_YUVA_ER
+        CU_EGL_COLOR_FORMAT_AYUV_ER
+        CU_EGL_COLOR_FORMAT_YUV444_PLANAR_ER
+        CU_EGL_COLOR_FORMAT_YUV422_PLANAR_ER
+        CU_EGL_COLOR_FORMAT_YUV420_PLANAR_ER
+        CU_EGL_COLOR_FORMAT_YUV444_SEMIPLANAR_ER
+        CU_EGL_COLOR_FORMAT_YUV422_SEMIPLANAR_ER
+        CU_EGL_COLOR_FORMAT_YUV420_SEMIPLANAR_ER
+        CU_EGL_COLOR_FORMAT_YVU444_PLANAR_ER
+        CU_EGL_COLOR_FORMAT_YVU422_PLANAR_ER
+        CU_EGL_COLOR_FORMAT_YVU420_PLANAR_ER
+        CU_EGL_COLOR_FORMAT_YVU444_SEMIPLANAR_ER
+        CU_EGL_COLOR_FORMAT_YVU422_SEMIPLANAR_ER
+        CU_EGL_COLOR_FORMAT_YVU420_SEMIPLANAR_ER
+        CU_EGL_COLOR_FORMAT_BAYER_RGGB
+        CU_EGL_COLOR_FORMAT_BAYER_BGGR
+        CU_EGL_COLOR_FORMAT_BAYER_GRBG
+        CU_EGL_COLOR_FORMAT_BAYER_GBRG
+        CU_EGL_COLOR_FORMAT_BAYER10_RGGB
+        CU_EGL_COLOR_FORMAT_BAYER10_BGGR
+        CU_EGL_COLOR_FORMAT_BAYER10_GRBG
+        CU_EGL_COLOR_FORMAT_BAYER10_GBRG
+        CU_EGL_COLOR_FORMAT_BAYER12_RGGB
+        CU_EGL_COLOR_FORMAT_BAYER12_BGGR
+        CU_EGL_COLOR_FORMAT_BAYER12_GRBG
+        CU_EGL_COLOR_FORMAT_BAYER12_GBRG
+        CU_EGL_COLOR_FORMAT_BAYER14_RGGB
+        CU_EGL_COLOR_FORMAT_BAYER14_BGGR
+        CU_EGL_COLOR_FORMAT_BAYER14_GRBG
+        CU_EGL_COLOR_FORMAT_BAYER14_GBRG
+        CU_EGL_COLOR_FORMAT_BAYER20_RGGB
+        CU_EGL_COLOR_FORMAT_BAYER20_BGGR
+        CU_EGL_COLOR_FORMAT_BAYER20_GRBG
+        CU_EGL_COLOR_FORMAT_BAYER20_GBRG
+        CU_EGL_COLOR_FORMAT_YVU444_PLANAR
+        CU_EGL_COLOR_FORMAT_YVU422_PLANAR
+        CU_EGL_COLOR_FORMAT_YVU420_PLANAR
+        CU_EGL_COLOR_FORMAT_BAYER_ISP_RGGB
+        CU_EGL_COLOR_FORMAT_BAYER_ISP_BGGR
+        CU_EGL_COLOR_FORMAT_BAYER_ISP_GRBG
+        CU_EGL_COLOR_FORMAT_BAYER_ISP_GBRG
+        CU_EGL_COLOR_FORMAT_BAYER_BCCR
+        CU_EGL_COLOR_FORMAT_BAYER_RCCB
+        CU_EGL_COLOR_FORMAT_BAYER_CRBC
+        CU_EGL_COLOR_FORMAT_BAYER_CBRC
+        CU_EGL_COLOR_FORMAT_BAYER10_CCCC
+        CU_EGL_COLOR_FORMAT_BAYER12_BCCR
+        CU_EGL_COLOR_FORMAT_BAYER12_RCCB
+        CU_EGL_COLOR_FORMAT_BAYER12_CRBC
+        CU_EGL_COLOR_FORMAT_BAYER12_CBRC
+        CU_EGL_COLOR_FORMAT_BAYER12_CCCC
+        CU_EGL_COLOR_FORMAT_Y
+        CU_EGL_COLOR_FORMAT_YUV420_SEMIPLANAR_2020
+        CU_EGL_COLOR_FORMAT_YVU420_SEMIPLANAR_2020
+        CU_EGL_COLOR_FORMAT_YUV420_PLANAR_2020
+        CU_EGL_COLOR_FORMAT_YVU420_PLANAR_2020
+        CU_EGL_COLOR_FORMAT_YUV420_SEMIPLANAR_709
+        CU_EGL_COLOR_FORMAT_YVU420_SEMIPLANAR_709
+        CU_EGL_COLOR_FORMAT_YUV420_PLANAR_709
+        CU_EGL_COLOR_FORMAT_YVU420_PLANAR_709
+        CU_EGL_COLOR_FORMAT_Y10V10U10_420_SEMIPLANAR_709
+        CU_EGL_COLOR_FORMAT_Y10V10U10_420_SEMIPLANAR_2020
+        CU_EGL_COLOR_FORMAT_Y10V10U10_422_SEMIPLANAR_2020
+        CU_EGL_COLOR_FORMAT_Y10V10U10_422_SEMIPLANAR
+        CU_EGL_COLOR_FORMAT_Y10V10U10_422_SEMIPLANAR_709
+        CU_EGL_COLOR_FORMAT_Y_ER
+        CU_EGL_COLOR_FORMAT_Y_709_ER
+        CU_EGL_COLOR_FORMAT_Y10_ER
+        CU_EGL_COLOR_FORMAT_Y10_709_ER
+        CU_EGL_COLOR_FORMAT_Y12_ER
+        CU_EGL_COLOR_FORMAT_Y12_709_ER
+        CU_EGL_COLOR_FORMAT_YUVA
+        CU_EGL_COLOR_FORMAT_YUV
+        CU_EGL_COLOR_FORMAT_YVYU
+        CU_EGL_COLOR_FORMAT_VYUY
+        CU_EGL_COLOR_FORMAT_Y10V10U10_420_SEMIPLANAR_ER
+        CU_EGL_COLOR_FORMAT_Y10V10U10_420_SEMIPLANAR_709_ER
+        CU_EGL_COLOR_FORMAT_Y10V10U10_444_SEMIPLANAR_ER
+        CU_EGL_COLOR_FORMAT_Y10V10U10_444_SEMIPLANAR_709_ER
+        CU_EGL_COLOR_FORMAT_Y12V12U12_420_SEMIPLANAR_ER
+        CU_EGL_COLOR_FORMAT_Y12V12U12_420_SEMIPLANAR_709_ER
+        CU_EGL_COLOR_FORMAT_Y12V12U12_444_SEMIPLANAR_ER
+        CU_EGL_COLOR_FORMAT_Y12V12U12_444_SEMIPLANAR_709_ER
+        CU_EGL_COLOR_FORMAT_UYVY_709
+        CU_EGL_COLOR_FORMAT_UYVY_709_ER
+        CU_EGL_COLOR_FORMAT_UYVY_2020
+        CU_EGL_COLOR_FORMAT_MAX
 
+    ctypedef unsigned int GLenum
+    ctypedef unsigned int GLuint
+    ctypedef int EGLint
+    ctypedef uint32_t VdpDevice
+    ctypedef uint32_t VdpVideoSurface
+    ctypedef uint32_t VdpOutputSurface
+    ctypedef uint32_t VdpFuncId
+    ctypedef int VdpStatus
     ctypedef uint32_t cuuint32_t
     ctypedef uint64_t cuuint64_t
     ctypedef unsigned long long CUdeviceptr_v2
@@ -1118,6 +1279,9 @@ cdef extern from "cuda.h" nogil:
     ctypedef unsigned long long CUmemGenericAllocationHandle_v1
     ctypedef CUmemGenericAllocationHandle_v1 CUmemGenericAllocationHandle
     ctypedef unsigned int CUlogIterator
+    ctypedef void* EGLImageKHR
+    ctypedef void* EGLStreamKHR
+    ctypedef void* EGLSyncKHR
     ctypedef CUctx_st* CUcontext
     ctypedef CUmod_st* CUmodule
     ctypedef CUfunc_st* CUfunction
@@ -1143,6 +1307,8 @@ cdef extern from "cuda.h" nogil:
     ctypedef CUlinkState_st* CUlinkState
     ctypedef CUdevResourceDesc_st* CUdevResourceDesc
     ctypedef CUlogsCallbackEntry_st* CUlogsCallbackHandle
+    ctypedef CUeglStreamConnection_st* CUeglStreamConnection
+    ctypedef VdpStatus (*VdpGetProcAddress)(VdpDevice device, VdpFuncId function_id, void** function_pointer)
     ctypedef void (*CUasyncCallback)(CUasyncNotificationInfo_st* info, void* userData, CUasyncCallbackHandle callback)
     ctypedef void (*CUhostFn)(void* userData)
     ctypedef void (*CUstreamCallback)(CUstream hStream, CUresult status, void* userData)
@@ -1292,6 +1458,9 @@ cdef extern from "cuda.h" nogil:
     cdef union anon_union12:
         anon_struct23 ptr
         anon_struct24 array
+    cdef union anon_union15:
+        CUarray pArray[3]
+        void* pPitch[3]
     cdef struct CUDA_ARRAY3D_DESCRIPTOR_st:
         size_t Width
         size_t Height
@@ -1750,6 +1919,19 @@ cdef extern from "cuda.h" nogil:
         int textureAlign
     ctypedef CUdevprop_st CUdevprop_v1
     ctypedef CUdevprop_v1 CUdevprop
+    cdef struct CUeglFrame_st:
+        anon_union15 frame
+        unsigned int width
+        unsigned int height
+        unsigned int depth
+        unsigned int pitch
+        unsigned int planeCount
+        unsigned int numChannels
+        CUeglFrameType frameType
+        CUeglColorFormat eglColorFormat
+        CUarray_format cuFormat
+    ctypedef CUeglFrame_st CUeglFrame_v1
+    ctypedef CUeglFrame_v1 CUeglFrame
     cdef struct CUexecAffinityParam_st:
         CUexecAffinityType type
         anon_union3 param
@@ -1920,7 +2102,7 @@ cdef extern from "cuda.h" nogil:
     ctypedef CUtensorMap_st CUtensorMap
 
 cdef enum:
-    _CB_NUM_FUNCTIONS = 451
+    _CB_NUM_FUNCTIONS = 479
 cdef CUresult cuGetErrorString(CUresult error, const char** pStr) except ?CUDA_ERROR_NOT_FOUND nogil
 cdef CUresult cuGetErrorName(CUresult error, const char** pStr) except ?CUDA_ERROR_NOT_FOUND nogil
 cdef CUresult cuInit(unsigned int Flags) except ?CUDA_ERROR_NOT_FOUND nogil
@@ -2370,5 +2552,33 @@ cdef CUresult cuCheckpointProcessLock(int pid, CUcheckpointLockArgs* args) excep
 cdef CUresult cuCheckpointProcessCheckpoint(int pid, CUcheckpointCheckpointArgs* args) except ?CUDA_ERROR_NOT_FOUND nogil
 cdef CUresult cuCheckpointProcessRestore(int pid, CUcheckpointRestoreArgs* args) except ?CUDA_ERROR_NOT_FOUND nogil
 cdef CUresult cuCheckpointProcessUnlock(int pid, CUcheckpointUnlockArgs* args) except ?CUDA_ERROR_NOT_FOUND nogil
+cdef CUresult cuGraphicsGLRegisterBuffer(CUgraphicsResource* pCudaResource, GLuint buffer, unsigned int Flags) except ?CUDA_ERROR_NOT_FOUND nogil
+cdef CUresult cuGraphicsGLRegisterImage(CUgraphicsResource* pCudaResource, GLuint image, GLenum target, unsigned int Flags) except ?CUDA_ERROR_NOT_FOUND nogil
+cdef CUresult cuGLGetDevices(unsigned int* pCudaDeviceCount, CUdevice* pCudaDevices, unsigned int cudaDeviceCount, CUGLDeviceList deviceList) except ?CUDA_ERROR_NOT_FOUND nogil
+cdef CUresult cuGLCtxCreate(CUcontext* pCtx, unsigned int Flags, CUdevice device) except ?CUDA_ERROR_NOT_FOUND nogil
+cdef CUresult cuGLInit() except ?CUDA_ERROR_NOT_FOUND nogil
+cdef CUresult cuGLRegisterBufferObject(GLuint buffer) except ?CUDA_ERROR_NOT_FOUND nogil
+cdef CUresult cuGLMapBufferObject(CUdeviceptr* dptr, size_t* size, GLuint buffer) except ?CUDA_ERROR_NOT_FOUND nogil
+cdef CUresult cuGLUnmapBufferObject(GLuint buffer) except ?CUDA_ERROR_NOT_FOUND nogil
+cdef CUresult cuGLUnregisterBufferObject(GLuint buffer) except ?CUDA_ERROR_NOT_FOUND nogil
+cdef CUresult cuGLSetBufferObjectMapFlags(GLuint buffer, unsigned int Flags) except ?CUDA_ERROR_NOT_FOUND nogil
+cdef CUresult cuGLMapBufferObjectAsync(CUdeviceptr* dptr, size_t* size, GLuint buffer, CUstream hStream) except ?CUDA_ERROR_NOT_FOUND nogil
+cdef CUresult cuGLUnmapBufferObjectAsync(GLuint buffer, CUstream hStream) except ?CUDA_ERROR_NOT_FOUND nogil
+cdef CUresult cuGraphicsEGLRegisterImage(CUgraphicsResource* pCudaResource, EGLImageKHR image, unsigned int flags) except ?CUDA_ERROR_NOT_FOUND nogil
+cdef CUresult cuEGLStreamConsumerConnect(CUeglStreamConnection* conn, EGLStreamKHR stream) except ?CUDA_ERROR_NOT_FOUND nogil
+cdef CUresult cuEGLStreamConsumerConnectWithFlags(CUeglStreamConnection* conn, EGLStreamKHR stream, unsigned int flags) except ?CUDA_ERROR_NOT_FOUND nogil
+cdef CUresult cuEGLStreamConsumerDisconnect(CUeglStreamConnection* conn) except ?CUDA_ERROR_NOT_FOUND nogil
+cdef CUresult cuEGLStreamConsumerAcquireFrame(CUeglStreamConnection* conn, CUgraphicsResource* pCudaResource, CUstream* pStream, unsigned int timeout) except ?CUDA_ERROR_NOT_FOUND nogil
+cdef CUresult cuEGLStreamConsumerReleaseFrame(CUeglStreamConnection* conn, CUgraphicsResource pCudaResource, CUstream* pStream) except ?CUDA_ERROR_NOT_FOUND nogil
+cdef CUresult cuEGLStreamProducerConnect(CUeglStreamConnection* conn, EGLStreamKHR stream, EGLint width, EGLint height) except ?CUDA_ERROR_NOT_FOUND nogil
+cdef CUresult cuEGLStreamProducerDisconnect(CUeglStreamConnection* conn) except ?CUDA_ERROR_NOT_FOUND nogil
+cdef CUresult cuEGLStreamProducerPresentFrame(CUeglStreamConnection* conn, CUeglFrame eglframe, CUstream* pStream) except ?CUDA_ERROR_NOT_FOUND nogil
+cdef CUresult cuEGLStreamProducerReturnFrame(CUeglStreamConnection* conn, CUeglFrame* eglframe, CUstream* pStream) except ?CUDA_ERROR_NOT_FOUND nogil
+cdef CUresult cuGraphicsResourceGetMappedEglFrame(CUeglFrame* eglFrame, CUgraphicsResource resource, unsigned int index, unsigned int mipLevel) except ?CUDA_ERROR_NOT_FOUND nogil
+cdef CUresult cuEventCreateFromEGLSync(CUevent* phEvent, EGLSyncKHR eglSync, unsigned int flags) except ?CUDA_ERROR_NOT_FOUND nogil
+cdef CUresult cuVDPAUGetDevice(CUdevice* pDevice, VdpDevice vdpDevice, VdpGetProcAddress* vdpGetProcAddress) except ?CUDA_ERROR_NOT_FOUND nogil
+cdef CUresult cuVDPAUCtxCreate(CUcontext* pCtx, unsigned int flags, CUdevice device, VdpDevice vdpDevice, VdpGetProcAddress* vdpGetProcAddress) except ?CUDA_ERROR_NOT_FOUND nogil
+cdef CUresult cuGraphicsVDPAURegisterVideoSurface(CUgraphicsResource* pCudaResource, VdpVideoSurface vdpSurface, unsigned int flags) except ?CUDA_ERROR_NOT_FOUND nogil
+cdef CUresult cuGraphicsVDPAURegisterOutputSurface(CUgraphicsResource* pCudaResource, VdpOutputSurface vdpSurface, unsigned int flags) except ?CUDA_ERROR_NOT_FOUND nogil
 cdef CUresult cuProfilerStart() except ?CUDA_ERROR_NOT_FOUND nogil
 cdef CUresult cuProfilerStop() except ?CUDA_ERROR_NOT_FOUND nogil

@@ -3,7 +3,7 @@
 # cython: language_level=3
 from cuda.bindings._symbols_driver import _symbol
 
-cdef void* _slots[451]
+cdef void* _slots[479]
 
 cdef int _resolve(int i) except -1 nogil:
     with gil:
@@ -2255,12 +2255,152 @@ cdef CUresult cuCheckpointProcessUnlock(int pid, CUcheckpointUnlockArgs* args) e
         _resolve(448)
     return (<CUresult (*)(int, CUcheckpointUnlockArgs*) noexcept nogil>_slots[448])(pid, args)
 
-cdef CUresult cuProfilerStart() except ?CUDA_ERROR_NOT_FOUND nogil:
+cdef CUresult cuGraphicsGLRegisterBuffer(CUgraphicsResource* pCudaResource, GLuint buffer, unsigned int Flags) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[449] == NULL:
         _resolve(449)
-    return (<CUresult (*)() noexcept nogil>_slots[449])()
+    return (<CUresult (*)(CUgraphicsResource*, GLuint, unsigned int) noexcept nogil>_slots[449])(pCudaResource, buffer, Flags)
 
-cdef CUresult cuProfilerStop() except ?CUDA_ERROR_NOT_FOUND nogil:
+cdef CUresult cuGraphicsGLRegisterImage(CUgraphicsResource* pCudaResource, GLuint image, GLenum target, unsigned int Flags) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[450] == NULL:
         _resolve(450)
-    return (<CUresult (*)() noexcept nogil>_slots[450])()
+    return (<CUresult (*)(CUgraphicsResource*, GLuint, GLenum, unsigned int) noexcept nogil>_slots[450])(pCudaResource, image, target, Flags)
+
+cdef CUresult cuGLGetDevices(unsigned int* pCudaDeviceCount, CUdevice* pCudaDevices, unsigned int cudaDeviceCount, CUGLDeviceList deviceList) except ?CUDA_ERROR_NOT_FOUND nogil:
+    if _slots[451] == NULL:
+        _resolve(451)
+    return (<CUresult (*)(unsigned int*, CUdevice*, unsigned int, CUGLDeviceList) noexcept nogil>_slots[451])(pCudaDeviceCount, pCudaDevices, cudaDeviceCount, deviceList)
+
+cdef CUresult cuGLCtxCreate(CUcontext* pCtx, unsigned int Flags, CUdevice device) except ?CUDA_ERROR_NOT_FOUND nogil:
+    if _slots[452] == NULL:
+        _resolve(452)
+    return (<CUresult (*)(CUcontext*, unsigned int, CUdevice) noexcept nogil>_slots[452])(pCtx, Flags, device)
+
+cdef CUresult cuGLInit() except ?CUDA_ERROR_NOT_FOUND nogil:
+    if _slots[453] == NULL:
+        _resolve(453)
+    return (<CUresult (*)() noexcept nogil>_slots[453])()
+
+cdef CUresult cuGLRegisterBufferObject(GLuint buffer) except ?CUDA_ERROR_NOT_FOUND nogil:
+    if _slots[454] == NULL:
+        _resolve(454)
+    return (<CUresult (*)(GLuint) noexcept nogil>_slots[454])(buffer)
+
+cdef CUresult cuGLMapBufferObject(CUdeviceptr* dptr, size_t* size, GLuint buffer) except ?CUDA_ERROR_NOT_FOUND nogil:
+    if _slots[455] == NULL:
+        _resolve(455)
+    return (<CUresult (*)(CUdeviceptr*, size_t*, GLuint) noexcept nogil>_slots[455])(dptr, size, buffer)
+
+cdef CUresult cuGLUnmapBufferObject(GLuint buffer) except ?CUDA_ERROR_NOT_FOUND nogil:
+    if _slots[456] == NULL:
+        _resolve(456)
+    return (<CUresult (*)(GLuint) noexcept nogil>_slots[456])(buffer)
+
+cdef CUresult cuGLUnregisterBufferObject(GLuint buffer) except ?CUDA_ERROR_NOT_FOUND nogil:
+    if _slots[457] == NULL:
+        _resolve(457)
+    return (<CUresult (*)(GLuint) noexcept nogil>_slots[457])(buffer)
+
+cdef CUresult cuGLSetBufferObjectMapFlags(GLuint buffer, unsigned int Flags) except ?CUDA_ERROR_NOT_FOUND nogil:
+    if _slots[458] == NULL:
+        _resolve(458)
+    return (<CUresult (*)(GLuint, unsigned int) noexcept nogil>_slots[458])(buffer, Flags)
+
+cdef CUresult cuGLMapBufferObjectAsync(CUdeviceptr* dptr, size_t* size, GLuint buffer, CUstream hStream) except ?CUDA_ERROR_NOT_FOUND nogil:
+    if _slots[459] == NULL:
+        _resolve(459)
+    return (<CUresult (*)(CUdeviceptr*, size_t*, GLuint, CUstream) noexcept nogil>_slots[459])(dptr, size, buffer, hStream)
+
+cdef CUresult cuGLUnmapBufferObjectAsync(GLuint buffer, CUstream hStream) except ?CUDA_ERROR_NOT_FOUND nogil:
+    if _slots[460] == NULL:
+        _resolve(460)
+    return (<CUresult (*)(GLuint, CUstream) noexcept nogil>_slots[460])(buffer, hStream)
+
+cdef CUresult cuGraphicsEGLRegisterImage(CUgraphicsResource* pCudaResource, EGLImageKHR image, unsigned int flags) except ?CUDA_ERROR_NOT_FOUND nogil:
+    if _slots[461] == NULL:
+        _resolve(461)
+    return (<CUresult (*)(CUgraphicsResource*, EGLImageKHR, unsigned int) noexcept nogil>_slots[461])(pCudaResource, image, flags)
+
+cdef CUresult cuEGLStreamConsumerConnect(CUeglStreamConnection* conn, EGLStreamKHR stream) except ?CUDA_ERROR_NOT_FOUND nogil:
+    if _slots[462] == NULL:
+        _resolve(462)
+    return (<CUresult (*)(CUeglStreamConnection*, EGLStreamKHR) noexcept nogil>_slots[462])(conn, stream)
+
+cdef CUresult cuEGLStreamConsumerConnectWithFlags(CUeglStreamConnection* conn, EGLStreamKHR stream, unsigned int flags) except ?CUDA_ERROR_NOT_FOUND nogil:
+    if _slots[463] == NULL:
+        _resolve(463)
+    return (<CUresult (*)(CUeglStreamConnection*, EGLStreamKHR, unsigned int) noexcept nogil>_slots[463])(conn, stream, flags)
+
+cdef CUresult cuEGLStreamConsumerDisconnect(CUeglStreamConnection* conn) except ?CUDA_ERROR_NOT_FOUND nogil:
+    if _slots[464] == NULL:
+        _resolve(464)
+    return (<CUresult (*)(CUeglStreamConnection*) noexcept nogil>_slots[464])(conn)
+
+cdef CUresult cuEGLStreamConsumerAcquireFrame(CUeglStreamConnection* conn, CUgraphicsResource* pCudaResource, CUstream* pStream, unsigned int timeout) except ?CUDA_ERROR_NOT_FOUND nogil:
+    if _slots[465] == NULL:
+        _resolve(465)
+    return (<CUresult (*)(CUeglStreamConnection*, CUgraphicsResource*, CUstream*, unsigned int) noexcept nogil>_slots[465])(conn, pCudaResource, pStream, timeout)
+
+cdef CUresult cuEGLStreamConsumerReleaseFrame(CUeglStreamConnection* conn, CUgraphicsResource pCudaResource, CUstream* pStream) except ?CUDA_ERROR_NOT_FOUND nogil:
+    if _slots[466] == NULL:
+        _resolve(466)
+    return (<CUresult (*)(CUeglStreamConnection*, CUgraphicsResource, CUstream*) noexcept nogil>_slots[466])(conn, pCudaResource, pStream)
+
+cdef CUresult cuEGLStreamProducerConnect(CUeglStreamConnection* conn, EGLStreamKHR stream, EGLint width, EGLint height) except ?CUDA_ERROR_NOT_FOUND nogil:
+    if _slots[467] == NULL:
+        _resolve(467)
+    return (<CUresult (*)(CUeglStreamConnection*, EGLStreamKHR, EGLint, EGLint) noexcept nogil>_slots[467])(conn, stream, width, height)
+
+cdef CUresult cuEGLStreamProducerDisconnect(CUeglStreamConnection* conn) except ?CUDA_ERROR_NOT_FOUND nogil:
+    if _slots[468] == NULL:
+        _resolve(468)
+    return (<CUresult (*)(CUeglStreamConnection*) noexcept nogil>_slots[468])(conn)
+
+cdef CUresult cuEGLStreamProducerPresentFrame(CUeglStreamConnection* conn, CUeglFrame eglframe, CUstream* pStream) except ?CUDA_ERROR_NOT_FOUND nogil:
+    if _slots[469] == NULL:
+        _resolve(469)
+    return (<CUresult (*)(CUeglStreamConnection*, CUeglFrame, CUstream*) noexcept nogil>_slots[469])(conn, eglframe, pStream)
+
+cdef CUresult cuEGLStreamProducerReturnFrame(CUeglStreamConnection* conn, CUeglFrame* eglframe, CUstream* pStream) except ?CUDA_ERROR_NOT_FOUND nogil:
+    if _slots[470] == NULL:
+        _resolve(470)
+    return (<CUresult (*)(CUeglStreamConnection*, CUeglFrame*, CUstream*) noexcept nogil>_slots[470])(conn, eglframe, pStream)
+
+cdef CUresult cuGraphicsResourceGetMappedEglFrame(CUeglFrame* eglFrame, CUgraphicsResource resource, unsigned int index, unsigned int mipLevel) except ?CUDA_ERROR_NOT_FOUND nogil:
+    if _slots[471] == NULL:
+        _resolve(471)
+    return (<CUresult (*)(CUeglFrame*, CUgraphicsResource, unsigned int, unsigned int) noexcept nogil>_slots[471])(eglFrame, resource, index, mipLevel)
+
+cdef CUresult cuEventCreateFromEGLSync(CUevent* phEvent, EGLSyncKHR eglSync, unsigned int flags) except ?CUDA_ERROR_NOT_FOUND nogil:
+    if _slots[472] == NULL:
+        _resolve(472)
+    return (<CUresult (*)(CUevent*, EGLSyncKHR, unsigned int) noexcept nogil>_slots[472])(phEvent, eglSync, flags)
+
+cdef CUresult cuVDPAUGetDevice(CUdevice* pDevice, VdpDevice vdpDevice, VdpGetProcAddress* vdpGetProcAddress) except ?CUDA_ERROR_NOT_FOUND nogil:
+    if _slots[473] == NULL:
+        _resolve(473)
+    return (<CUresult (*)(CUdevice*, VdpDevice, VdpGetProcAddress*) noexcept nogil>_slots[473])(pDevice, vdpDevice, vdpGetProcAddress)
+
+cdef CUresult cuVDPAUCtxCreate(CUcontext* pCtx, unsigned int flags, CUdevice device, VdpDevice vdpDevice, VdpGetProcAddress* vdpGetProcAddress) except ?CUDA_ERROR_NOT_FOUND nogil:
+    if _slots[474] == NULL:
+        _resolve(474)
+    return (<CUresult (*)(CUcontext*, unsigned int, CUdevice, VdpDevice, VdpGetProcAddress*) noexcept nogil>_slots[474])(pCtx, flags, device, vdpDevice, vdpGetProcAddress)
+
+cdef CUresult cuGraphicsVDPAURegisterVideoSurface(CUgraphicsResource* pCudaResource, VdpVideoSurface vdpSurface, unsigned int flags) except ?CUDA_ERROR_NOT_FOUND nogil:
+    if _slots[475] == NULL:
+        _resolve(475)
+    return (<CUresult (*)(CUgraphicsResource*, VdpVideoSurface, unsigned int) noexcept nogil>_slots[475])(pCudaResource, vdpSurface, flags)
+
+cdef CUresult cuGraphicsVDPAURegisterOutputSurface(CUgraphicsResource* pCudaResource, VdpOutputSurface vdpSurface, unsigned int flags) except ?CUDA_ERROR_NOT_FOUND nogil:
+    if _slots[476] == NULL:
+        _resolve(476)
+    return (<CUresult (*)(CUgraphicsResource*, VdpOutputSurface, unsigned int) noexcept nogil>_slots[476])(pCudaResource, vdpSurface, flags)
+
+cdef CUresult cuProfilerStart() except ?CUDA_ERROR_NOT_FOUND nogil:
+    if _slots[477] == NULL:
+        _resolve(477)
+    return (<CUresult (*)() noexcept nogil>_slots[477])()
+
+cdef CUresult cuProfilerStop() except ?CUDA_ERROR_NOT_FOUND nogil:
+    if _slots[478] == NULL:
+        _resolve(478)
+    return (<CUresult (*)() noexcept nogil>_slots[478])()

@@ -123,6 +123,11 @@ _ENUMS = (
     ('CUdevSmResourceSplit_flags', (), ('CU_DEV_SM_RESOURCE_SPLIT_IGNORE_SM_COSCHEDULING', 'CU_DEV_SM_RESOURCE_SPLIT_MAX_POTENTIAL_CLUSTER_SIZE'), (1, 2)),
     ('CUdevResourceType', (), ('CU_DEV_RESOURCE_TYPE_INVALID', 'CU_DEV_RESOURCE_TYPE_SM'), (0, 1)),
     ('CUlogLevel', (), ('CU_LOG_LEVEL_ERROR', 'CU_LOG_LEVEL_WARNING'), (0, 1)),
+    ('CUGLDeviceList', (), ('CU_GL_DEVICE_LIST_ALL', 'CU_GL_DEVICE_LIST_CURRENT_FRAME', 'CU_GL_DEVICE_LIST_NEXT_FRAME'), (1, 2, 3)),
+    ('CUGLmap_flags', (), ('CU_GL_MAP_RESOURCE_FLAGS_NONE', 'CU_GL_MAP_RESOURCE_FLAGS_READ_ONLY', 'CU_GL_MAP_RESOURCE_FLAGS_WRITE_DISCARD'), (0, 1, 2)),
+    ('CUeglFrameType', (), ('CU_EGL_FRAME_TYPE_ARRAY', 'CU_EGL_FRAME_TYPE_PITCH'), (0, 1)),
+    ('CUeglResourceLocationFlags', (), ('CU_EGL_RESOURCE_LOCATION_SYSMEM', 'CU_EGL_RESOURCE_LOCATION_VIDMEM'), (0, 1)),
+    ('CUeglColorFormat', (), ('CU_EGL_COLOR_FORMAT_YUV420_PLANAR', 'CU_EGL_COLOR_FORMAT_YUV420_SEMIPLANAR', 'CU_EGL_COLOR_FORMAT_YUV422_PLANAR', 'CU_EGL_COLOR_FORMAT_YUV422_SEMIPLANAR', 'CU_EGL_COLOR_FORMAT_RGB', 'CU_EGL_COLOR_FORMAT_BGR', 'CU_EGL_COLOR_FORMAT_ARGB', 'CU_EGL_COLOR_FORMAT_RGBA', 'CU_EGL_COLOR_FORMAT_L', 'CU_EGL_COLOR_FORMAT_R', 'CU_EGL_COLOR_FORMAT_YUV444_PLANAR', 'CU_EGL_COLOR_FORMAT_YUV444_SEMIPLANAR', 'CU_EGL_COLOR_FORMAT_YUYV_422', 'CU_EGL_COLOR_FORMAT_UYVY_422', 'CU_EGL_COLOR_FORMAT_ABGR', 'CU_EGL_COLOR_FORMAT_BGRA', 'CU_EGL_COLOR_FORMAT_A', 'CU_EGL_COLOR_FORMAT_RG', 'CU_EGL_COLOR_FORMAT_AYUV', 'CU_EGL_COLOR_FORMAT_YVU444_SEMIPLANAR', 'CU_EGL_COLOR_FORMAT_YVU422_SEMIPLANAR', 'CU_EGL_COLOR_FORMAT_YVU420_SEMIPLANAR', 'CU_EGL_COLOR_FORMAT_Y10V10U10_444_SEMIPLANAR', 'CU_EGL_COLOR_FORMAT_Y10V10U10_420_SEMIPLANAR', 'CU_EGL_COLOR_FORMAT_Y12V12U12_444_SEMIPLANAR', 'CU_EGL_COLOR_FORMAT_Y12V12U12_420_SEMIPLANAR', 'CU_EGL_COLOR_FORMAT_VYUY_ER', 'CU_EGL_COLOR_FORMAT_UYVY_ER', 'CU_EGL_COLOR_FORMAT_YUYV_ER', 'CU_EGL_COLOR_FORMAT_YVYU_ER', 'CU_EGL_COLOR_FORMAT_YUV_ER', 'CU_EGL_COLOR_FORMAT_YUVA_ER', 'CU_EGL_COLOR_FORMAT_AYUV_ER', 'CU_EGL_COLOR_FORMAT_YUV444_PLANAR_ER', 'CU_EGL_COLOR_FORMAT_YUV422_PLANAR_ER', 'CU_EGL_COLOR_FORMAT_YUV420_PLANAR_ER', 'CU_EGL_COLOR_FORMAT_YUV444_SEMIPLANAR_ER', 'CU_EGL_COLOR_FORMAT_YUV422_SEMIPLANAR_ER', 'CU_EGL_COLOR_FORMAT_YUV420_SEMIPLANAR_ER', 'CU_EGL_COLOR_FORMAT_YVU444_PLANAR_ER', 'CU_EGL_COLOR_FORMAT_YVU422_PLANAR_ER', 'CU_EGL_COLOR_FORMAT_YVU420_PLANAR_ER', 'CU_EGL_COLOR_FORMAT_YVU444_SEMIPLANAR_ER', 'CU_EGL_COLOR_FORMAT_YVU422_SEMIPLANAR_ER', 'CU_EGL_COLOR_FORMAT_YVU420_SEMIPLANAR_ER', 'CU_EGL_COLOR_FORMAT_BAYER_RGGB', 'CU_EGL_COLOR_FORMAT_BAYER_BGGR', 'CU_EGL_COLOR_FORMAT_BAYER_GRBG', 'CU_EGL_COLOR_FORMAT_BAYER_GBRG', 'CU_EGL_COLOR_FORMAT_BAYER10_RGGB', 'CU_EGL_COLOR_FORMAT_BAYER10_BGGR', 'CU_EGL_COLOR_FORMAT_BAYER10_GRBG', 'CU_EGL_COLOR_FORMAT_BAYER10_GBRG', 'CU_EGL_COLOR_FORMAT_BAYER12_RGGB', 'CU_EGL_COLOR_FORMAT_BAYER12_BGGR', 'CU_EGL_COLOR_FORMAT_BAYER12_GRBG', 'CU_EGL_COLOR_FORMAT_BAYER12_GBRG', 'CU_EGL_COLOR_FORMAT_BAYER14_RGGB', 'CU_EGL_COLOR_FORMAT_BAYER14_BGGR', 'CU_EGL_COLOR_FORMAT_BAYER14_GRBG', 'CU_EGL_COLOR_FORMAT_BAYER14_GBRG', 'CU_EGL_COLOR_FORMAT_BAYER20_RGGB', 'CU_EGL_COLOR_FORMAT_BAYER20_BGGR', 'CU_EGL_COLOR_FORMAT_BAYER20_GRBG', 'CU_EGL_COLOR_FORMAT_BAYER20_GBRG', 'CU_EGL_COLOR_FORMAT_YVU444_PLANAR', 'CU_EGL_COLOR_FORMAT_YVU422_PLANAR', 'CU_EGL_COLOR_FORMAT_YVU420_PLANAR', 'CU_EGL_COLOR_FORMAT_BAYER_ISP_RGGB', 'CU_EGL_COLOR_FORMAT_BAYER_ISP_BGGR', 'CU_EGL_COLOR_FORMAT_BAYER_ISP_GRBG', 'CU_EGL_COLOR_FORMAT_BAYER_ISP_GBRG', 'CU_EGL_COLOR_FORMAT_BAYER_BCCR', 'CU_EGL_COLOR_FORMAT_BAYER_RCCB', 'CU_EGL_COLOR_FORMAT_BAYER_CRBC', 'CU_EGL_COLOR_FORMAT_BAYER_CBRC', 'CU_EGL_COLOR_FORMAT_BAYER10_CCCC', 'CU_EGL_COLOR_FORMAT_BAYER12_BCCR', 'CU_EGL_COLOR_FORMAT_BAYER12_RCCB', 'CU_EGL_COLOR_FORMAT_BAYER12_CRBC', 'CU_EGL_COLOR_FORMAT_BAYER12_CBRC', 'CU_EGL_COLOR_FORMAT_BAYER12_CCCC', 'CU_EGL_COLOR_FORMAT_Y', 'CU_EGL_COLOR_FORMAT_YUV420_SEMIPLANAR_2020', 'CU_EGL_COLOR_FORMAT_YVU420_SEMIPLANAR_2020', 'CU_EGL_COLOR_FORMAT_YUV420_PLANAR_2020', 'CU_EGL_COLOR_FORMAT_YVU420_PLANAR_2020', 'CU_EGL_COLOR_FORMAT_YUV420_SEMIPLANAR_709', 'CU_EGL_COLOR_FORMAT_YVU420_SEMIPLANAR_709', 'CU_EGL_COLOR_FORMAT_YUV420_PLANAR_709', 'CU_EGL_COLOR_FORMAT_YVU420_PLANAR_709', 'CU_EGL_COLOR_FORMAT_Y10V10U10_420_SEMIPLANAR_709', 'CU_EGL_COLOR_FORMAT_Y10V10U10_420_SEMIPLANAR_2020', 'CU_EGL_COLOR_FORMAT_Y10V10U10_422_SEMIPLANAR_2020', 'CU_EGL_COLOR_FORMAT_Y10V10U10_422_SEMIPLANAR', 'CU_EGL_COLOR_FORMAT_Y10V10U10_422_SEMIPLANAR_709', 'CU_EGL_COLOR_FORMAT_Y_ER', 'CU_EGL_COLOR_FORMAT_Y_709_ER', 'CU_EGL_COLOR_FORMAT_Y10_ER', 'CU_EGL_COLOR_FORMAT_Y10_709_ER', 'CU_EGL_COLOR_FORMAT_Y12_ER', 'CU_EGL_COLOR_FORMAT_Y12_709_ER', 'CU_EGL_COLOR_FORMAT_YUVA', 'CU_EGL_COLOR_FORMAT_YUV', 'CU_EGL_COLOR_FORMAT_YVYU', 'CU_EGL_COLOR_FORMAT_VYUY', 'CU_EGL_COLOR_FORMAT_Y10V10U10_420_SEMIPLANAR_ER', 'CU_EGL_COLOR_FORMAT_Y10V10U10_420_SEMIPLANAR_709_ER', 'CU_EGL_COLOR_FORMAT_Y10V10U10_444_SEMIPLANAR_ER', 'CU_EGL_COLOR_FORMAT_Y10V10U10_444_SEMIPLANAR_709_ER', 'CU_EGL_COLOR_FORMAT_Y12V12U12_420_SEMIPLANAR_ER', 'CU_EGL_COLOR_FORMAT_Y12V12U12_420_SEMIPLANAR_709_ER', 'CU_EGL_COLOR_FORMAT_Y12V12U12_444_SEMIPLANAR_ER', 'CU_EGL_COLOR_FORMAT_Y12V12U12_444_SEMIPLANAR_709_ER', 'CU_EGL_COLOR_FORMAT_UYVY_709', 'CU_EGL_COLOR_FORMAT_UYVY_709_ER', 'CU_EGL_COLOR_FORMAT_UYVY_2020', 'CU_EGL_COLOR_FORMAT_MAX'), (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63, 64, 65, 66, 67, 68, 69, 70, 71, 72, 73, 74, 75, 76, 77, 78, 79, 80, 81, 82, 83, 84, 85, 86, 87, 88, 89, 90, 91, 92, 93, 94, 95, 96, 97, 98, 99, 100, 101, 102, 103, 104, 105, 106, 107, 108, 109, 110, 111, 112, 113, 114, 115, 116, 117)),
 )
 
 def _mkenum(i):
@@ -239,7 +244,21 @@ CUgreenCtxCreate_flags = _mkenum(104)
 CUdevSmResourceSplit_flags = _mkenum(105)
 CUdevResourceType = _mkenum(106)
 CUlogLevel = _mkenum(107)
+CUGLDeviceList = _mkenum(108)
+CUGLmap_flags = _mkenum(109)
+CUeglFrameType = _mkenum(110)
+CUeglResourceLocationFlags = _mkenum(111)
+CUeglColorFormat = _mkenum(112)
 
+cdef class EGLImageKHR(_Handle):
+    """Handle type EGLImageKHR (an opaque C pointer)."""
+    pass
+cdef class EGLStreamKHR(_Handle):
+    """Handle type EGLStreamKHR (an opaque C pointer)."""
+    pass
+cdef class EGLSyncKHR(_Handle):
+    """Handle type EGLSyncKHR (an opaque C pointer)."""
+    pass
 cdef class CUcontext(_Handle):
     """Handle type CUcontext (an opaque C pointer)."""
     pass
@@ -315,6 +334,12 @@ cdef class CUdevResourceDesc(_Handle):
 cdef class CUlogsCallbackHandle(_Handle):
     """Handle type CUlogsCallbackHandle (an opaque C pointer)."""
     pass
+cdef class CUeglStreamConnection(_Handle):
+    """Handle type CUeglStreamConnection (an opaque C pointer)."""
+    pass
+cdef class VdpGetProcAddress(_Handle):
+    """Function pointer type VdpGetProcAddress (an opaque C pointer)."""
+    pass
 cdef class CUasyncCallback(_Handle):
     """Function pointer type CUasyncCallback (an opaque C pointer)."""
     pass
@@ -330,6 +355,38 @@ cdef class CUoccupancyB2DSize(_Handle):
 cdef class CUlogsCallback(_Handle):
     """Function pointer type CUlogsCallback (an opaque C pointer)."""
     pass
+cdef class GLenum(_IntValue):
+    """C integer type GLenum (unsigned int)."""
+    _c_size = 4
+    _c_signed = False
+cdef class GLuint(_IntValue):
+    """C integer type GLuint (unsigned int)."""
+    _c_size = 4
+    _c_signed = False
+cdef class EGLint(_IntValue):
+    """C integer type EGLint (int)."""
+    _c_size = 4
+    _c_signed = True
+cdef class VdpDevice(_IntValue):
+    """C integer type VdpDevice (uint32_t)."""
+    _c_size = 4
+    _c_signed = False
+cdef class VdpVideoSurface(_IntValue):
+    """C integer type VdpVideoSurface (uint32_t)."""
+    _c_size = 4
+    _c_signed = False
+cdef class VdpOutputSurface(_IntValue):
+    """C integer type VdpOutputSurface (uint32_t)."""
+    _c_size = 4
+    _c_signed = False
+cdef class VdpFuncId(_IntValue):
+    """C integer type VdpFuncId (uint32_t)."""
+    _c_size = 4
+    _c_signed = False
+cdef class VdpStatus(_IntValue):
+    """C integer type VdpStatus (int)."""
+    _c_size = 4
+    _c_signed = True
 cdef class cuuint32_t(_IntValue):
     """C integer type cuuint32_t (uint32_t)."""
     _c_size = 4
@@ -384,15 +441,15 @@ cdef class CUlogIterator(_IntValue):
 cdef extern from *:
     """
     #include <stddef.h>
-    static const size_t __cb_driver_off[] = {offsetof(CUasyncNotificationInfo, info.overBudget.bytesOverBudget) - offsetof(CUasyncNotificationInfo, info.overBudget), offsetof(CUlaunchAttributeValue, clusterDim.x) - offsetof(CUlaunchAttributeValue, clusterDim), offsetof(CUlaunchAttributeValue, clusterDim.y) - offsetof(CUlaunchAttributeValue, clusterDim), offsetof(CUlaunchAttributeValue, clusterDim.z) - offsetof(CUlaunchAttributeValue, clusterDim), offsetof(CUlaunchAttributeValue, programmaticEvent.event) - offsetof(CUlaunchAttributeValue, programmaticEvent), offsetof(CUlaunchAttributeValue, programmaticEvent.flags) - offsetof(CUlaunchAttributeValue, programmaticEvent), offsetof(CUlaunchAttributeValue, programmaticEvent.triggerAtBlockStart) - offsetof(CUlaunchAttributeValue, programmaticEvent), offsetof(CUlaunchAttributeValue, launchCompletionEvent.event) - offsetof(CUlaunchAttributeValue, launchCompletionEvent), offsetof(CUlaunchAttributeValue, launchCompletionEvent.flags) - offsetof(CUlaunchAttributeValue, launchCompletionEvent), offsetof(CUlaunchAttributeValue, preferredClusterDim.x) - offsetof(CUlaunchAttributeValue, preferredClusterDim), offsetof(CUlaunchAttributeValue, preferredClusterDim.y) - offsetof(CUlaunchAttributeValue, preferredClusterDim), offsetof(CUlaunchAttributeValue, preferredClusterDim.z) - offsetof(CUlaunchAttributeValue, preferredClusterDim), offsetof(CUlaunchAttributeValue, deviceUpdatableKernelNode.deviceUpdatable) - offsetof(CUlaunchAttributeValue, deviceUpdatableKernelNode), offsetof(CUlaunchAttributeValue, deviceUpdatableKernelNode.devNode) - offsetof(CUlaunchAttributeValue, deviceUpdatableKernelNode), offsetof(CUDA_ARRAY_SPARSE_PROPERTIES_v1, tileExtent.width) - offsetof(CUDA_ARRAY_SPARSE_PROPERTIES_v1, tileExtent), offsetof(CUDA_ARRAY_SPARSE_PROPERTIES_v1, tileExtent.height) - offsetof(CUDA_ARRAY_SPARSE_PROPERTIES_v1, tileExtent), offsetof(CUDA_ARRAY_SPARSE_PROPERTIES_v1, tileExtent.depth) - offsetof(CUDA_ARRAY_SPARSE_PROPERTIES_v1, tileExtent), offsetof(CUDA_RESOURCE_DESC_v1, res.array.hArray) - offsetof(CUDA_RESOURCE_DESC_v1, res.array), offsetof(CUDA_RESOURCE_DESC_v1, res.mipmap.hMipmappedArray) - offsetof(CUDA_RESOURCE_DESC_v1, res.mipmap), offsetof(CUDA_RESOURCE_DESC_v1, res.linear.devPtr) - offsetof(CUDA_RESOURCE_DESC_v1, res.linear), offsetof(CUDA_RESOURCE_DESC_v1, res.linear.format) - offsetof(CUDA_RESOURCE_DESC_v1, res.linear), offsetof(CUDA_RESOURCE_DESC_v1, res.linear.numChannels) - offsetof(CUDA_RESOURCE_DESC_v1, res.linear), offsetof(CUDA_RESOURCE_DESC_v1, res.linear.sizeInBytes) - offsetof(CUDA_RESOURCE_DESC_v1, res.linear), offsetof(CUDA_RESOURCE_DESC_v1, res.pitch2D.devPtr) - offsetof(CUDA_RESOURCE_DESC_v1, res.pitch2D), offsetof(CUDA_RESOURCE_DESC_v1, res.pitch2D.format) - offsetof(CUDA_RESOURCE_DESC_v1, res.pitch2D), offsetof(CUDA_RESOURCE_DESC_v1, res.pitch2D.numChannels) - offsetof(CUDA_RESOURCE_DESC_v1, res.pitch2D), offsetof(CUDA_RESOURCE_DESC_v1, res.pitch2D.width) - offsetof(CUDA_RESOURCE_DESC_v1, res.pitch2D), offsetof(CUDA_RESOURCE_DESC_v1, res.pitch2D.height) - offsetof(CUDA_RESOURCE_DESC_v1, res.pitch2D), offsetof(CUDA_RESOURCE_DESC_v1, res.pitch2D.pitchInBytes) - offsetof(CUDA_RESOURCE_DESC_v1, res.pitch2D), offsetof(CUDA_RESOURCE_DESC_v1, res.reserved.reserved) - offsetof(CUDA_RESOURCE_DESC_v1, res.reserved), offsetof(CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1, handle.win32.handle) - offsetof(CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1, handle.win32), offsetof(CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1, handle.win32.name) - offsetof(CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1, handle.win32), offsetof(CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1, handle.win32.handle) - offsetof(CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1, handle.win32), offsetof(CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1, handle.win32.name) - offsetof(CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1, handle.win32), offsetof(CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1, params.fence.value) - offsetof(CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1, params.fence), offsetof(CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1, params.keyedMutex.key) - offsetof(CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1, params.keyedMutex), offsetof(CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1, params.fence) - offsetof(CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1, params), offsetof(CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1, params.nvSciSync) - offsetof(CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1, params), offsetof(CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1, params.keyedMutex) - offsetof(CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1, params), offsetof(CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1, params.reserved) - offsetof(CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1, params), offsetof(CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1, params.fence.value) - offsetof(CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1, params.fence), offsetof(CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1, params.keyedMutex.key) - offsetof(CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1, params.keyedMutex), offsetof(CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1, params.keyedMutex.timeoutMs) - offsetof(CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1, params.keyedMutex), offsetof(CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1, params.fence) - offsetof(CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1, params), offsetof(CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1, params.nvSciSync) - offsetof(CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1, params), offsetof(CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1, params.keyedMutex) - offsetof(CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1, params), offsetof(CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1, params.reserved) - offsetof(CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1, params), offsetof(CUarrayMapInfo_v1, subresource.sparseLevel.level) - offsetof(CUarrayMapInfo_v1, subresource.sparseLevel), offsetof(CUarrayMapInfo_v1, subresource.sparseLevel.layer) - offsetof(CUarrayMapInfo_v1, subresource.sparseLevel), offsetof(CUarrayMapInfo_v1, subresource.sparseLevel.offsetX) - offsetof(CUarrayMapInfo_v1, subresource.sparseLevel), offsetof(CUarrayMapInfo_v1, subresource.sparseLevel.offsetY) - offsetof(CUarrayMapInfo_v1, subresource.sparseLevel), offsetof(CUarrayMapInfo_v1, subresource.sparseLevel.offsetZ) - offsetof(CUarrayMapInfo_v1, subresource.sparseLevel), offsetof(CUarrayMapInfo_v1, subresource.sparseLevel.extentWidth) - offsetof(CUarrayMapInfo_v1, subresource.sparseLevel), offsetof(CUarrayMapInfo_v1, subresource.sparseLevel.extentHeight) - offsetof(CUarrayMapInfo_v1, subresource.sparseLevel), offsetof(CUarrayMapInfo_v1, subresource.sparseLevel.extentDepth) - offsetof(CUarrayMapInfo_v1, subresource.sparseLevel), offsetof(CUarrayMapInfo_v1, subresource.miptail.layer) - offsetof(CUarrayMapInfo_v1, subresource.miptail), offsetof(CUarrayMapInfo_v1, subresource.miptail.offset) - offsetof(CUarrayMapInfo_v1, subresource.miptail), offsetof(CUarrayMapInfo_v1, subresource.miptail.size) - offsetof(CUarrayMapInfo_v1, subresource.miptail), offsetof(CUmemAllocationProp_v1, allocFlags.compressionType) - offsetof(CUmemAllocationProp_v1, allocFlags), offsetof(CUmemAllocationProp_v1, allocFlags.gpuDirectRDMACapable) - offsetof(CUmemAllocationProp_v1, allocFlags), offsetof(CUmemAllocationProp_v1, allocFlags.usage) - offsetof(CUmemAllocationProp_v1, allocFlags), offsetof(CUmemAllocationProp_v1, allocFlags.reserved) - offsetof(CUmemAllocationProp_v1, allocFlags), offsetof(CUmemcpy3DOperand_v1, op.ptr.ptr) - offsetof(CUmemcpy3DOperand_v1, op.ptr), offsetof(CUmemcpy3DOperand_v1, op.ptr.rowLength) - offsetof(CUmemcpy3DOperand_v1, op.ptr), offsetof(CUmemcpy3DOperand_v1, op.ptr.layerHeight) - offsetof(CUmemcpy3DOperand_v1, op.ptr), offsetof(CUmemcpy3DOperand_v1, op.ptr.locHint) - offsetof(CUmemcpy3DOperand_v1, op.ptr), offsetof(CUmemcpy3DOperand_v1, op.array.array) - offsetof(CUmemcpy3DOperand_v1, op.array), offsetof(CUmemcpy3DOperand_v1, op.array.offset) - offsetof(CUmemcpy3DOperand_v1, op.array), offsetof(CUasyncNotificationInfo, info.overBudget) - offsetof(CUasyncNotificationInfo, info), offsetof(CUexecAffinityParam_v1, param.smCount) - offsetof(CUexecAffinityParam_v1, param), offsetof(CUDA_RESOURCE_DESC_v1, res.array) - offsetof(CUDA_RESOURCE_DESC_v1, res), offsetof(CUDA_RESOURCE_DESC_v1, res.mipmap) - offsetof(CUDA_RESOURCE_DESC_v1, res), offsetof(CUDA_RESOURCE_DESC_v1, res.linear) - offsetof(CUDA_RESOURCE_DESC_v1, res), offsetof(CUDA_RESOURCE_DESC_v1, res.pitch2D) - offsetof(CUDA_RESOURCE_DESC_v1, res), offsetof(CUDA_RESOURCE_DESC_v1, res.reserved) - offsetof(CUDA_RESOURCE_DESC_v1, res), offsetof(CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1, handle.fd) - offsetof(CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1, handle), offsetof(CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1, handle.win32) - offsetof(CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1, handle), offsetof(CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1, handle.nvSciBufObject) - offsetof(CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1, handle), offsetof(CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1, handle.fd) - offsetof(CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1, handle), offsetof(CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1, handle.win32) - offsetof(CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1, handle), offsetof(CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1, handle.nvSciSyncObj) - offsetof(CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1, handle), offsetof(CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1, params.nvSciSync.fence) - offsetof(CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1, params.nvSciSync), offsetof(CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1, params.nvSciSync.reserved) - offsetof(CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1, params.nvSciSync), offsetof(CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1, params.nvSciSync.fence) - offsetof(CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1, params.nvSciSync), offsetof(CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1, params.nvSciSync.reserved) - offsetof(CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1, params.nvSciSync), offsetof(CUarrayMapInfo_v1, resource.mipmap) - offsetof(CUarrayMapInfo_v1, resource), offsetof(CUarrayMapInfo_v1, resource.array) - offsetof(CUarrayMapInfo_v1, resource), offsetof(CUarrayMapInfo_v1, subresource.sparseLevel) - offsetof(CUarrayMapInfo_v1, subresource), offsetof(CUarrayMapInfo_v1, subresource.miptail) - offsetof(CUarrayMapInfo_v1, subresource), offsetof(CUarrayMapInfo_v1, memHandle.memHandle) - offsetof(CUarrayMapInfo_v1, memHandle), offsetof(CUmemcpy3DOperand_v1, op.ptr) - offsetof(CUmemcpy3DOperand_v1, op), offsetof(CUmemcpy3DOperand_v1, op.array) - offsetof(CUmemcpy3DOperand_v1, op), offsetof(CUDA_ARRAY3D_DESCRIPTOR_v2, Width), offsetof(CUDA_ARRAY3D_DESCRIPTOR_v2, Height), offsetof(CUDA_ARRAY3D_DESCRIPTOR_v2, Depth), offsetof(CUDA_ARRAY3D_DESCRIPTOR_v2, Format), offsetof(CUDA_ARRAY3D_DESCRIPTOR_v2, NumChannels), offsetof(CUDA_ARRAY3D_DESCRIPTOR_v2, Flags), offsetof(CUDA_ARRAY_DESCRIPTOR_v2, Width), offsetof(CUDA_ARRAY_DESCRIPTOR_v2, Height), offsetof(CUDA_ARRAY_DESCRIPTOR_v2, Format), offsetof(CUDA_ARRAY_DESCRIPTOR_v2, NumChannels), offsetof(CUDA_ARRAY_MEMORY_REQUIREMENTS_v1, size), offsetof(CUDA_ARRAY_MEMORY_REQUIREMENTS_v1, alignment), offsetof(CUDA_ARRAY_MEMORY_REQUIREMENTS_v1, reserved), offsetof(CUDA_ARRAY_SPARSE_PROPERTIES_v1, tileExtent), offsetof(CUDA_ARRAY_SPARSE_PROPERTIES_v1, miptailFirstLevel), offsetof(CUDA_ARRAY_SPARSE_PROPERTIES_v1, miptailSize), offsetof(CUDA_ARRAY_SPARSE_PROPERTIES_v1, flags), offsetof(CUDA_ARRAY_SPARSE_PROPERTIES_v1, reserved), offsetof(CUDA_BATCH_MEM_OP_NODE_PARAMS_v1, ctx), offsetof(CUDA_BATCH_MEM_OP_NODE_PARAMS_v1, count), offsetof(CUDA_BATCH_MEM_OP_NODE_PARAMS_v1, paramArray), offsetof(CUDA_BATCH_MEM_OP_NODE_PARAMS_v1, flags), offsetof(CUDA_BATCH_MEM_OP_NODE_PARAMS_v2, ctx), offsetof(CUDA_BATCH_MEM_OP_NODE_PARAMS_v2, count), offsetof(CUDA_BATCH_MEM_OP_NODE_PARAMS_v2, paramArray), offsetof(CUDA_BATCH_MEM_OP_NODE_PARAMS_v2, flags), offsetof(CUDA_CHILD_GRAPH_NODE_PARAMS, graph), offsetof(CUDA_CHILD_GRAPH_NODE_PARAMS, ownership), offsetof(CUDA_CONDITIONAL_NODE_PARAMS, handle), offsetof(CUDA_CONDITIONAL_NODE_PARAMS, type), offsetof(CUDA_CONDITIONAL_NODE_PARAMS, size), offsetof(CUDA_CONDITIONAL_NODE_PARAMS, phGraph_out), offsetof(CUDA_CONDITIONAL_NODE_PARAMS, ctx), offsetof(CUDA_EVENT_RECORD_NODE_PARAMS, event), offsetof(CUDA_EVENT_WAIT_NODE_PARAMS, event), offsetof(CUDA_EXTERNAL_MEMORY_BUFFER_DESC_v1, offset), offsetof(CUDA_EXTERNAL_MEMORY_BUFFER_DESC_v1, size), offsetof(CUDA_EXTERNAL_MEMORY_BUFFER_DESC_v1, flags), offsetof(CUDA_EXTERNAL_MEMORY_BUFFER_DESC_v1, reserved), offsetof(CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1, type), offsetof(CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1, handle), offsetof(CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1, size), offsetof(CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1, flags), offsetof(CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1, reserved), offsetof(CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_v1, offset), offsetof(CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_v1, arrayDesc), offsetof(CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_v1, numLevels), offsetof(CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_v1, reserved), offsetof(CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1, type), offsetof(CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1, handle), offsetof(CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1, flags), offsetof(CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1, reserved), offsetof(CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1, params), offsetof(CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1, flags), offsetof(CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1, reserved), offsetof(CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1, params), offsetof(CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1, flags), offsetof(CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1, reserved), offsetof(CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v1, extSemArray), offsetof(CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v1, paramsArray), offsetof(CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v1, numExtSems), offsetof(CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v2, extSemArray), offsetof(CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v2, paramsArray), offsetof(CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v2, numExtSems), offsetof(CUDA_EXT_SEM_WAIT_NODE_PARAMS_v1, extSemArray), offsetof(CUDA_EXT_SEM_WAIT_NODE_PARAMS_v1, paramsArray), offsetof(CUDA_EXT_SEM_WAIT_NODE_PARAMS_v1, numExtSems), offsetof(CUDA_EXT_SEM_WAIT_NODE_PARAMS_v2, extSemArray), offsetof(CUDA_EXT_SEM_WAIT_NODE_PARAMS_v2, paramsArray), offsetof(CUDA_EXT_SEM_WAIT_NODE_PARAMS_v2, numExtSems), offsetof(CUDA_GRAPH_INSTANTIATE_PARAMS, flags), offsetof(CUDA_GRAPH_INSTANTIATE_PARAMS, hUploadStream), offsetof(CUDA_GRAPH_INSTANTIATE_PARAMS, hErrNode_out), offsetof(CUDA_GRAPH_INSTANTIATE_PARAMS, result_out), offsetof(CUDA_HOST_NODE_PARAMS_v1, fn), offsetof(CUDA_HOST_NODE_PARAMS_v1, userData), offsetof(CUDA_HOST_NODE_PARAMS_v2, fn), offsetof(CUDA_HOST_NODE_PARAMS_v2, userData), offsetof(CUDA_KERNEL_NODE_PARAMS_v1, func), offsetof(CUDA_KERNEL_NODE_PARAMS_v1, gridDimX), offsetof(CUDA_KERNEL_NODE_PARAMS_v1, gridDimY), offsetof(CUDA_KERNEL_NODE_PARAMS_v1, gridDimZ), offsetof(CUDA_KERNEL_NODE_PARAMS_v1, blockDimX), offsetof(CUDA_KERNEL_NODE_PARAMS_v1, blockDimY), offsetof(CUDA_KERNEL_NODE_PARAMS_v1, blockDimZ), offsetof(CUDA_KERNEL_NODE_PARAMS_v1, sharedMemBytes), offsetof(CUDA_KERNEL_NODE_PARAMS_v1, kernelParams), offsetof(CUDA_KERNEL_NODE_PARAMS_v1, extra), offsetof(CUDA_KERNEL_NODE_PARAMS_v2, func), offsetof(CUDA_KERNEL_NODE_PARAMS_v2, gridDimX), offsetof(CUDA_KERNEL_NODE_PARAMS_v2, gridDimY), offsetof(CUDA_KERNEL_NODE_PARAMS_v2, gridDimZ), offsetof(CUDA_KERNEL_NODE_PARAMS_v2, blockDimX), offsetof(CUDA_KERNEL_NODE_PARAMS_v2, blockDimY), offsetof(CUDA_KERNEL_NODE_PARAMS_v2, blockDimZ), offsetof(CUDA_KERNEL_NODE_PARAMS_v2, sharedMemBytes), offsetof(CUDA_KERNEL_NODE_PARAMS_v2, kernelParams), offsetof(CUDA_KERNEL_NODE_PARAMS_v2, extra), offsetof(CUDA_KERNEL_NODE_PARAMS_v2, kern), offsetof(CUDA_KERNEL_NODE_PARAMS_v2, ctx), offsetof(CUDA_KERNEL_NODE_PARAMS_v3, func), offsetof(CUDA_KERNEL_NODE_PARAMS_v3, gridDimX), offsetof(CUDA_KERNEL_NODE_PARAMS_v3, gridDimY), offsetof(CUDA_KERNEL_NODE_PARAMS_v3, gridDimZ), offsetof(CUDA_KERNEL_NODE_PARAMS_v3, blockDimX), offsetof(CUDA_KERNEL_NODE_PARAMS_v3, blockDimY), offsetof(CUDA_KERNEL_NODE_PARAMS_v3, blockDimZ), offsetof(CUDA_KERNEL_NODE_PARAMS_v3, sharedMemBytes), offsetof(CUDA_KERNEL_NODE_PARAMS_v3, kernelParams), offsetof(CUDA_KERNEL_NODE_PARAMS_v3, extra), offsetof(CUDA_KERNEL_NODE_PARAMS_v3, kern), offsetof(CUDA_KERNEL_NODE_PARAMS_v3, ctx), offsetof(CUDA_LAUNCH_PARAMS_v1, function), offsetof(CUDA_LAUNCH_PARAMS_v1, gridDimX), offsetof(CUDA_LAUNCH_PARAMS_v1, gridDimY), offsetof(CUDA_LAUNCH_PARAMS_v1, gridDimZ), offsetof(CUDA_LAUNCH_PARAMS_v1, blockDimX), offsetof(CUDA_LAUNCH_PARAMS_v1, blockDimY), offsetof(CUDA_LAUNCH_PARAMS_v1, blockDimZ), offsetof(CUDA_LAUNCH_PARAMS_v1, sharedMemBytes), offsetof(CUDA_LAUNCH_PARAMS_v1, hStream), offsetof(CUDA_LAUNCH_PARAMS_v1, kernelParams), offsetof(CUDA_MEMCPY2D_v2, srcXInBytes), offsetof(CUDA_MEMCPY2D_v2, srcY), offsetof(CUDA_MEMCPY2D_v2, srcMemoryType), offsetof(CUDA_MEMCPY2D_v2, srcHost), offsetof(CUDA_MEMCPY2D_v2, srcDevice), offsetof(CUDA_MEMCPY2D_v2, srcArray), offsetof(CUDA_MEMCPY2D_v2, srcPitch), offsetof(CUDA_MEMCPY2D_v2, dstXInBytes), offsetof(CUDA_MEMCPY2D_v2, dstY), offsetof(CUDA_MEMCPY2D_v2, dstMemoryType), offsetof(CUDA_MEMCPY2D_v2, dstHost), offsetof(CUDA_MEMCPY2D_v2, dstDevice), offsetof(CUDA_MEMCPY2D_v2, dstArray), offsetof(CUDA_MEMCPY2D_v2, dstPitch), offsetof(CUDA_MEMCPY2D_v2, WidthInBytes), offsetof(CUDA_MEMCPY2D_v2, Height), offsetof(CUDA_MEMCPY3D_BATCH_OP_v1, src), offsetof(CUDA_MEMCPY3D_BATCH_OP_v1, dst), offsetof(CUDA_MEMCPY3D_BATCH_OP_v1, extent), offsetof(CUDA_MEMCPY3D_BATCH_OP_v1, srcAccessOrder), offsetof(CUDA_MEMCPY3D_BATCH_OP_v1, flags), offsetof(CUDA_MEMCPY3D_PEER_v1, srcXInBytes), offsetof(CUDA_MEMCPY3D_PEER_v1, srcY), offsetof(CUDA_MEMCPY3D_PEER_v1, srcZ), offsetof(CUDA_MEMCPY3D_PEER_v1, srcLOD), offsetof(CUDA_MEMCPY3D_PEER_v1, srcMemoryType), offsetof(CUDA_MEMCPY3D_PEER_v1, srcHost), offsetof(CUDA_MEMCPY3D_PEER_v1, srcDevice), offsetof(CUDA_MEMCPY3D_PEER_v1, srcArray), offsetof(CUDA_MEMCPY3D_PEER_v1, srcContext), offsetof(CUDA_MEMCPY3D_PEER_v1, srcPitch), offsetof(CUDA_MEMCPY3D_PEER_v1, srcHeight), offsetof(CUDA_MEMCPY3D_PEER_v1, dstXInBytes), offsetof(CUDA_MEMCPY3D_PEER_v1, dstY), offsetof(CUDA_MEMCPY3D_PEER_v1, dstZ), offsetof(CUDA_MEMCPY3D_PEER_v1, dstLOD), offsetof(CUDA_MEMCPY3D_PEER_v1, dstMemoryType), offsetof(CUDA_MEMCPY3D_PEER_v1, dstHost), offsetof(CUDA_MEMCPY3D_PEER_v1, dstDevice), offsetof(CUDA_MEMCPY3D_PEER_v1, dstArray), offsetof(CUDA_MEMCPY3D_PEER_v1, dstContext), offsetof(CUDA_MEMCPY3D_PEER_v1, dstPitch), offsetof(CUDA_MEMCPY3D_PEER_v1, dstHeight), offsetof(CUDA_MEMCPY3D_PEER_v1, WidthInBytes), offsetof(CUDA_MEMCPY3D_PEER_v1, Height), offsetof(CUDA_MEMCPY3D_PEER_v1, Depth), offsetof(CUDA_MEMCPY3D_v2, srcXInBytes), offsetof(CUDA_MEMCPY3D_v2, srcY), offsetof(CUDA_MEMCPY3D_v2, srcZ), offsetof(CUDA_MEMCPY3D_v2, srcLOD), offsetof(CUDA_MEMCPY3D_v2, srcMemoryType), offsetof(CUDA_MEMCPY3D_v2, srcHost), offsetof(CUDA_MEMCPY3D_v2, srcDevice), offsetof(CUDA_MEMCPY3D_v2, srcArray), offsetof(CUDA_MEMCPY3D_v2, reserved0), offsetof(CUDA_MEMCPY3D_v2, srcPitch), offsetof(CUDA_MEMCPY3D_v2, srcHeight), offsetof(CUDA_MEMCPY3D_v2, dstXInBytes), offsetof(CUDA_MEMCPY3D_v2, dstY), offsetof(CUDA_MEMCPY3D_v2, dstZ), offsetof(CUDA_MEMCPY3D_v2, dstLOD), offsetof(CUDA_MEMCPY3D_v2, dstMemoryType), offsetof(CUDA_MEMCPY3D_v2, dstHost), offsetof(CUDA_MEMCPY3D_v2, dstDevice), offsetof(CUDA_MEMCPY3D_v2, dstArray), offsetof(CUDA_MEMCPY3D_v2, reserved1), offsetof(CUDA_MEMCPY3D_v2, dstPitch), offsetof(CUDA_MEMCPY3D_v2, dstHeight), offsetof(CUDA_MEMCPY3D_v2, WidthInBytes), offsetof(CUDA_MEMCPY3D_v2, Height), offsetof(CUDA_MEMCPY3D_v2, Depth), offsetof(CUDA_MEMCPY_NODE_PARAMS, flags), offsetof(CUDA_MEMCPY_NODE_PARAMS, reserved), offsetof(CUDA_MEMCPY_NODE_PARAMS, copyCtx), offsetof(CUDA_MEMCPY_NODE_PARAMS, copyParams), offsetof(CUDA_MEMSET_NODE_PARAMS_v1, dst), offsetof(CUDA_MEMSET_NODE_PARAMS_v1, pitch), offsetof(CUDA_MEMSET_NODE_PARAMS_v1, value), offsetof(CUDA_MEMSET_NODE_PARAMS_v1, elementSize), offsetof(CUDA_MEMSET_NODE_PARAMS_v1, width), offsetof(CUDA_MEMSET_NODE_PARAMS_v1, height), offsetof(CUDA_MEMSET_NODE_PARAMS_v2, dst), offsetof(CUDA_MEMSET_NODE_PARAMS_v2, pitch), offsetof(CUDA_MEMSET_NODE_PARAMS_v2, value), offsetof(CUDA_MEMSET_NODE_PARAMS_v2, elementSize), offsetof(CUDA_MEMSET_NODE_PARAMS_v2, width), offsetof(CUDA_MEMSET_NODE_PARAMS_v2, height), offsetof(CUDA_MEMSET_NODE_PARAMS_v2, ctx), offsetof(CUDA_MEM_ALLOC_NODE_PARAMS_v1, poolProps), offsetof(CUDA_MEM_ALLOC_NODE_PARAMS_v1, accessDescs), offsetof(CUDA_MEM_ALLOC_NODE_PARAMS_v1, accessDescCount), offsetof(CUDA_MEM_ALLOC_NODE_PARAMS_v1, bytesize), offsetof(CUDA_MEM_ALLOC_NODE_PARAMS_v1, dptr), offsetof(CUDA_MEM_ALLOC_NODE_PARAMS_v2, poolProps), offsetof(CUDA_MEM_ALLOC_NODE_PARAMS_v2, accessDescs), offsetof(CUDA_MEM_ALLOC_NODE_PARAMS_v2, accessDescCount), offsetof(CUDA_MEM_ALLOC_NODE_PARAMS_v2, bytesize), offsetof(CUDA_MEM_ALLOC_NODE_PARAMS_v2, dptr), offsetof(CUDA_MEM_FREE_NODE_PARAMS, dptr), offsetof(CUDA_POINTER_ATTRIBUTE_P2P_TOKENS_v1, p2pToken), offsetof(CUDA_POINTER_ATTRIBUTE_P2P_TOKENS_v1, vaSpaceToken), offsetof(CUDA_RESOURCE_DESC_v1, resType), offsetof(CUDA_RESOURCE_DESC_v1, res), offsetof(CUDA_RESOURCE_DESC_v1, flags), offsetof(CUDA_RESOURCE_VIEW_DESC_v1, format), offsetof(CUDA_RESOURCE_VIEW_DESC_v1, width), offsetof(CUDA_RESOURCE_VIEW_DESC_v1, height), offsetof(CUDA_RESOURCE_VIEW_DESC_v1, depth), offsetof(CUDA_RESOURCE_VIEW_DESC_v1, firstMipmapLevel), offsetof(CUDA_RESOURCE_VIEW_DESC_v1, lastMipmapLevel), offsetof(CUDA_RESOURCE_VIEW_DESC_v1, firstLayer), offsetof(CUDA_RESOURCE_VIEW_DESC_v1, lastLayer), offsetof(CUDA_RESOURCE_VIEW_DESC_v1, reserved), offsetof(CUDA_TEXTURE_DESC_v1, addressMode), offsetof(CUDA_TEXTURE_DESC_v1, filterMode), offsetof(CUDA_TEXTURE_DESC_v1, flags), offsetof(CUDA_TEXTURE_DESC_v1, maxAnisotropy), offsetof(CUDA_TEXTURE_DESC_v1, mipmapFilterMode), offsetof(CUDA_TEXTURE_DESC_v1, mipmapLevelBias), offsetof(CUDA_TEXTURE_DESC_v1, minMipmapLevelClamp), offsetof(CUDA_TEXTURE_DESC_v1, maxMipmapLevelClamp), offsetof(CUDA_TEXTURE_DESC_v1, borderColor), offsetof(CUDA_TEXTURE_DESC_v1, reserved), offsetof(CUaccessPolicyWindow_v1, base_ptr), offsetof(CUaccessPolicyWindow_v1, num_bytes), offsetof(CUaccessPolicyWindow_v1, hitRatio), offsetof(CUaccessPolicyWindow_v1, hitProp), offsetof(CUaccessPolicyWindow_v1, missProp), offsetof(CUarrayMapInfo_v1, resourceType), offsetof(CUarrayMapInfo_v1, resource), offsetof(CUarrayMapInfo_v1, subresourceType), offsetof(CUarrayMapInfo_v1, subresource), offsetof(CUarrayMapInfo_v1, memOperationType), offsetof(CUarrayMapInfo_v1, memHandleType), offsetof(CUarrayMapInfo_v1, memHandle), offsetof(CUarrayMapInfo_v1, offset), offsetof(CUarrayMapInfo_v1, deviceBitMask), offsetof(CUarrayMapInfo_v1, flags), offsetof(CUarrayMapInfo_v1, reserved), offsetof(CUasyncNotificationInfo, type), offsetof(CUasyncNotificationInfo, info), offsetof(CUcheckpointCheckpointArgs, reserved), offsetof(CUcheckpointGpuPair, oldUuid), offsetof(CUcheckpointGpuPair, newUuid), offsetof(CUcheckpointLockArgs, timeoutMs), offsetof(CUcheckpointLockArgs, reserved0), offsetof(CUcheckpointLockArgs, reserved1), offsetof(CUcheckpointRestoreArgs, gpuPairs), offsetof(CUcheckpointRestoreArgs, gpuPairsCount), offsetof(CUcheckpointRestoreArgs, reserved), offsetof(CUcheckpointRestoreArgs, reserved1), offsetof(CUcheckpointUnlockArgs, reserved), offsetof(CUctxCigParam, sharedDataType), offsetof(CUctxCigParam, sharedData), offsetof(CUctxCreateParams, execAffinityParams), offsetof(CUctxCreateParams, numExecAffinityParams), offsetof(CUctxCreateParams, cigParams), offsetof(CUdevResource_v1, type), offsetof(CUdevResource_v1, _internal_padding), offsetof(CUdevResource_v1, sm), offsetof(CUdevResource_v1, _oversize), offsetof(CUdevSmResource, smCount), offsetof(CUdevSmResource, minSmPartitionSize), offsetof(CUdevSmResource, smCoscheduledAlignment), offsetof(CUdevprop_v1, maxThreadsPerBlock), offsetof(CUdevprop_v1, maxThreadsDim), offsetof(CUdevprop_v1, maxGridSize), offsetof(CUdevprop_v1, sharedMemPerBlock), offsetof(CUdevprop_v1, totalConstantMemory), offsetof(CUdevprop_v1, SIMDWidth), offsetof(CUdevprop_v1, memPitch), offsetof(CUdevprop_v1, regsPerBlock), offsetof(CUdevprop_v1, clockRate), offsetof(CUdevprop_v1, textureAlign), offsetof(CUexecAffinityParam_v1, type), offsetof(CUexecAffinityParam_v1, param), offsetof(CUexecAffinitySmCount_v1, val), offsetof(CUextent3D_v1, width), offsetof(CUextent3D_v1, height), offsetof(CUextent3D_v1, depth), offsetof(CUgraphEdgeData, from_port), offsetof(CUgraphEdgeData, to_port), offsetof(CUgraphEdgeData, type), offsetof(CUgraphEdgeData, reserved), offsetof(CUgraphExecUpdateResultInfo_v1, result), offsetof(CUgraphExecUpdateResultInfo_v1, errorNode), offsetof(CUgraphExecUpdateResultInfo_v1, errorFromNode), offsetof(CUgraphNodeParams, type), offsetof(CUgraphNodeParams, reserved0), offsetof(CUgraphNodeParams, reserved1), offsetof(CUgraphNodeParams, kernel), offsetof(CUgraphNodeParams, memcpy), offsetof(CUgraphNodeParams, memset), offsetof(CUgraphNodeParams, host), offsetof(CUgraphNodeParams, graph), offsetof(CUgraphNodeParams, eventWait), offsetof(CUgraphNodeParams, eventRecord), offsetof(CUgraphNodeParams, extSemSignal), offsetof(CUgraphNodeParams, extSemWait), offsetof(CUgraphNodeParams, alloc), offsetof(CUgraphNodeParams, free), offsetof(CUgraphNodeParams, memOp), offsetof(CUgraphNodeParams, conditional), offsetof(CUgraphNodeParams, reserved2), offsetof(CUipcEventHandle_v1, reserved), offsetof(CUipcMemHandle_v1, reserved), offsetof(CUlaunchAttributeValue, pad), offsetof(CUlaunchAttributeValue, accessPolicyWindow), offsetof(CUlaunchAttributeValue, cooperative), offsetof(CUlaunchAttributeValue, syncPolicy), offsetof(CUlaunchAttributeValue, clusterDim), offsetof(CUlaunchAttributeValue, clusterSchedulingPolicyPreference), offsetof(CUlaunchAttributeValue, programmaticStreamSerializationAllowed), offsetof(CUlaunchAttributeValue, programmaticEvent), offsetof(CUlaunchAttributeValue, launchCompletionEvent), offsetof(CUlaunchAttributeValue, priority), offsetof(CUlaunchAttributeValue, memSyncDomainMap), offsetof(CUlaunchAttributeValue, memSyncDomain), offsetof(CUlaunchAttributeValue, preferredClusterDim), offsetof(CUlaunchAttributeValue, deviceUpdatableKernelNode), offsetof(CUlaunchAttributeValue, sharedMemCarveout), offsetof(CUlaunchAttributeValue, nvlinkUtilCentricScheduling), offsetof(CUlaunchAttribute, id), offsetof(CUlaunchAttribute, pad), offsetof(CUlaunchAttribute, value), offsetof(CUlaunchConfig, gridDimX), offsetof(CUlaunchConfig, gridDimY), offsetof(CUlaunchConfig, gridDimZ), offsetof(CUlaunchConfig, blockDimX), offsetof(CUlaunchConfig, blockDimY), offsetof(CUlaunchConfig, blockDimZ), offsetof(CUlaunchConfig, sharedMemBytes), offsetof(CUlaunchConfig, hStream), offsetof(CUlaunchConfig, attrs), offsetof(CUlaunchConfig, numAttrs), offsetof(CUlaunchMemSyncDomainMap, default_), offsetof(CUlaunchMemSyncDomainMap, remote), offsetof(CUlibraryHostUniversalFunctionAndDataTable, functionTable), offsetof(CUlibraryHostUniversalFunctionAndDataTable, functionWindowSize), offsetof(CUlibraryHostUniversalFunctionAndDataTable, dataTable), offsetof(CUlibraryHostUniversalFunctionAndDataTable, dataWindowSize), offsetof(CUmemAccessDesc_v1, location), offsetof(CUmemAccessDesc_v1, flags), offsetof(CUmemAllocationProp_v1, type), offsetof(CUmemAllocationProp_v1, requestedHandleTypes), offsetof(CUmemAllocationProp_v1, location), offsetof(CUmemAllocationProp_v1, win32HandleMetaData), offsetof(CUmemAllocationProp_v1, allocFlags), offsetof(CUmemDecompressParams, srcNumBytes), offsetof(CUmemDecompressParams, dstNumBytes), offsetof(CUmemDecompressParams, dstActBytes), offsetof(CUmemDecompressParams, src), offsetof(CUmemDecompressParams, dst), offsetof(CUmemDecompressParams, algo), offsetof(CUmemDecompressParams, padding), offsetof(CUmemFabricHandle_v1, data), offsetof(CUmemLocation_v1, type), offsetof(CUmemLocation_v1, id), offsetof(CUmemPoolProps_v1, allocType), offsetof(CUmemPoolProps_v1, handleTypes), offsetof(CUmemPoolProps_v1, location), offsetof(CUmemPoolProps_v1, win32SecurityAttributes), offsetof(CUmemPoolProps_v1, maxSize), offsetof(CUmemPoolProps_v1, usage), offsetof(CUmemPoolProps_v1, reserved), offsetof(CUmemPoolPtrExportData_v1, reserved), offsetof(CUmemcpy3DOperand_v1, type), offsetof(CUmemcpy3DOperand_v1, op), offsetof(CUmemcpyAttributes_v1, srcAccessOrder), offsetof(CUmemcpyAttributes_v1, srcLocHint), offsetof(CUmemcpyAttributes_v1, dstLocHint), offsetof(CUmemcpyAttributes_v1, flags), offsetof(CUmulticastObjectProp_v1, numDevices), offsetof(CUmulticastObjectProp_v1, size), offsetof(CUmulticastObjectProp_v1, handleTypes), offsetof(CUmulticastObjectProp_v1, flags), offsetof(CUoffset3D_v1, x), offsetof(CUoffset3D_v1, y), offsetof(CUoffset3D_v1, z), offsetof(CUstreamBatchMemOpParams_v1, operation), offsetof(CUstreamBatchMemOpParams_v1, waitValue), offsetof(CUstreamBatchMemOpParams_v1, writeValue), offsetof(CUstreamBatchMemOpParams_v1, flushRemoteWrites), offsetof(CUstreamBatchMemOpParams_v1, memoryBarrier), offsetof(CUstreamBatchMemOpParams_v1, pad), offsetof(struct CUstreamMemOpFlushRemoteWritesParams_st, operation), offsetof(struct CUstreamMemOpFlushRemoteWritesParams_st, flags), offsetof(struct CUstreamMemOpMemoryBarrierParams_st, operation), offsetof(struct CUstreamMemOpMemoryBarrierParams_st, flags), offsetof(struct CUstreamMemOpWaitValueParams_st, operation), offsetof(struct CUstreamMemOpWaitValueParams_st, address), offsetof(struct CUstreamMemOpWaitValueParams_st, value), offsetof(struct CUstreamMemOpWaitValueParams_st, value64), offsetof(struct CUstreamMemOpWaitValueParams_st, flags), offsetof(struct CUstreamMemOpWaitValueParams_st, alias), offsetof(struct CUstreamMemOpWriteValueParams_st, operation), offsetof(struct CUstreamMemOpWriteValueParams_st, address), offsetof(struct CUstreamMemOpWriteValueParams_st, value), offsetof(struct CUstreamMemOpWriteValueParams_st, value64), offsetof(struct CUstreamMemOpWriteValueParams_st, flags), offsetof(struct CUstreamMemOpWriteValueParams_st, alias), offsetof(CUtensorMap, opaque), offsetof(CUuuid, bytes)};
-    static const size_t __cb_driver_fsize[] = {sizeof(((CUasyncNotificationInfo*)0)->info.overBudget.bytesOverBudget), sizeof(((CUlaunchAttributeValue*)0)->clusterDim.x), sizeof(((CUlaunchAttributeValue*)0)->clusterDim.y), sizeof(((CUlaunchAttributeValue*)0)->clusterDim.z), sizeof(((CUlaunchAttributeValue*)0)->programmaticEvent.event), sizeof(((CUlaunchAttributeValue*)0)->programmaticEvent.flags), sizeof(((CUlaunchAttributeValue*)0)->programmaticEvent.triggerAtBlockStart), sizeof(((CUlaunchAttributeValue*)0)->launchCompletionEvent.event), sizeof(((CUlaunchAttributeValue*)0)->launchCompletionEvent.flags), sizeof(((CUlaunchAttributeValue*)0)->preferredClusterDim.x), sizeof(((CUlaunchAttributeValue*)0)->preferredClusterDim.y), sizeof(((CUlaunchAttributeValue*)0)->preferredClusterDim.z), sizeof(((CUlaunchAttributeValue*)0)->deviceUpdatableKernelNode.deviceUpdatable), sizeof(((CUlaunchAttributeValue*)0)->deviceUpdatableKernelNode.devNode), sizeof(((CUDA_ARRAY_SPARSE_PROPERTIES_v1*)0)->tileExtent.width), sizeof(((CUDA_ARRAY_SPARSE_PROPERTIES_v1*)0)->tileExtent.height), sizeof(((CUDA_ARRAY_SPARSE_PROPERTIES_v1*)0)->tileExtent.depth), sizeof(((CUDA_RESOURCE_DESC_v1*)0)->res.array.hArray), sizeof(((CUDA_RESOURCE_DESC_v1*)0)->res.mipmap.hMipmappedArray), sizeof(((CUDA_RESOURCE_DESC_v1*)0)->res.linear.devPtr), sizeof(((CUDA_RESOURCE_DESC_v1*)0)->res.linear.format), sizeof(((CUDA_RESOURCE_DESC_v1*)0)->res.linear.numChannels), sizeof(((CUDA_RESOURCE_DESC_v1*)0)->res.linear.sizeInBytes), sizeof(((CUDA_RESOURCE_DESC_v1*)0)->res.pitch2D.devPtr), sizeof(((CUDA_RESOURCE_DESC_v1*)0)->res.pitch2D.format), sizeof(((CUDA_RESOURCE_DESC_v1*)0)->res.pitch2D.numChannels), sizeof(((CUDA_RESOURCE_DESC_v1*)0)->res.pitch2D.width), sizeof(((CUDA_RESOURCE_DESC_v1*)0)->res.pitch2D.height), sizeof(((CUDA_RESOURCE_DESC_v1*)0)->res.pitch2D.pitchInBytes), sizeof(((CUDA_RESOURCE_DESC_v1*)0)->res.reserved.reserved), sizeof(((CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1*)0)->handle.win32.handle), sizeof(((CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1*)0)->handle.win32.name), sizeof(((CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1*)0)->handle.win32.handle), sizeof(((CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1*)0)->handle.win32.name), sizeof(((CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1*)0)->params.fence.value), sizeof(((CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1*)0)->params.keyedMutex.key), sizeof(((CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1*)0)->params.fence), sizeof(((CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1*)0)->params.nvSciSync), sizeof(((CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1*)0)->params.keyedMutex), sizeof(((CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1*)0)->params.reserved), sizeof(((CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1*)0)->params.fence.value), sizeof(((CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1*)0)->params.keyedMutex.key), sizeof(((CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1*)0)->params.keyedMutex.timeoutMs), sizeof(((CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1*)0)->params.fence), sizeof(((CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1*)0)->params.nvSciSync), sizeof(((CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1*)0)->params.keyedMutex), sizeof(((CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1*)0)->params.reserved), sizeof(((CUarrayMapInfo_v1*)0)->subresource.sparseLevel.level), sizeof(((CUarrayMapInfo_v1*)0)->subresource.sparseLevel.layer), sizeof(((CUarrayMapInfo_v1*)0)->subresource.sparseLevel.offsetX), sizeof(((CUarrayMapInfo_v1*)0)->subresource.sparseLevel.offsetY), sizeof(((CUarrayMapInfo_v1*)0)->subresource.sparseLevel.offsetZ), sizeof(((CUarrayMapInfo_v1*)0)->subresource.sparseLevel.extentWidth), sizeof(((CUarrayMapInfo_v1*)0)->subresource.sparseLevel.extentHeight), sizeof(((CUarrayMapInfo_v1*)0)->subresource.sparseLevel.extentDepth), sizeof(((CUarrayMapInfo_v1*)0)->subresource.miptail.layer), sizeof(((CUarrayMapInfo_v1*)0)->subresource.miptail.offset), sizeof(((CUarrayMapInfo_v1*)0)->subresource.miptail.size), sizeof(((CUmemAllocationProp_v1*)0)->allocFlags.compressionType), sizeof(((CUmemAllocationProp_v1*)0)->allocFlags.gpuDirectRDMACapable), sizeof(((CUmemAllocationProp_v1*)0)->allocFlags.usage), sizeof(((CUmemAllocationProp_v1*)0)->allocFlags.reserved), sizeof(((CUmemcpy3DOperand_v1*)0)->op.ptr.ptr), sizeof(((CUmemcpy3DOperand_v1*)0)->op.ptr.rowLength), sizeof(((CUmemcpy3DOperand_v1*)0)->op.ptr.layerHeight), sizeof(((CUmemcpy3DOperand_v1*)0)->op.ptr.locHint), sizeof(((CUmemcpy3DOperand_v1*)0)->op.array.array), sizeof(((CUmemcpy3DOperand_v1*)0)->op.array.offset), sizeof(((CUasyncNotificationInfo*)0)->info.overBudget), sizeof(((CUexecAffinityParam_v1*)0)->param.smCount), sizeof(((CUDA_RESOURCE_DESC_v1*)0)->res.array), sizeof(((CUDA_RESOURCE_DESC_v1*)0)->res.mipmap), sizeof(((CUDA_RESOURCE_DESC_v1*)0)->res.linear), sizeof(((CUDA_RESOURCE_DESC_v1*)0)->res.pitch2D), sizeof(((CUDA_RESOURCE_DESC_v1*)0)->res.reserved), sizeof(((CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1*)0)->handle.fd), sizeof(((CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1*)0)->handle.win32), sizeof(((CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1*)0)->handle.nvSciBufObject), sizeof(((CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1*)0)->handle.fd), sizeof(((CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1*)0)->handle.win32), sizeof(((CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1*)0)->handle.nvSciSyncObj), sizeof(((CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1*)0)->params.nvSciSync.fence), sizeof(((CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1*)0)->params.nvSciSync.reserved), sizeof(((CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1*)0)->params.nvSciSync.fence), sizeof(((CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1*)0)->params.nvSciSync.reserved), sizeof(((CUarrayMapInfo_v1*)0)->resource.mipmap), sizeof(((CUarrayMapInfo_v1*)0)->resource.array), sizeof(((CUarrayMapInfo_v1*)0)->subresource.sparseLevel), sizeof(((CUarrayMapInfo_v1*)0)->subresource.miptail), sizeof(((CUarrayMapInfo_v1*)0)->memHandle.memHandle), sizeof(((CUmemcpy3DOperand_v1*)0)->op.ptr), sizeof(((CUmemcpy3DOperand_v1*)0)->op.array), sizeof(((CUDA_ARRAY3D_DESCRIPTOR_v2*)0)->Width), sizeof(((CUDA_ARRAY3D_DESCRIPTOR_v2*)0)->Height), sizeof(((CUDA_ARRAY3D_DESCRIPTOR_v2*)0)->Depth), sizeof(((CUDA_ARRAY3D_DESCRIPTOR_v2*)0)->Format), sizeof(((CUDA_ARRAY3D_DESCRIPTOR_v2*)0)->NumChannels), sizeof(((CUDA_ARRAY3D_DESCRIPTOR_v2*)0)->Flags), sizeof(((CUDA_ARRAY_DESCRIPTOR_v2*)0)->Width), sizeof(((CUDA_ARRAY_DESCRIPTOR_v2*)0)->Height), sizeof(((CUDA_ARRAY_DESCRIPTOR_v2*)0)->Format), sizeof(((CUDA_ARRAY_DESCRIPTOR_v2*)0)->NumChannels), sizeof(((CUDA_ARRAY_MEMORY_REQUIREMENTS_v1*)0)->size), sizeof(((CUDA_ARRAY_MEMORY_REQUIREMENTS_v1*)0)->alignment), sizeof(((CUDA_ARRAY_MEMORY_REQUIREMENTS_v1*)0)->reserved), sizeof(((CUDA_ARRAY_SPARSE_PROPERTIES_v1*)0)->tileExtent), sizeof(((CUDA_ARRAY_SPARSE_PROPERTIES_v1*)0)->miptailFirstLevel), sizeof(((CUDA_ARRAY_SPARSE_PROPERTIES_v1*)0)->miptailSize), sizeof(((CUDA_ARRAY_SPARSE_PROPERTIES_v1*)0)->flags), sizeof(((CUDA_ARRAY_SPARSE_PROPERTIES_v1*)0)->reserved), sizeof(((CUDA_BATCH_MEM_OP_NODE_PARAMS_v1*)0)->ctx), sizeof(((CUDA_BATCH_MEM_OP_NODE_PARAMS_v1*)0)->count), sizeof(((CUDA_BATCH_MEM_OP_NODE_PARAMS_v1*)0)->paramArray), sizeof(((CUDA_BATCH_MEM_OP_NODE_PARAMS_v1*)0)->flags), sizeof(((CUDA_BATCH_MEM_OP_NODE_PARAMS_v2*)0)->ctx), sizeof(((CUDA_BATCH_MEM_OP_NODE_PARAMS_v2*)0)->count), sizeof(((CUDA_BATCH_MEM_OP_NODE_PARAMS_v2*)0)->paramArray), sizeof(((CUDA_BATCH_MEM_OP_NODE_PARAMS_v2*)0)->flags), sizeof(((CUDA_CHILD_GRAPH_NODE_PARAMS*)0)->graph), sizeof(((CUDA_CHILD_GRAPH_NODE_PARAMS*)0)->ownership), sizeof(((CUDA_CONDITIONAL_NODE_PARAMS*)0)->handle), sizeof(((CUDA_CONDITIONAL_NODE_PARAMS*)0)->type), sizeof(((CUDA_CONDITIONAL_NODE_PARAMS*)0)->size), sizeof(((CUDA_CONDITIONAL_NODE_PARAMS*)0)->phGraph_out), sizeof(((CUDA_CONDITIONAL_NODE_PARAMS*)0)->ctx), sizeof(((CUDA_EVENT_RECORD_NODE_PARAMS*)0)->event), sizeof(((CUDA_EVENT_WAIT_NODE_PARAMS*)0)->event), sizeof(((CUDA_EXTERNAL_MEMORY_BUFFER_DESC_v1*)0)->offset), sizeof(((CUDA_EXTERNAL_MEMORY_BUFFER_DESC_v1*)0)->size), sizeof(((CUDA_EXTERNAL_MEMORY_BUFFER_DESC_v1*)0)->flags), sizeof(((CUDA_EXTERNAL_MEMORY_BUFFER_DESC_v1*)0)->reserved), sizeof(((CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1*)0)->type), sizeof(((CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1*)0)->handle), sizeof(((CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1*)0)->size), sizeof(((CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1*)0)->flags), sizeof(((CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1*)0)->reserved), sizeof(((CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_v1*)0)->offset), sizeof(((CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_v1*)0)->arrayDesc), sizeof(((CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_v1*)0)->numLevels), sizeof(((CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_v1*)0)->reserved), sizeof(((CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1*)0)->type), sizeof(((CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1*)0)->handle), sizeof(((CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1*)0)->flags), sizeof(((CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1*)0)->reserved), sizeof(((CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1*)0)->params), sizeof(((CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1*)0)->flags), sizeof(((CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1*)0)->reserved), sizeof(((CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1*)0)->params), sizeof(((CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1*)0)->flags), sizeof(((CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1*)0)->reserved), sizeof(((CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v1*)0)->extSemArray), sizeof(((CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v1*)0)->paramsArray), sizeof(((CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v1*)0)->numExtSems), sizeof(((CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v2*)0)->extSemArray), sizeof(((CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v2*)0)->paramsArray), sizeof(((CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v2*)0)->numExtSems), sizeof(((CUDA_EXT_SEM_WAIT_NODE_PARAMS_v1*)0)->extSemArray), sizeof(((CUDA_EXT_SEM_WAIT_NODE_PARAMS_v1*)0)->paramsArray), sizeof(((CUDA_EXT_SEM_WAIT_NODE_PARAMS_v1*)0)->numExtSems), sizeof(((CUDA_EXT_SEM_WAIT_NODE_PARAMS_v2*)0)->extSemArray), sizeof(((CUDA_EXT_SEM_WAIT_NODE_PARAMS_v2*)0)->paramsArray), sizeof(((CUDA_EXT_SEM_WAIT_NODE_PARAMS_v2*)0)->numExtSems), sizeof(((CUDA_GRAPH_INSTANTIATE_PARAMS*)0)->flags), sizeof(((CUDA_GRAPH_INSTANTIATE_PARAMS*)0)->hUploadStream), sizeof(((CUDA_GRAPH_INSTANTIATE_PARAMS*)0)->hErrNode_out), sizeof(((CUDA_GRAPH_INSTANTIATE_PARAMS*)0)->result_out), sizeof(((CUDA_HOST_NODE_PARAMS_v1*)0)->fn), sizeof(((CUDA_HOST_NODE_PARAMS_v1*)0)->userData), sizeof(((CUDA_HOST_NODE_PARAMS_v2*)0)->fn), sizeof(((CUDA_HOST_NODE_PARAMS_v2*)0)->userData), sizeof(((CUDA_KERNEL_NODE_PARAMS_v1*)0)->func), sizeof(((CUDA_KERNEL_NODE_PARAMS_v1*)0)->gridDimX), sizeof(((CUDA_KERNEL_NODE_PARAMS_v1*)0)->gridDimY), sizeof(((CUDA_KERNEL_NODE_PARAMS_v1*)0)->gridDimZ), sizeof(((CUDA_KERNEL_NODE_PARAMS_v1*)0)->blockDimX), sizeof(((CUDA_KERNEL_NODE_PARAMS_v1*)0)->blockDimY), sizeof(((CUDA_KERNEL_NODE_PARAMS_v1*)0)->blockDimZ), sizeof(((CUDA_KERNEL_NODE_PARAMS_v1*)0)->sharedMemBytes), sizeof(((CUDA_KERNEL_NODE_PARAMS_v1*)0)->kernelParams), sizeof(((CUDA_KERNEL_NODE_PARAMS_v1*)0)->extra), sizeof(((CUDA_KERNEL_NODE_PARAMS_v2*)0)->func), sizeof(((CUDA_KERNEL_NODE_PARAMS_v2*)0)->gridDimX), sizeof(((CUDA_KERNEL_NODE_PARAMS_v2*)0)->gridDimY), sizeof(((CUDA_KERNEL_NODE_PARAMS_v2*)0)->gridDimZ), sizeof(((CUDA_KERNEL_NODE_PARAMS_v2*)0)->blockDimX), sizeof(((CUDA_KERNEL_NODE_PARAMS_v2*)0)->blockDimY), sizeof(((CUDA_KERNEL_NODE_PARAMS_v2*)0)->blockDimZ), sizeof(((CUDA_KERNEL_NODE_PARAMS_v2*)0)->sharedMemBytes), sizeof(((CUDA_KERNEL_NODE_PARAMS_v2*)0)->kernelParams), sizeof(((CUDA_KERNEL_NODE_PARAMS_v2*)0)->extra), sizeof(((CUDA_KERNEL_NODE_PARAMS_v2*)0)->kern), sizeof(((CUDA_KERNEL_NODE_PARAMS_v2*)0)->ctx), sizeof(((CUDA_KERNEL_NODE_PARAMS_v3*)0)->func), sizeof(((CUDA_KERNEL_NODE_PARAMS_v3*)0)->gridDimX), sizeof(((CUDA_KERNEL_NODE_PARAMS_v3*)0)->gridDimY), sizeof(((CUDA_KERNEL_NODE_PARAMS_v3*)0)->gridDimZ), sizeof(((CUDA_KERNEL_NODE_PARAMS_v3*)0)->blockDimX), sizeof(((CUDA_KERNEL_NODE_PARAMS_v3*)0)->blockDimY), sizeof(((CUDA_KERNEL_NODE_PARAMS_v3*)0)->blockDimZ), sizeof(((CUDA_KERNEL_NODE_PARAMS_v3*)0)->sharedMemBytes), sizeof(((CUDA_KERNEL_NODE_PARAMS_v3*)0)->kernelParams), sizeof(((CUDA_KERNEL_NODE_PARAMS_v3*)0)->extra), sizeof(((CUDA_KERNEL_NODE_PARAMS_v3*)0)->kern), sizeof(((CUDA_KERNEL_NODE_PARAMS_v3*)0)->ctx), sizeof(((CUDA_LAUNCH_PARAMS_v1*)0)->function), sizeof(((CUDA_LAUNCH_PARAMS_v1*)0)->gridDimX), sizeof(((CUDA_LAUNCH_PARAMS_v1*)0)->gridDimY), sizeof(((CUDA_LAUNCH_PARAMS_v1*)0)->gridDimZ), sizeof(((CUDA_LAUNCH_PARAMS_v1*)0)->blockDimX), sizeof(((CUDA_LAUNCH_PARAMS_v1*)0)->blockDimY), sizeof(((CUDA_LAUNCH_PARAMS_v1*)0)->blockDimZ), sizeof(((CUDA_LAUNCH_PARAMS_v1*)0)->sharedMemBytes), sizeof(((CUDA_LAUNCH_PARAMS_v1*)0)->hStream), sizeof(((CUDA_LAUNCH_PARAMS_v1*)0)->kernelParams), sizeof(((CUDA_MEMCPY2D_v2*)0)->srcXInBytes), sizeof(((CUDA_MEMCPY2D_v2*)0)->srcY), sizeof(((CUDA_MEMCPY2D_v2*)0)->srcMemoryType), sizeof(((CUDA_MEMCPY2D_v2*)0)->srcHost), sizeof(((CUDA_MEMCPY2D_v2*)0)->srcDevice), sizeof(((CUDA_MEMCPY2D_v2*)0)->srcArray), sizeof(((CUDA_MEMCPY2D_v2*)0)->srcPitch), sizeof(((CUDA_MEMCPY2D_v2*)0)->dstXInBytes), sizeof(((CUDA_MEMCPY2D_v2*)0)->dstY), sizeof(((CUDA_MEMCPY2D_v2*)0)->dstMemoryType), sizeof(((CUDA_MEMCPY2D_v2*)0)->dstHost), sizeof(((CUDA_MEMCPY2D_v2*)0)->dstDevice), sizeof(((CUDA_MEMCPY2D_v2*)0)->dstArray), sizeof(((CUDA_MEMCPY2D_v2*)0)->dstPitch), sizeof(((CUDA_MEMCPY2D_v2*)0)->WidthInBytes), sizeof(((CUDA_MEMCPY2D_v2*)0)->Height), sizeof(((CUDA_MEMCPY3D_BATCH_OP_v1*)0)->src), sizeof(((CUDA_MEMCPY3D_BATCH_OP_v1*)0)->dst), sizeof(((CUDA_MEMCPY3D_BATCH_OP_v1*)0)->extent), sizeof(((CUDA_MEMCPY3D_BATCH_OP_v1*)0)->srcAccessOrder), sizeof(((CUDA_MEMCPY3D_BATCH_OP_v1*)0)->flags), sizeof(((CUDA_MEMCPY3D_PEER_v1*)0)->srcXInBytes), sizeof(((CUDA_MEMCPY3D_PEER_v1*)0)->srcY), sizeof(((CUDA_MEMCPY3D_PEER_v1*)0)->srcZ), sizeof(((CUDA_MEMCPY3D_PEER_v1*)0)->srcLOD), sizeof(((CUDA_MEMCPY3D_PEER_v1*)0)->srcMemoryType), sizeof(((CUDA_MEMCPY3D_PEER_v1*)0)->srcHost), sizeof(((CUDA_MEMCPY3D_PEER_v1*)0)->srcDevice), sizeof(((CUDA_MEMCPY3D_PEER_v1*)0)->srcArray), sizeof(((CUDA_MEMCPY3D_PEER_v1*)0)->srcContext), sizeof(((CUDA_MEMCPY3D_PEER_v1*)0)->srcPitch), sizeof(((CUDA_MEMCPY3D_PEER_v1*)0)->srcHeight), sizeof(((CUDA_MEMCPY3D_PEER_v1*)0)->dstXInBytes), sizeof(((CUDA_MEMCPY3D_PEER_v1*)0)->dstY), sizeof(((CUDA_MEMCPY3D_PEER_v1*)0)->dstZ), sizeof(((CUDA_MEMCPY3D_PEER_v1*)0)->dstLOD), sizeof(((CUDA_MEMCPY3D_PEER_v1*)0)->dstMemoryType), sizeof(((CUDA_MEMCPY3D_PEER_v1*)0)->dstHost), sizeof(((CUDA_MEMCPY3D_PEER_v1*)0)->dstDevice), sizeof(((CUDA_MEMCPY3D_PEER_v1*)0)->dstArray), sizeof(((CUDA_MEMCPY3D_PEER_v1*)0)->dstContext), sizeof(((CUDA_MEMCPY3D_PEER_v1*)0)->dstPitch), sizeof(((CUDA_MEMCPY3D_PEER_v1*)0)->dstHeight), sizeof(((CUDA_MEMCPY3D_PEER_v1*)0)->WidthInBytes), sizeof(((CUDA_MEMCPY3D_PEER_v1*)0)->Height), sizeof(((CUDA_MEMCPY3D_PEER_v1*)0)->Depth), sizeof(((CUDA_MEMCPY3D_v2*)0)->srcXInBytes), sizeof(((CUDA_MEMCPY3D_v2*)0)->srcY), sizeof(((CUDA_MEMCPY3D_v2*)0)->srcZ), sizeof(((CUDA_MEMCPY3D_v2*)0)->srcLOD), sizeof(((CUDA_MEMCPY3D_v2*)0)->srcMemoryType), sizeof(((CUDA_MEMCPY3D_v2*)0)->srcHost), sizeof(((CUDA_MEMCPY3D_v2*)0)->srcDevice), sizeof(((CUDA_MEMCPY3D_v2*)0)->srcArray), sizeof(((CUDA_MEMCPY3D_v2*)0)->reserved0), sizeof(((CUDA_MEMCPY3D_v2*)0)->srcPitch), sizeof(((CUDA_MEMCPY3D_v2*)0)->srcHeight), sizeof(((CUDA_MEMCPY3D_v2*)0)->dstXInBytes), sizeof(((CUDA_MEMCPY3D_v2*)0)->dstY), sizeof(((CUDA_MEMCPY3D_v2*)0)->dstZ), sizeof(((CUDA_MEMCPY3D_v2*)0)->dstLOD), sizeof(((CUDA_MEMCPY3D_v2*)0)->dstMemoryType), sizeof(((CUDA_MEMCPY3D_v2*)0)->dstHost), sizeof(((CUDA_MEMCPY3D_v2*)0)->dstDevice), sizeof(((CUDA_MEMCPY3D_v2*)0)->dstArray), sizeof(((CUDA_MEMCPY3D_v2*)0)->reserved1), sizeof(((CUDA_MEMCPY3D_v2*)0)->dstPitch), sizeof(((CUDA_MEMCPY3D_v2*)0)->dstHeight), sizeof(((CUDA_MEMCPY3D_v2*)0)->WidthInBytes), sizeof(((CUDA_MEMCPY3D_v2*)0)->Height), sizeof(((CUDA_MEMCPY3D_v2*)0)->Depth), sizeof(((CUDA_MEMCPY_NODE_PARAMS*)0)->flags), sizeof(((CUDA_MEMCPY_NODE_PARAMS*)0)->reserved), sizeof(((CUDA_MEMCPY_NODE_PARAMS*)0)->copyCtx), sizeof(((CUDA_MEMCPY_NODE_PARAMS*)0)->copyParams), sizeof(((CUDA_MEMSET_NODE_PARAMS_v1*)0)->dst), sizeof(((CUDA_MEMSET_NODE_PARAMS_v1*)0)->pitch), sizeof(((CUDA_MEMSET_NODE_PARAMS_v1*)0)->value), sizeof(((CUDA_MEMSET_NODE_PARAMS_v1*)0)->elementSize), sizeof(((CUDA_MEMSET_NODE_PARAMS_v1*)0)->width), sizeof(((CUDA_MEMSET_NODE_PARAMS_v1*)0)->height), sizeof(((CUDA_MEMSET_NODE_PARAMS_v2*)0)->dst), sizeof(((CUDA_MEMSET_NODE_PARAMS_v2*)0)->pitch), sizeof(((CUDA_MEMSET_NODE_PARAMS_v2*)0)->value), sizeof(((CUDA_MEMSET_NODE_PARAMS_v2*)0)->elementSize), sizeof(((CUDA_MEMSET_NODE_PARAMS_v2*)0)->width), sizeof(((CUDA_MEMSET_NODE_PARAMS_v2*)0)->height), sizeof(((CUDA_MEMSET_NODE_PARAMS_v2*)0)->ctx), sizeof(((CUDA_MEM_ALLOC_NODE_PARAMS_v1*)0)->poolProps), sizeof(((CUDA_MEM_ALLOC_NODE_PARAMS_v1*)0)->accessDescs), sizeof(((CUDA_MEM_ALLOC_NODE_PARAMS_v1*)0)->accessDescCount), sizeof(((CUDA_MEM_ALLOC_NODE_PARAMS_v1*)0)->bytesize), sizeof(((CUDA_MEM_ALLOC_NODE_PARAMS_v1*)0)->dptr), sizeof(((CUDA_MEM_ALLOC_NODE_PARAMS_v2*)0)->poolProps), sizeof(((CUDA_MEM_ALLOC_NODE_PARAMS_v2*)0)->accessDescs), sizeof(((CUDA_MEM_ALLOC_NODE_PARAMS_v2*)0)->accessDescCount), sizeof(((CUDA_MEM_ALLOC_NODE_PARAMS_v2*)0)->bytesize), sizeof(((CUDA_MEM_ALLOC_NODE_PARAMS_v2*)0)->dptr), sizeof(((CUDA_MEM_FREE_NODE_PARAMS*)0)->dptr), sizeof(((CUDA_POINTER_ATTRIBUTE_P2P_TOKENS_v1*)0)->p2pToken), sizeof(((CUDA_POINTER_ATTRIBUTE_P2P_TOKENS_v1*)0)->vaSpaceToken), sizeof(((CUDA_RESOURCE_DESC_v1*)0)->resType), sizeof(((CUDA_RESOURCE_DESC_v1*)0)->res), sizeof(((CUDA_RESOURCE_DESC_v1*)0)->flags), sizeof(((CUDA_RESOURCE_VIEW_DESC_v1*)0)->format), sizeof(((CUDA_RESOURCE_VIEW_DESC_v1*)0)->width), sizeof(((CUDA_RESOURCE_VIEW_DESC_v1*)0)->height), sizeof(((CUDA_RESOURCE_VIEW_DESC_v1*)0)->depth), sizeof(((CUDA_RESOURCE_VIEW_DESC_v1*)0)->firstMipmapLevel), sizeof(((CUDA_RESOURCE_VIEW_DESC_v1*)0)->lastMipmapLevel), sizeof(((CUDA_RESOURCE_VIEW_DESC_v1*)0)->firstLayer), sizeof(((CUDA_RESOURCE_VIEW_DESC_v1*)0)->lastLayer), sizeof(((CUDA_RESOURCE_VIEW_DESC_v1*)0)->reserved), sizeof(((CUDA_TEXTURE_DESC_v1*)0)->addressMode), sizeof(((CUDA_TEXTURE_DESC_v1*)0)->filterMode), sizeof(((CUDA_TEXTURE_DESC_v1*)0)->flags), sizeof(((CUDA_TEXTURE_DESC_v1*)0)->maxAnisotropy), sizeof(((CUDA_TEXTURE_DESC_v1*)0)->mipmapFilterMode), sizeof(((CUDA_TEXTURE_DESC_v1*)0)->mipmapLevelBias), sizeof(((CUDA_TEXTURE_DESC_v1*)0)->minMipmapLevelClamp), sizeof(((CUDA_TEXTURE_DESC_v1*)0)->maxMipmapLevelClamp), sizeof(((CUDA_TEXTURE_DESC_v1*)0)->borderColor), sizeof(((CUDA_TEXTURE_DESC_v1*)0)->reserved), sizeof(((CUaccessPolicyWindow_v1*)0)->base_ptr), sizeof(((CUaccessPolicyWindow_v1*)0)->num_bytes), sizeof(((CUaccessPolicyWindow_v1*)0)->hitRatio), sizeof(((CUaccessPolicyWindow_v1*)0)->hitProp), sizeof(((CUaccessPolicyWindow_v1*)0)->missProp), sizeof(((CUarrayMapInfo_v1*)0)->resourceType), sizeof(((CUarrayMapInfo_v1*)0)->resource), sizeof(((CUarrayMapInfo_v1*)0)->subresourceType), sizeof(((CUarrayMapInfo_v1*)0)->subresource), sizeof(((CUarrayMapInfo_v1*)0)->memOperationType), sizeof(((CUarrayMapInfo_v1*)0)->memHandleType), sizeof(((CUarrayMapInfo_v1*)0)->memHandle), sizeof(((CUarrayMapInfo_v1*)0)->offset), sizeof(((CUarrayMapInfo_v1*)0)->deviceBitMask), sizeof(((CUarrayMapInfo_v1*)0)->flags), sizeof(((CUarrayMapInfo_v1*)0)->reserved), sizeof(((CUasyncNotificationInfo*)0)->type), sizeof(((CUasyncNotificationInfo*)0)->info), sizeof(((CUcheckpointCheckpointArgs*)0)->reserved), sizeof(((CUcheckpointGpuPair*)0)->oldUuid), sizeof(((CUcheckpointGpuPair*)0)->newUuid), sizeof(((CUcheckpointLockArgs*)0)->timeoutMs), sizeof(((CUcheckpointLockArgs*)0)->reserved0), sizeof(((CUcheckpointLockArgs*)0)->reserved1), sizeof(((CUcheckpointRestoreArgs*)0)->gpuPairs), sizeof(((CUcheckpointRestoreArgs*)0)->gpuPairsCount), sizeof(((CUcheckpointRestoreArgs*)0)->reserved), sizeof(((CUcheckpointRestoreArgs*)0)->reserved1), sizeof(((CUcheckpointUnlockArgs*)0)->reserved), sizeof(((CUctxCigParam*)0)->sharedDataType), sizeof(((CUctxCigParam*)0)->sharedData), sizeof(((CUctxCreateParams*)0)->execAffinityParams), sizeof(((CUctxCreateParams*)0)->numExecAffinityParams), sizeof(((CUctxCreateParams*)0)->cigParams), sizeof(((CUdevResource_v1*)0)->type), sizeof(((CUdevResource_v1*)0)->_internal_padding), sizeof(((CUdevResource_v1*)0)->sm), sizeof(((CUdevResource_v1*)0)->_oversize), sizeof(((CUdevSmResource*)0)->smCount), sizeof(((CUdevSmResource*)0)->minSmPartitionSize), sizeof(((CUdevSmResource*)0)->smCoscheduledAlignment), sizeof(((CUdevprop_v1*)0)->maxThreadsPerBlock), sizeof(((CUdevprop_v1*)0)->maxThreadsDim), sizeof(((CUdevprop_v1*)0)->maxGridSize), sizeof(((CUdevprop_v1*)0)->sharedMemPerBlock), sizeof(((CUdevprop_v1*)0)->totalConstantMemory), sizeof(((CUdevprop_v1*)0)->SIMDWidth), sizeof(((CUdevprop_v1*)0)->memPitch), sizeof(((CUdevprop_v1*)0)->regsPerBlock), sizeof(((CUdevprop_v1*)0)->clockRate), sizeof(((CUdevprop_v1*)0)->textureAlign), sizeof(((CUexecAffinityParam_v1*)0)->type), sizeof(((CUexecAffinityParam_v1*)0)->param), sizeof(((CUexecAffinitySmCount_v1*)0)->val), sizeof(((CUextent3D_v1*)0)->width), sizeof(((CUextent3D_v1*)0)->height), sizeof(((CUextent3D_v1*)0)->depth), sizeof(((CUgraphEdgeData*)0)->from_port), sizeof(((CUgraphEdgeData*)0)->to_port), sizeof(((CUgraphEdgeData*)0)->type), sizeof(((CUgraphEdgeData*)0)->reserved), sizeof(((CUgraphExecUpdateResultInfo_v1*)0)->result), sizeof(((CUgraphExecUpdateResultInfo_v1*)0)->errorNode), sizeof(((CUgraphExecUpdateResultInfo_v1*)0)->errorFromNode), sizeof(((CUgraphNodeParams*)0)->type), sizeof(((CUgraphNodeParams*)0)->reserved0), sizeof(((CUgraphNodeParams*)0)->reserved1), sizeof(((CUgraphNodeParams*)0)->kernel), sizeof(((CUgraphNodeParams*)0)->memcpy), sizeof(((CUgraphNodeParams*)0)->memset), sizeof(((CUgraphNodeParams*)0)->host), sizeof(((CUgraphNodeParams*)0)->graph), sizeof(((CUgraphNodeParams*)0)->eventWait), sizeof(((CUgraphNodeParams*)0)->eventRecord), sizeof(((CUgraphNodeParams*)0)->extSemSignal), sizeof(((CUgraphNodeParams*)0)->extSemWait), sizeof(((CUgraphNodeParams*)0)->alloc), sizeof(((CUgraphNodeParams*)0)->free), sizeof(((CUgraphNodeParams*)0)->memOp), sizeof(((CUgraphNodeParams*)0)->conditional), sizeof(((CUgraphNodeParams*)0)->reserved2), sizeof(((CUipcEventHandle_v1*)0)->reserved), sizeof(((CUipcMemHandle_v1*)0)->reserved), sizeof(((CUlaunchAttributeValue*)0)->pad), sizeof(((CUlaunchAttributeValue*)0)->accessPolicyWindow), sizeof(((CUlaunchAttributeValue*)0)->cooperative), sizeof(((CUlaunchAttributeValue*)0)->syncPolicy), sizeof(((CUlaunchAttributeValue*)0)->clusterDim), sizeof(((CUlaunchAttributeValue*)0)->clusterSchedulingPolicyPreference), sizeof(((CUlaunchAttributeValue*)0)->programmaticStreamSerializationAllowed), sizeof(((CUlaunchAttributeValue*)0)->programmaticEvent), sizeof(((CUlaunchAttributeValue*)0)->launchCompletionEvent), sizeof(((CUlaunchAttributeValue*)0)->priority), sizeof(((CUlaunchAttributeValue*)0)->memSyncDomainMap), sizeof(((CUlaunchAttributeValue*)0)->memSyncDomain), sizeof(((CUlaunchAttributeValue*)0)->preferredClusterDim), sizeof(((CUlaunchAttributeValue*)0)->deviceUpdatableKernelNode), sizeof(((CUlaunchAttributeValue*)0)->sharedMemCarveout), sizeof(((CUlaunchAttributeValue*)0)->nvlinkUtilCentricScheduling), sizeof(((CUlaunchAttribute*)0)->id), sizeof(((CUlaunchAttribute*)0)->pad), sizeof(((CUlaunchAttribute*)0)->value), sizeof(((CUlaunchConfig*)0)->gridDimX), sizeof(((CUlaunchConfig*)0)->gridDimY), sizeof(((CUlaunchConfig*)0)->gridDimZ), sizeof(((CUlaunchConfig*)0)->blockDimX), sizeof(((CUlaunchConfig*)0)->blockDimY), sizeof(((CUlaunchConfig*)0)->blockDimZ), sizeof(((CUlaunchConfig*)0)->sharedMemBytes), sizeof(((CUlaunchConfig*)0)->hStream), sizeof(((CUlaunchConfig*)0)->attrs), sizeof(((CUlaunchConfig*)0)->numAttrs), sizeof(((CUlaunchMemSyncDomainMap*)0)->default_), sizeof(((CUlaunchMemSyncDomainMap*)0)->remote), sizeof(((CUlibraryHostUniversalFunctionAndDataTable*)0)->functionTable), sizeof(((CUlibraryHostUniversalFunctionAndDataTable*)0)->functionWindowSize), sizeof(((CUlibraryHostUniversalFunctionAndDataTable*)0)->dataTable), sizeof(((CUlibraryHostUniversalFunctionAndDataTable*)0)->dataWindowSize), sizeof(((CUmemAccessDesc_v1*)0)->location), sizeof(((CUmemAccessDesc_v1*)0)->flags), sizeof(((CUmemAllocationProp_v1*)0)->type), sizeof(((CUmemAllocationProp_v1*)0)->requestedHandleTypes), sizeof(((CUmemAllocationProp_v1*)0)->location), sizeof(((CUmemAllocationProp_v1*)0)->win32HandleMetaData), sizeof(((CUmemAllocationProp_v1*)0)->allocFlags), sizeof(((CUmemDecompressParams*)0)->srcNumBytes), sizeof(((CUmemDecompressParams*)0)->dstNumBytes), sizeof(((CUmemDecompressParams*)0)->dstActBytes), sizeof(((CUmemDecompressParams*)0)->src), sizeof(((CUmemDecompressParams*)0)->dst), sizeof(((CUmemDecompressParams*)0)->algo), sizeof(((CUmemDecompressParams*)0)->padding), sizeof(((CUmemFabricHandle_v1*)0)->data), sizeof(((CUmemLocation_v1*)0)->type), sizeof(((CUmemLocation_v1*)0)->id), sizeof(((CUmemPoolProps_v1*)0)->allocType), sizeof(((CUmemPoolProps_v1*)0)->handleTypes), sizeof(((CUmemPoolProps_v1*)0)->location), sizeof(((CUmemPoolProps_v1*)0)->win32SecurityAttributes), sizeof(((CUmemPoolProps_v1*)0)->maxSize), sizeof(((CUmemPoolProps_v1*)0)->usage), sizeof(((CUmemPoolProps_v1*)0)->reserved), sizeof(((CUmemPoolPtrExportData_v1*)0)->reserved), sizeof(((CUmemcpy3DOperand_v1*)0)->type), sizeof(((CUmemcpy3DOperand_v1*)0)->op), sizeof(((CUmemcpyAttributes_v1*)0)->srcAccessOrder), sizeof(((CUmemcpyAttributes_v1*)0)->srcLocHint), sizeof(((CUmemcpyAttributes_v1*)0)->dstLocHint), sizeof(((CUmemcpyAttributes_v1*)0)->flags), sizeof(((CUmulticastObjectProp_v1*)0)->numDevices), sizeof(((CUmulticastObjectProp_v1*)0)->size), sizeof(((CUmulticastObjectProp_v1*)0)->handleTypes), sizeof(((CUmulticastObjectProp_v1*)0)->flags), sizeof(((CUoffset3D_v1*)0)->x), sizeof(((CUoffset3D_v1*)0)->y), sizeof(((CUoffset3D_v1*)0)->z), sizeof(((CUstreamBatchMemOpParams_v1*)0)->operation), sizeof(((CUstreamBatchMemOpParams_v1*)0)->waitValue), sizeof(((CUstreamBatchMemOpParams_v1*)0)->writeValue), sizeof(((CUstreamBatchMemOpParams_v1*)0)->flushRemoteWrites), sizeof(((CUstreamBatchMemOpParams_v1*)0)->memoryBarrier), sizeof(((CUstreamBatchMemOpParams_v1*)0)->pad), sizeof(((struct CUstreamMemOpFlushRemoteWritesParams_st*)0)->operation), sizeof(((struct CUstreamMemOpFlushRemoteWritesParams_st*)0)->flags), sizeof(((struct CUstreamMemOpMemoryBarrierParams_st*)0)->operation), sizeof(((struct CUstreamMemOpMemoryBarrierParams_st*)0)->flags), sizeof(((struct CUstreamMemOpWaitValueParams_st*)0)->operation), sizeof(((struct CUstreamMemOpWaitValueParams_st*)0)->address), sizeof(((struct CUstreamMemOpWaitValueParams_st*)0)->value), sizeof(((struct CUstreamMemOpWaitValueParams_st*)0)->value64), sizeof(((struct CUstreamMemOpWaitValueParams_st*)0)->flags), sizeof(((struct CUstreamMemOpWaitValueParams_st*)0)->alias), sizeof(((struct CUstreamMemOpWriteValueParams_st*)0)->operation), sizeof(((struct CUstreamMemOpWriteValueParams_st*)0)->address), sizeof(((struct CUstreamMemOpWriteValueParams_st*)0)->value), sizeof(((struct CUstreamMemOpWriteValueParams_st*)0)->value64), sizeof(((struct CUstreamMemOpWriteValueParams_st*)0)->flags), sizeof(((struct CUstreamMemOpWriteValueParams_st*)0)->alias), sizeof(((CUtensorMap*)0)->opaque), sizeof(((CUuuid*)0)->bytes)};
-    static const size_t __cb_driver_psize[] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, sizeof(*(((CUDA_BATCH_MEM_OP_NODE_PARAMS_v1*)0)->paramArray)), 0, 0, 0, sizeof(*(((CUDA_BATCH_MEM_OP_NODE_PARAMS_v2*)0)->paramArray)), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, sizeof(*(((CUcheckpointRestoreArgs*)0)->gpuPairs)), 0, 0, 0, 0, 0, 0, sizeof(*(((CUctxCreateParams*)0)->execAffinityParams)), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, sizeof(*(((CUlaunchConfig*)0)->attrs)), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
-    static const size_t __cb_driver_ssize[] = {sizeof(((CUasyncNotificationInfo*)0)->info.overBudget), sizeof(((CUlaunchAttributeValue*)0)->clusterDim), sizeof(((CUlaunchAttributeValue*)0)->programmaticEvent), sizeof(((CUlaunchAttributeValue*)0)->launchCompletionEvent), sizeof(((CUlaunchAttributeValue*)0)->preferredClusterDim), sizeof(((CUlaunchAttributeValue*)0)->deviceUpdatableKernelNode), sizeof(((CUDA_ARRAY_SPARSE_PROPERTIES_v1*)0)->tileExtent), sizeof(((CUDA_RESOURCE_DESC_v1*)0)->res.array), sizeof(((CUDA_RESOURCE_DESC_v1*)0)->res.mipmap), sizeof(((CUDA_RESOURCE_DESC_v1*)0)->res.linear), sizeof(((CUDA_RESOURCE_DESC_v1*)0)->res.pitch2D), sizeof(((CUDA_RESOURCE_DESC_v1*)0)->res.reserved), sizeof(((CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1*)0)->handle.win32), sizeof(((CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1*)0)->handle.win32), sizeof(((CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1*)0)->params.fence), sizeof(((CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1*)0)->params.keyedMutex), sizeof(((CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1*)0)->params), sizeof(((CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1*)0)->params.fence), sizeof(((CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1*)0)->params.keyedMutex), sizeof(((CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1*)0)->params), sizeof(((CUarrayMapInfo_v1*)0)->subresource.sparseLevel), sizeof(((CUarrayMapInfo_v1*)0)->subresource.miptail), sizeof(((CUmemAllocationProp_v1*)0)->allocFlags), sizeof(((CUmemcpy3DOperand_v1*)0)->op.ptr), sizeof(((CUmemcpy3DOperand_v1*)0)->op.array), sizeof(((CUasyncNotificationInfo*)0)->info), sizeof(((CUexecAffinityParam_v1*)0)->param), sizeof(((CUDA_RESOURCE_DESC_v1*)0)->res), sizeof(((CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1*)0)->handle), sizeof(((CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1*)0)->handle), sizeof(((CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1*)0)->params.nvSciSync), sizeof(((CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1*)0)->params.nvSciSync), sizeof(((CUarrayMapInfo_v1*)0)->resource), sizeof(((CUarrayMapInfo_v1*)0)->subresource), sizeof(((CUarrayMapInfo_v1*)0)->memHandle), sizeof(((CUmemcpy3DOperand_v1*)0)->op), sizeof(CUDA_ARRAY3D_DESCRIPTOR_v2), sizeof(CUDA_ARRAY_DESCRIPTOR_v2), sizeof(CUDA_ARRAY_MEMORY_REQUIREMENTS_v1), sizeof(CUDA_ARRAY_SPARSE_PROPERTIES_v1), sizeof(CUDA_BATCH_MEM_OP_NODE_PARAMS_v1), sizeof(CUDA_BATCH_MEM_OP_NODE_PARAMS_v2), sizeof(CUDA_CHILD_GRAPH_NODE_PARAMS), sizeof(CUDA_CONDITIONAL_NODE_PARAMS), sizeof(CUDA_EVENT_RECORD_NODE_PARAMS), sizeof(CUDA_EVENT_WAIT_NODE_PARAMS), sizeof(CUDA_EXTERNAL_MEMORY_BUFFER_DESC_v1), sizeof(CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1), sizeof(CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_v1), sizeof(CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1), sizeof(CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1), sizeof(CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1), sizeof(CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v1), sizeof(CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v2), sizeof(CUDA_EXT_SEM_WAIT_NODE_PARAMS_v1), sizeof(CUDA_EXT_SEM_WAIT_NODE_PARAMS_v2), sizeof(CUDA_GRAPH_INSTANTIATE_PARAMS), sizeof(CUDA_HOST_NODE_PARAMS_v1), sizeof(CUDA_HOST_NODE_PARAMS_v2), sizeof(CUDA_KERNEL_NODE_PARAMS_v1), sizeof(CUDA_KERNEL_NODE_PARAMS_v2), sizeof(CUDA_KERNEL_NODE_PARAMS_v3), sizeof(CUDA_LAUNCH_PARAMS_v1), sizeof(CUDA_MEMCPY2D_v2), sizeof(CUDA_MEMCPY3D_BATCH_OP_v1), sizeof(CUDA_MEMCPY3D_PEER_v1), sizeof(CUDA_MEMCPY3D_v2), sizeof(CUDA_MEMCPY_NODE_PARAMS), sizeof(CUDA_MEMSET_NODE_PARAMS_v1), sizeof(CUDA_MEMSET_NODE_PARAMS_v2), sizeof(CUDA_MEM_ALLOC_NODE_PARAMS_v1), sizeof(CUDA_MEM_ALLOC_NODE_PARAMS_v2), sizeof(CUDA_MEM_FREE_NODE_PARAMS), sizeof(CUDA_POINTER_ATTRIBUTE_P2P_TOKENS_v1), sizeof(CUDA_RESOURCE_DESC_v1), sizeof(CUDA_RESOURCE_VIEW_DESC_v1), sizeof(CUDA_TEXTURE_DESC_v1), sizeof(CUaccessPolicyWindow_v1), sizeof(CUarrayMapInfo_v1), sizeof(CUasyncNotificationInfo), sizeof(CUcheckpointCheckpointArgs), sizeof(CUcheckpointGpuPair), sizeof(CUcheckpointLockArgs), sizeof(CUcheckpointRestoreArgs), sizeof(CUcheckpointUnlockArgs), sizeof(CUctxCigParam), sizeof(CUctxCreateParams), sizeof(CUdevResource_v1), sizeof(CUdevSmResource), sizeof(CUdevprop_v1), sizeof(CUexecAffinityParam_v1), sizeof(CUexecAffinitySmCount_v1), sizeof(CUextent3D_v1), sizeof(CUgraphEdgeData), sizeof(CUgraphExecUpdateResultInfo_v1), sizeof(CUgraphNodeParams), sizeof(CUipcEventHandle_v1), sizeof(CUipcMemHandle_v1), sizeof(CUlaunchAttributeValue), sizeof(CUlaunchAttribute), sizeof(CUlaunchConfig), sizeof(CUlaunchMemSyncDomainMap), sizeof(CUlibraryHostUniversalFunctionAndDataTable), sizeof(CUmemAccessDesc_v1), sizeof(CUmemAllocationProp_v1), sizeof(CUmemDecompressParams), sizeof(CUmemFabricHandle_v1), sizeof(CUmemLocation_v1), sizeof(CUmemPoolProps_v1), sizeof(CUmemPoolPtrExportData_v1), sizeof(CUmemcpy3DOperand_v1), sizeof(CUmemcpyAttributes_v1), sizeof(CUmulticastObjectProp_v1), sizeof(CUoffset3D_v1), sizeof(CUstreamBatchMemOpParams_v1), sizeof(struct CUstreamMemOpFlushRemoteWritesParams_st), sizeof(struct CUstreamMemOpMemoryBarrierParams_st), sizeof(struct CUstreamMemOpWaitValueParams_st), sizeof(struct CUstreamMemOpWriteValueParams_st), sizeof(CUtensorMap), sizeof(CUuuid)};
+    static const size_t __cb_driver_off[] = {offsetof(CUasyncNotificationInfo, info.overBudget.bytesOverBudget) - offsetof(CUasyncNotificationInfo, info.overBudget), offsetof(CUlaunchAttributeValue, clusterDim.x) - offsetof(CUlaunchAttributeValue, clusterDim), offsetof(CUlaunchAttributeValue, clusterDim.y) - offsetof(CUlaunchAttributeValue, clusterDim), offsetof(CUlaunchAttributeValue, clusterDim.z) - offsetof(CUlaunchAttributeValue, clusterDim), offsetof(CUlaunchAttributeValue, programmaticEvent.event) - offsetof(CUlaunchAttributeValue, programmaticEvent), offsetof(CUlaunchAttributeValue, programmaticEvent.flags) - offsetof(CUlaunchAttributeValue, programmaticEvent), offsetof(CUlaunchAttributeValue, programmaticEvent.triggerAtBlockStart) - offsetof(CUlaunchAttributeValue, programmaticEvent), offsetof(CUlaunchAttributeValue, launchCompletionEvent.event) - offsetof(CUlaunchAttributeValue, launchCompletionEvent), offsetof(CUlaunchAttributeValue, launchCompletionEvent.flags) - offsetof(CUlaunchAttributeValue, launchCompletionEvent), offsetof(CUlaunchAttributeValue, preferredClusterDim.x) - offsetof(CUlaunchAttributeValue, preferredClusterDim), offsetof(CUlaunchAttributeValue, preferredClusterDim.y) - offsetof(CUlaunchAttributeValue, preferredClusterDim), offsetof(CUlaunchAttributeValue, preferredClusterDim.z) - offsetof(CUlaunchAttributeValue, preferredClusterDim), offsetof(CUlaunchAttributeValue, deviceUpdatableKernelNode.deviceUpdatable) - offsetof(CUlaunchAttributeValue, deviceUpdatableKernelNode), offsetof(CUlaunchAttributeValue, deviceUpdatableKernelNode.devNode) - offsetof(CUlaunchAttributeValue, deviceUpdatableKernelNode), offsetof(CUDA_ARRAY_SPARSE_PROPERTIES_v1, tileExtent.width) - offsetof(CUDA_ARRAY_SPARSE_PROPERTIES_v1, tileExtent), offsetof(CUDA_ARRAY_SPARSE_PROPERTIES_v1, tileExtent.height) - offsetof(CUDA_ARRAY_SPARSE_PROPERTIES_v1, tileExtent), offsetof(CUDA_ARRAY_SPARSE_PROPERTIES_v1, tileExtent.depth) - offsetof(CUDA_ARRAY_SPARSE_PROPERTIES_v1, tileExtent), offsetof(CUDA_RESOURCE_DESC_v1, res.array.hArray) - offsetof(CUDA_RESOURCE_DESC_v1, res.array), offsetof(CUDA_RESOURCE_DESC_v1, res.mipmap.hMipmappedArray) - offsetof(CUDA_RESOURCE_DESC_v1, res.mipmap), offsetof(CUDA_RESOURCE_DESC_v1, res.linear.devPtr) - offsetof(CUDA_RESOURCE_DESC_v1, res.linear), offsetof(CUDA_RESOURCE_DESC_v1, res.linear.format) - offsetof(CUDA_RESOURCE_DESC_v1, res.linear), offsetof(CUDA_RESOURCE_DESC_v1, res.linear.numChannels) - offsetof(CUDA_RESOURCE_DESC_v1, res.linear), offsetof(CUDA_RESOURCE_DESC_v1, res.linear.sizeInBytes) - offsetof(CUDA_RESOURCE_DESC_v1, res.linear), offsetof(CUDA_RESOURCE_DESC_v1, res.pitch2D.devPtr) - offsetof(CUDA_RESOURCE_DESC_v1, res.pitch2D), offsetof(CUDA_RESOURCE_DESC_v1, res.pitch2D.format) - offsetof(CUDA_RESOURCE_DESC_v1, res.pitch2D), offsetof(CUDA_RESOURCE_DESC_v1, res.pitch2D.numChannels) - offsetof(CUDA_RESOURCE_DESC_v1, res.pitch2D), offsetof(CUDA_RESOURCE_DESC_v1, res.pitch2D.width) - offsetof(CUDA_RESOURCE_DESC_v1, res.pitch2D), offsetof(CUDA_RESOURCE_DESC_v1, res.pitch2D.height) - offsetof(CUDA_RESOURCE_DESC_v1, res.pitch2D), offsetof(CUDA_RESOURCE_DESC_v1, res.pitch2D.pitchInBytes) - offsetof(CUDA_RESOURCE_DESC_v1, res.pitch2D), offsetof(CUDA_RESOURCE_DESC_v1, res.reserved.reserved) - offsetof(CUDA_RESOURCE_DESC_v1, res.reserved), offsetof(CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1, handle.win32.handle) - offsetof(CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1, handle.win32), offsetof(CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1, handle.win32.name) - offsetof(CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1, handle.win32), offsetof(CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1, handle.win32.handle) - offsetof(CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1, handle.win32), offsetof(CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1, handle.win32.name) - offsetof(CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1, handle.win32), offsetof(CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1, params.fence.value) - offsetof(CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1, params.fence), offsetof(CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1, params.keyedMutex.key) - offsetof(CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1, params.keyedMutex), offsetof(CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1, params.fence) - offsetof(CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1, params), offsetof(CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1, params.nvSciSync) - offsetof(CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1, params), offsetof(CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1, params.keyedMutex) - offsetof(CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1, params), offsetof(CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1, params.reserved) - offsetof(CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1, params), offsetof(CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1, params.fence.value) - offsetof(CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1, params.fence), offsetof(CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1, params.keyedMutex.key) - offsetof(CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1, params.keyedMutex), offsetof(CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1, params.keyedMutex.timeoutMs) - offsetof(CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1, params.keyedMutex), offsetof(CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1, params.fence) - offsetof(CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1, params), offsetof(CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1, params.nvSciSync) - offsetof(CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1, params), offsetof(CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1, params.keyedMutex) - offsetof(CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1, params), offsetof(CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1, params.reserved) - offsetof(CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1, params), offsetof(CUarrayMapInfo_v1, subresource.sparseLevel.level) - offsetof(CUarrayMapInfo_v1, subresource.sparseLevel), offsetof(CUarrayMapInfo_v1, subresource.sparseLevel.layer) - offsetof(CUarrayMapInfo_v1, subresource.sparseLevel), offsetof(CUarrayMapInfo_v1, subresource.sparseLevel.offsetX) - offsetof(CUarrayMapInfo_v1, subresource.sparseLevel), offsetof(CUarrayMapInfo_v1, subresource.sparseLevel.offsetY) - offsetof(CUarrayMapInfo_v1, subresource.sparseLevel), offsetof(CUarrayMapInfo_v1, subresource.sparseLevel.offsetZ) - offsetof(CUarrayMapInfo_v1, subresource.sparseLevel), offsetof(CUarrayMapInfo_v1, subresource.sparseLevel.extentWidth) - offsetof(CUarrayMapInfo_v1, subresource.sparseLevel), offsetof(CUarrayMapInfo_v1, subresource.sparseLevel.extentHeight) - offsetof(CUarrayMapInfo_v1, subresource.sparseLevel), offsetof(CUarrayMapInfo_v1, subresource.sparseLevel.extentDepth) - offsetof(CUarrayMapInfo_v1, subresource.sparseLevel), offsetof(CUarrayMapInfo_v1, subresource.miptail.layer) - offsetof(CUarrayMapInfo_v1, subresource.miptail), offsetof(CUarrayMapInfo_v1, subresource.miptail.offset) - offsetof(CUarrayMapInfo_v1, subresource.miptail), offsetof(CUarrayMapInfo_v1, subresource.miptail.size) - offsetof(CUarrayMapInfo_v1, subresource.miptail), offsetof(CUmemAllocationProp_v1, allocFlags.compressionType) - offsetof(CUmemAllocationProp_v1, allocFlags), offsetof(CUmemAllocationProp_v1, allocFlags.gpuDirectRDMACapable) - offsetof(CUmemAllocationProp_v1, allocFlags), offsetof(CUmemAllocationProp_v1, allocFlags.usage) - offsetof(CUmemAllocationProp_v1, allocFlags), offsetof(CUmemAllocationProp_v1, allocFlags.reserved) - offsetof(CUmemAllocationProp_v1, allocFlags), offsetof(CUmemcpy3DOperand_v1, op.ptr.ptr) - offsetof(CUmemcpy3DOperand_v1, op.ptr), offsetof(CUmemcpy3DOperand_v1, op.ptr.rowLength) - offsetof(CUmemcpy3DOperand_v1, op.ptr), offsetof(CUmemcpy3DOperand_v1, op.ptr.layerHeight) - offsetof(CUmemcpy3DOperand_v1, op.ptr), offsetof(CUmemcpy3DOperand_v1, op.ptr.locHint) - offsetof(CUmemcpy3DOperand_v1, op.ptr), offsetof(CUmemcpy3DOperand_v1, op.array.array) - offsetof(CUmemcpy3DOperand_v1, op.array), offsetof(CUmemcpy3DOperand_v1, op.array.offset) - offsetof(CUmemcpy3DOperand_v1, op.array), offsetof(CUasyncNotificationInfo, info.overBudget) - offsetof(CUasyncNotificationInfo, info), offsetof(CUexecAffinityParam_v1, param.smCount) - offsetof(CUexecAffinityParam_v1, param), offsetof(CUDA_RESOURCE_DESC_v1, res.array) - offsetof(CUDA_RESOURCE_DESC_v1, res), offsetof(CUDA_RESOURCE_DESC_v1, res.mipmap) - offsetof(CUDA_RESOURCE_DESC_v1, res), offsetof(CUDA_RESOURCE_DESC_v1, res.linear) - offsetof(CUDA_RESOURCE_DESC_v1, res), offsetof(CUDA_RESOURCE_DESC_v1, res.pitch2D) - offsetof(CUDA_RESOURCE_DESC_v1, res), offsetof(CUDA_RESOURCE_DESC_v1, res.reserved) - offsetof(CUDA_RESOURCE_DESC_v1, res), offsetof(CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1, handle.fd) - offsetof(CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1, handle), offsetof(CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1, handle.win32) - offsetof(CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1, handle), offsetof(CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1, handle.nvSciBufObject) - offsetof(CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1, handle), offsetof(CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1, handle.fd) - offsetof(CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1, handle), offsetof(CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1, handle.win32) - offsetof(CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1, handle), offsetof(CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1, handle.nvSciSyncObj) - offsetof(CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1, handle), offsetof(CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1, params.nvSciSync.fence) - offsetof(CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1, params.nvSciSync), offsetof(CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1, params.nvSciSync.reserved) - offsetof(CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1, params.nvSciSync), offsetof(CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1, params.nvSciSync.fence) - offsetof(CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1, params.nvSciSync), offsetof(CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1, params.nvSciSync.reserved) - offsetof(CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1, params.nvSciSync), offsetof(CUarrayMapInfo_v1, resource.mipmap) - offsetof(CUarrayMapInfo_v1, resource), offsetof(CUarrayMapInfo_v1, resource.array) - offsetof(CUarrayMapInfo_v1, resource), offsetof(CUarrayMapInfo_v1, subresource.sparseLevel) - offsetof(CUarrayMapInfo_v1, subresource), offsetof(CUarrayMapInfo_v1, subresource.miptail) - offsetof(CUarrayMapInfo_v1, subresource), offsetof(CUarrayMapInfo_v1, memHandle.memHandle) - offsetof(CUarrayMapInfo_v1, memHandle), offsetof(CUmemcpy3DOperand_v1, op.ptr) - offsetof(CUmemcpy3DOperand_v1, op), offsetof(CUmemcpy3DOperand_v1, op.array) - offsetof(CUmemcpy3DOperand_v1, op), offsetof(CUeglFrame_v1, frame.pArray) - offsetof(CUeglFrame_v1, frame), offsetof(CUeglFrame_v1, frame.pPitch) - offsetof(CUeglFrame_v1, frame), offsetof(CUDA_ARRAY3D_DESCRIPTOR_v2, Width), offsetof(CUDA_ARRAY3D_DESCRIPTOR_v2, Height), offsetof(CUDA_ARRAY3D_DESCRIPTOR_v2, Depth), offsetof(CUDA_ARRAY3D_DESCRIPTOR_v2, Format), offsetof(CUDA_ARRAY3D_DESCRIPTOR_v2, NumChannels), offsetof(CUDA_ARRAY3D_DESCRIPTOR_v2, Flags), offsetof(CUDA_ARRAY_DESCRIPTOR_v2, Width), offsetof(CUDA_ARRAY_DESCRIPTOR_v2, Height), offsetof(CUDA_ARRAY_DESCRIPTOR_v2, Format), offsetof(CUDA_ARRAY_DESCRIPTOR_v2, NumChannels), offsetof(CUDA_ARRAY_MEMORY_REQUIREMENTS_v1, size), offsetof(CUDA_ARRAY_MEMORY_REQUIREMENTS_v1, alignment), offsetof(CUDA_ARRAY_MEMORY_REQUIREMENTS_v1, reserved), offsetof(CUDA_ARRAY_SPARSE_PROPERTIES_v1, tileExtent), offsetof(CUDA_ARRAY_SPARSE_PROPERTIES_v1, miptailFirstLevel), offsetof(CUDA_ARRAY_SPARSE_PROPERTIES_v1, miptailSize), offsetof(CUDA_ARRAY_SPARSE_PROPERTIES_v1, flags), offsetof(CUDA_ARRAY_SPARSE_PROPERTIES_v1, reserved), offsetof(CUDA_BATCH_MEM_OP_NODE_PARAMS_v1, ctx), offsetof(CUDA_BATCH_MEM_OP_NODE_PARAMS_v1, count), offsetof(CUDA_BATCH_MEM_OP_NODE_PARAMS_v1, paramArray), offsetof(CUDA_BATCH_MEM_OP_NODE_PARAMS_v1, flags), offsetof(CUDA_BATCH_MEM_OP_NODE_PARAMS_v2, ctx), offsetof(CUDA_BATCH_MEM_OP_NODE_PARAMS_v2, count), offsetof(CUDA_BATCH_MEM_OP_NODE_PARAMS_v2, paramArray), offsetof(CUDA_BATCH_MEM_OP_NODE_PARAMS_v2, flags), offsetof(CUDA_CHILD_GRAPH_NODE_PARAMS, graph), offsetof(CUDA_CHILD_GRAPH_NODE_PARAMS, ownership), offsetof(CUDA_CONDITIONAL_NODE_PARAMS, handle), offsetof(CUDA_CONDITIONAL_NODE_PARAMS, type), offsetof(CUDA_CONDITIONAL_NODE_PARAMS, size), offsetof(CUDA_CONDITIONAL_NODE_PARAMS, phGraph_out), offsetof(CUDA_CONDITIONAL_NODE_PARAMS, ctx), offsetof(CUDA_EVENT_RECORD_NODE_PARAMS, event), offsetof(CUDA_EVENT_WAIT_NODE_PARAMS, event), offsetof(CUDA_EXTERNAL_MEMORY_BUFFER_DESC_v1, offset), offsetof(CUDA_EXTERNAL_MEMORY_BUFFER_DESC_v1, size), offsetof(CUDA_EXTERNAL_MEMORY_BUFFER_DESC_v1, flags), offsetof(CUDA_EXTERNAL_MEMORY_BUFFER_DESC_v1, reserved), offsetof(CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1, type), offsetof(CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1, handle), offsetof(CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1, size), offsetof(CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1, flags), offsetof(CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1, reserved), offsetof(CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_v1, offset), offsetof(CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_v1, arrayDesc), offsetof(CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_v1, numLevels), offsetof(CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_v1, reserved), offsetof(CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1, type), offsetof(CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1, handle), offsetof(CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1, flags), offsetof(CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1, reserved), offsetof(CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1, params), offsetof(CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1, flags), offsetof(CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1, reserved), offsetof(CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1, params), offsetof(CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1, flags), offsetof(CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1, reserved), offsetof(CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v1, extSemArray), offsetof(CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v1, paramsArray), offsetof(CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v1, numExtSems), offsetof(CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v2, extSemArray), offsetof(CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v2, paramsArray), offsetof(CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v2, numExtSems), offsetof(CUDA_EXT_SEM_WAIT_NODE_PARAMS_v1, extSemArray), offsetof(CUDA_EXT_SEM_WAIT_NODE_PARAMS_v1, paramsArray), offsetof(CUDA_EXT_SEM_WAIT_NODE_PARAMS_v1, numExtSems), offsetof(CUDA_EXT_SEM_WAIT_NODE_PARAMS_v2, extSemArray), offsetof(CUDA_EXT_SEM_WAIT_NODE_PARAMS_v2, paramsArray), offsetof(CUDA_EXT_SEM_WAIT_NODE_PARAMS_v2, numExtSems), offsetof(CUDA_GRAPH_INSTANTIATE_PARAMS, flags), offsetof(CUDA_GRAPH_INSTANTIATE_PARAMS, hUploadStream), offsetof(CUDA_GRAPH_INSTANTIATE_PARAMS, hErrNode_out), offsetof(CUDA_GRAPH_INSTANTIATE_PARAMS, result_out), offsetof(CUDA_HOST_NODE_PARAMS_v1, fn), offsetof(CUDA_HOST_NODE_PARAMS_v1, userData), offsetof(CUDA_HOST_NODE_PARAMS_v2, fn), offsetof(CUDA_HOST_NODE_PARAMS_v2, userData), offsetof(CUDA_KERNEL_NODE_PARAMS_v1, func), offsetof(CUDA_KERNEL_NODE_PARAMS_v1, gridDimX), offsetof(CUDA_KERNEL_NODE_PARAMS_v1, gridDimY), offsetof(CUDA_KERNEL_NODE_PARAMS_v1, gridDimZ), offsetof(CUDA_KERNEL_NODE_PARAMS_v1, blockDimX), offsetof(CUDA_KERNEL_NODE_PARAMS_v1, blockDimY), offsetof(CUDA_KERNEL_NODE_PARAMS_v1, blockDimZ), offsetof(CUDA_KERNEL_NODE_PARAMS_v1, sharedMemBytes), offsetof(CUDA_KERNEL_NODE_PARAMS_v1, kernelParams), offsetof(CUDA_KERNEL_NODE_PARAMS_v1, extra), offsetof(CUDA_KERNEL_NODE_PARAMS_v2, func), offsetof(CUDA_KERNEL_NODE_PARAMS_v2, gridDimX), offsetof(CUDA_KERNEL_NODE_PARAMS_v2, gridDimY), offsetof(CUDA_KERNEL_NODE_PARAMS_v2, gridDimZ), offsetof(CUDA_KERNEL_NODE_PARAMS_v2, blockDimX), offsetof(CUDA_KERNEL_NODE_PARAMS_v2, blockDimY), offsetof(CUDA_KERNEL_NODE_PARAMS_v2, blockDimZ), offsetof(CUDA_KERNEL_NODE_PARAMS_v2, sharedMemBytes), offsetof(CUDA_KERNEL_NODE_PARAMS_v2, kernelParams), offsetof(CUDA_KERNEL_NODE_PARAMS_v2, extra), offsetof(CUDA_KERNEL_NODE_PARAMS_v2, kern), offsetof(CUDA_KERNEL_NODE_PARAMS_v2, ctx), offsetof(CUDA_KERNEL_NODE_PARAMS_v3, func), offsetof(CUDA_KERNEL_NODE_PARAMS_v3, gridDimX), offsetof(CUDA_KERNEL_NODE_PARAMS_v3, gridDimY), offsetof(CUDA_KERNEL_NODE_PARAMS_v3, gridDimZ), offsetof(CUDA_KERNEL_NODE_PARAMS_v3, blockDimX), offsetof(CUDA_KERNEL_NODE_PARAMS_v3, blockDimY), offsetof(CUDA_KERNEL_NODE_PARAMS_v3, blockDimZ), offsetof(CUDA_KERNEL_NODE_PARAMS_v3, sharedMemBytes), offsetof(CUDA_KERNEL_NODE_PARAMS_v3, kernelParams), offsetof(CUDA_KERNEL_NODE_PARAMS_v3, extra), offsetof(CUDA_KERNEL_NODE_PARAMS_v3, kern), offsetof(CUDA_KERNEL_NODE_PARAMS_v3, ctx), offsetof(CUDA_LAUNCH_PARAMS_v1, function), offsetof(CUDA_LAUNCH_PARAMS_v1, gridDimX), offsetof(CUDA_LAUNCH_PARAMS_v1, gridDimY), offsetof(CUDA_LAUNCH_PARAMS_v1, gridDimZ), offsetof(CUDA_LAUNCH_PARAMS_v1, blockDimX), offsetof(CUDA_LAUNCH_PARAMS_v1, blockDimY), offsetof(CUDA_LAUNCH_PARAMS_v1, blockDimZ), offsetof(CUDA_LAUNCH_PARAMS_v1, sharedMemBytes), offsetof(CUDA_LAUNCH_PARAMS_v1, hStream), offsetof(CUDA_LAUNCH_PARAMS_v1, kernelParams), offsetof(CUDA_MEMCPY2D_v2, srcXInBytes), offsetof(CUDA_MEMCPY2D_v2, srcY), offsetof(CUDA_MEMCPY2D_v2, srcMemoryType), offsetof(CUDA_MEMCPY2D_v2, srcHost), offsetof(CUDA_MEMCPY2D_v2, srcDevice), offsetof(CUDA_MEMCPY2D_v2, srcArray), offsetof(CUDA_MEMCPY2D_v2, srcPitch), offsetof(CUDA_MEMCPY2D_v2, dstXInBytes), offsetof(CUDA_MEMCPY2D_v2, dstY), offsetof(CUDA_MEMCPY2D_v2, dstMemoryType), offsetof(CUDA_MEMCPY2D_v2, dstHost), offsetof(CUDA_MEMCPY2D_v2, dstDevice), offsetof(CUDA_MEMCPY2D_v2, dstArray), offsetof(CUDA_MEMCPY2D_v2, dstPitch), offsetof(CUDA_MEMCPY2D_v2, WidthInBytes), offsetof(CUDA_MEMCPY2D_v2, Height), offsetof(CUDA_MEMCPY3D_BATCH_OP_v1, src), offsetof(CUDA_MEMCPY3D_BATCH_OP_v1, dst), offsetof(CUDA_MEMCPY3D_BATCH_OP_v1, extent), offsetof(CUDA_MEMCPY3D_BATCH_OP_v1, srcAccessOrder), offsetof(CUDA_MEMCPY3D_BATCH_OP_v1, flags), offsetof(CUDA_MEMCPY3D_PEER_v1, srcXInBytes), offsetof(CUDA_MEMCPY3D_PEER_v1, srcY), offsetof(CUDA_MEMCPY3D_PEER_v1, srcZ), offsetof(CUDA_MEMCPY3D_PEER_v1, srcLOD), offsetof(CUDA_MEMCPY3D_PEER_v1, srcMemoryType), offsetof(CUDA_MEMCPY3D_PEER_v1, srcHost), offsetof(CUDA_MEMCPY3D_PEER_v1, srcDevice), offsetof(CUDA_MEMCPY3D_PEER_v1, srcArray), offsetof(CUDA_MEMCPY3D_PEER_v1, srcContext), offsetof(CUDA_MEMCPY3D_PEER_v1, srcPitch), offsetof(CUDA_MEMCPY3D_PEER_v1, srcHeight), offsetof(CUDA_MEMCPY3D_PEER_v1, dstXInBytes), offsetof(CUDA_MEMCPY3D_PEER_v1, dstY), offsetof(CUDA_MEMCPY3D_PEER_v1, dstZ), offsetof(CUDA_MEMCPY3D_PEER_v1, dstLOD), offsetof(CUDA_MEMCPY3D_PEER_v1, dstMemoryType), offsetof(CUDA_MEMCPY3D_PEER_v1, dstHost), offsetof(CUDA_MEMCPY3D_PEER_v1, dstDevice), offsetof(CUDA_MEMCPY3D_PEER_v1, dstArray), offsetof(CUDA_MEMCPY3D_PEER_v1, dstContext), offsetof(CUDA_MEMCPY3D_PEER_v1, dstPitch), offsetof(CUDA_MEMCPY3D_PEER_v1, dstHeight), offsetof(CUDA_MEMCPY3D_PEER_v1, WidthInBytes), offsetof(CUDA_MEMCPY3D_PEER_v1, Height), offsetof(CUDA_MEMCPY3D_PEER_v1, Depth), offsetof(CUDA_MEMCPY3D_v2, srcXInBytes), offsetof(CUDA_MEMCPY3D_v2, srcY), offsetof(CUDA_MEMCPY3D_v2, srcZ), offsetof(CUDA_MEMCPY3D_v2, srcLOD), offsetof(CUDA_MEMCPY3D_v2, srcMemoryType), offsetof(CUDA_MEMCPY3D_v2, srcHost), offsetof(CUDA_MEMCPY3D_v2, srcDevice), offsetof(CUDA_MEMCPY3D_v2, srcArray), offsetof(CUDA_MEMCPY3D_v2, reserved0), offsetof(CUDA_MEMCPY3D_v2, srcPitch), offsetof(CUDA_MEMCPY3D_v2, srcHeight), offsetof(CUDA_MEMCPY3D_v2, dstXInBytes), offsetof(CUDA_MEMCPY3D_v2, dstY), offsetof(CUDA_MEMCPY3D_v2, dstZ), offsetof(CUDA_MEMCPY3D_v2, dstLOD), offsetof(CUDA_MEMCPY3D_v2, dstMemoryType), offsetof(CUDA_MEMCPY3D_v2, dstHost), offsetof(CUDA_MEMCPY3D_v2, dstDevice), offsetof(CUDA_MEMCPY3D_v2, dstArray), offsetof(CUDA_MEMCPY3D_v2, reserved1), offsetof(CUDA_MEMCPY3D_v2, dstPitch), offsetof(CUDA_MEMCPY3D_v2, dstHeight), offsetof(CUDA_MEMCPY3D_v2, WidthInBytes), offsetof(CUDA_MEMCPY3D_v2, Height), offsetof(CUDA_MEMCPY3D_v2, Depth), offsetof(CUDA_MEMCPY_NODE_PARAMS, flags), offsetof(CUDA_MEMCPY_NODE_PARAMS, reserved), offsetof(CUDA_MEMCPY_NODE_PARAMS, copyCtx), offsetof(CUDA_MEMCPY_NODE_PARAMS, copyParams), offsetof(CUDA_MEMSET_NODE_PARAMS_v1, dst), offsetof(CUDA_MEMSET_NODE_PARAMS_v1, pitch), offsetof(CUDA_MEMSET_NODE_PARAMS_v1, value), offsetof(CUDA_MEMSET_NODE_PARAMS_v1, elementSize), offsetof(CUDA_MEMSET_NODE_PARAMS_v1, width), offsetof(CUDA_MEMSET_NODE_PARAMS_v1, height), offsetof(CUDA_MEMSET_NODE_PARAMS_v2, dst), offsetof(CUDA_MEMSET_NODE_PARAMS_v2, pitch), offsetof(CUDA_MEMSET_NODE_PARAMS_v2, value), offsetof(CUDA_MEMSET_NODE_PARAMS_v2, elementSize), offsetof(CUDA_MEMSET_NODE_PARAMS_v2, width), offsetof(CUDA_MEMSET_NODE_PARAMS_v2, height), offsetof(CUDA_MEMSET_NODE_PARAMS_v2, ctx), offsetof(CUDA_MEM_ALLOC_NODE_PARAMS_v1, poolProps), offsetof(CUDA_MEM_ALLOC_NODE_PARAMS_v1, accessDescs), offsetof(CUDA_MEM_ALLOC_NODE_PARAMS_v1, accessDescCount), offsetof(CUDA_MEM_ALLOC_NODE_PARAMS_v1, bytesize), offsetof(CUDA_MEM_ALLOC_NODE_PARAMS_v1, dptr), offsetof(CUDA_MEM_ALLOC_NODE_PARAMS_v2, poolProps), offsetof(CUDA_MEM_ALLOC_NODE_PARAMS_v2, accessDescs), offsetof(CUDA_MEM_ALLOC_NODE_PARAMS_v2, accessDescCount), offsetof(CUDA_MEM_ALLOC_NODE_PARAMS_v2, bytesize), offsetof(CUDA_MEM_ALLOC_NODE_PARAMS_v2, dptr), offsetof(CUDA_MEM_FREE_NODE_PARAMS, dptr), offsetof(CUDA_POINTER_ATTRIBUTE_P2P_TOKENS_v1, p2pToken), offsetof(CUDA_POINTER_ATTRIBUTE_P2P_TOKENS_v1, vaSpaceToken), offsetof(CUDA_RESOURCE_DESC_v1, resType), offsetof(CUDA_RESOURCE_DESC_v1, res), offsetof(CUDA_RESOURCE_DESC_v1, flags), offsetof(CUDA_RESOURCE_VIEW_DESC_v1, format), offsetof(CUDA_RESOURCE_VIEW_DESC_v1, width), offsetof(CUDA_RESOURCE_VIEW_DESC_v1, height), offsetof(CUDA_RESOURCE_VIEW_DESC_v1, depth), offsetof(CUDA_RESOURCE_VIEW_DESC_v1, firstMipmapLevel), offsetof(CUDA_RESOURCE_VIEW_DESC_v1, lastMipmapLevel), offsetof(CUDA_RESOURCE_VIEW_DESC_v1, firstLayer), offsetof(CUDA_RESOURCE_VIEW_DESC_v1, lastLayer), offsetof(CUDA_RESOURCE_VIEW_DESC_v1, reserved), offsetof(CUDA_TEXTURE_DESC_v1, addressMode), offsetof(CUDA_TEXTURE_DESC_v1, filterMode), offsetof(CUDA_TEXTURE_DESC_v1, flags), offsetof(CUDA_TEXTURE_DESC_v1, maxAnisotropy), offsetof(CUDA_TEXTURE_DESC_v1, mipmapFilterMode), offsetof(CUDA_TEXTURE_DESC_v1, mipmapLevelBias), offsetof(CUDA_TEXTURE_DESC_v1, minMipmapLevelClamp), offsetof(CUDA_TEXTURE_DESC_v1, maxMipmapLevelClamp), offsetof(CUDA_TEXTURE_DESC_v1, borderColor), offsetof(CUDA_TEXTURE_DESC_v1, reserved), offsetof(CUaccessPolicyWindow_v1, base_ptr), offsetof(CUaccessPolicyWindow_v1, num_bytes), offsetof(CUaccessPolicyWindow_v1, hitRatio), offsetof(CUaccessPolicyWindow_v1, hitProp), offsetof(CUaccessPolicyWindow_v1, missProp), offsetof(CUarrayMapInfo_v1, resourceType), offsetof(CUarrayMapInfo_v1, resource), offsetof(CUarrayMapInfo_v1, subresourceType), offsetof(CUarrayMapInfo_v1, subresource), offsetof(CUarrayMapInfo_v1, memOperationType), offsetof(CUarrayMapInfo_v1, memHandleType), offsetof(CUarrayMapInfo_v1, memHandle), offsetof(CUarrayMapInfo_v1, offset), offsetof(CUarrayMapInfo_v1, deviceBitMask), offsetof(CUarrayMapInfo_v1, flags), offsetof(CUarrayMapInfo_v1, reserved), offsetof(CUasyncNotificationInfo, type), offsetof(CUasyncNotificationInfo, info), offsetof(CUcheckpointCheckpointArgs, reserved), offsetof(CUcheckpointGpuPair, oldUuid), offsetof(CUcheckpointGpuPair, newUuid), offsetof(CUcheckpointLockArgs, timeoutMs), offsetof(CUcheckpointLockArgs, reserved0), offsetof(CUcheckpointLockArgs, reserved1), offsetof(CUcheckpointRestoreArgs, gpuPairs), offsetof(CUcheckpointRestoreArgs, gpuPairsCount), offsetof(CUcheckpointRestoreArgs, reserved), offsetof(CUcheckpointRestoreArgs, reserved1), offsetof(CUcheckpointUnlockArgs, reserved), offsetof(CUctxCigParam, sharedDataType), offsetof(CUctxCigParam, sharedData), offsetof(CUctxCreateParams, execAffinityParams), offsetof(CUctxCreateParams, numExecAffinityParams), offsetof(CUctxCreateParams, cigParams), offsetof(CUdevResource_v1, type), offsetof(CUdevResource_v1, _internal_padding), offsetof(CUdevResource_v1, sm), offsetof(CUdevResource_v1, _oversize), offsetof(CUdevSmResource, smCount), offsetof(CUdevSmResource, minSmPartitionSize), offsetof(CUdevSmResource, smCoscheduledAlignment), offsetof(CUdevprop_v1, maxThreadsPerBlock), offsetof(CUdevprop_v1, maxThreadsDim), offsetof(CUdevprop_v1, maxGridSize), offsetof(CUdevprop_v1, sharedMemPerBlock), offsetof(CUdevprop_v1, totalConstantMemory), offsetof(CUdevprop_v1, SIMDWidth), offsetof(CUdevprop_v1, memPitch), offsetof(CUdevprop_v1, regsPerBlock), offsetof(CUdevprop_v1, clockRate), offsetof(CUdevprop_v1, textureAlign), offsetof(CUeglFrame_v1, frame), offsetof(CUeglFrame_v1, width), offsetof(CUeglFrame_v1, height), offsetof(CUeglFrame_v1, depth), offsetof(CUeglFrame_v1, pitch), offsetof(CUeglFrame_v1, planeCount), offsetof(CUeglFrame_v1, numChannels), offsetof(CUeglFrame_v1, frameType), offsetof(CUeglFrame_v1, eglColorFormat), offsetof(CUeglFrame_v1, cuFormat), offsetof(CUexecAffinityParam_v1, type), offsetof(CUexecAffinityParam_v1, param), offsetof(CUexecAffinitySmCount_v1, val), offsetof(CUextent3D_v1, width), offsetof(CUextent3D_v1, height), offsetof(CUextent3D_v1, depth), offsetof(CUgraphEdgeData, from_port), offsetof(CUgraphEdgeData, to_port), offsetof(CUgraphEdgeData, type), offsetof(CUgraphEdgeData, reserved), offsetof(CUgraphExecUpdateResultInfo_v1, result), offsetof(CUgraphExecUpdateResultInfo_v1, errorNode), offsetof(CUgraphExecUpdateResultInfo_v1, errorFromNode), offsetof(CUgraphNodeParams, type), offsetof(CUgraphNodeParams, reserved0), offsetof(CUgraphNodeParams, reserved1), offsetof(CUgraphNodeParams, kernel), offsetof(CUgraphNodeParams, memcpy), offsetof(CUgraphNodeParams, memset), offsetof(CUgraphNodeParams, host), offsetof(CUgraphNodeParams, graph), offsetof(CUgraphNodeParams, eventWait), offsetof(CUgraphNodeParams, eventRecord), offsetof(CUgraphNodeParams, extSemSignal), offsetof(CUgraphNodeParams, extSemWait), offsetof(CUgraphNodeParams, alloc), offsetof(CUgraphNodeParams, free), offsetof(CUgraphNodeParams, memOp), offsetof(CUgraphNodeParams, conditional), offsetof(CUgraphNodeParams, reserved2), offsetof(CUipcEventHandle_v1, reserved), offsetof(CUipcMemHandle_v1, reserved), offsetof(CUlaunchAttributeValue, pad), offsetof(CUlaunchAttributeValue, accessPolicyWindow), offsetof(CUlaunchAttributeValue, cooperative), offsetof(CUlaunchAttributeValue, syncPolicy), offsetof(CUlaunchAttributeValue, clusterDim), offsetof(CUlaunchAttributeValue, clusterSchedulingPolicyPreference), offsetof(CUlaunchAttributeValue, programmaticStreamSerializationAllowed), offsetof(CUlaunchAttributeValue, programmaticEvent), offsetof(CUlaunchAttributeValue, launchCompletionEvent), offsetof(CUlaunchAttributeValue, priority), offsetof(CUlaunchAttributeValue, memSyncDomainMap), offsetof(CUlaunchAttributeValue, memSyncDomain), offsetof(CUlaunchAttributeValue, preferredClusterDim), offsetof(CUlaunchAttributeValue, deviceUpdatableKernelNode), offsetof(CUlaunchAttributeValue, sharedMemCarveout), offsetof(CUlaunchAttributeValue, nvlinkUtilCentricScheduling), offsetof(CUlaunchAttribute, id), offsetof(CUlaunchAttribute, pad), offsetof(CUlaunchAttribute, value), offsetof(CUlaunchConfig, gridDimX), offsetof(CUlaunchConfig, gridDimY), offsetof(CUlaunchConfig, gridDimZ), offsetof(CUlaunchConfig, blockDimX), offsetof(CUlaunchConfig, blockDimY), offsetof(CUlaunchConfig, blockDimZ), offsetof(CUlaunchConfig, sharedMemBytes), offsetof(CUlaunchConfig, hStream), offsetof(CUlaunchConfig, attrs), offsetof(CUlaunchConfig, numAttrs), offsetof(CUlaunchMemSyncDomainMap, default_), offsetof(CUlaunchMemSyncDomainMap, remote), offsetof(CUlibraryHostUniversalFunctionAndDataTable, functionTable), offsetof(CUlibraryHostUniversalFunctionAndDataTable, functionWindowSize), offsetof(CUlibraryHostUniversalFunctionAndDataTable, dataTable), offsetof(CUlibraryHostUniversalFunctionAndDataTable, dataWindowSize), offsetof(CUmemAccessDesc_v1, location), offsetof(CUmemAccessDesc_v1, flags), offsetof(CUmemAllocationProp_v1, type), offsetof(CUmemAllocationProp_v1, requestedHandleTypes), offsetof(CUmemAllocationProp_v1, location), offsetof(CUmemAllocationProp_v1, win32HandleMetaData), offsetof(CUmemAllocationProp_v1, allocFlags), offsetof(CUmemDecompressParams, srcNumBytes), offsetof(CUmemDecompressParams, dstNumBytes), offsetof(CUmemDecompressParams, dstActBytes), offsetof(CUmemDecompressParams, src), offsetof(CUmemDecompressParams, dst), offsetof(CUmemDecompressParams, algo), offsetof(CUmemDecompressParams, padding), offsetof(CUmemFabricHandle_v1, data), offsetof(CUmemLocation_v1, type), offsetof(CUmemLocation_v1, id), offsetof(CUmemPoolProps_v1, allocType), offsetof(CUmemPoolProps_v1, handleTypes), offsetof(CUmemPoolProps_v1, location), offsetof(CUmemPoolProps_v1, win32SecurityAttributes), offsetof(CUmemPoolProps_v1, maxSize), offsetof(CUmemPoolProps_v1, usage), offsetof(CUmemPoolProps_v1, reserved), offsetof(CUmemPoolPtrExportData_v1, reserved), offsetof(CUmemcpy3DOperand_v1, type), offsetof(CUmemcpy3DOperand_v1, op), offsetof(CUmemcpyAttributes_v1, srcAccessOrder), offsetof(CUmemcpyAttributes_v1, srcLocHint), offsetof(CUmemcpyAttributes_v1, dstLocHint), offsetof(CUmemcpyAttributes_v1, flags), offsetof(CUmulticastObjectProp_v1, numDevices), offsetof(CUmulticastObjectProp_v1, size), offsetof(CUmulticastObjectProp_v1, handleTypes), offsetof(CUmulticastObjectProp_v1, flags), offsetof(CUoffset3D_v1, x), offsetof(CUoffset3D_v1, y), offsetof(CUoffset3D_v1, z), offsetof(CUstreamBatchMemOpParams_v1, operation), offsetof(CUstreamBatchMemOpParams_v1, waitValue), offsetof(CUstreamBatchMemOpParams_v1, writeValue), offsetof(CUstreamBatchMemOpParams_v1, flushRemoteWrites), offsetof(CUstreamBatchMemOpParams_v1, memoryBarrier), offsetof(CUstreamBatchMemOpParams_v1, pad), offsetof(struct CUstreamMemOpFlushRemoteWritesParams_st, operation), offsetof(struct CUstreamMemOpFlushRemoteWritesParams_st, flags), offsetof(struct CUstreamMemOpMemoryBarrierParams_st, operation), offsetof(struct CUstreamMemOpMemoryBarrierParams_st, flags), offsetof(struct CUstreamMemOpWaitValueParams_st, operation), offsetof(struct CUstreamMemOpWaitValueParams_st, address), offsetof(struct CUstreamMemOpWaitValueParams_st, value), offsetof(struct CUstreamMemOpWaitValueParams_st, value64), offsetof(struct CUstreamMemOpWaitValueParams_st, flags), offsetof(struct CUstreamMemOpWaitValueParams_st, alias), offsetof(struct CUstreamMemOpWriteValueParams_st, operation), offsetof(struct CUstreamMemOpWriteValueParams_st, address), offsetof(struct CUstreamMemOpWriteValueParams_st, value), offsetof(struct CUstreamMemOpWriteValueParams_st, value64), offsetof(struct CUstreamMemOpWriteValueParams_st, flags), offsetof(struct CUstreamMemOpWriteValueParams_st, alias), offsetof(CUtensorMap, opaque), offsetof(CUuuid, bytes)};
+    static const size_t __cb_driver_fsize[] = {sizeof(((CUasyncNotificationInfo*)0)->info.overBudget.bytesOverBudget), sizeof(((CUlaunchAttributeValue*)0)->clusterDim.x), sizeof(((CUlaunchAttributeValue*)0)->clusterDim.y), sizeof(((CUlaunchAttributeValue*)0)->clusterDim.z), sizeof(((CUlaunchAttributeValue*)0)->programmaticEvent.event), sizeof(((CUlaunchAttributeValue*)0)->programmaticEvent.flags), sizeof(((CUlaunchAttributeValue*)0)->programmaticEvent.triggerAtBlockStart), sizeof(((CUlaunchAttributeValue*)0)->launchCompletionEvent.event), sizeof(((CUlaunchAttributeValue*)0)->launchCompletionEvent.flags), sizeof(((CUlaunchAttributeValue*)0)->preferredClusterDim.x), sizeof(((CUlaunchAttributeValue*)0)->preferredClusterDim.y), sizeof(((CUlaunchAttributeValue*)0)->preferredClusterDim.z), sizeof(((CUlaunchAttributeValue*)0)->deviceUpdatableKernelNode.deviceUpdatable), sizeof(((CUlaunchAttributeValue*)0)->deviceUpdatableKernelNode.devNode), sizeof(((CUDA_ARRAY_SPARSE_PROPERTIES_v1*)0)->tileExtent.width), sizeof(((CUDA_ARRAY_SPARSE_PROPERTIES_v1*)0)->tileExtent.height), sizeof(((CUDA_ARRAY_SPARSE_PROPERTIES_v1*)0)->tileExtent.depth), sizeof(((CUDA_RESOURCE_DESC_v1*)0)->res.array.hArray), sizeof(((CUDA_RESOURCE_DESC_v1*)0)->res.mipmap.hMipmappedArray), sizeof(((CUDA_RESOURCE_DESC_v1*)0)->res.linear.devPtr), sizeof(((CUDA_RESOURCE_DESC_v1*)0)->res.linear.format), sizeof(((CUDA_RESOURCE_DESC_v1*)0)->res.linear.numChannels), sizeof(((CUDA_RESOURCE_DESC_v1*)0)->res.linear.sizeInBytes), sizeof(((CUDA_RESOURCE_DESC_v1*)0)->res.pitch2D.devPtr), sizeof(((CUDA_RESOURCE_DESC_v1*)0)->res.pitch2D.format), sizeof(((CUDA_RESOURCE_DESC_v1*)0)->res.pitch2D.numChannels), sizeof(((CUDA_RESOURCE_DESC_v1*)0)->res.pitch2D.width), sizeof(((CUDA_RESOURCE_DESC_v1*)0)->res.pitch2D.height), sizeof(((CUDA_RESOURCE_DESC_v1*)0)->res.pitch2D.pitchInBytes), sizeof(((CUDA_RESOURCE_DESC_v1*)0)->res.reserved.reserved), sizeof(((CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1*)0)->handle.win32.handle), sizeof(((CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1*)0)->handle.win32.name), sizeof(((CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1*)0)->handle.win32.handle), sizeof(((CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1*)0)->handle.win32.name), sizeof(((CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1*)0)->params.fence.value), sizeof(((CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1*)0)->params.keyedMutex.key), sizeof(((CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1*)0)->params.fence), sizeof(((CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1*)0)->params.nvSciSync), sizeof(((CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1*)0)->params.keyedMutex), sizeof(((CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1*)0)->params.reserved), sizeof(((CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1*)0)->params.fence.value), sizeof(((CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1*)0)->params.keyedMutex.key), sizeof(((CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1*)0)->params.keyedMutex.timeoutMs), sizeof(((CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1*)0)->params.fence), sizeof(((CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1*)0)->params.nvSciSync), sizeof(((CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1*)0)->params.keyedMutex), sizeof(((CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1*)0)->params.reserved), sizeof(((CUarrayMapInfo_v1*)0)->subresource.sparseLevel.level), sizeof(((CUarrayMapInfo_v1*)0)->subresource.sparseLevel.layer), sizeof(((CUarrayMapInfo_v1*)0)->subresource.sparseLevel.offsetX), sizeof(((CUarrayMapInfo_v1*)0)->subresource.sparseLevel.offsetY), sizeof(((CUarrayMapInfo_v1*)0)->subresource.sparseLevel.offsetZ), sizeof(((CUarrayMapInfo_v1*)0)->subresource.sparseLevel.extentWidth), sizeof(((CUarrayMapInfo_v1*)0)->subresource.sparseLevel.extentHeight), sizeof(((CUarrayMapInfo_v1*)0)->subresource.sparseLevel.extentDepth), sizeof(((CUarrayMapInfo_v1*)0)->subresource.miptail.layer), sizeof(((CUarrayMapInfo_v1*)0)->subresource.miptail.offset), sizeof(((CUarrayMapInfo_v1*)0)->subresource.miptail.size), sizeof(((CUmemAllocationProp_v1*)0)->allocFlags.compressionType), sizeof(((CUmemAllocationProp_v1*)0)->allocFlags.gpuDirectRDMACapable), sizeof(((CUmemAllocationProp_v1*)0)->allocFlags.usage), sizeof(((CUmemAllocationProp_v1*)0)->allocFlags.reserved), sizeof(((CUmemcpy3DOperand_v1*)0)->op.ptr.ptr), sizeof(((CUmemcpy3DOperand_v1*)0)->op.ptr.rowLength), sizeof(((CUmemcpy3DOperand_v1*)0)->op.ptr.layerHeight), sizeof(((CUmemcpy3DOperand_v1*)0)->op.ptr.locHint), sizeof(((CUmemcpy3DOperand_v1*)0)->op.array.array), sizeof(((CUmemcpy3DOperand_v1*)0)->op.array.offset), sizeof(((CUasyncNotificationInfo*)0)->info.overBudget), sizeof(((CUexecAffinityParam_v1*)0)->param.smCount), sizeof(((CUDA_RESOURCE_DESC_v1*)0)->res.array), sizeof(((CUDA_RESOURCE_DESC_v1*)0)->res.mipmap), sizeof(((CUDA_RESOURCE_DESC_v1*)0)->res.linear), sizeof(((CUDA_RESOURCE_DESC_v1*)0)->res.pitch2D), sizeof(((CUDA_RESOURCE_DESC_v1*)0)->res.reserved), sizeof(((CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1*)0)->handle.fd), sizeof(((CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1*)0)->handle.win32), sizeof(((CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1*)0)->handle.nvSciBufObject), sizeof(((CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1*)0)->handle.fd), sizeof(((CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1*)0)->handle.win32), sizeof(((CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1*)0)->handle.nvSciSyncObj), sizeof(((CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1*)0)->params.nvSciSync.fence), sizeof(((CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1*)0)->params.nvSciSync.reserved), sizeof(((CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1*)0)->params.nvSciSync.fence), sizeof(((CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1*)0)->params.nvSciSync.reserved), sizeof(((CUarrayMapInfo_v1*)0)->resource.mipmap), sizeof(((CUarrayMapInfo_v1*)0)->resource.array), sizeof(((CUarrayMapInfo_v1*)0)->subresource.sparseLevel), sizeof(((CUarrayMapInfo_v1*)0)->subresource.miptail), sizeof(((CUarrayMapInfo_v1*)0)->memHandle.memHandle), sizeof(((CUmemcpy3DOperand_v1*)0)->op.ptr), sizeof(((CUmemcpy3DOperand_v1*)0)->op.array), sizeof(((CUeglFrame_v1*)0)->frame.pArray), sizeof(((CUeglFrame_v1*)0)->frame.pPitch), sizeof(((CUDA_ARRAY3D_DESCRIPTOR_v2*)0)->Width), sizeof(((CUDA_ARRAY3D_DESCRIPTOR_v2*)0)->Height), sizeof(((CUDA_ARRAY3D_DESCRIPTOR_v2*)0)->Depth), sizeof(((CUDA_ARRAY3D_DESCRIPTOR_v2*)0)->Format), sizeof(((CUDA_ARRAY3D_DESCRIPTOR_v2*)0)->NumChannels), sizeof(((CUDA_ARRAY3D_DESCRIPTOR_v2*)0)->Flags), sizeof(((CUDA_ARRAY_DESCRIPTOR_v2*)0)->Width), sizeof(((CUDA_ARRAY_DESCRIPTOR_v2*)0)->Height), sizeof(((CUDA_ARRAY_DESCRIPTOR_v2*)0)->Format), sizeof(((CUDA_ARRAY_DESCRIPTOR_v2*)0)->NumChannels), sizeof(((CUDA_ARRAY_MEMORY_REQUIREMENTS_v1*)0)->size), sizeof(((CUDA_ARRAY_MEMORY_REQUIREMENTS_v1*)0)->alignment), sizeof(((CUDA_ARRAY_MEMORY_REQUIREMENTS_v1*)0)->reserved), sizeof(((CUDA_ARRAY_SPARSE_PROPERTIES_v1*)0)->tileExtent), sizeof(((CUDA_ARRAY_SPARSE_PROPERTIES_v1*)0)->miptailFirstLevel), sizeof(((CUDA_ARRAY_SPARSE_PROPERTIES_v1*)0)->miptailSize), sizeof(((CUDA_ARRAY_SPARSE_PROPERTIES_v1*)0)->flags), sizeof(((CUDA_ARRAY_SPARSE_PROPERTIES_v1*)0)->reserved), sizeof(((CUDA_BATCH_MEM_OP_NODE_PARAMS_v1*)0)->ctx), sizeof(((CUDA_BATCH_MEM_OP_NODE_PARAMS_v1*)0)->count), sizeof(((CUDA_BATCH_MEM_OP_NODE_PARAMS_v1*)0)->paramArray), sizeof(((CUDA_BATCH_MEM_OP_NODE_PARAMS_v1*)0)->flags), sizeof(((CUDA_BATCH_MEM_OP_NODE_PARAMS_v2*)0)->ctx), sizeof(((CUDA_BATCH_MEM_OP_NODE_PARAMS_v2*)0)->count), sizeof(((CUDA_BATCH_MEM_OP_NODE_PARAMS_v2*)0)->paramArray), sizeof(((CUDA_BATCH_MEM_OP_NODE_PARAMS_v2*)0)->flags), sizeof(((CUDA_CHILD_GRAPH_NODE_PARAMS*)0)->graph), sizeof(((CUDA_CHILD_GRAPH_NODE_PARAMS*)0)->ownership), sizeof(((CUDA_CONDITIONAL_NODE_PARAMS*)0)->handle), sizeof(((CUDA_CONDITIONAL_NODE_PARAMS*)0)->type), sizeof(((CUDA_CONDITIONAL_NODE_PARAMS*)0)->size), sizeof(((CUDA_CONDITIONAL_NODE_PARAMS*)0)->phGraph_out), sizeof(((CUDA_CONDITIONAL_NODE_PARAMS*)0)->ctx), sizeof(((CUDA_EVENT_RECORD_NODE_PARAMS*)0)->event), sizeof(((CUDA_EVENT_WAIT_NODE_PARAMS*)0)->event), sizeof(((CUDA_EXTERNAL_MEMORY_BUFFER_DESC_v1*)0)->offset), sizeof(((CUDA_EXTERNAL_MEMORY_BUFFER_DESC_v1*)0)->size), sizeof(((CUDA_EXTERNAL_MEMORY_BUFFER_DESC_v1*)0)->flags), sizeof(((CUDA_EXTERNAL_MEMORY_BUFFER_DESC_v1*)0)->reserved), sizeof(((CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1*)0)->type), sizeof(((CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1*)0)->handle), sizeof(((CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1*)0)->size), sizeof(((CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1*)0)->flags), sizeof(((CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1*)0)->reserved), sizeof(((CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_v1*)0)->offset), sizeof(((CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_v1*)0)->arrayDesc), sizeof(((CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_v1*)0)->numLevels), sizeof(((CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_v1*)0)->reserved), sizeof(((CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1*)0)->type), sizeof(((CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1*)0)->handle), sizeof(((CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1*)0)->flags), sizeof(((CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1*)0)->reserved), sizeof(((CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1*)0)->params), sizeof(((CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1*)0)->flags), sizeof(((CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1*)0)->reserved), sizeof(((CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1*)0)->params), sizeof(((CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1*)0)->flags), sizeof(((CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1*)0)->reserved), sizeof(((CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v1*)0)->extSemArray), sizeof(((CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v1*)0)->paramsArray), sizeof(((CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v1*)0)->numExtSems), sizeof(((CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v2*)0)->extSemArray), sizeof(((CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v2*)0)->paramsArray), sizeof(((CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v2*)0)->numExtSems), sizeof(((CUDA_EXT_SEM_WAIT_NODE_PARAMS_v1*)0)->extSemArray), sizeof(((CUDA_EXT_SEM_WAIT_NODE_PARAMS_v1*)0)->paramsArray), sizeof(((CUDA_EXT_SEM_WAIT_NODE_PARAMS_v1*)0)->numExtSems), sizeof(((CUDA_EXT_SEM_WAIT_NODE_PARAMS_v2*)0)->extSemArray), sizeof(((CUDA_EXT_SEM_WAIT_NODE_PARAMS_v2*)0)->paramsArray), sizeof(((CUDA_EXT_SEM_WAIT_NODE_PARAMS_v2*)0)->numExtSems), sizeof(((CUDA_GRAPH_INSTANTIATE_PARAMS*)0)->flags), sizeof(((CUDA_GRAPH_INSTANTIATE_PARAMS*)0)->hUploadStream), sizeof(((CUDA_GRAPH_INSTANTIATE_PARAMS*)0)->hErrNode_out), sizeof(((CUDA_GRAPH_INSTANTIATE_PARAMS*)0)->result_out), sizeof(((CUDA_HOST_NODE_PARAMS_v1*)0)->fn), sizeof(((CUDA_HOST_NODE_PARAMS_v1*)0)->userData), sizeof(((CUDA_HOST_NODE_PARAMS_v2*)0)->fn), sizeof(((CUDA_HOST_NODE_PARAMS_v2*)0)->userData), sizeof(((CUDA_KERNEL_NODE_PARAMS_v1*)0)->func), sizeof(((CUDA_KERNEL_NODE_PARAMS_v1*)0)->gridDimX), sizeof(((CUDA_KERNEL_NODE_PARAMS_v1*)0)->gridDimY), sizeof(((CUDA_KERNEL_NODE_PARAMS_v1*)0)->gridDimZ), sizeof(((CUDA_KERNEL_NODE_PARAMS_v1*)0)->blockDimX), sizeof(((CUDA_KERNEL_NODE_PARAMS_v1*)0)->blockDimY), sizeof(((CUDA_KERNEL_NODE_PARAMS_v1*)0)->blockDimZ), sizeof(((CUDA_KERNEL_NODE_PARAMS_v1*)0)->sharedMemBytes), sizeof(((CUDA_KERNEL_NODE_PARAMS_v1*)0)->kernelParams), sizeof(((CUDA_KERNEL_NODE_PARAMS_v1*)0)->extra), sizeof(((CUDA_KERNEL_NODE_PARAMS_v2*)0)->func), sizeof(((CUDA_KERNEL_NODE_PARAMS_v2*)0)->gridDimX), sizeof(((CUDA_KERNEL_NODE_PARAMS_v2*)0)->gridDimY), sizeof(((CUDA_KERNEL_NODE_PARAMS_v2*)0)->gridDimZ), sizeof(((CUDA_KERNEL_NODE_PARAMS_v2*)0)->blockDimX), sizeof(((CUDA_KERNEL_NODE_PARAMS_v2*)0)->blockDimY), sizeof(((CUDA_KERNEL_NODE_PARAMS_v2*)0)->blockDimZ), sizeof(((CUDA_KERNEL_NODE_PARAMS_v2*)0)->sharedMemBytes), sizeof(((CUDA_KERNEL_NODE_PARAMS_v2*)0)->kernelParams), sizeof(((CUDA_KERNEL_NODE_PARAMS_v2*)0)->extra), sizeof(((CUDA_KERNEL_NODE_PARAMS_v2*)0)->kern), sizeof(((CUDA_KERNEL_NODE_PARAMS_v2*)0)->ctx), sizeof(((CUDA_KERNEL_NODE_PARAMS_v3*)0)->func), sizeof(((CUDA_KERNEL_NODE_PARAMS_v3*)0)->gridDimX), sizeof(((CUDA_KERNEL_NODE_PARAMS_v3*)0)->gridDimY), sizeof(((CUDA_KERNEL_NODE_PARAMS_v3*)0)->gridDimZ), sizeof(((CUDA_KERNEL_NODE_PARAMS_v3*)0)->blockDimX), sizeof(((CUDA_KERNEL_NODE_PARAMS_v3*)0)->blockDimY), sizeof(((CUDA_KERNEL_NODE_PARAMS_v3*)0)->blockDimZ), sizeof(((CUDA_KERNEL_NODE_PARAMS_v3*)0)->sharedMemBytes), sizeof(((CUDA_KERNEL_NODE_PARAMS_v3*)0)->kernelParams), sizeof(((CUDA_KERNEL_NODE_PARAMS_v3*)0)->extra), sizeof(((CUDA_KERNEL_NODE_PARAMS_v3*)0)->kern), sizeof(((CUDA_KERNEL_NODE_PARAMS_v3*)0)->ctx), sizeof(((CUDA_LAUNCH_PARAMS_v1*)0)->function), sizeof(((CUDA_LAUNCH_PARAMS_v1*)0)->gridDimX), sizeof(((CUDA_LAUNCH_PARAMS_v1*)0)->gridDimY), sizeof(((CUDA_LAUNCH_PARAMS_v1*)0)->gridDimZ), sizeof(((CUDA_LAUNCH_PARAMS_v1*)0)->blockDimX), sizeof(((CUDA_LAUNCH_PARAMS_v1*)0)->blockDimY), sizeof(((CUDA_LAUNCH_PARAMS_v1*)0)->blockDimZ), sizeof(((CUDA_LAUNCH_PARAMS_v1*)0)->sharedMemBytes), sizeof(((CUDA_LAUNCH_PARAMS_v1*)0)->hStream), sizeof(((CUDA_LAUNCH_PARAMS_v1*)0)->kernelParams), sizeof(((CUDA_MEMCPY2D_v2*)0)->srcXInBytes), sizeof(((CUDA_MEMCPY2D_v2*)0)->srcY), sizeof(((CUDA_MEMCPY2D_v2*)0)->srcMemoryType), sizeof(((CUDA_MEMCPY2D_v2*)0)->srcHost), sizeof(((CUDA_MEMCPY2D_v2*)0)->srcDevice), sizeof(((CUDA_MEMCPY2D_v2*)0)->srcArray), sizeof(((CUDA_MEMCPY2D_v2*)0)->srcPitch), sizeof(((CUDA_MEMCPY2D_v2*)0)->dstXInBytes), sizeof(((CUDA_MEMCPY2D_v2*)0)->dstY), sizeof(((CUDA_MEMCPY2D_v2*)0)->dstMemoryType), sizeof(((CUDA_MEMCPY2D_v2*)0)->dstHost), sizeof(((CUDA_MEMCPY2D_v2*)0)->dstDevice), sizeof(((CUDA_MEMCPY2D_v2*)0)->dstArray), sizeof(((CUDA_MEMCPY2D_v2*)0)->dstPitch), sizeof(((CUDA_MEMCPY2D_v2*)0)->WidthInBytes), sizeof(((CUDA_MEMCPY2D_v2*)0)->Height), sizeof(((CUDA_MEMCPY3D_BATCH_OP_v1*)0)->src), sizeof(((CUDA_MEMCPY3D_BATCH_OP_v1*)0)->dst), sizeof(((CUDA_MEMCPY3D_BATCH_OP_v1*)0)->extent), sizeof(((CUDA_MEMCPY3D_BATCH_OP_v1*)0)->srcAccessOrder), sizeof(((CUDA_MEMCPY3D_BATCH_OP_v1*)0)->flags), sizeof(((CUDA_MEMCPY3D_PEER_v1*)0)->srcXInBytes), sizeof(((CUDA_MEMCPY3D_PEER_v1*)0)->srcY), sizeof(((CUDA_MEMCPY3D_PEER_v1*)0)->srcZ), sizeof(((CUDA_MEMCPY3D_PEER_v1*)0)->srcLOD), sizeof(((CUDA_MEMCPY3D_PEER_v1*)0)->srcMemoryType), sizeof(((CUDA_MEMCPY3D_PEER_v1*)0)->srcHost), sizeof(((CUDA_MEMCPY3D_PEER_v1*)0)->srcDevice), sizeof(((CUDA_MEMCPY3D_PEER_v1*)0)->srcArray), sizeof(((CUDA_MEMCPY3D_PEER_v1*)0)->srcContext), sizeof(((CUDA_MEMCPY3D_PEER_v1*)0)->srcPitch), sizeof(((CUDA_MEMCPY3D_PEER_v1*)0)->srcHeight), sizeof(((CUDA_MEMCPY3D_PEER_v1*)0)->dstXInBytes), sizeof(((CUDA_MEMCPY3D_PEER_v1*)0)->dstY), sizeof(((CUDA_MEMCPY3D_PEER_v1*)0)->dstZ), sizeof(((CUDA_MEMCPY3D_PEER_v1*)0)->dstLOD), sizeof(((CUDA_MEMCPY3D_PEER_v1*)0)->dstMemoryType), sizeof(((CUDA_MEMCPY3D_PEER_v1*)0)->dstHost), sizeof(((CUDA_MEMCPY3D_PEER_v1*)0)->dstDevice), sizeof(((CUDA_MEMCPY3D_PEER_v1*)0)->dstArray), sizeof(((CUDA_MEMCPY3D_PEER_v1*)0)->dstContext), sizeof(((CUDA_MEMCPY3D_PEER_v1*)0)->dstPitch), sizeof(((CUDA_MEMCPY3D_PEER_v1*)0)->dstHeight), sizeof(((CUDA_MEMCPY3D_PEER_v1*)0)->WidthInBytes), sizeof(((CUDA_MEMCPY3D_PEER_v1*)0)->Height), sizeof(((CUDA_MEMCPY3D_PEER_v1*)0)->Depth), sizeof(((CUDA_MEMCPY3D_v2*)0)->srcXInBytes), sizeof(((CUDA_MEMCPY3D_v2*)0)->srcY), sizeof(((CUDA_MEMCPY3D_v2*)0)->srcZ), sizeof(((CUDA_MEMCPY3D_v2*)0)->srcLOD), sizeof(((CUDA_MEMCPY3D_v2*)0)->srcMemoryType), sizeof(((CUDA_MEMCPY3D_v2*)0)->srcHost), sizeof(((CUDA_MEMCPY3D_v2*)0)->srcDevice), sizeof(((CUDA_MEMCPY3D_v2*)0)->srcArray), sizeof(((CUDA_MEMCPY3D_v2*)0)->reserved0), sizeof(((CUDA_MEMCPY3D_v2*)0)->srcPitch), sizeof(((CUDA_MEMCPY3D_v2*)0)->srcHeight), sizeof(((CUDA_MEMCPY3D_v2*)0)->dstXInBytes), sizeof(((CUDA_MEMCPY3D_v2*)0)->dstY), sizeof(((CUDA_MEMCPY3D_v2*)0)->dstZ), sizeof(((CUDA_MEMCPY3D_v2*)0)->dstLOD), sizeof(((CUDA_MEMCPY3D_v2*)0)->dstMemoryType), sizeof(((CUDA_MEMCPY3D_v2*)0)->dstHost), sizeof(((CUDA_MEMCPY3D_v2*)0)->dstDevice), sizeof(((CUDA_MEMCPY3D_v2*)0)->dstArray), sizeof(((CUDA_MEMCPY3D_v2*)0)->reserved1), sizeof(((CUDA_MEMCPY3D_v2*)0)->dstPitch), sizeof(((CUDA_MEMCPY3D_v2*)0)->dstHeight), sizeof(((CUDA_MEMCPY3D_v2*)0)->WidthInBytes), sizeof(((CUDA_MEMCPY3D_v2*)0)->Height), sizeof(((CUDA_MEMCPY3D_v2*)0)->Depth), sizeof(((CUDA_MEMCPY_NODE_PARAMS*)0)->flags), sizeof(((CUDA_MEMCPY_NODE_PARAMS*)0)->reserved), sizeof(((CUDA_MEMCPY_NODE_PARAMS*)0)->copyCtx), sizeof(((CUDA_MEMCPY_NODE_PARAMS*)0)->copyParams), sizeof(((CUDA_MEMSET_NODE_PARAMS_v1*)0)->dst), sizeof(((CUDA_MEMSET_NODE_PARAMS_v1*)0)->pitch), sizeof(((CUDA_MEMSET_NODE_PARAMS_v1*)0)->value), sizeof(((CUDA_MEMSET_NODE_PARAMS_v1*)0)->elementSize), sizeof(((CUDA_MEMSET_NODE_PARAMS_v1*)0)->width), sizeof(((CUDA_MEMSET_NODE_PARAMS_v1*)0)->height), sizeof(((CUDA_MEMSET_NODE_PARAMS_v2*)0)->dst), sizeof(((CUDA_MEMSET_NODE_PARAMS_v2*)0)->pitch), sizeof(((CUDA_MEMSET_NODE_PARAMS_v2*)0)->value), sizeof(((CUDA_MEMSET_NODE_PARAMS_v2*)0)->elementSize), sizeof(((CUDA_MEMSET_NODE_PARAMS_v2*)0)->width), sizeof(((CUDA_MEMSET_NODE_PARAMS_v2*)0)->height), sizeof(((CUDA_MEMSET_NODE_PARAMS_v2*)0)->ctx), sizeof(((CUDA_MEM_ALLOC_NODE_PARAMS_v1*)0)->poolProps), sizeof(((CUDA_MEM_ALLOC_NODE_PARAMS_v1*)0)->accessDescs), sizeof(((CUDA_MEM_ALLOC_NODE_PARAMS_v1*)0)->accessDescCount), sizeof(((CUDA_MEM_ALLOC_NODE_PARAMS_v1*)0)->bytesize), sizeof(((CUDA_MEM_ALLOC_NODE_PARAMS_v1*)0)->dptr), sizeof(((CUDA_MEM_ALLOC_NODE_PARAMS_v2*)0)->poolProps), sizeof(((CUDA_MEM_ALLOC_NODE_PARAMS_v2*)0)->accessDescs), sizeof(((CUDA_MEM_ALLOC_NODE_PARAMS_v2*)0)->accessDescCount), sizeof(((CUDA_MEM_ALLOC_NODE_PARAMS_v2*)0)->bytesize), sizeof(((CUDA_MEM_ALLOC_NODE_PARAMS_v2*)0)->dptr), sizeof(((CUDA_MEM_FREE_NODE_PARAMS*)0)->dptr), sizeof(((CUDA_POINTER_ATTRIBUTE_P2P_TOKENS_v1*)0)->p2pToken), sizeof(((CUDA_POINTER_ATTRIBUTE_P2P_TOKENS_v1*)0)->vaSpaceToken), sizeof(((CUDA_RESOURCE_DESC_v1*)0)->resType), sizeof(((CUDA_RESOURCE_DESC_v1*)0)->res), sizeof(((CUDA_RESOURCE_DESC_v1*)0)->flags), sizeof(((CUDA_RESOURCE_VIEW_DESC_v1*)0)->format), sizeof(((CUDA_RESOURCE_VIEW_DESC_v1*)0)->width), sizeof(((CUDA_RESOURCE_VIEW_DESC_v1*)0)->height), sizeof(((CUDA_RESOURCE_VIEW_DESC_v1*)0)->depth), sizeof(((CUDA_RESOURCE_VIEW_DESC_v1*)0)->firstMipmapLevel), sizeof(((CUDA_RESOURCE_VIEW_DESC_v1*)0)->lastMipmapLevel), sizeof(((CUDA_RESOURCE_VIEW_DESC_v1*)0)->firstLayer), sizeof(((CUDA_RESOURCE_VIEW_DESC_v1*)0)->lastLayer), sizeof(((CUDA_RESOURCE_VIEW_DESC_v1*)0)->reserved), sizeof(((CUDA_TEXTURE_DESC_v1*)0)->addressMode), sizeof(((CUDA_TEXTURE_DESC_v1*)0)->filterMode), sizeof(((CUDA_TEXTURE_DESC_v1*)0)->flags), sizeof(((CUDA_TEXTURE_DESC_v1*)0)->maxAnisotropy), sizeof(((CUDA_TEXTURE_DESC_v1*)0)->mipmapFilterMode), sizeof(((CUDA_TEXTURE_DESC_v1*)0)->mipmapLevelBias), sizeof(((CUDA_TEXTURE_DESC_v1*)0)->minMipmapLevelClamp), sizeof(((CUDA_TEXTURE_DESC_v1*)0)->maxMipmapLevelClamp), sizeof(((CUDA_TEXTURE_DESC_v1*)0)->borderColor), sizeof(((CUDA_TEXTURE_DESC_v1*)0)->reserved), sizeof(((CUaccessPolicyWindow_v1*)0)->base_ptr), sizeof(((CUaccessPolicyWindow_v1*)0)->num_bytes), sizeof(((CUaccessPolicyWindow_v1*)0)->hitRatio), sizeof(((CUaccessPolicyWindow_v1*)0)->hitProp), sizeof(((CUaccessPolicyWindow_v1*)0)->missProp), sizeof(((CUarrayMapInfo_v1*)0)->resourceType), sizeof(((CUarrayMapInfo_v1*)0)->resource), sizeof(((CUarrayMapInfo_v1*)0)->subresourceType), sizeof(((CUarrayMapInfo_v1*)0)->subresource), sizeof(((CUarrayMapInfo_v1*)0)->memOperationType), sizeof(((CUarrayMapInfo_v1*)0)->memHandleType), sizeof(((CUarrayMapInfo_v1*)0)->memHandle), sizeof(((CUarrayMapInfo_v1*)0)->offset), sizeof(((CUarrayMapInfo_v1*)0)->deviceBitMask), sizeof(((CUarrayMapInfo_v1*)0)->flags), sizeof(((CUarrayMapInfo_v1*)0)->reserved), sizeof(((CUasyncNotificationInfo*)0)->type), sizeof(((CUasyncNotificationInfo*)0)->info), sizeof(((CUcheckpointCheckpointArgs*)0)->reserved), sizeof(((CUcheckpointGpuPair*)0)->oldUuid), sizeof(((CUcheckpointGpuPair*)0)->newUuid), sizeof(((CUcheckpointLockArgs*)0)->timeoutMs), sizeof(((CUcheckpointLockArgs*)0)->reserved0), sizeof(((CUcheckpointLockArgs*)0)->reserved1), sizeof(((CUcheckpointRestoreArgs*)0)->gpuPairs), sizeof(((CUcheckpointRestoreArgs*)0)->gpuPairsCount), sizeof(((CUcheckpointRestoreArgs*)0)->reserved), sizeof(((CUcheckpointRestoreArgs*)0)->reserved1), sizeof(((CUcheckpointUnlockArgs*)0)->reserved), sizeof(((CUctxCigParam*)0)->sharedDataType), sizeof(((CUctxCigParam*)0)->sharedData), sizeof(((CUctxCreateParams*)0)->execAffinityParams), sizeof(((CUctxCreateParams*)0)->numExecAffinityParams), sizeof(((CUctxCreateParams*)0)->cigParams), sizeof(((CUdevResource_v1*)0)->type), sizeof(((CUdevResource_v1*)0)->_internal_padding), sizeof(((CUdevResource_v1*)0)->sm), sizeof(((CUdevResource_v1*)0)->_oversize), sizeof(((CUdevSmResource*)0)->smCount), sizeof(((CUdevSmResource*)0)->minSmPartitionSize), sizeof(((CUdevSmResource*)0)->smCoscheduledAlignment), sizeof(((CUdevprop_v1*)0)->maxThreadsPerBlock), sizeof(((CUdevprop_v1*)0)->maxThreadsDim), sizeof(((CUdevprop_v1*)0)->maxGridSize), sizeof(((CUdevprop_v1*)0)->sharedMemPerBlock), sizeof(((CUdevprop_v1*)0)->totalConstantMemory), sizeof(((CUdevprop_v1*)0)->SIMDWidth), sizeof(((CUdevprop_v1*)0)->memPitch), sizeof(((CUdevprop_v1*)0)->regsPerBlock), sizeof(((CUdevprop_v1*)0)->clockRate), sizeof(((CUdevprop_v1*)0)->textureAlign), sizeof(((CUeglFrame_v1*)0)->frame), sizeof(((CUeglFrame_v1*)0)->width), sizeof(((CUeglFrame_v1*)0)->height), sizeof(((CUeglFrame_v1*)0)->depth), sizeof(((CUeglFrame_v1*)0)->pitch), sizeof(((CUeglFrame_v1*)0)->planeCount), sizeof(((CUeglFrame_v1*)0)->numChannels), sizeof(((CUeglFrame_v1*)0)->frameType), sizeof(((CUeglFrame_v1*)0)->eglColorFormat), sizeof(((CUeglFrame_v1*)0)->cuFormat), sizeof(((CUexecAffinityParam_v1*)0)->type), sizeof(((CUexecAffinityParam_v1*)0)->param), sizeof(((CUexecAffinitySmCount_v1*)0)->val), sizeof(((CUextent3D_v1*)0)->width), sizeof(((CUextent3D_v1*)0)->height), sizeof(((CUextent3D_v1*)0)->depth), sizeof(((CUgraphEdgeData*)0)->from_port), sizeof(((CUgraphEdgeData*)0)->to_port), sizeof(((CUgraphEdgeData*)0)->type), sizeof(((CUgraphEdgeData*)0)->reserved), sizeof(((CUgraphExecUpdateResultInfo_v1*)0)->result), sizeof(((CUgraphExecUpdateResultInfo_v1*)0)->errorNode), sizeof(((CUgraphExecUpdateResultInfo_v1*)0)->errorFromNode), sizeof(((CUgraphNodeParams*)0)->type), sizeof(((CUgraphNodeParams*)0)->reserved0), sizeof(((CUgraphNodeParams*)0)->reserved1), sizeof(((CUgraphNodeParams*)0)->kernel), sizeof(((CUgraphNodeParams*)0)->memcpy), sizeof(((CUgraphNodeParams*)0)->memset), sizeof(((CUgraphNodeParams*)0)->host), sizeof(((CUgraphNodeParams*)0)->graph), sizeof(((CUgraphNodeParams*)0)->eventWait), sizeof(((CUgraphNodeParams*)0)->eventRecord), sizeof(((CUgraphNodeParams*)0)->extSemSignal), sizeof(((CUgraphNodeParams*)0)->extSemWait), sizeof(((CUgraphNodeParams*)0)->alloc), sizeof(((CUgraphNodeParams*)0)->free), sizeof(((CUgraphNodeParams*)0)->memOp), sizeof(((CUgraphNodeParams*)0)->conditional), sizeof(((CUgraphNodeParams*)0)->reserved2), sizeof(((CUipcEventHandle_v1*)0)->reserved), sizeof(((CUipcMemHandle_v1*)0)->reserved), sizeof(((CUlaunchAttributeValue*)0)->pad), sizeof(((CUlaunchAttributeValue*)0)->accessPolicyWindow), sizeof(((CUlaunchAttributeValue*)0)->cooperative), sizeof(((CUlaunchAttributeValue*)0)->syncPolicy), sizeof(((CUlaunchAttributeValue*)0)->clusterDim), sizeof(((CUlaunchAttributeValue*)0)->clusterSchedulingPolicyPreference), sizeof(((CUlaunchAttributeValue*)0)->programmaticStreamSerializationAllowed), sizeof(((CUlaunchAttributeValue*)0)->programmaticEvent), sizeof(((CUlaunchAttributeValue*)0)->launchCompletionEvent), sizeof(((CUlaunchAttributeValue*)0)->priority), sizeof(((CUlaunchAttributeValue*)0)->memSyncDomainMap), sizeof(((CUlaunchAttributeValue*)0)->memSyncDomain), sizeof(((CUlaunchAttributeValue*)0)->preferredClusterDim), sizeof(((CUlaunchAttributeValue*)0)->deviceUpdatableKernelNode), sizeof(((CUlaunchAttributeValue*)0)->sharedMemCarveout), sizeof(((CUlaunchAttributeValue*)0)->nvlinkUtilCentricScheduling), sizeof(((CUlaunchAttribute*)0)->id), sizeof(((CUlaunchAttribute*)0)->pad), sizeof(((CUlaunchAttribute*)0)->value), sizeof(((CUlaunchConfig*)0)->gridDimX), sizeof(((CUlaunchConfig*)0)->gridDimY), sizeof(((CUlaunchConfig*)0)->gridDimZ), sizeof(((CUlaunchConfig*)0)->blockDimX), sizeof(((CUlaunchConfig*)0)->blockDimY), sizeof(((CUlaunchConfig*)0)->blockDimZ), sizeof(((CUlaunchConfig*)0)->sharedMemBytes), sizeof(((CUlaunchConfig*)0)->hStream), sizeof(((CUlaunchConfig*)0)->attrs), sizeof(((CUlaunchConfig*)0)->numAttrs), sizeof(((CUlaunchMemSyncDomainMap*)0)->default_), sizeof(((CUlaunchMemSyncDomainMap*)0)->remote), sizeof(((CUlibraryHostUniversalFunctionAndDataTable*)0)->functionTable), sizeof(((CUlibraryHostUniversalFunctionAndDataTable*)0)->functionWindowSize), sizeof(((CUlibraryHostUniversalFunctionAndDataTable*)0)->dataTable), sizeof(((CUlibraryHostUniversalFunctionAndDataTable*)0)->dataWindowSize), sizeof(((CUmemAccessDesc_v1*)0)->location), sizeof(((CUmemAccessDesc_v1*)0)->flags), sizeof(((CUmemAllocationProp_v1*)0)->type), sizeof(((CUmemAllocationProp_v1*)0)->requestedHandleTypes), sizeof(((CUmemAllocationProp_v1*)0)->location), sizeof(((CUmemAllocationProp_v1*)0)->win32HandleMetaData), sizeof(((CUmemAllocationProp_v1*)0)->allocFlags), sizeof(((CUmemDecompressParams*)0)->srcNumBytes), sizeof(((CUmemDecompressParams*)0)->dstNumBytes), sizeof(((CUmemDecompressParams*)0)->dstActBytes), sizeof(((CUmemDecompressParams*)0)->src), sizeof(((CUmemDecompressParams*)0)->dst), sizeof(((CUmemDecompressParams*)0)->algo), sizeof(((CUmemDecompressParams*)0)->padding), sizeof(((CUmemFabricHandle_v1*)0)->data), sizeof(((CUmemLocation_v1*)0)->type), sizeof(((CUmemLocation_v1*)0)->id), sizeof(((CUmemPoolProps_v1*)0)->allocType), sizeof(((CUmemPoolProps_v1*)0)->handleTypes), sizeof(((CUmemPoolProps_v1*)0)->location), sizeof(((CUmemPoolProps_v1*)0)->win32SecurityAttributes), sizeof(((CUmemPoolProps_v1*)0)->maxSize), sizeof(((CUmemPoolProps_v1*)0)->usage), sizeof(((CUmemPoolProps_v1*)0)->reserved), sizeof(((CUmemPoolPtrExportData_v1*)0)->reserved), sizeof(((CUmemcpy3DOperand_v1*)0)->type), sizeof(((CUmemcpy3DOperand_v1*)0)->op), sizeof(((CUmemcpyAttributes_v1*)0)->srcAccessOrder), sizeof(((CUmemcpyAttributes_v1*)0)->srcLocHint), sizeof(((CUmemcpyAttributes_v1*)0)->dstLocHint), sizeof(((CUmemcpyAttributes_v1*)0)->flags), sizeof(((CUmulticastObjectProp_v1*)0)->numDevices), sizeof(((CUmulticastObjectProp_v1*)0)->size), sizeof(((CUmulticastObjectProp_v1*)0)->handleTypes), sizeof(((CUmulticastObjectProp_v1*)0)->flags), sizeof(((CUoffset3D_v1*)0)->x), sizeof(((CUoffset3D_v1*)0)->y), sizeof(((CUoffset3D_v1*)0)->z), sizeof(((CUstreamBatchMemOpParams_v1*)0)->operation), sizeof(((CUstreamBatchMemOpParams_v1*)0)->waitValue), sizeof(((CUstreamBatchMemOpParams_v1*)0)->writeValue), sizeof(((CUstreamBatchMemOpParams_v1*)0)->flushRemoteWrites), sizeof(((CUstreamBatchMemOpParams_v1*)0)->memoryBarrier), sizeof(((CUstreamBatchMemOpParams_v1*)0)->pad), sizeof(((struct CUstreamMemOpFlushRemoteWritesParams_st*)0)->operation), sizeof(((struct CUstreamMemOpFlushRemoteWritesParams_st*)0)->flags), sizeof(((struct CUstreamMemOpMemoryBarrierParams_st*)0)->operation), sizeof(((struct CUstreamMemOpMemoryBarrierParams_st*)0)->flags), sizeof(((struct CUstreamMemOpWaitValueParams_st*)0)->operation), sizeof(((struct CUstreamMemOpWaitValueParams_st*)0)->address), sizeof(((struct CUstreamMemOpWaitValueParams_st*)0)->value), sizeof(((struct CUstreamMemOpWaitValueParams_st*)0)->value64), sizeof(((struct CUstreamMemOpWaitValueParams_st*)0)->flags), sizeof(((struct CUstreamMemOpWaitValueParams_st*)0)->alias), sizeof(((struct CUstreamMemOpWriteValueParams_st*)0)->operation), sizeof(((struct CUstreamMemOpWriteValueParams_st*)0)->address), sizeof(((struct CUstreamMemOpWriteValueParams_st*)0)->value), sizeof(((struct CUstreamMemOpWriteValueParams_st*)0)->value64), sizeof(((struct CUstreamMemOpWriteValueParams_st*)0)->flags), sizeof(((struct CUstreamMemOpWriteValueParams_st*)0)->alias), sizeof(((CUtensorMap*)0)->opaque), sizeof(((CUuuid*)0)->bytes)};
+    static const size_t __cb_driver_psize[] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, sizeof(*(((CUDA_BATCH_MEM_OP_NODE_PARAMS_v1*)0)->paramArray)), 0, 0, 0, sizeof(*(((CUDA_BATCH_MEM_OP_NODE_PARAMS_v2*)0)->paramArray)), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, sizeof(*(((CUcheckpointRestoreArgs*)0)->gpuPairs)), 0, 0, 0, 0, 0, 0, sizeof(*(((CUctxCreateParams*)0)->execAffinityParams)), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, sizeof(*(((CUlaunchConfig*)0)->attrs)), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+    static const size_t __cb_driver_ssize[] = {sizeof(((CUasyncNotificationInfo*)0)->info.overBudget), sizeof(((CUlaunchAttributeValue*)0)->clusterDim), sizeof(((CUlaunchAttributeValue*)0)->programmaticEvent), sizeof(((CUlaunchAttributeValue*)0)->launchCompletionEvent), sizeof(((CUlaunchAttributeValue*)0)->preferredClusterDim), sizeof(((CUlaunchAttributeValue*)0)->deviceUpdatableKernelNode), sizeof(((CUDA_ARRAY_SPARSE_PROPERTIES_v1*)0)->tileExtent), sizeof(((CUDA_RESOURCE_DESC_v1*)0)->res.array), sizeof(((CUDA_RESOURCE_DESC_v1*)0)->res.mipmap), sizeof(((CUDA_RESOURCE_DESC_v1*)0)->res.linear), sizeof(((CUDA_RESOURCE_DESC_v1*)0)->res.pitch2D), sizeof(((CUDA_RESOURCE_DESC_v1*)0)->res.reserved), sizeof(((CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1*)0)->handle.win32), sizeof(((CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1*)0)->handle.win32), sizeof(((CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1*)0)->params.fence), sizeof(((CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1*)0)->params.keyedMutex), sizeof(((CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1*)0)->params), sizeof(((CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1*)0)->params.fence), sizeof(((CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1*)0)->params.keyedMutex), sizeof(((CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1*)0)->params), sizeof(((CUarrayMapInfo_v1*)0)->subresource.sparseLevel), sizeof(((CUarrayMapInfo_v1*)0)->subresource.miptail), sizeof(((CUmemAllocationProp_v1*)0)->allocFlags), sizeof(((CUmemcpy3DOperand_v1*)0)->op.ptr), sizeof(((CUmemcpy3DOperand_v1*)0)->op.array), sizeof(((CUasyncNotificationInfo*)0)->info), sizeof(((CUexecAffinityParam_v1*)0)->param), sizeof(((CUDA_RESOURCE_DESC_v1*)0)->res), sizeof(((CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1*)0)->handle), sizeof(((CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1*)0)->handle), sizeof(((CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1*)0)->params.nvSciSync), sizeof(((CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1*)0)->params.nvSciSync), sizeof(((CUarrayMapInfo_v1*)0)->resource), sizeof(((CUarrayMapInfo_v1*)0)->subresource), sizeof(((CUarrayMapInfo_v1*)0)->memHandle), sizeof(((CUmemcpy3DOperand_v1*)0)->op), sizeof(((CUeglFrame_v1*)0)->frame), sizeof(CUDA_ARRAY3D_DESCRIPTOR_v2), sizeof(CUDA_ARRAY_DESCRIPTOR_v2), sizeof(CUDA_ARRAY_MEMORY_REQUIREMENTS_v1), sizeof(CUDA_ARRAY_SPARSE_PROPERTIES_v1), sizeof(CUDA_BATCH_MEM_OP_NODE_PARAMS_v1), sizeof(CUDA_BATCH_MEM_OP_NODE_PARAMS_v2), sizeof(CUDA_CHILD_GRAPH_NODE_PARAMS), sizeof(CUDA_CONDITIONAL_NODE_PARAMS), sizeof(CUDA_EVENT_RECORD_NODE_PARAMS), sizeof(CUDA_EVENT_WAIT_NODE_PARAMS), sizeof(CUDA_EXTERNAL_MEMORY_BUFFER_DESC_v1), sizeof(CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1), sizeof(CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_v1), sizeof(CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1), sizeof(CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1), sizeof(CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1), sizeof(CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v1), sizeof(CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v2), sizeof(CUDA_EXT_SEM_WAIT_NODE_PARAMS_v1), sizeof(CUDA_EXT_SEM_WAIT_NODE_PARAMS_v2), sizeof(CUDA_GRAPH_INSTANTIATE_PARAMS), sizeof(CUDA_HOST_NODE_PARAMS_v1), sizeof(CUDA_HOST_NODE_PARAMS_v2), sizeof(CUDA_KERNEL_NODE_PARAMS_v1), sizeof(CUDA_KERNEL_NODE_PARAMS_v2), sizeof(CUDA_KERNEL_NODE_PARAMS_v3), sizeof(CUDA_LAUNCH_PARAMS_v1), sizeof(CUDA_MEMCPY2D_v2), sizeof(CUDA_MEMCPY3D_BATCH_OP_v1), sizeof(CUDA_MEMCPY3D_PEER_v1), sizeof(CUDA_MEMCPY3D_v2), sizeof(CUDA_MEMCPY_NODE_PARAMS), sizeof(CUDA_MEMSET_NODE_PARAMS_v1), sizeof(CUDA_MEMSET_NODE_PARAMS_v2), sizeof(CUDA_MEM_ALLOC_NODE_PARAMS_v1), sizeof(CUDA_MEM_ALLOC_NODE_PARAMS_v2), sizeof(CUDA_MEM_FREE_NODE_PARAMS), sizeof(CUDA_POINTER_ATTRIBUTE_P2P_TOKENS_v1), sizeof(CUDA_RESOURCE_DESC_v1), sizeof(CUDA_RESOURCE_VIEW_DESC_v1), sizeof(CUDA_TEXTURE_DESC_v1), sizeof(CUaccessPolicyWindow_v1), sizeof(CUarrayMapInfo_v1), sizeof(CUasyncNotificationInfo), sizeof(CUcheckpointCheckpointArgs), sizeof(CUcheckpointGpuPair), sizeof(CUcheckpointLockArgs), sizeof(CUcheckpointRestoreArgs), sizeof(CUcheckpointUnlockArgs), sizeof(CUctxCigParam), sizeof(CUctxCreateParams), sizeof(CUdevResource_v1), sizeof(CUdevSmResource), sizeof(CUdevprop_v1), sizeof(CUeglFrame_v1), sizeof(CUexecAffinityParam_v1), sizeof(CUexecAffinitySmCount_v1), sizeof(CUextent3D_v1), sizeof(CUgraphEdgeData), sizeof(CUgraphExecUpdateResultInfo_v1), sizeof(CUgraphNodeParams), sizeof(CUipcEventHandle_v1), sizeof(CUipcMemHandle_v1), sizeof(CUlaunchAttributeValue), sizeof(CUlaunchAttribute), sizeof(CUlaunchConfig), sizeof(CUlaunchMemSyncDomainMap), sizeof(CUlibraryHostUniversalFunctionAndDataTable), sizeof(CUmemAccessDesc_v1), sizeof(CUmemAllocationProp_v1), sizeof(CUmemDecompressParams), sizeof(CUmemFabricHandle_v1), sizeof(CUmemLocation_v1), sizeof(CUmemPoolProps_v1), sizeof(CUmemPoolPtrExportData_v1), sizeof(CUmemcpy3DOperand_v1), sizeof(CUmemcpyAttributes_v1), sizeof(CUmulticastObjectProp_v1), sizeof(CUoffset3D_v1), sizeof(CUstreamBatchMemOpParams_v1), sizeof(struct CUstreamMemOpFlushRemoteWritesParams_st), sizeof(struct CUstreamMemOpMemoryBarrierParams_st), sizeof(struct CUstreamMemOpWaitValueParams_st), sizeof(struct CUstreamMemOpWriteValueParams_st), sizeof(CUtensorMap), sizeof(CUuuid)};
     """
-    const size_t __cb_driver_off[517]
-    const size_t __cb_driver_fsize[517]
-    const size_t __cb_driver_psize[517]
-    const size_t __cb_driver_ssize[121]
+    const size_t __cb_driver_off[529]
+    const size_t __cb_driver_fsize[529]
+    const size_t __cb_driver_psize[529]
+    const size_t __cb_driver_ssize[123]
 
 class anon_struct0(_Struct):
     """C struct anon_struct0."""
@@ -501,6 +558,9 @@ class anon_union11(_Struct):
     __slots__ = ()
 class anon_union12(_Struct):
     """C union anon_union12."""
+    __slots__ = ()
+class anon_union15(_Struct):
+    """C union anon_union15."""
     __slots__ = ()
 class CUDA_ARRAY3D_DESCRIPTOR_st(_Struct):
     """C struct CUDA_ARRAY3D_DESCRIPTOR_st."""
@@ -916,6 +976,15 @@ class CUdevprop_v1(CUdevprop_st):
 class CUdevprop(CUdevprop_v1):
     """C struct CUdevprop (same layout as CUdevprop_st)."""
     __slots__ = ()
+class CUeglFrame_st(_Struct):
+    """C struct CUeglFrame_st."""
+    __slots__ = ()
+class CUeglFrame_v1(CUeglFrame_st):
+    """C struct CUeglFrame_v1 (same layout as CUeglFrame_st)."""
+    __slots__ = ()
+class CUeglFrame(CUeglFrame_v1):
+    """C struct CUeglFrame (same layout as CUeglFrame_st)."""
+    __slots__ = ()
 class CUexecAffinityParam_st(_Struct):
     """C struct CUexecAffinityParam_st."""
     __slots__ = ()
@@ -1191,6 +1260,7 @@ _STRUCTS = (
     ('anon_union10', (('sparseLevel', 7, 1, 'anon_struct20', 0, ''), ('miptail', 7, 1, 'anon_struct21', 0, ''))),
     ('anon_union11', (('memHandle', 6, 1, 'CUmemGenericAllocationHandle', 0, ''),)),
     ('anon_union12', (('ptr', 7, 1, 'anon_struct23', 0, ''), ('array', 7, 1, 'anon_struct24', 0, ''))),
+    ('anon_union15', (('pArray', 9, 3, 'CUarray', 5, ''), ('pPitch', 9, 3, '', 10, ''))),
     ('CUDA_ARRAY3D_DESCRIPTOR_st', (('Width', 2, 1, '', 0, ''), ('Height', 2, 1, '', 0, ''), ('Depth', 2, 1, '', 0, ''), ('Format', 4, 1, 'CUarray_format', 0, ''), ('NumChannels', 2, 1, '', 0, ''), ('Flags', 2, 1, '', 0, ''))),
     ('CUDA_ARRAY_DESCRIPTOR_st', (('Width', 2, 1, '', 0, ''), ('Height', 2, 1, '', 0, ''), ('Format', 4, 1, 'CUarray_format', 0, ''), ('NumChannels', 2, 1, '', 0, ''))),
     ('CUDA_ARRAY_MEMORY_REQUIREMENTS_st', (('size', 2, 1, '', 0, ''), ('alignment', 2, 1, '', 0, ''), ('reserved', 9, 4, '', 2, ''))),
@@ -1214,10 +1284,10 @@ _STRUCTS = (
     ('CUDA_GRAPH_INSTANTIATE_PARAMS_st', (('flags', 6, 1, 'cuuint64_t', 0, ''), ('hUploadStream', 5, 1, 'CUstream', 0, ''), ('hErrNode_out', 5, 1, 'CUgraphNode', 0, ''), ('result_out', 4, 1, 'CUgraphInstantiateResult', 0, ''))),
     ('CUDA_HOST_NODE_PARAMS_st', (('fn', 5, 1, 'CUhostFn', 0, ''), ('userData', 10, 1, '', 0, ''))),
     ('CUDA_HOST_NODE_PARAMS_v2_st', (('fn', 5, 1, 'CUhostFn', 0, ''), ('userData', 10, 1, '', 0, ''))),
-    ('CUDA_KERNEL_NODE_PARAMS_st', (('func', 5, 1, 'CUfunction', 0, ''), ('gridDimX', 2, 1, '', 0, ''), ('gridDimY', 2, 1, '', 0, ''), ('gridDimZ', 2, 1, '', 0, ''), ('blockDimX', 2, 1, '', 0, ''), ('blockDimY', 2, 1, '', 0, ''), ('blockDimZ', 2, 1, '', 0, ''), ('sharedMemBytes', 2, 1, '', 0, ''), ('kernelParams', 10, 1, '', 0, ''), ('extra', 10, 1, '', 0, ''))),
-    ('CUDA_KERNEL_NODE_PARAMS_v2_st', (('func', 5, 1, 'CUfunction', 0, ''), ('gridDimX', 2, 1, '', 0, ''), ('gridDimY', 2, 1, '', 0, ''), ('gridDimZ', 2, 1, '', 0, ''), ('blockDimX', 2, 1, '', 0, ''), ('blockDimY', 2, 1, '', 0, ''), ('blockDimZ', 2, 1, '', 0, ''), ('sharedMemBytes', 2, 1, '', 0, ''), ('kernelParams', 10, 1, '', 0, ''), ('extra', 10, 1, '', 0, ''), ('kern', 5, 1, 'CUkernel', 0, ''), ('ctx', 5, 1, 'CUcontext', 0, ''))),
-    ('CUDA_KERNEL_NODE_PARAMS_v3_st', (('func', 5, 1, 'CUfunction', 0, ''), ('gridDimX', 2, 1, '', 0, ''), ('gridDimY', 2, 1, '', 0, ''), ('gridDimZ', 2, 1, '', 0, ''), ('blockDimX', 2, 1, '', 0, ''), ('blockDimY', 2, 1, '', 0, ''), ('blockDimZ', 2, 1, '', 0, ''), ('sharedMemBytes', 2, 1, '', 0, ''), ('kernelParams', 10, 1, '', 0, ''), ('extra', 10, 1, '', 0, ''), ('kern', 5, 1, 'CUkernel', 0, ''), ('ctx', 5, 1, 'CUcontext', 0, ''))),
-    ('CUDA_LAUNCH_PARAMS_st', (('function', 5, 1, 'CUfunction', 0, ''), ('gridDimX', 2, 1, '', 0, ''), ('gridDimY', 2, 1, '', 0, ''), ('gridDimZ', 2, 1, '', 0, ''), ('blockDimX', 2, 1, '', 0, ''), ('blockDimY', 2, 1, '', 0, ''), ('blockDimZ', 2, 1, '', 0, ''), ('sharedMemBytes', 2, 1, '', 0, ''), ('hStream', 5, 1, 'CUstream', 0, ''), ('kernelParams', 10, 1, '', 0, ''))),
+    ('CUDA_KERNEL_NODE_PARAMS_st', (('func', 5, 1, 'CUfunction', 0, ''), ('gridDimX', 2, 1, '', 0, ''), ('gridDimY', 2, 1, '', 0, ''), ('gridDimZ', 2, 1, '', 0, ''), ('blockDimX', 2, 1, '', 0, ''), ('blockDimY', 2, 1, '', 0, ''), ('blockDimZ', 2, 1, '', 0, ''), ('sharedMemBytes', 2, 1, '', 0, ''), ('kernelParams', 14, 1, '', 0, ''), ('extra', 10, 1, '', 0, ''))),
+    ('CUDA_KERNEL_NODE_PARAMS_v2_st', (('func', 5, 1, 'CUfunction', 0, ''), ('gridDimX', 2, 1, '', 0, ''), ('gridDimY', 2, 1, '', 0, ''), ('gridDimZ', 2, 1, '', 0, ''), ('blockDimX', 2, 1, '', 0, ''), ('blockDimY', 2, 1, '', 0, ''), ('blockDimZ', 2, 1, '', 0, ''), ('sharedMemBytes', 2, 1, '', 0, ''), ('kernelParams', 14, 1, '', 0, ''), ('extra', 10, 1, '', 0, ''), ('kern', 5, 1, 'CUkernel', 0, ''), ('ctx', 5, 1, 'CUcontext', 0, ''))),
+    ('CUDA_KERNEL_NODE_PARAMS_v3_st', (('func', 5, 1, 'CUfunction', 0, ''), ('gridDimX', 2, 1, '', 0, ''), ('gridDimY', 2, 1, '', 0, ''), ('gridDimZ', 2, 1, '', 0, ''), ('blockDimX', 2, 1, '', 0, ''), ('blockDimY', 2, 1, '', 0, ''), ('blockDimZ', 2, 1, '', 0, ''), ('sharedMemBytes', 2, 1, '', 0, ''), ('kernelParams', 14, 1, '', 0, ''), ('extra', 10, 1, '', 0, ''), ('kern', 5, 1, 'CUkernel', 0, ''), ('ctx', 5, 1, 'CUcontext', 0, ''))),
+    ('CUDA_LAUNCH_PARAMS_st', (('function', 5, 1, 'CUfunction', 0, ''), ('gridDimX', 2, 1, '', 0, ''), ('gridDimY', 2, 1, '', 0, ''), ('gridDimZ', 2, 1, '', 0, ''), ('blockDimX', 2, 1, '', 0, ''), ('blockDimY', 2, 1, '', 0, ''), ('blockDimZ', 2, 1, '', 0, ''), ('sharedMemBytes', 2, 1, '', 0, ''), ('hStream', 5, 1, 'CUstream', 0, ''), ('kernelParams', 14, 1, '', 0, ''))),
     ('CUDA_MEMCPY2D_st', (('srcXInBytes', 2, 1, '', 0, ''), ('srcY', 2, 1, '', 0, ''), ('srcMemoryType', 4, 1, 'CUmemorytype', 0, ''), ('srcHost', 10, 1, '', 0, ''), ('srcDevice', 6, 1, 'CUdeviceptr', 0, ''), ('srcArray', 5, 1, 'CUarray', 0, ''), ('srcPitch', 2, 1, '', 0, ''), ('dstXInBytes', 2, 1, '', 0, ''), ('dstY', 2, 1, '', 0, ''), ('dstMemoryType', 4, 1, 'CUmemorytype', 0, ''), ('dstHost', 10, 1, '', 0, ''), ('dstDevice', 6, 1, 'CUdeviceptr', 0, ''), ('dstArray', 5, 1, 'CUarray', 0, ''), ('dstPitch', 2, 1, '', 0, ''), ('WidthInBytes', 2, 1, '', 0, ''), ('Height', 2, 1, '', 0, ''))),
     ('CUDA_MEMCPY3D_BATCH_OP_st', (('src', 7, 1, 'CUmemcpy3DOperand', 0, ''), ('dst', 7, 1, 'CUmemcpy3DOperand', 0, ''), ('extent', 7, 1, 'CUextent3D', 0, ''), ('srcAccessOrder', 4, 1, 'CUmemcpySrcAccessOrder', 0, ''), ('flags', 2, 1, '', 0, ''))),
     ('CUDA_MEMCPY3D_PEER_st', (('srcXInBytes', 2, 1, '', 0, ''), ('srcY', 2, 1, '', 0, ''), ('srcZ', 2, 1, '', 0, ''), ('srcLOD', 2, 1, '', 0, ''), ('srcMemoryType', 4, 1, 'CUmemorytype', 0, ''), ('srcHost', 10, 1, '', 0, ''), ('srcDevice', 6, 1, 'CUdeviceptr', 0, ''), ('srcArray', 5, 1, 'CUarray', 0, ''), ('srcContext', 5, 1, 'CUcontext', 0, ''), ('srcPitch', 2, 1, '', 0, ''), ('srcHeight', 2, 1, '', 0, ''), ('dstXInBytes', 2, 1, '', 0, ''), ('dstY', 2, 1, '', 0, ''), ('dstZ', 2, 1, '', 0, ''), ('dstLOD', 2, 1, '', 0, ''), ('dstMemoryType', 4, 1, 'CUmemorytype', 0, ''), ('dstHost', 10, 1, '', 0, ''), ('dstDevice', 6, 1, 'CUdeviceptr', 0, ''), ('dstArray', 5, 1, 'CUarray', 0, ''), ('dstContext', 5, 1, 'CUcontext', 0, ''), ('dstPitch', 2, 1, '', 0, ''), ('dstHeight', 2, 1, '', 0, ''), ('WidthInBytes', 2, 1, '', 0, ''), ('Height', 2, 1, '', 0, ''), ('Depth', 2, 1, '', 0, ''))),
@@ -1245,6 +1315,7 @@ _STRUCTS = (
     ('CUdevResource_st', (('type', 4, 1, 'CUdevResourceType', 0, ''), ('_internal_padding', 9, 92, '', 2, ''), ('sm', 7, 1, 'CUdevSmResource', 0, ''), ('_oversize', 9, 48, '', 2, ''))),
     ('CUdevSmResource_st', (('smCount', 2, 1, '', 0, ''), ('minSmPartitionSize', 2, 1, '', 0, ''), ('smCoscheduledAlignment', 2, 1, '', 0, ''))),
     ('CUdevprop_st', (('maxThreadsPerBlock', 1, 1, '', 0, ''), ('maxThreadsDim', 9, 3, '', 1, ''), ('maxGridSize', 9, 3, '', 1, ''), ('sharedMemPerBlock', 1, 1, '', 0, ''), ('totalConstantMemory', 1, 1, '', 0, ''), ('SIMDWidth', 1, 1, '', 0, ''), ('memPitch', 1, 1, '', 0, ''), ('regsPerBlock', 1, 1, '', 0, ''), ('clockRate', 1, 1, '', 0, ''), ('textureAlign', 1, 1, '', 0, ''))),
+    ('CUeglFrame_st', (('frame', 7, 1, 'anon_union15', 0, ''), ('width', 2, 1, '', 0, ''), ('height', 2, 1, '', 0, ''), ('depth', 2, 1, '', 0, ''), ('pitch', 2, 1, '', 0, ''), ('planeCount', 2, 1, '', 0, ''), ('numChannels', 2, 1, '', 0, ''), ('frameType', 4, 1, 'CUeglFrameType', 0, ''), ('eglColorFormat', 4, 1, 'CUeglColorFormat', 0, ''), ('cuFormat', 4, 1, 'CUarray_format', 0, ''))),
     ('CUexecAffinityParam_st', (('type', 4, 1, 'CUexecAffinityType', 0, ''), ('param', 7, 1, 'anon_union3', 0, ''))),
     ('CUexecAffinitySmCount_st', (('val', 2, 1, '', 0, ''),)),
     ('CUextent3D_st', (('width', 2, 1, '', 0, ''), ('height', 2, 1, '', 0, ''), ('depth', 2, 1, '', 0, ''))),
@@ -1364,6 +1435,8 @@ CU_DEVICE_CPU = -1
 CU_DEVICE_INVALID = -2
 RESOURCE_ABI_VERSION = 1
 RESOURCE_ABI_EXTERNAL_BYTES = 48
+MAX_PLANES = 3
+CUDA_EGL_INFINITE_TIMEOUT = 4294967295
 
 def sizeof(objType):
     """C size in bytes of a binding type (struct, handle, integer or enum class)."""
@@ -3684,8 +3757,8 @@ function handles become invalid when the module is unloaded.
     cdef cydriver.CUresult err
     cdef _Buf a_functions
     cdef void* c_mod
-    a_functions = _Buf_new((numFunctions) * sizeof(void*))
     _hptr(mod, &c_mod)
+    a_functions = _Buf_new((numFunctions) * sizeof(void*))
     with nogil:
         err = cydriver.cuModuleEnumerateFunctions(<cydriver.CUfunction*>a_functions.ptr, numFunctions, <cydriver.CUmodule>c_mod)
     if err != 0:
@@ -4187,8 +4260,8 @@ The returned kernel handle becomes invalid when the library is unloaded.
     cdef cydriver.CUresult err
     cdef _Buf a_kernels
     cdef void* c_lib
-    a_kernels = _Buf_new((numKernels) * sizeof(void*))
     _hptr(lib, &c_lib)
+    a_kernels = _Buf_new((numKernels) * sizeof(void*))
     with nogil:
         err = cydriver.cuLibraryEnumerateKernels(<cydriver.CUkernel*>a_kernels.ptr, numKernels, <cydriver.CUlibrary>c_lib)
     if err != 0:
@@ -11696,12 +11769,12 @@ Returns CUDA_ERROR_ILLEGAL_STATE if the stream is not capturing.
     """
     cdef cydriver.CUresult err
     cdef void* c_hStream
-    cdef void* c_dependencies
+    cdef _Buf a_dependencies = _array(dependencies, 'h', sizeof(void*))
+    cdef void* p_dependencies = _bufptr(a_dependencies)
     cdef void* p_dependencyData = _sptr(dependencyData, True)
     _hptr(hStream, &c_hStream)
-    _hptr(dependencies, &c_dependencies)
     with nogil:
-        err = cydriver.cuStreamUpdateCaptureDependencies(<cydriver.CUstream>c_hStream, <cydriver.CUgraphNode*>&c_dependencies, <const cydriver.CUgraphEdgeData*>p_dependencyData, numDependencies, flags)
+        err = cydriver.cuStreamUpdateCaptureDependencies(<cydriver.CUstream>c_hStream, <cydriver.CUgraphNode*>p_dependencies, <const cydriver.CUgraphEdgeData*>p_dependencyData, numDependencies, flags)
     return (_st(err),)
 
 def cuStreamAttachMemAsync(hStream, unsigned long long dptr, size_t length, unsigned int flags):
@@ -16141,9 +16214,9 @@ number of nodes actually obtained will be returned in numNodes.
     cdef void* p_nodes
     cdef size_t c_numNodes
     _hptr(hGraph, &c_hGraph)
+    c_numNodes = numNodes
     a_nodes = _Buf_new((c_numNodes) * sizeof(void*)) if c_numNodes else None
     p_nodes = _bufptr(a_nodes)
-    c_numNodes = numNodes
     with nogil:
         err = cydriver.cuGraphGetNodes(<cydriver.CUgraph>c_hGraph, <cydriver.CUgraphNode*>p_nodes, &c_numNodes)
     if err != 0:
@@ -16182,9 +16255,9 @@ number of nodes actually obtained will be returned in numRootNodes.
     cdef void* p_rootNodes
     cdef size_t c_numRootNodes
     _hptr(hGraph, &c_hGraph)
+    c_numRootNodes = numRootNodes
     a_rootNodes = _Buf_new((c_numRootNodes) * sizeof(void*)) if c_numRootNodes else None
     p_rootNodes = _bufptr(a_rootNodes)
-    c_numRootNodes = numRootNodes
     with nogil:
         err = cydriver.cuGraphGetRootNodes(<cydriver.CUgraph>c_hGraph, <cydriver.CUgraphNode*>p_rootNodes, &c_numRootNodes)
     if err != 0:
@@ -16237,13 +16310,13 @@ as well.
     cdef void* p_edgeData
     cdef size_t c_numEdges
     _hptr(hGraph, &c_hGraph)
+    c_numEdges = numEdges
     a_from = _Buf_new((c_numEdges) * sizeof(void*)) if c_numEdges else None
     p_from = _bufptr(a_from)
     a_to = _Buf_new((c_numEdges) * sizeof(void*)) if c_numEdges else None
     p_to = _bufptr(a_to)
     a_edgeData = _Buf_new((c_numEdges) * sizeof(cydriver.CUgraphEdgeData)) if c_numEdges else None
     p_edgeData = _bufptr(a_edgeData)
-    c_numEdges = numEdges
     with nogil:
         err = cydriver.cuGraphGetEdges(<cydriver.CUgraph>c_hGraph, <cydriver.CUgraphNode*>p_from, <cydriver.CUgraphNode*>p_to, <cydriver.CUgraphEdgeData*>p_edgeData, &c_numEdges)
     if err != 0:
@@ -16290,11 +16363,11 @@ dependencies must be as well.
     cdef void* p_edgeData
     cdef size_t c_numDependencies
     _hptr(hNode, &c_hNode)
+    c_numDependencies = numDependencies
     a_dependencies = _Buf_new((c_numDependencies) * sizeof(void*)) if c_numDependencies else None
     p_dependencies = _bufptr(a_dependencies)
     a_edgeData = _Buf_new((c_numDependencies) * sizeof(cydriver.CUgraphEdgeData)) if c_numDependencies else None
     p_edgeData = _bufptr(a_edgeData)
-    c_numDependencies = numDependencies
     with nogil:
         err = cydriver.cuGraphNodeGetDependencies(<cydriver.CUgraphNode>c_hNode, <cydriver.CUgraphNode*>p_dependencies, <cydriver.CUgraphEdgeData*>p_edgeData, &c_numDependencies)
     if err != 0:
@@ -16342,11 +16415,11 @@ dependentNodes must be as well.
     cdef void* p_edgeData
     cdef size_t c_numDependentNodes
     _hptr(hNode, &c_hNode)
+    c_numDependentNodes = numDependentNodes
     a_dependentNodes = _Buf_new((c_numDependentNodes) * sizeof(void*)) if c_numDependentNodes else None
     p_dependentNodes = _bufptr(a_dependentNodes)
     a_edgeData = _Buf_new((c_numDependentNodes) * sizeof(cydriver.CUgraphEdgeData)) if c_numDependentNodes else None
     p_edgeData = _bufptr(a_edgeData)
-    c_numDependentNodes = numDependentNodes
     with nogil:
         err = cydriver.cuGraphNodeGetDependentNodes(<cydriver.CUgraphNode>c_hNode, <cydriver.CUgraphNode*>p_dependentNodes, <cydriver.CUgraphEdgeData*>p_edgeData, &c_numDependentNodes)
     if err != 0:
@@ -20693,12 +20766,12 @@ If any of resources are presently mapped for access by CUDA then CUDA_ERROR_ALRE
     CUresult
     """
     cdef cydriver.CUresult err
-    cdef void* c_resources
+    cdef _Buf a_resources = _array(resources, 'h', sizeof(void*))
+    cdef void* p_resources = _bufptr(a_resources)
     cdef void* c_hStream
-    _hptr(resources, &c_resources)
     _hptr(hStream, &c_hStream)
     with nogil:
-        err = cydriver.cuGraphicsMapResources(count, <cydriver.CUgraphicsResource*>&c_resources, <cydriver.CUstream>c_hStream)
+        err = cydriver.cuGraphicsMapResources(count, <cydriver.CUgraphicsResource*>p_resources, <cydriver.CUstream>c_hStream)
     return (_st(err),)
 
 def cuGraphicsUnmapResources(unsigned int count, resources, hStream):
@@ -20733,12 +20806,12 @@ If any of resources are not presently mapped for access by CUDA then CUDA_ERROR_
     CUresult
     """
     cdef cydriver.CUresult err
-    cdef void* c_resources
+    cdef _Buf a_resources = _array(resources, 'h', sizeof(void*))
+    cdef void* p_resources = _bufptr(a_resources)
     cdef void* c_hStream
-    _hptr(resources, &c_resources)
     _hptr(hStream, &c_hStream)
     with nogil:
-        err = cydriver.cuGraphicsUnmapResources(count, <cydriver.CUgraphicsResource*>&c_resources, <cydriver.CUstream>c_hStream)
+        err = cydriver.cuGraphicsUnmapResources(count, <cydriver.CUgraphicsResource*>p_resources, <cydriver.CUstream>c_hStream)
     return (_st(err),)
 
 def cuGetProcAddress(symbol, int cudaVersion, uint64_t flags):
@@ -21406,9 +21479,9 @@ Note: The API is not supported on 32-bit platforms.
     cdef unsigned int c_nbGroups
     cdef void* p_input = _sptr(input_, True)
     cdef _Struct s_remaining = _new_struct(CUdevResource)
+    c_nbGroups = nbGroups
     a_result = _Buf_new((c_nbGroups) * sizeof(cydriver.CUdevResource)) if c_nbGroups else None
     p_result = _bufptr(a_result)
-    c_nbGroups = nbGroups
     with nogil:
         err = cydriver.cuDevSmResourceSplitByCount(<cydriver.CUdevResource*>p_result, &c_nbGroups, <const cydriver.CUdevResource*>p_input, <cydriver.CUdevResource*>s_remaining._ptr, useFlags, minCount)
     if err != 0:
@@ -22007,6 +22080,1201 @@ Upon successful return the process will be in the RUNNING state.
     with nogil:
         err = cydriver.cuCheckpointProcessUnlock(pid, <cydriver.CUcheckpointUnlockArgs*>p_args)
     return (_st(err),)
+
+def cuGraphicsGLRegisterBuffer(unsigned int buffer, unsigned int Flags):
+    """cuGraphicsGLRegisterBuffer(buffer, Flags)
+    
+    Registers an OpenGL buffer object
+
+Registers the buffer object specified by buffer for access by
+CUDA.  A handle to the registered object is returned as pCudaResource.  The register flags Flags specify the intended usage,
+as follows:
+
+- CU_GRAPHICS_REGISTER_FLAGS_NONE: Specifies no hints about how this
+  resource will be used. It is therefore assumed that this resource will be
+  read from and written to by CUDA. This is the default value.
+- CU_GRAPHICS_REGISTER_FLAGS_READ_ONLY: Specifies that CUDA
+  will not write to this resource.
+- CU_GRAPHICS_REGISTER_FLAGS_WRITE_DISCARD: Specifies that
+  CUDA will not read from this resource and will write over the
+  entire contents of the resource, so none of the data previously
+  stored in the resource will be preserved.
+    
+    Parameters
+    ----------
+    buffer : GLuint
+        name of buffer object to be registered
+    Flags : unsigned int
+        Register flags
+    
+    Returns
+    -------
+    CUresult
+    pCudaResource : CUgraphicsResource
+        Pointer to the returned object handle
+    """
+    cdef cydriver.CUresult err
+    cdef cydriver.CUgraphicsResource c_pCudaResource
+    with nogil:
+        err = cydriver.cuGraphicsGLRegisterBuffer(&c_pCudaResource, <cydriver.GLuint>buffer, Flags)
+    if err != 0:
+        return (_st(err), None,)
+    return (_SUCCESS, _new_handle(CUgraphicsResource, <void*>c_pCudaResource),)
+
+def cuGraphicsGLRegisterImage(unsigned int image, unsigned int target, unsigned int Flags):
+    """cuGraphicsGLRegisterImage(image, target, Flags)
+    
+    Register an OpenGL texture or renderbuffer object
+
+Registers the texture or renderbuffer object specified by image for access by CUDA.
+A handle to the registered object is returned as pCudaResource.
+
+target must match the type of the object, and must be one of GL_TEXTURE_2D,
+GL_TEXTURE_RECTANGLE, GL_TEXTURE_CUBE_MAP, GL_TEXTURE_3D, GL_TEXTURE_2D_ARRAY,
+or GL_RENDERBUFFER.
+
+The register flags Flags specify the intended usage, as follows:
+
+- CU_GRAPHICS_REGISTER_FLAGS_NONE: Specifies no hints about how this
+  resource will be used. It is therefore assumed that this resource will be
+  read from and written to by CUDA. This is the default value.
+- CU_GRAPHICS_REGISTER_FLAGS_READ_ONLY: Specifies that CUDA
+  will not write to this resource.
+- CU_GRAPHICS_REGISTER_FLAGS_WRITE_DISCARD: Specifies that
+  CUDA will not read from this resource and will write over the
+  entire contents of the resource, so none of the data previously
+  stored in the resource will be preserved.
+- CU_GRAPHICS_REGISTER_FLAGS_SURFACE_LDST: Specifies that CUDA will
+  bind this resource to a surface reference.
+- CU_GRAPHICS_REGISTER_FLAGS_TEXTURE_GATHER: Specifies that CUDA will perform
+  texture gather operations on this resource.
+
+The following image formats are supported. For brevity's sake, the list is abbreviated.
+For ex., {GL_R, GL_RG} X {8, 16} would expand to the following 4 formats
+{GL_R8, GL_R16, GL_RG8, GL_RG16} :
+- GL_RED, GL_RG, GL_RGBA, GL_LUMINANCE, GL_ALPHA, GL_LUMINANCE_ALPHA, GL_INTENSITY
+- {GL_R, GL_RG, GL_RGBA} X {8, 16, 16F, 32F, 8UI, 16UI, 32UI, 8I, 16I, 32I}
+- {GL_LUMINANCE, GL_ALPHA, GL_LUMINANCE_ALPHA, GL_INTENSITY} X
+{8, 16, 16F_ARB, 32F_ARB, 8UI_EXT, 16UI_EXT, 32UI_EXT, 8I_EXT, 16I_EXT, 32I_EXT}
+
+The following image classes are currently disallowed:
+- Textures with borders
+- Multisampled renderbuffers
+    
+    Parameters
+    ----------
+    image : GLuint
+        name of texture or renderbuffer object to be registered
+    target : GLenum
+        Identifies the type of object specified by image
+    Flags : unsigned int
+        Register flags
+    
+    Returns
+    -------
+    CUresult
+    pCudaResource : CUgraphicsResource
+        Pointer to the returned object handle
+    """
+    cdef cydriver.CUresult err
+    cdef cydriver.CUgraphicsResource c_pCudaResource
+    with nogil:
+        err = cydriver.cuGraphicsGLRegisterImage(&c_pCudaResource, <cydriver.GLuint>image, <cydriver.GLenum>target, Flags)
+    if err != 0:
+        return (_st(err), None,)
+    return (_SUCCESS, _new_handle(CUgraphicsResource, <void*>c_pCudaResource),)
+
+def cuGLGetDevices(unsigned int cudaDeviceCount, long long deviceList):
+    """cuGLGetDevices(cudaDeviceCount, deviceList)
+    
+    Gets the CUDA devices associated with the current OpenGL context
+
+Returns in *pCudaDeviceCount the number of CUDA-compatible devices
+corresponding to the current OpenGL context. Also returns in *pCudaDevices
+at most cudaDeviceCount of the CUDA-compatible devices corresponding to
+the current OpenGL context. If any of the GPUs being used by the current OpenGL
+context are not CUDA capable then the call will return CUDA_ERROR_NO_DEVICE.
+
+The deviceList argument may be any of the following:
+- CU_GL_DEVICE_LIST_ALL: Query all devices used by the current OpenGL context.
+- CU_GL_DEVICE_LIST_CURRENT_FRAME: Query the devices used by the current OpenGL context to
+  render the current frame (in SLI).
+- CU_GL_DEVICE_LIST_NEXT_FRAME: Query the devices used by the current OpenGL context to
+  render the next frame (in SLI). Note that this is a prediction, it can't be guaranteed that
+  this is correct in all cases.
+    
+    Parameters
+    ----------
+    cudaDeviceCount : unsigned int
+        The size of the output device array pCudaDevices.
+    deviceList : CUGLDeviceList
+        The set of devices to return.
+    
+    Returns
+    -------
+    CUresult
+    pCudaDeviceCount : unsigned int
+        Returned number of CUDA devices.
+    pCudaDevices : CUdevice
+        Returned CUDA devices.
+    """
+    cdef cydriver.CUresult err
+    cdef unsigned int c_pCudaDeviceCount
+    cdef cydriver.CUdevice c_pCudaDevices
+    with nogil:
+        err = cydriver.cuGLGetDevices(&c_pCudaDeviceCount, &c_pCudaDevices, cudaDeviceCount, <cydriver.CUGLDeviceList>deviceList)
+    if err != 0:
+        return (_st(err), None, None)
+    return (_SUCCESS, c_pCudaDeviceCount, _new_int(CUdevice, <unsigned long long>c_pCudaDevices, 4, True))
+
+def cuGLCtxCreate(unsigned int Flags, int device):
+    """cuGLCtxCreate(Flags, device)
+    
+    Create a CUDA context for interoperability with OpenGL
+
+\\deprecated This function is deprecated as of Cuda 5.0.
+
+This function is deprecated and should no longer be used.  It is
+no longer necessary to associate a CUDA context with an OpenGL
+context in order to achieve maximum interoperability performance.
+    
+    Parameters
+    ----------
+    Flags : unsigned int
+        Options for CUDA context creation
+    device : CUdevice
+        Device on which to create the context
+    
+    Returns
+    -------
+    CUresult
+    pCtx : CUcontext
+        Returned CUDA context
+    """
+    cdef cydriver.CUresult err
+    cdef cydriver.CUcontext c_pCtx
+    with nogil:
+        err = cydriver.cuGLCtxCreate(&c_pCtx, Flags, <cydriver.CUdevice>device)
+    if err != 0:
+        return (_st(err), None,)
+    return (_SUCCESS, _new_handle(CUcontext, <void*>c_pCtx),)
+
+def cuGLInit():
+    """cuGLInit()
+    
+    Initializes OpenGL interoperability
+
+\\deprecated This function is deprecated as of Cuda 3.0.
+
+Initializes OpenGL interoperability. This function is deprecated
+and calling it is no longer required. It may fail if the needed
+OpenGL driver facilities are not available.
+
+
+CUDA_SUCCESS,
+CUDA_ERROR_DEINITIALIZED,
+CUDA_ERROR_NOT_INITIALIZED,
+CUDA_ERROR_INVALID_CONTEXT,
+CUDA_ERROR_UNKNOWN
+cuGLMapBufferObject,
+cuGLRegisterBufferObject, cuGLUnmapBufferObject,
+cuGLUnregisterBufferObject, cuGLMapBufferObjectAsync,
+cuGLUnmapBufferObjectAsync, cuGLSetBufferObjectMapFlags,
+cuWGLGetDevice
+    
+    Returns
+    -------
+    CUresult
+    """
+    cdef cydriver.CUresult err
+    with nogil:
+        err = cydriver.cuGLInit()
+    return (_st(err),)
+
+def cuGLRegisterBufferObject(unsigned int buffer):
+    """cuGLRegisterBufferObject(buffer)
+    
+    Registers an OpenGL buffer object
+
+\\deprecated This function is deprecated as of Cuda 3.0.
+
+Registers the buffer object specified by buffer for access by
+CUDA. This function must be called before CUDA can map the buffer
+object.  There must be a valid OpenGL context bound to the current
+thread when this function is called, and the buffer name is
+resolved by that context.
+    
+    Parameters
+    ----------
+    buffer : GLuint
+        The name of the buffer object to register.
+    
+    Returns
+    -------
+    CUresult
+    """
+    cdef cydriver.CUresult err
+    with nogil:
+        err = cydriver.cuGLRegisterBufferObject(<cydriver.GLuint>buffer)
+    return (_st(err),)
+
+def cuGLMapBufferObject(unsigned int buffer):
+    """cuGLMapBufferObject(buffer)
+    
+    Maps an OpenGL buffer object
+
+\\deprecated This function is deprecated as of Cuda 3.0.
+
+Maps the buffer object specified by buffer into the address space of the
+current CUDA context and returns in *dptr and *size the base pointer
+and size of the resulting mapping.
+
+There must be a valid OpenGL context bound to the current thread
+when this function is called.  This must be the same context, or a
+member of the same shareGroup, as the context that was bound when
+the buffer was registered.
+
+All streams in the current CUDA context are synchronized with the
+current GL context.
+    
+    Parameters
+    ----------
+    buffer : GLuint
+        The name of the buffer object to map
+    
+    Returns
+    -------
+    CUresult
+    dptr : CUdeviceptr
+        Returned mapped base pointer
+    size : size_t
+        Returned size of mapping
+    """
+    cdef cydriver.CUresult err
+    cdef cydriver.CUdeviceptr c_dptr
+    cdef size_t c_size
+    with nogil:
+        err = cydriver.cuGLMapBufferObject(&c_dptr, &c_size, <cydriver.GLuint>buffer)
+    if err != 0:
+        return (_st(err), None, None)
+    return (_SUCCESS, _new_int(CUdeviceptr, <unsigned long long>c_dptr, 8, False), c_size)
+
+def cuGLUnmapBufferObject(unsigned int buffer):
+    """cuGLUnmapBufferObject(buffer)
+    
+    Unmaps an OpenGL buffer object
+
+\\deprecated This function is deprecated as of Cuda 3.0.
+
+Unmaps the buffer object specified by buffer for access by CUDA.
+
+There must be a valid OpenGL context bound to the current thread
+when this function is called.  This must be the same context, or a
+member of the same shareGroup, as the context that was bound when
+the buffer was registered.
+
+All streams in the current CUDA context are synchronized with the
+current GL context.
+    
+    Parameters
+    ----------
+    buffer : GLuint
+        Buffer object to unmap
+    
+    Returns
+    -------
+    CUresult
+    """
+    cdef cydriver.CUresult err
+    with nogil:
+        err = cydriver.cuGLUnmapBufferObject(<cydriver.GLuint>buffer)
+    return (_st(err),)
+
+def cuGLUnregisterBufferObject(unsigned int buffer):
+    """cuGLUnregisterBufferObject(buffer)
+    
+    Unregister an OpenGL buffer object
+
+\\deprecated This function is deprecated as of Cuda 3.0.
+
+Unregisters the buffer object specified by buffer.  This
+releases any resources associated with the registered buffer.
+After this call, the buffer may no longer be mapped for access by
+CUDA.
+
+There must be a valid OpenGL context bound to the current thread
+when this function is called.  This must be the same context, or a
+member of the same shareGroup, as the context that was bound when
+the buffer was registered.
+    
+    Parameters
+    ----------
+    buffer : GLuint
+        Name of the buffer object to unregister
+    
+    Returns
+    -------
+    CUresult
+    """
+    cdef cydriver.CUresult err
+    with nogil:
+        err = cydriver.cuGLUnregisterBufferObject(<cydriver.GLuint>buffer)
+    return (_st(err),)
+
+def cuGLSetBufferObjectMapFlags(unsigned int buffer, unsigned int Flags):
+    """cuGLSetBufferObjectMapFlags(buffer, Flags)
+    
+    Set the map flags for an OpenGL buffer object
+
+\\deprecated This function is deprecated as of Cuda 3.0.
+
+Sets the map flags for the buffer object specified by buffer.
+
+Changes to Flags will take effect the next time buffer is mapped.
+The Flags argument may be any of the following:
+- CU_GL_MAP_RESOURCE_FLAGS_NONE: Specifies no hints about how this
+  resource will be used. It is therefore assumed that this resource will be
+  read from and written to by CUDA kernels. This is the default value.
+- CU_GL_MAP_RESOURCE_FLAGS_READ_ONLY: Specifies that CUDA kernels which
+  access this resource will not write to this resource.
+- CU_GL_MAP_RESOURCE_FLAGS_WRITE_DISCARD: Specifies that CUDA kernels
+  which access this resource will not read from this resource and will
+  write over the entire contents of the resource, so none of the data
+  previously stored in the resource will be preserved.
+
+If buffer has not been registered for use with CUDA, then
+CUDA_ERROR_INVALID_HANDLE is returned. If buffer is presently
+mapped for access by CUDA, then CUDA_ERROR_ALREADY_MAPPED is returned.
+
+There must be a valid OpenGL context bound to the current thread
+when this function is called.  This must be the same context, or a
+member of the same shareGroup, as the context that was bound when
+the buffer was registered.
+    
+    Parameters
+    ----------
+    buffer : GLuint
+        Buffer object to unmap
+    Flags : unsigned int
+        Map flags
+    
+    Returns
+    -------
+    CUresult
+    """
+    cdef cydriver.CUresult err
+    with nogil:
+        err = cydriver.cuGLSetBufferObjectMapFlags(<cydriver.GLuint>buffer, Flags)
+    return (_st(err),)
+
+def cuGLMapBufferObjectAsync(unsigned int buffer, hStream):
+    """cuGLMapBufferObjectAsync(buffer, hStream)
+    
+    Maps an OpenGL buffer object
+
+\\deprecated This function is deprecated as of Cuda 3.0.
+
+Maps the buffer object specified by buffer into the address space of the
+current CUDA context and returns in *dptr and *size the base pointer
+and size of the resulting mapping.
+
+There must be a valid OpenGL context bound to the current thread
+when this function is called.  This must be the same context, or a
+member of the same shareGroup, as the context that was bound when
+the buffer was registered.
+
+Stream hStream in the current CUDA context is synchronized with
+the current GL context.
+    
+    Parameters
+    ----------
+    buffer : GLuint
+        The name of the buffer object to map
+    hStream : CUstream
+        Stream to synchronize
+    
+    Returns
+    -------
+    CUresult
+    dptr : CUdeviceptr
+        Returned mapped base pointer
+    size : size_t
+        Returned size of mapping
+    """
+    cdef cydriver.CUresult err
+    cdef cydriver.CUdeviceptr c_dptr
+    cdef size_t c_size
+    cdef void* c_hStream
+    _hptr(hStream, &c_hStream)
+    with nogil:
+        err = cydriver.cuGLMapBufferObjectAsync(&c_dptr, &c_size, <cydriver.GLuint>buffer, <cydriver.CUstream>c_hStream)
+    if err != 0:
+        return (_st(err), None, None)
+    return (_SUCCESS, _new_int(CUdeviceptr, <unsigned long long>c_dptr, 8, False), c_size)
+
+def cuGLUnmapBufferObjectAsync(unsigned int buffer, hStream):
+    """cuGLUnmapBufferObjectAsync(buffer, hStream)
+    
+    Unmaps an OpenGL buffer object
+
+\\deprecated This function is deprecated as of Cuda 3.0.
+
+Unmaps the buffer object specified by buffer for access by CUDA.
+
+There must be a valid OpenGL context bound to the current thread
+when this function is called.  This must be the same context, or a
+member of the same shareGroup, as the context that was bound when
+the buffer was registered.
+
+Stream hStream in the current CUDA context is synchronized with
+the current GL context.
+    
+    Parameters
+    ----------
+    buffer : GLuint
+        Name of the buffer object to unmap
+    hStream : CUstream
+        Stream to synchronize
+    
+    Returns
+    -------
+    CUresult
+    """
+    cdef cydriver.CUresult err
+    cdef void* c_hStream
+    _hptr(hStream, &c_hStream)
+    with nogil:
+        err = cydriver.cuGLUnmapBufferObjectAsync(<cydriver.GLuint>buffer, <cydriver.CUstream>c_hStream)
+    return (_st(err),)
+
+def cuGraphicsEGLRegisterImage(image, unsigned int flags):
+    """cuGraphicsEGLRegisterImage(image, flags)
+    
+    Registers an EGL image
+
+Registers the EGLImageKHR specified by image for access by
+CUDA. A handle to the registered object is returned as pCudaResource.
+Additional Mapping/Unmapping is not required for the registered resource and
+cuGraphicsResourceGetMappedEglFrame can be directly called on the pCudaResource.
+
+The application will be responsible for synchronizing access to shared objects.
+The application must ensure that any pending operation which access the objects have completed
+before passing control to CUDA. This may be accomplished by issuing and waiting for
+glFinish command on all GLcontexts (for OpenGL and likewise for other APIs).
+The application will be also responsible for ensuring that any pending operation on the
+registered CUDA resource has completed prior to executing subsequent commands in other APIs
+accesing the same memory objects.
+This can be accomplished by calling cuCtxSynchronize or cuEventSynchronize (preferably).
+
+The surface's intended usage is specified using flags, as follows:
+
+- CU_GRAPHICS_MAP_RESOURCE_FLAGS_NONE: Specifies no hints about how this
+  resource will be used. It is therefore assumed that this resource will be
+  read from and written to by CUDA. This is the default value.
+- CU_GRAPHICS_MAP_RESOURCE_FLAGS_READ_ONLY: Specifies that CUDA
+  will not write to this resource.
+- CU_GRAPHICS_MAP_RESOURCE_FLAGS_WRITE_DISCARD: Specifies that
+  CUDA will not read from this resource and will write over the
+  entire contents of the resource, so none of the data previously
+  stored in the resource will be preserved.
+
+The EGLImageKHR is an object which can be used to create EGLImage target resource. It is defined as a void pointer.
+typedef void* EGLImageKHR
+    
+    Parameters
+    ----------
+    image : EGLImageKHR
+        An EGLImageKHR image which can be used to create target resource.
+    flags : unsigned int
+        Map flags
+    
+    Returns
+    -------
+    CUresult
+    pCudaResource : CUgraphicsResource
+        Pointer to the returned object handle
+    """
+    cdef cydriver.CUresult err
+    cdef cydriver.CUgraphicsResource c_pCudaResource
+    cdef void* c_image
+    _hptr(image, &c_image)
+    with nogil:
+        err = cydriver.cuGraphicsEGLRegisterImage(&c_pCudaResource, <cydriver.EGLImageKHR>c_image, flags)
+    if err != 0:
+        return (_st(err), None,)
+    return (_SUCCESS, _new_handle(CUgraphicsResource, <void*>c_pCudaResource),)
+
+def cuEGLStreamConsumerConnect(stream):
+    """cuEGLStreamConsumerConnect(stream)
+    
+    Connect CUDA to EGLStream as a consumer.
+
+Connect CUDA as a consumer to EGLStreamKHR specified by stream.
+
+The EGLStreamKHR is an EGL object that transfers a sequence of image frames from one
+API to another.
+    
+    Parameters
+    ----------
+    stream : EGLStreamKHR
+        EGLStreamKHR handle
+    
+    Returns
+    -------
+    CUresult
+    conn : CUeglStreamConnection
+        Pointer to the returned connection handle
+    """
+    cdef cydriver.CUresult err
+    cdef cydriver.CUeglStreamConnection c_conn
+    cdef void* c_stream
+    _hptr(stream, &c_stream)
+    with nogil:
+        err = cydriver.cuEGLStreamConsumerConnect(&c_conn, <cydriver.EGLStreamKHR>c_stream)
+    if err != 0:
+        return (_st(err), None,)
+    return (_SUCCESS, _new_handle(CUeglStreamConnection, <void*>c_conn),)
+
+def cuEGLStreamConsumerConnectWithFlags(stream, unsigned int flags):
+    """cuEGLStreamConsumerConnectWithFlags(stream, flags)
+    
+    Connect CUDA to EGLStream as a consumer with given flags.
+
+Connect CUDA as a consumer to EGLStreamKHR specified by stream with specified flags defined by CUeglResourceLocationFlags.
+
+The flags specify whether the consumer wants to access frames from system memory or video memory.
+Default is CU_EGL_RESOURCE_LOCATION_VIDMEM.
+    
+    Parameters
+    ----------
+    stream : EGLStreamKHR
+        EGLStreamKHR handle
+    flags : unsigned int
+        Flags denote intended location - system or video.
+    
+    Returns
+    -------
+    CUresult
+    conn : CUeglStreamConnection
+        Pointer to the returned connection handle
+    """
+    cdef cydriver.CUresult err
+    cdef cydriver.CUeglStreamConnection c_conn
+    cdef void* c_stream
+    _hptr(stream, &c_stream)
+    with nogil:
+        err = cydriver.cuEGLStreamConsumerConnectWithFlags(&c_conn, <cydriver.EGLStreamKHR>c_stream, flags)
+    if err != 0:
+        return (_st(err), None,)
+    return (_SUCCESS, _new_handle(CUeglStreamConnection, <void*>c_conn),)
+
+def cuEGLStreamConsumerDisconnect(conn):
+    """cuEGLStreamConsumerDisconnect(conn)
+    
+    Disconnect CUDA as a consumer to EGLStream .
+
+Disconnect CUDA as a consumer to EGLStreamKHR.
+    
+    Parameters
+    ----------
+    conn : CUeglStreamConnection
+        Conection to disconnect.
+    
+    Returns
+    -------
+    CUresult
+    conn : CUeglStreamConnection
+        Conection to disconnect.
+    """
+    cdef cydriver.CUresult err
+    cdef cydriver.CUeglStreamConnection c_conn
+    cdef void* h_conn
+    _hptr(conn, &h_conn)
+    c_conn = <cydriver.CUeglStreamConnection>h_conn
+    with nogil:
+        err = cydriver.cuEGLStreamConsumerDisconnect(&c_conn)
+    if err != 0:
+        return (_st(err), None,)
+    return (_SUCCESS, _new_handle(CUeglStreamConnection, <void*>c_conn),)
+
+def cuEGLStreamConsumerAcquireFrame(conn, pCudaResource, pStream, unsigned int timeout):
+    """cuEGLStreamConsumerAcquireFrame(conn, pCudaResource, pStream, timeout)
+    
+    Acquire an image frame from the EGLStream with CUDA as a consumer.
+
+Acquire an image frame from EGLStreamKHR. This API can also acquire an old frame presented
+by the producer unless explicitly disabled by setting EGL_SUPPORT_REUSE_NV flag to EGL_FALSE
+during stream initialization. By default, EGLStream is created with this flag set to EGL_TRUE.
+cuGraphicsResourceGetMappedEglFrame can be called on pCudaResource to get
+CUeglFrame.
+    
+    Parameters
+    ----------
+    conn : CUeglStreamConnection
+        Connection on which to acquire
+    pCudaResource : CUgraphicsResource
+        CUDA resource on which the stream frame will be mapped for use.
+    pStream : CUstream
+        CUDA stream for synchronization and any data migrations implied by CUeglResourceLocationFlags.
+    timeout : unsigned int
+        Desired timeout in usec for a new frame to be acquired. If set as CUDA_EGL_INFINITE_TIMEOUT, acquire waits infinitely. After timeout occurs CUDA consumer tries to acquire an old frame if available and EGL_SUPPORT_REUSE_NV flag is set.
+    
+    Returns
+    -------
+    CUresult
+    conn : CUeglStreamConnection
+        Connection on which to acquire
+    pCudaResource : CUgraphicsResource
+        CUDA resource on which the stream frame will be mapped for use.
+    pStream : CUstream
+        CUDA stream for synchronization and any data migrations implied by CUeglResourceLocationFlags.
+    """
+    cdef cydriver.CUresult err
+    cdef cydriver.CUeglStreamConnection c_conn
+    cdef void* h_conn
+    cdef cydriver.CUgraphicsResource c_pCudaResource
+    cdef void* h_pCudaResource
+    cdef cydriver.CUstream c_pStream
+    cdef void* h_pStream
+    _hptr(conn, &h_conn)
+    c_conn = <cydriver.CUeglStreamConnection>h_conn
+    _hptr(pCudaResource, &h_pCudaResource)
+    c_pCudaResource = <cydriver.CUgraphicsResource>h_pCudaResource
+    _hptr(pStream, &h_pStream)
+    c_pStream = <cydriver.CUstream>h_pStream
+    with nogil:
+        err = cydriver.cuEGLStreamConsumerAcquireFrame(&c_conn, &c_pCudaResource, &c_pStream, timeout)
+    if err != 0:
+        return (_st(err), None, None, None)
+    return (_SUCCESS, _new_handle(CUeglStreamConnection, <void*>c_conn), _new_handle(CUgraphicsResource, <void*>c_pCudaResource), _new_handle(CUstream, <void*>c_pStream))
+
+def cuEGLStreamConsumerReleaseFrame(conn, pCudaResource, pStream):
+    """cuEGLStreamConsumerReleaseFrame(conn, pCudaResource, pStream)
+    
+    Releases the last frame acquired from the EGLStream.
+
+Release the acquired image frame specified by pCudaResource to EGLStreamKHR.
+If EGL_SUPPORT_REUSE_NV flag is set to EGL_TRUE, at the time of EGL creation
+this API doesn't release the last frame acquired on the EGLStream.
+By default, EGLStream is created with this flag set to EGL_TRUE.
+    
+    Parameters
+    ----------
+    conn : CUeglStreamConnection
+        Connection on which to release
+    pCudaResource : CUgraphicsResource
+        CUDA resource whose corresponding frame is to be released
+    pStream : CUstream
+        CUDA stream on which release will be done.
+    
+    Returns
+    -------
+    CUresult
+    conn : CUeglStreamConnection
+        Connection on which to release
+    pStream : CUstream
+        CUDA stream on which release will be done.
+    """
+    cdef cydriver.CUresult err
+    cdef cydriver.CUeglStreamConnection c_conn
+    cdef void* h_conn
+    cdef void* c_pCudaResource
+    cdef cydriver.CUstream c_pStream
+    cdef void* h_pStream
+    _hptr(conn, &h_conn)
+    c_conn = <cydriver.CUeglStreamConnection>h_conn
+    _hptr(pCudaResource, &c_pCudaResource)
+    _hptr(pStream, &h_pStream)
+    c_pStream = <cydriver.CUstream>h_pStream
+    with nogil:
+        err = cydriver.cuEGLStreamConsumerReleaseFrame(&c_conn, <cydriver.CUgraphicsResource>c_pCudaResource, &c_pStream)
+    if err != 0:
+        return (_st(err), None, None)
+    return (_SUCCESS, _new_handle(CUeglStreamConnection, <void*>c_conn), _new_handle(CUstream, <void*>c_pStream))
+
+def cuEGLStreamProducerConnect(stream, int width, int height):
+    """cuEGLStreamProducerConnect(stream, width, height)
+    
+    Connect CUDA to EGLStream as a producer.
+
+Connect CUDA as a producer to EGLStreamKHR specified by stream.
+
+The EGLStreamKHR is an EGL object that transfers a sequence of image frames from one
+API to another.
+    
+    Parameters
+    ----------
+    stream : EGLStreamKHR
+        EGLStreamKHR handle
+    width : EGLint
+        width of the image to be submitted to the stream
+    height : EGLint
+        height of the image to be submitted to the stream
+    
+    Returns
+    -------
+    CUresult
+    conn : CUeglStreamConnection
+        Pointer to the returned connection handle
+    """
+    cdef cydriver.CUresult err
+    cdef cydriver.CUeglStreamConnection c_conn
+    cdef void* c_stream
+    _hptr(stream, &c_stream)
+    with nogil:
+        err = cydriver.cuEGLStreamProducerConnect(&c_conn, <cydriver.EGLStreamKHR>c_stream, <cydriver.EGLint>width, <cydriver.EGLint>height)
+    if err != 0:
+        return (_st(err), None,)
+    return (_SUCCESS, _new_handle(CUeglStreamConnection, <void*>c_conn),)
+
+def cuEGLStreamProducerDisconnect(conn):
+    """cuEGLStreamProducerDisconnect(conn)
+    
+    Disconnect CUDA as a producer  to EGLStream .
+
+Disconnect CUDA as a producer to EGLStreamKHR.
+    
+    Parameters
+    ----------
+    conn : CUeglStreamConnection
+        Conection to disconnect.
+    
+    Returns
+    -------
+    CUresult
+    conn : CUeglStreamConnection
+        Conection to disconnect.
+    """
+    cdef cydriver.CUresult err
+    cdef cydriver.CUeglStreamConnection c_conn
+    cdef void* h_conn
+    _hptr(conn, &h_conn)
+    c_conn = <cydriver.CUeglStreamConnection>h_conn
+    with nogil:
+        err = cydriver.cuEGLStreamProducerDisconnect(&c_conn)
+    if err != 0:
+        return (_st(err), None,)
+    return (_SUCCESS, _new_handle(CUeglStreamConnection, <void*>c_conn),)
+
+def cuEGLStreamProducerPresentFrame(conn, eglframe, pStream):
+    """cuEGLStreamProducerPresentFrame(conn, eglframe, pStream)
+    
+    Present a CUDA eglFrame to the EGLStream with CUDA as a producer.
+
+When a frame is presented by the producer, it gets associated with the EGLStream
+and thus it is illegal to free the frame before the producer is disconnected.
+If a frame is freed and reused it may lead to undefined behavior.
+
+If producer and consumer are on different GPUs (iGPU and dGPU) then frametype
+CU_EGL_FRAME_TYPE_ARRAY is not supported. CU_EGL_FRAME_TYPE_PITCH can be used for
+such cross-device applications.
+
+The CUeglFrame is defined as:
+\\code
+typedef struct CUeglFrame_st {
+    union {
+        CUarray pArray[MAX_PLANES];
+        void*   pPitch[MAX_PLANES];
+    } frame;
+    unsigned int width;
+    unsigned int height;
+    unsigned int depth;
+    unsigned int pitch;
+    unsigned int planeCount;
+    unsigned int numChannels;
+    CUeglFrameType frameType;
+    CUeglColorFormat eglColorFormat;
+    CUarray_format cuFormat;
+} CUeglFrame;
+\\endcode
+
+For CUeglFrame of type CU_EGL_FRAME_TYPE_PITCH, the application may present sub-region of a memory
+allocation. In that case, the pitched pointer will specify the start address of the sub-region in
+the allocation and corresponding CUeglFrame fields will specify the dimensions of the sub-region.
+    
+    Parameters
+    ----------
+    conn : CUeglStreamConnection
+        Connection on which to present the CUDA array
+    eglframe : CUeglFrame
+        CUDA Eglstream Proucer Frame handle to be sent to the consumer over EglStream.
+    pStream : CUstream
+        CUDA stream on which to present the frame.
+    
+    Returns
+    -------
+    CUresult
+    conn : CUeglStreamConnection
+        Connection on which to present the CUDA array
+    pStream : CUstream
+        CUDA stream on which to present the frame.
+    """
+    cdef cydriver.CUresult err
+    cdef cydriver.CUeglStreamConnection c_conn
+    cdef void* h_conn
+    cdef void* p_eglframe = _sptr(eglframe, False)
+    cdef cydriver.CUstream c_pStream
+    cdef void* h_pStream
+    _hptr(conn, &h_conn)
+    c_conn = <cydriver.CUeglStreamConnection>h_conn
+    _hptr(pStream, &h_pStream)
+    c_pStream = <cydriver.CUstream>h_pStream
+    with nogil:
+        err = cydriver.cuEGLStreamProducerPresentFrame(&c_conn, (<cydriver.CUeglFrame*>p_eglframe)[0], &c_pStream)
+    if err != 0:
+        return (_st(err), None, None)
+    return (_SUCCESS, _new_handle(CUeglStreamConnection, <void*>c_conn), _new_handle(CUstream, <void*>c_pStream))
+
+def cuEGLStreamProducerReturnFrame(conn, eglframe, pStream):
+    """cuEGLStreamProducerReturnFrame(conn, eglframe, pStream)
+    
+    Return the CUDA eglFrame to the EGLStream released by the consumer.
+
+This API can potentially return CUDA_ERROR_LAUNCH_TIMEOUT if the consumer has not
+returned a frame to EGL stream. If timeout is returned the application can retry.
+    
+    Parameters
+    ----------
+    conn : CUeglStreamConnection
+        Connection on which to return
+    eglframe : CUeglFrame*
+        CUDA Eglstream Proucer Frame handle returned from the consumer over EglStream.
+    pStream : CUstream
+        CUDA stream on which to return the frame.
+    
+    Returns
+    -------
+    CUresult
+    conn : CUeglStreamConnection
+        Connection on which to return
+    pStream : CUstream
+        CUDA stream on which to return the frame.
+    """
+    cdef cydriver.CUresult err
+    cdef cydriver.CUeglStreamConnection c_conn
+    cdef void* h_conn
+    cdef void* p_eglframe = _sptr(eglframe, True)
+    cdef cydriver.CUstream c_pStream
+    cdef void* h_pStream
+    _hptr(conn, &h_conn)
+    c_conn = <cydriver.CUeglStreamConnection>h_conn
+    _hptr(pStream, &h_pStream)
+    c_pStream = <cydriver.CUstream>h_pStream
+    with nogil:
+        err = cydriver.cuEGLStreamProducerReturnFrame(&c_conn, <cydriver.CUeglFrame*>p_eglframe, &c_pStream)
+    if err != 0:
+        return (_st(err), None, None)
+    return (_SUCCESS, _new_handle(CUeglStreamConnection, <void*>c_conn), _new_handle(CUstream, <void*>c_pStream))
+
+def cuGraphicsResourceGetMappedEglFrame(resource, unsigned int index, unsigned int mipLevel):
+    """cuGraphicsResourceGetMappedEglFrame(resource, index, mipLevel)
+    
+    Get an eglFrame through which to access a registered EGL graphics resource.
+
+Returns in *eglFrame an eglFrame pointer through which the registered graphics resource
+resource may be accessed.
+This API can only be called for registered EGL graphics resources.
+
+The CUeglFrame is defined as:
+\\code
+typedef struct CUeglFrame_st {
+    union {
+        CUarray pArray[MAX_PLANES];
+        void*   pPitch[MAX_PLANES];
+    } frame;
+    unsigned int width;
+    unsigned int height;
+    unsigned int depth;
+    unsigned int pitch;
+    unsigned int planeCount;
+    unsigned int numChannels;
+    CUeglFrameType frameType;
+    CUeglColorFormat eglColorFormat;
+    CUarray_format cuFormat;
+} CUeglFrame;
+\\endcode
+
+If resource is not registered then CUDA_ERROR_NOT_MAPPED is returned.
+*
+    
+    Parameters
+    ----------
+    resource : CUgraphicsResource
+        Registered resource to access.
+    index : unsigned int
+        Index for cubemap surfaces.
+    mipLevel : unsigned int
+        Mipmap level for the subresource to access.
+    
+    Returns
+    -------
+    CUresult
+    eglFrame : CUeglFrame
+        Returned eglFrame.
+    """
+    cdef cydriver.CUresult err
+    cdef _Struct s_eglFrame = _new_struct(CUeglFrame)
+    cdef void* c_resource
+    _hptr(resource, &c_resource)
+    with nogil:
+        err = cydriver.cuGraphicsResourceGetMappedEglFrame(<cydriver.CUeglFrame*>s_eglFrame._ptr, <cydriver.CUgraphicsResource>c_resource, index, mipLevel)
+    if err != 0:
+        return (_st(err), None,)
+    return (_SUCCESS, s_eglFrame,)
+
+def cuEventCreateFromEGLSync(eglSync, unsigned int flags):
+    """cuEventCreateFromEGLSync(eglSync, flags)
+    
+    Creates an event from EGLSync object
+
+Creates an event *phEvent from an EGLSyncKHR eglSync with the flags specified
+via flags. Valid flags include:
+- CU_EVENT_DEFAULT: Default event creation flag.
+- CU_EVENT_BLOCKING_SYNC: Specifies that the created event should use blocking
+synchronization.  A CPU thread that uses cuEventSynchronize() to wait on
+an event created with this flag will block until the event has actually
+been completed.
+
+Once the eglSync gets destroyed, cuEventDestroy is the only API
+that can be invoked on the event.
+
+cuEventRecord and TimingData are not supported for events created from EGLSync.
+
+The EGLSyncKHR is an opaque handle to an EGL sync object.
+typedef void* EGLSyncKHR
+    
+    Parameters
+    ----------
+    eglSync : EGLSyncKHR
+        Opaque handle to EGLSync object
+    flags : unsigned int
+        Event creation flags
+    
+    Returns
+    -------
+    CUresult
+    phEvent : CUevent
+        Returns newly created event
+    """
+    cdef cydriver.CUresult err
+    cdef cydriver.CUevent c_phEvent
+    cdef void* c_eglSync
+    _hptr(eglSync, &c_eglSync)
+    with nogil:
+        err = cydriver.cuEventCreateFromEGLSync(&c_phEvent, <cydriver.EGLSyncKHR>c_eglSync, flags)
+    if err != 0:
+        return (_st(err), None,)
+    return (_SUCCESS, _new_handle(CUevent, <void*>c_phEvent),)
+
+def cuVDPAUGetDevice(uint32_t vdpDevice, vdpGetProcAddress):
+    """cuVDPAUGetDevice(vdpDevice, vdpGetProcAddress)
+    
+    Gets the CUDA device associated with a VDPAU device
+
+Returns in *pDevice the CUDA device associated with a vdpDevice, if
+applicable.
+    
+    Parameters
+    ----------
+    vdpDevice : VdpDevice
+        A VdpDevice handle
+    vdpGetProcAddress : VdpGetProcAddress*
+        VDPAU's VdpGetProcAddress function pointer
+    
+    Returns
+    -------
+    CUresult
+    pDevice : CUdevice
+        Device associated with vdpDevice
+    """
+    cdef cydriver.CUresult err
+    cdef cydriver.CUdevice c_pDevice
+    cdef void* c_vdpGetProcAddress
+    _vptr(vdpGetProcAddress, &c_vdpGetProcAddress)
+    with nogil:
+        err = cydriver.cuVDPAUGetDevice(&c_pDevice, <cydriver.VdpDevice>vdpDevice, <cydriver.VdpGetProcAddress*>c_vdpGetProcAddress)
+    if err != 0:
+        return (_st(err), None,)
+    return (_SUCCESS, _new_int(CUdevice, <unsigned long long>c_pDevice, 4, True),)
+
+def cuVDPAUCtxCreate(unsigned int flags, int device, uint32_t vdpDevice, vdpGetProcAddress):
+    """cuVDPAUCtxCreate(flags, device, vdpDevice, vdpGetProcAddress)
+    
+    Create a CUDA context for interoperability with VDPAU
+
+Creates a new CUDA context, initializes VDPAU interoperability, and
+associates the CUDA context with the calling thread. It must be called
+before performing any other VDPAU interoperability operations. It may fail
+if the needed VDPAU driver facilities are not available. For usage of the
+flags parameter, see cuCtxCreate().
+    
+    Parameters
+    ----------
+    flags : unsigned int
+        Options for CUDA context creation
+    device : CUdevice
+        Device on which to create the context
+    vdpDevice : VdpDevice
+        The VdpDevice to interop with
+    vdpGetProcAddress : VdpGetProcAddress*
+        VDPAU's VdpGetProcAddress function pointer
+    
+    Returns
+    -------
+    CUresult
+    pCtx : CUcontext
+        Returned CUDA context
+    """
+    cdef cydriver.CUresult err
+    cdef cydriver.CUcontext c_pCtx
+    cdef void* c_vdpGetProcAddress
+    _vptr(vdpGetProcAddress, &c_vdpGetProcAddress)
+    with nogil:
+        err = cydriver.cuVDPAUCtxCreate(&c_pCtx, flags, <cydriver.CUdevice>device, <cydriver.VdpDevice>vdpDevice, <cydriver.VdpGetProcAddress*>c_vdpGetProcAddress)
+    if err != 0:
+        return (_st(err), None,)
+    return (_SUCCESS, _new_handle(CUcontext, <void*>c_pCtx),)
+
+def cuGraphicsVDPAURegisterVideoSurface(uint32_t vdpSurface, unsigned int flags):
+    """cuGraphicsVDPAURegisterVideoSurface(vdpSurface, flags)
+    
+    Registers a VDPAU VdpVideoSurface object
+
+Registers the VdpVideoSurface specified by vdpSurface for access by
+CUDA. A handle to the registered object is returned as pCudaResource.
+The surface's intended usage is specified using flags, as follows:
+
+- CU_GRAPHICS_MAP_RESOURCE_FLAGS_NONE: Specifies no hints about how this
+  resource will be used. It is therefore assumed that this resource will be
+  read from and written to by CUDA. This is the default value.
+- CU_GRAPHICS_MAP_RESOURCE_FLAGS_READ_ONLY: Specifies that CUDA
+  will not write to this resource.
+- CU_GRAPHICS_MAP_RESOURCE_FLAGS_WRITE_DISCARD: Specifies that
+  CUDA will not read from this resource and will write over the
+  entire contents of the resource, so none of the data previously
+  stored in the resource will be preserved.
+
+The VdpVideoSurface is presented as an array of subresources that may be
+accessed using pointers returned by cuGraphicsSubResourceGetMappedArray.
+The exact number of valid arrayIndex values depends on the VDPAU surface
+format. The mapping is shown in the table below. mipLevel must be 0.
+
+\\htmlonly
+<table>
+<tr><th>VdpChromaType                               </th><th>arrayIndex</th><th>Size     </th><th>Format</th><th>Content            </th></tr>
+<tr><td rowspan="4" valign="top">VDP_CHROMA_TYPE_420</td><td>0         </td><td>w   x h/2</td><td>R8    </td><td>Top-field luma     </td></tr>
+<tr>                                                     <td>1         </td><td>w   x h/2</td><td>R8    </td><td>Bottom-field luma  </td></tr>
+<tr>                                                     <td>2         </td><td>w/2 x h/4</td><td>R8G8  </td><td>Top-field chroma   </td></tr>
+<tr>                                                     <td>3         </td><td>w/2 x h/4</td><td>R8G8  </td><td>Bottom-field chroma</td></tr>
+<tr><td rowspan="4" valign="top">VDP_CHROMA_TYPE_422</td><td>0         </td><td>w   x h/2</td><td>R8    </td><td>Top-field luma     </td></tr>
+<tr>                                                     <td>1         </td><td>w   x h/2</td><td>R8    </td><td>Bottom-field luma  </td></tr>
+<tr>                                                     <td>2         </td><td>w/2 x h/2</td><td>R8G8  </td><td>Top-field chroma   </td></tr>
+<tr>                                                     <td>3         </td><td>w/2 x h/2</td><td>R8G8  </td><td>Bottom-field chroma</td></tr>
+</table>
+\\endhtmlonly
+
+\\latexonly
+\\begin{tabular}{|l|l|l|l|l|}
+\\hline
+VdpChromaType          & arrayIndex & Size      & Format & Content             \\\\
+\\hline
+VDP\\_CHROMA\\_TYPE\\_420 & 0          & w x h/2   & R8     & Top-field luma      \\\\
+                       & 1          & w x h/2   & R8     & Bottom-field luma   \\\\
+                       & 2          & w/2 x h/4 & R8G8   & Top-field chroma    \\\\
+                       & 3          & w/2 x h/4 & R8G8   & Bottom-field chroma \\\\
+\\hline
+VDP\\_CHROMA\\_TYPE\\_422 & 0          & w x h/2   & R8     & Top-field luma      \\\\
+                       & 1          & w x h/2   & R8     & Bottom-field luma   \\\\
+                       & 2          & w/2 x h/2 & R8G8   & Top-field chroma    \\\\
+                       & 3          & w/2 x h/2 & R8G8   & Bottom-field chroma \\\\
+\\hline
+\\end{tabular}
+\\endlatexonly
+    
+    Parameters
+    ----------
+    vdpSurface : VdpVideoSurface
+        The VdpVideoSurface to be registered
+    flags : unsigned int
+        Map flags
+    
+    Returns
+    -------
+    CUresult
+    pCudaResource : CUgraphicsResource
+        Pointer to the returned object handle
+    """
+    cdef cydriver.CUresult err
+    cdef cydriver.CUgraphicsResource c_pCudaResource
+    with nogil:
+        err = cydriver.cuGraphicsVDPAURegisterVideoSurface(&c_pCudaResource, <cydriver.VdpVideoSurface>vdpSurface, flags)
+    if err != 0:
+        return (_st(err), None,)
+    return (_SUCCESS, _new_handle(CUgraphicsResource, <void*>c_pCudaResource),)
+
+def cuGraphicsVDPAURegisterOutputSurface(uint32_t vdpSurface, unsigned int flags):
+    """cuGraphicsVDPAURegisterOutputSurface(vdpSurface, flags)
+    
+    Registers a VDPAU VdpOutputSurface object
+
+Registers the VdpOutputSurface specified by vdpSurface for access by
+CUDA. A handle to the registered object is returned as pCudaResource.
+The surface's intended usage is specified using flags, as follows:
+
+- CU_GRAPHICS_MAP_RESOURCE_FLAGS_NONE: Specifies no hints about how this
+  resource will be used. It is therefore assumed that this resource will be
+  read from and written to by CUDA. This is the default value.
+- CU_GRAPHICS_MAP_RESOURCE_FLAGS_READ_ONLY: Specifies that CUDA
+  will not write to this resource.
+- CU_GRAPHICS_MAP_RESOURCE_FLAGS_WRITE_DISCARD: Specifies that
+  CUDA will not read from this resource and will write over the
+  entire contents of the resource, so none of the data previously
+  stored in the resource will be preserved.
+
+The VdpOutputSurface is presented as an array of subresources that may be
+accessed using pointers returned by cuGraphicsSubResourceGetMappedArray.
+The exact number of valid arrayIndex values depends on the VDPAU surface
+format. The mapping is shown in the table below. mipLevel must be 0.
+
+\\htmlonly
+<table>
+<tr><th>VdpRGBAFormat              </th><th>arrayIndex</th><th>Size </th><th>Format </th><th>Content       </th></tr>
+<tr><td>VDP_RGBA_FORMAT_B8G8R8A8   </td><td>0         </td><td>w x h</td><td>ARGB8  </td><td>Entire surface</td></tr>
+<tr><td>VDP_RGBA_FORMAT_R10G10B10A2</td><td>0         </td><td>w x h</td><td>A2BGR10</td><td>Entire surface</td></tr>
+</table>
+\\endhtmlonly
+
+\\latexonly
+\\begin{tabular}{|l|l|l|l|l|}
+\\hline
+VdpRGBAFormat                  & arrayIndex & Size  & Format  & Content        \\\\
+\\hline
+VDP\\_RGBA\\_FORMAT\\_B8G8R8A8    & 0          & w x h & ARGB8   & Entire surface \\\\
+VDP\\_RGBA\\_FORMAT\\_R10G10B10A2 & 0          & w x h & A2BGR10 & Entire surface \\\\
+\\hline
+\\end{tabular}
+\\endlatexonly
+    
+    Parameters
+    ----------
+    vdpSurface : VdpOutputSurface
+        The VdpOutputSurface to be registered
+    flags : unsigned int
+        Map flags
+    
+    Returns
+    -------
+    CUresult
+    pCudaResource : CUgraphicsResource
+        Pointer to the returned object handle
+    """
+    cdef cydriver.CUresult err
+    cdef cydriver.CUgraphicsResource c_pCudaResource
+    with nogil:
+        err = cydriver.cuGraphicsVDPAURegisterOutputSurface(&c_pCudaResource, <cydriver.VdpOutputSurface>vdpSurface, flags)
+    if err != 0:
+        return (_st(err), None,)
+    return (_SUCCESS, _new_handle(CUgraphicsResource, <void*>c_pCudaResource),)
 
 def cuProfilerStart():
     """cuProfilerStart()

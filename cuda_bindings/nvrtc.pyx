@@ -113,7 +113,7 @@ nvrtcGetErrorString is a helper function that returns a string
     
     Returns
     -------
-    nvrtcResult
+    bytes
     """
     cdef const char* r
     with nogil:

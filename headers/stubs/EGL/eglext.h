@@ -1,0 +1,2 @@
+/* Stand-in for <EGL/eglext.h>: its KHR types are in the stand-in egl.h (see ../README.md). */
+#include "egl.h"
