@@ -58,6 +58,9 @@ else
 fi
 
 # --- build ---------------------------------------------------------------------------------------
+# Headers: the machine's installed 13.0 wheels; pinned wheels it lacks (nvidia-cuda-crt, for
+# crt/host_defines.h) are taken from .whl/ when carried there (no network on that machine).
+export CUDA_BINDINGS_WHEEL_DIR=${CUDA_BINDINGS_WHEEL_DIR:-$REPO/.whl}
 say "build into $DEST"
 built=0
 if [ "${GPU_CHECK_SKIP_BUILD:-0}" = 1 ] && [ -d "$DEST/cuda/bindings" ]; then
