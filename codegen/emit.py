@@ -739,6 +739,10 @@ def _emit_function(model, fn, mod, L):
                         cdecls.append(f"cdef void* p_{p.name}")
                         late.append(f"p_{p.name} = _bufptr(a_{p.name})")
                         call_args.append(f"<{cytype(p.ctype, p.ptr, False, mod)}>p_{p.name}")
+                        # never read more items than the buffer holds, whatever count comes back
+                        cdecls.append(f"cdef size_t req_{p.name}")
+                        late.append(f"req_{p.name} = {cexpr}")
+                        cexpr = f"({cexpr} if {cexpr} < req_{p.name} else req_{p.name})"
                     else:
                         cdecls.append(f"cdef _Buf a_{p.name}")
                         late.append(f"a_{p.name} = _Buf_new(({cexpr}) * {es})")

@@ -164,9 +164,14 @@ def abi_symbols(text):
 _INLINE = re.compile(r"static\s+(?:__inline__|inline)[^;{(]*?\b(\w+)\s*\(")
 
 
+_EXTERN = re.compile(r"\bextern\s[^;{(]*?\b(\w+)\s*\(")
+
+
 def inline_functions(text):
-    """Names of static inline functions: header code, not library entry points."""
-    return set(_INLINE.findall(text))
+    """Names of static inline functions with no extern declaration: header code (make_cudaExtent),
+    not library entry points.  (cudaLaunchKernel has both: an extern declaration and, in one
+    per-thread configuration, an inline redirect.)"""
+    return set(_INLINE.findall(text)) - set(_EXTERN.findall(text))
 
 
 def read(include_dir, lib):

@@ -86,6 +86,8 @@ SYMBOLS = (
     ('cudaSignalExternalSemaphoresAsync', 0, '_ptsz', 0, 'cudaSignalExternalSemaphoresAsync'),
     ('cudaWaitExternalSemaphoresAsync', 0, '_ptsz', 0, 'cudaWaitExternalSemaphoresAsync'),
     ('cudaDestroyExternalSemaphore', 0, '', 0, 'cudaDestroyExternalSemaphore'),
+    ('cudaLaunchKernel', 0, '_ptsz', 0, 'cudaLaunchKernel'),
+    ('cudaLaunchKernelExC', 0, '_ptsz', 0, 'cudaLaunchKernelExC'),
     ('cudaLaunchCooperativeKernel', 0, '_ptsz', 0, 'cudaLaunchCooperativeKernel'),
     ('cudaFuncSetCacheConfig', 0, '', 0, 'cudaFuncSetCacheConfig'),
     ('cudaFuncGetAttributes', 0, '', 0, 'cudaFuncGetAttributes'),

@@ -1753,7 +1753,7 @@ cdef extern from "cuda_runtime_api.h" nogil:
     ctypedef ushort3 ushort3
 
 cdef enum:
-    _CB_NUM_FUNCTIONS = 337
+    _CB_NUM_FUNCTIONS = 339
 cdef cudaError_t cudaDeviceReset() except ?cudaErrorSymbolNotFound nogil
 cdef cudaError_t cudaDeviceSynchronize() except ?cudaErrorSymbolNotFound nogil
 cdef cudaError_t cudaDeviceSetLimit(cudaLimit limit, size_t value) except ?cudaErrorSymbolNotFound nogil
@@ -1835,6 +1835,8 @@ cdef cudaError_t cudaImportExternalSemaphore(cudaExternalSemaphore_t* extSem_out
 cdef cudaError_t cudaSignalExternalSemaphoresAsync(const cudaExternalSemaphore_t* extSemArray, const cudaExternalSemaphoreSignalParams* paramsArray, unsigned int numExtSems, cudaStream_t stream) except ?cudaErrorSymbolNotFound nogil
 cdef cudaError_t cudaWaitExternalSemaphoresAsync(const cudaExternalSemaphore_t* extSemArray, const cudaExternalSemaphoreWaitParams* paramsArray, unsigned int numExtSems, cudaStream_t stream) except ?cudaErrorSymbolNotFound nogil
 cdef cudaError_t cudaDestroyExternalSemaphore(cudaExternalSemaphore_t extSem) except ?cudaErrorSymbolNotFound nogil
+cdef cudaError_t cudaLaunchKernel(const void* func, dim3 gridDim, dim3 blockDim, void** args, size_t sharedMem, cudaStream_t stream) except ?cudaErrorSymbolNotFound nogil
+cdef cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t* config, const void* func, void** args) except ?cudaErrorSymbolNotFound nogil
 cdef cudaError_t cudaLaunchCooperativeKernel(const void* func, dim3 gridDim, dim3 blockDim, void** args, size_t sharedMem, cudaStream_t stream) except ?cudaErrorSymbolNotFound nogil
 cdef cudaError_t cudaFuncSetCacheConfig(const void* func, cudaFuncCache cacheConfig) except ?cudaErrorSymbolNotFound nogil
 cdef cudaError_t cudaFuncGetAttributes(cudaFuncAttributes* attr, const void* func) except ?cudaErrorSymbolNotFound nogil

@@ -3,7 +3,7 @@
 # cython: language_level=3
 from cuda.bindings._symbols_runtime import _symbol
 
-cdef void* _slots[337]
+cdef void* _slots[339]
 
 cdef int _resolve(int i) except -1 nogil:
     with gil:
@@ -415,1282 +415,1292 @@ cdef cudaError_t cudaDestroyExternalSemaphore(cudaExternalSemaphore_t extSem) ex
         _resolve(80)
     return (<cudaError_t (*)(cudaExternalSemaphore_t) noexcept nogil>_slots[80])(extSem)
 
-cdef cudaError_t cudaLaunchCooperativeKernel(const void* func, dim3 gridDim, dim3 blockDim, void** args, size_t sharedMem, cudaStream_t stream) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaLaunchKernel(const void* func, dim3 gridDim, dim3 blockDim, void** args, size_t sharedMem, cudaStream_t stream) except ?cudaErrorSymbolNotFound nogil:
     if _slots[81] == NULL:
         _resolve(81)
     return (<cudaError_t (*)(const void*, dim3, dim3, void**, size_t, cudaStream_t) noexcept nogil>_slots[81])(func, gridDim, blockDim, args, sharedMem, stream)
 
-cdef cudaError_t cudaFuncSetCacheConfig(const void* func, cudaFuncCache cacheConfig) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t* config, const void* func, void** args) except ?cudaErrorSymbolNotFound nogil:
     if _slots[82] == NULL:
         _resolve(82)
-    return (<cudaError_t (*)(const void*, cudaFuncCache) noexcept nogil>_slots[82])(func, cacheConfig)
+    return (<cudaError_t (*)(const cudaLaunchConfig_t*, const void*, void**) noexcept nogil>_slots[82])(config, func, args)
 
-cdef cudaError_t cudaFuncGetAttributes(cudaFuncAttributes* attr, const void* func) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaLaunchCooperativeKernel(const void* func, dim3 gridDim, dim3 blockDim, void** args, size_t sharedMem, cudaStream_t stream) except ?cudaErrorSymbolNotFound nogil:
     if _slots[83] == NULL:
         _resolve(83)
-    return (<cudaError_t (*)(cudaFuncAttributes*, const void*) noexcept nogil>_slots[83])(attr, func)
+    return (<cudaError_t (*)(const void*, dim3, dim3, void**, size_t, cudaStream_t) noexcept nogil>_slots[83])(func, gridDim, blockDim, args, sharedMem, stream)
 
-cdef cudaError_t cudaFuncSetAttribute(const void* func, cudaFuncAttribute attr, int value) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaFuncSetCacheConfig(const void* func, cudaFuncCache cacheConfig) except ?cudaErrorSymbolNotFound nogil:
     if _slots[84] == NULL:
         _resolve(84)
-    return (<cudaError_t (*)(const void*, cudaFuncAttribute, int) noexcept nogil>_slots[84])(func, attr, value)
+    return (<cudaError_t (*)(const void*, cudaFuncCache) noexcept nogil>_slots[84])(func, cacheConfig)
 
-cdef cudaError_t cudaFuncGetName(const char** name, const void* func) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaFuncGetAttributes(cudaFuncAttributes* attr, const void* func) except ?cudaErrorSymbolNotFound nogil:
     if _slots[85] == NULL:
         _resolve(85)
-    return (<cudaError_t (*)(const char**, const void*) noexcept nogil>_slots[85])(name, func)
+    return (<cudaError_t (*)(cudaFuncAttributes*, const void*) noexcept nogil>_slots[85])(attr, func)
 
-cdef cudaError_t cudaFuncGetParamInfo(const void* func, size_t paramIndex, size_t* paramOffset, size_t* paramSize) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaFuncSetAttribute(const void* func, cudaFuncAttribute attr, int value) except ?cudaErrorSymbolNotFound nogil:
     if _slots[86] == NULL:
         _resolve(86)
-    return (<cudaError_t (*)(const void*, size_t, size_t*, size_t*) noexcept nogil>_slots[86])(func, paramIndex, paramOffset, paramSize)
+    return (<cudaError_t (*)(const void*, cudaFuncAttribute, int) noexcept nogil>_slots[86])(func, attr, value)
 
-cdef cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void* userData) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaFuncGetName(const char** name, const void* func) except ?cudaErrorSymbolNotFound nogil:
     if _slots[87] == NULL:
         _resolve(87)
-    return (<cudaError_t (*)(cudaStream_t, cudaHostFn_t, void*) noexcept nogil>_slots[87])(stream, fn, userData)
+    return (<cudaError_t (*)(const char**, const void*) noexcept nogil>_slots[87])(name, func)
 
-cdef cudaError_t cudaFuncSetSharedMemConfig(const void* func, cudaSharedMemConfig config) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaFuncGetParamInfo(const void* func, size_t paramIndex, size_t* paramOffset, size_t* paramSize) except ?cudaErrorSymbolNotFound nogil:
     if _slots[88] == NULL:
         _resolve(88)
-    return (<cudaError_t (*)(const void*, cudaSharedMemConfig) noexcept nogil>_slots[88])(func, config)
+    return (<cudaError_t (*)(const void*, size_t, size_t*, size_t*) noexcept nogil>_slots[88])(func, paramIndex, paramOffset, paramSize)
 
-cdef cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* numBlocks, const void* func, int blockSize, size_t dynamicSMemSize) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void* userData) except ?cudaErrorSymbolNotFound nogil:
     if _slots[89] == NULL:
         _resolve(89)
-    return (<cudaError_t (*)(int*, const void*, int, size_t) noexcept nogil>_slots[89])(numBlocks, func, blockSize, dynamicSMemSize)
+    return (<cudaError_t (*)(cudaStream_t, cudaHostFn_t, void*) noexcept nogil>_slots[89])(stream, fn, userData)
 
-cdef cudaError_t cudaOccupancyAvailableDynamicSMemPerBlock(size_t* dynamicSmemSize, const void* func, int numBlocks, int blockSize) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaFuncSetSharedMemConfig(const void* func, cudaSharedMemConfig config) except ?cudaErrorSymbolNotFound nogil:
     if _slots[90] == NULL:
         _resolve(90)
-    return (<cudaError_t (*)(size_t*, const void*, int, int) noexcept nogil>_slots[90])(dynamicSmemSize, func, numBlocks, blockSize)
+    return (<cudaError_t (*)(const void*, cudaSharedMemConfig) noexcept nogil>_slots[90])(func, config)
 
-cdef cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int* numBlocks, const void* func, int blockSize, size_t dynamicSMemSize, unsigned int flags) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* numBlocks, const void* func, int blockSize, size_t dynamicSMemSize) except ?cudaErrorSymbolNotFound nogil:
     if _slots[91] == NULL:
         _resolve(91)
-    return (<cudaError_t (*)(int*, const void*, int, size_t, unsigned int) noexcept nogil>_slots[91])(numBlocks, func, blockSize, dynamicSMemSize, flags)
+    return (<cudaError_t (*)(int*, const void*, int, size_t) noexcept nogil>_slots[91])(numBlocks, func, blockSize, dynamicSMemSize)
 
-cdef cudaError_t cudaOccupancyMaxPotentialClusterSize(int* clusterSize, const void* func, const cudaLaunchConfig_t* launchConfig) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaOccupancyAvailableDynamicSMemPerBlock(size_t* dynamicSmemSize, const void* func, int numBlocks, int blockSize) except ?cudaErrorSymbolNotFound nogil:
     if _slots[92] == NULL:
         _resolve(92)
-    return (<cudaError_t (*)(int*, const void*, const cudaLaunchConfig_t*) noexcept nogil>_slots[92])(clusterSize, func, launchConfig)
+    return (<cudaError_t (*)(size_t*, const void*, int, int) noexcept nogil>_slots[92])(dynamicSmemSize, func, numBlocks, blockSize)
 
-cdef cudaError_t cudaOccupancyMaxActiveClusters(int* numClusters, const void* func, const cudaLaunchConfig_t* launchConfig) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int* numBlocks, const void* func, int blockSize, size_t dynamicSMemSize, unsigned int flags) except ?cudaErrorSymbolNotFound nogil:
     if _slots[93] == NULL:
         _resolve(93)
-    return (<cudaError_t (*)(int*, const void*, const cudaLaunchConfig_t*) noexcept nogil>_slots[93])(numClusters, func, launchConfig)
+    return (<cudaError_t (*)(int*, const void*, int, size_t, unsigned int) noexcept nogil>_slots[93])(numBlocks, func, blockSize, dynamicSMemSize, flags)
 
-cdef cudaError_t cudaMallocManaged(void** devPtr, size_t size, unsigned int flags) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaOccupancyMaxPotentialClusterSize(int* clusterSize, const void* func, const cudaLaunchConfig_t* launchConfig) except ?cudaErrorSymbolNotFound nogil:
     if _slots[94] == NULL:
         _resolve(94)
-    return (<cudaError_t (*)(void**, size_t, unsigned int) noexcept nogil>_slots[94])(devPtr, size, flags)
+    return (<cudaError_t (*)(int*, const void*, const cudaLaunchConfig_t*) noexcept nogil>_slots[94])(clusterSize, func, launchConfig)
 
-cdef cudaError_t cudaMalloc(void** devPtr, size_t size) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaOccupancyMaxActiveClusters(int* numClusters, const void* func, const cudaLaunchConfig_t* launchConfig) except ?cudaErrorSymbolNotFound nogil:
     if _slots[95] == NULL:
         _resolve(95)
-    return (<cudaError_t (*)(void**, size_t) noexcept nogil>_slots[95])(devPtr, size)
+    return (<cudaError_t (*)(int*, const void*, const cudaLaunchConfig_t*) noexcept nogil>_slots[95])(numClusters, func, launchConfig)
 
-cdef cudaError_t cudaMallocHost(void** ptr, size_t size) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaMallocManaged(void** devPtr, size_t size, unsigned int flags) except ?cudaErrorSymbolNotFound nogil:
     if _slots[96] == NULL:
         _resolve(96)
-    return (<cudaError_t (*)(void**, size_t) noexcept nogil>_slots[96])(ptr, size)
+    return (<cudaError_t (*)(void**, size_t, unsigned int) noexcept nogil>_slots[96])(devPtr, size, flags)
 
-cdef cudaError_t cudaMallocPitch(void** devPtr, size_t* pitch, size_t width, size_t height) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaMalloc(void** devPtr, size_t size) except ?cudaErrorSymbolNotFound nogil:
     if _slots[97] == NULL:
         _resolve(97)
-    return (<cudaError_t (*)(void**, size_t*, size_t, size_t) noexcept nogil>_slots[97])(devPtr, pitch, width, height)
+    return (<cudaError_t (*)(void**, size_t) noexcept nogil>_slots[97])(devPtr, size)
 
-cdef cudaError_t cudaMallocArray(cudaArray_t* array, const cudaChannelFormatDesc* desc, size_t width, size_t height, unsigned int flags) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaMallocHost(void** ptr, size_t size) except ?cudaErrorSymbolNotFound nogil:
     if _slots[98] == NULL:
         _resolve(98)
-    return (<cudaError_t (*)(cudaArray_t*, const cudaChannelFormatDesc*, size_t, size_t, unsigned int) noexcept nogil>_slots[98])(array, desc, width, height, flags)
+    return (<cudaError_t (*)(void**, size_t) noexcept nogil>_slots[98])(ptr, size)
 
-cdef cudaError_t cudaFree(void* devPtr) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaMallocPitch(void** devPtr, size_t* pitch, size_t width, size_t height) except ?cudaErrorSymbolNotFound nogil:
     if _slots[99] == NULL:
         _resolve(99)
-    return (<cudaError_t (*)(void*) noexcept nogil>_slots[99])(devPtr)
+    return (<cudaError_t (*)(void**, size_t*, size_t, size_t) noexcept nogil>_slots[99])(devPtr, pitch, width, height)
 
-cdef cudaError_t cudaFreeHost(void* ptr) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaMallocArray(cudaArray_t* array, const cudaChannelFormatDesc* desc, size_t width, size_t height, unsigned int flags) except ?cudaErrorSymbolNotFound nogil:
     if _slots[100] == NULL:
         _resolve(100)
-    return (<cudaError_t (*)(void*) noexcept nogil>_slots[100])(ptr)
+    return (<cudaError_t (*)(cudaArray_t*, const cudaChannelFormatDesc*, size_t, size_t, unsigned int) noexcept nogil>_slots[100])(array, desc, width, height, flags)
 
-cdef cudaError_t cudaFreeArray(cudaArray_t array) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaFree(void* devPtr) except ?cudaErrorSymbolNotFound nogil:
     if _slots[101] == NULL:
         _resolve(101)
-    return (<cudaError_t (*)(cudaArray_t) noexcept nogil>_slots[101])(array)
+    return (<cudaError_t (*)(void*) noexcept nogil>_slots[101])(devPtr)
 
-cdef cudaError_t cudaFreeMipmappedArray(cudaMipmappedArray_t mipmappedArray) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaFreeHost(void* ptr) except ?cudaErrorSymbolNotFound nogil:
     if _slots[102] == NULL:
         _resolve(102)
-    return (<cudaError_t (*)(cudaMipmappedArray_t) noexcept nogil>_slots[102])(mipmappedArray)
+    return (<cudaError_t (*)(void*) noexcept nogil>_slots[102])(ptr)
 
-cdef cudaError_t cudaHostAlloc(void** pHost, size_t size, unsigned int flags) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaFreeArray(cudaArray_t array) except ?cudaErrorSymbolNotFound nogil:
     if _slots[103] == NULL:
         _resolve(103)
-    return (<cudaError_t (*)(void**, size_t, unsigned int) noexcept nogil>_slots[103])(pHost, size, flags)
+    return (<cudaError_t (*)(cudaArray_t) noexcept nogil>_slots[103])(array)
 
-cdef cudaError_t cudaHostRegister(void* ptr, size_t size, unsigned int flags) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaFreeMipmappedArray(cudaMipmappedArray_t mipmappedArray) except ?cudaErrorSymbolNotFound nogil:
     if _slots[104] == NULL:
         _resolve(104)
-    return (<cudaError_t (*)(void*, size_t, unsigned int) noexcept nogil>_slots[104])(ptr, size, flags)
+    return (<cudaError_t (*)(cudaMipmappedArray_t) noexcept nogil>_slots[104])(mipmappedArray)
 
-cdef cudaError_t cudaHostUnregister(void* ptr) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaHostAlloc(void** pHost, size_t size, unsigned int flags) except ?cudaErrorSymbolNotFound nogil:
     if _slots[105] == NULL:
         _resolve(105)
-    return (<cudaError_t (*)(void*) noexcept nogil>_slots[105])(ptr)
+    return (<cudaError_t (*)(void**, size_t, unsigned int) noexcept nogil>_slots[105])(pHost, size, flags)
 
-cdef cudaError_t cudaHostGetDevicePointer(void** pDevice, void* pHost, unsigned int flags) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaHostRegister(void* ptr, size_t size, unsigned int flags) except ?cudaErrorSymbolNotFound nogil:
     if _slots[106] == NULL:
         _resolve(106)
-    return (<cudaError_t (*)(void**, void*, unsigned int) noexcept nogil>_slots[106])(pDevice, pHost, flags)
+    return (<cudaError_t (*)(void*, size_t, unsigned int) noexcept nogil>_slots[106])(ptr, size, flags)
 
-cdef cudaError_t cudaHostGetFlags(unsigned int* pFlags, void* pHost) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaHostUnregister(void* ptr) except ?cudaErrorSymbolNotFound nogil:
     if _slots[107] == NULL:
         _resolve(107)
-    return (<cudaError_t (*)(unsigned int*, void*) noexcept nogil>_slots[107])(pFlags, pHost)
+    return (<cudaError_t (*)(void*) noexcept nogil>_slots[107])(ptr)
 
-cdef cudaError_t cudaMalloc3D(cudaPitchedPtr* pitchedDevPtr, cudaExtent extent) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaHostGetDevicePointer(void** pDevice, void* pHost, unsigned int flags) except ?cudaErrorSymbolNotFound nogil:
     if _slots[108] == NULL:
         _resolve(108)
-    return (<cudaError_t (*)(cudaPitchedPtr*, cudaExtent) noexcept nogil>_slots[108])(pitchedDevPtr, extent)
+    return (<cudaError_t (*)(void**, void*, unsigned int) noexcept nogil>_slots[108])(pDevice, pHost, flags)
 
-cdef cudaError_t cudaMalloc3DArray(cudaArray_t* array, const cudaChannelFormatDesc* desc, cudaExtent extent, unsigned int flags) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaHostGetFlags(unsigned int* pFlags, void* pHost) except ?cudaErrorSymbolNotFound nogil:
     if _slots[109] == NULL:
         _resolve(109)
-    return (<cudaError_t (*)(cudaArray_t*, const cudaChannelFormatDesc*, cudaExtent, unsigned int) noexcept nogil>_slots[109])(array, desc, extent, flags)
+    return (<cudaError_t (*)(unsigned int*, void*) noexcept nogil>_slots[109])(pFlags, pHost)
 
-cdef cudaError_t cudaMallocMipmappedArray(cudaMipmappedArray_t* mipmappedArray, const cudaChannelFormatDesc* desc, cudaExtent extent, unsigned int numLevels, unsigned int flags) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaMalloc3D(cudaPitchedPtr* pitchedDevPtr, cudaExtent extent) except ?cudaErrorSymbolNotFound nogil:
     if _slots[110] == NULL:
         _resolve(110)
-    return (<cudaError_t (*)(cudaMipmappedArray_t*, const cudaChannelFormatDesc*, cudaExtent, unsigned int, unsigned int) noexcept nogil>_slots[110])(mipmappedArray, desc, extent, numLevels, flags)
+    return (<cudaError_t (*)(cudaPitchedPtr*, cudaExtent) noexcept nogil>_slots[110])(pitchedDevPtr, extent)
 
-cdef cudaError_t cudaGetMipmappedArrayLevel(cudaArray_t* levelArray, cudaMipmappedArray_const_t mipmappedArray, unsigned int level) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaMalloc3DArray(cudaArray_t* array, const cudaChannelFormatDesc* desc, cudaExtent extent, unsigned int flags) except ?cudaErrorSymbolNotFound nogil:
     if _slots[111] == NULL:
         _resolve(111)
-    return (<cudaError_t (*)(cudaArray_t*, cudaMipmappedArray_const_t, unsigned int) noexcept nogil>_slots[111])(levelArray, mipmappedArray, level)
+    return (<cudaError_t (*)(cudaArray_t*, const cudaChannelFormatDesc*, cudaExtent, unsigned int) noexcept nogil>_slots[111])(array, desc, extent, flags)
 
-cdef cudaError_t cudaMemcpy3D(const cudaMemcpy3DParms* p) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaMallocMipmappedArray(cudaMipmappedArray_t* mipmappedArray, const cudaChannelFormatDesc* desc, cudaExtent extent, unsigned int numLevels, unsigned int flags) except ?cudaErrorSymbolNotFound nogil:
     if _slots[112] == NULL:
         _resolve(112)
-    return (<cudaError_t (*)(const cudaMemcpy3DParms*) noexcept nogil>_slots[112])(p)
+    return (<cudaError_t (*)(cudaMipmappedArray_t*, const cudaChannelFormatDesc*, cudaExtent, unsigned int, unsigned int) noexcept nogil>_slots[112])(mipmappedArray, desc, extent, numLevels, flags)
 
-cdef cudaError_t cudaMemcpy3DPeer(const cudaMemcpy3DPeerParms* p) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaGetMipmappedArrayLevel(cudaArray_t* levelArray, cudaMipmappedArray_const_t mipmappedArray, unsigned int level) except ?cudaErrorSymbolNotFound nogil:
     if _slots[113] == NULL:
         _resolve(113)
-    return (<cudaError_t (*)(const cudaMemcpy3DPeerParms*) noexcept nogil>_slots[113])(p)
+    return (<cudaError_t (*)(cudaArray_t*, cudaMipmappedArray_const_t, unsigned int) noexcept nogil>_slots[113])(levelArray, mipmappedArray, level)
 
-cdef cudaError_t cudaMemcpy3DAsync(const cudaMemcpy3DParms* p, cudaStream_t stream) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaMemcpy3D(const cudaMemcpy3DParms* p) except ?cudaErrorSymbolNotFound nogil:
     if _slots[114] == NULL:
         _resolve(114)
-    return (<cudaError_t (*)(const cudaMemcpy3DParms*, cudaStream_t) noexcept nogil>_slots[114])(p, stream)
+    return (<cudaError_t (*)(const cudaMemcpy3DParms*) noexcept nogil>_slots[114])(p)
 
-cdef cudaError_t cudaMemcpy3DPeerAsync(const cudaMemcpy3DPeerParms* p, cudaStream_t stream) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaMemcpy3DPeer(const cudaMemcpy3DPeerParms* p) except ?cudaErrorSymbolNotFound nogil:
     if _slots[115] == NULL:
         _resolve(115)
-    return (<cudaError_t (*)(const cudaMemcpy3DPeerParms*, cudaStream_t) noexcept nogil>_slots[115])(p, stream)
+    return (<cudaError_t (*)(const cudaMemcpy3DPeerParms*) noexcept nogil>_slots[115])(p)
 
-cdef cudaError_t cudaMemGetInfo(size_t* free, size_t* total) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaMemcpy3DAsync(const cudaMemcpy3DParms* p, cudaStream_t stream) except ?cudaErrorSymbolNotFound nogil:
     if _slots[116] == NULL:
         _resolve(116)
-    return (<cudaError_t (*)(size_t*, size_t*) noexcept nogil>_slots[116])(free, total)
+    return (<cudaError_t (*)(const cudaMemcpy3DParms*, cudaStream_t) noexcept nogil>_slots[116])(p, stream)
 
-cdef cudaError_t cudaArrayGetInfo(cudaChannelFormatDesc* desc, cudaExtent* extent, unsigned int* flags, cudaArray_t array) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaMemcpy3DPeerAsync(const cudaMemcpy3DPeerParms* p, cudaStream_t stream) except ?cudaErrorSymbolNotFound nogil:
     if _slots[117] == NULL:
         _resolve(117)
-    return (<cudaError_t (*)(cudaChannelFormatDesc*, cudaExtent*, unsigned int*, cudaArray_t) noexcept nogil>_slots[117])(desc, extent, flags, array)
+    return (<cudaError_t (*)(const cudaMemcpy3DPeerParms*, cudaStream_t) noexcept nogil>_slots[117])(p, stream)
 
-cdef cudaError_t cudaArrayGetPlane(cudaArray_t* pPlaneArray, cudaArray_t hArray, unsigned int planeIdx) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaMemGetInfo(size_t* free, size_t* total) except ?cudaErrorSymbolNotFound nogil:
     if _slots[118] == NULL:
         _resolve(118)
-    return (<cudaError_t (*)(cudaArray_t*, cudaArray_t, unsigned int) noexcept nogil>_slots[118])(pPlaneArray, hArray, planeIdx)
+    return (<cudaError_t (*)(size_t*, size_t*) noexcept nogil>_slots[118])(free, total)
 
-cdef cudaError_t cudaArrayGetMemoryRequirements(cudaArrayMemoryRequirements* memoryRequirements, cudaArray_t array, int device) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaArrayGetInfo(cudaChannelFormatDesc* desc, cudaExtent* extent, unsigned int* flags, cudaArray_t array) except ?cudaErrorSymbolNotFound nogil:
     if _slots[119] == NULL:
         _resolve(119)
-    return (<cudaError_t (*)(cudaArrayMemoryRequirements*, cudaArray_t, int) noexcept nogil>_slots[119])(memoryRequirements, array, device)
+    return (<cudaError_t (*)(cudaChannelFormatDesc*, cudaExtent*, unsigned int*, cudaArray_t) noexcept nogil>_slots[119])(desc, extent, flags, array)
 
-cdef cudaError_t cudaMipmappedArrayGetMemoryRequirements(cudaArrayMemoryRequirements* memoryRequirements, cudaMipmappedArray_t mipmap, int device) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaArrayGetPlane(cudaArray_t* pPlaneArray, cudaArray_t hArray, unsigned int planeIdx) except ?cudaErrorSymbolNotFound nogil:
     if _slots[120] == NULL:
         _resolve(120)
-    return (<cudaError_t (*)(cudaArrayMemoryRequirements*, cudaMipmappedArray_t, int) noexcept nogil>_slots[120])(memoryRequirements, mipmap, device)
+    return (<cudaError_t (*)(cudaArray_t*, cudaArray_t, unsigned int) noexcept nogil>_slots[120])(pPlaneArray, hArray, planeIdx)
 
-cdef cudaError_t cudaArrayGetSparseProperties(cudaArraySparseProperties* sparseProperties, cudaArray_t array) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaArrayGetMemoryRequirements(cudaArrayMemoryRequirements* memoryRequirements, cudaArray_t array, int device) except ?cudaErrorSymbolNotFound nogil:
     if _slots[121] == NULL:
         _resolve(121)
-    return (<cudaError_t (*)(cudaArraySparseProperties*, cudaArray_t) noexcept nogil>_slots[121])(sparseProperties, array)
+    return (<cudaError_t (*)(cudaArrayMemoryRequirements*, cudaArray_t, int) noexcept nogil>_slots[121])(memoryRequirements, array, device)
 
-cdef cudaError_t cudaMipmappedArrayGetSparseProperties(cudaArraySparseProperties* sparseProperties, cudaMipmappedArray_t mipmap) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaMipmappedArrayGetMemoryRequirements(cudaArrayMemoryRequirements* memoryRequirements, cudaMipmappedArray_t mipmap, int device) except ?cudaErrorSymbolNotFound nogil:
     if _slots[122] == NULL:
         _resolve(122)
-    return (<cudaError_t (*)(cudaArraySparseProperties*, cudaMipmappedArray_t) noexcept nogil>_slots[122])(sparseProperties, mipmap)
+    return (<cudaError_t (*)(cudaArrayMemoryRequirements*, cudaMipmappedArray_t, int) noexcept nogil>_slots[122])(memoryRequirements, mipmap, device)
 
-cdef cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, cudaMemcpyKind kind) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaArrayGetSparseProperties(cudaArraySparseProperties* sparseProperties, cudaArray_t array) except ?cudaErrorSymbolNotFound nogil:
     if _slots[123] == NULL:
         _resolve(123)
-    return (<cudaError_t (*)(void*, const void*, size_t, cudaMemcpyKind) noexcept nogil>_slots[123])(dst, src, count, kind)
+    return (<cudaError_t (*)(cudaArraySparseProperties*, cudaArray_t) noexcept nogil>_slots[123])(sparseProperties, array)
 
-cdef cudaError_t cudaMemcpyPeer(void* dst, int dstDevice, const void* src, int srcDevice, size_t count) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaMipmappedArrayGetSparseProperties(cudaArraySparseProperties* sparseProperties, cudaMipmappedArray_t mipmap) except ?cudaErrorSymbolNotFound nogil:
     if _slots[124] == NULL:
         _resolve(124)
-    return (<cudaError_t (*)(void*, int, const void*, int, size_t) noexcept nogil>_slots[124])(dst, dstDevice, src, srcDevice, count)
+    return (<cudaError_t (*)(cudaArraySparseProperties*, cudaMipmappedArray_t) noexcept nogil>_slots[124])(sparseProperties, mipmap)
 
-cdef cudaError_t cudaMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t height, cudaMemcpyKind kind) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, cudaMemcpyKind kind) except ?cudaErrorSymbolNotFound nogil:
     if _slots[125] == NULL:
         _resolve(125)
-    return (<cudaError_t (*)(void*, size_t, const void*, size_t, size_t, size_t, cudaMemcpyKind) noexcept nogil>_slots[125])(dst, dpitch, src, spitch, width, height, kind)
+    return (<cudaError_t (*)(void*, const void*, size_t, cudaMemcpyKind) noexcept nogil>_slots[125])(dst, src, count, kind)
 
-cdef cudaError_t cudaMemcpy2DToArray(cudaArray_t dst, size_t wOffset, size_t hOffset, const void* src, size_t spitch, size_t width, size_t height, cudaMemcpyKind kind) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaMemcpyPeer(void* dst, int dstDevice, const void* src, int srcDevice, size_t count) except ?cudaErrorSymbolNotFound nogil:
     if _slots[126] == NULL:
         _resolve(126)
-    return (<cudaError_t (*)(cudaArray_t, size_t, size_t, const void*, size_t, size_t, size_t, cudaMemcpyKind) noexcept nogil>_slots[126])(dst, wOffset, hOffset, src, spitch, width, height, kind)
+    return (<cudaError_t (*)(void*, int, const void*, int, size_t) noexcept nogil>_slots[126])(dst, dstDevice, src, srcDevice, count)
 
-cdef cudaError_t cudaMemcpy2DFromArray(void* dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, cudaMemcpyKind kind) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t height, cudaMemcpyKind kind) except ?cudaErrorSymbolNotFound nogil:
     if _slots[127] == NULL:
         _resolve(127)
-    return (<cudaError_t (*)(void*, size_t, cudaArray_const_t, size_t, size_t, size_t, size_t, cudaMemcpyKind) noexcept nogil>_slots[127])(dst, dpitch, src, wOffset, hOffset, width, height, kind)
+    return (<cudaError_t (*)(void*, size_t, const void*, size_t, size_t, size_t, cudaMemcpyKind) noexcept nogil>_slots[127])(dst, dpitch, src, spitch, width, height, kind)
 
-cdef cudaError_t cudaMemcpy2DArrayToArray(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t width, size_t height, cudaMemcpyKind kind) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaMemcpy2DToArray(cudaArray_t dst, size_t wOffset, size_t hOffset, const void* src, size_t spitch, size_t width, size_t height, cudaMemcpyKind kind) except ?cudaErrorSymbolNotFound nogil:
     if _slots[128] == NULL:
         _resolve(128)
-    return (<cudaError_t (*)(cudaArray_t, size_t, size_t, cudaArray_const_t, size_t, size_t, size_t, size_t, cudaMemcpyKind) noexcept nogil>_slots[128])(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, width, height, kind)
+    return (<cudaError_t (*)(cudaArray_t, size_t, size_t, const void*, size_t, size_t, size_t, cudaMemcpyKind) noexcept nogil>_slots[128])(dst, wOffset, hOffset, src, spitch, width, height, kind)
 
-cdef cudaError_t cudaMemcpyToSymbol(const void* symbol, const void* src, size_t count, size_t offset, cudaMemcpyKind kind) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaMemcpy2DFromArray(void* dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, cudaMemcpyKind kind) except ?cudaErrorSymbolNotFound nogil:
     if _slots[129] == NULL:
         _resolve(129)
-    return (<cudaError_t (*)(const void*, const void*, size_t, size_t, cudaMemcpyKind) noexcept nogil>_slots[129])(symbol, src, count, offset, kind)
+    return (<cudaError_t (*)(void*, size_t, cudaArray_const_t, size_t, size_t, size_t, size_t, cudaMemcpyKind) noexcept nogil>_slots[129])(dst, dpitch, src, wOffset, hOffset, width, height, kind)
 
-cdef cudaError_t cudaMemcpyFromSymbol(void* dst, const void* symbol, size_t count, size_t offset, cudaMemcpyKind kind) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaMemcpy2DArrayToArray(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t width, size_t height, cudaMemcpyKind kind) except ?cudaErrorSymbolNotFound nogil:
     if _slots[130] == NULL:
         _resolve(130)
-    return (<cudaError_t (*)(void*, const void*, size_t, size_t, cudaMemcpyKind) noexcept nogil>_slots[130])(dst, symbol, count, offset, kind)
+    return (<cudaError_t (*)(cudaArray_t, size_t, size_t, cudaArray_const_t, size_t, size_t, size_t, size_t, cudaMemcpyKind) noexcept nogil>_slots[130])(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, width, height, kind)
 
-cdef cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count, cudaMemcpyKind kind, cudaStream_t stream) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaMemcpyToSymbol(const void* symbol, const void* src, size_t count, size_t offset, cudaMemcpyKind kind) except ?cudaErrorSymbolNotFound nogil:
     if _slots[131] == NULL:
         _resolve(131)
-    return (<cudaError_t (*)(void*, const void*, size_t, cudaMemcpyKind, cudaStream_t) noexcept nogil>_slots[131])(dst, src, count, kind, stream)
+    return (<cudaError_t (*)(const void*, const void*, size_t, size_t, cudaMemcpyKind) noexcept nogil>_slots[131])(symbol, src, count, offset, kind)
 
-cdef cudaError_t cudaMemcpyPeerAsync(void* dst, int dstDevice, const void* src, int srcDevice, size_t count, cudaStream_t stream) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaMemcpyFromSymbol(void* dst, const void* symbol, size_t count, size_t offset, cudaMemcpyKind kind) except ?cudaErrorSymbolNotFound nogil:
     if _slots[132] == NULL:
         _resolve(132)
-    return (<cudaError_t (*)(void*, int, const void*, int, size_t, cudaStream_t) noexcept nogil>_slots[132])(dst, dstDevice, src, srcDevice, count, stream)
+    return (<cudaError_t (*)(void*, const void*, size_t, size_t, cudaMemcpyKind) noexcept nogil>_slots[132])(dst, symbol, count, offset, kind)
 
-cdef cudaError_t cudaMemcpyBatchAsync(void** dsts, const void** srcs, const size_t* sizes, size_t count, cudaMemcpyAttributes* attrs, size_t* attrsIdxs, size_t numAttrs, cudaStream_t stream) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count, cudaMemcpyKind kind, cudaStream_t stream) except ?cudaErrorSymbolNotFound nogil:
     if _slots[133] == NULL:
         _resolve(133)
-    return (<cudaError_t (*)(void**, const void**, const size_t*, size_t, cudaMemcpyAttributes*, size_t*, size_t, cudaStream_t) noexcept nogil>_slots[133])(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, stream)
+    return (<cudaError_t (*)(void*, const void*, size_t, cudaMemcpyKind, cudaStream_t) noexcept nogil>_slots[133])(dst, src, count, kind, stream)
 
-cdef cudaError_t cudaMemcpy3DBatchAsync(size_t numOps, cudaMemcpy3DBatchOp* opList, unsigned long long flags, cudaStream_t stream) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaMemcpyPeerAsync(void* dst, int dstDevice, const void* src, int srcDevice, size_t count, cudaStream_t stream) except ?cudaErrorSymbolNotFound nogil:
     if _slots[134] == NULL:
         _resolve(134)
-    return (<cudaError_t (*)(size_t, cudaMemcpy3DBatchOp*, unsigned long long, cudaStream_t) noexcept nogil>_slots[134])(numOps, opList, flags, stream)
+    return (<cudaError_t (*)(void*, int, const void*, int, size_t, cudaStream_t) noexcept nogil>_slots[134])(dst, dstDevice, src, srcDevice, count, stream)
 
-cdef cudaError_t cudaMemcpy2DAsync(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t height, cudaMemcpyKind kind, cudaStream_t stream) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaMemcpyBatchAsync(void** dsts, const void** srcs, const size_t* sizes, size_t count, cudaMemcpyAttributes* attrs, size_t* attrsIdxs, size_t numAttrs, cudaStream_t stream) except ?cudaErrorSymbolNotFound nogil:
     if _slots[135] == NULL:
         _resolve(135)
-    return (<cudaError_t (*)(void*, size_t, const void*, size_t, size_t, size_t, cudaMemcpyKind, cudaStream_t) noexcept nogil>_slots[135])(dst, dpitch, src, spitch, width, height, kind, stream)
+    return (<cudaError_t (*)(void**, const void**, const size_t*, size_t, cudaMemcpyAttributes*, size_t*, size_t, cudaStream_t) noexcept nogil>_slots[135])(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, stream)
 
-cdef cudaError_t cudaMemcpy2DToArrayAsync(cudaArray_t dst, size_t wOffset, size_t hOffset, const void* src, size_t spitch, size_t width, size_t height, cudaMemcpyKind kind, cudaStream_t stream) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaMemcpy3DBatchAsync(size_t numOps, cudaMemcpy3DBatchOp* opList, unsigned long long flags, cudaStream_t stream) except ?cudaErrorSymbolNotFound nogil:
     if _slots[136] == NULL:
         _resolve(136)
-    return (<cudaError_t (*)(cudaArray_t, size_t, size_t, const void*, size_t, size_t, size_t, cudaMemcpyKind, cudaStream_t) noexcept nogil>_slots[136])(dst, wOffset, hOffset, src, spitch, width, height, kind, stream)
+    return (<cudaError_t (*)(size_t, cudaMemcpy3DBatchOp*, unsigned long long, cudaStream_t) noexcept nogil>_slots[136])(numOps, opList, flags, stream)
 
-cdef cudaError_t cudaMemcpy2DFromArrayAsync(void* dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, cudaMemcpyKind kind, cudaStream_t stream) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaMemcpy2DAsync(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t height, cudaMemcpyKind kind, cudaStream_t stream) except ?cudaErrorSymbolNotFound nogil:
     if _slots[137] == NULL:
         _resolve(137)
-    return (<cudaError_t (*)(void*, size_t, cudaArray_const_t, size_t, size_t, size_t, size_t, cudaMemcpyKind, cudaStream_t) noexcept nogil>_slots[137])(dst, dpitch, src, wOffset, hOffset, width, height, kind, stream)
+    return (<cudaError_t (*)(void*, size_t, const void*, size_t, size_t, size_t, cudaMemcpyKind, cudaStream_t) noexcept nogil>_slots[137])(dst, dpitch, src, spitch, width, height, kind, stream)
 
-cdef cudaError_t cudaMemcpyToSymbolAsync(const void* symbol, const void* src, size_t count, size_t offset, cudaMemcpyKind kind, cudaStream_t stream) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaMemcpy2DToArrayAsync(cudaArray_t dst, size_t wOffset, size_t hOffset, const void* src, size_t spitch, size_t width, size_t height, cudaMemcpyKind kind, cudaStream_t stream) except ?cudaErrorSymbolNotFound nogil:
     if _slots[138] == NULL:
         _resolve(138)
-    return (<cudaError_t (*)(const void*, const void*, size_t, size_t, cudaMemcpyKind, cudaStream_t) noexcept nogil>_slots[138])(symbol, src, count, offset, kind, stream)
+    return (<cudaError_t (*)(cudaArray_t, size_t, size_t, const void*, size_t, size_t, size_t, cudaMemcpyKind, cudaStream_t) noexcept nogil>_slots[138])(dst, wOffset, hOffset, src, spitch, width, height, kind, stream)
 
-cdef cudaError_t cudaMemcpyFromSymbolAsync(void* dst, const void* symbol, size_t count, size_t offset, cudaMemcpyKind kind, cudaStream_t stream) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaMemcpy2DFromArrayAsync(void* dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, cudaMemcpyKind kind, cudaStream_t stream) except ?cudaErrorSymbolNotFound nogil:
     if _slots[139] == NULL:
         _resolve(139)
-    return (<cudaError_t (*)(void*, const void*, size_t, size_t, cudaMemcpyKind, cudaStream_t) noexcept nogil>_slots[139])(dst, symbol, count, offset, kind, stream)
+    return (<cudaError_t (*)(void*, size_t, cudaArray_const_t, size_t, size_t, size_t, size_t, cudaMemcpyKind, cudaStream_t) noexcept nogil>_slots[139])(dst, dpitch, src, wOffset, hOffset, width, height, kind, stream)
 
-cdef cudaError_t cudaMemset(void* devPtr, int value, size_t count) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaMemcpyToSymbolAsync(const void* symbol, const void* src, size_t count, size_t offset, cudaMemcpyKind kind, cudaStream_t stream) except ?cudaErrorSymbolNotFound nogil:
     if _slots[140] == NULL:
         _resolve(140)
-    return (<cudaError_t (*)(void*, int, size_t) noexcept nogil>_slots[140])(devPtr, value, count)
+    return (<cudaError_t (*)(const void*, const void*, size_t, size_t, cudaMemcpyKind, cudaStream_t) noexcept nogil>_slots[140])(symbol, src, count, offset, kind, stream)
 
-cdef cudaError_t cudaMemset2D(void* devPtr, size_t pitch, int value, size_t width, size_t height) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaMemcpyFromSymbolAsync(void* dst, const void* symbol, size_t count, size_t offset, cudaMemcpyKind kind, cudaStream_t stream) except ?cudaErrorSymbolNotFound nogil:
     if _slots[141] == NULL:
         _resolve(141)
-    return (<cudaError_t (*)(void*, size_t, int, size_t, size_t) noexcept nogil>_slots[141])(devPtr, pitch, value, width, height)
+    return (<cudaError_t (*)(void*, const void*, size_t, size_t, cudaMemcpyKind, cudaStream_t) noexcept nogil>_slots[141])(dst, symbol, count, offset, kind, stream)
 
-cdef cudaError_t cudaMemset3D(cudaPitchedPtr pitchedDevPtr, int value, cudaExtent extent) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaMemset(void* devPtr, int value, size_t count) except ?cudaErrorSymbolNotFound nogil:
     if _slots[142] == NULL:
         _resolve(142)
-    return (<cudaError_t (*)(cudaPitchedPtr, int, cudaExtent) noexcept nogil>_slots[142])(pitchedDevPtr, value, extent)
+    return (<cudaError_t (*)(void*, int, size_t) noexcept nogil>_slots[142])(devPtr, value, count)
 
-cdef cudaError_t cudaMemsetAsync(void* devPtr, int value, size_t count, cudaStream_t stream) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaMemset2D(void* devPtr, size_t pitch, int value, size_t width, size_t height) except ?cudaErrorSymbolNotFound nogil:
     if _slots[143] == NULL:
         _resolve(143)
-    return (<cudaError_t (*)(void*, int, size_t, cudaStream_t) noexcept nogil>_slots[143])(devPtr, value, count, stream)
+    return (<cudaError_t (*)(void*, size_t, int, size_t, size_t) noexcept nogil>_slots[143])(devPtr, pitch, value, width, height)
 
-cdef cudaError_t cudaMemset2DAsync(void* devPtr, size_t pitch, int value, size_t width, size_t height, cudaStream_t stream) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaMemset3D(cudaPitchedPtr pitchedDevPtr, int value, cudaExtent extent) except ?cudaErrorSymbolNotFound nogil:
     if _slots[144] == NULL:
         _resolve(144)
-    return (<cudaError_t (*)(void*, size_t, int, size_t, size_t, cudaStream_t) noexcept nogil>_slots[144])(devPtr, pitch, value, width, height, stream)
+    return (<cudaError_t (*)(cudaPitchedPtr, int, cudaExtent) noexcept nogil>_slots[144])(pitchedDevPtr, value, extent)
 
-cdef cudaError_t cudaMemset3DAsync(cudaPitchedPtr pitchedDevPtr, int value, cudaExtent extent, cudaStream_t stream) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaMemsetAsync(void* devPtr, int value, size_t count, cudaStream_t stream) except ?cudaErrorSymbolNotFound nogil:
     if _slots[145] == NULL:
         _resolve(145)
-    return (<cudaError_t (*)(cudaPitchedPtr, int, cudaExtent, cudaStream_t) noexcept nogil>_slots[145])(pitchedDevPtr, value, extent, stream)
+    return (<cudaError_t (*)(void*, int, size_t, cudaStream_t) noexcept nogil>_slots[145])(devPtr, value, count, stream)
 
-cdef cudaError_t cudaGetSymbolAddress(void** devPtr, const void* symbol) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaMemset2DAsync(void* devPtr, size_t pitch, int value, size_t width, size_t height, cudaStream_t stream) except ?cudaErrorSymbolNotFound nogil:
     if _slots[146] == NULL:
         _resolve(146)
-    return (<cudaError_t (*)(void**, const void*) noexcept nogil>_slots[146])(devPtr, symbol)
+    return (<cudaError_t (*)(void*, size_t, int, size_t, size_t, cudaStream_t) noexcept nogil>_slots[146])(devPtr, pitch, value, width, height, stream)
 
-cdef cudaError_t cudaGetSymbolSize(size_t* size, const void* symbol) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaMemset3DAsync(cudaPitchedPtr pitchedDevPtr, int value, cudaExtent extent, cudaStream_t stream) except ?cudaErrorSymbolNotFound nogil:
     if _slots[147] == NULL:
         _resolve(147)
-    return (<cudaError_t (*)(size_t*, const void*) noexcept nogil>_slots[147])(size, symbol)
+    return (<cudaError_t (*)(cudaPitchedPtr, int, cudaExtent, cudaStream_t) noexcept nogil>_slots[147])(pitchedDevPtr, value, extent, stream)
 
-cdef cudaError_t cudaMemPrefetchAsync(const void* devPtr, size_t count, cudaMemLocation location, unsigned int flags, cudaStream_t stream) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaGetSymbolAddress(void** devPtr, const void* symbol) except ?cudaErrorSymbolNotFound nogil:
     if _slots[148] == NULL:
         _resolve(148)
-    return (<cudaError_t (*)(const void*, size_t, cudaMemLocation, unsigned int, cudaStream_t) noexcept nogil>_slots[148])(devPtr, count, location, flags, stream)
+    return (<cudaError_t (*)(void**, const void*) noexcept nogil>_slots[148])(devPtr, symbol)
 
-cdef cudaError_t cudaMemPrefetchBatchAsync(void** dptrs, size_t* sizes, size_t count, cudaMemLocation* prefetchLocs, size_t* prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, cudaStream_t stream) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaGetSymbolSize(size_t* size, const void* symbol) except ?cudaErrorSymbolNotFound nogil:
     if _slots[149] == NULL:
         _resolve(149)
-    return (<cudaError_t (*)(void**, size_t*, size_t, cudaMemLocation*, size_t*, size_t, unsigned long long, cudaStream_t) noexcept nogil>_slots[149])(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, stream)
+    return (<cudaError_t (*)(size_t*, const void*) noexcept nogil>_slots[149])(size, symbol)
 
-cdef cudaError_t cudaMemDiscardBatchAsync(void** dptrs, size_t* sizes, size_t count, unsigned long long flags, cudaStream_t stream) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaMemPrefetchAsync(const void* devPtr, size_t count, cudaMemLocation location, unsigned int flags, cudaStream_t stream) except ?cudaErrorSymbolNotFound nogil:
     if _slots[150] == NULL:
         _resolve(150)
-    return (<cudaError_t (*)(void**, size_t*, size_t, unsigned long long, cudaStream_t) noexcept nogil>_slots[150])(dptrs, sizes, count, flags, stream)
+    return (<cudaError_t (*)(const void*, size_t, cudaMemLocation, unsigned int, cudaStream_t) noexcept nogil>_slots[150])(devPtr, count, location, flags, stream)
 
-cdef cudaError_t cudaMemDiscardAndPrefetchBatchAsync(void** dptrs, size_t* sizes, size_t count, cudaMemLocation* prefetchLocs, size_t* prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, cudaStream_t stream) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaMemPrefetchBatchAsync(void** dptrs, size_t* sizes, size_t count, cudaMemLocation* prefetchLocs, size_t* prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, cudaStream_t stream) except ?cudaErrorSymbolNotFound nogil:
     if _slots[151] == NULL:
         _resolve(151)
     return (<cudaError_t (*)(void**, size_t*, size_t, cudaMemLocation*, size_t*, size_t, unsigned long long, cudaStream_t) noexcept nogil>_slots[151])(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, stream)
 
-cdef cudaError_t cudaMemAdvise(const void* devPtr, size_t count, cudaMemoryAdvise advice, cudaMemLocation location) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaMemDiscardBatchAsync(void** dptrs, size_t* sizes, size_t count, unsigned long long flags, cudaStream_t stream) except ?cudaErrorSymbolNotFound nogil:
     if _slots[152] == NULL:
         _resolve(152)
-    return (<cudaError_t (*)(const void*, size_t, cudaMemoryAdvise, cudaMemLocation) noexcept nogil>_slots[152])(devPtr, count, advice, location)
+    return (<cudaError_t (*)(void**, size_t*, size_t, unsigned long long, cudaStream_t) noexcept nogil>_slots[152])(dptrs, sizes, count, flags, stream)
 
-cdef cudaError_t cudaMemRangeGetAttribute(void* data, size_t dataSize, cudaMemRangeAttribute attribute, const void* devPtr, size_t count) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaMemDiscardAndPrefetchBatchAsync(void** dptrs, size_t* sizes, size_t count, cudaMemLocation* prefetchLocs, size_t* prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, cudaStream_t stream) except ?cudaErrorSymbolNotFound nogil:
     if _slots[153] == NULL:
         _resolve(153)
-    return (<cudaError_t (*)(void*, size_t, cudaMemRangeAttribute, const void*, size_t) noexcept nogil>_slots[153])(data, dataSize, attribute, devPtr, count)
+    return (<cudaError_t (*)(void**, size_t*, size_t, cudaMemLocation*, size_t*, size_t, unsigned long long, cudaStream_t) noexcept nogil>_slots[153])(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, stream)
 
-cdef cudaError_t cudaMemRangeGetAttributes(void** data, size_t* dataSizes, cudaMemRangeAttribute* attributes, size_t numAttributes, const void* devPtr, size_t count) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaMemAdvise(const void* devPtr, size_t count, cudaMemoryAdvise advice, cudaMemLocation location) except ?cudaErrorSymbolNotFound nogil:
     if _slots[154] == NULL:
         _resolve(154)
-    return (<cudaError_t (*)(void**, size_t*, cudaMemRangeAttribute*, size_t, const void*, size_t) noexcept nogil>_slots[154])(data, dataSizes, attributes, numAttributes, devPtr, count)
+    return (<cudaError_t (*)(const void*, size_t, cudaMemoryAdvise, cudaMemLocation) noexcept nogil>_slots[154])(devPtr, count, advice, location)
 
-cdef cudaError_t cudaMemcpyToArray(cudaArray_t dst, size_t wOffset, size_t hOffset, const void* src, size_t count, cudaMemcpyKind kind) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaMemRangeGetAttribute(void* data, size_t dataSize, cudaMemRangeAttribute attribute, const void* devPtr, size_t count) except ?cudaErrorSymbolNotFound nogil:
     if _slots[155] == NULL:
         _resolve(155)
-    return (<cudaError_t (*)(cudaArray_t, size_t, size_t, const void*, size_t, cudaMemcpyKind) noexcept nogil>_slots[155])(dst, wOffset, hOffset, src, count, kind)
+    return (<cudaError_t (*)(void*, size_t, cudaMemRangeAttribute, const void*, size_t) noexcept nogil>_slots[155])(data, dataSize, attribute, devPtr, count)
 
-cdef cudaError_t cudaMemcpyFromArray(void* dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count, cudaMemcpyKind kind) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaMemRangeGetAttributes(void** data, size_t* dataSizes, cudaMemRangeAttribute* attributes, size_t numAttributes, const void* devPtr, size_t count) except ?cudaErrorSymbolNotFound nogil:
     if _slots[156] == NULL:
         _resolve(156)
-    return (<cudaError_t (*)(void*, cudaArray_const_t, size_t, size_t, size_t, cudaMemcpyKind) noexcept nogil>_slots[156])(dst, src, wOffset, hOffset, count, kind)
+    return (<cudaError_t (*)(void**, size_t*, cudaMemRangeAttribute*, size_t, const void*, size_t) noexcept nogil>_slots[156])(data, dataSizes, attributes, numAttributes, devPtr, count)
 
-cdef cudaError_t cudaMemcpyArrayToArray(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t count, cudaMemcpyKind kind) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaMemcpyToArray(cudaArray_t dst, size_t wOffset, size_t hOffset, const void* src, size_t count, cudaMemcpyKind kind) except ?cudaErrorSymbolNotFound nogil:
     if _slots[157] == NULL:
         _resolve(157)
-    return (<cudaError_t (*)(cudaArray_t, size_t, size_t, cudaArray_const_t, size_t, size_t, size_t, cudaMemcpyKind) noexcept nogil>_slots[157])(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, count, kind)
+    return (<cudaError_t (*)(cudaArray_t, size_t, size_t, const void*, size_t, cudaMemcpyKind) noexcept nogil>_slots[157])(dst, wOffset, hOffset, src, count, kind)
 
-cdef cudaError_t cudaMemcpyToArrayAsync(cudaArray_t dst, size_t wOffset, size_t hOffset, const void* src, size_t count, cudaMemcpyKind kind, cudaStream_t stream) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaMemcpyFromArray(void* dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count, cudaMemcpyKind kind) except ?cudaErrorSymbolNotFound nogil:
     if _slots[158] == NULL:
         _resolve(158)
-    return (<cudaError_t (*)(cudaArray_t, size_t, size_t, const void*, size_t, cudaMemcpyKind, cudaStream_t) noexcept nogil>_slots[158])(dst, wOffset, hOffset, src, count, kind, stream)
+    return (<cudaError_t (*)(void*, cudaArray_const_t, size_t, size_t, size_t, cudaMemcpyKind) noexcept nogil>_slots[158])(dst, src, wOffset, hOffset, count, kind)
 
-cdef cudaError_t cudaMemcpyFromArrayAsync(void* dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count, cudaMemcpyKind kind, cudaStream_t stream) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaMemcpyArrayToArray(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t count, cudaMemcpyKind kind) except ?cudaErrorSymbolNotFound nogil:
     if _slots[159] == NULL:
         _resolve(159)
-    return (<cudaError_t (*)(void*, cudaArray_const_t, size_t, size_t, size_t, cudaMemcpyKind, cudaStream_t) noexcept nogil>_slots[159])(dst, src, wOffset, hOffset, count, kind, stream)
+    return (<cudaError_t (*)(cudaArray_t, size_t, size_t, cudaArray_const_t, size_t, size_t, size_t, cudaMemcpyKind) noexcept nogil>_slots[159])(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, count, kind)
 
-cdef cudaError_t cudaMallocAsync(void** devPtr, size_t size, cudaStream_t hStream) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaMemcpyToArrayAsync(cudaArray_t dst, size_t wOffset, size_t hOffset, const void* src, size_t count, cudaMemcpyKind kind, cudaStream_t stream) except ?cudaErrorSymbolNotFound nogil:
     if _slots[160] == NULL:
         _resolve(160)
-    return (<cudaError_t (*)(void**, size_t, cudaStream_t) noexcept nogil>_slots[160])(devPtr, size, hStream)
+    return (<cudaError_t (*)(cudaArray_t, size_t, size_t, const void*, size_t, cudaMemcpyKind, cudaStream_t) noexcept nogil>_slots[160])(dst, wOffset, hOffset, src, count, kind, stream)
 
-cdef cudaError_t cudaFreeAsync(void* devPtr, cudaStream_t hStream) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaMemcpyFromArrayAsync(void* dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count, cudaMemcpyKind kind, cudaStream_t stream) except ?cudaErrorSymbolNotFound nogil:
     if _slots[161] == NULL:
         _resolve(161)
-    return (<cudaError_t (*)(void*, cudaStream_t) noexcept nogil>_slots[161])(devPtr, hStream)
+    return (<cudaError_t (*)(void*, cudaArray_const_t, size_t, size_t, size_t, cudaMemcpyKind, cudaStream_t) noexcept nogil>_slots[161])(dst, src, wOffset, hOffset, count, kind, stream)
 
-cdef cudaError_t cudaMemPoolTrimTo(cudaMemPool_t memPool, size_t minBytesToKeep) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaMallocAsync(void** devPtr, size_t size, cudaStream_t hStream) except ?cudaErrorSymbolNotFound nogil:
     if _slots[162] == NULL:
         _resolve(162)
-    return (<cudaError_t (*)(cudaMemPool_t, size_t) noexcept nogil>_slots[162])(memPool, minBytesToKeep)
+    return (<cudaError_t (*)(void**, size_t, cudaStream_t) noexcept nogil>_slots[162])(devPtr, size, hStream)
 
-cdef cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t memPool, cudaMemPoolAttr attr, void* value) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaFreeAsync(void* devPtr, cudaStream_t hStream) except ?cudaErrorSymbolNotFound nogil:
     if _slots[163] == NULL:
         _resolve(163)
-    return (<cudaError_t (*)(cudaMemPool_t, cudaMemPoolAttr, void*) noexcept nogil>_slots[163])(memPool, attr, value)
+    return (<cudaError_t (*)(void*, cudaStream_t) noexcept nogil>_slots[163])(devPtr, hStream)
 
-cdef cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t memPool, cudaMemPoolAttr attr, void* value) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaMemPoolTrimTo(cudaMemPool_t memPool, size_t minBytesToKeep) except ?cudaErrorSymbolNotFound nogil:
     if _slots[164] == NULL:
         _resolve(164)
-    return (<cudaError_t (*)(cudaMemPool_t, cudaMemPoolAttr, void*) noexcept nogil>_slots[164])(memPool, attr, value)
+    return (<cudaError_t (*)(cudaMemPool_t, size_t) noexcept nogil>_slots[164])(memPool, minBytesToKeep)
 
-cdef cudaError_t cudaMemPoolSetAccess(cudaMemPool_t memPool, const cudaMemAccessDesc* descList, size_t count) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t memPool, cudaMemPoolAttr attr, void* value) except ?cudaErrorSymbolNotFound nogil:
     if _slots[165] == NULL:
         _resolve(165)
-    return (<cudaError_t (*)(cudaMemPool_t, const cudaMemAccessDesc*, size_t) noexcept nogil>_slots[165])(memPool, descList, count)
+    return (<cudaError_t (*)(cudaMemPool_t, cudaMemPoolAttr, void*) noexcept nogil>_slots[165])(memPool, attr, value)
 
-cdef cudaError_t cudaMemPoolGetAccess(cudaMemAccessFlags* flags, cudaMemPool_t memPool, cudaMemLocation* location) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t memPool, cudaMemPoolAttr attr, void* value) except ?cudaErrorSymbolNotFound nogil:
     if _slots[166] == NULL:
         _resolve(166)
-    return (<cudaError_t (*)(cudaMemAccessFlags*, cudaMemPool_t, cudaMemLocation*) noexcept nogil>_slots[166])(flags, memPool, location)
+    return (<cudaError_t (*)(cudaMemPool_t, cudaMemPoolAttr, void*) noexcept nogil>_slots[166])(memPool, attr, value)
 
-cdef cudaError_t cudaMemPoolCreate(cudaMemPool_t* memPool, const cudaMemPoolProps* poolProps) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaMemPoolSetAccess(cudaMemPool_t memPool, const cudaMemAccessDesc* descList, size_t count) except ?cudaErrorSymbolNotFound nogil:
     if _slots[167] == NULL:
         _resolve(167)
-    return (<cudaError_t (*)(cudaMemPool_t*, const cudaMemPoolProps*) noexcept nogil>_slots[167])(memPool, poolProps)
+    return (<cudaError_t (*)(cudaMemPool_t, const cudaMemAccessDesc*, size_t) noexcept nogil>_slots[167])(memPool, descList, count)
 
-cdef cudaError_t cudaMemPoolDestroy(cudaMemPool_t memPool) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaMemPoolGetAccess(cudaMemAccessFlags* flags, cudaMemPool_t memPool, cudaMemLocation* location) except ?cudaErrorSymbolNotFound nogil:
     if _slots[168] == NULL:
         _resolve(168)
-    return (<cudaError_t (*)(cudaMemPool_t) noexcept nogil>_slots[168])(memPool)
+    return (<cudaError_t (*)(cudaMemAccessFlags*, cudaMemPool_t, cudaMemLocation*) noexcept nogil>_slots[168])(flags, memPool, location)
 
-cdef cudaError_t cudaMemGetDefaultMemPool(cudaMemPool_t* memPool, cudaMemLocation* location, cudaMemAllocationType type_) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaMemPoolCreate(cudaMemPool_t* memPool, const cudaMemPoolProps* poolProps) except ?cudaErrorSymbolNotFound nogil:
     if _slots[169] == NULL:
         _resolve(169)
-    return (<cudaError_t (*)(cudaMemPool_t*, cudaMemLocation*, cudaMemAllocationType) noexcept nogil>_slots[169])(memPool, location, type_)
+    return (<cudaError_t (*)(cudaMemPool_t*, const cudaMemPoolProps*) noexcept nogil>_slots[169])(memPool, poolProps)
 
-cdef cudaError_t cudaMemGetMemPool(cudaMemPool_t* memPool, cudaMemLocation* location, cudaMemAllocationType type_) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaMemPoolDestroy(cudaMemPool_t memPool) except ?cudaErrorSymbolNotFound nogil:
     if _slots[170] == NULL:
         _resolve(170)
-    return (<cudaError_t (*)(cudaMemPool_t*, cudaMemLocation*, cudaMemAllocationType) noexcept nogil>_slots[170])(memPool, location, type_)
+    return (<cudaError_t (*)(cudaMemPool_t) noexcept nogil>_slots[170])(memPool)
 
-cdef cudaError_t cudaMemSetMemPool(cudaMemLocation* location, cudaMemAllocationType type_, cudaMemPool_t memPool) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaMemGetDefaultMemPool(cudaMemPool_t* memPool, cudaMemLocation* location, cudaMemAllocationType type_) except ?cudaErrorSymbolNotFound nogil:
     if _slots[171] == NULL:
         _resolve(171)
-    return (<cudaError_t (*)(cudaMemLocation*, cudaMemAllocationType, cudaMemPool_t) noexcept nogil>_slots[171])(location, type_, memPool)
+    return (<cudaError_t (*)(cudaMemPool_t*, cudaMemLocation*, cudaMemAllocationType) noexcept nogil>_slots[171])(memPool, location, type_)
 
-cdef cudaError_t cudaMallocFromPoolAsync(void** ptr, size_t size, cudaMemPool_t memPool, cudaStream_t stream) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaMemGetMemPool(cudaMemPool_t* memPool, cudaMemLocation* location, cudaMemAllocationType type_) except ?cudaErrorSymbolNotFound nogil:
     if _slots[172] == NULL:
         _resolve(172)
-    return (<cudaError_t (*)(void**, size_t, cudaMemPool_t, cudaStream_t) noexcept nogil>_slots[172])(ptr, size, memPool, stream)
+    return (<cudaError_t (*)(cudaMemPool_t*, cudaMemLocation*, cudaMemAllocationType) noexcept nogil>_slots[172])(memPool, location, type_)
 
-cdef cudaError_t cudaMemPoolExportToShareableHandle(void* shareableHandle, cudaMemPool_t memPool, cudaMemAllocationHandleType handleType, unsigned int flags) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaMemSetMemPool(cudaMemLocation* location, cudaMemAllocationType type_, cudaMemPool_t memPool) except ?cudaErrorSymbolNotFound nogil:
     if _slots[173] == NULL:
         _resolve(173)
-    return (<cudaError_t (*)(void*, cudaMemPool_t, cudaMemAllocationHandleType, unsigned int) noexcept nogil>_slots[173])(shareableHandle, memPool, handleType, flags)
+    return (<cudaError_t (*)(cudaMemLocation*, cudaMemAllocationType, cudaMemPool_t) noexcept nogil>_slots[173])(location, type_, memPool)
 
-cdef cudaError_t cudaMemPoolImportFromShareableHandle(cudaMemPool_t* memPool, void* shareableHandle, cudaMemAllocationHandleType handleType, unsigned int flags) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaMallocFromPoolAsync(void** ptr, size_t size, cudaMemPool_t memPool, cudaStream_t stream) except ?cudaErrorSymbolNotFound nogil:
     if _slots[174] == NULL:
         _resolve(174)
-    return (<cudaError_t (*)(cudaMemPool_t*, void*, cudaMemAllocationHandleType, unsigned int) noexcept nogil>_slots[174])(memPool, shareableHandle, handleType, flags)
+    return (<cudaError_t (*)(void**, size_t, cudaMemPool_t, cudaStream_t) noexcept nogil>_slots[174])(ptr, size, memPool, stream)
 
-cdef cudaError_t cudaMemPoolExportPointer(cudaMemPoolPtrExportData* exportData, void* ptr) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaMemPoolExportToShareableHandle(void* shareableHandle, cudaMemPool_t memPool, cudaMemAllocationHandleType handleType, unsigned int flags) except ?cudaErrorSymbolNotFound nogil:
     if _slots[175] == NULL:
         _resolve(175)
-    return (<cudaError_t (*)(cudaMemPoolPtrExportData*, void*) noexcept nogil>_slots[175])(exportData, ptr)
+    return (<cudaError_t (*)(void*, cudaMemPool_t, cudaMemAllocationHandleType, unsigned int) noexcept nogil>_slots[175])(shareableHandle, memPool, handleType, flags)
 
-cdef cudaError_t cudaMemPoolImportPointer(void** ptr, cudaMemPool_t memPool, cudaMemPoolPtrExportData* exportData) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaMemPoolImportFromShareableHandle(cudaMemPool_t* memPool, void* shareableHandle, cudaMemAllocationHandleType handleType, unsigned int flags) except ?cudaErrorSymbolNotFound nogil:
     if _slots[176] == NULL:
         _resolve(176)
-    return (<cudaError_t (*)(void**, cudaMemPool_t, cudaMemPoolPtrExportData*) noexcept nogil>_slots[176])(ptr, memPool, exportData)
+    return (<cudaError_t (*)(cudaMemPool_t*, void*, cudaMemAllocationHandleType, unsigned int) noexcept nogil>_slots[176])(memPool, shareableHandle, handleType, flags)
 
-cdef cudaError_t cudaPointerGetAttributes(cudaPointerAttributes* attributes, const void* ptr) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaMemPoolExportPointer(cudaMemPoolPtrExportData* exportData, void* ptr) except ?cudaErrorSymbolNotFound nogil:
     if _slots[177] == NULL:
         _resolve(177)
-    return (<cudaError_t (*)(cudaPointerAttributes*, const void*) noexcept nogil>_slots[177])(attributes, ptr)
+    return (<cudaError_t (*)(cudaMemPoolPtrExportData*, void*) noexcept nogil>_slots[177])(exportData, ptr)
 
-cdef cudaError_t cudaDeviceCanAccessPeer(int* canAccessPeer, int device, int peerDevice) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaMemPoolImportPointer(void** ptr, cudaMemPool_t memPool, cudaMemPoolPtrExportData* exportData) except ?cudaErrorSymbolNotFound nogil:
     if _slots[178] == NULL:
         _resolve(178)
-    return (<cudaError_t (*)(int*, int, int) noexcept nogil>_slots[178])(canAccessPeer, device, peerDevice)
+    return (<cudaError_t (*)(void**, cudaMemPool_t, cudaMemPoolPtrExportData*) noexcept nogil>_slots[178])(ptr, memPool, exportData)
 
-cdef cudaError_t cudaDeviceEnablePeerAccess(int peerDevice, unsigned int flags) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaPointerGetAttributes(cudaPointerAttributes* attributes, const void* ptr) except ?cudaErrorSymbolNotFound nogil:
     if _slots[179] == NULL:
         _resolve(179)
-    return (<cudaError_t (*)(int, unsigned int) noexcept nogil>_slots[179])(peerDevice, flags)
+    return (<cudaError_t (*)(cudaPointerAttributes*, const void*) noexcept nogil>_slots[179])(attributes, ptr)
 
-cdef cudaError_t cudaDeviceDisablePeerAccess(int peerDevice) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaDeviceCanAccessPeer(int* canAccessPeer, int device, int peerDevice) except ?cudaErrorSymbolNotFound nogil:
     if _slots[180] == NULL:
         _resolve(180)
-    return (<cudaError_t (*)(int) noexcept nogil>_slots[180])(peerDevice)
+    return (<cudaError_t (*)(int*, int, int) noexcept nogil>_slots[180])(canAccessPeer, device, peerDevice)
 
-cdef cudaError_t cudaGraphicsUnregisterResource(cudaGraphicsResource_t resource) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaDeviceEnablePeerAccess(int peerDevice, unsigned int flags) except ?cudaErrorSymbolNotFound nogil:
     if _slots[181] == NULL:
         _resolve(181)
-    return (<cudaError_t (*)(cudaGraphicsResource_t) noexcept nogil>_slots[181])(resource)
+    return (<cudaError_t (*)(int, unsigned int) noexcept nogil>_slots[181])(peerDevice, flags)
 
-cdef cudaError_t cudaGraphicsResourceSetMapFlags(cudaGraphicsResource_t resource, unsigned int flags) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaDeviceDisablePeerAccess(int peerDevice) except ?cudaErrorSymbolNotFound nogil:
     if _slots[182] == NULL:
         _resolve(182)
-    return (<cudaError_t (*)(cudaGraphicsResource_t, unsigned int) noexcept nogil>_slots[182])(resource, flags)
+    return (<cudaError_t (*)(int) noexcept nogil>_slots[182])(peerDevice)
 
-cdef cudaError_t cudaGraphicsMapResources(int count, cudaGraphicsResource_t* resources, cudaStream_t stream) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaGraphicsUnregisterResource(cudaGraphicsResource_t resource) except ?cudaErrorSymbolNotFound nogil:
     if _slots[183] == NULL:
         _resolve(183)
-    return (<cudaError_t (*)(int, cudaGraphicsResource_t*, cudaStream_t) noexcept nogil>_slots[183])(count, resources, stream)
+    return (<cudaError_t (*)(cudaGraphicsResource_t) noexcept nogil>_slots[183])(resource)
 
-cdef cudaError_t cudaGraphicsUnmapResources(int count, cudaGraphicsResource_t* resources, cudaStream_t stream) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaGraphicsResourceSetMapFlags(cudaGraphicsResource_t resource, unsigned int flags) except ?cudaErrorSymbolNotFound nogil:
     if _slots[184] == NULL:
         _resolve(184)
-    return (<cudaError_t (*)(int, cudaGraphicsResource_t*, cudaStream_t) noexcept nogil>_slots[184])(count, resources, stream)
+    return (<cudaError_t (*)(cudaGraphicsResource_t, unsigned int) noexcept nogil>_slots[184])(resource, flags)
 
-cdef cudaError_t cudaGraphicsResourceGetMappedPointer(void** devPtr, size_t* size, cudaGraphicsResource_t resource) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaGraphicsMapResources(int count, cudaGraphicsResource_t* resources, cudaStream_t stream) except ?cudaErrorSymbolNotFound nogil:
     if _slots[185] == NULL:
         _resolve(185)
-    return (<cudaError_t (*)(void**, size_t*, cudaGraphicsResource_t) noexcept nogil>_slots[185])(devPtr, size, resource)
+    return (<cudaError_t (*)(int, cudaGraphicsResource_t*, cudaStream_t) noexcept nogil>_slots[185])(count, resources, stream)
 
-cdef cudaError_t cudaGraphicsSubResourceGetMappedArray(cudaArray_t* array, cudaGraphicsResource_t resource, unsigned int arrayIndex, unsigned int mipLevel) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaGraphicsUnmapResources(int count, cudaGraphicsResource_t* resources, cudaStream_t stream) except ?cudaErrorSymbolNotFound nogil:
     if _slots[186] == NULL:
         _resolve(186)
-    return (<cudaError_t (*)(cudaArray_t*, cudaGraphicsResource_t, unsigned int, unsigned int) noexcept nogil>_slots[186])(array, resource, arrayIndex, mipLevel)
+    return (<cudaError_t (*)(int, cudaGraphicsResource_t*, cudaStream_t) noexcept nogil>_slots[186])(count, resources, stream)
 
-cdef cudaError_t cudaGraphicsResourceGetMappedMipmappedArray(cudaMipmappedArray_t* mipmappedArray, cudaGraphicsResource_t resource) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaGraphicsResourceGetMappedPointer(void** devPtr, size_t* size, cudaGraphicsResource_t resource) except ?cudaErrorSymbolNotFound nogil:
     if _slots[187] == NULL:
         _resolve(187)
-    return (<cudaError_t (*)(cudaMipmappedArray_t*, cudaGraphicsResource_t) noexcept nogil>_slots[187])(mipmappedArray, resource)
+    return (<cudaError_t (*)(void**, size_t*, cudaGraphicsResource_t) noexcept nogil>_slots[187])(devPtr, size, resource)
 
-cdef cudaError_t cudaGetChannelDesc(cudaChannelFormatDesc* desc, cudaArray_const_t array) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaGraphicsSubResourceGetMappedArray(cudaArray_t* array, cudaGraphicsResource_t resource, unsigned int arrayIndex, unsigned int mipLevel) except ?cudaErrorSymbolNotFound nogil:
     if _slots[188] == NULL:
         _resolve(188)
-    return (<cudaError_t (*)(cudaChannelFormatDesc*, cudaArray_const_t) noexcept nogil>_slots[188])(desc, array)
+    return (<cudaError_t (*)(cudaArray_t*, cudaGraphicsResource_t, unsigned int, unsigned int) noexcept nogil>_slots[188])(array, resource, arrayIndex, mipLevel)
 
-cdef cudaChannelFormatDesc cudaCreateChannelDesc(int x, int y, int z, int w, cudaChannelFormatKind f) except * nogil:
+cdef cudaError_t cudaGraphicsResourceGetMappedMipmappedArray(cudaMipmappedArray_t* mipmappedArray, cudaGraphicsResource_t resource) except ?cudaErrorSymbolNotFound nogil:
     if _slots[189] == NULL:
         _resolve(189)
-    return (<cudaChannelFormatDesc (*)(int, int, int, int, cudaChannelFormatKind) noexcept nogil>_slots[189])(x, y, z, w, f)
+    return (<cudaError_t (*)(cudaMipmappedArray_t*, cudaGraphicsResource_t) noexcept nogil>_slots[189])(mipmappedArray, resource)
 
-cdef cudaError_t cudaCreateTextureObject(cudaTextureObject_t* pTexObject, const cudaResourceDesc* pResDesc, const cudaTextureDesc* pTexDesc, const cudaResourceViewDesc* pResViewDesc) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaGetChannelDesc(cudaChannelFormatDesc* desc, cudaArray_const_t array) except ?cudaErrorSymbolNotFound nogil:
     if _slots[190] == NULL:
         _resolve(190)
-    return (<cudaError_t (*)(cudaTextureObject_t*, const cudaResourceDesc*, const cudaTextureDesc*, const cudaResourceViewDesc*) noexcept nogil>_slots[190])(pTexObject, pResDesc, pTexDesc, pResViewDesc)
+    return (<cudaError_t (*)(cudaChannelFormatDesc*, cudaArray_const_t) noexcept nogil>_slots[190])(desc, array)
 
-cdef cudaError_t cudaDestroyTextureObject(cudaTextureObject_t texObject) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaChannelFormatDesc cudaCreateChannelDesc(int x, int y, int z, int w, cudaChannelFormatKind f) except * nogil:
     if _slots[191] == NULL:
         _resolve(191)
-    return (<cudaError_t (*)(cudaTextureObject_t) noexcept nogil>_slots[191])(texObject)
+    return (<cudaChannelFormatDesc (*)(int, int, int, int, cudaChannelFormatKind) noexcept nogil>_slots[191])(x, y, z, w, f)
 
-cdef cudaError_t cudaGetTextureObjectResourceDesc(cudaResourceDesc* pResDesc, cudaTextureObject_t texObject) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaCreateTextureObject(cudaTextureObject_t* pTexObject, const cudaResourceDesc* pResDesc, const cudaTextureDesc* pTexDesc, const cudaResourceViewDesc* pResViewDesc) except ?cudaErrorSymbolNotFound nogil:
     if _slots[192] == NULL:
         _resolve(192)
-    return (<cudaError_t (*)(cudaResourceDesc*, cudaTextureObject_t) noexcept nogil>_slots[192])(pResDesc, texObject)
+    return (<cudaError_t (*)(cudaTextureObject_t*, const cudaResourceDesc*, const cudaTextureDesc*, const cudaResourceViewDesc*) noexcept nogil>_slots[192])(pTexObject, pResDesc, pTexDesc, pResViewDesc)
 
-cdef cudaError_t cudaGetTextureObjectTextureDesc(cudaTextureDesc* pTexDesc, cudaTextureObject_t texObject) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaDestroyTextureObject(cudaTextureObject_t texObject) except ?cudaErrorSymbolNotFound nogil:
     if _slots[193] == NULL:
         _resolve(193)
-    return (<cudaError_t (*)(cudaTextureDesc*, cudaTextureObject_t) noexcept nogil>_slots[193])(pTexDesc, texObject)
+    return (<cudaError_t (*)(cudaTextureObject_t) noexcept nogil>_slots[193])(texObject)
 
-cdef cudaError_t cudaGetTextureObjectResourceViewDesc(cudaResourceViewDesc* pResViewDesc, cudaTextureObject_t texObject) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaGetTextureObjectResourceDesc(cudaResourceDesc* pResDesc, cudaTextureObject_t texObject) except ?cudaErrorSymbolNotFound nogil:
     if _slots[194] == NULL:
         _resolve(194)
-    return (<cudaError_t (*)(cudaResourceViewDesc*, cudaTextureObject_t) noexcept nogil>_slots[194])(pResViewDesc, texObject)
+    return (<cudaError_t (*)(cudaResourceDesc*, cudaTextureObject_t) noexcept nogil>_slots[194])(pResDesc, texObject)
 
-cdef cudaError_t cudaCreateSurfaceObject(cudaSurfaceObject_t* pSurfObject, const cudaResourceDesc* pResDesc) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaGetTextureObjectTextureDesc(cudaTextureDesc* pTexDesc, cudaTextureObject_t texObject) except ?cudaErrorSymbolNotFound nogil:
     if _slots[195] == NULL:
         _resolve(195)
-    return (<cudaError_t (*)(cudaSurfaceObject_t*, const cudaResourceDesc*) noexcept nogil>_slots[195])(pSurfObject, pResDesc)
+    return (<cudaError_t (*)(cudaTextureDesc*, cudaTextureObject_t) noexcept nogil>_slots[195])(pTexDesc, texObject)
 
-cdef cudaError_t cudaDestroySurfaceObject(cudaSurfaceObject_t surfObject) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaGetTextureObjectResourceViewDesc(cudaResourceViewDesc* pResViewDesc, cudaTextureObject_t texObject) except ?cudaErrorSymbolNotFound nogil:
     if _slots[196] == NULL:
         _resolve(196)
-    return (<cudaError_t (*)(cudaSurfaceObject_t) noexcept nogil>_slots[196])(surfObject)
+    return (<cudaError_t (*)(cudaResourceViewDesc*, cudaTextureObject_t) noexcept nogil>_slots[196])(pResViewDesc, texObject)
 
-cdef cudaError_t cudaGetSurfaceObjectResourceDesc(cudaResourceDesc* pResDesc, cudaSurfaceObject_t surfObject) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaCreateSurfaceObject(cudaSurfaceObject_t* pSurfObject, const cudaResourceDesc* pResDesc) except ?cudaErrorSymbolNotFound nogil:
     if _slots[197] == NULL:
         _resolve(197)
-    return (<cudaError_t (*)(cudaResourceDesc*, cudaSurfaceObject_t) noexcept nogil>_slots[197])(pResDesc, surfObject)
+    return (<cudaError_t (*)(cudaSurfaceObject_t*, const cudaResourceDesc*) noexcept nogil>_slots[197])(pSurfObject, pResDesc)
 
-cdef cudaError_t cudaDriverGetVersion(int* driverVersion) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaDestroySurfaceObject(cudaSurfaceObject_t surfObject) except ?cudaErrorSymbolNotFound nogil:
     if _slots[198] == NULL:
         _resolve(198)
-    return (<cudaError_t (*)(int*) noexcept nogil>_slots[198])(driverVersion)
+    return (<cudaError_t (*)(cudaSurfaceObject_t) noexcept nogil>_slots[198])(surfObject)
 
-cdef cudaError_t cudaRuntimeGetVersion(int* runtimeVersion) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaGetSurfaceObjectResourceDesc(cudaResourceDesc* pResDesc, cudaSurfaceObject_t surfObject) except ?cudaErrorSymbolNotFound nogil:
     if _slots[199] == NULL:
         _resolve(199)
-    return (<cudaError_t (*)(int*) noexcept nogil>_slots[199])(runtimeVersion)
+    return (<cudaError_t (*)(cudaResourceDesc*, cudaSurfaceObject_t) noexcept nogil>_slots[199])(pResDesc, surfObject)
 
-cdef cudaError_t cudaLogsRegisterCallback(cudaLogsCallback_t callbackFunc, void* userData, cudaLogsCallbackHandle* callback_out) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaDriverGetVersion(int* driverVersion) except ?cudaErrorSymbolNotFound nogil:
     if _slots[200] == NULL:
         _resolve(200)
-    return (<cudaError_t (*)(cudaLogsCallback_t, void*, cudaLogsCallbackHandle*) noexcept nogil>_slots[200])(callbackFunc, userData, callback_out)
+    return (<cudaError_t (*)(int*) noexcept nogil>_slots[200])(driverVersion)
 
-cdef cudaError_t cudaLogsUnregisterCallback(cudaLogsCallbackHandle callback) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaRuntimeGetVersion(int* runtimeVersion) except ?cudaErrorSymbolNotFound nogil:
     if _slots[201] == NULL:
         _resolve(201)
-    return (<cudaError_t (*)(cudaLogsCallbackHandle) noexcept nogil>_slots[201])(callback)
+    return (<cudaError_t (*)(int*) noexcept nogil>_slots[201])(runtimeVersion)
 
-cdef cudaError_t cudaLogsCurrent(cudaLogIterator* iterator_out, unsigned int flags) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaLogsRegisterCallback(cudaLogsCallback_t callbackFunc, void* userData, cudaLogsCallbackHandle* callback_out) except ?cudaErrorSymbolNotFound nogil:
     if _slots[202] == NULL:
         _resolve(202)
-    return (<cudaError_t (*)(cudaLogIterator*, unsigned int) noexcept nogil>_slots[202])(iterator_out, flags)
+    return (<cudaError_t (*)(cudaLogsCallback_t, void*, cudaLogsCallbackHandle*) noexcept nogil>_slots[202])(callbackFunc, userData, callback_out)
 
-cdef cudaError_t cudaLogsDumpToFile(cudaLogIterator* iterator, const char* pathToFile, unsigned int flags) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaLogsUnregisterCallback(cudaLogsCallbackHandle callback) except ?cudaErrorSymbolNotFound nogil:
     if _slots[203] == NULL:
         _resolve(203)
-    return (<cudaError_t (*)(cudaLogIterator*, const char*, unsigned int) noexcept nogil>_slots[203])(iterator, pathToFile, flags)
+    return (<cudaError_t (*)(cudaLogsCallbackHandle) noexcept nogil>_slots[203])(callback)
 
-cdef cudaError_t cudaLogsDumpToMemory(cudaLogIterator* iterator, char* buffer, size_t* size, unsigned int flags) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaLogsCurrent(cudaLogIterator* iterator_out, unsigned int flags) except ?cudaErrorSymbolNotFound nogil:
     if _slots[204] == NULL:
         _resolve(204)
-    return (<cudaError_t (*)(cudaLogIterator*, char*, size_t*, unsigned int) noexcept nogil>_slots[204])(iterator, buffer, size, flags)
+    return (<cudaError_t (*)(cudaLogIterator*, unsigned int) noexcept nogil>_slots[204])(iterator_out, flags)
 
-cdef cudaError_t cudaGraphCreate(cudaGraph_t* pGraph, unsigned int flags) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaLogsDumpToFile(cudaLogIterator* iterator, const char* pathToFile, unsigned int flags) except ?cudaErrorSymbolNotFound nogil:
     if _slots[205] == NULL:
         _resolve(205)
-    return (<cudaError_t (*)(cudaGraph_t*, unsigned int) noexcept nogil>_slots[205])(pGraph, flags)
+    return (<cudaError_t (*)(cudaLogIterator*, const char*, unsigned int) noexcept nogil>_slots[205])(iterator, pathToFile, flags)
 
-cdef cudaError_t cudaGraphAddKernelNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph, const cudaGraphNode_t* pDependencies, size_t numDependencies, const cudaKernelNodeParams* pNodeParams) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaLogsDumpToMemory(cudaLogIterator* iterator, char* buffer, size_t* size, unsigned int flags) except ?cudaErrorSymbolNotFound nogil:
     if _slots[206] == NULL:
         _resolve(206)
-    return (<cudaError_t (*)(cudaGraphNode_t*, cudaGraph_t, const cudaGraphNode_t*, size_t, const cudaKernelNodeParams*) noexcept nogil>_slots[206])(pGraphNode, graph, pDependencies, numDependencies, pNodeParams)
+    return (<cudaError_t (*)(cudaLogIterator*, char*, size_t*, unsigned int) noexcept nogil>_slots[206])(iterator, buffer, size, flags)
 
-cdef cudaError_t cudaGraphKernelNodeGetParams(cudaGraphNode_t node, cudaKernelNodeParams* pNodeParams) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaGraphCreate(cudaGraph_t* pGraph, unsigned int flags) except ?cudaErrorSymbolNotFound nogil:
     if _slots[207] == NULL:
         _resolve(207)
-    return (<cudaError_t (*)(cudaGraphNode_t, cudaKernelNodeParams*) noexcept nogil>_slots[207])(node, pNodeParams)
+    return (<cudaError_t (*)(cudaGraph_t*, unsigned int) noexcept nogil>_slots[207])(pGraph, flags)
 
-cdef cudaError_t cudaGraphKernelNodeSetParams(cudaGraphNode_t node, const cudaKernelNodeParams* pNodeParams) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaGraphAddKernelNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph, const cudaGraphNode_t* pDependencies, size_t numDependencies, const cudaKernelNodeParams* pNodeParams) except ?cudaErrorSymbolNotFound nogil:
     if _slots[208] == NULL:
         _resolve(208)
-    return (<cudaError_t (*)(cudaGraphNode_t, const cudaKernelNodeParams*) noexcept nogil>_slots[208])(node, pNodeParams)
+    return (<cudaError_t (*)(cudaGraphNode_t*, cudaGraph_t, const cudaGraphNode_t*, size_t, const cudaKernelNodeParams*) noexcept nogil>_slots[208])(pGraphNode, graph, pDependencies, numDependencies, pNodeParams)
 
-cdef cudaError_t cudaGraphKernelNodeCopyAttributes(cudaGraphNode_t hDst, cudaGraphNode_t hSrc) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaGraphKernelNodeGetParams(cudaGraphNode_t node, cudaKernelNodeParams* pNodeParams) except ?cudaErrorSymbolNotFound nogil:
     if _slots[209] == NULL:
         _resolve(209)
-    return (<cudaError_t (*)(cudaGraphNode_t, cudaGraphNode_t) noexcept nogil>_slots[209])(hDst, hSrc)
+    return (<cudaError_t (*)(cudaGraphNode_t, cudaKernelNodeParams*) noexcept nogil>_slots[209])(node, pNodeParams)
 
-cdef cudaError_t cudaGraphKernelNodeGetAttribute(cudaGraphNode_t hNode, cudaLaunchAttributeID attr, cudaLaunchAttributeValue* value_out) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaGraphKernelNodeSetParams(cudaGraphNode_t node, const cudaKernelNodeParams* pNodeParams) except ?cudaErrorSymbolNotFound nogil:
     if _slots[210] == NULL:
         _resolve(210)
-    return (<cudaError_t (*)(cudaGraphNode_t, cudaLaunchAttributeID, cudaLaunchAttributeValue*) noexcept nogil>_slots[210])(hNode, attr, value_out)
+    return (<cudaError_t (*)(cudaGraphNode_t, const cudaKernelNodeParams*) noexcept nogil>_slots[210])(node, pNodeParams)
 
-cdef cudaError_t cudaGraphKernelNodeSetAttribute(cudaGraphNode_t hNode, cudaLaunchAttributeID attr, const cudaLaunchAttributeValue* value) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaGraphKernelNodeCopyAttributes(cudaGraphNode_t hDst, cudaGraphNode_t hSrc) except ?cudaErrorSymbolNotFound nogil:
     if _slots[211] == NULL:
         _resolve(211)
-    return (<cudaError_t (*)(cudaGraphNode_t, cudaLaunchAttributeID, const cudaLaunchAttributeValue*) noexcept nogil>_slots[211])(hNode, attr, value)
+    return (<cudaError_t (*)(cudaGraphNode_t, cudaGraphNode_t) noexcept nogil>_slots[211])(hDst, hSrc)
 
-cdef cudaError_t cudaGraphAddMemcpyNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph, const cudaGraphNode_t* pDependencies, size_t numDependencies, const cudaMemcpy3DParms* pCopyParams) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaGraphKernelNodeGetAttribute(cudaGraphNode_t hNode, cudaLaunchAttributeID attr, cudaLaunchAttributeValue* value_out) except ?cudaErrorSymbolNotFound nogil:
     if _slots[212] == NULL:
         _resolve(212)
-    return (<cudaError_t (*)(cudaGraphNode_t*, cudaGraph_t, const cudaGraphNode_t*, size_t, const cudaMemcpy3DParms*) noexcept nogil>_slots[212])(pGraphNode, graph, pDependencies, numDependencies, pCopyParams)
+    return (<cudaError_t (*)(cudaGraphNode_t, cudaLaunchAttributeID, cudaLaunchAttributeValue*) noexcept nogil>_slots[212])(hNode, attr, value_out)
 
-cdef cudaError_t cudaGraphAddMemcpyNodeToSymbol(cudaGraphNode_t* pGraphNode, cudaGraph_t graph, const cudaGraphNode_t* pDependencies, size_t numDependencies, const void* symbol, const void* src, size_t count, size_t offset, cudaMemcpyKind kind) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaGraphKernelNodeSetAttribute(cudaGraphNode_t hNode, cudaLaunchAttributeID attr, const cudaLaunchAttributeValue* value) except ?cudaErrorSymbolNotFound nogil:
     if _slots[213] == NULL:
         _resolve(213)
-    return (<cudaError_t (*)(cudaGraphNode_t*, cudaGraph_t, const cudaGraphNode_t*, size_t, const void*, const void*, size_t, size_t, cudaMemcpyKind) noexcept nogil>_slots[213])(pGraphNode, graph, pDependencies, numDependencies, symbol, src, count, offset, kind)
+    return (<cudaError_t (*)(cudaGraphNode_t, cudaLaunchAttributeID, const cudaLaunchAttributeValue*) noexcept nogil>_slots[213])(hNode, attr, value)
 
-cdef cudaError_t cudaGraphAddMemcpyNodeFromSymbol(cudaGraphNode_t* pGraphNode, cudaGraph_t graph, const cudaGraphNode_t* pDependencies, size_t numDependencies, void* dst, const void* symbol, size_t count, size_t offset, cudaMemcpyKind kind) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaGraphAddMemcpyNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph, const cudaGraphNode_t* pDependencies, size_t numDependencies, const cudaMemcpy3DParms* pCopyParams) except ?cudaErrorSymbolNotFound nogil:
     if _slots[214] == NULL:
         _resolve(214)
-    return (<cudaError_t (*)(cudaGraphNode_t*, cudaGraph_t, const cudaGraphNode_t*, size_t, void*, const void*, size_t, size_t, cudaMemcpyKind) noexcept nogil>_slots[214])(pGraphNode, graph, pDependencies, numDependencies, dst, symbol, count, offset, kind)
+    return (<cudaError_t (*)(cudaGraphNode_t*, cudaGraph_t, const cudaGraphNode_t*, size_t, const cudaMemcpy3DParms*) noexcept nogil>_slots[214])(pGraphNode, graph, pDependencies, numDependencies, pCopyParams)
 
-cdef cudaError_t cudaGraphAddMemcpyNode1D(cudaGraphNode_t* pGraphNode, cudaGraph_t graph, const cudaGraphNode_t* pDependencies, size_t numDependencies, void* dst, const void* src, size_t count, cudaMemcpyKind kind) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaGraphAddMemcpyNodeToSymbol(cudaGraphNode_t* pGraphNode, cudaGraph_t graph, const cudaGraphNode_t* pDependencies, size_t numDependencies, const void* symbol, const void* src, size_t count, size_t offset, cudaMemcpyKind kind) except ?cudaErrorSymbolNotFound nogil:
     if _slots[215] == NULL:
         _resolve(215)
-    return (<cudaError_t (*)(cudaGraphNode_t*, cudaGraph_t, const cudaGraphNode_t*, size_t, void*, const void*, size_t, cudaMemcpyKind) noexcept nogil>_slots[215])(pGraphNode, graph, pDependencies, numDependencies, dst, src, count, kind)
+    return (<cudaError_t (*)(cudaGraphNode_t*, cudaGraph_t, const cudaGraphNode_t*, size_t, const void*, const void*, size_t, size_t, cudaMemcpyKind) noexcept nogil>_slots[215])(pGraphNode, graph, pDependencies, numDependencies, symbol, src, count, offset, kind)
 
-cdef cudaError_t cudaGraphMemcpyNodeGetParams(cudaGraphNode_t node, cudaMemcpy3DParms* pNodeParams) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaGraphAddMemcpyNodeFromSymbol(cudaGraphNode_t* pGraphNode, cudaGraph_t graph, const cudaGraphNode_t* pDependencies, size_t numDependencies, void* dst, const void* symbol, size_t count, size_t offset, cudaMemcpyKind kind) except ?cudaErrorSymbolNotFound nogil:
     if _slots[216] == NULL:
         _resolve(216)
-    return (<cudaError_t (*)(cudaGraphNode_t, cudaMemcpy3DParms*) noexcept nogil>_slots[216])(node, pNodeParams)
+    return (<cudaError_t (*)(cudaGraphNode_t*, cudaGraph_t, const cudaGraphNode_t*, size_t, void*, const void*, size_t, size_t, cudaMemcpyKind) noexcept nogil>_slots[216])(pGraphNode, graph, pDependencies, numDependencies, dst, symbol, count, offset, kind)
 
-cdef cudaError_t cudaGraphMemcpyNodeSetParams(cudaGraphNode_t node, const cudaMemcpy3DParms* pNodeParams) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaGraphAddMemcpyNode1D(cudaGraphNode_t* pGraphNode, cudaGraph_t graph, const cudaGraphNode_t* pDependencies, size_t numDependencies, void* dst, const void* src, size_t count, cudaMemcpyKind kind) except ?cudaErrorSymbolNotFound nogil:
     if _slots[217] == NULL:
         _resolve(217)
-    return (<cudaError_t (*)(cudaGraphNode_t, const cudaMemcpy3DParms*) noexcept nogil>_slots[217])(node, pNodeParams)
+    return (<cudaError_t (*)(cudaGraphNode_t*, cudaGraph_t, const cudaGraphNode_t*, size_t, void*, const void*, size_t, cudaMemcpyKind) noexcept nogil>_slots[217])(pGraphNode, graph, pDependencies, numDependencies, dst, src, count, kind)
 
-cdef cudaError_t cudaGraphMemcpyNodeSetParamsToSymbol(cudaGraphNode_t node, const void* symbol, const void* src, size_t count, size_t offset, cudaMemcpyKind kind) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaGraphMemcpyNodeGetParams(cudaGraphNode_t node, cudaMemcpy3DParms* pNodeParams) except ?cudaErrorSymbolNotFound nogil:
     if _slots[218] == NULL:
         _resolve(218)
-    return (<cudaError_t (*)(cudaGraphNode_t, const void*, const void*, size_t, size_t, cudaMemcpyKind) noexcept nogil>_slots[218])(node, symbol, src, count, offset, kind)
+    return (<cudaError_t (*)(cudaGraphNode_t, cudaMemcpy3DParms*) noexcept nogil>_slots[218])(node, pNodeParams)
 
-cdef cudaError_t cudaGraphMemcpyNodeSetParamsFromSymbol(cudaGraphNode_t node, void* dst, const void* symbol, size_t count, size_t offset, cudaMemcpyKind kind) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaGraphMemcpyNodeSetParams(cudaGraphNode_t node, const cudaMemcpy3DParms* pNodeParams) except ?cudaErrorSymbolNotFound nogil:
     if _slots[219] == NULL:
         _resolve(219)
-    return (<cudaError_t (*)(cudaGraphNode_t, void*, const void*, size_t, size_t, cudaMemcpyKind) noexcept nogil>_slots[219])(node, dst, symbol, count, offset, kind)
+    return (<cudaError_t (*)(cudaGraphNode_t, const cudaMemcpy3DParms*) noexcept nogil>_slots[219])(node, pNodeParams)
 
-cdef cudaError_t cudaGraphMemcpyNodeSetParams1D(cudaGraphNode_t node, void* dst, const void* src, size_t count, cudaMemcpyKind kind) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaGraphMemcpyNodeSetParamsToSymbol(cudaGraphNode_t node, const void* symbol, const void* src, size_t count, size_t offset, cudaMemcpyKind kind) except ?cudaErrorSymbolNotFound nogil:
     if _slots[220] == NULL:
         _resolve(220)
-    return (<cudaError_t (*)(cudaGraphNode_t, void*, const void*, size_t, cudaMemcpyKind) noexcept nogil>_slots[220])(node, dst, src, count, kind)
+    return (<cudaError_t (*)(cudaGraphNode_t, const void*, const void*, size_t, size_t, cudaMemcpyKind) noexcept nogil>_slots[220])(node, symbol, src, count, offset, kind)
 
-cdef cudaError_t cudaGraphAddMemsetNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph, const cudaGraphNode_t* pDependencies, size_t numDependencies, const cudaMemsetParams* pMemsetParams) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaGraphMemcpyNodeSetParamsFromSymbol(cudaGraphNode_t node, void* dst, const void* symbol, size_t count, size_t offset, cudaMemcpyKind kind) except ?cudaErrorSymbolNotFound nogil:
     if _slots[221] == NULL:
         _resolve(221)
-    return (<cudaError_t (*)(cudaGraphNode_t*, cudaGraph_t, const cudaGraphNode_t*, size_t, const cudaMemsetParams*) noexcept nogil>_slots[221])(pGraphNode, graph, pDependencies, numDependencies, pMemsetParams)
+    return (<cudaError_t (*)(cudaGraphNode_t, void*, const void*, size_t, size_t, cudaMemcpyKind) noexcept nogil>_slots[221])(node, dst, symbol, count, offset, kind)
 
-cdef cudaError_t cudaGraphMemsetNodeGetParams(cudaGraphNode_t node, cudaMemsetParams* pNodeParams) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaGraphMemcpyNodeSetParams1D(cudaGraphNode_t node, void* dst, const void* src, size_t count, cudaMemcpyKind kind) except ?cudaErrorSymbolNotFound nogil:
     if _slots[222] == NULL:
         _resolve(222)
-    return (<cudaError_t (*)(cudaGraphNode_t, cudaMemsetParams*) noexcept nogil>_slots[222])(node, pNodeParams)
+    return (<cudaError_t (*)(cudaGraphNode_t, void*, const void*, size_t, cudaMemcpyKind) noexcept nogil>_slots[222])(node, dst, src, count, kind)
 
-cdef cudaError_t cudaGraphMemsetNodeSetParams(cudaGraphNode_t node, const cudaMemsetParams* pNodeParams) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaGraphAddMemsetNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph, const cudaGraphNode_t* pDependencies, size_t numDependencies, const cudaMemsetParams* pMemsetParams) except ?cudaErrorSymbolNotFound nogil:
     if _slots[223] == NULL:
         _resolve(223)
-    return (<cudaError_t (*)(cudaGraphNode_t, const cudaMemsetParams*) noexcept nogil>_slots[223])(node, pNodeParams)
+    return (<cudaError_t (*)(cudaGraphNode_t*, cudaGraph_t, const cudaGraphNode_t*, size_t, const cudaMemsetParams*) noexcept nogil>_slots[223])(pGraphNode, graph, pDependencies, numDependencies, pMemsetParams)
 
-cdef cudaError_t cudaGraphAddHostNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph, const cudaGraphNode_t* pDependencies, size_t numDependencies, const cudaHostNodeParams* pNodeParams) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaGraphMemsetNodeGetParams(cudaGraphNode_t node, cudaMemsetParams* pNodeParams) except ?cudaErrorSymbolNotFound nogil:
     if _slots[224] == NULL:
         _resolve(224)
-    return (<cudaError_t (*)(cudaGraphNode_t*, cudaGraph_t, const cudaGraphNode_t*, size_t, const cudaHostNodeParams*) noexcept nogil>_slots[224])(pGraphNode, graph, pDependencies, numDependencies, pNodeParams)
+    return (<cudaError_t (*)(cudaGraphNode_t, cudaMemsetParams*) noexcept nogil>_slots[224])(node, pNodeParams)
 
-cdef cudaError_t cudaGraphHostNodeGetParams(cudaGraphNode_t node, cudaHostNodeParams* pNodeParams) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaGraphMemsetNodeSetParams(cudaGraphNode_t node, const cudaMemsetParams* pNodeParams) except ?cudaErrorSymbolNotFound nogil:
     if _slots[225] == NULL:
         _resolve(225)
-    return (<cudaError_t (*)(cudaGraphNode_t, cudaHostNodeParams*) noexcept nogil>_slots[225])(node, pNodeParams)
+    return (<cudaError_t (*)(cudaGraphNode_t, const cudaMemsetParams*) noexcept nogil>_slots[225])(node, pNodeParams)
 
-cdef cudaError_t cudaGraphHostNodeSetParams(cudaGraphNode_t node, const cudaHostNodeParams* pNodeParams) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaGraphAddHostNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph, const cudaGraphNode_t* pDependencies, size_t numDependencies, const cudaHostNodeParams* pNodeParams) except ?cudaErrorSymbolNotFound nogil:
     if _slots[226] == NULL:
         _resolve(226)
-    return (<cudaError_t (*)(cudaGraphNode_t, const cudaHostNodeParams*) noexcept nogil>_slots[226])(node, pNodeParams)
+    return (<cudaError_t (*)(cudaGraphNode_t*, cudaGraph_t, const cudaGraphNode_t*, size_t, const cudaHostNodeParams*) noexcept nogil>_slots[226])(pGraphNode, graph, pDependencies, numDependencies, pNodeParams)
 
-cdef cudaError_t cudaGraphAddChildGraphNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph, const cudaGraphNode_t* pDependencies, size_t numDependencies, cudaGraph_t childGraph) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaGraphHostNodeGetParams(cudaGraphNode_t node, cudaHostNodeParams* pNodeParams) except ?cudaErrorSymbolNotFound nogil:
     if _slots[227] == NULL:
         _resolve(227)
-    return (<cudaError_t (*)(cudaGraphNode_t*, cudaGraph_t, const cudaGraphNode_t*, size_t, cudaGraph_t) noexcept nogil>_slots[227])(pGraphNode, graph, pDependencies, numDependencies, childGraph)
+    return (<cudaError_t (*)(cudaGraphNode_t, cudaHostNodeParams*) noexcept nogil>_slots[227])(node, pNodeParams)
 
-cdef cudaError_t cudaGraphChildGraphNodeGetGraph(cudaGraphNode_t node, cudaGraph_t* pGraph) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaGraphHostNodeSetParams(cudaGraphNode_t node, const cudaHostNodeParams* pNodeParams) except ?cudaErrorSymbolNotFound nogil:
     if _slots[228] == NULL:
         _resolve(228)
-    return (<cudaError_t (*)(cudaGraphNode_t, cudaGraph_t*) noexcept nogil>_slots[228])(node, pGraph)
+    return (<cudaError_t (*)(cudaGraphNode_t, const cudaHostNodeParams*) noexcept nogil>_slots[228])(node, pNodeParams)
 
-cdef cudaError_t cudaGraphAddEmptyNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph, const cudaGraphNode_t* pDependencies, size_t numDependencies) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaGraphAddChildGraphNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph, const cudaGraphNode_t* pDependencies, size_t numDependencies, cudaGraph_t childGraph) except ?cudaErrorSymbolNotFound nogil:
     if _slots[229] == NULL:
         _resolve(229)
-    return (<cudaError_t (*)(cudaGraphNode_t*, cudaGraph_t, const cudaGraphNode_t*, size_t) noexcept nogil>_slots[229])(pGraphNode, graph, pDependencies, numDependencies)
+    return (<cudaError_t (*)(cudaGraphNode_t*, cudaGraph_t, const cudaGraphNode_t*, size_t, cudaGraph_t) noexcept nogil>_slots[229])(pGraphNode, graph, pDependencies, numDependencies, childGraph)
 
-cdef cudaError_t cudaGraphAddEventRecordNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph, const cudaGraphNode_t* pDependencies, size_t numDependencies, cudaEvent_t event) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaGraphChildGraphNodeGetGraph(cudaGraphNode_t node, cudaGraph_t* pGraph) except ?cudaErrorSymbolNotFound nogil:
     if _slots[230] == NULL:
         _resolve(230)
-    return (<cudaError_t (*)(cudaGraphNode_t*, cudaGraph_t, const cudaGraphNode_t*, size_t, cudaEvent_t) noexcept nogil>_slots[230])(pGraphNode, graph, pDependencies, numDependencies, event)
+    return (<cudaError_t (*)(cudaGraphNode_t, cudaGraph_t*) noexcept nogil>_slots[230])(node, pGraph)
 
-cdef cudaError_t cudaGraphEventRecordNodeGetEvent(cudaGraphNode_t node, cudaEvent_t* event_out) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaGraphAddEmptyNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph, const cudaGraphNode_t* pDependencies, size_t numDependencies) except ?cudaErrorSymbolNotFound nogil:
     if _slots[231] == NULL:
         _resolve(231)
-    return (<cudaError_t (*)(cudaGraphNode_t, cudaEvent_t*) noexcept nogil>_slots[231])(node, event_out)
+    return (<cudaError_t (*)(cudaGraphNode_t*, cudaGraph_t, const cudaGraphNode_t*, size_t) noexcept nogil>_slots[231])(pGraphNode, graph, pDependencies, numDependencies)
 
-cdef cudaError_t cudaGraphEventRecordNodeSetEvent(cudaGraphNode_t node, cudaEvent_t event) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaGraphAddEventRecordNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph, const cudaGraphNode_t* pDependencies, size_t numDependencies, cudaEvent_t event) except ?cudaErrorSymbolNotFound nogil:
     if _slots[232] == NULL:
         _resolve(232)
-    return (<cudaError_t (*)(cudaGraphNode_t, cudaEvent_t) noexcept nogil>_slots[232])(node, event)
+    return (<cudaError_t (*)(cudaGraphNode_t*, cudaGraph_t, const cudaGraphNode_t*, size_t, cudaEvent_t) noexcept nogil>_slots[232])(pGraphNode, graph, pDependencies, numDependencies, event)
 
-cdef cudaError_t cudaGraphAddEventWaitNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph, const cudaGraphNode_t* pDependencies, size_t numDependencies, cudaEvent_t event) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaGraphEventRecordNodeGetEvent(cudaGraphNode_t node, cudaEvent_t* event_out) except ?cudaErrorSymbolNotFound nogil:
     if _slots[233] == NULL:
         _resolve(233)
-    return (<cudaError_t (*)(cudaGraphNode_t*, cudaGraph_t, const cudaGraphNode_t*, size_t, cudaEvent_t) noexcept nogil>_slots[233])(pGraphNode, graph, pDependencies, numDependencies, event)
+    return (<cudaError_t (*)(cudaGraphNode_t, cudaEvent_t*) noexcept nogil>_slots[233])(node, event_out)
 
-cdef cudaError_t cudaGraphEventWaitNodeGetEvent(cudaGraphNode_t node, cudaEvent_t* event_out) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaGraphEventRecordNodeSetEvent(cudaGraphNode_t node, cudaEvent_t event) except ?cudaErrorSymbolNotFound nogil:
     if _slots[234] == NULL:
         _resolve(234)
-    return (<cudaError_t (*)(cudaGraphNode_t, cudaEvent_t*) noexcept nogil>_slots[234])(node, event_out)
+    return (<cudaError_t (*)(cudaGraphNode_t, cudaEvent_t) noexcept nogil>_slots[234])(node, event)
 
-cdef cudaError_t cudaGraphEventWaitNodeSetEvent(cudaGraphNode_t node, cudaEvent_t event) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaGraphAddEventWaitNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph, const cudaGraphNode_t* pDependencies, size_t numDependencies, cudaEvent_t event) except ?cudaErrorSymbolNotFound nogil:
     if _slots[235] == NULL:
         _resolve(235)
-    return (<cudaError_t (*)(cudaGraphNode_t, cudaEvent_t) noexcept nogil>_slots[235])(node, event)
+    return (<cudaError_t (*)(cudaGraphNode_t*, cudaGraph_t, const cudaGraphNode_t*, size_t, cudaEvent_t) noexcept nogil>_slots[235])(pGraphNode, graph, pDependencies, numDependencies, event)
 
-cdef cudaError_t cudaGraphAddExternalSemaphoresSignalNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph, const cudaGraphNode_t* pDependencies, size_t numDependencies, const cudaExternalSemaphoreSignalNodeParams* nodeParams) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaGraphEventWaitNodeGetEvent(cudaGraphNode_t node, cudaEvent_t* event_out) except ?cudaErrorSymbolNotFound nogil:
     if _slots[236] == NULL:
         _resolve(236)
-    return (<cudaError_t (*)(cudaGraphNode_t*, cudaGraph_t, const cudaGraphNode_t*, size_t, const cudaExternalSemaphoreSignalNodeParams*) noexcept nogil>_slots[236])(pGraphNode, graph, pDependencies, numDependencies, nodeParams)
+    return (<cudaError_t (*)(cudaGraphNode_t, cudaEvent_t*) noexcept nogil>_slots[236])(node, event_out)
 
-cdef cudaError_t cudaGraphExternalSemaphoresSignalNodeGetParams(cudaGraphNode_t hNode, cudaExternalSemaphoreSignalNodeParams* params_out) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaGraphEventWaitNodeSetEvent(cudaGraphNode_t node, cudaEvent_t event) except ?cudaErrorSymbolNotFound nogil:
     if _slots[237] == NULL:
         _resolve(237)
-    return (<cudaError_t (*)(cudaGraphNode_t, cudaExternalSemaphoreSignalNodeParams*) noexcept nogil>_slots[237])(hNode, params_out)
+    return (<cudaError_t (*)(cudaGraphNode_t, cudaEvent_t) noexcept nogil>_slots[237])(node, event)
 
-cdef cudaError_t cudaGraphExternalSemaphoresSignalNodeSetParams(cudaGraphNode_t hNode, const cudaExternalSemaphoreSignalNodeParams* nodeParams) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaGraphAddExternalSemaphoresSignalNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph, const cudaGraphNode_t* pDependencies, size_t numDependencies, const cudaExternalSemaphoreSignalNodeParams* nodeParams) except ?cudaErrorSymbolNotFound nogil:
     if _slots[238] == NULL:
         _resolve(238)
-    return (<cudaError_t (*)(cudaGraphNode_t, const cudaExternalSemaphoreSignalNodeParams*) noexcept nogil>_slots[238])(hNode, nodeParams)
+    return (<cudaError_t (*)(cudaGraphNode_t*, cudaGraph_t, const cudaGraphNode_t*, size_t, const cudaExternalSemaphoreSignalNodeParams*) noexcept nogil>_slots[238])(pGraphNode, graph, pDependencies, numDependencies, nodeParams)
 
-cdef cudaError_t cudaGraphAddExternalSemaphoresWaitNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph, const cudaGraphNode_t* pDependencies, size_t numDependencies, const cudaExternalSemaphoreWaitNodeParams* nodeParams) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaGraphExternalSemaphoresSignalNodeGetParams(cudaGraphNode_t hNode, cudaExternalSemaphoreSignalNodeParams* params_out) except ?cudaErrorSymbolNotFound nogil:
     if _slots[239] == NULL:
         _resolve(239)
-    return (<cudaError_t (*)(cudaGraphNode_t*, cudaGraph_t, const cudaGraphNode_t*, size_t, const cudaExternalSemaphoreWaitNodeParams*) noexcept nogil>_slots[239])(pGraphNode, graph, pDependencies, numDependencies, nodeParams)
+    return (<cudaError_t (*)(cudaGraphNode_t, cudaExternalSemaphoreSignalNodeParams*) noexcept nogil>_slots[239])(hNode, params_out)
 
-cdef cudaError_t cudaGraphExternalSemaphoresWaitNodeGetParams(cudaGraphNode_t hNode, cudaExternalSemaphoreWaitNodeParams* params_out) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaGraphExternalSemaphoresSignalNodeSetParams(cudaGraphNode_t hNode, const cudaExternalSemaphoreSignalNodeParams* nodeParams) except ?cudaErrorSymbolNotFound nogil:
     if _slots[240] == NULL:
         _resolve(240)
-    return (<cudaError_t (*)(cudaGraphNode_t, cudaExternalSemaphoreWaitNodeParams*) noexcept nogil>_slots[240])(hNode, params_out)
+    return (<cudaError_t (*)(cudaGraphNode_t, const cudaExternalSemaphoreSignalNodeParams*) noexcept nogil>_slots[240])(hNode, nodeParams)
 
-cdef cudaError_t cudaGraphExternalSemaphoresWaitNodeSetParams(cudaGraphNode_t hNode, const cudaExternalSemaphoreWaitNodeParams* nodeParams) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaGraphAddExternalSemaphoresWaitNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph, const cudaGraphNode_t* pDependencies, size_t numDependencies, const cudaExternalSemaphoreWaitNodeParams* nodeParams) except ?cudaErrorSymbolNotFound nogil:
     if _slots[241] == NULL:
         _resolve(241)
-    return (<cudaError_t (*)(cudaGraphNode_t, const cudaExternalSemaphoreWaitNodeParams*) noexcept nogil>_slots[241])(hNode, nodeParams)
+    return (<cudaError_t (*)(cudaGraphNode_t*, cudaGraph_t, const cudaGraphNode_t*, size_t, const cudaExternalSemaphoreWaitNodeParams*) noexcept nogil>_slots[241])(pGraphNode, graph, pDependencies, numDependencies, nodeParams)
 
-cdef cudaError_t cudaGraphAddMemAllocNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph, const cudaGraphNode_t* pDependencies, size_t numDependencies, cudaMemAllocNodeParams* nodeParams) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaGraphExternalSemaphoresWaitNodeGetParams(cudaGraphNode_t hNode, cudaExternalSemaphoreWaitNodeParams* params_out) except ?cudaErrorSymbolNotFound nogil:
     if _slots[242] == NULL:
         _resolve(242)
-    return (<cudaError_t (*)(cudaGraphNode_t*, cudaGraph_t, const cudaGraphNode_t*, size_t, cudaMemAllocNodeParams*) noexcept nogil>_slots[242])(pGraphNode, graph, pDependencies, numDependencies, nodeParams)
+    return (<cudaError_t (*)(cudaGraphNode_t, cudaExternalSemaphoreWaitNodeParams*) noexcept nogil>_slots[242])(hNode, params_out)
 
-cdef cudaError_t cudaGraphMemAllocNodeGetParams(cudaGraphNode_t node, cudaMemAllocNodeParams* params_out) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaGraphExternalSemaphoresWaitNodeSetParams(cudaGraphNode_t hNode, const cudaExternalSemaphoreWaitNodeParams* nodeParams) except ?cudaErrorSymbolNotFound nogil:
     if _slots[243] == NULL:
         _resolve(243)
-    return (<cudaError_t (*)(cudaGraphNode_t, cudaMemAllocNodeParams*) noexcept nogil>_slots[243])(node, params_out)
+    return (<cudaError_t (*)(cudaGraphNode_t, const cudaExternalSemaphoreWaitNodeParams*) noexcept nogil>_slots[243])(hNode, nodeParams)
 
-cdef cudaError_t cudaGraphAddMemFreeNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph, const cudaGraphNode_t* pDependencies, size_t numDependencies, void* dptr) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaGraphAddMemAllocNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph, const cudaGraphNode_t* pDependencies, size_t numDependencies, cudaMemAllocNodeParams* nodeParams) except ?cudaErrorSymbolNotFound nogil:
     if _slots[244] == NULL:
         _resolve(244)
-    return (<cudaError_t (*)(cudaGraphNode_t*, cudaGraph_t, const cudaGraphNode_t*, size_t, void*) noexcept nogil>_slots[244])(pGraphNode, graph, pDependencies, numDependencies, dptr)
+    return (<cudaError_t (*)(cudaGraphNode_t*, cudaGraph_t, const cudaGraphNode_t*, size_t, cudaMemAllocNodeParams*) noexcept nogil>_slots[244])(pGraphNode, graph, pDependencies, numDependencies, nodeParams)
 
-cdef cudaError_t cudaGraphMemFreeNodeGetParams(cudaGraphNode_t node, void* dptr_out) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaGraphMemAllocNodeGetParams(cudaGraphNode_t node, cudaMemAllocNodeParams* params_out) except ?cudaErrorSymbolNotFound nogil:
     if _slots[245] == NULL:
         _resolve(245)
-    return (<cudaError_t (*)(cudaGraphNode_t, void*) noexcept nogil>_slots[245])(node, dptr_out)
+    return (<cudaError_t (*)(cudaGraphNode_t, cudaMemAllocNodeParams*) noexcept nogil>_slots[245])(node, params_out)
 
-cdef cudaError_t cudaDeviceGraphMemTrim(int device) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaGraphAddMemFreeNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph, const cudaGraphNode_t* pDependencies, size_t numDependencies, void* dptr) except ?cudaErrorSymbolNotFound nogil:
     if _slots[246] == NULL:
         _resolve(246)
-    return (<cudaError_t (*)(int) noexcept nogil>_slots[246])(device)
+    return (<cudaError_t (*)(cudaGraphNode_t*, cudaGraph_t, const cudaGraphNode_t*, size_t, void*) noexcept nogil>_slots[246])(pGraphNode, graph, pDependencies, numDependencies, dptr)
 
-cdef cudaError_t cudaDeviceGetGraphMemAttribute(int device, cudaGraphMemAttributeType attr, void* value) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaGraphMemFreeNodeGetParams(cudaGraphNode_t node, void* dptr_out) except ?cudaErrorSymbolNotFound nogil:
     if _slots[247] == NULL:
         _resolve(247)
-    return (<cudaError_t (*)(int, cudaGraphMemAttributeType, void*) noexcept nogil>_slots[247])(device, attr, value)
+    return (<cudaError_t (*)(cudaGraphNode_t, void*) noexcept nogil>_slots[247])(node, dptr_out)
 
-cdef cudaError_t cudaDeviceSetGraphMemAttribute(int device, cudaGraphMemAttributeType attr, void* value) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaDeviceGraphMemTrim(int device) except ?cudaErrorSymbolNotFound nogil:
     if _slots[248] == NULL:
         _resolve(248)
-    return (<cudaError_t (*)(int, cudaGraphMemAttributeType, void*) noexcept nogil>_slots[248])(device, attr, value)
+    return (<cudaError_t (*)(int) noexcept nogil>_slots[248])(device)
 
-cdef cudaError_t cudaGraphClone(cudaGraph_t* pGraphClone, cudaGraph_t originalGraph) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaDeviceGetGraphMemAttribute(int device, cudaGraphMemAttributeType attr, void* value) except ?cudaErrorSymbolNotFound nogil:
     if _slots[249] == NULL:
         _resolve(249)
-    return (<cudaError_t (*)(cudaGraph_t*, cudaGraph_t) noexcept nogil>_slots[249])(pGraphClone, originalGraph)
+    return (<cudaError_t (*)(int, cudaGraphMemAttributeType, void*) noexcept nogil>_slots[249])(device, attr, value)
 
-cdef cudaError_t cudaGraphNodeFindInClone(cudaGraphNode_t* pNode, cudaGraphNode_t originalNode, cudaGraph_t clonedGraph) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaDeviceSetGraphMemAttribute(int device, cudaGraphMemAttributeType attr, void* value) except ?cudaErrorSymbolNotFound nogil:
     if _slots[250] == NULL:
         _resolve(250)
-    return (<cudaError_t (*)(cudaGraphNode_t*, cudaGraphNode_t, cudaGraph_t) noexcept nogil>_slots[250])(pNode, originalNode, clonedGraph)
+    return (<cudaError_t (*)(int, cudaGraphMemAttributeType, void*) noexcept nogil>_slots[250])(device, attr, value)
 
-cdef cudaError_t cudaGraphNodeGetType(cudaGraphNode_t node, cudaGraphNodeType* pType) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaGraphClone(cudaGraph_t* pGraphClone, cudaGraph_t originalGraph) except ?cudaErrorSymbolNotFound nogil:
     if _slots[251] == NULL:
         _resolve(251)
-    return (<cudaError_t (*)(cudaGraphNode_t, cudaGraphNodeType*) noexcept nogil>_slots[251])(node, pType)
+    return (<cudaError_t (*)(cudaGraph_t*, cudaGraph_t) noexcept nogil>_slots[251])(pGraphClone, originalGraph)
 
-cdef cudaError_t cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t* nodes, size_t* numNodes) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaGraphNodeFindInClone(cudaGraphNode_t* pNode, cudaGraphNode_t originalNode, cudaGraph_t clonedGraph) except ?cudaErrorSymbolNotFound nogil:
     if _slots[252] == NULL:
         _resolve(252)
-    return (<cudaError_t (*)(cudaGraph_t, cudaGraphNode_t*, size_t*) noexcept nogil>_slots[252])(graph, nodes, numNodes)
+    return (<cudaError_t (*)(cudaGraphNode_t*, cudaGraphNode_t, cudaGraph_t) noexcept nogil>_slots[252])(pNode, originalNode, clonedGraph)
 
-cdef cudaError_t cudaGraphGetRootNodes(cudaGraph_t graph, cudaGraphNode_t* pRootNodes, size_t* pNumRootNodes) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaGraphNodeGetType(cudaGraphNode_t node, cudaGraphNodeType* pType) except ?cudaErrorSymbolNotFound nogil:
     if _slots[253] == NULL:
         _resolve(253)
-    return (<cudaError_t (*)(cudaGraph_t, cudaGraphNode_t*, size_t*) noexcept nogil>_slots[253])(graph, pRootNodes, pNumRootNodes)
+    return (<cudaError_t (*)(cudaGraphNode_t, cudaGraphNodeType*) noexcept nogil>_slots[253])(node, pType)
 
-cdef cudaError_t cudaGraphGetEdges(cudaGraph_t graph, cudaGraphNode_t* from_, cudaGraphNode_t* to, cudaGraphEdgeData* edgeData, size_t* numEdges) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t* nodes, size_t* numNodes) except ?cudaErrorSymbolNotFound nogil:
     if _slots[254] == NULL:
         _resolve(254)
-    return (<cudaError_t (*)(cudaGraph_t, cudaGraphNode_t*, cudaGraphNode_t*, cudaGraphEdgeData*, size_t*) noexcept nogil>_slots[254])(graph, from_, to, edgeData, numEdges)
+    return (<cudaError_t (*)(cudaGraph_t, cudaGraphNode_t*, size_t*) noexcept nogil>_slots[254])(graph, nodes, numNodes)
 
-cdef cudaError_t cudaGraphNodeGetDependencies(cudaGraphNode_t node, cudaGraphNode_t* pDependencies, cudaGraphEdgeData* edgeData, size_t* pNumDependencies) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaGraphGetRootNodes(cudaGraph_t graph, cudaGraphNode_t* pRootNodes, size_t* pNumRootNodes) except ?cudaErrorSymbolNotFound nogil:
     if _slots[255] == NULL:
         _resolve(255)
-    return (<cudaError_t (*)(cudaGraphNode_t, cudaGraphNode_t*, cudaGraphEdgeData*, size_t*) noexcept nogil>_slots[255])(node, pDependencies, edgeData, pNumDependencies)
+    return (<cudaError_t (*)(cudaGraph_t, cudaGraphNode_t*, size_t*) noexcept nogil>_slots[255])(graph, pRootNodes, pNumRootNodes)
 
-cdef cudaError_t cudaGraphNodeGetDependentNodes(cudaGraphNode_t node, cudaGraphNode_t* pDependentNodes, cudaGraphEdgeData* edgeData, size_t* pNumDependentNodes) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaGraphGetEdges(cudaGraph_t graph, cudaGraphNode_t* from_, cudaGraphNode_t* to, cudaGraphEdgeData* edgeData, size_t* numEdges) except ?cudaErrorSymbolNotFound nogil:
     if _slots[256] == NULL:
         _resolve(256)
-    return (<cudaError_t (*)(cudaGraphNode_t, cudaGraphNode_t*, cudaGraphEdgeData*, size_t*) noexcept nogil>_slots[256])(node, pDependentNodes, edgeData, pNumDependentNodes)
+    return (<cudaError_t (*)(cudaGraph_t, cudaGraphNode_t*, cudaGraphNode_t*, cudaGraphEdgeData*, size_t*) noexcept nogil>_slots[256])(graph, from_, to, edgeData, numEdges)
 
-cdef cudaError_t cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNode_t* from_, const cudaGraphNode_t* to, const cudaGraphEdgeData* edgeData, size_t numDependencies) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaGraphNodeGetDependencies(cudaGraphNode_t node, cudaGraphNode_t* pDependencies, cudaGraphEdgeData* edgeData, size_t* pNumDependencies) except ?cudaErrorSymbolNotFound nogil:
     if _slots[257] == NULL:
         _resolve(257)
-    return (<cudaError_t (*)(cudaGraph_t, const cudaGraphNode_t*, const cudaGraphNode_t*, const cudaGraphEdgeData*, size_t) noexcept nogil>_slots[257])(graph, from_, to, edgeData, numDependencies)
+    return (<cudaError_t (*)(cudaGraphNode_t, cudaGraphNode_t*, cudaGraphEdgeData*, size_t*) noexcept nogil>_slots[257])(node, pDependencies, edgeData, pNumDependencies)
 
-cdef cudaError_t cudaGraphRemoveDependencies(cudaGraph_t graph, const cudaGraphNode_t* from_, const cudaGraphNode_t* to, const cudaGraphEdgeData* edgeData, size_t numDependencies) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaGraphNodeGetDependentNodes(cudaGraphNode_t node, cudaGraphNode_t* pDependentNodes, cudaGraphEdgeData* edgeData, size_t* pNumDependentNodes) except ?cudaErrorSymbolNotFound nogil:
     if _slots[258] == NULL:
         _resolve(258)
-    return (<cudaError_t (*)(cudaGraph_t, const cudaGraphNode_t*, const cudaGraphNode_t*, const cudaGraphEdgeData*, size_t) noexcept nogil>_slots[258])(graph, from_, to, edgeData, numDependencies)
+    return (<cudaError_t (*)(cudaGraphNode_t, cudaGraphNode_t*, cudaGraphEdgeData*, size_t*) noexcept nogil>_slots[258])(node, pDependentNodes, edgeData, pNumDependentNodes)
 
-cdef cudaError_t cudaGraphDestroyNode(cudaGraphNode_t node) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNode_t* from_, const cudaGraphNode_t* to, const cudaGraphEdgeData* edgeData, size_t numDependencies) except ?cudaErrorSymbolNotFound nogil:
     if _slots[259] == NULL:
         _resolve(259)
-    return (<cudaError_t (*)(cudaGraphNode_t) noexcept nogil>_slots[259])(node)
+    return (<cudaError_t (*)(cudaGraph_t, const cudaGraphNode_t*, const cudaGraphNode_t*, const cudaGraphEdgeData*, size_t) noexcept nogil>_slots[259])(graph, from_, to, edgeData, numDependencies)
 
-cdef cudaError_t cudaGraphInstantiate(cudaGraphExec_t* pGraphExec, cudaGraph_t graph, unsigned long long flags) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaGraphRemoveDependencies(cudaGraph_t graph, const cudaGraphNode_t* from_, const cudaGraphNode_t* to, const cudaGraphEdgeData* edgeData, size_t numDependencies) except ?cudaErrorSymbolNotFound nogil:
     if _slots[260] == NULL:
         _resolve(260)
-    return (<cudaError_t (*)(cudaGraphExec_t*, cudaGraph_t, unsigned long long) noexcept nogil>_slots[260])(pGraphExec, graph, flags)
+    return (<cudaError_t (*)(cudaGraph_t, const cudaGraphNode_t*, const cudaGraphNode_t*, const cudaGraphEdgeData*, size_t) noexcept nogil>_slots[260])(graph, from_, to, edgeData, numDependencies)
 
-cdef cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t* pGraphExec, cudaGraph_t graph, unsigned long long flags) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaGraphDestroyNode(cudaGraphNode_t node) except ?cudaErrorSymbolNotFound nogil:
     if _slots[261] == NULL:
         _resolve(261)
-    return (<cudaError_t (*)(cudaGraphExec_t*, cudaGraph_t, unsigned long long) noexcept nogil>_slots[261])(pGraphExec, graph, flags)
+    return (<cudaError_t (*)(cudaGraphNode_t) noexcept nogil>_slots[261])(node)
 
-cdef cudaError_t cudaGraphInstantiateWithParams(cudaGraphExec_t* pGraphExec, cudaGraph_t graph, cudaGraphInstantiateParams* instantiateParams) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaGraphInstantiate(cudaGraphExec_t* pGraphExec, cudaGraph_t graph, unsigned long long flags) except ?cudaErrorSymbolNotFound nogil:
     if _slots[262] == NULL:
         _resolve(262)
-    return (<cudaError_t (*)(cudaGraphExec_t*, cudaGraph_t, cudaGraphInstantiateParams*) noexcept nogil>_slots[262])(pGraphExec, graph, instantiateParams)
+    return (<cudaError_t (*)(cudaGraphExec_t*, cudaGraph_t, unsigned long long) noexcept nogil>_slots[262])(pGraphExec, graph, flags)
 
-cdef cudaError_t cudaGraphExecGetFlags(cudaGraphExec_t graphExec, unsigned long long* flags) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t* pGraphExec, cudaGraph_t graph, unsigned long long flags) except ?cudaErrorSymbolNotFound nogil:
     if _slots[263] == NULL:
         _resolve(263)
-    return (<cudaError_t (*)(cudaGraphExec_t, unsigned long long*) noexcept nogil>_slots[263])(graphExec, flags)
+    return (<cudaError_t (*)(cudaGraphExec_t*, cudaGraph_t, unsigned long long) noexcept nogil>_slots[263])(pGraphExec, graph, flags)
 
-cdef cudaError_t cudaGraphExecKernelNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const cudaKernelNodeParams* pNodeParams) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaGraphInstantiateWithParams(cudaGraphExec_t* pGraphExec, cudaGraph_t graph, cudaGraphInstantiateParams* instantiateParams) except ?cudaErrorSymbolNotFound nogil:
     if _slots[264] == NULL:
         _resolve(264)
-    return (<cudaError_t (*)(cudaGraphExec_t, cudaGraphNode_t, const cudaKernelNodeParams*) noexcept nogil>_slots[264])(hGraphExec, node, pNodeParams)
+    return (<cudaError_t (*)(cudaGraphExec_t*, cudaGraph_t, cudaGraphInstantiateParams*) noexcept nogil>_slots[264])(pGraphExec, graph, instantiateParams)
 
-cdef cudaError_t cudaGraphExecMemcpyNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const cudaMemcpy3DParms* pNodeParams) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaGraphExecGetFlags(cudaGraphExec_t graphExec, unsigned long long* flags) except ?cudaErrorSymbolNotFound nogil:
     if _slots[265] == NULL:
         _resolve(265)
-    return (<cudaError_t (*)(cudaGraphExec_t, cudaGraphNode_t, const cudaMemcpy3DParms*) noexcept nogil>_slots[265])(hGraphExec, node, pNodeParams)
+    return (<cudaError_t (*)(cudaGraphExec_t, unsigned long long*) noexcept nogil>_slots[265])(graphExec, flags)
 
-cdef cudaError_t cudaGraphExecMemcpyNodeSetParamsToSymbol(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const void* symbol, const void* src, size_t count, size_t offset, cudaMemcpyKind kind) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaGraphExecKernelNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const cudaKernelNodeParams* pNodeParams) except ?cudaErrorSymbolNotFound nogil:
     if _slots[266] == NULL:
         _resolve(266)
-    return (<cudaError_t (*)(cudaGraphExec_t, cudaGraphNode_t, const void*, const void*, size_t, size_t, cudaMemcpyKind) noexcept nogil>_slots[266])(hGraphExec, node, symbol, src, count, offset, kind)
+    return (<cudaError_t (*)(cudaGraphExec_t, cudaGraphNode_t, const cudaKernelNodeParams*) noexcept nogil>_slots[266])(hGraphExec, node, pNodeParams)
 
-cdef cudaError_t cudaGraphExecMemcpyNodeSetParamsFromSymbol(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, void* dst, const void* symbol, size_t count, size_t offset, cudaMemcpyKind kind) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaGraphExecMemcpyNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const cudaMemcpy3DParms* pNodeParams) except ?cudaErrorSymbolNotFound nogil:
     if _slots[267] == NULL:
         _resolve(267)
-    return (<cudaError_t (*)(cudaGraphExec_t, cudaGraphNode_t, void*, const void*, size_t, size_t, cudaMemcpyKind) noexcept nogil>_slots[267])(hGraphExec, node, dst, symbol, count, offset, kind)
+    return (<cudaError_t (*)(cudaGraphExec_t, cudaGraphNode_t, const cudaMemcpy3DParms*) noexcept nogil>_slots[267])(hGraphExec, node, pNodeParams)
 
-cdef cudaError_t cudaGraphExecMemcpyNodeSetParams1D(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, void* dst, const void* src, size_t count, cudaMemcpyKind kind) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaGraphExecMemcpyNodeSetParamsToSymbol(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const void* symbol, const void* src, size_t count, size_t offset, cudaMemcpyKind kind) except ?cudaErrorSymbolNotFound nogil:
     if _slots[268] == NULL:
         _resolve(268)
-    return (<cudaError_t (*)(cudaGraphExec_t, cudaGraphNode_t, void*, const void*, size_t, cudaMemcpyKind) noexcept nogil>_slots[268])(hGraphExec, node, dst, src, count, kind)
+    return (<cudaError_t (*)(cudaGraphExec_t, cudaGraphNode_t, const void*, const void*, size_t, size_t, cudaMemcpyKind) noexcept nogil>_slots[268])(hGraphExec, node, symbol, src, count, offset, kind)
 
-cdef cudaError_t cudaGraphExecMemsetNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const cudaMemsetParams* pNodeParams) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaGraphExecMemcpyNodeSetParamsFromSymbol(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, void* dst, const void* symbol, size_t count, size_t offset, cudaMemcpyKind kind) except ?cudaErrorSymbolNotFound nogil:
     if _slots[269] == NULL:
         _resolve(269)
-    return (<cudaError_t (*)(cudaGraphExec_t, cudaGraphNode_t, const cudaMemsetParams*) noexcept nogil>_slots[269])(hGraphExec, node, pNodeParams)
+    return (<cudaError_t (*)(cudaGraphExec_t, cudaGraphNode_t, void*, const void*, size_t, size_t, cudaMemcpyKind) noexcept nogil>_slots[269])(hGraphExec, node, dst, symbol, count, offset, kind)
 
-cdef cudaError_t cudaGraphExecHostNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const cudaHostNodeParams* pNodeParams) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaGraphExecMemcpyNodeSetParams1D(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, void* dst, const void* src, size_t count, cudaMemcpyKind kind) except ?cudaErrorSymbolNotFound nogil:
     if _slots[270] == NULL:
         _resolve(270)
-    return (<cudaError_t (*)(cudaGraphExec_t, cudaGraphNode_t, const cudaHostNodeParams*) noexcept nogil>_slots[270])(hGraphExec, node, pNodeParams)
+    return (<cudaError_t (*)(cudaGraphExec_t, cudaGraphNode_t, void*, const void*, size_t, cudaMemcpyKind) noexcept nogil>_slots[270])(hGraphExec, node, dst, src, count, kind)
 
-cdef cudaError_t cudaGraphExecChildGraphNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, cudaGraph_t childGraph) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaGraphExecMemsetNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const cudaMemsetParams* pNodeParams) except ?cudaErrorSymbolNotFound nogil:
     if _slots[271] == NULL:
         _resolve(271)
-    return (<cudaError_t (*)(cudaGraphExec_t, cudaGraphNode_t, cudaGraph_t) noexcept nogil>_slots[271])(hGraphExec, node, childGraph)
+    return (<cudaError_t (*)(cudaGraphExec_t, cudaGraphNode_t, const cudaMemsetParams*) noexcept nogil>_slots[271])(hGraphExec, node, pNodeParams)
 
-cdef cudaError_t cudaGraphExecEventRecordNodeSetEvent(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, cudaEvent_t event) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaGraphExecHostNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const cudaHostNodeParams* pNodeParams) except ?cudaErrorSymbolNotFound nogil:
     if _slots[272] == NULL:
         _resolve(272)
-    return (<cudaError_t (*)(cudaGraphExec_t, cudaGraphNode_t, cudaEvent_t) noexcept nogil>_slots[272])(hGraphExec, hNode, event)
+    return (<cudaError_t (*)(cudaGraphExec_t, cudaGraphNode_t, const cudaHostNodeParams*) noexcept nogil>_slots[272])(hGraphExec, node, pNodeParams)
 
-cdef cudaError_t cudaGraphExecEventWaitNodeSetEvent(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, cudaEvent_t event) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaGraphExecChildGraphNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, cudaGraph_t childGraph) except ?cudaErrorSymbolNotFound nogil:
     if _slots[273] == NULL:
         _resolve(273)
-    return (<cudaError_t (*)(cudaGraphExec_t, cudaGraphNode_t, cudaEvent_t) noexcept nogil>_slots[273])(hGraphExec, hNode, event)
+    return (<cudaError_t (*)(cudaGraphExec_t, cudaGraphNode_t, cudaGraph_t) noexcept nogil>_slots[273])(hGraphExec, node, childGraph)
 
-cdef cudaError_t cudaGraphExecExternalSemaphoresSignalNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, const cudaExternalSemaphoreSignalNodeParams* nodeParams) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaGraphExecEventRecordNodeSetEvent(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, cudaEvent_t event) except ?cudaErrorSymbolNotFound nogil:
     if _slots[274] == NULL:
         _resolve(274)
-    return (<cudaError_t (*)(cudaGraphExec_t, cudaGraphNode_t, const cudaExternalSemaphoreSignalNodeParams*) noexcept nogil>_slots[274])(hGraphExec, hNode, nodeParams)
+    return (<cudaError_t (*)(cudaGraphExec_t, cudaGraphNode_t, cudaEvent_t) noexcept nogil>_slots[274])(hGraphExec, hNode, event)
 
-cdef cudaError_t cudaGraphExecExternalSemaphoresWaitNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, const cudaExternalSemaphoreWaitNodeParams* nodeParams) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaGraphExecEventWaitNodeSetEvent(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, cudaEvent_t event) except ?cudaErrorSymbolNotFound nogil:
     if _slots[275] == NULL:
         _resolve(275)
-    return (<cudaError_t (*)(cudaGraphExec_t, cudaGraphNode_t, const cudaExternalSemaphoreWaitNodeParams*) noexcept nogil>_slots[275])(hGraphExec, hNode, nodeParams)
+    return (<cudaError_t (*)(cudaGraphExec_t, cudaGraphNode_t, cudaEvent_t) noexcept nogil>_slots[275])(hGraphExec, hNode, event)
 
-cdef cudaError_t cudaGraphNodeSetEnabled(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, unsigned int isEnabled) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaGraphExecExternalSemaphoresSignalNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, const cudaExternalSemaphoreSignalNodeParams* nodeParams) except ?cudaErrorSymbolNotFound nogil:
     if _slots[276] == NULL:
         _resolve(276)
-    return (<cudaError_t (*)(cudaGraphExec_t, cudaGraphNode_t, unsigned int) noexcept nogil>_slots[276])(hGraphExec, hNode, isEnabled)
+    return (<cudaError_t (*)(cudaGraphExec_t, cudaGraphNode_t, const cudaExternalSemaphoreSignalNodeParams*) noexcept nogil>_slots[276])(hGraphExec, hNode, nodeParams)
 
-cdef cudaError_t cudaGraphNodeGetEnabled(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, unsigned int* isEnabled) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaGraphExecExternalSemaphoresWaitNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, const cudaExternalSemaphoreWaitNodeParams* nodeParams) except ?cudaErrorSymbolNotFound nogil:
     if _slots[277] == NULL:
         _resolve(277)
-    return (<cudaError_t (*)(cudaGraphExec_t, cudaGraphNode_t, unsigned int*) noexcept nogil>_slots[277])(hGraphExec, hNode, isEnabled)
+    return (<cudaError_t (*)(cudaGraphExec_t, cudaGraphNode_t, const cudaExternalSemaphoreWaitNodeParams*) noexcept nogil>_slots[277])(hGraphExec, hNode, nodeParams)
 
-cdef cudaError_t cudaGraphExecUpdate(cudaGraphExec_t hGraphExec, cudaGraph_t hGraph, cudaGraphExecUpdateResultInfo* resultInfo) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaGraphNodeSetEnabled(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, unsigned int isEnabled) except ?cudaErrorSymbolNotFound nogil:
     if _slots[278] == NULL:
         _resolve(278)
-    return (<cudaError_t (*)(cudaGraphExec_t, cudaGraph_t, cudaGraphExecUpdateResultInfo*) noexcept nogil>_slots[278])(hGraphExec, hGraph, resultInfo)
+    return (<cudaError_t (*)(cudaGraphExec_t, cudaGraphNode_t, unsigned int) noexcept nogil>_slots[278])(hGraphExec, hNode, isEnabled)
 
-cdef cudaError_t cudaGraphUpload(cudaGraphExec_t graphExec, cudaStream_t stream) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaGraphNodeGetEnabled(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, unsigned int* isEnabled) except ?cudaErrorSymbolNotFound nogil:
     if _slots[279] == NULL:
         _resolve(279)
-    return (<cudaError_t (*)(cudaGraphExec_t, cudaStream_t) noexcept nogil>_slots[279])(graphExec, stream)
+    return (<cudaError_t (*)(cudaGraphExec_t, cudaGraphNode_t, unsigned int*) noexcept nogil>_slots[279])(hGraphExec, hNode, isEnabled)
 
-cdef cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t stream) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaGraphExecUpdate(cudaGraphExec_t hGraphExec, cudaGraph_t hGraph, cudaGraphExecUpdateResultInfo* resultInfo) except ?cudaErrorSymbolNotFound nogil:
     if _slots[280] == NULL:
         _resolve(280)
-    return (<cudaError_t (*)(cudaGraphExec_t, cudaStream_t) noexcept nogil>_slots[280])(graphExec, stream)
+    return (<cudaError_t (*)(cudaGraphExec_t, cudaGraph_t, cudaGraphExecUpdateResultInfo*) noexcept nogil>_slots[280])(hGraphExec, hGraph, resultInfo)
 
-cdef cudaError_t cudaGraphExecDestroy(cudaGraphExec_t graphExec) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaGraphUpload(cudaGraphExec_t graphExec, cudaStream_t stream) except ?cudaErrorSymbolNotFound nogil:
     if _slots[281] == NULL:
         _resolve(281)
-    return (<cudaError_t (*)(cudaGraphExec_t) noexcept nogil>_slots[281])(graphExec)
+    return (<cudaError_t (*)(cudaGraphExec_t, cudaStream_t) noexcept nogil>_slots[281])(graphExec, stream)
 
-cdef cudaError_t cudaGraphDestroy(cudaGraph_t graph) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t stream) except ?cudaErrorSymbolNotFound nogil:
     if _slots[282] == NULL:
         _resolve(282)
-    return (<cudaError_t (*)(cudaGraph_t) noexcept nogil>_slots[282])(graph)
+    return (<cudaError_t (*)(cudaGraphExec_t, cudaStream_t) noexcept nogil>_slots[282])(graphExec, stream)
 
-cdef cudaError_t cudaGraphDebugDotPrint(cudaGraph_t graph, const char* path, unsigned int flags) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaGraphExecDestroy(cudaGraphExec_t graphExec) except ?cudaErrorSymbolNotFound nogil:
     if _slots[283] == NULL:
         _resolve(283)
-    return (<cudaError_t (*)(cudaGraph_t, const char*, unsigned int) noexcept nogil>_slots[283])(graph, path, flags)
+    return (<cudaError_t (*)(cudaGraphExec_t) noexcept nogil>_slots[283])(graphExec)
 
-cdef cudaError_t cudaUserObjectCreate(cudaUserObject_t* object_out, void* ptr, cudaHostFn_t destroy, unsigned int initialRefcount, unsigned int flags) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaGraphDestroy(cudaGraph_t graph) except ?cudaErrorSymbolNotFound nogil:
     if _slots[284] == NULL:
         _resolve(284)
-    return (<cudaError_t (*)(cudaUserObject_t*, void*, cudaHostFn_t, unsigned int, unsigned int) noexcept nogil>_slots[284])(object_out, ptr, destroy, initialRefcount, flags)
+    return (<cudaError_t (*)(cudaGraph_t) noexcept nogil>_slots[284])(graph)
 
-cdef cudaError_t cudaUserObjectRetain(cudaUserObject_t object, unsigned int count) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaGraphDebugDotPrint(cudaGraph_t graph, const char* path, unsigned int flags) except ?cudaErrorSymbolNotFound nogil:
     if _slots[285] == NULL:
         _resolve(285)
-    return (<cudaError_t (*)(cudaUserObject_t, unsigned int) noexcept nogil>_slots[285])(object, count)
+    return (<cudaError_t (*)(cudaGraph_t, const char*, unsigned int) noexcept nogil>_slots[285])(graph, path, flags)
 
-cdef cudaError_t cudaUserObjectRelease(cudaUserObject_t object, unsigned int count) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaUserObjectCreate(cudaUserObject_t* object_out, void* ptr, cudaHostFn_t destroy, unsigned int initialRefcount, unsigned int flags) except ?cudaErrorSymbolNotFound nogil:
     if _slots[286] == NULL:
         _resolve(286)
-    return (<cudaError_t (*)(cudaUserObject_t, unsigned int) noexcept nogil>_slots[286])(object, count)
+    return (<cudaError_t (*)(cudaUserObject_t*, void*, cudaHostFn_t, unsigned int, unsigned int) noexcept nogil>_slots[286])(object_out, ptr, destroy, initialRefcount, flags)
 
-cdef cudaError_t cudaGraphRetainUserObject(cudaGraph_t graph, cudaUserObject_t object, unsigned int count, unsigned int flags) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaUserObjectRetain(cudaUserObject_t object, unsigned int count) except ?cudaErrorSymbolNotFound nogil:
     if _slots[287] == NULL:
         _resolve(287)
-    return (<cudaError_t (*)(cudaGraph_t, cudaUserObject_t, unsigned int, unsigned int) noexcept nogil>_slots[287])(graph, object, count, flags)
+    return (<cudaError_t (*)(cudaUserObject_t, unsigned int) noexcept nogil>_slots[287])(object, count)
 
-cdef cudaError_t cudaGraphReleaseUserObject(cudaGraph_t graph, cudaUserObject_t object, unsigned int count) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaUserObjectRelease(cudaUserObject_t object, unsigned int count) except ?cudaErrorSymbolNotFound nogil:
     if _slots[288] == NULL:
         _resolve(288)
-    return (<cudaError_t (*)(cudaGraph_t, cudaUserObject_t, unsigned int) noexcept nogil>_slots[288])(graph, object, count)
+    return (<cudaError_t (*)(cudaUserObject_t, unsigned int) noexcept nogil>_slots[288])(object, count)
 
-cdef cudaError_t cudaGraphAddNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph, const cudaGraphNode_t* pDependencies, const cudaGraphEdgeData* dependencyData, size_t numDependencies, cudaGraphNodeParams* nodeParams) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaGraphRetainUserObject(cudaGraph_t graph, cudaUserObject_t object, unsigned int count, unsigned int flags) except ?cudaErrorSymbolNotFound nogil:
     if _slots[289] == NULL:
         _resolve(289)
-    return (<cudaError_t (*)(cudaGraphNode_t*, cudaGraph_t, const cudaGraphNode_t*, const cudaGraphEdgeData*, size_t, cudaGraphNodeParams*) noexcept nogil>_slots[289])(pGraphNode, graph, pDependencies, dependencyData, numDependencies, nodeParams)
+    return (<cudaError_t (*)(cudaGraph_t, cudaUserObject_t, unsigned int, unsigned int) noexcept nogil>_slots[289])(graph, object, count, flags)
 
-cdef cudaError_t cudaGraphNodeSetParams(cudaGraphNode_t node, cudaGraphNodeParams* nodeParams) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaGraphReleaseUserObject(cudaGraph_t graph, cudaUserObject_t object, unsigned int count) except ?cudaErrorSymbolNotFound nogil:
     if _slots[290] == NULL:
         _resolve(290)
-    return (<cudaError_t (*)(cudaGraphNode_t, cudaGraphNodeParams*) noexcept nogil>_slots[290])(node, nodeParams)
+    return (<cudaError_t (*)(cudaGraph_t, cudaUserObject_t, unsigned int) noexcept nogil>_slots[290])(graph, object, count)
 
-cdef cudaError_t cudaGraphExecNodeSetParams(cudaGraphExec_t graphExec, cudaGraphNode_t node, cudaGraphNodeParams* nodeParams) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaGraphAddNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph, const cudaGraphNode_t* pDependencies, const cudaGraphEdgeData* dependencyData, size_t numDependencies, cudaGraphNodeParams* nodeParams) except ?cudaErrorSymbolNotFound nogil:
     if _slots[291] == NULL:
         _resolve(291)
-    return (<cudaError_t (*)(cudaGraphExec_t, cudaGraphNode_t, cudaGraphNodeParams*) noexcept nogil>_slots[291])(graphExec, node, nodeParams)
+    return (<cudaError_t (*)(cudaGraphNode_t*, cudaGraph_t, const cudaGraphNode_t*, const cudaGraphEdgeData*, size_t, cudaGraphNodeParams*) noexcept nogil>_slots[291])(pGraphNode, graph, pDependencies, dependencyData, numDependencies, nodeParams)
 
-cdef cudaError_t cudaGraphConditionalHandleCreate(cudaGraphConditionalHandle* pHandle_out, cudaGraph_t graph, unsigned int defaultLaunchValue, unsigned int flags) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaGraphNodeSetParams(cudaGraphNode_t node, cudaGraphNodeParams* nodeParams) except ?cudaErrorSymbolNotFound nogil:
     if _slots[292] == NULL:
         _resolve(292)
-    return (<cudaError_t (*)(cudaGraphConditionalHandle*, cudaGraph_t, unsigned int, unsigned int) noexcept nogil>_slots[292])(pHandle_out, graph, defaultLaunchValue, flags)
+    return (<cudaError_t (*)(cudaGraphNode_t, cudaGraphNodeParams*) noexcept nogil>_slots[292])(node, nodeParams)
 
-cdef cudaError_t cudaGetDriverEntryPoint(const char* symbol, void** funcPtr, unsigned long long flags, cudaDriverEntryPointQueryResult* driverStatus) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaGraphExecNodeSetParams(cudaGraphExec_t graphExec, cudaGraphNode_t node, cudaGraphNodeParams* nodeParams) except ?cudaErrorSymbolNotFound nogil:
     if _slots[293] == NULL:
         _resolve(293)
-    return (<cudaError_t (*)(const char*, void**, unsigned long long, cudaDriverEntryPointQueryResult*) noexcept nogil>_slots[293])(symbol, funcPtr, flags, driverStatus)
+    return (<cudaError_t (*)(cudaGraphExec_t, cudaGraphNode_t, cudaGraphNodeParams*) noexcept nogil>_slots[293])(graphExec, node, nodeParams)
 
-cdef cudaError_t cudaGetDriverEntryPointByVersion(const char* symbol, void** funcPtr, unsigned int cudaVersion, unsigned long long flags, cudaDriverEntryPointQueryResult* driverStatus) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaGraphConditionalHandleCreate(cudaGraphConditionalHandle* pHandle_out, cudaGraph_t graph, unsigned int defaultLaunchValue, unsigned int flags) except ?cudaErrorSymbolNotFound nogil:
     if _slots[294] == NULL:
         _resolve(294)
-    return (<cudaError_t (*)(const char*, void**, unsigned int, unsigned long long, cudaDriverEntryPointQueryResult*) noexcept nogil>_slots[294])(symbol, funcPtr, cudaVersion, flags, driverStatus)
+    return (<cudaError_t (*)(cudaGraphConditionalHandle*, cudaGraph_t, unsigned int, unsigned int) noexcept nogil>_slots[294])(pHandle_out, graph, defaultLaunchValue, flags)
 
-cdef cudaError_t cudaLibraryLoadData(cudaLibrary_t* library, const void* code, cudaJitOption* jitOptions, void** jitOptionsValues, unsigned int numJitOptions, cudaLibraryOption* libraryOptions, void** libraryOptionValues, unsigned int numLibraryOptions) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaGetDriverEntryPoint(const char* symbol, void** funcPtr, unsigned long long flags, cudaDriverEntryPointQueryResult* driverStatus) except ?cudaErrorSymbolNotFound nogil:
     if _slots[295] == NULL:
         _resolve(295)
-    return (<cudaError_t (*)(cudaLibrary_t*, const void*, cudaJitOption*, void**, unsigned int, cudaLibraryOption*, void**, unsigned int) noexcept nogil>_slots[295])(library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions)
+    return (<cudaError_t (*)(const char*, void**, unsigned long long, cudaDriverEntryPointQueryResult*) noexcept nogil>_slots[295])(symbol, funcPtr, flags, driverStatus)
 
-cdef cudaError_t cudaLibraryLoadFromFile(cudaLibrary_t* library, const char* fileName, cudaJitOption* jitOptions, void** jitOptionsValues, unsigned int numJitOptions, cudaLibraryOption* libraryOptions, void** libraryOptionValues, unsigned int numLibraryOptions) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaGetDriverEntryPointByVersion(const char* symbol, void** funcPtr, unsigned int cudaVersion, unsigned long long flags, cudaDriverEntryPointQueryResult* driverStatus) except ?cudaErrorSymbolNotFound nogil:
     if _slots[296] == NULL:
         _resolve(296)
-    return (<cudaError_t (*)(cudaLibrary_t*, const char*, cudaJitOption*, void**, unsigned int, cudaLibraryOption*, void**, unsigned int) noexcept nogil>_slots[296])(library, fileName, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions)
+    return (<cudaError_t (*)(const char*, void**, unsigned int, unsigned long long, cudaDriverEntryPointQueryResult*) noexcept nogil>_slots[296])(symbol, funcPtr, cudaVersion, flags, driverStatus)
 
-cdef cudaError_t cudaLibraryUnload(cudaLibrary_t library) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaLibraryLoadData(cudaLibrary_t* library, const void* code, cudaJitOption* jitOptions, void** jitOptionsValues, unsigned int numJitOptions, cudaLibraryOption* libraryOptions, void** libraryOptionValues, unsigned int numLibraryOptions) except ?cudaErrorSymbolNotFound nogil:
     if _slots[297] == NULL:
         _resolve(297)
-    return (<cudaError_t (*)(cudaLibrary_t) noexcept nogil>_slots[297])(library)
+    return (<cudaError_t (*)(cudaLibrary_t*, const void*, cudaJitOption*, void**, unsigned int, cudaLibraryOption*, void**, unsigned int) noexcept nogil>_slots[297])(library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions)
 
-cdef cudaError_t cudaLibraryGetKernel(cudaKernel_t* pKernel, cudaLibrary_t library, const char* name) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaLibraryLoadFromFile(cudaLibrary_t* library, const char* fileName, cudaJitOption* jitOptions, void** jitOptionsValues, unsigned int numJitOptions, cudaLibraryOption* libraryOptions, void** libraryOptionValues, unsigned int numLibraryOptions) except ?cudaErrorSymbolNotFound nogil:
     if _slots[298] == NULL:
         _resolve(298)
-    return (<cudaError_t (*)(cudaKernel_t*, cudaLibrary_t, const char*) noexcept nogil>_slots[298])(pKernel, library, name)
+    return (<cudaError_t (*)(cudaLibrary_t*, const char*, cudaJitOption*, void**, unsigned int, cudaLibraryOption*, void**, unsigned int) noexcept nogil>_slots[298])(library, fileName, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions)
 
-cdef cudaError_t cudaLibraryGetGlobal(void** dptr, size_t* bytes_, cudaLibrary_t library, const char* name) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaLibraryUnload(cudaLibrary_t library) except ?cudaErrorSymbolNotFound nogil:
     if _slots[299] == NULL:
         _resolve(299)
-    return (<cudaError_t (*)(void**, size_t*, cudaLibrary_t, const char*) noexcept nogil>_slots[299])(dptr, bytes_, library, name)
+    return (<cudaError_t (*)(cudaLibrary_t) noexcept nogil>_slots[299])(library)
 
-cdef cudaError_t cudaLibraryGetManaged(void** dptr, size_t* bytes_, cudaLibrary_t library, const char* name) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaLibraryGetKernel(cudaKernel_t* pKernel, cudaLibrary_t library, const char* name) except ?cudaErrorSymbolNotFound nogil:
     if _slots[300] == NULL:
         _resolve(300)
-    return (<cudaError_t (*)(void**, size_t*, cudaLibrary_t, const char*) noexcept nogil>_slots[300])(dptr, bytes_, library, name)
+    return (<cudaError_t (*)(cudaKernel_t*, cudaLibrary_t, const char*) noexcept nogil>_slots[300])(pKernel, library, name)
 
-cdef cudaError_t cudaLibraryGetUnifiedFunction(void** fptr, cudaLibrary_t library, const char* symbol) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaLibraryGetGlobal(void** dptr, size_t* bytes_, cudaLibrary_t library, const char* name) except ?cudaErrorSymbolNotFound nogil:
     if _slots[301] == NULL:
         _resolve(301)
-    return (<cudaError_t (*)(void**, cudaLibrary_t, const char*) noexcept nogil>_slots[301])(fptr, library, symbol)
+    return (<cudaError_t (*)(void**, size_t*, cudaLibrary_t, const char*) noexcept nogil>_slots[301])(dptr, bytes_, library, name)
 
-cdef cudaError_t cudaLibraryGetKernelCount(unsigned int* count, cudaLibrary_t lib) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaLibraryGetManaged(void** dptr, size_t* bytes_, cudaLibrary_t library, const char* name) except ?cudaErrorSymbolNotFound nogil:
     if _slots[302] == NULL:
         _resolve(302)
-    return (<cudaError_t (*)(unsigned int*, cudaLibrary_t) noexcept nogil>_slots[302])(count, lib)
+    return (<cudaError_t (*)(void**, size_t*, cudaLibrary_t, const char*) noexcept nogil>_slots[302])(dptr, bytes_, library, name)
 
-cdef cudaError_t cudaLibraryEnumerateKernels(cudaKernel_t* kernels, unsigned int numKernels, cudaLibrary_t lib) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaLibraryGetUnifiedFunction(void** fptr, cudaLibrary_t library, const char* symbol) except ?cudaErrorSymbolNotFound nogil:
     if _slots[303] == NULL:
         _resolve(303)
-    return (<cudaError_t (*)(cudaKernel_t*, unsigned int, cudaLibrary_t) noexcept nogil>_slots[303])(kernels, numKernels, lib)
+    return (<cudaError_t (*)(void**, cudaLibrary_t, const char*) noexcept nogil>_slots[303])(fptr, library, symbol)
 
-cdef cudaError_t cudaKernelSetAttributeForDevice(cudaKernel_t kernel, cudaFuncAttribute attr, int value, int device) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaLibraryGetKernelCount(unsigned int* count, cudaLibrary_t lib) except ?cudaErrorSymbolNotFound nogil:
     if _slots[304] == NULL:
         _resolve(304)
-    return (<cudaError_t (*)(cudaKernel_t, cudaFuncAttribute, int, int) noexcept nogil>_slots[304])(kernel, attr, value, device)
+    return (<cudaError_t (*)(unsigned int*, cudaLibrary_t) noexcept nogil>_slots[304])(count, lib)
 
-cdef cudaError_t cudaGetExportTable(const void** ppExportTable, const cudaUUID_t* pExportTableId) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaLibraryEnumerateKernels(cudaKernel_t* kernels, unsigned int numKernels, cudaLibrary_t lib) except ?cudaErrorSymbolNotFound nogil:
     if _slots[305] == NULL:
         _resolve(305)
-    return (<cudaError_t (*)(const void**, const cudaUUID_t*) noexcept nogil>_slots[305])(ppExportTable, pExportTableId)
+    return (<cudaError_t (*)(cudaKernel_t*, unsigned int, cudaLibrary_t) noexcept nogil>_slots[305])(kernels, numKernels, lib)
 
-cdef cudaError_t cudaGetFuncBySymbol(cudaFunction_t* functionPtr, const void* symbolPtr) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaKernelSetAttributeForDevice(cudaKernel_t kernel, cudaFuncAttribute attr, int value, int device) except ?cudaErrorSymbolNotFound nogil:
     if _slots[306] == NULL:
         _resolve(306)
-    return (<cudaError_t (*)(cudaFunction_t*, const void*) noexcept nogil>_slots[306])(functionPtr, symbolPtr)
+    return (<cudaError_t (*)(cudaKernel_t, cudaFuncAttribute, int, int) noexcept nogil>_slots[306])(kernel, attr, value, device)
 
-cdef cudaError_t cudaGetKernel(cudaKernel_t* kernelPtr, const void* entryFuncAddr) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaGetExportTable(const void** ppExportTable, const cudaUUID_t* pExportTableId) except ?cudaErrorSymbolNotFound nogil:
     if _slots[307] == NULL:
         _resolve(307)
-    return (<cudaError_t (*)(cudaKernel_t*, const void*) noexcept nogil>_slots[307])(kernelPtr, entryFuncAddr)
+    return (<cudaError_t (*)(const void**, const cudaUUID_t*) noexcept nogil>_slots[307])(ppExportTable, pExportTableId)
 
-cdef cudaError_t cudaGLGetDevices(unsigned int* pCudaDeviceCount, int* pCudaDevices, unsigned int cudaDeviceCount, cudaGLDeviceList deviceList) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaGetFuncBySymbol(cudaFunction_t* functionPtr, const void* symbolPtr) except ?cudaErrorSymbolNotFound nogil:
     if _slots[308] == NULL:
         _resolve(308)
-    return (<cudaError_t (*)(unsigned int*, int*, unsigned int, cudaGLDeviceList) noexcept nogil>_slots[308])(pCudaDeviceCount, pCudaDevices, cudaDeviceCount, deviceList)
+    return (<cudaError_t (*)(cudaFunction_t*, const void*) noexcept nogil>_slots[308])(functionPtr, symbolPtr)
 
-cdef cudaError_t cudaGraphicsGLRegisterImage(cudaGraphicsResource_t* resource, GLuint image, GLenum target, unsigned int flags) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaGetKernel(cudaKernel_t* kernelPtr, const void* entryFuncAddr) except ?cudaErrorSymbolNotFound nogil:
     if _slots[309] == NULL:
         _resolve(309)
-    return (<cudaError_t (*)(cudaGraphicsResource_t*, GLuint, GLenum, unsigned int) noexcept nogil>_slots[309])(resource, image, target, flags)
+    return (<cudaError_t (*)(cudaKernel_t*, const void*) noexcept nogil>_slots[309])(kernelPtr, entryFuncAddr)
 
-cdef cudaError_t cudaGraphicsGLRegisterBuffer(cudaGraphicsResource_t* resource, GLuint buffer, unsigned int flags) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaGLGetDevices(unsigned int* pCudaDeviceCount, int* pCudaDevices, unsigned int cudaDeviceCount, cudaGLDeviceList deviceList) except ?cudaErrorSymbolNotFound nogil:
     if _slots[310] == NULL:
         _resolve(310)
-    return (<cudaError_t (*)(cudaGraphicsResource_t*, GLuint, unsigned int) noexcept nogil>_slots[310])(resource, buffer, flags)
+    return (<cudaError_t (*)(unsigned int*, int*, unsigned int, cudaGLDeviceList) noexcept nogil>_slots[310])(pCudaDeviceCount, pCudaDevices, cudaDeviceCount, deviceList)
 
-cdef cudaError_t cudaGLSetGLDevice(int device) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaGraphicsGLRegisterImage(cudaGraphicsResource_t* resource, GLuint image, GLenum target, unsigned int flags) except ?cudaErrorSymbolNotFound nogil:
     if _slots[311] == NULL:
         _resolve(311)
-    return (<cudaError_t (*)(int) noexcept nogil>_slots[311])(device)
+    return (<cudaError_t (*)(cudaGraphicsResource_t*, GLuint, GLenum, unsigned int) noexcept nogil>_slots[311])(resource, image, target, flags)
 
-cdef cudaError_t cudaGLRegisterBufferObject(GLuint bufObj) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaGraphicsGLRegisterBuffer(cudaGraphicsResource_t* resource, GLuint buffer, unsigned int flags) except ?cudaErrorSymbolNotFound nogil:
     if _slots[312] == NULL:
         _resolve(312)
-    return (<cudaError_t (*)(GLuint) noexcept nogil>_slots[312])(bufObj)
+    return (<cudaError_t (*)(cudaGraphicsResource_t*, GLuint, unsigned int) noexcept nogil>_slots[312])(resource, buffer, flags)
 
-cdef cudaError_t cudaGLMapBufferObject(void** devPtr, GLuint bufObj) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaGLSetGLDevice(int device) except ?cudaErrorSymbolNotFound nogil:
     if _slots[313] == NULL:
         _resolve(313)
-    return (<cudaError_t (*)(void**, GLuint) noexcept nogil>_slots[313])(devPtr, bufObj)
+    return (<cudaError_t (*)(int) noexcept nogil>_slots[313])(device)
 
-cdef cudaError_t cudaGLUnmapBufferObject(GLuint bufObj) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaGLRegisterBufferObject(GLuint bufObj) except ?cudaErrorSymbolNotFound nogil:
     if _slots[314] == NULL:
         _resolve(314)
     return (<cudaError_t (*)(GLuint) noexcept nogil>_slots[314])(bufObj)
 
-cdef cudaError_t cudaGLUnregisterBufferObject(GLuint bufObj) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaGLMapBufferObject(void** devPtr, GLuint bufObj) except ?cudaErrorSymbolNotFound nogil:
     if _slots[315] == NULL:
         _resolve(315)
-    return (<cudaError_t (*)(GLuint) noexcept nogil>_slots[315])(bufObj)
+    return (<cudaError_t (*)(void**, GLuint) noexcept nogil>_slots[315])(devPtr, bufObj)
 
-cdef cudaError_t cudaGLSetBufferObjectMapFlags(GLuint bufObj, unsigned int flags) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaGLUnmapBufferObject(GLuint bufObj) except ?cudaErrorSymbolNotFound nogil:
     if _slots[316] == NULL:
         _resolve(316)
-    return (<cudaError_t (*)(GLuint, unsigned int) noexcept nogil>_slots[316])(bufObj, flags)
+    return (<cudaError_t (*)(GLuint) noexcept nogil>_slots[316])(bufObj)
 
-cdef cudaError_t cudaGLMapBufferObjectAsync(void** devPtr, GLuint bufObj, cudaStream_t stream) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaGLUnregisterBufferObject(GLuint bufObj) except ?cudaErrorSymbolNotFound nogil:
     if _slots[317] == NULL:
         _resolve(317)
-    return (<cudaError_t (*)(void**, GLuint, cudaStream_t) noexcept nogil>_slots[317])(devPtr, bufObj, stream)
+    return (<cudaError_t (*)(GLuint) noexcept nogil>_slots[317])(bufObj)
 
-cdef cudaError_t cudaGLUnmapBufferObjectAsync(GLuint bufObj, cudaStream_t stream) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaGLSetBufferObjectMapFlags(GLuint bufObj, unsigned int flags) except ?cudaErrorSymbolNotFound nogil:
     if _slots[318] == NULL:
         _resolve(318)
-    return (<cudaError_t (*)(GLuint, cudaStream_t) noexcept nogil>_slots[318])(bufObj, stream)
+    return (<cudaError_t (*)(GLuint, unsigned int) noexcept nogil>_slots[318])(bufObj, flags)
 
-cdef cudaError_t cudaGraphicsEGLRegisterImage(cudaGraphicsResource_t* pCudaResource, EGLImageKHR image, unsigned int flags) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaGLMapBufferObjectAsync(void** devPtr, GLuint bufObj, cudaStream_t stream) except ?cudaErrorSymbolNotFound nogil:
     if _slots[319] == NULL:
         _resolve(319)
-    return (<cudaError_t (*)(cudaGraphicsResource_t*, EGLImageKHR, unsigned int) noexcept nogil>_slots[319])(pCudaResource, image, flags)
+    return (<cudaError_t (*)(void**, GLuint, cudaStream_t) noexcept nogil>_slots[319])(devPtr, bufObj, stream)
 
-cdef cudaError_t cudaEGLStreamConsumerConnect(cudaEglStreamConnection* conn, EGLStreamKHR eglStream) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaGLUnmapBufferObjectAsync(GLuint bufObj, cudaStream_t stream) except ?cudaErrorSymbolNotFound nogil:
     if _slots[320] == NULL:
         _resolve(320)
-    return (<cudaError_t (*)(cudaEglStreamConnection*, EGLStreamKHR) noexcept nogil>_slots[320])(conn, eglStream)
+    return (<cudaError_t (*)(GLuint, cudaStream_t) noexcept nogil>_slots[320])(bufObj, stream)
 
-cdef cudaError_t cudaEGLStreamConsumerConnectWithFlags(cudaEglStreamConnection* conn, EGLStreamKHR eglStream, unsigned int flags) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaGraphicsEGLRegisterImage(cudaGraphicsResource_t* pCudaResource, EGLImageKHR image, unsigned int flags) except ?cudaErrorSymbolNotFound nogil:
     if _slots[321] == NULL:
         _resolve(321)
-    return (<cudaError_t (*)(cudaEglStreamConnection*, EGLStreamKHR, unsigned int) noexcept nogil>_slots[321])(conn, eglStream, flags)
+    return (<cudaError_t (*)(cudaGraphicsResource_t*, EGLImageKHR, unsigned int) noexcept nogil>_slots[321])(pCudaResource, image, flags)
 
-cdef cudaError_t cudaEGLStreamConsumerDisconnect(cudaEglStreamConnection* conn) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaEGLStreamConsumerConnect(cudaEglStreamConnection* conn, EGLStreamKHR eglStream) except ?cudaErrorSymbolNotFound nogil:
     if _slots[322] == NULL:
         _resolve(322)
-    return (<cudaError_t (*)(cudaEglStreamConnection*) noexcept nogil>_slots[322])(conn)
+    return (<cudaError_t (*)(cudaEglStreamConnection*, EGLStreamKHR) noexcept nogil>_slots[322])(conn, eglStream)
 
-cdef cudaError_t cudaEGLStreamConsumerAcquireFrame(cudaEglStreamConnection* conn, cudaGraphicsResource_t* pCudaResource, cudaStream_t* pStream, unsigned int timeout) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaEGLStreamConsumerConnectWithFlags(cudaEglStreamConnection* conn, EGLStreamKHR eglStream, unsigned int flags) except ?cudaErrorSymbolNotFound nogil:
     if _slots[323] == NULL:
         _resolve(323)
-    return (<cudaError_t (*)(cudaEglStreamConnection*, cudaGraphicsResource_t*, cudaStream_t*, unsigned int) noexcept nogil>_slots[323])(conn, pCudaResource, pStream, timeout)
+    return (<cudaError_t (*)(cudaEglStreamConnection*, EGLStreamKHR, unsigned int) noexcept nogil>_slots[323])(conn, eglStream, flags)
 
-cdef cudaError_t cudaEGLStreamConsumerReleaseFrame(cudaEglStreamConnection* conn, cudaGraphicsResource_t pCudaResource, cudaStream_t* pStream) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaEGLStreamConsumerDisconnect(cudaEglStreamConnection* conn) except ?cudaErrorSymbolNotFound nogil:
     if _slots[324] == NULL:
         _resolve(324)
-    return (<cudaError_t (*)(cudaEglStreamConnection*, cudaGraphicsResource_t, cudaStream_t*) noexcept nogil>_slots[324])(conn, pCudaResource, pStream)
+    return (<cudaError_t (*)(cudaEglStreamConnection*) noexcept nogil>_slots[324])(conn)
 
-cdef cudaError_t cudaEGLStreamProducerConnect(cudaEglStreamConnection* conn, EGLStreamKHR eglStream, EGLint width, EGLint height) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaEGLStreamConsumerAcquireFrame(cudaEglStreamConnection* conn, cudaGraphicsResource_t* pCudaResource, cudaStream_t* pStream, unsigned int timeout) except ?cudaErrorSymbolNotFound nogil:
     if _slots[325] == NULL:
         _resolve(325)
-    return (<cudaError_t (*)(cudaEglStreamConnection*, EGLStreamKHR, EGLint, EGLint) noexcept nogil>_slots[325])(conn, eglStream, width, height)
+    return (<cudaError_t (*)(cudaEglStreamConnection*, cudaGraphicsResource_t*, cudaStream_t*, unsigned int) noexcept nogil>_slots[325])(conn, pCudaResource, pStream, timeout)
 
-cdef cudaError_t cudaEGLStreamProducerDisconnect(cudaEglStreamConnection* conn) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaEGLStreamConsumerReleaseFrame(cudaEglStreamConnection* conn, cudaGraphicsResource_t pCudaResource, cudaStream_t* pStream) except ?cudaErrorSymbolNotFound nogil:
     if _slots[326] == NULL:
         _resolve(326)
-    return (<cudaError_t (*)(cudaEglStreamConnection*) noexcept nogil>_slots[326])(conn)
+    return (<cudaError_t (*)(cudaEglStreamConnection*, cudaGraphicsResource_t, cudaStream_t*) noexcept nogil>_slots[326])(conn, pCudaResource, pStream)
 
-cdef cudaError_t cudaEGLStreamProducerPresentFrame(cudaEglStreamConnection* conn, cudaEglFrame eglframe, cudaStream_t* pStream) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaEGLStreamProducerConnect(cudaEglStreamConnection* conn, EGLStreamKHR eglStream, EGLint width, EGLint height) except ?cudaErrorSymbolNotFound nogil:
     if _slots[327] == NULL:
         _resolve(327)
-    return (<cudaError_t (*)(cudaEglStreamConnection*, cudaEglFrame, cudaStream_t*) noexcept nogil>_slots[327])(conn, eglframe, pStream)
+    return (<cudaError_t (*)(cudaEglStreamConnection*, EGLStreamKHR, EGLint, EGLint) noexcept nogil>_slots[327])(conn, eglStream, width, height)
 
-cdef cudaError_t cudaEGLStreamProducerReturnFrame(cudaEglStreamConnection* conn, cudaEglFrame* eglframe, cudaStream_t* pStream) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaEGLStreamProducerDisconnect(cudaEglStreamConnection* conn) except ?cudaErrorSymbolNotFound nogil:
     if _slots[328] == NULL:
         _resolve(328)
-    return (<cudaError_t (*)(cudaEglStreamConnection*, cudaEglFrame*, cudaStream_t*) noexcept nogil>_slots[328])(conn, eglframe, pStream)
+    return (<cudaError_t (*)(cudaEglStreamConnection*) noexcept nogil>_slots[328])(conn)
 
-cdef cudaError_t cudaGraphicsResourceGetMappedEglFrame(cudaEglFrame* eglFrame, cudaGraphicsResource_t resource, unsigned int index, unsigned int mipLevel) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaEGLStreamProducerPresentFrame(cudaEglStreamConnection* conn, cudaEglFrame eglframe, cudaStream_t* pStream) except ?cudaErrorSymbolNotFound nogil:
     if _slots[329] == NULL:
         _resolve(329)
-    return (<cudaError_t (*)(cudaEglFrame*, cudaGraphicsResource_t, unsigned int, unsigned int) noexcept nogil>_slots[329])(eglFrame, resource, index, mipLevel)
+    return (<cudaError_t (*)(cudaEglStreamConnection*, cudaEglFrame, cudaStream_t*) noexcept nogil>_slots[329])(conn, eglframe, pStream)
 
-cdef cudaError_t cudaEventCreateFromEGLSync(cudaEvent_t* phEvent, EGLSyncKHR eglSync, unsigned int flags) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaEGLStreamProducerReturnFrame(cudaEglStreamConnection* conn, cudaEglFrame* eglframe, cudaStream_t* pStream) except ?cudaErrorSymbolNotFound nogil:
     if _slots[330] == NULL:
         _resolve(330)
-    return (<cudaError_t (*)(cudaEvent_t*, EGLSyncKHR, unsigned int) noexcept nogil>_slots[330])(phEvent, eglSync, flags)
+    return (<cudaError_t (*)(cudaEglStreamConnection*, cudaEglFrame*, cudaStream_t*) noexcept nogil>_slots[330])(conn, eglframe, pStream)
 
-cdef cudaError_t cudaVDPAUGetDevice(int* device, VdpDevice vdpDevice, VdpGetProcAddress* vdpGetProcAddress) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaGraphicsResourceGetMappedEglFrame(cudaEglFrame* eglFrame, cudaGraphicsResource_t resource, unsigned int index, unsigned int mipLevel) except ?cudaErrorSymbolNotFound nogil:
     if _slots[331] == NULL:
         _resolve(331)
-    return (<cudaError_t (*)(int*, VdpDevice, VdpGetProcAddress*) noexcept nogil>_slots[331])(device, vdpDevice, vdpGetProcAddress)
+    return (<cudaError_t (*)(cudaEglFrame*, cudaGraphicsResource_t, unsigned int, unsigned int) noexcept nogil>_slots[331])(eglFrame, resource, index, mipLevel)
 
-cdef cudaError_t cudaVDPAUSetVDPAUDevice(int device, VdpDevice vdpDevice, VdpGetProcAddress* vdpGetProcAddress) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaEventCreateFromEGLSync(cudaEvent_t* phEvent, EGLSyncKHR eglSync, unsigned int flags) except ?cudaErrorSymbolNotFound nogil:
     if _slots[332] == NULL:
         _resolve(332)
-    return (<cudaError_t (*)(int, VdpDevice, VdpGetProcAddress*) noexcept nogil>_slots[332])(device, vdpDevice, vdpGetProcAddress)
+    return (<cudaError_t (*)(cudaEvent_t*, EGLSyncKHR, unsigned int) noexcept nogil>_slots[332])(phEvent, eglSync, flags)
 
-cdef cudaError_t cudaGraphicsVDPAURegisterVideoSurface(cudaGraphicsResource_t* resource, VdpVideoSurface vdpSurface, unsigned int flags) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaVDPAUGetDevice(int* device, VdpDevice vdpDevice, VdpGetProcAddress* vdpGetProcAddress) except ?cudaErrorSymbolNotFound nogil:
     if _slots[333] == NULL:
         _resolve(333)
-    return (<cudaError_t (*)(cudaGraphicsResource_t*, VdpVideoSurface, unsigned int) noexcept nogil>_slots[333])(resource, vdpSurface, flags)
+    return (<cudaError_t (*)(int*, VdpDevice, VdpGetProcAddress*) noexcept nogil>_slots[333])(device, vdpDevice, vdpGetProcAddress)
 
-cdef cudaError_t cudaGraphicsVDPAURegisterOutputSurface(cudaGraphicsResource_t* resource, VdpOutputSurface vdpSurface, unsigned int flags) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaVDPAUSetVDPAUDevice(int device, VdpDevice vdpDevice, VdpGetProcAddress* vdpGetProcAddress) except ?cudaErrorSymbolNotFound nogil:
     if _slots[334] == NULL:
         _resolve(334)
-    return (<cudaError_t (*)(cudaGraphicsResource_t*, VdpOutputSurface, unsigned int) noexcept nogil>_slots[334])(resource, vdpSurface, flags)
+    return (<cudaError_t (*)(int, VdpDevice, VdpGetProcAddress*) noexcept nogil>_slots[334])(device, vdpDevice, vdpGetProcAddress)
 
-cdef cudaError_t cudaProfilerStart() except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaGraphicsVDPAURegisterVideoSurface(cudaGraphicsResource_t* resource, VdpVideoSurface vdpSurface, unsigned int flags) except ?cudaErrorSymbolNotFound nogil:
     if _slots[335] == NULL:
         _resolve(335)
-    return (<cudaError_t (*)() noexcept nogil>_slots[335])()
+    return (<cudaError_t (*)(cudaGraphicsResource_t*, VdpVideoSurface, unsigned int) noexcept nogil>_slots[335])(resource, vdpSurface, flags)
 
-cdef cudaError_t cudaProfilerStop() except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaGraphicsVDPAURegisterOutputSurface(cudaGraphicsResource_t* resource, VdpOutputSurface vdpSurface, unsigned int flags) except ?cudaErrorSymbolNotFound nogil:
     if _slots[336] == NULL:
         _resolve(336)
-    return (<cudaError_t (*)() noexcept nogil>_slots[336])()
+    return (<cudaError_t (*)(cudaGraphicsResource_t*, VdpOutputSurface, unsigned int) noexcept nogil>_slots[336])(resource, vdpSurface, flags)
+
+cdef cudaError_t cudaProfilerStart() except ?cudaErrorSymbolNotFound nogil:
+    if _slots[337] == NULL:
+        _resolve(337)
+    return (<cudaError_t (*)() noexcept nogil>_slots[337])()
+
+cdef cudaError_t cudaProfilerStop() except ?cudaErrorSymbolNotFound nogil:
+    if _slots[338] == NULL:
+        _resolve(338)
+    return (<cudaError_t (*)() noexcept nogil>_slots[338])()

@@ -16212,16 +16212,18 @@ number of nodes actually obtained will be returned in numNodes.
     cdef void* c_hGraph
     cdef _Buf a_nodes
     cdef void* p_nodes
+    cdef size_t req_nodes
     cdef size_t c_numNodes
     _hptr(hGraph, &c_hGraph)
     c_numNodes = numNodes
     a_nodes = _Buf_new((c_numNodes) * sizeof(void*)) if c_numNodes else None
     p_nodes = _bufptr(a_nodes)
+    req_nodes = c_numNodes
     with nogil:
         err = cydriver.cuGraphGetNodes(<cydriver.CUgraph>c_hGraph, <cydriver.CUgraphNode*>p_nodes, &c_numNodes)
     if err != 0:
         return (_st(err), None, None)
-    return (_SUCCESS, _from_array(_bufptr(a_nodes), c_numNodes, 'h', CUgraphNode, sizeof(void*)), c_numNodes)
+    return (_SUCCESS, _from_array(_bufptr(a_nodes), (c_numNodes if c_numNodes < req_nodes else req_nodes), 'h', CUgraphNode, sizeof(void*)), c_numNodes)
 
 def cuGraphGetRootNodes(hGraph, numRootNodes):
     """cuGraphGetRootNodes(hGraph, numRootNodes)
@@ -16253,16 +16255,18 @@ number of nodes actually obtained will be returned in numRootNodes.
     cdef void* c_hGraph
     cdef _Buf a_rootNodes
     cdef void* p_rootNodes
+    cdef size_t req_rootNodes
     cdef size_t c_numRootNodes
     _hptr(hGraph, &c_hGraph)
     c_numRootNodes = numRootNodes
     a_rootNodes = _Buf_new((c_numRootNodes) * sizeof(void*)) if c_numRootNodes else None
     p_rootNodes = _bufptr(a_rootNodes)
+    req_rootNodes = c_numRootNodes
     with nogil:
         err = cydriver.cuGraphGetRootNodes(<cydriver.CUgraph>c_hGraph, <cydriver.CUgraphNode*>p_rootNodes, &c_numRootNodes)
     if err != 0:
         return (_st(err), None, None)
-    return (_SUCCESS, _from_array(_bufptr(a_rootNodes), c_numRootNodes, 'h', CUgraphNode, sizeof(void*)), c_numRootNodes)
+    return (_SUCCESS, _from_array(_bufptr(a_rootNodes), (c_numRootNodes if c_numRootNodes < req_rootNodes else req_rootNodes), 'h', CUgraphNode, sizeof(void*)), c_numRootNodes)
 
 def cuGraphGetEdges(hGraph, numEdges):
     """cuGraphGetEdges(hGraph, numEdges)
@@ -16304,24 +16308,30 @@ as well.
     cdef void* c_hGraph
     cdef _Buf a_from
     cdef void* p_from
+    cdef size_t req_from
     cdef _Buf a_to
     cdef void* p_to
+    cdef size_t req_to
     cdef _Buf a_edgeData
     cdef void* p_edgeData
+    cdef size_t req_edgeData
     cdef size_t c_numEdges
     _hptr(hGraph, &c_hGraph)
     c_numEdges = numEdges
     a_from = _Buf_new((c_numEdges) * sizeof(void*)) if c_numEdges else None
     p_from = _bufptr(a_from)
+    req_from = c_numEdges
     a_to = _Buf_new((c_numEdges) * sizeof(void*)) if c_numEdges else None
     p_to = _bufptr(a_to)
+    req_to = c_numEdges
     a_edgeData = _Buf_new((c_numEdges) * sizeof(cydriver.CUgraphEdgeData)) if c_numEdges else None
     p_edgeData = _bufptr(a_edgeData)
+    req_edgeData = c_numEdges
     with nogil:
         err = cydriver.cuGraphGetEdges(<cydriver.CUgraph>c_hGraph, <cydriver.CUgraphNode*>p_from, <cydriver.CUgraphNode*>p_to, <cydriver.CUgraphEdgeData*>p_edgeData, &c_numEdges)
     if err != 0:
         return (_st(err), None, None, None, None)
-    return (_SUCCESS, _from_array(_bufptr(a_from), c_numEdges, 'h', CUgraphNode, sizeof(void*)), _from_array(_bufptr(a_to), c_numEdges, 'h', CUgraphNode, sizeof(void*)), _from_array(_bufptr(a_edgeData), c_numEdges, 's', CUgraphEdgeData, sizeof(cydriver.CUgraphEdgeData)), c_numEdges)
+    return (_SUCCESS, _from_array(_bufptr(a_from), (c_numEdges if c_numEdges < req_from else req_from), 'h', CUgraphNode, sizeof(void*)), _from_array(_bufptr(a_to), (c_numEdges if c_numEdges < req_to else req_to), 'h', CUgraphNode, sizeof(void*)), _from_array(_bufptr(a_edgeData), (c_numEdges if c_numEdges < req_edgeData else req_edgeData), 's', CUgraphEdgeData, sizeof(cydriver.CUgraphEdgeData)), c_numEdges)
 
 def cuGraphNodeGetDependencies(hNode, numDependencies):
     """cuGraphNodeGetDependencies(hNode, numDependencies)
@@ -16359,20 +16369,24 @@ dependencies must be as well.
     cdef void* c_hNode
     cdef _Buf a_dependencies
     cdef void* p_dependencies
+    cdef size_t req_dependencies
     cdef _Buf a_edgeData
     cdef void* p_edgeData
+    cdef size_t req_edgeData
     cdef size_t c_numDependencies
     _hptr(hNode, &c_hNode)
     c_numDependencies = numDependencies
     a_dependencies = _Buf_new((c_numDependencies) * sizeof(void*)) if c_numDependencies else None
     p_dependencies = _bufptr(a_dependencies)
+    req_dependencies = c_numDependencies
     a_edgeData = _Buf_new((c_numDependencies) * sizeof(cydriver.CUgraphEdgeData)) if c_numDependencies else None
     p_edgeData = _bufptr(a_edgeData)
+    req_edgeData = c_numDependencies
     with nogil:
         err = cydriver.cuGraphNodeGetDependencies(<cydriver.CUgraphNode>c_hNode, <cydriver.CUgraphNode*>p_dependencies, <cydriver.CUgraphEdgeData*>p_edgeData, &c_numDependencies)
     if err != 0:
         return (_st(err), None, None, None)
-    return (_SUCCESS, _from_array(_bufptr(a_dependencies), c_numDependencies, 'h', CUgraphNode, sizeof(void*)), _from_array(_bufptr(a_edgeData), c_numDependencies, 's', CUgraphEdgeData, sizeof(cydriver.CUgraphEdgeData)), c_numDependencies)
+    return (_SUCCESS, _from_array(_bufptr(a_dependencies), (c_numDependencies if c_numDependencies < req_dependencies else req_dependencies), 'h', CUgraphNode, sizeof(void*)), _from_array(_bufptr(a_edgeData), (c_numDependencies if c_numDependencies < req_edgeData else req_edgeData), 's', CUgraphEdgeData, sizeof(cydriver.CUgraphEdgeData)), c_numDependencies)
 
 def cuGraphNodeGetDependentNodes(hNode, numDependentNodes):
     """cuGraphNodeGetDependentNodes(hNode, numDependentNodes)
@@ -16411,20 +16425,24 @@ dependentNodes must be as well.
     cdef void* c_hNode
     cdef _Buf a_dependentNodes
     cdef void* p_dependentNodes
+    cdef size_t req_dependentNodes
     cdef _Buf a_edgeData
     cdef void* p_edgeData
+    cdef size_t req_edgeData
     cdef size_t c_numDependentNodes
     _hptr(hNode, &c_hNode)
     c_numDependentNodes = numDependentNodes
     a_dependentNodes = _Buf_new((c_numDependentNodes) * sizeof(void*)) if c_numDependentNodes else None
     p_dependentNodes = _bufptr(a_dependentNodes)
+    req_dependentNodes = c_numDependentNodes
     a_edgeData = _Buf_new((c_numDependentNodes) * sizeof(cydriver.CUgraphEdgeData)) if c_numDependentNodes else None
     p_edgeData = _bufptr(a_edgeData)
+    req_edgeData = c_numDependentNodes
     with nogil:
         err = cydriver.cuGraphNodeGetDependentNodes(<cydriver.CUgraphNode>c_hNode, <cydriver.CUgraphNode*>p_dependentNodes, <cydriver.CUgraphEdgeData*>p_edgeData, &c_numDependentNodes)
     if err != 0:
         return (_st(err), None, None, None)
-    return (_SUCCESS, _from_array(_bufptr(a_dependentNodes), c_numDependentNodes, 'h', CUgraphNode, sizeof(void*)), _from_array(_bufptr(a_edgeData), c_numDependentNodes, 's', CUgraphEdgeData, sizeof(cydriver.CUgraphEdgeData)), c_numDependentNodes)
+    return (_SUCCESS, _from_array(_bufptr(a_dependentNodes), (c_numDependentNodes if c_numDependentNodes < req_dependentNodes else req_dependentNodes), 'h', CUgraphNode, sizeof(void*)), _from_array(_bufptr(a_edgeData), (c_numDependentNodes if c_numDependentNodes < req_edgeData else req_edgeData), 's', CUgraphEdgeData, sizeof(cydriver.CUgraphEdgeData)), c_numDependentNodes)
 
 def cuGraphAddDependencies(hGraph, from_, to, edgeData, size_t numDependencies):
     """cuGraphAddDependencies(hGraph, from_, to, edgeData, numDependencies)
@@ -21476,17 +21494,19 @@ Note: The API is not supported on 32-bit platforms.
     cdef cydriver.CUresult err
     cdef _Buf a_result
     cdef void* p_result
+    cdef size_t req_result
     cdef unsigned int c_nbGroups
     cdef void* p_input = _sptr(input_, True)
     cdef _Struct s_remaining = _new_struct(CUdevResource)
     c_nbGroups = nbGroups
     a_result = _Buf_new((c_nbGroups) * sizeof(cydriver.CUdevResource)) if c_nbGroups else None
     p_result = _bufptr(a_result)
+    req_result = c_nbGroups
     with nogil:
         err = cydriver.cuDevSmResourceSplitByCount(<cydriver.CUdevResource*>p_result, &c_nbGroups, <const cydriver.CUdevResource*>p_input, <cydriver.CUdevResource*>s_remaining._ptr, useFlags, minCount)
     if err != 0:
         return (_st(err), None, None, None)
-    return (_SUCCESS, _from_array(_bufptr(a_result), c_nbGroups, 's', CUdevResource, sizeof(cydriver.CUdevResource)), c_nbGroups, s_remaining)
+    return (_SUCCESS, _from_array(_bufptr(a_result), (c_nbGroups if c_nbGroups < req_result else req_result), 's', CUdevResource, sizeof(cydriver.CUdevResource)), c_nbGroups, s_remaining)
 
 def cuDevResourceGenerateDesc(resources, unsigned int nbResources):
     """cuDevResourceGenerateDesc(resources, nbResources)

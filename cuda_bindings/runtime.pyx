@@ -4514,6 +4514,118 @@ have completed before the semaphore is destroyed.
         err = cyruntime.cudaDestroyExternalSemaphore(<cyruntime.cudaExternalSemaphore_t>c_extSem)
     return (_st(err),)
 
+def cudaLaunchKernel(func, gridDim, blockDim, args, size_t sharedMem, stream):
+    """cudaLaunchKernel(func, gridDim, blockDim, args, sharedMem, stream)
+    
+    Launches a device function
+
+The function invokes kernel func on gridDim (gridDim.x &times; gridDim.y
+&times; gridDim.z) grid of blocks. Each block contains blockDim (blockDim.x &times;
+blockDim.y &times; blockDim.z) threads.
+
+If the kernel has N parameters the args should point to array of N pointers.
+Each pointer, from <tt>args[0]</tt> to <tt>args[N - 1]</tt>, point to the region
+of memory from which the actual parameter will be copied.
+
+For templated functions, pass the function symbol as follows:
+func_name<template_arg_0,...,template_arg_N>
+
+sharedMem sets the amount of dynamic shared memory that will be available to
+each thread block.
+
+stream specifies a stream the invocation is associated to.
+    
+    Parameters
+    ----------
+    func : void*
+        Device function symbol
+    gridDim : dim3
+        Grid dimentions
+    blockDim : dim3
+        Block dimentions
+    args : void**
+        Arguments
+    sharedMem : size_t
+        Shared memory
+    stream : cudaStream_t
+        Stream identifier
+    
+    Returns
+    -------
+    cudaError_t
+    """
+    cdef cyruntime.cudaError_t err
+    cdef void* c_func
+    cdef void* p_gridDim = _sptr(gridDim, False)
+    cdef void* p_blockDim = _sptr(blockDim, False)
+    cdef _Buf a_args = _kparams(args)
+    cdef void* p_args = _bufptr(a_args)
+    cdef void* c_stream
+    _vptr(func, &c_func)
+    _hptr(stream, &c_stream)
+    with nogil:
+        err = cyruntime.cudaLaunchKernel(<const void*>c_func, (<cyruntime.dim3*>p_gridDim)[0], (<cyruntime.dim3*>p_blockDim)[0], <void**>p_args, sharedMem, <cyruntime.cudaStream_t>c_stream)
+    return (_st(err),)
+
+def cudaLaunchKernelExC(config, func, args):
+    """cudaLaunchKernelExC(config, func, args)
+    
+    Launches a CUDA function with launch-time configuration
+
+Note that the functionally equivalent variadic template cudaLaunchKernelEx
+is available for C++11 and newer.
+
+Invokes the kernel func on config->gridDim (config->gridDim.x
+&times; config->gridDim.y &times; config->gridDim.z) grid of blocks.
+Each block contains config->blockDim (config->blockDim.x &times;
+config->blockDim.y &times; config->blockDim.z) threads.
+
+config->dynamicSmemBytes sets the amount of dynamic shared memory that
+will be available to each thread block.
+
+config->stream specifies a stream the invocation is associated to.
+
+Configuration beyond grid and block dimensions, dynamic shared memory size,
+and stream can be provided with the following two fields of config:
+
+config->attrs is an array of config->numAttrs contiguous
+cudaLaunchAttribute elements. The value of this pointer is not considered
+if config->numAttrs is zero. However, in that case, it is recommended to
+set the pointer to NULL.
+config->numAttrs is the number of attributes populating the first
+config->numAttrs positions of the config->attrs array.
+
+If the kernel has N parameters the args should point to array of N
+pointers. Each pointer, from <tt>args[0]</tt> to <tt>args[N - 1]</tt>, point
+to the region of memory from which the actual parameter will be copied.
+
+N.B. This function is so named to avoid unintentionally invoking the
+     templated version, cudaLaunchKernelEx, for kernels taking a single
+     void** or void* parameter.
+    
+    Parameters
+    ----------
+    config : cudaLaunchConfig_t*
+        Launch configuration
+    func : void*
+        Kernel to launch
+    args : void**
+        Array of pointers to kernel parameters
+    
+    Returns
+    -------
+    cudaError_t
+    """
+    cdef cyruntime.cudaError_t err
+    cdef void* p_config = _sptr(config, True)
+    cdef void* c_func
+    cdef _Buf a_args = _kparams(args)
+    cdef void* p_args = _bufptr(a_args)
+    _vptr(func, &c_func)
+    with nogil:
+        err = cyruntime.cudaLaunchKernelExC(<const cyruntime.cudaLaunchConfig_t*>p_config, <const void*>c_func, <void**>p_args)
+    return (_st(err),)
+
 def cudaLaunchCooperativeKernel(func, gridDim, blockDim, args, size_t sharedMem, stream):
     """cudaLaunchCooperativeKernel(func, gridDim, blockDim, args, sharedMem, stream)
     
@@ -11870,16 +11982,18 @@ number of nodes actually obtained will be returned in numNodes.
     cdef void* c_graph
     cdef _Buf a_nodes
     cdef void* p_nodes
+    cdef size_t req_nodes
     cdef size_t c_numNodes
     _hptr(graph, &c_graph)
     c_numNodes = numNodes
     a_nodes = _Buf_new((c_numNodes) * sizeof(void*)) if c_numNodes else None
     p_nodes = _bufptr(a_nodes)
+    req_nodes = c_numNodes
     with nogil:
         err = cyruntime.cudaGraphGetNodes(<cyruntime.cudaGraph_t>c_graph, <cyruntime.cudaGraphNode_t*>p_nodes, &c_numNodes)
     if err != 0:
         return (_st(err), None, None)
-    return (_SUCCESS, _from_array(_bufptr(a_nodes), c_numNodes, 'h', cudaGraphNode_t, sizeof(void*)), c_numNodes)
+    return (_SUCCESS, _from_array(_bufptr(a_nodes), (c_numNodes if c_numNodes < req_nodes else req_nodes), 'h', cudaGraphNode_t, sizeof(void*)), c_numNodes)
 
 def cudaGraphGetRootNodes(graph, pNumRootNodes):
     """cudaGraphGetRootNodes(graph, pNumRootNodes)
@@ -11911,16 +12025,18 @@ number of nodes actually obtained will be returned in pNumRootNodes.
     cdef void* c_graph
     cdef _Buf a_pRootNodes
     cdef void* p_pRootNodes
+    cdef size_t req_pRootNodes
     cdef size_t c_pNumRootNodes
     _hptr(graph, &c_graph)
     c_pNumRootNodes = pNumRootNodes
     a_pRootNodes = _Buf_new((c_pNumRootNodes) * sizeof(void*)) if c_pNumRootNodes else None
     p_pRootNodes = _bufptr(a_pRootNodes)
+    req_pRootNodes = c_pNumRootNodes
     with nogil:
         err = cyruntime.cudaGraphGetRootNodes(<cyruntime.cudaGraph_t>c_graph, <cyruntime.cudaGraphNode_t*>p_pRootNodes, &c_pNumRootNodes)
     if err != 0:
         return (_st(err), None, None)
-    return (_SUCCESS, _from_array(_bufptr(a_pRootNodes), c_pNumRootNodes, 'h', cudaGraphNode_t, sizeof(void*)), c_pNumRootNodes)
+    return (_SUCCESS, _from_array(_bufptr(a_pRootNodes), (c_pNumRootNodes if c_pNumRootNodes < req_pRootNodes else req_pRootNodes), 'h', cudaGraphNode_t, sizeof(void*)), c_pNumRootNodes)
 
 def cudaGraphGetEdges(graph, numEdges):
     """cudaGraphGetEdges(graph, numEdges)
@@ -11962,24 +12078,30 @@ well.
     cdef void* c_graph
     cdef _Buf a_from
     cdef void* p_from
+    cdef size_t req_from
     cdef _Buf a_to
     cdef void* p_to
+    cdef size_t req_to
     cdef _Buf a_edgeData
     cdef void* p_edgeData
+    cdef size_t req_edgeData
     cdef size_t c_numEdges
     _hptr(graph, &c_graph)
     c_numEdges = numEdges
     a_from = _Buf_new((c_numEdges) * sizeof(void*)) if c_numEdges else None
     p_from = _bufptr(a_from)
+    req_from = c_numEdges
     a_to = _Buf_new((c_numEdges) * sizeof(void*)) if c_numEdges else None
     p_to = _bufptr(a_to)
+    req_to = c_numEdges
     a_edgeData = _Buf_new((c_numEdges) * sizeof(cyruntime.cudaGraphEdgeData)) if c_numEdges else None
     p_edgeData = _bufptr(a_edgeData)
+    req_edgeData = c_numEdges
     with nogil:
         err = cyruntime.cudaGraphGetEdges(<cyruntime.cudaGraph_t>c_graph, <cyruntime.cudaGraphNode_t*>p_from, <cyruntime.cudaGraphNode_t*>p_to, <cyruntime.cudaGraphEdgeData*>p_edgeData, &c_numEdges)
     if err != 0:
         return (_st(err), None, None, None, None)
-    return (_SUCCESS, _from_array(_bufptr(a_from), c_numEdges, 'h', cudaGraphNode_t, sizeof(void*)), _from_array(_bufptr(a_to), c_numEdges, 'h', cudaGraphNode_t, sizeof(void*)), _from_array(_bufptr(a_edgeData), c_numEdges, 's', cudaGraphEdgeData, sizeof(cyruntime.cudaGraphEdgeData)), c_numEdges)
+    return (_SUCCESS, _from_array(_bufptr(a_from), (c_numEdges if c_numEdges < req_from else req_from), 'h', cudaGraphNode_t, sizeof(void*)), _from_array(_bufptr(a_to), (c_numEdges if c_numEdges < req_to else req_to), 'h', cudaGraphNode_t, sizeof(void*)), _from_array(_bufptr(a_edgeData), (c_numEdges if c_numEdges < req_edgeData else req_edgeData), 's', cudaGraphEdgeData, sizeof(cyruntime.cudaGraphEdgeData)), c_numEdges)
 
 def cudaGraphNodeGetDependencies(node, pNumDependencies):
     """cudaGraphNodeGetDependencies(node, pNumDependencies)
@@ -12017,20 +12139,24 @@ pDependencies must be as well.
     cdef void* c_node
     cdef _Buf a_pDependencies
     cdef void* p_pDependencies
+    cdef size_t req_pDependencies
     cdef _Buf a_edgeData
     cdef void* p_edgeData
+    cdef size_t req_edgeData
     cdef size_t c_pNumDependencies
     _hptr(node, &c_node)
     c_pNumDependencies = pNumDependencies
     a_pDependencies = _Buf_new((c_pNumDependencies) * sizeof(void*)) if c_pNumDependencies else None
     p_pDependencies = _bufptr(a_pDependencies)
+    req_pDependencies = c_pNumDependencies
     a_edgeData = _Buf_new((c_pNumDependencies) * sizeof(cyruntime.cudaGraphEdgeData)) if c_pNumDependencies else None
     p_edgeData = _bufptr(a_edgeData)
+    req_edgeData = c_pNumDependencies
     with nogil:
         err = cyruntime.cudaGraphNodeGetDependencies(<cyruntime.cudaGraphNode_t>c_node, <cyruntime.cudaGraphNode_t*>p_pDependencies, <cyruntime.cudaGraphEdgeData*>p_edgeData, &c_pNumDependencies)
     if err != 0:
         return (_st(err), None, None, None)
-    return (_SUCCESS, _from_array(_bufptr(a_pDependencies), c_pNumDependencies, 'h', cudaGraphNode_t, sizeof(void*)), _from_array(_bufptr(a_edgeData), c_pNumDependencies, 's', cudaGraphEdgeData, sizeof(cyruntime.cudaGraphEdgeData)), c_pNumDependencies)
+    return (_SUCCESS, _from_array(_bufptr(a_pDependencies), (c_pNumDependencies if c_pNumDependencies < req_pDependencies else req_pDependencies), 'h', cudaGraphNode_t, sizeof(void*)), _from_array(_bufptr(a_edgeData), (c_pNumDependencies if c_pNumDependencies < req_edgeData else req_edgeData), 's', cudaGraphEdgeData, sizeof(cyruntime.cudaGraphEdgeData)), c_pNumDependencies)
 
 def cudaGraphNodeGetDependentNodes(node, pNumDependentNodes):
     """cudaGraphNodeGetDependentNodes(node, pNumDependentNodes)
@@ -12069,20 +12195,24 @@ pDependentNodes must be as well.
     cdef void* c_node
     cdef _Buf a_pDependentNodes
     cdef void* p_pDependentNodes
+    cdef size_t req_pDependentNodes
     cdef _Buf a_edgeData
     cdef void* p_edgeData
+    cdef size_t req_edgeData
     cdef size_t c_pNumDependentNodes
     _hptr(node, &c_node)
     c_pNumDependentNodes = pNumDependentNodes
     a_pDependentNodes = _Buf_new((c_pNumDependentNodes) * sizeof(void*)) if c_pNumDependentNodes else None
     p_pDependentNodes = _bufptr(a_pDependentNodes)
+    req_pDependentNodes = c_pNumDependentNodes
     a_edgeData = _Buf_new((c_pNumDependentNodes) * sizeof(cyruntime.cudaGraphEdgeData)) if c_pNumDependentNodes else None
     p_edgeData = _bufptr(a_edgeData)
+    req_edgeData = c_pNumDependentNodes
     with nogil:
         err = cyruntime.cudaGraphNodeGetDependentNodes(<cyruntime.cudaGraphNode_t>c_node, <cyruntime.cudaGraphNode_t*>p_pDependentNodes, <cyruntime.cudaGraphEdgeData*>p_edgeData, &c_pNumDependentNodes)
     if err != 0:
         return (_st(err), None, None, None)
-    return (_SUCCESS, _from_array(_bufptr(a_pDependentNodes), c_pNumDependentNodes, 'h', cudaGraphNode_t, sizeof(void*)), _from_array(_bufptr(a_edgeData), c_pNumDependentNodes, 's', cudaGraphEdgeData, sizeof(cyruntime.cudaGraphEdgeData)), c_pNumDependentNodes)
+    return (_SUCCESS, _from_array(_bufptr(a_pDependentNodes), (c_pNumDependentNodes if c_pNumDependentNodes < req_pDependentNodes else req_pDependentNodes), 'h', cudaGraphNode_t, sizeof(void*)), _from_array(_bufptr(a_edgeData), (c_pNumDependentNodes if c_pNumDependentNodes < req_edgeData else req_edgeData), 's', cudaGraphEdgeData, sizeof(cyruntime.cudaGraphEdgeData)), c_pNumDependentNodes)
 
 def cudaGraphAddDependencies(graph, from_, to, edgeData, size_t numDependencies):
     """cudaGraphAddDependencies(graph, from_, to, edgeData, numDependencies)
