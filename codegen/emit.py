@@ -272,9 +272,9 @@ def _field_spec(model, s, f, classes):
         count *= int(d)
     clsname = f.ctype if f.ctype in classes else ""
     if f.dims:
-        if _bare(f.ctype) in ("char", "unsigned char", "signed char") and f.cls == "scalar" and f.name not in ("reserved", "reserved0", "reserved1"):
-            if _bare(f.ctype) == "char":
-                return F_CHARS, count, "", 0, "", False
+        if _bare(f.ctype) == "char" and f.cls == "scalar":
+            # ekind 1: a C string (cut at the first NUL); 0: binary bytes, returned whole
+            return F_CHARS, count, "", 0 if f.name in ov.BINARY_CHAR_FIELDS else 1, "", False
         return F_ARRAY, count, clsname, _item_kind(model, f), "", False
     if f.ptr == 0:
         if f.cls == "funcptr" and not clsname:
@@ -311,7 +311,7 @@ def emit_py(model):
          f"from cuda.bindings cimport cy{model.lib}",
          "from cuda.bindings._base cimport (_Handle, _IntValue, _Struct, _Buf, _hptr, _vptr, _sptr, _wbuf,",
          "    _new_handle, _new_int, _new_struct, _enum, _as_bytes, _array, _from_array, _strlist, _voidpp,",
-         "    _jitvalues, _kparams, _attr_in, _attr_out, _attr_size, _bufptr, _Buf_new)",
+         "    _jitvalues, _kparams, _attr_in, _attr_out, _attr_size, _bufptr, _Buf_new, _structs)",
          "from cuda.bindings._base import _make_fields",
          "from cpython.bytes cimport PyBytes_FromStringAndSize",
          "from cpython.long cimport PyLong_FromVoidPtr",
@@ -623,7 +623,8 @@ def _emit_function(model, fn, mod, L):
                 call_args.append(f"(<{base_t}*>p_{p.name})[0]")
             elif conv == "struct_ptr":
                 pyparams.append(py)
-                cdecls.append(f"cdef void* p_{p.name} = _sptr({py}, True)")
+                cdecls.append(f"cdef _Buf a_{p.name} = _structs({py}, sizeof(cy{model.lib}.{_bare(p.ctype)}))")
+                cdecls.append(f"cdef void* p_{p.name} = _bufptr(a_{p.name})")
                 call_args.append(f"<{ct}>p_{p.name}")
             elif conv in ("voidp", "unknown"):
                 pyparams.append(py)
@@ -632,7 +633,10 @@ def _emit_function(model, fn, mod, L):
                 call_args.append(f"<{ct}>{c}")
             elif conv == "cstr":
                 pyparams.append(py)
-                cdecls.append(f"cdef bytes b_{p.name} = _as_bytes({py}, True)")
+                if model.lib == "nvjitlink":   # the reference's nvJitLink takes str; bytes work too
+                    cdecls.append(f"cdef bytes b_{p.name} = {py}.encode() if isinstance({py}, str) else _as_bytes({py}, True)")
+                else:
+                    cdecls.append(f"cdef bytes b_{p.name} = _as_bytes({py}, True)")
                 cdecls.append(f"cdef const char* {c} = <char*>b_{p.name} if b_{p.name} is not None else NULL")
                 call_args.append(f"<{ct}>{c}")
             elif conv == "buf_w":

@@ -303,5 +303,10 @@ MAKE_FUNCTIONS = {
 JIT_OPTION_VALUES = {"optionValues", "jitOptionsValues", "libraryOptionValues"}
 JIT_OPTIONS = {"options", "jitOptions", "libraryOptions"}
 
+# char[] struct fields that hold binary data, returned whole; every other char[] field is a C
+# string, returned up to its first NUL (cudaDeviceProp.name).
+BINARY_CHAR_FIELDS = {"bytes", "luid", "reserved", "reserved0", "reserved1", "pad", "_oversize",
+                      "_internal_padding", "opaque"}
+
 # Functions not wrapped at the Python level, with the reason.  (They stay callable from Cython.)
 SKIP_PYTHON = {}

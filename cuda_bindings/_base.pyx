@@ -424,7 +424,7 @@ cdef _Buf _strlist(object o):
         return None
     if not isinstance(o, (list, tuple)):
         raise TypeError(f"expected a list of bytes, not {type(o).__name__}")
-    keep = [_as_bytes(x, False) for x in o]
+    keep = [(<str>x).encode() if isinstance(x, str) else _as_bytes(x, False) for x in o]
     b = _Buf_new(len(keep) * sizeof(void*))
     b.n = len(keep)
     b.keep = keep
@@ -558,6 +558,21 @@ cdef _Struct _struct_view(type cls, void* p, object owner):
     s._own = False
     s._owner = owner
     return s
+
+
+cdef _Buf _structs(object o, Py_ssize_t size):
+    """A `const T*` struct argument: one struct (its own memory), None, an address, or a list of
+    structs (copied into one contiguous array for the call)."""
+    cdef _Buf b
+    if o is None:
+        return None
+    if isinstance(o, (list, tuple)):
+        return _array(o, "s", size)
+    b = _Buf.__new__(_Buf)
+    b.keep = o
+    b.n = -1
+    b.size = <Py_ssize_t>_sptr(o, False)
+    return b
 
 
 cdef void* _sptr(object o, bint allow_none) except? NULL:
@@ -708,6 +723,11 @@ cdef object _get_item(char* p, int kind, int size, object cls, object owner, _Fi
     if kind == F_STRUCT:
         return _struct_view(cls, p, owner)
     if kind == F_CHARS:
+        if ekind:        # a C string: up to the first NUL
+            n = 0
+            while n < count and p[n] != 0:
+                n += 1
+            return PyBytes_FromStringAndSize(p, n)
         return PyBytes_FromStringAndSize(p, count)
     if kind == F_ARRAY:
         return [_get_item(p + i * size, ekind, size, cls, owner, f, 0, 0) for i in range(count)]

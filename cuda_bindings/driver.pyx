@@ -5,7 +5,7 @@
 from cuda.bindings cimport cydriver
 from cuda.bindings._base cimport (_Handle, _IntValue, _Struct, _Buf, _hptr, _vptr, _sptr, _wbuf,
     _new_handle, _new_int, _new_struct, _enum, _as_bytes, _array, _from_array, _strlist, _voidpp,
-    _jitvalues, _kparams, _attr_in, _attr_out, _attr_size, _bufptr, _Buf_new)
+    _jitvalues, _kparams, _attr_in, _attr_out, _attr_size, _bufptr, _Buf_new, _structs)
 from cuda.bindings._base import _make_fields
 from cpython.bytes cimport PyBytes_FromStringAndSize
 from cpython.long cimport PyLong_FromVoidPtr
@@ -1308,7 +1308,7 @@ _STRUCTS = (
     ('CUcheckpointCheckpointArgs_st', (('reserved', 9, 8, 'cuuint64_t', 6, ''),)),
     ('CUcheckpointGpuPair_st', (('oldUuid', 7, 1, 'CUuuid', 0, ''), ('newUuid', 7, 1, 'CUuuid', 0, ''))),
     ('CUcheckpointLockArgs_st', (('timeoutMs', 2, 1, '', 0, ''), ('reserved0', 2, 1, '', 0, ''), ('reserved1', 9, 7, 'cuuint64_t', 6, ''))),
-    ('CUcheckpointRestoreArgs_st', (('gpuPairs', 12, 1, 'CUcheckpointGpuPair', 7, 'gpuPairsCount'), ('gpuPairsCount', 2, 1, '', 0, ''), ('reserved', 9, 44, '', 1, ''), ('reserved1', 6, 1, 'cuuint64_t', 0, ''))),
+    ('CUcheckpointRestoreArgs_st', (('gpuPairs', 12, 1, 'CUcheckpointGpuPair', 7, 'gpuPairsCount'), ('gpuPairsCount', 2, 1, '', 0, ''), ('reserved', 8, 44, '', 0, ''), ('reserved1', 6, 1, 'cuuint64_t', 0, ''))),
     ('CUcheckpointUnlockArgs_st', (('reserved', 9, 8, 'cuuint64_t', 6, ''),)),
     ('CUctxCigParam_st', (('sharedDataType', 4, 1, 'CUcigDataType', 0, ''), ('sharedData', 10, 1, '', 0, ''))),
     ('CUctxCreateParams_st', (('execAffinityParams', 12, 1, 'CUexecAffinityParam', 7, 'numExecAffinityParams'), ('numExecAffinityParams', 1, 1, '', 0, ''), ('cigParams', 10, 1, '', 0, ''))),
@@ -1322,8 +1322,8 @@ _STRUCTS = (
     ('CUgraphEdgeData_st', (('from_port', 2, 1, '', 0, ''), ('to_port', 2, 1, '', 0, ''), ('type', 2, 1, '', 0, ''), ('reserved', 9, 5, '', 2, ''))),
     ('CUgraphExecUpdateResultInfo_st', (('result', 4, 1, 'CUgraphExecUpdateResult', 0, ''), ('errorNode', 5, 1, 'CUgraphNode', 0, ''), ('errorFromNode', 5, 1, 'CUgraphNode', 0, ''))),
     ('CUgraphNodeParams_st', (('type', 4, 1, 'CUgraphNodeType', 0, ''), ('reserved0', 9, 3, '', 1, ''), ('reserved1', 9, 29, '', 1, ''), ('kernel', 7, 1, 'CUDA_KERNEL_NODE_PARAMS_v3', 0, ''), ('memcpy', 7, 1, 'CUDA_MEMCPY_NODE_PARAMS', 0, ''), ('memset', 7, 1, 'CUDA_MEMSET_NODE_PARAMS_v2', 0, ''), ('host', 7, 1, 'CUDA_HOST_NODE_PARAMS_v2', 0, ''), ('graph', 7, 1, 'CUDA_CHILD_GRAPH_NODE_PARAMS', 0, ''), ('eventWait', 7, 1, 'CUDA_EVENT_WAIT_NODE_PARAMS', 0, ''), ('eventRecord', 7, 1, 'CUDA_EVENT_RECORD_NODE_PARAMS', 0, ''), ('extSemSignal', 7, 1, 'CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v2', 0, ''), ('extSemWait', 7, 1, 'CUDA_EXT_SEM_WAIT_NODE_PARAMS_v2', 0, ''), ('alloc', 7, 1, 'CUDA_MEM_ALLOC_NODE_PARAMS_v2', 0, ''), ('free', 7, 1, 'CUDA_MEM_FREE_NODE_PARAMS', 0, ''), ('memOp', 7, 1, 'CUDA_BATCH_MEM_OP_NODE_PARAMS_v2', 0, ''), ('conditional', 7, 1, 'CUDA_CONDITIONAL_NODE_PARAMS', 0, ''), ('reserved2', 1, 1, '', 0, ''))),
-    ('CUipcEventHandle_st', (('reserved', 9, 64, '', 1, ''),)),
-    ('CUipcMemHandle_st', (('reserved', 9, 64, '', 1, ''),)),
+    ('CUipcEventHandle_st', (('reserved', 8, 64, '', 0, ''),)),
+    ('CUipcMemHandle_st', (('reserved', 8, 64, '', 0, ''),)),
     ('CUlaunchAttributeValue_union', (('pad', 8, 64, '', 0, ''), ('accessPolicyWindow', 7, 1, 'CUaccessPolicyWindow', 0, ''), ('cooperative', 1, 1, '', 0, ''), ('syncPolicy', 4, 1, 'CUsynchronizationPolicy', 0, ''), ('clusterDim', 7, 1, 'anon_struct1', 0, ''), ('clusterSchedulingPolicyPreference', 4, 1, 'CUclusterSchedulingPolicy', 0, ''), ('programmaticStreamSerializationAllowed', 1, 1, '', 0, ''), ('programmaticEvent', 7, 1, 'anon_struct2', 0, ''), ('launchCompletionEvent', 7, 1, 'anon_struct3', 0, ''), ('priority', 1, 1, '', 0, ''), ('memSyncDomainMap', 7, 1, 'CUlaunchMemSyncDomainMap', 0, ''), ('memSyncDomain', 4, 1, 'CUlaunchMemSyncDomain', 0, ''), ('preferredClusterDim', 7, 1, 'anon_struct4', 0, ''), ('deviceUpdatableKernelNode', 7, 1, 'anon_struct5', 0, ''), ('sharedMemCarveout', 2, 1, '', 0, ''), ('nvlinkUtilCentricScheduling', 2, 1, '', 0, ''))),
     ('CUlaunchAttribute_st', (('id', 4, 1, 'CUlaunchAttributeID', 0, ''), ('pad', 8, -1, '', 0, ''), ('value', 7, 1, 'CUlaunchAttributeValue', 0, ''))),
     ('CUlaunchConfig_st', (('gridDimX', 2, 1, '', 0, ''), ('gridDimY', 2, 1, '', 0, ''), ('gridDimZ', 2, 1, '', 0, ''), ('blockDimX', 2, 1, '', 0, ''), ('blockDimY', 2, 1, '', 0, ''), ('blockDimZ', 2, 1, '', 0, ''), ('sharedMemBytes', 2, 1, '', 0, ''), ('hStream', 5, 1, 'CUstream', 0, ''), ('attrs', 12, 1, 'CUlaunchAttribute', 7, 'numAttrs'), ('numAttrs', 2, 1, '', 0, ''))),
@@ -2568,7 +2568,8 @@ by the device or the driver.
     """
     cdef cydriver.CUresult err
     cdef cydriver.CUcontext c_pctx
-    cdef void* p_ctxCreateParams = _sptr(ctxCreateParams, True)
+    cdef _Buf a_ctxCreateParams = _structs(ctxCreateParams, sizeof(cydriver.CUctxCreateParams))
+    cdef void* p_ctxCreateParams = _bufptr(a_ctxCreateParams)
     with nogil:
         err = cydriver.cuCtxCreate(&c_pctx, <cydriver.CUctxCreateParams*>p_ctxCreateParams, flags, <cydriver.CUdevice>dev)
     if err != 0:
@@ -6224,7 +6225,8 @@ an error code.
     CUresult
     """
     cdef cydriver.CUresult err
-    cdef void* p_pCopy = _sptr(pCopy, True)
+    cdef _Buf a_pCopy = _structs(pCopy, sizeof(cydriver.CUDA_MEMCPY2D))
+    cdef void* p_pCopy = _bufptr(a_pCopy)
     with nogil:
         err = cydriver.cuMemcpy2D(<const cydriver.CUDA_MEMCPY2D*>p_pCopy)
     return (_st(err),)
@@ -6376,7 +6378,8 @@ an error code.
     CUresult
     """
     cdef cydriver.CUresult err
-    cdef void* p_pCopy = _sptr(pCopy, True)
+    cdef _Buf a_pCopy = _structs(pCopy, sizeof(cydriver.CUDA_MEMCPY2D))
+    cdef void* p_pCopy = _bufptr(a_pCopy)
     with nogil:
         err = cydriver.cuMemcpy2DUnaligned(<const cydriver.CUDA_MEMCPY2D*>p_pCopy)
     return (_st(err),)
@@ -6537,7 +6540,8 @@ set to 0.
     CUresult
     """
     cdef cydriver.CUresult err
-    cdef void* p_pCopy = _sptr(pCopy, True)
+    cdef _Buf a_pCopy = _structs(pCopy, sizeof(cydriver.CUDA_MEMCPY3D))
+    cdef void* p_pCopy = _bufptr(a_pCopy)
     with nogil:
         err = cydriver.cuMemcpy3D(<const cydriver.CUDA_MEMCPY3D*>p_pCopy)
     return (_st(err),)
@@ -6561,7 +6565,8 @@ for documentation of its parameters.
     CUresult
     """
     cdef cydriver.CUresult err
-    cdef void* p_pCopy = _sptr(pCopy, True)
+    cdef _Buf a_pCopy = _structs(pCopy, sizeof(cydriver.CUDA_MEMCPY3D_PEER))
+    cdef void* p_pCopy = _bufptr(a_pCopy)
     with nogil:
         err = cydriver.cuMemcpy3DPeer(<const cydriver.CUDA_MEMCPY3D_PEER*>p_pCopy)
     return (_st(err),)
@@ -6965,7 +6970,8 @@ cuMemcpy2DAsync() may fail for pitches not computed by cuMemAllocPitch().
     CUresult
     """
     cdef cydriver.CUresult err
-    cdef void* p_pCopy = _sptr(pCopy, True)
+    cdef _Buf a_pCopy = _structs(pCopy, sizeof(cydriver.CUDA_MEMCPY2D))
+    cdef void* p_pCopy = _bufptr(a_pCopy)
     cdef void* c_hStream
     _hptr(hStream, &c_hStream)
     with nogil:
@@ -7130,7 +7136,8 @@ set to 0.
     CUresult
     """
     cdef cydriver.CUresult err
-    cdef void* p_pCopy = _sptr(pCopy, True)
+    cdef _Buf a_pCopy = _structs(pCopy, sizeof(cydriver.CUDA_MEMCPY3D))
+    cdef void* p_pCopy = _bufptr(a_pCopy)
     cdef void* c_hStream
     _hptr(hStream, &c_hStream)
     with nogil:
@@ -7158,7 +7165,8 @@ for documentation of its parameters.
     CUresult
     """
     cdef cydriver.CUresult err
-    cdef void* p_pCopy = _sptr(pCopy, True)
+    cdef _Buf a_pCopy = _structs(pCopy, sizeof(cydriver.CUDA_MEMCPY3D_PEER))
+    cdef void* p_pCopy = _bufptr(a_pCopy)
     cdef void* c_hStream
     _hptr(hStream, &c_hStream)
     with nogil:
@@ -8313,7 +8321,8 @@ desc.Depth = depth;
     """
     cdef cydriver.CUresult err
     cdef cydriver.CUarray c_pHandle
-    cdef void* p_pAllocateArray = _sptr(pAllocateArray, True)
+    cdef _Buf a_pAllocateArray = _structs(pAllocateArray, sizeof(cydriver.CUDA_ARRAY3D_DESCRIPTOR))
+    cdef void* p_pAllocateArray = _bufptr(a_pAllocateArray)
     with nogil:
         err = cydriver.cuArray3DCreate(&c_pHandle, <const cydriver.CUDA_ARRAY3D_DESCRIPTOR*>p_pAllocateArray)
     if err != 0:
@@ -8533,7 +8542,8 @@ CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_MIPMAPPED_WIDTH.
     """
     cdef cydriver.CUresult err
     cdef cydriver.CUmipmappedArray c_pHandle
-    cdef void* p_pMipmappedArrayDesc = _sptr(pMipmappedArrayDesc, True)
+    cdef _Buf a_pMipmappedArrayDesc = _structs(pMipmappedArrayDesc, sizeof(cydriver.CUDA_ARRAY3D_DESCRIPTOR))
+    cdef void* p_pMipmappedArrayDesc = _bufptr(a_pMipmappedArrayDesc)
     with nogil:
         err = cydriver.cuMipmappedArrayCreate(&c_pHandle, <const cydriver.CUDA_ARRAY3D_DESCRIPTOR*>p_pMipmappedArrayDesc, numMipmapLevels)
     if err != 0:
@@ -8697,7 +8707,8 @@ def cuMemBatchDecompressAsync(paramsArray, size_t count, unsigned int flags, str
     errorIndex : size_t
     """
     cdef cydriver.CUresult err
-    cdef void* p_paramsArray = _sptr(paramsArray, True)
+    cdef _Buf a_paramsArray = _structs(paramsArray, sizeof(cydriver.CUmemDecompressParams))
+    cdef void* p_paramsArray = _bufptr(a_paramsArray)
     cdef size_t c_errorIndex
     cdef void* c_stream
     _hptr(stream, &c_stream)
@@ -8825,7 +8836,8 @@ and sparse CUDA mipmapped arrays.
     """
     cdef cydriver.CUresult err
     cdef cydriver.CUmemGenericAllocationHandle c_handle
-    cdef void* p_prop = _sptr(prop, True)
+    cdef _Buf a_prop = _structs(prop, sizeof(cydriver.CUmemAllocationProp))
+    cdef void* p_prop = _bufptr(a_prop)
     with nogil:
         err = cydriver.cuMemCreate(&c_handle, size, <const cydriver.CUmemAllocationProp*>p_prop, flags)
     if err != 0:
@@ -9053,7 +9065,8 @@ CUDA_ERROR_INVALID_HANDLE
     CUresult
     """
     cdef cydriver.CUresult err
-    cdef void* p_mapInfoList = _sptr(mapInfoList, True)
+    cdef _Buf a_mapInfoList = _structs(mapInfoList, sizeof(cydriver.CUarrayMapInfo))
+    cdef void* p_mapInfoList = _bufptr(a_mapInfoList)
     cdef void* c_hStream
     _hptr(hStream, &c_hStream)
     with nogil:
@@ -9120,7 +9133,8 @@ CU_MULTICAST_RECOMMENDED_GRANULARITY.
     CUresult
     """
     cdef cydriver.CUresult err
-    cdef void* p_desc = _sptr(desc, True)
+    cdef _Buf a_desc = _structs(desc, sizeof(cydriver.CUmemAccessDesc))
+    cdef void* p_desc = _bufptr(a_desc)
     with nogil:
         err = cydriver.cuMemSetAccess(<cydriver.CUdeviceptr>ptr, size, <const cydriver.CUmemAccessDesc*>p_desc, count)
     return (_st(err),)
@@ -9142,7 +9156,8 @@ def cuMemGetAccess(location, unsigned long long ptr):
     """
     cdef cydriver.CUresult err
     cdef unsigned long long c_flags
-    cdef void* p_location = _sptr(location, True)
+    cdef _Buf a_location = _structs(location, sizeof(cydriver.CUmemLocation))
+    cdef void* p_location = _bufptr(a_location)
     with nogil:
         err = cydriver.cuMemGetAccess(&c_flags, <const cydriver.CUmemLocation*>p_location, <cydriver.CUdeviceptr>ptr)
     if err != 0:
@@ -9246,7 +9261,8 @@ granularity can be used as a multiple for alignment, size, or address mapping.
     """
     cdef cydriver.CUresult err
     cdef size_t c_granularity
-    cdef void* p_prop = _sptr(prop, True)
+    cdef _Buf a_prop = _structs(prop, sizeof(cydriver.CUmemAllocationProp))
+    cdef void* p_prop = _bufptr(a_prop)
     with nogil:
         err = cydriver.cuMemGetAllocationGranularity(&c_granularity, <const cydriver.CUmemAllocationProp*>p_prop, <cydriver.CUmemAllocationGranularity_flags>option)
     if err != 0:
@@ -9528,7 +9544,8 @@ def cuMemPoolSetAccess(pool, map, size_t count):
     """
     cdef cydriver.CUresult err
     cdef void* c_pool
-    cdef void* p_map = _sptr(map, True)
+    cdef _Buf a_map = _structs(map, sizeof(cydriver.CUmemAccessDesc))
+    cdef void* p_map = _bufptr(a_map)
     _hptr(pool, &c_pool)
     with nogil:
         err = cydriver.cuMemPoolSetAccess(<cydriver.CUmemoryPool>c_pool, <const cydriver.CUmemAccessDesc*>p_map, count)
@@ -9554,7 +9571,8 @@ Returns the accessibility of the pool's memory from the specified location.
     cdef cydriver.CUresult err
     cdef cydriver.CUmemAccess_flags c_flags
     cdef void* c_memPool
-    cdef void* p_location = _sptr(location, True)
+    cdef _Buf a_location = _structs(location, sizeof(cydriver.CUmemLocation))
+    cdef void* p_location = _bufptr(a_location)
     _hptr(memPool, &c_memPool)
     with nogil:
         err = cydriver.cuMemPoolGetAccess(&c_flags, <cydriver.CUmemoryPool>c_memPool, <cydriver.CUmemLocation*>p_location)
@@ -9627,7 +9645,8 @@ cuDeviceSetMemPool, cuDeviceGetMemPool, cuDeviceGetDefaultMemPool,
     """
     cdef cydriver.CUresult err
     cdef cydriver.CUmemoryPool c_pool
-    cdef void* p_poolProps = _sptr(poolProps, True)
+    cdef _Buf a_poolProps = _structs(poolProps, sizeof(cydriver.CUmemPoolProps))
+    cdef void* p_poolProps = _bufptr(a_poolProps)
     with nogil:
         err = cydriver.cuMemPoolCreate(&c_pool, <const cydriver.CUmemPoolProps*>p_poolProps)
     if err != 0:
@@ -9704,7 +9723,8 @@ cuMemAllocAsync, cuMemPoolTrimTo, cuMemPoolGetAttribute, cuMemPoolSetAttribute, 
     """
     cdef cydriver.CUresult err
     cdef cydriver.CUmemoryPool c_pool_out
-    cdef void* p_location = _sptr(location, True)
+    cdef _Buf a_location = _structs(location, sizeof(cydriver.CUmemLocation))
+    cdef void* p_location = _bufptr(a_location)
     with nogil:
         err = cydriver.cuMemGetDefaultMemPool(&c_pool_out, <cydriver.CUmemLocation*>p_location, <cydriver.CUmemAllocationType>typename)
     if err != 0:
@@ -9745,7 +9765,8 @@ cuDeviceGetDefaultMemPool, cuMemPoolCreate, cuDeviceSetMemPool, cuMemSetMemPool
     """
     cdef cydriver.CUresult err
     cdef cydriver.CUmemoryPool c_pool
-    cdef void* p_location = _sptr(location, True)
+    cdef _Buf a_location = _structs(location, sizeof(cydriver.CUmemLocation))
+    cdef void* p_location = _bufptr(a_location)
     with nogil:
         err = cydriver.cuMemGetMemPool(&c_pool, <cydriver.CUmemLocation*>p_location, <cydriver.CUmemAllocationType>typename)
     if err != 0:
@@ -9790,7 +9811,8 @@ cuDeviceGetDefaultMemPool, cuDeviceGetMemPool, cuMemGetMemPool, cuMemPoolCreate,
     CUresult
     """
     cdef cydriver.CUresult err
-    cdef void* p_location = _sptr(location, True)
+    cdef _Buf a_location = _structs(location, sizeof(cydriver.CUmemLocation))
+    cdef void* p_location = _bufptr(a_location)
     cdef void* c_pool
     _hptr(pool, &c_pool)
     with nogil:
@@ -9967,7 +9989,8 @@ The cuMemFreeAsync api may be used in the exporting process before
     cdef cydriver.CUresult err
     cdef cydriver.CUdeviceptr c_ptr_out
     cdef void* c_pool
-    cdef void* p_shareData = _sptr(shareData, True)
+    cdef _Buf a_shareData = _structs(shareData, sizeof(cydriver.CUmemPoolPtrExportData))
+    cdef void* p_shareData = _bufptr(a_shareData)
     _hptr(pool, &c_pool)
     with nogil:
         err = cydriver.cuMemPoolImportPointer(&c_ptr_out, <cydriver.CUmemoryPool>c_pool, <cydriver.CUmemPoolPtrExportData*>p_shareData)
@@ -10013,7 +10036,8 @@ cuMemRelease.
     """
     cdef cydriver.CUresult err
     cdef cydriver.CUmemGenericAllocationHandle c_mcHandle
-    cdef void* p_prop = _sptr(prop, True)
+    cdef _Buf a_prop = _structs(prop, sizeof(cydriver.CUmulticastObjectProp))
+    cdef void* p_prop = _bufptr(a_prop)
     with nogil:
         err = cydriver.cuMulticastCreate(&c_mcHandle, <const cydriver.CUmulticastObjectProp*>p_prop)
     if err != 0:
@@ -10206,7 +10230,8 @@ multicast object.
     """
     cdef cydriver.CUresult err
     cdef size_t c_granularity
-    cdef void* p_prop = _sptr(prop, True)
+    cdef _Buf a_prop = _structs(prop, sizeof(cydriver.CUmulticastObjectProp))
+    cdef void* p_prop = _bufptr(a_prop)
     with nogil:
         err = cydriver.cuMulticastGetGranularity(&c_granularity, <const cydriver.CUmulticastObjectProp*>p_prop, <cydriver.CUmulticastGranularity_flags>option)
     if err != 0:
@@ -11527,7 +11552,8 @@ called on this stream from the same thread.
     cdef void* c_hGraph
     cdef _Buf a_dependencies = _array(dependencies, 'h', sizeof(void*))
     cdef void* p_dependencies = _bufptr(a_dependencies)
-    cdef void* p_dependencyData = _sptr(dependencyData, True)
+    cdef _Buf a_dependencyData = _structs(dependencyData, sizeof(cydriver.CUgraphEdgeData))
+    cdef void* p_dependencyData = _bufptr(a_dependencyData)
     _hptr(hStream, &c_hStream)
     _hptr(hGraph, &c_hGraph)
     with nogil:
@@ -11771,7 +11797,8 @@ Returns CUDA_ERROR_ILLEGAL_STATE if the stream is not capturing.
     cdef void* c_hStream
     cdef _Buf a_dependencies = _array(dependencies, 'h', sizeof(void*))
     cdef void* p_dependencies = _bufptr(a_dependencies)
-    cdef void* p_dependencyData = _sptr(dependencyData, True)
+    cdef _Buf a_dependencyData = _structs(dependencyData, sizeof(cydriver.CUgraphEdgeData))
+    cdef void* p_dependencyData = _bufptr(a_dependencyData)
     _hptr(hStream, &c_hStream)
     with nogil:
         err = cydriver.cuStreamUpdateCaptureDependencies(<cydriver.CUstream>c_hStream, <cydriver.CUgraphNode*>p_dependencies, <const cydriver.CUgraphEdgeData*>p_dependencyData, numDependencies, flags)
@@ -12018,7 +12045,8 @@ submitted to the stream. It will not affect previously submitted work.
     """
     cdef cydriver.CUresult err
     cdef void* c_hStream
-    cdef void* p_value = _sptr(value, True)
+    cdef _Buf a_value = _structs(value, sizeof(cydriver.CUstreamAttrValue))
+    cdef void* p_value = _bufptr(a_value)
     _hptr(hStream, &c_hStream)
     with nogil:
         err = cydriver.cuStreamSetAttribute(<cydriver.CUstream>c_hStream, <cydriver.CUstreamAttrID>attr, <const cydriver.CUstreamAttrValue*>p_value)
@@ -12460,7 +12488,8 @@ CU_EXTERNAL_MEMORY_HANDLE_TYPE_D3D11_RESOURCE_KMT
     """
     cdef cydriver.CUresult err
     cdef cydriver.CUexternalMemory c_extMem_out
-    cdef void* p_memHandleDesc = _sptr(memHandleDesc, True)
+    cdef _Buf a_memHandleDesc = _structs(memHandleDesc, sizeof(cydriver.CUDA_EXTERNAL_MEMORY_HANDLE_DESC))
+    cdef void* p_memHandleDesc = _bufptr(a_memHandleDesc)
     with nogil:
         err = cydriver.cuImportExternalMemory(&c_extMem_out, <const cydriver.CUDA_EXTERNAL_MEMORY_HANDLE_DESC*>p_memHandleDesc)
     if err != 0:
@@ -12522,7 +12551,8 @@ The returned pointer devPtr must be freed using cuMemFree.
     cdef cydriver.CUresult err
     cdef cydriver.CUdeviceptr c_devPtr
     cdef void* c_extMem
-    cdef void* p_bufferDesc = _sptr(bufferDesc, True)
+    cdef _Buf a_bufferDesc = _structs(bufferDesc, sizeof(cydriver.CUDA_EXTERNAL_MEMORY_BUFFER_DESC))
+    cdef void* p_bufferDesc = _bufptr(a_bufferDesc)
     _hptr(extMem, &c_extMem)
     with nogil:
         err = cydriver.cuExternalMemoryGetMappedBuffer(&c_devPtr, <cydriver.CUexternalMemory>c_extMem, <const cydriver.CUDA_EXTERNAL_MEMORY_BUFFER_DESC*>p_bufferDesc)
@@ -12587,7 +12617,8 @@ The returned CUDA mipmapped array must be freed using cuMipmappedArrayDestroy.
     cdef cydriver.CUresult err
     cdef cydriver.CUmipmappedArray c_mipmap
     cdef void* c_extMem
-    cdef void* p_mipmapDesc = _sptr(mipmapDesc, True)
+    cdef _Buf a_mipmapDesc = _structs(mipmapDesc, sizeof(cydriver.CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC))
+    cdef void* p_mipmapDesc = _bufptr(a_mipmapDesc)
     _hptr(extMem, &c_extMem)
     with nogil:
         err = cydriver.cuExternalMemoryGetMappedMipmappedArray(&c_mipmap, <cydriver.CUexternalMemory>c_extMem, <const cydriver.CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC*>p_mipmapDesc)
@@ -12777,7 +12808,8 @@ is not NULL, then it must name a valid synchronization object.
     """
     cdef cydriver.CUresult err
     cdef cydriver.CUexternalSemaphore c_extSem_out
-    cdef void* p_semHandleDesc = _sptr(semHandleDesc, True)
+    cdef _Buf a_semHandleDesc = _structs(semHandleDesc, sizeof(cydriver.CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC))
+    cdef void* p_semHandleDesc = _bufptr(a_semHandleDesc)
     with nogil:
         err = cydriver.cuImportExternalSemaphore(&c_extSem_out, <const cydriver.CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC*>p_semHandleDesc)
     if err != 0:
@@ -13200,7 +13232,8 @@ the scheduler does not serialize them in an improper order.
     """
     cdef cydriver.CUresult err
     cdef void* c_stream
-    cdef void* p_paramArray = _sptr(paramArray, True)
+    cdef _Buf a_paramArray = _structs(paramArray, sizeof(cydriver.CUstreamBatchMemOpParams))
+    cdef void* p_paramArray = _bufptr(a_paramArray)
     _hptr(stream, &c_stream)
     with nogil:
         err = cydriver.cuStreamBatchMemOp(<cydriver.CUstream>c_stream, count, <cydriver.CUstreamBatchMemOpParams*>p_paramArray, flags)
@@ -13948,7 +13981,8 @@ or the current context in case of NULL stream.
     CUresult
     """
     cdef cydriver.CUresult err
-    cdef void* p_config = _sptr(config, True)
+    cdef _Buf a_config = _structs(config, sizeof(cydriver.CUlaunchConfig))
+    cdef void* p_config = _bufptr(a_config)
     cdef void* c_f
     cdef _Buf a_kernelParams = _kparams(kernelParams)
     cdef void* p_kernelParams = _bufptr(a_kernelParams)
@@ -14776,7 +14810,8 @@ Kernels launched using graphs must not use texture and surface references. Readi
     cdef void* c_hGraph
     cdef _Buf a_dependencies = _array(dependencies, 'h', sizeof(void*))
     cdef void* p_dependencies = _bufptr(a_dependencies)
-    cdef void* p_nodeParams = _sptr(nodeParams, True)
+    cdef _Buf a_nodeParams = _structs(nodeParams, sizeof(cydriver.CUDA_KERNEL_NODE_PARAMS))
+    cdef void* p_nodeParams = _bufptr(a_nodeParams)
     _hptr(hGraph, &c_hGraph)
     with nogil:
         err = cydriver.cuGraphAddKernelNode(&c_phGraphNode, <cydriver.CUgraph>c_hGraph, <const cydriver.CUgraphNode*>p_dependencies, numDependencies, <const cydriver.CUDA_KERNEL_NODE_PARAMS*>p_nodeParams)
@@ -14841,7 +14876,8 @@ Sets the parameters of kernel node hNode to nodeParams.
     """
     cdef cydriver.CUresult err
     cdef void* c_hNode
-    cdef void* p_nodeParams = _sptr(nodeParams, True)
+    cdef _Buf a_nodeParams = _structs(nodeParams, sizeof(cydriver.CUDA_KERNEL_NODE_PARAMS))
+    cdef void* p_nodeParams = _bufptr(a_nodeParams)
     _hptr(hNode, &c_hNode)
     with nogil:
         err = cydriver.cuGraphKernelNodeSetParams(<cydriver.CUgraphNode>c_hNode, <const cydriver.CUDA_KERNEL_NODE_PARAMS*>p_nodeParams)
@@ -14892,7 +14928,8 @@ host or the device, depending on which memory type is specified.
     cdef void* c_hGraph
     cdef _Buf a_dependencies = _array(dependencies, 'h', sizeof(void*))
     cdef void* p_dependencies = _bufptr(a_dependencies)
-    cdef void* p_copyParams = _sptr(copyParams, True)
+    cdef _Buf a_copyParams = _structs(copyParams, sizeof(cydriver.CUDA_MEMCPY3D))
+    cdef void* p_copyParams = _bufptr(a_copyParams)
     cdef void* c_ctx
     _hptr(hGraph, &c_hGraph)
     _hptr(ctx, &c_ctx)
@@ -14950,7 +14987,8 @@ Sets the parameters of memcpy node hNode to nodeParams.
     """
     cdef cydriver.CUresult err
     cdef void* c_hNode
-    cdef void* p_nodeParams = _sptr(nodeParams, True)
+    cdef _Buf a_nodeParams = _structs(nodeParams, sizeof(cydriver.CUDA_MEMCPY3D))
+    cdef void* p_nodeParams = _bufptr(a_nodeParams)
     _hptr(hNode, &c_hNode)
     with nogil:
         err = cydriver.cuGraphMemcpyNodeSetParams(<cydriver.CUgraphNode>c_hNode, <const cydriver.CUDA_MEMCPY3D*>p_nodeParams)
@@ -14994,7 +15032,8 @@ When the graph is launched, the node will perform the memset described by memset
     cdef void* c_hGraph
     cdef _Buf a_dependencies = _array(dependencies, 'h', sizeof(void*))
     cdef void* p_dependencies = _bufptr(a_dependencies)
-    cdef void* p_memsetParams = _sptr(memsetParams, True)
+    cdef _Buf a_memsetParams = _structs(memsetParams, sizeof(cydriver.CUDA_MEMSET_NODE_PARAMS))
+    cdef void* p_memsetParams = _bufptr(a_memsetParams)
     cdef void* c_ctx
     _hptr(hGraph, &c_hGraph)
     _hptr(ctx, &c_ctx)
@@ -15052,7 +15091,8 @@ Sets the parameters of memset node hNode to nodeParams.
     """
     cdef cydriver.CUresult err
     cdef void* c_hNode
-    cdef void* p_nodeParams = _sptr(nodeParams, True)
+    cdef _Buf a_nodeParams = _structs(nodeParams, sizeof(cydriver.CUDA_MEMSET_NODE_PARAMS))
+    cdef void* p_nodeParams = _bufptr(a_nodeParams)
     _hptr(hNode, &c_hNode)
     with nogil:
         err = cydriver.cuGraphMemsetNodeSetParams(<cydriver.CUgraphNode>c_hNode, <const cydriver.CUDA_MEMSET_NODE_PARAMS*>p_nodeParams)
@@ -15094,7 +15134,8 @@ Host nodes are not supported under MPS with pre-Volta GPUs.
     cdef void* c_hGraph
     cdef _Buf a_dependencies = _array(dependencies, 'h', sizeof(void*))
     cdef void* p_dependencies = _bufptr(a_dependencies)
-    cdef void* p_nodeParams = _sptr(nodeParams, True)
+    cdef _Buf a_nodeParams = _structs(nodeParams, sizeof(cydriver.CUDA_HOST_NODE_PARAMS))
+    cdef void* p_nodeParams = _bufptr(a_nodeParams)
     _hptr(hGraph, &c_hGraph)
     with nogil:
         err = cydriver.cuGraphAddHostNode(&c_phGraphNode, <cydriver.CUgraph>c_hGraph, <const cydriver.CUgraphNode*>p_dependencies, numDependencies, <const cydriver.CUDA_HOST_NODE_PARAMS*>p_nodeParams)
@@ -15150,7 +15191,8 @@ Sets the parameters of host node hNode to nodeParams.
     """
     cdef cydriver.CUresult err
     cdef void* c_hNode
-    cdef void* p_nodeParams = _sptr(nodeParams, True)
+    cdef _Buf a_nodeParams = _structs(nodeParams, sizeof(cydriver.CUDA_HOST_NODE_PARAMS))
+    cdef void* p_nodeParams = _bufptr(a_nodeParams)
     _hptr(hNode, &c_hNode)
     with nogil:
         err = cydriver.cuGraphHostNodeSetParams(<cydriver.CUgraphNode>c_hNode, <const cydriver.CUDA_HOST_NODE_PARAMS*>p_nodeParams)
@@ -15516,7 +15558,8 @@ dependencies have completed.
     cdef void* c_hGraph
     cdef _Buf a_dependencies = _array(dependencies, 'h', sizeof(void*))
     cdef void* p_dependencies = _bufptr(a_dependencies)
-    cdef void* p_nodeParams = _sptr(nodeParams, True)
+    cdef _Buf a_nodeParams = _structs(nodeParams, sizeof(cydriver.CUDA_EXT_SEM_SIGNAL_NODE_PARAMS))
+    cdef void* p_nodeParams = _bufptr(a_nodeParams)
     _hptr(hGraph, &c_hGraph)
     with nogil:
         err = cydriver.cuGraphAddExternalSemaphoresSignalNode(&c_phGraphNode, <cydriver.CUgraph>c_hGraph, <const cydriver.CUgraphNode*>p_dependencies, numDependencies, <const cydriver.CUDA_EXT_SEM_SIGNAL_NODE_PARAMS*>p_nodeParams)
@@ -15577,7 +15620,8 @@ Sets the parameters of an external semaphore signal node hNode to nodeParams.
     """
     cdef cydriver.CUresult err
     cdef void* c_hNode
-    cdef void* p_nodeParams = _sptr(nodeParams, True)
+    cdef _Buf a_nodeParams = _structs(nodeParams, sizeof(cydriver.CUDA_EXT_SEM_SIGNAL_NODE_PARAMS))
+    cdef void* p_nodeParams = _bufptr(a_nodeParams)
     _hptr(hNode, &c_hNode)
     with nogil:
         err = cydriver.cuGraphExternalSemaphoresSignalNodeSetParams(<cydriver.CUgraphNode>c_hNode, <const cydriver.CUDA_EXT_SEM_SIGNAL_NODE_PARAMS*>p_nodeParams)
@@ -15620,7 +15664,8 @@ the wait operation has completed.
     cdef void* c_hGraph
     cdef _Buf a_dependencies = _array(dependencies, 'h', sizeof(void*))
     cdef void* p_dependencies = _bufptr(a_dependencies)
-    cdef void* p_nodeParams = _sptr(nodeParams, True)
+    cdef _Buf a_nodeParams = _structs(nodeParams, sizeof(cydriver.CUDA_EXT_SEM_WAIT_NODE_PARAMS))
+    cdef void* p_nodeParams = _bufptr(a_nodeParams)
     _hptr(hGraph, &c_hGraph)
     with nogil:
         err = cydriver.cuGraphAddExternalSemaphoresWaitNode(&c_phGraphNode, <cydriver.CUgraph>c_hGraph, <const cydriver.CUgraphNode*>p_dependencies, numDependencies, <const cydriver.CUDA_EXT_SEM_WAIT_NODE_PARAMS*>p_nodeParams)
@@ -15681,7 +15726,8 @@ Sets the parameters of an external semaphore wait node hNode to nodeParams.
     """
     cdef cydriver.CUresult err
     cdef void* c_hNode
-    cdef void* p_nodeParams = _sptr(nodeParams, True)
+    cdef _Buf a_nodeParams = _structs(nodeParams, sizeof(cydriver.CUDA_EXT_SEM_WAIT_NODE_PARAMS))
+    cdef void* p_nodeParams = _bufptr(a_nodeParams)
     _hptr(hNode, &c_hNode)
     with nogil:
         err = cydriver.cuGraphExternalSemaphoresWaitNodeSetParams(<cydriver.CUgraphNode>c_hNode, <const cydriver.CUDA_EXT_SEM_WAIT_NODE_PARAMS*>p_nodeParams)
@@ -15729,7 +15775,8 @@ the scheduler does not serialize them in an improper order.
     cdef void* c_hGraph
     cdef _Buf a_dependencies = _array(dependencies, 'h', sizeof(void*))
     cdef void* p_dependencies = _bufptr(a_dependencies)
-    cdef void* p_nodeParams = _sptr(nodeParams, True)
+    cdef _Buf a_nodeParams = _structs(nodeParams, sizeof(cydriver.CUDA_BATCH_MEM_OP_NODE_PARAMS))
+    cdef void* p_nodeParams = _bufptr(a_nodeParams)
     _hptr(hGraph, &c_hGraph)
     with nogil:
         err = cydriver.cuGraphAddBatchMemOpNode(&c_phGraphNode, <cydriver.CUgraph>c_hGraph, <const cydriver.CUgraphNode*>p_dependencies, numDependencies, <const cydriver.CUDA_BATCH_MEM_OP_NODE_PARAMS*>p_nodeParams)
@@ -15793,7 +15840,8 @@ freed after the call returns.
     """
     cdef cydriver.CUresult err
     cdef void* c_hNode
-    cdef void* p_nodeParams = _sptr(nodeParams, True)
+    cdef _Buf a_nodeParams = _structs(nodeParams, sizeof(cydriver.CUDA_BATCH_MEM_OP_NODE_PARAMS))
+    cdef void* p_nodeParams = _bufptr(a_nodeParams)
     _hptr(hNode, &c_hNode)
     with nogil:
         err = cydriver.cuGraphBatchMemOpNodeSetParams(<cydriver.CUgraphNode>c_hNode, <const cydriver.CUDA_BATCH_MEM_OP_NODE_PARAMS*>p_nodeParams)
@@ -15844,7 +15892,8 @@ freed after the call returns.
     cdef cydriver.CUresult err
     cdef void* c_hGraphExec
     cdef void* c_hNode
-    cdef void* p_nodeParams = _sptr(nodeParams, True)
+    cdef _Buf a_nodeParams = _structs(nodeParams, sizeof(cydriver.CUDA_BATCH_MEM_OP_NODE_PARAMS))
+    cdef void* p_nodeParams = _bufptr(a_nodeParams)
     _hptr(hGraphExec, &c_hGraphExec)
     _hptr(hNode, &c_hNode)
     with nogil:
@@ -15884,7 +15933,8 @@ to the new node will be returned in phGraphNode.
     cdef void* c_hGraph
     cdef _Buf a_dependencies = _array(dependencies, 'h', sizeof(void*))
     cdef void* p_dependencies = _bufptr(a_dependencies)
-    cdef void* p_nodeParams = _sptr(nodeParams, True)
+    cdef _Buf a_nodeParams = _structs(nodeParams, sizeof(cydriver.CUDA_MEM_ALLOC_NODE_PARAMS))
+    cdef void* p_nodeParams = _bufptr(a_nodeParams)
     _hptr(hGraph, &c_hGraph)
     with nogil:
         err = cydriver.cuGraphAddMemAllocNode(&c_phGraphNode, <cydriver.CUgraph>c_hGraph, <const cydriver.CUgraphNode*>p_dependencies, numDependencies, <cydriver.CUDA_MEM_ALLOC_NODE_PARAMS*>p_nodeParams)
@@ -16479,7 +16529,8 @@ Specifying an existing dependency will return an error.
     cdef void* p_from = _bufptr(a_from)
     cdef _Buf a_to = _array(to, 'h', sizeof(void*))
     cdef void* p_to = _bufptr(a_to)
-    cdef void* p_edgeData = _sptr(edgeData, True)
+    cdef _Buf a_edgeData = _structs(edgeData, sizeof(cydriver.CUgraphEdgeData))
+    cdef void* p_edgeData = _bufptr(a_edgeData)
     _hptr(hGraph, &c_hGraph)
     with nogil:
         err = cydriver.cuGraphAddDependencies(<cydriver.CUgraph>c_hGraph, <const cydriver.CUgraphNode*>p_from, <const cydriver.CUgraphNode*>p_to, <const cydriver.CUgraphEdgeData*>p_edgeData, numDependencies)
@@ -16525,7 +16576,8 @@ Any attempt to do so will return an error.
     cdef void* p_from = _bufptr(a_from)
     cdef _Buf a_to = _array(to, 'h', sizeof(void*))
     cdef void* p_to = _bufptr(a_to)
-    cdef void* p_edgeData = _sptr(edgeData, True)
+    cdef _Buf a_edgeData = _structs(edgeData, sizeof(cydriver.CUgraphEdgeData))
+    cdef void* p_edgeData = _bufptr(a_edgeData)
     _hptr(hGraph, &c_hGraph)
     with nogil:
         err = cydriver.cuGraphRemoveDependencies(<cydriver.CUgraph>c_hGraph, <const cydriver.CUgraphNode*>p_from, <const cydriver.CUgraphNode*>p_to, <const cydriver.CUgraphEdgeData*>p_edgeData, numDependencies)
@@ -16738,7 +16790,8 @@ and hErrNode_out will be set to NULL.
     cdef cydriver.CUresult err
     cdef cydriver.CUgraphExec c_phGraphExec
     cdef void* c_hGraph
-    cdef void* p_instantiateParams = _sptr(instantiateParams, True)
+    cdef _Buf a_instantiateParams = _structs(instantiateParams, sizeof(cydriver.CUDA_GRAPH_INSTANTIATE_PARAMS))
+    cdef void* p_instantiateParams = _bufptr(a_instantiateParams)
     _hptr(hGraph, &c_hGraph)
     with nogil:
         err = cydriver.cuGraphInstantiateWithParams(&c_phGraphExec, <cydriver.CUgraph>c_hGraph, <cydriver.CUDA_GRAPH_INSTANTIATE_PARAMS*>p_instantiateParams)
@@ -16824,7 +16877,8 @@ undefined behavior.
     cdef cydriver.CUresult err
     cdef void* c_hGraphExec
     cdef void* c_hNode
-    cdef void* p_nodeParams = _sptr(nodeParams, True)
+    cdef _Buf a_nodeParams = _structs(nodeParams, sizeof(cydriver.CUDA_KERNEL_NODE_PARAMS))
+    cdef void* p_nodeParams = _bufptr(a_nodeParams)
     _hptr(hGraphExec, &c_hGraphExec)
     _hptr(hNode, &c_hNode)
     with nogil:
@@ -16870,7 +16924,8 @@ either the original or new memory operands are multidimensional.
     cdef cydriver.CUresult err
     cdef void* c_hGraphExec
     cdef void* c_hNode
-    cdef void* p_copyParams = _sptr(copyParams, True)
+    cdef _Buf a_copyParams = _structs(copyParams, sizeof(cydriver.CUDA_MEMCPY3D))
+    cdef void* p_copyParams = _bufptr(a_copyParams)
     cdef void* c_ctx
     _hptr(hGraphExec, &c_hGraphExec)
     _hptr(hNode, &c_hNode)
@@ -16922,7 +16977,8 @@ not modified by this call.
     cdef cydriver.CUresult err
     cdef void* c_hGraphExec
     cdef void* c_hNode
-    cdef void* p_memsetParams = _sptr(memsetParams, True)
+    cdef _Buf a_memsetParams = _structs(memsetParams, sizeof(cydriver.CUDA_MEMSET_NODE_PARAMS))
+    cdef void* p_memsetParams = _bufptr(a_memsetParams)
     cdef void* c_ctx
     _hptr(hGraphExec, &c_hGraphExec)
     _hptr(hNode, &c_hNode)
@@ -16960,7 +17016,8 @@ not modified by this call.
     cdef cydriver.CUresult err
     cdef void* c_hGraphExec
     cdef void* c_hNode
-    cdef void* p_nodeParams = _sptr(nodeParams, True)
+    cdef _Buf a_nodeParams = _structs(nodeParams, sizeof(cydriver.CUDA_HOST_NODE_PARAMS))
+    cdef void* p_nodeParams = _bufptr(a_nodeParams)
     _hptr(hGraphExec, &c_hGraphExec)
     _hptr(hNode, &c_hNode)
     with nogil:
@@ -17117,7 +17174,8 @@ Changing nodeParams->numExtSems is not supported.
     cdef cydriver.CUresult err
     cdef void* c_hGraphExec
     cdef void* c_hNode
-    cdef void* p_nodeParams = _sptr(nodeParams, True)
+    cdef _Buf a_nodeParams = _structs(nodeParams, sizeof(cydriver.CUDA_EXT_SEM_SIGNAL_NODE_PARAMS))
+    cdef void* p_nodeParams = _bufptr(a_nodeParams)
     _hptr(hGraphExec, &c_hGraphExec)
     _hptr(hNode, &c_hNode)
     with nogil:
@@ -17157,7 +17215,8 @@ Changing nodeParams->numExtSems is not supported.
     cdef cydriver.CUresult err
     cdef void* c_hGraphExec
     cdef void* c_hNode
-    cdef void* p_nodeParams = _sptr(nodeParams, True)
+    cdef _Buf a_nodeParams = _structs(nodeParams, sizeof(cydriver.CUDA_EXT_SEM_WAIT_NODE_PARAMS))
+    cdef void* p_nodeParams = _bufptr(a_nodeParams)
     _hptr(hGraphExec, &c_hGraphExec)
     _hptr(hNode, &c_hNode)
     with nogil:
@@ -17542,7 +17601,8 @@ value.
     """
     cdef cydriver.CUresult err
     cdef void* c_hNode
-    cdef void* p_value = _sptr(value, True)
+    cdef _Buf a_value = _structs(value, sizeof(cydriver.CUkernelNodeAttrValue))
+    cdef void* p_value = _bufptr(a_value)
     _hptr(hNode, &c_hNode)
     with nogil:
         err = cydriver.cuGraphKernelNodeSetAttribute(<cydriver.CUgraphNode>c_hNode, <cydriver.CUkernelNodeAttrID>attr, <const cydriver.CUkernelNodeAttrValue*>p_value)
@@ -17790,8 +17850,10 @@ A handle to the new node will be returned in phGraphNode.
     cdef void* c_hGraph
     cdef _Buf a_dependencies = _array(dependencies, 'h', sizeof(void*))
     cdef void* p_dependencies = _bufptr(a_dependencies)
-    cdef void* p_dependencyData = _sptr(dependencyData, True)
-    cdef void* p_nodeParams = _sptr(nodeParams, True)
+    cdef _Buf a_dependencyData = _structs(dependencyData, sizeof(cydriver.CUgraphEdgeData))
+    cdef void* p_dependencyData = _bufptr(a_dependencyData)
+    cdef _Buf a_nodeParams = _structs(nodeParams, sizeof(cydriver.CUgraphNodeParams))
+    cdef void* p_nodeParams = _bufptr(a_nodeParams)
     _hptr(hGraph, &c_hGraph)
     with nogil:
         err = cydriver.cuGraphAddNode(&c_phGraphNode, <cydriver.CUgraph>c_hGraph, <const cydriver.CUgraphNode*>p_dependencies, <const cydriver.CUgraphEdgeData*>p_dependencyData, numDependencies, <cydriver.CUgraphNodeParams*>p_nodeParams)
@@ -17824,7 +17886,8 @@ CU_GRAPH_NODE_TYPE_MEM_FREE.
     """
     cdef cydriver.CUresult err
     cdef void* c_hNode
-    cdef void* p_nodeParams = _sptr(nodeParams, True)
+    cdef _Buf a_nodeParams = _structs(nodeParams, sizeof(cydriver.CUgraphNodeParams))
+    cdef void* p_nodeParams = _bufptr(a_nodeParams)
     _hptr(hNode, &c_hNode)
     with nogil:
         err = cydriver.cuGraphNodeSetParams(<cydriver.CUgraphNode>c_hNode, <cydriver.CUgraphNodeParams*>p_nodeParams)
@@ -17876,7 +17939,8 @@ Allowed changes to parameters on executable graphs are as follows:
     cdef cydriver.CUresult err
     cdef void* c_hGraphExec
     cdef void* c_hNode
-    cdef void* p_nodeParams = _sptr(nodeParams, True)
+    cdef _Buf a_nodeParams = _structs(nodeParams, sizeof(cydriver.CUgraphNodeParams))
+    cdef void* p_nodeParams = _bufptr(a_nodeParams)
     _hptr(hGraphExec, &c_hGraphExec)
     _hptr(hNode, &c_hNode)
     with nogil:
@@ -18225,7 +18289,8 @@ or the current context in case of NULL stream.
     cdef cydriver.CUresult err
     cdef int c_clusterSize
     cdef void* c_func
-    cdef void* p_config = _sptr(config, True)
+    cdef _Buf a_config = _structs(config, sizeof(cydriver.CUlaunchConfig))
+    cdef void* p_config = _bufptr(a_config)
     _hptr(func, &c_func)
     with nogil:
         err = cydriver.cuOccupancyMaxPotentialClusterSize(&c_clusterSize, <cydriver.CUfunction>c_func, <const cydriver.CUlaunchConfig*>p_config)
@@ -18272,7 +18337,8 @@ or the current context in case of NULL stream.
     cdef cydriver.CUresult err
     cdef int c_numClusters
     cdef void* c_func
-    cdef void* p_config = _sptr(config, True)
+    cdef _Buf a_config = _structs(config, sizeof(cydriver.CUlaunchConfig))
+    cdef void* p_config = _bufptr(a_config)
     _hptr(func, &c_func)
     with nogil:
         err = cydriver.cuOccupancyMaxActiveClusters(&c_numClusters, <cydriver.CUfunction>c_func, <const cydriver.CUlaunchConfig*>p_config)
@@ -18455,7 +18521,8 @@ CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_PITCH.
     """
     cdef cydriver.CUresult err
     cdef void* c_hTexRef
-    cdef void* p_desc = _sptr(desc, True)
+    cdef _Buf a_desc = _structs(desc, sizeof(cydriver.CUDA_ARRAY_DESCRIPTOR))
+    cdef void* p_desc = _bufptr(a_desc)
     _hptr(hTexRef, &c_hTexRef)
     with nogil:
         err = cydriver.cuTexRefSetAddress2D(<cydriver.CUtexref>c_hTexRef, <const cydriver.CUDA_ARRAY_DESCRIPTOR*>p_desc, <cydriver.CUdeviceptr>dptr, Pitch)
@@ -19524,9 +19591,12 @@ where:
     """
     cdef cydriver.CUresult err
     cdef cydriver.CUtexObject c_pTexObject
-    cdef void* p_pResDesc = _sptr(pResDesc, True)
-    cdef void* p_pTexDesc = _sptr(pTexDesc, True)
-    cdef void* p_pResViewDesc = _sptr(pResViewDesc, True)
+    cdef _Buf a_pResDesc = _structs(pResDesc, sizeof(cydriver.CUDA_RESOURCE_DESC))
+    cdef void* p_pResDesc = _bufptr(a_pResDesc)
+    cdef _Buf a_pTexDesc = _structs(pTexDesc, sizeof(cydriver.CUDA_TEXTURE_DESC))
+    cdef void* p_pTexDesc = _bufptr(a_pTexDesc)
+    cdef _Buf a_pResViewDesc = _structs(pResViewDesc, sizeof(cydriver.CUDA_RESOURCE_VIEW_DESC))
+    cdef void* p_pResViewDesc = _bufptr(a_pResViewDesc)
     with nogil:
         err = cydriver.cuTexObjectCreate(&c_pTexObject, <const cydriver.CUDA_RESOURCE_DESC*>p_pResDesc, <const cydriver.CUDA_TEXTURE_DESC*>p_pTexDesc, <const cydriver.CUDA_RESOURCE_VIEW_DESC*>p_pResViewDesc)
     if err != 0:
@@ -19660,7 +19730,8 @@ accessed through CUDA API calls.
     """
     cdef cydriver.CUresult err
     cdef cydriver.CUsurfObject c_pSurfObject
-    cdef void* p_pResDesc = _sptr(pResDesc, True)
+    cdef _Buf a_pResDesc = _structs(pResDesc, sizeof(cydriver.CUDA_RESOURCE_DESC))
+    cdef void* p_pResDesc = _bufptr(a_pResDesc)
     with nogil:
         err = cydriver.cuSurfObjectCreate(&c_pSurfObject, <const cydriver.CUDA_RESOURCE_DESC*>p_pResDesc)
     if err != 0:
@@ -20355,7 +20426,8 @@ accessed through CUDA API calls.
     CUresult
     """
     cdef cydriver.CUresult err
-    cdef void* p_tensorMap = _sptr(tensorMap, True)
+    cdef _Buf a_tensorMap = _structs(tensorMap, sizeof(cydriver.CUtensorMap))
+    cdef void* p_tensorMap = _bufptr(a_tensorMap)
     cdef void* c_globalAddress
     _vptr(globalAddress, &c_globalAddress)
     with nogil:
@@ -21222,7 +21294,8 @@ def cuGetExportTable(pExportTableId):
     """
     cdef cydriver.CUresult err
     cdef void* c_ppExportTable = NULL
-    cdef void* p_pExportTableId = _sptr(pExportTableId, True)
+    cdef _Buf a_pExportTableId = _structs(pExportTableId, sizeof(cydriver.CUuuid))
+    cdef void* p_pExportTableId = _bufptr(a_pExportTableId)
     with nogil:
         err = cydriver.cuGetExportTable(<const void**>&c_ppExportTable, <const cydriver.CUuuid*>p_pExportTableId)
     if err != 0:
@@ -21496,7 +21569,8 @@ Note: The API is not supported on 32-bit platforms.
     cdef void* p_result
     cdef size_t req_result
     cdef unsigned int c_nbGroups
-    cdef void* p_input = _sptr(input_, True)
+    cdef _Buf a_input = _structs(input_, sizeof(cydriver.CUdevResource))
+    cdef void* p_input = _bufptr(a_input)
     cdef _Struct s_remaining = _new_struct(CUdevResource)
     c_nbGroups = nbGroups
     a_result = _Buf_new((c_nbGroups) * sizeof(cydriver.CUdevResource)) if c_nbGroups else None
@@ -22005,7 +22079,8 @@ in the RUNNING state upon return.
     CUresult
     """
     cdef cydriver.CUresult err
-    cdef void* p_args = _sptr(args, True)
+    cdef _Buf a_args = _structs(args, sizeof(cydriver.CUcheckpointLockArgs))
+    cdef void* p_args = _bufptr(a_args)
     with nogil:
         err = cydriver.cuCheckpointProcessLock(pid, <cydriver.CUcheckpointLockArgs*>p_args)
     return (_st(err),)
@@ -22034,7 +22109,8 @@ Upon successful return the process will be in the CHECKPOINTED state.
     CUresult
     """
     cdef cydriver.CUresult err
-    cdef void* p_args = _sptr(args, True)
+    cdef _Buf a_args = _structs(args, sizeof(cydriver.CUcheckpointCheckpointArgs))
+    cdef void* p_args = _bufptr(a_args)
     with nogil:
         err = cydriver.cuCheckpointProcessCheckpoint(pid, <cydriver.CUcheckpointCheckpointArgs*>p_args)
     return (_st(err),)
@@ -22069,7 +22145,8 @@ have been called before execution.
     CUresult
     """
     cdef cydriver.CUresult err
-    cdef void* p_args = _sptr(args, True)
+    cdef _Buf a_args = _structs(args, sizeof(cydriver.CUcheckpointRestoreArgs))
+    cdef void* p_args = _bufptr(a_args)
     with nogil:
         err = cydriver.cuCheckpointProcessRestore(pid, <cydriver.CUcheckpointRestoreArgs*>p_args)
     return (_st(err),)
@@ -22096,7 +22173,8 @@ Upon successful return the process will be in the RUNNING state.
     CUresult
     """
     cdef cydriver.CUresult err
-    cdef void* p_args = _sptr(args, True)
+    cdef _Buf a_args = _structs(args, sizeof(cydriver.CUcheckpointUnlockArgs))
+    cdef void* p_args = _bufptr(a_args)
     with nogil:
         err = cydriver.cuCheckpointProcessUnlock(pid, <cydriver.CUcheckpointUnlockArgs*>p_args)
     return (_st(err),)
@@ -22973,7 +23051,8 @@ returned a frame to EGL stream. If timeout is returned the application can retry
     cdef cydriver.CUresult err
     cdef cydriver.CUeglStreamConnection c_conn
     cdef void* h_conn
-    cdef void* p_eglframe = _sptr(eglframe, True)
+    cdef _Buf a_eglframe = _structs(eglframe, sizeof(cydriver.CUeglFrame))
+    cdef void* p_eglframe = _bufptr(a_eglframe)
     cdef cydriver.CUstream c_pStream
     cdef void* h_pStream
     _hptr(conn, &h_conn)

@@ -5,7 +5,7 @@
 from cuda.bindings cimport cynvjitlink
 from cuda.bindings._base cimport (_Handle, _IntValue, _Struct, _Buf, _hptr, _vptr, _sptr, _wbuf,
     _new_handle, _new_int, _new_struct, _enum, _as_bytes, _array, _from_array, _strlist, _voidpp,
-    _jitvalues, _kparams, _attr_in, _attr_out, _attr_size, _bufptr, _Buf_new)
+    _jitvalues, _kparams, _attr_in, _attr_out, _attr_size, _bufptr, _Buf_new, _structs)
 from cuda.bindings._base import _make_fields
 from cpython.bytes cimport PyBytes_FromStringAndSize
 from cpython.long cimport PyLong_FromVoidPtr
@@ -158,7 +158,7 @@ def _nvJitLinkAddData(handle, long long inputType, data, size_t size, name):
     cdef cynvjitlink.nvJitLinkResult err
     cdef void* c_handle
     cdef void* c_data
-    cdef bytes b_name = _as_bytes(name, True)
+    cdef bytes b_name = name.encode() if isinstance(name, str) else _as_bytes(name, True)
     cdef const char* c_name = <char*>b_name if b_name is not None else NULL
     _hptr(handle, &c_handle)
     _vptr(data, &c_data)
@@ -181,7 +181,7 @@ def _nvJitLinkAddFile(handle, long long inputType, fileName):
     """
     cdef cynvjitlink.nvJitLinkResult err
     cdef void* c_handle
-    cdef bytes b_fileName = _as_bytes(fileName, True)
+    cdef bytes b_fileName = fileName.encode() if isinstance(fileName, str) else _as_bytes(fileName, True)
     cdef const char* c_fileName = <char*>b_fileName if b_fileName is not None else NULL
     _hptr(handle, &c_handle)
     with nogil:

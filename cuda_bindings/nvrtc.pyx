@@ -5,7 +5,7 @@
 from cuda.bindings cimport cynvrtc
 from cuda.bindings._base cimport (_Handle, _IntValue, _Struct, _Buf, _hptr, _vptr, _sptr, _wbuf,
     _new_handle, _new_int, _new_struct, _enum, _as_bytes, _array, _from_array, _strlist, _voidpp,
-    _jitvalues, _kparams, _attr_in, _attr_out, _attr_size, _bufptr, _Buf_new)
+    _jitvalues, _kparams, _attr_in, _attr_out, _attr_size, _bufptr, _Buf_new, _structs)
 from cuda.bindings._base import _make_fields
 from cpython.bytes cimport PyBytes_FromStringAndSize
 from cpython.long cimport PyLong_FromVoidPtr

@@ -5,7 +5,7 @@
 from cuda.bindings cimport cyruntime
 from cuda.bindings._base cimport (_Handle, _IntValue, _Struct, _Buf, _hptr, _vptr, _sptr, _wbuf,
     _new_handle, _new_int, _new_struct, _enum, _as_bytes, _array, _from_array, _strlist, _voidpp,
-    _jitvalues, _kparams, _attr_in, _attr_out, _attr_size, _bufptr, _Buf_new)
+    _jitvalues, _kparams, _attr_in, _attr_out, _attr_size, _bufptr, _Buf_new, _structs)
 from cuda.bindings._base import _make_fields
 from cpython.bytes cimport PyBytes_FromStringAndSize
 from cpython.long cimport PyLong_FromVoidPtr
@@ -875,7 +875,7 @@ _STRUCTS = (
     ('cudaChannelFormatDesc', (('x', 1, 1, '', 0, ''), ('y', 1, 1, '', 0, ''), ('z', 1, 1, '', 0, ''), ('w', 1, 1, '', 0, ''), ('f', 4, 1, 'cudaChannelFormatKind', 0, ''))),
     ('cudaChildGraphNodeParams', (('graph', 5, 1, 'cudaGraph_t', 0, ''), ('ownership', 4, 1, 'cudaGraphChildGraphNodeOwnership', 0, ''))),
     ('cudaConditionalNodeParams', (('handle', 6, 1, 'cudaGraphConditionalHandle', 0, ''), ('type', 4, 1, 'cudaGraphConditionalNodeType', 0, ''), ('size', 2, 1, '', 0, ''), ('phGraph_out', 10, 1, '', 0, ''))),
-    ('cudaDeviceProp', (('name', 8, 256, '', 0, ''), ('uuid', 7, 1, 'cudaUUID_t', 0, ''), ('luid', 8, 8, '', 0, ''), ('luidDeviceNodeMask', 2, 1, '', 0, ''), ('totalGlobalMem', 2, 1, '', 0, ''), ('sharedMemPerBlock', 2, 1, '', 0, ''), ('regsPerBlock', 1, 1, '', 0, ''), ('warpSize', 1, 1, '', 0, ''), ('memPitch', 2, 1, '', 0, ''), ('maxThreadsPerBlock', 1, 1, '', 0, ''), ('maxThreadsDim', 9, 3, '', 1, ''), ('maxGridSize', 9, 3, '', 1, ''), ('totalConstMem', 2, 1, '', 0, ''), ('major', 1, 1, '', 0, ''), ('minor', 1, 1, '', 0, ''), ('textureAlignment', 2, 1, '', 0, ''), ('texturePitchAlignment', 2, 1, '', 0, ''), ('multiProcessorCount', 1, 1, '', 0, ''), ('integrated', 1, 1, '', 0, ''), ('canMapHostMemory', 1, 1, '', 0, ''), ('maxTexture1D', 1, 1, '', 0, ''), ('maxTexture1DMipmap', 1, 1, '', 0, ''), ('maxTexture2D', 9, 2, '', 1, ''), ('maxTexture2DMipmap', 9, 2, '', 1, ''), ('maxTexture2DLinear', 9, 3, '', 1, ''), ('maxTexture2DGather', 9, 2, '', 1, ''), ('maxTexture3D', 9, 3, '', 1, ''), ('maxTexture3DAlt', 9, 3, '', 1, ''), ('maxTextureCubemap', 1, 1, '', 0, ''), ('maxTexture1DLayered', 9, 2, '', 1, ''), ('maxTexture2DLayered', 9, 3, '', 1, ''), ('maxTextureCubemapLayered', 9, 2, '', 1, ''), ('maxSurface1D', 1, 1, '', 0, ''), ('maxSurface2D', 9, 2, '', 1, ''), ('maxSurface3D', 9, 3, '', 1, ''), ('maxSurface1DLayered', 9, 2, '', 1, ''), ('maxSurface2DLayered', 9, 3, '', 1, ''), ('maxSurfaceCubemap', 1, 1, '', 0, ''), ('maxSurfaceCubemapLayered', 9, 2, '', 1, ''), ('surfaceAlignment', 2, 1, '', 0, ''), ('concurrentKernels', 1, 1, '', 0, ''), ('ECCEnabled', 1, 1, '', 0, ''), ('pciBusID', 1, 1, '', 0, ''), ('pciDeviceID', 1, 1, '', 0, ''), ('pciDomainID', 1, 1, '', 0, ''), ('tccDriver', 1, 1, '', 0, ''), ('asyncEngineCount', 1, 1, '', 0, ''), ('unifiedAddressing', 1, 1, '', 0, ''), ('memoryBusWidth', 1, 1, '', 0, ''), ('l2CacheSize', 1, 1, '', 0, ''), ('persistingL2CacheMaxSize', 1, 1, '', 0, ''), ('maxThreadsPerMultiProcessor', 1, 1, '', 0, ''), ('streamPrioritiesSupported', 1, 1, '', 0, ''), ('globalL1CacheSupported', 1, 1, '', 0, ''), ('localL1CacheSupported', 1, 1, '', 0, ''), ('sharedMemPerMultiprocessor', 2, 1, '', 0, ''), ('regsPerMultiprocessor', 1, 1, '', 0, ''), ('managedMemory', 1, 1, '', 0, ''), ('isMultiGpuBoard', 1, 1, '', 0, ''), ('multiGpuBoardGroupID', 1, 1, '', 0, ''), ('hostNativeAtomicSupported', 1, 1, '', 0, ''), ('pageableMemoryAccess', 1, 1, '', 0, ''), ('concurrentManagedAccess', 1, 1, '', 0, ''), ('computePreemptionSupported', 1, 1, '', 0, ''), ('canUseHostPointerForRegisteredMem', 1, 1, '', 0, ''), ('cooperativeLaunch', 1, 1, '', 0, ''), ('sharedMemPerBlockOptin', 2, 1, '', 0, ''), ('pageableMemoryAccessUsesHostPageTables', 1, 1, '', 0, ''), ('directManagedMemAccessFromHost', 1, 1, '', 0, ''), ('maxBlocksPerMultiProcessor', 1, 1, '', 0, ''), ('accessPolicyMaxWindowSize', 1, 1, '', 0, ''), ('reservedSharedMemPerBlock', 2, 1, '', 0, ''), ('hostRegisterSupported', 1, 1, '', 0, ''), ('sparseCudaArraySupported', 1, 1, '', 0, ''), ('hostRegisterReadOnlySupported', 1, 1, '', 0, ''), ('timelineSemaphoreInteropSupported', 1, 1, '', 0, ''), ('memoryPoolsSupported', 1, 1, '', 0, ''), ('gpuDirectRDMASupported', 1, 1, '', 0, ''), ('gpuDirectRDMAFlushWritesOptions', 2, 1, '', 0, ''), ('gpuDirectRDMAWritesOrdering', 1, 1, '', 0, ''), ('memoryPoolSupportedHandleTypes', 2, 1, '', 0, ''), ('deferredMappingCudaArraySupported', 1, 1, '', 0, ''), ('ipcEventSupported', 1, 1, '', 0, ''), ('clusterLaunch', 1, 1, '', 0, ''), ('unifiedFunctionPointers', 1, 1, '', 0, ''), ('deviceNumaConfig', 1, 1, '', 0, ''), ('deviceNumaId', 1, 1, '', 0, ''), ('mpsEnabled', 1, 1, '', 0, ''), ('hostNumaId', 1, 1, '', 0, ''), ('gpuPciDeviceID', 2, 1, '', 0, ''), ('gpuPciSubsystemID', 2, 1, '', 0, ''), ('hostNumaMultinodeIpcSupported', 1, 1, '', 0, ''), ('reserved', 9, 56, '', 1, ''))),
+    ('cudaDeviceProp', (('name', 8, 256, '', 1, ''), ('uuid', 7, 1, 'cudaUUID_t', 0, ''), ('luid', 8, 8, '', 0, ''), ('luidDeviceNodeMask', 2, 1, '', 0, ''), ('totalGlobalMem', 2, 1, '', 0, ''), ('sharedMemPerBlock', 2, 1, '', 0, ''), ('regsPerBlock', 1, 1, '', 0, ''), ('warpSize', 1, 1, '', 0, ''), ('memPitch', 2, 1, '', 0, ''), ('maxThreadsPerBlock', 1, 1, '', 0, ''), ('maxThreadsDim', 9, 3, '', 1, ''), ('maxGridSize', 9, 3, '', 1, ''), ('totalConstMem', 2, 1, '', 0, ''), ('major', 1, 1, '', 0, ''), ('minor', 1, 1, '', 0, ''), ('textureAlignment', 2, 1, '', 0, ''), ('texturePitchAlignment', 2, 1, '', 0, ''), ('multiProcessorCount', 1, 1, '', 0, ''), ('integrated', 1, 1, '', 0, ''), ('canMapHostMemory', 1, 1, '', 0, ''), ('maxTexture1D', 1, 1, '', 0, ''), ('maxTexture1DMipmap', 1, 1, '', 0, ''), ('maxTexture2D', 9, 2, '', 1, ''), ('maxTexture2DMipmap', 9, 2, '', 1, ''), ('maxTexture2DLinear', 9, 3, '', 1, ''), ('maxTexture2DGather', 9, 2, '', 1, ''), ('maxTexture3D', 9, 3, '', 1, ''), ('maxTexture3DAlt', 9, 3, '', 1, ''), ('maxTextureCubemap', 1, 1, '', 0, ''), ('maxTexture1DLayered', 9, 2, '', 1, ''), ('maxTexture2DLayered', 9, 3, '', 1, ''), ('maxTextureCubemapLayered', 9, 2, '', 1, ''), ('maxSurface1D', 1, 1, '', 0, ''), ('maxSurface2D', 9, 2, '', 1, ''), ('maxSurface3D', 9, 3, '', 1, ''), ('maxSurface1DLayered', 9, 2, '', 1, ''), ('maxSurface2DLayered', 9, 3, '', 1, ''), ('maxSurfaceCubemap', 1, 1, '', 0, ''), ('maxSurfaceCubemapLayered', 9, 2, '', 1, ''), ('surfaceAlignment', 2, 1, '', 0, ''), ('concurrentKernels', 1, 1, '', 0, ''), ('ECCEnabled', 1, 1, '', 0, ''), ('pciBusID', 1, 1, '', 0, ''), ('pciDeviceID', 1, 1, '', 0, ''), ('pciDomainID', 1, 1, '', 0, ''), ('tccDriver', 1, 1, '', 0, ''), ('asyncEngineCount', 1, 1, '', 0, ''), ('unifiedAddressing', 1, 1, '', 0, ''), ('memoryBusWidth', 1, 1, '', 0, ''), ('l2CacheSize', 1, 1, '', 0, ''), ('persistingL2CacheMaxSize', 1, 1, '', 0, ''), ('maxThreadsPerMultiProcessor', 1, 1, '', 0, ''), ('streamPrioritiesSupported', 1, 1, '', 0, ''), ('globalL1CacheSupported', 1, 1, '', 0, ''), ('localL1CacheSupported', 1, 1, '', 0, ''), ('sharedMemPerMultiprocessor', 2, 1, '', 0, ''), ('regsPerMultiprocessor', 1, 1, '', 0, ''), ('managedMemory', 1, 1, '', 0, ''), ('isMultiGpuBoard', 1, 1, '', 0, ''), ('multiGpuBoardGroupID', 1, 1, '', 0, ''), ('hostNativeAtomicSupported', 1, 1, '', 0, ''), ('pageableMemoryAccess', 1, 1, '', 0, ''), ('concurrentManagedAccess', 1, 1, '', 0, ''), ('computePreemptionSupported', 1, 1, '', 0, ''), ('canUseHostPointerForRegisteredMem', 1, 1, '', 0, ''), ('cooperativeLaunch', 1, 1, '', 0, ''), ('sharedMemPerBlockOptin', 2, 1, '', 0, ''), ('pageableMemoryAccessUsesHostPageTables', 1, 1, '', 0, ''), ('directManagedMemAccessFromHost', 1, 1, '', 0, ''), ('maxBlocksPerMultiProcessor', 1, 1, '', 0, ''), ('accessPolicyMaxWindowSize', 1, 1, '', 0, ''), ('reservedSharedMemPerBlock', 2, 1, '', 0, ''), ('hostRegisterSupported', 1, 1, '', 0, ''), ('sparseCudaArraySupported', 1, 1, '', 0, ''), ('hostRegisterReadOnlySupported', 1, 1, '', 0, ''), ('timelineSemaphoreInteropSupported', 1, 1, '', 0, ''), ('memoryPoolsSupported', 1, 1, '', 0, ''), ('gpuDirectRDMASupported', 1, 1, '', 0, ''), ('gpuDirectRDMAFlushWritesOptions', 2, 1, '', 0, ''), ('gpuDirectRDMAWritesOrdering', 1, 1, '', 0, ''), ('memoryPoolSupportedHandleTypes', 2, 1, '', 0, ''), ('deferredMappingCudaArraySupported', 1, 1, '', 0, ''), ('ipcEventSupported', 1, 1, '', 0, ''), ('clusterLaunch', 1, 1, '', 0, ''), ('unifiedFunctionPointers', 1, 1, '', 0, ''), ('deviceNumaConfig', 1, 1, '', 0, ''), ('deviceNumaId', 1, 1, '', 0, ''), ('mpsEnabled', 1, 1, '', 0, ''), ('hostNumaId', 1, 1, '', 0, ''), ('gpuPciDeviceID', 2, 1, '', 0, ''), ('gpuPciSubsystemID', 2, 1, '', 0, ''), ('hostNumaMultinodeIpcSupported', 1, 1, '', 0, ''), ('reserved', 9, 56, '', 1, ''))),
     ('cudaEglFrame_st', (('frame', 7, 1, 'anon_union9', 0, ''), ('planeDesc', 9, 3, 'cudaEglPlaneDesc', 7, ''), ('planeCount', 2, 1, '', 0, ''), ('frameType', 4, 1, 'cudaEglFrameType', 0, ''), ('eglColorFormat', 4, 1, 'cudaEglColorFormat', 0, ''))),
     ('cudaEglPlaneDesc_st', (('width', 2, 1, '', 0, ''), ('height', 2, 1, '', 0, ''), ('depth', 2, 1, '', 0, ''), ('pitch', 2, 1, '', 0, ''), ('numChannels', 2, 1, '', 0, ''), ('channelDesc', 7, 1, 'cudaChannelFormatDesc', 0, ''), ('reserved', 9, 4, '', 2, ''))),
     ('cudaEventRecordNodeParams', (('event', 5, 1, 'cudaEvent_t', 0, ''),)),
@@ -899,8 +899,8 @@ _STRUCTS = (
     ('cudaGraphNodeParams', (('type', 4, 1, 'cudaGraphNodeType', 0, ''), ('reserved0', 9, 3, '', 1, ''), ('reserved1', 9, 29, '', 1, ''), ('kernel', 7, 1, 'cudaKernelNodeParamsV2', 0, ''), ('memcpy', 7, 1, 'cudaMemcpyNodeParams', 0, ''), ('memset', 7, 1, 'cudaMemsetParamsV2', 0, ''), ('host', 7, 1, 'cudaHostNodeParamsV2', 0, ''), ('graph', 7, 1, 'cudaChildGraphNodeParams', 0, ''), ('eventWait', 7, 1, 'cudaEventWaitNodeParams', 0, ''), ('eventRecord', 7, 1, 'cudaEventRecordNodeParams', 0, ''), ('extSemSignal', 7, 1, 'cudaExternalSemaphoreSignalNodeParamsV2', 0, ''), ('extSemWait', 7, 1, 'cudaExternalSemaphoreWaitNodeParamsV2', 0, ''), ('alloc', 7, 1, 'cudaMemAllocNodeParamsV2', 0, ''), ('free', 7, 1, 'cudaMemFreeNodeParams', 0, ''), ('conditional', 7, 1, 'cudaConditionalNodeParams', 0, ''), ('reserved2', 1, 1, '', 0, ''))),
     ('cudaHostNodeParams', (('fn', 5, 1, 'cudaHostFn_t', 0, ''), ('userData', 10, 1, '', 0, ''))),
     ('cudaHostNodeParamsV2', (('fn', 5, 1, 'cudaHostFn_t', 0, ''), ('userData', 10, 1, '', 0, ''))),
-    ('cudaIpcEventHandle_st', (('reserved', 9, 64, '', 1, ''),)),
-    ('cudaIpcMemHandle_st', (('reserved', 9, 64, '', 1, ''),)),
+    ('cudaIpcEventHandle_st', (('reserved', 8, 64, '', 0, ''),)),
+    ('cudaIpcMemHandle_st', (('reserved', 8, 64, '', 0, ''),)),
     ('cudaKernelNodeParams', (('func', 10, 1, '', 0, ''), ('gridDim', 7, 1, 'dim3', 0, ''), ('blockDim', 7, 1, 'dim3', 0, ''), ('sharedMemBytes', 2, 1, '', 0, ''), ('kernelParams', 14, 1, '', 0, ''), ('extra', 10, 1, '', 0, ''))),
     ('cudaKernelNodeParamsV2', (('func', 10, 1, '', 0, ''), ('gridDim', 7, 1, 'dim3', 0, ''), ('blockDim', 7, 1, 'dim3', 0, ''), ('sharedMemBytes', 2, 1, '', 0, ''), ('kernelParams', 14, 1, '', 0, ''), ('extra', 10, 1, '', 0, ''))),
     ('cudaLaunchAttributeValue', (('pad', 8, 64, '', 0, ''), ('accessPolicyWindow', 7, 1, 'cudaAccessPolicyWindow', 0, ''), ('cooperative', 1, 1, '', 0, ''), ('syncPolicy', 4, 1, 'cudaSynchronizationPolicy', 0, ''), ('clusterDim', 7, 1, 'anon_struct17', 0, ''), ('clusterSchedulingPolicyPreference', 4, 1, 'cudaClusterSchedulingPolicy', 0, ''), ('programmaticStreamSerializationAllowed', 1, 1, '', 0, ''), ('programmaticEvent', 7, 1, 'anon_struct18', 0, ''), ('priority', 1, 1, '', 0, ''), ('memSyncDomainMap', 7, 1, 'cudaLaunchMemSyncDomainMap', 0, ''), ('memSyncDomain', 4, 1, 'cudaLaunchMemSyncDomain', 0, ''), ('preferredClusterDim', 7, 1, 'anon_struct19', 0, ''), ('launchCompletionEvent', 7, 1, 'anon_struct20', 0, ''), ('deviceUpdatableKernelNode', 7, 1, 'anon_struct21', 0, ''), ('sharedMemCarveout', 2, 1, '', 0, ''), ('nvlinkUtilCentricScheduling', 2, 1, '', 0, ''))),
@@ -910,7 +910,7 @@ _STRUCTS = (
     ('cudaMemAccessDesc', (('location', 7, 1, 'cudaMemLocation', 0, ''), ('flags', 4, 1, 'cudaMemAccessFlags', 0, ''))),
     ('cudaMemAllocNodeParams', (('poolProps', 7, 1, 'cudaMemPoolProps', 0, ''), ('accessDescs', 10, 1, '', 0, ''), ('accessDescCount', 2, 1, '', 0, ''), ('bytesize', 2, 1, '', 0, ''), ('dptr', 10, 1, '', 0, ''))),
     ('cudaMemAllocNodeParamsV2', (('poolProps', 7, 1, 'cudaMemPoolProps', 0, ''), ('accessDescs', 10, 1, '', 0, ''), ('accessDescCount', 2, 1, '', 0, ''), ('bytesize', 2, 1, '', 0, ''), ('dptr', 10, 1, '', 0, ''))),
-    ('cudaMemFabricHandle_st', (('reserved', 9, 64, '', 1, ''),)),
+    ('cudaMemFabricHandle_st', (('reserved', 8, 64, '', 0, ''),)),
     ('cudaMemFreeNodeParams', (('dptr', 10, 1, '', 0, ''),)),
     ('cudaMemLocation', (('type', 4, 1, 'cudaMemLocationType', 0, ''), ('id', 1, 1, '', 0, ''))),
     ('cudaMemPoolProps', (('allocType', 4, 1, 'cudaMemAllocationType', 0, ''), ('handleTypes', 4, 1, 'cudaMemAllocationHandleType', 0, ''), ('location', 7, 1, 'cudaMemLocation', 0, ''), ('win32SecurityAttributes', 10, 1, '', 0, ''), ('maxSize', 2, 1, '', 0, ''), ('usage', 2, 1, '', 0, ''), ('reserved', 9, 54, '', 2, ''))),
@@ -1306,7 +1306,8 @@ def cudaDeviceGetTexture1DLinearMaxWidth(fmtDesc, int device):
     """
     cdef cyruntime.cudaError_t err
     cdef size_t c_maxWidthInElements
-    cdef void* p_fmtDesc = _sptr(fmtDesc, True)
+    cdef _Buf a_fmtDesc = _structs(fmtDesc, sizeof(cyruntime.cudaChannelFormatDesc))
+    cdef void* p_fmtDesc = _bufptr(a_fmtDesc)
     with nogil:
         err = cyruntime.cudaDeviceGetTexture1DLinearMaxWidth(&c_maxWidthInElements, <const cyruntime.cudaChannelFormatDesc*>p_fmtDesc, device)
     if err != 0:
@@ -2430,7 +2431,8 @@ Returns in *device the device which has properties that best match
     """
     cdef cyruntime.cudaError_t err
     cdef int c_device
-    cdef void* p_prop = _sptr(prop, True)
+    cdef _Buf a_prop = _structs(prop, sizeof(cyruntime.cudaDeviceProp))
+    cdef void* p_prop = _bufptr(a_prop)
     with nogil:
         err = cyruntime.cudaChooseDevice(&c_device, <const cyruntime.cudaDeviceProp*>p_prop)
     if err != 0:
@@ -3006,7 +3008,8 @@ submitted to the stream. It will not affect previously submitted work.
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_hStream
-    cdef void* p_value = _sptr(value, True)
+    cdef _Buf a_value = _structs(value, sizeof(cyruntime.cudaLaunchAttributeValue))
+    cdef void* p_value = _bufptr(a_value)
     _hptr(hStream, &c_hStream)
     with nogil:
         err = cyruntime.cudaStreamSetAttribute(<cyruntime.cudaStream_t>c_hStream, <cyruntime.cudaLaunchAttributeID>attr, <const cyruntime.cudaLaunchAttributeValue*>p_value)
@@ -3311,7 +3314,8 @@ Kernels captured using this API must not use texture and surface references.
     cdef void* c_graph
     cdef _Buf a_dependencies = _array(dependencies, 'h', sizeof(void*))
     cdef void* p_dependencies = _bufptr(a_dependencies)
-    cdef void* p_dependencyData = _sptr(dependencyData, True)
+    cdef _Buf a_dependencyData = _structs(dependencyData, sizeof(cyruntime.cudaGraphEdgeData))
+    cdef void* p_dependencyData = _bufptr(a_dependencyData)
     _hptr(stream, &c_stream)
     _hptr(graph, &c_graph)
     with nogil:
@@ -3554,7 +3558,8 @@ Returns cudaErrorIllegalState if the stream is not capturing.
     cdef void* c_stream
     cdef _Buf a_dependencies = _array(dependencies, 'h', sizeof(void*))
     cdef void* p_dependencies = _bufptr(a_dependencies)
-    cdef void* p_dependencyData = _sptr(dependencyData, True)
+    cdef _Buf a_dependencyData = _structs(dependencyData, sizeof(cyruntime.cudaGraphEdgeData))
+    cdef void* p_dependencyData = _bufptr(a_dependencyData)
     _hptr(stream, &c_stream)
     with nogil:
         err = cyruntime.cudaStreamUpdateCaptureDependencies(<cyruntime.cudaStream_t>c_stream, <cyruntime.cudaGraphNode_t*>p_dependencies, <const cyruntime.cudaGraphEdgeData*>p_dependencyData, numDependencies, flags)
@@ -3979,7 +3984,8 @@ cudaExternalMemoryHandleTypeD3D11ResourceKmt
     """
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaExternalMemory_t c_extMem_out
-    cdef void* p_memHandleDesc = _sptr(memHandleDesc, True)
+    cdef _Buf a_memHandleDesc = _structs(memHandleDesc, sizeof(cyruntime.cudaExternalMemoryHandleDesc))
+    cdef void* p_memHandleDesc = _bufptr(a_memHandleDesc)
     with nogil:
         err = cyruntime.cudaImportExternalMemory(&c_extMem_out, <const cyruntime.cudaExternalMemoryHandleDesc*>p_memHandleDesc)
     if err != 0:
@@ -4041,7 +4047,8 @@ The returned pointer devPtr must be freed using cudaFree.
     cdef cyruntime.cudaError_t err
     cdef void* c_devPtr = NULL
     cdef void* c_extMem
-    cdef void* p_bufferDesc = _sptr(bufferDesc, True)
+    cdef _Buf a_bufferDesc = _structs(bufferDesc, sizeof(cyruntime.cudaExternalMemoryBufferDesc))
+    cdef void* p_bufferDesc = _bufptr(a_bufferDesc)
     _hptr(extMem, &c_extMem)
     with nogil:
         err = cyruntime.cudaExternalMemoryGetMappedBuffer(<void**>&c_devPtr, <cyruntime.cudaExternalMemory_t>c_extMem, <const cyruntime.cudaExternalMemoryBufferDesc*>p_bufferDesc)
@@ -4105,7 +4112,8 @@ The returned CUDA mipmapped array must be freed using cudaFreeMipmappedArray.
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaMipmappedArray_t c_mipmap
     cdef void* c_extMem
-    cdef void* p_mipmapDesc = _sptr(mipmapDesc, True)
+    cdef _Buf a_mipmapDesc = _structs(mipmapDesc, sizeof(cyruntime.cudaExternalMemoryMipmappedArrayDesc))
+    cdef void* p_mipmapDesc = _bufptr(a_mipmapDesc)
     _hptr(extMem, &c_extMem)
     with nogil:
         err = cyruntime.cudaExternalMemoryGetMappedMipmappedArray(&c_mipmap, <cyruntime.cudaExternalMemory_t>c_extMem, <const cyruntime.cudaExternalMemoryMipmappedArrayDesc*>p_mipmapDesc)
@@ -4291,7 +4299,8 @@ not NULL, then it must name a valid synchronization object.
     """
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaExternalSemaphore_t c_extSem_out
-    cdef void* p_semHandleDesc = _sptr(semHandleDesc, True)
+    cdef _Buf a_semHandleDesc = _structs(semHandleDesc, sizeof(cyruntime.cudaExternalSemaphoreHandleDesc))
+    cdef void* p_semHandleDesc = _bufptr(a_semHandleDesc)
     with nogil:
         err = cyruntime.cudaImportExternalSemaphore(&c_extSem_out, <const cyruntime.cudaExternalSemaphoreHandleDesc*>p_semHandleDesc)
     if err != 0:
@@ -4617,7 +4626,8 @@ N.B. This function is so named to avoid unintentionally invoking the
     cudaError_t
     """
     cdef cyruntime.cudaError_t err
-    cdef void* p_config = _sptr(config, True)
+    cdef _Buf a_config = _structs(config, sizeof(cyruntime.cudaLaunchConfig_t))
+    cdef void* p_config = _bufptr(a_config)
     cdef void* c_func
     cdef _Buf a_args = _kparams(args)
     cdef void* p_args = _bufptr(a_args)
@@ -5170,7 +5180,8 @@ This function will respect the compile time launch bounds.
     cdef cyruntime.cudaError_t err
     cdef int c_clusterSize
     cdef void* c_func
-    cdef void* p_launchConfig = _sptr(launchConfig, True)
+    cdef _Buf a_launchConfig = _structs(launchConfig, sizeof(cyruntime.cudaLaunchConfig_t))
+    cdef void* p_launchConfig = _bufptr(a_launchConfig)
     _vptr(func, &c_func)
     with nogil:
         err = cyruntime.cudaOccupancyMaxPotentialClusterSize(&c_clusterSize, <const void*>c_func, <const cyruntime.cudaLaunchConfig_t*>p_launchConfig)
@@ -5210,7 +5221,8 @@ the clusters, so the calculated occupancy is not guaranteed to be achievable.
     cdef cyruntime.cudaError_t err
     cdef int c_numClusters
     cdef void* c_func
-    cdef void* p_launchConfig = _sptr(launchConfig, True)
+    cdef _Buf a_launchConfig = _structs(launchConfig, sizeof(cyruntime.cudaLaunchConfig_t))
+    cdef void* p_launchConfig = _bufptr(a_launchConfig)
     _vptr(func, &c_func)
     with nogil:
         err = cyruntime.cudaOccupancyMaxActiveClusters(&c_numClusters, <const void*>c_func, <const cyruntime.cudaLaunchConfig_t*>p_launchConfig)
@@ -5409,7 +5421,8 @@ width and height must meet certain size requirements. See cudaMalloc3DArray() fo
     """
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaArray_t c_array
-    cdef void* p_desc = _sptr(desc, True)
+    cdef _Buf a_desc = _structs(desc, sizeof(cyruntime.cudaChannelFormatDesc))
+    cdef void* p_desc = _bufptr(a_desc)
     with nogil:
         err = cyruntime.cudaMallocArray(&c_array, <const cyruntime.cudaChannelFormatDesc*>p_desc, width, height, flags)
     if err != 0:
@@ -5991,7 +6004,8 @@ OR { (1,maxTexture3DAlt[0]), (1,maxTexture3DAlt[1]),
     """
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaArray_t c_array
-    cdef void* p_desc = _sptr(desc, True)
+    cdef _Buf a_desc = _structs(desc, sizeof(cyruntime.cudaChannelFormatDesc))
+    cdef void* p_desc = _bufptr(a_desc)
     cdef void* p_extent = _sptr(extent, False)
     with nogil:
         err = cyruntime.cudaMalloc3DArray(&c_array, <const cyruntime.cudaChannelFormatDesc*>p_desc, (<cyruntime.cudaExtent*>p_extent)[0], flags)
@@ -6142,7 +6156,8 @@ OR { (1,maxTexture3DAlt[0]), (1,maxTexture3DAlt[1]),
     """
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaMipmappedArray_t c_mipmappedArray
-    cdef void* p_desc = _sptr(desc, True)
+    cdef _Buf a_desc = _structs(desc, sizeof(cyruntime.cudaChannelFormatDesc))
+    cdef void* p_desc = _bufptr(a_desc)
     cdef void* p_extent = _sptr(extent, False)
     with nogil:
         err = cyruntime.cudaMallocMipmappedArray(&c_mipmappedArray, <const cyruntime.cudaChannelFormatDesc*>p_desc, (<cyruntime.cudaExtent*>p_extent)[0], numLevels, flags)
@@ -6279,7 +6294,8 @@ with cudaMalloc3D() will always be valid.
     cudaError_t
     """
     cdef cyruntime.cudaError_t err
-    cdef void* p_p = _sptr(p, True)
+    cdef _Buf a_p = _structs(p, sizeof(cyruntime.cudaMemcpy3DParms))
+    cdef void* p_p = _bufptr(a_p)
     with nogil:
         err = cyruntime.cudaMemcpy3D(<const cyruntime.cudaMemcpy3DParms*>p_p)
     return (_st(err),)
@@ -6310,7 +6326,8 @@ this synchronization).
     cudaError_t
     """
     cdef cyruntime.cudaError_t err
-    cdef void* p_p = _sptr(p, True)
+    cdef _Buf a_p = _structs(p, sizeof(cyruntime.cudaMemcpy3DPeerParms))
+    cdef void* p_p = _bufptr(a_p)
     with nogil:
         err = cyruntime.cudaMemcpy3DPeer(<const cyruntime.cudaMemcpy3DPeerParms*>p_p)
     return (_st(err),)
@@ -6420,7 +6437,8 @@ cannot be given local or shared pointers.
     cudaError_t
     """
     cdef cyruntime.cudaError_t err
-    cdef void* p_p = _sptr(p, True)
+    cdef _Buf a_p = _structs(p, sizeof(cyruntime.cudaMemcpy3DParms))
+    cdef void* p_p = _bufptr(a_p)
     cdef void* c_stream
     _hptr(stream, &c_stream)
     with nogil:
@@ -6448,7 +6466,8 @@ for documentation of its parameters.
     cudaError_t
     """
     cdef cyruntime.cudaError_t err
-    cdef void* p_p = _sptr(p, True)
+    cdef _Buf a_p = _structs(p, sizeof(cyruntime.cudaMemcpy3DPeerParms))
+    cdef void* p_p = _bufptr(a_p)
     cdef void* c_stream
     _hptr(stream, &c_stream)
     with nogil:
@@ -8953,7 +8972,8 @@ def cudaMemPoolSetAccess(memPool, descList, size_t count):
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_memPool
-    cdef void* p_descList = _sptr(descList, True)
+    cdef _Buf a_descList = _structs(descList, sizeof(cyruntime.cudaMemAccessDesc))
+    cdef void* p_descList = _bufptr(a_descList)
     _hptr(memPool, &c_memPool)
     with nogil:
         err = cyruntime.cudaMemPoolSetAccess(<cyruntime.cudaMemPool_t>c_memPool, <const cyruntime.cudaMemAccessDesc*>p_descList, count)
@@ -8979,7 +8999,8 @@ Returns the accessibility of the pool's memory from the specified location.
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaMemAccessFlags c_flags
     cdef void* c_memPool
-    cdef void* p_location = _sptr(location, True)
+    cdef _Buf a_location = _structs(location, sizeof(cyruntime.cudaMemLocation))
+    cdef void* p_location = _bufptr(a_location)
     _hptr(memPool, &c_memPool)
     with nogil:
         err = cyruntime.cudaMemPoolGetAccess(&c_flags, <cyruntime.cudaMemPool_t>c_memPool, <cyruntime.cudaMemLocation*>p_location)
@@ -9048,7 +9069,8 @@ cuMemPoolCreate, cudaDeviceSetMemPool, cudaMallocFromPoolAsync, cudaMemPoolExpor
     """
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaMemPool_t c_memPool
-    cdef void* p_poolProps = _sptr(poolProps, True)
+    cdef _Buf a_poolProps = _structs(poolProps, sizeof(cyruntime.cudaMemPoolProps))
+    cdef void* p_poolProps = _bufptr(a_poolProps)
     with nogil:
         err = cyruntime.cudaMemPoolCreate(&c_memPool, <const cyruntime.cudaMemPoolProps*>p_poolProps)
     if err != 0:
@@ -9121,7 +9143,8 @@ cuMemAllocAsync, cuMemPoolTrimTo, cuMemPoolGetAttribute, cuMemPoolSetAttribute, 
     """
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaMemPool_t c_memPool
-    cdef void* p_location = _sptr(location, True)
+    cdef _Buf a_location = _structs(location, sizeof(cyruntime.cudaMemLocation))
+    cdef void* p_location = _bufptr(a_location)
     with nogil:
         err = cyruntime.cudaMemGetDefaultMemPool(&c_memPool, <cyruntime.cudaMemLocation*>p_location, <cyruntime.cudaMemAllocationType>typename)
     if err != 0:
@@ -9163,7 +9186,8 @@ cuDeviceGetDefaultMemPool, cuMemPoolCreate, cuDeviceSetMemPool, cuMemSetMemPool
     """
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaMemPool_t c_memPool
-    cdef void* p_location = _sptr(location, True)
+    cdef _Buf a_location = _structs(location, sizeof(cyruntime.cudaMemLocation))
+    cdef void* p_location = _bufptr(a_location)
     with nogil:
         err = cyruntime.cudaMemGetMemPool(&c_memPool, <cyruntime.cudaMemLocation*>p_location, <cyruntime.cudaMemAllocationType>typename)
     if err != 0:
@@ -9209,7 +9233,8 @@ cuDeviceGetDefaultMemPool, cuDeviceGetMemPool, cuMemGetMemPool, cuMemPoolCreate,
     cudaError_t
     """
     cdef cyruntime.cudaError_t err
-    cdef void* p_location = _sptr(location, True)
+    cdef _Buf a_location = _structs(location, sizeof(cyruntime.cudaMemLocation))
+    cdef void* p_location = _bufptr(a_location)
     cdef void* c_memPool
     _hptr(memPool, &c_memPool)
     with nogil:
@@ -9383,7 +9408,8 @@ The cudaFreeAsync api may be used in the exporting process before
     cdef cyruntime.cudaError_t err
     cdef void* c_ptr = NULL
     cdef void* c_memPool
-    cdef void* p_exportData = _sptr(exportData, True)
+    cdef _Buf a_exportData = _structs(exportData, sizeof(cyruntime.cudaMemPoolPtrExportData))
+    cdef void* p_exportData = _bufptr(a_exportData)
     _hptr(memPool, &c_memPool)
     with nogil:
         err = cyruntime.cudaMemPoolImportPointer(<void**>&c_ptr, <cyruntime.cudaMemPool_t>c_memPool, <cyruntime.cudaMemPoolPtrExportData*>p_exportData)
@@ -10112,9 +10138,12 @@ where:
     """
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaTextureObject_t c_pTexObject
-    cdef void* p_pResDesc = _sptr(pResDesc, True)
-    cdef void* p_pTexDesc = _sptr(pTexDesc, True)
-    cdef void* p_pResViewDesc = _sptr(pResViewDesc, True)
+    cdef _Buf a_pResDesc = _structs(pResDesc, sizeof(cyruntime.cudaResourceDesc))
+    cdef void* p_pResDesc = _bufptr(a_pResDesc)
+    cdef _Buf a_pTexDesc = _structs(pTexDesc, sizeof(cyruntime.cudaTextureDesc))
+    cdef void* p_pTexDesc = _bufptr(a_pTexDesc)
+    cdef _Buf a_pResViewDesc = _structs(pResViewDesc, sizeof(cyruntime.cudaResourceViewDesc))
+    cdef void* p_pResViewDesc = _bufptr(a_pResViewDesc)
     with nogil:
         err = cyruntime.cudaCreateTextureObject(&c_pTexObject, <const cyruntime.cudaResourceDesc*>p_pResDesc, <const cyruntime.cudaTextureDesc*>p_pTexDesc, <const cyruntime.cudaResourceViewDesc*>p_pResViewDesc)
     if err != 0:
@@ -10248,7 +10277,8 @@ accessed through CUDA API calls.
     """
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaSurfaceObject_t c_pSurfObject
-    cdef void* p_pResDesc = _sptr(pResDesc, True)
+    cdef _Buf a_pResDesc = _structs(pResDesc, sizeof(cyruntime.cudaResourceDesc))
+    cdef void* p_pResDesc = _bufptr(a_pResDesc)
     with nogil:
         err = cyruntime.cudaCreateSurfaceObject(&c_pSurfObject, <const cyruntime.cudaResourceDesc*>p_pResDesc)
     if err != 0:
@@ -10653,7 +10683,8 @@ Kernels launched using graphs must not use texture and surface references. Readi
     cdef void* c_graph
     cdef _Buf a_pDependencies = _array(pDependencies, 'h', sizeof(void*))
     cdef void* p_pDependencies = _bufptr(a_pDependencies)
-    cdef void* p_pNodeParams = _sptr(pNodeParams, True)
+    cdef _Buf a_pNodeParams = _structs(pNodeParams, sizeof(cyruntime.cudaKernelNodeParams))
+    cdef void* p_pNodeParams = _bufptr(a_pNodeParams)
     _hptr(graph, &c_graph)
     with nogil:
         err = cyruntime.cudaGraphAddKernelNode(&c_pGraphNode, <cyruntime.cudaGraph_t>c_graph, <const cyruntime.cudaGraphNode_t*>p_pDependencies, numDependencies, <const cyruntime.cudaKernelNodeParams*>p_pNodeParams)
@@ -10718,7 +10749,8 @@ Sets the parameters of kernel node node to pNodeParams.
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_node
-    cdef void* p_pNodeParams = _sptr(pNodeParams, True)
+    cdef _Buf a_pNodeParams = _structs(pNodeParams, sizeof(cyruntime.cudaKernelNodeParams))
+    cdef void* p_pNodeParams = _bufptr(a_pNodeParams)
     _hptr(node, &c_node)
     with nogil:
         err = cyruntime.cudaGraphKernelNodeSetParams(<cyruntime.cudaGraphNode_t>c_node, <const cyruntime.cudaKernelNodeParams*>p_pNodeParams)
@@ -10798,7 +10830,8 @@ value.
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_hNode
-    cdef void* p_value = _sptr(value, True)
+    cdef _Buf a_value = _structs(value, sizeof(cyruntime.cudaLaunchAttributeValue))
+    cdef void* p_value = _bufptr(a_value)
     _hptr(hNode, &c_hNode)
     with nogil:
         err = cyruntime.cudaGraphKernelNodeSetAttribute(<cyruntime.cudaGraphNode_t>c_hNode, <cyruntime.cudaLaunchAttributeID>attr, <const cyruntime.cudaLaunchAttributeValue*>p_value)
@@ -10844,7 +10877,8 @@ cudaDevAttrConcurrentManagedAccess.
     cdef void* c_graph
     cdef _Buf a_pDependencies = _array(pDependencies, 'h', sizeof(void*))
     cdef void* p_pDependencies = _bufptr(a_pDependencies)
-    cdef void* p_pCopyParams = _sptr(pCopyParams, True)
+    cdef _Buf a_pCopyParams = _structs(pCopyParams, sizeof(cyruntime.cudaMemcpy3DParms))
+    cdef void* p_pCopyParams = _bufptr(a_pCopyParams)
     _hptr(graph, &c_graph)
     with nogil:
         err = cyruntime.cudaGraphAddMemcpyNode(&c_pGraphNode, <cyruntime.cudaGraph_t>c_graph, <const cyruntime.cudaGraphNode_t*>p_pDependencies, numDependencies, <const cyruntime.cudaMemcpy3DParms*>p_pCopyParams)
@@ -11004,7 +11038,8 @@ Sets the parameters of memcpy node node to pNodeParams.
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_node
-    cdef void* p_pNodeParams = _sptr(pNodeParams, True)
+    cdef _Buf a_pNodeParams = _structs(pNodeParams, sizeof(cyruntime.cudaMemcpy3DParms))
+    cdef void* p_pNodeParams = _bufptr(a_pNodeParams)
     _hptr(node, &c_node)
     with nogil:
         err = cyruntime.cudaGraphMemcpyNodeSetParams(<cyruntime.cudaGraphNode_t>c_node, <const cyruntime.cudaMemcpy3DParms*>p_pNodeParams)
@@ -11126,7 +11161,8 @@ When the graph is launched, the node will perform the memset described by pMemse
     cdef void* c_graph
     cdef _Buf a_pDependencies = _array(pDependencies, 'h', sizeof(void*))
     cdef void* p_pDependencies = _bufptr(a_pDependencies)
-    cdef void* p_pMemsetParams = _sptr(pMemsetParams, True)
+    cdef _Buf a_pMemsetParams = _structs(pMemsetParams, sizeof(cyruntime.cudaMemsetParams))
+    cdef void* p_pMemsetParams = _bufptr(a_pMemsetParams)
     _hptr(graph, &c_graph)
     with nogil:
         err = cyruntime.cudaGraphAddMemsetNode(&c_pGraphNode, <cyruntime.cudaGraph_t>c_graph, <const cyruntime.cudaGraphNode_t*>p_pDependencies, numDependencies, <const cyruntime.cudaMemsetParams*>p_pMemsetParams)
@@ -11182,7 +11218,8 @@ Sets the parameters of memset node node to pNodeParams.
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_node
-    cdef void* p_pNodeParams = _sptr(pNodeParams, True)
+    cdef _Buf a_pNodeParams = _structs(pNodeParams, sizeof(cyruntime.cudaMemsetParams))
+    cdef void* p_pNodeParams = _bufptr(a_pNodeParams)
     _hptr(node, &c_node)
     with nogil:
         err = cyruntime.cudaGraphMemsetNodeSetParams(<cyruntime.cudaGraphNode_t>c_node, <const cyruntime.cudaMemsetParams*>p_pNodeParams)
@@ -11224,7 +11261,8 @@ Host nodes are not supported under MPS with pre-Volta GPUs.
     cdef void* c_graph
     cdef _Buf a_pDependencies = _array(pDependencies, 'h', sizeof(void*))
     cdef void* p_pDependencies = _bufptr(a_pDependencies)
-    cdef void* p_pNodeParams = _sptr(pNodeParams, True)
+    cdef _Buf a_pNodeParams = _structs(pNodeParams, sizeof(cyruntime.cudaHostNodeParams))
+    cdef void* p_pNodeParams = _bufptr(a_pNodeParams)
     _hptr(graph, &c_graph)
     with nogil:
         err = cyruntime.cudaGraphAddHostNode(&c_pGraphNode, <cyruntime.cudaGraph_t>c_graph, <const cyruntime.cudaGraphNode_t*>p_pDependencies, numDependencies, <const cyruntime.cudaHostNodeParams*>p_pNodeParams)
@@ -11280,7 +11318,8 @@ Sets the parameters of host node node to nodeParams.
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_node
-    cdef void* p_pNodeParams = _sptr(pNodeParams, True)
+    cdef _Buf a_pNodeParams = _structs(pNodeParams, sizeof(cyruntime.cudaHostNodeParams))
+    cdef void* p_pNodeParams = _bufptr(a_pNodeParams)
     _hptr(node, &c_node)
     with nogil:
         err = cyruntime.cudaGraphHostNodeSetParams(<cyruntime.cudaGraphNode_t>c_node, <const cyruntime.cudaHostNodeParams*>p_pNodeParams)
@@ -11573,7 +11612,8 @@ def cudaGraphAddExternalSemaphoresSignalNode(graph, pDependencies, size_t numDep
     cdef void* c_graph
     cdef _Buf a_pDependencies = _array(pDependencies, 'h', sizeof(void*))
     cdef void* p_pDependencies = _bufptr(a_pDependencies)
-    cdef void* p_nodeParams = _sptr(nodeParams, True)
+    cdef _Buf a_nodeParams = _structs(nodeParams, sizeof(cyruntime.cudaExternalSemaphoreSignalNodeParams))
+    cdef void* p_nodeParams = _bufptr(a_nodeParams)
     _hptr(graph, &c_graph)
     with nogil:
         err = cyruntime.cudaGraphAddExternalSemaphoresSignalNode(&c_pGraphNode, <cyruntime.cudaGraph_t>c_graph, <const cyruntime.cudaGraphNode_t*>p_pDependencies, numDependencies, <const cyruntime.cudaExternalSemaphoreSignalNodeParams*>p_nodeParams)
@@ -11617,7 +11657,8 @@ def cudaGraphExternalSemaphoresSignalNodeSetParams(hNode, nodeParams):
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_hNode
-    cdef void* p_nodeParams = _sptr(nodeParams, True)
+    cdef _Buf a_nodeParams = _structs(nodeParams, sizeof(cyruntime.cudaExternalSemaphoreSignalNodeParams))
+    cdef void* p_nodeParams = _bufptr(a_nodeParams)
     _hptr(hNode, &c_hNode)
     with nogil:
         err = cyruntime.cudaGraphExternalSemaphoresSignalNodeSetParams(<cyruntime.cudaGraphNode_t>c_hNode, <const cyruntime.cudaExternalSemaphoreSignalNodeParams*>p_nodeParams)
@@ -11643,7 +11684,8 @@ def cudaGraphAddExternalSemaphoresWaitNode(graph, pDependencies, size_t numDepen
     cdef void* c_graph
     cdef _Buf a_pDependencies = _array(pDependencies, 'h', sizeof(void*))
     cdef void* p_pDependencies = _bufptr(a_pDependencies)
-    cdef void* p_nodeParams = _sptr(nodeParams, True)
+    cdef _Buf a_nodeParams = _structs(nodeParams, sizeof(cyruntime.cudaExternalSemaphoreWaitNodeParams))
+    cdef void* p_nodeParams = _bufptr(a_nodeParams)
     _hptr(graph, &c_graph)
     with nogil:
         err = cyruntime.cudaGraphAddExternalSemaphoresWaitNode(&c_pGraphNode, <cyruntime.cudaGraph_t>c_graph, <const cyruntime.cudaGraphNode_t*>p_pDependencies, numDependencies, <const cyruntime.cudaExternalSemaphoreWaitNodeParams*>p_nodeParams)
@@ -11687,7 +11729,8 @@ def cudaGraphExternalSemaphoresWaitNodeSetParams(hNode, nodeParams):
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_hNode
-    cdef void* p_nodeParams = _sptr(nodeParams, True)
+    cdef _Buf a_nodeParams = _structs(nodeParams, sizeof(cyruntime.cudaExternalSemaphoreWaitNodeParams))
+    cdef void* p_nodeParams = _bufptr(a_nodeParams)
     _hptr(hNode, &c_hNode)
     with nogil:
         err = cyruntime.cudaGraphExternalSemaphoresWaitNodeSetParams(<cyruntime.cudaGraphNode_t>c_hNode, <const cyruntime.cudaExternalSemaphoreWaitNodeParams*>p_nodeParams)
@@ -11713,7 +11756,8 @@ def cudaGraphAddMemAllocNode(graph, pDependencies, size_t numDependencies, nodeP
     cdef void* c_graph
     cdef _Buf a_pDependencies = _array(pDependencies, 'h', sizeof(void*))
     cdef void* p_pDependencies = _bufptr(a_pDependencies)
-    cdef void* p_nodeParams = _sptr(nodeParams, True)
+    cdef _Buf a_nodeParams = _structs(nodeParams, sizeof(cyruntime.cudaMemAllocNodeParams))
+    cdef void* p_nodeParams = _bufptr(a_nodeParams)
     _hptr(graph, &c_graph)
     with nogil:
         err = cyruntime.cudaGraphAddMemAllocNode(&c_pGraphNode, <cyruntime.cudaGraph_t>c_graph, <const cyruntime.cudaGraphNode_t*>p_pDependencies, numDependencies, <cyruntime.cudaMemAllocNodeParams*>p_nodeParams)
@@ -12249,7 +12293,8 @@ Specifying an existing dependency will return an error.
     cdef void* p_from = _bufptr(a_from)
     cdef _Buf a_to = _array(to, 'h', sizeof(void*))
     cdef void* p_to = _bufptr(a_to)
-    cdef void* p_edgeData = _sptr(edgeData, True)
+    cdef _Buf a_edgeData = _structs(edgeData, sizeof(cyruntime.cudaGraphEdgeData))
+    cdef void* p_edgeData = _bufptr(a_edgeData)
     _hptr(graph, &c_graph)
     with nogil:
         err = cyruntime.cudaGraphAddDependencies(<cyruntime.cudaGraph_t>c_graph, <const cyruntime.cudaGraphNode_t*>p_from, <const cyruntime.cudaGraphNode_t*>p_to, <const cyruntime.cudaGraphEdgeData*>p_edgeData, numDependencies)
@@ -12292,7 +12337,8 @@ to passing default (zeroed) data for each edge.
     cdef void* p_from = _bufptr(a_from)
     cdef _Buf a_to = _array(to, 'h', sizeof(void*))
     cdef void* p_to = _bufptr(a_to)
-    cdef void* p_edgeData = _sptr(edgeData, True)
+    cdef _Buf a_edgeData = _structs(edgeData, sizeof(cyruntime.cudaGraphEdgeData))
+    cdef void* p_edgeData = _bufptr(a_edgeData)
     _hptr(graph, &c_graph)
     with nogil:
         err = cyruntime.cudaGraphRemoveDependencies(<cyruntime.cudaGraph_t>c_graph, <const cyruntime.cudaGraphNode_t*>p_from, <const cyruntime.cudaGraphNode_t*>p_to, <const cyruntime.cudaGraphEdgeData*>p_edgeData, numDependencies)
@@ -12527,7 +12573,8 @@ and hErrNode_out will be set to NULL.
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaGraphExec_t c_pGraphExec
     cdef void* c_graph
-    cdef void* p_instantiateParams = _sptr(instantiateParams, True)
+    cdef _Buf a_instantiateParams = _structs(instantiateParams, sizeof(cyruntime.cudaGraphInstantiateParams))
+    cdef void* p_instantiateParams = _bufptr(a_instantiateParams)
     _hptr(graph, &c_graph)
     with nogil:
         err = cyruntime.cudaGraphInstantiateWithParams(&c_pGraphExec, <cyruntime.cudaGraph_t>c_graph, <cyruntime.cudaGraphInstantiateParams*>p_instantiateParams)
@@ -12613,7 +12660,8 @@ undefined behavior.
     cdef cyruntime.cudaError_t err
     cdef void* c_hGraphExec
     cdef void* c_node
-    cdef void* p_pNodeParams = _sptr(pNodeParams, True)
+    cdef _Buf a_pNodeParams = _structs(pNodeParams, sizeof(cyruntime.cudaKernelNodeParams))
+    cdef void* p_pNodeParams = _bufptr(a_pNodeParams)
     _hptr(hGraphExec, &c_hGraphExec)
     _hptr(node, &c_node)
     with nogil:
@@ -12657,7 +12705,8 @@ either the original or new memory operands are multidimensional.
     cdef cyruntime.cudaError_t err
     cdef void* c_hGraphExec
     cdef void* c_node
-    cdef void* p_pNodeParams = _sptr(pNodeParams, True)
+    cdef _Buf a_pNodeParams = _structs(pNodeParams, sizeof(cyruntime.cudaMemcpy3DParms))
+    cdef void* p_pNodeParams = _bufptr(a_pNodeParams)
     _hptr(hGraphExec, &c_hGraphExec)
     _hptr(node, &c_node)
     with nogil:
@@ -12794,7 +12843,8 @@ not modified by this call.
     cdef cyruntime.cudaError_t err
     cdef void* c_hGraphExec
     cdef void* c_node
-    cdef void* p_pNodeParams = _sptr(pNodeParams, True)
+    cdef _Buf a_pNodeParams = _structs(pNodeParams, sizeof(cyruntime.cudaMemsetParams))
+    cdef void* p_pNodeParams = _bufptr(a_pNodeParams)
     _hptr(hGraphExec, &c_hGraphExec)
     _hptr(node, &c_node)
     with nogil:
@@ -12830,7 +12880,8 @@ not modified by this call.
     cdef cyruntime.cudaError_t err
     cdef void* c_hGraphExec
     cdef void* c_node
-    cdef void* p_pNodeParams = _sptr(pNodeParams, True)
+    cdef _Buf a_pNodeParams = _structs(pNodeParams, sizeof(cyruntime.cudaHostNodeParams))
+    cdef void* p_pNodeParams = _bufptr(a_pNodeParams)
     _hptr(hGraphExec, &c_hGraphExec)
     _hptr(node, &c_node)
     with nogil:
@@ -12925,7 +12976,8 @@ def cudaGraphExecExternalSemaphoresSignalNodeSetParams(hGraphExec, hNode, nodePa
     cdef cyruntime.cudaError_t err
     cdef void* c_hGraphExec
     cdef void* c_hNode
-    cdef void* p_nodeParams = _sptr(nodeParams, True)
+    cdef _Buf a_nodeParams = _structs(nodeParams, sizeof(cyruntime.cudaExternalSemaphoreSignalNodeParams))
+    cdef void* p_nodeParams = _bufptr(a_nodeParams)
     _hptr(hGraphExec, &c_hGraphExec)
     _hptr(hNode, &c_hNode)
     with nogil:
@@ -12948,7 +13000,8 @@ def cudaGraphExecExternalSemaphoresWaitNodeSetParams(hGraphExec, hNode, nodePara
     cdef cyruntime.cudaError_t err
     cdef void* c_hGraphExec
     cdef void* c_hNode
-    cdef void* p_nodeParams = _sptr(nodeParams, True)
+    cdef _Buf a_nodeParams = _structs(nodeParams, sizeof(cyruntime.cudaExternalSemaphoreWaitNodeParams))
+    cdef void* p_nodeParams = _bufptr(a_nodeParams)
     _hptr(hGraphExec, &c_hGraphExec)
     _hptr(hNode, &c_hNode)
     with nogil:
@@ -13448,8 +13501,10 @@ A handle to the new node will be returned in phGraphNode.
     cdef void* c_graph
     cdef _Buf a_pDependencies = _array(pDependencies, 'h', sizeof(void*))
     cdef void* p_pDependencies = _bufptr(a_pDependencies)
-    cdef void* p_dependencyData = _sptr(dependencyData, True)
-    cdef void* p_nodeParams = _sptr(nodeParams, True)
+    cdef _Buf a_dependencyData = _structs(dependencyData, sizeof(cyruntime.cudaGraphEdgeData))
+    cdef void* p_dependencyData = _bufptr(a_dependencyData)
+    cdef _Buf a_nodeParams = _structs(nodeParams, sizeof(cyruntime.cudaGraphNodeParams))
+    cdef void* p_nodeParams = _bufptr(a_nodeParams)
     _hptr(graph, &c_graph)
     with nogil:
         err = cyruntime.cudaGraphAddNode(&c_pGraphNode, <cyruntime.cudaGraph_t>c_graph, <const cyruntime.cudaGraphNode_t*>p_pDependencies, <const cyruntime.cudaGraphEdgeData*>p_dependencyData, numDependencies, <cyruntime.cudaGraphNodeParams*>p_nodeParams)
@@ -13482,7 +13537,8 @@ cudaGraphNodeTypeMemFree.
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_node
-    cdef void* p_nodeParams = _sptr(nodeParams, True)
+    cdef _Buf a_nodeParams = _structs(nodeParams, sizeof(cyruntime.cudaGraphNodeParams))
+    cdef void* p_nodeParams = _bufptr(a_nodeParams)
     _hptr(node, &c_node)
     with nogil:
         err = cyruntime.cudaGraphNodeSetParams(<cyruntime.cudaGraphNode_t>c_node, <cyruntime.cudaGraphNodeParams*>p_nodeParams)
@@ -13533,7 +13589,8 @@ Allowed changes to parameters on executable graphs are as follows:
     cdef cyruntime.cudaError_t err
     cdef void* c_graphExec
     cdef void* c_node
-    cdef void* p_nodeParams = _sptr(nodeParams, True)
+    cdef _Buf a_nodeParams = _structs(nodeParams, sizeof(cyruntime.cudaGraphNodeParams))
+    cdef void* p_nodeParams = _bufptr(a_nodeParams)
     _hptr(graphExec, &c_graphExec)
     _hptr(node, &c_node)
     with nogil:
@@ -14094,7 +14151,8 @@ def cudaGetExportTable(pExportTableId):
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_ppExportTable = NULL
-    cdef void* p_pExportTableId = _sptr(pExportTableId, True)
+    cdef _Buf a_pExportTableId = _structs(pExportTableId, sizeof(cyruntime.cudaUUID_t))
+    cdef void* p_pExportTableId = _bufptr(a_pExportTableId)
     with nogil:
         err = cyruntime.cudaGetExportTable(<const void**>&c_ppExportTable, <const cyruntime.cudaUUID_t*>p_pExportTableId)
     if err != 0:
@@ -14960,7 +15018,8 @@ returned a frame to EGL stream. If timeout is returned the application can retry
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaEglStreamConnection c_conn
     cdef void* h_conn
-    cdef void* p_eglframe = _sptr(eglframe, True)
+    cdef _Buf a_eglframe = _structs(eglframe, sizeof(cyruntime.cudaEglFrame))
+    cdef void* p_eglframe = _bufptr(a_eglframe)
     cdef cyruntime.cudaStream_t c_pStream
     cdef void* h_pStream
     _hptr(conn, &h_conn)
