@@ -8,10 +8,10 @@ CUDA toolkit (`$CUDA_HOME/include`, `/usr/local/cuda/include`) or with NVIDIA's 
 `<nv/target>`, used by `<cooperative_groups.h>`) sit in a `cccl` folder beside them.
 """
 import os
-import sys
 
 from cuda.bindings import driver, runtime
 
+from .toolkit import _candidate_include_dirs, cuda_include_options
 from . import check, requirement_not_met
 
 
@@ -62,17 +62,9 @@ class EventTimer:
 
 def cuda_include_roots():
     """Candidate CUDA include folders, best first (only those that exist)."""
-    roots = []
-    for var in ("CUDA_HOME", "CUDA_PATH"):
-        home = os.environ.get(var)
-        if home:
-            roots.append(os.path.join(home, "include"))
-    roots.append("/usr/local/cuda/include")
-    for entry in sys.path:
-        roots.append(os.path.join(entry or os.getcwd(), "nvidia", "cu13", "include"))
     seen, found = set(), []
-    for root in roots:
-        root = os.path.abspath(root)
+    for root in _candidate_include_dirs():
+        root = os.path.realpath(root)
         if root not in seen and os.path.isdir(root):
             seen.add(root)
             found.append(root)
@@ -82,8 +74,4 @@ def cuda_include_roots():
 def include_options_for(*headers):
     """NVRTC `-I` options for the first include folder that holds every one of `headers`
     (looking in its `cccl` subfolder too), or None when no folder has them all."""
-    for root in cuda_include_roots():
-        dirs = [root] + [d for d in (os.path.join(root, "cccl"),) if os.path.isdir(d)]
-        if all(any(os.path.isfile(os.path.join(d, h)) for d in dirs) for h in headers):
-            return [b"-I" + os.fsencode(d) for d in dirs]
-    return None
+    return cuda_include_options(required=headers)
