@@ -604,9 +604,16 @@ def _emit_function(model, fn, mod, L):
                 pyparams.append(f"long long {py}")
                 call_args.append(f"<{base_t}>{py}")
             elif conv == "inttd":
+                # an integer typedef object (CUdevice, CUdeviceptr) is read directly; anything
+                # else goes through Cython's checked conversion to the C type
                 sc = [x for x in model.inttds if x[0] == _bare(p.ctype)][0]
-                pyparams.append(f"{sc[2]} {py}")
-                call_args.append(f"<{base_t}>{py}")
+                pyparams.append(py)
+                cdecls.append(f"cdef {sc[2]} {c}")
+                pre.append(f"if isinstance({py}, _IntValue):")
+                pre.append(f"    {c} = <{sc[2]}>(<_IntValue>{py})._v")
+                pre.append("else:")
+                pre.append(f"    {c} = {py}")
+                call_args.append(f"<{base_t}>{c}")
             elif conv == "handle":
                 pyparams.append(py)
                 cdecls.append(f"cdef void* {c}")
@@ -786,9 +793,10 @@ def _emit_function(model, fn, mod, L):
         o.append("    " + d)
     for line in pre + late:
         o.append("    " + line)
+    gil = fn.name in ov.KEEP_GIL     # a non-blocking lookup: see the table's reasons
+    call_head = "    " if gil else "    with nogil:\n        "
     if fn.ret != L["status"]:
-        o.append("    with nogil:")
-        o.append(f"        r = cy{model.lib}.{fn.name}({', '.join(call_args)})")
+        o.append(f"{call_head}r = cy{model.lib}.{fn.name}({', '.join(call_args)})")
         if _struct_ret(fn):
             o.append("    memcpy(s_r._ptr, &r, sizeof(r))")
             o.append("    return (_SUCCESS, s_r)")
@@ -801,8 +809,7 @@ def _emit_function(model, fn, mod, L):
         h = fn.params[0]
         o.append(f"    if cy{model.lib}.{szf}(<cy{model.lib}.{_bare(h.ctype)}>c_{h.name}, &need_{pname}) == 0 and <size_t>n_{pname} < need_{pname}:")
         o.append(f"        raise ValueError(f'{py} has {{n_{pname}}} bytes; {fn.name} needs {{need_{pname}}}')")
-    o.append("    with nogil:")
-    o.append(f"        err = cy{model.lib}.{fn.name}({', '.join(call_args)})")
+    o.append(f"{call_head}err = cy{model.lib}.{fn.name}({', '.join(call_args)})")
     if not outs:
         o.append("    return (_st(err),)")
     else:

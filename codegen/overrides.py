@@ -308,5 +308,19 @@ JIT_OPTIONS = {"options", "jitOptions", "libraryOptions"}
 BINARY_CHAR_FIELDS = {"bytes", "luid", "reserved", "reserved0", "reserved1", "pad", "_oversize",
                       "_internal_padding", "opaque"}
 
+# Calls made WITHOUT releasing the GIL: each is a lookup that cannot block and takes no lock
+# (releasing and re-taking the GIL would cost more than the call).  Every other C call releases it.
+KEEP_GIL = {
+    "cuGetErrorString": "looks up a static string table",
+    "cuGetErrorName": "looks up a static string table",
+    "cuDriverGetVersion": "returns a constant of the loaded driver",
+    "cuCtxGetCurrent": "reads the calling thread's current-context slot",
+    "nvrtcVersion": "returns constants of the loaded library",
+    "nvrtcGetErrorString": "looks up a static string table",
+    "cudaGetErrorString": "looks up a static string table",
+    "cudaGetErrorName": "looks up a static string table",
+    "nvJitLinkVersion": "returns constants of the loaded library",
+}
+
 # Functions not wrapped at the Python level, with the reason.  (They stay callable from Cython.)
 SKIP_PYTHON = {}

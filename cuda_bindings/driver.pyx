@@ -1502,8 +1502,7 @@ will be returned and *pStr will be set to the NULL address.
     """
     cdef cydriver.CUresult err
     cdef const char* c_pStr = NULL
-    with nogil:
-        err = cydriver.cuGetErrorString(<cydriver.CUresult>error, <const char**>&c_pStr)
+    err = cydriver.cuGetErrorString(<cydriver.CUresult>error, <const char**>&c_pStr)
     if err != 0:
         return (_st(err), None,)
     return (_SUCCESS, (<bytes>c_pStr if c_pStr != NULL else None),)
@@ -1531,8 +1530,7 @@ will be returned and *pStr will be set to the NULL address.
     """
     cdef cydriver.CUresult err
     cdef const char* c_pStr = NULL
-    with nogil:
-        err = cydriver.cuGetErrorName(<cydriver.CUresult>error, <const char**>&c_pStr)
+    err = cydriver.cuGetErrorName(<cydriver.CUresult>error, <const char**>&c_pStr)
     if err != 0:
         return (_st(err), None,)
     return (_SUCCESS, (<bytes>c_pStr if c_pStr != NULL else None),)
@@ -1585,8 +1583,7 @@ driverVersion is NULL.
     """
     cdef cydriver.CUresult err
     cdef int c_driverVersion
-    with nogil:
-        err = cydriver.cuDriverGetVersion(&c_driverVersion)
+    err = cydriver.cuDriverGetVersion(&c_driverVersion)
     if err != 0:
         return (_st(err), None,)
     return (_SUCCESS, c_driverVersion,)
@@ -1641,7 +1638,7 @@ device, cuDeviceGetCount() returns 0.
         return (_st(err), None,)
     return (_SUCCESS, c_count,)
 
-def cuDeviceGetName(int length, int dev):
+def cuDeviceGetName(int length, dev):
     """cuDeviceGetName(length, dev)
     
     Returns an identifier string for the device
@@ -1665,13 +1662,18 @@ string that may be returned. name is shortened to the specified len, if len is l
     """
     cdef cydriver.CUresult err
     cdef _Buf a_name = _Buf_new(length)
+    cdef int c_dev
+    if isinstance(dev, _IntValue):
+        c_dev = <int>(<_IntValue>dev)._v
+    else:
+        c_dev = dev
     with nogil:
-        err = cydriver.cuDeviceGetName(<char*>a_name.ptr, length, <cydriver.CUdevice>dev)
+        err = cydriver.cuDeviceGetName(<char*>a_name.ptr, length, <cydriver.CUdevice>c_dev)
     if err != 0:
         return (_st(err), None,)
     return (_SUCCESS, PyBytes_FromStringAndSize(<char*>a_name.ptr, length),)
 
-def cuDeviceGetUuid(int dev):
+def cuDeviceGetUuid(dev):
     """cuDeviceGetUuid(dev)
     
     Return an UUID for the device
@@ -1693,13 +1695,18 @@ MIG UUID which uniquely identifies the subscribed MIG compute instance.
     """
     cdef cydriver.CUresult err
     cdef _Struct s_uuid = _new_struct(CUuuid)
+    cdef int c_dev
+    if isinstance(dev, _IntValue):
+        c_dev = <int>(<_IntValue>dev)._v
+    else:
+        c_dev = dev
     with nogil:
-        err = cydriver.cuDeviceGetUuid(<cydriver.CUuuid*>s_uuid._ptr, <cydriver.CUdevice>dev)
+        err = cydriver.cuDeviceGetUuid(<cydriver.CUuuid*>s_uuid._ptr, <cydriver.CUdevice>c_dev)
     if err != 0:
         return (_st(err), None,)
     return (_SUCCESS, s_uuid,)
 
-def cuDeviceGetLuid(int dev):
+def cuDeviceGetLuid(dev):
     """cuDeviceGetLuid(dev)
     
     Return an LUID and device node mask for the device
@@ -1723,14 +1730,19 @@ matching device with graphics APIs.
     cdef cydriver.CUresult err
     cdef _Buf a_luid
     cdef unsigned int c_deviceNodeMask
+    cdef int c_dev
+    if isinstance(dev, _IntValue):
+        c_dev = <int>(<_IntValue>dev)._v
+    else:
+        c_dev = dev
     a_luid = _Buf_new((8) * 1)
     with nogil:
-        err = cydriver.cuDeviceGetLuid(<char*>a_luid.ptr, &c_deviceNodeMask, <cydriver.CUdevice>dev)
+        err = cydriver.cuDeviceGetLuid(<char*>a_luid.ptr, &c_deviceNodeMask, <cydriver.CUdevice>c_dev)
     if err != 0:
         return (_st(err), None, None)
     return (_SUCCESS, PyBytes_FromStringAndSize(<char*>_bufptr(a_luid), 8), c_deviceNodeMask)
 
-def cuDeviceTotalMem(int dev):
+def cuDeviceTotalMem(dev):
     """cuDeviceTotalMem(dev)
     
     Returns the total amount of memory on the device
@@ -1751,13 +1763,18 @@ dev in bytes.
     """
     cdef cydriver.CUresult err
     cdef size_t c_bytes
+    cdef int c_dev
+    if isinstance(dev, _IntValue):
+        c_dev = <int>(<_IntValue>dev)._v
+    else:
+        c_dev = dev
     with nogil:
-        err = cydriver.cuDeviceTotalMem(&c_bytes, <cydriver.CUdevice>dev)
+        err = cydriver.cuDeviceTotalMem(&c_bytes, <cydriver.CUdevice>c_dev)
     if err != 0:
         return (_st(err), None,)
     return (_SUCCESS, c_bytes,)
 
-def cuDeviceGetTexture1DLinearMaxWidth(long long pformat, unsigned int numChannels, int dev):
+def cuDeviceGetTexture1DLinearMaxWidth(long long pformat, unsigned int numChannels, dev):
     """cuDeviceGetTexture1DLinearMaxWidth(pformat, numChannels, dev)
     
     Returns the maximum number of elements allocatable in a 1D linear texture for a given texture element size.
@@ -1782,13 +1799,18 @@ for given format and numChannels.
     """
     cdef cydriver.CUresult err
     cdef size_t c_maxWidthInElements
+    cdef int c_dev
+    if isinstance(dev, _IntValue):
+        c_dev = <int>(<_IntValue>dev)._v
+    else:
+        c_dev = dev
     with nogil:
-        err = cydriver.cuDeviceGetTexture1DLinearMaxWidth(&c_maxWidthInElements, <cydriver.CUarray_format>pformat, numChannels, <cydriver.CUdevice>dev)
+        err = cydriver.cuDeviceGetTexture1DLinearMaxWidth(&c_maxWidthInElements, <cydriver.CUarray_format>pformat, numChannels, <cydriver.CUdevice>c_dev)
     if err != 0:
         return (_st(err), None,)
     return (_SUCCESS, c_maxWidthInElements,)
 
-def cuDeviceGetAttribute(long long attrib, int dev):
+def cuDeviceGetAttribute(long long attrib, dev):
     """cuDeviceGetAttribute(attrib, dev)
     
     Returns information about the device
@@ -1811,13 +1833,18 @@ dev.
     """
     cdef cydriver.CUresult err
     cdef int c_pi
+    cdef int c_dev
+    if isinstance(dev, _IntValue):
+        c_dev = <int>(<_IntValue>dev)._v
+    else:
+        c_dev = dev
     with nogil:
-        err = cydriver.cuDeviceGetAttribute(&c_pi, <cydriver.CUdevice_attribute>attrib, <cydriver.CUdevice>dev)
+        err = cydriver.cuDeviceGetAttribute(&c_pi, <cydriver.CUdevice_attribute>attrib, <cydriver.CUdevice>c_dev)
     if err != 0:
         return (_st(err), None,)
     return (_SUCCESS, c_pi,)
 
-def cuDeviceGetHostAtomicCapabilities(operations, unsigned int count, int dev):
+def cuDeviceGetHostAtomicCapabilities(operations, unsigned int count, dev):
     """cuDeviceGetHostAtomicCapabilities(operations, count, dev)
     
     Queries details about atomic operations supported between the device and host.
@@ -1853,14 +1880,19 @@ or if any of *operations is not valid.
     cdef _Buf a_capabilities
     cdef _Buf a_operations = _array(operations, 'e', 4)
     cdef void* p_operations = _bufptr(a_operations)
+    cdef int c_dev
+    if isinstance(dev, _IntValue):
+        c_dev = <int>(<_IntValue>dev)._v
+    else:
+        c_dev = dev
     a_capabilities = _Buf_new((count) * 4)
     with nogil:
-        err = cydriver.cuDeviceGetHostAtomicCapabilities(<unsigned int*>a_capabilities.ptr, <const cydriver.CUatomicOperation*>p_operations, count, <cydriver.CUdevice>dev)
+        err = cydriver.cuDeviceGetHostAtomicCapabilities(<unsigned int*>a_capabilities.ptr, <const cydriver.CUatomicOperation*>p_operations, count, <cydriver.CUdevice>c_dev)
     if err != 0:
         return (_st(err), None,)
     return (_SUCCESS, _from_array(_bufptr(a_capabilities), count, 'u4', None, 4),)
 
-def cuDeviceGetNvSciSyncAttributes(nvSciSyncAttrList, int dev, int flags):
+def cuDeviceGetNvSciSyncAttributes(nvSciSyncAttrList, dev, int flags):
     """cuDeviceGetNvSciSyncAttributes(nvSciSyncAttrList, dev, flags)
     
     Return NvSciSync attributes that this device can support.
@@ -1917,12 +1949,17 @@ device from cuDeviceGetUuid.
     """
     cdef cydriver.CUresult err
     cdef void* c_nvSciSyncAttrList
+    cdef int c_dev
     _vptr(nvSciSyncAttrList, &c_nvSciSyncAttrList)
+    if isinstance(dev, _IntValue):
+        c_dev = <int>(<_IntValue>dev)._v
+    else:
+        c_dev = dev
     with nogil:
-        err = cydriver.cuDeviceGetNvSciSyncAttributes(<void*>c_nvSciSyncAttrList, <cydriver.CUdevice>dev, flags)
+        err = cydriver.cuDeviceGetNvSciSyncAttributes(<void*>c_nvSciSyncAttrList, <cydriver.CUdevice>c_dev, flags)
     return (_st(err),)
 
-def cuDeviceSetMemPool(int dev, pool):
+def cuDeviceSetMemPool(dev, pool):
     """cuDeviceSetMemPool(dev, pool)
     
     Sets the current memory pool of a device
@@ -1950,13 +1987,18 @@ cuDeviceGetDefaultMemPool, cuDeviceGetMemPool, cuMemPoolCreate, cuMemPoolDestroy
     CUresult
     """
     cdef cydriver.CUresult err
+    cdef int c_dev
     cdef void* c_pool
+    if isinstance(dev, _IntValue):
+        c_dev = <int>(<_IntValue>dev)._v
+    else:
+        c_dev = dev
     _hptr(pool, &c_pool)
     with nogil:
-        err = cydriver.cuDeviceSetMemPool(<cydriver.CUdevice>dev, <cydriver.CUmemoryPool>c_pool)
+        err = cydriver.cuDeviceSetMemPool(<cydriver.CUdevice>c_dev, <cydriver.CUmemoryPool>c_pool)
     return (_st(err),)
 
-def cuDeviceGetMemPool(int dev):
+def cuDeviceGetMemPool(dev):
     """cuDeviceGetMemPool(dev)
     
     Gets the current mempool for a device
@@ -1983,13 +2025,18 @@ cuDeviceGetDefaultMemPool, cuMemPoolCreate, cuDeviceSetMemPool
     """
     cdef cydriver.CUresult err
     cdef cydriver.CUmemoryPool c_pool
+    cdef int c_dev
+    if isinstance(dev, _IntValue):
+        c_dev = <int>(<_IntValue>dev)._v
+    else:
+        c_dev = dev
     with nogil:
-        err = cydriver.cuDeviceGetMemPool(&c_pool, <cydriver.CUdevice>dev)
+        err = cydriver.cuDeviceGetMemPool(&c_pool, <cydriver.CUdevice>c_dev)
     if err != 0:
         return (_st(err), None,)
     return (_SUCCESS, _new_handle(CUmemoryPool, <void*>c_pool),)
 
-def cuDeviceGetDefaultMemPool(int dev):
+def cuDeviceGetDefaultMemPool(dev):
     """cuDeviceGetDefaultMemPool(dev)
     
     Returns the default mempool of a device
@@ -2016,13 +2063,18 @@ cuMemAllocAsync, cuMemPoolTrimTo, cuMemPoolGetAttribute, cuMemPoolSetAttribute, 
     """
     cdef cydriver.CUresult err
     cdef cydriver.CUmemoryPool c_pool_out
+    cdef int c_dev
+    if isinstance(dev, _IntValue):
+        c_dev = <int>(<_IntValue>dev)._v
+    else:
+        c_dev = dev
     with nogil:
-        err = cydriver.cuDeviceGetDefaultMemPool(&c_pool_out, <cydriver.CUdevice>dev)
+        err = cydriver.cuDeviceGetDefaultMemPool(&c_pool_out, <cydriver.CUdevice>c_dev)
     if err != 0:
         return (_st(err), None,)
     return (_SUCCESS, _new_handle(CUmemoryPool, <void*>c_pool_out),)
 
-def cuDeviceGetExecAffinitySupport(long long typename, int dev):
+def cuDeviceGetExecAffinitySupport(long long typename, dev):
     """cuDeviceGetExecAffinitySupport(typename, dev)
     
     Returns information about the execution affinity support of the device.
@@ -2047,8 +2099,13 @@ The supported types are:
     """
     cdef cydriver.CUresult err
     cdef int c_pi
+    cdef int c_dev
+    if isinstance(dev, _IntValue):
+        c_dev = <int>(<_IntValue>dev)._v
+    else:
+        c_dev = dev
     with nogil:
-        err = cydriver.cuDeviceGetExecAffinitySupport(&c_pi, <cydriver.CUexecAffinityType>typename, <cydriver.CUdevice>dev)
+        err = cydriver.cuDeviceGetExecAffinitySupport(&c_pi, <cydriver.CUexecAffinityType>typename, <cydriver.CUdevice>c_dev)
     if err != 0:
         return (_st(err), None,)
     return (_SUCCESS, c_pi,)
@@ -2097,7 +2154,7 @@ CU_DEVICE_ATTRIBUTE_FLUSH_FLUSH_GPU_DIRECT_RDMA_OPTIONS.
         err = cydriver.cuFlushGPUDirectRDMAWrites(<cydriver.CUflushGPUDirectRDMAWritesTarget>target, <cydriver.CUflushGPUDirectRDMAWritesScope>scope)
     return (_st(err),)
 
-def cuDeviceGetProperties(int dev):
+def cuDeviceGetProperties(dev):
     """cuDeviceGetProperties(dev)
     
     Returns properties for a selected device
@@ -2154,13 +2211,18 @@ where:
     """
     cdef cydriver.CUresult err
     cdef _Struct s_prop = _new_struct(CUdevprop)
+    cdef int c_dev
+    if isinstance(dev, _IntValue):
+        c_dev = <int>(<_IntValue>dev)._v
+    else:
+        c_dev = dev
     with nogil:
-        err = cydriver.cuDeviceGetProperties(<cydriver.CUdevprop*>s_prop._ptr, <cydriver.CUdevice>dev)
+        err = cydriver.cuDeviceGetProperties(<cydriver.CUdevprop*>s_prop._ptr, <cydriver.CUdevice>c_dev)
     if err != 0:
         return (_st(err), None,)
     return (_SUCCESS, s_prop,)
 
-def cuDeviceComputeCapability(int dev):
+def cuDeviceComputeCapability(dev):
     """cuDeviceComputeCapability(dev)
     
     Returns the compute capability of the device
@@ -2189,13 +2251,18 @@ define the compute capability of the device dev.
     cdef cydriver.CUresult err
     cdef int c_major
     cdef int c_minor
+    cdef int c_dev
+    if isinstance(dev, _IntValue):
+        c_dev = <int>(<_IntValue>dev)._v
+    else:
+        c_dev = dev
     with nogil:
-        err = cydriver.cuDeviceComputeCapability(&c_major, &c_minor, <cydriver.CUdevice>dev)
+        err = cydriver.cuDeviceComputeCapability(&c_major, &c_minor, <cydriver.CUdevice>c_dev)
     if err != 0:
         return (_st(err), None, None)
     return (_SUCCESS, c_major, c_minor)
 
-def cuDevicePrimaryCtxRetain(int dev):
+def cuDevicePrimaryCtxRetain(dev):
     """cuDevicePrimaryCtxRetain(dev)
     
     Retain the primary context on the GPU
@@ -2230,13 +2297,18 @@ flags can be specified by cuDevicePrimaryCtxSetFlags().
     """
     cdef cydriver.CUresult err
     cdef cydriver.CUcontext c_pctx
+    cdef int c_dev
+    if isinstance(dev, _IntValue):
+        c_dev = <int>(<_IntValue>dev)._v
+    else:
+        c_dev = dev
     with nogil:
-        err = cydriver.cuDevicePrimaryCtxRetain(&c_pctx, <cydriver.CUdevice>dev)
+        err = cydriver.cuDevicePrimaryCtxRetain(&c_pctx, <cydriver.CUdevice>c_dev)
     if err != 0:
         return (_st(err), None,)
     return (_SUCCESS, _new_handle(CUcontext, <void*>c_pctx),)
 
-def cuDevicePrimaryCtxRelease(int dev):
+def cuDevicePrimaryCtxRelease(dev):
     """cuDevicePrimaryCtxRelease(dev)
     
     Release the primary context on the GPU
@@ -2264,11 +2336,16 @@ from stack in any circumstances.
     CUresult
     """
     cdef cydriver.CUresult err
+    cdef int c_dev
+    if isinstance(dev, _IntValue):
+        c_dev = <int>(<_IntValue>dev)._v
+    else:
+        c_dev = dev
     with nogil:
-        err = cydriver.cuDevicePrimaryCtxRelease(<cydriver.CUdevice>dev)
+        err = cydriver.cuDevicePrimaryCtxRelease(<cydriver.CUdevice>c_dev)
     return (_st(err),)
 
-def cuDevicePrimaryCtxSetFlags(int dev, unsigned int flags):
+def cuDevicePrimaryCtxSetFlags(dev, unsigned int flags):
     """cuDevicePrimaryCtxSetFlags(dev, flags)
     
     Set flags for the primary context
@@ -2358,11 +2435,16 @@ synchronous memory operations can exhibit asynchronous behavior.
     CUresult
     """
     cdef cydriver.CUresult err
+    cdef int c_dev
+    if isinstance(dev, _IntValue):
+        c_dev = <int>(<_IntValue>dev)._v
+    else:
+        c_dev = dev
     with nogil:
-        err = cydriver.cuDevicePrimaryCtxSetFlags(<cydriver.CUdevice>dev, flags)
+        err = cydriver.cuDevicePrimaryCtxSetFlags(<cydriver.CUdevice>c_dev, flags)
     return (_st(err),)
 
-def cuDevicePrimaryCtxGetState(int dev):
+def cuDevicePrimaryCtxGetState(dev):
     """cuDevicePrimaryCtxGetState(dev)
     
     Get the state of the primary context
@@ -2385,15 +2467,20 @@ values.
         Pointer to store context state; 0 = inactive, 1 = active
     """
     cdef cydriver.CUresult err
+    cdef int c_dev
     cdef unsigned int c_flags
     cdef int c_active
+    if isinstance(dev, _IntValue):
+        c_dev = <int>(<_IntValue>dev)._v
+    else:
+        c_dev = dev
     with nogil:
-        err = cydriver.cuDevicePrimaryCtxGetState(<cydriver.CUdevice>dev, &c_flags, &c_active)
+        err = cydriver.cuDevicePrimaryCtxGetState(<cydriver.CUdevice>c_dev, &c_flags, &c_active)
     if err != 0:
         return (_st(err), None, None)
     return (_SUCCESS, c_flags, c_active)
 
-def cuDevicePrimaryCtxReset(int dev):
+def cuDevicePrimaryCtxReset(dev):
     """cuDevicePrimaryCtxReset(dev)
     
     Destroy all allocations and reset all state on the primary context
@@ -2419,11 +2506,16 @@ retained the primary context should explicitly release its usage.
     CUresult
     """
     cdef cydriver.CUresult err
+    cdef int c_dev
+    if isinstance(dev, _IntValue):
+        c_dev = <int>(<_IntValue>dev)._v
+    else:
+        c_dev = dev
     with nogil:
-        err = cydriver.cuDevicePrimaryCtxReset(<cydriver.CUdevice>dev)
+        err = cydriver.cuDevicePrimaryCtxReset(<cydriver.CUdevice>c_dev)
     return (_st(err),)
 
-def cuCtxCreate(ctxCreateParams, unsigned int flags, int dev):
+def cuCtxCreate(ctxCreateParams, unsigned int flags, dev):
     """cuCtxCreate(ctxCreateParams, flags, dev)
     
     Create a CUDA context
@@ -2570,8 +2662,13 @@ by the device or the driver.
     cdef cydriver.CUcontext c_pctx
     cdef _Buf a_ctxCreateParams = _structs(ctxCreateParams, sizeof(cydriver.CUctxCreateParams))
     cdef void* p_ctxCreateParams = _bufptr(a_ctxCreateParams)
+    cdef int c_dev
+    if isinstance(dev, _IntValue):
+        c_dev = <int>(<_IntValue>dev)._v
+    else:
+        c_dev = dev
     with nogil:
-        err = cydriver.cuCtxCreate(&c_pctx, <cydriver.CUctxCreateParams*>p_ctxCreateParams, flags, <cydriver.CUdevice>dev)
+        err = cydriver.cuCtxCreate(&c_pctx, <cydriver.CUctxCreateParams*>p_ctxCreateParams, flags, <cydriver.CUdevice>c_dev)
     if err != 0:
         return (_st(err), None,)
     return (_SUCCESS, _new_handle(CUcontext, <void*>c_pctx),)
@@ -2724,8 +2821,7 @@ set to NULL and CUDA_SUCCESS is returned.
     """
     cdef cydriver.CUresult err
     cdef cydriver.CUcontext c_pctx
-    with nogil:
-        err = cydriver.cuCtxGetCurrent(&c_pctx)
+    err = cydriver.cuCtxGetCurrent(&c_pctx)
     if err != 0:
         return (_st(err), None,)
     return (_SUCCESS, _new_handle(CUcontext, <void*>c_pctx),)
@@ -4469,7 +4565,7 @@ the call may return CUDA_ERROR_NOT_FOUND.
         return (_st(err), None,)
     return (_SUCCESS, PyLong_FromVoidPtr(c_fptr),)
 
-def cuKernelGetAttribute(long long attrib, kernel, int dev):
+def cuKernelGetAttribute(long long attrib, kernel, dev):
     """cuKernelGetAttribute(attrib, kernel, dev)
     
     Returns information about a kernel
@@ -4551,14 +4647,19 @@ value depending on the interleavings chosen by the OS scheduler and memory consi
     cdef cydriver.CUresult err
     cdef int c_pi
     cdef void* c_kernel
+    cdef int c_dev
     _hptr(kernel, &c_kernel)
+    if isinstance(dev, _IntValue):
+        c_dev = <int>(<_IntValue>dev)._v
+    else:
+        c_dev = dev
     with nogil:
-        err = cydriver.cuKernelGetAttribute(&c_pi, <cydriver.CUfunction_attribute>attrib, <cydriver.CUkernel>c_kernel, <cydriver.CUdevice>dev)
+        err = cydriver.cuKernelGetAttribute(&c_pi, <cydriver.CUfunction_attribute>attrib, <cydriver.CUkernel>c_kernel, <cydriver.CUdevice>c_dev)
     if err != 0:
         return (_st(err), None,)
     return (_SUCCESS, c_pi,)
 
-def cuKernelSetAttribute(long long attrib, int val, kernel, int dev):
+def cuKernelSetAttribute(long long attrib, int val, kernel, dev):
     """cuKernelSetAttribute(attrib, val, kernel, dev)
     
     Sets information about a kernel
@@ -4631,12 +4732,17 @@ on the interleavings chosen by the OS scheduler and memory consistency.
     """
     cdef cydriver.CUresult err
     cdef void* c_kernel
+    cdef int c_dev
     _hptr(kernel, &c_kernel)
+    if isinstance(dev, _IntValue):
+        c_dev = <int>(<_IntValue>dev)._v
+    else:
+        c_dev = dev
     with nogil:
-        err = cydriver.cuKernelSetAttribute(<cydriver.CUfunction_attribute>attrib, val, <cydriver.CUkernel>c_kernel, <cydriver.CUdevice>dev)
+        err = cydriver.cuKernelSetAttribute(<cydriver.CUfunction_attribute>attrib, val, <cydriver.CUkernel>c_kernel, <cydriver.CUdevice>c_dev)
     return (_st(err),)
 
-def cuKernelSetCacheConfig(kernel, long long config, int dev):
+def cuKernelSetCacheConfig(kernel, long long config, dev):
     """cuKernelSetCacheConfig(kernel, config, dev)
     
     Sets the preferred cache configuration for a device kernel.
@@ -4686,9 +4792,14 @@ on the interleavings chosen by the OS scheduler and memory consistency.
     """
     cdef cydriver.CUresult err
     cdef void* c_kernel
+    cdef int c_dev
     _hptr(kernel, &c_kernel)
+    if isinstance(dev, _IntValue):
+        c_dev = <int>(<_IntValue>dev)._v
+    else:
+        c_dev = dev
     with nogil:
-        err = cydriver.cuKernelSetCacheConfig(<cydriver.CUkernel>c_kernel, <cydriver.CUfunc_cache>config, <cydriver.CUdevice>dev)
+        err = cydriver.cuKernelSetCacheConfig(<cydriver.CUkernel>c_kernel, <cydriver.CUfunc_cache>config, <cydriver.CUdevice>c_dev)
     return (_st(err),)
 
 def cuKernelGetName(hfunc):
@@ -4889,7 +5000,7 @@ cuTexRefSetAddress2D().
         return (_st(err), None, None)
     return (_SUCCESS, _new_int(CUdeviceptr, <unsigned long long>c_dptr, 8, False), c_pPitch)
 
-def cuMemFree(unsigned long long dptr):
+def cuMemFree(dptr):
     """cuMemFree(dptr)
     
     Frees device memory
@@ -4914,11 +5025,16 @@ For all other pointers, this API may perform implicit synchronization.
     CUresult
     """
     cdef cydriver.CUresult err
+    cdef unsigned long long c_dptr
+    if isinstance(dptr, _IntValue):
+        c_dptr = <unsigned long long>(<_IntValue>dptr)._v
+    else:
+        c_dptr = dptr
     with nogil:
-        err = cydriver.cuMemFree(<cydriver.CUdeviceptr>dptr)
+        err = cydriver.cuMemFree(<cydriver.CUdeviceptr>c_dptr)
     return (_st(err),)
 
-def cuMemGetAddressRange(unsigned long long dptr):
+def cuMemGetAddressRange(dptr):
     """cuMemGetAddressRange(dptr)
     
     Get information on memory allocations
@@ -4944,8 +5060,13 @@ of them is NULL, it is ignored.
     cdef cydriver.CUresult err
     cdef cydriver.CUdeviceptr c_pbase
     cdef size_t c_psize
+    cdef unsigned long long c_dptr
+    if isinstance(dptr, _IntValue):
+        c_dptr = <unsigned long long>(<_IntValue>dptr)._v
+    else:
+        c_dptr = dptr
     with nogil:
-        err = cydriver.cuMemGetAddressRange(&c_pbase, &c_psize, <cydriver.CUdeviceptr>dptr)
+        err = cydriver.cuMemGetAddressRange(&c_pbase, &c_psize, <cydriver.CUdeviceptr>c_dptr)
     if err != 0:
         return (_st(err), None, None)
     return (_SUCCESS, _new_int(CUdeviceptr, <unsigned long long>c_pbase, 8, False), c_psize)
@@ -5287,7 +5408,7 @@ in the CUDA programming guide under the "CUDA environment variables" section.
         return (_st(err), None,)
     return (_SUCCESS, _new_int(CUdeviceptr, <unsigned long long>c_dptr, 8, False),)
 
-def cuDeviceRegisterAsyncNotification(int device, callbackFunc, userData):
+def cuDeviceRegisterAsyncNotification(device, callbackFunc, userData):
     """cuDeviceRegisterAsyncNotification(device, callbackFunc, userData)
     
     Registers a callback function to receive async notifications
@@ -5323,18 +5444,23 @@ Returns in *callback a handle representing the registered callback instance.
         A handle representing the registered callback instance
     """
     cdef cydriver.CUresult err
+    cdef int c_device
     cdef void* c_callbackFunc
     cdef void* c_userData
     cdef cydriver.CUasyncCallbackHandle c_callback
+    if isinstance(device, _IntValue):
+        c_device = <int>(<_IntValue>device)._v
+    else:
+        c_device = device
     _hptr(callbackFunc, &c_callbackFunc)
     _vptr(userData, &c_userData)
     with nogil:
-        err = cydriver.cuDeviceRegisterAsyncNotification(<cydriver.CUdevice>device, <cydriver.CUasyncCallback>c_callbackFunc, <void*>c_userData, &c_callback)
+        err = cydriver.cuDeviceRegisterAsyncNotification(<cydriver.CUdevice>c_device, <cydriver.CUasyncCallback>c_callbackFunc, <void*>c_userData, &c_callback)
     if err != 0:
         return (_st(err), None,)
     return (_SUCCESS, _new_handle(CUasyncCallbackHandle, <void*>c_callback),)
 
-def cuDeviceUnregisterAsyncNotification(int device, callback):
+def cuDeviceUnregisterAsyncNotification(device, callback):
     """cuDeviceUnregisterAsyncNotification(device, callback)
     
     Unregisters an async notification callback
@@ -5354,10 +5480,15 @@ async notifications.
     CUresult
     """
     cdef cydriver.CUresult err
+    cdef int c_device
     cdef void* c_callback
+    if isinstance(device, _IntValue):
+        c_device = <int>(<_IntValue>device)._v
+    else:
+        c_device = device
     _hptr(callback, &c_callback)
     with nogil:
-        err = cydriver.cuDeviceUnregisterAsyncNotification(<cydriver.CUdevice>device, <cydriver.CUasyncCallbackHandle>c_callback)
+        err = cydriver.cuDeviceUnregisterAsyncNotification(<cydriver.CUdevice>c_device, <cydriver.CUasyncCallbackHandle>c_callback)
     return (_st(err),)
 
 def cuDeviceGetByPCIBusId(pciBusId):
@@ -5388,7 +5519,7 @@ Returns in *device a device handle given a PCI bus ID string.
         return (_st(err), None,)
     return (_SUCCESS, _new_int(CUdevice, <unsigned long long>c_dev, 4, True),)
 
-def cuDeviceGetPCIBusId(int length, int dev):
+def cuDeviceGetPCIBusId(int length, dev):
     """cuDeviceGetPCIBusId(length, dev)
     
     Returns a PCI Bus Id string for the device
@@ -5412,8 +5543,13 @@ string that may be returned.
     """
     cdef cydriver.CUresult err
     cdef _Buf a_pciBusId = _Buf_new(length)
+    cdef int c_dev
+    if isinstance(dev, _IntValue):
+        c_dev = <int>(<_IntValue>dev)._v
+    else:
+        c_dev = dev
     with nogil:
-        err = cydriver.cuDeviceGetPCIBusId(<char*>a_pciBusId.ptr, length, <cydriver.CUdevice>dev)
+        err = cydriver.cuDeviceGetPCIBusId(<char*>a_pciBusId.ptr, length, <cydriver.CUdevice>c_dev)
     if err != 0:
         return (_st(err), None,)
     return (_SUCCESS, PyBytes_FromStringAndSize(<char*>a_pciBusId.ptr, length),)
@@ -5503,7 +5639,7 @@ cuapiDeviceGetAttribute with CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED
         return (_st(err), None,)
     return (_SUCCESS, _new_handle(CUevent, <void*>c_phEvent),)
 
-def cuIpcGetMemHandle(unsigned long long dptr):
+def cuIpcGetMemHandle(dptr):
     """cuIpcGetMemHandle(dptr)
     
     Gets an interprocess memory handle for an existing device memory
@@ -5539,8 +5675,13 @@ cuapiDeviceGetAttribute with CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED
     """
     cdef cydriver.CUresult err
     cdef _Struct s_pHandle = _new_struct(CUipcMemHandle)
+    cdef unsigned long long c_dptr
+    if isinstance(dptr, _IntValue):
+        c_dptr = <unsigned long long>(<_IntValue>dptr)._v
+    else:
+        c_dptr = dptr
     with nogil:
-        err = cydriver.cuIpcGetMemHandle(<cydriver.CUipcMemHandle*>s_pHandle._ptr, <cydriver.CUdeviceptr>dptr)
+        err = cydriver.cuIpcGetMemHandle(<cydriver.CUipcMemHandle*>s_pHandle._ptr, <cydriver.CUdeviceptr>c_dptr)
     if err != 0:
         return (_st(err), None,)
     return (_SUCCESS, s_pHandle,)
@@ -5602,7 +5743,7 @@ cuapiDeviceGetAttribute with CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED
         return (_st(err), None,)
     return (_SUCCESS, _new_int(CUdeviceptr, <unsigned long long>c_pdptr, 8, False),)
 
-def cuIpcCloseMemHandle(unsigned long long dptr):
+def cuIpcCloseMemHandle(dptr):
     """cuIpcCloseMemHandle(dptr)
     
     Attempts to close memory mapped with cuIpcOpenMemHandle
@@ -5632,8 +5773,13 @@ cuapiDeviceGetAttribute with CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED
     CUresult
     """
     cdef cydriver.CUresult err
+    cdef unsigned long long c_dptr
+    if isinstance(dptr, _IntValue):
+        c_dptr = <unsigned long long>(<_IntValue>dptr)._v
+    else:
+        c_dptr = dptr
     with nogil:
-        err = cydriver.cuIpcCloseMemHandle(<cydriver.CUdeviceptr>dptr)
+        err = cydriver.cuIpcCloseMemHandle(<cydriver.CUdeviceptr>c_dptr)
     return (_st(err),)
 
 def cuMemHostRegister(p, size_t bytesize, unsigned int Flags):
@@ -5751,7 +5897,7 @@ The base address must be the same one specified to cuMemHostRegister().
         err = cydriver.cuMemHostUnregister(<void*>c_p)
     return (_st(err),)
 
-def cuMemcpy(unsigned long long dst, unsigned long long src, size_t ByteCount):
+def cuMemcpy(dst, src, size_t ByteCount):
     """cuMemcpy(dst, src, ByteCount)
     
     Copies memory
@@ -5777,11 +5923,21 @@ Note that this function infers the type of the transfer (host to host, host to
     CUresult
     """
     cdef cydriver.CUresult err
+    cdef unsigned long long c_dst
+    cdef unsigned long long c_src
+    if isinstance(dst, _IntValue):
+        c_dst = <unsigned long long>(<_IntValue>dst)._v
+    else:
+        c_dst = dst
+    if isinstance(src, _IntValue):
+        c_src = <unsigned long long>(<_IntValue>src)._v
+    else:
+        c_src = src
     with nogil:
-        err = cydriver.cuMemcpy(<cydriver.CUdeviceptr>dst, <cydriver.CUdeviceptr>src, ByteCount)
+        err = cydriver.cuMemcpy(<cydriver.CUdeviceptr>c_dst, <cydriver.CUdeviceptr>c_src, ByteCount)
     return (_st(err),)
 
-def cuMemcpyPeer(unsigned long long dstDevice, dstContext, unsigned long long srcDevice, srcContext, size_t ByteCount):
+def cuMemcpyPeer(dstDevice, dstContext, srcDevice, srcContext, size_t ByteCount):
     """cuMemcpyPeer(dstDevice, dstContext, srcDevice, srcContext, ByteCount)
     
     Copies device memory between two contexts
@@ -5810,15 +5966,25 @@ ByteCount specifies the number of bytes to copy.
     CUresult
     """
     cdef cydriver.CUresult err
+    cdef unsigned long long c_dstDevice
     cdef void* c_dstContext
+    cdef unsigned long long c_srcDevice
     cdef void* c_srcContext
+    if isinstance(dstDevice, _IntValue):
+        c_dstDevice = <unsigned long long>(<_IntValue>dstDevice)._v
+    else:
+        c_dstDevice = dstDevice
     _hptr(dstContext, &c_dstContext)
+    if isinstance(srcDevice, _IntValue):
+        c_srcDevice = <unsigned long long>(<_IntValue>srcDevice)._v
+    else:
+        c_srcDevice = srcDevice
     _hptr(srcContext, &c_srcContext)
     with nogil:
-        err = cydriver.cuMemcpyPeer(<cydriver.CUdeviceptr>dstDevice, <cydriver.CUcontext>c_dstContext, <cydriver.CUdeviceptr>srcDevice, <cydriver.CUcontext>c_srcContext, ByteCount)
+        err = cydriver.cuMemcpyPeer(<cydriver.CUdeviceptr>c_dstDevice, <cydriver.CUcontext>c_dstContext, <cydriver.CUdeviceptr>c_srcDevice, <cydriver.CUcontext>c_srcContext, ByteCount)
     return (_st(err),)
 
-def cuMemcpyHtoD(unsigned long long dstDevice, srcHost, size_t ByteCount):
+def cuMemcpyHtoD(dstDevice, srcHost, size_t ByteCount):
     """cuMemcpyHtoD(dstDevice, srcHost, ByteCount)
     
     Copies memory from Host to Device
@@ -5841,13 +6007,18 @@ specifies the number of bytes to copy.
     CUresult
     """
     cdef cydriver.CUresult err
+    cdef unsigned long long c_dstDevice
     cdef void* c_srcHost
+    if isinstance(dstDevice, _IntValue):
+        c_dstDevice = <unsigned long long>(<_IntValue>dstDevice)._v
+    else:
+        c_dstDevice = dstDevice
     _vptr(srcHost, &c_srcHost)
     with nogil:
-        err = cydriver.cuMemcpyHtoD(<cydriver.CUdeviceptr>dstDevice, <const void*>c_srcHost, ByteCount)
+        err = cydriver.cuMemcpyHtoD(<cydriver.CUdeviceptr>c_dstDevice, <const void*>c_srcHost, ByteCount)
     return (_st(err),)
 
-def cuMemcpyDtoH(dstHost, unsigned long long srcDevice, size_t ByteCount):
+def cuMemcpyDtoH(dstHost, srcDevice, size_t ByteCount):
     """cuMemcpyDtoH(dstHost, srcDevice, ByteCount)
     
     Copies memory from Device to Host
@@ -5871,12 +6042,17 @@ specifies the number of bytes to copy.
     """
     cdef cydriver.CUresult err
     cdef void* c_dstHost
+    cdef unsigned long long c_srcDevice
     _vptr(dstHost, &c_dstHost)
+    if isinstance(srcDevice, _IntValue):
+        c_srcDevice = <unsigned long long>(<_IntValue>srcDevice)._v
+    else:
+        c_srcDevice = srcDevice
     with nogil:
-        err = cydriver.cuMemcpyDtoH(<void*>c_dstHost, <cydriver.CUdeviceptr>srcDevice, ByteCount)
+        err = cydriver.cuMemcpyDtoH(<void*>c_dstHost, <cydriver.CUdeviceptr>c_srcDevice, ByteCount)
     return (_st(err),)
 
-def cuMemcpyDtoD(unsigned long long dstDevice, unsigned long long srcDevice, size_t ByteCount):
+def cuMemcpyDtoD(dstDevice, srcDevice, size_t ByteCount):
     """cuMemcpyDtoD(dstDevice, srcDevice, ByteCount)
     
     Copies memory from Device to Device
@@ -5899,11 +6075,21 @@ ByteCount specifies the number of bytes to copy.
     CUresult
     """
     cdef cydriver.CUresult err
+    cdef unsigned long long c_dstDevice
+    cdef unsigned long long c_srcDevice
+    if isinstance(dstDevice, _IntValue):
+        c_dstDevice = <unsigned long long>(<_IntValue>dstDevice)._v
+    else:
+        c_dstDevice = dstDevice
+    if isinstance(srcDevice, _IntValue):
+        c_srcDevice = <unsigned long long>(<_IntValue>srcDevice)._v
+    else:
+        c_srcDevice = srcDevice
     with nogil:
-        err = cydriver.cuMemcpyDtoD(<cydriver.CUdeviceptr>dstDevice, <cydriver.CUdeviceptr>srcDevice, ByteCount)
+        err = cydriver.cuMemcpyDtoD(<cydriver.CUdeviceptr>c_dstDevice, <cydriver.CUdeviceptr>c_srcDevice, ByteCount)
     return (_st(err),)
 
-def cuMemcpyDtoA(dstArray, size_t dstOffset, unsigned long long srcDevice, size_t ByteCount):
+def cuMemcpyDtoA(dstArray, size_t dstOffset, srcDevice, size_t ByteCount):
     """cuMemcpyDtoA(dstArray, dstOffset, srcDevice, ByteCount)
     
     Copies memory from Device to Array
@@ -5930,12 +6116,17 @@ specifies the number of bytes to copy.
     """
     cdef cydriver.CUresult err
     cdef void* c_dstArray
+    cdef unsigned long long c_srcDevice
     _hptr(dstArray, &c_dstArray)
+    if isinstance(srcDevice, _IntValue):
+        c_srcDevice = <unsigned long long>(<_IntValue>srcDevice)._v
+    else:
+        c_srcDevice = srcDevice
     with nogil:
-        err = cydriver.cuMemcpyDtoA(<cydriver.CUarray>c_dstArray, dstOffset, <cydriver.CUdeviceptr>srcDevice, ByteCount)
+        err = cydriver.cuMemcpyDtoA(<cydriver.CUarray>c_dstArray, dstOffset, <cydriver.CUdeviceptr>c_srcDevice, ByteCount)
     return (_st(err),)
 
-def cuMemcpyAtoD(unsigned long long dstDevice, srcArray, size_t srcOffset, size_t ByteCount):
+def cuMemcpyAtoD(dstDevice, srcArray, size_t srcOffset, size_t ByteCount):
     """cuMemcpyAtoD(dstDevice, srcArray, srcOffset, ByteCount)
     
     Copies memory from Array to Device
@@ -5963,10 +6154,15 @@ divisible by the array element size.
     CUresult
     """
     cdef cydriver.CUresult err
+    cdef unsigned long long c_dstDevice
     cdef void* c_srcArray
+    if isinstance(dstDevice, _IntValue):
+        c_dstDevice = <unsigned long long>(<_IntValue>dstDevice)._v
+    else:
+        c_dstDevice = dstDevice
     _hptr(srcArray, &c_srcArray)
     with nogil:
-        err = cydriver.cuMemcpyAtoD(<cydriver.CUdeviceptr>dstDevice, <cydriver.CUarray>c_srcArray, srcOffset, ByteCount)
+        err = cydriver.cuMemcpyAtoD(<cydriver.CUdeviceptr>c_dstDevice, <cydriver.CUarray>c_srcArray, srcOffset, ByteCount)
     return (_st(err),)
 
 def cuMemcpyHtoA(dstArray, size_t dstOffset, srcHost, size_t ByteCount):
@@ -6571,7 +6767,7 @@ for documentation of its parameters.
         err = cydriver.cuMemcpy3DPeer(<const cydriver.CUDA_MEMCPY3D_PEER*>p_pCopy)
     return (_st(err),)
 
-def cuMemcpyAsync(unsigned long long dst, unsigned long long src, size_t ByteCount, hStream):
+def cuMemcpyAsync(dst, src, size_t ByteCount, hStream):
     """cuMemcpyAsync(dst, src, ByteCount, hStream)
     
     Copies memory asynchronously
@@ -6599,13 +6795,23 @@ Note that this function infers the type of the transfer (host to host, host to
     CUresult
     """
     cdef cydriver.CUresult err
+    cdef unsigned long long c_dst
+    cdef unsigned long long c_src
     cdef void* c_hStream
+    if isinstance(dst, _IntValue):
+        c_dst = <unsigned long long>(<_IntValue>dst)._v
+    else:
+        c_dst = dst
+    if isinstance(src, _IntValue):
+        c_src = <unsigned long long>(<_IntValue>src)._v
+    else:
+        c_src = src
     _hptr(hStream, &c_hStream)
     with nogil:
-        err = cydriver.cuMemcpyAsync(<cydriver.CUdeviceptr>dst, <cydriver.CUdeviceptr>src, ByteCount, <cydriver.CUstream>c_hStream)
+        err = cydriver.cuMemcpyAsync(<cydriver.CUdeviceptr>c_dst, <cydriver.CUdeviceptr>c_src, ByteCount, <cydriver.CUstream>c_hStream)
     return (_st(err),)
 
-def cuMemcpyPeerAsync(unsigned long long dstDevice, dstContext, unsigned long long srcDevice, srcContext, size_t ByteCount, hStream):
+def cuMemcpyPeerAsync(dstDevice, dstContext, srcDevice, srcContext, size_t ByteCount, hStream):
     """cuMemcpyPeerAsync(dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream)
     
     Copies device memory between two contexts asynchronously.
@@ -6636,17 +6842,27 @@ ByteCount specifies the number of bytes to copy.
     CUresult
     """
     cdef cydriver.CUresult err
+    cdef unsigned long long c_dstDevice
     cdef void* c_dstContext
+    cdef unsigned long long c_srcDevice
     cdef void* c_srcContext
     cdef void* c_hStream
+    if isinstance(dstDevice, _IntValue):
+        c_dstDevice = <unsigned long long>(<_IntValue>dstDevice)._v
+    else:
+        c_dstDevice = dstDevice
     _hptr(dstContext, &c_dstContext)
+    if isinstance(srcDevice, _IntValue):
+        c_srcDevice = <unsigned long long>(<_IntValue>srcDevice)._v
+    else:
+        c_srcDevice = srcDevice
     _hptr(srcContext, &c_srcContext)
     _hptr(hStream, &c_hStream)
     with nogil:
-        err = cydriver.cuMemcpyPeerAsync(<cydriver.CUdeviceptr>dstDevice, <cydriver.CUcontext>c_dstContext, <cydriver.CUdeviceptr>srcDevice, <cydriver.CUcontext>c_srcContext, ByteCount, <cydriver.CUstream>c_hStream)
+        err = cydriver.cuMemcpyPeerAsync(<cydriver.CUdeviceptr>c_dstDevice, <cydriver.CUcontext>c_dstContext, <cydriver.CUdeviceptr>c_srcDevice, <cydriver.CUcontext>c_srcContext, ByteCount, <cydriver.CUstream>c_hStream)
     return (_st(err),)
 
-def cuMemcpyHtoDAsync(unsigned long long dstDevice, srcHost, size_t ByteCount, hStream):
+def cuMemcpyHtoDAsync(dstDevice, srcHost, size_t ByteCount, hStream):
     """cuMemcpyHtoDAsync(dstDevice, srcHost, ByteCount, hStream)
     
     Copies memory from Host to Device
@@ -6671,15 +6887,20 @@ specifies the number of bytes to copy.
     CUresult
     """
     cdef cydriver.CUresult err
+    cdef unsigned long long c_dstDevice
     cdef void* c_srcHost
     cdef void* c_hStream
+    if isinstance(dstDevice, _IntValue):
+        c_dstDevice = <unsigned long long>(<_IntValue>dstDevice)._v
+    else:
+        c_dstDevice = dstDevice
     _vptr(srcHost, &c_srcHost)
     _hptr(hStream, &c_hStream)
     with nogil:
-        err = cydriver.cuMemcpyHtoDAsync(<cydriver.CUdeviceptr>dstDevice, <const void*>c_srcHost, ByteCount, <cydriver.CUstream>c_hStream)
+        err = cydriver.cuMemcpyHtoDAsync(<cydriver.CUdeviceptr>c_dstDevice, <const void*>c_srcHost, ByteCount, <cydriver.CUstream>c_hStream)
     return (_st(err),)
 
-def cuMemcpyDtoHAsync(dstHost, unsigned long long srcDevice, size_t ByteCount, hStream):
+def cuMemcpyDtoHAsync(dstHost, srcDevice, size_t ByteCount, hStream):
     """cuMemcpyDtoHAsync(dstHost, srcDevice, ByteCount, hStream)
     
     Copies memory from Device to Host
@@ -6705,14 +6926,19 @@ specifies the number of bytes to copy.
     """
     cdef cydriver.CUresult err
     cdef void* c_dstHost
+    cdef unsigned long long c_srcDevice
     cdef void* c_hStream
     _vptr(dstHost, &c_dstHost)
+    if isinstance(srcDevice, _IntValue):
+        c_srcDevice = <unsigned long long>(<_IntValue>srcDevice)._v
+    else:
+        c_srcDevice = srcDevice
     _hptr(hStream, &c_hStream)
     with nogil:
-        err = cydriver.cuMemcpyDtoHAsync(<void*>c_dstHost, <cydriver.CUdeviceptr>srcDevice, ByteCount, <cydriver.CUstream>c_hStream)
+        err = cydriver.cuMemcpyDtoHAsync(<void*>c_dstHost, <cydriver.CUdeviceptr>c_srcDevice, ByteCount, <cydriver.CUstream>c_hStream)
     return (_st(err),)
 
-def cuMemcpyDtoDAsync(unsigned long long dstDevice, unsigned long long srcDevice, size_t ByteCount, hStream):
+def cuMemcpyDtoDAsync(dstDevice, srcDevice, size_t ByteCount, hStream):
     """cuMemcpyDtoDAsync(dstDevice, srcDevice, ByteCount, hStream)
     
     Copies memory from Device to Device
@@ -6737,10 +6963,20 @@ ByteCount specifies the number of bytes to copy.
     CUresult
     """
     cdef cydriver.CUresult err
+    cdef unsigned long long c_dstDevice
+    cdef unsigned long long c_srcDevice
     cdef void* c_hStream
+    if isinstance(dstDevice, _IntValue):
+        c_dstDevice = <unsigned long long>(<_IntValue>dstDevice)._v
+    else:
+        c_dstDevice = dstDevice
+    if isinstance(srcDevice, _IntValue):
+        c_srcDevice = <unsigned long long>(<_IntValue>srcDevice)._v
+    else:
+        c_srcDevice = srcDevice
     _hptr(hStream, &c_hStream)
     with nogil:
-        err = cydriver.cuMemcpyDtoDAsync(<cydriver.CUdeviceptr>dstDevice, <cydriver.CUdeviceptr>srcDevice, ByteCount, <cydriver.CUstream>c_hStream)
+        err = cydriver.cuMemcpyDtoDAsync(<cydriver.CUdeviceptr>c_dstDevice, <cydriver.CUdeviceptr>c_srcDevice, ByteCount, <cydriver.CUstream>c_hStream)
     return (_st(err),)
 
 def cuMemcpyHtoAAsync(dstArray, size_t dstOffset, srcHost, size_t ByteCount, hStream):
@@ -7336,7 +7572,7 @@ any compute work. Note that this flag is a hint and can be ignored depending on 
         err = cydriver.cuMemcpy3DBatchAsync(numOps, <cydriver.CUDA_MEMCPY3D_BATCH_OP*>p_opList, flags, <cydriver.CUstream>c_hStream)
     return (_st(err),)
 
-def cuMemsetD8(unsigned long long dstDevice, unsigned char uc, size_t N):
+def cuMemsetD8(dstDevice, unsigned char uc, size_t N):
     """cuMemsetD8(dstDevice, uc, N)
     
     Initializes device memory
@@ -7358,11 +7594,16 @@ uc.
     CUresult
     """
     cdef cydriver.CUresult err
+    cdef unsigned long long c_dstDevice
+    if isinstance(dstDevice, _IntValue):
+        c_dstDevice = <unsigned long long>(<_IntValue>dstDevice)._v
+    else:
+        c_dstDevice = dstDevice
     with nogil:
-        err = cydriver.cuMemsetD8(<cydriver.CUdeviceptr>dstDevice, uc, N)
+        err = cydriver.cuMemsetD8(<cydriver.CUdeviceptr>c_dstDevice, uc, N)
     return (_st(err),)
 
-def cuMemsetD16(unsigned long long dstDevice, unsigned short us, size_t N):
+def cuMemsetD16(dstDevice, unsigned short us, size_t N):
     """cuMemsetD16(dstDevice, us, N)
     
     Initializes device memory
@@ -7384,11 +7625,16 @@ us. The dstDevice pointer must be two byte aligned.
     CUresult
     """
     cdef cydriver.CUresult err
+    cdef unsigned long long c_dstDevice
+    if isinstance(dstDevice, _IntValue):
+        c_dstDevice = <unsigned long long>(<_IntValue>dstDevice)._v
+    else:
+        c_dstDevice = dstDevice
     with nogil:
-        err = cydriver.cuMemsetD16(<cydriver.CUdeviceptr>dstDevice, us, N)
+        err = cydriver.cuMemsetD16(<cydriver.CUdeviceptr>c_dstDevice, us, N)
     return (_st(err),)
 
-def cuMemsetD32(unsigned long long dstDevice, unsigned int ui, size_t N):
+def cuMemsetD32(dstDevice, unsigned int ui, size_t N):
     """cuMemsetD32(dstDevice, ui, N)
     
     Initializes device memory
@@ -7410,11 +7656,16 @@ ui. The dstDevice pointer must be four byte aligned.
     CUresult
     """
     cdef cydriver.CUresult err
+    cdef unsigned long long c_dstDevice
+    if isinstance(dstDevice, _IntValue):
+        c_dstDevice = <unsigned long long>(<_IntValue>dstDevice)._v
+    else:
+        c_dstDevice = dstDevice
     with nogil:
-        err = cydriver.cuMemsetD32(<cydriver.CUdeviceptr>dstDevice, ui, N)
+        err = cydriver.cuMemsetD32(<cydriver.CUdeviceptr>c_dstDevice, ui, N)
     return (_st(err),)
 
-def cuMemsetD2D8(unsigned long long dstDevice, size_t dstPitch, unsigned char uc, size_t Width, size_t Height):
+def cuMemsetD2D8(dstDevice, size_t dstPitch, unsigned char uc, size_t Width, size_t Height):
     """cuMemsetD2D8(dstDevice, dstPitch, uc, Width, Height)
     
     Initializes device memory
@@ -7443,11 +7694,16 @@ cuMemAllocPitch().
     CUresult
     """
     cdef cydriver.CUresult err
+    cdef unsigned long long c_dstDevice
+    if isinstance(dstDevice, _IntValue):
+        c_dstDevice = <unsigned long long>(<_IntValue>dstDevice)._v
+    else:
+        c_dstDevice = dstDevice
     with nogil:
-        err = cydriver.cuMemsetD2D8(<cydriver.CUdeviceptr>dstDevice, dstPitch, uc, Width, Height)
+        err = cydriver.cuMemsetD2D8(<cydriver.CUdeviceptr>c_dstDevice, dstPitch, uc, Width, Height)
     return (_st(err),)
 
-def cuMemsetD2D16(unsigned long long dstDevice, size_t dstPitch, unsigned short us, size_t Width, size_t Height):
+def cuMemsetD2D16(dstDevice, size_t dstPitch, unsigned short us, size_t Width, size_t Height):
     """cuMemsetD2D16(dstDevice, dstPitch, us, Width, Height)
     
     Initializes device memory
@@ -7477,11 +7733,16 @@ cuMemAllocPitch().
     CUresult
     """
     cdef cydriver.CUresult err
+    cdef unsigned long long c_dstDevice
+    if isinstance(dstDevice, _IntValue):
+        c_dstDevice = <unsigned long long>(<_IntValue>dstDevice)._v
+    else:
+        c_dstDevice = dstDevice
     with nogil:
-        err = cydriver.cuMemsetD2D16(<cydriver.CUdeviceptr>dstDevice, dstPitch, us, Width, Height)
+        err = cydriver.cuMemsetD2D16(<cydriver.CUdeviceptr>c_dstDevice, dstPitch, us, Width, Height)
     return (_st(err),)
 
-def cuMemsetD2D32(unsigned long long dstDevice, size_t dstPitch, unsigned int ui, size_t Width, size_t Height):
+def cuMemsetD2D32(dstDevice, size_t dstPitch, unsigned int ui, size_t Width, size_t Height):
     """cuMemsetD2D32(dstDevice, dstPitch, ui, Width, Height)
     
     Initializes device memory
@@ -7511,11 +7772,16 @@ cuMemAllocPitch().
     CUresult
     """
     cdef cydriver.CUresult err
+    cdef unsigned long long c_dstDevice
+    if isinstance(dstDevice, _IntValue):
+        c_dstDevice = <unsigned long long>(<_IntValue>dstDevice)._v
+    else:
+        c_dstDevice = dstDevice
     with nogil:
-        err = cydriver.cuMemsetD2D32(<cydriver.CUdeviceptr>dstDevice, dstPitch, ui, Width, Height)
+        err = cydriver.cuMemsetD2D32(<cydriver.CUdeviceptr>c_dstDevice, dstPitch, ui, Width, Height)
     return (_st(err),)
 
-def cuMemsetD8Async(unsigned long long dstDevice, unsigned char uc, size_t N, hStream):
+def cuMemsetD8Async(dstDevice, unsigned char uc, size_t N, hStream):
     """cuMemsetD8Async(dstDevice, uc, N, hStream)
     
     Sets device memory
@@ -7539,13 +7805,18 @@ uc.
     CUresult
     """
     cdef cydriver.CUresult err
+    cdef unsigned long long c_dstDevice
     cdef void* c_hStream
+    if isinstance(dstDevice, _IntValue):
+        c_dstDevice = <unsigned long long>(<_IntValue>dstDevice)._v
+    else:
+        c_dstDevice = dstDevice
     _hptr(hStream, &c_hStream)
     with nogil:
-        err = cydriver.cuMemsetD8Async(<cydriver.CUdeviceptr>dstDevice, uc, N, <cydriver.CUstream>c_hStream)
+        err = cydriver.cuMemsetD8Async(<cydriver.CUdeviceptr>c_dstDevice, uc, N, <cydriver.CUstream>c_hStream)
     return (_st(err),)
 
-def cuMemsetD16Async(unsigned long long dstDevice, unsigned short us, size_t N, hStream):
+def cuMemsetD16Async(dstDevice, unsigned short us, size_t N, hStream):
     """cuMemsetD16Async(dstDevice, us, N, hStream)
     
     Sets device memory
@@ -7569,13 +7840,18 @@ us. The dstDevice pointer must be two byte aligned.
     CUresult
     """
     cdef cydriver.CUresult err
+    cdef unsigned long long c_dstDevice
     cdef void* c_hStream
+    if isinstance(dstDevice, _IntValue):
+        c_dstDevice = <unsigned long long>(<_IntValue>dstDevice)._v
+    else:
+        c_dstDevice = dstDevice
     _hptr(hStream, &c_hStream)
     with nogil:
-        err = cydriver.cuMemsetD16Async(<cydriver.CUdeviceptr>dstDevice, us, N, <cydriver.CUstream>c_hStream)
+        err = cydriver.cuMemsetD16Async(<cydriver.CUdeviceptr>c_dstDevice, us, N, <cydriver.CUstream>c_hStream)
     return (_st(err),)
 
-def cuMemsetD32Async(unsigned long long dstDevice, unsigned int ui, size_t N, hStream):
+def cuMemsetD32Async(dstDevice, unsigned int ui, size_t N, hStream):
     """cuMemsetD32Async(dstDevice, ui, N, hStream)
     
     Sets device memory
@@ -7599,13 +7875,18 @@ ui. The dstDevice pointer must be four byte aligned.
     CUresult
     """
     cdef cydriver.CUresult err
+    cdef unsigned long long c_dstDevice
     cdef void* c_hStream
+    if isinstance(dstDevice, _IntValue):
+        c_dstDevice = <unsigned long long>(<_IntValue>dstDevice)._v
+    else:
+        c_dstDevice = dstDevice
     _hptr(hStream, &c_hStream)
     with nogil:
-        err = cydriver.cuMemsetD32Async(<cydriver.CUdeviceptr>dstDevice, ui, N, <cydriver.CUstream>c_hStream)
+        err = cydriver.cuMemsetD32Async(<cydriver.CUdeviceptr>c_dstDevice, ui, N, <cydriver.CUstream>c_hStream)
     return (_st(err),)
 
-def cuMemsetD2D8Async(unsigned long long dstDevice, size_t dstPitch, unsigned char uc, size_t Width, size_t Height, hStream):
+def cuMemsetD2D8Async(dstDevice, size_t dstPitch, unsigned char uc, size_t Width, size_t Height, hStream):
     """cuMemsetD2D8Async(dstDevice, dstPitch, uc, Width, Height, hStream)
     
     Sets device memory
@@ -7636,13 +7917,18 @@ cuMemAllocPitch().
     CUresult
     """
     cdef cydriver.CUresult err
+    cdef unsigned long long c_dstDevice
     cdef void* c_hStream
+    if isinstance(dstDevice, _IntValue):
+        c_dstDevice = <unsigned long long>(<_IntValue>dstDevice)._v
+    else:
+        c_dstDevice = dstDevice
     _hptr(hStream, &c_hStream)
     with nogil:
-        err = cydriver.cuMemsetD2D8Async(<cydriver.CUdeviceptr>dstDevice, dstPitch, uc, Width, Height, <cydriver.CUstream>c_hStream)
+        err = cydriver.cuMemsetD2D8Async(<cydriver.CUdeviceptr>c_dstDevice, dstPitch, uc, Width, Height, <cydriver.CUstream>c_hStream)
     return (_st(err),)
 
-def cuMemsetD2D16Async(unsigned long long dstDevice, size_t dstPitch, unsigned short us, size_t Width, size_t Height, hStream):
+def cuMemsetD2D16Async(dstDevice, size_t dstPitch, unsigned short us, size_t Width, size_t Height, hStream):
     """cuMemsetD2D16Async(dstDevice, dstPitch, us, Width, Height, hStream)
     
     Sets device memory
@@ -7674,13 +7960,18 @@ cuMemAllocPitch().
     CUresult
     """
     cdef cydriver.CUresult err
+    cdef unsigned long long c_dstDevice
     cdef void* c_hStream
+    if isinstance(dstDevice, _IntValue):
+        c_dstDevice = <unsigned long long>(<_IntValue>dstDevice)._v
+    else:
+        c_dstDevice = dstDevice
     _hptr(hStream, &c_hStream)
     with nogil:
-        err = cydriver.cuMemsetD2D16Async(<cydriver.CUdeviceptr>dstDevice, dstPitch, us, Width, Height, <cydriver.CUstream>c_hStream)
+        err = cydriver.cuMemsetD2D16Async(<cydriver.CUdeviceptr>c_dstDevice, dstPitch, us, Width, Height, <cydriver.CUstream>c_hStream)
     return (_st(err),)
 
-def cuMemsetD2D32Async(unsigned long long dstDevice, size_t dstPitch, unsigned int ui, size_t Width, size_t Height, hStream):
+def cuMemsetD2D32Async(dstDevice, size_t dstPitch, unsigned int ui, size_t Width, size_t Height, hStream):
     """cuMemsetD2D32Async(dstDevice, dstPitch, ui, Width, Height, hStream)
     
     Sets device memory
@@ -7712,10 +8003,15 @@ cuMemAllocPitch().
     CUresult
     """
     cdef cydriver.CUresult err
+    cdef unsigned long long c_dstDevice
     cdef void* c_hStream
+    if isinstance(dstDevice, _IntValue):
+        c_dstDevice = <unsigned long long>(<_IntValue>dstDevice)._v
+    else:
+        c_dstDevice = dstDevice
     _hptr(hStream, &c_hStream)
     with nogil:
-        err = cydriver.cuMemsetD2D32Async(<cydriver.CUdeviceptr>dstDevice, dstPitch, ui, Width, Height, <cydriver.CUstream>c_hStream)
+        err = cydriver.cuMemsetD2D32Async(<cydriver.CUdeviceptr>c_dstDevice, dstPitch, ui, Width, Height, <cydriver.CUstream>c_hStream)
     return (_st(err),)
 
 def cuArrayCreate(pAllocateArray):
@@ -7971,7 +8267,7 @@ CUDA_ERROR_INVALID_VALUE
         return (_st(err), None,)
     return (_SUCCESS, s_sparseProperties,)
 
-def cuArrayGetMemoryRequirements(array, int device):
+def cuArrayGetMemoryRequirements(array, device):
     """cuArrayGetMemoryRequirements(array, device)
     
     Returns the memory requirements of a CUDA array
@@ -8002,14 +8298,19 @@ CUDA_ERROR_INVALID_VALUE
     cdef cydriver.CUresult err
     cdef _Struct s_memoryRequirements = _new_struct(CUDA_ARRAY_MEMORY_REQUIREMENTS)
     cdef void* c_array
+    cdef int c_device
     _hptr(array, &c_array)
+    if isinstance(device, _IntValue):
+        c_device = <int>(<_IntValue>device)._v
+    else:
+        c_device = device
     with nogil:
-        err = cydriver.cuArrayGetMemoryRequirements(<cydriver.CUDA_ARRAY_MEMORY_REQUIREMENTS*>s_memoryRequirements._ptr, <cydriver.CUarray>c_array, <cydriver.CUdevice>device)
+        err = cydriver.cuArrayGetMemoryRequirements(<cydriver.CUDA_ARRAY_MEMORY_REQUIREMENTS*>s_memoryRequirements._ptr, <cydriver.CUarray>c_array, <cydriver.CUdevice>c_device)
     if err != 0:
         return (_st(err), None,)
     return (_SUCCESS, s_memoryRequirements,)
 
-def cuMipmappedArrayGetMemoryRequirements(mipmap, int device):
+def cuMipmappedArrayGetMemoryRequirements(mipmap, device):
     """cuMipmappedArrayGetMemoryRequirements(mipmap, device)
     
     Returns the memory requirements of a CUDA mipmapped array
@@ -8041,9 +8342,14 @@ CUDA_ERROR_INVALID_VALUE
     cdef cydriver.CUresult err
     cdef _Struct s_memoryRequirements = _new_struct(CUDA_ARRAY_MEMORY_REQUIREMENTS)
     cdef void* c_mipmap
+    cdef int c_device
     _hptr(mipmap, &c_mipmap)
+    if isinstance(device, _IntValue):
+        c_device = <int>(<_IntValue>device)._v
+    else:
+        c_device = device
     with nogil:
-        err = cydriver.cuMipmappedArrayGetMemoryRequirements(<cydriver.CUDA_ARRAY_MEMORY_REQUIREMENTS*>s_memoryRequirements._ptr, <cydriver.CUmipmappedArray>c_mipmap, <cydriver.CUdevice>device)
+        err = cydriver.cuMipmappedArrayGetMemoryRequirements(<cydriver.CUDA_ARRAY_MEMORY_REQUIREMENTS*>s_memoryRequirements._ptr, <cydriver.CUmipmappedArray>c_mipmap, <cydriver.CUdevice>c_device)
     if err != 0:
         return (_st(err), None,)
     return (_SUCCESS, s_memoryRequirements,)
@@ -8607,7 +8913,7 @@ Destroys the CUDA mipmapped array hMipmappedArray.
         err = cydriver.cuMipmappedArrayDestroy(<cydriver.CUmipmappedArray>c_hMipmappedArray)
     return (_st(err),)
 
-def cuMemGetHandleForAddressRange(unsigned long long dptr, size_t size, long long handleType, unsigned long long flags):
+def cuMemGetHandleForAddressRange(dptr, size_t size, long long handleType, unsigned long long flags):
     """cuMemGetHandleForAddressRange(dptr, size, handleType, flags)
     
     Retrieve handle for an address range
@@ -8656,8 +8962,13 @@ return an error otherwise.
     """
     cdef cydriver.CUresult err
     cdef unsigned long long c_handle = 0
+    cdef unsigned long long c_dptr
+    if isinstance(dptr, _IntValue):
+        c_dptr = <unsigned long long>(<_IntValue>dptr)._v
+    else:
+        c_dptr = dptr
     with nogil:
-        err = cydriver.cuMemGetHandleForAddressRange(<void*>&c_handle, <cydriver.CUdeviceptr>dptr, size, <cydriver.CUmemRangeHandleType>handleType, flags)
+        err = cydriver.cuMemGetHandleForAddressRange(<void*>&c_handle, <cydriver.CUdeviceptr>c_dptr, size, <cydriver.CUmemRangeHandleType>handleType, flags)
     if err != 0:
         return (_st(err), None,)
     return (_SUCCESS, c_handle,)
@@ -8718,7 +9029,7 @@ def cuMemBatchDecompressAsync(paramsArray, size_t count, unsigned int flags, str
         return (_st(err), None,)
     return (_SUCCESS, c_errorIndex,)
 
-def cuMemAddressReserve(size_t size, size_t alignment, unsigned long long addr, unsigned long long flags):
+def cuMemAddressReserve(size_t size, size_t alignment, addr, unsigned long long flags):
     """cuMemAddressReserve(size, alignment, addr, flags)
     
     Allocate an address range reservation.
@@ -8745,13 +9056,18 @@ treats it as a hint about where to place the reservation.
     """
     cdef cydriver.CUresult err
     cdef cydriver.CUdeviceptr c_ptr
+    cdef unsigned long long c_addr
+    if isinstance(addr, _IntValue):
+        c_addr = <unsigned long long>(<_IntValue>addr)._v
+    else:
+        c_addr = addr
     with nogil:
-        err = cydriver.cuMemAddressReserve(&c_ptr, size, alignment, <cydriver.CUdeviceptr>addr, flags)
+        err = cydriver.cuMemAddressReserve(&c_ptr, size, alignment, <cydriver.CUdeviceptr>c_addr, flags)
     if err != 0:
         return (_st(err), None,)
     return (_SUCCESS, _new_int(CUdeviceptr, <unsigned long long>c_ptr, 8, False),)
 
-def cuMemAddressFree(unsigned long long ptr, size_t size):
+def cuMemAddressFree(ptr, size_t size):
     """cuMemAddressFree(ptr, size)
     
     Free an address range reservation.
@@ -8770,8 +9086,13 @@ match what was returned from memAddressReserve.
     CUresult
     """
     cdef cydriver.CUresult err
+    cdef unsigned long long c_ptr
+    if isinstance(ptr, _IntValue):
+        c_ptr = <unsigned long long>(<_IntValue>ptr)._v
+    else:
+        c_ptr = ptr
     with nogil:
-        err = cydriver.cuMemAddressFree(<cydriver.CUdeviceptr>ptr, size)
+        err = cydriver.cuMemAddressFree(<cydriver.CUdeviceptr>c_ptr, size)
     return (_st(err),)
 
 def cuMemCreate(size_t size, prop, unsigned long long flags):
@@ -8844,7 +9165,7 @@ and sparse CUDA mipmapped arrays.
         return (_st(err), None,)
     return (_SUCCESS, _new_int(CUmemGenericAllocationHandle, <unsigned long long>c_handle, 8, False),)
 
-def cuMemRelease(unsigned long long handle):
+def cuMemRelease(handle):
     """cuMemRelease(handle)
     
     Release a memory handle representing a memory allocation which was previously allocated through cuMemCreate.
@@ -8868,11 +9189,16 @@ the behavior is undefined.
     CUresult
     """
     cdef cydriver.CUresult err
+    cdef unsigned long long c_handle
+    if isinstance(handle, _IntValue):
+        c_handle = <unsigned long long>(<_IntValue>handle)._v
+    else:
+        c_handle = handle
     with nogil:
-        err = cydriver.cuMemRelease(<cydriver.CUmemGenericAllocationHandle>handle)
+        err = cydriver.cuMemRelease(<cydriver.CUmemGenericAllocationHandle>c_handle)
     return (_st(err),)
 
-def cuMemMap(unsigned long long ptr, size_t size, size_t offset, unsigned long long handle, unsigned long long flags):
+def cuMemMap(ptr, size_t size, size_t offset, handle, unsigned long long flags):
     """cuMemMap(ptr, size, offset, handle, flags)
     
     Maps an allocation handle to a reserved virtual address range.
@@ -8921,8 +9247,18 @@ that are not currently mapped.
     CUresult
     """
     cdef cydriver.CUresult err
+    cdef unsigned long long c_ptr
+    cdef unsigned long long c_handle
+    if isinstance(ptr, _IntValue):
+        c_ptr = <unsigned long long>(<_IntValue>ptr)._v
+    else:
+        c_ptr = ptr
+    if isinstance(handle, _IntValue):
+        c_handle = <unsigned long long>(<_IntValue>handle)._v
+    else:
+        c_handle = handle
     with nogil:
-        err = cydriver.cuMemMap(<cydriver.CUdeviceptr>ptr, size, offset, <cydriver.CUmemGenericAllocationHandle>handle, flags)
+        err = cydriver.cuMemMap(<cydriver.CUdeviceptr>c_ptr, size, offset, <cydriver.CUmemGenericAllocationHandle>c_handle, flags)
     return (_st(err),)
 
 def cuMemMapArrayAsync(mapInfoList, unsigned int count, hStream):
@@ -9073,7 +9409,7 @@ CUDA_ERROR_INVALID_HANDLE
         err = cydriver.cuMemMapArrayAsync(<cydriver.CUarrayMapInfo*>p_mapInfoList, count, <cydriver.CUstream>c_hStream)
     return (_st(err),)
 
-def cuMemUnmap(unsigned long long ptr, size_t size):
+def cuMemUnmap(ptr, size_t size):
     """cuMemUnmap(ptr, size)
     
     Unmap the backing memory of a given address range.
@@ -9098,11 +9434,16 @@ cuMemSetAccess, as all mappings start with no accessibility setup.
     CUresult
     """
     cdef cydriver.CUresult err
+    cdef unsigned long long c_ptr
+    if isinstance(ptr, _IntValue):
+        c_ptr = <unsigned long long>(<_IntValue>ptr)._v
+    else:
+        c_ptr = ptr
     with nogil:
-        err = cydriver.cuMemUnmap(<cydriver.CUdeviceptr>ptr, size)
+        err = cydriver.cuMemUnmap(<cydriver.CUdeviceptr>c_ptr, size)
     return (_st(err),)
 
-def cuMemSetAccess(unsigned long long ptr, size_t size, desc, size_t count):
+def cuMemSetAccess(ptr, size_t size, desc, size_t count):
     """cuMemSetAccess(ptr, size, desc, count)
     
     Set the access flags for each location specified in desc for the given virtual address range
@@ -9133,13 +9474,18 @@ CU_MULTICAST_RECOMMENDED_GRANULARITY.
     CUresult
     """
     cdef cydriver.CUresult err
+    cdef unsigned long long c_ptr
     cdef _Buf a_desc = _structs(desc, sizeof(cydriver.CUmemAccessDesc))
     cdef void* p_desc = _bufptr(a_desc)
+    if isinstance(ptr, _IntValue):
+        c_ptr = <unsigned long long>(<_IntValue>ptr)._v
+    else:
+        c_ptr = ptr
     with nogil:
-        err = cydriver.cuMemSetAccess(<cydriver.CUdeviceptr>ptr, size, <const cydriver.CUmemAccessDesc*>p_desc, count)
+        err = cydriver.cuMemSetAccess(<cydriver.CUdeviceptr>c_ptr, size, <const cydriver.CUmemAccessDesc*>p_desc, count)
     return (_st(err),)
 
-def cuMemGetAccess(location, unsigned long long ptr):
+def cuMemGetAccess(location, ptr):
     """cuMemGetAccess(location, ptr)
     
     Get the access flags set for the given location and ptr
@@ -9158,13 +9504,18 @@ def cuMemGetAccess(location, unsigned long long ptr):
     cdef unsigned long long c_flags
     cdef _Buf a_location = _structs(location, sizeof(cydriver.CUmemLocation))
     cdef void* p_location = _bufptr(a_location)
+    cdef unsigned long long c_ptr
+    if isinstance(ptr, _IntValue):
+        c_ptr = <unsigned long long>(<_IntValue>ptr)._v
+    else:
+        c_ptr = ptr
     with nogil:
-        err = cydriver.cuMemGetAccess(&c_flags, <const cydriver.CUmemLocation*>p_location, <cydriver.CUdeviceptr>ptr)
+        err = cydriver.cuMemGetAccess(&c_flags, <const cydriver.CUmemLocation*>p_location, <cydriver.CUdeviceptr>c_ptr)
     if err != 0:
         return (_st(err), None,)
     return (_SUCCESS, c_flags,)
 
-def cuMemExportToShareableHandle(unsigned long long handle, long long handleType, unsigned long long flags):
+def cuMemExportToShareableHandle(handle, long long handleType, unsigned long long flags):
     """cuMemExportToShareableHandle(handle, handleType, flags)
     
     Exports an allocation to a requested shareable handle type
@@ -9196,8 +9547,13 @@ that support importing memory from the shareable type
     """
     cdef cydriver.CUresult err
     cdef unsigned long long c_shareableHandle = 0
+    cdef unsigned long long c_handle
+    if isinstance(handle, _IntValue):
+        c_handle = <unsigned long long>(<_IntValue>handle)._v
+    else:
+        c_handle = handle
     with nogil:
-        err = cydriver.cuMemExportToShareableHandle(<void*>&c_shareableHandle, <cydriver.CUmemGenericAllocationHandle>handle, <cydriver.CUmemAllocationHandleType>handleType, flags)
+        err = cydriver.cuMemExportToShareableHandle(<void*>&c_shareableHandle, <cydriver.CUmemGenericAllocationHandle>c_handle, <cydriver.CUmemAllocationHandleType>handleType, flags)
     if err != 0:
         return (_st(err), None,)
     return (_SUCCESS, c_shareableHandle,)
@@ -9269,7 +9625,7 @@ granularity can be used as a multiple for alignment, size, or address mapping.
         return (_st(err), None,)
     return (_SUCCESS, c_granularity,)
 
-def cuMemGetAllocationPropertiesFromHandle(unsigned long long handle):
+def cuMemGetAllocationPropertiesFromHandle(handle):
     """cuMemGetAllocationPropertiesFromHandle(handle)
     
     Retrieve the contents of the property structure defining properties for this handle
@@ -9285,8 +9641,13 @@ def cuMemGetAllocationPropertiesFromHandle(unsigned long long handle):
     """
     cdef cydriver.CUresult err
     cdef _Struct s_prop = _new_struct(CUmemAllocationProp)
+    cdef unsigned long long c_handle
+    if isinstance(handle, _IntValue):
+        c_handle = <unsigned long long>(<_IntValue>handle)._v
+    else:
+        c_handle = handle
     with nogil:
-        err = cydriver.cuMemGetAllocationPropertiesFromHandle(<cydriver.CUmemAllocationProp*>s_prop._ptr, <cydriver.CUmemGenericAllocationHandle>handle)
+        err = cydriver.cuMemGetAllocationPropertiesFromHandle(<cydriver.CUmemAllocationProp*>s_prop._ptr, <cydriver.CUmemGenericAllocationHandle>c_handle)
     if err != 0:
         return (_st(err), None,)
     return (_SUCCESS, s_prop,)
@@ -9322,7 +9683,7 @@ by cuMemMap, and not necessarily the start address.
         return (_st(err), None,)
     return (_SUCCESS, _new_int(CUmemGenericAllocationHandle, <unsigned long long>c_handle, 8, False),)
 
-def cuMemFreeAsync(unsigned long long dptr, hStream):
+def cuMemFreeAsync(dptr, hStream):
     """cuMemFreeAsync(dptr, hStream)
     
     Frees memory with stream ordered semantics
@@ -9347,10 +9708,15 @@ During stream capture, this function results in the creation of a free node and
     CUresult
     """
     cdef cydriver.CUresult err
+    cdef unsigned long long c_dptr
     cdef void* c_hStream
+    if isinstance(dptr, _IntValue):
+        c_dptr = <unsigned long long>(<_IntValue>dptr)._v
+    else:
+        c_dptr = dptr
     _hptr(hStream, &c_hStream)
     with nogil:
-        err = cydriver.cuMemFreeAsync(<cydriver.CUdeviceptr>dptr, <cydriver.CUstream>c_hStream)
+        err = cydriver.cuMemFreeAsync(<cydriver.CUdeviceptr>c_dptr, <cydriver.CUstream>c_hStream)
     return (_st(err),)
 
 def cuMemAllocAsync(size_t bytesize, hStream):
@@ -9933,7 +10299,7 @@ Imported memory pools do not support creating new allocations.
         return (_st(err), None,)
     return (_SUCCESS, _new_handle(CUmemoryPool, <void*>c_pool_out),)
 
-def cuMemPoolExportPointer(unsigned long long ptr):
+def cuMemPoolExportPointer(ptr):
     """cuMemPoolExportPointer(ptr)
     
     Export data to share a memory pool allocation between processes.
@@ -9953,8 +10319,13 @@ The data is not a handle and may be shared through any IPC mechanism.
     """
     cdef cydriver.CUresult err
     cdef _Struct s_shareData_out = _new_struct(CUmemPoolPtrExportData)
+    cdef unsigned long long c_ptr
+    if isinstance(ptr, _IntValue):
+        c_ptr = <unsigned long long>(<_IntValue>ptr)._v
+    else:
+        c_ptr = ptr
     with nogil:
-        err = cydriver.cuMemPoolExportPointer(<cydriver.CUmemPoolPtrExportData*>s_shareData_out._ptr, <cydriver.CUdeviceptr>ptr)
+        err = cydriver.cuMemPoolExportPointer(<cydriver.CUmemPoolPtrExportData*>s_shareData_out._ptr, <cydriver.CUdeviceptr>c_ptr)
     if err != 0:
         return (_st(err), None,)
     return (_SUCCESS, s_shareData_out,)
@@ -10044,7 +10415,7 @@ cuMemRelease.
         return (_st(err), None,)
     return (_SUCCESS, _new_int(CUmemGenericAllocationHandle, <unsigned long long>c_mcHandle, 8, False),)
 
-def cuMulticastAddDevice(unsigned long long mcHandle, int dev):
+def cuMulticastAddDevice(mcHandle, dev):
     """cuMulticastAddDevice(mcHandle, dev)
     
     Associate a device to a multicast object.
@@ -10071,11 +10442,21 @@ will block until all devices have been added.
     CUresult
     """
     cdef cydriver.CUresult err
+    cdef unsigned long long c_mcHandle
+    cdef int c_dev
+    if isinstance(mcHandle, _IntValue):
+        c_mcHandle = <unsigned long long>(<_IntValue>mcHandle)._v
+    else:
+        c_mcHandle = mcHandle
+    if isinstance(dev, _IntValue):
+        c_dev = <int>(<_IntValue>dev)._v
+    else:
+        c_dev = dev
     with nogil:
-        err = cydriver.cuMulticastAddDevice(<cydriver.CUmemGenericAllocationHandle>mcHandle, <cydriver.CUdevice>dev)
+        err = cydriver.cuMulticastAddDevice(<cydriver.CUmemGenericAllocationHandle>c_mcHandle, <cydriver.CUdevice>c_dev)
     return (_st(err),)
 
-def cuMulticastBindMem(unsigned long long mcHandle, size_t mcOffset, unsigned long long memHandle, size_t memOffset, size_t size, unsigned long long flags):
+def cuMulticastBindMem(mcHandle, size_t mcOffset, memHandle, size_t memOffset, size_t size, unsigned long long flags):
     """cuMulticastBindMem(mcHandle, mcOffset, memHandle, memOffset, size, flags)
     
     Bind a memory allocation represented by a handle to a multicast object.
@@ -10122,11 +10503,21 @@ daemons are running properly.
     CUresult
     """
     cdef cydriver.CUresult err
+    cdef unsigned long long c_mcHandle
+    cdef unsigned long long c_memHandle
+    if isinstance(mcHandle, _IntValue):
+        c_mcHandle = <unsigned long long>(<_IntValue>mcHandle)._v
+    else:
+        c_mcHandle = mcHandle
+    if isinstance(memHandle, _IntValue):
+        c_memHandle = <unsigned long long>(<_IntValue>memHandle)._v
+    else:
+        c_memHandle = memHandle
     with nogil:
-        err = cydriver.cuMulticastBindMem(<cydriver.CUmemGenericAllocationHandle>mcHandle, mcOffset, <cydriver.CUmemGenericAllocationHandle>memHandle, memOffset, size, flags)
+        err = cydriver.cuMulticastBindMem(<cydriver.CUmemGenericAllocationHandle>c_mcHandle, mcOffset, <cydriver.CUmemGenericAllocationHandle>c_memHandle, memOffset, size, flags)
     return (_st(err),)
 
-def cuMulticastBindAddr(unsigned long long mcHandle, size_t mcOffset, unsigned long long memptr, size_t size, unsigned long long flags):
+def cuMulticastBindAddr(mcHandle, size_t mcOffset, memptr, size_t size, unsigned long long flags):
     """cuMulticastBindAddr(mcHandle, mcOffset, memptr, size, flags)
     
     Bind a memory allocation represented by a virtual address to a multicast object.
@@ -10171,11 +10562,21 @@ daemons are running properly.
     CUresult
     """
     cdef cydriver.CUresult err
+    cdef unsigned long long c_mcHandle
+    cdef unsigned long long c_memptr
+    if isinstance(mcHandle, _IntValue):
+        c_mcHandle = <unsigned long long>(<_IntValue>mcHandle)._v
+    else:
+        c_mcHandle = mcHandle
+    if isinstance(memptr, _IntValue):
+        c_memptr = <unsigned long long>(<_IntValue>memptr)._v
+    else:
+        c_memptr = memptr
     with nogil:
-        err = cydriver.cuMulticastBindAddr(<cydriver.CUmemGenericAllocationHandle>mcHandle, mcOffset, <cydriver.CUdeviceptr>memptr, size, flags)
+        err = cydriver.cuMulticastBindAddr(<cydriver.CUmemGenericAllocationHandle>c_mcHandle, mcOffset, <cydriver.CUdeviceptr>c_memptr, size, flags)
     return (_st(err),)
 
-def cuMulticastUnbind(unsigned long long mcHandle, int dev, size_t mcOffset, size_t size):
+def cuMulticastUnbind(mcHandle, dev, size_t mcOffset, size_t size):
     """cuMulticastUnbind(mcHandle, dev, mcOffset, size)
     
     Unbind any memory allocations bound to a multicast object at a given offset and upto a given size.
@@ -10204,8 +10605,18 @@ during the bind call. Any other values may result in undefined behavior.
     CUresult
     """
     cdef cydriver.CUresult err
+    cdef unsigned long long c_mcHandle
+    cdef int c_dev
+    if isinstance(mcHandle, _IntValue):
+        c_mcHandle = <unsigned long long>(<_IntValue>mcHandle)._v
+    else:
+        c_mcHandle = mcHandle
+    if isinstance(dev, _IntValue):
+        c_dev = <int>(<_IntValue>dev)._v
+    else:
+        c_dev = dev
     with nogil:
-        err = cydriver.cuMulticastUnbind(<cydriver.CUmemGenericAllocationHandle>mcHandle, <cydriver.CUdevice>dev, mcOffset, size)
+        err = cydriver.cuMulticastUnbind(<cydriver.CUmemGenericAllocationHandle>c_mcHandle, <cydriver.CUdevice>c_dev, mcOffset, size)
     return (_st(err),)
 
 def cuMulticastGetGranularity(prop, long long option):
@@ -10238,7 +10649,7 @@ multicast object.
         return (_st(err), None,)
     return (_SUCCESS, c_granularity,)
 
-def cuPointerGetAttribute(long long attribute, unsigned long long ptr):
+def cuPointerGetAttribute(long long attribute, ptr):
     """cuPointerGetAttribute(attribute, ptr)
     
     Returns information about a pointer
@@ -10426,13 +10837,18 @@ and device addresses from either address.
     cdef cydriver.CUresult err
     cdef str code_data = _ATTR_CUpointer_attribute.get(int(attribute), 'u8')
     cdef _Buf a_data = _Buf_new(_attr_size(code_data) if code_data[0] != 's' else 256)
+    cdef unsigned long long c_ptr
+    if isinstance(ptr, _IntValue):
+        c_ptr = <unsigned long long>(<_IntValue>ptr)._v
+    else:
+        c_ptr = ptr
     with nogil:
-        err = cydriver.cuPointerGetAttribute(<void*>a_data.ptr, <cydriver.CUpointer_attribute>attribute, <cydriver.CUdeviceptr>ptr)
+        err = cydriver.cuPointerGetAttribute(<void*>a_data.ptr, <cydriver.CUpointer_attribute>attribute, <cydriver.CUdeviceptr>c_ptr)
     if err != 0:
         return (_st(err), None,)
     return (_SUCCESS, _attr_out(a_data.ptr, code_data, _CLASSES),)
 
-def cuMemPrefetchAsync(unsigned long long devPtr, size_t count, location, unsigned int flags, hStream):
+def cuMemPrefetchAsync(devPtr, size_t count, location, unsigned int flags, hStream):
     """cuMemPrefetchAsync(devPtr, count, location, flags, hStream)
     
     Prefetches memory to the specified destination location
@@ -10509,14 +10925,19 @@ on other devices.
     CUresult
     """
     cdef cydriver.CUresult err
+    cdef unsigned long long c_devPtr
     cdef void* p_location = _sptr(location, False)
     cdef void* c_hStream
+    if isinstance(devPtr, _IntValue):
+        c_devPtr = <unsigned long long>(<_IntValue>devPtr)._v
+    else:
+        c_devPtr = devPtr
     _hptr(hStream, &c_hStream)
     with nogil:
-        err = cydriver.cuMemPrefetchAsync(<cydriver.CUdeviceptr>devPtr, count, (<cydriver.CUmemLocation*>p_location)[0], flags, <cydriver.CUstream>c_hStream)
+        err = cydriver.cuMemPrefetchAsync(<cydriver.CUdeviceptr>c_devPtr, count, (<cydriver.CUmemLocation*>p_location)[0], flags, <cydriver.CUstream>c_hStream)
     return (_st(err),)
 
-def cuMemAdvise(unsigned long long devPtr, size_t count, long long advice, location):
+def cuMemAdvise(devPtr, size_t count, long long advice, location):
     """cuMemAdvise(devPtr, count, advice, location)
     
     Advise about the usage of a given memory range
@@ -10636,9 +11057,14 @@ then this call has no effect.
     CUresult
     """
     cdef cydriver.CUresult err
+    cdef unsigned long long c_devPtr
     cdef void* p_location = _sptr(location, False)
+    if isinstance(devPtr, _IntValue):
+        c_devPtr = <unsigned long long>(<_IntValue>devPtr)._v
+    else:
+        c_devPtr = devPtr
     with nogil:
-        err = cydriver.cuMemAdvise(<cydriver.CUdeviceptr>devPtr, count, <cydriver.CUmem_advise>advice, (<cydriver.CUmemLocation*>p_location)[0])
+        err = cydriver.cuMemAdvise(<cydriver.CUdeviceptr>c_devPtr, count, <cydriver.CUmem_advise>advice, (<cydriver.CUmemLocation*>p_location)[0])
     return (_st(err),)
 
 def cuMemPrefetchBatchAsync(dptrs, sizes, size_t count, prefetchLocs, prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, hStream):
@@ -10832,7 +11258,7 @@ must be lesser than or equal to count.
         err = cydriver.cuMemDiscardAndPrefetchBatchAsync(<cydriver.CUdeviceptr*>p_dptrs, <size_t*>p_sizes, count, <cydriver.CUmemLocation*>p_prefetchLocs, <size_t*>p_prefetchLocIdxs, numPrefetchLocs, flags, <cydriver.CUstream>c_hStream)
     return (_st(err),)
 
-def cuMemRangeGetAttribute(size_t dataSize, long long attribute, unsigned long long devPtr, size_t count):
+def cuMemRangeGetAttribute(size_t dataSize, long long attribute, devPtr, size_t count):
     """cuMemRangeGetAttribute(dataSize, attribute, devPtr, count)
     
     Query an attribute of a given memory range
@@ -10913,13 +11339,18 @@ or if it returns any other location type, the id should be ignored.
     """
     cdef cydriver.CUresult err
     cdef unsigned long long c_data = 0
+    cdef unsigned long long c_devPtr
+    if isinstance(devPtr, _IntValue):
+        c_devPtr = <unsigned long long>(<_IntValue>devPtr)._v
+    else:
+        c_devPtr = devPtr
     with nogil:
-        err = cydriver.cuMemRangeGetAttribute(<void*>&c_data, dataSize, <cydriver.CUmem_range_attribute>attribute, <cydriver.CUdeviceptr>devPtr, count)
+        err = cydriver.cuMemRangeGetAttribute(<void*>&c_data, dataSize, <cydriver.CUmem_range_attribute>attribute, <cydriver.CUdeviceptr>c_devPtr, count)
     if err != 0:
         return (_st(err), None,)
     return (_SUCCESS, c_data,)
 
-def cuMemRangeGetAttributes(dataSizes, attributes, size_t numAttributes, unsigned long long devPtr, size_t count):
+def cuMemRangeGetAttributes(dataSizes, attributes, size_t numAttributes, devPtr, size_t count):
     """cuMemRangeGetAttributes(dataSizes, attributes, numAttributes, devPtr, count)
     
     Query attributes of a given memory range.
@@ -10967,13 +11398,18 @@ attribute descriptions and restrictions.
     cdef void* p_dataSizes = _bufptr(a_dataSizes)
     cdef _Buf a_attributes = _array(attributes, 'e', 4)
     cdef void* p_attributes = _bufptr(a_attributes)
+    cdef unsigned long long c_devPtr
+    if isinstance(devPtr, _IntValue):
+        c_devPtr = <unsigned long long>(<_IntValue>devPtr)._v
+    else:
+        c_devPtr = devPtr
     with nogil:
-        err = cydriver.cuMemRangeGetAttributes(<void**>&c_data, <size_t*>p_dataSizes, <cydriver.CUmem_range_attribute*>p_attributes, numAttributes, <cydriver.CUdeviceptr>devPtr, count)
+        err = cydriver.cuMemRangeGetAttributes(<void**>&c_data, <size_t*>p_dataSizes, <cydriver.CUmem_range_attribute*>p_attributes, numAttributes, <cydriver.CUdeviceptr>c_devPtr, count)
     if err != 0:
         return (_st(err), None,)
     return (_SUCCESS, PyLong_FromVoidPtr(c_data),)
 
-def cuPointerSetAttribute(value, long long attribute, unsigned long long ptr):
+def cuPointerSetAttribute(value, long long attribute, ptr):
     """cuPointerSetAttribute(value, attribute, ptr)
     
     Set attributes on a previously allocated memory region
@@ -11007,11 +11443,16 @@ The supported attributes are:
     """
     cdef cydriver.CUresult err
     cdef _Buf a_value = _attr_in(value, _ATTR_CUpointer_attribute.get(int(attribute), 'u8'), _CLASSES)
+    cdef unsigned long long c_ptr
+    if isinstance(ptr, _IntValue):
+        c_ptr = <unsigned long long>(<_IntValue>ptr)._v
+    else:
+        c_ptr = ptr
     with nogil:
-        err = cydriver.cuPointerSetAttribute(<const void*>a_value.ptr, <cydriver.CUpointer_attribute>attribute, <cydriver.CUdeviceptr>ptr)
+        err = cydriver.cuPointerSetAttribute(<const void*>a_value.ptr, <cydriver.CUpointer_attribute>attribute, <cydriver.CUdeviceptr>c_ptr)
     return (_st(err),)
 
-def cuPointerGetAttributes(unsigned int numAttributes, attributes, unsigned long long ptr):
+def cuPointerGetAttributes(unsigned int numAttributes, attributes, ptr):
     """cuPointerGetAttributes(numAttributes, attributes, ptr)
     
     Returns information about a pointer.
@@ -11053,8 +11494,13 @@ The supported attributes are (refer to cuPointerGetAttribute for attribute descr
     cdef _Buf a_attributes = _array(attributes, 'e', 4)
     cdef void* p_attributes = _bufptr(a_attributes)
     cdef void* c_data = NULL
+    cdef unsigned long long c_ptr
+    if isinstance(ptr, _IntValue):
+        c_ptr = <unsigned long long>(<_IntValue>ptr)._v
+    else:
+        c_ptr = ptr
     with nogil:
-        err = cydriver.cuPointerGetAttributes(numAttributes, <cydriver.CUpointer_attribute*>p_attributes, <void**>&c_data, <cydriver.CUdeviceptr>ptr)
+        err = cydriver.cuPointerGetAttributes(numAttributes, <cydriver.CUpointer_attribute*>p_attributes, <void**>&c_data, <cydriver.CUdeviceptr>c_ptr)
     if err != 0:
         return (_st(err), None,)
     return (_SUCCESS, PyLong_FromVoidPtr(c_data),)
@@ -11804,7 +12250,7 @@ Returns CUDA_ERROR_ILLEGAL_STATE if the stream is not capturing.
         err = cydriver.cuStreamUpdateCaptureDependencies(<cydriver.CUstream>c_hStream, <cydriver.CUgraphNode*>p_dependencies, <const cydriver.CUgraphEdgeData*>p_dependencyData, numDependencies, flags)
     return (_st(err),)
 
-def cuStreamAttachMemAsync(hStream, unsigned long long dptr, size_t length, unsigned int flags):
+def cuStreamAttachMemAsync(hStream, dptr, size_t length, unsigned int flags):
     """cuStreamAttachMemAsync(hStream, dptr, length, flags)
     
     Attach memory to a stream asynchronously
@@ -11884,9 +12330,14 @@ happen until all work in the stream has completed.
     """
     cdef cydriver.CUresult err
     cdef void* c_hStream
+    cdef unsigned long long c_dptr
     _hptr(hStream, &c_hStream)
+    if isinstance(dptr, _IntValue):
+        c_dptr = <unsigned long long>(<_IntValue>dptr)._v
+    else:
+        c_dptr = dptr
     with nogil:
-        err = cydriver.cuStreamAttachMemAsync(<cydriver.CUstream>c_hStream, <cydriver.CUdeviceptr>dptr, length, flags)
+        err = cydriver.cuStreamAttachMemAsync(<cydriver.CUstream>c_hStream, <cydriver.CUdeviceptr>c_dptr, length, flags)
     return (_st(err),)
 
 def cuStreamQuery(hStream):
@@ -13031,7 +13482,7 @@ have completed before the semaphore is destroyed.
         err = cydriver.cuDestroyExternalSemaphore(<cydriver.CUexternalSemaphore>c_extSem)
     return (_st(err),)
 
-def cuStreamWaitValue32(stream, unsigned long long addr, uint32_t value, unsigned int flags):
+def cuStreamWaitValue32(stream, addr, value, unsigned int flags):
     """cuStreamWaitValue32(stream, addr, value, flags)
     
     Wait on a memory location
@@ -13073,12 +13524,22 @@ the scheduler does not serialize them in an improper order.
     """
     cdef cydriver.CUresult err
     cdef void* c_stream
+    cdef unsigned long long c_addr
+    cdef uint32_t c_value
     _hptr(stream, &c_stream)
+    if isinstance(addr, _IntValue):
+        c_addr = <unsigned long long>(<_IntValue>addr)._v
+    else:
+        c_addr = addr
+    if isinstance(value, _IntValue):
+        c_value = <uint32_t>(<_IntValue>value)._v
+    else:
+        c_value = value
     with nogil:
-        err = cydriver.cuStreamWaitValue32(<cydriver.CUstream>c_stream, <cydriver.CUdeviceptr>addr, <cydriver.cuuint32_t>value, flags)
+        err = cydriver.cuStreamWaitValue32(<cydriver.CUstream>c_stream, <cydriver.CUdeviceptr>c_addr, <cydriver.cuuint32_t>c_value, flags)
     return (_st(err),)
 
-def cuStreamWaitValue64(stream, unsigned long long addr, uint64_t value, unsigned int flags):
+def cuStreamWaitValue64(stream, addr, value, unsigned int flags):
     """cuStreamWaitValue64(stream, addr, value, flags)
     
     Wait on a memory location
@@ -13119,12 +13580,22 @@ the scheduler does not serialize them in an improper order.
     """
     cdef cydriver.CUresult err
     cdef void* c_stream
+    cdef unsigned long long c_addr
+    cdef uint64_t c_value
     _hptr(stream, &c_stream)
+    if isinstance(addr, _IntValue):
+        c_addr = <unsigned long long>(<_IntValue>addr)._v
+    else:
+        c_addr = addr
+    if isinstance(value, _IntValue):
+        c_value = <uint64_t>(<_IntValue>value)._v
+    else:
+        c_value = value
     with nogil:
-        err = cydriver.cuStreamWaitValue64(<cydriver.CUstream>c_stream, <cydriver.CUdeviceptr>addr, <cydriver.cuuint64_t>value, flags)
+        err = cydriver.cuStreamWaitValue64(<cydriver.CUstream>c_stream, <cydriver.CUdeviceptr>c_addr, <cydriver.cuuint64_t>c_value, flags)
     return (_st(err),)
 
-def cuStreamWriteValue32(stream, unsigned long long addr, uint32_t value, unsigned int flags):
+def cuStreamWriteValue32(stream, addr, value, unsigned int flags):
     """cuStreamWriteValue32(stream, addr, value, flags)
     
     Write a value to memory
@@ -13152,12 +13623,22 @@ be used with managed memory (cuMemAllocManaged).
     """
     cdef cydriver.CUresult err
     cdef void* c_stream
+    cdef unsigned long long c_addr
+    cdef uint32_t c_value
     _hptr(stream, &c_stream)
+    if isinstance(addr, _IntValue):
+        c_addr = <unsigned long long>(<_IntValue>addr)._v
+    else:
+        c_addr = addr
+    if isinstance(value, _IntValue):
+        c_value = <uint32_t>(<_IntValue>value)._v
+    else:
+        c_value = value
     with nogil:
-        err = cydriver.cuStreamWriteValue32(<cydriver.CUstream>c_stream, <cydriver.CUdeviceptr>addr, <cydriver.cuuint32_t>value, flags)
+        err = cydriver.cuStreamWriteValue32(<cydriver.CUstream>c_stream, <cydriver.CUdeviceptr>c_addr, <cydriver.cuuint32_t>c_value, flags)
     return (_st(err),)
 
-def cuStreamWriteValue64(stream, unsigned long long addr, uint64_t value, unsigned int flags):
+def cuStreamWriteValue64(stream, addr, value, unsigned int flags):
     """cuStreamWriteValue64(stream, addr, value, flags)
     
     Write a value to memory
@@ -13187,9 +13668,19 @@ CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS.
     """
     cdef cydriver.CUresult err
     cdef void* c_stream
+    cdef unsigned long long c_addr
+    cdef uint64_t c_value
     _hptr(stream, &c_stream)
+    if isinstance(addr, _IntValue):
+        c_addr = <unsigned long long>(<_IntValue>addr)._v
+    else:
+        c_addr = addr
+    if isinstance(value, _IntValue):
+        c_value = <uint64_t>(<_IntValue>value)._v
+    else:
+        c_value = value
     with nogil:
-        err = cydriver.cuStreamWriteValue64(<cydriver.CUstream>c_stream, <cydriver.CUdeviceptr>addr, <cydriver.cuuint64_t>value, flags)
+        err = cydriver.cuStreamWriteValue64(<cydriver.CUstream>c_stream, <cydriver.CUdeviceptr>c_addr, <cydriver.cuuint64_t>c_value, flags)
     return (_st(err),)
 
 def cuStreamBatchMemOp(stream, unsigned int count, paramArray, unsigned int flags):
@@ -15973,7 +16464,7 @@ parameters must not be modified.
         return (_st(err), None,)
     return (_SUCCESS, s_params_out,)
 
-def cuGraphAddMemFreeNode(hGraph, dependencies, size_t numDependencies, unsigned long long dptr):
+def cuGraphAddMemFreeNode(hGraph, dependencies, size_t numDependencies, dptr):
     """cuGraphAddMemFreeNode(hGraph, dependencies, numDependencies, dptr)
     
     Creates a memory free node and adds it to a graph
@@ -16006,9 +16497,14 @@ to the new node will be returned in phGraphNode.
     cdef void* c_hGraph
     cdef _Buf a_dependencies = _array(dependencies, 'h', sizeof(void*))
     cdef void* p_dependencies = _bufptr(a_dependencies)
+    cdef unsigned long long c_dptr
     _hptr(hGraph, &c_hGraph)
+    if isinstance(dptr, _IntValue):
+        c_dptr = <unsigned long long>(<_IntValue>dptr)._v
+    else:
+        c_dptr = dptr
     with nogil:
-        err = cydriver.cuGraphAddMemFreeNode(&c_phGraphNode, <cydriver.CUgraph>c_hGraph, <const cydriver.CUgraphNode*>p_dependencies, numDependencies, <cydriver.CUdeviceptr>dptr)
+        err = cydriver.cuGraphAddMemFreeNode(&c_phGraphNode, <cydriver.CUgraph>c_hGraph, <const cydriver.CUgraphNode*>p_dependencies, numDependencies, <cydriver.CUdeviceptr>c_dptr)
     if err != 0:
         return (_st(err), None,)
     return (_SUCCESS, _new_handle(CUgraphNode, <void*>c_phGraphNode),)
@@ -16041,7 +16537,7 @@ Returns the address of a memory free node hNode in dptr_out.
         return (_st(err), None,)
     return (_SUCCESS, _new_int(CUdeviceptr, <unsigned long long>c_dptr_out, 8, False),)
 
-def cuDeviceGraphMemTrim(int device):
+def cuDeviceGraphMemTrim(device):
     """cuDeviceGraphMemTrim(device)
     
     Free unused memory that was cached on the specified device for use with graphs back to the OS.
@@ -16059,11 +16555,16 @@ freed back to the operating system.
     CUresult
     """
     cdef cydriver.CUresult err
+    cdef int c_device
+    if isinstance(device, _IntValue):
+        c_device = <int>(<_IntValue>device)._v
+    else:
+        c_device = device
     with nogil:
-        err = cydriver.cuDeviceGraphMemTrim(<cydriver.CUdevice>device)
+        err = cydriver.cuDeviceGraphMemTrim(<cydriver.CUdevice>c_device)
     return (_st(err),)
 
-def cuDeviceGetGraphMemAttribute(int device, long long attr):
+def cuDeviceGetGraphMemAttribute(device, long long attr):
     """cuDeviceGetGraphMemAttribute(device, attr)
     
     Query asynchronous allocation attributes related to graphs
@@ -16092,15 +16593,20 @@ Valid attributes are:
         retrieved value
     """
     cdef cydriver.CUresult err
+    cdef int c_device
     cdef str code_value = _ATTR_CUgraphMem_attribute.get(int(attr), 'u8')
     cdef _Buf a_value = _Buf_new(_attr_size(code_value) if code_value[0] != 's' else 256)
+    if isinstance(device, _IntValue):
+        c_device = <int>(<_IntValue>device)._v
+    else:
+        c_device = device
     with nogil:
-        err = cydriver.cuDeviceGetGraphMemAttribute(<cydriver.CUdevice>device, <cydriver.CUgraphMem_attribute>attr, <void*>a_value.ptr)
+        err = cydriver.cuDeviceGetGraphMemAttribute(<cydriver.CUdevice>c_device, <cydriver.CUgraphMem_attribute>attr, <void*>a_value.ptr)
     if err != 0:
         return (_st(err), None,)
     return (_SUCCESS, _attr_out(a_value.ptr, code_value, _CLASSES),)
 
-def cuDeviceSetGraphMemAttribute(int device, long long attr, value):
+def cuDeviceSetGraphMemAttribute(device, long long attr, value):
     """cuDeviceSetGraphMemAttribute(device, attr, value)
     
     Set asynchronous allocation attributes related to graphs
@@ -16126,9 +16632,14 @@ Valid attributes are:
     CUresult
     """
     cdef cydriver.CUresult err
+    cdef int c_device
     cdef _Buf a_value = _attr_in(value, _ATTR_CUgraphMem_attribute.get(int(attr), 'u8'), _CLASSES)
+    if isinstance(device, _IntValue):
+        c_device = <int>(<_IntValue>device)._v
+    else:
+        c_device = device
     with nogil:
-        err = cydriver.cuDeviceSetGraphMemAttribute(<cydriver.CUdevice>device, <cydriver.CUgraphMem_attribute>attr, <void*>a_value.ptr)
+        err = cydriver.cuDeviceSetGraphMemAttribute(<cydriver.CUdevice>c_device, <cydriver.CUgraphMem_attribute>attr, <void*>a_value.ptr)
     return (_st(err),)
 
 def cuGraphClone(originalGraph):
@@ -18415,7 +18926,7 @@ Any CUDA array previously bound to hTexRef is unbound.
         err = cydriver.cuTexRefSetMipmappedArray(<cydriver.CUtexref>c_hTexRef, <cydriver.CUmipmappedArray>c_hMipmappedArray, Flags)
     return (_st(err),)
 
-def cuTexRefSetAddress(hTexRef, unsigned long long dptr, size_t numbytes):
+def cuTexRefSetAddress(hTexRef, dptr, size_t numbytes):
     """cuTexRefSetAddress(hTexRef, dptr, numbytes)
     
     Binds an address as a texture reference
@@ -18461,14 +18972,19 @@ components set using cuTexRefSetFormat().
     cdef cydriver.CUresult err
     cdef size_t c_ByteOffset
     cdef void* c_hTexRef
+    cdef unsigned long long c_dptr
     _hptr(hTexRef, &c_hTexRef)
+    if isinstance(dptr, _IntValue):
+        c_dptr = <unsigned long long>(<_IntValue>dptr)._v
+    else:
+        c_dptr = dptr
     with nogil:
-        err = cydriver.cuTexRefSetAddress(&c_ByteOffset, <cydriver.CUtexref>c_hTexRef, <cydriver.CUdeviceptr>dptr, numbytes)
+        err = cydriver.cuTexRefSetAddress(&c_ByteOffset, <cydriver.CUtexref>c_hTexRef, <cydriver.CUdeviceptr>c_dptr, numbytes)
     if err != 0:
         return (_st(err), None,)
     return (_SUCCESS, c_ByteOffset,)
 
-def cuTexRefSetAddress2D(hTexRef, desc, unsigned long long dptr, size_t Pitch):
+def cuTexRefSetAddress2D(hTexRef, desc, dptr, size_t Pitch):
     """cuTexRefSetAddress2D(hTexRef, desc, dptr, Pitch)
     
     Binds an address as a 2D texture reference
@@ -18523,9 +19039,14 @@ CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_PITCH.
     cdef void* c_hTexRef
     cdef _Buf a_desc = _structs(desc, sizeof(cydriver.CUDA_ARRAY_DESCRIPTOR))
     cdef void* p_desc = _bufptr(a_desc)
+    cdef unsigned long long c_dptr
     _hptr(hTexRef, &c_hTexRef)
+    if isinstance(dptr, _IntValue):
+        c_dptr = <unsigned long long>(<_IntValue>dptr)._v
+    else:
+        c_dptr = dptr
     with nogil:
-        err = cydriver.cuTexRefSetAddress2D(<cydriver.CUtexref>c_hTexRef, <const cydriver.CUDA_ARRAY_DESCRIPTOR*>p_desc, <cydriver.CUdeviceptr>dptr, Pitch)
+        err = cydriver.cuTexRefSetAddress2D(<cydriver.CUtexref>c_hTexRef, <const cydriver.CUDA_ARRAY_DESCRIPTOR*>p_desc, <cydriver.CUdeviceptr>c_dptr, Pitch)
     return (_st(err),)
 
 def cuTexRefSetFormat(hTexRef, long long fmt, int NumPackedComponents):
@@ -19603,7 +20124,7 @@ where:
         return (_st(err), None,)
     return (_SUCCESS, _new_int(CUtexObject, <unsigned long long>c_pTexObject, 8, False),)
 
-def cuTexObjectDestroy(unsigned long long texObject):
+def cuTexObjectDestroy(texObject):
     """cuTexObjectDestroy(texObject)
     
     Destroys a texture object
@@ -19620,11 +20141,16 @@ Destroys the texture object specified by texObject.
     CUresult
     """
     cdef cydriver.CUresult err
+    cdef unsigned long long c_texObject
+    if isinstance(texObject, _IntValue):
+        c_texObject = <unsigned long long>(<_IntValue>texObject)._v
+    else:
+        c_texObject = texObject
     with nogil:
-        err = cydriver.cuTexObjectDestroy(<cydriver.CUtexObject>texObject)
+        err = cydriver.cuTexObjectDestroy(<cydriver.CUtexObject>c_texObject)
     return (_st(err),)
 
-def cuTexObjectGetResourceDesc(unsigned long long texObject):
+def cuTexObjectGetResourceDesc(texObject):
     """cuTexObjectGetResourceDesc(texObject)
     
     Returns a texture object's resource descriptor
@@ -19644,13 +20170,18 @@ Returns the resource descriptor for the texture object specified by texObject.
     """
     cdef cydriver.CUresult err
     cdef _Struct s_pResDesc = _new_struct(CUDA_RESOURCE_DESC)
+    cdef unsigned long long c_texObject
+    if isinstance(texObject, _IntValue):
+        c_texObject = <unsigned long long>(<_IntValue>texObject)._v
+    else:
+        c_texObject = texObject
     with nogil:
-        err = cydriver.cuTexObjectGetResourceDesc(<cydriver.CUDA_RESOURCE_DESC*>s_pResDesc._ptr, <cydriver.CUtexObject>texObject)
+        err = cydriver.cuTexObjectGetResourceDesc(<cydriver.CUDA_RESOURCE_DESC*>s_pResDesc._ptr, <cydriver.CUtexObject>c_texObject)
     if err != 0:
         return (_st(err), None,)
     return (_SUCCESS, s_pResDesc,)
 
-def cuTexObjectGetTextureDesc(unsigned long long texObject):
+def cuTexObjectGetTextureDesc(texObject):
     """cuTexObjectGetTextureDesc(texObject)
     
     Returns a texture object's texture descriptor
@@ -19670,13 +20201,18 @@ Returns the texture descriptor for the texture object specified by texObject.
     """
     cdef cydriver.CUresult err
     cdef _Struct s_pTexDesc = _new_struct(CUDA_TEXTURE_DESC)
+    cdef unsigned long long c_texObject
+    if isinstance(texObject, _IntValue):
+        c_texObject = <unsigned long long>(<_IntValue>texObject)._v
+    else:
+        c_texObject = texObject
     with nogil:
-        err = cydriver.cuTexObjectGetTextureDesc(<cydriver.CUDA_TEXTURE_DESC*>s_pTexDesc._ptr, <cydriver.CUtexObject>texObject)
+        err = cydriver.cuTexObjectGetTextureDesc(<cydriver.CUDA_TEXTURE_DESC*>s_pTexDesc._ptr, <cydriver.CUtexObject>c_texObject)
     if err != 0:
         return (_st(err), None,)
     return (_SUCCESS, s_pTexDesc,)
 
-def cuTexObjectGetResourceViewDesc(unsigned long long texObject):
+def cuTexObjectGetResourceViewDesc(texObject):
     """cuTexObjectGetResourceViewDesc(texObject)
     
     Returns a texture object's resource view descriptor
@@ -19697,8 +20233,13 @@ If no resource view was set for texObject, the CUDA_ERROR_INVALID_VALUE is retur
     """
     cdef cydriver.CUresult err
     cdef _Struct s_pResViewDesc = _new_struct(CUDA_RESOURCE_VIEW_DESC)
+    cdef unsigned long long c_texObject
+    if isinstance(texObject, _IntValue):
+        c_texObject = <unsigned long long>(<_IntValue>texObject)._v
+    else:
+        c_texObject = texObject
     with nogil:
-        err = cydriver.cuTexObjectGetResourceViewDesc(<cydriver.CUDA_RESOURCE_VIEW_DESC*>s_pResViewDesc._ptr, <cydriver.CUtexObject>texObject)
+        err = cydriver.cuTexObjectGetResourceViewDesc(<cydriver.CUDA_RESOURCE_VIEW_DESC*>s_pResViewDesc._ptr, <cydriver.CUtexObject>c_texObject)
     if err != 0:
         return (_st(err), None,)
     return (_SUCCESS, s_pResViewDesc,)
@@ -19738,7 +20279,7 @@ accessed through CUDA API calls.
         return (_st(err), None,)
     return (_SUCCESS, _new_int(CUsurfObject, <unsigned long long>c_pSurfObject, 8, False),)
 
-def cuSurfObjectDestroy(unsigned long long surfObject):
+def cuSurfObjectDestroy(surfObject):
     """cuSurfObjectDestroy(surfObject)
     
     Destroys a surface object
@@ -19755,11 +20296,16 @@ Destroys the surface object specified by surfObject.
     CUresult
     """
     cdef cydriver.CUresult err
+    cdef unsigned long long c_surfObject
+    if isinstance(surfObject, _IntValue):
+        c_surfObject = <unsigned long long>(<_IntValue>surfObject)._v
+    else:
+        c_surfObject = surfObject
     with nogil:
-        err = cydriver.cuSurfObjectDestroy(<cydriver.CUsurfObject>surfObject)
+        err = cydriver.cuSurfObjectDestroy(<cydriver.CUsurfObject>c_surfObject)
     return (_st(err),)
 
-def cuSurfObjectGetResourceDesc(unsigned long long surfObject):
+def cuSurfObjectGetResourceDesc(surfObject):
     """cuSurfObjectGetResourceDesc(surfObject)
     
     Returns a surface object's resource descriptor
@@ -19779,13 +20325,18 @@ Returns the resource descriptor for the surface object specified by surfObject.
     """
     cdef cydriver.CUresult err
     cdef _Struct s_pResDesc = _new_struct(CUDA_RESOURCE_DESC)
+    cdef unsigned long long c_surfObject
+    if isinstance(surfObject, _IntValue):
+        c_surfObject = <unsigned long long>(<_IntValue>surfObject)._v
+    else:
+        c_surfObject = surfObject
     with nogil:
-        err = cydriver.cuSurfObjectGetResourceDesc(<cydriver.CUDA_RESOURCE_DESC*>s_pResDesc._ptr, <cydriver.CUsurfObject>surfObject)
+        err = cydriver.cuSurfObjectGetResourceDesc(<cydriver.CUDA_RESOURCE_DESC*>s_pResDesc._ptr, <cydriver.CUsurfObject>c_surfObject)
     if err != 0:
         return (_st(err), None,)
     return (_SUCCESS, s_pResDesc,)
 
-def cuTensorMapEncodeTiled(long long tensorDataType, uint32_t tensorRank, globalAddress, globalDim, globalStrides, boxDim, elementStrides, long long interleave, long long swizzle, long long l2Promotion, long long oobFill):
+def cuTensorMapEncodeTiled(long long tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, boxDim, elementStrides, long long interleave, long long swizzle, long long l2Promotion, long long oobFill):
     """cuTensorMapEncodeTiled(tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, boxDim, elementStrides, interleave, swizzle, l2Promotion, oobFill)
     
     Create a tensor map descriptor object representing tiled memory region
@@ -19962,6 +20513,7 @@ and when tensorDataType is not CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN8B, CU_TENSOR_M
     """
     cdef cydriver.CUresult err
     cdef _Struct s_tensorMap = _new_struct(CUtensorMap)
+    cdef uint32_t c_tensorRank
     cdef void* c_globalAddress
     cdef _Buf a_globalDim = _array(globalDim, 'u8', 8)
     cdef void* p_globalDim = _bufptr(a_globalDim)
@@ -19971,14 +20523,18 @@ and when tensorDataType is not CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN8B, CU_TENSOR_M
     cdef void* p_boxDim = _bufptr(a_boxDim)
     cdef _Buf a_elementStrides = _array(elementStrides, 'u4', 4)
     cdef void* p_elementStrides = _bufptr(a_elementStrides)
+    if isinstance(tensorRank, _IntValue):
+        c_tensorRank = <uint32_t>(<_IntValue>tensorRank)._v
+    else:
+        c_tensorRank = tensorRank
     _vptr(globalAddress, &c_globalAddress)
     with nogil:
-        err = cydriver.cuTensorMapEncodeTiled(<cydriver.CUtensorMap*>s_tensorMap._ptr, <cydriver.CUtensorMapDataType>tensorDataType, <cydriver.cuuint32_t>tensorRank, <void*>c_globalAddress, <const cydriver.cuuint64_t*>p_globalDim, <const cydriver.cuuint64_t*>p_globalStrides, <const cydriver.cuuint32_t*>p_boxDim, <const cydriver.cuuint32_t*>p_elementStrides, <cydriver.CUtensorMapInterleave>interleave, <cydriver.CUtensorMapSwizzle>swizzle, <cydriver.CUtensorMapL2promotion>l2Promotion, <cydriver.CUtensorMapFloatOOBfill>oobFill)
+        err = cydriver.cuTensorMapEncodeTiled(<cydriver.CUtensorMap*>s_tensorMap._ptr, <cydriver.CUtensorMapDataType>tensorDataType, <cydriver.cuuint32_t>c_tensorRank, <void*>c_globalAddress, <const cydriver.cuuint64_t*>p_globalDim, <const cydriver.cuuint64_t*>p_globalStrides, <const cydriver.cuuint32_t*>p_boxDim, <const cydriver.cuuint32_t*>p_elementStrides, <cydriver.CUtensorMapInterleave>interleave, <cydriver.CUtensorMapSwizzle>swizzle, <cydriver.CUtensorMapL2promotion>l2Promotion, <cydriver.CUtensorMapFloatOOBfill>oobFill)
     if err != 0:
         return (_st(err), None,)
     return (_SUCCESS, s_tensorMap,)
 
-def cuTensorMapEncodeIm2col(long long tensorDataType, uint32_t tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCorner, pixelBoxUpperCorner, uint32_t channelsPerPixel, uint32_t pixelsPerColumn, elementStrides, long long interleave, long long swizzle, long long l2Promotion, long long oobFill):
+def cuTensorMapEncodeIm2col(long long tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCorner, pixelBoxUpperCorner, channelsPerPixel, pixelsPerColumn, elementStrides, long long interleave, long long swizzle, long long l2Promotion, long long oobFill):
     """cuTensorMapEncodeIm2col(tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCorner, pixelBoxUpperCorner, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, swizzle, l2Promotion, oobFill)
     
     Create a tensor map descriptor object representing im2col memory region
@@ -20174,6 +20730,7 @@ and when tensorDataType is not CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN8B, CU_TENSOR_M
     """
     cdef cydriver.CUresult err
     cdef _Struct s_tensorMap = _new_struct(CUtensorMap)
+    cdef uint32_t c_tensorRank
     cdef void* c_globalAddress
     cdef _Buf a_globalDim = _array(globalDim, 'u8', 8)
     cdef void* p_globalDim = _bufptr(a_globalDim)
@@ -20183,16 +20740,30 @@ and when tensorDataType is not CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN8B, CU_TENSOR_M
     cdef void* p_pixelBoxLowerCorner = _bufptr(a_pixelBoxLowerCorner)
     cdef _Buf a_pixelBoxUpperCorner = _array(pixelBoxUpperCorner, 'i4', 4)
     cdef void* p_pixelBoxUpperCorner = _bufptr(a_pixelBoxUpperCorner)
+    cdef uint32_t c_channelsPerPixel
+    cdef uint32_t c_pixelsPerColumn
     cdef _Buf a_elementStrides = _array(elementStrides, 'u4', 4)
     cdef void* p_elementStrides = _bufptr(a_elementStrides)
+    if isinstance(tensorRank, _IntValue):
+        c_tensorRank = <uint32_t>(<_IntValue>tensorRank)._v
+    else:
+        c_tensorRank = tensorRank
     _vptr(globalAddress, &c_globalAddress)
+    if isinstance(channelsPerPixel, _IntValue):
+        c_channelsPerPixel = <uint32_t>(<_IntValue>channelsPerPixel)._v
+    else:
+        c_channelsPerPixel = channelsPerPixel
+    if isinstance(pixelsPerColumn, _IntValue):
+        c_pixelsPerColumn = <uint32_t>(<_IntValue>pixelsPerColumn)._v
+    else:
+        c_pixelsPerColumn = pixelsPerColumn
     with nogil:
-        err = cydriver.cuTensorMapEncodeIm2col(<cydriver.CUtensorMap*>s_tensorMap._ptr, <cydriver.CUtensorMapDataType>tensorDataType, <cydriver.cuuint32_t>tensorRank, <void*>c_globalAddress, <const cydriver.cuuint64_t*>p_globalDim, <const cydriver.cuuint64_t*>p_globalStrides, <const int*>p_pixelBoxLowerCorner, <const int*>p_pixelBoxUpperCorner, <cydriver.cuuint32_t>channelsPerPixel, <cydriver.cuuint32_t>pixelsPerColumn, <const cydriver.cuuint32_t*>p_elementStrides, <cydriver.CUtensorMapInterleave>interleave, <cydriver.CUtensorMapSwizzle>swizzle, <cydriver.CUtensorMapL2promotion>l2Promotion, <cydriver.CUtensorMapFloatOOBfill>oobFill)
+        err = cydriver.cuTensorMapEncodeIm2col(<cydriver.CUtensorMap*>s_tensorMap._ptr, <cydriver.CUtensorMapDataType>tensorDataType, <cydriver.cuuint32_t>c_tensorRank, <void*>c_globalAddress, <const cydriver.cuuint64_t*>p_globalDim, <const cydriver.cuuint64_t*>p_globalStrides, <const int*>p_pixelBoxLowerCorner, <const int*>p_pixelBoxUpperCorner, <cydriver.cuuint32_t>c_channelsPerPixel, <cydriver.cuuint32_t>c_pixelsPerColumn, <const cydriver.cuuint32_t*>p_elementStrides, <cydriver.CUtensorMapInterleave>interleave, <cydriver.CUtensorMapSwizzle>swizzle, <cydriver.CUtensorMapL2promotion>l2Promotion, <cydriver.CUtensorMapFloatOOBfill>oobFill)
     if err != 0:
         return (_st(err), None,)
     return (_SUCCESS, s_tensorMap,)
 
-def cuTensorMapEncodeIm2colWide(long long tensorDataType, uint32_t tensorRank, globalAddress, globalDim, globalStrides, int pixelBoxLowerCornerWidth, int pixelBoxUpperCornerWidth, uint32_t channelsPerPixel, uint32_t pixelsPerColumn, elementStrides, long long interleave, long long mode, long long swizzle, long long l2Promotion, long long oobFill):
+def cuTensorMapEncodeIm2colWide(long long tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, int pixelBoxLowerCornerWidth, int pixelBoxUpperCornerWidth, channelsPerPixel, pixelsPerColumn, elementStrides, long long interleave, long long mode, long long swizzle, long long l2Promotion, long long oobFill):
     """cuTensorMapEncodeIm2colWide(tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCornerWidth, pixelBoxUpperCornerWidth, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, mode, swizzle, l2Promotion, oobFill)
     
     Create a tensor map descriptor object representing im2col memory region, but where
@@ -20388,16 +20959,31 @@ and when tensorDataType is not CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN8B, CU_TENSOR_M
     """
     cdef cydriver.CUresult err
     cdef _Struct s_tensorMap = _new_struct(CUtensorMap)
+    cdef uint32_t c_tensorRank
     cdef void* c_globalAddress
     cdef _Buf a_globalDim = _array(globalDim, 'u8', 8)
     cdef void* p_globalDim = _bufptr(a_globalDim)
     cdef _Buf a_globalStrides = _array(globalStrides, 'u8', 8)
     cdef void* p_globalStrides = _bufptr(a_globalStrides)
+    cdef uint32_t c_channelsPerPixel
+    cdef uint32_t c_pixelsPerColumn
     cdef _Buf a_elementStrides = _array(elementStrides, 'u4', 4)
     cdef void* p_elementStrides = _bufptr(a_elementStrides)
+    if isinstance(tensorRank, _IntValue):
+        c_tensorRank = <uint32_t>(<_IntValue>tensorRank)._v
+    else:
+        c_tensorRank = tensorRank
     _vptr(globalAddress, &c_globalAddress)
+    if isinstance(channelsPerPixel, _IntValue):
+        c_channelsPerPixel = <uint32_t>(<_IntValue>channelsPerPixel)._v
+    else:
+        c_channelsPerPixel = channelsPerPixel
+    if isinstance(pixelsPerColumn, _IntValue):
+        c_pixelsPerColumn = <uint32_t>(<_IntValue>pixelsPerColumn)._v
+    else:
+        c_pixelsPerColumn = pixelsPerColumn
     with nogil:
-        err = cydriver.cuTensorMapEncodeIm2colWide(<cydriver.CUtensorMap*>s_tensorMap._ptr, <cydriver.CUtensorMapDataType>tensorDataType, <cydriver.cuuint32_t>tensorRank, <void*>c_globalAddress, <const cydriver.cuuint64_t*>p_globalDim, <const cydriver.cuuint64_t*>p_globalStrides, pixelBoxLowerCornerWidth, pixelBoxUpperCornerWidth, <cydriver.cuuint32_t>channelsPerPixel, <cydriver.cuuint32_t>pixelsPerColumn, <const cydriver.cuuint32_t*>p_elementStrides, <cydriver.CUtensorMapInterleave>interleave, <cydriver.CUtensorMapIm2ColWideMode>mode, <cydriver.CUtensorMapSwizzle>swizzle, <cydriver.CUtensorMapL2promotion>l2Promotion, <cydriver.CUtensorMapFloatOOBfill>oobFill)
+        err = cydriver.cuTensorMapEncodeIm2colWide(<cydriver.CUtensorMap*>s_tensorMap._ptr, <cydriver.CUtensorMapDataType>tensorDataType, <cydriver.cuuint32_t>c_tensorRank, <void*>c_globalAddress, <const cydriver.cuuint64_t*>p_globalDim, <const cydriver.cuuint64_t*>p_globalStrides, pixelBoxLowerCornerWidth, pixelBoxUpperCornerWidth, <cydriver.cuuint32_t>c_channelsPerPixel, <cydriver.cuuint32_t>c_pixelsPerColumn, <const cydriver.cuuint32_t*>p_elementStrides, <cydriver.CUtensorMapInterleave>interleave, <cydriver.CUtensorMapIm2ColWideMode>mode, <cydriver.CUtensorMapSwizzle>swizzle, <cydriver.CUtensorMapL2promotion>l2Promotion, <cydriver.CUtensorMapFloatOOBfill>oobFill)
     if err != 0:
         return (_st(err), None,)
     return (_SUCCESS, s_tensorMap,)
@@ -20434,7 +21020,7 @@ accessed through CUDA API calls.
         err = cydriver.cuTensorMapReplaceAddress(<cydriver.CUtensorMap*>p_tensorMap, <void*>c_globalAddress)
     return (_st(err),)
 
-def cuDeviceCanAccessPeer(int dev, int peerDev):
+def cuDeviceCanAccessPeer(dev, peerDev):
     """cuDeviceCanAccessPeer(dev, peerDev)
     
     Queries if a device may directly access a peer device's memory.
@@ -20459,8 +21045,18 @@ enabled on two specific contexts by calling cuCtxEnablePeerAccess().
     """
     cdef cydriver.CUresult err
     cdef int c_canAccessPeer
+    cdef int c_dev
+    cdef int c_peerDev
+    if isinstance(dev, _IntValue):
+        c_dev = <int>(<_IntValue>dev)._v
+    else:
+        c_dev = dev
+    if isinstance(peerDev, _IntValue):
+        c_peerDev = <int>(<_IntValue>peerDev)._v
+    else:
+        c_peerDev = peerDev
     with nogil:
-        err = cydriver.cuDeviceCanAccessPeer(&c_canAccessPeer, <cydriver.CUdevice>dev, <cydriver.CUdevice>peerDev)
+        err = cydriver.cuDeviceCanAccessPeer(&c_canAccessPeer, <cydriver.CUdevice>c_dev, <cydriver.CUdevice>c_peerDev)
     if err != 0:
         return (_st(err), None,)
     return (_SUCCESS, c_canAccessPeer,)
@@ -20545,7 +21141,7 @@ peerContext is not a valid context.
         err = cydriver.cuCtxDisablePeerAccess(<cydriver.CUcontext>c_peerContext)
     return (_st(err),)
 
-def cuDeviceGetP2PAttribute(long long attrib, int srcDevice, int dstDevice):
+def cuDeviceGetP2PAttribute(long long attrib, srcDevice, dstDevice):
     """cuDeviceGetP2PAttribute(attrib, srcDevice, dstDevice)
     
     Queries attributes of the link between two devices.
@@ -20586,13 +21182,23 @@ a null pointer.
     """
     cdef cydriver.CUresult err
     cdef int c_value
+    cdef int c_srcDevice
+    cdef int c_dstDevice
+    if isinstance(srcDevice, _IntValue):
+        c_srcDevice = <int>(<_IntValue>srcDevice)._v
+    else:
+        c_srcDevice = srcDevice
+    if isinstance(dstDevice, _IntValue):
+        c_dstDevice = <int>(<_IntValue>dstDevice)._v
+    else:
+        c_dstDevice = dstDevice
     with nogil:
-        err = cydriver.cuDeviceGetP2PAttribute(&c_value, <cydriver.CUdevice_P2PAttribute>attrib, <cydriver.CUdevice>srcDevice, <cydriver.CUdevice>dstDevice)
+        err = cydriver.cuDeviceGetP2PAttribute(&c_value, <cydriver.CUdevice_P2PAttribute>attrib, <cydriver.CUdevice>c_srcDevice, <cydriver.CUdevice>c_dstDevice)
     if err != 0:
         return (_st(err), None,)
     return (_SUCCESS, c_value,)
 
-def cuDeviceGetP2PAtomicCapabilities(operations, unsigned int count, int srcDevice, int dstDevice):
+def cuDeviceGetP2PAtomicCapabilities(operations, unsigned int count, srcDevice, dstDevice):
     """cuDeviceGetP2PAtomicCapabilities(operations, count, srcDevice, dstDevice)
     
     Queries details about atomic operations supported between two devices
@@ -20631,9 +21237,19 @@ or if any of *operations is not valid.
     cdef _Buf a_capabilities
     cdef _Buf a_operations = _array(operations, 'e', 4)
     cdef void* p_operations = _bufptr(a_operations)
+    cdef int c_srcDevice
+    cdef int c_dstDevice
+    if isinstance(srcDevice, _IntValue):
+        c_srcDevice = <int>(<_IntValue>srcDevice)._v
+    else:
+        c_srcDevice = srcDevice
+    if isinstance(dstDevice, _IntValue):
+        c_dstDevice = <int>(<_IntValue>dstDevice)._v
+    else:
+        c_dstDevice = dstDevice
     a_capabilities = _Buf_new((count) * 4)
     with nogil:
-        err = cydriver.cuDeviceGetP2PAtomicCapabilities(<unsigned int*>a_capabilities.ptr, <const cydriver.CUatomicOperation*>p_operations, count, <cydriver.CUdevice>srcDevice, <cydriver.CUdevice>dstDevice)
+        err = cydriver.cuDeviceGetP2PAtomicCapabilities(<unsigned int*>a_capabilities.ptr, <const cydriver.CUatomicOperation*>p_operations, count, <cydriver.CUdevice>c_srcDevice, <cydriver.CUdevice>c_dstDevice)
     if err != 0:
         return (_st(err), None,)
     return (_SUCCESS, _from_array(_bufptr(a_capabilities), count, 'u4', None, 4),)
@@ -20904,7 +21520,7 @@ If any of resources are not presently mapped for access by CUDA then CUDA_ERROR_
         err = cydriver.cuGraphicsUnmapResources(count, <cydriver.CUgraphicsResource*>p_resources, <cydriver.CUstream>c_hStream)
     return (_st(err),)
 
-def cuGetProcAddress(symbol, int cudaVersion, uint64_t flags):
+def cuGetProcAddress(symbol, int cudaVersion, flags):
     """cuGetProcAddress(symbol, cudaVersion, flags)
     
     Returns the requested driver API function pointer
@@ -20970,9 +21586,14 @@ The requested flags can be:
     cdef bytes b_symbol = _as_bytes(symbol, True)
     cdef const char* c_symbol = <char*>b_symbol if b_symbol is not None else NULL
     cdef void* c_pfn = NULL
+    cdef uint64_t c_flags
     cdef cydriver.CUdriverProcAddressQueryResult c_symbolStatus
+    if isinstance(flags, _IntValue):
+        c_flags = <uint64_t>(<_IntValue>flags)._v
+    else:
+        c_flags = flags
     with nogil:
-        err = cydriver.cuGetProcAddress(<const char*>c_symbol, <void**>&c_pfn, cudaVersion, <cydriver.cuuint64_t>flags, &c_symbolStatus)
+        err = cydriver.cuGetProcAddress(<const char*>c_symbol, <void**>&c_pfn, cudaVersion, <cydriver.cuuint64_t>c_flags, &c_symbolStatus)
     if err != 0:
         return (_st(err), None, None)
     return (_SUCCESS, PyLong_FromVoidPtr(c_pfn), _enum(CUdriverProcAddressQueryResult._value2member_map_, CUdriverProcAddressQueryResult, <long long>c_symbolStatus))
@@ -21302,7 +21923,7 @@ def cuGetExportTable(pExportTableId):
         return (_st(err), None,)
     return (_SUCCESS, PyLong_FromVoidPtr(c_ppExportTable),)
 
-def cuGreenCtxCreate(desc, int dev, unsigned int flags):
+def cuGreenCtxCreate(desc, dev, unsigned int flags):
     """cuGreenCtxCreate(desc, dev, flags)
     
     Creates a green context with a specified set of resources.
@@ -21339,9 +21960,14 @@ Note: The API is not supported on 32-bit platforms.
     cdef cydriver.CUresult err
     cdef cydriver.CUgreenCtx c_phCtx
     cdef void* c_desc
+    cdef int c_dev
     _hptr(desc, &c_desc)
+    if isinstance(dev, _IntValue):
+        c_dev = <int>(<_IntValue>dev)._v
+    else:
+        c_dev = dev
     with nogil:
-        err = cydriver.cuGreenCtxCreate(&c_phCtx, <cydriver.CUdevResourceDesc>c_desc, <cydriver.CUdevice>dev, flags)
+        err = cydriver.cuGreenCtxCreate(&c_phCtx, <cydriver.CUdevResourceDesc>c_desc, <cydriver.CUdevice>c_dev, flags)
     if err != 0:
         return (_st(err), None,)
     return (_SUCCESS, _new_handle(CUgreenCtx, <void*>c_phCtx),)
@@ -21410,7 +22036,7 @@ CUcontext. Failing to do so will result in the APIs returning CUDA_ERROR_INVALID
         return (_st(err), None,)
     return (_SUCCESS, _new_handle(CUcontext, <void*>c_pContext),)
 
-def cuDeviceGetDevResource(int device, long long typename):
+def cuDeviceGetDevResource(device, long long typename):
     """cuDeviceGetDevResource(device, typename)
     
     Get device resources
@@ -21434,9 +22060,14 @@ Note: The API is not supported on 32-bit platforms.
         Output pointer to a CUdevResource structure
     """
     cdef cydriver.CUresult err
+    cdef int c_device
     cdef _Struct s_resource = _new_struct(CUdevResource)
+    if isinstance(device, _IntValue):
+        c_device = <int>(<_IntValue>device)._v
+    else:
+        c_device = device
     with nogil:
-        err = cydriver.cuDeviceGetDevResource(<cydriver.CUdevice>device, <cydriver.CUdevResource*>s_resource._ptr, <cydriver.CUdevResourceType>typename)
+        err = cydriver.cuDeviceGetDevResource(<cydriver.CUdevice>c_device, <cydriver.CUdevResource*>s_resource._ptr, <cydriver.CUdevResourceType>typename)
     if err != 0:
         return (_st(err), None,)
     return (_SUCCESS, s_resource,)
@@ -22179,7 +22810,7 @@ Upon successful return the process will be in the RUNNING state.
         err = cydriver.cuCheckpointProcessUnlock(pid, <cydriver.CUcheckpointUnlockArgs*>p_args)
     return (_st(err),)
 
-def cuGraphicsGLRegisterBuffer(unsigned int buffer, unsigned int Flags):
+def cuGraphicsGLRegisterBuffer(buffer, unsigned int Flags):
     """cuGraphicsGLRegisterBuffer(buffer, Flags)
     
     Registers an OpenGL buffer object
@@ -22213,13 +22844,18 @@ as follows:
     """
     cdef cydriver.CUresult err
     cdef cydriver.CUgraphicsResource c_pCudaResource
+    cdef unsigned int c_buffer
+    if isinstance(buffer, _IntValue):
+        c_buffer = <unsigned int>(<_IntValue>buffer)._v
+    else:
+        c_buffer = buffer
     with nogil:
-        err = cydriver.cuGraphicsGLRegisterBuffer(&c_pCudaResource, <cydriver.GLuint>buffer, Flags)
+        err = cydriver.cuGraphicsGLRegisterBuffer(&c_pCudaResource, <cydriver.GLuint>c_buffer, Flags)
     if err != 0:
         return (_st(err), None,)
     return (_SUCCESS, _new_handle(CUgraphicsResource, <void*>c_pCudaResource),)
 
-def cuGraphicsGLRegisterImage(unsigned int image, unsigned int target, unsigned int Flags):
+def cuGraphicsGLRegisterImage(image, target, unsigned int Flags):
     """cuGraphicsGLRegisterImage(image, target, Flags)
     
     Register an OpenGL texture or renderbuffer object
@@ -22276,8 +22912,18 @@ The following image classes are currently disallowed:
     """
     cdef cydriver.CUresult err
     cdef cydriver.CUgraphicsResource c_pCudaResource
+    cdef unsigned int c_image
+    cdef unsigned int c_target
+    if isinstance(image, _IntValue):
+        c_image = <unsigned int>(<_IntValue>image)._v
+    else:
+        c_image = image
+    if isinstance(target, _IntValue):
+        c_target = <unsigned int>(<_IntValue>target)._v
+    else:
+        c_target = target
     with nogil:
-        err = cydriver.cuGraphicsGLRegisterImage(&c_pCudaResource, <cydriver.GLuint>image, <cydriver.GLenum>target, Flags)
+        err = cydriver.cuGraphicsGLRegisterImage(&c_pCudaResource, <cydriver.GLuint>c_image, <cydriver.GLenum>c_target, Flags)
     if err != 0:
         return (_st(err), None,)
     return (_SUCCESS, _new_handle(CUgraphicsResource, <void*>c_pCudaResource),)
@@ -22325,7 +22971,7 @@ The deviceList argument may be any of the following:
         return (_st(err), None, None)
     return (_SUCCESS, c_pCudaDeviceCount, _new_int(CUdevice, <unsigned long long>c_pCudaDevices, 4, True))
 
-def cuGLCtxCreate(unsigned int Flags, int device):
+def cuGLCtxCreate(unsigned int Flags, device):
     """cuGLCtxCreate(Flags, device)
     
     Create a CUDA context for interoperability with OpenGL
@@ -22351,8 +22997,13 @@ context in order to achieve maximum interoperability performance.
     """
     cdef cydriver.CUresult err
     cdef cydriver.CUcontext c_pCtx
+    cdef int c_device
+    if isinstance(device, _IntValue):
+        c_device = <int>(<_IntValue>device)._v
+    else:
+        c_device = device
     with nogil:
-        err = cydriver.cuGLCtxCreate(&c_pCtx, Flags, <cydriver.CUdevice>device)
+        err = cydriver.cuGLCtxCreate(&c_pCtx, Flags, <cydriver.CUdevice>c_device)
     if err != 0:
         return (_st(err), None,)
     return (_SUCCESS, _new_handle(CUcontext, <void*>c_pCtx),)
@@ -22389,7 +23040,7 @@ cuWGLGetDevice
         err = cydriver.cuGLInit()
     return (_st(err),)
 
-def cuGLRegisterBufferObject(unsigned int buffer):
+def cuGLRegisterBufferObject(buffer):
     """cuGLRegisterBufferObject(buffer)
     
     Registers an OpenGL buffer object
@@ -22412,11 +23063,16 @@ resolved by that context.
     CUresult
     """
     cdef cydriver.CUresult err
+    cdef unsigned int c_buffer
+    if isinstance(buffer, _IntValue):
+        c_buffer = <unsigned int>(<_IntValue>buffer)._v
+    else:
+        c_buffer = buffer
     with nogil:
-        err = cydriver.cuGLRegisterBufferObject(<cydriver.GLuint>buffer)
+        err = cydriver.cuGLRegisterBufferObject(<cydriver.GLuint>c_buffer)
     return (_st(err),)
 
-def cuGLMapBufferObject(unsigned int buffer):
+def cuGLMapBufferObject(buffer):
     """cuGLMapBufferObject(buffer)
     
     Maps an OpenGL buffer object
@@ -22451,13 +23107,18 @@ current GL context.
     cdef cydriver.CUresult err
     cdef cydriver.CUdeviceptr c_dptr
     cdef size_t c_size
+    cdef unsigned int c_buffer
+    if isinstance(buffer, _IntValue):
+        c_buffer = <unsigned int>(<_IntValue>buffer)._v
+    else:
+        c_buffer = buffer
     with nogil:
-        err = cydriver.cuGLMapBufferObject(&c_dptr, &c_size, <cydriver.GLuint>buffer)
+        err = cydriver.cuGLMapBufferObject(&c_dptr, &c_size, <cydriver.GLuint>c_buffer)
     if err != 0:
         return (_st(err), None, None)
     return (_SUCCESS, _new_int(CUdeviceptr, <unsigned long long>c_dptr, 8, False), c_size)
 
-def cuGLUnmapBufferObject(unsigned int buffer):
+def cuGLUnmapBufferObject(buffer):
     """cuGLUnmapBufferObject(buffer)
     
     Unmaps an OpenGL buffer object
@@ -22484,11 +23145,16 @@ current GL context.
     CUresult
     """
     cdef cydriver.CUresult err
+    cdef unsigned int c_buffer
+    if isinstance(buffer, _IntValue):
+        c_buffer = <unsigned int>(<_IntValue>buffer)._v
+    else:
+        c_buffer = buffer
     with nogil:
-        err = cydriver.cuGLUnmapBufferObject(<cydriver.GLuint>buffer)
+        err = cydriver.cuGLUnmapBufferObject(<cydriver.GLuint>c_buffer)
     return (_st(err),)
 
-def cuGLUnregisterBufferObject(unsigned int buffer):
+def cuGLUnregisterBufferObject(buffer):
     """cuGLUnregisterBufferObject(buffer)
     
     Unregister an OpenGL buffer object
@@ -22515,11 +23181,16 @@ the buffer was registered.
     CUresult
     """
     cdef cydriver.CUresult err
+    cdef unsigned int c_buffer
+    if isinstance(buffer, _IntValue):
+        c_buffer = <unsigned int>(<_IntValue>buffer)._v
+    else:
+        c_buffer = buffer
     with nogil:
-        err = cydriver.cuGLUnregisterBufferObject(<cydriver.GLuint>buffer)
+        err = cydriver.cuGLUnregisterBufferObject(<cydriver.GLuint>c_buffer)
     return (_st(err),)
 
-def cuGLSetBufferObjectMapFlags(unsigned int buffer, unsigned int Flags):
+def cuGLSetBufferObjectMapFlags(buffer, unsigned int Flags):
     """cuGLSetBufferObjectMapFlags(buffer, Flags)
     
     Set the map flags for an OpenGL buffer object
@@ -22561,11 +23232,16 @@ the buffer was registered.
     CUresult
     """
     cdef cydriver.CUresult err
+    cdef unsigned int c_buffer
+    if isinstance(buffer, _IntValue):
+        c_buffer = <unsigned int>(<_IntValue>buffer)._v
+    else:
+        c_buffer = buffer
     with nogil:
-        err = cydriver.cuGLSetBufferObjectMapFlags(<cydriver.GLuint>buffer, Flags)
+        err = cydriver.cuGLSetBufferObjectMapFlags(<cydriver.GLuint>c_buffer, Flags)
     return (_st(err),)
 
-def cuGLMapBufferObjectAsync(unsigned int buffer, hStream):
+def cuGLMapBufferObjectAsync(buffer, hStream):
     """cuGLMapBufferObjectAsync(buffer, hStream)
     
     Maps an OpenGL buffer object
@@ -22602,15 +23278,20 @@ the current GL context.
     cdef cydriver.CUresult err
     cdef cydriver.CUdeviceptr c_dptr
     cdef size_t c_size
+    cdef unsigned int c_buffer
     cdef void* c_hStream
+    if isinstance(buffer, _IntValue):
+        c_buffer = <unsigned int>(<_IntValue>buffer)._v
+    else:
+        c_buffer = buffer
     _hptr(hStream, &c_hStream)
     with nogil:
-        err = cydriver.cuGLMapBufferObjectAsync(&c_dptr, &c_size, <cydriver.GLuint>buffer, <cydriver.CUstream>c_hStream)
+        err = cydriver.cuGLMapBufferObjectAsync(&c_dptr, &c_size, <cydriver.GLuint>c_buffer, <cydriver.CUstream>c_hStream)
     if err != 0:
         return (_st(err), None, None)
     return (_SUCCESS, _new_int(CUdeviceptr, <unsigned long long>c_dptr, 8, False), c_size)
 
-def cuGLUnmapBufferObjectAsync(unsigned int buffer, hStream):
+def cuGLUnmapBufferObjectAsync(buffer, hStream):
     """cuGLUnmapBufferObjectAsync(buffer, hStream)
     
     Unmaps an OpenGL buffer object
@@ -22639,10 +23320,15 @@ the current GL context.
     CUresult
     """
     cdef cydriver.CUresult err
+    cdef unsigned int c_buffer
     cdef void* c_hStream
+    if isinstance(buffer, _IntValue):
+        c_buffer = <unsigned int>(<_IntValue>buffer)._v
+    else:
+        c_buffer = buffer
     _hptr(hStream, &c_hStream)
     with nogil:
-        err = cydriver.cuGLUnmapBufferObjectAsync(<cydriver.GLuint>buffer, <cydriver.CUstream>c_hStream)
+        err = cydriver.cuGLUnmapBufferObjectAsync(<cydriver.GLuint>c_buffer, <cydriver.CUstream>c_hStream)
     return (_st(err),)
 
 def cuGraphicsEGLRegisterImage(image, unsigned int flags):
@@ -22890,7 +23576,7 @@ By default, EGLStream is created with this flag set to EGL_TRUE.
         return (_st(err), None, None)
     return (_SUCCESS, _new_handle(CUeglStreamConnection, <void*>c_conn), _new_handle(CUstream, <void*>c_pStream))
 
-def cuEGLStreamProducerConnect(stream, int width, int height):
+def cuEGLStreamProducerConnect(stream, width, height):
     """cuEGLStreamProducerConnect(stream, width, height)
     
     Connect CUDA to EGLStream as a producer.
@@ -22918,9 +23604,19 @@ API to another.
     cdef cydriver.CUresult err
     cdef cydriver.CUeglStreamConnection c_conn
     cdef void* c_stream
+    cdef int c_width
+    cdef int c_height
     _hptr(stream, &c_stream)
+    if isinstance(width, _IntValue):
+        c_width = <int>(<_IntValue>width)._v
+    else:
+        c_width = width
+    if isinstance(height, _IntValue):
+        c_height = <int>(<_IntValue>height)._v
+    else:
+        c_height = height
     with nogil:
-        err = cydriver.cuEGLStreamProducerConnect(&c_conn, <cydriver.EGLStreamKHR>c_stream, <cydriver.EGLint>width, <cydriver.EGLint>height)
+        err = cydriver.cuEGLStreamProducerConnect(&c_conn, <cydriver.EGLStreamKHR>c_stream, <cydriver.EGLint>c_width, <cydriver.EGLint>c_height)
     if err != 0:
         return (_st(err), None,)
     return (_SUCCESS, _new_handle(CUeglStreamConnection, <void*>c_conn),)
@@ -23165,7 +23861,7 @@ typedef void* EGLSyncKHR
         return (_st(err), None,)
     return (_SUCCESS, _new_handle(CUevent, <void*>c_phEvent),)
 
-def cuVDPAUGetDevice(uint32_t vdpDevice, vdpGetProcAddress):
+def cuVDPAUGetDevice(vdpDevice, vdpGetProcAddress):
     """cuVDPAUGetDevice(vdpDevice, vdpGetProcAddress)
     
     Gets the CUDA device associated with a VDPAU device
@@ -23188,15 +23884,20 @@ applicable.
     """
     cdef cydriver.CUresult err
     cdef cydriver.CUdevice c_pDevice
+    cdef uint32_t c_vdpDevice
     cdef void* c_vdpGetProcAddress
+    if isinstance(vdpDevice, _IntValue):
+        c_vdpDevice = <uint32_t>(<_IntValue>vdpDevice)._v
+    else:
+        c_vdpDevice = vdpDevice
     _vptr(vdpGetProcAddress, &c_vdpGetProcAddress)
     with nogil:
-        err = cydriver.cuVDPAUGetDevice(&c_pDevice, <cydriver.VdpDevice>vdpDevice, <cydriver.VdpGetProcAddress*>c_vdpGetProcAddress)
+        err = cydriver.cuVDPAUGetDevice(&c_pDevice, <cydriver.VdpDevice>c_vdpDevice, <cydriver.VdpGetProcAddress*>c_vdpGetProcAddress)
     if err != 0:
         return (_st(err), None,)
     return (_SUCCESS, _new_int(CUdevice, <unsigned long long>c_pDevice, 4, True),)
 
-def cuVDPAUCtxCreate(unsigned int flags, int device, uint32_t vdpDevice, vdpGetProcAddress):
+def cuVDPAUCtxCreate(unsigned int flags, device, vdpDevice, vdpGetProcAddress):
     """cuVDPAUCtxCreate(flags, device, vdpDevice, vdpGetProcAddress)
     
     Create a CUDA context for interoperability with VDPAU
@@ -23226,15 +23927,25 @@ flags parameter, see cuCtxCreate().
     """
     cdef cydriver.CUresult err
     cdef cydriver.CUcontext c_pCtx
+    cdef int c_device
+    cdef uint32_t c_vdpDevice
     cdef void* c_vdpGetProcAddress
+    if isinstance(device, _IntValue):
+        c_device = <int>(<_IntValue>device)._v
+    else:
+        c_device = device
+    if isinstance(vdpDevice, _IntValue):
+        c_vdpDevice = <uint32_t>(<_IntValue>vdpDevice)._v
+    else:
+        c_vdpDevice = vdpDevice
     _vptr(vdpGetProcAddress, &c_vdpGetProcAddress)
     with nogil:
-        err = cydriver.cuVDPAUCtxCreate(&c_pCtx, flags, <cydriver.CUdevice>device, <cydriver.VdpDevice>vdpDevice, <cydriver.VdpGetProcAddress*>c_vdpGetProcAddress)
+        err = cydriver.cuVDPAUCtxCreate(&c_pCtx, flags, <cydriver.CUdevice>c_device, <cydriver.VdpDevice>c_vdpDevice, <cydriver.VdpGetProcAddress*>c_vdpGetProcAddress)
     if err != 0:
         return (_st(err), None,)
     return (_SUCCESS, _new_handle(CUcontext, <void*>c_pCtx),)
 
-def cuGraphicsVDPAURegisterVideoSurface(uint32_t vdpSurface, unsigned int flags):
+def cuGraphicsVDPAURegisterVideoSurface(vdpSurface, unsigned int flags):
     """cuGraphicsVDPAURegisterVideoSurface(vdpSurface, flags)
     
     Registers a VDPAU VdpVideoSurface object
@@ -23305,13 +24016,18 @@ VDP\\_CHROMA\\_TYPE\\_422 & 0          & w x h/2   & R8     & Top-field luma    
     """
     cdef cydriver.CUresult err
     cdef cydriver.CUgraphicsResource c_pCudaResource
+    cdef uint32_t c_vdpSurface
+    if isinstance(vdpSurface, _IntValue):
+        c_vdpSurface = <uint32_t>(<_IntValue>vdpSurface)._v
+    else:
+        c_vdpSurface = vdpSurface
     with nogil:
-        err = cydriver.cuGraphicsVDPAURegisterVideoSurface(&c_pCudaResource, <cydriver.VdpVideoSurface>vdpSurface, flags)
+        err = cydriver.cuGraphicsVDPAURegisterVideoSurface(&c_pCudaResource, <cydriver.VdpVideoSurface>c_vdpSurface, flags)
     if err != 0:
         return (_st(err), None,)
     return (_SUCCESS, _new_handle(CUgraphicsResource, <void*>c_pCudaResource),)
 
-def cuGraphicsVDPAURegisterOutputSurface(uint32_t vdpSurface, unsigned int flags):
+def cuGraphicsVDPAURegisterOutputSurface(vdpSurface, unsigned int flags):
     """cuGraphicsVDPAURegisterOutputSurface(vdpSurface, flags)
     
     Registers a VDPAU VdpOutputSurface object
@@ -23369,8 +24085,13 @@ VDP\\_RGBA\\_FORMAT\\_R10G10B10A2 & 0          & w x h & A2BGR10 & Entire surfac
     """
     cdef cydriver.CUresult err
     cdef cydriver.CUgraphicsResource c_pCudaResource
+    cdef uint32_t c_vdpSurface
+    if isinstance(vdpSurface, _IntValue):
+        c_vdpSurface = <uint32_t>(<_IntValue>vdpSurface)._v
+    else:
+        c_vdpSurface = vdpSurface
     with nogil:
-        err = cydriver.cuGraphicsVDPAURegisterOutputSurface(&c_pCudaResource, <cydriver.VdpOutputSurface>vdpSurface, flags)
+        err = cydriver.cuGraphicsVDPAURegisterOutputSurface(&c_pCudaResource, <cydriver.VdpOutputSurface>c_vdpSurface, flags)
     if err != 0:
         return (_st(err), None,)
     return (_SUCCESS, _new_handle(CUgraphicsResource, <void*>c_pCudaResource),)

@@ -409,8 +409,7 @@ nvJitLinkVersion returns the current version of nvJitLink.
     cdef cynvjitlink.nvJitLinkResult err
     cdef unsigned int c_major
     cdef unsigned int c_minor
-    with nogil:
-        err = cynvjitlink.nvJitLinkVersion(&c_major, &c_minor)
+    err = cynvjitlink.nvJitLinkVersion(&c_major, &c_minor)
     if err != 0:
         return (_st(err), None, None)
     return (_SUCCESS, c_major, c_minor)

@@ -116,8 +116,7 @@ nvrtcGetErrorString is a helper function that returns a string
     bytes
     """
     cdef const char* r
-    with nogil:
-        r = cynvrtc.nvrtcGetErrorString(<cynvrtc.nvrtcResult>result)
+    r = cynvrtc.nvrtcGetErrorString(<cynvrtc.nvrtcResult>result)
     return (_SUCCESS, <bytes>r if r != NULL else None)
 
 def nvrtcVersion():
@@ -136,8 +135,7 @@ nvrtcVersion sets the output parameters major and minor
     cdef cynvrtc.nvrtcResult err
     cdef int c_major
     cdef int c_minor
-    with nogil:
-        err = cynvrtc.nvrtcVersion(&c_major, &c_minor)
+    err = cynvrtc.nvrtcVersion(&c_major, &c_minor)
     if err != 0:
         return (_st(err), None, None)
     return (_SUCCESS, c_major, c_minor)

@@ -2012,8 +2012,7 @@ code is not recognized, "unrecognized error code" is returned.
     bytes
     """
     cdef const char* r
-    with nogil:
-        r = cyruntime.cudaGetErrorName(<cyruntime.cudaError_t>error)
+    r = cyruntime.cudaGetErrorName(<cyruntime.cudaError_t>error)
     return (_SUCCESS, <bytes>r if r != NULL else None)
 
 def cudaGetErrorString(long long error):
@@ -2034,8 +2033,7 @@ code is not recognized, "unrecognized error code" is returned.
     bytes
     """
     cdef const char* r
-    with nogil:
-        r = cyruntime.cudaGetErrorString(<cyruntime.cudaError_t>error)
+    r = cyruntime.cudaGetErrorString(<cyruntime.cudaError_t>error)
     return (_SUCCESS, <bytes>r if r != NULL else None)
 
 def cudaGetDeviceCount():
@@ -10150,7 +10148,7 @@ where:
         return (_st(err), None,)
     return (_SUCCESS, _new_int(cudaTextureObject_t, <unsigned long long>c_pTexObject, 8, False),)
 
-def cudaDestroyTextureObject(unsigned long long texObject):
+def cudaDestroyTextureObject(texObject):
     """cudaDestroyTextureObject(texObject)
     
     Destroys a texture object
@@ -10167,11 +10165,16 @@ Destroys the texture object specified by texObject.
     cudaError_t
     """
     cdef cyruntime.cudaError_t err
+    cdef unsigned long long c_texObject
+    if isinstance(texObject, _IntValue):
+        c_texObject = <unsigned long long>(<_IntValue>texObject)._v
+    else:
+        c_texObject = texObject
     with nogil:
-        err = cyruntime.cudaDestroyTextureObject(<cyruntime.cudaTextureObject_t>texObject)
+        err = cyruntime.cudaDestroyTextureObject(<cyruntime.cudaTextureObject_t>c_texObject)
     return (_st(err),)
 
-def cudaGetTextureObjectResourceDesc(unsigned long long texObject):
+def cudaGetTextureObjectResourceDesc(texObject):
     """cudaGetTextureObjectResourceDesc(texObject)
     
     Returns a texture object's resource descriptor
@@ -10191,13 +10194,18 @@ Returns the resource descriptor for the texture object specified by texObject.
     """
     cdef cyruntime.cudaError_t err
     cdef _Struct s_pResDesc = _new_struct(cudaResourceDesc)
+    cdef unsigned long long c_texObject
+    if isinstance(texObject, _IntValue):
+        c_texObject = <unsigned long long>(<_IntValue>texObject)._v
+    else:
+        c_texObject = texObject
     with nogil:
-        err = cyruntime.cudaGetTextureObjectResourceDesc(<cyruntime.cudaResourceDesc*>s_pResDesc._ptr, <cyruntime.cudaTextureObject_t>texObject)
+        err = cyruntime.cudaGetTextureObjectResourceDesc(<cyruntime.cudaResourceDesc*>s_pResDesc._ptr, <cyruntime.cudaTextureObject_t>c_texObject)
     if err != 0:
         return (_st(err), None,)
     return (_SUCCESS, s_pResDesc,)
 
-def cudaGetTextureObjectTextureDesc(unsigned long long texObject):
+def cudaGetTextureObjectTextureDesc(texObject):
     """cudaGetTextureObjectTextureDesc(texObject)
     
     Returns a texture object's texture descriptor
@@ -10217,13 +10225,18 @@ Returns the texture descriptor for the texture object specified by texObject.
     """
     cdef cyruntime.cudaError_t err
     cdef _Struct s_pTexDesc = _new_struct(cudaTextureDesc)
+    cdef unsigned long long c_texObject
+    if isinstance(texObject, _IntValue):
+        c_texObject = <unsigned long long>(<_IntValue>texObject)._v
+    else:
+        c_texObject = texObject
     with nogil:
-        err = cyruntime.cudaGetTextureObjectTextureDesc(<cyruntime.cudaTextureDesc*>s_pTexDesc._ptr, <cyruntime.cudaTextureObject_t>texObject)
+        err = cyruntime.cudaGetTextureObjectTextureDesc(<cyruntime.cudaTextureDesc*>s_pTexDesc._ptr, <cyruntime.cudaTextureObject_t>c_texObject)
     if err != 0:
         return (_st(err), None,)
     return (_SUCCESS, s_pTexDesc,)
 
-def cudaGetTextureObjectResourceViewDesc(unsigned long long texObject):
+def cudaGetTextureObjectResourceViewDesc(texObject):
     """cudaGetTextureObjectResourceViewDesc(texObject)
     
     Returns a texture object's resource view descriptor
@@ -10244,8 +10257,13 @@ If no resource view was specified, cudaErrorInvalidValue is returned.
     """
     cdef cyruntime.cudaError_t err
     cdef _Struct s_pResViewDesc = _new_struct(cudaResourceViewDesc)
+    cdef unsigned long long c_texObject
+    if isinstance(texObject, _IntValue):
+        c_texObject = <unsigned long long>(<_IntValue>texObject)._v
+    else:
+        c_texObject = texObject
     with nogil:
-        err = cyruntime.cudaGetTextureObjectResourceViewDesc(<cyruntime.cudaResourceViewDesc*>s_pResViewDesc._ptr, <cyruntime.cudaTextureObject_t>texObject)
+        err = cyruntime.cudaGetTextureObjectResourceViewDesc(<cyruntime.cudaResourceViewDesc*>s_pResViewDesc._ptr, <cyruntime.cudaTextureObject_t>c_texObject)
     if err != 0:
         return (_st(err), None,)
     return (_SUCCESS, s_pResViewDesc,)
@@ -10285,7 +10303,7 @@ accessed through CUDA API calls.
         return (_st(err), None,)
     return (_SUCCESS, _new_int(cudaSurfaceObject_t, <unsigned long long>c_pSurfObject, 8, False),)
 
-def cudaDestroySurfaceObject(unsigned long long surfObject):
+def cudaDestroySurfaceObject(surfObject):
     """cudaDestroySurfaceObject(surfObject)
     
     Destroys a surface object
@@ -10302,11 +10320,16 @@ Destroys the surface object specified by surfObject.
     cudaError_t
     """
     cdef cyruntime.cudaError_t err
+    cdef unsigned long long c_surfObject
+    if isinstance(surfObject, _IntValue):
+        c_surfObject = <unsigned long long>(<_IntValue>surfObject)._v
+    else:
+        c_surfObject = surfObject
     with nogil:
-        err = cyruntime.cudaDestroySurfaceObject(<cyruntime.cudaSurfaceObject_t>surfObject)
+        err = cyruntime.cudaDestroySurfaceObject(<cyruntime.cudaSurfaceObject_t>c_surfObject)
     return (_st(err),)
 
-def cudaGetSurfaceObjectResourceDesc(unsigned long long surfObject):
+def cudaGetSurfaceObjectResourceDesc(surfObject):
     """cudaGetSurfaceObjectResourceDesc(surfObject)
     
     Returns a surface object's resource descriptor
@@ -10325,8 +10348,13 @@ Returns the resource descriptor for the surface object specified by surfObject.
     """
     cdef cyruntime.cudaError_t err
     cdef _Struct s_pResDesc = _new_struct(cudaResourceDesc)
+    cdef unsigned long long c_surfObject
+    if isinstance(surfObject, _IntValue):
+        c_surfObject = <unsigned long long>(<_IntValue>surfObject)._v
+    else:
+        c_surfObject = surfObject
     with nogil:
-        err = cyruntime.cudaGetSurfaceObjectResourceDesc(<cyruntime.cudaResourceDesc*>s_pResDesc._ptr, <cyruntime.cudaSurfaceObject_t>surfObject)
+        err = cyruntime.cudaGetSurfaceObjectResourceDesc(<cyruntime.cudaResourceDesc*>s_pResDesc._ptr, <cyruntime.cudaSurfaceObject_t>c_surfObject)
     if err != 0:
         return (_st(err), None,)
     return (_SUCCESS, s_pResDesc,)
@@ -14258,7 +14286,7 @@ context are not CUDA capable then the call will return cudaErrorNoDevice.
         return (_st(err), None, None)
     return (_SUCCESS, c_pCudaDeviceCount, c_pCudaDevices)
 
-def cudaGraphicsGLRegisterImage(unsigned int image, unsigned int target, unsigned int flags):
+def cudaGraphicsGLRegisterImage(image, target, unsigned int flags):
     """cudaGraphicsGLRegisterImage(image, target, flags)
     
     Register an OpenGL texture or renderbuffer object
@@ -14314,13 +14342,23 @@ The following image classes are currently disallowed:
     """
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaGraphicsResource_t c_resource
+    cdef unsigned int c_image
+    cdef unsigned int c_target
+    if isinstance(image, _IntValue):
+        c_image = <unsigned int>(<_IntValue>image)._v
+    else:
+        c_image = image
+    if isinstance(target, _IntValue):
+        c_target = <unsigned int>(<_IntValue>target)._v
+    else:
+        c_target = target
     with nogil:
-        err = cyruntime.cudaGraphicsGLRegisterImage(&c_resource, <cyruntime.GLuint>image, <cyruntime.GLenum>target, flags)
+        err = cyruntime.cudaGraphicsGLRegisterImage(&c_resource, <cyruntime.GLuint>c_image, <cyruntime.GLenum>c_target, flags)
     if err != 0:
         return (_st(err), None,)
     return (_SUCCESS, _new_handle(cudaGraphicsResource_t, <void*>c_resource),)
 
-def cudaGraphicsGLRegisterBuffer(unsigned int buffer, unsigned int flags):
+def cudaGraphicsGLRegisterBuffer(buffer, unsigned int flags):
     """cudaGraphicsGLRegisterBuffer(buffer, flags)
     
     Registers an OpenGL buffer object
@@ -14354,8 +14392,13 @@ as follows:
     """
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaGraphicsResource_t c_resource
+    cdef unsigned int c_buffer
+    if isinstance(buffer, _IntValue):
+        c_buffer = <unsigned int>(<_IntValue>buffer)._v
+    else:
+        c_buffer = buffer
     with nogil:
-        err = cyruntime.cudaGraphicsGLRegisterBuffer(&c_resource, <cyruntime.GLuint>buffer, flags)
+        err = cyruntime.cudaGraphicsGLRegisterBuffer(&c_resource, <cyruntime.GLuint>c_buffer, flags)
     if err != 0:
         return (_st(err), None,)
     return (_SUCCESS, _new_handle(cudaGraphicsResource_t, <void*>c_resource),)
@@ -14388,7 +14431,7 @@ device if needed.
         err = cyruntime.cudaGLSetGLDevice(device)
     return (_st(err),)
 
-def cudaGLRegisterBufferObject(unsigned int bufObj):
+def cudaGLRegisterBufferObject(bufObj):
     """cudaGLRegisterBufferObject(bufObj)
     
     Registers a buffer object for access by CUDA
@@ -14411,11 +14454,16 @@ thread when this is called.
     cudaError_t
     """
     cdef cyruntime.cudaError_t err
+    cdef unsigned int c_bufObj
+    if isinstance(bufObj, _IntValue):
+        c_bufObj = <unsigned int>(<_IntValue>bufObj)._v
+    else:
+        c_bufObj = bufObj
     with nogil:
-        err = cyruntime.cudaGLRegisterBufferObject(<cyruntime.GLuint>bufObj)
+        err = cyruntime.cudaGLRegisterBufferObject(<cyruntime.GLuint>c_bufObj)
     return (_st(err),)
 
-def cudaGLMapBufferObject(unsigned int bufObj):
+def cudaGLMapBufferObject(bufObj):
     """cudaGLMapBufferObject(bufObj)
     
     Maps a buffer object for access by CUDA
@@ -14447,13 +14495,18 @@ GL context.
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_devPtr = NULL
+    cdef unsigned int c_bufObj
+    if isinstance(bufObj, _IntValue):
+        c_bufObj = <unsigned int>(<_IntValue>bufObj)._v
+    else:
+        c_bufObj = bufObj
     with nogil:
-        err = cyruntime.cudaGLMapBufferObject(<void**>&c_devPtr, <cyruntime.GLuint>bufObj)
+        err = cyruntime.cudaGLMapBufferObject(<void**>&c_devPtr, <cyruntime.GLuint>c_bufObj)
     if err != 0:
         return (_st(err), None,)
     return (_SUCCESS, PyLong_FromVoidPtr(c_devPtr),)
 
-def cudaGLUnmapBufferObject(unsigned int bufObj):
+def cudaGLUnmapBufferObject(bufObj):
     """cudaGLUnmapBufferObject(bufObj)
     
     Unmaps a buffer object for access by CUDA
@@ -14480,11 +14533,16 @@ GL context.
     cudaError_t
     """
     cdef cyruntime.cudaError_t err
+    cdef unsigned int c_bufObj
+    if isinstance(bufObj, _IntValue):
+        c_bufObj = <unsigned int>(<_IntValue>bufObj)._v
+    else:
+        c_bufObj = bufObj
     with nogil:
-        err = cyruntime.cudaGLUnmapBufferObject(<cyruntime.GLuint>bufObj)
+        err = cyruntime.cudaGLUnmapBufferObject(<cyruntime.GLuint>c_bufObj)
     return (_st(err),)
 
-def cudaGLUnregisterBufferObject(unsigned int bufObj):
+def cudaGLUnregisterBufferObject(bufObj):
     """cudaGLUnregisterBufferObject(bufObj)
     
     Unregisters a buffer object for access by CUDA
@@ -14508,11 +14566,16 @@ called.
     cudaError_t
     """
     cdef cyruntime.cudaError_t err
+    cdef unsigned int c_bufObj
+    if isinstance(bufObj, _IntValue):
+        c_bufObj = <unsigned int>(<_IntValue>bufObj)._v
+    else:
+        c_bufObj = bufObj
     with nogil:
-        err = cyruntime.cudaGLUnregisterBufferObject(<cyruntime.GLuint>bufObj)
+        err = cyruntime.cudaGLUnregisterBufferObject(<cyruntime.GLuint>c_bufObj)
     return (_st(err),)
 
-def cudaGLSetBufferObjectMapFlags(unsigned int bufObj, unsigned int flags):
+def cudaGLSetBufferObjectMapFlags(bufObj, unsigned int flags):
     """cudaGLSetBufferObjectMapFlags(bufObj, flags)
     
     Set usage flags for mapping an OpenGL buffer
@@ -14550,11 +14613,16 @@ mapped for access by CUDA, then cudaErrorUnknown is returned.
     cudaError_t
     """
     cdef cyruntime.cudaError_t err
+    cdef unsigned int c_bufObj
+    if isinstance(bufObj, _IntValue):
+        c_bufObj = <unsigned int>(<_IntValue>bufObj)._v
+    else:
+        c_bufObj = bufObj
     with nogil:
-        err = cyruntime.cudaGLSetBufferObjectMapFlags(<cyruntime.GLuint>bufObj, flags)
+        err = cyruntime.cudaGLSetBufferObjectMapFlags(<cyruntime.GLuint>c_bufObj, flags)
     return (_st(err),)
 
-def cudaGLMapBufferObjectAsync(unsigned int bufObj, stream):
+def cudaGLMapBufferObjectAsync(bufObj, stream):
     """cudaGLMapBufferObjectAsync(bufObj, stream)
     
     Maps a buffer object for access by CUDA
@@ -14587,15 +14655,20 @@ Stream /p stream is synchronized with the current GL context.
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_devPtr = NULL
+    cdef unsigned int c_bufObj
     cdef void* c_stream
+    if isinstance(bufObj, _IntValue):
+        c_bufObj = <unsigned int>(<_IntValue>bufObj)._v
+    else:
+        c_bufObj = bufObj
     _hptr(stream, &c_stream)
     with nogil:
-        err = cyruntime.cudaGLMapBufferObjectAsync(<void**>&c_devPtr, <cyruntime.GLuint>bufObj, <cyruntime.cudaStream_t>c_stream)
+        err = cyruntime.cudaGLMapBufferObjectAsync(<void**>&c_devPtr, <cyruntime.GLuint>c_bufObj, <cyruntime.cudaStream_t>c_stream)
     if err != 0:
         return (_st(err), None,)
     return (_SUCCESS, PyLong_FromVoidPtr(c_devPtr),)
 
-def cudaGLUnmapBufferObjectAsync(unsigned int bufObj, stream):
+def cudaGLUnmapBufferObjectAsync(bufObj, stream):
     """cudaGLUnmapBufferObjectAsync(bufObj, stream)
     
     Unmaps a buffer object for access by CUDA
@@ -14623,10 +14696,15 @@ Stream /p stream is synchronized with the current GL context.
     cudaError_t
     """
     cdef cyruntime.cudaError_t err
+    cdef unsigned int c_bufObj
     cdef void* c_stream
+    if isinstance(bufObj, _IntValue):
+        c_bufObj = <unsigned int>(<_IntValue>bufObj)._v
+    else:
+        c_bufObj = bufObj
     _hptr(stream, &c_stream)
     with nogil:
-        err = cyruntime.cudaGLUnmapBufferObjectAsync(<cyruntime.GLuint>bufObj, <cyruntime.cudaStream_t>c_stream)
+        err = cyruntime.cudaGLUnmapBufferObjectAsync(<cyruntime.GLuint>c_bufObj, <cyruntime.cudaStream_t>c_stream)
     return (_st(err),)
 
 def cudaGraphicsEGLRegisterImage(image, unsigned int flags):
@@ -14870,7 +14948,7 @@ Release the acquired image frame specified by pCudaResource to EGLStreamKHR.
         return (_st(err), None, None)
     return (_SUCCESS, _new_handle(cudaEglStreamConnection, <void*>c_conn), _new_handle(cudaStream_t, <void*>c_pStream))
 
-def cudaEGLStreamProducerConnect(eglStream, int width, int height):
+def cudaEGLStreamProducerConnect(eglStream, width, height):
     """cudaEGLStreamProducerConnect(eglStream, width, height)
     
     Connect CUDA to EGLStream as a producer.
@@ -14898,9 +14976,19 @@ API to another.
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaEglStreamConnection c_conn
     cdef void* c_eglStream
+    cdef int c_width
+    cdef int c_height
     _hptr(eglStream, &c_eglStream)
+    if isinstance(width, _IntValue):
+        c_width = <int>(<_IntValue>width)._v
+    else:
+        c_width = width
+    if isinstance(height, _IntValue):
+        c_height = <int>(<_IntValue>height)._v
+    else:
+        c_height = height
     with nogil:
-        err = cyruntime.cudaEGLStreamProducerConnect(&c_conn, <cyruntime.EGLStreamKHR>c_eglStream, <cyruntime.EGLint>width, <cyruntime.EGLint>height)
+        err = cyruntime.cudaEGLStreamProducerConnect(&c_conn, <cyruntime.EGLStreamKHR>c_eglStream, <cyruntime.EGLint>c_width, <cyruntime.EGLint>c_height)
     if err != 0:
         return (_st(err), None,)
     return (_SUCCESS, _new_handle(cudaEglStreamConnection, <void*>c_conn),)
@@ -15121,7 +15209,7 @@ typedef void* EGLSyncKHR
         return (_st(err), None,)
     return (_SUCCESS, _new_handle(cudaEvent_t, <void*>c_phEvent),)
 
-def cudaVDPAUGetDevice(uint32_t vdpDevice, vdpGetProcAddress):
+def cudaVDPAUGetDevice(vdpDevice, vdpGetProcAddress):
     """cudaVDPAUGetDevice(vdpDevice, vdpGetProcAddress)
     
     Gets the CUDA device associated with a VdpDevice.
@@ -15143,15 +15231,20 @@ Returns the CUDA device associated with a VdpDevice, if applicable.
     """
     cdef cyruntime.cudaError_t err
     cdef int c_device
+    cdef uint32_t c_vdpDevice
     cdef void* c_vdpGetProcAddress
+    if isinstance(vdpDevice, _IntValue):
+        c_vdpDevice = <uint32_t>(<_IntValue>vdpDevice)._v
+    else:
+        c_vdpDevice = vdpDevice
     _vptr(vdpGetProcAddress, &c_vdpGetProcAddress)
     with nogil:
-        err = cyruntime.cudaVDPAUGetDevice(&c_device, <cyruntime.VdpDevice>vdpDevice, <cyruntime.VdpGetProcAddress*>c_vdpGetProcAddress)
+        err = cyruntime.cudaVDPAUGetDevice(&c_device, <cyruntime.VdpDevice>c_vdpDevice, <cyruntime.VdpGetProcAddress*>c_vdpGetProcAddress)
     if err != 0:
         return (_st(err), None,)
     return (_SUCCESS, c_device,)
 
-def cudaVDPAUSetVDPAUDevice(int device, uint32_t vdpDevice, vdpGetProcAddress):
+def cudaVDPAUSetVDPAUDevice(int device, vdpDevice, vdpGetProcAddress):
     """cudaVDPAUSetVDPAUDevice(device, vdpDevice, vdpGetProcAddress)
     
     Sets a CUDA device to use VDPAU interoperability
@@ -15182,13 +15275,18 @@ VDPAU interoperability on device may be enabled.
     cudaError_t
     """
     cdef cyruntime.cudaError_t err
+    cdef uint32_t c_vdpDevice
     cdef void* c_vdpGetProcAddress
+    if isinstance(vdpDevice, _IntValue):
+        c_vdpDevice = <uint32_t>(<_IntValue>vdpDevice)._v
+    else:
+        c_vdpDevice = vdpDevice
     _vptr(vdpGetProcAddress, &c_vdpGetProcAddress)
     with nogil:
-        err = cyruntime.cudaVDPAUSetVDPAUDevice(device, <cyruntime.VdpDevice>vdpDevice, <cyruntime.VdpGetProcAddress*>c_vdpGetProcAddress)
+        err = cyruntime.cudaVDPAUSetVDPAUDevice(device, <cyruntime.VdpDevice>c_vdpDevice, <cyruntime.VdpGetProcAddress*>c_vdpGetProcAddress)
     return (_st(err),)
 
-def cudaGraphicsVDPAURegisterVideoSurface(uint32_t vdpSurface, unsigned int flags):
+def cudaGraphicsVDPAURegisterVideoSurface(vdpSurface, unsigned int flags):
     """cudaGraphicsVDPAURegisterVideoSurface(vdpSurface, flags)
     
     Register a VdpVideoSurface object
@@ -15222,13 +15320,18 @@ The surface's intended usage is specified using flags, as follows:
     """
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaGraphicsResource_t c_resource
+    cdef uint32_t c_vdpSurface
+    if isinstance(vdpSurface, _IntValue):
+        c_vdpSurface = <uint32_t>(<_IntValue>vdpSurface)._v
+    else:
+        c_vdpSurface = vdpSurface
     with nogil:
-        err = cyruntime.cudaGraphicsVDPAURegisterVideoSurface(&c_resource, <cyruntime.VdpVideoSurface>vdpSurface, flags)
+        err = cyruntime.cudaGraphicsVDPAURegisterVideoSurface(&c_resource, <cyruntime.VdpVideoSurface>c_vdpSurface, flags)
     if err != 0:
         return (_st(err), None,)
     return (_SUCCESS, _new_handle(cudaGraphicsResource_t, <void*>c_resource),)
 
-def cudaGraphicsVDPAURegisterOutputSurface(uint32_t vdpSurface, unsigned int flags):
+def cudaGraphicsVDPAURegisterOutputSurface(vdpSurface, unsigned int flags):
     """cudaGraphicsVDPAURegisterOutputSurface(vdpSurface, flags)
     
     Register a VdpOutputSurface object
@@ -15262,8 +15365,13 @@ The surface's intended usage is specified using flags, as follows:
     """
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaGraphicsResource_t c_resource
+    cdef uint32_t c_vdpSurface
+    if isinstance(vdpSurface, _IntValue):
+        c_vdpSurface = <uint32_t>(<_IntValue>vdpSurface)._v
+    else:
+        c_vdpSurface = vdpSurface
     with nogil:
-        err = cyruntime.cudaGraphicsVDPAURegisterOutputSurface(&c_resource, <cyruntime.VdpOutputSurface>vdpSurface, flags)
+        err = cyruntime.cudaGraphicsVDPAURegisterOutputSurface(&c_resource, <cyruntime.VdpOutputSurface>c_vdpSurface, flags)
     if err != 0:
         return (_st(err), None,)
     return (_SUCCESS, _new_handle(cudaGraphicsResource_t, <void*>c_resource),)
