@@ -849,37 +849,97 @@ cdef object _attr_out(void* p, str code, dict classes):
 
 # ----------------------------------------------------------------------------- kernel parameters
 
-cdef dict _CT_CODES = None
+cdef dict _CT_INFO = None
 
 
-cdef dict _ctype_codes():
-    global _CT_CODES
-    if _CT_CODES is None:
+cdef dict _ctype_info():
+    """ctypes scalar type -> (kind, size); kind 1 signed, 2 unsigned, 3 float, 4 pointer, 5 char."""
+    global _CT_INFO
+    if _CT_INFO is None:
         ct = _get_ctypes()
         d = {}
         for t in (ct.c_int8, ct.c_int16, ct.c_int32, ct.c_int64, ct.c_byte, ct.c_short, ct.c_int,
                   ct.c_long, ct.c_longlong, ct.c_ssize_t):
-            d[t] = "i%d" % ct.sizeof(t)
+            d[t] = (1, ct.sizeof(t))
         for t in (ct.c_uint8, ct.c_uint16, ct.c_uint32, ct.c_uint64, ct.c_ubyte, ct.c_ushort, ct.c_uint,
-                  ct.c_ulong, ct.c_ulonglong, ct.c_size_t):
-            d[t] = "u%d" % ct.sizeof(t)
-        d[ct.c_float] = "f4"
-        d[ct.c_double] = "f8"
-        d[ct.c_bool] = "u1"
-        d[ct.c_char] = "c1"
-        d[ct.c_void_p] = "p"
-        _CT_CODES = d
-    return _CT_CODES
+                  ct.c_ulong, ct.c_ulonglong, ct.c_size_t, ct.c_bool):
+            d[t] = (2, ct.sizeof(t))
+        d[ct.c_float] = (3, 4)
+        d[ct.c_double] = (3, 8)
+        d[ct.c_void_p] = (4, 8)
+        d[ct.c_char] = (5, 1)
+        _CT_INFO = d
+    return _CT_INFO
+
+
+cdef Py_ssize_t _none_size(object v, Py_ssize_t i) except -1:
+    """Size of a kernel argument given with type None (passed by value from the object)."""
+    if isinstance(v, _Struct):
+        return type(v)._c_size
+    if isinstance(v, _IntValue):
+        return (<_IntValue>v)._size
+    if isinstance(v, _Handle):
+        return sizeof(void*)
+    if isinstance(v, int):
+        if type(v) is int or type(v) is bool:
+            raise TypeError(f"kernelParams item {i}: a plain int needs a ctypes type, not None")
+        return 4   # an enum member
+    ct = _get_ctypes()
+    if isinstance(v, (ct.Structure, ct.Union, ct.Array, ct._SimpleCData)):
+        return ct.sizeof(v)
+    if hasattr(v, "getPtr"):
+        return sizeof(void*)
+    raise TypeError(f"kernelParams item {i}: cannot pass {type(v).__name__} with type None")
+
+
+cdef int _store_scalar(char* slot, int kind, Py_ssize_t size, object v, Py_ssize_t i) except -1:
+    cdef void* p
+    try:
+        if kind == 4:
+            if v is None:
+                p = NULL
+            elif isinstance(v, int):
+                p = PyLong_AsVoidPtr(v)
+            elif hasattr(v, "getPtr") and not isinstance(v, (_Handle, _IntValue)):
+                p = PyLong_AsVoidPtr(int(v.getPtr()))
+            else:
+                _hptr(v, &p)
+            (<void**>slot)[0] = p
+        elif kind == 3:
+            if size == 4:
+                (<float*>slot)[0] = v
+            else:
+                (<double*>slot)[0] = v
+        elif kind == 1:
+            if isinstance(v, float):
+                raise TypeError(f"expected an int, not float")
+            if size == 4: (<int32_t*>slot)[0] = v
+            elif size == 8: (<int64_t*>slot)[0] = v
+            elif size == 1: (<int8_t*>slot)[0] = v
+            else: (<int16_t*>slot)[0] = v
+        elif kind == 2:
+            if isinstance(v, float):
+                raise TypeError(f"expected an int, not float")
+            if size == 8: (<uint64_t*>slot)[0] = v
+            elif size == 4: (<uint32_t*>slot)[0] = v
+            elif size == 1: (<uint8_t*>slot)[0] = v
+            else: (<uint16_t*>slot)[0] = v
+        else:
+            slot[0] = (_as_bytes(v, False) if not isinstance(v, int) else bytes([v]))[0]
+    except (OverflowError, TypeError) as e:
+        raise type(e)(f"kernelParams item {i}: {e}") from None
+    return 0
 
 
 cdef _Buf _kparams(object o):
     """kernelParams: None/0, an int address of a void*[], a buffer of pointers, or
-    (values, types) packed here.  The returned _Buf's ptr is the void** to pass."""
+    (values, types) packed here into one block: the void*[] followed by 8-byte aligned slots."""
     cdef _Buf b
     cdef void* p
-    cdef Py_ssize_t i, n, off, size, align
+    cdef Py_ssize_t i, n, total, size
     cdef char* store
-    cdef _Struct s
+    cdef char* slot
+    cdef int kind
     if o is None or (type(o) is int and o == 0):
         return None
     if isinstance(o, tuple) and len(o) == 2 and isinstance(o[0], (tuple, list)) and isinstance(o[1], (tuple, list)):
@@ -887,102 +947,58 @@ cdef _Buf _kparams(object o):
         n = len(values)
         if len(types) != n:
             raise TypeError(f"kernelParams: {n} values but {len(types)} types")
-        codes = _ctype_codes()
-        ct = None
-        sizes = []
-        off = 0
-        keep = []
-        # first pass: sizes
+        info = _ctype_info()
+        total = 0
         for i in range(n):
             t = types[i]
-            v = values[i]
             if t is None:
-                if isinstance(v, _Struct):
-                    size = type(v)._c_size
-                elif isinstance(v, _IntValue):
-                    size = (<_IntValue>v)._size
-                elif isinstance(v, _Handle):
-                    size = sizeof(void*)
-                elif isinstance(v, int):
-                    if type(v) is int or type(v) is bool:
-                        raise TypeError(f"kernelParams item {i}: a plain int needs a ctypes type, not None")
-                    size = 4   # enum
-                else:
-                    ct = _get_ctypes()
-                    if isinstance(v, (ct.Structure, ct.Union, ct.Array)) or isinstance(v, ct._SimpleCData):
-                        size = ct.sizeof(v)
-                    elif hasattr(v, "getPtr"):
-                        size = sizeof(void*)
-                    else:
-                        raise TypeError(f"kernelParams item {i}: cannot pass {type(v).__name__} with type None")
+                size = _none_size(values[i], i)
             else:
-                code = codes.get(t)
-                if code is None:
+                inf = info.get(t)
+                if inf is not None:
+                    size = (<tuple>inf)[1]
+                else:
                     ct = _get_ctypes()
                     if isinstance(t, type) and issubclass(t, (ct._SimpleCData, ct.Structure, ct.Union, ct.Array)):
                         size = ct.sizeof(t)
                     else:
                         raise TypeError(f"kernelParams item {i}: unsupported type {t!r}")
-                else:
-                    size = 8 if code == "p" else int(code[1])
-            sizes.append(size)
-            align = 8 if size >= 8 else size
-            off = (off + align - 1) // align * align + size
-        b = _Buf_new(n * sizeof(void*) + off + 8)
+            total += (size + 7) & ~7
+        b = _Buf_new(n * sizeof(void*) + total)
         b.n = n
         store = <char*>b.ptr + n * sizeof(void*)
-        off = 0
         for i in range(n):
             t = types[i]
             v = values[i]
-            size = sizes[i]
-            align = 8 if size >= 8 else size
-            off = (off + align - 1) // align * align
-            (<void**>b.ptr)[i] = store + off
+            (<void**>b.ptr)[i] = store
             if t is None:
+                size = _none_size(v, i)
                 if isinstance(v, _Struct):
-                    memcpy(store + off, (<_Struct>v)._ptr, size)
+                    memcpy(store, (<_Struct>v)._ptr, size)
                 elif isinstance(v, _IntValue):
-                    memcpy(store + off, &(<_IntValue>v)._v, size)
+                    memcpy(store, &(<_IntValue>v)._v, size)
                 elif isinstance(v, _Handle):
-                    (<void**>(store + off))[0] = (<_Handle>v)._v
+                    (<void**>store)[0] = (<_Handle>v)._v
                 elif isinstance(v, int):
-                    (<int32_t*>(store + off))[0] = v
+                    (<int32_t*>store)[0] = v
                 else:
                     ct = _get_ctypes()
-                    if isinstance(v, (ct.Structure, ct.Union, ct.Array)) or isinstance(v, ct._SimpleCData):
-                        memcpy(store + off, PyLong_AsVoidPtr(ct.addressof(v)), size)
+                    if isinstance(v, (ct.Structure, ct.Union, ct.Array, ct._SimpleCData)):
+                        memcpy(store, PyLong_AsVoidPtr(ct.addressof(v)), size)
                     else:
-                        memcpy(store + off, PyLong_AsVoidPtr(int(v.getPtr())), size)
+                        memcpy(store, PyLong_AsVoidPtr(int(v.getPtr())), size)
             else:
-                code = codes.get(t)
-                if code is None:
-                    cv = t(v) if not isinstance(v, t) else v
-                    ct = _get_ctypes()
-                    memcpy(store + off, PyLong_AsVoidPtr(ct.addressof(cv)), size)
-                elif code == "p":
-                    if v is None:
-                        p = NULL
-                    elif isinstance(v, int):
-                        p = PyLong_AsVoidPtr(v)
-                    elif hasattr(v, "getPtr") and not isinstance(v, (_Handle, _IntValue)):
-                        p = PyLong_AsVoidPtr(int(v.getPtr()))
-                    else:
-                        _hptr(v, &p)
-                    (<void**>(store + off))[0] = p
-                elif code == "c1":
-                    (<char*>(store + off))[0] = (_as_bytes(v, False) if not isinstance(v, int) else bytes([v]))[0]
-                elif code[0] == "f":
-                    if size == 4:
-                        (<float*>(store + off))[0] = v
-                    else:
-                        (<double*>(store + off))[0] = v
+                inf = info.get(t)
+                if inf is not None:
+                    kind = (<tuple>inf)[0]
+                    size = (<tuple>inf)[1]
+                    _store_scalar(store, kind, size, v, i)
                 else:
-                    try:
-                        _store(store + off, code, v)
-                    except OverflowError as e:
-                        raise OverflowError(f"kernelParams item {i}: {e}") from None
-            off += size
+                    ct = _get_ctypes()
+                    size = ct.sizeof(t)
+                    cv = t(v) if not isinstance(v, t) else v
+                    memcpy(store, PyLong_AsVoidPtr(ct.addressof(cv)), size)
+            store += (size + 7) & ~7
         b.keep = values
         return b
     b = _Buf.__new__(_Buf)
@@ -1033,8 +1049,8 @@ def _param_size(v, t):
         if isinstance(v, (ct.Structure, ct.Union, ct.Array, ct._SimpleCData)):
             return ct.sizeof(v)
         return sizeof(void*)
-    code = _ctype_codes().get(t)
-    if code is None:
+    inf = _ctype_info().get(t)
+    if inf is None:
         return _get_ctypes().sizeof(t)
-    return 8 if code == "p" else int(code[1])
+    return inf[1]
 
