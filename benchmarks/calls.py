@@ -1,0 +1,263 @@
+"""Per-call overhead of one cuda.bindings, in one process: whichever is first on sys.path.
+
+    python3 calls.py --label ours --cubin kernels.cubin [--expect-under DIR | --expect-not-under DIR]
+                     [--floor-dir DIR]
+
+Prints JSON lines on stdout: first {"meta": {...}} (which cuda.bindings was imported, its version,
+the device), then one {"case": NAME, "ns": NS, "iters": N, "repeats": R} per case, or
+{"case": NAME, "error": MESSAGE} where a call failed.  benchmarks/measure.py runs this script
+several times, alternating NVIDIA's package and ours, and takes the median over processes.
+
+How a case is timed: its statement is checked once (status 0), then calibrated so that one repeat
+lasts about 10 ms; the figure is the fastest of 7 repeats, in nanoseconds per call.  The statement
+is compiled into timeit's loop with its names bound as local variables, so the figure holds the
+call, its argument conversion and its result tuple, plus timeit's loop step (a few ns), and no
+lambda or attribute lookup.  Calls that queue GPU work (launches, event records, async copies) run
+at most 500 times per repeat (fastest of 21 repeats) and the stream is synchronized, untimed, after
+each repeat, so the launch queue never fills and the figure is the CPU cost of the call.
+
+The case names match benchmarks/overhead_c.c, where the same driver calls are made from C.
+"""
+import argparse
+import ctypes
+import json
+import os
+import sys
+import time
+import timeit
+
+import numpy as np
+
+REPEATS = 7
+REPEATS_QUEUED = 21
+TARGET_S = 0.010
+QUEUED_CAP = 500
+PLAIN_CAP = 5_000_000
+LAUNCH_ARGS = (0, 4, 8, 16, 256)
+
+
+def emit(obj):
+    print(json.dumps(obj), flush=True)
+
+
+def status_of(res):
+    """The status (first item) of a binding's result tuple, as an int; None for other results."""
+    if isinstance(res, tuple) and res:
+        try:
+            return int(res[0])
+        except (TypeError, ValueError):
+            return None
+    return None
+
+
+def ok(res, what):
+    st = status_of(res)
+    if st != 0:
+        raise RuntimeError(f"{what} returned {res[0] if isinstance(res, tuple) and res else res!r}")
+    return res[1] if len(res) == 2 else res[1:]
+
+
+def measure(stmt, names, queued, after):
+    """Nanoseconds per execution of `stmt` (fastest of REPEATS) and the iterations per repeat."""
+    setup = "; ".join(f"{k} = _ns[{k!r}]" for k in sorted(names)) or "pass"
+    timer = timeit.Timer(stmt, setup=setup, timer=time.perf_counter, globals={"_ns": names})
+    cap = QUEUED_CAP if queued else PLAIN_CAP
+    repeats = REPEATS_QUEUED if queued else REPEATS
+    n = 16
+    while True:
+        dt = timer.timeit(n)
+        if queued:
+            after()
+        if dt >= 0.002 or n >= cap:
+            break
+        n = min(n * 4, cap)
+    dt = min(dt, timer.timeit(n))   # a second look, so one stall cannot shrink the repeats
+    if queued:
+        after()
+    iters = int(TARGET_S / max(dt / n, 1e-9))
+    iters = max(16, min(cap, iters))
+    best = float("inf")
+    for _ in range(repeats):
+        dt = timer.timeit(iters)
+        if queued:
+            after()
+        best = min(best, dt / iters)
+    return best * 1e9, iters, repeats
+
+
+def run_case(name, stmt, names, queued=False, after=None):
+    try:
+        res = eval(stmt, {}, dict(names))
+        st = status_of(res)
+        if st is not None and st != 0:
+            raise RuntimeError(f"status {res[0]!r}")
+        ns, iters, repeats = measure(stmt, names, queued, after)
+    except Exception as e:  # reported, and the other cases still run
+        if after is not None:
+            try:
+                after()
+            except Exception:
+                pass
+        emit({"case": name, "error": f"{type(e).__name__}: {e}"})
+        return
+    emit({"case": name, "ns": round(ns, 2), "iters": iters, "repeats": repeats})
+
+
+def where_check(args):
+    import cuda.bindings
+
+    f = os.path.realpath(cuda.bindings.__file__)
+    meta = {"label": args.label, "file": cuda.bindings.__file__,
+            "version": getattr(cuda.bindings, "__version__", None), "python": sys.version.split()[0]}
+    if args.expect_under:
+        d = os.path.realpath(args.expect_under) + os.sep
+        if not f.startswith(d):
+            meta["fatal"] = f"cuda.bindings came from {f}, not from under {d}"
+    if args.expect_not_under:
+        d = os.path.realpath(args.expect_not_under) + os.sep
+        if f.startswith(d):
+            meta["fatal"] = f"cuda.bindings came from {f}, which is under {d}"
+    return meta
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--label", default="impl")
+    ap.add_argument("--cubin", required=True)
+    ap.add_argument("--expect-under")
+    ap.add_argument("--expect-not-under")
+    ap.add_argument("--floor-dir")
+    args = ap.parse_args()
+
+    meta = where_check(args)
+    if "fatal" in meta:
+        emit({"meta": meta})
+        sys.exit(3)
+
+    from cuda.bindings import driver, nvrtc, runtime
+
+    ok(driver.cuInit(0), "cuInit")
+    dev = ok(driver.cuDeviceGet(0), "cuDeviceGet")
+    ctx = ok(driver.cuDevicePrimaryCtxRetain(dev), "cuDevicePrimaryCtxRetain")
+    ok(driver.cuCtxSetCurrent(ctx), "cuCtxSetCurrent")
+    meta["device"] = bytes(ok(driver.cuDeviceGetName(128, dev), "cuDeviceGetName")).split(b"\0")[0].decode()
+    emit({"meta": meta})
+
+    with open(args.cubin, "rb") as fh:
+        image = fh.read()
+    mod = ok(driver.cuModuleLoadData(image), "cuModuleLoadData")
+    kern = {n: ok(driver.cuModuleGetFunction(mod, f"k{n}".encode()), f"cuModuleGetFunction k{n}")
+            for n in LAUNCH_ARGS}
+    stream = ok(driver.cuStreamCreate(0), "cuStreamCreate")
+    buf = ok(driver.cuMemAlloc(1 << 20), "cuMemAlloc")
+    ev_done = ok(driver.cuEventCreate(0), "cuEventCreate")
+    ev_rec = ok(driver.cuEventCreate(0), "cuEventCreate")
+    ok(driver.cuEventRecord(ev_done, stream), "cuEventRecord")
+    ok(driver.cuStreamSynchronize(stream), "cuStreamSynchronize")
+    host = np.zeros(1, dtype=np.float32)   # pageable, like the C twin's float
+    host_addr = host.ctypes.data           # an int, computed once
+
+    def sync():
+        ok(driver.cuStreamSynchronize(stream), "cuStreamSynchronize")
+
+    D = driver
+    run_case("cuCtxGetCurrent", "f()", {"f": D.cuCtxGetCurrent})
+    run_case("cuDeviceGetAttribute", "f(a, d)",
+             {"f": D.cuDeviceGetAttribute, "d": dev,
+              "a": D.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT})
+    run_case("cuGetErrorString", "f(e)",
+             {"f": D.cuGetErrorString, "e": D.CUresult.CUDA_ERROR_INVALID_VALUE})
+    run_case("cuEventQuery", "f(e)", {"f": D.cuEventQuery, "e": ev_done})
+    run_case("cuStreamQuery", "f(s)", {"f": D.cuStreamQuery, "s": stream})
+    run_case("cuEventRecord", "f(e, s)", {"f": D.cuEventRecord, "e": ev_rec, "s": stream},
+             queued=True, after=sync)
+    run_case("cuStreamSynchronize", "f(s)", {"f": D.cuStreamSynchronize, "s": stream})
+    run_case("cuEventCreate+cuEventDestroy", "g(f(0)[1])",
+             {"f": D.cuEventCreate, "g": D.cuEventDestroy})
+    run_case("cuStreamCreate+cuStreamDestroy", "g(f(0)[1])",
+             {"f": D.cuStreamCreate, "g": D.cuStreamDestroy})
+    run_case("cuMemAlloc+cuMemFree_4KiB", "g(f(4096)[1])",
+             {"f": D.cuMemAlloc, "g": D.cuMemFree})
+    run_case("cuMemcpyHtoD_4B", "f(d, h, 4)", {"f": D.cuMemcpyHtoD, "d": buf, "h": host_addr})
+    run_case("cuMemcpyHtoDAsync_4B", "f(d, h, 4, s)",
+             {"f": D.cuMemcpyHtoDAsync, "d": buf, "h": host_addr, "s": stream},
+             queued=True, after=sync)
+    run_case("cuPointerGetAttribute", "f(a, d)",
+             {"f": D.cuPointerGetAttribute, "d": buf,
+              "a": D.CUpointer_attribute.CU_POINTER_ATTRIBUTE_MEMORY_TYPE})
+
+    # cuLaunchKernel: for each kernel, the arguments in three forms --
+    #   array: a numpy uint64 array of the arguments' addresses (a void*[]), built once;
+    #   int:   that array's address (arr.ctypes.data), computed once;
+    #   tuple: (values, types), packed by the binding at each call (None = a cuda.bindings object).
+    base = int(buf)
+    keep = []
+
+    def table(values):
+        arrs = [np.array([v], dtype=dt) for v, dt in values]
+        keep.extend(arrs)
+        t = np.array([a.ctypes.data for a in arrs] or [0], dtype=np.uint64)
+        keep.append(t)
+        return t
+
+    c = ctypes
+    forms = {}
+    forms[0] = (table([]), ((), ()))
+    forms[4] = (table([(2.0, np.float32), (base, np.uint64), (base + 4, np.uint64), (7, np.uint64)]),
+                ((2.0, buf, base + 4, 7), (c.c_float, None, c.c_void_p, c.c_ulonglong)))
+    forms[8] = (table([(2.0, np.float32), (base, np.uint64), (base + 4, np.uint64), (base + 8, np.uint64),
+                       (base + 12, np.uint64), (3, np.int32), (4, np.int32), (7, np.uint64)]),
+                ((2.0, buf, base + 4, D.CUdeviceptr(base + 8), base + 12, 3, 4, 7),
+                 (c.c_float, None, c.c_void_p, None, c.c_void_p, c.c_int, c.c_int, c.c_ulonglong)))
+    for nargs in (16, 256):
+        pairs = (nargs - 2) // 2
+        packed = [(7, np.uint64)]
+        vals, types = [7], [c.c_ulonglong]
+        for i in range(pairs):
+            packed += [(base + 4 * i, np.uint64), (i, np.int32)]
+            if i % 2 == 0:   # pointers alternate: a CUdeviceptr (type None) and an int (c_void_p)
+                vals.append(D.CUdeviceptr(base + 4 * i)); types.append(None)
+            else:
+                vals.append(base + 4 * i); types.append(c.c_void_p)
+            vals.append(i); types.append(c.c_int)
+        packed.append((0, np.int32))
+        vals.append(0); types.append(c.c_int)
+        assert len(packed) == len(vals) == nargs
+        forms[nargs] = (table(packed), (tuple(vals), tuple(types)))
+
+    launch = "f(k, 1, 1, 1, 32, 1, 1, 0, s, p, 0)"
+    run_case("cuLaunchKernel_0args_null", launch,
+             {"f": D.cuLaunchKernel, "k": kern[0], "s": stream, "p": 0}, queued=True, after=sync)
+    for nargs in LAUNCH_ARGS:
+        arr, vt = forms[nargs]
+        for form, p in (("array", arr), ("int", arr.ctypes.data), ("tuple", vt)):
+            run_case(f"cuLaunchKernel_{nargs}args_{form}", launch,
+                     {"f": D.cuLaunchKernel, "k": kern[nargs], "s": stream, "p": p},
+                     queued=True, after=sync)
+
+    run_case("nvrtcVersion", "f()", {"f": nvrtc.nvrtcVersion})
+    run_case("cudaGetErrorString", "f(e)",
+             {"f": runtime.cudaGetErrorString, "e": runtime.cudaError_t.cudaErrorInvalidValue})
+
+    if args.floor_dir:
+        sys.path.insert(0, args.floor_dir)
+        try:
+            import floor
+        except ImportError as e:
+            emit({"case": "floor_tuple_nogil", "error": f"ImportError: {e}"})
+        else:
+            run_case("floor_tuple_nogil", "f()", {"f": floor.tuple_nogil})
+            run_case("floor_tuple_gil", "f()", {"f": floor.tuple_gil})
+            run_case("floor_noop", "f()", {"f": floor.noop})
+
+    sync()
+    for e in (ev_done, ev_rec):
+        driver.cuEventDestroy(e)
+    driver.cuMemFree(buf)
+    driver.cuStreamDestroy(stream)
+    driver.cuModuleUnload(mod)
+    driver.cuDevicePrimaryCtxRelease(dev)
+
+
+if __name__ == "__main__":
+    main()

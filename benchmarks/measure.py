@@ -1,0 +1,310 @@
+"""Runs the measurements and writes the raw results as JSON (benchmarks/run.sh calls it).
+
+    python3 measure.py --ours DIR --cubin kernels.cubin --out results.json
+                       [--c-binary overhead_c] [--floor-dir DIR] [--rounds 5] [--import-repeats 9]
+                       [--cpu 2] [--build-seconds S] [--wheel FILE] [--wheel-seconds S]
+
+* Per-call overhead: R rounds; each round runs the C twin once, then benchmarks/calls.py in a fresh
+  process with ours and with NVIDIA's package, the order alternating from round to round
+  (ours, NVIDIA / NVIDIA, ours).  Each process reports, per case, the fastest of its repeats; the
+  report takes the median of those over the rounds, and shows their min..max as the spread.
+* Import time: for each module, a fresh process that times `import cuda.bindings.<module>` with
+  time.perf_counter() around the import statement alone; also the process's wall time.  The same
+  for `import sys` (already loaded: the cost of the probe itself) gives the baseline that is
+  subtracted.  Repeated N times, alternating ours and NVIDIA's, after one untimed warm-up each (it
+  writes any missing .pyc and warms the file cache).
+* First cuInit: a fresh process times `from cuda.bindings import driver` and then `driver.cuInit(0)`;
+  N times each, alternating; the C twin's first cuInit(0) likewise.
+Every process is pinned to one CPU with taskset when the machine has that CPU.
+Ours is imported with PYTHONPATH=DIR (and checked to come from there); NVIDIA's with PYTHONPATH
+unset (and checked not to).
+"""
+import argparse
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+MODULES = ("driver", "runtime", "nvrtc", "nvjitlink")
+IMPLS = ("ours", "nvidia")
+
+IMPORT_PROBE = """\
+import time
+t0 = time.perf_counter()
+import {module}
+t1 = time.perf_counter()
+print(repr(t1 - t0))
+"""
+
+INIT_PROBE = """\
+import time
+t0 = time.perf_counter()
+from cuda.bindings import driver
+t1 = time.perf_counter()
+err, = driver.cuInit(0)
+t2 = time.perf_counter()
+if int(err) != 0:
+    raise SystemExit(f"cuInit(0) returned {err!r}")
+print(repr(t1 - t0), repr(t2 - t1))
+"""
+
+
+def log(msg):
+    print(f"[measure {time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
+
+
+class Runner:
+    def __init__(self, args):
+        self.args = args
+        self.py = args.python
+        self.pin = []
+        ncpu = os.cpu_count() or 1
+        if args.cpu is not None and args.cpu >= 0 and shutil.which("taskset") and args.cpu < ncpu:
+            probe = subprocess.run(["taskset", "-c", str(args.cpu), "true"], capture_output=True)
+            if probe.returncode == 0:
+                self.pin = ["taskset", "-c", str(args.cpu)]
+        env = dict(os.environ)
+        env.pop("PYTHONPATH", None)
+        env["PYTHONUNBUFFERED"] = "1"
+        self.env = {"nvidia": env, "ours": dict(env, PYTHONPATH=os.path.abspath(args.ours))}
+
+    def run(self, cmd, env=None, timeout=300):
+        t0 = time.perf_counter()
+        try:
+            p = subprocess.run(self.pin + cmd, env=env, capture_output=True, text=True, timeout=timeout)
+        except subprocess.TimeoutExpired as e:
+            def text(b):
+                return b.decode(errors="replace") if isinstance(b, bytes) else (b or "")
+            p = subprocess.CompletedProcess(e.cmd, 124, text(e.stdout),
+                                            text(e.stderr) + f"\n(timed out after {timeout} s)")
+        return p, time.perf_counter() - t0
+
+
+def parse_lines(text):
+    rows = []
+    for line in text.splitlines():
+        line = line.strip()
+        if line.startswith("{"):
+            try:
+                rows.append(json.loads(line))
+            except ValueError:
+                pass
+    return rows
+
+
+def order(i):
+    return IMPLS if i % 2 == 0 else IMPLS[::-1]
+
+
+def calls(r, res):
+    a = r.args
+    res["calls"] = {"C": {}, "ours": {}, "nvidia": {}}
+    res["call_errors"] = {"C": {}, "ours": {}, "nvidia": {}}
+    res["call_meta"] = {}
+    res["call_iters"] = {"C": {}, "ours": {}, "nvidia": {}}
+
+    def take(impl, rows):
+        for row in rows:
+            if "meta" in row:
+                res["call_meta"][impl] = row["meta"]
+            elif "error" in row:
+                res["call_errors"][impl][row["case"]] = row["error"]
+            elif "ns" in row:
+                res["calls"][impl].setdefault(row["case"], []).append(row["ns"])
+                if "iters" in row:
+                    res["call_iters"][impl][row["case"]] = row["iters"]
+
+    for i in range(a.rounds):
+        took = []
+        if a.c_binary:
+            p, dt = r.run([a.c_binary, a.cubin], timeout=180)
+            if p.returncode != 0:
+                log(f"C twin failed (exit {p.returncode}): {p.stderr.strip()[-500:]}")
+                res["call_errors"]["C"]["(process)"] = f"exit {p.returncode}: {p.stderr.strip()[-300:]}"
+            rows = parse_lines(p.stdout)
+            res.setdefault("c_first_cuInit_in_bench_ns", []).extend(
+                x["ns"] for x in rows if x.get("case") == "first_cuInit" and "ns" in x)
+            take("C", [x for x in rows if x.get("case") != "first_cuInit"])
+            took.append(f"C {dt:.1f} s")
+        for impl in order(i):
+            cmd = [r.py, os.path.join(HERE, "calls.py"), "--label", impl, "--cubin", a.cubin]
+            cmd += ["--expect-under", a.ours] if impl == "ours" else ["--expect-not-under", a.ours]
+            if a.floor_dir:
+                cmd += ["--floor-dir", a.floor_dir]
+            p, dt = r.run(cmd, env=r.env[impl], timeout=300)
+            rows = parse_lines(p.stdout)
+            meta = next((x["meta"] for x in rows if "meta" in x), {})
+            if "fatal" in meta:
+                raise SystemExit(f"measure: {impl}: {meta['fatal']}")
+            if p.returncode != 0:
+                log(f"{impl} calls.py failed (exit {p.returncode}): {p.stderr.strip()[-1500:]}")
+                res["call_errors"][impl]["(process)"] = f"exit {p.returncode}: {p.stderr.strip()[-300:]}"
+            take(impl, rows)
+            took.append(f"{impl} {dt:.1f} s")
+        log(f"calls round {i + 1}/{a.rounds}: " + ", ".join(took))
+
+
+def imports(r, res):
+    a = r.args
+    out = {"ours": {}, "nvidia": {}, "baseline": []}
+    wall = {"ours": {}, "nvidia": {}, "baseline": []}
+    errors = {}
+
+    def probe(impl, module, env):
+        p, dt = r.run([r.py, "-c", IMPORT_PROBE.format(module=module)], env=env, timeout=120)
+        if p.returncode != 0:
+            errors[f"{impl} {module}"] = p.stderr.strip()[-300:]
+            return None, dt
+        return float(p.stdout.split()[-1]), dt
+
+    for impl in IMPLS:                      # untimed warm-up
+        for m in MODULES:
+            probe(impl, f"cuda.bindings.{m}", r.env[impl])
+    for i in range(a.import_repeats):
+        v, dt = probe("baseline", "sys", r.env["nvidia"])
+        if v is not None:
+            out["baseline"].append(v)
+            wall["baseline"].append(dt)
+        for m in MODULES:
+            for impl in order(i + MODULES.index(m)):
+                v, dt = probe(impl, f"cuda.bindings.{m}", r.env[impl])
+                if v is not None:
+                    out[impl].setdefault(m, []).append(v)
+                    wall[impl].setdefault(m, []).append(dt)
+    res["imports_s"] = out
+    res["imports_wall_s"] = wall
+    res["import_errors"] = errors
+    log(f"imports: {a.import_repeats} x {len(MODULES)} modules x 2 done"
+        + (f"; errors: {sorted(errors)}" if errors else ""))
+
+
+def first_init(r, res):
+    a = r.args
+    out = {"ours": [], "nvidia": [], "C": []}
+    errors = {}
+    for i in range(a.import_repeats):
+        if a.c_binary:
+            p, _ = r.run([a.c_binary, "--init-only"], timeout=120)
+            rows = [x for x in parse_lines(p.stdout) if x.get("case") == "first_cuInit"]
+            if p.returncode == 0 and rows:
+                out["C"].append({"import_s": 0.0, "cuinit_s": rows[0]["ns"] / 1e9})
+            else:
+                errors["C"] = p.stderr.strip()[-300:]
+        for impl in order(i):
+            p, _ = r.run([r.py, "-c", INIT_PROBE], env=r.env[impl], timeout=120)
+            if p.returncode != 0:
+                errors[impl] = (p.stderr or p.stdout).strip()[-300:]
+                continue
+            t_imp, t_init = (float(x) for x in p.stdout.split()[-2:])
+            out[impl].append({"import_s": t_imp, "cuinit_s": t_init})
+    res["first_init"] = out
+    res["first_init_errors"] = errors
+    log("first cuInit done" + (f"; errors: {errors}" if errors else ""))
+
+
+def machine(r):
+    def sh(cmd):
+        try:
+            return subprocess.run(cmd, capture_output=True, text=True, timeout=30).stdout.strip()
+        except (OSError, subprocess.SubprocessError):
+            return ""
+
+    cpu = ""
+    try:
+        with open("/proc/cpuinfo") as fh:
+            cpu = next((l.split(":", 1)[1].strip() for l in fh if l.startswith("model name")), "")
+    except OSError:
+        pass
+    ver = {}
+    for impl in IMPLS:
+        p, _ = r.run([r.py, "-c", "import cuda.bindings as b; print(getattr(b, '__version__', '?')); "
+                      "print(b.__file__)"], env=r.env[impl], timeout=60)
+        lines = p.stdout.split("\n")
+        ver[impl] = {"version": lines[0].strip() if lines else "?",
+                     "file": lines[1].strip() if len(lines) > 1 else "?"}
+    p, _ = r.run([r.py, "-c", "from importlib.metadata import version; print(version('cuda-bindings'))"],
+                 env=r.env["nvidia"], timeout=60)
+    ver["nvidia"]["dist_version"] = p.stdout.strip() or "?"
+    return {
+        "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "host": platform.platform(),
+        "cpu": cpu,
+        "cpus": os.cpu_count(),
+        "python": sh([r.py, "-c", "import sys; print(sys.version.split()[0])"]),
+        "gpu": sh(["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"]),
+        "nvcc": (sh(["nvcc", "--version"]).splitlines() or [""])[-1],
+        "pinned": " ".join(r.pin) or "no (taskset or the CPU is missing)",
+        "packages": ver,
+    }
+
+
+def build_info(a):
+    b = {"seconds": a.build_seconds, "cpus": os.cpu_count(), "wheel": None,
+         "wheel_bytes": None, "wheel_seconds": a.wheel_seconds,
+         "installed_bytes": None,
+         "nvidia_wheel_bytes_quoted": 8.4e6,
+         "cold_build_seconds_2core": None}
+    if a.wheel and os.path.isfile(a.wheel):
+        b["wheel"] = os.path.basename(a.wheel)
+        b["wheel_bytes"] = os.path.getsize(a.wheel)
+    pkg = os.path.join(a.ours, "cuda", "bindings")
+    if os.path.isdir(pkg):
+        b["installed_bytes"] = sum(os.path.getsize(os.path.join(d, f))
+                                   for d, _, fs in os.walk(pkg) for f in fs)
+    cold = os.environ.get("COLD_BUILD_SECONDS_2CORE", "").strip()
+    if cold:
+        try:
+            b["cold_build_seconds_2core"] = float(cold)
+        except ValueError:
+            b["cold_build_seconds_2core_text"] = cold
+    return b
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--ours", required=True, help="the folder our build was installed into")
+    ap.add_argument("--cubin", required=True)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--c-binary")
+    ap.add_argument("--floor-dir")
+    ap.add_argument("--python", default=sys.executable)
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--import-repeats", type=int, default=9)
+    ap.add_argument("--cpu", type=int, default=2)
+    ap.add_argument("--build-seconds", type=float)
+    ap.add_argument("--wheel")
+    ap.add_argument("--wheel-seconds", type=float)
+    ap.add_argument("--commit", default="")
+    ap.add_argument("--mirror", help="a second path the results are written to")
+    a = ap.parse_args()
+    a.ours = os.path.abspath(a.ours)
+    a.cubin = os.path.abspath(a.cubin)
+
+    r = Runner(a)
+    t0 = time.perf_counter()
+    res = {"schema": 1, "rounds": a.rounds, "import_repeats": a.import_repeats}
+    res["machine"] = machine(r)
+    res["machine"]["commit"] = a.commit
+    log(f"pinning: {res['machine']['pinned']}; ours: {res['machine']['packages']['ours']['file']}; "
+        f"NVIDIA's: {res['machine']['packages']['nvidia']['file']}")
+    res["build"] = build_info(a)
+
+    def save():   # after each phase, so that a run cut short still leaves what it measured
+        res["measure_seconds"] = round(time.perf_counter() - t0, 1)
+        for path in [a.out] + ([a.mirror] if a.mirror else []):
+            with open(path + ".tmp", "w") as fh:
+                json.dump(res, fh, indent=1)
+            os.replace(path + ".tmp", path)
+
+    for phase in (calls, imports, first_init):
+        phase(r, res)
+        save()
+    log(f"wrote {a.out} after {res['measure_seconds']} s")
+
+
+if __name__ == "__main__":
+    main()

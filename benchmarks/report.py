@@ -1,0 +1,374 @@
+"""Turns the raw results of benchmarks/measure.py into docs/benchmarks.md.
+
+    python3 report.py results.json [-o docs/benchmarks.md]
+"""
+import argparse
+import json
+import re
+import statistics
+import sys
+
+TRIVIAL = ("cuCtxGetCurrent", "cuDeviceGetAttribute", "cuGetErrorString", "cuEventQuery")
+LAUNCH_TARGET_ARGS = (4, 8, 16)
+LAUNCH_FORMS = ("array", "int", "tuple")
+FORM_WORDS = {"array": "pre-packed numpy array", "int": "pre-packed, address as int",
+              "tuple": "(values, types)", "null": "NULL kernelParams"}
+NVIDIA_WHEEL_BYTES = 8.4e6
+
+
+def med(xs):
+    return statistics.median(xs) if xs else None
+
+
+def spread(xs):
+    return (min(xs), max(xs)) if xs else None
+
+
+def f_ns(v):
+    if v is None:
+        return "—"
+    return f"{v:.1f}" if abs(v) < 100 else f"{v:,.0f}"
+
+
+def f_ms(v):
+    return "—" if v is None else (f"{v:.2f}" if abs(v) < 1 else f"{v:.1f}")
+
+
+def f_ratio(v):
+    return "—" if v is None else f"{v:.2f}"
+
+
+def f_range(r, f=f_ns):
+    return "—" if r is None else f"{f(r[0])}..{f(r[1])}"
+
+
+def f_mb(b):
+    return "—" if b is None else f"{b / 1e6:.2f} MB"
+
+
+def c_twin(case):
+    m = re.match(r"cuLaunchKernel_(\d+)args_", case)
+    return f"cuLaunchKernel_{m.group(1)}args" if m else case
+
+
+def describe(case):
+    m = re.match(r"cuLaunchKernel_(\d+)args_(\w+)$", case)
+    if m:
+        return f"cuLaunchKernel, {m.group(1)} args, {FORM_WORDS.get(m.group(2), m.group(2))}"
+    return {
+        "cuEventQuery": "cuEventQuery (completed event)",
+        "cuStreamQuery": "cuStreamQuery (idle stream)",
+        "cuStreamSynchronize": "cuStreamSynchronize (idle stream)",
+        "cuMemAlloc+cuMemFree_4KiB": "cuMemAlloc + cuMemFree, 4 KiB",
+        "cuMemcpyHtoD_4B": "cuMemcpyHtoD, 4 B (synchronous)",
+        "cuMemcpyHtoDAsync_4B": "cuMemcpyHtoDAsync, 4 B (host address as int)",
+        "cuPointerGetAttribute": "cuPointerGetAttribute (memory type)",
+        "cuEventCreate+cuEventDestroy": "cuEventCreate + cuEventDestroy",
+        "cuStreamCreate+cuStreamDestroy": "cuStreamCreate + cuStreamDestroy",
+        "cudaGetErrorString": "cudaGetErrorString (runtime)",
+        "nvrtcVersion": "nvrtcVersion (NVRTC)",
+    }.get(case, case)
+
+
+class Calls:
+    def __init__(self, res):
+        calls = res.get("calls", {})
+        self.raw = {k: calls.get(k, {}) for k in ("C", "nvidia", "ours")}
+        self.errors = res.get("call_errors", {})
+
+    def value(self, impl, case):
+        if impl == "C":
+            case = c_twin(case)
+        return med(self.raw[impl].get(case, []))
+
+    def rng(self, impl, case):
+        return spread(self.raw[impl].get(case, []))
+
+    def cases(self):
+        seen = []
+        for impl in ("nvidia", "ours"):
+            for c in self.raw[impl]:
+                if c not in seen and not c.startswith("floor_"):
+                    seen.append(c)
+        for impl in ("nvidia", "ours"):
+            for c in self.errors.get(impl, {}):
+                if c not in seen and not c.startswith("(") and not c.startswith("floor_"):
+                    seen.append(c)
+        return seen
+
+    def ratio(self, case):
+        o, n = self.value("ours", case), self.value("nvidia", case)
+        return o / n if o is not None and n else None
+
+    def over_c(self, case):
+        o, n, c = self.value("ours", case), self.value("nvidia", case), self.value("C", case)
+        if o is None or n is None or c is None or n - c <= 0:
+            return None
+        return (o - c) / (n - c)
+
+
+def verdict(measured, limit, unit, fmt, strict=False):
+    """'met' or 'MISSED' and by how much (in `unit` and relative to the limit)."""
+    if measured is None or limit is None:
+        return "not measured"
+    gap = measured - limit
+    good = gap < 0 if strict else gap <= 0
+    rel = f" ({abs(gap) / limit:.0%})" if limit else ""
+    if good:
+        return f"met: {fmt(abs(gap))} {unit}{rel} under the limit"
+    return f"**missed**: {fmt(gap)} {unit}{rel} over the limit"
+
+
+def targets(res, calls):
+    rows = []
+    for case in TRIVIAL:
+        o, n = calls.value("ours", case), calls.value("nvidia", case)
+        lim = 0.5 * n if n is not None else None
+        rows.append((f"{case}: ours ≤ 0.5 × NVIDIA",
+                     f"{f_ratio(calls.ratio(case))} × ({f_ns(o)} vs {f_ns(n)} ns)",
+                     f"≤ {f_ns(lim)} ns", verdict(o, lim, "ns", f_ns)))
+    over_c_cases = [f"cuLaunchKernel_{n}args_{f}" for n in LAUNCH_TARGET_ARGS for f in LAUNCH_FORMS]
+    over_c_cases.append("cuMemcpyHtoDAsync_4B")
+    for case in over_c_cases:
+        o, n, c = calls.value("ours", case), calls.value("nvidia", case), calls.value("C", case)
+        lim = c + 0.25 * (n - c) if None not in (n, c) else None
+        g = calls.over_c(case)
+        rows.append((f"{describe(case)}: (ours − C) ≤ 0.25 × (NVIDIA − C)",
+                     f"{f_ratio(g)} × (ours {f_ns(o)}, NVIDIA {f_ns(n)}, C {f_ns(c)} ns)",
+                     f"ours ≤ {f_ns(lim)} ns", verdict(o, lim, "ns", f_ns)))
+    imp = import_table_values(res).get("driver", {})
+    o, n = imp.get("ours"), imp.get("nvidia")
+    lim = 0.25 * n if n is not None else None
+    rows.append(("import cuda.bindings.driver: ours ≤ 0.25 × NVIDIA",
+                 f"{f_ratio(o / n if o is not None and n else None)} × ({f_ms(o)} vs {f_ms(n)} ms)",
+                 f"≤ {f_ms(lim)} ms", verdict(o, lim, "ms", f_ms)))
+    b = res.get("build", {})
+    w = b.get("wheel_bytes")
+    q = b.get("nvidia_wheel_bytes_quoted") or NVIDIA_WHEEL_BYTES
+    rows.append(("wheel smaller than NVIDIA's (8.4 MB, quoted)", f_mb(w), f"< {f_mb(q)}",
+                 verdict(w / 1e6 if w else None, q / 1e6, "MB", lambda v: f"{v:.2f}", strict=True)))
+    return rows
+
+
+def import_table_values(res):
+    """{module: {impl: ms, impl_range: (ms, ms), impl_wall: ms}} with the baseline taken off."""
+    imp = res.get("imports_s", {})
+    wall = res.get("imports_wall_s", {})
+    base = med(imp.get("baseline", [])) or 0.0
+    base_wall = med(wall.get("baseline", []))
+    out = {}
+    for impl in ("nvidia", "ours"):
+        for m, xs in imp.get(impl, {}).items():
+            d = out.setdefault(m, {})
+            d[impl] = (med(xs) - base) * 1e3
+            d[impl + "_range"] = tuple((x - base) * 1e3 for x in spread(xs))
+            ws = wall.get(impl, {}).get(m, [])
+            if ws and base_wall is not None:
+                d[impl + "_wall"] = (med(ws) - base_wall) * 1e3
+    return out
+
+
+def table(header, rows, align=None):
+    align = align or ["---"] + ["---:"] * (len(header) - 1)
+    out = ["| " + " | ".join(header) + " |", "| " + " | ".join(align) + " |"]
+    out += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
+    return "\n".join(out)
+
+
+def render(res):
+    calls = Calls(res)
+    m = res.get("machine", {})
+    pk = m.get("packages", {})
+    b = res.get("build", {})
+    L = []
+    L.append("# Benchmarks: per-call overhead, import time, build")
+    L.append("")
+    L.append("Generated by `bash benchmarks/run.sh` (see [How it is measured](#how-it-is-measured)); "
+             "do not edit by hand. NVIDIA = NVIDIA's `cuda-bindings` as installed on the machine; "
+             "ours = this repository, built with `pip install --no-build-isolation --no-deps "
+             "--target`; C = the same driver calls made from C (`benchmarks/overhead_c.c`), the "
+             "floor.")
+    L.append("")
+    L.append(table(["", ""], [
+        ("date (UTC)", m.get("date", "?")),
+        ("GPU, driver", m.get("gpu", "?")),
+        ("CPU", f"{m.get('cpu', '?')}, {m.get('cpus', '?')} CPUs"),
+        ("Python", m.get("python", "?")),
+        ("NVIDIA's cuda-bindings",
+         f"{pk.get('nvidia', {}).get('dist_version', '?')} (`{pk.get('nvidia', {}).get('file', '?')}`)"),
+        ("ours", f"{pk.get('ours', {}).get('version', '?')} (`{pk.get('ours', {}).get('file', '?')}`)"
+                 + (f", commit {m['commit']}" if m.get("commit") else "")),
+        ("pinned to", m.get("pinned", "?")),
+        ("rounds (processes per package) / import repeats",
+         f"{res.get('rounds', '?')} / {res.get('import_repeats', '?')}"),
+    ], ["---", "---"]))
+    L.append("")
+
+    # targets
+    trows = targets(res, calls)
+    met = sum(1 for r in trows if r[3].startswith("met"))
+    L.append("## Targets")
+    L.append("")
+    L.append(f"{met} of {len(trows)} met.")
+    L.append("")
+    L.append(table(["target", "measured", "limit", "result"], trows, ["---", "---", "---", "---"]))
+    L.append("")
+
+    # per-call
+    L.append("## Per-call overhead (ns per call)")
+    L.append("")
+    L.append("Median over the rounds of each process's fastest repeat; min..max = the spread of "
+             "those per-process figures over the rounds. ours / NVIDIA: below 1 is faster. "
+             "(ours − C) / (NVIDIA − C): the share of NVIDIA's overhead above C that ours still "
+             "has. The C column of every launch row is the one C form (a `void*[]`).")
+    L.append("")
+    rows = []
+    for case in calls.cases():
+        rows.append((describe(case), f_ns(calls.value("C", case)), f_ns(calls.value("nvidia", case)),
+                     f_ns(calls.value("ours", case)), f_ratio(calls.ratio(case)),
+                     f_ratio(calls.over_c(case)),
+                     f_range(calls.rng("nvidia", case)), f_range(calls.rng("ours", case))))
+    L.append(table(["case", "C", "NVIDIA", "ours", "ours / NVIDIA", "(ours − C) / (NVIDIA − C)",
+                    "NVIDIA min..max", "ours min..max"], rows))
+    L.append("")
+
+    floor = [c for c in ("floor_tuple_nogil", "floor_tuple_gil", "floor_noop")
+             if calls.raw["ours"].get(c) or calls.raw["nvidia"].get(c)]
+    if floor:
+        L.append("Cython floor (`benchmarks/floor.pyx`, timed in the same processes, both packages' "
+                 "rounds together): a trivial C call returning `(status, value)`.")
+        L.append("")
+        words = {"floor_tuple_nogil": "C call returning a 2-tuple, GIL released",
+                 "floor_tuple_gil": "C call returning a 2-tuple, GIL kept",
+                 "floor_noop": "Cython function returning None"}
+        frows = []
+        for c in floor:
+            xs = calls.raw["ours"].get(c, []) + calls.raw["nvidia"].get(c, [])
+            frows.append((words[c], f_ns(med(xs)), f_range(spread(xs))))
+        L.append(table(["floor", "ns", "min..max"], frows))
+        L.append("")
+
+    # imports
+    iv = import_table_values(res)
+    L.append("## Import time (ms)")
+    L.append("")
+    L.append("`import cuda.bindings.<module>` in a fresh process, timed around the import statement "
+             "(the same probe for `import sys` is subtracted); median of "
+             f"{res.get('import_repeats', '?')}. wall − bare: the whole process's wall time minus "
+             "that of a process importing nothing.")
+    L.append("")
+    irows = []
+    for mod in ("driver", "runtime", "nvrtc", "nvjitlink"):
+        d = iv.get(mod, {})
+        o, n = d.get("ours"), d.get("nvidia")
+        irows.append((f"cuda.bindings.{mod}", f_ms(n), f_ms(o),
+                      f_ratio(o / n if o is not None and n else None),
+                      f_range(d.get("nvidia_range"), f_ms), f_range(d.get("ours_range"), f_ms),
+                      f_ms(d.get("nvidia_wall")), f_ms(d.get("ours_wall"))))
+    L.append(table(["module", "NVIDIA", "ours", "ours / NVIDIA", "NVIDIA min..max", "ours min..max",
+                    "NVIDIA wall − bare", "ours wall − bare"], irows))
+    L.append("")
+    if res.get("import_errors"):
+        L.append("Import errors: " + "; ".join(f"{k}: `{v}`" for k, v in res["import_errors"].items()))
+        L.append("")
+
+    fi = res.get("first_init", {})
+    L.append("### Time to the first successful cuInit(0) (ms)")
+    L.append("")
+    L.append("A fresh process: `from cuda.bindings import driver`, then `driver.cuInit(0)`; median of "
+             f"{res.get('import_repeats', '?')}. C: the first `cuInit(0)` of the C program.")
+    L.append("")
+    frows = []
+    for impl, name in (("C", "C"), ("nvidia", "NVIDIA"), ("ours", "ours")):
+        xs = fi.get(impl, [])
+        if not xs:
+            frows.append((name, "—", "—", "—", "—"))
+            continue
+        tot = [(x["import_s"] + x["cuinit_s"]) * 1e3 for x in xs]
+        frows.append((name, "—" if impl == "C" else f_ms(med([x["import_s"] * 1e3 for x in xs])),
+                      f_ms(med([x["cuinit_s"] * 1e3 for x in xs])), f_ms(med(tot)),
+                      f_range(spread(tot), f_ms)))
+    L.append(table(["", "import", "cuInit(0)", "import + cuInit", "min..max"], frows))
+    L.append("")
+    if res.get("first_init_errors"):
+        L.append("Errors: " + "; ".join(f"{k}: `{v}`" for k, v in res["first_init_errors"].items()))
+        L.append("")
+
+    # build
+    L.append("## Build and wheel")
+    L.append("")
+    secs = b.get("seconds")
+    cold = b.get("cold_build_seconds_2core")
+    cold_txt = b.get("cold_build_seconds_2core_text")
+    brows = [
+        (f"build, `pip install --no-build-isolation --no-deps --target`, this machine "
+         f"({b.get('cpus', '?')} CPUs, from a clean tree)",
+         "—" if secs is None else f"{secs:.1f} s", "—"),
+        ("cold build on the 2-core CI-like machine (COLD_BUILD_SECONDS_2CORE)",
+         f"{cold:.1f} s" if cold is not None else (cold_txt or "not given"), "—"),
+        ("wheel (.whl) size", f"{f_mb(b.get('wheel_bytes'))}" + (f" (`{b['wheel']}`)" if b.get("wheel") else ""),
+         f"{f_mb(b.get('nvidia_wheel_bytes_quoted') or NVIDIA_WHEEL_BYTES)} (quoted: NVIDIA's cp312 "
+         "x86_64 wheel, not measured here)"),
+        ("wheel built from the same build tree in",
+         "—" if b.get("wheel_seconds") is None else f"{b['wheel_seconds']:.1f} s", "—"),
+        ("installed `cuda/bindings` on disk", f_mb(b.get("installed_bytes")), "—"),
+    ]
+    L.append(table(["", "ours", "NVIDIA"], brows, ["---", "---", "---"]))
+    L.append("")
+
+    errs = [(impl, case, msg) for impl in ("C", "nvidia", "ours")
+            for case, msg in res.get("call_errors", {}).get(impl, {}).items()]
+    if errs:
+        L.append("## Errors")
+        L.append("")
+        L.append("Cases that failed (no figure in the tables above):")
+        L.append("")
+        for impl, case, msg in errs:
+            msg = str(msg).replace("`", "'").replace("\n", " ")
+            L.append(f"- {impl}, {case}: `{msg}`")
+        L.append("")
+
+    L.append("## How it is measured")
+    L.append("")
+    L.append("""\
+- `bash benchmarks/run.sh` builds this checkout from a clean copy exactly as
+  `scripts/gpu_check.sh` does (`pip install --no-build-isolation --no-deps --target /tmp/ours .`,
+  timed), checks that `cuda.bindings` then comes from there, builds the wheel from the same build
+  tree (`pip wheel --no-build-isolation --no-deps`), compiles `benchmarks/kernels.cu` to a cubin
+  for sm_90, the C twin `benchmarks/overhead_c.c` against `libcuda`, and the Cython floor
+  `benchmarks/floor.pyx`, then runs `benchmarks/measure.py` and this report.
+- Per-call cases (`benchmarks/calls.py`): the statement is compiled into timeit's loop with its
+  names as local variables (no lambda, no attribute lookup), checked once for status 0, calibrated
+  to about 10 ms per repeat; a process reports the fastest of 7 repeats. Calls that queue GPU work
+  (launches, event records, async copies) run at most 500 times per repeat (fastest of 21), with
+  the stream synchronized, untimed, between repeats, so the launch queue never fills. Host memory is
+  pageable and its address is an int computed once. The C twin times the same calls the same way.
+- Noise: each round runs the C twin, then one fresh process with each package, the order
+  alternating between rounds; the tables give the median over rounds and the min..max.
+  Every process is pinned to one CPU (`taskset`) where the machine has it.
+- Launch arguments: `array` passes a numpy uint64 array holding the arguments' addresses,
+  `int` passes that array's address (`arr.ctypes.data`, computed once), `tuple` passes
+  `(values, types)` with ctypes types (pointers alternate between a `CUdeviceptr` with type `None`
+  and an int with `c_void_p`). The 16- and 256-argument kernels take int and pointer arguments and
+  are guarded so that they do nothing.""")
+    L.append("")
+    return "\n".join(L)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser()
+    ap.add_argument("results")
+    ap.add_argument("-o", "--output")
+    a = ap.parse_args(argv)
+    with open(a.results) as fh:
+        res = json.load(fh)
+    text = render(res)
+    if a.output:
+        with open(a.output, "w") as fh:
+            fh.write(text)
+    else:
+        sys.stdout.write(text)
+
+
+if __name__ == "__main__":
+    main()

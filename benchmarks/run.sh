@@ -1,0 +1,176 @@
+#!/usr/bin/env bash
+# Benchmarks of our cuda.bindings against NVIDIA's cuda-bindings and plain C, on a machine with an
+# NVIDIA GPU, nvcc, Cython and numpy, and NVIDIA's cuda-bindings installed in this Python:
+#
+#   bash benchmarks/run.sh
+#
+# 1. copies the checkout (without build outputs) to a scratch folder and builds it there exactly
+#    as scripts/gpu_check.sh does: `pip install --no-build-isolation --no-deps --target $DEST .`
+#    (timed), then checks that PYTHONPATH=$DEST imports cuda.bindings from $DEST;
+# 2. builds the wheel from the same build tree (`pip wheel --no-build-isolation --no-deps`), for
+#    its size;
+# 3. compiles benchmarks/kernels.cu (cubin, sm_90), the C twin benchmarks/overhead_c.c (-lcuda)
+#    and the Cython floor benchmarks/floor.pyx;
+# 4. runs benchmarks/measure.py (per-call overhead in alternating fresh processes, import times,
+#    time to the first cuInit) -> benchmarks/results.json, then benchmarks/report.py ->
+#    docs/benchmarks.md;
+# 5. if $OUT is set, writes run.log and build.log there as they grow, and copies benchmarks.md
+#    and results.json there at the end.
+#
+# Environment: PYTHON (python3), DEST (/tmp/ours), BENCH_ROUNDS (5), BENCH_IMPORT_REPEATS (9),
+# BENCH_CPU (2: the CPU every measured process is pinned to, if the machine has it),
+# BENCH_SKIP_BUILD=1 (reuse the build in $DEST; no build time, no wheel), BENCH_NO_WHEEL=1,
+# BUILD_TIMEOUT (420 s), COLD_BUILD_SECONDS_2CORE (the cold build time measured on the 2-core
+# CI-like machine, shown in the table), CUDA_BINDINGS_WHEEL_DIR (default: .whl/ of the checkout,
+# as in scripts/gpu_check.sh), BENCH_COMMIT (shown when the checkout has no git metadata).
+# Needs no network.
+set -u -o pipefail
+cd "$(dirname "$0")/.." || exit 2
+REPO=$(pwd)
+
+PY=${PYTHON:-python3}
+DEST=${DEST:-/tmp/ours}
+ROUNDS=${BENCH_ROUNDS:-5}
+REPEATS=${BENCH_IMPORT_REPEATS:-9}
+CPU=${BENCH_CPU:-2}
+RESULTS=$REPO/benchmarks/results.json
+DOC=$REPO/docs/benchmarks.md
+WORK=$(mktemp -d /tmp/bench.XXXXXX)
+LOGS=${OUT:-$WORK}      # with $OUT set, the logs are written there as they grow
+mkdir -p "$LOGS"
+LOG=$LOGS/run.log
+BLOG=$LOGS/build.log
+export CUDA_BINDINGS_WHEEL_DIR=${CUDA_BINDINGS_WHEEL_DIR:-$REPO/.whl}
+export PYTHONUNBUFFERED=1
+T_START=$(date +%s)
+
+: >"$BLOG"
+
+say() { printf '\n==== %s (%ss)\n' "$*" "$(($(date +%s) - T_START))"; }
+now() { date +%s.%N; }
+elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
+
+die() {
+    echo "run.sh: FAILED: $*"
+    exit 1
+}
+
+main() {
+    say "machine"
+    echo "date: $(date -u +%FT%TZ); host: $(uname -srm); CPUs: $(nproc 2>/dev/null || echo ?)"
+    echo "python: $("$PY" -c 'import sys; print(sys.version.split()[0], sys.executable)' 2>&1)"
+    nvidia-smi -L 2>&1 || echo "(nvidia-smi failed)"
+    command -v nvcc >/dev/null || die "nvcc is not on PATH"
+    NVIDIA_WHERE=$(env -u PYTHONPATH "$PY" -c 'import cuda.bindings as b; print(b.__file__)' 2>&1) \
+        || die "NVIDIA's cuda.bindings does not import with PYTHONPATH unset: $NVIDIA_WHERE"
+    echo "NVIDIA's cuda.bindings: $NVIDIA_WHERE"
+    case "$NVIDIA_WHERE" in "$DEST"/*) die "NVIDIA's cuda.bindings resolves to $DEST" ;; esac
+
+    COMMIT=${BENCH_COMMIT:-}
+    if [ -z "$COMMIT" ] && git -C "$REPO" rev-parse --git-dir >/dev/null 2>&1; then
+        COMMIT=$(git -C "$REPO" rev-parse --short HEAD 2>/dev/null)
+        [ -n "$(git -C "$REPO" status --porcelain --untracked-files=no 2>/dev/null)" ] && COMMIT="$COMMIT+changes"
+    fi
+
+    # --- build, as scripts/gpu_check.sh does it, from a clean copy --------------------------------
+    BUILD_SECONDS=""
+    WHEEL=""
+    WHEEL_SECONDS=""
+    SRC=$WORK/src
+    if [ "${BENCH_SKIP_BUILD:-0}" = 1 ] && [ -d "$DEST/cuda/bindings" ]; then
+        say "reusing the build in $DEST (BENCH_SKIP_BUILD=1)"
+    else
+        say "build into $DEST"
+        mkdir -p "$SRC"
+        tar -C "$REPO" --exclude=./.git --exclude=./build --exclude=./dist --exclude='*.egg-info' \
+            --exclude='./cuda_bindings/*.c' --exclude='*.so' --exclude=./headers/cuda-13.0 \
+            --exclude='./headers/.cuda-*' --exclude=./.bench --exclude=./.whl --exclude=__pycache__ \
+            --exclude=./benchmarks/results.json -cf - . | tar -C "$SRC" -xf - || die "could not copy the checkout"
+        rm -rf "$DEST"
+        t0=$(now)
+        (cd "$SRC" && timeout "${BUILD_TIMEOUT:-420}" "$PY" -m pip install --no-build-isolation --no-deps \
+            --target "$DEST" .) >>"$BLOG" 2>&1
+        rc=$?
+        BUILD_SECONDS=$(elapsed "$t0" "$(now)")
+        [ $rc -eq 0 ] || { tail -n 40 "$BLOG"; die "build failed (exit $rc) after $BUILD_SECONDS s"; }
+        echo "built in $BUILD_SECONDS s"
+    fi
+
+    where=$(PYTHONPATH="$DEST" "$PY" -c 'import cuda.bindings as b; print(b.__file__)' 2>&1)
+    echo "with PYTHONPATH=$DEST: cuda.bindings.__file__ = $where"
+    case "$where" in
+    "$DEST"/*) ;;
+    *) die "PYTHONPATH=$DEST does not import our build (got: $where)" ;;
+    esac
+
+    if [ -n "$BUILD_SECONDS" ] && [ "${BENCH_NO_WHEEL:-0}" != 1 ]; then
+        say "wheel, from the same build tree"
+        t0=$(now)
+        (cd "$SRC" && "$PY" -m pip wheel --no-build-isolation --no-deps -w "$WORK/wheel" .) >>"$BLOG" 2>&1
+        rc=$?
+        WHEEL_SECONDS=$(elapsed "$t0" "$(now)")
+        WHEEL=$(ls "$WORK"/wheel/*.whl 2>/dev/null | head -n 1)
+        if [ $rc -eq 0 ] && [ -n "$WHEEL" ]; then
+            echo "$(basename "$WHEEL"): $(stat -c %s "$WHEEL") bytes, in $WHEEL_SECONDS s"
+        else
+            echo "wheel build failed (exit $rc); see build.log"
+            WHEEL=""
+        fi
+    fi
+
+    # --- kernels, C twin, Cython floor ------------------------------------------------------------
+    say "kernels, C twin, Cython floor"
+    nvcc -cubin -arch=sm_90 -o "$WORK/kernels.cubin" benchmarks/kernels.cu >>"$BLOG" 2>&1 \
+        || { tail -n 20 "$BLOG"; die "nvcc could not build benchmarks/kernels.cu"; }
+    CBIN=$WORK/overhead_c
+    if ! nvcc -O2 -o "$CBIN" benchmarks/overhead_c.c -lcuda >>"$BLOG" 2>&1; then
+        CUDA_ROOT=$(dirname "$(dirname "$(readlink -f "$(command -v nvcc)")")")
+        gcc -O2 -o "$CBIN" benchmarks/overhead_c.c -I"$CUDA_ROOT/include" -L"$CUDA_ROOT/lib64/stubs" \
+            -L"$CUDA_ROOT/lib64" -lcuda >>"$BLOG" 2>&1 || { echo "C twin: could not compile; see build.log"; CBIN=""; }
+    fi
+    [ -n "$CBIN" ] && echo "C twin: $CBIN"
+    FLOOR=$WORK/floor
+    mkdir -p "$FLOOR"
+    cp benchmarks/floor.pyx "$FLOOR/"
+    FLOOR_SETUP="from Cython.Build import cythonize; from setuptools import Extension, setup; \
+    setup(ext_modules=cythonize([Extension('floor', ['floor.pyx'])], quiet=True), \
+    script_args=['build_ext', '--inplace', '-q'])"
+    if (cd "$FLOOR" && env -u PYTHONPATH "$PY" -c "$FLOOR_SETUP") >>"$BLOG" 2>&1; then
+        echo "floor: built"
+    else
+        echo "floor: could not build floor.pyx; see build.log"
+        FLOOR=""
+    fi
+
+    # --- measure, report --------------------------------------------------------------------------
+    say "measure: $ROUNDS rounds of per-call cases, $REPEATS import and cuInit repeats"
+    margs=(--ours "$DEST" --cubin "$WORK/kernels.cubin" --out "$RESULTS" --python "$PY"
+           --rounds "$ROUNDS" --import-repeats "$REPEATS" --cpu "$CPU" --commit "$COMMIT")
+    [ -n "${OUT:-}" ] && margs+=(--mirror "$OUT/results.json")
+    [ -n "$CBIN" ] && margs+=(--c-binary "$CBIN")
+    [ -n "$FLOOR" ] && margs+=(--floor-dir "$FLOOR")
+    [ -n "$BUILD_SECONDS" ] && margs+=(--build-seconds "$BUILD_SECONDS")
+    [ -n "$WHEEL" ] && margs+=(--wheel "$WHEEL")
+    [ -n "$WHEEL_SECONDS" ] && [ -n "$WHEEL" ] && margs+=(--wheel-seconds "$WHEEL_SECONDS")
+    env -u PYTHONPATH "$PY" benchmarks/measure.py "${margs[@]}" || die "measure.py failed"
+
+    say "report"
+    "$PY" benchmarks/report.py "$RESULTS" -o "$DOC" || die "report.py failed"
+    cat "$DOC"
+    say "done: $DOC and $RESULTS"
+}
+
+main 2>&1 | tee "$LOG"
+rc=${PIPESTATUS[0]}
+if [ -n "${OUT:-}" ] && [ $rc -eq 0 ]; then
+    cp "$DOC" "$OUT/benchmarks.md"
+    cp "$RESULTS" "$OUT/results.json"
+elif [ -n "${OUT:-}" ] && [ -f "$OUT/results.json" ]; then
+    echo "run.sh: partial results in \$OUT/results.json (python3 benchmarks/report.py can render them)"
+fi
+if [ $rc -eq 0 ] || [ -n "${OUT:-}" ]; then
+    rm -rf "$WORK"
+else
+    echo "run.sh: logs kept in $WORK"
+fi
+exit $rc
