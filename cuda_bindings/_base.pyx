@@ -22,6 +22,17 @@ cdef extern from *:
     object _tp_new "__cb_tp_new"(object t, object args)
 
 
+cdef tuple _CT_POINTERS = None
+
+
+cdef tuple _ctypes_pointer_types():
+    global _CT_POINTERS
+    if _CT_POINTERS is None:
+        ct = _get_ctypes()
+        _CT_POINTERS = (ct.c_void_p, ct.c_char_p, ct._Pointer, ct._CFuncPtr)
+    return _CT_POINTERS
+
+
 cdef object _get_ctypes():
     global _ctypes
     if _ctypes is None:
@@ -220,11 +231,9 @@ cdef int _vptr(object o, void** out) except -1:
         return 0
     if isinstance(o, (str, float)):
         raise TypeError(f"expected an address, a buffer or None, not {type(o).__name__}")
-    ct = _get_ctypes()
-    if isinstance(o, (ct.c_void_p, ct.c_char_p)):
-        out[0] = PyLong_AsVoidPtr(ct.cast(o, ct.c_void_p).value or 0)
-        return 0
-    if isinstance(o, ct._Pointer) or isinstance(o, ct._CFuncPtr):
+    if isinstance(o, _ctypes_pointer_types()):
+        # a ctypes pointer object stands for the address it holds, not for its own storage
+        ct = _get_ctypes()
         out[0] = PyLong_AsVoidPtr(ct.cast(o, ct.c_void_p).value or 0)
         return 0
     try:
