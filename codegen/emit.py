@@ -288,7 +288,6 @@ def _field_spec(model, s, f, classes):
     if f.ptr == 2 and _bare(f.ctype) == "void" and f.name == "kernelParams":
         return F_KPARAMS, 1, "", 0, "", False
     if f.count and f.ptr == 1 and f.cls in ("structptr", "ptrarray", "handle"):
-        base_cls = "struct" if f.cls == "structptr" else ("handle" if f.cls == "handle" else None)
         if f.cls == "structptr":
             return F_PTRARR, 1, clsname, F_STRUCT, f.count, True
         if f.cls == "handle":
@@ -358,7 +357,6 @@ def emit_py(model):
         classes.add(name)
     o.append("")
     # ---- structs
-    struct_names = {}
     for s in model.structs:
         classes.add(s.name)
         for a, _ in s.aliases:
@@ -582,7 +580,6 @@ def _emit_function(model, fn, mod, L):
     o = []
     pyparams, pre, late, call_args, outs = [], [], [], [], []
     cdecls = []
-    uses_buf = False
     size_check = []
     for p in fn.params:
         n = _cname(p.name)
@@ -842,7 +839,7 @@ def _docstring(fn):
         lines.append("")
     lines.append("Returns")
     lines.append("-------")
-    lines.append(f"{LIBS_STATUS(fn)}")
+    lines.append(f"{_status_name(fn)}")
     for p in outs:
         d = _clean_doc(dp.get(p.name, ""))
         lines.append(f"{p.pyname} : {_bare(p.ctype)}")
@@ -851,7 +848,7 @@ def _docstring(fn):
     return "\n    ".join(lines)
 
 
-def LIBS_STATUS(fn):
+def _status_name(fn):
     for v in LIBS.values():
         if fn.ret == v["status"]:
             return v["status"]

@@ -225,15 +225,12 @@ def build(raw, lib):
             by_name[k] = by_name[v]
 
     # ---- structs / unions
-    struct_by_tag = {}
     aliases = {}
     for tname, t in types.items():
         b, p, d, c, f = _tstr(t)
         if p == 0 and not d and f is None and (b.startswith("struct ") or b.startswith("union ")):
             tag = b.split(" ", 1)[1]
             aliases.setdefault(tag, []).append((tname, None))
-        elif p == 0 and not d and f is None and b in types:
-            pass
     # typedef chains (CUDA_MEMCPY2D -> CUDA_MEMCPY2D_v2 -> struct CUDA_MEMCPY2D_st)
     alias_of = {}
     for tname, t in types.items():
@@ -370,8 +367,6 @@ def build(raw, lib):
 
     # ---- #define values (ints only)
     enum_values = {k for e in defs["enums"].values() for k in e}
-    for k, v in defs["macros"].items():
-        pass
     enum_value_of = {k: v for e in defs["enums"].values() for k, v in e.items()}
     for k, v in defs["values"].items():
         if v is None and defs["macros"].get(k) in enum_value_of and k not in enum_values:

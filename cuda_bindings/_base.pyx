@@ -1035,12 +1035,7 @@ def _inspect_kernel_params(obj):
     values = obj[0]
     for i in range(b.n):
         p = (<void**>b.ptr)[i]
-        if i + 1 < b.n:
-            end = (<char*>(<void**>b.ptr)[i + 1])
-            size = _param_size(values[i], types[i])
-        else:
-            size = _param_size(values[i], types[i])
-        out.append(PyBytes_FromStringAndSize(<char*>p, size))
+        out.append(PyBytes_FromStringAndSize(<char*>p, _param_size(values[i], types[i])))
     return out
 
 
