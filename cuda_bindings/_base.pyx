@@ -33,6 +33,20 @@ cdef tuple _ctypes_pointer_types():
     return _CT_POINTERS
 
 
+cdef dict _IS_CT_POINTER = {}
+
+
+cdef bint _is_ctypes_pointer(object o) except -1:
+    """Whether o is a ctypes pointer-like object, decided once per type: isinstance against the
+    ctypes classes goes through their metaclass's __instancecheck__, which is slow on a hot path."""
+    t = type(o)
+    r = _IS_CT_POINTER.get(t)
+    if r is None:
+        r = isinstance(o, _ctypes_pointer_types())
+        _IS_CT_POINTER[t] = r
+    return r
+
+
 cdef object _get_ctypes():
     global _ctypes
     if _ctypes is None:
@@ -231,7 +245,7 @@ cdef int _vptr(object o, void** out) except -1:
         return 0
     if isinstance(o, (str, float)):
         raise TypeError(f"expected an address, a buffer or None, not {type(o).__name__}")
-    if isinstance(o, _ctypes_pointer_types()):
+    if _is_ctypes_pointer(o):
         # a ctypes pointer object stands for the address it holds, not for its own storage
         ct = _get_ctypes()
         out[0] = PyLong_AsVoidPtr(ct.cast(o, ct.c_void_p).value or 0)
