@@ -313,7 +313,7 @@ def emit_py(model):
          "    _jitvalues, _kparams, _attr_in, _attr_out, _attr_size, _bufptr, _Buf_new, _structs)",
          "from cuda.bindings._base import _make_fields",
          "from cpython.bytes cimport PyBytes_FromStringAndSize",
-         "from cpython.long cimport PyLong_FromVoidPtr",
+         "from cpython.long cimport PyLong_FromVoidPtr, PyLong_AsVoidPtr",
          "from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t, intptr_t, uintptr_t",
          "from libc.stdlib cimport malloc, free",
          "from libc.string cimport memcpy",
@@ -664,9 +664,15 @@ def _emit_function(model, fn, mod, L):
                 cdecls.append(f"cdef void* p_{p.name} = _bufptr(a_{p.name})")
                 call_args.append(f"<{ct}>p_{p.name}")
             elif conv == "voidpp":
+                # None and a non-negative int address need no conversion object
                 pyparams.append(py)
-                cdecls.append(f"cdef _Buf a_{p.name} = _voidpp({py})")
-                cdecls.append(f"cdef void* p_{p.name} = _bufptr(a_{p.name})")
+                cdecls.append(f"cdef _Buf a_{p.name} = None")
+                cdecls.append(f"cdef void* p_{p.name} = NULL")
+                pre.append(f"if type({py}) is int and {py} >= 0:")
+                pre.append(f"    p_{p.name} = PyLong_AsVoidPtr({py})")
+                pre.append(f"elif {py} is not None:")
+                pre.append(f"    a_{p.name} = _voidpp({py})")
+                pre.append(f"    p_{p.name} = _bufptr(a_{p.name})")
                 call_args.append(f"<{ct}>p_{p.name}")
             elif conv == "jitvalues":
                 pyparams.append(py)
@@ -674,9 +680,15 @@ def _emit_function(model, fn, mod, L):
                 cdecls.append(f"cdef void* p_{p.name} = _bufptr(a_{p.name})")
                 call_args.append(f"<{ct}>p_{p.name}")
             elif conv == "kparams":
+                # None and a non-negative int address need no conversion object
                 pyparams.append(py)
-                cdecls.append(f"cdef _Buf a_{p.name} = _kparams({py})")
-                cdecls.append(f"cdef void* p_{p.name} = _bufptr(a_{p.name})")
+                cdecls.append(f"cdef _Buf a_{p.name} = None")
+                cdecls.append(f"cdef void* p_{p.name} = NULL")
+                pre.append(f"if type({py}) is int and {py} >= 0:")
+                pre.append(f"    p_{p.name} = PyLong_AsVoidPtr({py})")
+                pre.append(f"elif {py} is not None:")
+                pre.append(f"    a_{p.name} = _kparams({py})")
+                pre.append(f"    p_{p.name} = _bufptr(a_{p.name})")
                 call_args.append(f"<{ct}>p_{p.name}")
             elif conv == "attr":
                 pyparams.append(py)

@@ -8,7 +8,7 @@ from cuda.bindings._base cimport (_Handle, _IntValue, _Struct, _Buf, _hptr, _vpt
     _jitvalues, _kparams, _attr_in, _attr_out, _attr_size, _bufptr, _Buf_new, _structs)
 from cuda.bindings._base import _make_fields
 from cpython.bytes cimport PyBytes_FromStringAndSize
-from cpython.long cimport PyLong_FromVoidPtr
+from cpython.long cimport PyLong_FromVoidPtr, PyLong_AsVoidPtr
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t, intptr_t, uintptr_t
 from libc.stdlib cimport malloc, free
 from libc.string cimport memcpy
@@ -14207,12 +14207,22 @@ or the current context in case of NULL stream.
     cdef cydriver.CUresult err
     cdef void* c_f
     cdef void* c_hStream
-    cdef _Buf a_kernelParams = _kparams(kernelParams)
-    cdef void* p_kernelParams = _bufptr(a_kernelParams)
-    cdef _Buf a_extra = _voidpp(extra)
-    cdef void* p_extra = _bufptr(a_extra)
+    cdef _Buf a_kernelParams = None
+    cdef void* p_kernelParams = NULL
+    cdef _Buf a_extra = None
+    cdef void* p_extra = NULL
     _hptr(f, &c_f)
     _hptr(hStream, &c_hStream)
+    if type(kernelParams) is int and kernelParams >= 0:
+        p_kernelParams = PyLong_AsVoidPtr(kernelParams)
+    elif kernelParams is not None:
+        a_kernelParams = _kparams(kernelParams)
+        p_kernelParams = _bufptr(a_kernelParams)
+    if type(extra) is int and extra >= 0:
+        p_extra = PyLong_AsVoidPtr(extra)
+    elif extra is not None:
+        a_extra = _voidpp(extra)
+        p_extra = _bufptr(a_extra)
     with nogil:
         err = cydriver.cuLaunchKernel(<cydriver.CUfunction>c_f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, <cydriver.CUstream>c_hStream, <void**>p_kernelParams, <void**>p_extra)
     return (_st(err),)
@@ -14475,11 +14485,21 @@ or the current context in case of NULL stream.
     cdef _Buf a_config = _structs(config, sizeof(cydriver.CUlaunchConfig))
     cdef void* p_config = _bufptr(a_config)
     cdef void* c_f
-    cdef _Buf a_kernelParams = _kparams(kernelParams)
-    cdef void* p_kernelParams = _bufptr(a_kernelParams)
-    cdef _Buf a_extra = _voidpp(extra)
-    cdef void* p_extra = _bufptr(a_extra)
+    cdef _Buf a_kernelParams = None
+    cdef void* p_kernelParams = NULL
+    cdef _Buf a_extra = None
+    cdef void* p_extra = NULL
     _hptr(f, &c_f)
+    if type(kernelParams) is int and kernelParams >= 0:
+        p_kernelParams = PyLong_AsVoidPtr(kernelParams)
+    elif kernelParams is not None:
+        a_kernelParams = _kparams(kernelParams)
+        p_kernelParams = _bufptr(a_kernelParams)
+    if type(extra) is int and extra >= 0:
+        p_extra = PyLong_AsVoidPtr(extra)
+    elif extra is not None:
+        a_extra = _voidpp(extra)
+        p_extra = _bufptr(a_extra)
     with nogil:
         err = cydriver.cuLaunchKernelEx(<const cydriver.CUlaunchConfig*>p_config, <cydriver.CUfunction>c_f, <void**>p_kernelParams, <void**>p_extra)
     return (_st(err),)
@@ -14564,10 +14584,15 @@ or the current context in case of NULL stream.
     cdef cydriver.CUresult err
     cdef void* c_f
     cdef void* c_hStream
-    cdef _Buf a_kernelParams = _kparams(kernelParams)
-    cdef void* p_kernelParams = _bufptr(a_kernelParams)
+    cdef _Buf a_kernelParams = None
+    cdef void* p_kernelParams = NULL
     _hptr(f, &c_f)
     _hptr(hStream, &c_hStream)
+    if type(kernelParams) is int and kernelParams >= 0:
+        p_kernelParams = PyLong_AsVoidPtr(kernelParams)
+    elif kernelParams is not None:
+        a_kernelParams = _kparams(kernelParams)
+        p_kernelParams = _bufptr(a_kernelParams)
     with nogil:
         err = cydriver.cuLaunchCooperativeKernel(<cydriver.CUfunction>c_f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, <cydriver.CUstream>c_hStream, <void**>p_kernelParams)
     return (_st(err),)

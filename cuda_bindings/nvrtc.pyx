@@ -8,7 +8,7 @@ from cuda.bindings._base cimport (_Handle, _IntValue, _Struct, _Buf, _hptr, _vpt
     _jitvalues, _kparams, _attr_in, _attr_out, _attr_size, _bufptr, _Buf_new, _structs)
 from cuda.bindings._base import _make_fields
 from cpython.bytes cimport PyBytes_FromStringAndSize
-from cpython.long cimport PyLong_FromVoidPtr
+from cpython.long cimport PyLong_FromVoidPtr, PyLong_AsVoidPtr
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t, intptr_t, uintptr_t
 from libc.stdlib cimport malloc, free
 from libc.string cimport memcpy

@@ -8,7 +8,7 @@ from cuda.bindings._base cimport (_Handle, _IntValue, _Struct, _Buf, _hptr, _vpt
     _jitvalues, _kparams, _attr_in, _attr_out, _attr_size, _bufptr, _Buf_new, _structs)
 from cuda.bindings._base import _make_fields
 from cpython.bytes cimport PyBytes_FromStringAndSize
-from cpython.long cimport PyLong_FromVoidPtr
+from cpython.long cimport PyLong_FromVoidPtr, PyLong_AsVoidPtr
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t, intptr_t, uintptr_t
 from libc.stdlib cimport malloc, free
 from libc.string cimport memcpy
@@ -4565,10 +4565,15 @@ stream specifies a stream the invocation is associated to.
     cdef void* c_func
     cdef void* p_gridDim = _sptr(gridDim, False)
     cdef void* p_blockDim = _sptr(blockDim, False)
-    cdef _Buf a_args = _kparams(args)
-    cdef void* p_args = _bufptr(a_args)
+    cdef _Buf a_args = None
+    cdef void* p_args = NULL
     cdef void* c_stream
     _vptr(func, &c_func)
+    if type(args) is int and args >= 0:
+        p_args = PyLong_AsVoidPtr(args)
+    elif args is not None:
+        a_args = _kparams(args)
+        p_args = _bufptr(a_args)
     _hptr(stream, &c_stream)
     with nogil:
         err = cyruntime.cudaLaunchKernel(<const void*>c_func, (<cyruntime.dim3*>p_gridDim)[0], (<cyruntime.dim3*>p_blockDim)[0], <void**>p_args, sharedMem, <cyruntime.cudaStream_t>c_stream)
@@ -4627,9 +4632,14 @@ N.B. This function is so named to avoid unintentionally invoking the
     cdef _Buf a_config = _structs(config, sizeof(cyruntime.cudaLaunchConfig_t))
     cdef void* p_config = _bufptr(a_config)
     cdef void* c_func
-    cdef _Buf a_args = _kparams(args)
-    cdef void* p_args = _bufptr(a_args)
+    cdef _Buf a_args = None
+    cdef void* p_args = NULL
     _vptr(func, &c_func)
+    if type(args) is int and args >= 0:
+        p_args = PyLong_AsVoidPtr(args)
+    elif args is not None:
+        a_args = _kparams(args)
+        p_args = _bufptr(a_args)
     with nogil:
         err = cyruntime.cudaLaunchKernelExC(<const cyruntime.cudaLaunchConfig_t*>p_config, <const void*>c_func, <void**>p_args)
     return (_st(err),)
@@ -4688,10 +4698,15 @@ stream specifies a stream the invocation is associated to.
     cdef void* c_func
     cdef void* p_gridDim = _sptr(gridDim, False)
     cdef void* p_blockDim = _sptr(blockDim, False)
-    cdef _Buf a_args = _kparams(args)
-    cdef void* p_args = _bufptr(a_args)
+    cdef _Buf a_args = None
+    cdef void* p_args = NULL
     cdef void* c_stream
     _vptr(func, &c_func)
+    if type(args) is int and args >= 0:
+        p_args = PyLong_AsVoidPtr(args)
+    elif args is not None:
+        a_args = _kparams(args)
+        p_args = _bufptr(a_args)
     _hptr(stream, &c_stream)
     with nogil:
         err = cyruntime.cudaLaunchCooperativeKernel(<const void*>c_func, (<cyruntime.dim3*>p_gridDim)[0], (<cyruntime.dim3*>p_blockDim)[0], <void**>p_args, sharedMem, <cyruntime.cudaStream_t>c_stream)
@@ -7245,10 +7260,10 @@ any compute work. Note that this flag is a hint and can be ignored depending on 
     cudaError_t
     """
     cdef cyruntime.cudaError_t err
-    cdef _Buf a_dsts = _voidpp(dsts)
-    cdef void* p_dsts = _bufptr(a_dsts)
-    cdef _Buf a_srcs = _voidpp(srcs)
-    cdef void* p_srcs = _bufptr(a_srcs)
+    cdef _Buf a_dsts = None
+    cdef void* p_dsts = NULL
+    cdef _Buf a_srcs = None
+    cdef void* p_srcs = NULL
     cdef _Buf a_sizes = _array(sizes, 'u8', 8)
     cdef void* p_sizes = _bufptr(a_sizes)
     cdef _Buf a_attrs = _array(attrs, 's', sizeof(cyruntime.cudaMemcpyAttributes))
@@ -7256,6 +7271,16 @@ any compute work. Note that this flag is a hint and can be ignored depending on 
     cdef _Buf a_attrsIdxs = _array(attrsIdxs, 'u8', 8)
     cdef void* p_attrsIdxs = _bufptr(a_attrsIdxs)
     cdef void* c_stream
+    if type(dsts) is int and dsts >= 0:
+        p_dsts = PyLong_AsVoidPtr(dsts)
+    elif dsts is not None:
+        a_dsts = _voidpp(dsts)
+        p_dsts = _bufptr(a_dsts)
+    if type(srcs) is int and srcs >= 0:
+        p_srcs = PyLong_AsVoidPtr(srcs)
+    elif srcs is not None:
+        a_srcs = _voidpp(srcs)
+        p_srcs = _bufptr(a_srcs)
     _hptr(stream, &c_stream)
     with nogil:
         err = cyruntime.cudaMemcpyBatchAsync(<void**>p_dsts, <const void**>p_srcs, <const size_t*>p_sizes, count, <cyruntime.cudaMemcpyAttributes*>p_attrs, <size_t*>p_attrsIdxs, numAttrs, <cyruntime.cudaStream_t>c_stream)
@@ -8092,8 +8117,8 @@ Furthermore, numPrefetchLocs must be lesser than or equal to count.
     cudaError_t
     """
     cdef cyruntime.cudaError_t err
-    cdef _Buf a_dptrs = _voidpp(dptrs)
-    cdef void* p_dptrs = _bufptr(a_dptrs)
+    cdef _Buf a_dptrs = None
+    cdef void* p_dptrs = NULL
     cdef _Buf a_sizes = _array(sizes, 'u8', 8)
     cdef void* p_sizes = _bufptr(a_sizes)
     cdef _Buf a_prefetchLocs = _array(prefetchLocs, 's', sizeof(cyruntime.cudaMemLocation))
@@ -8101,6 +8126,11 @@ Furthermore, numPrefetchLocs must be lesser than or equal to count.
     cdef _Buf a_prefetchLocIdxs = _array(prefetchLocIdxs, 'u8', 8)
     cdef void* p_prefetchLocIdxs = _bufptr(a_prefetchLocIdxs)
     cdef void* c_stream
+    if type(dptrs) is int and dptrs >= 0:
+        p_dptrs = PyLong_AsVoidPtr(dptrs)
+    elif dptrs is not None:
+        a_dptrs = _voidpp(dptrs)
+        p_dptrs = _bufptr(a_dptrs)
     _hptr(stream, &c_stream)
     with nogil:
         err = cyruntime.cudaMemPrefetchBatchAsync(<void**>p_dptrs, <size_t*>p_sizes, count, <cyruntime.cudaMemLocation*>p_prefetchLocs, <size_t*>p_prefetchLocIdxs, numPrefetchLocs, flags, <cyruntime.cudaStream_t>c_stream)
@@ -8147,11 +8177,16 @@ have a non-zero value for cudaDevAttrPageableMemoryAccess.
     cudaError_t
     """
     cdef cyruntime.cudaError_t err
-    cdef _Buf a_dptrs = _voidpp(dptrs)
-    cdef void* p_dptrs = _bufptr(a_dptrs)
+    cdef _Buf a_dptrs = None
+    cdef void* p_dptrs = NULL
     cdef _Buf a_sizes = _array(sizes, 'u8', 8)
     cdef void* p_sizes = _bufptr(a_sizes)
     cdef void* c_stream
+    if type(dptrs) is int and dptrs >= 0:
+        p_dptrs = PyLong_AsVoidPtr(dptrs)
+    elif dptrs is not None:
+        a_dptrs = _voidpp(dptrs)
+        p_dptrs = _bufptr(a_dptrs)
     _hptr(stream, &c_stream)
     with nogil:
         err = cyruntime.cudaMemDiscardBatchAsync(<void**>p_dptrs, <size_t*>p_sizes, count, flags, <cyruntime.cudaStream_t>c_stream)
@@ -8215,8 +8250,8 @@ must be lesser than or equal to count.
     cudaError_t
     """
     cdef cyruntime.cudaError_t err
-    cdef _Buf a_dptrs = _voidpp(dptrs)
-    cdef void* p_dptrs = _bufptr(a_dptrs)
+    cdef _Buf a_dptrs = None
+    cdef void* p_dptrs = NULL
     cdef _Buf a_sizes = _array(sizes, 'u8', 8)
     cdef void* p_sizes = _bufptr(a_sizes)
     cdef _Buf a_prefetchLocs = _array(prefetchLocs, 's', sizeof(cyruntime.cudaMemLocation))
@@ -8224,6 +8259,11 @@ must be lesser than or equal to count.
     cdef _Buf a_prefetchLocIdxs = _array(prefetchLocIdxs, 'u8', 8)
     cdef void* p_prefetchLocIdxs = _bufptr(a_prefetchLocIdxs)
     cdef void* c_stream
+    if type(dptrs) is int and dptrs >= 0:
+        p_dptrs = PyLong_AsVoidPtr(dptrs)
+    elif dptrs is not None:
+        a_dptrs = _voidpp(dptrs)
+        p_dptrs = _bufptr(a_dptrs)
     _hptr(stream, &c_stream)
     with nogil:
         err = cyruntime.cudaMemDiscardAndPrefetchBatchAsync(<void**>p_dptrs, <size_t*>p_sizes, count, <cyruntime.cudaMemLocation*>p_prefetchLocs, <size_t*>p_prefetchLocIdxs, numPrefetchLocs, flags, <cyruntime.cudaStream_t>c_stream)
