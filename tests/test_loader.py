@@ -1,0 +1,39 @@
+"""The loader's choices that can be checked without a GPU: the per-thread default stream switch
+and the symbol tables it reads (API name, ABI version, per-thread suffix, C symbol)."""
+import pytest
+
+from cuda.bindings import _loader, _symbols_driver, _symbols_runtime, _symbols_nvjitlink
+
+
+@pytest.mark.parametrize("value, expected", [(None, False), ("", False), ("0", False), ("1", True), (" 1 ", True)])
+def test_per_thread_default_stream_switch(monkeypatch, value, expected):
+    if value is None:
+        monkeypatch.delenv("CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM", raising=False)
+    else:
+        monkeypatch.setenv("CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM", value)
+    assert _loader.per_thread_default_stream() is expected
+
+
+def _table(mod):
+    return {name: (ver, suffix, ptds_ver, csym) for name, ver, suffix, ptds_ver, csym in mod.SYMBOLS}
+
+
+def test_driver_symbols_carry_abi_versions_and_per_thread_variants():
+    t = _table(_symbols_driver)
+    # versioned C names and the ABI version cudaTypedefs.h gives for the declared signature
+    assert t["cuMemAlloc"][0] == 3020 and t["cuMemAlloc"][3] == "cuMemAlloc_v2"
+    assert t["cuCtxCreate"][0] == 12050          # the 4-parameter prototype, not the 3020 one
+    # per-thread default stream variants, with their own ABI version
+    assert t["cuMemcpyAsync"][1] == "_ptsz" and t["cuMemcpyAsync"][2] == 7000
+    assert t["cuMemcpyHtoD"][1] == "_ptds"
+    assert t["cuInit"][1] == ""                   # no stream: no variant
+
+
+def test_runtime_and_nvjitlink_symbols():
+    rt = _table(_symbols_runtime)
+    assert rt["cudaMemcpy"][1] == "_ptds" and rt["cudaStreamQuery"][1] == "_ptsz"
+    assert rt["cudaMalloc"][1] == ""
+    nj = _table(_symbols_nvjitlink)
+    # the header's inline functions call the versioned entry points
+    assert nj["nvJitLinkCreate"][3] == "__nvJitLinkCreate_13_0"
+    assert nj["nvJitLinkVersion"][3] == "nvJitLinkVersion"
