@@ -84,13 +84,7 @@ def _struct_order(model):
     return order
 
 
-def _register_structs(model):
-    _STRUCT_NAMES.update(s.name for s in model.structs)
-    _STRUCT_NAMES.update(a for s in model.structs for a, _ in s.aliases)
-
-
 def emit_pxd(model):
-    _register_structs(model)
     L = LIBS[model.lib]
     o = [HEADER.format(ver="13.0"), "# cython: language_level=3",
          "from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t, intptr_t, uintptr_t",
@@ -161,27 +155,27 @@ def emit_pxd(model):
     o.append("")
     o.append(f"cdef enum:\n    _CB_NUM_FUNCTIONS = {len(model.functions)}")
     for fn in model.functions:
-        o.append(f"cdef {_cret(fn)} {fn.name}({_cparams(fn)}) {_except(fn, L)} nogil")
+        o.append(f"cdef {_cret(fn, model)} {fn.name}({_cparams(fn)}) {_except(fn, L, model)} nogil")
     return "\n".join(o) + "\n"
 
 
-def _cret(fn):
-    if fn.ret in [v["status"] for v in LIBS.values()] or _struct_ret(fn):
+def _cret(fn, model):
+    if fn.ret in [v["status"] for v in LIBS.values()] or _struct_ret(fn, model):
         return _bare(fn.ret)
     return "const char*"
 
 
-def _struct_ret(fn):
-    return fn.ret.startswith(("struct ", "union ")) or fn.ret in _STRUCT_NAMES
+def _struct_ret(fn, model):
+    """Whether fn returns a struct by value (cudaCreateChannelDesc), judged from its own library."""
+    if fn.ret.startswith(("struct ", "union ")):
+        return True
+    return any(fn.ret == s.name or any(fn.ret == a for a, _ in s.aliases) for s in model.structs)
 
 
-_STRUCT_NAMES = set()
-
-
-def _except(fn, L):
+def _except(fn, L, model):
     if fn.ret == L["status"]:
         return f"except ?{L['notfound']}"
-    return "except *" if _struct_ret(fn) else "except? NULL"
+    return "except *" if _struct_ret(fn, model) else "except? NULL"
 
 
 def _tag(model, name, ptr):
@@ -206,7 +200,6 @@ def _cname(n):
 # ------------------------------------------------------------------------------------- cy pyx
 
 def emit_cypyx(model):
-    _register_structs(model)
     L = LIBS[model.lib]
     o = [HEADER.format(ver="13.0"), "# cython: language_level=3",
          f"from cuda.bindings._symbols_{model.lib} import _symbol", "",
@@ -218,10 +211,10 @@ def emit_cypyx(model):
     for i, fn in enumerate(model.functions):
         args = ", ".join(_cname(p.name) for p in fn.params)
         types = ", ".join(cytype(p.ctype, p.ptr, p.const) for p in fn.params)
-        o.append(f"cdef {_cret(fn)} {fn.name}({_cparams(fn)}) {_except(fn, L)} nogil:")
+        o.append(f"cdef {_cret(fn, model)} {fn.name}({_cparams(fn)}) {_except(fn, L, model)} nogil:")
         o.append(f"    if _slots[{i}] == NULL:")
         o.append(f"        _resolve({i})")
-        o.append(f"    return (<{_cret(fn)} (*)({types}) noexcept nogil>_slots[{i}])({args})")
+        o.append(f"    return (<{_cret(fn, model)} (*)({types}) noexcept nogil>_slots[{i}])({args})")
         o.append("")
     return "\n".join(o)
 
@@ -301,7 +294,6 @@ def _field_spec(model, s, f, classes):
 
 
 def emit_py(model):
-    _register_structs(model)
     L = LIBS[model.lib]
     mod = "cy" + model.lib + "."
     o = [HEADER.format(ver="13.0"),
@@ -790,7 +782,7 @@ def _emit_function(model, fn, mod, L):
     sig = ", ".join(pyparams)
     o.append(f"def {'_' if model.lib == 'nvjitlink' else ''}{fn.name}({sig}):")
     o.append('    """' + _docstring(fn) + '\n    """')
-    if fn.ret != L["status"] and _struct_ret(fn):
+    if fn.ret != L["status"] and _struct_ret(fn, model):
         o.append(f"    cdef cy{model.lib}.{_bare(fn.ret)} r")
         o.append(f"    cdef _Struct s_r = _new_struct({_bare(fn.ret)})")
     elif fn.ret != L["status"]:
@@ -806,7 +798,7 @@ def _emit_function(model, fn, mod, L):
     call_head = "    " if gil else "    with nogil:\n        "
     if fn.ret != L["status"]:
         o.append(f"{call_head}r = cy{model.lib}.{fn.name}({', '.join(call_args)})")
-        if _struct_ret(fn):
+        if _struct_ret(fn, model):
             o.append("    memcpy(s_r._ptr, &r, sizeof(r))")
             o.append("    return (_SUCCESS, s_r)")
         else:
