@@ -201,9 +201,12 @@ def _cname(n):
 
 def emit_cypyx(model):
     L = LIBS[model.lib]
-    o = [HEADER.format(ver="13.0"), "# cython: language_level=3",
-         f"from cuda.bindings._symbols_{model.lib} import _symbol", "",
+    # The symbol table (and the loader, and ctypes) are imported by the first call, not by import.
+    o = [HEADER.format(ver="13.0"), "# cython: language_level=3", "",
          f"cdef void* _slots[{max(len(model.functions), 1)}]", "",
+         "cdef object _symbol(int i):",
+         f"    from cuda.bindings._symbols_{model.lib} import _symbol",
+         "    return _symbol(i)", "",
          "cdef int _resolve(int i) except -1 nogil:",
          "    with gil:",
          "        _slots[i] = <void*><size_t>_symbol(i)",
@@ -302,30 +305,26 @@ def emit_py(model):
          f"from cuda.bindings cimport cy{model.lib}",
          "from cuda.bindings._base cimport (_Handle, _IntValue, _Struct, _Buf, _hptr, _vptr, _sptr, _wbuf,",
          "    _new_handle, _new_int, _new_struct, _enum, _as_bytes, _array, _from_array, _strlist, _voidpp,",
-         "    _jitvalues, _kparams, _attr_in, _attr_out, _attr_size, _bufptr, _Buf_new, _structs)",
-         "from cuda.bindings._base import _make_fields",
+         "    _jitvalues, _kparams, _attr_in, _attr_out, _attr_size, _bufptr, _Buf_new, _structs, _Lazy, _new_lazy)",
          "from cpython.bytes cimport PyBytes_FromStringAndSize",
          "from cpython.long cimport PyLong_FromVoidPtr, PyLong_AsVoidPtr",
          "from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t, intptr_t, uintptr_t",
          "from libc.stdlib cimport malloc, free",
          "from libc.string cimport memcpy",
-         "import enum as _enum_mod",
          ""]
     classes = set()
-    # ---- enums
+    # ---- enums: specs only; the IntEnum classes are made on first use (cuda.bindings._base._Lazy,
+    # docs/design.md "Lazy classes")
+    # One text line per enum (name|aliases|MEMBER=value,...): see _Lazy's docstring.
     o.append("_ENUMS = (")
-    for e in model.enums:
-        o.append(f"    ({e.name!r}, {tuple(e.aliases)!r}, {tuple(n for n, v in e.members)!r}, {tuple(int(v) for n, v in e.members)!r}),")
+    for name, aliases, members in [(e.name, e.aliases, e.members) for e in model.enums] + \
+            [(n, (), m) for n, m in _extra_enums(model)]:
+        line = "|".join([_ident(name), ",".join(map(_ident, aliases)),
+                         ",".join(f"{_ident(n)}={int(v)}" for n, v in members)])
+        o.append(f'    "{line}\\n"')
+    if o[-1] == "_ENUMS = (":
+        o.append('    ""')
     o.append(")")
-    o.append("")
-    o.append("def _mkenum(i):")
-    o.append("    n, al, names, vals = _ENUMS[i]")
-    o.append("    return _enum_mod.IntEnum(n, list(zip(names, vals)), module=__name__)")
-    o.append("")
-    for i, e in enumerate(model.enums):
-        o.append(f"{e.name} = _mkenum({i})")
-        for a in e.aliases:
-            o.append(f"{a} = {e.name}")
     o.append("")
     for e in model.enums:
         classes.add(e.name)
@@ -388,34 +387,29 @@ def emit_py(model):
     o.append(f"    const size_t __cb_{model.lib}_psize[{nfields}]")
     o.append(f"    const size_t __cb_{model.lib}_ssize[{max(len(layout), 1)}]")
     o.append("")
-    for i, (s, specs, ssize) in enumerate(layout):
-        kind = "union" if s.union else "struct"
-        o.append(f"class {s.name}(_Struct):")
-        o.append(f'    """C {kind} {s.name}."""')
-        o.append("    __slots__ = ()")
-        for a, parent in s.aliases:
-            o.append(f"class {a}({parent}):")
-            o.append(f'    """C {kind} {a} (same layout as {s.name})."""')
-            o.append("    __slots__ = ()")
-    o.append("")
+    # ---- structs: (name, union, first field index, field specs, aliases); classes made on first use
+    # One text line per struct (name|union|first field|alias:parent,...|field;...): see _Lazy.
     o.append("_STRUCTS = (")
+    first = 0
     for s, specs, ssize in layout:
-        o.append(f"    ({s.name!r}, {tuple(specs)!r}),")
+        aliases = ",".join(f"{_ident(a)}:{_ident(parent)}" for a, parent in s.aliases
+                           if a != s.name)  # dim3: typedef struct dim3 dim3
+        fields = ";".join(":".join([_ident(n), str(k), str(c), _ident(cl), str(ek), _ident(cn)])
+                          for n, k, c, cl, ek, cn in specs)
+        o.append(f'    "{s.name}|{int(bool(s.union))}|{first}|{aliases}|{fields}\\n"')
+        first += len(specs)
+    if not layout:
+        o.append('    ""')
     o.append(")")
-    o.append("cdef Py_ssize_t _fi = 0")
-    o.append("_g = globals()")
-    o.append("for _si, (_sname, _specs) in enumerate(_STRUCTS):")
-    o.append(f"    _g[_sname]._c_size = __cb_{model.lib}_ssize[_si]")
-    o.append("    _offs, _full = [], []")
-    o.append("    for _name, _kind, _count, _cls, _ek, _cn in _specs:")
-    o.append(f"        _offs.append(__cb_{model.lib}_off[_fi])")
-    o.append("        if _count < 0:")
-    o.append(f"            _count = __cb_{model.lib}_fsize[_fi]")
-    o.append(f"        _sz = __cb_{model.lib}_fsize[_fi] // _count if _kind != {F_PTRARR} else __cb_{model.lib}_psize[_fi]")
-    o.append("        _full.append((_name, _kind, _sz, _count, _cls, _ek, _cn))")
-    o.append("        _fi += 1")
-    o.append("    _make_fields(_g[_sname], _offs, _full, _g)")
-    o.append("del _g")
+    o.append(f"cdef _Lazy _L = _new_lazy(globals(), __name__, _ENUMS, _STRUCTS, __cb_{model.lib}_off, "
+             f"__cb_{model.lib}_fsize, __cb_{model.lib}_psize, __cb_{model.lib}_ssize)")
+    o.append("")
+    o.append("def __getattr__(name):")
+    o.append('    """Enum and struct classes are created on first use (see cuda.bindings._base._Lazy)."""')
+    o.append("    return _L.attr(name)")
+    o.append("")
+    o.append("def __dir__():")
+    o.append("    return _L.names()")
     o.append("")
     # ---- constants
     for n, v in model.defines:
@@ -431,7 +425,8 @@ def emit_py(model):
     o.append("            return sizeof_ptr()")
     o.append("        if issubclass(objType, _IntValue):")
     o.append("            return objType._c_size")
-    o.append("        if issubclass(objType, _enum_mod.IntEnum):")
+    o.append("        import enum")
+    o.append("        if issubclass(objType, enum.IntEnum):")
     o.append("            return 4")
     o.append("    raise TypeError(f'sizeof() expects a binding type, not {objType!r}')")
     o.append("")
@@ -439,19 +434,36 @@ def emit_py(model):
     o.append("")
     # ---- status fast path
     st = L["status"]
-    o.append(f"cdef list _status_by_value = [None] * 1024")
-    o.append(f"for _m in {st}:")
-    o.append("    if 0 <= _m.value < 1024:")
-    o.append("        _status_by_value[_m.value] = _m")
-    o.append(f"cdef object _SUCCESS = _status_by_value[0]")
+    # The status enum is made on the first call that returns (no import cost); after that every
+    # return reuses its members (one pointer test on the success path).
+    o.append("cdef list _status_by_value = None")
+    o.append("cdef object _SUCCESS = None")
+    o.append("")
+    o.append("cdef object _status_init():")
+    o.append("    global _status_by_value, _SUCCESS")
+    o.append(f"    cls = _L.cls({st!r})")
+    o.append("    t = [None] * 1024")
+    o.append("    for m in cls:")
+    o.append("        if 0 <= m.value < 1024:")
+    o.append("            t[m.value] = m")
+    o.append("    _status_by_value = t")
+    o.append("    _SUCCESS = t[0]")
+    o.append("    return _SUCCESS")
+    o.append("")
+    o.append("cdef inline object _ok():")
+    o.append("    if _SUCCESS is None:")
+    o.append("        return _status_init()")
+    o.append("    return _SUCCESS")
     o.append("")
     o.append("cdef inline object _st(int err):")
     o.append("    cdef object r")
+    o.append("    if _status_by_value is None:")
+    o.append("        _status_init()")
     o.append("    if 0 <= err < 1024:")
     o.append("        r = _status_by_value[err]")
     o.append("        if r is not None:")
     o.append("            return r")
-    o.append(f"    return _enum({st}._value2member_map_, {st}, err)")
+    o.append(f"    return _enum(_L.cls({st!r})._value2member_map_, None, err)")
     o.append("")
     o.append("cdef int _st_raise(int err) except -1:")
     o.append("    if err != 0:")
@@ -471,7 +483,6 @@ def emit_py(model):
                 if t:
                     items[int(v)] = _attr_code(model, t)
         o.append(f"cdef dict _ATTR_{en} = {items!r}")
-    o.append("cdef dict _CLASSES = globals()")
     o.append("")
     # ---- functions
     for fn in model.functions:
@@ -479,7 +490,7 @@ def emit_py(model):
             o.extend(_emit_function(model, fn, mod, L))
     o.extend(_emit_helpers(model))
     o.append("")
-    o.append("del _m")
+    _check_lazy_refs(o, model)
     return "\n".join(o) + "\n"
 
 
@@ -492,7 +503,7 @@ def _emit_helpers(model):
             o.append(f"def {name}({', '.join(params)}):")
             o.append(f'    """{name}({", ".join(params)}) -> {cls} with its fields '
                      f'({", ".join(fields)}) set from the arguments in order."""')
-            o.append(f"    s = {cls}()")
+            o.append(f"    s = _L.cls({cls!r})()")
             for a, f in zip(params, fields):
                 o.append(f"    s.{f} = {a}")
             o.append("    return s")
@@ -539,7 +550,7 @@ def _elem(model, p):
         cy, size, k = SCALARS[b]
         return f"{k}{size}", "None", str(size)
     if cat == "enum":
-        return "e", p.ctype, "4"
+        return "e", f"_L.cls({b!r})", "4"
     if cat == "inttd":
         for n, _, cy, size, k in model.inttds:
             if n == b:
@@ -547,7 +558,7 @@ def _elem(model, p):
     if cat in ("handle", "funcptr"):
         return "h", b, "sizeof(void*)"
     if cat == "struct":
-        return "s", b, f"sizeof(cy{model.lib}.{b})"
+        return "s", f"_L.cls({b!r})", f"sizeof(cy{model.lib}.{b})"
     return "h", "None", "sizeof(void*)"
 
 
@@ -558,7 +569,7 @@ def _to_py(model, p, var, mod):
     if cat == "scalar":
         return var
     if cat == "enum":
-        return f"_enum({b}._value2member_map_, {b}, <long long>{var})"
+        return f"_enum(_L.cls({b!r})._value2member_map_, None, <long long>{var})"
     if cat == "inttd":
         for n, _, cy, size, k in model.inttds:
             if n == b:
@@ -686,7 +697,7 @@ def _emit_function(model, fn, mod, L):
                 pyparams.append(py)
                 a = p.extra["attr"]
                 apy = ov.RENAME.get(a, a)
-                cdecls.append(f"cdef _Buf a_{p.name} = _attr_in({py}, _ATTR_{p.extra['enum']}.get(int({apy}), 'u8'), _CLASSES)")
+                cdecls.append(f"cdef _Buf a_{p.name} = _attr_in({py}, _ATTR_{p.extra['enum']}.get(int({apy}), 'u8'), _L)")
                 call_args.append(f"<{ct}>a_{p.name}.ptr")
                 for q in fn.params:
                     if q.role == "hidden":
@@ -710,7 +721,7 @@ def _emit_function(model, fn, mod, L):
                 call_args.append(f"&{c}")
                 outs.append(_to_py(model, p, c, mod))
             elif conv == "struct_out":
-                cdecls.append(f"cdef _Struct s_{p.name} = _new_struct({_bare(p.ctype)})")
+                cdecls.append(f"cdef _Struct s_{p.name} = _new_struct(_L.cls({_bare(p.ctype)!r}))")
                 call_args.append(f"<{cytype(p.ctype, p.ptr, False, mod)}>s_{p.name}._ptr")
                 outs.append(f"s_{p.name}")
             elif conv in ("voidp_out",):
@@ -773,7 +784,7 @@ def _emit_function(model, fn, mod, L):
                 cdecls.append(f"cdef str code_{p.name} = _ATTR_{p.extra['enum']}.get(int({apy}), 'u8')")
                 cdecls.append(f"cdef _Buf a_{p.name} = _Buf_new(_attr_size(code_{p.name}) if code_{p.name}[0] != 's' else 256)")
                 call_args.append(f"<{ct}>a_{p.name}.ptr")
-                outs.append(f"_attr_out(a_{p.name}.ptr, code_{p.name}, _CLASSES)")
+                outs.append(f"_attr_out(a_{p.name}.ptr, code_{p.name}, _L)")
                 for q in fn.params:
                     if q.role == "hidden":
                         pre.append(f"c_{q.name} = a_{p.name}.size")
@@ -784,7 +795,7 @@ def _emit_function(model, fn, mod, L):
     o.append('    """' + _docstring(fn) + '\n    """')
     if fn.ret != L["status"] and _struct_ret(fn, model):
         o.append(f"    cdef cy{model.lib}.{_bare(fn.ret)} r")
-        o.append(f"    cdef _Struct s_r = _new_struct({_bare(fn.ret)})")
+        o.append(f"    cdef _Struct s_r = _new_struct(_L.cls({_bare(fn.ret)!r}))")
     elif fn.ret != L["status"]:
         # a function that returns a string, not a status (nvrtcGetErrorString)
         o.append("    cdef const char* r")
@@ -800,9 +811,9 @@ def _emit_function(model, fn, mod, L):
         o.append(f"{call_head}r = cy{model.lib}.{fn.name}({', '.join(call_args)})")
         if _struct_ret(fn, model):
             o.append("    memcpy(s_r._ptr, &r, sizeof(r))")
-            o.append("    return (_SUCCESS, s_r)")
+            o.append("    return (_ok(), s_r)")
         else:
-            o.append("    return (_SUCCESS, <bytes>r if r != NULL else None)")
+            o.append("    return (_ok(), <bytes>r if r != NULL else None)")
         o.append("")
         return o
     for szf, pname, py in size_check:
@@ -816,7 +827,7 @@ def _emit_function(model, fn, mod, L):
     else:
         o.append("    if err != 0:")
         o.append("        return (_st(err), " + ", ".join(["None"] * len(outs)) + ("," if len(outs) == 1 else "") + ")")
-        o.append("    return (_SUCCESS, " + ", ".join(outs) + ("," if len(outs) == 1 else "") + ")")
+        o.append("    return (_ok(), " + ", ".join(outs) + ("," if len(outs) == 1 else "") + ")")
     o.append("")
     return o
 
@@ -859,6 +870,67 @@ def _status_name(fn):
     return "bytes"
 
 
+def _extra_enums(model):
+    """Enums of the Python API that are not C enums: nvJitLink's Result and InputType (the C
+    names without their prefix)."""
+    out = []
+    if model.lib == "nvjitlink":
+        for e in model.enums:
+            short = {"nvJitLinkResult": ("Result", "NVJITLINK_"), "nvJitLinkInputType": ("InputType", "NVJITLINK_INPUT_")}.get(e.name)
+            if short:
+                out.append((short[0], [(n[len(short[1]):] if n.startswith(short[1]) else n, int(v)) for n, v in e.members]))
+    return out
+
+
+def _ident(name):
+    """A name as it goes into a _Lazy text table: a C identifier (or empty), so it cannot hold
+    one of the table's separators."""
+    if name and not re.fullmatch(r"[A-Za-z_]\w*", name):
+        raise ValueError(f"not an identifier: {name!r}")
+    return name
+
+
+def _lazy_names(model):
+    names = set()
+    for e in model.enums:
+        names.add(e.name)
+        names.update(e.aliases)
+    for s in model.structs:
+        names.add(s.name)
+        names.update(a for a, _ in s.aliases)
+    names.update(n for n, _ in _extra_enums(model))
+    return names
+
+
+_TRIPLE = '"' * 3
+_STRING = re.compile(r"""[rbfRBF]*('(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*")""")
+_IDENT = re.compile(r"(?<![\w.])([A-Za-z_]\w*)")
+
+
+def _check_lazy_refs(lines, model):
+    """Fail if generated code names an enum or struct class as a bare global: those classes exist
+    only once `_L` has made them, so code must ask `_L.cls(name)` (a bare name would be a
+    NameError at call time, which only that call would reveal)."""
+    lazy = _lazy_names(model)
+    in_doc = False
+    for line in "\n".join(lines).splitlines():
+        if in_doc:
+            if _TRIPLE in line:
+                in_doc = False
+            continue
+        code = line
+        if code.count(_TRIPLE) == 1:
+            in_doc = True
+            code = code.split(_TRIPLE, 1)[0]
+        elif code.count(_TRIPLE) >= 2:
+            code = code.split(_TRIPLE, 1)[0] + code.rsplit(_TRIPLE, 1)[1]
+        code = _STRING.sub("''", code)
+        code = code.split("#", 1)[0]
+        for m in _IDENT.finditer(code):
+            if m.group(1) in lazy:
+                raise ValueError(f"generated code names the lazy class {m.group(1)!r} directly: {line.strip()}")
+
+
 def _snake(name):
     return re.sub(r"(?<=[a-z0-9])([A-Z])", r"_\1", name).lower()
 
@@ -866,23 +938,17 @@ def _snake(name):
 def _emit_nvjitlink_api(model):
     """nvJitLink in the reference's style: snake_case functions that return their outputs and
     raise nvJitLinkError on failure, plain int handles, enums Result and InputType."""
-    o = ["", "# ---- the Python API (snake_case, exceptions)", ""]
-    for e in model.enums:
-        short = {"nvJitLinkResult": ("Result", "NVJITLINK_"), "nvJitLinkInputType": ("InputType", "NVJITLINK_INPUT_")}.get(e.name)
-        if short:
-            members = [(n[len(short[1]):] if n.startswith(short[1]) else n, int(v)) for n, v in e.members]
-            o.append(f"{short[0]} = _enum_mod.IntEnum({short[0]!r}, {members!r}, module=__name__)")
-    o.append("")
+    o = ["", "# ---- the Python API (snake_case, exceptions); Result and InputType are in _ENUMS", ""]
     o.append("class nvJitLinkError(Exception):")
     o.append('    """A failed nvJitLink call: `status` is the Result member."""')
     o.append("")
     o.append("    def __init__(self, status):")
     o.append("        try:")
-    o.append("            status = Result(int(status))")
+    o.append("            status = _L.cls('Result')(int(status))")
     o.append("        except ValueError:")
     o.append("            pass")
     o.append("        self.status = status")
-    o.append("        name = status.name if isinstance(status, Result) else str(status)")
+    o.append("        name = status.name if isinstance(status, _L.cls('Result')) else str(status)")
     o.append("        super().__init__(f'{name} ({int(status)})')")
     o.append("")
     o.append("    def __reduce__(self):")

@@ -18,6 +18,26 @@ cdef class _Struct:
     cdef dict _keep
     cdef bint _own
 
+cdef class _Lazy:
+    cdef dict g
+    cdef str modname
+    cdef str enum_text
+    cdef str struct_text
+    cdef dict enums
+    cdef dict structs
+    cdef dict aliases
+    cdef object lock
+    cdef const size_t* off
+    cdef const size_t* fsize
+    cdef const size_t* psize
+    cdef const size_t* ssize
+    cdef object cls(self, str name)
+    cdef object make(self, str name)
+    cdef int index(self) except -1
+
+cdef _Lazy _new_lazy(dict g, str modname, str enums, str structs,
+                     const size_t* off, const size_t* fsize, const size_t* psize, const size_t* ssize)
+
 cdef class _Buf:
     cdef void* ptr
     cdef Py_ssize_t size
@@ -50,8 +70,8 @@ cdef _Buf _voidpp(object o)
 cdef _Buf _jitvalues(object o)
 cdef _Buf _kparams(object o)
 cdef int _wbuf(object o, void** out, Py_ssize_t* n) except -1
-cdef _Buf _attr_in(object value, str code, dict classes)
-cdef object _attr_out(void* p, str code, dict classes)
+cdef _Buf _attr_in(object value, str code, _Lazy classes)
+cdef object _attr_out(void* p, str code, _Lazy classes)
 cdef Py_ssize_t _attr_size(str code)
 
 cdef inline void* _bufptr(_Buf b) noexcept:

@@ -634,25 +634,32 @@ cdef class _Field:
     cdef int kind
     cdef int size          # item size for scalars / elements
     cdef Py_ssize_t count  # array length
-    cdef object cls        # enum/handle/int/struct class of the item
+    cdef object cls        # enum/handle/int/struct class of the item, or its name until first use
+    cdef _Lazy ns          # resolves that name
     cdef int ekind         # item kind for arrays
     cdef str countname     # for F_PTRARR
 
-    def __init__(self, str name, Py_ssize_t off, int kind, int size, Py_ssize_t count, cls, int ekind, str countname):
+    def __init__(self, str name, Py_ssize_t off, int kind, int size, Py_ssize_t count, cls, _Lazy ns, int ekind, str countname):
         self.name = name
         self.off = off
         self.kind = kind
         self.size = size
         self.count = count
         self.cls = cls
+        self.ns = ns
         self.ekind = ekind
         self.countname = countname
+
+    cdef inline object item_cls(self):
+        if type(self.cls) is str:
+            self.cls = self.ns.cls(self.cls)
+        return self.cls
 
     def __get__(self, obj, objtype):
         if obj is None:
             return self
         cdef char* p = (<_Struct>obj)._ptr + self.off
-        return _get_item(p, self.kind, self.size, self.cls, obj, self, self.count, self.ekind)
+        return _get_item(p, self.kind, self.size, self.item_cls(), obj, self, self.count, self.ekind)
 
     def __set__(self, obj, value):
         cdef _Struct s = <_Struct>obj
@@ -662,8 +669,9 @@ cdef class _Field:
         cdef Py_buffer view
         cdef _Buf b
         if self.kind == F_STRUCT:
-            if not isinstance(value, self.cls) and not (isinstance(value, _Struct) and type(value)._c_size == self.size):
-                raise TypeError(f"{self.name} expects {self.cls.__name__}, not {type(value).__name__}")
+            c = self.item_cls()
+            if not isinstance(value, c) and not (isinstance(value, _Struct) and type(value)._c_size == self.size):
+                raise TypeError(f"{self.name} expects {c.__name__}, not {type(value).__name__}")
             memcpy(p, (<_Struct>value)._ptr, self.size)
         elif self.kind == F_CHARS:
             data = _as_bytes(value, False)
@@ -798,15 +806,155 @@ cdef int _set_item(char* p, int kind, int size, object value, str name) except -
     return 0
 
 
-def _make_fields(cls, offsets, spec, classes):
-    """Install descriptors on a generated struct class.
-    spec: tuple of (name, kind, size, count, class name, item kind, count field)."""
-    names = []
-    for (name, kind, size, count, clsname, ekind, countname), off in zip(spec, offsets):
-        c = classes.get(clsname) if clsname else None
-        setattr(cls, name, _Field(name, off, kind, size, count, c, ekind, countname))
-        names.append(name)
-    cls._c_fields = tuple(names)
+# ----------------------------------------------------------------------------- lazy module namespace
+
+cdef object _enum_module = None
+
+
+cdef class _Lazy:
+    """The enum and struct classes of one generated module, created on first use.
+
+    Creating ~110 IntEnum classes and ~120 struct classes (plus ~330 aliases) took most of
+    `import cuda.bindings.driver`; a program touches a handful.  The module keeps their specs as
+    two text tables (one line per class: no Python object per member or field until needed);
+    its `__getattr__` and its wrappers (through `cls`) create a class the first time its name
+    is asked for and store it in the module's globals, so later lookups are plain reads.
+    Creation holds a lock: two threads never make two different classes for one name.
+
+    Enum line:   name|alias,alias|MEMBER=value,MEMBER=value
+    Struct line: name|union (0/1)|first field index|alias:parent,...|field;field;...
+    Field:       name:kind:count:class name:item kind:count field"""
+
+    def __init__(self, dict g, str modname, str enums, str structs):
+        self.g = g
+        self.modname = modname
+        self.enum_text = enums
+        self.struct_text = structs
+        self.enums = None
+        import _thread
+        self.lock = _thread.RLock()
+
+    cdef int index(self) except -1:
+        """Name -> spec line, built on the first lookup."""
+        cdef dict enums = {}, structs = {}, aliases = {}
+        cdef Py_ssize_t i
+        for line in self.enum_text.splitlines():
+            name, al, members = line.split("|", 2)
+            enums[name] = members
+            if al:
+                for a in al.split(","):
+                    if a != name:
+                        aliases[a] = name
+        for i, line in enumerate(self.struct_text.splitlines()):
+            name, union, first, al, fields = line.split("|", 4)
+            structs[name] = (i, union == "1", int(first), fields)
+            if al:
+                for item in al.split(","):
+                    a, parent = item.split(":")
+                    if a != name:
+                        aliases[a] = (name, parent)
+        self.structs = structs
+        self.aliases = aliases
+        self.enums = enums
+        return 0
+
+    cdef object cls(self, str name):
+        """The class called `name`, created if this is its first use."""
+        r = self.g.get(name)
+        if r is None:
+            r = self.make(name)
+        return r
+
+    cdef object make(self, str name):
+        global _enum_module
+        cdef Py_ssize_t i, fi, count, size
+        cdef int kind
+        with self.lock:
+            r = self.g.get(name)
+            if r is not None:
+                return r
+            if self.enums is None:
+                self.index()
+            a = self.aliases.get(name)
+            if a is not None:
+                if isinstance(a, str):           # an enum alias: the same class under a second name
+                    r = self.cls(a)
+                else:                            # a struct alias: a subclass with the same layout
+                    base, parent = a
+                    st = self.structs[base]
+                    r = type(name, (self.cls(parent),), {
+                        "__slots__": (), "__module__": self.modname, "__qualname__": name,
+                        "__doc__": f"C {'union' if st[1] else 'struct'} {name} (same layout as {base})."})
+                self.g[name] = r
+                return r
+            e = self.enums.get(name)
+            if e is not None:
+                if _enum_module is None:
+                    import enum
+                    _enum_module = enum
+                members = []
+                for m in (<str>e).split(","):
+                    n, v = m.split("=")
+                    members.append((n, int(v)))
+                r = _enum_module.IntEnum(name, members, module=self.modname, qualname=name)
+                self.g[name] = r
+                return r
+            st = self.structs.get(name)
+            if st is None:
+                raise AttributeError(f"module {self.modname!r} has no attribute {name!r}")
+            i, union, fi, fields = st
+            r = type(name, (_Struct,), {
+                "__slots__": (), "__module__": self.modname, "__qualname__": name,
+                "__doc__": f"C {'union' if union else 'struct'} {name}."})
+            r._c_size = self.ssize[i]
+            self.g[name] = r                     # before the fields: a field may name this class
+            names = []
+            for f in (<str>fields).split(";") if fields else ():
+                fname, k, c, clsname, ekind, countname = f.split(":")
+                kind = int(k)
+                count = int(c)
+                if count < 0:
+                    count = self.fsize[fi]
+                size = self.fsize[fi] // count if kind != F_PTRARR else self.psize[fi]
+                setattr(r, fname, _Field(fname, self.off[fi], kind, size, count, clsname or None, self,
+                                         int(ekind), countname))
+                names.append(fname)
+                fi += 1
+            r._c_fields = tuple(names)
+            return r
+
+    def __getitem__(self, name):
+        return self.cls(name)
+
+    def attr(self, str name):
+        """The module's `__getattr__`: a class not created yet, or AttributeError."""
+        if name == "__all__":
+            r = self.names()
+            self.g["__all__"] = r
+            return r
+        if self.enums is None:
+            self.index()
+        if name in self.enums or name in self.structs or name in self.aliases:
+            return self.cls(name)
+        raise AttributeError(f"module {self.modname!r} has no attribute {name!r}")
+
+    def names(self):
+        """Every public name of the module, created or not."""
+        if self.enums is None:
+            self.index()
+        s = {n for n in self.g if not n.startswith("_")}
+        s.update(self.enums, self.structs, self.aliases)
+        return sorted(s)
+
+
+cdef _Lazy _new_lazy(dict g, str modname, str enums, str structs,
+                     const size_t* off, const size_t* fsize, const size_t* psize, const size_t* ssize):
+    cdef _Lazy L = _Lazy(g, modname, enums, structs)
+    L.off = off
+    L.fsize = fsize
+    L.psize = psize
+    L.ssize = ssize
+    return L
 
 
 # ----------------------------------------------------------------------------- attribute values
@@ -819,14 +967,14 @@ cdef Py_ssize_t _attr_size(str code):
     return 8
 
 
-cdef _Buf _attr_in(object value, str code, dict classes):
+cdef _Buf _attr_in(object value, str code, _Lazy classes):
     """Encode a Python value for an attribute whose C type is `code`."""
     cdef _Buf b = _Buf_new(max(_attr_size(code), 8))
     cdef void* vp
     cdef _Struct s
     if code.startswith("s:"):
         s = value
-        cls = classes[code[2:]]
+        cls = classes.cls(code[2:])
         b = _Buf_new(cls._c_size)
         memcpy(b.ptr, s._ptr, cls._c_size)
         return b
@@ -851,7 +999,7 @@ cdef _Buf _attr_in(object value, str code, dict classes):
     return b
 
 
-cdef object _attr_out(void* p, str code, dict classes):
+cdef object _attr_out(void* p, str code, _Lazy classes):
     cdef _Struct s
     if code == "b":
         return (<uint8_t*>p)[0] != 0
@@ -860,13 +1008,13 @@ cdef object _attr_out(void* p, str code, dict classes):
     if code.startswith("c"):
         return <bytes>(<char*>p)
     if code.startswith("s:"):
-        cls = classes[code[2:]]
+        cls = classes.cls(code[2:])
         s = _new_struct(cls)
         memcpy(s._ptr, p, cls._c_size)
         return s
     if ":" in code:
         kind, name = code.split(":")
-        return _load(<char*>p, kind, classes[name])
+        return _load(<char*>p, kind, classes.cls(name))
     return _load(<char*>p, code, None)
 
 

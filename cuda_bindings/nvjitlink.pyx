@@ -5,26 +5,19 @@
 from cuda.bindings cimport cynvjitlink
 from cuda.bindings._base cimport (_Handle, _IntValue, _Struct, _Buf, _hptr, _vptr, _sptr, _wbuf,
     _new_handle, _new_int, _new_struct, _enum, _as_bytes, _array, _from_array, _strlist, _voidpp,
-    _jitvalues, _kparams, _attr_in, _attr_out, _attr_size, _bufptr, _Buf_new, _structs)
-from cuda.bindings._base import _make_fields
+    _jitvalues, _kparams, _attr_in, _attr_out, _attr_size, _bufptr, _Buf_new, _structs, _Lazy, _new_lazy)
 from cpython.bytes cimport PyBytes_FromStringAndSize
 from cpython.long cimport PyLong_FromVoidPtr, PyLong_AsVoidPtr
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t, intptr_t, uintptr_t
 from libc.stdlib cimport malloc, free
 from libc.string cimport memcpy
-import enum as _enum_mod
 
 _ENUMS = (
-    ('nvJitLinkResult', (), ('NVJITLINK_SUCCESS', 'NVJITLINK_ERROR_UNRECOGNIZED_OPTION', 'NVJITLINK_ERROR_MISSING_ARCH', 'NVJITLINK_ERROR_INVALID_INPUT', 'NVJITLINK_ERROR_PTX_COMPILE', 'NVJITLINK_ERROR_NVVM_COMPILE', 'NVJITLINK_ERROR_INTERNAL', 'NVJITLINK_ERROR_THREADPOOL', 'NVJITLINK_ERROR_UNRECOGNIZED_INPUT', 'NVJITLINK_ERROR_FINALIZE', 'NVJITLINK_ERROR_NULL_INPUT', 'NVJITLINK_ERROR_INCOMPATIBLE_OPTIONS', 'NVJITLINK_ERROR_INCORRECT_INPUT_TYPE', 'NVJITLINK_ERROR_ARCH_MISMATCH', 'NVJITLINK_ERROR_OUTDATED_LIBRARY', 'NVJITLINK_ERROR_MISSING_FATBIN', 'NVJITLINK_ERROR_UNRECOGNIZED_ARCH', 'NVJITLINK_ERROR_UNSUPPORTED_ARCH', 'NVJITLINK_ERROR_LTO_NOT_ENABLED'), (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18)),
-    ('nvJitLinkInputType', (), ('NVJITLINK_INPUT_NONE', 'NVJITLINK_INPUT_CUBIN', 'NVJITLINK_INPUT_PTX', 'NVJITLINK_INPUT_LTOIR', 'NVJITLINK_INPUT_FATBIN', 'NVJITLINK_INPUT_OBJECT', 'NVJITLINK_INPUT_LIBRARY', 'NVJITLINK_INPUT_INDEX', 'NVJITLINK_INPUT_ANY'), (0, 1, 2, 3, 4, 5, 6, 7, 10)),
+    "nvJitLinkResult||NVJITLINK_SUCCESS=0,NVJITLINK_ERROR_UNRECOGNIZED_OPTION=1,NVJITLINK_ERROR_MISSING_ARCH=2,NVJITLINK_ERROR_INVALID_INPUT=3,NVJITLINK_ERROR_PTX_COMPILE=4,NVJITLINK_ERROR_NVVM_COMPILE=5,NVJITLINK_ERROR_INTERNAL=6,NVJITLINK_ERROR_THREADPOOL=7,NVJITLINK_ERROR_UNRECOGNIZED_INPUT=8,NVJITLINK_ERROR_FINALIZE=9,NVJITLINK_ERROR_NULL_INPUT=10,NVJITLINK_ERROR_INCOMPATIBLE_OPTIONS=11,NVJITLINK_ERROR_INCORRECT_INPUT_TYPE=12,NVJITLINK_ERROR_ARCH_MISMATCH=13,NVJITLINK_ERROR_OUTDATED_LIBRARY=14,NVJITLINK_ERROR_MISSING_FATBIN=15,NVJITLINK_ERROR_UNRECOGNIZED_ARCH=16,NVJITLINK_ERROR_UNSUPPORTED_ARCH=17,NVJITLINK_ERROR_LTO_NOT_ENABLED=18\n"
+    "nvJitLinkInputType||NVJITLINK_INPUT_NONE=0,NVJITLINK_INPUT_CUBIN=1,NVJITLINK_INPUT_PTX=2,NVJITLINK_INPUT_LTOIR=3,NVJITLINK_INPUT_FATBIN=4,NVJITLINK_INPUT_OBJECT=5,NVJITLINK_INPUT_LIBRARY=6,NVJITLINK_INPUT_INDEX=7,NVJITLINK_INPUT_ANY=10\n"
+    "Result||SUCCESS=0,ERROR_UNRECOGNIZED_OPTION=1,ERROR_MISSING_ARCH=2,ERROR_INVALID_INPUT=3,ERROR_PTX_COMPILE=4,ERROR_NVVM_COMPILE=5,ERROR_INTERNAL=6,ERROR_THREADPOOL=7,ERROR_UNRECOGNIZED_INPUT=8,ERROR_FINALIZE=9,ERROR_NULL_INPUT=10,ERROR_INCOMPATIBLE_OPTIONS=11,ERROR_INCORRECT_INPUT_TYPE=12,ERROR_ARCH_MISMATCH=13,ERROR_OUTDATED_LIBRARY=14,ERROR_MISSING_FATBIN=15,ERROR_UNRECOGNIZED_ARCH=16,ERROR_UNSUPPORTED_ARCH=17,ERROR_LTO_NOT_ENABLED=18\n"
+    "InputType||NONE=0,CUBIN=1,PTX=2,LTOIR=3,FATBIN=4,OBJECT=5,LIBRARY=6,INDEX=7,ANY=10\n"
 )
-
-def _mkenum(i):
-    n, al, names, vals = _ENUMS[i]
-    return _enum_mod.IntEnum(n, list(zip(names, vals)), module=__name__)
-
-nvJitLinkResult = _mkenum(0)
-nvJitLinkInputType = _mkenum(1)
 
 cdef class nvJitLinkHandle(_Handle):
     """Handle type nvJitLinkHandle (an opaque C pointer)."""
@@ -43,23 +36,17 @@ cdef extern from *:
     const size_t __cb_nvjitlink_psize[1]
     const size_t __cb_nvjitlink_ssize[1]
 
-
 _STRUCTS = (
+    ""
 )
-cdef Py_ssize_t _fi = 0
-_g = globals()
-for _si, (_sname, _specs) in enumerate(_STRUCTS):
-    _g[_sname]._c_size = __cb_nvjitlink_ssize[_si]
-    _offs, _full = [], []
-    for _name, _kind, _count, _cls, _ek, _cn in _specs:
-        _offs.append(__cb_nvjitlink_off[_fi])
-        if _count < 0:
-            _count = __cb_nvjitlink_fsize[_fi]
-        _sz = __cb_nvjitlink_fsize[_fi] // _count if _kind != 12 else __cb_nvjitlink_psize[_fi]
-        _full.append((_name, _kind, _sz, _count, _cls, _ek, _cn))
-        _fi += 1
-    _make_fields(_g[_sname], _offs, _full, _g)
-del _g
+cdef _Lazy _L = _new_lazy(globals(), __name__, _ENUMS, _STRUCTS, __cb_nvjitlink_off, __cb_nvjitlink_fsize, __cb_nvjitlink_psize, __cb_nvjitlink_ssize)
+
+def __getattr__(name):
+    """Enum and struct classes are created on first use (see cuda.bindings._base._Lazy)."""
+    return _L.attr(name)
+
+def __dir__():
+    return _L.names()
 
 
 def sizeof(objType):
@@ -71,33 +58,48 @@ def sizeof(objType):
             return sizeof_ptr()
         if issubclass(objType, _IntValue):
             return objType._c_size
-        if issubclass(objType, _enum_mod.IntEnum):
+        import enum
+        if issubclass(objType, enum.IntEnum):
             return 4
     raise TypeError(f'sizeof() expects a binding type, not {objType!r}')
 
 cdef inline size_t sizeof_ptr():
     return sizeof(void*)
 
-cdef list _status_by_value = [None] * 1024
-for _m in nvJitLinkResult:
-    if 0 <= _m.value < 1024:
-        _status_by_value[_m.value] = _m
-cdef object _SUCCESS = _status_by_value[0]
+cdef list _status_by_value = None
+cdef object _SUCCESS = None
+
+cdef object _status_init():
+    global _status_by_value, _SUCCESS
+    cls = _L.cls('nvJitLinkResult')
+    t = [None] * 1024
+    for m in cls:
+        if 0 <= m.value < 1024:
+            t[m.value] = m
+    _status_by_value = t
+    _SUCCESS = t[0]
+    return _SUCCESS
+
+cdef inline object _ok():
+    if _SUCCESS is None:
+        return _status_init()
+    return _SUCCESS
 
 cdef inline object _st(int err):
     cdef object r
+    if _status_by_value is None:
+        _status_init()
     if 0 <= err < 1024:
         r = _status_by_value[err]
         if r is not None:
             return r
-    return _enum(nvJitLinkResult._value2member_map_, nvJitLinkResult, err)
+    return _enum(_L.cls('nvJitLinkResult')._value2member_map_, None, err)
 
 cdef int _st_raise(int err) except -1:
     if err != 0:
         raise RuntimeError(f'size query failed: {_st(err)!r}')
     return 0
 
-cdef dict _CLASSES = globals()
 
 def _nvJitLinkCreate(uint32_t numOptions, options):
     """nvJitLinkCreate(numOptions, options)
@@ -120,7 +122,7 @@ def _nvJitLinkCreate(uint32_t numOptions, options):
         err = cynvjitlink.nvJitLinkCreate(&c_handle, numOptions, <const char**>p_options)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, _new_handle(nvJitLinkHandle, <void*>c_handle),)
+    return (_ok(), _new_handle(nvJitLinkHandle, <void*>c_handle),)
 
 def _nvJitLinkDestroy(handle):
     """nvJitLinkDestroy(handle)
@@ -226,7 +228,7 @@ def _nvJitLinkGetLinkedCubinSize(handle):
         err = cynvjitlink.nvJitLinkGetLinkedCubinSize(<cynvjitlink.nvJitLinkHandle>c_handle, &c_size)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, c_size,)
+    return (_ok(), c_size,)
 
 def _nvJitLinkGetLinkedCubin(handle, cubin):
     """nvJitLinkGetLinkedCubin(handle, cubin)
@@ -273,7 +275,7 @@ def _nvJitLinkGetLinkedPtxSize(handle):
         err = cynvjitlink.nvJitLinkGetLinkedPtxSize(<cynvjitlink.nvJitLinkHandle>c_handle, &c_size)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, c_size,)
+    return (_ok(), c_size,)
 
 def _nvJitLinkGetLinkedPtx(handle, ptx):
     """nvJitLinkGetLinkedPtx(handle, ptx)
@@ -320,7 +322,7 @@ def _nvJitLinkGetErrorLogSize(handle):
         err = cynvjitlink.nvJitLinkGetErrorLogSize(<cynvjitlink.nvJitLinkHandle>c_handle, &c_size)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, c_size,)
+    return (_ok(), c_size,)
 
 def _nvJitLinkGetErrorLog(handle, log):
     """nvJitLinkGetErrorLog(handle, log)
@@ -367,7 +369,7 @@ def _nvJitLinkGetInfoLogSize(handle):
         err = cynvjitlink.nvJitLinkGetInfoLogSize(<cynvjitlink.nvJitLinkHandle>c_handle, &c_size)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, c_size,)
+    return (_ok(), c_size,)
 
 def _nvJitLinkGetInfoLog(handle, log):
     """nvJitLinkGetInfoLog(handle, log)
@@ -412,24 +414,21 @@ nvJitLinkVersion returns the current version of nvJitLink.
     err = cynvjitlink.nvJitLinkVersion(&c_major, &c_minor)
     if err != 0:
         return (_st(err), None, None)
-    return (_SUCCESS, c_major, c_minor)
+    return (_ok(), c_major, c_minor)
 
 
-# ---- the Python API (snake_case, exceptions)
-
-Result = _enum_mod.IntEnum('Result', [('SUCCESS', 0), ('ERROR_UNRECOGNIZED_OPTION', 1), ('ERROR_MISSING_ARCH', 2), ('ERROR_INVALID_INPUT', 3), ('ERROR_PTX_COMPILE', 4), ('ERROR_NVVM_COMPILE', 5), ('ERROR_INTERNAL', 6), ('ERROR_THREADPOOL', 7), ('ERROR_UNRECOGNIZED_INPUT', 8), ('ERROR_FINALIZE', 9), ('ERROR_NULL_INPUT', 10), ('ERROR_INCOMPATIBLE_OPTIONS', 11), ('ERROR_INCORRECT_INPUT_TYPE', 12), ('ERROR_ARCH_MISMATCH', 13), ('ERROR_OUTDATED_LIBRARY', 14), ('ERROR_MISSING_FATBIN', 15), ('ERROR_UNRECOGNIZED_ARCH', 16), ('ERROR_UNSUPPORTED_ARCH', 17), ('ERROR_LTO_NOT_ENABLED', 18)], module=__name__)
-InputType = _enum_mod.IntEnum('InputType', [('NONE', 0), ('CUBIN', 1), ('PTX', 2), ('LTOIR', 3), ('FATBIN', 4), ('OBJECT', 5), ('LIBRARY', 6), ('INDEX', 7), ('ANY', 10)], module=__name__)
+# ---- the Python API (snake_case, exceptions); Result and InputType are in _ENUMS
 
 class nvJitLinkError(Exception):
     """A failed nvJitLink call: `status` is the Result member."""
 
     def __init__(self, status):
         try:
-            status = Result(int(status))
+            status = _L.cls('Result')(int(status))
         except ValueError:
             pass
         self.status = status
-        name = status.name if isinstance(status, Result) else str(status)
+        name = status.name if isinstance(status, _L.cls('Result')) else str(status)
         super().__init__(f'{name} ({int(status)})')
 
     def __reduce__(self):
@@ -534,4 +533,3 @@ def version():
     return (r[1], r[2])
 
 
-del _m

@@ -5,24 +5,16 @@
 from cuda.bindings cimport cynvrtc
 from cuda.bindings._base cimport (_Handle, _IntValue, _Struct, _Buf, _hptr, _vptr, _sptr, _wbuf,
     _new_handle, _new_int, _new_struct, _enum, _as_bytes, _array, _from_array, _strlist, _voidpp,
-    _jitvalues, _kparams, _attr_in, _attr_out, _attr_size, _bufptr, _Buf_new, _structs)
-from cuda.bindings._base import _make_fields
+    _jitvalues, _kparams, _attr_in, _attr_out, _attr_size, _bufptr, _Buf_new, _structs, _Lazy, _new_lazy)
 from cpython.bytes cimport PyBytes_FromStringAndSize
 from cpython.long cimport PyLong_FromVoidPtr, PyLong_AsVoidPtr
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t, intptr_t, uintptr_t
 from libc.stdlib cimport malloc, free
 from libc.string cimport memcpy
-import enum as _enum_mod
 
 _ENUMS = (
-    ('nvrtcResult', (), ('NVRTC_SUCCESS', 'NVRTC_ERROR_OUT_OF_MEMORY', 'NVRTC_ERROR_PROGRAM_CREATION_FAILURE', 'NVRTC_ERROR_INVALID_INPUT', 'NVRTC_ERROR_INVALID_PROGRAM', 'NVRTC_ERROR_INVALID_OPTION', 'NVRTC_ERROR_COMPILATION', 'NVRTC_ERROR_BUILTIN_OPERATION_FAILURE', 'NVRTC_ERROR_NO_NAME_EXPRESSIONS_AFTER_COMPILATION', 'NVRTC_ERROR_NO_LOWERED_NAMES_BEFORE_COMPILATION', 'NVRTC_ERROR_NAME_EXPRESSION_NOT_VALID', 'NVRTC_ERROR_INTERNAL_ERROR', 'NVRTC_ERROR_TIME_FILE_WRITE_FAILED', 'NVRTC_ERROR_NO_PCH_CREATE_ATTEMPTED', 'NVRTC_ERROR_PCH_CREATE_HEAP_EXHAUSTED', 'NVRTC_ERROR_PCH_CREATE', 'NVRTC_ERROR_CANCELLED', 'NVRTC_ERROR_TIME_TRACE_FILE_WRITE_FAILED'), (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17)),
+    "nvrtcResult||NVRTC_SUCCESS=0,NVRTC_ERROR_OUT_OF_MEMORY=1,NVRTC_ERROR_PROGRAM_CREATION_FAILURE=2,NVRTC_ERROR_INVALID_INPUT=3,NVRTC_ERROR_INVALID_PROGRAM=4,NVRTC_ERROR_INVALID_OPTION=5,NVRTC_ERROR_COMPILATION=6,NVRTC_ERROR_BUILTIN_OPERATION_FAILURE=7,NVRTC_ERROR_NO_NAME_EXPRESSIONS_AFTER_COMPILATION=8,NVRTC_ERROR_NO_LOWERED_NAMES_BEFORE_COMPILATION=9,NVRTC_ERROR_NAME_EXPRESSION_NOT_VALID=10,NVRTC_ERROR_INTERNAL_ERROR=11,NVRTC_ERROR_TIME_FILE_WRITE_FAILED=12,NVRTC_ERROR_NO_PCH_CREATE_ATTEMPTED=13,NVRTC_ERROR_PCH_CREATE_HEAP_EXHAUSTED=14,NVRTC_ERROR_PCH_CREATE=15,NVRTC_ERROR_CANCELLED=16,NVRTC_ERROR_TIME_TRACE_FILE_WRITE_FAILED=17\n"
 )
-
-def _mkenum(i):
-    n, al, names, vals = _ENUMS[i]
-    return _enum_mod.IntEnum(n, list(zip(names, vals)), module=__name__)
-
-nvrtcResult = _mkenum(0)
 
 cdef class nvrtcProgram(_Handle):
     """Handle type nvrtcProgram (an opaque C pointer)."""
@@ -41,23 +33,17 @@ cdef extern from *:
     const size_t __cb_nvrtc_psize[1]
     const size_t __cb_nvrtc_ssize[1]
 
-
 _STRUCTS = (
+    ""
 )
-cdef Py_ssize_t _fi = 0
-_g = globals()
-for _si, (_sname, _specs) in enumerate(_STRUCTS):
-    _g[_sname]._c_size = __cb_nvrtc_ssize[_si]
-    _offs, _full = [], []
-    for _name, _kind, _count, _cls, _ek, _cn in _specs:
-        _offs.append(__cb_nvrtc_off[_fi])
-        if _count < 0:
-            _count = __cb_nvrtc_fsize[_fi]
-        _sz = __cb_nvrtc_fsize[_fi] // _count if _kind != 12 else __cb_nvrtc_psize[_fi]
-        _full.append((_name, _kind, _sz, _count, _cls, _ek, _cn))
-        _fi += 1
-    _make_fields(_g[_sname], _offs, _full, _g)
-del _g
+cdef _Lazy _L = _new_lazy(globals(), __name__, _ENUMS, _STRUCTS, __cb_nvrtc_off, __cb_nvrtc_fsize, __cb_nvrtc_psize, __cb_nvrtc_ssize)
+
+def __getattr__(name):
+    """Enum and struct classes are created on first use (see cuda.bindings._base._Lazy)."""
+    return _L.attr(name)
+
+def __dir__():
+    return _L.names()
 
 
 def sizeof(objType):
@@ -69,33 +55,48 @@ def sizeof(objType):
             return sizeof_ptr()
         if issubclass(objType, _IntValue):
             return objType._c_size
-        if issubclass(objType, _enum_mod.IntEnum):
+        import enum
+        if issubclass(objType, enum.IntEnum):
             return 4
     raise TypeError(f'sizeof() expects a binding type, not {objType!r}')
 
 cdef inline size_t sizeof_ptr():
     return sizeof(void*)
 
-cdef list _status_by_value = [None] * 1024
-for _m in nvrtcResult:
-    if 0 <= _m.value < 1024:
-        _status_by_value[_m.value] = _m
-cdef object _SUCCESS = _status_by_value[0]
+cdef list _status_by_value = None
+cdef object _SUCCESS = None
+
+cdef object _status_init():
+    global _status_by_value, _SUCCESS
+    cls = _L.cls('nvrtcResult')
+    t = [None] * 1024
+    for m in cls:
+        if 0 <= m.value < 1024:
+            t[m.value] = m
+    _status_by_value = t
+    _SUCCESS = t[0]
+    return _SUCCESS
+
+cdef inline object _ok():
+    if _SUCCESS is None:
+        return _status_init()
+    return _SUCCESS
 
 cdef inline object _st(int err):
     cdef object r
+    if _status_by_value is None:
+        _status_init()
     if 0 <= err < 1024:
         r = _status_by_value[err]
         if r is not None:
             return r
-    return _enum(nvrtcResult._value2member_map_, nvrtcResult, err)
+    return _enum(_L.cls('nvrtcResult')._value2member_map_, None, err)
 
 cdef int _st_raise(int err) except -1:
     if err != 0:
         raise RuntimeError(f'size query failed: {_st(err)!r}')
     return 0
 
-cdef dict _CLASSES = globals()
 
 def nvrtcGetErrorString(long long result):
     """nvrtcGetErrorString(result)
@@ -117,7 +118,7 @@ nvrtcGetErrorString is a helper function that returns a string
     """
     cdef const char* r
     r = cynvrtc.nvrtcGetErrorString(<cynvrtc.nvrtcResult>result)
-    return (_SUCCESS, <bytes>r if r != NULL else None)
+    return (_ok(), <bytes>r if r != NULL else None)
 
 def nvrtcVersion():
     """nvrtcVersion()
@@ -138,7 +139,7 @@ nvrtcVersion sets the output parameters major and minor
     err = cynvrtc.nvrtcVersion(&c_major, &c_minor)
     if err != 0:
         return (_st(err), None, None)
-    return (_SUCCESS, c_major, c_minor)
+    return (_ok(), c_major, c_minor)
 
 def nvrtcGetNumSupportedArchs():
     """nvrtcGetNumSupportedArchs()
@@ -160,7 +161,7 @@ nvrtcGetNumSupportedArchs sets the output parameter numArchs
         err = cynvrtc.nvrtcGetNumSupportedArchs(&c_numArchs)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, c_numArchs,)
+    return (_ok(), c_numArchs,)
 
 def nvrtcGetSupportedArchs():
     """nvrtcGetSupportedArchs()
@@ -185,7 +186,7 @@ nvrtcGetSupportedArchs populates the array passed via the output parameter
         err = cynvrtc.nvrtcGetSupportedArchs(<int*>a_supportedArchs.ptr)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, _from_array(_bufptr(a_supportedArchs), n_supportedArchs, 'i4', None, 4),)
+    return (_ok(), _from_array(_bufptr(a_supportedArchs), n_supportedArchs, 'i4', None, 4),)
 
 def nvrtcCreateProgram(src, name, int numHeaders, headers, includeNames):
     """nvrtcCreateProgram(src, name, numHeaders, headers, includeNames)
@@ -222,7 +223,7 @@ nvrtcCreateProgram creates an instance of nvrtcProgram with the
         err = cynvrtc.nvrtcCreateProgram(&c_prog, <const char*>c_src, <const char*>c_name, numHeaders, <const char**>p_headers, <const char**>p_includeNames)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, _new_handle(nvrtcProgram, <void*>c_prog),)
+    return (_ok(), _new_handle(nvrtcProgram, <void*>c_prog),)
 
 def nvrtcDestroyProgram(prog):
     """nvrtcDestroyProgram(prog)
@@ -295,7 +296,7 @@ nvrtcGetPTXSize sets the value of ptxSizeRet with the size of the PTX
         err = cynvrtc.nvrtcGetPTXSize(<cynvrtc.nvrtcProgram>c_prog, &c_ptxSizeRet)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, c_ptxSizeRet,)
+    return (_ok(), c_ptxSizeRet,)
 
 def nvrtcGetPTX(prog, ptx):
     """nvrtcGetPTX(prog, ptx)
@@ -352,7 +353,7 @@ nvrtcGetCUBINSize sets the value of cubinSizeRet with the size of the cubin
         err = cynvrtc.nvrtcGetCUBINSize(<cynvrtc.nvrtcProgram>c_prog, &c_cubinSizeRet)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, c_cubinSizeRet,)
+    return (_ok(), c_cubinSizeRet,)
 
 def nvrtcGetCUBIN(prog, cubin):
     """nvrtcGetCUBIN(prog, cubin)
@@ -411,7 +412,7 @@ nvrtcGetLTOIRSize sets the value of LTOIRSizeRet with the size of the LTO IR
         err = cynvrtc.nvrtcGetLTOIRSize(<cynvrtc.nvrtcProgram>c_prog, &c_LTOIRSizeRet)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, c_LTOIRSizeRet,)
+    return (_ok(), c_LTOIRSizeRet,)
 
 def nvrtcGetLTOIR(prog, LTOIR):
     """nvrtcGetLTOIR(prog, LTOIR)
@@ -469,7 +470,7 @@ nvrtcGetOptiXIRSize sets the value of optixirSizeRet with the size of the OptiX 
         err = cynvrtc.nvrtcGetOptiXIRSize(<cynvrtc.nvrtcProgram>c_prog, &c_optixirSizeRet)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, c_optixirSizeRet,)
+    return (_ok(), c_optixirSizeRet,)
 
 def nvrtcGetOptiXIR(prog, optixir):
     """nvrtcGetOptiXIR(prog, optixir)
@@ -529,7 +530,7 @@ messages, even when the compilation of prog succeeds.
         err = cynvrtc.nvrtcGetProgramLogSize(<cynvrtc.nvrtcProgram>c_prog, &c_logSizeRet)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, c_logSizeRet,)
+    return (_ok(), c_logSizeRet,)
 
 def nvrtcGetProgramLog(prog, log):
     """nvrtcGetProgramLog(prog, log)
@@ -621,7 +622,7 @@ nvrtcGetLoweredName extracts the lowered (mangled) name
         err = cynvrtc.nvrtcGetLoweredName(<cynvrtc.nvrtcProgram>c_prog, <const char*>c_name_expression, <const char**>&c_lowered_name)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, (<bytes>c_lowered_name if c_lowered_name != NULL else None),)
+    return (_ok(), (<bytes>c_lowered_name if c_lowered_name != NULL else None),)
 
 def nvrtcGetPCHHeapSize():
     """nvrtcGetPCHHeapSize()
@@ -640,7 +641,7 @@ retrieve the current size of the PCH Heap.
         err = cynvrtc.nvrtcGetPCHHeapSize(&c_ret)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, c_ret,)
+    return (_ok(), c_ret,)
 
 def nvrtcSetPCHHeapSize(size_t size):
     """nvrtcSetPCHHeapSize(size)
@@ -706,7 +707,7 @@ retrieve the required size of the PCH heap required to compile
         err = cynvrtc.nvrtcGetPCHHeapSizeRequired(<cynvrtc.nvrtcProgram>c_prog, &c_size)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, c_size,)
+    return (_ok(), c_size,)
 
 def nvrtcSetFlowCallback(prog, callback, payload):
     """nvrtcSetFlowCallback(prog, callback, payload)
@@ -760,4 +761,3 @@ The callback function must satisfy the following constraints:
     return (_st(err),)
 
 
-del _m

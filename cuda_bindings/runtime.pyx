@@ -5,193 +5,97 @@
 from cuda.bindings cimport cyruntime
 from cuda.bindings._base cimport (_Handle, _IntValue, _Struct, _Buf, _hptr, _vptr, _sptr, _wbuf,
     _new_handle, _new_int, _new_struct, _enum, _as_bytes, _array, _from_array, _strlist, _voidpp,
-    _jitvalues, _kparams, _attr_in, _attr_out, _attr_size, _bufptr, _Buf_new, _structs)
-from cuda.bindings._base import _make_fields
+    _jitvalues, _kparams, _attr_in, _attr_out, _attr_size, _bufptr, _Buf_new, _structs, _Lazy, _new_lazy)
 from cpython.bytes cimport PyBytes_FromStringAndSize
 from cpython.long cimport PyLong_FromVoidPtr, PyLong_AsVoidPtr
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t, intptr_t, uintptr_t
 from libc.stdlib cimport malloc, free
 from libc.string cimport memcpy
-import enum as _enum_mod
 
 _ENUMS = (
-    ('cudaError_t', (), ('cudaSuccess', 'cudaErrorInvalidValue', 'cudaErrorMemoryAllocation', 'cudaErrorInitializationError', 'cudaErrorCudartUnloading', 'cudaErrorProfilerDisabled', 'cudaErrorProfilerNotInitialized', 'cudaErrorProfilerAlreadyStarted', 'cudaErrorProfilerAlreadyStopped', 'cudaErrorInvalidConfiguration', 'cudaErrorInvalidPitchValue', 'cudaErrorInvalidSymbol', 'cudaErrorInvalidHostPointer', 'cudaErrorInvalidDevicePointer', 'cudaErrorInvalidTexture', 'cudaErrorInvalidTextureBinding', 'cudaErrorInvalidChannelDescriptor', 'cudaErrorInvalidMemcpyDirection', 'cudaErrorAddressOfConstant', 'cudaErrorTextureFetchFailed', 'cudaErrorTextureNotBound', 'cudaErrorSynchronizationError', 'cudaErrorInvalidFilterSetting', 'cudaErrorInvalidNormSetting', 'cudaErrorMixedDeviceExecution', 'cudaErrorNotYetImplemented', 'cudaErrorMemoryValueTooLarge', 'cudaErrorStubLibrary', 'cudaErrorInsufficientDriver', 'cudaErrorCallRequiresNewerDriver', 'cudaErrorInvalidSurface', 'cudaErrorDuplicateVariableName', 'cudaErrorDuplicateTextureName', 'cudaErrorDuplicateSurfaceName', 'cudaErrorDevicesUnavailable', 'cudaErrorIncompatibleDriverContext', 'cudaErrorMissingConfiguration', 'cudaErrorPriorLaunchFailure', 'cudaErrorLaunchMaxDepthExceeded', 'cudaErrorLaunchFileScopedTex', 'cudaErrorLaunchFileScopedSurf', 'cudaErrorSyncDepthExceeded', 'cudaErrorLaunchPendingCountExceeded', 'cudaErrorInvalidDeviceFunction', 'cudaErrorNoDevice', 'cudaErrorInvalidDevice', 'cudaErrorDeviceNotLicensed', 'cudaErrorSoftwareValidityNotEstablished', 'cudaErrorStartupFailure', 'cudaErrorInvalidKernelImage', 'cudaErrorDeviceUninitialized', 'cudaErrorMapBufferObjectFailed', 'cudaErrorUnmapBufferObjectFailed', 'cudaErrorArrayIsMapped', 'cudaErrorAlreadyMapped', 'cudaErrorNoKernelImageForDevice', 'cudaErrorAlreadyAcquired', 'cudaErrorNotMapped', 'cudaErrorNotMappedAsArray', 'cudaErrorNotMappedAsPointer', 'cudaErrorECCUncorrectable', 'cudaErrorUnsupportedLimit', 'cudaErrorDeviceAlreadyInUse', 'cudaErrorPeerAccessUnsupported', 'cudaErrorInvalidPtx', 'cudaErrorInvalidGraphicsContext', 'cudaErrorNvlinkUncorrectable', 'cudaErrorJitCompilerNotFound', 'cudaErrorUnsupportedPtxVersion', 'cudaErrorJitCompilationDisabled', 'cudaErrorUnsupportedExecAffinity', 'cudaErrorUnsupportedDevSideSync', 'cudaErrorContained', 'cudaErrorInvalidSource', 'cudaErrorFileNotFound', 'cudaErrorSharedObjectSymbolNotFound', 'cudaErrorSharedObjectInitFailed', 'cudaErrorOperatingSystem', 'cudaErrorInvalidResourceHandle', 'cudaErrorIllegalState', 'cudaErrorLossyQuery', 'cudaErrorSymbolNotFound', 'cudaErrorNotReady', 'cudaErrorIllegalAddress', 'cudaErrorLaunchOutOfResources', 'cudaErrorLaunchTimeout', 'cudaErrorLaunchIncompatibleTexturing', 'cudaErrorPeerAccessAlreadyEnabled', 'cudaErrorPeerAccessNotEnabled', 'cudaErrorSetOnActiveProcess', 'cudaErrorContextIsDestroyed', 'cudaErrorAssert', 'cudaErrorTooManyPeers', 'cudaErrorHostMemoryAlreadyRegistered', 'cudaErrorHostMemoryNotRegistered', 'cudaErrorHardwareStackError', 'cudaErrorIllegalInstruction', 'cudaErrorMisalignedAddress', 'cudaErrorInvalidAddressSpace', 'cudaErrorInvalidPc', 'cudaErrorLaunchFailure', 'cudaErrorCooperativeLaunchTooLarge', 'cudaErrorTensorMemoryLeak', 'cudaErrorNotPermitted', 'cudaErrorNotSupported', 'cudaErrorSystemNotReady', 'cudaErrorSystemDriverMismatch', 'cudaErrorCompatNotSupportedOnDevice', 'cudaErrorMpsConnectionFailed', 'cudaErrorMpsRpcFailure', 'cudaErrorMpsServerNotReady', 'cudaErrorMpsMaxClientsReached', 'cudaErrorMpsMaxConnectionsReached', 'cudaErrorMpsClientTerminated', 'cudaErrorCdpNotSupported', 'cudaErrorCdpVersionMismatch', 'cudaErrorStreamCaptureUnsupported', 'cudaErrorStreamCaptureInvalidated', 'cudaErrorStreamCaptureMerge', 'cudaErrorStreamCaptureUnmatched', 'cudaErrorStreamCaptureUnjoined', 'cudaErrorStreamCaptureIsolation', 'cudaErrorStreamCaptureImplicit', 'cudaErrorCapturedEvent', 'cudaErrorStreamCaptureWrongThread', 'cudaErrorTimeout', 'cudaErrorGraphExecUpdateFailure', 'cudaErrorExternalDevice', 'cudaErrorInvalidClusterSize', 'cudaErrorFunctionNotLoaded', 'cudaErrorInvalidResourceType', 'cudaErrorInvalidResourceConfiguration', 'cudaErrorUnknown', 'cudaErrorApiFailureBase'), (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 13, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 31, 32, 34, 35, 36, 37, 43, 44, 45, 46, 49, 52, 53, 65, 66, 67, 68, 69, 98, 100, 101, 102, 103, 127, 200, 201, 205, 206, 207, 208, 209, 210, 211, 212, 213, 214, 215, 216, 217, 218, 219, 220, 221, 222, 223, 224, 225, 226, 300, 301, 302, 303, 304, 400, 401, 402, 500, 600, 700, 701, 702, 703, 704, 705, 708, 709, 710, 711, 712, 713, 714, 715, 716, 717, 718, 719, 720, 721, 800, 801, 802, 803, 804, 805, 806, 807, 808, 809, 810, 811, 812, 900, 901, 902, 903, 904, 905, 906, 907, 908, 909, 910, 911, 912, 913, 914, 915, 999, 10000)),
-    ('cudaChannelFormatKind', (), ('cudaChannelFormatKindSigned', 'cudaChannelFormatKindUnsigned', 'cudaChannelFormatKindFloat', 'cudaChannelFormatKindNone', 'cudaChannelFormatKindNV12', 'cudaChannelFormatKindUnsignedNormalized8X1', 'cudaChannelFormatKindUnsignedNormalized8X2', 'cudaChannelFormatKindUnsignedNormalized8X4', 'cudaChannelFormatKindUnsignedNormalized16X1', 'cudaChannelFormatKindUnsignedNormalized16X2', 'cudaChannelFormatKindUnsignedNormalized16X4', 'cudaChannelFormatKindSignedNormalized8X1', 'cudaChannelFormatKindSignedNormalized8X2', 'cudaChannelFormatKindSignedNormalized8X4', 'cudaChannelFormatKindSignedNormalized16X1', 'cudaChannelFormatKindSignedNormalized16X2', 'cudaChannelFormatKindSignedNormalized16X4', 'cudaChannelFormatKindUnsignedBlockCompressed1', 'cudaChannelFormatKindUnsignedBlockCompressed1SRGB', 'cudaChannelFormatKindUnsignedBlockCompressed2', 'cudaChannelFormatKindUnsignedBlockCompressed2SRGB', 'cudaChannelFormatKindUnsignedBlockCompressed3', 'cudaChannelFormatKindUnsignedBlockCompressed3SRGB', 'cudaChannelFormatKindUnsignedBlockCompressed4', 'cudaChannelFormatKindSignedBlockCompressed4', 'cudaChannelFormatKindUnsignedBlockCompressed5', 'cudaChannelFormatKindSignedBlockCompressed5', 'cudaChannelFormatKindUnsignedBlockCompressed6H', 'cudaChannelFormatKindSignedBlockCompressed6H', 'cudaChannelFormatKindUnsignedBlockCompressed7', 'cudaChannelFormatKindUnsignedBlockCompressed7SRGB', 'cudaChannelFormatKindUnsignedNormalized1010102'), (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31)),
-    ('cudaMemoryType', (), ('cudaMemoryTypeUnregistered', 'cudaMemoryTypeHost', 'cudaMemoryTypeDevice', 'cudaMemoryTypeManaged'), (0, 1, 2, 3)),
-    ('cudaMemcpyKind', (), ('cudaMemcpyHostToHost', 'cudaMemcpyHostToDevice', 'cudaMemcpyDeviceToHost', 'cudaMemcpyDeviceToDevice', 'cudaMemcpyDefault'), (0, 1, 2, 3, 4)),
-    ('cudaAccessProperty', (), ('cudaAccessPropertyNormal', 'cudaAccessPropertyStreaming', 'cudaAccessPropertyPersisting'), (0, 1, 2)),
-    ('cudaStreamCaptureStatus', (), ('cudaStreamCaptureStatusNone', 'cudaStreamCaptureStatusActive', 'cudaStreamCaptureStatusInvalidated'), (0, 1, 2)),
-    ('cudaStreamCaptureMode', (), ('cudaStreamCaptureModeGlobal', 'cudaStreamCaptureModeThreadLocal', 'cudaStreamCaptureModeRelaxed'), (0, 1, 2)),
-    ('cudaSynchronizationPolicy', (), ('cudaSyncPolicyAuto', 'cudaSyncPolicySpin', 'cudaSyncPolicyYield', 'cudaSyncPolicyBlockingSync'), (1, 2, 3, 4)),
-    ('cudaClusterSchedulingPolicy', (), ('cudaClusterSchedulingPolicyDefault', 'cudaClusterSchedulingPolicySpread', 'cudaClusterSchedulingPolicyLoadBalancing'), (0, 1, 2)),
-    ('cudaStreamUpdateCaptureDependenciesFlags', (), ('cudaStreamAddCaptureDependencies', 'cudaStreamSetCaptureDependencies'), (0, 1)),
-    ('cudaUserObjectFlags', (), ('cudaUserObjectNoDestructorSync',), (1,)),
-    ('cudaUserObjectRetainFlags', (), ('cudaGraphUserObjectMove',), (1,)),
-    ('cudaGraphicsRegisterFlags', (), ('cudaGraphicsRegisterFlagsNone', 'cudaGraphicsRegisterFlagsReadOnly', 'cudaGraphicsRegisterFlagsWriteDiscard', 'cudaGraphicsRegisterFlagsSurfaceLoadStore', 'cudaGraphicsRegisterFlagsTextureGather'), (0, 1, 2, 4, 8)),
-    ('cudaGraphicsMapFlags', (), ('cudaGraphicsMapFlagsNone', 'cudaGraphicsMapFlagsReadOnly', 'cudaGraphicsMapFlagsWriteDiscard'), (0, 1, 2)),
-    ('cudaGraphicsCubeFace', (), ('cudaGraphicsCubeFacePositiveX', 'cudaGraphicsCubeFaceNegativeX', 'cudaGraphicsCubeFacePositiveY', 'cudaGraphicsCubeFaceNegativeY', 'cudaGraphicsCubeFacePositiveZ', 'cudaGraphicsCubeFaceNegativeZ'), (0, 1, 2, 3, 4, 5)),
-    ('cudaResourceType', (), ('cudaResourceTypeArray', 'cudaResourceTypeMipmappedArray', 'cudaResourceTypeLinear', 'cudaResourceTypePitch2D'), (0, 1, 2, 3)),
-    ('cudaResourceViewFormat', (), ('cudaResViewFormatNone', 'cudaResViewFormatUnsignedChar1', 'cudaResViewFormatUnsignedChar2', 'cudaResViewFormatUnsignedChar4', 'cudaResViewFormatSignedChar1', 'cudaResViewFormatSignedChar2', 'cudaResViewFormatSignedChar4', 'cudaResViewFormatUnsignedShort1', 'cudaResViewFormatUnsignedShort2', 'cudaResViewFormatUnsignedShort4', 'cudaResViewFormatSignedShort1', 'cudaResViewFormatSignedShort2', 'cudaResViewFormatSignedShort4', 'cudaResViewFormatUnsignedInt1', 'cudaResViewFormatUnsignedInt2', 'cudaResViewFormatUnsignedInt4', 'cudaResViewFormatSignedInt1', 'cudaResViewFormatSignedInt2', 'cudaResViewFormatSignedInt4', 'cudaResViewFormatHalf1', 'cudaResViewFormatHalf2', 'cudaResViewFormatHalf4', 'cudaResViewFormatFloat1', 'cudaResViewFormatFloat2', 'cudaResViewFormatFloat4', 'cudaResViewFormatUnsignedBlockCompressed1', 'cudaResViewFormatUnsignedBlockCompressed2', 'cudaResViewFormatUnsignedBlockCompressed3', 'cudaResViewFormatUnsignedBlockCompressed4', 'cudaResViewFormatSignedBlockCompressed4', 'cudaResViewFormatUnsignedBlockCompressed5', 'cudaResViewFormatSignedBlockCompressed5', 'cudaResViewFormatUnsignedBlockCompressed6H', 'cudaResViewFormatSignedBlockCompressed6H', 'cudaResViewFormatUnsignedBlockCompressed7'), (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34)),
-    ('cudaFuncAttribute', (), ('cudaFuncAttributeMaxDynamicSharedMemorySize', 'cudaFuncAttributePreferredSharedMemoryCarveout', 'cudaFuncAttributeClusterDimMustBeSet', 'cudaFuncAttributeRequiredClusterWidth', 'cudaFuncAttributeRequiredClusterHeight', 'cudaFuncAttributeRequiredClusterDepth', 'cudaFuncAttributeNonPortableClusterSizeAllowed', 'cudaFuncAttributeClusterSchedulingPolicyPreference', 'cudaFuncAttributeMax'), (8, 9, 10, 11, 12, 13, 14, 15, 16)),
-    ('cudaFuncCache', (), ('cudaFuncCachePreferNone', 'cudaFuncCachePreferShared', 'cudaFuncCachePreferL1', 'cudaFuncCachePreferEqual'), (0, 1, 2, 3)),
-    ('cudaSharedMemConfig', (), ('cudaSharedMemBankSizeDefault', 'cudaSharedMemBankSizeFourByte', 'cudaSharedMemBankSizeEightByte'), (0, 1, 2)),
-    ('cudaSharedCarveout', (), ('cudaSharedmemCarveoutDefault', 'cudaSharedmemCarveoutMaxShared', 'cudaSharedmemCarveoutMaxL1'), (-1, 100, 0)),
-    ('cudaComputeMode', (), ('cudaComputeModeDefault', 'cudaComputeModeExclusive', 'cudaComputeModeProhibited', 'cudaComputeModeExclusiveProcess'), (0, 1, 2, 3)),
-    ('cudaLimit', (), ('cudaLimitStackSize', 'cudaLimitPrintfFifoSize', 'cudaLimitMallocHeapSize', 'cudaLimitDevRuntimeSyncDepth', 'cudaLimitDevRuntimePendingLaunchCount', 'cudaLimitMaxL2FetchGranularity', 'cudaLimitPersistingL2CacheSize'), (0, 1, 2, 3, 4, 5, 6)),
-    ('cudaMemoryAdvise', (), ('cudaMemAdviseSetReadMostly', 'cudaMemAdviseUnsetReadMostly', 'cudaMemAdviseSetPreferredLocation', 'cudaMemAdviseUnsetPreferredLocation', 'cudaMemAdviseSetAccessedBy', 'cudaMemAdviseUnsetAccessedBy'), (1, 2, 3, 4, 5, 6)),
-    ('cudaMemRangeAttribute', (), ('cudaMemRangeAttributeReadMostly', 'cudaMemRangeAttributePreferredLocation', 'cudaMemRangeAttributeAccessedBy', 'cudaMemRangeAttributeLastPrefetchLocation', 'cudaMemRangeAttributePreferredLocationType', 'cudaMemRangeAttributePreferredLocationId', 'cudaMemRangeAttributeLastPrefetchLocationType', 'cudaMemRangeAttributeLastPrefetchLocationId'), (1, 2, 3, 4, 5, 6, 7, 8)),
-    ('cudaFlushGPUDirectRDMAWritesOptions', (), ('cudaFlushGPUDirectRDMAWritesOptionHost', 'cudaFlushGPUDirectRDMAWritesOptionMemOps'), (1, 2)),
-    ('cudaGPUDirectRDMAWritesOrdering', (), ('cudaGPUDirectRDMAWritesOrderingNone', 'cudaGPUDirectRDMAWritesOrderingOwner', 'cudaGPUDirectRDMAWritesOrderingAllDevices'), (0, 100, 200)),
-    ('cudaFlushGPUDirectRDMAWritesScope', (), ('cudaFlushGPUDirectRDMAWritesToOwner', 'cudaFlushGPUDirectRDMAWritesToAllDevices'), (100, 200)),
-    ('cudaFlushGPUDirectRDMAWritesTarget', (), ('cudaFlushGPUDirectRDMAWritesTargetCurrentDevice',), (0,)),
-    ('cudaDeviceAttr', (), ('cudaDevAttrMaxThreadsPerBlock', 'cudaDevAttrMaxBlockDimX', 'cudaDevAttrMaxBlockDimY', 'cudaDevAttrMaxBlockDimZ', 'cudaDevAttrMaxGridDimX', 'cudaDevAttrMaxGridDimY', 'cudaDevAttrMaxGridDimZ', 'cudaDevAttrMaxSharedMemoryPerBlock', 'cudaDevAttrTotalConstantMemory', 'cudaDevAttrWarpSize', 'cudaDevAttrMaxPitch', 'cudaDevAttrMaxRegistersPerBlock', 'cudaDevAttrClockRate', 'cudaDevAttrTextureAlignment', 'cudaDevAttrGpuOverlap', 'cudaDevAttrMultiProcessorCount', 'cudaDevAttrKernelExecTimeout', 'cudaDevAttrIntegrated', 'cudaDevAttrCanMapHostMemory', 'cudaDevAttrComputeMode', 'cudaDevAttrMaxTexture1DWidth', 'cudaDevAttrMaxTexture2DWidth', 'cudaDevAttrMaxTexture2DHeight', 'cudaDevAttrMaxTexture3DWidth', 'cudaDevAttrMaxTexture3DHeight', 'cudaDevAttrMaxTexture3DDepth', 'cudaDevAttrMaxTexture2DLayeredWidth', 'cudaDevAttrMaxTexture2DLayeredHeight', 'cudaDevAttrMaxTexture2DLayeredLayers', 'cudaDevAttrSurfaceAlignment', 'cudaDevAttrConcurrentKernels', 'cudaDevAttrEccEnabled', 'cudaDevAttrPciBusId', 'cudaDevAttrPciDeviceId', 'cudaDevAttrTccDriver', 'cudaDevAttrMemoryClockRate', 'cudaDevAttrGlobalMemoryBusWidth', 'cudaDevAttrL2CacheSize', 'cudaDevAttrMaxThreadsPerMultiProcessor', 'cudaDevAttrAsyncEngineCount', 'cudaDevAttrUnifiedAddressing', 'cudaDevAttrMaxTexture1DLayeredWidth', 'cudaDevAttrMaxTexture1DLayeredLayers', 'cudaDevAttrMaxTexture2DGatherWidth', 'cudaDevAttrMaxTexture2DGatherHeight', 'cudaDevAttrMaxTexture3DWidthAlt', 'cudaDevAttrMaxTexture3DHeightAlt', 'cudaDevAttrMaxTexture3DDepthAlt', 'cudaDevAttrPciDomainId', 'cudaDevAttrTexturePitchAlignment', 'cudaDevAttrMaxTextureCubemapWidth', 'cudaDevAttrMaxTextureCubemapLayeredWidth', 'cudaDevAttrMaxTextureCubemapLayeredLayers', 'cudaDevAttrMaxSurface1DWidth', 'cudaDevAttrMaxSurface2DWidth', 'cudaDevAttrMaxSurface2DHeight', 'cudaDevAttrMaxSurface3DWidth', 'cudaDevAttrMaxSurface3DHeight', 'cudaDevAttrMaxSurface3DDepth', 'cudaDevAttrMaxSurface1DLayeredWidth', 'cudaDevAttrMaxSurface1DLayeredLayers', 'cudaDevAttrMaxSurface2DLayeredWidth', 'cudaDevAttrMaxSurface2DLayeredHeight', 'cudaDevAttrMaxSurface2DLayeredLayers', 'cudaDevAttrMaxSurfaceCubemapWidth', 'cudaDevAttrMaxSurfaceCubemapLayeredWidth', 'cudaDevAttrMaxSurfaceCubemapLayeredLayers', 'cudaDevAttrMaxTexture1DLinearWidth', 'cudaDevAttrMaxTexture2DLinearWidth', 'cudaDevAttrMaxTexture2DLinearHeight', 'cudaDevAttrMaxTexture2DLinearPitch', 'cudaDevAttrMaxTexture2DMipmappedWidth', 'cudaDevAttrMaxTexture2DMipmappedHeight', 'cudaDevAttrComputeCapabilityMajor', 'cudaDevAttrComputeCapabilityMinor', 'cudaDevAttrMaxTexture1DMipmappedWidth', 'cudaDevAttrStreamPrioritiesSupported', 'cudaDevAttrGlobalL1CacheSupported', 'cudaDevAttrLocalL1CacheSupported', 'cudaDevAttrMaxSharedMemoryPerMultiprocessor', 'cudaDevAttrMaxRegistersPerMultiprocessor', 'cudaDevAttrManagedMemory', 'cudaDevAttrIsMultiGpuBoard', 'cudaDevAttrMultiGpuBoardGroupID', 'cudaDevAttrHostNativeAtomicSupported', 'cudaDevAttrSingleToDoublePrecisionPerfRatio', 'cudaDevAttrPageableMemoryAccess', 'cudaDevAttrConcurrentManagedAccess', 'cudaDevAttrComputePreemptionSupported', 'cudaDevAttrCanUseHostPointerForRegisteredMem', 'cudaDevAttrReserved92', 'cudaDevAttrReserved93', 'cudaDevAttrReserved94', 'cudaDevAttrCooperativeLaunch', 'cudaDevAttrReserved96', 'cudaDevAttrMaxSharedMemoryPerBlockOptin', 'cudaDevAttrCanFlushRemoteWrites', 'cudaDevAttrHostRegisterSupported', 'cudaDevAttrPageableMemoryAccessUsesHostPageTables', 'cudaDevAttrDirectManagedMemAccessFromHost', 'cudaDevAttrMaxBlocksPerMultiprocessor', 'cudaDevAttrMaxPersistingL2CacheSize', 'cudaDevAttrMaxAccessPolicyWindowSize', 'cudaDevAttrReservedSharedMemoryPerBlock', 'cudaDevAttrSparseCudaArraySupported', 'cudaDevAttrHostRegisterReadOnlySupported', 'cudaDevAttrTimelineSemaphoreInteropSupported', 'cudaDevAttrMemoryPoolsSupported', 'cudaDevAttrGPUDirectRDMASupported', 'cudaDevAttrGPUDirectRDMAFlushWritesOptions', 'cudaDevAttrGPUDirectRDMAWritesOrdering', 'cudaDevAttrMemoryPoolSupportedHandleTypes', 'cudaDevAttrClusterLaunch', 'cudaDevAttrDeferredMappingCudaArraySupported', 'cudaDevAttrReserved122', 'cudaDevAttrReserved123', 'cudaDevAttrReserved124', 'cudaDevAttrIpcEventSupport', 'cudaDevAttrMemSyncDomainCount', 'cudaDevAttrReserved127', 'cudaDevAttrReserved128', 'cudaDevAttrReserved129', 'cudaDevAttrNumaConfig', 'cudaDevAttrNumaId', 'cudaDevAttrReserved132', 'cudaDevAttrMpsEnabled', 'cudaDevAttrHostNumaId', 'cudaDevAttrD3D12CigSupported', 'cudaDevAttrVulkanCigSupported', 'cudaDevAttrGpuPciDeviceId', 'cudaDevAttrGpuPciSubsystemId', 'cudaDevAttrReserved141', 'cudaDevAttrHostNumaMemoryPoolsSupported', 'cudaDevAttrHostNumaMultinodeIpcSupported', 'cudaDevAttrHostMemoryPoolsSupported', 'cudaDevAttrReserved145', 'cudaDevAttrOnlyPartialHostNativeAtomicSupported', 'cudaDevAttrMax'), (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63, 64, 65, 66, 67, 68, 69, 70, 71, 72, 73, 74, 75, 76, 77, 78, 79, 80, 81, 82, 83, 84, 85, 86, 87, 88, 89, 90, 91, 92, 93, 94, 95, 96, 97, 98, 99, 100, 101, 106, 108, 109, 111, 112, 113, 114, 115, 116, 117, 118, 119, 120, 121, 122, 123, 124, 125, 126, 127, 128, 129, 130, 131, 132, 133, 134, 135, 138, 139, 140, 141, 142, 143, 144, 145, 147, 148)),
-    ('cudaMemPoolAttr', (), ('cudaMemPoolReuseFollowEventDependencies', 'cudaMemPoolReuseAllowOpportunistic', 'cudaMemPoolReuseAllowInternalDependencies', 'cudaMemPoolAttrReleaseThreshold', 'cudaMemPoolAttrReservedMemCurrent', 'cudaMemPoolAttrReservedMemHigh', 'cudaMemPoolAttrUsedMemCurrent', 'cudaMemPoolAttrUsedMemHigh'), (1, 2, 3, 4, 5, 6, 7, 8)),
-    ('cudaMemLocationType', (), ('cudaMemLocationTypeInvalid', 'cudaMemLocationTypeNone', 'cudaMemLocationTypeDevice', 'cudaMemLocationTypeHost', 'cudaMemLocationTypeHostNuma', 'cudaMemLocationTypeHostNumaCurrent'), (0, 0, 1, 2, 3, 4)),
-    ('cudaMemAccessFlags', (), ('cudaMemAccessFlagsProtNone', 'cudaMemAccessFlagsProtRead', 'cudaMemAccessFlagsProtReadWrite'), (0, 1, 3)),
-    ('cudaMemAllocationType', (), ('cudaMemAllocationTypeInvalid', 'cudaMemAllocationTypePinned', 'cudaMemAllocationTypeManaged', 'cudaMemAllocationTypeMax'), (0, 1, 2, 2147483647)),
-    ('cudaMemAllocationHandleType', (), ('cudaMemHandleTypeNone', 'cudaMemHandleTypePosixFileDescriptor', 'cudaMemHandleTypeWin32', 'cudaMemHandleTypeWin32Kmt', 'cudaMemHandleTypeFabric'), (0, 1, 2, 4, 8)),
-    ('cudaGraphMemAttributeType', (), ('cudaGraphMemAttrUsedMemCurrent', 'cudaGraphMemAttrUsedMemHigh', 'cudaGraphMemAttrReservedMemCurrent', 'cudaGraphMemAttrReservedMemHigh'), (0, 1, 2, 3)),
-    ('cudaMemcpyFlags', (), ('cudaMemcpyFlagDefault', 'cudaMemcpyFlagPreferOverlapWithCompute'), (0, 1)),
-    ('cudaMemcpySrcAccessOrder', (), ('cudaMemcpySrcAccessOrderInvalid', 'cudaMemcpySrcAccessOrderStream', 'cudaMemcpySrcAccessOrderDuringApiCall', 'cudaMemcpySrcAccessOrderAny', 'cudaMemcpySrcAccessOrderMax'), (0, 1, 2, 3, 2147483647)),
-    ('cudaMemcpy3DOperandType', (), ('cudaMemcpyOperandTypePointer', 'cudaMemcpyOperandTypeArray', 'cudaMemcpyOperandTypeMax'), (1, 2, 2147483647)),
-    ('cudaDeviceP2PAttr', (), ('cudaDevP2PAttrPerformanceRank', 'cudaDevP2PAttrAccessSupported', 'cudaDevP2PAttrNativeAtomicSupported', 'cudaDevP2PAttrCudaArrayAccessSupported', 'cudaDevP2PAttrOnlyPartialNativeAtomicSupported'), (1, 2, 3, 4, 5)),
-    ('cudaAtomicOperation', (), ('cudaAtomicOperationIntegerAdd', 'cudaAtomicOperationIntegerMin', 'cudaAtomicOperationIntegerMax', 'cudaAtomicOperationIntegerIncrement', 'cudaAtomicOperationIntegerDecrement', 'cudaAtomicOperationAnd', 'cudaAtomicOperationOr', 'cudaAtomicOperationXOR', 'cudaAtomicOperationExchange', 'cudaAtomicOperationCAS', 'cudaAtomicOperationFloatAdd', 'cudaAtomicOperationFloatMin', 'cudaAtomicOperationFloatMax'), (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12)),
-    ('cudaAtomicOperationCapability', (), ('cudaAtomicCapabilitySigned', 'cudaAtomicCapabilityUnsigned', 'cudaAtomicCapabilityReduction', 'cudaAtomicCapabilityScalar32', 'cudaAtomicCapabilityScalar64', 'cudaAtomicCapabilityScalar128', 'cudaAtomicCapabilityVector32x4'), (1, 2, 4, 8, 16, 32, 64)),
-    ('cudaExternalMemoryHandleType', (), ('cudaExternalMemoryHandleTypeOpaqueFd', 'cudaExternalMemoryHandleTypeOpaqueWin32', 'cudaExternalMemoryHandleTypeOpaqueWin32Kmt', 'cudaExternalMemoryHandleTypeD3D12Heap', 'cudaExternalMemoryHandleTypeD3D12Resource', 'cudaExternalMemoryHandleTypeD3D11Resource', 'cudaExternalMemoryHandleTypeD3D11ResourceKmt', 'cudaExternalMemoryHandleTypeNvSciBuf'), (1, 2, 3, 4, 5, 6, 7, 8)),
-    ('cudaExternalSemaphoreHandleType', (), ('cudaExternalSemaphoreHandleTypeOpaqueFd', 'cudaExternalSemaphoreHandleTypeOpaqueWin32', 'cudaExternalSemaphoreHandleTypeOpaqueWin32Kmt', 'cudaExternalSemaphoreHandleTypeD3D12Fence', 'cudaExternalSemaphoreHandleTypeD3D11Fence', 'cudaExternalSemaphoreHandleTypeNvSciSync', 'cudaExternalSemaphoreHandleTypeKeyedMutex', 'cudaExternalSemaphoreHandleTypeKeyedMutexKmt', 'cudaExternalSemaphoreHandleTypeTimelineSemaphoreFd', 'cudaExternalSemaphoreHandleTypeTimelineSemaphoreWin32'), (1, 2, 3, 4, 5, 6, 7, 8, 9, 10)),
-    ('cudaJitOption', (), ('cudaJitMaxRegisters', 'cudaJitThreadsPerBlock', 'cudaJitWallTime', 'cudaJitInfoLogBuffer', 'cudaJitInfoLogBufferSizeBytes', 'cudaJitErrorLogBuffer', 'cudaJitErrorLogBufferSizeBytes', 'cudaJitOptimizationLevel', 'cudaJitFallbackStrategy', 'cudaJitGenerateDebugInfo', 'cudaJitLogVerbose', 'cudaJitGenerateLineInfo', 'cudaJitCacheMode', 'cudaJitPositionIndependentCode', 'cudaJitMinCtaPerSm', 'cudaJitMaxThreadsPerBlock', 'cudaJitOverrideDirectiveValues'), (0, 1, 2, 3, 4, 5, 6, 7, 10, 11, 12, 13, 14, 30, 31, 32, 33)),
-    ('cudaLibraryOption', (), ('cudaLibraryHostUniversalFunctionAndDataTable', 'cudaLibraryBinaryIsPreserved'), (0, 1)),
-    ('cudaJit_CacheMode', (), ('cudaJitCacheOptionNone', 'cudaJitCacheOptionCG', 'cudaJitCacheOptionCA'), (0, 1, 2)),
-    ('cudaJit_Fallback', (), ('cudaPreferPtx', 'cudaPreferBinary'), (0, 1)),
-    ('cudaCGScope', (), ('cudaCGScopeInvalid', 'cudaCGScopeGrid', 'cudaCGScopeReserved'), (0, 1, 2)),
-    ('cudaGraphConditionalHandleFlags', (), ('cudaGraphCondAssignDefault',), (1,)),
-    ('cudaGraphConditionalNodeType', (), ('cudaGraphCondTypeIf', 'cudaGraphCondTypeWhile', 'cudaGraphCondTypeSwitch'), (0, 1, 2)),
-    ('cudaGraphNodeType', (), ('cudaGraphNodeTypeKernel', 'cudaGraphNodeTypeMemcpy', 'cudaGraphNodeTypeMemset', 'cudaGraphNodeTypeHost', 'cudaGraphNodeTypeGraph', 'cudaGraphNodeTypeEmpty', 'cudaGraphNodeTypeWaitEvent', 'cudaGraphNodeTypeEventRecord', 'cudaGraphNodeTypeExtSemaphoreSignal', 'cudaGraphNodeTypeExtSemaphoreWait', 'cudaGraphNodeTypeMemAlloc', 'cudaGraphNodeTypeMemFree', 'cudaGraphNodeTypeConditional', 'cudaGraphNodeTypeCount'), (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 14)),
-    ('cudaGraphChildGraphNodeOwnership', (), ('cudaGraphChildGraphOwnershipClone', 'cudaGraphChildGraphOwnershipMove'), (0, 1)),
-    ('cudaGraphDependencyType', (), ('cudaGraphDependencyTypeDefault', 'cudaGraphDependencyTypeProgrammatic'), (0, 1)),
-    ('cudaGraphExecUpdateResult', (), ('cudaGraphExecUpdateSuccess', 'cudaGraphExecUpdateError', 'cudaGraphExecUpdateErrorTopologyChanged', 'cudaGraphExecUpdateErrorNodeTypeChanged', 'cudaGraphExecUpdateErrorFunctionChanged', 'cudaGraphExecUpdateErrorParametersChanged', 'cudaGraphExecUpdateErrorNotSupported', 'cudaGraphExecUpdateErrorUnsupportedFunctionChange', 'cudaGraphExecUpdateErrorAttributesChanged'), (0, 1, 2, 3, 4, 5, 6, 7, 8)),
-    ('cudaGraphInstantiateResult', (), ('cudaGraphInstantiateSuccess', 'cudaGraphInstantiateError', 'cudaGraphInstantiateInvalidStructure', 'cudaGraphInstantiateNodeOperationNotSupported', 'cudaGraphInstantiateMultipleDevicesNotSupported', 'cudaGraphInstantiateConditionalHandleUnused'), (0, 1, 2, 3, 4, 5)),
-    ('cudaGraphKernelNodeField', (), ('cudaGraphKernelNodeFieldInvalid', 'cudaGraphKernelNodeFieldGridDim', 'cudaGraphKernelNodeFieldParam', 'cudaGraphKernelNodeFieldEnabled'), (0, 1, 2, 3)),
-    ('cudaGetDriverEntryPointFlags', (), ('cudaEnableDefault', 'cudaEnableLegacyStream', 'cudaEnablePerThreadDefaultStream'), (0, 1, 2)),
-    ('cudaDriverEntryPointQueryResult', (), ('cudaDriverEntryPointSuccess', 'cudaDriverEntryPointSymbolNotFound', 'cudaDriverEntryPointVersionNotSufficent'), (0, 1, 2)),
-    ('cudaGraphDebugDotFlags', (), ('cudaGraphDebugDotFlagsVerbose', 'cudaGraphDebugDotFlagsKernelNodeParams', 'cudaGraphDebugDotFlagsMemcpyNodeParams', 'cudaGraphDebugDotFlagsMemsetNodeParams', 'cudaGraphDebugDotFlagsHostNodeParams', 'cudaGraphDebugDotFlagsEventNodeParams', 'cudaGraphDebugDotFlagsExtSemasSignalNodeParams', 'cudaGraphDebugDotFlagsExtSemasWaitNodeParams', 'cudaGraphDebugDotFlagsKernelNodeAttributes', 'cudaGraphDebugDotFlagsHandles', 'cudaGraphDebugDotFlagsConditionalNodeParams'), (1, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 32768)),
-    ('cudaGraphInstantiateFlags', (), ('cudaGraphInstantiateFlagAutoFreeOnLaunch', 'cudaGraphInstantiateFlagUpload', 'cudaGraphInstantiateFlagDeviceLaunch', 'cudaGraphInstantiateFlagUseNodePriority'), (1, 2, 4, 8)),
-    ('cudaLaunchMemSyncDomain', (), ('cudaLaunchMemSyncDomainDefault', 'cudaLaunchMemSyncDomainRemote'), (0, 1)),
-    ('cudaLaunchAttributeID', ('cudaStreamAttrID', 'cudaKernelNodeAttrID'), ('cudaLaunchAttributeIgnore', 'cudaLaunchAttributeAccessPolicyWindow', 'cudaLaunchAttributeCooperative', 'cudaLaunchAttributeSynchronizationPolicy', 'cudaLaunchAttributeClusterDimension', 'cudaLaunchAttributeClusterSchedulingPolicyPreference', 'cudaLaunchAttributeProgrammaticStreamSerialization', 'cudaLaunchAttributeProgrammaticEvent', 'cudaLaunchAttributePriority', 'cudaLaunchAttributeMemSyncDomainMap', 'cudaLaunchAttributeMemSyncDomain', 'cudaLaunchAttributePreferredClusterDimension', 'cudaLaunchAttributeLaunchCompletionEvent', 'cudaLaunchAttributeDeviceUpdatableKernelNode', 'cudaLaunchAttributePreferredSharedMemoryCarveout', 'cudaLaunchAttributeNvlinkUtilCentricScheduling'), (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 16)),
-    ('cudaDeviceNumaConfig', (), ('cudaDeviceNumaConfigNone', 'cudaDeviceNumaConfigNumaNode'), (0, 1)),
-    ('cudaAsyncNotificationType', (), ('cudaAsyncNotificationTypeOverBudget',), (1,)),
-    ('cudaLogLevel', (), ('cudaLogLevelError', 'cudaLogLevelWarning'), (0, 1)),
-    ('cudaSurfaceBoundaryMode', (), ('cudaBoundaryModeZero', 'cudaBoundaryModeClamp', 'cudaBoundaryModeTrap'), (0, 1, 2)),
-    ('cudaSurfaceFormatMode', (), ('cudaFormatModeForced', 'cudaFormatModeAuto'), (0, 1)),
-    ('cudaTextureAddressMode', (), ('cudaAddressModeWrap', 'cudaAddressModeClamp', 'cudaAddressModeMirror', 'cudaAddressModeBorder'), (0, 1, 2, 3)),
-    ('cudaTextureFilterMode', (), ('cudaFilterModePoint', 'cudaFilterModeLinear'), (0, 1)),
-    ('cudaTextureReadMode', (), ('cudaReadModeElementType', 'cudaReadModeNormalizedFloat'), (0, 1)),
-    ('cudaDataType', ('cudaDataType_t',), ('CUDA_R_16F', 'CUDA_C_16F', 'CUDA_R_16BF', 'CUDA_C_16BF', 'CUDA_R_32F', 'CUDA_C_32F', 'CUDA_R_64F', 'CUDA_C_64F', 'CUDA_R_4I', 'CUDA_C_4I', 'CUDA_R_4U', 'CUDA_C_4U', 'CUDA_R_8I', 'CUDA_C_8I', 'CUDA_R_8U', 'CUDA_C_8U', 'CUDA_R_16I', 'CUDA_C_16I', 'CUDA_R_16U', 'CUDA_C_16U', 'CUDA_R_32I', 'CUDA_C_32I', 'CUDA_R_32U', 'CUDA_C_32U', 'CUDA_R_64I', 'CUDA_C_64I', 'CUDA_R_64U', 'CUDA_C_64U', 'CUDA_R_8F_E4M3', 'CUDA_R_8F_UE4M3', 'CUDA_R_8F_E5M2', 'CUDA_R_8F_UE8M0', 'CUDA_R_6F_E2M3', 'CUDA_R_6F_E3M2', 'CUDA_R_4F_E2M1'), (2, 6, 14, 15, 0, 4, 1, 5, 16, 17, 18, 19, 3, 7, 8, 9, 20, 21, 22, 23, 10, 11, 12, 13, 24, 25, 26, 27, 28, 28, 29, 30, 31, 32, 33)),
-    ('cudaEmulationStrategy', ('cudaEmulationStrategy_t',), ('CUDA_EMULATION_STRATEGY_DEFAULT', 'CUDA_EMULATION_STRATEGY_PERFORMANT', 'CUDA_EMULATION_STRATEGY_EAGER'), (0, 1, 2)),
-    ('cudaEmulationMantissaControl', ('cudaEmulationMantissaControl_t',), ('CUDA_EMULATION_MANTISSA_CONTROL_DYNAMIC', 'CUDA_EMULATION_MANTISSA_CONTROL_FIXED'), (0, 1)),
-    ('cudaEmulationSpecialValuesSupport', ('cudaEmulationSpecialValuesSupport_t',), ('CUDA_EMULATION_SPECIAL_VALUES_SUPPORT_DEFAULT', 'CUDA_EMULATION_SPECIAL_VALUES_SUPPORT_NONE', 'CUDA_EMULATION_SPECIAL_VALUES_SUPPORT_INFINITY', 'CUDA_EMULATION_SPECIAL_VALUES_SUPPORT_NAN'), (65535, 0, 1, 2)),
-    ('libraryPropertyType', ('libraryPropertyType_t',), ('MAJOR_VERSION', 'MINOR_VERSION', 'PATCH_LEVEL'), (0, 1, 2)),
-    ('cudaRoundMode', (), ('cudaRoundNearest', 'cudaRoundZero', 'cudaRoundPosInf', 'cudaRoundMinInf'), (0, 1, 2, 3)),
-    ('cudaGLDeviceList', (), ('cudaGLDeviceListAll', 'cudaGLDeviceListCurrentFrame', 'cudaGLDeviceListNextFrame'), (1, 2, 3)),
-    ('cudaGLMapFlags', (), ('cudaGLMapFlagsNone', 'cudaGLMapFlagsReadOnly', 'cudaGLMapFlagsWriteDiscard'), (0, 1, 2)),
-    ('cudaEglFrameType', (), ('cudaEglFrameTypeArray', 'cudaEglFrameTypePitch'), (0, 1)),
-    ('cudaEglResourceLocationFlags', (), ('cudaEglResourceLocationSysmem', 'cudaEglResourceLocationVidmem'), (0, 1)),
-    ('cudaEglColorFormat', (), ('cudaEglColorFormatYUV420Planar', 'cudaEglColorFormatYUV420SemiPlanar', 'cudaEglColorFormatYUV422Planar', 'cudaEglColorFormatYUV422SemiPlanar', 'cudaEglColorFormatARGB', 'cudaEglColorFormatRGBA', 'cudaEglColorFormatL', 'cudaEglColorFormatR', 'cudaEglColorFormatYUV444Planar', 'cudaEglColorFormatYUV444SemiPlanar', 'cudaEglColorFormatYUYV422', 'cudaEglColorFormatUYVY422', 'cudaEglColorFormatABGR', 'cudaEglColorFormatBGRA', 'cudaEglColorFormatA', 'cudaEglColorFormatRG', 'cudaEglColorFormatAYUV', 'cudaEglColorFormatYVU444SemiPlanar', 'cudaEglColorFormatYVU422SemiPlanar', 'cudaEglColorFormatYVU420SemiPlanar', 'cudaEglColorFormatY10V10U10_444SemiPlanar', 'cudaEglColorFormatY10V10U10_420SemiPlanar', 'cudaEglColorFormatY12V12U12_444SemiPlanar', 'cudaEglColorFormatY12V12U12_420SemiPlanar', 'cudaEglColorFormatVYUY_ER', 'cudaEglColorFormatUYVY_ER', 'cudaEglColorFormatYUYV_ER', 'cudaEglColorFormatYVYU_ER', 'cudaEglColorFormatYUVA_ER', 'cudaEglColorFormatAYUV_ER', 'cudaEglColorFormatYUV444Planar_ER', 'cudaEglColorFormatYUV422Planar_ER', 'cudaEglColorFormatYUV420Planar_ER', 'cudaEglColorFormatYUV444SemiPlanar_ER', 'cudaEglColorFormatYUV422SemiPlanar_ER', 'cudaEglColorFormatYUV420SemiPlanar_ER', 'cudaEglColorFormatYVU444Planar_ER', 'cudaEglColorFormatYVU422Planar_ER', 'cudaEglColorFormatYVU420Planar_ER', 'cudaEglColorFormatYVU444SemiPlanar_ER', 'cudaEglColorFormatYVU422SemiPlanar_ER', 'cudaEglColorFormatYVU420SemiPlanar_ER', 'cudaEglColorFormatBayerRGGB', 'cudaEglColorFormatBayerBGGR', 'cudaEglColorFormatBayerGRBG', 'cudaEglColorFormatBayerGBRG', 'cudaEglColorFormatBayer10RGGB', 'cudaEglColorFormatBayer10BGGR', 'cudaEglColorFormatBayer10GRBG', 'cudaEglColorFormatBayer10GBRG', 'cudaEglColorFormatBayer12RGGB', 'cudaEglColorFormatBayer12BGGR', 'cudaEglColorFormatBayer12GRBG', 'cudaEglColorFormatBayer12GBRG', 'cudaEglColorFormatBayer14RGGB', 'cudaEglColorFormatBayer14BGGR', 'cudaEglColorFormatBayer14GRBG', 'cudaEglColorFormatBayer14GBRG', 'cudaEglColorFormatBayer20RGGB', 'cudaEglColorFormatBayer20BGGR', 'cudaEglColorFormatBayer20GRBG', 'cudaEglColorFormatBayer20GBRG', 'cudaEglColorFormatYVU444Planar', 'cudaEglColorFormatYVU422Planar', 'cudaEglColorFormatYVU420Planar', 'cudaEglColorFormatBayerIspRGGB', 'cudaEglColorFormatBayerIspBGGR', 'cudaEglColorFormatBayerIspGRBG', 'cudaEglColorFormatBayerIspGBRG', 'cudaEglColorFormatBayerBCCR', 'cudaEglColorFormatBayerRCCB', 'cudaEglColorFormatBayerCRBC', 'cudaEglColorFormatBayerCBRC', 'cudaEglColorFormatBayer10CCCC', 'cudaEglColorFormatBayer12BCCR', 'cudaEglColorFormatBayer12RCCB', 'cudaEglColorFormatBayer12CRBC', 'cudaEglColorFormatBayer12CBRC', 'cudaEglColorFormatBayer12CCCC', 'cudaEglColorFormatY', 'cudaEglColorFormatYUV420SemiPlanar_2020', 'cudaEglColorFormatYVU420SemiPlanar_2020', 'cudaEglColorFormatYUV420Planar_2020', 'cudaEglColorFormatYVU420Planar_2020', 'cudaEglColorFormatYUV420SemiPlanar_709', 'cudaEglColorFormatYVU420SemiPlanar_709', 'cudaEglColorFormatYUV420Planar_709', 'cudaEglColorFormatYVU420Planar_709', 'cudaEglColorFormatY10V10U10_420SemiPlanar_709', 'cudaEglColorFormatY10V10U10_420SemiPlanar_2020', 'cudaEglColorFormatY10V10U10_422SemiPlanar_2020', 'cudaEglColorFormatY10V10U10_422SemiPlanar', 'cudaEglColorFormatY10V10U10_422SemiPlanar_709', 'cudaEglColorFormatY_ER', 'cudaEglColorFormatY_709_ER', 'cudaEglColorFormatY10_ER', 'cudaEglColorFormatY10_709_ER', 'cudaEglColorFormatY12_ER', 'cudaEglColorFormatY12_709_ER', 'cudaEglColorFormatYUVA', 'cudaEglColorFormatYVYU', 'cudaEglColorFormatVYUY', 'cudaEglColorFormatY10V10U10_420SemiPlanar_ER', 'cudaEglColorFormatY10V10U10_420SemiPlanar_709_ER', 'cudaEglColorFormatY10V10U10_444SemiPlanar_ER', 'cudaEglColorFormatY10V10U10_444SemiPlanar_709_ER', 'cudaEglColorFormatY12V12U12_420SemiPlanar_ER', 'cudaEglColorFormatY12V12U12_420SemiPlanar_709_ER', 'cudaEglColorFormatY12V12U12_444SemiPlanar_ER', 'cudaEglColorFormatY12V12U12_444SemiPlanar_709_ER', 'cudaEglColorFormatUYVY709', 'cudaEglColorFormatUYVY709_ER', 'cudaEglColorFormatUYVY2020'), (0, 1, 2, 3, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63, 64, 65, 66, 67, 68, 69, 70, 71, 72, 73, 74, 75, 76, 77, 78, 79, 80, 81, 82, 83, 84, 85, 86, 87, 88, 89, 90, 91, 92, 93, 94, 95, 96, 97, 98, 99, 100, 101, 102, 104, 105, 106, 107, 108, 109, 110, 111, 112, 113, 114, 115, 116)),
+    "cudaError_t||cudaSuccess=0,cudaErrorInvalidValue=1,cudaErrorMemoryAllocation=2,cudaErrorInitializationError=3,cudaErrorCudartUnloading=4,cudaErrorProfilerDisabled=5,cudaErrorProfilerNotInitialized=6,cudaErrorProfilerAlreadyStarted=7,cudaErrorProfilerAlreadyStopped=8,cudaErrorInvalidConfiguration=9,cudaErrorInvalidPitchValue=12,cudaErrorInvalidSymbol=13,cudaErrorInvalidHostPointer=16,cudaErrorInvalidDevicePointer=17,cudaErrorInvalidTexture=18,cudaErrorInvalidTextureBinding=19,cudaErrorInvalidChannelDescriptor=20,cudaErrorInvalidMemcpyDirection=21,cudaErrorAddressOfConstant=22,cudaErrorTextureFetchFailed=23,cudaErrorTextureNotBound=24,cudaErrorSynchronizationError=25,cudaErrorInvalidFilterSetting=26,cudaErrorInvalidNormSetting=27,cudaErrorMixedDeviceExecution=28,cudaErrorNotYetImplemented=31,cudaErrorMemoryValueTooLarge=32,cudaErrorStubLibrary=34,cudaErrorInsufficientDriver=35,cudaErrorCallRequiresNewerDriver=36,cudaErrorInvalidSurface=37,cudaErrorDuplicateVariableName=43,cudaErrorDuplicateTextureName=44,cudaErrorDuplicateSurfaceName=45,cudaErrorDevicesUnavailable=46,cudaErrorIncompatibleDriverContext=49,cudaErrorMissingConfiguration=52,cudaErrorPriorLaunchFailure=53,cudaErrorLaunchMaxDepthExceeded=65,cudaErrorLaunchFileScopedTex=66,cudaErrorLaunchFileScopedSurf=67,cudaErrorSyncDepthExceeded=68,cudaErrorLaunchPendingCountExceeded=69,cudaErrorInvalidDeviceFunction=98,cudaErrorNoDevice=100,cudaErrorInvalidDevice=101,cudaErrorDeviceNotLicensed=102,cudaErrorSoftwareValidityNotEstablished=103,cudaErrorStartupFailure=127,cudaErrorInvalidKernelImage=200,cudaErrorDeviceUninitialized=201,cudaErrorMapBufferObjectFailed=205,cudaErrorUnmapBufferObjectFailed=206,cudaErrorArrayIsMapped=207,cudaErrorAlreadyMapped=208,cudaErrorNoKernelImageForDevice=209,cudaErrorAlreadyAcquired=210,cudaErrorNotMapped=211,cudaErrorNotMappedAsArray=212,cudaErrorNotMappedAsPointer=213,cudaErrorECCUncorrectable=214,cudaErrorUnsupportedLimit=215,cudaErrorDeviceAlreadyInUse=216,cudaErrorPeerAccessUnsupported=217,cudaErrorInvalidPtx=218,cudaErrorInvalidGraphicsContext=219,cudaErrorNvlinkUncorrectable=220,cudaErrorJitCompilerNotFound=221,cudaErrorUnsupportedPtxVersion=222,cudaErrorJitCompilationDisabled=223,cudaErrorUnsupportedExecAffinity=224,cudaErrorUnsupportedDevSideSync=225,cudaErrorContained=226,cudaErrorInvalidSource=300,cudaErrorFileNotFound=301,cudaErrorSharedObjectSymbolNotFound=302,cudaErrorSharedObjectInitFailed=303,cudaErrorOperatingSystem=304,cudaErrorInvalidResourceHandle=400,cudaErrorIllegalState=401,cudaErrorLossyQuery=402,cudaErrorSymbolNotFound=500,cudaErrorNotReady=600,cudaErrorIllegalAddress=700,cudaErrorLaunchOutOfResources=701,cudaErrorLaunchTimeout=702,cudaErrorLaunchIncompatibleTexturing=703,cudaErrorPeerAccessAlreadyEnabled=704,cudaErrorPeerAccessNotEnabled=705,cudaErrorSetOnActiveProcess=708,cudaErrorContextIsDestroyed=709,cudaErrorAssert=710,cudaErrorTooManyPeers=711,cudaErrorHostMemoryAlreadyRegistered=712,cudaErrorHostMemoryNotRegistered=713,cudaErrorHardwareStackError=714,cudaErrorIllegalInstruction=715,cudaErrorMisalignedAddress=716,cudaErrorInvalidAddressSpace=717,cudaErrorInvalidPc=718,cudaErrorLaunchFailure=719,cudaErrorCooperativeLaunchTooLarge=720,cudaErrorTensorMemoryLeak=721,cudaErrorNotPermitted=800,cudaErrorNotSupported=801,cudaErrorSystemNotReady=802,cudaErrorSystemDriverMismatch=803,cudaErrorCompatNotSupportedOnDevice=804,cudaErrorMpsConnectionFailed=805,cudaErrorMpsRpcFailure=806,cudaErrorMpsServerNotReady=807,cudaErrorMpsMaxClientsReached=808,cudaErrorMpsMaxConnectionsReached=809,cudaErrorMpsClientTerminated=810,cudaErrorCdpNotSupported=811,cudaErrorCdpVersionMismatch=812,cudaErrorStreamCaptureUnsupported=900,cudaErrorStreamCaptureInvalidated=901,cudaErrorStreamCaptureMerge=902,cudaErrorStreamCaptureUnmatched=903,cudaErrorStreamCaptureUnjoined=904,cudaErrorStreamCaptureIsolation=905,cudaErrorStreamCaptureImplicit=906,cudaErrorCapturedEvent=907,cudaErrorStreamCaptureWrongThread=908,cudaErrorTimeout=909,cudaErrorGraphExecUpdateFailure=910,cudaErrorExternalDevice=911,cudaErrorInvalidClusterSize=912,cudaErrorFunctionNotLoaded=913,cudaErrorInvalidResourceType=914,cudaErrorInvalidResourceConfiguration=915,cudaErrorUnknown=999,cudaErrorApiFailureBase=10000\n"
+    "cudaChannelFormatKind||cudaChannelFormatKindSigned=0,cudaChannelFormatKindUnsigned=1,cudaChannelFormatKindFloat=2,cudaChannelFormatKindNone=3,cudaChannelFormatKindNV12=4,cudaChannelFormatKindUnsignedNormalized8X1=5,cudaChannelFormatKindUnsignedNormalized8X2=6,cudaChannelFormatKindUnsignedNormalized8X4=7,cudaChannelFormatKindUnsignedNormalized16X1=8,cudaChannelFormatKindUnsignedNormalized16X2=9,cudaChannelFormatKindUnsignedNormalized16X4=10,cudaChannelFormatKindSignedNormalized8X1=11,cudaChannelFormatKindSignedNormalized8X2=12,cudaChannelFormatKindSignedNormalized8X4=13,cudaChannelFormatKindSignedNormalized16X1=14,cudaChannelFormatKindSignedNormalized16X2=15,cudaChannelFormatKindSignedNormalized16X4=16,cudaChannelFormatKindUnsignedBlockCompressed1=17,cudaChannelFormatKindUnsignedBlockCompressed1SRGB=18,cudaChannelFormatKindUnsignedBlockCompressed2=19,cudaChannelFormatKindUnsignedBlockCompressed2SRGB=20,cudaChannelFormatKindUnsignedBlockCompressed3=21,cudaChannelFormatKindUnsignedBlockCompressed3SRGB=22,cudaChannelFormatKindUnsignedBlockCompressed4=23,cudaChannelFormatKindSignedBlockCompressed4=24,cudaChannelFormatKindUnsignedBlockCompressed5=25,cudaChannelFormatKindSignedBlockCompressed5=26,cudaChannelFormatKindUnsignedBlockCompressed6H=27,cudaChannelFormatKindSignedBlockCompressed6H=28,cudaChannelFormatKindUnsignedBlockCompressed7=29,cudaChannelFormatKindUnsignedBlockCompressed7SRGB=30,cudaChannelFormatKindUnsignedNormalized1010102=31\n"
+    "cudaMemoryType||cudaMemoryTypeUnregistered=0,cudaMemoryTypeHost=1,cudaMemoryTypeDevice=2,cudaMemoryTypeManaged=3\n"
+    "cudaMemcpyKind||cudaMemcpyHostToHost=0,cudaMemcpyHostToDevice=1,cudaMemcpyDeviceToHost=2,cudaMemcpyDeviceToDevice=3,cudaMemcpyDefault=4\n"
+    "cudaAccessProperty||cudaAccessPropertyNormal=0,cudaAccessPropertyStreaming=1,cudaAccessPropertyPersisting=2\n"
+    "cudaStreamCaptureStatus||cudaStreamCaptureStatusNone=0,cudaStreamCaptureStatusActive=1,cudaStreamCaptureStatusInvalidated=2\n"
+    "cudaStreamCaptureMode||cudaStreamCaptureModeGlobal=0,cudaStreamCaptureModeThreadLocal=1,cudaStreamCaptureModeRelaxed=2\n"
+    "cudaSynchronizationPolicy||cudaSyncPolicyAuto=1,cudaSyncPolicySpin=2,cudaSyncPolicyYield=3,cudaSyncPolicyBlockingSync=4\n"
+    "cudaClusterSchedulingPolicy||cudaClusterSchedulingPolicyDefault=0,cudaClusterSchedulingPolicySpread=1,cudaClusterSchedulingPolicyLoadBalancing=2\n"
+    "cudaStreamUpdateCaptureDependenciesFlags||cudaStreamAddCaptureDependencies=0,cudaStreamSetCaptureDependencies=1\n"
+    "cudaUserObjectFlags||cudaUserObjectNoDestructorSync=1\n"
+    "cudaUserObjectRetainFlags||cudaGraphUserObjectMove=1\n"
+    "cudaGraphicsRegisterFlags||cudaGraphicsRegisterFlagsNone=0,cudaGraphicsRegisterFlagsReadOnly=1,cudaGraphicsRegisterFlagsWriteDiscard=2,cudaGraphicsRegisterFlagsSurfaceLoadStore=4,cudaGraphicsRegisterFlagsTextureGather=8\n"
+    "cudaGraphicsMapFlags||cudaGraphicsMapFlagsNone=0,cudaGraphicsMapFlagsReadOnly=1,cudaGraphicsMapFlagsWriteDiscard=2\n"
+    "cudaGraphicsCubeFace||cudaGraphicsCubeFacePositiveX=0,cudaGraphicsCubeFaceNegativeX=1,cudaGraphicsCubeFacePositiveY=2,cudaGraphicsCubeFaceNegativeY=3,cudaGraphicsCubeFacePositiveZ=4,cudaGraphicsCubeFaceNegativeZ=5\n"
+    "cudaResourceType||cudaResourceTypeArray=0,cudaResourceTypeMipmappedArray=1,cudaResourceTypeLinear=2,cudaResourceTypePitch2D=3\n"
+    "cudaResourceViewFormat||cudaResViewFormatNone=0,cudaResViewFormatUnsignedChar1=1,cudaResViewFormatUnsignedChar2=2,cudaResViewFormatUnsignedChar4=3,cudaResViewFormatSignedChar1=4,cudaResViewFormatSignedChar2=5,cudaResViewFormatSignedChar4=6,cudaResViewFormatUnsignedShort1=7,cudaResViewFormatUnsignedShort2=8,cudaResViewFormatUnsignedShort4=9,cudaResViewFormatSignedShort1=10,cudaResViewFormatSignedShort2=11,cudaResViewFormatSignedShort4=12,cudaResViewFormatUnsignedInt1=13,cudaResViewFormatUnsignedInt2=14,cudaResViewFormatUnsignedInt4=15,cudaResViewFormatSignedInt1=16,cudaResViewFormatSignedInt2=17,cudaResViewFormatSignedInt4=18,cudaResViewFormatHalf1=19,cudaResViewFormatHalf2=20,cudaResViewFormatHalf4=21,cudaResViewFormatFloat1=22,cudaResViewFormatFloat2=23,cudaResViewFormatFloat4=24,cudaResViewFormatUnsignedBlockCompressed1=25,cudaResViewFormatUnsignedBlockCompressed2=26,cudaResViewFormatUnsignedBlockCompressed3=27,cudaResViewFormatUnsignedBlockCompressed4=28,cudaResViewFormatSignedBlockCompressed4=29,cudaResViewFormatUnsignedBlockCompressed5=30,cudaResViewFormatSignedBlockCompressed5=31,cudaResViewFormatUnsignedBlockCompressed6H=32,cudaResViewFormatSignedBlockCompressed6H=33,cudaResViewFormatUnsignedBlockCompressed7=34\n"
+    "cudaFuncAttribute||cudaFuncAttributeMaxDynamicSharedMemorySize=8,cudaFuncAttributePreferredSharedMemoryCarveout=9,cudaFuncAttributeClusterDimMustBeSet=10,cudaFuncAttributeRequiredClusterWidth=11,cudaFuncAttributeRequiredClusterHeight=12,cudaFuncAttributeRequiredClusterDepth=13,cudaFuncAttributeNonPortableClusterSizeAllowed=14,cudaFuncAttributeClusterSchedulingPolicyPreference=15,cudaFuncAttributeMax=16\n"
+    "cudaFuncCache||cudaFuncCachePreferNone=0,cudaFuncCachePreferShared=1,cudaFuncCachePreferL1=2,cudaFuncCachePreferEqual=3\n"
+    "cudaSharedMemConfig||cudaSharedMemBankSizeDefault=0,cudaSharedMemBankSizeFourByte=1,cudaSharedMemBankSizeEightByte=2\n"
+    "cudaSharedCarveout||cudaSharedmemCarveoutDefault=-1,cudaSharedmemCarveoutMaxShared=100,cudaSharedmemCarveoutMaxL1=0\n"
+    "cudaComputeMode||cudaComputeModeDefault=0,cudaComputeModeExclusive=1,cudaComputeModeProhibited=2,cudaComputeModeExclusiveProcess=3\n"
+    "cudaLimit||cudaLimitStackSize=0,cudaLimitPrintfFifoSize=1,cudaLimitMallocHeapSize=2,cudaLimitDevRuntimeSyncDepth=3,cudaLimitDevRuntimePendingLaunchCount=4,cudaLimitMaxL2FetchGranularity=5,cudaLimitPersistingL2CacheSize=6\n"
+    "cudaMemoryAdvise||cudaMemAdviseSetReadMostly=1,cudaMemAdviseUnsetReadMostly=2,cudaMemAdviseSetPreferredLocation=3,cudaMemAdviseUnsetPreferredLocation=4,cudaMemAdviseSetAccessedBy=5,cudaMemAdviseUnsetAccessedBy=6\n"
+    "cudaMemRangeAttribute||cudaMemRangeAttributeReadMostly=1,cudaMemRangeAttributePreferredLocation=2,cudaMemRangeAttributeAccessedBy=3,cudaMemRangeAttributeLastPrefetchLocation=4,cudaMemRangeAttributePreferredLocationType=5,cudaMemRangeAttributePreferredLocationId=6,cudaMemRangeAttributeLastPrefetchLocationType=7,cudaMemRangeAttributeLastPrefetchLocationId=8\n"
+    "cudaFlushGPUDirectRDMAWritesOptions||cudaFlushGPUDirectRDMAWritesOptionHost=1,cudaFlushGPUDirectRDMAWritesOptionMemOps=2\n"
+    "cudaGPUDirectRDMAWritesOrdering||cudaGPUDirectRDMAWritesOrderingNone=0,cudaGPUDirectRDMAWritesOrderingOwner=100,cudaGPUDirectRDMAWritesOrderingAllDevices=200\n"
+    "cudaFlushGPUDirectRDMAWritesScope||cudaFlushGPUDirectRDMAWritesToOwner=100,cudaFlushGPUDirectRDMAWritesToAllDevices=200\n"
+    "cudaFlushGPUDirectRDMAWritesTarget||cudaFlushGPUDirectRDMAWritesTargetCurrentDevice=0\n"
+    "cudaDeviceAttr||cudaDevAttrMaxThreadsPerBlock=1,cudaDevAttrMaxBlockDimX=2,cudaDevAttrMaxBlockDimY=3,cudaDevAttrMaxBlockDimZ=4,cudaDevAttrMaxGridDimX=5,cudaDevAttrMaxGridDimY=6,cudaDevAttrMaxGridDimZ=7,cudaDevAttrMaxSharedMemoryPerBlock=8,cudaDevAttrTotalConstantMemory=9,cudaDevAttrWarpSize=10,cudaDevAttrMaxPitch=11,cudaDevAttrMaxRegistersPerBlock=12,cudaDevAttrClockRate=13,cudaDevAttrTextureAlignment=14,cudaDevAttrGpuOverlap=15,cudaDevAttrMultiProcessorCount=16,cudaDevAttrKernelExecTimeout=17,cudaDevAttrIntegrated=18,cudaDevAttrCanMapHostMemory=19,cudaDevAttrComputeMode=20,cudaDevAttrMaxTexture1DWidth=21,cudaDevAttrMaxTexture2DWidth=22,cudaDevAttrMaxTexture2DHeight=23,cudaDevAttrMaxTexture3DWidth=24,cudaDevAttrMaxTexture3DHeight=25,cudaDevAttrMaxTexture3DDepth=26,cudaDevAttrMaxTexture2DLayeredWidth=27,cudaDevAttrMaxTexture2DLayeredHeight=28,cudaDevAttrMaxTexture2DLayeredLayers=29,cudaDevAttrSurfaceAlignment=30,cudaDevAttrConcurrentKernels=31,cudaDevAttrEccEnabled=32,cudaDevAttrPciBusId=33,cudaDevAttrPciDeviceId=34,cudaDevAttrTccDriver=35,cudaDevAttrMemoryClockRate=36,cudaDevAttrGlobalMemoryBusWidth=37,cudaDevAttrL2CacheSize=38,cudaDevAttrMaxThreadsPerMultiProcessor=39,cudaDevAttrAsyncEngineCount=40,cudaDevAttrUnifiedAddressing=41,cudaDevAttrMaxTexture1DLayeredWidth=42,cudaDevAttrMaxTexture1DLayeredLayers=43,cudaDevAttrMaxTexture2DGatherWidth=45,cudaDevAttrMaxTexture2DGatherHeight=46,cudaDevAttrMaxTexture3DWidthAlt=47,cudaDevAttrMaxTexture3DHeightAlt=48,cudaDevAttrMaxTexture3DDepthAlt=49,cudaDevAttrPciDomainId=50,cudaDevAttrTexturePitchAlignment=51,cudaDevAttrMaxTextureCubemapWidth=52,cudaDevAttrMaxTextureCubemapLayeredWidth=53,cudaDevAttrMaxTextureCubemapLayeredLayers=54,cudaDevAttrMaxSurface1DWidth=55,cudaDevAttrMaxSurface2DWidth=56,cudaDevAttrMaxSurface2DHeight=57,cudaDevAttrMaxSurface3DWidth=58,cudaDevAttrMaxSurface3DHeight=59,cudaDevAttrMaxSurface3DDepth=60,cudaDevAttrMaxSurface1DLayeredWidth=61,cudaDevAttrMaxSurface1DLayeredLayers=62,cudaDevAttrMaxSurface2DLayeredWidth=63,cudaDevAttrMaxSurface2DLayeredHeight=64,cudaDevAttrMaxSurface2DLayeredLayers=65,cudaDevAttrMaxSurfaceCubemapWidth=66,cudaDevAttrMaxSurfaceCubemapLayeredWidth=67,cudaDevAttrMaxSurfaceCubemapLayeredLayers=68,cudaDevAttrMaxTexture1DLinearWidth=69,cudaDevAttrMaxTexture2DLinearWidth=70,cudaDevAttrMaxTexture2DLinearHeight=71,cudaDevAttrMaxTexture2DLinearPitch=72,cudaDevAttrMaxTexture2DMipmappedWidth=73,cudaDevAttrMaxTexture2DMipmappedHeight=74,cudaDevAttrComputeCapabilityMajor=75,cudaDevAttrComputeCapabilityMinor=76,cudaDevAttrMaxTexture1DMipmappedWidth=77,cudaDevAttrStreamPrioritiesSupported=78,cudaDevAttrGlobalL1CacheSupported=79,cudaDevAttrLocalL1CacheSupported=80,cudaDevAttrMaxSharedMemoryPerMultiprocessor=81,cudaDevAttrMaxRegistersPerMultiprocessor=82,cudaDevAttrManagedMemory=83,cudaDevAttrIsMultiGpuBoard=84,cudaDevAttrMultiGpuBoardGroupID=85,cudaDevAttrHostNativeAtomicSupported=86,cudaDevAttrSingleToDoublePrecisionPerfRatio=87,cudaDevAttrPageableMemoryAccess=88,cudaDevAttrConcurrentManagedAccess=89,cudaDevAttrComputePreemptionSupported=90,cudaDevAttrCanUseHostPointerForRegisteredMem=91,cudaDevAttrReserved92=92,cudaDevAttrReserved93=93,cudaDevAttrReserved94=94,cudaDevAttrCooperativeLaunch=95,cudaDevAttrReserved96=96,cudaDevAttrMaxSharedMemoryPerBlockOptin=97,cudaDevAttrCanFlushRemoteWrites=98,cudaDevAttrHostRegisterSupported=99,cudaDevAttrPageableMemoryAccessUsesHostPageTables=100,cudaDevAttrDirectManagedMemAccessFromHost=101,cudaDevAttrMaxBlocksPerMultiprocessor=106,cudaDevAttrMaxPersistingL2CacheSize=108,cudaDevAttrMaxAccessPolicyWindowSize=109,cudaDevAttrReservedSharedMemoryPerBlock=111,cudaDevAttrSparseCudaArraySupported=112,cudaDevAttrHostRegisterReadOnlySupported=113,cudaDevAttrTimelineSemaphoreInteropSupported=114,cudaDevAttrMemoryPoolsSupported=115,cudaDevAttrGPUDirectRDMASupported=116,cudaDevAttrGPUDirectRDMAFlushWritesOptions=117,cudaDevAttrGPUDirectRDMAWritesOrdering=118,cudaDevAttrMemoryPoolSupportedHandleTypes=119,cudaDevAttrClusterLaunch=120,cudaDevAttrDeferredMappingCudaArraySupported=121,cudaDevAttrReserved122=122,cudaDevAttrReserved123=123,cudaDevAttrReserved124=124,cudaDevAttrIpcEventSupport=125,cudaDevAttrMemSyncDomainCount=126,cudaDevAttrReserved127=127,cudaDevAttrReserved128=128,cudaDevAttrReserved129=129,cudaDevAttrNumaConfig=130,cudaDevAttrNumaId=131,cudaDevAttrReserved132=132,cudaDevAttrMpsEnabled=133,cudaDevAttrHostNumaId=134,cudaDevAttrD3D12CigSupported=135,cudaDevAttrVulkanCigSupported=138,cudaDevAttrGpuPciDeviceId=139,cudaDevAttrGpuPciSubsystemId=140,cudaDevAttrReserved141=141,cudaDevAttrHostNumaMemoryPoolsSupported=142,cudaDevAttrHostNumaMultinodeIpcSupported=143,cudaDevAttrHostMemoryPoolsSupported=144,cudaDevAttrReserved145=145,cudaDevAttrOnlyPartialHostNativeAtomicSupported=147,cudaDevAttrMax=148\n"
+    "cudaMemPoolAttr||cudaMemPoolReuseFollowEventDependencies=1,cudaMemPoolReuseAllowOpportunistic=2,cudaMemPoolReuseAllowInternalDependencies=3,cudaMemPoolAttrReleaseThreshold=4,cudaMemPoolAttrReservedMemCurrent=5,cudaMemPoolAttrReservedMemHigh=6,cudaMemPoolAttrUsedMemCurrent=7,cudaMemPoolAttrUsedMemHigh=8\n"
+    "cudaMemLocationType||cudaMemLocationTypeInvalid=0,cudaMemLocationTypeNone=0,cudaMemLocationTypeDevice=1,cudaMemLocationTypeHost=2,cudaMemLocationTypeHostNuma=3,cudaMemLocationTypeHostNumaCurrent=4\n"
+    "cudaMemAccessFlags||cudaMemAccessFlagsProtNone=0,cudaMemAccessFlagsProtRead=1,cudaMemAccessFlagsProtReadWrite=3\n"
+    "cudaMemAllocationType||cudaMemAllocationTypeInvalid=0,cudaMemAllocationTypePinned=1,cudaMemAllocationTypeManaged=2,cudaMemAllocationTypeMax=2147483647\n"
+    "cudaMemAllocationHandleType||cudaMemHandleTypeNone=0,cudaMemHandleTypePosixFileDescriptor=1,cudaMemHandleTypeWin32=2,cudaMemHandleTypeWin32Kmt=4,cudaMemHandleTypeFabric=8\n"
+    "cudaGraphMemAttributeType||cudaGraphMemAttrUsedMemCurrent=0,cudaGraphMemAttrUsedMemHigh=1,cudaGraphMemAttrReservedMemCurrent=2,cudaGraphMemAttrReservedMemHigh=3\n"
+    "cudaMemcpyFlags||cudaMemcpyFlagDefault=0,cudaMemcpyFlagPreferOverlapWithCompute=1\n"
+    "cudaMemcpySrcAccessOrder||cudaMemcpySrcAccessOrderInvalid=0,cudaMemcpySrcAccessOrderStream=1,cudaMemcpySrcAccessOrderDuringApiCall=2,cudaMemcpySrcAccessOrderAny=3,cudaMemcpySrcAccessOrderMax=2147483647\n"
+    "cudaMemcpy3DOperandType||cudaMemcpyOperandTypePointer=1,cudaMemcpyOperandTypeArray=2,cudaMemcpyOperandTypeMax=2147483647\n"
+    "cudaDeviceP2PAttr||cudaDevP2PAttrPerformanceRank=1,cudaDevP2PAttrAccessSupported=2,cudaDevP2PAttrNativeAtomicSupported=3,cudaDevP2PAttrCudaArrayAccessSupported=4,cudaDevP2PAttrOnlyPartialNativeAtomicSupported=5\n"
+    "cudaAtomicOperation||cudaAtomicOperationIntegerAdd=0,cudaAtomicOperationIntegerMin=1,cudaAtomicOperationIntegerMax=2,cudaAtomicOperationIntegerIncrement=3,cudaAtomicOperationIntegerDecrement=4,cudaAtomicOperationAnd=5,cudaAtomicOperationOr=6,cudaAtomicOperationXOR=7,cudaAtomicOperationExchange=8,cudaAtomicOperationCAS=9,cudaAtomicOperationFloatAdd=10,cudaAtomicOperationFloatMin=11,cudaAtomicOperationFloatMax=12\n"
+    "cudaAtomicOperationCapability||cudaAtomicCapabilitySigned=1,cudaAtomicCapabilityUnsigned=2,cudaAtomicCapabilityReduction=4,cudaAtomicCapabilityScalar32=8,cudaAtomicCapabilityScalar64=16,cudaAtomicCapabilityScalar128=32,cudaAtomicCapabilityVector32x4=64\n"
+    "cudaExternalMemoryHandleType||cudaExternalMemoryHandleTypeOpaqueFd=1,cudaExternalMemoryHandleTypeOpaqueWin32=2,cudaExternalMemoryHandleTypeOpaqueWin32Kmt=3,cudaExternalMemoryHandleTypeD3D12Heap=4,cudaExternalMemoryHandleTypeD3D12Resource=5,cudaExternalMemoryHandleTypeD3D11Resource=6,cudaExternalMemoryHandleTypeD3D11ResourceKmt=7,cudaExternalMemoryHandleTypeNvSciBuf=8\n"
+    "cudaExternalSemaphoreHandleType||cudaExternalSemaphoreHandleTypeOpaqueFd=1,cudaExternalSemaphoreHandleTypeOpaqueWin32=2,cudaExternalSemaphoreHandleTypeOpaqueWin32Kmt=3,cudaExternalSemaphoreHandleTypeD3D12Fence=4,cudaExternalSemaphoreHandleTypeD3D11Fence=5,cudaExternalSemaphoreHandleTypeNvSciSync=6,cudaExternalSemaphoreHandleTypeKeyedMutex=7,cudaExternalSemaphoreHandleTypeKeyedMutexKmt=8,cudaExternalSemaphoreHandleTypeTimelineSemaphoreFd=9,cudaExternalSemaphoreHandleTypeTimelineSemaphoreWin32=10\n"
+    "cudaJitOption||cudaJitMaxRegisters=0,cudaJitThreadsPerBlock=1,cudaJitWallTime=2,cudaJitInfoLogBuffer=3,cudaJitInfoLogBufferSizeBytes=4,cudaJitErrorLogBuffer=5,cudaJitErrorLogBufferSizeBytes=6,cudaJitOptimizationLevel=7,cudaJitFallbackStrategy=10,cudaJitGenerateDebugInfo=11,cudaJitLogVerbose=12,cudaJitGenerateLineInfo=13,cudaJitCacheMode=14,cudaJitPositionIndependentCode=30,cudaJitMinCtaPerSm=31,cudaJitMaxThreadsPerBlock=32,cudaJitOverrideDirectiveValues=33\n"
+    "cudaLibraryOption||cudaLibraryHostUniversalFunctionAndDataTable=0,cudaLibraryBinaryIsPreserved=1\n"
+    "cudaJit_CacheMode||cudaJitCacheOptionNone=0,cudaJitCacheOptionCG=1,cudaJitCacheOptionCA=2\n"
+    "cudaJit_Fallback||cudaPreferPtx=0,cudaPreferBinary=1\n"
+    "cudaCGScope||cudaCGScopeInvalid=0,cudaCGScopeGrid=1,cudaCGScopeReserved=2\n"
+    "cudaGraphConditionalHandleFlags||cudaGraphCondAssignDefault=1\n"
+    "cudaGraphConditionalNodeType||cudaGraphCondTypeIf=0,cudaGraphCondTypeWhile=1,cudaGraphCondTypeSwitch=2\n"
+    "cudaGraphNodeType||cudaGraphNodeTypeKernel=0,cudaGraphNodeTypeMemcpy=1,cudaGraphNodeTypeMemset=2,cudaGraphNodeTypeHost=3,cudaGraphNodeTypeGraph=4,cudaGraphNodeTypeEmpty=5,cudaGraphNodeTypeWaitEvent=6,cudaGraphNodeTypeEventRecord=7,cudaGraphNodeTypeExtSemaphoreSignal=8,cudaGraphNodeTypeExtSemaphoreWait=9,cudaGraphNodeTypeMemAlloc=10,cudaGraphNodeTypeMemFree=11,cudaGraphNodeTypeConditional=13,cudaGraphNodeTypeCount=14\n"
+    "cudaGraphChildGraphNodeOwnership||cudaGraphChildGraphOwnershipClone=0,cudaGraphChildGraphOwnershipMove=1\n"
+    "cudaGraphDependencyType||cudaGraphDependencyTypeDefault=0,cudaGraphDependencyTypeProgrammatic=1\n"
+    "cudaGraphExecUpdateResult||cudaGraphExecUpdateSuccess=0,cudaGraphExecUpdateError=1,cudaGraphExecUpdateErrorTopologyChanged=2,cudaGraphExecUpdateErrorNodeTypeChanged=3,cudaGraphExecUpdateErrorFunctionChanged=4,cudaGraphExecUpdateErrorParametersChanged=5,cudaGraphExecUpdateErrorNotSupported=6,cudaGraphExecUpdateErrorUnsupportedFunctionChange=7,cudaGraphExecUpdateErrorAttributesChanged=8\n"
+    "cudaGraphInstantiateResult||cudaGraphInstantiateSuccess=0,cudaGraphInstantiateError=1,cudaGraphInstantiateInvalidStructure=2,cudaGraphInstantiateNodeOperationNotSupported=3,cudaGraphInstantiateMultipleDevicesNotSupported=4,cudaGraphInstantiateConditionalHandleUnused=5\n"
+    "cudaGraphKernelNodeField||cudaGraphKernelNodeFieldInvalid=0,cudaGraphKernelNodeFieldGridDim=1,cudaGraphKernelNodeFieldParam=2,cudaGraphKernelNodeFieldEnabled=3\n"
+    "cudaGetDriverEntryPointFlags||cudaEnableDefault=0,cudaEnableLegacyStream=1,cudaEnablePerThreadDefaultStream=2\n"
+    "cudaDriverEntryPointQueryResult||cudaDriverEntryPointSuccess=0,cudaDriverEntryPointSymbolNotFound=1,cudaDriverEntryPointVersionNotSufficent=2\n"
+    "cudaGraphDebugDotFlags||cudaGraphDebugDotFlagsVerbose=1,cudaGraphDebugDotFlagsKernelNodeParams=4,cudaGraphDebugDotFlagsMemcpyNodeParams=8,cudaGraphDebugDotFlagsMemsetNodeParams=16,cudaGraphDebugDotFlagsHostNodeParams=32,cudaGraphDebugDotFlagsEventNodeParams=64,cudaGraphDebugDotFlagsExtSemasSignalNodeParams=128,cudaGraphDebugDotFlagsExtSemasWaitNodeParams=256,cudaGraphDebugDotFlagsKernelNodeAttributes=512,cudaGraphDebugDotFlagsHandles=1024,cudaGraphDebugDotFlagsConditionalNodeParams=32768\n"
+    "cudaGraphInstantiateFlags||cudaGraphInstantiateFlagAutoFreeOnLaunch=1,cudaGraphInstantiateFlagUpload=2,cudaGraphInstantiateFlagDeviceLaunch=4,cudaGraphInstantiateFlagUseNodePriority=8\n"
+    "cudaLaunchMemSyncDomain||cudaLaunchMemSyncDomainDefault=0,cudaLaunchMemSyncDomainRemote=1\n"
+    "cudaLaunchAttributeID|cudaStreamAttrID,cudaKernelNodeAttrID|cudaLaunchAttributeIgnore=0,cudaLaunchAttributeAccessPolicyWindow=1,cudaLaunchAttributeCooperative=2,cudaLaunchAttributeSynchronizationPolicy=3,cudaLaunchAttributeClusterDimension=4,cudaLaunchAttributeClusterSchedulingPolicyPreference=5,cudaLaunchAttributeProgrammaticStreamSerialization=6,cudaLaunchAttributeProgrammaticEvent=7,cudaLaunchAttributePriority=8,cudaLaunchAttributeMemSyncDomainMap=9,cudaLaunchAttributeMemSyncDomain=10,cudaLaunchAttributePreferredClusterDimension=11,cudaLaunchAttributeLaunchCompletionEvent=12,cudaLaunchAttributeDeviceUpdatableKernelNode=13,cudaLaunchAttributePreferredSharedMemoryCarveout=14,cudaLaunchAttributeNvlinkUtilCentricScheduling=16\n"
+    "cudaDeviceNumaConfig||cudaDeviceNumaConfigNone=0,cudaDeviceNumaConfigNumaNode=1\n"
+    "cudaAsyncNotificationType||cudaAsyncNotificationTypeOverBudget=1\n"
+    "cudaLogLevel||cudaLogLevelError=0,cudaLogLevelWarning=1\n"
+    "cudaSurfaceBoundaryMode||cudaBoundaryModeZero=0,cudaBoundaryModeClamp=1,cudaBoundaryModeTrap=2\n"
+    "cudaSurfaceFormatMode||cudaFormatModeForced=0,cudaFormatModeAuto=1\n"
+    "cudaTextureAddressMode||cudaAddressModeWrap=0,cudaAddressModeClamp=1,cudaAddressModeMirror=2,cudaAddressModeBorder=3\n"
+    "cudaTextureFilterMode||cudaFilterModePoint=0,cudaFilterModeLinear=1\n"
+    "cudaTextureReadMode||cudaReadModeElementType=0,cudaReadModeNormalizedFloat=1\n"
+    "cudaDataType|cudaDataType_t|CUDA_R_16F=2,CUDA_C_16F=6,CUDA_R_16BF=14,CUDA_C_16BF=15,CUDA_R_32F=0,CUDA_C_32F=4,CUDA_R_64F=1,CUDA_C_64F=5,CUDA_R_4I=16,CUDA_C_4I=17,CUDA_R_4U=18,CUDA_C_4U=19,CUDA_R_8I=3,CUDA_C_8I=7,CUDA_R_8U=8,CUDA_C_8U=9,CUDA_R_16I=20,CUDA_C_16I=21,CUDA_R_16U=22,CUDA_C_16U=23,CUDA_R_32I=10,CUDA_C_32I=11,CUDA_R_32U=12,CUDA_C_32U=13,CUDA_R_64I=24,CUDA_C_64I=25,CUDA_R_64U=26,CUDA_C_64U=27,CUDA_R_8F_E4M3=28,CUDA_R_8F_UE4M3=28,CUDA_R_8F_E5M2=29,CUDA_R_8F_UE8M0=30,CUDA_R_6F_E2M3=31,CUDA_R_6F_E3M2=32,CUDA_R_4F_E2M1=33\n"
+    "cudaEmulationStrategy|cudaEmulationStrategy_t|CUDA_EMULATION_STRATEGY_DEFAULT=0,CUDA_EMULATION_STRATEGY_PERFORMANT=1,CUDA_EMULATION_STRATEGY_EAGER=2\n"
+    "cudaEmulationMantissaControl|cudaEmulationMantissaControl_t|CUDA_EMULATION_MANTISSA_CONTROL_DYNAMIC=0,CUDA_EMULATION_MANTISSA_CONTROL_FIXED=1\n"
+    "cudaEmulationSpecialValuesSupport|cudaEmulationSpecialValuesSupport_t|CUDA_EMULATION_SPECIAL_VALUES_SUPPORT_DEFAULT=65535,CUDA_EMULATION_SPECIAL_VALUES_SUPPORT_NONE=0,CUDA_EMULATION_SPECIAL_VALUES_SUPPORT_INFINITY=1,CUDA_EMULATION_SPECIAL_VALUES_SUPPORT_NAN=2\n"
+    "libraryPropertyType|libraryPropertyType_t|MAJOR_VERSION=0,MINOR_VERSION=1,PATCH_LEVEL=2\n"
+    "cudaRoundMode||cudaRoundNearest=0,cudaRoundZero=1,cudaRoundPosInf=2,cudaRoundMinInf=3\n"
+    "cudaGLDeviceList||cudaGLDeviceListAll=1,cudaGLDeviceListCurrentFrame=2,cudaGLDeviceListNextFrame=3\n"
+    "cudaGLMapFlags||cudaGLMapFlagsNone=0,cudaGLMapFlagsReadOnly=1,cudaGLMapFlagsWriteDiscard=2\n"
+    "cudaEglFrameType||cudaEglFrameTypeArray=0,cudaEglFrameTypePitch=1\n"
+    "cudaEglResourceLocationFlags||cudaEglResourceLocationSysmem=0,cudaEglResourceLocationVidmem=1\n"
+    "cudaEglColorFormat||cudaEglColorFormatYUV420Planar=0,cudaEglColorFormatYUV420SemiPlanar=1,cudaEglColorFormatYUV422Planar=2,cudaEglColorFormatYUV422SemiPlanar=3,cudaEglColorFormatARGB=6,cudaEglColorFormatRGBA=7,cudaEglColorFormatL=8,cudaEglColorFormatR=9,cudaEglColorFormatYUV444Planar=10,cudaEglColorFormatYUV444SemiPlanar=11,cudaEglColorFormatYUYV422=12,cudaEglColorFormatUYVY422=13,cudaEglColorFormatABGR=14,cudaEglColorFormatBGRA=15,cudaEglColorFormatA=16,cudaEglColorFormatRG=17,cudaEglColorFormatAYUV=18,cudaEglColorFormatYVU444SemiPlanar=19,cudaEglColorFormatYVU422SemiPlanar=20,cudaEglColorFormatYVU420SemiPlanar=21,cudaEglColorFormatY10V10U10_444SemiPlanar=22,cudaEglColorFormatY10V10U10_420SemiPlanar=23,cudaEglColorFormatY12V12U12_444SemiPlanar=24,cudaEglColorFormatY12V12U12_420SemiPlanar=25,cudaEglColorFormatVYUY_ER=26,cudaEglColorFormatUYVY_ER=27,cudaEglColorFormatYUYV_ER=28,cudaEglColorFormatYVYU_ER=29,cudaEglColorFormatYUVA_ER=31,cudaEglColorFormatAYUV_ER=32,cudaEglColorFormatYUV444Planar_ER=33,cudaEglColorFormatYUV422Planar_ER=34,cudaEglColorFormatYUV420Planar_ER=35,cudaEglColorFormatYUV444SemiPlanar_ER=36,cudaEglColorFormatYUV422SemiPlanar_ER=37,cudaEglColorFormatYUV420SemiPlanar_ER=38,cudaEglColorFormatYVU444Planar_ER=39,cudaEglColorFormatYVU422Planar_ER=40,cudaEglColorFormatYVU420Planar_ER=41,cudaEglColorFormatYVU444SemiPlanar_ER=42,cudaEglColorFormatYVU422SemiPlanar_ER=43,cudaEglColorFormatYVU420SemiPlanar_ER=44,cudaEglColorFormatBayerRGGB=45,cudaEglColorFormatBayerBGGR=46,cudaEglColorFormatBayerGRBG=47,cudaEglColorFormatBayerGBRG=48,cudaEglColorFormatBayer10RGGB=49,cudaEglColorFormatBayer10BGGR=50,cudaEglColorFormatBayer10GRBG=51,cudaEglColorFormatBayer10GBRG=52,cudaEglColorFormatBayer12RGGB=53,cudaEglColorFormatBayer12BGGR=54,cudaEglColorFormatBayer12GRBG=55,cudaEglColorFormatBayer12GBRG=56,cudaEglColorFormatBayer14RGGB=57,cudaEglColorFormatBayer14BGGR=58,cudaEglColorFormatBayer14GRBG=59,cudaEglColorFormatBayer14GBRG=60,cudaEglColorFormatBayer20RGGB=61,cudaEglColorFormatBayer20BGGR=62,cudaEglColorFormatBayer20GRBG=63,cudaEglColorFormatBayer20GBRG=64,cudaEglColorFormatYVU444Planar=65,cudaEglColorFormatYVU422Planar=66,cudaEglColorFormatYVU420Planar=67,cudaEglColorFormatBayerIspRGGB=68,cudaEglColorFormatBayerIspBGGR=69,cudaEglColorFormatBayerIspGRBG=70,cudaEglColorFormatBayerIspGBRG=71,cudaEglColorFormatBayerBCCR=72,cudaEglColorFormatBayerRCCB=73,cudaEglColorFormatBayerCRBC=74,cudaEglColorFormatBayerCBRC=75,cudaEglColorFormatBayer10CCCC=76,cudaEglColorFormatBayer12BCCR=77,cudaEglColorFormatBayer12RCCB=78,cudaEglColorFormatBayer12CRBC=79,cudaEglColorFormatBayer12CBRC=80,cudaEglColorFormatBayer12CCCC=81,cudaEglColorFormatY=82,cudaEglColorFormatYUV420SemiPlanar_2020=83,cudaEglColorFormatYVU420SemiPlanar_2020=84,cudaEglColorFormatYUV420Planar_2020=85,cudaEglColorFormatYVU420Planar_2020=86,cudaEglColorFormatYUV420SemiPlanar_709=87,cudaEglColorFormatYVU420SemiPlanar_709=88,cudaEglColorFormatYUV420Planar_709=89,cudaEglColorFormatYVU420Planar_709=90,cudaEglColorFormatY10V10U10_420SemiPlanar_709=91,cudaEglColorFormatY10V10U10_420SemiPlanar_2020=92,cudaEglColorFormatY10V10U10_422SemiPlanar_2020=93,cudaEglColorFormatY10V10U10_422SemiPlanar=94,cudaEglColorFormatY10V10U10_422SemiPlanar_709=95,cudaEglColorFormatY_ER=96,cudaEglColorFormatY_709_ER=97,cudaEglColorFormatY10_ER=98,cudaEglColorFormatY10_709_ER=99,cudaEglColorFormatY12_ER=100,cudaEglColorFormatY12_709_ER=101,cudaEglColorFormatYUVA=102,cudaEglColorFormatYVYU=104,cudaEglColorFormatVYUY=105,cudaEglColorFormatY10V10U10_420SemiPlanar_ER=106,cudaEglColorFormatY10V10U10_420SemiPlanar_709_ER=107,cudaEglColorFormatY10V10U10_444SemiPlanar_ER=108,cudaEglColorFormatY10V10U10_444SemiPlanar_709_ER=109,cudaEglColorFormatY12V12U12_420SemiPlanar_ER=110,cudaEglColorFormatY12V12U12_420SemiPlanar_709_ER=111,cudaEglColorFormatY12V12U12_444SemiPlanar_ER=112,cudaEglColorFormatY12V12U12_444SemiPlanar_709_ER=113,cudaEglColorFormatUYVY709=114,cudaEglColorFormatUYVY709_ER=115,cudaEglColorFormatUYVY2020=116\n"
 )
-
-def _mkenum(i):
-    n, al, names, vals = _ENUMS[i]
-    return _enum_mod.IntEnum(n, list(zip(names, vals)), module=__name__)
-
-cudaError_t = _mkenum(0)
-cudaChannelFormatKind = _mkenum(1)
-cudaMemoryType = _mkenum(2)
-cudaMemcpyKind = _mkenum(3)
-cudaAccessProperty = _mkenum(4)
-cudaStreamCaptureStatus = _mkenum(5)
-cudaStreamCaptureMode = _mkenum(6)
-cudaSynchronizationPolicy = _mkenum(7)
-cudaClusterSchedulingPolicy = _mkenum(8)
-cudaStreamUpdateCaptureDependenciesFlags = _mkenum(9)
-cudaUserObjectFlags = _mkenum(10)
-cudaUserObjectRetainFlags = _mkenum(11)
-cudaGraphicsRegisterFlags = _mkenum(12)
-cudaGraphicsMapFlags = _mkenum(13)
-cudaGraphicsCubeFace = _mkenum(14)
-cudaResourceType = _mkenum(15)
-cudaResourceViewFormat = _mkenum(16)
-cudaFuncAttribute = _mkenum(17)
-cudaFuncCache = _mkenum(18)
-cudaSharedMemConfig = _mkenum(19)
-cudaSharedCarveout = _mkenum(20)
-cudaComputeMode = _mkenum(21)
-cudaLimit = _mkenum(22)
-cudaMemoryAdvise = _mkenum(23)
-cudaMemRangeAttribute = _mkenum(24)
-cudaFlushGPUDirectRDMAWritesOptions = _mkenum(25)
-cudaGPUDirectRDMAWritesOrdering = _mkenum(26)
-cudaFlushGPUDirectRDMAWritesScope = _mkenum(27)
-cudaFlushGPUDirectRDMAWritesTarget = _mkenum(28)
-cudaDeviceAttr = _mkenum(29)
-cudaMemPoolAttr = _mkenum(30)
-cudaMemLocationType = _mkenum(31)
-cudaMemAccessFlags = _mkenum(32)
-cudaMemAllocationType = _mkenum(33)
-cudaMemAllocationHandleType = _mkenum(34)
-cudaGraphMemAttributeType = _mkenum(35)
-cudaMemcpyFlags = _mkenum(36)
-cudaMemcpySrcAccessOrder = _mkenum(37)
-cudaMemcpy3DOperandType = _mkenum(38)
-cudaDeviceP2PAttr = _mkenum(39)
-cudaAtomicOperation = _mkenum(40)
-cudaAtomicOperationCapability = _mkenum(41)
-cudaExternalMemoryHandleType = _mkenum(42)
-cudaExternalSemaphoreHandleType = _mkenum(43)
-cudaJitOption = _mkenum(44)
-cudaLibraryOption = _mkenum(45)
-cudaJit_CacheMode = _mkenum(46)
-cudaJit_Fallback = _mkenum(47)
-cudaCGScope = _mkenum(48)
-cudaGraphConditionalHandleFlags = _mkenum(49)
-cudaGraphConditionalNodeType = _mkenum(50)
-cudaGraphNodeType = _mkenum(51)
-cudaGraphChildGraphNodeOwnership = _mkenum(52)
-cudaGraphDependencyType = _mkenum(53)
-cudaGraphExecUpdateResult = _mkenum(54)
-cudaGraphInstantiateResult = _mkenum(55)
-cudaGraphKernelNodeField = _mkenum(56)
-cudaGetDriverEntryPointFlags = _mkenum(57)
-cudaDriverEntryPointQueryResult = _mkenum(58)
-cudaGraphDebugDotFlags = _mkenum(59)
-cudaGraphInstantiateFlags = _mkenum(60)
-cudaLaunchMemSyncDomain = _mkenum(61)
-cudaLaunchAttributeID = _mkenum(62)
-cudaStreamAttrID = cudaLaunchAttributeID
-cudaKernelNodeAttrID = cudaLaunchAttributeID
-cudaDeviceNumaConfig = _mkenum(63)
-cudaAsyncNotificationType = _mkenum(64)
-cudaLogLevel = _mkenum(65)
-cudaSurfaceBoundaryMode = _mkenum(66)
-cudaSurfaceFormatMode = _mkenum(67)
-cudaTextureAddressMode = _mkenum(68)
-cudaTextureFilterMode = _mkenum(69)
-cudaTextureReadMode = _mkenum(70)
-cudaDataType = _mkenum(71)
-cudaDataType_t = cudaDataType
-cudaEmulationStrategy = _mkenum(72)
-cudaEmulationStrategy_t = cudaEmulationStrategy
-cudaEmulationMantissaControl = _mkenum(73)
-cudaEmulationMantissaControl_t = cudaEmulationMantissaControl
-cudaEmulationSpecialValuesSupport = _mkenum(74)
-cudaEmulationSpecialValuesSupport_t = cudaEmulationSpecialValuesSupport
-libraryPropertyType = _mkenum(75)
-libraryPropertyType_t = libraryPropertyType
-cudaRoundMode = _mkenum(76)
-cudaGLDeviceList = _mkenum(77)
-cudaGLMapFlags = _mkenum(78)
-cudaEglFrameType = _mkenum(79)
-cudaEglResourceLocationFlags = _mkenum(80)
-cudaEglColorFormat = _mkenum(81)
 
 cdef class EGLImageKHR(_Handle):
     """Handle type EGLImageKHR (an opaque C pointer)."""
@@ -342,633 +246,137 @@ cdef extern from *:
     const size_t __cb_runtime_psize[505]
     const size_t __cb_runtime_ssize[121]
 
-class anon_struct0(_Struct):
-    """C struct anon_struct0."""
-    __slots__ = ()
-class anon_struct1(_Struct):
-    """C struct anon_struct1."""
-    __slots__ = ()
-class anon_struct2(_Struct):
-    """C struct anon_struct2."""
-    __slots__ = ()
-class anon_struct3(_Struct):
-    """C struct anon_struct3."""
-    __slots__ = ()
-class anon_struct4(_Struct):
-    """C struct anon_struct4."""
-    __slots__ = ()
-class anon_struct5(_Struct):
-    """C struct anon_struct5."""
-    __slots__ = ()
-class anon_struct6(_Struct):
-    """C struct anon_struct6."""
-    __slots__ = ()
-class anon_struct7(_Struct):
-    """C struct anon_struct7."""
-    __slots__ = ()
-class anon_struct8(_Struct):
-    """C struct anon_struct8."""
-    __slots__ = ()
-class anon_struct9(_Struct):
-    """C struct anon_struct9."""
-    __slots__ = ()
-class anon_struct10(_Struct):
-    """C struct anon_struct10."""
-    __slots__ = ()
-class anon_struct11(_Struct):
-    """C struct anon_struct11."""
-    __slots__ = ()
-class anon_struct12(_Struct):
-    """C struct anon_struct12."""
-    __slots__ = ()
-class anon_struct13(_Struct):
-    """C struct anon_struct13."""
-    __slots__ = ()
-class anon_struct14(_Struct):
-    """C struct anon_struct14."""
-    __slots__ = ()
-class anon_struct15(_Struct):
-    """C struct anon_struct15."""
-    __slots__ = ()
-class anon_struct16(_Struct):
-    """C struct anon_struct16."""
-    __slots__ = ()
-class anon_struct17(_Struct):
-    """C struct anon_struct17."""
-    __slots__ = ()
-class anon_struct18(_Struct):
-    """C struct anon_struct18."""
-    __slots__ = ()
-class anon_struct19(_Struct):
-    """C struct anon_struct19."""
-    __slots__ = ()
-class anon_struct20(_Struct):
-    """C struct anon_struct20."""
-    __slots__ = ()
-class anon_struct21(_Struct):
-    """C struct anon_struct21."""
-    __slots__ = ()
-class anon_struct22(_Struct):
-    """C struct anon_struct22."""
-    __slots__ = ()
-class anon_union0(_Struct):
-    """C union anon_union0."""
-    __slots__ = ()
-class anon_union1(_Struct):
-    """C union anon_union1."""
-    __slots__ = ()
-class anon_union2(_Struct):
-    """C union anon_union2."""
-    __slots__ = ()
-class anon_union3(_Struct):
-    """C union anon_union3."""
-    __slots__ = ()
-class anon_union4(_Struct):
-    """C union anon_union4."""
-    __slots__ = ()
-class anon_union5(_Struct):
-    """C union anon_union5."""
-    __slots__ = ()
-class anon_union7(_Struct):
-    """C union anon_union7."""
-    __slots__ = ()
-class anon_union8(_Struct):
-    """C union anon_union8."""
-    __slots__ = ()
-class anon_union9(_Struct):
-    """C union anon_union9."""
-    __slots__ = ()
-class CUuuid_st(_Struct):
-    """C struct CUuuid_st."""
-    __slots__ = ()
-class CUuuid(CUuuid_st):
-    """C struct CUuuid (same layout as CUuuid_st)."""
-    __slots__ = ()
-class cudaUUID_t(CUuuid_st):
-    """C struct cudaUUID_t (same layout as CUuuid_st)."""
-    __slots__ = ()
-class char1(_Struct):
-    """C struct char1."""
-    __slots__ = ()
-class char1(char1):
-    """C struct char1 (same layout as char1)."""
-    __slots__ = ()
-class char3(_Struct):
-    """C struct char3."""
-    __slots__ = ()
-class char3(char3):
-    """C struct char3 (same layout as char3)."""
-    __slots__ = ()
-class cudaAccessPolicyWindow(_Struct):
-    """C struct cudaAccessPolicyWindow."""
-    __slots__ = ()
-class cudaArrayMemoryRequirements(_Struct):
-    """C struct cudaArrayMemoryRequirements."""
-    __slots__ = ()
-class cudaArraySparseProperties(_Struct):
-    """C struct cudaArraySparseProperties."""
-    __slots__ = ()
-class cudaAsyncNotificationInfo(_Struct):
-    """C struct cudaAsyncNotificationInfo."""
-    __slots__ = ()
-class cudaAsyncNotificationInfo_t(cudaAsyncNotificationInfo):
-    """C struct cudaAsyncNotificationInfo_t (same layout as cudaAsyncNotificationInfo)."""
-    __slots__ = ()
-class cudaChannelFormatDesc(_Struct):
-    """C struct cudaChannelFormatDesc."""
-    __slots__ = ()
-class cudaChildGraphNodeParams(_Struct):
-    """C struct cudaChildGraphNodeParams."""
-    __slots__ = ()
-class cudaConditionalNodeParams(_Struct):
-    """C struct cudaConditionalNodeParams."""
-    __slots__ = ()
-class cudaDeviceProp(_Struct):
-    """C struct cudaDeviceProp."""
-    __slots__ = ()
-class cudaEglFrame_st(_Struct):
-    """C struct cudaEglFrame_st."""
-    __slots__ = ()
-class cudaEglFrame(cudaEglFrame_st):
-    """C struct cudaEglFrame (same layout as cudaEglFrame_st)."""
-    __slots__ = ()
-class cudaEglPlaneDesc_st(_Struct):
-    """C struct cudaEglPlaneDesc_st."""
-    __slots__ = ()
-class cudaEglPlaneDesc(cudaEglPlaneDesc_st):
-    """C struct cudaEglPlaneDesc (same layout as cudaEglPlaneDesc_st)."""
-    __slots__ = ()
-class cudaEventRecordNodeParams(_Struct):
-    """C struct cudaEventRecordNodeParams."""
-    __slots__ = ()
-class cudaEventWaitNodeParams(_Struct):
-    """C struct cudaEventWaitNodeParams."""
-    __slots__ = ()
-class cudaExtent(_Struct):
-    """C struct cudaExtent."""
-    __slots__ = ()
-class cudaExternalMemoryBufferDesc(_Struct):
-    """C struct cudaExternalMemoryBufferDesc."""
-    __slots__ = ()
-class cudaExternalMemoryHandleDesc(_Struct):
-    """C struct cudaExternalMemoryHandleDesc."""
-    __slots__ = ()
-class cudaExternalMemoryMipmappedArrayDesc(_Struct):
-    """C struct cudaExternalMemoryMipmappedArrayDesc."""
-    __slots__ = ()
-class cudaExternalSemaphoreHandleDesc(_Struct):
-    """C struct cudaExternalSemaphoreHandleDesc."""
-    __slots__ = ()
-class cudaExternalSemaphoreSignalNodeParams(_Struct):
-    """C struct cudaExternalSemaphoreSignalNodeParams."""
-    __slots__ = ()
-class cudaExternalSemaphoreSignalNodeParamsV2(_Struct):
-    """C struct cudaExternalSemaphoreSignalNodeParamsV2."""
-    __slots__ = ()
-class cudaExternalSemaphoreSignalParams(_Struct):
-    """C struct cudaExternalSemaphoreSignalParams."""
-    __slots__ = ()
-class cudaExternalSemaphoreWaitNodeParams(_Struct):
-    """C struct cudaExternalSemaphoreWaitNodeParams."""
-    __slots__ = ()
-class cudaExternalSemaphoreWaitNodeParamsV2(_Struct):
-    """C struct cudaExternalSemaphoreWaitNodeParamsV2."""
-    __slots__ = ()
-class cudaExternalSemaphoreWaitParams(_Struct):
-    """C struct cudaExternalSemaphoreWaitParams."""
-    __slots__ = ()
-class cudaFuncAttributes(_Struct):
-    """C struct cudaFuncAttributes."""
-    __slots__ = ()
-class cudaGraphEdgeData_st(_Struct):
-    """C struct cudaGraphEdgeData_st."""
-    __slots__ = ()
-class cudaGraphEdgeData(cudaGraphEdgeData_st):
-    """C struct cudaGraphEdgeData (same layout as cudaGraphEdgeData_st)."""
-    __slots__ = ()
-class cudaGraphExecUpdateResultInfo_st(_Struct):
-    """C struct cudaGraphExecUpdateResultInfo_st."""
-    __slots__ = ()
-class cudaGraphExecUpdateResultInfo(cudaGraphExecUpdateResultInfo_st):
-    """C struct cudaGraphExecUpdateResultInfo (same layout as cudaGraphExecUpdateResultInfo_st)."""
-    __slots__ = ()
-class cudaGraphInstantiateParams_st(_Struct):
-    """C struct cudaGraphInstantiateParams_st."""
-    __slots__ = ()
-class cudaGraphInstantiateParams(cudaGraphInstantiateParams_st):
-    """C struct cudaGraphInstantiateParams (same layout as cudaGraphInstantiateParams_st)."""
-    __slots__ = ()
-class cudaGraphKernelNodeUpdate(_Struct):
-    """C struct cudaGraphKernelNodeUpdate."""
-    __slots__ = ()
-class cudaGraphNodeParams(_Struct):
-    """C struct cudaGraphNodeParams."""
-    __slots__ = ()
-class cudaHostNodeParams(_Struct):
-    """C struct cudaHostNodeParams."""
-    __slots__ = ()
-class cudaHostNodeParamsV2(_Struct):
-    """C struct cudaHostNodeParamsV2."""
-    __slots__ = ()
-class cudaIpcEventHandle_st(_Struct):
-    """C struct cudaIpcEventHandle_st."""
-    __slots__ = ()
-class cudaIpcEventHandle_t(cudaIpcEventHandle_st):
-    """C struct cudaIpcEventHandle_t (same layout as cudaIpcEventHandle_st)."""
-    __slots__ = ()
-class cudaIpcMemHandle_st(_Struct):
-    """C struct cudaIpcMemHandle_st."""
-    __slots__ = ()
-class cudaIpcMemHandle_t(cudaIpcMemHandle_st):
-    """C struct cudaIpcMemHandle_t (same layout as cudaIpcMemHandle_st)."""
-    __slots__ = ()
-class cudaKernelNodeParams(_Struct):
-    """C struct cudaKernelNodeParams."""
-    __slots__ = ()
-class cudaKernelNodeParamsV2(_Struct):
-    """C struct cudaKernelNodeParamsV2."""
-    __slots__ = ()
-class cudaLaunchAttributeValue(_Struct):
-    """C union cudaLaunchAttributeValue."""
-    __slots__ = ()
-class cudaLaunchAttributeValue(cudaLaunchAttributeValue):
-    """C union cudaLaunchAttributeValue (same layout as cudaLaunchAttributeValue)."""
-    __slots__ = ()
-class cudaStreamAttrValue(cudaLaunchAttributeValue):
-    """C union cudaStreamAttrValue (same layout as cudaLaunchAttributeValue)."""
-    __slots__ = ()
-class cudaKernelNodeAttrValue(cudaLaunchAttributeValue):
-    """C union cudaKernelNodeAttrValue (same layout as cudaLaunchAttributeValue)."""
-    __slots__ = ()
-class cudaLaunchAttribute_st(_Struct):
-    """C struct cudaLaunchAttribute_st."""
-    __slots__ = ()
-class cudaLaunchAttribute(cudaLaunchAttribute_st):
-    """C struct cudaLaunchAttribute (same layout as cudaLaunchAttribute_st)."""
-    __slots__ = ()
-class cudaLaunchConfig_st(_Struct):
-    """C struct cudaLaunchConfig_st."""
-    __slots__ = ()
-class cudaLaunchConfig_t(cudaLaunchConfig_st):
-    """C struct cudaLaunchConfig_t (same layout as cudaLaunchConfig_st)."""
-    __slots__ = ()
-class cudaLaunchMemSyncDomainMap_st(_Struct):
-    """C struct cudaLaunchMemSyncDomainMap_st."""
-    __slots__ = ()
-class cudaLaunchMemSyncDomainMap(cudaLaunchMemSyncDomainMap_st):
-    """C struct cudaLaunchMemSyncDomainMap (same layout as cudaLaunchMemSyncDomainMap_st)."""
-    __slots__ = ()
-class cudaMemAccessDesc(_Struct):
-    """C struct cudaMemAccessDesc."""
-    __slots__ = ()
-class cudaMemAllocNodeParams(_Struct):
-    """C struct cudaMemAllocNodeParams."""
-    __slots__ = ()
-class cudaMemAllocNodeParamsV2(_Struct):
-    """C struct cudaMemAllocNodeParamsV2."""
-    __slots__ = ()
-class cudaMemFabricHandle_st(_Struct):
-    """C struct cudaMemFabricHandle_st."""
-    __slots__ = ()
-class cudaMemFabricHandle_t(cudaMemFabricHandle_st):
-    """C struct cudaMemFabricHandle_t (same layout as cudaMemFabricHandle_st)."""
-    __slots__ = ()
-class cudaMemFreeNodeParams(_Struct):
-    """C struct cudaMemFreeNodeParams."""
-    __slots__ = ()
-class cudaMemLocation(_Struct):
-    """C struct cudaMemLocation."""
-    __slots__ = ()
-class cudaMemPoolProps(_Struct):
-    """C struct cudaMemPoolProps."""
-    __slots__ = ()
-class cudaMemPoolPtrExportData(_Struct):
-    """C struct cudaMemPoolPtrExportData."""
-    __slots__ = ()
-class cudaMemcpy3DBatchOp(_Struct):
-    """C struct cudaMemcpy3DBatchOp."""
-    __slots__ = ()
-class cudaMemcpy3DOperand(_Struct):
-    """C struct cudaMemcpy3DOperand."""
-    __slots__ = ()
-class cudaMemcpy3DParms(_Struct):
-    """C struct cudaMemcpy3DParms."""
-    __slots__ = ()
-class cudaMemcpy3DPeerParms(_Struct):
-    """C struct cudaMemcpy3DPeerParms."""
-    __slots__ = ()
-class cudaMemcpyAttributes(_Struct):
-    """C struct cudaMemcpyAttributes."""
-    __slots__ = ()
-class cudaMemcpyNodeParams(_Struct):
-    """C struct cudaMemcpyNodeParams."""
-    __slots__ = ()
-class cudaMemsetParams(_Struct):
-    """C struct cudaMemsetParams."""
-    __slots__ = ()
-class cudaMemsetParamsV2(_Struct):
-    """C struct cudaMemsetParamsV2."""
-    __slots__ = ()
-class cudaOffset3D(_Struct):
-    """C struct cudaOffset3D."""
-    __slots__ = ()
-class cudaPitchedPtr(_Struct):
-    """C struct cudaPitchedPtr."""
-    __slots__ = ()
-class cudaPointerAttributes(_Struct):
-    """C struct cudaPointerAttributes."""
-    __slots__ = ()
-class cudaPos(_Struct):
-    """C struct cudaPos."""
-    __slots__ = ()
-class cudaResourceDesc(_Struct):
-    """C struct cudaResourceDesc."""
-    __slots__ = ()
-class cudaResourceViewDesc(_Struct):
-    """C struct cudaResourceViewDesc."""
-    __slots__ = ()
-class cudaTextureDesc(_Struct):
-    """C struct cudaTextureDesc."""
-    __slots__ = ()
-class cudalibraryHostUniversalFunctionAndDataTable(_Struct):
-    """C struct cudalibraryHostUniversalFunctionAndDataTable."""
-    __slots__ = ()
-class dim3(_Struct):
-    """C struct dim3."""
-    __slots__ = ()
-class dim3(dim3):
-    """C struct dim3 (same layout as dim3)."""
-    __slots__ = ()
-class double1(_Struct):
-    """C struct double1."""
-    __slots__ = ()
-class double1(double1):
-    """C struct double1 (same layout as double1)."""
-    __slots__ = ()
-class double3(_Struct):
-    """C struct double3."""
-    __slots__ = ()
-class double3(double3):
-    """C struct double3 (same layout as double3)."""
-    __slots__ = ()
-class float1(_Struct):
-    """C struct float1."""
-    __slots__ = ()
-class float1(float1):
-    """C struct float1 (same layout as float1)."""
-    __slots__ = ()
-class float3(_Struct):
-    """C struct float3."""
-    __slots__ = ()
-class float3(float3):
-    """C struct float3 (same layout as float3)."""
-    __slots__ = ()
-class int1(_Struct):
-    """C struct int1."""
-    __slots__ = ()
-class int1(int1):
-    """C struct int1 (same layout as int1)."""
-    __slots__ = ()
-class int3(_Struct):
-    """C struct int3."""
-    __slots__ = ()
-class int3(int3):
-    """C struct int3 (same layout as int3)."""
-    __slots__ = ()
-class long1(_Struct):
-    """C struct long1."""
-    __slots__ = ()
-class long1(long1):
-    """C struct long1 (same layout as long1)."""
-    __slots__ = ()
-class long3(_Struct):
-    """C struct long3."""
-    __slots__ = ()
-class long3(long3):
-    """C struct long3 (same layout as long3)."""
-    __slots__ = ()
-class longlong1(_Struct):
-    """C struct longlong1."""
-    __slots__ = ()
-class longlong1(longlong1):
-    """C struct longlong1 (same layout as longlong1)."""
-    __slots__ = ()
-class longlong3(_Struct):
-    """C struct longlong3."""
-    __slots__ = ()
-class longlong3(longlong3):
-    """C struct longlong3 (same layout as longlong3)."""
-    __slots__ = ()
-class short1(_Struct):
-    """C struct short1."""
-    __slots__ = ()
-class short1(short1):
-    """C struct short1 (same layout as short1)."""
-    __slots__ = ()
-class short3(_Struct):
-    """C struct short3."""
-    __slots__ = ()
-class short3(short3):
-    """C struct short3 (same layout as short3)."""
-    __slots__ = ()
-class uchar1(_Struct):
-    """C struct uchar1."""
-    __slots__ = ()
-class uchar1(uchar1):
-    """C struct uchar1 (same layout as uchar1)."""
-    __slots__ = ()
-class uchar3(_Struct):
-    """C struct uchar3."""
-    __slots__ = ()
-class uchar3(uchar3):
-    """C struct uchar3 (same layout as uchar3)."""
-    __slots__ = ()
-class uint1(_Struct):
-    """C struct uint1."""
-    __slots__ = ()
-class uint1(uint1):
-    """C struct uint1 (same layout as uint1)."""
-    __slots__ = ()
-class uint3(_Struct):
-    """C struct uint3."""
-    __slots__ = ()
-class uint3(uint3):
-    """C struct uint3 (same layout as uint3)."""
-    __slots__ = ()
-class ulong1(_Struct):
-    """C struct ulong1."""
-    __slots__ = ()
-class ulong1(ulong1):
-    """C struct ulong1 (same layout as ulong1)."""
-    __slots__ = ()
-class ulong3(_Struct):
-    """C struct ulong3."""
-    __slots__ = ()
-class ulong3(ulong3):
-    """C struct ulong3 (same layout as ulong3)."""
-    __slots__ = ()
-class ulonglong1(_Struct):
-    """C struct ulonglong1."""
-    __slots__ = ()
-class ulonglong1(ulonglong1):
-    """C struct ulonglong1 (same layout as ulonglong1)."""
-    __slots__ = ()
-class ulonglong3(_Struct):
-    """C struct ulonglong3."""
-    __slots__ = ()
-class ulonglong3(ulonglong3):
-    """C struct ulonglong3 (same layout as ulonglong3)."""
-    __slots__ = ()
-class ushort1(_Struct):
-    """C struct ushort1."""
-    __slots__ = ()
-class ushort1(ushort1):
-    """C struct ushort1 (same layout as ushort1)."""
-    __slots__ = ()
-class ushort3(_Struct):
-    """C struct ushort3."""
-    __slots__ = ()
-class ushort3(ushort3):
-    """C struct ushort3 (same layout as ushort3)."""
-    __slots__ = ()
-
 _STRUCTS = (
-    ('anon_struct0', (('width', 2, 1, '', 0, ''), ('height', 2, 1, '', 0, ''), ('depth', 2, 1, '', 0, ''))),
-    ('anon_struct1', (('array', 5, 1, 'cudaArray_t', 0, ''),)),
-    ('anon_struct2', (('mipmap', 5, 1, 'cudaMipmappedArray_t', 0, ''),)),
-    ('anon_struct3', (('devPtr', 10, 1, '', 0, ''), ('desc', 7, 1, 'cudaChannelFormatDesc', 0, ''), ('sizeInBytes', 2, 1, '', 0, ''))),
-    ('anon_struct4', (('devPtr', 10, 1, '', 0, ''), ('desc', 7, 1, 'cudaChannelFormatDesc', 0, ''), ('width', 2, 1, '', 0, ''), ('height', 2, 1, '', 0, ''), ('pitchInBytes', 2, 1, '', 0, ''))),
-    ('anon_struct5', (('reserved', 9, 32, '', 1, ''),)),
-    ('anon_struct6', (('ptr', 10, 1, '', 0, ''), ('rowLength', 2, 1, '', 0, ''), ('layerHeight', 2, 1, '', 0, ''), ('locHint', 7, 1, 'cudaMemLocation', 0, ''))),
-    ('anon_struct7', (('array', 5, 1, 'cudaArray_t', 0, ''), ('offset', 7, 1, 'cudaOffset3D', 0, ''))),
-    ('anon_struct8', (('handle', 10, 1, '', 0, ''), ('name', 10, 1, '', 0, ''))),
-    ('anon_struct9', (('handle', 10, 1, '', 0, ''), ('name', 10, 1, '', 0, ''))),
-    ('anon_struct10', (('value', 2, 1, '', 0, ''),)),
-    ('anon_struct11', (('key', 2, 1, '', 0, ''),)),
-    ('anon_struct12', (('fence', 7, 1, 'anon_struct10', 0, ''), ('nvSciSync', 7, 1, 'anon_union4', 0, ''), ('keyedMutex', 7, 1, 'anon_struct11', 0, ''), ('reserved', 9, 12, '', 2, ''))),
-    ('anon_struct13', (('value', 2, 1, '', 0, ''),)),
-    ('anon_struct14', (('key', 2, 1, '', 0, ''), ('timeoutMs', 2, 1, '', 0, ''))),
-    ('anon_struct15', (('fence', 7, 1, 'anon_struct13', 0, ''), ('nvSciSync', 7, 1, 'anon_union5', 0, ''), ('keyedMutex', 7, 1, 'anon_struct14', 0, ''), ('reserved', 9, 10, '', 2, ''))),
-    ('anon_struct16', (('pValue', 10, 1, '', 0, ''), ('offset', 2, 1, '', 0, ''), ('size', 2, 1, '', 0, ''))),
-    ('anon_struct17', (('x', 2, 1, '', 0, ''), ('y', 2, 1, '', 0, ''), ('z', 2, 1, '', 0, ''))),
-    ('anon_struct18', (('event', 5, 1, 'cudaEvent_t', 0, ''), ('flags', 1, 1, '', 0, ''), ('triggerAtBlockStart', 1, 1, '', 0, ''))),
-    ('anon_struct19', (('x', 2, 1, '', 0, ''), ('y', 2, 1, '', 0, ''), ('z', 2, 1, '', 0, ''))),
-    ('anon_struct20', (('event', 5, 1, 'cudaEvent_t', 0, ''), ('flags', 1, 1, '', 0, ''))),
-    ('anon_struct21', (('deviceUpdatable', 1, 1, '', 0, ''), ('devNode', 5, 1, 'cudaGraphDeviceNode_t', 0, ''))),
-    ('anon_struct22', (('bytesOverBudget', 2, 1, '', 0, ''),)),
-    ('anon_union0', (('array', 7, 1, 'anon_struct1', 0, ''), ('mipmap', 7, 1, 'anon_struct2', 0, ''), ('linear', 7, 1, 'anon_struct3', 0, ''), ('pitch2D', 7, 1, 'anon_struct4', 0, ''), ('reserved', 7, 1, 'anon_struct5', 0, ''))),
-    ('anon_union1', (('ptr', 7, 1, 'anon_struct6', 0, ''), ('array', 7, 1, 'anon_struct7', 0, ''))),
-    ('anon_union2', (('fd', 1, 1, '', 0, ''), ('win32', 7, 1, 'anon_struct8', 0, ''), ('nvSciBufObject', 10, 1, '', 0, ''))),
-    ('anon_union3', (('fd', 1, 1, '', 0, ''), ('win32', 7, 1, 'anon_struct9', 0, ''), ('nvSciSyncObj', 10, 1, '', 0, ''))),
-    ('anon_union4', (('fence', 10, 1, '', 0, ''), ('reserved', 2, 1, '', 0, ''))),
-    ('anon_union5', (('fence', 10, 1, '', 0, ''), ('reserved', 2, 1, '', 0, ''))),
-    ('anon_union7', (('gridDim', 7, 1, 'dim3', 0, ''), ('param', 7, 1, 'anon_struct16', 0, ''), ('isEnabled', 2, 1, '', 0, ''))),
-    ('anon_union8', (('overBudget', 7, 1, 'anon_struct22', 0, ''),)),
-    ('anon_union9', (('pArray', 9, 3, 'cudaArray_t', 5, ''), ('pPitch', 9, 3, 'cudaPitchedPtr', 7, ''))),
-    ('CUuuid_st', (('bytes', 8, 16, '', 0, ''),)),
-    ('char1', (('x', 1, 1, '', 0, ''),)),
-    ('char3', (('x', 1, 1, '', 0, ''), ('y', 1, 1, '', 0, ''), ('z', 1, 1, '', 0, ''))),
-    ('cudaAccessPolicyWindow', (('base_ptr', 10, 1, '', 0, ''), ('num_bytes', 2, 1, '', 0, ''), ('hitRatio', 3, 1, '', 0, ''), ('hitProp', 4, 1, 'cudaAccessProperty', 0, ''), ('missProp', 4, 1, 'cudaAccessProperty', 0, ''))),
-    ('cudaArrayMemoryRequirements', (('size', 2, 1, '', 0, ''), ('alignment', 2, 1, '', 0, ''), ('reserved', 9, 4, '', 2, ''))),
-    ('cudaArraySparseProperties', (('tileExtent', 7, 1, 'anon_struct0', 0, ''), ('miptailFirstLevel', 2, 1, '', 0, ''), ('miptailSize', 2, 1, '', 0, ''), ('flags', 2, 1, '', 0, ''), ('reserved', 9, 4, '', 2, ''))),
-    ('cudaAsyncNotificationInfo', (('type', 4, 1, 'cudaAsyncNotificationType', 0, ''), ('info', 7, 1, 'anon_union8', 0, ''))),
-    ('cudaChannelFormatDesc', (('x', 1, 1, '', 0, ''), ('y', 1, 1, '', 0, ''), ('z', 1, 1, '', 0, ''), ('w', 1, 1, '', 0, ''), ('f', 4, 1, 'cudaChannelFormatKind', 0, ''))),
-    ('cudaChildGraphNodeParams', (('graph', 5, 1, 'cudaGraph_t', 0, ''), ('ownership', 4, 1, 'cudaGraphChildGraphNodeOwnership', 0, ''))),
-    ('cudaConditionalNodeParams', (('handle', 6, 1, 'cudaGraphConditionalHandle', 0, ''), ('type', 4, 1, 'cudaGraphConditionalNodeType', 0, ''), ('size', 2, 1, '', 0, ''), ('phGraph_out', 10, 1, '', 0, ''))),
-    ('cudaDeviceProp', (('name', 8, 256, '', 1, ''), ('uuid', 7, 1, 'cudaUUID_t', 0, ''), ('luid', 8, 8, '', 0, ''), ('luidDeviceNodeMask', 2, 1, '', 0, ''), ('totalGlobalMem', 2, 1, '', 0, ''), ('sharedMemPerBlock', 2, 1, '', 0, ''), ('regsPerBlock', 1, 1, '', 0, ''), ('warpSize', 1, 1, '', 0, ''), ('memPitch', 2, 1, '', 0, ''), ('maxThreadsPerBlock', 1, 1, '', 0, ''), ('maxThreadsDim', 9, 3, '', 1, ''), ('maxGridSize', 9, 3, '', 1, ''), ('totalConstMem', 2, 1, '', 0, ''), ('major', 1, 1, '', 0, ''), ('minor', 1, 1, '', 0, ''), ('textureAlignment', 2, 1, '', 0, ''), ('texturePitchAlignment', 2, 1, '', 0, ''), ('multiProcessorCount', 1, 1, '', 0, ''), ('integrated', 1, 1, '', 0, ''), ('canMapHostMemory', 1, 1, '', 0, ''), ('maxTexture1D', 1, 1, '', 0, ''), ('maxTexture1DMipmap', 1, 1, '', 0, ''), ('maxTexture2D', 9, 2, '', 1, ''), ('maxTexture2DMipmap', 9, 2, '', 1, ''), ('maxTexture2DLinear', 9, 3, '', 1, ''), ('maxTexture2DGather', 9, 2, '', 1, ''), ('maxTexture3D', 9, 3, '', 1, ''), ('maxTexture3DAlt', 9, 3, '', 1, ''), ('maxTextureCubemap', 1, 1, '', 0, ''), ('maxTexture1DLayered', 9, 2, '', 1, ''), ('maxTexture2DLayered', 9, 3, '', 1, ''), ('maxTextureCubemapLayered', 9, 2, '', 1, ''), ('maxSurface1D', 1, 1, '', 0, ''), ('maxSurface2D', 9, 2, '', 1, ''), ('maxSurface3D', 9, 3, '', 1, ''), ('maxSurface1DLayered', 9, 2, '', 1, ''), ('maxSurface2DLayered', 9, 3, '', 1, ''), ('maxSurfaceCubemap', 1, 1, '', 0, ''), ('maxSurfaceCubemapLayered', 9, 2, '', 1, ''), ('surfaceAlignment', 2, 1, '', 0, ''), ('concurrentKernels', 1, 1, '', 0, ''), ('ECCEnabled', 1, 1, '', 0, ''), ('pciBusID', 1, 1, '', 0, ''), ('pciDeviceID', 1, 1, '', 0, ''), ('pciDomainID', 1, 1, '', 0, ''), ('tccDriver', 1, 1, '', 0, ''), ('asyncEngineCount', 1, 1, '', 0, ''), ('unifiedAddressing', 1, 1, '', 0, ''), ('memoryBusWidth', 1, 1, '', 0, ''), ('l2CacheSize', 1, 1, '', 0, ''), ('persistingL2CacheMaxSize', 1, 1, '', 0, ''), ('maxThreadsPerMultiProcessor', 1, 1, '', 0, ''), ('streamPrioritiesSupported', 1, 1, '', 0, ''), ('globalL1CacheSupported', 1, 1, '', 0, ''), ('localL1CacheSupported', 1, 1, '', 0, ''), ('sharedMemPerMultiprocessor', 2, 1, '', 0, ''), ('regsPerMultiprocessor', 1, 1, '', 0, ''), ('managedMemory', 1, 1, '', 0, ''), ('isMultiGpuBoard', 1, 1, '', 0, ''), ('multiGpuBoardGroupID', 1, 1, '', 0, ''), ('hostNativeAtomicSupported', 1, 1, '', 0, ''), ('pageableMemoryAccess', 1, 1, '', 0, ''), ('concurrentManagedAccess', 1, 1, '', 0, ''), ('computePreemptionSupported', 1, 1, '', 0, ''), ('canUseHostPointerForRegisteredMem', 1, 1, '', 0, ''), ('cooperativeLaunch', 1, 1, '', 0, ''), ('sharedMemPerBlockOptin', 2, 1, '', 0, ''), ('pageableMemoryAccessUsesHostPageTables', 1, 1, '', 0, ''), ('directManagedMemAccessFromHost', 1, 1, '', 0, ''), ('maxBlocksPerMultiProcessor', 1, 1, '', 0, ''), ('accessPolicyMaxWindowSize', 1, 1, '', 0, ''), ('reservedSharedMemPerBlock', 2, 1, '', 0, ''), ('hostRegisterSupported', 1, 1, '', 0, ''), ('sparseCudaArraySupported', 1, 1, '', 0, ''), ('hostRegisterReadOnlySupported', 1, 1, '', 0, ''), ('timelineSemaphoreInteropSupported', 1, 1, '', 0, ''), ('memoryPoolsSupported', 1, 1, '', 0, ''), ('gpuDirectRDMASupported', 1, 1, '', 0, ''), ('gpuDirectRDMAFlushWritesOptions', 2, 1, '', 0, ''), ('gpuDirectRDMAWritesOrdering', 1, 1, '', 0, ''), ('memoryPoolSupportedHandleTypes', 2, 1, '', 0, ''), ('deferredMappingCudaArraySupported', 1, 1, '', 0, ''), ('ipcEventSupported', 1, 1, '', 0, ''), ('clusterLaunch', 1, 1, '', 0, ''), ('unifiedFunctionPointers', 1, 1, '', 0, ''), ('deviceNumaConfig', 1, 1, '', 0, ''), ('deviceNumaId', 1, 1, '', 0, ''), ('mpsEnabled', 1, 1, '', 0, ''), ('hostNumaId', 1, 1, '', 0, ''), ('gpuPciDeviceID', 2, 1, '', 0, ''), ('gpuPciSubsystemID', 2, 1, '', 0, ''), ('hostNumaMultinodeIpcSupported', 1, 1, '', 0, ''), ('reserved', 9, 56, '', 1, ''))),
-    ('cudaEglFrame_st', (('frame', 7, 1, 'anon_union9', 0, ''), ('planeDesc', 9, 3, 'cudaEglPlaneDesc', 7, ''), ('planeCount', 2, 1, '', 0, ''), ('frameType', 4, 1, 'cudaEglFrameType', 0, ''), ('eglColorFormat', 4, 1, 'cudaEglColorFormat', 0, ''))),
-    ('cudaEglPlaneDesc_st', (('width', 2, 1, '', 0, ''), ('height', 2, 1, '', 0, ''), ('depth', 2, 1, '', 0, ''), ('pitch', 2, 1, '', 0, ''), ('numChannels', 2, 1, '', 0, ''), ('channelDesc', 7, 1, 'cudaChannelFormatDesc', 0, ''), ('reserved', 9, 4, '', 2, ''))),
-    ('cudaEventRecordNodeParams', (('event', 5, 1, 'cudaEvent_t', 0, ''),)),
-    ('cudaEventWaitNodeParams', (('event', 5, 1, 'cudaEvent_t', 0, ''),)),
-    ('cudaExtent', (('width', 2, 1, '', 0, ''), ('height', 2, 1, '', 0, ''), ('depth', 2, 1, '', 0, ''))),
-    ('cudaExternalMemoryBufferDesc', (('offset', 2, 1, '', 0, ''), ('size', 2, 1, '', 0, ''), ('flags', 2, 1, '', 0, ''), ('reserved', 9, 16, '', 2, ''))),
-    ('cudaExternalMemoryHandleDesc', (('type', 4, 1, 'cudaExternalMemoryHandleType', 0, ''), ('handle', 7, 1, 'anon_union2', 0, ''), ('size', 2, 1, '', 0, ''), ('flags', 2, 1, '', 0, ''), ('reserved', 9, 16, '', 2, ''))),
-    ('cudaExternalMemoryMipmappedArrayDesc', (('offset', 2, 1, '', 0, ''), ('formatDesc', 7, 1, 'cudaChannelFormatDesc', 0, ''), ('extent', 7, 1, 'cudaExtent', 0, ''), ('flags', 2, 1, '', 0, ''), ('numLevels', 2, 1, '', 0, ''), ('reserved', 9, 16, '', 2, ''))),
-    ('cudaExternalSemaphoreHandleDesc', (('type', 4, 1, 'cudaExternalSemaphoreHandleType', 0, ''), ('handle', 7, 1, 'anon_union3', 0, ''), ('flags', 2, 1, '', 0, ''), ('reserved', 9, 16, '', 2, ''))),
-    ('cudaExternalSemaphoreSignalNodeParams', (('extSemArray', 10, 1, '', 0, ''), ('paramsArray', 10, 1, '', 0, ''), ('numExtSems', 2, 1, '', 0, ''))),
-    ('cudaExternalSemaphoreSignalNodeParamsV2', (('extSemArray', 10, 1, '', 0, ''), ('paramsArray', 10, 1, '', 0, ''), ('numExtSems', 2, 1, '', 0, ''))),
-    ('cudaExternalSemaphoreSignalParams', (('params', 7, 1, 'anon_struct12', 0, ''), ('flags', 2, 1, '', 0, ''), ('reserved', 9, 16, '', 2, ''))),
-    ('cudaExternalSemaphoreWaitNodeParams', (('extSemArray', 10, 1, '', 0, ''), ('paramsArray', 10, 1, '', 0, ''), ('numExtSems', 2, 1, '', 0, ''))),
-    ('cudaExternalSemaphoreWaitNodeParamsV2', (('extSemArray', 10, 1, '', 0, ''), ('paramsArray', 10, 1, '', 0, ''), ('numExtSems', 2, 1, '', 0, ''))),
-    ('cudaExternalSemaphoreWaitParams', (('params', 7, 1, 'anon_struct15', 0, ''), ('flags', 2, 1, '', 0, ''), ('reserved', 9, 16, '', 2, ''))),
-    ('cudaFuncAttributes', (('sharedSizeBytes', 2, 1, '', 0, ''), ('constSizeBytes', 2, 1, '', 0, ''), ('localSizeBytes', 2, 1, '', 0, ''), ('maxThreadsPerBlock', 1, 1, '', 0, ''), ('numRegs', 1, 1, '', 0, ''), ('ptxVersion', 1, 1, '', 0, ''), ('binaryVersion', 1, 1, '', 0, ''), ('cacheModeCA', 1, 1, '', 0, ''), ('maxDynamicSharedSizeBytes', 1, 1, '', 0, ''), ('preferredShmemCarveout', 1, 1, '', 0, ''), ('clusterDimMustBeSet', 1, 1, '', 0, ''), ('requiredClusterWidth', 1, 1, '', 0, ''), ('requiredClusterHeight', 1, 1, '', 0, ''), ('requiredClusterDepth', 1, 1, '', 0, ''), ('clusterSchedulingPolicyPreference', 1, 1, '', 0, ''), ('nonPortableClusterSizeAllowed', 1, 1, '', 0, ''), ('reserved', 9, 16, '', 1, ''))),
-    ('cudaGraphEdgeData_st', (('from_port', 2, 1, '', 0, ''), ('to_port', 2, 1, '', 0, ''), ('type', 2, 1, '', 0, ''), ('reserved', 9, 5, '', 2, ''))),
-    ('cudaGraphExecUpdateResultInfo_st', (('result', 4, 1, 'cudaGraphExecUpdateResult', 0, ''), ('errorNode', 5, 1, 'cudaGraphNode_t', 0, ''), ('errorFromNode', 5, 1, 'cudaGraphNode_t', 0, ''))),
-    ('cudaGraphInstantiateParams_st', (('flags', 2, 1, '', 0, ''), ('uploadStream', 5, 1, 'cudaStream_t', 0, ''), ('errNode_out', 5, 1, 'cudaGraphNode_t', 0, ''), ('result_out', 4, 1, 'cudaGraphInstantiateResult', 0, ''))),
-    ('cudaGraphKernelNodeUpdate', (('node', 5, 1, 'cudaGraphDeviceNode_t', 0, ''), ('field', 4, 1, 'cudaGraphKernelNodeField', 0, ''), ('updateData', 7, 1, 'anon_union7', 0, ''))),
-    ('cudaGraphNodeParams', (('type', 4, 1, 'cudaGraphNodeType', 0, ''), ('reserved0', 9, 3, '', 1, ''), ('reserved1', 9, 29, '', 1, ''), ('kernel', 7, 1, 'cudaKernelNodeParamsV2', 0, ''), ('memcpy', 7, 1, 'cudaMemcpyNodeParams', 0, ''), ('memset', 7, 1, 'cudaMemsetParamsV2', 0, ''), ('host', 7, 1, 'cudaHostNodeParamsV2', 0, ''), ('graph', 7, 1, 'cudaChildGraphNodeParams', 0, ''), ('eventWait', 7, 1, 'cudaEventWaitNodeParams', 0, ''), ('eventRecord', 7, 1, 'cudaEventRecordNodeParams', 0, ''), ('extSemSignal', 7, 1, 'cudaExternalSemaphoreSignalNodeParamsV2', 0, ''), ('extSemWait', 7, 1, 'cudaExternalSemaphoreWaitNodeParamsV2', 0, ''), ('alloc', 7, 1, 'cudaMemAllocNodeParamsV2', 0, ''), ('free', 7, 1, 'cudaMemFreeNodeParams', 0, ''), ('conditional', 7, 1, 'cudaConditionalNodeParams', 0, ''), ('reserved2', 1, 1, '', 0, ''))),
-    ('cudaHostNodeParams', (('fn', 5, 1, 'cudaHostFn_t', 0, ''), ('userData', 10, 1, '', 0, ''))),
-    ('cudaHostNodeParamsV2', (('fn', 5, 1, 'cudaHostFn_t', 0, ''), ('userData', 10, 1, '', 0, ''))),
-    ('cudaIpcEventHandle_st', (('reserved', 8, 64, '', 0, ''),)),
-    ('cudaIpcMemHandle_st', (('reserved', 8, 64, '', 0, ''),)),
-    ('cudaKernelNodeParams', (('func', 10, 1, '', 0, ''), ('gridDim', 7, 1, 'dim3', 0, ''), ('blockDim', 7, 1, 'dim3', 0, ''), ('sharedMemBytes', 2, 1, '', 0, ''), ('kernelParams', 14, 1, '', 0, ''), ('extra', 10, 1, '', 0, ''))),
-    ('cudaKernelNodeParamsV2', (('func', 10, 1, '', 0, ''), ('gridDim', 7, 1, 'dim3', 0, ''), ('blockDim', 7, 1, 'dim3', 0, ''), ('sharedMemBytes', 2, 1, '', 0, ''), ('kernelParams', 14, 1, '', 0, ''), ('extra', 10, 1, '', 0, ''))),
-    ('cudaLaunchAttributeValue', (('pad', 8, 64, '', 0, ''), ('accessPolicyWindow', 7, 1, 'cudaAccessPolicyWindow', 0, ''), ('cooperative', 1, 1, '', 0, ''), ('syncPolicy', 4, 1, 'cudaSynchronizationPolicy', 0, ''), ('clusterDim', 7, 1, 'anon_struct17', 0, ''), ('clusterSchedulingPolicyPreference', 4, 1, 'cudaClusterSchedulingPolicy', 0, ''), ('programmaticStreamSerializationAllowed', 1, 1, '', 0, ''), ('programmaticEvent', 7, 1, 'anon_struct18', 0, ''), ('priority', 1, 1, '', 0, ''), ('memSyncDomainMap', 7, 1, 'cudaLaunchMemSyncDomainMap', 0, ''), ('memSyncDomain', 4, 1, 'cudaLaunchMemSyncDomain', 0, ''), ('preferredClusterDim', 7, 1, 'anon_struct19', 0, ''), ('launchCompletionEvent', 7, 1, 'anon_struct20', 0, ''), ('deviceUpdatableKernelNode', 7, 1, 'anon_struct21', 0, ''), ('sharedMemCarveout', 2, 1, '', 0, ''), ('nvlinkUtilCentricScheduling', 2, 1, '', 0, ''))),
-    ('cudaLaunchAttribute_st', (('id', 4, 1, 'cudaLaunchAttributeID', 0, ''), ('pad', 8, -1, '', 0, ''), ('val', 7, 1, 'cudaLaunchAttributeValue', 0, ''))),
-    ('cudaLaunchConfig_st', (('gridDim', 7, 1, 'dim3', 0, ''), ('blockDim', 7, 1, 'dim3', 0, ''), ('dynamicSmemBytes', 2, 1, '', 0, ''), ('stream', 5, 1, 'cudaStream_t', 0, ''), ('attrs', 12, 1, 'cudaLaunchAttribute', 7, 'numAttrs'), ('numAttrs', 2, 1, '', 0, ''))),
-    ('cudaLaunchMemSyncDomainMap_st', (('default_', 2, 1, '', 0, ''), ('remote', 2, 1, '', 0, ''))),
-    ('cudaMemAccessDesc', (('location', 7, 1, 'cudaMemLocation', 0, ''), ('flags', 4, 1, 'cudaMemAccessFlags', 0, ''))),
-    ('cudaMemAllocNodeParams', (('poolProps', 7, 1, 'cudaMemPoolProps', 0, ''), ('accessDescs', 10, 1, '', 0, ''), ('accessDescCount', 2, 1, '', 0, ''), ('bytesize', 2, 1, '', 0, ''), ('dptr', 10, 1, '', 0, ''))),
-    ('cudaMemAllocNodeParamsV2', (('poolProps', 7, 1, 'cudaMemPoolProps', 0, ''), ('accessDescs', 10, 1, '', 0, ''), ('accessDescCount', 2, 1, '', 0, ''), ('bytesize', 2, 1, '', 0, ''), ('dptr', 10, 1, '', 0, ''))),
-    ('cudaMemFabricHandle_st', (('reserved', 8, 64, '', 0, ''),)),
-    ('cudaMemFreeNodeParams', (('dptr', 10, 1, '', 0, ''),)),
-    ('cudaMemLocation', (('type', 4, 1, 'cudaMemLocationType', 0, ''), ('id', 1, 1, '', 0, ''))),
-    ('cudaMemPoolProps', (('allocType', 4, 1, 'cudaMemAllocationType', 0, ''), ('handleTypes', 4, 1, 'cudaMemAllocationHandleType', 0, ''), ('location', 7, 1, 'cudaMemLocation', 0, ''), ('win32SecurityAttributes', 10, 1, '', 0, ''), ('maxSize', 2, 1, '', 0, ''), ('usage', 2, 1, '', 0, ''), ('reserved', 9, 54, '', 2, ''))),
-    ('cudaMemPoolPtrExportData', (('reserved', 9, 64, '', 2, ''),)),
-    ('cudaMemcpy3DBatchOp', (('src', 7, 1, 'cudaMemcpy3DOperand', 0, ''), ('dst', 7, 1, 'cudaMemcpy3DOperand', 0, ''), ('extent', 7, 1, 'cudaExtent', 0, ''), ('srcAccessOrder', 4, 1, 'cudaMemcpySrcAccessOrder', 0, ''), ('flags', 2, 1, '', 0, ''))),
-    ('cudaMemcpy3DOperand', (('type', 4, 1, 'cudaMemcpy3DOperandType', 0, ''), ('op', 7, 1, 'anon_union1', 0, ''))),
-    ('cudaMemcpy3DParms', (('srcArray', 5, 1, 'cudaArray_t', 0, ''), ('srcPos', 7, 1, 'cudaPos', 0, ''), ('srcPtr', 7, 1, 'cudaPitchedPtr', 0, ''), ('dstArray', 5, 1, 'cudaArray_t', 0, ''), ('dstPos', 7, 1, 'cudaPos', 0, ''), ('dstPtr', 7, 1, 'cudaPitchedPtr', 0, ''), ('extent', 7, 1, 'cudaExtent', 0, ''), ('kind', 4, 1, 'cudaMemcpyKind', 0, ''))),
-    ('cudaMemcpy3DPeerParms', (('srcArray', 5, 1, 'cudaArray_t', 0, ''), ('srcPos', 7, 1, 'cudaPos', 0, ''), ('srcPtr', 7, 1, 'cudaPitchedPtr', 0, ''), ('srcDevice', 1, 1, '', 0, ''), ('dstArray', 5, 1, 'cudaArray_t', 0, ''), ('dstPos', 7, 1, 'cudaPos', 0, ''), ('dstPtr', 7, 1, 'cudaPitchedPtr', 0, ''), ('dstDevice', 1, 1, '', 0, ''), ('extent', 7, 1, 'cudaExtent', 0, ''))),
-    ('cudaMemcpyAttributes', (('srcAccessOrder', 4, 1, 'cudaMemcpySrcAccessOrder', 0, ''), ('srcLocHint', 7, 1, 'cudaMemLocation', 0, ''), ('dstLocHint', 7, 1, 'cudaMemLocation', 0, ''), ('flags', 2, 1, '', 0, ''))),
-    ('cudaMemcpyNodeParams', (('flags', 1, 1, '', 0, ''), ('reserved', 9, 3, '', 1, ''), ('copyParams', 7, 1, 'cudaMemcpy3DParms', 0, ''))),
-    ('cudaMemsetParams', (('dst', 10, 1, '', 0, ''), ('pitch', 2, 1, '', 0, ''), ('value', 2, 1, '', 0, ''), ('elementSize', 2, 1, '', 0, ''), ('width', 2, 1, '', 0, ''), ('height', 2, 1, '', 0, ''))),
-    ('cudaMemsetParamsV2', (('dst', 10, 1, '', 0, ''), ('pitch', 2, 1, '', 0, ''), ('value', 2, 1, '', 0, ''), ('elementSize', 2, 1, '', 0, ''), ('width', 2, 1, '', 0, ''), ('height', 2, 1, '', 0, ''))),
-    ('cudaOffset3D', (('x', 2, 1, '', 0, ''), ('y', 2, 1, '', 0, ''), ('z', 2, 1, '', 0, ''))),
-    ('cudaPitchedPtr', (('ptr', 10, 1, '', 0, ''), ('pitch', 2, 1, '', 0, ''), ('xsize', 2, 1, '', 0, ''), ('ysize', 2, 1, '', 0, ''))),
-    ('cudaPointerAttributes', (('type', 4, 1, 'cudaMemoryType', 0, ''), ('device', 1, 1, '', 0, ''), ('devicePointer', 10, 1, '', 0, ''), ('hostPointer', 10, 1, '', 0, ''), ('reserved', 9, 8, '', 1, ''))),
-    ('cudaPos', (('x', 2, 1, '', 0, ''), ('y', 2, 1, '', 0, ''), ('z', 2, 1, '', 0, ''))),
-    ('cudaResourceDesc', (('resType', 4, 1, 'cudaResourceType', 0, ''), ('res', 7, 1, 'anon_union0', 0, ''), ('flags', 2, 1, '', 0, ''))),
-    ('cudaResourceViewDesc', (('format', 4, 1, 'cudaResourceViewFormat', 0, ''), ('width', 2, 1, '', 0, ''), ('height', 2, 1, '', 0, ''), ('depth', 2, 1, '', 0, ''), ('firstMipmapLevel', 2, 1, '', 0, ''), ('lastMipmapLevel', 2, 1, '', 0, ''), ('firstLayer', 2, 1, '', 0, ''), ('lastLayer', 2, 1, '', 0, ''), ('reserved', 9, 16, '', 2, ''))),
-    ('cudaTextureDesc', (('addressMode', 9, 3, 'cudaTextureAddressMode', 4, ''), ('filterMode', 4, 1, 'cudaTextureFilterMode', 0, ''), ('readMode', 4, 1, 'cudaTextureReadMode', 0, ''), ('sRGB', 1, 1, '', 0, ''), ('borderColor', 9, 4, '', 3, ''), ('normalizedCoords', 1, 1, '', 0, ''), ('maxAnisotropy', 2, 1, '', 0, ''), ('mipmapFilterMode', 4, 1, 'cudaTextureFilterMode', 0, ''), ('mipmapLevelBias', 3, 1, '', 0, ''), ('minMipmapLevelClamp', 3, 1, '', 0, ''), ('maxMipmapLevelClamp', 3, 1, '', 0, ''), ('disableTrilinearOptimization', 1, 1, '', 0, ''), ('seamlessCubemap', 1, 1, '', 0, ''))),
-    ('cudalibraryHostUniversalFunctionAndDataTable', (('functionTable', 10, 1, '', 0, ''), ('functionWindowSize', 2, 1, '', 0, ''), ('dataTable', 10, 1, '', 0, ''), ('dataWindowSize', 2, 1, '', 0, ''))),
-    ('dim3', (('x', 2, 1, '', 0, ''), ('y', 2, 1, '', 0, ''), ('z', 2, 1, '', 0, ''))),
-    ('double1', (('x', 3, 1, '', 0, ''),)),
-    ('double3', (('x', 3, 1, '', 0, ''), ('y', 3, 1, '', 0, ''), ('z', 3, 1, '', 0, ''))),
-    ('float1', (('x', 3, 1, '', 0, ''),)),
-    ('float3', (('x', 3, 1, '', 0, ''), ('y', 3, 1, '', 0, ''), ('z', 3, 1, '', 0, ''))),
-    ('int1', (('x', 1, 1, '', 0, ''),)),
-    ('int3', (('x', 1, 1, '', 0, ''), ('y', 1, 1, '', 0, ''), ('z', 1, 1, '', 0, ''))),
-    ('long1', (('x', 1, 1, '', 0, ''),)),
-    ('long3', (('x', 1, 1, '', 0, ''), ('y', 1, 1, '', 0, ''), ('z', 1, 1, '', 0, ''))),
-    ('longlong1', (('x', 10, 1, '', 0, ''),)),
-    ('longlong3', (('x', 10, 1, '', 0, ''), ('y', 10, 1, '', 0, ''), ('z', 10, 1, '', 0, ''))),
-    ('short1', (('x', 1, 1, '', 0, ''),)),
-    ('short3', (('x', 1, 1, '', 0, ''), ('y', 1, 1, '', 0, ''), ('z', 1, 1, '', 0, ''))),
-    ('uchar1', (('x', 2, 1, '', 0, ''),)),
-    ('uchar3', (('x', 2, 1, '', 0, ''), ('y', 2, 1, '', 0, ''), ('z', 2, 1, '', 0, ''))),
-    ('uint1', (('x', 2, 1, '', 0, ''),)),
-    ('uint3', (('x', 2, 1, '', 0, ''), ('y', 2, 1, '', 0, ''), ('z', 2, 1, '', 0, ''))),
-    ('ulong1', (('x', 2, 1, '', 0, ''),)),
-    ('ulong3', (('x', 2, 1, '', 0, ''), ('y', 2, 1, '', 0, ''), ('z', 2, 1, '', 0, ''))),
-    ('ulonglong1', (('x', 10, 1, '', 0, ''),)),
-    ('ulonglong3', (('x', 10, 1, '', 0, ''), ('y', 10, 1, '', 0, ''), ('z', 10, 1, '', 0, ''))),
-    ('ushort1', (('x', 2, 1, '', 0, ''),)),
-    ('ushort3', (('x', 2, 1, '', 0, ''), ('y', 2, 1, '', 0, ''), ('z', 2, 1, '', 0, ''))),
+    "anon_struct0|0|0||width:2:1::0:;height:2:1::0:;depth:2:1::0:\n"
+    "anon_struct1|0|3||array:5:1:cudaArray_t:0:\n"
+    "anon_struct2|0|4||mipmap:5:1:cudaMipmappedArray_t:0:\n"
+    "anon_struct3|0|5||devPtr:10:1::0:;desc:7:1:cudaChannelFormatDesc:0:;sizeInBytes:2:1::0:\n"
+    "anon_struct4|0|8||devPtr:10:1::0:;desc:7:1:cudaChannelFormatDesc:0:;width:2:1::0:;height:2:1::0:;pitchInBytes:2:1::0:\n"
+    "anon_struct5|0|13||reserved:9:32::1:\n"
+    "anon_struct6|0|14||ptr:10:1::0:;rowLength:2:1::0:;layerHeight:2:1::0:;locHint:7:1:cudaMemLocation:0:\n"
+    "anon_struct7|0|18||array:5:1:cudaArray_t:0:;offset:7:1:cudaOffset3D:0:\n"
+    "anon_struct8|0|20||handle:10:1::0:;name:10:1::0:\n"
+    "anon_struct9|0|22||handle:10:1::0:;name:10:1::0:\n"
+    "anon_struct10|0|24||value:2:1::0:\n"
+    "anon_struct11|0|25||key:2:1::0:\n"
+    "anon_struct12|0|26||fence:7:1:anon_struct10:0:;nvSciSync:7:1:anon_union4:0:;keyedMutex:7:1:anon_struct11:0:;reserved:9:12::2:\n"
+    "anon_struct13|0|30||value:2:1::0:\n"
+    "anon_struct14|0|31||key:2:1::0:;timeoutMs:2:1::0:\n"
+    "anon_struct15|0|33||fence:7:1:anon_struct13:0:;nvSciSync:7:1:anon_union5:0:;keyedMutex:7:1:anon_struct14:0:;reserved:9:10::2:\n"
+    "anon_struct16|0|37||pValue:10:1::0:;offset:2:1::0:;size:2:1::0:\n"
+    "anon_struct17|0|40||x:2:1::0:;y:2:1::0:;z:2:1::0:\n"
+    "anon_struct18|0|43||event:5:1:cudaEvent_t:0:;flags:1:1::0:;triggerAtBlockStart:1:1::0:\n"
+    "anon_struct19|0|46||x:2:1::0:;y:2:1::0:;z:2:1::0:\n"
+    "anon_struct20|0|49||event:5:1:cudaEvent_t:0:;flags:1:1::0:\n"
+    "anon_struct21|0|51||deviceUpdatable:1:1::0:;devNode:5:1:cudaGraphDeviceNode_t:0:\n"
+    "anon_struct22|0|53||bytesOverBudget:2:1::0:\n"
+    "anon_union0|1|54||array:7:1:anon_struct1:0:;mipmap:7:1:anon_struct2:0:;linear:7:1:anon_struct3:0:;pitch2D:7:1:anon_struct4:0:;reserved:7:1:anon_struct5:0:\n"
+    "anon_union1|1|59||ptr:7:1:anon_struct6:0:;array:7:1:anon_struct7:0:\n"
+    "anon_union2|1|61||fd:1:1::0:;win32:7:1:anon_struct8:0:;nvSciBufObject:10:1::0:\n"
+    "anon_union3|1|64||fd:1:1::0:;win32:7:1:anon_struct9:0:;nvSciSyncObj:10:1::0:\n"
+    "anon_union4|1|67||fence:10:1::0:;reserved:2:1::0:\n"
+    "anon_union5|1|69||fence:10:1::0:;reserved:2:1::0:\n"
+    "anon_union7|1|71||gridDim:7:1:dim3:0:;param:7:1:anon_struct16:0:;isEnabled:2:1::0:\n"
+    "anon_union8|1|74||overBudget:7:1:anon_struct22:0:\n"
+    "anon_union9|1|75||pArray:9:3:cudaArray_t:5:;pPitch:9:3:cudaPitchedPtr:7:\n"
+    "CUuuid_st|0|77|CUuuid:CUuuid_st,cudaUUID_t:CUuuid_st|bytes:8:16::0:\n"
+    "char1|0|78||x:1:1::0:\n"
+    "char3|0|79||x:1:1::0:;y:1:1::0:;z:1:1::0:\n"
+    "cudaAccessPolicyWindow|0|82||base_ptr:10:1::0:;num_bytes:2:1::0:;hitRatio:3:1::0:;hitProp:4:1:cudaAccessProperty:0:;missProp:4:1:cudaAccessProperty:0:\n"
+    "cudaArrayMemoryRequirements|0|87||size:2:1::0:;alignment:2:1::0:;reserved:9:4::2:\n"
+    "cudaArraySparseProperties|0|90||tileExtent:7:1:anon_struct0:0:;miptailFirstLevel:2:1::0:;miptailSize:2:1::0:;flags:2:1::0:;reserved:9:4::2:\n"
+    "cudaAsyncNotificationInfo|0|95|cudaAsyncNotificationInfo_t:cudaAsyncNotificationInfo|type:4:1:cudaAsyncNotificationType:0:;info:7:1:anon_union8:0:\n"
+    "cudaChannelFormatDesc|0|97||x:1:1::0:;y:1:1::0:;z:1:1::0:;w:1:1::0:;f:4:1:cudaChannelFormatKind:0:\n"
+    "cudaChildGraphNodeParams|0|102||graph:5:1:cudaGraph_t:0:;ownership:4:1:cudaGraphChildGraphNodeOwnership:0:\n"
+    "cudaConditionalNodeParams|0|104||handle:6:1:cudaGraphConditionalHandle:0:;type:4:1:cudaGraphConditionalNodeType:0:;size:2:1::0:;phGraph_out:10:1::0:\n"
+    "cudaDeviceProp|0|108||name:8:256::1:;uuid:7:1:cudaUUID_t:0:;luid:8:8::0:;luidDeviceNodeMask:2:1::0:;totalGlobalMem:2:1::0:;sharedMemPerBlock:2:1::0:;regsPerBlock:1:1::0:;warpSize:1:1::0:;memPitch:2:1::0:;maxThreadsPerBlock:1:1::0:;maxThreadsDim:9:3::1:;maxGridSize:9:3::1:;totalConstMem:2:1::0:;major:1:1::0:;minor:1:1::0:;textureAlignment:2:1::0:;texturePitchAlignment:2:1::0:;multiProcessorCount:1:1::0:;integrated:1:1::0:;canMapHostMemory:1:1::0:;maxTexture1D:1:1::0:;maxTexture1DMipmap:1:1::0:;maxTexture2D:9:2::1:;maxTexture2DMipmap:9:2::1:;maxTexture2DLinear:9:3::1:;maxTexture2DGather:9:2::1:;maxTexture3D:9:3::1:;maxTexture3DAlt:9:3::1:;maxTextureCubemap:1:1::0:;maxTexture1DLayered:9:2::1:;maxTexture2DLayered:9:3::1:;maxTextureCubemapLayered:9:2::1:;maxSurface1D:1:1::0:;maxSurface2D:9:2::1:;maxSurface3D:9:3::1:;maxSurface1DLayered:9:2::1:;maxSurface2DLayered:9:3::1:;maxSurfaceCubemap:1:1::0:;maxSurfaceCubemapLayered:9:2::1:;surfaceAlignment:2:1::0:;concurrentKernels:1:1::0:;ECCEnabled:1:1::0:;pciBusID:1:1::0:;pciDeviceID:1:1::0:;pciDomainID:1:1::0:;tccDriver:1:1::0:;asyncEngineCount:1:1::0:;unifiedAddressing:1:1::0:;memoryBusWidth:1:1::0:;l2CacheSize:1:1::0:;persistingL2CacheMaxSize:1:1::0:;maxThreadsPerMultiProcessor:1:1::0:;streamPrioritiesSupported:1:1::0:;globalL1CacheSupported:1:1::0:;localL1CacheSupported:1:1::0:;sharedMemPerMultiprocessor:2:1::0:;regsPerMultiprocessor:1:1::0:;managedMemory:1:1::0:;isMultiGpuBoard:1:1::0:;multiGpuBoardGroupID:1:1::0:;hostNativeAtomicSupported:1:1::0:;pageableMemoryAccess:1:1::0:;concurrentManagedAccess:1:1::0:;computePreemptionSupported:1:1::0:;canUseHostPointerForRegisteredMem:1:1::0:;cooperativeLaunch:1:1::0:;sharedMemPerBlockOptin:2:1::0:;pageableMemoryAccessUsesHostPageTables:1:1::0:;directManagedMemAccessFromHost:1:1::0:;maxBlocksPerMultiProcessor:1:1::0:;accessPolicyMaxWindowSize:1:1::0:;reservedSharedMemPerBlock:2:1::0:;hostRegisterSupported:1:1::0:;sparseCudaArraySupported:1:1::0:;hostRegisterReadOnlySupported:1:1::0:;timelineSemaphoreInteropSupported:1:1::0:;memoryPoolsSupported:1:1::0:;gpuDirectRDMASupported:1:1::0:;gpuDirectRDMAFlushWritesOptions:2:1::0:;gpuDirectRDMAWritesOrdering:1:1::0:;memoryPoolSupportedHandleTypes:2:1::0:;deferredMappingCudaArraySupported:1:1::0:;ipcEventSupported:1:1::0:;clusterLaunch:1:1::0:;unifiedFunctionPointers:1:1::0:;deviceNumaConfig:1:1::0:;deviceNumaId:1:1::0:;mpsEnabled:1:1::0:;hostNumaId:1:1::0:;gpuPciDeviceID:2:1::0:;gpuPciSubsystemID:2:1::0:;hostNumaMultinodeIpcSupported:1:1::0:;reserved:9:56::1:\n"
+    "cudaEglFrame_st|0|201|cudaEglFrame:cudaEglFrame_st|frame:7:1:anon_union9:0:;planeDesc:9:3:cudaEglPlaneDesc:7:;planeCount:2:1::0:;frameType:4:1:cudaEglFrameType:0:;eglColorFormat:4:1:cudaEglColorFormat:0:\n"
+    "cudaEglPlaneDesc_st|0|206|cudaEglPlaneDesc:cudaEglPlaneDesc_st|width:2:1::0:;height:2:1::0:;depth:2:1::0:;pitch:2:1::0:;numChannels:2:1::0:;channelDesc:7:1:cudaChannelFormatDesc:0:;reserved:9:4::2:\n"
+    "cudaEventRecordNodeParams|0|213||event:5:1:cudaEvent_t:0:\n"
+    "cudaEventWaitNodeParams|0|214||event:5:1:cudaEvent_t:0:\n"
+    "cudaExtent|0|215||width:2:1::0:;height:2:1::0:;depth:2:1::0:\n"
+    "cudaExternalMemoryBufferDesc|0|218||offset:2:1::0:;size:2:1::0:;flags:2:1::0:;reserved:9:16::2:\n"
+    "cudaExternalMemoryHandleDesc|0|222||type:4:1:cudaExternalMemoryHandleType:0:;handle:7:1:anon_union2:0:;size:2:1::0:;flags:2:1::0:;reserved:9:16::2:\n"
+    "cudaExternalMemoryMipmappedArrayDesc|0|227||offset:2:1::0:;formatDesc:7:1:cudaChannelFormatDesc:0:;extent:7:1:cudaExtent:0:;flags:2:1::0:;numLevels:2:1::0:;reserved:9:16::2:\n"
+    "cudaExternalSemaphoreHandleDesc|0|233||type:4:1:cudaExternalSemaphoreHandleType:0:;handle:7:1:anon_union3:0:;flags:2:1::0:;reserved:9:16::2:\n"
+    "cudaExternalSemaphoreSignalNodeParams|0|237||extSemArray:10:1::0:;paramsArray:10:1::0:;numExtSems:2:1::0:\n"
+    "cudaExternalSemaphoreSignalNodeParamsV2|0|240||extSemArray:10:1::0:;paramsArray:10:1::0:;numExtSems:2:1::0:\n"
+    "cudaExternalSemaphoreSignalParams|0|243||params:7:1:anon_struct12:0:;flags:2:1::0:;reserved:9:16::2:\n"
+    "cudaExternalSemaphoreWaitNodeParams|0|246||extSemArray:10:1::0:;paramsArray:10:1::0:;numExtSems:2:1::0:\n"
+    "cudaExternalSemaphoreWaitNodeParamsV2|0|249||extSemArray:10:1::0:;paramsArray:10:1::0:;numExtSems:2:1::0:\n"
+    "cudaExternalSemaphoreWaitParams|0|252||params:7:1:anon_struct15:0:;flags:2:1::0:;reserved:9:16::2:\n"
+    "cudaFuncAttributes|0|255||sharedSizeBytes:2:1::0:;constSizeBytes:2:1::0:;localSizeBytes:2:1::0:;maxThreadsPerBlock:1:1::0:;numRegs:1:1::0:;ptxVersion:1:1::0:;binaryVersion:1:1::0:;cacheModeCA:1:1::0:;maxDynamicSharedSizeBytes:1:1::0:;preferredShmemCarveout:1:1::0:;clusterDimMustBeSet:1:1::0:;requiredClusterWidth:1:1::0:;requiredClusterHeight:1:1::0:;requiredClusterDepth:1:1::0:;clusterSchedulingPolicyPreference:1:1::0:;nonPortableClusterSizeAllowed:1:1::0:;reserved:9:16::1:\n"
+    "cudaGraphEdgeData_st|0|272|cudaGraphEdgeData:cudaGraphEdgeData_st|from_port:2:1::0:;to_port:2:1::0:;type:2:1::0:;reserved:9:5::2:\n"
+    "cudaGraphExecUpdateResultInfo_st|0|276|cudaGraphExecUpdateResultInfo:cudaGraphExecUpdateResultInfo_st|result:4:1:cudaGraphExecUpdateResult:0:;errorNode:5:1:cudaGraphNode_t:0:;errorFromNode:5:1:cudaGraphNode_t:0:\n"
+    "cudaGraphInstantiateParams_st|0|279|cudaGraphInstantiateParams:cudaGraphInstantiateParams_st|flags:2:1::0:;uploadStream:5:1:cudaStream_t:0:;errNode_out:5:1:cudaGraphNode_t:0:;result_out:4:1:cudaGraphInstantiateResult:0:\n"
+    "cudaGraphKernelNodeUpdate|0|283||node:5:1:cudaGraphDeviceNode_t:0:;field:4:1:cudaGraphKernelNodeField:0:;updateData:7:1:anon_union7:0:\n"
+    "cudaGraphNodeParams|0|286||type:4:1:cudaGraphNodeType:0:;reserved0:9:3::1:;reserved1:9:29::1:;kernel:7:1:cudaKernelNodeParamsV2:0:;memcpy:7:1:cudaMemcpyNodeParams:0:;memset:7:1:cudaMemsetParamsV2:0:;host:7:1:cudaHostNodeParamsV2:0:;graph:7:1:cudaChildGraphNodeParams:0:;eventWait:7:1:cudaEventWaitNodeParams:0:;eventRecord:7:1:cudaEventRecordNodeParams:0:;extSemSignal:7:1:cudaExternalSemaphoreSignalNodeParamsV2:0:;extSemWait:7:1:cudaExternalSemaphoreWaitNodeParamsV2:0:;alloc:7:1:cudaMemAllocNodeParamsV2:0:;free:7:1:cudaMemFreeNodeParams:0:;conditional:7:1:cudaConditionalNodeParams:0:;reserved2:1:1::0:\n"
+    "cudaHostNodeParams|0|302||fn:5:1:cudaHostFn_t:0:;userData:10:1::0:\n"
+    "cudaHostNodeParamsV2|0|304||fn:5:1:cudaHostFn_t:0:;userData:10:1::0:\n"
+    "cudaIpcEventHandle_st|0|306|cudaIpcEventHandle_t:cudaIpcEventHandle_st|reserved:8:64::0:\n"
+    "cudaIpcMemHandle_st|0|307|cudaIpcMemHandle_t:cudaIpcMemHandle_st|reserved:8:64::0:\n"
+    "cudaKernelNodeParams|0|308||func:10:1::0:;gridDim:7:1:dim3:0:;blockDim:7:1:dim3:0:;sharedMemBytes:2:1::0:;kernelParams:14:1::0:;extra:10:1::0:\n"
+    "cudaKernelNodeParamsV2|0|314||func:10:1::0:;gridDim:7:1:dim3:0:;blockDim:7:1:dim3:0:;sharedMemBytes:2:1::0:;kernelParams:14:1::0:;extra:10:1::0:\n"
+    "cudaLaunchAttributeValue|1|320|cudaStreamAttrValue:cudaLaunchAttributeValue,cudaKernelNodeAttrValue:cudaLaunchAttributeValue|pad:8:64::0:;accessPolicyWindow:7:1:cudaAccessPolicyWindow:0:;cooperative:1:1::0:;syncPolicy:4:1:cudaSynchronizationPolicy:0:;clusterDim:7:1:anon_struct17:0:;clusterSchedulingPolicyPreference:4:1:cudaClusterSchedulingPolicy:0:;programmaticStreamSerializationAllowed:1:1::0:;programmaticEvent:7:1:anon_struct18:0:;priority:1:1::0:;memSyncDomainMap:7:1:cudaLaunchMemSyncDomainMap:0:;memSyncDomain:4:1:cudaLaunchMemSyncDomain:0:;preferredClusterDim:7:1:anon_struct19:0:;launchCompletionEvent:7:1:anon_struct20:0:;deviceUpdatableKernelNode:7:1:anon_struct21:0:;sharedMemCarveout:2:1::0:;nvlinkUtilCentricScheduling:2:1::0:\n"
+    "cudaLaunchAttribute_st|0|336|cudaLaunchAttribute:cudaLaunchAttribute_st|id:4:1:cudaLaunchAttributeID:0:;pad:8:-1::0:;val:7:1:cudaLaunchAttributeValue:0:\n"
+    "cudaLaunchConfig_st|0|339|cudaLaunchConfig_t:cudaLaunchConfig_st|gridDim:7:1:dim3:0:;blockDim:7:1:dim3:0:;dynamicSmemBytes:2:1::0:;stream:5:1:cudaStream_t:0:;attrs:12:1:cudaLaunchAttribute:7:numAttrs;numAttrs:2:1::0:\n"
+    "cudaLaunchMemSyncDomainMap_st|0|345|cudaLaunchMemSyncDomainMap:cudaLaunchMemSyncDomainMap_st|default_:2:1::0:;remote:2:1::0:\n"
+    "cudaMemAccessDesc|0|347||location:7:1:cudaMemLocation:0:;flags:4:1:cudaMemAccessFlags:0:\n"
+    "cudaMemAllocNodeParams|0|349||poolProps:7:1:cudaMemPoolProps:0:;accessDescs:10:1::0:;accessDescCount:2:1::0:;bytesize:2:1::0:;dptr:10:1::0:\n"
+    "cudaMemAllocNodeParamsV2|0|354||poolProps:7:1:cudaMemPoolProps:0:;accessDescs:10:1::0:;accessDescCount:2:1::0:;bytesize:2:1::0:;dptr:10:1::0:\n"
+    "cudaMemFabricHandle_st|0|359|cudaMemFabricHandle_t:cudaMemFabricHandle_st|reserved:8:64::0:\n"
+    "cudaMemFreeNodeParams|0|360||dptr:10:1::0:\n"
+    "cudaMemLocation|0|361||type:4:1:cudaMemLocationType:0:;id:1:1::0:\n"
+    "cudaMemPoolProps|0|363||allocType:4:1:cudaMemAllocationType:0:;handleTypes:4:1:cudaMemAllocationHandleType:0:;location:7:1:cudaMemLocation:0:;win32SecurityAttributes:10:1::0:;maxSize:2:1::0:;usage:2:1::0:;reserved:9:54::2:\n"
+    "cudaMemPoolPtrExportData|0|370||reserved:9:64::2:\n"
+    "cudaMemcpy3DBatchOp|0|371||src:7:1:cudaMemcpy3DOperand:0:;dst:7:1:cudaMemcpy3DOperand:0:;extent:7:1:cudaExtent:0:;srcAccessOrder:4:1:cudaMemcpySrcAccessOrder:0:;flags:2:1::0:\n"
+    "cudaMemcpy3DOperand|0|376||type:4:1:cudaMemcpy3DOperandType:0:;op:7:1:anon_union1:0:\n"
+    "cudaMemcpy3DParms|0|378||srcArray:5:1:cudaArray_t:0:;srcPos:7:1:cudaPos:0:;srcPtr:7:1:cudaPitchedPtr:0:;dstArray:5:1:cudaArray_t:0:;dstPos:7:1:cudaPos:0:;dstPtr:7:1:cudaPitchedPtr:0:;extent:7:1:cudaExtent:0:;kind:4:1:cudaMemcpyKind:0:\n"
+    "cudaMemcpy3DPeerParms|0|386||srcArray:5:1:cudaArray_t:0:;srcPos:7:1:cudaPos:0:;srcPtr:7:1:cudaPitchedPtr:0:;srcDevice:1:1::0:;dstArray:5:1:cudaArray_t:0:;dstPos:7:1:cudaPos:0:;dstPtr:7:1:cudaPitchedPtr:0:;dstDevice:1:1::0:;extent:7:1:cudaExtent:0:\n"
+    "cudaMemcpyAttributes|0|395||srcAccessOrder:4:1:cudaMemcpySrcAccessOrder:0:;srcLocHint:7:1:cudaMemLocation:0:;dstLocHint:7:1:cudaMemLocation:0:;flags:2:1::0:\n"
+    "cudaMemcpyNodeParams|0|399||flags:1:1::0:;reserved:9:3::1:;copyParams:7:1:cudaMemcpy3DParms:0:\n"
+    "cudaMemsetParams|0|402||dst:10:1::0:;pitch:2:1::0:;value:2:1::0:;elementSize:2:1::0:;width:2:1::0:;height:2:1::0:\n"
+    "cudaMemsetParamsV2|0|408||dst:10:1::0:;pitch:2:1::0:;value:2:1::0:;elementSize:2:1::0:;width:2:1::0:;height:2:1::0:\n"
+    "cudaOffset3D|0|414||x:2:1::0:;y:2:1::0:;z:2:1::0:\n"
+    "cudaPitchedPtr|0|417||ptr:10:1::0:;pitch:2:1::0:;xsize:2:1::0:;ysize:2:1::0:\n"
+    "cudaPointerAttributes|0|421||type:4:1:cudaMemoryType:0:;device:1:1::0:;devicePointer:10:1::0:;hostPointer:10:1::0:;reserved:9:8::1:\n"
+    "cudaPos|0|426||x:2:1::0:;y:2:1::0:;z:2:1::0:\n"
+    "cudaResourceDesc|0|429||resType:4:1:cudaResourceType:0:;res:7:1:anon_union0:0:;flags:2:1::0:\n"
+    "cudaResourceViewDesc|0|432||format:4:1:cudaResourceViewFormat:0:;width:2:1::0:;height:2:1::0:;depth:2:1::0:;firstMipmapLevel:2:1::0:;lastMipmapLevel:2:1::0:;firstLayer:2:1::0:;lastLayer:2:1::0:;reserved:9:16::2:\n"
+    "cudaTextureDesc|0|441||addressMode:9:3:cudaTextureAddressMode:4:;filterMode:4:1:cudaTextureFilterMode:0:;readMode:4:1:cudaTextureReadMode:0:;sRGB:1:1::0:;borderColor:9:4::3:;normalizedCoords:1:1::0:;maxAnisotropy:2:1::0:;mipmapFilterMode:4:1:cudaTextureFilterMode:0:;mipmapLevelBias:3:1::0:;minMipmapLevelClamp:3:1::0:;maxMipmapLevelClamp:3:1::0:;disableTrilinearOptimization:1:1::0:;seamlessCubemap:1:1::0:\n"
+    "cudalibraryHostUniversalFunctionAndDataTable|0|454||functionTable:10:1::0:;functionWindowSize:2:1::0:;dataTable:10:1::0:;dataWindowSize:2:1::0:\n"
+    "dim3|0|458||x:2:1::0:;y:2:1::0:;z:2:1::0:\n"
+    "double1|0|461||x:3:1::0:\n"
+    "double3|0|462||x:3:1::0:;y:3:1::0:;z:3:1::0:\n"
+    "float1|0|465||x:3:1::0:\n"
+    "float3|0|466||x:3:1::0:;y:3:1::0:;z:3:1::0:\n"
+    "int1|0|469||x:1:1::0:\n"
+    "int3|0|470||x:1:1::0:;y:1:1::0:;z:1:1::0:\n"
+    "long1|0|473||x:1:1::0:\n"
+    "long3|0|474||x:1:1::0:;y:1:1::0:;z:1:1::0:\n"
+    "longlong1|0|477||x:10:1::0:\n"
+    "longlong3|0|478||x:10:1::0:;y:10:1::0:;z:10:1::0:\n"
+    "short1|0|481||x:1:1::0:\n"
+    "short3|0|482||x:1:1::0:;y:1:1::0:;z:1:1::0:\n"
+    "uchar1|0|485||x:2:1::0:\n"
+    "uchar3|0|486||x:2:1::0:;y:2:1::0:;z:2:1::0:\n"
+    "uint1|0|489||x:2:1::0:\n"
+    "uint3|0|490||x:2:1::0:;y:2:1::0:;z:2:1::0:\n"
+    "ulong1|0|493||x:2:1::0:\n"
+    "ulong3|0|494||x:2:1::0:;y:2:1::0:;z:2:1::0:\n"
+    "ulonglong1|0|497||x:10:1::0:\n"
+    "ulonglong3|0|498||x:10:1::0:;y:10:1::0:;z:10:1::0:\n"
+    "ushort1|0|501||x:2:1::0:\n"
+    "ushort3|0|502||x:2:1::0:;y:2:1::0:;z:2:1::0:\n"
 )
-cdef Py_ssize_t _fi = 0
-_g = globals()
-for _si, (_sname, _specs) in enumerate(_STRUCTS):
-    _g[_sname]._c_size = __cb_runtime_ssize[_si]
-    _offs, _full = [], []
-    for _name, _kind, _count, _cls, _ek, _cn in _specs:
-        _offs.append(__cb_runtime_off[_fi])
-        if _count < 0:
-            _count = __cb_runtime_fsize[_fi]
-        _sz = __cb_runtime_fsize[_fi] // _count if _kind != 12 else __cb_runtime_psize[_fi]
-        _full.append((_name, _kind, _sz, _count, _cls, _ek, _cn))
-        _fi += 1
-    _make_fields(_g[_sname], _offs, _full, _g)
-del _g
+cdef _Lazy _L = _new_lazy(globals(), __name__, _ENUMS, _STRUCTS, __cb_runtime_off, __cb_runtime_fsize, __cb_runtime_psize, __cb_runtime_ssize)
+
+def __getattr__(name):
+    """Enum and struct classes are created on first use (see cuda.bindings._base._Lazy)."""
+    return _L.attr(name)
+
+def __dir__():
+    return _L.names()
 
 cudaHostAllocDefault = 0
 cudaHostAllocPortable = 1
@@ -1071,26 +479,42 @@ def sizeof(objType):
             return sizeof_ptr()
         if issubclass(objType, _IntValue):
             return objType._c_size
-        if issubclass(objType, _enum_mod.IntEnum):
+        import enum
+        if issubclass(objType, enum.IntEnum):
             return 4
     raise TypeError(f'sizeof() expects a binding type, not {objType!r}')
 
 cdef inline size_t sizeof_ptr():
     return sizeof(void*)
 
-cdef list _status_by_value = [None] * 1024
-for _m in cudaError_t:
-    if 0 <= _m.value < 1024:
-        _status_by_value[_m.value] = _m
-cdef object _SUCCESS = _status_by_value[0]
+cdef list _status_by_value = None
+cdef object _SUCCESS = None
+
+cdef object _status_init():
+    global _status_by_value, _SUCCESS
+    cls = _L.cls('cudaError_t')
+    t = [None] * 1024
+    for m in cls:
+        if 0 <= m.value < 1024:
+            t[m.value] = m
+    _status_by_value = t
+    _SUCCESS = t[0]
+    return _SUCCESS
+
+cdef inline object _ok():
+    if _SUCCESS is None:
+        return _status_init()
+    return _SUCCESS
 
 cdef inline object _st(int err):
     cdef object r
+    if _status_by_value is None:
+        _status_init()
     if 0 <= err < 1024:
         r = _status_by_value[err]
         if r is not None:
             return r
-    return _enum(cudaError_t._value2member_map_, cudaError_t, err)
+    return _enum(_L.cls('cudaError_t')._value2member_map_, None, err)
 
 cdef int _st_raise(int err) except -1:
     if err != 0:
@@ -1099,7 +523,6 @@ cdef int _st_raise(int err) except -1:
 
 cdef dict _ATTR_cudaGraphMemAttributeType = {0: 'u8', 1: 'u8', 2: 'u8', 3: 'u8'}
 cdef dict _ATTR_cudaMemPoolAttr = {1: 'i4', 2: 'i4', 3: 'i4', 4: 'u8', 5: 'u8', 6: 'u8', 7: 'u8', 8: 'u8'}
-cdef dict _CLASSES = globals()
 
 def cudaDeviceReset():
     """cudaDeviceReset()
@@ -1289,7 +712,7 @@ Returns in *pValue the current size of limit. The following cudaLimit values are
         err = cyruntime.cudaDeviceGetLimit(&c_pValue, <cyruntime.cudaLimit>limit)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, c_pValue,)
+    return (_ok(), c_pValue,)
 
 def cudaDeviceGetTexture1DLinearMaxWidth(fmtDesc, int device):
     """cudaDeviceGetTexture1DLinearMaxWidth(fmtDesc, device)
@@ -1312,7 +735,7 @@ def cudaDeviceGetTexture1DLinearMaxWidth(fmtDesc, int device):
         err = cyruntime.cudaDeviceGetTexture1DLinearMaxWidth(&c_maxWidthInElements, <const cyruntime.cudaChannelFormatDesc*>p_fmtDesc, device)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, c_maxWidthInElements,)
+    return (_ok(), c_maxWidthInElements,)
 
 def cudaDeviceGetCacheConfig():
     """cudaDeviceGetCacheConfig()
@@ -1346,7 +769,7 @@ The supported cache configurations are:
         err = cyruntime.cudaDeviceGetCacheConfig(&c_pCacheConfig)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, _enum(cudaFuncCache._value2member_map_, cudaFuncCache, <long long>c_pCacheConfig),)
+    return (_ok(), _enum(_L.cls('cudaFuncCache')._value2member_map_, None, <long long>c_pCacheConfig),)
 
 def cudaDeviceGetStreamPriorityRange():
     """cudaDeviceGetStreamPriorityRange()
@@ -1385,7 +808,7 @@ the current context's device does not support stream priorities
         err = cyruntime.cudaDeviceGetStreamPriorityRange(&c_leastPriority, &c_greatestPriority)
     if err != 0:
         return (_st(err), None, None)
-    return (_SUCCESS, c_leastPriority, c_greatestPriority)
+    return (_ok(), c_leastPriority, c_greatestPriority)
 
 def cudaDeviceSetCacheConfig(long long cacheConfig):
     """cudaDeviceSetCacheConfig(cacheConfig)
@@ -1458,7 +881,7 @@ Returns in *device a device ordinal given a PCI bus ID string.
         err = cyruntime.cudaDeviceGetByPCIBusId(&c_device, <const char*>c_pciBusId)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, c_device,)
+    return (_ok(), c_device,)
 
 def cudaDeviceGetPCIBusId(int length, int device):
     """cudaDeviceGetPCIBusId(length, device)
@@ -1488,7 +911,7 @@ string that may be returned.
         err = cyruntime.cudaDeviceGetPCIBusId(<char*>a_pciBusId.ptr, length, device)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, PyBytes_FromStringAndSize(<char*>a_pciBusId.ptr, length),)
+    return (_ok(), PyBytes_FromStringAndSize(<char*>a_pciBusId.ptr, length),)
 
 def cudaIpcGetEventHandle(event):
     """cudaIpcGetEventHandle(event)
@@ -1526,14 +949,14 @@ cudaDeviceGetAttribute with cudaDevAttrIpcEventSupport
         Pointer to a user allocated cudaIpcEventHandle in which to return the opaque event handle
     """
     cdef cyruntime.cudaError_t err
-    cdef _Struct s_handle = _new_struct(cudaIpcEventHandle_t)
+    cdef _Struct s_handle = _new_struct(_L.cls('cudaIpcEventHandle_t'))
     cdef void* c_event
     _hptr(event, &c_event)
     with nogil:
         err = cyruntime.cudaIpcGetEventHandle(<cyruntime.cudaIpcEventHandle_t*>s_handle._ptr, <cyruntime.cudaEvent_t>c_event)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, s_handle,)
+    return (_ok(), s_handle,)
 
 def cudaIpcOpenEventHandle(handle):
     """cudaIpcOpenEventHandle(handle)
@@ -1573,7 +996,7 @@ cudaDeviceGetAttribute with cudaDevAttrIpcEventSupport
         err = cyruntime.cudaIpcOpenEventHandle(&c_event, (<cyruntime.cudaIpcEventHandle_t*>p_handle)[0])
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, _new_handle(cudaEvent_t, <void*>c_event),)
+    return (_ok(), _new_handle(cudaEvent_t, <void*>c_event),)
 
 def cudaIpcGetMemHandle(devPtr):
     """cudaIpcGetMemHandle(devPtr)
@@ -1610,14 +1033,14 @@ cudaDeviceGetAttribute with cudaDevAttrIpcEventSupport
         Pointer to user allocated cudaIpcMemHandle to return the handle in.
     """
     cdef cyruntime.cudaError_t err
-    cdef _Struct s_handle = _new_struct(cudaIpcMemHandle_t)
+    cdef _Struct s_handle = _new_struct(_L.cls('cudaIpcMemHandle_t'))
     cdef void* c_devPtr
     _vptr(devPtr, &c_devPtr)
     with nogil:
         err = cyruntime.cudaIpcGetMemHandle(<cyruntime.cudaIpcMemHandle_t*>s_handle._ptr, <void*>c_devPtr)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, s_handle,)
+    return (_ok(), s_handle,)
 
 def cudaIpcOpenMemHandle(handle, unsigned int flags):
     """cudaIpcOpenMemHandle(handle, flags)
@@ -1677,7 +1100,7 @@ cudaDeviceGetAttribute with cudaDevAttrIpcEventSupport
         err = cyruntime.cudaIpcOpenMemHandle(<void**>&c_devPtr, (<cyruntime.cudaIpcMemHandle_t*>p_handle)[0], flags)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, PyLong_FromVoidPtr(c_devPtr),)
+    return (_ok(), PyLong_FromVoidPtr(c_devPtr),)
 
 def cudaIpcCloseMemHandle(devPtr):
     """cudaIpcCloseMemHandle(devPtr)
@@ -1777,7 +1200,7 @@ Returns in *callback a handle representing the registered callback instance.
         err = cyruntime.cudaDeviceRegisterAsyncNotification(device, <cyruntime.cudaAsyncCallback>c_callbackFunc, <void*>c_userData, &c_callback)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, _new_handle(cudaAsyncCallbackHandle_t, <void*>c_callback),)
+    return (_ok(), _new_handle(cudaAsyncCallbackHandle_t, <void*>c_callback),)
 
 def cudaDeviceUnregisterAsyncNotification(int device, callback):
     """cudaDeviceUnregisterAsyncNotification(device, callback)
@@ -1835,7 +1258,7 @@ The returned bank configurations can be either:
         err = cyruntime.cudaDeviceGetSharedMemConfig(&c_pConfig)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, _enum(cudaSharedMemConfig._value2member_map_, cudaSharedMemConfig, <long long>c_pConfig),)
+    return (_ok(), _enum(_L.cls('cudaSharedMemConfig')._value2member_map_, None, <long long>c_pConfig),)
 
 def cudaDeviceSetSharedMemConfig(long long config):
     """cudaDeviceSetSharedMemConfig(config)
@@ -2013,7 +1436,7 @@ code is not recognized, "unrecognized error code" is returned.
     """
     cdef const char* r
     r = cyruntime.cudaGetErrorName(<cyruntime.cudaError_t>error)
-    return (_SUCCESS, <bytes>r if r != NULL else None)
+    return (_ok(), <bytes>r if r != NULL else None)
 
 def cudaGetErrorString(long long error):
     """cudaGetErrorString(error)
@@ -2034,7 +1457,7 @@ code is not recognized, "unrecognized error code" is returned.
     """
     cdef const char* r
     r = cyruntime.cudaGetErrorString(<cyruntime.cudaError_t>error)
-    return (_SUCCESS, <bytes>r if r != NULL else None)
+    return (_ok(), <bytes>r if r != NULL else None)
 
 def cudaGetDeviceCount():
     """cudaGetDeviceCount()
@@ -2056,7 +1479,7 @@ or equal to 2.0 that are available for execution.
         err = cyruntime.cudaGetDeviceCount(&c_count)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, c_count,)
+    return (_ok(), c_count,)
 
 def cudaGetDeviceProperties(int device):
     """cudaGetDeviceProperties(device)
@@ -2077,12 +1500,12 @@ Returns in *prop the properties of device dev.
         Properties for the specified device
     """
     cdef cyruntime.cudaError_t err
-    cdef _Struct s_prop = _new_struct(cudaDeviceProp)
+    cdef _Struct s_prop = _new_struct(_L.cls('cudaDeviceProp'))
     with nogil:
         err = cyruntime.cudaGetDeviceProperties(<cyruntime.cudaDeviceProp*>s_prop._ptr, device)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, s_prop,)
+    return (_ok(), s_prop,)
 
 def cudaDeviceGetAttribute(long long attr, int device):
     """cudaDeviceGetAttribute(attr, device)
@@ -2111,7 +1534,7 @@ device.
         err = cyruntime.cudaDeviceGetAttribute(&c_value, <cyruntime.cudaDeviceAttr>attr, device)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, c_value,)
+    return (_ok(), c_value,)
 
 def cudaDeviceGetHostAtomicCapabilities(operations, unsigned int count, int device):
     """cudaDeviceGetHostAtomicCapabilities(operations, count, device)
@@ -2152,7 +1575,7 @@ or if any of *operations is not valid.
         err = cyruntime.cudaDeviceGetHostAtomicCapabilities(&c_capabilities, <const cyruntime.cudaAtomicOperation*>p_operations, count, device)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, c_capabilities,)
+    return (_ok(), c_capabilities,)
 
 def cudaDeviceGetDefaultMemPool(int device):
     """cudaDeviceGetDefaultMemPool(device)
@@ -2183,7 +1606,7 @@ cuDeviceGetDefaultMemPool, cudaMallocAsync, cudaMemPoolTrimTo, cudaMemPoolGetAtt
         err = cyruntime.cudaDeviceGetDefaultMemPool(&c_memPool, device)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, _new_handle(cudaMemPool_t, <void*>c_memPool),)
+    return (_ok(), _new_handle(cudaMemPool_t, <void*>c_memPool),)
 
 def cudaDeviceSetMemPool(int device, memPool):
     """cudaDeviceSetMemPool(device, memPool)
@@ -2252,7 +1675,7 @@ cuDeviceGetMemPool, cudaDeviceGetDefaultMemPool, cudaDeviceSetMemPool
         err = cyruntime.cudaDeviceGetMemPool(&c_memPool, device)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, _new_handle(cudaMemPool_t, <void*>c_memPool),)
+    return (_ok(), _new_handle(cudaMemPool_t, <void*>c_memPool),)
 
 def cudaDeviceGetNvSciSyncAttributes(nvSciSyncAttrList, int device, int flags):
     """cudaDeviceGetNvSciSyncAttributes(nvSciSyncAttrList, device, flags)
@@ -2361,7 +1784,7 @@ a null pointer.
         err = cyruntime.cudaDeviceGetP2PAttribute(&c_value, <cyruntime.cudaDeviceP2PAttr>attr, srcDevice, dstDevice)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, c_value,)
+    return (_ok(), c_value,)
 
 def cudaDeviceGetP2PAtomicCapabilities(operations, unsigned int count, int srcDevice, int dstDevice):
     """cudaDeviceGetP2PAtomicCapabilities(operations, count, srcDevice, dstDevice)
@@ -2406,7 +1829,7 @@ or if any of *operations is not valid.
         err = cyruntime.cudaDeviceGetP2PAtomicCapabilities(&c_capabilities, <const cyruntime.cudaAtomicOperation*>p_operations, count, srcDevice, dstDevice)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, c_capabilities,)
+    return (_ok(), c_capabilities,)
 
 def cudaChooseDevice(prop):
     """cudaChooseDevice(prop)
@@ -2435,7 +1858,7 @@ Returns in *device the device which has properties that best match
         err = cyruntime.cudaChooseDevice(&c_device, <const cyruntime.cudaDeviceProp*>p_prop)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, c_device,)
+    return (_ok(), c_device,)
 
 def cudaInitDevice(int device, unsigned int deviceFlags, unsigned int flags):
     """cudaInitDevice(device, deviceFlags, flags)
@@ -2535,7 +1958,7 @@ Returns in *device the current device for the calling host thread.
         err = cyruntime.cudaGetDevice(&c_device)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, c_device,)
+    return (_ok(), c_device,)
 
 def cudaSetValidDevices(device_arr, int length):
     """cudaSetValidDevices(device_arr, length)
@@ -2682,7 +2105,7 @@ not implicit and may be unset.
         err = cyruntime.cudaGetDeviceFlags(&c_flags)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, c_flags,)
+    return (_ok(), c_flags,)
 
 def cudaStreamCreate():
     """cudaStreamCreate()
@@ -2705,7 +2128,7 @@ is selected, made current to the calling thread, and initialized before creating
         err = cyruntime.cudaStreamCreate(&c_pStream)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, _new_handle(cudaStream_t, <void*>c_pStream),)
+    return (_ok(), _new_handle(cudaStream_t, <void*>c_pStream),)
 
 def cudaStreamCreateWithFlags(unsigned int flags):
     """cudaStreamCreateWithFlags(flags)
@@ -2738,7 +2161,7 @@ The flags argument determines the behaviors of the stream.  Valid values for fla
         err = cyruntime.cudaStreamCreateWithFlags(&c_pStream, flags)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, _new_handle(cudaStream_t, <void*>c_pStream),)
+    return (_ok(), _new_handle(cudaStream_t, <void*>c_pStream),)
 
 def cudaStreamCreateWithPriority(unsigned int flags, int priority):
     """cudaStreamCreateWithPriority(flags, priority)
@@ -2779,7 +2202,7 @@ it will automatically be clamped to the lowest or the highest number in the rang
         err = cyruntime.cudaStreamCreateWithPriority(&c_pStream, flags, priority)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, _new_handle(cudaStream_t, <void*>c_pStream),)
+    return (_ok(), _new_handle(cudaStream_t, <void*>c_pStream),)
 
 def cudaStreamGetPriority(hStream):
     """cudaStreamGetPriority(hStream)
@@ -2811,7 +2234,7 @@ See cudaStreamCreateWithPriority for details about priority clamping.
         err = cyruntime.cudaStreamGetPriority(<cyruntime.cudaStream_t>c_hStream, &c_priority)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, c_priority,)
+    return (_ok(), c_priority,)
 
 def cudaStreamGetFlags(hStream):
     """cudaStreamGetFlags(hStream)
@@ -2840,7 +2263,7 @@ See cudaStreamCreateWithFlags for a list of valid flags.
         err = cyruntime.cudaStreamGetFlags(<cyruntime.cudaStream_t>c_hStream, &c_flags)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, c_flags,)
+    return (_ok(), c_flags,)
 
 def cudaStreamGetId(hStream):
     """cudaStreamGetId(hStream)
@@ -2880,7 +2303,7 @@ The stream handle hStream can refer to any of the following:
         err = cyruntime.cudaStreamGetId(<cyruntime.cudaStream_t>c_hStream, &c_streamId)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, c_streamId,)
+    return (_ok(), c_streamId,)
 
 def cudaStreamGetDevice(hStream):
     """cudaStreamGetDevice(hStream)
@@ -2908,7 +2331,7 @@ Returns in *device the device of the stream.
         err = cyruntime.cudaStreamGetDevice(<cyruntime.cudaStream_t>c_hStream, &c_device)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, c_device,)
+    return (_ok(), c_device,)
 
 def cudaCtxResetPersistingL2Cache():
     """cudaCtxResetPersistingL2Cache()
@@ -2977,13 +2400,13 @@ member of value_out.
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_hStream
-    cdef _Struct s_value_out = _new_struct(cudaLaunchAttributeValue)
+    cdef _Struct s_value_out = _new_struct(_L.cls('cudaLaunchAttributeValue'))
     _hptr(hStream, &c_hStream)
     with nogil:
         err = cyruntime.cudaStreamGetAttribute(<cyruntime.cudaStream_t>c_hStream, <cyruntime.cudaLaunchAttributeID>attr, <cyruntime.cudaLaunchAttributeValue*>s_value_out._ptr)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, s_value_out,)
+    return (_ok(), s_value_out,)
 
 def cudaStreamSetAttribute(hStream, long long attr, value):
     """cudaStreamSetAttribute(hStream, attr, value)
@@ -3379,7 +2802,7 @@ A thread's mode is one of the following:
         err = cyruntime.cudaThreadExchangeStreamCaptureMode(&c_mode)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, _enum(cudaStreamCaptureMode._value2member_map_, cudaStreamCaptureMode, <long long>c_mode),)
+    return (_ok(), _enum(_L.cls('cudaStreamCaptureMode')._value2member_map_, None, <long long>c_mode),)
 
 def cudaStreamEndCapture(stream):
     """cudaStreamEndCapture(stream)
@@ -3414,7 +2837,7 @@ cudaStreamBeginCapture.
         err = cyruntime.cudaStreamEndCapture(<cyruntime.cudaStream_t>c_stream, &c_pGraph)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, _new_handle(cudaGraph_t, <void*>c_pGraph),)
+    return (_ok(), _new_handle(cudaGraph_t, <void*>c_pGraph),)
 
 def cudaStreamIsCapturing(stream):
     """cudaStreamIsCapturing(stream)
@@ -3459,7 +2882,7 @@ implicit dependency on the capturing stream(s).
         err = cyruntime.cudaStreamIsCapturing(<cyruntime.cudaStream_t>c_stream, &c_pCaptureStatus)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, _enum(cudaStreamCaptureStatus._value2member_map_, cudaStreamCaptureStatus, <long long>c_pCaptureStatus),)
+    return (_ok(), _enum(_L.cls('cudaStreamCaptureStatus')._value2member_map_, None, <long long>c_pCaptureStatus),)
 
 def cudaStreamGetCaptureInfo(stream):
     """cudaStreamGetCaptureInfo(stream)
@@ -3514,7 +2937,7 @@ cudaErrorLossyQuery.
         err = cyruntime.cudaStreamGetCaptureInfo(<cyruntime.cudaStream_t>c_stream, &c_captureStatus_out, &c_id_out, &c_graph_out, <const cyruntime.cudaGraphNode_t**>&c_dependencies_out, <const cyruntime.cudaGraphEdgeData**>&c_edgeData_out, &c_numDependencies_out)
     if err != 0:
         return (_st(err), None, None, None, None, None, None)
-    return (_SUCCESS, _enum(cudaStreamCaptureStatus._value2member_map_, cudaStreamCaptureStatus, <long long>c_captureStatus_out), c_id_out, _new_handle(cudaGraph_t, <void*>c_graph_out), PyLong_FromVoidPtr(c_dependencies_out), PyLong_FromVoidPtr(c_edgeData_out), c_numDependencies_out)
+    return (_ok(), _enum(_L.cls('cudaStreamCaptureStatus')._value2member_map_, None, <long long>c_captureStatus_out), c_id_out, _new_handle(cudaGraph_t, <void*>c_graph_out), PyLong_FromVoidPtr(c_dependencies_out), PyLong_FromVoidPtr(c_edgeData_out), c_numDependencies_out)
 
 def cudaStreamUpdateCaptureDependencies(stream, dependencies, dependencyData, size_t numDependencies, unsigned int flags):
     """cudaStreamUpdateCaptureDependencies(stream, dependencies, dependencyData, numDependencies, flags)
@@ -3582,7 +3005,7 @@ Creates an event object for the current device using cudaEventDefault.
         err = cyruntime.cudaEventCreate(&c_event)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, _new_handle(cudaEvent_t, <void*>c_event),)
+    return (_ok(), _new_handle(cudaEvent_t, <void*>c_event),)
 
 def cudaEventCreateWithFlags(unsigned int flags):
     """cudaEventCreateWithFlags(flags)
@@ -3621,7 +3044,7 @@ flags include:
         err = cyruntime.cudaEventCreateWithFlags(&c_event, flags)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, _new_handle(cudaEvent_t, <void*>c_event),)
+    return (_ok(), _new_handle(cudaEvent_t, <void*>c_event),)
 
 def cudaEventRecord(event, stream):
     """cudaEventRecord(event, stream)
@@ -3823,7 +3246,7 @@ cudaErrorInvalidResourceHandle.
         err = cyruntime.cudaEventElapsedTime(&c_ms, <cyruntime.cudaEvent_t>c_start, <cyruntime.cudaEvent_t>c_end)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, c_ms,)
+    return (_ok(), c_ms,)
 
 def cudaImportExternalMemory(memHandleDesc):
     """cudaImportExternalMemory(memHandleDesc)
@@ -3988,7 +3411,7 @@ cudaExternalMemoryHandleTypeD3D11ResourceKmt
         err = cyruntime.cudaImportExternalMemory(&c_extMem_out, <const cyruntime.cudaExternalMemoryHandleDesc*>p_memHandleDesc)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, _new_handle(cudaExternalMemory_t, <void*>c_extMem_out),)
+    return (_ok(), _new_handle(cudaExternalMemory_t, <void*>c_extMem_out),)
 
 def cudaExternalMemoryGetMappedBuffer(extMem, bufferDesc):
     """cudaExternalMemoryGetMappedBuffer(extMem, bufferDesc)
@@ -4052,7 +3475,7 @@ The returned pointer devPtr must be freed using cudaFree.
         err = cyruntime.cudaExternalMemoryGetMappedBuffer(<void**>&c_devPtr, <cyruntime.cudaExternalMemory_t>c_extMem, <const cyruntime.cudaExternalMemoryBufferDesc*>p_bufferDesc)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, PyLong_FromVoidPtr(c_devPtr),)
+    return (_ok(), PyLong_FromVoidPtr(c_devPtr),)
 
 def cudaExternalMemoryGetMappedMipmappedArray(extMem, mipmapDesc):
     """cudaExternalMemoryGetMappedMipmappedArray(extMem, mipmapDesc)
@@ -4117,7 +3540,7 @@ The returned CUDA mipmapped array must be freed using cudaFreeMipmappedArray.
         err = cyruntime.cudaExternalMemoryGetMappedMipmappedArray(&c_mipmap, <cyruntime.cudaExternalMemory_t>c_extMem, <const cyruntime.cudaExternalMemoryMipmappedArrayDesc*>p_mipmapDesc)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, _new_handle(cudaMipmappedArray_t, <void*>c_mipmap),)
+    return (_ok(), _new_handle(cudaMipmappedArray_t, <void*>c_mipmap),)
 
 def cudaDestroyExternalMemory(extMem):
     """cudaDestroyExternalMemory(extMem)
@@ -4303,7 +3726,7 @@ not NULL, then it must name a valid synchronization object.
         err = cyruntime.cudaImportExternalSemaphore(&c_extSem_out, <const cyruntime.cudaExternalSemaphoreHandleDesc*>p_semHandleDesc)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, _new_handle(cudaExternalSemaphore_t, <void*>c_extSem_out),)
+    return (_ok(), _new_handle(cudaExternalSemaphore_t, <void*>c_extSem_out),)
 
 def cudaSignalExternalSemaphoresAsync(extSemArray, paramsArray, unsigned int numExtSems, stream):
     """cudaSignalExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, stream)
@@ -4787,14 +4210,14 @@ may vary based on the device that is currently being used.
         Return pointer to function's attributes
     """
     cdef cyruntime.cudaError_t err
-    cdef _Struct s_attr = _new_struct(cudaFuncAttributes)
+    cdef _Struct s_attr = _new_struct(_L.cls('cudaFuncAttributes'))
     cdef void* c_func
     _vptr(func, &c_func)
     with nogil:
         err = cyruntime.cudaFuncGetAttributes(<cyruntime.cudaFuncAttributes*>s_attr._ptr, <const void*>c_func)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, s_attr,)
+    return (_ok(), s_attr,)
 
 def cudaFuncSetAttribute(func, long long attr, int value):
     """cudaFuncSetAttribute(func, attr, value)
@@ -4888,7 +4311,7 @@ be a cudaKernel_t and used as is.
         err = cyruntime.cudaFuncGetName(<const char**>&c_name, <const void*>c_func)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, (<bytes>c_name if c_name != NULL else None),)
+    return (_ok(), (<bytes>c_name if c_name != NULL else None),)
 
 def cudaFuncGetParamInfo(func, size_t paramIndex):
     """cudaFuncGetParamInfo(func, paramIndex)
@@ -4926,7 +4349,7 @@ paramIndex must be less than the number of parameters that func takes.
         err = cyruntime.cudaFuncGetParamInfo(<const void*>c_func, paramIndex, &c_paramOffset, &c_paramSize)
     if err != 0:
         return (_st(err), None, None)
-    return (_SUCCESS, c_paramOffset, c_paramSize)
+    return (_ok(), c_paramOffset, c_paramSize)
 
 def cudaLaunchHostFunc(stream, fn, userData):
     """cudaLaunchHostFunc(stream, fn, userData)
@@ -5080,7 +4503,7 @@ streaming multiprocessor for the device function.
         err = cyruntime.cudaOccupancyMaxActiveBlocksPerMultiprocessor(&c_numBlocks, <const void*>c_func, blockSize, dynamicSMemSize)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, c_numBlocks,)
+    return (_ok(), c_numBlocks,)
 
 def cudaOccupancyAvailableDynamicSMemPerBlock(func, int numBlocks, int blockSize):
     """cudaOccupancyAvailableDynamicSMemPerBlock(func, numBlocks, blockSize)
@@ -5112,7 +4535,7 @@ Returns in *dynamicSmemSize the maximum size of dynamic shared memory to allow n
         err = cyruntime.cudaOccupancyAvailableDynamicSMemPerBlock(&c_dynamicSmemSize, <const void*>c_func, numBlocks, blockSize)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, c_dynamicSmemSize,)
+    return (_ok(), c_dynamicSmemSize,)
 
 def cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(func, int blockSize, size_t dynamicSMemSize, unsigned int flags):
     """cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(func, blockSize, dynamicSMemSize, flags)
@@ -5160,7 +4583,7 @@ The flags parameter controls how special cases are handled. Valid flags include:
         err = cyruntime.cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(&c_numBlocks, <const void*>c_func, blockSize, dynamicSMemSize, flags)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, c_numBlocks,)
+    return (_ok(), c_numBlocks,)
 
 def cudaOccupancyMaxPotentialClusterSize(func, launchConfig):
     """cudaOccupancyMaxPotentialClusterSize(func, launchConfig)
@@ -5200,7 +4623,7 @@ This function will respect the compile time launch bounds.
         err = cyruntime.cudaOccupancyMaxPotentialClusterSize(&c_clusterSize, <const void*>c_func, <const cyruntime.cudaLaunchConfig_t*>p_launchConfig)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, c_clusterSize,)
+    return (_ok(), c_clusterSize,)
 
 def cudaOccupancyMaxActiveClusters(func, launchConfig):
     """cudaOccupancyMaxActiveClusters(func, launchConfig)
@@ -5241,7 +4664,7 @@ the clusters, so the calculated occupancy is not guaranteed to be achievable.
         err = cyruntime.cudaOccupancyMaxActiveClusters(&c_numClusters, <const void*>c_func, <const cyruntime.cudaLaunchConfig_t*>p_launchConfig)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, c_numClusters,)
+    return (_ok(), c_numClusters,)
 
 def cudaMallocManaged(size_t size, unsigned int flags):
     """cudaMallocManaged(size, flags)
@@ -5262,7 +4685,7 @@ def cudaMallocManaged(size_t size, unsigned int flags):
         err = cyruntime.cudaMallocManaged(<void**>&c_devPtr, size, flags)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, PyLong_FromVoidPtr(c_devPtr),)
+    return (_ok(), PyLong_FromVoidPtr(c_devPtr),)
 
 def cudaMalloc(size_t size):
     """cudaMalloc(size)
@@ -5294,7 +4717,7 @@ allocated using the host API, and vice versa.
         err = cyruntime.cudaMalloc(<void**>&c_devPtr, size)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, PyLong_FromVoidPtr(c_devPtr),)
+    return (_ok(), PyLong_FromVoidPtr(c_devPtr),)
 
 def cudaMallocHost(size_t size):
     """cudaMallocHost(size)
@@ -5333,7 +4756,7 @@ staging areas for data exchange between host and device.
         err = cyruntime.cudaMallocHost(<void**>&c_ptr, size)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, PyLong_FromVoidPtr(c_ptr),)
+    return (_ok(), PyLong_FromVoidPtr(c_ptr),)
 
 def cudaMallocPitch(size_t width, size_t height):
     """cudaMallocPitch(width, height)
@@ -5381,7 +4804,7 @@ of device memory (whether linear memory or CUDA arrays).
         err = cyruntime.cudaMallocPitch(<void**>&c_devPtr, &c_pitch, width, height)
     if err != 0:
         return (_st(err), None, None)
-    return (_SUCCESS, PyLong_FromVoidPtr(c_devPtr), c_pitch)
+    return (_ok(), PyLong_FromVoidPtr(c_devPtr), c_pitch)
 
 def cudaMallocArray(desc, size_t width, size_t height, unsigned int flags):
     """cudaMallocArray(desc, width, height, flags)
@@ -5440,7 +4863,7 @@ width and height must meet certain size requirements. See cudaMalloc3DArray() fo
         err = cyruntime.cudaMallocArray(&c_array, <const cyruntime.cudaChannelFormatDesc*>p_desc, width, height, flags)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, _new_handle(cudaArray_t, <void*>c_array),)
+    return (_ok(), _new_handle(cudaArray_t, <void*>c_array),)
 
 def cudaFree(devPtr):
     """cudaFree(devPtr)
@@ -5622,7 +5045,7 @@ Memory allocated by this function must be freed with cudaFreeHost().
         err = cyruntime.cudaHostAlloc(<void**>&c_pHost, size, flags)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, PyLong_FromVoidPtr(c_pHost),)
+    return (_ok(), PyLong_FromVoidPtr(c_pHost),)
 
 def cudaHostRegister(ptr, size_t size, unsigned int flags):
     """cudaHostRegister(ptr, size, flags)
@@ -5801,7 +5224,7 @@ flags provides for future releases.  For now, it must be set to 0.
         err = cyruntime.cudaHostGetDevicePointer(<void**>&c_pDevice, <void*>c_pHost, flags)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, PyLong_FromVoidPtr(c_pDevice),)
+    return (_ok(), PyLong_FromVoidPtr(c_pDevice),)
 
 def cudaHostGetFlags(pHost):
     """cudaHostGetFlags(pHost)
@@ -5831,7 +5254,7 @@ reside in an address range allocated by cudaHostAlloc().
         err = cyruntime.cudaHostGetFlags(&c_pFlags, <void*>c_pHost)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, c_pFlags,)
+    return (_ok(), c_pFlags,)
 
 def cudaMalloc3D(extent):
     """cudaMalloc3D(extent)
@@ -5867,13 +5290,13 @@ involving 2D or 3D objects (whether linear memory or CUDA arrays).
         Pointer to allocated pitched device memory
     """
     cdef cyruntime.cudaError_t err
-    cdef _Struct s_pitchedDevPtr = _new_struct(cudaPitchedPtr)
+    cdef _Struct s_pitchedDevPtr = _new_struct(_L.cls('cudaPitchedPtr'))
     cdef void* p_extent = _sptr(extent, False)
     with nogil:
         err = cyruntime.cudaMalloc3D(<cyruntime.cudaPitchedPtr*>s_pitchedDevPtr._ptr, (<cyruntime.cudaExtent*>p_extent)[0])
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, s_pitchedDevPtr,)
+    return (_ok(), s_pitchedDevPtr,)
 
 def cudaMalloc3DArray(desc, extent, unsigned int flags):
     """cudaMalloc3DArray(desc, extent, flags)
@@ -6024,7 +5447,7 @@ OR { (1,maxTexture3DAlt[0]), (1,maxTexture3DAlt[1]),
         err = cyruntime.cudaMalloc3DArray(&c_array, <const cyruntime.cudaChannelFormatDesc*>p_desc, (<cyruntime.cudaExtent*>p_extent)[0], flags)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, _new_handle(cudaArray_t, <void*>c_array),)
+    return (_ok(), _new_handle(cudaArray_t, <void*>c_array),)
 
 def cudaMallocMipmappedArray(desc, extent, unsigned int numLevels, unsigned int flags):
     """cudaMallocMipmappedArray(desc, extent, numLevels, flags)
@@ -6176,7 +5599,7 @@ OR { (1,maxTexture3DAlt[0]), (1,maxTexture3DAlt[1]),
         err = cyruntime.cudaMallocMipmappedArray(&c_mipmappedArray, <const cyruntime.cudaChannelFormatDesc*>p_desc, (<cyruntime.cudaExtent*>p_extent)[0], numLevels, flags)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, _new_handle(cudaMipmappedArray_t, <void*>c_mipmappedArray),)
+    return (_ok(), _new_handle(cudaMipmappedArray_t, <void*>c_mipmappedArray),)
 
 def cudaGetMipmappedArrayLevel(mipmappedArray, unsigned int level):
     """cudaGetMipmappedArrayLevel(mipmappedArray, level)
@@ -6213,7 +5636,7 @@ cudaErrorInvalidResourceHandle is returned.
         err = cyruntime.cudaGetMipmappedArrayLevel(&c_levelArray, <cyruntime.cudaMipmappedArray_const_t>c_mipmappedArray, level)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, _new_handle(cudaArray_t, <void*>c_levelArray),)
+    return (_ok(), _new_handle(cudaArray_t, <void*>c_levelArray),)
 
 def cudaMemcpy3D(p):
     """cudaMemcpy3D(p)
@@ -6522,7 +5945,7 @@ total and free memory on Tegra.
         err = cyruntime.cudaMemGetInfo(&c_free, &c_total)
     if err != 0:
         return (_st(err), None, None)
-    return (_SUCCESS, c_free, c_total)
+    return (_ok(), c_free, c_total)
 
 def cudaArrayGetInfo(array):
     """cudaArrayGetInfo(array)
@@ -6550,8 +5973,8 @@ Any of *desc, *extent and *flags may be specified as NULL.
         Returned array flags
     """
     cdef cyruntime.cudaError_t err
-    cdef _Struct s_desc = _new_struct(cudaChannelFormatDesc)
-    cdef _Struct s_extent = _new_struct(cudaExtent)
+    cdef _Struct s_desc = _new_struct(_L.cls('cudaChannelFormatDesc'))
+    cdef _Struct s_extent = _new_struct(_L.cls('cudaExtent'))
     cdef unsigned int c_flags
     cdef void* c_array
     _hptr(array, &c_array)
@@ -6559,7 +5982,7 @@ Any of *desc, *extent and *flags may be specified as NULL.
         err = cyruntime.cudaArrayGetInfo(<cyruntime.cudaChannelFormatDesc*>s_desc._ptr, <cyruntime.cudaExtent*>s_extent._ptr, &c_flags, <cyruntime.cudaArray_t>c_array)
     if err != 0:
         return (_st(err), None, None, None)
-    return (_SUCCESS, s_desc, s_extent, c_flags)
+    return (_ok(), s_desc, s_extent, c_flags)
 
 def cudaArrayGetPlane(hArray, unsigned int planeIdx):
     """cudaArrayGetPlane(hArray, planeIdx)
@@ -6598,7 +6021,7 @@ of hArray with two 8-bit channels and cudaChannelFormatKindUnsigned as its forma
         err = cyruntime.cudaArrayGetPlane(&c_pPlaneArray, <cyruntime.cudaArray_t>c_hArray, planeIdx)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, _new_handle(cudaArray_t, <void*>c_pPlaneArray),)
+    return (_ok(), _new_handle(cudaArray_t, <void*>c_pPlaneArray),)
 
 def cudaArrayGetMemoryRequirements(array, int device):
     """cudaArrayGetMemoryRequirements(array, device)
@@ -6629,14 +6052,14 @@ cudaErrorInvalidValue
     memoryRequirements : cudaArrayMemoryRequirements
     """
     cdef cyruntime.cudaError_t err
-    cdef _Struct s_memoryRequirements = _new_struct(cudaArrayMemoryRequirements)
+    cdef _Struct s_memoryRequirements = _new_struct(_L.cls('cudaArrayMemoryRequirements'))
     cdef void* c_array
     _hptr(array, &c_array)
     with nogil:
         err = cyruntime.cudaArrayGetMemoryRequirements(<cyruntime.cudaArrayMemoryRequirements*>s_memoryRequirements._ptr, <cyruntime.cudaArray_t>c_array, device)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, s_memoryRequirements,)
+    return (_ok(), s_memoryRequirements,)
 
 def cudaMipmappedArrayGetMemoryRequirements(mipmap, int device):
     """cudaMipmappedArrayGetMemoryRequirements(mipmap, device)
@@ -6668,14 +6091,14 @@ cudaErrorInvalidValue
     memoryRequirements : cudaArrayMemoryRequirements
     """
     cdef cyruntime.cudaError_t err
-    cdef _Struct s_memoryRequirements = _new_struct(cudaArrayMemoryRequirements)
+    cdef _Struct s_memoryRequirements = _new_struct(_L.cls('cudaArrayMemoryRequirements'))
     cdef void* c_mipmap
     _hptr(mipmap, &c_mipmap)
     with nogil:
         err = cyruntime.cudaMipmappedArrayGetMemoryRequirements(<cyruntime.cudaArrayMemoryRequirements*>s_memoryRequirements._ptr, <cyruntime.cudaMipmappedArray_t>c_mipmap, device)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, s_memoryRequirements,)
+    return (_ok(), s_memoryRequirements,)
 
 def cudaArrayGetSparseProperties(array):
     """cudaArrayGetSparseProperties(array)
@@ -6690,14 +6113,14 @@ def cudaArrayGetSparseProperties(array):
     sparseProperties : cudaArraySparseProperties
     """
     cdef cyruntime.cudaError_t err
-    cdef _Struct s_sparseProperties = _new_struct(cudaArraySparseProperties)
+    cdef _Struct s_sparseProperties = _new_struct(_L.cls('cudaArraySparseProperties'))
     cdef void* c_array
     _hptr(array, &c_array)
     with nogil:
         err = cyruntime.cudaArrayGetSparseProperties(<cyruntime.cudaArraySparseProperties*>s_sparseProperties._ptr, <cyruntime.cudaArray_t>c_array)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, s_sparseProperties,)
+    return (_ok(), s_sparseProperties,)
 
 def cudaMipmappedArrayGetSparseProperties(mipmap):
     """cudaMipmappedArrayGetSparseProperties(mipmap)
@@ -6712,14 +6135,14 @@ def cudaMipmappedArrayGetSparseProperties(mipmap):
     sparseProperties : cudaArraySparseProperties
     """
     cdef cyruntime.cudaError_t err
-    cdef _Struct s_sparseProperties = _new_struct(cudaArraySparseProperties)
+    cdef _Struct s_sparseProperties = _new_struct(_L.cls('cudaArraySparseProperties'))
     cdef void* c_mipmap
     _hptr(mipmap, &c_mipmap)
     with nogil:
         err = cyruntime.cudaMipmappedArrayGetSparseProperties(<cyruntime.cudaArraySparseProperties*>s_sparseProperties._ptr, <cyruntime.cudaMipmappedArray_t>c_mipmap)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, s_sparseProperties,)
+    return (_ok(), s_sparseProperties,)
 
 def cudaMemcpy(dst, src, size_t count, long long kind):
     """cudaMemcpy(dst, src, count, kind)
@@ -7945,7 +7368,7 @@ cudaErrorInvalidSymbol is returned.
         err = cyruntime.cudaGetSymbolAddress(<void**>&c_devPtr, <const void*>c_symbol)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, PyLong_FromVoidPtr(c_devPtr),)
+    return (_ok(), PyLong_FromVoidPtr(c_devPtr),)
 
 def cudaGetSymbolSize(symbol):
     """cudaGetSymbolSize(symbol)
@@ -7976,7 +7399,7 @@ unchanged and the error cudaErrorInvalidSymbol is returned.
         err = cyruntime.cudaGetSymbolSize(&c_size, <const void*>c_symbol)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, c_size,)
+    return (_ok(), c_size,)
 
 def cudaMemPrefetchAsync(devPtr, size_t count, location, unsigned int flags, stream):
     """cudaMemPrefetchAsync(devPtr, count, location, flags, stream)
@@ -8483,7 +7906,7 @@ or if it returns any other location type, the id should be ignored.
         err = cyruntime.cudaMemRangeGetAttribute(<void*>&c_data, dataSize, <cyruntime.cudaMemRangeAttribute>attribute, <const void*>c_devPtr, count)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, c_data,)
+    return (_ok(), c_data,)
 
 def cudaMemRangeGetAttributes(dataSizes, attributes, size_t numAttributes, devPtr, size_t count):
     """cudaMemRangeGetAttributes(dataSizes, attributes, numAttributes, devPtr, count)
@@ -8539,7 +7962,7 @@ attribute descriptions and restrictions.
         err = cyruntime.cudaMemRangeGetAttributes(<void**>&c_data, <size_t*>p_dataSizes, <cyruntime.cudaMemRangeAttribute*>p_attributes, numAttributes, <const void*>c_devPtr, count)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, PyLong_FromVoidPtr(c_data),)
+    return (_ok(), PyLong_FromVoidPtr(c_data),)
 
 def cudaMemcpyToArray(dst, size_t wOffset, size_t hOffset, src, size_t count, long long kind):
     """cudaMemcpyToArray(dst, wOffset, hOffset, src, count, kind)
@@ -8822,7 +8245,7 @@ During stream capture, this function results in the creation of an allocation no
         err = cyruntime.cudaMallocAsync(<void**>&c_devPtr, size, <cyruntime.cudaStream_t>c_hStream)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, PyLong_FromVoidPtr(c_devPtr),)
+    return (_ok(), PyLong_FromVoidPtr(c_devPtr),)
 
 def cudaFreeAsync(devPtr, hStream):
     """cudaFreeAsync(devPtr, hStream)
@@ -8930,7 +8353,7 @@ Supported attributes are:
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_memPool
-    cdef _Buf a_value = _attr_in(value, _ATTR_cudaMemPoolAttr.get(int(attr), 'u8'), _CLASSES)
+    cdef _Buf a_value = _attr_in(value, _ATTR_cudaMemPoolAttr.get(int(attr), 'u8'), _L)
     _hptr(memPool, &c_memPool)
     with nogil:
         err = cyruntime.cudaMemPoolSetAttribute(<cyruntime.cudaMemPool_t>c_memPool, <cyruntime.cudaMemPoolAttr>attr, <void*>a_value.ptr)
@@ -8991,7 +8414,7 @@ Supported attributes are:
         err = cyruntime.cudaMemPoolGetAttribute(<cyruntime.cudaMemPool_t>c_memPool, <cyruntime.cudaMemPoolAttr>attr, <void*>a_value.ptr)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, _attr_out(a_value.ptr, code_value, _CLASSES),)
+    return (_ok(), _attr_out(a_value.ptr, code_value, _L),)
 
 def cudaMemPoolSetAccess(memPool, descList, size_t count):
     """cudaMemPoolSetAccess(memPool, descList, count)
@@ -9044,7 +8467,7 @@ Returns the accessibility of the pool's memory from the specified location.
         err = cyruntime.cudaMemPoolGetAccess(&c_flags, <cyruntime.cudaMemPool_t>c_memPool, <cyruntime.cudaMemLocation*>p_location)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, _enum(cudaMemAccessFlags._value2member_map_, cudaMemAccessFlags, <long long>c_flags),)
+    return (_ok(), _enum(_L.cls('cudaMemAccessFlags')._value2member_map_, None, <long long>c_flags),)
 
 def cudaMemPoolCreate(poolProps):
     """cudaMemPoolCreate(poolProps)
@@ -9113,7 +8536,7 @@ cuMemPoolCreate, cudaDeviceSetMemPool, cudaMallocFromPoolAsync, cudaMemPoolExpor
         err = cyruntime.cudaMemPoolCreate(&c_memPool, <const cyruntime.cudaMemPoolProps*>p_poolProps)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, _new_handle(cudaMemPool_t, <void*>c_memPool),)
+    return (_ok(), _new_handle(cudaMemPool_t, <void*>c_memPool),)
 
 def cudaMemPoolDestroy(memPool):
     """cudaMemPoolDestroy(memPool)
@@ -9187,7 +8610,7 @@ cuMemAllocAsync, cuMemPoolTrimTo, cuMemPoolGetAttribute, cuMemPoolSetAttribute, 
         err = cyruntime.cudaMemGetDefaultMemPool(&c_memPool, <cyruntime.cudaMemLocation*>p_location, <cyruntime.cudaMemAllocationType>typename)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, _new_handle(cudaMemPool_t, <void*>c_memPool),)
+    return (_ok(), _new_handle(cudaMemPool_t, <void*>c_memPool),)
 
 def cudaMemGetMemPool(location, long long typename):
     """cudaMemGetMemPool(location, typename)
@@ -9230,7 +8653,7 @@ cuDeviceGetDefaultMemPool, cuMemPoolCreate, cuDeviceSetMemPool, cuMemSetMemPool
         err = cyruntime.cudaMemGetMemPool(&c_memPool, <cyruntime.cudaMemLocation*>p_location, <cyruntime.cudaMemAllocationType>typename)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, _new_handle(cudaMemPool_t, <void*>c_memPool),)
+    return (_ok(), _new_handle(cudaMemPool_t, <void*>c_memPool),)
 
 def cudaMemSetMemPool(location, long long typename, memPool):
     """cudaMemSetMemPool(location, typename, memPool)
@@ -9320,7 +8743,7 @@ During stream capture, this function results in the creation of an allocation no
         err = cyruntime.cudaMallocFromPoolAsync(<void**>&c_ptr, size, <cyruntime.cudaMemPool_t>c_memPool, <cyruntime.cudaStream_t>c_stream)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, PyLong_FromVoidPtr(c_ptr),)
+    return (_ok(), PyLong_FromVoidPtr(c_ptr),)
 
 def cudaMemPoolExportToShareableHandle(memPool, long long handleType, unsigned int flags):
     """cudaMemPoolExportToShareableHandle(memPool, handleType, flags)
@@ -9354,7 +8777,7 @@ handle type.
         err = cyruntime.cudaMemPoolExportToShareableHandle(<void*>&c_shareableHandle, <cyruntime.cudaMemPool_t>c_memPool, <cyruntime.cudaMemAllocationHandleType>handleType, flags)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, c_shareableHandle,)
+    return (_ok(), c_shareableHandle,)
 
 def cudaMemPoolImportFromShareableHandle(shareableHandle, long long handleType, unsigned int flags):
     """cudaMemPoolImportFromShareableHandle(shareableHandle, handleType, flags)
@@ -9386,7 +8809,7 @@ Imported memory pools do not support creating new allocations.
         err = cyruntime.cudaMemPoolImportFromShareableHandle(&c_memPool, <void*>c_shareableHandle, <cyruntime.cudaMemAllocationHandleType>handleType, flags)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, _new_handle(cudaMemPool_t, <void*>c_memPool),)
+    return (_ok(), _new_handle(cudaMemPool_t, <void*>c_memPool),)
 
 def cudaMemPoolExportPointer(ptr):
     """cudaMemPoolExportPointer(ptr)
@@ -9407,14 +8830,14 @@ The data is not a handle and may be shared through any IPC mechanism.
     exportData : cudaMemPoolPtrExportData
     """
     cdef cyruntime.cudaError_t err
-    cdef _Struct s_exportData = _new_struct(cudaMemPoolPtrExportData)
+    cdef _Struct s_exportData = _new_struct(_L.cls('cudaMemPoolPtrExportData'))
     cdef void* c_ptr
     _vptr(ptr, &c_ptr)
     with nogil:
         err = cyruntime.cudaMemPoolExportPointer(<cyruntime.cudaMemPoolPtrExportData*>s_exportData._ptr, <void*>c_ptr)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, s_exportData,)
+    return (_ok(), s_exportData,)
 
 def cudaMemPoolImportPointer(memPool, exportData):
     """cudaMemPoolImportPointer(memPool, exportData)
@@ -9453,7 +8876,7 @@ The cudaFreeAsync api may be used in the exporting process before
         err = cyruntime.cudaMemPoolImportPointer(<void**>&c_ptr, <cyruntime.cudaMemPool_t>c_memPool, <cyruntime.cudaMemPoolPtrExportData*>p_exportData)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, PyLong_FromVoidPtr(c_ptr),)
+    return (_ok(), PyLong_FromVoidPtr(c_ptr),)
 
 def cudaPointerGetAttributes(ptr):
     """cudaPointerGetAttributes(ptr)
@@ -9515,14 +8938,14 @@ In this structure, the individual fields mean
         Attributes for the specified pointer
     """
     cdef cyruntime.cudaError_t err
-    cdef _Struct s_attributes = _new_struct(cudaPointerAttributes)
+    cdef _Struct s_attributes = _new_struct(_L.cls('cudaPointerAttributes'))
     cdef void* c_ptr
     _vptr(ptr, &c_ptr)
     with nogil:
         err = cyruntime.cudaPointerGetAttributes(<cyruntime.cudaPointerAttributes*>s_attributes._ptr, <const void*>c_ptr)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, s_attributes,)
+    return (_ok(), s_attributes,)
 
 def cudaDeviceCanAccessPeer(int device, int peerDevice):
     """cudaDeviceCanAccessPeer(device, peerDevice)
@@ -9553,7 +8976,7 @@ enabled by calling cudaDeviceEnablePeerAccess().
         err = cyruntime.cudaDeviceCanAccessPeer(&c_canAccessPeer, device, peerDevice)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, c_canAccessPeer,)
+    return (_ok(), c_canAccessPeer,)
 
 def cudaDeviceEnablePeerAccess(int peerDevice, unsigned int flags):
     """cudaDeviceEnablePeerAccess(peerDevice, flags)
@@ -9802,7 +9225,7 @@ If resource is not mapped then cudaErrorUnknown is returned.
         err = cyruntime.cudaGraphicsResourceGetMappedPointer(<void**>&c_devPtr, &c_size, <cyruntime.cudaGraphicsResource_t>c_resource)
     if err != 0:
         return (_st(err), None, None)
-    return (_SUCCESS, PyLong_FromVoidPtr(c_devPtr), c_size)
+    return (_ok(), PyLong_FromVoidPtr(c_devPtr), c_size)
 
 def cudaGraphicsSubResourceGetMappedArray(resource, unsigned int arrayIndex, unsigned int mipLevel):
     """cudaGraphicsSubResourceGetMappedArray(resource, arrayIndex, mipLevel)
@@ -9845,7 +9268,7 @@ If resource is not mapped then cudaErrorUnknown is returned.
         err = cyruntime.cudaGraphicsSubResourceGetMappedArray(&c_array, <cyruntime.cudaGraphicsResource_t>c_resource, arrayIndex, mipLevel)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, _new_handle(cudaArray_t, <void*>c_array),)
+    return (_ok(), _new_handle(cudaArray_t, <void*>c_array),)
 
 def cudaGraphicsResourceGetMappedMipmappedArray(resource):
     """cudaGraphicsResourceGetMappedMipmappedArray(resource)
@@ -9879,7 +9302,7 @@ If resource is not mapped then cudaErrorUnknown is returned.
         err = cyruntime.cudaGraphicsResourceGetMappedMipmappedArray(&c_mipmappedArray, <cyruntime.cudaGraphicsResource_t>c_resource)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, _new_handle(cudaMipmappedArray_t, <void*>c_mipmappedArray),)
+    return (_ok(), _new_handle(cudaMipmappedArray_t, <void*>c_mipmappedArray),)
 
 def cudaGetChannelDesc(array):
     """cudaGetChannelDesc(array)
@@ -9900,14 +9323,14 @@ Returns in *desc the channel descriptor of the CUDA array array.
         Channel format
     """
     cdef cyruntime.cudaError_t err
-    cdef _Struct s_desc = _new_struct(cudaChannelFormatDesc)
+    cdef _Struct s_desc = _new_struct(_L.cls('cudaChannelFormatDesc'))
     cdef void* c_array
     _hptr(array, &c_array)
     with nogil:
         err = cyruntime.cudaGetChannelDesc(<cyruntime.cudaChannelFormatDesc*>s_desc._ptr, <cyruntime.cudaArray_const_t>c_array)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, s_desc,)
+    return (_ok(), s_desc,)
 
 def cudaCreateChannelDesc(int x, int y, int z, int w, long long f):
     """cudaCreateChannelDesc(x, y, z, w, f)
@@ -9945,11 +9368,11 @@ cudaChannelFormatKindUnsigned, or cudaChannelFormatKindFloat.
     bytes
     """
     cdef cyruntime.cudaChannelFormatDesc r
-    cdef _Struct s_r = _new_struct(cudaChannelFormatDesc)
+    cdef _Struct s_r = _new_struct(_L.cls('cudaChannelFormatDesc'))
     with nogil:
         r = cyruntime.cudaCreateChannelDesc(x, y, z, w, <cyruntime.cudaChannelFormatKind>f)
     memcpy(s_r._ptr, &r, sizeof(r))
-    return (_SUCCESS, s_r)
+    return (_ok(), s_r)
 
 def cudaCreateTextureObject(pResDesc, pTexDesc, pResViewDesc):
     """cudaCreateTextureObject(pResDesc, pTexDesc, pResViewDesc)
@@ -10186,7 +9609,7 @@ where:
         err = cyruntime.cudaCreateTextureObject(&c_pTexObject, <const cyruntime.cudaResourceDesc*>p_pResDesc, <const cyruntime.cudaTextureDesc*>p_pTexDesc, <const cyruntime.cudaResourceViewDesc*>p_pResViewDesc)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, _new_int(cudaTextureObject_t, <unsigned long long>c_pTexObject, 8, False),)
+    return (_ok(), _new_int(cudaTextureObject_t, <unsigned long long>c_pTexObject, 8, False),)
 
 def cudaDestroyTextureObject(texObject):
     """cudaDestroyTextureObject(texObject)
@@ -10233,7 +9656,7 @@ Returns the resource descriptor for the texture object specified by texObject.
         Resource descriptor
     """
     cdef cyruntime.cudaError_t err
-    cdef _Struct s_pResDesc = _new_struct(cudaResourceDesc)
+    cdef _Struct s_pResDesc = _new_struct(_L.cls('cudaResourceDesc'))
     cdef unsigned long long c_texObject
     if isinstance(texObject, _IntValue):
         c_texObject = <unsigned long long>(<_IntValue>texObject)._v
@@ -10243,7 +9666,7 @@ Returns the resource descriptor for the texture object specified by texObject.
         err = cyruntime.cudaGetTextureObjectResourceDesc(<cyruntime.cudaResourceDesc*>s_pResDesc._ptr, <cyruntime.cudaTextureObject_t>c_texObject)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, s_pResDesc,)
+    return (_ok(), s_pResDesc,)
 
 def cudaGetTextureObjectTextureDesc(texObject):
     """cudaGetTextureObjectTextureDesc(texObject)
@@ -10264,7 +9687,7 @@ Returns the texture descriptor for the texture object specified by texObject.
         Texture descriptor
     """
     cdef cyruntime.cudaError_t err
-    cdef _Struct s_pTexDesc = _new_struct(cudaTextureDesc)
+    cdef _Struct s_pTexDesc = _new_struct(_L.cls('cudaTextureDesc'))
     cdef unsigned long long c_texObject
     if isinstance(texObject, _IntValue):
         c_texObject = <unsigned long long>(<_IntValue>texObject)._v
@@ -10274,7 +9697,7 @@ Returns the texture descriptor for the texture object specified by texObject.
         err = cyruntime.cudaGetTextureObjectTextureDesc(<cyruntime.cudaTextureDesc*>s_pTexDesc._ptr, <cyruntime.cudaTextureObject_t>c_texObject)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, s_pTexDesc,)
+    return (_ok(), s_pTexDesc,)
 
 def cudaGetTextureObjectResourceViewDesc(texObject):
     """cudaGetTextureObjectResourceViewDesc(texObject)
@@ -10296,7 +9719,7 @@ If no resource view was specified, cudaErrorInvalidValue is returned.
         Resource view descriptor
     """
     cdef cyruntime.cudaError_t err
-    cdef _Struct s_pResViewDesc = _new_struct(cudaResourceViewDesc)
+    cdef _Struct s_pResViewDesc = _new_struct(_L.cls('cudaResourceViewDesc'))
     cdef unsigned long long c_texObject
     if isinstance(texObject, _IntValue):
         c_texObject = <unsigned long long>(<_IntValue>texObject)._v
@@ -10306,7 +9729,7 @@ If no resource view was specified, cudaErrorInvalidValue is returned.
         err = cyruntime.cudaGetTextureObjectResourceViewDesc(<cyruntime.cudaResourceViewDesc*>s_pResViewDesc._ptr, <cyruntime.cudaTextureObject_t>c_texObject)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, s_pResViewDesc,)
+    return (_ok(), s_pResViewDesc,)
 
 def cudaCreateSurfaceObject(pResDesc):
     """cudaCreateSurfaceObject(pResDesc)
@@ -10341,7 +9764,7 @@ accessed through CUDA API calls.
         err = cyruntime.cudaCreateSurfaceObject(&c_pSurfObject, <const cyruntime.cudaResourceDesc*>p_pResDesc)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, _new_int(cudaSurfaceObject_t, <unsigned long long>c_pSurfObject, 8, False),)
+    return (_ok(), _new_int(cudaSurfaceObject_t, <unsigned long long>c_pSurfObject, 8, False),)
 
 def cudaDestroySurfaceObject(surfObject):
     """cudaDestroySurfaceObject(surfObject)
@@ -10387,7 +9810,7 @@ Returns the resource descriptor for the surface object specified by surfObject.
         Resource descriptor
     """
     cdef cyruntime.cudaError_t err
-    cdef _Struct s_pResDesc = _new_struct(cudaResourceDesc)
+    cdef _Struct s_pResDesc = _new_struct(_L.cls('cudaResourceDesc'))
     cdef unsigned long long c_surfObject
     if isinstance(surfObject, _IntValue):
         c_surfObject = <unsigned long long>(<_IntValue>surfObject)._v
@@ -10397,7 +9820,7 @@ Returns the resource descriptor for the surface object specified by surfObject.
         err = cyruntime.cudaGetSurfaceObjectResourceDesc(<cyruntime.cudaResourceDesc*>s_pResDesc._ptr, <cyruntime.cudaSurfaceObject_t>c_surfObject)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, s_pResDesc,)
+    return (_ok(), s_pResDesc,)
 
 def cudaDriverGetVersion():
     """cudaDriverGetVersion()
@@ -10424,7 +9847,7 @@ if driverVersion is NULL.
         err = cyruntime.cudaDriverGetVersion(&c_driverVersion)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, c_driverVersion,)
+    return (_ok(), c_driverVersion,)
 
 def cudaRuntimeGetVersion():
     """cudaRuntimeGetVersion()
@@ -10455,7 +9878,7 @@ the runtimeVersion argument is NULL.
         err = cyruntime.cudaRuntimeGetVersion(&c_runtimeVersion)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, c_runtimeVersion,)
+    return (_ok(), c_runtimeVersion,)
 
 def cudaLogsRegisterCallback(callbackFunc, userData):
     """cudaLogsRegisterCallback(callbackFunc, userData)
@@ -10485,7 +9908,7 @@ def cudaLogsRegisterCallback(callbackFunc, userData):
         err = cyruntime.cudaLogsRegisterCallback(<cyruntime.cudaLogsCallback_t>c_callbackFunc, <void*>c_userData, &c_callback_out)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, _new_handle(cudaLogsCallbackHandle, <void*>c_callback_out),)
+    return (_ok(), _new_handle(cudaLogsCallbackHandle, <void*>c_callback_out),)
 
 def cudaLogsUnregisterCallback(callback):
     """cudaLogsUnregisterCallback(callback)
@@ -10530,7 +9953,7 @@ def cudaLogsCurrent(unsigned int flags):
         err = cyruntime.cudaLogsCurrent(&c_iterator_out, flags)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, _new_int(cudaLogIterator, <unsigned long long>c_iterator_out, 4, False),)
+    return (_ok(), _new_int(cudaLogIterator, <unsigned long long>c_iterator_out, 4, False),)
 
 def cudaLogsDumpToFile(iterator, pathToFile, unsigned int flags):
     """cudaLogsDumpToFile(iterator, pathToFile, flags)
@@ -10572,7 +9995,7 @@ The driver reserves limited memory for storing logs.
         err = cyruntime.cudaLogsDumpToFile(&c_iterator, <const char*>c_pathToFile, flags)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, _new_int(cudaLogIterator, <unsigned long long>c_iterator, 4, False),)
+    return (_ok(), _new_int(cudaLogIterator, <unsigned long long>c_iterator, 4, False),)
 
 def cudaLogsDumpToMemory(iterator, buffer, size, unsigned int flags):
     """cudaLogsDumpToMemory(iterator, buffer, size, flags)
@@ -10631,7 +10054,7 @@ If the provided value in *size is not large enough to hold all buffered messages
         err = cyruntime.cudaLogsDumpToMemory(&c_iterator, <char*>c_buffer, &c_size, flags)
     if err != 0:
         return (_st(err), None, None)
-    return (_SUCCESS, _new_int(cudaLogIterator, <unsigned long long>c_iterator, 4, False), c_size)
+    return (_ok(), _new_int(cudaLogIterator, <unsigned long long>c_iterator, 4, False), c_size)
 
 def cudaGraphCreate(unsigned int flags):
     """cudaGraphCreate(flags)
@@ -10657,7 +10080,7 @@ Creates an empty graph, which is returned via pGraph.
         err = cyruntime.cudaGraphCreate(&c_pGraph, flags)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, _new_handle(cudaGraph_t, <void*>c_pGraph),)
+    return (_ok(), _new_handle(cudaGraph_t, <void*>c_pGraph),)
 
 def cudaGraphAddKernelNode(graph, pDependencies, size_t numDependencies, pNodeParams):
     """cudaGraphAddKernelNode(graph, pDependencies, numDependencies, pNodeParams)
@@ -10758,7 +10181,7 @@ Kernels launched using graphs must not use texture and surface references. Readi
         err = cyruntime.cudaGraphAddKernelNode(&c_pGraphNode, <cyruntime.cudaGraph_t>c_graph, <const cyruntime.cudaGraphNode_t*>p_pDependencies, numDependencies, <const cyruntime.cudaKernelNodeParams*>p_pNodeParams)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, _new_handle(cudaGraphNode_t, <void*>c_pGraphNode),)
+    return (_ok(), _new_handle(cudaGraphNode_t, <void*>c_pGraphNode),)
 
 def cudaGraphKernelNodeGetParams(node):
     """cudaGraphKernelNodeGetParams(node)
@@ -10789,13 +10212,13 @@ according to which of these was most recently set on the node.
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_node
-    cdef _Struct s_pNodeParams = _new_struct(cudaKernelNodeParams)
+    cdef _Struct s_pNodeParams = _new_struct(_L.cls('cudaKernelNodeParams'))
     _hptr(node, &c_node)
     with nogil:
         err = cyruntime.cudaGraphKernelNodeGetParams(<cyruntime.cudaGraphNode_t>c_node, <cyruntime.cudaKernelNodeParams*>s_pNodeParams._ptr)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, s_pNodeParams,)
+    return (_ok(), s_pNodeParams,)
 
 def cudaGraphKernelNodeSetParams(node, pNodeParams):
     """cudaGraphKernelNodeSetParams(node, pNodeParams)
@@ -10870,13 +10293,13 @@ member of value_out.
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_hNode
-    cdef _Struct s_value_out = _new_struct(cudaLaunchAttributeValue)
+    cdef _Struct s_value_out = _new_struct(_L.cls('cudaLaunchAttributeValue'))
     _hptr(hNode, &c_hNode)
     with nogil:
         err = cyruntime.cudaGraphKernelNodeGetAttribute(<cyruntime.cudaGraphNode_t>c_hNode, <cyruntime.cudaLaunchAttributeID>attr, <cyruntime.cudaLaunchAttributeValue*>s_value_out._ptr)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, s_value_out,)
+    return (_ok(), s_value_out,)
 
 def cudaGraphKernelNodeSetAttribute(hNode, long long attr, value):
     """cudaGraphKernelNodeSetAttribute(hNode, attr, value)
@@ -10952,7 +10375,7 @@ cudaDevAttrConcurrentManagedAccess.
         err = cyruntime.cudaGraphAddMemcpyNode(&c_pGraphNode, <cyruntime.cudaGraph_t>c_graph, <const cyruntime.cudaGraphNode_t*>p_pDependencies, numDependencies, <const cyruntime.cudaMemcpy3DParms*>p_pCopyParams)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, _new_handle(cudaGraphNode_t, <void*>c_pGraphNode),)
+    return (_ok(), _new_handle(cudaGraphNode_t, <void*>c_pGraphNode),)
 
 def cudaGraphAddMemcpyNodeToSymbol(graph, pDependencies, size_t numDependencies, symbol, src, size_t count, size_t offset, long long kind):
     """cudaGraphAddMemcpyNodeToSymbol(graph, pDependencies, numDependencies, symbol, src, count, offset, kind)
@@ -10987,7 +10410,7 @@ def cudaGraphAddMemcpyNodeToSymbol(graph, pDependencies, size_t numDependencies,
         err = cyruntime.cudaGraphAddMemcpyNodeToSymbol(&c_pGraphNode, <cyruntime.cudaGraph_t>c_graph, <const cyruntime.cudaGraphNode_t*>p_pDependencies, numDependencies, <const void*>c_symbol, <const void*>c_src, count, offset, <cyruntime.cudaMemcpyKind>kind)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, _new_handle(cudaGraphNode_t, <void*>c_pGraphNode),)
+    return (_ok(), _new_handle(cudaGraphNode_t, <void*>c_pGraphNode),)
 
 def cudaGraphAddMemcpyNodeFromSymbol(graph, pDependencies, size_t numDependencies, dst, symbol, size_t count, size_t offset, long long kind):
     """cudaGraphAddMemcpyNodeFromSymbol(graph, pDependencies, numDependencies, dst, symbol, count, offset, kind)
@@ -11022,7 +10445,7 @@ def cudaGraphAddMemcpyNodeFromSymbol(graph, pDependencies, size_t numDependencie
         err = cyruntime.cudaGraphAddMemcpyNodeFromSymbol(&c_pGraphNode, <cyruntime.cudaGraph_t>c_graph, <const cyruntime.cudaGraphNode_t*>p_pDependencies, numDependencies, <void*>c_dst, <const void*>c_symbol, count, offset, <cyruntime.cudaMemcpyKind>kind)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, _new_handle(cudaGraphNode_t, <void*>c_pGraphNode),)
+    return (_ok(), _new_handle(cudaGraphNode_t, <void*>c_pGraphNode),)
 
 def cudaGraphAddMemcpyNode1D(graph, pDependencies, size_t numDependencies, dst, src, size_t count, long long kind):
     """cudaGraphAddMemcpyNode1D(graph, pDependencies, numDependencies, dst, src, count, kind)
@@ -11056,7 +10479,7 @@ def cudaGraphAddMemcpyNode1D(graph, pDependencies, size_t numDependencies, dst, 
         err = cyruntime.cudaGraphAddMemcpyNode1D(&c_pGraphNode, <cyruntime.cudaGraph_t>c_graph, <const cyruntime.cudaGraphNode_t*>p_pDependencies, numDependencies, <void*>c_dst, <const void*>c_src, count, <cyruntime.cudaMemcpyKind>kind)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, _new_handle(cudaGraphNode_t, <void*>c_pGraphNode),)
+    return (_ok(), _new_handle(cudaGraphNode_t, <void*>c_pGraphNode),)
 
 def cudaGraphMemcpyNodeGetParams(node):
     """cudaGraphMemcpyNodeGetParams(node)
@@ -11078,13 +10501,13 @@ Returns the parameters of memcpy node node in pNodeParams.
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_node
-    cdef _Struct s_pNodeParams = _new_struct(cudaMemcpy3DParms)
+    cdef _Struct s_pNodeParams = _new_struct(_L.cls('cudaMemcpy3DParms'))
     _hptr(node, &c_node)
     with nogil:
         err = cyruntime.cudaGraphMemcpyNodeGetParams(<cyruntime.cudaGraphNode_t>c_node, <cyruntime.cudaMemcpy3DParms*>s_pNodeParams._ptr)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, s_pNodeParams,)
+    return (_ok(), s_pNodeParams,)
 
 def cudaGraphMemcpyNodeSetParams(node, pNodeParams):
     """cudaGraphMemcpyNodeSetParams(node, pNodeParams)
@@ -11236,7 +10659,7 @@ When the graph is launched, the node will perform the memset described by pMemse
         err = cyruntime.cudaGraphAddMemsetNode(&c_pGraphNode, <cyruntime.cudaGraph_t>c_graph, <const cyruntime.cudaGraphNode_t*>p_pDependencies, numDependencies, <const cyruntime.cudaMemsetParams*>p_pMemsetParams)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, _new_handle(cudaGraphNode_t, <void*>c_pGraphNode),)
+    return (_ok(), _new_handle(cudaGraphNode_t, <void*>c_pGraphNode),)
 
 def cudaGraphMemsetNodeGetParams(node):
     """cudaGraphMemsetNodeGetParams(node)
@@ -11258,13 +10681,13 @@ Returns the parameters of memset node node in pNodeParams.
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_node
-    cdef _Struct s_pNodeParams = _new_struct(cudaMemsetParams)
+    cdef _Struct s_pNodeParams = _new_struct(_L.cls('cudaMemsetParams'))
     _hptr(node, &c_node)
     with nogil:
         err = cyruntime.cudaGraphMemsetNodeGetParams(<cyruntime.cudaGraphNode_t>c_node, <cyruntime.cudaMemsetParams*>s_pNodeParams._ptr)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, s_pNodeParams,)
+    return (_ok(), s_pNodeParams,)
 
 def cudaGraphMemsetNodeSetParams(node, pNodeParams):
     """cudaGraphMemsetNodeSetParams(node, pNodeParams)
@@ -11336,7 +10759,7 @@ Host nodes are not supported under MPS with pre-Volta GPUs.
         err = cyruntime.cudaGraphAddHostNode(&c_pGraphNode, <cyruntime.cudaGraph_t>c_graph, <const cyruntime.cudaGraphNode_t*>p_pDependencies, numDependencies, <const cyruntime.cudaHostNodeParams*>p_pNodeParams)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, _new_handle(cudaGraphNode_t, <void*>c_pGraphNode),)
+    return (_ok(), _new_handle(cudaGraphNode_t, <void*>c_pGraphNode),)
 
 def cudaGraphHostNodeGetParams(node):
     """cudaGraphHostNodeGetParams(node)
@@ -11358,13 +10781,13 @@ Returns the parameters of host node node in pNodeParams.
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_node
-    cdef _Struct s_pNodeParams = _new_struct(cudaHostNodeParams)
+    cdef _Struct s_pNodeParams = _new_struct(_L.cls('cudaHostNodeParams'))
     _hptr(node, &c_node)
     with nogil:
         err = cyruntime.cudaGraphHostNodeGetParams(<cyruntime.cudaGraphNode_t>c_node, <cyruntime.cudaHostNodeParams*>s_pNodeParams._ptr)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, s_pNodeParams,)
+    return (_ok(), s_pNodeParams,)
 
 def cudaGraphHostNodeSetParams(node, pNodeParams):
     """cudaGraphHostNodeSetParams(node, pNodeParams)
@@ -11438,7 +10861,7 @@ The node executes an embedded child graph. The child graph is cloned in this cal
         err = cyruntime.cudaGraphAddChildGraphNode(&c_pGraphNode, <cyruntime.cudaGraph_t>c_graph, <const cyruntime.cudaGraphNode_t*>p_pDependencies, numDependencies, <cyruntime.cudaGraph_t>c_childGraph)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, _new_handle(cudaGraphNode_t, <void*>c_pGraphNode),)
+    return (_ok(), _new_handle(cudaGraphNode_t, <void*>c_pGraphNode),)
 
 def cudaGraphChildGraphNodeGetGraph(node):
     """cudaGraphChildGraphNodeGetGraph(node)
@@ -11471,7 +10894,7 @@ Attempting to do so will return an error.
         err = cyruntime.cudaGraphChildGraphNodeGetGraph(<cyruntime.cudaGraphNode_t>c_node, &c_pGraph)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, _new_handle(cudaGraph_t, <void*>c_pGraph),)
+    return (_ok(), _new_handle(cudaGraph_t, <void*>c_pGraph),)
 
 def cudaGraphAddEmptyNode(graph, pDependencies, size_t numDependencies):
     """cudaGraphAddEmptyNode(graph, pDependencies, numDependencies)
@@ -11514,7 +10937,7 @@ nodes with a barrier between them can be represented using an empty node and
         err = cyruntime.cudaGraphAddEmptyNode(&c_pGraphNode, <cyruntime.cudaGraph_t>c_graph, <const cyruntime.cudaGraphNode_t*>p_pDependencies, numDependencies)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, _new_handle(cudaGraphNode_t, <void*>c_pGraphNode),)
+    return (_ok(), _new_handle(cudaGraphNode_t, <void*>c_pGraphNode),)
 
 def cudaGraphAddEventRecordNode(graph, pDependencies, size_t numDependencies, event):
     """cudaGraphAddEventRecordNode(graph, pDependencies, numDependencies, event)
@@ -11543,7 +10966,7 @@ def cudaGraphAddEventRecordNode(graph, pDependencies, size_t numDependencies, ev
         err = cyruntime.cudaGraphAddEventRecordNode(&c_pGraphNode, <cyruntime.cudaGraph_t>c_graph, <const cyruntime.cudaGraphNode_t*>p_pDependencies, numDependencies, <cyruntime.cudaEvent_t>c_event)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, _new_handle(cudaGraphNode_t, <void*>c_pGraphNode),)
+    return (_ok(), _new_handle(cudaGraphNode_t, <void*>c_pGraphNode),)
 
 def cudaGraphEventRecordNodeGetEvent(node):
     """cudaGraphEventRecordNodeGetEvent(node)
@@ -11565,7 +10988,7 @@ def cudaGraphEventRecordNodeGetEvent(node):
         err = cyruntime.cudaGraphEventRecordNodeGetEvent(<cyruntime.cudaGraphNode_t>c_node, &c_event_out)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, _new_handle(cudaEvent_t, <void*>c_event_out),)
+    return (_ok(), _new_handle(cudaEvent_t, <void*>c_event_out),)
 
 def cudaGraphEventRecordNodeSetEvent(node, event):
     """cudaGraphEventRecordNodeSetEvent(node, event)
@@ -11615,7 +11038,7 @@ def cudaGraphAddEventWaitNode(graph, pDependencies, size_t numDependencies, even
         err = cyruntime.cudaGraphAddEventWaitNode(&c_pGraphNode, <cyruntime.cudaGraph_t>c_graph, <const cyruntime.cudaGraphNode_t*>p_pDependencies, numDependencies, <cyruntime.cudaEvent_t>c_event)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, _new_handle(cudaGraphNode_t, <void*>c_pGraphNode),)
+    return (_ok(), _new_handle(cudaGraphNode_t, <void*>c_pGraphNode),)
 
 def cudaGraphEventWaitNodeGetEvent(node):
     """cudaGraphEventWaitNodeGetEvent(node)
@@ -11637,7 +11060,7 @@ def cudaGraphEventWaitNodeGetEvent(node):
         err = cyruntime.cudaGraphEventWaitNodeGetEvent(<cyruntime.cudaGraphNode_t>c_node, &c_event_out)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, _new_handle(cudaEvent_t, <void*>c_event_out),)
+    return (_ok(), _new_handle(cudaEvent_t, <void*>c_event_out),)
 
 def cudaGraphEventWaitNodeSetEvent(node, event):
     """cudaGraphEventWaitNodeSetEvent(node, event)
@@ -11687,7 +11110,7 @@ def cudaGraphAddExternalSemaphoresSignalNode(graph, pDependencies, size_t numDep
         err = cyruntime.cudaGraphAddExternalSemaphoresSignalNode(&c_pGraphNode, <cyruntime.cudaGraph_t>c_graph, <const cyruntime.cudaGraphNode_t*>p_pDependencies, numDependencies, <const cyruntime.cudaExternalSemaphoreSignalNodeParams*>p_nodeParams)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, _new_handle(cudaGraphNode_t, <void*>c_pGraphNode),)
+    return (_ok(), _new_handle(cudaGraphNode_t, <void*>c_pGraphNode),)
 
 def cudaGraphExternalSemaphoresSignalNodeGetParams(hNode):
     """cudaGraphExternalSemaphoresSignalNodeGetParams(hNode)
@@ -11703,13 +11126,13 @@ def cudaGraphExternalSemaphoresSignalNodeGetParams(hNode):
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_hNode
-    cdef _Struct s_params_out = _new_struct(cudaExternalSemaphoreSignalNodeParams)
+    cdef _Struct s_params_out = _new_struct(_L.cls('cudaExternalSemaphoreSignalNodeParams'))
     _hptr(hNode, &c_hNode)
     with nogil:
         err = cyruntime.cudaGraphExternalSemaphoresSignalNodeGetParams(<cyruntime.cudaGraphNode_t>c_hNode, <cyruntime.cudaExternalSemaphoreSignalNodeParams*>s_params_out._ptr)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, s_params_out,)
+    return (_ok(), s_params_out,)
 
 def cudaGraphExternalSemaphoresSignalNodeSetParams(hNode, nodeParams):
     """cudaGraphExternalSemaphoresSignalNodeSetParams(hNode, nodeParams)
@@ -11759,7 +11182,7 @@ def cudaGraphAddExternalSemaphoresWaitNode(graph, pDependencies, size_t numDepen
         err = cyruntime.cudaGraphAddExternalSemaphoresWaitNode(&c_pGraphNode, <cyruntime.cudaGraph_t>c_graph, <const cyruntime.cudaGraphNode_t*>p_pDependencies, numDependencies, <const cyruntime.cudaExternalSemaphoreWaitNodeParams*>p_nodeParams)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, _new_handle(cudaGraphNode_t, <void*>c_pGraphNode),)
+    return (_ok(), _new_handle(cudaGraphNode_t, <void*>c_pGraphNode),)
 
 def cudaGraphExternalSemaphoresWaitNodeGetParams(hNode):
     """cudaGraphExternalSemaphoresWaitNodeGetParams(hNode)
@@ -11775,13 +11198,13 @@ def cudaGraphExternalSemaphoresWaitNodeGetParams(hNode):
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_hNode
-    cdef _Struct s_params_out = _new_struct(cudaExternalSemaphoreWaitNodeParams)
+    cdef _Struct s_params_out = _new_struct(_L.cls('cudaExternalSemaphoreWaitNodeParams'))
     _hptr(hNode, &c_hNode)
     with nogil:
         err = cyruntime.cudaGraphExternalSemaphoresWaitNodeGetParams(<cyruntime.cudaGraphNode_t>c_hNode, <cyruntime.cudaExternalSemaphoreWaitNodeParams*>s_params_out._ptr)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, s_params_out,)
+    return (_ok(), s_params_out,)
 
 def cudaGraphExternalSemaphoresWaitNodeSetParams(hNode, nodeParams):
     """cudaGraphExternalSemaphoresWaitNodeSetParams(hNode, nodeParams)
@@ -11831,7 +11254,7 @@ def cudaGraphAddMemAllocNode(graph, pDependencies, size_t numDependencies, nodeP
         err = cyruntime.cudaGraphAddMemAllocNode(&c_pGraphNode, <cyruntime.cudaGraph_t>c_graph, <const cyruntime.cudaGraphNode_t*>p_pDependencies, numDependencies, <cyruntime.cudaMemAllocNodeParams*>p_nodeParams)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, _new_handle(cudaGraphNode_t, <void*>c_pGraphNode),)
+    return (_ok(), _new_handle(cudaGraphNode_t, <void*>c_pGraphNode),)
 
 def cudaGraphMemAllocNodeGetParams(node):
     """cudaGraphMemAllocNodeGetParams(node)
@@ -11847,13 +11270,13 @@ def cudaGraphMemAllocNodeGetParams(node):
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_node
-    cdef _Struct s_params_out = _new_struct(cudaMemAllocNodeParams)
+    cdef _Struct s_params_out = _new_struct(_L.cls('cudaMemAllocNodeParams'))
     _hptr(node, &c_node)
     with nogil:
         err = cyruntime.cudaGraphMemAllocNodeGetParams(<cyruntime.cudaGraphNode_t>c_node, <cyruntime.cudaMemAllocNodeParams*>s_params_out._ptr)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, s_params_out,)
+    return (_ok(), s_params_out,)
 
 def cudaGraphAddMemFreeNode(graph, pDependencies, size_t numDependencies, dptr):
     """cudaGraphAddMemFreeNode(graph, pDependencies, numDependencies, dptr)
@@ -11882,7 +11305,7 @@ def cudaGraphAddMemFreeNode(graph, pDependencies, size_t numDependencies, dptr):
         err = cyruntime.cudaGraphAddMemFreeNode(&c_pGraphNode, <cyruntime.cudaGraph_t>c_graph, <const cyruntime.cudaGraphNode_t*>p_pDependencies, numDependencies, <void*>c_dptr)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, _new_handle(cudaGraphNode_t, <void*>c_pGraphNode),)
+    return (_ok(), _new_handle(cudaGraphNode_t, <void*>c_pGraphNode),)
 
 def cudaGraphMemFreeNodeGetParams(node):
     """cudaGraphMemFreeNodeGetParams(node)
@@ -11904,7 +11327,7 @@ def cudaGraphMemFreeNodeGetParams(node):
         err = cyruntime.cudaGraphMemFreeNodeGetParams(<cyruntime.cudaGraphNode_t>c_node, <void*>&c_dptr_out)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, c_dptr_out,)
+    return (_ok(), c_dptr_out,)
 
 def cudaDeviceGraphMemTrim(int device):
     """cudaDeviceGraphMemTrim(device)
@@ -11942,7 +11365,7 @@ def cudaDeviceGetGraphMemAttribute(int device, long long attr):
         err = cyruntime.cudaDeviceGetGraphMemAttribute(device, <cyruntime.cudaGraphMemAttributeType>attr, <void*>a_value.ptr)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, _attr_out(a_value.ptr, code_value, _CLASSES),)
+    return (_ok(), _attr_out(a_value.ptr, code_value, _L),)
 
 def cudaDeviceSetGraphMemAttribute(int device, long long attr, value):
     """cudaDeviceSetGraphMemAttribute(device, attr, value)
@@ -11958,7 +11381,7 @@ def cudaDeviceSetGraphMemAttribute(int device, long long attr, value):
     cudaError_t
     """
     cdef cyruntime.cudaError_t err
-    cdef _Buf a_value = _attr_in(value, _ATTR_cudaGraphMemAttributeType.get(int(attr), 'u8'), _CLASSES)
+    cdef _Buf a_value = _attr_in(value, _ATTR_cudaGraphMemAttributeType.get(int(attr), 'u8'), _L)
     with nogil:
         err = cyruntime.cudaDeviceSetGraphMemAttribute(device, <cyruntime.cudaGraphMemAttributeType>attr, <void*>a_value.ptr)
     return (_st(err),)
@@ -11996,7 +11419,7 @@ Child graph nodes in the original graph are recursively copied into the clone.
         err = cyruntime.cudaGraphClone(&c_pGraphClone, <cyruntime.cudaGraph_t>c_originalGraph)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, _new_handle(cudaGraph_t, <void*>c_pGraphClone),)
+    return (_ok(), _new_handle(cudaGraph_t, <void*>c_pGraphClone),)
 
 def cudaGraphNodeFindInClone(originalNode, clonedGraph):
     """cudaGraphNodeFindInClone(originalNode, clonedGraph)
@@ -12034,7 +11457,7 @@ been removed. The cloned node is then returned via pClonedNode.
         err = cyruntime.cudaGraphNodeFindInClone(&c_pNode, <cyruntime.cudaGraphNode_t>c_originalNode, <cyruntime.cudaGraph_t>c_clonedGraph)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, _new_handle(cudaGraphNode_t, <void*>c_pNode),)
+    return (_ok(), _new_handle(cudaGraphNode_t, <void*>c_pNode),)
 
 def cudaGraphNodeGetType(node):
     """cudaGraphNodeGetType(node)
@@ -12062,7 +11485,7 @@ Returns the node type of node in pType.
         err = cyruntime.cudaGraphNodeGetType(<cyruntime.cudaGraphNode_t>c_node, &c_pType)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, _enum(cudaGraphNodeType._value2member_map_, cudaGraphNodeType, <long long>c_pType),)
+    return (_ok(), _enum(_L.cls('cudaGraphNodeType')._value2member_map_, None, <long long>c_pType),)
 
 def cudaGraphGetNodes(graph, numNodes):
     """cudaGraphGetNodes(graph, numNodes)
@@ -12105,7 +11528,7 @@ number of nodes actually obtained will be returned in numNodes.
         err = cyruntime.cudaGraphGetNodes(<cyruntime.cudaGraph_t>c_graph, <cyruntime.cudaGraphNode_t*>p_nodes, &c_numNodes)
     if err != 0:
         return (_st(err), None, None)
-    return (_SUCCESS, _from_array(_bufptr(a_nodes), (c_numNodes if c_numNodes < req_nodes else req_nodes), 'h', cudaGraphNode_t, sizeof(void*)), c_numNodes)
+    return (_ok(), _from_array(_bufptr(a_nodes), (c_numNodes if c_numNodes < req_nodes else req_nodes), 'h', cudaGraphNode_t, sizeof(void*)), c_numNodes)
 
 def cudaGraphGetRootNodes(graph, pNumRootNodes):
     """cudaGraphGetRootNodes(graph, pNumRootNodes)
@@ -12148,7 +11571,7 @@ number of nodes actually obtained will be returned in pNumRootNodes.
         err = cyruntime.cudaGraphGetRootNodes(<cyruntime.cudaGraph_t>c_graph, <cyruntime.cudaGraphNode_t*>p_pRootNodes, &c_pNumRootNodes)
     if err != 0:
         return (_st(err), None, None)
-    return (_SUCCESS, _from_array(_bufptr(a_pRootNodes), (c_pNumRootNodes if c_pNumRootNodes < req_pRootNodes else req_pRootNodes), 'h', cudaGraphNode_t, sizeof(void*)), c_pNumRootNodes)
+    return (_ok(), _from_array(_bufptr(a_pRootNodes), (c_pNumRootNodes if c_pNumRootNodes < req_pRootNodes else req_pRootNodes), 'h', cudaGraphNode_t, sizeof(void*)), c_pNumRootNodes)
 
 def cudaGraphGetEdges(graph, numEdges):
     """cudaGraphGetEdges(graph, numEdges)
@@ -12213,7 +11636,7 @@ well.
         err = cyruntime.cudaGraphGetEdges(<cyruntime.cudaGraph_t>c_graph, <cyruntime.cudaGraphNode_t*>p_from, <cyruntime.cudaGraphNode_t*>p_to, <cyruntime.cudaGraphEdgeData*>p_edgeData, &c_numEdges)
     if err != 0:
         return (_st(err), None, None, None, None)
-    return (_SUCCESS, _from_array(_bufptr(a_from), (c_numEdges if c_numEdges < req_from else req_from), 'h', cudaGraphNode_t, sizeof(void*)), _from_array(_bufptr(a_to), (c_numEdges if c_numEdges < req_to else req_to), 'h', cudaGraphNode_t, sizeof(void*)), _from_array(_bufptr(a_edgeData), (c_numEdges if c_numEdges < req_edgeData else req_edgeData), 's', cudaGraphEdgeData, sizeof(cyruntime.cudaGraphEdgeData)), c_numEdges)
+    return (_ok(), _from_array(_bufptr(a_from), (c_numEdges if c_numEdges < req_from else req_from), 'h', cudaGraphNode_t, sizeof(void*)), _from_array(_bufptr(a_to), (c_numEdges if c_numEdges < req_to else req_to), 'h', cudaGraphNode_t, sizeof(void*)), _from_array(_bufptr(a_edgeData), (c_numEdges if c_numEdges < req_edgeData else req_edgeData), 's', _L.cls('cudaGraphEdgeData'), sizeof(cyruntime.cudaGraphEdgeData)), c_numEdges)
 
 def cudaGraphNodeGetDependencies(node, pNumDependencies):
     """cudaGraphNodeGetDependencies(node, pNumDependencies)
@@ -12268,7 +11691,7 @@ pDependencies must be as well.
         err = cyruntime.cudaGraphNodeGetDependencies(<cyruntime.cudaGraphNode_t>c_node, <cyruntime.cudaGraphNode_t*>p_pDependencies, <cyruntime.cudaGraphEdgeData*>p_edgeData, &c_pNumDependencies)
     if err != 0:
         return (_st(err), None, None, None)
-    return (_SUCCESS, _from_array(_bufptr(a_pDependencies), (c_pNumDependencies if c_pNumDependencies < req_pDependencies else req_pDependencies), 'h', cudaGraphNode_t, sizeof(void*)), _from_array(_bufptr(a_edgeData), (c_pNumDependencies if c_pNumDependencies < req_edgeData else req_edgeData), 's', cudaGraphEdgeData, sizeof(cyruntime.cudaGraphEdgeData)), c_pNumDependencies)
+    return (_ok(), _from_array(_bufptr(a_pDependencies), (c_pNumDependencies if c_pNumDependencies < req_pDependencies else req_pDependencies), 'h', cudaGraphNode_t, sizeof(void*)), _from_array(_bufptr(a_edgeData), (c_pNumDependencies if c_pNumDependencies < req_edgeData else req_edgeData), 's', _L.cls('cudaGraphEdgeData'), sizeof(cyruntime.cudaGraphEdgeData)), c_pNumDependencies)
 
 def cudaGraphNodeGetDependentNodes(node, pNumDependentNodes):
     """cudaGraphNodeGetDependentNodes(node, pNumDependentNodes)
@@ -12324,7 +11747,7 @@ pDependentNodes must be as well.
         err = cyruntime.cudaGraphNodeGetDependentNodes(<cyruntime.cudaGraphNode_t>c_node, <cyruntime.cudaGraphNode_t*>p_pDependentNodes, <cyruntime.cudaGraphEdgeData*>p_edgeData, &c_pNumDependentNodes)
     if err != 0:
         return (_st(err), None, None, None)
-    return (_SUCCESS, _from_array(_bufptr(a_pDependentNodes), (c_pNumDependentNodes if c_pNumDependentNodes < req_pDependentNodes else req_pDependentNodes), 'h', cudaGraphNode_t, sizeof(void*)), _from_array(_bufptr(a_edgeData), (c_pNumDependentNodes if c_pNumDependentNodes < req_edgeData else req_edgeData), 's', cudaGraphEdgeData, sizeof(cyruntime.cudaGraphEdgeData)), c_pNumDependentNodes)
+    return (_ok(), _from_array(_bufptr(a_pDependentNodes), (c_pNumDependentNodes if c_pNumDependentNodes < req_pDependentNodes else req_pDependentNodes), 'h', cudaGraphNode_t, sizeof(void*)), _from_array(_bufptr(a_edgeData), (c_pNumDependentNodes if c_pNumDependentNodes < req_edgeData else req_edgeData), 's', _L.cls('cudaGraphEdgeData'), sizeof(cyruntime.cudaGraphEdgeData)), c_pNumDependentNodes)
 
 def cudaGraphAddDependencies(graph, from_, to, edgeData, size_t numDependencies):
     """cudaGraphAddDependencies(graph, from_, to, edgeData, numDependencies)
@@ -12512,7 +11935,7 @@ call device-side cudaGraphLaunch() from multiple devices, this will result in an
         err = cyruntime.cudaGraphInstantiate(&c_pGraphExec, <cyruntime.cudaGraph_t>c_graph, flags)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, _new_handle(cudaGraphExec_t, <void*>c_pGraphExec),)
+    return (_ok(), _new_handle(cudaGraphExec_t, <void*>c_pGraphExec),)
 
 def cudaGraphInstantiateWithFlags(graph, unsigned long long flags):
     """cudaGraphInstantiateWithFlags(graph, flags)
@@ -12535,7 +11958,7 @@ def cudaGraphInstantiateWithFlags(graph, unsigned long long flags):
         err = cyruntime.cudaGraphInstantiateWithFlags(&c_pGraphExec, <cyruntime.cudaGraph_t>c_graph, flags)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, _new_handle(cudaGraphExec_t, <void*>c_pGraphExec),)
+    return (_ok(), _new_handle(cudaGraphExec_t, <void*>c_pGraphExec),)
 
 def cudaGraphInstantiateWithParams(graph, instantiateParams):
     """cudaGraphInstantiateWithParams(graph, instantiateParams)
@@ -12648,7 +12071,7 @@ and hErrNode_out will be set to NULL.
         err = cyruntime.cudaGraphInstantiateWithParams(&c_pGraphExec, <cyruntime.cudaGraph_t>c_graph, <cyruntime.cudaGraphInstantiateParams*>p_instantiateParams)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, _new_handle(cudaGraphExec_t, <void*>c_pGraphExec),)
+    return (_ok(), _new_handle(cudaGraphExec_t, <void*>c_pGraphExec),)
 
 def cudaGraphExecGetFlags(graphExec):
     """cudaGraphExecGetFlags(graphExec)
@@ -12678,7 +12101,7 @@ not affect the resulting executable graph.
         err = cyruntime.cudaGraphExecGetFlags(<cyruntime.cudaGraphExec_t>c_graphExec, &c_flags)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, c_flags,)
+    return (_ok(), c_flags,)
 
 def cudaGraphExecKernelNodeSetParams(hGraphExec, node, pNodeParams):
     """cudaGraphExecKernelNodeSetParams(hGraphExec, node, pNodeParams)
@@ -13121,7 +12544,7 @@ def cudaGraphNodeGetEnabled(hGraphExec, hNode):
         err = cyruntime.cudaGraphNodeGetEnabled(<cyruntime.cudaGraphExec_t>c_hGraphExec, <cyruntime.cudaGraphNode_t>c_hNode, &c_isEnabled)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, c_isEnabled,)
+    return (_ok(), c_isEnabled,)
 
 def cudaGraphExecUpdate(hGraphExec, hGraph):
     """cudaGraphExecUpdate(hGraphExec, hGraph)
@@ -13217,14 +12640,14 @@ changes which violated constraints specific to instantiated graph update.
     cdef cyruntime.cudaError_t err
     cdef void* c_hGraphExec
     cdef void* c_hGraph
-    cdef _Struct s_resultInfo = _new_struct(cudaGraphExecUpdateResultInfo)
+    cdef _Struct s_resultInfo = _new_struct(_L.cls('cudaGraphExecUpdateResultInfo'))
     _hptr(hGraphExec, &c_hGraphExec)
     _hptr(hGraph, &c_hGraph)
     with nogil:
         err = cyruntime.cudaGraphExecUpdate(<cyruntime.cudaGraphExec_t>c_hGraphExec, <cyruntime.cudaGraph_t>c_hGraph, <cyruntime.cudaGraphExecUpdateResultInfo*>s_resultInfo._ptr)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, s_resultInfo,)
+    return (_ok(), s_resultInfo,)
 
 def cudaGraphUpload(graphExec, stream):
     """cudaGraphUpload(graphExec, stream)
@@ -13400,7 +12823,7 @@ See CUDA User Objects in the CUDA C++ Programming Guide for more information on 
         err = cyruntime.cudaUserObjectCreate(&c_object_out, <void*>c_ptr, <cyruntime.cudaHostFn_t>c_destroy, initialRefcount, flags)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, _new_handle(cudaUserObject_t, <void*>c_object_out),)
+    return (_ok(), _new_handle(cudaUserObject_t, <void*>c_object_out),)
 
 def cudaUserObjectRetain(object, unsigned int count):
     """cudaUserObjectRetain(object, count)
@@ -13578,7 +13001,7 @@ A handle to the new node will be returned in phGraphNode.
         err = cyruntime.cudaGraphAddNode(&c_pGraphNode, <cyruntime.cudaGraph_t>c_graph, <const cyruntime.cudaGraphNode_t*>p_pDependencies, <const cyruntime.cudaGraphEdgeData*>p_dependencyData, numDependencies, <cyruntime.cudaGraphNodeParams*>p_nodeParams)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, _new_handle(cudaGraphNode_t, <void*>c_pGraphNode),)
+    return (_ok(), _new_handle(cudaGraphNode_t, <void*>c_pGraphNode),)
 
 def cudaGraphNodeSetParams(node, nodeParams):
     """cudaGraphNodeSetParams(node, nodeParams)
@@ -13698,7 +13121,7 @@ Handles not associated with a conditional node may cause graph instantiation to 
         err = cyruntime.cudaGraphConditionalHandleCreate(&c_pHandle_out, <cyruntime.cudaGraph_t>c_graph, defaultLaunchValue, flags)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, _new_int(cudaGraphConditionalHandle, <unsigned long long>c_pHandle_out, 8, False),)
+    return (_ok(), _new_int(cudaGraphConditionalHandle, <unsigned long long>c_pHandle_out, 8, False),)
 
 def cudaGetDriverEntryPoint(symbol, unsigned long long flags):
     """cudaGetDriverEntryPoint(symbol, flags)
@@ -13723,7 +13146,7 @@ def cudaGetDriverEntryPoint(symbol, unsigned long long flags):
         err = cyruntime.cudaGetDriverEntryPoint(<const char*>c_symbol, <void**>&c_funcPtr, flags, &c_driverStatus)
     if err != 0:
         return (_st(err), None, None)
-    return (_SUCCESS, PyLong_FromVoidPtr(c_funcPtr), _enum(cudaDriverEntryPointQueryResult._value2member_map_, cudaDriverEntryPointQueryResult, <long long>c_driverStatus))
+    return (_ok(), PyLong_FromVoidPtr(c_funcPtr), _enum(_L.cls('cudaDriverEntryPointQueryResult')._value2member_map_, None, <long long>c_driverStatus))
 
 def cudaGetDriverEntryPointByVersion(symbol, unsigned int cudaVersion, unsigned long long flags):
     """cudaGetDriverEntryPointByVersion(symbol, cudaVersion, flags)
@@ -13749,7 +13172,7 @@ def cudaGetDriverEntryPointByVersion(symbol, unsigned int cudaVersion, unsigned 
         err = cyruntime.cudaGetDriverEntryPointByVersion(<const char*>c_symbol, <void**>&c_funcPtr, cudaVersion, flags, &c_driverStatus)
     if err != 0:
         return (_st(err), None, None)
-    return (_SUCCESS, PyLong_FromVoidPtr(c_funcPtr), _enum(cudaDriverEntryPointQueryResult._value2member_map_, cudaDriverEntryPointQueryResult, <long long>c_driverStatus))
+    return (_ok(), PyLong_FromVoidPtr(c_funcPtr), _enum(_L.cls('cudaDriverEntryPointQueryResult')._value2member_map_, None, <long long>c_driverStatus))
 
 def cudaLibraryLoadData(code, jitOptions, jitOptionsValues, unsigned int numJitOptions, libraryOptions, libraryOptionValues, unsigned int numLibraryOptions):
     """cudaLibraryLoadData(code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions)
@@ -13822,7 +13245,7 @@ libraryOptionValues. The number of total library load options is supplied via nu
         err = cyruntime.cudaLibraryLoadData(&c_library, <const void*>c_code, <cyruntime.cudaJitOption*>p_jitOptions, <void**>p_jitOptionsValues, numJitOptions, <cyruntime.cudaLibraryOption*>p_libraryOptions, <void**>p_libraryOptionValues, numLibraryOptions)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, _new_handle(cudaLibrary_t, <void*>c_library),)
+    return (_ok(), _new_handle(cudaLibrary_t, <void*>c_library),)
 
 def cudaLibraryLoadFromFile(fileName, jitOptions, jitOptionsValues, unsigned int numJitOptions, libraryOptions, libraryOptionValues, unsigned int numLibraryOptions):
     """cudaLibraryLoadFromFile(fileName, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions)
@@ -13895,7 +13318,7 @@ libraryOptionValues. The number of total library load options is supplied via nu
         err = cyruntime.cudaLibraryLoadFromFile(&c_library, <const char*>c_fileName, <cyruntime.cudaJitOption*>p_jitOptions, <void**>p_jitOptionsValues, numJitOptions, <cyruntime.cudaLibraryOption*>p_libraryOptions, <void**>p_libraryOptionValues, numLibraryOptions)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, _new_handle(cudaLibrary_t, <void*>c_library),)
+    return (_ok(), _new_handle(cudaLibrary_t, <void*>c_library),)
 
 def cudaLibraryUnload(library):
     """cudaLibraryUnload(library)
@@ -13951,7 +13374,7 @@ If kernel handle is not found, the call returns cudaErrorSymbolNotFound.
         err = cyruntime.cudaLibraryGetKernel(&c_pKernel, <cyruntime.cudaLibrary_t>c_library, <const char*>c_name)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, _new_handle(cudaKernel_t, <void*>c_pKernel),)
+    return (_ok(), _new_handle(cudaKernel_t, <void*>c_pKernel),)
 
 def cudaLibraryGetGlobal(library, name):
     """cudaLibraryGetGlobal(library, name)
@@ -13992,7 +13415,7 @@ cudaGetSymbolSize.
         err = cyruntime.cudaLibraryGetGlobal(<void**>&c_dptr, &c_bytes, <cyruntime.cudaLibrary_t>c_library, <const char*>c_name)
     if err != 0:
         return (_st(err), None, None)
-    return (_SUCCESS, PyLong_FromVoidPtr(c_dptr), c_bytes)
+    return (_ok(), PyLong_FromVoidPtr(c_dptr), c_bytes)
 
 def cudaLibraryGetManaged(library, name):
     """cudaLibraryGetManaged(library, name)
@@ -14034,7 +13457,7 @@ cudaGetSymbolSize.
         err = cyruntime.cudaLibraryGetManaged(<void**>&c_dptr, &c_bytes, <cyruntime.cudaLibrary_t>c_library, <const char*>c_name)
     if err != 0:
         return (_st(err), None, None)
-    return (_SUCCESS, PyLong_FromVoidPtr(c_dptr), c_bytes)
+    return (_ok(), PyLong_FromVoidPtr(c_dptr), c_bytes)
 
 def cudaLibraryGetUnifiedFunction(library, symbol):
     """cudaLibraryGetUnifiedFunction(library, symbol)
@@ -14069,7 +13492,7 @@ the call may return cudaErrorSymbolNotFound.
         err = cyruntime.cudaLibraryGetUnifiedFunction(<void**>&c_fptr, <cyruntime.cudaLibrary_t>c_library, <const char*>c_symbol)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, PyLong_FromVoidPtr(c_fptr),)
+    return (_ok(), PyLong_FromVoidPtr(c_fptr),)
 
 def cudaLibraryGetKernelCount(lib):
     """cudaLibraryGetKernelCount(lib)
@@ -14097,7 +13520,7 @@ Returns in count the number of kernels in lib.
         err = cyruntime.cudaLibraryGetKernelCount(&c_count, <cyruntime.cudaLibrary_t>c_lib)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, c_count,)
+    return (_ok(), c_count,)
 
 def cudaLibraryEnumerateKernels(unsigned int numKernels, lib):
     """cudaLibraryEnumerateKernels(numKernels, lib)
@@ -14128,7 +13551,7 @@ The returned kernel handle becomes invalid when the library is unloaded.
         err = cyruntime.cudaLibraryEnumerateKernels(&c_kernels, numKernels, <cyruntime.cudaLibrary_t>c_lib)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, _new_handle(cudaKernel_t, <void*>c_kernels),)
+    return (_ok(), _new_handle(cudaKernel_t, <void*>c_kernels),)
 
 def cudaKernelSetAttributeForDevice(kernel, long long attr, int value, int device):
     """cudaKernelSetAttributeForDevice(kernel, attr, value, device)
@@ -14225,7 +13648,7 @@ def cudaGetExportTable(pExportTableId):
         err = cyruntime.cudaGetExportTable(<const void**>&c_ppExportTable, <const cyruntime.cudaUUID_t*>p_pExportTableId)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, PyLong_FromVoidPtr(c_ppExportTable),)
+    return (_ok(), PyLong_FromVoidPtr(c_ppExportTable),)
 
 def cudaGetFuncBySymbol(symbolPtr):
     """cudaGetFuncBySymbol(symbolPtr)
@@ -14253,7 +13676,7 @@ Returns in functionPtr the device entry function corresponding to the symbol sym
         err = cyruntime.cudaGetFuncBySymbol(&c_functionPtr, <const void*>c_symbolPtr)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, _new_handle(cudaFunction_t, <void*>c_functionPtr),)
+    return (_ok(), _new_handle(cudaFunction_t, <void*>c_functionPtr),)
 
 def cudaGetKernel(entryFuncAddr):
     """cudaGetKernel(entryFuncAddr)
@@ -14289,7 +13712,7 @@ respective translation units.
         err = cyruntime.cudaGetKernel(&c_kernelPtr, <const void*>c_entryFuncAddr)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, _new_handle(cudaKernel_t, <void*>c_kernelPtr),)
+    return (_ok(), _new_handle(cudaKernel_t, <void*>c_kernelPtr),)
 
 def cudaGLGetDevices(unsigned int cudaDeviceCount, long long deviceList):
     """cudaGLGetDevices(cudaDeviceCount, deviceList)
@@ -14324,7 +13747,7 @@ context are not CUDA capable then the call will return cudaErrorNoDevice.
         err = cyruntime.cudaGLGetDevices(&c_pCudaDeviceCount, &c_pCudaDevices, cudaDeviceCount, <cyruntime.cudaGLDeviceList>deviceList)
     if err != 0:
         return (_st(err), None, None)
-    return (_SUCCESS, c_pCudaDeviceCount, c_pCudaDevices)
+    return (_ok(), c_pCudaDeviceCount, c_pCudaDevices)
 
 def cudaGraphicsGLRegisterImage(image, target, unsigned int flags):
     """cudaGraphicsGLRegisterImage(image, target, flags)
@@ -14396,7 +13819,7 @@ The following image classes are currently disallowed:
         err = cyruntime.cudaGraphicsGLRegisterImage(&c_resource, <cyruntime.GLuint>c_image, <cyruntime.GLenum>c_target, flags)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, _new_handle(cudaGraphicsResource_t, <void*>c_resource),)
+    return (_ok(), _new_handle(cudaGraphicsResource_t, <void*>c_resource),)
 
 def cudaGraphicsGLRegisterBuffer(buffer, unsigned int flags):
     """cudaGraphicsGLRegisterBuffer(buffer, flags)
@@ -14441,7 +13864,7 @@ as follows:
         err = cyruntime.cudaGraphicsGLRegisterBuffer(&c_resource, <cyruntime.GLuint>c_buffer, flags)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, _new_handle(cudaGraphicsResource_t, <void*>c_resource),)
+    return (_ok(), _new_handle(cudaGraphicsResource_t, <void*>c_resource),)
 
 def cudaGLSetGLDevice(int device):
     """cudaGLSetGLDevice(device)
@@ -14544,7 +13967,7 @@ GL context.
         err = cyruntime.cudaGLMapBufferObject(<void**>&c_devPtr, <cyruntime.GLuint>c_bufObj)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, PyLong_FromVoidPtr(c_devPtr),)
+    return (_ok(), PyLong_FromVoidPtr(c_devPtr),)
 
 def cudaGLUnmapBufferObject(bufObj):
     """cudaGLUnmapBufferObject(bufObj)
@@ -14706,7 +14129,7 @@ Stream /p stream is synchronized with the current GL context.
         err = cyruntime.cudaGLMapBufferObjectAsync(<void**>&c_devPtr, <cyruntime.GLuint>c_bufObj, <cyruntime.cudaStream_t>c_stream)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, PyLong_FromVoidPtr(c_devPtr),)
+    return (_ok(), PyLong_FromVoidPtr(c_devPtr),)
 
 def cudaGLUnmapBufferObjectAsync(bufObj, stream):
     """cudaGLUnmapBufferObjectAsync(bufObj, stream)
@@ -14802,7 +14225,7 @@ typedef void* EGLImageKHR
         err = cyruntime.cudaGraphicsEGLRegisterImage(&c_pCudaResource, <cyruntime.EGLImageKHR>c_image, flags)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, _new_handle(cudaGraphicsResource_t, <void*>c_pCudaResource),)
+    return (_ok(), _new_handle(cudaGraphicsResource_t, <void*>c_pCudaResource),)
 
 def cudaEGLStreamConsumerConnect(eglStream):
     """cudaEGLStreamConsumerConnect(eglStream)
@@ -14833,7 +14256,7 @@ API to another.
         err = cyruntime.cudaEGLStreamConsumerConnect(&c_conn, <cyruntime.EGLStreamKHR>c_eglStream)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, _new_handle(cudaEglStreamConnection, <void*>c_conn),)
+    return (_ok(), _new_handle(cudaEglStreamConnection, <void*>c_conn),)
 
 def cudaEGLStreamConsumerConnectWithFlags(eglStream, unsigned int flags):
     """cudaEGLStreamConsumerConnectWithFlags(eglStream, flags)
@@ -14867,7 +14290,7 @@ Default is cudaEglResourceLocationVidmem.
         err = cyruntime.cudaEGLStreamConsumerConnectWithFlags(&c_conn, <cyruntime.EGLStreamKHR>c_eglStream, flags)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, _new_handle(cudaEglStreamConnection, <void*>c_conn),)
+    return (_ok(), _new_handle(cudaEglStreamConnection, <void*>c_conn),)
 
 def cudaEGLStreamConsumerDisconnect(conn):
     """cudaEGLStreamConsumerDisconnect(conn)
@@ -14896,7 +14319,7 @@ Disconnect CUDA as a consumer to EGLStreamKHR.
         err = cyruntime.cudaEGLStreamConsumerDisconnect(&c_conn)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, _new_handle(cudaEglStreamConnection, <void*>c_conn),)
+    return (_ok(), _new_handle(cudaEglStreamConnection, <void*>c_conn),)
 
 def cudaEGLStreamConsumerAcquireFrame(conn, pCudaResource, pStream, unsigned int timeout):
     """cudaEGLStreamConsumerAcquireFrame(conn, pCudaResource, pStream, timeout)
@@ -14945,7 +14368,7 @@ cudaEglFrame.
         err = cyruntime.cudaEGLStreamConsumerAcquireFrame(&c_conn, &c_pCudaResource, &c_pStream, timeout)
     if err != 0:
         return (_st(err), None, None, None)
-    return (_SUCCESS, _new_handle(cudaEglStreamConnection, <void*>c_conn), _new_handle(cudaGraphicsResource_t, <void*>c_pCudaResource), _new_handle(cudaStream_t, <void*>c_pStream))
+    return (_ok(), _new_handle(cudaEglStreamConnection, <void*>c_conn), _new_handle(cudaGraphicsResource_t, <void*>c_pCudaResource), _new_handle(cudaStream_t, <void*>c_pStream))
 
 def cudaEGLStreamConsumerReleaseFrame(conn, pCudaResource, pStream):
     """cudaEGLStreamConsumerReleaseFrame(conn, pCudaResource, pStream)
@@ -14986,7 +14409,7 @@ Release the acquired image frame specified by pCudaResource to EGLStreamKHR.
         err = cyruntime.cudaEGLStreamConsumerReleaseFrame(&c_conn, <cyruntime.cudaGraphicsResource_t>c_pCudaResource, &c_pStream)
     if err != 0:
         return (_st(err), None, None)
-    return (_SUCCESS, _new_handle(cudaEglStreamConnection, <void*>c_conn), _new_handle(cudaStream_t, <void*>c_pStream))
+    return (_ok(), _new_handle(cudaEglStreamConnection, <void*>c_conn), _new_handle(cudaStream_t, <void*>c_pStream))
 
 def cudaEGLStreamProducerConnect(eglStream, width, height):
     """cudaEGLStreamProducerConnect(eglStream, width, height)
@@ -15031,7 +14454,7 @@ API to another.
         err = cyruntime.cudaEGLStreamProducerConnect(&c_conn, <cyruntime.EGLStreamKHR>c_eglStream, <cyruntime.EGLint>c_width, <cyruntime.EGLint>c_height)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, _new_handle(cudaEglStreamConnection, <void*>c_conn),)
+    return (_ok(), _new_handle(cudaEglStreamConnection, <void*>c_conn),)
 
 def cudaEGLStreamProducerDisconnect(conn):
     """cudaEGLStreamProducerDisconnect(conn)
@@ -15060,7 +14483,7 @@ Disconnect CUDA as a producer to EGLStreamKHR.
         err = cyruntime.cudaEGLStreamProducerDisconnect(&c_conn)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, _new_handle(cudaEglStreamConnection, <void*>c_conn),)
+    return (_ok(), _new_handle(cudaEglStreamConnection, <void*>c_conn),)
 
 def cudaEGLStreamProducerPresentFrame(conn, eglframe, pStream):
     """cudaEGLStreamProducerPresentFrame(conn, eglframe, pStream)
@@ -15116,7 +14539,7 @@ the allocation and cudaEglPlaneDesc will specify the dimensions of the sub-regio
         err = cyruntime.cudaEGLStreamProducerPresentFrame(&c_conn, (<cyruntime.cudaEglFrame*>p_eglframe)[0], &c_pStream)
     if err != 0:
         return (_st(err), None, None)
-    return (_SUCCESS, _new_handle(cudaEglStreamConnection, <void*>c_conn), _new_handle(cudaStream_t, <void*>c_pStream))
+    return (_ok(), _new_handle(cudaEglStreamConnection, <void*>c_conn), _new_handle(cudaStream_t, <void*>c_pStream))
 
 def cudaEGLStreamProducerReturnFrame(conn, eglframe, pStream):
     """cudaEGLStreamProducerReturnFrame(conn, eglframe, pStream)
@@ -15158,7 +14581,7 @@ returned a frame to EGL stream. If timeout is returned the application can retry
         err = cyruntime.cudaEGLStreamProducerReturnFrame(&c_conn, <cyruntime.cudaEglFrame*>p_eglframe, &c_pStream)
     if err != 0:
         return (_st(err), None, None)
-    return (_SUCCESS, _new_handle(cudaEglStreamConnection, <void*>c_conn), _new_handle(cudaStream_t, <void*>c_pStream))
+    return (_ok(), _new_handle(cudaEglStreamConnection, <void*>c_conn), _new_handle(cudaStream_t, <void*>c_pStream))
 
 def cudaGraphicsResourceGetMappedEglFrame(resource, unsigned int index, unsigned int mipLevel):
     """cudaGraphicsResourceGetMappedEglFrame(resource, index, mipLevel)
@@ -15199,14 +14622,14 @@ typedef struct cudaEglFrame_st {
         Returned eglFrame.
     """
     cdef cyruntime.cudaError_t err
-    cdef _Struct s_eglFrame = _new_struct(cudaEglFrame)
+    cdef _Struct s_eglFrame = _new_struct(_L.cls('cudaEglFrame'))
     cdef void* c_resource
     _hptr(resource, &c_resource)
     with nogil:
         err = cyruntime.cudaGraphicsResourceGetMappedEglFrame(<cyruntime.cudaEglFrame*>s_eglFrame._ptr, <cyruntime.cudaGraphicsResource_t>c_resource, index, mipLevel)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, s_eglFrame,)
+    return (_ok(), s_eglFrame,)
 
 def cudaEventCreateFromEGLSync(eglSync, unsigned int flags):
     """cudaEventCreateFromEGLSync(eglSync, flags)
@@ -15247,7 +14670,7 @@ typedef void* EGLSyncKHR
         err = cyruntime.cudaEventCreateFromEGLSync(&c_phEvent, <cyruntime.EGLSyncKHR>c_eglSync, flags)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, _new_handle(cudaEvent_t, <void*>c_phEvent),)
+    return (_ok(), _new_handle(cudaEvent_t, <void*>c_phEvent),)
 
 def cudaVDPAUGetDevice(vdpDevice, vdpGetProcAddress):
     """cudaVDPAUGetDevice(vdpDevice, vdpGetProcAddress)
@@ -15282,7 +14705,7 @@ Returns the CUDA device associated with a VdpDevice, if applicable.
         err = cyruntime.cudaVDPAUGetDevice(&c_device, <cyruntime.VdpDevice>c_vdpDevice, <cyruntime.VdpGetProcAddress*>c_vdpGetProcAddress)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, c_device,)
+    return (_ok(), c_device,)
 
 def cudaVDPAUSetVDPAUDevice(int device, vdpDevice, vdpGetProcAddress):
     """cudaVDPAUSetVDPAUDevice(device, vdpDevice, vdpGetProcAddress)
@@ -15369,7 +14792,7 @@ The surface's intended usage is specified using flags, as follows:
         err = cyruntime.cudaGraphicsVDPAURegisterVideoSurface(&c_resource, <cyruntime.VdpVideoSurface>c_vdpSurface, flags)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, _new_handle(cudaGraphicsResource_t, <void*>c_resource),)
+    return (_ok(), _new_handle(cudaGraphicsResource_t, <void*>c_resource),)
 
 def cudaGraphicsVDPAURegisterOutputSurface(vdpSurface, unsigned int flags):
     """cudaGraphicsVDPAURegisterOutputSurface(vdpSurface, flags)
@@ -15414,7 +14837,7 @@ The surface's intended usage is specified using flags, as follows:
         err = cyruntime.cudaGraphicsVDPAURegisterOutputSurface(&c_resource, <cyruntime.VdpOutputSurface>c_vdpSurface, flags)
     if err != 0:
         return (_st(err), None,)
-    return (_SUCCESS, _new_handle(cudaGraphicsResource_t, <void*>c_resource),)
+    return (_ok(), _new_handle(cudaGraphicsResource_t, <void*>c_resource),)
 
 def cudaProfilerStart():
     """cudaProfilerStart()
@@ -15446,7 +14869,7 @@ def cudaProfilerStop():
 
 def make_cudaExtent(w, h, d):
     """make_cudaExtent(w, h, d) -> cudaExtent with its fields (width, height, depth) set from the arguments in order."""
-    s = cudaExtent()
+    s = _L.cls('cudaExtent')()
     s.width = w
     s.height = h
     s.depth = d
@@ -15454,7 +14877,7 @@ def make_cudaExtent(w, h, d):
 
 def make_cudaPitchedPtr(d, p, xsz, ysz):
     """make_cudaPitchedPtr(d, p, xsz, ysz) -> cudaPitchedPtr with its fields (ptr, pitch, xsize, ysize) set from the arguments in order."""
-    s = cudaPitchedPtr()
+    s = _L.cls('cudaPitchedPtr')()
     s.ptr = d
     s.pitch = p
     s.xsize = xsz
@@ -15463,7 +14886,7 @@ def make_cudaPitchedPtr(d, p, xsz, ysz):
 
 def make_cudaPos(x, y, z):
     """make_cudaPos(x, y, z) -> cudaPos with its fields (x, y, z) set from the arguments in order."""
-    s = cudaPos()
+    s = _L.cls('cudaPos')()
     s.x = x
     s.y = y
     s.z = z
@@ -15475,4 +14898,3 @@ def getLocalRuntimeVersion():
     return cudaRuntimeGetVersion()
 
 
-del _m

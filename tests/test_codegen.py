@@ -113,7 +113,7 @@ def test_emitted_wrapper_releases_the_gil_and_returns_outputs(tiny_model):
     body = body[:body.index("\ndef ", 1)] if "\ndef " in body[1:] else body
     assert "def cuThingAlloc(size_t bytesize):" in body
     assert "with nogil:" in body
-    assert "return (_SUCCESS, _new_int(CUdeviceptr" in body
+    assert "return (_ok(), _new_int(CUdeviceptr" in body
 
 
 def test_regeneration_reproduces_the_committed_files():
@@ -123,3 +123,14 @@ def test_regeneration_reproduces_the_committed_files():
     files = generate(include_dir())
     differ = [name for name, text in files.items() if (OUT / name).read_text() != text]
     assert not differ, f"regenerate with `python -m codegen`: {differ}"
+
+
+def test_generated_code_never_names_a_lazy_class_directly(tiny_model):
+    # Enum and struct classes exist only once the module's _Lazy has made them: code naming one
+    # as a bare global would fail with NameError at call time.  The emitter refuses to write it.
+    enum_name = tiny_model.enums[0].name
+    ok = ["def f():", f'    """Returns a {enum_name}."""', f"    return _L.cls({enum_name!r})",
+          f"    x = cy.{enum_name}  # {enum_name}"]
+    emit._check_lazy_refs(ok, tiny_model)
+    with pytest.raises(ValueError, match=enum_name):
+        emit._check_lazy_refs(ok + [f"    return {enum_name}(0)"], tiny_model)
