@@ -38,11 +38,15 @@ cdef class _Lazy:
 cdef _Lazy _new_lazy(dict g, str modname, str enums, str structs,
                      const size_t* off, const size_t* fsize, const size_t* psize, const size_t* ssize)
 
+cdef enum:
+    _BUF_SMALL = 256
+
 cdef class _Buf:
     cdef void* ptr
     cdef Py_ssize_t size
     cdef Py_ssize_t n
     cdef object keep
+    cdef char small[_BUF_SMALL]
 
 cdef int _hptr_slow(object o, void** out) except -1
 

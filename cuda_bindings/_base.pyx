@@ -1,6 +1,7 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
 """Core runtime of cuda.bindings: the base classes and argument conversions that every generated
 module uses.  Hand-written; the generated modules hold only per-API data and thin wrappers."""
+cimport cython
 from libc.stdlib cimport malloc, calloc, free
 from libc.string cimport memcpy, memset
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
@@ -57,6 +58,9 @@ cdef object _get_ctypes():
 
 # ----------------------------------------------------------------------------- handles
 
+# Handles and integer values are made by nearly every call that returns one: a small free list
+# of objects (shared by every subclass of the same size) saves the allocator on that path.
+@cython.freelist(16)
 cdef class _Handle:
     """Base of every opaque handle type (CUstream, CUcontext, nvrtcProgram, ...)."""
 
@@ -131,6 +135,7 @@ cdef object _new_handle(type cls, void* v):
 
 # ----------------------------------------------------------------------------- integer typedefs
 
+@cython.freelist(16)
 cdef class _IntValue:
     """Base of integer typedef classes (CUdeviceptr, CUdevice, cuuint64_t, ...)."""
 
@@ -306,20 +311,26 @@ cdef bytes _as_bytes(object o, bint allow_none):
 
 # ----------------------------------------------------------------------------- owned C buffers
 
+@cython.freelist(8)
 cdef class _Buf:
-    """A malloc'd block that lives as long as the call that uses it."""
+    """A zeroed block that lives as long as the call that uses it: in the object itself up to
+    _BUF_SMALL bytes (kernel parameters, short arrays: no malloc, and the free list reuses the
+    object), malloc'd above that."""
 
     def __dealloc__(self):
-        if self.ptr != NULL:
+        if self.ptr != NULL and self.ptr != <void*>self.small:
             free(self.ptr)
-
 
 
 cdef _Buf _Buf_new(Py_ssize_t size):
     cdef _Buf b = _Buf.__new__(_Buf)
-    b.ptr = calloc(1, size if size > 0 else 1)
-    if b.ptr == NULL:
-        raise MemoryError()
+    if size <= _BUF_SMALL:
+        b.ptr = <void*>b.small
+        memset(b.ptr, 0, size)
+    else:
+        b.ptr = calloc(1, size)
+        if b.ptr == NULL:
+            raise MemoryError()
     b.size = size
     return b
 
@@ -1102,14 +1113,120 @@ cdef int _store_scalar(char* slot, int kind, Py_ssize_t size, object v, Py_ssize
     return 0
 
 
+cdef int _store_none(char* store, object v) except -1:
+    """A kernel argument given with type None: its bytes, from the object (size: _none_size)."""
+    cdef Py_ssize_t size = _none_size(v, 0)
+    if isinstance(v, _Struct):
+        memcpy(store, (<_Struct>v)._ptr, size)
+    elif isinstance(v, _IntValue):
+        memcpy(store, &(<_IntValue>v)._v, size)
+    elif isinstance(v, _Handle):
+        (<void**>store)[0] = (<_Handle>v)._v
+    elif isinstance(v, int):
+        (<int32_t*>store)[0] = v
+    else:
+        ct = _get_ctypes()
+        if isinstance(v, (ct.Structure, ct.Union, ct.Array, ct._SimpleCData)):
+            memcpy(store, PyLong_AsVoidPtr(ct.addressof(v)), size)
+        else:
+            memcpy(store, PyLong_AsVoidPtr(int(v.getPtr())), size)
+    return 0
+
+
+cdef int _store_ctypes(char* store, object t, object v) except -1:
+    """A kernel argument of a ctypes type outside the scalar table (structure, array, ...)."""
+    ct = _get_ctypes()
+    cv = t(v) if not isinstance(v, t) else v
+    memcpy(store, PyLong_AsVoidPtr(ct.addressof(cv)), ct.sizeof(t))
+    return 0
+
+
+cdef _Buf _kparams_sized(object values, object types):
+    """(values, types) where an argument may be wider than 8 bytes: size every slot first."""
+    cdef _Buf b
+    cdef Py_ssize_t i, n = len(values), total = 0, size
+    cdef char* store
+    info = _ctype_info()
+    sizes = []
+    for i in range(n):
+        t = types[i]
+        if t is None:
+            size = _none_size(values[i], i)
+        else:
+            inf = info.get(t)
+            size = (<tuple>inf)[1] if inf is not None else _get_ctypes().sizeof(t)
+        sizes.append(size)
+        total += (size + 7) & ~7
+    b = _Buf_new(n * sizeof(void*) + total)
+    b.n = n
+    store = <char*>b.ptr + n * sizeof(void*)
+    for i in range(n):
+        t = types[i]
+        v = values[i]
+        size = sizes[i]
+        (<void**>b.ptr)[i] = store
+        if t is None:
+            _store_none(store, v)
+        else:
+            inf = info.get(t)
+            if inf is not None:
+                _store_scalar(store, (<tuple>inf)[0], size, v, i)
+            else:
+                _store_ctypes(store, t, v)
+        store += (size + 7) & ~7
+    b.keep = values
+    return b
+
+
+cdef object _kp_types = None    # the last (values, types) types tuple, and its plan
+cdef _Buf _kp_plan = None
+
+
+cdef _Buf _kplan(object types):
+    """Per-argument packing plan for a types sequence: int32 kind, int32 slot size.  Kinds:
+    0 None (from the value), 1 signed, 2 unsigned, 3 float, 4 pointer, 5 char, 6 other ctypes
+    type.  The last tuple's plan is kept (a launch loop passes the same tuple every time)."""
+    global _kp_types, _kp_plan
+    cdef Py_ssize_t i, n = len(types), size
+    cdef _Buf plan
+    cdef int32_t* q
+    if types is _kp_types:
+        return _kp_plan
+    info = _ctype_info()
+    plan = _Buf_new(n * 8)
+    q = <int32_t*>plan.ptr
+    for i in range(n):
+        t = types[i]
+        if t is None:
+            q[2 * i] = 0
+            q[2 * i + 1] = 8
+            continue
+        inf = info.get(t)
+        if inf is not None:
+            q[2 * i] = (<tuple>inf)[0]
+            q[2 * i + 1] = (<tuple>inf)[1]
+            continue
+        ct = _get_ctypes()
+        if isinstance(t, type) and issubclass(t, (ct._SimpleCData, ct.Structure, ct.Union, ct.Array)):
+            size = ct.sizeof(t)
+            q[2 * i] = 6
+            q[2 * i + 1] = (size + 7) & ~7
+        else:
+            raise TypeError(f"kernelParams item {i}: unsupported type {t!r}")
+    if type(types) is tuple:
+        _kp_types = types
+        _kp_plan = plan
+    return plan
+
+
 cdef _Buf _kparams(object o):
     """kernelParams: None/0, an int address of a void*[], a buffer of pointers, or
     (values, types) packed here into one block: the void*[] followed by 8-byte aligned slots."""
-    cdef _Buf b
+    cdef _Buf b, plan
     cdef void* p
     cdef Py_ssize_t i, n, total, size
     cdef char* store
-    cdef char* slot
+    cdef int32_t* q
     cdef int kind
     if o is None or (type(o) is int and o == 0):
         return None
@@ -1118,58 +1235,52 @@ cdef _Buf _kparams(object o):
         n = len(values)
         if len(types) != n:
             raise TypeError(f"kernelParams: {n} values but {len(types)} types")
-        info = _ctype_info()
-        total = 0
+        plan = _kplan(types)
+        q = <int32_t*>plan.ptr
+        total = n * sizeof(void*)
         for i in range(n):
-            t = types[i]
-            if t is None:
-                size = _none_size(values[i], i)
-            else:
-                inf = info.get(t)
-                if inf is not None:
-                    size = (<tuple>inf)[1]
-                else:
-                    ct = _get_ctypes()
-                    if isinstance(t, type) and issubclass(t, (ct._SimpleCData, ct.Structure, ct.Union, ct.Array)):
-                        size = ct.sizeof(t)
-                    else:
-                        raise TypeError(f"kernelParams item {i}: unsupported type {t!r}")
-            total += (size + 7) & ~7
-        b = _Buf_new(n * sizeof(void*) + total)
+            total += q[2 * i + 1]
+        b = _Buf_new(total)
         b.n = n
         store = <char*>b.ptr + n * sizeof(void*)
-        for i in range(n):
-            t = types[i]
-            v = values[i]
-            (<void**>b.ptr)[i] = store
-            if t is None:
-                size = _none_size(v, i)
-                if isinstance(v, _Struct):
-                    memcpy(store, (<_Struct>v)._ptr, size)
-                elif isinstance(v, _IntValue):
-                    memcpy(store, &(<_IntValue>v)._v, size)
-                elif isinstance(v, _Handle):
-                    (<void**>store)[0] = (<_Handle>v)._v
-                elif isinstance(v, int):
-                    (<int32_t*>store)[0] = v
-                else:
-                    ct = _get_ctypes()
-                    if isinstance(v, (ct.Structure, ct.Union, ct.Array, ct._SimpleCData)):
-                        memcpy(store, PyLong_AsVoidPtr(ct.addressof(v)), size)
+        i = 0
+        try:
+            while i < n:
+                v = values[i]
+                (<void**>b.ptr)[i] = store
+                kind = q[2 * i]
+                size = q[2 * i + 1]
+                if kind == 1:
+                    if isinstance(v, float):
+                        raise TypeError("expected an int, not float")
+                    if size == 4: (<int32_t*>store)[0] = v
+                    elif size == 8: (<int64_t*>store)[0] = v
+                    elif size == 1: (<int8_t*>store)[0] = v
+                    else: (<int16_t*>store)[0] = v
+                elif kind == 4:
+                    if type(v) is int:
+                        (<void**>store)[0] = PyLong_AsVoidPtr(v)
                     else:
-                        memcpy(store, PyLong_AsVoidPtr(int(v.getPtr())), size)
-            else:
-                inf = info.get(t)
-                if inf is not None:
-                    kind = (<tuple>inf)[0]
-                    size = (<tuple>inf)[1]
-                    _store_scalar(store, kind, size, v, i)
+                        _store_scalar(store, 4, 8, v, i)
+                elif kind == 0:
+                    if isinstance(v, _IntValue):
+                        memcpy(store, &(<_IntValue>v)._v, (<_IntValue>v)._size)
+                    elif isinstance(v, _Handle):
+                        (<void**>store)[0] = (<_Handle>v)._v
+                    elif _none_size(v, i) <= 8:
+                        _store_none(store, v)
+                    else:      # a value wider than a slot (a struct): the general path sizes each one
+                        return _kparams_sized(values, types)
+                elif kind == 6:
+                    _store_ctypes(store, types[i], v)
                 else:
-                    ct = _get_ctypes()
-                    size = ct.sizeof(t)
-                    cv = t(v) if not isinstance(v, t) else v
-                    memcpy(store, PyLong_AsVoidPtr(ct.addressof(cv)), size)
-            store += (size + 7) & ~7
+                    _store_scalar(store, kind, size, v, i)
+                store += size
+                i += 1
+        except (OverflowError, TypeError) as e:
+            if str(e).startswith("kernelParams item"):
+                raise
+            raise type(e)(f"kernelParams item {i}: {e}") from None
         b.keep = values
         return b
     b = _Buf.__new__(_Buf)

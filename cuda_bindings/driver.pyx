@@ -557,15 +557,17 @@ cdef inline size_t sizeof_ptr():
 
 cdef list _status_by_value = None
 cdef object _SUCCESS = None
+cdef tuple _OK1 = None   # (success,): what a call with no outputs returns, shared
 
 cdef object _status_init():
-    global _status_by_value, _SUCCESS
+    global _status_by_value, _SUCCESS, _OK1
     cls = _L.cls('CUresult')
     t = [None] * 1024
     for m in cls:
         if 0 <= m.value < 1024:
             t[m.value] = m
     _status_by_value = t
+    _OK1 = (t[0],)
     _SUCCESS = t[0]
     return _SUCCESS
 
@@ -583,6 +585,11 @@ cdef inline object _st(int err):
         if r is not None:
             return r
     return _enum(_L.cls('CUresult')._value2member_map_, None, err)
+
+cdef inline tuple _st1(int err):
+    if err == 0 and _OK1 is not None:
+        return _OK1
+    return (_st(err),)
 
 cdef int _st_raise(int err) except -1:
     if err != 0:
@@ -675,7 +682,7 @@ To disable JIT entirely, set the environment variable CUDA_DISABLE_JIT=1.
     cdef cydriver.CUresult err
     with nogil:
         err = cydriver.cuInit(Flags)
-    return (_st(err),)
+    return _st1(err)
 
 def cuDriverGetVersion():
     """cuDriverGetVersion()
@@ -1072,7 +1079,7 @@ device from cuDeviceGetUuid.
         c_dev = dev
     with nogil:
         err = cydriver.cuDeviceGetNvSciSyncAttributes(<void*>c_nvSciSyncAttrList, <cydriver.CUdevice>c_dev, flags)
-    return (_st(err),)
+    return _st1(err)
 
 def cuDeviceSetMemPool(dev, pool):
     """cuDeviceSetMemPool(dev, pool)
@@ -1111,7 +1118,7 @@ cuDeviceGetDefaultMemPool, cuDeviceGetMemPool, cuMemPoolCreate, cuMemPoolDestroy
     _hptr(pool, &c_pool)
     with nogil:
         err = cydriver.cuDeviceSetMemPool(<cydriver.CUdevice>c_dev, <cydriver.CUmemoryPool>c_pool)
-    return (_st(err),)
+    return _st1(err)
 
 def cuDeviceGetMemPool(dev):
     """cuDeviceGetMemPool(dev)
@@ -1267,7 +1274,7 @@ CU_DEVICE_ATTRIBUTE_FLUSH_FLUSH_GPU_DIRECT_RDMA_OPTIONS.
     cdef cydriver.CUresult err
     with nogil:
         err = cydriver.cuFlushGPUDirectRDMAWrites(<cydriver.CUflushGPUDirectRDMAWritesTarget>target, <cydriver.CUflushGPUDirectRDMAWritesScope>scope)
-    return (_st(err),)
+    return _st1(err)
 
 def cuDeviceGetProperties(dev):
     """cuDeviceGetProperties(dev)
@@ -1458,7 +1465,7 @@ from stack in any circumstances.
         c_dev = dev
     with nogil:
         err = cydriver.cuDevicePrimaryCtxRelease(<cydriver.CUdevice>c_dev)
-    return (_st(err),)
+    return _st1(err)
 
 def cuDevicePrimaryCtxSetFlags(dev, unsigned int flags):
     """cuDevicePrimaryCtxSetFlags(dev, flags)
@@ -1557,7 +1564,7 @@ synchronous memory operations can exhibit asynchronous behavior.
         c_dev = dev
     with nogil:
         err = cydriver.cuDevicePrimaryCtxSetFlags(<cydriver.CUdevice>c_dev, flags)
-    return (_st(err),)
+    return _st1(err)
 
 def cuDevicePrimaryCtxGetState(dev):
     """cuDevicePrimaryCtxGetState(dev)
@@ -1628,7 +1635,7 @@ retained the primary context should explicitly release its usage.
         c_dev = dev
     with nogil:
         err = cydriver.cuDevicePrimaryCtxReset(<cydriver.CUdevice>c_dev)
-    return (_st(err),)
+    return _st1(err)
 
 def cuCtxCreate(ctxCreateParams, unsigned int flags, dev):
     """cuCtxCreate(ctxCreateParams, flags, dev)
@@ -1831,7 +1838,7 @@ be destroyed explicitly.
     _hptr(ctx, &c_ctx)
     with nogil:
         err = cydriver.cuCtxDestroy(<cydriver.CUcontext>c_ctx)
-    return (_st(err),)
+    return _st1(err)
 
 def cuCtxPushCurrent(ctx):
     """cuCtxPushCurrent(ctx)
@@ -1859,7 +1866,7 @@ cuCtxDestroy() or cuCtxPopCurrent().
     _hptr(ctx, &c_ctx)
     with nogil:
         err = cydriver.cuCtxPushCurrent(<cydriver.CUcontext>c_ctx)
-    return (_st(err),)
+    return _st1(err)
 
 def cuCtxPopCurrent():
     """cuCtxPopCurrent()
@@ -1917,7 +1924,7 @@ calling CPU thread's CUDA context stack is empty).
     _hptr(ctx, &c_ctx)
     with nogil:
         err = cydriver.cuCtxSetCurrent(<cydriver.CUcontext>c_ctx)
-    return (_st(err),)
+    return _st1(err)
 
 def cuCtxGetCurrent():
     """cuCtxGetCurrent()
@@ -2033,7 +2040,7 @@ cuDevicePrimaryCtxSetFlags for flag values.
     cdef cydriver.CUresult err
     with nogil:
         err = cydriver.cuCtxSetFlags(flags)
-    return (_st(err),)
+    return _st1(err)
 
 def cuCtxGetId(ctx):
     """cuCtxGetId(ctx)
@@ -2103,7 +2110,7 @@ cudaDeviceSynchronize
     cdef cydriver.CUresult err
     with nogil:
         err = cydriver.cuCtxSynchronize()
-    return (_st(err),)
+    return _st1(err)
 
 def cuCtxSynchronize_v2(ctx):
     """cuCtxSynchronize_v2(ctx)
@@ -2134,7 +2141,7 @@ If the specified context is NULL, the API will operate on the current context.
     _hptr(ctx, &c_ctx)
     with nogil:
         err = cydriver.cuCtxSynchronize_v2(<cydriver.CUcontext>c_ctx)
-    return (_st(err),)
+    return _st1(err)
 
 def cuCtxSetLimit(long long limit, size_t value):
     """cuCtxSetLimit(limit, value)
@@ -2225,7 +2232,7 @@ discussed here.
     cdef cydriver.CUresult err
     with nogil:
         err = cydriver.cuCtxSetLimit(<cydriver.CUlimit>limit, value)
-    return (_st(err),)
+    return _st1(err)
 
 def cuCtxGetLimit(long long limit):
     """cuCtxGetLimit(limit)
@@ -2339,7 +2346,7 @@ The supported cache configurations are:
     cdef cydriver.CUresult err
     with nogil:
         err = cydriver.cuCtxSetCacheConfig(<cydriver.CUfunc_cache>config)
-    return (_st(err),)
+    return _st1(err)
 
 def cuCtxGetApiVersion(ctx):
     """cuCtxGetApiVersion(ctx)
@@ -2436,7 +2443,7 @@ CUaccessPolicyWindow
     cdef cydriver.CUresult err
     with nogil:
         err = cydriver.cuCtxResetPersistingL2Cache()
-    return (_st(err),)
+    return _st1(err)
 
 def cuCtxGetExecAffinity(long long typename):
     """cuCtxGetExecAffinity(typename)
@@ -2504,7 +2511,7 @@ the call will invalidate all the conflicting captures.
     _hptr(hEvent, &c_hEvent)
     with nogil:
         err = cydriver.cuCtxRecordEvent(<cydriver.CUcontext>c_hCtx, <cydriver.CUevent>c_hEvent)
-    return (_st(err),)
+    return _st1(err)
 
 def cuCtxWaitEvent(hCtx, hEvent):
     """cuCtxWaitEvent(hCtx, hEvent)
@@ -2544,7 +2551,7 @@ capture sequence or if the specified context hCtx has a stream in the capture mo
     _hptr(hEvent, &c_hEvent)
     with nogil:
         err = cydriver.cuCtxWaitEvent(<cydriver.CUcontext>c_hCtx, <cydriver.CUevent>c_hEvent)
-    return (_st(err),)
+    return _st1(err)
 
 def cuCtxAttach(unsigned int flags):
     """cuCtxAttach(flags)
@@ -2609,7 +2616,7 @@ calling thread.
     _hptr(ctx, &c_ctx)
     with nogil:
         err = cydriver.cuCtxDetach(<cydriver.CUcontext>c_ctx)
-    return (_st(err),)
+    return _st1(err)
 
 def cuCtxGetSharedMemConfig():
     """cuCtxGetSharedMemConfig()
@@ -2687,7 +2694,7 @@ The supported bank configurations are:
     cdef cydriver.CUresult err
     with nogil:
         err = cydriver.cuCtxSetSharedMemConfig(<cydriver.CUsharedconfig>config)
-    return (_st(err),)
+    return _st1(err)
 
 def cuModuleLoad(fname):
     """cuModuleLoad(fname)
@@ -2855,7 +2862,7 @@ cuLibraryGetModule will return CUDA_ERROR_NOT_PERMITTED.
     _hptr(hmod, &c_hmod)
     with nogil:
         err = cydriver.cuModuleUnload(<cydriver.CUmodule>c_hmod)
-    return (_st(err),)
+    return _st1(err)
 
 def cuModuleGetLoadingMode():
     """cuModuleGetLoadingMode()
@@ -3073,7 +3080,7 @@ def cuLinkAddData(state, long long typename, data, size_t size, name, unsigned i
     _vptr(data, &c_data)
     with nogil:
         err = cydriver.cuLinkAddData(<cydriver.CUlinkState>c_state, <cydriver.CUjitInputType>typename, <void*>c_data, size, <const char*>c_name, numOptions, <cydriver.CUjit_option*>p_options, <void**>p_optionValues)
-    return (_st(err),)
+    return _st1(err)
 
 def cuLinkAddFile(state, long long typename, path, unsigned int numOptions, options, optionValues):
     """cuLinkAddFile(state, typename, path, numOptions, options, optionValues)
@@ -3102,7 +3109,7 @@ def cuLinkAddFile(state, long long typename, path, unsigned int numOptions, opti
     _hptr(state, &c_state)
     with nogil:
         err = cydriver.cuLinkAddFile(<cydriver.CUlinkState>c_state, <cydriver.CUjitInputType>typename, <const char*>c_path, numOptions, <cydriver.CUjit_option*>p_options, <void**>p_optionValues)
-    return (_st(err),)
+    return _st1(err)
 
 def cuLinkComplete(state):
     """cuLinkComplete(state)
@@ -3144,7 +3151,7 @@ def cuLinkDestroy(state):
     _hptr(state, &c_state)
     with nogil:
         err = cydriver.cuLinkDestroy(<cydriver.CUlinkState>c_state)
-    return (_st(err),)
+    return _st1(err)
 
 def cuModuleGetTexRef(hmod, name):
     """cuModuleGetTexRef(hmod, name)
@@ -3385,7 +3392,7 @@ Unloads the library specified with library
     _hptr(library, &c_library)
     with nogil:
         err = cydriver.cuLibraryUnload(<cydriver.CUlibrary>c_library)
-    return (_st(err),)
+    return _st1(err)
 
 def cuLibraryGetKernel(library, name):
     """cuLibraryGetKernel(library, name)
@@ -3855,7 +3862,7 @@ on the interleavings chosen by the OS scheduler and memory consistency.
         c_dev = dev
     with nogil:
         err = cydriver.cuKernelSetAttribute(<cydriver.CUfunction_attribute>attrib, val, <cydriver.CUkernel>c_kernel, <cydriver.CUdevice>c_dev)
-    return (_st(err),)
+    return _st1(err)
 
 def cuKernelSetCacheConfig(kernel, long long config, dev):
     """cuKernelSetCacheConfig(kernel, config, dev)
@@ -3915,7 +3922,7 @@ on the interleavings chosen by the OS scheduler and memory consistency.
         c_dev = dev
     with nogil:
         err = cydriver.cuKernelSetCacheConfig(<cydriver.CUkernel>c_kernel, <cydriver.CUfunc_cache>config, <cydriver.CUdevice>c_dev)
-    return (_st(err),)
+    return _st1(err)
 
 def cuKernelGetName(hfunc):
     """cuKernelGetName(hfunc)
@@ -4147,7 +4154,7 @@ For all other pointers, this API may perform implicit synchronization.
         c_dptr = dptr
     with nogil:
         err = cydriver.cuMemFree(<cydriver.CUdeviceptr>c_dptr)
-    return (_st(err),)
+    return _st1(err)
 
 def cuMemGetAddressRange(dptr):
     """cuMemGetAddressRange(dptr)
@@ -4254,7 +4261,7 @@ a previous call to cuMemAllocHost().
     _vptr(p, &c_p)
     with nogil:
         err = cydriver.cuMemFreeHost(<void*>c_p)
-    return (_st(err),)
+    return _st1(err)
 
 def cuMemHostAlloc(size_t bytesize, unsigned int Flags):
     """cuMemHostAlloc(bytesize, Flags)
@@ -4604,7 +4611,7 @@ async notifications.
     _hptr(callback, &c_callback)
     with nogil:
         err = cydriver.cuDeviceUnregisterAsyncNotification(<cydriver.CUdevice>c_device, <cydriver.CUasyncCallbackHandle>c_callback)
-    return (_st(err),)
+    return _st1(err)
 
 def cuDeviceGetByPCIBusId(pciBusId):
     """cuDeviceGetByPCIBusId(pciBusId)
@@ -4895,7 +4902,7 @@ cuapiDeviceGetAttribute with CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED
         c_dptr = dptr
     with nogil:
         err = cydriver.cuIpcCloseMemHandle(<cydriver.CUdeviceptr>c_dptr)
-    return (_st(err),)
+    return _st1(err)
 
 def cuMemHostRegister(p, size_t bytesize, unsigned int Flags):
     """cuMemHostRegister(p, bytesize, Flags)
@@ -4984,7 +4991,7 @@ cuMemHostUnregister().
     _vptr(p, &c_p)
     with nogil:
         err = cydriver.cuMemHostRegister(<void*>c_p, bytesize, Flags)
-    return (_st(err),)
+    return _st1(err)
 
 def cuMemHostUnregister(p):
     """cuMemHostUnregister(p)
@@ -5010,7 +5017,7 @@ The base address must be the same one specified to cuMemHostRegister().
     _vptr(p, &c_p)
     with nogil:
         err = cydriver.cuMemHostUnregister(<void*>c_p)
-    return (_st(err),)
+    return _st1(err)
 
 def cuMemcpy(dst, src, size_t ByteCount):
     """cuMemcpy(dst, src, ByteCount)
@@ -5050,7 +5057,7 @@ Note that this function infers the type of the transfer (host to host, host to
         c_src = src
     with nogil:
         err = cydriver.cuMemcpy(<cydriver.CUdeviceptr>c_dst, <cydriver.CUdeviceptr>c_src, ByteCount)
-    return (_st(err),)
+    return _st1(err)
 
 def cuMemcpyPeer(dstDevice, dstContext, srcDevice, srcContext, size_t ByteCount):
     """cuMemcpyPeer(dstDevice, dstContext, srcDevice, srcContext, ByteCount)
@@ -5097,7 +5104,7 @@ ByteCount specifies the number of bytes to copy.
     _hptr(srcContext, &c_srcContext)
     with nogil:
         err = cydriver.cuMemcpyPeer(<cydriver.CUdeviceptr>c_dstDevice, <cydriver.CUcontext>c_dstContext, <cydriver.CUdeviceptr>c_srcDevice, <cydriver.CUcontext>c_srcContext, ByteCount)
-    return (_st(err),)
+    return _st1(err)
 
 def cuMemcpyHtoD(dstDevice, srcHost, size_t ByteCount):
     """cuMemcpyHtoD(dstDevice, srcHost, ByteCount)
@@ -5131,7 +5138,7 @@ specifies the number of bytes to copy.
     _vptr(srcHost, &c_srcHost)
     with nogil:
         err = cydriver.cuMemcpyHtoD(<cydriver.CUdeviceptr>c_dstDevice, <const void*>c_srcHost, ByteCount)
-    return (_st(err),)
+    return _st1(err)
 
 def cuMemcpyDtoH(dstHost, srcDevice, size_t ByteCount):
     """cuMemcpyDtoH(dstHost, srcDevice, ByteCount)
@@ -5165,7 +5172,7 @@ specifies the number of bytes to copy.
         c_srcDevice = srcDevice
     with nogil:
         err = cydriver.cuMemcpyDtoH(<void*>c_dstHost, <cydriver.CUdeviceptr>c_srcDevice, ByteCount)
-    return (_st(err),)
+    return _st1(err)
 
 def cuMemcpyDtoD(dstDevice, srcDevice, size_t ByteCount):
     """cuMemcpyDtoD(dstDevice, srcDevice, ByteCount)
@@ -5202,7 +5209,7 @@ ByteCount specifies the number of bytes to copy.
         c_srcDevice = srcDevice
     with nogil:
         err = cydriver.cuMemcpyDtoD(<cydriver.CUdeviceptr>c_dstDevice, <cydriver.CUdeviceptr>c_srcDevice, ByteCount)
-    return (_st(err),)
+    return _st1(err)
 
 def cuMemcpyDtoA(dstArray, size_t dstOffset, srcDevice, size_t ByteCount):
     """cuMemcpyDtoA(dstArray, dstOffset, srcDevice, ByteCount)
@@ -5239,7 +5246,7 @@ specifies the number of bytes to copy.
         c_srcDevice = srcDevice
     with nogil:
         err = cydriver.cuMemcpyDtoA(<cydriver.CUarray>c_dstArray, dstOffset, <cydriver.CUdeviceptr>c_srcDevice, ByteCount)
-    return (_st(err),)
+    return _st1(err)
 
 def cuMemcpyAtoD(dstDevice, srcArray, size_t srcOffset, size_t ByteCount):
     """cuMemcpyAtoD(dstDevice, srcArray, srcOffset, ByteCount)
@@ -5278,7 +5285,7 @@ divisible by the array element size.
     _hptr(srcArray, &c_srcArray)
     with nogil:
         err = cydriver.cuMemcpyAtoD(<cydriver.CUdeviceptr>c_dstDevice, <cydriver.CUarray>c_srcArray, srcOffset, ByteCount)
-    return (_st(err),)
+    return _st1(err)
 
 def cuMemcpyHtoA(dstArray, size_t dstOffset, srcHost, size_t ByteCount):
     """cuMemcpyHtoA(dstArray, dstOffset, srcHost, ByteCount)
@@ -5312,7 +5319,7 @@ the number of bytes to copy.
     _vptr(srcHost, &c_srcHost)
     with nogil:
         err = cydriver.cuMemcpyHtoA(<cydriver.CUarray>c_dstArray, dstOffset, <const void*>c_srcHost, ByteCount)
-    return (_st(err),)
+    return _st1(err)
 
 def cuMemcpyAtoH(dstHost, srcArray, size_t srcOffset, size_t ByteCount):
     """cuMemcpyAtoH(dstHost, srcArray, srcOffset, ByteCount)
@@ -5346,7 +5353,7 @@ ByteCount specifies the number of bytes to copy.
     _hptr(srcArray, &c_srcArray)
     with nogil:
         err = cydriver.cuMemcpyAtoH(<void*>c_dstHost, <cydriver.CUarray>c_srcArray, srcOffset, ByteCount)
-    return (_st(err),)
+    return _st1(err)
 
 def cuMemcpyAtoA(dstArray, size_t dstOffset, srcArray, size_t srcOffset, size_t ByteCount):
     """cuMemcpyAtoA(dstArray, dstOffset, srcArray, srcOffset, ByteCount)
@@ -5385,7 +5392,7 @@ evenly divisible by that size.
     _hptr(srcArray, &c_srcArray)
     with nogil:
         err = cydriver.cuMemcpyAtoA(<cydriver.CUarray>c_dstArray, dstOffset, <cydriver.CUarray>c_srcArray, srcOffset, ByteCount)
-    return (_st(err),)
+    return _st1(err)
 
 def cuMemcpy2D(pCopy):
     """cuMemcpy2D(pCopy)
@@ -5540,7 +5547,7 @@ an error code.
     cdef void* p_pCopy = _bufptr(a_pCopy)
     with nogil:
         err = cydriver.cuMemcpy2D(<const cydriver.CUDA_MEMCPY2D*>p_pCopy)
-    return (_st(err),)
+    return _st1(err)
 
 def cuMemcpy2DUnaligned(pCopy):
     """cuMemcpy2DUnaligned(pCopy)
@@ -5693,7 +5700,7 @@ an error code.
     cdef void* p_pCopy = _bufptr(a_pCopy)
     with nogil:
         err = cydriver.cuMemcpy2DUnaligned(<const cydriver.CUDA_MEMCPY2D*>p_pCopy)
-    return (_st(err),)
+    return _st1(err)
 
 def cuMemcpy3D(pCopy):
     """cuMemcpy3D(pCopy)
@@ -5855,7 +5862,7 @@ set to 0.
     cdef void* p_pCopy = _bufptr(a_pCopy)
     with nogil:
         err = cydriver.cuMemcpy3D(<const cydriver.CUDA_MEMCPY3D*>p_pCopy)
-    return (_st(err),)
+    return _st1(err)
 
 def cuMemcpy3DPeer(pCopy):
     """cuMemcpy3DPeer(pCopy)
@@ -5880,7 +5887,7 @@ for documentation of its parameters.
     cdef void* p_pCopy = _bufptr(a_pCopy)
     with nogil:
         err = cydriver.cuMemcpy3DPeer(<const cydriver.CUDA_MEMCPY3D_PEER*>p_pCopy)
-    return (_st(err),)
+    return _st1(err)
 
 def cuMemcpyAsync(dst, src, size_t ByteCount, hStream):
     """cuMemcpyAsync(dst, src, ByteCount, hStream)
@@ -5924,7 +5931,7 @@ Note that this function infers the type of the transfer (host to host, host to
     _hptr(hStream, &c_hStream)
     with nogil:
         err = cydriver.cuMemcpyAsync(<cydriver.CUdeviceptr>c_dst, <cydriver.CUdeviceptr>c_src, ByteCount, <cydriver.CUstream>c_hStream)
-    return (_st(err),)
+    return _st1(err)
 
 def cuMemcpyPeerAsync(dstDevice, dstContext, srcDevice, srcContext, size_t ByteCount, hStream):
     """cuMemcpyPeerAsync(dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream)
@@ -5975,7 +5982,7 @@ ByteCount specifies the number of bytes to copy.
     _hptr(hStream, &c_hStream)
     with nogil:
         err = cydriver.cuMemcpyPeerAsync(<cydriver.CUdeviceptr>c_dstDevice, <cydriver.CUcontext>c_dstContext, <cydriver.CUdeviceptr>c_srcDevice, <cydriver.CUcontext>c_srcContext, ByteCount, <cydriver.CUstream>c_hStream)
-    return (_st(err),)
+    return _st1(err)
 
 def cuMemcpyHtoDAsync(dstDevice, srcHost, size_t ByteCount, hStream):
     """cuMemcpyHtoDAsync(dstDevice, srcHost, ByteCount, hStream)
@@ -6013,7 +6020,7 @@ specifies the number of bytes to copy.
     _hptr(hStream, &c_hStream)
     with nogil:
         err = cydriver.cuMemcpyHtoDAsync(<cydriver.CUdeviceptr>c_dstDevice, <const void*>c_srcHost, ByteCount, <cydriver.CUstream>c_hStream)
-    return (_st(err),)
+    return _st1(err)
 
 def cuMemcpyDtoHAsync(dstHost, srcDevice, size_t ByteCount, hStream):
     """cuMemcpyDtoHAsync(dstHost, srcDevice, ByteCount, hStream)
@@ -6051,7 +6058,7 @@ specifies the number of bytes to copy.
     _hptr(hStream, &c_hStream)
     with nogil:
         err = cydriver.cuMemcpyDtoHAsync(<void*>c_dstHost, <cydriver.CUdeviceptr>c_srcDevice, ByteCount, <cydriver.CUstream>c_hStream)
-    return (_st(err),)
+    return _st1(err)
 
 def cuMemcpyDtoDAsync(dstDevice, srcDevice, size_t ByteCount, hStream):
     """cuMemcpyDtoDAsync(dstDevice, srcDevice, ByteCount, hStream)
@@ -6092,7 +6099,7 @@ ByteCount specifies the number of bytes to copy.
     _hptr(hStream, &c_hStream)
     with nogil:
         err = cydriver.cuMemcpyDtoDAsync(<cydriver.CUdeviceptr>c_dstDevice, <cydriver.CUdeviceptr>c_srcDevice, ByteCount, <cydriver.CUstream>c_hStream)
-    return (_st(err),)
+    return _st1(err)
 
 def cuMemcpyHtoAAsync(dstArray, size_t dstOffset, srcHost, size_t ByteCount, hStream):
     """cuMemcpyHtoAAsync(dstArray, dstOffset, srcHost, ByteCount, hStream)
@@ -6130,7 +6137,7 @@ ByteCount specifies the number of bytes to copy.
     _hptr(hStream, &c_hStream)
     with nogil:
         err = cydriver.cuMemcpyHtoAAsync(<cydriver.CUarray>c_dstArray, dstOffset, <const void*>c_srcHost, ByteCount, <cydriver.CUstream>c_hStream)
-    return (_st(err),)
+    return _st1(err)
 
 def cuMemcpyAtoHAsync(dstHost, srcArray, size_t srcOffset, size_t ByteCount, hStream):
     """cuMemcpyAtoHAsync(dstHost, srcArray, srcOffset, ByteCount, hStream)
@@ -6168,7 +6175,7 @@ ByteCount specifies the number of bytes to copy.
     _hptr(hStream, &c_hStream)
     with nogil:
         err = cydriver.cuMemcpyAtoHAsync(<void*>c_dstHost, <cydriver.CUarray>c_srcArray, srcOffset, ByteCount, <cydriver.CUstream>c_hStream)
-    return (_st(err),)
+    return _st1(err)
 
 def cuMemcpy2DAsync(pCopy, hStream):
     """cuMemcpy2DAsync(pCopy, hStream)
@@ -6327,7 +6334,7 @@ cuMemcpy2DAsync() may fail for pitches not computed by cuMemAllocPitch().
     _hptr(hStream, &c_hStream)
     with nogil:
         err = cydriver.cuMemcpy2DAsync(<const cydriver.CUDA_MEMCPY2D*>p_pCopy, <cydriver.CUstream>c_hStream)
-    return (_st(err),)
+    return _st1(err)
 
 def cuMemcpy3DAsync(pCopy, hStream):
     """cuMemcpy3DAsync(pCopy, hStream)
@@ -6493,7 +6500,7 @@ set to 0.
     _hptr(hStream, &c_hStream)
     with nogil:
         err = cydriver.cuMemcpy3DAsync(<const cydriver.CUDA_MEMCPY3D*>p_pCopy, <cydriver.CUstream>c_hStream)
-    return (_st(err),)
+    return _st1(err)
 
 def cuMemcpy3DPeerAsync(pCopy, hStream):
     """cuMemcpy3DPeerAsync(pCopy, hStream)
@@ -6522,7 +6529,7 @@ for documentation of its parameters.
     _hptr(hStream, &c_hStream)
     with nogil:
         err = cydriver.cuMemcpy3DPeerAsync(<const cydriver.CUDA_MEMCPY3D_PEER*>p_pCopy, <cydriver.CUstream>c_hStream)
-    return (_st(err),)
+    return _st1(err)
 
 def cuMemcpyBatchAsync(dsts, srcs, sizes, size_t count, attrs, attrsIdxs, size_t numAttrs, hStream):
     """cuMemcpyBatchAsync(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, hStream)
@@ -6610,7 +6617,7 @@ any compute work. Note that this flag is a hint and can be ignored depending on 
     _hptr(hStream, &c_hStream)
     with nogil:
         err = cydriver.cuMemcpyBatchAsync(<cydriver.CUdeviceptr*>p_dsts, <cydriver.CUdeviceptr*>p_srcs, <size_t*>p_sizes, count, <cydriver.CUmemcpyAttributes*>p_attrs, <size_t*>p_attrsIdxs, numAttrs, <cydriver.CUstream>c_hStream)
-    return (_st(err),)
+    return _st1(err)
 
 def cuMemcpy3DBatchAsync(size_t numOps, opList, unsigned long long flags, hStream):
     """cuMemcpy3DBatchAsync(numOps, opList, flags, hStream)
@@ -6685,7 +6692,7 @@ any compute work. Note that this flag is a hint and can be ignored depending on 
     _hptr(hStream, &c_hStream)
     with nogil:
         err = cydriver.cuMemcpy3DBatchAsync(numOps, <cydriver.CUDA_MEMCPY3D_BATCH_OP*>p_opList, flags, <cydriver.CUstream>c_hStream)
-    return (_st(err),)
+    return _st1(err)
 
 def cuMemsetD8(dstDevice, unsigned char uc, size_t N):
     """cuMemsetD8(dstDevice, uc, N)
@@ -6716,7 +6723,7 @@ uc.
         c_dstDevice = dstDevice
     with nogil:
         err = cydriver.cuMemsetD8(<cydriver.CUdeviceptr>c_dstDevice, uc, N)
-    return (_st(err),)
+    return _st1(err)
 
 def cuMemsetD16(dstDevice, unsigned short us, size_t N):
     """cuMemsetD16(dstDevice, us, N)
@@ -6747,7 +6754,7 @@ us. The dstDevice pointer must be two byte aligned.
         c_dstDevice = dstDevice
     with nogil:
         err = cydriver.cuMemsetD16(<cydriver.CUdeviceptr>c_dstDevice, us, N)
-    return (_st(err),)
+    return _st1(err)
 
 def cuMemsetD32(dstDevice, unsigned int ui, size_t N):
     """cuMemsetD32(dstDevice, ui, N)
@@ -6778,7 +6785,7 @@ ui. The dstDevice pointer must be four byte aligned.
         c_dstDevice = dstDevice
     with nogil:
         err = cydriver.cuMemsetD32(<cydriver.CUdeviceptr>c_dstDevice, ui, N)
-    return (_st(err),)
+    return _st1(err)
 
 def cuMemsetD2D8(dstDevice, size_t dstPitch, unsigned char uc, size_t Width, size_t Height):
     """cuMemsetD2D8(dstDevice, dstPitch, uc, Width, Height)
@@ -6816,7 +6823,7 @@ cuMemAllocPitch().
         c_dstDevice = dstDevice
     with nogil:
         err = cydriver.cuMemsetD2D8(<cydriver.CUdeviceptr>c_dstDevice, dstPitch, uc, Width, Height)
-    return (_st(err),)
+    return _st1(err)
 
 def cuMemsetD2D16(dstDevice, size_t dstPitch, unsigned short us, size_t Width, size_t Height):
     """cuMemsetD2D16(dstDevice, dstPitch, us, Width, Height)
@@ -6855,7 +6862,7 @@ cuMemAllocPitch().
         c_dstDevice = dstDevice
     with nogil:
         err = cydriver.cuMemsetD2D16(<cydriver.CUdeviceptr>c_dstDevice, dstPitch, us, Width, Height)
-    return (_st(err),)
+    return _st1(err)
 
 def cuMemsetD2D32(dstDevice, size_t dstPitch, unsigned int ui, size_t Width, size_t Height):
     """cuMemsetD2D32(dstDevice, dstPitch, ui, Width, Height)
@@ -6894,7 +6901,7 @@ cuMemAllocPitch().
         c_dstDevice = dstDevice
     with nogil:
         err = cydriver.cuMemsetD2D32(<cydriver.CUdeviceptr>c_dstDevice, dstPitch, ui, Width, Height)
-    return (_st(err),)
+    return _st1(err)
 
 def cuMemsetD8Async(dstDevice, unsigned char uc, size_t N, hStream):
     """cuMemsetD8Async(dstDevice, uc, N, hStream)
@@ -6929,7 +6936,7 @@ uc.
     _hptr(hStream, &c_hStream)
     with nogil:
         err = cydriver.cuMemsetD8Async(<cydriver.CUdeviceptr>c_dstDevice, uc, N, <cydriver.CUstream>c_hStream)
-    return (_st(err),)
+    return _st1(err)
 
 def cuMemsetD16Async(dstDevice, unsigned short us, size_t N, hStream):
     """cuMemsetD16Async(dstDevice, us, N, hStream)
@@ -6964,7 +6971,7 @@ us. The dstDevice pointer must be two byte aligned.
     _hptr(hStream, &c_hStream)
     with nogil:
         err = cydriver.cuMemsetD16Async(<cydriver.CUdeviceptr>c_dstDevice, us, N, <cydriver.CUstream>c_hStream)
-    return (_st(err),)
+    return _st1(err)
 
 def cuMemsetD32Async(dstDevice, unsigned int ui, size_t N, hStream):
     """cuMemsetD32Async(dstDevice, ui, N, hStream)
@@ -6999,7 +7006,7 @@ ui. The dstDevice pointer must be four byte aligned.
     _hptr(hStream, &c_hStream)
     with nogil:
         err = cydriver.cuMemsetD32Async(<cydriver.CUdeviceptr>c_dstDevice, ui, N, <cydriver.CUstream>c_hStream)
-    return (_st(err),)
+    return _st1(err)
 
 def cuMemsetD2D8Async(dstDevice, size_t dstPitch, unsigned char uc, size_t Width, size_t Height, hStream):
     """cuMemsetD2D8Async(dstDevice, dstPitch, uc, Width, Height, hStream)
@@ -7041,7 +7048,7 @@ cuMemAllocPitch().
     _hptr(hStream, &c_hStream)
     with nogil:
         err = cydriver.cuMemsetD2D8Async(<cydriver.CUdeviceptr>c_dstDevice, dstPitch, uc, Width, Height, <cydriver.CUstream>c_hStream)
-    return (_st(err),)
+    return _st1(err)
 
 def cuMemsetD2D16Async(dstDevice, size_t dstPitch, unsigned short us, size_t Width, size_t Height, hStream):
     """cuMemsetD2D16Async(dstDevice, dstPitch, us, Width, Height, hStream)
@@ -7084,7 +7091,7 @@ cuMemAllocPitch().
     _hptr(hStream, &c_hStream)
     with nogil:
         err = cydriver.cuMemsetD2D16Async(<cydriver.CUdeviceptr>c_dstDevice, dstPitch, us, Width, Height, <cydriver.CUstream>c_hStream)
-    return (_st(err),)
+    return _st1(err)
 
 def cuMemsetD2D32Async(dstDevice, size_t dstPitch, unsigned int ui, size_t Width, size_t Height, hStream):
     """cuMemsetD2D32Async(dstDevice, dstPitch, ui, Width, Height, hStream)
@@ -7127,7 +7134,7 @@ cuMemAllocPitch().
     _hptr(hStream, &c_hStream)
     with nogil:
         err = cydriver.cuMemsetD2D32Async(<cydriver.CUdeviceptr>c_dstDevice, dstPitch, ui, Width, Height, <cydriver.CUstream>c_hStream)
-    return (_st(err),)
+    return _st1(err)
 
 def cuArrayCreate(pAllocateArray):
     """cuArrayCreate(pAllocateArray)
@@ -7529,7 +7536,7 @@ Destroys the CUDA array hArray.
     _hptr(hArray, &c_hArray)
     with nogil:
         err = cydriver.cuArrayDestroy(<cydriver.CUarray>c_hArray)
-    return (_st(err),)
+    return _st1(err)
 
 def cuArray3DCreate(pAllocateArray):
     """cuArray3DCreate(pAllocateArray)
@@ -8026,7 +8033,7 @@ Destroys the CUDA mipmapped array hMipmappedArray.
     _hptr(hMipmappedArray, &c_hMipmappedArray)
     with nogil:
         err = cydriver.cuMipmappedArrayDestroy(<cydriver.CUmipmappedArray>c_hMipmappedArray)
-    return (_st(err),)
+    return _st1(err)
 
 def cuMemGetHandleForAddressRange(dptr, size_t size, long long handleType, unsigned long long flags):
     """cuMemGetHandleForAddressRange(dptr, size, handleType, flags)
@@ -8208,7 +8215,7 @@ match what was returned from memAddressReserve.
         c_ptr = ptr
     with nogil:
         err = cydriver.cuMemAddressFree(<cydriver.CUdeviceptr>c_ptr, size)
-    return (_st(err),)
+    return _st1(err)
 
 def cuMemCreate(size_t size, prop, unsigned long long flags):
     """cuMemCreate(size, prop, flags)
@@ -8311,7 +8318,7 @@ the behavior is undefined.
         c_handle = handle
     with nogil:
         err = cydriver.cuMemRelease(<cydriver.CUmemGenericAllocationHandle>c_handle)
-    return (_st(err),)
+    return _st1(err)
 
 def cuMemMap(ptr, size_t size, size_t offset, handle, unsigned long long flags):
     """cuMemMap(ptr, size, offset, handle, flags)
@@ -8374,7 +8381,7 @@ that are not currently mapped.
         c_handle = handle
     with nogil:
         err = cydriver.cuMemMap(<cydriver.CUdeviceptr>c_ptr, size, offset, <cydriver.CUmemGenericAllocationHandle>c_handle, flags)
-    return (_st(err),)
+    return _st1(err)
 
 def cuMemMapArrayAsync(mapInfoList, unsigned int count, hStream):
     """cuMemMapArrayAsync(mapInfoList, count, hStream)
@@ -8522,7 +8529,7 @@ CUDA_ERROR_INVALID_HANDLE
     _hptr(hStream, &c_hStream)
     with nogil:
         err = cydriver.cuMemMapArrayAsync(<cydriver.CUarrayMapInfo*>p_mapInfoList, count, <cydriver.CUstream>c_hStream)
-    return (_st(err),)
+    return _st1(err)
 
 def cuMemUnmap(ptr, size_t size):
     """cuMemUnmap(ptr, size)
@@ -8556,7 +8563,7 @@ cuMemSetAccess, as all mappings start with no accessibility setup.
         c_ptr = ptr
     with nogil:
         err = cydriver.cuMemUnmap(<cydriver.CUdeviceptr>c_ptr, size)
-    return (_st(err),)
+    return _st1(err)
 
 def cuMemSetAccess(ptr, size_t size, desc, size_t count):
     """cuMemSetAccess(ptr, size, desc, count)
@@ -8598,7 +8605,7 @@ CU_MULTICAST_RECOMMENDED_GRANULARITY.
         c_ptr = ptr
     with nogil:
         err = cydriver.cuMemSetAccess(<cydriver.CUdeviceptr>c_ptr, size, <const cydriver.CUmemAccessDesc*>p_desc, count)
-    return (_st(err),)
+    return _st1(err)
 
 def cuMemGetAccess(location, ptr):
     """cuMemGetAccess(location, ptr)
@@ -8832,7 +8839,7 @@ During stream capture, this function results in the creation of a free node and
     _hptr(hStream, &c_hStream)
     with nogil:
         err = cydriver.cuMemFreeAsync(<cydriver.CUdeviceptr>c_dptr, <cydriver.CUstream>c_hStream)
-    return (_st(err),)
+    return _st1(err)
 
 def cuMemAllocAsync(size_t bytesize, hStream):
     """cuMemAllocAsync(bytesize, hStream)
@@ -8900,7 +8907,7 @@ The OS allocations may happen at different granularity from the user allocations
     _hptr(pool, &c_pool)
     with nogil:
         err = cydriver.cuMemPoolTrimTo(<cydriver.CUmemoryPool>c_pool, minBytesToKeep)
-    return (_st(err),)
+    return _st1(err)
 
 def cuMemPoolSetAttribute(pool, long long attr, value):
     """cuMemPoolSetAttribute(pool, attr, value)
@@ -8950,7 +8957,7 @@ Supported attributes are:
     _hptr(pool, &c_pool)
     with nogil:
         err = cydriver.cuMemPoolSetAttribute(<cydriver.CUmemoryPool>c_pool, <cydriver.CUmemPool_attribute>attr, <void*>a_value.ptr)
-    return (_st(err),)
+    return _st1(err)
 
 def cuMemPoolGetAttribute(pool, long long attr):
     """cuMemPoolGetAttribute(pool, attr)
@@ -9030,7 +9037,7 @@ def cuMemPoolSetAccess(pool, map, size_t count):
     _hptr(pool, &c_pool)
     with nogil:
         err = cydriver.cuMemPoolSetAccess(<cydriver.CUmemoryPool>c_pool, <const cydriver.CUmemAccessDesc*>p_map, count)
-    return (_st(err),)
+    return _st1(err)
 
 def cuMemPoolGetAccess(memPool, location):
     """cuMemPoolGetAccess(memPool, location)
@@ -9170,7 +9177,7 @@ cuMemFreeAsync, cuDeviceSetMemPool, cuDeviceGetMemPool,
     _hptr(pool, &c_pool)
     with nogil:
         err = cydriver.cuMemPoolDestroy(<cydriver.CUmemoryPool>c_pool)
-    return (_st(err),)
+    return _st1(err)
 
 def cuMemGetDefaultMemPool(location, long long typename):
     """cuMemGetDefaultMemPool(location, typename)
@@ -9298,7 +9305,7 @@ cuDeviceGetDefaultMemPool, cuDeviceGetMemPool, cuMemGetMemPool, cuMemPoolCreate,
     _hptr(pool, &c_pool)
     with nogil:
         err = cydriver.cuMemSetMemPool(<cydriver.CUmemLocation*>p_location, <cydriver.CUmemAllocationType>typename, <cydriver.CUmemoryPool>c_pool)
-    return (_st(err),)
+    return _st1(err)
 
 def cuMemAllocFromPoolAsync(size_t bytesize, pool, hStream):
     """cuMemAllocFromPoolAsync(bytesize, pool, hStream)
@@ -9569,7 +9576,7 @@ will block until all devices have been added.
         c_dev = dev
     with nogil:
         err = cydriver.cuMulticastAddDevice(<cydriver.CUmemGenericAllocationHandle>c_mcHandle, <cydriver.CUdevice>c_dev)
-    return (_st(err),)
+    return _st1(err)
 
 def cuMulticastBindMem(mcHandle, size_t mcOffset, memHandle, size_t memOffset, size_t size, unsigned long long flags):
     """cuMulticastBindMem(mcHandle, mcOffset, memHandle, memOffset, size, flags)
@@ -9630,7 +9637,7 @@ daemons are running properly.
         c_memHandle = memHandle
     with nogil:
         err = cydriver.cuMulticastBindMem(<cydriver.CUmemGenericAllocationHandle>c_mcHandle, mcOffset, <cydriver.CUmemGenericAllocationHandle>c_memHandle, memOffset, size, flags)
-    return (_st(err),)
+    return _st1(err)
 
 def cuMulticastBindAddr(mcHandle, size_t mcOffset, memptr, size_t size, unsigned long long flags):
     """cuMulticastBindAddr(mcHandle, mcOffset, memptr, size, flags)
@@ -9689,7 +9696,7 @@ daemons are running properly.
         c_memptr = memptr
     with nogil:
         err = cydriver.cuMulticastBindAddr(<cydriver.CUmemGenericAllocationHandle>c_mcHandle, mcOffset, <cydriver.CUdeviceptr>c_memptr, size, flags)
-    return (_st(err),)
+    return _st1(err)
 
 def cuMulticastUnbind(mcHandle, dev, size_t mcOffset, size_t size):
     """cuMulticastUnbind(mcHandle, dev, mcOffset, size)
@@ -9732,7 +9739,7 @@ during the bind call. Any other values may result in undefined behavior.
         c_dev = dev
     with nogil:
         err = cydriver.cuMulticastUnbind(<cydriver.CUmemGenericAllocationHandle>c_mcHandle, <cydriver.CUdevice>c_dev, mcOffset, size)
-    return (_st(err),)
+    return _st1(err)
 
 def cuMulticastGetGranularity(prop, long long option):
     """cuMulticastGetGranularity(prop, option)
@@ -10050,7 +10057,7 @@ on other devices.
     _hptr(hStream, &c_hStream)
     with nogil:
         err = cydriver.cuMemPrefetchAsync(<cydriver.CUdeviceptr>c_devPtr, count, (<cydriver.CUmemLocation*>p_location)[0], flags, <cydriver.CUstream>c_hStream)
-    return (_st(err),)
+    return _st1(err)
 
 def cuMemAdvise(devPtr, size_t count, long long advice, location):
     """cuMemAdvise(devPtr, count, advice, location)
@@ -10180,7 +10187,7 @@ then this call has no effect.
         c_devPtr = devPtr
     with nogil:
         err = cydriver.cuMemAdvise(<cydriver.CUdeviceptr>c_devPtr, count, <cydriver.CUmem_advise>advice, (<cydriver.CUmemLocation*>p_location)[0])
-    return (_st(err),)
+    return _st1(err)
 
 def cuMemPrefetchBatchAsync(dptrs, sizes, size_t count, prefetchLocs, prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, hStream):
     """cuMemPrefetchBatchAsync(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream)
@@ -10246,7 +10253,7 @@ Furthermore, numPrefetchLocs must be lesser than or equal to count.
     _hptr(hStream, &c_hStream)
     with nogil:
         err = cydriver.cuMemPrefetchBatchAsync(<cydriver.CUdeviceptr*>p_dptrs, <size_t*>p_sizes, count, <cydriver.CUmemLocation*>p_prefetchLocs, <size_t*>p_prefetchLocIdxs, numPrefetchLocs, flags, <cydriver.CUstream>c_hStream)
-    return (_st(err),)
+    return _st1(err)
 
 def cuMemDiscardBatchAsync(dptrs, sizes, size_t count, unsigned long long flags, hStream):
     """cuMemDiscardBatchAsync(dptrs, sizes, count, flags, hStream)
@@ -10298,7 +10305,7 @@ have a non-zero value for CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS.
     _hptr(hStream, &c_hStream)
     with nogil:
         err = cydriver.cuMemDiscardBatchAsync(<cydriver.CUdeviceptr*>p_dptrs, <size_t*>p_sizes, count, flags, <cydriver.CUstream>c_hStream)
-    return (_st(err),)
+    return _st1(err)
 
 def cuMemDiscardAndPrefetchBatchAsync(dptrs, sizes, size_t count, prefetchLocs, prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, hStream):
     """cuMemDiscardAndPrefetchBatchAsync(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream)
@@ -10371,7 +10378,7 @@ must be lesser than or equal to count.
     _hptr(hStream, &c_hStream)
     with nogil:
         err = cydriver.cuMemDiscardAndPrefetchBatchAsync(<cydriver.CUdeviceptr*>p_dptrs, <size_t*>p_sizes, count, <cydriver.CUmemLocation*>p_prefetchLocs, <size_t*>p_prefetchLocIdxs, numPrefetchLocs, flags, <cydriver.CUstream>c_hStream)
-    return (_st(err),)
+    return _st1(err)
 
 def cuMemRangeGetAttribute(size_t dataSize, long long attribute, devPtr, size_t count):
     """cuMemRangeGetAttribute(dataSize, attribute, devPtr, count)
@@ -10565,7 +10572,7 @@ The supported attributes are:
         c_ptr = ptr
     with nogil:
         err = cydriver.cuPointerSetAttribute(<const void*>a_value.ptr, <cydriver.CUpointer_attribute>attribute, <cydriver.CUdeviceptr>c_ptr)
-    return (_st(err),)
+    return _st1(err)
 
 def cuPointerGetAttributes(unsigned int numAttributes, attributes, ptr):
     """cuPointerGetAttributes(numAttributes, attributes, ptr)
@@ -10959,7 +10966,7 @@ flags include:
     _hptr(hEvent, &c_hEvent)
     with nogil:
         err = cydriver.cuStreamWaitEvent(<cydriver.CUstream>c_hStream, <cydriver.CUevent>c_hEvent, Flags)
-    return (_st(err),)
+    return _st1(err)
 
 def cuStreamAddCallback(hStream, callback, userData, unsigned int flags):
     """cuStreamAddCallback(hStream, callback, userData, flags)
@@ -11035,7 +11042,7 @@ guarantees:
     _vptr(userData, &c_userData)
     with nogil:
         err = cydriver.cuStreamAddCallback(<cydriver.CUstream>c_hStream, <cydriver.CUstreamCallback>c_callback, <void*>c_userData, flags)
-    return (_st(err),)
+    return _st1(err)
 
 def cuStreamBeginCapture(hStream, long long mode):
     """cuStreamBeginCapture(hStream, mode)
@@ -11069,7 +11076,7 @@ called on this stream from the same thread.
     _hptr(hStream, &c_hStream)
     with nogil:
         err = cydriver.cuStreamBeginCapture(<cydriver.CUstream>c_hStream, <cydriver.CUstreamCaptureMode>mode)
-    return (_st(err),)
+    return _st1(err)
 
 def cuStreamBeginCaptureToGraph(hStream, hGraph, dependencies, dependencyData, size_t numDependencies, long long mode):
     """cuStreamBeginCaptureToGraph(hStream, hGraph, dependencies, dependencyData, numDependencies, mode)
@@ -11119,7 +11126,7 @@ called on this stream from the same thread.
     _hptr(hGraph, &c_hGraph)
     with nogil:
         err = cydriver.cuStreamBeginCaptureToGraph(<cydriver.CUstream>c_hStream, <cydriver.CUgraph>c_hGraph, <const cydriver.CUgraphNode*>p_dependencies, <const cydriver.CUgraphEdgeData*>p_dependencyData, numDependencies, <cydriver.CUstreamCaptureMode>mode)
-    return (_st(err),)
+    return _st1(err)
 
 def cuThreadExchangeStreamCaptureMode(mode):
     """cuThreadExchangeStreamCaptureMode(mode)
@@ -11363,7 +11370,7 @@ Returns CUDA_ERROR_ILLEGAL_STATE if the stream is not capturing.
     _hptr(hStream, &c_hStream)
     with nogil:
         err = cydriver.cuStreamUpdateCaptureDependencies(<cydriver.CUstream>c_hStream, <cydriver.CUgraphNode*>p_dependencies, <const cydriver.CUgraphEdgeData*>p_dependencyData, numDependencies, flags)
-    return (_st(err),)
+    return _st1(err)
 
 def cuStreamAttachMemAsync(hStream, dptr, size_t length, unsigned int flags):
     """cuStreamAttachMemAsync(hStream, dptr, length, flags)
@@ -11453,7 +11460,7 @@ happen until all work in the stream has completed.
         c_dptr = dptr
     with nogil:
         err = cydriver.cuStreamAttachMemAsync(<cydriver.CUstream>c_hStream, <cydriver.CUdeviceptr>c_dptr, length, flags)
-    return (_st(err),)
+    return _st1(err)
 
 def cuStreamQuery(hStream):
     """cuStreamQuery(hStream)
@@ -11480,7 +11487,7 @@ is equivalent to having called cuStreamSynchronize().
     _hptr(hStream, &c_hStream)
     with nogil:
         err = cydriver.cuStreamQuery(<cydriver.CUstream>c_hStream)
-    return (_st(err),)
+    return _st1(err)
 
 def cuStreamSynchronize(hStream):
     """cuStreamSynchronize(hStream)
@@ -11506,7 +11513,7 @@ stream is finished with all of its tasks.
     _hptr(hStream, &c_hStream)
     with nogil:
         err = cydriver.cuStreamSynchronize(<cydriver.CUstream>c_hStream)
-    return (_st(err),)
+    return _st1(err)
 
 def cuStreamDestroy(hStream):
     """cuStreamDestroy(hStream)
@@ -11534,7 +11541,7 @@ once the device has completed all work in hStream.
     _hptr(hStream, &c_hStream)
     with nogil:
         err = cydriver.cuStreamDestroy(<cydriver.CUstream>c_hStream)
-    return (_st(err),)
+    return _st1(err)
 
 def cuStreamCopyAttributes(dst, src):
     """cuStreamCopyAttributes(dst, src)
@@ -11560,7 +11567,7 @@ Both streams must have the same context.
     _hptr(src, &c_src)
     with nogil:
         err = cydriver.cuStreamCopyAttributes(<cydriver.CUstream>c_dst, <cydriver.CUstream>c_src)
-    return (_st(err),)
+    return _st1(err)
 
 def cuStreamGetAttribute(hStream, long long attr):
     """cuStreamGetAttribute(hStream, attr)
@@ -11616,7 +11623,7 @@ submitted to the stream. It will not affect previously submitted work.
     _hptr(hStream, &c_hStream)
     with nogil:
         err = cydriver.cuStreamSetAttribute(<cydriver.CUstream>c_hStream, <cydriver.CUstreamAttrID>attr, <const cydriver.CUstreamAttrValue*>p_value)
-    return (_st(err),)
+    return _st1(err)
 
 def cuEventCreate(unsigned int Flags):
     """cuEventCreate(Flags)
@@ -11696,7 +11703,7 @@ would return CUDA_SUCCESS.
     _hptr(hStream, &c_hStream)
     with nogil:
         err = cydriver.cuEventRecord(<cydriver.CUevent>c_hEvent, <cydriver.CUstream>c_hStream)
-    return (_st(err),)
+    return _st1(err)
 
 def cuEventRecordWithFlags(hEvent, hStream, unsigned int flags):
     """cuEventRecordWithFlags(hEvent, hStream, flags)
@@ -11745,7 +11752,7 @@ flags include:
     _hptr(hStream, &c_hStream)
     with nogil:
         err = cydriver.cuEventRecordWithFlags(<cydriver.CUevent>c_hEvent, <cydriver.CUstream>c_hStream, flags)
-    return (_st(err),)
+    return _st1(err)
 
 def cuEventQuery(hEvent):
     """cuEventQuery(hEvent)
@@ -11775,7 +11782,7 @@ is equivalent to having called cuEventSynchronize().
     _hptr(hEvent, &c_hEvent)
     with nogil:
         err = cydriver.cuEventQuery(<cydriver.CUevent>c_hEvent)
-    return (_st(err),)
+    return _st1(err)
 
 def cuEventSynchronize(hEvent):
     """cuEventSynchronize(hEvent)
@@ -11805,7 +11812,7 @@ been completed by the device.
     _hptr(hEvent, &c_hEvent)
     with nogil:
         err = cydriver.cuEventSynchronize(<cydriver.CUevent>c_hEvent)
-    return (_st(err),)
+    return _st1(err)
 
 def cuEventDestroy(hEvent):
     """cuEventDestroy(hEvent)
@@ -11833,7 +11840,7 @@ resources will automatically be released asynchronously at completion.
     _hptr(hEvent, &c_hEvent)
     with nogil:
         err = cydriver.cuEventDestroy(<cydriver.CUevent>c_hEvent)
-    return (_st(err),)
+    return _st1(err)
 
 def cuEventElapsedTime(hStart, hEnd):
     """cuEventElapsedTime(hStart, hEnd)
@@ -12216,7 +12223,7 @@ cuMipmappedArrayDestroy respectively.
     _hptr(extMem, &c_extMem)
     with nogil:
         err = cydriver.cuDestroyExternalMemory(<cydriver.CUexternalMemory>c_extMem)
-    return (_st(err),)
+    return _st1(err)
 
 def cuImportExternalSemaphore(semHandleDesc):
     """cuImportExternalSemaphore(semHandleDesc)
@@ -12485,7 +12492,7 @@ CUDA_EXTERNAL_SEMAPHORE_PARAMSparamskeyedmutexkey.
     _hptr(stream, &c_stream)
     with nogil:
         err = cydriver.cuSignalExternalSemaphoresAsync(<const cydriver.CUexternalSemaphore*>p_extSemArray, <const cydriver.CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS*>p_paramsArray, numExtSems, <cydriver.CUstream>c_stream)
-    return (_st(err),)
+    return _st1(err)
 
 def cuWaitExternalSemaphoresAsync(extSemArray, paramsArray, unsigned int numExtSems, stream):
     """cuWaitExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, stream)
@@ -12570,7 +12577,7 @@ macro must be used to specify infinite timeout.
     _hptr(stream, &c_stream)
     with nogil:
         err = cydriver.cuWaitExternalSemaphoresAsync(<const cydriver.CUexternalSemaphore*>p_extSemArray, <const cydriver.CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS*>p_paramsArray, numExtSems, <cydriver.CUstream>c_stream)
-    return (_st(err),)
+    return _st1(err)
 
 def cuDestroyExternalSemaphore(extSem):
     """cuDestroyExternalSemaphore(extSem)
@@ -12595,7 +12602,7 @@ have completed before the semaphore is destroyed.
     _hptr(extSem, &c_extSem)
     with nogil:
         err = cydriver.cuDestroyExternalSemaphore(<cydriver.CUexternalSemaphore>c_extSem)
-    return (_st(err),)
+    return _st1(err)
 
 def cuStreamWaitValue32(stream, addr, value, unsigned int flags):
     """cuStreamWaitValue32(stream, addr, value, flags)
@@ -12652,7 +12659,7 @@ the scheduler does not serialize them in an improper order.
         c_value = value
     with nogil:
         err = cydriver.cuStreamWaitValue32(<cydriver.CUstream>c_stream, <cydriver.CUdeviceptr>c_addr, <cydriver.cuuint32_t>c_value, flags)
-    return (_st(err),)
+    return _st1(err)
 
 def cuStreamWaitValue64(stream, addr, value, unsigned int flags):
     """cuStreamWaitValue64(stream, addr, value, flags)
@@ -12708,7 +12715,7 @@ the scheduler does not serialize them in an improper order.
         c_value = value
     with nogil:
         err = cydriver.cuStreamWaitValue64(<cydriver.CUstream>c_stream, <cydriver.CUdeviceptr>c_addr, <cydriver.cuuint64_t>c_value, flags)
-    return (_st(err),)
+    return _st1(err)
 
 def cuStreamWriteValue32(stream, addr, value, unsigned int flags):
     """cuStreamWriteValue32(stream, addr, value, flags)
@@ -12751,7 +12758,7 @@ be used with managed memory (cuMemAllocManaged).
         c_value = value
     with nogil:
         err = cydriver.cuStreamWriteValue32(<cydriver.CUstream>c_stream, <cydriver.CUdeviceptr>c_addr, <cydriver.cuuint32_t>c_value, flags)
-    return (_st(err),)
+    return _st1(err)
 
 def cuStreamWriteValue64(stream, addr, value, unsigned int flags):
     """cuStreamWriteValue64(stream, addr, value, flags)
@@ -12796,7 +12803,7 @@ CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS.
         c_value = value
     with nogil:
         err = cydriver.cuStreamWriteValue64(<cydriver.CUstream>c_stream, <cydriver.CUdeviceptr>c_addr, <cydriver.cuuint64_t>c_value, flags)
-    return (_st(err),)
+    return _st1(err)
 
 def cuStreamBatchMemOp(stream, unsigned int count, paramArray, unsigned int flags):
     """cuStreamBatchMemOp(stream, count, paramArray, flags)
@@ -12843,7 +12850,7 @@ the scheduler does not serialize them in an improper order.
     _hptr(stream, &c_stream)
     with nogil:
         err = cydriver.cuStreamBatchMemOp(<cydriver.CUstream>c_stream, count, <cydriver.CUstreamBatchMemOpParams*>p_paramArray, flags)
-    return (_st(err),)
+    return _st1(err)
 
 def cuFuncGetAttribute(long long attrib, hfunc):
     """cuFuncGetAttribute(attrib, hfunc)
@@ -13004,7 +13011,7 @@ Supported attributes for the cuFuncSetAttribute call are:
     _hptr(hfunc, &c_hfunc)
     with nogil:
         err = cydriver.cuFuncSetAttribute(<cydriver.CUfunction>c_hfunc, <cydriver.CUfunction_attribute>attrib, value)
-    return (_st(err),)
+    return _st1(err)
 
 def cuFuncSetCacheConfig(hfunc, long long config):
     """cuFuncSetCacheConfig(hfunc, config)
@@ -13049,7 +13056,7 @@ The supported cache configurations are:
     _hptr(hfunc, &c_hfunc)
     with nogil:
         err = cydriver.cuFuncSetCacheConfig(<cydriver.CUfunction>c_hfunc, <cydriver.CUfunc_cache>config)
-    return (_st(err),)
+    return _st1(err)
 
 def cuFuncGetModule(hfunc):
     """cuFuncGetModule(hfunc)
@@ -13206,7 +13213,7 @@ fully loaded function has no effect.
     _hptr(function, &c_function)
     with nogil:
         err = cydriver.cuFuncLoad(<cydriver.CUfunction>c_function)
-    return (_st(err),)
+    return _st1(err)
 
 def cuLaunchKernel(f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, hStream, kernelParams, extra):
     """cuLaunchKernel(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra)
@@ -13340,7 +13347,7 @@ or the current context in case of NULL stream.
         p_extra = _bufptr(a_extra)
     with nogil:
         err = cydriver.cuLaunchKernel(<cydriver.CUfunction>c_f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, <cydriver.CUstream>c_hStream, <void**>p_kernelParams, <void**>p_extra)
-    return (_st(err),)
+    return _st1(err)
 
 def cuLaunchKernelEx(config, f, kernelParams, extra):
     """cuLaunchKernelEx(config, f, kernelParams, extra)
@@ -13617,7 +13624,7 @@ or the current context in case of NULL stream.
         p_extra = _bufptr(a_extra)
     with nogil:
         err = cydriver.cuLaunchKernelEx(<const cydriver.CUlaunchConfig*>p_config, <cydriver.CUfunction>c_f, <void**>p_kernelParams, <void**>p_extra)
-    return (_st(err),)
+    return _st1(err)
 
 def cuLaunchCooperativeKernel(f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, hStream, kernelParams):
     """cuLaunchCooperativeKernel(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams)
@@ -13710,7 +13717,7 @@ or the current context in case of NULL stream.
         p_kernelParams = _bufptr(a_kernelParams)
     with nogil:
         err = cydriver.cuLaunchCooperativeKernel(<cydriver.CUfunction>c_f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, <cydriver.CUstream>c_hStream, <void**>p_kernelParams)
-    return (_st(err),)
+    return _st1(err)
 
 def cuLaunchCooperativeKernelMultiDevice(launchParamsList, unsigned int numDevices, unsigned int flags):
     """cuLaunchCooperativeKernelMultiDevice(launchParamsList, numDevices, flags)
@@ -13842,7 +13849,7 @@ return CUDA_ERROR_INVALID_IMAGE.
     cdef void* p_launchParamsList = _bufptr(a_launchParamsList)
     with nogil:
         err = cydriver.cuLaunchCooperativeKernelMultiDevice(<cydriver.CUDA_LAUNCH_PARAMS*>p_launchParamsList, numDevices, flags)
-    return (_st(err),)
+    return _st1(err)
 
 def cuLaunchHostFunc(hStream, fn, userData):
     """cuLaunchHostFunc(hStream, fn, userData)
@@ -13908,7 +13915,7 @@ called in the event of an error in the CUDA context.
     _vptr(userData, &c_userData)
     with nogil:
         err = cydriver.cuLaunchHostFunc(<cydriver.CUstream>c_hStream, <cydriver.CUhostFn>c_fn, <void*>c_userData)
-    return (_st(err),)
+    return _st1(err)
 
 def cuFuncSetBlockShape(hfunc, int x, int y, int z):
     """cuFuncSetBlockShape(hfunc, x, y, z)
@@ -13940,7 +13947,7 @@ created when the kernel given by hfunc is launched.
     _hptr(hfunc, &c_hfunc)
     with nogil:
         err = cydriver.cuFuncSetBlockShape(<cydriver.CUfunction>c_hfunc, x, y, z)
-    return (_st(err),)
+    return _st1(err)
 
 def cuFuncSetSharedSize(hfunc, unsigned int numbytes):
     """cuFuncSetSharedSize(hfunc, numbytes)
@@ -13968,7 +13975,7 @@ available to each thread block when the kernel given by hfunc is launched.
     _hptr(hfunc, &c_hfunc)
     with nogil:
         err = cydriver.cuFuncSetSharedSize(<cydriver.CUfunction>c_hfunc, numbytes)
-    return (_st(err),)
+    return _st1(err)
 
 def cuParamSetSize(hfunc, unsigned int numbytes):
     """cuParamSetSize(hfunc, numbytes)
@@ -13996,7 +14003,7 @@ parameters of the kernel corresponding to hfunc.
     _hptr(hfunc, &c_hfunc)
     with nogil:
         err = cydriver.cuParamSetSize(<cydriver.CUfunction>c_hfunc, numbytes)
-    return (_st(err),)
+    return _st1(err)
 
 def cuParamSeti(hfunc, int offset, unsigned int value):
     """cuParamSeti(hfunc, offset, value)
@@ -14026,7 +14033,7 @@ kernel corresponding to hfunc will be invoked. offset is a byte offset.
     _hptr(hfunc, &c_hfunc)
     with nogil:
         err = cydriver.cuParamSeti(<cydriver.CUfunction>c_hfunc, offset, value)
-    return (_st(err),)
+    return _st1(err)
 
 def cuParamSetf(hfunc, int offset, float value):
     """cuParamSetf(hfunc, offset, value)
@@ -14056,7 +14063,7 @@ kernel corresponding to hfunc will be invoked. offset is a byte offset.
     _hptr(hfunc, &c_hfunc)
     with nogil:
         err = cydriver.cuParamSetf(<cydriver.CUfunction>c_hfunc, offset, value)
-    return (_st(err),)
+    return _st1(err)
 
 def cuParamSetv(hfunc, int offset, ptr, unsigned int numbytes):
     """cuParamSetv(hfunc, offset, ptr, numbytes)
@@ -14091,7 +14098,7 @@ is a byte offset.
     _vptr(ptr, &c_ptr)
     with nogil:
         err = cydriver.cuParamSetv(<cydriver.CUfunction>c_hfunc, offset, <void*>c_ptr, numbytes)
-    return (_st(err),)
+    return _st1(err)
 
 def cuLaunch(f):
     """cuLaunch(f)
@@ -14133,7 +14140,7 @@ calling this function. Failure to do so results in undefined behavior.
     _hptr(f, &c_f)
     with nogil:
         err = cydriver.cuLaunch(<cydriver.CUfunction>c_f)
-    return (_st(err),)
+    return _st1(err)
 
 def cuLaunchGrid(f, int grid_width, int grid_height):
     """cuLaunchGrid(f, grid_width, grid_height)
@@ -14179,7 +14186,7 @@ calling this function. Failure to do so results in undefined behavior.
     _hptr(f, &c_f)
     with nogil:
         err = cydriver.cuLaunchGrid(<cydriver.CUfunction>c_f, grid_width, grid_height)
-    return (_st(err),)
+    return _st1(err)
 
 def cuLaunchGridAsync(f, int grid_width, int grid_height, hStream):
     """cuLaunchGridAsync(f, grid_width, grid_height, hStream)
@@ -14229,7 +14236,7 @@ calling this function. Failure to do so results in undefined behavior.
     _hptr(hStream, &c_hStream)
     with nogil:
         err = cydriver.cuLaunchGridAsync(<cydriver.CUfunction>c_f, grid_width, grid_height, <cydriver.CUstream>c_hStream)
-    return (_st(err),)
+    return _st1(err)
 
 def cuParamSetTexRef(hfunc, int texunit, hTexRef):
     """cuParamSetTexRef(hfunc, texunit, hTexRef)
@@ -14263,7 +14270,7 @@ the texunit parameter must be set to CU_PARAM_TR_DEFAULT.
     _hptr(hTexRef, &c_hTexRef)
     with nogil:
         err = cydriver.cuParamSetTexRef(<cydriver.CUfunction>c_hfunc, texunit, <cydriver.CUtexref>c_hTexRef)
-    return (_st(err),)
+    return _st1(err)
 
 def cuFuncSetSharedMemConfig(hfunc, long long config):
     """cuFuncSetSharedMemConfig(hfunc, config)
@@ -14316,7 +14323,7 @@ The supported bank configurations are:
     _hptr(hfunc, &c_hfunc)
     with nogil:
         err = cydriver.cuFuncSetSharedMemConfig(<cydriver.CUfunction>c_hfunc, <cydriver.CUsharedconfig>config)
-    return (_st(err),)
+    return _st1(err)
 
 def cuGraphCreate(unsigned int flags):
     """cuGraphCreate(flags)
@@ -14512,7 +14519,7 @@ Sets the parameters of kernel node hNode to nodeParams.
     _hptr(hNode, &c_hNode)
     with nogil:
         err = cydriver.cuGraphKernelNodeSetParams(<cydriver.CUgraphNode>c_hNode, <const cydriver.CUDA_KERNEL_NODE_PARAMS*>p_nodeParams)
-    return (_st(err),)
+    return _st1(err)
 
 def cuGraphAddMemcpyNode(hGraph, dependencies, size_t numDependencies, copyParams, ctx):
     """cuGraphAddMemcpyNode(hGraph, dependencies, numDependencies, copyParams, ctx)
@@ -14623,7 +14630,7 @@ Sets the parameters of memcpy node hNode to nodeParams.
     _hptr(hNode, &c_hNode)
     with nogil:
         err = cydriver.cuGraphMemcpyNodeSetParams(<cydriver.CUgraphNode>c_hNode, <const cydriver.CUDA_MEMCPY3D*>p_nodeParams)
-    return (_st(err),)
+    return _st1(err)
 
 def cuGraphAddMemsetNode(hGraph, dependencies, size_t numDependencies, memsetParams, ctx):
     """cuGraphAddMemsetNode(hGraph, dependencies, numDependencies, memsetParams, ctx)
@@ -14727,7 +14734,7 @@ Sets the parameters of memset node hNode to nodeParams.
     _hptr(hNode, &c_hNode)
     with nogil:
         err = cydriver.cuGraphMemsetNodeSetParams(<cydriver.CUgraphNode>c_hNode, <const cydriver.CUDA_MEMSET_NODE_PARAMS*>p_nodeParams)
-    return (_st(err),)
+    return _st1(err)
 
 def cuGraphAddHostNode(hGraph, dependencies, size_t numDependencies, nodeParams):
     """cuGraphAddHostNode(hGraph, dependencies, numDependencies, nodeParams)
@@ -14827,7 +14834,7 @@ Sets the parameters of host node hNode to nodeParams.
     _hptr(hNode, &c_hNode)
     with nogil:
         err = cydriver.cuGraphHostNodeSetParams(<cydriver.CUgraphNode>c_hNode, <const cydriver.CUDA_HOST_NODE_PARAMS*>p_nodeParams)
-    return (_st(err),)
+    return _st1(err)
 
 def cuGraphAddChildGraphNode(hGraph, dependencies, size_t numDependencies, childGraph):
     """cuGraphAddChildGraphNode(hGraph, dependencies, numDependencies, childGraph)
@@ -15050,7 +15057,7 @@ Sets the event of event record node hNode to event.
     _hptr(event, &c_event)
     with nogil:
         err = cydriver.cuGraphEventRecordNodeSetEvent(<cydriver.CUgraphNode>c_hNode, <cydriver.CUevent>c_event)
-    return (_st(err),)
+    return _st1(err)
 
 def cuGraphAddEventWaitNode(hGraph, dependencies, size_t numDependencies, event):
     """cuGraphAddEventWaitNode(hGraph, dependencies, numDependencies, event)
@@ -15151,7 +15158,7 @@ Sets the event of event wait node hNode to event.
     _hptr(event, &c_event)
     with nogil:
         err = cydriver.cuGraphEventWaitNodeSetEvent(<cydriver.CUgraphNode>c_hNode, <cydriver.CUevent>c_event)
-    return (_st(err),)
+    return _st1(err)
 
 def cuGraphAddExternalSemaphoresSignalNode(hGraph, dependencies, size_t numDependencies, nodeParams):
     """cuGraphAddExternalSemaphoresSignalNode(hGraph, dependencies, numDependencies, nodeParams)
@@ -15256,7 +15263,7 @@ Sets the parameters of an external semaphore signal node hNode to nodeParams.
     _hptr(hNode, &c_hNode)
     with nogil:
         err = cydriver.cuGraphExternalSemaphoresSignalNodeSetParams(<cydriver.CUgraphNode>c_hNode, <const cydriver.CUDA_EXT_SEM_SIGNAL_NODE_PARAMS*>p_nodeParams)
-    return (_st(err),)
+    return _st1(err)
 
 def cuGraphAddExternalSemaphoresWaitNode(hGraph, dependencies, size_t numDependencies, nodeParams):
     """cuGraphAddExternalSemaphoresWaitNode(hGraph, dependencies, numDependencies, nodeParams)
@@ -15362,7 +15369,7 @@ Sets the parameters of an external semaphore wait node hNode to nodeParams.
     _hptr(hNode, &c_hNode)
     with nogil:
         err = cydriver.cuGraphExternalSemaphoresWaitNodeSetParams(<cydriver.CUgraphNode>c_hNode, <const cydriver.CUDA_EXT_SEM_WAIT_NODE_PARAMS*>p_nodeParams)
-    return (_st(err),)
+    return _st1(err)
 
 def cuGraphAddBatchMemOpNode(hGraph, dependencies, size_t numDependencies, nodeParams):
     """cuGraphAddBatchMemOpNode(hGraph, dependencies, numDependencies, nodeParams)
@@ -15476,7 +15483,7 @@ freed after the call returns.
     _hptr(hNode, &c_hNode)
     with nogil:
         err = cydriver.cuGraphBatchMemOpNodeSetParams(<cydriver.CUgraphNode>c_hNode, <const cydriver.CUDA_BATCH_MEM_OP_NODE_PARAMS*>p_nodeParams)
-    return (_st(err),)
+    return _st1(err)
 
 def cuGraphExecBatchMemOpNodeSetParams(hGraphExec, hNode, nodeParams):
     """cuGraphExecBatchMemOpNodeSetParams(hGraphExec, hNode, nodeParams)
@@ -15529,7 +15536,7 @@ freed after the call returns.
     _hptr(hNode, &c_hNode)
     with nogil:
         err = cydriver.cuGraphExecBatchMemOpNodeSetParams(<cydriver.CUgraphExec>c_hGraphExec, <cydriver.CUgraphNode>c_hNode, <const cydriver.CUDA_BATCH_MEM_OP_NODE_PARAMS*>p_nodeParams)
-    return (_st(err),)
+    return _st1(err)
 
 def cuGraphAddMemAllocNode(hGraph, dependencies, size_t numDependencies, nodeParams):
     """cuGraphAddMemAllocNode(hGraph, dependencies, numDependencies, nodeParams)
@@ -15702,7 +15709,7 @@ freed back to the operating system.
         c_device = device
     with nogil:
         err = cydriver.cuDeviceGraphMemTrim(<cydriver.CUdevice>c_device)
-    return (_st(err),)
+    return _st1(err)
 
 def cuDeviceGetGraphMemAttribute(device, long long attr):
     """cuDeviceGetGraphMemAttribute(device, attr)
@@ -15780,7 +15787,7 @@ Valid attributes are:
         c_device = device
     with nogil:
         err = cydriver.cuDeviceSetGraphMemAttribute(<cydriver.CUdevice>c_device, <cydriver.CUgraphMem_attribute>attr, <void*>a_value.ptr)
-    return (_st(err),)
+    return _st1(err)
 
 def cuGraphClone(originalGraph):
     """cuGraphClone(originalGraph)
@@ -16185,7 +16192,7 @@ Specifying an existing dependency will return an error.
     _hptr(hGraph, &c_hGraph)
     with nogil:
         err = cydriver.cuGraphAddDependencies(<cydriver.CUgraph>c_hGraph, <const cydriver.CUgraphNode*>p_from, <const cydriver.CUgraphNode*>p_to, <const cydriver.CUgraphEdgeData*>p_edgeData, numDependencies)
-    return (_st(err),)
+    return _st1(err)
 
 def cuGraphRemoveDependencies(hGraph, from_, to, edgeData, size_t numDependencies):
     """cuGraphRemoveDependencies(hGraph, from_, to, edgeData, numDependencies)
@@ -16232,7 +16239,7 @@ Any attempt to do so will return an error.
     _hptr(hGraph, &c_hGraph)
     with nogil:
         err = cydriver.cuGraphRemoveDependencies(<cydriver.CUgraph>c_hGraph, <const cydriver.CUgraphNode*>p_from, <const cydriver.CUgraphNode*>p_to, <const cydriver.CUgraphEdgeData*>p_edgeData, numDependencies)
-    return (_st(err),)
+    return _st1(err)
 
 def cuGraphDestroyNode(hNode):
     """cuGraphDestroyNode(hNode)
@@ -16259,7 +16266,7 @@ Any attempt to do so will return an error.
     _hptr(hNode, &c_hNode)
     with nogil:
         err = cydriver.cuGraphDestroyNode(<cydriver.CUgraphNode>c_hNode)
-    return (_st(err),)
+    return _st1(err)
 
 def cuGraphInstantiate(hGraph, unsigned long long flags):
     """cuGraphInstantiate(hGraph, flags)
@@ -16534,7 +16541,7 @@ undefined behavior.
     _hptr(hNode, &c_hNode)
     with nogil:
         err = cydriver.cuGraphExecKernelNodeSetParams(<cydriver.CUgraphExec>c_hGraphExec, <cydriver.CUgraphNode>c_hNode, <const cydriver.CUDA_KERNEL_NODE_PARAMS*>p_nodeParams)
-    return (_st(err),)
+    return _st1(err)
 
 def cuGraphExecMemcpyNodeSetParams(hGraphExec, hNode, copyParams, ctx):
     """cuGraphExecMemcpyNodeSetParams(hGraphExec, hNode, copyParams, ctx)
@@ -16583,7 +16590,7 @@ either the original or new memory operands are multidimensional.
     _hptr(ctx, &c_ctx)
     with nogil:
         err = cydriver.cuGraphExecMemcpyNodeSetParams(<cydriver.CUgraphExec>c_hGraphExec, <cydriver.CUgraphNode>c_hNode, <const cydriver.CUDA_MEMCPY3D*>p_copyParams, <cydriver.CUcontext>c_ctx)
-    return (_st(err),)
+    return _st1(err)
 
 def cuGraphExecMemsetNodeSetParams(hGraphExec, hNode, memsetParams, ctx):
     """cuGraphExecMemsetNodeSetParams(hGraphExec, hNode, memsetParams, ctx)
@@ -16636,7 +16643,7 @@ not modified by this call.
     _hptr(ctx, &c_ctx)
     with nogil:
         err = cydriver.cuGraphExecMemsetNodeSetParams(<cydriver.CUgraphExec>c_hGraphExec, <cydriver.CUgraphNode>c_hNode, <const cydriver.CUDA_MEMSET_NODE_PARAMS*>p_memsetParams, <cydriver.CUcontext>c_ctx)
-    return (_st(err),)
+    return _st1(err)
 
 def cuGraphExecHostNodeSetParams(hGraphExec, hNode, nodeParams):
     """cuGraphExecHostNodeSetParams(hGraphExec, hNode, nodeParams)
@@ -16673,7 +16680,7 @@ not modified by this call.
     _hptr(hNode, &c_hNode)
     with nogil:
         err = cydriver.cuGraphExecHostNodeSetParams(<cydriver.CUgraphExec>c_hGraphExec, <cydriver.CUgraphNode>c_hNode, <const cydriver.CUDA_HOST_NODE_PARAMS*>p_nodeParams)
-    return (_st(err),)
+    return _st1(err)
 
 def cuGraphExecChildGraphNodeSetParams(hGraphExec, hNode, childGraph):
     """cuGraphExecChildGraphNodeSetParams(hGraphExec, hNode, childGraph)
@@ -16716,7 +16723,7 @@ nodes contained within the top level child graph will also be updated.
     _hptr(childGraph, &c_childGraph)
     with nogil:
         err = cydriver.cuGraphExecChildGraphNodeSetParams(<cydriver.CUgraphExec>c_hGraphExec, <cydriver.CUgraphNode>c_hNode, <cydriver.CUgraph>c_childGraph)
-    return (_st(err),)
+    return _st1(err)
 
 def cuGraphExecEventRecordNodeSetEvent(hGraphExec, hNode, event):
     """cuGraphExecEventRecordNodeSetEvent(hGraphExec, hNode, event)
@@ -16753,7 +16760,7 @@ hNode is also not modified by this call.
     _hptr(event, &c_event)
     with nogil:
         err = cydriver.cuGraphExecEventRecordNodeSetEvent(<cydriver.CUgraphExec>c_hGraphExec, <cydriver.CUgraphNode>c_hNode, <cydriver.CUevent>c_event)
-    return (_st(err),)
+    return _st1(err)
 
 def cuGraphExecEventWaitNodeSetEvent(hGraphExec, hNode, event):
     """cuGraphExecEventWaitNodeSetEvent(hGraphExec, hNode, event)
@@ -16790,7 +16797,7 @@ hNode is also not modified by this call.
     _hptr(event, &c_event)
     with nogil:
         err = cydriver.cuGraphExecEventWaitNodeSetEvent(<cydriver.CUgraphExec>c_hGraphExec, <cydriver.CUgraphNode>c_hNode, <cydriver.CUevent>c_event)
-    return (_st(err),)
+    return _st1(err)
 
 def cuGraphExecExternalSemaphoresSignalNodeSetParams(hGraphExec, hNode, nodeParams):
     """cuGraphExecExternalSemaphoresSignalNodeSetParams(hGraphExec, hNode, nodeParams)
@@ -16831,7 +16838,7 @@ Changing nodeParams->numExtSems is not supported.
     _hptr(hNode, &c_hNode)
     with nogil:
         err = cydriver.cuGraphExecExternalSemaphoresSignalNodeSetParams(<cydriver.CUgraphExec>c_hGraphExec, <cydriver.CUgraphNode>c_hNode, <const cydriver.CUDA_EXT_SEM_SIGNAL_NODE_PARAMS*>p_nodeParams)
-    return (_st(err),)
+    return _st1(err)
 
 def cuGraphExecExternalSemaphoresWaitNodeSetParams(hGraphExec, hNode, nodeParams):
     """cuGraphExecExternalSemaphoresWaitNodeSetParams(hGraphExec, hNode, nodeParams)
@@ -16872,7 +16879,7 @@ Changing nodeParams->numExtSems is not supported.
     _hptr(hNode, &c_hNode)
     with nogil:
         err = cydriver.cuGraphExecExternalSemaphoresWaitNodeSetParams(<cydriver.CUgraphExec>c_hGraphExec, <cydriver.CUgraphNode>c_hNode, <const cydriver.CUDA_EXT_SEM_WAIT_NODE_PARAMS*>p_nodeParams)
-    return (_st(err),)
+    return _st1(err)
 
 def cuGraphNodeSetEnabled(hGraphExec, hNode, unsigned int isEnabled):
     """cuGraphNodeSetEnabled(hGraphExec, hNode, isEnabled)
@@ -16919,7 +16926,7 @@ Currently only kernel, memset and memcpy nodes are supported.
     _hptr(hNode, &c_hNode)
     with nogil:
         err = cydriver.cuGraphNodeSetEnabled(<cydriver.CUgraphExec>c_hGraphExec, <cydriver.CUgraphNode>c_hNode, isEnabled)
-    return (_st(err),)
+    return _st1(err)
 
 def cuGraphNodeGetEnabled(hGraphExec, hNode):
     """cuGraphNodeGetEnabled(hGraphExec, hNode)
@@ -16989,7 +16996,7 @@ Uses memory cached by stream to back the allocations owned by hGraphExec.
     _hptr(hStream, &c_hStream)
     with nogil:
         err = cydriver.cuGraphUpload(<cydriver.CUgraphExec>c_hGraphExec, <cydriver.CUstream>c_hStream)
-    return (_st(err),)
+    return _st1(err)
 
 def cuGraphLaunch(hGraphExec, hStream):
     """cuGraphLaunch(hGraphExec, hStream)
@@ -17023,7 +17030,7 @@ the launch will fail with CUDA_ERROR_INVALID_VALUE.
     _hptr(hStream, &c_hStream)
     with nogil:
         err = cydriver.cuGraphLaunch(<cydriver.CUgraphExec>c_hGraphExec, <cydriver.CUstream>c_hStream)
-    return (_st(err),)
+    return _st1(err)
 
 def cuGraphExecDestroy(hGraphExec):
     """cuGraphExecDestroy(hGraphExec)
@@ -17049,7 +17056,7 @@ asynchronously on completion.
     _hptr(hGraphExec, &c_hGraphExec)
     with nogil:
         err = cydriver.cuGraphExecDestroy(<cydriver.CUgraphExec>c_hGraphExec)
-    return (_st(err),)
+    return _st1(err)
 
 def cuGraphDestroy(hGraph):
     """cuGraphDestroy(hGraph)
@@ -17072,7 +17079,7 @@ Destroys the graph specified by hGraph, as well as all of its nodes.
     _hptr(hGraph, &c_hGraph)
     with nogil:
         err = cydriver.cuGraphDestroy(<cydriver.CUgraph>c_hGraph)
-    return (_st(err),)
+    return _st1(err)
 
 def cuGraphExecUpdate(hGraphExec, hGraph):
     """cuGraphExecUpdate(hGraphExec, hGraph)
@@ -17202,7 +17209,7 @@ Both node must have the same context.
     _hptr(src, &c_src)
     with nogil:
         err = cydriver.cuGraphKernelNodeCopyAttributes(<cydriver.CUgraphNode>c_dst, <cydriver.CUgraphNode>c_src)
-    return (_st(err),)
+    return _st1(err)
 
 def cuGraphKernelNodeGetAttribute(hNode, long long attr):
     """cuGraphKernelNodeGetAttribute(hNode, attr)
@@ -17257,7 +17264,7 @@ value.
     _hptr(hNode, &c_hNode)
     with nogil:
         err = cydriver.cuGraphKernelNodeSetAttribute(<cydriver.CUgraphNode>c_hNode, <cydriver.CUkernelNodeAttrID>attr, <const cydriver.CUkernelNodeAttrValue*>p_value)
-    return (_st(err),)
+    return _st1(err)
 
 def cuGraphDebugDotPrint(hGraph, path, unsigned int flags):
     """cuGraphDebugDotPrint(hGraph, path, flags)
@@ -17289,7 +17296,7 @@ parameter values, kernel attributes, node and function handles.
     _hptr(hGraph, &c_hGraph)
     with nogil:
         err = cydriver.cuGraphDebugDotPrint(<cydriver.CUgraph>c_hGraph, <const char*>c_path, flags)
-    return (_st(err),)
+    return _st1(err)
 
 def cuUserObjectCreate(ptr, destroy, unsigned int initialRefcount, unsigned int flags):
     """cuUserObjectCreate(ptr, destroy, initialRefcount, flags)
@@ -17359,7 +17366,7 @@ See CUDA User Objects in the CUDA C++ Programming Guide for more information on 
     _hptr(object, &c_object)
     with nogil:
         err = cydriver.cuUserObjectRetain(<cydriver.CUuserObject>c_object, count)
-    return (_st(err),)
+    return _st1(err)
 
 def cuUserObjectRelease(object, unsigned int count):
     """cuUserObjectRelease(object, count)
@@ -17390,7 +17397,7 @@ See CUDA User Objects in the CUDA C++ Programming Guide for more information on 
     _hptr(object, &c_object)
     with nogil:
         err = cydriver.cuUserObjectRelease(<cydriver.CUuserObject>c_object, count)
-    return (_st(err),)
+    return _st1(err)
 
 def cuGraphRetainUserObject(graph, object, unsigned int count, unsigned int flags):
     """cuGraphRetainUserObject(graph, object, count, flags)
@@ -17423,7 +17430,7 @@ See CUDA User Objects in the CUDA C++ Programming Guide for more information on 
     _hptr(object, &c_object)
     with nogil:
         err = cydriver.cuGraphRetainUserObject(<cydriver.CUgraph>c_graph, <cydriver.CUuserObject>c_object, count, flags)
-    return (_st(err),)
+    return _st1(err)
 
 def cuGraphReleaseUserObject(graph, object, unsigned int count):
     """cuGraphReleaseUserObject(graph, object, count)
@@ -17454,7 +17461,7 @@ See CUDA User Objects in the CUDA C++ Programming Guide for more information on 
     _hptr(object, &c_object)
     with nogil:
         err = cydriver.cuGraphReleaseUserObject(<cydriver.CUgraph>c_graph, <cydriver.CUuserObject>c_object, count)
-    return (_st(err),)
+    return _st1(err)
 
 def cuGraphAddNode(hGraph, dependencies, dependencyData, size_t numDependencies, nodeParams):
     """cuGraphAddNode(hGraph, dependencies, dependencyData, numDependencies, nodeParams)
@@ -17542,7 +17549,7 @@ CU_GRAPH_NODE_TYPE_MEM_FREE.
     _hptr(hNode, &c_hNode)
     with nogil:
         err = cydriver.cuGraphNodeSetParams(<cydriver.CUgraphNode>c_hNode, <cydriver.CUgraphNodeParams*>p_nodeParams)
-    return (_st(err),)
+    return _st1(err)
 
 def cuGraphExecNodeSetParams(hGraphExec, hNode, nodeParams):
     """cuGraphExecNodeSetParams(hGraphExec, hNode, nodeParams)
@@ -17596,7 +17603,7 @@ Allowed changes to parameters on executable graphs are as follows:
     _hptr(hNode, &c_hNode)
     with nogil:
         err = cydriver.cuGraphExecNodeSetParams(<cydriver.CUgraphExec>c_hGraphExec, <cydriver.CUgraphNode>c_hNode, <cydriver.CUgraphNodeParams*>p_nodeParams)
-    return (_st(err),)
+    return _st1(err)
 
 def cuGraphConditionalHandleCreate(hGraph, ctx, unsigned int defaultLaunchValue, unsigned int flags):
     """cuGraphConditionalHandleCreate(hGraph, ctx, defaultLaunchValue, flags)
@@ -18030,7 +18037,7 @@ unbound.
     _hptr(hArray, &c_hArray)
     with nogil:
         err = cydriver.cuTexRefSetArray(<cydriver.CUtexref>c_hTexRef, <cydriver.CUarray>c_hArray, Flags)
-    return (_st(err),)
+    return _st1(err)
 
 def cuTexRefSetMipmappedArray(hTexRef, hMipmappedArray, unsigned int Flags):
     """cuTexRefSetMipmappedArray(hTexRef, hMipmappedArray, Flags)
@@ -18064,7 +18071,7 @@ Any CUDA array previously bound to hTexRef is unbound.
     _hptr(hMipmappedArray, &c_hMipmappedArray)
     with nogil:
         err = cydriver.cuTexRefSetMipmappedArray(<cydriver.CUtexref>c_hTexRef, <cydriver.CUmipmappedArray>c_hMipmappedArray, Flags)
-    return (_st(err),)
+    return _st1(err)
 
 def cuTexRefSetAddress(hTexRef, dptr, size_t numbytes):
     """cuTexRefSetAddress(hTexRef, dptr, numbytes)
@@ -18187,7 +18194,7 @@ CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_PITCH.
         c_dptr = dptr
     with nogil:
         err = cydriver.cuTexRefSetAddress2D(<cydriver.CUtexref>c_hTexRef, <const cydriver.CUDA_ARRAY_DESCRIPTOR*>p_desc, <cydriver.CUdeviceptr>c_dptr, Pitch)
-    return (_st(err),)
+    return _st1(err)
 
 def cuTexRefSetFormat(hTexRef, long long fmt, int NumPackedComponents):
     """cuTexRefSetFormat(hTexRef, fmt, NumPackedComponents)
@@ -18220,7 +18227,7 @@ array element.
     _hptr(hTexRef, &c_hTexRef)
     with nogil:
         err = cydriver.cuTexRefSetFormat(<cydriver.CUtexref>c_hTexRef, <cydriver.CUarray_format>fmt, NumPackedComponents)
-    return (_st(err),)
+    return _st1(err)
 
 def cuTexRefSetAddressMode(hTexRef, int dim, long long am):
     """cuTexRefSetAddressMode(hTexRef, dim, am)
@@ -18265,7 +18272,7 @@ supported address mode is CU_TR_ADDRESS_MODE_CLAMP.
     _hptr(hTexRef, &c_hTexRef)
     with nogil:
         err = cydriver.cuTexRefSetAddressMode(<cydriver.CUtexref>c_hTexRef, dim, <cydriver.CUaddress_mode>am)
-    return (_st(err),)
+    return _st1(err)
 
 def cuTexRefSetFilterMode(hTexRef, long long fm):
     """cuTexRefSetFilterMode(hTexRef, fm)
@@ -18302,7 +18309,7 @@ Note that this call has no effect if hTexRef is bound to linear memory.
     _hptr(hTexRef, &c_hTexRef)
     with nogil:
         err = cydriver.cuTexRefSetFilterMode(<cydriver.CUtexref>c_hTexRef, <cydriver.CUfilter_mode>fm)
-    return (_st(err),)
+    return _st1(err)
 
 def cuTexRefSetMipmapFilterMode(hTexRef, long long fm):
     """cuTexRefSetMipmapFilterMode(hTexRef, fm)
@@ -18339,7 +18346,7 @@ Note that this call has no effect if hTexRef is not bound to a mipmapped array.
     _hptr(hTexRef, &c_hTexRef)
     with nogil:
         err = cydriver.cuTexRefSetMipmapFilterMode(<cydriver.CUtexref>c_hTexRef, <cydriver.CUfilter_mode>fm)
-    return (_st(err),)
+    return _st1(err)
 
 def cuTexRefSetMipmapLevelBias(hTexRef, float bias):
     """cuTexRefSetMipmapLevelBias(hTexRef, bias)
@@ -18369,7 +18376,7 @@ Note that this call has no effect if hTexRef is not bound to a mipmapped array.
     _hptr(hTexRef, &c_hTexRef)
     with nogil:
         err = cydriver.cuTexRefSetMipmapLevelBias(<cydriver.CUtexref>c_hTexRef, bias)
-    return (_st(err),)
+    return _st1(err)
 
 def cuTexRefSetMipmapLevelClamp(hTexRef, float minMipmapLevelClamp, float maxMipmapLevelClamp):
     """cuTexRefSetMipmapLevelClamp(hTexRef, minMipmapLevelClamp, maxMipmapLevelClamp)
@@ -18402,7 +18409,7 @@ Note that this call has no effect if hTexRef is not bound to a mipmapped array.
     _hptr(hTexRef, &c_hTexRef)
     with nogil:
         err = cydriver.cuTexRefSetMipmapLevelClamp(<cydriver.CUtexref>c_hTexRef, minMipmapLevelClamp, maxMipmapLevelClamp)
-    return (_st(err),)
+    return _st1(err)
 
 def cuTexRefSetMaxAnisotropy(hTexRef, unsigned int maxAniso):
     """cuTexRefSetMaxAnisotropy(hTexRef, maxAniso)
@@ -18432,7 +18439,7 @@ Note that this call has no effect if hTexRef is bound to linear memory.
     _hptr(hTexRef, &c_hTexRef)
     with nogil:
         err = cydriver.cuTexRefSetMaxAnisotropy(<cydriver.CUtexref>c_hTexRef, maxAniso)
-    return (_st(err),)
+    return _st1(err)
 
 def cuTexRefSetBorderColor(hTexRef, pBorderColor):
     """cuTexRefSetBorderColor(hTexRef, pBorderColor)
@@ -18471,7 +18478,7 @@ Applications using integer border color values have to "reinterpret_cast" their 
     _hptr(hTexRef, &c_hTexRef)
     with nogil:
         err = cydriver.cuTexRefSetBorderColor(<cydriver.CUtexref>c_hTexRef, <float*>p_pBorderColor)
-    return (_st(err),)
+    return _st1(err)
 
 def cuTexRefSetFlags(hTexRef, unsigned int Flags):
     """cuTexRefSetFlags(hTexRef, Flags)
@@ -18514,7 +18521,7 @@ returned through the texture reference hTexRef. The valid flags are:
     _hptr(hTexRef, &c_hTexRef)
     with nogil:
         err = cydriver.cuTexRefSetFlags(<cydriver.CUtexref>c_hTexRef, Flags)
-    return (_st(err),)
+    return _st1(err)
 
 def cuTexRefGetAddress(hTexRef):
     """cuTexRefGetAddress(hTexRef)
@@ -18957,7 +18964,7 @@ Destroys the texture reference specified by hTexRef.
     _hptr(hTexRef, &c_hTexRef)
     with nogil:
         err = cydriver.cuTexRefDestroy(<cydriver.CUtexref>c_hTexRef)
-    return (_st(err),)
+    return _st1(err)
 
 def cuSurfRefSetArray(hSurfRef, hArray, unsigned int Flags):
     """cuSurfRefSetArray(hSurfRef, hArray, Flags)
@@ -18992,7 +18999,7 @@ Any CUDA array previously bound to hSurfRef is unbound.
     _hptr(hArray, &c_hArray)
     with nogil:
         err = cydriver.cuSurfRefSetArray(<cydriver.CUsurfref>c_hSurfRef, <cydriver.CUarray>c_hArray, Flags)
-    return (_st(err),)
+    return _st1(err)
 
 def cuSurfRefGetArray(hSurfRef):
     """cuSurfRefGetArray(hSurfRef)
@@ -19288,7 +19295,7 @@ Destroys the texture object specified by texObject.
         c_texObject = texObject
     with nogil:
         err = cydriver.cuTexObjectDestroy(<cydriver.CUtexObject>c_texObject)
-    return (_st(err),)
+    return _st1(err)
 
 def cuTexObjectGetResourceDesc(texObject):
     """cuTexObjectGetResourceDesc(texObject)
@@ -19443,7 +19450,7 @@ Destroys the surface object specified by surfObject.
         c_surfObject = surfObject
     with nogil:
         err = cydriver.cuSurfObjectDestroy(<cydriver.CUsurfObject>c_surfObject)
-    return (_st(err),)
+    return _st1(err)
 
 def cuSurfObjectGetResourceDesc(surfObject):
     """cuSurfObjectGetResourceDesc(surfObject)
@@ -20158,7 +20165,7 @@ accessed through CUDA API calls.
     _vptr(globalAddress, &c_globalAddress)
     with nogil:
         err = cydriver.cuTensorMapReplaceAddress(<cydriver.CUtensorMap*>p_tensorMap, <void*>c_globalAddress)
-    return (_st(err),)
+    return _st1(err)
 
 def cuDeviceCanAccessPeer(dev, peerDev):
     """cuDeviceCanAccessPeer(dev, peerDev)
@@ -20251,7 +20258,7 @@ Returns CUDA_ERROR_INVALID_VALUE if Flags is not 0.
     _hptr(peerContext, &c_peerContext)
     with nogil:
         err = cydriver.cuCtxEnablePeerAccess(<cydriver.CUcontext>c_peerContext, Flags)
-    return (_st(err),)
+    return _st1(err)
 
 def cuCtxDisablePeerAccess(peerContext):
     """cuCtxDisablePeerAccess(peerContext)
@@ -20279,7 +20286,7 @@ peerContext is not a valid context.
     _hptr(peerContext, &c_peerContext)
     with nogil:
         err = cydriver.cuCtxDisablePeerAccess(<cydriver.CUcontext>c_peerContext)
-    return (_st(err),)
+    return _st1(err)
 
 def cuDeviceGetP2PAttribute(long long attrib, srcDevice, dstDevice):
     """cuDeviceGetP2PAttribute(attrib, srcDevice, dstDevice)
@@ -20419,7 +20426,7 @@ returned.
     _hptr(resource, &c_resource)
     with nogil:
         err = cydriver.cuGraphicsUnregisterResource(<cydriver.CUgraphicsResource>c_resource)
-    return (_st(err),)
+    return _st1(err)
 
 def cuGraphicsSubResourceGetMappedArray(resource, unsigned int arrayIndex, unsigned int mipLevel):
     """cuGraphicsSubResourceGetMappedArray(resource, arrayIndex, mipLevel)
@@ -20577,7 +20584,7 @@ If flags is not one of the above values then CUDA_ERROR_INVALID_VALUE is returne
     _hptr(resource, &c_resource)
     with nogil:
         err = cydriver.cuGraphicsResourceSetMapFlags(<cydriver.CUgraphicsResource>c_resource, flags)
-    return (_st(err),)
+    return _st1(err)
 
 def cuGraphicsMapResources(unsigned int count, resources, hStream):
     """cuGraphicsMapResources(count, resources, hStream)
@@ -20618,7 +20625,7 @@ If any of resources are presently mapped for access by CUDA then CUDA_ERROR_ALRE
     _hptr(hStream, &c_hStream)
     with nogil:
         err = cydriver.cuGraphicsMapResources(count, <cydriver.CUgraphicsResource*>p_resources, <cydriver.CUstream>c_hStream)
-    return (_st(err),)
+    return _st1(err)
 
 def cuGraphicsUnmapResources(unsigned int count, resources, hStream):
     """cuGraphicsUnmapResources(count, resources, hStream)
@@ -20658,7 +20665,7 @@ If any of resources are not presently mapped for access by CUDA then CUDA_ERROR_
     _hptr(hStream, &c_hStream)
     with nogil:
         err = cydriver.cuGraphicsUnmapResources(count, <cydriver.CUgraphicsResource*>p_resources, <cydriver.CUstream>c_hStream)
-    return (_st(err),)
+    return _st1(err)
 
 def cuGetProcAddress(symbol, int cudaVersion, flags):
     """cuGetProcAddress(symbol, cudaVersion, flags)
@@ -20960,7 +20967,7 @@ The supported attributes are:
     c_size = a_value.size
     with nogil:
         err = cydriver.cuCoredumpSetAttribute(<cydriver.CUcoredumpSettings>attrib, <void*>a_value.ptr, &c_size)
-    return (_st(err),)
+    return _st1(err)
 
 def cuCoredumpSetAttributeGlobal(long long attrib, value):
     """cuCoredumpSetAttributeGlobal(attrib, value)
@@ -21039,7 +21046,7 @@ The supported attributes are:
     c_size = a_value.size
     with nogil:
         err = cydriver.cuCoredumpSetAttributeGlobal(<cydriver.CUcoredumpSettings>attrib, <void*>a_value.ptr, &c_size)
-    return (_st(err),)
+    return _st1(err)
 
 def cuGetExportTable(pExportTableId):
     """cuGetExportTable(pExportTableId)
@@ -21139,7 +21146,7 @@ Users must explicitly destroy all such streams before invoking cuGreenCtxDestroy
     _hptr(hCtx, &c_hCtx)
     with nogil:
         err = cydriver.cuGreenCtxDestroy(<cydriver.CUgreenCtx>c_hCtx)
-    return (_st(err),)
+    return _st1(err)
 
 def cuCtxFromGreenCtx(hCtx):
     """cuCtxFromGreenCtx(hCtx)
@@ -21430,7 +21437,7 @@ a case, the call will invalidate all the conflicting captures.
     _hptr(hEvent, &c_hEvent)
     with nogil:
         err = cydriver.cuGreenCtxRecordEvent(<cydriver.CUgreenCtx>c_hCtx, <cydriver.CUevent>c_hEvent)
-    return (_st(err),)
+    return _st1(err)
 
 def cuGreenCtxWaitEvent(hCtx, hEvent):
     """cuGreenCtxWaitEvent(hCtx, hEvent)
@@ -21467,7 +21474,7 @@ a stream in the capture mode.
     _hptr(hEvent, &c_hEvent)
     with nogil:
         err = cydriver.cuGreenCtxWaitEvent(<cydriver.CUgreenCtx>c_hCtx, <cydriver.CUevent>c_hEvent)
-    return (_st(err),)
+    return _st1(err)
 
 def cuStreamGetGreenCtx(hStream):
     """cuStreamGetGreenCtx(hStream)
@@ -21645,7 +21652,7 @@ def cuLogsUnregisterCallback(callback):
     _hptr(callback, &c_callback)
     with nogil:
         err = cydriver.cuLogsUnregisterCallback(<cydriver.CUlogsCallbackHandle>c_callback)
-    return (_st(err),)
+    return _st1(err)
 
 def cuLogsCurrent(unsigned int flags):
     """cuLogsCurrent(flags)
@@ -21854,7 +21861,7 @@ in the RUNNING state upon return.
     cdef void* p_args = _bufptr(a_args)
     with nogil:
         err = cydriver.cuCheckpointProcessLock(pid, <cydriver.CUcheckpointLockArgs*>p_args)
-    return (_st(err),)
+    return _st1(err)
 
 def cuCheckpointProcessCheckpoint(int pid, args):
     """cuCheckpointProcessCheckpoint(pid, args)
@@ -21884,7 +21891,7 @@ Upon successful return the process will be in the CHECKPOINTED state.
     cdef void* p_args = _bufptr(a_args)
     with nogil:
         err = cydriver.cuCheckpointProcessCheckpoint(pid, <cydriver.CUcheckpointCheckpointArgs*>p_args)
-    return (_st(err),)
+    return _st1(err)
 
 def cuCheckpointProcessRestore(int pid, args):
     """cuCheckpointProcessRestore(pid, args)
@@ -21920,7 +21927,7 @@ have been called before execution.
     cdef void* p_args = _bufptr(a_args)
     with nogil:
         err = cydriver.cuCheckpointProcessRestore(pid, <cydriver.CUcheckpointRestoreArgs*>p_args)
-    return (_st(err),)
+    return _st1(err)
 
 def cuCheckpointProcessUnlock(int pid, args):
     """cuCheckpointProcessUnlock(pid, args)
@@ -21948,7 +21955,7 @@ Upon successful return the process will be in the RUNNING state.
     cdef void* p_args = _bufptr(a_args)
     with nogil:
         err = cydriver.cuCheckpointProcessUnlock(pid, <cydriver.CUcheckpointUnlockArgs*>p_args)
-    return (_st(err),)
+    return _st1(err)
 
 def cuGraphicsGLRegisterBuffer(buffer, unsigned int Flags):
     """cuGraphicsGLRegisterBuffer(buffer, Flags)
@@ -22178,7 +22185,7 @@ cuWGLGetDevice
     cdef cydriver.CUresult err
     with nogil:
         err = cydriver.cuGLInit()
-    return (_st(err),)
+    return _st1(err)
 
 def cuGLRegisterBufferObject(buffer):
     """cuGLRegisterBufferObject(buffer)
@@ -22210,7 +22217,7 @@ resolved by that context.
         c_buffer = buffer
     with nogil:
         err = cydriver.cuGLRegisterBufferObject(<cydriver.GLuint>c_buffer)
-    return (_st(err),)
+    return _st1(err)
 
 def cuGLMapBufferObject(buffer):
     """cuGLMapBufferObject(buffer)
@@ -22292,7 +22299,7 @@ current GL context.
         c_buffer = buffer
     with nogil:
         err = cydriver.cuGLUnmapBufferObject(<cydriver.GLuint>c_buffer)
-    return (_st(err),)
+    return _st1(err)
 
 def cuGLUnregisterBufferObject(buffer):
     """cuGLUnregisterBufferObject(buffer)
@@ -22328,7 +22335,7 @@ the buffer was registered.
         c_buffer = buffer
     with nogil:
         err = cydriver.cuGLUnregisterBufferObject(<cydriver.GLuint>c_buffer)
-    return (_st(err),)
+    return _st1(err)
 
 def cuGLSetBufferObjectMapFlags(buffer, unsigned int Flags):
     """cuGLSetBufferObjectMapFlags(buffer, Flags)
@@ -22379,7 +22386,7 @@ the buffer was registered.
         c_buffer = buffer
     with nogil:
         err = cydriver.cuGLSetBufferObjectMapFlags(<cydriver.GLuint>c_buffer, Flags)
-    return (_st(err),)
+    return _st1(err)
 
 def cuGLMapBufferObjectAsync(buffer, hStream):
     """cuGLMapBufferObjectAsync(buffer, hStream)
@@ -22469,7 +22476,7 @@ the current GL context.
     _hptr(hStream, &c_hStream)
     with nogil:
         err = cydriver.cuGLUnmapBufferObjectAsync(<cydriver.GLuint>c_buffer, <cydriver.CUstream>c_hStream)
-    return (_st(err),)
+    return _st1(err)
 
 def cuGraphicsEGLRegisterImage(image, unsigned int flags):
     """cuGraphicsEGLRegisterImage(image, flags)
@@ -23248,7 +23255,7 @@ def cuProfilerStart():
     cdef cydriver.CUresult err
     with nogil:
         err = cydriver.cuProfilerStart()
-    return (_st(err),)
+    return _st1(err)
 
 def cuProfilerStop():
     """cuProfilerStop()
@@ -23262,6 +23269,6 @@ def cuProfilerStop():
     cdef cydriver.CUresult err
     with nogil:
         err = cydriver.cuProfilerStop()
-    return (_st(err),)
+    return _st1(err)
 
 

@@ -68,15 +68,17 @@ cdef inline size_t sizeof_ptr():
 
 cdef list _status_by_value = None
 cdef object _SUCCESS = None
+cdef tuple _OK1 = None   # (success,): what a call with no outputs returns, shared
 
 cdef object _status_init():
-    global _status_by_value, _SUCCESS
+    global _status_by_value, _SUCCESS, _OK1
     cls = _L.cls('nvJitLinkResult')
     t = [None] * 1024
     for m in cls:
         if 0 <= m.value < 1024:
             t[m.value] = m
     _status_by_value = t
+    _OK1 = (t[0],)
     _SUCCESS = t[0]
     return _SUCCESS
 
@@ -94,6 +96,11 @@ cdef inline object _st(int err):
         if r is not None:
             return r
     return _enum(_L.cls('nvJitLinkResult')._value2member_map_, None, err)
+
+cdef inline tuple _st1(int err):
+    if err == 0 and _OK1 is not None:
+        return _OK1
+    return (_st(err),)
 
 cdef int _st_raise(int err) except -1:
     if err != 0:
@@ -140,7 +147,7 @@ def _nvJitLinkDestroy(handle):
     _hptr(handle, &c_handle)
     with nogil:
         err = cynvjitlink.nvJitLinkDestroy(<cynvjitlink.nvJitLinkHandle*>&c_handle)
-    return (_st(err),)
+    return _st1(err)
 
 def _nvJitLinkAddData(handle, long long inputType, data, size_t size, name):
     """nvJitLinkAddData(handle, inputType, data, size, name)
@@ -166,7 +173,7 @@ def _nvJitLinkAddData(handle, long long inputType, data, size_t size, name):
     _vptr(data, &c_data)
     with nogil:
         err = cynvjitlink.nvJitLinkAddData(<cynvjitlink.nvJitLinkHandle>c_handle, <cynvjitlink.nvJitLinkInputType>inputType, <const void*>c_data, size, <const char*>c_name)
-    return (_st(err),)
+    return _st1(err)
 
 def _nvJitLinkAddFile(handle, long long inputType, fileName):
     """nvJitLinkAddFile(handle, inputType, fileName)
@@ -188,7 +195,7 @@ def _nvJitLinkAddFile(handle, long long inputType, fileName):
     _hptr(handle, &c_handle)
     with nogil:
         err = cynvjitlink.nvJitLinkAddFile(<cynvjitlink.nvJitLinkHandle>c_handle, <cynvjitlink.nvJitLinkInputType>inputType, <const char*>c_fileName)
-    return (_st(err),)
+    return _st1(err)
 
 def _nvJitLinkComplete(handle):
     """nvJitLinkComplete(handle)
@@ -206,7 +213,7 @@ def _nvJitLinkComplete(handle):
     _hptr(handle, &c_handle)
     with nogil:
         err = cynvjitlink.nvJitLinkComplete(<cynvjitlink.nvJitLinkHandle>c_handle)
-    return (_st(err),)
+    return _st1(err)
 
 def _nvJitLinkGetLinkedCubinSize(handle):
     """nvJitLinkGetLinkedCubinSize(handle)
@@ -253,7 +260,7 @@ def _nvJitLinkGetLinkedCubin(handle, cubin):
         raise ValueError(f'cubin has {n_cubin} bytes; nvJitLinkGetLinkedCubin needs {need_cubin}')
     with nogil:
         err = cynvjitlink.nvJitLinkGetLinkedCubin(<cynvjitlink.nvJitLinkHandle>c_handle, <void*>c_cubin)
-    return (_st(err),)
+    return _st1(err)
 
 def _nvJitLinkGetLinkedPtxSize(handle):
     """nvJitLinkGetLinkedPtxSize(handle)
@@ -300,7 +307,7 @@ def _nvJitLinkGetLinkedPtx(handle, ptx):
         raise ValueError(f'ptx has {n_ptx} bytes; nvJitLinkGetLinkedPtx needs {need_ptx}')
     with nogil:
         err = cynvjitlink.nvJitLinkGetLinkedPtx(<cynvjitlink.nvJitLinkHandle>c_handle, <char*>c_ptx)
-    return (_st(err),)
+    return _st1(err)
 
 def _nvJitLinkGetErrorLogSize(handle):
     """nvJitLinkGetErrorLogSize(handle)
@@ -347,7 +354,7 @@ def _nvJitLinkGetErrorLog(handle, log):
         raise ValueError(f'log has {n_log} bytes; nvJitLinkGetErrorLog needs {need_log}')
     with nogil:
         err = cynvjitlink.nvJitLinkGetErrorLog(<cynvjitlink.nvJitLinkHandle>c_handle, <char*>c_log)
-    return (_st(err),)
+    return _st1(err)
 
 def _nvJitLinkGetInfoLogSize(handle):
     """nvJitLinkGetInfoLogSize(handle)
@@ -394,7 +401,7 @@ def _nvJitLinkGetInfoLog(handle, log):
         raise ValueError(f'log has {n_log} bytes; nvJitLinkGetInfoLog needs {need_log}')
     with nogil:
         err = cynvjitlink.nvJitLinkGetInfoLog(<cynvjitlink.nvJitLinkHandle>c_handle, <char*>c_log)
-    return (_st(err),)
+    return _st1(err)
 
 def _nvJitLinkVersion():
     """nvJitLinkVersion()

@@ -489,15 +489,17 @@ cdef inline size_t sizeof_ptr():
 
 cdef list _status_by_value = None
 cdef object _SUCCESS = None
+cdef tuple _OK1 = None   # (success,): what a call with no outputs returns, shared
 
 cdef object _status_init():
-    global _status_by_value, _SUCCESS
+    global _status_by_value, _SUCCESS, _OK1
     cls = _L.cls('cudaError_t')
     t = [None] * 1024
     for m in cls:
         if 0 <= m.value < 1024:
             t[m.value] = m
     _status_by_value = t
+    _OK1 = (t[0],)
     _SUCCESS = t[0]
     return _SUCCESS
 
@@ -515,6 +517,11 @@ cdef inline object _st(int err):
         if r is not None:
             return r
     return _enum(_L.cls('cudaError_t')._value2member_map_, None, err)
+
+cdef inline tuple _st1(int err):
+    if err == 0 and _OK1 is not None:
+        return _OK1
+    return (_st(err),)
 
 cdef int _st_raise(int err) except -1:
     if err != 0:
@@ -561,7 +568,7 @@ cudaDeviceSynchronize
     cdef cyruntime.cudaError_t err
     with nogil:
         err = cyruntime.cudaDeviceReset()
-    return (_st(err),)
+    return _st1(err)
 
 def cudaDeviceSynchronize():
     """cudaDeviceSynchronize()
@@ -586,7 +593,7 @@ cuCtxSynchronize
     cdef cyruntime.cudaError_t err
     with nogil:
         err = cyruntime.cudaDeviceSynchronize()
-    return (_st(err),)
+    return _st1(err)
 
 def cudaDeviceSetLimit(long long limit, size_t value):
     """cudaDeviceSetLimit(limit, value)
@@ -672,7 +679,7 @@ discussed here.
     cdef cyruntime.cudaError_t err
     with nogil:
         err = cyruntime.cudaDeviceSetLimit(<cyruntime.cudaLimit>limit, value)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaDeviceGetLimit(long long limit):
     """cudaDeviceGetLimit(limit)
@@ -853,7 +860,7 @@ The supported cache configurations are:
     cdef cyruntime.cudaError_t err
     with nogil:
         err = cyruntime.cudaDeviceSetCacheConfig(<cyruntime.cudaFuncCache>cacheConfig)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaDeviceGetByPCIBusId(pciBusId):
     """cudaDeviceGetByPCIBusId(pciBusId)
@@ -1136,7 +1143,7 @@ cudaDeviceGetAttribute with cudaDevAttrIpcEventSupport
     _vptr(devPtr, &c_devPtr)
     with nogil:
         err = cyruntime.cudaIpcCloseMemHandle(<void*>c_devPtr)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaDeviceFlushGPUDirectRDMAWrites(long long target, long long scope):
     """cudaDeviceFlushGPUDirectRDMAWrites(target, scope)
@@ -1153,7 +1160,7 @@ def cudaDeviceFlushGPUDirectRDMAWrites(long long target, long long scope):
     cdef cyruntime.cudaError_t err
     with nogil:
         err = cyruntime.cudaDeviceFlushGPUDirectRDMAWrites(<cyruntime.cudaFlushGPUDirectRDMAWritesTarget>target, <cyruntime.cudaFlushGPUDirectRDMAWritesScope>scope)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaDeviceRegisterAsyncNotification(int device, callbackFunc, userData):
     """cudaDeviceRegisterAsyncNotification(device, callbackFunc, userData)
@@ -1226,7 +1233,7 @@ async notifications.
     _hptr(callback, &c_callback)
     with nogil:
         err = cyruntime.cudaDeviceUnregisterAsyncNotification(device, <cyruntime.cudaAsyncCallbackHandle_t>c_callback)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaDeviceGetSharedMemConfig():
     """cudaDeviceGetSharedMemConfig()
@@ -1303,7 +1310,7 @@ The supported bank configurations are:
     cdef cyruntime.cudaError_t err
     with nogil:
         err = cyruntime.cudaDeviceSetSharedMemConfig(<cyruntime.cudaSharedMemConfig>config)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaGetLastError():
     """cudaGetLastError()
@@ -1359,7 +1366,7 @@ cudaPeekAtLastError, cudaGetErrorName, cudaGetErrorString, cudaError
     cdef cyruntime.cudaError_t err
     with nogil:
         err = cyruntime.cudaGetLastError()
-    return (_st(err),)
+    return _st1(err)
 
 def cudaPeekAtLastError():
     """cudaPeekAtLastError()
@@ -1415,7 +1422,7 @@ cudaGetLastError, cudaGetErrorName, cudaGetErrorString, cudaError
     cdef cyruntime.cudaError_t err
     with nogil:
         err = cyruntime.cudaPeekAtLastError()
-    return (_st(err),)
+    return _st1(err)
 
 def cudaGetErrorName(long long error):
     """cudaGetErrorName(error)
@@ -1642,7 +1649,7 @@ cuDeviceSetMemPool, cudaDeviceGetMemPool, cudaDeviceGetDefaultMemPool, cudaMemPo
     _hptr(memPool, &c_memPool)
     with nogil:
         err = cyruntime.cudaDeviceSetMemPool(device, <cyruntime.cudaMemPool_t>c_memPool)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaDeviceGetMemPool(int device):
     """cudaDeviceGetMemPool(device)
@@ -1737,7 +1744,7 @@ cudaDeviceProp.uuid from cudaDeviceGetProperties for this device.
     _vptr(nvSciSyncAttrList, &c_nvSciSyncAttrList)
     with nogil:
         err = cyruntime.cudaDeviceGetNvSciSyncAttributes(<void*>c_nvSciSyncAttrList, device, flags)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaDeviceGetP2PAttribute(long long attr, int srcDevice, int dstDevice):
     """cudaDeviceGetP2PAttribute(attr, srcDevice, dstDevice)
@@ -1891,7 +1898,7 @@ and is occupied by another process or if the device is in cudaComputeModeProhibi
     cdef cyruntime.cudaError_t err
     with nogil:
         err = cyruntime.cudaInitDevice(device, deviceFlags, flags)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaSetDevice(int device):
     """cudaSetDevice(device)
@@ -1937,7 +1944,7 @@ It is not required to call cudaInitDevice before using this function.
     cdef cyruntime.cudaError_t err
     with nogil:
         err = cyruntime.cudaSetDevice(device)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaGetDevice():
     """cudaGetDevice()
@@ -1992,7 +1999,7 @@ the system, then cudaErrorInvalidValue is returned.
     cdef void* p_device_arr = _bufptr(a_device_arr)
     with nogil:
         err = cyruntime.cudaSetValidDevices(<int*>p_device_arr, length)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaSetDeviceFlags(unsigned int flags):
     """cudaSetDeviceFlags(flags)
@@ -2061,7 +2068,7 @@ synchronous memory operations can exhibit asynchronous behavior.
     cdef cyruntime.cudaError_t err
     with nogil:
         err = cyruntime.cudaSetDeviceFlags(flags)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaGetDeviceFlags():
     """cudaGetDeviceFlags()
@@ -2352,7 +2359,7 @@ cudaAccessPolicyWindow
     cdef cyruntime.cudaError_t err
     with nogil:
         err = cyruntime.cudaCtxResetPersistingL2Cache()
-    return (_st(err),)
+    return _st1(err)
 
 def cudaStreamCopyAttributes(dst, src):
     """cudaStreamCopyAttributes(dst, src)
@@ -2378,7 +2385,7 @@ Both streams must have the same context.
     _hptr(src, &c_src)
     with nogil:
         err = cyruntime.cudaStreamCopyAttributes(<cyruntime.cudaStream_t>c_dst, <cyruntime.cudaStream_t>c_src)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaStreamGetAttribute(hStream, long long attr):
     """cudaStreamGetAttribute(hStream, attr)
@@ -2434,7 +2441,7 @@ submitted to the stream. It will not affect previously submitted work.
     _hptr(hStream, &c_hStream)
     with nogil:
         err = cyruntime.cudaStreamSetAttribute(<cyruntime.cudaStream_t>c_hStream, <cyruntime.cudaLaunchAttributeID>attr, <const cyruntime.cudaLaunchAttributeValue*>p_value)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaStreamDestroy(stream):
     """cudaStreamDestroy(stream)
@@ -2462,7 +2469,7 @@ once the device has completed all work in stream.
     _hptr(stream, &c_stream)
     with nogil:
         err = cyruntime.cudaStreamDestroy(<cyruntime.cudaStream_t>c_stream)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaStreamWaitEvent(stream, event, unsigned int flags):
     """cudaStreamWaitEvent(stream, event, flags)
@@ -2499,7 +2506,7 @@ flags include:
     _hptr(event, &c_event)
     with nogil:
         err = cyruntime.cudaStreamWaitEvent(<cyruntime.cudaStream_t>c_stream, <cyruntime.cudaEvent_t>c_event, flags)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaStreamAddCallback(stream, callback, userData, unsigned int flags):
     """cudaStreamAddCallback(stream, callback, userData, flags)
@@ -2574,7 +2581,7 @@ guarantees:
     _vptr(userData, &c_userData)
     with nogil:
         err = cyruntime.cudaStreamAddCallback(<cyruntime.cudaStream_t>c_stream, <cyruntime.cudaStreamCallback_t>c_callback, <void*>c_userData, flags)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaStreamSynchronize(stream):
     """cudaStreamSynchronize(stream)
@@ -2600,7 +2607,7 @@ all of its tasks.
     _hptr(stream, &c_stream)
     with nogil:
         err = cyruntime.cudaStreamSynchronize(<cyruntime.cudaStream_t>c_stream)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaStreamQuery(stream):
     """cudaStreamQuery(stream)
@@ -2627,7 +2634,7 @@ is equivalent to having called cudaStreamSynchronize().
     _hptr(stream, &c_stream)
     with nogil:
         err = cyruntime.cudaStreamQuery(<cyruntime.cudaStream_t>c_stream)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaStreamAttachMemAsync(stream, devPtr, size_t length, unsigned int flags):
     """cudaStreamAttachMemAsync(stream, devPtr, length, flags)
@@ -2650,7 +2657,7 @@ def cudaStreamAttachMemAsync(stream, devPtr, size_t length, unsigned int flags):
     _vptr(devPtr, &c_devPtr)
     with nogil:
         err = cyruntime.cudaStreamAttachMemAsync(<cyruntime.cudaStream_t>c_stream, <void*>c_devPtr, length, flags)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaStreamBeginCapture(stream, long long mode):
     """cudaStreamBeginCapture(stream, mode)
@@ -2688,7 +2695,7 @@ Kernels captured using this API must not use texture and surface references.
     _hptr(stream, &c_stream)
     with nogil:
         err = cyruntime.cudaStreamBeginCapture(<cyruntime.cudaStream_t>c_stream, <cyruntime.cudaStreamCaptureMode>mode)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaStreamBeginCaptureToGraph(stream, graph, dependencies, dependencyData, size_t numDependencies, long long mode):
     """cudaStreamBeginCaptureToGraph(stream, graph, dependencies, dependencyData, numDependencies, mode)
@@ -2741,7 +2748,7 @@ Kernels captured using this API must not use texture and surface references.
     _hptr(graph, &c_graph)
     with nogil:
         err = cyruntime.cudaStreamBeginCaptureToGraph(<cyruntime.cudaStream_t>c_stream, <cyruntime.cudaGraph_t>c_graph, <const cyruntime.cudaGraphNode_t*>p_dependencies, <const cyruntime.cudaGraphEdgeData*>p_dependencyData, numDependencies, <cyruntime.cudaStreamCaptureMode>mode)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaThreadExchangeStreamCaptureMode(mode):
     """cudaThreadExchangeStreamCaptureMode(mode)
@@ -2984,7 +2991,7 @@ Returns cudaErrorIllegalState if the stream is not capturing.
     _hptr(stream, &c_stream)
     with nogil:
         err = cyruntime.cudaStreamUpdateCaptureDependencies(<cyruntime.cudaStream_t>c_stream, <cyruntime.cudaGraphNode_t*>p_dependencies, <const cyruntime.cudaGraphEdgeData*>p_dependencyData, numDependencies, flags)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaEventCreate():
     """cudaEventCreate()
@@ -3084,7 +3091,7 @@ would return cudaSuccess.
     _hptr(stream, &c_stream)
     with nogil:
         err = cyruntime.cudaEventRecord(<cyruntime.cudaEvent_t>c_event, <cyruntime.cudaStream_t>c_stream)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaEventRecordWithFlags(event, stream, unsigned int flags):
     """cudaEventRecordWithFlags(event, stream, flags)
@@ -3106,7 +3113,7 @@ def cudaEventRecordWithFlags(event, stream, unsigned int flags):
     _hptr(stream, &c_stream)
     with nogil:
         err = cyruntime.cudaEventRecordWithFlags(<cyruntime.cudaEvent_t>c_event, <cyruntime.cudaStream_t>c_stream, flags)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaEventQuery(event):
     """cudaEventQuery(event)
@@ -3136,7 +3143,7 @@ is equivalent to having called cudaEventSynchronize().
     _hptr(event, &c_event)
     with nogil:
         err = cyruntime.cudaEventQuery(<cyruntime.cudaEvent_t>c_event)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaEventSynchronize(event):
     """cudaEventSynchronize(event)
@@ -3166,7 +3173,7 @@ been completed by the device.
     _hptr(event, &c_event)
     with nogil:
         err = cyruntime.cudaEventSynchronize(<cyruntime.cudaEvent_t>c_event)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaEventDestroy(event):
     """cudaEventDestroy(event)
@@ -3194,7 +3201,7 @@ resources will automatically be released asynchronously at completion.
     _hptr(event, &c_event)
     with nogil:
         err = cyruntime.cudaEventDestroy(<cyruntime.cudaEvent_t>c_event)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaEventElapsedTime(start, end):
     """cudaEventElapsedTime(start, end)
@@ -3566,7 +3573,7 @@ cudaFreeMipmappedArray respectively.
     _hptr(extMem, &c_extMem)
     with nogil:
         err = cyruntime.cudaDestroyExternalMemory(<cyruntime.cudaExternalMemory_t>c_extMem)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaImportExternalSemaphore(semHandleDesc):
     """cudaImportExternalSemaphore(semHandleDesc)
@@ -3832,7 +3839,7 @@ cudaExternalSemaphoreSignalParamsparamskeyedmutexkey.
     _hptr(stream, &c_stream)
     with nogil:
         err = cyruntime.cudaSignalExternalSemaphoresAsync(<const cyruntime.cudaExternalSemaphore_t*>p_extSemArray, <const cyruntime.cudaExternalSemaphoreSignalParams*>p_paramsArray, numExtSems, <cyruntime.cudaStream_t>c_stream)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaWaitExternalSemaphoresAsync(extSemArray, paramsArray, unsigned int numExtSems, stream):
     """cudaWaitExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, stream)
@@ -3917,7 +3924,7 @@ macro must be used to specify infinite timeout
     _hptr(stream, &c_stream)
     with nogil:
         err = cyruntime.cudaWaitExternalSemaphoresAsync(<const cyruntime.cudaExternalSemaphore_t*>p_extSemArray, <const cyruntime.cudaExternalSemaphoreWaitParams*>p_paramsArray, numExtSems, <cyruntime.cudaStream_t>c_stream)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaDestroyExternalSemaphore(extSem):
     """cudaDestroyExternalSemaphore(extSem)
@@ -3942,7 +3949,7 @@ have completed before the semaphore is destroyed.
     _hptr(extSem, &c_extSem)
     with nogil:
         err = cyruntime.cudaDestroyExternalSemaphore(<cyruntime.cudaExternalSemaphore_t>c_extSem)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaLaunchKernel(func, gridDim, blockDim, args, size_t sharedMem, stream):
     """cudaLaunchKernel(func, gridDim, blockDim, args, sharedMem, stream)
@@ -4000,7 +4007,7 @@ stream specifies a stream the invocation is associated to.
     _hptr(stream, &c_stream)
     with nogil:
         err = cyruntime.cudaLaunchKernel(<const void*>c_func, (<cyruntime.dim3*>p_gridDim)[0], (<cyruntime.dim3*>p_blockDim)[0], <void**>p_args, sharedMem, <cyruntime.cudaStream_t>c_stream)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaLaunchKernelExC(config, func, args):
     """cudaLaunchKernelExC(config, func, args)
@@ -4065,7 +4072,7 @@ N.B. This function is so named to avoid unintentionally invoking the
         p_args = _bufptr(a_args)
     with nogil:
         err = cyruntime.cudaLaunchKernelExC(<const cyruntime.cudaLaunchConfig_t*>p_config, <const void*>c_func, <void**>p_args)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaLaunchCooperativeKernel(func, gridDim, blockDim, args, size_t sharedMem, stream):
     """cudaLaunchCooperativeKernel(func, gridDim, blockDim, args, sharedMem, stream)
@@ -4133,7 +4140,7 @@ stream specifies a stream the invocation is associated to.
     _hptr(stream, &c_stream)
     with nogil:
         err = cyruntime.cudaLaunchCooperativeKernel(<const void*>c_func, (<cyruntime.dim3*>p_gridDim)[0], (<cyruntime.dim3*>p_blockDim)[0], <void**>p_args, sharedMem, <cyruntime.cudaStream_t>c_stream)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaFuncSetCacheConfig(func, long long cacheConfig):
     """cudaFuncSetCacheConfig(func, cacheConfig)
@@ -4179,7 +4186,7 @@ The supported cache configurations are:
     _vptr(func, &c_func)
     with nogil:
         err = cyruntime.cudaFuncSetCacheConfig(<const void*>c_func, <cyruntime.cudaFuncCache>cacheConfig)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaFuncGetAttributes(func):
     """cudaFuncGetAttributes(func)
@@ -4278,7 +4285,7 @@ Valid values for attr are:
     _vptr(func, &c_func)
     with nogil:
         err = cyruntime.cudaFuncSetAttribute(<const void*>c_func, <cyruntime.cudaFuncAttribute>attr, value)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaFuncGetName(func):
     """cudaFuncGetName(func)
@@ -4414,7 +4421,7 @@ called in the event of an error in the CUDA context.
     _vptr(userData, &c_userData)
     with nogil:
         err = cyruntime.cudaLaunchHostFunc(<cyruntime.cudaStream_t>c_stream, <cyruntime.cudaHostFn_t>c_fn, <void*>c_userData)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaFuncSetSharedMemConfig(func, long long config):
     """cudaFuncSetSharedMemConfig(func, config)
@@ -4470,7 +4477,7 @@ The supported bank configurations are:
     _vptr(func, &c_func)
     with nogil:
         err = cyruntime.cudaFuncSetSharedMemConfig(<const void*>c_func, <cyruntime.cudaSharedMemConfig>config)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaOccupancyMaxActiveBlocksPerMultiprocessor(func, int blockSize, size_t dynamicSMemSize):
     """cudaOccupancyMaxActiveBlocksPerMultiprocessor(func, blockSize, dynamicSMemSize)
@@ -4903,7 +4910,7 @@ allocated using the host API, and vice versa.
     _vptr(devPtr, &c_devPtr)
     with nogil:
         err = cyruntime.cudaFree(<void*>c_devPtr)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaFreeHost(ptr):
     """cudaFreeHost(ptr)
@@ -4927,7 +4934,7 @@ returned by a previous call to cudaMallocHost() or cudaHostAlloc().
     _vptr(ptr, &c_ptr)
     with nogil:
         err = cyruntime.cudaFreeHost(<void*>c_ptr)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaFreeArray(array):
     """cudaFreeArray(array)
@@ -4952,7 +4959,7 @@ no operation is performed.
     _hptr(array, &c_array)
     with nogil:
         err = cyruntime.cudaFreeArray(<cyruntime.cudaArray_t>c_array)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaFreeMipmappedArray(mipmappedArray):
     """cudaFreeMipmappedArray(mipmappedArray)
@@ -4977,7 +4984,7 @@ is 0, no operation is performed.
     _hptr(mipmappedArray, &c_mipmappedArray)
     with nogil:
         err = cyruntime.cudaFreeMipmappedArray(<cyruntime.cudaMipmappedArray_t>c_mipmappedArray)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaHostAlloc(size_t size, unsigned int flags):
     """cudaHostAlloc(size, flags)
@@ -5145,7 +5152,7 @@ The memory page-locked by this function must be unregistered with cudaHostUnregi
     _vptr(ptr, &c_ptr)
     with nogil:
         err = cyruntime.cudaHostRegister(<void*>c_ptr, size, flags)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaHostUnregister(ptr):
     """cudaHostUnregister(ptr)
@@ -5171,7 +5178,7 @@ The base address must be the same one specified to cudaHostRegister().
     _vptr(ptr, &c_ptr)
     with nogil:
         err = cyruntime.cudaHostUnregister(<void*>c_ptr)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaHostGetDevicePointer(pHost, unsigned int flags):
     """cudaHostGetDevicePointer(pHost, flags)
@@ -5734,7 +5741,7 @@ with cudaMalloc3D() will always be valid.
     cdef void* p_p = _bufptr(a_p)
     with nogil:
         err = cyruntime.cudaMemcpy3D(<const cyruntime.cudaMemcpy3DParms*>p_p)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaMemcpy3DPeer(p):
     """cudaMemcpy3DPeer(p)
@@ -5766,7 +5773,7 @@ this synchronization).
     cdef void* p_p = _bufptr(a_p)
     with nogil:
         err = cyruntime.cudaMemcpy3DPeer(<const cyruntime.cudaMemcpy3DPeerParms*>p_p)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaMemcpy3DAsync(p, stream):
     """cudaMemcpy3DAsync(p, stream)
@@ -5879,7 +5886,7 @@ cannot be given local or shared pointers.
     _hptr(stream, &c_stream)
     with nogil:
         err = cyruntime.cudaMemcpy3DAsync(<const cyruntime.cudaMemcpy3DParms*>p_p, <cyruntime.cudaStream_t>c_stream)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaMemcpy3DPeerAsync(p, stream):
     """cudaMemcpy3DPeerAsync(p, stream)
@@ -5908,7 +5915,7 @@ for documentation of its parameters.
     _hptr(stream, &c_stream)
     with nogil:
         err = cyruntime.cudaMemcpy3DPeerAsync(<const cyruntime.cudaMemcpy3DPeerParms*>p_p, <cyruntime.cudaStream_t>c_stream)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaMemGetInfo():
     """cudaMemGetInfo()
@@ -6182,7 +6189,7 @@ the copy results in an undefined behavior.
     _vptr(src, &c_src)
     with nogil:
         err = cyruntime.cudaMemcpy(<void*>c_dst, <const void*>c_src, count, <cyruntime.cudaMemcpyKind>kind)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaMemcpyPeer(dst, int dstDevice, src, int srcDevice, size_t count):
     """cudaMemcpyPeer(dst, dstDevice, src, srcDevice, count)
@@ -6224,7 +6231,7 @@ to avoid this synchronization).
     _vptr(src, &c_src)
     with nogil:
         err = cyruntime.cudaMemcpyPeer(<void*>c_dst, dstDevice, <const void*>c_src, srcDevice, count)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaMemcpy2D(dst, size_t dpitch, src, size_t spitch, size_t width, size_t height, long long kind):
     """cudaMemcpy2D(dst, dpitch, src, spitch, width, height, kind)
@@ -6275,7 +6282,7 @@ the maximum allowed.
     _vptr(src, &c_src)
     with nogil:
         err = cyruntime.cudaMemcpy2D(<void*>c_dst, dpitch, <const void*>c_src, spitch, width, height, <cyruntime.cudaMemcpyKind>kind)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaMemcpy2DToArray(dst, size_t wOffset, size_t hOffset, src, size_t spitch, size_t width, size_t height, long long kind):
     """cudaMemcpy2DToArray(dst, wOffset, hOffset, src, spitch, width, height, kind)
@@ -6327,7 +6334,7 @@ exceeds the maximum allowed.
     _vptr(src, &c_src)
     with nogil:
         err = cyruntime.cudaMemcpy2DToArray(<cyruntime.cudaArray_t>c_dst, wOffset, hOffset, <const void*>c_src, spitch, width, height, <cyruntime.cudaMemcpyKind>kind)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaMemcpy2DFromArray(dst, size_t dpitch, src, size_t wOffset, size_t hOffset, size_t width, size_t height, long long kind):
     """cudaMemcpy2DFromArray(dst, dpitch, src, wOffset, hOffset, width, height, kind)
@@ -6379,7 +6386,7 @@ allowed.
     _hptr(src, &c_src)
     with nogil:
         err = cyruntime.cudaMemcpy2DFromArray(<void*>c_dst, dpitch, <cyruntime.cudaArray_const_t>c_src, wOffset, hOffset, width, height, <cyruntime.cudaMemcpyKind>kind)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaMemcpy2DArrayToArray(dst, size_t wOffsetDst, size_t hOffsetDst, src, size_t wOffsetSrc, size_t hOffsetSrc, size_t width, size_t height, long long kind):
     """cudaMemcpy2DArrayToArray(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, width, height, kind)
@@ -6431,7 +6438,7 @@ wOffsetSrc + width must not exceed the width of the CUDA array src.
     _hptr(src, &c_src)
     with nogil:
         err = cyruntime.cudaMemcpy2DArrayToArray(<cyruntime.cudaArray_t>c_dst, wOffsetDst, hOffsetDst, <cyruntime.cudaArray_const_t>c_src, wOffsetSrc, hOffsetSrc, width, height, <cyruntime.cudaMemcpyKind>kind)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaMemcpyToSymbol(symbol, src, size_t count, size_t offset, long long kind):
     """cudaMemcpyToSymbol(symbol, src, count, offset, kind)
@@ -6471,7 +6478,7 @@ is only allowed on systems that support unified virtual addressing.
     _vptr(src, &c_src)
     with nogil:
         err = cyruntime.cudaMemcpyToSymbol(<const void*>c_symbol, <const void*>c_src, count, offset, <cyruntime.cudaMemcpyKind>kind)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaMemcpyFromSymbol(dst, symbol, size_t count, size_t offset, long long kind):
     """cudaMemcpyFromSymbol(dst, symbol, count, offset, kind)
@@ -6511,7 +6518,7 @@ is only allowed on systems that support unified virtual addressing.
     _vptr(symbol, &c_symbol)
     with nogil:
         err = cyruntime.cudaMemcpyFromSymbol(<void*>c_dst, <const void*>c_symbol, count, offset, <cyruntime.cudaMemcpyKind>kind)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaMemcpyAsync(dst, src, size_t count, long long kind, stream):
     """cudaMemcpyAsync(dst, src, count, kind, stream)
@@ -6566,7 +6573,7 @@ cannot be given local or shared pointers.
     _hptr(stream, &c_stream)
     with nogil:
         err = cyruntime.cudaMemcpyAsync(<void*>c_dst, <const void*>c_src, count, <cyruntime.cudaMemcpyKind>kind, <cyruntime.cudaStream_t>c_stream)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaMemcpyPeerAsync(dst, int dstDevice, src, int srcDevice, size_t count, stream):
     """cudaMemcpyPeerAsync(dst, dstDevice, src, srcDevice, count, stream)
@@ -6610,7 +6617,7 @@ on other devices.
     _hptr(stream, &c_stream)
     with nogil:
         err = cyruntime.cudaMemcpyPeerAsync(<void*>c_dst, dstDevice, <const void*>c_src, srcDevice, count, <cyruntime.cudaStream_t>c_stream)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaMemcpyBatchAsync(dsts, srcs, sizes, size_t count, attrs, attrsIdxs, size_t numAttrs, stream):
     """cudaMemcpyBatchAsync(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, stream)
@@ -6707,7 +6714,7 @@ any compute work. Note that this flag is a hint and can be ignored depending on 
     _hptr(stream, &c_stream)
     with nogil:
         err = cyruntime.cudaMemcpyBatchAsync(<void**>p_dsts, <const void**>p_srcs, <const size_t*>p_sizes, count, <cyruntime.cudaMemcpyAttributes*>p_attrs, <size_t*>p_attrsIdxs, numAttrs, <cyruntime.cudaStream_t>c_stream)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaMemcpy3DBatchAsync(size_t numOps, opList, unsigned long long flags, stream):
     """cudaMemcpy3DBatchAsync(numOps, opList, flags, stream)
@@ -6781,7 +6788,7 @@ any compute work. Note that this flag is a hint and can be ignored depending on 
     _hptr(stream, &c_stream)
     with nogil:
         err = cyruntime.cudaMemcpy3DBatchAsync(numOps, <cyruntime.cudaMemcpy3DBatchOp*>p_opList, flags, <cyruntime.cudaStream_t>c_stream)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaMemcpy2DAsync(dst, size_t dpitch, src, size_t spitch, size_t width, size_t height, long long kind, stream):
     """cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, height, kind, stream)
@@ -6848,7 +6855,7 @@ cannot be given local or shared pointers.
     _hptr(stream, &c_stream)
     with nogil:
         err = cyruntime.cudaMemcpy2DAsync(<void*>c_dst, dpitch, <const void*>c_src, spitch, width, height, <cyruntime.cudaMemcpyKind>kind, <cyruntime.cudaStream_t>c_stream)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaMemcpy2DToArrayAsync(dst, size_t wOffset, size_t hOffset, src, size_t spitch, size_t width, size_t height, long long kind, stream):
     """cudaMemcpy2DToArrayAsync(dst, wOffset, hOffset, src, spitch, width, height, kind, stream)
@@ -6911,7 +6918,7 @@ streams.
     _hptr(stream, &c_stream)
     with nogil:
         err = cyruntime.cudaMemcpy2DToArrayAsync(<cyruntime.cudaArray_t>c_dst, wOffset, hOffset, <const void*>c_src, spitch, width, height, <cyruntime.cudaMemcpyKind>kind, <cyruntime.cudaStream_t>c_stream)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaMemcpy2DFromArrayAsync(dst, size_t dpitch, src, size_t wOffset, size_t hOffset, size_t width, size_t height, long long kind, stream):
     """cudaMemcpy2DFromArrayAsync(dst, dpitch, src, wOffset, hOffset, width, height, kind, stream)
@@ -6973,7 +6980,7 @@ non-zero, the copy may overlap with operations in other streams.
     _hptr(stream, &c_stream)
     with nogil:
         err = cyruntime.cudaMemcpy2DFromArrayAsync(<void*>c_dst, dpitch, <cyruntime.cudaArray_const_t>c_src, wOffset, hOffset, width, height, <cyruntime.cudaMemcpyKind>kind, <cyruntime.cudaStream_t>c_stream)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaMemcpyToSymbolAsync(symbol, src, size_t count, size_t offset, long long kind, stream):
     """cudaMemcpyToSymbolAsync(symbol, src, count, offset, kind, stream)
@@ -7023,7 +7030,7 @@ may overlap with operations in other streams.
     _hptr(stream, &c_stream)
     with nogil:
         err = cyruntime.cudaMemcpyToSymbolAsync(<const void*>c_symbol, <const void*>c_src, count, offset, <cyruntime.cudaMemcpyKind>kind, <cyruntime.cudaStream_t>c_stream)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaMemcpyFromSymbolAsync(dst, symbol, size_t count, size_t offset, long long kind, stream):
     """cudaMemcpyFromSymbolAsync(dst, symbol, count, offset, kind, stream)
@@ -7073,7 +7080,7 @@ with operations in other streams.
     _hptr(stream, &c_stream)
     with nogil:
         err = cyruntime.cudaMemcpyFromSymbolAsync(<void*>c_dst, <const void*>c_symbol, count, offset, <cyruntime.cudaMemcpyKind>kind, <cyruntime.cudaStream_t>c_stream)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaMemset(devPtr, int value, size_t count):
     """cudaMemset(devPtr, value, count)
@@ -7104,7 +7111,7 @@ devPtr refers to pinned host memory.
     _vptr(devPtr, &c_devPtr)
     with nogil:
         err = cyruntime.cudaMemset(<void*>c_devPtr, value, count)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaMemset2D(devPtr, size_t pitch, int value, size_t width, size_t height):
     """cudaMemset2D(devPtr, pitch, value, width, height)
@@ -7142,7 +7149,7 @@ devPtr refers to pinned host memory.
     _vptr(devPtr, &c_devPtr)
     with nogil:
         err = cyruntime.cudaMemset2D(<void*>c_devPtr, pitch, value, width, height)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaMemset3D(pitchedDevPtr, int value, extent):
     """cudaMemset3D(pitchedDevPtr, value, extent)
@@ -7191,7 +7198,7 @@ pitchedDevPtr refers to pinned host memory.
     cdef void* p_extent = _sptr(extent, False)
     with nogil:
         err = cyruntime.cudaMemset3D((<cyruntime.cudaPitchedPtr*>p_pitchedDevPtr)[0], value, (<cyruntime.cudaExtent*>p_extent)[0])
-    return (_st(err),)
+    return _st1(err)
 
 def cudaMemsetAsync(devPtr, int value, size_t count, stream):
     """cudaMemsetAsync(devPtr, value, count, stream)
@@ -7231,7 +7238,7 @@ cannot be given local or shared pointers.
     _hptr(stream, &c_stream)
     with nogil:
         err = cyruntime.cudaMemsetAsync(<void*>c_devPtr, value, count, <cyruntime.cudaStream_t>c_stream)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaMemset2DAsync(devPtr, size_t pitch, int value, size_t width, size_t height, stream):
     """cudaMemset2DAsync(devPtr, pitch, value, width, height, stream)
@@ -7278,7 +7285,7 @@ cannot be given local or shared pointers.
     _hptr(stream, &c_stream)
     with nogil:
         err = cyruntime.cudaMemset2DAsync(<void*>c_devPtr, pitch, value, width, height, <cyruntime.cudaStream_t>c_stream)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaMemset3DAsync(pitchedDevPtr, int value, extent, stream):
     """cudaMemset3DAsync(pitchedDevPtr, value, extent, stream)
@@ -7336,7 +7343,7 @@ cannot be given local or shared pointers.
     _hptr(stream, &c_stream)
     with nogil:
         err = cyruntime.cudaMemset3DAsync((<cyruntime.cudaPitchedPtr*>p_pitchedDevPtr)[0], value, (<cyruntime.cudaExtent*>p_extent)[0], <cyruntime.cudaStream_t>c_stream)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaGetSymbolAddress(symbol):
     """cudaGetSymbolAddress(symbol)
@@ -7487,7 +7494,7 @@ on other devices.
     _hptr(stream, &c_stream)
     with nogil:
         err = cyruntime.cudaMemPrefetchAsync(<const void*>c_devPtr, count, (<cyruntime.cudaMemLocation*>p_location)[0], flags, <cyruntime.cudaStream_t>c_stream)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaMemPrefetchBatchAsync(dptrs, sizes, size_t count, prefetchLocs, prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, stream):
     """cudaMemPrefetchBatchAsync(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, stream)
@@ -7557,7 +7564,7 @@ Furthermore, numPrefetchLocs must be lesser than or equal to count.
     _hptr(stream, &c_stream)
     with nogil:
         err = cyruntime.cudaMemPrefetchBatchAsync(<void**>p_dptrs, <size_t*>p_sizes, count, <cyruntime.cudaMemLocation*>p_prefetchLocs, <size_t*>p_prefetchLocIdxs, numPrefetchLocs, flags, <cyruntime.cudaStream_t>c_stream)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaMemDiscardBatchAsync(dptrs, sizes, size_t count, unsigned long long flags, stream):
     """cudaMemDiscardBatchAsync(dptrs, sizes, count, flags, stream)
@@ -7613,7 +7620,7 @@ have a non-zero value for cudaDevAttrPageableMemoryAccess.
     _hptr(stream, &c_stream)
     with nogil:
         err = cyruntime.cudaMemDiscardBatchAsync(<void**>p_dptrs, <size_t*>p_sizes, count, flags, <cyruntime.cudaStream_t>c_stream)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaMemDiscardAndPrefetchBatchAsync(dptrs, sizes, size_t count, prefetchLocs, prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, stream):
     """cudaMemDiscardAndPrefetchBatchAsync(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, stream)
@@ -7690,7 +7697,7 @@ must be lesser than or equal to count.
     _hptr(stream, &c_stream)
     with nogil:
         err = cyruntime.cudaMemDiscardAndPrefetchBatchAsync(<void**>p_dptrs, <size_t*>p_sizes, count, <cyruntime.cudaMemLocation*>p_prefetchLocs, <size_t*>p_prefetchLocIdxs, numPrefetchLocs, flags, <cyruntime.cudaStream_t>c_stream)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaMemAdvise(devPtr, size_t count, long long advice, location):
     """cudaMemAdvise(devPtr, count, advice, location)
@@ -7817,7 +7824,7 @@ then this call has no effect.
     _vptr(devPtr, &c_devPtr)
     with nogil:
         err = cyruntime.cudaMemAdvise(<const void*>c_devPtr, count, <cyruntime.cudaMemoryAdvise>advice, (<cyruntime.cudaMemLocation*>p_location)[0])
-    return (_st(err),)
+    return _st1(err)
 
 def cudaMemRangeGetAttribute(size_t dataSize, long long attribute, devPtr, size_t count):
     """cudaMemRangeGetAttribute(dataSize, attribute, devPtr, count)
@@ -8007,7 +8014,7 @@ allowed on systems that support unified virtual addressing.
     _vptr(src, &c_src)
     with nogil:
         err = cyruntime.cudaMemcpyToArray(<cyruntime.cudaArray_t>c_dst, wOffset, hOffset, <const void*>c_src, count, <cyruntime.cudaMemcpyKind>kind)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaMemcpyFromArray(dst, src, size_t wOffset, size_t hOffset, size_t count, long long kind):
     """cudaMemcpyFromArray(dst, src, wOffset, hOffset, count, kind)
@@ -8051,7 +8058,7 @@ allowed on systems that support unified virtual addressing.
     _hptr(src, &c_src)
     with nogil:
         err = cyruntime.cudaMemcpyFromArray(<void*>c_dst, <cyruntime.cudaArray_const_t>c_src, wOffset, hOffset, count, <cyruntime.cudaMemcpyKind>kind)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaMemcpyArrayToArray(dst, size_t wOffsetDst, size_t hOffsetDst, src, size_t wOffsetSrc, size_t hOffsetSrc, size_t count, long long kind):
     """cudaMemcpyArrayToArray(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, count, kind)
@@ -8100,7 +8107,7 @@ allowed on systems that support unified virtual addressing.
     _hptr(src, &c_src)
     with nogil:
         err = cyruntime.cudaMemcpyArrayToArray(<cyruntime.cudaArray_t>c_dst, wOffsetDst, hOffsetDst, <cyruntime.cudaArray_const_t>c_src, wOffsetSrc, hOffsetSrc, count, <cyruntime.cudaMemcpyKind>kind)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaMemcpyToArrayAsync(dst, size_t wOffset, size_t hOffset, src, size_t count, long long kind, stream):
     """cudaMemcpyToArrayAsync(dst, wOffset, hOffset, src, count, kind, stream)
@@ -8154,7 +8161,7 @@ is non-zero, the copy may overlap with operations in other streams.
     _hptr(stream, &c_stream)
     with nogil:
         err = cyruntime.cudaMemcpyToArrayAsync(<cyruntime.cudaArray_t>c_dst, wOffset, hOffset, <const void*>c_src, count, <cyruntime.cudaMemcpyKind>kind, <cyruntime.cudaStream_t>c_stream)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaMemcpyFromArrayAsync(dst, src, size_t wOffset, size_t hOffset, size_t count, long long kind, stream):
     """cudaMemcpyFromArrayAsync(dst, src, wOffset, hOffset, count, kind, stream)
@@ -8207,7 +8214,7 @@ is non-zero, the copy may overlap with operations in other streams.
     _hptr(stream, &c_stream)
     with nogil:
         err = cyruntime.cudaMemcpyFromArrayAsync(<void*>c_dst, <cyruntime.cudaArray_const_t>c_src, wOffset, hOffset, count, <cyruntime.cudaMemcpyKind>kind, <cyruntime.cudaStream_t>c_stream)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaMallocAsync(size_t size, hStream):
     """cudaMallocAsync(size, hStream)
@@ -8277,7 +8284,7 @@ During stream capture, this function results in the creation of a free node and
     _hptr(hStream, &c_hStream)
     with nogil:
         err = cyruntime.cudaFreeAsync(<void*>c_devPtr, <cyruntime.cudaStream_t>c_hStream)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaMemPoolTrimTo(memPool, size_t minBytesToKeep):
     """cudaMemPoolTrimTo(memPool, minBytesToKeep)
@@ -8307,7 +8314,7 @@ The OS allocations may happen at different granularity from the user allocations
     _hptr(memPool, &c_memPool)
     with nogil:
         err = cyruntime.cudaMemPoolTrimTo(<cyruntime.cudaMemPool_t>c_memPool, minBytesToKeep)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaMemPoolSetAttribute(memPool, long long attr, value):
     """cudaMemPoolSetAttribute(memPool, attr, value)
@@ -8357,7 +8364,7 @@ Supported attributes are:
     _hptr(memPool, &c_memPool)
     with nogil:
         err = cyruntime.cudaMemPoolSetAttribute(<cyruntime.cudaMemPool_t>c_memPool, <cyruntime.cudaMemPoolAttr>attr, <void*>a_value.ptr)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaMemPoolGetAttribute(memPool, long long attr):
     """cudaMemPoolGetAttribute(memPool, attr)
@@ -8438,7 +8445,7 @@ def cudaMemPoolSetAccess(memPool, descList, size_t count):
     _hptr(memPool, &c_memPool)
     with nogil:
         err = cyruntime.cudaMemPoolSetAccess(<cyruntime.cudaMemPool_t>c_memPool, <const cyruntime.cudaMemAccessDesc*>p_descList, count)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaMemPoolGetAccess(memPool, location):
     """cudaMemPoolGetAccess(memPool, location)
@@ -8573,7 +8580,7 @@ cuMemPoolDestroy, cudaFreeAsync, cudaDeviceSetMemPool, cudaDeviceGetDefaultMemPo
     _hptr(memPool, &c_memPool)
     with nogil:
         err = cyruntime.cudaMemPoolDestroy(<cyruntime.cudaMemPool_t>c_memPool)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaMemGetDefaultMemPool(location, long long typename):
     """cudaMemGetDefaultMemPool(location, typename)
@@ -8700,7 +8707,7 @@ cuDeviceGetDefaultMemPool, cuDeviceGetMemPool, cuMemGetMemPool, cuMemPoolCreate,
     _hptr(memPool, &c_memPool)
     with nogil:
         err = cyruntime.cudaMemSetMemPool(<cyruntime.cudaMemLocation*>p_location, <cyruntime.cudaMemAllocationType>typename, <cyruntime.cudaMemPool_t>c_memPool)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaMallocFromPoolAsync(size_t size, memPool, stream):
     """cudaMallocFromPoolAsync(size, memPool, stream)
@@ -9018,7 +9025,7 @@ Returns cudaErrorInvalidValue if flags is not 0.
     cdef cyruntime.cudaError_t err
     with nogil:
         err = cyruntime.cudaDeviceEnablePeerAccess(peerDevice, flags)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaDeviceDisablePeerAccess(int peerDevice):
     """cudaDeviceDisablePeerAccess(peerDevice)
@@ -9040,7 +9047,7 @@ peerDevice has not yet been enabled from the current device.
     cdef cyruntime.cudaError_t err
     with nogil:
         err = cyruntime.cudaDeviceDisablePeerAccess(peerDevice)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaGraphicsUnregisterResource(resource):
     """cudaGraphicsUnregisterResource(resource)
@@ -9067,7 +9074,7 @@ returned.
     _hptr(resource, &c_resource)
     with nogil:
         err = cyruntime.cudaGraphicsUnregisterResource(<cyruntime.cudaGraphicsResource_t>c_resource)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaGraphicsResourceSetMapFlags(resource, unsigned int flags):
     """cudaGraphicsResourceSetMapFlags(resource, flags)
@@ -9104,7 +9111,7 @@ If flags is not one of the above values then cudaErrorInvalidValue is returned.
     _hptr(resource, &c_resource)
     with nogil:
         err = cyruntime.cudaGraphicsResourceSetMapFlags(<cyruntime.cudaGraphicsResource_t>c_resource, flags)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaGraphicsMapResources(int count, resources, stream):
     """cudaGraphicsMapResources(count, resources, stream)
@@ -9146,7 +9153,7 @@ CUDA then cudaErrorUnknown is returned.
     _hptr(stream, &c_stream)
     with nogil:
         err = cyruntime.cudaGraphicsMapResources(count, <cyruntime.cudaGraphicsResource_t*>p_resources, <cyruntime.cudaStream_t>c_stream)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaGraphicsUnmapResources(int count, resources, stream):
     """cudaGraphicsUnmapResources(count, resources, stream)
@@ -9186,7 +9193,7 @@ CUDA then cudaErrorUnknown is returned.
     _hptr(stream, &c_stream)
     with nogil:
         err = cyruntime.cudaGraphicsUnmapResources(count, <cyruntime.cudaGraphicsResource_t*>p_resources, <cyruntime.cudaStream_t>c_stream)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaGraphicsResourceGetMappedPointer(resource):
     """cudaGraphicsResourceGetMappedPointer(resource)
@@ -9635,7 +9642,7 @@ Destroys the texture object specified by texObject.
         c_texObject = texObject
     with nogil:
         err = cyruntime.cudaDestroyTextureObject(<cyruntime.cudaTextureObject_t>c_texObject)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaGetTextureObjectResourceDesc(texObject):
     """cudaGetTextureObjectResourceDesc(texObject)
@@ -9790,7 +9797,7 @@ Destroys the surface object specified by surfObject.
         c_surfObject = surfObject
     with nogil:
         err = cyruntime.cudaDestroySurfaceObject(<cyruntime.cudaSurfaceObject_t>c_surfObject)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaGetSurfaceObjectResourceDesc(surfObject):
     """cudaGetSurfaceObjectResourceDesc(surfObject)
@@ -9929,7 +9936,7 @@ def cudaLogsUnregisterCallback(callback):
     _hptr(callback, &c_callback)
     with nogil:
         err = cyruntime.cudaLogsUnregisterCallback(<cyruntime.cudaLogsCallbackHandle>c_callback)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaLogsCurrent(unsigned int flags):
     """cudaLogsCurrent(flags)
@@ -10245,7 +10252,7 @@ Sets the parameters of kernel node node to pNodeParams.
     _hptr(node, &c_node)
     with nogil:
         err = cyruntime.cudaGraphKernelNodeSetParams(<cyruntime.cudaGraphNode_t>c_node, <const cyruntime.cudaKernelNodeParams*>p_pNodeParams)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaGraphKernelNodeCopyAttributes(hDst, hSrc):
     """cudaGraphKernelNodeCopyAttributes(hDst, hSrc)
@@ -10271,7 +10278,7 @@ Both node must have the same context.
     _hptr(hSrc, &c_hSrc)
     with nogil:
         err = cyruntime.cudaGraphKernelNodeCopyAttributes(<cyruntime.cudaGraphNode_t>c_hDst, <cyruntime.cudaGraphNode_t>c_hSrc)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaGraphKernelNodeGetAttribute(hNode, long long attr):
     """cudaGraphKernelNodeGetAttribute(hNode, attr)
@@ -10326,7 +10333,7 @@ value.
     _hptr(hNode, &c_hNode)
     with nogil:
         err = cyruntime.cudaGraphKernelNodeSetAttribute(<cyruntime.cudaGraphNode_t>c_hNode, <cyruntime.cudaLaunchAttributeID>attr, <const cyruntime.cudaLaunchAttributeValue*>p_value)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaGraphAddMemcpyNode(graph, pDependencies, size_t numDependencies, pCopyParams):
     """cudaGraphAddMemcpyNode(graph, pDependencies, numDependencies, pCopyParams)
@@ -10534,7 +10541,7 @@ Sets the parameters of memcpy node node to pNodeParams.
     _hptr(node, &c_node)
     with nogil:
         err = cyruntime.cudaGraphMemcpyNodeSetParams(<cyruntime.cudaGraphNode_t>c_node, <const cyruntime.cudaMemcpy3DParms*>p_pNodeParams)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaGraphMemcpyNodeSetParamsToSymbol(node, symbol, src, size_t count, size_t offset, long long kind):
     """cudaGraphMemcpyNodeSetParamsToSymbol(node, symbol, src, count, offset, kind)
@@ -10561,7 +10568,7 @@ def cudaGraphMemcpyNodeSetParamsToSymbol(node, symbol, src, size_t count, size_t
     _vptr(src, &c_src)
     with nogil:
         err = cyruntime.cudaGraphMemcpyNodeSetParamsToSymbol(<cyruntime.cudaGraphNode_t>c_node, <const void*>c_symbol, <const void*>c_src, count, offset, <cyruntime.cudaMemcpyKind>kind)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaGraphMemcpyNodeSetParamsFromSymbol(node, dst, symbol, size_t count, size_t offset, long long kind):
     """cudaGraphMemcpyNodeSetParamsFromSymbol(node, dst, symbol, count, offset, kind)
@@ -10588,7 +10595,7 @@ def cudaGraphMemcpyNodeSetParamsFromSymbol(node, dst, symbol, size_t count, size
     _vptr(symbol, &c_symbol)
     with nogil:
         err = cyruntime.cudaGraphMemcpyNodeSetParamsFromSymbol(<cyruntime.cudaGraphNode_t>c_node, <void*>c_dst, <const void*>c_symbol, count, offset, <cyruntime.cudaMemcpyKind>kind)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaGraphMemcpyNodeSetParams1D(node, dst, src, size_t count, long long kind):
     """cudaGraphMemcpyNodeSetParams1D(node, dst, src, count, kind)
@@ -10614,7 +10621,7 @@ def cudaGraphMemcpyNodeSetParams1D(node, dst, src, size_t count, long long kind)
     _vptr(src, &c_src)
     with nogil:
         err = cyruntime.cudaGraphMemcpyNodeSetParams1D(<cyruntime.cudaGraphNode_t>c_node, <void*>c_dst, <const void*>c_src, count, <cyruntime.cudaMemcpyKind>kind)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaGraphAddMemsetNode(graph, pDependencies, size_t numDependencies, pMemsetParams):
     """cudaGraphAddMemsetNode(graph, pDependencies, numDependencies, pMemsetParams)
@@ -10714,7 +10721,7 @@ Sets the parameters of memset node node to pNodeParams.
     _hptr(node, &c_node)
     with nogil:
         err = cyruntime.cudaGraphMemsetNodeSetParams(<cyruntime.cudaGraphNode_t>c_node, <const cyruntime.cudaMemsetParams*>p_pNodeParams)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaGraphAddHostNode(graph, pDependencies, size_t numDependencies, pNodeParams):
     """cudaGraphAddHostNode(graph, pDependencies, numDependencies, pNodeParams)
@@ -10814,7 +10821,7 @@ Sets the parameters of host node node to nodeParams.
     _hptr(node, &c_node)
     with nogil:
         err = cyruntime.cudaGraphHostNodeSetParams(<cyruntime.cudaGraphNode_t>c_node, <const cyruntime.cudaHostNodeParams*>p_pNodeParams)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaGraphAddChildGraphNode(graph, pDependencies, size_t numDependencies, childGraph):
     """cudaGraphAddChildGraphNode(graph, pDependencies, numDependencies, childGraph)
@@ -11009,7 +11016,7 @@ def cudaGraphEventRecordNodeSetEvent(node, event):
     _hptr(event, &c_event)
     with nogil:
         err = cyruntime.cudaGraphEventRecordNodeSetEvent(<cyruntime.cudaGraphNode_t>c_node, <cyruntime.cudaEvent_t>c_event)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaGraphAddEventWaitNode(graph, pDependencies, size_t numDependencies, event):
     """cudaGraphAddEventWaitNode(graph, pDependencies, numDependencies, event)
@@ -11081,7 +11088,7 @@ def cudaGraphEventWaitNodeSetEvent(node, event):
     _hptr(event, &c_event)
     with nogil:
         err = cyruntime.cudaGraphEventWaitNodeSetEvent(<cyruntime.cudaGraphNode_t>c_node, <cyruntime.cudaEvent_t>c_event)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaGraphAddExternalSemaphoresSignalNode(graph, pDependencies, size_t numDependencies, nodeParams):
     """cudaGraphAddExternalSemaphoresSignalNode(graph, pDependencies, numDependencies, nodeParams)
@@ -11153,7 +11160,7 @@ def cudaGraphExternalSemaphoresSignalNodeSetParams(hNode, nodeParams):
     _hptr(hNode, &c_hNode)
     with nogil:
         err = cyruntime.cudaGraphExternalSemaphoresSignalNodeSetParams(<cyruntime.cudaGraphNode_t>c_hNode, <const cyruntime.cudaExternalSemaphoreSignalNodeParams*>p_nodeParams)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaGraphAddExternalSemaphoresWaitNode(graph, pDependencies, size_t numDependencies, nodeParams):
     """cudaGraphAddExternalSemaphoresWaitNode(graph, pDependencies, numDependencies, nodeParams)
@@ -11225,7 +11232,7 @@ def cudaGraphExternalSemaphoresWaitNodeSetParams(hNode, nodeParams):
     _hptr(hNode, &c_hNode)
     with nogil:
         err = cyruntime.cudaGraphExternalSemaphoresWaitNodeSetParams(<cyruntime.cudaGraphNode_t>c_hNode, <const cyruntime.cudaExternalSemaphoreWaitNodeParams*>p_nodeParams)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaGraphAddMemAllocNode(graph, pDependencies, size_t numDependencies, nodeParams):
     """cudaGraphAddMemAllocNode(graph, pDependencies, numDependencies, nodeParams)
@@ -11343,7 +11350,7 @@ def cudaDeviceGraphMemTrim(int device):
     cdef cyruntime.cudaError_t err
     with nogil:
         err = cyruntime.cudaDeviceGraphMemTrim(device)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaDeviceGetGraphMemAttribute(int device, long long attr):
     """cudaDeviceGetGraphMemAttribute(device, attr)
@@ -11384,7 +11391,7 @@ def cudaDeviceSetGraphMemAttribute(int device, long long attr, value):
     cdef _Buf a_value = _attr_in(value, _ATTR_cudaGraphMemAttributeType.get(int(attr), 'u8'), _L)
     with nogil:
         err = cyruntime.cudaDeviceSetGraphMemAttribute(device, <cyruntime.cudaGraphMemAttributeType>attr, <void*>a_value.ptr)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaGraphClone(originalGraph):
     """cudaGraphClone(originalGraph)
@@ -11789,7 +11796,7 @@ Specifying an existing dependency will return an error.
     _hptr(graph, &c_graph)
     with nogil:
         err = cyruntime.cudaGraphAddDependencies(<cyruntime.cudaGraph_t>c_graph, <const cyruntime.cudaGraphNode_t*>p_from, <const cyruntime.cudaGraphNode_t*>p_to, <const cyruntime.cudaGraphEdgeData*>p_edgeData, numDependencies)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaGraphRemoveDependencies(graph, from_, to, edgeData, size_t numDependencies):
     """cudaGraphRemoveDependencies(graph, from_, to, edgeData, numDependencies)
@@ -11833,7 +11840,7 @@ to passing default (zeroed) data for each edge.
     _hptr(graph, &c_graph)
     with nogil:
         err = cyruntime.cudaGraphRemoveDependencies(<cyruntime.cudaGraph_t>c_graph, <const cyruntime.cudaGraphNode_t*>p_from, <const cyruntime.cudaGraphNode_t*>p_to, <const cyruntime.cudaGraphEdgeData*>p_edgeData, numDependencies)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaGraphDestroyNode(node):
     """cudaGraphDestroyNode(node)
@@ -11860,7 +11867,7 @@ Any attempt to do so will return an error.
     _hptr(node, &c_node)
     with nogil:
         err = cyruntime.cudaGraphDestroyNode(<cyruntime.cudaGraphNode_t>c_node)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaGraphInstantiate(graph, unsigned long long flags):
     """cudaGraphInstantiate(graph, flags)
@@ -12157,7 +12164,7 @@ undefined behavior.
     _hptr(node, &c_node)
     with nogil:
         err = cyruntime.cudaGraphExecKernelNodeSetParams(<cyruntime.cudaGraphExec_t>c_hGraphExec, <cyruntime.cudaGraphNode_t>c_node, <const cyruntime.cudaKernelNodeParams*>p_pNodeParams)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaGraphExecMemcpyNodeSetParams(hGraphExec, node, pNodeParams):
     """cudaGraphExecMemcpyNodeSetParams(hGraphExec, node, pNodeParams)
@@ -12202,7 +12209,7 @@ either the original or new memory operands are multidimensional.
     _hptr(node, &c_node)
     with nogil:
         err = cyruntime.cudaGraphExecMemcpyNodeSetParams(<cyruntime.cudaGraphExec_t>c_hGraphExec, <cyruntime.cudaGraphNode_t>c_node, <const cyruntime.cudaMemcpy3DParms*>p_pNodeParams)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaGraphExecMemcpyNodeSetParamsToSymbol(hGraphExec, node, symbol, src, size_t count, size_t offset, long long kind):
     """cudaGraphExecMemcpyNodeSetParamsToSymbol(hGraphExec, node, symbol, src, count, offset, kind)
@@ -12232,7 +12239,7 @@ def cudaGraphExecMemcpyNodeSetParamsToSymbol(hGraphExec, node, symbol, src, size
     _vptr(src, &c_src)
     with nogil:
         err = cyruntime.cudaGraphExecMemcpyNodeSetParamsToSymbol(<cyruntime.cudaGraphExec_t>c_hGraphExec, <cyruntime.cudaGraphNode_t>c_node, <const void*>c_symbol, <const void*>c_src, count, offset, <cyruntime.cudaMemcpyKind>kind)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaGraphExecMemcpyNodeSetParamsFromSymbol(hGraphExec, node, dst, symbol, size_t count, size_t offset, long long kind):
     """cudaGraphExecMemcpyNodeSetParamsFromSymbol(hGraphExec, node, dst, symbol, count, offset, kind)
@@ -12262,7 +12269,7 @@ def cudaGraphExecMemcpyNodeSetParamsFromSymbol(hGraphExec, node, dst, symbol, si
     _vptr(symbol, &c_symbol)
     with nogil:
         err = cyruntime.cudaGraphExecMemcpyNodeSetParamsFromSymbol(<cyruntime.cudaGraphExec_t>c_hGraphExec, <cyruntime.cudaGraphNode_t>c_node, <void*>c_dst, <const void*>c_symbol, count, offset, <cyruntime.cudaMemcpyKind>kind)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaGraphExecMemcpyNodeSetParams1D(hGraphExec, node, dst, src, size_t count, long long kind):
     """cudaGraphExecMemcpyNodeSetParams1D(hGraphExec, node, dst, src, count, kind)
@@ -12291,7 +12298,7 @@ def cudaGraphExecMemcpyNodeSetParams1D(hGraphExec, node, dst, src, size_t count,
     _vptr(src, &c_src)
     with nogil:
         err = cyruntime.cudaGraphExecMemcpyNodeSetParams1D(<cyruntime.cudaGraphExec_t>c_hGraphExec, <cyruntime.cudaGraphNode_t>c_node, <void*>c_dst, <const void*>c_src, count, <cyruntime.cudaMemcpyKind>kind)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaGraphExecMemsetNodeSetParams(hGraphExec, node, pNodeParams):
     """cudaGraphExecMemsetNodeSetParams(hGraphExec, node, pNodeParams)
@@ -12340,7 +12347,7 @@ not modified by this call.
     _hptr(node, &c_node)
     with nogil:
         err = cyruntime.cudaGraphExecMemsetNodeSetParams(<cyruntime.cudaGraphExec_t>c_hGraphExec, <cyruntime.cudaGraphNode_t>c_node, <const cyruntime.cudaMemsetParams*>p_pNodeParams)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaGraphExecHostNodeSetParams(hGraphExec, node, pNodeParams):
     """cudaGraphExecHostNodeSetParams(hGraphExec, node, pNodeParams)
@@ -12377,7 +12384,7 @@ not modified by this call.
     _hptr(node, &c_node)
     with nogil:
         err = cyruntime.cudaGraphExecHostNodeSetParams(<cyruntime.cudaGraphExec_t>c_hGraphExec, <cyruntime.cudaGraphNode_t>c_node, <const cyruntime.cudaHostNodeParams*>p_pNodeParams)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaGraphExecChildGraphNodeSetParams(hGraphExec, node, childGraph):
     """cudaGraphExecChildGraphNodeSetParams(hGraphExec, node, childGraph)
@@ -12401,7 +12408,7 @@ def cudaGraphExecChildGraphNodeSetParams(hGraphExec, node, childGraph):
     _hptr(childGraph, &c_childGraph)
     with nogil:
         err = cyruntime.cudaGraphExecChildGraphNodeSetParams(<cyruntime.cudaGraphExec_t>c_hGraphExec, <cyruntime.cudaGraphNode_t>c_node, <cyruntime.cudaGraph_t>c_childGraph)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaGraphExecEventRecordNodeSetEvent(hGraphExec, hNode, event):
     """cudaGraphExecEventRecordNodeSetEvent(hGraphExec, hNode, event)
@@ -12425,7 +12432,7 @@ def cudaGraphExecEventRecordNodeSetEvent(hGraphExec, hNode, event):
     _hptr(event, &c_event)
     with nogil:
         err = cyruntime.cudaGraphExecEventRecordNodeSetEvent(<cyruntime.cudaGraphExec_t>c_hGraphExec, <cyruntime.cudaGraphNode_t>c_hNode, <cyruntime.cudaEvent_t>c_event)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaGraphExecEventWaitNodeSetEvent(hGraphExec, hNode, event):
     """cudaGraphExecEventWaitNodeSetEvent(hGraphExec, hNode, event)
@@ -12449,7 +12456,7 @@ def cudaGraphExecEventWaitNodeSetEvent(hGraphExec, hNode, event):
     _hptr(event, &c_event)
     with nogil:
         err = cyruntime.cudaGraphExecEventWaitNodeSetEvent(<cyruntime.cudaGraphExec_t>c_hGraphExec, <cyruntime.cudaGraphNode_t>c_hNode, <cyruntime.cudaEvent_t>c_event)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaGraphExecExternalSemaphoresSignalNodeSetParams(hGraphExec, hNode, nodeParams):
     """cudaGraphExecExternalSemaphoresSignalNodeSetParams(hGraphExec, hNode, nodeParams)
@@ -12473,7 +12480,7 @@ def cudaGraphExecExternalSemaphoresSignalNodeSetParams(hGraphExec, hNode, nodePa
     _hptr(hNode, &c_hNode)
     with nogil:
         err = cyruntime.cudaGraphExecExternalSemaphoresSignalNodeSetParams(<cyruntime.cudaGraphExec_t>c_hGraphExec, <cyruntime.cudaGraphNode_t>c_hNode, <const cyruntime.cudaExternalSemaphoreSignalNodeParams*>p_nodeParams)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaGraphExecExternalSemaphoresWaitNodeSetParams(hGraphExec, hNode, nodeParams):
     """cudaGraphExecExternalSemaphoresWaitNodeSetParams(hGraphExec, hNode, nodeParams)
@@ -12497,7 +12504,7 @@ def cudaGraphExecExternalSemaphoresWaitNodeSetParams(hGraphExec, hNode, nodePara
     _hptr(hNode, &c_hNode)
     with nogil:
         err = cyruntime.cudaGraphExecExternalSemaphoresWaitNodeSetParams(<cyruntime.cudaGraphExec_t>c_hGraphExec, <cyruntime.cudaGraphNode_t>c_hNode, <const cyruntime.cudaExternalSemaphoreWaitNodeParams*>p_nodeParams)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaGraphNodeSetEnabled(hGraphExec, hNode, unsigned int isEnabled):
     """cudaGraphNodeSetEnabled(hGraphExec, hNode, isEnabled)
@@ -12519,7 +12526,7 @@ def cudaGraphNodeSetEnabled(hGraphExec, hNode, unsigned int isEnabled):
     _hptr(hNode, &c_hNode)
     with nogil:
         err = cyruntime.cudaGraphNodeSetEnabled(<cyruntime.cudaGraphExec_t>c_hGraphExec, <cyruntime.cudaGraphNode_t>c_hNode, isEnabled)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaGraphNodeGetEnabled(hGraphExec, hNode):
     """cudaGraphNodeGetEnabled(hGraphExec, hNode)
@@ -12668,7 +12675,7 @@ def cudaGraphUpload(graphExec, stream):
     _hptr(stream, &c_stream)
     with nogil:
         err = cyruntime.cudaGraphUpload(<cyruntime.cudaGraphExec_t>c_graphExec, <cyruntime.cudaStream_t>c_stream)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaGraphLaunch(graphExec, stream):
     """cudaGraphLaunch(graphExec, stream)
@@ -12702,7 +12709,7 @@ the launch will fail with cudaErrorInvalidValue.
     _hptr(stream, &c_stream)
     with nogil:
         err = cyruntime.cudaGraphLaunch(<cyruntime.cudaGraphExec_t>c_graphExec, <cyruntime.cudaStream_t>c_stream)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaGraphExecDestroy(graphExec):
     """cudaGraphExecDestroy(graphExec)
@@ -12725,7 +12732,7 @@ Destroys the executable graph specified by graphExec.
     _hptr(graphExec, &c_graphExec)
     with nogil:
         err = cyruntime.cudaGraphExecDestroy(<cyruntime.cudaGraphExec_t>c_graphExec)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaGraphDestroy(graph):
     """cudaGraphDestroy(graph)
@@ -12748,7 +12755,7 @@ Destroys the graph specified by graph, as well as all of its nodes.
     _hptr(graph, &c_graph)
     with nogil:
         err = cyruntime.cudaGraphDestroy(<cyruntime.cudaGraph_t>c_graph)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaGraphDebugDotPrint(graph, path, unsigned int flags):
     """cudaGraphDebugDotPrint(graph, path, flags)
@@ -12780,7 +12787,7 @@ parameter values, kernel attributes, node and function handles.
     _hptr(graph, &c_graph)
     with nogil:
         err = cyruntime.cudaGraphDebugDotPrint(<cyruntime.cudaGraph_t>c_graph, <const char*>c_path, flags)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaUserObjectCreate(ptr, destroy, unsigned int initialRefcount, unsigned int flags):
     """cudaUserObjectCreate(ptr, destroy, initialRefcount, flags)
@@ -12850,7 +12857,7 @@ See CUDA User Objects in the CUDA C++ Programming Guide for more information on 
     _hptr(object, &c_object)
     with nogil:
         err = cyruntime.cudaUserObjectRetain(<cyruntime.cudaUserObject_t>c_object, count)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaUserObjectRelease(object, unsigned int count):
     """cudaUserObjectRelease(object, count)
@@ -12881,7 +12888,7 @@ See CUDA User Objects in the CUDA C++ Programming Guide for more information on 
     _hptr(object, &c_object)
     with nogil:
         err = cyruntime.cudaUserObjectRelease(<cyruntime.cudaUserObject_t>c_object, count)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaGraphRetainUserObject(graph, object, unsigned int count, unsigned int flags):
     """cudaGraphRetainUserObject(graph, object, count, flags)
@@ -12914,7 +12921,7 @@ See CUDA User Objects in the CUDA C++ Programming Guide for more information on 
     _hptr(object, &c_object)
     with nogil:
         err = cyruntime.cudaGraphRetainUserObject(<cyruntime.cudaGraph_t>c_graph, <cyruntime.cudaUserObject_t>c_object, count, flags)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaGraphReleaseUserObject(graph, object, unsigned int count):
     """cudaGraphReleaseUserObject(graph, object, count)
@@ -12945,7 +12952,7 @@ See CUDA User Objects in the CUDA C++ Programming Guide for more information on 
     _hptr(object, &c_object)
     with nogil:
         err = cyruntime.cudaGraphReleaseUserObject(<cyruntime.cudaGraph_t>c_graph, <cyruntime.cudaUserObject_t>c_object, count)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaGraphAddNode(graph, pDependencies, dependencyData, size_t numDependencies, nodeParams):
     """cudaGraphAddNode(graph, pDependencies, dependencyData, numDependencies, nodeParams)
@@ -13033,7 +13040,7 @@ cudaGraphNodeTypeMemFree.
     _hptr(node, &c_node)
     with nogil:
         err = cyruntime.cudaGraphNodeSetParams(<cyruntime.cudaGraphNode_t>c_node, <cyruntime.cudaGraphNodeParams*>p_nodeParams)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaGraphExecNodeSetParams(graphExec, node, nodeParams):
     """cudaGraphExecNodeSetParams(graphExec, node, nodeParams)
@@ -13086,7 +13093,7 @@ Allowed changes to parameters on executable graphs are as follows:
     _hptr(node, &c_node)
     with nogil:
         err = cyruntime.cudaGraphExecNodeSetParams(<cyruntime.cudaGraphExec_t>c_graphExec, <cyruntime.cudaGraphNode_t>c_node, <cyruntime.cudaGraphNodeParams*>p_nodeParams)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaGraphConditionalHandleCreate(graph, unsigned int defaultLaunchValue, unsigned int flags):
     """cudaGraphConditionalHandleCreate(graph, defaultLaunchValue, flags)
@@ -13341,7 +13348,7 @@ Unloads the library specified with library
     _hptr(library, &c_library)
     with nogil:
         err = cyruntime.cudaLibraryUnload(<cyruntime.cudaLibrary_t>c_library)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaLibraryGetKernel(library, name):
     """cudaLibraryGetKernel(library, name)
@@ -13624,7 +13631,7 @@ on the interleavings chosen by the OS scheduler and memory consistency.
     _hptr(kernel, &c_kernel)
     with nogil:
         err = cyruntime.cudaKernelSetAttributeForDevice(<cyruntime.cudaKernel_t>c_kernel, <cyruntime.cudaFuncAttribute>attr, value, device)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaGetExportTable(pExportTableId):
     """cudaGetExportTable(pExportTableId)
@@ -13892,7 +13899,7 @@ device if needed.
     cdef cyruntime.cudaError_t err
     with nogil:
         err = cyruntime.cudaGLSetGLDevice(device)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaGLRegisterBufferObject(bufObj):
     """cudaGLRegisterBufferObject(bufObj)
@@ -13924,7 +13931,7 @@ thread when this is called.
         c_bufObj = bufObj
     with nogil:
         err = cyruntime.cudaGLRegisterBufferObject(<cyruntime.GLuint>c_bufObj)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaGLMapBufferObject(bufObj):
     """cudaGLMapBufferObject(bufObj)
@@ -14003,7 +14010,7 @@ GL context.
         c_bufObj = bufObj
     with nogil:
         err = cyruntime.cudaGLUnmapBufferObject(<cyruntime.GLuint>c_bufObj)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaGLUnregisterBufferObject(bufObj):
     """cudaGLUnregisterBufferObject(bufObj)
@@ -14036,7 +14043,7 @@ called.
         c_bufObj = bufObj
     with nogil:
         err = cyruntime.cudaGLUnregisterBufferObject(<cyruntime.GLuint>c_bufObj)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaGLSetBufferObjectMapFlags(bufObj, unsigned int flags):
     """cudaGLSetBufferObjectMapFlags(bufObj, flags)
@@ -14083,7 +14090,7 @@ mapped for access by CUDA, then cudaErrorUnknown is returned.
         c_bufObj = bufObj
     with nogil:
         err = cyruntime.cudaGLSetBufferObjectMapFlags(<cyruntime.GLuint>c_bufObj, flags)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaGLMapBufferObjectAsync(bufObj, stream):
     """cudaGLMapBufferObjectAsync(bufObj, stream)
@@ -14168,7 +14175,7 @@ Stream /p stream is synchronized with the current GL context.
     _hptr(stream, &c_stream)
     with nogil:
         err = cyruntime.cudaGLUnmapBufferObjectAsync(<cyruntime.GLuint>c_bufObj, <cyruntime.cudaStream_t>c_stream)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaGraphicsEGLRegisterImage(image, unsigned int flags):
     """cudaGraphicsEGLRegisterImage(image, flags)
@@ -14747,7 +14754,7 @@ VDPAU interoperability on device may be enabled.
     _vptr(vdpGetProcAddress, &c_vdpGetProcAddress)
     with nogil:
         err = cyruntime.cudaVDPAUSetVDPAUDevice(device, <cyruntime.VdpDevice>c_vdpDevice, <cyruntime.VdpGetProcAddress*>c_vdpGetProcAddress)
-    return (_st(err),)
+    return _st1(err)
 
 def cudaGraphicsVDPAURegisterVideoSurface(vdpSurface, unsigned int flags):
     """cudaGraphicsVDPAURegisterVideoSurface(vdpSurface, flags)
@@ -14851,7 +14858,7 @@ def cudaProfilerStart():
     cdef cyruntime.cudaError_t err
     with nogil:
         err = cyruntime.cudaProfilerStart()
-    return (_st(err),)
+    return _st1(err)
 
 def cudaProfilerStop():
     """cudaProfilerStop()
@@ -14865,7 +14872,7 @@ def cudaProfilerStop():
     cdef cyruntime.cudaError_t err
     with nogil:
         err = cyruntime.cudaProfilerStop()
-    return (_st(err),)
+    return _st1(err)
 
 def make_cudaExtent(w, h, d):
     """make_cudaExtent(w, h, d) -> cudaExtent with its fields (width, height, depth) set from the arguments in order."""
