@@ -280,6 +280,7 @@ def main():
     ap.add_argument("--wheel-seconds", type=float)
     ap.add_argument("--commit", default="")
     ap.add_argument("--mirror", help="a second path the results are written to")
+    ap.add_argument("--lockprobe", help="JSON lines written by benchmarks/lockprobe.c")
     a = ap.parse_args()
     a.ours = os.path.abspath(a.ours)
     a.cubin = os.path.abspath(a.cubin)
@@ -292,6 +293,9 @@ def main():
     log(f"pinning: {res['machine']['pinned']}; ours: {res['machine']['packages']['ours']['file']}; "
         f"NVIDIA's: {res['machine']['packages']['nvidia']['file']}")
     res["build"] = build_info(a)
+    if a.lockprobe:
+        with open(a.lockprobe) as fh:
+            res["lockprobe"] = [json.loads(x) for x in fh if x.startswith("{")]
 
     def save():   # after each phase, so that a run cut short still leaves what it measured
         res["measure_seconds"] = round(time.perf_counter() - t0, 1)

@@ -316,6 +316,26 @@ def render(res):
     L.append(table(["", "ours", "NVIDIA"], brows, ["---", "---", "---"]))
     L.append("")
 
+    if res.get("lockprobe"):
+        L.append("## Which calls keep the GIL")
+        L.append("")
+        L.append("`benchmarks/lockprobe.c` counts, per call of the driver (100,000 calls each), the pthread "
+                 "locks, waits and kernel entries (ioctl, poll, syscall, sleeps) it reaches from the calling "
+                 "thread. A call that reaches none cannot block on another thread: those in "
+                 "`codegen/overrides.py` KEEP_GIL are called without releasing the GIL, and "
+                 "`tests/test_keep_gil.py` checks them on every GPU run. The controls show the counter "
+                 "sees the driver's locks where there are some.")
+        L.append("")
+        rows = []
+        for r in res["lockprobe"]:
+            if "call" not in r:
+                continue
+            pc = r.get("per_call") or {}
+            reached = ", ".join(f"{k} {v:g}" for k, v in pc.items()) if pc else "none"
+            rows.append((r["call"], reached))
+        L.append(table(["call", "reached per call"], rows, ["---", "---"]))
+        L.append("")
+
     errs = [(impl, case, msg) for impl in ("C", "nvidia", "ours")
             for case, msg in res.get("call_errors", {}).get(impl, {}).items()]
     if errs:

@@ -143,11 +143,22 @@ main() {
     fi
 
     # --- measure, report --------------------------------------------------------------------------
+    say "lock probe: which driver calls reach a lock (benchmarks/lockprobe.c)"
+    LOCKS=$WORK/lockprobe.jsonl
+    if nvcc -O2 -Xcompiler -rdynamic -o "$WORK/lockprobe" benchmarks/lockprobe.c -ldl -lcuda -lpthread >>"$BLOG" 2>&1 \
+        && "$WORK/lockprobe" >"$LOCKS" 2>>"$BLOG"; then
+        cat "$LOCKS"
+    else
+        echo "lock probe: could not build or run; see build.log"
+        LOCKS=""
+    fi
+
     say "measure: $ROUNDS rounds of per-call cases, $REPEATS import and cuInit repeats"
     margs=(--ours "$DEST" --cubin "$WORK/kernels.cubin" --out "$RESULTS" --python "$PY"
            --rounds "$ROUNDS" --import-repeats "$REPEATS" --cpu "$CPU" --commit "$COMMIT")
     [ -n "${OUT:-}" ] && margs+=(--mirror "$OUT/results.json")
     [ -n "$CBIN" ] && margs+=(--c-binary "$CBIN")
+    [ -n "$LOCKS" ] && margs+=(--lockprobe "$LOCKS")
     [ -n "$FLOOR" ] && margs+=(--floor-dir "$FLOOR")
     [ -n "$BUILD_SECONDS" ] && margs+=(--build-seconds "$BUILD_SECONDS")
     [ -n "$WHEEL" ] && margs+=(--wheel "$WHEEL")

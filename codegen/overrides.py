@@ -310,11 +310,19 @@ BINARY_CHAR_FIELDS = {"bytes", "luid", "reserved", "reserved0", "reserved1", "pa
 
 # Calls made WITHOUT releasing the GIL: each is a lookup that cannot block and takes no lock
 # (releasing and re-taking the GIL would cost more than the call).  Every other C call releases it.
+# Driver entries are checked on the GPU by tests/test_keep_gil.py: benchmarks/lockprobe.c counts
+# the pthread locks, waits and kernel entries (ioctl, poll, syscall) a call reaches from the calling
+# thread, and each of these reaches none (580.x driver, 100,000 calls; cuEventQuery and
+# cuStreamQuery take two mutexes per call and cuPointerGetAttribute one, so they release the GIL).
 KEEP_GIL = {
     "cuGetErrorString": "looks up a static string table",
     "cuGetErrorName": "looks up a static string table",
     "cuDriverGetVersion": "returns a constant of the loaded driver",
     "cuCtxGetCurrent": "reads the calling thread's current-context slot",
+    "cuCtxGetDevice": "reads the calling thread's current context's device; lockprobe: none",
+    "cuDeviceGet": "maps an ordinal to a device handle; lockprobe: none",
+    "cuDeviceGetCount": "returns the count found by cuInit; lockprobe: none",
+    "cuDeviceGetAttribute": "reads the device's attribute table filled by cuInit; lockprobe: none, every attribute",
     "nvrtcVersion": "returns constants of the loaded library",
     "nvrtcGetErrorString": "looks up a static string table",
     "cudaGetErrorString": "looks up a static string table",

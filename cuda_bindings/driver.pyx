@@ -731,8 +731,7 @@ cuDeviceGetCount()-1]</b>.
     """
     cdef cydriver.CUresult err
     cdef cydriver.CUdevice c_device
-    with nogil:
-        err = cydriver.cuDeviceGet(&c_device, ordinal)
+    err = cydriver.cuDeviceGet(&c_device, ordinal)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _new_int(CUdevice, <unsigned long long>c_device, 4, True),)
@@ -754,8 +753,7 @@ device, cuDeviceGetCount() returns 0.
     """
     cdef cydriver.CUresult err
     cdef int c_count
-    with nogil:
-        err = cydriver.cuDeviceGetCount(&c_count)
+    err = cydriver.cuDeviceGetCount(&c_count)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), c_count,)
@@ -960,8 +958,7 @@ dev.
         c_dev = <int>(<_IntValue>dev)._v
     else:
         c_dev = dev
-    with nogil:
-        err = cydriver.cuDeviceGetAttribute(&c_pi, <cydriver.CUdevice_attribute>attrib, <cydriver.CUdevice>c_dev)
+    err = cydriver.cuDeviceGetAttribute(&c_pi, <cydriver.CUdevice_attribute>attrib, <cydriver.CUdevice>c_dev)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), c_pi,)
@@ -1963,8 +1960,7 @@ Returns in *device the handle of the current context's device.
     """
     cdef cydriver.CUresult err
     cdef cydriver.CUdevice c_device
-    with nogil:
-        err = cydriver.cuCtxGetDevice(&c_device)
+    err = cydriver.cuCtxGetDevice(&c_device)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _new_int(CUdevice, <unsigned long long>c_device, 4, True),)
