@@ -789,7 +789,7 @@ def _emit_function(model, fn, mod, L):
                 a = p.extra["attr"]
                 apy = ov.RENAME.get(a, a)
                 cdecls.append(f"cdef str code_{p.name} = _ATTR_{p.extra['enum']}.get(int({apy}), 'u8')")
-                cdecls.append(f"cdef _Buf a_{p.name} = _Buf_new(_attr_size(code_{p.name}) if code_{p.name}[0] != 's' else 256)")
+                cdecls.append(f"cdef _Buf a_{p.name} = _Buf_new(_attr_size(code_{p.name}))")
                 call_args.append(f"<{ct}>a_{p.name}.ptr")
                 outs.append(f"_attr_out(a_{p.name}.ptr, code_{p.name}, _L)")
                 for q in fn.params:

@@ -323,7 +323,7 @@ cdef class _Buf:
 
 
 cdef _Buf _Buf_new(Py_ssize_t size):
-    cdef _Buf b = _Buf.__new__(_Buf)
+    cdef _Buf b = <_Buf>_tp_new(_Buf, _NOARGS)
     if size <= _BUF_SMALL:
         b.ptr = <void*>b.small
         memset(b.ptr, 0, size)
@@ -970,12 +970,45 @@ cdef _Lazy _new_lazy(dict g, str modname, str enums, str structs,
 
 # ----------------------------------------------------------------------------- attribute values
 
+# An attribute's C type code (generated tables): 'b' bool, 'p' void*, 'c<n>' char[n], 's:Struct',
+# 'h:Handle', 'e:Enum', '<i|u|f><size>[:IntType]'.  Parsed once per code into
+# (kind, buffer size, class name or None, scalar kind).
+DEF A_BOOL = 0
+DEF A_PTR = 1
+DEF A_CHARS = 2
+DEF A_STRUCT = 3
+DEF A_HANDLE = 4
+DEF A_ENUM = 5
+DEF A_NUM = 6
+cdef dict _ATTR_CODES = {}
+
+
+cdef tuple _attr_parse(str code):
+    r = _ATTR_CODES.get(code)
+    if r is not None:
+        return <tuple>r
+    head, _, name = code.partition(":")
+    name = name or None
+    if code == "b":
+        r = (A_BOOL, 1, None, None)
+    elif code == "p":
+        r = (A_PTR, 8, None, None)
+    elif code[0] == "c":
+        r = (A_CHARS, int(code[1:]), None, None)
+    elif head == "s":
+        r = (A_STRUCT, 256, name, None)
+    elif head == "h":
+        r = (A_HANDLE, 8, name, None)
+    elif head == "e":
+        r = (A_ENUM, 8, name, None)
+    else:
+        r = (A_NUM, 8, name, head)
+    _ATTR_CODES[code] = r
+    return <tuple>r
+
+
 cdef Py_ssize_t _attr_size(str code):
-    if code.startswith("c"):
-        return int(code[1:])
-    if code.startswith("s:"):
-        return 256
-    return 8
+    return _attr_parse(code)[1]
 
 
 cdef _Buf _attr_in(object value, str code, _Lazy classes):
@@ -1012,21 +1045,26 @@ cdef _Buf _attr_in(object value, str code, _Lazy classes):
 
 cdef object _attr_out(void* p, str code, _Lazy classes):
     cdef _Struct s
-    if code == "b":
+    cdef tuple t = _attr_parse(code)
+    cdef int kind = t[0]
+    name = t[2]
+    if kind == A_HANDLE:
+        return _new_handle(classes.cls(name), (<void**>p)[0])
+    if kind == A_ENUM:
+        cls = classes.cls(name)
+        return _enum(cls._value2member_map_, cls, (<int32_t*>p)[0])
+    if kind == A_NUM:
+        return _load(<char*>p, t[3], classes.cls(name) if name is not None else None)
+    if kind == A_BOOL:
         return (<uint8_t*>p)[0] != 0
-    if code == "p":
+    if kind == A_PTR:
         return PyLong_FromVoidPtr((<void**>p)[0])
-    if code.startswith("c"):
+    if kind == A_CHARS:
         return <bytes>(<char*>p)
-    if code.startswith("s:"):
-        cls = classes.cls(code[2:])
-        s = _new_struct(cls)
-        memcpy(s._ptr, p, cls._c_size)
-        return s
-    if ":" in code:
-        kind, name = code.split(":")
-        return _load(<char*>p, kind, classes.cls(name))
-    return _load(<char*>p, code, None)
+    cls = classes.cls(name)
+    s = _new_struct(cls)
+    memcpy(s._ptr, p, cls._c_size)
+    return s
 
 
 # ----------------------------------------------------------------------------- kernel parameters

@@ -9003,7 +9003,7 @@ Supported attributes are:
     cdef cydriver.CUresult err
     cdef void* c_pool
     cdef str code_value = _ATTR_CUmemPool_attribute.get(int(attr), 'u8')
-    cdef _Buf a_value = _Buf_new(_attr_size(code_value) if code_value[0] != 's' else 256)
+    cdef _Buf a_value = _Buf_new(_attr_size(code_value))
     _hptr(pool, &c_pool)
     with nogil:
         err = cydriver.cuMemPoolGetAttribute(<cydriver.CUmemoryPool>c_pool, <cydriver.CUmemPool_attribute>attr, <void*>a_value.ptr)
@@ -9954,7 +9954,7 @@ and device addresses from either address.
     """
     cdef cydriver.CUresult err
     cdef str code_data = _ATTR_CUpointer_attribute.get(int(attribute), 'u8')
-    cdef _Buf a_data = _Buf_new(_attr_size(code_data) if code_data[0] != 's' else 256)
+    cdef _Buf a_data = _Buf_new(_attr_size(code_data))
     cdef unsigned long long c_ptr
     if isinstance(ptr, _IntValue):
         c_ptr = <unsigned long long>(<_IntValue>ptr)._v
@@ -15738,7 +15738,7 @@ Valid attributes are:
     cdef cydriver.CUresult err
     cdef int c_device
     cdef str code_value = _ATTR_CUgraphMem_attribute.get(int(attr), 'u8')
-    cdef _Buf a_value = _Buf_new(_attr_size(code_value) if code_value[0] != 's' else 256)
+    cdef _Buf a_value = _Buf_new(_attr_size(code_value))
     if isinstance(device, _IntValue):
         c_device = <int>(<_IntValue>device)._v
     else:
@@ -20806,7 +20806,7 @@ The supported attributes are:
     """
     cdef cydriver.CUresult err
     cdef str code_value = _ATTR_CUcoredumpSettings.get(int(attrib), 'u8')
-    cdef _Buf a_value = _Buf_new(_attr_size(code_value) if code_value[0] != 's' else 256)
+    cdef _Buf a_value = _Buf_new(_attr_size(code_value))
     cdef size_t c_size = 0
     c_size = a_value.size
     with nogil:
@@ -20879,7 +20879,7 @@ The supported attributes are:
     """
     cdef cydriver.CUresult err
     cdef str code_value = _ATTR_CUcoredumpSettings.get(int(attrib), 'u8')
-    cdef _Buf a_value = _Buf_new(_attr_size(code_value) if code_value[0] != 's' else 256)
+    cdef _Buf a_value = _Buf_new(_attr_size(code_value))
     cdef size_t c_size = 0
     c_size = a_value.size
     with nogil:

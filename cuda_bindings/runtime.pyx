@@ -8415,7 +8415,7 @@ Supported attributes are:
     cdef cyruntime.cudaError_t err
     cdef void* c_memPool
     cdef str code_value = _ATTR_cudaMemPoolAttr.get(int(attr), 'u8')
-    cdef _Buf a_value = _Buf_new(_attr_size(code_value) if code_value[0] != 's' else 256)
+    cdef _Buf a_value = _Buf_new(_attr_size(code_value))
     _hptr(memPool, &c_memPool)
     with nogil:
         err = cyruntime.cudaMemPoolGetAttribute(<cyruntime.cudaMemPool_t>c_memPool, <cyruntime.cudaMemPoolAttr>attr, <void*>a_value.ptr)
@@ -11367,7 +11367,7 @@ def cudaDeviceGetGraphMemAttribute(int device, long long attr):
     """
     cdef cyruntime.cudaError_t err
     cdef str code_value = _ATTR_cudaGraphMemAttributeType.get(int(attr), 'u8')
-    cdef _Buf a_value = _Buf_new(_attr_size(code_value) if code_value[0] != 's' else 256)
+    cdef _Buf a_value = _Buf_new(_attr_size(code_value))
     with nogil:
         err = cyruntime.cudaDeviceGetGraphMemAttribute(device, <cyruntime.cudaGraphMemAttributeType>attr, <void*>a_value.ptr)
     if err != 0:
