@@ -148,6 +148,34 @@ def calls(r, res):
         log(f"calls round {i + 1}/{a.rounds}: " + ", ".join(took))
 
 
+def stub_calls(r, res):
+    """The same cases against a no-op libcuda.so.1 (benchmarks/stub_driver.c): the binding's own
+    cost per call, without the driver's work or its effect on the caches."""
+    a = r.args
+    if not a.stub_dir:
+        return
+    res["stub_calls"] = {"ours": {}, "nvidia": {}}
+    res["stub_errors"] = {"ours": {}, "nvidia": {}}
+    for i in range(a.rounds):
+        for impl in order(i):
+            env = dict(r.env[impl])
+            env["LD_LIBRARY_PATH"] = a.stub_dir + (":" + env["LD_LIBRARY_PATH"] if env.get("LD_LIBRARY_PATH") else "")
+            cmd = [r.py, os.path.join(HERE, "calls.py"), "--label", impl, "--cubin", a.cubin]
+            cmd += ["--expect-under", a.ours] if impl == "ours" else ["--expect-not-under", a.ours]
+            p, dt = r.run(cmd, env=env, timeout=300)
+            rows = parse_lines(p.stdout)
+            meta = next((x["meta"] for x in rows if "meta" in x), {})
+            if meta.get("device") != "stub":
+                res["stub_errors"][impl]["(process)"] = f"not the no-op driver (device {meta.get('device')!r}); exit {p.returncode}: {p.stderr.strip()[-300:]}"
+                continue
+            for row in rows:
+                if "ns" in row:
+                    res["stub_calls"][impl].setdefault(row["case"], []).append(row["ns"])
+                elif "error" in row:
+                    res["stub_errors"][impl][row["case"]] = row["error"]
+        log(f"no-op driver round {i + 1}/{a.rounds}")
+
+
 def imports(r, res):
     a = r.args
     out = {"ours": {}, "nvidia": {}, "baseline": []}
@@ -281,6 +309,7 @@ def main():
     ap.add_argument("--commit", default="")
     ap.add_argument("--mirror", help="a second path the results are written to")
     ap.add_argument("--lockprobe", help="JSON lines written by benchmarks/lockprobe.c")
+    ap.add_argument("--stub-dir", help="a folder holding the no-op libcuda.so.1 (benchmarks/stub_driver.c)")
     a = ap.parse_args()
     a.ours = os.path.abspath(a.ours)
     a.cubin = os.path.abspath(a.cubin)
@@ -304,7 +333,7 @@ def main():
                 json.dump(res, fh, indent=1)
             os.replace(path + ".tmp", path)
 
-    for phase in (calls, imports, first_init):
+    for phase in (calls, stub_calls, imports, first_init):
         phase(r, res)
         save()
     log(f"wrote {a.out} after {res['measure_seconds']} s")

@@ -248,6 +248,33 @@ def render(res):
         L.append(table(["floor", "ns", "min..max"], frows))
         L.append("")
 
+    stub = res.get("stub_calls") or {}
+    if stub.get("ours") or stub.get("nvidia"):
+        L.append("### The binding's own cost: the same cases against a no-op driver")
+        L.append("")
+        L.append("`benchmarks/stub_driver.c` is a `libcuda.so.1` whose entry points return success at "
+                 "once; `calls.py` runs against it (LD_LIBRARY_PATH) in fresh processes, alternating the "
+                 "packages, same rounds. What is left is each binding's argument conversion, GIL handling "
+                 "and result building, without the driver's work and without its effect on the CPU "
+                 "caches, which the real-driver rows above include: where ours − C above exceeds ours "
+                 "here, the excess is time spent in the driver, not in the binding (the driver's code "
+                 "and data are colder between Python calls than in the C twin's tight loop).")
+        L.append("")
+        srows = []
+        cases = list(stub.get("ours", {})) + [c for c in stub.get("nvidia", {}) if c not in stub.get("ours", {})]
+        for c in cases:
+            o, n = med(stub.get("ours", {}).get(c, [])), med(stub.get("nvidia", {}).get(c, []))
+            srows.append((describe(c), f_ns(n), f_ns(o), f_ratio(o / n if o and n else None),
+                          f_range(spread(stub.get("ours", {}).get(c, [])))))
+        L.append(table(["case", "NVIDIA", "ours", "ours / NVIDIA", "ours min..max"], srows,
+                       ["---", "---:", "---:", "---:", "---:"]))
+        L.append("")
+        serr = [(impl, case, msg) for impl in ("nvidia", "ours")
+                for case, msg in (res.get("stub_errors") or {}).get(impl, {}).items()]
+        if serr:
+            L.append("No-op driver errors: " + "; ".join(f"{i}, {c}: `{str(m)[:200]}`" for i, c, m in serr))
+            L.append("")
+
     # imports
     iv = import_table_values(res)
     L.append("## Import time (ms)")

@@ -153,12 +153,22 @@ main() {
         LOCKS=""
     fi
 
+    STUB=$WORK/stub
+    mkdir -p "$STUB"
+    if cc -O2 -shared -fPIC -o "$STUB/libcuda.so.1" benchmarks/stub_driver.c -ldl >>"$BLOG" 2>&1; then
+        echo "no-op driver: $STUB/libcuda.so.1"
+    else
+        echo "no-op driver: could not build; see build.log"
+        STUB=""
+    fi
+
     say "measure: $ROUNDS rounds of per-call cases, $REPEATS import and cuInit repeats"
     margs=(--ours "$DEST" --cubin "$WORK/kernels.cubin" --out "$RESULTS" --python "$PY"
            --rounds "$ROUNDS" --import-repeats "$REPEATS" --cpu "$CPU" --commit "$COMMIT")
     [ -n "${OUT:-}" ] && margs+=(--mirror "$OUT/results.json")
     [ -n "$CBIN" ] && margs+=(--c-binary "$CBIN")
     [ -n "$LOCKS" ] && margs+=(--lockprobe "$LOCKS")
+    [ -n "$STUB" ] && margs+=(--stub-dir "$STUB")
     [ -n "$FLOOR" ] && margs+=(--floor-dir "$FLOOR")
     [ -n "$BUILD_SECONDS" ] && margs+=(--build-seconds "$BUILD_SECONDS")
     [ -n "$WHEEL" ] && margs+=(--wheel "$WHEEL")

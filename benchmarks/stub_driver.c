@@ -53,6 +53,9 @@ CUresult cuMemcpyHtoD(CUdeviceptr d, const void *h, size_t n) V2(cuMemcpyHtoD_v2
 CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr d, const void *h, size_t n, void *s) { OK; }
 CUresult cuMemcpyHtoDAsync(CUdeviceptr d, const void *h, size_t n, void *s) V2(cuMemcpyHtoDAsync_v2);
 CUresult cuPointerGetAttribute(void *data, int attr, CUdeviceptr p) { *(int *)data = 2; OK; }
+CUresult cuModuleUnload(void *m) { OK; }
+CUresult cuDevicePrimaryCtxRelease_v2(int d) { OK; }
+CUresult cuDevicePrimaryCtxRelease(int d) V2(cuDevicePrimaryCtxRelease_v2);
 CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
                         unsigned shmem, void *s, void **params, void **extra) { OK; }
 
