@@ -75,10 +75,17 @@ int main(void) {
     PROBE("cuGetErrorName", cuGetErrorName(CUDA_ERROR_INVALID_VALUE, &str));
     PROBE("cuDriverGetVersion", cuDriverGetVersion(&v));
     PROBE("cuDeviceGetAttribute", cuDeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev));
-    /* every attribute, not only the one above: some could be read from the kernel or the GPU */
-    memset(counts, 0, sizeof counts); counting = 1;
-    for (int i = 0; i < PROBE_N; i++) cuDeviceGetAttribute(&v, (CUdevice_attribute)(1 + i % (CU_DEVICE_ATTRIBUTE_MAX - 1)), dev);
-    counting = 0; report("cuDeviceGetAttribute (every attribute in turn)", CUDA_SUCCESS);
+    /* every attribute on its own: some are read from the kernel (ioctl) or behind a lock */
+    for (int a = 1; a < CU_DEVICE_ATTRIBUTE_MAX; a++) {
+        char label[64];
+        snprintf(label, sizeof label, "cuDeviceGetAttribute[%d]", a);
+        CUresult r = CUDA_SUCCESS;
+        memset(counts, 0, sizeof counts); counting = 1;
+        for (int i = 0; i < PROBE_N / 100; i++) r = cuDeviceGetAttribute(&v, (CUdevice_attribute)a, dev);
+        counting = 0;
+        for (int k = 0; k < NKINDS; k++) counts[k] *= 100;   /* per-call figures on the same scale */
+        report(label, r);
+    }
     PROBE("cuDeviceGet", cuDeviceGet(&dev, 0));
     PROBE("cuDeviceGetCount", cuDeviceGetCount(&v));
     PROBE("cuCtxGetDevice", cuCtxGetDevice(&dev));

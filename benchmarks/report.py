@@ -349,17 +349,32 @@ def render(res):
         L.append("`benchmarks/lockprobe.c` counts, per call of the driver (100,000 calls each), the pthread "
                  "locks, waits and kernel entries (ioctl, poll, syscall, sleeps) it reaches from the calling "
                  "thread. A call that reaches none cannot block on another thread: those in "
-                 "`codegen/overrides.py` KEEP_GIL are called without releasing the GIL, and "
-                 "`tests/test_keep_gil.py` checks them on every GPU run. The controls show the counter "
+                 "`codegen/overrides.py` KEEP_GIL are called without releasing the GIL, "
+                 "`cuDeviceGetAttribute` keeps it for the attributes that reach nothing (KEEP_GIL_UNLESS), "
+                 "and `tests/test_keep_gil.py` checks both on every GPU run. The controls show the counter "
                  "sees the driver's locks where there are some.")
         L.append("")
         rows = []
+        groups = {}      # "fn[value]" rows (one per enum value) are folded into one row per function
         for r in res["lockprobe"]:
             if "call" not in r:
                 continue
             pc = r.get("per_call") or {}
             reached = ", ".join(f"{k} {v:g}" for k, v in pc.items()) if pc else "none"
+            m = re.match(r"(\w+)\[(\d+)\]$", r["call"])
+            if m:
+                g = groups.get(m.group(1))
+                if g is None:
+                    g = groups[m.group(1)] = [0, []]
+                    rows.append((m.group(1), g))
+                g[0] += 1
+                if pc:
+                    g[1].append(f"{m.group(2)}: {reached}")
+                continue
             rows.append((r["call"], reached))
+        rows = [(c, v) if not isinstance(v, list) else
+                (f"{c}, each of {v[0]} values on its own",
+                 "none, except " + "; ".join(v[1]) if v[1] else "none") for c, v in rows]
         L.append(table(["call", "reached per call"], rows, ["---", "---"]))
         L.append("")
 

@@ -814,6 +814,11 @@ def _emit_function(model, fn, mod, L):
         o.append("    " + line)
     gil = fn.name in ov.KEEP_GIL     # a non-blocking lookup: see the table's reasons
     call_head = "    " if gil else "    with nogil:\n        "
+    if fn.name in ov.KEEP_GIL_UNLESS:
+        # the GIL is kept only for the argument values lockprobe found lock-free (see the table)
+        arg = next(p.pyname for p in fn.params if p.name == ov.KEEP_GIL_UNLESS[fn.name][0])
+        call_head = (f"    if {_keep_gil_test(model, fn.name, arg)}:\n        {{call}}\n"
+                     f"    else:\n        with nogil:\n            ")
     if fn.ret != L["status"]:
         o.append(f"{call_head}r = cy{model.lib}.{fn.name}({', '.join(call_args)})")
         if _struct_ret(fn, model):
@@ -828,7 +833,8 @@ def _emit_function(model, fn, mod, L):
         h = fn.params[0]
         o.append(f"    if cy{model.lib}.{szf}(<cy{model.lib}.{_bare(h.ctype)}>c_{h.name}, &need_{pname}) == 0 and <size_t>n_{pname} < need_{pname}:")
         o.append(f"        raise ValueError(f'{py} has {{n_{pname}}} bytes; {fn.name} needs {{need_{pname}}}')")
-    o.append(f"{call_head}err = cy{model.lib}.{fn.name}({', '.join(call_args)})")
+    call = f"err = cy{model.lib}.{fn.name}({', '.join(call_args)})"
+    o.append(call_head.replace("{call}", call) + call)
     if not outs:
         o.append("    return _st1(err)")
     else:
@@ -875,6 +881,26 @@ def _status_name(fn):
         if fn.ret == v["status"]:
             return v["status"]
     return "bytes"
+
+
+def _keep_gil_test(model, fname, arg):
+    """A C condition on `arg` that holds for the enum members KEEP_GIL_UNLESS allows: every member
+    of the headers' enum except the excluded ones, written as value ranges."""
+    _, enum_name, excluded, _ = ov.KEEP_GIL_UNLESS[fname]
+    e = next(x for x in model.enums if x.name == enum_name)
+    names = {n for n, _ in e.members}
+    unknown = set(excluded) - names
+    if unknown:
+        raise ValueError(f"KEEP_GIL_UNLESS[{fname!r}] names no member {sorted(unknown)} of {enum_name}")
+    bad = {int(v) for n, v in e.members if n in excluded}
+    vals = sorted({int(v) for n, v in e.members} - bad)
+    ranges = []
+    for v in vals:
+        if ranges and v == ranges[-1][1] + 1:
+            ranges[-1][1] = v
+        else:
+            ranges.append([v, v])
+    return " or ".join(f"{arg} == {a}" if a == b else f"{a} <= {arg} <= {b}" for a, b in ranges)
 
 
 def _extra_enums(model):

@@ -322,12 +322,26 @@ KEEP_GIL = {
     "cuCtxGetDevice": "reads the calling thread's current context's device; lockprobe: none",
     "cuDeviceGet": "maps an ordinal to a device handle; lockprobe: none",
     "cuDeviceGetCount": "returns the count found by cuInit; lockprobe: none",
-    "cuDeviceGetAttribute": "reads the device's attribute table filled by cuInit; lockprobe: none, every attribute",
     "nvrtcVersion": "returns constants of the loaded library",
     "nvrtcGetErrorString": "looks up a static string table",
     "cudaGetErrorString": "looks up a static string table",
     "cudaGetErrorName": "looks up a static string table",
     "nvJitLinkVersion": "returns constants of the loaded library",
+}
+
+# Calls that keep the GIL only for some values of one argument: (argument, its enum, excluded
+# members, reason).  The GIL is kept for every member of the enum in the 13.0 headers except the
+# excluded ones; any other value (an excluded member, an int the headers do not name) releases it.
+# tests/test_keep_gil.py probes every kept value with lockprobe on the GPU machine.
+KEEP_GIL_UNLESS = {
+    "cuDeviceGetAttribute": (
+        "attrib", "CUdevice_attribute",
+        ("CU_DEVICE_ATTRIBUTE_CLOCK_RATE", "CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE",
+         "CU_DEVICE_ATTRIBUTE_KERNEL_EXEC_TIMEOUT", "CU_DEVICE_ATTRIBUTE_HOST_NATIVE_ATOMIC_SUPPORTED",
+         "CU_DEVICE_ATTRIBUTE_ONLY_PARTIAL_HOST_NATIVE_ATOMIC_SUPPORTED", "CU_DEVICE_ATTRIBUTE_MAX"),
+        "device properties are read from the table cuInit fills (lockprobe, 580.x driver: no lock, "
+        "wait or kernel entry); the clock rates and the kernel timeout are read from the kernel "
+        "(ioctl), the two host-atomics attributes behind a mutex, and _MAX is not an attribute"),
 }
 
 # Functions not wrapped at the Python level, with the reason.  (They stay callable from Cython.)

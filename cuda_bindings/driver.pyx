@@ -958,7 +958,11 @@ dev.
         c_dev = <int>(<_IntValue>dev)._v
     else:
         c_dev = dev
-    err = cydriver.cuDeviceGetAttribute(&c_pi, <cydriver.CUdevice_attribute>attrib, <cydriver.CUdevice>c_dev)
+    if 1 <= attrib <= 12 or 14 <= attrib <= 16 or 18 <= attrib <= 35 or 37 <= attrib <= 85 or 87 <= attrib <= 146:
+        err = cydriver.cuDeviceGetAttribute(&c_pi, <cydriver.CUdevice_attribute>attrib, <cydriver.CUdevice>c_dev)
+    else:
+        with nogil:
+            err = cydriver.cuDeviceGetAttribute(&c_pi, <cydriver.CUdevice_attribute>attrib, <cydriver.CUdevice>c_dev)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), c_pi,)

@@ -66,3 +66,22 @@ def test_every_driver_keep_gil_call_is_probed_and_reaches_no_lock(probe):
 def test_the_counter_sees_the_drivers_locks_in_the_controls(probe):
     controls = [r for k, r in probe.items() if k.startswith("control")]
     assert controls and all(r["per_call"] for r in controls), controls
+
+
+def test_argument_values_kept_under_the_gil_reach_no_lock(probe):
+    from cuda.bindings import driver
+    assert overrides.KEEP_GIL_UNLESS
+    for fname, (arg, enum_name, excluded, _) in overrides.KEEP_GIL_UNLESS.items():
+        members = getattr(driver, enum_name).__members__
+        kept = {int(m) for n, m in members.items() if n not in excluded}
+        kept -= {int(m) for n, m in members.items() if n in excluded}
+        assert kept
+        for v in sorted(kept):
+            row = probe.get(f"{fname}[{v}]")
+            assert row is not None, f"{fname} keeps the GIL for {arg}={v} but lockprobe does not probe it"
+            assert row["per_call"] == {}, f"{fname}({arg}={v}) reaches locks/kernel entries: {row['per_call']}"
+        # and the probe does see the excluded ones reach something (else the exclusion is stale)
+        reached = [v for v in {int(m) for n, m in members.items() if n in excluded}
+                   if probe.get(f"{fname}[{v}]", {}).get("per_call")]
+        assert reached, f"none of {fname}'s excluded values reaches a lock any more: {excluded}"
+
