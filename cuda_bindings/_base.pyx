@@ -1216,20 +1216,20 @@ cdef _Buf _kparams_sized(object values, object types):
     return b
 
 
-cdef object _kp_types = None    # the last (values, types) types tuple, and its plan
-cdef _Buf _kp_plan = None
+cdef tuple _kp_last = (None, None)    # (the last types tuple, its plan): replaced as one object
 
 
 cdef _Buf _kplan(object types):
     """Per-argument packing plan for a types sequence: int32 kind, int32 slot size.  Kinds:
     0 None (from the value), 1 signed, 2 unsigned, 3 float, 4 pointer, 5 char, 6 other ctypes
     type.  The last tuple's plan is kept (a launch loop passes the same tuple every time)."""
-    global _kp_types, _kp_plan
+    global _kp_last
     cdef Py_ssize_t i, n = len(types), size
     cdef _Buf plan
     cdef int32_t* q
-    if types is _kp_types:
-        return _kp_plan
+    cdef tuple last = _kp_last
+    if types is last[0]:
+        return <_Buf>last[1]
     info = _ctype_info()
     plan = _Buf_new(n * 8)
     q = <int32_t*>plan.ptr
@@ -1252,8 +1252,7 @@ cdef _Buf _kplan(object types):
         else:
             raise TypeError(f"kernelParams item {i}: unsupported type {t!r}")
     if type(types) is tuple:
-        _kp_types = types
-        _kp_plan = plan
+        _kp_last = (types, plan)
     return plan
 
 

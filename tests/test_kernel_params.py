@@ -145,3 +145,30 @@ def test_unsupported_type_raises_typeerror():
 def test_unsupported_value_for_none_type_raises_typeerror():
     with pytest.raises(TypeError):
         inspect((("not an argument",), (None,)))
+
+
+def test_same_types_tuple_reused_with_new_values_packs_the_new_values():
+    # a launch loop passes one types tuple every time: the per-types plan is cached, the values not
+    types = (ctypes.c_int, None, ctypes.c_void_p, ctypes.c_double)
+    for i in range(3):
+        got = inspect(((i, driver.CUdeviceptr(0x1000 + i), 0x2000 + i, i / 2), types))
+        assert got == [struct.pack("=i", i), struct.pack("=Q", 0x1000 + i), struct.pack("=Q", 0x2000 + i),
+                       struct.pack("=d", i / 2)]
+    # another tuple right after (new plan), then a list of types (never cached), then the first again
+    assert inspect(((7,), (ctypes.c_short,))) == [struct.pack("=h", 7)]
+    assert inspect(([1.5], [ctypes.c_float])) == [struct.pack("=f", 1.5)]
+    assert inspect(((5, driver.CUdeviceptr(9), 10, 0.5), types))[0] == struct.pack("=i", 5)
+
+
+def test_wide_value_with_none_type_among_narrow_ones():
+    # a struct wider than a slot, passed with type None, after narrow arguments: sized one by one
+    s = Pair(1, 2.0, 3.0)
+    got = inspect(((4, s, driver.CUdeviceptr(0x77)), (ctypes.c_int, None, None)))
+    assert got == [struct.pack("=i", 4), bytes(s), struct.pack("=Q", 0x77)]
+
+
+def test_error_names_the_item_once():
+    with pytest.raises(TypeError, match=r"^kernelParams item 1: "):
+        inspect(((1, 2.5), (ctypes.c_int, ctypes.c_int)))
+    with pytest.raises(OverflowError, match=r"^kernelParams item 0: "):
+        inspect(((1 << 40,), (ctypes.c_int,)))
