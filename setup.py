@@ -75,7 +75,7 @@ def _cython_include_dir():
     except OSError:  # no symlinks here: copy what cimport reads
         link.mkdir()
         for f in src.iterdir():
-            if f.suffix == ".pxd" or f.name == "__init__.py":
+            if f.suffix in (".pxd", ".pxi") or f.name == "__init__.py":
                 shutil.copy2(f, link / f.name)
     return str(top)
 

@@ -456,13 +456,6 @@ _STRUCTS = (
 )
 cdef _Lazy _L = _new_lazy(globals(), __name__, _ENUMS, _STRUCTS, __cb_driver_off, __cb_driver_fsize, __cb_driver_psize, __cb_driver_ssize)
 
-def __getattr__(name):
-    """Enum and struct classes are created on first use (see cuda.bindings._base._Lazy)."""
-    return _L.attr(name)
-
-def __dir__():
-    return _L.names()
-
 CUDA_VERSION = 13000
 CU_IPC_HANDLE_SIZE = 64
 CU_STREAM_LEGACY = 1
@@ -538,63 +531,8 @@ RESOURCE_ABI_EXTERNAL_BYTES = 48
 MAX_PLANES = 3
 CUDA_EGL_INFINITE_TIMEOUT = 4294967295
 
-def sizeof(objType):
-    """C size in bytes of a binding type (struct, handle, integer or enum class)."""
-    if isinstance(objType, type):
-        if issubclass(objType, _Struct):
-            return objType._c_size
-        if issubclass(objType, _Handle):
-            return sizeof_ptr()
-        if issubclass(objType, _IntValue):
-            return objType._c_size
-        import enum
-        if issubclass(objType, enum.IntEnum):
-            return 4
-    raise TypeError(f'sizeof() expects a binding type, not {objType!r}')
-
-cdef inline size_t sizeof_ptr():
-    return sizeof(void*)
-
-cdef list _status_by_value = None
-cdef object _SUCCESS = None
-cdef tuple _OK1 = None   # (success,): what a call with no outputs returns, shared
-
-cdef object _status_init():
-    global _status_by_value, _SUCCESS, _OK1
-    cls = _L.cls('CUresult')
-    t = [None] * 1024
-    for m in cls:
-        if 0 <= m.value < 1024:
-            t[m.value] = m
-    _status_by_value = t
-    _OK1 = (t[0],)
-    _SUCCESS = t[0]
-    return _SUCCESS
-
-cdef inline object _ok():
-    if _SUCCESS is None:
-        return _status_init()
-    return _SUCCESS
-
-cdef inline object _st(int err):
-    cdef object r
-    if _status_by_value is None:
-        _status_init()
-    if 0 <= err < 1024:
-        r = _status_by_value[err]
-        if r is not None:
-            return r
-    return _enum(_L.cls('CUresult')._value2member_map_, None, err)
-
-cdef inline tuple _st1(int err):
-    if err == 0 and _OK1 is not None:
-        return _OK1
-    return (_st(err),)
-
-cdef int _st_raise(int err) except -1:
-    if err != 0:
-        raise RuntimeError(f'size query failed: {_st(err)!r}')
-    return 0
+cdef str _STATUS_NAME = 'CUresult'
+include "_module_common.pxi"
 
 cdef dict _ATTR_CUcoredumpSettings = {1: 'b', 2: 'b', 3: 'b', 4: 'b', 5: 'c1024', 6: 'c1024', 7: 'i4'}
 cdef dict _ATTR_CUgraphMem_attribute = {0: 'u8:cuuint64_t', 1: 'u8:cuuint64_t', 2: 'u8:cuuint64_t', 3: 'u8:cuuint64_t'}

@@ -41,71 +41,9 @@ _STRUCTS = (
 )
 cdef _Lazy _L = _new_lazy(globals(), __name__, _ENUMS, _STRUCTS, __cb_nvjitlink_off, __cb_nvjitlink_fsize, __cb_nvjitlink_psize, __cb_nvjitlink_ssize)
 
-def __getattr__(name):
-    """Enum and struct classes are created on first use (see cuda.bindings._base._Lazy)."""
-    return _L.attr(name)
 
-def __dir__():
-    return _L.names()
-
-
-def sizeof(objType):
-    """C size in bytes of a binding type (struct, handle, integer or enum class)."""
-    if isinstance(objType, type):
-        if issubclass(objType, _Struct):
-            return objType._c_size
-        if issubclass(objType, _Handle):
-            return sizeof_ptr()
-        if issubclass(objType, _IntValue):
-            return objType._c_size
-        import enum
-        if issubclass(objType, enum.IntEnum):
-            return 4
-    raise TypeError(f'sizeof() expects a binding type, not {objType!r}')
-
-cdef inline size_t sizeof_ptr():
-    return sizeof(void*)
-
-cdef list _status_by_value = None
-cdef object _SUCCESS = None
-cdef tuple _OK1 = None   # (success,): what a call with no outputs returns, shared
-
-cdef object _status_init():
-    global _status_by_value, _SUCCESS, _OK1
-    cls = _L.cls('nvJitLinkResult')
-    t = [None] * 1024
-    for m in cls:
-        if 0 <= m.value < 1024:
-            t[m.value] = m
-    _status_by_value = t
-    _OK1 = (t[0],)
-    _SUCCESS = t[0]
-    return _SUCCESS
-
-cdef inline object _ok():
-    if _SUCCESS is None:
-        return _status_init()
-    return _SUCCESS
-
-cdef inline object _st(int err):
-    cdef object r
-    if _status_by_value is None:
-        _status_init()
-    if 0 <= err < 1024:
-        r = _status_by_value[err]
-        if r is not None:
-            return r
-    return _enum(_L.cls('nvJitLinkResult')._value2member_map_, None, err)
-
-cdef inline tuple _st1(int err):
-    if err == 0 and _OK1 is not None:
-        return _OK1
-    return (_st(err),)
-
-cdef int _st_raise(int err) except -1:
-    if err != 0:
-        raise RuntimeError(f'size query failed: {_st(err)!r}')
-    return 0
+cdef str _STATUS_NAME = 'nvJitLinkResult'
+include "_module_common.pxi"
 
 
 def _nvJitLinkCreate(uint32_t numOptions, options):
