@@ -934,9 +934,6 @@ cdef class _Lazy:
             r._c_fields = tuple(names)
             return r
 
-    def __getitem__(self, name):
-        return self.cls(name)
-
     def attr(self, str name):
         """The module's `__getattr__`: a class not created yet, or AttributeError."""
         if name == "__all__":
@@ -1013,33 +1010,36 @@ cdef Py_ssize_t _attr_size(str code):
 
 cdef _Buf _attr_in(object value, str code, _Lazy classes):
     """Encode a Python value for an attribute whose C type is `code`."""
-    cdef _Buf b = _Buf_new(max(_attr_size(code), 8))
+    cdef tuple t = _attr_parse(code)
+    cdef int kind = t[0]
+    cdef _Buf b
     cdef void* vp
     cdef _Struct s
-    if code.startswith("s:"):
+    if kind == A_STRUCT:
         s = value
-        cls = classes.cls(code[2:])
+        cls = classes.cls(t[2])
         b = _Buf_new(cls._c_size)
         memcpy(b.ptr, s._ptr, cls._c_size)
         return b
-    if code.startswith("c"):
+    b = _Buf_new(max(<Py_ssize_t>t[1], 8))
+    if kind == A_CHARS:
         data = _as_bytes(value, False)
         if len(data) >= b.size:
             raise ValueError(f"value too long ({len(data)} bytes, at most {b.size - 1})")
         memcpy(b.ptr, PyBytes_AS_STRING(data), len(data))
         b.size = len(data) + 1
-        return b
-    if code.startswith("h:") or code == "p":
+    elif kind == A_HANDLE or kind == A_PTR:
         _vptr(value, &vp)
         (<void**>b.ptr)[0] = vp
-        return b
-    if code == "b":
+    elif kind == A_BOOL:
         (<uint8_t*>b.ptr)[0] = 1 if value else 0
         b.size = 1
-        return b
-    kind = code.split(":")[0]
-    _store(<char*>b.ptr, kind, int(value))
-    b.size = int(kind[1])
+    elif kind == A_ENUM:
+        _store(<char*>b.ptr, "e", int(value))
+        b.size = 4
+    else:
+        _store(<char*>b.ptr, t[3], int(value))
+        b.size = int(t[3][1:])
     return b
 
 
@@ -1092,7 +1092,7 @@ cdef dict _ctype_info():
     return _CT_INFO
 
 
-cdef Py_ssize_t _none_size(object v, Py_ssize_t i) except -1:
+cdef Py_ssize_t _none_size(object v) except -1:
     """Size of a kernel argument given with type None (passed by value from the object)."""
     if isinstance(v, _Struct):
         return type(v)._c_size
@@ -1102,58 +1102,56 @@ cdef Py_ssize_t _none_size(object v, Py_ssize_t i) except -1:
         return sizeof(void*)
     if isinstance(v, int):
         if type(v) is int or type(v) is bool:
-            raise TypeError(f"kernelParams item {i}: a plain int needs a ctypes type, not None")
+            raise TypeError("a plain int needs a ctypes type, not None")
         return 4   # an enum member
     ct = _get_ctypes()
     if isinstance(v, (ct.Structure, ct.Union, ct.Array, ct._SimpleCData)):
         return ct.sizeof(v)
     if hasattr(v, "getPtr"):
         return sizeof(void*)
-    raise TypeError(f"kernelParams item {i}: cannot pass {type(v).__name__} with type None")
+    raise TypeError(f"cannot pass {type(v).__name__} with type None")
 
 
-cdef int _store_scalar(char* slot, int kind, Py_ssize_t size, object v, Py_ssize_t i) except -1:
+cdef int _store_scalar(char* slot, int kind, Py_ssize_t size, object v) except -1:
+    """A value of a ctypes scalar type (kind and size from _ctype_info) into its slot."""
     cdef void* p
-    try:
-        if kind == 4:
-            if v is None:
-                p = NULL
-            elif isinstance(v, int):
-                p = PyLong_AsVoidPtr(v)
-            elif hasattr(v, "getPtr") and not isinstance(v, (_Handle, _IntValue)):
-                p = PyLong_AsVoidPtr(int(v.getPtr()))
-            else:
-                _hptr(v, &p)
-            (<void**>slot)[0] = p
-        elif kind == 3:
-            if size == 4:
-                (<float*>slot)[0] = v
-            else:
-                (<double*>slot)[0] = v
-        elif kind == 1:
-            if isinstance(v, float):
-                raise TypeError(f"expected an int, not float")
-            if size == 4: (<int32_t*>slot)[0] = v
-            elif size == 8: (<int64_t*>slot)[0] = v
-            elif size == 1: (<int8_t*>slot)[0] = v
-            else: (<int16_t*>slot)[0] = v
-        elif kind == 2:
-            if isinstance(v, float):
-                raise TypeError(f"expected an int, not float")
-            if size == 8: (<uint64_t*>slot)[0] = v
-            elif size == 4: (<uint32_t*>slot)[0] = v
-            elif size == 1: (<uint8_t*>slot)[0] = v
-            else: (<uint16_t*>slot)[0] = v
+    if kind == 1:
+        if isinstance(v, float):
+            raise TypeError(f"expected an int, not float")
+        if size == 4: (<int32_t*>slot)[0] = v
+        elif size == 8: (<int64_t*>slot)[0] = v
+        elif size == 1: (<int8_t*>slot)[0] = v
+        else: (<int16_t*>slot)[0] = v
+    elif kind == 4:
+        if v is None:
+            p = NULL
+        elif isinstance(v, int):
+            p = PyLong_AsVoidPtr(v)
+        elif hasattr(v, "getPtr") and not isinstance(v, (_Handle, _IntValue)):
+            p = PyLong_AsVoidPtr(int(v.getPtr()))
         else:
-            slot[0] = (_as_bytes(v, False) if not isinstance(v, int) else bytes([v]))[0]
-    except (OverflowError, TypeError) as e:
-        raise type(e)(f"kernelParams item {i}: {e}") from None
+            _hptr(v, &p)
+        (<void**>slot)[0] = p
+    elif kind == 3:
+        if size == 4:
+            (<float*>slot)[0] = v
+        else:
+            (<double*>slot)[0] = v
+    elif kind == 2:
+        if isinstance(v, float):
+            raise TypeError(f"expected an int, not float")
+        if size == 8: (<uint64_t*>slot)[0] = v
+        elif size == 4: (<uint32_t*>slot)[0] = v
+        elif size == 1: (<uint8_t*>slot)[0] = v
+        else: (<uint16_t*>slot)[0] = v
+    else:
+        slot[0] = (_as_bytes(v, False) if not isinstance(v, int) else bytes([v]))[0]
     return 0
 
 
 cdef int _store_none(char* store, object v) except -1:
     """A kernel argument given with type None: its bytes, from the object (size: _none_size)."""
-    cdef Py_ssize_t size = _none_size(v, 0)
+    cdef Py_ssize_t size = _none_size(v)
     if isinstance(v, _Struct):
         memcpy(store, (<_Struct>v)._ptr, size)
     elif isinstance(v, _IntValue):
@@ -1179,52 +1177,16 @@ cdef int _store_ctypes(char* store, object t, object v) except -1:
     return 0
 
 
-cdef _Buf _kparams_sized(object values, object types):
-    """(values, types) where an argument may be wider than 8 bytes: size every slot first."""
-    cdef _Buf b
-    cdef Py_ssize_t i, n = len(values), total = 0, size
-    cdef char* store
-    info = _ctype_info()
-    sizes = []
-    for i in range(n):
-        t = types[i]
-        if t is None:
-            size = _none_size(values[i], i)
-        else:
-            inf = info.get(t)
-            size = (<tuple>inf)[1] if inf is not None else _get_ctypes().sizeof(t)
-        sizes.append(size)
-        total += (size + 7) & ~7
-    b = _Buf_new(n * sizeof(void*) + total)
-    b.n = n
-    store = <char*>b.ptr + n * sizeof(void*)
-    for i in range(n):
-        t = types[i]
-        v = values[i]
-        size = sizes[i]
-        (<void**>b.ptr)[i] = store
-        if t is None:
-            _store_none(store, v)
-        else:
-            inf = info.get(t)
-            if inf is not None:
-                _store_scalar(store, (<tuple>inf)[0], size, v, i)
-            else:
-                _store_ctypes(store, t, v)
-        store += (size + 7) & ~7
-    b.keep = values
-    return b
-
-
 cdef tuple _kp_last = (None, None)    # (the last types tuple, its plan): replaced as one object
 
 
 cdef _Buf _kplan(object types):
-    """Per-argument packing plan for a types sequence: int32 kind, int32 slot size.  Kinds:
-    0 None (from the value), 1 signed, 2 unsigned, 3 float, 4 pointer, 5 char, 6 other ctypes
-    type.  The last tuple's plan is kept (a launch loop passes the same tuple every time)."""
+    """Per-argument packing plan for a types sequence: int32 kind and int32 size per argument,
+    and in `n` the bytes of all slots (each size rounded up to 8; a None-typed value counted as
+    8).  Kinds: 0 None (from the value), 1 signed, 2 unsigned, 3 float, 4 pointer, 5 char,
+    6 other ctypes type.  The last tuple's plan is kept (a launch loop passes one tuple)."""
     global _kp_last
-    cdef Py_ssize_t i, n = len(types), size
+    cdef Py_ssize_t i, n = len(types), total = 0
     cdef _Buf plan
     cdef int32_t* q
     cdef tuple last = _kp_last
@@ -1235,91 +1197,81 @@ cdef _Buf _kplan(object types):
     q = <int32_t*>plan.ptr
     for i in range(n):
         t = types[i]
-        if t is None:
-            q[2 * i] = 0
-            q[2 * i + 1] = 8
-            continue
-        inf = info.get(t)
+        inf = info.get(t) if t is not None else (0, 8)
         if inf is not None:
             q[2 * i] = (<tuple>inf)[0]
             q[2 * i + 1] = (<tuple>inf)[1]
-            continue
-        ct = _get_ctypes()
-        if isinstance(t, type) and issubclass(t, (ct._SimpleCData, ct.Structure, ct.Union, ct.Array)):
-            size = ct.sizeof(t)
-            q[2 * i] = 6
-            q[2 * i + 1] = (size + 7) & ~7
         else:
-            raise TypeError(f"kernelParams item {i}: unsupported type {t!r}")
+            ct = _get_ctypes()
+            if not (isinstance(t, type) and issubclass(t, (ct._SimpleCData, ct.Structure, ct.Union, ct.Array))):
+                raise TypeError(f"kernelParams item {i}: unsupported type {t!r}")
+            q[2 * i] = 6
+            q[2 * i + 1] = ct.sizeof(t)
+        total += (q[2 * i + 1] + 7) & ~7
+    plan.n = total
     if type(types) is tuple:
         _kp_last = (types, plan)
     return plan
 
 
+cdef _Buf _kparams_packed(object values, object types, bint sized):
+    """(values, types) packed into one block: the void*[] followed by 8-byte aligned slots.
+    Unless `sized`, a None-typed value takes one 8-byte slot, and one wider than that (a
+    struct) returns None: the caller packs again with every None-typed value sized first."""
+    cdef _Buf b, plan = _kplan(types)
+    cdef int32_t* q = <int32_t*>plan.ptr
+    cdef Py_ssize_t i = 0, n = len(values), total = plan.n, size
+    cdef int kind
+    cdef char* store
+    try:
+        if sized:
+            for i in range(n):
+                if q[2 * i] == 0:
+                    total += ((_none_size(values[i]) + 7) & ~7) - 8
+        b = _Buf_new(n * sizeof(void*) + total)
+        b.n = n
+        store = <char*>b.ptr + n * sizeof(void*)
+        for i in range(n):
+            v = values[i]
+            (<void**>b.ptr)[i] = store
+            kind = q[2 * i]
+            size = q[2 * i + 1]
+            if kind == 0:
+                if isinstance(v, _IntValue):      # the common None-typed values, inline
+                    memcpy(store, &(<_IntValue>v)._v, (<_IntValue>v)._size)
+                elif isinstance(v, _Handle):
+                    (<void**>store)[0] = (<_Handle>v)._v
+                else:
+                    size = _none_size(v)
+                    if size > 8 and not sized:
+                        return None
+                    _store_none(store, v)
+            elif kind == 4 and type(v) is int:    # an address as int, inline
+                (<void**>store)[0] = PyLong_AsVoidPtr(v)
+            elif kind == 6:
+                _store_ctypes(store, types[i], v)
+            else:
+                _store_scalar(store, kind, size, v)
+            store += (size + 7) & ~7
+    except (OverflowError, TypeError) as e:
+        raise type(e)(f"kernelParams item {i}: {e}") from None
+    b.keep = values
+    return b
+
+
 cdef _Buf _kparams(object o):
     """kernelParams: None/0, an int address of a void*[], a buffer of pointers, or
-    (values, types) packed here into one block: the void*[] followed by 8-byte aligned slots."""
-    cdef _Buf b, plan
+    (values, types), packed by _kparams_packed."""
+    cdef _Buf b
     cdef void* p
-    cdef Py_ssize_t i, n, total, size
-    cdef char* store
-    cdef int32_t* q
-    cdef int kind
     if o is None or (type(o) is int and o == 0):
         return None
     if isinstance(o, tuple) and len(o) == 2 and isinstance(o[0], (tuple, list)) and isinstance(o[1], (tuple, list)):
         values, types = o
-        n = len(values)
-        if len(types) != n:
-            raise TypeError(f"kernelParams: {n} values but {len(types)} types")
-        plan = _kplan(types)
-        q = <int32_t*>plan.ptr
-        total = n * sizeof(void*)
-        for i in range(n):
-            total += q[2 * i + 1]
-        b = _Buf_new(total)
-        b.n = n
-        store = <char*>b.ptr + n * sizeof(void*)
-        i = 0
-        try:
-            while i < n:
-                v = values[i]
-                (<void**>b.ptr)[i] = store
-                kind = q[2 * i]
-                size = q[2 * i + 1]
-                if kind == 1:
-                    if isinstance(v, float):
-                        raise TypeError("expected an int, not float")
-                    if size == 4: (<int32_t*>store)[0] = v
-                    elif size == 8: (<int64_t*>store)[0] = v
-                    elif size == 1: (<int8_t*>store)[0] = v
-                    else: (<int16_t*>store)[0] = v
-                elif kind == 4:
-                    if type(v) is int:
-                        (<void**>store)[0] = PyLong_AsVoidPtr(v)
-                    else:
-                        _store_scalar(store, 4, 8, v, i)
-                elif kind == 0:
-                    if isinstance(v, _IntValue):
-                        memcpy(store, &(<_IntValue>v)._v, (<_IntValue>v)._size)
-                    elif isinstance(v, _Handle):
-                        (<void**>store)[0] = (<_Handle>v)._v
-                    elif _none_size(v, i) <= 8:
-                        _store_none(store, v)
-                    else:      # a value wider than a slot (a struct): the general path sizes each one
-                        return _kparams_sized(values, types)
-                elif kind == 6:
-                    _store_ctypes(store, types[i], v)
-                else:
-                    _store_scalar(store, kind, size, v, i)
-                store += size
-                i += 1
-        except (OverflowError, TypeError) as e:
-            if str(e).startswith("kernelParams item"):
-                raise
-            raise type(e)(f"kernelParams item {i}: {e}") from None
-        b.keep = values
-        return b
+        if len(types) != len(values):
+            raise TypeError(f"kernelParams: {len(values)} values but {len(types)} types")
+        b = _kparams_packed(values, types, False)
+        return b if b is not None else _kparams_packed(values, types, True)
     b = _Buf.__new__(_Buf)
     _vptr(o, &p)
     b.keep = o
@@ -1351,20 +1303,8 @@ def _inspect_kernel_params(obj):
 
 def _param_size(v, t):
     if t is None:
-        if isinstance(v, _Struct):
-            return type(v)._c_size
-        if isinstance(v, _IntValue):
-            return (<_IntValue>v)._size
-        if isinstance(v, _Handle):
-            return sizeof(void*)
-        if isinstance(v, int):
-            return 4
-        ct = _get_ctypes()
-        if isinstance(v, (ct.Structure, ct.Union, ct.Array, ct._SimpleCData)):
-            return ct.sizeof(v)
-        return sizeof(void*)
+        return _none_size(v)
     inf = _ctype_info().get(t)
     if inf is None:
         return _get_ctypes().sizeof(t)
     return inf[1]
-
