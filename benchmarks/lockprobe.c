@@ -74,7 +74,6 @@ int main(void) {
     PROBE("cuGetErrorString", cuGetErrorString(CUDA_ERROR_INVALID_VALUE, &str));
     PROBE("cuGetErrorName", cuGetErrorName(CUDA_ERROR_INVALID_VALUE, &str));
     PROBE("cuDriverGetVersion", cuDriverGetVersion(&v));
-    PROBE("cuDeviceGetAttribute", cuDeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev));
     /* every attribute on its own: some are read from the kernel (ioctl) or behind a lock */
     for (int a = 1; a < CU_DEVICE_ATTRIBUTE_MAX; a++) {
         char label[64];

@@ -100,6 +100,17 @@ def order(i):
     return IMPLS if i % 2 == 0 else IMPLS[::-1]
 
 
+def run_calls(r, impl, env, floor=True):
+    """One fresh calls.py process for `impl`: (its JSON rows, the process, seconds)."""
+    a = r.args
+    cmd = [r.py, os.path.join(HERE, "calls.py"), "--label", impl, "--cubin", a.cubin]
+    cmd += ["--expect-under", a.ours] if impl == "ours" else ["--expect-not-under", a.ours]
+    if floor and a.floor_dir:
+        cmd += ["--floor-dir", a.floor_dir]
+    p, dt = r.run(cmd, env=env, timeout=300)
+    return parse_lines(p.stdout), p, dt
+
+
 def calls(r, res):
     a = r.args
     res["calls"] = {"C": {}, "ours": {}, "nvidia": {}}
@@ -131,12 +142,7 @@ def calls(r, res):
             take("C", [x for x in rows if x.get("case") != "first_cuInit"])
             took.append(f"C {dt:.1f} s")
         for impl in order(i):
-            cmd = [r.py, os.path.join(HERE, "calls.py"), "--label", impl, "--cubin", a.cubin]
-            cmd += ["--expect-under", a.ours] if impl == "ours" else ["--expect-not-under", a.ours]
-            if a.floor_dir:
-                cmd += ["--floor-dir", a.floor_dir]
-            p, dt = r.run(cmd, env=r.env[impl], timeout=300)
-            rows = parse_lines(p.stdout)
+            rows, p, dt = run_calls(r, impl, r.env[impl])
             meta = next((x["meta"] for x in rows if "meta" in x), {})
             if "fatal" in meta:
                 raise SystemExit(f"measure: {impl}: {meta['fatal']}")
@@ -160,10 +166,7 @@ def stub_calls(r, res):
         for impl in order(i):
             env = dict(r.env[impl])
             env["LD_LIBRARY_PATH"] = a.stub_dir + (":" + env["LD_LIBRARY_PATH"] if env.get("LD_LIBRARY_PATH") else "")
-            cmd = [r.py, os.path.join(HERE, "calls.py"), "--label", impl, "--cubin", a.cubin]
-            cmd += ["--expect-under", a.ours] if impl == "ours" else ["--expect-not-under", a.ours]
-            p, dt = r.run(cmd, env=env, timeout=300)
-            rows = parse_lines(p.stdout)
+            rows, p, dt = run_calls(r, impl, env, floor=False)
             meta = next((x["meta"] for x in rows if "meta" in x), {})
             if meta.get("device") != "stub":
                 res["stub_errors"][impl]["(process)"] = f"not the no-op driver (device {meta.get('device')!r}); exit {p.returncode}: {p.stderr.strip()[-300:]}"
