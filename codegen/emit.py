@@ -748,14 +748,20 @@ def _emit_function(model, fn, mod, L):
     for line in pre + late:
         o.append("    " + line)
     gil = fn.name in ov.KEEP_GIL     # a non-blocking lookup: see the table's reasons
-    call_head = "    " if gil else "    with nogil:\n        "
-    if fn.name in ov.KEEP_GIL_UNLESS:
-        # the GIL is kept only for the argument values lockprobe found lock-free (see the table)
-        arg = next(p.pyname for p in fn.params if p.name == ov.KEEP_GIL_UNLESS[fn.name][0])
-        call_head = (f"    if {_keep_gil_test(model, fn.name, arg)}:\n        {{call}}\n"
-                     f"    else:\n        with nogil:\n            ")
+
+    def c_call(stmt):
+        """The C call, with the GIL released unless a table says it need not be."""
+        if gil:
+            return f"    {stmt}"
+        if fn.name in ov.KEEP_GIL_UNLESS:
+            # the GIL is kept only for the argument values lockprobe found lock-free (see the table)
+            arg = next(p.pyname for p in fn.params if p.name == ov.KEEP_GIL_UNLESS[fn.name][0])
+            return (f"    if {_keep_gil_test(model, fn.name, arg)}:\n        {stmt}\n"
+                    f"    else:\n        with nogil:\n            {stmt}")
+        return f"    with nogil:\n        {stmt}"
+
     if fn.ret != L["status"]:
-        o.append(f"{call_head}r = cy{model.lib}.{fn.name}({', '.join(call_args)})")
+        o.append(c_call(f"r = cy{model.lib}.{fn.name}({', '.join(call_args)})"))
         if _struct_ret(fn, model):
             o.append("    memcpy(s_r._ptr, &r, sizeof(r))")
             o.append("    return (_ok(), s_r)")
@@ -768,8 +774,7 @@ def _emit_function(model, fn, mod, L):
         h = fn.params[0]
         o.append(f"    if cy{model.lib}.{szf}(<cy{model.lib}.{_bare(h.ctype)}>c_{h.name}, &need_{pname}) == 0 and <size_t>n_{pname} < need_{pname}:")
         o.append(f"        raise ValueError(f'{py} has {{n_{pname}}} bytes; {fn.name} needs {{need_{pname}}}')")
-    call = f"err = cy{model.lib}.{fn.name}({', '.join(call_args)})"
-    o.append(call_head.replace("{call}", call) + call)
+    o.append(c_call(f"err = cy{model.lib}.{fn.name}({', '.join(call_args)})"))
     if not outs:
         o.append("    return _st1(err)")
     else:
