@@ -118,7 +118,7 @@ class BuildExt(build_ext):
 
 
 setup(
-    packages=[PACKAGE],
+    packages=[PACKAGE, f"{PACKAGE}._bindings", f"{PACKAGE}._internal"],
     package_dir={PACKAGE: SRC},
     package_data={PACKAGE: ["*.pxd", "*.pyi", "py.typed"]},
     include_package_data=False,

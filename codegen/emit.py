@@ -283,11 +283,13 @@ def _field_spec(model, s, f, classes):
         return F_CSTR, 1, "", 0, "", False
     if f.ptr == 2 and _bare(f.ctype) == "void" and f.name == "kernelParams":
         return F_KPARAMS, 1, "", 0, "", False
-    if f.count and f.ptr == 1 and f.cls in ("structptr", "ptrarray", "handle"):
-        if f.cls == "structptr":
-            return F_PTRARR, 1, clsname, F_STRUCT, f.count, True
-        if f.cls == "handle":
-            return F_PTRARR, 1, clsname, F_HANDLE, f.count, True
+    # T* fields of structs and handles are lists (the count field, if any, says how many the C
+    # side holds); of scalars only with a count field (a lone `cuuint32_t*` stays an address)
+    if f.ptr == 1 and f.cls == "structptr" and clsname:
+        return F_PTRARR, 1, clsname, F_STRUCT, f.count, True
+    if f.ptr == 1 and f.cls == "handleptr" and clsname:
+        return F_PTRARR, 1, clsname, F_HANDLE, f.count, True
+    if f.count and f.ptr == 1 and f.cls == "ptrarray":
         cat = model.type_categories.get(f.ctype, "scalar")
         if cat == "scalar" and _bare(f.ctype) in SCALARS:
             return F_PTRARR, 1, "", _scalar_kind(f.ctype), f.count, True
@@ -303,9 +305,10 @@ def emit_py(model):
          "# cython: language_level=3, boundscheck=False, wraparound=False, binding=True",
          f'"""Python bindings of the CUDA {model.lib} API (generated from the CUDA 13.0 headers)."""',
          f"from cuda.bindings cimport cy{model.lib}",
-         "from cuda.bindings._base cimport (_Handle, _IntValue, _Struct, _Buf, _hptr, _vptr, _sptr, _wbuf,",
+         "from cuda.bindings._base cimport (_Handle, _IntValue, _iv, _Struct, _Buf, _hptr, _vptr, _sptr, _wbuf,",
          "    _new_handle, _new_int, _new_struct, _enum, _as_bytes, _array, _from_array, _strlist, _voidpp,",
-         "    _jitvalues, _kparams, _attr_in, _attr_out, _attr_size, _bufptr, _Buf_new, _structs, _Lazy, _new_lazy)",
+         "    _jitvalues, _kparams, _attr_in, _attr_out, _attr_size, _attr_bufs, _attr_values, _bufptr, _Buf_new,",
+         "    _structs, _Lazy, _new_lazy)",
          "from cpython.bytes cimport PyBytes_FromStringAndSize",
          "from cpython.long cimport PyLong_FromVoidPtr, PyLong_AsVoidPtr",
          "from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t, intptr_t, uintptr_t",
@@ -414,7 +417,7 @@ def emit_py(model):
     o.append("")
     # ---- attribute tables
     enum_by = {e.name: e for e in model.enums}
-    used_attr = sorted({p.extra["enum"] for fn in model.functions for p in fn.params if p.conv == "attr"})
+    used_attr = sorted({p.extra["enum"] for fn in model.functions for p in fn.params if p.conv in ("attr", "attr_list")})
     for en in used_attr:
         table = ov.ATTRIBUTE_TYPES.get(en, {})
         e = enum_by.get(en)
@@ -469,6 +472,8 @@ def _attr_code(model, t):
         return "p"
     if t.startswith("char["):
         return "c" + t[5:-1]
+    if t.endswith("[]"):
+        return "*" + _attr_code(model, t[:-2])
     if t in SCALARS:
         cy, size, k = SCALARS[t]
         return f"{k}{size}"
@@ -552,7 +557,7 @@ def _emit_function(model, fn, mod, L):
                 pyparams.append(py)
                 cdecls.append(f"cdef {sc[2]} {c}")
                 pre.append(f"if isinstance({py}, _IntValue):")
-                pre.append(f"    {c} = <{sc[2]}>(<_IntValue>{py})._v")
+                pre.append(f"    {c} = <{sc[2]}>_iv(<_IntValue>{py})")
                 pre.append("else:")
                 pre.append(f"    {c} = {py}")
                 call_args.append(f"<{base_t}>{c}")
@@ -651,7 +656,7 @@ def _emit_function(model, fn, mod, L):
             if conv in ("value_out", "value_inout"):
                 cdecls.append(f"cdef {cytype(p.ctype, p.ptr - 1, False, mod)} {c}")
                 if p.role == "inout":
-                    pyparams.append(py)
+                    pyparams.append(f"{py}={p.extra['default']!r}" if "default" in p.extra else py)
                     if p.cls in ("handle", "funcptr"):
                         cdecls.append(f"cdef void* h_{p.name}")
                         pre.append(f"_hptr({py}, &h_{p.name})")
@@ -723,13 +728,21 @@ def _emit_function(model, fn, mod, L):
             elif conv == "attr":
                 a = p.extra["attr"]
                 apy = ov.RENAME.get(a, a)
+                size = ov.RENAME.get(p.extra["size"], p.extra["size"]) or "0"  # the caller's data size
                 cdecls.append(f"cdef str code_{p.name} = _ATTR_{p.extra['enum']}.get(int({apy}), 'u8')")
-                cdecls.append(f"cdef _Buf a_{p.name} = _Buf_new(_attr_size(code_{p.name}))")
+                cdecls.append(f"cdef _Buf a_{p.name} = _Buf_new(max(_attr_size(code_{p.name}), <Py_ssize_t>{size}))")
                 call_args.append(f"<{ct}>a_{p.name}.ptr")
-                outs.append(f"_attr_out(a_{p.name}.ptr, code_{p.name}, _L)")
+                outs.append(f"_attr_out(a_{p.name}.ptr, code_{p.name}, _L, {size})")
                 for q in fn.params:
                     if q.role == "hidden":
                         pre.append(f"c_{q.name} = a_{p.name}.size")
+            elif conv == "attr_list":
+                x = {k: ov.RENAME.get(v, v) for k, v in p.extra.items()}
+                cdecls.append(f"cdef list v_{p.name} = []")
+                cdecls.append(f"cdef _Buf a_{p.name} = _attr_bufs({x['attr']}, _ATTR_{x['enum']}, "
+                              f"{x['sizes'] or 'None'}, {x['count']}, v_{p.name})")
+                call_args.append(f"<{ct}>a_{p.name}.ptr")
+                outs.append(f"_attr_values(v_{p.name}, _L)")
             else:
                 raise ValueError(f"{fn.name}: no output conversion {conv}")
     sig = ", ".join(pyparams)

@@ -256,8 +256,14 @@ def build(raw, lib):
             if fsig is not None:
                 cat = "funcptr"
             elif b.startswith("struct ") or b.startswith("union "):
-                cat = "struct" if p == 0 else ("handle" if p == 1 else "unknown")
                 inner = b.split(" ", 1)[1]
+                src_tbl = defs["unions"] if b.startswith("union ") else defs["structs"]
+                if p == 0:
+                    cat = "struct"
+                elif p == 1:   # `struct X *`: an array of X if X has fields, else an opaque handle
+                    cat = "structptr" if inner in src_tbl and src_tbl[inner].members else "handle"
+                else:
+                    cat = "unknown"
                 if inner.startswith("anon_") and p == 0:
                     collect(inner, b.startswith("union "), top_ctype, host_path + [fname])
             else:
@@ -265,7 +271,7 @@ def build(raw, lib):
                 if cat == "struct" and p >= 1:
                     cat = "structptr"
                 elif cat == "handle" and p >= 1:
-                    cat = "unknown"
+                    cat = "handleptr" if p == 1 else "unknown"
                 elif cat in ("scalar", "enum", "inttd") and p >= 1:
                     cat = "voidp" if b == "void" else ("cstr" if b == "char" and p == 1 else "ptrarray")
                 elif cat == "void" and p == 1:
@@ -274,12 +280,13 @@ def build(raw, lib):
                     cat = "voidpp"
             out.append(Field(fname, b.split(" ", 1)[1] if b.startswith(("struct ", "union ", "enum ")) else b,
                              p, d, cat))
-        # pointer + count pairs: attrs/numAttrs, paramArray/count
+        # pointer + count pairs: attrs/numAttrs, paramArray/count, accessDescs/accessDescCount
         names = {f.name for f in out}
         for f in out:
-            if f.cls in ("structptr", "ptrarray", "unknown", "handle") and f.ptr:
-                for cand in ("num" + f.name[0].upper() + f.name[1:], "num" + f.name[0].upper() + f.name[1:] + "s",
-                             f.name + "Count", "count"):
+            if f.cls in ("structptr", "ptrarray", "handleptr", "handle") and f.ptr:
+                cap = f.name[0].upper() + f.name[1:]
+                for cand in ("num" + cap, "num" + cap + "s", f.name + "Count", f.name[:-1] + "Count",
+                             ov.POINTER_COUNT.get(f.name), "count"):
                     if cand in names:
                         f.count = cand
                         break
@@ -462,10 +469,14 @@ def classify_params(fn, params, T):
         elif cname in ov.JIT_OPTIONS and cat == "enum" and p == 1:
             prm.conv = "array"
         elif key in ov.ATTRIBUTE_PARAMS:
-            attr_param, enum = ov.ATTRIBUTE_PARAMS[key]
-            prm.extra = {"attr": attr_param, "enum": enum}
+            attr_param, enum, *size = ov.ATTRIBUTE_PARAMS[key]
+            prm.extra = {"attr": attr_param, "enum": enum, "size": size[0] if size else ""}
             prm.role = "out" if ("Get" in fn.name) else "in"
             prm.conv = "attr"
+        elif key in ov.ATTRIBUTE_LISTS:
+            attr_param, enum, sizes, count = ov.ATTRIBUTE_LISTS[key]
+            prm.extra = {"attr": attr_param, "enum": enum, "sizes": sizes or "", "count": count}
+            prm.role, prm.conv = "out", "attr_list"
         elif key in ov.STRBUF_LEN:
             prm.role, prm.conv = "out", "strbuf"
             prm.extra = {"len": ov.STRBUF_LEN[key]}
@@ -544,10 +555,12 @@ def classify_params(fn, params, T):
             elif role == "in" and prm.conv == "voidp_out_val":
                 prm.conv = "voidp"
         out.append(prm)
-    # array outputs' counts that are pointers become in/out
+    # array outputs' counts that are pointers become in/out, and may be omitted: 0 asks for the
+    # count alone (the arrays are then not written)
     for prm in out:
         if prm.conv == "array_out" and isinstance(prm.extra.get("count"), str):
             for q in out:
                 if q.name == prm.extra["count"] and q.ptr == 1 and q.role == "out":
                     q.role, q.conv = "inout", "value_inout"
+                    q.extra = {"default": 0}
     return out

@@ -79,8 +79,6 @@ PARAM_ROLE = {
     ("cudaStreamGetCaptureInfo", "edgeData_out"): ("out", "runtime-owned array, copied to a list"),
     ("cudaStreamUpdateCaptureDependencies", "dependencies"): ("in", "an array of nodes, read"),
     ("cudaMemPoolExportToShareableHandle", "shareableHandle"): ("out", "the OS handle is returned as an int"),
-    ("cudaMemRangeGetAttribute", "data"): ("out", "attribute value returned; sized by dataSize"),
-    ("cudaMemRangeGetAttributes", "data"): ("out", "one value per attribute, returned as a list"),
     ("cudaGetExportTable", "ppExportTable"): ("out", "the table address is returned as an int"),
     # nvJitLink: caller buffers the library fills (sized by the matching *Size call)
     ("nvJitLinkGetLinkedCubin", "cubin"): ("in", "a caller buffer, filled"),
@@ -120,9 +118,6 @@ PARAM_ROLE = {
     ("cuMemGetHandleForAddressRange", "handle"): ("out", "the OS handle is returned as an int"),
     ("cuMemExportToShareableHandle", "shareableHandle"): ("out", "the OS handle is returned as an int"),
     ("cuMemPoolExportToShareableHandle", "handle_out"): ("out", "the OS handle is returned as an int"),
-    ("cuMemRangeGetAttribute", "data"): ("out", "attribute value returned; sized by dataSize"),
-    ("cuPointerGetAttributes", "data"): ("out", "one value per attribute, returned as a list"),
-    ("cuMemRangeGetAttributes", "data"): ("out", "one value per attribute, returned as a list"),
 }
 
 # Functions whose output array has a count given by another parameter (C name of count).
@@ -159,6 +154,14 @@ ARRAY_COUNT = {
     ("cuStreamGetCaptureInfo", "edgeData_out"): "numDependencies_out",
 }
 
+# Pointer struct fields whose item count is a sibling field the naming rules (numX, XCount,
+# count) do not find: field name -> count field name.
+POINTER_COUNT = {
+    "extSemArray": "numExtSems",   # the semaphores of an external-semaphore node
+    "paramsArray": "numExtSems",   # ... and their parameters, one per semaphore
+    "phGraph_out": "size",         # the body graphs the driver makes for a conditional node
+}
+
 # Output char buffers whose size is another parameter.
 STRBUF_LEN = {
     ("cuDeviceGetName", "name"): "len",
@@ -179,13 +182,16 @@ NVRTC_BUFFER_SIZE = {
     "nvrtcGetProgramLog": "nvrtcGetProgramLogSize",
 }
 
-# Attribute-typed values: (function, value parameter, attribute parameter) -> attribute member
-# suffix -> C type of the value.  The C API passes these through void*; the type depends on the
-# attribute (the header's doxygen for each enum member says which).
+# Attribute-typed values: attribute enum -> member -> C type of the value ("*" for every member;
+# "T[]" an array of T filling the caller's data size).  The C API passes these through void*; the
+# type depends on the attribute (the header's doxygen for each enum member says which).  Where the
+# doxygen leaves the Python type open, it is the reference package's: the memory type, access
+# flags, handle types and GPUDirect RDMA capability of a pointer come back as plain ints, its
+# range start as a CUdeviceptr.  Every value has 8 bytes of zeroed storage at least.
 ATTRIBUTE_TYPES = {
     "CUpointer_attribute": {
         "CU_POINTER_ATTRIBUTE_CONTEXT": "CUcontext",
-        "CU_POINTER_ATTRIBUTE_MEMORY_TYPE": "CUmemorytype",
+        "CU_POINTER_ATTRIBUTE_MEMORY_TYPE": "unsigned int",
         "CU_POINTER_ATTRIBUTE_DEVICE_POINTER": "CUdeviceptr",
         "CU_POINTER_ATTRIBUTE_HOST_POINTER": "void*",
         "CU_POINTER_ATTRIBUTE_P2P_TOKENS": "CUDA_POINTER_ATTRIBUTE_P2P_TOKENS",
@@ -194,11 +200,11 @@ ATTRIBUTE_TYPES = {
         "CU_POINTER_ATTRIBUTE_IS_MANAGED": "bool",
         "CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL": "int",
         "CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE": "bool",
-        "CU_POINTER_ATTRIBUTE_RANGE_START_ADDR": "void*",
+        "CU_POINTER_ATTRIBUTE_RANGE_START_ADDR": "CUdeviceptr",
         "CU_POINTER_ATTRIBUTE_RANGE_SIZE": "size_t",
         "CU_POINTER_ATTRIBUTE_MAPPED": "bool",
         "CU_POINTER_ATTRIBUTE_ALLOWED_HANDLE_TYPES": "unsigned long long",
-        "CU_POINTER_ATTRIBUTE_IS_GPU_DIRECT_RDMA_CAPABLE": "bool",
+        "CU_POINTER_ATTRIBUTE_IS_GPU_DIRECT_RDMA_CAPABLE": "unsigned int",
         "CU_POINTER_ATTRIBUTE_ACCESS_FLAGS": "unsigned long long",
         "CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE": "CUmemoryPool",
         "CU_POINTER_ATTRIBUTE_MAPPING_SIZE": "size_t",
@@ -224,7 +230,16 @@ ATTRIBUTE_TYPES = {
     },
     "CUgraphMem_attribute": {"*": "cuuint64_t"},
     "cudaGraphMemAttributeType": {"*": "unsigned long long"},
-    "cudaMemRangeAttribute": {"*": "int"},
+    "cudaMemRangeAttribute": {
+        "cudaMemRangeAttributeReadMostly": "int",
+        "cudaMemRangeAttributePreferredLocation": "int",
+        "cudaMemRangeAttributeAccessedBy": "int[]",
+        "cudaMemRangeAttributeLastPrefetchLocation": "int",
+        "cudaMemRangeAttributePreferredLocationType": "cudaMemLocationType",
+        "cudaMemRangeAttributePreferredLocationId": "int",
+        "cudaMemRangeAttributeLastPrefetchLocationType": "cudaMemLocationType",
+        "cudaMemRangeAttributeLastPrefetchLocationId": "int",
+    },
     "cudaMemPoolAttr": {
         "cudaMemPoolReuseFollowEventDependencies": "int",
         "cudaMemPoolReuseAllowOpportunistic": "int",
@@ -241,7 +256,16 @@ ATTRIBUTE_TYPES = {
         "cudaMemPoolAttrMaxPoolSize": "unsigned long long",
         "cudaMemPoolAttrHwDecompressEnabled": "int",
     },
-    "CUmem_range_attribute": {"*": "int"},
+    "CUmem_range_attribute": {
+        "CU_MEM_RANGE_ATTRIBUTE_READ_MOSTLY": "int",
+        "CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION": "int",
+        "CU_MEM_RANGE_ATTRIBUTE_ACCESSED_BY": "int[]",
+        "CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION": "int",
+        "CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION_TYPE": "CUmemLocationType",
+        "CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION_ID": "int",
+        "CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION_TYPE": "CUmemLocationType",
+        "CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION_ID": "int",
+    },
     "CUcoredumpSettings": {
         "CU_COREDUMP_ENABLE_ON_EXCEPTION": "bool",
         "CU_COREDUMP_TRIGGER_HOST": "bool",
@@ -253,9 +277,13 @@ ATTRIBUTE_TYPES = {
     },
 }
 
-# (function, value parameter) -> (attribute parameter, attribute enum): parameters whose type is
-# chosen by an attribute.  Inputs are converted from the Python value; outputs come back typed.
+# (function, value parameter) -> (attribute parameter, attribute enum[, data size parameter]):
+# parameters whose type is chosen by an attribute.  Inputs are converted from the Python value;
+# outputs come back typed.  With a size parameter the caller sizes the storage (at least that
+# many bytes are given to the C call; a "T[]" value is as many items as fit).
 ATTRIBUTE_PARAMS = {
+    ("cuMemRangeGetAttribute", "data"): ("attribute", "CUmem_range_attribute", "dataSize"),
+    ("cudaMemRangeGetAttribute", "data"): ("attribute", "cudaMemRangeAttribute", "dataSize"),
     ("cuPointerGetAttribute", "data"): ("attribute", "CUpointer_attribute"),
     ("cuPointerSetAttribute", "value"): ("attribute", "CUpointer_attribute"),
     ("cuMemPoolGetAttribute", "value"): ("attr", "CUmemPool_attribute"),
@@ -270,6 +298,15 @@ ATTRIBUTE_PARAMS = {
     ("cuCoredumpGetAttributeGlobal", "value"): ("attrib", "CUcoredumpSettings"),
     ("cuCoredumpSetAttribute", "value"): ("attrib", "CUcoredumpSettings"),
     ("cuCoredumpSetAttributeGlobal", "value"): ("attrib", "CUcoredumpSettings"),
+}
+
+# `void** data` outputs holding one attribute value per attribute of a list: (function, data
+# parameter) -> (attribute list parameter, attribute enum, data sizes list parameter or None, count
+# parameter).  The call gets an array of pointers to storage for each value; a list comes back.
+ATTRIBUTE_LISTS = {
+    ("cuPointerGetAttributes", "data"): ("attributes", "CUpointer_attribute", None, "numAttributes"),
+    ("cuMemRangeGetAttributes", "data"): ("attributes", "CUmem_range_attribute", "dataSizes", "numAttributes"),
+    ("cudaMemRangeGetAttributes", "data"): ("attributes", "cudaMemRangeAttribute", "dataSizes", "numAttributes"),
 }
 
 # Kernel-parameter arguments: packed from None / int / buffer of pointers / (values, types).

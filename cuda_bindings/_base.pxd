@@ -4,13 +4,25 @@
 from libc.stdint cimport int64_t, uint64_t
 from cpython.object cimport PyObject
 
+# A handle or integer object owns its value (`_v`) or, made with `_ptr=address`, is a view of the
+# value at that address; `_p` points at whichever it is, and every read and write goes through it.
 cdef class _Handle:
     cdef void* _v
+    cdef void** _p
 
 cdef class _IntValue:
     cdef unsigned long long _v
+    cdef void* _p
     cdef unsigned char _size
     cdef unsigned char _signed
+
+cdef inline unsigned long long _iv(_IntValue o) noexcept:
+    """The C value of an integer object (a 4-byte signed one sign-extended)."""
+    if o._size == 8:
+        return (<unsigned long long*>o._p)[0]
+    if o._signed:
+        return <unsigned long long>(<long long>(<int*>o._p)[0])
+    return (<unsigned int*>o._p)[0]
 
 cdef class _Struct:
     cdef char* _ptr
@@ -53,7 +65,7 @@ cdef int _hptr_slow(object o, void** out) except -1
 cdef inline int _hptr(object o, void** out) except -1:
     """A handle argument: handle object, int, None, or anything with __index__/__int__."""
     if isinstance(o, _Handle):
-        out[0] = (<_Handle>o)._v
+        out[0] = (<_Handle>o)._p[0]
         return 0
     return _hptr_slow(o, out)
 
@@ -75,7 +87,9 @@ cdef _Buf _jitvalues(object o)
 cdef _Buf _kparams(object o)
 cdef int _wbuf(object o, void** out, Py_ssize_t* n) except -1
 cdef _Buf _attr_in(object value, str code, _Lazy classes)
-cdef object _attr_out(void* p, str code, _Lazy classes)
+cdef object _attr_out(void* p, str code, _Lazy classes, Py_ssize_t nbytes=*)
+cdef _Buf _attr_bufs(object attrs, dict codes, object sizes, Py_ssize_t n, list out)
+cdef list _attr_values(list items, _Lazy classes)
 cdef Py_ssize_t _attr_size(str code)
 
 cdef inline void* _bufptr(_Buf b) noexcept:

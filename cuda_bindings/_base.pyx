@@ -62,39 +62,54 @@ cdef object _get_ctypes():
 # of objects (shared by every subclass of the same size) saves the allocator on that path.
 @cython.freelist(16)
 cdef class _Handle:
-    """Base of every opaque handle type (CUstream, CUcontext, nvrtcProgram, ...)."""
+    """Base of every opaque handle type (CUstream, CUcontext, nvrtcProgram, ...).
+
+    `T(_ptr=address)` makes a view of the handle stored at `address` (not a copy): `getPtr()`
+    returns that address, and the object shows and sets what is stored there."""
+
+    def __cinit__(self):
+        self._p = &self._v
 
     def __init__(self, init_value=0, _ptr=0):
         cdef void* v = NULL
         if _ptr:
-            v = (<void**>PyLong_AsVoidPtr(int(_ptr)))[0]
-        else:
-            _hptr(init_value, &v)
-        self._v = v
+            self._p = <void**>_address(_ptr)
+            return
+        _hptr(init_value, &v)
+        self._p[0] = v
 
     def getPtr(self):
         """Address of the stored handle value."""
-        return PyLong_FromVoidPtr(&self._v)
+        return PyLong_FromVoidPtr(self._p)
 
     def __int__(self):
-        return PyLong_FromVoidPtr(self._v)
+        return PyLong_FromVoidPtr(self._p[0])
 
     def __index__(self):
-        return PyLong_FromVoidPtr(self._v)
+        return PyLong_FromVoidPtr(self._p[0])
 
     def __repr__(self):
-        return "<%s 0x%x>" % (type(self).__name__, <size_t>self._v)
+        return "<%s 0x%x>" % (type(self).__name__, <size_t>self._p[0])
 
     def __eq__(self, other):
         if type(other) is not type(self):
             return NotImplemented
-        return self._v == (<_Handle>other)._v
+        return self._p[0] == (<_Handle>other)._p[0]
 
     def __hash__(self):
-        return hash(<size_t>self._v)
+        return hash(<size_t>self._p[0])
 
     def __bool__(self):
-        return self._v != NULL
+        return self._p[0] != NULL
+
+
+cdef void* _address(object a) except NULL:
+    """A non-zero address given as `_ptr=` (an int or an object with __index__/__int__)."""
+    cdef void* p = NULL
+    _hptr(a, &p)
+    if p == NULL:
+        raise ValueError("_ptr must be a non-zero address")
+    return p
 
 
 cdef int _hptr_slow(object o, void** out) except -1:
@@ -107,7 +122,7 @@ cdef int _hptr_slow(object o, void** out) except -1:
         out[0] = PyLong_AsVoidPtr(o)
         return 0
     if isinstance(o, _IntValue):
-        out[0] = <void*>(<size_t>(<_IntValue>o)._v)
+        out[0] = <void*><size_t>_iv(<_IntValue>o)
         return 0
     if isinstance(o, (str, bytes, float)):
         raise TypeError(f"expected a handle, an int or None, not {type(o).__name__}")
@@ -137,18 +152,22 @@ cdef object _new_handle(type cls, void* v):
 
 @cython.freelist(16)
 cdef class _IntValue:
-    """Base of integer typedef classes (CUdeviceptr, CUdevice, cuuint64_t, ...)."""
+    """Base of integer typedef classes (CUdeviceptr, CUdevice, cuuint64_t, ...).
+
+    `T(_ptr=address)` makes a view of the value stored at `address`, as for handles."""
+
+    def __cinit__(self):
+        self._p = &self._v
 
     def __init__(self, init_value=0, _ptr=0):
         cls = type(self)
         cdef int size = cls._c_size
         cdef bint signed = cls._c_signed
-        cdef long long sv
-        cdef unsigned long long uv
         self._size = size
         self._signed = signed
         if _ptr:
-            init_value = int.from_bytes((<char*>PyLong_AsVoidPtr(int(_ptr)))[:size], "little", signed=signed)
+            self._p = _address(_ptr)
+            return
         if type(init_value) is not int:
             if isinstance(init_value, (_IntValue, _Handle)):
                 init_value = int(init_value)
@@ -157,25 +176,11 @@ cdef class _IntValue:
                 raise TypeError(f"{cls.__name__} expects an int, not {type(init_value).__name__}")
             else:
                 init_value = init_value.__index__() if hasattr(type(init_value), "__index__") else int(init_value)
-        try:
-            if signed:
-                sv = init_value
-                if size == 4 and (sv < -2147483648 or sv > 2147483647):
-                    raise OverflowError
-                self._v = <unsigned long long>sv
-            else:
-                uv = init_value
-                if size == 4 and uv > 4294967295:
-                    raise OverflowError
-                self._v = uv
-        except OverflowError:
-            bits = size * 8
-            lo, hi = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if signed else (0, (1 << bits) - 1)
-            raise OverflowError(f"{init_value} is out of range for {cls.__name__} ({lo}..{hi})") from None
+        _iv_set(self, init_value)
 
     def getPtr(self):
         """Address of the stored value."""
-        return PyLong_FromVoidPtr(&self._v)
+        return PyLong_FromVoidPtr(self._p)
 
     def __int__(self):
         return _intvalue(self)
@@ -189,20 +194,45 @@ cdef class _IntValue:
     def __eq__(self, other):
         if type(other) is not type(self):
             return NotImplemented
-        return self._v == (<_IntValue>other)._v
+        return _iv(self) == _iv(<_IntValue>other)
 
     def __hash__(self):
         return hash(_intvalue(self))
 
 
+cdef int _iv_set(_IntValue self, object value) except -1:
+    """Store an int in the object's C type, range-checked (OverflowError naming the type)."""
+    cdef long long sv
+    cdef unsigned long long uv
+    cdef int size = self._size
+    try:
+        if self._signed:
+            sv = value
+            if size == 4 and (sv < -2147483648 or sv > 2147483647):
+                raise OverflowError
+            if size == 4:
+                (<int32_t*>self._p)[0] = <int32_t>sv
+            else:
+                (<int64_t*>self._p)[0] = sv
+        else:
+            uv = value
+            if size == 4 and uv > 4294967295:
+                raise OverflowError
+            if size == 4:
+                (<uint32_t*>self._p)[0] = <uint32_t>uv
+            else:
+                (<uint64_t*>self._p)[0] = uv
+    except OverflowError:
+        bits = size * 8
+        lo, hi = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if self._signed else (0, (1 << bits) - 1)
+        raise OverflowError(f"{value} is out of range for {type(self).__name__} ({lo}..{hi})") from None
+    return 0
+
+
 cdef inline object _intvalue(_IntValue self):
     if self._signed:
-        if self._size == 4:
-            return <int32_t>self._v
-        return <int64_t>self._v
-    if self._size == 4:
-        return <uint32_t>self._v
-    return self._v
+        return <long long>_iv(self)
+    return _iv(self)
 
 
 cdef object _new_int(type cls, unsigned long long v, int size, bint signed):
@@ -237,10 +267,10 @@ cdef int _vptr(object o, void** out) except -1:
         out[0] = PyLong_AsVoidPtr(o)
         return 0
     if isinstance(o, _Handle):
-        out[0] = (<_Handle>o)._v
+        out[0] = (<_Handle>o)._p[0]
         return 0
     if isinstance(o, _IntValue):
-        out[0] = <void*><size_t>(<_IntValue>o)._v
+        out[0] = <void*><size_t>_iv(<_IntValue>o)
         return 0
     if isinstance(o, _Struct):
         out[0] = (<_Struct>o)._ptr
@@ -427,8 +457,8 @@ cdef _Buf _array(object o, str kind, Py_ssize_t elsize):
     for i in range(n):
         item = o[i]
         if kind == "s":
-            if not isinstance(item, _Struct):
-                raise TypeError(f"expected a list of structs, item {i} is {type(item).__name__}")
+            if not isinstance(item, _Struct) or type(item)._c_size != elsize:
+                raise TypeError(f"expected a list of structs of {elsize} bytes, item {i} is {type(item).__name__}")
             memcpy(<char*>b.ptr + i * elsize, (<_Struct>item)._ptr, elsize)
         else:
             _store(<char*>b.ptr + i * elsize, kind, item)
@@ -521,10 +551,30 @@ cdef _Buf _jitvalues(object o):
 
 # ----------------------------------------------------------------------------- structs
 
-cdef dict _KIND_CODES = {}
+# Field kinds (ints for a fast switch)
+DEF F_I = 1        # signed int of size n
+DEF F_U = 2        # unsigned int of size n
+DEF F_F = 3        # float/double of size n
+DEF F_ENUM = 4
+DEF F_HANDLE = 5
+DEF F_INTV = 6     # integer typedef class
+DEF F_STRUCT = 7   # nested struct (view)
+DEF F_CHARS = 8    # char[n] -> bytes
+DEF F_ARRAY = 9    # T[n] -> list
+DEF F_VOIDP = 10   # void* (int), keeps a Python buffer alive
+DEF F_CSTR = 11    # char* -> bytes
+DEF F_PTRARR = 12  # T* -> list: the items set from Python, else as many as the count field says
+DEF F_BOOL = 13
+DEF F_KPARAMS = 14  # void** kernel parameters: every form cuLaunchKernel accepts
+
 
 cdef class _Struct:
-    """Base of every struct/union class: owns (or views) the C memory of one value."""
+    """Base of every struct/union class: owns (or views) the C memory of one value.
+
+    Equality and hashing are by identity, as in the reference package.  Python objects whose
+    address a field holds (buffers in `void*` fields, converted lists and kernel parameters) are
+    kept alive by the struct that owns the memory, keyed by the field's offset in it, so a nested
+    view (`params.memcpy.copyParams.dstHost = array`) keeps them as long as the outermost struct."""
 
     def __cinit__(self, *args, **kwargs):
         self._ptr = NULL
@@ -535,7 +585,7 @@ cdef class _Struct:
         if self._ptr != NULL:
             return
         if _ptr:
-            self._ptr = <char*>PyLong_AsVoidPtr(int(_ptr))
+            self._ptr = <char*>_address(_ptr)
             self._own = False
             return
         size = type(self)._c_size
@@ -553,27 +603,27 @@ cdef class _Struct:
         return PyLong_FromVoidPtr(self._ptr)
 
     def __repr__(self):
-        lines = []
-        for name in type(self)._c_fields:
-            try:
-                v = getattr(self, name)
-            except Exception as e:  # a field that cannot be shown is named, not hidden
-                v = f"<{type(e).__name__}>"
-            if isinstance(v, _Struct):
-                inner = repr(v).splitlines()[1:-1]
-                lines.append(f"{name} :")
-                lines.extend("    " + x for x in inner)
-            else:
-                lines.append(f"{name} : {v!r}")
-        return "<" + type(self).__name__ + "\n" + "\n".join(lines) + "\n>" if lines else f"<{type(self).__name__}>"
+        return "\n".join(_repr_lines(self))
 
-    def __eq__(self, other):
-        if not isinstance(other, _Struct) or type(other)._c_size != type(self)._c_size:
-            return NotImplemented
-        return (<char*>self._ptr)[:type(self)._c_size] == (<char*>(<_Struct>other)._ptr)[:type(self)._c_size]
 
-    __hash__ = None
-
+cdef list _repr_lines(_Struct s):
+    """`field : value` lines; a nested struct's lines follow its name, indented by four."""
+    cdef list lines = []
+    cls = type(s)
+    for name in cls._c_fields:
+        try:
+            v = getattr(s, name)
+        except Exception as e:  # a field that cannot be shown is named, not hidden
+            lines.append(f"{name} : <{type(e).__name__}>")
+            continue
+        if isinstance(v, _Struct):
+            lines.append(f"{name} :")
+            lines.extend(["    " + x for x in _repr_lines(<_Struct>v)])
+        elif (<_Field>getattr(cls, name)).kind == F_VOIDP:
+            lines.append(f"{name} : {v:#x}")
+        else:
+            lines.append(f"{name} : {v}")
+    return lines
 
 
 cdef _Struct _new_struct(type cls):
@@ -592,6 +642,49 @@ cdef _Struct _struct_view(type cls, void* p, object owner):
     s._own = False
     s._owner = owner
     return s
+
+
+cdef _Struct _root(_Struct s):
+    """The struct whose memory `s` is part of (itself unless it is a nested view)."""
+    while isinstance(s._owner, _Struct):
+        s = <_Struct>s._owner
+    return s
+
+
+cdef int _keep(_Struct s, char* p, object value) except -1:
+    """Keep `value` alive for the field at `p` (None: keep nothing for it)."""
+    cdef _Struct r = _root(s)
+    key = <Py_ssize_t>(p - r._ptr)
+    if value is None:
+        if r._keep is not None:
+            r._keep.pop(key, None)
+        return 0
+    if r._keep is None:
+        r._keep = {}
+    r._keep[key] = value
+    return 0
+
+
+cdef object _kept(_Struct s, char* p):
+    cdef _Struct r = _root(s)
+    return None if r._keep is None else r._keep.get(<Py_ssize_t>(p - r._ptr))
+
+
+cdef int _copy_struct(_Struct dst, char* p, object value, object cls, Py_ssize_t size, str name) except -1:
+    """Copy a struct value into the field or item at `p`, with what it keeps alive."""
+    cdef _Struct src, r
+    cdef Py_ssize_t base, k
+    if not isinstance(value, cls) and not (isinstance(value, _Struct) and type(value)._c_size == size):
+        raise TypeError(f"{name} expects {cls.__name__}, not {type(value).__name__}")
+    src = <_Struct>value
+    memcpy(p, src._ptr, size)
+    r = _root(src)
+    if r._keep:
+        base = src._ptr - r._ptr
+        for k, v in list(r._keep.items()):
+            if base <= k < base + size:
+                _keep(dst, p + (k - base), v)
+    return 0
 
 
 cdef _Buf _structs(object o, Py_ssize_t size):
@@ -621,28 +714,11 @@ cdef void* _sptr(object o, bint allow_none) except? NULL:
     raise TypeError(f"expected a struct, not {type(o).__name__}")
 
 
-# Field kinds (ints for a fast switch)
-DEF F_I = 1        # signed int of size n
-DEF F_U = 2        # unsigned int of size n
-DEF F_F = 3        # float/double of size n
-DEF F_ENUM = 4
-DEF F_HANDLE = 5
-DEF F_INTV = 6     # integer typedef class
-DEF F_STRUCT = 7   # nested struct (view)
-DEF F_CHARS = 8    # char[n] -> bytes
-DEF F_ARRAY = 9    # T[n] -> list
-DEF F_VOIDP = 10   # void* (int), keeps a Python buffer alive
-DEF F_CSTR = 11    # char* -> bytes
-DEF F_PTRARR = 12  # T* with a count field -> list
-DEF F_BOOL = 13
-DEF F_KPARAMS = 14  # void** kernel parameters: every form cuLaunchKernel accepts
-
-
 cdef class _Field:
     """Descriptor for one field of a generated struct class."""
     cdef public str name
     cdef Py_ssize_t off
-    cdef int kind
+    cdef readonly int kind
     cdef int size          # item size for scalars / elements
     cdef Py_ssize_t count  # array length
     cdef object cls        # enum/handle/int/struct class of the item, or its name until first use
@@ -670,71 +746,76 @@ cdef class _Field:
         if obj is None:
             return self
         cdef char* p = (<_Struct>obj)._ptr + self.off
-        return _get_item(p, self.kind, self.size, self.item_cls(), obj, self, self.count, self.ekind)
+        if self.kind == F_PTRARR:
+            return self.get_items(<_Struct>obj, p)
+        return _get_item(p, self.kind, self.size, self.item_cls(), obj, self.count, self.ekind)
+
+    cdef list get_items(self, _Struct s, char* p):
+        """A pointer field's items: those set from Python while the pointer is still theirs,
+        else as many as the count field gives (0 without one)."""
+        cdef char* q = (<char**>p)[0]
+        cdef Py_ssize_t i, n
+        if q == NULL:
+            return []
+        kept = _kept(s, p)
+        if kept is not None and (<tuple>kept)[0] is not None and (<_Buf>(<tuple>kept)[0]).ptr == <void*>q:
+            n = (<_Buf>(<tuple>kept)[0]).n
+            owner = kept
+        else:
+            n = int(getattr(s, self.countname)) if self.countname else 0
+            owner = s
+        cls = self.item_cls()
+        return [_get_item(q + i * self.size, self.ekind, self.size, cls, owner, 0, 0) for i in range(n)]
 
     def __set__(self, obj, value):
         cdef _Struct s = <_Struct>obj
         cdef char* p = s._ptr + self.off
-        cdef Py_ssize_t i, n
-        cdef void* vp
-        cdef Py_buffer view
+        cdef Py_ssize_t i
         cdef _Buf b
-        if self.kind == F_STRUCT:
-            c = self.item_cls()
-            if not isinstance(value, c) and not (isinstance(value, _Struct) and type(value)._c_size == self.size):
-                raise TypeError(f"{self.name} expects {c.__name__}, not {type(value).__name__}")
-            memcpy(p, (<_Struct>value)._ptr, self.size)
-        elif self.kind == F_CHARS:
-            data = _as_bytes(value, False)
-            if len(data) > self.count:
-                raise ValueError(f"{self.name} holds at most {self.count} bytes")
-            memset(p, 0, self.count)
-            memcpy(p, PyBytes_AS_STRING(data), len(data))
+        if self.kind == F_CHARS:
+            _set_chars(p, self.count, value, self.name)
         elif self.kind == F_ARRAY:
-            n = len(value)
-            if n > self.count:
-                raise ValueError(f"{self.name} holds at most {self.count} items")
-            for i in range(n):
-                _set_item(p + i * self.size, self.ekind, self.size, value[i], self.name)
-        elif self.kind == F_VOIDP:
-            _vptr(value, &vp)
-            (<void**>p)[0] = vp
-            if s._keep is None:
-                s._keep = {}
-            s._keep[self.name] = value
-        elif self.kind == F_CSTR:
-            data = _as_bytes(value, True)
-            (<char**>p)[0] = PyBytes_AS_STRING(data) if data is not None else NULL
-            if s._keep is None:
-                s._keep = {}
-            s._keep[self.name] = data
+            if not isinstance(value, (list, tuple)):
+                try:
+                    value = list(value)
+                except TypeError:
+                    raise TypeError(f"{self.name} expects a list of {self.count} items, not {type(value).__name__}") from None
+            if len(value) != self.count:
+                raise IndexError(f"{self.name} holds {self.count} items, got {len(value)}")
+            for i in range(self.count):
+                _set_item(s, p + i * self.size, self.ekind, self.size, value[i], self.name, self)
         elif self.kind == F_KPARAMS:
             b = _kparams(value)
             (<void**>p)[0] = _bufptr(b)
-            if s._keep is None:
-                s._keep = {}
-            s._keep[self.name] = (b, value)
+            _keep(s, p, (b, value) if b is not None else None)
         elif self.kind == F_PTRARR:
-            if value is None:
-                (<void**>p)[0] = NULL
-                b = None
-            elif isinstance(value, int):
-                (<void**>p)[0] = PyLong_AsVoidPtr(value)
-                b = None
+            if value is None or isinstance(value, int):
+                _vptr(value, <void**>p)
+                _keep(s, p, None)
             else:
-                b = _array(value, _EK[self.ekind] if self.ekind != F_STRUCT else "s", self.size)
-                (<void**>p)[0] = b.ptr
-            if s._keep is None:
-                s._keep = {}
-            s._keep[self.name] = (b, value)
+                b = _array(value, _item_code(self.ekind, self.size), self.size)
+                (<void**>p)[0] = b.ptr if b.n else NULL
+                _keep(s, p, (b, value))
         else:
-            _set_item(p, self.kind, self.size, value, self.name)
+            _set_item(s, p, self.kind, self.size, value, self.name, self)
 
 
-cdef dict _EK = {F_HANDLE: "h", F_ENUM: "e"}
+cdef str _item_code(int ekind, int size):
+    """The `_array` item code of a field item kind."""
+    if ekind == F_HANDLE or ekind == F_VOIDP:
+        return "h"
+    if ekind == F_ENUM:
+        return "e"
+    if ekind == F_STRUCT:
+        return "s"
+    if ekind == F_F:
+        return "f4" if size == 4 else "f8"
+    if ekind == F_I:
+        return "i%d" % size
+    return "u%d" % size
 
 
-cdef object _get_item(char* p, int kind, int size, object cls, object owner, _Field f, Py_ssize_t count, int ekind):
+cdef object _get_item(char* p, int kind, int size, object cls, object owner, Py_ssize_t count, int ekind):
     cdef Py_ssize_t i, n
     cdef void* q
     if kind == F_I:
@@ -755,7 +836,8 @@ cdef object _get_item(char* p, int kind, int size, object cls, object owner, _Fi
     if kind == F_ENUM:
         if cls is None:
             return (<int32_t*>p)[0]
-        return _enum(cls._value2member_map_, cls, (<int32_t*>p)[0])
+        # a value that names no member reads as None, as in the reference package
+        return (<dict>cls._value2member_map_).get((<int32_t*>p)[0])
     if kind == F_HANDLE:
         return _new_handle(cls, (<void**>p)[0])
     if kind == F_INTV:
@@ -772,48 +854,74 @@ cdef object _get_item(char* p, int kind, int size, object cls, object owner, _Fi
             return PyBytes_FromStringAndSize(p, n)
         return PyBytes_FromStringAndSize(p, count)
     if kind == F_ARRAY:
-        return [_get_item(p + i * size, ekind, size, cls, owner, f, 0, 0) for i in range(count)]
+        return [_get_item(p + i * size, ekind, size, cls, owner, 0, 0) for i in range(count)]
     if kind == F_VOIDP or kind == F_KPARAMS:
         return PyLong_FromVoidPtr((<void**>p)[0])
     if kind == F_CSTR:
         q = (<void**>p)[0]
         return None if q == NULL else <bytes>(<char*>q)
-    if kind == F_PTRARR:
-        q = (<void**>p)[0]
-        if q == NULL:
-            return []
-        n = getattr(owner, f.countname) if f.countname else 1
-        return [_get_item(<char*>q + i * size, ekind, size, cls, owner, f, 0, 0) for i in range(n)]
     raise TypeError("unsupported field kind")
 
 
-cdef int _set_item(char* p, int kind, int size, object value, str name) except -1:
+cdef int _set_chars(char* p, Py_ssize_t count, object value, str name) except -1:
+    """A char[count] field from bytes (or a bytes-like object) or a list of ints -128..255, at
+    most `count` long; the rest is zeroed."""
+    cdef Py_ssize_t i, n
+    if isinstance(value, (list, tuple)):
+        for i, x in enumerate(value):
+            if not isinstance(x, int) or not -128 <= x <= 255:
+                raise (TypeError if not isinstance(x, int) else OverflowError)(
+                    f"{name}: item {i} must be an int from -128 to 255, not {x!r}")
+        value = bytes([x & 0xFF for x in value])
+    else:
+        value = _as_bytes(value, False)
+    n = len(value)
+    if n > count:
+        raise ValueError(f"{name} holds at most {count} bytes, got {n}")
+    memset(p, 0, count)
+    memcpy(p, PyBytes_AS_STRING(value), n)
+    return 0
+
+
+cdef int _set_item(_Struct s, char* p, int kind, int size, object value, str name, _Field f) except -1:
+    """One field or array item of `kind` at `p`.  Integers convert as in the reference package
+    (Cython's conversion: ints, objects with __index__/__int__, floats truncated)."""
     cdef void* vp
     try:
-        if kind == F_I or kind == F_ENUM or kind == F_BOOL:
-            if isinstance(value, float) or isinstance(value, (str, bytes)):
-                raise TypeError(f"{name} expects an int, not {type(value).__name__}")
+        if kind == F_I or kind == F_ENUM:
             if size == 4: (<int32_t*>p)[0] = value
             elif size == 8: (<int64_t*>p)[0] = value
             elif size == 1: (<int8_t*>p)[0] = value
             else: (<int16_t*>p)[0] = value
         elif kind == F_U or kind == F_INTV:
-            if isinstance(value, float) or isinstance(value, (str, bytes)):
-                raise TypeError(f"{name} expects an int, not {type(value).__name__}")
             if size == 4: (<uint32_t*>p)[0] = value
             elif size == 8: (<uint64_t*>p)[0] = value
             elif size == 1: (<uint8_t*>p)[0] = value
             else: (<uint16_t*>p)[0] = value
+        elif kind == F_BOOL:
+            (<uint8_t*>p)[0] = 1 if value else 0
         elif kind == F_F:
             if size == 4: (<float*>p)[0] = value
             else: (<double*>p)[0] = value
         elif kind == F_HANDLE:
             _hptr(value, &vp)
             (<void**>p)[0] = vp
+        elif kind == F_VOIDP:
+            _vptr(value, &vp)
+            (<void**>p)[0] = vp
+            _keep(s, p, None if value is None or isinstance(value, int) else value)
+        elif kind == F_CSTR:
+            data = _as_bytes(value, True)
+            (<char**>p)[0] = PyBytes_AS_STRING(data) if data is not None else NULL
+            _keep(s, p, data)
+        elif kind == F_STRUCT:
+            _copy_struct(s, p, value, f.item_cls(), size, name)
         else:
             raise TypeError(f"{name} cannot be set")
-    except OverflowError as e:
-        raise OverflowError(f"{name}: {e}") from None
+    except (OverflowError, TypeError) as e:
+        if str(e).startswith(name):
+            raise
+        raise type(e)(f"{name}: {e}") from None
     return 0
 
 
@@ -968,8 +1076,8 @@ cdef _Lazy _new_lazy(dict g, str modname, str enums, str structs,
 # ----------------------------------------------------------------------------- attribute values
 
 # An attribute's C type code (generated tables): 'b' bool, 'p' void*, 'c<n>' char[n], 's:Struct',
-# 'h:Handle', 'e:Enum', '<i|u|f><size>[:IntType]'.  Parsed once per code into
-# (kind, buffer size, class name or None, scalar kind).
+# 'h:Handle', 'e:Enum', '<i|u|f><size>[:IntType]', '*<scalar code>' an array of scalars filling the
+# caller's data size.  Parsed once per code into (kind, buffer size, class name or None, scalar kind).
 DEF A_BOOL = 0
 DEF A_PTR = 1
 DEF A_CHARS = 2
@@ -977,6 +1085,7 @@ DEF A_STRUCT = 3
 DEF A_HANDLE = 4
 DEF A_ENUM = 5
 DEF A_NUM = 6
+DEF A_LIST = 7
 cdef dict _ATTR_CODES = {}
 
 
@@ -986,7 +1095,9 @@ cdef tuple _attr_parse(str code):
         return <tuple>r
     head, _, name = code.partition(":")
     name = name or None
-    if code == "b":
+    if code[0] == "*":
+        r = (A_LIST, 8, None, code[1:])
+    elif code == "b":
         r = (A_BOOL, 1, None, None)
     elif code == "p":
         r = (A_PTR, 8, None, None)
@@ -1043,11 +1154,16 @@ cdef _Buf _attr_in(object value, str code, _Lazy classes):
     return b
 
 
-cdef object _attr_out(void* p, str code, _Lazy classes):
+cdef object _attr_out(void* p, str code, _Lazy classes, Py_ssize_t nbytes=0):
+    """The Python value of an attribute of type `code` stored at p (an array: nbytes of items)."""
     cdef _Struct s
     cdef tuple t = _attr_parse(code)
     cdef int kind = t[0]
+    cdef Py_ssize_t i, step
     name = t[2]
+    if kind == A_LIST:
+        step = int(t[3][1:])
+        return [_load(<char*>p + i * step, t[3], None) for i in range(nbytes // step)]
     if kind == A_HANDLE:
         return _new_handle(classes.cls(name), (<void**>p)[0])
     if kind == A_ENUM:
@@ -1065,6 +1181,37 @@ cdef object _attr_out(void* p, str code, _Lazy classes):
     s = _new_struct(cls)
     memcpy(s._ptr, p, cls._c_size)
     return s
+
+
+cdef _Buf _attr_bufs(object attrs, dict codes, object sizes, Py_ssize_t n, list out):
+    """For a `void** data` output with one value per attribute: a void*[n] whose items point at
+    zeroed storage for each attribute's value (at least sizes[i] bytes when sizes are given).
+    `out` receives (buffer, code, size) per item, for _attr_values."""
+    cdef _Buf b, item
+    cdef Py_ssize_t i, size
+    if attrs is None:
+        attrs = []
+    if not isinstance(attrs, (list, tuple)) or (sizes is not None and not isinstance(sizes, (list, tuple))):
+        raise TypeError("expected lists of attributes and data sizes")
+    for lst, what in ((attrs, "attributes"), (sizes, "data sizes")):
+        if lst is not None and n > len(lst):
+            raise RuntimeError(f"the list of {what} is too small: {len(lst)} < {n}")
+    b = _Buf_new(n * sizeof(void*))
+    b.n = n
+    for i in range(n):
+        code = codes.get(int(attrs[i]), "u8")
+        size = _attr_size(code)
+        if sizes is not None:
+            size = max(size, <Py_ssize_t>sizes[i])
+        item = _Buf_new(size)
+        (<void**>b.ptr)[i] = item.ptr
+        out.append((item, code, <Py_ssize_t>sizes[i] if sizes is not None else 0))
+    b.keep = out
+    return b
+
+
+cdef list _attr_values(list items, _Lazy classes):
+    return [_attr_out((<_Buf>b).ptr, code, classes, size) for b, code, size in items]
 
 
 # ----------------------------------------------------------------------------- kernel parameters
@@ -1113,8 +1260,12 @@ cdef Py_ssize_t _none_size(object v) except -1:
 
 
 cdef int _store_scalar(char* slot, int kind, Py_ssize_t size, object v) except -1:
-    """A value of a ctypes scalar type (kind and size from _ctype_info) into its slot."""
+    """A value of a ctypes scalar type (kind and size from _ctype_info) into its slot: a Python
+    value, or an instance of a ctypes scalar type (its value is taken)."""
     cdef void* p
+    if kind != 4 and type(v) is not int and type(v) is not float and type(v) is not bool \
+            and isinstance(v, _get_ctypes()._SimpleCData):
+        v = v.value
     if kind == 1:
         if isinstance(v, float):
             raise TypeError(f"expected an int, not float")
@@ -1127,7 +1278,11 @@ cdef int _store_scalar(char* slot, int kind, Py_ssize_t size, object v) except -
             p = NULL
         elif isinstance(v, int):
             p = PyLong_AsVoidPtr(v)
-        elif hasattr(v, "getPtr") and not isinstance(v, (_Handle, _IntValue)):
+        elif isinstance(v, _Handle):        # a binding object: the address of its value (getPtr),
+            p = <void*>(<_Handle>v)._p      # as the reference package passes it
+        elif isinstance(v, _IntValue):
+            p = (<_IntValue>v)._p
+        elif hasattr(v, "getPtr"):
             p = PyLong_AsVoidPtr(int(v.getPtr()))
         else:
             _hptr(v, &p)
@@ -1155,9 +1310,9 @@ cdef int _store_none(char* store, object v) except -1:
     if isinstance(v, _Struct):
         memcpy(store, (<_Struct>v)._ptr, size)
     elif isinstance(v, _IntValue):
-        memcpy(store, &(<_IntValue>v)._v, size)
+        memcpy(store, (<_IntValue>v)._p, size)
     elif isinstance(v, _Handle):
-        (<void**>store)[0] = (<_Handle>v)._v
+        (<void**>store)[0] = (<_Handle>v)._p[0]
     elif isinstance(v, int):
         (<int32_t*>store)[0] = v
     else:
@@ -1238,9 +1393,9 @@ cdef _Buf _kparams_packed(object values, object types, bint sized):
             size = q[2 * i + 1]
             if kind == 0:
                 if isinstance(v, _IntValue):      # the common None-typed values, inline
-                    memcpy(store, &(<_IntValue>v)._v, (<_IntValue>v)._size)
+                    memcpy(store, (<_IntValue>v)._p, (<_IntValue>v)._size)
                 elif isinstance(v, _Handle):
-                    (<void**>store)[0] = (<_Handle>v)._v
+                    (<void**>store)[0] = (<_Handle>v)._p[0]
                 else:
                     size = _none_size(v)
                     if size > 8 and not sized:

@@ -105,3 +105,36 @@ def symbol(lib, entry):
         raise RuntimeError(f'Function "{name}" not found in {where} ({"; ".join(tried)}); '
                            f"the installed library may be older than the CUDA 13.0 headers") from None
     return ctypes.cast(fn, ctypes.c_void_p).value
+
+
+def inspector(lib):
+    """`(_inspect_function_pointers, _inspect_function_pointer)` for `lib`, as the reference
+    package's private modules offer them (cuda.bindings._bindings.cydriver, ...): a dict of
+    every entry point's address keyed by "__" and its C symbol (nvJitLink's without the version
+    suffix), 0 where the loaded library lacks it, and one lookup in that dict (KeyError for a name
+    it does not hold).  The library is loaded by the first call (RuntimeError if it is absent)."""
+    table = None
+
+    def _inspect_function_pointers():
+        nonlocal table
+        if table is None:
+            import importlib
+            entries = importlib.import_module(f"cuda.bindings._symbols_{lib}").SYMBOLS
+            library(lib)
+            found = {}
+            for entry in entries:
+                key = "__" + (entry[0] if lib == "nvjitlink" else entry[4])
+                try:
+                    found[key] = symbol(lib, entry)
+                except RuntimeError:
+                    found[key] = 0
+            table = found
+        return dict(table)
+
+    def _inspect_function_pointer(name):
+        if table is None:
+            _inspect_function_pointers()
+        return table[name]
+
+    return _inspect_function_pointers, _inspect_function_pointer
+

@@ -3,9 +3,10 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, binding=True
 """Python bindings of the CUDA driver API (generated from the CUDA 13.0 headers)."""
 from cuda.bindings cimport cydriver
-from cuda.bindings._base cimport (_Handle, _IntValue, _Struct, _Buf, _hptr, _vptr, _sptr, _wbuf,
+from cuda.bindings._base cimport (_Handle, _IntValue, _iv, _Struct, _Buf, _hptr, _vptr, _sptr, _wbuf,
     _new_handle, _new_int, _new_struct, _enum, _as_bytes, _array, _from_array, _strlist, _voidpp,
-    _jitvalues, _kparams, _attr_in, _attr_out, _attr_size, _bufptr, _Buf_new, _structs, _Lazy, _new_lazy)
+    _jitvalues, _kparams, _attr_in, _attr_out, _attr_size, _attr_bufs, _attr_values, _bufptr, _Buf_new,
+    _structs, _Lazy, _new_lazy)
 from cpython.bytes cimport PyBytes_FromStringAndSize
 from cpython.long cimport PyLong_FromVoidPtr, PyLong_AsVoidPtr
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t, intptr_t, uintptr_t
@@ -321,7 +322,7 @@ cdef extern from *:
     #include <stddef.h>
     static const size_t __cb_driver_off[] = {offsetof(CUasyncNotificationInfo, info.overBudget.bytesOverBudget) - offsetof(CUasyncNotificationInfo, info.overBudget), offsetof(CUlaunchAttributeValue, clusterDim.x) - offsetof(CUlaunchAttributeValue, clusterDim), offsetof(CUlaunchAttributeValue, clusterDim.y) - offsetof(CUlaunchAttributeValue, clusterDim), offsetof(CUlaunchAttributeValue, clusterDim.z) - offsetof(CUlaunchAttributeValue, clusterDim), offsetof(CUlaunchAttributeValue, programmaticEvent.event) - offsetof(CUlaunchAttributeValue, programmaticEvent), offsetof(CUlaunchAttributeValue, programmaticEvent.flags) - offsetof(CUlaunchAttributeValue, programmaticEvent), offsetof(CUlaunchAttributeValue, programmaticEvent.triggerAtBlockStart) - offsetof(CUlaunchAttributeValue, programmaticEvent), offsetof(CUlaunchAttributeValue, launchCompletionEvent.event) - offsetof(CUlaunchAttributeValue, launchCompletionEvent), offsetof(CUlaunchAttributeValue, launchCompletionEvent.flags) - offsetof(CUlaunchAttributeValue, launchCompletionEvent), offsetof(CUlaunchAttributeValue, preferredClusterDim.x) - offsetof(CUlaunchAttributeValue, preferredClusterDim), offsetof(CUlaunchAttributeValue, preferredClusterDim.y) - offsetof(CUlaunchAttributeValue, preferredClusterDim), offsetof(CUlaunchAttributeValue, preferredClusterDim.z) - offsetof(CUlaunchAttributeValue, preferredClusterDim), offsetof(CUlaunchAttributeValue, deviceUpdatableKernelNode.deviceUpdatable) - offsetof(CUlaunchAttributeValue, deviceUpdatableKernelNode), offsetof(CUlaunchAttributeValue, deviceUpdatableKernelNode.devNode) - offsetof(CUlaunchAttributeValue, deviceUpdatableKernelNode), offsetof(CUDA_ARRAY_SPARSE_PROPERTIES_v1, tileExtent.width) - offsetof(CUDA_ARRAY_SPARSE_PROPERTIES_v1, tileExtent), offsetof(CUDA_ARRAY_SPARSE_PROPERTIES_v1, tileExtent.height) - offsetof(CUDA_ARRAY_SPARSE_PROPERTIES_v1, tileExtent), offsetof(CUDA_ARRAY_SPARSE_PROPERTIES_v1, tileExtent.depth) - offsetof(CUDA_ARRAY_SPARSE_PROPERTIES_v1, tileExtent), offsetof(CUDA_RESOURCE_DESC_v1, res.array.hArray) - offsetof(CUDA_RESOURCE_DESC_v1, res.array), offsetof(CUDA_RESOURCE_DESC_v1, res.mipmap.hMipmappedArray) - offsetof(CUDA_RESOURCE_DESC_v1, res.mipmap), offsetof(CUDA_RESOURCE_DESC_v1, res.linear.devPtr) - offsetof(CUDA_RESOURCE_DESC_v1, res.linear), offsetof(CUDA_RESOURCE_DESC_v1, res.linear.format) - offsetof(CUDA_RESOURCE_DESC_v1, res.linear), offsetof(CUDA_RESOURCE_DESC_v1, res.linear.numChannels) - offsetof(CUDA_RESOURCE_DESC_v1, res.linear), offsetof(CUDA_RESOURCE_DESC_v1, res.linear.sizeInBytes) - offsetof(CUDA_RESOURCE_DESC_v1, res.linear), offsetof(CUDA_RESOURCE_DESC_v1, res.pitch2D.devPtr) - offsetof(CUDA_RESOURCE_DESC_v1, res.pitch2D), offsetof(CUDA_RESOURCE_DESC_v1, res.pitch2D.format) - offsetof(CUDA_RESOURCE_DESC_v1, res.pitch2D), offsetof(CUDA_RESOURCE_DESC_v1, res.pitch2D.numChannels) - offsetof(CUDA_RESOURCE_DESC_v1, res.pitch2D), offsetof(CUDA_RESOURCE_DESC_v1, res.pitch2D.width) - offsetof(CUDA_RESOURCE_DESC_v1, res.pitch2D), offsetof(CUDA_RESOURCE_DESC_v1, res.pitch2D.height) - offsetof(CUDA_RESOURCE_DESC_v1, res.pitch2D), offsetof(CUDA_RESOURCE_DESC_v1, res.pitch2D.pitchInBytes) - offsetof(CUDA_RESOURCE_DESC_v1, res.pitch2D), offsetof(CUDA_RESOURCE_DESC_v1, res.reserved.reserved) - offsetof(CUDA_RESOURCE_DESC_v1, res.reserved), offsetof(CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1, handle.win32.handle) - offsetof(CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1, handle.win32), offsetof(CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1, handle.win32.name) - offsetof(CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1, handle.win32), offsetof(CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1, handle.win32.handle) - offsetof(CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1, handle.win32), offsetof(CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1, handle.win32.name) - offsetof(CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1, handle.win32), offsetof(CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1, params.fence.value) - offsetof(CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1, params.fence), offsetof(CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1, params.keyedMutex.key) - offsetof(CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1, params.keyedMutex), offsetof(CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1, params.fence) - offsetof(CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1, params), offsetof(CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1, params.nvSciSync) - offsetof(CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1, params), offsetof(CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1, params.keyedMutex) - offsetof(CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1, params), offsetof(CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1, params.reserved) - offsetof(CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1, params), offsetof(CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1, params.fence.value) - offsetof(CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1, params.fence), offsetof(CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1, params.keyedMutex.key) - offsetof(CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1, params.keyedMutex), offsetof(CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1, params.keyedMutex.timeoutMs) - offsetof(CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1, params.keyedMutex), offsetof(CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1, params.fence) - offsetof(CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1, params), offsetof(CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1, params.nvSciSync) - offsetof(CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1, params), offsetof(CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1, params.keyedMutex) - offsetof(CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1, params), offsetof(CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1, params.reserved) - offsetof(CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1, params), offsetof(CUarrayMapInfo_v1, subresource.sparseLevel.level) - offsetof(CUarrayMapInfo_v1, subresource.sparseLevel), offsetof(CUarrayMapInfo_v1, subresource.sparseLevel.layer) - offsetof(CUarrayMapInfo_v1, subresource.sparseLevel), offsetof(CUarrayMapInfo_v1, subresource.sparseLevel.offsetX) - offsetof(CUarrayMapInfo_v1, subresource.sparseLevel), offsetof(CUarrayMapInfo_v1, subresource.sparseLevel.offsetY) - offsetof(CUarrayMapInfo_v1, subresource.sparseLevel), offsetof(CUarrayMapInfo_v1, subresource.sparseLevel.offsetZ) - offsetof(CUarrayMapInfo_v1, subresource.sparseLevel), offsetof(CUarrayMapInfo_v1, subresource.sparseLevel.extentWidth) - offsetof(CUarrayMapInfo_v1, subresource.sparseLevel), offsetof(CUarrayMapInfo_v1, subresource.sparseLevel.extentHeight) - offsetof(CUarrayMapInfo_v1, subresource.sparseLevel), offsetof(CUarrayMapInfo_v1, subresource.sparseLevel.extentDepth) - offsetof(CUarrayMapInfo_v1, subresource.sparseLevel), offsetof(CUarrayMapInfo_v1, subresource.miptail.layer) - offsetof(CUarrayMapInfo_v1, subresource.miptail), offsetof(CUarrayMapInfo_v1, subresource.miptail.offset) - offsetof(CUarrayMapInfo_v1, subresource.miptail), offsetof(CUarrayMapInfo_v1, subresource.miptail.size) - offsetof(CUarrayMapInfo_v1, subresource.miptail), offsetof(CUmemAllocationProp_v1, allocFlags.compressionType) - offsetof(CUmemAllocationProp_v1, allocFlags), offsetof(CUmemAllocationProp_v1, allocFlags.gpuDirectRDMACapable) - offsetof(CUmemAllocationProp_v1, allocFlags), offsetof(CUmemAllocationProp_v1, allocFlags.usage) - offsetof(CUmemAllocationProp_v1, allocFlags), offsetof(CUmemAllocationProp_v1, allocFlags.reserved) - offsetof(CUmemAllocationProp_v1, allocFlags), offsetof(CUmemcpy3DOperand_v1, op.ptr.ptr) - offsetof(CUmemcpy3DOperand_v1, op.ptr), offsetof(CUmemcpy3DOperand_v1, op.ptr.rowLength) - offsetof(CUmemcpy3DOperand_v1, op.ptr), offsetof(CUmemcpy3DOperand_v1, op.ptr.layerHeight) - offsetof(CUmemcpy3DOperand_v1, op.ptr), offsetof(CUmemcpy3DOperand_v1, op.ptr.locHint) - offsetof(CUmemcpy3DOperand_v1, op.ptr), offsetof(CUmemcpy3DOperand_v1, op.array.array) - offsetof(CUmemcpy3DOperand_v1, op.array), offsetof(CUmemcpy3DOperand_v1, op.array.offset) - offsetof(CUmemcpy3DOperand_v1, op.array), offsetof(CUasyncNotificationInfo, info.overBudget) - offsetof(CUasyncNotificationInfo, info), offsetof(CUexecAffinityParam_v1, param.smCount) - offsetof(CUexecAffinityParam_v1, param), offsetof(CUDA_RESOURCE_DESC_v1, res.array) - offsetof(CUDA_RESOURCE_DESC_v1, res), offsetof(CUDA_RESOURCE_DESC_v1, res.mipmap) - offsetof(CUDA_RESOURCE_DESC_v1, res), offsetof(CUDA_RESOURCE_DESC_v1, res.linear) - offsetof(CUDA_RESOURCE_DESC_v1, res), offsetof(CUDA_RESOURCE_DESC_v1, res.pitch2D) - offsetof(CUDA_RESOURCE_DESC_v1, res), offsetof(CUDA_RESOURCE_DESC_v1, res.reserved) - offsetof(CUDA_RESOURCE_DESC_v1, res), offsetof(CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1, handle.fd) - offsetof(CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1, handle), offsetof(CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1, handle.win32) - offsetof(CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1, handle), offsetof(CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1, handle.nvSciBufObject) - offsetof(CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1, handle), offsetof(CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1, handle.fd) - offsetof(CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1, handle), offsetof(CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1, handle.win32) - offsetof(CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1, handle), offsetof(CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1, handle.nvSciSyncObj) - offsetof(CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1, handle), offsetof(CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1, params.nvSciSync.fence) - offsetof(CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1, params.nvSciSync), offsetof(CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1, params.nvSciSync.reserved) - offsetof(CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1, params.nvSciSync), offsetof(CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1, params.nvSciSync.fence) - offsetof(CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1, params.nvSciSync), offsetof(CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1, params.nvSciSync.reserved) - offsetof(CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1, params.nvSciSync), offsetof(CUarrayMapInfo_v1, resource.mipmap) - offsetof(CUarrayMapInfo_v1, resource), offsetof(CUarrayMapInfo_v1, resource.array) - offsetof(CUarrayMapInfo_v1, resource), offsetof(CUarrayMapInfo_v1, subresource.sparseLevel) - offsetof(CUarrayMapInfo_v1, subresource), offsetof(CUarrayMapInfo_v1, subresource.miptail) - offsetof(CUarrayMapInfo_v1, subresource), offsetof(CUarrayMapInfo_v1, memHandle.memHandle) - offsetof(CUarrayMapInfo_v1, memHandle), offsetof(CUmemcpy3DOperand_v1, op.ptr) - offsetof(CUmemcpy3DOperand_v1, op), offsetof(CUmemcpy3DOperand_v1, op.array) - offsetof(CUmemcpy3DOperand_v1, op), offsetof(CUeglFrame_v1, frame.pArray) - offsetof(CUeglFrame_v1, frame), offsetof(CUeglFrame_v1, frame.pPitch) - offsetof(CUeglFrame_v1, frame), offsetof(CUDA_ARRAY3D_DESCRIPTOR_v2, Width), offsetof(CUDA_ARRAY3D_DESCRIPTOR_v2, Height), offsetof(CUDA_ARRAY3D_DESCRIPTOR_v2, Depth), offsetof(CUDA_ARRAY3D_DESCRIPTOR_v2, Format), offsetof(CUDA_ARRAY3D_DESCRIPTOR_v2, NumChannels), offsetof(CUDA_ARRAY3D_DESCRIPTOR_v2, Flags), offsetof(CUDA_ARRAY_DESCRIPTOR_v2, Width), offsetof(CUDA_ARRAY_DESCRIPTOR_v2, Height), offsetof(CUDA_ARRAY_DESCRIPTOR_v2, Format), offsetof(CUDA_ARRAY_DESCRIPTOR_v2, NumChannels), offsetof(CUDA_ARRAY_MEMORY_REQUIREMENTS_v1, size), offsetof(CUDA_ARRAY_MEMORY_REQUIREMENTS_v1, alignment), offsetof(CUDA_ARRAY_MEMORY_REQUIREMENTS_v1, reserved), offsetof(CUDA_ARRAY_SPARSE_PROPERTIES_v1, tileExtent), offsetof(CUDA_ARRAY_SPARSE_PROPERTIES_v1, miptailFirstLevel), offsetof(CUDA_ARRAY_SPARSE_PROPERTIES_v1, miptailSize), offsetof(CUDA_ARRAY_SPARSE_PROPERTIES_v1, flags), offsetof(CUDA_ARRAY_SPARSE_PROPERTIES_v1, reserved), offsetof(CUDA_BATCH_MEM_OP_NODE_PARAMS_v1, ctx), offsetof(CUDA_BATCH_MEM_OP_NODE_PARAMS_v1, count), offsetof(CUDA_BATCH_MEM_OP_NODE_PARAMS_v1, paramArray), offsetof(CUDA_BATCH_MEM_OP_NODE_PARAMS_v1, flags), offsetof(CUDA_BATCH_MEM_OP_NODE_PARAMS_v2, ctx), offsetof(CUDA_BATCH_MEM_OP_NODE_PARAMS_v2, count), offsetof(CUDA_BATCH_MEM_OP_NODE_PARAMS_v2, paramArray), offsetof(CUDA_BATCH_MEM_OP_NODE_PARAMS_v2, flags), offsetof(CUDA_CHILD_GRAPH_NODE_PARAMS, graph), offsetof(CUDA_CHILD_GRAPH_NODE_PARAMS, ownership), offsetof(CUDA_CONDITIONAL_NODE_PARAMS, handle), offsetof(CUDA_CONDITIONAL_NODE_PARAMS, type), offsetof(CUDA_CONDITIONAL_NODE_PARAMS, size), offsetof(CUDA_CONDITIONAL_NODE_PARAMS, phGraph_out), offsetof(CUDA_CONDITIONAL_NODE_PARAMS, ctx), offsetof(CUDA_EVENT_RECORD_NODE_PARAMS, event), offsetof(CUDA_EVENT_WAIT_NODE_PARAMS, event), offsetof(CUDA_EXTERNAL_MEMORY_BUFFER_DESC_v1, offset), offsetof(CUDA_EXTERNAL_MEMORY_BUFFER_DESC_v1, size), offsetof(CUDA_EXTERNAL_MEMORY_BUFFER_DESC_v1, flags), offsetof(CUDA_EXTERNAL_MEMORY_BUFFER_DESC_v1, reserved), offsetof(CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1, type), offsetof(CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1, handle), offsetof(CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1, size), offsetof(CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1, flags), offsetof(CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1, reserved), offsetof(CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_v1, offset), offsetof(CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_v1, arrayDesc), offsetof(CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_v1, numLevels), offsetof(CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_v1, reserved), offsetof(CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1, type), offsetof(CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1, handle), offsetof(CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1, flags), offsetof(CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1, reserved), offsetof(CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1, params), offsetof(CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1, flags), offsetof(CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1, reserved), offsetof(CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1, params), offsetof(CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1, flags), offsetof(CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1, reserved), offsetof(CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v1, extSemArray), offsetof(CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v1, paramsArray), offsetof(CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v1, numExtSems), offsetof(CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v2, extSemArray), offsetof(CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v2, paramsArray), offsetof(CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v2, numExtSems), offsetof(CUDA_EXT_SEM_WAIT_NODE_PARAMS_v1, extSemArray), offsetof(CUDA_EXT_SEM_WAIT_NODE_PARAMS_v1, paramsArray), offsetof(CUDA_EXT_SEM_WAIT_NODE_PARAMS_v1, numExtSems), offsetof(CUDA_EXT_SEM_WAIT_NODE_PARAMS_v2, extSemArray), offsetof(CUDA_EXT_SEM_WAIT_NODE_PARAMS_v2, paramsArray), offsetof(CUDA_EXT_SEM_WAIT_NODE_PARAMS_v2, numExtSems), offsetof(CUDA_GRAPH_INSTANTIATE_PARAMS, flags), offsetof(CUDA_GRAPH_INSTANTIATE_PARAMS, hUploadStream), offsetof(CUDA_GRAPH_INSTANTIATE_PARAMS, hErrNode_out), offsetof(CUDA_GRAPH_INSTANTIATE_PARAMS, result_out), offsetof(CUDA_HOST_NODE_PARAMS_v1, fn), offsetof(CUDA_HOST_NODE_PARAMS_v1, userData), offsetof(CUDA_HOST_NODE_PARAMS_v2, fn), offsetof(CUDA_HOST_NODE_PARAMS_v2, userData), offsetof(CUDA_KERNEL_NODE_PARAMS_v1, func), offsetof(CUDA_KERNEL_NODE_PARAMS_v1, gridDimX), offsetof(CUDA_KERNEL_NODE_PARAMS_v1, gridDimY), offsetof(CUDA_KERNEL_NODE_PARAMS_v1, gridDimZ), offsetof(CUDA_KERNEL_NODE_PARAMS_v1, blockDimX), offsetof(CUDA_KERNEL_NODE_PARAMS_v1, blockDimY), offsetof(CUDA_KERNEL_NODE_PARAMS_v1, blockDimZ), offsetof(CUDA_KERNEL_NODE_PARAMS_v1, sharedMemBytes), offsetof(CUDA_KERNEL_NODE_PARAMS_v1, kernelParams), offsetof(CUDA_KERNEL_NODE_PARAMS_v1, extra), offsetof(CUDA_KERNEL_NODE_PARAMS_v2, func), offsetof(CUDA_KERNEL_NODE_PARAMS_v2, gridDimX), offsetof(CUDA_KERNEL_NODE_PARAMS_v2, gridDimY), offsetof(CUDA_KERNEL_NODE_PARAMS_v2, gridDimZ), offsetof(CUDA_KERNEL_NODE_PARAMS_v2, blockDimX), offsetof(CUDA_KERNEL_NODE_PARAMS_v2, blockDimY), offsetof(CUDA_KERNEL_NODE_PARAMS_v2, blockDimZ), offsetof(CUDA_KERNEL_NODE_PARAMS_v2, sharedMemBytes), offsetof(CUDA_KERNEL_NODE_PARAMS_v2, kernelParams), offsetof(CUDA_KERNEL_NODE_PARAMS_v2, extra), offsetof(CUDA_KERNEL_NODE_PARAMS_v2, kern), offsetof(CUDA_KERNEL_NODE_PARAMS_v2, ctx), offsetof(CUDA_KERNEL_NODE_PARAMS_v3, func), offsetof(CUDA_KERNEL_NODE_PARAMS_v3, gridDimX), offsetof(CUDA_KERNEL_NODE_PARAMS_v3, gridDimY), offsetof(CUDA_KERNEL_NODE_PARAMS_v3, gridDimZ), offsetof(CUDA_KERNEL_NODE_PARAMS_v3, blockDimX), offsetof(CUDA_KERNEL_NODE_PARAMS_v3, blockDimY), offsetof(CUDA_KERNEL_NODE_PARAMS_v3, blockDimZ), offsetof(CUDA_KERNEL_NODE_PARAMS_v3, sharedMemBytes), offsetof(CUDA_KERNEL_NODE_PARAMS_v3, kernelParams), offsetof(CUDA_KERNEL_NODE_PARAMS_v3, extra), offsetof(CUDA_KERNEL_NODE_PARAMS_v3, kern), offsetof(CUDA_KERNEL_NODE_PARAMS_v3, ctx), offsetof(CUDA_LAUNCH_PARAMS_v1, function), offsetof(CUDA_LAUNCH_PARAMS_v1, gridDimX), offsetof(CUDA_LAUNCH_PARAMS_v1, gridDimY), offsetof(CUDA_LAUNCH_PARAMS_v1, gridDimZ), offsetof(CUDA_LAUNCH_PARAMS_v1, blockDimX), offsetof(CUDA_LAUNCH_PARAMS_v1, blockDimY), offsetof(CUDA_LAUNCH_PARAMS_v1, blockDimZ), offsetof(CUDA_LAUNCH_PARAMS_v1, sharedMemBytes), offsetof(CUDA_LAUNCH_PARAMS_v1, hStream), offsetof(CUDA_LAUNCH_PARAMS_v1, kernelParams), offsetof(CUDA_MEMCPY2D_v2, srcXInBytes), offsetof(CUDA_MEMCPY2D_v2, srcY), offsetof(CUDA_MEMCPY2D_v2, srcMemoryType), offsetof(CUDA_MEMCPY2D_v2, srcHost), offsetof(CUDA_MEMCPY2D_v2, srcDevice), offsetof(CUDA_MEMCPY2D_v2, srcArray), offsetof(CUDA_MEMCPY2D_v2, srcPitch), offsetof(CUDA_MEMCPY2D_v2, dstXInBytes), offsetof(CUDA_MEMCPY2D_v2, dstY), offsetof(CUDA_MEMCPY2D_v2, dstMemoryType), offsetof(CUDA_MEMCPY2D_v2, dstHost), offsetof(CUDA_MEMCPY2D_v2, dstDevice), offsetof(CUDA_MEMCPY2D_v2, dstArray), offsetof(CUDA_MEMCPY2D_v2, dstPitch), offsetof(CUDA_MEMCPY2D_v2, WidthInBytes), offsetof(CUDA_MEMCPY2D_v2, Height), offsetof(CUDA_MEMCPY3D_BATCH_OP_v1, src), offsetof(CUDA_MEMCPY3D_BATCH_OP_v1, dst), offsetof(CUDA_MEMCPY3D_BATCH_OP_v1, extent), offsetof(CUDA_MEMCPY3D_BATCH_OP_v1, srcAccessOrder), offsetof(CUDA_MEMCPY3D_BATCH_OP_v1, flags), offsetof(CUDA_MEMCPY3D_PEER_v1, srcXInBytes), offsetof(CUDA_MEMCPY3D_PEER_v1, srcY), offsetof(CUDA_MEMCPY3D_PEER_v1, srcZ), offsetof(CUDA_MEMCPY3D_PEER_v1, srcLOD), offsetof(CUDA_MEMCPY3D_PEER_v1, srcMemoryType), offsetof(CUDA_MEMCPY3D_PEER_v1, srcHost), offsetof(CUDA_MEMCPY3D_PEER_v1, srcDevice), offsetof(CUDA_MEMCPY3D_PEER_v1, srcArray), offsetof(CUDA_MEMCPY3D_PEER_v1, srcContext), offsetof(CUDA_MEMCPY3D_PEER_v1, srcPitch), offsetof(CUDA_MEMCPY3D_PEER_v1, srcHeight), offsetof(CUDA_MEMCPY3D_PEER_v1, dstXInBytes), offsetof(CUDA_MEMCPY3D_PEER_v1, dstY), offsetof(CUDA_MEMCPY3D_PEER_v1, dstZ), offsetof(CUDA_MEMCPY3D_PEER_v1, dstLOD), offsetof(CUDA_MEMCPY3D_PEER_v1, dstMemoryType), offsetof(CUDA_MEMCPY3D_PEER_v1, dstHost), offsetof(CUDA_MEMCPY3D_PEER_v1, dstDevice), offsetof(CUDA_MEMCPY3D_PEER_v1, dstArray), offsetof(CUDA_MEMCPY3D_PEER_v1, dstContext), offsetof(CUDA_MEMCPY3D_PEER_v1, dstPitch), offsetof(CUDA_MEMCPY3D_PEER_v1, dstHeight), offsetof(CUDA_MEMCPY3D_PEER_v1, WidthInBytes), offsetof(CUDA_MEMCPY3D_PEER_v1, Height), offsetof(CUDA_MEMCPY3D_PEER_v1, Depth), offsetof(CUDA_MEMCPY3D_v2, srcXInBytes), offsetof(CUDA_MEMCPY3D_v2, srcY), offsetof(CUDA_MEMCPY3D_v2, srcZ), offsetof(CUDA_MEMCPY3D_v2, srcLOD), offsetof(CUDA_MEMCPY3D_v2, srcMemoryType), offsetof(CUDA_MEMCPY3D_v2, srcHost), offsetof(CUDA_MEMCPY3D_v2, srcDevice), offsetof(CUDA_MEMCPY3D_v2, srcArray), offsetof(CUDA_MEMCPY3D_v2, reserved0), offsetof(CUDA_MEMCPY3D_v2, srcPitch), offsetof(CUDA_MEMCPY3D_v2, srcHeight), offsetof(CUDA_MEMCPY3D_v2, dstXInBytes), offsetof(CUDA_MEMCPY3D_v2, dstY), offsetof(CUDA_MEMCPY3D_v2, dstZ), offsetof(CUDA_MEMCPY3D_v2, dstLOD), offsetof(CUDA_MEMCPY3D_v2, dstMemoryType), offsetof(CUDA_MEMCPY3D_v2, dstHost), offsetof(CUDA_MEMCPY3D_v2, dstDevice), offsetof(CUDA_MEMCPY3D_v2, dstArray), offsetof(CUDA_MEMCPY3D_v2, reserved1), offsetof(CUDA_MEMCPY3D_v2, dstPitch), offsetof(CUDA_MEMCPY3D_v2, dstHeight), offsetof(CUDA_MEMCPY3D_v2, WidthInBytes), offsetof(CUDA_MEMCPY3D_v2, Height), offsetof(CUDA_MEMCPY3D_v2, Depth), offsetof(CUDA_MEMCPY_NODE_PARAMS, flags), offsetof(CUDA_MEMCPY_NODE_PARAMS, reserved), offsetof(CUDA_MEMCPY_NODE_PARAMS, copyCtx), offsetof(CUDA_MEMCPY_NODE_PARAMS, copyParams), offsetof(CUDA_MEMSET_NODE_PARAMS_v1, dst), offsetof(CUDA_MEMSET_NODE_PARAMS_v1, pitch), offsetof(CUDA_MEMSET_NODE_PARAMS_v1, value), offsetof(CUDA_MEMSET_NODE_PARAMS_v1, elementSize), offsetof(CUDA_MEMSET_NODE_PARAMS_v1, width), offsetof(CUDA_MEMSET_NODE_PARAMS_v1, height), offsetof(CUDA_MEMSET_NODE_PARAMS_v2, dst), offsetof(CUDA_MEMSET_NODE_PARAMS_v2, pitch), offsetof(CUDA_MEMSET_NODE_PARAMS_v2, value), offsetof(CUDA_MEMSET_NODE_PARAMS_v2, elementSize), offsetof(CUDA_MEMSET_NODE_PARAMS_v2, width), offsetof(CUDA_MEMSET_NODE_PARAMS_v2, height), offsetof(CUDA_MEMSET_NODE_PARAMS_v2, ctx), offsetof(CUDA_MEM_ALLOC_NODE_PARAMS_v1, poolProps), offsetof(CUDA_MEM_ALLOC_NODE_PARAMS_v1, accessDescs), offsetof(CUDA_MEM_ALLOC_NODE_PARAMS_v1, accessDescCount), offsetof(CUDA_MEM_ALLOC_NODE_PARAMS_v1, bytesize), offsetof(CUDA_MEM_ALLOC_NODE_PARAMS_v1, dptr), offsetof(CUDA_MEM_ALLOC_NODE_PARAMS_v2, poolProps), offsetof(CUDA_MEM_ALLOC_NODE_PARAMS_v2, accessDescs), offsetof(CUDA_MEM_ALLOC_NODE_PARAMS_v2, accessDescCount), offsetof(CUDA_MEM_ALLOC_NODE_PARAMS_v2, bytesize), offsetof(CUDA_MEM_ALLOC_NODE_PARAMS_v2, dptr), offsetof(CUDA_MEM_FREE_NODE_PARAMS, dptr), offsetof(CUDA_POINTER_ATTRIBUTE_P2P_TOKENS_v1, p2pToken), offsetof(CUDA_POINTER_ATTRIBUTE_P2P_TOKENS_v1, vaSpaceToken), offsetof(CUDA_RESOURCE_DESC_v1, resType), offsetof(CUDA_RESOURCE_DESC_v1, res), offsetof(CUDA_RESOURCE_DESC_v1, flags), offsetof(CUDA_RESOURCE_VIEW_DESC_v1, format), offsetof(CUDA_RESOURCE_VIEW_DESC_v1, width), offsetof(CUDA_RESOURCE_VIEW_DESC_v1, height), offsetof(CUDA_RESOURCE_VIEW_DESC_v1, depth), offsetof(CUDA_RESOURCE_VIEW_DESC_v1, firstMipmapLevel), offsetof(CUDA_RESOURCE_VIEW_DESC_v1, lastMipmapLevel), offsetof(CUDA_RESOURCE_VIEW_DESC_v1, firstLayer), offsetof(CUDA_RESOURCE_VIEW_DESC_v1, lastLayer), offsetof(CUDA_RESOURCE_VIEW_DESC_v1, reserved), offsetof(CUDA_TEXTURE_DESC_v1, addressMode), offsetof(CUDA_TEXTURE_DESC_v1, filterMode), offsetof(CUDA_TEXTURE_DESC_v1, flags), offsetof(CUDA_TEXTURE_DESC_v1, maxAnisotropy), offsetof(CUDA_TEXTURE_DESC_v1, mipmapFilterMode), offsetof(CUDA_TEXTURE_DESC_v1, mipmapLevelBias), offsetof(CUDA_TEXTURE_DESC_v1, minMipmapLevelClamp), offsetof(CUDA_TEXTURE_DESC_v1, maxMipmapLevelClamp), offsetof(CUDA_TEXTURE_DESC_v1, borderColor), offsetof(CUDA_TEXTURE_DESC_v1, reserved), offsetof(CUaccessPolicyWindow_v1, base_ptr), offsetof(CUaccessPolicyWindow_v1, num_bytes), offsetof(CUaccessPolicyWindow_v1, hitRatio), offsetof(CUaccessPolicyWindow_v1, hitProp), offsetof(CUaccessPolicyWindow_v1, missProp), offsetof(CUarrayMapInfo_v1, resourceType), offsetof(CUarrayMapInfo_v1, resource), offsetof(CUarrayMapInfo_v1, subresourceType), offsetof(CUarrayMapInfo_v1, subresource), offsetof(CUarrayMapInfo_v1, memOperationType), offsetof(CUarrayMapInfo_v1, memHandleType), offsetof(CUarrayMapInfo_v1, memHandle), offsetof(CUarrayMapInfo_v1, offset), offsetof(CUarrayMapInfo_v1, deviceBitMask), offsetof(CUarrayMapInfo_v1, flags), offsetof(CUarrayMapInfo_v1, reserved), offsetof(CUasyncNotificationInfo, type), offsetof(CUasyncNotificationInfo, info), offsetof(CUcheckpointCheckpointArgs, reserved), offsetof(CUcheckpointGpuPair, oldUuid), offsetof(CUcheckpointGpuPair, newUuid), offsetof(CUcheckpointLockArgs, timeoutMs), offsetof(CUcheckpointLockArgs, reserved0), offsetof(CUcheckpointLockArgs, reserved1), offsetof(CUcheckpointRestoreArgs, gpuPairs), offsetof(CUcheckpointRestoreArgs, gpuPairsCount), offsetof(CUcheckpointRestoreArgs, reserved), offsetof(CUcheckpointRestoreArgs, reserved1), offsetof(CUcheckpointUnlockArgs, reserved), offsetof(CUctxCigParam, sharedDataType), offsetof(CUctxCigParam, sharedData), offsetof(CUctxCreateParams, execAffinityParams), offsetof(CUctxCreateParams, numExecAffinityParams), offsetof(CUctxCreateParams, cigParams), offsetof(CUdevResource_v1, type), offsetof(CUdevResource_v1, _internal_padding), offsetof(CUdevResource_v1, sm), offsetof(CUdevResource_v1, _oversize), offsetof(CUdevSmResource, smCount), offsetof(CUdevSmResource, minSmPartitionSize), offsetof(CUdevSmResource, smCoscheduledAlignment), offsetof(CUdevprop_v1, maxThreadsPerBlock), offsetof(CUdevprop_v1, maxThreadsDim), offsetof(CUdevprop_v1, maxGridSize), offsetof(CUdevprop_v1, sharedMemPerBlock), offsetof(CUdevprop_v1, totalConstantMemory), offsetof(CUdevprop_v1, SIMDWidth), offsetof(CUdevprop_v1, memPitch), offsetof(CUdevprop_v1, regsPerBlock), offsetof(CUdevprop_v1, clockRate), offsetof(CUdevprop_v1, textureAlign), offsetof(CUeglFrame_v1, frame), offsetof(CUeglFrame_v1, width), offsetof(CUeglFrame_v1, height), offsetof(CUeglFrame_v1, depth), offsetof(CUeglFrame_v1, pitch), offsetof(CUeglFrame_v1, planeCount), offsetof(CUeglFrame_v1, numChannels), offsetof(CUeglFrame_v1, frameType), offsetof(CUeglFrame_v1, eglColorFormat), offsetof(CUeglFrame_v1, cuFormat), offsetof(CUexecAffinityParam_v1, type), offsetof(CUexecAffinityParam_v1, param), offsetof(CUexecAffinitySmCount_v1, val), offsetof(CUextent3D_v1, width), offsetof(CUextent3D_v1, height), offsetof(CUextent3D_v1, depth), offsetof(CUgraphEdgeData, from_port), offsetof(CUgraphEdgeData, to_port), offsetof(CUgraphEdgeData, type), offsetof(CUgraphEdgeData, reserved), offsetof(CUgraphExecUpdateResultInfo_v1, result), offsetof(CUgraphExecUpdateResultInfo_v1, errorNode), offsetof(CUgraphExecUpdateResultInfo_v1, errorFromNode), offsetof(CUgraphNodeParams, type), offsetof(CUgraphNodeParams, reserved0), offsetof(CUgraphNodeParams, reserved1), offsetof(CUgraphNodeParams, kernel), offsetof(CUgraphNodeParams, memcpy), offsetof(CUgraphNodeParams, memset), offsetof(CUgraphNodeParams, host), offsetof(CUgraphNodeParams, graph), offsetof(CUgraphNodeParams, eventWait), offsetof(CUgraphNodeParams, eventRecord), offsetof(CUgraphNodeParams, extSemSignal), offsetof(CUgraphNodeParams, extSemWait), offsetof(CUgraphNodeParams, alloc), offsetof(CUgraphNodeParams, free), offsetof(CUgraphNodeParams, memOp), offsetof(CUgraphNodeParams, conditional), offsetof(CUgraphNodeParams, reserved2), offsetof(CUipcEventHandle_v1, reserved), offsetof(CUipcMemHandle_v1, reserved), offsetof(CUlaunchAttributeValue, pad), offsetof(CUlaunchAttributeValue, accessPolicyWindow), offsetof(CUlaunchAttributeValue, cooperative), offsetof(CUlaunchAttributeValue, syncPolicy), offsetof(CUlaunchAttributeValue, clusterDim), offsetof(CUlaunchAttributeValue, clusterSchedulingPolicyPreference), offsetof(CUlaunchAttributeValue, programmaticStreamSerializationAllowed), offsetof(CUlaunchAttributeValue, programmaticEvent), offsetof(CUlaunchAttributeValue, launchCompletionEvent), offsetof(CUlaunchAttributeValue, priority), offsetof(CUlaunchAttributeValue, memSyncDomainMap), offsetof(CUlaunchAttributeValue, memSyncDomain), offsetof(CUlaunchAttributeValue, preferredClusterDim), offsetof(CUlaunchAttributeValue, deviceUpdatableKernelNode), offsetof(CUlaunchAttributeValue, sharedMemCarveout), offsetof(CUlaunchAttributeValue, nvlinkUtilCentricScheduling), offsetof(CUlaunchAttribute, id), offsetof(CUlaunchAttribute, pad), offsetof(CUlaunchAttribute, value), offsetof(CUlaunchConfig, gridDimX), offsetof(CUlaunchConfig, gridDimY), offsetof(CUlaunchConfig, gridDimZ), offsetof(CUlaunchConfig, blockDimX), offsetof(CUlaunchConfig, blockDimY), offsetof(CUlaunchConfig, blockDimZ), offsetof(CUlaunchConfig, sharedMemBytes), offsetof(CUlaunchConfig, hStream), offsetof(CUlaunchConfig, attrs), offsetof(CUlaunchConfig, numAttrs), offsetof(CUlaunchMemSyncDomainMap, default_), offsetof(CUlaunchMemSyncDomainMap, remote), offsetof(CUlibraryHostUniversalFunctionAndDataTable, functionTable), offsetof(CUlibraryHostUniversalFunctionAndDataTable, functionWindowSize), offsetof(CUlibraryHostUniversalFunctionAndDataTable, dataTable), offsetof(CUlibraryHostUniversalFunctionAndDataTable, dataWindowSize), offsetof(CUmemAccessDesc_v1, location), offsetof(CUmemAccessDesc_v1, flags), offsetof(CUmemAllocationProp_v1, type), offsetof(CUmemAllocationProp_v1, requestedHandleTypes), offsetof(CUmemAllocationProp_v1, location), offsetof(CUmemAllocationProp_v1, win32HandleMetaData), offsetof(CUmemAllocationProp_v1, allocFlags), offsetof(CUmemDecompressParams, srcNumBytes), offsetof(CUmemDecompressParams, dstNumBytes), offsetof(CUmemDecompressParams, dstActBytes), offsetof(CUmemDecompressParams, src), offsetof(CUmemDecompressParams, dst), offsetof(CUmemDecompressParams, algo), offsetof(CUmemDecompressParams, padding), offsetof(CUmemFabricHandle_v1, data), offsetof(CUmemLocation_v1, type), offsetof(CUmemLocation_v1, id), offsetof(CUmemPoolProps_v1, allocType), offsetof(CUmemPoolProps_v1, handleTypes), offsetof(CUmemPoolProps_v1, location), offsetof(CUmemPoolProps_v1, win32SecurityAttributes), offsetof(CUmemPoolProps_v1, maxSize), offsetof(CUmemPoolProps_v1, usage), offsetof(CUmemPoolProps_v1, reserved), offsetof(CUmemPoolPtrExportData_v1, reserved), offsetof(CUmemcpy3DOperand_v1, type), offsetof(CUmemcpy3DOperand_v1, op), offsetof(CUmemcpyAttributes_v1, srcAccessOrder), offsetof(CUmemcpyAttributes_v1, srcLocHint), offsetof(CUmemcpyAttributes_v1, dstLocHint), offsetof(CUmemcpyAttributes_v1, flags), offsetof(CUmulticastObjectProp_v1, numDevices), offsetof(CUmulticastObjectProp_v1, size), offsetof(CUmulticastObjectProp_v1, handleTypes), offsetof(CUmulticastObjectProp_v1, flags), offsetof(CUoffset3D_v1, x), offsetof(CUoffset3D_v1, y), offsetof(CUoffset3D_v1, z), offsetof(CUstreamBatchMemOpParams_v1, operation), offsetof(CUstreamBatchMemOpParams_v1, waitValue), offsetof(CUstreamBatchMemOpParams_v1, writeValue), offsetof(CUstreamBatchMemOpParams_v1, flushRemoteWrites), offsetof(CUstreamBatchMemOpParams_v1, memoryBarrier), offsetof(CUstreamBatchMemOpParams_v1, pad), offsetof(struct CUstreamMemOpFlushRemoteWritesParams_st, operation), offsetof(struct CUstreamMemOpFlushRemoteWritesParams_st, flags), offsetof(struct CUstreamMemOpMemoryBarrierParams_st, operation), offsetof(struct CUstreamMemOpMemoryBarrierParams_st, flags), offsetof(struct CUstreamMemOpWaitValueParams_st, operation), offsetof(struct CUstreamMemOpWaitValueParams_st, address), offsetof(struct CUstreamMemOpWaitValueParams_st, value), offsetof(struct CUstreamMemOpWaitValueParams_st, value64), offsetof(struct CUstreamMemOpWaitValueParams_st, flags), offsetof(struct CUstreamMemOpWaitValueParams_st, alias), offsetof(struct CUstreamMemOpWriteValueParams_st, operation), offsetof(struct CUstreamMemOpWriteValueParams_st, address), offsetof(struct CUstreamMemOpWriteValueParams_st, value), offsetof(struct CUstreamMemOpWriteValueParams_st, value64), offsetof(struct CUstreamMemOpWriteValueParams_st, flags), offsetof(struct CUstreamMemOpWriteValueParams_st, alias), offsetof(CUtensorMap, opaque), offsetof(CUuuid, bytes)};
     static const size_t __cb_driver_fsize[] = {sizeof(((CUasyncNotificationInfo*)0)->info.overBudget.bytesOverBudget), sizeof(((CUlaunchAttributeValue*)0)->clusterDim.x), sizeof(((CUlaunchAttributeValue*)0)->clusterDim.y), sizeof(((CUlaunchAttributeValue*)0)->clusterDim.z), sizeof(((CUlaunchAttributeValue*)0)->programmaticEvent.event), sizeof(((CUlaunchAttributeValue*)0)->programmaticEvent.flags), sizeof(((CUlaunchAttributeValue*)0)->programmaticEvent.triggerAtBlockStart), sizeof(((CUlaunchAttributeValue*)0)->launchCompletionEvent.event), sizeof(((CUlaunchAttributeValue*)0)->launchCompletionEvent.flags), sizeof(((CUlaunchAttributeValue*)0)->preferredClusterDim.x), sizeof(((CUlaunchAttributeValue*)0)->preferredClusterDim.y), sizeof(((CUlaunchAttributeValue*)0)->preferredClusterDim.z), sizeof(((CUlaunchAttributeValue*)0)->deviceUpdatableKernelNode.deviceUpdatable), sizeof(((CUlaunchAttributeValue*)0)->deviceUpdatableKernelNode.devNode), sizeof(((CUDA_ARRAY_SPARSE_PROPERTIES_v1*)0)->tileExtent.width), sizeof(((CUDA_ARRAY_SPARSE_PROPERTIES_v1*)0)->tileExtent.height), sizeof(((CUDA_ARRAY_SPARSE_PROPERTIES_v1*)0)->tileExtent.depth), sizeof(((CUDA_RESOURCE_DESC_v1*)0)->res.array.hArray), sizeof(((CUDA_RESOURCE_DESC_v1*)0)->res.mipmap.hMipmappedArray), sizeof(((CUDA_RESOURCE_DESC_v1*)0)->res.linear.devPtr), sizeof(((CUDA_RESOURCE_DESC_v1*)0)->res.linear.format), sizeof(((CUDA_RESOURCE_DESC_v1*)0)->res.linear.numChannels), sizeof(((CUDA_RESOURCE_DESC_v1*)0)->res.linear.sizeInBytes), sizeof(((CUDA_RESOURCE_DESC_v1*)0)->res.pitch2D.devPtr), sizeof(((CUDA_RESOURCE_DESC_v1*)0)->res.pitch2D.format), sizeof(((CUDA_RESOURCE_DESC_v1*)0)->res.pitch2D.numChannels), sizeof(((CUDA_RESOURCE_DESC_v1*)0)->res.pitch2D.width), sizeof(((CUDA_RESOURCE_DESC_v1*)0)->res.pitch2D.height), sizeof(((CUDA_RESOURCE_DESC_v1*)0)->res.pitch2D.pitchInBytes), sizeof(((CUDA_RESOURCE_DESC_v1*)0)->res.reserved.reserved), sizeof(((CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1*)0)->handle.win32.handle), sizeof(((CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1*)0)->handle.win32.name), sizeof(((CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1*)0)->handle.win32.handle), sizeof(((CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1*)0)->handle.win32.name), sizeof(((CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1*)0)->params.fence.value), sizeof(((CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1*)0)->params.keyedMutex.key), sizeof(((CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1*)0)->params.fence), sizeof(((CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1*)0)->params.nvSciSync), sizeof(((CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1*)0)->params.keyedMutex), sizeof(((CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1*)0)->params.reserved), sizeof(((CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1*)0)->params.fence.value), sizeof(((CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1*)0)->params.keyedMutex.key), sizeof(((CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1*)0)->params.keyedMutex.timeoutMs), sizeof(((CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1*)0)->params.fence), sizeof(((CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1*)0)->params.nvSciSync), sizeof(((CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1*)0)->params.keyedMutex), sizeof(((CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1*)0)->params.reserved), sizeof(((CUarrayMapInfo_v1*)0)->subresource.sparseLevel.level), sizeof(((CUarrayMapInfo_v1*)0)->subresource.sparseLevel.layer), sizeof(((CUarrayMapInfo_v1*)0)->subresource.sparseLevel.offsetX), sizeof(((CUarrayMapInfo_v1*)0)->subresource.sparseLevel.offsetY), sizeof(((CUarrayMapInfo_v1*)0)->subresource.sparseLevel.offsetZ), sizeof(((CUarrayMapInfo_v1*)0)->subresource.sparseLevel.extentWidth), sizeof(((CUarrayMapInfo_v1*)0)->subresource.sparseLevel.extentHeight), sizeof(((CUarrayMapInfo_v1*)0)->subresource.sparseLevel.extentDepth), sizeof(((CUarrayMapInfo_v1*)0)->subresource.miptail.layer), sizeof(((CUarrayMapInfo_v1*)0)->subresource.miptail.offset), sizeof(((CUarrayMapInfo_v1*)0)->subresource.miptail.size), sizeof(((CUmemAllocationProp_v1*)0)->allocFlags.compressionType), sizeof(((CUmemAllocationProp_v1*)0)->allocFlags.gpuDirectRDMACapable), sizeof(((CUmemAllocationProp_v1*)0)->allocFlags.usage), sizeof(((CUmemAllocationProp_v1*)0)->allocFlags.reserved), sizeof(((CUmemcpy3DOperand_v1*)0)->op.ptr.ptr), sizeof(((CUmemcpy3DOperand_v1*)0)->op.ptr.rowLength), sizeof(((CUmemcpy3DOperand_v1*)0)->op.ptr.layerHeight), sizeof(((CUmemcpy3DOperand_v1*)0)->op.ptr.locHint), sizeof(((CUmemcpy3DOperand_v1*)0)->op.array.array), sizeof(((CUmemcpy3DOperand_v1*)0)->op.array.offset), sizeof(((CUasyncNotificationInfo*)0)->info.overBudget), sizeof(((CUexecAffinityParam_v1*)0)->param.smCount), sizeof(((CUDA_RESOURCE_DESC_v1*)0)->res.array), sizeof(((CUDA_RESOURCE_DESC_v1*)0)->res.mipmap), sizeof(((CUDA_RESOURCE_DESC_v1*)0)->res.linear), sizeof(((CUDA_RESOURCE_DESC_v1*)0)->res.pitch2D), sizeof(((CUDA_RESOURCE_DESC_v1*)0)->res.reserved), sizeof(((CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1*)0)->handle.fd), sizeof(((CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1*)0)->handle.win32), sizeof(((CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1*)0)->handle.nvSciBufObject), sizeof(((CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1*)0)->handle.fd), sizeof(((CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1*)0)->handle.win32), sizeof(((CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1*)0)->handle.nvSciSyncObj), sizeof(((CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1*)0)->params.nvSciSync.fence), sizeof(((CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1*)0)->params.nvSciSync.reserved), sizeof(((CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1*)0)->params.nvSciSync.fence), sizeof(((CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1*)0)->params.nvSciSync.reserved), sizeof(((CUarrayMapInfo_v1*)0)->resource.mipmap), sizeof(((CUarrayMapInfo_v1*)0)->resource.array), sizeof(((CUarrayMapInfo_v1*)0)->subresource.sparseLevel), sizeof(((CUarrayMapInfo_v1*)0)->subresource.miptail), sizeof(((CUarrayMapInfo_v1*)0)->memHandle.memHandle), sizeof(((CUmemcpy3DOperand_v1*)0)->op.ptr), sizeof(((CUmemcpy3DOperand_v1*)0)->op.array), sizeof(((CUeglFrame_v1*)0)->frame.pArray), sizeof(((CUeglFrame_v1*)0)->frame.pPitch), sizeof(((CUDA_ARRAY3D_DESCRIPTOR_v2*)0)->Width), sizeof(((CUDA_ARRAY3D_DESCRIPTOR_v2*)0)->Height), sizeof(((CUDA_ARRAY3D_DESCRIPTOR_v2*)0)->Depth), sizeof(((CUDA_ARRAY3D_DESCRIPTOR_v2*)0)->Format), sizeof(((CUDA_ARRAY3D_DESCRIPTOR_v2*)0)->NumChannels), sizeof(((CUDA_ARRAY3D_DESCRIPTOR_v2*)0)->Flags), sizeof(((CUDA_ARRAY_DESCRIPTOR_v2*)0)->Width), sizeof(((CUDA_ARRAY_DESCRIPTOR_v2*)0)->Height), sizeof(((CUDA_ARRAY_DESCRIPTOR_v2*)0)->Format), sizeof(((CUDA_ARRAY_DESCRIPTOR_v2*)0)->NumChannels), sizeof(((CUDA_ARRAY_MEMORY_REQUIREMENTS_v1*)0)->size), sizeof(((CUDA_ARRAY_MEMORY_REQUIREMENTS_v1*)0)->alignment), sizeof(((CUDA_ARRAY_MEMORY_REQUIREMENTS_v1*)0)->reserved), sizeof(((CUDA_ARRAY_SPARSE_PROPERTIES_v1*)0)->tileExtent), sizeof(((CUDA_ARRAY_SPARSE_PROPERTIES_v1*)0)->miptailFirstLevel), sizeof(((CUDA_ARRAY_SPARSE_PROPERTIES_v1*)0)->miptailSize), sizeof(((CUDA_ARRAY_SPARSE_PROPERTIES_v1*)0)->flags), sizeof(((CUDA_ARRAY_SPARSE_PROPERTIES_v1*)0)->reserved), sizeof(((CUDA_BATCH_MEM_OP_NODE_PARAMS_v1*)0)->ctx), sizeof(((CUDA_BATCH_MEM_OP_NODE_PARAMS_v1*)0)->count), sizeof(((CUDA_BATCH_MEM_OP_NODE_PARAMS_v1*)0)->paramArray), sizeof(((CUDA_BATCH_MEM_OP_NODE_PARAMS_v1*)0)->flags), sizeof(((CUDA_BATCH_MEM_OP_NODE_PARAMS_v2*)0)->ctx), sizeof(((CUDA_BATCH_MEM_OP_NODE_PARAMS_v2*)0)->count), sizeof(((CUDA_BATCH_MEM_OP_NODE_PARAMS_v2*)0)->paramArray), sizeof(((CUDA_BATCH_MEM_OP_NODE_PARAMS_v2*)0)->flags), sizeof(((CUDA_CHILD_GRAPH_NODE_PARAMS*)0)->graph), sizeof(((CUDA_CHILD_GRAPH_NODE_PARAMS*)0)->ownership), sizeof(((CUDA_CONDITIONAL_NODE_PARAMS*)0)->handle), sizeof(((CUDA_CONDITIONAL_NODE_PARAMS*)0)->type), sizeof(((CUDA_CONDITIONAL_NODE_PARAMS*)0)->size), sizeof(((CUDA_CONDITIONAL_NODE_PARAMS*)0)->phGraph_out), sizeof(((CUDA_CONDITIONAL_NODE_PARAMS*)0)->ctx), sizeof(((CUDA_EVENT_RECORD_NODE_PARAMS*)0)->event), sizeof(((CUDA_EVENT_WAIT_NODE_PARAMS*)0)->event), sizeof(((CUDA_EXTERNAL_MEMORY_BUFFER_DESC_v1*)0)->offset), sizeof(((CUDA_EXTERNAL_MEMORY_BUFFER_DESC_v1*)0)->size), sizeof(((CUDA_EXTERNAL_MEMORY_BUFFER_DESC_v1*)0)->flags), sizeof(((CUDA_EXTERNAL_MEMORY_BUFFER_DESC_v1*)0)->reserved), sizeof(((CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1*)0)->type), sizeof(((CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1*)0)->handle), sizeof(((CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1*)0)->size), sizeof(((CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1*)0)->flags), sizeof(((CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1*)0)->reserved), sizeof(((CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_v1*)0)->offset), sizeof(((CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_v1*)0)->arrayDesc), sizeof(((CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_v1*)0)->numLevels), sizeof(((CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_v1*)0)->reserved), sizeof(((CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1*)0)->type), sizeof(((CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1*)0)->handle), sizeof(((CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1*)0)->flags), sizeof(((CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1*)0)->reserved), sizeof(((CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1*)0)->params), sizeof(((CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1*)0)->flags), sizeof(((CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1*)0)->reserved), sizeof(((CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1*)0)->params), sizeof(((CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1*)0)->flags), sizeof(((CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1*)0)->reserved), sizeof(((CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v1*)0)->extSemArray), sizeof(((CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v1*)0)->paramsArray), sizeof(((CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v1*)0)->numExtSems), sizeof(((CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v2*)0)->extSemArray), sizeof(((CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v2*)0)->paramsArray), sizeof(((CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v2*)0)->numExtSems), sizeof(((CUDA_EXT_SEM_WAIT_NODE_PARAMS_v1*)0)->extSemArray), sizeof(((CUDA_EXT_SEM_WAIT_NODE_PARAMS_v1*)0)->paramsArray), sizeof(((CUDA_EXT_SEM_WAIT_NODE_PARAMS_v1*)0)->numExtSems), sizeof(((CUDA_EXT_SEM_WAIT_NODE_PARAMS_v2*)0)->extSemArray), sizeof(((CUDA_EXT_SEM_WAIT_NODE_PARAMS_v2*)0)->paramsArray), sizeof(((CUDA_EXT_SEM_WAIT_NODE_PARAMS_v2*)0)->numExtSems), sizeof(((CUDA_GRAPH_INSTANTIATE_PARAMS*)0)->flags), sizeof(((CUDA_GRAPH_INSTANTIATE_PARAMS*)0)->hUploadStream), sizeof(((CUDA_GRAPH_INSTANTIATE_PARAMS*)0)->hErrNode_out), sizeof(((CUDA_GRAPH_INSTANTIATE_PARAMS*)0)->result_out), sizeof(((CUDA_HOST_NODE_PARAMS_v1*)0)->fn), sizeof(((CUDA_HOST_NODE_PARAMS_v1*)0)->userData), sizeof(((CUDA_HOST_NODE_PARAMS_v2*)0)->fn), sizeof(((CUDA_HOST_NODE_PARAMS_v2*)0)->userData), sizeof(((CUDA_KERNEL_NODE_PARAMS_v1*)0)->func), sizeof(((CUDA_KERNEL_NODE_PARAMS_v1*)0)->gridDimX), sizeof(((CUDA_KERNEL_NODE_PARAMS_v1*)0)->gridDimY), sizeof(((CUDA_KERNEL_NODE_PARAMS_v1*)0)->gridDimZ), sizeof(((CUDA_KERNEL_NODE_PARAMS_v1*)0)->blockDimX), sizeof(((CUDA_KERNEL_NODE_PARAMS_v1*)0)->blockDimY), sizeof(((CUDA_KERNEL_NODE_PARAMS_v1*)0)->blockDimZ), sizeof(((CUDA_KERNEL_NODE_PARAMS_v1*)0)->sharedMemBytes), sizeof(((CUDA_KERNEL_NODE_PARAMS_v1*)0)->kernelParams), sizeof(((CUDA_KERNEL_NODE_PARAMS_v1*)0)->extra), sizeof(((CUDA_KERNEL_NODE_PARAMS_v2*)0)->func), sizeof(((CUDA_KERNEL_NODE_PARAMS_v2*)0)->gridDimX), sizeof(((CUDA_KERNEL_NODE_PARAMS_v2*)0)->gridDimY), sizeof(((CUDA_KERNEL_NODE_PARAMS_v2*)0)->gridDimZ), sizeof(((CUDA_KERNEL_NODE_PARAMS_v2*)0)->blockDimX), sizeof(((CUDA_KERNEL_NODE_PARAMS_v2*)0)->blockDimY), sizeof(((CUDA_KERNEL_NODE_PARAMS_v2*)0)->blockDimZ), sizeof(((CUDA_KERNEL_NODE_PARAMS_v2*)0)->sharedMemBytes), sizeof(((CUDA_KERNEL_NODE_PARAMS_v2*)0)->kernelParams), sizeof(((CUDA_KERNEL_NODE_PARAMS_v2*)0)->extra), sizeof(((CUDA_KERNEL_NODE_PARAMS_v2*)0)->kern), sizeof(((CUDA_KERNEL_NODE_PARAMS_v2*)0)->ctx), sizeof(((CUDA_KERNEL_NODE_PARAMS_v3*)0)->func), sizeof(((CUDA_KERNEL_NODE_PARAMS_v3*)0)->gridDimX), sizeof(((CUDA_KERNEL_NODE_PARAMS_v3*)0)->gridDimY), sizeof(((CUDA_KERNEL_NODE_PARAMS_v3*)0)->gridDimZ), sizeof(((CUDA_KERNEL_NODE_PARAMS_v3*)0)->blockDimX), sizeof(((CUDA_KERNEL_NODE_PARAMS_v3*)0)->blockDimY), sizeof(((CUDA_KERNEL_NODE_PARAMS_v3*)0)->blockDimZ), sizeof(((CUDA_KERNEL_NODE_PARAMS_v3*)0)->sharedMemBytes), sizeof(((CUDA_KERNEL_NODE_PARAMS_v3*)0)->kernelParams), sizeof(((CUDA_KERNEL_NODE_PARAMS_v3*)0)->extra), sizeof(((CUDA_KERNEL_NODE_PARAMS_v3*)0)->kern), sizeof(((CUDA_KERNEL_NODE_PARAMS_v3*)0)->ctx), sizeof(((CUDA_LAUNCH_PARAMS_v1*)0)->function), sizeof(((CUDA_LAUNCH_PARAMS_v1*)0)->gridDimX), sizeof(((CUDA_LAUNCH_PARAMS_v1*)0)->gridDimY), sizeof(((CUDA_LAUNCH_PARAMS_v1*)0)->gridDimZ), sizeof(((CUDA_LAUNCH_PARAMS_v1*)0)->blockDimX), sizeof(((CUDA_LAUNCH_PARAMS_v1*)0)->blockDimY), sizeof(((CUDA_LAUNCH_PARAMS_v1*)0)->blockDimZ), sizeof(((CUDA_LAUNCH_PARAMS_v1*)0)->sharedMemBytes), sizeof(((CUDA_LAUNCH_PARAMS_v1*)0)->hStream), sizeof(((CUDA_LAUNCH_PARAMS_v1*)0)->kernelParams), sizeof(((CUDA_MEMCPY2D_v2*)0)->srcXInBytes), sizeof(((CUDA_MEMCPY2D_v2*)0)->srcY), sizeof(((CUDA_MEMCPY2D_v2*)0)->srcMemoryType), sizeof(((CUDA_MEMCPY2D_v2*)0)->srcHost), sizeof(((CUDA_MEMCPY2D_v2*)0)->srcDevice), sizeof(((CUDA_MEMCPY2D_v2*)0)->srcArray), sizeof(((CUDA_MEMCPY2D_v2*)0)->srcPitch), sizeof(((CUDA_MEMCPY2D_v2*)0)->dstXInBytes), sizeof(((CUDA_MEMCPY2D_v2*)0)->dstY), sizeof(((CUDA_MEMCPY2D_v2*)0)->dstMemoryType), sizeof(((CUDA_MEMCPY2D_v2*)0)->dstHost), sizeof(((CUDA_MEMCPY2D_v2*)0)->dstDevice), sizeof(((CUDA_MEMCPY2D_v2*)0)->dstArray), sizeof(((CUDA_MEMCPY2D_v2*)0)->dstPitch), sizeof(((CUDA_MEMCPY2D_v2*)0)->WidthInBytes), sizeof(((CUDA_MEMCPY2D_v2*)0)->Height), sizeof(((CUDA_MEMCPY3D_BATCH_OP_v1*)0)->src), sizeof(((CUDA_MEMCPY3D_BATCH_OP_v1*)0)->dst), sizeof(((CUDA_MEMCPY3D_BATCH_OP_v1*)0)->extent), sizeof(((CUDA_MEMCPY3D_BATCH_OP_v1*)0)->srcAccessOrder), sizeof(((CUDA_MEMCPY3D_BATCH_OP_v1*)0)->flags), sizeof(((CUDA_MEMCPY3D_PEER_v1*)0)->srcXInBytes), sizeof(((CUDA_MEMCPY3D_PEER_v1*)0)->srcY), sizeof(((CUDA_MEMCPY3D_PEER_v1*)0)->srcZ), sizeof(((CUDA_MEMCPY3D_PEER_v1*)0)->srcLOD), sizeof(((CUDA_MEMCPY3D_PEER_v1*)0)->srcMemoryType), sizeof(((CUDA_MEMCPY3D_PEER_v1*)0)->srcHost), sizeof(((CUDA_MEMCPY3D_PEER_v1*)0)->srcDevice), sizeof(((CUDA_MEMCPY3D_PEER_v1*)0)->srcArray), sizeof(((CUDA_MEMCPY3D_PEER_v1*)0)->srcContext), sizeof(((CUDA_MEMCPY3D_PEER_v1*)0)->srcPitch), sizeof(((CUDA_MEMCPY3D_PEER_v1*)0)->srcHeight), sizeof(((CUDA_MEMCPY3D_PEER_v1*)0)->dstXInBytes), sizeof(((CUDA_MEMCPY3D_PEER_v1*)0)->dstY), sizeof(((CUDA_MEMCPY3D_PEER_v1*)0)->dstZ), sizeof(((CUDA_MEMCPY3D_PEER_v1*)0)->dstLOD), sizeof(((CUDA_MEMCPY3D_PEER_v1*)0)->dstMemoryType), sizeof(((CUDA_MEMCPY3D_PEER_v1*)0)->dstHost), sizeof(((CUDA_MEMCPY3D_PEER_v1*)0)->dstDevice), sizeof(((CUDA_MEMCPY3D_PEER_v1*)0)->dstArray), sizeof(((CUDA_MEMCPY3D_PEER_v1*)0)->dstContext), sizeof(((CUDA_MEMCPY3D_PEER_v1*)0)->dstPitch), sizeof(((CUDA_MEMCPY3D_PEER_v1*)0)->dstHeight), sizeof(((CUDA_MEMCPY3D_PEER_v1*)0)->WidthInBytes), sizeof(((CUDA_MEMCPY3D_PEER_v1*)0)->Height), sizeof(((CUDA_MEMCPY3D_PEER_v1*)0)->Depth), sizeof(((CUDA_MEMCPY3D_v2*)0)->srcXInBytes), sizeof(((CUDA_MEMCPY3D_v2*)0)->srcY), sizeof(((CUDA_MEMCPY3D_v2*)0)->srcZ), sizeof(((CUDA_MEMCPY3D_v2*)0)->srcLOD), sizeof(((CUDA_MEMCPY3D_v2*)0)->srcMemoryType), sizeof(((CUDA_MEMCPY3D_v2*)0)->srcHost), sizeof(((CUDA_MEMCPY3D_v2*)0)->srcDevice), sizeof(((CUDA_MEMCPY3D_v2*)0)->srcArray), sizeof(((CUDA_MEMCPY3D_v2*)0)->reserved0), sizeof(((CUDA_MEMCPY3D_v2*)0)->srcPitch), sizeof(((CUDA_MEMCPY3D_v2*)0)->srcHeight), sizeof(((CUDA_MEMCPY3D_v2*)0)->dstXInBytes), sizeof(((CUDA_MEMCPY3D_v2*)0)->dstY), sizeof(((CUDA_MEMCPY3D_v2*)0)->dstZ), sizeof(((CUDA_MEMCPY3D_v2*)0)->dstLOD), sizeof(((CUDA_MEMCPY3D_v2*)0)->dstMemoryType), sizeof(((CUDA_MEMCPY3D_v2*)0)->dstHost), sizeof(((CUDA_MEMCPY3D_v2*)0)->dstDevice), sizeof(((CUDA_MEMCPY3D_v2*)0)->dstArray), sizeof(((CUDA_MEMCPY3D_v2*)0)->reserved1), sizeof(((CUDA_MEMCPY3D_v2*)0)->dstPitch), sizeof(((CUDA_MEMCPY3D_v2*)0)->dstHeight), sizeof(((CUDA_MEMCPY3D_v2*)0)->WidthInBytes), sizeof(((CUDA_MEMCPY3D_v2*)0)->Height), sizeof(((CUDA_MEMCPY3D_v2*)0)->Depth), sizeof(((CUDA_MEMCPY_NODE_PARAMS*)0)->flags), sizeof(((CUDA_MEMCPY_NODE_PARAMS*)0)->reserved), sizeof(((CUDA_MEMCPY_NODE_PARAMS*)0)->copyCtx), sizeof(((CUDA_MEMCPY_NODE_PARAMS*)0)->copyParams), sizeof(((CUDA_MEMSET_NODE_PARAMS_v1*)0)->dst), sizeof(((CUDA_MEMSET_NODE_PARAMS_v1*)0)->pitch), sizeof(((CUDA_MEMSET_NODE_PARAMS_v1*)0)->value), sizeof(((CUDA_MEMSET_NODE_PARAMS_v1*)0)->elementSize), sizeof(((CUDA_MEMSET_NODE_PARAMS_v1*)0)->width), sizeof(((CUDA_MEMSET_NODE_PARAMS_v1*)0)->height), sizeof(((CUDA_MEMSET_NODE_PARAMS_v2*)0)->dst), sizeof(((CUDA_MEMSET_NODE_PARAMS_v2*)0)->pitch), sizeof(((CUDA_MEMSET_NODE_PARAMS_v2*)0)->value), sizeof(((CUDA_MEMSET_NODE_PARAMS_v2*)0)->elementSize), sizeof(((CUDA_MEMSET_NODE_PARAMS_v2*)0)->width), sizeof(((CUDA_MEMSET_NODE_PARAMS_v2*)0)->height), sizeof(((CUDA_MEMSET_NODE_PARAMS_v2*)0)->ctx), sizeof(((CUDA_MEM_ALLOC_NODE_PARAMS_v1*)0)->poolProps), sizeof(((CUDA_MEM_ALLOC_NODE_PARAMS_v1*)0)->accessDescs), sizeof(((CUDA_MEM_ALLOC_NODE_PARAMS_v1*)0)->accessDescCount), sizeof(((CUDA_MEM_ALLOC_NODE_PARAMS_v1*)0)->bytesize), sizeof(((CUDA_MEM_ALLOC_NODE_PARAMS_v1*)0)->dptr), sizeof(((CUDA_MEM_ALLOC_NODE_PARAMS_v2*)0)->poolProps), sizeof(((CUDA_MEM_ALLOC_NODE_PARAMS_v2*)0)->accessDescs), sizeof(((CUDA_MEM_ALLOC_NODE_PARAMS_v2*)0)->accessDescCount), sizeof(((CUDA_MEM_ALLOC_NODE_PARAMS_v2*)0)->bytesize), sizeof(((CUDA_MEM_ALLOC_NODE_PARAMS_v2*)0)->dptr), sizeof(((CUDA_MEM_FREE_NODE_PARAMS*)0)->dptr), sizeof(((CUDA_POINTER_ATTRIBUTE_P2P_TOKENS_v1*)0)->p2pToken), sizeof(((CUDA_POINTER_ATTRIBUTE_P2P_TOKENS_v1*)0)->vaSpaceToken), sizeof(((CUDA_RESOURCE_DESC_v1*)0)->resType), sizeof(((CUDA_RESOURCE_DESC_v1*)0)->res), sizeof(((CUDA_RESOURCE_DESC_v1*)0)->flags), sizeof(((CUDA_RESOURCE_VIEW_DESC_v1*)0)->format), sizeof(((CUDA_RESOURCE_VIEW_DESC_v1*)0)->width), sizeof(((CUDA_RESOURCE_VIEW_DESC_v1*)0)->height), sizeof(((CUDA_RESOURCE_VIEW_DESC_v1*)0)->depth), sizeof(((CUDA_RESOURCE_VIEW_DESC_v1*)0)->firstMipmapLevel), sizeof(((CUDA_RESOURCE_VIEW_DESC_v1*)0)->lastMipmapLevel), sizeof(((CUDA_RESOURCE_VIEW_DESC_v1*)0)->firstLayer), sizeof(((CUDA_RESOURCE_VIEW_DESC_v1*)0)->lastLayer), sizeof(((CUDA_RESOURCE_VIEW_DESC_v1*)0)->reserved), sizeof(((CUDA_TEXTURE_DESC_v1*)0)->addressMode), sizeof(((CUDA_TEXTURE_DESC_v1*)0)->filterMode), sizeof(((CUDA_TEXTURE_DESC_v1*)0)->flags), sizeof(((CUDA_TEXTURE_DESC_v1*)0)->maxAnisotropy), sizeof(((CUDA_TEXTURE_DESC_v1*)0)->mipmapFilterMode), sizeof(((CUDA_TEXTURE_DESC_v1*)0)->mipmapLevelBias), sizeof(((CUDA_TEXTURE_DESC_v1*)0)->minMipmapLevelClamp), sizeof(((CUDA_TEXTURE_DESC_v1*)0)->maxMipmapLevelClamp), sizeof(((CUDA_TEXTURE_DESC_v1*)0)->borderColor), sizeof(((CUDA_TEXTURE_DESC_v1*)0)->reserved), sizeof(((CUaccessPolicyWindow_v1*)0)->base_ptr), sizeof(((CUaccessPolicyWindow_v1*)0)->num_bytes), sizeof(((CUaccessPolicyWindow_v1*)0)->hitRatio), sizeof(((CUaccessPolicyWindow_v1*)0)->hitProp), sizeof(((CUaccessPolicyWindow_v1*)0)->missProp), sizeof(((CUarrayMapInfo_v1*)0)->resourceType), sizeof(((CUarrayMapInfo_v1*)0)->resource), sizeof(((CUarrayMapInfo_v1*)0)->subresourceType), sizeof(((CUarrayMapInfo_v1*)0)->subresource), sizeof(((CUarrayMapInfo_v1*)0)->memOperationType), sizeof(((CUarrayMapInfo_v1*)0)->memHandleType), sizeof(((CUarrayMapInfo_v1*)0)->memHandle), sizeof(((CUarrayMapInfo_v1*)0)->offset), sizeof(((CUarrayMapInfo_v1*)0)->deviceBitMask), sizeof(((CUarrayMapInfo_v1*)0)->flags), sizeof(((CUarrayMapInfo_v1*)0)->reserved), sizeof(((CUasyncNotificationInfo*)0)->type), sizeof(((CUasyncNotificationInfo*)0)->info), sizeof(((CUcheckpointCheckpointArgs*)0)->reserved), sizeof(((CUcheckpointGpuPair*)0)->oldUuid), sizeof(((CUcheckpointGpuPair*)0)->newUuid), sizeof(((CUcheckpointLockArgs*)0)->timeoutMs), sizeof(((CUcheckpointLockArgs*)0)->reserved0), sizeof(((CUcheckpointLockArgs*)0)->reserved1), sizeof(((CUcheckpointRestoreArgs*)0)->gpuPairs), sizeof(((CUcheckpointRestoreArgs*)0)->gpuPairsCount), sizeof(((CUcheckpointRestoreArgs*)0)->reserved), sizeof(((CUcheckpointRestoreArgs*)0)->reserved1), sizeof(((CUcheckpointUnlockArgs*)0)->reserved), sizeof(((CUctxCigParam*)0)->sharedDataType), sizeof(((CUctxCigParam*)0)->sharedData), sizeof(((CUctxCreateParams*)0)->execAffinityParams), sizeof(((CUctxCreateParams*)0)->numExecAffinityParams), sizeof(((CUctxCreateParams*)0)->cigParams), sizeof(((CUdevResource_v1*)0)->type), sizeof(((CUdevResource_v1*)0)->_internal_padding), sizeof(((CUdevResource_v1*)0)->sm), sizeof(((CUdevResource_v1*)0)->_oversize), sizeof(((CUdevSmResource*)0)->smCount), sizeof(((CUdevSmResource*)0)->minSmPartitionSize), sizeof(((CUdevSmResource*)0)->smCoscheduledAlignment), sizeof(((CUdevprop_v1*)0)->maxThreadsPerBlock), sizeof(((CUdevprop_v1*)0)->maxThreadsDim), sizeof(((CUdevprop_v1*)0)->maxGridSize), sizeof(((CUdevprop_v1*)0)->sharedMemPerBlock), sizeof(((CUdevprop_v1*)0)->totalConstantMemory), sizeof(((CUdevprop_v1*)0)->SIMDWidth), sizeof(((CUdevprop_v1*)0)->memPitch), sizeof(((CUdevprop_v1*)0)->regsPerBlock), sizeof(((CUdevprop_v1*)0)->clockRate), sizeof(((CUdevprop_v1*)0)->textureAlign), sizeof(((CUeglFrame_v1*)0)->frame), sizeof(((CUeglFrame_v1*)0)->width), sizeof(((CUeglFrame_v1*)0)->height), sizeof(((CUeglFrame_v1*)0)->depth), sizeof(((CUeglFrame_v1*)0)->pitch), sizeof(((CUeglFrame_v1*)0)->planeCount), sizeof(((CUeglFrame_v1*)0)->numChannels), sizeof(((CUeglFrame_v1*)0)->frameType), sizeof(((CUeglFrame_v1*)0)->eglColorFormat), sizeof(((CUeglFrame_v1*)0)->cuFormat), sizeof(((CUexecAffinityParam_v1*)0)->type), sizeof(((CUexecAffinityParam_v1*)0)->param), sizeof(((CUexecAffinitySmCount_v1*)0)->val), sizeof(((CUextent3D_v1*)0)->width), sizeof(((CUextent3D_v1*)0)->height), sizeof(((CUextent3D_v1*)0)->depth), sizeof(((CUgraphEdgeData*)0)->from_port), sizeof(((CUgraphEdgeData*)0)->to_port), sizeof(((CUgraphEdgeData*)0)->type), sizeof(((CUgraphEdgeData*)0)->reserved), sizeof(((CUgraphExecUpdateResultInfo_v1*)0)->result), sizeof(((CUgraphExecUpdateResultInfo_v1*)0)->errorNode), sizeof(((CUgraphExecUpdateResultInfo_v1*)0)->errorFromNode), sizeof(((CUgraphNodeParams*)0)->type), sizeof(((CUgraphNodeParams*)0)->reserved0), sizeof(((CUgraphNodeParams*)0)->reserved1), sizeof(((CUgraphNodeParams*)0)->kernel), sizeof(((CUgraphNodeParams*)0)->memcpy), sizeof(((CUgraphNodeParams*)0)->memset), sizeof(((CUgraphNodeParams*)0)->host), sizeof(((CUgraphNodeParams*)0)->graph), sizeof(((CUgraphNodeParams*)0)->eventWait), sizeof(((CUgraphNodeParams*)0)->eventRecord), sizeof(((CUgraphNodeParams*)0)->extSemSignal), sizeof(((CUgraphNodeParams*)0)->extSemWait), sizeof(((CUgraphNodeParams*)0)->alloc), sizeof(((CUgraphNodeParams*)0)->free), sizeof(((CUgraphNodeParams*)0)->memOp), sizeof(((CUgraphNodeParams*)0)->conditional), sizeof(((CUgraphNodeParams*)0)->reserved2), sizeof(((CUipcEventHandle_v1*)0)->reserved), sizeof(((CUipcMemHandle_v1*)0)->reserved), sizeof(((CUlaunchAttributeValue*)0)->pad), sizeof(((CUlaunchAttributeValue*)0)->accessPolicyWindow), sizeof(((CUlaunchAttributeValue*)0)->cooperative), sizeof(((CUlaunchAttributeValue*)0)->syncPolicy), sizeof(((CUlaunchAttributeValue*)0)->clusterDim), sizeof(((CUlaunchAttributeValue*)0)->clusterSchedulingPolicyPreference), sizeof(((CUlaunchAttributeValue*)0)->programmaticStreamSerializationAllowed), sizeof(((CUlaunchAttributeValue*)0)->programmaticEvent), sizeof(((CUlaunchAttributeValue*)0)->launchCompletionEvent), sizeof(((CUlaunchAttributeValue*)0)->priority), sizeof(((CUlaunchAttributeValue*)0)->memSyncDomainMap), sizeof(((CUlaunchAttributeValue*)0)->memSyncDomain), sizeof(((CUlaunchAttributeValue*)0)->preferredClusterDim), sizeof(((CUlaunchAttributeValue*)0)->deviceUpdatableKernelNode), sizeof(((CUlaunchAttributeValue*)0)->sharedMemCarveout), sizeof(((CUlaunchAttributeValue*)0)->nvlinkUtilCentricScheduling), sizeof(((CUlaunchAttribute*)0)->id), sizeof(((CUlaunchAttribute*)0)->pad), sizeof(((CUlaunchAttribute*)0)->value), sizeof(((CUlaunchConfig*)0)->gridDimX), sizeof(((CUlaunchConfig*)0)->gridDimY), sizeof(((CUlaunchConfig*)0)->gridDimZ), sizeof(((CUlaunchConfig*)0)->blockDimX), sizeof(((CUlaunchConfig*)0)->blockDimY), sizeof(((CUlaunchConfig*)0)->blockDimZ), sizeof(((CUlaunchConfig*)0)->sharedMemBytes), sizeof(((CUlaunchConfig*)0)->hStream), sizeof(((CUlaunchConfig*)0)->attrs), sizeof(((CUlaunchConfig*)0)->numAttrs), sizeof(((CUlaunchMemSyncDomainMap*)0)->default_), sizeof(((CUlaunchMemSyncDomainMap*)0)->remote), sizeof(((CUlibraryHostUniversalFunctionAndDataTable*)0)->functionTable), sizeof(((CUlibraryHostUniversalFunctionAndDataTable*)0)->functionWindowSize), sizeof(((CUlibraryHostUniversalFunctionAndDataTable*)0)->dataTable), sizeof(((CUlibraryHostUniversalFunctionAndDataTable*)0)->dataWindowSize), sizeof(((CUmemAccessDesc_v1*)0)->location), sizeof(((CUmemAccessDesc_v1*)0)->flags), sizeof(((CUmemAllocationProp_v1*)0)->type), sizeof(((CUmemAllocationProp_v1*)0)->requestedHandleTypes), sizeof(((CUmemAllocationProp_v1*)0)->location), sizeof(((CUmemAllocationProp_v1*)0)->win32HandleMetaData), sizeof(((CUmemAllocationProp_v1*)0)->allocFlags), sizeof(((CUmemDecompressParams*)0)->srcNumBytes), sizeof(((CUmemDecompressParams*)0)->dstNumBytes), sizeof(((CUmemDecompressParams*)0)->dstActBytes), sizeof(((CUmemDecompressParams*)0)->src), sizeof(((CUmemDecompressParams*)0)->dst), sizeof(((CUmemDecompressParams*)0)->algo), sizeof(((CUmemDecompressParams*)0)->padding), sizeof(((CUmemFabricHandle_v1*)0)->data), sizeof(((CUmemLocation_v1*)0)->type), sizeof(((CUmemLocation_v1*)0)->id), sizeof(((CUmemPoolProps_v1*)0)->allocType), sizeof(((CUmemPoolProps_v1*)0)->handleTypes), sizeof(((CUmemPoolProps_v1*)0)->location), sizeof(((CUmemPoolProps_v1*)0)->win32SecurityAttributes), sizeof(((CUmemPoolProps_v1*)0)->maxSize), sizeof(((CUmemPoolProps_v1*)0)->usage), sizeof(((CUmemPoolProps_v1*)0)->reserved), sizeof(((CUmemPoolPtrExportData_v1*)0)->reserved), sizeof(((CUmemcpy3DOperand_v1*)0)->type), sizeof(((CUmemcpy3DOperand_v1*)0)->op), sizeof(((CUmemcpyAttributes_v1*)0)->srcAccessOrder), sizeof(((CUmemcpyAttributes_v1*)0)->srcLocHint), sizeof(((CUmemcpyAttributes_v1*)0)->dstLocHint), sizeof(((CUmemcpyAttributes_v1*)0)->flags), sizeof(((CUmulticastObjectProp_v1*)0)->numDevices), sizeof(((CUmulticastObjectProp_v1*)0)->size), sizeof(((CUmulticastObjectProp_v1*)0)->handleTypes), sizeof(((CUmulticastObjectProp_v1*)0)->flags), sizeof(((CUoffset3D_v1*)0)->x), sizeof(((CUoffset3D_v1*)0)->y), sizeof(((CUoffset3D_v1*)0)->z), sizeof(((CUstreamBatchMemOpParams_v1*)0)->operation), sizeof(((CUstreamBatchMemOpParams_v1*)0)->waitValue), sizeof(((CUstreamBatchMemOpParams_v1*)0)->writeValue), sizeof(((CUstreamBatchMemOpParams_v1*)0)->flushRemoteWrites), sizeof(((CUstreamBatchMemOpParams_v1*)0)->memoryBarrier), sizeof(((CUstreamBatchMemOpParams_v1*)0)->pad), sizeof(((struct CUstreamMemOpFlushRemoteWritesParams_st*)0)->operation), sizeof(((struct CUstreamMemOpFlushRemoteWritesParams_st*)0)->flags), sizeof(((struct CUstreamMemOpMemoryBarrierParams_st*)0)->operation), sizeof(((struct CUstreamMemOpMemoryBarrierParams_st*)0)->flags), sizeof(((struct CUstreamMemOpWaitValueParams_st*)0)->operation), sizeof(((struct CUstreamMemOpWaitValueParams_st*)0)->address), sizeof(((struct CUstreamMemOpWaitValueParams_st*)0)->value), sizeof(((struct CUstreamMemOpWaitValueParams_st*)0)->value64), sizeof(((struct CUstreamMemOpWaitValueParams_st*)0)->flags), sizeof(((struct CUstreamMemOpWaitValueParams_st*)0)->alias), sizeof(((struct CUstreamMemOpWriteValueParams_st*)0)->operation), sizeof(((struct CUstreamMemOpWriteValueParams_st*)0)->address), sizeof(((struct CUstreamMemOpWriteValueParams_st*)0)->value), sizeof(((struct CUstreamMemOpWriteValueParams_st*)0)->value64), sizeof(((struct CUstreamMemOpWriteValueParams_st*)0)->flags), sizeof(((struct CUstreamMemOpWriteValueParams_st*)0)->alias), sizeof(((CUtensorMap*)0)->opaque), sizeof(((CUuuid*)0)->bytes)};
-    static const size_t __cb_driver_psize[] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, sizeof(*(((CUDA_BATCH_MEM_OP_NODE_PARAMS_v1*)0)->paramArray)), 0, 0, 0, sizeof(*(((CUDA_BATCH_MEM_OP_NODE_PARAMS_v2*)0)->paramArray)), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, sizeof(*(((CUcheckpointRestoreArgs*)0)->gpuPairs)), 0, 0, 0, 0, 0, 0, sizeof(*(((CUctxCreateParams*)0)->execAffinityParams)), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, sizeof(*(((CUlaunchConfig*)0)->attrs)), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+    static const size_t __cb_driver_psize[] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, sizeof(*(((CUDA_BATCH_MEM_OP_NODE_PARAMS_v1*)0)->paramArray)), 0, 0, 0, sizeof(*(((CUDA_BATCH_MEM_OP_NODE_PARAMS_v2*)0)->paramArray)), 0, 0, 0, 0, 0, 0, sizeof(*(((CUDA_CONDITIONAL_NODE_PARAMS*)0)->phGraph_out)), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, sizeof(*(((CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v1*)0)->extSemArray)), sizeof(*(((CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v1*)0)->paramsArray)), 0, sizeof(*(((CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v2*)0)->extSemArray)), sizeof(*(((CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v2*)0)->paramsArray)), 0, sizeof(*(((CUDA_EXT_SEM_WAIT_NODE_PARAMS_v1*)0)->extSemArray)), sizeof(*(((CUDA_EXT_SEM_WAIT_NODE_PARAMS_v1*)0)->paramsArray)), 0, sizeof(*(((CUDA_EXT_SEM_WAIT_NODE_PARAMS_v2*)0)->extSemArray)), sizeof(*(((CUDA_EXT_SEM_WAIT_NODE_PARAMS_v2*)0)->paramsArray)), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, sizeof(*(((CUDA_MEM_ALLOC_NODE_PARAMS_v1*)0)->accessDescs)), 0, 0, 0, 0, sizeof(*(((CUDA_MEM_ALLOC_NODE_PARAMS_v2*)0)->accessDescs)), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, sizeof(*(((CUcheckpointRestoreArgs*)0)->gpuPairs)), 0, 0, 0, 0, 0, 0, sizeof(*(((CUctxCreateParams*)0)->execAffinityParams)), 0, sizeof(*(((CUctxCreateParams*)0)->cigParams)), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, sizeof(*(((CUlaunchConfig*)0)->attrs)), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
     static const size_t __cb_driver_ssize[] = {sizeof(((CUasyncNotificationInfo*)0)->info.overBudget), sizeof(((CUlaunchAttributeValue*)0)->clusterDim), sizeof(((CUlaunchAttributeValue*)0)->programmaticEvent), sizeof(((CUlaunchAttributeValue*)0)->launchCompletionEvent), sizeof(((CUlaunchAttributeValue*)0)->preferredClusterDim), sizeof(((CUlaunchAttributeValue*)0)->deviceUpdatableKernelNode), sizeof(((CUDA_ARRAY_SPARSE_PROPERTIES_v1*)0)->tileExtent), sizeof(((CUDA_RESOURCE_DESC_v1*)0)->res.array), sizeof(((CUDA_RESOURCE_DESC_v1*)0)->res.mipmap), sizeof(((CUDA_RESOURCE_DESC_v1*)0)->res.linear), sizeof(((CUDA_RESOURCE_DESC_v1*)0)->res.pitch2D), sizeof(((CUDA_RESOURCE_DESC_v1*)0)->res.reserved), sizeof(((CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1*)0)->handle.win32), sizeof(((CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1*)0)->handle.win32), sizeof(((CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1*)0)->params.fence), sizeof(((CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1*)0)->params.keyedMutex), sizeof(((CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1*)0)->params), sizeof(((CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1*)0)->params.fence), sizeof(((CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1*)0)->params.keyedMutex), sizeof(((CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1*)0)->params), sizeof(((CUarrayMapInfo_v1*)0)->subresource.sparseLevel), sizeof(((CUarrayMapInfo_v1*)0)->subresource.miptail), sizeof(((CUmemAllocationProp_v1*)0)->allocFlags), sizeof(((CUmemcpy3DOperand_v1*)0)->op.ptr), sizeof(((CUmemcpy3DOperand_v1*)0)->op.array), sizeof(((CUasyncNotificationInfo*)0)->info), sizeof(((CUexecAffinityParam_v1*)0)->param), sizeof(((CUDA_RESOURCE_DESC_v1*)0)->res), sizeof(((CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1*)0)->handle), sizeof(((CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1*)0)->handle), sizeof(((CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1*)0)->params.nvSciSync), sizeof(((CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1*)0)->params.nvSciSync), sizeof(((CUarrayMapInfo_v1*)0)->resource), sizeof(((CUarrayMapInfo_v1*)0)->subresource), sizeof(((CUarrayMapInfo_v1*)0)->memHandle), sizeof(((CUmemcpy3DOperand_v1*)0)->op), sizeof(((CUeglFrame_v1*)0)->frame), sizeof(CUDA_ARRAY3D_DESCRIPTOR_v2), sizeof(CUDA_ARRAY_DESCRIPTOR_v2), sizeof(CUDA_ARRAY_MEMORY_REQUIREMENTS_v1), sizeof(CUDA_ARRAY_SPARSE_PROPERTIES_v1), sizeof(CUDA_BATCH_MEM_OP_NODE_PARAMS_v1), sizeof(CUDA_BATCH_MEM_OP_NODE_PARAMS_v2), sizeof(CUDA_CHILD_GRAPH_NODE_PARAMS), sizeof(CUDA_CONDITIONAL_NODE_PARAMS), sizeof(CUDA_EVENT_RECORD_NODE_PARAMS), sizeof(CUDA_EVENT_WAIT_NODE_PARAMS), sizeof(CUDA_EXTERNAL_MEMORY_BUFFER_DESC_v1), sizeof(CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1), sizeof(CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_v1), sizeof(CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1), sizeof(CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1), sizeof(CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1), sizeof(CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v1), sizeof(CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v2), sizeof(CUDA_EXT_SEM_WAIT_NODE_PARAMS_v1), sizeof(CUDA_EXT_SEM_WAIT_NODE_PARAMS_v2), sizeof(CUDA_GRAPH_INSTANTIATE_PARAMS), sizeof(CUDA_HOST_NODE_PARAMS_v1), sizeof(CUDA_HOST_NODE_PARAMS_v2), sizeof(CUDA_KERNEL_NODE_PARAMS_v1), sizeof(CUDA_KERNEL_NODE_PARAMS_v2), sizeof(CUDA_KERNEL_NODE_PARAMS_v3), sizeof(CUDA_LAUNCH_PARAMS_v1), sizeof(CUDA_MEMCPY2D_v2), sizeof(CUDA_MEMCPY3D_BATCH_OP_v1), sizeof(CUDA_MEMCPY3D_PEER_v1), sizeof(CUDA_MEMCPY3D_v2), sizeof(CUDA_MEMCPY_NODE_PARAMS), sizeof(CUDA_MEMSET_NODE_PARAMS_v1), sizeof(CUDA_MEMSET_NODE_PARAMS_v2), sizeof(CUDA_MEM_ALLOC_NODE_PARAMS_v1), sizeof(CUDA_MEM_ALLOC_NODE_PARAMS_v2), sizeof(CUDA_MEM_FREE_NODE_PARAMS), sizeof(CUDA_POINTER_ATTRIBUTE_P2P_TOKENS_v1), sizeof(CUDA_RESOURCE_DESC_v1), sizeof(CUDA_RESOURCE_VIEW_DESC_v1), sizeof(CUDA_TEXTURE_DESC_v1), sizeof(CUaccessPolicyWindow_v1), sizeof(CUarrayMapInfo_v1), sizeof(CUasyncNotificationInfo), sizeof(CUcheckpointCheckpointArgs), sizeof(CUcheckpointGpuPair), sizeof(CUcheckpointLockArgs), sizeof(CUcheckpointRestoreArgs), sizeof(CUcheckpointUnlockArgs), sizeof(CUctxCigParam), sizeof(CUctxCreateParams), sizeof(CUdevResource_v1), sizeof(CUdevSmResource), sizeof(CUdevprop_v1), sizeof(CUeglFrame_v1), sizeof(CUexecAffinityParam_v1), sizeof(CUexecAffinitySmCount_v1), sizeof(CUextent3D_v1), sizeof(CUgraphEdgeData), sizeof(CUgraphExecUpdateResultInfo_v1), sizeof(CUgraphNodeParams), sizeof(CUipcEventHandle_v1), sizeof(CUipcMemHandle_v1), sizeof(CUlaunchAttributeValue), sizeof(CUlaunchAttribute), sizeof(CUlaunchConfig), sizeof(CUlaunchMemSyncDomainMap), sizeof(CUlibraryHostUniversalFunctionAndDataTable), sizeof(CUmemAccessDesc_v1), sizeof(CUmemAllocationProp_v1), sizeof(CUmemDecompressParams), sizeof(CUmemFabricHandle_v1), sizeof(CUmemLocation_v1), sizeof(CUmemPoolProps_v1), sizeof(CUmemPoolPtrExportData_v1), sizeof(CUmemcpy3DOperand_v1), sizeof(CUmemcpyAttributes_v1), sizeof(CUmulticastObjectProp_v1), sizeof(CUoffset3D_v1), sizeof(CUstreamBatchMemOpParams_v1), sizeof(struct CUstreamMemOpFlushRemoteWritesParams_st), sizeof(struct CUstreamMemOpMemoryBarrierParams_st), sizeof(struct CUstreamMemOpWaitValueParams_st), sizeof(struct CUstreamMemOpWriteValueParams_st), sizeof(CUtensorMap), sizeof(CUuuid)};
     """
     const size_t __cb_driver_off[529]
@@ -374,7 +375,7 @@ _STRUCTS = (
     "CUDA_BATCH_MEM_OP_NODE_PARAMS_v1_st|0|112|CUDA_BATCH_MEM_OP_NODE_PARAMS_v1:CUDA_BATCH_MEM_OP_NODE_PARAMS_v1_st,CUDA_BATCH_MEM_OP_NODE_PARAMS:CUDA_BATCH_MEM_OP_NODE_PARAMS_v1|ctx:5:1:CUcontext:0:;count:2:1::0:;paramArray:12:1:CUstreamBatchMemOpParams:7:count;flags:2:1::0:\n"
     "CUDA_BATCH_MEM_OP_NODE_PARAMS_v2_st|0|116|CUDA_BATCH_MEM_OP_NODE_PARAMS_v2:CUDA_BATCH_MEM_OP_NODE_PARAMS_v2_st|ctx:5:1:CUcontext:0:;count:2:1::0:;paramArray:12:1:CUstreamBatchMemOpParams:7:count;flags:2:1::0:\n"
     "CUDA_CHILD_GRAPH_NODE_PARAMS_st|0|120|CUDA_CHILD_GRAPH_NODE_PARAMS:CUDA_CHILD_GRAPH_NODE_PARAMS_st|graph:5:1:CUgraph:0:;ownership:4:1:CUgraphChildGraphNodeOwnership:0:\n"
-    "CUDA_CONDITIONAL_NODE_PARAMS|0|122||handle:6:1:CUgraphConditionalHandle:0:;type:4:1:CUgraphConditionalNodeType:0:;size:2:1::0:;phGraph_out:10:1::0:;ctx:5:1:CUcontext:0:\n"
+    "CUDA_CONDITIONAL_NODE_PARAMS|0|122||handle:6:1:CUgraphConditionalHandle:0:;type:4:1:CUgraphConditionalNodeType:0:;size:2:1::0:;phGraph_out:12:1:CUgraph:5:size;ctx:5:1:CUcontext:0:\n"
     "CUDA_EVENT_RECORD_NODE_PARAMS_st|0|127|CUDA_EVENT_RECORD_NODE_PARAMS:CUDA_EVENT_RECORD_NODE_PARAMS_st|event:5:1:CUevent:0:\n"
     "CUDA_EVENT_WAIT_NODE_PARAMS_st|0|128|CUDA_EVENT_WAIT_NODE_PARAMS:CUDA_EVENT_WAIT_NODE_PARAMS_st|event:5:1:CUevent:0:\n"
     "CUDA_EXTERNAL_MEMORY_BUFFER_DESC_st|0|129|CUDA_EXTERNAL_MEMORY_BUFFER_DESC_v1:CUDA_EXTERNAL_MEMORY_BUFFER_DESC_st,CUDA_EXTERNAL_MEMORY_BUFFER_DESC:CUDA_EXTERNAL_MEMORY_BUFFER_DESC_v1|offset:2:1::0:;size:2:1::0:;flags:2:1::0:;reserved:9:16::2:\n"
@@ -383,10 +384,10 @@ _STRUCTS = (
     "CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_st|0|142|CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1:CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_st,CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC:CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1|type:4:1:CUexternalSemaphoreHandleType:0:;handle:7:1:anon_union6:0:;flags:2:1::0:;reserved:9:16::2:\n"
     "CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_st|0|146|CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1:CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_st,CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS:CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1|params:7:1:anon_struct16:0:;flags:2:1::0:;reserved:9:16::2:\n"
     "CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_st|0|149|CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1:CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_st,CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS:CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1|params:7:1:anon_struct19:0:;flags:2:1::0:;reserved:9:16::2:\n"
-    "CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_st|0|152|CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v1:CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_st,CUDA_EXT_SEM_SIGNAL_NODE_PARAMS:CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v1|extSemArray:10:1::0:;paramsArray:10:1::0:;numExtSems:2:1::0:\n"
-    "CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v2_st|0|155|CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v2:CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v2_st|extSemArray:10:1::0:;paramsArray:10:1::0:;numExtSems:2:1::0:\n"
-    "CUDA_EXT_SEM_WAIT_NODE_PARAMS_st|0|158|CUDA_EXT_SEM_WAIT_NODE_PARAMS_v1:CUDA_EXT_SEM_WAIT_NODE_PARAMS_st,CUDA_EXT_SEM_WAIT_NODE_PARAMS:CUDA_EXT_SEM_WAIT_NODE_PARAMS_v1|extSemArray:10:1::0:;paramsArray:10:1::0:;numExtSems:2:1::0:\n"
-    "CUDA_EXT_SEM_WAIT_NODE_PARAMS_v2_st|0|161|CUDA_EXT_SEM_WAIT_NODE_PARAMS_v2:CUDA_EXT_SEM_WAIT_NODE_PARAMS_v2_st|extSemArray:10:1::0:;paramsArray:10:1::0:;numExtSems:2:1::0:\n"
+    "CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_st|0|152|CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v1:CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_st,CUDA_EXT_SEM_SIGNAL_NODE_PARAMS:CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v1|extSemArray:12:1:CUexternalSemaphore:5:numExtSems;paramsArray:12:1:CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS:7:numExtSems;numExtSems:2:1::0:\n"
+    "CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v2_st|0|155|CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v2:CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v2_st|extSemArray:12:1:CUexternalSemaphore:5:numExtSems;paramsArray:12:1:CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS:7:numExtSems;numExtSems:2:1::0:\n"
+    "CUDA_EXT_SEM_WAIT_NODE_PARAMS_st|0|158|CUDA_EXT_SEM_WAIT_NODE_PARAMS_v1:CUDA_EXT_SEM_WAIT_NODE_PARAMS_st,CUDA_EXT_SEM_WAIT_NODE_PARAMS:CUDA_EXT_SEM_WAIT_NODE_PARAMS_v1|extSemArray:12:1:CUexternalSemaphore:5:numExtSems;paramsArray:12:1:CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS:7:numExtSems;numExtSems:2:1::0:\n"
+    "CUDA_EXT_SEM_WAIT_NODE_PARAMS_v2_st|0|161|CUDA_EXT_SEM_WAIT_NODE_PARAMS_v2:CUDA_EXT_SEM_WAIT_NODE_PARAMS_v2_st|extSemArray:12:1:CUexternalSemaphore:5:numExtSems;paramsArray:12:1:CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS:7:numExtSems;numExtSems:2:1::0:\n"
     "CUDA_GRAPH_INSTANTIATE_PARAMS_st|0|164|CUDA_GRAPH_INSTANTIATE_PARAMS:CUDA_GRAPH_INSTANTIATE_PARAMS_st|flags:6:1:cuuint64_t:0:;hUploadStream:5:1:CUstream:0:;hErrNode_out:5:1:CUgraphNode:0:;result_out:4:1:CUgraphInstantiateResult:0:\n"
     "CUDA_HOST_NODE_PARAMS_st|0|168|CUDA_HOST_NODE_PARAMS_v1:CUDA_HOST_NODE_PARAMS_st,CUDA_HOST_NODE_PARAMS:CUDA_HOST_NODE_PARAMS_v1|fn:5:1:CUhostFn:0:;userData:10:1::0:\n"
     "CUDA_HOST_NODE_PARAMS_v2_st|0|170|CUDA_HOST_NODE_PARAMS_v2:CUDA_HOST_NODE_PARAMS_v2_st|fn:5:1:CUhostFn:0:;userData:10:1::0:\n"
@@ -401,8 +402,8 @@ _STRUCTS = (
     "CUDA_MEMCPY_NODE_PARAMS_st|0|287|CUDA_MEMCPY_NODE_PARAMS:CUDA_MEMCPY_NODE_PARAMS_st|flags:1:1::0:;reserved:1:1::0:;copyCtx:5:1:CUcontext:0:;copyParams:7:1:CUDA_MEMCPY3D:0:\n"
     "CUDA_MEMSET_NODE_PARAMS_st|0|291|CUDA_MEMSET_NODE_PARAMS_v1:CUDA_MEMSET_NODE_PARAMS_st,CUDA_MEMSET_NODE_PARAMS:CUDA_MEMSET_NODE_PARAMS_v1|dst:6:1:CUdeviceptr:0:;pitch:2:1::0:;value:2:1::0:;elementSize:2:1::0:;width:2:1::0:;height:2:1::0:\n"
     "CUDA_MEMSET_NODE_PARAMS_v2_st|0|297|CUDA_MEMSET_NODE_PARAMS_v2:CUDA_MEMSET_NODE_PARAMS_v2_st|dst:6:1:CUdeviceptr:0:;pitch:2:1::0:;value:2:1::0:;elementSize:2:1::0:;width:2:1::0:;height:2:1::0:;ctx:5:1:CUcontext:0:\n"
-    "CUDA_MEM_ALLOC_NODE_PARAMS_v1_st|0|304|CUDA_MEM_ALLOC_NODE_PARAMS_v1:CUDA_MEM_ALLOC_NODE_PARAMS_v1_st,CUDA_MEM_ALLOC_NODE_PARAMS:CUDA_MEM_ALLOC_NODE_PARAMS_v1|poolProps:7:1:CUmemPoolProps:0:;accessDescs:10:1::0:;accessDescCount:2:1::0:;bytesize:2:1::0:;dptr:6:1:CUdeviceptr:0:\n"
-    "CUDA_MEM_ALLOC_NODE_PARAMS_v2_st|0|309|CUDA_MEM_ALLOC_NODE_PARAMS_v2:CUDA_MEM_ALLOC_NODE_PARAMS_v2_st|poolProps:7:1:CUmemPoolProps:0:;accessDescs:10:1::0:;accessDescCount:2:1::0:;bytesize:2:1::0:;dptr:6:1:CUdeviceptr:0:\n"
+    "CUDA_MEM_ALLOC_NODE_PARAMS_v1_st|0|304|CUDA_MEM_ALLOC_NODE_PARAMS_v1:CUDA_MEM_ALLOC_NODE_PARAMS_v1_st,CUDA_MEM_ALLOC_NODE_PARAMS:CUDA_MEM_ALLOC_NODE_PARAMS_v1|poolProps:7:1:CUmemPoolProps:0:;accessDescs:12:1:CUmemAccessDesc:7:accessDescCount;accessDescCount:2:1::0:;bytesize:2:1::0:;dptr:6:1:CUdeviceptr:0:\n"
+    "CUDA_MEM_ALLOC_NODE_PARAMS_v2_st|0|309|CUDA_MEM_ALLOC_NODE_PARAMS_v2:CUDA_MEM_ALLOC_NODE_PARAMS_v2_st|poolProps:7:1:CUmemPoolProps:0:;accessDescs:12:1:CUmemAccessDesc:7:accessDescCount;accessDescCount:2:1::0:;bytesize:2:1::0:;dptr:6:1:CUdeviceptr:0:\n"
     "CUDA_MEM_FREE_NODE_PARAMS_st|0|314|CUDA_MEM_FREE_NODE_PARAMS:CUDA_MEM_FREE_NODE_PARAMS_st|dptr:6:1:CUdeviceptr:0:\n"
     "CUDA_POINTER_ATTRIBUTE_P2P_TOKENS_st|0|315|CUDA_POINTER_ATTRIBUTE_P2P_TOKENS_v1:CUDA_POINTER_ATTRIBUTE_P2P_TOKENS_st,CUDA_POINTER_ATTRIBUTE_P2P_TOKENS:CUDA_POINTER_ATTRIBUTE_P2P_TOKENS_v1|p2pToken:2:1::0:;vaSpaceToken:2:1::0:\n"
     "CUDA_RESOURCE_DESC_st|0|317|CUDA_RESOURCE_DESC_v1:CUDA_RESOURCE_DESC_st,CUDA_RESOURCE_DESC:CUDA_RESOURCE_DESC_v1|resType:4:1:CUresourcetype:0:;res:7:1:anon_union4:0:;flags:2:1::0:\n"
@@ -417,7 +418,7 @@ _STRUCTS = (
     "CUcheckpointRestoreArgs_st|0|363|CUcheckpointRestoreArgs:CUcheckpointRestoreArgs_st|gpuPairs:12:1:CUcheckpointGpuPair:7:gpuPairsCount;gpuPairsCount:2:1::0:;reserved:8:44::0:;reserved1:6:1:cuuint64_t:0:\n"
     "CUcheckpointUnlockArgs_st|0|367|CUcheckpointUnlockArgs:CUcheckpointUnlockArgs_st|reserved:9:8:cuuint64_t:6:\n"
     "CUctxCigParam_st|0|368|CUctxCigParam:CUctxCigParam_st|sharedDataType:4:1:CUcigDataType:0:;sharedData:10:1::0:\n"
-    "CUctxCreateParams_st|0|370|CUctxCreateParams:CUctxCreateParams_st|execAffinityParams:12:1:CUexecAffinityParam:7:numExecAffinityParams;numExecAffinityParams:1:1::0:;cigParams:10:1::0:\n"
+    "CUctxCreateParams_st|0|370|CUctxCreateParams:CUctxCreateParams_st|execAffinityParams:12:1:CUexecAffinityParam:7:numExecAffinityParams;numExecAffinityParams:1:1::0:;cigParams:12:1:CUctxCigParam:7:\n"
     "CUdevResource_st|0|373|CUdevResource_v1:CUdevResource_st,CUdevResource:CUdevResource_v1|type:4:1:CUdevResourceType:0:;_internal_padding:9:92::2:;sm:7:1:CUdevSmResource:0:;_oversize:9:48::2:\n"
     "CUdevSmResource_st|0|377|CUdevSmResource:CUdevSmResource_st|smCount:2:1::0:;minSmPartitionSize:2:1::0:;smCoscheduledAlignment:2:1::0:\n"
     "CUdevprop_st|0|380|CUdevprop_v1:CUdevprop_st,CUdevprop:CUdevprop_v1|maxThreadsPerBlock:1:1::0:;maxThreadsDim:9:3::1:;maxGridSize:9:3::1:;sharedMemPerBlock:1:1::0:;totalConstantMemory:1:1::0:;SIMDWidth:1:1::0:;memPitch:1:1::0:;regsPerBlock:1:1::0:;clockRate:1:1::0:;textureAlign:1:1::0:\n"
@@ -537,7 +538,8 @@ include "_module_common.pxi"
 cdef dict _ATTR_CUcoredumpSettings = {1: 'b', 2: 'b', 3: 'b', 4: 'b', 5: 'c1024', 6: 'c1024', 7: 'i4'}
 cdef dict _ATTR_CUgraphMem_attribute = {0: 'u8:cuuint64_t', 1: 'u8:cuuint64_t', 2: 'u8:cuuint64_t', 3: 'u8:cuuint64_t'}
 cdef dict _ATTR_CUmemPool_attribute = {1: 'i4', 2: 'i4', 3: 'i4', 4: 'u8:cuuint64_t', 5: 'u8:cuuint64_t', 6: 'u8:cuuint64_t', 7: 'u8:cuuint64_t', 8: 'u8:cuuint64_t'}
-cdef dict _ATTR_CUpointer_attribute = {1: 'h:CUcontext', 2: 'e:CUmemorytype', 3: 'u8:CUdeviceptr', 4: 'p', 5: 's:CUDA_POINTER_ATTRIBUTE_P2P_TOKENS', 6: 'b', 7: 'u8', 8: 'b', 9: 'i4', 10: 'b', 11: 'p', 12: 'u8', 13: 'b', 14: 'u8', 15: 'b', 16: 'u8', 17: 'h:CUmemoryPool', 18: 'u8', 19: 'p', 20: 'u8', 21: 'b'}
+cdef dict _ATTR_CUmem_range_attribute = {1: 'i4', 2: 'i4', 3: '*i4', 4: 'i4', 5: 'e:CUmemLocationType', 6: 'i4', 7: 'e:CUmemLocationType', 8: 'i4'}
+cdef dict _ATTR_CUpointer_attribute = {1: 'h:CUcontext', 2: 'u4', 3: 'u8:CUdeviceptr', 4: 'p', 5: 's:CUDA_POINTER_ATTRIBUTE_P2P_TOKENS', 6: 'b', 7: 'u8', 8: 'b', 9: 'i4', 10: 'b', 11: 'u8:CUdeviceptr', 12: 'u8', 13: 'b', 14: 'u8', 15: 'u4', 16: 'u8', 17: 'h:CUmemoryPool', 18: 'u8', 19: 'p', 20: 'u8', 21: 'b'}
 
 def cuGetErrorString(long long error):
     """cuGetErrorString(error)
@@ -722,7 +724,7 @@ string that may be returned. name is shortened to the specified len, if len is l
     cdef _Buf a_name = _Buf_new(length)
     cdef int c_dev
     if isinstance(dev, _IntValue):
-        c_dev = <int>(<_IntValue>dev)._v
+        c_dev = <int>_iv(<_IntValue>dev)
     else:
         c_dev = dev
     with nogil:
@@ -755,7 +757,7 @@ MIG UUID which uniquely identifies the subscribed MIG compute instance.
     cdef _Struct s_uuid = _new_struct(_L.cls('CUuuid'))
     cdef int c_dev
     if isinstance(dev, _IntValue):
-        c_dev = <int>(<_IntValue>dev)._v
+        c_dev = <int>_iv(<_IntValue>dev)
     else:
         c_dev = dev
     with nogil:
@@ -790,7 +792,7 @@ matching device with graphics APIs.
     cdef unsigned int c_deviceNodeMask
     cdef int c_dev
     if isinstance(dev, _IntValue):
-        c_dev = <int>(<_IntValue>dev)._v
+        c_dev = <int>_iv(<_IntValue>dev)
     else:
         c_dev = dev
     a_luid = _Buf_new((8) * 1)
@@ -823,7 +825,7 @@ dev in bytes.
     cdef size_t c_bytes
     cdef int c_dev
     if isinstance(dev, _IntValue):
-        c_dev = <int>(<_IntValue>dev)._v
+        c_dev = <int>_iv(<_IntValue>dev)
     else:
         c_dev = dev
     with nogil:
@@ -859,7 +861,7 @@ for given format and numChannels.
     cdef size_t c_maxWidthInElements
     cdef int c_dev
     if isinstance(dev, _IntValue):
-        c_dev = <int>(<_IntValue>dev)._v
+        c_dev = <int>_iv(<_IntValue>dev)
     else:
         c_dev = dev
     with nogil:
@@ -893,7 +895,7 @@ dev.
     cdef int c_pi
     cdef int c_dev
     if isinstance(dev, _IntValue):
-        c_dev = <int>(<_IntValue>dev)._v
+        c_dev = <int>_iv(<_IntValue>dev)
     else:
         c_dev = dev
     if 1 <= attrib <= 12 or 14 <= attrib <= 16 or 18 <= attrib <= 35 or 37 <= attrib <= 85 or 87 <= attrib <= 146:
@@ -943,7 +945,7 @@ or if any of *operations is not valid.
     cdef void* p_operations = _bufptr(a_operations)
     cdef int c_dev
     if isinstance(dev, _IntValue):
-        c_dev = <int>(<_IntValue>dev)._v
+        c_dev = <int>_iv(<_IntValue>dev)
     else:
         c_dev = dev
     a_capabilities = _Buf_new((count) * 4)
@@ -1013,7 +1015,7 @@ device from cuDeviceGetUuid.
     cdef int c_dev
     _vptr(nvSciSyncAttrList, &c_nvSciSyncAttrList)
     if isinstance(dev, _IntValue):
-        c_dev = <int>(<_IntValue>dev)._v
+        c_dev = <int>_iv(<_IntValue>dev)
     else:
         c_dev = dev
     with nogil:
@@ -1051,7 +1053,7 @@ cuDeviceGetDefaultMemPool, cuDeviceGetMemPool, cuMemPoolCreate, cuMemPoolDestroy
     cdef int c_dev
     cdef void* c_pool
     if isinstance(dev, _IntValue):
-        c_dev = <int>(<_IntValue>dev)._v
+        c_dev = <int>_iv(<_IntValue>dev)
     else:
         c_dev = dev
     _hptr(pool, &c_pool)
@@ -1088,7 +1090,7 @@ cuDeviceGetDefaultMemPool, cuMemPoolCreate, cuDeviceSetMemPool
     cdef cydriver.CUmemoryPool c_pool
     cdef int c_dev
     if isinstance(dev, _IntValue):
-        c_dev = <int>(<_IntValue>dev)._v
+        c_dev = <int>_iv(<_IntValue>dev)
     else:
         c_dev = dev
     with nogil:
@@ -1126,7 +1128,7 @@ cuMemAllocAsync, cuMemPoolTrimTo, cuMemPoolGetAttribute, cuMemPoolSetAttribute, 
     cdef cydriver.CUmemoryPool c_pool_out
     cdef int c_dev
     if isinstance(dev, _IntValue):
-        c_dev = <int>(<_IntValue>dev)._v
+        c_dev = <int>_iv(<_IntValue>dev)
     else:
         c_dev = dev
     with nogil:
@@ -1162,7 +1164,7 @@ The supported types are:
     cdef int c_pi
     cdef int c_dev
     if isinstance(dev, _IntValue):
-        c_dev = <int>(<_IntValue>dev)._v
+        c_dev = <int>_iv(<_IntValue>dev)
     else:
         c_dev = dev
     with nogil:
@@ -1274,7 +1276,7 @@ where:
     cdef _Struct s_prop = _new_struct(_L.cls('CUdevprop'))
     cdef int c_dev
     if isinstance(dev, _IntValue):
-        c_dev = <int>(<_IntValue>dev)._v
+        c_dev = <int>_iv(<_IntValue>dev)
     else:
         c_dev = dev
     with nogil:
@@ -1314,7 +1316,7 @@ define the compute capability of the device dev.
     cdef int c_minor
     cdef int c_dev
     if isinstance(dev, _IntValue):
-        c_dev = <int>(<_IntValue>dev)._v
+        c_dev = <int>_iv(<_IntValue>dev)
     else:
         c_dev = dev
     with nogil:
@@ -1360,7 +1362,7 @@ flags can be specified by cuDevicePrimaryCtxSetFlags().
     cdef cydriver.CUcontext c_pctx
     cdef int c_dev
     if isinstance(dev, _IntValue):
-        c_dev = <int>(<_IntValue>dev)._v
+        c_dev = <int>_iv(<_IntValue>dev)
     else:
         c_dev = dev
     with nogil:
@@ -1399,7 +1401,7 @@ from stack in any circumstances.
     cdef cydriver.CUresult err
     cdef int c_dev
     if isinstance(dev, _IntValue):
-        c_dev = <int>(<_IntValue>dev)._v
+        c_dev = <int>_iv(<_IntValue>dev)
     else:
         c_dev = dev
     with nogil:
@@ -1498,7 +1500,7 @@ synchronous memory operations can exhibit asynchronous behavior.
     cdef cydriver.CUresult err
     cdef int c_dev
     if isinstance(dev, _IntValue):
-        c_dev = <int>(<_IntValue>dev)._v
+        c_dev = <int>_iv(<_IntValue>dev)
     else:
         c_dev = dev
     with nogil:
@@ -1532,7 +1534,7 @@ values.
     cdef unsigned int c_flags
     cdef int c_active
     if isinstance(dev, _IntValue):
-        c_dev = <int>(<_IntValue>dev)._v
+        c_dev = <int>_iv(<_IntValue>dev)
     else:
         c_dev = dev
     with nogil:
@@ -1569,7 +1571,7 @@ retained the primary context should explicitly release its usage.
     cdef cydriver.CUresult err
     cdef int c_dev
     if isinstance(dev, _IntValue):
-        c_dev = <int>(<_IntValue>dev)._v
+        c_dev = <int>_iv(<_IntValue>dev)
     else:
         c_dev = dev
     with nogil:
@@ -1725,7 +1727,7 @@ by the device or the driver.
     cdef void* p_ctxCreateParams = _bufptr(a_ctxCreateParams)
     cdef int c_dev
     if isinstance(dev, _IntValue):
-        c_dev = <int>(<_IntValue>dev)._v
+        c_dev = <int>_iv(<_IntValue>dev)
     else:
         c_dev = dev
     with nogil:
@@ -3710,7 +3712,7 @@ value depending on the interleavings chosen by the OS scheduler and memory consi
     cdef int c_dev
     _hptr(kernel, &c_kernel)
     if isinstance(dev, _IntValue):
-        c_dev = <int>(<_IntValue>dev)._v
+        c_dev = <int>_iv(<_IntValue>dev)
     else:
         c_dev = dev
     with nogil:
@@ -3795,7 +3797,7 @@ on the interleavings chosen by the OS scheduler and memory consistency.
     cdef int c_dev
     _hptr(kernel, &c_kernel)
     if isinstance(dev, _IntValue):
-        c_dev = <int>(<_IntValue>dev)._v
+        c_dev = <int>_iv(<_IntValue>dev)
     else:
         c_dev = dev
     with nogil:
@@ -3855,7 +3857,7 @@ on the interleavings chosen by the OS scheduler and memory consistency.
     cdef int c_dev
     _hptr(kernel, &c_kernel)
     if isinstance(dev, _IntValue):
-        c_dev = <int>(<_IntValue>dev)._v
+        c_dev = <int>_iv(<_IntValue>dev)
     else:
         c_dev = dev
     with nogil:
@@ -4087,7 +4089,7 @@ For all other pointers, this API may perform implicit synchronization.
     cdef cydriver.CUresult err
     cdef unsigned long long c_dptr
     if isinstance(dptr, _IntValue):
-        c_dptr = <unsigned long long>(<_IntValue>dptr)._v
+        c_dptr = <unsigned long long>_iv(<_IntValue>dptr)
     else:
         c_dptr = dptr
     with nogil:
@@ -4122,7 +4124,7 @@ of them is NULL, it is ignored.
     cdef size_t c_psize
     cdef unsigned long long c_dptr
     if isinstance(dptr, _IntValue):
-        c_dptr = <unsigned long long>(<_IntValue>dptr)._v
+        c_dptr = <unsigned long long>_iv(<_IntValue>dptr)
     else:
         c_dptr = dptr
     with nogil:
@@ -4509,7 +4511,7 @@ Returns in *callback a handle representing the registered callback instance.
     cdef void* c_userData
     cdef cydriver.CUasyncCallbackHandle c_callback
     if isinstance(device, _IntValue):
-        c_device = <int>(<_IntValue>device)._v
+        c_device = <int>_iv(<_IntValue>device)
     else:
         c_device = device
     _hptr(callbackFunc, &c_callbackFunc)
@@ -4543,7 +4545,7 @@ async notifications.
     cdef int c_device
     cdef void* c_callback
     if isinstance(device, _IntValue):
-        c_device = <int>(<_IntValue>device)._v
+        c_device = <int>_iv(<_IntValue>device)
     else:
         c_device = device
     _hptr(callback, &c_callback)
@@ -4605,7 +4607,7 @@ string that may be returned.
     cdef _Buf a_pciBusId = _Buf_new(length)
     cdef int c_dev
     if isinstance(dev, _IntValue):
-        c_dev = <int>(<_IntValue>dev)._v
+        c_dev = <int>_iv(<_IntValue>dev)
     else:
         c_dev = dev
     with nogil:
@@ -4737,7 +4739,7 @@ cuapiDeviceGetAttribute with CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED
     cdef _Struct s_pHandle = _new_struct(_L.cls('CUipcMemHandle'))
     cdef unsigned long long c_dptr
     if isinstance(dptr, _IntValue):
-        c_dptr = <unsigned long long>(<_IntValue>dptr)._v
+        c_dptr = <unsigned long long>_iv(<_IntValue>dptr)
     else:
         c_dptr = dptr
     with nogil:
@@ -4835,7 +4837,7 @@ cuapiDeviceGetAttribute with CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED
     cdef cydriver.CUresult err
     cdef unsigned long long c_dptr
     if isinstance(dptr, _IntValue):
-        c_dptr = <unsigned long long>(<_IntValue>dptr)._v
+        c_dptr = <unsigned long long>_iv(<_IntValue>dptr)
     else:
         c_dptr = dptr
     with nogil:
@@ -4986,11 +4988,11 @@ Note that this function infers the type of the transfer (host to host, host to
     cdef unsigned long long c_dst
     cdef unsigned long long c_src
     if isinstance(dst, _IntValue):
-        c_dst = <unsigned long long>(<_IntValue>dst)._v
+        c_dst = <unsigned long long>_iv(<_IntValue>dst)
     else:
         c_dst = dst
     if isinstance(src, _IntValue):
-        c_src = <unsigned long long>(<_IntValue>src)._v
+        c_src = <unsigned long long>_iv(<_IntValue>src)
     else:
         c_src = src
     with nogil:
@@ -5031,12 +5033,12 @@ ByteCount specifies the number of bytes to copy.
     cdef unsigned long long c_srcDevice
     cdef void* c_srcContext
     if isinstance(dstDevice, _IntValue):
-        c_dstDevice = <unsigned long long>(<_IntValue>dstDevice)._v
+        c_dstDevice = <unsigned long long>_iv(<_IntValue>dstDevice)
     else:
         c_dstDevice = dstDevice
     _hptr(dstContext, &c_dstContext)
     if isinstance(srcDevice, _IntValue):
-        c_srcDevice = <unsigned long long>(<_IntValue>srcDevice)._v
+        c_srcDevice = <unsigned long long>_iv(<_IntValue>srcDevice)
     else:
         c_srcDevice = srcDevice
     _hptr(srcContext, &c_srcContext)
@@ -5070,7 +5072,7 @@ specifies the number of bytes to copy.
     cdef unsigned long long c_dstDevice
     cdef void* c_srcHost
     if isinstance(dstDevice, _IntValue):
-        c_dstDevice = <unsigned long long>(<_IntValue>dstDevice)._v
+        c_dstDevice = <unsigned long long>_iv(<_IntValue>dstDevice)
     else:
         c_dstDevice = dstDevice
     _vptr(srcHost, &c_srcHost)
@@ -5105,7 +5107,7 @@ specifies the number of bytes to copy.
     cdef unsigned long long c_srcDevice
     _vptr(dstHost, &c_dstHost)
     if isinstance(srcDevice, _IntValue):
-        c_srcDevice = <unsigned long long>(<_IntValue>srcDevice)._v
+        c_srcDevice = <unsigned long long>_iv(<_IntValue>srcDevice)
     else:
         c_srcDevice = srcDevice
     with nogil:
@@ -5138,11 +5140,11 @@ ByteCount specifies the number of bytes to copy.
     cdef unsigned long long c_dstDevice
     cdef unsigned long long c_srcDevice
     if isinstance(dstDevice, _IntValue):
-        c_dstDevice = <unsigned long long>(<_IntValue>dstDevice)._v
+        c_dstDevice = <unsigned long long>_iv(<_IntValue>dstDevice)
     else:
         c_dstDevice = dstDevice
     if isinstance(srcDevice, _IntValue):
-        c_srcDevice = <unsigned long long>(<_IntValue>srcDevice)._v
+        c_srcDevice = <unsigned long long>_iv(<_IntValue>srcDevice)
     else:
         c_srcDevice = srcDevice
     with nogil:
@@ -5179,7 +5181,7 @@ specifies the number of bytes to copy.
     cdef unsigned long long c_srcDevice
     _hptr(dstArray, &c_dstArray)
     if isinstance(srcDevice, _IntValue):
-        c_srcDevice = <unsigned long long>(<_IntValue>srcDevice)._v
+        c_srcDevice = <unsigned long long>_iv(<_IntValue>srcDevice)
     else:
         c_srcDevice = srcDevice
     with nogil:
@@ -5217,7 +5219,7 @@ divisible by the array element size.
     cdef unsigned long long c_dstDevice
     cdef void* c_srcArray
     if isinstance(dstDevice, _IntValue):
-        c_dstDevice = <unsigned long long>(<_IntValue>dstDevice)._v
+        c_dstDevice = <unsigned long long>_iv(<_IntValue>dstDevice)
     else:
         c_dstDevice = dstDevice
     _hptr(srcArray, &c_srcArray)
@@ -5859,11 +5861,11 @@ Note that this function infers the type of the transfer (host to host, host to
     cdef unsigned long long c_src
     cdef void* c_hStream
     if isinstance(dst, _IntValue):
-        c_dst = <unsigned long long>(<_IntValue>dst)._v
+        c_dst = <unsigned long long>_iv(<_IntValue>dst)
     else:
         c_dst = dst
     if isinstance(src, _IntValue):
-        c_src = <unsigned long long>(<_IntValue>src)._v
+        c_src = <unsigned long long>_iv(<_IntValue>src)
     else:
         c_src = src
     _hptr(hStream, &c_hStream)
@@ -5908,12 +5910,12 @@ ByteCount specifies the number of bytes to copy.
     cdef void* c_srcContext
     cdef void* c_hStream
     if isinstance(dstDevice, _IntValue):
-        c_dstDevice = <unsigned long long>(<_IntValue>dstDevice)._v
+        c_dstDevice = <unsigned long long>_iv(<_IntValue>dstDevice)
     else:
         c_dstDevice = dstDevice
     _hptr(dstContext, &c_dstContext)
     if isinstance(srcDevice, _IntValue):
-        c_srcDevice = <unsigned long long>(<_IntValue>srcDevice)._v
+        c_srcDevice = <unsigned long long>_iv(<_IntValue>srcDevice)
     else:
         c_srcDevice = srcDevice
     _hptr(srcContext, &c_srcContext)
@@ -5951,7 +5953,7 @@ specifies the number of bytes to copy.
     cdef void* c_srcHost
     cdef void* c_hStream
     if isinstance(dstDevice, _IntValue):
-        c_dstDevice = <unsigned long long>(<_IntValue>dstDevice)._v
+        c_dstDevice = <unsigned long long>_iv(<_IntValue>dstDevice)
     else:
         c_dstDevice = dstDevice
     _vptr(srcHost, &c_srcHost)
@@ -5990,7 +5992,7 @@ specifies the number of bytes to copy.
     cdef void* c_hStream
     _vptr(dstHost, &c_dstHost)
     if isinstance(srcDevice, _IntValue):
-        c_srcDevice = <unsigned long long>(<_IntValue>srcDevice)._v
+        c_srcDevice = <unsigned long long>_iv(<_IntValue>srcDevice)
     else:
         c_srcDevice = srcDevice
     _hptr(hStream, &c_hStream)
@@ -6027,11 +6029,11 @@ ByteCount specifies the number of bytes to copy.
     cdef unsigned long long c_srcDevice
     cdef void* c_hStream
     if isinstance(dstDevice, _IntValue):
-        c_dstDevice = <unsigned long long>(<_IntValue>dstDevice)._v
+        c_dstDevice = <unsigned long long>_iv(<_IntValue>dstDevice)
     else:
         c_dstDevice = dstDevice
     if isinstance(srcDevice, _IntValue):
-        c_srcDevice = <unsigned long long>(<_IntValue>srcDevice)._v
+        c_srcDevice = <unsigned long long>_iv(<_IntValue>srcDevice)
     else:
         c_srcDevice = srcDevice
     _hptr(hStream, &c_hStream)
@@ -6656,7 +6658,7 @@ uc.
     cdef cydriver.CUresult err
     cdef unsigned long long c_dstDevice
     if isinstance(dstDevice, _IntValue):
-        c_dstDevice = <unsigned long long>(<_IntValue>dstDevice)._v
+        c_dstDevice = <unsigned long long>_iv(<_IntValue>dstDevice)
     else:
         c_dstDevice = dstDevice
     with nogil:
@@ -6687,7 +6689,7 @@ us. The dstDevice pointer must be two byte aligned.
     cdef cydriver.CUresult err
     cdef unsigned long long c_dstDevice
     if isinstance(dstDevice, _IntValue):
-        c_dstDevice = <unsigned long long>(<_IntValue>dstDevice)._v
+        c_dstDevice = <unsigned long long>_iv(<_IntValue>dstDevice)
     else:
         c_dstDevice = dstDevice
     with nogil:
@@ -6718,7 +6720,7 @@ ui. The dstDevice pointer must be four byte aligned.
     cdef cydriver.CUresult err
     cdef unsigned long long c_dstDevice
     if isinstance(dstDevice, _IntValue):
-        c_dstDevice = <unsigned long long>(<_IntValue>dstDevice)._v
+        c_dstDevice = <unsigned long long>_iv(<_IntValue>dstDevice)
     else:
         c_dstDevice = dstDevice
     with nogil:
@@ -6756,7 +6758,7 @@ cuMemAllocPitch().
     cdef cydriver.CUresult err
     cdef unsigned long long c_dstDevice
     if isinstance(dstDevice, _IntValue):
-        c_dstDevice = <unsigned long long>(<_IntValue>dstDevice)._v
+        c_dstDevice = <unsigned long long>_iv(<_IntValue>dstDevice)
     else:
         c_dstDevice = dstDevice
     with nogil:
@@ -6795,7 +6797,7 @@ cuMemAllocPitch().
     cdef cydriver.CUresult err
     cdef unsigned long long c_dstDevice
     if isinstance(dstDevice, _IntValue):
-        c_dstDevice = <unsigned long long>(<_IntValue>dstDevice)._v
+        c_dstDevice = <unsigned long long>_iv(<_IntValue>dstDevice)
     else:
         c_dstDevice = dstDevice
     with nogil:
@@ -6834,7 +6836,7 @@ cuMemAllocPitch().
     cdef cydriver.CUresult err
     cdef unsigned long long c_dstDevice
     if isinstance(dstDevice, _IntValue):
-        c_dstDevice = <unsigned long long>(<_IntValue>dstDevice)._v
+        c_dstDevice = <unsigned long long>_iv(<_IntValue>dstDevice)
     else:
         c_dstDevice = dstDevice
     with nogil:
@@ -6868,7 +6870,7 @@ uc.
     cdef unsigned long long c_dstDevice
     cdef void* c_hStream
     if isinstance(dstDevice, _IntValue):
-        c_dstDevice = <unsigned long long>(<_IntValue>dstDevice)._v
+        c_dstDevice = <unsigned long long>_iv(<_IntValue>dstDevice)
     else:
         c_dstDevice = dstDevice
     _hptr(hStream, &c_hStream)
@@ -6903,7 +6905,7 @@ us. The dstDevice pointer must be two byte aligned.
     cdef unsigned long long c_dstDevice
     cdef void* c_hStream
     if isinstance(dstDevice, _IntValue):
-        c_dstDevice = <unsigned long long>(<_IntValue>dstDevice)._v
+        c_dstDevice = <unsigned long long>_iv(<_IntValue>dstDevice)
     else:
         c_dstDevice = dstDevice
     _hptr(hStream, &c_hStream)
@@ -6938,7 +6940,7 @@ ui. The dstDevice pointer must be four byte aligned.
     cdef unsigned long long c_dstDevice
     cdef void* c_hStream
     if isinstance(dstDevice, _IntValue):
-        c_dstDevice = <unsigned long long>(<_IntValue>dstDevice)._v
+        c_dstDevice = <unsigned long long>_iv(<_IntValue>dstDevice)
     else:
         c_dstDevice = dstDevice
     _hptr(hStream, &c_hStream)
@@ -6980,7 +6982,7 @@ cuMemAllocPitch().
     cdef unsigned long long c_dstDevice
     cdef void* c_hStream
     if isinstance(dstDevice, _IntValue):
-        c_dstDevice = <unsigned long long>(<_IntValue>dstDevice)._v
+        c_dstDevice = <unsigned long long>_iv(<_IntValue>dstDevice)
     else:
         c_dstDevice = dstDevice
     _hptr(hStream, &c_hStream)
@@ -7023,7 +7025,7 @@ cuMemAllocPitch().
     cdef unsigned long long c_dstDevice
     cdef void* c_hStream
     if isinstance(dstDevice, _IntValue):
-        c_dstDevice = <unsigned long long>(<_IntValue>dstDevice)._v
+        c_dstDevice = <unsigned long long>_iv(<_IntValue>dstDevice)
     else:
         c_dstDevice = dstDevice
     _hptr(hStream, &c_hStream)
@@ -7066,7 +7068,7 @@ cuMemAllocPitch().
     cdef unsigned long long c_dstDevice
     cdef void* c_hStream
     if isinstance(dstDevice, _IntValue):
-        c_dstDevice = <unsigned long long>(<_IntValue>dstDevice)._v
+        c_dstDevice = <unsigned long long>_iv(<_IntValue>dstDevice)
     else:
         c_dstDevice = dstDevice
     _hptr(hStream, &c_hStream)
@@ -7361,7 +7363,7 @@ CUDA_ERROR_INVALID_VALUE
     cdef int c_device
     _hptr(array, &c_array)
     if isinstance(device, _IntValue):
-        c_device = <int>(<_IntValue>device)._v
+        c_device = <int>_iv(<_IntValue>device)
     else:
         c_device = device
     with nogil:
@@ -7405,7 +7407,7 @@ CUDA_ERROR_INVALID_VALUE
     cdef int c_device
     _hptr(mipmap, &c_mipmap)
     if isinstance(device, _IntValue):
-        c_device = <int>(<_IntValue>device)._v
+        c_device = <int>_iv(<_IntValue>device)
     else:
         c_device = device
     with nogil:
@@ -8024,7 +8026,7 @@ return an error otherwise.
     cdef unsigned long long c_handle = 0
     cdef unsigned long long c_dptr
     if isinstance(dptr, _IntValue):
-        c_dptr = <unsigned long long>(<_IntValue>dptr)._v
+        c_dptr = <unsigned long long>_iv(<_IntValue>dptr)
     else:
         c_dptr = dptr
     with nogil:
@@ -8118,7 +8120,7 @@ treats it as a hint about where to place the reservation.
     cdef cydriver.CUdeviceptr c_ptr
     cdef unsigned long long c_addr
     if isinstance(addr, _IntValue):
-        c_addr = <unsigned long long>(<_IntValue>addr)._v
+        c_addr = <unsigned long long>_iv(<_IntValue>addr)
     else:
         c_addr = addr
     with nogil:
@@ -8148,7 +8150,7 @@ match what was returned from memAddressReserve.
     cdef cydriver.CUresult err
     cdef unsigned long long c_ptr
     if isinstance(ptr, _IntValue):
-        c_ptr = <unsigned long long>(<_IntValue>ptr)._v
+        c_ptr = <unsigned long long>_iv(<_IntValue>ptr)
     else:
         c_ptr = ptr
     with nogil:
@@ -8251,7 +8253,7 @@ the behavior is undefined.
     cdef cydriver.CUresult err
     cdef unsigned long long c_handle
     if isinstance(handle, _IntValue):
-        c_handle = <unsigned long long>(<_IntValue>handle)._v
+        c_handle = <unsigned long long>_iv(<_IntValue>handle)
     else:
         c_handle = handle
     with nogil:
@@ -8310,11 +8312,11 @@ that are not currently mapped.
     cdef unsigned long long c_ptr
     cdef unsigned long long c_handle
     if isinstance(ptr, _IntValue):
-        c_ptr = <unsigned long long>(<_IntValue>ptr)._v
+        c_ptr = <unsigned long long>_iv(<_IntValue>ptr)
     else:
         c_ptr = ptr
     if isinstance(handle, _IntValue):
-        c_handle = <unsigned long long>(<_IntValue>handle)._v
+        c_handle = <unsigned long long>_iv(<_IntValue>handle)
     else:
         c_handle = handle
     with nogil:
@@ -8496,7 +8498,7 @@ cuMemSetAccess, as all mappings start with no accessibility setup.
     cdef cydriver.CUresult err
     cdef unsigned long long c_ptr
     if isinstance(ptr, _IntValue):
-        c_ptr = <unsigned long long>(<_IntValue>ptr)._v
+        c_ptr = <unsigned long long>_iv(<_IntValue>ptr)
     else:
         c_ptr = ptr
     with nogil:
@@ -8538,7 +8540,7 @@ CU_MULTICAST_RECOMMENDED_GRANULARITY.
     cdef _Buf a_desc = _structs(desc, sizeof(cydriver.CUmemAccessDesc))
     cdef void* p_desc = _bufptr(a_desc)
     if isinstance(ptr, _IntValue):
-        c_ptr = <unsigned long long>(<_IntValue>ptr)._v
+        c_ptr = <unsigned long long>_iv(<_IntValue>ptr)
     else:
         c_ptr = ptr
     with nogil:
@@ -8566,7 +8568,7 @@ def cuMemGetAccess(location, ptr):
     cdef void* p_location = _bufptr(a_location)
     cdef unsigned long long c_ptr
     if isinstance(ptr, _IntValue):
-        c_ptr = <unsigned long long>(<_IntValue>ptr)._v
+        c_ptr = <unsigned long long>_iv(<_IntValue>ptr)
     else:
         c_ptr = ptr
     with nogil:
@@ -8609,7 +8611,7 @@ that support importing memory from the shareable type
     cdef unsigned long long c_shareableHandle = 0
     cdef unsigned long long c_handle
     if isinstance(handle, _IntValue):
-        c_handle = <unsigned long long>(<_IntValue>handle)._v
+        c_handle = <unsigned long long>_iv(<_IntValue>handle)
     else:
         c_handle = handle
     with nogil:
@@ -8703,7 +8705,7 @@ def cuMemGetAllocationPropertiesFromHandle(handle):
     cdef _Struct s_prop = _new_struct(_L.cls('CUmemAllocationProp'))
     cdef unsigned long long c_handle
     if isinstance(handle, _IntValue):
-        c_handle = <unsigned long long>(<_IntValue>handle)._v
+        c_handle = <unsigned long long>_iv(<_IntValue>handle)
     else:
         c_handle = handle
     with nogil:
@@ -8771,7 +8773,7 @@ During stream capture, this function results in the creation of a free node and
     cdef unsigned long long c_dptr
     cdef void* c_hStream
     if isinstance(dptr, _IntValue):
-        c_dptr = <unsigned long long>(<_IntValue>dptr)._v
+        c_dptr = <unsigned long long>_iv(<_IntValue>dptr)
     else:
         c_dptr = dptr
     _hptr(hStream, &c_hStream)
@@ -8945,13 +8947,13 @@ Supported attributes are:
     cdef cydriver.CUresult err
     cdef void* c_pool
     cdef str code_value = _ATTR_CUmemPool_attribute.get(int(attr), 'u8')
-    cdef _Buf a_value = _Buf_new(_attr_size(code_value))
+    cdef _Buf a_value = _Buf_new(max(_attr_size(code_value), <Py_ssize_t>0))
     _hptr(pool, &c_pool)
     with nogil:
         err = cydriver.cuMemPoolGetAttribute(<cydriver.CUmemoryPool>c_pool, <cydriver.CUmemPool_attribute>attr, <void*>a_value.ptr)
     if err != 0:
         return (_st(err), None,)
-    return (_ok(), _attr_out(a_value.ptr, code_value, _L),)
+    return (_ok(), _attr_out(a_value.ptr, code_value, _L, 0),)
 
 def cuMemPoolSetAccess(pool, map, size_t count):
     """cuMemPoolSetAccess(pool, map, count)
@@ -9381,7 +9383,7 @@ The data is not a handle and may be shared through any IPC mechanism.
     cdef _Struct s_shareData_out = _new_struct(_L.cls('CUmemPoolPtrExportData'))
     cdef unsigned long long c_ptr
     if isinstance(ptr, _IntValue):
-        c_ptr = <unsigned long long>(<_IntValue>ptr)._v
+        c_ptr = <unsigned long long>_iv(<_IntValue>ptr)
     else:
         c_ptr = ptr
     with nogil:
@@ -9505,11 +9507,11 @@ will block until all devices have been added.
     cdef unsigned long long c_mcHandle
     cdef int c_dev
     if isinstance(mcHandle, _IntValue):
-        c_mcHandle = <unsigned long long>(<_IntValue>mcHandle)._v
+        c_mcHandle = <unsigned long long>_iv(<_IntValue>mcHandle)
     else:
         c_mcHandle = mcHandle
     if isinstance(dev, _IntValue):
-        c_dev = <int>(<_IntValue>dev)._v
+        c_dev = <int>_iv(<_IntValue>dev)
     else:
         c_dev = dev
     with nogil:
@@ -9566,11 +9568,11 @@ daemons are running properly.
     cdef unsigned long long c_mcHandle
     cdef unsigned long long c_memHandle
     if isinstance(mcHandle, _IntValue):
-        c_mcHandle = <unsigned long long>(<_IntValue>mcHandle)._v
+        c_mcHandle = <unsigned long long>_iv(<_IntValue>mcHandle)
     else:
         c_mcHandle = mcHandle
     if isinstance(memHandle, _IntValue):
-        c_memHandle = <unsigned long long>(<_IntValue>memHandle)._v
+        c_memHandle = <unsigned long long>_iv(<_IntValue>memHandle)
     else:
         c_memHandle = memHandle
     with nogil:
@@ -9625,11 +9627,11 @@ daemons are running properly.
     cdef unsigned long long c_mcHandle
     cdef unsigned long long c_memptr
     if isinstance(mcHandle, _IntValue):
-        c_mcHandle = <unsigned long long>(<_IntValue>mcHandle)._v
+        c_mcHandle = <unsigned long long>_iv(<_IntValue>mcHandle)
     else:
         c_mcHandle = mcHandle
     if isinstance(memptr, _IntValue):
-        c_memptr = <unsigned long long>(<_IntValue>memptr)._v
+        c_memptr = <unsigned long long>_iv(<_IntValue>memptr)
     else:
         c_memptr = memptr
     with nogil:
@@ -9668,11 +9670,11 @@ during the bind call. Any other values may result in undefined behavior.
     cdef unsigned long long c_mcHandle
     cdef int c_dev
     if isinstance(mcHandle, _IntValue):
-        c_mcHandle = <unsigned long long>(<_IntValue>mcHandle)._v
+        c_mcHandle = <unsigned long long>_iv(<_IntValue>mcHandle)
     else:
         c_mcHandle = mcHandle
     if isinstance(dev, _IntValue):
-        c_dev = <int>(<_IntValue>dev)._v
+        c_dev = <int>_iv(<_IntValue>dev)
     else:
         c_dev = dev
     with nogil:
@@ -9896,17 +9898,17 @@ and device addresses from either address.
     """
     cdef cydriver.CUresult err
     cdef str code_data = _ATTR_CUpointer_attribute.get(int(attribute), 'u8')
-    cdef _Buf a_data = _Buf_new(_attr_size(code_data))
+    cdef _Buf a_data = _Buf_new(max(_attr_size(code_data), <Py_ssize_t>0))
     cdef unsigned long long c_ptr
     if isinstance(ptr, _IntValue):
-        c_ptr = <unsigned long long>(<_IntValue>ptr)._v
+        c_ptr = <unsigned long long>_iv(<_IntValue>ptr)
     else:
         c_ptr = ptr
     with nogil:
         err = cydriver.cuPointerGetAttribute(<void*>a_data.ptr, <cydriver.CUpointer_attribute>attribute, <cydriver.CUdeviceptr>c_ptr)
     if err != 0:
         return (_st(err), None,)
-    return (_ok(), _attr_out(a_data.ptr, code_data, _L),)
+    return (_ok(), _attr_out(a_data.ptr, code_data, _L, 0),)
 
 def cuMemPrefetchAsync(devPtr, size_t count, location, unsigned int flags, hStream):
     """cuMemPrefetchAsync(devPtr, count, location, flags, hStream)
@@ -9989,7 +9991,7 @@ on other devices.
     cdef void* p_location = _sptr(location, False)
     cdef void* c_hStream
     if isinstance(devPtr, _IntValue):
-        c_devPtr = <unsigned long long>(<_IntValue>devPtr)._v
+        c_devPtr = <unsigned long long>_iv(<_IntValue>devPtr)
     else:
         c_devPtr = devPtr
     _hptr(hStream, &c_hStream)
@@ -10120,7 +10122,7 @@ then this call has no effect.
     cdef unsigned long long c_devPtr
     cdef void* p_location = _sptr(location, False)
     if isinstance(devPtr, _IntValue):
-        c_devPtr = <unsigned long long>(<_IntValue>devPtr)._v
+        c_devPtr = <unsigned long long>_iv(<_IntValue>devPtr)
     else:
         c_devPtr = devPtr
     with nogil:
@@ -10398,17 +10400,18 @@ or if it returns any other location type, the id should be ignored.
         A pointers to a memory location where the result of each attribute query will be written to.
     """
     cdef cydriver.CUresult err
-    cdef unsigned long long c_data = 0
+    cdef str code_data = _ATTR_CUmem_range_attribute.get(int(attribute), 'u8')
+    cdef _Buf a_data = _Buf_new(max(_attr_size(code_data), <Py_ssize_t>dataSize))
     cdef unsigned long long c_devPtr
     if isinstance(devPtr, _IntValue):
-        c_devPtr = <unsigned long long>(<_IntValue>devPtr)._v
+        c_devPtr = <unsigned long long>_iv(<_IntValue>devPtr)
     else:
         c_devPtr = devPtr
     with nogil:
-        err = cydriver.cuMemRangeGetAttribute(<void*>&c_data, dataSize, <cydriver.CUmem_range_attribute>attribute, <cydriver.CUdeviceptr>c_devPtr, count)
+        err = cydriver.cuMemRangeGetAttribute(<void*>a_data.ptr, dataSize, <cydriver.CUmem_range_attribute>attribute, <cydriver.CUdeviceptr>c_devPtr, count)
     if err != 0:
         return (_st(err), None,)
-    return (_ok(), c_data,)
+    return (_ok(), _attr_out(a_data.ptr, code_data, _L, dataSize),)
 
 def cuMemRangeGetAttributes(dataSizes, attributes, size_t numAttributes, devPtr, size_t count):
     """cuMemRangeGetAttributes(dataSizes, attributes, numAttributes, devPtr, count)
@@ -10453,21 +10456,22 @@ attribute descriptions and restrictions.
         A two-dimensional array containing pointers to memory locations where the result of each attribute query will be written to.
     """
     cdef cydriver.CUresult err
-    cdef void* c_data = NULL
+    cdef list v_data = []
+    cdef _Buf a_data = _attr_bufs(attributes, _ATTR_CUmem_range_attribute, dataSizes, numAttributes, v_data)
     cdef _Buf a_dataSizes = _array(dataSizes, 'u8', 8)
     cdef void* p_dataSizes = _bufptr(a_dataSizes)
     cdef _Buf a_attributes = _array(attributes, 'e', 4)
     cdef void* p_attributes = _bufptr(a_attributes)
     cdef unsigned long long c_devPtr
     if isinstance(devPtr, _IntValue):
-        c_devPtr = <unsigned long long>(<_IntValue>devPtr)._v
+        c_devPtr = <unsigned long long>_iv(<_IntValue>devPtr)
     else:
         c_devPtr = devPtr
     with nogil:
-        err = cydriver.cuMemRangeGetAttributes(<void**>&c_data, <size_t*>p_dataSizes, <cydriver.CUmem_range_attribute*>p_attributes, numAttributes, <cydriver.CUdeviceptr>c_devPtr, count)
+        err = cydriver.cuMemRangeGetAttributes(<void**>a_data.ptr, <size_t*>p_dataSizes, <cydriver.CUmem_range_attribute*>p_attributes, numAttributes, <cydriver.CUdeviceptr>c_devPtr, count)
     if err != 0:
         return (_st(err), None,)
-    return (_ok(), PyLong_FromVoidPtr(c_data),)
+    return (_ok(), _attr_values(v_data, _L),)
 
 def cuPointerSetAttribute(value, long long attribute, ptr):
     """cuPointerSetAttribute(value, attribute, ptr)
@@ -10505,7 +10509,7 @@ The supported attributes are:
     cdef _Buf a_value = _attr_in(value, _ATTR_CUpointer_attribute.get(int(attribute), 'u8'), _L)
     cdef unsigned long long c_ptr
     if isinstance(ptr, _IntValue):
-        c_ptr = <unsigned long long>(<_IntValue>ptr)._v
+        c_ptr = <unsigned long long>_iv(<_IntValue>ptr)
     else:
         c_ptr = ptr
     with nogil:
@@ -10553,17 +10557,18 @@ The supported attributes are (refer to cuPointerGetAttribute for attribute descr
     cdef cydriver.CUresult err
     cdef _Buf a_attributes = _array(attributes, 'e', 4)
     cdef void* p_attributes = _bufptr(a_attributes)
-    cdef void* c_data = NULL
+    cdef list v_data = []
+    cdef _Buf a_data = _attr_bufs(attributes, _ATTR_CUpointer_attribute, None, numAttributes, v_data)
     cdef unsigned long long c_ptr
     if isinstance(ptr, _IntValue):
-        c_ptr = <unsigned long long>(<_IntValue>ptr)._v
+        c_ptr = <unsigned long long>_iv(<_IntValue>ptr)
     else:
         c_ptr = ptr
     with nogil:
-        err = cydriver.cuPointerGetAttributes(numAttributes, <cydriver.CUpointer_attribute*>p_attributes, <void**>&c_data, <cydriver.CUdeviceptr>c_ptr)
+        err = cydriver.cuPointerGetAttributes(numAttributes, <cydriver.CUpointer_attribute*>p_attributes, <void**>a_data.ptr, <cydriver.CUdeviceptr>c_ptr)
     if err != 0:
         return (_st(err), None,)
-    return (_ok(), PyLong_FromVoidPtr(c_data),)
+    return (_ok(), _attr_values(v_data, _L),)
 
 def cuStreamCreate(unsigned int Flags):
     """cuStreamCreate(Flags)
@@ -11393,7 +11398,7 @@ happen until all work in the stream has completed.
     cdef unsigned long long c_dptr
     _hptr(hStream, &c_hStream)
     if isinstance(dptr, _IntValue):
-        c_dptr = <unsigned long long>(<_IntValue>dptr)._v
+        c_dptr = <unsigned long long>_iv(<_IntValue>dptr)
     else:
         c_dptr = dptr
     with nogil:
@@ -12588,11 +12593,11 @@ the scheduler does not serialize them in an improper order.
     cdef uint32_t c_value
     _hptr(stream, &c_stream)
     if isinstance(addr, _IntValue):
-        c_addr = <unsigned long long>(<_IntValue>addr)._v
+        c_addr = <unsigned long long>_iv(<_IntValue>addr)
     else:
         c_addr = addr
     if isinstance(value, _IntValue):
-        c_value = <uint32_t>(<_IntValue>value)._v
+        c_value = <uint32_t>_iv(<_IntValue>value)
     else:
         c_value = value
     with nogil:
@@ -12644,11 +12649,11 @@ the scheduler does not serialize them in an improper order.
     cdef uint64_t c_value
     _hptr(stream, &c_stream)
     if isinstance(addr, _IntValue):
-        c_addr = <unsigned long long>(<_IntValue>addr)._v
+        c_addr = <unsigned long long>_iv(<_IntValue>addr)
     else:
         c_addr = addr
     if isinstance(value, _IntValue):
-        c_value = <uint64_t>(<_IntValue>value)._v
+        c_value = <uint64_t>_iv(<_IntValue>value)
     else:
         c_value = value
     with nogil:
@@ -12687,11 +12692,11 @@ be used with managed memory (cuMemAllocManaged).
     cdef uint32_t c_value
     _hptr(stream, &c_stream)
     if isinstance(addr, _IntValue):
-        c_addr = <unsigned long long>(<_IntValue>addr)._v
+        c_addr = <unsigned long long>_iv(<_IntValue>addr)
     else:
         c_addr = addr
     if isinstance(value, _IntValue):
-        c_value = <uint32_t>(<_IntValue>value)._v
+        c_value = <uint32_t>_iv(<_IntValue>value)
     else:
         c_value = value
     with nogil:
@@ -12732,11 +12737,11 @@ CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS.
     cdef uint64_t c_value
     _hptr(stream, &c_stream)
     if isinstance(addr, _IntValue):
-        c_addr = <unsigned long long>(<_IntValue>addr)._v
+        c_addr = <unsigned long long>_iv(<_IntValue>addr)
     else:
         c_addr = addr
     if isinstance(value, _IntValue):
-        c_value = <uint64_t>(<_IntValue>value)._v
+        c_value = <uint64_t>_iv(<_IntValue>value)
     else:
         c_value = value
     with nogil:
@@ -15585,7 +15590,7 @@ to the new node will be returned in phGraphNode.
     cdef unsigned long long c_dptr
     _hptr(hGraph, &c_hGraph)
     if isinstance(dptr, _IntValue):
-        c_dptr = <unsigned long long>(<_IntValue>dptr)._v
+        c_dptr = <unsigned long long>_iv(<_IntValue>dptr)
     else:
         c_dptr = dptr
     with nogil:
@@ -15642,7 +15647,7 @@ freed back to the operating system.
     cdef cydriver.CUresult err
     cdef int c_device
     if isinstance(device, _IntValue):
-        c_device = <int>(<_IntValue>device)._v
+        c_device = <int>_iv(<_IntValue>device)
     else:
         c_device = device
     with nogil:
@@ -15680,16 +15685,16 @@ Valid attributes are:
     cdef cydriver.CUresult err
     cdef int c_device
     cdef str code_value = _ATTR_CUgraphMem_attribute.get(int(attr), 'u8')
-    cdef _Buf a_value = _Buf_new(_attr_size(code_value))
+    cdef _Buf a_value = _Buf_new(max(_attr_size(code_value), <Py_ssize_t>0))
     if isinstance(device, _IntValue):
-        c_device = <int>(<_IntValue>device)._v
+        c_device = <int>_iv(<_IntValue>device)
     else:
         c_device = device
     with nogil:
         err = cydriver.cuDeviceGetGraphMemAttribute(<cydriver.CUdevice>c_device, <cydriver.CUgraphMem_attribute>attr, <void*>a_value.ptr)
     if err != 0:
         return (_st(err), None,)
-    return (_ok(), _attr_out(a_value.ptr, code_value, _L),)
+    return (_ok(), _attr_out(a_value.ptr, code_value, _L, 0),)
 
 def cuDeviceSetGraphMemAttribute(device, long long attr, value):
     """cuDeviceSetGraphMemAttribute(device, attr, value)
@@ -15720,7 +15725,7 @@ Valid attributes are:
     cdef int c_device
     cdef _Buf a_value = _attr_in(value, _ATTR_CUgraphMem_attribute.get(int(attr), 'u8'), _L)
     if isinstance(device, _IntValue):
-        c_device = <int>(<_IntValue>device)._v
+        c_device = <int>_iv(<_IntValue>device)
     else:
         c_device = device
     with nogil:
@@ -15828,7 +15833,7 @@ Returns the node type of hNode in type.
         return (_st(err), None,)
     return (_ok(), _enum(_L.cls('CUgraphNodeType')._value2member_map_, None, <long long>c_type),)
 
-def cuGraphGetNodes(hGraph, numNodes):
+def cuGraphGetNodes(hGraph, numNodes=0):
     """cuGraphGetNodes(hGraph, numNodes)
     
     Returns a graph's nodes
@@ -15871,7 +15876,7 @@ number of nodes actually obtained will be returned in numNodes.
         return (_st(err), None, None)
     return (_ok(), _from_array(_bufptr(a_nodes), (c_numNodes if c_numNodes < req_nodes else req_nodes), 'h', CUgraphNode, sizeof(void*)), c_numNodes)
 
-def cuGraphGetRootNodes(hGraph, numRootNodes):
+def cuGraphGetRootNodes(hGraph, numRootNodes=0):
     """cuGraphGetRootNodes(hGraph, numRootNodes)
     
     Returns a graph's root nodes
@@ -15914,7 +15919,7 @@ number of nodes actually obtained will be returned in numRootNodes.
         return (_st(err), None, None)
     return (_ok(), _from_array(_bufptr(a_rootNodes), (c_numRootNodes if c_numRootNodes < req_rootNodes else req_rootNodes), 'h', CUgraphNode, sizeof(void*)), c_numRootNodes)
 
-def cuGraphGetEdges(hGraph, numEdges):
+def cuGraphGetEdges(hGraph, numEdges=0):
     """cuGraphGetEdges(hGraph, numEdges)
     
     Returns a graph's dependency edges
@@ -15979,7 +15984,7 @@ as well.
         return (_st(err), None, None, None, None)
     return (_ok(), _from_array(_bufptr(a_from), (c_numEdges if c_numEdges < req_from else req_from), 'h', CUgraphNode, sizeof(void*)), _from_array(_bufptr(a_to), (c_numEdges if c_numEdges < req_to else req_to), 'h', CUgraphNode, sizeof(void*)), _from_array(_bufptr(a_edgeData), (c_numEdges if c_numEdges < req_edgeData else req_edgeData), 's', _L.cls('CUgraphEdgeData'), sizeof(cydriver.CUgraphEdgeData)), c_numEdges)
 
-def cuGraphNodeGetDependencies(hNode, numDependencies):
+def cuGraphNodeGetDependencies(hNode, numDependencies=0):
     """cuGraphNodeGetDependencies(hNode, numDependencies)
     
     Returns a node's dependencies
@@ -16034,7 +16039,7 @@ dependencies must be as well.
         return (_st(err), None, None, None)
     return (_ok(), _from_array(_bufptr(a_dependencies), (c_numDependencies if c_numDependencies < req_dependencies else req_dependencies), 'h', CUgraphNode, sizeof(void*)), _from_array(_bufptr(a_edgeData), (c_numDependencies if c_numDependencies < req_edgeData else req_edgeData), 's', _L.cls('CUgraphEdgeData'), sizeof(cydriver.CUgraphEdgeData)), c_numDependencies)
 
-def cuGraphNodeGetDependentNodes(hNode, numDependentNodes):
+def cuGraphNodeGetDependentNodes(hNode, numDependentNodes=0):
     """cuGraphNodeGetDependentNodes(hNode, numDependentNodes)
     
     Returns a node's dependent nodes
@@ -18060,7 +18065,7 @@ components set using cuTexRefSetFormat().
     cdef unsigned long long c_dptr
     _hptr(hTexRef, &c_hTexRef)
     if isinstance(dptr, _IntValue):
-        c_dptr = <unsigned long long>(<_IntValue>dptr)._v
+        c_dptr = <unsigned long long>_iv(<_IntValue>dptr)
     else:
         c_dptr = dptr
     with nogil:
@@ -18127,7 +18132,7 @@ CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_PITCH.
     cdef unsigned long long c_dptr
     _hptr(hTexRef, &c_hTexRef)
     if isinstance(dptr, _IntValue):
-        c_dptr = <unsigned long long>(<_IntValue>dptr)._v
+        c_dptr = <unsigned long long>_iv(<_IntValue>dptr)
     else:
         c_dptr = dptr
     with nogil:
@@ -19228,7 +19233,7 @@ Destroys the texture object specified by texObject.
     cdef cydriver.CUresult err
     cdef unsigned long long c_texObject
     if isinstance(texObject, _IntValue):
-        c_texObject = <unsigned long long>(<_IntValue>texObject)._v
+        c_texObject = <unsigned long long>_iv(<_IntValue>texObject)
     else:
         c_texObject = texObject
     with nogil:
@@ -19257,7 +19262,7 @@ Returns the resource descriptor for the texture object specified by texObject.
     cdef _Struct s_pResDesc = _new_struct(_L.cls('CUDA_RESOURCE_DESC'))
     cdef unsigned long long c_texObject
     if isinstance(texObject, _IntValue):
-        c_texObject = <unsigned long long>(<_IntValue>texObject)._v
+        c_texObject = <unsigned long long>_iv(<_IntValue>texObject)
     else:
         c_texObject = texObject
     with nogil:
@@ -19288,7 +19293,7 @@ Returns the texture descriptor for the texture object specified by texObject.
     cdef _Struct s_pTexDesc = _new_struct(_L.cls('CUDA_TEXTURE_DESC'))
     cdef unsigned long long c_texObject
     if isinstance(texObject, _IntValue):
-        c_texObject = <unsigned long long>(<_IntValue>texObject)._v
+        c_texObject = <unsigned long long>_iv(<_IntValue>texObject)
     else:
         c_texObject = texObject
     with nogil:
@@ -19320,7 +19325,7 @@ If no resource view was set for texObject, the CUDA_ERROR_INVALID_VALUE is retur
     cdef _Struct s_pResViewDesc = _new_struct(_L.cls('CUDA_RESOURCE_VIEW_DESC'))
     cdef unsigned long long c_texObject
     if isinstance(texObject, _IntValue):
-        c_texObject = <unsigned long long>(<_IntValue>texObject)._v
+        c_texObject = <unsigned long long>_iv(<_IntValue>texObject)
     else:
         c_texObject = texObject
     with nogil:
@@ -19383,7 +19388,7 @@ Destroys the surface object specified by surfObject.
     cdef cydriver.CUresult err
     cdef unsigned long long c_surfObject
     if isinstance(surfObject, _IntValue):
-        c_surfObject = <unsigned long long>(<_IntValue>surfObject)._v
+        c_surfObject = <unsigned long long>_iv(<_IntValue>surfObject)
     else:
         c_surfObject = surfObject
     with nogil:
@@ -19412,7 +19417,7 @@ Returns the resource descriptor for the surface object specified by surfObject.
     cdef _Struct s_pResDesc = _new_struct(_L.cls('CUDA_RESOURCE_DESC'))
     cdef unsigned long long c_surfObject
     if isinstance(surfObject, _IntValue):
-        c_surfObject = <unsigned long long>(<_IntValue>surfObject)._v
+        c_surfObject = <unsigned long long>_iv(<_IntValue>surfObject)
     else:
         c_surfObject = surfObject
     with nogil:
@@ -19609,7 +19614,7 @@ and when tensorDataType is not CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN8B, CU_TENSOR_M
     cdef _Buf a_elementStrides = _array(elementStrides, 'u4', 4)
     cdef void* p_elementStrides = _bufptr(a_elementStrides)
     if isinstance(tensorRank, _IntValue):
-        c_tensorRank = <uint32_t>(<_IntValue>tensorRank)._v
+        c_tensorRank = <uint32_t>_iv(<_IntValue>tensorRank)
     else:
         c_tensorRank = tensorRank
     _vptr(globalAddress, &c_globalAddress)
@@ -19830,16 +19835,16 @@ and when tensorDataType is not CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN8B, CU_TENSOR_M
     cdef _Buf a_elementStrides = _array(elementStrides, 'u4', 4)
     cdef void* p_elementStrides = _bufptr(a_elementStrides)
     if isinstance(tensorRank, _IntValue):
-        c_tensorRank = <uint32_t>(<_IntValue>tensorRank)._v
+        c_tensorRank = <uint32_t>_iv(<_IntValue>tensorRank)
     else:
         c_tensorRank = tensorRank
     _vptr(globalAddress, &c_globalAddress)
     if isinstance(channelsPerPixel, _IntValue):
-        c_channelsPerPixel = <uint32_t>(<_IntValue>channelsPerPixel)._v
+        c_channelsPerPixel = <uint32_t>_iv(<_IntValue>channelsPerPixel)
     else:
         c_channelsPerPixel = channelsPerPixel
     if isinstance(pixelsPerColumn, _IntValue):
-        c_pixelsPerColumn = <uint32_t>(<_IntValue>pixelsPerColumn)._v
+        c_pixelsPerColumn = <uint32_t>_iv(<_IntValue>pixelsPerColumn)
     else:
         c_pixelsPerColumn = pixelsPerColumn
     with nogil:
@@ -20055,16 +20060,16 @@ and when tensorDataType is not CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN8B, CU_TENSOR_M
     cdef _Buf a_elementStrides = _array(elementStrides, 'u4', 4)
     cdef void* p_elementStrides = _bufptr(a_elementStrides)
     if isinstance(tensorRank, _IntValue):
-        c_tensorRank = <uint32_t>(<_IntValue>tensorRank)._v
+        c_tensorRank = <uint32_t>_iv(<_IntValue>tensorRank)
     else:
         c_tensorRank = tensorRank
     _vptr(globalAddress, &c_globalAddress)
     if isinstance(channelsPerPixel, _IntValue):
-        c_channelsPerPixel = <uint32_t>(<_IntValue>channelsPerPixel)._v
+        c_channelsPerPixel = <uint32_t>_iv(<_IntValue>channelsPerPixel)
     else:
         c_channelsPerPixel = channelsPerPixel
     if isinstance(pixelsPerColumn, _IntValue):
-        c_pixelsPerColumn = <uint32_t>(<_IntValue>pixelsPerColumn)._v
+        c_pixelsPerColumn = <uint32_t>_iv(<_IntValue>pixelsPerColumn)
     else:
         c_pixelsPerColumn = pixelsPerColumn
     with nogil:
@@ -20133,11 +20138,11 @@ enabled on two specific contexts by calling cuCtxEnablePeerAccess().
     cdef int c_dev
     cdef int c_peerDev
     if isinstance(dev, _IntValue):
-        c_dev = <int>(<_IntValue>dev)._v
+        c_dev = <int>_iv(<_IntValue>dev)
     else:
         c_dev = dev
     if isinstance(peerDev, _IntValue):
-        c_peerDev = <int>(<_IntValue>peerDev)._v
+        c_peerDev = <int>_iv(<_IntValue>peerDev)
     else:
         c_peerDev = peerDev
     with nogil:
@@ -20270,11 +20275,11 @@ a null pointer.
     cdef int c_srcDevice
     cdef int c_dstDevice
     if isinstance(srcDevice, _IntValue):
-        c_srcDevice = <int>(<_IntValue>srcDevice)._v
+        c_srcDevice = <int>_iv(<_IntValue>srcDevice)
     else:
         c_srcDevice = srcDevice
     if isinstance(dstDevice, _IntValue):
-        c_dstDevice = <int>(<_IntValue>dstDevice)._v
+        c_dstDevice = <int>_iv(<_IntValue>dstDevice)
     else:
         c_dstDevice = dstDevice
     with nogil:
@@ -20325,11 +20330,11 @@ or if any of *operations is not valid.
     cdef int c_srcDevice
     cdef int c_dstDevice
     if isinstance(srcDevice, _IntValue):
-        c_srcDevice = <int>(<_IntValue>srcDevice)._v
+        c_srcDevice = <int>_iv(<_IntValue>srcDevice)
     else:
         c_srcDevice = srcDevice
     if isinstance(dstDevice, _IntValue):
-        c_dstDevice = <int>(<_IntValue>dstDevice)._v
+        c_dstDevice = <int>_iv(<_IntValue>dstDevice)
     else:
         c_dstDevice = dstDevice
     a_capabilities = _Buf_new((count) * 4)
@@ -20674,7 +20679,7 @@ The requested flags can be:
     cdef uint64_t c_flags
     cdef cydriver.CUdriverProcAddressQueryResult c_symbolStatus
     if isinstance(flags, _IntValue):
-        c_flags = <uint64_t>(<_IntValue>flags)._v
+        c_flags = <uint64_t>_iv(<_IntValue>flags)
     else:
         c_flags = flags
     with nogil:
@@ -20748,14 +20753,14 @@ The supported attributes are:
     """
     cdef cydriver.CUresult err
     cdef str code_value = _ATTR_CUcoredumpSettings.get(int(attrib), 'u8')
-    cdef _Buf a_value = _Buf_new(_attr_size(code_value))
+    cdef _Buf a_value = _Buf_new(max(_attr_size(code_value), <Py_ssize_t>0))
     cdef size_t c_size = 0
     c_size = a_value.size
     with nogil:
         err = cydriver.cuCoredumpGetAttribute(<cydriver.CUcoredumpSettings>attrib, <void*>a_value.ptr, &c_size)
     if err != 0:
         return (_st(err), None,)
-    return (_ok(), _attr_out(a_value.ptr, code_value, _L),)
+    return (_ok(), _attr_out(a_value.ptr, code_value, _L, 0),)
 
 def cuCoredumpGetAttributeGlobal(long long attrib):
     """cuCoredumpGetAttributeGlobal(attrib)
@@ -20821,14 +20826,14 @@ The supported attributes are:
     """
     cdef cydriver.CUresult err
     cdef str code_value = _ATTR_CUcoredumpSettings.get(int(attrib), 'u8')
-    cdef _Buf a_value = _Buf_new(_attr_size(code_value))
+    cdef _Buf a_value = _Buf_new(max(_attr_size(code_value), <Py_ssize_t>0))
     cdef size_t c_size = 0
     c_size = a_value.size
     with nogil:
         err = cydriver.cuCoredumpGetAttributeGlobal(<cydriver.CUcoredumpSettings>attrib, <void*>a_value.ptr, &c_size)
     if err != 0:
         return (_st(err), None,)
-    return (_ok(), _attr_out(a_value.ptr, code_value, _L),)
+    return (_ok(), _attr_out(a_value.ptr, code_value, _L, 0),)
 
 def cuCoredumpSetAttribute(long long attrib, value):
     """cuCoredumpSetAttribute(attrib, value)
@@ -21048,7 +21053,7 @@ Note: The API is not supported on 32-bit platforms.
     cdef int c_dev
     _hptr(desc, &c_desc)
     if isinstance(dev, _IntValue):
-        c_dev = <int>(<_IntValue>dev)._v
+        c_dev = <int>_iv(<_IntValue>dev)
     else:
         c_dev = dev
     with nogil:
@@ -21148,7 +21153,7 @@ Note: The API is not supported on 32-bit platforms.
     cdef int c_device
     cdef _Struct s_resource = _new_struct(_L.cls('CUdevResource'))
     if isinstance(device, _IntValue):
-        c_device = <int>(<_IntValue>device)._v
+        c_device = <int>_iv(<_IntValue>device)
     else:
         c_device = device
     with nogil:
@@ -21931,7 +21936,7 @@ as follows:
     cdef cydriver.CUgraphicsResource c_pCudaResource
     cdef unsigned int c_buffer
     if isinstance(buffer, _IntValue):
-        c_buffer = <unsigned int>(<_IntValue>buffer)._v
+        c_buffer = <unsigned int>_iv(<_IntValue>buffer)
     else:
         c_buffer = buffer
     with nogil:
@@ -22000,11 +22005,11 @@ The following image classes are currently disallowed:
     cdef unsigned int c_image
     cdef unsigned int c_target
     if isinstance(image, _IntValue):
-        c_image = <unsigned int>(<_IntValue>image)._v
+        c_image = <unsigned int>_iv(<_IntValue>image)
     else:
         c_image = image
     if isinstance(target, _IntValue):
-        c_target = <unsigned int>(<_IntValue>target)._v
+        c_target = <unsigned int>_iv(<_IntValue>target)
     else:
         c_target = target
     with nogil:
@@ -22084,7 +22089,7 @@ context in order to achieve maximum interoperability performance.
     cdef cydriver.CUcontext c_pCtx
     cdef int c_device
     if isinstance(device, _IntValue):
-        c_device = <int>(<_IntValue>device)._v
+        c_device = <int>_iv(<_IntValue>device)
     else:
         c_device = device
     with nogil:
@@ -22150,7 +22155,7 @@ resolved by that context.
     cdef cydriver.CUresult err
     cdef unsigned int c_buffer
     if isinstance(buffer, _IntValue):
-        c_buffer = <unsigned int>(<_IntValue>buffer)._v
+        c_buffer = <unsigned int>_iv(<_IntValue>buffer)
     else:
         c_buffer = buffer
     with nogil:
@@ -22194,7 +22199,7 @@ current GL context.
     cdef size_t c_size
     cdef unsigned int c_buffer
     if isinstance(buffer, _IntValue):
-        c_buffer = <unsigned int>(<_IntValue>buffer)._v
+        c_buffer = <unsigned int>_iv(<_IntValue>buffer)
     else:
         c_buffer = buffer
     with nogil:
@@ -22232,7 +22237,7 @@ current GL context.
     cdef cydriver.CUresult err
     cdef unsigned int c_buffer
     if isinstance(buffer, _IntValue):
-        c_buffer = <unsigned int>(<_IntValue>buffer)._v
+        c_buffer = <unsigned int>_iv(<_IntValue>buffer)
     else:
         c_buffer = buffer
     with nogil:
@@ -22268,7 +22273,7 @@ the buffer was registered.
     cdef cydriver.CUresult err
     cdef unsigned int c_buffer
     if isinstance(buffer, _IntValue):
-        c_buffer = <unsigned int>(<_IntValue>buffer)._v
+        c_buffer = <unsigned int>_iv(<_IntValue>buffer)
     else:
         c_buffer = buffer
     with nogil:
@@ -22319,7 +22324,7 @@ the buffer was registered.
     cdef cydriver.CUresult err
     cdef unsigned int c_buffer
     if isinstance(buffer, _IntValue):
-        c_buffer = <unsigned int>(<_IntValue>buffer)._v
+        c_buffer = <unsigned int>_iv(<_IntValue>buffer)
     else:
         c_buffer = buffer
     with nogil:
@@ -22366,7 +22371,7 @@ the current GL context.
     cdef unsigned int c_buffer
     cdef void* c_hStream
     if isinstance(buffer, _IntValue):
-        c_buffer = <unsigned int>(<_IntValue>buffer)._v
+        c_buffer = <unsigned int>_iv(<_IntValue>buffer)
     else:
         c_buffer = buffer
     _hptr(hStream, &c_hStream)
@@ -22408,7 +22413,7 @@ the current GL context.
     cdef unsigned int c_buffer
     cdef void* c_hStream
     if isinstance(buffer, _IntValue):
-        c_buffer = <unsigned int>(<_IntValue>buffer)._v
+        c_buffer = <unsigned int>_iv(<_IntValue>buffer)
     else:
         c_buffer = buffer
     _hptr(hStream, &c_hStream)
@@ -22693,11 +22698,11 @@ API to another.
     cdef int c_height
     _hptr(stream, &c_stream)
     if isinstance(width, _IntValue):
-        c_width = <int>(<_IntValue>width)._v
+        c_width = <int>_iv(<_IntValue>width)
     else:
         c_width = width
     if isinstance(height, _IntValue):
-        c_height = <int>(<_IntValue>height)._v
+        c_height = <int>_iv(<_IntValue>height)
     else:
         c_height = height
     with nogil:
@@ -22972,7 +22977,7 @@ applicable.
     cdef uint32_t c_vdpDevice
     cdef void* c_vdpGetProcAddress
     if isinstance(vdpDevice, _IntValue):
-        c_vdpDevice = <uint32_t>(<_IntValue>vdpDevice)._v
+        c_vdpDevice = <uint32_t>_iv(<_IntValue>vdpDevice)
     else:
         c_vdpDevice = vdpDevice
     _vptr(vdpGetProcAddress, &c_vdpGetProcAddress)
@@ -23016,11 +23021,11 @@ flags parameter, see cuCtxCreate().
     cdef uint32_t c_vdpDevice
     cdef void* c_vdpGetProcAddress
     if isinstance(device, _IntValue):
-        c_device = <int>(<_IntValue>device)._v
+        c_device = <int>_iv(<_IntValue>device)
     else:
         c_device = device
     if isinstance(vdpDevice, _IntValue):
-        c_vdpDevice = <uint32_t>(<_IntValue>vdpDevice)._v
+        c_vdpDevice = <uint32_t>_iv(<_IntValue>vdpDevice)
     else:
         c_vdpDevice = vdpDevice
     _vptr(vdpGetProcAddress, &c_vdpGetProcAddress)
@@ -23103,7 +23108,7 @@ VDP\\_CHROMA\\_TYPE\\_422 & 0          & w x h/2   & R8     & Top-field luma    
     cdef cydriver.CUgraphicsResource c_pCudaResource
     cdef uint32_t c_vdpSurface
     if isinstance(vdpSurface, _IntValue):
-        c_vdpSurface = <uint32_t>(<_IntValue>vdpSurface)._v
+        c_vdpSurface = <uint32_t>_iv(<_IntValue>vdpSurface)
     else:
         c_vdpSurface = vdpSurface
     with nogil:
@@ -23172,7 +23177,7 @@ VDP\\_RGBA\\_FORMAT\\_R10G10B10A2 & 0          & w x h & A2BGR10 & Entire surfac
     cdef cydriver.CUgraphicsResource c_pCudaResource
     cdef uint32_t c_vdpSurface
     if isinstance(vdpSurface, _IntValue):
-        c_vdpSurface = <uint32_t>(<_IntValue>vdpSurface)._v
+        c_vdpSurface = <uint32_t>_iv(<_IntValue>vdpSurface)
     else:
         c_vdpSurface = vdpSurface
     with nogil:

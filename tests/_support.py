@@ -37,6 +37,7 @@ class LazyModule:
 
 
 driver = LazyModule("cuda.bindings.driver")
+runtime = LazyModule("cuda.bindings.runtime")
 nvrtc = LazyModule("cuda.bindings.nvrtc")
 base = LazyModule("cuda.bindings._base")
 

@@ -75,13 +75,13 @@ def test_void_pointer_with_int_address():
 
 
 def test_void_pointer_with_object_having_getptr():
-    # DESIGN: c_void_p accepts "an int address, or an object with getPtr()". Which of the two
-    # words the pointer argument holds (the object's value, or the address of its storage) is
-    # not pinned down there; either is a real pointer, anything else is wrong.
+    # c_void_p with a binding object passes getPtr(), the address of its value, as the reference
+    # package does (with a `_ptr=` object that is the address it was made with)
     dptr = driver.CUdeviceptr(0x5678)
-    (got,) = inspect(((dptr,), (ctypes.c_void_p,)))
-    assert len(got) == 8
-    assert got in (struct.pack("=Q", 0x5678), struct.pack("=Q", dptr.getPtr()))
+    stream = driver.CUstream(0x9)
+    params = driver.CUDA_MEMCPY2D()
+    got = inspect(((dptr, stream, params), (ctypes.c_void_p,) * 3))
+    assert got == [struct.pack("=Q", x.getPtr()) for x in (dptr, stream, params)]
 
 
 def test_none_type_with_binding_object_passes_its_value():
@@ -172,3 +172,15 @@ def test_error_names_the_item_once():
         inspect(((1, 2.5), (ctypes.c_int, ctypes.c_int)))
     with pytest.raises(OverflowError, match=r"^kernelParams item 0: "):
         inspect(((1 << 40,), (ctypes.c_int,)))
+
+
+@pytest.mark.parametrize("value, ctype, expected", [
+    (ctypes.c_bool(True), ctypes.c_bool, b"\x01"),
+    (ctypes.c_int(-5), ctypes.c_int, struct.pack("<i", -5)),
+    (ctypes.c_uint8(200), ctypes.c_uint8, b"\xc8"),
+    (ctypes.c_double(2.5), ctypes.c_double, struct.pack("<d", 2.5)),
+    (ctypes.c_float(1.5), ctypes.c_float, struct.pack("<f", 1.5)),
+    (ctypes.c_char(b"z"), ctypes.c_char, b"z"),
+])
+def test_ctypes_instances_of_the_listed_types_pass_their_value(value, ctype, expected):
+    assert inspect(((value,), (ctype,))) == [expected]

@@ -7,7 +7,7 @@ import weakref
 import numpy as np
 import pytest
 
-from _support import driver
+from _support import driver, runtime
 
 
 def buffer_address(buf):
@@ -208,3 +208,129 @@ def test_cudevprop_array_fields():
     assert [ctypes.c_int.from_address(addr + 4 + 4 * i).value for i in range(3)] == [1024, 512, 64]
     prop.maxThreadsPerBlock = 256
     assert prop.maxThreadsPerBlock == 256
+
+
+# --- what the reference package's structs do, field by field ---------------------------------------
+
+
+def test_buffer_in_a_nested_field_is_kept_alive_by_the_outermost_struct():
+    # the nested members are views made for this one assignment; the buffer must outlive them
+    params = driver.CUgraphNodeParams()
+    arr = np.arange(64, dtype=np.uint8)
+    alive = weakref.ref(arr)
+    params.memcpy.copyParams.dstHost = arr
+    del arr
+    gc.collect()
+    assert alive() is not None
+    assert params.memcpy.copyParams.dstHost == alive().ctypes.data
+    params.memcpy.copyParams.dstHost = 0      # replacing the pointer releases it
+    gc.collect()
+    assert alive() is None
+
+
+def test_struct_copied_into_a_field_brings_what_it_keeps_alive():
+    copy = driver.CUDA_MEMCPY3D()
+    arr = np.zeros(16)
+    alive = weakref.ref(arr)
+    copy.srcHost = arr
+    params = driver.CUgraphNodeParams()
+    params.memcpy.copyParams = copy
+    del arr, copy
+    gc.collect()
+    assert alive() is not None and params.memcpy.copyParams.srcHost == alive().ctypes.data
+
+
+def test_repr_is_field_lines_with_nested_members_indented():
+    params = driver.CUgraphNodeParams()
+    params.memcpy.copyParams.srcHost = 0x10
+    params.memcpy.copyParams.WidthInBytes = 7
+    lines = repr(params).splitlines()
+    assert lines[0] == "type : 0"
+    i = lines.index("memcpy :")
+    j = lines.index("    copyParams :", i)
+    assert "        srcHost : 0x10" in lines[j:] and "        WidthInBytes : 7" in lines[j:]
+    assert "        srcMemoryType : None" in lines[j:]   # 0 names no CUmemorytype member
+    assert not any(line.startswith("<") for line in lines)
+
+
+def test_structs_compare_and_hash_by_identity():
+    a, b = driver.CUDA_MEMCPY2D(), driver.CUDA_MEMCPY2D()
+    assert a != b and a == a
+    assert len({a, b, a}) == 2
+
+
+@pytest.mark.parametrize("value, stored", [(17 / 8, 2), (7.9, 7), (np.int64(5), 5), (True, 1),
+                                            (driver.CUdevice(3), 3)])
+def test_integer_fields_take_what_the_c_conversion_takes(value, stored):
+    d = runtime.dim3()
+    d.x = value            # a sample ported line by line computes `width / 8`
+    assert d.x == stored and isinstance(d.x, int)
+
+
+@pytest.mark.parametrize("value, error", [(-1, OverflowError), (2**32, OverflowError), ("3", TypeError),
+                                          (None, TypeError)])
+def test_integer_fields_refuse_what_does_not_fit(value, error):
+    with pytest.raises(error, match="^x"):
+        runtime.dim3().x = value
+
+
+def test_pointer_array_of_a_union_takes_ints():
+    frame = driver.CUeglFrame()
+    frame.frame.pPitch = [4, 2, 3]
+    assert frame.frame.pPitch == [4, 2, 3]
+    assert [ctypes.c_void_p.from_address(frame.getPtr() + 8 * i).value for i in range(3)] == [4, 2, 3]
+    frame.frame.pArray = [1, driver.CUarray(2), 3]
+    assert frame.frame.pArray == [driver.CUarray(1), driver.CUarray(2), driver.CUarray(3)]
+    with pytest.raises(IndexError):
+        frame.frame.pArray = [1]
+
+
+def test_struct_array_field_is_copied_by_value():
+    frame = runtime.cudaEglFrame()
+    pitched = runtime.cudaPitchedPtr()
+    pitched.pitch = 77
+    frame.frame.pPitch = [pitched, runtime.cudaPitchedPtr(), pitched]
+    pitched.pitch = 1                      # a copy was taken
+    got = frame.frame.pPitch
+    assert [p.pitch for p in got] == [77, 0, 77]
+    assert all(isinstance(p, runtime.cudaPitchedPtr) for p in got)
+
+
+def test_char_array_takes_bytes_or_a_list_of_byte_values():
+    h = driver.CUipcMemHandle()
+    h.reserved = b"ab"
+    assert h.reserved[:3] == b"ab\0" and len(h.reserved) == 64
+    h.reserved = [1, -1, 255, -128]
+    assert h.reserved[:5] == b"\x01\xff\xff\x80\0"
+    for bad, error in (([256], OverflowError), ([-129], OverflowError), (["a"], TypeError), (b"x" * 65, ValueError)):
+        with pytest.raises(error):
+            h.reserved = bad
+
+
+def test_pointer_and_count_fields_take_lists_of_handles_and_structs():
+    node = runtime.cudaExternalSemaphoreSignalNodeParams()
+    node.extSemArray = [runtime.cudaExternalSemaphore_t(1), 2]
+    params = runtime.cudaExternalSemaphoreSignalParams()
+    params.flags = 5
+    node.paramsArray = [params]
+    node.numExtSems = 2
+    assert node.extSemArray == [runtime.cudaExternalSemaphore_t(1), runtime.cudaExternalSemaphore_t(2)]
+    got = node.paramsArray
+    assert len(got) == 1 and got[0].flags == 5
+    # the C struct points at the copies
+    base = node.getPtr()
+    sems = ctypes.c_void_p.from_address(base).value
+    assert [ctypes.c_void_p.from_address(sems + 8 * i).value for i in range(2)] == [1, 2]
+    with pytest.raises(TypeError):
+        node.paramsArray = [runtime.cudaPitchedPtr()]
+
+
+def test_pointer_field_written_by_c_reads_as_many_items_as_its_count_field():
+    # after cuGraphAddNode the driver points phGraph_out at `size` graphs
+    cond = driver.CUDA_CONDITIONAL_NODE_PARAMS()
+    graphs = (ctypes.c_void_p * 2)(0x11, 0x22)
+    assert cond.phGraph_out == []
+    # CUDA_CONDITIONAL_NODE_PARAMS: handle@0 type@8 size@12 phGraph_out@16
+    ctypes.c_void_p.from_address(cond.getPtr() + 16).value = ctypes.addressof(graphs)
+    cond.size = 2
+    assert cond.phGraph_out == [driver.CUgraph(0x11), driver.CUgraph(0x22)]

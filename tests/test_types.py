@@ -4,7 +4,7 @@ import operator
 
 import pytest
 
-from _support import driver, nvrtc
+from _support import base, driver, nvrtc
 
 HANDLES = [
     ("driver", "CUstream"),
@@ -137,3 +137,49 @@ def test_cuhostfn_from_ctypes_function_address():
     # the stored address is the real function: calling it through ctypes reaches the Python callable
     HOST_FN_TYPE(int(h))(0x77)
     assert calls == [0x77]
+
+
+# --- `_ptr=`: a view of the value stored at an address, not a copy ---------------------------------
+
+
+def test_handle_ptr_views_the_memory_at_the_address(handle_cls):
+    slot = ctypes.c_void_p(0x1234)
+    h = handle_cls(_ptr=ctypes.addressof(slot))
+    assert h.getPtr() == ctypes.addressof(slot)
+    assert int(h) == 0x1234
+    slot.value = 0x5678            # a later write by anyone is what the object shows
+    assert int(h) == 0x5678 and repr(h) == f"<{handle_cls.__name__} 0x5678>"
+    assert h == handle_cls(0x5678) and hash(h) == hash(handle_cls(0x5678))
+
+
+@pytest.mark.parametrize("module, name, size, value", [
+    ("driver", "CUdeviceptr", 8, 0xDEAD0000BEEF),
+    ("driver", "CUdevice", 4, -7),
+    ("driver", "cuuint32_t", 4, 0xFFFFFFFF),
+    ("runtime", "cudaSurfaceObject_t", 8, 42),
+])
+def test_integer_ptr_views_the_memory_at_the_address(module, name, size, value):
+    from cuda.bindings import runtime
+    cls = getattr({"driver": driver, "runtime": runtime}[module], name)
+    ctype = {(8, False): ctypes.c_uint64, (4, False): ctypes.c_uint32, (4, True): ctypes.c_int32}[(size, value < 0)]
+    cell = (ctype * 2)(0, 0x55)          # the neighbour must not be read or written
+    v = cls(_ptr=ctypes.addressof(cell))
+    assert v.getPtr() == ctypes.addressof(cell) and int(v) == 0
+    cell[0] = value
+    assert int(v) == value and repr(v) == f"<{name} {value}>"
+    assert cell[1] == 0x55
+
+
+def test_ptr_view_as_a_c_void_p_kernel_argument_passes_the_address():
+    # (values, types) with c_void_p takes getPtr() of binding objects: for a `_ptr=` object the
+    # kernel must receive the address given, not a private copy's
+    from cuda.bindings import runtime
+    cell = ctypes.c_uint64(99)
+    surf = runtime.cudaSurfaceObject_t(_ptr=ctypes.addressof(cell))
+    packed = base._inspect_kernel_params(((surf,), (ctypes.c_void_p,)))
+    assert packed == [ctypes.addressof(cell).to_bytes(8, "little")]
+
+
+def test_ptr_zero_makes_an_owned_value():
+    v = driver.CUdeviceptr(5, _ptr=0)
+    assert int(v) == 5 and v.getPtr() != 0
