@@ -37,3 +37,27 @@ def test_runtime_and_nvjitlink_symbols():
     # the header's inline functions call the versioned entry points
     assert nj["nvJitLinkCreate"][3] == "__nvJitLinkCreate_13_0"
     assert nj["nvJitLinkVersion"][3] == "nvJitLinkVersion"
+
+
+def test_inspect_function_pointers_of_nvrtc_and_nvjitlink():
+    # the private modules other libraries probe, at the reference package's paths
+    from cuda.bindings._bindings import cynvrtc
+    from cuda.bindings._internal import nvjitlink
+    table = nvjitlink._inspect_function_pointers()
+    assert set(table) == {"__" + name for name, *_ in _symbols_nvjitlink.SYMBOLS}
+    assert table["__nvJitLinkCreate"] != 0 and nvjitlink._inspect_function_pointer("__nvJitLinkVersion") != 0
+    assert cynvrtc._inspect_function_pointer("__nvrtcCreateProgram") != 0
+    table["__nvJitLinkCreate"] = 0           # a copy: the module's own table is not changed
+    assert nvjitlink._inspect_function_pointer("__nvJitLinkCreate") != 0
+    with pytest.raises(KeyError):
+        nvjitlink._inspect_function_pointer("nvJitLinkCreate")
+
+
+def test_inspect_function_pointers_without_a_driver_names_the_library():
+    from _support import run_python
+    code = ("from cuda.bindings._bindings import cydriver\n"
+            "try:\n    cydriver._inspect_function_pointer('__cuInit')\n"
+            "except RuntimeError as e:\n    print('RuntimeError', e)\n"
+            "else:\n    print('found')\n")
+    out = run_python(code, timeout=60).stdout
+    assert out.startswith("found") or ("RuntimeError" in out and "libcuda.so.1" in out), out
