@@ -9,15 +9,18 @@
 #    regular `cuda` package installed elsewhere would shadow our namespace portion: said plainly);
 # 3. runs `nvidia-smi -L`, `python -m cuda.bindings`, the whole test suite with GPU tests required
 #    (CUDA_BINDINGS_REQUIRE_GPU=1: no device is a failure, not a skip) and every example;
-# 4. if .bench/overhead.py exists (a git-ignored copy of the shared benchmark), runs it with the
+# 4. runs scripts/kernel_params_diff.py: every kernelParams form through every launch API, with our
+#    build and with the machine's NVIDIA cuda-bindings, kernels reporting the bytes they received;
+# 5. if .bench/overhead.py exists (a git-ignored copy of the shared benchmark), runs it with the
 #    machine's own cuda.bindings (PYTHONPATH unset) and with ours, and prints them side by side;
-# 5. ends with a summary. It keeps going after a failure and exits 1 if anything failed.
+# 6. ends with a summary. It keeps going after a failure and exits 1 if anything failed.
 #
 # Logs go to $OUT if set (else /tmp/gpu_check): info.log build.log pytest.log examples.log
-# bench.log summary.txt.
+# kernel_params.log kernel_params.json bench.log summary.txt.
 # Environment: PYTHON (default python3), DEST (build folder, default /tmp/ours),
 # GPU_CHECK_SKIP_BUILD=1 (reuse an existing build in DEST), timeouts in seconds:
-# BUILD_TIMEOUT (900), PYTEST_TIMEOUT (900), EXAMPLE_TIMEOUT (300), BENCH_TIMEOUT (300).
+# BUILD_TIMEOUT (900), PYTEST_TIMEOUT (900), EXAMPLE_TIMEOUT (300), KPARAMS_TIMEOUT (600),
+# BENCH_TIMEOUT (300). KERNEL_PARAMS_REF_DIRS: more NVIDIA copies to compare with (see the script).
 # Wheels the machine lacks can be put in .whl/ (x86_64, this Python): they are installed into a
 # folder of their own, placed after the build on PYTHONPATH.
 set -u -o pipefail
@@ -191,8 +194,21 @@ EOF
         echo "$ex: $status"
         add "example $ex: $status"
     done < <(find examples -name '*.py' -not -path '*/common/*' -not -name '__init__.py' | sort)
+
+    # --- kernel parameters, ours vs NVIDIA's package ---------------------------------------------
+    say "kernel parameters: every kernelParams form, ours vs NVIDIA's cuda-bindings"
+    timeout "${KPARAMS_TIMEOUT:-600}" "$PY" scripts/kernel_params_diff.py --ours "$DEST" \
+        --json "$LOG/kernel_params.json" >"$LOG/kernel_params.log" 2>&1
+    rc=$?
+    cat "$LOG/kernel_params.log"
+    line=$(tail -n 1 "$LOG/kernel_params.log")
+    case $rc in
+    0) add "$line" ;;
+    3) add "$line" ;;  # no NVIDIA package on this machine to compare with: said, not failed
+    *) add "${line:-kernel params: no output} (exit $rc)"; fail "kernel params" ;;
+    esac
 else
-    for step in "python -m cuda.bindings" "pytest" "examples"; do
+    for step in "python -m cuda.bindings" "pytest" "examples" "kernel params"; do
         add "$step: not run ($([ $built = 1 ] && echo "our build is not the cuda.bindings imported" || echo "no build"))"
     done
 fi
