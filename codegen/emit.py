@@ -268,9 +268,10 @@ def _field_spec(model, s, f, classes):
         count *= int(d)
     clsname = f.ctype if f.ctype in classes else ""
     if f.dims:
-        if _bare(f.ctype) == "char" and f.cls == "scalar":
+        if _bare(f.ctype) in ("char", "unsigned char") and f.cls == "scalar":
             # ekind 1: a C string (cut at the first NUL); 0: binary bytes, returned whole
-            return F_CHARS, count, "", 0 if f.name in ov.BINARY_CHAR_FIELDS else 1, "", False
+            text = _bare(f.ctype) == "char" and f.name not in ov.BINARY_CHAR_FIELDS
+            return F_CHARS, count, "", int(text), "", False
         return F_ARRAY, count, clsname, _item_kind(model, f), "", False
     if f.ptr == 0:
         if f.cls == "funcptr" and not clsname:
@@ -295,7 +296,7 @@ def _field_spec(model, s, f, classes):
             return F_PTRARR, 1, "", _scalar_kind(f.ctype), f.count, True
         if cat in ("enum", "inttd") and clsname:
             return F_PTRARR, 1, clsname, F_ENUM if cat == "enum" else F_INTV, f.count, True
-    return F_VOIDP, 1, "", 0, "", False
+    return F_VOIDP, 1, "", int(f.cls == "voidp"), "", False   # ekind 1: a void*, shown in hex
 
 
 def emit_py(model):
@@ -305,7 +306,7 @@ def emit_py(model):
          "# cython: language_level=3, boundscheck=False, wraparound=False, binding=True",
          f'"""Python bindings of the CUDA {model.lib} API (generated from the CUDA 13.0 headers)."""',
          f"from cuda.bindings cimport cy{model.lib}",
-         "from cuda.bindings._base cimport (_Handle, _IntValue, _iv, _Struct, _Buf, _hptr, _vptr, _sptr, _wbuf,",
+         "from cuda.bindings._base cimport (_Handle, _IntValue, _iv, _Struct, _Buf, _hptr, _vptr, _sptr, _sval, _wbuf,",
          "    _new_handle, _new_int, _new_struct, _enum, _as_bytes, _array, _from_array, _strlist, _voidpp,",
          "    _jitvalues, _kparams, _attr_in, _attr_out, _attr_size, _attr_bufs, _attr_values, _bufptr, _Buf_new,",
          "    _structs, _Lazy, _new_lazy)",
@@ -558,6 +559,8 @@ def _emit_function(model, fn, mod, L):
                 cdecls.append(f"cdef {sc[2]} {c}")
                 pre.append(f"if isinstance({py}, _IntValue):")
                 pre.append(f"    {c} = <{sc[2]}>_iv(<_IntValue>{py})")
+                pre.append(f"elif {py} is None:")
+                pre.append(f"    {c} = 0")
                 pre.append("else:")
                 pre.append(f"    {c} = {py}")
                 call_args.append(f"<{base_t}>{c}")
@@ -573,7 +576,7 @@ def _emit_function(model, fn, mod, L):
                 call_args.append(f"<{ct}>&{c}")
             elif conv == "struct_val":
                 pyparams.append(py)
-                cdecls.append(f"cdef void* p_{p.name} = _sptr({py}, False)")
+                cdecls.append(f"cdef void* p_{p.name} = _sval({py}, sizeof({base_t}))")
                 call_args.append(f"(<{base_t}*>p_{p.name})[0]")
             elif conv == "struct_ptr":
                 pyparams.append(py)
@@ -654,7 +657,8 @@ def _emit_function(model, fn, mod, L):
         elif p.role in ("out", "inout"):
             conv = p.conv
             if conv in ("value_out", "value_inout"):
-                cdecls.append(f"cdef {cytype(p.ctype, p.ptr - 1, False, mod)} {c}")
+                t = cytype(p.ctype, p.ptr - 1, False, mod)
+                cdecls.append(f"cdef {t} {c} = <{t}>0")   # what a call that writes nothing returns
                 if p.role == "inout":
                     pyparams.append(f"{py}={p.extra['default']!r}" if "default" in p.extra else py)
                     if p.cls in ("handle", "funcptr"):

@@ -71,6 +71,7 @@ cdef inline int _hptr(object o, void** out) except -1:
 
 cdef int _vptr(object o, void** out) except -1
 cdef void* _sptr(object o, bint allow_none) except? NULL
+cdef void* _sval(object o, Py_ssize_t size) except NULL
 cdef _Buf _structs(object o, Py_ssize_t size)
 cdef object _new_handle(type cls, void* v)
 cdef object _new_int(type cls, unsigned long long v, int size, bint signed)

@@ -619,7 +619,7 @@ cdef list _repr_lines(_Struct s):
         if isinstance(v, _Struct):
             lines.append(f"{name} :")
             lines.extend(["    " + x for x in _repr_lines(<_Struct>v)])
-        elif (<_Field>getattr(cls, name)).kind == F_VOIDP:
+        elif (<_Field>getattr(cls, name)).kind == F_VOIDP and (<_Field>getattr(cls, name)).ekind:
             lines.append(f"{name} : {v:#x}")
         else:
             lines.append(f"{name} : {v}")
@@ -695,11 +695,20 @@ cdef _Buf _structs(object o, Py_ssize_t size):
         return None
     if isinstance(o, (list, tuple)):
         return _array(o, "s", size)
+    if isinstance(o, _Struct) and type(o)._c_size != size:
+        raise TypeError(f"expected a struct of {size} bytes, not {type(o).__name__}")
     b = _Buf.__new__(_Buf)
     b.keep = o
     b.n = -1
     b.size = <Py_ssize_t>_sptr(o, False)
     return b
+
+
+cdef void* _sval(object o, Py_ssize_t size) except NULL:
+    """A struct passed by value: a struct object of that C size (its memory is read)."""
+    if not isinstance(o, _Struct) or type(o)._c_size != size:
+        raise TypeError(f"expected a struct of {size} bytes, not {type(o).__name__}")
+    return (<_Struct>o)._ptr
 
 
 cdef void* _sptr(object o, bint allow_none) except? NULL:
@@ -894,6 +903,8 @@ cdef int _set_item(_Struct s, char* p, int kind, int size, object value, str nam
             elif size == 1: (<int8_t*>p)[0] = value
             else: (<int16_t*>p)[0] = value
         elif kind == F_U or kind == F_INTV:
+            if kind == F_INTV and value is None:     # NULL, as for handles
+                value = 0
             if size == 4: (<uint32_t*>p)[0] = value
             elif size == 8: (<uint64_t*>p)[0] = value
             elif size == 1: (<uint8_t*>p)[0] = value

@@ -3,7 +3,7 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, binding=True
 """Python bindings of the CUDA driver API (generated from the CUDA 13.0 headers)."""
 from cuda.bindings cimport cydriver
-from cuda.bindings._base cimport (_Handle, _IntValue, _iv, _Struct, _Buf, _hptr, _vptr, _sptr, _wbuf,
+from cuda.bindings._base cimport (_Handle, _IntValue, _iv, _Struct, _Buf, _hptr, _vptr, _sptr, _sval, _wbuf,
     _new_handle, _new_int, _new_struct, _enum, _as_bytes, _array, _from_array, _strlist, _voidpp,
     _jitvalues, _kparams, _attr_in, _attr_out, _attr_size, _attr_bufs, _attr_values, _bufptr, _Buf_new,
     _structs, _Lazy, _new_lazy)
@@ -343,8 +343,8 @@ _STRUCTS = (
     "anon_struct9|0|19||devPtr:6:1:CUdeviceptr:0:;format:4:1:CUarray_format:0:;numChannels:2:1::0:;sizeInBytes:2:1::0:\n"
     "anon_struct10|0|23||devPtr:6:1:CUdeviceptr:0:;format:4:1:CUarray_format:0:;numChannels:2:1::0:;width:2:1::0:;height:2:1::0:;pitchInBytes:2:1::0:\n"
     "anon_struct11|0|29||reserved:9:32::1:\n"
-    "anon_struct12|0|30||handle:10:1::0:;name:10:1::0:\n"
-    "anon_struct13|0|32||handle:10:1::0:;name:10:1::0:\n"
+    "anon_struct12|0|30||handle:10:1::1:;name:10:1::1:\n"
+    "anon_struct13|0|32||handle:10:1::1:;name:10:1::1:\n"
     "anon_struct14|0|34||value:2:1::0:\n"
     "anon_struct15|0|35||key:2:1::0:\n"
     "anon_struct16|0|36||fence:7:1:anon_struct14:0:;nvSciSync:7:1:anon_union7:0:;keyedMutex:7:1:anon_struct15:0:;reserved:9:12::2:\n"
@@ -353,16 +353,16 @@ _STRUCTS = (
     "anon_struct19|0|43||fence:7:1:anon_struct17:0:;nvSciSync:7:1:anon_union8:0:;keyedMutex:7:1:anon_struct18:0:;reserved:9:10::2:\n"
     "anon_struct20|0|47||level:2:1::0:;layer:2:1::0:;offsetX:2:1::0:;offsetY:2:1::0:;offsetZ:2:1::0:;extentWidth:2:1::0:;extentHeight:2:1::0:;extentDepth:2:1::0:\n"
     "anon_struct21|0|55||layer:2:1::0:;offset:2:1::0:;size:2:1::0:\n"
-    "anon_struct22|0|58||compressionType:2:1::0:;gpuDirectRDMACapable:2:1::0:;usage:2:1::0:;reserved:9:4::2:\n"
+    "anon_struct22|0|58||compressionType:2:1::0:;gpuDirectRDMACapable:2:1::0:;usage:2:1::0:;reserved:8:4::0:\n"
     "anon_struct23|0|62||ptr:6:1:CUdeviceptr:0:;rowLength:2:1::0:;layerHeight:2:1::0:;locHint:7:1:CUmemLocation:0:\n"
     "anon_struct24|0|66||array:5:1:CUarray:0:;offset:7:1:CUoffset3D:0:\n"
     "anon_union2|1|68||overBudget:7:1:anon_struct0:0:\n"
     "anon_union3|1|69||smCount:7:1:CUexecAffinitySmCount:0:\n"
     "anon_union4|1|70||array:7:1:anon_struct7:0:;mipmap:7:1:anon_struct8:0:;linear:7:1:anon_struct9:0:;pitch2D:7:1:anon_struct10:0:;reserved:7:1:anon_struct11:0:\n"
-    "anon_union5|1|75||fd:1:1::0:;win32:7:1:anon_struct12:0:;nvSciBufObject:10:1::0:\n"
-    "anon_union6|1|78||fd:1:1::0:;win32:7:1:anon_struct13:0:;nvSciSyncObj:10:1::0:\n"
-    "anon_union7|1|81||fence:10:1::0:;reserved:2:1::0:\n"
-    "anon_union8|1|83||fence:10:1::0:;reserved:2:1::0:\n"
+    "anon_union5|1|75||fd:1:1::0:;win32:7:1:anon_struct12:0:;nvSciBufObject:10:1::1:\n"
+    "anon_union6|1|78||fd:1:1::0:;win32:7:1:anon_struct13:0:;nvSciSyncObj:10:1::1:\n"
+    "anon_union7|1|81||fence:10:1::1:;reserved:2:1::0:\n"
+    "anon_union8|1|83||fence:10:1::1:;reserved:2:1::0:\n"
     "anon_union9|1|85||mipmap:5:1:CUmipmappedArray:0:;array:5:1:CUarray:0:\n"
     "anon_union10|1|87||sparseLevel:7:1:anon_struct20:0:;miptail:7:1:anon_struct21:0:\n"
     "anon_union11|1|89||memHandle:6:1:CUmemGenericAllocationHandle:0:\n"
@@ -389,16 +389,16 @@ _STRUCTS = (
     "CUDA_EXT_SEM_WAIT_NODE_PARAMS_st|0|158|CUDA_EXT_SEM_WAIT_NODE_PARAMS_v1:CUDA_EXT_SEM_WAIT_NODE_PARAMS_st,CUDA_EXT_SEM_WAIT_NODE_PARAMS:CUDA_EXT_SEM_WAIT_NODE_PARAMS_v1|extSemArray:12:1:CUexternalSemaphore:5:numExtSems;paramsArray:12:1:CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS:7:numExtSems;numExtSems:2:1::0:\n"
     "CUDA_EXT_SEM_WAIT_NODE_PARAMS_v2_st|0|161|CUDA_EXT_SEM_WAIT_NODE_PARAMS_v2:CUDA_EXT_SEM_WAIT_NODE_PARAMS_v2_st|extSemArray:12:1:CUexternalSemaphore:5:numExtSems;paramsArray:12:1:CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS:7:numExtSems;numExtSems:2:1::0:\n"
     "CUDA_GRAPH_INSTANTIATE_PARAMS_st|0|164|CUDA_GRAPH_INSTANTIATE_PARAMS:CUDA_GRAPH_INSTANTIATE_PARAMS_st|flags:6:1:cuuint64_t:0:;hUploadStream:5:1:CUstream:0:;hErrNode_out:5:1:CUgraphNode:0:;result_out:4:1:CUgraphInstantiateResult:0:\n"
-    "CUDA_HOST_NODE_PARAMS_st|0|168|CUDA_HOST_NODE_PARAMS_v1:CUDA_HOST_NODE_PARAMS_st,CUDA_HOST_NODE_PARAMS:CUDA_HOST_NODE_PARAMS_v1|fn:5:1:CUhostFn:0:;userData:10:1::0:\n"
-    "CUDA_HOST_NODE_PARAMS_v2_st|0|170|CUDA_HOST_NODE_PARAMS_v2:CUDA_HOST_NODE_PARAMS_v2_st|fn:5:1:CUhostFn:0:;userData:10:1::0:\n"
+    "CUDA_HOST_NODE_PARAMS_st|0|168|CUDA_HOST_NODE_PARAMS_v1:CUDA_HOST_NODE_PARAMS_st,CUDA_HOST_NODE_PARAMS:CUDA_HOST_NODE_PARAMS_v1|fn:5:1:CUhostFn:0:;userData:10:1::1:\n"
+    "CUDA_HOST_NODE_PARAMS_v2_st|0|170|CUDA_HOST_NODE_PARAMS_v2:CUDA_HOST_NODE_PARAMS_v2_st|fn:5:1:CUhostFn:0:;userData:10:1::1:\n"
     "CUDA_KERNEL_NODE_PARAMS_st|0|172|CUDA_KERNEL_NODE_PARAMS_v1:CUDA_KERNEL_NODE_PARAMS_st|func:5:1:CUfunction:0:;gridDimX:2:1::0:;gridDimY:2:1::0:;gridDimZ:2:1::0:;blockDimX:2:1::0:;blockDimY:2:1::0:;blockDimZ:2:1::0:;sharedMemBytes:2:1::0:;kernelParams:14:1::0:;extra:10:1::0:\n"
     "CUDA_KERNEL_NODE_PARAMS_v2_st|0|182|CUDA_KERNEL_NODE_PARAMS_v2:CUDA_KERNEL_NODE_PARAMS_v2_st,CUDA_KERNEL_NODE_PARAMS:CUDA_KERNEL_NODE_PARAMS_v2|func:5:1:CUfunction:0:;gridDimX:2:1::0:;gridDimY:2:1::0:;gridDimZ:2:1::0:;blockDimX:2:1::0:;blockDimY:2:1::0:;blockDimZ:2:1::0:;sharedMemBytes:2:1::0:;kernelParams:14:1::0:;extra:10:1::0:;kern:5:1:CUkernel:0:;ctx:5:1:CUcontext:0:\n"
     "CUDA_KERNEL_NODE_PARAMS_v3_st|0|194|CUDA_KERNEL_NODE_PARAMS_v3:CUDA_KERNEL_NODE_PARAMS_v3_st|func:5:1:CUfunction:0:;gridDimX:2:1::0:;gridDimY:2:1::0:;gridDimZ:2:1::0:;blockDimX:2:1::0:;blockDimY:2:1::0:;blockDimZ:2:1::0:;sharedMemBytes:2:1::0:;kernelParams:14:1::0:;extra:10:1::0:;kern:5:1:CUkernel:0:;ctx:5:1:CUcontext:0:\n"
     "CUDA_LAUNCH_PARAMS_st|0|206|CUDA_LAUNCH_PARAMS_v1:CUDA_LAUNCH_PARAMS_st,CUDA_LAUNCH_PARAMS:CUDA_LAUNCH_PARAMS_v1|function:5:1:CUfunction:0:;gridDimX:2:1::0:;gridDimY:2:1::0:;gridDimZ:2:1::0:;blockDimX:2:1::0:;blockDimY:2:1::0:;blockDimZ:2:1::0:;sharedMemBytes:2:1::0:;hStream:5:1:CUstream:0:;kernelParams:14:1::0:\n"
-    "CUDA_MEMCPY2D_st|0|216|CUDA_MEMCPY2D_v2:CUDA_MEMCPY2D_st,CUDA_MEMCPY2D:CUDA_MEMCPY2D_v2|srcXInBytes:2:1::0:;srcY:2:1::0:;srcMemoryType:4:1:CUmemorytype:0:;srcHost:10:1::0:;srcDevice:6:1:CUdeviceptr:0:;srcArray:5:1:CUarray:0:;srcPitch:2:1::0:;dstXInBytes:2:1::0:;dstY:2:1::0:;dstMemoryType:4:1:CUmemorytype:0:;dstHost:10:1::0:;dstDevice:6:1:CUdeviceptr:0:;dstArray:5:1:CUarray:0:;dstPitch:2:1::0:;WidthInBytes:2:1::0:;Height:2:1::0:\n"
+    "CUDA_MEMCPY2D_st|0|216|CUDA_MEMCPY2D_v2:CUDA_MEMCPY2D_st,CUDA_MEMCPY2D:CUDA_MEMCPY2D_v2|srcXInBytes:2:1::0:;srcY:2:1::0:;srcMemoryType:4:1:CUmemorytype:0:;srcHost:10:1::1:;srcDevice:6:1:CUdeviceptr:0:;srcArray:5:1:CUarray:0:;srcPitch:2:1::0:;dstXInBytes:2:1::0:;dstY:2:1::0:;dstMemoryType:4:1:CUmemorytype:0:;dstHost:10:1::1:;dstDevice:6:1:CUdeviceptr:0:;dstArray:5:1:CUarray:0:;dstPitch:2:1::0:;WidthInBytes:2:1::0:;Height:2:1::0:\n"
     "CUDA_MEMCPY3D_BATCH_OP_st|0|232|CUDA_MEMCPY3D_BATCH_OP_v1:CUDA_MEMCPY3D_BATCH_OP_st,CUDA_MEMCPY3D_BATCH_OP:CUDA_MEMCPY3D_BATCH_OP_v1|src:7:1:CUmemcpy3DOperand:0:;dst:7:1:CUmemcpy3DOperand:0:;extent:7:1:CUextent3D:0:;srcAccessOrder:4:1:CUmemcpySrcAccessOrder:0:;flags:2:1::0:\n"
-    "CUDA_MEMCPY3D_PEER_st|0|237|CUDA_MEMCPY3D_PEER_v1:CUDA_MEMCPY3D_PEER_st,CUDA_MEMCPY3D_PEER:CUDA_MEMCPY3D_PEER_v1|srcXInBytes:2:1::0:;srcY:2:1::0:;srcZ:2:1::0:;srcLOD:2:1::0:;srcMemoryType:4:1:CUmemorytype:0:;srcHost:10:1::0:;srcDevice:6:1:CUdeviceptr:0:;srcArray:5:1:CUarray:0:;srcContext:5:1:CUcontext:0:;srcPitch:2:1::0:;srcHeight:2:1::0:;dstXInBytes:2:1::0:;dstY:2:1::0:;dstZ:2:1::0:;dstLOD:2:1::0:;dstMemoryType:4:1:CUmemorytype:0:;dstHost:10:1::0:;dstDevice:6:1:CUdeviceptr:0:;dstArray:5:1:CUarray:0:;dstContext:5:1:CUcontext:0:;dstPitch:2:1::0:;dstHeight:2:1::0:;WidthInBytes:2:1::0:;Height:2:1::0:;Depth:2:1::0:\n"
-    "CUDA_MEMCPY3D_st|0|262|CUDA_MEMCPY3D_v2:CUDA_MEMCPY3D_st,CUDA_MEMCPY3D:CUDA_MEMCPY3D_v2|srcXInBytes:2:1::0:;srcY:2:1::0:;srcZ:2:1::0:;srcLOD:2:1::0:;srcMemoryType:4:1:CUmemorytype:0:;srcHost:10:1::0:;srcDevice:6:1:CUdeviceptr:0:;srcArray:5:1:CUarray:0:;reserved0:10:1::0:;srcPitch:2:1::0:;srcHeight:2:1::0:;dstXInBytes:2:1::0:;dstY:2:1::0:;dstZ:2:1::0:;dstLOD:2:1::0:;dstMemoryType:4:1:CUmemorytype:0:;dstHost:10:1::0:;dstDevice:6:1:CUdeviceptr:0:;dstArray:5:1:CUarray:0:;reserved1:10:1::0:;dstPitch:2:1::0:;dstHeight:2:1::0:;WidthInBytes:2:1::0:;Height:2:1::0:;Depth:2:1::0:\n"
+    "CUDA_MEMCPY3D_PEER_st|0|237|CUDA_MEMCPY3D_PEER_v1:CUDA_MEMCPY3D_PEER_st,CUDA_MEMCPY3D_PEER:CUDA_MEMCPY3D_PEER_v1|srcXInBytes:2:1::0:;srcY:2:1::0:;srcZ:2:1::0:;srcLOD:2:1::0:;srcMemoryType:4:1:CUmemorytype:0:;srcHost:10:1::1:;srcDevice:6:1:CUdeviceptr:0:;srcArray:5:1:CUarray:0:;srcContext:5:1:CUcontext:0:;srcPitch:2:1::0:;srcHeight:2:1::0:;dstXInBytes:2:1::0:;dstY:2:1::0:;dstZ:2:1::0:;dstLOD:2:1::0:;dstMemoryType:4:1:CUmemorytype:0:;dstHost:10:1::1:;dstDevice:6:1:CUdeviceptr:0:;dstArray:5:1:CUarray:0:;dstContext:5:1:CUcontext:0:;dstPitch:2:1::0:;dstHeight:2:1::0:;WidthInBytes:2:1::0:;Height:2:1::0:;Depth:2:1::0:\n"
+    "CUDA_MEMCPY3D_st|0|262|CUDA_MEMCPY3D_v2:CUDA_MEMCPY3D_st,CUDA_MEMCPY3D:CUDA_MEMCPY3D_v2|srcXInBytes:2:1::0:;srcY:2:1::0:;srcZ:2:1::0:;srcLOD:2:1::0:;srcMemoryType:4:1:CUmemorytype:0:;srcHost:10:1::1:;srcDevice:6:1:CUdeviceptr:0:;srcArray:5:1:CUarray:0:;reserved0:10:1::1:;srcPitch:2:1::0:;srcHeight:2:1::0:;dstXInBytes:2:1::0:;dstY:2:1::0:;dstZ:2:1::0:;dstLOD:2:1::0:;dstMemoryType:4:1:CUmemorytype:0:;dstHost:10:1::1:;dstDevice:6:1:CUdeviceptr:0:;dstArray:5:1:CUarray:0:;reserved1:10:1::1:;dstPitch:2:1::0:;dstHeight:2:1::0:;WidthInBytes:2:1::0:;Height:2:1::0:;Depth:2:1::0:\n"
     "CUDA_MEMCPY_NODE_PARAMS_st|0|287|CUDA_MEMCPY_NODE_PARAMS:CUDA_MEMCPY_NODE_PARAMS_st|flags:1:1::0:;reserved:1:1::0:;copyCtx:5:1:CUcontext:0:;copyParams:7:1:CUDA_MEMCPY3D:0:\n"
     "CUDA_MEMSET_NODE_PARAMS_st|0|291|CUDA_MEMSET_NODE_PARAMS_v1:CUDA_MEMSET_NODE_PARAMS_st,CUDA_MEMSET_NODE_PARAMS:CUDA_MEMSET_NODE_PARAMS_v1|dst:6:1:CUdeviceptr:0:;pitch:2:1::0:;value:2:1::0:;elementSize:2:1::0:;width:2:1::0:;height:2:1::0:\n"
     "CUDA_MEMSET_NODE_PARAMS_v2_st|0|297|CUDA_MEMSET_NODE_PARAMS_v2:CUDA_MEMSET_NODE_PARAMS_v2_st|dst:6:1:CUdeviceptr:0:;pitch:2:1::0:;value:2:1::0:;elementSize:2:1::0:;width:2:1::0:;height:2:1::0:;ctx:5:1:CUcontext:0:\n"
@@ -409,7 +409,7 @@ _STRUCTS = (
     "CUDA_RESOURCE_DESC_st|0|317|CUDA_RESOURCE_DESC_v1:CUDA_RESOURCE_DESC_st,CUDA_RESOURCE_DESC:CUDA_RESOURCE_DESC_v1|resType:4:1:CUresourcetype:0:;res:7:1:anon_union4:0:;flags:2:1::0:\n"
     "CUDA_RESOURCE_VIEW_DESC_st|0|320|CUDA_RESOURCE_VIEW_DESC_v1:CUDA_RESOURCE_VIEW_DESC_st,CUDA_RESOURCE_VIEW_DESC:CUDA_RESOURCE_VIEW_DESC_v1|format:4:1:CUresourceViewFormat:0:;width:2:1::0:;height:2:1::0:;depth:2:1::0:;firstMipmapLevel:2:1::0:;lastMipmapLevel:2:1::0:;firstLayer:2:1::0:;lastLayer:2:1::0:;reserved:9:16::2:\n"
     "CUDA_TEXTURE_DESC_st|0|329|CUDA_TEXTURE_DESC_v1:CUDA_TEXTURE_DESC_st,CUDA_TEXTURE_DESC:CUDA_TEXTURE_DESC_v1|addressMode:9:3:CUaddress_mode:4:;filterMode:4:1:CUfilter_mode:0:;flags:2:1::0:;maxAnisotropy:2:1::0:;mipmapFilterMode:4:1:CUfilter_mode:0:;mipmapLevelBias:3:1::0:;minMipmapLevelClamp:3:1::0:;maxMipmapLevelClamp:3:1::0:;borderColor:9:4::3:;reserved:9:12::1:\n"
-    "CUaccessPolicyWindow_st|0|339|CUaccessPolicyWindow_v1:CUaccessPolicyWindow_st,CUaccessPolicyWindow:CUaccessPolicyWindow_v1|base_ptr:10:1::0:;num_bytes:2:1::0:;hitRatio:3:1::0:;hitProp:4:1:CUaccessProperty:0:;missProp:4:1:CUaccessProperty:0:\n"
+    "CUaccessPolicyWindow_st|0|339|CUaccessPolicyWindow_v1:CUaccessPolicyWindow_st,CUaccessPolicyWindow:CUaccessPolicyWindow_v1|base_ptr:10:1::1:;num_bytes:2:1::0:;hitRatio:3:1::0:;hitProp:4:1:CUaccessProperty:0:;missProp:4:1:CUaccessProperty:0:\n"
     "CUarrayMapInfo_st|0|344|CUarrayMapInfo_v1:CUarrayMapInfo_st,CUarrayMapInfo:CUarrayMapInfo_v1|resourceType:4:1:CUresourcetype:0:;resource:7:1:anon_union9:0:;subresourceType:4:1:CUarraySparseSubresourceType:0:;subresource:7:1:anon_union10:0:;memOperationType:4:1:CUmemOperationType:0:;memHandleType:4:1:CUmemHandleType:0:;memHandle:7:1:anon_union11:0:;offset:2:1::0:;deviceBitMask:2:1::0:;flags:2:1::0:;reserved:9:2::2:\n"
     "CUasyncNotificationInfo_st|0|355|CUasyncNotificationInfo:CUasyncNotificationInfo_st|type:4:1:CUasyncNotificationType:0:;info:7:1:anon_union2:0:\n"
     "CUcheckpointCheckpointArgs_st|0|357|CUcheckpointCheckpointArgs:CUcheckpointCheckpointArgs_st|reserved:9:8:cuuint64_t:6:\n"
@@ -417,16 +417,16 @@ _STRUCTS = (
     "CUcheckpointLockArgs_st|0|360|CUcheckpointLockArgs:CUcheckpointLockArgs_st|timeoutMs:2:1::0:;reserved0:2:1::0:;reserved1:9:7:cuuint64_t:6:\n"
     "CUcheckpointRestoreArgs_st|0|363|CUcheckpointRestoreArgs:CUcheckpointRestoreArgs_st|gpuPairs:12:1:CUcheckpointGpuPair:7:gpuPairsCount;gpuPairsCount:2:1::0:;reserved:8:44::0:;reserved1:6:1:cuuint64_t:0:\n"
     "CUcheckpointUnlockArgs_st|0|367|CUcheckpointUnlockArgs:CUcheckpointUnlockArgs_st|reserved:9:8:cuuint64_t:6:\n"
-    "CUctxCigParam_st|0|368|CUctxCigParam:CUctxCigParam_st|sharedDataType:4:1:CUcigDataType:0:;sharedData:10:1::0:\n"
+    "CUctxCigParam_st|0|368|CUctxCigParam:CUctxCigParam_st|sharedDataType:4:1:CUcigDataType:0:;sharedData:10:1::1:\n"
     "CUctxCreateParams_st|0|370|CUctxCreateParams:CUctxCreateParams_st|execAffinityParams:12:1:CUexecAffinityParam:7:numExecAffinityParams;numExecAffinityParams:1:1::0:;cigParams:12:1:CUctxCigParam:7:\n"
-    "CUdevResource_st|0|373|CUdevResource_v1:CUdevResource_st,CUdevResource:CUdevResource_v1|type:4:1:CUdevResourceType:0:;_internal_padding:9:92::2:;sm:7:1:CUdevSmResource:0:;_oversize:9:48::2:\n"
+    "CUdevResource_st|0|373|CUdevResource_v1:CUdevResource_st,CUdevResource:CUdevResource_v1|type:4:1:CUdevResourceType:0:;_internal_padding:8:92::0:;sm:7:1:CUdevSmResource:0:;_oversize:8:48::0:\n"
     "CUdevSmResource_st|0|377|CUdevSmResource:CUdevSmResource_st|smCount:2:1::0:;minSmPartitionSize:2:1::0:;smCoscheduledAlignment:2:1::0:\n"
     "CUdevprop_st|0|380|CUdevprop_v1:CUdevprop_st,CUdevprop:CUdevprop_v1|maxThreadsPerBlock:1:1::0:;maxThreadsDim:9:3::1:;maxGridSize:9:3::1:;sharedMemPerBlock:1:1::0:;totalConstantMemory:1:1::0:;SIMDWidth:1:1::0:;memPitch:1:1::0:;regsPerBlock:1:1::0:;clockRate:1:1::0:;textureAlign:1:1::0:\n"
     "CUeglFrame_st|0|390|CUeglFrame_v1:CUeglFrame_st,CUeglFrame:CUeglFrame_v1|frame:7:1:anon_union15:0:;width:2:1::0:;height:2:1::0:;depth:2:1::0:;pitch:2:1::0:;planeCount:2:1::0:;numChannels:2:1::0:;frameType:4:1:CUeglFrameType:0:;eglColorFormat:4:1:CUeglColorFormat:0:;cuFormat:4:1:CUarray_format:0:\n"
     "CUexecAffinityParam_st|0|400|CUexecAffinityParam_v1:CUexecAffinityParam_st,CUexecAffinityParam:CUexecAffinityParam_v1|type:4:1:CUexecAffinityType:0:;param:7:1:anon_union3:0:\n"
     "CUexecAffinitySmCount_st|0|402|CUexecAffinitySmCount_v1:CUexecAffinitySmCount_st,CUexecAffinitySmCount:CUexecAffinitySmCount_v1|val:2:1::0:\n"
     "CUextent3D_st|0|403|CUextent3D_v1:CUextent3D_st,CUextent3D:CUextent3D_v1|width:2:1::0:;height:2:1::0:;depth:2:1::0:\n"
-    "CUgraphEdgeData_st|0|406|CUgraphEdgeData:CUgraphEdgeData_st|from_port:2:1::0:;to_port:2:1::0:;type:2:1::0:;reserved:9:5::2:\n"
+    "CUgraphEdgeData_st|0|406|CUgraphEdgeData:CUgraphEdgeData_st|from_port:2:1::0:;to_port:2:1::0:;type:2:1::0:;reserved:8:5::0:\n"
     "CUgraphExecUpdateResultInfo_st|0|410|CUgraphExecUpdateResultInfo_v1:CUgraphExecUpdateResultInfo_st,CUgraphExecUpdateResultInfo:CUgraphExecUpdateResultInfo_v1|result:4:1:CUgraphExecUpdateResult:0:;errorNode:5:1:CUgraphNode:0:;errorFromNode:5:1:CUgraphNode:0:\n"
     "CUgraphNodeParams_st|0|413|CUgraphNodeParams:CUgraphNodeParams_st|type:4:1:CUgraphNodeType:0:;reserved0:9:3::1:;reserved1:9:29::1:;kernel:7:1:CUDA_KERNEL_NODE_PARAMS_v3:0:;memcpy:7:1:CUDA_MEMCPY_NODE_PARAMS:0:;memset:7:1:CUDA_MEMSET_NODE_PARAMS_v2:0:;host:7:1:CUDA_HOST_NODE_PARAMS_v2:0:;graph:7:1:CUDA_CHILD_GRAPH_NODE_PARAMS:0:;eventWait:7:1:CUDA_EVENT_WAIT_NODE_PARAMS:0:;eventRecord:7:1:CUDA_EVENT_RECORD_NODE_PARAMS:0:;extSemSignal:7:1:CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v2:0:;extSemWait:7:1:CUDA_EXT_SEM_WAIT_NODE_PARAMS_v2:0:;alloc:7:1:CUDA_MEM_ALLOC_NODE_PARAMS_v2:0:;free:7:1:CUDA_MEM_FREE_NODE_PARAMS:0:;memOp:7:1:CUDA_BATCH_MEM_OP_NODE_PARAMS_v2:0:;conditional:7:1:CUDA_CONDITIONAL_NODE_PARAMS:0:;reserved2:1:1::0:\n"
     "CUipcEventHandle_st|0|430|CUipcEventHandle_v1:CUipcEventHandle_st,CUipcEventHandle:CUipcEventHandle_v1|reserved:8:64::0:\n"
@@ -435,14 +435,14 @@ _STRUCTS = (
     "CUlaunchAttribute_st|0|448|CUlaunchAttribute:CUlaunchAttribute_st|id:4:1:CUlaunchAttributeID:0:;pad:8:-1::0:;value:7:1:CUlaunchAttributeValue:0:\n"
     "CUlaunchConfig_st|0|451|CUlaunchConfig:CUlaunchConfig_st|gridDimX:2:1::0:;gridDimY:2:1::0:;gridDimZ:2:1::0:;blockDimX:2:1::0:;blockDimY:2:1::0:;blockDimZ:2:1::0:;sharedMemBytes:2:1::0:;hStream:5:1:CUstream:0:;attrs:12:1:CUlaunchAttribute:7:numAttrs;numAttrs:2:1::0:\n"
     "CUlaunchMemSyncDomainMap_st|0|461|CUlaunchMemSyncDomainMap:CUlaunchMemSyncDomainMap_st|default_:2:1::0:;remote:2:1::0:\n"
-    "CUlibraryHostUniversalFunctionAndDataTable_st|0|463|CUlibraryHostUniversalFunctionAndDataTable:CUlibraryHostUniversalFunctionAndDataTable_st|functionTable:10:1::0:;functionWindowSize:2:1::0:;dataTable:10:1::0:;dataWindowSize:2:1::0:\n"
+    "CUlibraryHostUniversalFunctionAndDataTable_st|0|463|CUlibraryHostUniversalFunctionAndDataTable:CUlibraryHostUniversalFunctionAndDataTable_st|functionTable:10:1::1:;functionWindowSize:2:1::0:;dataTable:10:1::1:;dataWindowSize:2:1::0:\n"
     "CUmemAccessDesc_st|0|467|CUmemAccessDesc_v1:CUmemAccessDesc_st,CUmemAccessDesc:CUmemAccessDesc_v1|location:7:1:CUmemLocation:0:;flags:4:1:CUmemAccess_flags:0:\n"
-    "CUmemAllocationProp_st|0|469|CUmemAllocationProp_v1:CUmemAllocationProp_st,CUmemAllocationProp:CUmemAllocationProp_v1|type:4:1:CUmemAllocationType:0:;requestedHandleTypes:4:1:CUmemAllocationHandleType:0:;location:7:1:CUmemLocation:0:;win32HandleMetaData:10:1::0:;allocFlags:7:1:anon_struct22:0:\n"
-    "CUmemDecompressParams_st|0|474|CUmemDecompressParams:CUmemDecompressParams_st|srcNumBytes:2:1::0:;dstNumBytes:2:1::0:;dstActBytes:10:1::0:;src:10:1::0:;dst:10:1::0:;algo:4:1:CUmemDecompressAlgorithm:0:;padding:9:20::2:\n"
-    "CUmemFabricHandle_st|0|481|CUmemFabricHandle_v1:CUmemFabricHandle_st,CUmemFabricHandle:CUmemFabricHandle_v1|data:9:64::2:\n"
+    "CUmemAllocationProp_st|0|469|CUmemAllocationProp_v1:CUmemAllocationProp_st,CUmemAllocationProp:CUmemAllocationProp_v1|type:4:1:CUmemAllocationType:0:;requestedHandleTypes:4:1:CUmemAllocationHandleType:0:;location:7:1:CUmemLocation:0:;win32HandleMetaData:10:1::1:;allocFlags:7:1:anon_struct22:0:\n"
+    "CUmemDecompressParams_st|0|474|CUmemDecompressParams:CUmemDecompressParams_st|srcNumBytes:2:1::0:;dstNumBytes:2:1::0:;dstActBytes:10:1::0:;src:10:1::1:;dst:10:1::1:;algo:4:1:CUmemDecompressAlgorithm:0:;padding:8:20::0:\n"
+    "CUmemFabricHandle_st|0|481|CUmemFabricHandle_v1:CUmemFabricHandle_st,CUmemFabricHandle:CUmemFabricHandle_v1|data:8:64::0:\n"
     "CUmemLocation_st|0|482|CUmemLocation_v1:CUmemLocation_st,CUmemLocation:CUmemLocation_v1|type:4:1:CUmemLocationType:0:;id:1:1::0:\n"
-    "CUmemPoolProps_st|0|484|CUmemPoolProps_v1:CUmemPoolProps_st,CUmemPoolProps:CUmemPoolProps_v1|allocType:4:1:CUmemAllocationType:0:;handleTypes:4:1:CUmemAllocationHandleType:0:;location:7:1:CUmemLocation:0:;win32SecurityAttributes:10:1::0:;maxSize:2:1::0:;usage:2:1::0:;reserved:9:54::2:\n"
-    "CUmemPoolPtrExportData_st|0|491|CUmemPoolPtrExportData_v1:CUmemPoolPtrExportData_st,CUmemPoolPtrExportData:CUmemPoolPtrExportData_v1|reserved:9:64::2:\n"
+    "CUmemPoolProps_st|0|484|CUmemPoolProps_v1:CUmemPoolProps_st,CUmemPoolProps:CUmemPoolProps_v1|allocType:4:1:CUmemAllocationType:0:;handleTypes:4:1:CUmemAllocationHandleType:0:;location:7:1:CUmemLocation:0:;win32SecurityAttributes:10:1::1:;maxSize:2:1::0:;usage:2:1::0:;reserved:8:54::0:\n"
+    "CUmemPoolPtrExportData_st|0|491|CUmemPoolPtrExportData_v1:CUmemPoolPtrExportData_st,CUmemPoolPtrExportData:CUmemPoolPtrExportData_v1|reserved:8:64::0:\n"
     "CUmemcpy3DOperand_st|0|492|CUmemcpy3DOperand_v1:CUmemcpy3DOperand_st,CUmemcpy3DOperand:CUmemcpy3DOperand_v1|type:4:1:CUmemcpy3DOperandType:0:;op:7:1:anon_union12:0:\n"
     "CUmemcpyAttributes_st|0|494|CUmemcpyAttributes_v1:CUmemcpyAttributes_st,CUmemcpyAttributes:CUmemcpyAttributes_v1|srcAccessOrder:4:1:CUmemcpySrcAccessOrder:0:;srcLocHint:7:1:CUmemLocation:0:;dstLocHint:7:1:CUmemLocation:0:;flags:2:1::0:\n"
     "CUmulticastObjectProp_st|0|498|CUmulticastObjectProp_v1:CUmulticastObjectProp_st,CUmulticastObjectProp:CUmulticastObjectProp_v1|numDevices:2:1::0:;size:2:1::0:;handleTypes:2:1::0:;flags:2:1::0:\n"
@@ -644,7 +644,7 @@ driverVersion is NULL.
         Returns the CUDA driver version
     """
     cdef cydriver.CUresult err
-    cdef int c_driverVersion
+    cdef int c_driverVersion = <int>0
     err = cydriver.cuDriverGetVersion(&c_driverVersion)
     if err != 0:
         return (_st(err), None,)
@@ -670,7 +670,7 @@ cuDeviceGetCount()-1]</b>.
         Returned device handle
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUdevice c_device
+    cdef cydriver.CUdevice c_device = <cydriver.CUdevice>0
     err = cydriver.cuDeviceGet(&c_device, ordinal)
     if err != 0:
         return (_st(err), None,)
@@ -692,7 +692,7 @@ device, cuDeviceGetCount() returns 0.
         Returned number of compute-capable devices
     """
     cdef cydriver.CUresult err
-    cdef int c_count
+    cdef int c_count = <int>0
     err = cydriver.cuDeviceGetCount(&c_count)
     if err != 0:
         return (_st(err), None,)
@@ -725,6 +725,8 @@ string that may be returned. name is shortened to the specified len, if len is l
     cdef int c_dev
     if isinstance(dev, _IntValue):
         c_dev = <int>_iv(<_IntValue>dev)
+    elif dev is None:
+        c_dev = 0
     else:
         c_dev = dev
     with nogil:
@@ -758,6 +760,8 @@ MIG UUID which uniquely identifies the subscribed MIG compute instance.
     cdef int c_dev
     if isinstance(dev, _IntValue):
         c_dev = <int>_iv(<_IntValue>dev)
+    elif dev is None:
+        c_dev = 0
     else:
         c_dev = dev
     with nogil:
@@ -789,10 +793,12 @@ matching device with graphics APIs.
     """
     cdef cydriver.CUresult err
     cdef _Buf a_luid
-    cdef unsigned int c_deviceNodeMask
+    cdef unsigned int c_deviceNodeMask = <unsigned int>0
     cdef int c_dev
     if isinstance(dev, _IntValue):
         c_dev = <int>_iv(<_IntValue>dev)
+    elif dev is None:
+        c_dev = 0
     else:
         c_dev = dev
     a_luid = _Buf_new((8) * 1)
@@ -822,10 +828,12 @@ dev in bytes.
         Returned memory available on device in bytes
     """
     cdef cydriver.CUresult err
-    cdef size_t c_bytes
+    cdef size_t c_bytes = <size_t>0
     cdef int c_dev
     if isinstance(dev, _IntValue):
         c_dev = <int>_iv(<_IntValue>dev)
+    elif dev is None:
+        c_dev = 0
     else:
         c_dev = dev
     with nogil:
@@ -858,10 +866,12 @@ for given format and numChannels.
         Returned maximum number of texture elements allocatable for given format and numChannels.
     """
     cdef cydriver.CUresult err
-    cdef size_t c_maxWidthInElements
+    cdef size_t c_maxWidthInElements = <size_t>0
     cdef int c_dev
     if isinstance(dev, _IntValue):
         c_dev = <int>_iv(<_IntValue>dev)
+    elif dev is None:
+        c_dev = 0
     else:
         c_dev = dev
     with nogil:
@@ -892,10 +902,12 @@ dev.
         Returned device attribute value
     """
     cdef cydriver.CUresult err
-    cdef int c_pi
+    cdef int c_pi = <int>0
     cdef int c_dev
     if isinstance(dev, _IntValue):
         c_dev = <int>_iv(<_IntValue>dev)
+    elif dev is None:
+        c_dev = 0
     else:
         c_dev = dev
     if 1 <= attrib <= 12 or 14 <= attrib <= 16 or 18 <= attrib <= 35 or 37 <= attrib <= 85 or 87 <= attrib <= 146:
@@ -946,6 +958,8 @@ or if any of *operations is not valid.
     cdef int c_dev
     if isinstance(dev, _IntValue):
         c_dev = <int>_iv(<_IntValue>dev)
+    elif dev is None:
+        c_dev = 0
     else:
         c_dev = dev
     a_capabilities = _Buf_new((count) * 4)
@@ -1016,6 +1030,8 @@ device from cuDeviceGetUuid.
     _vptr(nvSciSyncAttrList, &c_nvSciSyncAttrList)
     if isinstance(dev, _IntValue):
         c_dev = <int>_iv(<_IntValue>dev)
+    elif dev is None:
+        c_dev = 0
     else:
         c_dev = dev
     with nogil:
@@ -1054,6 +1070,8 @@ cuDeviceGetDefaultMemPool, cuDeviceGetMemPool, cuMemPoolCreate, cuMemPoolDestroy
     cdef void* c_pool
     if isinstance(dev, _IntValue):
         c_dev = <int>_iv(<_IntValue>dev)
+    elif dev is None:
+        c_dev = 0
     else:
         c_dev = dev
     _hptr(pool, &c_pool)
@@ -1087,10 +1105,12 @@ cuDeviceGetDefaultMemPool, cuMemPoolCreate, cuDeviceSetMemPool
     pool : CUmemoryPool
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUmemoryPool c_pool
+    cdef cydriver.CUmemoryPool c_pool = <cydriver.CUmemoryPool>0
     cdef int c_dev
     if isinstance(dev, _IntValue):
         c_dev = <int>_iv(<_IntValue>dev)
+    elif dev is None:
+        c_dev = 0
     else:
         c_dev = dev
     with nogil:
@@ -1125,10 +1145,12 @@ cuMemAllocAsync, cuMemPoolTrimTo, cuMemPoolGetAttribute, cuMemPoolSetAttribute, 
     pool_out : CUmemoryPool
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUmemoryPool c_pool_out
+    cdef cydriver.CUmemoryPool c_pool_out = <cydriver.CUmemoryPool>0
     cdef int c_dev
     if isinstance(dev, _IntValue):
         c_dev = <int>_iv(<_IntValue>dev)
+    elif dev is None:
+        c_dev = 0
     else:
         c_dev = dev
     with nogil:
@@ -1161,10 +1183,12 @@ The supported types are:
         1 if the execution affinity type type is supported by the device, or 0 if not
     """
     cdef cydriver.CUresult err
-    cdef int c_pi
+    cdef int c_pi = <int>0
     cdef int c_dev
     if isinstance(dev, _IntValue):
         c_dev = <int>_iv(<_IntValue>dev)
+    elif dev is None:
+        c_dev = 0
     else:
         c_dev = dev
     with nogil:
@@ -1277,6 +1301,8 @@ where:
     cdef int c_dev
     if isinstance(dev, _IntValue):
         c_dev = <int>_iv(<_IntValue>dev)
+    elif dev is None:
+        c_dev = 0
     else:
         c_dev = dev
     with nogil:
@@ -1312,11 +1338,13 @@ define the compute capability of the device dev.
         Minor revision number
     """
     cdef cydriver.CUresult err
-    cdef int c_major
-    cdef int c_minor
+    cdef int c_major = <int>0
+    cdef int c_minor = <int>0
     cdef int c_dev
     if isinstance(dev, _IntValue):
         c_dev = <int>_iv(<_IntValue>dev)
+    elif dev is None:
+        c_dev = 0
     else:
         c_dev = dev
     with nogil:
@@ -1359,10 +1387,12 @@ flags can be specified by cuDevicePrimaryCtxSetFlags().
         Returned context handle of the new context
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUcontext c_pctx
+    cdef cydriver.CUcontext c_pctx = <cydriver.CUcontext>0
     cdef int c_dev
     if isinstance(dev, _IntValue):
         c_dev = <int>_iv(<_IntValue>dev)
+    elif dev is None:
+        c_dev = 0
     else:
         c_dev = dev
     with nogil:
@@ -1402,6 +1432,8 @@ from stack in any circumstances.
     cdef int c_dev
     if isinstance(dev, _IntValue):
         c_dev = <int>_iv(<_IntValue>dev)
+    elif dev is None:
+        c_dev = 0
     else:
         c_dev = dev
     with nogil:
@@ -1501,6 +1533,8 @@ synchronous memory operations can exhibit asynchronous behavior.
     cdef int c_dev
     if isinstance(dev, _IntValue):
         c_dev = <int>_iv(<_IntValue>dev)
+    elif dev is None:
+        c_dev = 0
     else:
         c_dev = dev
     with nogil:
@@ -1531,10 +1565,12 @@ values.
     """
     cdef cydriver.CUresult err
     cdef int c_dev
-    cdef unsigned int c_flags
-    cdef int c_active
+    cdef unsigned int c_flags = <unsigned int>0
+    cdef int c_active = <int>0
     if isinstance(dev, _IntValue):
         c_dev = <int>_iv(<_IntValue>dev)
+    elif dev is None:
+        c_dev = 0
     else:
         c_dev = dev
     with nogil:
@@ -1572,6 +1608,8 @@ retained the primary context should explicitly release its usage.
     cdef int c_dev
     if isinstance(dev, _IntValue):
         c_dev = <int>_iv(<_IntValue>dev)
+    elif dev is None:
+        c_dev = 0
     else:
         c_dev = dev
     with nogil:
@@ -1722,12 +1760,14 @@ by the device or the driver.
         Returned context handle of the new context
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUcontext c_pctx
+    cdef cydriver.CUcontext c_pctx = <cydriver.CUcontext>0
     cdef _Buf a_ctxCreateParams = _structs(ctxCreateParams, sizeof(cydriver.CUctxCreateParams))
     cdef void* p_ctxCreateParams = _bufptr(a_ctxCreateParams)
     cdef int c_dev
     if isinstance(dev, _IntValue):
         c_dev = <int>_iv(<_IntValue>dev)
+    elif dev is None:
+        c_dev = 0
     else:
         c_dev = dev
     with nogil:
@@ -1829,7 +1869,7 @@ the CPU thread again.
         Returned popped context handle
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUcontext c_pctx
+    cdef cydriver.CUcontext c_pctx = <cydriver.CUcontext>0
     with nogil:
         err = cydriver.cuCtxPopCurrent(&c_pctx)
     if err != 0:
@@ -1883,7 +1923,7 @@ set to NULL and CUDA_SUCCESS is returned.
         Returned context handle
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUcontext c_pctx
+    cdef cydriver.CUcontext c_pctx = <cydriver.CUcontext>0
     err = cydriver.cuCtxGetCurrent(&c_pctx)
     if err != 0:
         return (_st(err), None,)
@@ -1903,7 +1943,7 @@ Returns in *device the handle of the current context's device.
         Returned device handle for the current context
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUdevice c_device
+    cdef cydriver.CUdevice c_device = <cydriver.CUdevice>0
     err = cydriver.cuCtxGetDevice(&c_device)
     if err != 0:
         return (_st(err), None,)
@@ -1929,7 +1969,7 @@ return the current context's device.
         Returned device handle for the specified context
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUdevice c_device
+    cdef cydriver.CUdevice c_device = <cydriver.CUdevice>0
     cdef void* c_ctx
     _hptr(ctx, &c_ctx)
     with nogil:
@@ -1953,7 +1993,7 @@ for flag values.
         Pointer to store flags of current context
     """
     cdef cydriver.CUresult err
-    cdef unsigned int c_flags
+    cdef unsigned int c_flags = <unsigned int>0
     with nogil:
         err = cydriver.cuCtxGetFlags(&c_flags)
     if err != 0:
@@ -2005,7 +2045,7 @@ current context is returned.
     """
     cdef cydriver.CUresult err
     cdef void* c_ctx
-    cdef unsigned long long c_ctxId
+    cdef unsigned long long c_ctxId = <unsigned long long>0
     _hptr(ctx, &c_ctx)
     with nogil:
         err = cydriver.cuCtxGetId(<cydriver.CUcontext>c_ctx, &c_ctxId)
@@ -2206,7 +2246,7 @@ CUlimit values are:
         Returned size of limit
     """
     cdef cydriver.CUresult err
-    cdef size_t c_pvalue
+    cdef size_t c_pvalue = <size_t>0
     with nogil:
         err = cydriver.cuCtxGetLimit(&c_pvalue, <cydriver.CUlimit>limit)
     if err != 0:
@@ -2240,7 +2280,7 @@ The supported cache configurations are:
         Returned cache configuration
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUfunc_cache c_pconfig
+    cdef cydriver.CUfunc_cache c_pconfig = <cydriver.CUfunc_cache>0
     with nogil:
         err = cydriver.cuCtxGetCacheConfig(&c_pconfig)
     if err != 0:
@@ -2316,7 +2356,7 @@ the driver version is 4020.
     """
     cdef cydriver.CUresult err
     cdef void* c_ctx
-    cdef unsigned int c_version
+    cdef unsigned int c_version = <unsigned int>0
     _hptr(ctx, &c_ctx)
     with nogil:
         err = cydriver.cuCtxGetApiVersion(<cydriver.CUcontext>c_ctx, &c_version)
@@ -2355,8 +2395,8 @@ the current context's device does not support stream priorities
         Pointer to an int in which the numerical value for greatest stream priority is returned
     """
     cdef cydriver.CUresult err
-    cdef int c_leastPriority
-    cdef int c_greatestPriority
+    cdef int c_leastPriority = <int>0
+    cdef int c_greatestPriority = <int>0
     with nogil:
         err = cydriver.cuCtxGetStreamPriorityRange(&c_leastPriority, &c_greatestPriority)
     if err != 0:
@@ -2521,7 +2561,7 @@ Currently, the flags parameter must be 0.
         Returned context handle of the current context
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUcontext c_pctx
+    cdef cydriver.CUcontext c_pctx = <cydriver.CUcontext>0
     with nogil:
         err = cydriver.cuCtxAttach(&c_pctx, flags)
     if err != 0:
@@ -2585,7 +2625,7 @@ The returned bank configurations can be either:
         returned shared memory configuration
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUsharedconfig c_pConfig
+    cdef cydriver.CUsharedconfig c_pConfig = <cydriver.CUsharedconfig>0
     with nogil:
         err = cydriver.cuCtxGetSharedMemConfig(&c_pConfig)
     if err != 0:
@@ -2661,7 +2701,7 @@ a fatbin file as output by nvcc from toolchain 4.0 or later.
         Returned module
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUmodule c_module
+    cdef cydriver.CUmodule c_module = <cydriver.CUmodule>0
     cdef bytes b_fname = _as_bytes(fname, True)
     cdef const char* c_fname = <char*>b_fname if b_fname is not None else NULL
     with nogil:
@@ -2692,7 +2732,7 @@ or hand-written.
         Returned module
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUmodule c_module
+    cdef cydriver.CUmodule c_module = <cydriver.CUmodule>0
     cdef void* c_image
     _vptr(image, &c_image)
     with nogil:
@@ -2729,7 +2769,7 @@ or hand-written.
         Returned module
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUmodule c_module
+    cdef cydriver.CUmodule c_module = <cydriver.CUmodule>0
     cdef void* c_image
     cdef _Buf a_options = _array(options, 'e', 4)
     cdef void* p_options = _bufptr(a_options)
@@ -2770,7 +2810,7 @@ More information can be found in the nvcc document.
         Returned module
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUmodule c_module
+    cdef cydriver.CUmodule c_module = <cydriver.CUmodule>0
     cdef void* c_fatCubin
     _vptr(fatCubin, &c_fatCubin)
     with nogil:
@@ -2819,7 +2859,7 @@ Module loading mode is controlled by CUDA_MODULE_LOADING env variable
         Returns the lazy loading mode
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUmoduleLoadingMode c_mode
+    cdef cydriver.CUmoduleLoadingMode c_mode = <cydriver.CUmoduleLoadingMode>0
     with nogil:
         err = cydriver.cuModuleGetLoadingMode(&c_mode)
     if err != 0:
@@ -2849,7 +2889,7 @@ returns CUDA_ERROR_NOT_FOUND.
         Returned function handle
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUfunction c_hfunc
+    cdef cydriver.CUfunction c_hfunc = <cydriver.CUfunction>0
     cdef void* c_hmod
     cdef bytes b_name = _as_bytes(name, True)
     cdef const char* c_name = <char*>b_name if b_name is not None else NULL
@@ -2879,7 +2919,7 @@ Returns in count the number of functions in mod.
         Number of functions found within the module
     """
     cdef cydriver.CUresult err
-    cdef unsigned int c_count
+    cdef unsigned int c_count = <unsigned int>0
     cdef void* c_mod
     _hptr(mod, &c_mod)
     with nogil:
@@ -2951,8 +2991,8 @@ case it is ignored.
         Returned global size in bytes
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUdeviceptr c_dptr
-    cdef size_t c_bytes
+    cdef cydriver.CUdeviceptr c_dptr = <cydriver.CUdeviceptr>0
+    cdef size_t c_bytes = <size_t>0
     cdef void* c_hmod
     cdef bytes b_name = _as_bytes(name, True)
     cdef const char* c_name = <char*>b_name if b_name is not None else NULL
@@ -2982,7 +3022,7 @@ def cuLinkCreate(unsigned int numOptions, options, optionValues):
     cdef void* p_options = _bufptr(a_options)
     cdef _Buf a_optionValues = _jitvalues(optionValues)
     cdef void* p_optionValues = _bufptr(a_optionValues)
-    cdef cydriver.CUlinkState c_stateOut
+    cdef cydriver.CUlinkState c_stateOut = <cydriver.CUlinkState>0
     with nogil:
         err = cydriver.cuLinkCreate(numOptions, <cydriver.CUjit_option*>p_options, <void**>p_optionValues, &c_stateOut)
     if err != 0:
@@ -3067,7 +3107,7 @@ def cuLinkComplete(state):
     cdef cydriver.CUresult err
     cdef void* c_state
     cdef void* c_cubinOut = NULL
-    cdef size_t c_sizeOut
+    cdef size_t c_sizeOut = <size_t>0
     _hptr(state, &c_state)
     with nogil:
         err = cydriver.cuLinkComplete(<cydriver.CUlinkState>c_state, <void**>&c_cubinOut, &c_sizeOut)
@@ -3120,7 +3160,7 @@ is unloaded.
         Returned texture reference
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUtexref c_pTexRef
+    cdef cydriver.CUtexref c_pTexRef = <cydriver.CUtexref>0
     cdef void* c_hmod
     cdef bytes b_name = _as_bytes(name, True)
     cdef const char* c_name = <char*>b_name if b_name is not None else NULL
@@ -3156,7 +3196,7 @@ cuModuleGetSurfRef() returns CUDA_ERROR_NOT_FOUND.
         Returned surface reference
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUsurfref c_pSurfRef
+    cdef cydriver.CUsurfref c_pSurfRef = <cydriver.CUsurfref>0
     cdef void* c_hmod
     cdef bytes b_name = _as_bytes(name, True)
     cdef const char* c_name = <char*>b_name if b_name is not None else NULL
@@ -3222,7 +3262,7 @@ supports managed variables this call is expected to return CUDA_ERROR_NOT_SUPPOR
         Returned library
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUlibrary c_library
+    cdef cydriver.CUlibrary c_library = <cydriver.CUlibrary>0
     cdef void* c_code
     cdef _Buf a_jitOptions = _array(jitOptions, 'e', 4)
     cdef void* p_jitOptions = _bufptr(a_jitOptions)
@@ -3294,7 +3334,7 @@ supports managed variables this call is expected to return CUDA_ERROR_NOT_SUPPOR
         Returned library
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUlibrary c_library
+    cdef cydriver.CUlibrary c_library = <cydriver.CUlibrary>0
     cdef bytes b_fileName = _as_bytes(fileName, True)
     cdef const char* c_fileName = <char*>b_fileName if b_fileName is not None else NULL
     cdef _Buf a_jitOptions = _array(jitOptions, 'e', 4)
@@ -3356,7 +3396,7 @@ If kernel handle is not found, the call returns CUDA_ERROR_NOT_FOUND.
         Returned kernel handle
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUkernel c_pKernel
+    cdef cydriver.CUkernel c_pKernel = <cydriver.CUkernel>0
     cdef void* c_library
     cdef bytes b_name = _as_bytes(name, True)
     cdef const char* c_name = <char*>b_name if b_name is not None else NULL
@@ -3386,7 +3426,7 @@ Returns in count the number of kernels in lib.
         Number of kernels found within the library
     """
     cdef cydriver.CUresult err
-    cdef unsigned int c_count
+    cdef unsigned int c_count = <unsigned int>0
     cdef void* c_lib
     _hptr(lib, &c_lib)
     with nogil:
@@ -3447,7 +3487,7 @@ library library. If module handle is not found, the call returns CUDA_ERROR_NOT_
         Returned module handle
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUmodule c_pMod
+    cdef cydriver.CUmodule c_pMod = <cydriver.CUmodule>0
     cdef void* c_library
     _hptr(library, &c_library)
     with nogil:
@@ -3476,7 +3516,7 @@ the current context. If function handle is not found, the call returns CUDA_ERRO
         Returned function handle
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUfunction c_pFunc
+    cdef cydriver.CUfunction c_pFunc = <cydriver.CUfunction>0
     cdef void* c_kernel
     _hptr(kernel, &c_kernel)
     with nogil:
@@ -3504,7 +3544,7 @@ Returns in pLib the handle of the library for the requested kernel kernel
         Returned library handle
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUlibrary c_pLib
+    cdef cydriver.CUlibrary c_pLib = <cydriver.CUlibrary>0
     cdef void* c_kernel
     _hptr(kernel, &c_kernel)
     with nogil:
@@ -3540,8 +3580,8 @@ case it is ignored.
         Returned global size in bytes
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUdeviceptr c_dptr
-    cdef size_t c_bytes
+    cdef cydriver.CUdeviceptr c_dptr = <cydriver.CUdeviceptr>0
+    cdef size_t c_bytes = <size_t>0
     cdef void* c_library
     cdef bytes b_name = _as_bytes(name, True)
     cdef const char* c_name = <char*>b_name if b_name is not None else NULL
@@ -3580,8 +3620,8 @@ when the library is loaded into atleast one context.
         Returned memory size in bytes
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUdeviceptr c_dptr
-    cdef size_t c_bytes
+    cdef cydriver.CUdeviceptr c_dptr = <cydriver.CUdeviceptr>0
+    cdef size_t c_bytes = <size_t>0
     cdef void* c_library
     cdef bytes b_name = _as_bytes(name, True)
     cdef const char* c_name = <char*>b_name if b_name is not None else NULL
@@ -3707,12 +3747,14 @@ value depending on the interleavings chosen by the OS scheduler and memory consi
         Returned attribute value
     """
     cdef cydriver.CUresult err
-    cdef int c_pi
+    cdef int c_pi = <int>0
     cdef void* c_kernel
     cdef int c_dev
     _hptr(kernel, &c_kernel)
     if isinstance(dev, _IntValue):
         c_dev = <int>_iv(<_IntValue>dev)
+    elif dev is None:
+        c_dev = 0
     else:
         c_dev = dev
     with nogil:
@@ -3798,6 +3840,8 @@ on the interleavings chosen by the OS scheduler and memory consistency.
     _hptr(kernel, &c_kernel)
     if isinstance(dev, _IntValue):
         c_dev = <int>_iv(<_IntValue>dev)
+    elif dev is None:
+        c_dev = 0
     else:
         c_dev = dev
     with nogil:
@@ -3858,6 +3902,8 @@ on the interleavings chosen by the OS scheduler and memory consistency.
     _hptr(kernel, &c_kernel)
     if isinstance(dev, _IntValue):
         c_dev = <int>_iv(<_IntValue>dev)
+    elif dev is None:
+        c_dev = 0
     else:
         c_dev = dev
     with nogil:
@@ -3926,8 +3972,8 @@ that kernel takes. paramSize can be set to NULL if only the parameter offset is 
     """
     cdef cydriver.CUresult err
     cdef void* c_kernel
-    cdef size_t c_paramOffset
-    cdef size_t c_paramSize
+    cdef size_t c_paramOffset = <size_t>0
+    cdef size_t c_paramSize = <size_t>0
     _hptr(kernel, &c_kernel)
     with nogil:
         err = cydriver.cuKernelGetParamInfo(<cydriver.CUkernel>c_kernel, paramIndex, &c_paramOffset, &c_paramSize)
@@ -3964,8 +4010,8 @@ total and free memory on Tegra.
         Returned total memory in bytes
     """
     cdef cydriver.CUresult err
-    cdef size_t c_free
-    cdef size_t c_total
+    cdef size_t c_free = <size_t>0
+    cdef size_t c_total = <size_t>0
     with nogil:
         err = cydriver.cuMemGetInfo(&c_free, &c_total)
     if err != 0:
@@ -3994,7 +4040,7 @@ is 0, cuMemAlloc() returns CUDA_ERROR_INVALID_VALUE.
         Returned device pointer
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUdeviceptr c_dptr
+    cdef cydriver.CUdeviceptr c_dptr = <cydriver.CUdeviceptr>0
     with nogil:
         err = cydriver.cuMemAlloc(&c_dptr, bytesize)
     if err != 0:
@@ -4054,8 +4100,8 @@ cuTexRefSetAddress2D().
         Returned pitch of allocation in bytes
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUdeviceptr c_dptr
-    cdef size_t c_pPitch
+    cdef cydriver.CUdeviceptr c_dptr = <cydriver.CUdeviceptr>0
+    cdef size_t c_pPitch = <size_t>0
     with nogil:
         err = cydriver.cuMemAllocPitch(&c_dptr, &c_pPitch, WidthInBytes, Height, ElementSizeBytes)
     if err != 0:
@@ -4090,6 +4136,8 @@ For all other pointers, this API may perform implicit synchronization.
     cdef unsigned long long c_dptr
     if isinstance(dptr, _IntValue):
         c_dptr = <unsigned long long>_iv(<_IntValue>dptr)
+    elif dptr is None:
+        c_dptr = 0
     else:
         c_dptr = dptr
     with nogil:
@@ -4120,11 +4168,13 @@ of them is NULL, it is ignored.
         Returned size of device memory allocation
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUdeviceptr c_pbase
-    cdef size_t c_psize
+    cdef cydriver.CUdeviceptr c_pbase = <cydriver.CUdeviceptr>0
+    cdef size_t c_psize = <size_t>0
     cdef unsigned long long c_dptr
     if isinstance(dptr, _IntValue):
         c_dptr = <unsigned long long>_iv(<_IntValue>dptr)
+    elif dptr is None:
+        c_dptr = 0
     else:
         c_dptr = dptr
     with nogil:
@@ -4325,7 +4375,7 @@ Flags provides for future releases. For now, it must be set to 0.
         Returned device pointer
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUdeviceptr c_pdptr
+    cdef cydriver.CUdeviceptr c_pdptr = <cydriver.CUdeviceptr>0
     cdef void* c_p
     _vptr(p, &c_p)
     with nogil:
@@ -4357,7 +4407,7 @@ an allocation performed by cuMemAllocHost() or cuMemHostAlloc().
         Returned flags word
     """
     cdef cydriver.CUresult err
-    cdef unsigned int c_pFlags
+    cdef unsigned int c_pFlags = <unsigned int>0
     cdef void* c_p
     _vptr(p, &c_p)
     with nogil:
@@ -4463,7 +4513,7 @@ in the CUDA programming guide under the "CUDA environment variables" section.
         Returned device pointer
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUdeviceptr c_dptr
+    cdef cydriver.CUdeviceptr c_dptr = <cydriver.CUdeviceptr>0
     with nogil:
         err = cydriver.cuMemAllocManaged(&c_dptr, bytesize, flags)
     if err != 0:
@@ -4509,9 +4559,11 @@ Returns in *callback a handle representing the registered callback instance.
     cdef int c_device
     cdef void* c_callbackFunc
     cdef void* c_userData
-    cdef cydriver.CUasyncCallbackHandle c_callback
+    cdef cydriver.CUasyncCallbackHandle c_callback = <cydriver.CUasyncCallbackHandle>0
     if isinstance(device, _IntValue):
         c_device = <int>_iv(<_IntValue>device)
+    elif device is None:
+        c_device = 0
     else:
         c_device = device
     _hptr(callbackFunc, &c_callbackFunc)
@@ -4546,6 +4598,8 @@ async notifications.
     cdef void* c_callback
     if isinstance(device, _IntValue):
         c_device = <int>_iv(<_IntValue>device)
+    elif device is None:
+        c_device = 0
     else:
         c_device = device
     _hptr(callback, &c_callback)
@@ -4572,7 +4626,7 @@ Returns in *device a device handle given a PCI bus ID string.
         Returned device handle
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUdevice c_dev
+    cdef cydriver.CUdevice c_dev = <cydriver.CUdevice>0
     cdef bytes b_pciBusId = _as_bytes(pciBusId, True)
     cdef const char* c_pciBusId = <char*>b_pciBusId if b_pciBusId is not None else NULL
     with nogil:
@@ -4608,6 +4662,8 @@ string that may be returned.
     cdef int c_dev
     if isinstance(dev, _IntValue):
         c_dev = <int>_iv(<_IntValue>dev)
+    elif dev is None:
+        c_dev = 0
     else:
         c_dev = dev
     with nogil:
@@ -4693,8 +4749,8 @@ cuapiDeviceGetAttribute with CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED
         Returns the imported event
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUevent c_phEvent
-    cdef void* p_handle = _sptr(handle, False)
+    cdef cydriver.CUevent c_phEvent = <cydriver.CUevent>0
+    cdef void* p_handle = _sval(handle, sizeof(cydriver.CUipcEventHandle))
     with nogil:
         err = cydriver.cuIpcOpenEventHandle(&c_phEvent, (<cydriver.CUipcEventHandle*>p_handle)[0])
     if err != 0:
@@ -4740,6 +4796,8 @@ cuapiDeviceGetAttribute with CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED
     cdef unsigned long long c_dptr
     if isinstance(dptr, _IntValue):
         c_dptr = <unsigned long long>_iv(<_IntValue>dptr)
+    elif dptr is None:
+        c_dptr = 0
     else:
         c_dptr = dptr
     with nogil:
@@ -4797,8 +4855,8 @@ cuapiDeviceGetAttribute with CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED
         Returned device pointer
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUdeviceptr c_pdptr
-    cdef void* p_handle = _sptr(handle, False)
+    cdef cydriver.CUdeviceptr c_pdptr = <cydriver.CUdeviceptr>0
+    cdef void* p_handle = _sval(handle, sizeof(cydriver.CUipcMemHandle))
     with nogil:
         err = cydriver.cuIpcOpenMemHandle(&c_pdptr, (<cydriver.CUipcMemHandle*>p_handle)[0], Flags)
     if err != 0:
@@ -4838,6 +4896,8 @@ cuapiDeviceGetAttribute with CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED
     cdef unsigned long long c_dptr
     if isinstance(dptr, _IntValue):
         c_dptr = <unsigned long long>_iv(<_IntValue>dptr)
+    elif dptr is None:
+        c_dptr = 0
     else:
         c_dptr = dptr
     with nogil:
@@ -4989,10 +5049,14 @@ Note that this function infers the type of the transfer (host to host, host to
     cdef unsigned long long c_src
     if isinstance(dst, _IntValue):
         c_dst = <unsigned long long>_iv(<_IntValue>dst)
+    elif dst is None:
+        c_dst = 0
     else:
         c_dst = dst
     if isinstance(src, _IntValue):
         c_src = <unsigned long long>_iv(<_IntValue>src)
+    elif src is None:
+        c_src = 0
     else:
         c_src = src
     with nogil:
@@ -5034,11 +5098,15 @@ ByteCount specifies the number of bytes to copy.
     cdef void* c_srcContext
     if isinstance(dstDevice, _IntValue):
         c_dstDevice = <unsigned long long>_iv(<_IntValue>dstDevice)
+    elif dstDevice is None:
+        c_dstDevice = 0
     else:
         c_dstDevice = dstDevice
     _hptr(dstContext, &c_dstContext)
     if isinstance(srcDevice, _IntValue):
         c_srcDevice = <unsigned long long>_iv(<_IntValue>srcDevice)
+    elif srcDevice is None:
+        c_srcDevice = 0
     else:
         c_srcDevice = srcDevice
     _hptr(srcContext, &c_srcContext)
@@ -5073,6 +5141,8 @@ specifies the number of bytes to copy.
     cdef void* c_srcHost
     if isinstance(dstDevice, _IntValue):
         c_dstDevice = <unsigned long long>_iv(<_IntValue>dstDevice)
+    elif dstDevice is None:
+        c_dstDevice = 0
     else:
         c_dstDevice = dstDevice
     _vptr(srcHost, &c_srcHost)
@@ -5108,6 +5178,8 @@ specifies the number of bytes to copy.
     _vptr(dstHost, &c_dstHost)
     if isinstance(srcDevice, _IntValue):
         c_srcDevice = <unsigned long long>_iv(<_IntValue>srcDevice)
+    elif srcDevice is None:
+        c_srcDevice = 0
     else:
         c_srcDevice = srcDevice
     with nogil:
@@ -5141,10 +5213,14 @@ ByteCount specifies the number of bytes to copy.
     cdef unsigned long long c_srcDevice
     if isinstance(dstDevice, _IntValue):
         c_dstDevice = <unsigned long long>_iv(<_IntValue>dstDevice)
+    elif dstDevice is None:
+        c_dstDevice = 0
     else:
         c_dstDevice = dstDevice
     if isinstance(srcDevice, _IntValue):
         c_srcDevice = <unsigned long long>_iv(<_IntValue>srcDevice)
+    elif srcDevice is None:
+        c_srcDevice = 0
     else:
         c_srcDevice = srcDevice
     with nogil:
@@ -5182,6 +5258,8 @@ specifies the number of bytes to copy.
     _hptr(dstArray, &c_dstArray)
     if isinstance(srcDevice, _IntValue):
         c_srcDevice = <unsigned long long>_iv(<_IntValue>srcDevice)
+    elif srcDevice is None:
+        c_srcDevice = 0
     else:
         c_srcDevice = srcDevice
     with nogil:
@@ -5220,6 +5298,8 @@ divisible by the array element size.
     cdef void* c_srcArray
     if isinstance(dstDevice, _IntValue):
         c_dstDevice = <unsigned long long>_iv(<_IntValue>dstDevice)
+    elif dstDevice is None:
+        c_dstDevice = 0
     else:
         c_dstDevice = dstDevice
     _hptr(srcArray, &c_srcArray)
@@ -5862,10 +5942,14 @@ Note that this function infers the type of the transfer (host to host, host to
     cdef void* c_hStream
     if isinstance(dst, _IntValue):
         c_dst = <unsigned long long>_iv(<_IntValue>dst)
+    elif dst is None:
+        c_dst = 0
     else:
         c_dst = dst
     if isinstance(src, _IntValue):
         c_src = <unsigned long long>_iv(<_IntValue>src)
+    elif src is None:
+        c_src = 0
     else:
         c_src = src
     _hptr(hStream, &c_hStream)
@@ -5911,11 +5995,15 @@ ByteCount specifies the number of bytes to copy.
     cdef void* c_hStream
     if isinstance(dstDevice, _IntValue):
         c_dstDevice = <unsigned long long>_iv(<_IntValue>dstDevice)
+    elif dstDevice is None:
+        c_dstDevice = 0
     else:
         c_dstDevice = dstDevice
     _hptr(dstContext, &c_dstContext)
     if isinstance(srcDevice, _IntValue):
         c_srcDevice = <unsigned long long>_iv(<_IntValue>srcDevice)
+    elif srcDevice is None:
+        c_srcDevice = 0
     else:
         c_srcDevice = srcDevice
     _hptr(srcContext, &c_srcContext)
@@ -5954,6 +6042,8 @@ specifies the number of bytes to copy.
     cdef void* c_hStream
     if isinstance(dstDevice, _IntValue):
         c_dstDevice = <unsigned long long>_iv(<_IntValue>dstDevice)
+    elif dstDevice is None:
+        c_dstDevice = 0
     else:
         c_dstDevice = dstDevice
     _vptr(srcHost, &c_srcHost)
@@ -5993,6 +6083,8 @@ specifies the number of bytes to copy.
     _vptr(dstHost, &c_dstHost)
     if isinstance(srcDevice, _IntValue):
         c_srcDevice = <unsigned long long>_iv(<_IntValue>srcDevice)
+    elif srcDevice is None:
+        c_srcDevice = 0
     else:
         c_srcDevice = srcDevice
     _hptr(hStream, &c_hStream)
@@ -6030,10 +6122,14 @@ ByteCount specifies the number of bytes to copy.
     cdef void* c_hStream
     if isinstance(dstDevice, _IntValue):
         c_dstDevice = <unsigned long long>_iv(<_IntValue>dstDevice)
+    elif dstDevice is None:
+        c_dstDevice = 0
     else:
         c_dstDevice = dstDevice
     if isinstance(srcDevice, _IntValue):
         c_srcDevice = <unsigned long long>_iv(<_IntValue>srcDevice)
+    elif srcDevice is None:
+        c_srcDevice = 0
     else:
         c_srcDevice = srcDevice
     _hptr(hStream, &c_hStream)
@@ -6659,6 +6755,8 @@ uc.
     cdef unsigned long long c_dstDevice
     if isinstance(dstDevice, _IntValue):
         c_dstDevice = <unsigned long long>_iv(<_IntValue>dstDevice)
+    elif dstDevice is None:
+        c_dstDevice = 0
     else:
         c_dstDevice = dstDevice
     with nogil:
@@ -6690,6 +6788,8 @@ us. The dstDevice pointer must be two byte aligned.
     cdef unsigned long long c_dstDevice
     if isinstance(dstDevice, _IntValue):
         c_dstDevice = <unsigned long long>_iv(<_IntValue>dstDevice)
+    elif dstDevice is None:
+        c_dstDevice = 0
     else:
         c_dstDevice = dstDevice
     with nogil:
@@ -6721,6 +6821,8 @@ ui. The dstDevice pointer must be four byte aligned.
     cdef unsigned long long c_dstDevice
     if isinstance(dstDevice, _IntValue):
         c_dstDevice = <unsigned long long>_iv(<_IntValue>dstDevice)
+    elif dstDevice is None:
+        c_dstDevice = 0
     else:
         c_dstDevice = dstDevice
     with nogil:
@@ -6759,6 +6861,8 @@ cuMemAllocPitch().
     cdef unsigned long long c_dstDevice
     if isinstance(dstDevice, _IntValue):
         c_dstDevice = <unsigned long long>_iv(<_IntValue>dstDevice)
+    elif dstDevice is None:
+        c_dstDevice = 0
     else:
         c_dstDevice = dstDevice
     with nogil:
@@ -6798,6 +6902,8 @@ cuMemAllocPitch().
     cdef unsigned long long c_dstDevice
     if isinstance(dstDevice, _IntValue):
         c_dstDevice = <unsigned long long>_iv(<_IntValue>dstDevice)
+    elif dstDevice is None:
+        c_dstDevice = 0
     else:
         c_dstDevice = dstDevice
     with nogil:
@@ -6837,6 +6943,8 @@ cuMemAllocPitch().
     cdef unsigned long long c_dstDevice
     if isinstance(dstDevice, _IntValue):
         c_dstDevice = <unsigned long long>_iv(<_IntValue>dstDevice)
+    elif dstDevice is None:
+        c_dstDevice = 0
     else:
         c_dstDevice = dstDevice
     with nogil:
@@ -6871,6 +6979,8 @@ uc.
     cdef void* c_hStream
     if isinstance(dstDevice, _IntValue):
         c_dstDevice = <unsigned long long>_iv(<_IntValue>dstDevice)
+    elif dstDevice is None:
+        c_dstDevice = 0
     else:
         c_dstDevice = dstDevice
     _hptr(hStream, &c_hStream)
@@ -6906,6 +7016,8 @@ us. The dstDevice pointer must be two byte aligned.
     cdef void* c_hStream
     if isinstance(dstDevice, _IntValue):
         c_dstDevice = <unsigned long long>_iv(<_IntValue>dstDevice)
+    elif dstDevice is None:
+        c_dstDevice = 0
     else:
         c_dstDevice = dstDevice
     _hptr(hStream, &c_hStream)
@@ -6941,6 +7053,8 @@ ui. The dstDevice pointer must be four byte aligned.
     cdef void* c_hStream
     if isinstance(dstDevice, _IntValue):
         c_dstDevice = <unsigned long long>_iv(<_IntValue>dstDevice)
+    elif dstDevice is None:
+        c_dstDevice = 0
     else:
         c_dstDevice = dstDevice
     _hptr(hStream, &c_hStream)
@@ -6983,6 +7097,8 @@ cuMemAllocPitch().
     cdef void* c_hStream
     if isinstance(dstDevice, _IntValue):
         c_dstDevice = <unsigned long long>_iv(<_IntValue>dstDevice)
+    elif dstDevice is None:
+        c_dstDevice = 0
     else:
         c_dstDevice = dstDevice
     _hptr(hStream, &c_hStream)
@@ -7026,6 +7142,8 @@ cuMemAllocPitch().
     cdef void* c_hStream
     if isinstance(dstDevice, _IntValue):
         c_dstDevice = <unsigned long long>_iv(<_IntValue>dstDevice)
+    elif dstDevice is None:
+        c_dstDevice = 0
     else:
         c_dstDevice = dstDevice
     _hptr(hStream, &c_hStream)
@@ -7069,6 +7187,8 @@ cuMemAllocPitch().
     cdef void* c_hStream
     if isinstance(dstDevice, _IntValue):
         c_dstDevice = <unsigned long long>_iv(<_IntValue>dstDevice)
+    elif dstDevice is None:
+        c_dstDevice = 0
     else:
         c_dstDevice = dstDevice
     _hptr(hStream, &c_hStream)
@@ -7210,7 +7330,7 @@ desc.Height = height;
         Returned array
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUarray c_pHandle
+    cdef cydriver.CUarray c_pHandle = <cydriver.CUarray>0
     cdef _Buf a_pAllocateArray = _array(pAllocateArray, 's', sizeof(cydriver.CUDA_ARRAY_DESCRIPTOR))
     cdef void* p_pAllocateArray = _bufptr(a_pAllocateArray)
     with nogil:
@@ -7364,6 +7484,8 @@ CUDA_ERROR_INVALID_VALUE
     _hptr(array, &c_array)
     if isinstance(device, _IntValue):
         c_device = <int>_iv(<_IntValue>device)
+    elif device is None:
+        c_device = 0
     else:
         c_device = device
     with nogil:
@@ -7408,6 +7530,8 @@ CUDA_ERROR_INVALID_VALUE
     _hptr(mipmap, &c_mipmap)
     if isinstance(device, _IntValue):
         c_device = <int>_iv(<_IntValue>device)
+    elif device is None:
+        c_device = 0
     else:
         c_device = device
     with nogil:
@@ -7446,7 +7570,7 @@ of hArray with two channels and CU_AD_FORMAT_UNSIGNED_INT8 as its format.
         Returned CUDA array referenced by the planeIdx
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUarray c_pPlaneArray
+    cdef cydriver.CUarray c_pPlaneArray = <cydriver.CUarray>0
     cdef void* c_hArray
     _hptr(hArray, &c_hArray)
     with nogil:
@@ -7688,7 +7812,7 @@ desc.Depth = depth;
         Returned array
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUarray c_pHandle
+    cdef cydriver.CUarray c_pHandle = <cydriver.CUarray>0
     cdef _Buf a_pAllocateArray = _structs(pAllocateArray, sizeof(cydriver.CUDA_ARRAY3D_DESCRIPTOR))
     cdef void* p_pAllocateArray = _bufptr(a_pAllocateArray)
     with nogil:
@@ -7909,7 +8033,7 @@ CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_MIPMAPPED_WIDTH.
         Returned mipmapped array
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUmipmappedArray c_pHandle
+    cdef cydriver.CUmipmappedArray c_pHandle = <cydriver.CUmipmappedArray>0
     cdef _Buf a_pMipmappedArrayDesc = _structs(pMipmappedArrayDesc, sizeof(cydriver.CUDA_ARRAY3D_DESCRIPTOR))
     cdef void* p_pMipmappedArrayDesc = _bufptr(a_pMipmappedArrayDesc)
     with nogil:
@@ -7943,7 +8067,7 @@ CUDA_ERROR_INVALID_VALUE is returned.
         Returned mipmap level CUDA array
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUarray c_pLevelArray
+    cdef cydriver.CUarray c_pLevelArray = <cydriver.CUarray>0
     cdef void* c_hMipmappedArray
     _hptr(hMipmappedArray, &c_hMipmappedArray)
     with nogil:
@@ -8027,6 +8151,8 @@ return an error otherwise.
     cdef unsigned long long c_dptr
     if isinstance(dptr, _IntValue):
         c_dptr = <unsigned long long>_iv(<_IntValue>dptr)
+    elif dptr is None:
+        c_dptr = 0
     else:
         c_dptr = dptr
     with nogil:
@@ -8082,7 +8208,7 @@ def cuMemBatchDecompressAsync(paramsArray, size_t count, unsigned int flags, str
     cdef cydriver.CUresult err
     cdef _Buf a_paramsArray = _structs(paramsArray, sizeof(cydriver.CUmemDecompressParams))
     cdef void* p_paramsArray = _bufptr(a_paramsArray)
-    cdef size_t c_errorIndex
+    cdef size_t c_errorIndex = <size_t>0
     cdef void* c_stream
     _hptr(stream, &c_stream)
     with nogil:
@@ -8117,10 +8243,12 @@ treats it as a hint about where to place the reservation.
     ptr : CUdeviceptr
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUdeviceptr c_ptr
+    cdef cydriver.CUdeviceptr c_ptr = <cydriver.CUdeviceptr>0
     cdef unsigned long long c_addr
     if isinstance(addr, _IntValue):
         c_addr = <unsigned long long>_iv(<_IntValue>addr)
+    elif addr is None:
+        c_addr = 0
     else:
         c_addr = addr
     with nogil:
@@ -8151,6 +8279,8 @@ match what was returned from memAddressReserve.
     cdef unsigned long long c_ptr
     if isinstance(ptr, _IntValue):
         c_ptr = <unsigned long long>_iv(<_IntValue>ptr)
+    elif ptr is None:
+        c_ptr = 0
     else:
         c_ptr = ptr
     with nogil:
@@ -8218,7 +8348,7 @@ and sparse CUDA mipmapped arrays.
     handle : CUmemGenericAllocationHandle
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUmemGenericAllocationHandle c_handle
+    cdef cydriver.CUmemGenericAllocationHandle c_handle = <cydriver.CUmemGenericAllocationHandle>0
     cdef _Buf a_prop = _structs(prop, sizeof(cydriver.CUmemAllocationProp))
     cdef void* p_prop = _bufptr(a_prop)
     with nogil:
@@ -8254,6 +8384,8 @@ the behavior is undefined.
     cdef unsigned long long c_handle
     if isinstance(handle, _IntValue):
         c_handle = <unsigned long long>_iv(<_IntValue>handle)
+    elif handle is None:
+        c_handle = 0
     else:
         c_handle = handle
     with nogil:
@@ -8313,10 +8445,14 @@ that are not currently mapped.
     cdef unsigned long long c_handle
     if isinstance(ptr, _IntValue):
         c_ptr = <unsigned long long>_iv(<_IntValue>ptr)
+    elif ptr is None:
+        c_ptr = 0
     else:
         c_ptr = ptr
     if isinstance(handle, _IntValue):
         c_handle = <unsigned long long>_iv(<_IntValue>handle)
+    elif handle is None:
+        c_handle = 0
     else:
         c_handle = handle
     with nogil:
@@ -8499,6 +8635,8 @@ cuMemSetAccess, as all mappings start with no accessibility setup.
     cdef unsigned long long c_ptr
     if isinstance(ptr, _IntValue):
         c_ptr = <unsigned long long>_iv(<_IntValue>ptr)
+    elif ptr is None:
+        c_ptr = 0
     else:
         c_ptr = ptr
     with nogil:
@@ -8541,6 +8679,8 @@ CU_MULTICAST_RECOMMENDED_GRANULARITY.
     cdef void* p_desc = _bufptr(a_desc)
     if isinstance(ptr, _IntValue):
         c_ptr = <unsigned long long>_iv(<_IntValue>ptr)
+    elif ptr is None:
+        c_ptr = 0
     else:
         c_ptr = ptr
     with nogil:
@@ -8563,12 +8703,14 @@ def cuMemGetAccess(location, ptr):
     flags : unsigned long long
     """
     cdef cydriver.CUresult err
-    cdef unsigned long long c_flags
+    cdef unsigned long long c_flags = <unsigned long long>0
     cdef _Buf a_location = _structs(location, sizeof(cydriver.CUmemLocation))
     cdef void* p_location = _bufptr(a_location)
     cdef unsigned long long c_ptr
     if isinstance(ptr, _IntValue):
         c_ptr = <unsigned long long>_iv(<_IntValue>ptr)
+    elif ptr is None:
+        c_ptr = 0
     else:
         c_ptr = ptr
     with nogil:
@@ -8612,6 +8754,8 @@ that support importing memory from the shareable type
     cdef unsigned long long c_handle
     if isinstance(handle, _IntValue):
         c_handle = <unsigned long long>_iv(<_IntValue>handle)
+    elif handle is None:
+        c_handle = 0
     else:
         c_handle = handle
     with nogil:
@@ -8649,7 +8793,7 @@ for the same given OS shareable handle, or the same underlying allocation.
     handle : CUmemGenericAllocationHandle
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUmemGenericAllocationHandle c_handle
+    cdef cydriver.CUmemGenericAllocationHandle c_handle = <cydriver.CUmemGenericAllocationHandle>0
     cdef void* c_osHandle
     _vptr(osHandle, &c_osHandle)
     with nogil:
@@ -8678,7 +8822,7 @@ granularity can be used as a multiple for alignment, size, or address mapping.
     granularity : size_t
     """
     cdef cydriver.CUresult err
-    cdef size_t c_granularity
+    cdef size_t c_granularity = <size_t>0
     cdef _Buf a_prop = _structs(prop, sizeof(cydriver.CUmemAllocationProp))
     cdef void* p_prop = _bufptr(a_prop)
     with nogil:
@@ -8706,6 +8850,8 @@ def cuMemGetAllocationPropertiesFromHandle(handle):
     cdef unsigned long long c_handle
     if isinstance(handle, _IntValue):
         c_handle = <unsigned long long>_iv(<_IntValue>handle)
+    elif handle is None:
+        c_handle = 0
     else:
         c_handle = handle
     with nogil:
@@ -8736,7 +8882,7 @@ by cuMemMap, and not necessarily the start address.
     handle : CUmemGenericAllocationHandle
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUmemGenericAllocationHandle c_handle
+    cdef cydriver.CUmemGenericAllocationHandle c_handle = <cydriver.CUmemGenericAllocationHandle>0
     cdef void* c_addr
     _vptr(addr, &c_addr)
     with nogil:
@@ -8774,6 +8920,8 @@ During stream capture, this function results in the creation of a free node and
     cdef void* c_hStream
     if isinstance(dptr, _IntValue):
         c_dptr = <unsigned long long>_iv(<_IntValue>dptr)
+    elif dptr is None:
+        c_dptr = 0
     else:
         c_dptr = dptr
     _hptr(hStream, &c_hStream)
@@ -8810,7 +8958,7 @@ During stream capture, this function results in the creation of an allocation no
     dptr : CUdeviceptr
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUdeviceptr c_dptr
+    cdef cydriver.CUdeviceptr c_dptr = <cydriver.CUdeviceptr>0
     cdef void* c_hStream
     _hptr(hStream, &c_hStream)
     with nogil:
@@ -8997,7 +9145,7 @@ Returns the accessibility of the pool's memory from the specified location.
     flags : CUmemAccess_flags
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUmemAccess_flags c_flags
+    cdef cydriver.CUmemAccess_flags c_flags = <cydriver.CUmemAccess_flags>0
     cdef void* c_memPool
     cdef _Buf a_location = _structs(location, sizeof(cydriver.CUmemLocation))
     cdef void* p_location = _bufptr(a_location)
@@ -9072,7 +9220,7 @@ cuDeviceSetMemPool, cuDeviceGetMemPool, cuDeviceGetDefaultMemPool,
     pool : CUmemoryPool
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUmemoryPool c_pool
+    cdef cydriver.CUmemoryPool c_pool = <cydriver.CUmemoryPool>0
     cdef _Buf a_poolProps = _structs(poolProps, sizeof(cydriver.CUmemPoolProps))
     cdef void* p_poolProps = _bufptr(a_poolProps)
     with nogil:
@@ -9150,7 +9298,7 @@ cuMemAllocAsync, cuMemPoolTrimTo, cuMemPoolGetAttribute, cuMemPoolSetAttribute, 
     pool_out : CUmemoryPool
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUmemoryPool c_pool_out
+    cdef cydriver.CUmemoryPool c_pool_out = <cydriver.CUmemoryPool>0
     cdef _Buf a_location = _structs(location, sizeof(cydriver.CUmemLocation))
     cdef void* p_location = _bufptr(a_location)
     with nogil:
@@ -9192,7 +9340,7 @@ cuDeviceGetDefaultMemPool, cuMemPoolCreate, cuDeviceSetMemPool, cuMemSetMemPool
     pool : CUmemoryPool
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUmemoryPool c_pool
+    cdef cydriver.CUmemoryPool c_pool = <cydriver.CUmemoryPool>0
     cdef _Buf a_location = _structs(location, sizeof(cydriver.CUmemLocation))
     cdef void* p_location = _bufptr(a_location)
     with nogil:
@@ -9279,7 +9427,7 @@ During stream capture, this function results in the creation of an allocation no
     dptr : CUdeviceptr
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUdeviceptr c_dptr
+    cdef cydriver.CUdeviceptr c_dptr = <cydriver.CUdeviceptr>0
     cdef void* c_pool
     cdef void* c_hStream
     _hptr(pool, &c_pool)
@@ -9352,7 +9500,7 @@ Imported memory pools do not support creating new allocations.
     pool_out : CUmemoryPool
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUmemoryPool c_pool_out
+    cdef cydriver.CUmemoryPool c_pool_out = <cydriver.CUmemoryPool>0
     cdef void* c_handle
     _vptr(handle, &c_handle)
     with nogil:
@@ -9384,6 +9532,8 @@ The data is not a handle and may be shared through any IPC mechanism.
     cdef unsigned long long c_ptr
     if isinstance(ptr, _IntValue):
         c_ptr = <unsigned long long>_iv(<_IntValue>ptr)
+    elif ptr is None:
+        c_ptr = 0
     else:
         c_ptr = ptr
     with nogil:
@@ -9420,7 +9570,7 @@ The cuMemFreeAsync api may be used in the exporting process before
     ptr_out : CUdeviceptr
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUdeviceptr c_ptr_out
+    cdef cydriver.CUdeviceptr c_ptr_out = <cydriver.CUdeviceptr>0
     cdef void* c_pool
     cdef _Buf a_shareData = _structs(shareData, sizeof(cydriver.CUmemPoolPtrExportData))
     cdef void* p_shareData = _bufptr(a_shareData)
@@ -9468,7 +9618,7 @@ cuMemRelease.
     mcHandle : CUmemGenericAllocationHandle
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUmemGenericAllocationHandle c_mcHandle
+    cdef cydriver.CUmemGenericAllocationHandle c_mcHandle = <cydriver.CUmemGenericAllocationHandle>0
     cdef _Buf a_prop = _structs(prop, sizeof(cydriver.CUmulticastObjectProp))
     cdef void* p_prop = _bufptr(a_prop)
     with nogil:
@@ -9508,10 +9658,14 @@ will block until all devices have been added.
     cdef int c_dev
     if isinstance(mcHandle, _IntValue):
         c_mcHandle = <unsigned long long>_iv(<_IntValue>mcHandle)
+    elif mcHandle is None:
+        c_mcHandle = 0
     else:
         c_mcHandle = mcHandle
     if isinstance(dev, _IntValue):
         c_dev = <int>_iv(<_IntValue>dev)
+    elif dev is None:
+        c_dev = 0
     else:
         c_dev = dev
     with nogil:
@@ -9569,10 +9723,14 @@ daemons are running properly.
     cdef unsigned long long c_memHandle
     if isinstance(mcHandle, _IntValue):
         c_mcHandle = <unsigned long long>_iv(<_IntValue>mcHandle)
+    elif mcHandle is None:
+        c_mcHandle = 0
     else:
         c_mcHandle = mcHandle
     if isinstance(memHandle, _IntValue):
         c_memHandle = <unsigned long long>_iv(<_IntValue>memHandle)
+    elif memHandle is None:
+        c_memHandle = 0
     else:
         c_memHandle = memHandle
     with nogil:
@@ -9628,10 +9786,14 @@ daemons are running properly.
     cdef unsigned long long c_memptr
     if isinstance(mcHandle, _IntValue):
         c_mcHandle = <unsigned long long>_iv(<_IntValue>mcHandle)
+    elif mcHandle is None:
+        c_mcHandle = 0
     else:
         c_mcHandle = mcHandle
     if isinstance(memptr, _IntValue):
         c_memptr = <unsigned long long>_iv(<_IntValue>memptr)
+    elif memptr is None:
+        c_memptr = 0
     else:
         c_memptr = memptr
     with nogil:
@@ -9671,10 +9833,14 @@ during the bind call. Any other values may result in undefined behavior.
     cdef int c_dev
     if isinstance(mcHandle, _IntValue):
         c_mcHandle = <unsigned long long>_iv(<_IntValue>mcHandle)
+    elif mcHandle is None:
+        c_mcHandle = 0
     else:
         c_mcHandle = mcHandle
     if isinstance(dev, _IntValue):
         c_dev = <int>_iv(<_IntValue>dev)
+    elif dev is None:
+        c_dev = 0
     else:
         c_dev = dev
     with nogil:
@@ -9702,7 +9868,7 @@ multicast object.
     granularity : size_t
     """
     cdef cydriver.CUresult err
-    cdef size_t c_granularity
+    cdef size_t c_granularity = <size_t>0
     cdef _Buf a_prop = _structs(prop, sizeof(cydriver.CUmulticastObjectProp))
     cdef void* p_prop = _bufptr(a_prop)
     with nogil:
@@ -9902,6 +10068,8 @@ and device addresses from either address.
     cdef unsigned long long c_ptr
     if isinstance(ptr, _IntValue):
         c_ptr = <unsigned long long>_iv(<_IntValue>ptr)
+    elif ptr is None:
+        c_ptr = 0
     else:
         c_ptr = ptr
     with nogil:
@@ -9988,10 +10156,12 @@ on other devices.
     """
     cdef cydriver.CUresult err
     cdef unsigned long long c_devPtr
-    cdef void* p_location = _sptr(location, False)
+    cdef void* p_location = _sval(location, sizeof(cydriver.CUmemLocation))
     cdef void* c_hStream
     if isinstance(devPtr, _IntValue):
         c_devPtr = <unsigned long long>_iv(<_IntValue>devPtr)
+    elif devPtr is None:
+        c_devPtr = 0
     else:
         c_devPtr = devPtr
     _hptr(hStream, &c_hStream)
@@ -10120,9 +10290,11 @@ then this call has no effect.
     """
     cdef cydriver.CUresult err
     cdef unsigned long long c_devPtr
-    cdef void* p_location = _sptr(location, False)
+    cdef void* p_location = _sval(location, sizeof(cydriver.CUmemLocation))
     if isinstance(devPtr, _IntValue):
         c_devPtr = <unsigned long long>_iv(<_IntValue>devPtr)
+    elif devPtr is None:
+        c_devPtr = 0
     else:
         c_devPtr = devPtr
     with nogil:
@@ -10405,6 +10577,8 @@ or if it returns any other location type, the id should be ignored.
     cdef unsigned long long c_devPtr
     if isinstance(devPtr, _IntValue):
         c_devPtr = <unsigned long long>_iv(<_IntValue>devPtr)
+    elif devPtr is None:
+        c_devPtr = 0
     else:
         c_devPtr = devPtr
     with nogil:
@@ -10465,6 +10639,8 @@ attribute descriptions and restrictions.
     cdef unsigned long long c_devPtr
     if isinstance(devPtr, _IntValue):
         c_devPtr = <unsigned long long>_iv(<_IntValue>devPtr)
+    elif devPtr is None:
+        c_devPtr = 0
     else:
         c_devPtr = devPtr
     with nogil:
@@ -10510,6 +10686,8 @@ The supported attributes are:
     cdef unsigned long long c_ptr
     if isinstance(ptr, _IntValue):
         c_ptr = <unsigned long long>_iv(<_IntValue>ptr)
+    elif ptr is None:
+        c_ptr = 0
     else:
         c_ptr = ptr
     with nogil:
@@ -10562,6 +10740,8 @@ The supported attributes are (refer to cuPointerGetAttribute for attribute descr
     cdef unsigned long long c_ptr
     if isinstance(ptr, _IntValue):
         c_ptr = <unsigned long long>_iv(<_IntValue>ptr)
+    elif ptr is None:
+        c_ptr = 0
     else:
         c_ptr = ptr
     with nogil:
@@ -10596,7 +10776,7 @@ Valid values for Flags are:
         Returned newly created stream
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUstream c_phStream
+    cdef cydriver.CUstream c_phStream = <cydriver.CUstream>0
     with nogil:
         err = cydriver.cuStreamCreate(&c_phStream, Flags)
     if err != 0:
@@ -10634,7 +10814,7 @@ it will automatically be clamped to the lowest or the highest number in the rang
         Returned newly created stream
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUstream c_phStream
+    cdef cydriver.CUstream c_phStream = <cydriver.CUstream>0
     with nogil:
         err = cydriver.cuStreamCreateWithPriority(&c_phStream, flags, priority)
     if err != 0:
@@ -10665,7 +10845,7 @@ See cuStreamCreateWithPriority for details about priority clamping.
     """
     cdef cydriver.CUresult err
     cdef void* c_hStream
-    cdef int c_priority
+    cdef int c_priority = <int>0
     _hptr(hStream, &c_hStream)
     with nogil:
         err = cydriver.cuStreamGetPriority(<cydriver.CUstream>c_hStream, &c_priority)
@@ -10693,7 +10873,7 @@ Returns in *device the device handle of the stream
     """
     cdef cydriver.CUresult err
     cdef void* c_hStream
-    cdef cydriver.CUdevice c_device
+    cdef cydriver.CUdevice c_device = <cydriver.CUdevice>0
     _hptr(hStream, &c_hStream)
     with nogil:
         err = cydriver.cuStreamGetDevice(<cydriver.CUstream>c_hStream, &c_device)
@@ -10722,7 +10902,7 @@ and return the flags in flags.
     """
     cdef cydriver.CUresult err
     cdef void* c_hStream
-    cdef unsigned int c_flags
+    cdef unsigned int c_flags = <unsigned int>0
     _hptr(hStream, &c_hStream)
     with nogil:
         err = cydriver.cuStreamGetFlags(<cydriver.CUstream>c_hStream, &c_flags)
@@ -10762,7 +10942,7 @@ The stream handle hStream can refer to any of the following:
     """
     cdef cydriver.CUresult err
     cdef void* c_hStream
-    cdef unsigned long long c_streamId
+    cdef unsigned long long c_streamId = <unsigned long long>0
     _hptr(hStream, &c_hStream)
     with nogil:
         err = cydriver.cuStreamGetId(<cydriver.CUstream>c_hStream, &c_streamId)
@@ -10809,7 +10989,7 @@ The stream handle hStream can refer to any of the following:
     """
     cdef cydriver.CUresult err
     cdef void* c_hStream
-    cdef cydriver.CUcontext c_pctx
+    cdef cydriver.CUcontext c_pctx = <cydriver.CUcontext>0
     _hptr(hStream, &c_hStream)
     with nogil:
         err = cydriver.cuStreamGetCtx(<cydriver.CUstream>c_hStream, &c_pctx)
@@ -10864,8 +11044,8 @@ The stream handle hStream can refer to any of the following:
     """
     cdef cydriver.CUresult err
     cdef void* c_hStream
-    cdef cydriver.CUcontext c_pCtx
-    cdef cydriver.CUgreenCtx c_pGreenCtx
+    cdef cydriver.CUcontext c_pCtx = <cydriver.CUcontext>0
+    cdef cydriver.CUgreenCtx c_pGreenCtx = <cydriver.CUgreenCtx>0
     _hptr(hStream, &c_hStream)
     with nogil:
         err = cydriver.cuStreamGetCtx_v2(<cydriver.CUstream>c_hStream, &c_pCtx, &c_pGreenCtx)
@@ -11124,7 +11304,7 @@ A thread's mode is one of the following:
         Pointer to mode value to swap with the current mode
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUstreamCaptureMode c_mode
+    cdef cydriver.CUstreamCaptureMode c_mode = <cydriver.CUstreamCaptureMode>0
     c_mode = <cydriver.CUstreamCaptureMode><long long>mode
     with nogil:
         err = cydriver.cuThreadExchangeStreamCaptureMode(&c_mode)
@@ -11159,7 +11339,7 @@ cuStreamBeginCapture.
     """
     cdef cydriver.CUresult err
     cdef void* c_hStream
-    cdef cydriver.CUgraph c_phGraph
+    cdef cydriver.CUgraph c_phGraph = <cydriver.CUgraph>0
     _hptr(hStream, &c_hStream)
     with nogil:
         err = cydriver.cuStreamEndCapture(<cydriver.CUstream>c_hStream, &c_phGraph)
@@ -11204,7 +11384,7 @@ implicit dependency on the capturing stream(s).
     """
     cdef cydriver.CUresult err
     cdef void* c_hStream
-    cdef cydriver.CUstreamCaptureStatus c_captureStatus
+    cdef cydriver.CUstreamCaptureStatus c_captureStatus = <cydriver.CUstreamCaptureStatus>0
     _hptr(hStream, &c_hStream)
     with nogil:
         err = cydriver.cuStreamIsCapturing(<cydriver.CUstream>c_hStream, &c_captureStatus)
@@ -11254,12 +11434,12 @@ CUDA_ERROR_LOSSY_QUERY.
     """
     cdef cydriver.CUresult err
     cdef void* c_hStream
-    cdef cydriver.CUstreamCaptureStatus c_captureStatus_out
-    cdef cydriver.cuuint64_t c_id_out
-    cdef cydriver.CUgraph c_graph_out
+    cdef cydriver.CUstreamCaptureStatus c_captureStatus_out = <cydriver.CUstreamCaptureStatus>0
+    cdef cydriver.cuuint64_t c_id_out = <cydriver.cuuint64_t>0
+    cdef cydriver.CUgraph c_graph_out = <cydriver.CUgraph>0
     cdef void* c_dependencies_out = NULL
     cdef void* c_edgeData_out = NULL
-    cdef size_t c_numDependencies_out
+    cdef size_t c_numDependencies_out = <size_t>0
     _hptr(hStream, &c_hStream)
     with nogil:
         err = cydriver.cuStreamGetCaptureInfo(<cydriver.CUstream>c_hStream, &c_captureStatus_out, &c_id_out, &c_graph_out, <const cydriver.CUgraphNode**>&c_dependencies_out, <const cydriver.CUgraphEdgeData**>&c_edgeData_out, &c_numDependencies_out)
@@ -11399,6 +11579,8 @@ happen until all work in the stream has completed.
     _hptr(hStream, &c_hStream)
     if isinstance(dptr, _IntValue):
         c_dptr = <unsigned long long>_iv(<_IntValue>dptr)
+    elif dptr is None:
+        c_dptr = 0
     else:
         c_dptr = dptr
     with nogil:
@@ -11600,7 +11782,7 @@ Flags. Valid flags include:
         Returns newly created event
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUevent c_phEvent
+    cdef cydriver.CUevent c_phEvent = <cydriver.CUevent>0
     with nogil:
         err = cydriver.cuEventCreate(&c_phEvent, Flags)
     if err != 0:
@@ -11826,7 +12008,7 @@ CUDA_ERROR_INVALID_HANDLE.
         Time between hStart and hEnd in ms
     """
     cdef cydriver.CUresult err
-    cdef float c_pMilliseconds
+    cdef float c_pMilliseconds = <float>0
     cdef void* c_hStart
     cdef void* c_hEnd
     _hptr(hStart, &c_hStart)
@@ -12003,7 +12185,7 @@ CU_EXTERNAL_MEMORY_HANDLE_TYPE_D3D11_RESOURCE_KMT
         Returned handle to an external memory object
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUexternalMemory c_extMem_out
+    cdef cydriver.CUexternalMemory c_extMem_out = <cydriver.CUexternalMemory>0
     cdef _Buf a_memHandleDesc = _structs(memHandleDesc, sizeof(cydriver.CUDA_EXTERNAL_MEMORY_HANDLE_DESC))
     cdef void* p_memHandleDesc = _bufptr(a_memHandleDesc)
     with nogil:
@@ -12065,7 +12247,7 @@ The returned pointer devPtr must be freed using cuMemFree.
         Returned device pointer to buffer
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUdeviceptr c_devPtr
+    cdef cydriver.CUdeviceptr c_devPtr = <cydriver.CUdeviceptr>0
     cdef void* c_extMem
     cdef _Buf a_bufferDesc = _structs(bufferDesc, sizeof(cydriver.CUDA_EXTERNAL_MEMORY_BUFFER_DESC))
     cdef void* p_bufferDesc = _bufptr(a_bufferDesc)
@@ -12131,7 +12313,7 @@ The returned CUDA mipmapped array must be freed using cuMipmappedArrayDestroy.
         Returned CUDA mipmapped array
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUmipmappedArray c_mipmap
+    cdef cydriver.CUmipmappedArray c_mipmap = <cydriver.CUmipmappedArray>0
     cdef void* c_extMem
     cdef _Buf a_mipmapDesc = _structs(mipmapDesc, sizeof(cydriver.CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC))
     cdef void* p_mipmapDesc = _bufptr(a_mipmapDesc)
@@ -12323,7 +12505,7 @@ is not NULL, then it must name a valid synchronization object.
         Returned handle to an external semaphore
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUexternalSemaphore c_extSem_out
+    cdef cydriver.CUexternalSemaphore c_extSem_out = <cydriver.CUexternalSemaphore>0
     cdef _Buf a_semHandleDesc = _structs(semHandleDesc, sizeof(cydriver.CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC))
     cdef void* p_semHandleDesc = _bufptr(a_semHandleDesc)
     with nogil:
@@ -12594,10 +12776,14 @@ the scheduler does not serialize them in an improper order.
     _hptr(stream, &c_stream)
     if isinstance(addr, _IntValue):
         c_addr = <unsigned long long>_iv(<_IntValue>addr)
+    elif addr is None:
+        c_addr = 0
     else:
         c_addr = addr
     if isinstance(value, _IntValue):
         c_value = <uint32_t>_iv(<_IntValue>value)
+    elif value is None:
+        c_value = 0
     else:
         c_value = value
     with nogil:
@@ -12650,10 +12836,14 @@ the scheduler does not serialize them in an improper order.
     _hptr(stream, &c_stream)
     if isinstance(addr, _IntValue):
         c_addr = <unsigned long long>_iv(<_IntValue>addr)
+    elif addr is None:
+        c_addr = 0
     else:
         c_addr = addr
     if isinstance(value, _IntValue):
         c_value = <uint64_t>_iv(<_IntValue>value)
+    elif value is None:
+        c_value = 0
     else:
         c_value = value
     with nogil:
@@ -12693,10 +12883,14 @@ be used with managed memory (cuMemAllocManaged).
     _hptr(stream, &c_stream)
     if isinstance(addr, _IntValue):
         c_addr = <unsigned long long>_iv(<_IntValue>addr)
+    elif addr is None:
+        c_addr = 0
     else:
         c_addr = addr
     if isinstance(value, _IntValue):
         c_value = <uint32_t>_iv(<_IntValue>value)
+    elif value is None:
+        c_value = 0
     else:
         c_value = value
     with nogil:
@@ -12738,10 +12932,14 @@ CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS.
     _hptr(stream, &c_stream)
     if isinstance(addr, _IntValue):
         c_addr = <unsigned long long>_iv(<_IntValue>addr)
+    elif addr is None:
+        c_addr = 0
     else:
         c_addr = addr
     if isinstance(value, _IntValue):
         c_value = <uint64_t>_iv(<_IntValue>value)
+    elif value is None:
+        c_value = 0
     else:
         c_value = value
     with nogil:
@@ -12881,7 +13079,7 @@ to be loaded:
         Returned attribute value
     """
     cdef cydriver.CUresult err
-    cdef int c_pi
+    cdef int c_pi = <int>0
     cdef void* c_hfunc
     _hptr(hfunc, &c_hfunc)
     with nogil:
@@ -13026,7 +13224,7 @@ calling cuModuleUnload() on that module will result in undefined behavior.
         Returned module handle
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUmodule c_hmod
+    cdef cydriver.CUmodule c_hmod = <cydriver.CUmodule>0
     cdef void* c_hfunc
     _hptr(hfunc, &c_hfunc)
     with nogil:
@@ -13097,8 +13295,8 @@ that func takes. paramSize can be set to NULL if only the parameter offset is de
     """
     cdef cydriver.CUresult err
     cdef void* c_func
-    cdef size_t c_paramOffset
-    cdef size_t c_paramSize
+    cdef size_t c_paramOffset = <size_t>0
+    cdef size_t c_paramSize = <size_t>0
     _hptr(func, &c_func)
     with nogil:
         err = cydriver.cuFuncGetParamInfo(<cydriver.CUfunction>c_func, paramIndex, &c_paramOffset, &c_paramSize)
@@ -13125,7 +13323,7 @@ Returns in state the loading state of function.
         returned loading state
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUfunctionLoadingState c_state
+    cdef cydriver.CUfunctionLoadingState c_state = <cydriver.CUfunctionLoadingState>0
     cdef void* c_function
     _hptr(function, &c_function)
     with nogil:
@@ -14287,7 +14485,7 @@ Creates an empty graph, which is returned via phGraph.
         Returns newly created graph
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUgraph c_phGraph
+    cdef cydriver.CUgraph c_phGraph = <cydriver.CUgraph>0
     with nogil:
         err = cydriver.cuGraphCreate(&c_phGraph, flags)
     if err != 0:
@@ -14387,7 +14585,7 @@ Kernels launched using graphs must not use texture and surface references. Readi
         Returns newly created node
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUgraphNode c_phGraphNode
+    cdef cydriver.CUgraphNode c_phGraphNode = <cydriver.CUgraphNode>0
     cdef void* c_hGraph
     cdef _Buf a_dependencies = _array(dependencies, 'h', sizeof(void*))
     cdef void* p_dependencies = _bufptr(a_dependencies)
@@ -14505,7 +14703,7 @@ host or the device, depending on which memory type is specified.
         Returns newly created node
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUgraphNode c_phGraphNode
+    cdef cydriver.CUgraphNode c_phGraphNode = <cydriver.CUgraphNode>0
     cdef void* c_hGraph
     cdef _Buf a_dependencies = _array(dependencies, 'h', sizeof(void*))
     cdef void* p_dependencies = _bufptr(a_dependencies)
@@ -14609,7 +14807,7 @@ When the graph is launched, the node will perform the memset described by memset
         Returns newly created node
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUgraphNode c_phGraphNode
+    cdef cydriver.CUgraphNode c_phGraphNode = <cydriver.CUgraphNode>0
     cdef void* c_hGraph
     cdef _Buf a_dependencies = _array(dependencies, 'h', sizeof(void*))
     cdef void* p_dependencies = _bufptr(a_dependencies)
@@ -14711,7 +14909,7 @@ Host nodes are not supported under MPS with pre-Volta GPUs.
         Returns newly created node
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUgraphNode c_phGraphNode
+    cdef cydriver.CUgraphNode c_phGraphNode = <cydriver.CUgraphNode>0
     cdef void* c_hGraph
     cdef _Buf a_dependencies = _array(dependencies, 'h', sizeof(void*))
     cdef void* p_dependencies = _bufptr(a_dependencies)
@@ -14813,7 +15011,7 @@ The node executes an embedded child graph. The child graph is cloned in this cal
         Returns newly created node
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUgraphNode c_phGraphNode
+    cdef cydriver.CUgraphNode c_phGraphNode = <cydriver.CUgraphNode>0
     cdef void* c_hGraph
     cdef _Buf a_dependencies = _array(dependencies, 'h', sizeof(void*))
     cdef void* p_dependencies = _bufptr(a_dependencies)
@@ -14851,7 +15049,7 @@ Attempting to do so will return an error.
     """
     cdef cydriver.CUresult err
     cdef void* c_hNode
-    cdef cydriver.CUgraph c_phGraph
+    cdef cydriver.CUgraph c_phGraph = <cydriver.CUgraph>0
     _hptr(hNode, &c_hNode)
     with nogil:
         err = cydriver.cuGraphChildGraphNodeGetGraph(<cydriver.CUgraphNode>c_hNode, &c_phGraph)
@@ -14891,7 +15089,7 @@ nodes with a barrier between them can be represented using an empty node and
         Returns newly created node
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUgraphNode c_phGraphNode
+    cdef cydriver.CUgraphNode c_phGraphNode = <cydriver.CUgraphNode>0
     cdef void* c_hGraph
     cdef _Buf a_dependencies = _array(dependencies, 'h', sizeof(void*))
     cdef void* p_dependencies = _bufptr(a_dependencies)
@@ -14934,7 +15132,7 @@ node's dependencies.
         Returns newly created node
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUgraphNode c_phGraphNode
+    cdef cydriver.CUgraphNode c_phGraphNode = <cydriver.CUgraphNode>0
     cdef void* c_hGraph
     cdef _Buf a_dependencies = _array(dependencies, 'h', sizeof(void*))
     cdef void* p_dependencies = _bufptr(a_dependencies)
@@ -14967,7 +15165,7 @@ Returns the event of event record node hNode in event_out.
     """
     cdef cydriver.CUresult err
     cdef void* c_hNode
-    cdef cydriver.CUevent c_event_out
+    cdef cydriver.CUevent c_event_out = <cydriver.CUevent>0
     _hptr(hNode, &c_hNode)
     with nogil:
         err = cydriver.cuGraphEventRecordNodeGetEvent(<cydriver.CUgraphNode>c_hNode, &c_event_out)
@@ -15035,7 +15233,7 @@ or device than the launch stream.
         Returns newly created node
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUgraphNode c_phGraphNode
+    cdef cydriver.CUgraphNode c_phGraphNode = <cydriver.CUgraphNode>0
     cdef void* c_hGraph
     cdef _Buf a_dependencies = _array(dependencies, 'h', sizeof(void*))
     cdef void* p_dependencies = _bufptr(a_dependencies)
@@ -15068,7 +15266,7 @@ Returns the event of event wait node hNode in event_out.
     """
     cdef cydriver.CUresult err
     cdef void* c_hNode
-    cdef cydriver.CUevent c_event_out
+    cdef cydriver.CUevent c_event_out = <cydriver.CUevent>0
     _hptr(hNode, &c_hNode)
     with nogil:
         err = cydriver.cuGraphEventWaitNodeGetEvent(<cydriver.CUgraphNode>c_hNode, &c_event_out)
@@ -15135,7 +15333,7 @@ dependencies have completed.
         Returns newly created node
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUgraphNode c_phGraphNode
+    cdef cydriver.CUgraphNode c_phGraphNode = <cydriver.CUgraphNode>0
     cdef void* c_hGraph
     cdef _Buf a_dependencies = _array(dependencies, 'h', sizeof(void*))
     cdef void* p_dependencies = _bufptr(a_dependencies)
@@ -15241,7 +15439,7 @@ the wait operation has completed.
         Returns newly created node
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUgraphNode c_phGraphNode
+    cdef cydriver.CUgraphNode c_phGraphNode = <cydriver.CUgraphNode>0
     cdef void* c_hGraph
     cdef _Buf a_dependencies = _array(dependencies, 'h', sizeof(void*))
     cdef void* p_dependencies = _bufptr(a_dependencies)
@@ -15352,7 +15550,7 @@ the scheduler does not serialize them in an improper order.
         Returns newly created node
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUgraphNode c_phGraphNode
+    cdef cydriver.CUgraphNode c_phGraphNode = <cydriver.CUgraphNode>0
     cdef void* c_hGraph
     cdef _Buf a_dependencies = _array(dependencies, 'h', sizeof(void*))
     cdef void* p_dependencies = _bufptr(a_dependencies)
@@ -15510,7 +15708,7 @@ to the new node will be returned in phGraphNode.
         Returns newly created node
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUgraphNode c_phGraphNode
+    cdef cydriver.CUgraphNode c_phGraphNode = <cydriver.CUgraphNode>0
     cdef void* c_hGraph
     cdef _Buf a_dependencies = _array(dependencies, 'h', sizeof(void*))
     cdef void* p_dependencies = _bufptr(a_dependencies)
@@ -15583,7 +15781,7 @@ to the new node will be returned in phGraphNode.
         Returns newly created node
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUgraphNode c_phGraphNode
+    cdef cydriver.CUgraphNode c_phGraphNode = <cydriver.CUgraphNode>0
     cdef void* c_hGraph
     cdef _Buf a_dependencies = _array(dependencies, 'h', sizeof(void*))
     cdef void* p_dependencies = _bufptr(a_dependencies)
@@ -15591,6 +15789,8 @@ to the new node will be returned in phGraphNode.
     _hptr(hGraph, &c_hGraph)
     if isinstance(dptr, _IntValue):
         c_dptr = <unsigned long long>_iv(<_IntValue>dptr)
+    elif dptr is None:
+        c_dptr = 0
     else:
         c_dptr = dptr
     with nogil:
@@ -15619,7 +15819,7 @@ Returns the address of a memory free node hNode in dptr_out.
     """
     cdef cydriver.CUresult err
     cdef void* c_hNode
-    cdef cydriver.CUdeviceptr c_dptr_out
+    cdef cydriver.CUdeviceptr c_dptr_out = <cydriver.CUdeviceptr>0
     _hptr(hNode, &c_hNode)
     with nogil:
         err = cydriver.cuGraphMemFreeNodeGetParams(<cydriver.CUgraphNode>c_hNode, &c_dptr_out)
@@ -15648,6 +15848,8 @@ freed back to the operating system.
     cdef int c_device
     if isinstance(device, _IntValue):
         c_device = <int>_iv(<_IntValue>device)
+    elif device is None:
+        c_device = 0
     else:
         c_device = device
     with nogil:
@@ -15688,6 +15890,8 @@ Valid attributes are:
     cdef _Buf a_value = _Buf_new(max(_attr_size(code_value), <Py_ssize_t>0))
     if isinstance(device, _IntValue):
         c_device = <int>_iv(<_IntValue>device)
+    elif device is None:
+        c_device = 0
     else:
         c_device = device
     with nogil:
@@ -15726,6 +15930,8 @@ Valid attributes are:
     cdef _Buf a_value = _attr_in(value, _ATTR_CUgraphMem_attribute.get(int(attr), 'u8'), _L)
     if isinstance(device, _IntValue):
         c_device = <int>_iv(<_IntValue>device)
+    elif device is None:
+        c_device = 0
     else:
         c_device = device
     with nogil:
@@ -15758,7 +15964,7 @@ Child graph nodes in the original graph are recursively copied into the clone.
         Returns newly created cloned graph
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUgraph c_phGraphClone
+    cdef cydriver.CUgraph c_phGraphClone = <cydriver.CUgraph>0
     cdef void* c_originalGraph
     _hptr(originalGraph, &c_originalGraph)
     with nogil:
@@ -15794,7 +16000,7 @@ been removed. The cloned node is then returned via phClonedNode.
         Returns handle to the cloned node
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUgraphNode c_phNode
+    cdef cydriver.CUgraphNode c_phNode = <cydriver.CUgraphNode>0
     cdef void* c_hOriginalNode
     cdef void* c_hClonedGraph
     _hptr(hOriginalNode, &c_hOriginalNode)
@@ -15825,7 +16031,7 @@ Returns the node type of hNode in type.
     """
     cdef cydriver.CUresult err
     cdef void* c_hNode
-    cdef cydriver.CUgraphNodeType c_type
+    cdef cydriver.CUgraphNodeType c_type = <cydriver.CUgraphNodeType>0
     _hptr(hNode, &c_hNode)
     with nogil:
         err = cydriver.cuGraphNodeGetType(<cydriver.CUgraphNode>c_hNode, &c_type)
@@ -15864,7 +16070,7 @@ number of nodes actually obtained will be returned in numNodes.
     cdef _Buf a_nodes
     cdef void* p_nodes
     cdef size_t req_nodes
-    cdef size_t c_numNodes
+    cdef size_t c_numNodes = <size_t>0
     _hptr(hGraph, &c_hGraph)
     c_numNodes = numNodes
     a_nodes = _Buf_new((c_numNodes) * sizeof(void*)) if c_numNodes else None
@@ -15907,7 +16113,7 @@ number of nodes actually obtained will be returned in numRootNodes.
     cdef _Buf a_rootNodes
     cdef void* p_rootNodes
     cdef size_t req_rootNodes
-    cdef size_t c_numRootNodes
+    cdef size_t c_numRootNodes = <size_t>0
     _hptr(hGraph, &c_hGraph)
     c_numRootNodes = numRootNodes
     a_rootNodes = _Buf_new((c_numRootNodes) * sizeof(void*)) if c_numRootNodes else None
@@ -15966,7 +16172,7 @@ as well.
     cdef _Buf a_edgeData
     cdef void* p_edgeData
     cdef size_t req_edgeData
-    cdef size_t c_numEdges
+    cdef size_t c_numEdges = <size_t>0
     _hptr(hGraph, &c_hGraph)
     c_numEdges = numEdges
     a_from = _Buf_new((c_numEdges) * sizeof(void*)) if c_numEdges else None
@@ -16024,7 +16230,7 @@ dependencies must be as well.
     cdef _Buf a_edgeData
     cdef void* p_edgeData
     cdef size_t req_edgeData
-    cdef size_t c_numDependencies
+    cdef size_t c_numDependencies = <size_t>0
     _hptr(hNode, &c_hNode)
     c_numDependencies = numDependencies
     a_dependencies = _Buf_new((c_numDependencies) * sizeof(void*)) if c_numDependencies else None
@@ -16080,7 +16286,7 @@ dependentNodes must be as well.
     cdef _Buf a_edgeData
     cdef void* p_edgeData
     cdef size_t req_edgeData
-    cdef size_t c_numDependentNodes
+    cdef size_t c_numDependentNodes = <size_t>0
     _hptr(hNode, &c_hNode)
     c_numDependentNodes = numDependentNodes
     a_dependentNodes = _Buf_new((c_numDependentNodes) * sizeof(void*)) if c_numDependentNodes else None
@@ -16278,7 +16484,7 @@ apply to host graphs:
         Returns instantiated graph
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUgraphExec c_phGraphExec
+    cdef cydriver.CUgraphExec c_phGraphExec = <cydriver.CUgraphExec>0
     cdef void* c_hGraph
     _hptr(hGraph, &c_hGraph)
     with nogil:
@@ -16389,7 +16595,7 @@ and hErrNode_out will be set to NULL.
         Returns instantiated graph
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUgraphExec c_phGraphExec
+    cdef cydriver.CUgraphExec c_phGraphExec = <cydriver.CUgraphExec>0
     cdef void* c_hGraph
     cdef _Buf a_instantiateParams = _structs(instantiateParams, sizeof(cydriver.CUDA_GRAPH_INSTANTIATE_PARAMS))
     cdef void* p_instantiateParams = _bufptr(a_instantiateParams)
@@ -16422,7 +16628,7 @@ not affect the resulting executable graph.
     """
     cdef cydriver.CUresult err
     cdef void* c_hGraphExec
-    cdef cydriver.cuuint64_t c_flags
+    cdef cydriver.cuuint64_t c_flags = <cydriver.cuuint64_t>0
     _hptr(hGraphExec, &c_hGraphExec)
     with nogil:
         err = cydriver.cuGraphExecGetFlags(<cydriver.CUgraphExec>c_hGraphExec, &c_flags)
@@ -16902,7 +17108,7 @@ This function will not reflect device-side updates for device-updatable kernel n
     cdef cydriver.CUresult err
     cdef void* c_hGraphExec
     cdef void* c_hNode
-    cdef unsigned int c_isEnabled
+    cdef unsigned int c_isEnabled = <unsigned int>0
     _hptr(hGraphExec, &c_hGraphExec)
     _hptr(hNode, &c_hNode)
     with nogil:
@@ -17273,7 +17479,7 @@ See CUDA User Objects in the CUDA C++ Programming Guide for more information on 
         Location to return the user object handle
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUuserObject c_object_out
+    cdef cydriver.CUuserObject c_object_out = <cydriver.CUuserObject>0
     cdef void* c_ptr
     cdef void* c_destroy
     _vptr(ptr, &c_ptr)
@@ -17447,7 +17653,7 @@ A handle to the new node will be returned in phGraphNode.
         Returns newly created node
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUgraphNode c_phGraphNode
+    cdef cydriver.CUgraphNode c_phGraphNode = <cydriver.CUgraphNode>0
     cdef void* c_hGraph
     cdef _Buf a_dependencies = _array(dependencies, 'h', sizeof(void*))
     cdef void* p_dependencies = _bufptr(a_dependencies)
@@ -17579,7 +17785,7 @@ Handles can only be set from the context with which they are associated.
         Pointer used to return the handle to the caller.
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUgraphConditionalHandle c_pHandle_out
+    cdef cydriver.CUgraphConditionalHandle c_pHandle_out = <cydriver.CUgraphConditionalHandle>0
     cdef void* c_hGraph
     cdef void* c_ctx
     _hptr(hGraph, &c_hGraph)
@@ -17619,7 +17825,7 @@ will be the current context.
         Returned occupancy
     """
     cdef cydriver.CUresult err
-    cdef int c_numBlocks
+    cdef int c_numBlocks = <int>0
     cdef void* c_func
     _hptr(func, &c_func)
     with nogil:
@@ -17675,7 +17881,7 @@ will be the current context.
         Returned occupancy
     """
     cdef cydriver.CUresult err
-    cdef int c_numBlocks
+    cdef int c_numBlocks = <int>0
     cdef void* c_func
     _hptr(func, &c_func)
     with nogil:
@@ -17739,8 +17945,8 @@ will be the current context.
         Returned maximum block size that can achieve the maximum occupancy
     """
     cdef cydriver.CUresult err
-    cdef int c_minGridSize
-    cdef int c_blockSize
+    cdef int c_minGridSize = <int>0
+    cdef int c_blockSize = <int>0
     cdef void* c_func
     cdef void* c_blockSizeToDynamicSMemSize
     _hptr(func, &c_func)
@@ -17804,8 +18010,8 @@ will be the current context.
         Returned maximum block size that can achieve the maximum occupancy
     """
     cdef cydriver.CUresult err
-    cdef int c_minGridSize
-    cdef int c_blockSize
+    cdef int c_minGridSize = <int>0
+    cdef int c_blockSize = <int>0
     cdef void* c_func
     cdef void* c_blockSizeToDynamicSMemSize
     _hptr(func, &c_func)
@@ -17844,7 +18050,7 @@ will be the current context.
         Returned maximum dynamic shared memory
     """
     cdef cydriver.CUresult err
-    cdef size_t c_dynamicSmemSize
+    cdef size_t c_dynamicSmemSize = <size_t>0
     cdef void* c_func
     _hptr(func, &c_func)
     with nogil:
@@ -17888,7 +18094,7 @@ or the current context in case of NULL stream.
         Returned maximum cluster size that can be launched for the given kernel function and launch configuration
     """
     cdef cydriver.CUresult err
-    cdef int c_clusterSize
+    cdef int c_clusterSize = <int>0
     cdef void* c_func
     cdef _Buf a_config = _structs(config, sizeof(cydriver.CUlaunchConfig))
     cdef void* p_config = _bufptr(a_config)
@@ -17936,7 +18142,7 @@ or the current context in case of NULL stream.
         Returned maximum number of clusters that could co-exist on the target device
     """
     cdef cydriver.CUresult err
-    cdef int c_numClusters
+    cdef int c_numClusters = <int>0
     cdef void* c_func
     cdef _Buf a_config = _structs(config, sizeof(cydriver.CUlaunchConfig))
     cdef void* p_config = _bufptr(a_config)
@@ -18060,12 +18266,14 @@ components set using cuTexRefSetFormat().
         Returned byte offset
     """
     cdef cydriver.CUresult err
-    cdef size_t c_ByteOffset
+    cdef size_t c_ByteOffset = <size_t>0
     cdef void* c_hTexRef
     cdef unsigned long long c_dptr
     _hptr(hTexRef, &c_hTexRef)
     if isinstance(dptr, _IntValue):
         c_dptr = <unsigned long long>_iv(<_IntValue>dptr)
+    elif dptr is None:
+        c_dptr = 0
     else:
         c_dptr = dptr
     with nogil:
@@ -18133,6 +18341,8 @@ CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_PITCH.
     _hptr(hTexRef, &c_hTexRef)
     if isinstance(dptr, _IntValue):
         c_dptr = <unsigned long long>_iv(<_IntValue>dptr)
+    elif dptr is None:
+        c_dptr = 0
     else:
         c_dptr = dptr
     with nogil:
@@ -18489,7 +18699,7 @@ is not bound to any device memory range.
         Returned device address
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUdeviceptr c_pdptr
+    cdef cydriver.CUdeviceptr c_pdptr = <cydriver.CUdeviceptr>0
     cdef void* c_hTexRef
     _hptr(hTexRef, &c_hTexRef)
     with nogil:
@@ -18521,7 +18731,7 @@ is not bound to any CUDA array.
         Returned array
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUarray c_phArray
+    cdef cydriver.CUarray c_phArray = <cydriver.CUarray>0
     cdef void* c_hTexRef
     _hptr(hTexRef, &c_hTexRef)
     with nogil:
@@ -18553,7 +18763,7 @@ is not bound to any CUDA mipmapped array.
         Returned mipmapped array
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUmipmappedArray c_phMipmappedArray
+    cdef cydriver.CUmipmappedArray c_phMipmappedArray = <cydriver.CUmipmappedArray>0
     cdef void* c_hTexRef
     _hptr(hTexRef, &c_hTexRef)
     with nogil:
@@ -18587,7 +18797,7 @@ valid value for dim are 0 and 1.
         Returned addressing mode
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUaddress_mode c_pam
+    cdef cydriver.CUaddress_mode c_pam = <cydriver.CUaddress_mode>0
     cdef void* c_hTexRef
     _hptr(hTexRef, &c_hTexRef)
     with nogil:
@@ -18618,7 +18828,7 @@ hTexRef.
         Returned filtering mode
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUfilter_mode c_pfm
+    cdef cydriver.CUfilter_mode c_pfm = <cydriver.CUfilter_mode>0
     cdef void* c_hTexRef
     _hptr(hTexRef, &c_hTexRef)
     with nogil:
@@ -18652,8 +18862,8 @@ If pFormat or pNumChannels is NULL, it will be ignored.
         Returned number of components
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUarray_format c_pFormat
-    cdef int c_pNumChannels
+    cdef cydriver.CUarray_format c_pFormat = <cydriver.CUarray_format>0
+    cdef int c_pNumChannels = <int>0
     cdef void* c_hTexRef
     _hptr(hTexRef, &c_hTexRef)
     with nogil:
@@ -18684,7 +18894,7 @@ the texture reference hTexRef.
         Returned mipmap filtering mode
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUfilter_mode c_pfm
+    cdef cydriver.CUfilter_mode c_pfm = <cydriver.CUfilter_mode>0
     cdef void* c_hTexRef
     _hptr(hTexRef, &c_hTexRef)
     with nogil:
@@ -18715,7 +18925,7 @@ level when reading memory through the texture reference hTexRef.
         Returned mipmap level bias
     """
     cdef cydriver.CUresult err
-    cdef float c_pbias
+    cdef float c_pbias = <float>0
     cdef void* c_hTexRef
     _hptr(hTexRef, &c_hTexRef)
     with nogil:
@@ -18748,8 +18958,8 @@ that's used when reading memory through the texture reference hTexRef.
         Returned mipmap max level clamp
     """
     cdef cydriver.CUresult err
-    cdef float c_pminMipmapLevelClamp
-    cdef float c_pmaxMipmapLevelClamp
+    cdef float c_pminMipmapLevelClamp = <float>0
+    cdef float c_pmaxMipmapLevelClamp = <float>0
     cdef void* c_hTexRef
     _hptr(hTexRef, &c_hTexRef)
     with nogil:
@@ -18780,7 +18990,7 @@ the texture reference hTexRef.
         Returned maximum anisotropy
     """
     cdef cydriver.CUresult err
-    cdef int c_pmaxAniso
+    cdef int c_pmaxAniso = <int>0
     cdef void* c_hTexRef
     _hptr(hTexRef, &c_hTexRef)
     with nogil:
@@ -18817,7 +19027,7 @@ pBorderColor[3] holds 'A' component
         Returned Type and Value of RGBA color
     """
     cdef cydriver.CUresult err
-    cdef float c_pBorderColor
+    cdef float c_pBorderColor = <float>0
     cdef void* c_hTexRef
     _hptr(hTexRef, &c_hTexRef)
     with nogil:
@@ -18847,7 +19057,7 @@ Returns in *pFlags the flags of the texture reference hTexRef.
         Returned flags
     """
     cdef cydriver.CUresult err
-    cdef unsigned int c_pFlags
+    cdef unsigned int c_pFlags = <unsigned int>0
     cdef void* c_hTexRef
     _hptr(hTexRef, &c_hTexRef)
     with nogil:
@@ -18877,7 +19087,7 @@ read through this texture reference.
         Returned texture reference
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUtexref c_pTexRef
+    cdef cydriver.CUtexref c_pTexRef = <cydriver.CUtexref>0
     with nogil:
         err = cydriver.cuTexRefCreate(&c_pTexRef)
     if err != 0:
@@ -18967,7 +19177,7 @@ is not bound to any CUDA array.
         Surface reference handle
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUarray c_phArray
+    cdef cydriver.CUarray c_phArray = <cydriver.CUarray>0
     cdef void* c_hSurfRef
     _hptr(hSurfRef, &c_hSurfRef)
     with nogil:
@@ -19201,7 +19411,7 @@ where:
         Texture object to create
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUtexObject c_pTexObject
+    cdef cydriver.CUtexObject c_pTexObject = <cydriver.CUtexObject>0
     cdef _Buf a_pResDesc = _structs(pResDesc, sizeof(cydriver.CUDA_RESOURCE_DESC))
     cdef void* p_pResDesc = _bufptr(a_pResDesc)
     cdef _Buf a_pTexDesc = _structs(pTexDesc, sizeof(cydriver.CUDA_TEXTURE_DESC))
@@ -19234,6 +19444,8 @@ Destroys the texture object specified by texObject.
     cdef unsigned long long c_texObject
     if isinstance(texObject, _IntValue):
         c_texObject = <unsigned long long>_iv(<_IntValue>texObject)
+    elif texObject is None:
+        c_texObject = 0
     else:
         c_texObject = texObject
     with nogil:
@@ -19263,6 +19475,8 @@ Returns the resource descriptor for the texture object specified by texObject.
     cdef unsigned long long c_texObject
     if isinstance(texObject, _IntValue):
         c_texObject = <unsigned long long>_iv(<_IntValue>texObject)
+    elif texObject is None:
+        c_texObject = 0
     else:
         c_texObject = texObject
     with nogil:
@@ -19294,6 +19508,8 @@ Returns the texture descriptor for the texture object specified by texObject.
     cdef unsigned long long c_texObject
     if isinstance(texObject, _IntValue):
         c_texObject = <unsigned long long>_iv(<_IntValue>texObject)
+    elif texObject is None:
+        c_texObject = 0
     else:
         c_texObject = texObject
     with nogil:
@@ -19326,6 +19542,8 @@ If no resource view was set for texObject, the CUDA_ERROR_INVALID_VALUE is retur
     cdef unsigned long long c_texObject
     if isinstance(texObject, _IntValue):
         c_texObject = <unsigned long long>_iv(<_IntValue>texObject)
+    elif texObject is None:
+        c_texObject = 0
     else:
         c_texObject = texObject
     with nogil:
@@ -19360,7 +19578,7 @@ accessed through CUDA API calls.
         Surface object to create
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUsurfObject c_pSurfObject
+    cdef cydriver.CUsurfObject c_pSurfObject = <cydriver.CUsurfObject>0
     cdef _Buf a_pResDesc = _structs(pResDesc, sizeof(cydriver.CUDA_RESOURCE_DESC))
     cdef void* p_pResDesc = _bufptr(a_pResDesc)
     with nogil:
@@ -19389,6 +19607,8 @@ Destroys the surface object specified by surfObject.
     cdef unsigned long long c_surfObject
     if isinstance(surfObject, _IntValue):
         c_surfObject = <unsigned long long>_iv(<_IntValue>surfObject)
+    elif surfObject is None:
+        c_surfObject = 0
     else:
         c_surfObject = surfObject
     with nogil:
@@ -19418,6 +19638,8 @@ Returns the resource descriptor for the surface object specified by surfObject.
     cdef unsigned long long c_surfObject
     if isinstance(surfObject, _IntValue):
         c_surfObject = <unsigned long long>_iv(<_IntValue>surfObject)
+    elif surfObject is None:
+        c_surfObject = 0
     else:
         c_surfObject = surfObject
     with nogil:
@@ -19615,6 +19837,8 @@ and when tensorDataType is not CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN8B, CU_TENSOR_M
     cdef void* p_elementStrides = _bufptr(a_elementStrides)
     if isinstance(tensorRank, _IntValue):
         c_tensorRank = <uint32_t>_iv(<_IntValue>tensorRank)
+    elif tensorRank is None:
+        c_tensorRank = 0
     else:
         c_tensorRank = tensorRank
     _vptr(globalAddress, &c_globalAddress)
@@ -19836,15 +20060,21 @@ and when tensorDataType is not CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN8B, CU_TENSOR_M
     cdef void* p_elementStrides = _bufptr(a_elementStrides)
     if isinstance(tensorRank, _IntValue):
         c_tensorRank = <uint32_t>_iv(<_IntValue>tensorRank)
+    elif tensorRank is None:
+        c_tensorRank = 0
     else:
         c_tensorRank = tensorRank
     _vptr(globalAddress, &c_globalAddress)
     if isinstance(channelsPerPixel, _IntValue):
         c_channelsPerPixel = <uint32_t>_iv(<_IntValue>channelsPerPixel)
+    elif channelsPerPixel is None:
+        c_channelsPerPixel = 0
     else:
         c_channelsPerPixel = channelsPerPixel
     if isinstance(pixelsPerColumn, _IntValue):
         c_pixelsPerColumn = <uint32_t>_iv(<_IntValue>pixelsPerColumn)
+    elif pixelsPerColumn is None:
+        c_pixelsPerColumn = 0
     else:
         c_pixelsPerColumn = pixelsPerColumn
     with nogil:
@@ -20061,15 +20291,21 @@ and when tensorDataType is not CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN8B, CU_TENSOR_M
     cdef void* p_elementStrides = _bufptr(a_elementStrides)
     if isinstance(tensorRank, _IntValue):
         c_tensorRank = <uint32_t>_iv(<_IntValue>tensorRank)
+    elif tensorRank is None:
+        c_tensorRank = 0
     else:
         c_tensorRank = tensorRank
     _vptr(globalAddress, &c_globalAddress)
     if isinstance(channelsPerPixel, _IntValue):
         c_channelsPerPixel = <uint32_t>_iv(<_IntValue>channelsPerPixel)
+    elif channelsPerPixel is None:
+        c_channelsPerPixel = 0
     else:
         c_channelsPerPixel = channelsPerPixel
     if isinstance(pixelsPerColumn, _IntValue):
         c_pixelsPerColumn = <uint32_t>_iv(<_IntValue>pixelsPerColumn)
+    elif pixelsPerColumn is None:
+        c_pixelsPerColumn = 0
     else:
         c_pixelsPerColumn = pixelsPerColumn
     with nogil:
@@ -20134,15 +20370,19 @@ enabled on two specific contexts by calling cuCtxEnablePeerAccess().
         Returned access capability
     """
     cdef cydriver.CUresult err
-    cdef int c_canAccessPeer
+    cdef int c_canAccessPeer = <int>0
     cdef int c_dev
     cdef int c_peerDev
     if isinstance(dev, _IntValue):
         c_dev = <int>_iv(<_IntValue>dev)
+    elif dev is None:
+        c_dev = 0
     else:
         c_dev = dev
     if isinstance(peerDev, _IntValue):
         c_peerDev = <int>_iv(<_IntValue>peerDev)
+    elif peerDev is None:
+        c_peerDev = 0
     else:
         c_peerDev = peerDev
     with nogil:
@@ -20271,15 +20511,19 @@ a null pointer.
         Returned value of the requested attribute
     """
     cdef cydriver.CUresult err
-    cdef int c_value
+    cdef int c_value = <int>0
     cdef int c_srcDevice
     cdef int c_dstDevice
     if isinstance(srcDevice, _IntValue):
         c_srcDevice = <int>_iv(<_IntValue>srcDevice)
+    elif srcDevice is None:
+        c_srcDevice = 0
     else:
         c_srcDevice = srcDevice
     if isinstance(dstDevice, _IntValue):
         c_dstDevice = <int>_iv(<_IntValue>dstDevice)
+    elif dstDevice is None:
+        c_dstDevice = 0
     else:
         c_dstDevice = dstDevice
     with nogil:
@@ -20331,10 +20575,14 @@ or if any of *operations is not valid.
     cdef int c_dstDevice
     if isinstance(srcDevice, _IntValue):
         c_srcDevice = <int>_iv(<_IntValue>srcDevice)
+    elif srcDevice is None:
+        c_srcDevice = 0
     else:
         c_srcDevice = srcDevice
     if isinstance(dstDevice, _IntValue):
         c_dstDevice = <int>_iv(<_IntValue>dstDevice)
+    elif dstDevice is None:
+        c_dstDevice = 0
     else:
         c_dstDevice = dstDevice
     a_capabilities = _Buf_new((count) * 4)
@@ -20405,7 +20653,7 @@ If resource is not mapped then CUDA_ERROR_NOT_MAPPED is returned.
         Returned array through which a subresource of resource may be accessed
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUarray c_pArray
+    cdef cydriver.CUarray c_pArray = <cydriver.CUarray>0
     cdef void* c_resource
     _hptr(resource, &c_resource)
     with nogil:
@@ -20439,7 +20687,7 @@ If resource is not mapped then CUDA_ERROR_NOT_MAPPED is returned.
         Returned mipmapped array through which resource may be accessed
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUmipmappedArray c_pMipmappedArray
+    cdef cydriver.CUmipmappedArray c_pMipmappedArray = <cydriver.CUmipmappedArray>0
     cdef void* c_resource
     _hptr(resource, &c_resource)
     with nogil:
@@ -20477,8 +20725,8 @@ If resource is not mapped then CUDA_ERROR_NOT_MAPPED is returned.
         Returned size of the buffer accessible starting at *pPointer
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUdeviceptr c_pDevPtr
-    cdef size_t c_pSize
+    cdef cydriver.CUdeviceptr c_pDevPtr = <cydriver.CUdeviceptr>0
+    cdef size_t c_pSize = <size_t>0
     cdef void* c_resource
     _hptr(resource, &c_resource)
     with nogil:
@@ -20677,9 +20925,11 @@ The requested flags can be:
     cdef const char* c_symbol = <char*>b_symbol if b_symbol is not None else NULL
     cdef void* c_pfn = NULL
     cdef uint64_t c_flags
-    cdef cydriver.CUdriverProcAddressQueryResult c_symbolStatus
+    cdef cydriver.CUdriverProcAddressQueryResult c_symbolStatus = <cydriver.CUdriverProcAddressQueryResult>0
     if isinstance(flags, _IntValue):
         c_flags = <uint64_t>_iv(<_IntValue>flags)
+    elif flags is None:
+        c_flags = 0
     else:
         c_flags = flags
     with nogil:
@@ -21048,12 +21298,14 @@ Note: The API is not supported on 32-bit platforms.
         Pointer for the output handle to the green context
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUgreenCtx c_phCtx
+    cdef cydriver.CUgreenCtx c_phCtx = <cydriver.CUgreenCtx>0
     cdef void* c_desc
     cdef int c_dev
     _hptr(desc, &c_desc)
     if isinstance(dev, _IntValue):
         c_dev = <int>_iv(<_IntValue>dev)
+    elif dev is None:
+        c_dev = 0
     else:
         c_dev = dev
     with nogil:
@@ -21117,7 +21369,7 @@ CUcontext. Failing to do so will result in the APIs returning CUDA_ERROR_INVALID
         Returned primary context with green context resources
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUcontext c_pContext
+    cdef cydriver.CUcontext c_pContext = <cydriver.CUcontext>0
     cdef void* c_hCtx
     _hptr(hCtx, &c_hCtx)
     with nogil:
@@ -21154,6 +21406,8 @@ Note: The API is not supported on 32-bit platforms.
     cdef _Struct s_resource = _new_struct(_L.cls('CUdevResource'))
     if isinstance(device, _IntValue):
         c_device = <int>_iv(<_IntValue>device)
+    elif device is None:
+        c_device = 0
     else:
         c_device = device
     with nogil:
@@ -21289,7 +21543,7 @@ Note: The API is not supported on 32-bit platforms.
     cdef _Buf a_result
     cdef void* p_result
     cdef size_t req_result
-    cdef unsigned int c_nbGroups
+    cdef unsigned int c_nbGroups = <unsigned int>0
     cdef _Buf a_input = _structs(input_, sizeof(cydriver.CUdevResource))
     cdef void* p_input = _bufptr(a_input)
     cdef _Struct s_remaining = _new_struct(_L.cls('CUdevResource'))
@@ -21337,7 +21591,7 @@ Note: The API is not supported on 32-bit platforms.
         Output descriptor
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUdevResourceDesc c_phDesc
+    cdef cydriver.CUdevResourceDesc c_phDesc = <cydriver.CUdevResourceDesc>0
     cdef _Buf a_resources = _array(resources, 's', sizeof(cydriver.CUdevResource))
     cdef void* p_resources = _bufptr(a_resources)
     with nogil:
@@ -21459,7 +21713,7 @@ Passing an invalid handle will result in undefined behavior.
     """
     cdef cydriver.CUresult err
     cdef void* c_hStream
-    cdef cydriver.CUgreenCtx c_phCtx
+    cdef cydriver.CUgreenCtx c_phCtx = <cydriver.CUgreenCtx>0
     _hptr(hStream, &c_hStream)
     with nogil:
         err = cydriver.cuStreamGetGreenCtx(<cydriver.CUstream>c_hStream, &c_phCtx)
@@ -21506,7 +21760,7 @@ it will automatically be clamped to the lowest or the highest number in the rang
         Returned newly created stream
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUstream c_phStream
+    cdef cydriver.CUstream c_phStream = <cydriver.CUstream>0
     cdef void* c_greenCtx
     _hptr(greenCtx, &c_greenCtx)
     with nogil:
@@ -21538,7 +21792,7 @@ the Id of the current green context is returned.
     """
     cdef cydriver.CUresult err
     cdef void* c_greenCtx
-    cdef unsigned long long c_greenCtxId
+    cdef unsigned long long c_greenCtxId = <unsigned long long>0
     _hptr(greenCtx, &c_greenCtx)
     with nogil:
         err = cydriver.cuGreenCtxGetId(<cydriver.CUgreenCtx>c_greenCtx, &c_greenCtxId)
@@ -21567,7 +21821,7 @@ def cuLogsRegisterCallback(callbackFunc, userData):
     cdef cydriver.CUresult err
     cdef void* c_callbackFunc
     cdef void* c_userData
-    cdef cydriver.CUlogsCallbackHandle c_callback_out
+    cdef cydriver.CUlogsCallbackHandle c_callback_out = <cydriver.CUlogsCallbackHandle>0
     _hptr(callbackFunc, &c_callbackFunc)
     _vptr(userData, &c_userData)
     with nogil:
@@ -21614,7 +21868,7 @@ def cuLogsCurrent(unsigned int flags):
         Location to store an iterator to the current tail of the logs
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUlogIterator c_iterator_out
+    cdef cydriver.CUlogIterator c_iterator_out = <cydriver.CUlogIterator>0
     with nogil:
         err = cydriver.cuLogsCurrent(&c_iterator_out, flags)
     if err != 0:
@@ -21653,7 +21907,7 @@ The driver reserves limited memory for storing logs.
         Optional auto-advancing iterator specifying the starting log to read. NULL value dumps all logs.
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUlogIterator c_iterator
+    cdef cydriver.CUlogIterator c_iterator = <cydriver.CUlogIterator>0
     cdef bytes b_pathToFile = _as_bytes(pathToFile, True)
     cdef const char* c_pathToFile = <char*>b_pathToFile if b_pathToFile is not None else NULL
     c_iterator = iterator
@@ -21710,10 +21964,10 @@ If the provided value in *size is not large enough to hold all buffered messages
         See description
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUlogIterator c_iterator
+    cdef cydriver.CUlogIterator c_iterator = <cydriver.CUlogIterator>0
     cdef bytes b_buffer = _as_bytes(buffer, True)
     cdef const char* c_buffer = <char*>b_buffer if b_buffer is not None else NULL
-    cdef size_t c_size
+    cdef size_t c_size = <size_t>0
     c_iterator = iterator
     c_size = size
     with nogil:
@@ -21742,7 +21996,7 @@ specified by pid.
         Returned restore thread ID
     """
     cdef cydriver.CUresult err
-    cdef int c_tid
+    cdef int c_tid = <int>0
     with nogil:
         err = cydriver.cuCheckpointProcessGetRestoreThreadId(pid, &c_tid)
     if err != 0:
@@ -21768,7 +22022,7 @@ Returns in *state the current state of the CUDA process specified by pid.
         Returned CUDA process state
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUprocessState c_state
+    cdef cydriver.CUprocessState c_state = <cydriver.CUprocessState>0
     with nogil:
         err = cydriver.cuCheckpointProcessGetState(pid, &c_state)
     if err != 0:
@@ -21933,10 +22187,12 @@ as follows:
         Pointer to the returned object handle
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUgraphicsResource c_pCudaResource
+    cdef cydriver.CUgraphicsResource c_pCudaResource = <cydriver.CUgraphicsResource>0
     cdef unsigned int c_buffer
     if isinstance(buffer, _IntValue):
         c_buffer = <unsigned int>_iv(<_IntValue>buffer)
+    elif buffer is None:
+        c_buffer = 0
     else:
         c_buffer = buffer
     with nogil:
@@ -22001,15 +22257,19 @@ The following image classes are currently disallowed:
         Pointer to the returned object handle
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUgraphicsResource c_pCudaResource
+    cdef cydriver.CUgraphicsResource c_pCudaResource = <cydriver.CUgraphicsResource>0
     cdef unsigned int c_image
     cdef unsigned int c_target
     if isinstance(image, _IntValue):
         c_image = <unsigned int>_iv(<_IntValue>image)
+    elif image is None:
+        c_image = 0
     else:
         c_image = image
     if isinstance(target, _IntValue):
         c_target = <unsigned int>_iv(<_IntValue>target)
+    elif target is None:
+        c_target = 0
     else:
         c_target = target
     with nogil:
@@ -22053,8 +22313,8 @@ The deviceList argument may be any of the following:
         Returned CUDA devices.
     """
     cdef cydriver.CUresult err
-    cdef unsigned int c_pCudaDeviceCount
-    cdef cydriver.CUdevice c_pCudaDevices
+    cdef unsigned int c_pCudaDeviceCount = <unsigned int>0
+    cdef cydriver.CUdevice c_pCudaDevices = <cydriver.CUdevice>0
     with nogil:
         err = cydriver.cuGLGetDevices(&c_pCudaDeviceCount, &c_pCudaDevices, cudaDeviceCount, <cydriver.CUGLDeviceList>deviceList)
     if err != 0:
@@ -22086,10 +22346,12 @@ context in order to achieve maximum interoperability performance.
         Returned CUDA context
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUcontext c_pCtx
+    cdef cydriver.CUcontext c_pCtx = <cydriver.CUcontext>0
     cdef int c_device
     if isinstance(device, _IntValue):
         c_device = <int>_iv(<_IntValue>device)
+    elif device is None:
+        c_device = 0
     else:
         c_device = device
     with nogil:
@@ -22156,6 +22418,8 @@ resolved by that context.
     cdef unsigned int c_buffer
     if isinstance(buffer, _IntValue):
         c_buffer = <unsigned int>_iv(<_IntValue>buffer)
+    elif buffer is None:
+        c_buffer = 0
     else:
         c_buffer = buffer
     with nogil:
@@ -22195,11 +22459,13 @@ current GL context.
         Returned size of mapping
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUdeviceptr c_dptr
-    cdef size_t c_size
+    cdef cydriver.CUdeviceptr c_dptr = <cydriver.CUdeviceptr>0
+    cdef size_t c_size = <size_t>0
     cdef unsigned int c_buffer
     if isinstance(buffer, _IntValue):
         c_buffer = <unsigned int>_iv(<_IntValue>buffer)
+    elif buffer is None:
+        c_buffer = 0
     else:
         c_buffer = buffer
     with nogil:
@@ -22238,6 +22504,8 @@ current GL context.
     cdef unsigned int c_buffer
     if isinstance(buffer, _IntValue):
         c_buffer = <unsigned int>_iv(<_IntValue>buffer)
+    elif buffer is None:
+        c_buffer = 0
     else:
         c_buffer = buffer
     with nogil:
@@ -22274,6 +22542,8 @@ the buffer was registered.
     cdef unsigned int c_buffer
     if isinstance(buffer, _IntValue):
         c_buffer = <unsigned int>_iv(<_IntValue>buffer)
+    elif buffer is None:
+        c_buffer = 0
     else:
         c_buffer = buffer
     with nogil:
@@ -22325,6 +22595,8 @@ the buffer was registered.
     cdef unsigned int c_buffer
     if isinstance(buffer, _IntValue):
         c_buffer = <unsigned int>_iv(<_IntValue>buffer)
+    elif buffer is None:
+        c_buffer = 0
     else:
         c_buffer = buffer
     with nogil:
@@ -22366,12 +22638,14 @@ the current GL context.
         Returned size of mapping
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUdeviceptr c_dptr
-    cdef size_t c_size
+    cdef cydriver.CUdeviceptr c_dptr = <cydriver.CUdeviceptr>0
+    cdef size_t c_size = <size_t>0
     cdef unsigned int c_buffer
     cdef void* c_hStream
     if isinstance(buffer, _IntValue):
         c_buffer = <unsigned int>_iv(<_IntValue>buffer)
+    elif buffer is None:
+        c_buffer = 0
     else:
         c_buffer = buffer
     _hptr(hStream, &c_hStream)
@@ -22414,6 +22688,8 @@ the current GL context.
     cdef void* c_hStream
     if isinstance(buffer, _IntValue):
         c_buffer = <unsigned int>_iv(<_IntValue>buffer)
+    elif buffer is None:
+        c_buffer = 0
     else:
         c_buffer = buffer
     _hptr(hStream, &c_hStream)
@@ -22469,7 +22745,7 @@ typedef void* EGLImageKHR
         Pointer to the returned object handle
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUgraphicsResource c_pCudaResource
+    cdef cydriver.CUgraphicsResource c_pCudaResource = <cydriver.CUgraphicsResource>0
     cdef void* c_image
     _hptr(image, &c_image)
     with nogil:
@@ -22500,7 +22776,7 @@ API to another.
         Pointer to the returned connection handle
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUeglStreamConnection c_conn
+    cdef cydriver.CUeglStreamConnection c_conn = <cydriver.CUeglStreamConnection>0
     cdef void* c_stream
     _hptr(stream, &c_stream)
     with nogil:
@@ -22533,7 +22809,7 @@ Default is CU_EGL_RESOURCE_LOCATION_VIDMEM.
         Pointer to the returned connection handle
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUeglStreamConnection c_conn
+    cdef cydriver.CUeglStreamConnection c_conn = <cydriver.CUeglStreamConnection>0
     cdef void* c_stream
     _hptr(stream, &c_stream)
     with nogil:
@@ -22561,7 +22837,7 @@ Disconnect CUDA as a consumer to EGLStreamKHR.
         Conection to disconnect.
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUeglStreamConnection c_conn
+    cdef cydriver.CUeglStreamConnection c_conn = <cydriver.CUeglStreamConnection>0
     cdef void* h_conn
     _hptr(conn, &h_conn)
     c_conn = <cydriver.CUeglStreamConnection>h_conn
@@ -22604,11 +22880,11 @@ CUeglFrame.
         CUDA stream for synchronization and any data migrations implied by CUeglResourceLocationFlags.
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUeglStreamConnection c_conn
+    cdef cydriver.CUeglStreamConnection c_conn = <cydriver.CUeglStreamConnection>0
     cdef void* h_conn
-    cdef cydriver.CUgraphicsResource c_pCudaResource
+    cdef cydriver.CUgraphicsResource c_pCudaResource = <cydriver.CUgraphicsResource>0
     cdef void* h_pCudaResource
-    cdef cydriver.CUstream c_pStream
+    cdef cydriver.CUstream c_pStream = <cydriver.CUstream>0
     cdef void* h_pStream
     _hptr(conn, &h_conn)
     c_conn = <cydriver.CUeglStreamConnection>h_conn
@@ -22650,10 +22926,10 @@ By default, EGLStream is created with this flag set to EGL_TRUE.
         CUDA stream on which release will be done.
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUeglStreamConnection c_conn
+    cdef cydriver.CUeglStreamConnection c_conn = <cydriver.CUeglStreamConnection>0
     cdef void* h_conn
     cdef void* c_pCudaResource
-    cdef cydriver.CUstream c_pStream
+    cdef cydriver.CUstream c_pStream = <cydriver.CUstream>0
     cdef void* h_pStream
     _hptr(conn, &h_conn)
     c_conn = <cydriver.CUeglStreamConnection>h_conn
@@ -22692,17 +22968,21 @@ API to another.
         Pointer to the returned connection handle
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUeglStreamConnection c_conn
+    cdef cydriver.CUeglStreamConnection c_conn = <cydriver.CUeglStreamConnection>0
     cdef void* c_stream
     cdef int c_width
     cdef int c_height
     _hptr(stream, &c_stream)
     if isinstance(width, _IntValue):
         c_width = <int>_iv(<_IntValue>width)
+    elif width is None:
+        c_width = 0
     else:
         c_width = width
     if isinstance(height, _IntValue):
         c_height = <int>_iv(<_IntValue>height)
+    elif height is None:
+        c_height = 0
     else:
         c_height = height
     with nogil:
@@ -22730,7 +23010,7 @@ Disconnect CUDA as a producer to EGLStreamKHR.
         Conection to disconnect.
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUeglStreamConnection c_conn
+    cdef cydriver.CUeglStreamConnection c_conn = <cydriver.CUeglStreamConnection>0
     cdef void* h_conn
     _hptr(conn, &h_conn)
     c_conn = <cydriver.CUeglStreamConnection>h_conn
@@ -22794,10 +23074,10 @@ the allocation and corresponding CUeglFrame fields will specify the dimensions o
         CUDA stream on which to present the frame.
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUeglStreamConnection c_conn
+    cdef cydriver.CUeglStreamConnection c_conn = <cydriver.CUeglStreamConnection>0
     cdef void* h_conn
-    cdef void* p_eglframe = _sptr(eglframe, False)
-    cdef cydriver.CUstream c_pStream
+    cdef void* p_eglframe = _sval(eglframe, sizeof(cydriver.CUeglFrame))
+    cdef cydriver.CUstream c_pStream = <cydriver.CUstream>0
     cdef void* h_pStream
     _hptr(conn, &h_conn)
     c_conn = <cydriver.CUeglStreamConnection>h_conn
@@ -22835,11 +23115,11 @@ returned a frame to EGL stream. If timeout is returned the application can retry
         CUDA stream on which to return the frame.
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUeglStreamConnection c_conn
+    cdef cydriver.CUeglStreamConnection c_conn = <cydriver.CUeglStreamConnection>0
     cdef void* h_conn
     cdef _Buf a_eglframe = _structs(eglframe, sizeof(cydriver.CUeglFrame))
     cdef void* p_eglframe = _bufptr(a_eglframe)
-    cdef cydriver.CUstream c_pStream
+    cdef cydriver.CUstream c_pStream = <cydriver.CUstream>0
     cdef void* h_pStream
     _hptr(conn, &h_conn)
     c_conn = <cydriver.CUeglStreamConnection>h_conn
@@ -22942,7 +23222,7 @@ typedef void* EGLSyncKHR
         Returns newly created event
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUevent c_phEvent
+    cdef cydriver.CUevent c_phEvent = <cydriver.CUevent>0
     cdef void* c_eglSync
     _hptr(eglSync, &c_eglSync)
     with nogil:
@@ -22973,11 +23253,13 @@ applicable.
         Device associated with vdpDevice
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUdevice c_pDevice
+    cdef cydriver.CUdevice c_pDevice = <cydriver.CUdevice>0
     cdef uint32_t c_vdpDevice
     cdef void* c_vdpGetProcAddress
     if isinstance(vdpDevice, _IntValue):
         c_vdpDevice = <uint32_t>_iv(<_IntValue>vdpDevice)
+    elif vdpDevice is None:
+        c_vdpDevice = 0
     else:
         c_vdpDevice = vdpDevice
     _vptr(vdpGetProcAddress, &c_vdpGetProcAddress)
@@ -23016,16 +23298,20 @@ flags parameter, see cuCtxCreate().
         Returned CUDA context
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUcontext c_pCtx
+    cdef cydriver.CUcontext c_pCtx = <cydriver.CUcontext>0
     cdef int c_device
     cdef uint32_t c_vdpDevice
     cdef void* c_vdpGetProcAddress
     if isinstance(device, _IntValue):
         c_device = <int>_iv(<_IntValue>device)
+    elif device is None:
+        c_device = 0
     else:
         c_device = device
     if isinstance(vdpDevice, _IntValue):
         c_vdpDevice = <uint32_t>_iv(<_IntValue>vdpDevice)
+    elif vdpDevice is None:
+        c_vdpDevice = 0
     else:
         c_vdpDevice = vdpDevice
     _vptr(vdpGetProcAddress, &c_vdpGetProcAddress)
@@ -23105,10 +23391,12 @@ VDP\\_CHROMA\\_TYPE\\_422 & 0          & w x h/2   & R8     & Top-field luma    
         Pointer to the returned object handle
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUgraphicsResource c_pCudaResource
+    cdef cydriver.CUgraphicsResource c_pCudaResource = <cydriver.CUgraphicsResource>0
     cdef uint32_t c_vdpSurface
     if isinstance(vdpSurface, _IntValue):
         c_vdpSurface = <uint32_t>_iv(<_IntValue>vdpSurface)
+    elif vdpSurface is None:
+        c_vdpSurface = 0
     else:
         c_vdpSurface = vdpSurface
     with nogil:
@@ -23174,10 +23462,12 @@ VDP\\_RGBA\\_FORMAT\\_R10G10B10A2 & 0          & w x h & A2BGR10 & Entire surfac
         Pointer to the returned object handle
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUgraphicsResource c_pCudaResource
+    cdef cydriver.CUgraphicsResource c_pCudaResource = <cydriver.CUgraphicsResource>0
     cdef uint32_t c_vdpSurface
     if isinstance(vdpSurface, _IntValue):
         c_vdpSurface = <uint32_t>_iv(<_IntValue>vdpSurface)
+    elif vdpSurface is None:
+        c_vdpSurface = 0
     else:
         c_vdpSurface = vdpSurface
     with nogil:

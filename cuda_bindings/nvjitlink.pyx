@@ -3,7 +3,7 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, binding=True
 """Python bindings of the CUDA nvjitlink API (generated from the CUDA 13.0 headers)."""
 from cuda.bindings cimport cynvjitlink
-from cuda.bindings._base cimport (_Handle, _IntValue, _iv, _Struct, _Buf, _hptr, _vptr, _sptr, _wbuf,
+from cuda.bindings._base cimport (_Handle, _IntValue, _iv, _Struct, _Buf, _hptr, _vptr, _sptr, _sval, _wbuf,
     _new_handle, _new_int, _new_struct, _enum, _as_bytes, _array, _from_array, _strlist, _voidpp,
     _jitvalues, _kparams, _attr_in, _attr_out, _attr_size, _attr_bufs, _attr_values, _bufptr, _Buf_new,
     _structs, _Lazy, _new_lazy)
@@ -61,7 +61,7 @@ def _nvJitLinkCreate(uint32_t numOptions, options):
     handle : nvJitLinkHandle
     """
     cdef cynvjitlink.nvJitLinkResult err
-    cdef cynvjitlink.nvJitLinkHandle c_handle
+    cdef cynvjitlink.nvJitLinkHandle c_handle = <cynvjitlink.nvJitLinkHandle>0
     cdef _Buf a_options = _strlist(options)
     cdef void* p_options = _bufptr(a_options)
     with nogil:
@@ -168,7 +168,7 @@ def _nvJitLinkGetLinkedCubinSize(handle):
     """
     cdef cynvjitlink.nvJitLinkResult err
     cdef void* c_handle
-    cdef size_t c_size
+    cdef size_t c_size = <size_t>0
     _hptr(handle, &c_handle)
     with nogil:
         err = cynvjitlink.nvJitLinkGetLinkedCubinSize(<cynvjitlink.nvJitLinkHandle>c_handle, &c_size)
@@ -215,7 +215,7 @@ def _nvJitLinkGetLinkedPtxSize(handle):
     """
     cdef cynvjitlink.nvJitLinkResult err
     cdef void* c_handle
-    cdef size_t c_size
+    cdef size_t c_size = <size_t>0
     _hptr(handle, &c_handle)
     with nogil:
         err = cynvjitlink.nvJitLinkGetLinkedPtxSize(<cynvjitlink.nvJitLinkHandle>c_handle, &c_size)
@@ -262,7 +262,7 @@ def _nvJitLinkGetErrorLogSize(handle):
     """
     cdef cynvjitlink.nvJitLinkResult err
     cdef void* c_handle
-    cdef size_t c_size
+    cdef size_t c_size = <size_t>0
     _hptr(handle, &c_handle)
     with nogil:
         err = cynvjitlink.nvJitLinkGetErrorLogSize(<cynvjitlink.nvJitLinkHandle>c_handle, &c_size)
@@ -309,7 +309,7 @@ def _nvJitLinkGetInfoLogSize(handle):
     """
     cdef cynvjitlink.nvJitLinkResult err
     cdef void* c_handle
-    cdef size_t c_size
+    cdef size_t c_size = <size_t>0
     _hptr(handle, &c_handle)
     with nogil:
         err = cynvjitlink.nvJitLinkGetInfoLogSize(<cynvjitlink.nvJitLinkHandle>c_handle, &c_size)
@@ -355,8 +355,8 @@ nvJitLinkVersion returns the current version of nvJitLink.
     minor : unsigned int
     """
     cdef cynvjitlink.nvJitLinkResult err
-    cdef unsigned int c_major
-    cdef unsigned int c_minor
+    cdef unsigned int c_major = <unsigned int>0
+    cdef unsigned int c_minor = <unsigned int>0
     err = cynvjitlink.nvJitLinkVersion(&c_major, &c_minor)
     if err != 0:
         return (_st(err), None, None)

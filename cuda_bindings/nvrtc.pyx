@@ -3,7 +3,7 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, binding=True
 """Python bindings of the CUDA nvrtc API (generated from the CUDA 13.0 headers)."""
 from cuda.bindings cimport cynvrtc
-from cuda.bindings._base cimport (_Handle, _IntValue, _iv, _Struct, _Buf, _hptr, _vptr, _sptr, _wbuf,
+from cuda.bindings._base cimport (_Handle, _IntValue, _iv, _Struct, _Buf, _hptr, _vptr, _sptr, _sval, _wbuf,
     _new_handle, _new_int, _new_struct, _enum, _as_bytes, _array, _from_array, _strlist, _voidpp,
     _jitvalues, _kparams, _attr_in, _attr_out, _attr_size, _attr_bufs, _attr_values, _bufptr, _Buf_new,
     _structs, _Lazy, _new_lazy)
@@ -80,8 +80,8 @@ nvrtcVersion sets the output parameters major and minor
     minor : int
     """
     cdef cynvrtc.nvrtcResult err
-    cdef int c_major
-    cdef int c_minor
+    cdef int c_major = <int>0
+    cdef int c_minor = <int>0
     err = cynvrtc.nvrtcVersion(&c_major, &c_minor)
     if err != 0:
         return (_st(err), None, None)
@@ -102,7 +102,7 @@ nvrtcGetNumSupportedArchs sets the output parameter numArchs
     numArchs : int
     """
     cdef cynvrtc.nvrtcResult err
-    cdef int c_numArchs
+    cdef int c_numArchs = <int>0
     with nogil:
         err = cynvrtc.nvrtcGetNumSupportedArchs(&c_numArchs)
     if err != 0:
@@ -156,7 +156,7 @@ nvrtcCreateProgram creates an instance of nvrtcProgram with the
     prog : nvrtcProgram
     """
     cdef cynvrtc.nvrtcResult err
-    cdef cynvrtc.nvrtcProgram c_prog
+    cdef cynvrtc.nvrtcProgram c_prog = <cynvrtc.nvrtcProgram>0
     cdef bytes b_src = _as_bytes(src, True)
     cdef const char* c_src = <char*>b_src if b_src is not None else NULL
     cdef bytes b_name = _as_bytes(name, True)
@@ -236,7 +236,7 @@ nvrtcGetPTXSize sets the value of ptxSizeRet with the size of the PTX
     """
     cdef cynvrtc.nvrtcResult err
     cdef void* c_prog
-    cdef size_t c_ptxSizeRet
+    cdef size_t c_ptxSizeRet = <size_t>0
     _hptr(prog, &c_prog)
     with nogil:
         err = cynvrtc.nvrtcGetPTXSize(<cynvrtc.nvrtcProgram>c_prog, &c_ptxSizeRet)
@@ -293,7 +293,7 @@ nvrtcGetCUBINSize sets the value of cubinSizeRet with the size of the cubin
     """
     cdef cynvrtc.nvrtcResult err
     cdef void* c_prog
-    cdef size_t c_cubinSizeRet
+    cdef size_t c_cubinSizeRet = <size_t>0
     _hptr(prog, &c_prog)
     with nogil:
         err = cynvrtc.nvrtcGetCUBINSize(<cynvrtc.nvrtcProgram>c_prog, &c_cubinSizeRet)
@@ -352,7 +352,7 @@ nvrtcGetLTOIRSize sets the value of LTOIRSizeRet with the size of the LTO IR
     """
     cdef cynvrtc.nvrtcResult err
     cdef void* c_prog
-    cdef size_t c_LTOIRSizeRet
+    cdef size_t c_LTOIRSizeRet = <size_t>0
     _hptr(prog, &c_prog)
     with nogil:
         err = cynvrtc.nvrtcGetLTOIRSize(<cynvrtc.nvrtcProgram>c_prog, &c_LTOIRSizeRet)
@@ -410,7 +410,7 @@ nvrtcGetOptiXIRSize sets the value of optixirSizeRet with the size of the OptiX 
     """
     cdef cynvrtc.nvrtcResult err
     cdef void* c_prog
-    cdef size_t c_optixirSizeRet
+    cdef size_t c_optixirSizeRet = <size_t>0
     _hptr(prog, &c_prog)
     with nogil:
         err = cynvrtc.nvrtcGetOptiXIRSize(<cynvrtc.nvrtcProgram>c_prog, &c_optixirSizeRet)
@@ -470,7 +470,7 @@ messages, even when the compilation of prog succeeds.
     """
     cdef cynvrtc.nvrtcResult err
     cdef void* c_prog
-    cdef size_t c_logSizeRet
+    cdef size_t c_logSizeRet = <size_t>0
     _hptr(prog, &c_prog)
     with nogil:
         err = cynvrtc.nvrtcGetProgramLogSize(<cynvrtc.nvrtcProgram>c_prog, &c_logSizeRet)
@@ -582,7 +582,7 @@ retrieve the current size of the PCH Heap.
     ret : size_t
     """
     cdef cynvrtc.nvrtcResult err
-    cdef size_t c_ret
+    cdef size_t c_ret = <size_t>0
     with nogil:
         err = cynvrtc.nvrtcGetPCHHeapSize(&c_ret)
     if err != 0:
@@ -647,7 +647,7 @@ retrieve the required size of the PCH heap required to compile
     """
     cdef cynvrtc.nvrtcResult err
     cdef void* c_prog
-    cdef size_t c_size
+    cdef size_t c_size = <size_t>0
     _hptr(prog, &c_prog)
     with nogil:
         err = cynvrtc.nvrtcGetPCHHeapSizeRequired(<cynvrtc.nvrtcProgram>c_prog, &c_size)

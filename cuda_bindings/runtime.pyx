@@ -3,7 +3,7 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, binding=True
 """Python bindings of the CUDA runtime API (generated from the CUDA 13.0 headers)."""
 from cuda.bindings cimport cyruntime
-from cuda.bindings._base cimport (_Handle, _IntValue, _iv, _Struct, _Buf, _hptr, _vptr, _sptr, _wbuf,
+from cuda.bindings._base cimport (_Handle, _IntValue, _iv, _Struct, _Buf, _hptr, _vptr, _sptr, _sval, _wbuf,
     _new_handle, _new_int, _new_struct, _enum, _as_bytes, _array, _from_array, _strlist, _voidpp,
     _jitvalues, _kparams, _attr_in, _attr_out, _attr_size, _attr_bufs, _attr_values, _bufptr, _Buf_new,
     _structs, _Lazy, _new_lazy)
@@ -251,20 +251,20 @@ _STRUCTS = (
     "anon_struct0|0|0||width:2:1::0:;height:2:1::0:;depth:2:1::0:\n"
     "anon_struct1|0|3||array:5:1:cudaArray_t:0:\n"
     "anon_struct2|0|4||mipmap:5:1:cudaMipmappedArray_t:0:\n"
-    "anon_struct3|0|5||devPtr:10:1::0:;desc:7:1:cudaChannelFormatDesc:0:;sizeInBytes:2:1::0:\n"
-    "anon_struct4|0|8||devPtr:10:1::0:;desc:7:1:cudaChannelFormatDesc:0:;width:2:1::0:;height:2:1::0:;pitchInBytes:2:1::0:\n"
+    "anon_struct3|0|5||devPtr:10:1::1:;desc:7:1:cudaChannelFormatDesc:0:;sizeInBytes:2:1::0:\n"
+    "anon_struct4|0|8||devPtr:10:1::1:;desc:7:1:cudaChannelFormatDesc:0:;width:2:1::0:;height:2:1::0:;pitchInBytes:2:1::0:\n"
     "anon_struct5|0|13||reserved:9:32::1:\n"
-    "anon_struct6|0|14||ptr:10:1::0:;rowLength:2:1::0:;layerHeight:2:1::0:;locHint:7:1:cudaMemLocation:0:\n"
+    "anon_struct6|0|14||ptr:10:1::1:;rowLength:2:1::0:;layerHeight:2:1::0:;locHint:7:1:cudaMemLocation:0:\n"
     "anon_struct7|0|18||array:5:1:cudaArray_t:0:;offset:7:1:cudaOffset3D:0:\n"
-    "anon_struct8|0|20||handle:10:1::0:;name:10:1::0:\n"
-    "anon_struct9|0|22||handle:10:1::0:;name:10:1::0:\n"
+    "anon_struct8|0|20||handle:10:1::1:;name:10:1::1:\n"
+    "anon_struct9|0|22||handle:10:1::1:;name:10:1::1:\n"
     "anon_struct10|0|24||value:2:1::0:\n"
     "anon_struct11|0|25||key:2:1::0:\n"
     "anon_struct12|0|26||fence:7:1:anon_struct10:0:;nvSciSync:7:1:anon_union4:0:;keyedMutex:7:1:anon_struct11:0:;reserved:9:12::2:\n"
     "anon_struct13|0|30||value:2:1::0:\n"
     "anon_struct14|0|31||key:2:1::0:;timeoutMs:2:1::0:\n"
     "anon_struct15|0|33||fence:7:1:anon_struct13:0:;nvSciSync:7:1:anon_union5:0:;keyedMutex:7:1:anon_struct14:0:;reserved:9:10::2:\n"
-    "anon_struct16|0|37||pValue:10:1::0:;offset:2:1::0:;size:2:1::0:\n"
+    "anon_struct16|0|37||pValue:10:1::1:;offset:2:1::0:;size:2:1::0:\n"
     "anon_struct17|0|40||x:2:1::0:;y:2:1::0:;z:2:1::0:\n"
     "anon_struct18|0|43||event:5:1:cudaEvent_t:0:;flags:1:1::0:;triggerAtBlockStart:1:1::0:\n"
     "anon_struct19|0|46||x:2:1::0:;y:2:1::0:;z:2:1::0:\n"
@@ -273,17 +273,17 @@ _STRUCTS = (
     "anon_struct22|0|53||bytesOverBudget:2:1::0:\n"
     "anon_union0|1|54||array:7:1:anon_struct1:0:;mipmap:7:1:anon_struct2:0:;linear:7:1:anon_struct3:0:;pitch2D:7:1:anon_struct4:0:;reserved:7:1:anon_struct5:0:\n"
     "anon_union1|1|59||ptr:7:1:anon_struct6:0:;array:7:1:anon_struct7:0:\n"
-    "anon_union2|1|61||fd:1:1::0:;win32:7:1:anon_struct8:0:;nvSciBufObject:10:1::0:\n"
-    "anon_union3|1|64||fd:1:1::0:;win32:7:1:anon_struct9:0:;nvSciSyncObj:10:1::0:\n"
-    "anon_union4|1|67||fence:10:1::0:;reserved:2:1::0:\n"
-    "anon_union5|1|69||fence:10:1::0:;reserved:2:1::0:\n"
+    "anon_union2|1|61||fd:1:1::0:;win32:7:1:anon_struct8:0:;nvSciBufObject:10:1::1:\n"
+    "anon_union3|1|64||fd:1:1::0:;win32:7:1:anon_struct9:0:;nvSciSyncObj:10:1::1:\n"
+    "anon_union4|1|67||fence:10:1::1:;reserved:2:1::0:\n"
+    "anon_union5|1|69||fence:10:1::1:;reserved:2:1::0:\n"
     "anon_union7|1|71||gridDim:7:1:dim3:0:;param:7:1:anon_struct16:0:;isEnabled:2:1::0:\n"
     "anon_union8|1|74||overBudget:7:1:anon_struct22:0:\n"
     "anon_union9|1|75||pArray:9:3:cudaArray_t:5:;pPitch:9:3:cudaPitchedPtr:7:\n"
     "CUuuid_st|0|77|CUuuid:CUuuid_st,cudaUUID_t:CUuuid_st|bytes:8:16::0:\n"
     "char1|0|78||x:1:1::0:\n"
     "char3|0|79||x:1:1::0:;y:1:1::0:;z:1:1::0:\n"
-    "cudaAccessPolicyWindow|0|82||base_ptr:10:1::0:;num_bytes:2:1::0:;hitRatio:3:1::0:;hitProp:4:1:cudaAccessProperty:0:;missProp:4:1:cudaAccessProperty:0:\n"
+    "cudaAccessPolicyWindow|0|82||base_ptr:10:1::1:;num_bytes:2:1::0:;hitRatio:3:1::0:;hitProp:4:1:cudaAccessProperty:0:;missProp:4:1:cudaAccessProperty:0:\n"
     "cudaArrayMemoryRequirements|0|87||size:2:1::0:;alignment:2:1::0:;reserved:9:4::2:\n"
     "cudaArraySparseProperties|0|90||tileExtent:7:1:anon_struct0:0:;miptailFirstLevel:2:1::0:;miptailSize:2:1::0:;flags:2:1::0:;reserved:9:4::2:\n"
     "cudaAsyncNotificationInfo|0|95|cudaAsyncNotificationInfo_t:cudaAsyncNotificationInfo|type:4:1:cudaAsyncNotificationType:0:;info:7:1:anon_union8:0:\n"
@@ -307,45 +307,45 @@ _STRUCTS = (
     "cudaExternalSemaphoreWaitNodeParamsV2|0|249||extSemArray:12:1:cudaExternalSemaphore_t:5:numExtSems;paramsArray:12:1:cudaExternalSemaphoreWaitParams:7:numExtSems;numExtSems:2:1::0:\n"
     "cudaExternalSemaphoreWaitParams|0|252||params:7:1:anon_struct15:0:;flags:2:1::0:;reserved:9:16::2:\n"
     "cudaFuncAttributes|0|255||sharedSizeBytes:2:1::0:;constSizeBytes:2:1::0:;localSizeBytes:2:1::0:;maxThreadsPerBlock:1:1::0:;numRegs:1:1::0:;ptxVersion:1:1::0:;binaryVersion:1:1::0:;cacheModeCA:1:1::0:;maxDynamicSharedSizeBytes:1:1::0:;preferredShmemCarveout:1:1::0:;clusterDimMustBeSet:1:1::0:;requiredClusterWidth:1:1::0:;requiredClusterHeight:1:1::0:;requiredClusterDepth:1:1::0:;clusterSchedulingPolicyPreference:1:1::0:;nonPortableClusterSizeAllowed:1:1::0:;reserved:9:16::1:\n"
-    "cudaGraphEdgeData_st|0|272|cudaGraphEdgeData:cudaGraphEdgeData_st|from_port:2:1::0:;to_port:2:1::0:;type:2:1::0:;reserved:9:5::2:\n"
+    "cudaGraphEdgeData_st|0|272|cudaGraphEdgeData:cudaGraphEdgeData_st|from_port:2:1::0:;to_port:2:1::0:;type:2:1::0:;reserved:8:5::0:\n"
     "cudaGraphExecUpdateResultInfo_st|0|276|cudaGraphExecUpdateResultInfo:cudaGraphExecUpdateResultInfo_st|result:4:1:cudaGraphExecUpdateResult:0:;errorNode:5:1:cudaGraphNode_t:0:;errorFromNode:5:1:cudaGraphNode_t:0:\n"
     "cudaGraphInstantiateParams_st|0|279|cudaGraphInstantiateParams:cudaGraphInstantiateParams_st|flags:2:1::0:;uploadStream:5:1:cudaStream_t:0:;errNode_out:5:1:cudaGraphNode_t:0:;result_out:4:1:cudaGraphInstantiateResult:0:\n"
     "cudaGraphKernelNodeUpdate|0|283||node:5:1:cudaGraphDeviceNode_t:0:;field:4:1:cudaGraphKernelNodeField:0:;updateData:7:1:anon_union7:0:\n"
     "cudaGraphNodeParams|0|286||type:4:1:cudaGraphNodeType:0:;reserved0:9:3::1:;reserved1:9:29::1:;kernel:7:1:cudaKernelNodeParamsV2:0:;memcpy:7:1:cudaMemcpyNodeParams:0:;memset:7:1:cudaMemsetParamsV2:0:;host:7:1:cudaHostNodeParamsV2:0:;graph:7:1:cudaChildGraphNodeParams:0:;eventWait:7:1:cudaEventWaitNodeParams:0:;eventRecord:7:1:cudaEventRecordNodeParams:0:;extSemSignal:7:1:cudaExternalSemaphoreSignalNodeParamsV2:0:;extSemWait:7:1:cudaExternalSemaphoreWaitNodeParamsV2:0:;alloc:7:1:cudaMemAllocNodeParamsV2:0:;free:7:1:cudaMemFreeNodeParams:0:;conditional:7:1:cudaConditionalNodeParams:0:;reserved2:1:1::0:\n"
-    "cudaHostNodeParams|0|302||fn:5:1:cudaHostFn_t:0:;userData:10:1::0:\n"
-    "cudaHostNodeParamsV2|0|304||fn:5:1:cudaHostFn_t:0:;userData:10:1::0:\n"
+    "cudaHostNodeParams|0|302||fn:5:1:cudaHostFn_t:0:;userData:10:1::1:\n"
+    "cudaHostNodeParamsV2|0|304||fn:5:1:cudaHostFn_t:0:;userData:10:1::1:\n"
     "cudaIpcEventHandle_st|0|306|cudaIpcEventHandle_t:cudaIpcEventHandle_st|reserved:8:64::0:\n"
     "cudaIpcMemHandle_st|0|307|cudaIpcMemHandle_t:cudaIpcMemHandle_st|reserved:8:64::0:\n"
-    "cudaKernelNodeParams|0|308||func:10:1::0:;gridDim:7:1:dim3:0:;blockDim:7:1:dim3:0:;sharedMemBytes:2:1::0:;kernelParams:14:1::0:;extra:10:1::0:\n"
-    "cudaKernelNodeParamsV2|0|314||func:10:1::0:;gridDim:7:1:dim3:0:;blockDim:7:1:dim3:0:;sharedMemBytes:2:1::0:;kernelParams:14:1::0:;extra:10:1::0:\n"
+    "cudaKernelNodeParams|0|308||func:10:1::1:;gridDim:7:1:dim3:0:;blockDim:7:1:dim3:0:;sharedMemBytes:2:1::0:;kernelParams:14:1::0:;extra:10:1::0:\n"
+    "cudaKernelNodeParamsV2|0|314||func:10:1::1:;gridDim:7:1:dim3:0:;blockDim:7:1:dim3:0:;sharedMemBytes:2:1::0:;kernelParams:14:1::0:;extra:10:1::0:\n"
     "cudaLaunchAttributeValue|1|320|cudaStreamAttrValue:cudaLaunchAttributeValue,cudaKernelNodeAttrValue:cudaLaunchAttributeValue|pad:8:64::0:;accessPolicyWindow:7:1:cudaAccessPolicyWindow:0:;cooperative:1:1::0:;syncPolicy:4:1:cudaSynchronizationPolicy:0:;clusterDim:7:1:anon_struct17:0:;clusterSchedulingPolicyPreference:4:1:cudaClusterSchedulingPolicy:0:;programmaticStreamSerializationAllowed:1:1::0:;programmaticEvent:7:1:anon_struct18:0:;priority:1:1::0:;memSyncDomainMap:7:1:cudaLaunchMemSyncDomainMap:0:;memSyncDomain:4:1:cudaLaunchMemSyncDomain:0:;preferredClusterDim:7:1:anon_struct19:0:;launchCompletionEvent:7:1:anon_struct20:0:;deviceUpdatableKernelNode:7:1:anon_struct21:0:;sharedMemCarveout:2:1::0:;nvlinkUtilCentricScheduling:2:1::0:\n"
     "cudaLaunchAttribute_st|0|336|cudaLaunchAttribute:cudaLaunchAttribute_st|id:4:1:cudaLaunchAttributeID:0:;pad:8:-1::0:;val:7:1:cudaLaunchAttributeValue:0:\n"
     "cudaLaunchConfig_st|0|339|cudaLaunchConfig_t:cudaLaunchConfig_st|gridDim:7:1:dim3:0:;blockDim:7:1:dim3:0:;dynamicSmemBytes:2:1::0:;stream:5:1:cudaStream_t:0:;attrs:12:1:cudaLaunchAttribute:7:numAttrs;numAttrs:2:1::0:\n"
     "cudaLaunchMemSyncDomainMap_st|0|345|cudaLaunchMemSyncDomainMap:cudaLaunchMemSyncDomainMap_st|default_:2:1::0:;remote:2:1::0:\n"
     "cudaMemAccessDesc|0|347||location:7:1:cudaMemLocation:0:;flags:4:1:cudaMemAccessFlags:0:\n"
-    "cudaMemAllocNodeParams|0|349||poolProps:7:1:cudaMemPoolProps:0:;accessDescs:12:1:cudaMemAccessDesc:7:accessDescCount;accessDescCount:2:1::0:;bytesize:2:1::0:;dptr:10:1::0:\n"
-    "cudaMemAllocNodeParamsV2|0|354||poolProps:7:1:cudaMemPoolProps:0:;accessDescs:12:1:cudaMemAccessDesc:7:accessDescCount;accessDescCount:2:1::0:;bytesize:2:1::0:;dptr:10:1::0:\n"
+    "cudaMemAllocNodeParams|0|349||poolProps:7:1:cudaMemPoolProps:0:;accessDescs:12:1:cudaMemAccessDesc:7:accessDescCount;accessDescCount:2:1::0:;bytesize:2:1::0:;dptr:10:1::1:\n"
+    "cudaMemAllocNodeParamsV2|0|354||poolProps:7:1:cudaMemPoolProps:0:;accessDescs:12:1:cudaMemAccessDesc:7:accessDescCount;accessDescCount:2:1::0:;bytesize:2:1::0:;dptr:10:1::1:\n"
     "cudaMemFabricHandle_st|0|359|cudaMemFabricHandle_t:cudaMemFabricHandle_st|reserved:8:64::0:\n"
-    "cudaMemFreeNodeParams|0|360||dptr:10:1::0:\n"
+    "cudaMemFreeNodeParams|0|360||dptr:10:1::1:\n"
     "cudaMemLocation|0|361||type:4:1:cudaMemLocationType:0:;id:1:1::0:\n"
-    "cudaMemPoolProps|0|363||allocType:4:1:cudaMemAllocationType:0:;handleTypes:4:1:cudaMemAllocationHandleType:0:;location:7:1:cudaMemLocation:0:;win32SecurityAttributes:10:1::0:;maxSize:2:1::0:;usage:2:1::0:;reserved:9:54::2:\n"
-    "cudaMemPoolPtrExportData|0|370||reserved:9:64::2:\n"
+    "cudaMemPoolProps|0|363||allocType:4:1:cudaMemAllocationType:0:;handleTypes:4:1:cudaMemAllocationHandleType:0:;location:7:1:cudaMemLocation:0:;win32SecurityAttributes:10:1::1:;maxSize:2:1::0:;usage:2:1::0:;reserved:8:54::0:\n"
+    "cudaMemPoolPtrExportData|0|370||reserved:8:64::0:\n"
     "cudaMemcpy3DBatchOp|0|371||src:7:1:cudaMemcpy3DOperand:0:;dst:7:1:cudaMemcpy3DOperand:0:;extent:7:1:cudaExtent:0:;srcAccessOrder:4:1:cudaMemcpySrcAccessOrder:0:;flags:2:1::0:\n"
     "cudaMemcpy3DOperand|0|376||type:4:1:cudaMemcpy3DOperandType:0:;op:7:1:anon_union1:0:\n"
     "cudaMemcpy3DParms|0|378||srcArray:5:1:cudaArray_t:0:;srcPos:7:1:cudaPos:0:;srcPtr:7:1:cudaPitchedPtr:0:;dstArray:5:1:cudaArray_t:0:;dstPos:7:1:cudaPos:0:;dstPtr:7:1:cudaPitchedPtr:0:;extent:7:1:cudaExtent:0:;kind:4:1:cudaMemcpyKind:0:\n"
     "cudaMemcpy3DPeerParms|0|386||srcArray:5:1:cudaArray_t:0:;srcPos:7:1:cudaPos:0:;srcPtr:7:1:cudaPitchedPtr:0:;srcDevice:1:1::0:;dstArray:5:1:cudaArray_t:0:;dstPos:7:1:cudaPos:0:;dstPtr:7:1:cudaPitchedPtr:0:;dstDevice:1:1::0:;extent:7:1:cudaExtent:0:\n"
     "cudaMemcpyAttributes|0|395||srcAccessOrder:4:1:cudaMemcpySrcAccessOrder:0:;srcLocHint:7:1:cudaMemLocation:0:;dstLocHint:7:1:cudaMemLocation:0:;flags:2:1::0:\n"
     "cudaMemcpyNodeParams|0|399||flags:1:1::0:;reserved:9:3::1:;copyParams:7:1:cudaMemcpy3DParms:0:\n"
-    "cudaMemsetParams|0|402||dst:10:1::0:;pitch:2:1::0:;value:2:1::0:;elementSize:2:1::0:;width:2:1::0:;height:2:1::0:\n"
-    "cudaMemsetParamsV2|0|408||dst:10:1::0:;pitch:2:1::0:;value:2:1::0:;elementSize:2:1::0:;width:2:1::0:;height:2:1::0:\n"
+    "cudaMemsetParams|0|402||dst:10:1::1:;pitch:2:1::0:;value:2:1::0:;elementSize:2:1::0:;width:2:1::0:;height:2:1::0:\n"
+    "cudaMemsetParamsV2|0|408||dst:10:1::1:;pitch:2:1::0:;value:2:1::0:;elementSize:2:1::0:;width:2:1::0:;height:2:1::0:\n"
     "cudaOffset3D|0|414||x:2:1::0:;y:2:1::0:;z:2:1::0:\n"
-    "cudaPitchedPtr|0|417||ptr:10:1::0:;pitch:2:1::0:;xsize:2:1::0:;ysize:2:1::0:\n"
-    "cudaPointerAttributes|0|421||type:4:1:cudaMemoryType:0:;device:1:1::0:;devicePointer:10:1::0:;hostPointer:10:1::0:;reserved:9:8::1:\n"
+    "cudaPitchedPtr|0|417||ptr:10:1::1:;pitch:2:1::0:;xsize:2:1::0:;ysize:2:1::0:\n"
+    "cudaPointerAttributes|0|421||type:4:1:cudaMemoryType:0:;device:1:1::0:;devicePointer:10:1::1:;hostPointer:10:1::1:;reserved:9:8::1:\n"
     "cudaPos|0|426||x:2:1::0:;y:2:1::0:;z:2:1::0:\n"
     "cudaResourceDesc|0|429||resType:4:1:cudaResourceType:0:;res:7:1:anon_union0:0:;flags:2:1::0:\n"
     "cudaResourceViewDesc|0|432||format:4:1:cudaResourceViewFormat:0:;width:2:1::0:;height:2:1::0:;depth:2:1::0:;firstMipmapLevel:2:1::0:;lastMipmapLevel:2:1::0:;firstLayer:2:1::0:;lastLayer:2:1::0:;reserved:9:16::2:\n"
     "cudaTextureDesc|0|441||addressMode:9:3:cudaTextureAddressMode:4:;filterMode:4:1:cudaTextureFilterMode:0:;readMode:4:1:cudaTextureReadMode:0:;sRGB:1:1::0:;borderColor:9:4::3:;normalizedCoords:1:1::0:;maxAnisotropy:2:1::0:;mipmapFilterMode:4:1:cudaTextureFilterMode:0:;mipmapLevelBias:3:1::0:;minMipmapLevelClamp:3:1::0:;maxMipmapLevelClamp:3:1::0:;disableTrilinearOptimization:1:1::0:;seamlessCubemap:1:1::0:\n"
-    "cudalibraryHostUniversalFunctionAndDataTable|0|454||functionTable:10:1::0:;functionWindowSize:2:1::0:;dataTable:10:1::0:;dataWindowSize:2:1::0:\n"
+    "cudalibraryHostUniversalFunctionAndDataTable|0|454||functionTable:10:1::1:;functionWindowSize:2:1::0:;dataTable:10:1::1:;dataWindowSize:2:1::0:\n"
     "dim3|0|458||x:2:1::0:;y:2:1::0:;z:2:1::0:\n"
     "double1|0|461||x:3:1::0:\n"
     "double3|0|462||x:3:1::0:;y:3:1::0:;z:3:1::0:\n"
@@ -654,7 +654,7 @@ Returns in *pValue the current size of limit. The following cudaLimit values are
         Returned size of the limit
     """
     cdef cyruntime.cudaError_t err
-    cdef size_t c_pValue
+    cdef size_t c_pValue = <size_t>0
     with nogil:
         err = cyruntime.cudaDeviceGetLimit(&c_pValue, <cyruntime.cudaLimit>limit)
     if err != 0:
@@ -675,7 +675,7 @@ def cudaDeviceGetTexture1DLinearMaxWidth(fmtDesc, int device):
     maxWidthInElements : size_t
     """
     cdef cyruntime.cudaError_t err
-    cdef size_t c_maxWidthInElements
+    cdef size_t c_maxWidthInElements = <size_t>0
     cdef _Buf a_fmtDesc = _structs(fmtDesc, sizeof(cyruntime.cudaChannelFormatDesc))
     cdef void* p_fmtDesc = _bufptr(a_fmtDesc)
     with nogil:
@@ -711,7 +711,7 @@ The supported cache configurations are:
         Returned cache configuration
     """
     cdef cyruntime.cudaError_t err
-    cdef cyruntime.cudaFuncCache c_pCacheConfig
+    cdef cyruntime.cudaFuncCache c_pCacheConfig = <cyruntime.cudaFuncCache>0
     with nogil:
         err = cyruntime.cudaDeviceGetCacheConfig(&c_pCacheConfig)
     if err != 0:
@@ -749,8 +749,8 @@ the current context's device does not support stream priorities
         Pointer to an int in which the numerical value for greatest stream priority is returned
     """
     cdef cyruntime.cudaError_t err
-    cdef int c_leastPriority
-    cdef int c_greatestPriority
+    cdef int c_leastPriority = <int>0
+    cdef int c_greatestPriority = <int>0
     with nogil:
         err = cyruntime.cudaDeviceGetStreamPriorityRange(&c_leastPriority, &c_greatestPriority)
     if err != 0:
@@ -821,7 +821,7 @@ Returns in *device a device ordinal given a PCI bus ID string.
         Returned device ordinal
     """
     cdef cyruntime.cudaError_t err
-    cdef int c_device
+    cdef int c_device = <int>0
     cdef bytes b_pciBusId = _as_bytes(pciBusId, True)
     cdef const char* c_pciBusId = <char*>b_pciBusId if b_pciBusId is not None else NULL
     with nogil:
@@ -937,8 +937,8 @@ cudaDeviceGetAttribute with cudaDevAttrIpcEventSupport
         Returns the imported event
     """
     cdef cyruntime.cudaError_t err
-    cdef cyruntime.cudaEvent_t c_event
-    cdef void* p_handle = _sptr(handle, False)
+    cdef cyruntime.cudaEvent_t c_event = <cyruntime.cudaEvent_t>0
+    cdef void* p_handle = _sval(handle, sizeof(cyruntime.cudaIpcEventHandle_t))
     with nogil:
         err = cyruntime.cudaIpcOpenEventHandle(&c_event, (<cyruntime.cudaIpcEventHandle_t*>p_handle)[0])
     if err != 0:
@@ -1042,7 +1042,7 @@ cudaDeviceGetAttribute with cudaDevAttrIpcEventSupport
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_devPtr = NULL
-    cdef void* p_handle = _sptr(handle, False)
+    cdef void* p_handle = _sval(handle, sizeof(cyruntime.cudaIpcMemHandle_t))
     with nogil:
         err = cyruntime.cudaIpcOpenMemHandle(<void**>&c_devPtr, (<cyruntime.cudaIpcMemHandle_t*>p_handle)[0], flags)
     if err != 0:
@@ -1140,7 +1140,7 @@ Returns in *callback a handle representing the registered callback instance.
     cdef cyruntime.cudaError_t err
     cdef void* c_callbackFunc
     cdef void* c_userData
-    cdef cyruntime.cudaAsyncCallbackHandle_t c_callback
+    cdef cyruntime.cudaAsyncCallbackHandle_t c_callback = <cyruntime.cudaAsyncCallbackHandle_t>0
     _hptr(callbackFunc, &c_callbackFunc)
     _vptr(userData, &c_userData)
     with nogil:
@@ -1200,7 +1200,7 @@ The returned bank configurations can be either:
         Returned cache configuration
     """
     cdef cyruntime.cudaError_t err
-    cdef cyruntime.cudaSharedMemConfig c_pConfig
+    cdef cyruntime.cudaSharedMemConfig c_pConfig = <cyruntime.cudaSharedMemConfig>0
     with nogil:
         err = cyruntime.cudaDeviceGetSharedMemConfig(&c_pConfig)
     if err != 0:
@@ -1421,7 +1421,7 @@ or equal to 2.0 that are available for execution.
         Returns the number of devices with compute capability greater or equal to 2.0
     """
     cdef cyruntime.cudaError_t err
-    cdef int c_count
+    cdef int c_count = <int>0
     with nogil:
         err = cyruntime.cudaGetDeviceCount(&c_count)
     if err != 0:
@@ -1476,7 +1476,7 @@ device.
         Returned device attribute value
     """
     cdef cyruntime.cudaError_t err
-    cdef int c_value
+    cdef int c_value = <int>0
     with nogil:
         err = cyruntime.cudaDeviceGetAttribute(&c_value, <cyruntime.cudaDeviceAttr>attr, device)
     if err != 0:
@@ -1515,7 +1515,7 @@ or if any of *operations is not valid.
         Returned capability details of each requested operation
     """
     cdef cyruntime.cudaError_t err
-    cdef unsigned int c_capabilities
+    cdef unsigned int c_capabilities = <unsigned int>0
     cdef _Buf a_operations = _array(operations, 'e', 4)
     cdef void* p_operations = _bufptr(a_operations)
     with nogil:
@@ -1548,7 +1548,7 @@ cuDeviceGetDefaultMemPool, cudaMallocAsync, cudaMemPoolTrimTo, cudaMemPoolGetAtt
     memPool : cudaMemPool_t
     """
     cdef cyruntime.cudaError_t err
-    cdef cyruntime.cudaMemPool_t c_memPool
+    cdef cyruntime.cudaMemPool_t c_memPool = <cyruntime.cudaMemPool_t>0
     with nogil:
         err = cyruntime.cudaDeviceGetDefaultMemPool(&c_memPool, device)
     if err != 0:
@@ -1617,7 +1617,7 @@ cuDeviceGetMemPool, cudaDeviceGetDefaultMemPool, cudaDeviceSetMemPool
     memPool : cudaMemPool_t
     """
     cdef cyruntime.cudaError_t err
-    cdef cyruntime.cudaMemPool_t c_memPool
+    cdef cyruntime.cudaMemPool_t c_memPool = <cyruntime.cudaMemPool_t>0
     with nogil:
         err = cyruntime.cudaDeviceGetMemPool(&c_memPool, device)
     if err != 0:
@@ -1726,7 +1726,7 @@ a null pointer.
         Returned value of the requested attribute
     """
     cdef cyruntime.cudaError_t err
-    cdef int c_value
+    cdef int c_value = <int>0
     with nogil:
         err = cyruntime.cudaDeviceGetP2PAttribute(&c_value, <cyruntime.cudaDeviceP2PAttr>attr, srcDevice, dstDevice)
     if err != 0:
@@ -1769,7 +1769,7 @@ or if any of *operations is not valid.
         Returned capability details of each requested operation
     """
     cdef cyruntime.cudaError_t err
-    cdef unsigned int c_capabilities
+    cdef unsigned int c_capabilities = <unsigned int>0
     cdef _Buf a_operations = _array(operations, 'e', 4)
     cdef void* p_operations = _bufptr(a_operations)
     with nogil:
@@ -1798,7 +1798,7 @@ Returns in *device the device which has properties that best match
         Device with best match
     """
     cdef cyruntime.cudaError_t err
-    cdef int c_device
+    cdef int c_device = <int>0
     cdef _Buf a_prop = _structs(prop, sizeof(cyruntime.cudaDeviceProp))
     cdef void* p_prop = _bufptr(a_prop)
     with nogil:
@@ -1900,7 +1900,7 @@ Returns in *device the current device for the calling host thread.
         Returns the device on which the active host thread executes the device code.
     """
     cdef cyruntime.cudaError_t err
-    cdef int c_device
+    cdef int c_device = <int>0
     with nogil:
         err = cyruntime.cudaGetDevice(&c_device)
     if err != 0:
@@ -2047,7 +2047,7 @@ not implicit and may be unset.
         Pointer to store the device flags
     """
     cdef cyruntime.cudaError_t err
-    cdef unsigned int c_flags
+    cdef unsigned int c_flags = <unsigned int>0
     with nogil:
         err = cyruntime.cudaGetDeviceFlags(&c_flags)
     if err != 0:
@@ -2070,7 +2070,7 @@ is selected, made current to the calling thread, and initialized before creating
         Pointer to new stream identifier
     """
     cdef cyruntime.cudaError_t err
-    cdef cyruntime.cudaStream_t c_pStream
+    cdef cyruntime.cudaStream_t c_pStream = <cyruntime.cudaStream_t>0
     with nogil:
         err = cyruntime.cudaStreamCreate(&c_pStream)
     if err != 0:
@@ -2103,7 +2103,7 @@ The flags argument determines the behaviors of the stream.  Valid values for fla
         Pointer to new stream identifier
     """
     cdef cyruntime.cudaError_t err
-    cdef cyruntime.cudaStream_t c_pStream
+    cdef cyruntime.cudaStream_t c_pStream = <cyruntime.cudaStream_t>0
     with nogil:
         err = cyruntime.cudaStreamCreateWithFlags(&c_pStream, flags)
     if err != 0:
@@ -2144,7 +2144,7 @@ it will automatically be clamped to the lowest or the highest number in the rang
         Pointer to new stream identifier
     """
     cdef cyruntime.cudaError_t err
-    cdef cyruntime.cudaStream_t c_pStream
+    cdef cyruntime.cudaStream_t c_pStream = <cyruntime.cudaStream_t>0
     with nogil:
         err = cyruntime.cudaStreamCreateWithPriority(&c_pStream, flags, priority)
     if err != 0:
@@ -2175,7 +2175,7 @@ See cudaStreamCreateWithPriority for details about priority clamping.
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_hStream
-    cdef int c_priority
+    cdef int c_priority = <int>0
     _hptr(hStream, &c_hStream)
     with nogil:
         err = cyruntime.cudaStreamGetPriority(<cyruntime.cudaStream_t>c_hStream, &c_priority)
@@ -2204,7 +2204,7 @@ See cudaStreamCreateWithFlags for a list of valid flags.
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_hStream
-    cdef unsigned int c_flags
+    cdef unsigned int c_flags = <unsigned int>0
     _hptr(hStream, &c_hStream)
     with nogil:
         err = cyruntime.cudaStreamGetFlags(<cyruntime.cudaStream_t>c_hStream, &c_flags)
@@ -2244,7 +2244,7 @@ The stream handle hStream can refer to any of the following:
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_hStream
-    cdef unsigned long long c_streamId
+    cdef unsigned long long c_streamId = <unsigned long long>0
     _hptr(hStream, &c_hStream)
     with nogil:
         err = cyruntime.cudaStreamGetId(<cyruntime.cudaStream_t>c_hStream, &c_streamId)
@@ -2272,7 +2272,7 @@ Returns in *device the device of the stream.
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_hStream
-    cdef int c_device
+    cdef int c_device = <int>0
     _hptr(hStream, &c_hStream)
     with nogil:
         err = cyruntime.cudaStreamGetDevice(<cyruntime.cudaStream_t>c_hStream, &c_device)
@@ -2743,7 +2743,7 @@ A thread's mode is one of the following:
         Pointer to mode value to swap with the current mode
     """
     cdef cyruntime.cudaError_t err
-    cdef cyruntime.cudaStreamCaptureMode c_mode
+    cdef cyruntime.cudaStreamCaptureMode c_mode = <cyruntime.cudaStreamCaptureMode>0
     c_mode = <cyruntime.cudaStreamCaptureMode><long long>mode
     with nogil:
         err = cyruntime.cudaThreadExchangeStreamCaptureMode(&c_mode)
@@ -2778,7 +2778,7 @@ cudaStreamBeginCapture.
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_stream
-    cdef cyruntime.cudaGraph_t c_pGraph
+    cdef cyruntime.cudaGraph_t c_pGraph = <cyruntime.cudaGraph_t>0
     _hptr(stream, &c_stream)
     with nogil:
         err = cyruntime.cudaStreamEndCapture(<cyruntime.cudaStream_t>c_stream, &c_pGraph)
@@ -2823,7 +2823,7 @@ implicit dependency on the capturing stream(s).
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_stream
-    cdef cyruntime.cudaStreamCaptureStatus c_pCaptureStatus
+    cdef cyruntime.cudaStreamCaptureStatus c_pCaptureStatus = <cyruntime.cudaStreamCaptureStatus>0
     _hptr(stream, &c_stream)
     with nogil:
         err = cyruntime.cudaStreamIsCapturing(<cyruntime.cudaStream_t>c_stream, &c_pCaptureStatus)
@@ -2873,12 +2873,12 @@ cudaErrorLossyQuery.
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_stream
-    cdef cyruntime.cudaStreamCaptureStatus c_captureStatus_out
-    cdef unsigned long long c_id_out
-    cdef cyruntime.cudaGraph_t c_graph_out
+    cdef cyruntime.cudaStreamCaptureStatus c_captureStatus_out = <cyruntime.cudaStreamCaptureStatus>0
+    cdef unsigned long long c_id_out = <unsigned long long>0
+    cdef cyruntime.cudaGraph_t c_graph_out = <cyruntime.cudaGraph_t>0
     cdef void* c_dependencies_out = NULL
     cdef void* c_edgeData_out = NULL
-    cdef size_t c_numDependencies_out
+    cdef size_t c_numDependencies_out = <size_t>0
     _hptr(stream, &c_stream)
     with nogil:
         err = cyruntime.cudaStreamGetCaptureInfo(<cyruntime.cudaStream_t>c_stream, &c_captureStatus_out, &c_id_out, &c_graph_out, <const cyruntime.cudaGraphNode_t**>&c_dependencies_out, <const cyruntime.cudaGraphEdgeData**>&c_edgeData_out, &c_numDependencies_out)
@@ -2947,7 +2947,7 @@ Creates an event object for the current device using cudaEventDefault.
         Newly created event
     """
     cdef cyruntime.cudaError_t err
-    cdef cyruntime.cudaEvent_t c_event
+    cdef cyruntime.cudaEvent_t c_event = <cyruntime.cudaEvent_t>0
     with nogil:
         err = cyruntime.cudaEventCreate(&c_event)
     if err != 0:
@@ -2986,7 +2986,7 @@ flags include:
         Newly created event
     """
     cdef cyruntime.cudaError_t err
-    cdef cyruntime.cudaEvent_t c_event
+    cdef cyruntime.cudaEvent_t c_event = <cyruntime.cudaEvent_t>0
     with nogil:
         err = cyruntime.cudaEventCreateWithFlags(&c_event, flags)
     if err != 0:
@@ -3184,7 +3184,7 @@ cudaErrorInvalidResourceHandle.
         Time between start and end in ms
     """
     cdef cyruntime.cudaError_t err
-    cdef float c_ms
+    cdef float c_ms = <float>0
     cdef void* c_start
     cdef void* c_end
     _hptr(start, &c_start)
@@ -3351,7 +3351,7 @@ cudaExternalMemoryHandleTypeD3D11ResourceKmt
         Returned handle to an external memory object
     """
     cdef cyruntime.cudaError_t err
-    cdef cyruntime.cudaExternalMemory_t c_extMem_out
+    cdef cyruntime.cudaExternalMemory_t c_extMem_out = <cyruntime.cudaExternalMemory_t>0
     cdef _Buf a_memHandleDesc = _structs(memHandleDesc, sizeof(cyruntime.cudaExternalMemoryHandleDesc))
     cdef void* p_memHandleDesc = _bufptr(a_memHandleDesc)
     with nogil:
@@ -3478,7 +3478,7 @@ The returned CUDA mipmapped array must be freed using cudaFreeMipmappedArray.
         Returned CUDA mipmapped array
     """
     cdef cyruntime.cudaError_t err
-    cdef cyruntime.cudaMipmappedArray_t c_mipmap
+    cdef cyruntime.cudaMipmappedArray_t c_mipmap = <cyruntime.cudaMipmappedArray_t>0
     cdef void* c_extMem
     cdef _Buf a_mipmapDesc = _structs(mipmapDesc, sizeof(cyruntime.cudaExternalMemoryMipmappedArrayDesc))
     cdef void* p_mipmapDesc = _bufptr(a_mipmapDesc)
@@ -3666,7 +3666,7 @@ not NULL, then it must name a valid synchronization object.
         Returned handle to an external semaphore
     """
     cdef cyruntime.cudaError_t err
-    cdef cyruntime.cudaExternalSemaphore_t c_extSem_out
+    cdef cyruntime.cudaExternalSemaphore_t c_extSem_out = <cyruntime.cudaExternalSemaphore_t>0
     cdef _Buf a_semHandleDesc = _structs(semHandleDesc, sizeof(cyruntime.cudaExternalSemaphoreHandleDesc))
     cdef void* p_semHandleDesc = _bufptr(a_semHandleDesc)
     with nogil:
@@ -3933,8 +3933,8 @@ stream specifies a stream the invocation is associated to.
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_func
-    cdef void* p_gridDim = _sptr(gridDim, False)
-    cdef void* p_blockDim = _sptr(blockDim, False)
+    cdef void* p_gridDim = _sval(gridDim, sizeof(cyruntime.dim3))
+    cdef void* p_blockDim = _sval(blockDim, sizeof(cyruntime.dim3))
     cdef _Buf a_args = None
     cdef void* p_args = NULL
     cdef void* c_stream
@@ -4066,8 +4066,8 @@ stream specifies a stream the invocation is associated to.
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_func
-    cdef void* p_gridDim = _sptr(gridDim, False)
-    cdef void* p_blockDim = _sptr(blockDim, False)
+    cdef void* p_gridDim = _sval(gridDim, sizeof(cyruntime.dim3))
+    cdef void* p_blockDim = _sval(blockDim, sizeof(cyruntime.dim3))
     cdef _Buf a_args = None
     cdef void* p_args = NULL
     cdef void* c_stream
@@ -4289,8 +4289,8 @@ paramIndex must be less than the number of parameters that func takes.
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_func
-    cdef size_t c_paramOffset
-    cdef size_t c_paramSize
+    cdef size_t c_paramOffset = <size_t>0
+    cdef size_t c_paramSize = <size_t>0
     _vptr(func, &c_func)
     with nogil:
         err = cyruntime.cudaFuncGetParamInfo(<const void*>c_func, paramIndex, &c_paramOffset, &c_paramSize)
@@ -4443,7 +4443,7 @@ streaming multiprocessor for the device function.
         Returned occupancy
     """
     cdef cyruntime.cudaError_t err
-    cdef int c_numBlocks
+    cdef int c_numBlocks = <int>0
     cdef void* c_func
     _vptr(func, &c_func)
     with nogil:
@@ -4475,7 +4475,7 @@ Returns in *dynamicSmemSize the maximum size of dynamic shared memory to allow n
         Returned maximum dynamic shared memory
     """
     cdef cyruntime.cudaError_t err
-    cdef size_t c_dynamicSmemSize
+    cdef size_t c_dynamicSmemSize = <size_t>0
     cdef void* c_func
     _vptr(func, &c_func)
     with nogil:
@@ -4523,7 +4523,7 @@ The flags parameter controls how special cases are handled. Valid flags include:
         Returned occupancy
     """
     cdef cyruntime.cudaError_t err
-    cdef int c_numBlocks
+    cdef int c_numBlocks = <int>0
     cdef void* c_func
     _vptr(func, &c_func)
     with nogil:
@@ -4561,7 +4561,7 @@ This function will respect the compile time launch bounds.
         Returned maximum cluster size that can be launched for the given kernel function and launch configuration
     """
     cdef cyruntime.cudaError_t err
-    cdef int c_clusterSize
+    cdef int c_clusterSize = <int>0
     cdef void* c_func
     cdef _Buf a_launchConfig = _structs(launchConfig, sizeof(cyruntime.cudaLaunchConfig_t))
     cdef void* p_launchConfig = _bufptr(a_launchConfig)
@@ -4602,7 +4602,7 @@ the clusters, so the calculated occupancy is not guaranteed to be achievable.
         Returned maximum number of clusters that could co-exist on the target device
     """
     cdef cyruntime.cudaError_t err
-    cdef int c_numClusters
+    cdef int c_numClusters = <int>0
     cdef void* c_func
     cdef _Buf a_launchConfig = _structs(launchConfig, sizeof(cyruntime.cudaLaunchConfig_t))
     cdef void* p_launchConfig = _bufptr(a_launchConfig)
@@ -4746,7 +4746,7 @@ of device memory (whether linear memory or CUDA arrays).
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_devPtr = NULL
-    cdef size_t c_pitch
+    cdef size_t c_pitch = <size_t>0
     with nogil:
         err = cyruntime.cudaMallocPitch(<void**>&c_devPtr, &c_pitch, width, height)
     if err != 0:
@@ -4803,7 +4803,7 @@ width and height must meet certain size requirements. See cudaMalloc3DArray() fo
         Pointer to allocated array in device memory
     """
     cdef cyruntime.cudaError_t err
-    cdef cyruntime.cudaArray_t c_array
+    cdef cyruntime.cudaArray_t c_array = <cyruntime.cudaArray_t>0
     cdef _Buf a_desc = _structs(desc, sizeof(cyruntime.cudaChannelFormatDesc))
     cdef void* p_desc = _bufptr(a_desc)
     with nogil:
@@ -5194,7 +5194,7 @@ reside in an address range allocated by cudaHostAlloc().
         Returned flags word
     """
     cdef cyruntime.cudaError_t err
-    cdef unsigned int c_pFlags
+    cdef unsigned int c_pFlags = <unsigned int>0
     cdef void* c_pHost
     _vptr(pHost, &c_pHost)
     with nogil:
@@ -5238,7 +5238,7 @@ involving 2D or 3D objects (whether linear memory or CUDA arrays).
     """
     cdef cyruntime.cudaError_t err
     cdef _Struct s_pitchedDevPtr = _new_struct(_L.cls('cudaPitchedPtr'))
-    cdef void* p_extent = _sptr(extent, False)
+    cdef void* p_extent = _sval(extent, sizeof(cyruntime.cudaExtent))
     with nogil:
         err = cyruntime.cudaMalloc3D(<cyruntime.cudaPitchedPtr*>s_pitchedDevPtr._ptr, (<cyruntime.cudaExtent*>p_extent)[0])
     if err != 0:
@@ -5386,10 +5386,10 @@ OR { (1,maxTexture3DAlt[0]), (1,maxTexture3DAlt[1]),
         Pointer to allocated array in device memory
     """
     cdef cyruntime.cudaError_t err
-    cdef cyruntime.cudaArray_t c_array
+    cdef cyruntime.cudaArray_t c_array = <cyruntime.cudaArray_t>0
     cdef _Buf a_desc = _structs(desc, sizeof(cyruntime.cudaChannelFormatDesc))
     cdef void* p_desc = _bufptr(a_desc)
-    cdef void* p_extent = _sptr(extent, False)
+    cdef void* p_extent = _sval(extent, sizeof(cyruntime.cudaExtent))
     with nogil:
         err = cyruntime.cudaMalloc3DArray(&c_array, <const cyruntime.cudaChannelFormatDesc*>p_desc, (<cyruntime.cudaExtent*>p_extent)[0], flags)
     if err != 0:
@@ -5538,10 +5538,10 @@ OR { (1,maxTexture3DAlt[0]), (1,maxTexture3DAlt[1]),
         Pointer to allocated mipmapped array in device memory
     """
     cdef cyruntime.cudaError_t err
-    cdef cyruntime.cudaMipmappedArray_t c_mipmappedArray
+    cdef cyruntime.cudaMipmappedArray_t c_mipmappedArray = <cyruntime.cudaMipmappedArray_t>0
     cdef _Buf a_desc = _structs(desc, sizeof(cyruntime.cudaChannelFormatDesc))
     cdef void* p_desc = _bufptr(a_desc)
-    cdef void* p_extent = _sptr(extent, False)
+    cdef void* p_extent = _sval(extent, sizeof(cyruntime.cudaExtent))
     with nogil:
         err = cyruntime.cudaMallocMipmappedArray(&c_mipmappedArray, <const cyruntime.cudaChannelFormatDesc*>p_desc, (<cyruntime.cudaExtent*>p_extent)[0], numLevels, flags)
     if err != 0:
@@ -5576,7 +5576,7 @@ cudaErrorInvalidResourceHandle is returned.
         Returned mipmap level CUDA array
     """
     cdef cyruntime.cudaError_t err
-    cdef cyruntime.cudaArray_t c_levelArray
+    cdef cyruntime.cudaArray_t c_levelArray = <cyruntime.cudaArray_t>0
     cdef void* c_mipmappedArray
     _hptr(mipmappedArray, &c_mipmappedArray)
     with nogil:
@@ -5886,8 +5886,8 @@ total and free memory on Tegra.
         Returned total memory in bytes
     """
     cdef cyruntime.cudaError_t err
-    cdef size_t c_free
-    cdef size_t c_total
+    cdef size_t c_free = <size_t>0
+    cdef size_t c_total = <size_t>0
     with nogil:
         err = cyruntime.cudaMemGetInfo(&c_free, &c_total)
     if err != 0:
@@ -5922,7 +5922,7 @@ Any of *desc, *extent and *flags may be specified as NULL.
     cdef cyruntime.cudaError_t err
     cdef _Struct s_desc = _new_struct(_L.cls('cudaChannelFormatDesc'))
     cdef _Struct s_extent = _new_struct(_L.cls('cudaExtent'))
-    cdef unsigned int c_flags
+    cdef unsigned int c_flags = <unsigned int>0
     cdef void* c_array
     _hptr(array, &c_array)
     with nogil:
@@ -5961,7 +5961,7 @@ of hArray with two 8-bit channels and cudaChannelFormatKindUnsigned as its forma
         Returned CUDA array referenced by the planeIdx
     """
     cdef cyruntime.cudaError_t err
-    cdef cyruntime.cudaArray_t c_pPlaneArray
+    cdef cyruntime.cudaArray_t c_pPlaneArray = <cyruntime.cudaArray_t>0
     cdef void* c_hArray
     _hptr(hArray, &c_hArray)
     with nogil:
@@ -7134,8 +7134,8 @@ pitchedDevPtr refers to pinned host memory.
     cudaError_t
     """
     cdef cyruntime.cudaError_t err
-    cdef void* p_pitchedDevPtr = _sptr(pitchedDevPtr, False)
-    cdef void* p_extent = _sptr(extent, False)
+    cdef void* p_pitchedDevPtr = _sval(pitchedDevPtr, sizeof(cyruntime.cudaPitchedPtr))
+    cdef void* p_extent = _sval(extent, sizeof(cyruntime.cudaExtent))
     with nogil:
         err = cyruntime.cudaMemset3D((<cyruntime.cudaPitchedPtr*>p_pitchedDevPtr)[0], value, (<cyruntime.cudaExtent*>p_extent)[0])
     return _st1(err)
@@ -7277,8 +7277,8 @@ cannot be given local or shared pointers.
     cudaError_t
     """
     cdef cyruntime.cudaError_t err
-    cdef void* p_pitchedDevPtr = _sptr(pitchedDevPtr, False)
-    cdef void* p_extent = _sptr(extent, False)
+    cdef void* p_pitchedDevPtr = _sval(pitchedDevPtr, sizeof(cyruntime.cudaPitchedPtr))
+    cdef void* p_extent = _sval(extent, sizeof(cyruntime.cudaExtent))
     cdef void* c_stream
     _hptr(stream, &c_stream)
     with nogil:
@@ -7339,7 +7339,7 @@ unchanged and the error cudaErrorInvalidSymbol is returned.
         Size of object associated with symbol
     """
     cdef cyruntime.cudaError_t err
-    cdef size_t c_size
+    cdef size_t c_size = <size_t>0
     cdef void* c_symbol
     _vptr(symbol, &c_symbol)
     with nogil:
@@ -7428,7 +7428,7 @@ on other devices.
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_devPtr
-    cdef void* p_location = _sptr(location, False)
+    cdef void* p_location = _sval(location, sizeof(cyruntime.cudaMemLocation))
     cdef void* c_stream
     _vptr(devPtr, &c_devPtr)
     _hptr(stream, &c_stream)
@@ -7760,7 +7760,7 @@ then this call has no effect.
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_devPtr
-    cdef void* p_location = _sptr(location, False)
+    cdef void* p_location = _sval(location, sizeof(cyruntime.cudaMemLocation))
     _vptr(devPtr, &c_devPtr)
     with nogil:
         err = cyruntime.cudaMemAdvise(<const void*>c_devPtr, count, <cyruntime.cudaMemoryAdvise>advice, (<cyruntime.cudaMemLocation*>p_location)[0])
@@ -8407,7 +8407,7 @@ Returns the accessibility of the pool's memory from the specified location.
     flags : cudaMemAccessFlags
     """
     cdef cyruntime.cudaError_t err
-    cdef cyruntime.cudaMemAccessFlags c_flags
+    cdef cyruntime.cudaMemAccessFlags c_flags = <cyruntime.cudaMemAccessFlags>0
     cdef void* c_memPool
     cdef _Buf a_location = _structs(location, sizeof(cyruntime.cudaMemLocation))
     cdef void* p_location = _bufptr(a_location)
@@ -8478,7 +8478,7 @@ cuMemPoolCreate, cudaDeviceSetMemPool, cudaMallocFromPoolAsync, cudaMemPoolExpor
     memPool : cudaMemPool_t
     """
     cdef cyruntime.cudaError_t err
-    cdef cyruntime.cudaMemPool_t c_memPool
+    cdef cyruntime.cudaMemPool_t c_memPool = <cyruntime.cudaMemPool_t>0
     cdef _Buf a_poolProps = _structs(poolProps, sizeof(cyruntime.cudaMemPoolProps))
     cdef void* p_poolProps = _bufptr(a_poolProps)
     with nogil:
@@ -8552,7 +8552,7 @@ cuMemAllocAsync, cuMemPoolTrimTo, cuMemPoolGetAttribute, cuMemPoolSetAttribute, 
     memPool : cudaMemPool_t
     """
     cdef cyruntime.cudaError_t err
-    cdef cyruntime.cudaMemPool_t c_memPool
+    cdef cyruntime.cudaMemPool_t c_memPool = <cyruntime.cudaMemPool_t>0
     cdef _Buf a_location = _structs(location, sizeof(cyruntime.cudaMemLocation))
     cdef void* p_location = _bufptr(a_location)
     with nogil:
@@ -8595,7 +8595,7 @@ cuDeviceGetDefaultMemPool, cuMemPoolCreate, cuDeviceSetMemPool, cuMemSetMemPool
     memPool : cudaMemPool_t
     """
     cdef cyruntime.cudaError_t err
-    cdef cyruntime.cudaMemPool_t c_memPool
+    cdef cyruntime.cudaMemPool_t c_memPool = <cyruntime.cudaMemPool_t>0
     cdef _Buf a_location = _structs(location, sizeof(cyruntime.cudaMemLocation))
     cdef void* p_location = _bufptr(a_location)
     with nogil:
@@ -8751,7 +8751,7 @@ Imported memory pools do not support creating new allocations.
     memPool : cudaMemPool_t
     """
     cdef cyruntime.cudaError_t err
-    cdef cyruntime.cudaMemPool_t c_memPool
+    cdef cyruntime.cudaMemPool_t c_memPool = <cyruntime.cudaMemPool_t>0
     cdef void* c_shareableHandle
     _vptr(shareableHandle, &c_shareableHandle)
     with nogil:
@@ -8920,7 +8920,7 @@ enabled by calling cudaDeviceEnablePeerAccess().
         Returned access capability
     """
     cdef cyruntime.cudaError_t err
-    cdef int c_canAccessPeer
+    cdef int c_canAccessPeer = <int>0
     with nogil:
         err = cyruntime.cudaDeviceCanAccessPeer(&c_canAccessPeer, device, peerDevice)
     if err != 0:
@@ -9167,7 +9167,7 @@ If resource is not mapped then cudaErrorUnknown is returned.
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_devPtr = NULL
-    cdef size_t c_size
+    cdef size_t c_size = <size_t>0
     cdef void* c_resource
     _hptr(resource, &c_resource)
     with nogil:
@@ -9210,7 +9210,7 @@ If resource is not mapped then cudaErrorUnknown is returned.
         Returned array through which a subresource of resource may be accessed
     """
     cdef cyruntime.cudaError_t err
-    cdef cyruntime.cudaArray_t c_array
+    cdef cyruntime.cudaArray_t c_array = <cyruntime.cudaArray_t>0
     cdef void* c_resource
     _hptr(resource, &c_resource)
     with nogil:
@@ -9244,7 +9244,7 @@ If resource is not mapped then cudaErrorUnknown is returned.
         Returned mipmapped array through which resource may be accessed
     """
     cdef cyruntime.cudaError_t err
-    cdef cyruntime.cudaMipmappedArray_t c_mipmappedArray
+    cdef cyruntime.cudaMipmappedArray_t c_mipmappedArray = <cyruntime.cudaMipmappedArray_t>0
     cdef void* c_resource
     _hptr(resource, &c_resource)
     with nogil:
@@ -9547,7 +9547,7 @@ where:
         Texture object to create
     """
     cdef cyruntime.cudaError_t err
-    cdef cyruntime.cudaTextureObject_t c_pTexObject
+    cdef cyruntime.cudaTextureObject_t c_pTexObject = <cyruntime.cudaTextureObject_t>0
     cdef _Buf a_pResDesc = _structs(pResDesc, sizeof(cyruntime.cudaResourceDesc))
     cdef void* p_pResDesc = _bufptr(a_pResDesc)
     cdef _Buf a_pTexDesc = _structs(pTexDesc, sizeof(cyruntime.cudaTextureDesc))
@@ -9580,6 +9580,8 @@ Destroys the texture object specified by texObject.
     cdef unsigned long long c_texObject
     if isinstance(texObject, _IntValue):
         c_texObject = <unsigned long long>_iv(<_IntValue>texObject)
+    elif texObject is None:
+        c_texObject = 0
     else:
         c_texObject = texObject
     with nogil:
@@ -9609,6 +9611,8 @@ Returns the resource descriptor for the texture object specified by texObject.
     cdef unsigned long long c_texObject
     if isinstance(texObject, _IntValue):
         c_texObject = <unsigned long long>_iv(<_IntValue>texObject)
+    elif texObject is None:
+        c_texObject = 0
     else:
         c_texObject = texObject
     with nogil:
@@ -9640,6 +9644,8 @@ Returns the texture descriptor for the texture object specified by texObject.
     cdef unsigned long long c_texObject
     if isinstance(texObject, _IntValue):
         c_texObject = <unsigned long long>_iv(<_IntValue>texObject)
+    elif texObject is None:
+        c_texObject = 0
     else:
         c_texObject = texObject
     with nogil:
@@ -9672,6 +9678,8 @@ If no resource view was specified, cudaErrorInvalidValue is returned.
     cdef unsigned long long c_texObject
     if isinstance(texObject, _IntValue):
         c_texObject = <unsigned long long>_iv(<_IntValue>texObject)
+    elif texObject is None:
+        c_texObject = 0
     else:
         c_texObject = texObject
     with nogil:
@@ -9706,7 +9714,7 @@ accessed through CUDA API calls.
         Surface object to create
     """
     cdef cyruntime.cudaError_t err
-    cdef cyruntime.cudaSurfaceObject_t c_pSurfObject
+    cdef cyruntime.cudaSurfaceObject_t c_pSurfObject = <cyruntime.cudaSurfaceObject_t>0
     cdef _Buf a_pResDesc = _structs(pResDesc, sizeof(cyruntime.cudaResourceDesc))
     cdef void* p_pResDesc = _bufptr(a_pResDesc)
     with nogil:
@@ -9735,6 +9743,8 @@ Destroys the surface object specified by surfObject.
     cdef unsigned long long c_surfObject
     if isinstance(surfObject, _IntValue):
         c_surfObject = <unsigned long long>_iv(<_IntValue>surfObject)
+    elif surfObject is None:
+        c_surfObject = 0
     else:
         c_surfObject = surfObject
     with nogil:
@@ -9763,6 +9773,8 @@ Returns the resource descriptor for the surface object specified by surfObject.
     cdef unsigned long long c_surfObject
     if isinstance(surfObject, _IntValue):
         c_surfObject = <unsigned long long>_iv(<_IntValue>surfObject)
+    elif surfObject is None:
+        c_surfObject = 0
     else:
         c_surfObject = surfObject
     with nogil:
@@ -9791,7 +9803,7 @@ if driverVersion is NULL.
         Returns the CUDA driver version.
     """
     cdef cyruntime.cudaError_t err
-    cdef int c_driverVersion
+    cdef int c_driverVersion = <int>0
     with nogil:
         err = cyruntime.cudaDriverGetVersion(&c_driverVersion)
     if err != 0:
@@ -9822,7 +9834,7 @@ the runtimeVersion argument is NULL.
         Returns the CUDA Runtime version.
     """
     cdef cyruntime.cudaError_t err
-    cdef int c_runtimeVersion
+    cdef int c_runtimeVersion = <int>0
     with nogil:
         err = cyruntime.cudaRuntimeGetVersion(&c_runtimeVersion)
     if err != 0:
@@ -9850,7 +9862,7 @@ def cudaLogsRegisterCallback(callbackFunc, userData):
     cdef cyruntime.cudaError_t err
     cdef void* c_callbackFunc
     cdef void* c_userData
-    cdef cyruntime.cudaLogsCallbackHandle c_callback_out
+    cdef cyruntime.cudaLogsCallbackHandle c_callback_out = <cyruntime.cudaLogsCallbackHandle>0
     _hptr(callbackFunc, &c_callbackFunc)
     _vptr(userData, &c_userData)
     with nogil:
@@ -9897,7 +9909,7 @@ def cudaLogsCurrent(unsigned int flags):
         Location to store an iterator to the current tail of the logs
     """
     cdef cyruntime.cudaError_t err
-    cdef cyruntime.cudaLogIterator c_iterator_out
+    cdef cyruntime.cudaLogIterator c_iterator_out = <cyruntime.cudaLogIterator>0
     with nogil:
         err = cyruntime.cudaLogsCurrent(&c_iterator_out, flags)
     if err != 0:
@@ -9936,7 +9948,7 @@ The driver reserves limited memory for storing logs.
         Optional auto-advancing iterator specifying the starting log to read. NULL value dumps all logs.
     """
     cdef cyruntime.cudaError_t err
-    cdef cyruntime.cudaLogIterator c_iterator
+    cdef cyruntime.cudaLogIterator c_iterator = <cyruntime.cudaLogIterator>0
     cdef bytes b_pathToFile = _as_bytes(pathToFile, True)
     cdef const char* c_pathToFile = <char*>b_pathToFile if b_pathToFile is not None else NULL
     c_iterator = iterator
@@ -9993,10 +10005,10 @@ If the provided value in *size is not large enough to hold all buffered messages
         See description
     """
     cdef cyruntime.cudaError_t err
-    cdef cyruntime.cudaLogIterator c_iterator
+    cdef cyruntime.cudaLogIterator c_iterator = <cyruntime.cudaLogIterator>0
     cdef bytes b_buffer = _as_bytes(buffer, True)
     cdef const char* c_buffer = <char*>b_buffer if b_buffer is not None else NULL
-    cdef size_t c_size
+    cdef size_t c_size = <size_t>0
     c_iterator = iterator
     c_size = size
     with nogil:
@@ -10024,7 +10036,7 @@ Creates an empty graph, which is returned via pGraph.
         Returns newly created graph
     """
     cdef cyruntime.cudaError_t err
-    cdef cyruntime.cudaGraph_t c_pGraph
+    cdef cyruntime.cudaGraph_t c_pGraph = <cyruntime.cudaGraph_t>0
     with nogil:
         err = cyruntime.cudaGraphCreate(&c_pGraph, flags)
     if err != 0:
@@ -10119,7 +10131,7 @@ Kernels launched using graphs must not use texture and surface references. Readi
         Returns newly created node
     """
     cdef cyruntime.cudaError_t err
-    cdef cyruntime.cudaGraphNode_t c_pGraphNode
+    cdef cyruntime.cudaGraphNode_t c_pGraphNode = <cyruntime.cudaGraphNode_t>0
     cdef void* c_graph
     cdef _Buf a_pDependencies = _array(pDependencies, 'h', sizeof(void*))
     cdef void* p_pDependencies = _bufptr(a_pDependencies)
@@ -10313,7 +10325,7 @@ cudaDevAttrConcurrentManagedAccess.
         Returns newly created node
     """
     cdef cyruntime.cudaError_t err
-    cdef cyruntime.cudaGraphNode_t c_pGraphNode
+    cdef cyruntime.cudaGraphNode_t c_pGraphNode = <cyruntime.cudaGraphNode_t>0
     cdef void* c_graph
     cdef _Buf a_pDependencies = _array(pDependencies, 'h', sizeof(void*))
     cdef void* p_pDependencies = _bufptr(a_pDependencies)
@@ -10346,7 +10358,7 @@ def cudaGraphAddMemcpyNodeToSymbol(graph, pDependencies, size_t numDependencies,
     pGraphNode : cudaGraphNode_t
     """
     cdef cyruntime.cudaError_t err
-    cdef cyruntime.cudaGraphNode_t c_pGraphNode
+    cdef cyruntime.cudaGraphNode_t c_pGraphNode = <cyruntime.cudaGraphNode_t>0
     cdef void* c_graph
     cdef _Buf a_pDependencies = _array(pDependencies, 'h', sizeof(void*))
     cdef void* p_pDependencies = _bufptr(a_pDependencies)
@@ -10381,7 +10393,7 @@ def cudaGraphAddMemcpyNodeFromSymbol(graph, pDependencies, size_t numDependencie
     pGraphNode : cudaGraphNode_t
     """
     cdef cyruntime.cudaError_t err
-    cdef cyruntime.cudaGraphNode_t c_pGraphNode
+    cdef cyruntime.cudaGraphNode_t c_pGraphNode = <cyruntime.cudaGraphNode_t>0
     cdef void* c_graph
     cdef _Buf a_pDependencies = _array(pDependencies, 'h', sizeof(void*))
     cdef void* p_pDependencies = _bufptr(a_pDependencies)
@@ -10415,7 +10427,7 @@ def cudaGraphAddMemcpyNode1D(graph, pDependencies, size_t numDependencies, dst, 
     pGraphNode : cudaGraphNode_t
     """
     cdef cyruntime.cudaError_t err
-    cdef cyruntime.cudaGraphNode_t c_pGraphNode
+    cdef cyruntime.cudaGraphNode_t c_pGraphNode = <cyruntime.cudaGraphNode_t>0
     cdef void* c_graph
     cdef _Buf a_pDependencies = _array(pDependencies, 'h', sizeof(void*))
     cdef void* p_pDependencies = _bufptr(a_pDependencies)
@@ -10597,7 +10609,7 @@ When the graph is launched, the node will perform the memset described by pMemse
         Returns newly created node
     """
     cdef cyruntime.cudaError_t err
-    cdef cyruntime.cudaGraphNode_t c_pGraphNode
+    cdef cyruntime.cudaGraphNode_t c_pGraphNode = <cyruntime.cudaGraphNode_t>0
     cdef void* c_graph
     cdef _Buf a_pDependencies = _array(pDependencies, 'h', sizeof(void*))
     cdef void* p_pDependencies = _bufptr(a_pDependencies)
@@ -10697,7 +10709,7 @@ Host nodes are not supported under MPS with pre-Volta GPUs.
         Returns newly created node
     """
     cdef cyruntime.cudaError_t err
-    cdef cyruntime.cudaGraphNode_t c_pGraphNode
+    cdef cyruntime.cudaGraphNode_t c_pGraphNode = <cyruntime.cudaGraphNode_t>0
     cdef void* c_graph
     cdef _Buf a_pDependencies = _array(pDependencies, 'h', sizeof(void*))
     cdef void* p_pDependencies = _bufptr(a_pDependencies)
@@ -10799,7 +10811,7 @@ The node executes an embedded child graph. The child graph is cloned in this cal
         Returns newly created node
     """
     cdef cyruntime.cudaError_t err
-    cdef cyruntime.cudaGraphNode_t c_pGraphNode
+    cdef cyruntime.cudaGraphNode_t c_pGraphNode = <cyruntime.cudaGraphNode_t>0
     cdef void* c_graph
     cdef _Buf a_pDependencies = _array(pDependencies, 'h', sizeof(void*))
     cdef void* p_pDependencies = _bufptr(a_pDependencies)
@@ -10837,7 +10849,7 @@ Attempting to do so will return an error.
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_node
-    cdef cyruntime.cudaGraph_t c_pGraph
+    cdef cyruntime.cudaGraph_t c_pGraph = <cyruntime.cudaGraph_t>0
     _hptr(node, &c_node)
     with nogil:
         err = cyruntime.cudaGraphChildGraphNodeGetGraph(<cyruntime.cudaGraphNode_t>c_node, &c_pGraph)
@@ -10877,7 +10889,7 @@ nodes with a barrier between them can be represented using an empty node and
         Returns newly created node
     """
     cdef cyruntime.cudaError_t err
-    cdef cyruntime.cudaGraphNode_t c_pGraphNode
+    cdef cyruntime.cudaGraphNode_t c_pGraphNode = <cyruntime.cudaGraphNode_t>0
     cdef void* c_graph
     cdef _Buf a_pDependencies = _array(pDependencies, 'h', sizeof(void*))
     cdef void* p_pDependencies = _bufptr(a_pDependencies)
@@ -10904,7 +10916,7 @@ def cudaGraphAddEventRecordNode(graph, pDependencies, size_t numDependencies, ev
     pGraphNode : cudaGraphNode_t
     """
     cdef cyruntime.cudaError_t err
-    cdef cyruntime.cudaGraphNode_t c_pGraphNode
+    cdef cyruntime.cudaGraphNode_t c_pGraphNode = <cyruntime.cudaGraphNode_t>0
     cdef void* c_graph
     cdef _Buf a_pDependencies = _array(pDependencies, 'h', sizeof(void*))
     cdef void* p_pDependencies = _bufptr(a_pDependencies)
@@ -10931,7 +10943,7 @@ def cudaGraphEventRecordNodeGetEvent(node):
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_node
-    cdef cyruntime.cudaEvent_t c_event_out
+    cdef cyruntime.cudaEvent_t c_event_out = <cyruntime.cudaEvent_t>0
     _hptr(node, &c_node)
     with nogil:
         err = cyruntime.cudaGraphEventRecordNodeGetEvent(<cyruntime.cudaGraphNode_t>c_node, &c_event_out)
@@ -10976,7 +10988,7 @@ def cudaGraphAddEventWaitNode(graph, pDependencies, size_t numDependencies, even
     pGraphNode : cudaGraphNode_t
     """
     cdef cyruntime.cudaError_t err
-    cdef cyruntime.cudaGraphNode_t c_pGraphNode
+    cdef cyruntime.cudaGraphNode_t c_pGraphNode = <cyruntime.cudaGraphNode_t>0
     cdef void* c_graph
     cdef _Buf a_pDependencies = _array(pDependencies, 'h', sizeof(void*))
     cdef void* p_pDependencies = _bufptr(a_pDependencies)
@@ -11003,7 +11015,7 @@ def cudaGraphEventWaitNodeGetEvent(node):
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_node
-    cdef cyruntime.cudaEvent_t c_event_out
+    cdef cyruntime.cudaEvent_t c_event_out = <cyruntime.cudaEvent_t>0
     _hptr(node, &c_node)
     with nogil:
         err = cyruntime.cudaGraphEventWaitNodeGetEvent(<cyruntime.cudaGraphNode_t>c_node, &c_event_out)
@@ -11048,7 +11060,7 @@ def cudaGraphAddExternalSemaphoresSignalNode(graph, pDependencies, size_t numDep
     pGraphNode : cudaGraphNode_t
     """
     cdef cyruntime.cudaError_t err
-    cdef cyruntime.cudaGraphNode_t c_pGraphNode
+    cdef cyruntime.cudaGraphNode_t c_pGraphNode = <cyruntime.cudaGraphNode_t>0
     cdef void* c_graph
     cdef _Buf a_pDependencies = _array(pDependencies, 'h', sizeof(void*))
     cdef void* p_pDependencies = _bufptr(a_pDependencies)
@@ -11120,7 +11132,7 @@ def cudaGraphAddExternalSemaphoresWaitNode(graph, pDependencies, size_t numDepen
     pGraphNode : cudaGraphNode_t
     """
     cdef cyruntime.cudaError_t err
-    cdef cyruntime.cudaGraphNode_t c_pGraphNode
+    cdef cyruntime.cudaGraphNode_t c_pGraphNode = <cyruntime.cudaGraphNode_t>0
     cdef void* c_graph
     cdef _Buf a_pDependencies = _array(pDependencies, 'h', sizeof(void*))
     cdef void* p_pDependencies = _bufptr(a_pDependencies)
@@ -11192,7 +11204,7 @@ def cudaGraphAddMemAllocNode(graph, pDependencies, size_t numDependencies, nodeP
     pGraphNode : cudaGraphNode_t
     """
     cdef cyruntime.cudaError_t err
-    cdef cyruntime.cudaGraphNode_t c_pGraphNode
+    cdef cyruntime.cudaGraphNode_t c_pGraphNode = <cyruntime.cudaGraphNode_t>0
     cdef void* c_graph
     cdef _Buf a_pDependencies = _array(pDependencies, 'h', sizeof(void*))
     cdef void* p_pDependencies = _bufptr(a_pDependencies)
@@ -11243,7 +11255,7 @@ def cudaGraphAddMemFreeNode(graph, pDependencies, size_t numDependencies, dptr):
     pGraphNode : cudaGraphNode_t
     """
     cdef cyruntime.cudaError_t err
-    cdef cyruntime.cudaGraphNode_t c_pGraphNode
+    cdef cyruntime.cudaGraphNode_t c_pGraphNode = <cyruntime.cudaGraphNode_t>0
     cdef void* c_graph
     cdef _Buf a_pDependencies = _array(pDependencies, 'h', sizeof(void*))
     cdef void* p_pDependencies = _bufptr(a_pDependencies)
@@ -11361,7 +11373,7 @@ Child graph nodes in the original graph are recursively copied into the clone.
         Returns newly created cloned graph
     """
     cdef cyruntime.cudaError_t err
-    cdef cyruntime.cudaGraph_t c_pGraphClone
+    cdef cyruntime.cudaGraph_t c_pGraphClone = <cyruntime.cudaGraph_t>0
     cdef void* c_originalGraph
     _hptr(originalGraph, &c_originalGraph)
     with nogil:
@@ -11397,7 +11409,7 @@ been removed. The cloned node is then returned via pClonedNode.
         Returns handle to the cloned node
     """
     cdef cyruntime.cudaError_t err
-    cdef cyruntime.cudaGraphNode_t c_pNode
+    cdef cyruntime.cudaGraphNode_t c_pNode = <cyruntime.cudaGraphNode_t>0
     cdef void* c_originalNode
     cdef void* c_clonedGraph
     _hptr(originalNode, &c_originalNode)
@@ -11428,7 +11440,7 @@ Returns the node type of node in pType.
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_node
-    cdef cyruntime.cudaGraphNodeType c_pType
+    cdef cyruntime.cudaGraphNodeType c_pType = <cyruntime.cudaGraphNodeType>0
     _hptr(node, &c_node)
     with nogil:
         err = cyruntime.cudaGraphNodeGetType(<cyruntime.cudaGraphNode_t>c_node, &c_pType)
@@ -11467,7 +11479,7 @@ number of nodes actually obtained will be returned in numNodes.
     cdef _Buf a_nodes
     cdef void* p_nodes
     cdef size_t req_nodes
-    cdef size_t c_numNodes
+    cdef size_t c_numNodes = <size_t>0
     _hptr(graph, &c_graph)
     c_numNodes = numNodes
     a_nodes = _Buf_new((c_numNodes) * sizeof(void*)) if c_numNodes else None
@@ -11510,7 +11522,7 @@ number of nodes actually obtained will be returned in pNumRootNodes.
     cdef _Buf a_pRootNodes
     cdef void* p_pRootNodes
     cdef size_t req_pRootNodes
-    cdef size_t c_pNumRootNodes
+    cdef size_t c_pNumRootNodes = <size_t>0
     _hptr(graph, &c_graph)
     c_pNumRootNodes = pNumRootNodes
     a_pRootNodes = _Buf_new((c_pNumRootNodes) * sizeof(void*)) if c_pNumRootNodes else None
@@ -11569,7 +11581,7 @@ well.
     cdef _Buf a_edgeData
     cdef void* p_edgeData
     cdef size_t req_edgeData
-    cdef size_t c_numEdges
+    cdef size_t c_numEdges = <size_t>0
     _hptr(graph, &c_graph)
     c_numEdges = numEdges
     a_from = _Buf_new((c_numEdges) * sizeof(void*)) if c_numEdges else None
@@ -11627,7 +11639,7 @@ pDependencies must be as well.
     cdef _Buf a_edgeData
     cdef void* p_edgeData
     cdef size_t req_edgeData
-    cdef size_t c_pNumDependencies
+    cdef size_t c_pNumDependencies = <size_t>0
     _hptr(node, &c_node)
     c_pNumDependencies = pNumDependencies
     a_pDependencies = _Buf_new((c_pNumDependencies) * sizeof(void*)) if c_pNumDependencies else None
@@ -11683,7 +11695,7 @@ pDependentNodes must be as well.
     cdef _Buf a_edgeData
     cdef void* p_edgeData
     cdef size_t req_edgeData
-    cdef size_t c_pNumDependentNodes
+    cdef size_t c_pNumDependentNodes = <size_t>0
     _hptr(node, &c_node)
     c_pNumDependentNodes = pNumDependentNodes
     a_pDependentNodes = _Buf_new((c_pNumDependentNodes) * sizeof(void*)) if c_pNumDependentNodes else None
@@ -11877,7 +11889,7 @@ call device-side cudaGraphLaunch() from multiple devices, this will result in an
         Returns instantiated graph
     """
     cdef cyruntime.cudaError_t err
-    cdef cyruntime.cudaGraphExec_t c_pGraphExec
+    cdef cyruntime.cudaGraphExec_t c_pGraphExec = <cyruntime.cudaGraphExec_t>0
     cdef void* c_graph
     _hptr(graph, &c_graph)
     with nogil:
@@ -11900,7 +11912,7 @@ def cudaGraphInstantiateWithFlags(graph, unsigned long long flags):
     pGraphExec : cudaGraphExec_t
     """
     cdef cyruntime.cudaError_t err
-    cdef cyruntime.cudaGraphExec_t c_pGraphExec
+    cdef cyruntime.cudaGraphExec_t c_pGraphExec = <cyruntime.cudaGraphExec_t>0
     cdef void* c_graph
     _hptr(graph, &c_graph)
     with nogil:
@@ -12011,7 +12023,7 @@ and hErrNode_out will be set to NULL.
         Returns instantiated graph
     """
     cdef cyruntime.cudaError_t err
-    cdef cyruntime.cudaGraphExec_t c_pGraphExec
+    cdef cyruntime.cudaGraphExec_t c_pGraphExec = <cyruntime.cudaGraphExec_t>0
     cdef void* c_graph
     cdef _Buf a_instantiateParams = _structs(instantiateParams, sizeof(cyruntime.cudaGraphInstantiateParams))
     cdef void* p_instantiateParams = _bufptr(a_instantiateParams)
@@ -12044,7 +12056,7 @@ not affect the resulting executable graph.
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_graphExec
-    cdef unsigned long long c_flags
+    cdef unsigned long long c_flags = <unsigned long long>0
     _hptr(graphExec, &c_graphExec)
     with nogil:
         err = cyruntime.cudaGraphExecGetFlags(<cyruntime.cudaGraphExec_t>c_graphExec, &c_flags)
@@ -12486,7 +12498,7 @@ def cudaGraphNodeGetEnabled(hGraphExec, hNode):
     cdef cyruntime.cudaError_t err
     cdef void* c_hGraphExec
     cdef void* c_hNode
-    cdef unsigned int c_isEnabled
+    cdef unsigned int c_isEnabled = <unsigned int>0
     _hptr(hGraphExec, &c_hGraphExec)
     _hptr(hNode, &c_hNode)
     with nogil:
@@ -12763,7 +12775,7 @@ See CUDA User Objects in the CUDA C++ Programming Guide for more information on 
         Location to return the user object handle
     """
     cdef cyruntime.cudaError_t err
-    cdef cyruntime.cudaUserObject_t c_object_out
+    cdef cyruntime.cudaUserObject_t c_object_out = <cyruntime.cudaUserObject_t>0
     cdef void* c_ptr
     cdef void* c_destroy
     _vptr(ptr, &c_ptr)
@@ -12937,7 +12949,7 @@ A handle to the new node will be returned in phGraphNode.
         Returns newly created node
     """
     cdef cyruntime.cudaError_t err
-    cdef cyruntime.cudaGraphNode_t c_pGraphNode
+    cdef cyruntime.cudaGraphNode_t c_pGraphNode = <cyruntime.cudaGraphNode_t>0
     cdef void* c_graph
     cdef _Buf a_pDependencies = _array(pDependencies, 'h', sizeof(void*))
     cdef void* p_pDependencies = _bufptr(a_pDependencies)
@@ -13063,7 +13075,7 @@ Handles not associated with a conditional node may cause graph instantiation to 
         Pointer used to return the handle to the caller.
     """
     cdef cyruntime.cudaError_t err
-    cdef cyruntime.cudaGraphConditionalHandle c_pHandle_out
+    cdef cyruntime.cudaGraphConditionalHandle c_pHandle_out = <cyruntime.cudaGraphConditionalHandle>0
     cdef void* c_graph
     _hptr(graph, &c_graph)
     with nogil:
@@ -13090,7 +13102,7 @@ def cudaGetDriverEntryPoint(symbol, unsigned long long flags):
     cdef bytes b_symbol = _as_bytes(symbol, True)
     cdef const char* c_symbol = <char*>b_symbol if b_symbol is not None else NULL
     cdef void* c_funcPtr = NULL
-    cdef cyruntime.cudaDriverEntryPointQueryResult c_driverStatus
+    cdef cyruntime.cudaDriverEntryPointQueryResult c_driverStatus = <cyruntime.cudaDriverEntryPointQueryResult>0
     with nogil:
         err = cyruntime.cudaGetDriverEntryPoint(<const char*>c_symbol, <void**>&c_funcPtr, flags, &c_driverStatus)
     if err != 0:
@@ -13116,7 +13128,7 @@ def cudaGetDriverEntryPointByVersion(symbol, unsigned int cudaVersion, unsigned 
     cdef bytes b_symbol = _as_bytes(symbol, True)
     cdef const char* c_symbol = <char*>b_symbol if b_symbol is not None else NULL
     cdef void* c_funcPtr = NULL
-    cdef cyruntime.cudaDriverEntryPointQueryResult c_driverStatus
+    cdef cyruntime.cudaDriverEntryPointQueryResult c_driverStatus = <cyruntime.cudaDriverEntryPointQueryResult>0
     with nogil:
         err = cyruntime.cudaGetDriverEntryPointByVersion(<const char*>c_symbol, <void**>&c_funcPtr, cudaVersion, flags, &c_driverStatus)
     if err != 0:
@@ -13179,7 +13191,7 @@ libraryOptionValues. The number of total library load options is supplied via nu
         Returned library
     """
     cdef cyruntime.cudaError_t err
-    cdef cyruntime.cudaLibrary_t c_library
+    cdef cyruntime.cudaLibrary_t c_library = <cyruntime.cudaLibrary_t>0
     cdef void* c_code
     cdef _Buf a_jitOptions = _array(jitOptions, 'e', 4)
     cdef void* p_jitOptions = _bufptr(a_jitOptions)
@@ -13252,7 +13264,7 @@ libraryOptionValues. The number of total library load options is supplied via nu
         Returned library
     """
     cdef cyruntime.cudaError_t err
-    cdef cyruntime.cudaLibrary_t c_library
+    cdef cyruntime.cudaLibrary_t c_library = <cyruntime.cudaLibrary_t>0
     cdef bytes b_fileName = _as_bytes(fileName, True)
     cdef const char* c_fileName = <char*>b_fileName if b_fileName is not None else NULL
     cdef _Buf a_jitOptions = _array(jitOptions, 'e', 4)
@@ -13314,7 +13326,7 @@ If kernel handle is not found, the call returns cudaErrorSymbolNotFound.
         Returned kernel handle
     """
     cdef cyruntime.cudaError_t err
-    cdef cyruntime.cudaKernel_t c_pKernel
+    cdef cyruntime.cudaKernel_t c_pKernel = <cyruntime.cudaKernel_t>0
     cdef void* c_library
     cdef bytes b_name = _as_bytes(name, True)
     cdef const char* c_name = <char*>b_name if b_name is not None else NULL
@@ -13355,7 +13367,7 @@ cudaGetSymbolSize.
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_dptr = NULL
-    cdef size_t c_bytes
+    cdef size_t c_bytes = <size_t>0
     cdef void* c_library
     cdef bytes b_name = _as_bytes(name, True)
     cdef const char* c_name = <char*>b_name if b_name is not None else NULL
@@ -13397,7 +13409,7 @@ cudaGetSymbolSize.
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_dptr = NULL
-    cdef size_t c_bytes
+    cdef size_t c_bytes = <size_t>0
     cdef void* c_library
     cdef bytes b_name = _as_bytes(name, True)
     cdef const char* c_name = <char*>b_name if b_name is not None else NULL
@@ -13462,7 +13474,7 @@ Returns in count the number of kernels in lib.
         Number of kernels found within the library
     """
     cdef cyruntime.cudaError_t err
-    cdef unsigned int c_count
+    cdef unsigned int c_count = <unsigned int>0
     cdef void* c_lib
     _hptr(lib, &c_lib)
     with nogil:
@@ -13493,7 +13505,7 @@ The returned kernel handle becomes invalid when the library is unloaded.
         Buffer where the kernel handles are returned to
     """
     cdef cyruntime.cudaError_t err
-    cdef cyruntime.cudaKernel_t c_kernels
+    cdef cyruntime.cudaKernel_t c_kernels = <cyruntime.cudaKernel_t>0
     cdef void* c_lib
     _hptr(lib, &c_lib)
     with nogil:
@@ -13618,7 +13630,7 @@ Returns in functionPtr the device entry function corresponding to the symbol sym
         Returns the device entry function
     """
     cdef cyruntime.cudaError_t err
-    cdef cyruntime.cudaFunction_t c_functionPtr
+    cdef cyruntime.cudaFunction_t c_functionPtr = <cyruntime.cudaFunction_t>0
     cdef void* c_symbolPtr
     _vptr(symbolPtr, &c_symbolPtr)
     with nogil:
@@ -13654,7 +13666,7 @@ respective translation units.
         Returns the device kernel
     """
     cdef cyruntime.cudaError_t err
-    cdef cyruntime.cudaKernel_t c_kernelPtr
+    cdef cyruntime.cudaKernel_t c_kernelPtr = <cyruntime.cudaKernel_t>0
     cdef void* c_entryFuncAddr
     _vptr(entryFuncAddr, &c_entryFuncAddr)
     with nogil:
@@ -13690,8 +13702,8 @@ context are not CUDA capable then the call will return cudaErrorNoDevice.
         Returned CUDA devices corresponding to the current OpenGL context
     """
     cdef cyruntime.cudaError_t err
-    cdef unsigned int c_pCudaDeviceCount
-    cdef int c_pCudaDevices
+    cdef unsigned int c_pCudaDeviceCount = <unsigned int>0
+    cdef int c_pCudaDevices = <int>0
     with nogil:
         err = cyruntime.cudaGLGetDevices(&c_pCudaDeviceCount, &c_pCudaDevices, cudaDeviceCount, <cyruntime.cudaGLDeviceList>deviceList)
     if err != 0:
@@ -13753,15 +13765,19 @@ The following image classes are currently disallowed:
         Pointer to the returned object handle
     """
     cdef cyruntime.cudaError_t err
-    cdef cyruntime.cudaGraphicsResource_t c_resource
+    cdef cyruntime.cudaGraphicsResource_t c_resource = <cyruntime.cudaGraphicsResource_t>0
     cdef unsigned int c_image
     cdef unsigned int c_target
     if isinstance(image, _IntValue):
         c_image = <unsigned int>_iv(<_IntValue>image)
+    elif image is None:
+        c_image = 0
     else:
         c_image = image
     if isinstance(target, _IntValue):
         c_target = <unsigned int>_iv(<_IntValue>target)
+    elif target is None:
+        c_target = 0
     else:
         c_target = target
     with nogil:
@@ -13803,10 +13819,12 @@ as follows:
         Pointer to the returned object handle
     """
     cdef cyruntime.cudaError_t err
-    cdef cyruntime.cudaGraphicsResource_t c_resource
+    cdef cyruntime.cudaGraphicsResource_t c_resource = <cyruntime.cudaGraphicsResource_t>0
     cdef unsigned int c_buffer
     if isinstance(buffer, _IntValue):
         c_buffer = <unsigned int>_iv(<_IntValue>buffer)
+    elif buffer is None:
+        c_buffer = 0
     else:
         c_buffer = buffer
     with nogil:
@@ -13869,6 +13887,8 @@ thread when this is called.
     cdef unsigned int c_bufObj
     if isinstance(bufObj, _IntValue):
         c_bufObj = <unsigned int>_iv(<_IntValue>bufObj)
+    elif bufObj is None:
+        c_bufObj = 0
     else:
         c_bufObj = bufObj
     with nogil:
@@ -13910,6 +13930,8 @@ GL context.
     cdef unsigned int c_bufObj
     if isinstance(bufObj, _IntValue):
         c_bufObj = <unsigned int>_iv(<_IntValue>bufObj)
+    elif bufObj is None:
+        c_bufObj = 0
     else:
         c_bufObj = bufObj
     with nogil:
@@ -13948,6 +13970,8 @@ GL context.
     cdef unsigned int c_bufObj
     if isinstance(bufObj, _IntValue):
         c_bufObj = <unsigned int>_iv(<_IntValue>bufObj)
+    elif bufObj is None:
+        c_bufObj = 0
     else:
         c_bufObj = bufObj
     with nogil:
@@ -13981,6 +14005,8 @@ called.
     cdef unsigned int c_bufObj
     if isinstance(bufObj, _IntValue):
         c_bufObj = <unsigned int>_iv(<_IntValue>bufObj)
+    elif bufObj is None:
+        c_bufObj = 0
     else:
         c_bufObj = bufObj
     with nogil:
@@ -14028,6 +14054,8 @@ mapped for access by CUDA, then cudaErrorUnknown is returned.
     cdef unsigned int c_bufObj
     if isinstance(bufObj, _IntValue):
         c_bufObj = <unsigned int>_iv(<_IntValue>bufObj)
+    elif bufObj is None:
+        c_bufObj = 0
     else:
         c_bufObj = bufObj
     with nogil:
@@ -14071,6 +14099,8 @@ Stream /p stream is synchronized with the current GL context.
     cdef void* c_stream
     if isinstance(bufObj, _IntValue):
         c_bufObj = <unsigned int>_iv(<_IntValue>bufObj)
+    elif bufObj is None:
+        c_bufObj = 0
     else:
         c_bufObj = bufObj
     _hptr(stream, &c_stream)
@@ -14112,6 +14142,8 @@ Stream /p stream is synchronized with the current GL context.
     cdef void* c_stream
     if isinstance(bufObj, _IntValue):
         c_bufObj = <unsigned int>_iv(<_IntValue>bufObj)
+    elif bufObj is None:
+        c_bufObj = 0
     else:
         c_bufObj = bufObj
     _hptr(stream, &c_stream)
@@ -14167,7 +14199,7 @@ typedef void* EGLImageKHR
         Pointer to the returned object handle
     """
     cdef cyruntime.cudaError_t err
-    cdef cyruntime.cudaGraphicsResource_t c_pCudaResource
+    cdef cyruntime.cudaGraphicsResource_t c_pCudaResource = <cyruntime.cudaGraphicsResource_t>0
     cdef void* c_image
     _hptr(image, &c_image)
     with nogil:
@@ -14198,7 +14230,7 @@ API to another.
         Pointer to the returned connection handle
     """
     cdef cyruntime.cudaError_t err
-    cdef cyruntime.cudaEglStreamConnection c_conn
+    cdef cyruntime.cudaEglStreamConnection c_conn = <cyruntime.cudaEglStreamConnection>0
     cdef void* c_eglStream
     _hptr(eglStream, &c_eglStream)
     with nogil:
@@ -14232,7 +14264,7 @@ Default is cudaEglResourceLocationVidmem.
         Pointer to the returned connection handle
     """
     cdef cyruntime.cudaError_t err
-    cdef cyruntime.cudaEglStreamConnection c_conn
+    cdef cyruntime.cudaEglStreamConnection c_conn = <cyruntime.cudaEglStreamConnection>0
     cdef void* c_eglStream
     _hptr(eglStream, &c_eglStream)
     with nogil:
@@ -14260,7 +14292,7 @@ Disconnect CUDA as a consumer to EGLStreamKHR.
         Conection to disconnect.
     """
     cdef cyruntime.cudaError_t err
-    cdef cyruntime.cudaEglStreamConnection c_conn
+    cdef cyruntime.cudaEglStreamConnection c_conn = <cyruntime.cudaEglStreamConnection>0
     cdef void* h_conn
     _hptr(conn, &h_conn)
     c_conn = <cyruntime.cudaEglStreamConnection>h_conn
@@ -14301,11 +14333,11 @@ cudaEglFrame.
         CUDA stream for synchronization and any data migrations implied by cudaEglResourceLocationFlags.
     """
     cdef cyruntime.cudaError_t err
-    cdef cyruntime.cudaEglStreamConnection c_conn
+    cdef cyruntime.cudaEglStreamConnection c_conn = <cyruntime.cudaEglStreamConnection>0
     cdef void* h_conn
-    cdef cyruntime.cudaGraphicsResource_t c_pCudaResource
+    cdef cyruntime.cudaGraphicsResource_t c_pCudaResource = <cyruntime.cudaGraphicsResource_t>0
     cdef void* h_pCudaResource
-    cdef cyruntime.cudaStream_t c_pStream
+    cdef cyruntime.cudaStream_t c_pStream = <cyruntime.cudaStream_t>0
     cdef void* h_pStream
     _hptr(conn, &h_conn)
     c_conn = <cyruntime.cudaEglStreamConnection>h_conn
@@ -14344,10 +14376,10 @@ Release the acquired image frame specified by pCudaResource to EGLStreamKHR.
         CUDA stream on which release will be done.
     """
     cdef cyruntime.cudaError_t err
-    cdef cyruntime.cudaEglStreamConnection c_conn
+    cdef cyruntime.cudaEglStreamConnection c_conn = <cyruntime.cudaEglStreamConnection>0
     cdef void* h_conn
     cdef void* c_pCudaResource
-    cdef cyruntime.cudaStream_t c_pStream
+    cdef cyruntime.cudaStream_t c_pStream = <cyruntime.cudaStream_t>0
     cdef void* h_pStream
     _hptr(conn, &h_conn)
     c_conn = <cyruntime.cudaEglStreamConnection>h_conn
@@ -14386,17 +14418,21 @@ API to another.
         Pointer to the returned connection handle
     """
     cdef cyruntime.cudaError_t err
-    cdef cyruntime.cudaEglStreamConnection c_conn
+    cdef cyruntime.cudaEglStreamConnection c_conn = <cyruntime.cudaEglStreamConnection>0
     cdef void* c_eglStream
     cdef int c_width
     cdef int c_height
     _hptr(eglStream, &c_eglStream)
     if isinstance(width, _IntValue):
         c_width = <int>_iv(<_IntValue>width)
+    elif width is None:
+        c_width = 0
     else:
         c_width = width
     if isinstance(height, _IntValue):
         c_height = <int>_iv(<_IntValue>height)
+    elif height is None:
+        c_height = 0
     else:
         c_height = height
     with nogil:
@@ -14424,7 +14460,7 @@ Disconnect CUDA as a producer to EGLStreamKHR.
         Conection to disconnect.
     """
     cdef cyruntime.cudaError_t err
-    cdef cyruntime.cudaEglStreamConnection c_conn
+    cdef cyruntime.cudaEglStreamConnection c_conn = <cyruntime.cudaEglStreamConnection>0
     cdef void* h_conn
     _hptr(conn, &h_conn)
     c_conn = <cyruntime.cudaEglStreamConnection>h_conn
@@ -14475,10 +14511,10 @@ the allocation and cudaEglPlaneDesc will specify the dimensions of the sub-regio
         CUDA stream on which to present the frame.
     """
     cdef cyruntime.cudaError_t err
-    cdef cyruntime.cudaEglStreamConnection c_conn
+    cdef cyruntime.cudaEglStreamConnection c_conn = <cyruntime.cudaEglStreamConnection>0
     cdef void* h_conn
-    cdef void* p_eglframe = _sptr(eglframe, False)
-    cdef cyruntime.cudaStream_t c_pStream
+    cdef void* p_eglframe = _sval(eglframe, sizeof(cyruntime.cudaEglFrame))
+    cdef cyruntime.cudaStream_t c_pStream = <cyruntime.cudaStream_t>0
     cdef void* h_pStream
     _hptr(conn, &h_conn)
     c_conn = <cyruntime.cudaEglStreamConnection>h_conn
@@ -14516,11 +14552,11 @@ returned a frame to EGL stream. If timeout is returned the application can retry
         CUDA stream on which to return the frame.
     """
     cdef cyruntime.cudaError_t err
-    cdef cyruntime.cudaEglStreamConnection c_conn
+    cdef cyruntime.cudaEglStreamConnection c_conn = <cyruntime.cudaEglStreamConnection>0
     cdef void* h_conn
     cdef _Buf a_eglframe = _structs(eglframe, sizeof(cyruntime.cudaEglFrame))
     cdef void* p_eglframe = _bufptr(a_eglframe)
-    cdef cyruntime.cudaStream_t c_pStream
+    cdef cyruntime.cudaStream_t c_pStream = <cyruntime.cudaStream_t>0
     cdef void* h_pStream
     _hptr(conn, &h_conn)
     c_conn = <cyruntime.cudaEglStreamConnection>h_conn
@@ -14612,7 +14648,7 @@ typedef void* EGLSyncKHR
         Returns newly created event
     """
     cdef cyruntime.cudaError_t err
-    cdef cyruntime.cudaEvent_t c_phEvent
+    cdef cyruntime.cudaEvent_t c_phEvent = <cyruntime.cudaEvent_t>0
     cdef void* c_eglSync
     _hptr(eglSync, &c_eglSync)
     with nogil:
@@ -14642,11 +14678,13 @@ Returns the CUDA device associated with a VdpDevice, if applicable.
         Returns the device associated with vdpDevice, or -1 if the device associated with vdpDevice is not a compute device.
     """
     cdef cyruntime.cudaError_t err
-    cdef int c_device
+    cdef int c_device = <int>0
     cdef uint32_t c_vdpDevice
     cdef void* c_vdpGetProcAddress
     if isinstance(vdpDevice, _IntValue):
         c_vdpDevice = <uint32_t>_iv(<_IntValue>vdpDevice)
+    elif vdpDevice is None:
+        c_vdpDevice = 0
     else:
         c_vdpDevice = vdpDevice
     _vptr(vdpGetProcAddress, &c_vdpGetProcAddress)
@@ -14691,6 +14729,8 @@ VDPAU interoperability on device may be enabled.
     cdef void* c_vdpGetProcAddress
     if isinstance(vdpDevice, _IntValue):
         c_vdpDevice = <uint32_t>_iv(<_IntValue>vdpDevice)
+    elif vdpDevice is None:
+        c_vdpDevice = 0
     else:
         c_vdpDevice = vdpDevice
     _vptr(vdpGetProcAddress, &c_vdpGetProcAddress)
@@ -14731,10 +14771,12 @@ The surface's intended usage is specified using flags, as follows:
         Pointer to the returned object handle
     """
     cdef cyruntime.cudaError_t err
-    cdef cyruntime.cudaGraphicsResource_t c_resource
+    cdef cyruntime.cudaGraphicsResource_t c_resource = <cyruntime.cudaGraphicsResource_t>0
     cdef uint32_t c_vdpSurface
     if isinstance(vdpSurface, _IntValue):
         c_vdpSurface = <uint32_t>_iv(<_IntValue>vdpSurface)
+    elif vdpSurface is None:
+        c_vdpSurface = 0
     else:
         c_vdpSurface = vdpSurface
     with nogil:
@@ -14776,10 +14818,12 @@ The surface's intended usage is specified using flags, as follows:
         Pointer to the returned object handle
     """
     cdef cyruntime.cudaError_t err
-    cdef cyruntime.cudaGraphicsResource_t c_resource
+    cdef cyruntime.cudaGraphicsResource_t c_resource = <cyruntime.cudaGraphicsResource_t>0
     cdef uint32_t c_vdpSurface
     if isinstance(vdpSurface, _IntValue):
         c_vdpSurface = <uint32_t>_iv(<_IntValue>vdpSurface)
+    elif vdpSurface is None:
+        c_vdpSurface = 0
     else:
         c_vdpSurface = vdpSurface
     with nogil:
