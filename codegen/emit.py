@@ -262,16 +262,15 @@ def _field_spec(model, s, f, classes):
     """-> (kind, count, clsname, ekind, countname, needs pointee size)"""
     count = 1
     for d in f.dims:
-        if d is None:       # a size expression the parser could not evaluate: C knows it
-            count = -1
-            break
         count *= int(d)
     clsname = f.ctype if f.ctype in classes else ""
     if f.dims:
         if _bare(f.ctype) in ("char", "unsigned char") and f.cls == "scalar":
-            # ekind 1: a C string (cut at the first NUL); 0: binary bytes, returned whole
-            text = _bare(f.ctype) == "char" and f.name not in ov.BINARY_CHAR_FIELDS
-            return F_CHARS, count, "", int(text), "", False
+            # ekind 1: a C string (cut at the first NUL); 0: binary bytes, returned whole (2:
+            # shown by repr as hex digits)
+            if _bare(f.ctype) == "char" and f.name not in ov.BINARY_CHAR_FIELDS:
+                return F_CHARS, count, "", 1, "", False
+            return F_CHARS, count, "", 2 if f.name in ov.HEX_CHAR_FIELDS else 0, "", False
         return F_ARRAY, count, clsname, _item_kind(model, f), "", False
     if f.ptr == 0:
         if f.cls == "funcptr" and not clsname:
@@ -309,6 +308,7 @@ def emit_py(model):
          "from cuda.bindings._base cimport (_Handle, _IntValue, _iv, _Struct, _Buf, _hptr, _vptr, _sptr, _sval, _wbuf,",
          "    _new_handle, _new_int, _new_struct, _enum, _as_bytes, _array, _from_array, _strlist, _voidpp,",
          "    _jitvalues, _kparams, _attr_in, _attr_out, _attr_size, _attr_bufs, _attr_values, _bufptr, _Buf_new,",
+         "    _check_count, _bptr,",
          "    _structs, _Lazy, _new_lazy)",
          "from cpython.bytes cimport PyBytes_FromStringAndSize",
          "from cpython.long cimport PyLong_FromVoidPtr, PyLong_AsVoidPtr",
@@ -366,6 +366,8 @@ def emit_py(model):
             top, path, base = s.ctype, "", None
         specs = []
         for f in s.fields:
+            if None in f.dims:
+                continue    # padding sized by an expression (CUlaunchAttribute.pad): not a field
             kind, count, clsname, ekind, countname, psize = _field_spec(model, s, f, classes)
             fpath = f"{path}.{f.name}" if path else f.name
             if s.host:
@@ -405,6 +407,8 @@ def emit_py(model):
     if not layout:
         o.append('    ""')
     o.append(")")
+    defaults = {n: d for n, d in ov.STRUCT_DEFAULTS.items() if n in classes}
+    o.append(f"_STRUCT_DEFAULTS = {defaults!r}   # field values of a new struct other than 0 (overrides.py)")
     o.append(f"cdef _Lazy _L = _new_lazy(globals(), __name__, _ENUMS, _STRUCTS, __cb_{model.lib}_off, "
              f"__cb_{model.lib}_fsize, __cb_{model.lib}_psize, __cb_{model.lib}_ssize)")
     o.append("")
@@ -570,10 +574,15 @@ def _emit_function(model, fn, mod, L):
                 pre.append(f"_hptr({py}, &{c})")
                 call_args.append(f"<{ct}>{c}")
             elif conv == "handle_ref":
+                # a handle object's own value is what the call reads and may update
                 pyparams.append(py)
                 cdecls.append(f"cdef void* {c}")
-                pre.append(f"_hptr({py}, &{c})")
-                call_args.append(f"<{ct}>&{c}")
+                cdecls.append(f"cdef void** r_{p.name} = &{c}")
+                pre.append(f"if isinstance({py}, _Handle):")
+                pre.append(f"    r_{p.name} = (<_Handle>{py})._p")
+                pre.append("else:")
+                pre.append(f"    _hptr({py}, &{c})")
+                call_args.append(f"<{ct}>r_{p.name}")
             elif conv == "struct_val":
                 pyparams.append(py)
                 cdecls.append(f"cdef void* p_{p.name} = _sval({py}, sizeof({base_t}))")
@@ -586,21 +595,22 @@ def _emit_function(model, fn, mod, L):
             elif conv in ("voidp", "unknown"):
                 pyparams.append(py)
                 cdecls.append(f"cdef void* {c}")
-                pre.append(f"_vptr({py}, &{c})")
+                # nvJitLink reads `size` bytes of its input: no NULL, no handle object
+                pre.append(f"{'_bptr' if model.lib == 'nvjitlink' else '_vptr'}({py}, &{c})")
                 call_args.append(f"<{ct}>{c}")
             elif conv == "cstr":
                 pyparams.append(py)
                 if model.lib == "nvjitlink":   # the reference's nvJitLink takes str; bytes work too
-                    cdecls.append(f"cdef bytes b_{p.name} = {py}.encode() if isinstance({py}, str) else _as_bytes({py}, True)")
+                    cdecls.append(f"cdef bytes b_{p.name} = {py}.encode() if isinstance({py}, str) else _as_bytes({py}, False)")
                 else:
-                    cdecls.append(f"cdef bytes b_{p.name} = _as_bytes({py}, True)")
-                cdecls.append(f"cdef const char* {c} = <char*>b_{p.name} if b_{p.name} is not None else NULL")
+                    cdecls.append(f"cdef bytes b_{p.name} = _as_bytes({py}, False)")
+                cdecls.append(f"cdef const char* {c} = <char*>b_{p.name}")
                 call_args.append(f"<{ct}>{c}")
             elif conv == "buf_w":
                 pyparams.append(py)
                 cdecls.append(f"cdef void* {c}")
                 cdecls.append(f"cdef Py_ssize_t n_{p.name}")
-                pre.append(f"_wbuf({py}, &{c}, &n_{p.name})")
+                pre.append(f"_wbuf({py}, &{c}, &n_{p.name}, {model.lib == 'nvjitlink'})")  # nvJitLink: addresses too
                 szf = ov.NVRTC_BUFFER_SIZE.get(fn.name)
                 if szf:
                     size_check.append((szf, p.name, py))
@@ -667,6 +677,8 @@ def _emit_function(model, fn, mod, L):
                         pre.append(f"{c} = <{base_t}>h_{p.name}")
                     elif p.cls == "enum":
                         pre.append(f"{c} = <{base_t}><long long>{py}")
+                    elif p.cls == "inttd":      # an integer object, an int, or None (0)
+                        pre.append(f"{c} = _iv(<_IntValue>{py}) if isinstance({py}, _IntValue) else (0 if {py} is None else {py})")
                     else:
                         pre.append(f"{c} = {py}")
                 call_args.append(f"&{c}")
@@ -749,6 +761,13 @@ def _emit_function(model, fn, mod, L):
                 outs.append(f"_attr_values(v_{p.name}, _L)")
             else:
                 raise ValueError(f"{fn.name}: no output conversion {conv}")
+    for p in fn.params:
+        cp = p.extra.get("count_param") if p.role == "in" else None
+        if cp:
+            py, cpy = p.pyname, ov.RENAME.get(cp, cp)
+            check = f"_check_count({py}, {cpy}, {py!r}, {cpy!r})"
+            # a struct pointer is a list only when given one (one struct is not counted)
+            pre.append(f"if isinstance({py}, (list, tuple)): {check}" if p.conv == "struct_ptr" else check)
     sig = ", ".join(pyparams)
     o.append(f"def {'_' if model.lib == 'nvjitlink' else ''}{fn.name}({sig}):")
     o.append('    """' + _docstring(fn) + '\n    """')
@@ -952,6 +971,10 @@ def _emit_nvjitlink_api(model):
         pnames = [_snake(p.pyname) for p in ins]
         o.append(f"def {api}({', '.join(pnames)}):")
         o.append(f'    """{api}({", ".join(pnames)}): {fn.name}; raises nvJitLinkError on failure."""')
+        for p, n in zip(ins, pnames):
+            if _bare(p.ctype) in handles:     # a linker handle is an int, as the create call returns it
+                o.append(f"    if {n} is None:")
+                o.append(f"        raise TypeError('{n} must be an nvJitLink handle (an int), not None')")
         o.append(f"    r = _{fn.name}({', '.join(pnames)})")
         o.append("    if r[0] != 0:")
         o.append("        raise nvJitLinkError(r[0])")

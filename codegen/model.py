@@ -6,6 +6,7 @@ the exceptions in overrides.py.
 """
 import dataclasses
 import json
+import os
 import re
 from dataclasses import dataclass, field
 
@@ -555,6 +556,7 @@ def classify_params(fn, params, T):
             elif role == "in" and prm.conv == "voidp_out_val":
                 prm.conv = "voidp"
         out.append(prm)
+    _pair_list_counts(fn.name, out)
     # array outputs' counts that are pointers become in/out, and may be omitted: 0 asks for the
     # count alone (the arrays are then not written)
     for prm in out:
@@ -564,3 +566,31 @@ def classify_params(fn, params, T):
                     q.role, q.conv = "inout", "value_inout"
                     q.extra = {"default": 0}
     return out
+
+
+_LIST_CONVS = ("array", "struct_ptr", "strlist", "jitvalues", "voidpp")
+
+
+def _pair_list_counts(fn_name, params):
+    """Give each input list the input count that says how many of its items the C function
+    reads (extra["count_param"]): a count numX/nbX goes with the lists whose names start like X
+    (numJitOptions: jitOptions, jitOptionsValues; numDependencies: pDependencies,
+    dependencyData); the other lists go with `count`, or with the function's only count."""
+    counts = [q for q in params if q.role == "in" and q.conv == "scalar"
+              and (q.name == "count" or re.match(r"^(num|nb)[A-Z]", q.name))]
+    lists = [q for q in params if q.role == "in" and q.conv in _LIST_CONVS]
+    if not counts or not lists:
+        return
+    generic = [q for q in counts if q.name == "count"] or (counts if len(counts) == 1 else [])
+    for lst in lists:
+        fixed = ov.LIST_COUNT.get((fn_name, lst.name))
+        if fixed:
+            lst.extra = dict(lst.extra, count_param=fixed)
+            continue
+        name = re.sub(r"^p(?=[A-Z])", "", lst.name).lower()
+        match = [c for c in counts if c.name != "count"
+                 and os.path.commonprefix([re.sub(r"^(num|nb)", "", c.name).lower(), name]).__len__() >= 4]
+        pick = match or generic
+        if pick:
+            lst.extra = dict(lst.extra, count_param=pick[0].name)
+

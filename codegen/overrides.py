@@ -83,30 +83,32 @@ PARAM_ROLE = {
     # nvJitLink: caller buffers the library fills (sized by the matching *Size call)
     ("nvJitLinkGetLinkedCubin", "cubin"): ("in", "a caller buffer, filled"),
     ("nvJitLinkDestroy", "handle"): ("in", "takes the handle; the C API clears the caller's copy"),
-    # graphics interop: EGL stream connections and streams are read and updated in place;
-    # the VDPAU entry point getter is passed in, not returned
-    ("cuEGLStreamConsumerDisconnect", "conn"): ("inout", "a connection/stream the call reads and updates"),
-    ("cuEGLStreamConsumerAcquireFrame", "conn"): ("inout", "a connection/stream the call reads and updates"),
-    ("cuEGLStreamConsumerAcquireFrame", "pCudaResource"): ("inout", "a connection/stream the call reads and updates"),
-    ("cuEGLStreamConsumerAcquireFrame", "pStream"): ("inout", "a connection/stream the call reads and updates"),
-    ("cuEGLStreamConsumerReleaseFrame", "conn"): ("inout", "a connection/stream the call reads and updates"),
-    ("cuEGLStreamConsumerReleaseFrame", "pStream"): ("inout", "a connection/stream the call reads and updates"),
-    ("cuEGLStreamProducerDisconnect", "conn"): ("inout", "a connection/stream the call reads and updates"),
-    ("cuEGLStreamProducerPresentFrame", "conn"): ("inout", "a connection/stream the call reads and updates"),
-    ("cuEGLStreamProducerPresentFrame", "pStream"): ("inout", "a connection/stream the call reads and updates"),
-    ("cuEGLStreamProducerReturnFrame", "conn"): ("inout", "a connection/stream the call reads and updates"),
-    ("cuEGLStreamProducerReturnFrame", "pStream"): ("inout", "a connection/stream the call reads and updates"),
-    ("cudaEGLStreamConsumerDisconnect", "conn"): ("inout", "a connection/stream the call reads and updates"),
-    ("cudaEGLStreamConsumerAcquireFrame", "conn"): ("inout", "a connection/stream the call reads and updates"),
-    ("cudaEGLStreamConsumerAcquireFrame", "pCudaResource"): ("inout", "a connection/stream the call reads and updates"),
-    ("cudaEGLStreamConsumerAcquireFrame", "pStream"): ("inout", "a connection/stream the call reads and updates"),
-    ("cudaEGLStreamConsumerReleaseFrame", "conn"): ("inout", "a connection/stream the call reads and updates"),
-    ("cudaEGLStreamConsumerReleaseFrame", "pStream"): ("inout", "a connection/stream the call reads and updates"),
-    ("cudaEGLStreamProducerDisconnect", "conn"): ("inout", "a connection/stream the call reads and updates"),
-    ("cudaEGLStreamProducerPresentFrame", "conn"): ("inout", "a connection/stream the call reads and updates"),
-    ("cudaEGLStreamProducerPresentFrame", "pStream"): ("inout", "a connection/stream the call reads and updates"),
-    ("cudaEGLStreamProducerReturnFrame", "conn"): ("inout", "a connection/stream the call reads and updates"),
-    ("cudaEGLStreamProducerReturnFrame", "pStream"): ("inout", "a connection/stream the call reads and updates"),
+    # graphics interop: EGL stream connections and streams are read and updated in place: the
+    # call gets the address of the handle object's own value (as the reference package passes
+    # it), so what it writes there is what the object then holds; the VDPAU entry point getter
+    # is passed in, not returned
+    ("cuEGLStreamConsumerDisconnect", "conn"): ("in", "a connection/stream the call reads and updates in place"),
+    ("cuEGLStreamConsumerAcquireFrame", "conn"): ("in", "a connection/stream the call reads and updates in place"),
+    ("cuEGLStreamConsumerAcquireFrame", "pCudaResource"): ("in", "a connection/stream the call reads and updates in place"),
+    ("cuEGLStreamConsumerAcquireFrame", "pStream"): ("in", "a connection/stream the call reads and updates in place"),
+    ("cuEGLStreamConsumerReleaseFrame", "conn"): ("in", "a connection/stream the call reads and updates in place"),
+    ("cuEGLStreamConsumerReleaseFrame", "pStream"): ("in", "a connection/stream the call reads and updates in place"),
+    ("cuEGLStreamProducerDisconnect", "conn"): ("in", "a connection/stream the call reads and updates in place"),
+    ("cuEGLStreamProducerPresentFrame", "conn"): ("in", "a connection/stream the call reads and updates in place"),
+    ("cuEGLStreamProducerPresentFrame", "pStream"): ("in", "a connection/stream the call reads and updates in place"),
+    ("cuEGLStreamProducerReturnFrame", "conn"): ("in", "a connection/stream the call reads and updates in place"),
+    ("cuEGLStreamProducerReturnFrame", "pStream"): ("in", "a connection/stream the call reads and updates in place"),
+    ("cudaEGLStreamConsumerDisconnect", "conn"): ("in", "a connection/stream the call reads and updates in place"),
+    ("cudaEGLStreamConsumerAcquireFrame", "conn"): ("in", "a connection/stream the call reads and updates in place"),
+    ("cudaEGLStreamConsumerAcquireFrame", "pCudaResource"): ("in", "a connection/stream the call reads and updates in place"),
+    ("cudaEGLStreamConsumerAcquireFrame", "pStream"): ("in", "a connection/stream the call reads and updates in place"),
+    ("cudaEGLStreamConsumerReleaseFrame", "conn"): ("in", "a connection/stream the call reads and updates in place"),
+    ("cudaEGLStreamConsumerReleaseFrame", "pStream"): ("in", "a connection/stream the call reads and updates in place"),
+    ("cudaEGLStreamProducerDisconnect", "conn"): ("in", "a connection/stream the call reads and updates in place"),
+    ("cudaEGLStreamProducerPresentFrame", "conn"): ("in", "a connection/stream the call reads and updates in place"),
+    ("cudaEGLStreamProducerPresentFrame", "pStream"): ("in", "a connection/stream the call reads and updates in place"),
+    ("cudaEGLStreamProducerReturnFrame", "conn"): ("in", "a connection/stream the call reads and updates in place"),
+    ("cudaEGLStreamProducerReturnFrame", "pStream"): ("in", "a connection/stream the call reads and updates in place"),
     ("cuVDPAUGetDevice", "vdpGetProcAddress"): ("in", "the VDPAU entry point getter, passed in"),
     ("cuVDPAUCtxCreate", "vdpGetProcAddress"): ("in", "the VDPAU entry point getter, passed in"),
     ("cudaVDPAUGetDevice", "vdpGetProcAddress"): ("in", "the VDPAU entry point getter, passed in"),
@@ -135,6 +137,8 @@ ARRAY_COUNT = {
     ("cuGraphNodeGetDependentNodes", "edgeData"): "numDependentNodes",
     ("cuDevSmResourceSplitByCount", "result"): "nbGroups",
     ("cuDeviceGetLuid", "luid"): 8,
+    ("cuGLGetDevices", "pCudaDevices"): "cudaDeviceCount",
+    ("cudaGLGetDevices", "pCudaDevices"): "cudaDeviceCount",
     ("cudaGraphGetNodes", "nodes"): "numNodes",
     ("cudaGraphGetRootNodes", "pRootNodes"): "pNumRootNodes",
     ("cudaGraphGetEdges", "from"): "numEdges",
@@ -160,6 +164,13 @@ POINTER_COUNT = {
     "extSemArray": "numExtSems",   # the semaphores of an external-semaphore node
     "paramsArray": "numExtSems",   # ... and their parameters, one per semaphore
     "phGraph_out": "size",         # the body graphs the driver makes for a conditional node
+}
+
+# Input lists whose count the naming rules (model._pair_list_counts) would pair wrongly:
+# (function, list parameter) -> its count parameter.
+LIST_COUNT = {
+    ("cuMemRangeGetAttributes", "dataSizes"): "numAttributes",   # `count` is the range's size in bytes
+    ("cudaMemRangeGetAttributes", "dataSizes"): "numAttributes",
 }
 
 # Output char buffers whose size is another parameter.
@@ -344,6 +355,15 @@ JIT_OPTIONS = {"options", "jitOptions", "libraryOptions"}
 # string, returned up to its first NUL (cudaDeviceProp.name).
 BINARY_CHAR_FIELDS = {"bytes", "luid", "reserved", "reserved0", "reserved1", "pad", "_oversize",
                       "_internal_padding", "opaque"}
+
+# Binary char[] fields that repr shows as hex digits (the reference package's display of UUIDs
+# and LUIDs); the values themselves are bytes like every binary char[] field.
+HEX_CHAR_FIELDS = {"bytes", "luid"}
+
+# Field values of a newly made struct other than zero: struct -> {field: value}.
+STRUCT_DEFAULTS = {
+    "dim3": {"x": 1, "y": 1, "z": 1},   # the C++ constructor's defaults, as the reference's dim3()
+}
 
 # Calls made WITHOUT releasing the GIL: each is a lookup that cannot block and takes no lock
 # (releasing and re-taking the GIL would cost more than the call).  Every other C call releases it.

@@ -4,15 +4,18 @@
 from libc.stdint cimport int64_t, uint64_t
 from cpython.object cimport PyObject
 
-# A handle or integer object owns its value (`_v`) or, made with `_ptr=address`, is a view of the
-# value at that address; `_p` points at whichever it is, and every read and write goes through it.
+# A handle or integer object owns its value (`_v`) or is a view of the value at an address
+# (`_ptr=address`, or a struct field read back: then `_owner` is the struct, kept alive); `_p`
+# points at whichever it is, and every read and write goes through it.
 cdef class _Handle:
     cdef void* _v
     cdef void** _p
+    cdef object _owner
 
 cdef class _IntValue:
     cdef unsigned long long _v
     cdef void* _p
+    cdef object _owner
     cdef unsigned char _size
     cdef unsigned char _signed
 
@@ -83,10 +86,12 @@ cdef _Buf _Buf_new(Py_ssize_t size)
 cdef _Buf _array(object o, str kind, Py_ssize_t elsize)
 cdef list _from_array(void* p, Py_ssize_t n, str kind, object cls, Py_ssize_t elsize)
 cdef _Buf _strlist(object o)
+cdef int _check_count(object items, object count, str name, str count_name) except -1
+cdef int _bptr(object o, void** out) except -1
 cdef _Buf _voidpp(object o)
 cdef _Buf _jitvalues(object o)
 cdef _Buf _kparams(object o)
-cdef int _wbuf(object o, void** out, Py_ssize_t* n) except -1
+cdef int _wbuf(object o, void** out, Py_ssize_t* n, bint address) except -1
 cdef _Buf _attr_in(object value, str code, _Lazy classes)
 cdef object _attr_out(void* p, str code, _Lazy classes, Py_ssize_t nbytes=*)
 cdef _Buf _attr_bufs(object attrs, dict codes, object sizes, Py_ssize_t n, list out)

@@ -5,7 +5,7 @@ cimport cython
 from libc.stdlib cimport malloc, calloc, free
 from libc.string cimport memcpy, memset
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
-from cpython.buffer cimport PyObject_GetBuffer, PyBuffer_Release, PyBUF_ANY_CONTIGUOUS, PyBUF_WRITABLE, PyBUF_SIMPLE
+from cpython.buffer cimport PyObject_CheckBuffer, PyObject_GetBuffer, PyBuffer_Release, PyBUF_ANY_CONTIGUOUS, PyBUF_WRITABLE, PyBUF_SIMPLE
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize
 from cpython.long cimport PyLong_AsVoidPtr, PyLong_FromVoidPtr
 cdef extern from "Python.h":
@@ -61,6 +61,8 @@ cdef object _get_ctypes():
 # Handles and integer values are made by nearly every call that returns one: a small free list
 # of objects (shared by every subclass of the same size) saves the allocator on that path.
 @cython.freelist(16)
+@cython.no_gc     # not tracked: `_owner` (None or a struct) holds no reference back to a view, unless
+                  # a view is stored in a list given to one of that struct's pointer fields
 cdef class _Handle:
     """Base of every opaque handle type (CUstream, CUcontext, nvrtcProgram, ...).
 
@@ -151,6 +153,7 @@ cdef object _new_handle(type cls, void* v):
 # ----------------------------------------------------------------------------- integer typedefs
 
 @cython.freelist(16)
+@cython.no_gc
 cdef class _IntValue:
     """Base of integer typedef classes (CUdeviceptr, CUdevice, cuuint64_t, ...).
 
@@ -235,6 +238,24 @@ cdef inline object _intvalue(_IntValue self):
     return _iv(self)
 
 
+cdef object _field_view(type cls, void* p, object owner, int size):
+    """A handle (size 0) or integer object viewing the value at p inside `owner`'s memory, as
+    the reference package's struct fields return them: later writes to the field show."""
+    cdef _Handle h
+    cdef _IntValue v
+    if size == 0:
+        h = <_Handle>_tp_new(cls, _NOARGS)
+        h._p = <void**>p
+        h._owner = owner
+        return h
+    v = <_IntValue>_tp_new(cls, _NOARGS)
+    v._p = p
+    v._owner = owner
+    v._size = size
+    v._signed = cls._c_signed
+    return v
+
+
 cdef object _new_int(type cls, unsigned long long v, int size, bint signed):
     cdef _IntValue h = <_IntValue>_tp_new(cls, _NOARGS)
     h._v = v
@@ -301,15 +322,24 @@ cdef int _vptr(object o, void** out) except -1:
     raise TypeError(f"expected an address, a buffer or None, not {type(o).__name__}")
 
 
-cdef int _wbuf(object o, void** out, Py_ssize_t* n) except -1:
+cdef int _bptr(object o, void** out) except -1:
+    """Input data the library reads (nvJitLink's): a buffer or an int address, never None or a
+    handle object (the size argument says how much is read)."""
+    if o is None or isinstance(o, (_Handle, _IntValue, _Struct, str, float)):
+        raise TypeError(f"expected a buffer or an address, not {type(o).__name__}")
+    return _vptr(o, out)
+
+
+cdef int _wbuf(object o, void** out, Py_ssize_t* n, bint address) except -1:
     """A caller buffer the C function writes into: writable buffer, or (as the reference API
-    allows) a bytes object, which is then filled in place."""
+    allows) a bytes object, which is then filled in place.  A bare address only where the
+    reference takes one (nvJitLink's outputs, `address`): its size cannot be checked."""
     cdef Py_buffer view
     if isinstance(o, bytes):
         out[0] = <void*>PyBytes_AS_STRING(o)
         n[0] = len(<bytes>o)
         return 0
-    if isinstance(o, int):
+    if address and isinstance(o, int):
         if o <= 0:
             raise ValueError(f"expected a buffer or a positive address, not {o}")
         out[0] = PyLong_AsVoidPtr(o)
@@ -431,26 +461,26 @@ cdef object _load(char* p, str kind, object cls):
 
 
 cdef _Buf _array(object o, str kind, Py_ssize_t elsize):
-    """A C array from a Python sequence (None -> NULL).  kind 's' copies structs of elsize."""
+    """A C array from a list or tuple (None -> NULL; kind 's' copies structs of elsize), or a
+    ready-made C array: an int address, a buffer (a numpy array of the C items) or one struct."""
     cdef _Buf b
     cdef Py_ssize_t i, n
     cdef void* addr
     if o is None:
         return None
-    if isinstance(o, int) or (not isinstance(o, (list, tuple)) and not hasattr(o, "__len__")):
-        # an address of a ready-made C array
+    if not isinstance(o, (list, tuple)):
+        if kind == "h" and isinstance(o, _Handle):       # one handle: its own storage
+            addr = <void*>(<_Handle>o)._p
+        elif not isinstance(o, (int, _Struct)) and not PyObject_CheckBuffer(o) or isinstance(o, (_Handle, _IntValue, bool)):
+            raise TypeError(f"expected a list, an address or a buffer, not {type(o).__name__}")
+        else:
+            _vptr(o, &addr)
         b = _Buf.__new__(_Buf)
-        _vptr(o, &addr)
         b.keep = o
         b.ptr = NULL
         b.n = -1
         b.size = <Py_ssize_t>addr
         return b
-    if not isinstance(o, (list, tuple)):
-        try:
-            o = list(o)
-        except TypeError:
-            raise TypeError(f"expected a list, not {type(o).__name__}")
     n = len(o)
     b = _Buf_new(n * elsize)
     b.n = n
@@ -479,6 +509,21 @@ cdef list _from_array(void* p, Py_ssize_t n, str kind, object cls, Py_ssize_t el
         else:
             out.append(_load(<char*>p + i * elsize, kind, cls))
     return out
+
+
+cdef int _check_count(object items, object count, str name, str count_name) except -1:
+    """A count argument must not exceed the length of the list it counts (the C function would
+    read past the copy); an address or a buffer is the caller's to size."""
+    cdef Py_ssize_t n
+    if items is None:
+        n = 0
+    elif isinstance(items, (list, tuple)):
+        n = len(items)
+    else:
+        return 0
+    if count > n:
+        raise RuntimeError(f"{name} has {n} items, fewer than {count_name} = {count}")
+    return 0
 
 
 cdef _Buf _strlist(object o):
@@ -525,10 +570,8 @@ cdef _Buf _jitvalues(object o):
     cdef void* p
     cdef float f
     cdef Py_ssize_t i
-    if o is None or isinstance(o, int):
-        return _voidpp(o)
     if not isinstance(o, (list, tuple)):
-        raise TypeError(f"expected a list of option values, not {type(o).__name__}")
+        return _voidpp(o)       # None, or the address / buffer of a ready void*[]
     b = _Buf_new(len(o) * sizeof(void*))
     b.n = len(o)
     b.keep = list(o)
@@ -593,6 +636,10 @@ cdef class _Struct:
         if self._ptr == NULL:
             raise MemoryError()
         self._own = True
+        for name, value in type(self)._c_defaults:
+            setattr(self, name, value)
+
+    _c_defaults = ()          # (field, value) pairs other than zero for a new struct
 
     def __dealloc__(self):
         if self._own and self._ptr != NULL:
@@ -609,8 +656,10 @@ cdef class _Struct:
 cdef list _repr_lines(_Struct s):
     """`field : value` lines; a nested struct's lines follow its name, indented by four."""
     cdef list lines = []
+    cdef _Field f
     cls = type(s)
     for name in cls._c_fields:
+        f = <_Field>getattr(cls, name)
         try:
             v = getattr(s, name)
         except Exception as e:  # a field that cannot be shown is named, not hidden
@@ -619,8 +668,12 @@ cdef list _repr_lines(_Struct s):
         if isinstance(v, _Struct):
             lines.append(f"{name} :")
             lines.extend(["    " + x for x in _repr_lines(<_Struct>v)])
-        elif (<_Field>getattr(cls, name)).kind == F_VOIDP and (<_Field>getattr(cls, name)).ekind:
+        elif f.kind == F_VOIDP and f.ekind:             # a void*: hex
             lines.append(f"{name} : {v:#x}")
+        elif f.kind == F_CHARS and f.ekind == 1:        # a C string: its text
+            lines.append(f"{name} : {v.decode('utf-8', 'replace')}")
+        elif f.kind == F_CHARS and f.ekind == 2:        # a UUID or LUID: hex digits
+            lines.append(f"{name} : {v.hex()}")
         else:
             lines.append(f"{name} : {v}")
     return lines
@@ -712,14 +765,13 @@ cdef void* _sval(object o, Py_ssize_t size) except NULL:
 
 
 cdef void* _sptr(object o, bint allow_none) except? NULL:
+    """A struct argument: a struct object (a bare int would be an address nothing checks)."""
     if isinstance(o, _Struct):
         return (<_Struct>o)._ptr
     if o is None:
         if allow_none:
             return NULL
         raise TypeError("expected a struct, not None")
-    if isinstance(o, int):
-        return PyLong_AsVoidPtr(o)
     raise TypeError(f"expected a struct, not {type(o).__name__}")
 
 
@@ -798,13 +850,11 @@ cdef class _Field:
             (<void**>p)[0] = _bufptr(b)
             _keep(s, p, (b, value) if b is not None else None)
         elif self.kind == F_PTRARR:
-            if value is None or isinstance(value, int):
-                _vptr(value, <void**>p)
-                _keep(s, p, None)
-            else:
-                b = _array(value, _item_code(self.ekind, self.size), self.size)
-                (<void**>p)[0] = b.ptr if b.n else NULL
-                _keep(s, p, (b, value))
+            if not isinstance(value, (list, tuple)):
+                raise TypeError(f"{self.name} expects a list, not {type(value).__name__}")
+            b = _array(value, _item_code(self.ekind, self.size), self.size)
+            (<void**>p)[0] = b.ptr if b.n else NULL
+            _keep(s, p, (b, value))
         else:
             _set_item(s, p, self.kind, self.size, value, self.name, self)
 
@@ -848,15 +898,13 @@ cdef object _get_item(char* p, int kind, int size, object cls, object owner, Py_
         # a value that names no member reads as None, as in the reference package
         return (<dict>cls._value2member_map_).get((<int32_t*>p)[0])
     if kind == F_HANDLE:
-        return _new_handle(cls, (<void**>p)[0])
+        return _field_view(cls, p, owner, 0)
     if kind == F_INTV:
-        if size == 4:
-            return _new_int(cls, (<uint32_t*>p)[0] if not cls._c_signed else <unsigned long long>(<int32_t*>p)[0], 4, cls._c_signed)
-        return _new_int(cls, (<uint64_t*>p)[0], 8, cls._c_signed)
+        return _field_view(cls, p, owner, size)
     if kind == F_STRUCT:
         return _struct_view(cls, p, owner)
     if kind == F_CHARS:
-        if ekind:        # a C string: up to the first NUL
+        if ekind == 1:   # a C string: up to the first NUL
             n = 0
             while n < count and p[n] != 0:
                 n += 1
@@ -1043,14 +1091,15 @@ cdef class _Lazy:
                 fname, k, c, clsname, ekind, countname = f.split(":")
                 kind = int(k)
                 count = int(c)
-                if count < 0:
-                    count = self.fsize[fi]
                 size = self.fsize[fi] // count if kind != F_PTRARR else self.psize[fi]
                 setattr(r, fname, _Field(fname, self.off[fi], kind, size, count, clsname or None, self,
                                          int(ekind), countname))
                 names.append(fname)
                 fi += 1
             r._c_fields = tuple(names)
+            defaults = (<dict>self.g.get("_STRUCT_DEFAULTS", {})).get(name)
+            if defaults:
+                r._c_defaults = tuple(defaults.items())
             return r
 
     def attr(self, str name):
@@ -1157,10 +1206,10 @@ cdef _Buf _attr_in(object value, str code, _Lazy classes):
         (<uint8_t*>b.ptr)[0] = 1 if value else 0
         b.size = 1
     elif kind == A_ENUM:
-        _store(<char*>b.ptr, "e", int(value))
+        _store(<char*>b.ptr, "e", value)          # C's conversion: TypeError for a str
         b.size = 4
     else:
-        _store(<char*>b.ptr, t[3], int(value))
+        _store(<char*>b.ptr, t[3], value)
         b.size = int(t[3][1:])
     return b
 
@@ -1276,7 +1325,7 @@ cdef int _store_scalar(char* slot, int kind, Py_ssize_t size, object v) except -
     cdef void* p
     if kind != 4 and type(v) is not int and type(v) is not float and type(v) is not bool \
             and isinstance(v, _get_ctypes()._SimpleCData):
-        v = v.value
+        return _store_scalar(slot, kind, size, v.value)
     if kind == 1:
         if isinstance(v, float):
             raise TypeError(f"expected an int, not float")

@@ -6,6 +6,7 @@ from cuda.bindings cimport cydriver
 from cuda.bindings._base cimport (_Handle, _IntValue, _iv, _Struct, _Buf, _hptr, _vptr, _sptr, _sval, _wbuf,
     _new_handle, _new_int, _new_struct, _enum, _as_bytes, _array, _from_array, _strlist, _voidpp,
     _jitvalues, _kparams, _attr_in, _attr_out, _attr_size, _attr_bufs, _attr_values, _bufptr, _Buf_new,
+    _check_count, _bptr,
     _structs, _Lazy, _new_lazy)
 from cpython.bytes cimport PyBytes_FromStringAndSize
 from cpython.long cimport PyLong_FromVoidPtr, PyLong_AsVoidPtr
@@ -320,14 +321,14 @@ cdef class CUlogIterator(_IntValue):
 cdef extern from *:
     """
     #include <stddef.h>
-    static const size_t __cb_driver_off[] = {offsetof(CUasyncNotificationInfo, info.overBudget.bytesOverBudget) - offsetof(CUasyncNotificationInfo, info.overBudget), offsetof(CUlaunchAttributeValue, clusterDim.x) - offsetof(CUlaunchAttributeValue, clusterDim), offsetof(CUlaunchAttributeValue, clusterDim.y) - offsetof(CUlaunchAttributeValue, clusterDim), offsetof(CUlaunchAttributeValue, clusterDim.z) - offsetof(CUlaunchAttributeValue, clusterDim), offsetof(CUlaunchAttributeValue, programmaticEvent.event) - offsetof(CUlaunchAttributeValue, programmaticEvent), offsetof(CUlaunchAttributeValue, programmaticEvent.flags) - offsetof(CUlaunchAttributeValue, programmaticEvent), offsetof(CUlaunchAttributeValue, programmaticEvent.triggerAtBlockStart) - offsetof(CUlaunchAttributeValue, programmaticEvent), offsetof(CUlaunchAttributeValue, launchCompletionEvent.event) - offsetof(CUlaunchAttributeValue, launchCompletionEvent), offsetof(CUlaunchAttributeValue, launchCompletionEvent.flags) - offsetof(CUlaunchAttributeValue, launchCompletionEvent), offsetof(CUlaunchAttributeValue, preferredClusterDim.x) - offsetof(CUlaunchAttributeValue, preferredClusterDim), offsetof(CUlaunchAttributeValue, preferredClusterDim.y) - offsetof(CUlaunchAttributeValue, preferredClusterDim), offsetof(CUlaunchAttributeValue, preferredClusterDim.z) - offsetof(CUlaunchAttributeValue, preferredClusterDim), offsetof(CUlaunchAttributeValue, deviceUpdatableKernelNode.deviceUpdatable) - offsetof(CUlaunchAttributeValue, deviceUpdatableKernelNode), offsetof(CUlaunchAttributeValue, deviceUpdatableKernelNode.devNode) - offsetof(CUlaunchAttributeValue, deviceUpdatableKernelNode), offsetof(CUDA_ARRAY_SPARSE_PROPERTIES_v1, tileExtent.width) - offsetof(CUDA_ARRAY_SPARSE_PROPERTIES_v1, tileExtent), offsetof(CUDA_ARRAY_SPARSE_PROPERTIES_v1, tileExtent.height) - offsetof(CUDA_ARRAY_SPARSE_PROPERTIES_v1, tileExtent), offsetof(CUDA_ARRAY_SPARSE_PROPERTIES_v1, tileExtent.depth) - offsetof(CUDA_ARRAY_SPARSE_PROPERTIES_v1, tileExtent), offsetof(CUDA_RESOURCE_DESC_v1, res.array.hArray) - offsetof(CUDA_RESOURCE_DESC_v1, res.array), offsetof(CUDA_RESOURCE_DESC_v1, res.mipmap.hMipmappedArray) - offsetof(CUDA_RESOURCE_DESC_v1, res.mipmap), offsetof(CUDA_RESOURCE_DESC_v1, res.linear.devPtr) - offsetof(CUDA_RESOURCE_DESC_v1, res.linear), offsetof(CUDA_RESOURCE_DESC_v1, res.linear.format) - offsetof(CUDA_RESOURCE_DESC_v1, res.linear), offsetof(CUDA_RESOURCE_DESC_v1, res.linear.numChannels) - offsetof(CUDA_RESOURCE_DESC_v1, res.linear), offsetof(CUDA_RESOURCE_DESC_v1, res.linear.sizeInBytes) - offsetof(CUDA_RESOURCE_DESC_v1, res.linear), offsetof(CUDA_RESOURCE_DESC_v1, res.pitch2D.devPtr) - offsetof(CUDA_RESOURCE_DESC_v1, res.pitch2D), offsetof(CUDA_RESOURCE_DESC_v1, res.pitch2D.format) - offsetof(CUDA_RESOURCE_DESC_v1, res.pitch2D), offsetof(CUDA_RESOURCE_DESC_v1, res.pitch2D.numChannels) - offsetof(CUDA_RESOURCE_DESC_v1, res.pitch2D), offsetof(CUDA_RESOURCE_DESC_v1, res.pitch2D.width) - offsetof(CUDA_RESOURCE_DESC_v1, res.pitch2D), offsetof(CUDA_RESOURCE_DESC_v1, res.pitch2D.height) - offsetof(CUDA_RESOURCE_DESC_v1, res.pitch2D), offsetof(CUDA_RESOURCE_DESC_v1, res.pitch2D.pitchInBytes) - offsetof(CUDA_RESOURCE_DESC_v1, res.pitch2D), offsetof(CUDA_RESOURCE_DESC_v1, res.reserved.reserved) - offsetof(CUDA_RESOURCE_DESC_v1, res.reserved), offsetof(CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1, handle.win32.handle) - offsetof(CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1, handle.win32), offsetof(CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1, handle.win32.name) - offsetof(CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1, handle.win32), offsetof(CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1, handle.win32.handle) - offsetof(CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1, handle.win32), offsetof(CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1, handle.win32.name) - offsetof(CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1, handle.win32), offsetof(CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1, params.fence.value) - offsetof(CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1, params.fence), offsetof(CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1, params.keyedMutex.key) - offsetof(CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1, params.keyedMutex), offsetof(CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1, params.fence) - offsetof(CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1, params), offsetof(CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1, params.nvSciSync) - offsetof(CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1, params), offsetof(CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1, params.keyedMutex) - offsetof(CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1, params), offsetof(CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1, params.reserved) - offsetof(CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1, params), offsetof(CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1, params.fence.value) - offsetof(CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1, params.fence), offsetof(CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1, params.keyedMutex.key) - offsetof(CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1, params.keyedMutex), offsetof(CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1, params.keyedMutex.timeoutMs) - offsetof(CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1, params.keyedMutex), offsetof(CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1, params.fence) - offsetof(CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1, params), offsetof(CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1, params.nvSciSync) - offsetof(CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1, params), offsetof(CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1, params.keyedMutex) - offsetof(CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1, params), offsetof(CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1, params.reserved) - offsetof(CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1, params), offsetof(CUarrayMapInfo_v1, subresource.sparseLevel.level) - offsetof(CUarrayMapInfo_v1, subresource.sparseLevel), offsetof(CUarrayMapInfo_v1, subresource.sparseLevel.layer) - offsetof(CUarrayMapInfo_v1, subresource.sparseLevel), offsetof(CUarrayMapInfo_v1, subresource.sparseLevel.offsetX) - offsetof(CUarrayMapInfo_v1, subresource.sparseLevel), offsetof(CUarrayMapInfo_v1, subresource.sparseLevel.offsetY) - offsetof(CUarrayMapInfo_v1, subresource.sparseLevel), offsetof(CUarrayMapInfo_v1, subresource.sparseLevel.offsetZ) - offsetof(CUarrayMapInfo_v1, subresource.sparseLevel), offsetof(CUarrayMapInfo_v1, subresource.sparseLevel.extentWidth) - offsetof(CUarrayMapInfo_v1, subresource.sparseLevel), offsetof(CUarrayMapInfo_v1, subresource.sparseLevel.extentHeight) - offsetof(CUarrayMapInfo_v1, subresource.sparseLevel), offsetof(CUarrayMapInfo_v1, subresource.sparseLevel.extentDepth) - offsetof(CUarrayMapInfo_v1, subresource.sparseLevel), offsetof(CUarrayMapInfo_v1, subresource.miptail.layer) - offsetof(CUarrayMapInfo_v1, subresource.miptail), offsetof(CUarrayMapInfo_v1, subresource.miptail.offset) - offsetof(CUarrayMapInfo_v1, subresource.miptail), offsetof(CUarrayMapInfo_v1, subresource.miptail.size) - offsetof(CUarrayMapInfo_v1, subresource.miptail), offsetof(CUmemAllocationProp_v1, allocFlags.compressionType) - offsetof(CUmemAllocationProp_v1, allocFlags), offsetof(CUmemAllocationProp_v1, allocFlags.gpuDirectRDMACapable) - offsetof(CUmemAllocationProp_v1, allocFlags), offsetof(CUmemAllocationProp_v1, allocFlags.usage) - offsetof(CUmemAllocationProp_v1, allocFlags), offsetof(CUmemAllocationProp_v1, allocFlags.reserved) - offsetof(CUmemAllocationProp_v1, allocFlags), offsetof(CUmemcpy3DOperand_v1, op.ptr.ptr) - offsetof(CUmemcpy3DOperand_v1, op.ptr), offsetof(CUmemcpy3DOperand_v1, op.ptr.rowLength) - offsetof(CUmemcpy3DOperand_v1, op.ptr), offsetof(CUmemcpy3DOperand_v1, op.ptr.layerHeight) - offsetof(CUmemcpy3DOperand_v1, op.ptr), offsetof(CUmemcpy3DOperand_v1, op.ptr.locHint) - offsetof(CUmemcpy3DOperand_v1, op.ptr), offsetof(CUmemcpy3DOperand_v1, op.array.array) - offsetof(CUmemcpy3DOperand_v1, op.array), offsetof(CUmemcpy3DOperand_v1, op.array.offset) - offsetof(CUmemcpy3DOperand_v1, op.array), offsetof(CUasyncNotificationInfo, info.overBudget) - offsetof(CUasyncNotificationInfo, info), offsetof(CUexecAffinityParam_v1, param.smCount) - offsetof(CUexecAffinityParam_v1, param), offsetof(CUDA_RESOURCE_DESC_v1, res.array) - offsetof(CUDA_RESOURCE_DESC_v1, res), offsetof(CUDA_RESOURCE_DESC_v1, res.mipmap) - offsetof(CUDA_RESOURCE_DESC_v1, res), offsetof(CUDA_RESOURCE_DESC_v1, res.linear) - offsetof(CUDA_RESOURCE_DESC_v1, res), offsetof(CUDA_RESOURCE_DESC_v1, res.pitch2D) - offsetof(CUDA_RESOURCE_DESC_v1, res), offsetof(CUDA_RESOURCE_DESC_v1, res.reserved) - offsetof(CUDA_RESOURCE_DESC_v1, res), offsetof(CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1, handle.fd) - offsetof(CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1, handle), offsetof(CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1, handle.win32) - offsetof(CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1, handle), offsetof(CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1, handle.nvSciBufObject) - offsetof(CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1, handle), offsetof(CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1, handle.fd) - offsetof(CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1, handle), offsetof(CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1, handle.win32) - offsetof(CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1, handle), offsetof(CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1, handle.nvSciSyncObj) - offsetof(CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1, handle), offsetof(CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1, params.nvSciSync.fence) - offsetof(CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1, params.nvSciSync), offsetof(CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1, params.nvSciSync.reserved) - offsetof(CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1, params.nvSciSync), offsetof(CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1, params.nvSciSync.fence) - offsetof(CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1, params.nvSciSync), offsetof(CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1, params.nvSciSync.reserved) - offsetof(CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1, params.nvSciSync), offsetof(CUarrayMapInfo_v1, resource.mipmap) - offsetof(CUarrayMapInfo_v1, resource), offsetof(CUarrayMapInfo_v1, resource.array) - offsetof(CUarrayMapInfo_v1, resource), offsetof(CUarrayMapInfo_v1, subresource.sparseLevel) - offsetof(CUarrayMapInfo_v1, subresource), offsetof(CUarrayMapInfo_v1, subresource.miptail) - offsetof(CUarrayMapInfo_v1, subresource), offsetof(CUarrayMapInfo_v1, memHandle.memHandle) - offsetof(CUarrayMapInfo_v1, memHandle), offsetof(CUmemcpy3DOperand_v1, op.ptr) - offsetof(CUmemcpy3DOperand_v1, op), offsetof(CUmemcpy3DOperand_v1, op.array) - offsetof(CUmemcpy3DOperand_v1, op), offsetof(CUeglFrame_v1, frame.pArray) - offsetof(CUeglFrame_v1, frame), offsetof(CUeglFrame_v1, frame.pPitch) - offsetof(CUeglFrame_v1, frame), offsetof(CUDA_ARRAY3D_DESCRIPTOR_v2, Width), offsetof(CUDA_ARRAY3D_DESCRIPTOR_v2, Height), offsetof(CUDA_ARRAY3D_DESCRIPTOR_v2, Depth), offsetof(CUDA_ARRAY3D_DESCRIPTOR_v2, Format), offsetof(CUDA_ARRAY3D_DESCRIPTOR_v2, NumChannels), offsetof(CUDA_ARRAY3D_DESCRIPTOR_v2, Flags), offsetof(CUDA_ARRAY_DESCRIPTOR_v2, Width), offsetof(CUDA_ARRAY_DESCRIPTOR_v2, Height), offsetof(CUDA_ARRAY_DESCRIPTOR_v2, Format), offsetof(CUDA_ARRAY_DESCRIPTOR_v2, NumChannels), offsetof(CUDA_ARRAY_MEMORY_REQUIREMENTS_v1, size), offsetof(CUDA_ARRAY_MEMORY_REQUIREMENTS_v1, alignment), offsetof(CUDA_ARRAY_MEMORY_REQUIREMENTS_v1, reserved), offsetof(CUDA_ARRAY_SPARSE_PROPERTIES_v1, tileExtent), offsetof(CUDA_ARRAY_SPARSE_PROPERTIES_v1, miptailFirstLevel), offsetof(CUDA_ARRAY_SPARSE_PROPERTIES_v1, miptailSize), offsetof(CUDA_ARRAY_SPARSE_PROPERTIES_v1, flags), offsetof(CUDA_ARRAY_SPARSE_PROPERTIES_v1, reserved), offsetof(CUDA_BATCH_MEM_OP_NODE_PARAMS_v1, ctx), offsetof(CUDA_BATCH_MEM_OP_NODE_PARAMS_v1, count), offsetof(CUDA_BATCH_MEM_OP_NODE_PARAMS_v1, paramArray), offsetof(CUDA_BATCH_MEM_OP_NODE_PARAMS_v1, flags), offsetof(CUDA_BATCH_MEM_OP_NODE_PARAMS_v2, ctx), offsetof(CUDA_BATCH_MEM_OP_NODE_PARAMS_v2, count), offsetof(CUDA_BATCH_MEM_OP_NODE_PARAMS_v2, paramArray), offsetof(CUDA_BATCH_MEM_OP_NODE_PARAMS_v2, flags), offsetof(CUDA_CHILD_GRAPH_NODE_PARAMS, graph), offsetof(CUDA_CHILD_GRAPH_NODE_PARAMS, ownership), offsetof(CUDA_CONDITIONAL_NODE_PARAMS, handle), offsetof(CUDA_CONDITIONAL_NODE_PARAMS, type), offsetof(CUDA_CONDITIONAL_NODE_PARAMS, size), offsetof(CUDA_CONDITIONAL_NODE_PARAMS, phGraph_out), offsetof(CUDA_CONDITIONAL_NODE_PARAMS, ctx), offsetof(CUDA_EVENT_RECORD_NODE_PARAMS, event), offsetof(CUDA_EVENT_WAIT_NODE_PARAMS, event), offsetof(CUDA_EXTERNAL_MEMORY_BUFFER_DESC_v1, offset), offsetof(CUDA_EXTERNAL_MEMORY_BUFFER_DESC_v1, size), offsetof(CUDA_EXTERNAL_MEMORY_BUFFER_DESC_v1, flags), offsetof(CUDA_EXTERNAL_MEMORY_BUFFER_DESC_v1, reserved), offsetof(CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1, type), offsetof(CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1, handle), offsetof(CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1, size), offsetof(CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1, flags), offsetof(CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1, reserved), offsetof(CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_v1, offset), offsetof(CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_v1, arrayDesc), offsetof(CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_v1, numLevels), offsetof(CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_v1, reserved), offsetof(CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1, type), offsetof(CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1, handle), offsetof(CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1, flags), offsetof(CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1, reserved), offsetof(CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1, params), offsetof(CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1, flags), offsetof(CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1, reserved), offsetof(CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1, params), offsetof(CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1, flags), offsetof(CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1, reserved), offsetof(CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v1, extSemArray), offsetof(CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v1, paramsArray), offsetof(CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v1, numExtSems), offsetof(CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v2, extSemArray), offsetof(CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v2, paramsArray), offsetof(CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v2, numExtSems), offsetof(CUDA_EXT_SEM_WAIT_NODE_PARAMS_v1, extSemArray), offsetof(CUDA_EXT_SEM_WAIT_NODE_PARAMS_v1, paramsArray), offsetof(CUDA_EXT_SEM_WAIT_NODE_PARAMS_v1, numExtSems), offsetof(CUDA_EXT_SEM_WAIT_NODE_PARAMS_v2, extSemArray), offsetof(CUDA_EXT_SEM_WAIT_NODE_PARAMS_v2, paramsArray), offsetof(CUDA_EXT_SEM_WAIT_NODE_PARAMS_v2, numExtSems), offsetof(CUDA_GRAPH_INSTANTIATE_PARAMS, flags), offsetof(CUDA_GRAPH_INSTANTIATE_PARAMS, hUploadStream), offsetof(CUDA_GRAPH_INSTANTIATE_PARAMS, hErrNode_out), offsetof(CUDA_GRAPH_INSTANTIATE_PARAMS, result_out), offsetof(CUDA_HOST_NODE_PARAMS_v1, fn), offsetof(CUDA_HOST_NODE_PARAMS_v1, userData), offsetof(CUDA_HOST_NODE_PARAMS_v2, fn), offsetof(CUDA_HOST_NODE_PARAMS_v2, userData), offsetof(CUDA_KERNEL_NODE_PARAMS_v1, func), offsetof(CUDA_KERNEL_NODE_PARAMS_v1, gridDimX), offsetof(CUDA_KERNEL_NODE_PARAMS_v1, gridDimY), offsetof(CUDA_KERNEL_NODE_PARAMS_v1, gridDimZ), offsetof(CUDA_KERNEL_NODE_PARAMS_v1, blockDimX), offsetof(CUDA_KERNEL_NODE_PARAMS_v1, blockDimY), offsetof(CUDA_KERNEL_NODE_PARAMS_v1, blockDimZ), offsetof(CUDA_KERNEL_NODE_PARAMS_v1, sharedMemBytes), offsetof(CUDA_KERNEL_NODE_PARAMS_v1, kernelParams), offsetof(CUDA_KERNEL_NODE_PARAMS_v1, extra), offsetof(CUDA_KERNEL_NODE_PARAMS_v2, func), offsetof(CUDA_KERNEL_NODE_PARAMS_v2, gridDimX), offsetof(CUDA_KERNEL_NODE_PARAMS_v2, gridDimY), offsetof(CUDA_KERNEL_NODE_PARAMS_v2, gridDimZ), offsetof(CUDA_KERNEL_NODE_PARAMS_v2, blockDimX), offsetof(CUDA_KERNEL_NODE_PARAMS_v2, blockDimY), offsetof(CUDA_KERNEL_NODE_PARAMS_v2, blockDimZ), offsetof(CUDA_KERNEL_NODE_PARAMS_v2, sharedMemBytes), offsetof(CUDA_KERNEL_NODE_PARAMS_v2, kernelParams), offsetof(CUDA_KERNEL_NODE_PARAMS_v2, extra), offsetof(CUDA_KERNEL_NODE_PARAMS_v2, kern), offsetof(CUDA_KERNEL_NODE_PARAMS_v2, ctx), offsetof(CUDA_KERNEL_NODE_PARAMS_v3, func), offsetof(CUDA_KERNEL_NODE_PARAMS_v3, gridDimX), offsetof(CUDA_KERNEL_NODE_PARAMS_v3, gridDimY), offsetof(CUDA_KERNEL_NODE_PARAMS_v3, gridDimZ), offsetof(CUDA_KERNEL_NODE_PARAMS_v3, blockDimX), offsetof(CUDA_KERNEL_NODE_PARAMS_v3, blockDimY), offsetof(CUDA_KERNEL_NODE_PARAMS_v3, blockDimZ), offsetof(CUDA_KERNEL_NODE_PARAMS_v3, sharedMemBytes), offsetof(CUDA_KERNEL_NODE_PARAMS_v3, kernelParams), offsetof(CUDA_KERNEL_NODE_PARAMS_v3, extra), offsetof(CUDA_KERNEL_NODE_PARAMS_v3, kern), offsetof(CUDA_KERNEL_NODE_PARAMS_v3, ctx), offsetof(CUDA_LAUNCH_PARAMS_v1, function), offsetof(CUDA_LAUNCH_PARAMS_v1, gridDimX), offsetof(CUDA_LAUNCH_PARAMS_v1, gridDimY), offsetof(CUDA_LAUNCH_PARAMS_v1, gridDimZ), offsetof(CUDA_LAUNCH_PARAMS_v1, blockDimX), offsetof(CUDA_LAUNCH_PARAMS_v1, blockDimY), offsetof(CUDA_LAUNCH_PARAMS_v1, blockDimZ), offsetof(CUDA_LAUNCH_PARAMS_v1, sharedMemBytes), offsetof(CUDA_LAUNCH_PARAMS_v1, hStream), offsetof(CUDA_LAUNCH_PARAMS_v1, kernelParams), offsetof(CUDA_MEMCPY2D_v2, srcXInBytes), offsetof(CUDA_MEMCPY2D_v2, srcY), offsetof(CUDA_MEMCPY2D_v2, srcMemoryType), offsetof(CUDA_MEMCPY2D_v2, srcHost), offsetof(CUDA_MEMCPY2D_v2, srcDevice), offsetof(CUDA_MEMCPY2D_v2, srcArray), offsetof(CUDA_MEMCPY2D_v2, srcPitch), offsetof(CUDA_MEMCPY2D_v2, dstXInBytes), offsetof(CUDA_MEMCPY2D_v2, dstY), offsetof(CUDA_MEMCPY2D_v2, dstMemoryType), offsetof(CUDA_MEMCPY2D_v2, dstHost), offsetof(CUDA_MEMCPY2D_v2, dstDevice), offsetof(CUDA_MEMCPY2D_v2, dstArray), offsetof(CUDA_MEMCPY2D_v2, dstPitch), offsetof(CUDA_MEMCPY2D_v2, WidthInBytes), offsetof(CUDA_MEMCPY2D_v2, Height), offsetof(CUDA_MEMCPY3D_BATCH_OP_v1, src), offsetof(CUDA_MEMCPY3D_BATCH_OP_v1, dst), offsetof(CUDA_MEMCPY3D_BATCH_OP_v1, extent), offsetof(CUDA_MEMCPY3D_BATCH_OP_v1, srcAccessOrder), offsetof(CUDA_MEMCPY3D_BATCH_OP_v1, flags), offsetof(CUDA_MEMCPY3D_PEER_v1, srcXInBytes), offsetof(CUDA_MEMCPY3D_PEER_v1, srcY), offsetof(CUDA_MEMCPY3D_PEER_v1, srcZ), offsetof(CUDA_MEMCPY3D_PEER_v1, srcLOD), offsetof(CUDA_MEMCPY3D_PEER_v1, srcMemoryType), offsetof(CUDA_MEMCPY3D_PEER_v1, srcHost), offsetof(CUDA_MEMCPY3D_PEER_v1, srcDevice), offsetof(CUDA_MEMCPY3D_PEER_v1, srcArray), offsetof(CUDA_MEMCPY3D_PEER_v1, srcContext), offsetof(CUDA_MEMCPY3D_PEER_v1, srcPitch), offsetof(CUDA_MEMCPY3D_PEER_v1, srcHeight), offsetof(CUDA_MEMCPY3D_PEER_v1, dstXInBytes), offsetof(CUDA_MEMCPY3D_PEER_v1, dstY), offsetof(CUDA_MEMCPY3D_PEER_v1, dstZ), offsetof(CUDA_MEMCPY3D_PEER_v1, dstLOD), offsetof(CUDA_MEMCPY3D_PEER_v1, dstMemoryType), offsetof(CUDA_MEMCPY3D_PEER_v1, dstHost), offsetof(CUDA_MEMCPY3D_PEER_v1, dstDevice), offsetof(CUDA_MEMCPY3D_PEER_v1, dstArray), offsetof(CUDA_MEMCPY3D_PEER_v1, dstContext), offsetof(CUDA_MEMCPY3D_PEER_v1, dstPitch), offsetof(CUDA_MEMCPY3D_PEER_v1, dstHeight), offsetof(CUDA_MEMCPY3D_PEER_v1, WidthInBytes), offsetof(CUDA_MEMCPY3D_PEER_v1, Height), offsetof(CUDA_MEMCPY3D_PEER_v1, Depth), offsetof(CUDA_MEMCPY3D_v2, srcXInBytes), offsetof(CUDA_MEMCPY3D_v2, srcY), offsetof(CUDA_MEMCPY3D_v2, srcZ), offsetof(CUDA_MEMCPY3D_v2, srcLOD), offsetof(CUDA_MEMCPY3D_v2, srcMemoryType), offsetof(CUDA_MEMCPY3D_v2, srcHost), offsetof(CUDA_MEMCPY3D_v2, srcDevice), offsetof(CUDA_MEMCPY3D_v2, srcArray), offsetof(CUDA_MEMCPY3D_v2, reserved0), offsetof(CUDA_MEMCPY3D_v2, srcPitch), offsetof(CUDA_MEMCPY3D_v2, srcHeight), offsetof(CUDA_MEMCPY3D_v2, dstXInBytes), offsetof(CUDA_MEMCPY3D_v2, dstY), offsetof(CUDA_MEMCPY3D_v2, dstZ), offsetof(CUDA_MEMCPY3D_v2, dstLOD), offsetof(CUDA_MEMCPY3D_v2, dstMemoryType), offsetof(CUDA_MEMCPY3D_v2, dstHost), offsetof(CUDA_MEMCPY3D_v2, dstDevice), offsetof(CUDA_MEMCPY3D_v2, dstArray), offsetof(CUDA_MEMCPY3D_v2, reserved1), offsetof(CUDA_MEMCPY3D_v2, dstPitch), offsetof(CUDA_MEMCPY3D_v2, dstHeight), offsetof(CUDA_MEMCPY3D_v2, WidthInBytes), offsetof(CUDA_MEMCPY3D_v2, Height), offsetof(CUDA_MEMCPY3D_v2, Depth), offsetof(CUDA_MEMCPY_NODE_PARAMS, flags), offsetof(CUDA_MEMCPY_NODE_PARAMS, reserved), offsetof(CUDA_MEMCPY_NODE_PARAMS, copyCtx), offsetof(CUDA_MEMCPY_NODE_PARAMS, copyParams), offsetof(CUDA_MEMSET_NODE_PARAMS_v1, dst), offsetof(CUDA_MEMSET_NODE_PARAMS_v1, pitch), offsetof(CUDA_MEMSET_NODE_PARAMS_v1, value), offsetof(CUDA_MEMSET_NODE_PARAMS_v1, elementSize), offsetof(CUDA_MEMSET_NODE_PARAMS_v1, width), offsetof(CUDA_MEMSET_NODE_PARAMS_v1, height), offsetof(CUDA_MEMSET_NODE_PARAMS_v2, dst), offsetof(CUDA_MEMSET_NODE_PARAMS_v2, pitch), offsetof(CUDA_MEMSET_NODE_PARAMS_v2, value), offsetof(CUDA_MEMSET_NODE_PARAMS_v2, elementSize), offsetof(CUDA_MEMSET_NODE_PARAMS_v2, width), offsetof(CUDA_MEMSET_NODE_PARAMS_v2, height), offsetof(CUDA_MEMSET_NODE_PARAMS_v2, ctx), offsetof(CUDA_MEM_ALLOC_NODE_PARAMS_v1, poolProps), offsetof(CUDA_MEM_ALLOC_NODE_PARAMS_v1, accessDescs), offsetof(CUDA_MEM_ALLOC_NODE_PARAMS_v1, accessDescCount), offsetof(CUDA_MEM_ALLOC_NODE_PARAMS_v1, bytesize), offsetof(CUDA_MEM_ALLOC_NODE_PARAMS_v1, dptr), offsetof(CUDA_MEM_ALLOC_NODE_PARAMS_v2, poolProps), offsetof(CUDA_MEM_ALLOC_NODE_PARAMS_v2, accessDescs), offsetof(CUDA_MEM_ALLOC_NODE_PARAMS_v2, accessDescCount), offsetof(CUDA_MEM_ALLOC_NODE_PARAMS_v2, bytesize), offsetof(CUDA_MEM_ALLOC_NODE_PARAMS_v2, dptr), offsetof(CUDA_MEM_FREE_NODE_PARAMS, dptr), offsetof(CUDA_POINTER_ATTRIBUTE_P2P_TOKENS_v1, p2pToken), offsetof(CUDA_POINTER_ATTRIBUTE_P2P_TOKENS_v1, vaSpaceToken), offsetof(CUDA_RESOURCE_DESC_v1, resType), offsetof(CUDA_RESOURCE_DESC_v1, res), offsetof(CUDA_RESOURCE_DESC_v1, flags), offsetof(CUDA_RESOURCE_VIEW_DESC_v1, format), offsetof(CUDA_RESOURCE_VIEW_DESC_v1, width), offsetof(CUDA_RESOURCE_VIEW_DESC_v1, height), offsetof(CUDA_RESOURCE_VIEW_DESC_v1, depth), offsetof(CUDA_RESOURCE_VIEW_DESC_v1, firstMipmapLevel), offsetof(CUDA_RESOURCE_VIEW_DESC_v1, lastMipmapLevel), offsetof(CUDA_RESOURCE_VIEW_DESC_v1, firstLayer), offsetof(CUDA_RESOURCE_VIEW_DESC_v1, lastLayer), offsetof(CUDA_RESOURCE_VIEW_DESC_v1, reserved), offsetof(CUDA_TEXTURE_DESC_v1, addressMode), offsetof(CUDA_TEXTURE_DESC_v1, filterMode), offsetof(CUDA_TEXTURE_DESC_v1, flags), offsetof(CUDA_TEXTURE_DESC_v1, maxAnisotropy), offsetof(CUDA_TEXTURE_DESC_v1, mipmapFilterMode), offsetof(CUDA_TEXTURE_DESC_v1, mipmapLevelBias), offsetof(CUDA_TEXTURE_DESC_v1, minMipmapLevelClamp), offsetof(CUDA_TEXTURE_DESC_v1, maxMipmapLevelClamp), offsetof(CUDA_TEXTURE_DESC_v1, borderColor), offsetof(CUDA_TEXTURE_DESC_v1, reserved), offsetof(CUaccessPolicyWindow_v1, base_ptr), offsetof(CUaccessPolicyWindow_v1, num_bytes), offsetof(CUaccessPolicyWindow_v1, hitRatio), offsetof(CUaccessPolicyWindow_v1, hitProp), offsetof(CUaccessPolicyWindow_v1, missProp), offsetof(CUarrayMapInfo_v1, resourceType), offsetof(CUarrayMapInfo_v1, resource), offsetof(CUarrayMapInfo_v1, subresourceType), offsetof(CUarrayMapInfo_v1, subresource), offsetof(CUarrayMapInfo_v1, memOperationType), offsetof(CUarrayMapInfo_v1, memHandleType), offsetof(CUarrayMapInfo_v1, memHandle), offsetof(CUarrayMapInfo_v1, offset), offsetof(CUarrayMapInfo_v1, deviceBitMask), offsetof(CUarrayMapInfo_v1, flags), offsetof(CUarrayMapInfo_v1, reserved), offsetof(CUasyncNotificationInfo, type), offsetof(CUasyncNotificationInfo, info), offsetof(CUcheckpointCheckpointArgs, reserved), offsetof(CUcheckpointGpuPair, oldUuid), offsetof(CUcheckpointGpuPair, newUuid), offsetof(CUcheckpointLockArgs, timeoutMs), offsetof(CUcheckpointLockArgs, reserved0), offsetof(CUcheckpointLockArgs, reserved1), offsetof(CUcheckpointRestoreArgs, gpuPairs), offsetof(CUcheckpointRestoreArgs, gpuPairsCount), offsetof(CUcheckpointRestoreArgs, reserved), offsetof(CUcheckpointRestoreArgs, reserved1), offsetof(CUcheckpointUnlockArgs, reserved), offsetof(CUctxCigParam, sharedDataType), offsetof(CUctxCigParam, sharedData), offsetof(CUctxCreateParams, execAffinityParams), offsetof(CUctxCreateParams, numExecAffinityParams), offsetof(CUctxCreateParams, cigParams), offsetof(CUdevResource_v1, type), offsetof(CUdevResource_v1, _internal_padding), offsetof(CUdevResource_v1, sm), offsetof(CUdevResource_v1, _oversize), offsetof(CUdevSmResource, smCount), offsetof(CUdevSmResource, minSmPartitionSize), offsetof(CUdevSmResource, smCoscheduledAlignment), offsetof(CUdevprop_v1, maxThreadsPerBlock), offsetof(CUdevprop_v1, maxThreadsDim), offsetof(CUdevprop_v1, maxGridSize), offsetof(CUdevprop_v1, sharedMemPerBlock), offsetof(CUdevprop_v1, totalConstantMemory), offsetof(CUdevprop_v1, SIMDWidth), offsetof(CUdevprop_v1, memPitch), offsetof(CUdevprop_v1, regsPerBlock), offsetof(CUdevprop_v1, clockRate), offsetof(CUdevprop_v1, textureAlign), offsetof(CUeglFrame_v1, frame), offsetof(CUeglFrame_v1, width), offsetof(CUeglFrame_v1, height), offsetof(CUeglFrame_v1, depth), offsetof(CUeglFrame_v1, pitch), offsetof(CUeglFrame_v1, planeCount), offsetof(CUeglFrame_v1, numChannels), offsetof(CUeglFrame_v1, frameType), offsetof(CUeglFrame_v1, eglColorFormat), offsetof(CUeglFrame_v1, cuFormat), offsetof(CUexecAffinityParam_v1, type), offsetof(CUexecAffinityParam_v1, param), offsetof(CUexecAffinitySmCount_v1, val), offsetof(CUextent3D_v1, width), offsetof(CUextent3D_v1, height), offsetof(CUextent3D_v1, depth), offsetof(CUgraphEdgeData, from_port), offsetof(CUgraphEdgeData, to_port), offsetof(CUgraphEdgeData, type), offsetof(CUgraphEdgeData, reserved), offsetof(CUgraphExecUpdateResultInfo_v1, result), offsetof(CUgraphExecUpdateResultInfo_v1, errorNode), offsetof(CUgraphExecUpdateResultInfo_v1, errorFromNode), offsetof(CUgraphNodeParams, type), offsetof(CUgraphNodeParams, reserved0), offsetof(CUgraphNodeParams, reserved1), offsetof(CUgraphNodeParams, kernel), offsetof(CUgraphNodeParams, memcpy), offsetof(CUgraphNodeParams, memset), offsetof(CUgraphNodeParams, host), offsetof(CUgraphNodeParams, graph), offsetof(CUgraphNodeParams, eventWait), offsetof(CUgraphNodeParams, eventRecord), offsetof(CUgraphNodeParams, extSemSignal), offsetof(CUgraphNodeParams, extSemWait), offsetof(CUgraphNodeParams, alloc), offsetof(CUgraphNodeParams, free), offsetof(CUgraphNodeParams, memOp), offsetof(CUgraphNodeParams, conditional), offsetof(CUgraphNodeParams, reserved2), offsetof(CUipcEventHandle_v1, reserved), offsetof(CUipcMemHandle_v1, reserved), offsetof(CUlaunchAttributeValue, pad), offsetof(CUlaunchAttributeValue, accessPolicyWindow), offsetof(CUlaunchAttributeValue, cooperative), offsetof(CUlaunchAttributeValue, syncPolicy), offsetof(CUlaunchAttributeValue, clusterDim), offsetof(CUlaunchAttributeValue, clusterSchedulingPolicyPreference), offsetof(CUlaunchAttributeValue, programmaticStreamSerializationAllowed), offsetof(CUlaunchAttributeValue, programmaticEvent), offsetof(CUlaunchAttributeValue, launchCompletionEvent), offsetof(CUlaunchAttributeValue, priority), offsetof(CUlaunchAttributeValue, memSyncDomainMap), offsetof(CUlaunchAttributeValue, memSyncDomain), offsetof(CUlaunchAttributeValue, preferredClusterDim), offsetof(CUlaunchAttributeValue, deviceUpdatableKernelNode), offsetof(CUlaunchAttributeValue, sharedMemCarveout), offsetof(CUlaunchAttributeValue, nvlinkUtilCentricScheduling), offsetof(CUlaunchAttribute, id), offsetof(CUlaunchAttribute, pad), offsetof(CUlaunchAttribute, value), offsetof(CUlaunchConfig, gridDimX), offsetof(CUlaunchConfig, gridDimY), offsetof(CUlaunchConfig, gridDimZ), offsetof(CUlaunchConfig, blockDimX), offsetof(CUlaunchConfig, blockDimY), offsetof(CUlaunchConfig, blockDimZ), offsetof(CUlaunchConfig, sharedMemBytes), offsetof(CUlaunchConfig, hStream), offsetof(CUlaunchConfig, attrs), offsetof(CUlaunchConfig, numAttrs), offsetof(CUlaunchMemSyncDomainMap, default_), offsetof(CUlaunchMemSyncDomainMap, remote), offsetof(CUlibraryHostUniversalFunctionAndDataTable, functionTable), offsetof(CUlibraryHostUniversalFunctionAndDataTable, functionWindowSize), offsetof(CUlibraryHostUniversalFunctionAndDataTable, dataTable), offsetof(CUlibraryHostUniversalFunctionAndDataTable, dataWindowSize), offsetof(CUmemAccessDesc_v1, location), offsetof(CUmemAccessDesc_v1, flags), offsetof(CUmemAllocationProp_v1, type), offsetof(CUmemAllocationProp_v1, requestedHandleTypes), offsetof(CUmemAllocationProp_v1, location), offsetof(CUmemAllocationProp_v1, win32HandleMetaData), offsetof(CUmemAllocationProp_v1, allocFlags), offsetof(CUmemDecompressParams, srcNumBytes), offsetof(CUmemDecompressParams, dstNumBytes), offsetof(CUmemDecompressParams, dstActBytes), offsetof(CUmemDecompressParams, src), offsetof(CUmemDecompressParams, dst), offsetof(CUmemDecompressParams, algo), offsetof(CUmemDecompressParams, padding), offsetof(CUmemFabricHandle_v1, data), offsetof(CUmemLocation_v1, type), offsetof(CUmemLocation_v1, id), offsetof(CUmemPoolProps_v1, allocType), offsetof(CUmemPoolProps_v1, handleTypes), offsetof(CUmemPoolProps_v1, location), offsetof(CUmemPoolProps_v1, win32SecurityAttributes), offsetof(CUmemPoolProps_v1, maxSize), offsetof(CUmemPoolProps_v1, usage), offsetof(CUmemPoolProps_v1, reserved), offsetof(CUmemPoolPtrExportData_v1, reserved), offsetof(CUmemcpy3DOperand_v1, type), offsetof(CUmemcpy3DOperand_v1, op), offsetof(CUmemcpyAttributes_v1, srcAccessOrder), offsetof(CUmemcpyAttributes_v1, srcLocHint), offsetof(CUmemcpyAttributes_v1, dstLocHint), offsetof(CUmemcpyAttributes_v1, flags), offsetof(CUmulticastObjectProp_v1, numDevices), offsetof(CUmulticastObjectProp_v1, size), offsetof(CUmulticastObjectProp_v1, handleTypes), offsetof(CUmulticastObjectProp_v1, flags), offsetof(CUoffset3D_v1, x), offsetof(CUoffset3D_v1, y), offsetof(CUoffset3D_v1, z), offsetof(CUstreamBatchMemOpParams_v1, operation), offsetof(CUstreamBatchMemOpParams_v1, waitValue), offsetof(CUstreamBatchMemOpParams_v1, writeValue), offsetof(CUstreamBatchMemOpParams_v1, flushRemoteWrites), offsetof(CUstreamBatchMemOpParams_v1, memoryBarrier), offsetof(CUstreamBatchMemOpParams_v1, pad), offsetof(struct CUstreamMemOpFlushRemoteWritesParams_st, operation), offsetof(struct CUstreamMemOpFlushRemoteWritesParams_st, flags), offsetof(struct CUstreamMemOpMemoryBarrierParams_st, operation), offsetof(struct CUstreamMemOpMemoryBarrierParams_st, flags), offsetof(struct CUstreamMemOpWaitValueParams_st, operation), offsetof(struct CUstreamMemOpWaitValueParams_st, address), offsetof(struct CUstreamMemOpWaitValueParams_st, value), offsetof(struct CUstreamMemOpWaitValueParams_st, value64), offsetof(struct CUstreamMemOpWaitValueParams_st, flags), offsetof(struct CUstreamMemOpWaitValueParams_st, alias), offsetof(struct CUstreamMemOpWriteValueParams_st, operation), offsetof(struct CUstreamMemOpWriteValueParams_st, address), offsetof(struct CUstreamMemOpWriteValueParams_st, value), offsetof(struct CUstreamMemOpWriteValueParams_st, value64), offsetof(struct CUstreamMemOpWriteValueParams_st, flags), offsetof(struct CUstreamMemOpWriteValueParams_st, alias), offsetof(CUtensorMap, opaque), offsetof(CUuuid, bytes)};
-    static const size_t __cb_driver_fsize[] = {sizeof(((CUasyncNotificationInfo*)0)->info.overBudget.bytesOverBudget), sizeof(((CUlaunchAttributeValue*)0)->clusterDim.x), sizeof(((CUlaunchAttributeValue*)0)->clusterDim.y), sizeof(((CUlaunchAttributeValue*)0)->clusterDim.z), sizeof(((CUlaunchAttributeValue*)0)->programmaticEvent.event), sizeof(((CUlaunchAttributeValue*)0)->programmaticEvent.flags), sizeof(((CUlaunchAttributeValue*)0)->programmaticEvent.triggerAtBlockStart), sizeof(((CUlaunchAttributeValue*)0)->launchCompletionEvent.event), sizeof(((CUlaunchAttributeValue*)0)->launchCompletionEvent.flags), sizeof(((CUlaunchAttributeValue*)0)->preferredClusterDim.x), sizeof(((CUlaunchAttributeValue*)0)->preferredClusterDim.y), sizeof(((CUlaunchAttributeValue*)0)->preferredClusterDim.z), sizeof(((CUlaunchAttributeValue*)0)->deviceUpdatableKernelNode.deviceUpdatable), sizeof(((CUlaunchAttributeValue*)0)->deviceUpdatableKernelNode.devNode), sizeof(((CUDA_ARRAY_SPARSE_PROPERTIES_v1*)0)->tileExtent.width), sizeof(((CUDA_ARRAY_SPARSE_PROPERTIES_v1*)0)->tileExtent.height), sizeof(((CUDA_ARRAY_SPARSE_PROPERTIES_v1*)0)->tileExtent.depth), sizeof(((CUDA_RESOURCE_DESC_v1*)0)->res.array.hArray), sizeof(((CUDA_RESOURCE_DESC_v1*)0)->res.mipmap.hMipmappedArray), sizeof(((CUDA_RESOURCE_DESC_v1*)0)->res.linear.devPtr), sizeof(((CUDA_RESOURCE_DESC_v1*)0)->res.linear.format), sizeof(((CUDA_RESOURCE_DESC_v1*)0)->res.linear.numChannels), sizeof(((CUDA_RESOURCE_DESC_v1*)0)->res.linear.sizeInBytes), sizeof(((CUDA_RESOURCE_DESC_v1*)0)->res.pitch2D.devPtr), sizeof(((CUDA_RESOURCE_DESC_v1*)0)->res.pitch2D.format), sizeof(((CUDA_RESOURCE_DESC_v1*)0)->res.pitch2D.numChannels), sizeof(((CUDA_RESOURCE_DESC_v1*)0)->res.pitch2D.width), sizeof(((CUDA_RESOURCE_DESC_v1*)0)->res.pitch2D.height), sizeof(((CUDA_RESOURCE_DESC_v1*)0)->res.pitch2D.pitchInBytes), sizeof(((CUDA_RESOURCE_DESC_v1*)0)->res.reserved.reserved), sizeof(((CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1*)0)->handle.win32.handle), sizeof(((CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1*)0)->handle.win32.name), sizeof(((CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1*)0)->handle.win32.handle), sizeof(((CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1*)0)->handle.win32.name), sizeof(((CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1*)0)->params.fence.value), sizeof(((CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1*)0)->params.keyedMutex.key), sizeof(((CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1*)0)->params.fence), sizeof(((CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1*)0)->params.nvSciSync), sizeof(((CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1*)0)->params.keyedMutex), sizeof(((CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1*)0)->params.reserved), sizeof(((CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1*)0)->params.fence.value), sizeof(((CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1*)0)->params.keyedMutex.key), sizeof(((CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1*)0)->params.keyedMutex.timeoutMs), sizeof(((CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1*)0)->params.fence), sizeof(((CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1*)0)->params.nvSciSync), sizeof(((CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1*)0)->params.keyedMutex), sizeof(((CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1*)0)->params.reserved), sizeof(((CUarrayMapInfo_v1*)0)->subresource.sparseLevel.level), sizeof(((CUarrayMapInfo_v1*)0)->subresource.sparseLevel.layer), sizeof(((CUarrayMapInfo_v1*)0)->subresource.sparseLevel.offsetX), sizeof(((CUarrayMapInfo_v1*)0)->subresource.sparseLevel.offsetY), sizeof(((CUarrayMapInfo_v1*)0)->subresource.sparseLevel.offsetZ), sizeof(((CUarrayMapInfo_v1*)0)->subresource.sparseLevel.extentWidth), sizeof(((CUarrayMapInfo_v1*)0)->subresource.sparseLevel.extentHeight), sizeof(((CUarrayMapInfo_v1*)0)->subresource.sparseLevel.extentDepth), sizeof(((CUarrayMapInfo_v1*)0)->subresource.miptail.layer), sizeof(((CUarrayMapInfo_v1*)0)->subresource.miptail.offset), sizeof(((CUarrayMapInfo_v1*)0)->subresource.miptail.size), sizeof(((CUmemAllocationProp_v1*)0)->allocFlags.compressionType), sizeof(((CUmemAllocationProp_v1*)0)->allocFlags.gpuDirectRDMACapable), sizeof(((CUmemAllocationProp_v1*)0)->allocFlags.usage), sizeof(((CUmemAllocationProp_v1*)0)->allocFlags.reserved), sizeof(((CUmemcpy3DOperand_v1*)0)->op.ptr.ptr), sizeof(((CUmemcpy3DOperand_v1*)0)->op.ptr.rowLength), sizeof(((CUmemcpy3DOperand_v1*)0)->op.ptr.layerHeight), sizeof(((CUmemcpy3DOperand_v1*)0)->op.ptr.locHint), sizeof(((CUmemcpy3DOperand_v1*)0)->op.array.array), sizeof(((CUmemcpy3DOperand_v1*)0)->op.array.offset), sizeof(((CUasyncNotificationInfo*)0)->info.overBudget), sizeof(((CUexecAffinityParam_v1*)0)->param.smCount), sizeof(((CUDA_RESOURCE_DESC_v1*)0)->res.array), sizeof(((CUDA_RESOURCE_DESC_v1*)0)->res.mipmap), sizeof(((CUDA_RESOURCE_DESC_v1*)0)->res.linear), sizeof(((CUDA_RESOURCE_DESC_v1*)0)->res.pitch2D), sizeof(((CUDA_RESOURCE_DESC_v1*)0)->res.reserved), sizeof(((CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1*)0)->handle.fd), sizeof(((CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1*)0)->handle.win32), sizeof(((CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1*)0)->handle.nvSciBufObject), sizeof(((CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1*)0)->handle.fd), sizeof(((CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1*)0)->handle.win32), sizeof(((CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1*)0)->handle.nvSciSyncObj), sizeof(((CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1*)0)->params.nvSciSync.fence), sizeof(((CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1*)0)->params.nvSciSync.reserved), sizeof(((CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1*)0)->params.nvSciSync.fence), sizeof(((CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1*)0)->params.nvSciSync.reserved), sizeof(((CUarrayMapInfo_v1*)0)->resource.mipmap), sizeof(((CUarrayMapInfo_v1*)0)->resource.array), sizeof(((CUarrayMapInfo_v1*)0)->subresource.sparseLevel), sizeof(((CUarrayMapInfo_v1*)0)->subresource.miptail), sizeof(((CUarrayMapInfo_v1*)0)->memHandle.memHandle), sizeof(((CUmemcpy3DOperand_v1*)0)->op.ptr), sizeof(((CUmemcpy3DOperand_v1*)0)->op.array), sizeof(((CUeglFrame_v1*)0)->frame.pArray), sizeof(((CUeglFrame_v1*)0)->frame.pPitch), sizeof(((CUDA_ARRAY3D_DESCRIPTOR_v2*)0)->Width), sizeof(((CUDA_ARRAY3D_DESCRIPTOR_v2*)0)->Height), sizeof(((CUDA_ARRAY3D_DESCRIPTOR_v2*)0)->Depth), sizeof(((CUDA_ARRAY3D_DESCRIPTOR_v2*)0)->Format), sizeof(((CUDA_ARRAY3D_DESCRIPTOR_v2*)0)->NumChannels), sizeof(((CUDA_ARRAY3D_DESCRIPTOR_v2*)0)->Flags), sizeof(((CUDA_ARRAY_DESCRIPTOR_v2*)0)->Width), sizeof(((CUDA_ARRAY_DESCRIPTOR_v2*)0)->Height), sizeof(((CUDA_ARRAY_DESCRIPTOR_v2*)0)->Format), sizeof(((CUDA_ARRAY_DESCRIPTOR_v2*)0)->NumChannels), sizeof(((CUDA_ARRAY_MEMORY_REQUIREMENTS_v1*)0)->size), sizeof(((CUDA_ARRAY_MEMORY_REQUIREMENTS_v1*)0)->alignment), sizeof(((CUDA_ARRAY_MEMORY_REQUIREMENTS_v1*)0)->reserved), sizeof(((CUDA_ARRAY_SPARSE_PROPERTIES_v1*)0)->tileExtent), sizeof(((CUDA_ARRAY_SPARSE_PROPERTIES_v1*)0)->miptailFirstLevel), sizeof(((CUDA_ARRAY_SPARSE_PROPERTIES_v1*)0)->miptailSize), sizeof(((CUDA_ARRAY_SPARSE_PROPERTIES_v1*)0)->flags), sizeof(((CUDA_ARRAY_SPARSE_PROPERTIES_v1*)0)->reserved), sizeof(((CUDA_BATCH_MEM_OP_NODE_PARAMS_v1*)0)->ctx), sizeof(((CUDA_BATCH_MEM_OP_NODE_PARAMS_v1*)0)->count), sizeof(((CUDA_BATCH_MEM_OP_NODE_PARAMS_v1*)0)->paramArray), sizeof(((CUDA_BATCH_MEM_OP_NODE_PARAMS_v1*)0)->flags), sizeof(((CUDA_BATCH_MEM_OP_NODE_PARAMS_v2*)0)->ctx), sizeof(((CUDA_BATCH_MEM_OP_NODE_PARAMS_v2*)0)->count), sizeof(((CUDA_BATCH_MEM_OP_NODE_PARAMS_v2*)0)->paramArray), sizeof(((CUDA_BATCH_MEM_OP_NODE_PARAMS_v2*)0)->flags), sizeof(((CUDA_CHILD_GRAPH_NODE_PARAMS*)0)->graph), sizeof(((CUDA_CHILD_GRAPH_NODE_PARAMS*)0)->ownership), sizeof(((CUDA_CONDITIONAL_NODE_PARAMS*)0)->handle), sizeof(((CUDA_CONDITIONAL_NODE_PARAMS*)0)->type), sizeof(((CUDA_CONDITIONAL_NODE_PARAMS*)0)->size), sizeof(((CUDA_CONDITIONAL_NODE_PARAMS*)0)->phGraph_out), sizeof(((CUDA_CONDITIONAL_NODE_PARAMS*)0)->ctx), sizeof(((CUDA_EVENT_RECORD_NODE_PARAMS*)0)->event), sizeof(((CUDA_EVENT_WAIT_NODE_PARAMS*)0)->event), sizeof(((CUDA_EXTERNAL_MEMORY_BUFFER_DESC_v1*)0)->offset), sizeof(((CUDA_EXTERNAL_MEMORY_BUFFER_DESC_v1*)0)->size), sizeof(((CUDA_EXTERNAL_MEMORY_BUFFER_DESC_v1*)0)->flags), sizeof(((CUDA_EXTERNAL_MEMORY_BUFFER_DESC_v1*)0)->reserved), sizeof(((CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1*)0)->type), sizeof(((CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1*)0)->handle), sizeof(((CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1*)0)->size), sizeof(((CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1*)0)->flags), sizeof(((CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1*)0)->reserved), sizeof(((CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_v1*)0)->offset), sizeof(((CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_v1*)0)->arrayDesc), sizeof(((CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_v1*)0)->numLevels), sizeof(((CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_v1*)0)->reserved), sizeof(((CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1*)0)->type), sizeof(((CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1*)0)->handle), sizeof(((CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1*)0)->flags), sizeof(((CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1*)0)->reserved), sizeof(((CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1*)0)->params), sizeof(((CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1*)0)->flags), sizeof(((CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1*)0)->reserved), sizeof(((CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1*)0)->params), sizeof(((CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1*)0)->flags), sizeof(((CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1*)0)->reserved), sizeof(((CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v1*)0)->extSemArray), sizeof(((CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v1*)0)->paramsArray), sizeof(((CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v1*)0)->numExtSems), sizeof(((CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v2*)0)->extSemArray), sizeof(((CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v2*)0)->paramsArray), sizeof(((CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v2*)0)->numExtSems), sizeof(((CUDA_EXT_SEM_WAIT_NODE_PARAMS_v1*)0)->extSemArray), sizeof(((CUDA_EXT_SEM_WAIT_NODE_PARAMS_v1*)0)->paramsArray), sizeof(((CUDA_EXT_SEM_WAIT_NODE_PARAMS_v1*)0)->numExtSems), sizeof(((CUDA_EXT_SEM_WAIT_NODE_PARAMS_v2*)0)->extSemArray), sizeof(((CUDA_EXT_SEM_WAIT_NODE_PARAMS_v2*)0)->paramsArray), sizeof(((CUDA_EXT_SEM_WAIT_NODE_PARAMS_v2*)0)->numExtSems), sizeof(((CUDA_GRAPH_INSTANTIATE_PARAMS*)0)->flags), sizeof(((CUDA_GRAPH_INSTANTIATE_PARAMS*)0)->hUploadStream), sizeof(((CUDA_GRAPH_INSTANTIATE_PARAMS*)0)->hErrNode_out), sizeof(((CUDA_GRAPH_INSTANTIATE_PARAMS*)0)->result_out), sizeof(((CUDA_HOST_NODE_PARAMS_v1*)0)->fn), sizeof(((CUDA_HOST_NODE_PARAMS_v1*)0)->userData), sizeof(((CUDA_HOST_NODE_PARAMS_v2*)0)->fn), sizeof(((CUDA_HOST_NODE_PARAMS_v2*)0)->userData), sizeof(((CUDA_KERNEL_NODE_PARAMS_v1*)0)->func), sizeof(((CUDA_KERNEL_NODE_PARAMS_v1*)0)->gridDimX), sizeof(((CUDA_KERNEL_NODE_PARAMS_v1*)0)->gridDimY), sizeof(((CUDA_KERNEL_NODE_PARAMS_v1*)0)->gridDimZ), sizeof(((CUDA_KERNEL_NODE_PARAMS_v1*)0)->blockDimX), sizeof(((CUDA_KERNEL_NODE_PARAMS_v1*)0)->blockDimY), sizeof(((CUDA_KERNEL_NODE_PARAMS_v1*)0)->blockDimZ), sizeof(((CUDA_KERNEL_NODE_PARAMS_v1*)0)->sharedMemBytes), sizeof(((CUDA_KERNEL_NODE_PARAMS_v1*)0)->kernelParams), sizeof(((CUDA_KERNEL_NODE_PARAMS_v1*)0)->extra), sizeof(((CUDA_KERNEL_NODE_PARAMS_v2*)0)->func), sizeof(((CUDA_KERNEL_NODE_PARAMS_v2*)0)->gridDimX), sizeof(((CUDA_KERNEL_NODE_PARAMS_v2*)0)->gridDimY), sizeof(((CUDA_KERNEL_NODE_PARAMS_v2*)0)->gridDimZ), sizeof(((CUDA_KERNEL_NODE_PARAMS_v2*)0)->blockDimX), sizeof(((CUDA_KERNEL_NODE_PARAMS_v2*)0)->blockDimY), sizeof(((CUDA_KERNEL_NODE_PARAMS_v2*)0)->blockDimZ), sizeof(((CUDA_KERNEL_NODE_PARAMS_v2*)0)->sharedMemBytes), sizeof(((CUDA_KERNEL_NODE_PARAMS_v2*)0)->kernelParams), sizeof(((CUDA_KERNEL_NODE_PARAMS_v2*)0)->extra), sizeof(((CUDA_KERNEL_NODE_PARAMS_v2*)0)->kern), sizeof(((CUDA_KERNEL_NODE_PARAMS_v2*)0)->ctx), sizeof(((CUDA_KERNEL_NODE_PARAMS_v3*)0)->func), sizeof(((CUDA_KERNEL_NODE_PARAMS_v3*)0)->gridDimX), sizeof(((CUDA_KERNEL_NODE_PARAMS_v3*)0)->gridDimY), sizeof(((CUDA_KERNEL_NODE_PARAMS_v3*)0)->gridDimZ), sizeof(((CUDA_KERNEL_NODE_PARAMS_v3*)0)->blockDimX), sizeof(((CUDA_KERNEL_NODE_PARAMS_v3*)0)->blockDimY), sizeof(((CUDA_KERNEL_NODE_PARAMS_v3*)0)->blockDimZ), sizeof(((CUDA_KERNEL_NODE_PARAMS_v3*)0)->sharedMemBytes), sizeof(((CUDA_KERNEL_NODE_PARAMS_v3*)0)->kernelParams), sizeof(((CUDA_KERNEL_NODE_PARAMS_v3*)0)->extra), sizeof(((CUDA_KERNEL_NODE_PARAMS_v3*)0)->kern), sizeof(((CUDA_KERNEL_NODE_PARAMS_v3*)0)->ctx), sizeof(((CUDA_LAUNCH_PARAMS_v1*)0)->function), sizeof(((CUDA_LAUNCH_PARAMS_v1*)0)->gridDimX), sizeof(((CUDA_LAUNCH_PARAMS_v1*)0)->gridDimY), sizeof(((CUDA_LAUNCH_PARAMS_v1*)0)->gridDimZ), sizeof(((CUDA_LAUNCH_PARAMS_v1*)0)->blockDimX), sizeof(((CUDA_LAUNCH_PARAMS_v1*)0)->blockDimY), sizeof(((CUDA_LAUNCH_PARAMS_v1*)0)->blockDimZ), sizeof(((CUDA_LAUNCH_PARAMS_v1*)0)->sharedMemBytes), sizeof(((CUDA_LAUNCH_PARAMS_v1*)0)->hStream), sizeof(((CUDA_LAUNCH_PARAMS_v1*)0)->kernelParams), sizeof(((CUDA_MEMCPY2D_v2*)0)->srcXInBytes), sizeof(((CUDA_MEMCPY2D_v2*)0)->srcY), sizeof(((CUDA_MEMCPY2D_v2*)0)->srcMemoryType), sizeof(((CUDA_MEMCPY2D_v2*)0)->srcHost), sizeof(((CUDA_MEMCPY2D_v2*)0)->srcDevice), sizeof(((CUDA_MEMCPY2D_v2*)0)->srcArray), sizeof(((CUDA_MEMCPY2D_v2*)0)->srcPitch), sizeof(((CUDA_MEMCPY2D_v2*)0)->dstXInBytes), sizeof(((CUDA_MEMCPY2D_v2*)0)->dstY), sizeof(((CUDA_MEMCPY2D_v2*)0)->dstMemoryType), sizeof(((CUDA_MEMCPY2D_v2*)0)->dstHost), sizeof(((CUDA_MEMCPY2D_v2*)0)->dstDevice), sizeof(((CUDA_MEMCPY2D_v2*)0)->dstArray), sizeof(((CUDA_MEMCPY2D_v2*)0)->dstPitch), sizeof(((CUDA_MEMCPY2D_v2*)0)->WidthInBytes), sizeof(((CUDA_MEMCPY2D_v2*)0)->Height), sizeof(((CUDA_MEMCPY3D_BATCH_OP_v1*)0)->src), sizeof(((CUDA_MEMCPY3D_BATCH_OP_v1*)0)->dst), sizeof(((CUDA_MEMCPY3D_BATCH_OP_v1*)0)->extent), sizeof(((CUDA_MEMCPY3D_BATCH_OP_v1*)0)->srcAccessOrder), sizeof(((CUDA_MEMCPY3D_BATCH_OP_v1*)0)->flags), sizeof(((CUDA_MEMCPY3D_PEER_v1*)0)->srcXInBytes), sizeof(((CUDA_MEMCPY3D_PEER_v1*)0)->srcY), sizeof(((CUDA_MEMCPY3D_PEER_v1*)0)->srcZ), sizeof(((CUDA_MEMCPY3D_PEER_v1*)0)->srcLOD), sizeof(((CUDA_MEMCPY3D_PEER_v1*)0)->srcMemoryType), sizeof(((CUDA_MEMCPY3D_PEER_v1*)0)->srcHost), sizeof(((CUDA_MEMCPY3D_PEER_v1*)0)->srcDevice), sizeof(((CUDA_MEMCPY3D_PEER_v1*)0)->srcArray), sizeof(((CUDA_MEMCPY3D_PEER_v1*)0)->srcContext), sizeof(((CUDA_MEMCPY3D_PEER_v1*)0)->srcPitch), sizeof(((CUDA_MEMCPY3D_PEER_v1*)0)->srcHeight), sizeof(((CUDA_MEMCPY3D_PEER_v1*)0)->dstXInBytes), sizeof(((CUDA_MEMCPY3D_PEER_v1*)0)->dstY), sizeof(((CUDA_MEMCPY3D_PEER_v1*)0)->dstZ), sizeof(((CUDA_MEMCPY3D_PEER_v1*)0)->dstLOD), sizeof(((CUDA_MEMCPY3D_PEER_v1*)0)->dstMemoryType), sizeof(((CUDA_MEMCPY3D_PEER_v1*)0)->dstHost), sizeof(((CUDA_MEMCPY3D_PEER_v1*)0)->dstDevice), sizeof(((CUDA_MEMCPY3D_PEER_v1*)0)->dstArray), sizeof(((CUDA_MEMCPY3D_PEER_v1*)0)->dstContext), sizeof(((CUDA_MEMCPY3D_PEER_v1*)0)->dstPitch), sizeof(((CUDA_MEMCPY3D_PEER_v1*)0)->dstHeight), sizeof(((CUDA_MEMCPY3D_PEER_v1*)0)->WidthInBytes), sizeof(((CUDA_MEMCPY3D_PEER_v1*)0)->Height), sizeof(((CUDA_MEMCPY3D_PEER_v1*)0)->Depth), sizeof(((CUDA_MEMCPY3D_v2*)0)->srcXInBytes), sizeof(((CUDA_MEMCPY3D_v2*)0)->srcY), sizeof(((CUDA_MEMCPY3D_v2*)0)->srcZ), sizeof(((CUDA_MEMCPY3D_v2*)0)->srcLOD), sizeof(((CUDA_MEMCPY3D_v2*)0)->srcMemoryType), sizeof(((CUDA_MEMCPY3D_v2*)0)->srcHost), sizeof(((CUDA_MEMCPY3D_v2*)0)->srcDevice), sizeof(((CUDA_MEMCPY3D_v2*)0)->srcArray), sizeof(((CUDA_MEMCPY3D_v2*)0)->reserved0), sizeof(((CUDA_MEMCPY3D_v2*)0)->srcPitch), sizeof(((CUDA_MEMCPY3D_v2*)0)->srcHeight), sizeof(((CUDA_MEMCPY3D_v2*)0)->dstXInBytes), sizeof(((CUDA_MEMCPY3D_v2*)0)->dstY), sizeof(((CUDA_MEMCPY3D_v2*)0)->dstZ), sizeof(((CUDA_MEMCPY3D_v2*)0)->dstLOD), sizeof(((CUDA_MEMCPY3D_v2*)0)->dstMemoryType), sizeof(((CUDA_MEMCPY3D_v2*)0)->dstHost), sizeof(((CUDA_MEMCPY3D_v2*)0)->dstDevice), sizeof(((CUDA_MEMCPY3D_v2*)0)->dstArray), sizeof(((CUDA_MEMCPY3D_v2*)0)->reserved1), sizeof(((CUDA_MEMCPY3D_v2*)0)->dstPitch), sizeof(((CUDA_MEMCPY3D_v2*)0)->dstHeight), sizeof(((CUDA_MEMCPY3D_v2*)0)->WidthInBytes), sizeof(((CUDA_MEMCPY3D_v2*)0)->Height), sizeof(((CUDA_MEMCPY3D_v2*)0)->Depth), sizeof(((CUDA_MEMCPY_NODE_PARAMS*)0)->flags), sizeof(((CUDA_MEMCPY_NODE_PARAMS*)0)->reserved), sizeof(((CUDA_MEMCPY_NODE_PARAMS*)0)->copyCtx), sizeof(((CUDA_MEMCPY_NODE_PARAMS*)0)->copyParams), sizeof(((CUDA_MEMSET_NODE_PARAMS_v1*)0)->dst), sizeof(((CUDA_MEMSET_NODE_PARAMS_v1*)0)->pitch), sizeof(((CUDA_MEMSET_NODE_PARAMS_v1*)0)->value), sizeof(((CUDA_MEMSET_NODE_PARAMS_v1*)0)->elementSize), sizeof(((CUDA_MEMSET_NODE_PARAMS_v1*)0)->width), sizeof(((CUDA_MEMSET_NODE_PARAMS_v1*)0)->height), sizeof(((CUDA_MEMSET_NODE_PARAMS_v2*)0)->dst), sizeof(((CUDA_MEMSET_NODE_PARAMS_v2*)0)->pitch), sizeof(((CUDA_MEMSET_NODE_PARAMS_v2*)0)->value), sizeof(((CUDA_MEMSET_NODE_PARAMS_v2*)0)->elementSize), sizeof(((CUDA_MEMSET_NODE_PARAMS_v2*)0)->width), sizeof(((CUDA_MEMSET_NODE_PARAMS_v2*)0)->height), sizeof(((CUDA_MEMSET_NODE_PARAMS_v2*)0)->ctx), sizeof(((CUDA_MEM_ALLOC_NODE_PARAMS_v1*)0)->poolProps), sizeof(((CUDA_MEM_ALLOC_NODE_PARAMS_v1*)0)->accessDescs), sizeof(((CUDA_MEM_ALLOC_NODE_PARAMS_v1*)0)->accessDescCount), sizeof(((CUDA_MEM_ALLOC_NODE_PARAMS_v1*)0)->bytesize), sizeof(((CUDA_MEM_ALLOC_NODE_PARAMS_v1*)0)->dptr), sizeof(((CUDA_MEM_ALLOC_NODE_PARAMS_v2*)0)->poolProps), sizeof(((CUDA_MEM_ALLOC_NODE_PARAMS_v2*)0)->accessDescs), sizeof(((CUDA_MEM_ALLOC_NODE_PARAMS_v2*)0)->accessDescCount), sizeof(((CUDA_MEM_ALLOC_NODE_PARAMS_v2*)0)->bytesize), sizeof(((CUDA_MEM_ALLOC_NODE_PARAMS_v2*)0)->dptr), sizeof(((CUDA_MEM_FREE_NODE_PARAMS*)0)->dptr), sizeof(((CUDA_POINTER_ATTRIBUTE_P2P_TOKENS_v1*)0)->p2pToken), sizeof(((CUDA_POINTER_ATTRIBUTE_P2P_TOKENS_v1*)0)->vaSpaceToken), sizeof(((CUDA_RESOURCE_DESC_v1*)0)->resType), sizeof(((CUDA_RESOURCE_DESC_v1*)0)->res), sizeof(((CUDA_RESOURCE_DESC_v1*)0)->flags), sizeof(((CUDA_RESOURCE_VIEW_DESC_v1*)0)->format), sizeof(((CUDA_RESOURCE_VIEW_DESC_v1*)0)->width), sizeof(((CUDA_RESOURCE_VIEW_DESC_v1*)0)->height), sizeof(((CUDA_RESOURCE_VIEW_DESC_v1*)0)->depth), sizeof(((CUDA_RESOURCE_VIEW_DESC_v1*)0)->firstMipmapLevel), sizeof(((CUDA_RESOURCE_VIEW_DESC_v1*)0)->lastMipmapLevel), sizeof(((CUDA_RESOURCE_VIEW_DESC_v1*)0)->firstLayer), sizeof(((CUDA_RESOURCE_VIEW_DESC_v1*)0)->lastLayer), sizeof(((CUDA_RESOURCE_VIEW_DESC_v1*)0)->reserved), sizeof(((CUDA_TEXTURE_DESC_v1*)0)->addressMode), sizeof(((CUDA_TEXTURE_DESC_v1*)0)->filterMode), sizeof(((CUDA_TEXTURE_DESC_v1*)0)->flags), sizeof(((CUDA_TEXTURE_DESC_v1*)0)->maxAnisotropy), sizeof(((CUDA_TEXTURE_DESC_v1*)0)->mipmapFilterMode), sizeof(((CUDA_TEXTURE_DESC_v1*)0)->mipmapLevelBias), sizeof(((CUDA_TEXTURE_DESC_v1*)0)->minMipmapLevelClamp), sizeof(((CUDA_TEXTURE_DESC_v1*)0)->maxMipmapLevelClamp), sizeof(((CUDA_TEXTURE_DESC_v1*)0)->borderColor), sizeof(((CUDA_TEXTURE_DESC_v1*)0)->reserved), sizeof(((CUaccessPolicyWindow_v1*)0)->base_ptr), sizeof(((CUaccessPolicyWindow_v1*)0)->num_bytes), sizeof(((CUaccessPolicyWindow_v1*)0)->hitRatio), sizeof(((CUaccessPolicyWindow_v1*)0)->hitProp), sizeof(((CUaccessPolicyWindow_v1*)0)->missProp), sizeof(((CUarrayMapInfo_v1*)0)->resourceType), sizeof(((CUarrayMapInfo_v1*)0)->resource), sizeof(((CUarrayMapInfo_v1*)0)->subresourceType), sizeof(((CUarrayMapInfo_v1*)0)->subresource), sizeof(((CUarrayMapInfo_v1*)0)->memOperationType), sizeof(((CUarrayMapInfo_v1*)0)->memHandleType), sizeof(((CUarrayMapInfo_v1*)0)->memHandle), sizeof(((CUarrayMapInfo_v1*)0)->offset), sizeof(((CUarrayMapInfo_v1*)0)->deviceBitMask), sizeof(((CUarrayMapInfo_v1*)0)->flags), sizeof(((CUarrayMapInfo_v1*)0)->reserved), sizeof(((CUasyncNotificationInfo*)0)->type), sizeof(((CUasyncNotificationInfo*)0)->info), sizeof(((CUcheckpointCheckpointArgs*)0)->reserved), sizeof(((CUcheckpointGpuPair*)0)->oldUuid), sizeof(((CUcheckpointGpuPair*)0)->newUuid), sizeof(((CUcheckpointLockArgs*)0)->timeoutMs), sizeof(((CUcheckpointLockArgs*)0)->reserved0), sizeof(((CUcheckpointLockArgs*)0)->reserved1), sizeof(((CUcheckpointRestoreArgs*)0)->gpuPairs), sizeof(((CUcheckpointRestoreArgs*)0)->gpuPairsCount), sizeof(((CUcheckpointRestoreArgs*)0)->reserved), sizeof(((CUcheckpointRestoreArgs*)0)->reserved1), sizeof(((CUcheckpointUnlockArgs*)0)->reserved), sizeof(((CUctxCigParam*)0)->sharedDataType), sizeof(((CUctxCigParam*)0)->sharedData), sizeof(((CUctxCreateParams*)0)->execAffinityParams), sizeof(((CUctxCreateParams*)0)->numExecAffinityParams), sizeof(((CUctxCreateParams*)0)->cigParams), sizeof(((CUdevResource_v1*)0)->type), sizeof(((CUdevResource_v1*)0)->_internal_padding), sizeof(((CUdevResource_v1*)0)->sm), sizeof(((CUdevResource_v1*)0)->_oversize), sizeof(((CUdevSmResource*)0)->smCount), sizeof(((CUdevSmResource*)0)->minSmPartitionSize), sizeof(((CUdevSmResource*)0)->smCoscheduledAlignment), sizeof(((CUdevprop_v1*)0)->maxThreadsPerBlock), sizeof(((CUdevprop_v1*)0)->maxThreadsDim), sizeof(((CUdevprop_v1*)0)->maxGridSize), sizeof(((CUdevprop_v1*)0)->sharedMemPerBlock), sizeof(((CUdevprop_v1*)0)->totalConstantMemory), sizeof(((CUdevprop_v1*)0)->SIMDWidth), sizeof(((CUdevprop_v1*)0)->memPitch), sizeof(((CUdevprop_v1*)0)->regsPerBlock), sizeof(((CUdevprop_v1*)0)->clockRate), sizeof(((CUdevprop_v1*)0)->textureAlign), sizeof(((CUeglFrame_v1*)0)->frame), sizeof(((CUeglFrame_v1*)0)->width), sizeof(((CUeglFrame_v1*)0)->height), sizeof(((CUeglFrame_v1*)0)->depth), sizeof(((CUeglFrame_v1*)0)->pitch), sizeof(((CUeglFrame_v1*)0)->planeCount), sizeof(((CUeglFrame_v1*)0)->numChannels), sizeof(((CUeglFrame_v1*)0)->frameType), sizeof(((CUeglFrame_v1*)0)->eglColorFormat), sizeof(((CUeglFrame_v1*)0)->cuFormat), sizeof(((CUexecAffinityParam_v1*)0)->type), sizeof(((CUexecAffinityParam_v1*)0)->param), sizeof(((CUexecAffinitySmCount_v1*)0)->val), sizeof(((CUextent3D_v1*)0)->width), sizeof(((CUextent3D_v1*)0)->height), sizeof(((CUextent3D_v1*)0)->depth), sizeof(((CUgraphEdgeData*)0)->from_port), sizeof(((CUgraphEdgeData*)0)->to_port), sizeof(((CUgraphEdgeData*)0)->type), sizeof(((CUgraphEdgeData*)0)->reserved), sizeof(((CUgraphExecUpdateResultInfo_v1*)0)->result), sizeof(((CUgraphExecUpdateResultInfo_v1*)0)->errorNode), sizeof(((CUgraphExecUpdateResultInfo_v1*)0)->errorFromNode), sizeof(((CUgraphNodeParams*)0)->type), sizeof(((CUgraphNodeParams*)0)->reserved0), sizeof(((CUgraphNodeParams*)0)->reserved1), sizeof(((CUgraphNodeParams*)0)->kernel), sizeof(((CUgraphNodeParams*)0)->memcpy), sizeof(((CUgraphNodeParams*)0)->memset), sizeof(((CUgraphNodeParams*)0)->host), sizeof(((CUgraphNodeParams*)0)->graph), sizeof(((CUgraphNodeParams*)0)->eventWait), sizeof(((CUgraphNodeParams*)0)->eventRecord), sizeof(((CUgraphNodeParams*)0)->extSemSignal), sizeof(((CUgraphNodeParams*)0)->extSemWait), sizeof(((CUgraphNodeParams*)0)->alloc), sizeof(((CUgraphNodeParams*)0)->free), sizeof(((CUgraphNodeParams*)0)->memOp), sizeof(((CUgraphNodeParams*)0)->conditional), sizeof(((CUgraphNodeParams*)0)->reserved2), sizeof(((CUipcEventHandle_v1*)0)->reserved), sizeof(((CUipcMemHandle_v1*)0)->reserved), sizeof(((CUlaunchAttributeValue*)0)->pad), sizeof(((CUlaunchAttributeValue*)0)->accessPolicyWindow), sizeof(((CUlaunchAttributeValue*)0)->cooperative), sizeof(((CUlaunchAttributeValue*)0)->syncPolicy), sizeof(((CUlaunchAttributeValue*)0)->clusterDim), sizeof(((CUlaunchAttributeValue*)0)->clusterSchedulingPolicyPreference), sizeof(((CUlaunchAttributeValue*)0)->programmaticStreamSerializationAllowed), sizeof(((CUlaunchAttributeValue*)0)->programmaticEvent), sizeof(((CUlaunchAttributeValue*)0)->launchCompletionEvent), sizeof(((CUlaunchAttributeValue*)0)->priority), sizeof(((CUlaunchAttributeValue*)0)->memSyncDomainMap), sizeof(((CUlaunchAttributeValue*)0)->memSyncDomain), sizeof(((CUlaunchAttributeValue*)0)->preferredClusterDim), sizeof(((CUlaunchAttributeValue*)0)->deviceUpdatableKernelNode), sizeof(((CUlaunchAttributeValue*)0)->sharedMemCarveout), sizeof(((CUlaunchAttributeValue*)0)->nvlinkUtilCentricScheduling), sizeof(((CUlaunchAttribute*)0)->id), sizeof(((CUlaunchAttribute*)0)->pad), sizeof(((CUlaunchAttribute*)0)->value), sizeof(((CUlaunchConfig*)0)->gridDimX), sizeof(((CUlaunchConfig*)0)->gridDimY), sizeof(((CUlaunchConfig*)0)->gridDimZ), sizeof(((CUlaunchConfig*)0)->blockDimX), sizeof(((CUlaunchConfig*)0)->blockDimY), sizeof(((CUlaunchConfig*)0)->blockDimZ), sizeof(((CUlaunchConfig*)0)->sharedMemBytes), sizeof(((CUlaunchConfig*)0)->hStream), sizeof(((CUlaunchConfig*)0)->attrs), sizeof(((CUlaunchConfig*)0)->numAttrs), sizeof(((CUlaunchMemSyncDomainMap*)0)->default_), sizeof(((CUlaunchMemSyncDomainMap*)0)->remote), sizeof(((CUlibraryHostUniversalFunctionAndDataTable*)0)->functionTable), sizeof(((CUlibraryHostUniversalFunctionAndDataTable*)0)->functionWindowSize), sizeof(((CUlibraryHostUniversalFunctionAndDataTable*)0)->dataTable), sizeof(((CUlibraryHostUniversalFunctionAndDataTable*)0)->dataWindowSize), sizeof(((CUmemAccessDesc_v1*)0)->location), sizeof(((CUmemAccessDesc_v1*)0)->flags), sizeof(((CUmemAllocationProp_v1*)0)->type), sizeof(((CUmemAllocationProp_v1*)0)->requestedHandleTypes), sizeof(((CUmemAllocationProp_v1*)0)->location), sizeof(((CUmemAllocationProp_v1*)0)->win32HandleMetaData), sizeof(((CUmemAllocationProp_v1*)0)->allocFlags), sizeof(((CUmemDecompressParams*)0)->srcNumBytes), sizeof(((CUmemDecompressParams*)0)->dstNumBytes), sizeof(((CUmemDecompressParams*)0)->dstActBytes), sizeof(((CUmemDecompressParams*)0)->src), sizeof(((CUmemDecompressParams*)0)->dst), sizeof(((CUmemDecompressParams*)0)->algo), sizeof(((CUmemDecompressParams*)0)->padding), sizeof(((CUmemFabricHandle_v1*)0)->data), sizeof(((CUmemLocation_v1*)0)->type), sizeof(((CUmemLocation_v1*)0)->id), sizeof(((CUmemPoolProps_v1*)0)->allocType), sizeof(((CUmemPoolProps_v1*)0)->handleTypes), sizeof(((CUmemPoolProps_v1*)0)->location), sizeof(((CUmemPoolProps_v1*)0)->win32SecurityAttributes), sizeof(((CUmemPoolProps_v1*)0)->maxSize), sizeof(((CUmemPoolProps_v1*)0)->usage), sizeof(((CUmemPoolProps_v1*)0)->reserved), sizeof(((CUmemPoolPtrExportData_v1*)0)->reserved), sizeof(((CUmemcpy3DOperand_v1*)0)->type), sizeof(((CUmemcpy3DOperand_v1*)0)->op), sizeof(((CUmemcpyAttributes_v1*)0)->srcAccessOrder), sizeof(((CUmemcpyAttributes_v1*)0)->srcLocHint), sizeof(((CUmemcpyAttributes_v1*)0)->dstLocHint), sizeof(((CUmemcpyAttributes_v1*)0)->flags), sizeof(((CUmulticastObjectProp_v1*)0)->numDevices), sizeof(((CUmulticastObjectProp_v1*)0)->size), sizeof(((CUmulticastObjectProp_v1*)0)->handleTypes), sizeof(((CUmulticastObjectProp_v1*)0)->flags), sizeof(((CUoffset3D_v1*)0)->x), sizeof(((CUoffset3D_v1*)0)->y), sizeof(((CUoffset3D_v1*)0)->z), sizeof(((CUstreamBatchMemOpParams_v1*)0)->operation), sizeof(((CUstreamBatchMemOpParams_v1*)0)->waitValue), sizeof(((CUstreamBatchMemOpParams_v1*)0)->writeValue), sizeof(((CUstreamBatchMemOpParams_v1*)0)->flushRemoteWrites), sizeof(((CUstreamBatchMemOpParams_v1*)0)->memoryBarrier), sizeof(((CUstreamBatchMemOpParams_v1*)0)->pad), sizeof(((struct CUstreamMemOpFlushRemoteWritesParams_st*)0)->operation), sizeof(((struct CUstreamMemOpFlushRemoteWritesParams_st*)0)->flags), sizeof(((struct CUstreamMemOpMemoryBarrierParams_st*)0)->operation), sizeof(((struct CUstreamMemOpMemoryBarrierParams_st*)0)->flags), sizeof(((struct CUstreamMemOpWaitValueParams_st*)0)->operation), sizeof(((struct CUstreamMemOpWaitValueParams_st*)0)->address), sizeof(((struct CUstreamMemOpWaitValueParams_st*)0)->value), sizeof(((struct CUstreamMemOpWaitValueParams_st*)0)->value64), sizeof(((struct CUstreamMemOpWaitValueParams_st*)0)->flags), sizeof(((struct CUstreamMemOpWaitValueParams_st*)0)->alias), sizeof(((struct CUstreamMemOpWriteValueParams_st*)0)->operation), sizeof(((struct CUstreamMemOpWriteValueParams_st*)0)->address), sizeof(((struct CUstreamMemOpWriteValueParams_st*)0)->value), sizeof(((struct CUstreamMemOpWriteValueParams_st*)0)->value64), sizeof(((struct CUstreamMemOpWriteValueParams_st*)0)->flags), sizeof(((struct CUstreamMemOpWriteValueParams_st*)0)->alias), sizeof(((CUtensorMap*)0)->opaque), sizeof(((CUuuid*)0)->bytes)};
-    static const size_t __cb_driver_psize[] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, sizeof(*(((CUDA_BATCH_MEM_OP_NODE_PARAMS_v1*)0)->paramArray)), 0, 0, 0, sizeof(*(((CUDA_BATCH_MEM_OP_NODE_PARAMS_v2*)0)->paramArray)), 0, 0, 0, 0, 0, 0, sizeof(*(((CUDA_CONDITIONAL_NODE_PARAMS*)0)->phGraph_out)), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, sizeof(*(((CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v1*)0)->extSemArray)), sizeof(*(((CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v1*)0)->paramsArray)), 0, sizeof(*(((CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v2*)0)->extSemArray)), sizeof(*(((CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v2*)0)->paramsArray)), 0, sizeof(*(((CUDA_EXT_SEM_WAIT_NODE_PARAMS_v1*)0)->extSemArray)), sizeof(*(((CUDA_EXT_SEM_WAIT_NODE_PARAMS_v1*)0)->paramsArray)), 0, sizeof(*(((CUDA_EXT_SEM_WAIT_NODE_PARAMS_v2*)0)->extSemArray)), sizeof(*(((CUDA_EXT_SEM_WAIT_NODE_PARAMS_v2*)0)->paramsArray)), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, sizeof(*(((CUDA_MEM_ALLOC_NODE_PARAMS_v1*)0)->accessDescs)), 0, 0, 0, 0, sizeof(*(((CUDA_MEM_ALLOC_NODE_PARAMS_v2*)0)->accessDescs)), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, sizeof(*(((CUcheckpointRestoreArgs*)0)->gpuPairs)), 0, 0, 0, 0, 0, 0, sizeof(*(((CUctxCreateParams*)0)->execAffinityParams)), 0, sizeof(*(((CUctxCreateParams*)0)->cigParams)), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, sizeof(*(((CUlaunchConfig*)0)->attrs)), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+    static const size_t __cb_driver_off[] = {offsetof(CUasyncNotificationInfo, info.overBudget.bytesOverBudget) - offsetof(CUasyncNotificationInfo, info.overBudget), offsetof(CUlaunchAttributeValue, clusterDim.x) - offsetof(CUlaunchAttributeValue, clusterDim), offsetof(CUlaunchAttributeValue, clusterDim.y) - offsetof(CUlaunchAttributeValue, clusterDim), offsetof(CUlaunchAttributeValue, clusterDim.z) - offsetof(CUlaunchAttributeValue, clusterDim), offsetof(CUlaunchAttributeValue, programmaticEvent.event) - offsetof(CUlaunchAttributeValue, programmaticEvent), offsetof(CUlaunchAttributeValue, programmaticEvent.flags) - offsetof(CUlaunchAttributeValue, programmaticEvent), offsetof(CUlaunchAttributeValue, programmaticEvent.triggerAtBlockStart) - offsetof(CUlaunchAttributeValue, programmaticEvent), offsetof(CUlaunchAttributeValue, launchCompletionEvent.event) - offsetof(CUlaunchAttributeValue, launchCompletionEvent), offsetof(CUlaunchAttributeValue, launchCompletionEvent.flags) - offsetof(CUlaunchAttributeValue, launchCompletionEvent), offsetof(CUlaunchAttributeValue, preferredClusterDim.x) - offsetof(CUlaunchAttributeValue, preferredClusterDim), offsetof(CUlaunchAttributeValue, preferredClusterDim.y) - offsetof(CUlaunchAttributeValue, preferredClusterDim), offsetof(CUlaunchAttributeValue, preferredClusterDim.z) - offsetof(CUlaunchAttributeValue, preferredClusterDim), offsetof(CUlaunchAttributeValue, deviceUpdatableKernelNode.deviceUpdatable) - offsetof(CUlaunchAttributeValue, deviceUpdatableKernelNode), offsetof(CUlaunchAttributeValue, deviceUpdatableKernelNode.devNode) - offsetof(CUlaunchAttributeValue, deviceUpdatableKernelNode), offsetof(CUDA_ARRAY_SPARSE_PROPERTIES_v1, tileExtent.width) - offsetof(CUDA_ARRAY_SPARSE_PROPERTIES_v1, tileExtent), offsetof(CUDA_ARRAY_SPARSE_PROPERTIES_v1, tileExtent.height) - offsetof(CUDA_ARRAY_SPARSE_PROPERTIES_v1, tileExtent), offsetof(CUDA_ARRAY_SPARSE_PROPERTIES_v1, tileExtent.depth) - offsetof(CUDA_ARRAY_SPARSE_PROPERTIES_v1, tileExtent), offsetof(CUDA_RESOURCE_DESC_v1, res.array.hArray) - offsetof(CUDA_RESOURCE_DESC_v1, res.array), offsetof(CUDA_RESOURCE_DESC_v1, res.mipmap.hMipmappedArray) - offsetof(CUDA_RESOURCE_DESC_v1, res.mipmap), offsetof(CUDA_RESOURCE_DESC_v1, res.linear.devPtr) - offsetof(CUDA_RESOURCE_DESC_v1, res.linear), offsetof(CUDA_RESOURCE_DESC_v1, res.linear.format) - offsetof(CUDA_RESOURCE_DESC_v1, res.linear), offsetof(CUDA_RESOURCE_DESC_v1, res.linear.numChannels) - offsetof(CUDA_RESOURCE_DESC_v1, res.linear), offsetof(CUDA_RESOURCE_DESC_v1, res.linear.sizeInBytes) - offsetof(CUDA_RESOURCE_DESC_v1, res.linear), offsetof(CUDA_RESOURCE_DESC_v1, res.pitch2D.devPtr) - offsetof(CUDA_RESOURCE_DESC_v1, res.pitch2D), offsetof(CUDA_RESOURCE_DESC_v1, res.pitch2D.format) - offsetof(CUDA_RESOURCE_DESC_v1, res.pitch2D), offsetof(CUDA_RESOURCE_DESC_v1, res.pitch2D.numChannels) - offsetof(CUDA_RESOURCE_DESC_v1, res.pitch2D), offsetof(CUDA_RESOURCE_DESC_v1, res.pitch2D.width) - offsetof(CUDA_RESOURCE_DESC_v1, res.pitch2D), offsetof(CUDA_RESOURCE_DESC_v1, res.pitch2D.height) - offsetof(CUDA_RESOURCE_DESC_v1, res.pitch2D), offsetof(CUDA_RESOURCE_DESC_v1, res.pitch2D.pitchInBytes) - offsetof(CUDA_RESOURCE_DESC_v1, res.pitch2D), offsetof(CUDA_RESOURCE_DESC_v1, res.reserved.reserved) - offsetof(CUDA_RESOURCE_DESC_v1, res.reserved), offsetof(CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1, handle.win32.handle) - offsetof(CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1, handle.win32), offsetof(CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1, handle.win32.name) - offsetof(CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1, handle.win32), offsetof(CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1, handle.win32.handle) - offsetof(CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1, handle.win32), offsetof(CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1, handle.win32.name) - offsetof(CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1, handle.win32), offsetof(CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1, params.fence.value) - offsetof(CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1, params.fence), offsetof(CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1, params.keyedMutex.key) - offsetof(CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1, params.keyedMutex), offsetof(CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1, params.fence) - offsetof(CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1, params), offsetof(CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1, params.nvSciSync) - offsetof(CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1, params), offsetof(CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1, params.keyedMutex) - offsetof(CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1, params), offsetof(CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1, params.reserved) - offsetof(CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1, params), offsetof(CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1, params.fence.value) - offsetof(CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1, params.fence), offsetof(CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1, params.keyedMutex.key) - offsetof(CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1, params.keyedMutex), offsetof(CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1, params.keyedMutex.timeoutMs) - offsetof(CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1, params.keyedMutex), offsetof(CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1, params.fence) - offsetof(CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1, params), offsetof(CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1, params.nvSciSync) - offsetof(CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1, params), offsetof(CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1, params.keyedMutex) - offsetof(CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1, params), offsetof(CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1, params.reserved) - offsetof(CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1, params), offsetof(CUarrayMapInfo_v1, subresource.sparseLevel.level) - offsetof(CUarrayMapInfo_v1, subresource.sparseLevel), offsetof(CUarrayMapInfo_v1, subresource.sparseLevel.layer) - offsetof(CUarrayMapInfo_v1, subresource.sparseLevel), offsetof(CUarrayMapInfo_v1, subresource.sparseLevel.offsetX) - offsetof(CUarrayMapInfo_v1, subresource.sparseLevel), offsetof(CUarrayMapInfo_v1, subresource.sparseLevel.offsetY) - offsetof(CUarrayMapInfo_v1, subresource.sparseLevel), offsetof(CUarrayMapInfo_v1, subresource.sparseLevel.offsetZ) - offsetof(CUarrayMapInfo_v1, subresource.sparseLevel), offsetof(CUarrayMapInfo_v1, subresource.sparseLevel.extentWidth) - offsetof(CUarrayMapInfo_v1, subresource.sparseLevel), offsetof(CUarrayMapInfo_v1, subresource.sparseLevel.extentHeight) - offsetof(CUarrayMapInfo_v1, subresource.sparseLevel), offsetof(CUarrayMapInfo_v1, subresource.sparseLevel.extentDepth) - offsetof(CUarrayMapInfo_v1, subresource.sparseLevel), offsetof(CUarrayMapInfo_v1, subresource.miptail.layer) - offsetof(CUarrayMapInfo_v1, subresource.miptail), offsetof(CUarrayMapInfo_v1, subresource.miptail.offset) - offsetof(CUarrayMapInfo_v1, subresource.miptail), offsetof(CUarrayMapInfo_v1, subresource.miptail.size) - offsetof(CUarrayMapInfo_v1, subresource.miptail), offsetof(CUmemAllocationProp_v1, allocFlags.compressionType) - offsetof(CUmemAllocationProp_v1, allocFlags), offsetof(CUmemAllocationProp_v1, allocFlags.gpuDirectRDMACapable) - offsetof(CUmemAllocationProp_v1, allocFlags), offsetof(CUmemAllocationProp_v1, allocFlags.usage) - offsetof(CUmemAllocationProp_v1, allocFlags), offsetof(CUmemAllocationProp_v1, allocFlags.reserved) - offsetof(CUmemAllocationProp_v1, allocFlags), offsetof(CUmemcpy3DOperand_v1, op.ptr.ptr) - offsetof(CUmemcpy3DOperand_v1, op.ptr), offsetof(CUmemcpy3DOperand_v1, op.ptr.rowLength) - offsetof(CUmemcpy3DOperand_v1, op.ptr), offsetof(CUmemcpy3DOperand_v1, op.ptr.layerHeight) - offsetof(CUmemcpy3DOperand_v1, op.ptr), offsetof(CUmemcpy3DOperand_v1, op.ptr.locHint) - offsetof(CUmemcpy3DOperand_v1, op.ptr), offsetof(CUmemcpy3DOperand_v1, op.array.array) - offsetof(CUmemcpy3DOperand_v1, op.array), offsetof(CUmemcpy3DOperand_v1, op.array.offset) - offsetof(CUmemcpy3DOperand_v1, op.array), offsetof(CUasyncNotificationInfo, info.overBudget) - offsetof(CUasyncNotificationInfo, info), offsetof(CUexecAffinityParam_v1, param.smCount) - offsetof(CUexecAffinityParam_v1, param), offsetof(CUDA_RESOURCE_DESC_v1, res.array) - offsetof(CUDA_RESOURCE_DESC_v1, res), offsetof(CUDA_RESOURCE_DESC_v1, res.mipmap) - offsetof(CUDA_RESOURCE_DESC_v1, res), offsetof(CUDA_RESOURCE_DESC_v1, res.linear) - offsetof(CUDA_RESOURCE_DESC_v1, res), offsetof(CUDA_RESOURCE_DESC_v1, res.pitch2D) - offsetof(CUDA_RESOURCE_DESC_v1, res), offsetof(CUDA_RESOURCE_DESC_v1, res.reserved) - offsetof(CUDA_RESOURCE_DESC_v1, res), offsetof(CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1, handle.fd) - offsetof(CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1, handle), offsetof(CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1, handle.win32) - offsetof(CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1, handle), offsetof(CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1, handle.nvSciBufObject) - offsetof(CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1, handle), offsetof(CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1, handle.fd) - offsetof(CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1, handle), offsetof(CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1, handle.win32) - offsetof(CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1, handle), offsetof(CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1, handle.nvSciSyncObj) - offsetof(CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1, handle), offsetof(CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1, params.nvSciSync.fence) - offsetof(CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1, params.nvSciSync), offsetof(CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1, params.nvSciSync.reserved) - offsetof(CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1, params.nvSciSync), offsetof(CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1, params.nvSciSync.fence) - offsetof(CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1, params.nvSciSync), offsetof(CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1, params.nvSciSync.reserved) - offsetof(CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1, params.nvSciSync), offsetof(CUarrayMapInfo_v1, resource.mipmap) - offsetof(CUarrayMapInfo_v1, resource), offsetof(CUarrayMapInfo_v1, resource.array) - offsetof(CUarrayMapInfo_v1, resource), offsetof(CUarrayMapInfo_v1, subresource.sparseLevel) - offsetof(CUarrayMapInfo_v1, subresource), offsetof(CUarrayMapInfo_v1, subresource.miptail) - offsetof(CUarrayMapInfo_v1, subresource), offsetof(CUarrayMapInfo_v1, memHandle.memHandle) - offsetof(CUarrayMapInfo_v1, memHandle), offsetof(CUmemcpy3DOperand_v1, op.ptr) - offsetof(CUmemcpy3DOperand_v1, op), offsetof(CUmemcpy3DOperand_v1, op.array) - offsetof(CUmemcpy3DOperand_v1, op), offsetof(CUeglFrame_v1, frame.pArray) - offsetof(CUeglFrame_v1, frame), offsetof(CUeglFrame_v1, frame.pPitch) - offsetof(CUeglFrame_v1, frame), offsetof(CUDA_ARRAY3D_DESCRIPTOR_v2, Width), offsetof(CUDA_ARRAY3D_DESCRIPTOR_v2, Height), offsetof(CUDA_ARRAY3D_DESCRIPTOR_v2, Depth), offsetof(CUDA_ARRAY3D_DESCRIPTOR_v2, Format), offsetof(CUDA_ARRAY3D_DESCRIPTOR_v2, NumChannels), offsetof(CUDA_ARRAY3D_DESCRIPTOR_v2, Flags), offsetof(CUDA_ARRAY_DESCRIPTOR_v2, Width), offsetof(CUDA_ARRAY_DESCRIPTOR_v2, Height), offsetof(CUDA_ARRAY_DESCRIPTOR_v2, Format), offsetof(CUDA_ARRAY_DESCRIPTOR_v2, NumChannels), offsetof(CUDA_ARRAY_MEMORY_REQUIREMENTS_v1, size), offsetof(CUDA_ARRAY_MEMORY_REQUIREMENTS_v1, alignment), offsetof(CUDA_ARRAY_MEMORY_REQUIREMENTS_v1, reserved), offsetof(CUDA_ARRAY_SPARSE_PROPERTIES_v1, tileExtent), offsetof(CUDA_ARRAY_SPARSE_PROPERTIES_v1, miptailFirstLevel), offsetof(CUDA_ARRAY_SPARSE_PROPERTIES_v1, miptailSize), offsetof(CUDA_ARRAY_SPARSE_PROPERTIES_v1, flags), offsetof(CUDA_ARRAY_SPARSE_PROPERTIES_v1, reserved), offsetof(CUDA_BATCH_MEM_OP_NODE_PARAMS_v1, ctx), offsetof(CUDA_BATCH_MEM_OP_NODE_PARAMS_v1, count), offsetof(CUDA_BATCH_MEM_OP_NODE_PARAMS_v1, paramArray), offsetof(CUDA_BATCH_MEM_OP_NODE_PARAMS_v1, flags), offsetof(CUDA_BATCH_MEM_OP_NODE_PARAMS_v2, ctx), offsetof(CUDA_BATCH_MEM_OP_NODE_PARAMS_v2, count), offsetof(CUDA_BATCH_MEM_OP_NODE_PARAMS_v2, paramArray), offsetof(CUDA_BATCH_MEM_OP_NODE_PARAMS_v2, flags), offsetof(CUDA_CHILD_GRAPH_NODE_PARAMS, graph), offsetof(CUDA_CHILD_GRAPH_NODE_PARAMS, ownership), offsetof(CUDA_CONDITIONAL_NODE_PARAMS, handle), offsetof(CUDA_CONDITIONAL_NODE_PARAMS, type), offsetof(CUDA_CONDITIONAL_NODE_PARAMS, size), offsetof(CUDA_CONDITIONAL_NODE_PARAMS, phGraph_out), offsetof(CUDA_CONDITIONAL_NODE_PARAMS, ctx), offsetof(CUDA_EVENT_RECORD_NODE_PARAMS, event), offsetof(CUDA_EVENT_WAIT_NODE_PARAMS, event), offsetof(CUDA_EXTERNAL_MEMORY_BUFFER_DESC_v1, offset), offsetof(CUDA_EXTERNAL_MEMORY_BUFFER_DESC_v1, size), offsetof(CUDA_EXTERNAL_MEMORY_BUFFER_DESC_v1, flags), offsetof(CUDA_EXTERNAL_MEMORY_BUFFER_DESC_v1, reserved), offsetof(CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1, type), offsetof(CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1, handle), offsetof(CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1, size), offsetof(CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1, flags), offsetof(CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1, reserved), offsetof(CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_v1, offset), offsetof(CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_v1, arrayDesc), offsetof(CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_v1, numLevels), offsetof(CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_v1, reserved), offsetof(CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1, type), offsetof(CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1, handle), offsetof(CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1, flags), offsetof(CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1, reserved), offsetof(CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1, params), offsetof(CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1, flags), offsetof(CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1, reserved), offsetof(CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1, params), offsetof(CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1, flags), offsetof(CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1, reserved), offsetof(CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v1, extSemArray), offsetof(CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v1, paramsArray), offsetof(CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v1, numExtSems), offsetof(CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v2, extSemArray), offsetof(CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v2, paramsArray), offsetof(CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v2, numExtSems), offsetof(CUDA_EXT_SEM_WAIT_NODE_PARAMS_v1, extSemArray), offsetof(CUDA_EXT_SEM_WAIT_NODE_PARAMS_v1, paramsArray), offsetof(CUDA_EXT_SEM_WAIT_NODE_PARAMS_v1, numExtSems), offsetof(CUDA_EXT_SEM_WAIT_NODE_PARAMS_v2, extSemArray), offsetof(CUDA_EXT_SEM_WAIT_NODE_PARAMS_v2, paramsArray), offsetof(CUDA_EXT_SEM_WAIT_NODE_PARAMS_v2, numExtSems), offsetof(CUDA_GRAPH_INSTANTIATE_PARAMS, flags), offsetof(CUDA_GRAPH_INSTANTIATE_PARAMS, hUploadStream), offsetof(CUDA_GRAPH_INSTANTIATE_PARAMS, hErrNode_out), offsetof(CUDA_GRAPH_INSTANTIATE_PARAMS, result_out), offsetof(CUDA_HOST_NODE_PARAMS_v1, fn), offsetof(CUDA_HOST_NODE_PARAMS_v1, userData), offsetof(CUDA_HOST_NODE_PARAMS_v2, fn), offsetof(CUDA_HOST_NODE_PARAMS_v2, userData), offsetof(CUDA_KERNEL_NODE_PARAMS_v1, func), offsetof(CUDA_KERNEL_NODE_PARAMS_v1, gridDimX), offsetof(CUDA_KERNEL_NODE_PARAMS_v1, gridDimY), offsetof(CUDA_KERNEL_NODE_PARAMS_v1, gridDimZ), offsetof(CUDA_KERNEL_NODE_PARAMS_v1, blockDimX), offsetof(CUDA_KERNEL_NODE_PARAMS_v1, blockDimY), offsetof(CUDA_KERNEL_NODE_PARAMS_v1, blockDimZ), offsetof(CUDA_KERNEL_NODE_PARAMS_v1, sharedMemBytes), offsetof(CUDA_KERNEL_NODE_PARAMS_v1, kernelParams), offsetof(CUDA_KERNEL_NODE_PARAMS_v1, extra), offsetof(CUDA_KERNEL_NODE_PARAMS_v2, func), offsetof(CUDA_KERNEL_NODE_PARAMS_v2, gridDimX), offsetof(CUDA_KERNEL_NODE_PARAMS_v2, gridDimY), offsetof(CUDA_KERNEL_NODE_PARAMS_v2, gridDimZ), offsetof(CUDA_KERNEL_NODE_PARAMS_v2, blockDimX), offsetof(CUDA_KERNEL_NODE_PARAMS_v2, blockDimY), offsetof(CUDA_KERNEL_NODE_PARAMS_v2, blockDimZ), offsetof(CUDA_KERNEL_NODE_PARAMS_v2, sharedMemBytes), offsetof(CUDA_KERNEL_NODE_PARAMS_v2, kernelParams), offsetof(CUDA_KERNEL_NODE_PARAMS_v2, extra), offsetof(CUDA_KERNEL_NODE_PARAMS_v2, kern), offsetof(CUDA_KERNEL_NODE_PARAMS_v2, ctx), offsetof(CUDA_KERNEL_NODE_PARAMS_v3, func), offsetof(CUDA_KERNEL_NODE_PARAMS_v3, gridDimX), offsetof(CUDA_KERNEL_NODE_PARAMS_v3, gridDimY), offsetof(CUDA_KERNEL_NODE_PARAMS_v3, gridDimZ), offsetof(CUDA_KERNEL_NODE_PARAMS_v3, blockDimX), offsetof(CUDA_KERNEL_NODE_PARAMS_v3, blockDimY), offsetof(CUDA_KERNEL_NODE_PARAMS_v3, blockDimZ), offsetof(CUDA_KERNEL_NODE_PARAMS_v3, sharedMemBytes), offsetof(CUDA_KERNEL_NODE_PARAMS_v3, kernelParams), offsetof(CUDA_KERNEL_NODE_PARAMS_v3, extra), offsetof(CUDA_KERNEL_NODE_PARAMS_v3, kern), offsetof(CUDA_KERNEL_NODE_PARAMS_v3, ctx), offsetof(CUDA_LAUNCH_PARAMS_v1, function), offsetof(CUDA_LAUNCH_PARAMS_v1, gridDimX), offsetof(CUDA_LAUNCH_PARAMS_v1, gridDimY), offsetof(CUDA_LAUNCH_PARAMS_v1, gridDimZ), offsetof(CUDA_LAUNCH_PARAMS_v1, blockDimX), offsetof(CUDA_LAUNCH_PARAMS_v1, blockDimY), offsetof(CUDA_LAUNCH_PARAMS_v1, blockDimZ), offsetof(CUDA_LAUNCH_PARAMS_v1, sharedMemBytes), offsetof(CUDA_LAUNCH_PARAMS_v1, hStream), offsetof(CUDA_LAUNCH_PARAMS_v1, kernelParams), offsetof(CUDA_MEMCPY2D_v2, srcXInBytes), offsetof(CUDA_MEMCPY2D_v2, srcY), offsetof(CUDA_MEMCPY2D_v2, srcMemoryType), offsetof(CUDA_MEMCPY2D_v2, srcHost), offsetof(CUDA_MEMCPY2D_v2, srcDevice), offsetof(CUDA_MEMCPY2D_v2, srcArray), offsetof(CUDA_MEMCPY2D_v2, srcPitch), offsetof(CUDA_MEMCPY2D_v2, dstXInBytes), offsetof(CUDA_MEMCPY2D_v2, dstY), offsetof(CUDA_MEMCPY2D_v2, dstMemoryType), offsetof(CUDA_MEMCPY2D_v2, dstHost), offsetof(CUDA_MEMCPY2D_v2, dstDevice), offsetof(CUDA_MEMCPY2D_v2, dstArray), offsetof(CUDA_MEMCPY2D_v2, dstPitch), offsetof(CUDA_MEMCPY2D_v2, WidthInBytes), offsetof(CUDA_MEMCPY2D_v2, Height), offsetof(CUDA_MEMCPY3D_BATCH_OP_v1, src), offsetof(CUDA_MEMCPY3D_BATCH_OP_v1, dst), offsetof(CUDA_MEMCPY3D_BATCH_OP_v1, extent), offsetof(CUDA_MEMCPY3D_BATCH_OP_v1, srcAccessOrder), offsetof(CUDA_MEMCPY3D_BATCH_OP_v1, flags), offsetof(CUDA_MEMCPY3D_PEER_v1, srcXInBytes), offsetof(CUDA_MEMCPY3D_PEER_v1, srcY), offsetof(CUDA_MEMCPY3D_PEER_v1, srcZ), offsetof(CUDA_MEMCPY3D_PEER_v1, srcLOD), offsetof(CUDA_MEMCPY3D_PEER_v1, srcMemoryType), offsetof(CUDA_MEMCPY3D_PEER_v1, srcHost), offsetof(CUDA_MEMCPY3D_PEER_v1, srcDevice), offsetof(CUDA_MEMCPY3D_PEER_v1, srcArray), offsetof(CUDA_MEMCPY3D_PEER_v1, srcContext), offsetof(CUDA_MEMCPY3D_PEER_v1, srcPitch), offsetof(CUDA_MEMCPY3D_PEER_v1, srcHeight), offsetof(CUDA_MEMCPY3D_PEER_v1, dstXInBytes), offsetof(CUDA_MEMCPY3D_PEER_v1, dstY), offsetof(CUDA_MEMCPY3D_PEER_v1, dstZ), offsetof(CUDA_MEMCPY3D_PEER_v1, dstLOD), offsetof(CUDA_MEMCPY3D_PEER_v1, dstMemoryType), offsetof(CUDA_MEMCPY3D_PEER_v1, dstHost), offsetof(CUDA_MEMCPY3D_PEER_v1, dstDevice), offsetof(CUDA_MEMCPY3D_PEER_v1, dstArray), offsetof(CUDA_MEMCPY3D_PEER_v1, dstContext), offsetof(CUDA_MEMCPY3D_PEER_v1, dstPitch), offsetof(CUDA_MEMCPY3D_PEER_v1, dstHeight), offsetof(CUDA_MEMCPY3D_PEER_v1, WidthInBytes), offsetof(CUDA_MEMCPY3D_PEER_v1, Height), offsetof(CUDA_MEMCPY3D_PEER_v1, Depth), offsetof(CUDA_MEMCPY3D_v2, srcXInBytes), offsetof(CUDA_MEMCPY3D_v2, srcY), offsetof(CUDA_MEMCPY3D_v2, srcZ), offsetof(CUDA_MEMCPY3D_v2, srcLOD), offsetof(CUDA_MEMCPY3D_v2, srcMemoryType), offsetof(CUDA_MEMCPY3D_v2, srcHost), offsetof(CUDA_MEMCPY3D_v2, srcDevice), offsetof(CUDA_MEMCPY3D_v2, srcArray), offsetof(CUDA_MEMCPY3D_v2, reserved0), offsetof(CUDA_MEMCPY3D_v2, srcPitch), offsetof(CUDA_MEMCPY3D_v2, srcHeight), offsetof(CUDA_MEMCPY3D_v2, dstXInBytes), offsetof(CUDA_MEMCPY3D_v2, dstY), offsetof(CUDA_MEMCPY3D_v2, dstZ), offsetof(CUDA_MEMCPY3D_v2, dstLOD), offsetof(CUDA_MEMCPY3D_v2, dstMemoryType), offsetof(CUDA_MEMCPY3D_v2, dstHost), offsetof(CUDA_MEMCPY3D_v2, dstDevice), offsetof(CUDA_MEMCPY3D_v2, dstArray), offsetof(CUDA_MEMCPY3D_v2, reserved1), offsetof(CUDA_MEMCPY3D_v2, dstPitch), offsetof(CUDA_MEMCPY3D_v2, dstHeight), offsetof(CUDA_MEMCPY3D_v2, WidthInBytes), offsetof(CUDA_MEMCPY3D_v2, Height), offsetof(CUDA_MEMCPY3D_v2, Depth), offsetof(CUDA_MEMCPY_NODE_PARAMS, flags), offsetof(CUDA_MEMCPY_NODE_PARAMS, reserved), offsetof(CUDA_MEMCPY_NODE_PARAMS, copyCtx), offsetof(CUDA_MEMCPY_NODE_PARAMS, copyParams), offsetof(CUDA_MEMSET_NODE_PARAMS_v1, dst), offsetof(CUDA_MEMSET_NODE_PARAMS_v1, pitch), offsetof(CUDA_MEMSET_NODE_PARAMS_v1, value), offsetof(CUDA_MEMSET_NODE_PARAMS_v1, elementSize), offsetof(CUDA_MEMSET_NODE_PARAMS_v1, width), offsetof(CUDA_MEMSET_NODE_PARAMS_v1, height), offsetof(CUDA_MEMSET_NODE_PARAMS_v2, dst), offsetof(CUDA_MEMSET_NODE_PARAMS_v2, pitch), offsetof(CUDA_MEMSET_NODE_PARAMS_v2, value), offsetof(CUDA_MEMSET_NODE_PARAMS_v2, elementSize), offsetof(CUDA_MEMSET_NODE_PARAMS_v2, width), offsetof(CUDA_MEMSET_NODE_PARAMS_v2, height), offsetof(CUDA_MEMSET_NODE_PARAMS_v2, ctx), offsetof(CUDA_MEM_ALLOC_NODE_PARAMS_v1, poolProps), offsetof(CUDA_MEM_ALLOC_NODE_PARAMS_v1, accessDescs), offsetof(CUDA_MEM_ALLOC_NODE_PARAMS_v1, accessDescCount), offsetof(CUDA_MEM_ALLOC_NODE_PARAMS_v1, bytesize), offsetof(CUDA_MEM_ALLOC_NODE_PARAMS_v1, dptr), offsetof(CUDA_MEM_ALLOC_NODE_PARAMS_v2, poolProps), offsetof(CUDA_MEM_ALLOC_NODE_PARAMS_v2, accessDescs), offsetof(CUDA_MEM_ALLOC_NODE_PARAMS_v2, accessDescCount), offsetof(CUDA_MEM_ALLOC_NODE_PARAMS_v2, bytesize), offsetof(CUDA_MEM_ALLOC_NODE_PARAMS_v2, dptr), offsetof(CUDA_MEM_FREE_NODE_PARAMS, dptr), offsetof(CUDA_POINTER_ATTRIBUTE_P2P_TOKENS_v1, p2pToken), offsetof(CUDA_POINTER_ATTRIBUTE_P2P_TOKENS_v1, vaSpaceToken), offsetof(CUDA_RESOURCE_DESC_v1, resType), offsetof(CUDA_RESOURCE_DESC_v1, res), offsetof(CUDA_RESOURCE_DESC_v1, flags), offsetof(CUDA_RESOURCE_VIEW_DESC_v1, format), offsetof(CUDA_RESOURCE_VIEW_DESC_v1, width), offsetof(CUDA_RESOURCE_VIEW_DESC_v1, height), offsetof(CUDA_RESOURCE_VIEW_DESC_v1, depth), offsetof(CUDA_RESOURCE_VIEW_DESC_v1, firstMipmapLevel), offsetof(CUDA_RESOURCE_VIEW_DESC_v1, lastMipmapLevel), offsetof(CUDA_RESOURCE_VIEW_DESC_v1, firstLayer), offsetof(CUDA_RESOURCE_VIEW_DESC_v1, lastLayer), offsetof(CUDA_RESOURCE_VIEW_DESC_v1, reserved), offsetof(CUDA_TEXTURE_DESC_v1, addressMode), offsetof(CUDA_TEXTURE_DESC_v1, filterMode), offsetof(CUDA_TEXTURE_DESC_v1, flags), offsetof(CUDA_TEXTURE_DESC_v1, maxAnisotropy), offsetof(CUDA_TEXTURE_DESC_v1, mipmapFilterMode), offsetof(CUDA_TEXTURE_DESC_v1, mipmapLevelBias), offsetof(CUDA_TEXTURE_DESC_v1, minMipmapLevelClamp), offsetof(CUDA_TEXTURE_DESC_v1, maxMipmapLevelClamp), offsetof(CUDA_TEXTURE_DESC_v1, borderColor), offsetof(CUDA_TEXTURE_DESC_v1, reserved), offsetof(CUaccessPolicyWindow_v1, base_ptr), offsetof(CUaccessPolicyWindow_v1, num_bytes), offsetof(CUaccessPolicyWindow_v1, hitRatio), offsetof(CUaccessPolicyWindow_v1, hitProp), offsetof(CUaccessPolicyWindow_v1, missProp), offsetof(CUarrayMapInfo_v1, resourceType), offsetof(CUarrayMapInfo_v1, resource), offsetof(CUarrayMapInfo_v1, subresourceType), offsetof(CUarrayMapInfo_v1, subresource), offsetof(CUarrayMapInfo_v1, memOperationType), offsetof(CUarrayMapInfo_v1, memHandleType), offsetof(CUarrayMapInfo_v1, memHandle), offsetof(CUarrayMapInfo_v1, offset), offsetof(CUarrayMapInfo_v1, deviceBitMask), offsetof(CUarrayMapInfo_v1, flags), offsetof(CUarrayMapInfo_v1, reserved), offsetof(CUasyncNotificationInfo, type), offsetof(CUasyncNotificationInfo, info), offsetof(CUcheckpointCheckpointArgs, reserved), offsetof(CUcheckpointGpuPair, oldUuid), offsetof(CUcheckpointGpuPair, newUuid), offsetof(CUcheckpointLockArgs, timeoutMs), offsetof(CUcheckpointLockArgs, reserved0), offsetof(CUcheckpointLockArgs, reserved1), offsetof(CUcheckpointRestoreArgs, gpuPairs), offsetof(CUcheckpointRestoreArgs, gpuPairsCount), offsetof(CUcheckpointRestoreArgs, reserved), offsetof(CUcheckpointRestoreArgs, reserved1), offsetof(CUcheckpointUnlockArgs, reserved), offsetof(CUctxCigParam, sharedDataType), offsetof(CUctxCigParam, sharedData), offsetof(CUctxCreateParams, execAffinityParams), offsetof(CUctxCreateParams, numExecAffinityParams), offsetof(CUctxCreateParams, cigParams), offsetof(CUdevResource_v1, type), offsetof(CUdevResource_v1, _internal_padding), offsetof(CUdevResource_v1, sm), offsetof(CUdevResource_v1, _oversize), offsetof(CUdevSmResource, smCount), offsetof(CUdevSmResource, minSmPartitionSize), offsetof(CUdevSmResource, smCoscheduledAlignment), offsetof(CUdevprop_v1, maxThreadsPerBlock), offsetof(CUdevprop_v1, maxThreadsDim), offsetof(CUdevprop_v1, maxGridSize), offsetof(CUdevprop_v1, sharedMemPerBlock), offsetof(CUdevprop_v1, totalConstantMemory), offsetof(CUdevprop_v1, SIMDWidth), offsetof(CUdevprop_v1, memPitch), offsetof(CUdevprop_v1, regsPerBlock), offsetof(CUdevprop_v1, clockRate), offsetof(CUdevprop_v1, textureAlign), offsetof(CUeglFrame_v1, frame), offsetof(CUeglFrame_v1, width), offsetof(CUeglFrame_v1, height), offsetof(CUeglFrame_v1, depth), offsetof(CUeglFrame_v1, pitch), offsetof(CUeglFrame_v1, planeCount), offsetof(CUeglFrame_v1, numChannels), offsetof(CUeglFrame_v1, frameType), offsetof(CUeglFrame_v1, eglColorFormat), offsetof(CUeglFrame_v1, cuFormat), offsetof(CUexecAffinityParam_v1, type), offsetof(CUexecAffinityParam_v1, param), offsetof(CUexecAffinitySmCount_v1, val), offsetof(CUextent3D_v1, width), offsetof(CUextent3D_v1, height), offsetof(CUextent3D_v1, depth), offsetof(CUgraphEdgeData, from_port), offsetof(CUgraphEdgeData, to_port), offsetof(CUgraphEdgeData, type), offsetof(CUgraphEdgeData, reserved), offsetof(CUgraphExecUpdateResultInfo_v1, result), offsetof(CUgraphExecUpdateResultInfo_v1, errorNode), offsetof(CUgraphExecUpdateResultInfo_v1, errorFromNode), offsetof(CUgraphNodeParams, type), offsetof(CUgraphNodeParams, reserved0), offsetof(CUgraphNodeParams, reserved1), offsetof(CUgraphNodeParams, kernel), offsetof(CUgraphNodeParams, memcpy), offsetof(CUgraphNodeParams, memset), offsetof(CUgraphNodeParams, host), offsetof(CUgraphNodeParams, graph), offsetof(CUgraphNodeParams, eventWait), offsetof(CUgraphNodeParams, eventRecord), offsetof(CUgraphNodeParams, extSemSignal), offsetof(CUgraphNodeParams, extSemWait), offsetof(CUgraphNodeParams, alloc), offsetof(CUgraphNodeParams, free), offsetof(CUgraphNodeParams, memOp), offsetof(CUgraphNodeParams, conditional), offsetof(CUgraphNodeParams, reserved2), offsetof(CUipcEventHandle_v1, reserved), offsetof(CUipcMemHandle_v1, reserved), offsetof(CUlaunchAttributeValue, pad), offsetof(CUlaunchAttributeValue, accessPolicyWindow), offsetof(CUlaunchAttributeValue, cooperative), offsetof(CUlaunchAttributeValue, syncPolicy), offsetof(CUlaunchAttributeValue, clusterDim), offsetof(CUlaunchAttributeValue, clusterSchedulingPolicyPreference), offsetof(CUlaunchAttributeValue, programmaticStreamSerializationAllowed), offsetof(CUlaunchAttributeValue, programmaticEvent), offsetof(CUlaunchAttributeValue, launchCompletionEvent), offsetof(CUlaunchAttributeValue, priority), offsetof(CUlaunchAttributeValue, memSyncDomainMap), offsetof(CUlaunchAttributeValue, memSyncDomain), offsetof(CUlaunchAttributeValue, preferredClusterDim), offsetof(CUlaunchAttributeValue, deviceUpdatableKernelNode), offsetof(CUlaunchAttributeValue, sharedMemCarveout), offsetof(CUlaunchAttributeValue, nvlinkUtilCentricScheduling), offsetof(CUlaunchAttribute, id), offsetof(CUlaunchAttribute, value), offsetof(CUlaunchConfig, gridDimX), offsetof(CUlaunchConfig, gridDimY), offsetof(CUlaunchConfig, gridDimZ), offsetof(CUlaunchConfig, blockDimX), offsetof(CUlaunchConfig, blockDimY), offsetof(CUlaunchConfig, blockDimZ), offsetof(CUlaunchConfig, sharedMemBytes), offsetof(CUlaunchConfig, hStream), offsetof(CUlaunchConfig, attrs), offsetof(CUlaunchConfig, numAttrs), offsetof(CUlaunchMemSyncDomainMap, default_), offsetof(CUlaunchMemSyncDomainMap, remote), offsetof(CUlibraryHostUniversalFunctionAndDataTable, functionTable), offsetof(CUlibraryHostUniversalFunctionAndDataTable, functionWindowSize), offsetof(CUlibraryHostUniversalFunctionAndDataTable, dataTable), offsetof(CUlibraryHostUniversalFunctionAndDataTable, dataWindowSize), offsetof(CUmemAccessDesc_v1, location), offsetof(CUmemAccessDesc_v1, flags), offsetof(CUmemAllocationProp_v1, type), offsetof(CUmemAllocationProp_v1, requestedHandleTypes), offsetof(CUmemAllocationProp_v1, location), offsetof(CUmemAllocationProp_v1, win32HandleMetaData), offsetof(CUmemAllocationProp_v1, allocFlags), offsetof(CUmemDecompressParams, srcNumBytes), offsetof(CUmemDecompressParams, dstNumBytes), offsetof(CUmemDecompressParams, dstActBytes), offsetof(CUmemDecompressParams, src), offsetof(CUmemDecompressParams, dst), offsetof(CUmemDecompressParams, algo), offsetof(CUmemDecompressParams, padding), offsetof(CUmemFabricHandle_v1, data), offsetof(CUmemLocation_v1, type), offsetof(CUmemLocation_v1, id), offsetof(CUmemPoolProps_v1, allocType), offsetof(CUmemPoolProps_v1, handleTypes), offsetof(CUmemPoolProps_v1, location), offsetof(CUmemPoolProps_v1, win32SecurityAttributes), offsetof(CUmemPoolProps_v1, maxSize), offsetof(CUmemPoolProps_v1, usage), offsetof(CUmemPoolProps_v1, reserved), offsetof(CUmemPoolPtrExportData_v1, reserved), offsetof(CUmemcpy3DOperand_v1, type), offsetof(CUmemcpy3DOperand_v1, op), offsetof(CUmemcpyAttributes_v1, srcAccessOrder), offsetof(CUmemcpyAttributes_v1, srcLocHint), offsetof(CUmemcpyAttributes_v1, dstLocHint), offsetof(CUmemcpyAttributes_v1, flags), offsetof(CUmulticastObjectProp_v1, numDevices), offsetof(CUmulticastObjectProp_v1, size), offsetof(CUmulticastObjectProp_v1, handleTypes), offsetof(CUmulticastObjectProp_v1, flags), offsetof(CUoffset3D_v1, x), offsetof(CUoffset3D_v1, y), offsetof(CUoffset3D_v1, z), offsetof(CUstreamBatchMemOpParams_v1, operation), offsetof(CUstreamBatchMemOpParams_v1, waitValue), offsetof(CUstreamBatchMemOpParams_v1, writeValue), offsetof(CUstreamBatchMemOpParams_v1, flushRemoteWrites), offsetof(CUstreamBatchMemOpParams_v1, memoryBarrier), offsetof(CUstreamBatchMemOpParams_v1, pad), offsetof(struct CUstreamMemOpFlushRemoteWritesParams_st, operation), offsetof(struct CUstreamMemOpFlushRemoteWritesParams_st, flags), offsetof(struct CUstreamMemOpMemoryBarrierParams_st, operation), offsetof(struct CUstreamMemOpMemoryBarrierParams_st, flags), offsetof(struct CUstreamMemOpWaitValueParams_st, operation), offsetof(struct CUstreamMemOpWaitValueParams_st, address), offsetof(struct CUstreamMemOpWaitValueParams_st, value), offsetof(struct CUstreamMemOpWaitValueParams_st, value64), offsetof(struct CUstreamMemOpWaitValueParams_st, flags), offsetof(struct CUstreamMemOpWaitValueParams_st, alias), offsetof(struct CUstreamMemOpWriteValueParams_st, operation), offsetof(struct CUstreamMemOpWriteValueParams_st, address), offsetof(struct CUstreamMemOpWriteValueParams_st, value), offsetof(struct CUstreamMemOpWriteValueParams_st, value64), offsetof(struct CUstreamMemOpWriteValueParams_st, flags), offsetof(struct CUstreamMemOpWriteValueParams_st, alias), offsetof(CUtensorMap, opaque), offsetof(CUuuid, bytes)};
+    static const size_t __cb_driver_fsize[] = {sizeof(((CUasyncNotificationInfo*)0)->info.overBudget.bytesOverBudget), sizeof(((CUlaunchAttributeValue*)0)->clusterDim.x), sizeof(((CUlaunchAttributeValue*)0)->clusterDim.y), sizeof(((CUlaunchAttributeValue*)0)->clusterDim.z), sizeof(((CUlaunchAttributeValue*)0)->programmaticEvent.event), sizeof(((CUlaunchAttributeValue*)0)->programmaticEvent.flags), sizeof(((CUlaunchAttributeValue*)0)->programmaticEvent.triggerAtBlockStart), sizeof(((CUlaunchAttributeValue*)0)->launchCompletionEvent.event), sizeof(((CUlaunchAttributeValue*)0)->launchCompletionEvent.flags), sizeof(((CUlaunchAttributeValue*)0)->preferredClusterDim.x), sizeof(((CUlaunchAttributeValue*)0)->preferredClusterDim.y), sizeof(((CUlaunchAttributeValue*)0)->preferredClusterDim.z), sizeof(((CUlaunchAttributeValue*)0)->deviceUpdatableKernelNode.deviceUpdatable), sizeof(((CUlaunchAttributeValue*)0)->deviceUpdatableKernelNode.devNode), sizeof(((CUDA_ARRAY_SPARSE_PROPERTIES_v1*)0)->tileExtent.width), sizeof(((CUDA_ARRAY_SPARSE_PROPERTIES_v1*)0)->tileExtent.height), sizeof(((CUDA_ARRAY_SPARSE_PROPERTIES_v1*)0)->tileExtent.depth), sizeof(((CUDA_RESOURCE_DESC_v1*)0)->res.array.hArray), sizeof(((CUDA_RESOURCE_DESC_v1*)0)->res.mipmap.hMipmappedArray), sizeof(((CUDA_RESOURCE_DESC_v1*)0)->res.linear.devPtr), sizeof(((CUDA_RESOURCE_DESC_v1*)0)->res.linear.format), sizeof(((CUDA_RESOURCE_DESC_v1*)0)->res.linear.numChannels), sizeof(((CUDA_RESOURCE_DESC_v1*)0)->res.linear.sizeInBytes), sizeof(((CUDA_RESOURCE_DESC_v1*)0)->res.pitch2D.devPtr), sizeof(((CUDA_RESOURCE_DESC_v1*)0)->res.pitch2D.format), sizeof(((CUDA_RESOURCE_DESC_v1*)0)->res.pitch2D.numChannels), sizeof(((CUDA_RESOURCE_DESC_v1*)0)->res.pitch2D.width), sizeof(((CUDA_RESOURCE_DESC_v1*)0)->res.pitch2D.height), sizeof(((CUDA_RESOURCE_DESC_v1*)0)->res.pitch2D.pitchInBytes), sizeof(((CUDA_RESOURCE_DESC_v1*)0)->res.reserved.reserved), sizeof(((CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1*)0)->handle.win32.handle), sizeof(((CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1*)0)->handle.win32.name), sizeof(((CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1*)0)->handle.win32.handle), sizeof(((CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1*)0)->handle.win32.name), sizeof(((CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1*)0)->params.fence.value), sizeof(((CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1*)0)->params.keyedMutex.key), sizeof(((CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1*)0)->params.fence), sizeof(((CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1*)0)->params.nvSciSync), sizeof(((CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1*)0)->params.keyedMutex), sizeof(((CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1*)0)->params.reserved), sizeof(((CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1*)0)->params.fence.value), sizeof(((CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1*)0)->params.keyedMutex.key), sizeof(((CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1*)0)->params.keyedMutex.timeoutMs), sizeof(((CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1*)0)->params.fence), sizeof(((CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1*)0)->params.nvSciSync), sizeof(((CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1*)0)->params.keyedMutex), sizeof(((CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1*)0)->params.reserved), sizeof(((CUarrayMapInfo_v1*)0)->subresource.sparseLevel.level), sizeof(((CUarrayMapInfo_v1*)0)->subresource.sparseLevel.layer), sizeof(((CUarrayMapInfo_v1*)0)->subresource.sparseLevel.offsetX), sizeof(((CUarrayMapInfo_v1*)0)->subresource.sparseLevel.offsetY), sizeof(((CUarrayMapInfo_v1*)0)->subresource.sparseLevel.offsetZ), sizeof(((CUarrayMapInfo_v1*)0)->subresource.sparseLevel.extentWidth), sizeof(((CUarrayMapInfo_v1*)0)->subresource.sparseLevel.extentHeight), sizeof(((CUarrayMapInfo_v1*)0)->subresource.sparseLevel.extentDepth), sizeof(((CUarrayMapInfo_v1*)0)->subresource.miptail.layer), sizeof(((CUarrayMapInfo_v1*)0)->subresource.miptail.offset), sizeof(((CUarrayMapInfo_v1*)0)->subresource.miptail.size), sizeof(((CUmemAllocationProp_v1*)0)->allocFlags.compressionType), sizeof(((CUmemAllocationProp_v1*)0)->allocFlags.gpuDirectRDMACapable), sizeof(((CUmemAllocationProp_v1*)0)->allocFlags.usage), sizeof(((CUmemAllocationProp_v1*)0)->allocFlags.reserved), sizeof(((CUmemcpy3DOperand_v1*)0)->op.ptr.ptr), sizeof(((CUmemcpy3DOperand_v1*)0)->op.ptr.rowLength), sizeof(((CUmemcpy3DOperand_v1*)0)->op.ptr.layerHeight), sizeof(((CUmemcpy3DOperand_v1*)0)->op.ptr.locHint), sizeof(((CUmemcpy3DOperand_v1*)0)->op.array.array), sizeof(((CUmemcpy3DOperand_v1*)0)->op.array.offset), sizeof(((CUasyncNotificationInfo*)0)->info.overBudget), sizeof(((CUexecAffinityParam_v1*)0)->param.smCount), sizeof(((CUDA_RESOURCE_DESC_v1*)0)->res.array), sizeof(((CUDA_RESOURCE_DESC_v1*)0)->res.mipmap), sizeof(((CUDA_RESOURCE_DESC_v1*)0)->res.linear), sizeof(((CUDA_RESOURCE_DESC_v1*)0)->res.pitch2D), sizeof(((CUDA_RESOURCE_DESC_v1*)0)->res.reserved), sizeof(((CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1*)0)->handle.fd), sizeof(((CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1*)0)->handle.win32), sizeof(((CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1*)0)->handle.nvSciBufObject), sizeof(((CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1*)0)->handle.fd), sizeof(((CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1*)0)->handle.win32), sizeof(((CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1*)0)->handle.nvSciSyncObj), sizeof(((CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1*)0)->params.nvSciSync.fence), sizeof(((CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1*)0)->params.nvSciSync.reserved), sizeof(((CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1*)0)->params.nvSciSync.fence), sizeof(((CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1*)0)->params.nvSciSync.reserved), sizeof(((CUarrayMapInfo_v1*)0)->resource.mipmap), sizeof(((CUarrayMapInfo_v1*)0)->resource.array), sizeof(((CUarrayMapInfo_v1*)0)->subresource.sparseLevel), sizeof(((CUarrayMapInfo_v1*)0)->subresource.miptail), sizeof(((CUarrayMapInfo_v1*)0)->memHandle.memHandle), sizeof(((CUmemcpy3DOperand_v1*)0)->op.ptr), sizeof(((CUmemcpy3DOperand_v1*)0)->op.array), sizeof(((CUeglFrame_v1*)0)->frame.pArray), sizeof(((CUeglFrame_v1*)0)->frame.pPitch), sizeof(((CUDA_ARRAY3D_DESCRIPTOR_v2*)0)->Width), sizeof(((CUDA_ARRAY3D_DESCRIPTOR_v2*)0)->Height), sizeof(((CUDA_ARRAY3D_DESCRIPTOR_v2*)0)->Depth), sizeof(((CUDA_ARRAY3D_DESCRIPTOR_v2*)0)->Format), sizeof(((CUDA_ARRAY3D_DESCRIPTOR_v2*)0)->NumChannels), sizeof(((CUDA_ARRAY3D_DESCRIPTOR_v2*)0)->Flags), sizeof(((CUDA_ARRAY_DESCRIPTOR_v2*)0)->Width), sizeof(((CUDA_ARRAY_DESCRIPTOR_v2*)0)->Height), sizeof(((CUDA_ARRAY_DESCRIPTOR_v2*)0)->Format), sizeof(((CUDA_ARRAY_DESCRIPTOR_v2*)0)->NumChannels), sizeof(((CUDA_ARRAY_MEMORY_REQUIREMENTS_v1*)0)->size), sizeof(((CUDA_ARRAY_MEMORY_REQUIREMENTS_v1*)0)->alignment), sizeof(((CUDA_ARRAY_MEMORY_REQUIREMENTS_v1*)0)->reserved), sizeof(((CUDA_ARRAY_SPARSE_PROPERTIES_v1*)0)->tileExtent), sizeof(((CUDA_ARRAY_SPARSE_PROPERTIES_v1*)0)->miptailFirstLevel), sizeof(((CUDA_ARRAY_SPARSE_PROPERTIES_v1*)0)->miptailSize), sizeof(((CUDA_ARRAY_SPARSE_PROPERTIES_v1*)0)->flags), sizeof(((CUDA_ARRAY_SPARSE_PROPERTIES_v1*)0)->reserved), sizeof(((CUDA_BATCH_MEM_OP_NODE_PARAMS_v1*)0)->ctx), sizeof(((CUDA_BATCH_MEM_OP_NODE_PARAMS_v1*)0)->count), sizeof(((CUDA_BATCH_MEM_OP_NODE_PARAMS_v1*)0)->paramArray), sizeof(((CUDA_BATCH_MEM_OP_NODE_PARAMS_v1*)0)->flags), sizeof(((CUDA_BATCH_MEM_OP_NODE_PARAMS_v2*)0)->ctx), sizeof(((CUDA_BATCH_MEM_OP_NODE_PARAMS_v2*)0)->count), sizeof(((CUDA_BATCH_MEM_OP_NODE_PARAMS_v2*)0)->paramArray), sizeof(((CUDA_BATCH_MEM_OP_NODE_PARAMS_v2*)0)->flags), sizeof(((CUDA_CHILD_GRAPH_NODE_PARAMS*)0)->graph), sizeof(((CUDA_CHILD_GRAPH_NODE_PARAMS*)0)->ownership), sizeof(((CUDA_CONDITIONAL_NODE_PARAMS*)0)->handle), sizeof(((CUDA_CONDITIONAL_NODE_PARAMS*)0)->type), sizeof(((CUDA_CONDITIONAL_NODE_PARAMS*)0)->size), sizeof(((CUDA_CONDITIONAL_NODE_PARAMS*)0)->phGraph_out), sizeof(((CUDA_CONDITIONAL_NODE_PARAMS*)0)->ctx), sizeof(((CUDA_EVENT_RECORD_NODE_PARAMS*)0)->event), sizeof(((CUDA_EVENT_WAIT_NODE_PARAMS*)0)->event), sizeof(((CUDA_EXTERNAL_MEMORY_BUFFER_DESC_v1*)0)->offset), sizeof(((CUDA_EXTERNAL_MEMORY_BUFFER_DESC_v1*)0)->size), sizeof(((CUDA_EXTERNAL_MEMORY_BUFFER_DESC_v1*)0)->flags), sizeof(((CUDA_EXTERNAL_MEMORY_BUFFER_DESC_v1*)0)->reserved), sizeof(((CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1*)0)->type), sizeof(((CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1*)0)->handle), sizeof(((CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1*)0)->size), sizeof(((CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1*)0)->flags), sizeof(((CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1*)0)->reserved), sizeof(((CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_v1*)0)->offset), sizeof(((CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_v1*)0)->arrayDesc), sizeof(((CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_v1*)0)->numLevels), sizeof(((CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_v1*)0)->reserved), sizeof(((CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1*)0)->type), sizeof(((CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1*)0)->handle), sizeof(((CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1*)0)->flags), sizeof(((CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1*)0)->reserved), sizeof(((CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1*)0)->params), sizeof(((CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1*)0)->flags), sizeof(((CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1*)0)->reserved), sizeof(((CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1*)0)->params), sizeof(((CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1*)0)->flags), sizeof(((CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1*)0)->reserved), sizeof(((CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v1*)0)->extSemArray), sizeof(((CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v1*)0)->paramsArray), sizeof(((CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v1*)0)->numExtSems), sizeof(((CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v2*)0)->extSemArray), sizeof(((CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v2*)0)->paramsArray), sizeof(((CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v2*)0)->numExtSems), sizeof(((CUDA_EXT_SEM_WAIT_NODE_PARAMS_v1*)0)->extSemArray), sizeof(((CUDA_EXT_SEM_WAIT_NODE_PARAMS_v1*)0)->paramsArray), sizeof(((CUDA_EXT_SEM_WAIT_NODE_PARAMS_v1*)0)->numExtSems), sizeof(((CUDA_EXT_SEM_WAIT_NODE_PARAMS_v2*)0)->extSemArray), sizeof(((CUDA_EXT_SEM_WAIT_NODE_PARAMS_v2*)0)->paramsArray), sizeof(((CUDA_EXT_SEM_WAIT_NODE_PARAMS_v2*)0)->numExtSems), sizeof(((CUDA_GRAPH_INSTANTIATE_PARAMS*)0)->flags), sizeof(((CUDA_GRAPH_INSTANTIATE_PARAMS*)0)->hUploadStream), sizeof(((CUDA_GRAPH_INSTANTIATE_PARAMS*)0)->hErrNode_out), sizeof(((CUDA_GRAPH_INSTANTIATE_PARAMS*)0)->result_out), sizeof(((CUDA_HOST_NODE_PARAMS_v1*)0)->fn), sizeof(((CUDA_HOST_NODE_PARAMS_v1*)0)->userData), sizeof(((CUDA_HOST_NODE_PARAMS_v2*)0)->fn), sizeof(((CUDA_HOST_NODE_PARAMS_v2*)0)->userData), sizeof(((CUDA_KERNEL_NODE_PARAMS_v1*)0)->func), sizeof(((CUDA_KERNEL_NODE_PARAMS_v1*)0)->gridDimX), sizeof(((CUDA_KERNEL_NODE_PARAMS_v1*)0)->gridDimY), sizeof(((CUDA_KERNEL_NODE_PARAMS_v1*)0)->gridDimZ), sizeof(((CUDA_KERNEL_NODE_PARAMS_v1*)0)->blockDimX), sizeof(((CUDA_KERNEL_NODE_PARAMS_v1*)0)->blockDimY), sizeof(((CUDA_KERNEL_NODE_PARAMS_v1*)0)->blockDimZ), sizeof(((CUDA_KERNEL_NODE_PARAMS_v1*)0)->sharedMemBytes), sizeof(((CUDA_KERNEL_NODE_PARAMS_v1*)0)->kernelParams), sizeof(((CUDA_KERNEL_NODE_PARAMS_v1*)0)->extra), sizeof(((CUDA_KERNEL_NODE_PARAMS_v2*)0)->func), sizeof(((CUDA_KERNEL_NODE_PARAMS_v2*)0)->gridDimX), sizeof(((CUDA_KERNEL_NODE_PARAMS_v2*)0)->gridDimY), sizeof(((CUDA_KERNEL_NODE_PARAMS_v2*)0)->gridDimZ), sizeof(((CUDA_KERNEL_NODE_PARAMS_v2*)0)->blockDimX), sizeof(((CUDA_KERNEL_NODE_PARAMS_v2*)0)->blockDimY), sizeof(((CUDA_KERNEL_NODE_PARAMS_v2*)0)->blockDimZ), sizeof(((CUDA_KERNEL_NODE_PARAMS_v2*)0)->sharedMemBytes), sizeof(((CUDA_KERNEL_NODE_PARAMS_v2*)0)->kernelParams), sizeof(((CUDA_KERNEL_NODE_PARAMS_v2*)0)->extra), sizeof(((CUDA_KERNEL_NODE_PARAMS_v2*)0)->kern), sizeof(((CUDA_KERNEL_NODE_PARAMS_v2*)0)->ctx), sizeof(((CUDA_KERNEL_NODE_PARAMS_v3*)0)->func), sizeof(((CUDA_KERNEL_NODE_PARAMS_v3*)0)->gridDimX), sizeof(((CUDA_KERNEL_NODE_PARAMS_v3*)0)->gridDimY), sizeof(((CUDA_KERNEL_NODE_PARAMS_v3*)0)->gridDimZ), sizeof(((CUDA_KERNEL_NODE_PARAMS_v3*)0)->blockDimX), sizeof(((CUDA_KERNEL_NODE_PARAMS_v3*)0)->blockDimY), sizeof(((CUDA_KERNEL_NODE_PARAMS_v3*)0)->blockDimZ), sizeof(((CUDA_KERNEL_NODE_PARAMS_v3*)0)->sharedMemBytes), sizeof(((CUDA_KERNEL_NODE_PARAMS_v3*)0)->kernelParams), sizeof(((CUDA_KERNEL_NODE_PARAMS_v3*)0)->extra), sizeof(((CUDA_KERNEL_NODE_PARAMS_v3*)0)->kern), sizeof(((CUDA_KERNEL_NODE_PARAMS_v3*)0)->ctx), sizeof(((CUDA_LAUNCH_PARAMS_v1*)0)->function), sizeof(((CUDA_LAUNCH_PARAMS_v1*)0)->gridDimX), sizeof(((CUDA_LAUNCH_PARAMS_v1*)0)->gridDimY), sizeof(((CUDA_LAUNCH_PARAMS_v1*)0)->gridDimZ), sizeof(((CUDA_LAUNCH_PARAMS_v1*)0)->blockDimX), sizeof(((CUDA_LAUNCH_PARAMS_v1*)0)->blockDimY), sizeof(((CUDA_LAUNCH_PARAMS_v1*)0)->blockDimZ), sizeof(((CUDA_LAUNCH_PARAMS_v1*)0)->sharedMemBytes), sizeof(((CUDA_LAUNCH_PARAMS_v1*)0)->hStream), sizeof(((CUDA_LAUNCH_PARAMS_v1*)0)->kernelParams), sizeof(((CUDA_MEMCPY2D_v2*)0)->srcXInBytes), sizeof(((CUDA_MEMCPY2D_v2*)0)->srcY), sizeof(((CUDA_MEMCPY2D_v2*)0)->srcMemoryType), sizeof(((CUDA_MEMCPY2D_v2*)0)->srcHost), sizeof(((CUDA_MEMCPY2D_v2*)0)->srcDevice), sizeof(((CUDA_MEMCPY2D_v2*)0)->srcArray), sizeof(((CUDA_MEMCPY2D_v2*)0)->srcPitch), sizeof(((CUDA_MEMCPY2D_v2*)0)->dstXInBytes), sizeof(((CUDA_MEMCPY2D_v2*)0)->dstY), sizeof(((CUDA_MEMCPY2D_v2*)0)->dstMemoryType), sizeof(((CUDA_MEMCPY2D_v2*)0)->dstHost), sizeof(((CUDA_MEMCPY2D_v2*)0)->dstDevice), sizeof(((CUDA_MEMCPY2D_v2*)0)->dstArray), sizeof(((CUDA_MEMCPY2D_v2*)0)->dstPitch), sizeof(((CUDA_MEMCPY2D_v2*)0)->WidthInBytes), sizeof(((CUDA_MEMCPY2D_v2*)0)->Height), sizeof(((CUDA_MEMCPY3D_BATCH_OP_v1*)0)->src), sizeof(((CUDA_MEMCPY3D_BATCH_OP_v1*)0)->dst), sizeof(((CUDA_MEMCPY3D_BATCH_OP_v1*)0)->extent), sizeof(((CUDA_MEMCPY3D_BATCH_OP_v1*)0)->srcAccessOrder), sizeof(((CUDA_MEMCPY3D_BATCH_OP_v1*)0)->flags), sizeof(((CUDA_MEMCPY3D_PEER_v1*)0)->srcXInBytes), sizeof(((CUDA_MEMCPY3D_PEER_v1*)0)->srcY), sizeof(((CUDA_MEMCPY3D_PEER_v1*)0)->srcZ), sizeof(((CUDA_MEMCPY3D_PEER_v1*)0)->srcLOD), sizeof(((CUDA_MEMCPY3D_PEER_v1*)0)->srcMemoryType), sizeof(((CUDA_MEMCPY3D_PEER_v1*)0)->srcHost), sizeof(((CUDA_MEMCPY3D_PEER_v1*)0)->srcDevice), sizeof(((CUDA_MEMCPY3D_PEER_v1*)0)->srcArray), sizeof(((CUDA_MEMCPY3D_PEER_v1*)0)->srcContext), sizeof(((CUDA_MEMCPY3D_PEER_v1*)0)->srcPitch), sizeof(((CUDA_MEMCPY3D_PEER_v1*)0)->srcHeight), sizeof(((CUDA_MEMCPY3D_PEER_v1*)0)->dstXInBytes), sizeof(((CUDA_MEMCPY3D_PEER_v1*)0)->dstY), sizeof(((CUDA_MEMCPY3D_PEER_v1*)0)->dstZ), sizeof(((CUDA_MEMCPY3D_PEER_v1*)0)->dstLOD), sizeof(((CUDA_MEMCPY3D_PEER_v1*)0)->dstMemoryType), sizeof(((CUDA_MEMCPY3D_PEER_v1*)0)->dstHost), sizeof(((CUDA_MEMCPY3D_PEER_v1*)0)->dstDevice), sizeof(((CUDA_MEMCPY3D_PEER_v1*)0)->dstArray), sizeof(((CUDA_MEMCPY3D_PEER_v1*)0)->dstContext), sizeof(((CUDA_MEMCPY3D_PEER_v1*)0)->dstPitch), sizeof(((CUDA_MEMCPY3D_PEER_v1*)0)->dstHeight), sizeof(((CUDA_MEMCPY3D_PEER_v1*)0)->WidthInBytes), sizeof(((CUDA_MEMCPY3D_PEER_v1*)0)->Height), sizeof(((CUDA_MEMCPY3D_PEER_v1*)0)->Depth), sizeof(((CUDA_MEMCPY3D_v2*)0)->srcXInBytes), sizeof(((CUDA_MEMCPY3D_v2*)0)->srcY), sizeof(((CUDA_MEMCPY3D_v2*)0)->srcZ), sizeof(((CUDA_MEMCPY3D_v2*)0)->srcLOD), sizeof(((CUDA_MEMCPY3D_v2*)0)->srcMemoryType), sizeof(((CUDA_MEMCPY3D_v2*)0)->srcHost), sizeof(((CUDA_MEMCPY3D_v2*)0)->srcDevice), sizeof(((CUDA_MEMCPY3D_v2*)0)->srcArray), sizeof(((CUDA_MEMCPY3D_v2*)0)->reserved0), sizeof(((CUDA_MEMCPY3D_v2*)0)->srcPitch), sizeof(((CUDA_MEMCPY3D_v2*)0)->srcHeight), sizeof(((CUDA_MEMCPY3D_v2*)0)->dstXInBytes), sizeof(((CUDA_MEMCPY3D_v2*)0)->dstY), sizeof(((CUDA_MEMCPY3D_v2*)0)->dstZ), sizeof(((CUDA_MEMCPY3D_v2*)0)->dstLOD), sizeof(((CUDA_MEMCPY3D_v2*)0)->dstMemoryType), sizeof(((CUDA_MEMCPY3D_v2*)0)->dstHost), sizeof(((CUDA_MEMCPY3D_v2*)0)->dstDevice), sizeof(((CUDA_MEMCPY3D_v2*)0)->dstArray), sizeof(((CUDA_MEMCPY3D_v2*)0)->reserved1), sizeof(((CUDA_MEMCPY3D_v2*)0)->dstPitch), sizeof(((CUDA_MEMCPY3D_v2*)0)->dstHeight), sizeof(((CUDA_MEMCPY3D_v2*)0)->WidthInBytes), sizeof(((CUDA_MEMCPY3D_v2*)0)->Height), sizeof(((CUDA_MEMCPY3D_v2*)0)->Depth), sizeof(((CUDA_MEMCPY_NODE_PARAMS*)0)->flags), sizeof(((CUDA_MEMCPY_NODE_PARAMS*)0)->reserved), sizeof(((CUDA_MEMCPY_NODE_PARAMS*)0)->copyCtx), sizeof(((CUDA_MEMCPY_NODE_PARAMS*)0)->copyParams), sizeof(((CUDA_MEMSET_NODE_PARAMS_v1*)0)->dst), sizeof(((CUDA_MEMSET_NODE_PARAMS_v1*)0)->pitch), sizeof(((CUDA_MEMSET_NODE_PARAMS_v1*)0)->value), sizeof(((CUDA_MEMSET_NODE_PARAMS_v1*)0)->elementSize), sizeof(((CUDA_MEMSET_NODE_PARAMS_v1*)0)->width), sizeof(((CUDA_MEMSET_NODE_PARAMS_v1*)0)->height), sizeof(((CUDA_MEMSET_NODE_PARAMS_v2*)0)->dst), sizeof(((CUDA_MEMSET_NODE_PARAMS_v2*)0)->pitch), sizeof(((CUDA_MEMSET_NODE_PARAMS_v2*)0)->value), sizeof(((CUDA_MEMSET_NODE_PARAMS_v2*)0)->elementSize), sizeof(((CUDA_MEMSET_NODE_PARAMS_v2*)0)->width), sizeof(((CUDA_MEMSET_NODE_PARAMS_v2*)0)->height), sizeof(((CUDA_MEMSET_NODE_PARAMS_v2*)0)->ctx), sizeof(((CUDA_MEM_ALLOC_NODE_PARAMS_v1*)0)->poolProps), sizeof(((CUDA_MEM_ALLOC_NODE_PARAMS_v1*)0)->accessDescs), sizeof(((CUDA_MEM_ALLOC_NODE_PARAMS_v1*)0)->accessDescCount), sizeof(((CUDA_MEM_ALLOC_NODE_PARAMS_v1*)0)->bytesize), sizeof(((CUDA_MEM_ALLOC_NODE_PARAMS_v1*)0)->dptr), sizeof(((CUDA_MEM_ALLOC_NODE_PARAMS_v2*)0)->poolProps), sizeof(((CUDA_MEM_ALLOC_NODE_PARAMS_v2*)0)->accessDescs), sizeof(((CUDA_MEM_ALLOC_NODE_PARAMS_v2*)0)->accessDescCount), sizeof(((CUDA_MEM_ALLOC_NODE_PARAMS_v2*)0)->bytesize), sizeof(((CUDA_MEM_ALLOC_NODE_PARAMS_v2*)0)->dptr), sizeof(((CUDA_MEM_FREE_NODE_PARAMS*)0)->dptr), sizeof(((CUDA_POINTER_ATTRIBUTE_P2P_TOKENS_v1*)0)->p2pToken), sizeof(((CUDA_POINTER_ATTRIBUTE_P2P_TOKENS_v1*)0)->vaSpaceToken), sizeof(((CUDA_RESOURCE_DESC_v1*)0)->resType), sizeof(((CUDA_RESOURCE_DESC_v1*)0)->res), sizeof(((CUDA_RESOURCE_DESC_v1*)0)->flags), sizeof(((CUDA_RESOURCE_VIEW_DESC_v1*)0)->format), sizeof(((CUDA_RESOURCE_VIEW_DESC_v1*)0)->width), sizeof(((CUDA_RESOURCE_VIEW_DESC_v1*)0)->height), sizeof(((CUDA_RESOURCE_VIEW_DESC_v1*)0)->depth), sizeof(((CUDA_RESOURCE_VIEW_DESC_v1*)0)->firstMipmapLevel), sizeof(((CUDA_RESOURCE_VIEW_DESC_v1*)0)->lastMipmapLevel), sizeof(((CUDA_RESOURCE_VIEW_DESC_v1*)0)->firstLayer), sizeof(((CUDA_RESOURCE_VIEW_DESC_v1*)0)->lastLayer), sizeof(((CUDA_RESOURCE_VIEW_DESC_v1*)0)->reserved), sizeof(((CUDA_TEXTURE_DESC_v1*)0)->addressMode), sizeof(((CUDA_TEXTURE_DESC_v1*)0)->filterMode), sizeof(((CUDA_TEXTURE_DESC_v1*)0)->flags), sizeof(((CUDA_TEXTURE_DESC_v1*)0)->maxAnisotropy), sizeof(((CUDA_TEXTURE_DESC_v1*)0)->mipmapFilterMode), sizeof(((CUDA_TEXTURE_DESC_v1*)0)->mipmapLevelBias), sizeof(((CUDA_TEXTURE_DESC_v1*)0)->minMipmapLevelClamp), sizeof(((CUDA_TEXTURE_DESC_v1*)0)->maxMipmapLevelClamp), sizeof(((CUDA_TEXTURE_DESC_v1*)0)->borderColor), sizeof(((CUDA_TEXTURE_DESC_v1*)0)->reserved), sizeof(((CUaccessPolicyWindow_v1*)0)->base_ptr), sizeof(((CUaccessPolicyWindow_v1*)0)->num_bytes), sizeof(((CUaccessPolicyWindow_v1*)0)->hitRatio), sizeof(((CUaccessPolicyWindow_v1*)0)->hitProp), sizeof(((CUaccessPolicyWindow_v1*)0)->missProp), sizeof(((CUarrayMapInfo_v1*)0)->resourceType), sizeof(((CUarrayMapInfo_v1*)0)->resource), sizeof(((CUarrayMapInfo_v1*)0)->subresourceType), sizeof(((CUarrayMapInfo_v1*)0)->subresource), sizeof(((CUarrayMapInfo_v1*)0)->memOperationType), sizeof(((CUarrayMapInfo_v1*)0)->memHandleType), sizeof(((CUarrayMapInfo_v1*)0)->memHandle), sizeof(((CUarrayMapInfo_v1*)0)->offset), sizeof(((CUarrayMapInfo_v1*)0)->deviceBitMask), sizeof(((CUarrayMapInfo_v1*)0)->flags), sizeof(((CUarrayMapInfo_v1*)0)->reserved), sizeof(((CUasyncNotificationInfo*)0)->type), sizeof(((CUasyncNotificationInfo*)0)->info), sizeof(((CUcheckpointCheckpointArgs*)0)->reserved), sizeof(((CUcheckpointGpuPair*)0)->oldUuid), sizeof(((CUcheckpointGpuPair*)0)->newUuid), sizeof(((CUcheckpointLockArgs*)0)->timeoutMs), sizeof(((CUcheckpointLockArgs*)0)->reserved0), sizeof(((CUcheckpointLockArgs*)0)->reserved1), sizeof(((CUcheckpointRestoreArgs*)0)->gpuPairs), sizeof(((CUcheckpointRestoreArgs*)0)->gpuPairsCount), sizeof(((CUcheckpointRestoreArgs*)0)->reserved), sizeof(((CUcheckpointRestoreArgs*)0)->reserved1), sizeof(((CUcheckpointUnlockArgs*)0)->reserved), sizeof(((CUctxCigParam*)0)->sharedDataType), sizeof(((CUctxCigParam*)0)->sharedData), sizeof(((CUctxCreateParams*)0)->execAffinityParams), sizeof(((CUctxCreateParams*)0)->numExecAffinityParams), sizeof(((CUctxCreateParams*)0)->cigParams), sizeof(((CUdevResource_v1*)0)->type), sizeof(((CUdevResource_v1*)0)->_internal_padding), sizeof(((CUdevResource_v1*)0)->sm), sizeof(((CUdevResource_v1*)0)->_oversize), sizeof(((CUdevSmResource*)0)->smCount), sizeof(((CUdevSmResource*)0)->minSmPartitionSize), sizeof(((CUdevSmResource*)0)->smCoscheduledAlignment), sizeof(((CUdevprop_v1*)0)->maxThreadsPerBlock), sizeof(((CUdevprop_v1*)0)->maxThreadsDim), sizeof(((CUdevprop_v1*)0)->maxGridSize), sizeof(((CUdevprop_v1*)0)->sharedMemPerBlock), sizeof(((CUdevprop_v1*)0)->totalConstantMemory), sizeof(((CUdevprop_v1*)0)->SIMDWidth), sizeof(((CUdevprop_v1*)0)->memPitch), sizeof(((CUdevprop_v1*)0)->regsPerBlock), sizeof(((CUdevprop_v1*)0)->clockRate), sizeof(((CUdevprop_v1*)0)->textureAlign), sizeof(((CUeglFrame_v1*)0)->frame), sizeof(((CUeglFrame_v1*)0)->width), sizeof(((CUeglFrame_v1*)0)->height), sizeof(((CUeglFrame_v1*)0)->depth), sizeof(((CUeglFrame_v1*)0)->pitch), sizeof(((CUeglFrame_v1*)0)->planeCount), sizeof(((CUeglFrame_v1*)0)->numChannels), sizeof(((CUeglFrame_v1*)0)->frameType), sizeof(((CUeglFrame_v1*)0)->eglColorFormat), sizeof(((CUeglFrame_v1*)0)->cuFormat), sizeof(((CUexecAffinityParam_v1*)0)->type), sizeof(((CUexecAffinityParam_v1*)0)->param), sizeof(((CUexecAffinitySmCount_v1*)0)->val), sizeof(((CUextent3D_v1*)0)->width), sizeof(((CUextent3D_v1*)0)->height), sizeof(((CUextent3D_v1*)0)->depth), sizeof(((CUgraphEdgeData*)0)->from_port), sizeof(((CUgraphEdgeData*)0)->to_port), sizeof(((CUgraphEdgeData*)0)->type), sizeof(((CUgraphEdgeData*)0)->reserved), sizeof(((CUgraphExecUpdateResultInfo_v1*)0)->result), sizeof(((CUgraphExecUpdateResultInfo_v1*)0)->errorNode), sizeof(((CUgraphExecUpdateResultInfo_v1*)0)->errorFromNode), sizeof(((CUgraphNodeParams*)0)->type), sizeof(((CUgraphNodeParams*)0)->reserved0), sizeof(((CUgraphNodeParams*)0)->reserved1), sizeof(((CUgraphNodeParams*)0)->kernel), sizeof(((CUgraphNodeParams*)0)->memcpy), sizeof(((CUgraphNodeParams*)0)->memset), sizeof(((CUgraphNodeParams*)0)->host), sizeof(((CUgraphNodeParams*)0)->graph), sizeof(((CUgraphNodeParams*)0)->eventWait), sizeof(((CUgraphNodeParams*)0)->eventRecord), sizeof(((CUgraphNodeParams*)0)->extSemSignal), sizeof(((CUgraphNodeParams*)0)->extSemWait), sizeof(((CUgraphNodeParams*)0)->alloc), sizeof(((CUgraphNodeParams*)0)->free), sizeof(((CUgraphNodeParams*)0)->memOp), sizeof(((CUgraphNodeParams*)0)->conditional), sizeof(((CUgraphNodeParams*)0)->reserved2), sizeof(((CUipcEventHandle_v1*)0)->reserved), sizeof(((CUipcMemHandle_v1*)0)->reserved), sizeof(((CUlaunchAttributeValue*)0)->pad), sizeof(((CUlaunchAttributeValue*)0)->accessPolicyWindow), sizeof(((CUlaunchAttributeValue*)0)->cooperative), sizeof(((CUlaunchAttributeValue*)0)->syncPolicy), sizeof(((CUlaunchAttributeValue*)0)->clusterDim), sizeof(((CUlaunchAttributeValue*)0)->clusterSchedulingPolicyPreference), sizeof(((CUlaunchAttributeValue*)0)->programmaticStreamSerializationAllowed), sizeof(((CUlaunchAttributeValue*)0)->programmaticEvent), sizeof(((CUlaunchAttributeValue*)0)->launchCompletionEvent), sizeof(((CUlaunchAttributeValue*)0)->priority), sizeof(((CUlaunchAttributeValue*)0)->memSyncDomainMap), sizeof(((CUlaunchAttributeValue*)0)->memSyncDomain), sizeof(((CUlaunchAttributeValue*)0)->preferredClusterDim), sizeof(((CUlaunchAttributeValue*)0)->deviceUpdatableKernelNode), sizeof(((CUlaunchAttributeValue*)0)->sharedMemCarveout), sizeof(((CUlaunchAttributeValue*)0)->nvlinkUtilCentricScheduling), sizeof(((CUlaunchAttribute*)0)->id), sizeof(((CUlaunchAttribute*)0)->value), sizeof(((CUlaunchConfig*)0)->gridDimX), sizeof(((CUlaunchConfig*)0)->gridDimY), sizeof(((CUlaunchConfig*)0)->gridDimZ), sizeof(((CUlaunchConfig*)0)->blockDimX), sizeof(((CUlaunchConfig*)0)->blockDimY), sizeof(((CUlaunchConfig*)0)->blockDimZ), sizeof(((CUlaunchConfig*)0)->sharedMemBytes), sizeof(((CUlaunchConfig*)0)->hStream), sizeof(((CUlaunchConfig*)0)->attrs), sizeof(((CUlaunchConfig*)0)->numAttrs), sizeof(((CUlaunchMemSyncDomainMap*)0)->default_), sizeof(((CUlaunchMemSyncDomainMap*)0)->remote), sizeof(((CUlibraryHostUniversalFunctionAndDataTable*)0)->functionTable), sizeof(((CUlibraryHostUniversalFunctionAndDataTable*)0)->functionWindowSize), sizeof(((CUlibraryHostUniversalFunctionAndDataTable*)0)->dataTable), sizeof(((CUlibraryHostUniversalFunctionAndDataTable*)0)->dataWindowSize), sizeof(((CUmemAccessDesc_v1*)0)->location), sizeof(((CUmemAccessDesc_v1*)0)->flags), sizeof(((CUmemAllocationProp_v1*)0)->type), sizeof(((CUmemAllocationProp_v1*)0)->requestedHandleTypes), sizeof(((CUmemAllocationProp_v1*)0)->location), sizeof(((CUmemAllocationProp_v1*)0)->win32HandleMetaData), sizeof(((CUmemAllocationProp_v1*)0)->allocFlags), sizeof(((CUmemDecompressParams*)0)->srcNumBytes), sizeof(((CUmemDecompressParams*)0)->dstNumBytes), sizeof(((CUmemDecompressParams*)0)->dstActBytes), sizeof(((CUmemDecompressParams*)0)->src), sizeof(((CUmemDecompressParams*)0)->dst), sizeof(((CUmemDecompressParams*)0)->algo), sizeof(((CUmemDecompressParams*)0)->padding), sizeof(((CUmemFabricHandle_v1*)0)->data), sizeof(((CUmemLocation_v1*)0)->type), sizeof(((CUmemLocation_v1*)0)->id), sizeof(((CUmemPoolProps_v1*)0)->allocType), sizeof(((CUmemPoolProps_v1*)0)->handleTypes), sizeof(((CUmemPoolProps_v1*)0)->location), sizeof(((CUmemPoolProps_v1*)0)->win32SecurityAttributes), sizeof(((CUmemPoolProps_v1*)0)->maxSize), sizeof(((CUmemPoolProps_v1*)0)->usage), sizeof(((CUmemPoolProps_v1*)0)->reserved), sizeof(((CUmemPoolPtrExportData_v1*)0)->reserved), sizeof(((CUmemcpy3DOperand_v1*)0)->type), sizeof(((CUmemcpy3DOperand_v1*)0)->op), sizeof(((CUmemcpyAttributes_v1*)0)->srcAccessOrder), sizeof(((CUmemcpyAttributes_v1*)0)->srcLocHint), sizeof(((CUmemcpyAttributes_v1*)0)->dstLocHint), sizeof(((CUmemcpyAttributes_v1*)0)->flags), sizeof(((CUmulticastObjectProp_v1*)0)->numDevices), sizeof(((CUmulticastObjectProp_v1*)0)->size), sizeof(((CUmulticastObjectProp_v1*)0)->handleTypes), sizeof(((CUmulticastObjectProp_v1*)0)->flags), sizeof(((CUoffset3D_v1*)0)->x), sizeof(((CUoffset3D_v1*)0)->y), sizeof(((CUoffset3D_v1*)0)->z), sizeof(((CUstreamBatchMemOpParams_v1*)0)->operation), sizeof(((CUstreamBatchMemOpParams_v1*)0)->waitValue), sizeof(((CUstreamBatchMemOpParams_v1*)0)->writeValue), sizeof(((CUstreamBatchMemOpParams_v1*)0)->flushRemoteWrites), sizeof(((CUstreamBatchMemOpParams_v1*)0)->memoryBarrier), sizeof(((CUstreamBatchMemOpParams_v1*)0)->pad), sizeof(((struct CUstreamMemOpFlushRemoteWritesParams_st*)0)->operation), sizeof(((struct CUstreamMemOpFlushRemoteWritesParams_st*)0)->flags), sizeof(((struct CUstreamMemOpMemoryBarrierParams_st*)0)->operation), sizeof(((struct CUstreamMemOpMemoryBarrierParams_st*)0)->flags), sizeof(((struct CUstreamMemOpWaitValueParams_st*)0)->operation), sizeof(((struct CUstreamMemOpWaitValueParams_st*)0)->address), sizeof(((struct CUstreamMemOpWaitValueParams_st*)0)->value), sizeof(((struct CUstreamMemOpWaitValueParams_st*)0)->value64), sizeof(((struct CUstreamMemOpWaitValueParams_st*)0)->flags), sizeof(((struct CUstreamMemOpWaitValueParams_st*)0)->alias), sizeof(((struct CUstreamMemOpWriteValueParams_st*)0)->operation), sizeof(((struct CUstreamMemOpWriteValueParams_st*)0)->address), sizeof(((struct CUstreamMemOpWriteValueParams_st*)0)->value), sizeof(((struct CUstreamMemOpWriteValueParams_st*)0)->value64), sizeof(((struct CUstreamMemOpWriteValueParams_st*)0)->flags), sizeof(((struct CUstreamMemOpWriteValueParams_st*)0)->alias), sizeof(((CUtensorMap*)0)->opaque), sizeof(((CUuuid*)0)->bytes)};
+    static const size_t __cb_driver_psize[] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, sizeof(*(((CUDA_BATCH_MEM_OP_NODE_PARAMS_v1*)0)->paramArray)), 0, 0, 0, sizeof(*(((CUDA_BATCH_MEM_OP_NODE_PARAMS_v2*)0)->paramArray)), 0, 0, 0, 0, 0, 0, sizeof(*(((CUDA_CONDITIONAL_NODE_PARAMS*)0)->phGraph_out)), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, sizeof(*(((CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v1*)0)->extSemArray)), sizeof(*(((CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v1*)0)->paramsArray)), 0, sizeof(*(((CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v2*)0)->extSemArray)), sizeof(*(((CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v2*)0)->paramsArray)), 0, sizeof(*(((CUDA_EXT_SEM_WAIT_NODE_PARAMS_v1*)0)->extSemArray)), sizeof(*(((CUDA_EXT_SEM_WAIT_NODE_PARAMS_v1*)0)->paramsArray)), 0, sizeof(*(((CUDA_EXT_SEM_WAIT_NODE_PARAMS_v2*)0)->extSemArray)), sizeof(*(((CUDA_EXT_SEM_WAIT_NODE_PARAMS_v2*)0)->paramsArray)), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, sizeof(*(((CUDA_MEM_ALLOC_NODE_PARAMS_v1*)0)->accessDescs)), 0, 0, 0, 0, sizeof(*(((CUDA_MEM_ALLOC_NODE_PARAMS_v2*)0)->accessDescs)), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, sizeof(*(((CUcheckpointRestoreArgs*)0)->gpuPairs)), 0, 0, 0, 0, 0, 0, sizeof(*(((CUctxCreateParams*)0)->execAffinityParams)), 0, sizeof(*(((CUctxCreateParams*)0)->cigParams)), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, sizeof(*(((CUlaunchConfig*)0)->attrs)), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
     static const size_t __cb_driver_ssize[] = {sizeof(((CUasyncNotificationInfo*)0)->info.overBudget), sizeof(((CUlaunchAttributeValue*)0)->clusterDim), sizeof(((CUlaunchAttributeValue*)0)->programmaticEvent), sizeof(((CUlaunchAttributeValue*)0)->launchCompletionEvent), sizeof(((CUlaunchAttributeValue*)0)->preferredClusterDim), sizeof(((CUlaunchAttributeValue*)0)->deviceUpdatableKernelNode), sizeof(((CUDA_ARRAY_SPARSE_PROPERTIES_v1*)0)->tileExtent), sizeof(((CUDA_RESOURCE_DESC_v1*)0)->res.array), sizeof(((CUDA_RESOURCE_DESC_v1*)0)->res.mipmap), sizeof(((CUDA_RESOURCE_DESC_v1*)0)->res.linear), sizeof(((CUDA_RESOURCE_DESC_v1*)0)->res.pitch2D), sizeof(((CUDA_RESOURCE_DESC_v1*)0)->res.reserved), sizeof(((CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1*)0)->handle.win32), sizeof(((CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1*)0)->handle.win32), sizeof(((CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1*)0)->params.fence), sizeof(((CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1*)0)->params.keyedMutex), sizeof(((CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1*)0)->params), sizeof(((CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1*)0)->params.fence), sizeof(((CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1*)0)->params.keyedMutex), sizeof(((CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1*)0)->params), sizeof(((CUarrayMapInfo_v1*)0)->subresource.sparseLevel), sizeof(((CUarrayMapInfo_v1*)0)->subresource.miptail), sizeof(((CUmemAllocationProp_v1*)0)->allocFlags), sizeof(((CUmemcpy3DOperand_v1*)0)->op.ptr), sizeof(((CUmemcpy3DOperand_v1*)0)->op.array), sizeof(((CUasyncNotificationInfo*)0)->info), sizeof(((CUexecAffinityParam_v1*)0)->param), sizeof(((CUDA_RESOURCE_DESC_v1*)0)->res), sizeof(((CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1*)0)->handle), sizeof(((CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1*)0)->handle), sizeof(((CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1*)0)->params.nvSciSync), sizeof(((CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1*)0)->params.nvSciSync), sizeof(((CUarrayMapInfo_v1*)0)->resource), sizeof(((CUarrayMapInfo_v1*)0)->subresource), sizeof(((CUarrayMapInfo_v1*)0)->memHandle), sizeof(((CUmemcpy3DOperand_v1*)0)->op), sizeof(((CUeglFrame_v1*)0)->frame), sizeof(CUDA_ARRAY3D_DESCRIPTOR_v2), sizeof(CUDA_ARRAY_DESCRIPTOR_v2), sizeof(CUDA_ARRAY_MEMORY_REQUIREMENTS_v1), sizeof(CUDA_ARRAY_SPARSE_PROPERTIES_v1), sizeof(CUDA_BATCH_MEM_OP_NODE_PARAMS_v1), sizeof(CUDA_BATCH_MEM_OP_NODE_PARAMS_v2), sizeof(CUDA_CHILD_GRAPH_NODE_PARAMS), sizeof(CUDA_CONDITIONAL_NODE_PARAMS), sizeof(CUDA_EVENT_RECORD_NODE_PARAMS), sizeof(CUDA_EVENT_WAIT_NODE_PARAMS), sizeof(CUDA_EXTERNAL_MEMORY_BUFFER_DESC_v1), sizeof(CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1), sizeof(CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_v1), sizeof(CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1), sizeof(CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1), sizeof(CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1), sizeof(CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v1), sizeof(CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v2), sizeof(CUDA_EXT_SEM_WAIT_NODE_PARAMS_v1), sizeof(CUDA_EXT_SEM_WAIT_NODE_PARAMS_v2), sizeof(CUDA_GRAPH_INSTANTIATE_PARAMS), sizeof(CUDA_HOST_NODE_PARAMS_v1), sizeof(CUDA_HOST_NODE_PARAMS_v2), sizeof(CUDA_KERNEL_NODE_PARAMS_v1), sizeof(CUDA_KERNEL_NODE_PARAMS_v2), sizeof(CUDA_KERNEL_NODE_PARAMS_v3), sizeof(CUDA_LAUNCH_PARAMS_v1), sizeof(CUDA_MEMCPY2D_v2), sizeof(CUDA_MEMCPY3D_BATCH_OP_v1), sizeof(CUDA_MEMCPY3D_PEER_v1), sizeof(CUDA_MEMCPY3D_v2), sizeof(CUDA_MEMCPY_NODE_PARAMS), sizeof(CUDA_MEMSET_NODE_PARAMS_v1), sizeof(CUDA_MEMSET_NODE_PARAMS_v2), sizeof(CUDA_MEM_ALLOC_NODE_PARAMS_v1), sizeof(CUDA_MEM_ALLOC_NODE_PARAMS_v2), sizeof(CUDA_MEM_FREE_NODE_PARAMS), sizeof(CUDA_POINTER_ATTRIBUTE_P2P_TOKENS_v1), sizeof(CUDA_RESOURCE_DESC_v1), sizeof(CUDA_RESOURCE_VIEW_DESC_v1), sizeof(CUDA_TEXTURE_DESC_v1), sizeof(CUaccessPolicyWindow_v1), sizeof(CUarrayMapInfo_v1), sizeof(CUasyncNotificationInfo), sizeof(CUcheckpointCheckpointArgs), sizeof(CUcheckpointGpuPair), sizeof(CUcheckpointLockArgs), sizeof(CUcheckpointRestoreArgs), sizeof(CUcheckpointUnlockArgs), sizeof(CUctxCigParam), sizeof(CUctxCreateParams), sizeof(CUdevResource_v1), sizeof(CUdevSmResource), sizeof(CUdevprop_v1), sizeof(CUeglFrame_v1), sizeof(CUexecAffinityParam_v1), sizeof(CUexecAffinitySmCount_v1), sizeof(CUextent3D_v1), sizeof(CUgraphEdgeData), sizeof(CUgraphExecUpdateResultInfo_v1), sizeof(CUgraphNodeParams), sizeof(CUipcEventHandle_v1), sizeof(CUipcMemHandle_v1), sizeof(CUlaunchAttributeValue), sizeof(CUlaunchAttribute), sizeof(CUlaunchConfig), sizeof(CUlaunchMemSyncDomainMap), sizeof(CUlibraryHostUniversalFunctionAndDataTable), sizeof(CUmemAccessDesc_v1), sizeof(CUmemAllocationProp_v1), sizeof(CUmemDecompressParams), sizeof(CUmemFabricHandle_v1), sizeof(CUmemLocation_v1), sizeof(CUmemPoolProps_v1), sizeof(CUmemPoolPtrExportData_v1), sizeof(CUmemcpy3DOperand_v1), sizeof(CUmemcpyAttributes_v1), sizeof(CUmulticastObjectProp_v1), sizeof(CUoffset3D_v1), sizeof(CUstreamBatchMemOpParams_v1), sizeof(struct CUstreamMemOpFlushRemoteWritesParams_st), sizeof(struct CUstreamMemOpMemoryBarrierParams_st), sizeof(struct CUstreamMemOpWaitValueParams_st), sizeof(struct CUstreamMemOpWriteValueParams_st), sizeof(CUtensorMap), sizeof(CUuuid)};
     """
-    const size_t __cb_driver_off[529]
-    const size_t __cb_driver_fsize[529]
-    const size_t __cb_driver_psize[529]
+    const size_t __cb_driver_off[528]
+    const size_t __cb_driver_fsize[528]
+    const size_t __cb_driver_psize[528]
     const size_t __cb_driver_ssize[123]
 
 _STRUCTS = (
@@ -432,29 +433,30 @@ _STRUCTS = (
     "CUipcEventHandle_st|0|430|CUipcEventHandle_v1:CUipcEventHandle_st,CUipcEventHandle:CUipcEventHandle_v1|reserved:8:64::0:\n"
     "CUipcMemHandle_st|0|431|CUipcMemHandle_v1:CUipcMemHandle_st,CUipcMemHandle:CUipcMemHandle_v1|reserved:8:64::0:\n"
     "CUlaunchAttributeValue_union|1|432|CUlaunchAttributeValue:CUlaunchAttributeValue_union,CUkernelNodeAttrValue_v1:CUlaunchAttributeValue,CUstreamAttrValue_v1:CUlaunchAttributeValue,CUkernelNodeAttrValue:CUkernelNodeAttrValue_v1,CUstreamAttrValue:CUstreamAttrValue_v1|pad:8:64::0:;accessPolicyWindow:7:1:CUaccessPolicyWindow:0:;cooperative:1:1::0:;syncPolicy:4:1:CUsynchronizationPolicy:0:;clusterDim:7:1:anon_struct1:0:;clusterSchedulingPolicyPreference:4:1:CUclusterSchedulingPolicy:0:;programmaticStreamSerializationAllowed:1:1::0:;programmaticEvent:7:1:anon_struct2:0:;launchCompletionEvent:7:1:anon_struct3:0:;priority:1:1::0:;memSyncDomainMap:7:1:CUlaunchMemSyncDomainMap:0:;memSyncDomain:4:1:CUlaunchMemSyncDomain:0:;preferredClusterDim:7:1:anon_struct4:0:;deviceUpdatableKernelNode:7:1:anon_struct5:0:;sharedMemCarveout:2:1::0:;nvlinkUtilCentricScheduling:2:1::0:\n"
-    "CUlaunchAttribute_st|0|448|CUlaunchAttribute:CUlaunchAttribute_st|id:4:1:CUlaunchAttributeID:0:;pad:8:-1::0:;value:7:1:CUlaunchAttributeValue:0:\n"
-    "CUlaunchConfig_st|0|451|CUlaunchConfig:CUlaunchConfig_st|gridDimX:2:1::0:;gridDimY:2:1::0:;gridDimZ:2:1::0:;blockDimX:2:1::0:;blockDimY:2:1::0:;blockDimZ:2:1::0:;sharedMemBytes:2:1::0:;hStream:5:1:CUstream:0:;attrs:12:1:CUlaunchAttribute:7:numAttrs;numAttrs:2:1::0:\n"
-    "CUlaunchMemSyncDomainMap_st|0|461|CUlaunchMemSyncDomainMap:CUlaunchMemSyncDomainMap_st|default_:2:1::0:;remote:2:1::0:\n"
-    "CUlibraryHostUniversalFunctionAndDataTable_st|0|463|CUlibraryHostUniversalFunctionAndDataTable:CUlibraryHostUniversalFunctionAndDataTable_st|functionTable:10:1::1:;functionWindowSize:2:1::0:;dataTable:10:1::1:;dataWindowSize:2:1::0:\n"
-    "CUmemAccessDesc_st|0|467|CUmemAccessDesc_v1:CUmemAccessDesc_st,CUmemAccessDesc:CUmemAccessDesc_v1|location:7:1:CUmemLocation:0:;flags:4:1:CUmemAccess_flags:0:\n"
-    "CUmemAllocationProp_st|0|469|CUmemAllocationProp_v1:CUmemAllocationProp_st,CUmemAllocationProp:CUmemAllocationProp_v1|type:4:1:CUmemAllocationType:0:;requestedHandleTypes:4:1:CUmemAllocationHandleType:0:;location:7:1:CUmemLocation:0:;win32HandleMetaData:10:1::1:;allocFlags:7:1:anon_struct22:0:\n"
-    "CUmemDecompressParams_st|0|474|CUmemDecompressParams:CUmemDecompressParams_st|srcNumBytes:2:1::0:;dstNumBytes:2:1::0:;dstActBytes:10:1::0:;src:10:1::1:;dst:10:1::1:;algo:4:1:CUmemDecompressAlgorithm:0:;padding:8:20::0:\n"
-    "CUmemFabricHandle_st|0|481|CUmemFabricHandle_v1:CUmemFabricHandle_st,CUmemFabricHandle:CUmemFabricHandle_v1|data:8:64::0:\n"
-    "CUmemLocation_st|0|482|CUmemLocation_v1:CUmemLocation_st,CUmemLocation:CUmemLocation_v1|type:4:1:CUmemLocationType:0:;id:1:1::0:\n"
-    "CUmemPoolProps_st|0|484|CUmemPoolProps_v1:CUmemPoolProps_st,CUmemPoolProps:CUmemPoolProps_v1|allocType:4:1:CUmemAllocationType:0:;handleTypes:4:1:CUmemAllocationHandleType:0:;location:7:1:CUmemLocation:0:;win32SecurityAttributes:10:1::1:;maxSize:2:1::0:;usage:2:1::0:;reserved:8:54::0:\n"
-    "CUmemPoolPtrExportData_st|0|491|CUmemPoolPtrExportData_v1:CUmemPoolPtrExportData_st,CUmemPoolPtrExportData:CUmemPoolPtrExportData_v1|reserved:8:64::0:\n"
-    "CUmemcpy3DOperand_st|0|492|CUmemcpy3DOperand_v1:CUmemcpy3DOperand_st,CUmemcpy3DOperand:CUmemcpy3DOperand_v1|type:4:1:CUmemcpy3DOperandType:0:;op:7:1:anon_union12:0:\n"
-    "CUmemcpyAttributes_st|0|494|CUmemcpyAttributes_v1:CUmemcpyAttributes_st,CUmemcpyAttributes:CUmemcpyAttributes_v1|srcAccessOrder:4:1:CUmemcpySrcAccessOrder:0:;srcLocHint:7:1:CUmemLocation:0:;dstLocHint:7:1:CUmemLocation:0:;flags:2:1::0:\n"
-    "CUmulticastObjectProp_st|0|498|CUmulticastObjectProp_v1:CUmulticastObjectProp_st,CUmulticastObjectProp:CUmulticastObjectProp_v1|numDevices:2:1::0:;size:2:1::0:;handleTypes:2:1::0:;flags:2:1::0:\n"
-    "CUoffset3D_st|0|502|CUoffset3D_v1:CUoffset3D_st,CUoffset3D:CUoffset3D_v1|x:2:1::0:;y:2:1::0:;z:2:1::0:\n"
-    "CUstreamBatchMemOpParams_union|1|505|CUstreamBatchMemOpParams_v1:CUstreamBatchMemOpParams_union,CUstreamBatchMemOpParams:CUstreamBatchMemOpParams_v1|operation:4:1:CUstreamBatchMemOpType:0:;waitValue:7:1:CUstreamMemOpWaitValueParams_st:0:;writeValue:7:1:CUstreamMemOpWriteValueParams_st:0:;flushRemoteWrites:7:1:CUstreamMemOpFlushRemoteWritesParams_st:0:;memoryBarrier:7:1:CUstreamMemOpMemoryBarrierParams_st:0:;pad:9:6:cuuint64_t:6:\n"
-    "CUstreamMemOpFlushRemoteWritesParams_st|0|511||operation:4:1:CUstreamBatchMemOpType:0:;flags:2:1::0:\n"
-    "CUstreamMemOpMemoryBarrierParams_st|0|513||operation:4:1:CUstreamBatchMemOpType:0:;flags:2:1::0:\n"
-    "CUstreamMemOpWaitValueParams_st|0|515||operation:4:1:CUstreamBatchMemOpType:0:;address:6:1:CUdeviceptr:0:;value:6:1:cuuint32_t:0:;value64:6:1:cuuint64_t:0:;flags:2:1::0:;alias:6:1:CUdeviceptr:0:\n"
-    "CUstreamMemOpWriteValueParams_st|0|521||operation:4:1:CUstreamBatchMemOpType:0:;address:6:1:CUdeviceptr:0:;value:6:1:cuuint32_t:0:;value64:6:1:cuuint64_t:0:;flags:2:1::0:;alias:6:1:CUdeviceptr:0:\n"
-    "CUtensorMap_st|0|527|CUtensorMap:CUtensorMap_st|opaque:9:16:cuuint64_t:6:\n"
-    "CUuuid_st|0|528|CUuuid:CUuuid_st|bytes:8:16::0:\n"
+    "CUlaunchAttribute_st|0|448|CUlaunchAttribute:CUlaunchAttribute_st|id:4:1:CUlaunchAttributeID:0:;value:7:1:CUlaunchAttributeValue:0:\n"
+    "CUlaunchConfig_st|0|450|CUlaunchConfig:CUlaunchConfig_st|gridDimX:2:1::0:;gridDimY:2:1::0:;gridDimZ:2:1::0:;blockDimX:2:1::0:;blockDimY:2:1::0:;blockDimZ:2:1::0:;sharedMemBytes:2:1::0:;hStream:5:1:CUstream:0:;attrs:12:1:CUlaunchAttribute:7:numAttrs;numAttrs:2:1::0:\n"
+    "CUlaunchMemSyncDomainMap_st|0|460|CUlaunchMemSyncDomainMap:CUlaunchMemSyncDomainMap_st|default_:2:1::0:;remote:2:1::0:\n"
+    "CUlibraryHostUniversalFunctionAndDataTable_st|0|462|CUlibraryHostUniversalFunctionAndDataTable:CUlibraryHostUniversalFunctionAndDataTable_st|functionTable:10:1::1:;functionWindowSize:2:1::0:;dataTable:10:1::1:;dataWindowSize:2:1::0:\n"
+    "CUmemAccessDesc_st|0|466|CUmemAccessDesc_v1:CUmemAccessDesc_st,CUmemAccessDesc:CUmemAccessDesc_v1|location:7:1:CUmemLocation:0:;flags:4:1:CUmemAccess_flags:0:\n"
+    "CUmemAllocationProp_st|0|468|CUmemAllocationProp_v1:CUmemAllocationProp_st,CUmemAllocationProp:CUmemAllocationProp_v1|type:4:1:CUmemAllocationType:0:;requestedHandleTypes:4:1:CUmemAllocationHandleType:0:;location:7:1:CUmemLocation:0:;win32HandleMetaData:10:1::1:;allocFlags:7:1:anon_struct22:0:\n"
+    "CUmemDecompressParams_st|0|473|CUmemDecompressParams:CUmemDecompressParams_st|srcNumBytes:2:1::0:;dstNumBytes:2:1::0:;dstActBytes:10:1::0:;src:10:1::1:;dst:10:1::1:;algo:4:1:CUmemDecompressAlgorithm:0:;padding:8:20::0:\n"
+    "CUmemFabricHandle_st|0|480|CUmemFabricHandle_v1:CUmemFabricHandle_st,CUmemFabricHandle:CUmemFabricHandle_v1|data:8:64::0:\n"
+    "CUmemLocation_st|0|481|CUmemLocation_v1:CUmemLocation_st,CUmemLocation:CUmemLocation_v1|type:4:1:CUmemLocationType:0:;id:1:1::0:\n"
+    "CUmemPoolProps_st|0|483|CUmemPoolProps_v1:CUmemPoolProps_st,CUmemPoolProps:CUmemPoolProps_v1|allocType:4:1:CUmemAllocationType:0:;handleTypes:4:1:CUmemAllocationHandleType:0:;location:7:1:CUmemLocation:0:;win32SecurityAttributes:10:1::1:;maxSize:2:1::0:;usage:2:1::0:;reserved:8:54::0:\n"
+    "CUmemPoolPtrExportData_st|0|490|CUmemPoolPtrExportData_v1:CUmemPoolPtrExportData_st,CUmemPoolPtrExportData:CUmemPoolPtrExportData_v1|reserved:8:64::0:\n"
+    "CUmemcpy3DOperand_st|0|491|CUmemcpy3DOperand_v1:CUmemcpy3DOperand_st,CUmemcpy3DOperand:CUmemcpy3DOperand_v1|type:4:1:CUmemcpy3DOperandType:0:;op:7:1:anon_union12:0:\n"
+    "CUmemcpyAttributes_st|0|493|CUmemcpyAttributes_v1:CUmemcpyAttributes_st,CUmemcpyAttributes:CUmemcpyAttributes_v1|srcAccessOrder:4:1:CUmemcpySrcAccessOrder:0:;srcLocHint:7:1:CUmemLocation:0:;dstLocHint:7:1:CUmemLocation:0:;flags:2:1::0:\n"
+    "CUmulticastObjectProp_st|0|497|CUmulticastObjectProp_v1:CUmulticastObjectProp_st,CUmulticastObjectProp:CUmulticastObjectProp_v1|numDevices:2:1::0:;size:2:1::0:;handleTypes:2:1::0:;flags:2:1::0:\n"
+    "CUoffset3D_st|0|501|CUoffset3D_v1:CUoffset3D_st,CUoffset3D:CUoffset3D_v1|x:2:1::0:;y:2:1::0:;z:2:1::0:\n"
+    "CUstreamBatchMemOpParams_union|1|504|CUstreamBatchMemOpParams_v1:CUstreamBatchMemOpParams_union,CUstreamBatchMemOpParams:CUstreamBatchMemOpParams_v1|operation:4:1:CUstreamBatchMemOpType:0:;waitValue:7:1:CUstreamMemOpWaitValueParams_st:0:;writeValue:7:1:CUstreamMemOpWriteValueParams_st:0:;flushRemoteWrites:7:1:CUstreamMemOpFlushRemoteWritesParams_st:0:;memoryBarrier:7:1:CUstreamMemOpMemoryBarrierParams_st:0:;pad:9:6:cuuint64_t:6:\n"
+    "CUstreamMemOpFlushRemoteWritesParams_st|0|510||operation:4:1:CUstreamBatchMemOpType:0:;flags:2:1::0:\n"
+    "CUstreamMemOpMemoryBarrierParams_st|0|512||operation:4:1:CUstreamBatchMemOpType:0:;flags:2:1::0:\n"
+    "CUstreamMemOpWaitValueParams_st|0|514||operation:4:1:CUstreamBatchMemOpType:0:;address:6:1:CUdeviceptr:0:;value:6:1:cuuint32_t:0:;value64:6:1:cuuint64_t:0:;flags:2:1::0:;alias:6:1:CUdeviceptr:0:\n"
+    "CUstreamMemOpWriteValueParams_st|0|520||operation:4:1:CUstreamBatchMemOpType:0:;address:6:1:CUdeviceptr:0:;value:6:1:cuuint32_t:0:;value64:6:1:cuuint64_t:0:;flags:2:1::0:;alias:6:1:CUdeviceptr:0:\n"
+    "CUtensorMap_st|0|526|CUtensorMap:CUtensorMap_st|opaque:9:16:cuuint64_t:6:\n"
+    "CUuuid_st|0|527|CUuuid:CUuuid_st|bytes:8:16::2:\n"
 )
+_STRUCT_DEFAULTS = {}   # field values of a new struct other than 0 (overrides.py)
 cdef _Lazy _L = _new_lazy(globals(), __name__, _ENUMS, _STRUCTS, __cb_driver_off, __cb_driver_fsize, __cb_driver_psize, __cb_driver_ssize)
 
 CUDA_VERSION = 13000
@@ -962,6 +964,7 @@ or if any of *operations is not valid.
         c_dev = 0
     else:
         c_dev = dev
+    _check_count(operations, count, 'operations', 'count')
     a_capabilities = _Buf_new((count) * 4)
     with nogil:
         err = cydriver.cuDeviceGetHostAtomicCapabilities(<unsigned int*>a_capabilities.ptr, <const cydriver.CUatomicOperation*>p_operations, count, <cydriver.CUdevice>c_dev)
@@ -2702,8 +2705,8 @@ a fatbin file as output by nvcc from toolchain 4.0 or later.
     """
     cdef cydriver.CUresult err
     cdef cydriver.CUmodule c_module = <cydriver.CUmodule>0
-    cdef bytes b_fname = _as_bytes(fname, True)
-    cdef const char* c_fname = <char*>b_fname if b_fname is not None else NULL
+    cdef bytes b_fname = _as_bytes(fname, False)
+    cdef const char* c_fname = <char*>b_fname
     with nogil:
         err = cydriver.cuModuleLoad(&c_module, <const char*>c_fname)
     if err != 0:
@@ -2776,6 +2779,8 @@ or hand-written.
     cdef _Buf a_optionValues = _jitvalues(optionValues)
     cdef void* p_optionValues = _bufptr(a_optionValues)
     _vptr(image, &c_image)
+    _check_count(options, numOptions, 'options', 'numOptions')
+    _check_count(optionValues, numOptions, 'optionValues', 'numOptions')
     with nogil:
         err = cydriver.cuModuleLoadDataEx(&c_module, <const void*>c_image, numOptions, <cydriver.CUjit_option*>p_options, <void**>p_optionValues)
     if err != 0:
@@ -2891,8 +2896,8 @@ returns CUDA_ERROR_NOT_FOUND.
     cdef cydriver.CUresult err
     cdef cydriver.CUfunction c_hfunc = <cydriver.CUfunction>0
     cdef void* c_hmod
-    cdef bytes b_name = _as_bytes(name, True)
-    cdef const char* c_name = <char*>b_name if b_name is not None else NULL
+    cdef bytes b_name = _as_bytes(name, False)
+    cdef const char* c_name = <char*>b_name
     _hptr(hmod, &c_hmod)
     with nogil:
         err = cydriver.cuModuleGetFunction(&c_hfunc, <cydriver.CUmodule>c_hmod, <const char*>c_name)
@@ -2994,8 +2999,8 @@ case it is ignored.
     cdef cydriver.CUdeviceptr c_dptr = <cydriver.CUdeviceptr>0
     cdef size_t c_bytes = <size_t>0
     cdef void* c_hmod
-    cdef bytes b_name = _as_bytes(name, True)
-    cdef const char* c_name = <char*>b_name if b_name is not None else NULL
+    cdef bytes b_name = _as_bytes(name, False)
+    cdef const char* c_name = <char*>b_name
     _hptr(hmod, &c_hmod)
     with nogil:
         err = cydriver.cuModuleGetGlobal(&c_dptr, &c_bytes, <cydriver.CUmodule>c_hmod, <const char*>c_name)
@@ -3023,6 +3028,8 @@ def cuLinkCreate(unsigned int numOptions, options, optionValues):
     cdef _Buf a_optionValues = _jitvalues(optionValues)
     cdef void* p_optionValues = _bufptr(a_optionValues)
     cdef cydriver.CUlinkState c_stateOut = <cydriver.CUlinkState>0
+    _check_count(options, numOptions, 'options', 'numOptions')
+    _check_count(optionValues, numOptions, 'optionValues', 'numOptions')
     with nogil:
         err = cydriver.cuLinkCreate(numOptions, <cydriver.CUjit_option*>p_options, <void**>p_optionValues, &c_stateOut)
     if err != 0:
@@ -3050,14 +3057,16 @@ def cuLinkAddData(state, long long typename, data, size_t size, name, unsigned i
     cdef cydriver.CUresult err
     cdef void* c_state
     cdef void* c_data
-    cdef bytes b_name = _as_bytes(name, True)
-    cdef const char* c_name = <char*>b_name if b_name is not None else NULL
+    cdef bytes b_name = _as_bytes(name, False)
+    cdef const char* c_name = <char*>b_name
     cdef _Buf a_options = _array(options, 'e', 4)
     cdef void* p_options = _bufptr(a_options)
     cdef _Buf a_optionValues = _jitvalues(optionValues)
     cdef void* p_optionValues = _bufptr(a_optionValues)
     _hptr(state, &c_state)
     _vptr(data, &c_data)
+    _check_count(options, numOptions, 'options', 'numOptions')
+    _check_count(optionValues, numOptions, 'optionValues', 'numOptions')
     with nogil:
         err = cydriver.cuLinkAddData(<cydriver.CUlinkState>c_state, <cydriver.CUjitInputType>typename, <void*>c_data, size, <const char*>c_name, numOptions, <cydriver.CUjit_option*>p_options, <void**>p_optionValues)
     return _st1(err)
@@ -3080,13 +3089,15 @@ def cuLinkAddFile(state, long long typename, path, unsigned int numOptions, opti
     """
     cdef cydriver.CUresult err
     cdef void* c_state
-    cdef bytes b_path = _as_bytes(path, True)
-    cdef const char* c_path = <char*>b_path if b_path is not None else NULL
+    cdef bytes b_path = _as_bytes(path, False)
+    cdef const char* c_path = <char*>b_path
     cdef _Buf a_options = _array(options, 'e', 4)
     cdef void* p_options = _bufptr(a_options)
     cdef _Buf a_optionValues = _jitvalues(optionValues)
     cdef void* p_optionValues = _bufptr(a_optionValues)
     _hptr(state, &c_state)
+    _check_count(options, numOptions, 'options', 'numOptions')
+    _check_count(optionValues, numOptions, 'optionValues', 'numOptions')
     with nogil:
         err = cydriver.cuLinkAddFile(<cydriver.CUlinkState>c_state, <cydriver.CUjitInputType>typename, <const char*>c_path, numOptions, <cydriver.CUjit_option*>p_options, <void**>p_optionValues)
     return _st1(err)
@@ -3162,8 +3173,8 @@ is unloaded.
     cdef cydriver.CUresult err
     cdef cydriver.CUtexref c_pTexRef = <cydriver.CUtexref>0
     cdef void* c_hmod
-    cdef bytes b_name = _as_bytes(name, True)
-    cdef const char* c_name = <char*>b_name if b_name is not None else NULL
+    cdef bytes b_name = _as_bytes(name, False)
+    cdef const char* c_name = <char*>b_name
     _hptr(hmod, &c_hmod)
     with nogil:
         err = cydriver.cuModuleGetTexRef(&c_pTexRef, <cydriver.CUmodule>c_hmod, <const char*>c_name)
@@ -3198,8 +3209,8 @@ cuModuleGetSurfRef() returns CUDA_ERROR_NOT_FOUND.
     cdef cydriver.CUresult err
     cdef cydriver.CUsurfref c_pSurfRef = <cydriver.CUsurfref>0
     cdef void* c_hmod
-    cdef bytes b_name = _as_bytes(name, True)
-    cdef const char* c_name = <char*>b_name if b_name is not None else NULL
+    cdef bytes b_name = _as_bytes(name, False)
+    cdef const char* c_name = <char*>b_name
     _hptr(hmod, &c_hmod)
     with nogil:
         err = cydriver.cuModuleGetSurfRef(&c_pSurfRef, <cydriver.CUmodule>c_hmod, <const char*>c_name)
@@ -3273,6 +3284,10 @@ supports managed variables this call is expected to return CUDA_ERROR_NOT_SUPPOR
     cdef _Buf a_libraryOptionValues = _jitvalues(libraryOptionValues)
     cdef void* p_libraryOptionValues = _bufptr(a_libraryOptionValues)
     _vptr(code, &c_code)
+    _check_count(jitOptions, numJitOptions, 'jitOptions', 'numJitOptions')
+    _check_count(jitOptionsValues, numJitOptions, 'jitOptionsValues', 'numJitOptions')
+    _check_count(libraryOptions, numLibraryOptions, 'libraryOptions', 'numLibraryOptions')
+    _check_count(libraryOptionValues, numLibraryOptions, 'libraryOptionValues', 'numLibraryOptions')
     with nogil:
         err = cydriver.cuLibraryLoadData(&c_library, <const void*>c_code, <cydriver.CUjit_option*>p_jitOptions, <void**>p_jitOptionsValues, numJitOptions, <cydriver.CUlibraryOption*>p_libraryOptions, <void**>p_libraryOptionValues, numLibraryOptions)
     if err != 0:
@@ -3335,8 +3350,8 @@ supports managed variables this call is expected to return CUDA_ERROR_NOT_SUPPOR
     """
     cdef cydriver.CUresult err
     cdef cydriver.CUlibrary c_library = <cydriver.CUlibrary>0
-    cdef bytes b_fileName = _as_bytes(fileName, True)
-    cdef const char* c_fileName = <char*>b_fileName if b_fileName is not None else NULL
+    cdef bytes b_fileName = _as_bytes(fileName, False)
+    cdef const char* c_fileName = <char*>b_fileName
     cdef _Buf a_jitOptions = _array(jitOptions, 'e', 4)
     cdef void* p_jitOptions = _bufptr(a_jitOptions)
     cdef _Buf a_jitOptionsValues = _jitvalues(jitOptionsValues)
@@ -3345,6 +3360,10 @@ supports managed variables this call is expected to return CUDA_ERROR_NOT_SUPPOR
     cdef void* p_libraryOptions = _bufptr(a_libraryOptions)
     cdef _Buf a_libraryOptionValues = _jitvalues(libraryOptionValues)
     cdef void* p_libraryOptionValues = _bufptr(a_libraryOptionValues)
+    _check_count(jitOptions, numJitOptions, 'jitOptions', 'numJitOptions')
+    _check_count(jitOptionsValues, numJitOptions, 'jitOptionsValues', 'numJitOptions')
+    _check_count(libraryOptions, numLibraryOptions, 'libraryOptions', 'numLibraryOptions')
+    _check_count(libraryOptionValues, numLibraryOptions, 'libraryOptionValues', 'numLibraryOptions')
     with nogil:
         err = cydriver.cuLibraryLoadFromFile(&c_library, <const char*>c_fileName, <cydriver.CUjit_option*>p_jitOptions, <void**>p_jitOptionsValues, numJitOptions, <cydriver.CUlibraryOption*>p_libraryOptions, <void**>p_libraryOptionValues, numLibraryOptions)
     if err != 0:
@@ -3398,8 +3417,8 @@ If kernel handle is not found, the call returns CUDA_ERROR_NOT_FOUND.
     cdef cydriver.CUresult err
     cdef cydriver.CUkernel c_pKernel = <cydriver.CUkernel>0
     cdef void* c_library
-    cdef bytes b_name = _as_bytes(name, True)
-    cdef const char* c_name = <char*>b_name if b_name is not None else NULL
+    cdef bytes b_name = _as_bytes(name, False)
+    cdef const char* c_name = <char*>b_name
     _hptr(library, &c_library)
     with nogil:
         err = cydriver.cuLibraryGetKernel(&c_pKernel, <cydriver.CUlibrary>c_library, <const char*>c_name)
@@ -3583,8 +3602,8 @@ case it is ignored.
     cdef cydriver.CUdeviceptr c_dptr = <cydriver.CUdeviceptr>0
     cdef size_t c_bytes = <size_t>0
     cdef void* c_library
-    cdef bytes b_name = _as_bytes(name, True)
-    cdef const char* c_name = <char*>b_name if b_name is not None else NULL
+    cdef bytes b_name = _as_bytes(name, False)
+    cdef const char* c_name = <char*>b_name
     _hptr(library, &c_library)
     with nogil:
         err = cydriver.cuLibraryGetGlobal(&c_dptr, &c_bytes, <cydriver.CUlibrary>c_library, <const char*>c_name)
@@ -3623,8 +3642,8 @@ when the library is loaded into atleast one context.
     cdef cydriver.CUdeviceptr c_dptr = <cydriver.CUdeviceptr>0
     cdef size_t c_bytes = <size_t>0
     cdef void* c_library
-    cdef bytes b_name = _as_bytes(name, True)
-    cdef const char* c_name = <char*>b_name if b_name is not None else NULL
+    cdef bytes b_name = _as_bytes(name, False)
+    cdef const char* c_name = <char*>b_name
     _hptr(library, &c_library)
     with nogil:
         err = cydriver.cuLibraryGetManaged(&c_dptr, &c_bytes, <cydriver.CUlibrary>c_library, <const char*>c_name)
@@ -3658,8 +3677,8 @@ the call may return CUDA_ERROR_NOT_FOUND.
     cdef cydriver.CUresult err
     cdef void* c_fptr = NULL
     cdef void* c_library
-    cdef bytes b_symbol = _as_bytes(symbol, True)
-    cdef const char* c_symbol = <char*>b_symbol if b_symbol is not None else NULL
+    cdef bytes b_symbol = _as_bytes(symbol, False)
+    cdef const char* c_symbol = <char*>b_symbol
     _hptr(library, &c_library)
     with nogil:
         err = cydriver.cuLibraryGetUnifiedFunction(<void**>&c_fptr, <cydriver.CUlibrary>c_library, <const char*>c_symbol)
@@ -4627,8 +4646,8 @@ Returns in *device a device handle given a PCI bus ID string.
     """
     cdef cydriver.CUresult err
     cdef cydriver.CUdevice c_dev = <cydriver.CUdevice>0
-    cdef bytes b_pciBusId = _as_bytes(pciBusId, True)
-    cdef const char* c_pciBusId = <char*>b_pciBusId if b_pciBusId is not None else NULL
+    cdef bytes b_pciBusId = _as_bytes(pciBusId, False)
+    cdef const char* c_pciBusId = <char*>b_pciBusId
     with nogil:
         err = cydriver.cuDeviceGetByPCIBusId(&c_dev, <const char*>c_pciBusId)
     if err != 0:
@@ -6651,6 +6670,11 @@ any compute work. Note that this flag is a hint and can be ignored depending on 
     cdef void* p_attrsIdxs = _bufptr(a_attrsIdxs)
     cdef void* c_hStream
     _hptr(hStream, &c_hStream)
+    _check_count(dsts, count, 'dsts', 'count')
+    _check_count(srcs, count, 'srcs', 'count')
+    _check_count(sizes, count, 'sizes', 'count')
+    _check_count(attrs, numAttrs, 'attrs', 'numAttrs')
+    _check_count(attrsIdxs, numAttrs, 'attrsIdxs', 'numAttrs')
     with nogil:
         err = cydriver.cuMemcpyBatchAsync(<cydriver.CUdeviceptr*>p_dsts, <cydriver.CUdeviceptr*>p_srcs, <size_t*>p_sizes, count, <cydriver.CUmemcpyAttributes*>p_attrs, <size_t*>p_attrsIdxs, numAttrs, <cydriver.CUstream>c_hStream)
     return _st1(err)
@@ -6726,6 +6750,7 @@ any compute work. Note that this flag is a hint and can be ignored depending on 
     cdef void* p_opList = _bufptr(a_opList)
     cdef void* c_hStream
     _hptr(hStream, &c_hStream)
+    _check_count(opList, numOps, 'opList', 'numOps')
     with nogil:
         err = cydriver.cuMemcpy3DBatchAsync(numOps, <cydriver.CUDA_MEMCPY3D_BATCH_OP*>p_opList, flags, <cydriver.CUstream>c_hStream)
     return _st1(err)
@@ -8036,6 +8061,7 @@ CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_MIPMAPPED_WIDTH.
     cdef cydriver.CUmipmappedArray c_pHandle = <cydriver.CUmipmappedArray>0
     cdef _Buf a_pMipmappedArrayDesc = _structs(pMipmappedArrayDesc, sizeof(cydriver.CUDA_ARRAY3D_DESCRIPTOR))
     cdef void* p_pMipmappedArrayDesc = _bufptr(a_pMipmappedArrayDesc)
+    if isinstance(pMipmappedArrayDesc, (list, tuple)): _check_count(pMipmappedArrayDesc, numMipmapLevels, 'pMipmappedArrayDesc', 'numMipmapLevels')
     with nogil:
         err = cydriver.cuMipmappedArrayCreate(&c_pHandle, <const cydriver.CUDA_ARRAY3D_DESCRIPTOR*>p_pMipmappedArrayDesc, numMipmapLevels)
     if err != 0:
@@ -8211,6 +8237,7 @@ def cuMemBatchDecompressAsync(paramsArray, size_t count, unsigned int flags, str
     cdef size_t c_errorIndex = <size_t>0
     cdef void* c_stream
     _hptr(stream, &c_stream)
+    if isinstance(paramsArray, (list, tuple)): _check_count(paramsArray, count, 'paramsArray', 'count')
     with nogil:
         err = cydriver.cuMemBatchDecompressAsync(<cydriver.CUmemDecompressParams*>p_paramsArray, count, flags, &c_errorIndex, <cydriver.CUstream>c_stream)
     if err != 0:
@@ -8603,6 +8630,7 @@ CUDA_ERROR_INVALID_HANDLE
     cdef void* p_mapInfoList = _bufptr(a_mapInfoList)
     cdef void* c_hStream
     _hptr(hStream, &c_hStream)
+    if isinstance(mapInfoList, (list, tuple)): _check_count(mapInfoList, count, 'mapInfoList', 'count')
     with nogil:
         err = cydriver.cuMemMapArrayAsync(<cydriver.CUarrayMapInfo*>p_mapInfoList, count, <cydriver.CUstream>c_hStream)
     return _st1(err)
@@ -8683,6 +8711,7 @@ CU_MULTICAST_RECOMMENDED_GRANULARITY.
         c_ptr = 0
     else:
         c_ptr = ptr
+    if isinstance(desc, (list, tuple)): _check_count(desc, count, 'desc', 'count')
     with nogil:
         err = cydriver.cuMemSetAccess(<cydriver.CUdeviceptr>c_ptr, size, <const cydriver.CUmemAccessDesc*>p_desc, count)
     return _st1(err)
@@ -9123,6 +9152,7 @@ def cuMemPoolSetAccess(pool, map, size_t count):
     cdef _Buf a_map = _structs(map, sizeof(cydriver.CUmemAccessDesc))
     cdef void* p_map = _bufptr(a_map)
     _hptr(pool, &c_pool)
+    if isinstance(map, (list, tuple)): _check_count(map, count, 'map', 'count')
     with nogil:
         err = cydriver.cuMemPoolSetAccess(<cydriver.CUmemoryPool>c_pool, <const cydriver.CUmemAccessDesc*>p_map, count)
     return _st1(err)
@@ -10363,6 +10393,10 @@ Furthermore, numPrefetchLocs must be lesser than or equal to count.
     cdef void* p_prefetchLocIdxs = _bufptr(a_prefetchLocIdxs)
     cdef void* c_hStream
     _hptr(hStream, &c_hStream)
+    _check_count(dptrs, count, 'dptrs', 'count')
+    _check_count(sizes, count, 'sizes', 'count')
+    _check_count(prefetchLocs, numPrefetchLocs, 'prefetchLocs', 'numPrefetchLocs')
+    _check_count(prefetchLocIdxs, numPrefetchLocs, 'prefetchLocIdxs', 'numPrefetchLocs')
     with nogil:
         err = cydriver.cuMemPrefetchBatchAsync(<cydriver.CUdeviceptr*>p_dptrs, <size_t*>p_sizes, count, <cydriver.CUmemLocation*>p_prefetchLocs, <size_t*>p_prefetchLocIdxs, numPrefetchLocs, flags, <cydriver.CUstream>c_hStream)
     return _st1(err)
@@ -10415,6 +10449,8 @@ have a non-zero value for CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS.
     cdef void* p_sizes = _bufptr(a_sizes)
     cdef void* c_hStream
     _hptr(hStream, &c_hStream)
+    _check_count(dptrs, count, 'dptrs', 'count')
+    _check_count(sizes, count, 'sizes', 'count')
     with nogil:
         err = cydriver.cuMemDiscardBatchAsync(<cydriver.CUdeviceptr*>p_dptrs, <size_t*>p_sizes, count, flags, <cydriver.CUstream>c_hStream)
     return _st1(err)
@@ -10488,6 +10524,10 @@ must be lesser than or equal to count.
     cdef void* p_prefetchLocIdxs = _bufptr(a_prefetchLocIdxs)
     cdef void* c_hStream
     _hptr(hStream, &c_hStream)
+    _check_count(dptrs, count, 'dptrs', 'count')
+    _check_count(sizes, count, 'sizes', 'count')
+    _check_count(prefetchLocs, numPrefetchLocs, 'prefetchLocs', 'numPrefetchLocs')
+    _check_count(prefetchLocIdxs, numPrefetchLocs, 'prefetchLocIdxs', 'numPrefetchLocs')
     with nogil:
         err = cydriver.cuMemDiscardAndPrefetchBatchAsync(<cydriver.CUdeviceptr*>p_dptrs, <size_t*>p_sizes, count, <cydriver.CUmemLocation*>p_prefetchLocs, <size_t*>p_prefetchLocIdxs, numPrefetchLocs, flags, <cydriver.CUstream>c_hStream)
     return _st1(err)
@@ -10643,6 +10683,8 @@ attribute descriptions and restrictions.
         c_devPtr = 0
     else:
         c_devPtr = devPtr
+    _check_count(dataSizes, numAttributes, 'dataSizes', 'numAttributes')
+    _check_count(attributes, numAttributes, 'attributes', 'numAttributes')
     with nogil:
         err = cydriver.cuMemRangeGetAttributes(<void**>a_data.ptr, <size_t*>p_dataSizes, <cydriver.CUmem_range_attribute*>p_attributes, numAttributes, <cydriver.CUdeviceptr>c_devPtr, count)
     if err != 0:
@@ -10744,6 +10786,7 @@ The supported attributes are (refer to cuPointerGetAttribute for attribute descr
         c_ptr = 0
     else:
         c_ptr = ptr
+    _check_count(attributes, numAttributes, 'attributes', 'numAttributes')
     with nogil:
         err = cydriver.cuPointerGetAttributes(numAttributes, <cydriver.CUpointer_attribute*>p_attributes, <void**>a_data.ptr, <cydriver.CUdeviceptr>c_ptr)
     if err != 0:
@@ -11247,6 +11290,8 @@ called on this stream from the same thread.
     cdef void* p_dependencyData = _bufptr(a_dependencyData)
     _hptr(hStream, &c_hStream)
     _hptr(hGraph, &c_hGraph)
+    _check_count(dependencies, numDependencies, 'dependencies', 'numDependencies')
+    if isinstance(dependencyData, (list, tuple)): _check_count(dependencyData, numDependencies, 'dependencyData', 'numDependencies')
     with nogil:
         err = cydriver.cuStreamBeginCaptureToGraph(<cydriver.CUstream>c_hStream, <cydriver.CUgraph>c_hGraph, <const cydriver.CUgraphNode*>p_dependencies, <const cydriver.CUgraphEdgeData*>p_dependencyData, numDependencies, <cydriver.CUstreamCaptureMode>mode)
     return _st1(err)
@@ -11491,6 +11536,8 @@ Returns CUDA_ERROR_ILLEGAL_STATE if the stream is not capturing.
     cdef _Buf a_dependencyData = _structs(dependencyData, sizeof(cydriver.CUgraphEdgeData))
     cdef void* p_dependencyData = _bufptr(a_dependencyData)
     _hptr(hStream, &c_hStream)
+    _check_count(dependencies, numDependencies, 'dependencies', 'numDependencies')
+    if isinstance(dependencyData, (list, tuple)): _check_count(dependencyData, numDependencies, 'dependencyData', 'numDependencies')
     with nogil:
         err = cydriver.cuStreamUpdateCaptureDependencies(<cydriver.CUstream>c_hStream, <cydriver.CUgraphNode*>p_dependencies, <const cydriver.CUgraphEdgeData*>p_dependencyData, numDependencies, flags)
     return _st1(err)
@@ -12615,6 +12662,8 @@ CUDA_EXTERNAL_SEMAPHORE_PARAMSparamskeyedmutexkey.
     cdef void* p_paramsArray = _bufptr(a_paramsArray)
     cdef void* c_stream
     _hptr(stream, &c_stream)
+    _check_count(extSemArray, numExtSems, 'extSemArray', 'numExtSems')
+    _check_count(paramsArray, numExtSems, 'paramsArray', 'numExtSems')
     with nogil:
         err = cydriver.cuSignalExternalSemaphoresAsync(<const cydriver.CUexternalSemaphore*>p_extSemArray, <const cydriver.CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS*>p_paramsArray, numExtSems, <cydriver.CUstream>c_stream)
     return _st1(err)
@@ -12700,6 +12749,8 @@ macro must be used to specify infinite timeout.
     cdef void* p_paramsArray = _bufptr(a_paramsArray)
     cdef void* c_stream
     _hptr(stream, &c_stream)
+    _check_count(extSemArray, numExtSems, 'extSemArray', 'numExtSems')
+    _check_count(paramsArray, numExtSems, 'paramsArray', 'numExtSems')
     with nogil:
         err = cydriver.cuWaitExternalSemaphoresAsync(<const cydriver.CUexternalSemaphore*>p_extSemArray, <const cydriver.CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS*>p_paramsArray, numExtSems, <cydriver.CUstream>c_stream)
     return _st1(err)
@@ -12989,6 +13040,7 @@ the scheduler does not serialize them in an improper order.
     cdef _Buf a_paramArray = _structs(paramArray, sizeof(cydriver.CUstreamBatchMemOpParams))
     cdef void* p_paramArray = _bufptr(a_paramArray)
     _hptr(stream, &c_stream)
+    if isinstance(paramArray, (list, tuple)): _check_count(paramArray, count, 'paramArray', 'count')
     with nogil:
         err = cydriver.cuStreamBatchMemOp(<cydriver.CUstream>c_stream, count, <cydriver.CUstreamBatchMemOpParams*>p_paramArray, flags)
     return _st1(err)
@@ -13988,6 +14040,7 @@ return CUDA_ERROR_INVALID_IMAGE.
     cdef cydriver.CUresult err
     cdef _Buf a_launchParamsList = _array(launchParamsList, 's', sizeof(cydriver.CUDA_LAUNCH_PARAMS))
     cdef void* p_launchParamsList = _bufptr(a_launchParamsList)
+    _check_count(launchParamsList, numDevices, 'launchParamsList', 'numDevices')
     with nogil:
         err = cydriver.cuLaunchCooperativeKernelMultiDevice(<cydriver.CUDA_LAUNCH_PARAMS*>p_launchParamsList, numDevices, flags)
     return _st1(err)
@@ -14592,6 +14645,8 @@ Kernels launched using graphs must not use texture and surface references. Readi
     cdef _Buf a_nodeParams = _structs(nodeParams, sizeof(cydriver.CUDA_KERNEL_NODE_PARAMS))
     cdef void* p_nodeParams = _bufptr(a_nodeParams)
     _hptr(hGraph, &c_hGraph)
+    _check_count(dependencies, numDependencies, 'dependencies', 'numDependencies')
+    if isinstance(nodeParams, (list, tuple)): _check_count(nodeParams, numDependencies, 'nodeParams', 'numDependencies')
     with nogil:
         err = cydriver.cuGraphAddKernelNode(&c_phGraphNode, <cydriver.CUgraph>c_hGraph, <const cydriver.CUgraphNode*>p_dependencies, numDependencies, <const cydriver.CUDA_KERNEL_NODE_PARAMS*>p_nodeParams)
     if err != 0:
@@ -14712,6 +14767,8 @@ host or the device, depending on which memory type is specified.
     cdef void* c_ctx
     _hptr(hGraph, &c_hGraph)
     _hptr(ctx, &c_ctx)
+    _check_count(dependencies, numDependencies, 'dependencies', 'numDependencies')
+    if isinstance(copyParams, (list, tuple)): _check_count(copyParams, numDependencies, 'copyParams', 'numDependencies')
     with nogil:
         err = cydriver.cuGraphAddMemcpyNode(&c_phGraphNode, <cydriver.CUgraph>c_hGraph, <const cydriver.CUgraphNode*>p_dependencies, numDependencies, <const cydriver.CUDA_MEMCPY3D*>p_copyParams, <cydriver.CUcontext>c_ctx)
     if err != 0:
@@ -14816,6 +14873,8 @@ When the graph is launched, the node will perform the memset described by memset
     cdef void* c_ctx
     _hptr(hGraph, &c_hGraph)
     _hptr(ctx, &c_ctx)
+    _check_count(dependencies, numDependencies, 'dependencies', 'numDependencies')
+    if isinstance(memsetParams, (list, tuple)): _check_count(memsetParams, numDependencies, 'memsetParams', 'numDependencies')
     with nogil:
         err = cydriver.cuGraphAddMemsetNode(&c_phGraphNode, <cydriver.CUgraph>c_hGraph, <const cydriver.CUgraphNode*>p_dependencies, numDependencies, <const cydriver.CUDA_MEMSET_NODE_PARAMS*>p_memsetParams, <cydriver.CUcontext>c_ctx)
     if err != 0:
@@ -14916,6 +14975,8 @@ Host nodes are not supported under MPS with pre-Volta GPUs.
     cdef _Buf a_nodeParams = _structs(nodeParams, sizeof(cydriver.CUDA_HOST_NODE_PARAMS))
     cdef void* p_nodeParams = _bufptr(a_nodeParams)
     _hptr(hGraph, &c_hGraph)
+    _check_count(dependencies, numDependencies, 'dependencies', 'numDependencies')
+    if isinstance(nodeParams, (list, tuple)): _check_count(nodeParams, numDependencies, 'nodeParams', 'numDependencies')
     with nogil:
         err = cydriver.cuGraphAddHostNode(&c_phGraphNode, <cydriver.CUgraph>c_hGraph, <const cydriver.CUgraphNode*>p_dependencies, numDependencies, <const cydriver.CUDA_HOST_NODE_PARAMS*>p_nodeParams)
     if err != 0:
@@ -15018,6 +15079,7 @@ The node executes an embedded child graph. The child graph is cloned in this cal
     cdef void* c_childGraph
     _hptr(hGraph, &c_hGraph)
     _hptr(childGraph, &c_childGraph)
+    _check_count(dependencies, numDependencies, 'dependencies', 'numDependencies')
     with nogil:
         err = cydriver.cuGraphAddChildGraphNode(&c_phGraphNode, <cydriver.CUgraph>c_hGraph, <const cydriver.CUgraphNode*>p_dependencies, numDependencies, <cydriver.CUgraph>c_childGraph)
     if err != 0:
@@ -15094,6 +15156,7 @@ nodes with a barrier between them can be represented using an empty node and
     cdef _Buf a_dependencies = _array(dependencies, 'h', sizeof(void*))
     cdef void* p_dependencies = _bufptr(a_dependencies)
     _hptr(hGraph, &c_hGraph)
+    _check_count(dependencies, numDependencies, 'dependencies', 'numDependencies')
     with nogil:
         err = cydriver.cuGraphAddEmptyNode(&c_phGraphNode, <cydriver.CUgraph>c_hGraph, <const cydriver.CUgraphNode*>p_dependencies, numDependencies)
     if err != 0:
@@ -15139,6 +15202,7 @@ node's dependencies.
     cdef void* c_event
     _hptr(hGraph, &c_hGraph)
     _hptr(event, &c_event)
+    _check_count(dependencies, numDependencies, 'dependencies', 'numDependencies')
     with nogil:
         err = cydriver.cuGraphAddEventRecordNode(&c_phGraphNode, <cydriver.CUgraph>c_hGraph, <const cydriver.CUgraphNode*>p_dependencies, numDependencies, <cydriver.CUevent>c_event)
     if err != 0:
@@ -15240,6 +15304,7 @@ or device than the launch stream.
     cdef void* c_event
     _hptr(hGraph, &c_hGraph)
     _hptr(event, &c_event)
+    _check_count(dependencies, numDependencies, 'dependencies', 'numDependencies')
     with nogil:
         err = cydriver.cuGraphAddEventWaitNode(&c_phGraphNode, <cydriver.CUgraph>c_hGraph, <const cydriver.CUgraphNode*>p_dependencies, numDependencies, <cydriver.CUevent>c_event)
     if err != 0:
@@ -15340,6 +15405,8 @@ dependencies have completed.
     cdef _Buf a_nodeParams = _structs(nodeParams, sizeof(cydriver.CUDA_EXT_SEM_SIGNAL_NODE_PARAMS))
     cdef void* p_nodeParams = _bufptr(a_nodeParams)
     _hptr(hGraph, &c_hGraph)
+    _check_count(dependencies, numDependencies, 'dependencies', 'numDependencies')
+    if isinstance(nodeParams, (list, tuple)): _check_count(nodeParams, numDependencies, 'nodeParams', 'numDependencies')
     with nogil:
         err = cydriver.cuGraphAddExternalSemaphoresSignalNode(&c_phGraphNode, <cydriver.CUgraph>c_hGraph, <const cydriver.CUgraphNode*>p_dependencies, numDependencies, <const cydriver.CUDA_EXT_SEM_SIGNAL_NODE_PARAMS*>p_nodeParams)
     if err != 0:
@@ -15446,6 +15513,8 @@ the wait operation has completed.
     cdef _Buf a_nodeParams = _structs(nodeParams, sizeof(cydriver.CUDA_EXT_SEM_WAIT_NODE_PARAMS))
     cdef void* p_nodeParams = _bufptr(a_nodeParams)
     _hptr(hGraph, &c_hGraph)
+    _check_count(dependencies, numDependencies, 'dependencies', 'numDependencies')
+    if isinstance(nodeParams, (list, tuple)): _check_count(nodeParams, numDependencies, 'nodeParams', 'numDependencies')
     with nogil:
         err = cydriver.cuGraphAddExternalSemaphoresWaitNode(&c_phGraphNode, <cydriver.CUgraph>c_hGraph, <const cydriver.CUgraphNode*>p_dependencies, numDependencies, <const cydriver.CUDA_EXT_SEM_WAIT_NODE_PARAMS*>p_nodeParams)
     if err != 0:
@@ -15557,6 +15626,8 @@ the scheduler does not serialize them in an improper order.
     cdef _Buf a_nodeParams = _structs(nodeParams, sizeof(cydriver.CUDA_BATCH_MEM_OP_NODE_PARAMS))
     cdef void* p_nodeParams = _bufptr(a_nodeParams)
     _hptr(hGraph, &c_hGraph)
+    _check_count(dependencies, numDependencies, 'dependencies', 'numDependencies')
+    if isinstance(nodeParams, (list, tuple)): _check_count(nodeParams, numDependencies, 'nodeParams', 'numDependencies')
     with nogil:
         err = cydriver.cuGraphAddBatchMemOpNode(&c_phGraphNode, <cydriver.CUgraph>c_hGraph, <const cydriver.CUgraphNode*>p_dependencies, numDependencies, <const cydriver.CUDA_BATCH_MEM_OP_NODE_PARAMS*>p_nodeParams)
     if err != 0:
@@ -15715,6 +15786,8 @@ to the new node will be returned in phGraphNode.
     cdef _Buf a_nodeParams = _structs(nodeParams, sizeof(cydriver.CUDA_MEM_ALLOC_NODE_PARAMS))
     cdef void* p_nodeParams = _bufptr(a_nodeParams)
     _hptr(hGraph, &c_hGraph)
+    _check_count(dependencies, numDependencies, 'dependencies', 'numDependencies')
+    if isinstance(nodeParams, (list, tuple)): _check_count(nodeParams, numDependencies, 'nodeParams', 'numDependencies')
     with nogil:
         err = cydriver.cuGraphAddMemAllocNode(&c_phGraphNode, <cydriver.CUgraph>c_hGraph, <const cydriver.CUgraphNode*>p_dependencies, numDependencies, <cydriver.CUDA_MEM_ALLOC_NODE_PARAMS*>p_nodeParams)
     if err != 0:
@@ -15793,6 +15866,7 @@ to the new node will be returned in phGraphNode.
         c_dptr = 0
     else:
         c_dptr = dptr
+    _check_count(dependencies, numDependencies, 'dependencies', 'numDependencies')
     with nogil:
         err = cydriver.cuGraphAddMemFreeNode(&c_phGraphNode, <cydriver.CUgraph>c_hGraph, <const cydriver.CUgraphNode*>p_dependencies, numDependencies, <cydriver.CUdeviceptr>c_dptr)
     if err != 0:
@@ -16339,6 +16413,9 @@ Specifying an existing dependency will return an error.
     cdef _Buf a_edgeData = _structs(edgeData, sizeof(cydriver.CUgraphEdgeData))
     cdef void* p_edgeData = _bufptr(a_edgeData)
     _hptr(hGraph, &c_hGraph)
+    _check_count(from_, numDependencies, 'from_', 'numDependencies')
+    _check_count(to, numDependencies, 'to', 'numDependencies')
+    if isinstance(edgeData, (list, tuple)): _check_count(edgeData, numDependencies, 'edgeData', 'numDependencies')
     with nogil:
         err = cydriver.cuGraphAddDependencies(<cydriver.CUgraph>c_hGraph, <const cydriver.CUgraphNode*>p_from, <const cydriver.CUgraphNode*>p_to, <const cydriver.CUgraphEdgeData*>p_edgeData, numDependencies)
     return _st1(err)
@@ -16386,6 +16463,9 @@ Any attempt to do so will return an error.
     cdef _Buf a_edgeData = _structs(edgeData, sizeof(cydriver.CUgraphEdgeData))
     cdef void* p_edgeData = _bufptr(a_edgeData)
     _hptr(hGraph, &c_hGraph)
+    _check_count(from_, numDependencies, 'from_', 'numDependencies')
+    _check_count(to, numDependencies, 'to', 'numDependencies')
+    if isinstance(edgeData, (list, tuple)): _check_count(edgeData, numDependencies, 'edgeData', 'numDependencies')
     with nogil:
         err = cydriver.cuGraphRemoveDependencies(<cydriver.CUgraph>c_hGraph, <const cydriver.CUgraphNode*>p_from, <const cydriver.CUgraphNode*>p_to, <const cydriver.CUgraphEdgeData*>p_edgeData, numDependencies)
     return _st1(err)
@@ -17440,8 +17520,8 @@ parameter values, kernel attributes, node and function handles.
     """
     cdef cydriver.CUresult err
     cdef void* c_hGraph
-    cdef bytes b_path = _as_bytes(path, True)
-    cdef const char* c_path = <char*>b_path if b_path is not None else NULL
+    cdef bytes b_path = _as_bytes(path, False)
+    cdef const char* c_path = <char*>b_path
     _hptr(hGraph, &c_hGraph)
     with nogil:
         err = cydriver.cuGraphDebugDotPrint(<cydriver.CUgraph>c_hGraph, <const char*>c_path, flags)
@@ -17662,6 +17742,9 @@ A handle to the new node will be returned in phGraphNode.
     cdef _Buf a_nodeParams = _structs(nodeParams, sizeof(cydriver.CUgraphNodeParams))
     cdef void* p_nodeParams = _bufptr(a_nodeParams)
     _hptr(hGraph, &c_hGraph)
+    _check_count(dependencies, numDependencies, 'dependencies', 'numDependencies')
+    if isinstance(dependencyData, (list, tuple)): _check_count(dependencyData, numDependencies, 'dependencyData', 'numDependencies')
+    if isinstance(nodeParams, (list, tuple)): _check_count(nodeParams, numDependencies, 'nodeParams', 'numDependencies')
     with nogil:
         err = cydriver.cuGraphAddNode(&c_phGraphNode, <cydriver.CUgraph>c_hGraph, <const cydriver.CUgraphNode*>p_dependencies, <const cydriver.CUgraphEdgeData*>p_dependencyData, numDependencies, <cydriver.CUgraphNodeParams*>p_nodeParams)
     if err != 0:
@@ -20585,6 +20668,7 @@ or if any of *operations is not valid.
         c_dstDevice = 0
     else:
         c_dstDevice = dstDevice
+    _check_count(operations, count, 'operations', 'count')
     a_capabilities = _Buf_new((count) * 4)
     with nogil:
         err = cydriver.cuDeviceGetP2PAtomicCapabilities(<unsigned int*>a_capabilities.ptr, <const cydriver.CUatomicOperation*>p_operations, count, <cydriver.CUdevice>c_srcDevice, <cydriver.CUdevice>c_dstDevice)
@@ -20814,6 +20898,7 @@ If any of resources are presently mapped for access by CUDA then CUDA_ERROR_ALRE
     cdef void* p_resources = _bufptr(a_resources)
     cdef void* c_hStream
     _hptr(hStream, &c_hStream)
+    _check_count(resources, count, 'resources', 'count')
     with nogil:
         err = cydriver.cuGraphicsMapResources(count, <cydriver.CUgraphicsResource*>p_resources, <cydriver.CUstream>c_hStream)
     return _st1(err)
@@ -20854,6 +20939,7 @@ If any of resources are not presently mapped for access by CUDA then CUDA_ERROR_
     cdef void* p_resources = _bufptr(a_resources)
     cdef void* c_hStream
     _hptr(hStream, &c_hStream)
+    _check_count(resources, count, 'resources', 'count')
     with nogil:
         err = cydriver.cuGraphicsUnmapResources(count, <cydriver.CUgraphicsResource*>p_resources, <cydriver.CUstream>c_hStream)
     return _st1(err)
@@ -20921,8 +21007,8 @@ The requested flags can be:
         Optional location to store the status of the search for
     """
     cdef cydriver.CUresult err
-    cdef bytes b_symbol = _as_bytes(symbol, True)
-    cdef const char* c_symbol = <char*>b_symbol if b_symbol is not None else NULL
+    cdef bytes b_symbol = _as_bytes(symbol, False)
+    cdef const char* c_symbol = <char*>b_symbol
     cdef void* c_pfn = NULL
     cdef uint64_t c_flags
     cdef cydriver.CUdriverProcAddressQueryResult c_symbolStatus = <cydriver.CUdriverProcAddressQueryResult>0
@@ -21594,6 +21680,7 @@ Note: The API is not supported on 32-bit platforms.
     cdef cydriver.CUdevResourceDesc c_phDesc = <cydriver.CUdevResourceDesc>0
     cdef _Buf a_resources = _array(resources, 's', sizeof(cydriver.CUdevResource))
     cdef void* p_resources = _bufptr(a_resources)
+    _check_count(resources, nbResources, 'resources', 'nbResources')
     with nogil:
         err = cydriver.cuDevResourceGenerateDesc(&c_phDesc, <cydriver.CUdevResource*>p_resources, nbResources)
     if err != 0:
@@ -21908,9 +21995,9 @@ The driver reserves limited memory for storing logs.
     """
     cdef cydriver.CUresult err
     cdef cydriver.CUlogIterator c_iterator = <cydriver.CUlogIterator>0
-    cdef bytes b_pathToFile = _as_bytes(pathToFile, True)
-    cdef const char* c_pathToFile = <char*>b_pathToFile if b_pathToFile is not None else NULL
-    c_iterator = iterator
+    cdef bytes b_pathToFile = _as_bytes(pathToFile, False)
+    cdef const char* c_pathToFile = <char*>b_pathToFile
+    c_iterator = _iv(<_IntValue>iterator) if isinstance(iterator, _IntValue) else (0 if iterator is None else iterator)
     with nogil:
         err = cydriver.cuLogsDumpToFile(&c_iterator, <const char*>c_pathToFile, flags)
     if err != 0:
@@ -21965,10 +22052,10 @@ If the provided value in *size is not large enough to hold all buffered messages
     """
     cdef cydriver.CUresult err
     cdef cydriver.CUlogIterator c_iterator = <cydriver.CUlogIterator>0
-    cdef bytes b_buffer = _as_bytes(buffer, True)
-    cdef const char* c_buffer = <char*>b_buffer if b_buffer is not None else NULL
+    cdef bytes b_buffer = _as_bytes(buffer, False)
+    cdef const char* c_buffer = <char*>b_buffer
     cdef size_t c_size = <size_t>0
-    c_iterator = iterator
+    c_iterator = _iv(<_IntValue>iterator) if isinstance(iterator, _IntValue) else (0 if iterator is None else iterator)
     c_size = size
     with nogil:
         err = cydriver.cuLogsDumpToMemory(&c_iterator, <char*>c_buffer, &c_size, flags)
@@ -22314,12 +22401,13 @@ The deviceList argument may be any of the following:
     """
     cdef cydriver.CUresult err
     cdef unsigned int c_pCudaDeviceCount = <unsigned int>0
-    cdef cydriver.CUdevice c_pCudaDevices = <cydriver.CUdevice>0
+    cdef _Buf a_pCudaDevices
+    a_pCudaDevices = _Buf_new((cudaDeviceCount) * 4)
     with nogil:
-        err = cydriver.cuGLGetDevices(&c_pCudaDeviceCount, &c_pCudaDevices, cudaDeviceCount, <cydriver.CUGLDeviceList>deviceList)
+        err = cydriver.cuGLGetDevices(&c_pCudaDeviceCount, <cydriver.CUdevice*>a_pCudaDevices.ptr, cudaDeviceCount, <cydriver.CUGLDeviceList>deviceList)
     if err != 0:
         return (_st(err), None, None)
-    return (_ok(), c_pCudaDeviceCount, _new_int(CUdevice, <unsigned long long>c_pCudaDevices, 4, True))
+    return (_ok(), c_pCudaDeviceCount, _from_array(_bufptr(a_pCudaDevices), cudaDeviceCount, 'i4', CUdevice, 4))
 
 def cuGLCtxCreate(unsigned int Flags, device):
     """cuGLCtxCreate(Flags, device)
@@ -22827,25 +22915,23 @@ Disconnect CUDA as a consumer to EGLStreamKHR.
     
     Parameters
     ----------
-    conn : CUeglStreamConnection
+    conn : CUeglStreamConnection*
         Conection to disconnect.
     
     Returns
     -------
     CUresult
-    conn : CUeglStreamConnection
-        Conection to disconnect.
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUeglStreamConnection c_conn = <cydriver.CUeglStreamConnection>0
-    cdef void* h_conn
-    _hptr(conn, &h_conn)
-    c_conn = <cydriver.CUeglStreamConnection>h_conn
+    cdef void* c_conn
+    cdef void** r_conn = &c_conn
+    if isinstance(conn, _Handle):
+        r_conn = (<_Handle>conn)._p
+    else:
+        _hptr(conn, &c_conn)
     with nogil:
-        err = cydriver.cuEGLStreamConsumerDisconnect(&c_conn)
-    if err != 0:
-        return (_st(err), None,)
-    return (_ok(), _new_handle(CUeglStreamConnection, <void*>c_conn),)
+        err = cydriver.cuEGLStreamConsumerDisconnect(<cydriver.CUeglStreamConnection*>r_conn)
+    return _st1(err)
 
 def cuEGLStreamConsumerAcquireFrame(conn, pCudaResource, pStream, unsigned int timeout):
     """cuEGLStreamConsumerAcquireFrame(conn, pCudaResource, pStream, timeout)
@@ -22860,11 +22946,11 @@ CUeglFrame.
     
     Parameters
     ----------
-    conn : CUeglStreamConnection
+    conn : CUeglStreamConnection*
         Connection on which to acquire
-    pCudaResource : CUgraphicsResource
+    pCudaResource : CUgraphicsResource*
         CUDA resource on which the stream frame will be mapped for use.
-    pStream : CUstream
+    pStream : CUstream*
         CUDA stream for synchronization and any data migrations implied by CUeglResourceLocationFlags.
     timeout : unsigned int
         Desired timeout in usec for a new frame to be acquired. If set as CUDA_EGL_INFINITE_TIMEOUT, acquire waits infinitely. After timeout occurs CUDA consumer tries to acquire an old frame if available and EGL_SUPPORT_REUSE_NV flag is set.
@@ -22872,31 +22958,29 @@ CUeglFrame.
     Returns
     -------
     CUresult
-    conn : CUeglStreamConnection
-        Connection on which to acquire
-    pCudaResource : CUgraphicsResource
-        CUDA resource on which the stream frame will be mapped for use.
-    pStream : CUstream
-        CUDA stream for synchronization and any data migrations implied by CUeglResourceLocationFlags.
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUeglStreamConnection c_conn = <cydriver.CUeglStreamConnection>0
-    cdef void* h_conn
-    cdef cydriver.CUgraphicsResource c_pCudaResource = <cydriver.CUgraphicsResource>0
-    cdef void* h_pCudaResource
-    cdef cydriver.CUstream c_pStream = <cydriver.CUstream>0
-    cdef void* h_pStream
-    _hptr(conn, &h_conn)
-    c_conn = <cydriver.CUeglStreamConnection>h_conn
-    _hptr(pCudaResource, &h_pCudaResource)
-    c_pCudaResource = <cydriver.CUgraphicsResource>h_pCudaResource
-    _hptr(pStream, &h_pStream)
-    c_pStream = <cydriver.CUstream>h_pStream
+    cdef void* c_conn
+    cdef void** r_conn = &c_conn
+    cdef void* c_pCudaResource
+    cdef void** r_pCudaResource = &c_pCudaResource
+    cdef void* c_pStream
+    cdef void** r_pStream = &c_pStream
+    if isinstance(conn, _Handle):
+        r_conn = (<_Handle>conn)._p
+    else:
+        _hptr(conn, &c_conn)
+    if isinstance(pCudaResource, _Handle):
+        r_pCudaResource = (<_Handle>pCudaResource)._p
+    else:
+        _hptr(pCudaResource, &c_pCudaResource)
+    if isinstance(pStream, _Handle):
+        r_pStream = (<_Handle>pStream)._p
+    else:
+        _hptr(pStream, &c_pStream)
     with nogil:
-        err = cydriver.cuEGLStreamConsumerAcquireFrame(&c_conn, &c_pCudaResource, &c_pStream, timeout)
-    if err != 0:
-        return (_st(err), None, None, None)
-    return (_ok(), _new_handle(CUeglStreamConnection, <void*>c_conn), _new_handle(CUgraphicsResource, <void*>c_pCudaResource), _new_handle(CUstream, <void*>c_pStream))
+        err = cydriver.cuEGLStreamConsumerAcquireFrame(<cydriver.CUeglStreamConnection*>r_conn, <cydriver.CUgraphicsResource*>r_pCudaResource, <cydriver.CUstream*>r_pStream, timeout)
+    return _st1(err)
 
 def cuEGLStreamConsumerReleaseFrame(conn, pCudaResource, pStream):
     """cuEGLStreamConsumerReleaseFrame(conn, pCudaResource, pStream)
@@ -22910,37 +22994,35 @@ By default, EGLStream is created with this flag set to EGL_TRUE.
     
     Parameters
     ----------
-    conn : CUeglStreamConnection
+    conn : CUeglStreamConnection*
         Connection on which to release
     pCudaResource : CUgraphicsResource
         CUDA resource whose corresponding frame is to be released
-    pStream : CUstream
+    pStream : CUstream*
         CUDA stream on which release will be done.
     
     Returns
     -------
     CUresult
-    conn : CUeglStreamConnection
-        Connection on which to release
-    pStream : CUstream
-        CUDA stream on which release will be done.
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUeglStreamConnection c_conn = <cydriver.CUeglStreamConnection>0
-    cdef void* h_conn
+    cdef void* c_conn
+    cdef void** r_conn = &c_conn
     cdef void* c_pCudaResource
-    cdef cydriver.CUstream c_pStream = <cydriver.CUstream>0
-    cdef void* h_pStream
-    _hptr(conn, &h_conn)
-    c_conn = <cydriver.CUeglStreamConnection>h_conn
+    cdef void* c_pStream
+    cdef void** r_pStream = &c_pStream
+    if isinstance(conn, _Handle):
+        r_conn = (<_Handle>conn)._p
+    else:
+        _hptr(conn, &c_conn)
     _hptr(pCudaResource, &c_pCudaResource)
-    _hptr(pStream, &h_pStream)
-    c_pStream = <cydriver.CUstream>h_pStream
+    if isinstance(pStream, _Handle):
+        r_pStream = (<_Handle>pStream)._p
+    else:
+        _hptr(pStream, &c_pStream)
     with nogil:
-        err = cydriver.cuEGLStreamConsumerReleaseFrame(&c_conn, <cydriver.CUgraphicsResource>c_pCudaResource, &c_pStream)
-    if err != 0:
-        return (_st(err), None, None)
-    return (_ok(), _new_handle(CUeglStreamConnection, <void*>c_conn), _new_handle(CUstream, <void*>c_pStream))
+        err = cydriver.cuEGLStreamConsumerReleaseFrame(<cydriver.CUeglStreamConnection*>r_conn, <cydriver.CUgraphicsResource>c_pCudaResource, <cydriver.CUstream*>r_pStream)
+    return _st1(err)
 
 def cuEGLStreamProducerConnect(stream, width, height):
     """cuEGLStreamProducerConnect(stream, width, height)
@@ -23000,25 +23082,23 @@ Disconnect CUDA as a producer to EGLStreamKHR.
     
     Parameters
     ----------
-    conn : CUeglStreamConnection
+    conn : CUeglStreamConnection*
         Conection to disconnect.
     
     Returns
     -------
     CUresult
-    conn : CUeglStreamConnection
-        Conection to disconnect.
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUeglStreamConnection c_conn = <cydriver.CUeglStreamConnection>0
-    cdef void* h_conn
-    _hptr(conn, &h_conn)
-    c_conn = <cydriver.CUeglStreamConnection>h_conn
+    cdef void* c_conn
+    cdef void** r_conn = &c_conn
+    if isinstance(conn, _Handle):
+        r_conn = (<_Handle>conn)._p
+    else:
+        _hptr(conn, &c_conn)
     with nogil:
-        err = cydriver.cuEGLStreamProducerDisconnect(&c_conn)
-    if err != 0:
-        return (_st(err), None,)
-    return (_ok(), _new_handle(CUeglStreamConnection, <void*>c_conn),)
+        err = cydriver.cuEGLStreamProducerDisconnect(<cydriver.CUeglStreamConnection*>r_conn)
+    return _st1(err)
 
 def cuEGLStreamProducerPresentFrame(conn, eglframe, pStream):
     """cuEGLStreamProducerPresentFrame(conn, eglframe, pStream)
@@ -23058,36 +23138,34 @@ the allocation and corresponding CUeglFrame fields will specify the dimensions o
     
     Parameters
     ----------
-    conn : CUeglStreamConnection
+    conn : CUeglStreamConnection*
         Connection on which to present the CUDA array
     eglframe : CUeglFrame
         CUDA Eglstream Proucer Frame handle to be sent to the consumer over EglStream.
-    pStream : CUstream
+    pStream : CUstream*
         CUDA stream on which to present the frame.
     
     Returns
     -------
     CUresult
-    conn : CUeglStreamConnection
-        Connection on which to present the CUDA array
-    pStream : CUstream
-        CUDA stream on which to present the frame.
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUeglStreamConnection c_conn = <cydriver.CUeglStreamConnection>0
-    cdef void* h_conn
+    cdef void* c_conn
+    cdef void** r_conn = &c_conn
     cdef void* p_eglframe = _sval(eglframe, sizeof(cydriver.CUeglFrame))
-    cdef cydriver.CUstream c_pStream = <cydriver.CUstream>0
-    cdef void* h_pStream
-    _hptr(conn, &h_conn)
-    c_conn = <cydriver.CUeglStreamConnection>h_conn
-    _hptr(pStream, &h_pStream)
-    c_pStream = <cydriver.CUstream>h_pStream
+    cdef void* c_pStream
+    cdef void** r_pStream = &c_pStream
+    if isinstance(conn, _Handle):
+        r_conn = (<_Handle>conn)._p
+    else:
+        _hptr(conn, &c_conn)
+    if isinstance(pStream, _Handle):
+        r_pStream = (<_Handle>pStream)._p
+    else:
+        _hptr(pStream, &c_pStream)
     with nogil:
-        err = cydriver.cuEGLStreamProducerPresentFrame(&c_conn, (<cydriver.CUeglFrame*>p_eglframe)[0], &c_pStream)
-    if err != 0:
-        return (_st(err), None, None)
-    return (_ok(), _new_handle(CUeglStreamConnection, <void*>c_conn), _new_handle(CUstream, <void*>c_pStream))
+        err = cydriver.cuEGLStreamProducerPresentFrame(<cydriver.CUeglStreamConnection*>r_conn, (<cydriver.CUeglFrame*>p_eglframe)[0], <cydriver.CUstream*>r_pStream)
+    return _st1(err)
 
 def cuEGLStreamProducerReturnFrame(conn, eglframe, pStream):
     """cuEGLStreamProducerReturnFrame(conn, eglframe, pStream)
@@ -23099,37 +23177,35 @@ returned a frame to EGL stream. If timeout is returned the application can retry
     
     Parameters
     ----------
-    conn : CUeglStreamConnection
+    conn : CUeglStreamConnection*
         Connection on which to return
     eglframe : CUeglFrame*
         CUDA Eglstream Proucer Frame handle returned from the consumer over EglStream.
-    pStream : CUstream
+    pStream : CUstream*
         CUDA stream on which to return the frame.
     
     Returns
     -------
     CUresult
-    conn : CUeglStreamConnection
-        Connection on which to return
-    pStream : CUstream
-        CUDA stream on which to return the frame.
     """
     cdef cydriver.CUresult err
-    cdef cydriver.CUeglStreamConnection c_conn = <cydriver.CUeglStreamConnection>0
-    cdef void* h_conn
+    cdef void* c_conn
+    cdef void** r_conn = &c_conn
     cdef _Buf a_eglframe = _structs(eglframe, sizeof(cydriver.CUeglFrame))
     cdef void* p_eglframe = _bufptr(a_eglframe)
-    cdef cydriver.CUstream c_pStream = <cydriver.CUstream>0
-    cdef void* h_pStream
-    _hptr(conn, &h_conn)
-    c_conn = <cydriver.CUeglStreamConnection>h_conn
-    _hptr(pStream, &h_pStream)
-    c_pStream = <cydriver.CUstream>h_pStream
+    cdef void* c_pStream
+    cdef void** r_pStream = &c_pStream
+    if isinstance(conn, _Handle):
+        r_conn = (<_Handle>conn)._p
+    else:
+        _hptr(conn, &c_conn)
+    if isinstance(pStream, _Handle):
+        r_pStream = (<_Handle>pStream)._p
+    else:
+        _hptr(pStream, &c_pStream)
     with nogil:
-        err = cydriver.cuEGLStreamProducerReturnFrame(&c_conn, <cydriver.CUeglFrame*>p_eglframe, &c_pStream)
-    if err != 0:
-        return (_st(err), None, None)
-    return (_ok(), _new_handle(CUeglStreamConnection, <void*>c_conn), _new_handle(CUstream, <void*>c_pStream))
+        err = cydriver.cuEGLStreamProducerReturnFrame(<cydriver.CUeglStreamConnection*>r_conn, <cydriver.CUeglFrame*>p_eglframe, <cydriver.CUstream*>r_pStream)
+    return _st1(err)
 
 def cuGraphicsResourceGetMappedEglFrame(resource, unsigned int index, unsigned int mipLevel):
     """cuGraphicsResourceGetMappedEglFrame(resource, index, mipLevel)

@@ -6,6 +6,7 @@ from cuda.bindings cimport cynvjitlink
 from cuda.bindings._base cimport (_Handle, _IntValue, _iv, _Struct, _Buf, _hptr, _vptr, _sptr, _sval, _wbuf,
     _new_handle, _new_int, _new_struct, _enum, _as_bytes, _array, _from_array, _strlist, _voidpp,
     _jitvalues, _kparams, _attr_in, _attr_out, _attr_size, _attr_bufs, _attr_values, _bufptr, _Buf_new,
+    _check_count, _bptr,
     _structs, _Lazy, _new_lazy)
 from cpython.bytes cimport PyBytes_FromStringAndSize
 from cpython.long cimport PyLong_FromVoidPtr, PyLong_AsVoidPtr
@@ -40,6 +41,7 @@ cdef extern from *:
 _STRUCTS = (
     ""
 )
+_STRUCT_DEFAULTS = {}   # field values of a new struct other than 0 (overrides.py)
 cdef _Lazy _L = _new_lazy(globals(), __name__, _ENUMS, _STRUCTS, __cb_nvjitlink_off, __cb_nvjitlink_fsize, __cb_nvjitlink_psize, __cb_nvjitlink_ssize)
 
 
@@ -64,6 +66,7 @@ def _nvJitLinkCreate(uint32_t numOptions, options):
     cdef cynvjitlink.nvJitLinkHandle c_handle = <cynvjitlink.nvJitLinkHandle>0
     cdef _Buf a_options = _strlist(options)
     cdef void* p_options = _bufptr(a_options)
+    _check_count(options, numOptions, 'options', 'numOptions')
     with nogil:
         err = cynvjitlink.nvJitLinkCreate(&c_handle, numOptions, <const char**>p_options)
     if err != 0:
@@ -83,9 +86,13 @@ def _nvJitLinkDestroy(handle):
     """
     cdef cynvjitlink.nvJitLinkResult err
     cdef void* c_handle
-    _hptr(handle, &c_handle)
+    cdef void** r_handle = &c_handle
+    if isinstance(handle, _Handle):
+        r_handle = (<_Handle>handle)._p
+    else:
+        _hptr(handle, &c_handle)
     with nogil:
-        err = cynvjitlink.nvJitLinkDestroy(<cynvjitlink.nvJitLinkHandle*>&c_handle)
+        err = cynvjitlink.nvJitLinkDestroy(<cynvjitlink.nvJitLinkHandle*>r_handle)
     return _st1(err)
 
 def _nvJitLinkAddData(handle, long long inputType, data, size_t size, name):
@@ -106,10 +113,10 @@ def _nvJitLinkAddData(handle, long long inputType, data, size_t size, name):
     cdef cynvjitlink.nvJitLinkResult err
     cdef void* c_handle
     cdef void* c_data
-    cdef bytes b_name = name.encode() if isinstance(name, str) else _as_bytes(name, True)
-    cdef const char* c_name = <char*>b_name if b_name is not None else NULL
+    cdef bytes b_name = name.encode() if isinstance(name, str) else _as_bytes(name, False)
+    cdef const char* c_name = <char*>b_name
     _hptr(handle, &c_handle)
-    _vptr(data, &c_data)
+    _bptr(data, &c_data)
     with nogil:
         err = cynvjitlink.nvJitLinkAddData(<cynvjitlink.nvJitLinkHandle>c_handle, <cynvjitlink.nvJitLinkInputType>inputType, <const void*>c_data, size, <const char*>c_name)
     return _st1(err)
@@ -129,8 +136,8 @@ def _nvJitLinkAddFile(handle, long long inputType, fileName):
     """
     cdef cynvjitlink.nvJitLinkResult err
     cdef void* c_handle
-    cdef bytes b_fileName = fileName.encode() if isinstance(fileName, str) else _as_bytes(fileName, True)
-    cdef const char* c_fileName = <char*>b_fileName if b_fileName is not None else NULL
+    cdef bytes b_fileName = fileName.encode() if isinstance(fileName, str) else _as_bytes(fileName, False)
+    cdef const char* c_fileName = <char*>b_fileName
     _hptr(handle, &c_handle)
     with nogil:
         err = cynvjitlink.nvJitLinkAddFile(<cynvjitlink.nvJitLinkHandle>c_handle, <cynvjitlink.nvJitLinkInputType>inputType, <const char*>c_fileName)
@@ -193,7 +200,7 @@ def _nvJitLinkGetLinkedCubin(handle, cubin):
     cdef void* c_cubin
     cdef Py_ssize_t n_cubin
     _hptr(handle, &c_handle)
-    _wbuf(cubin, &c_cubin, &n_cubin)
+    _wbuf(cubin, &c_cubin, &n_cubin, True)
     cdef size_t need_cubin = 0
     if cynvjitlink.nvJitLinkGetLinkedCubinSize(<cynvjitlink.nvJitLinkHandle>c_handle, &need_cubin) == 0 and <size_t>n_cubin < need_cubin:
         raise ValueError(f'cubin has {n_cubin} bytes; nvJitLinkGetLinkedCubin needs {need_cubin}')
@@ -240,7 +247,7 @@ def _nvJitLinkGetLinkedPtx(handle, ptx):
     cdef void* c_ptx
     cdef Py_ssize_t n_ptx
     _hptr(handle, &c_handle)
-    _wbuf(ptx, &c_ptx, &n_ptx)
+    _wbuf(ptx, &c_ptx, &n_ptx, True)
     cdef size_t need_ptx = 0
     if cynvjitlink.nvJitLinkGetLinkedPtxSize(<cynvjitlink.nvJitLinkHandle>c_handle, &need_ptx) == 0 and <size_t>n_ptx < need_ptx:
         raise ValueError(f'ptx has {n_ptx} bytes; nvJitLinkGetLinkedPtx needs {need_ptx}')
@@ -287,7 +294,7 @@ def _nvJitLinkGetErrorLog(handle, log):
     cdef void* c_log
     cdef Py_ssize_t n_log
     _hptr(handle, &c_handle)
-    _wbuf(log, &c_log, &n_log)
+    _wbuf(log, &c_log, &n_log, True)
     cdef size_t need_log = 0
     if cynvjitlink.nvJitLinkGetErrorLogSize(<cynvjitlink.nvJitLinkHandle>c_handle, &need_log) == 0 and <size_t>n_log < need_log:
         raise ValueError(f'log has {n_log} bytes; nvJitLinkGetErrorLog needs {need_log}')
@@ -334,7 +341,7 @@ def _nvJitLinkGetInfoLog(handle, log):
     cdef void* c_log
     cdef Py_ssize_t n_log
     _hptr(handle, &c_handle)
-    _wbuf(log, &c_log, &n_log)
+    _wbuf(log, &c_log, &n_log, True)
     cdef size_t need_log = 0
     if cynvjitlink.nvJitLinkGetInfoLogSize(<cynvjitlink.nvJitLinkHandle>c_handle, &need_log) == 0 and <size_t>n_log < need_log:
         raise ValueError(f'log has {n_log} bytes; nvJitLinkGetInfoLog needs {need_log}')
@@ -389,6 +396,8 @@ def create(num_options, options):
 
 def destroy(handle):
     """destroy(handle): nvJitLinkDestroy; raises nvJitLinkError on failure."""
+    if handle is None:
+        raise TypeError('handle must be an nvJitLink handle (an int), not None')
     r = _nvJitLinkDestroy(handle)
     if r[0] != 0:
         raise nvJitLinkError(r[0])
@@ -396,6 +405,8 @@ def destroy(handle):
 
 def add_data(handle, input_type, data, size, name):
     """add_data(handle, input_type, data, size, name): nvJitLinkAddData; raises nvJitLinkError on failure."""
+    if handle is None:
+        raise TypeError('handle must be an nvJitLink handle (an int), not None')
     r = _nvJitLinkAddData(handle, input_type, data, size, name)
     if r[0] != 0:
         raise nvJitLinkError(r[0])
@@ -403,6 +414,8 @@ def add_data(handle, input_type, data, size, name):
 
 def add_file(handle, input_type, file_name):
     """add_file(handle, input_type, file_name): nvJitLinkAddFile; raises nvJitLinkError on failure."""
+    if handle is None:
+        raise TypeError('handle must be an nvJitLink handle (an int), not None')
     r = _nvJitLinkAddFile(handle, input_type, file_name)
     if r[0] != 0:
         raise nvJitLinkError(r[0])
@@ -410,6 +423,8 @@ def add_file(handle, input_type, file_name):
 
 def complete(handle):
     """complete(handle): nvJitLinkComplete; raises nvJitLinkError on failure."""
+    if handle is None:
+        raise TypeError('handle must be an nvJitLink handle (an int), not None')
     r = _nvJitLinkComplete(handle)
     if r[0] != 0:
         raise nvJitLinkError(r[0])
@@ -417,6 +432,8 @@ def complete(handle):
 
 def get_linked_cubin_size(handle):
     """get_linked_cubin_size(handle): nvJitLinkGetLinkedCubinSize; raises nvJitLinkError on failure."""
+    if handle is None:
+        raise TypeError('handle must be an nvJitLink handle (an int), not None')
     r = _nvJitLinkGetLinkedCubinSize(handle)
     if r[0] != 0:
         raise nvJitLinkError(r[0])
@@ -424,6 +441,8 @@ def get_linked_cubin_size(handle):
 
 def get_linked_cubin(handle, cubin):
     """get_linked_cubin(handle, cubin): nvJitLinkGetLinkedCubin; raises nvJitLinkError on failure."""
+    if handle is None:
+        raise TypeError('handle must be an nvJitLink handle (an int), not None')
     r = _nvJitLinkGetLinkedCubin(handle, cubin)
     if r[0] != 0:
         raise nvJitLinkError(r[0])
@@ -431,6 +450,8 @@ def get_linked_cubin(handle, cubin):
 
 def get_linked_ptx_size(handle):
     """get_linked_ptx_size(handle): nvJitLinkGetLinkedPtxSize; raises nvJitLinkError on failure."""
+    if handle is None:
+        raise TypeError('handle must be an nvJitLink handle (an int), not None')
     r = _nvJitLinkGetLinkedPtxSize(handle)
     if r[0] != 0:
         raise nvJitLinkError(r[0])
@@ -438,6 +459,8 @@ def get_linked_ptx_size(handle):
 
 def get_linked_ptx(handle, ptx):
     """get_linked_ptx(handle, ptx): nvJitLinkGetLinkedPtx; raises nvJitLinkError on failure."""
+    if handle is None:
+        raise TypeError('handle must be an nvJitLink handle (an int), not None')
     r = _nvJitLinkGetLinkedPtx(handle, ptx)
     if r[0] != 0:
         raise nvJitLinkError(r[0])
@@ -445,6 +468,8 @@ def get_linked_ptx(handle, ptx):
 
 def get_error_log_size(handle):
     """get_error_log_size(handle): nvJitLinkGetErrorLogSize; raises nvJitLinkError on failure."""
+    if handle is None:
+        raise TypeError('handle must be an nvJitLink handle (an int), not None')
     r = _nvJitLinkGetErrorLogSize(handle)
     if r[0] != 0:
         raise nvJitLinkError(r[0])
@@ -452,6 +477,8 @@ def get_error_log_size(handle):
 
 def get_error_log(handle, log):
     """get_error_log(handle, log): nvJitLinkGetErrorLog; raises nvJitLinkError on failure."""
+    if handle is None:
+        raise TypeError('handle must be an nvJitLink handle (an int), not None')
     r = _nvJitLinkGetErrorLog(handle, log)
     if r[0] != 0:
         raise nvJitLinkError(r[0])
@@ -459,6 +486,8 @@ def get_error_log(handle, log):
 
 def get_info_log_size(handle):
     """get_info_log_size(handle): nvJitLinkGetInfoLogSize; raises nvJitLinkError on failure."""
+    if handle is None:
+        raise TypeError('handle must be an nvJitLink handle (an int), not None')
     r = _nvJitLinkGetInfoLogSize(handle)
     if r[0] != 0:
         raise nvJitLinkError(r[0])
@@ -466,6 +495,8 @@ def get_info_log_size(handle):
 
 def get_info_log(handle, log):
     """get_info_log(handle, log): nvJitLinkGetInfoLog; raises nvJitLinkError on failure."""
+    if handle is None:
+        raise TypeError('handle must be an nvJitLink handle (an int), not None')
     r = _nvJitLinkGetInfoLog(handle, log)
     if r[0] != 0:
         raise nvJitLinkError(r[0])

@@ -6,6 +6,7 @@ from cuda.bindings cimport cyruntime
 from cuda.bindings._base cimport (_Handle, _IntValue, _iv, _Struct, _Buf, _hptr, _vptr, _sptr, _sval, _wbuf,
     _new_handle, _new_int, _new_struct, _enum, _as_bytes, _array, _from_array, _strlist, _voidpp,
     _jitvalues, _kparams, _attr_in, _attr_out, _attr_size, _attr_bufs, _attr_values, _bufptr, _Buf_new,
+    _check_count, _bptr,
     _structs, _Lazy, _new_lazy)
 from cpython.bytes cimport PyBytes_FromStringAndSize
 from cpython.long cimport PyLong_FromVoidPtr, PyLong_AsVoidPtr
@@ -237,14 +238,14 @@ cdef class cudaTextureObject_t(_IntValue):
 cdef extern from *:
     """
     #include <stddef.h>
-    static const size_t __cb_runtime_off[] = {offsetof(struct cudaArraySparseProperties, tileExtent.width) - offsetof(struct cudaArraySparseProperties, tileExtent), offsetof(struct cudaArraySparseProperties, tileExtent.height) - offsetof(struct cudaArraySparseProperties, tileExtent), offsetof(struct cudaArraySparseProperties, tileExtent.depth) - offsetof(struct cudaArraySparseProperties, tileExtent), offsetof(struct cudaResourceDesc, res.array.array) - offsetof(struct cudaResourceDesc, res.array), offsetof(struct cudaResourceDesc, res.mipmap.mipmap) - offsetof(struct cudaResourceDesc, res.mipmap), offsetof(struct cudaResourceDesc, res.linear.devPtr) - offsetof(struct cudaResourceDesc, res.linear), offsetof(struct cudaResourceDesc, res.linear.desc) - offsetof(struct cudaResourceDesc, res.linear), offsetof(struct cudaResourceDesc, res.linear.sizeInBytes) - offsetof(struct cudaResourceDesc, res.linear), offsetof(struct cudaResourceDesc, res.pitch2D.devPtr) - offsetof(struct cudaResourceDesc, res.pitch2D), offsetof(struct cudaResourceDesc, res.pitch2D.desc) - offsetof(struct cudaResourceDesc, res.pitch2D), offsetof(struct cudaResourceDesc, res.pitch2D.width) - offsetof(struct cudaResourceDesc, res.pitch2D), offsetof(struct cudaResourceDesc, res.pitch2D.height) - offsetof(struct cudaResourceDesc, res.pitch2D), offsetof(struct cudaResourceDesc, res.pitch2D.pitchInBytes) - offsetof(struct cudaResourceDesc, res.pitch2D), offsetof(struct cudaResourceDesc, res.reserved.reserved) - offsetof(struct cudaResourceDesc, res.reserved), offsetof(struct cudaMemcpy3DOperand, op.ptr.ptr) - offsetof(struct cudaMemcpy3DOperand, op.ptr), offsetof(struct cudaMemcpy3DOperand, op.ptr.rowLength) - offsetof(struct cudaMemcpy3DOperand, op.ptr), offsetof(struct cudaMemcpy3DOperand, op.ptr.layerHeight) - offsetof(struct cudaMemcpy3DOperand, op.ptr), offsetof(struct cudaMemcpy3DOperand, op.ptr.locHint) - offsetof(struct cudaMemcpy3DOperand, op.ptr), offsetof(struct cudaMemcpy3DOperand, op.array.array) - offsetof(struct cudaMemcpy3DOperand, op.array), offsetof(struct cudaMemcpy3DOperand, op.array.offset) - offsetof(struct cudaMemcpy3DOperand, op.array), offsetof(struct cudaExternalMemoryHandleDesc, handle.win32.handle) - offsetof(struct cudaExternalMemoryHandleDesc, handle.win32), offsetof(struct cudaExternalMemoryHandleDesc, handle.win32.name) - offsetof(struct cudaExternalMemoryHandleDesc, handle.win32), offsetof(struct cudaExternalSemaphoreHandleDesc, handle.win32.handle) - offsetof(struct cudaExternalSemaphoreHandleDesc, handle.win32), offsetof(struct cudaExternalSemaphoreHandleDesc, handle.win32.name) - offsetof(struct cudaExternalSemaphoreHandleDesc, handle.win32), offsetof(struct cudaExternalSemaphoreSignalParams, params.fence.value) - offsetof(struct cudaExternalSemaphoreSignalParams, params.fence), offsetof(struct cudaExternalSemaphoreSignalParams, params.keyedMutex.key) - offsetof(struct cudaExternalSemaphoreSignalParams, params.keyedMutex), offsetof(struct cudaExternalSemaphoreSignalParams, params.fence) - offsetof(struct cudaExternalSemaphoreSignalParams, params), offsetof(struct cudaExternalSemaphoreSignalParams, params.nvSciSync) - offsetof(struct cudaExternalSemaphoreSignalParams, params), offsetof(struct cudaExternalSemaphoreSignalParams, params.keyedMutex) - offsetof(struct cudaExternalSemaphoreSignalParams, params), offsetof(struct cudaExternalSemaphoreSignalParams, params.reserved) - offsetof(struct cudaExternalSemaphoreSignalParams, params), offsetof(struct cudaExternalSemaphoreWaitParams, params.fence.value) - offsetof(struct cudaExternalSemaphoreWaitParams, params.fence), offsetof(struct cudaExternalSemaphoreWaitParams, params.keyedMutex.key) - offsetof(struct cudaExternalSemaphoreWaitParams, params.keyedMutex), offsetof(struct cudaExternalSemaphoreWaitParams, params.keyedMutex.timeoutMs) - offsetof(struct cudaExternalSemaphoreWaitParams, params.keyedMutex), offsetof(struct cudaExternalSemaphoreWaitParams, params.fence) - offsetof(struct cudaExternalSemaphoreWaitParams, params), offsetof(struct cudaExternalSemaphoreWaitParams, params.nvSciSync) - offsetof(struct cudaExternalSemaphoreWaitParams, params), offsetof(struct cudaExternalSemaphoreWaitParams, params.keyedMutex) - offsetof(struct cudaExternalSemaphoreWaitParams, params), offsetof(struct cudaExternalSemaphoreWaitParams, params.reserved) - offsetof(struct cudaExternalSemaphoreWaitParams, params), offsetof(struct cudaGraphKernelNodeUpdate, updateData.param.pValue) - offsetof(struct cudaGraphKernelNodeUpdate, updateData.param), offsetof(struct cudaGraphKernelNodeUpdate, updateData.param.offset) - offsetof(struct cudaGraphKernelNodeUpdate, updateData.param), offsetof(struct cudaGraphKernelNodeUpdate, updateData.param.size) - offsetof(struct cudaGraphKernelNodeUpdate, updateData.param), offsetof(cudaLaunchAttributeValue, clusterDim.x) - offsetof(cudaLaunchAttributeValue, clusterDim), offsetof(cudaLaunchAttributeValue, clusterDim.y) - offsetof(cudaLaunchAttributeValue, clusterDim), offsetof(cudaLaunchAttributeValue, clusterDim.z) - offsetof(cudaLaunchAttributeValue, clusterDim), offsetof(cudaLaunchAttributeValue, programmaticEvent.event) - offsetof(cudaLaunchAttributeValue, programmaticEvent), offsetof(cudaLaunchAttributeValue, programmaticEvent.flags) - offsetof(cudaLaunchAttributeValue, programmaticEvent), offsetof(cudaLaunchAttributeValue, programmaticEvent.triggerAtBlockStart) - offsetof(cudaLaunchAttributeValue, programmaticEvent), offsetof(cudaLaunchAttributeValue, preferredClusterDim.x) - offsetof(cudaLaunchAttributeValue, preferredClusterDim), offsetof(cudaLaunchAttributeValue, preferredClusterDim.y) - offsetof(cudaLaunchAttributeValue, preferredClusterDim), offsetof(cudaLaunchAttributeValue, preferredClusterDim.z) - offsetof(cudaLaunchAttributeValue, preferredClusterDim), offsetof(cudaLaunchAttributeValue, launchCompletionEvent.event) - offsetof(cudaLaunchAttributeValue, launchCompletionEvent), offsetof(cudaLaunchAttributeValue, launchCompletionEvent.flags) - offsetof(cudaLaunchAttributeValue, launchCompletionEvent), offsetof(cudaLaunchAttributeValue, deviceUpdatableKernelNode.deviceUpdatable) - offsetof(cudaLaunchAttributeValue, deviceUpdatableKernelNode), offsetof(cudaLaunchAttributeValue, deviceUpdatableKernelNode.devNode) - offsetof(cudaLaunchAttributeValue, deviceUpdatableKernelNode), offsetof(cudaAsyncNotificationInfo_t, info.overBudget.bytesOverBudget) - offsetof(cudaAsyncNotificationInfo_t, info.overBudget), offsetof(struct cudaResourceDesc, res.array) - offsetof(struct cudaResourceDesc, res), offsetof(struct cudaResourceDesc, res.mipmap) - offsetof(struct cudaResourceDesc, res), offsetof(struct cudaResourceDesc, res.linear) - offsetof(struct cudaResourceDesc, res), offsetof(struct cudaResourceDesc, res.pitch2D) - offsetof(struct cudaResourceDesc, res), offsetof(struct cudaResourceDesc, res.reserved) - offsetof(struct cudaResourceDesc, res), offsetof(struct cudaMemcpy3DOperand, op.ptr) - offsetof(struct cudaMemcpy3DOperand, op), offsetof(struct cudaMemcpy3DOperand, op.array) - offsetof(struct cudaMemcpy3DOperand, op), offsetof(struct cudaExternalMemoryHandleDesc, handle.fd) - offsetof(struct cudaExternalMemoryHandleDesc, handle), offsetof(struct cudaExternalMemoryHandleDesc, handle.win32) - offsetof(struct cudaExternalMemoryHandleDesc, handle), offsetof(struct cudaExternalMemoryHandleDesc, handle.nvSciBufObject) - offsetof(struct cudaExternalMemoryHandleDesc, handle), offsetof(struct cudaExternalSemaphoreHandleDesc, handle.fd) - offsetof(struct cudaExternalSemaphoreHandleDesc, handle), offsetof(struct cudaExternalSemaphoreHandleDesc, handle.win32) - offsetof(struct cudaExternalSemaphoreHandleDesc, handle), offsetof(struct cudaExternalSemaphoreHandleDesc, handle.nvSciSyncObj) - offsetof(struct cudaExternalSemaphoreHandleDesc, handle), offsetof(struct cudaExternalSemaphoreSignalParams, params.nvSciSync.fence) - offsetof(struct cudaExternalSemaphoreSignalParams, params.nvSciSync), offsetof(struct cudaExternalSemaphoreSignalParams, params.nvSciSync.reserved) - offsetof(struct cudaExternalSemaphoreSignalParams, params.nvSciSync), offsetof(struct cudaExternalSemaphoreWaitParams, params.nvSciSync.fence) - offsetof(struct cudaExternalSemaphoreWaitParams, params.nvSciSync), offsetof(struct cudaExternalSemaphoreWaitParams, params.nvSciSync.reserved) - offsetof(struct cudaExternalSemaphoreWaitParams, params.nvSciSync), offsetof(struct cudaGraphKernelNodeUpdate, updateData.gridDim) - offsetof(struct cudaGraphKernelNodeUpdate, updateData), offsetof(struct cudaGraphKernelNodeUpdate, updateData.param) - offsetof(struct cudaGraphKernelNodeUpdate, updateData), offsetof(struct cudaGraphKernelNodeUpdate, updateData.isEnabled) - offsetof(struct cudaGraphKernelNodeUpdate, updateData), offsetof(cudaAsyncNotificationInfo_t, info.overBudget) - offsetof(cudaAsyncNotificationInfo_t, info), offsetof(cudaEglFrame, frame.pArray) - offsetof(cudaEglFrame, frame), offsetof(cudaEglFrame, frame.pPitch) - offsetof(cudaEglFrame, frame), offsetof(CUuuid, bytes), offsetof(char1, x), offsetof(char3, x), offsetof(char3, y), offsetof(char3, z), offsetof(struct cudaAccessPolicyWindow, base_ptr), offsetof(struct cudaAccessPolicyWindow, num_bytes), offsetof(struct cudaAccessPolicyWindow, hitRatio), offsetof(struct cudaAccessPolicyWindow, hitProp), offsetof(struct cudaAccessPolicyWindow, missProp), offsetof(struct cudaArrayMemoryRequirements, size), offsetof(struct cudaArrayMemoryRequirements, alignment), offsetof(struct cudaArrayMemoryRequirements, reserved), offsetof(struct cudaArraySparseProperties, tileExtent), offsetof(struct cudaArraySparseProperties, miptailFirstLevel), offsetof(struct cudaArraySparseProperties, miptailSize), offsetof(struct cudaArraySparseProperties, flags), offsetof(struct cudaArraySparseProperties, reserved), offsetof(cudaAsyncNotificationInfo_t, type), offsetof(cudaAsyncNotificationInfo_t, info), offsetof(struct cudaChannelFormatDesc, x), offsetof(struct cudaChannelFormatDesc, y), offsetof(struct cudaChannelFormatDesc, z), offsetof(struct cudaChannelFormatDesc, w), offsetof(struct cudaChannelFormatDesc, f), offsetof(struct cudaChildGraphNodeParams, graph), offsetof(struct cudaChildGraphNodeParams, ownership), offsetof(struct cudaConditionalNodeParams, handle), offsetof(struct cudaConditionalNodeParams, type), offsetof(struct cudaConditionalNodeParams, size), offsetof(struct cudaConditionalNodeParams, phGraph_out), offsetof(struct cudaDeviceProp, name), offsetof(struct cudaDeviceProp, uuid), offsetof(struct cudaDeviceProp, luid), offsetof(struct cudaDeviceProp, luidDeviceNodeMask), offsetof(struct cudaDeviceProp, totalGlobalMem), offsetof(struct cudaDeviceProp, sharedMemPerBlock), offsetof(struct cudaDeviceProp, regsPerBlock), offsetof(struct cudaDeviceProp, warpSize), offsetof(struct cudaDeviceProp, memPitch), offsetof(struct cudaDeviceProp, maxThreadsPerBlock), offsetof(struct cudaDeviceProp, maxThreadsDim), offsetof(struct cudaDeviceProp, maxGridSize), offsetof(struct cudaDeviceProp, totalConstMem), offsetof(struct cudaDeviceProp, major), offsetof(struct cudaDeviceProp, minor), offsetof(struct cudaDeviceProp, textureAlignment), offsetof(struct cudaDeviceProp, texturePitchAlignment), offsetof(struct cudaDeviceProp, multiProcessorCount), offsetof(struct cudaDeviceProp, integrated), offsetof(struct cudaDeviceProp, canMapHostMemory), offsetof(struct cudaDeviceProp, maxTexture1D), offsetof(struct cudaDeviceProp, maxTexture1DMipmap), offsetof(struct cudaDeviceProp, maxTexture2D), offsetof(struct cudaDeviceProp, maxTexture2DMipmap), offsetof(struct cudaDeviceProp, maxTexture2DLinear), offsetof(struct cudaDeviceProp, maxTexture2DGather), offsetof(struct cudaDeviceProp, maxTexture3D), offsetof(struct cudaDeviceProp, maxTexture3DAlt), offsetof(struct cudaDeviceProp, maxTextureCubemap), offsetof(struct cudaDeviceProp, maxTexture1DLayered), offsetof(struct cudaDeviceProp, maxTexture2DLayered), offsetof(struct cudaDeviceProp, maxTextureCubemapLayered), offsetof(struct cudaDeviceProp, maxSurface1D), offsetof(struct cudaDeviceProp, maxSurface2D), offsetof(struct cudaDeviceProp, maxSurface3D), offsetof(struct cudaDeviceProp, maxSurface1DLayered), offsetof(struct cudaDeviceProp, maxSurface2DLayered), offsetof(struct cudaDeviceProp, maxSurfaceCubemap), offsetof(struct cudaDeviceProp, maxSurfaceCubemapLayered), offsetof(struct cudaDeviceProp, surfaceAlignment), offsetof(struct cudaDeviceProp, concurrentKernels), offsetof(struct cudaDeviceProp, ECCEnabled), offsetof(struct cudaDeviceProp, pciBusID), offsetof(struct cudaDeviceProp, pciDeviceID), offsetof(struct cudaDeviceProp, pciDomainID), offsetof(struct cudaDeviceProp, tccDriver), offsetof(struct cudaDeviceProp, asyncEngineCount), offsetof(struct cudaDeviceProp, unifiedAddressing), offsetof(struct cudaDeviceProp, memoryBusWidth), offsetof(struct cudaDeviceProp, l2CacheSize), offsetof(struct cudaDeviceProp, persistingL2CacheMaxSize), offsetof(struct cudaDeviceProp, maxThreadsPerMultiProcessor), offsetof(struct cudaDeviceProp, streamPrioritiesSupported), offsetof(struct cudaDeviceProp, globalL1CacheSupported), offsetof(struct cudaDeviceProp, localL1CacheSupported), offsetof(struct cudaDeviceProp, sharedMemPerMultiprocessor), offsetof(struct cudaDeviceProp, regsPerMultiprocessor), offsetof(struct cudaDeviceProp, managedMemory), offsetof(struct cudaDeviceProp, isMultiGpuBoard), offsetof(struct cudaDeviceProp, multiGpuBoardGroupID), offsetof(struct cudaDeviceProp, hostNativeAtomicSupported), offsetof(struct cudaDeviceProp, pageableMemoryAccess), offsetof(struct cudaDeviceProp, concurrentManagedAccess), offsetof(struct cudaDeviceProp, computePreemptionSupported), offsetof(struct cudaDeviceProp, canUseHostPointerForRegisteredMem), offsetof(struct cudaDeviceProp, cooperativeLaunch), offsetof(struct cudaDeviceProp, sharedMemPerBlockOptin), offsetof(struct cudaDeviceProp, pageableMemoryAccessUsesHostPageTables), offsetof(struct cudaDeviceProp, directManagedMemAccessFromHost), offsetof(struct cudaDeviceProp, maxBlocksPerMultiProcessor), offsetof(struct cudaDeviceProp, accessPolicyMaxWindowSize), offsetof(struct cudaDeviceProp, reservedSharedMemPerBlock), offsetof(struct cudaDeviceProp, hostRegisterSupported), offsetof(struct cudaDeviceProp, sparseCudaArraySupported), offsetof(struct cudaDeviceProp, hostRegisterReadOnlySupported), offsetof(struct cudaDeviceProp, timelineSemaphoreInteropSupported), offsetof(struct cudaDeviceProp, memoryPoolsSupported), offsetof(struct cudaDeviceProp, gpuDirectRDMASupported), offsetof(struct cudaDeviceProp, gpuDirectRDMAFlushWritesOptions), offsetof(struct cudaDeviceProp, gpuDirectRDMAWritesOrdering), offsetof(struct cudaDeviceProp, memoryPoolSupportedHandleTypes), offsetof(struct cudaDeviceProp, deferredMappingCudaArraySupported), offsetof(struct cudaDeviceProp, ipcEventSupported), offsetof(struct cudaDeviceProp, clusterLaunch), offsetof(struct cudaDeviceProp, unifiedFunctionPointers), offsetof(struct cudaDeviceProp, deviceNumaConfig), offsetof(struct cudaDeviceProp, deviceNumaId), offsetof(struct cudaDeviceProp, mpsEnabled), offsetof(struct cudaDeviceProp, hostNumaId), offsetof(struct cudaDeviceProp, gpuPciDeviceID), offsetof(struct cudaDeviceProp, gpuPciSubsystemID), offsetof(struct cudaDeviceProp, hostNumaMultinodeIpcSupported), offsetof(struct cudaDeviceProp, reserved), offsetof(cudaEglFrame, frame), offsetof(cudaEglFrame, planeDesc), offsetof(cudaEglFrame, planeCount), offsetof(cudaEglFrame, frameType), offsetof(cudaEglFrame, eglColorFormat), offsetof(cudaEglPlaneDesc, width), offsetof(cudaEglPlaneDesc, height), offsetof(cudaEglPlaneDesc, depth), offsetof(cudaEglPlaneDesc, pitch), offsetof(cudaEglPlaneDesc, numChannels), offsetof(cudaEglPlaneDesc, channelDesc), offsetof(cudaEglPlaneDesc, reserved), offsetof(struct cudaEventRecordNodeParams, event), offsetof(struct cudaEventWaitNodeParams, event), offsetof(struct cudaExtent, width), offsetof(struct cudaExtent, height), offsetof(struct cudaExtent, depth), offsetof(struct cudaExternalMemoryBufferDesc, offset), offsetof(struct cudaExternalMemoryBufferDesc, size), offsetof(struct cudaExternalMemoryBufferDesc, flags), offsetof(struct cudaExternalMemoryBufferDesc, reserved), offsetof(struct cudaExternalMemoryHandleDesc, type), offsetof(struct cudaExternalMemoryHandleDesc, handle), offsetof(struct cudaExternalMemoryHandleDesc, size), offsetof(struct cudaExternalMemoryHandleDesc, flags), offsetof(struct cudaExternalMemoryHandleDesc, reserved), offsetof(struct cudaExternalMemoryMipmappedArrayDesc, offset), offsetof(struct cudaExternalMemoryMipmappedArrayDesc, formatDesc), offsetof(struct cudaExternalMemoryMipmappedArrayDesc, extent), offsetof(struct cudaExternalMemoryMipmappedArrayDesc, flags), offsetof(struct cudaExternalMemoryMipmappedArrayDesc, numLevels), offsetof(struct cudaExternalMemoryMipmappedArrayDesc, reserved), offsetof(struct cudaExternalSemaphoreHandleDesc, type), offsetof(struct cudaExternalSemaphoreHandleDesc, handle), offsetof(struct cudaExternalSemaphoreHandleDesc, flags), offsetof(struct cudaExternalSemaphoreHandleDesc, reserved), offsetof(struct cudaExternalSemaphoreSignalNodeParams, extSemArray), offsetof(struct cudaExternalSemaphoreSignalNodeParams, paramsArray), offsetof(struct cudaExternalSemaphoreSignalNodeParams, numExtSems), offsetof(struct cudaExternalSemaphoreSignalNodeParamsV2, extSemArray), offsetof(struct cudaExternalSemaphoreSignalNodeParamsV2, paramsArray), offsetof(struct cudaExternalSemaphoreSignalNodeParamsV2, numExtSems), offsetof(struct cudaExternalSemaphoreSignalParams, params), offsetof(struct cudaExternalSemaphoreSignalParams, flags), offsetof(struct cudaExternalSemaphoreSignalParams, reserved), offsetof(struct cudaExternalSemaphoreWaitNodeParams, extSemArray), offsetof(struct cudaExternalSemaphoreWaitNodeParams, paramsArray), offsetof(struct cudaExternalSemaphoreWaitNodeParams, numExtSems), offsetof(struct cudaExternalSemaphoreWaitNodeParamsV2, extSemArray), offsetof(struct cudaExternalSemaphoreWaitNodeParamsV2, paramsArray), offsetof(struct cudaExternalSemaphoreWaitNodeParamsV2, numExtSems), offsetof(struct cudaExternalSemaphoreWaitParams, params), offsetof(struct cudaExternalSemaphoreWaitParams, flags), offsetof(struct cudaExternalSemaphoreWaitParams, reserved), offsetof(struct cudaFuncAttributes, sharedSizeBytes), offsetof(struct cudaFuncAttributes, constSizeBytes), offsetof(struct cudaFuncAttributes, localSizeBytes), offsetof(struct cudaFuncAttributes, maxThreadsPerBlock), offsetof(struct cudaFuncAttributes, numRegs), offsetof(struct cudaFuncAttributes, ptxVersion), offsetof(struct cudaFuncAttributes, binaryVersion), offsetof(struct cudaFuncAttributes, cacheModeCA), offsetof(struct cudaFuncAttributes, maxDynamicSharedSizeBytes), offsetof(struct cudaFuncAttributes, preferredShmemCarveout), offsetof(struct cudaFuncAttributes, clusterDimMustBeSet), offsetof(struct cudaFuncAttributes, requiredClusterWidth), offsetof(struct cudaFuncAttributes, requiredClusterHeight), offsetof(struct cudaFuncAttributes, requiredClusterDepth), offsetof(struct cudaFuncAttributes, clusterSchedulingPolicyPreference), offsetof(struct cudaFuncAttributes, nonPortableClusterSizeAllowed), offsetof(struct cudaFuncAttributes, reserved), offsetof(cudaGraphEdgeData, from_port), offsetof(cudaGraphEdgeData, to_port), offsetof(cudaGraphEdgeData, type), offsetof(cudaGraphEdgeData, reserved), offsetof(cudaGraphExecUpdateResultInfo, result), offsetof(cudaGraphExecUpdateResultInfo, errorNode), offsetof(cudaGraphExecUpdateResultInfo, errorFromNode), offsetof(cudaGraphInstantiateParams, flags), offsetof(cudaGraphInstantiateParams, uploadStream), offsetof(cudaGraphInstantiateParams, errNode_out), offsetof(cudaGraphInstantiateParams, result_out), offsetof(struct cudaGraphKernelNodeUpdate, node), offsetof(struct cudaGraphKernelNodeUpdate, field), offsetof(struct cudaGraphKernelNodeUpdate, updateData), offsetof(struct cudaGraphNodeParams, type), offsetof(struct cudaGraphNodeParams, reserved0), offsetof(struct cudaGraphNodeParams, reserved1), offsetof(struct cudaGraphNodeParams, kernel), offsetof(struct cudaGraphNodeParams, memcpy), offsetof(struct cudaGraphNodeParams, memset), offsetof(struct cudaGraphNodeParams, host), offsetof(struct cudaGraphNodeParams, graph), offsetof(struct cudaGraphNodeParams, eventWait), offsetof(struct cudaGraphNodeParams, eventRecord), offsetof(struct cudaGraphNodeParams, extSemSignal), offsetof(struct cudaGraphNodeParams, extSemWait), offsetof(struct cudaGraphNodeParams, alloc), offsetof(struct cudaGraphNodeParams, free), offsetof(struct cudaGraphNodeParams, conditional), offsetof(struct cudaGraphNodeParams, reserved2), offsetof(struct cudaHostNodeParams, fn), offsetof(struct cudaHostNodeParams, userData), offsetof(struct cudaHostNodeParamsV2, fn), offsetof(struct cudaHostNodeParamsV2, userData), offsetof(cudaIpcEventHandle_t, reserved), offsetof(cudaIpcMemHandle_t, reserved), offsetof(struct cudaKernelNodeParams, func), offsetof(struct cudaKernelNodeParams, gridDim), offsetof(struct cudaKernelNodeParams, blockDim), offsetof(struct cudaKernelNodeParams, sharedMemBytes), offsetof(struct cudaKernelNodeParams, kernelParams), offsetof(struct cudaKernelNodeParams, extra), offsetof(struct cudaKernelNodeParamsV2, func), offsetof(struct cudaKernelNodeParamsV2, gridDim), offsetof(struct cudaKernelNodeParamsV2, blockDim), offsetof(struct cudaKernelNodeParamsV2, sharedMemBytes), offsetof(struct cudaKernelNodeParamsV2, kernelParams), offsetof(struct cudaKernelNodeParamsV2, extra), offsetof(cudaLaunchAttributeValue, pad), offsetof(cudaLaunchAttributeValue, accessPolicyWindow), offsetof(cudaLaunchAttributeValue, cooperative), offsetof(cudaLaunchAttributeValue, syncPolicy), offsetof(cudaLaunchAttributeValue, clusterDim), offsetof(cudaLaunchAttributeValue, clusterSchedulingPolicyPreference), offsetof(cudaLaunchAttributeValue, programmaticStreamSerializationAllowed), offsetof(cudaLaunchAttributeValue, programmaticEvent), offsetof(cudaLaunchAttributeValue, priority), offsetof(cudaLaunchAttributeValue, memSyncDomainMap), offsetof(cudaLaunchAttributeValue, memSyncDomain), offsetof(cudaLaunchAttributeValue, preferredClusterDim), offsetof(cudaLaunchAttributeValue, launchCompletionEvent), offsetof(cudaLaunchAttributeValue, deviceUpdatableKernelNode), offsetof(cudaLaunchAttributeValue, sharedMemCarveout), offsetof(cudaLaunchAttributeValue, nvlinkUtilCentricScheduling), offsetof(cudaLaunchAttribute, id), offsetof(cudaLaunchAttribute, pad), offsetof(cudaLaunchAttribute, val), offsetof(cudaLaunchConfig_t, gridDim), offsetof(cudaLaunchConfig_t, blockDim), offsetof(cudaLaunchConfig_t, dynamicSmemBytes), offsetof(cudaLaunchConfig_t, stream), offsetof(cudaLaunchConfig_t, attrs), offsetof(cudaLaunchConfig_t, numAttrs), offsetof(cudaLaunchMemSyncDomainMap, default_), offsetof(cudaLaunchMemSyncDomainMap, remote), offsetof(struct cudaMemAccessDesc, location), offsetof(struct cudaMemAccessDesc, flags), offsetof(struct cudaMemAllocNodeParams, poolProps), offsetof(struct cudaMemAllocNodeParams, accessDescs), offsetof(struct cudaMemAllocNodeParams, accessDescCount), offsetof(struct cudaMemAllocNodeParams, bytesize), offsetof(struct cudaMemAllocNodeParams, dptr), offsetof(struct cudaMemAllocNodeParamsV2, poolProps), offsetof(struct cudaMemAllocNodeParamsV2, accessDescs), offsetof(struct cudaMemAllocNodeParamsV2, accessDescCount), offsetof(struct cudaMemAllocNodeParamsV2, bytesize), offsetof(struct cudaMemAllocNodeParamsV2, dptr), offsetof(cudaMemFabricHandle_t, reserved), offsetof(struct cudaMemFreeNodeParams, dptr), offsetof(struct cudaMemLocation, type), offsetof(struct cudaMemLocation, id), offsetof(struct cudaMemPoolProps, allocType), offsetof(struct cudaMemPoolProps, handleTypes), offsetof(struct cudaMemPoolProps, location), offsetof(struct cudaMemPoolProps, win32SecurityAttributes), offsetof(struct cudaMemPoolProps, maxSize), offsetof(struct cudaMemPoolProps, usage), offsetof(struct cudaMemPoolProps, reserved), offsetof(struct cudaMemPoolPtrExportData, reserved), offsetof(struct cudaMemcpy3DBatchOp, src), offsetof(struct cudaMemcpy3DBatchOp, dst), offsetof(struct cudaMemcpy3DBatchOp, extent), offsetof(struct cudaMemcpy3DBatchOp, srcAccessOrder), offsetof(struct cudaMemcpy3DBatchOp, flags), offsetof(struct cudaMemcpy3DOperand, type), offsetof(struct cudaMemcpy3DOperand, op), offsetof(struct cudaMemcpy3DParms, srcArray), offsetof(struct cudaMemcpy3DParms, srcPos), offsetof(struct cudaMemcpy3DParms, srcPtr), offsetof(struct cudaMemcpy3DParms, dstArray), offsetof(struct cudaMemcpy3DParms, dstPos), offsetof(struct cudaMemcpy3DParms, dstPtr), offsetof(struct cudaMemcpy3DParms, extent), offsetof(struct cudaMemcpy3DParms, kind), offsetof(struct cudaMemcpy3DPeerParms, srcArray), offsetof(struct cudaMemcpy3DPeerParms, srcPos), offsetof(struct cudaMemcpy3DPeerParms, srcPtr), offsetof(struct cudaMemcpy3DPeerParms, srcDevice), offsetof(struct cudaMemcpy3DPeerParms, dstArray), offsetof(struct cudaMemcpy3DPeerParms, dstPos), offsetof(struct cudaMemcpy3DPeerParms, dstPtr), offsetof(struct cudaMemcpy3DPeerParms, dstDevice), offsetof(struct cudaMemcpy3DPeerParms, extent), offsetof(struct cudaMemcpyAttributes, srcAccessOrder), offsetof(struct cudaMemcpyAttributes, srcLocHint), offsetof(struct cudaMemcpyAttributes, dstLocHint), offsetof(struct cudaMemcpyAttributes, flags), offsetof(struct cudaMemcpyNodeParams, flags), offsetof(struct cudaMemcpyNodeParams, reserved), offsetof(struct cudaMemcpyNodeParams, copyParams), offsetof(struct cudaMemsetParams, dst), offsetof(struct cudaMemsetParams, pitch), offsetof(struct cudaMemsetParams, value), offsetof(struct cudaMemsetParams, elementSize), offsetof(struct cudaMemsetParams, width), offsetof(struct cudaMemsetParams, height), offsetof(struct cudaMemsetParamsV2, dst), offsetof(struct cudaMemsetParamsV2, pitch), offsetof(struct cudaMemsetParamsV2, value), offsetof(struct cudaMemsetParamsV2, elementSize), offsetof(struct cudaMemsetParamsV2, width), offsetof(struct cudaMemsetParamsV2, height), offsetof(struct cudaOffset3D, x), offsetof(struct cudaOffset3D, y), offsetof(struct cudaOffset3D, z), offsetof(struct cudaPitchedPtr, ptr), offsetof(struct cudaPitchedPtr, pitch), offsetof(struct cudaPitchedPtr, xsize), offsetof(struct cudaPitchedPtr, ysize), offsetof(struct cudaPointerAttributes, type), offsetof(struct cudaPointerAttributes, device), offsetof(struct cudaPointerAttributes, devicePointer), offsetof(struct cudaPointerAttributes, hostPointer), offsetof(struct cudaPointerAttributes, reserved), offsetof(struct cudaPos, x), offsetof(struct cudaPos, y), offsetof(struct cudaPos, z), offsetof(struct cudaResourceDesc, resType), offsetof(struct cudaResourceDesc, res), offsetof(struct cudaResourceDesc, flags), offsetof(struct cudaResourceViewDesc, format), offsetof(struct cudaResourceViewDesc, width), offsetof(struct cudaResourceViewDesc, height), offsetof(struct cudaResourceViewDesc, depth), offsetof(struct cudaResourceViewDesc, firstMipmapLevel), offsetof(struct cudaResourceViewDesc, lastMipmapLevel), offsetof(struct cudaResourceViewDesc, firstLayer), offsetof(struct cudaResourceViewDesc, lastLayer), offsetof(struct cudaResourceViewDesc, reserved), offsetof(struct cudaTextureDesc, addressMode), offsetof(struct cudaTextureDesc, filterMode), offsetof(struct cudaTextureDesc, readMode), offsetof(struct cudaTextureDesc, sRGB), offsetof(struct cudaTextureDesc, borderColor), offsetof(struct cudaTextureDesc, normalizedCoords), offsetof(struct cudaTextureDesc, maxAnisotropy), offsetof(struct cudaTextureDesc, mipmapFilterMode), offsetof(struct cudaTextureDesc, mipmapLevelBias), offsetof(struct cudaTextureDesc, minMipmapLevelClamp), offsetof(struct cudaTextureDesc, maxMipmapLevelClamp), offsetof(struct cudaTextureDesc, disableTrilinearOptimization), offsetof(struct cudaTextureDesc, seamlessCubemap), offsetof(struct cudalibraryHostUniversalFunctionAndDataTable, functionTable), offsetof(struct cudalibraryHostUniversalFunctionAndDataTable, functionWindowSize), offsetof(struct cudalibraryHostUniversalFunctionAndDataTable, dataTable), offsetof(struct cudalibraryHostUniversalFunctionAndDataTable, dataWindowSize), offsetof(dim3, x), offsetof(dim3, y), offsetof(dim3, z), offsetof(double1, x), offsetof(double3, x), offsetof(double3, y), offsetof(double3, z), offsetof(float1, x), offsetof(float3, x), offsetof(float3, y), offsetof(float3, z), offsetof(int1, x), offsetof(int3, x), offsetof(int3, y), offsetof(int3, z), offsetof(long1, x), offsetof(long3, x), offsetof(long3, y), offsetof(long3, z), offsetof(longlong1, x), offsetof(longlong3, x), offsetof(longlong3, y), offsetof(longlong3, z), offsetof(short1, x), offsetof(short3, x), offsetof(short3, y), offsetof(short3, z), offsetof(uchar1, x), offsetof(uchar3, x), offsetof(uchar3, y), offsetof(uchar3, z), offsetof(uint1, x), offsetof(uint3, x), offsetof(uint3, y), offsetof(uint3, z), offsetof(ulong1, x), offsetof(ulong3, x), offsetof(ulong3, y), offsetof(ulong3, z), offsetof(ulonglong1, x), offsetof(ulonglong3, x), offsetof(ulonglong3, y), offsetof(ulonglong3, z), offsetof(ushort1, x), offsetof(ushort3, x), offsetof(ushort3, y), offsetof(ushort3, z)};
-    static const size_t __cb_runtime_fsize[] = {sizeof(((struct cudaArraySparseProperties*)0)->tileExtent.width), sizeof(((struct cudaArraySparseProperties*)0)->tileExtent.height), sizeof(((struct cudaArraySparseProperties*)0)->tileExtent.depth), sizeof(((struct cudaResourceDesc*)0)->res.array.array), sizeof(((struct cudaResourceDesc*)0)->res.mipmap.mipmap), sizeof(((struct cudaResourceDesc*)0)->res.linear.devPtr), sizeof(((struct cudaResourceDesc*)0)->res.linear.desc), sizeof(((struct cudaResourceDesc*)0)->res.linear.sizeInBytes), sizeof(((struct cudaResourceDesc*)0)->res.pitch2D.devPtr), sizeof(((struct cudaResourceDesc*)0)->res.pitch2D.desc), sizeof(((struct cudaResourceDesc*)0)->res.pitch2D.width), sizeof(((struct cudaResourceDesc*)0)->res.pitch2D.height), sizeof(((struct cudaResourceDesc*)0)->res.pitch2D.pitchInBytes), sizeof(((struct cudaResourceDesc*)0)->res.reserved.reserved), sizeof(((struct cudaMemcpy3DOperand*)0)->op.ptr.ptr), sizeof(((struct cudaMemcpy3DOperand*)0)->op.ptr.rowLength), sizeof(((struct cudaMemcpy3DOperand*)0)->op.ptr.layerHeight), sizeof(((struct cudaMemcpy3DOperand*)0)->op.ptr.locHint), sizeof(((struct cudaMemcpy3DOperand*)0)->op.array.array), sizeof(((struct cudaMemcpy3DOperand*)0)->op.array.offset), sizeof(((struct cudaExternalMemoryHandleDesc*)0)->handle.win32.handle), sizeof(((struct cudaExternalMemoryHandleDesc*)0)->handle.win32.name), sizeof(((struct cudaExternalSemaphoreHandleDesc*)0)->handle.win32.handle), sizeof(((struct cudaExternalSemaphoreHandleDesc*)0)->handle.win32.name), sizeof(((struct cudaExternalSemaphoreSignalParams*)0)->params.fence.value), sizeof(((struct cudaExternalSemaphoreSignalParams*)0)->params.keyedMutex.key), sizeof(((struct cudaExternalSemaphoreSignalParams*)0)->params.fence), sizeof(((struct cudaExternalSemaphoreSignalParams*)0)->params.nvSciSync), sizeof(((struct cudaExternalSemaphoreSignalParams*)0)->params.keyedMutex), sizeof(((struct cudaExternalSemaphoreSignalParams*)0)->params.reserved), sizeof(((struct cudaExternalSemaphoreWaitParams*)0)->params.fence.value), sizeof(((struct cudaExternalSemaphoreWaitParams*)0)->params.keyedMutex.key), sizeof(((struct cudaExternalSemaphoreWaitParams*)0)->params.keyedMutex.timeoutMs), sizeof(((struct cudaExternalSemaphoreWaitParams*)0)->params.fence), sizeof(((struct cudaExternalSemaphoreWaitParams*)0)->params.nvSciSync), sizeof(((struct cudaExternalSemaphoreWaitParams*)0)->params.keyedMutex), sizeof(((struct cudaExternalSemaphoreWaitParams*)0)->params.reserved), sizeof(((struct cudaGraphKernelNodeUpdate*)0)->updateData.param.pValue), sizeof(((struct cudaGraphKernelNodeUpdate*)0)->updateData.param.offset), sizeof(((struct cudaGraphKernelNodeUpdate*)0)->updateData.param.size), sizeof(((cudaLaunchAttributeValue*)0)->clusterDim.x), sizeof(((cudaLaunchAttributeValue*)0)->clusterDim.y), sizeof(((cudaLaunchAttributeValue*)0)->clusterDim.z), sizeof(((cudaLaunchAttributeValue*)0)->programmaticEvent.event), sizeof(((cudaLaunchAttributeValue*)0)->programmaticEvent.flags), sizeof(((cudaLaunchAttributeValue*)0)->programmaticEvent.triggerAtBlockStart), sizeof(((cudaLaunchAttributeValue*)0)->preferredClusterDim.x), sizeof(((cudaLaunchAttributeValue*)0)->preferredClusterDim.y), sizeof(((cudaLaunchAttributeValue*)0)->preferredClusterDim.z), sizeof(((cudaLaunchAttributeValue*)0)->launchCompletionEvent.event), sizeof(((cudaLaunchAttributeValue*)0)->launchCompletionEvent.flags), sizeof(((cudaLaunchAttributeValue*)0)->deviceUpdatableKernelNode.deviceUpdatable), sizeof(((cudaLaunchAttributeValue*)0)->deviceUpdatableKernelNode.devNode), sizeof(((cudaAsyncNotificationInfo_t*)0)->info.overBudget.bytesOverBudget), sizeof(((struct cudaResourceDesc*)0)->res.array), sizeof(((struct cudaResourceDesc*)0)->res.mipmap), sizeof(((struct cudaResourceDesc*)0)->res.linear), sizeof(((struct cudaResourceDesc*)0)->res.pitch2D), sizeof(((struct cudaResourceDesc*)0)->res.reserved), sizeof(((struct cudaMemcpy3DOperand*)0)->op.ptr), sizeof(((struct cudaMemcpy3DOperand*)0)->op.array), sizeof(((struct cudaExternalMemoryHandleDesc*)0)->handle.fd), sizeof(((struct cudaExternalMemoryHandleDesc*)0)->handle.win32), sizeof(((struct cudaExternalMemoryHandleDesc*)0)->handle.nvSciBufObject), sizeof(((struct cudaExternalSemaphoreHandleDesc*)0)->handle.fd), sizeof(((struct cudaExternalSemaphoreHandleDesc*)0)->handle.win32), sizeof(((struct cudaExternalSemaphoreHandleDesc*)0)->handle.nvSciSyncObj), sizeof(((struct cudaExternalSemaphoreSignalParams*)0)->params.nvSciSync.fence), sizeof(((struct cudaExternalSemaphoreSignalParams*)0)->params.nvSciSync.reserved), sizeof(((struct cudaExternalSemaphoreWaitParams*)0)->params.nvSciSync.fence), sizeof(((struct cudaExternalSemaphoreWaitParams*)0)->params.nvSciSync.reserved), sizeof(((struct cudaGraphKernelNodeUpdate*)0)->updateData.gridDim), sizeof(((struct cudaGraphKernelNodeUpdate*)0)->updateData.param), sizeof(((struct cudaGraphKernelNodeUpdate*)0)->updateData.isEnabled), sizeof(((cudaAsyncNotificationInfo_t*)0)->info.overBudget), sizeof(((cudaEglFrame*)0)->frame.pArray), sizeof(((cudaEglFrame*)0)->frame.pPitch), sizeof(((CUuuid*)0)->bytes), sizeof(((char1*)0)->x), sizeof(((char3*)0)->x), sizeof(((char3*)0)->y), sizeof(((char3*)0)->z), sizeof(((struct cudaAccessPolicyWindow*)0)->base_ptr), sizeof(((struct cudaAccessPolicyWindow*)0)->num_bytes), sizeof(((struct cudaAccessPolicyWindow*)0)->hitRatio), sizeof(((struct cudaAccessPolicyWindow*)0)->hitProp), sizeof(((struct cudaAccessPolicyWindow*)0)->missProp), sizeof(((struct cudaArrayMemoryRequirements*)0)->size), sizeof(((struct cudaArrayMemoryRequirements*)0)->alignment), sizeof(((struct cudaArrayMemoryRequirements*)0)->reserved), sizeof(((struct cudaArraySparseProperties*)0)->tileExtent), sizeof(((struct cudaArraySparseProperties*)0)->miptailFirstLevel), sizeof(((struct cudaArraySparseProperties*)0)->miptailSize), sizeof(((struct cudaArraySparseProperties*)0)->flags), sizeof(((struct cudaArraySparseProperties*)0)->reserved), sizeof(((cudaAsyncNotificationInfo_t*)0)->type), sizeof(((cudaAsyncNotificationInfo_t*)0)->info), sizeof(((struct cudaChannelFormatDesc*)0)->x), sizeof(((struct cudaChannelFormatDesc*)0)->y), sizeof(((struct cudaChannelFormatDesc*)0)->z), sizeof(((struct cudaChannelFormatDesc*)0)->w), sizeof(((struct cudaChannelFormatDesc*)0)->f), sizeof(((struct cudaChildGraphNodeParams*)0)->graph), sizeof(((struct cudaChildGraphNodeParams*)0)->ownership), sizeof(((struct cudaConditionalNodeParams*)0)->handle), sizeof(((struct cudaConditionalNodeParams*)0)->type), sizeof(((struct cudaConditionalNodeParams*)0)->size), sizeof(((struct cudaConditionalNodeParams*)0)->phGraph_out), sizeof(((struct cudaDeviceProp*)0)->name), sizeof(((struct cudaDeviceProp*)0)->uuid), sizeof(((struct cudaDeviceProp*)0)->luid), sizeof(((struct cudaDeviceProp*)0)->luidDeviceNodeMask), sizeof(((struct cudaDeviceProp*)0)->totalGlobalMem), sizeof(((struct cudaDeviceProp*)0)->sharedMemPerBlock), sizeof(((struct cudaDeviceProp*)0)->regsPerBlock), sizeof(((struct cudaDeviceProp*)0)->warpSize), sizeof(((struct cudaDeviceProp*)0)->memPitch), sizeof(((struct cudaDeviceProp*)0)->maxThreadsPerBlock), sizeof(((struct cudaDeviceProp*)0)->maxThreadsDim), sizeof(((struct cudaDeviceProp*)0)->maxGridSize), sizeof(((struct cudaDeviceProp*)0)->totalConstMem), sizeof(((struct cudaDeviceProp*)0)->major), sizeof(((struct cudaDeviceProp*)0)->minor), sizeof(((struct cudaDeviceProp*)0)->textureAlignment), sizeof(((struct cudaDeviceProp*)0)->texturePitchAlignment), sizeof(((struct cudaDeviceProp*)0)->multiProcessorCount), sizeof(((struct cudaDeviceProp*)0)->integrated), sizeof(((struct cudaDeviceProp*)0)->canMapHostMemory), sizeof(((struct cudaDeviceProp*)0)->maxTexture1D), sizeof(((struct cudaDeviceProp*)0)->maxTexture1DMipmap), sizeof(((struct cudaDeviceProp*)0)->maxTexture2D), sizeof(((struct cudaDeviceProp*)0)->maxTexture2DMipmap), sizeof(((struct cudaDeviceProp*)0)->maxTexture2DLinear), sizeof(((struct cudaDeviceProp*)0)->maxTexture2DGather), sizeof(((struct cudaDeviceProp*)0)->maxTexture3D), sizeof(((struct cudaDeviceProp*)0)->maxTexture3DAlt), sizeof(((struct cudaDeviceProp*)0)->maxTextureCubemap), sizeof(((struct cudaDeviceProp*)0)->maxTexture1DLayered), sizeof(((struct cudaDeviceProp*)0)->maxTexture2DLayered), sizeof(((struct cudaDeviceProp*)0)->maxTextureCubemapLayered), sizeof(((struct cudaDeviceProp*)0)->maxSurface1D), sizeof(((struct cudaDeviceProp*)0)->maxSurface2D), sizeof(((struct cudaDeviceProp*)0)->maxSurface3D), sizeof(((struct cudaDeviceProp*)0)->maxSurface1DLayered), sizeof(((struct cudaDeviceProp*)0)->maxSurface2DLayered), sizeof(((struct cudaDeviceProp*)0)->maxSurfaceCubemap), sizeof(((struct cudaDeviceProp*)0)->maxSurfaceCubemapLayered), sizeof(((struct cudaDeviceProp*)0)->surfaceAlignment), sizeof(((struct cudaDeviceProp*)0)->concurrentKernels), sizeof(((struct cudaDeviceProp*)0)->ECCEnabled), sizeof(((struct cudaDeviceProp*)0)->pciBusID), sizeof(((struct cudaDeviceProp*)0)->pciDeviceID), sizeof(((struct cudaDeviceProp*)0)->pciDomainID), sizeof(((struct cudaDeviceProp*)0)->tccDriver), sizeof(((struct cudaDeviceProp*)0)->asyncEngineCount), sizeof(((struct cudaDeviceProp*)0)->unifiedAddressing), sizeof(((struct cudaDeviceProp*)0)->memoryBusWidth), sizeof(((struct cudaDeviceProp*)0)->l2CacheSize), sizeof(((struct cudaDeviceProp*)0)->persistingL2CacheMaxSize), sizeof(((struct cudaDeviceProp*)0)->maxThreadsPerMultiProcessor), sizeof(((struct cudaDeviceProp*)0)->streamPrioritiesSupported), sizeof(((struct cudaDeviceProp*)0)->globalL1CacheSupported), sizeof(((struct cudaDeviceProp*)0)->localL1CacheSupported), sizeof(((struct cudaDeviceProp*)0)->sharedMemPerMultiprocessor), sizeof(((struct cudaDeviceProp*)0)->regsPerMultiprocessor), sizeof(((struct cudaDeviceProp*)0)->managedMemory), sizeof(((struct cudaDeviceProp*)0)->isMultiGpuBoard), sizeof(((struct cudaDeviceProp*)0)->multiGpuBoardGroupID), sizeof(((struct cudaDeviceProp*)0)->hostNativeAtomicSupported), sizeof(((struct cudaDeviceProp*)0)->pageableMemoryAccess), sizeof(((struct cudaDeviceProp*)0)->concurrentManagedAccess), sizeof(((struct cudaDeviceProp*)0)->computePreemptionSupported), sizeof(((struct cudaDeviceProp*)0)->canUseHostPointerForRegisteredMem), sizeof(((struct cudaDeviceProp*)0)->cooperativeLaunch), sizeof(((struct cudaDeviceProp*)0)->sharedMemPerBlockOptin), sizeof(((struct cudaDeviceProp*)0)->pageableMemoryAccessUsesHostPageTables), sizeof(((struct cudaDeviceProp*)0)->directManagedMemAccessFromHost), sizeof(((struct cudaDeviceProp*)0)->maxBlocksPerMultiProcessor), sizeof(((struct cudaDeviceProp*)0)->accessPolicyMaxWindowSize), sizeof(((struct cudaDeviceProp*)0)->reservedSharedMemPerBlock), sizeof(((struct cudaDeviceProp*)0)->hostRegisterSupported), sizeof(((struct cudaDeviceProp*)0)->sparseCudaArraySupported), sizeof(((struct cudaDeviceProp*)0)->hostRegisterReadOnlySupported), sizeof(((struct cudaDeviceProp*)0)->timelineSemaphoreInteropSupported), sizeof(((struct cudaDeviceProp*)0)->memoryPoolsSupported), sizeof(((struct cudaDeviceProp*)0)->gpuDirectRDMASupported), sizeof(((struct cudaDeviceProp*)0)->gpuDirectRDMAFlushWritesOptions), sizeof(((struct cudaDeviceProp*)0)->gpuDirectRDMAWritesOrdering), sizeof(((struct cudaDeviceProp*)0)->memoryPoolSupportedHandleTypes), sizeof(((struct cudaDeviceProp*)0)->deferredMappingCudaArraySupported), sizeof(((struct cudaDeviceProp*)0)->ipcEventSupported), sizeof(((struct cudaDeviceProp*)0)->clusterLaunch), sizeof(((struct cudaDeviceProp*)0)->unifiedFunctionPointers), sizeof(((struct cudaDeviceProp*)0)->deviceNumaConfig), sizeof(((struct cudaDeviceProp*)0)->deviceNumaId), sizeof(((struct cudaDeviceProp*)0)->mpsEnabled), sizeof(((struct cudaDeviceProp*)0)->hostNumaId), sizeof(((struct cudaDeviceProp*)0)->gpuPciDeviceID), sizeof(((struct cudaDeviceProp*)0)->gpuPciSubsystemID), sizeof(((struct cudaDeviceProp*)0)->hostNumaMultinodeIpcSupported), sizeof(((struct cudaDeviceProp*)0)->reserved), sizeof(((cudaEglFrame*)0)->frame), sizeof(((cudaEglFrame*)0)->planeDesc), sizeof(((cudaEglFrame*)0)->planeCount), sizeof(((cudaEglFrame*)0)->frameType), sizeof(((cudaEglFrame*)0)->eglColorFormat), sizeof(((cudaEglPlaneDesc*)0)->width), sizeof(((cudaEglPlaneDesc*)0)->height), sizeof(((cudaEglPlaneDesc*)0)->depth), sizeof(((cudaEglPlaneDesc*)0)->pitch), sizeof(((cudaEglPlaneDesc*)0)->numChannels), sizeof(((cudaEglPlaneDesc*)0)->channelDesc), sizeof(((cudaEglPlaneDesc*)0)->reserved), sizeof(((struct cudaEventRecordNodeParams*)0)->event), sizeof(((struct cudaEventWaitNodeParams*)0)->event), sizeof(((struct cudaExtent*)0)->width), sizeof(((struct cudaExtent*)0)->height), sizeof(((struct cudaExtent*)0)->depth), sizeof(((struct cudaExternalMemoryBufferDesc*)0)->offset), sizeof(((struct cudaExternalMemoryBufferDesc*)0)->size), sizeof(((struct cudaExternalMemoryBufferDesc*)0)->flags), sizeof(((struct cudaExternalMemoryBufferDesc*)0)->reserved), sizeof(((struct cudaExternalMemoryHandleDesc*)0)->type), sizeof(((struct cudaExternalMemoryHandleDesc*)0)->handle), sizeof(((struct cudaExternalMemoryHandleDesc*)0)->size), sizeof(((struct cudaExternalMemoryHandleDesc*)0)->flags), sizeof(((struct cudaExternalMemoryHandleDesc*)0)->reserved), sizeof(((struct cudaExternalMemoryMipmappedArrayDesc*)0)->offset), sizeof(((struct cudaExternalMemoryMipmappedArrayDesc*)0)->formatDesc), sizeof(((struct cudaExternalMemoryMipmappedArrayDesc*)0)->extent), sizeof(((struct cudaExternalMemoryMipmappedArrayDesc*)0)->flags), sizeof(((struct cudaExternalMemoryMipmappedArrayDesc*)0)->numLevels), sizeof(((struct cudaExternalMemoryMipmappedArrayDesc*)0)->reserved), sizeof(((struct cudaExternalSemaphoreHandleDesc*)0)->type), sizeof(((struct cudaExternalSemaphoreHandleDesc*)0)->handle), sizeof(((struct cudaExternalSemaphoreHandleDesc*)0)->flags), sizeof(((struct cudaExternalSemaphoreHandleDesc*)0)->reserved), sizeof(((struct cudaExternalSemaphoreSignalNodeParams*)0)->extSemArray), sizeof(((struct cudaExternalSemaphoreSignalNodeParams*)0)->paramsArray), sizeof(((struct cudaExternalSemaphoreSignalNodeParams*)0)->numExtSems), sizeof(((struct cudaExternalSemaphoreSignalNodeParamsV2*)0)->extSemArray), sizeof(((struct cudaExternalSemaphoreSignalNodeParamsV2*)0)->paramsArray), sizeof(((struct cudaExternalSemaphoreSignalNodeParamsV2*)0)->numExtSems), sizeof(((struct cudaExternalSemaphoreSignalParams*)0)->params), sizeof(((struct cudaExternalSemaphoreSignalParams*)0)->flags), sizeof(((struct cudaExternalSemaphoreSignalParams*)0)->reserved), sizeof(((struct cudaExternalSemaphoreWaitNodeParams*)0)->extSemArray), sizeof(((struct cudaExternalSemaphoreWaitNodeParams*)0)->paramsArray), sizeof(((struct cudaExternalSemaphoreWaitNodeParams*)0)->numExtSems), sizeof(((struct cudaExternalSemaphoreWaitNodeParamsV2*)0)->extSemArray), sizeof(((struct cudaExternalSemaphoreWaitNodeParamsV2*)0)->paramsArray), sizeof(((struct cudaExternalSemaphoreWaitNodeParamsV2*)0)->numExtSems), sizeof(((struct cudaExternalSemaphoreWaitParams*)0)->params), sizeof(((struct cudaExternalSemaphoreWaitParams*)0)->flags), sizeof(((struct cudaExternalSemaphoreWaitParams*)0)->reserved), sizeof(((struct cudaFuncAttributes*)0)->sharedSizeBytes), sizeof(((struct cudaFuncAttributes*)0)->constSizeBytes), sizeof(((struct cudaFuncAttributes*)0)->localSizeBytes), sizeof(((struct cudaFuncAttributes*)0)->maxThreadsPerBlock), sizeof(((struct cudaFuncAttributes*)0)->numRegs), sizeof(((struct cudaFuncAttributes*)0)->ptxVersion), sizeof(((struct cudaFuncAttributes*)0)->binaryVersion), sizeof(((struct cudaFuncAttributes*)0)->cacheModeCA), sizeof(((struct cudaFuncAttributes*)0)->maxDynamicSharedSizeBytes), sizeof(((struct cudaFuncAttributes*)0)->preferredShmemCarveout), sizeof(((struct cudaFuncAttributes*)0)->clusterDimMustBeSet), sizeof(((struct cudaFuncAttributes*)0)->requiredClusterWidth), sizeof(((struct cudaFuncAttributes*)0)->requiredClusterHeight), sizeof(((struct cudaFuncAttributes*)0)->requiredClusterDepth), sizeof(((struct cudaFuncAttributes*)0)->clusterSchedulingPolicyPreference), sizeof(((struct cudaFuncAttributes*)0)->nonPortableClusterSizeAllowed), sizeof(((struct cudaFuncAttributes*)0)->reserved), sizeof(((cudaGraphEdgeData*)0)->from_port), sizeof(((cudaGraphEdgeData*)0)->to_port), sizeof(((cudaGraphEdgeData*)0)->type), sizeof(((cudaGraphEdgeData*)0)->reserved), sizeof(((cudaGraphExecUpdateResultInfo*)0)->result), sizeof(((cudaGraphExecUpdateResultInfo*)0)->errorNode), sizeof(((cudaGraphExecUpdateResultInfo*)0)->errorFromNode), sizeof(((cudaGraphInstantiateParams*)0)->flags), sizeof(((cudaGraphInstantiateParams*)0)->uploadStream), sizeof(((cudaGraphInstantiateParams*)0)->errNode_out), sizeof(((cudaGraphInstantiateParams*)0)->result_out), sizeof(((struct cudaGraphKernelNodeUpdate*)0)->node), sizeof(((struct cudaGraphKernelNodeUpdate*)0)->field), sizeof(((struct cudaGraphKernelNodeUpdate*)0)->updateData), sizeof(((struct cudaGraphNodeParams*)0)->type), sizeof(((struct cudaGraphNodeParams*)0)->reserved0), sizeof(((struct cudaGraphNodeParams*)0)->reserved1), sizeof(((struct cudaGraphNodeParams*)0)->kernel), sizeof(((struct cudaGraphNodeParams*)0)->memcpy), sizeof(((struct cudaGraphNodeParams*)0)->memset), sizeof(((struct cudaGraphNodeParams*)0)->host), sizeof(((struct cudaGraphNodeParams*)0)->graph), sizeof(((struct cudaGraphNodeParams*)0)->eventWait), sizeof(((struct cudaGraphNodeParams*)0)->eventRecord), sizeof(((struct cudaGraphNodeParams*)0)->extSemSignal), sizeof(((struct cudaGraphNodeParams*)0)->extSemWait), sizeof(((struct cudaGraphNodeParams*)0)->alloc), sizeof(((struct cudaGraphNodeParams*)0)->free), sizeof(((struct cudaGraphNodeParams*)0)->conditional), sizeof(((struct cudaGraphNodeParams*)0)->reserved2), sizeof(((struct cudaHostNodeParams*)0)->fn), sizeof(((struct cudaHostNodeParams*)0)->userData), sizeof(((struct cudaHostNodeParamsV2*)0)->fn), sizeof(((struct cudaHostNodeParamsV2*)0)->userData), sizeof(((cudaIpcEventHandle_t*)0)->reserved), sizeof(((cudaIpcMemHandle_t*)0)->reserved), sizeof(((struct cudaKernelNodeParams*)0)->func), sizeof(((struct cudaKernelNodeParams*)0)->gridDim), sizeof(((struct cudaKernelNodeParams*)0)->blockDim), sizeof(((struct cudaKernelNodeParams*)0)->sharedMemBytes), sizeof(((struct cudaKernelNodeParams*)0)->kernelParams), sizeof(((struct cudaKernelNodeParams*)0)->extra), sizeof(((struct cudaKernelNodeParamsV2*)0)->func), sizeof(((struct cudaKernelNodeParamsV2*)0)->gridDim), sizeof(((struct cudaKernelNodeParamsV2*)0)->blockDim), sizeof(((struct cudaKernelNodeParamsV2*)0)->sharedMemBytes), sizeof(((struct cudaKernelNodeParamsV2*)0)->kernelParams), sizeof(((struct cudaKernelNodeParamsV2*)0)->extra), sizeof(((cudaLaunchAttributeValue*)0)->pad), sizeof(((cudaLaunchAttributeValue*)0)->accessPolicyWindow), sizeof(((cudaLaunchAttributeValue*)0)->cooperative), sizeof(((cudaLaunchAttributeValue*)0)->syncPolicy), sizeof(((cudaLaunchAttributeValue*)0)->clusterDim), sizeof(((cudaLaunchAttributeValue*)0)->clusterSchedulingPolicyPreference), sizeof(((cudaLaunchAttributeValue*)0)->programmaticStreamSerializationAllowed), sizeof(((cudaLaunchAttributeValue*)0)->programmaticEvent), sizeof(((cudaLaunchAttributeValue*)0)->priority), sizeof(((cudaLaunchAttributeValue*)0)->memSyncDomainMap), sizeof(((cudaLaunchAttributeValue*)0)->memSyncDomain), sizeof(((cudaLaunchAttributeValue*)0)->preferredClusterDim), sizeof(((cudaLaunchAttributeValue*)0)->launchCompletionEvent), sizeof(((cudaLaunchAttributeValue*)0)->deviceUpdatableKernelNode), sizeof(((cudaLaunchAttributeValue*)0)->sharedMemCarveout), sizeof(((cudaLaunchAttributeValue*)0)->nvlinkUtilCentricScheduling), sizeof(((cudaLaunchAttribute*)0)->id), sizeof(((cudaLaunchAttribute*)0)->pad), sizeof(((cudaLaunchAttribute*)0)->val), sizeof(((cudaLaunchConfig_t*)0)->gridDim), sizeof(((cudaLaunchConfig_t*)0)->blockDim), sizeof(((cudaLaunchConfig_t*)0)->dynamicSmemBytes), sizeof(((cudaLaunchConfig_t*)0)->stream), sizeof(((cudaLaunchConfig_t*)0)->attrs), sizeof(((cudaLaunchConfig_t*)0)->numAttrs), sizeof(((cudaLaunchMemSyncDomainMap*)0)->default_), sizeof(((cudaLaunchMemSyncDomainMap*)0)->remote), sizeof(((struct cudaMemAccessDesc*)0)->location), sizeof(((struct cudaMemAccessDesc*)0)->flags), sizeof(((struct cudaMemAllocNodeParams*)0)->poolProps), sizeof(((struct cudaMemAllocNodeParams*)0)->accessDescs), sizeof(((struct cudaMemAllocNodeParams*)0)->accessDescCount), sizeof(((struct cudaMemAllocNodeParams*)0)->bytesize), sizeof(((struct cudaMemAllocNodeParams*)0)->dptr), sizeof(((struct cudaMemAllocNodeParamsV2*)0)->poolProps), sizeof(((struct cudaMemAllocNodeParamsV2*)0)->accessDescs), sizeof(((struct cudaMemAllocNodeParamsV2*)0)->accessDescCount), sizeof(((struct cudaMemAllocNodeParamsV2*)0)->bytesize), sizeof(((struct cudaMemAllocNodeParamsV2*)0)->dptr), sizeof(((cudaMemFabricHandle_t*)0)->reserved), sizeof(((struct cudaMemFreeNodeParams*)0)->dptr), sizeof(((struct cudaMemLocation*)0)->type), sizeof(((struct cudaMemLocation*)0)->id), sizeof(((struct cudaMemPoolProps*)0)->allocType), sizeof(((struct cudaMemPoolProps*)0)->handleTypes), sizeof(((struct cudaMemPoolProps*)0)->location), sizeof(((struct cudaMemPoolProps*)0)->win32SecurityAttributes), sizeof(((struct cudaMemPoolProps*)0)->maxSize), sizeof(((struct cudaMemPoolProps*)0)->usage), sizeof(((struct cudaMemPoolProps*)0)->reserved), sizeof(((struct cudaMemPoolPtrExportData*)0)->reserved), sizeof(((struct cudaMemcpy3DBatchOp*)0)->src), sizeof(((struct cudaMemcpy3DBatchOp*)0)->dst), sizeof(((struct cudaMemcpy3DBatchOp*)0)->extent), sizeof(((struct cudaMemcpy3DBatchOp*)0)->srcAccessOrder), sizeof(((struct cudaMemcpy3DBatchOp*)0)->flags), sizeof(((struct cudaMemcpy3DOperand*)0)->type), sizeof(((struct cudaMemcpy3DOperand*)0)->op), sizeof(((struct cudaMemcpy3DParms*)0)->srcArray), sizeof(((struct cudaMemcpy3DParms*)0)->srcPos), sizeof(((struct cudaMemcpy3DParms*)0)->srcPtr), sizeof(((struct cudaMemcpy3DParms*)0)->dstArray), sizeof(((struct cudaMemcpy3DParms*)0)->dstPos), sizeof(((struct cudaMemcpy3DParms*)0)->dstPtr), sizeof(((struct cudaMemcpy3DParms*)0)->extent), sizeof(((struct cudaMemcpy3DParms*)0)->kind), sizeof(((struct cudaMemcpy3DPeerParms*)0)->srcArray), sizeof(((struct cudaMemcpy3DPeerParms*)0)->srcPos), sizeof(((struct cudaMemcpy3DPeerParms*)0)->srcPtr), sizeof(((struct cudaMemcpy3DPeerParms*)0)->srcDevice), sizeof(((struct cudaMemcpy3DPeerParms*)0)->dstArray), sizeof(((struct cudaMemcpy3DPeerParms*)0)->dstPos), sizeof(((struct cudaMemcpy3DPeerParms*)0)->dstPtr), sizeof(((struct cudaMemcpy3DPeerParms*)0)->dstDevice), sizeof(((struct cudaMemcpy3DPeerParms*)0)->extent), sizeof(((struct cudaMemcpyAttributes*)0)->srcAccessOrder), sizeof(((struct cudaMemcpyAttributes*)0)->srcLocHint), sizeof(((struct cudaMemcpyAttributes*)0)->dstLocHint), sizeof(((struct cudaMemcpyAttributes*)0)->flags), sizeof(((struct cudaMemcpyNodeParams*)0)->flags), sizeof(((struct cudaMemcpyNodeParams*)0)->reserved), sizeof(((struct cudaMemcpyNodeParams*)0)->copyParams), sizeof(((struct cudaMemsetParams*)0)->dst), sizeof(((struct cudaMemsetParams*)0)->pitch), sizeof(((struct cudaMemsetParams*)0)->value), sizeof(((struct cudaMemsetParams*)0)->elementSize), sizeof(((struct cudaMemsetParams*)0)->width), sizeof(((struct cudaMemsetParams*)0)->height), sizeof(((struct cudaMemsetParamsV2*)0)->dst), sizeof(((struct cudaMemsetParamsV2*)0)->pitch), sizeof(((struct cudaMemsetParamsV2*)0)->value), sizeof(((struct cudaMemsetParamsV2*)0)->elementSize), sizeof(((struct cudaMemsetParamsV2*)0)->width), sizeof(((struct cudaMemsetParamsV2*)0)->height), sizeof(((struct cudaOffset3D*)0)->x), sizeof(((struct cudaOffset3D*)0)->y), sizeof(((struct cudaOffset3D*)0)->z), sizeof(((struct cudaPitchedPtr*)0)->ptr), sizeof(((struct cudaPitchedPtr*)0)->pitch), sizeof(((struct cudaPitchedPtr*)0)->xsize), sizeof(((struct cudaPitchedPtr*)0)->ysize), sizeof(((struct cudaPointerAttributes*)0)->type), sizeof(((struct cudaPointerAttributes*)0)->device), sizeof(((struct cudaPointerAttributes*)0)->devicePointer), sizeof(((struct cudaPointerAttributes*)0)->hostPointer), sizeof(((struct cudaPointerAttributes*)0)->reserved), sizeof(((struct cudaPos*)0)->x), sizeof(((struct cudaPos*)0)->y), sizeof(((struct cudaPos*)0)->z), sizeof(((struct cudaResourceDesc*)0)->resType), sizeof(((struct cudaResourceDesc*)0)->res), sizeof(((struct cudaResourceDesc*)0)->flags), sizeof(((struct cudaResourceViewDesc*)0)->format), sizeof(((struct cudaResourceViewDesc*)0)->width), sizeof(((struct cudaResourceViewDesc*)0)->height), sizeof(((struct cudaResourceViewDesc*)0)->depth), sizeof(((struct cudaResourceViewDesc*)0)->firstMipmapLevel), sizeof(((struct cudaResourceViewDesc*)0)->lastMipmapLevel), sizeof(((struct cudaResourceViewDesc*)0)->firstLayer), sizeof(((struct cudaResourceViewDesc*)0)->lastLayer), sizeof(((struct cudaResourceViewDesc*)0)->reserved), sizeof(((struct cudaTextureDesc*)0)->addressMode), sizeof(((struct cudaTextureDesc*)0)->filterMode), sizeof(((struct cudaTextureDesc*)0)->readMode), sizeof(((struct cudaTextureDesc*)0)->sRGB), sizeof(((struct cudaTextureDesc*)0)->borderColor), sizeof(((struct cudaTextureDesc*)0)->normalizedCoords), sizeof(((struct cudaTextureDesc*)0)->maxAnisotropy), sizeof(((struct cudaTextureDesc*)0)->mipmapFilterMode), sizeof(((struct cudaTextureDesc*)0)->mipmapLevelBias), sizeof(((struct cudaTextureDesc*)0)->minMipmapLevelClamp), sizeof(((struct cudaTextureDesc*)0)->maxMipmapLevelClamp), sizeof(((struct cudaTextureDesc*)0)->disableTrilinearOptimization), sizeof(((struct cudaTextureDesc*)0)->seamlessCubemap), sizeof(((struct cudalibraryHostUniversalFunctionAndDataTable*)0)->functionTable), sizeof(((struct cudalibraryHostUniversalFunctionAndDataTable*)0)->functionWindowSize), sizeof(((struct cudalibraryHostUniversalFunctionAndDataTable*)0)->dataTable), sizeof(((struct cudalibraryHostUniversalFunctionAndDataTable*)0)->dataWindowSize), sizeof(((dim3*)0)->x), sizeof(((dim3*)0)->y), sizeof(((dim3*)0)->z), sizeof(((double1*)0)->x), sizeof(((double3*)0)->x), sizeof(((double3*)0)->y), sizeof(((double3*)0)->z), sizeof(((float1*)0)->x), sizeof(((float3*)0)->x), sizeof(((float3*)0)->y), sizeof(((float3*)0)->z), sizeof(((int1*)0)->x), sizeof(((int3*)0)->x), sizeof(((int3*)0)->y), sizeof(((int3*)0)->z), sizeof(((long1*)0)->x), sizeof(((long3*)0)->x), sizeof(((long3*)0)->y), sizeof(((long3*)0)->z), sizeof(((longlong1*)0)->x), sizeof(((longlong3*)0)->x), sizeof(((longlong3*)0)->y), sizeof(((longlong3*)0)->z), sizeof(((short1*)0)->x), sizeof(((short3*)0)->x), sizeof(((short3*)0)->y), sizeof(((short3*)0)->z), sizeof(((uchar1*)0)->x), sizeof(((uchar3*)0)->x), sizeof(((uchar3*)0)->y), sizeof(((uchar3*)0)->z), sizeof(((uint1*)0)->x), sizeof(((uint3*)0)->x), sizeof(((uint3*)0)->y), sizeof(((uint3*)0)->z), sizeof(((ulong1*)0)->x), sizeof(((ulong3*)0)->x), sizeof(((ulong3*)0)->y), sizeof(((ulong3*)0)->z), sizeof(((ulonglong1*)0)->x), sizeof(((ulonglong3*)0)->x), sizeof(((ulonglong3*)0)->y), sizeof(((ulonglong3*)0)->z), sizeof(((ushort1*)0)->x), sizeof(((ushort3*)0)->x), sizeof(((ushort3*)0)->y), sizeof(((ushort3*)0)->z)};
-    static const size_t __cb_runtime_psize[] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, sizeof(*(((struct cudaConditionalNodeParams*)0)->phGraph_out)), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, sizeof(*(((struct cudaExternalSemaphoreSignalNodeParams*)0)->extSemArray)), sizeof(*(((struct cudaExternalSemaphoreSignalNodeParams*)0)->paramsArray)), 0, sizeof(*(((struct cudaExternalSemaphoreSignalNodeParamsV2*)0)->extSemArray)), sizeof(*(((struct cudaExternalSemaphoreSignalNodeParamsV2*)0)->paramsArray)), 0, 0, 0, 0, sizeof(*(((struct cudaExternalSemaphoreWaitNodeParams*)0)->extSemArray)), sizeof(*(((struct cudaExternalSemaphoreWaitNodeParams*)0)->paramsArray)), 0, sizeof(*(((struct cudaExternalSemaphoreWaitNodeParamsV2*)0)->extSemArray)), sizeof(*(((struct cudaExternalSemaphoreWaitNodeParamsV2*)0)->paramsArray)), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, sizeof(*(((cudaLaunchConfig_t*)0)->attrs)), 0, 0, 0, 0, 0, 0, sizeof(*(((struct cudaMemAllocNodeParams*)0)->accessDescs)), 0, 0, 0, 0, sizeof(*(((struct cudaMemAllocNodeParamsV2*)0)->accessDescs)), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+    static const size_t __cb_runtime_off[] = {offsetof(struct cudaArraySparseProperties, tileExtent.width) - offsetof(struct cudaArraySparseProperties, tileExtent), offsetof(struct cudaArraySparseProperties, tileExtent.height) - offsetof(struct cudaArraySparseProperties, tileExtent), offsetof(struct cudaArraySparseProperties, tileExtent.depth) - offsetof(struct cudaArraySparseProperties, tileExtent), offsetof(struct cudaResourceDesc, res.array.array) - offsetof(struct cudaResourceDesc, res.array), offsetof(struct cudaResourceDesc, res.mipmap.mipmap) - offsetof(struct cudaResourceDesc, res.mipmap), offsetof(struct cudaResourceDesc, res.linear.devPtr) - offsetof(struct cudaResourceDesc, res.linear), offsetof(struct cudaResourceDesc, res.linear.desc) - offsetof(struct cudaResourceDesc, res.linear), offsetof(struct cudaResourceDesc, res.linear.sizeInBytes) - offsetof(struct cudaResourceDesc, res.linear), offsetof(struct cudaResourceDesc, res.pitch2D.devPtr) - offsetof(struct cudaResourceDesc, res.pitch2D), offsetof(struct cudaResourceDesc, res.pitch2D.desc) - offsetof(struct cudaResourceDesc, res.pitch2D), offsetof(struct cudaResourceDesc, res.pitch2D.width) - offsetof(struct cudaResourceDesc, res.pitch2D), offsetof(struct cudaResourceDesc, res.pitch2D.height) - offsetof(struct cudaResourceDesc, res.pitch2D), offsetof(struct cudaResourceDesc, res.pitch2D.pitchInBytes) - offsetof(struct cudaResourceDesc, res.pitch2D), offsetof(struct cudaResourceDesc, res.reserved.reserved) - offsetof(struct cudaResourceDesc, res.reserved), offsetof(struct cudaMemcpy3DOperand, op.ptr.ptr) - offsetof(struct cudaMemcpy3DOperand, op.ptr), offsetof(struct cudaMemcpy3DOperand, op.ptr.rowLength) - offsetof(struct cudaMemcpy3DOperand, op.ptr), offsetof(struct cudaMemcpy3DOperand, op.ptr.layerHeight) - offsetof(struct cudaMemcpy3DOperand, op.ptr), offsetof(struct cudaMemcpy3DOperand, op.ptr.locHint) - offsetof(struct cudaMemcpy3DOperand, op.ptr), offsetof(struct cudaMemcpy3DOperand, op.array.array) - offsetof(struct cudaMemcpy3DOperand, op.array), offsetof(struct cudaMemcpy3DOperand, op.array.offset) - offsetof(struct cudaMemcpy3DOperand, op.array), offsetof(struct cudaExternalMemoryHandleDesc, handle.win32.handle) - offsetof(struct cudaExternalMemoryHandleDesc, handle.win32), offsetof(struct cudaExternalMemoryHandleDesc, handle.win32.name) - offsetof(struct cudaExternalMemoryHandleDesc, handle.win32), offsetof(struct cudaExternalSemaphoreHandleDesc, handle.win32.handle) - offsetof(struct cudaExternalSemaphoreHandleDesc, handle.win32), offsetof(struct cudaExternalSemaphoreHandleDesc, handle.win32.name) - offsetof(struct cudaExternalSemaphoreHandleDesc, handle.win32), offsetof(struct cudaExternalSemaphoreSignalParams, params.fence.value) - offsetof(struct cudaExternalSemaphoreSignalParams, params.fence), offsetof(struct cudaExternalSemaphoreSignalParams, params.keyedMutex.key) - offsetof(struct cudaExternalSemaphoreSignalParams, params.keyedMutex), offsetof(struct cudaExternalSemaphoreSignalParams, params.fence) - offsetof(struct cudaExternalSemaphoreSignalParams, params), offsetof(struct cudaExternalSemaphoreSignalParams, params.nvSciSync) - offsetof(struct cudaExternalSemaphoreSignalParams, params), offsetof(struct cudaExternalSemaphoreSignalParams, params.keyedMutex) - offsetof(struct cudaExternalSemaphoreSignalParams, params), offsetof(struct cudaExternalSemaphoreSignalParams, params.reserved) - offsetof(struct cudaExternalSemaphoreSignalParams, params), offsetof(struct cudaExternalSemaphoreWaitParams, params.fence.value) - offsetof(struct cudaExternalSemaphoreWaitParams, params.fence), offsetof(struct cudaExternalSemaphoreWaitParams, params.keyedMutex.key) - offsetof(struct cudaExternalSemaphoreWaitParams, params.keyedMutex), offsetof(struct cudaExternalSemaphoreWaitParams, params.keyedMutex.timeoutMs) - offsetof(struct cudaExternalSemaphoreWaitParams, params.keyedMutex), offsetof(struct cudaExternalSemaphoreWaitParams, params.fence) - offsetof(struct cudaExternalSemaphoreWaitParams, params), offsetof(struct cudaExternalSemaphoreWaitParams, params.nvSciSync) - offsetof(struct cudaExternalSemaphoreWaitParams, params), offsetof(struct cudaExternalSemaphoreWaitParams, params.keyedMutex) - offsetof(struct cudaExternalSemaphoreWaitParams, params), offsetof(struct cudaExternalSemaphoreWaitParams, params.reserved) - offsetof(struct cudaExternalSemaphoreWaitParams, params), offsetof(struct cudaGraphKernelNodeUpdate, updateData.param.pValue) - offsetof(struct cudaGraphKernelNodeUpdate, updateData.param), offsetof(struct cudaGraphKernelNodeUpdate, updateData.param.offset) - offsetof(struct cudaGraphKernelNodeUpdate, updateData.param), offsetof(struct cudaGraphKernelNodeUpdate, updateData.param.size) - offsetof(struct cudaGraphKernelNodeUpdate, updateData.param), offsetof(cudaLaunchAttributeValue, clusterDim.x) - offsetof(cudaLaunchAttributeValue, clusterDim), offsetof(cudaLaunchAttributeValue, clusterDim.y) - offsetof(cudaLaunchAttributeValue, clusterDim), offsetof(cudaLaunchAttributeValue, clusterDim.z) - offsetof(cudaLaunchAttributeValue, clusterDim), offsetof(cudaLaunchAttributeValue, programmaticEvent.event) - offsetof(cudaLaunchAttributeValue, programmaticEvent), offsetof(cudaLaunchAttributeValue, programmaticEvent.flags) - offsetof(cudaLaunchAttributeValue, programmaticEvent), offsetof(cudaLaunchAttributeValue, programmaticEvent.triggerAtBlockStart) - offsetof(cudaLaunchAttributeValue, programmaticEvent), offsetof(cudaLaunchAttributeValue, preferredClusterDim.x) - offsetof(cudaLaunchAttributeValue, preferredClusterDim), offsetof(cudaLaunchAttributeValue, preferredClusterDim.y) - offsetof(cudaLaunchAttributeValue, preferredClusterDim), offsetof(cudaLaunchAttributeValue, preferredClusterDim.z) - offsetof(cudaLaunchAttributeValue, preferredClusterDim), offsetof(cudaLaunchAttributeValue, launchCompletionEvent.event) - offsetof(cudaLaunchAttributeValue, launchCompletionEvent), offsetof(cudaLaunchAttributeValue, launchCompletionEvent.flags) - offsetof(cudaLaunchAttributeValue, launchCompletionEvent), offsetof(cudaLaunchAttributeValue, deviceUpdatableKernelNode.deviceUpdatable) - offsetof(cudaLaunchAttributeValue, deviceUpdatableKernelNode), offsetof(cudaLaunchAttributeValue, deviceUpdatableKernelNode.devNode) - offsetof(cudaLaunchAttributeValue, deviceUpdatableKernelNode), offsetof(cudaAsyncNotificationInfo_t, info.overBudget.bytesOverBudget) - offsetof(cudaAsyncNotificationInfo_t, info.overBudget), offsetof(struct cudaResourceDesc, res.array) - offsetof(struct cudaResourceDesc, res), offsetof(struct cudaResourceDesc, res.mipmap) - offsetof(struct cudaResourceDesc, res), offsetof(struct cudaResourceDesc, res.linear) - offsetof(struct cudaResourceDesc, res), offsetof(struct cudaResourceDesc, res.pitch2D) - offsetof(struct cudaResourceDesc, res), offsetof(struct cudaResourceDesc, res.reserved) - offsetof(struct cudaResourceDesc, res), offsetof(struct cudaMemcpy3DOperand, op.ptr) - offsetof(struct cudaMemcpy3DOperand, op), offsetof(struct cudaMemcpy3DOperand, op.array) - offsetof(struct cudaMemcpy3DOperand, op), offsetof(struct cudaExternalMemoryHandleDesc, handle.fd) - offsetof(struct cudaExternalMemoryHandleDesc, handle), offsetof(struct cudaExternalMemoryHandleDesc, handle.win32) - offsetof(struct cudaExternalMemoryHandleDesc, handle), offsetof(struct cudaExternalMemoryHandleDesc, handle.nvSciBufObject) - offsetof(struct cudaExternalMemoryHandleDesc, handle), offsetof(struct cudaExternalSemaphoreHandleDesc, handle.fd) - offsetof(struct cudaExternalSemaphoreHandleDesc, handle), offsetof(struct cudaExternalSemaphoreHandleDesc, handle.win32) - offsetof(struct cudaExternalSemaphoreHandleDesc, handle), offsetof(struct cudaExternalSemaphoreHandleDesc, handle.nvSciSyncObj) - offsetof(struct cudaExternalSemaphoreHandleDesc, handle), offsetof(struct cudaExternalSemaphoreSignalParams, params.nvSciSync.fence) - offsetof(struct cudaExternalSemaphoreSignalParams, params.nvSciSync), offsetof(struct cudaExternalSemaphoreSignalParams, params.nvSciSync.reserved) - offsetof(struct cudaExternalSemaphoreSignalParams, params.nvSciSync), offsetof(struct cudaExternalSemaphoreWaitParams, params.nvSciSync.fence) - offsetof(struct cudaExternalSemaphoreWaitParams, params.nvSciSync), offsetof(struct cudaExternalSemaphoreWaitParams, params.nvSciSync.reserved) - offsetof(struct cudaExternalSemaphoreWaitParams, params.nvSciSync), offsetof(struct cudaGraphKernelNodeUpdate, updateData.gridDim) - offsetof(struct cudaGraphKernelNodeUpdate, updateData), offsetof(struct cudaGraphKernelNodeUpdate, updateData.param) - offsetof(struct cudaGraphKernelNodeUpdate, updateData), offsetof(struct cudaGraphKernelNodeUpdate, updateData.isEnabled) - offsetof(struct cudaGraphKernelNodeUpdate, updateData), offsetof(cudaAsyncNotificationInfo_t, info.overBudget) - offsetof(cudaAsyncNotificationInfo_t, info), offsetof(cudaEglFrame, frame.pArray) - offsetof(cudaEglFrame, frame), offsetof(cudaEglFrame, frame.pPitch) - offsetof(cudaEglFrame, frame), offsetof(CUuuid, bytes), offsetof(char1, x), offsetof(char3, x), offsetof(char3, y), offsetof(char3, z), offsetof(struct cudaAccessPolicyWindow, base_ptr), offsetof(struct cudaAccessPolicyWindow, num_bytes), offsetof(struct cudaAccessPolicyWindow, hitRatio), offsetof(struct cudaAccessPolicyWindow, hitProp), offsetof(struct cudaAccessPolicyWindow, missProp), offsetof(struct cudaArrayMemoryRequirements, size), offsetof(struct cudaArrayMemoryRequirements, alignment), offsetof(struct cudaArrayMemoryRequirements, reserved), offsetof(struct cudaArraySparseProperties, tileExtent), offsetof(struct cudaArraySparseProperties, miptailFirstLevel), offsetof(struct cudaArraySparseProperties, miptailSize), offsetof(struct cudaArraySparseProperties, flags), offsetof(struct cudaArraySparseProperties, reserved), offsetof(cudaAsyncNotificationInfo_t, type), offsetof(cudaAsyncNotificationInfo_t, info), offsetof(struct cudaChannelFormatDesc, x), offsetof(struct cudaChannelFormatDesc, y), offsetof(struct cudaChannelFormatDesc, z), offsetof(struct cudaChannelFormatDesc, w), offsetof(struct cudaChannelFormatDesc, f), offsetof(struct cudaChildGraphNodeParams, graph), offsetof(struct cudaChildGraphNodeParams, ownership), offsetof(struct cudaConditionalNodeParams, handle), offsetof(struct cudaConditionalNodeParams, type), offsetof(struct cudaConditionalNodeParams, size), offsetof(struct cudaConditionalNodeParams, phGraph_out), offsetof(struct cudaDeviceProp, name), offsetof(struct cudaDeviceProp, uuid), offsetof(struct cudaDeviceProp, luid), offsetof(struct cudaDeviceProp, luidDeviceNodeMask), offsetof(struct cudaDeviceProp, totalGlobalMem), offsetof(struct cudaDeviceProp, sharedMemPerBlock), offsetof(struct cudaDeviceProp, regsPerBlock), offsetof(struct cudaDeviceProp, warpSize), offsetof(struct cudaDeviceProp, memPitch), offsetof(struct cudaDeviceProp, maxThreadsPerBlock), offsetof(struct cudaDeviceProp, maxThreadsDim), offsetof(struct cudaDeviceProp, maxGridSize), offsetof(struct cudaDeviceProp, totalConstMem), offsetof(struct cudaDeviceProp, major), offsetof(struct cudaDeviceProp, minor), offsetof(struct cudaDeviceProp, textureAlignment), offsetof(struct cudaDeviceProp, texturePitchAlignment), offsetof(struct cudaDeviceProp, multiProcessorCount), offsetof(struct cudaDeviceProp, integrated), offsetof(struct cudaDeviceProp, canMapHostMemory), offsetof(struct cudaDeviceProp, maxTexture1D), offsetof(struct cudaDeviceProp, maxTexture1DMipmap), offsetof(struct cudaDeviceProp, maxTexture2D), offsetof(struct cudaDeviceProp, maxTexture2DMipmap), offsetof(struct cudaDeviceProp, maxTexture2DLinear), offsetof(struct cudaDeviceProp, maxTexture2DGather), offsetof(struct cudaDeviceProp, maxTexture3D), offsetof(struct cudaDeviceProp, maxTexture3DAlt), offsetof(struct cudaDeviceProp, maxTextureCubemap), offsetof(struct cudaDeviceProp, maxTexture1DLayered), offsetof(struct cudaDeviceProp, maxTexture2DLayered), offsetof(struct cudaDeviceProp, maxTextureCubemapLayered), offsetof(struct cudaDeviceProp, maxSurface1D), offsetof(struct cudaDeviceProp, maxSurface2D), offsetof(struct cudaDeviceProp, maxSurface3D), offsetof(struct cudaDeviceProp, maxSurface1DLayered), offsetof(struct cudaDeviceProp, maxSurface2DLayered), offsetof(struct cudaDeviceProp, maxSurfaceCubemap), offsetof(struct cudaDeviceProp, maxSurfaceCubemapLayered), offsetof(struct cudaDeviceProp, surfaceAlignment), offsetof(struct cudaDeviceProp, concurrentKernels), offsetof(struct cudaDeviceProp, ECCEnabled), offsetof(struct cudaDeviceProp, pciBusID), offsetof(struct cudaDeviceProp, pciDeviceID), offsetof(struct cudaDeviceProp, pciDomainID), offsetof(struct cudaDeviceProp, tccDriver), offsetof(struct cudaDeviceProp, asyncEngineCount), offsetof(struct cudaDeviceProp, unifiedAddressing), offsetof(struct cudaDeviceProp, memoryBusWidth), offsetof(struct cudaDeviceProp, l2CacheSize), offsetof(struct cudaDeviceProp, persistingL2CacheMaxSize), offsetof(struct cudaDeviceProp, maxThreadsPerMultiProcessor), offsetof(struct cudaDeviceProp, streamPrioritiesSupported), offsetof(struct cudaDeviceProp, globalL1CacheSupported), offsetof(struct cudaDeviceProp, localL1CacheSupported), offsetof(struct cudaDeviceProp, sharedMemPerMultiprocessor), offsetof(struct cudaDeviceProp, regsPerMultiprocessor), offsetof(struct cudaDeviceProp, managedMemory), offsetof(struct cudaDeviceProp, isMultiGpuBoard), offsetof(struct cudaDeviceProp, multiGpuBoardGroupID), offsetof(struct cudaDeviceProp, hostNativeAtomicSupported), offsetof(struct cudaDeviceProp, pageableMemoryAccess), offsetof(struct cudaDeviceProp, concurrentManagedAccess), offsetof(struct cudaDeviceProp, computePreemptionSupported), offsetof(struct cudaDeviceProp, canUseHostPointerForRegisteredMem), offsetof(struct cudaDeviceProp, cooperativeLaunch), offsetof(struct cudaDeviceProp, sharedMemPerBlockOptin), offsetof(struct cudaDeviceProp, pageableMemoryAccessUsesHostPageTables), offsetof(struct cudaDeviceProp, directManagedMemAccessFromHost), offsetof(struct cudaDeviceProp, maxBlocksPerMultiProcessor), offsetof(struct cudaDeviceProp, accessPolicyMaxWindowSize), offsetof(struct cudaDeviceProp, reservedSharedMemPerBlock), offsetof(struct cudaDeviceProp, hostRegisterSupported), offsetof(struct cudaDeviceProp, sparseCudaArraySupported), offsetof(struct cudaDeviceProp, hostRegisterReadOnlySupported), offsetof(struct cudaDeviceProp, timelineSemaphoreInteropSupported), offsetof(struct cudaDeviceProp, memoryPoolsSupported), offsetof(struct cudaDeviceProp, gpuDirectRDMASupported), offsetof(struct cudaDeviceProp, gpuDirectRDMAFlushWritesOptions), offsetof(struct cudaDeviceProp, gpuDirectRDMAWritesOrdering), offsetof(struct cudaDeviceProp, memoryPoolSupportedHandleTypes), offsetof(struct cudaDeviceProp, deferredMappingCudaArraySupported), offsetof(struct cudaDeviceProp, ipcEventSupported), offsetof(struct cudaDeviceProp, clusterLaunch), offsetof(struct cudaDeviceProp, unifiedFunctionPointers), offsetof(struct cudaDeviceProp, deviceNumaConfig), offsetof(struct cudaDeviceProp, deviceNumaId), offsetof(struct cudaDeviceProp, mpsEnabled), offsetof(struct cudaDeviceProp, hostNumaId), offsetof(struct cudaDeviceProp, gpuPciDeviceID), offsetof(struct cudaDeviceProp, gpuPciSubsystemID), offsetof(struct cudaDeviceProp, hostNumaMultinodeIpcSupported), offsetof(struct cudaDeviceProp, reserved), offsetof(cudaEglFrame, frame), offsetof(cudaEglFrame, planeDesc), offsetof(cudaEglFrame, planeCount), offsetof(cudaEglFrame, frameType), offsetof(cudaEglFrame, eglColorFormat), offsetof(cudaEglPlaneDesc, width), offsetof(cudaEglPlaneDesc, height), offsetof(cudaEglPlaneDesc, depth), offsetof(cudaEglPlaneDesc, pitch), offsetof(cudaEglPlaneDesc, numChannels), offsetof(cudaEglPlaneDesc, channelDesc), offsetof(cudaEglPlaneDesc, reserved), offsetof(struct cudaEventRecordNodeParams, event), offsetof(struct cudaEventWaitNodeParams, event), offsetof(struct cudaExtent, width), offsetof(struct cudaExtent, height), offsetof(struct cudaExtent, depth), offsetof(struct cudaExternalMemoryBufferDesc, offset), offsetof(struct cudaExternalMemoryBufferDesc, size), offsetof(struct cudaExternalMemoryBufferDesc, flags), offsetof(struct cudaExternalMemoryBufferDesc, reserved), offsetof(struct cudaExternalMemoryHandleDesc, type), offsetof(struct cudaExternalMemoryHandleDesc, handle), offsetof(struct cudaExternalMemoryHandleDesc, size), offsetof(struct cudaExternalMemoryHandleDesc, flags), offsetof(struct cudaExternalMemoryHandleDesc, reserved), offsetof(struct cudaExternalMemoryMipmappedArrayDesc, offset), offsetof(struct cudaExternalMemoryMipmappedArrayDesc, formatDesc), offsetof(struct cudaExternalMemoryMipmappedArrayDesc, extent), offsetof(struct cudaExternalMemoryMipmappedArrayDesc, flags), offsetof(struct cudaExternalMemoryMipmappedArrayDesc, numLevels), offsetof(struct cudaExternalMemoryMipmappedArrayDesc, reserved), offsetof(struct cudaExternalSemaphoreHandleDesc, type), offsetof(struct cudaExternalSemaphoreHandleDesc, handle), offsetof(struct cudaExternalSemaphoreHandleDesc, flags), offsetof(struct cudaExternalSemaphoreHandleDesc, reserved), offsetof(struct cudaExternalSemaphoreSignalNodeParams, extSemArray), offsetof(struct cudaExternalSemaphoreSignalNodeParams, paramsArray), offsetof(struct cudaExternalSemaphoreSignalNodeParams, numExtSems), offsetof(struct cudaExternalSemaphoreSignalNodeParamsV2, extSemArray), offsetof(struct cudaExternalSemaphoreSignalNodeParamsV2, paramsArray), offsetof(struct cudaExternalSemaphoreSignalNodeParamsV2, numExtSems), offsetof(struct cudaExternalSemaphoreSignalParams, params), offsetof(struct cudaExternalSemaphoreSignalParams, flags), offsetof(struct cudaExternalSemaphoreSignalParams, reserved), offsetof(struct cudaExternalSemaphoreWaitNodeParams, extSemArray), offsetof(struct cudaExternalSemaphoreWaitNodeParams, paramsArray), offsetof(struct cudaExternalSemaphoreWaitNodeParams, numExtSems), offsetof(struct cudaExternalSemaphoreWaitNodeParamsV2, extSemArray), offsetof(struct cudaExternalSemaphoreWaitNodeParamsV2, paramsArray), offsetof(struct cudaExternalSemaphoreWaitNodeParamsV2, numExtSems), offsetof(struct cudaExternalSemaphoreWaitParams, params), offsetof(struct cudaExternalSemaphoreWaitParams, flags), offsetof(struct cudaExternalSemaphoreWaitParams, reserved), offsetof(struct cudaFuncAttributes, sharedSizeBytes), offsetof(struct cudaFuncAttributes, constSizeBytes), offsetof(struct cudaFuncAttributes, localSizeBytes), offsetof(struct cudaFuncAttributes, maxThreadsPerBlock), offsetof(struct cudaFuncAttributes, numRegs), offsetof(struct cudaFuncAttributes, ptxVersion), offsetof(struct cudaFuncAttributes, binaryVersion), offsetof(struct cudaFuncAttributes, cacheModeCA), offsetof(struct cudaFuncAttributes, maxDynamicSharedSizeBytes), offsetof(struct cudaFuncAttributes, preferredShmemCarveout), offsetof(struct cudaFuncAttributes, clusterDimMustBeSet), offsetof(struct cudaFuncAttributes, requiredClusterWidth), offsetof(struct cudaFuncAttributes, requiredClusterHeight), offsetof(struct cudaFuncAttributes, requiredClusterDepth), offsetof(struct cudaFuncAttributes, clusterSchedulingPolicyPreference), offsetof(struct cudaFuncAttributes, nonPortableClusterSizeAllowed), offsetof(struct cudaFuncAttributes, reserved), offsetof(cudaGraphEdgeData, from_port), offsetof(cudaGraphEdgeData, to_port), offsetof(cudaGraphEdgeData, type), offsetof(cudaGraphEdgeData, reserved), offsetof(cudaGraphExecUpdateResultInfo, result), offsetof(cudaGraphExecUpdateResultInfo, errorNode), offsetof(cudaGraphExecUpdateResultInfo, errorFromNode), offsetof(cudaGraphInstantiateParams, flags), offsetof(cudaGraphInstantiateParams, uploadStream), offsetof(cudaGraphInstantiateParams, errNode_out), offsetof(cudaGraphInstantiateParams, result_out), offsetof(struct cudaGraphKernelNodeUpdate, node), offsetof(struct cudaGraphKernelNodeUpdate, field), offsetof(struct cudaGraphKernelNodeUpdate, updateData), offsetof(struct cudaGraphNodeParams, type), offsetof(struct cudaGraphNodeParams, reserved0), offsetof(struct cudaGraphNodeParams, reserved1), offsetof(struct cudaGraphNodeParams, kernel), offsetof(struct cudaGraphNodeParams, memcpy), offsetof(struct cudaGraphNodeParams, memset), offsetof(struct cudaGraphNodeParams, host), offsetof(struct cudaGraphNodeParams, graph), offsetof(struct cudaGraphNodeParams, eventWait), offsetof(struct cudaGraphNodeParams, eventRecord), offsetof(struct cudaGraphNodeParams, extSemSignal), offsetof(struct cudaGraphNodeParams, extSemWait), offsetof(struct cudaGraphNodeParams, alloc), offsetof(struct cudaGraphNodeParams, free), offsetof(struct cudaGraphNodeParams, conditional), offsetof(struct cudaGraphNodeParams, reserved2), offsetof(struct cudaHostNodeParams, fn), offsetof(struct cudaHostNodeParams, userData), offsetof(struct cudaHostNodeParamsV2, fn), offsetof(struct cudaHostNodeParamsV2, userData), offsetof(cudaIpcEventHandle_t, reserved), offsetof(cudaIpcMemHandle_t, reserved), offsetof(struct cudaKernelNodeParams, func), offsetof(struct cudaKernelNodeParams, gridDim), offsetof(struct cudaKernelNodeParams, blockDim), offsetof(struct cudaKernelNodeParams, sharedMemBytes), offsetof(struct cudaKernelNodeParams, kernelParams), offsetof(struct cudaKernelNodeParams, extra), offsetof(struct cudaKernelNodeParamsV2, func), offsetof(struct cudaKernelNodeParamsV2, gridDim), offsetof(struct cudaKernelNodeParamsV2, blockDim), offsetof(struct cudaKernelNodeParamsV2, sharedMemBytes), offsetof(struct cudaKernelNodeParamsV2, kernelParams), offsetof(struct cudaKernelNodeParamsV2, extra), offsetof(cudaLaunchAttributeValue, pad), offsetof(cudaLaunchAttributeValue, accessPolicyWindow), offsetof(cudaLaunchAttributeValue, cooperative), offsetof(cudaLaunchAttributeValue, syncPolicy), offsetof(cudaLaunchAttributeValue, clusterDim), offsetof(cudaLaunchAttributeValue, clusterSchedulingPolicyPreference), offsetof(cudaLaunchAttributeValue, programmaticStreamSerializationAllowed), offsetof(cudaLaunchAttributeValue, programmaticEvent), offsetof(cudaLaunchAttributeValue, priority), offsetof(cudaLaunchAttributeValue, memSyncDomainMap), offsetof(cudaLaunchAttributeValue, memSyncDomain), offsetof(cudaLaunchAttributeValue, preferredClusterDim), offsetof(cudaLaunchAttributeValue, launchCompletionEvent), offsetof(cudaLaunchAttributeValue, deviceUpdatableKernelNode), offsetof(cudaLaunchAttributeValue, sharedMemCarveout), offsetof(cudaLaunchAttributeValue, nvlinkUtilCentricScheduling), offsetof(cudaLaunchAttribute, id), offsetof(cudaLaunchAttribute, val), offsetof(cudaLaunchConfig_t, gridDim), offsetof(cudaLaunchConfig_t, blockDim), offsetof(cudaLaunchConfig_t, dynamicSmemBytes), offsetof(cudaLaunchConfig_t, stream), offsetof(cudaLaunchConfig_t, attrs), offsetof(cudaLaunchConfig_t, numAttrs), offsetof(cudaLaunchMemSyncDomainMap, default_), offsetof(cudaLaunchMemSyncDomainMap, remote), offsetof(struct cudaMemAccessDesc, location), offsetof(struct cudaMemAccessDesc, flags), offsetof(struct cudaMemAllocNodeParams, poolProps), offsetof(struct cudaMemAllocNodeParams, accessDescs), offsetof(struct cudaMemAllocNodeParams, accessDescCount), offsetof(struct cudaMemAllocNodeParams, bytesize), offsetof(struct cudaMemAllocNodeParams, dptr), offsetof(struct cudaMemAllocNodeParamsV2, poolProps), offsetof(struct cudaMemAllocNodeParamsV2, accessDescs), offsetof(struct cudaMemAllocNodeParamsV2, accessDescCount), offsetof(struct cudaMemAllocNodeParamsV2, bytesize), offsetof(struct cudaMemAllocNodeParamsV2, dptr), offsetof(cudaMemFabricHandle_t, reserved), offsetof(struct cudaMemFreeNodeParams, dptr), offsetof(struct cudaMemLocation, type), offsetof(struct cudaMemLocation, id), offsetof(struct cudaMemPoolProps, allocType), offsetof(struct cudaMemPoolProps, handleTypes), offsetof(struct cudaMemPoolProps, location), offsetof(struct cudaMemPoolProps, win32SecurityAttributes), offsetof(struct cudaMemPoolProps, maxSize), offsetof(struct cudaMemPoolProps, usage), offsetof(struct cudaMemPoolProps, reserved), offsetof(struct cudaMemPoolPtrExportData, reserved), offsetof(struct cudaMemcpy3DBatchOp, src), offsetof(struct cudaMemcpy3DBatchOp, dst), offsetof(struct cudaMemcpy3DBatchOp, extent), offsetof(struct cudaMemcpy3DBatchOp, srcAccessOrder), offsetof(struct cudaMemcpy3DBatchOp, flags), offsetof(struct cudaMemcpy3DOperand, type), offsetof(struct cudaMemcpy3DOperand, op), offsetof(struct cudaMemcpy3DParms, srcArray), offsetof(struct cudaMemcpy3DParms, srcPos), offsetof(struct cudaMemcpy3DParms, srcPtr), offsetof(struct cudaMemcpy3DParms, dstArray), offsetof(struct cudaMemcpy3DParms, dstPos), offsetof(struct cudaMemcpy3DParms, dstPtr), offsetof(struct cudaMemcpy3DParms, extent), offsetof(struct cudaMemcpy3DParms, kind), offsetof(struct cudaMemcpy3DPeerParms, srcArray), offsetof(struct cudaMemcpy3DPeerParms, srcPos), offsetof(struct cudaMemcpy3DPeerParms, srcPtr), offsetof(struct cudaMemcpy3DPeerParms, srcDevice), offsetof(struct cudaMemcpy3DPeerParms, dstArray), offsetof(struct cudaMemcpy3DPeerParms, dstPos), offsetof(struct cudaMemcpy3DPeerParms, dstPtr), offsetof(struct cudaMemcpy3DPeerParms, dstDevice), offsetof(struct cudaMemcpy3DPeerParms, extent), offsetof(struct cudaMemcpyAttributes, srcAccessOrder), offsetof(struct cudaMemcpyAttributes, srcLocHint), offsetof(struct cudaMemcpyAttributes, dstLocHint), offsetof(struct cudaMemcpyAttributes, flags), offsetof(struct cudaMemcpyNodeParams, flags), offsetof(struct cudaMemcpyNodeParams, reserved), offsetof(struct cudaMemcpyNodeParams, copyParams), offsetof(struct cudaMemsetParams, dst), offsetof(struct cudaMemsetParams, pitch), offsetof(struct cudaMemsetParams, value), offsetof(struct cudaMemsetParams, elementSize), offsetof(struct cudaMemsetParams, width), offsetof(struct cudaMemsetParams, height), offsetof(struct cudaMemsetParamsV2, dst), offsetof(struct cudaMemsetParamsV2, pitch), offsetof(struct cudaMemsetParamsV2, value), offsetof(struct cudaMemsetParamsV2, elementSize), offsetof(struct cudaMemsetParamsV2, width), offsetof(struct cudaMemsetParamsV2, height), offsetof(struct cudaOffset3D, x), offsetof(struct cudaOffset3D, y), offsetof(struct cudaOffset3D, z), offsetof(struct cudaPitchedPtr, ptr), offsetof(struct cudaPitchedPtr, pitch), offsetof(struct cudaPitchedPtr, xsize), offsetof(struct cudaPitchedPtr, ysize), offsetof(struct cudaPointerAttributes, type), offsetof(struct cudaPointerAttributes, device), offsetof(struct cudaPointerAttributes, devicePointer), offsetof(struct cudaPointerAttributes, hostPointer), offsetof(struct cudaPointerAttributes, reserved), offsetof(struct cudaPos, x), offsetof(struct cudaPos, y), offsetof(struct cudaPos, z), offsetof(struct cudaResourceDesc, resType), offsetof(struct cudaResourceDesc, res), offsetof(struct cudaResourceDesc, flags), offsetof(struct cudaResourceViewDesc, format), offsetof(struct cudaResourceViewDesc, width), offsetof(struct cudaResourceViewDesc, height), offsetof(struct cudaResourceViewDesc, depth), offsetof(struct cudaResourceViewDesc, firstMipmapLevel), offsetof(struct cudaResourceViewDesc, lastMipmapLevel), offsetof(struct cudaResourceViewDesc, firstLayer), offsetof(struct cudaResourceViewDesc, lastLayer), offsetof(struct cudaResourceViewDesc, reserved), offsetof(struct cudaTextureDesc, addressMode), offsetof(struct cudaTextureDesc, filterMode), offsetof(struct cudaTextureDesc, readMode), offsetof(struct cudaTextureDesc, sRGB), offsetof(struct cudaTextureDesc, borderColor), offsetof(struct cudaTextureDesc, normalizedCoords), offsetof(struct cudaTextureDesc, maxAnisotropy), offsetof(struct cudaTextureDesc, mipmapFilterMode), offsetof(struct cudaTextureDesc, mipmapLevelBias), offsetof(struct cudaTextureDesc, minMipmapLevelClamp), offsetof(struct cudaTextureDesc, maxMipmapLevelClamp), offsetof(struct cudaTextureDesc, disableTrilinearOptimization), offsetof(struct cudaTextureDesc, seamlessCubemap), offsetof(struct cudalibraryHostUniversalFunctionAndDataTable, functionTable), offsetof(struct cudalibraryHostUniversalFunctionAndDataTable, functionWindowSize), offsetof(struct cudalibraryHostUniversalFunctionAndDataTable, dataTable), offsetof(struct cudalibraryHostUniversalFunctionAndDataTable, dataWindowSize), offsetof(dim3, x), offsetof(dim3, y), offsetof(dim3, z), offsetof(double1, x), offsetof(double3, x), offsetof(double3, y), offsetof(double3, z), offsetof(float1, x), offsetof(float3, x), offsetof(float3, y), offsetof(float3, z), offsetof(int1, x), offsetof(int3, x), offsetof(int3, y), offsetof(int3, z), offsetof(long1, x), offsetof(long3, x), offsetof(long3, y), offsetof(long3, z), offsetof(longlong1, x), offsetof(longlong3, x), offsetof(longlong3, y), offsetof(longlong3, z), offsetof(short1, x), offsetof(short3, x), offsetof(short3, y), offsetof(short3, z), offsetof(uchar1, x), offsetof(uchar3, x), offsetof(uchar3, y), offsetof(uchar3, z), offsetof(uint1, x), offsetof(uint3, x), offsetof(uint3, y), offsetof(uint3, z), offsetof(ulong1, x), offsetof(ulong3, x), offsetof(ulong3, y), offsetof(ulong3, z), offsetof(ulonglong1, x), offsetof(ulonglong3, x), offsetof(ulonglong3, y), offsetof(ulonglong3, z), offsetof(ushort1, x), offsetof(ushort3, x), offsetof(ushort3, y), offsetof(ushort3, z)};
+    static const size_t __cb_runtime_fsize[] = {sizeof(((struct cudaArraySparseProperties*)0)->tileExtent.width), sizeof(((struct cudaArraySparseProperties*)0)->tileExtent.height), sizeof(((struct cudaArraySparseProperties*)0)->tileExtent.depth), sizeof(((struct cudaResourceDesc*)0)->res.array.array), sizeof(((struct cudaResourceDesc*)0)->res.mipmap.mipmap), sizeof(((struct cudaResourceDesc*)0)->res.linear.devPtr), sizeof(((struct cudaResourceDesc*)0)->res.linear.desc), sizeof(((struct cudaResourceDesc*)0)->res.linear.sizeInBytes), sizeof(((struct cudaResourceDesc*)0)->res.pitch2D.devPtr), sizeof(((struct cudaResourceDesc*)0)->res.pitch2D.desc), sizeof(((struct cudaResourceDesc*)0)->res.pitch2D.width), sizeof(((struct cudaResourceDesc*)0)->res.pitch2D.height), sizeof(((struct cudaResourceDesc*)0)->res.pitch2D.pitchInBytes), sizeof(((struct cudaResourceDesc*)0)->res.reserved.reserved), sizeof(((struct cudaMemcpy3DOperand*)0)->op.ptr.ptr), sizeof(((struct cudaMemcpy3DOperand*)0)->op.ptr.rowLength), sizeof(((struct cudaMemcpy3DOperand*)0)->op.ptr.layerHeight), sizeof(((struct cudaMemcpy3DOperand*)0)->op.ptr.locHint), sizeof(((struct cudaMemcpy3DOperand*)0)->op.array.array), sizeof(((struct cudaMemcpy3DOperand*)0)->op.array.offset), sizeof(((struct cudaExternalMemoryHandleDesc*)0)->handle.win32.handle), sizeof(((struct cudaExternalMemoryHandleDesc*)0)->handle.win32.name), sizeof(((struct cudaExternalSemaphoreHandleDesc*)0)->handle.win32.handle), sizeof(((struct cudaExternalSemaphoreHandleDesc*)0)->handle.win32.name), sizeof(((struct cudaExternalSemaphoreSignalParams*)0)->params.fence.value), sizeof(((struct cudaExternalSemaphoreSignalParams*)0)->params.keyedMutex.key), sizeof(((struct cudaExternalSemaphoreSignalParams*)0)->params.fence), sizeof(((struct cudaExternalSemaphoreSignalParams*)0)->params.nvSciSync), sizeof(((struct cudaExternalSemaphoreSignalParams*)0)->params.keyedMutex), sizeof(((struct cudaExternalSemaphoreSignalParams*)0)->params.reserved), sizeof(((struct cudaExternalSemaphoreWaitParams*)0)->params.fence.value), sizeof(((struct cudaExternalSemaphoreWaitParams*)0)->params.keyedMutex.key), sizeof(((struct cudaExternalSemaphoreWaitParams*)0)->params.keyedMutex.timeoutMs), sizeof(((struct cudaExternalSemaphoreWaitParams*)0)->params.fence), sizeof(((struct cudaExternalSemaphoreWaitParams*)0)->params.nvSciSync), sizeof(((struct cudaExternalSemaphoreWaitParams*)0)->params.keyedMutex), sizeof(((struct cudaExternalSemaphoreWaitParams*)0)->params.reserved), sizeof(((struct cudaGraphKernelNodeUpdate*)0)->updateData.param.pValue), sizeof(((struct cudaGraphKernelNodeUpdate*)0)->updateData.param.offset), sizeof(((struct cudaGraphKernelNodeUpdate*)0)->updateData.param.size), sizeof(((cudaLaunchAttributeValue*)0)->clusterDim.x), sizeof(((cudaLaunchAttributeValue*)0)->clusterDim.y), sizeof(((cudaLaunchAttributeValue*)0)->clusterDim.z), sizeof(((cudaLaunchAttributeValue*)0)->programmaticEvent.event), sizeof(((cudaLaunchAttributeValue*)0)->programmaticEvent.flags), sizeof(((cudaLaunchAttributeValue*)0)->programmaticEvent.triggerAtBlockStart), sizeof(((cudaLaunchAttributeValue*)0)->preferredClusterDim.x), sizeof(((cudaLaunchAttributeValue*)0)->preferredClusterDim.y), sizeof(((cudaLaunchAttributeValue*)0)->preferredClusterDim.z), sizeof(((cudaLaunchAttributeValue*)0)->launchCompletionEvent.event), sizeof(((cudaLaunchAttributeValue*)0)->launchCompletionEvent.flags), sizeof(((cudaLaunchAttributeValue*)0)->deviceUpdatableKernelNode.deviceUpdatable), sizeof(((cudaLaunchAttributeValue*)0)->deviceUpdatableKernelNode.devNode), sizeof(((cudaAsyncNotificationInfo_t*)0)->info.overBudget.bytesOverBudget), sizeof(((struct cudaResourceDesc*)0)->res.array), sizeof(((struct cudaResourceDesc*)0)->res.mipmap), sizeof(((struct cudaResourceDesc*)0)->res.linear), sizeof(((struct cudaResourceDesc*)0)->res.pitch2D), sizeof(((struct cudaResourceDesc*)0)->res.reserved), sizeof(((struct cudaMemcpy3DOperand*)0)->op.ptr), sizeof(((struct cudaMemcpy3DOperand*)0)->op.array), sizeof(((struct cudaExternalMemoryHandleDesc*)0)->handle.fd), sizeof(((struct cudaExternalMemoryHandleDesc*)0)->handle.win32), sizeof(((struct cudaExternalMemoryHandleDesc*)0)->handle.nvSciBufObject), sizeof(((struct cudaExternalSemaphoreHandleDesc*)0)->handle.fd), sizeof(((struct cudaExternalSemaphoreHandleDesc*)0)->handle.win32), sizeof(((struct cudaExternalSemaphoreHandleDesc*)0)->handle.nvSciSyncObj), sizeof(((struct cudaExternalSemaphoreSignalParams*)0)->params.nvSciSync.fence), sizeof(((struct cudaExternalSemaphoreSignalParams*)0)->params.nvSciSync.reserved), sizeof(((struct cudaExternalSemaphoreWaitParams*)0)->params.nvSciSync.fence), sizeof(((struct cudaExternalSemaphoreWaitParams*)0)->params.nvSciSync.reserved), sizeof(((struct cudaGraphKernelNodeUpdate*)0)->updateData.gridDim), sizeof(((struct cudaGraphKernelNodeUpdate*)0)->updateData.param), sizeof(((struct cudaGraphKernelNodeUpdate*)0)->updateData.isEnabled), sizeof(((cudaAsyncNotificationInfo_t*)0)->info.overBudget), sizeof(((cudaEglFrame*)0)->frame.pArray), sizeof(((cudaEglFrame*)0)->frame.pPitch), sizeof(((CUuuid*)0)->bytes), sizeof(((char1*)0)->x), sizeof(((char3*)0)->x), sizeof(((char3*)0)->y), sizeof(((char3*)0)->z), sizeof(((struct cudaAccessPolicyWindow*)0)->base_ptr), sizeof(((struct cudaAccessPolicyWindow*)0)->num_bytes), sizeof(((struct cudaAccessPolicyWindow*)0)->hitRatio), sizeof(((struct cudaAccessPolicyWindow*)0)->hitProp), sizeof(((struct cudaAccessPolicyWindow*)0)->missProp), sizeof(((struct cudaArrayMemoryRequirements*)0)->size), sizeof(((struct cudaArrayMemoryRequirements*)0)->alignment), sizeof(((struct cudaArrayMemoryRequirements*)0)->reserved), sizeof(((struct cudaArraySparseProperties*)0)->tileExtent), sizeof(((struct cudaArraySparseProperties*)0)->miptailFirstLevel), sizeof(((struct cudaArraySparseProperties*)0)->miptailSize), sizeof(((struct cudaArraySparseProperties*)0)->flags), sizeof(((struct cudaArraySparseProperties*)0)->reserved), sizeof(((cudaAsyncNotificationInfo_t*)0)->type), sizeof(((cudaAsyncNotificationInfo_t*)0)->info), sizeof(((struct cudaChannelFormatDesc*)0)->x), sizeof(((struct cudaChannelFormatDesc*)0)->y), sizeof(((struct cudaChannelFormatDesc*)0)->z), sizeof(((struct cudaChannelFormatDesc*)0)->w), sizeof(((struct cudaChannelFormatDesc*)0)->f), sizeof(((struct cudaChildGraphNodeParams*)0)->graph), sizeof(((struct cudaChildGraphNodeParams*)0)->ownership), sizeof(((struct cudaConditionalNodeParams*)0)->handle), sizeof(((struct cudaConditionalNodeParams*)0)->type), sizeof(((struct cudaConditionalNodeParams*)0)->size), sizeof(((struct cudaConditionalNodeParams*)0)->phGraph_out), sizeof(((struct cudaDeviceProp*)0)->name), sizeof(((struct cudaDeviceProp*)0)->uuid), sizeof(((struct cudaDeviceProp*)0)->luid), sizeof(((struct cudaDeviceProp*)0)->luidDeviceNodeMask), sizeof(((struct cudaDeviceProp*)0)->totalGlobalMem), sizeof(((struct cudaDeviceProp*)0)->sharedMemPerBlock), sizeof(((struct cudaDeviceProp*)0)->regsPerBlock), sizeof(((struct cudaDeviceProp*)0)->warpSize), sizeof(((struct cudaDeviceProp*)0)->memPitch), sizeof(((struct cudaDeviceProp*)0)->maxThreadsPerBlock), sizeof(((struct cudaDeviceProp*)0)->maxThreadsDim), sizeof(((struct cudaDeviceProp*)0)->maxGridSize), sizeof(((struct cudaDeviceProp*)0)->totalConstMem), sizeof(((struct cudaDeviceProp*)0)->major), sizeof(((struct cudaDeviceProp*)0)->minor), sizeof(((struct cudaDeviceProp*)0)->textureAlignment), sizeof(((struct cudaDeviceProp*)0)->texturePitchAlignment), sizeof(((struct cudaDeviceProp*)0)->multiProcessorCount), sizeof(((struct cudaDeviceProp*)0)->integrated), sizeof(((struct cudaDeviceProp*)0)->canMapHostMemory), sizeof(((struct cudaDeviceProp*)0)->maxTexture1D), sizeof(((struct cudaDeviceProp*)0)->maxTexture1DMipmap), sizeof(((struct cudaDeviceProp*)0)->maxTexture2D), sizeof(((struct cudaDeviceProp*)0)->maxTexture2DMipmap), sizeof(((struct cudaDeviceProp*)0)->maxTexture2DLinear), sizeof(((struct cudaDeviceProp*)0)->maxTexture2DGather), sizeof(((struct cudaDeviceProp*)0)->maxTexture3D), sizeof(((struct cudaDeviceProp*)0)->maxTexture3DAlt), sizeof(((struct cudaDeviceProp*)0)->maxTextureCubemap), sizeof(((struct cudaDeviceProp*)0)->maxTexture1DLayered), sizeof(((struct cudaDeviceProp*)0)->maxTexture2DLayered), sizeof(((struct cudaDeviceProp*)0)->maxTextureCubemapLayered), sizeof(((struct cudaDeviceProp*)0)->maxSurface1D), sizeof(((struct cudaDeviceProp*)0)->maxSurface2D), sizeof(((struct cudaDeviceProp*)0)->maxSurface3D), sizeof(((struct cudaDeviceProp*)0)->maxSurface1DLayered), sizeof(((struct cudaDeviceProp*)0)->maxSurface2DLayered), sizeof(((struct cudaDeviceProp*)0)->maxSurfaceCubemap), sizeof(((struct cudaDeviceProp*)0)->maxSurfaceCubemapLayered), sizeof(((struct cudaDeviceProp*)0)->surfaceAlignment), sizeof(((struct cudaDeviceProp*)0)->concurrentKernels), sizeof(((struct cudaDeviceProp*)0)->ECCEnabled), sizeof(((struct cudaDeviceProp*)0)->pciBusID), sizeof(((struct cudaDeviceProp*)0)->pciDeviceID), sizeof(((struct cudaDeviceProp*)0)->pciDomainID), sizeof(((struct cudaDeviceProp*)0)->tccDriver), sizeof(((struct cudaDeviceProp*)0)->asyncEngineCount), sizeof(((struct cudaDeviceProp*)0)->unifiedAddressing), sizeof(((struct cudaDeviceProp*)0)->memoryBusWidth), sizeof(((struct cudaDeviceProp*)0)->l2CacheSize), sizeof(((struct cudaDeviceProp*)0)->persistingL2CacheMaxSize), sizeof(((struct cudaDeviceProp*)0)->maxThreadsPerMultiProcessor), sizeof(((struct cudaDeviceProp*)0)->streamPrioritiesSupported), sizeof(((struct cudaDeviceProp*)0)->globalL1CacheSupported), sizeof(((struct cudaDeviceProp*)0)->localL1CacheSupported), sizeof(((struct cudaDeviceProp*)0)->sharedMemPerMultiprocessor), sizeof(((struct cudaDeviceProp*)0)->regsPerMultiprocessor), sizeof(((struct cudaDeviceProp*)0)->managedMemory), sizeof(((struct cudaDeviceProp*)0)->isMultiGpuBoard), sizeof(((struct cudaDeviceProp*)0)->multiGpuBoardGroupID), sizeof(((struct cudaDeviceProp*)0)->hostNativeAtomicSupported), sizeof(((struct cudaDeviceProp*)0)->pageableMemoryAccess), sizeof(((struct cudaDeviceProp*)0)->concurrentManagedAccess), sizeof(((struct cudaDeviceProp*)0)->computePreemptionSupported), sizeof(((struct cudaDeviceProp*)0)->canUseHostPointerForRegisteredMem), sizeof(((struct cudaDeviceProp*)0)->cooperativeLaunch), sizeof(((struct cudaDeviceProp*)0)->sharedMemPerBlockOptin), sizeof(((struct cudaDeviceProp*)0)->pageableMemoryAccessUsesHostPageTables), sizeof(((struct cudaDeviceProp*)0)->directManagedMemAccessFromHost), sizeof(((struct cudaDeviceProp*)0)->maxBlocksPerMultiProcessor), sizeof(((struct cudaDeviceProp*)0)->accessPolicyMaxWindowSize), sizeof(((struct cudaDeviceProp*)0)->reservedSharedMemPerBlock), sizeof(((struct cudaDeviceProp*)0)->hostRegisterSupported), sizeof(((struct cudaDeviceProp*)0)->sparseCudaArraySupported), sizeof(((struct cudaDeviceProp*)0)->hostRegisterReadOnlySupported), sizeof(((struct cudaDeviceProp*)0)->timelineSemaphoreInteropSupported), sizeof(((struct cudaDeviceProp*)0)->memoryPoolsSupported), sizeof(((struct cudaDeviceProp*)0)->gpuDirectRDMASupported), sizeof(((struct cudaDeviceProp*)0)->gpuDirectRDMAFlushWritesOptions), sizeof(((struct cudaDeviceProp*)0)->gpuDirectRDMAWritesOrdering), sizeof(((struct cudaDeviceProp*)0)->memoryPoolSupportedHandleTypes), sizeof(((struct cudaDeviceProp*)0)->deferredMappingCudaArraySupported), sizeof(((struct cudaDeviceProp*)0)->ipcEventSupported), sizeof(((struct cudaDeviceProp*)0)->clusterLaunch), sizeof(((struct cudaDeviceProp*)0)->unifiedFunctionPointers), sizeof(((struct cudaDeviceProp*)0)->deviceNumaConfig), sizeof(((struct cudaDeviceProp*)0)->deviceNumaId), sizeof(((struct cudaDeviceProp*)0)->mpsEnabled), sizeof(((struct cudaDeviceProp*)0)->hostNumaId), sizeof(((struct cudaDeviceProp*)0)->gpuPciDeviceID), sizeof(((struct cudaDeviceProp*)0)->gpuPciSubsystemID), sizeof(((struct cudaDeviceProp*)0)->hostNumaMultinodeIpcSupported), sizeof(((struct cudaDeviceProp*)0)->reserved), sizeof(((cudaEglFrame*)0)->frame), sizeof(((cudaEglFrame*)0)->planeDesc), sizeof(((cudaEglFrame*)0)->planeCount), sizeof(((cudaEglFrame*)0)->frameType), sizeof(((cudaEglFrame*)0)->eglColorFormat), sizeof(((cudaEglPlaneDesc*)0)->width), sizeof(((cudaEglPlaneDesc*)0)->height), sizeof(((cudaEglPlaneDesc*)0)->depth), sizeof(((cudaEglPlaneDesc*)0)->pitch), sizeof(((cudaEglPlaneDesc*)0)->numChannels), sizeof(((cudaEglPlaneDesc*)0)->channelDesc), sizeof(((cudaEglPlaneDesc*)0)->reserved), sizeof(((struct cudaEventRecordNodeParams*)0)->event), sizeof(((struct cudaEventWaitNodeParams*)0)->event), sizeof(((struct cudaExtent*)0)->width), sizeof(((struct cudaExtent*)0)->height), sizeof(((struct cudaExtent*)0)->depth), sizeof(((struct cudaExternalMemoryBufferDesc*)0)->offset), sizeof(((struct cudaExternalMemoryBufferDesc*)0)->size), sizeof(((struct cudaExternalMemoryBufferDesc*)0)->flags), sizeof(((struct cudaExternalMemoryBufferDesc*)0)->reserved), sizeof(((struct cudaExternalMemoryHandleDesc*)0)->type), sizeof(((struct cudaExternalMemoryHandleDesc*)0)->handle), sizeof(((struct cudaExternalMemoryHandleDesc*)0)->size), sizeof(((struct cudaExternalMemoryHandleDesc*)0)->flags), sizeof(((struct cudaExternalMemoryHandleDesc*)0)->reserved), sizeof(((struct cudaExternalMemoryMipmappedArrayDesc*)0)->offset), sizeof(((struct cudaExternalMemoryMipmappedArrayDesc*)0)->formatDesc), sizeof(((struct cudaExternalMemoryMipmappedArrayDesc*)0)->extent), sizeof(((struct cudaExternalMemoryMipmappedArrayDesc*)0)->flags), sizeof(((struct cudaExternalMemoryMipmappedArrayDesc*)0)->numLevels), sizeof(((struct cudaExternalMemoryMipmappedArrayDesc*)0)->reserved), sizeof(((struct cudaExternalSemaphoreHandleDesc*)0)->type), sizeof(((struct cudaExternalSemaphoreHandleDesc*)0)->handle), sizeof(((struct cudaExternalSemaphoreHandleDesc*)0)->flags), sizeof(((struct cudaExternalSemaphoreHandleDesc*)0)->reserved), sizeof(((struct cudaExternalSemaphoreSignalNodeParams*)0)->extSemArray), sizeof(((struct cudaExternalSemaphoreSignalNodeParams*)0)->paramsArray), sizeof(((struct cudaExternalSemaphoreSignalNodeParams*)0)->numExtSems), sizeof(((struct cudaExternalSemaphoreSignalNodeParamsV2*)0)->extSemArray), sizeof(((struct cudaExternalSemaphoreSignalNodeParamsV2*)0)->paramsArray), sizeof(((struct cudaExternalSemaphoreSignalNodeParamsV2*)0)->numExtSems), sizeof(((struct cudaExternalSemaphoreSignalParams*)0)->params), sizeof(((struct cudaExternalSemaphoreSignalParams*)0)->flags), sizeof(((struct cudaExternalSemaphoreSignalParams*)0)->reserved), sizeof(((struct cudaExternalSemaphoreWaitNodeParams*)0)->extSemArray), sizeof(((struct cudaExternalSemaphoreWaitNodeParams*)0)->paramsArray), sizeof(((struct cudaExternalSemaphoreWaitNodeParams*)0)->numExtSems), sizeof(((struct cudaExternalSemaphoreWaitNodeParamsV2*)0)->extSemArray), sizeof(((struct cudaExternalSemaphoreWaitNodeParamsV2*)0)->paramsArray), sizeof(((struct cudaExternalSemaphoreWaitNodeParamsV2*)0)->numExtSems), sizeof(((struct cudaExternalSemaphoreWaitParams*)0)->params), sizeof(((struct cudaExternalSemaphoreWaitParams*)0)->flags), sizeof(((struct cudaExternalSemaphoreWaitParams*)0)->reserved), sizeof(((struct cudaFuncAttributes*)0)->sharedSizeBytes), sizeof(((struct cudaFuncAttributes*)0)->constSizeBytes), sizeof(((struct cudaFuncAttributes*)0)->localSizeBytes), sizeof(((struct cudaFuncAttributes*)0)->maxThreadsPerBlock), sizeof(((struct cudaFuncAttributes*)0)->numRegs), sizeof(((struct cudaFuncAttributes*)0)->ptxVersion), sizeof(((struct cudaFuncAttributes*)0)->binaryVersion), sizeof(((struct cudaFuncAttributes*)0)->cacheModeCA), sizeof(((struct cudaFuncAttributes*)0)->maxDynamicSharedSizeBytes), sizeof(((struct cudaFuncAttributes*)0)->preferredShmemCarveout), sizeof(((struct cudaFuncAttributes*)0)->clusterDimMustBeSet), sizeof(((struct cudaFuncAttributes*)0)->requiredClusterWidth), sizeof(((struct cudaFuncAttributes*)0)->requiredClusterHeight), sizeof(((struct cudaFuncAttributes*)0)->requiredClusterDepth), sizeof(((struct cudaFuncAttributes*)0)->clusterSchedulingPolicyPreference), sizeof(((struct cudaFuncAttributes*)0)->nonPortableClusterSizeAllowed), sizeof(((struct cudaFuncAttributes*)0)->reserved), sizeof(((cudaGraphEdgeData*)0)->from_port), sizeof(((cudaGraphEdgeData*)0)->to_port), sizeof(((cudaGraphEdgeData*)0)->type), sizeof(((cudaGraphEdgeData*)0)->reserved), sizeof(((cudaGraphExecUpdateResultInfo*)0)->result), sizeof(((cudaGraphExecUpdateResultInfo*)0)->errorNode), sizeof(((cudaGraphExecUpdateResultInfo*)0)->errorFromNode), sizeof(((cudaGraphInstantiateParams*)0)->flags), sizeof(((cudaGraphInstantiateParams*)0)->uploadStream), sizeof(((cudaGraphInstantiateParams*)0)->errNode_out), sizeof(((cudaGraphInstantiateParams*)0)->result_out), sizeof(((struct cudaGraphKernelNodeUpdate*)0)->node), sizeof(((struct cudaGraphKernelNodeUpdate*)0)->field), sizeof(((struct cudaGraphKernelNodeUpdate*)0)->updateData), sizeof(((struct cudaGraphNodeParams*)0)->type), sizeof(((struct cudaGraphNodeParams*)0)->reserved0), sizeof(((struct cudaGraphNodeParams*)0)->reserved1), sizeof(((struct cudaGraphNodeParams*)0)->kernel), sizeof(((struct cudaGraphNodeParams*)0)->memcpy), sizeof(((struct cudaGraphNodeParams*)0)->memset), sizeof(((struct cudaGraphNodeParams*)0)->host), sizeof(((struct cudaGraphNodeParams*)0)->graph), sizeof(((struct cudaGraphNodeParams*)0)->eventWait), sizeof(((struct cudaGraphNodeParams*)0)->eventRecord), sizeof(((struct cudaGraphNodeParams*)0)->extSemSignal), sizeof(((struct cudaGraphNodeParams*)0)->extSemWait), sizeof(((struct cudaGraphNodeParams*)0)->alloc), sizeof(((struct cudaGraphNodeParams*)0)->free), sizeof(((struct cudaGraphNodeParams*)0)->conditional), sizeof(((struct cudaGraphNodeParams*)0)->reserved2), sizeof(((struct cudaHostNodeParams*)0)->fn), sizeof(((struct cudaHostNodeParams*)0)->userData), sizeof(((struct cudaHostNodeParamsV2*)0)->fn), sizeof(((struct cudaHostNodeParamsV2*)0)->userData), sizeof(((cudaIpcEventHandle_t*)0)->reserved), sizeof(((cudaIpcMemHandle_t*)0)->reserved), sizeof(((struct cudaKernelNodeParams*)0)->func), sizeof(((struct cudaKernelNodeParams*)0)->gridDim), sizeof(((struct cudaKernelNodeParams*)0)->blockDim), sizeof(((struct cudaKernelNodeParams*)0)->sharedMemBytes), sizeof(((struct cudaKernelNodeParams*)0)->kernelParams), sizeof(((struct cudaKernelNodeParams*)0)->extra), sizeof(((struct cudaKernelNodeParamsV2*)0)->func), sizeof(((struct cudaKernelNodeParamsV2*)0)->gridDim), sizeof(((struct cudaKernelNodeParamsV2*)0)->blockDim), sizeof(((struct cudaKernelNodeParamsV2*)0)->sharedMemBytes), sizeof(((struct cudaKernelNodeParamsV2*)0)->kernelParams), sizeof(((struct cudaKernelNodeParamsV2*)0)->extra), sizeof(((cudaLaunchAttributeValue*)0)->pad), sizeof(((cudaLaunchAttributeValue*)0)->accessPolicyWindow), sizeof(((cudaLaunchAttributeValue*)0)->cooperative), sizeof(((cudaLaunchAttributeValue*)0)->syncPolicy), sizeof(((cudaLaunchAttributeValue*)0)->clusterDim), sizeof(((cudaLaunchAttributeValue*)0)->clusterSchedulingPolicyPreference), sizeof(((cudaLaunchAttributeValue*)0)->programmaticStreamSerializationAllowed), sizeof(((cudaLaunchAttributeValue*)0)->programmaticEvent), sizeof(((cudaLaunchAttributeValue*)0)->priority), sizeof(((cudaLaunchAttributeValue*)0)->memSyncDomainMap), sizeof(((cudaLaunchAttributeValue*)0)->memSyncDomain), sizeof(((cudaLaunchAttributeValue*)0)->preferredClusterDim), sizeof(((cudaLaunchAttributeValue*)0)->launchCompletionEvent), sizeof(((cudaLaunchAttributeValue*)0)->deviceUpdatableKernelNode), sizeof(((cudaLaunchAttributeValue*)0)->sharedMemCarveout), sizeof(((cudaLaunchAttributeValue*)0)->nvlinkUtilCentricScheduling), sizeof(((cudaLaunchAttribute*)0)->id), sizeof(((cudaLaunchAttribute*)0)->val), sizeof(((cudaLaunchConfig_t*)0)->gridDim), sizeof(((cudaLaunchConfig_t*)0)->blockDim), sizeof(((cudaLaunchConfig_t*)0)->dynamicSmemBytes), sizeof(((cudaLaunchConfig_t*)0)->stream), sizeof(((cudaLaunchConfig_t*)0)->attrs), sizeof(((cudaLaunchConfig_t*)0)->numAttrs), sizeof(((cudaLaunchMemSyncDomainMap*)0)->default_), sizeof(((cudaLaunchMemSyncDomainMap*)0)->remote), sizeof(((struct cudaMemAccessDesc*)0)->location), sizeof(((struct cudaMemAccessDesc*)0)->flags), sizeof(((struct cudaMemAllocNodeParams*)0)->poolProps), sizeof(((struct cudaMemAllocNodeParams*)0)->accessDescs), sizeof(((struct cudaMemAllocNodeParams*)0)->accessDescCount), sizeof(((struct cudaMemAllocNodeParams*)0)->bytesize), sizeof(((struct cudaMemAllocNodeParams*)0)->dptr), sizeof(((struct cudaMemAllocNodeParamsV2*)0)->poolProps), sizeof(((struct cudaMemAllocNodeParamsV2*)0)->accessDescs), sizeof(((struct cudaMemAllocNodeParamsV2*)0)->accessDescCount), sizeof(((struct cudaMemAllocNodeParamsV2*)0)->bytesize), sizeof(((struct cudaMemAllocNodeParamsV2*)0)->dptr), sizeof(((cudaMemFabricHandle_t*)0)->reserved), sizeof(((struct cudaMemFreeNodeParams*)0)->dptr), sizeof(((struct cudaMemLocation*)0)->type), sizeof(((struct cudaMemLocation*)0)->id), sizeof(((struct cudaMemPoolProps*)0)->allocType), sizeof(((struct cudaMemPoolProps*)0)->handleTypes), sizeof(((struct cudaMemPoolProps*)0)->location), sizeof(((struct cudaMemPoolProps*)0)->win32SecurityAttributes), sizeof(((struct cudaMemPoolProps*)0)->maxSize), sizeof(((struct cudaMemPoolProps*)0)->usage), sizeof(((struct cudaMemPoolProps*)0)->reserved), sizeof(((struct cudaMemPoolPtrExportData*)0)->reserved), sizeof(((struct cudaMemcpy3DBatchOp*)0)->src), sizeof(((struct cudaMemcpy3DBatchOp*)0)->dst), sizeof(((struct cudaMemcpy3DBatchOp*)0)->extent), sizeof(((struct cudaMemcpy3DBatchOp*)0)->srcAccessOrder), sizeof(((struct cudaMemcpy3DBatchOp*)0)->flags), sizeof(((struct cudaMemcpy3DOperand*)0)->type), sizeof(((struct cudaMemcpy3DOperand*)0)->op), sizeof(((struct cudaMemcpy3DParms*)0)->srcArray), sizeof(((struct cudaMemcpy3DParms*)0)->srcPos), sizeof(((struct cudaMemcpy3DParms*)0)->srcPtr), sizeof(((struct cudaMemcpy3DParms*)0)->dstArray), sizeof(((struct cudaMemcpy3DParms*)0)->dstPos), sizeof(((struct cudaMemcpy3DParms*)0)->dstPtr), sizeof(((struct cudaMemcpy3DParms*)0)->extent), sizeof(((struct cudaMemcpy3DParms*)0)->kind), sizeof(((struct cudaMemcpy3DPeerParms*)0)->srcArray), sizeof(((struct cudaMemcpy3DPeerParms*)0)->srcPos), sizeof(((struct cudaMemcpy3DPeerParms*)0)->srcPtr), sizeof(((struct cudaMemcpy3DPeerParms*)0)->srcDevice), sizeof(((struct cudaMemcpy3DPeerParms*)0)->dstArray), sizeof(((struct cudaMemcpy3DPeerParms*)0)->dstPos), sizeof(((struct cudaMemcpy3DPeerParms*)0)->dstPtr), sizeof(((struct cudaMemcpy3DPeerParms*)0)->dstDevice), sizeof(((struct cudaMemcpy3DPeerParms*)0)->extent), sizeof(((struct cudaMemcpyAttributes*)0)->srcAccessOrder), sizeof(((struct cudaMemcpyAttributes*)0)->srcLocHint), sizeof(((struct cudaMemcpyAttributes*)0)->dstLocHint), sizeof(((struct cudaMemcpyAttributes*)0)->flags), sizeof(((struct cudaMemcpyNodeParams*)0)->flags), sizeof(((struct cudaMemcpyNodeParams*)0)->reserved), sizeof(((struct cudaMemcpyNodeParams*)0)->copyParams), sizeof(((struct cudaMemsetParams*)0)->dst), sizeof(((struct cudaMemsetParams*)0)->pitch), sizeof(((struct cudaMemsetParams*)0)->value), sizeof(((struct cudaMemsetParams*)0)->elementSize), sizeof(((struct cudaMemsetParams*)0)->width), sizeof(((struct cudaMemsetParams*)0)->height), sizeof(((struct cudaMemsetParamsV2*)0)->dst), sizeof(((struct cudaMemsetParamsV2*)0)->pitch), sizeof(((struct cudaMemsetParamsV2*)0)->value), sizeof(((struct cudaMemsetParamsV2*)0)->elementSize), sizeof(((struct cudaMemsetParamsV2*)0)->width), sizeof(((struct cudaMemsetParamsV2*)0)->height), sizeof(((struct cudaOffset3D*)0)->x), sizeof(((struct cudaOffset3D*)0)->y), sizeof(((struct cudaOffset3D*)0)->z), sizeof(((struct cudaPitchedPtr*)0)->ptr), sizeof(((struct cudaPitchedPtr*)0)->pitch), sizeof(((struct cudaPitchedPtr*)0)->xsize), sizeof(((struct cudaPitchedPtr*)0)->ysize), sizeof(((struct cudaPointerAttributes*)0)->type), sizeof(((struct cudaPointerAttributes*)0)->device), sizeof(((struct cudaPointerAttributes*)0)->devicePointer), sizeof(((struct cudaPointerAttributes*)0)->hostPointer), sizeof(((struct cudaPointerAttributes*)0)->reserved), sizeof(((struct cudaPos*)0)->x), sizeof(((struct cudaPos*)0)->y), sizeof(((struct cudaPos*)0)->z), sizeof(((struct cudaResourceDesc*)0)->resType), sizeof(((struct cudaResourceDesc*)0)->res), sizeof(((struct cudaResourceDesc*)0)->flags), sizeof(((struct cudaResourceViewDesc*)0)->format), sizeof(((struct cudaResourceViewDesc*)0)->width), sizeof(((struct cudaResourceViewDesc*)0)->height), sizeof(((struct cudaResourceViewDesc*)0)->depth), sizeof(((struct cudaResourceViewDesc*)0)->firstMipmapLevel), sizeof(((struct cudaResourceViewDesc*)0)->lastMipmapLevel), sizeof(((struct cudaResourceViewDesc*)0)->firstLayer), sizeof(((struct cudaResourceViewDesc*)0)->lastLayer), sizeof(((struct cudaResourceViewDesc*)0)->reserved), sizeof(((struct cudaTextureDesc*)0)->addressMode), sizeof(((struct cudaTextureDesc*)0)->filterMode), sizeof(((struct cudaTextureDesc*)0)->readMode), sizeof(((struct cudaTextureDesc*)0)->sRGB), sizeof(((struct cudaTextureDesc*)0)->borderColor), sizeof(((struct cudaTextureDesc*)0)->normalizedCoords), sizeof(((struct cudaTextureDesc*)0)->maxAnisotropy), sizeof(((struct cudaTextureDesc*)0)->mipmapFilterMode), sizeof(((struct cudaTextureDesc*)0)->mipmapLevelBias), sizeof(((struct cudaTextureDesc*)0)->minMipmapLevelClamp), sizeof(((struct cudaTextureDesc*)0)->maxMipmapLevelClamp), sizeof(((struct cudaTextureDesc*)0)->disableTrilinearOptimization), sizeof(((struct cudaTextureDesc*)0)->seamlessCubemap), sizeof(((struct cudalibraryHostUniversalFunctionAndDataTable*)0)->functionTable), sizeof(((struct cudalibraryHostUniversalFunctionAndDataTable*)0)->functionWindowSize), sizeof(((struct cudalibraryHostUniversalFunctionAndDataTable*)0)->dataTable), sizeof(((struct cudalibraryHostUniversalFunctionAndDataTable*)0)->dataWindowSize), sizeof(((dim3*)0)->x), sizeof(((dim3*)0)->y), sizeof(((dim3*)0)->z), sizeof(((double1*)0)->x), sizeof(((double3*)0)->x), sizeof(((double3*)0)->y), sizeof(((double3*)0)->z), sizeof(((float1*)0)->x), sizeof(((float3*)0)->x), sizeof(((float3*)0)->y), sizeof(((float3*)0)->z), sizeof(((int1*)0)->x), sizeof(((int3*)0)->x), sizeof(((int3*)0)->y), sizeof(((int3*)0)->z), sizeof(((long1*)0)->x), sizeof(((long3*)0)->x), sizeof(((long3*)0)->y), sizeof(((long3*)0)->z), sizeof(((longlong1*)0)->x), sizeof(((longlong3*)0)->x), sizeof(((longlong3*)0)->y), sizeof(((longlong3*)0)->z), sizeof(((short1*)0)->x), sizeof(((short3*)0)->x), sizeof(((short3*)0)->y), sizeof(((short3*)0)->z), sizeof(((uchar1*)0)->x), sizeof(((uchar3*)0)->x), sizeof(((uchar3*)0)->y), sizeof(((uchar3*)0)->z), sizeof(((uint1*)0)->x), sizeof(((uint3*)0)->x), sizeof(((uint3*)0)->y), sizeof(((uint3*)0)->z), sizeof(((ulong1*)0)->x), sizeof(((ulong3*)0)->x), sizeof(((ulong3*)0)->y), sizeof(((ulong3*)0)->z), sizeof(((ulonglong1*)0)->x), sizeof(((ulonglong3*)0)->x), sizeof(((ulonglong3*)0)->y), sizeof(((ulonglong3*)0)->z), sizeof(((ushort1*)0)->x), sizeof(((ushort3*)0)->x), sizeof(((ushort3*)0)->y), sizeof(((ushort3*)0)->z)};
+    static const size_t __cb_runtime_psize[] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, sizeof(*(((struct cudaConditionalNodeParams*)0)->phGraph_out)), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, sizeof(*(((struct cudaExternalSemaphoreSignalNodeParams*)0)->extSemArray)), sizeof(*(((struct cudaExternalSemaphoreSignalNodeParams*)0)->paramsArray)), 0, sizeof(*(((struct cudaExternalSemaphoreSignalNodeParamsV2*)0)->extSemArray)), sizeof(*(((struct cudaExternalSemaphoreSignalNodeParamsV2*)0)->paramsArray)), 0, 0, 0, 0, sizeof(*(((struct cudaExternalSemaphoreWaitNodeParams*)0)->extSemArray)), sizeof(*(((struct cudaExternalSemaphoreWaitNodeParams*)0)->paramsArray)), 0, sizeof(*(((struct cudaExternalSemaphoreWaitNodeParamsV2*)0)->extSemArray)), sizeof(*(((struct cudaExternalSemaphoreWaitNodeParamsV2*)0)->paramsArray)), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, sizeof(*(((cudaLaunchConfig_t*)0)->attrs)), 0, 0, 0, 0, 0, 0, sizeof(*(((struct cudaMemAllocNodeParams*)0)->accessDescs)), 0, 0, 0, 0, sizeof(*(((struct cudaMemAllocNodeParamsV2*)0)->accessDescs)), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
     static const size_t __cb_runtime_ssize[] = {sizeof(((struct cudaArraySparseProperties*)0)->tileExtent), sizeof(((struct cudaResourceDesc*)0)->res.array), sizeof(((struct cudaResourceDesc*)0)->res.mipmap), sizeof(((struct cudaResourceDesc*)0)->res.linear), sizeof(((struct cudaResourceDesc*)0)->res.pitch2D), sizeof(((struct cudaResourceDesc*)0)->res.reserved), sizeof(((struct cudaMemcpy3DOperand*)0)->op.ptr), sizeof(((struct cudaMemcpy3DOperand*)0)->op.array), sizeof(((struct cudaExternalMemoryHandleDesc*)0)->handle.win32), sizeof(((struct cudaExternalSemaphoreHandleDesc*)0)->handle.win32), sizeof(((struct cudaExternalSemaphoreSignalParams*)0)->params.fence), sizeof(((struct cudaExternalSemaphoreSignalParams*)0)->params.keyedMutex), sizeof(((struct cudaExternalSemaphoreSignalParams*)0)->params), sizeof(((struct cudaExternalSemaphoreWaitParams*)0)->params.fence), sizeof(((struct cudaExternalSemaphoreWaitParams*)0)->params.keyedMutex), sizeof(((struct cudaExternalSemaphoreWaitParams*)0)->params), sizeof(((struct cudaGraphKernelNodeUpdate*)0)->updateData.param), sizeof(((cudaLaunchAttributeValue*)0)->clusterDim), sizeof(((cudaLaunchAttributeValue*)0)->programmaticEvent), sizeof(((cudaLaunchAttributeValue*)0)->preferredClusterDim), sizeof(((cudaLaunchAttributeValue*)0)->launchCompletionEvent), sizeof(((cudaLaunchAttributeValue*)0)->deviceUpdatableKernelNode), sizeof(((cudaAsyncNotificationInfo_t*)0)->info.overBudget), sizeof(((struct cudaResourceDesc*)0)->res), sizeof(((struct cudaMemcpy3DOperand*)0)->op), sizeof(((struct cudaExternalMemoryHandleDesc*)0)->handle), sizeof(((struct cudaExternalSemaphoreHandleDesc*)0)->handle), sizeof(((struct cudaExternalSemaphoreSignalParams*)0)->params.nvSciSync), sizeof(((struct cudaExternalSemaphoreWaitParams*)0)->params.nvSciSync), sizeof(((struct cudaGraphKernelNodeUpdate*)0)->updateData), sizeof(((cudaAsyncNotificationInfo_t*)0)->info), sizeof(((cudaEglFrame*)0)->frame), sizeof(CUuuid), sizeof(char1), sizeof(char3), sizeof(struct cudaAccessPolicyWindow), sizeof(struct cudaArrayMemoryRequirements), sizeof(struct cudaArraySparseProperties), sizeof(cudaAsyncNotificationInfo_t), sizeof(struct cudaChannelFormatDesc), sizeof(struct cudaChildGraphNodeParams), sizeof(struct cudaConditionalNodeParams), sizeof(struct cudaDeviceProp), sizeof(cudaEglFrame), sizeof(cudaEglPlaneDesc), sizeof(struct cudaEventRecordNodeParams), sizeof(struct cudaEventWaitNodeParams), sizeof(struct cudaExtent), sizeof(struct cudaExternalMemoryBufferDesc), sizeof(struct cudaExternalMemoryHandleDesc), sizeof(struct cudaExternalMemoryMipmappedArrayDesc), sizeof(struct cudaExternalSemaphoreHandleDesc), sizeof(struct cudaExternalSemaphoreSignalNodeParams), sizeof(struct cudaExternalSemaphoreSignalNodeParamsV2), sizeof(struct cudaExternalSemaphoreSignalParams), sizeof(struct cudaExternalSemaphoreWaitNodeParams), sizeof(struct cudaExternalSemaphoreWaitNodeParamsV2), sizeof(struct cudaExternalSemaphoreWaitParams), sizeof(struct cudaFuncAttributes), sizeof(cudaGraphEdgeData), sizeof(cudaGraphExecUpdateResultInfo), sizeof(cudaGraphInstantiateParams), sizeof(struct cudaGraphKernelNodeUpdate), sizeof(struct cudaGraphNodeParams), sizeof(struct cudaHostNodeParams), sizeof(struct cudaHostNodeParamsV2), sizeof(cudaIpcEventHandle_t), sizeof(cudaIpcMemHandle_t), sizeof(struct cudaKernelNodeParams), sizeof(struct cudaKernelNodeParamsV2), sizeof(cudaLaunchAttributeValue), sizeof(cudaLaunchAttribute), sizeof(cudaLaunchConfig_t), sizeof(cudaLaunchMemSyncDomainMap), sizeof(struct cudaMemAccessDesc), sizeof(struct cudaMemAllocNodeParams), sizeof(struct cudaMemAllocNodeParamsV2), sizeof(cudaMemFabricHandle_t), sizeof(struct cudaMemFreeNodeParams), sizeof(struct cudaMemLocation), sizeof(struct cudaMemPoolProps), sizeof(struct cudaMemPoolPtrExportData), sizeof(struct cudaMemcpy3DBatchOp), sizeof(struct cudaMemcpy3DOperand), sizeof(struct cudaMemcpy3DParms), sizeof(struct cudaMemcpy3DPeerParms), sizeof(struct cudaMemcpyAttributes), sizeof(struct cudaMemcpyNodeParams), sizeof(struct cudaMemsetParams), sizeof(struct cudaMemsetParamsV2), sizeof(struct cudaOffset3D), sizeof(struct cudaPitchedPtr), sizeof(struct cudaPointerAttributes), sizeof(struct cudaPos), sizeof(struct cudaResourceDesc), sizeof(struct cudaResourceViewDesc), sizeof(struct cudaTextureDesc), sizeof(struct cudalibraryHostUniversalFunctionAndDataTable), sizeof(dim3), sizeof(double1), sizeof(double3), sizeof(float1), sizeof(float3), sizeof(int1), sizeof(int3), sizeof(long1), sizeof(long3), sizeof(longlong1), sizeof(longlong3), sizeof(short1), sizeof(short3), sizeof(uchar1), sizeof(uchar3), sizeof(uint1), sizeof(uint3), sizeof(ulong1), sizeof(ulong3), sizeof(ulonglong1), sizeof(ulonglong3), sizeof(ushort1), sizeof(ushort3)};
     """
-    const size_t __cb_runtime_off[505]
-    const size_t __cb_runtime_fsize[505]
-    const size_t __cb_runtime_psize[505]
+    const size_t __cb_runtime_off[504]
+    const size_t __cb_runtime_fsize[504]
+    const size_t __cb_runtime_psize[504]
     const size_t __cb_runtime_ssize[121]
 
 _STRUCTS = (
@@ -280,7 +281,7 @@ _STRUCTS = (
     "anon_union7|1|71||gridDim:7:1:dim3:0:;param:7:1:anon_struct16:0:;isEnabled:2:1::0:\n"
     "anon_union8|1|74||overBudget:7:1:anon_struct22:0:\n"
     "anon_union9|1|75||pArray:9:3:cudaArray_t:5:;pPitch:9:3:cudaPitchedPtr:7:\n"
-    "CUuuid_st|0|77|CUuuid:CUuuid_st,cudaUUID_t:CUuuid_st|bytes:8:16::0:\n"
+    "CUuuid_st|0|77|CUuuid:CUuuid_st,cudaUUID_t:CUuuid_st|bytes:8:16::2:\n"
     "char1|0|78||x:1:1::0:\n"
     "char3|0|79||x:1:1::0:;y:1:1::0:;z:1:1::0:\n"
     "cudaAccessPolicyWindow|0|82||base_ptr:10:1::1:;num_bytes:2:1::0:;hitRatio:3:1::0:;hitProp:4:1:cudaAccessProperty:0:;missProp:4:1:cudaAccessProperty:0:\n"
@@ -290,7 +291,7 @@ _STRUCTS = (
     "cudaChannelFormatDesc|0|97||x:1:1::0:;y:1:1::0:;z:1:1::0:;w:1:1::0:;f:4:1:cudaChannelFormatKind:0:\n"
     "cudaChildGraphNodeParams|0|102||graph:5:1:cudaGraph_t:0:;ownership:4:1:cudaGraphChildGraphNodeOwnership:0:\n"
     "cudaConditionalNodeParams|0|104||handle:6:1:cudaGraphConditionalHandle:0:;type:4:1:cudaGraphConditionalNodeType:0:;size:2:1::0:;phGraph_out:12:1:cudaGraph_t:5:size\n"
-    "cudaDeviceProp|0|108||name:8:256::1:;uuid:7:1:cudaUUID_t:0:;luid:8:8::0:;luidDeviceNodeMask:2:1::0:;totalGlobalMem:2:1::0:;sharedMemPerBlock:2:1::0:;regsPerBlock:1:1::0:;warpSize:1:1::0:;memPitch:2:1::0:;maxThreadsPerBlock:1:1::0:;maxThreadsDim:9:3::1:;maxGridSize:9:3::1:;totalConstMem:2:1::0:;major:1:1::0:;minor:1:1::0:;textureAlignment:2:1::0:;texturePitchAlignment:2:1::0:;multiProcessorCount:1:1::0:;integrated:1:1::0:;canMapHostMemory:1:1::0:;maxTexture1D:1:1::0:;maxTexture1DMipmap:1:1::0:;maxTexture2D:9:2::1:;maxTexture2DMipmap:9:2::1:;maxTexture2DLinear:9:3::1:;maxTexture2DGather:9:2::1:;maxTexture3D:9:3::1:;maxTexture3DAlt:9:3::1:;maxTextureCubemap:1:1::0:;maxTexture1DLayered:9:2::1:;maxTexture2DLayered:9:3::1:;maxTextureCubemapLayered:9:2::1:;maxSurface1D:1:1::0:;maxSurface2D:9:2::1:;maxSurface3D:9:3::1:;maxSurface1DLayered:9:2::1:;maxSurface2DLayered:9:3::1:;maxSurfaceCubemap:1:1::0:;maxSurfaceCubemapLayered:9:2::1:;surfaceAlignment:2:1::0:;concurrentKernels:1:1::0:;ECCEnabled:1:1::0:;pciBusID:1:1::0:;pciDeviceID:1:1::0:;pciDomainID:1:1::0:;tccDriver:1:1::0:;asyncEngineCount:1:1::0:;unifiedAddressing:1:1::0:;memoryBusWidth:1:1::0:;l2CacheSize:1:1::0:;persistingL2CacheMaxSize:1:1::0:;maxThreadsPerMultiProcessor:1:1::0:;streamPrioritiesSupported:1:1::0:;globalL1CacheSupported:1:1::0:;localL1CacheSupported:1:1::0:;sharedMemPerMultiprocessor:2:1::0:;regsPerMultiprocessor:1:1::0:;managedMemory:1:1::0:;isMultiGpuBoard:1:1::0:;multiGpuBoardGroupID:1:1::0:;hostNativeAtomicSupported:1:1::0:;pageableMemoryAccess:1:1::0:;concurrentManagedAccess:1:1::0:;computePreemptionSupported:1:1::0:;canUseHostPointerForRegisteredMem:1:1::0:;cooperativeLaunch:1:1::0:;sharedMemPerBlockOptin:2:1::0:;pageableMemoryAccessUsesHostPageTables:1:1::0:;directManagedMemAccessFromHost:1:1::0:;maxBlocksPerMultiProcessor:1:1::0:;accessPolicyMaxWindowSize:1:1::0:;reservedSharedMemPerBlock:2:1::0:;hostRegisterSupported:1:1::0:;sparseCudaArraySupported:1:1::0:;hostRegisterReadOnlySupported:1:1::0:;timelineSemaphoreInteropSupported:1:1::0:;memoryPoolsSupported:1:1::0:;gpuDirectRDMASupported:1:1::0:;gpuDirectRDMAFlushWritesOptions:2:1::0:;gpuDirectRDMAWritesOrdering:1:1::0:;memoryPoolSupportedHandleTypes:2:1::0:;deferredMappingCudaArraySupported:1:1::0:;ipcEventSupported:1:1::0:;clusterLaunch:1:1::0:;unifiedFunctionPointers:1:1::0:;deviceNumaConfig:1:1::0:;deviceNumaId:1:1::0:;mpsEnabled:1:1::0:;hostNumaId:1:1::0:;gpuPciDeviceID:2:1::0:;gpuPciSubsystemID:2:1::0:;hostNumaMultinodeIpcSupported:1:1::0:;reserved:9:56::1:\n"
+    "cudaDeviceProp|0|108||name:8:256::1:;uuid:7:1:cudaUUID_t:0:;luid:8:8::2:;luidDeviceNodeMask:2:1::0:;totalGlobalMem:2:1::0:;sharedMemPerBlock:2:1::0:;regsPerBlock:1:1::0:;warpSize:1:1::0:;memPitch:2:1::0:;maxThreadsPerBlock:1:1::0:;maxThreadsDim:9:3::1:;maxGridSize:9:3::1:;totalConstMem:2:1::0:;major:1:1::0:;minor:1:1::0:;textureAlignment:2:1::0:;texturePitchAlignment:2:1::0:;multiProcessorCount:1:1::0:;integrated:1:1::0:;canMapHostMemory:1:1::0:;maxTexture1D:1:1::0:;maxTexture1DMipmap:1:1::0:;maxTexture2D:9:2::1:;maxTexture2DMipmap:9:2::1:;maxTexture2DLinear:9:3::1:;maxTexture2DGather:9:2::1:;maxTexture3D:9:3::1:;maxTexture3DAlt:9:3::1:;maxTextureCubemap:1:1::0:;maxTexture1DLayered:9:2::1:;maxTexture2DLayered:9:3::1:;maxTextureCubemapLayered:9:2::1:;maxSurface1D:1:1::0:;maxSurface2D:9:2::1:;maxSurface3D:9:3::1:;maxSurface1DLayered:9:2::1:;maxSurface2DLayered:9:3::1:;maxSurfaceCubemap:1:1::0:;maxSurfaceCubemapLayered:9:2::1:;surfaceAlignment:2:1::0:;concurrentKernels:1:1::0:;ECCEnabled:1:1::0:;pciBusID:1:1::0:;pciDeviceID:1:1::0:;pciDomainID:1:1::0:;tccDriver:1:1::0:;asyncEngineCount:1:1::0:;unifiedAddressing:1:1::0:;memoryBusWidth:1:1::0:;l2CacheSize:1:1::0:;persistingL2CacheMaxSize:1:1::0:;maxThreadsPerMultiProcessor:1:1::0:;streamPrioritiesSupported:1:1::0:;globalL1CacheSupported:1:1::0:;localL1CacheSupported:1:1::0:;sharedMemPerMultiprocessor:2:1::0:;regsPerMultiprocessor:1:1::0:;managedMemory:1:1::0:;isMultiGpuBoard:1:1::0:;multiGpuBoardGroupID:1:1::0:;hostNativeAtomicSupported:1:1::0:;pageableMemoryAccess:1:1::0:;concurrentManagedAccess:1:1::0:;computePreemptionSupported:1:1::0:;canUseHostPointerForRegisteredMem:1:1::0:;cooperativeLaunch:1:1::0:;sharedMemPerBlockOptin:2:1::0:;pageableMemoryAccessUsesHostPageTables:1:1::0:;directManagedMemAccessFromHost:1:1::0:;maxBlocksPerMultiProcessor:1:1::0:;accessPolicyMaxWindowSize:1:1::0:;reservedSharedMemPerBlock:2:1::0:;hostRegisterSupported:1:1::0:;sparseCudaArraySupported:1:1::0:;hostRegisterReadOnlySupported:1:1::0:;timelineSemaphoreInteropSupported:1:1::0:;memoryPoolsSupported:1:1::0:;gpuDirectRDMASupported:1:1::0:;gpuDirectRDMAFlushWritesOptions:2:1::0:;gpuDirectRDMAWritesOrdering:1:1::0:;memoryPoolSupportedHandleTypes:2:1::0:;deferredMappingCudaArraySupported:1:1::0:;ipcEventSupported:1:1::0:;clusterLaunch:1:1::0:;unifiedFunctionPointers:1:1::0:;deviceNumaConfig:1:1::0:;deviceNumaId:1:1::0:;mpsEnabled:1:1::0:;hostNumaId:1:1::0:;gpuPciDeviceID:2:1::0:;gpuPciSubsystemID:2:1::0:;hostNumaMultinodeIpcSupported:1:1::0:;reserved:9:56::1:\n"
     "cudaEglFrame_st|0|201|cudaEglFrame:cudaEglFrame_st|frame:7:1:anon_union9:0:;planeDesc:9:3:cudaEglPlaneDesc:7:;planeCount:2:1::0:;frameType:4:1:cudaEglFrameType:0:;eglColorFormat:4:1:cudaEglColorFormat:0:\n"
     "cudaEglPlaneDesc_st|0|206|cudaEglPlaneDesc:cudaEglPlaneDesc_st|width:2:1::0:;height:2:1::0:;depth:2:1::0:;pitch:2:1::0:;numChannels:2:1::0:;channelDesc:7:1:cudaChannelFormatDesc:0:;reserved:9:4::2:\n"
     "cudaEventRecordNodeParams|0|213||event:5:1:cudaEvent_t:0:\n"
@@ -319,57 +320,58 @@ _STRUCTS = (
     "cudaKernelNodeParams|0|308||func:10:1::1:;gridDim:7:1:dim3:0:;blockDim:7:1:dim3:0:;sharedMemBytes:2:1::0:;kernelParams:14:1::0:;extra:10:1::0:\n"
     "cudaKernelNodeParamsV2|0|314||func:10:1::1:;gridDim:7:1:dim3:0:;blockDim:7:1:dim3:0:;sharedMemBytes:2:1::0:;kernelParams:14:1::0:;extra:10:1::0:\n"
     "cudaLaunchAttributeValue|1|320|cudaStreamAttrValue:cudaLaunchAttributeValue,cudaKernelNodeAttrValue:cudaLaunchAttributeValue|pad:8:64::0:;accessPolicyWindow:7:1:cudaAccessPolicyWindow:0:;cooperative:1:1::0:;syncPolicy:4:1:cudaSynchronizationPolicy:0:;clusterDim:7:1:anon_struct17:0:;clusterSchedulingPolicyPreference:4:1:cudaClusterSchedulingPolicy:0:;programmaticStreamSerializationAllowed:1:1::0:;programmaticEvent:7:1:anon_struct18:0:;priority:1:1::0:;memSyncDomainMap:7:1:cudaLaunchMemSyncDomainMap:0:;memSyncDomain:4:1:cudaLaunchMemSyncDomain:0:;preferredClusterDim:7:1:anon_struct19:0:;launchCompletionEvent:7:1:anon_struct20:0:;deviceUpdatableKernelNode:7:1:anon_struct21:0:;sharedMemCarveout:2:1::0:;nvlinkUtilCentricScheduling:2:1::0:\n"
-    "cudaLaunchAttribute_st|0|336|cudaLaunchAttribute:cudaLaunchAttribute_st|id:4:1:cudaLaunchAttributeID:0:;pad:8:-1::0:;val:7:1:cudaLaunchAttributeValue:0:\n"
-    "cudaLaunchConfig_st|0|339|cudaLaunchConfig_t:cudaLaunchConfig_st|gridDim:7:1:dim3:0:;blockDim:7:1:dim3:0:;dynamicSmemBytes:2:1::0:;stream:5:1:cudaStream_t:0:;attrs:12:1:cudaLaunchAttribute:7:numAttrs;numAttrs:2:1::0:\n"
-    "cudaLaunchMemSyncDomainMap_st|0|345|cudaLaunchMemSyncDomainMap:cudaLaunchMemSyncDomainMap_st|default_:2:1::0:;remote:2:1::0:\n"
-    "cudaMemAccessDesc|0|347||location:7:1:cudaMemLocation:0:;flags:4:1:cudaMemAccessFlags:0:\n"
-    "cudaMemAllocNodeParams|0|349||poolProps:7:1:cudaMemPoolProps:0:;accessDescs:12:1:cudaMemAccessDesc:7:accessDescCount;accessDescCount:2:1::0:;bytesize:2:1::0:;dptr:10:1::1:\n"
-    "cudaMemAllocNodeParamsV2|0|354||poolProps:7:1:cudaMemPoolProps:0:;accessDescs:12:1:cudaMemAccessDesc:7:accessDescCount;accessDescCount:2:1::0:;bytesize:2:1::0:;dptr:10:1::1:\n"
-    "cudaMemFabricHandle_st|0|359|cudaMemFabricHandle_t:cudaMemFabricHandle_st|reserved:8:64::0:\n"
-    "cudaMemFreeNodeParams|0|360||dptr:10:1::1:\n"
-    "cudaMemLocation|0|361||type:4:1:cudaMemLocationType:0:;id:1:1::0:\n"
-    "cudaMemPoolProps|0|363||allocType:4:1:cudaMemAllocationType:0:;handleTypes:4:1:cudaMemAllocationHandleType:0:;location:7:1:cudaMemLocation:0:;win32SecurityAttributes:10:1::1:;maxSize:2:1::0:;usage:2:1::0:;reserved:8:54::0:\n"
-    "cudaMemPoolPtrExportData|0|370||reserved:8:64::0:\n"
-    "cudaMemcpy3DBatchOp|0|371||src:7:1:cudaMemcpy3DOperand:0:;dst:7:1:cudaMemcpy3DOperand:0:;extent:7:1:cudaExtent:0:;srcAccessOrder:4:1:cudaMemcpySrcAccessOrder:0:;flags:2:1::0:\n"
-    "cudaMemcpy3DOperand|0|376||type:4:1:cudaMemcpy3DOperandType:0:;op:7:1:anon_union1:0:\n"
-    "cudaMemcpy3DParms|0|378||srcArray:5:1:cudaArray_t:0:;srcPos:7:1:cudaPos:0:;srcPtr:7:1:cudaPitchedPtr:0:;dstArray:5:1:cudaArray_t:0:;dstPos:7:1:cudaPos:0:;dstPtr:7:1:cudaPitchedPtr:0:;extent:7:1:cudaExtent:0:;kind:4:1:cudaMemcpyKind:0:\n"
-    "cudaMemcpy3DPeerParms|0|386||srcArray:5:1:cudaArray_t:0:;srcPos:7:1:cudaPos:0:;srcPtr:7:1:cudaPitchedPtr:0:;srcDevice:1:1::0:;dstArray:5:1:cudaArray_t:0:;dstPos:7:1:cudaPos:0:;dstPtr:7:1:cudaPitchedPtr:0:;dstDevice:1:1::0:;extent:7:1:cudaExtent:0:\n"
-    "cudaMemcpyAttributes|0|395||srcAccessOrder:4:1:cudaMemcpySrcAccessOrder:0:;srcLocHint:7:1:cudaMemLocation:0:;dstLocHint:7:1:cudaMemLocation:0:;flags:2:1::0:\n"
-    "cudaMemcpyNodeParams|0|399||flags:1:1::0:;reserved:9:3::1:;copyParams:7:1:cudaMemcpy3DParms:0:\n"
-    "cudaMemsetParams|0|402||dst:10:1::1:;pitch:2:1::0:;value:2:1::0:;elementSize:2:1::0:;width:2:1::0:;height:2:1::0:\n"
-    "cudaMemsetParamsV2|0|408||dst:10:1::1:;pitch:2:1::0:;value:2:1::0:;elementSize:2:1::0:;width:2:1::0:;height:2:1::0:\n"
-    "cudaOffset3D|0|414||x:2:1::0:;y:2:1::0:;z:2:1::0:\n"
-    "cudaPitchedPtr|0|417||ptr:10:1::1:;pitch:2:1::0:;xsize:2:1::0:;ysize:2:1::0:\n"
-    "cudaPointerAttributes|0|421||type:4:1:cudaMemoryType:0:;device:1:1::0:;devicePointer:10:1::1:;hostPointer:10:1::1:;reserved:9:8::1:\n"
-    "cudaPos|0|426||x:2:1::0:;y:2:1::0:;z:2:1::0:\n"
-    "cudaResourceDesc|0|429||resType:4:1:cudaResourceType:0:;res:7:1:anon_union0:0:;flags:2:1::0:\n"
-    "cudaResourceViewDesc|0|432||format:4:1:cudaResourceViewFormat:0:;width:2:1::0:;height:2:1::0:;depth:2:1::0:;firstMipmapLevel:2:1::0:;lastMipmapLevel:2:1::0:;firstLayer:2:1::0:;lastLayer:2:1::0:;reserved:9:16::2:\n"
-    "cudaTextureDesc|0|441||addressMode:9:3:cudaTextureAddressMode:4:;filterMode:4:1:cudaTextureFilterMode:0:;readMode:4:1:cudaTextureReadMode:0:;sRGB:1:1::0:;borderColor:9:4::3:;normalizedCoords:1:1::0:;maxAnisotropy:2:1::0:;mipmapFilterMode:4:1:cudaTextureFilterMode:0:;mipmapLevelBias:3:1::0:;minMipmapLevelClamp:3:1::0:;maxMipmapLevelClamp:3:1::0:;disableTrilinearOptimization:1:1::0:;seamlessCubemap:1:1::0:\n"
-    "cudalibraryHostUniversalFunctionAndDataTable|0|454||functionTable:10:1::1:;functionWindowSize:2:1::0:;dataTable:10:1::1:;dataWindowSize:2:1::0:\n"
-    "dim3|0|458||x:2:1::0:;y:2:1::0:;z:2:1::0:\n"
-    "double1|0|461||x:3:1::0:\n"
-    "double3|0|462||x:3:1::0:;y:3:1::0:;z:3:1::0:\n"
-    "float1|0|465||x:3:1::0:\n"
-    "float3|0|466||x:3:1::0:;y:3:1::0:;z:3:1::0:\n"
-    "int1|0|469||x:1:1::0:\n"
-    "int3|0|470||x:1:1::0:;y:1:1::0:;z:1:1::0:\n"
-    "long1|0|473||x:1:1::0:\n"
-    "long3|0|474||x:1:1::0:;y:1:1::0:;z:1:1::0:\n"
-    "longlong1|0|477||x:10:1::0:\n"
-    "longlong3|0|478||x:10:1::0:;y:10:1::0:;z:10:1::0:\n"
-    "short1|0|481||x:1:1::0:\n"
-    "short3|0|482||x:1:1::0:;y:1:1::0:;z:1:1::0:\n"
-    "uchar1|0|485||x:2:1::0:\n"
-    "uchar3|0|486||x:2:1::0:;y:2:1::0:;z:2:1::0:\n"
-    "uint1|0|489||x:2:1::0:\n"
-    "uint3|0|490||x:2:1::0:;y:2:1::0:;z:2:1::0:\n"
-    "ulong1|0|493||x:2:1::0:\n"
-    "ulong3|0|494||x:2:1::0:;y:2:1::0:;z:2:1::0:\n"
-    "ulonglong1|0|497||x:10:1::0:\n"
-    "ulonglong3|0|498||x:10:1::0:;y:10:1::0:;z:10:1::0:\n"
-    "ushort1|0|501||x:2:1::0:\n"
-    "ushort3|0|502||x:2:1::0:;y:2:1::0:;z:2:1::0:\n"
+    "cudaLaunchAttribute_st|0|336|cudaLaunchAttribute:cudaLaunchAttribute_st|id:4:1:cudaLaunchAttributeID:0:;val:7:1:cudaLaunchAttributeValue:0:\n"
+    "cudaLaunchConfig_st|0|338|cudaLaunchConfig_t:cudaLaunchConfig_st|gridDim:7:1:dim3:0:;blockDim:7:1:dim3:0:;dynamicSmemBytes:2:1::0:;stream:5:1:cudaStream_t:0:;attrs:12:1:cudaLaunchAttribute:7:numAttrs;numAttrs:2:1::0:\n"
+    "cudaLaunchMemSyncDomainMap_st|0|344|cudaLaunchMemSyncDomainMap:cudaLaunchMemSyncDomainMap_st|default_:2:1::0:;remote:2:1::0:\n"
+    "cudaMemAccessDesc|0|346||location:7:1:cudaMemLocation:0:;flags:4:1:cudaMemAccessFlags:0:\n"
+    "cudaMemAllocNodeParams|0|348||poolProps:7:1:cudaMemPoolProps:0:;accessDescs:12:1:cudaMemAccessDesc:7:accessDescCount;accessDescCount:2:1::0:;bytesize:2:1::0:;dptr:10:1::1:\n"
+    "cudaMemAllocNodeParamsV2|0|353||poolProps:7:1:cudaMemPoolProps:0:;accessDescs:12:1:cudaMemAccessDesc:7:accessDescCount;accessDescCount:2:1::0:;bytesize:2:1::0:;dptr:10:1::1:\n"
+    "cudaMemFabricHandle_st|0|358|cudaMemFabricHandle_t:cudaMemFabricHandle_st|reserved:8:64::0:\n"
+    "cudaMemFreeNodeParams|0|359||dptr:10:1::1:\n"
+    "cudaMemLocation|0|360||type:4:1:cudaMemLocationType:0:;id:1:1::0:\n"
+    "cudaMemPoolProps|0|362||allocType:4:1:cudaMemAllocationType:0:;handleTypes:4:1:cudaMemAllocationHandleType:0:;location:7:1:cudaMemLocation:0:;win32SecurityAttributes:10:1::1:;maxSize:2:1::0:;usage:2:1::0:;reserved:8:54::0:\n"
+    "cudaMemPoolPtrExportData|0|369||reserved:8:64::0:\n"
+    "cudaMemcpy3DBatchOp|0|370||src:7:1:cudaMemcpy3DOperand:0:;dst:7:1:cudaMemcpy3DOperand:0:;extent:7:1:cudaExtent:0:;srcAccessOrder:4:1:cudaMemcpySrcAccessOrder:0:;flags:2:1::0:\n"
+    "cudaMemcpy3DOperand|0|375||type:4:1:cudaMemcpy3DOperandType:0:;op:7:1:anon_union1:0:\n"
+    "cudaMemcpy3DParms|0|377||srcArray:5:1:cudaArray_t:0:;srcPos:7:1:cudaPos:0:;srcPtr:7:1:cudaPitchedPtr:0:;dstArray:5:1:cudaArray_t:0:;dstPos:7:1:cudaPos:0:;dstPtr:7:1:cudaPitchedPtr:0:;extent:7:1:cudaExtent:0:;kind:4:1:cudaMemcpyKind:0:\n"
+    "cudaMemcpy3DPeerParms|0|385||srcArray:5:1:cudaArray_t:0:;srcPos:7:1:cudaPos:0:;srcPtr:7:1:cudaPitchedPtr:0:;srcDevice:1:1::0:;dstArray:5:1:cudaArray_t:0:;dstPos:7:1:cudaPos:0:;dstPtr:7:1:cudaPitchedPtr:0:;dstDevice:1:1::0:;extent:7:1:cudaExtent:0:\n"
+    "cudaMemcpyAttributes|0|394||srcAccessOrder:4:1:cudaMemcpySrcAccessOrder:0:;srcLocHint:7:1:cudaMemLocation:0:;dstLocHint:7:1:cudaMemLocation:0:;flags:2:1::0:\n"
+    "cudaMemcpyNodeParams|0|398||flags:1:1::0:;reserved:9:3::1:;copyParams:7:1:cudaMemcpy3DParms:0:\n"
+    "cudaMemsetParams|0|401||dst:10:1::1:;pitch:2:1::0:;value:2:1::0:;elementSize:2:1::0:;width:2:1::0:;height:2:1::0:\n"
+    "cudaMemsetParamsV2|0|407||dst:10:1::1:;pitch:2:1::0:;value:2:1::0:;elementSize:2:1::0:;width:2:1::0:;height:2:1::0:\n"
+    "cudaOffset3D|0|413||x:2:1::0:;y:2:1::0:;z:2:1::0:\n"
+    "cudaPitchedPtr|0|416||ptr:10:1::1:;pitch:2:1::0:;xsize:2:1::0:;ysize:2:1::0:\n"
+    "cudaPointerAttributes|0|420||type:4:1:cudaMemoryType:0:;device:1:1::0:;devicePointer:10:1::1:;hostPointer:10:1::1:;reserved:9:8::1:\n"
+    "cudaPos|0|425||x:2:1::0:;y:2:1::0:;z:2:1::0:\n"
+    "cudaResourceDesc|0|428||resType:4:1:cudaResourceType:0:;res:7:1:anon_union0:0:;flags:2:1::0:\n"
+    "cudaResourceViewDesc|0|431||format:4:1:cudaResourceViewFormat:0:;width:2:1::0:;height:2:1::0:;depth:2:1::0:;firstMipmapLevel:2:1::0:;lastMipmapLevel:2:1::0:;firstLayer:2:1::0:;lastLayer:2:1::0:;reserved:9:16::2:\n"
+    "cudaTextureDesc|0|440||addressMode:9:3:cudaTextureAddressMode:4:;filterMode:4:1:cudaTextureFilterMode:0:;readMode:4:1:cudaTextureReadMode:0:;sRGB:1:1::0:;borderColor:9:4::3:;normalizedCoords:1:1::0:;maxAnisotropy:2:1::0:;mipmapFilterMode:4:1:cudaTextureFilterMode:0:;mipmapLevelBias:3:1::0:;minMipmapLevelClamp:3:1::0:;maxMipmapLevelClamp:3:1::0:;disableTrilinearOptimization:1:1::0:;seamlessCubemap:1:1::0:\n"
+    "cudalibraryHostUniversalFunctionAndDataTable|0|453||functionTable:10:1::1:;functionWindowSize:2:1::0:;dataTable:10:1::1:;dataWindowSize:2:1::0:\n"
+    "dim3|0|457||x:2:1::0:;y:2:1::0:;z:2:1::0:\n"
+    "double1|0|460||x:3:1::0:\n"
+    "double3|0|461||x:3:1::0:;y:3:1::0:;z:3:1::0:\n"
+    "float1|0|464||x:3:1::0:\n"
+    "float3|0|465||x:3:1::0:;y:3:1::0:;z:3:1::0:\n"
+    "int1|0|468||x:1:1::0:\n"
+    "int3|0|469||x:1:1::0:;y:1:1::0:;z:1:1::0:\n"
+    "long1|0|472||x:1:1::0:\n"
+    "long3|0|473||x:1:1::0:;y:1:1::0:;z:1:1::0:\n"
+    "longlong1|0|476||x:10:1::0:\n"
+    "longlong3|0|477||x:10:1::0:;y:10:1::0:;z:10:1::0:\n"
+    "short1|0|480||x:1:1::0:\n"
+    "short3|0|481||x:1:1::0:;y:1:1::0:;z:1:1::0:\n"
+    "uchar1|0|484||x:2:1::0:\n"
+    "uchar3|0|485||x:2:1::0:;y:2:1::0:;z:2:1::0:\n"
+    "uint1|0|488||x:2:1::0:\n"
+    "uint3|0|489||x:2:1::0:;y:2:1::0:;z:2:1::0:\n"
+    "ulong1|0|492||x:2:1::0:\n"
+    "ulong3|0|493||x:2:1::0:;y:2:1::0:;z:2:1::0:\n"
+    "ulonglong1|0|496||x:10:1::0:\n"
+    "ulonglong3|0|497||x:10:1::0:;y:10:1::0:;z:10:1::0:\n"
+    "ushort1|0|500||x:2:1::0:\n"
+    "ushort3|0|501||x:2:1::0:;y:2:1::0:;z:2:1::0:\n"
 )
+_STRUCT_DEFAULTS = {'dim3': {'x': 1, 'y': 1, 'z': 1}}   # field values of a new struct other than 0 (overrides.py)
 cdef _Lazy _L = _new_lazy(globals(), __name__, _ENUMS, _STRUCTS, __cb_runtime_off, __cb_runtime_fsize, __cb_runtime_psize, __cb_runtime_ssize)
 
 cudaHostAllocDefault = 0
@@ -822,8 +824,8 @@ Returns in *device a device ordinal given a PCI bus ID string.
     """
     cdef cyruntime.cudaError_t err
     cdef int c_device = <int>0
-    cdef bytes b_pciBusId = _as_bytes(pciBusId, True)
-    cdef const char* c_pciBusId = <char*>b_pciBusId if b_pciBusId is not None else NULL
+    cdef bytes b_pciBusId = _as_bytes(pciBusId, False)
+    cdef const char* c_pciBusId = <char*>b_pciBusId
     with nogil:
         err = cyruntime.cudaDeviceGetByPCIBusId(&c_device, <const char*>c_pciBusId)
     if err != 0:
@@ -1518,6 +1520,7 @@ or if any of *operations is not valid.
     cdef unsigned int c_capabilities = <unsigned int>0
     cdef _Buf a_operations = _array(operations, 'e', 4)
     cdef void* p_operations = _bufptr(a_operations)
+    _check_count(operations, count, 'operations', 'count')
     with nogil:
         err = cyruntime.cudaDeviceGetHostAtomicCapabilities(&c_capabilities, <const cyruntime.cudaAtomicOperation*>p_operations, count, device)
     if err != 0:
@@ -1772,6 +1775,7 @@ or if any of *operations is not valid.
     cdef unsigned int c_capabilities = <unsigned int>0
     cdef _Buf a_operations = _array(operations, 'e', 4)
     cdef void* p_operations = _bufptr(a_operations)
+    _check_count(operations, count, 'operations', 'count')
     with nogil:
         err = cyruntime.cudaDeviceGetP2PAtomicCapabilities(&c_capabilities, <const cyruntime.cudaAtomicOperation*>p_operations, count, srcDevice, dstDevice)
     if err != 0:
@@ -2686,6 +2690,8 @@ Kernels captured using this API must not use texture and surface references.
     cdef void* p_dependencyData = _bufptr(a_dependencyData)
     _hptr(stream, &c_stream)
     _hptr(graph, &c_graph)
+    _check_count(dependencies, numDependencies, 'dependencies', 'numDependencies')
+    if isinstance(dependencyData, (list, tuple)): _check_count(dependencyData, numDependencies, 'dependencyData', 'numDependencies')
     with nogil:
         err = cyruntime.cudaStreamBeginCaptureToGraph(<cyruntime.cudaStream_t>c_stream, <cyruntime.cudaGraph_t>c_graph, <const cyruntime.cudaGraphNode_t*>p_dependencies, <const cyruntime.cudaGraphEdgeData*>p_dependencyData, numDependencies, <cyruntime.cudaStreamCaptureMode>mode)
     return _st1(err)
@@ -2929,6 +2935,8 @@ Returns cudaErrorIllegalState if the stream is not capturing.
     cdef _Buf a_dependencyData = _structs(dependencyData, sizeof(cyruntime.cudaGraphEdgeData))
     cdef void* p_dependencyData = _bufptr(a_dependencyData)
     _hptr(stream, &c_stream)
+    _check_count(dependencies, numDependencies, 'dependencies', 'numDependencies')
+    if isinstance(dependencyData, (list, tuple)): _check_count(dependencyData, numDependencies, 'dependencyData', 'numDependencies')
     with nogil:
         err = cyruntime.cudaStreamUpdateCaptureDependencies(<cyruntime.cudaStream_t>c_stream, <cyruntime.cudaGraphNode_t*>p_dependencies, <const cyruntime.cudaGraphEdgeData*>p_dependencyData, numDependencies, flags)
     return _st1(err)
@@ -3777,6 +3785,8 @@ cudaExternalSemaphoreSignalParamsparamskeyedmutexkey.
     cdef void* p_paramsArray = _bufptr(a_paramsArray)
     cdef void* c_stream
     _hptr(stream, &c_stream)
+    _check_count(extSemArray, numExtSems, 'extSemArray', 'numExtSems')
+    _check_count(paramsArray, numExtSems, 'paramsArray', 'numExtSems')
     with nogil:
         err = cyruntime.cudaSignalExternalSemaphoresAsync(<const cyruntime.cudaExternalSemaphore_t*>p_extSemArray, <const cyruntime.cudaExternalSemaphoreSignalParams*>p_paramsArray, numExtSems, <cyruntime.cudaStream_t>c_stream)
     return _st1(err)
@@ -3862,6 +3872,8 @@ macro must be used to specify infinite timeout
     cdef void* p_paramsArray = _bufptr(a_paramsArray)
     cdef void* c_stream
     _hptr(stream, &c_stream)
+    _check_count(extSemArray, numExtSems, 'extSemArray', 'numExtSems')
+    _check_count(paramsArray, numExtSems, 'paramsArray', 'numExtSems')
     with nogil:
         err = cyruntime.cudaWaitExternalSemaphoresAsync(<const cyruntime.cudaExternalSemaphore_t*>p_extSemArray, <const cyruntime.cudaExternalSemaphoreWaitParams*>p_paramsArray, numExtSems, <cyruntime.cudaStream_t>c_stream)
     return _st1(err)
@@ -5542,6 +5554,7 @@ OR { (1,maxTexture3DAlt[0]), (1,maxTexture3DAlt[1]),
     cdef _Buf a_desc = _structs(desc, sizeof(cyruntime.cudaChannelFormatDesc))
     cdef void* p_desc = _bufptr(a_desc)
     cdef void* p_extent = _sval(extent, sizeof(cyruntime.cudaExtent))
+    if isinstance(desc, (list, tuple)): _check_count(desc, numLevels, 'desc', 'numLevels')
     with nogil:
         err = cyruntime.cudaMallocMipmappedArray(&c_mipmappedArray, <const cyruntime.cudaChannelFormatDesc*>p_desc, (<cyruntime.cudaExtent*>p_extent)[0], numLevels, flags)
     if err != 0:
@@ -6652,6 +6665,11 @@ any compute work. Note that this flag is a hint and can be ignored depending on 
         a_srcs = _voidpp(srcs)
         p_srcs = _bufptr(a_srcs)
     _hptr(stream, &c_stream)
+    _check_count(dsts, count, 'dsts', 'count')
+    _check_count(srcs, count, 'srcs', 'count')
+    _check_count(sizes, count, 'sizes', 'count')
+    _check_count(attrs, numAttrs, 'attrs', 'numAttrs')
+    _check_count(attrsIdxs, numAttrs, 'attrsIdxs', 'numAttrs')
     with nogil:
         err = cyruntime.cudaMemcpyBatchAsync(<void**>p_dsts, <const void**>p_srcs, <const size_t*>p_sizes, count, <cyruntime.cudaMemcpyAttributes*>p_attrs, <size_t*>p_attrsIdxs, numAttrs, <cyruntime.cudaStream_t>c_stream)
     return _st1(err)
@@ -6726,6 +6744,7 @@ any compute work. Note that this flag is a hint and can be ignored depending on 
     cdef void* p_opList = _bufptr(a_opList)
     cdef void* c_stream
     _hptr(stream, &c_stream)
+    _check_count(opList, numOps, 'opList', 'numOps')
     with nogil:
         err = cyruntime.cudaMemcpy3DBatchAsync(numOps, <cyruntime.cudaMemcpy3DBatchOp*>p_opList, flags, <cyruntime.cudaStream_t>c_stream)
     return _st1(err)
@@ -7502,6 +7521,10 @@ Furthermore, numPrefetchLocs must be lesser than or equal to count.
         a_dptrs = _voidpp(dptrs)
         p_dptrs = _bufptr(a_dptrs)
     _hptr(stream, &c_stream)
+    _check_count(dptrs, count, 'dptrs', 'count')
+    _check_count(sizes, count, 'sizes', 'count')
+    _check_count(prefetchLocs, numPrefetchLocs, 'prefetchLocs', 'numPrefetchLocs')
+    _check_count(prefetchLocIdxs, numPrefetchLocs, 'prefetchLocIdxs', 'numPrefetchLocs')
     with nogil:
         err = cyruntime.cudaMemPrefetchBatchAsync(<void**>p_dptrs, <size_t*>p_sizes, count, <cyruntime.cudaMemLocation*>p_prefetchLocs, <size_t*>p_prefetchLocIdxs, numPrefetchLocs, flags, <cyruntime.cudaStream_t>c_stream)
     return _st1(err)
@@ -7558,6 +7581,8 @@ have a non-zero value for cudaDevAttrPageableMemoryAccess.
         a_dptrs = _voidpp(dptrs)
         p_dptrs = _bufptr(a_dptrs)
     _hptr(stream, &c_stream)
+    _check_count(dptrs, count, 'dptrs', 'count')
+    _check_count(sizes, count, 'sizes', 'count')
     with nogil:
         err = cyruntime.cudaMemDiscardBatchAsync(<void**>p_dptrs, <size_t*>p_sizes, count, flags, <cyruntime.cudaStream_t>c_stream)
     return _st1(err)
@@ -7635,6 +7660,10 @@ must be lesser than or equal to count.
         a_dptrs = _voidpp(dptrs)
         p_dptrs = _bufptr(a_dptrs)
     _hptr(stream, &c_stream)
+    _check_count(dptrs, count, 'dptrs', 'count')
+    _check_count(sizes, count, 'sizes', 'count')
+    _check_count(prefetchLocs, numPrefetchLocs, 'prefetchLocs', 'numPrefetchLocs')
+    _check_count(prefetchLocIdxs, numPrefetchLocs, 'prefetchLocIdxs', 'numPrefetchLocs')
     with nogil:
         err = cyruntime.cudaMemDiscardAndPrefetchBatchAsync(<void**>p_dptrs, <size_t*>p_sizes, count, <cyruntime.cudaMemLocation*>p_prefetchLocs, <size_t*>p_prefetchLocIdxs, numPrefetchLocs, flags, <cyruntime.cudaStream_t>c_stream)
     return _st1(err)
@@ -7907,6 +7936,8 @@ attribute descriptions and restrictions.
     cdef void* p_attributes = _bufptr(a_attributes)
     cdef void* c_devPtr
     _vptr(devPtr, &c_devPtr)
+    _check_count(dataSizes, numAttributes, 'dataSizes', 'numAttributes')
+    _check_count(attributes, numAttributes, 'attributes', 'numAttributes')
     with nogil:
         err = cyruntime.cudaMemRangeGetAttributes(<void**>a_data.ptr, <size_t*>p_dataSizes, <cyruntime.cudaMemRangeAttribute*>p_attributes, numAttributes, <const void*>c_devPtr, count)
     if err != 0:
@@ -8385,6 +8416,7 @@ def cudaMemPoolSetAccess(memPool, descList, size_t count):
     cdef _Buf a_descList = _structs(descList, sizeof(cyruntime.cudaMemAccessDesc))
     cdef void* p_descList = _bufptr(a_descList)
     _hptr(memPool, &c_memPool)
+    if isinstance(descList, (list, tuple)): _check_count(descList, count, 'descList', 'count')
     with nogil:
         err = cyruntime.cudaMemPoolSetAccess(<cyruntime.cudaMemPool_t>c_memPool, <const cyruntime.cudaMemAccessDesc*>p_descList, count)
     return _st1(err)
@@ -9093,6 +9125,7 @@ CUDA then cudaErrorUnknown is returned.
     cdef void* p_resources = _bufptr(a_resources)
     cdef void* c_stream
     _hptr(stream, &c_stream)
+    _check_count(resources, count, 'resources', 'count')
     with nogil:
         err = cyruntime.cudaGraphicsMapResources(count, <cyruntime.cudaGraphicsResource_t*>p_resources, <cyruntime.cudaStream_t>c_stream)
     return _st1(err)
@@ -9133,6 +9166,7 @@ CUDA then cudaErrorUnknown is returned.
     cdef void* p_resources = _bufptr(a_resources)
     cdef void* c_stream
     _hptr(stream, &c_stream)
+    _check_count(resources, count, 'resources', 'count')
     with nogil:
         err = cyruntime.cudaGraphicsUnmapResources(count, <cyruntime.cudaGraphicsResource_t*>p_resources, <cyruntime.cudaStream_t>c_stream)
     return _st1(err)
@@ -9949,9 +9983,9 @@ The driver reserves limited memory for storing logs.
     """
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaLogIterator c_iterator = <cyruntime.cudaLogIterator>0
-    cdef bytes b_pathToFile = _as_bytes(pathToFile, True)
-    cdef const char* c_pathToFile = <char*>b_pathToFile if b_pathToFile is not None else NULL
-    c_iterator = iterator
+    cdef bytes b_pathToFile = _as_bytes(pathToFile, False)
+    cdef const char* c_pathToFile = <char*>b_pathToFile
+    c_iterator = _iv(<_IntValue>iterator) if isinstance(iterator, _IntValue) else (0 if iterator is None else iterator)
     with nogil:
         err = cyruntime.cudaLogsDumpToFile(&c_iterator, <const char*>c_pathToFile, flags)
     if err != 0:
@@ -10006,10 +10040,10 @@ If the provided value in *size is not large enough to hold all buffered messages
     """
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaLogIterator c_iterator = <cyruntime.cudaLogIterator>0
-    cdef bytes b_buffer = _as_bytes(buffer, True)
-    cdef const char* c_buffer = <char*>b_buffer if b_buffer is not None else NULL
+    cdef bytes b_buffer = _as_bytes(buffer, False)
+    cdef const char* c_buffer = <char*>b_buffer
     cdef size_t c_size = <size_t>0
-    c_iterator = iterator
+    c_iterator = _iv(<_IntValue>iterator) if isinstance(iterator, _IntValue) else (0 if iterator is None else iterator)
     c_size = size
     with nogil:
         err = cyruntime.cudaLogsDumpToMemory(&c_iterator, <char*>c_buffer, &c_size, flags)
@@ -10138,6 +10172,8 @@ Kernels launched using graphs must not use texture and surface references. Readi
     cdef _Buf a_pNodeParams = _structs(pNodeParams, sizeof(cyruntime.cudaKernelNodeParams))
     cdef void* p_pNodeParams = _bufptr(a_pNodeParams)
     _hptr(graph, &c_graph)
+    _check_count(pDependencies, numDependencies, 'pDependencies', 'numDependencies')
+    if isinstance(pNodeParams, (list, tuple)): _check_count(pNodeParams, numDependencies, 'pNodeParams', 'numDependencies')
     with nogil:
         err = cyruntime.cudaGraphAddKernelNode(&c_pGraphNode, <cyruntime.cudaGraph_t>c_graph, <const cyruntime.cudaGraphNode_t*>p_pDependencies, numDependencies, <const cyruntime.cudaKernelNodeParams*>p_pNodeParams)
     if err != 0:
@@ -10332,6 +10368,8 @@ cudaDevAttrConcurrentManagedAccess.
     cdef _Buf a_pCopyParams = _structs(pCopyParams, sizeof(cyruntime.cudaMemcpy3DParms))
     cdef void* p_pCopyParams = _bufptr(a_pCopyParams)
     _hptr(graph, &c_graph)
+    _check_count(pDependencies, numDependencies, 'pDependencies', 'numDependencies')
+    if isinstance(pCopyParams, (list, tuple)): _check_count(pCopyParams, numDependencies, 'pCopyParams', 'numDependencies')
     with nogil:
         err = cyruntime.cudaGraphAddMemcpyNode(&c_pGraphNode, <cyruntime.cudaGraph_t>c_graph, <const cyruntime.cudaGraphNode_t*>p_pDependencies, numDependencies, <const cyruntime.cudaMemcpy3DParms*>p_pCopyParams)
     if err != 0:
@@ -10367,6 +10405,7 @@ def cudaGraphAddMemcpyNodeToSymbol(graph, pDependencies, size_t numDependencies,
     _hptr(graph, &c_graph)
     _vptr(symbol, &c_symbol)
     _vptr(src, &c_src)
+    _check_count(pDependencies, numDependencies, 'pDependencies', 'numDependencies')
     with nogil:
         err = cyruntime.cudaGraphAddMemcpyNodeToSymbol(&c_pGraphNode, <cyruntime.cudaGraph_t>c_graph, <const cyruntime.cudaGraphNode_t*>p_pDependencies, numDependencies, <const void*>c_symbol, <const void*>c_src, count, offset, <cyruntime.cudaMemcpyKind>kind)
     if err != 0:
@@ -10402,6 +10441,7 @@ def cudaGraphAddMemcpyNodeFromSymbol(graph, pDependencies, size_t numDependencie
     _hptr(graph, &c_graph)
     _vptr(dst, &c_dst)
     _vptr(symbol, &c_symbol)
+    _check_count(pDependencies, numDependencies, 'pDependencies', 'numDependencies')
     with nogil:
         err = cyruntime.cudaGraphAddMemcpyNodeFromSymbol(&c_pGraphNode, <cyruntime.cudaGraph_t>c_graph, <const cyruntime.cudaGraphNode_t*>p_pDependencies, numDependencies, <void*>c_dst, <const void*>c_symbol, count, offset, <cyruntime.cudaMemcpyKind>kind)
     if err != 0:
@@ -10436,6 +10476,7 @@ def cudaGraphAddMemcpyNode1D(graph, pDependencies, size_t numDependencies, dst, 
     _hptr(graph, &c_graph)
     _vptr(dst, &c_dst)
     _vptr(src, &c_src)
+    _check_count(pDependencies, numDependencies, 'pDependencies', 'numDependencies')
     with nogil:
         err = cyruntime.cudaGraphAddMemcpyNode1D(&c_pGraphNode, <cyruntime.cudaGraph_t>c_graph, <const cyruntime.cudaGraphNode_t*>p_pDependencies, numDependencies, <void*>c_dst, <const void*>c_src, count, <cyruntime.cudaMemcpyKind>kind)
     if err != 0:
@@ -10616,6 +10657,8 @@ When the graph is launched, the node will perform the memset described by pMemse
     cdef _Buf a_pMemsetParams = _structs(pMemsetParams, sizeof(cyruntime.cudaMemsetParams))
     cdef void* p_pMemsetParams = _bufptr(a_pMemsetParams)
     _hptr(graph, &c_graph)
+    _check_count(pDependencies, numDependencies, 'pDependencies', 'numDependencies')
+    if isinstance(pMemsetParams, (list, tuple)): _check_count(pMemsetParams, numDependencies, 'pMemsetParams', 'numDependencies')
     with nogil:
         err = cyruntime.cudaGraphAddMemsetNode(&c_pGraphNode, <cyruntime.cudaGraph_t>c_graph, <const cyruntime.cudaGraphNode_t*>p_pDependencies, numDependencies, <const cyruntime.cudaMemsetParams*>p_pMemsetParams)
     if err != 0:
@@ -10716,6 +10759,8 @@ Host nodes are not supported under MPS with pre-Volta GPUs.
     cdef _Buf a_pNodeParams = _structs(pNodeParams, sizeof(cyruntime.cudaHostNodeParams))
     cdef void* p_pNodeParams = _bufptr(a_pNodeParams)
     _hptr(graph, &c_graph)
+    _check_count(pDependencies, numDependencies, 'pDependencies', 'numDependencies')
+    if isinstance(pNodeParams, (list, tuple)): _check_count(pNodeParams, numDependencies, 'pNodeParams', 'numDependencies')
     with nogil:
         err = cyruntime.cudaGraphAddHostNode(&c_pGraphNode, <cyruntime.cudaGraph_t>c_graph, <const cyruntime.cudaGraphNode_t*>p_pDependencies, numDependencies, <const cyruntime.cudaHostNodeParams*>p_pNodeParams)
     if err != 0:
@@ -10818,6 +10863,7 @@ The node executes an embedded child graph. The child graph is cloned in this cal
     cdef void* c_childGraph
     _hptr(graph, &c_graph)
     _hptr(childGraph, &c_childGraph)
+    _check_count(pDependencies, numDependencies, 'pDependencies', 'numDependencies')
     with nogil:
         err = cyruntime.cudaGraphAddChildGraphNode(&c_pGraphNode, <cyruntime.cudaGraph_t>c_graph, <const cyruntime.cudaGraphNode_t*>p_pDependencies, numDependencies, <cyruntime.cudaGraph_t>c_childGraph)
     if err != 0:
@@ -10894,6 +10940,7 @@ nodes with a barrier between them can be represented using an empty node and
     cdef _Buf a_pDependencies = _array(pDependencies, 'h', sizeof(void*))
     cdef void* p_pDependencies = _bufptr(a_pDependencies)
     _hptr(graph, &c_graph)
+    _check_count(pDependencies, numDependencies, 'pDependencies', 'numDependencies')
     with nogil:
         err = cyruntime.cudaGraphAddEmptyNode(&c_pGraphNode, <cyruntime.cudaGraph_t>c_graph, <const cyruntime.cudaGraphNode_t*>p_pDependencies, numDependencies)
     if err != 0:
@@ -10923,6 +10970,7 @@ def cudaGraphAddEventRecordNode(graph, pDependencies, size_t numDependencies, ev
     cdef void* c_event
     _hptr(graph, &c_graph)
     _hptr(event, &c_event)
+    _check_count(pDependencies, numDependencies, 'pDependencies', 'numDependencies')
     with nogil:
         err = cyruntime.cudaGraphAddEventRecordNode(&c_pGraphNode, <cyruntime.cudaGraph_t>c_graph, <const cyruntime.cudaGraphNode_t*>p_pDependencies, numDependencies, <cyruntime.cudaEvent_t>c_event)
     if err != 0:
@@ -10995,6 +11043,7 @@ def cudaGraphAddEventWaitNode(graph, pDependencies, size_t numDependencies, even
     cdef void* c_event
     _hptr(graph, &c_graph)
     _hptr(event, &c_event)
+    _check_count(pDependencies, numDependencies, 'pDependencies', 'numDependencies')
     with nogil:
         err = cyruntime.cudaGraphAddEventWaitNode(&c_pGraphNode, <cyruntime.cudaGraph_t>c_graph, <const cyruntime.cudaGraphNode_t*>p_pDependencies, numDependencies, <cyruntime.cudaEvent_t>c_event)
     if err != 0:
@@ -11067,6 +11116,8 @@ def cudaGraphAddExternalSemaphoresSignalNode(graph, pDependencies, size_t numDep
     cdef _Buf a_nodeParams = _structs(nodeParams, sizeof(cyruntime.cudaExternalSemaphoreSignalNodeParams))
     cdef void* p_nodeParams = _bufptr(a_nodeParams)
     _hptr(graph, &c_graph)
+    _check_count(pDependencies, numDependencies, 'pDependencies', 'numDependencies')
+    if isinstance(nodeParams, (list, tuple)): _check_count(nodeParams, numDependencies, 'nodeParams', 'numDependencies')
     with nogil:
         err = cyruntime.cudaGraphAddExternalSemaphoresSignalNode(&c_pGraphNode, <cyruntime.cudaGraph_t>c_graph, <const cyruntime.cudaGraphNode_t*>p_pDependencies, numDependencies, <const cyruntime.cudaExternalSemaphoreSignalNodeParams*>p_nodeParams)
     if err != 0:
@@ -11139,6 +11190,8 @@ def cudaGraphAddExternalSemaphoresWaitNode(graph, pDependencies, size_t numDepen
     cdef _Buf a_nodeParams = _structs(nodeParams, sizeof(cyruntime.cudaExternalSemaphoreWaitNodeParams))
     cdef void* p_nodeParams = _bufptr(a_nodeParams)
     _hptr(graph, &c_graph)
+    _check_count(pDependencies, numDependencies, 'pDependencies', 'numDependencies')
+    if isinstance(nodeParams, (list, tuple)): _check_count(nodeParams, numDependencies, 'nodeParams', 'numDependencies')
     with nogil:
         err = cyruntime.cudaGraphAddExternalSemaphoresWaitNode(&c_pGraphNode, <cyruntime.cudaGraph_t>c_graph, <const cyruntime.cudaGraphNode_t*>p_pDependencies, numDependencies, <const cyruntime.cudaExternalSemaphoreWaitNodeParams*>p_nodeParams)
     if err != 0:
@@ -11211,6 +11264,8 @@ def cudaGraphAddMemAllocNode(graph, pDependencies, size_t numDependencies, nodeP
     cdef _Buf a_nodeParams = _structs(nodeParams, sizeof(cyruntime.cudaMemAllocNodeParams))
     cdef void* p_nodeParams = _bufptr(a_nodeParams)
     _hptr(graph, &c_graph)
+    _check_count(pDependencies, numDependencies, 'pDependencies', 'numDependencies')
+    if isinstance(nodeParams, (list, tuple)): _check_count(nodeParams, numDependencies, 'nodeParams', 'numDependencies')
     with nogil:
         err = cyruntime.cudaGraphAddMemAllocNode(&c_pGraphNode, <cyruntime.cudaGraph_t>c_graph, <const cyruntime.cudaGraphNode_t*>p_pDependencies, numDependencies, <cyruntime.cudaMemAllocNodeParams*>p_nodeParams)
     if err != 0:
@@ -11262,6 +11317,7 @@ def cudaGraphAddMemFreeNode(graph, pDependencies, size_t numDependencies, dptr):
     cdef void* c_dptr
     _hptr(graph, &c_graph)
     _vptr(dptr, &c_dptr)
+    _check_count(pDependencies, numDependencies, 'pDependencies', 'numDependencies')
     with nogil:
         err = cyruntime.cudaGraphAddMemFreeNode(&c_pGraphNode, <cyruntime.cudaGraph_t>c_graph, <const cyruntime.cudaGraphNode_t*>p_pDependencies, numDependencies, <void*>c_dptr)
     if err != 0:
@@ -11748,6 +11804,9 @@ Specifying an existing dependency will return an error.
     cdef _Buf a_edgeData = _structs(edgeData, sizeof(cyruntime.cudaGraphEdgeData))
     cdef void* p_edgeData = _bufptr(a_edgeData)
     _hptr(graph, &c_graph)
+    _check_count(from_, numDependencies, 'from_', 'numDependencies')
+    _check_count(to, numDependencies, 'to', 'numDependencies')
+    if isinstance(edgeData, (list, tuple)): _check_count(edgeData, numDependencies, 'edgeData', 'numDependencies')
     with nogil:
         err = cyruntime.cudaGraphAddDependencies(<cyruntime.cudaGraph_t>c_graph, <const cyruntime.cudaGraphNode_t*>p_from, <const cyruntime.cudaGraphNode_t*>p_to, <const cyruntime.cudaGraphEdgeData*>p_edgeData, numDependencies)
     return _st1(err)
@@ -11792,6 +11851,9 @@ to passing default (zeroed) data for each edge.
     cdef _Buf a_edgeData = _structs(edgeData, sizeof(cyruntime.cudaGraphEdgeData))
     cdef void* p_edgeData = _bufptr(a_edgeData)
     _hptr(graph, &c_graph)
+    _check_count(from_, numDependencies, 'from_', 'numDependencies')
+    _check_count(to, numDependencies, 'to', 'numDependencies')
+    if isinstance(edgeData, (list, tuple)): _check_count(edgeData, numDependencies, 'edgeData', 'numDependencies')
     with nogil:
         err = cyruntime.cudaGraphRemoveDependencies(<cyruntime.cudaGraph_t>c_graph, <const cyruntime.cudaGraphNode_t*>p_from, <const cyruntime.cudaGraphNode_t*>p_to, <const cyruntime.cudaGraphEdgeData*>p_edgeData, numDependencies)
     return _st1(err)
@@ -12736,8 +12798,8 @@ parameter values, kernel attributes, node and function handles.
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_graph
-    cdef bytes b_path = _as_bytes(path, True)
-    cdef const char* c_path = <char*>b_path if b_path is not None else NULL
+    cdef bytes b_path = _as_bytes(path, False)
+    cdef const char* c_path = <char*>b_path
     _hptr(graph, &c_graph)
     with nogil:
         err = cyruntime.cudaGraphDebugDotPrint(<cyruntime.cudaGraph_t>c_graph, <const char*>c_path, flags)
@@ -12958,6 +13020,9 @@ A handle to the new node will be returned in phGraphNode.
     cdef _Buf a_nodeParams = _structs(nodeParams, sizeof(cyruntime.cudaGraphNodeParams))
     cdef void* p_nodeParams = _bufptr(a_nodeParams)
     _hptr(graph, &c_graph)
+    _check_count(pDependencies, numDependencies, 'pDependencies', 'numDependencies')
+    if isinstance(dependencyData, (list, tuple)): _check_count(dependencyData, numDependencies, 'dependencyData', 'numDependencies')
+    if isinstance(nodeParams, (list, tuple)): _check_count(nodeParams, numDependencies, 'nodeParams', 'numDependencies')
     with nogil:
         err = cyruntime.cudaGraphAddNode(&c_pGraphNode, <cyruntime.cudaGraph_t>c_graph, <const cyruntime.cudaGraphNode_t*>p_pDependencies, <const cyruntime.cudaGraphEdgeData*>p_dependencyData, numDependencies, <cyruntime.cudaGraphNodeParams*>p_nodeParams)
     if err != 0:
@@ -13099,8 +13164,8 @@ def cudaGetDriverEntryPoint(symbol, unsigned long long flags):
     driverStatus : cudaDriverEntryPointQueryResult
     """
     cdef cyruntime.cudaError_t err
-    cdef bytes b_symbol = _as_bytes(symbol, True)
-    cdef const char* c_symbol = <char*>b_symbol if b_symbol is not None else NULL
+    cdef bytes b_symbol = _as_bytes(symbol, False)
+    cdef const char* c_symbol = <char*>b_symbol
     cdef void* c_funcPtr = NULL
     cdef cyruntime.cudaDriverEntryPointQueryResult c_driverStatus = <cyruntime.cudaDriverEntryPointQueryResult>0
     with nogil:
@@ -13125,8 +13190,8 @@ def cudaGetDriverEntryPointByVersion(symbol, unsigned int cudaVersion, unsigned 
     driverStatus : cudaDriverEntryPointQueryResult
     """
     cdef cyruntime.cudaError_t err
-    cdef bytes b_symbol = _as_bytes(symbol, True)
-    cdef const char* c_symbol = <char*>b_symbol if b_symbol is not None else NULL
+    cdef bytes b_symbol = _as_bytes(symbol, False)
+    cdef const char* c_symbol = <char*>b_symbol
     cdef void* c_funcPtr = NULL
     cdef cyruntime.cudaDriverEntryPointQueryResult c_driverStatus = <cyruntime.cudaDriverEntryPointQueryResult>0
     with nogil:
@@ -13202,6 +13267,10 @@ libraryOptionValues. The number of total library load options is supplied via nu
     cdef _Buf a_libraryOptionValues = _jitvalues(libraryOptionValues)
     cdef void* p_libraryOptionValues = _bufptr(a_libraryOptionValues)
     _vptr(code, &c_code)
+    _check_count(jitOptions, numJitOptions, 'jitOptions', 'numJitOptions')
+    _check_count(jitOptionsValues, numJitOptions, 'jitOptionsValues', 'numJitOptions')
+    _check_count(libraryOptions, numLibraryOptions, 'libraryOptions', 'numLibraryOptions')
+    _check_count(libraryOptionValues, numLibraryOptions, 'libraryOptionValues', 'numLibraryOptions')
     with nogil:
         err = cyruntime.cudaLibraryLoadData(&c_library, <const void*>c_code, <cyruntime.cudaJitOption*>p_jitOptions, <void**>p_jitOptionsValues, numJitOptions, <cyruntime.cudaLibraryOption*>p_libraryOptions, <void**>p_libraryOptionValues, numLibraryOptions)
     if err != 0:
@@ -13265,8 +13334,8 @@ libraryOptionValues. The number of total library load options is supplied via nu
     """
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaLibrary_t c_library = <cyruntime.cudaLibrary_t>0
-    cdef bytes b_fileName = _as_bytes(fileName, True)
-    cdef const char* c_fileName = <char*>b_fileName if b_fileName is not None else NULL
+    cdef bytes b_fileName = _as_bytes(fileName, False)
+    cdef const char* c_fileName = <char*>b_fileName
     cdef _Buf a_jitOptions = _array(jitOptions, 'e', 4)
     cdef void* p_jitOptions = _bufptr(a_jitOptions)
     cdef _Buf a_jitOptionsValues = _jitvalues(jitOptionsValues)
@@ -13275,6 +13344,10 @@ libraryOptionValues. The number of total library load options is supplied via nu
     cdef void* p_libraryOptions = _bufptr(a_libraryOptions)
     cdef _Buf a_libraryOptionValues = _jitvalues(libraryOptionValues)
     cdef void* p_libraryOptionValues = _bufptr(a_libraryOptionValues)
+    _check_count(jitOptions, numJitOptions, 'jitOptions', 'numJitOptions')
+    _check_count(jitOptionsValues, numJitOptions, 'jitOptionsValues', 'numJitOptions')
+    _check_count(libraryOptions, numLibraryOptions, 'libraryOptions', 'numLibraryOptions')
+    _check_count(libraryOptionValues, numLibraryOptions, 'libraryOptionValues', 'numLibraryOptions')
     with nogil:
         err = cyruntime.cudaLibraryLoadFromFile(&c_library, <const char*>c_fileName, <cyruntime.cudaJitOption*>p_jitOptions, <void**>p_jitOptionsValues, numJitOptions, <cyruntime.cudaLibraryOption*>p_libraryOptions, <void**>p_libraryOptionValues, numLibraryOptions)
     if err != 0:
@@ -13328,8 +13401,8 @@ If kernel handle is not found, the call returns cudaErrorSymbolNotFound.
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaKernel_t c_pKernel = <cyruntime.cudaKernel_t>0
     cdef void* c_library
-    cdef bytes b_name = _as_bytes(name, True)
-    cdef const char* c_name = <char*>b_name if b_name is not None else NULL
+    cdef bytes b_name = _as_bytes(name, False)
+    cdef const char* c_name = <char*>b_name
     _hptr(library, &c_library)
     with nogil:
         err = cyruntime.cudaLibraryGetKernel(&c_pKernel, <cyruntime.cudaLibrary_t>c_library, <const char*>c_name)
@@ -13369,8 +13442,8 @@ cudaGetSymbolSize.
     cdef void* c_dptr = NULL
     cdef size_t c_bytes = <size_t>0
     cdef void* c_library
-    cdef bytes b_name = _as_bytes(name, True)
-    cdef const char* c_name = <char*>b_name if b_name is not None else NULL
+    cdef bytes b_name = _as_bytes(name, False)
+    cdef const char* c_name = <char*>b_name
     _hptr(library, &c_library)
     with nogil:
         err = cyruntime.cudaLibraryGetGlobal(<void**>&c_dptr, &c_bytes, <cyruntime.cudaLibrary_t>c_library, <const char*>c_name)
@@ -13411,8 +13484,8 @@ cudaGetSymbolSize.
     cdef void* c_dptr = NULL
     cdef size_t c_bytes = <size_t>0
     cdef void* c_library
-    cdef bytes b_name = _as_bytes(name, True)
-    cdef const char* c_name = <char*>b_name if b_name is not None else NULL
+    cdef bytes b_name = _as_bytes(name, False)
+    cdef const char* c_name = <char*>b_name
     _hptr(library, &c_library)
     with nogil:
         err = cyruntime.cudaLibraryGetManaged(<void**>&c_dptr, &c_bytes, <cyruntime.cudaLibrary_t>c_library, <const char*>c_name)
@@ -13446,8 +13519,8 @@ the call may return cudaErrorSymbolNotFound.
     cdef cyruntime.cudaError_t err
     cdef void* c_fptr = NULL
     cdef void* c_library
-    cdef bytes b_symbol = _as_bytes(symbol, True)
-    cdef const char* c_symbol = <char*>b_symbol if b_symbol is not None else NULL
+    cdef bytes b_symbol = _as_bytes(symbol, False)
+    cdef const char* c_symbol = <char*>b_symbol
     _hptr(library, &c_library)
     with nogil:
         err = cyruntime.cudaLibraryGetUnifiedFunction(<void**>&c_fptr, <cyruntime.cudaLibrary_t>c_library, <const char*>c_symbol)
@@ -13703,12 +13776,13 @@ context are not CUDA capable then the call will return cudaErrorNoDevice.
     """
     cdef cyruntime.cudaError_t err
     cdef unsigned int c_pCudaDeviceCount = <unsigned int>0
-    cdef int c_pCudaDevices = <int>0
+    cdef _Buf a_pCudaDevices
+    a_pCudaDevices = _Buf_new((cudaDeviceCount) * 4)
     with nogil:
-        err = cyruntime.cudaGLGetDevices(&c_pCudaDeviceCount, &c_pCudaDevices, cudaDeviceCount, <cyruntime.cudaGLDeviceList>deviceList)
+        err = cyruntime.cudaGLGetDevices(&c_pCudaDeviceCount, <int*>a_pCudaDevices.ptr, cudaDeviceCount, <cyruntime.cudaGLDeviceList>deviceList)
     if err != 0:
         return (_st(err), None, None)
-    return (_ok(), c_pCudaDeviceCount, c_pCudaDevices)
+    return (_ok(), c_pCudaDeviceCount, _from_array(_bufptr(a_pCudaDevices), cudaDeviceCount, 'i4', None, 4))
 
 def cudaGraphicsGLRegisterImage(image, target, unsigned int flags):
     """cudaGraphicsGLRegisterImage(image, target, flags)
@@ -14282,25 +14356,23 @@ Disconnect CUDA as a consumer to EGLStreamKHR.
     
     Parameters
     ----------
-    conn : cudaEglStreamConnection
+    conn : cudaEglStreamConnection*
         Conection to disconnect.
     
     Returns
     -------
     cudaError_t
-    conn : cudaEglStreamConnection
-        Conection to disconnect.
     """
     cdef cyruntime.cudaError_t err
-    cdef cyruntime.cudaEglStreamConnection c_conn = <cyruntime.cudaEglStreamConnection>0
-    cdef void* h_conn
-    _hptr(conn, &h_conn)
-    c_conn = <cyruntime.cudaEglStreamConnection>h_conn
+    cdef void* c_conn
+    cdef void** r_conn = &c_conn
+    if isinstance(conn, _Handle):
+        r_conn = (<_Handle>conn)._p
+    else:
+        _hptr(conn, &c_conn)
     with nogil:
-        err = cyruntime.cudaEGLStreamConsumerDisconnect(&c_conn)
-    if err != 0:
-        return (_st(err), None,)
-    return (_ok(), _new_handle(cudaEglStreamConnection, <void*>c_conn),)
+        err = cyruntime.cudaEGLStreamConsumerDisconnect(<cyruntime.cudaEglStreamConnection*>r_conn)
+    return _st1(err)
 
 def cudaEGLStreamConsumerAcquireFrame(conn, pCudaResource, pStream, unsigned int timeout):
     """cudaEGLStreamConsumerAcquireFrame(conn, pCudaResource, pStream, timeout)
@@ -14313,11 +14385,11 @@ cudaEglFrame.
     
     Parameters
     ----------
-    conn : cudaEglStreamConnection
+    conn : cudaEglStreamConnection*
         Connection on which to acquire
-    pCudaResource : cudaGraphicsResource_t
+    pCudaResource : cudaGraphicsResource_t*
         CUDA resource on which the EGLStream frame will be mapped for use.
-    pStream : cudaStream_t
+    pStream : cudaStream_t*
         CUDA stream for synchronization and any data migrations implied by cudaEglResourceLocationFlags.
     timeout : unsigned int
         Desired timeout in usec.
@@ -14325,31 +14397,29 @@ cudaEglFrame.
     Returns
     -------
     cudaError_t
-    conn : cudaEglStreamConnection
-        Connection on which to acquire
-    pCudaResource : cudaGraphicsResource_t
-        CUDA resource on which the EGLStream frame will be mapped for use.
-    pStream : cudaStream_t
-        CUDA stream for synchronization and any data migrations implied by cudaEglResourceLocationFlags.
     """
     cdef cyruntime.cudaError_t err
-    cdef cyruntime.cudaEglStreamConnection c_conn = <cyruntime.cudaEglStreamConnection>0
-    cdef void* h_conn
-    cdef cyruntime.cudaGraphicsResource_t c_pCudaResource = <cyruntime.cudaGraphicsResource_t>0
-    cdef void* h_pCudaResource
-    cdef cyruntime.cudaStream_t c_pStream = <cyruntime.cudaStream_t>0
-    cdef void* h_pStream
-    _hptr(conn, &h_conn)
-    c_conn = <cyruntime.cudaEglStreamConnection>h_conn
-    _hptr(pCudaResource, &h_pCudaResource)
-    c_pCudaResource = <cyruntime.cudaGraphicsResource_t>h_pCudaResource
-    _hptr(pStream, &h_pStream)
-    c_pStream = <cyruntime.cudaStream_t>h_pStream
+    cdef void* c_conn
+    cdef void** r_conn = &c_conn
+    cdef void* c_pCudaResource
+    cdef void** r_pCudaResource = &c_pCudaResource
+    cdef void* c_pStream
+    cdef void** r_pStream = &c_pStream
+    if isinstance(conn, _Handle):
+        r_conn = (<_Handle>conn)._p
+    else:
+        _hptr(conn, &c_conn)
+    if isinstance(pCudaResource, _Handle):
+        r_pCudaResource = (<_Handle>pCudaResource)._p
+    else:
+        _hptr(pCudaResource, &c_pCudaResource)
+    if isinstance(pStream, _Handle):
+        r_pStream = (<_Handle>pStream)._p
+    else:
+        _hptr(pStream, &c_pStream)
     with nogil:
-        err = cyruntime.cudaEGLStreamConsumerAcquireFrame(&c_conn, &c_pCudaResource, &c_pStream, timeout)
-    if err != 0:
-        return (_st(err), None, None, None)
-    return (_ok(), _new_handle(cudaEglStreamConnection, <void*>c_conn), _new_handle(cudaGraphicsResource_t, <void*>c_pCudaResource), _new_handle(cudaStream_t, <void*>c_pStream))
+        err = cyruntime.cudaEGLStreamConsumerAcquireFrame(<cyruntime.cudaEglStreamConnection*>r_conn, <cyruntime.cudaGraphicsResource_t*>r_pCudaResource, <cyruntime.cudaStream_t*>r_pStream, timeout)
+    return _st1(err)
 
 def cudaEGLStreamConsumerReleaseFrame(conn, pCudaResource, pStream):
     """cudaEGLStreamConsumerReleaseFrame(conn, pCudaResource, pStream)
@@ -14360,37 +14430,35 @@ Release the acquired image frame specified by pCudaResource to EGLStreamKHR.
     
     Parameters
     ----------
-    conn : cudaEglStreamConnection
+    conn : cudaEglStreamConnection*
         Connection on which to release
     pCudaResource : cudaGraphicsResource_t
         CUDA resource whose corresponding frame is to be released
-    pStream : cudaStream_t
+    pStream : cudaStream_t*
         CUDA stream on which release will be done.
     
     Returns
     -------
     cudaError_t
-    conn : cudaEglStreamConnection
-        Connection on which to release
-    pStream : cudaStream_t
-        CUDA stream on which release will be done.
     """
     cdef cyruntime.cudaError_t err
-    cdef cyruntime.cudaEglStreamConnection c_conn = <cyruntime.cudaEglStreamConnection>0
-    cdef void* h_conn
+    cdef void* c_conn
+    cdef void** r_conn = &c_conn
     cdef void* c_pCudaResource
-    cdef cyruntime.cudaStream_t c_pStream = <cyruntime.cudaStream_t>0
-    cdef void* h_pStream
-    _hptr(conn, &h_conn)
-    c_conn = <cyruntime.cudaEglStreamConnection>h_conn
+    cdef void* c_pStream
+    cdef void** r_pStream = &c_pStream
+    if isinstance(conn, _Handle):
+        r_conn = (<_Handle>conn)._p
+    else:
+        _hptr(conn, &c_conn)
     _hptr(pCudaResource, &c_pCudaResource)
-    _hptr(pStream, &h_pStream)
-    c_pStream = <cyruntime.cudaStream_t>h_pStream
+    if isinstance(pStream, _Handle):
+        r_pStream = (<_Handle>pStream)._p
+    else:
+        _hptr(pStream, &c_pStream)
     with nogil:
-        err = cyruntime.cudaEGLStreamConsumerReleaseFrame(&c_conn, <cyruntime.cudaGraphicsResource_t>c_pCudaResource, &c_pStream)
-    if err != 0:
-        return (_st(err), None, None)
-    return (_ok(), _new_handle(cudaEglStreamConnection, <void*>c_conn), _new_handle(cudaStream_t, <void*>c_pStream))
+        err = cyruntime.cudaEGLStreamConsumerReleaseFrame(<cyruntime.cudaEglStreamConnection*>r_conn, <cyruntime.cudaGraphicsResource_t>c_pCudaResource, <cyruntime.cudaStream_t*>r_pStream)
+    return _st1(err)
 
 def cudaEGLStreamProducerConnect(eglStream, width, height):
     """cudaEGLStreamProducerConnect(eglStream, width, height)
@@ -14450,25 +14518,23 @@ Disconnect CUDA as a producer to EGLStreamKHR.
     
     Parameters
     ----------
-    conn : cudaEglStreamConnection
+    conn : cudaEglStreamConnection*
         Conection to disconnect.
     
     Returns
     -------
     cudaError_t
-    conn : cudaEglStreamConnection
-        Conection to disconnect.
     """
     cdef cyruntime.cudaError_t err
-    cdef cyruntime.cudaEglStreamConnection c_conn = <cyruntime.cudaEglStreamConnection>0
-    cdef void* h_conn
-    _hptr(conn, &h_conn)
-    c_conn = <cyruntime.cudaEglStreamConnection>h_conn
+    cdef void* c_conn
+    cdef void** r_conn = &c_conn
+    if isinstance(conn, _Handle):
+        r_conn = (<_Handle>conn)._p
+    else:
+        _hptr(conn, &c_conn)
     with nogil:
-        err = cyruntime.cudaEGLStreamProducerDisconnect(&c_conn)
-    if err != 0:
-        return (_st(err), None,)
-    return (_ok(), _new_handle(cudaEglStreamConnection, <void*>c_conn),)
+        err = cyruntime.cudaEGLStreamProducerDisconnect(<cyruntime.cudaEglStreamConnection*>r_conn)
+    return _st1(err)
 
 def cudaEGLStreamProducerPresentFrame(conn, eglframe, pStream):
     """cudaEGLStreamProducerPresentFrame(conn, eglframe, pStream)
@@ -14495,36 +14561,34 @@ the allocation and cudaEglPlaneDesc will specify the dimensions of the sub-regio
     
     Parameters
     ----------
-    conn : cudaEglStreamConnection
+    conn : cudaEglStreamConnection*
         Connection on which to present the CUDA array
     eglframe : cudaEglFrame
         CUDA Eglstream Proucer Frame handle to be sent to the consumer over EglStream.
-    pStream : cudaStream_t
+    pStream : cudaStream_t*
         CUDA stream on which to present the frame.
     
     Returns
     -------
     cudaError_t
-    conn : cudaEglStreamConnection
-        Connection on which to present the CUDA array
-    pStream : cudaStream_t
-        CUDA stream on which to present the frame.
     """
     cdef cyruntime.cudaError_t err
-    cdef cyruntime.cudaEglStreamConnection c_conn = <cyruntime.cudaEglStreamConnection>0
-    cdef void* h_conn
+    cdef void* c_conn
+    cdef void** r_conn = &c_conn
     cdef void* p_eglframe = _sval(eglframe, sizeof(cyruntime.cudaEglFrame))
-    cdef cyruntime.cudaStream_t c_pStream = <cyruntime.cudaStream_t>0
-    cdef void* h_pStream
-    _hptr(conn, &h_conn)
-    c_conn = <cyruntime.cudaEglStreamConnection>h_conn
-    _hptr(pStream, &h_pStream)
-    c_pStream = <cyruntime.cudaStream_t>h_pStream
+    cdef void* c_pStream
+    cdef void** r_pStream = &c_pStream
+    if isinstance(conn, _Handle):
+        r_conn = (<_Handle>conn)._p
+    else:
+        _hptr(conn, &c_conn)
+    if isinstance(pStream, _Handle):
+        r_pStream = (<_Handle>pStream)._p
+    else:
+        _hptr(pStream, &c_pStream)
     with nogil:
-        err = cyruntime.cudaEGLStreamProducerPresentFrame(&c_conn, (<cyruntime.cudaEglFrame*>p_eglframe)[0], &c_pStream)
-    if err != 0:
-        return (_st(err), None, None)
-    return (_ok(), _new_handle(cudaEglStreamConnection, <void*>c_conn), _new_handle(cudaStream_t, <void*>c_pStream))
+        err = cyruntime.cudaEGLStreamProducerPresentFrame(<cyruntime.cudaEglStreamConnection*>r_conn, (<cyruntime.cudaEglFrame*>p_eglframe)[0], <cyruntime.cudaStream_t*>r_pStream)
+    return _st1(err)
 
 def cudaEGLStreamProducerReturnFrame(conn, eglframe, pStream):
     """cudaEGLStreamProducerReturnFrame(conn, eglframe, pStream)
@@ -14536,37 +14600,35 @@ returned a frame to EGL stream. If timeout is returned the application can retry
     
     Parameters
     ----------
-    conn : cudaEglStreamConnection
+    conn : cudaEglStreamConnection*
         Connection on which to present the CUDA array
     eglframe : cudaEglFrame*
         CUDA Eglstream Proucer Frame handle returned from the consumer over EglStream.
-    pStream : cudaStream_t
+    pStream : cudaStream_t*
         CUDA stream on which to return the frame.
     
     Returns
     -------
     cudaError_t
-    conn : cudaEglStreamConnection
-        Connection on which to present the CUDA array
-    pStream : cudaStream_t
-        CUDA stream on which to return the frame.
     """
     cdef cyruntime.cudaError_t err
-    cdef cyruntime.cudaEglStreamConnection c_conn = <cyruntime.cudaEglStreamConnection>0
-    cdef void* h_conn
+    cdef void* c_conn
+    cdef void** r_conn = &c_conn
     cdef _Buf a_eglframe = _structs(eglframe, sizeof(cyruntime.cudaEglFrame))
     cdef void* p_eglframe = _bufptr(a_eglframe)
-    cdef cyruntime.cudaStream_t c_pStream = <cyruntime.cudaStream_t>0
-    cdef void* h_pStream
-    _hptr(conn, &h_conn)
-    c_conn = <cyruntime.cudaEglStreamConnection>h_conn
-    _hptr(pStream, &h_pStream)
-    c_pStream = <cyruntime.cudaStream_t>h_pStream
+    cdef void* c_pStream
+    cdef void** r_pStream = &c_pStream
+    if isinstance(conn, _Handle):
+        r_conn = (<_Handle>conn)._p
+    else:
+        _hptr(conn, &c_conn)
+    if isinstance(pStream, _Handle):
+        r_pStream = (<_Handle>pStream)._p
+    else:
+        _hptr(pStream, &c_pStream)
     with nogil:
-        err = cyruntime.cudaEGLStreamProducerReturnFrame(&c_conn, <cyruntime.cudaEglFrame*>p_eglframe, &c_pStream)
-    if err != 0:
-        return (_st(err), None, None)
-    return (_ok(), _new_handle(cudaEglStreamConnection, <void*>c_conn), _new_handle(cudaStream_t, <void*>c_pStream))
+        err = cyruntime.cudaEGLStreamProducerReturnFrame(<cyruntime.cudaEglStreamConnection*>r_conn, <cyruntime.cudaEglFrame*>p_eglframe, <cyruntime.cudaStream_t*>r_pStream)
+    return _st1(err)
 
 def cudaGraphicsResourceGetMappedEglFrame(resource, unsigned int index, unsigned int mipLevel):
     """cudaGraphicsResourceGetMappedEglFrame(resource, index, mipLevel)

@@ -128,7 +128,7 @@ def test_sizeof_device_prop():
 
 def test_dim3_and_nested_structs():
     d = runtime.dim3()
-    assert (d.x, d.y, d.z) == (0, 0, 0)
+    assert (d.x, d.y, d.z) == (1, 1, 1)          # the C++ constructor's defaults
     d.x, d.y, d.z = 4, 2, 1
     assert (d.x, d.y, d.z) == (4, 2, 1)
     params = runtime.cudaMemcpy3DParms()
