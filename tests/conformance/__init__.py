@@ -1,0 +1,6 @@
+"""Differential conformance suite: our cuda.bindings against NVIDIA's cuda-bindings 13.0.3.
+
+spec.py builds the probe list from the generator's model, stub.py a stand-in libcuda.so.1,
+probe.py runs the probes under one package, run.py runs both and compares; departures.py lists
+the deliberate differences.  See docs/conformance.md.
+"""

@@ -1,0 +1,308 @@
+"""Differential conformance: run every probe under our package and under NVIDIA's reference
+cuda-bindings 13.0.3, compare, and write a summary.
+
+    python -m tests.conformance [--out DIR] [--jobs N]      (from the repository root)
+
+Steps: build the generator's model (parse the pinned headers), write the probe list (spec.py),
+compile a stand-in libcuda.so.1 (stub.py), install the reference into its own folder (once),
+run probe.py under each package (in parallel shards), compare the observations, and write
+DIR/summary.txt and DIR/summary.json (DIR defaults to build/conformance).  The last line printed
+is the one-line total.
+
+Environment:
+  CUDA_BINDINGS_REFERENCE_DIR  an existing `pip install --target` folder holding cuda-bindings
+                               13.0.3 and cuda-pathfinder (for offline machines)
+  CUDA_STUB_STATUS             the status the stand-in driver returns (default 999)
+"""
+import argparse
+import collections
+import fnmatch
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from . import spec, stub
+from .departures import DEPARTURES
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+OUT = ROOT / "build" / "conformance"
+REFERENCE = ("cuda-bindings==13.0.3", "cuda-pathfinder==1.9.0")
+CHILD_TIMEOUT = 900
+EXAMPLES = 3
+
+
+class SetupError(RuntimeError):
+    """The suite could not be set up (no reference, no compiler, ...): a failure, never a skip."""
+
+
+# ---------------------------------------------------------------------------------------------
+# the reference package
+
+def reference_dir(out=OUT):
+    """A folder holding the reference package: CUDA_BINDINGS_REFERENCE_DIR, or out/reference,
+    installed there with pip on first use."""
+    given = os.environ.get("CUDA_BINDINGS_REFERENCE_DIR")
+    path = Path(given) if given else Path(out) / "reference"
+    if (path / "cuda" / "bindings" / "__init__.py").exists():
+        return path
+    if given:
+        raise SetupError(f"CUDA_BINDINGS_REFERENCE_DIR={given} holds no cuda/bindings package; install it with "
+                         f"`python -m pip install --no-deps --target {given} {' '.join(REFERENCE)}`")
+    tmp = Path(tempfile.mkdtemp(prefix="reference.", dir=path.parent))
+    cmd = [sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-deps",
+           "--target", str(tmp), *REFERENCE]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    if proc.returncode != 0:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise SetupError("could not install NVIDIA's reference package for the conformance suite:\n  "
+                         + " ".join(cmd) + "\n" + (proc.stderr or proc.stdout)[-3000:]
+                         + "\nOn a machine without network, install it elsewhere and set CUDA_BINDINGS_REFERENCE_DIR.")
+    shutil.rmtree(path, ignore_errors=True)
+    tmp.rename(path)
+    return path
+
+
+# ---------------------------------------------------------------------------------------------
+# running the probes
+
+def _env(pythonpath, stubdir, tmp):
+    env = {k: v for k, v in os.environ.items() if k != "CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM"}
+    env["PYTHONPATH"] = os.pathsep.join(str(p) for p in pythonpath)
+    env["LD_LIBRARY_PATH"] = os.pathsep.join(filter(None, [str(stubdir), env.get("LD_LIBRARY_PATH")]))
+    env.setdefault("CUDA_STUB_STATUS", "999")
+    env["CONFORMANCE_TMP"] = str(tmp)
+    return env
+
+
+def run_probes(spec_path, stubdir, ref_dir, out, jobs):
+    """Run probe.py under both packages; returns {package: {probe id: observation}}, logs."""
+    ours_path = [p for p in sys.path if p and Path(p).resolve() != Path(ref_dir).resolve()]
+    packages = {"ours": (ours_path, ["--expect-not-under", str(ref_dir)]),
+                "reference": ([ref_dir] + ours_path, ["--expect-under", str(ref_dir)])}
+    shards = max(1, jobs // 2)
+    tmp = Path(out) / "tmp"
+    tmp.mkdir(parents=True, exist_ok=True)
+    procs = []
+    for name, (path, check) in packages.items():
+        for k in range(shards):
+            res, log = Path(out) / f"{name}.{k}.jsonl", Path(out) / f"{name}.{k}.log"
+            cmd = [sys.executable, str(HERE / "probe.py"), str(spec_path), str(res), "--shard", f"{k}/{shards}", *check]
+            with open(log, "w") as fh:
+                p = subprocess.Popen(cmd, stdout=fh, stderr=subprocess.STDOUT, env=_env(path, stubdir, tmp), cwd=tmp,
+                                     start_new_session=True)
+            procs.append((name, p, res, log))
+    results = {name: {} for name in packages}
+    problems = []
+    deadline = time.time() + CHILD_TIMEOUT
+    for name, p, res, log in procs:
+        try:
+            p.wait(timeout=max(1, deadline - time.time()))
+        except subprocess.TimeoutExpired:
+            os.killpg(p.pid, signal.SIGKILL)      # the runner and the worker it forked
+            p.wait()
+        done = False
+        if res.exists():
+            for line in res.read_text().splitlines():
+                obs = json.loads(line)
+                done = done or "__done__" in obs
+                results[name].update({k: v for k, v in obs.items() if not k.startswith("__")})
+        if not done:
+            tail = log.read_text()[-2000:] if log.exists() else ""
+            problems.append(f"{name}: the probe runner stopped early (exit {p.returncode}); {log}:\n{tail}")
+    return results, problems
+
+
+# ---------------------------------------------------------------------------------------------
+# comparing
+
+def _match(pattern, pid):
+    return re.search(pattern[3:], pid) is not None if pattern.startswith("re:") else fnmatch.fnmatchcase(pid, pattern)
+
+
+def _fits(pattern, obs):
+    """None fits anything; a dict fits an observation holding each of its keys with that value
+    ("*": any value)."""
+    if pattern is None:
+        return True
+    return isinstance(obs, dict) and all(k in obs and v in ("*", obs[k]) for k, v in pattern.items())
+
+
+def departure(pid, ours, ref, table=DEPARTURES):
+    """The table entry covering this difference, or None."""
+    for entry in table:
+        pattern, expected, _ = entry
+        if _match(pattern, pid) and (expected is None or (_fits(expected[0], ours) and _fits(expected[1], ref))):
+            return entry
+    return None
+
+
+def family(pid):
+    """(lib, family, what): what names the kind of probe without the subject's name."""
+    lib, fam, rest = pid.split(".", 2)
+    last = rest.rsplit(".", 1)[-1]
+    if fam == "fn" and "=" in last:
+        what = "arg:" + last.split(":", 1)[-1]
+    elif fam == "field":
+        what = rest.split(":", 1)[-1].replace(".", " ")
+    elif fam == "enum" and ".member." in rest:
+        what = "member"
+    elif fam in ("name", "const"):
+        what = fam
+    else:
+        what = last
+    return lib, fam, what
+
+
+def diff_kind(o, r):
+    if o is None or r is None:
+        return f"observed only in {'reference' if o is None else 'ours'}"
+    for side, x in (("ours", o), ("reference", r)):
+        if "crash" in x or "hang" in x:
+            return f"{side} {'crashes' if 'crash' in x else 'hangs'}"
+    if "exc" in o and "exc" in r:
+        return f"raises {o['exc']} (reference {r['exc']})"
+    if "exc" in o:
+        return f"ours raises {o['exc']}, reference does not"
+    if "exc" in r:
+        return f"reference raises {r['exc']}, ours does not"
+    return "differs in " + ", ".join(sorted(k for k in set(o) | set(r) if o.get(k) != r.get(k)))
+
+
+def _absent(pid, o, r):
+    """A probe of a name one package lacks: the name probe (family `name`) reports that once."""
+    return family(pid)[1] != "name" and any(x is not None and "missing" in x for x in (o, r))
+
+
+def compare(ours, ref, table=DEPARTURES):
+    res = {"probes": 0, "identical": 0, "absent": 0, "departures": [], "differences": [],
+           "crashes": {"ours": sorted(k for k, v in ours.items() if "crash" in v or "hang" in v),
+                       "reference": sorted(k for k, v in ref.items() if "crash" in v or "hang" in v)}}
+    for pid in sorted(set(ours) | set(ref)):
+        o, r = ours.get(pid), ref.get(pid)
+        res["probes"] += 1
+        if o == r:
+            res["identical"] += 1
+        elif _absent(pid, o, r):
+            res["absent"] += 1
+        elif (entry := departure(pid, o, r, table)) is not None:
+            res["departures"].append([pid, o, r, entry[2]])
+        else:
+            res["differences"].append([pid, o, r])
+    return res
+
+
+def _obs(x, width=160):
+    """One line per observation: long values cut, line breaks shown as \\n."""
+    def short(v):
+        text = str(v).replace("\n", "\\n")
+        return text if len(text) <= width else text[:width] + "..."
+    if x is None:
+        return "-"
+    return ", ".join(f"{k}={short(v)}" for k, v in x.items()) if isinstance(x, dict) else short(x)
+
+
+def grouped(diffs):
+    groups = collections.defaultdict(list)
+    for pid, o, r in diffs:
+        lib, fam, what = family(pid)
+        groups[(lib, fam, what, diff_kind(o, r))].append((pid, o, r))
+    return sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0]))
+
+
+def total_line(res):
+    return (f"conformance: {res['probes']} probes, {res['identical']} identical, "
+            f"{len(res['departures'])} listed departures, {len(res['differences'])} unlisted differences, "
+            f"{res['absent']} not comparable (name absent in one package); crashes: "
+            f"ours {len(res['crashes']['ours'])}, reference {len(res['crashes']['reference'])}")
+
+
+def summary_text(res, examples=EXAMPLES, limit=None, totals=True):
+    lines = ["Unlisted differences (ours vs reference), by library, family, probe kind and kind of difference:"]
+    by_family = collections.Counter(family(pid)[:2] for pid, _, _ in res["differences"])
+    lines.append("  per family: " + ", ".join(f"{lib}.{fam} {n}" for (lib, fam), n in sorted(by_family.items())))
+    groups = grouped(res["differences"])
+    for i, ((lib, fam, what, kind), items) in enumerate(groups):
+        if limit is not None and i >= limit:
+            lines.append(f"  ... {len(groups) - limit} more groups (see summary.txt)")
+            break
+        lines.append(f"  [{len(items)}] {lib} {fam} {what}: {kind}")
+        for pid, o, r in items[:examples]:
+            lines.append(f"      {pid}: ours {_obs(o)} | reference {_obs(r)}")
+    if not totals:
+        return "\n".join(lines)
+    for side in ("ours", "reference"):
+        crashed = res["crashes"][side]
+        if crashed:
+            lines.append(f"Crashes/hangs of {side} ({len(crashed)}): " + ", ".join(crashed[:10])
+                         + (" ..." if len(crashed) > 10 else ""))
+    lines.append(total_line(res))
+    return "\n".join(lines)
+
+
+def write_summary(res, out, meta):
+    out = Path(out)
+    (out / "summary.txt").write_text(summary_text(res) + "\n")
+    data = dict(meta, probes=res["probes"], identical=res["identical"], absent=res["absent"],
+                departures=len(res["departures"]), differences=len(res["differences"]),
+                crashes={k: len(v) for k, v in res["crashes"].items()},
+                groups=[{"lib": k[0], "family": k[1], "probe": k[2], "kind": k[3], "count": len(v),
+                         "examples": [{"id": p, "ours": o, "reference": r} for p, o, r in v[:EXAMPLES]]}
+                        for k, v in grouped(res["differences"])],
+                crashed=res["crashes"])
+    (out / "summary.json").write_text(json.dumps(data, indent=1))
+    with open(out / "differences.jsonl", "w") as fh:
+        for row in res["differences"]:
+            fh.write(json.dumps(row) + "\n")
+
+
+# ---------------------------------------------------------------------------------------------
+
+def run(out=OUT, jobs=None, models=None, log=print):
+    """The whole suite; returns the comparison (see compare) plus 'problems' and 'meta'."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    jobs = jobs or os.cpu_count() or 2
+    t0 = time.time()
+    ref = reference_dir(out)
+    models = models or spec.load_models(jobs)
+    t1 = time.time()
+    n = spec.write(models, out / "spec.json")
+    try:
+        stubdir = stub.build(models["driver"], out / "stub")
+    except (OSError, RuntimeError) as e:
+        raise SetupError(str(e)) from None
+    log(f"conformance: model and {n} probes in {t1 - t0:.1f}s; reference at {ref}")
+    results, problems = run_probes(out / "spec.json", stubdir, ref, out, jobs)
+    t2 = time.time()
+    res = compare(results["ours"], results["reference"])
+    meta = {"seconds": {"setup": round(t1 - t0, 1), "probes": round(t2 - t1, 1)}, "reference": str(ref),
+            "problems": problems}
+    write_summary(res, out, meta)
+    res["problems"], res["meta"] = problems, meta
+    return res
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(prog="python -m tests.conformance")
+    ap.add_argument("--out", default=str(OUT))
+    ap.add_argument("--jobs", type=int, default=None)
+    ap.add_argument("--groups", type=int, default=40, help="difference groups printed (all are in summary.txt)")
+    a = ap.parse_args(argv)
+    try:
+        res = run(a.out, a.jobs)
+    except SetupError as e:
+        print(f"conformance: setup failed: {e}", file=sys.stderr)
+        print("conformance: not run (setup failed)")
+        return 2
+    for p in res["problems"]:
+        print("PROBLEM:", p)
+    print(summary_text(res, limit=a.groups))
+    return 1 if res["differences"] or res["problems"] else 0

@@ -1,0 +1,408 @@
+"""The probe list, generated from the generator's model so that every name is covered.
+
+A probe is `[id, op, *args]`; probes are bundled in groups (one function, one class, one struct, an
+enum family...), and each group runs in a freshly forked worker (see probe.py), so state left by
+one group never reaches another.  Arguments are *descriptors*, plain JSON lists that the worker
+turns into Python values inside the package under test (`probe.value`):
+
+  ["int", n] ["float", x] ["str", s] ["b", s] (bytes of s)  ["none"] ["obj"] (an object())
+  ["bytes"|"numpy"|"ctypes", n]   a zeroed buffer of n bytes of that kind
+  ["addr"]               the address of a zeroed buffer the worker owns
+  ["cls", Name, *args]   Name(*args) from the module under test;  ["enum", Name, Member]
+  ["inst", Name, anon]   a struct instance (a view of a zeroed buffer for anonymous ones)
+  ["np_uint64", n]       a numpy scalar
+  ["list", [descs]]      ["mod", lib, desc] (desc evaluated in another module)
+  ["ctx", what]          an NVRTC program / nvJitLink handle / PTX made by the worker
+  ["sizedbuf", sizefn, desc]  a bytearray as large as sizefn(desc) says
+
+Probe ids are `<lib>.<family>.<Name>[.<member>].<what>`; families: name, const, enum, handle,
+struct, field, fn.  Field ids carry the field's category (`CUDA_MEMCPY2D_st.srcHost:voidp.set=int`)
+and the argument sweep ids the parameter's conversion (`cuMemAlloc.bytesize:scalar=float`), so
+differences group by kind.
+"""
+import concurrent.futures
+import json
+import multiprocessing
+import re
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+LIBS = ("driver", "runtime", "nvrtc", "nvjitlink")
+BUF = 16384                       # size of every buffer a probe passes (larger than any output)
+KERNEL = ('extern "C" __global__ void k(float *x) { x[threadIdx.x] *= 2.0f; }\n'
+          'template <typename T> __global__ void t(T *x) { x[0] = T(); }\n')
+
+# the values swept through every parameter of every function, one parameter at a time (and, for
+# text parameters, "swapped": the base text as the other string type, bytes <-> str)
+SWEEP = ("int", "handle", "none", "bytes", "numpy", "ctypes", "str", "float", "object")
+# the values set into every struct field
+FIELD_VALUES = ("int", "float", "neg", "big", "enum", "handle", "struct", "list_int", "list_handle",
+                "list_struct", "bytes", "none", "str", "object")
+_FLOATS = ("float", "double")
+_STATUS = {"driver": ("CUresult", "CUDA_ERROR_INVALID_VALUE"), "runtime": ("cudaError_t", "cudaErrorInvalidValue")}
+_HANDLES = {"driver": ("CUstream", "CUevent"), "runtime": ("cudaStream_t", "cudaEvent_t")}
+
+
+# ---------------------------------------------------------------------------------------------
+# the model
+
+def _build_one(libs):
+    sys.path.insert(0, str(ROOT))
+    from codegen import model, parse
+    from headers.fetch import include_dir
+    inc = include_dir()
+    return {lib: json.loads(model.build(parse.read(inc, lib), lib).to_json()) for lib in libs}
+
+
+def load_models(jobs=2):
+    """{lib: model dict}, as `python -m codegen --dump-model` writes them (built in `jobs` processes)."""
+    parts = [("driver",), ("runtime",), ("nvrtc", "nvjitlink")]
+    if jobs <= 1:
+        return _build_one(LIBS)
+    out = {}
+    ctx = multiprocessing.get_context("fork")      # the workers need this module's sys.path
+    with concurrent.futures.ProcessPoolExecutor(min(jobs, len(parts)), mp_context=ctx) as ex:
+        for d in ex.map(_build_one, parts):
+            out.update(d)
+    return out
+
+
+def _strip(ctype):
+    return re.sub(r"^(struct|union|enum)\s+", "", ctype)
+
+
+def snake(name):
+    """nvJitLinkGetLinkedPtxSize -> get_linked_ptx_size (the reference's nvjitlink spelling)."""
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", name[len("nvJitLink"):]).lower()
+
+
+class Lib:
+    """One library's model, with the lookups the probe builders need."""
+
+    def __init__(self, lib, m):
+        self.lib, self.m = lib, m
+        self.enums = {}                       # any enum name or alias -> Enum dict
+        for e in m["enums"]:
+            for n in [e["name"]] + e["aliases"]:
+                self.enums[_strip(n)] = e
+        self.structs = {}
+        for s in m["structs"]:
+            for n in [s["name"]] + [a for a, _ in s["aliases"]]:
+                self.structs[n] = s
+        self.inttd_size = {n: size for n, _, _, size, _ in m["inttds"]}
+        self.classes = {n for n, _ in m["handles"] + m["funcptrs"]} | set(self.inttd_size)
+
+    def enum_py(self, e):
+        """(Python class name, member name map) of an enum; nvjitlink renames both."""
+        if self.lib != "nvjitlink":
+            return _strip(e["name"]), {k: k for k, _ in e["members"]}
+        names = [k for k, _ in e["members"]]
+        prefix = "NVJITLINK_INPUT_" if all(k.startswith("NVJITLINK_INPUT_") for k in names) else "NVJITLINK_"
+        cls = {"nvJitLinkResult": "Result", "nvJitLinkInputType": "InputType"}[e["name"]]
+        return cls, {k: k[len(prefix):] for k in names}
+
+    def enum_member(self, ctype, index=0):
+        e = self.enums.get(_strip(ctype))
+        if e is None or not e["members"]:
+            return ["int", 0]
+        cls, names = self.enum_py(e)
+        key = e["members"][min(index, len(e["members"]) - 1)][0]
+        return ["enum", _strip(ctype) if self.lib != "nvjitlink" else cls, names[key]]
+
+    def foreign_handle(self, avoid=""):
+        if self.lib in _HANDLES:
+            a, b = _HANDLES[self.lib]
+            return ["cls", b if avoid == a else a, ["int", 16]]
+        if self.lib == "nvrtc":
+            return ["cls", "nvrtcProgram", ["int", 0]]
+        return ["mod", "driver", ["cls", "CUstream", ["int", 0]]]
+
+    def item(self, cls, ctype):
+        """A representative value of one item of C type `ctype` (category `cls`)."""
+        ctype = _strip(ctype)
+        if cls == "enum":
+            return self.enum_member(ctype)
+        if cls in ("handle", "funcptr"):
+            return ["cls", ctype, ["int", 16]] if ctype in self.classes else ["int", 16]
+        if cls == "inttd":
+            return ["cls", ctype, ["int", 1]] if ctype in self.classes else ["int", 1]
+        if cls == "struct":
+            return ["cls", ctype] if ctype in self.structs else ["none"]
+        return ["float", 1.0] if ctype in _FLOATS else ["int", 1]
+
+
+# ---------------------------------------------------------------------------------------------
+# functions
+
+# base values that the model cannot know: NVRTC and nvJitLink run for real, on a tiny program
+BASE = {
+    ("nvrtcCreateProgram", "src"): ["b", KERNEL], ("nvrtcCreateProgram", "name"): ["b", "k.cu"],
+    ("nvrtcCreateProgram", "numHeaders"): ["int", 0],
+    ("nvrtcCreateProgram", "headers"): ["list", []], ("nvrtcCreateProgram", "includeNames"): ["list", []],
+    ("nvrtcCompileProgram", "prog"): ["ctx", "prog_new"],
+    ("nvrtcCompileProgram", "options"): ["list", [["b", "--gpu-architecture=compute_90"]]],
+    ("nvrtcDestroyProgram", "prog"): ["ctx", "prog_new"],
+    ("nvrtcAddNameExpression", "prog"): ["ctx", "prog_new"],
+    ("nvrtcAddNameExpression", "name_expression"): ["b", "t<float>"],
+    ("nvrtcGetLoweredName", "name_expression"): ["b", "t<int>"],
+    ("nvrtcSetFlowCallback", "callback"): ["int", 0],
+    ("nvJitLinkCreate", "options"): ["list", [["str", "-arch=sm_90"]]],
+    ("nvJitLinkAddData", "data"): ["ctx", "ptx"], ("nvJitLinkAddData", "size"): ["ctx", "ptx_size"],
+    ("nvJitLinkAddData", "name"): ["str", "k.ptx"],
+    ("nvJitLinkAddFile", "fileName"): ["ctx", "ptx_file"],
+}
+# Where our model's reading of a parameter differs from the reference's, the base call uses the
+# reference's shape (the reference is the oracle; ours then shows the difference once, at .base):
+# "list" wraps the model's single item in a list, "item" passes one item instead of a list.
+REF_SHAPE = {
+    ("cuArrayCreate", "pAllocateArray"): "item",
+    ("cuGraphicsMapResources", "resources"): "item", ("cuGraphicsUnmapResources", "resources"): "item",
+    ("cudaGraphicsMapResources", "resources"): "item", ("cudaGraphicsUnmapResources", "resources"): "item",
+    ("cuTexRefSetBorderColor", "pBorderColor"): "item",
+    ("cuMemMapArrayAsync", "mapInfoList"): "list", ("cuMemPoolSetAccess", "map"): "list",
+    ("cuMemSetAccess", "desc"): "list", ("cuStreamBatchMemOp", "paramArray"): "list",
+    ("cudaMemPoolSetAccess", "descList"): "list",
+    ("cudaStreamSetAttribute", "value"): ["cls", "cudaStreamAttrValue"],
+    ("cudaGraphKernelNodeSetAttribute", "value"): ["cls", "cudaKernelNodeAttrValue"],
+}
+for _f in ("GraphAddDependencies", "GraphRemoveDependencies"):
+    REF_SHAPE[("cu" + _f, "edgeData")] = REF_SHAPE[("cuda" + _f, "edgeData")] = "list"
+for _f in ("GraphAddNode", "StreamBeginCaptureToGraph", "StreamUpdateCaptureDependencies"):
+    REF_SHAPE[("cu" + _f, "dependencyData")] = REF_SHAPE[("cuda" + _f, "dependencyData")] = "list"
+
+# nvJitLink calls that change their handle get a fresh one; the getters share a linked one
+_FRESH_LINKER = {"nvJitLinkAddData", "nvJitLinkAddFile", "nvJitLinkComplete", "nvJitLinkDestroy"}
+
+
+def base_value(L, fn, p):
+    key = (fn["name"], p["name"])
+    if key in BASE:
+        return BASE[key]
+    shape = REF_SHAPE.get(key)
+    if isinstance(shape, list):
+        return shape
+    if shape:
+        v = model_value(L, fn, p)
+        return ["list", [v]] if shape == "list" else v[1][0]
+    return model_value(L, fn, p)
+
+
+def model_value(L, fn, p):
+    conv, cls, ctype = p["conv"], p["cls"], p["ctype"]
+    if L.lib == "nvrtc" and ctype == "nvrtcProgram":
+        return ["ctx", "prog"]
+    if L.lib == "nvjitlink" and ctype == "nvJitLinkHandle":
+        return ["ctx", "linker_new" if fn["name"] in _FRESH_LINKER else "linker"]
+    if L.lib == "nvjitlink" and cls == "enum":
+        return ["enum", "InputType", "PTX"]
+    if conv == "buf_w":
+        size_fn = fn["name"] + "Size"
+        if L.lib == "nvjitlink":
+            size_fn = snake(size_fn)
+        return ["sizedbuf", size_fn, ["ctx", "linker" if L.lib == "nvjitlink" else "prog"]]
+    if conv in ("cstr", "strlist"):
+        one = ["str", "x"] if L.lib == "nvjitlink" else ["b", "x"]
+        return one if conv == "cstr" else ["list", [one]]
+    jit = any(q["conv"] == "jitvalues" for q in fn["params"])   # option lists: left empty
+    if conv == "voidp":
+        return ["addr"]
+    if conv == "attr":               # the value's type depends on the attribute: any getPtr() object
+        return ["mod", "driver", ["cls", "cuuint64_t", ["int", 1]]]
+    if conv == "voidpp":
+        return ["int", 0] if p["name"] == "extra" else ["list", [["addr"]]]
+    if conv in ("kparams", "unknown"):
+        return ["none"]
+    if conv == "jitvalues" or (conv == "array" and jit):
+        return ["list", []]
+    if jit and conv == "scalar" and p["name"].startswith("num"):
+        return ["int", 0]
+    if conv == "array":
+        return ["list", [L.item(cls, ctype)]]
+    if conv in ("struct_ptr", "struct_val"):
+        return L.item("struct", ctype)
+    return L.item(cls, ctype)
+
+
+_COPIED = ("array", "attr", "jitvalues", "strlist", "kparams", "cstr", "voidpp", "value_inout")
+
+
+def _reg_kind(L, fn, p):
+    """How the stub's record of an argument register is shown: ["int", bytes] for values,
+    ["ptr"] for the caller's own buffer or struct (its label), ["ptr", "copy"] where a temporary
+    is as right as the caller's storage (NULL shown only when the caller passed None)."""
+    callback = any(q["cls"] == "funcptr" for q in fn["params"])   # may be wrapped in a trampoline
+    if (p["role"] in ("out", "hidden") or p["conv"] in _COPIED or (callback and p["cls"] in ("funcptr", "void"))
+            or REF_SHAPE.get((fn["name"], p["name"])) == "list"):
+        return ["ptr", "copy"]
+    if p["ptr"] or p["conv"] not in ("scalar", "enum", "inttd", "handle"):
+        return ["ptr"]               # the caller's buffer or struct must be what the C call sees
+    if p["cls"] == "enum":
+        return ["int", 4]
+    if p["cls"] == "inttd":
+        return ["int", L.inttd_size.get(p["ctype"], 8)]
+    if p["cls"] == "scalar":
+        from codegen.model import SCALARS       # (the model's own table of C scalar sizes)
+        return ["int", SCALARS.get(p["ctype"], (None, 8))[1]]
+    return ["int", 8]
+
+
+def registers(L, fn):
+    """[register, param name, kind, index among the Python arguments or -1] for the first six
+    integer-class C parameters (x86-64 System V)."""
+    out = []
+    ins = [p["name"] for p in fn["params"] if p["role"] in ("in", "inout")]
+    for p in fn["params"]:
+        if p["conv"] == "struct_val" or len(out) == 6:
+            break                      # by-value structs: the rest of the layout is not tracked
+        if p["cls"] == "scalar" and p["ctype"] in _FLOATS and not p["ptr"]:
+            continue                   # passed in an xmm register
+        arg = ins.index(p["name"]) if p["name"] in ins else -1
+        out.append([len(out), p["pyname"], _reg_kind(L, fn, p), arg])
+    return out
+
+
+def _swapped(d):
+    """The same text as the other string type (bytes <-> str), in a list or not."""
+    if d[0] == "list":
+        return ["list", [_swapped(x) for x in d[1]]]
+    return [{"b": "str", "str": "b"}.get(d[0], d[0]), *d[1:]]
+
+
+def function_group(L, fn):
+    name = snake(fn["name"]) if L.lib == "nvjitlink" else fn["name"]
+    pid = f"{L.lib}.fn.{name}"
+    ins = [p for p in fn["params"] if p["role"] in ("in", "inout")]
+    args = [base_value(L, fn, p) for p in ins]
+    opts = {"values": True}
+    if L.lib == "driver":
+        opts["stub"] = registers(L, fn)
+    probes = [[f"{pid}.sig", "sig", name], [f"{pid}.base", "call", name, args, opts]]
+    if L.lib == "driver":
+        probes.append([f"{pid}.success", "call", name, args, dict(opts, status=0, values=False)])
+    sweep = {"int": ["int", 1], "none": ["none"], "bytes": ["bytes", BUF], "numpy": ["numpy", BUF],
+             "ctypes": ["ctypes", BUF], "str": ["str", "x"], "float": ["float", 1.5], "object": ["obj"]}
+    for i, p in enumerate(ins):
+        kinds = SWEEP + (("swapped",) if p["conv"] in ("cstr", "strlist") else ())
+        for kind in kinds:
+            v = (L.foreign_handle(_strip(p["ctype"])) if kind == "handle" else _swapped(args[i]) if kind == "swapped"
+                 else sweep[kind])
+            probes.append([f"{pid}.{p['pyname']}:{p['conv']}={kind}", "call", name, args[:i] + [v] + args[i + 1:],
+                           opts])
+    return {"g": pid, "lib": L.lib, "probes": probes}
+
+
+# ---------------------------------------------------------------------------------------------
+# classes: handles, integer typedefs, function pointers
+
+def class_group(L, name, size):
+    pid = f"{L.lib}.handle.{name}"
+    other = L.foreign_handle(name)
+    mk = lambda *a: ["cls", name, *a]       # noqa: E731
+    probes = [[f"{pid}.new({label})", "new", name, args] for label, args in (
+        ("", []), ("int", [["int", 5]]), ("neg", [["int", -1]]), ("big", [["int", 2 ** 64]]),
+        ("none", [["none"]]), ("float", [["float", 1.5]]), ("str", [["str", "5"]]), ("object", [["obj"]]),
+        ("same", [mk(["int", 7])]), ("other", [other]), ("numpy", [["np_uint64", 7]]))]
+    probes += [[f"{pid}.ptr", "view", name, size, ""],
+               [f"{pid}.getPtr", "getptr", mk(["int", 5]), size]]
+    for op in ("int", "index", "repr", "hash", "bool", "eq_same", "eq_int", "eq_other", "ne_same"):
+        probes.append([f"{pid}.{op}", "unary", mk(["int", 5]), op, other])
+    return {"g": pid, "lib": L.lib, "probes": probes}
+
+
+# ---------------------------------------------------------------------------------------------
+# structs and unions
+
+def field_value(L, f, kind):
+    own = {"enum": f["cls"] == "enum", "handle": f["cls"] in ("handle", "inttd", "funcptr"),
+           "struct": f["cls"] in ("struct", "structptr")}
+    if kind == "enum":
+        return L.enum_member(f["ctype"], 1) if own["enum"] else ["enum", *_STATUS[L.lib]]
+    if kind == "handle":
+        return L.item(f["cls"], f["ctype"]) if own["handle"] else L.foreign_handle()
+    if kind == "struct":
+        s = L.structs.get(f["ctype"]) if own["struct"] else None
+        if s:
+            return ["inst", f["ctype"], bool(s["host"])]
+        return ["inst", "CUuuid" if L.lib == "driver" else "dim3", False]
+    if kind == "list_handle":
+        h = field_value(L, f, "handle")
+        return ["list", [h, h]]
+    if kind == "list_struct":
+        return ["list", [field_value(L, f, "struct")]]
+    return {"int": ["int", 1], "float": ["float", 2.5], "neg": ["int", -1], "big": ["int", 2 ** 64],
+            "list_int": ["list", [["int", 1], ["int", 2]]], "bytes": ["b", "ab"], "none": ["none"],
+            "str": ["str", "s"], "object": ["obj"]}[kind]
+
+
+def struct_group(L, s, name):
+    """Probes for one struct class `name` (the struct itself or one of its aliases)."""
+    pid = f"{L.lib}.struct.{name}"
+    anon = bool(s["host"])
+    probes = [[f"{pid}.new()", "new", name, []],
+              [f"{pid}.new(int)", "new", name, [["int", 5]]],
+              [f"{pid}.new(same)", "new", name, [["inst", name, anon]]],
+              [f"{pid}.ptr", "view", name, 0, s["fields"][0]["name"] if s["fields"] else ""],
+              [f"{pid}.getPtr", "getptr", ["inst", name, anon], 0],
+              [f"{pid}.sizeof", "sizeof", name]]
+    for op in ("int", "index", "repr", "hash", "eq_same"):
+        probes.append([f"{pid}.{op}", "unary", ["inst", name, anon], op, ["none"]])
+    if name != s["name"]:       # an alias: a subclass of (or the same class as) its struct
+        probes.append([f"{pid}.alias", "alias", name, s["name"]])
+        return {"g": pid, "lib": L.lib, "probes": probes}
+    for f in s["fields"]:
+        fid = f"{L.lib}.field.{name}.{f['name']}:{f['cls']}"
+        probes.append([f"{fid}.get", "fget", name, anon, f["name"]])
+        for kind in FIELD_VALUES:
+            probes.append([f"{fid}.set={kind}", "fset", name, anon, f["name"], f["count"],
+                           field_value(L, f, kind)])
+    return {"g": pid, "lib": L.lib, "probes": probes}
+
+
+# ---------------------------------------------------------------------------------------------
+# enums, constants, names
+
+def enum_probes(L, e):
+    cls, names = L.enum_py(e)
+    pid = f"{L.lib}.enum.{cls}"
+    members = {names[k]: v for k, v in e["members"]}
+    first = e["members"][0][1] if e["members"] else 0
+    probes = [[f"{pid}.members", "members", cls],
+              [f"{pid}.lookup", "call_cls", cls, [["int", first]]],
+              [f"{pid}.unknown", "call_cls", cls, [["int", 0x7FFF0123]]],
+              [f"{pid}.type", "mro", cls]]
+    if members:
+        probes.append([f"{pid}.repr", "unary", ["enum", cls, next(iter(members))], "repr", ["none"]])
+    for a in e["aliases"]:
+        probes.append([f"{L.lib}.enum.{_strip(a)}.alias", "alias", _strip(a), cls])
+    return probes
+
+
+def groups(models):
+    """Every probe group for every library, from the models ({lib: model dict})."""
+    out = []
+    for lib in LIBS:
+        L = Lib(lib, models[lib])
+        m = L.m
+        out.append({"g": f"{lib}.name", "lib": lib, "probes": [[f"{lib}.name", "names"]]})
+        misc = [[f"{lib}.const.{k}", "const", k] for k, _ in m["defines"]]
+        for e in m["enums"]:
+            misc += enum_probes(L, e)
+        out.append({"g": f"{lib}.enum", "lib": lib, "probes": misc})
+        if lib in ("driver", "runtime"):
+            sizes = {n: size for n, _, _, size, _ in m["inttds"]}
+            for n, _ in m["handles"] + m["funcptrs"] + [(n, "") for n in sizes]:
+                out.append(class_group(L, n, sizes.get(n, 8)))
+            for s in m["structs"]:
+                for name in dict.fromkeys([s["name"]] + [a for a, _ in s["aliases"]]):
+                    out.append(struct_group(L, s, name))
+        for fn in m["functions"]:
+            if fn["python"]:
+                out.append(function_group(L, fn))
+    return out
+
+
+def write(models, path):
+    gs = groups(models)
+    Path(path).write_text(json.dumps({"buf": BUF, "kernel": KERNEL, "groups": gs}))
+    return sum(len(g["probes"]) for g in gs)
