@@ -427,37 +427,34 @@ cdef int _store(char* p, str kind, object v) except -1:
 
 
 cdef object _load(char* p, str kind, object cls):
+    """One item of `kind` at p: a handle, enum member or integer object of `cls` when given."""
+    cdef long long sv
+    cdef unsigned long long uv
     if kind == "h":
         return _new_handle(cls, (<void**>p)[0]) if cls is not None else PyLong_FromVoidPtr((<void**>p)[0])
     if kind == "e":
-        v = (<int32_t*>p)[0]
-        return _enum(cls._value2member_map_, cls, v) if cls is not None else v
-    if kind == "i4":
-        v = (<int32_t*>p)[0]
-    elif kind == "u4":
-        v = (<uint32_t*>p)[0]
-    elif kind == "i8":
-        v = (<int64_t*>p)[0]
-    elif kind == "u8":
-        v = (<uint64_t*>p)[0]
-    elif kind == "f4":
+        sv = (<int32_t*>p)[0]
+        return _enum(cls._value2member_map_, cls, sv) if cls is not None else sv
+    if kind == "f4":
         return (<float*>p)[0]
-    elif kind == "f8":
+    if kind == "f8":
         return (<double*>p)[0]
-    elif kind == "i1":
-        v = (<int8_t*>p)[0]
-    elif kind == "u1":
-        v = (<uint8_t*>p)[0]
-    elif kind == "i2":
-        v = (<int16_t*>p)[0]
-    elif kind == "u2":
-        v = (<uint16_t*>p)[0]
+    # integers: read at their own width and signedness (a -2 stays -2)
+    if kind == "i4": sv = (<int32_t*>p)[0]
+    elif kind == "i8": sv = (<int64_t*>p)[0]
+    elif kind == "i1": sv = (<int8_t*>p)[0]
+    elif kind == "i2": sv = (<int16_t*>p)[0]
+    elif kind == "u4": uv = (<uint32_t*>p)[0]
+    elif kind == "u8": uv = (<uint64_t*>p)[0]
+    elif kind == "u1": uv = (<uint8_t*>p)[0]
+    elif kind == "u2": uv = (<uint16_t*>p)[0]
     else:
         raise TypeError(f"cannot load an item of kind {kind}")
+    if kind[0] == "i":
+        uv = <unsigned long long>sv
     if cls is not None:
-        size = int(kind[1])
-        return _new_int(cls, <unsigned long long>(v & 0xFFFFFFFFFFFFFFFF), size, kind[0] == "i")
-    return v
+        return _new_int(cls, uv, int(kind[1]), kind[0] == "i")
+    return sv if kind[0] == "i" else uv
 
 
 cdef _Buf _array(object o, str kind, Py_ssize_t elsize):

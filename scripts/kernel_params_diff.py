@@ -492,7 +492,8 @@ def same(a, b):
 
 
 def verdict(a, b):
-    """ok, = (same bytes, not the values passed), x (rejected by both), - (an API missing);
+    """ok, = (same bytes, not the values passed), x (rejected by both), - (an API missing), d (a
+    difference listed in tests/conformance/departures.py);
     differences: # (bytes), O / N (accepted by ours / NVIDIA's only), C (a crash in one), ? (no record)."""
     if a is None or b is None:
         return "?"
@@ -515,8 +516,24 @@ def show(rec, only=None):
                     for i, x in enumerate(rec["params"]) if only is None or i in only)
 
 
+def listed(types, form, api, a, b):
+    """The reason tests/conformance/departures.py gives for this difference, or None: a case is
+    the probe id `kparams.<types>.<form>.<api>` with the observations {"outcome": ..., "exc": ...}."""
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    from tests.conformance.departures import DEPARTURES
+    from tests.conformance.run import departure
+
+    def obs(rec):
+        detail = rec.get("detail", "")
+        exc = detail.split(": ")[1] if rec["outcome"] == "exception" and detail.count(": ") >= 2 else None
+        return {"outcome": rec["outcome"], **({"exc": exc} if exc else {})}
+    entry = departure(f"kparams.{types}.{form}.{api}", obs(a), obs(b), DEPARTURES)
+    return entry[2] if entry else None
+
+
 def compare(ours, ref, ids):
-    """Prints the table and the differences; returns {verdict: count}."""
+    """Prints the table and the differences (those listed as deliberate departures apart);
+    returns {verdict: count}."""
     name = f"NVIDIA {ref['version']}"
     print(f"\n==== ours ({ours['where']}) vs {name} ({ref['where']})")
     for who, side in (("ours", ours), (name, ref)):
@@ -526,7 +543,7 @@ def compare(ours, ref, ids):
           f"*: {name} has no such API; compared with its " + ", ".join(f"{v} for {k}" for k, v in FALLBACK.items()))
     apis = list(dict.fromkeys(i.split("|")[2] for i in ids))
     print(f"{'types':11s} {'form':16s}" + "".join(f"{SHORT[a]:>11s}" for a in apis))
-    counts, diffs, both = {}, [], {}
+    counts, diffs, both, departures = {}, [], {}, {}
     for types, form in dict.fromkeys(tuple(i.split("|")[:2]) for i in ids):
         cells = []
         for api in apis:
@@ -535,6 +552,10 @@ def compare(ours, ref, ids):
             if b and b["outcome"] == "missing" and api in FALLBACK and a and a["outcome"] != "missing":
                 b, star = ref["results"].get(f"{types}|{form}|{FALLBACK[api]}"), "*"
             v = verdict(a, b)
+            reason = listed(types, form, api, a, b) if v in "#ONC" else None
+            if reason:
+                departures.setdefault(reason, []).append(f"{types} / {form} / {api}")
+                v = "d"
             counts[v] = counts.get(v, 0) + 1
             cells.append(v + star)
             where = f"{types} / {form} / {api}" + (f" (NVIDIA's: {FALLBACK[api]})" if star else "")
@@ -549,6 +570,8 @@ def compare(ours, ref, ids):
         print(f"{types:11s} {form:16s}" + "".join(f"{c:>11s}" for c in cells))
     if diffs:
         print(f"\ndifferences ({len(diffs)}):\n" + "\n".join(diffs))
+    for reason, cases in departures.items():
+        print(f"\nlisted departure ({len(cases)}: {', '.join(cases)}): {reason}")
     if both:
         print("\nrejected by both (the first API's messages):")
         print("\n".join(f"  {t} / {f}: {why[:300]}" for (t, f), why in both.items()))
@@ -596,7 +619,8 @@ def main():
         n = compare(ours, r, ids)
         diff = sum(n.get(k, 0) for k in "#ONC?")
         differ |= diff > 0
-        extra = ", ".join(f"{n[k]} {w}" for k, w in (("x", "rejected by both"), ("-", "not comparable")) if n.get(k))
+        extra = ", ".join(f"{n[k]} {w}" for k, w in (("x", "rejected by both"), ("-", "not comparable"),
+                                                        ("d", "listed departures")) if n.get(k))
         kinds = ", ".join(f"{n[k]} {w}" for k, w in (("#", "in bytes"), ("N", "accepted by NVIDIA's only"),
                           ("O", "by ours only"), ("C", "crashes"), ("?", "unrecorded")) if n.get(k))
         verdict_ = f"{diff} difference{'s' * (diff > 1)} ({kinds})" if diff else "all bytes identical"

@@ -125,6 +125,11 @@ DEPARTURES = [
      "a callback is a C function address: an int, a ctypes function or a handle-like object (the "
      "reference takes any buffer); a float is not one"),
 
+    ("re:^kparams\\.struct\\.ctypes-values\\.", ({"outcome": "ok"}, {"exc": "TypeError"}),
+     "a (values, types) kernel argument may be typed with a ctypes.Structure class (its instance or a "
+     "tuple of its fields, passed by value; scripts/kernel_params_diff.py on the GPU); the reference "
+     "takes only scalar types there"),
+
     # --- how things are shown -----------------------------------------------------------------------
     (r"re:^runtime\.(handle\..*\.repr|struct\..*\.repr)$", None,
      "a runtime handle shows its own class name (<cudaStream_t 0x5>; the reference shows the driver's, "
