@@ -542,11 +542,11 @@ def classify_params(fn, params, T):
                 prm.conv = "handle_ref"
             elif role == "in" and prm.conv in ("struct_out", "value_out"):
                 prm.conv = "array" if "rray" in ov.PARAM_ROLE[key][1] else "struct_ptr"
-            elif role == "out" and prm.conv in ("voidp", "voidpp", "unknown"):
-                prm.conv = "voidp_out" if p == 2 else ("voidp_out_val" if b == "void" else "value_out")
             elif role == "out" and key in ov.ARRAY_COUNT:
                 prm.conv = "array_ref_out" if p == 2 else "array_out"
                 prm.extra = {"count": ov.ARRAY_COUNT[key]}
+            elif role == "out" and prm.conv in ("voidp", "voidpp", "unknown"):
+                prm.conv = "voidp_out" if p == 2 else ("voidp_out_val" if b == "void" else "value_out")
             elif role == "inout":
                 prm.conv = "value_inout"
             elif role == "out" and b == "char" and p == 2:

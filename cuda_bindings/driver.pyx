@@ -11487,10 +11487,10 @@ CUDA_ERROR_LOSSY_QUERY.
     cdef size_t c_numDependencies_out = <size_t>0
     _hptr(hStream, &c_hStream)
     with nogil:
-        err = cydriver.cuStreamGetCaptureInfo(<cydriver.CUstream>c_hStream, &c_captureStatus_out, &c_id_out, &c_graph_out, <const cydriver.CUgraphNode**>&c_dependencies_out, <const cydriver.CUgraphEdgeData**>&c_edgeData_out, &c_numDependencies_out)
+        err = cydriver.cuStreamGetCaptureInfo(<cydriver.CUstream>c_hStream, &c_captureStatus_out, &c_id_out, &c_graph_out, <cydriver.CUgraphNode**>&c_dependencies_out, <cydriver.CUgraphEdgeData**>&c_edgeData_out, &c_numDependencies_out)
     if err != 0:
         return (_st(err), None, None, None, None, None, None)
-    return (_ok(), _enum(_L.cls('CUstreamCaptureStatus')._value2member_map_, None, <long long>c_captureStatus_out), _new_int(cuuint64_t, <unsigned long long>c_id_out, 8, False), _new_handle(CUgraph, <void*>c_graph_out), PyLong_FromVoidPtr(c_dependencies_out), PyLong_FromVoidPtr(c_edgeData_out), c_numDependencies_out)
+    return (_ok(), _enum(_L.cls('CUstreamCaptureStatus')._value2member_map_, None, <long long>c_captureStatus_out), _new_int(cuuint64_t, <unsigned long long>c_id_out, 8, False), _new_handle(CUgraph, <void*>c_graph_out), _from_array(c_dependencies_out, c_numDependencies_out, 'h', CUgraphNode, sizeof(void*)), _from_array(c_edgeData_out, c_numDependencies_out, 's', _L.cls('CUgraphEdgeData'), sizeof(cydriver.CUgraphEdgeData)), c_numDependencies_out)
 
 def cuStreamUpdateCaptureDependencies(hStream, dependencies, dependencyData, size_t numDependencies, unsigned int flags):
     """cuStreamUpdateCaptureDependencies(hStream, dependencies, dependencyData, numDependencies, flags)

@@ -2887,10 +2887,10 @@ cudaErrorLossyQuery.
     cdef size_t c_numDependencies_out = <size_t>0
     _hptr(stream, &c_stream)
     with nogil:
-        err = cyruntime.cudaStreamGetCaptureInfo(<cyruntime.cudaStream_t>c_stream, &c_captureStatus_out, &c_id_out, &c_graph_out, <const cyruntime.cudaGraphNode_t**>&c_dependencies_out, <const cyruntime.cudaGraphEdgeData**>&c_edgeData_out, &c_numDependencies_out)
+        err = cyruntime.cudaStreamGetCaptureInfo(<cyruntime.cudaStream_t>c_stream, &c_captureStatus_out, &c_id_out, &c_graph_out, <cyruntime.cudaGraphNode_t**>&c_dependencies_out, <cyruntime.cudaGraphEdgeData**>&c_edgeData_out, &c_numDependencies_out)
     if err != 0:
         return (_st(err), None, None, None, None, None, None)
-    return (_ok(), _enum(_L.cls('cudaStreamCaptureStatus')._value2member_map_, None, <long long>c_captureStatus_out), c_id_out, _new_handle(cudaGraph_t, <void*>c_graph_out), PyLong_FromVoidPtr(c_dependencies_out), PyLong_FromVoidPtr(c_edgeData_out), c_numDependencies_out)
+    return (_ok(), _enum(_L.cls('cudaStreamCaptureStatus')._value2member_map_, None, <long long>c_captureStatus_out), c_id_out, _new_handle(cudaGraph_t, <void*>c_graph_out), _from_array(c_dependencies_out, c_numDependencies_out, 'h', cudaGraphNode_t, sizeof(void*)), _from_array(c_edgeData_out, c_numDependencies_out, 's', _L.cls('cudaGraphEdgeData'), sizeof(cyruntime.cudaGraphEdgeData)), c_numDependencies_out)
 
 def cudaStreamUpdateCaptureDependencies(stream, dependencies, dependencyData, size_t numDependencies, unsigned int flags):
     """cudaStreamUpdateCaptureDependencies(stream, dependencies, dependencyData, numDependencies, flags)

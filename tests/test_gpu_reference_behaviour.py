@@ -153,3 +153,20 @@ def test_surface_object_made_with_ptr_is_the_address_a_kernel_writes_through(cu,
             ok(d.cuMemFree(cell))
     finally:
         ok(d.cuModuleUnload(mod))
+
+
+def test_capture_info_lists_the_current_dependencies(cu):
+    d = cu.driver
+    stream = ok(d.cuStreamCreate(d.CUstream_flags.CU_STREAM_NON_BLOCKING))
+    buf = ok(d.cuMemAlloc(256))
+    try:
+        ok(d.cuStreamBeginCapture(stream, d.CUstreamCaptureMode.CU_STREAM_CAPTURE_MODE_RELAXED))
+        ok(d.cuMemsetD8Async(buf, 1, 256, stream))
+        status, _, graph, deps, edges, n = ok(d.cuStreamGetCaptureInfo(stream))
+        assert status == d.CUstreamCaptureStatus.CU_STREAM_CAPTURE_STATUS_ACTIVE
+        assert n == 1 and len(deps) == 1 and isinstance(deps[0], d.CUgraphNode) and int(deps[0]) != 0
+        assert len(edges) in (0, 1) and all(isinstance(e, d.CUgraphEdgeData) for e in edges)
+        ok(d.cuGraphDestroy(ok(d.cuStreamEndCapture(stream))))
+    finally:
+        ok(d.cuMemFree(buf))
+        ok(d.cuStreamDestroy(stream))
