@@ -428,33 +428,34 @@ cdef int _store(char* p, str kind, object v) except -1:
 
 cdef object _load(char* p, str kind, object cls):
     """One item of `kind` at p: a handle, enum member or integer object of `cls` when given."""
-    cdef long long sv
-    cdef unsigned long long uv
-    if kind == "h":
+    cdef long long sv = 0
+    cdef unsigned long long uv = 0
+    cdef Py_UCS4 k = kind[0]
+    cdef Py_UCS4 w = kind[1] if len(kind) > 1 else 0
+    if k == "h":
         return _new_handle(cls, (<void**>p)[0]) if cls is not None else PyLong_FromVoidPtr((<void**>p)[0])
-    if kind == "e":
+    if k == "e":
         sv = (<int32_t*>p)[0]
         return _enum(cls._value2member_map_, cls, sv) if cls is not None else sv
-    if kind == "f4":
-        return (<float*>p)[0]
-    if kind == "f8":
-        return (<double*>p)[0]
+    if k == "f":
+        return (<float*>p)[0] if w == "4" else (<double*>p)[0]
     # integers: read at their own width and signedness (a -2 stays -2)
-    if kind == "i4": sv = (<int32_t*>p)[0]
-    elif kind == "i8": sv = (<int64_t*>p)[0]
-    elif kind == "i1": sv = (<int8_t*>p)[0]
-    elif kind == "i2": sv = (<int16_t*>p)[0]
-    elif kind == "u4": uv = (<uint32_t*>p)[0]
-    elif kind == "u8": uv = (<uint64_t*>p)[0]
-    elif kind == "u1": uv = (<uint8_t*>p)[0]
-    elif kind == "u2": uv = (<uint16_t*>p)[0]
+    if k == "i":
+        if w == "4": sv = (<int32_t*>p)[0]
+        elif w == "8": sv = (<int64_t*>p)[0]
+        elif w == "1": sv = (<int8_t*>p)[0]
+        else: sv = (<int16_t*>p)[0]
+        uv = <unsigned long long>sv
+    elif k == "u":
+        if w == "4": uv = (<uint32_t*>p)[0]
+        elif w == "8": uv = (<uint64_t*>p)[0]
+        elif w == "1": uv = (<uint8_t*>p)[0]
+        else: uv = (<uint16_t*>p)[0]
     else:
         raise TypeError(f"cannot load an item of kind {kind}")
-    if kind[0] == "i":
-        uv = <unsigned long long>sv
     if cls is not None:
-        return _new_int(cls, uv, int(kind[1]), kind[0] == "i")
-    return sv if kind[0] == "i" else uv
+        return _new_int(cls, uv, <int>w - 48, k == "i")
+    return sv if k == "i" else uv
 
 
 cdef _Buf _array(object o, str kind, Py_ssize_t elsize):
