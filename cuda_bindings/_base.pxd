@@ -73,7 +73,6 @@ cdef inline int _hptr(object o, void** out) except -1:
     return _hptr_slow(o, out)
 
 cdef int _vptr(object o, void** out) except -1
-cdef void* _sptr(object o, bint allow_none) except? NULL
 cdef void* _sval(object o, Py_ssize_t size) except NULL
 cdef _Buf _structs(object o, Py_ssize_t size)
 cdef object _new_handle(type cls, void* v)

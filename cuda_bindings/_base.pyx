@@ -746,12 +746,13 @@ cdef _Buf _structs(object o, Py_ssize_t size):
         return None
     if isinstance(o, (list, tuple)):
         return _array(o, "s", size)
-    if isinstance(o, _Struct) and type(o)._c_size != size:
-        raise TypeError(f"expected a struct of {size} bytes, not {type(o).__name__}")
+    # one struct object (a bare int would be an address nothing checks)
+    if not isinstance(o, _Struct) or type(o)._c_size != size:
+        raise TypeError(f"expected a struct of {size} bytes or a list of them, not {type(o).__name__}")
     b = _Buf.__new__(_Buf)
     b.keep = o
     b.n = -1
-    b.size = <Py_ssize_t>_sptr(o, False)
+    b.size = <Py_ssize_t>(<_Struct>o)._ptr
     return b
 
 
@@ -760,17 +761,6 @@ cdef void* _sval(object o, Py_ssize_t size) except NULL:
     if not isinstance(o, _Struct) or type(o)._c_size != size:
         raise TypeError(f"expected a struct of {size} bytes, not {type(o).__name__}")
     return (<_Struct>o)._ptr
-
-
-cdef void* _sptr(object o, bint allow_none) except? NULL:
-    """A struct argument: a struct object (a bare int would be an address nothing checks)."""
-    if isinstance(o, _Struct):
-        return (<_Struct>o)._ptr
-    if o is None:
-        if allow_none:
-            return NULL
-        raise TypeError("expected a struct, not None")
-    raise TypeError(f"expected a struct, not {type(o).__name__}")
 
 
 cdef class _Field:

@@ -3,7 +3,7 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, binding=True
 """Python bindings of the CUDA runtime API (generated from the CUDA 13.0 headers)."""
 from cuda.bindings cimport cyruntime
-from cuda.bindings._base cimport (_Handle, _IntValue, _iv, _Struct, _Buf, _hptr, _vptr, _sptr, _sval, _wbuf,
+from cuda.bindings._base cimport (_Handle, _IntValue, _iv, _Struct, _Buf, _hptr, _vptr, _sval, _wbuf,
     _new_handle, _new_int, _new_struct, _enum, _as_bytes, _array, _from_array, _strlist, _voidpp,
     _jitvalues, _kparams, _attr_in, _attr_out, _attr_size, _attr_bufs, _attr_values, _bufptr, _Buf_new,
     _check_count, _bptr,
