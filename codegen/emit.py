@@ -305,7 +305,7 @@ def emit_py(model):
          "# cython: language_level=3, boundscheck=False, wraparound=False, binding=True",
          f'"""Python bindings of the CUDA {model.lib} API (generated from the CUDA 13.0 headers)."""',
          f"from cuda.bindings cimport cy{model.lib}",
-         "from cuda.bindings._base cimport (_Handle, _IntValue, _iv, _Struct, _Buf, _hptr, _vptr, _sval, _wbuf,",
+         "from cuda.bindings._base cimport (_Handle, _IntValue, _iv, _Struct, _Buf, _hptr, _href, _vptr, _sval, _wbuf,",
          "    _new_handle, _new_int, _new_struct, _enum, _as_bytes, _array, _from_array, _strlist, _voidpp,",
          "    _jitvalues, _kparams, _attr_in, _attr_out, _attr_size, _attr_bufs, _attr_values, _bufptr, _Buf_new,",
          "    _check_count, _bptr,",
@@ -531,6 +531,13 @@ def _to_py(model, p, var, mod):
     return var
 
 
+def _read_inttd(py, c, ctype):
+    """Lines reading an integer-typedef argument into the C local c: an integer object is read
+    directly, None is 0, anything else goes through Cython's checked conversion."""
+    return [f"if isinstance({py}, _IntValue):", f"    {c} = <{ctype}>_iv(<_IntValue>{py})",
+            f"elif {py} is None:", f"    {c} = 0", "else:", f"    {c} = {py}"]
+
+
 def _emit_function(model, fn, mod, L):
     o = []
     pyparams, pre, late, call_args, outs = [], [], [], [], []
@@ -561,12 +568,7 @@ def _emit_function(model, fn, mod, L):
                 sc = [x for x in model.inttds if x[0] == _bare(p.ctype)][0]
                 pyparams.append(py)
                 cdecls.append(f"cdef {sc[2]} {c}")
-                pre.append(f"if isinstance({py}, _IntValue):")
-                pre.append(f"    {c} = <{sc[2]}>_iv(<_IntValue>{py})")
-                pre.append(f"elif {py} is None:")
-                pre.append(f"    {c} = 0")
-                pre.append("else:")
-                pre.append(f"    {c} = {py}")
+                pre.extend(_read_inttd(py, c, sc[2]))
                 call_args.append(f"<{base_t}>{c}")
             elif conv == "handle":
                 pyparams.append(py)
@@ -577,11 +579,7 @@ def _emit_function(model, fn, mod, L):
                 # a handle object's own value is what the call reads and may update
                 pyparams.append(py)
                 cdecls.append(f"cdef void* {c}")
-                cdecls.append(f"cdef void** r_{p.name} = &{c}")
-                pre.append(f"if isinstance({py}, _Handle):")
-                pre.append(f"    r_{p.name} = (<_Handle>{py})._p")
-                pre.append("else:")
-                pre.append(f"    _hptr({py}, &{c})")
+                cdecls.append(f"cdef void** r_{p.name} = _href({py}, &{c})")
                 call_args.append(f"<{ct}>r_{p.name}")
             elif conv == "struct_val":
                 pyparams.append(py)
@@ -677,8 +675,8 @@ def _emit_function(model, fn, mod, L):
                         pre.append(f"{c} = <{base_t}>h_{p.name}")
                     elif p.cls == "enum":
                         pre.append(f"{c} = <{base_t}><long long>{py}")
-                    elif p.cls == "inttd":      # an integer object, an int, or None (0)
-                        pre.append(f"{c} = _iv(<_IntValue>{py}) if isinstance({py}, _IntValue) else (0 if {py} is None else {py})")
+                    elif p.cls == "inttd":
+                        pre.extend(_read_inttd(py, c, t))
                     else:
                         pre.append(f"{c} = {py}")
                 call_args.append(f"&{c}")

@@ -589,7 +589,7 @@ def _pair_list_counts(fn_name, params):
             continue
         name = re.sub(r"^p(?=[A-Z])", "", lst.name).lower()
         match = [c for c in counts if c.name != "count"
-                 and os.path.commonprefix([re.sub(r"^(num|nb)", "", c.name).lower(), name]).__len__() >= 4]
+                 and len(os.path.commonprefix([re.sub(r"^(num|nb)", "", c.name).lower(), name])) >= 4]
         pick = match or generic
         if pick:
             lst.extra = dict(lst.extra, count_param=pick[0].name)

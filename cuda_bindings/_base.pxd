@@ -72,6 +72,14 @@ cdef inline int _hptr(object o, void** out) except -1:
         return 0
     return _hptr_slow(o, out)
 
+cdef inline void** _href(object o, void** local) except NULL:
+    """A pointer-to-handle argument the call reads and may update: a handle object's own storage
+    (what the call writes is what the object then holds), else a local copy of the value."""
+    if isinstance(o, _Handle):
+        return (<_Handle>o)._p
+    _hptr(o, local)
+    return local
+
 cdef int _vptr(object o, void** out) except -1
 cdef void* _sval(object o, Py_ssize_t size) except NULL
 cdef _Buf _structs(object o, Py_ssize_t size)

@@ -3,7 +3,7 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, binding=True
 """Python bindings of the CUDA driver API (generated from the CUDA 13.0 headers)."""
 from cuda.bindings cimport cydriver
-from cuda.bindings._base cimport (_Handle, _IntValue, _iv, _Struct, _Buf, _hptr, _vptr, _sval, _wbuf,
+from cuda.bindings._base cimport (_Handle, _IntValue, _iv, _Struct, _Buf, _hptr, _href, _vptr, _sval, _wbuf,
     _new_handle, _new_int, _new_struct, _enum, _as_bytes, _array, _from_array, _strlist, _voidpp,
     _jitvalues, _kparams, _attr_in, _attr_out, _attr_size, _attr_bufs, _attr_values, _bufptr, _Buf_new,
     _check_count, _bptr,
@@ -21997,7 +21997,12 @@ The driver reserves limited memory for storing logs.
     cdef cydriver.CUlogIterator c_iterator = <cydriver.CUlogIterator>0
     cdef bytes b_pathToFile = _as_bytes(pathToFile, False)
     cdef const char* c_pathToFile = <char*>b_pathToFile
-    c_iterator = _iv(<_IntValue>iterator) if isinstance(iterator, _IntValue) else (0 if iterator is None else iterator)
+    if isinstance(iterator, _IntValue):
+        c_iterator = <cydriver.CUlogIterator>_iv(<_IntValue>iterator)
+    elif iterator is None:
+        c_iterator = 0
+    else:
+        c_iterator = iterator
     with nogil:
         err = cydriver.cuLogsDumpToFile(&c_iterator, <const char*>c_pathToFile, flags)
     if err != 0:
@@ -22055,7 +22060,12 @@ If the provided value in *size is not large enough to hold all buffered messages
     cdef bytes b_buffer = _as_bytes(buffer, False)
     cdef const char* c_buffer = <char*>b_buffer
     cdef size_t c_size = <size_t>0
-    c_iterator = _iv(<_IntValue>iterator) if isinstance(iterator, _IntValue) else (0 if iterator is None else iterator)
+    if isinstance(iterator, _IntValue):
+        c_iterator = <cydriver.CUlogIterator>_iv(<_IntValue>iterator)
+    elif iterator is None:
+        c_iterator = 0
+    else:
+        c_iterator = iterator
     c_size = size
     with nogil:
         err = cydriver.cuLogsDumpToMemory(&c_iterator, <char*>c_buffer, &c_size, flags)
@@ -22924,11 +22934,7 @@ Disconnect CUDA as a consumer to EGLStreamKHR.
     """
     cdef cydriver.CUresult err
     cdef void* c_conn
-    cdef void** r_conn = &c_conn
-    if isinstance(conn, _Handle):
-        r_conn = (<_Handle>conn)._p
-    else:
-        _hptr(conn, &c_conn)
+    cdef void** r_conn = _href(conn, &c_conn)
     with nogil:
         err = cydriver.cuEGLStreamConsumerDisconnect(<cydriver.CUeglStreamConnection*>r_conn)
     return _st1(err)
@@ -22961,23 +22967,11 @@ CUeglFrame.
     """
     cdef cydriver.CUresult err
     cdef void* c_conn
-    cdef void** r_conn = &c_conn
+    cdef void** r_conn = _href(conn, &c_conn)
     cdef void* c_pCudaResource
-    cdef void** r_pCudaResource = &c_pCudaResource
+    cdef void** r_pCudaResource = _href(pCudaResource, &c_pCudaResource)
     cdef void* c_pStream
-    cdef void** r_pStream = &c_pStream
-    if isinstance(conn, _Handle):
-        r_conn = (<_Handle>conn)._p
-    else:
-        _hptr(conn, &c_conn)
-    if isinstance(pCudaResource, _Handle):
-        r_pCudaResource = (<_Handle>pCudaResource)._p
-    else:
-        _hptr(pCudaResource, &c_pCudaResource)
-    if isinstance(pStream, _Handle):
-        r_pStream = (<_Handle>pStream)._p
-    else:
-        _hptr(pStream, &c_pStream)
+    cdef void** r_pStream = _href(pStream, &c_pStream)
     with nogil:
         err = cydriver.cuEGLStreamConsumerAcquireFrame(<cydriver.CUeglStreamConnection*>r_conn, <cydriver.CUgraphicsResource*>r_pCudaResource, <cydriver.CUstream*>r_pStream, timeout)
     return _st1(err)
@@ -23007,19 +23001,11 @@ By default, EGLStream is created with this flag set to EGL_TRUE.
     """
     cdef cydriver.CUresult err
     cdef void* c_conn
-    cdef void** r_conn = &c_conn
+    cdef void** r_conn = _href(conn, &c_conn)
     cdef void* c_pCudaResource
     cdef void* c_pStream
-    cdef void** r_pStream = &c_pStream
-    if isinstance(conn, _Handle):
-        r_conn = (<_Handle>conn)._p
-    else:
-        _hptr(conn, &c_conn)
+    cdef void** r_pStream = _href(pStream, &c_pStream)
     _hptr(pCudaResource, &c_pCudaResource)
-    if isinstance(pStream, _Handle):
-        r_pStream = (<_Handle>pStream)._p
-    else:
-        _hptr(pStream, &c_pStream)
     with nogil:
         err = cydriver.cuEGLStreamConsumerReleaseFrame(<cydriver.CUeglStreamConnection*>r_conn, <cydriver.CUgraphicsResource>c_pCudaResource, <cydriver.CUstream*>r_pStream)
     return _st1(err)
@@ -23091,11 +23077,7 @@ Disconnect CUDA as a producer to EGLStreamKHR.
     """
     cdef cydriver.CUresult err
     cdef void* c_conn
-    cdef void** r_conn = &c_conn
-    if isinstance(conn, _Handle):
-        r_conn = (<_Handle>conn)._p
-    else:
-        _hptr(conn, &c_conn)
+    cdef void** r_conn = _href(conn, &c_conn)
     with nogil:
         err = cydriver.cuEGLStreamProducerDisconnect(<cydriver.CUeglStreamConnection*>r_conn)
     return _st1(err)
@@ -23151,18 +23133,10 @@ the allocation and corresponding CUeglFrame fields will specify the dimensions o
     """
     cdef cydriver.CUresult err
     cdef void* c_conn
-    cdef void** r_conn = &c_conn
+    cdef void** r_conn = _href(conn, &c_conn)
     cdef void* p_eglframe = _sval(eglframe, sizeof(cydriver.CUeglFrame))
     cdef void* c_pStream
-    cdef void** r_pStream = &c_pStream
-    if isinstance(conn, _Handle):
-        r_conn = (<_Handle>conn)._p
-    else:
-        _hptr(conn, &c_conn)
-    if isinstance(pStream, _Handle):
-        r_pStream = (<_Handle>pStream)._p
-    else:
-        _hptr(pStream, &c_pStream)
+    cdef void** r_pStream = _href(pStream, &c_pStream)
     with nogil:
         err = cydriver.cuEGLStreamProducerPresentFrame(<cydriver.CUeglStreamConnection*>r_conn, (<cydriver.CUeglFrame*>p_eglframe)[0], <cydriver.CUstream*>r_pStream)
     return _st1(err)
@@ -23190,19 +23164,11 @@ returned a frame to EGL stream. If timeout is returned the application can retry
     """
     cdef cydriver.CUresult err
     cdef void* c_conn
-    cdef void** r_conn = &c_conn
+    cdef void** r_conn = _href(conn, &c_conn)
     cdef _Buf a_eglframe = _structs(eglframe, sizeof(cydriver.CUeglFrame))
     cdef void* p_eglframe = _bufptr(a_eglframe)
     cdef void* c_pStream
-    cdef void** r_pStream = &c_pStream
-    if isinstance(conn, _Handle):
-        r_conn = (<_Handle>conn)._p
-    else:
-        _hptr(conn, &c_conn)
-    if isinstance(pStream, _Handle):
-        r_pStream = (<_Handle>pStream)._p
-    else:
-        _hptr(pStream, &c_pStream)
+    cdef void** r_pStream = _href(pStream, &c_pStream)
     with nogil:
         err = cydriver.cuEGLStreamProducerReturnFrame(<cydriver.CUeglStreamConnection*>r_conn, <cydriver.CUeglFrame*>p_eglframe, <cydriver.CUstream*>r_pStream)
     return _st1(err)

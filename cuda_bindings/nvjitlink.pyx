@@ -3,7 +3,7 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, binding=True
 """Python bindings of the CUDA nvjitlink API (generated from the CUDA 13.0 headers)."""
 from cuda.bindings cimport cynvjitlink
-from cuda.bindings._base cimport (_Handle, _IntValue, _iv, _Struct, _Buf, _hptr, _vptr, _sval, _wbuf,
+from cuda.bindings._base cimport (_Handle, _IntValue, _iv, _Struct, _Buf, _hptr, _href, _vptr, _sval, _wbuf,
     _new_handle, _new_int, _new_struct, _enum, _as_bytes, _array, _from_array, _strlist, _voidpp,
     _jitvalues, _kparams, _attr_in, _attr_out, _attr_size, _attr_bufs, _attr_values, _bufptr, _Buf_new,
     _check_count, _bptr,
@@ -86,11 +86,7 @@ def _nvJitLinkDestroy(handle):
     """
     cdef cynvjitlink.nvJitLinkResult err
     cdef void* c_handle
-    cdef void** r_handle = &c_handle
-    if isinstance(handle, _Handle):
-        r_handle = (<_Handle>handle)._p
-    else:
-        _hptr(handle, &c_handle)
+    cdef void** r_handle = _href(handle, &c_handle)
     with nogil:
         err = cynvjitlink.nvJitLinkDestroy(<cynvjitlink.nvJitLinkHandle*>r_handle)
     return _st1(err)

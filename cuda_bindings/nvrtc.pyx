@@ -3,7 +3,7 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, binding=True
 """Python bindings of the CUDA nvrtc API (generated from the CUDA 13.0 headers)."""
 from cuda.bindings cimport cynvrtc
-from cuda.bindings._base cimport (_Handle, _IntValue, _iv, _Struct, _Buf, _hptr, _vptr, _sval, _wbuf,
+from cuda.bindings._base cimport (_Handle, _IntValue, _iv, _Struct, _Buf, _hptr, _href, _vptr, _sval, _wbuf,
     _new_handle, _new_int, _new_struct, _enum, _as_bytes, _array, _from_array, _strlist, _voidpp,
     _jitvalues, _kparams, _attr_in, _attr_out, _attr_size, _attr_bufs, _attr_values, _bufptr, _Buf_new,
     _check_count, _bptr,
@@ -191,11 +191,7 @@ nvrtcDestroyProgram destroys the given program.
     """
     cdef cynvrtc.nvrtcResult err
     cdef void* c_prog
-    cdef void** r_prog = &c_prog
-    if isinstance(prog, _Handle):
-        r_prog = (<_Handle>prog)._p
-    else:
-        _hptr(prog, &c_prog)
+    cdef void** r_prog = _href(prog, &c_prog)
     with nogil:
         err = cynvrtc.nvrtcDestroyProgram(<cynvrtc.nvrtcProgram*>r_prog)
     return _st1(err)

@@ -3,7 +3,7 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, binding=True
 """Python bindings of the CUDA runtime API (generated from the CUDA 13.0 headers)."""
 from cuda.bindings cimport cyruntime
-from cuda.bindings._base cimport (_Handle, _IntValue, _iv, _Struct, _Buf, _hptr, _vptr, _sval, _wbuf,
+from cuda.bindings._base cimport (_Handle, _IntValue, _iv, _Struct, _Buf, _hptr, _href, _vptr, _sval, _wbuf,
     _new_handle, _new_int, _new_struct, _enum, _as_bytes, _array, _from_array, _strlist, _voidpp,
     _jitvalues, _kparams, _attr_in, _attr_out, _attr_size, _attr_bufs, _attr_values, _bufptr, _Buf_new,
     _check_count, _bptr,
@@ -9985,7 +9985,12 @@ The driver reserves limited memory for storing logs.
     cdef cyruntime.cudaLogIterator c_iterator = <cyruntime.cudaLogIterator>0
     cdef bytes b_pathToFile = _as_bytes(pathToFile, False)
     cdef const char* c_pathToFile = <char*>b_pathToFile
-    c_iterator = _iv(<_IntValue>iterator) if isinstance(iterator, _IntValue) else (0 if iterator is None else iterator)
+    if isinstance(iterator, _IntValue):
+        c_iterator = <cyruntime.cudaLogIterator>_iv(<_IntValue>iterator)
+    elif iterator is None:
+        c_iterator = 0
+    else:
+        c_iterator = iterator
     with nogil:
         err = cyruntime.cudaLogsDumpToFile(&c_iterator, <const char*>c_pathToFile, flags)
     if err != 0:
@@ -10043,7 +10048,12 @@ If the provided value in *size is not large enough to hold all buffered messages
     cdef bytes b_buffer = _as_bytes(buffer, False)
     cdef const char* c_buffer = <char*>b_buffer
     cdef size_t c_size = <size_t>0
-    c_iterator = _iv(<_IntValue>iterator) if isinstance(iterator, _IntValue) else (0 if iterator is None else iterator)
+    if isinstance(iterator, _IntValue):
+        c_iterator = <cyruntime.cudaLogIterator>_iv(<_IntValue>iterator)
+    elif iterator is None:
+        c_iterator = 0
+    else:
+        c_iterator = iterator
     c_size = size
     with nogil:
         err = cyruntime.cudaLogsDumpToMemory(&c_iterator, <char*>c_buffer, &c_size, flags)
@@ -14365,11 +14375,7 @@ Disconnect CUDA as a consumer to EGLStreamKHR.
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_conn
-    cdef void** r_conn = &c_conn
-    if isinstance(conn, _Handle):
-        r_conn = (<_Handle>conn)._p
-    else:
-        _hptr(conn, &c_conn)
+    cdef void** r_conn = _href(conn, &c_conn)
     with nogil:
         err = cyruntime.cudaEGLStreamConsumerDisconnect(<cyruntime.cudaEglStreamConnection*>r_conn)
     return _st1(err)
@@ -14400,23 +14406,11 @@ cudaEglFrame.
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_conn
-    cdef void** r_conn = &c_conn
+    cdef void** r_conn = _href(conn, &c_conn)
     cdef void* c_pCudaResource
-    cdef void** r_pCudaResource = &c_pCudaResource
+    cdef void** r_pCudaResource = _href(pCudaResource, &c_pCudaResource)
     cdef void* c_pStream
-    cdef void** r_pStream = &c_pStream
-    if isinstance(conn, _Handle):
-        r_conn = (<_Handle>conn)._p
-    else:
-        _hptr(conn, &c_conn)
-    if isinstance(pCudaResource, _Handle):
-        r_pCudaResource = (<_Handle>pCudaResource)._p
-    else:
-        _hptr(pCudaResource, &c_pCudaResource)
-    if isinstance(pStream, _Handle):
-        r_pStream = (<_Handle>pStream)._p
-    else:
-        _hptr(pStream, &c_pStream)
+    cdef void** r_pStream = _href(pStream, &c_pStream)
     with nogil:
         err = cyruntime.cudaEGLStreamConsumerAcquireFrame(<cyruntime.cudaEglStreamConnection*>r_conn, <cyruntime.cudaGraphicsResource_t*>r_pCudaResource, <cyruntime.cudaStream_t*>r_pStream, timeout)
     return _st1(err)
@@ -14443,19 +14437,11 @@ Release the acquired image frame specified by pCudaResource to EGLStreamKHR.
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_conn
-    cdef void** r_conn = &c_conn
+    cdef void** r_conn = _href(conn, &c_conn)
     cdef void* c_pCudaResource
     cdef void* c_pStream
-    cdef void** r_pStream = &c_pStream
-    if isinstance(conn, _Handle):
-        r_conn = (<_Handle>conn)._p
-    else:
-        _hptr(conn, &c_conn)
+    cdef void** r_pStream = _href(pStream, &c_pStream)
     _hptr(pCudaResource, &c_pCudaResource)
-    if isinstance(pStream, _Handle):
-        r_pStream = (<_Handle>pStream)._p
-    else:
-        _hptr(pStream, &c_pStream)
     with nogil:
         err = cyruntime.cudaEGLStreamConsumerReleaseFrame(<cyruntime.cudaEglStreamConnection*>r_conn, <cyruntime.cudaGraphicsResource_t>c_pCudaResource, <cyruntime.cudaStream_t*>r_pStream)
     return _st1(err)
@@ -14527,11 +14513,7 @@ Disconnect CUDA as a producer to EGLStreamKHR.
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_conn
-    cdef void** r_conn = &c_conn
-    if isinstance(conn, _Handle):
-        r_conn = (<_Handle>conn)._p
-    else:
-        _hptr(conn, &c_conn)
+    cdef void** r_conn = _href(conn, &c_conn)
     with nogil:
         err = cyruntime.cudaEGLStreamProducerDisconnect(<cyruntime.cudaEglStreamConnection*>r_conn)
     return _st1(err)
@@ -14574,18 +14556,10 @@ the allocation and cudaEglPlaneDesc will specify the dimensions of the sub-regio
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_conn
-    cdef void** r_conn = &c_conn
+    cdef void** r_conn = _href(conn, &c_conn)
     cdef void* p_eglframe = _sval(eglframe, sizeof(cyruntime.cudaEglFrame))
     cdef void* c_pStream
-    cdef void** r_pStream = &c_pStream
-    if isinstance(conn, _Handle):
-        r_conn = (<_Handle>conn)._p
-    else:
-        _hptr(conn, &c_conn)
-    if isinstance(pStream, _Handle):
-        r_pStream = (<_Handle>pStream)._p
-    else:
-        _hptr(pStream, &c_pStream)
+    cdef void** r_pStream = _href(pStream, &c_pStream)
     with nogil:
         err = cyruntime.cudaEGLStreamProducerPresentFrame(<cyruntime.cudaEglStreamConnection*>r_conn, (<cyruntime.cudaEglFrame*>p_eglframe)[0], <cyruntime.cudaStream_t*>r_pStream)
     return _st1(err)
@@ -14613,19 +14587,11 @@ returned a frame to EGL stream. If timeout is returned the application can retry
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_conn
-    cdef void** r_conn = &c_conn
+    cdef void** r_conn = _href(conn, &c_conn)
     cdef _Buf a_eglframe = _structs(eglframe, sizeof(cyruntime.cudaEglFrame))
     cdef void* p_eglframe = _bufptr(a_eglframe)
     cdef void* c_pStream
-    cdef void** r_pStream = &c_pStream
-    if isinstance(conn, _Handle):
-        r_conn = (<_Handle>conn)._p
-    else:
-        _hptr(conn, &c_conn)
-    if isinstance(pStream, _Handle):
-        r_pStream = (<_Handle>pStream)._p
-    else:
-        _hptr(pStream, &c_pStream)
+    cdef void** r_pStream = _href(pStream, &c_pStream)
     with nogil:
         err = cyruntime.cudaEGLStreamProducerReturnFrame(<cyruntime.cudaEglStreamConnection*>r_conn, <cyruntime.cudaEglFrame*>p_eglframe, <cyruntime.cudaStream_t*>r_pStream)
     return _st1(err)
