@@ -519,7 +519,9 @@ def show(rec, only=None):
 def listed(types, form, api, a, b):
     """The reason tests/conformance/departures.py gives for this difference, or None: a case is
     the probe id `kparams.<types>.<form>.<api>` with the observations {"outcome": ..., "exc": ...}."""
-    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    if root not in sys.path:
+        sys.path.insert(0, root)
     from tests.conformance.departures import DEPARTURES
     from tests.conformance.run import departure
 
