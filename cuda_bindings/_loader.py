@@ -10,7 +10,8 @@ once; later calls go straight to the stored pointer.
   (_ptds/_ptsz); unset, empty or "0" means the legacy default stream.
 * NVRTC and nvJitLink are looked up by `_libpaths.find` (pip wheels, CUDA_HOME/CUDA_PATH, the
   system loader path).
-A missing library or symbol raises RuntimeError naming what was looked for and where.
+A missing library raises NotSupportedError, a missing symbol FunctionNotFoundError (both
+RuntimeErrors, from cuda.bindings._internal.utils), naming what was looked for and where.
 """
 import ctypes
 import os
@@ -35,14 +36,16 @@ def library(lib):
         try:
             h = ctypes.CDLL("libcuda.so.1", mode=os.RTLD_NOW | os.RTLD_GLOBAL)
         except OSError as e:
-            raise RuntimeError(
+            from ._internal.utils import NotSupportedError
+            raise NotSupportedError(
                 f"libcuda.so.1 (the NVIDIA driver library) could not be loaded from the system "
                 f"loader path: {e}. cuda.bindings.driver needs an installed NVIDIA driver.") from None
     else:
         from . import _libpaths
         path, tried = _libpaths.find(_SONAMES[lib])
         if path is None:
-            raise RuntimeError(f"the {lib} library ({_SONAMES[lib]}) was not found; looked in: "
+            from ._internal.utils import NotSupportedError
+            raise NotSupportedError(f"the {lib} library ({_SONAMES[lib]}) was not found; looked in: "
                                + "; ".join(tried))
         if lib == "nvrtc" and os.path.isabs(path):
             # NVRTC opens its builtins library by name at compile time; the wheels give it no
@@ -57,7 +60,8 @@ def library(lib):
         try:
             h = ctypes.CDLL(path, mode=os.RTLD_NOW | os.RTLD_GLOBAL)
         except OSError as e:
-            raise RuntimeError(f"the {lib} library could not be loaded from {path}: {e}") from None
+            from ._internal.utils import NotSupportedError
+            raise NotSupportedError(f"the {lib} library could not be loaded from {path}: {e}") from None
     _libs[lib] = h
     return h
 
@@ -102,7 +106,8 @@ def symbol(lib, entry):
     except AttributeError:
         tried.append(f"dlsym({csym!r})")
         where = "libcuda.so.1" if lib == "driver" else getattr(h, "_name", lib)
-        raise RuntimeError(f'Function "{name}" not found in {where} ({"; ".join(tried)}); '
+        from ._internal.utils import FunctionNotFoundError
+        raise FunctionNotFoundError(f'Function "{name}" not found in {where} ({"; ".join(tried)}); '
                            f"the installed library may be older than the CUDA 13.0 headers") from None
     return ctypes.cast(fn, ctypes.c_void_p).value
 
@@ -112,13 +117,15 @@ def inspector(lib):
     package's private modules offer them (cuda.bindings._bindings.cydriver, ...): a dict of
     every entry point's address keyed by "__" and its C symbol (nvJitLink's without the version
     suffix), 0 where the loaded library lacks it, and one lookup in that dict (KeyError for a name
-    it does not hold).  The library is loaded by the first call (RuntimeError if it is absent)."""
+    it does not hold).  The library is loaded by the first call (NotSupportedError if it is
+    absent)."""
     table = None
 
     def _inspect_function_pointers():
         nonlocal table
         if table is None:
             import importlib
+            from ._internal.utils import FunctionNotFoundError
             entries = importlib.import_module(f"cuda.bindings._symbols_{lib}").SYMBOLS
             library(lib)
             found = {}
@@ -126,7 +133,7 @@ def inspector(lib):
                 key = "__" + (entry[0] if lib == "nvjitlink" else entry[4])
                 try:
                     found[key] = symbol(lib, entry)
-                except RuntimeError:
+                except FunctionNotFoundError:
                     found[key] = 0
             table = found
         return dict(table)

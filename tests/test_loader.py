@@ -57,7 +57,21 @@ def test_inspect_function_pointers_without_a_driver_names_the_library():
     from _support import run_python
     code = ("from cuda.bindings._bindings import cydriver\n"
             "try:\n    cydriver._inspect_function_pointer('__cuInit')\n"
-            "except RuntimeError as e:\n    print('RuntimeError', e)\n"
+            "except RuntimeError as e:\n    print(type(e).__name__, e)\n"
             "else:\n    print('found')\n")
     out = run_python(code, timeout=60).stdout
-    assert out.startswith("found") or ("RuntimeError" in out and "libcuda.so.1" in out), out
+    assert out.startswith("found") or ("NotSupportedError" in out and "libcuda.so.1" in out), out
+
+
+def test_missing_library_and_symbol_raise_the_classes_clients_catch(monkeypatch):
+    # numba-cuda and cuda.core catch these two (RuntimeError subclasses) by their import path
+    from cuda.bindings._internal.utils import FunctionNotFoundError, NotSupportedError
+    from cuda.bindings import _libpaths
+    monkeypatch.setitem(_loader._SONAMES, "nosuchlib", "libnosuchlib")
+    monkeypatch.setattr(_libpaths, "find", lambda soname: (None, [f"{soname} in /nowhere"]))
+    with pytest.raises(NotSupportedError, match="libnosuchlib.*/nowhere"):
+        _loader.library("nosuchlib")
+    assert "nosuchlib" not in _loader._libs
+    with pytest.raises(FunctionNotFoundError, match="nvrtcNoSuchEntryPoint"):
+        _loader.symbol("nvrtc", ("nvrtcNoSuchEntryPoint", 0, "", 0, "nvrtcNoSuchEntryPoint"))
+    assert issubclass(NotSupportedError, RuntimeError) and issubclass(FunctionNotFoundError, RuntimeError)
