@@ -49,22 +49,30 @@ class SetupError(RuntimeError):
 def reference_dir(out=OUT):
     """A folder holding the reference package: CUDA_BINDINGS_REFERENCE_DIR, or out/reference,
     installed there with pip on first use."""
-    given = os.environ.get("CUDA_BINDINGS_REFERENCE_DIR")
-    path = Path(given) if given else Path(out) / "reference"
-    if (path / "cuda" / "bindings" / "__init__.py").exists():
+    return pip_target(Path(out) / "reference", REFERENCE, "CUDA_BINDINGS_REFERENCE_DIR",
+                      "cuda/bindings/__init__.py", "NVIDIA's reference package for the conformance suite")
+
+
+def pip_target(path, requirements, env_var, probe, what):
+    """A folder holding `requirements` (`pip install --no-deps --target`): the one the environment
+    variable `env_var` names, else `path`, installed there on first use.  `probe` is a file the
+    folder must hold; a SetupError says how to make the folder on a machine without network."""
+    given = os.environ.get(env_var)
+    path = Path(given) if given else Path(path)
+    if (path / probe).exists():
         return path
     if given:
-        raise SetupError(f"CUDA_BINDINGS_REFERENCE_DIR={given} holds no cuda/bindings package; install it with "
-                         f"`python -m pip install --no-deps --target {given} {' '.join(REFERENCE)}`")
-    tmp = Path(tempfile.mkdtemp(prefix="reference.", dir=path.parent))
+        raise SetupError(f"{env_var}={given} holds no {probe}; install it with "
+                         f"`python -m pip install --no-deps --target {given} {' '.join(requirements)}`")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=path.name + ".", dir=path.parent))
     cmd = [sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-deps",
-           "--target", str(tmp), *REFERENCE]
+           "--target", str(tmp), *requirements]
     proc = subprocess.run(cmd, capture_output=True, text=True)
     if proc.returncode != 0:
         shutil.rmtree(tmp, ignore_errors=True)
-        raise SetupError("could not install NVIDIA's reference package for the conformance suite:\n  "
-                         + " ".join(cmd) + "\n" + (proc.stderr or proc.stdout)[-3000:]
-                         + "\nOn a machine without network, install it elsewhere and set CUDA_BINDINGS_REFERENCE_DIR.")
+        raise SetupError(f"could not install {what}:\n  " + " ".join(cmd) + "\n" + (proc.stderr or proc.stdout)[-3000:]
+                         + f"\nOn a machine without network, install it elsewhere and set {env_var}.")
     shutil.rmtree(path, ignore_errors=True)
     tmp.rename(path)
     return path
