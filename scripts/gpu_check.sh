@@ -13,14 +13,18 @@
 #    build and with the machine's NVIDIA cuda-bindings, kernels reporting the bytes they received;
 # 5. if .bench/overhead.py exists (a git-ignored copy of the shared benchmark), runs it with the
 #    machine's own cuda.bindings (PYTHONPATH unset) and with ours, and prints them side by side;
-# 6. ends with a summary. It keeps going after a failure and exits 1 if anything failed.
+# 6. with `clients` in GPU_CHECK_STEPS, runs scripts/client_check.py: numba-cuda's own test suite
+#    and tests/clients/programs.py (cuda.core) under the machine's NVIDIA cuda-bindings and ours;
+# 7. ends with a summary. It keeps going after a failure and exits 1 if anything failed.
 #
+# GPU_CHECK_STEPS picks steps 3-6 (default "tests examples kparams"; add "clients", or give
+# "clients" alone for the client check after the build and import check).
 # Logs go to $OUT if set (else /tmp/gpu_check): info.log build.log pytest.log examples.log
 # kernel_params.log kernel_params.json bench.log summary.txt.
 # Environment: PYTHON (default python3), DEST (build folder, default /tmp/ours),
 # GPU_CHECK_SKIP_BUILD=1 (reuse an existing build in DEST), timeouts in seconds:
 # BUILD_TIMEOUT (900), PYTEST_TIMEOUT (900), EXAMPLE_TIMEOUT (300), KPARAMS_TIMEOUT (600),
-# BENCH_TIMEOUT (300). KERNEL_PARAMS_REF_DIRS: more NVIDIA copies to compare with (see the script).
+# BENCH_TIMEOUT (300), CLIENTS_TIMEOUT (900). KERNEL_PARAMS_REF_DIRS: more NVIDIA copies to compare with (see the script).
 # Wheels the machine lacks can be put in .whl/ (x86_64, this Python): they are installed into a
 # folder of their own, placed after the build on PYTHONPATH.
 set -u -o pipefail
@@ -36,6 +40,8 @@ mkdir -p "$LOG"
 export PYTHONUNBUFFERED=1
 : >"$LOG/info.log"
 
+STEPS=" ${GPU_CHECK_STEPS:-tests examples kparams} "
+wanted() { [[ "$STEPS" == *" $1 "* ]]; }
 FAILED=()          # names of the steps that failed
 SUMMARY=()         # lines of the closing summary
 
@@ -150,6 +156,7 @@ if [ $imported = 1 ]; then
     fi
 
     # --- tests ---------------------------------------------------------------------------------
+    if wanted tests; then
     say "pytest (GPU tests required)"
     topt=()
     if "$PY" -c 'import pytest_timeout' 2>/dev/null; then
@@ -176,8 +183,10 @@ EOF
         fail "pytest"
         [ -n "$counts" ] || show_tail "$LOG/pytest.log" 40
     fi
+    fi
 
     # --- examples ------------------------------------------------------------------------------
+    if wanted examples; then
     say "examples"
     : >"$LOG/examples.log"
     while IFS= read -r ex; do
@@ -194,8 +203,10 @@ EOF
         echo "$ex: $status"
         add "example $ex: $status"
     done < <(find examples -name '*.py' -not -path '*/common/*' -not -name '__init__.py' | sort)
+    fi
 
     # --- kernel parameters, ours vs NVIDIA's package ---------------------------------------------
+    if wanted kparams; then
     say "kernel parameters: every kernelParams form, ours vs NVIDIA's cuda-bindings"
     timeout "${KPARAMS_TIMEOUT:-600}" "$PY" scripts/kernel_params_diff.py --ours "$DEST" \
         --json "$LOG/kernel_params.json" >"$LOG/kernel_params.log" 2>&1
@@ -207,8 +218,23 @@ EOF
     3) add "$line" ;;  # no NVIDIA package on this machine to compare with: said, not failed
     *) add "${line:-kernel params: no output} (exit $rc)"; fail "kernel params" ;;
     esac
+    fi
+
+    # --- clients: numba-cuda's suite and cuda.core programs, NVIDIA's package vs ours -------------
+    if wanted clients; then
+    say "clients: numba-cuda's test suite and cuda.core programs, NVIDIA's cuda-bindings vs ours"
+    deps_arg=()
+    [ "$path" = "$DEST" ] || deps_arg=(--deps "$DEPS")
+    timeout "${CLIENTS_TIMEOUT:-900}" "$PY" scripts/client_check.py --ours "$DEST" "${deps_arg[@]}" \
+        --out "$LOG/clients" >"$LOG/clients.log" 2>&1
+    rc=$?
+    summary=$(sed -n '/^==== client check summary/,$p' "$LOG/clients.log" | tail -n +2)
+    if [ -n "$summary" ]; then echo "$summary"; else show_tail "$LOG/clients.log" 40; fi
+    while IFS= read -r line; do [ -n "$line" ] && add "clients: $line"; done <<<"$summary"
+    [ $rc -eq 0 ] || { add "clients: exit $rc"; fail "clients"; }
+    fi
 else
-    for step in "python -m cuda.bindings" "pytest" "examples" "kernel params"; do
+    for step in "python -m cuda.bindings" "pytest" "examples" "kernel params" "clients"; do
         add "$step: not run ($([ $built = 1 ] && echo "our build is not the cuda.bindings imported" || echo "no build"))"
     done
 fi
