@@ -179,6 +179,34 @@ def stub_calls(r, res):
         log(f"no-op driver round {i + 1}/{a.rounds}")
 
 
+def clients(r, res):
+    """benchmarks/clients.py (a numba-cuda round trip, a cuda.core launch) in alternating fresh
+    processes, unpinned (numba compiles on several threads); the medians are reported."""
+    a = r.args
+    res["clients"] = {"ours": {}, "nvidia": {}}
+    res["client_errors"] = {"ours": {}, "nvidia": {}}
+    for i in range(a.rounds):
+        for impl in order(i):
+            cmd = [r.py, os.path.join(HERE, "clients.py"), "--label", impl]
+            cmd += ["--expect-under", a.ours] if impl == "ours" else ["--expect-not-under", a.ours]
+            t0 = time.perf_counter()
+            try:
+                p = subprocess.run(cmd, env=r.env[impl], capture_output=True, text=True, timeout=300)
+                out, err, rc = p.stdout, p.stderr, p.returncode
+            except subprocess.TimeoutExpired:
+                out, err, rc = "", "timed out after 300 s", 124
+            for row in parse_lines(out):
+                if "us" in row:
+                    res["clients"][impl].setdefault(row["case"], []).append(row["us"])
+                elif "error" in row:
+                    res["client_errors"][impl][row["case"]] = row["error"]
+                elif "fatal" in row.get("meta", {}):
+                    res["client_errors"][impl]["(process)"] = row["meta"]["fatal"]
+            if rc != 0:
+                res["client_errors"][impl]["(process)"] = f"exit {rc}: {err.strip()[-300:]}"
+        log(f"clients round {i + 1}/{a.rounds} ({time.perf_counter() - t0:.1f} s for the last process)")
+
+
 def imports(r, res):
     a = r.args
     out = {"ours": {}, "nvidia": {}, "baseline": []}
@@ -336,7 +364,7 @@ def main():
                 json.dump(res, fh, indent=1)
             os.replace(path + ".tmp", path)
 
-    for phase in (calls, stub_calls, imports, first_init):
+    for phase in (calls, stub_calls, imports, first_init, clients):
         phase(r, res)
         save()
     log(f"wrote {a.out} after {res['measure_seconds']} s")

@@ -34,6 +34,10 @@ def f_ms(v):
     return "—" if v is None else (f"{v:.2f}" if abs(v) < 1 else f"{v:.1f}")
 
 
+def f_us(v):
+    return "—" if v is None else f"{v:.2f}"
+
+
 def f_ratio(v):
     return "—" if v is None else f"{v:.2f}"
 
@@ -338,6 +342,30 @@ def render(res):
     if res.get("first_init_errors"):
         L.append("Errors: " + "; ".join(f"{k}: `{v}`" for k, v in res["first_init_errors"].items()))
         L.append("")
+
+    cl = res.get("clients")
+    if cl:
+        L.append("## What it costs a client (µs per iteration)")
+        L.append("")
+        L.append("`benchmarks/clients.py`: the machine's cuda.core and numba-cuda over each package, "
+                 f"median of {res.get('rounds', '?')} processes per package (each the fastest of 7 "
+                 "repeats). numba round trip: `cuda.to_device` of 4 KiB, one launch of a small "
+                 "`@cuda.jit` kernel, `copy_to_host`. cuda.core launch: `launch()` of a 4-parameter "
+                 "kernel (a float, two buffers, an int), the CPU cost (the stream is synchronized "
+                 "outside the timed loop).")
+        L.append("")
+        crows = []
+        for case, name in (("numba_roundtrip_4KiB", "numba-cuda round trip, 4 KiB"),
+                           ("core_launch_4args", "cuda.core launch, 4 arguments")):
+            n, o = med(cl["nvidia"].get(case, [])), med(cl["ours"].get(case, []))
+            crows.append((name, f_us(n), f_us(o), f_ratio(o / n if o is not None and n else None),
+                          f_us(n - o if n is not None and o is not None else None)))
+        L.append(table(["loop", "NVIDIA", "ours", "ours / NVIDIA", "NVIDIA − ours (µs)"], crows))
+        L.append("")
+        errs = {f"{impl} {k}": v for impl, d in res.get("client_errors", {}).items() for k, v in d.items()}
+        if errs:
+            L.append("Errors: " + "; ".join(f"{k}: `{v}`" for k, v in errs.items()))
+            L.append("")
 
     # build
     L.append("## Build and wheel")

@@ -12,7 +12,8 @@
 # 3. compiles benchmarks/kernels.cu (cubin, sm_90), the C twin benchmarks/overhead_c.c (-lcuda)
 #    and the Cython floor benchmarks/floor.pyx;
 # 4. runs benchmarks/measure.py (per-call overhead in alternating fresh processes, import times,
-#    time to the first cuInit) -> benchmarks/results.json, then benchmarks/report.py ->
+#    time to the first cuInit, the client loops of benchmarks/clients.py: numba-cuda and cuda.core
+#    as installed on the machine) -> benchmarks/results.json, then benchmarks/report.py ->
 #    docs/benchmarks.md;
 # 5. if $OUT is set, writes run.log and build.log there as they grow, and copies benchmarks.md
 #    and results.json there at the end.
