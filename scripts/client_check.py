@@ -113,16 +113,24 @@ def rerun_alone(env, test, timeout=300):
     return tests.get(test) or ("passed" if p.returncode == 0 else f"exit {p.returncode}")
 
 
-def run_programs(env, log_path, timeout=600):
-    try:
-        p = subprocess.run([sys.executable, "-m", "tests.clients.programs", "--gpu"], env=env, capture_output=True,
-                           text=True, timeout=timeout, cwd=str(REPO))
-        out, err = p.stdout, p.stderr
-    except subprocess.TimeoutExpired as e:
-        out, err = (e.stdout or b"").decode(), "timeout"
-    Path(log_path).write_text(out + "\n---- stderr\n" + err)
-    lines = [json.loads(l) for l in out.splitlines() if l.startswith("{")]
-    return {r["name"]: r for r in lines[1:]}
+def run_programs(env, log_path, timeout=300):
+    """Each program of tests/clients/programs.py in a process of its own (a kernel fault spoils
+    its process's context, and would fail the programs after it)."""
+    sys.path.insert(0, str(REPO))
+    from tests.clients.programs import PROGRAMS
+    results, log = {}, []
+    for name, _, _ in PROGRAMS:
+        try:
+            p = subprocess.run([sys.executable, "-m", "tests.clients.programs", "--gpu", name], env=env,
+                               capture_output=True, text=True, timeout=timeout, cwd=str(REPO))
+            out, err = p.stdout, p.stderr
+        except subprocess.TimeoutExpired as e:
+            out, err = (e.stdout or b"").decode(), "timeout"
+        log.append(f"### {name}\n{out}\n---- stderr\n{err}")
+        rows = [json.loads(l) for l in out.splitlines() if l.startswith("{")][1:]
+        results[name] = rows[0] if rows else {"name": name, "ok": False, "error": f"no result: {err[-500:]}"}
+    Path(log_path).write_text("\n".join(log))
+    return results
 
 
 def main(argv=None):

@@ -14,6 +14,7 @@ scripts/client_check.sh on a GPU machine.
 """
 import ctypes
 import json
+import struct
 import sys
 import traceback
 
@@ -98,10 +99,10 @@ def core_link_lto_with_nvjitlink(arch=ARCH):
 @program(needs_gpu=False)
 def core_compile_nvvm_ir_to_ptx(arch=ARCH):
     from cuda.core import Program, ProgramOptions
-    ptx = Program(NVVM_IR, "nvvm", ProgramOptions(arch=arch)).compile("ptx").code
-    text = ptx.decode() if isinstance(ptx, bytes) else ptx
+    obj = Program(NVVM_IR, "nvvm", ProgramOptions(arch=arch)).compile("ptx")
+    text = obj.code.decode() if isinstance(obj.code, bytes) else obj.code
     check(".entry store42" in text and f".target {arch}" in text, "NVVM's PTX holds the kernel for the arch")
-    return text
+    return obj
 
 
 @program(needs_gpu=False)
@@ -162,6 +163,21 @@ def _pinned(n, values, stream):
     return buf, arr
 
 
+def _on_device(dev, values, stream):
+    """A device buffer holding `values` (float32), with its pinned host copy: (device, host, array
+    over host).  Read back with _read."""
+    host, arr = _pinned(len(values), values, stream)
+    dbuf = dev.allocate(4 * len(values), stream=stream)
+    dbuf.copy_from(host, stream=stream)
+    return dbuf, host, arr
+
+
+def _read(dbuf, host, arr, stream):
+    dbuf.copy_to(host, stream=stream)
+    stream.sync()
+    return arr
+
+
 def _kernels(dev, code=SAXPY, fmt="cubin"):
     from cuda.core import ObjectCode, Program, ProgramOptions
     out = Program(code, "c++", ProgramOptions(arch=f"sm_{dev.arch}")).compile(fmt)
@@ -197,10 +213,10 @@ def core_load_ptx_and_launch():
     dev = _device()
     s = dev.create_stream()
     n = 256
-    hy, y = _pinned(n, [5.0] * n, s)
+    dy, hy, y = _on_device(dev, [5.0] * n, s)
     k = _kernels(dev, fmt="ptx").get_kernel("add_one")
-    launch(s, LaunchConfig(grid=1, block=n), k, hy, np.int32(n))   # pinned memory, read in place
-    s.sync()
+    launch(s, LaunchConfig(grid=1, block=n), k, dy, np.int32(n))
+    _read(dy, hy, y, s)
     check(all(v == 6.0 for v in y), f"add_one through PTX {list(y[:4])}")
 
 
@@ -211,22 +227,22 @@ def core_link_lto_and_launch():
     dev = _device()
     s = dev.create_stream()
     n = 64
-    hy, y = _pinned(n, [float(i) for i in range(n)], s)
+    dy, hy, y = _on_device(dev, [float(i) for i in range(n)], s)
     cubin = core_link_lto_with_nvjitlink(arch=f"sm_{dev.arch}")
-    launch(s, LaunchConfig(grid=1, block=n), cubin.get_kernel("apply_twice"), hy, np.int32(n))
-    s.sync()
+    launch(s, LaunchConfig(grid=1, block=n), cubin.get_kernel("apply_twice"), dy, np.int32(n))
+    _read(dy, hy, y, s)
     check(all(y[i] == 2.0 * i for i in range(n)), f"apply_twice after nvJitLink {list(y[:4])}")
 
 
 @program(needs_gpu=True)
 def core_nvvm_ir_launch():
-    from cuda.core import LaunchConfig, ObjectCode, launch
+    from cuda.core import LaunchConfig, launch
     dev = _device()
     s = dev.create_stream()
-    hy, y = _pinned(1, [0.0], s)
+    dy, hy, y = _on_device(dev, [0.0], s)
     ptx = core_compile_nvvm_ir_to_ptx(arch=f"sm_{dev.arch}")
-    launch(s, LaunchConfig(grid=1, block=1), ObjectCode.from_ptx(ptx).get_kernel("store42"), hy)
-    s.sync()
+    launch(s, LaunchConfig(grid=1, block=1), ptx.get_kernel("store42"), dy)
+    _read(dy, hy, y, s)
     check(y[0] == 42.0, f"store42 through NVVM wrote {y[0]}")
 
 
@@ -240,7 +256,7 @@ def core_memory_resources_and_copies():
     check(mr.is_device_accessible and not mr.is_host_accessible, "device memory resource flags")
     a, b = mr.allocate(4 * n, stream=s), dev.memory_resource.allocate(4 * n, stream=s)
     check(a.size == 4 * n and a.device_id == dev.device_id, "buffer size and device")
-    a.fill(0x3F800000, stream=s)                 # 1.0f in every 4-byte word
+    a.fill(struct.pack("<f", 1.0), stream=s)     # a 4-byte pattern: 1.0f in every word
     a.copy_to(b, stream=s)
     host = PinnedMemoryResource().allocate(4 * n, stream=s)
     check(host.is_host_accessible, "pinned memory is host accessible")
@@ -260,17 +276,18 @@ def core_events_and_streams():
     dev = _device()
     s1, s2 = dev.create_stream(), dev.create_stream()
     n = 1 << 16
-    hy, y = _pinned(n, [0.0] * n, s1)
+    dy, hy, y = _on_device(dev, [0.0] * n, s1)
     k = _kernels(dev).get_kernel("add_one")
     timing = EventOptions(timing_enabled=True)
     start = s1.record(options=timing)
     for _ in range(10):
-        launch(s1, LaunchConfig(grid=n // 256, block=256), k, hy, np.int32(n))
+        launch(s1, LaunchConfig(grid=n // 256, block=256), k, dy, np.int32(n))
     done1 = s1.record(options=timing)
     s2.wait(done1)                               # s2's launch runs after s1's ten
-    launch(s2, LaunchConfig(grid=n // 256, block=256), k, hy, np.int32(n))
+    launch(s2, LaunchConfig(grid=n // 256, block=256), k, dy, np.int32(n))
     done2 = s2.record(options=timing)
     done2.sync()
+    _read(dy, hy, y, s2)
     check(done1.is_done and done2.is_done, "events complete")
     check(done1 - start >= 0.0, "elapsed time of s1's work")
     check(y[0] == 11.0 and y[n - 1] == 11.0, f"ordered across streams: {y[0]}, {y[n - 1]}")
@@ -284,15 +301,16 @@ def core_graph_capture_and_replay():
     dev = _device()
     s = dev.create_stream()
     n = 512
-    hy, y = _pinned(n, [0.0] * n, s)
+    dy, hy, y = _on_device(dev, [0.0] * n, s)
+    s.sync()
     k = _kernels(dev).get_kernel("add_one")
     gb = dev.create_graph_builder().begin_building()
-    launch(gb, LaunchConfig(grid=2, block=256), k, hy, np.int32(n))
-    launch(gb, LaunchConfig(grid=2, block=256), k, hy, np.int32(n))
+    launch(gb, LaunchConfig(grid=2, block=256), k, dy, np.int32(n))
+    launch(gb, LaunchConfig(grid=2, block=256), k, dy, np.int32(n))
     graph = gb.end_building().complete()
     for _ in range(3):
         graph.launch(s)
-    s.sync()
+    _read(dy, hy, y, s)
     check(all(v == 6.0 for v in y), f"3 replays of a 2-launch graph: {list(y[:4])}")
 
 
@@ -315,9 +333,9 @@ def core_launch_errors():
     dev = _device()
     s = dev.create_stream()
     k = _kernels(dev).get_kernel("add_one")
-    hy, _ = _pinned(1, [0.0], s)
+    dy = dev.allocate(4, stream=s)
     try:
-        launch(s, LaunchConfig(grid=1, block=4096), k, hy, np.int32(1))     # over 1024 threads
+        launch(s, LaunchConfig(grid=1, block=4096), k, dy, np.int32(1))     # over 1024 threads
         s.sync()
     except Exception as e:                      # cuda.core's CUDAError, or its ValueError check
         check("4096" in str(e) or "CUDA_ERROR" in str(e), f"launch error names the cause: {e}")
