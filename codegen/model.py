@@ -119,7 +119,9 @@ def _tstr(t):
             dims.extend(d)
         elif isinstance(d, tuple):
             fsig = d
-    const = bool(t.type_quals and t.type_quals[0] and "const" in t.type_quals[0])
+    # a const at any level is put on the base type (`void *const *dsts` reads as `const void **`):
+    # Cython's declarations, and the reference package's C-API signatures, spell it so
+    const = any("const" in (q or ()) for q in (t.type_quals or ()))
     base = re.sub(r"^const\s+", "", base).strip()
     return base, ptr, dims, const, fsig
 

@@ -688,10 +688,10 @@ cdef cudaError_t cudaMemcpyPeerAsync(void* dst, int dstDevice, const void* src, 
         _resolve(134)
     return (<cudaError_t (*)(void*, int, const void*, int, size_t, cudaStream_t) noexcept nogil>_slots[134])(dst, dstDevice, src, srcDevice, count, stream)
 
-cdef cudaError_t cudaMemcpyBatchAsync(void** dsts, const void** srcs, const size_t* sizes, size_t count, cudaMemcpyAttributes* attrs, size_t* attrsIdxs, size_t numAttrs, cudaStream_t stream) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaMemcpyBatchAsync(const void** dsts, const void** srcs, const size_t* sizes, size_t count, cudaMemcpyAttributes* attrs, size_t* attrsIdxs, size_t numAttrs, cudaStream_t stream) except ?cudaErrorSymbolNotFound nogil:
     if _slots[135] == NULL:
         _resolve(135)
-    return (<cudaError_t (*)(void**, const void**, const size_t*, size_t, cudaMemcpyAttributes*, size_t*, size_t, cudaStream_t) noexcept nogil>_slots[135])(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, stream)
+    return (<cudaError_t (*)(const void**, const void**, const size_t*, size_t, cudaMemcpyAttributes*, size_t*, size_t, cudaStream_t) noexcept nogil>_slots[135])(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, stream)
 
 cdef cudaError_t cudaMemcpy3DBatchAsync(size_t numOps, cudaMemcpy3DBatchOp* opList, unsigned long long flags, cudaStream_t stream) except ?cudaErrorSymbolNotFound nogil:
     if _slots[136] == NULL:
