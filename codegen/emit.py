@@ -189,8 +189,14 @@ def _tag(model, name, ptr):
     return name
 
 
+def _ctype(p, mod=""):
+    """A parameter's type in the C declarations: as the header spells it."""
+    base, ptr = p.decl or (p.ctype, p.ptr)
+    return cytype(base, ptr, p.const, mod)
+
+
 def _cparams(fn, mod=""):
-    return ", ".join(f"{cytype(p.ctype, p.ptr, p.const, mod)} {_cname(p.name)}" for p in fn.params)
+    return ", ".join(f"{_ctype(p, mod)} {_cname(p.name)}" for p in fn.params)
 
 
 def _cname(n):
@@ -213,7 +219,7 @@ def emit_cypyx(model):
          "    return 0", ""]
     for i, fn in enumerate(model.functions):
         args = ", ".join(_cname(p.name) for p in fn.params)
-        types = ", ".join(cytype(p.ctype, p.ptr, p.const) for p in fn.params)
+        types = ", ".join(_ctype(p) for p in fn.params)
         o.append(f"cdef {_cret(fn, model)} {fn.name}({_cparams(fn)}) {_except(fn, L, model)} nogil:")
         o.append(f"    if _slots[{i}] == NULL:")
         o.append(f"        _resolve({i})")

@@ -73,6 +73,7 @@ class Param:
     role: str                # in / out / inout / hidden
     conv: str                # conversion (see emit.py)
     extra: dict = field(default_factory=dict)
+    decl: list = field(default_factory=list)  # [base, ptr] as the header declares it, where ctype/ptr differ
 
 
 @dataclass
@@ -451,7 +452,9 @@ def classify_params(fn, params, T):
             handle_of.setdefault(tgt, hname)
     for cname, t in params:
         b, p, d, c, fsig = _tstr(t)
+        decl = []
         if p == 2 and b in handle_of:
+            decl = [b, p]               # the C declarations keep the header's spelling
             b, p = handle_of[b], 1      # `struct cudaGraphicsResource **`: a handle output
         cat = T.category(b) if fsig is None else "funcptr"
         if fsig is not None:
@@ -459,7 +462,7 @@ def classify_params(fn, params, T):
         doc = dp.get(cname, "")
         is_out_doc = bool(_OUTWORDS.match(doc)) or cname.endswith("_out") or cname.endswith("Out")
         pyname = ov.RENAME.get(cname, cname)
-        prm = Param(cname, pyname, b, p, c, cat, "in", "")
+        prm = Param(cname, pyname, b, p, c, cat, "in", "", decl=decl)
         key = (fn.name, cname)
         if key in ov.KERNEL_PARAMS:
             prm.conv = "kparams"

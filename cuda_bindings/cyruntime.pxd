@@ -2065,8 +2065,8 @@ cdef cudaError_t cudaGetExportTable(const void** ppExportTable, const cudaUUID_t
 cdef cudaError_t cudaGetFuncBySymbol(cudaFunction_t* functionPtr, const void* symbolPtr) except ?cudaErrorSymbolNotFound nogil
 cdef cudaError_t cudaGetKernel(cudaKernel_t* kernelPtr, const void* entryFuncAddr) except ?cudaErrorSymbolNotFound nogil
 cdef cudaError_t cudaGLGetDevices(unsigned int* pCudaDeviceCount, int* pCudaDevices, unsigned int cudaDeviceCount, cudaGLDeviceList deviceList) except ?cudaErrorSymbolNotFound nogil
-cdef cudaError_t cudaGraphicsGLRegisterImage(cudaGraphicsResource_t* resource, GLuint image, GLenum target, unsigned int flags) except ?cudaErrorSymbolNotFound nogil
-cdef cudaError_t cudaGraphicsGLRegisterBuffer(cudaGraphicsResource_t* resource, GLuint buffer, unsigned int flags) except ?cudaErrorSymbolNotFound nogil
+cdef cudaError_t cudaGraphicsGLRegisterImage(cudaGraphicsResource** resource, GLuint image, GLenum target, unsigned int flags) except ?cudaErrorSymbolNotFound nogil
+cdef cudaError_t cudaGraphicsGLRegisterBuffer(cudaGraphicsResource** resource, GLuint buffer, unsigned int flags) except ?cudaErrorSymbolNotFound nogil
 cdef cudaError_t cudaGLSetGLDevice(int device) except ?cudaErrorSymbolNotFound nogil
 cdef cudaError_t cudaGLRegisterBufferObject(GLuint bufObj) except ?cudaErrorSymbolNotFound nogil
 cdef cudaError_t cudaGLMapBufferObject(void** devPtr, GLuint bufObj) except ?cudaErrorSymbolNotFound nogil
@@ -2075,7 +2075,7 @@ cdef cudaError_t cudaGLUnregisterBufferObject(GLuint bufObj) except ?cudaErrorSy
 cdef cudaError_t cudaGLSetBufferObjectMapFlags(GLuint bufObj, unsigned int flags) except ?cudaErrorSymbolNotFound nogil
 cdef cudaError_t cudaGLMapBufferObjectAsync(void** devPtr, GLuint bufObj, cudaStream_t stream) except ?cudaErrorSymbolNotFound nogil
 cdef cudaError_t cudaGLUnmapBufferObjectAsync(GLuint bufObj, cudaStream_t stream) except ?cudaErrorSymbolNotFound nogil
-cdef cudaError_t cudaGraphicsEGLRegisterImage(cudaGraphicsResource_t* pCudaResource, EGLImageKHR image, unsigned int flags) except ?cudaErrorSymbolNotFound nogil
+cdef cudaError_t cudaGraphicsEGLRegisterImage(cudaGraphicsResource** pCudaResource, EGLImageKHR image, unsigned int flags) except ?cudaErrorSymbolNotFound nogil
 cdef cudaError_t cudaEGLStreamConsumerConnect(cudaEglStreamConnection* conn, EGLStreamKHR eglStream) except ?cudaErrorSymbolNotFound nogil
 cdef cudaError_t cudaEGLStreamConsumerConnectWithFlags(cudaEglStreamConnection* conn, EGLStreamKHR eglStream, unsigned int flags) except ?cudaErrorSymbolNotFound nogil
 cdef cudaError_t cudaEGLStreamConsumerDisconnect(cudaEglStreamConnection* conn) except ?cudaErrorSymbolNotFound nogil
@@ -2089,7 +2089,7 @@ cdef cudaError_t cudaGraphicsResourceGetMappedEglFrame(cudaEglFrame* eglFrame, c
 cdef cudaError_t cudaEventCreateFromEGLSync(cudaEvent_t* phEvent, EGLSyncKHR eglSync, unsigned int flags) except ?cudaErrorSymbolNotFound nogil
 cdef cudaError_t cudaVDPAUGetDevice(int* device, VdpDevice vdpDevice, VdpGetProcAddress* vdpGetProcAddress) except ?cudaErrorSymbolNotFound nogil
 cdef cudaError_t cudaVDPAUSetVDPAUDevice(int device, VdpDevice vdpDevice, VdpGetProcAddress* vdpGetProcAddress) except ?cudaErrorSymbolNotFound nogil
-cdef cudaError_t cudaGraphicsVDPAURegisterVideoSurface(cudaGraphicsResource_t* resource, VdpVideoSurface vdpSurface, unsigned int flags) except ?cudaErrorSymbolNotFound nogil
-cdef cudaError_t cudaGraphicsVDPAURegisterOutputSurface(cudaGraphicsResource_t* resource, VdpOutputSurface vdpSurface, unsigned int flags) except ?cudaErrorSymbolNotFound nogil
+cdef cudaError_t cudaGraphicsVDPAURegisterVideoSurface(cudaGraphicsResource** resource, VdpVideoSurface vdpSurface, unsigned int flags) except ?cudaErrorSymbolNotFound nogil
+cdef cudaError_t cudaGraphicsVDPAURegisterOutputSurface(cudaGraphicsResource** resource, VdpOutputSurface vdpSurface, unsigned int flags) except ?cudaErrorSymbolNotFound nogil
 cdef cudaError_t cudaProfilerStart() except ?cudaErrorSymbolNotFound nogil
 cdef cudaError_t cudaProfilerStop() except ?cudaErrorSymbolNotFound nogil

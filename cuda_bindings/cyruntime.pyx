@@ -1568,15 +1568,15 @@ cdef cudaError_t cudaGLGetDevices(unsigned int* pCudaDeviceCount, int* pCudaDevi
         _resolve(310)
     return (<cudaError_t (*)(unsigned int*, int*, unsigned int, cudaGLDeviceList) noexcept nogil>_slots[310])(pCudaDeviceCount, pCudaDevices, cudaDeviceCount, deviceList)
 
-cdef cudaError_t cudaGraphicsGLRegisterImage(cudaGraphicsResource_t* resource, GLuint image, GLenum target, unsigned int flags) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaGraphicsGLRegisterImage(cudaGraphicsResource** resource, GLuint image, GLenum target, unsigned int flags) except ?cudaErrorSymbolNotFound nogil:
     if _slots[311] == NULL:
         _resolve(311)
-    return (<cudaError_t (*)(cudaGraphicsResource_t*, GLuint, GLenum, unsigned int) noexcept nogil>_slots[311])(resource, image, target, flags)
+    return (<cudaError_t (*)(cudaGraphicsResource**, GLuint, GLenum, unsigned int) noexcept nogil>_slots[311])(resource, image, target, flags)
 
-cdef cudaError_t cudaGraphicsGLRegisterBuffer(cudaGraphicsResource_t* resource, GLuint buffer, unsigned int flags) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaGraphicsGLRegisterBuffer(cudaGraphicsResource** resource, GLuint buffer, unsigned int flags) except ?cudaErrorSymbolNotFound nogil:
     if _slots[312] == NULL:
         _resolve(312)
-    return (<cudaError_t (*)(cudaGraphicsResource_t*, GLuint, unsigned int) noexcept nogil>_slots[312])(resource, buffer, flags)
+    return (<cudaError_t (*)(cudaGraphicsResource**, GLuint, unsigned int) noexcept nogil>_slots[312])(resource, buffer, flags)
 
 cdef cudaError_t cudaGLSetGLDevice(int device) except ?cudaErrorSymbolNotFound nogil:
     if _slots[313] == NULL:
@@ -1618,10 +1618,10 @@ cdef cudaError_t cudaGLUnmapBufferObjectAsync(GLuint bufObj, cudaStream_t stream
         _resolve(320)
     return (<cudaError_t (*)(GLuint, cudaStream_t) noexcept nogil>_slots[320])(bufObj, stream)
 
-cdef cudaError_t cudaGraphicsEGLRegisterImage(cudaGraphicsResource_t* pCudaResource, EGLImageKHR image, unsigned int flags) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaGraphicsEGLRegisterImage(cudaGraphicsResource** pCudaResource, EGLImageKHR image, unsigned int flags) except ?cudaErrorSymbolNotFound nogil:
     if _slots[321] == NULL:
         _resolve(321)
-    return (<cudaError_t (*)(cudaGraphicsResource_t*, EGLImageKHR, unsigned int) noexcept nogil>_slots[321])(pCudaResource, image, flags)
+    return (<cudaError_t (*)(cudaGraphicsResource**, EGLImageKHR, unsigned int) noexcept nogil>_slots[321])(pCudaResource, image, flags)
 
 cdef cudaError_t cudaEGLStreamConsumerConnect(cudaEglStreamConnection* conn, EGLStreamKHR eglStream) except ?cudaErrorSymbolNotFound nogil:
     if _slots[322] == NULL:
@@ -1688,15 +1688,15 @@ cdef cudaError_t cudaVDPAUSetVDPAUDevice(int device, VdpDevice vdpDevice, VdpGet
         _resolve(334)
     return (<cudaError_t (*)(int, VdpDevice, VdpGetProcAddress*) noexcept nogil>_slots[334])(device, vdpDevice, vdpGetProcAddress)
 
-cdef cudaError_t cudaGraphicsVDPAURegisterVideoSurface(cudaGraphicsResource_t* resource, VdpVideoSurface vdpSurface, unsigned int flags) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaGraphicsVDPAURegisterVideoSurface(cudaGraphicsResource** resource, VdpVideoSurface vdpSurface, unsigned int flags) except ?cudaErrorSymbolNotFound nogil:
     if _slots[335] == NULL:
         _resolve(335)
-    return (<cudaError_t (*)(cudaGraphicsResource_t*, VdpVideoSurface, unsigned int) noexcept nogil>_slots[335])(resource, vdpSurface, flags)
+    return (<cudaError_t (*)(cudaGraphicsResource**, VdpVideoSurface, unsigned int) noexcept nogil>_slots[335])(resource, vdpSurface, flags)
 
-cdef cudaError_t cudaGraphicsVDPAURegisterOutputSurface(cudaGraphicsResource_t* resource, VdpOutputSurface vdpSurface, unsigned int flags) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaGraphicsVDPAURegisterOutputSurface(cudaGraphicsResource** resource, VdpOutputSurface vdpSurface, unsigned int flags) except ?cudaErrorSymbolNotFound nogil:
     if _slots[336] == NULL:
         _resolve(336)
-    return (<cudaError_t (*)(cudaGraphicsResource_t*, VdpOutputSurface, unsigned int) noexcept nogil>_slots[336])(resource, vdpSurface, flags)
+    return (<cudaError_t (*)(cudaGraphicsResource**, VdpOutputSurface, unsigned int) noexcept nogil>_slots[336])(resource, vdpSurface, flags)
 
 cdef cudaError_t cudaProfilerStart() except ?cudaErrorSymbolNotFound nogil:
     if _slots[337] == NULL:
