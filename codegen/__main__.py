@@ -36,6 +36,7 @@ def generate(include_dir, libs=LIBS, dump=None):
                    f"{len(m.handles)} handle types, {len(m.inttds)} integer types, "
                    f"{len(m.funcptrs)} function pointer types, {len(m.defines)} constants",
                    f"- per-thread default stream variants: {sum(1 for f in m.functions if f.ptds)}",
+                   f"- types declared at the Cython level: {', '.join(m.cython_level) or 'none'}",
                    "- parameter conversions: " + ", ".join(f"{r}/{c} {n}" for (r, c), n in sorted(roles.items())),
                    ""]
         unknown = [f"{f.name}({p.name})" for f in m.functions for p in f.params if p.conv == "unknown"]

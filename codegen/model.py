@@ -104,6 +104,10 @@ class Model:
     handle_targets: dict = field(default_factory=dict)   # handle -> 'struct X' or 'void'
     funcptr_sigs: dict = field(default_factory=dict)     # function pointer -> (ret, params)
     type_categories: dict = field(default_factory=dict)  # typedef name -> category
+    functypes: list = field(default_factory=list)       # function types (not pointers): VdpGetProcAddress
+    # Type names the .pxd declares itself, at the Cython level, instead of importing the C
+    # header's (see build): C code then sees Cython's mangled name for them.
+    cython_level: list = field(default_factory=list)
 
     def to_json(self):
         return json.dumps(dataclasses.asdict(self), indent=1, sort_keys=True)
@@ -343,14 +347,19 @@ def build(raw, lib):
         b, p, d, c, f = _tstr(t)
         if f is not None:
             m.funcptrs.append((tname, ""))
-            rb, rp, rd, rc, rf = _tstr(t)
+            # stars before the parameter list belong to the return type, one after it makes a
+            # function pointer type; none after it is a function type (VdpGetProcAddress)
+            decl = list(t.declarators)
+            after = decl[next(i for i, x in enumerate(decl) if isinstance(x, tuple)) + 1:]
+            if "*" not in after:
+                m.functypes.append(tname)
             ps = []
             for pn, pt, _ in f:
                 if pn is None and pt.type_spec == "void" and not pt.declarators:
                     continue
                 pb, pp, pd, pc, pf = _tstr(pt)
                 ps.append((pn or f"arg{len(ps)}", pb, pp, pc))
-            m.funcptr_sigs[tname] = ((b, p - 1 if p else 0, c), ps)
+            m.funcptr_sigs[tname] = ((b, p - after.count("*"), c), ps)
             continue
         if d:
             continue
@@ -375,6 +384,23 @@ def build(raw, lib):
     for tname in types:
         if not tname.startswith(("struct ", "union ", "enum ")):
             m.type_categories[tname] = T.category(tname)
+
+    # ---- types declared at the Cython level, as the reference package declares them, so that
+    # the C-API signatures (the capsule names compiled clients check) carry the same names:
+    # * the graphics interop types (GL/EGL/VDPAU and CUDA's interop headers): this also lets
+    #   clients build without the GL/EGL/VDPAU development headers;
+    # * the type aliases that are #define macros (#define cudaStreamAttrID cudaLaunchAttributeID):
+    #   a preprocessor name, not a C type, so the .pxd defines the alias itself.
+    # Opaque struct tags (CUeglStreamConnection_st) stay C names: C needs no definition for them.
+    type_aliases = set(type_macros) & ({a for e in m.enums for a in e.aliases}
+                                       | {a for s in m.structs for a, _ in s.aliases})
+    io = raw.get("interop", {})
+    cy = {n for n in io.get("types", ()) if not n.startswith(("struct ", "union ", "enum "))}
+    cy.update(e.name for e in m.enums if e.tag_only and e.name in io.get("enums", ()))  # enum cudaGLDeviceList
+    for kind in ("structs", "unions"):
+        cy.update(n for n in io.get(kind, ()) if defs[kind][n].members)
+    cy.update(type_aliases)
+    m.cython_level = sorted(cy)
 
     # ---- #define values (ints only)
     enum_values = {k for e in defs["enums"].values() for k in e}
@@ -409,6 +435,14 @@ def build(raw, lib):
             pv = [x for x in pfn if x[1] == fn.ptds]
             fn.ptds_version = max([x[0] for x in pv], default=fn.pfn_version)
         fn.params = classify_params(fn, params, T)
+        # a parameter the header types with a #define alias (cudaStreamAttrID) keeps that name in
+        # the declarations: the parser only saw what the macro expands to
+        spelled = raw.get("spelled", {}).get(csym) or raw.get("spelled", {}).get(api) or []
+        if len(spelled) == len(fn.params):
+            for prm, text in zip(fn.params, spelled):
+                alias = [w for w in re.findall(r"[A-Za-z_]\w*", text) if w in type_aliases]
+                if alias and not prm.decl:
+                    prm.decl = [alias[0], prm.ptr]
         if api in ov.SKIP_PYTHON:
             fn.python = False
         m.functions.append(fn)

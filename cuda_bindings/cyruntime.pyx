@@ -263,15 +263,15 @@ cdef cudaError_t cudaStreamCopyAttributes(cudaStream_t dst, cudaStream_t src) ex
         _resolve(49)
     return (<cudaError_t (*)(cudaStream_t, cudaStream_t) noexcept nogil>_slots[49])(dst, src)
 
-cdef cudaError_t cudaStreamGetAttribute(cudaStream_t hStream, cudaLaunchAttributeID attr, cudaLaunchAttributeValue* value_out) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaStreamGetAttribute(cudaStream_t hStream, cudaStreamAttrID attr, cudaStreamAttrValue* value_out) except ?cudaErrorSymbolNotFound nogil:
     if _slots[50] == NULL:
         _resolve(50)
-    return (<cudaError_t (*)(cudaStream_t, cudaLaunchAttributeID, cudaLaunchAttributeValue*) noexcept nogil>_slots[50])(hStream, attr, value_out)
+    return (<cudaError_t (*)(cudaStream_t, cudaStreamAttrID, cudaStreamAttrValue*) noexcept nogil>_slots[50])(hStream, attr, value_out)
 
-cdef cudaError_t cudaStreamSetAttribute(cudaStream_t hStream, cudaLaunchAttributeID attr, const cudaLaunchAttributeValue* value) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaStreamSetAttribute(cudaStream_t hStream, cudaStreamAttrID attr, const cudaStreamAttrValue* value) except ?cudaErrorSymbolNotFound nogil:
     if _slots[51] == NULL:
         _resolve(51)
-    return (<cudaError_t (*)(cudaStream_t, cudaLaunchAttributeID, const cudaLaunchAttributeValue*) noexcept nogil>_slots[51])(hStream, attr, value)
+    return (<cudaError_t (*)(cudaStream_t, cudaStreamAttrID, const cudaStreamAttrValue*) noexcept nogil>_slots[51])(hStream, attr, value)
 
 cdef cudaError_t cudaStreamDestroy(cudaStream_t stream) except ?cudaErrorSymbolNotFound nogil:
     if _slots[52] == NULL:
@@ -1073,15 +1073,15 @@ cdef cudaError_t cudaGraphKernelNodeCopyAttributes(cudaGraphNode_t hDst, cudaGra
         _resolve(211)
     return (<cudaError_t (*)(cudaGraphNode_t, cudaGraphNode_t) noexcept nogil>_slots[211])(hDst, hSrc)
 
-cdef cudaError_t cudaGraphKernelNodeGetAttribute(cudaGraphNode_t hNode, cudaLaunchAttributeID attr, cudaLaunchAttributeValue* value_out) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaGraphKernelNodeGetAttribute(cudaGraphNode_t hNode, cudaKernelNodeAttrID attr, cudaKernelNodeAttrValue* value_out) except ?cudaErrorSymbolNotFound nogil:
     if _slots[212] == NULL:
         _resolve(212)
-    return (<cudaError_t (*)(cudaGraphNode_t, cudaLaunchAttributeID, cudaLaunchAttributeValue*) noexcept nogil>_slots[212])(hNode, attr, value_out)
+    return (<cudaError_t (*)(cudaGraphNode_t, cudaKernelNodeAttrID, cudaKernelNodeAttrValue*) noexcept nogil>_slots[212])(hNode, attr, value_out)
 
-cdef cudaError_t cudaGraphKernelNodeSetAttribute(cudaGraphNode_t hNode, cudaLaunchAttributeID attr, const cudaLaunchAttributeValue* value) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaGraphKernelNodeSetAttribute(cudaGraphNode_t hNode, cudaKernelNodeAttrID attr, const cudaKernelNodeAttrValue* value) except ?cudaErrorSymbolNotFound nogil:
     if _slots[213] == NULL:
         _resolve(213)
-    return (<cudaError_t (*)(cudaGraphNode_t, cudaLaunchAttributeID, const cudaLaunchAttributeValue*) noexcept nogil>_slots[213])(hNode, attr, value)
+    return (<cudaError_t (*)(cudaGraphNode_t, cudaKernelNodeAttrID, const cudaKernelNodeAttrValue*) noexcept nogil>_slots[213])(hNode, attr, value)
 
 cdef cudaError_t cudaGraphAddMemcpyNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph, const cudaGraphNode_t* pDependencies, size_t numDependencies, const cudaMemcpy3DParms* pCopyParams) except ?cudaErrorSymbolNotFound nogil:
     if _slots[214] == NULL:
