@@ -171,7 +171,7 @@ def emit_pxd(model):
         o.append("# Declared here rather than taken from the C headers (codegen/model.py: cython_level)")
         o.extend(cyd)
         o.append("")
-    o.append(f"cdef enum:\n    _CB_NUM_FUNCTIONS = {len(model.functions)}")
+    o.append(f"cdef enum:\n    _CB_NUM_FUNCTIONS = {len(_loaded(model))}")
     for fn in model.functions:
         o.append(f"cdef {_cret(fn, model)} {fn.name}({_cparams(fn)}) {_except(fn, L, model)} nogil")
     return "\n".join(o) + "\n"
@@ -223,11 +223,16 @@ def _cname(n):
 
 # ------------------------------------------------------------------------------------- cy pyx
 
+def _loaded(model):
+    """The functions that are library entry points (one slot each), in order."""
+    return [fn for fn in model.functions if not fn.inline and not fn.calls]
+
+
 def emit_cypyx(model):
     L = LIBS[model.lib]
     # The symbol table (and the loader, and ctypes) are imported by the first call, not by import.
     o = [HEADER.format(ver="13.0"), "# cython: language_level=3", "",
-         f"cdef void* _slots[{max(len(model.functions), 1)}]", "",
+         f"cdef void* _slots[{max(len(_loaded(model)), 1)}]", "",
          "cdef object _symbol(int i):",
          f"    from cuda.bindings._symbols_{model.lib} import _symbol",
          "    return _symbol(i)", "",
@@ -235,13 +240,28 @@ def emit_cypyx(model):
          "    with gil:",
          "        _slots[i] = <void*><size_t>_symbol(i)",
          "    return 0", ""]
-    for i, fn in enumerate(model.functions):
+    # the headers' static inline functions, under a private name
+    inline = [fn for fn in model.functions if fn.inline]
+    for h in dict.fromkeys(fn.inline for fn in inline):
+        o.append(f'cdef extern from "{h}" nogil:')
+        for fn in inline:
+            if fn.inline == h:
+                o.append(f'    {_cret(fn, model)} _inline_{fn.name} "{fn.name}"({_cparams(fn)})')
+        o.append("")
+    slot = {fn.name: i for i, fn in enumerate(_loaded(model))}
+    for fn in model.functions:
         args = ", ".join(_cname(p.name) for p in fn.params)
         types = ", ".join(_ctype(p) for p in fn.params)
         o.append(f"cdef {_cret(fn, model)} {fn.name}({_cparams(fn)}) {_except(fn, L, model)} nogil:")
-        o.append(f"    if _slots[{i}] == NULL:")
-        o.append(f"        _resolve({i})")
-        o.append(f"    return (<{_cret(fn, model)} (*)({types}) noexcept nogil>_slots[{i}])({args})")
+        if fn.inline:
+            o.append(f"    return _inline_{fn.name}({args})")
+        elif fn.calls:
+            o.append(f"    return {fn.calls}({args})")
+        else:
+            i = slot[fn.name]
+            o.append(f"    if _slots[{i}] == NULL:")
+            o.append(f"        _resolve({i})")
+            o.append(f"    return (<{_cret(fn, model)} (*)({types}) noexcept nogil>_slots[{i}])({args})")
         o.append("")
     return "\n".join(o)
 
@@ -253,7 +273,7 @@ def emit_loader(model):
          'per-thread ABI version, C symbol).  Read by cuda.bindings._loader on first use."""',
          "from cuda.bindings import _loader", "",
          "SYMBOLS = ("]
-    for fn in model.functions:
+    for fn in _loaded(model):
         o.append(f"    ({fn.name!r}, {fn.pfn_version}, {fn.ptds!r}, {fn.ptds_version}, {fn.csym!r}),")
     o.append(")")
     o.append("")

@@ -4,6 +4,7 @@ Everything the emitter needs, as dataclasses that serialise to JSON (`Model.to_j
 parameter roles of each function are decided here, from the C types and the doxygen text, with
 the exceptions in overrides.py.
 """
+import copy
 import dataclasses
 import json
 import os
@@ -88,6 +89,8 @@ class Function:
     ptds_version: int = 0
     python: bool = True
     cdecl: str = ""          # C parameter list text
+    inline: str = ""         # a static inline function of this header (make_cudaExtent): no library symbol
+    calls: str = ""          # not in the headers: calls this entry point with its own arguments
 
 
 @dataclass
@@ -417,8 +420,9 @@ def build(raw, lib):
     vmap = raw["versioned"]
     for csym, ft in defs["functions"].items():
         api = vmap.get(csym, csym)
-        if api in raw.get("inline", ()) and api not in raw.get("csyms", {}):
-            continue    # static inline in the header (make_cudaExtent, ...): no library symbol
+        # static inline in the header (make_cudaExtent, ...): no library symbol; the Cython-level
+        # function calls the header's code, the Python level has its own (overrides.MAKE_FUNCTIONS)
+        inline = raw.get("inline", {}).get(api, "") if api not in raw.get("csyms", {}) else ""
         ret = ft[0].type_spec
         params = [(n, t) for n, t, _ in ft[1] if n is not None]
         fn = Function(api, raw.get("csyms", {}).get(api, csym), ret, [],
@@ -443,8 +447,16 @@ def build(raw, lib):
                 alias = [w for w in re.findall(r"[A-Za-z_]\w*", text) if w in type_aliases]
                 if alias and not prm.decl:
                     prm.decl = [alias[0], prm.ptr]
-        if api in ov.SKIP_PYTHON:
+        if api in ov.SKIP_PYTHON or inline:
             fn.python = False
+        fn.inline = inline
+        m.functions.append(fn)
+    # Cython-level functions that are not in the headers, each calling an entry point
+    by_name = {f.name: f for f in m.functions}
+    for api, (target, why) in ov.CALL_FUNCTIONS.get(lib, {}).items():
+        fn = copy.deepcopy(by_name[target])
+        fn.name, fn.csym, fn.doc, fn.calls, fn.python = api, "", f"\\brief {why}", target, False
+        fn.pfn_version, fn.ptds, fn.ptds_version = 0, "", 0
         m.functions.append(fn)
     # entry points declared only in cudaProfilerTypedefs.h (cudaProfiler.h is not in the wheels)
     have = {f.name for f in m.functions}

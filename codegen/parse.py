@@ -58,7 +58,7 @@ REPLACE = {
 
 def run_pyclibrary(include_dir, files, replace=None, macros=None, origins=False):
     """The parser's definitions; with origins=True also {kind: {name: file name}} for the types,
-    structs, unions and enums (the file that declares each)."""
+    structs, unions, enums and functions (the file that declares each)."""
     from pyclibrary import CParser
     from pyclibrary.c_parser import logger
     import logging
@@ -70,7 +70,7 @@ def run_pyclibrary(include_dir, files, replace=None, macros=None, origins=False)
         p = CParser(paths, replace=replace, macros=dict(_ABI_MACROS, **(macros or {})), process_all=True)
     if not origins:
         return p.defs
-    where = {k: {} for k in ("types", "structs", "unions", "enums")}
+    where = {k: {} for k in ("types", "structs", "unions", "enums", "functions")}
     for fname, fdefs in p.file_defs.items():
         for k in where:
             for name in fdefs.get(k, ()):
@@ -218,7 +218,8 @@ def read(include_dir, lib):
         "ptds": ptds_names(text),
         "pfn": pfn_versions(tdtext),
         "csyms": abi_symbols(text),
-        "inline": inline_functions(text),
+        "inline": {n: where["functions"].get(n, "") for n in sorted(inline_functions(text))},
         "spelled": spelled_params(text),
-        "interop": {k: sorted(n for n, f in names.items() if f in INTEROP_FILES) for k, names in where.items()},
+        "interop": {k: sorted(n for n, f in names.items() if f in INTEROP_FILES)
+                    for k, names in where.items() if k != "functions"},
     }

@@ -2066,6 +2066,9 @@ cdef cudaError_t cudaKernelSetAttributeForDevice(cudaKernel_t kernel, cudaFuncAt
 cdef cudaError_t cudaGetExportTable(const void** ppExportTable, const cudaUUID_t* pExportTableId) except ?cudaErrorSymbolNotFound nogil
 cdef cudaError_t cudaGetFuncBySymbol(cudaFunction_t* functionPtr, const void* symbolPtr) except ?cudaErrorSymbolNotFound nogil
 cdef cudaError_t cudaGetKernel(cudaKernel_t* kernelPtr, const void* entryFuncAddr) except ?cudaErrorSymbolNotFound nogil
+cdef cudaPitchedPtr make_cudaPitchedPtr(void* d, size_t p, size_t xsz, size_t ysz) except * nogil
+cdef cudaPos make_cudaPos(size_t x, size_t y, size_t z) except * nogil
+cdef cudaExtent make_cudaExtent(size_t w, size_t h, size_t d) except * nogil
 cdef cudaError_t cudaGLGetDevices(unsigned int* pCudaDeviceCount, int* pCudaDevices, unsigned int cudaDeviceCount, cudaGLDeviceList deviceList) except ?cudaErrorSymbolNotFound nogil
 cdef cudaError_t cudaGraphicsGLRegisterImage(cudaGraphicsResource** resource, GLuint image, GLenum target, unsigned int flags) except ?cudaErrorSymbolNotFound nogil
 cdef cudaError_t cudaGraphicsGLRegisterBuffer(cudaGraphicsResource** resource, GLuint buffer, unsigned int flags) except ?cudaErrorSymbolNotFound nogil
@@ -2093,5 +2096,6 @@ cdef cudaError_t cudaVDPAUGetDevice(int* device, VdpDevice vdpDevice, VdpGetProc
 cdef cudaError_t cudaVDPAUSetVDPAUDevice(int device, VdpDevice vdpDevice, VdpGetProcAddress* vdpGetProcAddress) except ?cudaErrorSymbolNotFound nogil
 cdef cudaError_t cudaGraphicsVDPAURegisterVideoSurface(cudaGraphicsResource** resource, VdpVideoSurface vdpSurface, unsigned int flags) except ?cudaErrorSymbolNotFound nogil
 cdef cudaError_t cudaGraphicsVDPAURegisterOutputSurface(cudaGraphicsResource** resource, VdpOutputSurface vdpSurface, unsigned int flags) except ?cudaErrorSymbolNotFound nogil
+cdef cudaError_t getLocalRuntimeVersion(int* runtimeVersion) except ?cudaErrorSymbolNotFound nogil
 cdef cudaError_t cudaProfilerStart() except ?cudaErrorSymbolNotFound nogil
 cdef cudaError_t cudaProfilerStop() except ?cudaErrorSymbolNotFound nogil

@@ -13,6 +13,11 @@ cdef int _resolve(int i) except -1 nogil:
         _slots[i] = <void*><size_t>_symbol(i)
     return 0
 
+cdef extern from "driver_functions.h" nogil:
+    cudaPitchedPtr _inline_make_cudaPitchedPtr "make_cudaPitchedPtr"(void* d, size_t p, size_t xsz, size_t ysz)
+    cudaPos _inline_make_cudaPos "make_cudaPos"(size_t x, size_t y, size_t z)
+    cudaExtent _inline_make_cudaExtent "make_cudaExtent"(size_t w, size_t h, size_t d)
+
 cdef cudaError_t cudaDeviceReset() except ?cudaErrorSymbolNotFound nogil:
     if _slots[0] == NULL:
         _resolve(0)
@@ -1563,6 +1568,15 @@ cdef cudaError_t cudaGetKernel(cudaKernel_t* kernelPtr, const void* entryFuncAdd
         _resolve(309)
     return (<cudaError_t (*)(cudaKernel_t*, const void*) noexcept nogil>_slots[309])(kernelPtr, entryFuncAddr)
 
+cdef cudaPitchedPtr make_cudaPitchedPtr(void* d, size_t p, size_t xsz, size_t ysz) except * nogil:
+    return _inline_make_cudaPitchedPtr(d, p, xsz, ysz)
+
+cdef cudaPos make_cudaPos(size_t x, size_t y, size_t z) except * nogil:
+    return _inline_make_cudaPos(x, y, z)
+
+cdef cudaExtent make_cudaExtent(size_t w, size_t h, size_t d) except * nogil:
+    return _inline_make_cudaExtent(w, h, d)
+
 cdef cudaError_t cudaGLGetDevices(unsigned int* pCudaDeviceCount, int* pCudaDevices, unsigned int cudaDeviceCount, cudaGLDeviceList deviceList) except ?cudaErrorSymbolNotFound nogil:
     if _slots[310] == NULL:
         _resolve(310)
@@ -1697,6 +1711,9 @@ cdef cudaError_t cudaGraphicsVDPAURegisterOutputSurface(cudaGraphicsResource** r
     if _slots[336] == NULL:
         _resolve(336)
     return (<cudaError_t (*)(cudaGraphicsResource**, VdpOutputSurface, unsigned int) noexcept nogil>_slots[336])(resource, vdpSurface, flags)
+
+cdef cudaError_t getLocalRuntimeVersion(int* runtimeVersion) except ?cudaErrorSymbolNotFound nogil:
+    return cudaRuntimeGetVersion(runtimeVersion)
 
 cdef cudaError_t cudaProfilerStart() except ?cudaErrorSymbolNotFound nogil:
     if _slots[337] == NULL:
