@@ -187,6 +187,12 @@ def inline_functions(text):
     return set(_INLINE.findall(text)) - set(_EXTERN.findall(text))
 
 
+def interop_names(where):
+    """{kind: names} of the types, structs, unions and enums that an interop file declares."""
+    return {k: sorted(n for n, f in names.items() if f in INTEROP_FILES)
+            for k, names in where.items() if k != "functions"}
+
+
 _PROTO = re.compile(r"\b([A-Za-z_]\w*)\s*\(([^;{}()]*)\)\s*;")
 
 
@@ -220,6 +226,5 @@ def read(include_dir, lib):
         "csyms": abi_symbols(text),
         "inline": {n: where["functions"].get(n, "") for n in sorted(inline_functions(text))},
         "spelled": spelled_params(text),
-        "interop": {k: sorted(n for n, f in names.items() if f in INTEROP_FILES)
-                    for k, names in where.items() if k != "functions"},
+        "interop": interop_names(where),
     }
