@@ -30,12 +30,15 @@ def generate(include_dir, libs=LIBS, dump=None):
         files[f"cy{lib}.pyx"] = emit.emit_cypyx(m)
         files[f"_symbols_{lib}.py"] = emit.emit_loader(m)
         files[f"{lib}.pyx"] = emit.emit_py(m)
-        roles = collections.Counter((p.role, p.conv) for f in m.functions for p in f.params)
+        roles = collections.Counter((p.role, p.conv) for f in m.functions if f.python for p in f.params)
+        cy_only = [f.name for f in m.functions if not f.python]
         report += [f"## {lib}", "",
                    f"- {len(m.functions)} functions, {len(m.enums)} enums, {len(m.structs)} structs/unions, "
                    f"{len(m.handles)} handle types, {len(m.inttds)} integer types, "
                    f"{len(m.funcptrs)} function pointer types, {len(m.defines)} constants",
                    f"- per-thread default stream variants: {sum(1 for f in m.functions if f.ptds)}",
+                   f"- Cython level only (no Python wrapper): {', '.join(cy_only) or 'none'}",
+                   f"- types declared at the Cython level: {', '.join(m.cython_level) or 'none'}",
                    "- parameter conversions: " + ", ".join(f"{r}/{c} {n}" for (r, c), n in sorted(roles.items())),
                    ""]
         unknown = [f"{f.name}({p.name})" for f in m.functions for p in f.params if p.conv == "unknown"]

@@ -98,45 +98,55 @@ def emit_pxd(model):
             o += [f"    #if defined(__has_include) && {cond}"] + [f"    #include <{n}>" for n in needs]
             o += [f'    #include "{h}"', "    #endif"]
         o += ['    """', ""]
-    o.append(f'cdef extern from "{L["header"]}" nogil:')
+    # Each type goes into the `cdef extern` block (C's own name, from the header) or, for the
+    # names in model.cython_level, is declared at module level: Cython then defines it in the C
+    # it writes, under a mangled name, and the C-API signatures spell that name.
+    cylevel = set(model.cython_level)
+    ext, cyd = [], []
     ind = "    "
+
+    def put(name, line):
+        (cyd.append(line) if name in cylevel else ext.append(ind + line))
+
     # forward declarations (structs with fields, and the opaque targets of handles)
-    fwd = []
+    seen = set()
     for s in model.structs:
         if not s.name.startswith("anon_"):
-            fwd.append(f"{ind}cdef {'union' if s.union else 'struct'} {s.name}")
+            put(s.name, f"cdef {'union' if s.union else 'struct'} {s.name}")
+            seen.add(s.name)
     for tgt in model.handle_targets.values():
-        if tgt != "void":
-            line = f"{ind}cdef {tgt.split(' ')[0]} {_bare(tgt)}"
-            if line not in fwd:
-                fwd.append(line)
-    o.extend(fwd)
-    o.append("")
+        if tgt != "void" and _bare(tgt) not in seen:
+            put(_bare(tgt), f"cdef {tgt.split(' ')[0]} {_bare(tgt)}")
+            seen.add(_bare(tgt))
+    ext.append("")
     for e in model.enums:
-        o.append(f"{ind}{'cdef' if e.tag_only else 'ctypedef'} enum {e.name}:")
+        put(e.name, f"{'cdef' if e.tag_only else 'ctypedef'} enum {e.name}:")
         for n, v in e.members:
-            o.append(f"{ind}    {n}")
+            # a Cython-level enum is defined by the C that Cython writes: it needs the values
+            put(e.name, f"    {n} = {v}" if e.name in cylevel else f"    {n}")
         for a in e.aliases:
-            o.append(f"{ind}ctypedef {e.name} {a}")
-    o.append("")
+            put(a, f"ctypedef {e.name} {a}")
+    ext.append("")
     for name, parent, cy, size, k in model.inttds:
-        o.append(f"{ind}ctypedef {parent or cy} {name}")
+        put(name, f"ctypedef {parent or cy} {name}")
     for name, parent in model.handles:
         if parent:
-            o.append(f"{ind}ctypedef {parent} {name}")
+            put(name, f"ctypedef {parent} {name}")
         else:
             tgt = model.handle_targets.get(name, "void")
-            o.append(f"{ind}ctypedef {_bare(tgt) if tgt != 'void' else 'void'}* {name}")
+            put(name, f"ctypedef {_bare(tgt) if tgt != 'void' else 'void'}* {name}")
     for name, parent in model.funcptrs:
         if parent:
-            o.append(f"{ind}ctypedef {parent} {name}")
+            put(name, f"ctypedef {parent} {name}")
         else:
             ret, params = model.funcptr_sigs[name]
-            o.append(f"{ind}ctypedef {cytype(*ret)} (*{name})({', '.join(cytype(_tag(model, p[1], p[2]), p[2], p[3]) + ' ' + p[0] for p in params)})")
-    o.append("")
+            plist = ", ".join(cytype(_tag(model, p[1], p[2]), p[2], p[3]) + " " + p[0] for p in params)
+            decl = f"{name}({plist})" if name in model.functypes else f"(*{name})({plist})"
+            put(name, f"ctypedef {cytype(*ret)} {decl}" + (" noexcept nogil" if name in cylevel else ""))
+    ext.append("")
     for s in _struct_order(model):
         kw = "union" if s.union else "struct"
-        o.append(f"{ind}cdef {kw} {s.name}:")
+        put(s.name, f"cdef {kw} {s.name}:")
         n = 0
         for f in s.fields:
             if f.cls == "funcptr" and f.ctype not in model.typedefs:
@@ -144,16 +154,24 @@ def emit_pxd(model):
             else:
                 t = cytype(_tag(model, f.ctype, f.ptr), f.ptr)
             if None in f.dims:
+                if s.name in cylevel:
+                    raise ValueError(f"{s.name}.{f.name}: a Cython-level struct needs every field")
                 continue    # size expression the parser cannot evaluate (padding)
             dims = "".join(f"[{d}]" for d in f.dims)
-            o.append(f"{ind}    {t} {f.name}{dims}")
+            put(s.name, f"    {t} {f.name}{dims}")
             n += 1
         if not n:
-            o.append(f"{ind}    pass")
+            put(s.name, "    pass")
         for a, parent in s.aliases:
-            o.append(f"{ind}ctypedef {parent} {a}")
-    o.append("")
-    o.append(f"cdef enum:\n    _CB_NUM_FUNCTIONS = {len(model.functions)}")
+            put(a, f"ctypedef {parent} {a}")
+    ext.append("")
+    o.append(f'cdef extern from "{L["header"]}" nogil:')
+    o.extend(ext)
+    if cyd:
+        o.append("# Declared here rather than taken from the C headers (codegen/model.py: cython_level)")
+        o.extend(cyd)
+        o.append("")
+    o.append(f"cdef enum:\n    _CB_NUM_FUNCTIONS = {len(_loaded(model))}")
     for fn in model.functions:
         o.append(f"cdef {_cret(fn, model)} {fn.name}({_cparams(fn)}) {_except(fn, L, model)} nogil")
     return "\n".join(o) + "\n"
@@ -189,8 +207,14 @@ def _tag(model, name, ptr):
     return name
 
 
+def _ctype(p, mod=""):
+    """A parameter's type in the C declarations: as the header spells it."""
+    base, ptr = p.decl or (p.ctype, p.ptr)
+    return cytype(base, ptr, p.const, mod)
+
+
 def _cparams(fn, mod=""):
-    return ", ".join(f"{cytype(p.ctype, p.ptr, p.const, mod)} {_cname(p.name)}" for p in fn.params)
+    return ", ".join(f"{_ctype(p, mod)} {_cname(p.name)}" for p in fn.params)
 
 
 def _cname(n):
@@ -199,11 +223,16 @@ def _cname(n):
 
 # ------------------------------------------------------------------------------------- cy pyx
 
+def _loaded(model):
+    """The functions that are library entry points (one slot each), in order."""
+    return [fn for fn in model.functions if not fn.inline and not fn.calls]
+
+
 def emit_cypyx(model):
     L = LIBS[model.lib]
     # The symbol table (and the loader, and ctypes) are imported by the first call, not by import.
     o = [HEADER.format(ver="13.0"), "# cython: language_level=3", "",
-         f"cdef void* _slots[{max(len(model.functions), 1)}]", "",
+         f"cdef void* _slots[{max(len(_loaded(model)), 1)}]", "",
          "cdef object _symbol(int i):",
          f"    from cuda.bindings._symbols_{model.lib} import _symbol",
          "    return _symbol(i)", "",
@@ -211,13 +240,28 @@ def emit_cypyx(model):
          "    with gil:",
          "        _slots[i] = <void*><size_t>_symbol(i)",
          "    return 0", ""]
-    for i, fn in enumerate(model.functions):
+    # the headers' static inline functions, under a private name
+    inline = [fn for fn in model.functions if fn.inline]
+    for h in dict.fromkeys(fn.inline for fn in inline):
+        o.append(f'cdef extern from "{h}" nogil:')
+        for fn in inline:
+            if fn.inline == h:
+                o.append(f'    {_cret(fn, model)} _inline_{fn.name} "{fn.name}"({_cparams(fn)})')
+        o.append("")
+    slot = {fn.name: i for i, fn in enumerate(_loaded(model))}
+    for fn in model.functions:
         args = ", ".join(_cname(p.name) for p in fn.params)
-        types = ", ".join(cytype(p.ctype, p.ptr, p.const) for p in fn.params)
+        types = ", ".join(_ctype(p) for p in fn.params)
         o.append(f"cdef {_cret(fn, model)} {fn.name}({_cparams(fn)}) {_except(fn, L, model)} nogil:")
-        o.append(f"    if _slots[{i}] == NULL:")
-        o.append(f"        _resolve({i})")
-        o.append(f"    return (<{_cret(fn, model)} (*)({types}) noexcept nogil>_slots[{i}])({args})")
+        if fn.inline:
+            o.append(f"    return _inline_{fn.name}({args})")
+        elif fn.calls:
+            o.append(f"    return {fn.calls}({args})")
+        else:
+            i = slot[fn.name]
+            o.append(f"    if _slots[{i}] == NULL:")
+            o.append(f"        _resolve({i})")
+            o.append(f"    return (<{_cret(fn, model)} (*)({types}) noexcept nogil>_slots[{i}])({args})")
         o.append("")
     return "\n".join(o)
 
@@ -229,7 +273,7 @@ def emit_loader(model):
          'per-thread ABI version, C symbol).  Read by cuda.bindings._loader on first use."""',
          "from cuda.bindings import _loader", "",
          "SYMBOLS = ("]
-    for fn in model.functions:
+    for fn in _loaded(model):
         o.append(f"    ({fn.name!r}, {fn.pfn_version}, {fn.ptds!r}, {fn.ptds_version}, {fn.csym!r}),")
     o.append(")")
     o.append("")

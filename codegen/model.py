@@ -4,6 +4,7 @@ Everything the emitter needs, as dataclasses that serialise to JSON (`Model.to_j
 parameter roles of each function are decided here, from the C types and the doxygen text, with
 the exceptions in overrides.py.
 """
+import copy
 import dataclasses
 import json
 import os
@@ -73,6 +74,7 @@ class Param:
     role: str                # in / out / inout / hidden
     conv: str                # conversion (see emit.py)
     extra: dict = field(default_factory=dict)
+    decl: list = field(default_factory=list)  # [base, ptr] as the header declares it, where ctype/ptr differ
 
 
 @dataclass
@@ -87,6 +89,8 @@ class Function:
     ptds_version: int = 0
     python: bool = True
     cdecl: str = ""          # C parameter list text
+    inline: str = ""         # a static inline function of this header (make_cudaExtent): no library symbol
+    calls: str = ""          # not in the headers: calls this entry point with its own arguments
 
 
 @dataclass
@@ -103,6 +107,10 @@ class Model:
     handle_targets: dict = field(default_factory=dict)   # handle -> 'struct X' or 'void'
     funcptr_sigs: dict = field(default_factory=dict)     # function pointer -> (ret, params)
     type_categories: dict = field(default_factory=dict)  # typedef name -> category
+    functypes: list = field(default_factory=list)       # function types (not pointers): VdpGetProcAddress
+    # Type names the .pxd declares itself, at the Cython level, instead of importing the C
+    # header's (see build): C code then sees Cython's mangled name for them.
+    cython_level: list = field(default_factory=list)
 
     def to_json(self):
         return json.dumps(dataclasses.asdict(self), indent=1, sort_keys=True)
@@ -119,7 +127,9 @@ def _tstr(t):
             dims.extend(d)
         elif isinstance(d, tuple):
             fsig = d
-    const = bool(t.type_quals and t.type_quals[0] and "const" in t.type_quals[0])
+    # a const at any level is put on the base type (`void *const *dsts` reads as `const void **`):
+    # Cython's declarations, and the reference package's C-API signatures, spell it so
+    const = any("const" in (q or ()) for q in (t.type_quals or ()))
     base = re.sub(r"^const\s+", "", base).strip()
     return base, ptr, dims, const, fsig
 
@@ -340,14 +350,19 @@ def build(raw, lib):
         b, p, d, c, f = _tstr(t)
         if f is not None:
             m.funcptrs.append((tname, ""))
-            rb, rp, rd, rc, rf = _tstr(t)
+            # stars before the parameter list belong to the return type, one after it makes a
+            # function pointer type; none after it is a function type (VdpGetProcAddress)
+            decl = list(t.declarators)
+            after = decl[next(i for i, x in enumerate(decl) if isinstance(x, tuple)) + 1:]
+            if "*" not in after:
+                m.functypes.append(tname)
             ps = []
             for pn, pt, _ in f:
                 if pn is None and pt.type_spec == "void" and not pt.declarators:
                     continue
                 pb, pp, pd, pc, pf = _tstr(pt)
                 ps.append((pn or f"arg{len(ps)}", pb, pp, pc))
-            m.funcptr_sigs[tname] = ((b, p - 1 if p else 0, c), ps)
+            m.funcptr_sigs[tname] = ((b, p - after.count("*"), c), ps)
             continue
         if d:
             continue
@@ -373,6 +388,23 @@ def build(raw, lib):
         if not tname.startswith(("struct ", "union ", "enum ")):
             m.type_categories[tname] = T.category(tname)
 
+    # ---- types declared at the Cython level, as the reference package declares them, so that
+    # the C-API signatures (the capsule names compiled clients check) carry the same names:
+    # * the graphics interop types (GL/EGL/VDPAU and CUDA's interop headers): this also lets
+    #   clients build without the GL/EGL/VDPAU development headers;
+    # * the type aliases that are #define macros (#define cudaStreamAttrID cudaLaunchAttributeID):
+    #   a preprocessor name, not a C type, so the .pxd defines the alias itself.
+    # Opaque struct tags (CUeglStreamConnection_st) stay C names: C needs no definition for them.
+    type_aliases = set(type_macros) & ({a for e in m.enums for a in e.aliases}
+                                       | {a for s in m.structs for a, _ in s.aliases})
+    io = raw.get("interop", {})
+    cy = {n for n in io.get("types", ()) if not n.startswith(("struct ", "union ", "enum "))}
+    cy.update(e.name for e in m.enums if e.tag_only and e.name in io.get("enums", ()))  # enum cudaGLDeviceList
+    for kind in ("structs", "unions"):
+        cy.update(n for n in io.get(kind, ()) if defs[kind][n].members)
+    cy.update(type_aliases)
+    m.cython_level = sorted(cy)
+
     # ---- #define values (ints only)
     enum_values = {k for e in defs["enums"].values() for k in e}
     enum_value_of = {k: v for e in defs["enums"].values() for k, v in e.items()}
@@ -388,8 +420,9 @@ def build(raw, lib):
     vmap = raw["versioned"]
     for csym, ft in defs["functions"].items():
         api = vmap.get(csym, csym)
-        if api in raw.get("inline", ()) and api not in raw.get("csyms", {}):
-            continue    # static inline in the header (make_cudaExtent, ...): no library symbol
+        # static inline in the header (make_cudaExtent, ...): no library symbol; the Cython-level
+        # function calls the header's code, the Python level has its own (overrides.MAKE_FUNCTIONS)
+        inline = raw.get("inline", {}).get(api, "") if api not in raw.get("csyms", {}) else ""
         ret = ft[0].type_spec
         params = [(n, t) for n, t, _ in ft[1] if n is not None]
         fn = Function(api, raw.get("csyms", {}).get(api, csym), ret, [],
@@ -406,8 +439,24 @@ def build(raw, lib):
             pv = [x for x in pfn if x[1] == fn.ptds]
             fn.ptds_version = max([x[0] for x in pv], default=fn.pfn_version)
         fn.params = classify_params(fn, params, T)
-        if api in ov.SKIP_PYTHON:
+        # a parameter the header types with a #define alias (cudaStreamAttrID) keeps that name in
+        # the declarations: the parser only saw what the macro expands to
+        spelled = raw.get("spelled", {}).get(csym) or raw.get("spelled", {}).get(api) or []
+        if len(spelled) == len(fn.params):
+            for prm, text in zip(fn.params, spelled):
+                alias = [w for w in re.findall(r"[A-Za-z_]\w*", text) if w in type_aliases]
+                if alias and not prm.decl:
+                    prm.decl = [alias[0], prm.ptr]
+        if api in ov.SKIP_PYTHON or inline:
             fn.python = False
+        fn.inline = inline
+        m.functions.append(fn)
+    # Cython-level functions that are not in the headers, each calling an entry point
+    by_name = {f.name: f for f in m.functions}
+    for api, (target, why) in ov.CALL_FUNCTIONS.get(lib, {}).items():
+        fn = copy.deepcopy(by_name[target])
+        fn.name, fn.csym, fn.doc, fn.calls, fn.python = api, "", f"\\brief {why}", target, False
+        fn.pfn_version, fn.ptds, fn.ptds_version = 0, "", 0
         m.functions.append(fn)
     # entry points declared only in cudaProfilerTypedefs.h (cudaProfiler.h is not in the wheels)
     have = {f.name for f in m.functions}
@@ -449,7 +498,9 @@ def classify_params(fn, params, T):
             handle_of.setdefault(tgt, hname)
     for cname, t in params:
         b, p, d, c, fsig = _tstr(t)
+        decl = []
         if p == 2 and b in handle_of:
+            decl = [b, p]               # the C declarations keep the header's spelling
             b, p = handle_of[b], 1      # `struct cudaGraphicsResource **`: a handle output
         cat = T.category(b) if fsig is None else "funcptr"
         if fsig is not None:
@@ -457,7 +508,7 @@ def classify_params(fn, params, T):
         doc = dp.get(cname, "")
         is_out_doc = bool(_OUTWORDS.match(doc)) or cname.endswith("_out") or cname.endswith("Out")
         pyname = ov.RENAME.get(cname, cname)
-        prm = Param(cname, pyname, b, p, c, cat, "in", "")
+        prm = Param(cname, pyname, b, p, c, cat, "in", "", decl=decl)
         key = (fn.name, cname)
         if key in ov.KERNEL_PARAMS:
             prm.conv = "kparams"

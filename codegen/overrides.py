@@ -339,6 +339,16 @@ EXTRA_FUNCTIONS = {
     "runtime": [("cudaProfilerStart", "cudaError_t"), ("cudaProfilerStop", "cudaError_t")],
 }
 
+# Cython-level functions that the headers do not declare, each implemented by calling an entry
+# point of the same library with the same parameters: name -> (entry point, reason).
+CALL_FUNCTIONS = {
+    "runtime": {
+        "getLocalRuntimeVersion": ("cudaRuntimeGetVersion",
+                                   "the version of the CUDA runtime library these bindings loaded "
+                                   "(part of the reference package's cyruntime C-API)"),
+    },
+}
+
 # Python-level helpers of the runtime module.  make_* build a struct from its fields in order
 # (they are inline C functions in driver_functions.h, not library symbols).
 MAKE_FUNCTIONS = {

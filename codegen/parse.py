@@ -25,6 +25,10 @@ HEADER_SETS = {
 STUBS = Path(__file__).resolve().parent.parent / "headers" / "stubs"
 STUB_FILES = [str(STUBS / "GL" / "gl.h"), str(STUBS / "EGL" / "egl.h"), str(STUBS / "vdpau" / "vdpau.h")]
 INTEROP = {"driver": STUB_FILES, "runtime": STUB_FILES}
+# Files whose types belong to graphics interop (the CUDA interop headers and the stand-ins):
+# the generated .pxd declares these types itself, at the Cython level (model.py: cython_level).
+INTEROP_FILES = {"cudaGL.h", "cudaEGL.h", "cudaVDPAU.h", "cuda_gl_interop.h", "cuda_egl_interop.h",
+                 "cuda_vdpau_interop.h"} | {Path(f).name for f in STUB_FILES}
 # Macros the runtime headers take from headers the parser does not read (crt/host_defines.h).
 LIB_MACROS = {
     "runtime": {"CUDARTAPI": "", "__host__": "", "__device__": "", "__cudart_builtin__": "",
@@ -52,7 +56,9 @@ REPLACE = {
 }
 
 
-def run_pyclibrary(include_dir, files, replace=None, macros=None):
+def run_pyclibrary(include_dir, files, replace=None, macros=None, origins=False):
+    """The parser's definitions; with origins=True also {kind: {name: file name}} for the types,
+    structs, unions, enums and functions (the file that declares each)."""
     from pyclibrary import CParser
     from pyclibrary.c_parser import logger
     import logging
@@ -62,7 +68,14 @@ def run_pyclibrary(include_dir, files, replace=None, macros=None):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")   # pyclibrary uses pyparsing names that now warn
         p = CParser(paths, replace=replace, macros=dict(_ABI_MACROS, **(macros or {})), process_all=True)
-    return p.defs
+    if not origins:
+        return p.defs
+    where = {k: {} for k in ("types", "structs", "unions", "enums", "functions")}
+    for fname, fdefs in p.file_defs.items():
+        for k in where:
+            for name in fdefs.get(k, ()):
+                where[k][name] = fname
+    return p.defs, where
 
 
 _DOC_FN = re.compile(r"/\*\*((?:(?!\*/).)*?)\*/\s*((?:__CUDA_DEPRECATED\s+)?[A-Za-z_][\w \t\*]*?)\b([A-Za-z_]\w*)\s*\(",
@@ -174,12 +187,33 @@ def inline_functions(text):
     return set(_INLINE.findall(text)) - set(_EXTERN.findall(text))
 
 
+def interop_names(where):
+    """{kind: names} of the types, structs, unions and enums that an interop file declares."""
+    return {k: sorted(n for n, f in names.items() if f in INTEROP_FILES)
+            for k, names in where.items() if k != "functions"}
+
+
+_PROTO = re.compile(r"\b([A-Za-z_]\w*)\s*\(([^;{}()]*)\)\s*;")
+
+
+def spelled_params(text):
+    """Function name -> its parameters as the header writes them (the first declaration, comments
+    removed), by position.  The parser expands macros, so `cudaStreamAttrID attr` reaches it as
+    `cudaLaunchAttributeID attr`; the model keeps the header's spelling for the declarations."""
+    text = re.sub(r"/\*.*?\*/", " ", text, flags=re.S)
+    text = re.sub(r"//[^\n]*", " ", text)
+    out = {}
+    for name, params in _PROTO.findall(text):
+        out.setdefault(name, [" ".join(p.split()) for p in params.split(",")])
+    return out
+
+
 def read(include_dir, lib):
     """Everything the model needs for one library, as plain data."""
     inc = Path(include_dir)
     files = HEADER_SETS[lib]
-    defs = run_pyclibrary(inc, INTEROP.get(lib, []) + files, dict(COMMON_REPLACE, **REPLACE.get(lib, {})),
-                          LIB_MACROS.get(lib))
+    defs, where = run_pyclibrary(inc, INTEROP.get(lib, []) + files, dict(COMMON_REPLACE, **REPLACE.get(lib, {})),
+                                 LIB_MACROS.get(lib), origins=True)
     text = "\n".join((inc / f).read_text(encoding="utf-8", errors="replace") for f in files)
     tdtext = "\n".join((inc / f).read_text(encoding="utf-8", errors="replace")
                        for f in TYPEDEF_HEADERS.get(lib, []))
@@ -190,5 +224,7 @@ def read(include_dir, lib):
         "ptds": ptds_names(text),
         "pfn": pfn_versions(tdtext),
         "csyms": abi_symbols(text),
-        "inline": inline_functions(text),
+        "inline": {n: where["functions"].get(n, "") for n in sorted(inline_functions(text))},
+        "spelled": spelled_params(text),
+        "interop": interop_names(where),
     }

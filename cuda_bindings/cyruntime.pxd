@@ -34,8 +34,6 @@ cdef extern from "cuda_runtime_api.h" nogil:
     cdef struct cudaChildGraphNodeParams
     cdef struct cudaConditionalNodeParams
     cdef struct cudaDeviceProp
-    cdef struct cudaEglFrame_st
-    cdef struct cudaEglPlaneDesc_st
     cdef struct cudaEventRecordNodeParams
     cdef struct cudaEventWaitNodeParams
     cdef struct cudaExtent
@@ -823,8 +821,6 @@ cdef extern from "cuda_runtime_api.h" nogil:
         cudaLaunchAttributeDeviceUpdatableKernelNode
         cudaLaunchAttributePreferredSharedMemoryCarveout
         cudaLaunchAttributeNvlinkUtilCentricScheduling
-    ctypedef cudaLaunchAttributeID cudaStreamAttrID
-    ctypedef cudaLaunchAttributeID cudaKernelNodeAttrID
     cdef enum cudaDeviceNumaConfig:
         cudaDeviceNumaConfigNone
         cudaDeviceNumaConfigNumaNode
@@ -913,150 +909,11 @@ cdef extern from "cuda_runtime_api.h" nogil:
         cudaRoundZero
         cudaRoundPosInf
         cudaRoundMinInf
-    cdef enum cudaGLDeviceList:
-        cudaGLDeviceListAll
-        cudaGLDeviceListCurrentFrame
-        cudaGLDeviceListNextFrame
-    cdef enum cudaGLMapFlags:
-        cudaGLMapFlagsNone
-        cudaGLMapFlagsReadOnly
-        cudaGLMapFlagsWriteDiscard
-    ctypedef enum cudaEglFrameType:
-        cudaEglFrameTypeArray
-        cudaEglFrameTypePitch
-    ctypedef enum cudaEglResourceLocationFlags:
-        cudaEglResourceLocationSysmem
-        cudaEglResourceLocationVidmem
-    ctypedef enum cudaEglColorFormat:
-        cudaEglColorFormatYUV420Planar
-        cudaEglColorFormatYUV420SemiPlanar
-        cudaEglColorFormatYUV422Planar
-        cudaEglColorFormatYUV422SemiPlanar
-        cudaEglColorFormatARGB
-        cudaEglColorFormatRGBA
-        cudaEglColorFormatL
-        cudaEglColorFormatR
-        cudaEglColorFormatYUV444Planar
-        cudaEglColorFormatYUV444SemiPlanar
-        cudaEglColorFormatYUYV422
-        cudaEglColorFormatUYVY422
-        cudaEglColorFormatABGR
-        cudaEglColorFormatBGRA
-        cudaEglColorFormatA
-        cudaEglColorFormatRG
-        cudaEglColorFormatAYUV
-        cudaEglColorFormatYVU444SemiPlanar
-        cudaEglColorFormatYVU422SemiPlanar
-        cudaEglColorFormatYVU420SemiPlanar
-        cudaEglColorFormatY10V10U10_444SemiPlanar
-        cudaEglColorFormatY10V10U10_420SemiPlanar
-        cudaEglColorFormatY12V12U12_444SemiPlanar
-        cudaEglColorFormatY12V12U12_420SemiPlanar
-        cudaEglColorFormatVYUY_ER
-        cudaEglColorFormatUYVY_ER
-        cudaEglColorFormatYUYV_ER
-        cudaEglColorFormatYVYU_ER
-        cudaEglColorFormatYUVA_ER
-        cudaEglColorFormatAYUV_ER
-        cudaEglColorFormatYUV444Planar_ER
-        cudaEglColorFormatYUV422Planar_ER
-        cudaEglColorFormatYUV420Planar_ER
-        cudaEglColorFormatYUV444SemiPlanar_ER
-        cudaEglColorFormatYUV422SemiPlanar_ER
-        cudaEglColorFormatYUV420SemiPlanar_ER
-        cudaEglColorFormatYVU444Planar_ER
-        cudaEglColorFormatYVU422Planar_ER
-        cudaEglColorFormatYVU420Planar_ER
-        cudaEglColorFormatYVU444SemiPlanar_ER
-        cudaEglColorFormatYVU422SemiPlanar_ER
-        cudaEglColorFormatYVU420SemiPlanar_ER
-        cudaEglColorFormatBayerRGGB
-        cudaEglColorFormatBayerBGGR
-        cudaEglColorFormatBayerGRBG
-        cudaEglColorFormatBayerGBRG
-        cudaEglColorFormatBayer10RGGB
-        cudaEglColorFormatBayer10BGGR
-        cudaEglColorFormatBayer10GRBG
-        cudaEglColorFormatBayer10GBRG
-        cudaEglColorFormatBayer12RGGB
-        cudaEglColorFormatBayer12BGGR
-        cudaEglColorFormatBayer12GRBG
-        cudaEglColorFormatBayer12GBRG
-        cudaEglColorFormatBayer14RGGB
-        cudaEglColorFormatBayer14BGGR
-        cudaEglColorFormatBayer14GRBG
-        cudaEglColorFormatBayer14GBRG
-        cudaEglColorFormatBayer20RGGB
-        cudaEglColorFormatBayer20BGGR
-        cudaEglColorFormatBayer20GRBG
-        cudaEglColorFormatBayer20GBRG
-        cudaEglColorFormatYVU444Planar
-        cudaEglColorFormatYVU422Planar
-        cudaEglColorFormatYVU420Planar
-        cudaEglColorFormatBayerIspRGGB
-        cudaEglColorFormatBayerIspBGGR
-        cudaEglColorFormatBayerIspGRBG
-        cudaEglColorFormatBayerIspGBRG
-        cudaEglColorFormatBayerBCCR
-        cudaEglColorFormatBayerRCCB
-        cudaEglColorFormatBayerCRBC
-        cudaEglColorFormatBayerCBRC
-        cudaEglColorFormatBayer10CCCC
-        cudaEglColorFormatBayer12BCCR
-        cudaEglColorFormatBayer12RCCB
-        cudaEglColorFormatBayer12CRBC
-        cudaEglColorFormatBayer12CBRC
-        cudaEglColorFormatBayer12CCCC
-        cudaEglColorFormatY
-        cudaEglColorFormatYUV420SemiPlanar_2020
-        cudaEglColorFormatYVU420SemiPlanar_2020
-        cudaEglColorFormatYUV420Planar_2020
-        cudaEglColorFormatYVU420Planar_2020
-        cudaEglColorFormatYUV420SemiPlanar_709
-        cudaEglColorFormatYVU420SemiPlanar_709
-        cudaEglColorFormatYUV420Planar_709
-        cudaEglColorFormatYVU420Planar_709
-        cudaEglColorFormatY10V10U10_420SemiPlanar_709
-        cudaEglColorFormatY10V10U10_420SemiPlanar_2020
-        cudaEglColorFormatY10V10U10_422SemiPlanar_2020
-        cudaEglColorFormatY10V10U10_422SemiPlanar
-        cudaEglColorFormatY10V10U10_422SemiPlanar_709
-        cudaEglColorFormatY_ER
-        cudaEglColorFormatY_709_ER
-        cudaEglColorFormatY10_ER
-        cudaEglColorFormatY10_709_ER
-        cudaEglColorFormatY12_ER
-        cudaEglColorFormatY12_709_ER
-        cudaEglColorFormatYUVA
-        cudaEglColorFormatYVYU
-        cudaEglColorFormatVYUY
-        cudaEglColorFormatY10V10U10_420SemiPlanar_ER
-        cudaEglColorFormatY10V10U10_420SemiPlanar_709_ER
-        cudaEglColorFormatY10V10U10_444SemiPlanar_ER
-        cudaEglColorFormatY10V10U10_444SemiPlanar_709_ER
-        cudaEglColorFormatY12V12U12_420SemiPlanar_ER
-        cudaEglColorFormatY12V12U12_420SemiPlanar_709_ER
-        cudaEglColorFormatY12V12U12_444SemiPlanar_ER
-        cudaEglColorFormatY12V12U12_444SemiPlanar_709_ER
-        cudaEglColorFormatUYVY709
-        cudaEglColorFormatUYVY709_ER
-        cudaEglColorFormatUYVY2020
 
-    ctypedef unsigned int GLenum
-    ctypedef unsigned int GLuint
-    ctypedef int EGLint
-    ctypedef uint32_t VdpDevice
-    ctypedef uint32_t VdpVideoSurface
-    ctypedef uint32_t VdpOutputSurface
-    ctypedef uint32_t VdpFuncId
-    ctypedef int VdpStatus
     ctypedef unsigned long long cudaGraphConditionalHandle
     ctypedef unsigned int cudaLogIterator
     ctypedef unsigned long long cudaSurfaceObject_t
     ctypedef unsigned long long cudaTextureObject_t
-    ctypedef void* EGLImageKHR
-    ctypedef void* EGLStreamKHR
-    ctypedef void* EGLSyncKHR
     ctypedef cudaArray* cudaArray_t
     ctypedef cudaArray* cudaArray_const_t
     ctypedef cudaMipmappedArray* cudaMipmappedArray_t
@@ -1077,8 +934,6 @@ cdef extern from "cuda_runtime_api.h" nogil:
     ctypedef CUgraphDeviceUpdatableNode_st* cudaGraphDeviceNode_t
     ctypedef cudaAsyncCallbackEntry* cudaAsyncCallbackHandle_t
     ctypedef CUlogsCallbackEntry_st* cudaLogsCallbackHandle
-    ctypedef CUeglStreamConnection_st* cudaEglStreamConnection
-    ctypedef VdpStatus (*VdpGetProcAddress)(VdpDevice device, VdpFuncId function_id, void** function_pointer)
     ctypedef void (*cudaHostFn_t)(void* userData)
     ctypedef void (*cudaAsyncCallback)(cudaAsyncNotificationInfo* arg0, void* arg1, cudaAsyncCallbackHandle_t arg2)
     ctypedef void (*cudaStreamCallback_t)(cudaStream_t stream, cudaError_t status, void* userData)
@@ -1213,9 +1068,6 @@ cdef extern from "cuda_runtime_api.h" nogil:
         size_t pitch
         size_t xsize
         size_t ysize
-    cdef union anon_union9:
-        cudaArray_t pArray[3]
-        cudaPitchedPtr pPitch[3]
     cdef struct CUuuid_st:
         char bytes[16]
     ctypedef CUuuid_st CUuuid
@@ -1350,22 +1202,6 @@ cdef extern from "cuda_runtime_api.h" nogil:
         unsigned int gpuPciSubsystemID
         int hostNumaMultinodeIpcSupported
         int reserved[56]
-    cdef struct cudaEglPlaneDesc_st:
-        unsigned int width
-        unsigned int height
-        unsigned int depth
-        unsigned int pitch
-        unsigned int numChannels
-        cudaChannelFormatDesc channelDesc
-        unsigned int reserved[4]
-    ctypedef cudaEglPlaneDesc_st cudaEglPlaneDesc
-    cdef struct cudaEglFrame_st:
-        anon_union9 frame
-        cudaEglPlaneDesc planeDesc[3]
-        unsigned int planeCount
-        cudaEglFrameType frameType
-        cudaEglColorFormat eglColorFormat
-    ctypedef cudaEglFrame_st cudaEglFrame
     cdef struct cudaEventRecordNodeParams:
         cudaEvent_t event
     cdef struct cudaEventWaitNodeParams:
@@ -1565,8 +1401,6 @@ cdef extern from "cuda_runtime_api.h" nogil:
         unsigned int sharedMemCarveout
         unsigned int nvlinkUtilCentricScheduling
     ctypedef cudaLaunchAttributeValue cudaLaunchAttributeValue
-    ctypedef cudaLaunchAttributeValue cudaStreamAttrValue
-    ctypedef cudaLaunchAttributeValue cudaKernelNodeAttrValue
     cdef struct cudaLaunchAttribute_st:
         cudaLaunchAttributeID id
         cudaLaunchAttributeValue val
@@ -1752,6 +1586,174 @@ cdef extern from "cuda_runtime_api.h" nogil:
         unsigned short z
     ctypedef ushort3 ushort3
 
+# Declared here rather than taken from the C headers (codegen/model.py: cython_level)
+cdef struct cudaEglFrame_st
+cdef struct cudaEglPlaneDesc_st
+ctypedef cudaLaunchAttributeID cudaStreamAttrID
+ctypedef cudaLaunchAttributeID cudaKernelNodeAttrID
+cdef enum cudaGLDeviceList:
+    cudaGLDeviceListAll = 1
+    cudaGLDeviceListCurrentFrame = 2
+    cudaGLDeviceListNextFrame = 3
+cdef enum cudaGLMapFlags:
+    cudaGLMapFlagsNone = 0
+    cudaGLMapFlagsReadOnly = 1
+    cudaGLMapFlagsWriteDiscard = 2
+ctypedef enum cudaEglFrameType:
+    cudaEglFrameTypeArray = 0
+    cudaEglFrameTypePitch = 1
+ctypedef enum cudaEglResourceLocationFlags:
+    cudaEglResourceLocationSysmem = 0
+    cudaEglResourceLocationVidmem = 1
+ctypedef enum cudaEglColorFormat:
+    cudaEglColorFormatYUV420Planar = 0
+    cudaEglColorFormatYUV420SemiPlanar = 1
+    cudaEglColorFormatYUV422Planar = 2
+    cudaEglColorFormatYUV422SemiPlanar = 3
+    cudaEglColorFormatARGB = 6
+    cudaEglColorFormatRGBA = 7
+    cudaEglColorFormatL = 8
+    cudaEglColorFormatR = 9
+    cudaEglColorFormatYUV444Planar = 10
+    cudaEglColorFormatYUV444SemiPlanar = 11
+    cudaEglColorFormatYUYV422 = 12
+    cudaEglColorFormatUYVY422 = 13
+    cudaEglColorFormatABGR = 14
+    cudaEglColorFormatBGRA = 15
+    cudaEglColorFormatA = 16
+    cudaEglColorFormatRG = 17
+    cudaEglColorFormatAYUV = 18
+    cudaEglColorFormatYVU444SemiPlanar = 19
+    cudaEglColorFormatYVU422SemiPlanar = 20
+    cudaEglColorFormatYVU420SemiPlanar = 21
+    cudaEglColorFormatY10V10U10_444SemiPlanar = 22
+    cudaEglColorFormatY10V10U10_420SemiPlanar = 23
+    cudaEglColorFormatY12V12U12_444SemiPlanar = 24
+    cudaEglColorFormatY12V12U12_420SemiPlanar = 25
+    cudaEglColorFormatVYUY_ER = 26
+    cudaEglColorFormatUYVY_ER = 27
+    cudaEglColorFormatYUYV_ER = 28
+    cudaEglColorFormatYVYU_ER = 29
+    cudaEglColorFormatYUVA_ER = 31
+    cudaEglColorFormatAYUV_ER = 32
+    cudaEglColorFormatYUV444Planar_ER = 33
+    cudaEglColorFormatYUV422Planar_ER = 34
+    cudaEglColorFormatYUV420Planar_ER = 35
+    cudaEglColorFormatYUV444SemiPlanar_ER = 36
+    cudaEglColorFormatYUV422SemiPlanar_ER = 37
+    cudaEglColorFormatYUV420SemiPlanar_ER = 38
+    cudaEglColorFormatYVU444Planar_ER = 39
+    cudaEglColorFormatYVU422Planar_ER = 40
+    cudaEglColorFormatYVU420Planar_ER = 41
+    cudaEglColorFormatYVU444SemiPlanar_ER = 42
+    cudaEglColorFormatYVU422SemiPlanar_ER = 43
+    cudaEglColorFormatYVU420SemiPlanar_ER = 44
+    cudaEglColorFormatBayerRGGB = 45
+    cudaEglColorFormatBayerBGGR = 46
+    cudaEglColorFormatBayerGRBG = 47
+    cudaEglColorFormatBayerGBRG = 48
+    cudaEglColorFormatBayer10RGGB = 49
+    cudaEglColorFormatBayer10BGGR = 50
+    cudaEglColorFormatBayer10GRBG = 51
+    cudaEglColorFormatBayer10GBRG = 52
+    cudaEglColorFormatBayer12RGGB = 53
+    cudaEglColorFormatBayer12BGGR = 54
+    cudaEglColorFormatBayer12GRBG = 55
+    cudaEglColorFormatBayer12GBRG = 56
+    cudaEglColorFormatBayer14RGGB = 57
+    cudaEglColorFormatBayer14BGGR = 58
+    cudaEglColorFormatBayer14GRBG = 59
+    cudaEglColorFormatBayer14GBRG = 60
+    cudaEglColorFormatBayer20RGGB = 61
+    cudaEglColorFormatBayer20BGGR = 62
+    cudaEglColorFormatBayer20GRBG = 63
+    cudaEglColorFormatBayer20GBRG = 64
+    cudaEglColorFormatYVU444Planar = 65
+    cudaEglColorFormatYVU422Planar = 66
+    cudaEglColorFormatYVU420Planar = 67
+    cudaEglColorFormatBayerIspRGGB = 68
+    cudaEglColorFormatBayerIspBGGR = 69
+    cudaEglColorFormatBayerIspGRBG = 70
+    cudaEglColorFormatBayerIspGBRG = 71
+    cudaEglColorFormatBayerBCCR = 72
+    cudaEglColorFormatBayerRCCB = 73
+    cudaEglColorFormatBayerCRBC = 74
+    cudaEglColorFormatBayerCBRC = 75
+    cudaEglColorFormatBayer10CCCC = 76
+    cudaEglColorFormatBayer12BCCR = 77
+    cudaEglColorFormatBayer12RCCB = 78
+    cudaEglColorFormatBayer12CRBC = 79
+    cudaEglColorFormatBayer12CBRC = 80
+    cudaEglColorFormatBayer12CCCC = 81
+    cudaEglColorFormatY = 82
+    cudaEglColorFormatYUV420SemiPlanar_2020 = 83
+    cudaEglColorFormatYVU420SemiPlanar_2020 = 84
+    cudaEglColorFormatYUV420Planar_2020 = 85
+    cudaEglColorFormatYVU420Planar_2020 = 86
+    cudaEglColorFormatYUV420SemiPlanar_709 = 87
+    cudaEglColorFormatYVU420SemiPlanar_709 = 88
+    cudaEglColorFormatYUV420Planar_709 = 89
+    cudaEglColorFormatYVU420Planar_709 = 90
+    cudaEglColorFormatY10V10U10_420SemiPlanar_709 = 91
+    cudaEglColorFormatY10V10U10_420SemiPlanar_2020 = 92
+    cudaEglColorFormatY10V10U10_422SemiPlanar_2020 = 93
+    cudaEglColorFormatY10V10U10_422SemiPlanar = 94
+    cudaEglColorFormatY10V10U10_422SemiPlanar_709 = 95
+    cudaEglColorFormatY_ER = 96
+    cudaEglColorFormatY_709_ER = 97
+    cudaEglColorFormatY10_ER = 98
+    cudaEglColorFormatY10_709_ER = 99
+    cudaEglColorFormatY12_ER = 100
+    cudaEglColorFormatY12_709_ER = 101
+    cudaEglColorFormatYUVA = 102
+    cudaEglColorFormatYVYU = 104
+    cudaEglColorFormatVYUY = 105
+    cudaEglColorFormatY10V10U10_420SemiPlanar_ER = 106
+    cudaEglColorFormatY10V10U10_420SemiPlanar_709_ER = 107
+    cudaEglColorFormatY10V10U10_444SemiPlanar_ER = 108
+    cudaEglColorFormatY10V10U10_444SemiPlanar_709_ER = 109
+    cudaEglColorFormatY12V12U12_420SemiPlanar_ER = 110
+    cudaEglColorFormatY12V12U12_420SemiPlanar_709_ER = 111
+    cudaEglColorFormatY12V12U12_444SemiPlanar_ER = 112
+    cudaEglColorFormatY12V12U12_444SemiPlanar_709_ER = 113
+    cudaEglColorFormatUYVY709 = 114
+    cudaEglColorFormatUYVY709_ER = 115
+    cudaEglColorFormatUYVY2020 = 116
+ctypedef unsigned int GLenum
+ctypedef unsigned int GLuint
+ctypedef int EGLint
+ctypedef uint32_t VdpDevice
+ctypedef uint32_t VdpVideoSurface
+ctypedef uint32_t VdpOutputSurface
+ctypedef uint32_t VdpFuncId
+ctypedef int VdpStatus
+ctypedef void* EGLImageKHR
+ctypedef void* EGLStreamKHR
+ctypedef void* EGLSyncKHR
+ctypedef CUeglStreamConnection_st* cudaEglStreamConnection
+ctypedef VdpStatus VdpGetProcAddress(VdpDevice device, VdpFuncId function_id, void** function_pointer) noexcept nogil
+cdef union anon_union9:
+    cudaArray_t pArray[3]
+    cudaPitchedPtr pPitch[3]
+cdef struct cudaEglPlaneDesc_st:
+    unsigned int width
+    unsigned int height
+    unsigned int depth
+    unsigned int pitch
+    unsigned int numChannels
+    cudaChannelFormatDesc channelDesc
+    unsigned int reserved[4]
+ctypedef cudaEglPlaneDesc_st cudaEglPlaneDesc
+cdef struct cudaEglFrame_st:
+    anon_union9 frame
+    cudaEglPlaneDesc planeDesc[3]
+    unsigned int planeCount
+    cudaEglFrameType frameType
+    cudaEglColorFormat eglColorFormat
+ctypedef cudaEglFrame_st cudaEglFrame
+ctypedef cudaLaunchAttributeValue cudaStreamAttrValue
+ctypedef cudaLaunchAttributeValue cudaKernelNodeAttrValue
+
 cdef enum:
     _CB_NUM_FUNCTIONS = 339
 cdef cudaError_t cudaDeviceReset() except ?cudaErrorSymbolNotFound nogil
@@ -1804,8 +1806,8 @@ cdef cudaError_t cudaStreamGetId(cudaStream_t hStream, unsigned long long* strea
 cdef cudaError_t cudaStreamGetDevice(cudaStream_t hStream, int* device) except ?cudaErrorSymbolNotFound nogil
 cdef cudaError_t cudaCtxResetPersistingL2Cache() except ?cudaErrorSymbolNotFound nogil
 cdef cudaError_t cudaStreamCopyAttributes(cudaStream_t dst, cudaStream_t src) except ?cudaErrorSymbolNotFound nogil
-cdef cudaError_t cudaStreamGetAttribute(cudaStream_t hStream, cudaLaunchAttributeID attr, cudaLaunchAttributeValue* value_out) except ?cudaErrorSymbolNotFound nogil
-cdef cudaError_t cudaStreamSetAttribute(cudaStream_t hStream, cudaLaunchAttributeID attr, const cudaLaunchAttributeValue* value) except ?cudaErrorSymbolNotFound nogil
+cdef cudaError_t cudaStreamGetAttribute(cudaStream_t hStream, cudaStreamAttrID attr, cudaStreamAttrValue* value_out) except ?cudaErrorSymbolNotFound nogil
+cdef cudaError_t cudaStreamSetAttribute(cudaStream_t hStream, cudaStreamAttrID attr, const cudaStreamAttrValue* value) except ?cudaErrorSymbolNotFound nogil
 cdef cudaError_t cudaStreamDestroy(cudaStream_t stream) except ?cudaErrorSymbolNotFound nogil
 cdef cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags) except ?cudaErrorSymbolNotFound nogil
 cdef cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback, void* userData, unsigned int flags) except ?cudaErrorSymbolNotFound nogil
@@ -1889,7 +1891,7 @@ cdef cudaError_t cudaMemcpyToSymbol(const void* symbol, const void* src, size_t 
 cdef cudaError_t cudaMemcpyFromSymbol(void* dst, const void* symbol, size_t count, size_t offset, cudaMemcpyKind kind) except ?cudaErrorSymbolNotFound nogil
 cdef cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count, cudaMemcpyKind kind, cudaStream_t stream) except ?cudaErrorSymbolNotFound nogil
 cdef cudaError_t cudaMemcpyPeerAsync(void* dst, int dstDevice, const void* src, int srcDevice, size_t count, cudaStream_t stream) except ?cudaErrorSymbolNotFound nogil
-cdef cudaError_t cudaMemcpyBatchAsync(void** dsts, const void** srcs, const size_t* sizes, size_t count, cudaMemcpyAttributes* attrs, size_t* attrsIdxs, size_t numAttrs, cudaStream_t stream) except ?cudaErrorSymbolNotFound nogil
+cdef cudaError_t cudaMemcpyBatchAsync(const void** dsts, const void** srcs, const size_t* sizes, size_t count, cudaMemcpyAttributes* attrs, size_t* attrsIdxs, size_t numAttrs, cudaStream_t stream) except ?cudaErrorSymbolNotFound nogil
 cdef cudaError_t cudaMemcpy3DBatchAsync(size_t numOps, cudaMemcpy3DBatchOp* opList, unsigned long long flags, cudaStream_t stream) except ?cudaErrorSymbolNotFound nogil
 cdef cudaError_t cudaMemcpy2DAsync(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t height, cudaMemcpyKind kind, cudaStream_t stream) except ?cudaErrorSymbolNotFound nogil
 cdef cudaError_t cudaMemcpy2DToArrayAsync(cudaArray_t dst, size_t wOffset, size_t hOffset, const void* src, size_t spitch, size_t width, size_t height, cudaMemcpyKind kind, cudaStream_t stream) except ?cudaErrorSymbolNotFound nogil
@@ -1966,8 +1968,8 @@ cdef cudaError_t cudaGraphAddKernelNode(cudaGraphNode_t* pGraphNode, cudaGraph_t
 cdef cudaError_t cudaGraphKernelNodeGetParams(cudaGraphNode_t node, cudaKernelNodeParams* pNodeParams) except ?cudaErrorSymbolNotFound nogil
 cdef cudaError_t cudaGraphKernelNodeSetParams(cudaGraphNode_t node, const cudaKernelNodeParams* pNodeParams) except ?cudaErrorSymbolNotFound nogil
 cdef cudaError_t cudaGraphKernelNodeCopyAttributes(cudaGraphNode_t hDst, cudaGraphNode_t hSrc) except ?cudaErrorSymbolNotFound nogil
-cdef cudaError_t cudaGraphKernelNodeGetAttribute(cudaGraphNode_t hNode, cudaLaunchAttributeID attr, cudaLaunchAttributeValue* value_out) except ?cudaErrorSymbolNotFound nogil
-cdef cudaError_t cudaGraphKernelNodeSetAttribute(cudaGraphNode_t hNode, cudaLaunchAttributeID attr, const cudaLaunchAttributeValue* value) except ?cudaErrorSymbolNotFound nogil
+cdef cudaError_t cudaGraphKernelNodeGetAttribute(cudaGraphNode_t hNode, cudaKernelNodeAttrID attr, cudaKernelNodeAttrValue* value_out) except ?cudaErrorSymbolNotFound nogil
+cdef cudaError_t cudaGraphKernelNodeSetAttribute(cudaGraphNode_t hNode, cudaKernelNodeAttrID attr, const cudaKernelNodeAttrValue* value) except ?cudaErrorSymbolNotFound nogil
 cdef cudaError_t cudaGraphAddMemcpyNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph, const cudaGraphNode_t* pDependencies, size_t numDependencies, const cudaMemcpy3DParms* pCopyParams) except ?cudaErrorSymbolNotFound nogil
 cdef cudaError_t cudaGraphAddMemcpyNodeToSymbol(cudaGraphNode_t* pGraphNode, cudaGraph_t graph, const cudaGraphNode_t* pDependencies, size_t numDependencies, const void* symbol, const void* src, size_t count, size_t offset, cudaMemcpyKind kind) except ?cudaErrorSymbolNotFound nogil
 cdef cudaError_t cudaGraphAddMemcpyNodeFromSymbol(cudaGraphNode_t* pGraphNode, cudaGraph_t graph, const cudaGraphNode_t* pDependencies, size_t numDependencies, void* dst, const void* symbol, size_t count, size_t offset, cudaMemcpyKind kind) except ?cudaErrorSymbolNotFound nogil
@@ -2064,9 +2066,12 @@ cdef cudaError_t cudaKernelSetAttributeForDevice(cudaKernel_t kernel, cudaFuncAt
 cdef cudaError_t cudaGetExportTable(const void** ppExportTable, const cudaUUID_t* pExportTableId) except ?cudaErrorSymbolNotFound nogil
 cdef cudaError_t cudaGetFuncBySymbol(cudaFunction_t* functionPtr, const void* symbolPtr) except ?cudaErrorSymbolNotFound nogil
 cdef cudaError_t cudaGetKernel(cudaKernel_t* kernelPtr, const void* entryFuncAddr) except ?cudaErrorSymbolNotFound nogil
+cdef cudaPitchedPtr make_cudaPitchedPtr(void* d, size_t p, size_t xsz, size_t ysz) except * nogil
+cdef cudaPos make_cudaPos(size_t x, size_t y, size_t z) except * nogil
+cdef cudaExtent make_cudaExtent(size_t w, size_t h, size_t d) except * nogil
 cdef cudaError_t cudaGLGetDevices(unsigned int* pCudaDeviceCount, int* pCudaDevices, unsigned int cudaDeviceCount, cudaGLDeviceList deviceList) except ?cudaErrorSymbolNotFound nogil
-cdef cudaError_t cudaGraphicsGLRegisterImage(cudaGraphicsResource_t* resource, GLuint image, GLenum target, unsigned int flags) except ?cudaErrorSymbolNotFound nogil
-cdef cudaError_t cudaGraphicsGLRegisterBuffer(cudaGraphicsResource_t* resource, GLuint buffer, unsigned int flags) except ?cudaErrorSymbolNotFound nogil
+cdef cudaError_t cudaGraphicsGLRegisterImage(cudaGraphicsResource** resource, GLuint image, GLenum target, unsigned int flags) except ?cudaErrorSymbolNotFound nogil
+cdef cudaError_t cudaGraphicsGLRegisterBuffer(cudaGraphicsResource** resource, GLuint buffer, unsigned int flags) except ?cudaErrorSymbolNotFound nogil
 cdef cudaError_t cudaGLSetGLDevice(int device) except ?cudaErrorSymbolNotFound nogil
 cdef cudaError_t cudaGLRegisterBufferObject(GLuint bufObj) except ?cudaErrorSymbolNotFound nogil
 cdef cudaError_t cudaGLMapBufferObject(void** devPtr, GLuint bufObj) except ?cudaErrorSymbolNotFound nogil
@@ -2075,7 +2080,7 @@ cdef cudaError_t cudaGLUnregisterBufferObject(GLuint bufObj) except ?cudaErrorSy
 cdef cudaError_t cudaGLSetBufferObjectMapFlags(GLuint bufObj, unsigned int flags) except ?cudaErrorSymbolNotFound nogil
 cdef cudaError_t cudaGLMapBufferObjectAsync(void** devPtr, GLuint bufObj, cudaStream_t stream) except ?cudaErrorSymbolNotFound nogil
 cdef cudaError_t cudaGLUnmapBufferObjectAsync(GLuint bufObj, cudaStream_t stream) except ?cudaErrorSymbolNotFound nogil
-cdef cudaError_t cudaGraphicsEGLRegisterImage(cudaGraphicsResource_t* pCudaResource, EGLImageKHR image, unsigned int flags) except ?cudaErrorSymbolNotFound nogil
+cdef cudaError_t cudaGraphicsEGLRegisterImage(cudaGraphicsResource** pCudaResource, EGLImageKHR image, unsigned int flags) except ?cudaErrorSymbolNotFound nogil
 cdef cudaError_t cudaEGLStreamConsumerConnect(cudaEglStreamConnection* conn, EGLStreamKHR eglStream) except ?cudaErrorSymbolNotFound nogil
 cdef cudaError_t cudaEGLStreamConsumerConnectWithFlags(cudaEglStreamConnection* conn, EGLStreamKHR eglStream, unsigned int flags) except ?cudaErrorSymbolNotFound nogil
 cdef cudaError_t cudaEGLStreamConsumerDisconnect(cudaEglStreamConnection* conn) except ?cudaErrorSymbolNotFound nogil
@@ -2089,7 +2094,8 @@ cdef cudaError_t cudaGraphicsResourceGetMappedEglFrame(cudaEglFrame* eglFrame, c
 cdef cudaError_t cudaEventCreateFromEGLSync(cudaEvent_t* phEvent, EGLSyncKHR eglSync, unsigned int flags) except ?cudaErrorSymbolNotFound nogil
 cdef cudaError_t cudaVDPAUGetDevice(int* device, VdpDevice vdpDevice, VdpGetProcAddress* vdpGetProcAddress) except ?cudaErrorSymbolNotFound nogil
 cdef cudaError_t cudaVDPAUSetVDPAUDevice(int device, VdpDevice vdpDevice, VdpGetProcAddress* vdpGetProcAddress) except ?cudaErrorSymbolNotFound nogil
-cdef cudaError_t cudaGraphicsVDPAURegisterVideoSurface(cudaGraphicsResource_t* resource, VdpVideoSurface vdpSurface, unsigned int flags) except ?cudaErrorSymbolNotFound nogil
-cdef cudaError_t cudaGraphicsVDPAURegisterOutputSurface(cudaGraphicsResource_t* resource, VdpOutputSurface vdpSurface, unsigned int flags) except ?cudaErrorSymbolNotFound nogil
+cdef cudaError_t cudaGraphicsVDPAURegisterVideoSurface(cudaGraphicsResource** resource, VdpVideoSurface vdpSurface, unsigned int flags) except ?cudaErrorSymbolNotFound nogil
+cdef cudaError_t cudaGraphicsVDPAURegisterOutputSurface(cudaGraphicsResource** resource, VdpOutputSurface vdpSurface, unsigned int flags) except ?cudaErrorSymbolNotFound nogil
+cdef cudaError_t getLocalRuntimeVersion(int* runtimeVersion) except ?cudaErrorSymbolNotFound nogil
 cdef cudaError_t cudaProfilerStart() except ?cudaErrorSymbolNotFound nogil
 cdef cudaError_t cudaProfilerStop() except ?cudaErrorSymbolNotFound nogil

@@ -13,6 +13,11 @@ cdef int _resolve(int i) except -1 nogil:
         _slots[i] = <void*><size_t>_symbol(i)
     return 0
 
+cdef extern from "driver_functions.h" nogil:
+    cudaPitchedPtr _inline_make_cudaPitchedPtr "make_cudaPitchedPtr"(void* d, size_t p, size_t xsz, size_t ysz)
+    cudaPos _inline_make_cudaPos "make_cudaPos"(size_t x, size_t y, size_t z)
+    cudaExtent _inline_make_cudaExtent "make_cudaExtent"(size_t w, size_t h, size_t d)
+
 cdef cudaError_t cudaDeviceReset() except ?cudaErrorSymbolNotFound nogil:
     if _slots[0] == NULL:
         _resolve(0)
@@ -263,15 +268,15 @@ cdef cudaError_t cudaStreamCopyAttributes(cudaStream_t dst, cudaStream_t src) ex
         _resolve(49)
     return (<cudaError_t (*)(cudaStream_t, cudaStream_t) noexcept nogil>_slots[49])(dst, src)
 
-cdef cudaError_t cudaStreamGetAttribute(cudaStream_t hStream, cudaLaunchAttributeID attr, cudaLaunchAttributeValue* value_out) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaStreamGetAttribute(cudaStream_t hStream, cudaStreamAttrID attr, cudaStreamAttrValue* value_out) except ?cudaErrorSymbolNotFound nogil:
     if _slots[50] == NULL:
         _resolve(50)
-    return (<cudaError_t (*)(cudaStream_t, cudaLaunchAttributeID, cudaLaunchAttributeValue*) noexcept nogil>_slots[50])(hStream, attr, value_out)
+    return (<cudaError_t (*)(cudaStream_t, cudaStreamAttrID, cudaStreamAttrValue*) noexcept nogil>_slots[50])(hStream, attr, value_out)
 
-cdef cudaError_t cudaStreamSetAttribute(cudaStream_t hStream, cudaLaunchAttributeID attr, const cudaLaunchAttributeValue* value) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaStreamSetAttribute(cudaStream_t hStream, cudaStreamAttrID attr, const cudaStreamAttrValue* value) except ?cudaErrorSymbolNotFound nogil:
     if _slots[51] == NULL:
         _resolve(51)
-    return (<cudaError_t (*)(cudaStream_t, cudaLaunchAttributeID, const cudaLaunchAttributeValue*) noexcept nogil>_slots[51])(hStream, attr, value)
+    return (<cudaError_t (*)(cudaStream_t, cudaStreamAttrID, const cudaStreamAttrValue*) noexcept nogil>_slots[51])(hStream, attr, value)
 
 cdef cudaError_t cudaStreamDestroy(cudaStream_t stream) except ?cudaErrorSymbolNotFound nogil:
     if _slots[52] == NULL:
@@ -688,10 +693,10 @@ cdef cudaError_t cudaMemcpyPeerAsync(void* dst, int dstDevice, const void* src, 
         _resolve(134)
     return (<cudaError_t (*)(void*, int, const void*, int, size_t, cudaStream_t) noexcept nogil>_slots[134])(dst, dstDevice, src, srcDevice, count, stream)
 
-cdef cudaError_t cudaMemcpyBatchAsync(void** dsts, const void** srcs, const size_t* sizes, size_t count, cudaMemcpyAttributes* attrs, size_t* attrsIdxs, size_t numAttrs, cudaStream_t stream) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaMemcpyBatchAsync(const void** dsts, const void** srcs, const size_t* sizes, size_t count, cudaMemcpyAttributes* attrs, size_t* attrsIdxs, size_t numAttrs, cudaStream_t stream) except ?cudaErrorSymbolNotFound nogil:
     if _slots[135] == NULL:
         _resolve(135)
-    return (<cudaError_t (*)(void**, const void**, const size_t*, size_t, cudaMemcpyAttributes*, size_t*, size_t, cudaStream_t) noexcept nogil>_slots[135])(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, stream)
+    return (<cudaError_t (*)(const void**, const void**, const size_t*, size_t, cudaMemcpyAttributes*, size_t*, size_t, cudaStream_t) noexcept nogil>_slots[135])(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, stream)
 
 cdef cudaError_t cudaMemcpy3DBatchAsync(size_t numOps, cudaMemcpy3DBatchOp* opList, unsigned long long flags, cudaStream_t stream) except ?cudaErrorSymbolNotFound nogil:
     if _slots[136] == NULL:
@@ -1073,15 +1078,15 @@ cdef cudaError_t cudaGraphKernelNodeCopyAttributes(cudaGraphNode_t hDst, cudaGra
         _resolve(211)
     return (<cudaError_t (*)(cudaGraphNode_t, cudaGraphNode_t) noexcept nogil>_slots[211])(hDst, hSrc)
 
-cdef cudaError_t cudaGraphKernelNodeGetAttribute(cudaGraphNode_t hNode, cudaLaunchAttributeID attr, cudaLaunchAttributeValue* value_out) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaGraphKernelNodeGetAttribute(cudaGraphNode_t hNode, cudaKernelNodeAttrID attr, cudaKernelNodeAttrValue* value_out) except ?cudaErrorSymbolNotFound nogil:
     if _slots[212] == NULL:
         _resolve(212)
-    return (<cudaError_t (*)(cudaGraphNode_t, cudaLaunchAttributeID, cudaLaunchAttributeValue*) noexcept nogil>_slots[212])(hNode, attr, value_out)
+    return (<cudaError_t (*)(cudaGraphNode_t, cudaKernelNodeAttrID, cudaKernelNodeAttrValue*) noexcept nogil>_slots[212])(hNode, attr, value_out)
 
-cdef cudaError_t cudaGraphKernelNodeSetAttribute(cudaGraphNode_t hNode, cudaLaunchAttributeID attr, const cudaLaunchAttributeValue* value) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaGraphKernelNodeSetAttribute(cudaGraphNode_t hNode, cudaKernelNodeAttrID attr, const cudaKernelNodeAttrValue* value) except ?cudaErrorSymbolNotFound nogil:
     if _slots[213] == NULL:
         _resolve(213)
-    return (<cudaError_t (*)(cudaGraphNode_t, cudaLaunchAttributeID, const cudaLaunchAttributeValue*) noexcept nogil>_slots[213])(hNode, attr, value)
+    return (<cudaError_t (*)(cudaGraphNode_t, cudaKernelNodeAttrID, const cudaKernelNodeAttrValue*) noexcept nogil>_slots[213])(hNode, attr, value)
 
 cdef cudaError_t cudaGraphAddMemcpyNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph, const cudaGraphNode_t* pDependencies, size_t numDependencies, const cudaMemcpy3DParms* pCopyParams) except ?cudaErrorSymbolNotFound nogil:
     if _slots[214] == NULL:
@@ -1563,20 +1568,29 @@ cdef cudaError_t cudaGetKernel(cudaKernel_t* kernelPtr, const void* entryFuncAdd
         _resolve(309)
     return (<cudaError_t (*)(cudaKernel_t*, const void*) noexcept nogil>_slots[309])(kernelPtr, entryFuncAddr)
 
+cdef cudaPitchedPtr make_cudaPitchedPtr(void* d, size_t p, size_t xsz, size_t ysz) except * nogil:
+    return _inline_make_cudaPitchedPtr(d, p, xsz, ysz)
+
+cdef cudaPos make_cudaPos(size_t x, size_t y, size_t z) except * nogil:
+    return _inline_make_cudaPos(x, y, z)
+
+cdef cudaExtent make_cudaExtent(size_t w, size_t h, size_t d) except * nogil:
+    return _inline_make_cudaExtent(w, h, d)
+
 cdef cudaError_t cudaGLGetDevices(unsigned int* pCudaDeviceCount, int* pCudaDevices, unsigned int cudaDeviceCount, cudaGLDeviceList deviceList) except ?cudaErrorSymbolNotFound nogil:
     if _slots[310] == NULL:
         _resolve(310)
     return (<cudaError_t (*)(unsigned int*, int*, unsigned int, cudaGLDeviceList) noexcept nogil>_slots[310])(pCudaDeviceCount, pCudaDevices, cudaDeviceCount, deviceList)
 
-cdef cudaError_t cudaGraphicsGLRegisterImage(cudaGraphicsResource_t* resource, GLuint image, GLenum target, unsigned int flags) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaGraphicsGLRegisterImage(cudaGraphicsResource** resource, GLuint image, GLenum target, unsigned int flags) except ?cudaErrorSymbolNotFound nogil:
     if _slots[311] == NULL:
         _resolve(311)
-    return (<cudaError_t (*)(cudaGraphicsResource_t*, GLuint, GLenum, unsigned int) noexcept nogil>_slots[311])(resource, image, target, flags)
+    return (<cudaError_t (*)(cudaGraphicsResource**, GLuint, GLenum, unsigned int) noexcept nogil>_slots[311])(resource, image, target, flags)
 
-cdef cudaError_t cudaGraphicsGLRegisterBuffer(cudaGraphicsResource_t* resource, GLuint buffer, unsigned int flags) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaGraphicsGLRegisterBuffer(cudaGraphicsResource** resource, GLuint buffer, unsigned int flags) except ?cudaErrorSymbolNotFound nogil:
     if _slots[312] == NULL:
         _resolve(312)
-    return (<cudaError_t (*)(cudaGraphicsResource_t*, GLuint, unsigned int) noexcept nogil>_slots[312])(resource, buffer, flags)
+    return (<cudaError_t (*)(cudaGraphicsResource**, GLuint, unsigned int) noexcept nogil>_slots[312])(resource, buffer, flags)
 
 cdef cudaError_t cudaGLSetGLDevice(int device) except ?cudaErrorSymbolNotFound nogil:
     if _slots[313] == NULL:
@@ -1618,10 +1632,10 @@ cdef cudaError_t cudaGLUnmapBufferObjectAsync(GLuint bufObj, cudaStream_t stream
         _resolve(320)
     return (<cudaError_t (*)(GLuint, cudaStream_t) noexcept nogil>_slots[320])(bufObj, stream)
 
-cdef cudaError_t cudaGraphicsEGLRegisterImage(cudaGraphicsResource_t* pCudaResource, EGLImageKHR image, unsigned int flags) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaGraphicsEGLRegisterImage(cudaGraphicsResource** pCudaResource, EGLImageKHR image, unsigned int flags) except ?cudaErrorSymbolNotFound nogil:
     if _slots[321] == NULL:
         _resolve(321)
-    return (<cudaError_t (*)(cudaGraphicsResource_t*, EGLImageKHR, unsigned int) noexcept nogil>_slots[321])(pCudaResource, image, flags)
+    return (<cudaError_t (*)(cudaGraphicsResource**, EGLImageKHR, unsigned int) noexcept nogil>_slots[321])(pCudaResource, image, flags)
 
 cdef cudaError_t cudaEGLStreamConsumerConnect(cudaEglStreamConnection* conn, EGLStreamKHR eglStream) except ?cudaErrorSymbolNotFound nogil:
     if _slots[322] == NULL:
@@ -1688,15 +1702,18 @@ cdef cudaError_t cudaVDPAUSetVDPAUDevice(int device, VdpDevice vdpDevice, VdpGet
         _resolve(334)
     return (<cudaError_t (*)(int, VdpDevice, VdpGetProcAddress*) noexcept nogil>_slots[334])(device, vdpDevice, vdpGetProcAddress)
 
-cdef cudaError_t cudaGraphicsVDPAURegisterVideoSurface(cudaGraphicsResource_t* resource, VdpVideoSurface vdpSurface, unsigned int flags) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaGraphicsVDPAURegisterVideoSurface(cudaGraphicsResource** resource, VdpVideoSurface vdpSurface, unsigned int flags) except ?cudaErrorSymbolNotFound nogil:
     if _slots[335] == NULL:
         _resolve(335)
-    return (<cudaError_t (*)(cudaGraphicsResource_t*, VdpVideoSurface, unsigned int) noexcept nogil>_slots[335])(resource, vdpSurface, flags)
+    return (<cudaError_t (*)(cudaGraphicsResource**, VdpVideoSurface, unsigned int) noexcept nogil>_slots[335])(resource, vdpSurface, flags)
 
-cdef cudaError_t cudaGraphicsVDPAURegisterOutputSurface(cudaGraphicsResource_t* resource, VdpOutputSurface vdpSurface, unsigned int flags) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t cudaGraphicsVDPAURegisterOutputSurface(cudaGraphicsResource** resource, VdpOutputSurface vdpSurface, unsigned int flags) except ?cudaErrorSymbolNotFound nogil:
     if _slots[336] == NULL:
         _resolve(336)
-    return (<cudaError_t (*)(cudaGraphicsResource_t*, VdpOutputSurface, unsigned int) noexcept nogil>_slots[336])(resource, vdpSurface, flags)
+    return (<cudaError_t (*)(cudaGraphicsResource**, VdpOutputSurface, unsigned int) noexcept nogil>_slots[336])(resource, vdpSurface, flags)
+
+cdef cudaError_t getLocalRuntimeVersion(int* runtimeVersion) except ?cudaErrorSymbolNotFound nogil:
+    return cudaRuntimeGetVersion(runtimeVersion)
 
 cdef cudaError_t cudaProfilerStart() except ?cudaErrorSymbolNotFound nogil:
     if _slots[337] == NULL:

@@ -6671,7 +6671,7 @@ any compute work. Note that this flag is a hint and can be ignored depending on 
     _check_count(attrs, numAttrs, 'attrs', 'numAttrs')
     _check_count(attrsIdxs, numAttrs, 'attrsIdxs', 'numAttrs')
     with nogil:
-        err = cyruntime.cudaMemcpyBatchAsync(<void**>p_dsts, <const void**>p_srcs, <const size_t*>p_sizes, count, <cyruntime.cudaMemcpyAttributes*>p_attrs, <size_t*>p_attrsIdxs, numAttrs, <cyruntime.cudaStream_t>c_stream)
+        err = cyruntime.cudaMemcpyBatchAsync(<const void**>p_dsts, <const void**>p_srcs, <const size_t*>p_sizes, count, <cyruntime.cudaMemcpyAttributes*>p_attrs, <size_t*>p_attrsIdxs, numAttrs, <cyruntime.cudaStream_t>c_stream)
     return _st1(err)
 
 def cudaMemcpy3DBatchAsync(size_t numOps, opList, unsigned long long flags, stream):

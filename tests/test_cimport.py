@@ -19,6 +19,7 @@ PYX = textwrap.dedent(
     # cython: language_level=3
     from cuda.bindings cimport cynvrtc
     from cuda.bindings cimport cydriver
+    from cuda.bindings cimport cyruntime
 
 
     def nvrtc_version():
@@ -39,6 +40,60 @@ PYX = textwrap.dedent(
         with nogil:
             err = cydriver.cuDriverGetVersion(&version)
         return (<int>err, version, <int>cydriver.CUDA_SUCCESS)
+
+
+    def egl_frame_fill(size_t address):
+        # CUeglFrame is declared by cydriver.pxd itself (no EGL headers needed): write one through
+        # that declaration; the caller reads it back through the layout taken from cudaEGL.h
+        cdef cydriver.CUeglFrame* f = <cydriver.CUeglFrame*>address
+        f.frame.pArray[2] = <cydriver.CUarray><size_t>0x1230
+        f.width = 640
+        f.height = 480
+        f.depth = 1
+        f.pitch = 2560
+        f.planeCount = 2
+        f.numChannels = 4
+        f.frameType = cydriver.CU_EGL_FRAME_TYPE_PITCH
+        f.eglColorFormat = cydriver.CU_EGL_COLOR_FORMAT_ARGB
+        f.cuFormat = cydriver.CU_AD_FORMAT_FLOAT
+        return sizeof(cydriver.CUeglFrame)
+
+
+    def runtime_egl_frame_fill(size_t address):
+        cdef cyruntime.cudaEglFrame* f = <cyruntime.cudaEglFrame*>address
+        f.frame.pPitch[1].pitch = 77
+        f.planeDesc[2].channelDesc.y = 8
+        f.planeDesc[2].reserved[3] = 5
+        f.planeCount = 3
+        f.frameType = cyruntime.cudaEglFrameTypePitch
+        f.eglColorFormat = cyruntime.cudaEglColorFormatARGB
+        return sizeof(cyruntime.cudaEglFrame)
+
+
+    def interop_function_types():
+        # the interop functions held in pointers typed as a client spells their types
+        cdef cydriver.CUresult (*connect)(cydriver.CUeglStreamConnection*, cydriver.EGLStreamKHR) except ?cydriver.CUDA_ERROR_NOT_FOUND nogil
+        cdef cydriver.CUresult (*register_image)(cydriver.CUgraphicsResource*, cydriver.GLuint, cydriver.GLenum, unsigned int) except ?cydriver.CUDA_ERROR_NOT_FOUND nogil
+        cdef cydriver.CUresult (*gl_devices)(unsigned int*, cydriver.CUdevice*, unsigned int, cydriver.CUGLDeviceList) except ?cydriver.CUDA_ERROR_NOT_FOUND nogil
+        connect = cydriver.cuEGLStreamConsumerConnect
+        register_image = cydriver.cuGraphicsGLRegisterImage
+        gl_devices = cydriver.cuGLGetDevices
+        cdef cyruntime.cudaStreamAttrID attr = cyruntime.cudaLaunchAttributePriority
+        cdef cyruntime.cudaKernelNodeAttrValue value
+        value.priority = 3
+        return connect != NULL and register_image != NULL and gl_devices != NULL, <int>attr, value.priority
+
+
+    def runtime_helpers():
+        cdef cyruntime.cudaExtent e = cyruntime.make_cudaExtent(1, 2, 3)
+        cdef cyruntime.cudaPos p = cyruntime.make_cudaPos(4, 5, 6)
+        cdef cyruntime.cudaPitchedPtr q = cyruntime.make_cudaPitchedPtr(NULL, 7, 8, 9)
+        cdef int version = 0
+        cdef cyruntime.cudaError_t err
+        with nogil:
+            err = cyruntime.getLocalRuntimeVersion(&version)
+        return ((e.width, e.height, e.depth), (p.x, p.y, p.z), (q.pitch, q.xsize, q.ysize),
+                (<int>err, version))
     """
 )
 
@@ -100,3 +155,45 @@ def test_cimport_cydriver_call(probe_module):
     err, version, success = probe_module.driver_version()
     assert err == success == 0
     assert version >= 13000
+
+
+def test_cimport_interop_types_match_the_c_layout(probe_module):
+    # the .pxd declares the EGL frame structs itself; the Python classes lay them out from the
+    # C headers: the same bytes must read back
+    from cuda.bindings import driver, runtime
+
+    frame = driver.CUeglFrame()
+    assert probe_module.egl_frame_fill(frame.getPtr()) == driver.sizeof(driver.CUeglFrame)
+    assert int(frame.frame.pArray[2]) == 0x1230
+    assert (frame.width, frame.height, frame.depth, frame.pitch, frame.planeCount, frame.numChannels) == \
+        (640, 480, 1, 2560, 2, 4)
+    assert int(frame.frameType) == int(driver.CUeglFrameType.CU_EGL_FRAME_TYPE_PITCH)
+    assert int(frame.eglColorFormat) == int(driver.CUeglColorFormat.CU_EGL_COLOR_FORMAT_ARGB)
+    assert int(frame.cuFormat) == int(driver.CUarray_format.CU_AD_FORMAT_FLOAT)
+
+    rframe = runtime.cudaEglFrame()
+    assert probe_module.runtime_egl_frame_fill(rframe.getPtr()) == runtime.sizeof(runtime.cudaEglFrame)
+    assert rframe.frame.pPitch[1].pitch == 77
+    assert rframe.planeDesc[2].channelDesc.y == 8
+    assert list(rframe.planeDesc[2].reserved) == [0, 0, 0, 5]
+    assert rframe.planeCount == 3
+    assert int(rframe.frameType) == int(runtime.cudaEglFrameType.cudaEglFrameTypePitch)
+    assert int(rframe.eglColorFormat) == int(runtime.cudaEglColorFormat.cudaEglColorFormatARGB)
+
+
+def test_cimport_interop_function_types(probe_module):
+    from cuda.bindings import runtime
+
+    ok, attr, priority = probe_module.interop_function_types()
+    assert ok
+    assert attr == int(runtime.cudaLaunchAttributeID.cudaLaunchAttributePriority)
+    assert priority == 3
+
+
+def test_cimport_runtime_helpers(probe_module):
+    from cuda.bindings import runtime
+
+    extent, pos, pitched, (err, version) = probe_module.runtime_helpers()
+    assert (extent, pos, pitched) == ((1, 2, 3), (4, 5, 6), (7, 8, 9))
+    # the version of the runtime library the bindings loaded, as the Python level reports it
+    assert (err, version) == tuple(int(x) for x in runtime.getLocalRuntimeVersion())

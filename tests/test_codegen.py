@@ -116,6 +116,43 @@ def test_emitted_wrapper_releases_the_gil_and_returns_outputs(tiny_model):
     assert "return (_ok(), _new_int(CUdeviceptr" in body
 
 
+CYLEVEL_BASE = textwrap.dedent("""\
+    typedef enum cudaError_enum { CUDA_SUCCESS = 0 } CUresult;
+    typedef struct CUstream_st *CUstream;
+    typedef enum CUlaunchAttributeID_enum { CU_LAUNCH_ATTRIBUTE_PRIORITY = 8 } CUlaunchAttributeID;
+    #define CUstreamAttrID CUlaunchAttributeID
+    CUresult cuThingSet(CUstream hStream, CUstreamAttrID attr);
+    """)
+CYLEVEL_GL = textwrap.dedent("""\
+    typedef unsigned int GLuint;
+    typedef enum CUGLDeviceList_enum { CU_GL_DEVICE_LIST_ALL = 1, CU_GL_DEVICE_LIST_NEXT = 3 } CUGLDeviceList;
+    CUresult cuGLThing(GLuint buffer, CUGLDeviceList which);
+    """)
+
+
+def test_interop_types_and_macro_aliases_are_declared_at_the_cython_level(tmp_path):
+    # Cython spells these with mangled names in the C-API signatures, as the reference package's
+    pytest.importorskip("pyclibrary", reason="the generator's parser (pyclibrary) is not installed")
+    (tmp_path / "base.h").write_text(CYLEVEL_BASE)
+    (tmp_path / "cudaGL.h").write_text(CYLEVEL_GL)   # an interop header, by its name
+    defs, where = parse.run_pyclibrary(tmp_path, ["base.h", "cudaGL.h"], origins=True)
+    raw = {"defs": defs, "docs": {}, "versioned": {}, "ptds": {}, "pfn": {},
+           "spelled": parse.spelled_params(CYLEVEL_BASE + CYLEVEL_GL), "interop": parse.interop_names(where)}
+    m = model.build(raw, "driver")
+    assert m.cython_level == ["CUGLDeviceList", "CUstreamAttrID", "GLuint"]
+    pxd = emit.emit_pxd(m)
+    extern, own = pxd.split("\n# Declared here")
+    own = own[:own.index("cdef enum:")]
+    assert "\nctypedef unsigned int GLuint\n" in own
+    assert "\nctypedef enum CUGLDeviceList:\n    CU_GL_DEVICE_LIST_ALL = 1\n    CU_GL_DEVICE_LIST_NEXT = 3\n" in own
+    assert "\nctypedef CUlaunchAttributeID CUstreamAttrID\n" in own
+    assert "GLuint" not in extern and "CUGLDeviceList" not in extern and "CUstreamAttrID" not in extern
+    assert "    ctypedef enum CUlaunchAttributeID:" in extern
+    # the parameter keeps the header's spelling, which the preprocessor hid from the parser
+    assert "cdef CUresult cuThingSet(CUstream hStream, CUstreamAttrID attr)" in pxd
+    assert "cdef CUresult cuGLThing(GLuint buffer, CUGLDeviceList which)" in pxd
+
+
 def test_regeneration_reproduces_the_committed_files():
     pytest.importorskip("pyclibrary", reason="the generator's parser (pyclibrary) is not installed")
     from codegen.__main__ import OUT, generate
