@@ -193,6 +193,12 @@ NVRTC_BUFFER_SIZE = {
     "nvrtcGetProgramLog": "nvrtcGetProgramLogSize",
 }
 
+# Calls of the snake_case modules whose failure the library explains in a log it keeps: (size
+# query, log getter).  The log is read after a failure and added to the exception's message, after
+# the status, which stays the message's first line (the reference package leaves the reading to
+# the caller).
+ERROR_LOG = {}
+
 # Attribute-typed values: attribute enum -> member -> C type of the value ("*" for every member;
 # "T[]" an array of T filling the caller's data size).  The C API passes these through void*; the
 # type depends on the attribute (the header's doxygen for each enum member says which).  Where the
