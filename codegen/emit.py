@@ -25,6 +25,11 @@ LIBS = {
                       snake=dict(error="nvJitLinkError", title="nvJitLink", what="an nvJitLink handle",
                                  enums={"nvJitLinkResult": ("Result", "NVJITLINK_"),
                                         "nvJitLinkInputType": ("InputType", "NVJITLINK_INPUT_")})),
+    # NVVM has no internal-error status: a missing entry point is reported as a Python exception
+    # all the same; CANCELLED is rarely returned, so the except-value check seldom runs
+    "nvvm": dict(status="nvvmResult", header="nvvm.h", notfound="NVVM_ERROR_CANCELLED", prefix="nvvm",
+                 snake=dict(error="nvvmError", title="NVVM", what="an NVVM program",
+                            enums={"nvvmResult": ("Result", "NVVM_")})),
 }
 # `snake`: the library's Python module follows the reference's snake_case style (nvJitLink, NVVM):
 # the tuple-returning wrappers are private (`_nvvmVersion`), and a thin layer of snake_case
