@@ -369,9 +369,10 @@ cdef int _live(object h, set consumed, str name, str what) except -1:
 
 
 cdef int _consume(object h, set consumed) except -1:
-    """Record a handle that a destroy call freed (see `_live`)."""
+    """Record a handle that a destroy call freed (see `_live`).  A handle object reads 0 by now
+    (the call cleared its value): NULL is refused by the library itself, so it is not recorded."""
     k = _hkey(h)
-    if k is not None:
+    if k:
         consumed.add(k)
     return 0
 

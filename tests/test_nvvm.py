@@ -385,3 +385,16 @@ def test_library_from_cuda_home_nvvm_lib64(tmp_path):
     assert proc.returncode == 0, proc.stderr[-2000:]
     out = json.loads(proc.stdout.strip().splitlines()[-1])
     assert out == {"version": [2, 0], "path": str(tmp_path / "cuda" / "nvvm" / "lib64" / "libnvvm.so.4")}
+
+
+def test_destroying_a_handle_object_clears_it(programs):
+    # the C call clears the caller's handle; a handle object is given by reference, so it reads 0
+    # afterwards and the library refuses it as NULL (no program was freed twice)
+    p = nvvm.nvvmProgram(nvvm.create_program())
+    nvvm.destroy_program(p)
+    assert int(p) == 0
+    with pytest.raises(nvvm.nvvmError) as excinfo:
+        nvvm.get_program_log_size(p)
+    assert excinfo.value.status is nvvm.Result.ERROR_INVALID_PROGRAM
+    with pytest.raises(nvvm.nvvmError):
+        nvvm.get_program_log_size(0)                 # 0 is NULL, not a destroyed program
