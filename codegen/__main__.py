@@ -13,7 +13,7 @@ from . import emit, model, parse
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "cuda_bindings"
-LIBS = ("driver", "nvrtc", "runtime", "nvjitlink")
+LIBS = ("driver", "nvrtc", "runtime", "nvjitlink", "nvvm")
 
 
 def generate(include_dir, libs=LIBS, dump=None):

@@ -21,8 +21,21 @@ LIBS = {
     "runtime": dict(status="cudaError_t", header="cuda_runtime_api.h", notfound="cudaErrorSymbolNotFound", prefix="cuda",
                     interop={"cuda_gl_interop.h": ["GL/gl.h"], "cuda_egl_interop.h": ["EGL/egl.h", "EGL/eglext.h"],
                              "cuda_vdpau_interop.h": ["vdpau/vdpau.h"]}),
-    "nvjitlink": dict(status="nvJitLinkResult", header="nvJitLink.h", notfound="NVJITLINK_ERROR_INTERNAL", prefix="nvJitLink"),
+    "nvjitlink": dict(status="nvJitLinkResult", header="nvJitLink.h", notfound="NVJITLINK_ERROR_INTERNAL", prefix="nvJitLink",
+                      snake=dict(error="nvJitLinkError", title="nvJitLink", what="an nvJitLink handle",
+                                 enums={"nvJitLinkResult": ("Result", "NVJITLINK_"),
+                                        "nvJitLinkInputType": ("InputType", "NVJITLINK_INPUT_")})),
+    # NVVM has no internal-error status: a missing entry point is reported as a Python exception
+    # all the same; CANCELLED is rarely returned, so the except-value check seldom runs
+    "nvvm": dict(status="nvvmResult", header="nvvm.h", notfound="NVVM_ERROR_CANCELLED", prefix="nvvm",
+                 snake=dict(error="nvvmError", title="NVVM", what="an NVVM program",
+                            enums={"nvvmResult": ("Result", "NVVM_")})),
 }
+# `snake`: the library's Python module follows the reference's snake_case style (nvJitLink, NVVM):
+# the tuple-returning wrappers are private (`_nvvmVersion`), and a thin layer of snake_case
+# functions (`version`) returns the outputs and raises `error` (a class of the module) on failure;
+# handles are plain ints (`what` names one in messages, `title` the library); `enums` are Python-level enums named
+# without the C prefix (nvvmResult -> Result, NVVM_SUCCESS -> SUCCESS).
 
 
 def _bare(name):
@@ -360,6 +373,8 @@ def emit_py(model):
          "from libc.stdlib cimport malloc, free",
          "from libc.string cimport memcpy",
          ""]
+    if L.get("snake"):
+        o.insert(-1, "from cuda.bindings._base cimport _live, _consume")
     classes = set()
     # ---- enums: specs only; the IntEnum classes are made on first use (cuda.bindings._base._Lazy,
     # docs/design.md "Lazy classes")
@@ -490,8 +505,8 @@ def emit_py(model):
 
 def _emit_helpers(model):
     o = []
-    if model.lib == "nvjitlink":
-        o.extend(_emit_nvjitlink_api(model))
+    if LIBS[model.lib].get("snake"):
+        o.extend(_emit_snake_api(model))
     if model.lib == "runtime":
         for name, (cls, params, fields) in sorted(ov.MAKE_FUNCTIONS.items()):
             o.append(f"def {name}({', '.join(params)}):")
@@ -637,12 +652,17 @@ def _emit_function(model, fn, mod, L):
             elif conv in ("voidp", "unknown"):
                 pyparams.append(py)
                 cdecls.append(f"cdef void* {c}")
-                # nvJitLink reads `size` bytes of its input: no NULL, no handle object
-                pre.append(f"{'_bptr' if model.lib == 'nvjitlink' else '_vptr'}({py}, &{c})")
+                if L.get("snake"):
+                    # nvJitLink and NVVM read `size` bytes of their input: no NULL, no handle
+                    # object, and a buffer must hold that many bytes
+                    size = ov.RENAME.get(p.extra.get("size"), p.extra.get("size")) or "0"
+                    pre.append(f"_bptr({py}, &{c}, {size})")
+                else:
+                    pre.append(f"_vptr({py}, &{c})")
                 call_args.append(f"<{ct}>{c}")
             elif conv == "cstr":
                 pyparams.append(py)
-                if model.lib == "nvjitlink":   # the reference's nvJitLink takes str; bytes work too
+                if L.get("snake"):   # the reference's nvJitLink and NVVM take str; bytes work too
                     cdecls.append(f"cdef bytes b_{p.name} = {py}.encode() if isinstance({py}, str) else _as_bytes({py}, False)")
                 else:
                     cdecls.append(f"cdef bytes b_{p.name} = _as_bytes({py}, False)")
@@ -652,7 +672,7 @@ def _emit_function(model, fn, mod, L):
                 pyparams.append(py)
                 cdecls.append(f"cdef void* {c}")
                 cdecls.append(f"cdef Py_ssize_t n_{p.name}")
-                pre.append(f"_wbuf({py}, &{c}, &n_{p.name}, {model.lib == 'nvjitlink'})")  # nvJitLink: addresses too
+                pre.append(f"_wbuf({py}, &{c}, &n_{p.name}, {bool(L.get('snake'))})")  # nvJitLink, NVVM: addresses too
                 szf = ov.NVRTC_BUFFER_SIZE.get(fn.name)
                 if szf:
                     size_check.append((szf, p.name, py))
@@ -811,7 +831,7 @@ def _emit_function(model, fn, mod, L):
             # a struct pointer is a list only when given one (one struct is not counted)
             pre.append(f"if isinstance({py}, (list, tuple)): {check}" if p.conv == "struct_ptr" else check)
     sig = ", ".join(pyparams)
-    o.append(f"def {'_' if model.lib == 'nvjitlink' else ''}{fn.name}({sig}):")
+    o.append(f"def {'_' if L.get('snake') else ''}{fn.name}({sig}):")
     o.append('    """' + _docstring(fn) + '\n    """')
     if fn.ret != L["status"] and _struct_ret(fn, model):
         o.append(f"    cdef cy{model.lib}.{_bare(fn.ret)} r")
@@ -922,14 +942,14 @@ def _keep_gil_test(model, fname, arg):
 
 
 def _extra_enums(model):
-    """Enums of the Python API that are not C enums: nvJitLink's Result and InputType (the C
-    names without their prefix)."""
+    """Enums of the Python API that are not C enums: those of the snake_case modules (nvJitLink's
+    Result and InputType, NVVM's Result), the C names without their prefix."""
     out = []
-    if model.lib == "nvjitlink":
-        for e in model.enums:
-            short = {"nvJitLinkResult": ("Result", "NVJITLINK_"), "nvJitLinkInputType": ("InputType", "NVJITLINK_INPUT_")}.get(e.name)
-            if short:
-                out.append((short[0], [(n[len(short[1]):] if n.startswith(short[1]) else n, int(v)) for n, v in e.members]))
+    short_names = LIBS[model.lib].get("snake", {}).get("enums", {})
+    for e in model.enums:
+        short = short_names.get(e.name)
+        if short:
+            out.append((short[0], [(n[len(short[1]):] if n.startswith(short[1]) else n, int(v)) for n, v in e.members]))
     return out
 
 
@@ -983,49 +1003,106 @@ def _check_lazy_refs(lines, model):
 
 
 def _snake(name):
+    """IRVersion -> ir_version, GetLinkedPtxSize -> get_linked_ptx_size."""
+    name = re.sub(r"(?<=[A-Z])(?=[A-Z][a-z])", "_", name)
     return re.sub(r"(?<=[a-z0-9])([A-Z])", r"_\1", name).lower()
 
 
-def _emit_nvjitlink_api(model):
-    """nvJitLink in the reference's style: snake_case functions that return their outputs and
-    raise nvJitLinkError on failure, plain int handles, enums Result and InputType."""
-    o = ["", "# ---- the Python API (snake_case, exceptions); Result and InputType are in _ENUMS", ""]
-    o.append("class nvJitLinkError(Exception):")
-    o.append('    """A failed nvJitLink call: `status` is the Result member."""')
+def _emit_snake_api(model):
+    """The reference's style for nvJitLink and NVVM (LIBS[lib]["snake"]): snake_case functions over
+    the private tuple-returning wrappers, which return their outputs and raise the module's error
+    class on failure; plain int handles; the short-named enums (Result, ...) are in _ENUMS.
+
+    A handle passed by reference to a call that clears it (`handle_ref`: nvJitLinkDestroy,
+    nvvmDestroyProgram) is consumed: its int value is remembered, and a later call given it raises
+    instead of handing the library freed memory; a handle a call returns is live again."""
+    L = LIBS[model.lib]
+    cfg = L["snake"]
+    err = cfg["error"]
+    short = " and ".join(v[0] for v in cfg["enums"].values())
+    logs = {f: v for f, v in ov.ERROR_LOG.items() if f.startswith(L["prefix"])}
+    o = ["", f"# ---- the Python API (snake_case, exceptions); {short} {'are' if ' and ' in short else 'is'} in _ENUMS", ""]
+    o.append(f"class {err}(Exception):")
+    o.append(f'    """A failed {cfg["title"]} call: `status` is the Result member; the message is the status,')
+    o.append('    followed by the library\'s log where it keeps one for the failed call."""')
     o.append("")
-    o.append("    def __init__(self, status):")
+    o.append("    def __init__(self, status, log=None):")
     o.append("        try:")
     o.append("            status = _L.cls('Result')(int(status))")
     o.append("        except ValueError:")
     o.append("            pass")
     o.append("        self.status = status")
+    o.append("        self._log = log")
     o.append("        name = status.name if isinstance(status, _L.cls('Result')) else str(status)")
-    o.append("        super().__init__(f'{name} ({int(status)})')")
+    o.append("        super().__init__(f'{name} ({int(status)})' + (f'\\n{log}' if log else ''))")
     o.append("")
     o.append("    def __reduce__(self):")
-    o.append("        return (type(self), (int(self.status),))")
+    o.append("        return (type(self), (int(self.status), self._log))")
     o.append("")
+    o.append("")
+    o.append("cdef set _CONSUMED = set()   # int values of the handles a destroy call consumed")
+    o.append("")
+    if logs:
+        o.append("")
+        o.append("def _error_log(h, size_fn, log_fn):")
+        o.append('    """The log the library keeps for h, as text (None where it is empty or unreadable)."""')
+        o.append("    r = size_fn(h)")
+        o.append("    if r[0] != 0 or r[1] <= 1:")
+        o.append("        return None")
+        o.append("    buf = bytearray(r[1])")
+        o.append("    if log_fn(h, buf)[0] != 0:")
+        o.append("        return None")
+        o.append("    return bytes(buf).rstrip(b'\\0').decode(errors='replace') or None")
+        o.append("")
     handles = {n for n, _ in model.handles}
     for fn in model.functions:
-        api = _snake(fn.name[len("nvJitLink"):])
+        api = _snake(fn.name[len(L["prefix"]):])
         ins = [p for p in fn.params if p.role in ("in", "inout")]
         outs = [p for p in fn.params if p.role in ("out", "inout")]
         pnames = [_snake(p.pyname) for p in ins]
+        # the first paragraph of the header's text (doxygen's \ingroup lines and #links dropped)
+        body = re.sub(r"^\\ingroup .*\n?", "", fn.doc.split("\\param")[0], flags=re.M) if fn.doc else ""
+        body = re.sub(r"#(?=\w)", "", _clean_doc(body)).split("\n\n")[0]
+        o.append("")
         o.append(f"def {api}({', '.join(pnames)}):")
-        o.append(f'    """{api}({", ".join(pnames)}): {fn.name}; raises nvJitLinkError on failure."""')
+        what = f"raises {err} on failure" if fn.ret == L["status"] else "returns its text as str"
+        head = f'    """{api}({", ".join(pnames)}): {fn.name}; {what}.'
+        if body:
+            o.extend([head, ""] + [f"    {ln}" if ln else "" for ln in body.splitlines()] + ['    """'])
+        else:
+            o.append(head + '"""')
+        consumed = []
         for p, n in zip(ins, pnames):
-            if _bare(p.ctype) in handles:     # a linker handle is an int, as the create call returns it
-                o.append(f"    if {n} is None:")
-                o.append(f"        raise TypeError('{n} must be an nvJitLink handle (an int), not None')")
+            if _bare(p.ctype) in handles:     # a handle is an int, as the create call returns it
+                o.append(f"    _live({n}, _CONSUMED, {n!r}, {cfg['what']!r})")
+                if p.conv == "handle_ref":
+                    consumed.append(n)
         o.append(f"    r = _{fn.name}({', '.join(pnames)})")
+        if fn.ret != L["status"]:     # a string, not a status (nvvmGetErrorString): text
+            o.append("    return r[1].decode() if r[1] is not None else None")
+            continue
         o.append("    if r[0] != 0:")
-        o.append("        raise nvJitLinkError(r[0])")
-        conv = [f"int(r[{i + 1}])" if _bare(p.ctype) in handles else f"r[{i + 1}]" for i, p in enumerate(outs)]
+        if fn.name in logs:
+            size_fn, log_fn = logs[fn.name]
+            h = pnames[[i for i, p in enumerate(ins) if _bare(p.ctype) in handles][0]]
+            o.append(f"        raise {err}(r[0], _error_log({h}, _{size_fn}, _{log_fn}))")
+        else:
+            o.append(f"        raise {err}(r[0])")
+        for n in consumed:
+            o.append(f"    _consume({n}, _CONSUMED)")
+        conv = []
+        for i, p in enumerate(outs):
+            if _bare(p.ctype) in handles:
+                o.append(f"    h{i} = int(r[{i + 1}])")
+                o.append(f"    _CONSUMED.discard(h{i})")
+                conv.append(f"h{i}")
+            else:
+                conv.append(f"r[{i + 1}]")
         if not conv:
             o.append("    return None")
         elif len(conv) == 1:
             o.append(f"    return {conv[0]}")
         else:
             o.append(f"    return ({', '.join(conv)})")
-        o.append("")
+    o.append("")
     return o

@@ -607,6 +607,7 @@ def classify_params(fn, params, T):
             elif role == "in" and prm.conv == "voidp_out_val":
                 prm.conv = "voidp"
         out.append(prm)
+    _sized_data(out)
     _pair_list_counts(fn.name, out)
     # array outputs' counts that are pointers become in/out, and may be omitted: 0 asks for the
     # count alone (the arrays are then not written)
@@ -617,6 +618,17 @@ def classify_params(fn, params, T):
                     q.role, q.conv = "inout", "value_inout"
                     q.extra = {"default": 0}
     return out
+
+
+def _sized_data(params):
+    """A const char* or const void* input followed by its byte count `size` is data of that many
+    bytes (an NVVM IR module, an nvJitLink input), not a C string: extra["size"] names the count,
+    so the wrapper can check that a buffer holds that many bytes."""
+    for a, b in zip(params, params[1:]):
+        if (a.role == "in" and a.const and a.ptr == 1 and a.ctype in ("char", "void")
+                and a.conv in ("cstr", "voidp") and b.name == "size" and b.ctype == "size_t" and b.ptr == 0):
+            a.conv = "voidp"
+            a.extra = dict(a.extra, size=b.name)
 
 
 _LIST_CONVS = ("array", "struct_ptr", "strlist", "jitvalues", "voidpp")

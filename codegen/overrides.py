@@ -83,6 +83,7 @@ PARAM_ROLE = {
     # nvJitLink: caller buffers the library fills (sized by the matching *Size call)
     ("nvJitLinkGetLinkedCubin", "cubin"): ("in", "a caller buffer, filled"),
     ("nvJitLinkDestroy", "handle"): ("in", "takes the handle; the C API clears the caller's copy"),
+    ("nvvmDestroyProgram", "prog"): ("in", "takes the program; the C API clears the caller's copy"),
     # graphics interop: EGL stream connections and streams are read and updated in place: the
     # call gets the address of the handle object's own value (as the reference package passes
     # it), so what it writes there is what the object then holds; the VDPAU entry point getter
@@ -179,8 +180,8 @@ STRBUF_LEN = {
     ("cuDeviceGetPCIBusId", "pciBusId"): "len",
 }
 
-# NVRTC getters that write into a caller buffer: the size query that bounds it, so a buffer
-# that is too small is a ValueError instead of a write past its end.
+# NVRTC, nvJitLink and NVVM getters that write into a caller buffer: the size query that bounds
+# it, so a buffer that is too small is a ValueError instead of a write past its end.
 NVRTC_BUFFER_SIZE = {
     "nvJitLinkGetLinkedCubin": "nvJitLinkGetLinkedCubinSize",
     "nvJitLinkGetLinkedPtx": "nvJitLinkGetLinkedPtxSize",
@@ -191,6 +192,17 @@ NVRTC_BUFFER_SIZE = {
     "nvrtcGetLTOIR": "nvrtcGetLTOIRSize",
     "nvrtcGetOptiXIR": "nvrtcGetOptiXIRSize",
     "nvrtcGetProgramLog": "nvrtcGetProgramLogSize",
+    "nvvmGetCompiledResult": "nvvmGetCompiledResultSize",
+    "nvvmGetProgramLog": "nvvmGetProgramLogSize",
+}
+
+# Calls of the snake_case modules whose failure the library explains in a log it keeps: (size
+# query, log getter).  The log is read after a failure and added to the exception's message, so
+# an NVVM compile error says what is wrong with the IR (the reference package leaves the reading
+# to the caller; its message is only the status, which stays the message's first line).
+ERROR_LOG = {
+    "nvvmCompileProgram": ("nvvmGetProgramLogSize", "nvvmGetProgramLog"),
+    "nvvmVerifyProgram": ("nvvmGetProgramLogSize", "nvvmGetProgramLog"),
 }
 
 # Attribute-typed values: attribute enum -> member -> C type of the value ("*" for every member;
@@ -394,6 +406,9 @@ KEEP_GIL = {
     "cudaGetErrorString": "looks up a static string table",
     "cudaGetErrorName": "looks up a static string table",
     "nvJitLinkVersion": "returns constants of the loaded library",
+    "nvvmVersion": "returns constants of the loaded library",
+    "nvvmIRVersion": "returns constants of the loaded library",
+    "nvvmGetErrorString": "looks up a static string table",
 }
 
 # Calls that keep the GIL only for some values of one argument: (argument, its enum, excluded

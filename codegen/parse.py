@@ -19,6 +19,7 @@ HEADER_SETS = {
                 "library_types.h", "device_types.h", "cuda_runtime_api.h", "driver_functions.h",
                 "cuda_gl_interop.h", "cuda_egl_interop.h", "cuda_vdpau_interop.h"],
     "nvjitlink": ["nvJitLink.h"],
+    "nvvm": ["nvvm.h"],
 }
 # The graphics interop headers include GL/EGL/VDPAU headers; the few types they use come from
 # the stand-ins in headers/stubs (see its README), read first.

@@ -1,7 +1,9 @@
-"""Python bindings for CUDA 13.0 (driver, runtime, NVRTC, nvJitLink), generated from the headers.
+"""Python bindings for CUDA 13.0 (driver, runtime, NVRTC, nvJitLink, NVVM), generated from the
+headers.
 
 Importing this package is cheap: the submodules (``driver``, ``runtime``, ``nvrtc``,
-``nvjitlink``) are imported on request, and no CUDA library is opened until a call needs it.
+``nvjitlink``, ``nvvm``) are imported on request, and no CUDA library is opened until a call
+needs it.
 ``python -m cuda.bindings`` prints what is installed and which libraries and devices it finds.
 """
 

@@ -47,7 +47,7 @@ def _reason(e):
 def _libraries(out):
     out("libraries:")
     out(f"  {_libpaths.describe_driver()}")
-    for label, libname in (("NVRTC", "nvrtc"), ("nvJitLink", "nvJitLink"), ("cudart", "cudart")):
+    for label, libname in (("NVRTC", "nvrtc"), ("nvJitLink", "nvJitLink"), ("NVVM", "nvvm"), ("cudart", "cudart")):
         path, tried = _libpaths.find(libname)
         if path is None:
             out(f"  {label}: missing (tried: {'; '.join(tried)})")
@@ -110,15 +110,16 @@ def _versions(out):
         except Exception as e:
             out(f"NVRTC version: not available: {_reason(e)}")
 
-    nvjitlink, err = _module("nvjitlink")
-    if nvjitlink is None:
-        out(f"nvJitLink version: missing (cuda.bindings.nvjitlink: {err})")
-    else:
+    for label, name, query in (("nvJitLink", "nvjitlink", "version"), ("NVVM", "nvvm", "version"),
+                               ("NVVM IR", "nvvm", "ir_version")):
+        mod, err = _module(name)
+        if mod is None:
+            out(f"{label} version: missing (cuda.bindings.{name}: {err})")
+            continue
         try:
-            major, minor = nvjitlink.version()
-            out(f"nvJitLink version: {major}.{minor}")
+            out(f"{label} version: " + ".".join(map(str, getattr(mod, query)())))
         except Exception as e:
-            out(f"nvJitLink version: not available: {_reason(e)}")
+            out(f"{label} version: not available: {_reason(e)}")
 
 
 def main(out=print):

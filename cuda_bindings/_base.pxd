@@ -94,7 +94,9 @@ cdef _Buf _array(object o, str kind, Py_ssize_t elsize)
 cdef list _from_array(void* p, Py_ssize_t n, str kind, object cls, Py_ssize_t elsize)
 cdef _Buf _strlist(object o)
 cdef int _check_count(object items, object count, str name, str count_name) except -1
-cdef int _bptr(object o, void** out) except -1
+cdef int _bptr(object o, void** out, size_t size) except -1
+cdef int _live(object h, set consumed, str name, str what) except -1
+cdef int _consume(object h, set consumed) except -1
 cdef _Buf _voidpp(object o)
 cdef _Buf _jitvalues(object o)
 cdef _Buf _kparams(object o)

@@ -8,6 +8,7 @@ from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, u
 from cpython.buffer cimport PyObject_CheckBuffer, PyObject_GetBuffer, PyBuffer_Release, PyBUF_ANY_CONTIGUOUS, PyBUF_WRITABLE, PyBUF_SIMPLE
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize
 from cpython.long cimport PyLong_AsVoidPtr, PyLong_FromVoidPtr
+from cpython.number cimport PyNumber_Index
 cdef extern from "Python.h":
     const Py_ssize_t PY_SSIZE_T_MAX
 
@@ -322,12 +323,58 @@ cdef int _vptr(object o, void** out) except -1:
     raise TypeError(f"expected an address, a buffer or None, not {type(o).__name__}")
 
 
-cdef int _bptr(object o, void** out) except -1:
-    """Input data the library reads (nvJitLink's): a buffer or an int address, never None or a
-    handle object (the size argument says how much is read)."""
+cdef int _bptr(object o, void** out, size_t size) except -1:
+    """Input data the library reads, `size` bytes of it (nvJitLink's and NVVM's): a buffer of at
+    least `size` bytes (ValueError otherwise: the library would read past its end) or an int
+    address (its size is the caller's to get right), never None or a handle object."""
+    cdef Py_buffer view
+    cdef Py_ssize_t n
     if o is None or isinstance(o, (_Handle, _IntValue, _Struct, str, float)):
         raise TypeError(f"expected a buffer or an address, not {type(o).__name__}")
-    return _vptr(o, out)
+    if isinstance(o, int):
+        return _vptr(o, out)
+    try:
+        PyObject_GetBuffer(o, &view, PyBUF_ANY_CONTIGUOUS)
+    except (TypeError, BufferError):
+        return _vptr(o, out)      # a ctypes pointer or an object with __index__: an address
+    out[0] = view.buf
+    n = view.len
+    PyBuffer_Release(&view)
+    if <size_t>n < size:
+        raise ValueError(f"the {type(o).__name__} buffer has {n} bytes, fewer than size = {size}")
+    return 0
+
+
+cdef object _hkey(object h):
+    """The int value of a handle argument (an int or an object with __index__), or None."""
+    if type(h) is int:
+        return h
+    try:
+        return PyNumber_Index(h)
+    except TypeError:
+        return None
+
+
+cdef int _live(object h, set consumed, str name, str what) except -1:
+    """A handle argument of the snake_case modules (nvJitLink, NVVM): not None, and not one that a
+    destroy call of the module consumed (`_consume`): the library freed what it points to, so
+    using it again would crash, not fail."""
+    if h is None:
+        raise TypeError(f"{name} must be {what} (an int), not None")
+    if consumed:
+        k = _hkey(h)
+        if k is not None and k in consumed:
+            raise ValueError(f"{name} {k:#x} was destroyed: {what} cannot be used after its destroy call")
+    return 0
+
+
+cdef int _consume(object h, set consumed) except -1:
+    """Record a handle that a destroy call freed (see `_live`).  A handle object reads 0 by now
+    (the call cleared its value): NULL is refused by the library itself, so it is not recorded."""
+    k = _hkey(h)
+    if k:
+        consumed.add(k)
+    return 0
 
 
 cdef int _wbuf(object o, void** out, Py_ssize_t* n, bint address) except -1:

@@ -1,9 +1,10 @@
 """Where the CUDA libraries that the bindings open would come from.
 
-``find(libname)`` looks for NVRTC, nvJitLink or the CUDA runtime, in this order:
+``find(libname)`` looks for NVRTC, nvJitLink, NVVM or the CUDA runtime, in this order:
 
 1. ``nvidia/cu13/lib/<soname>`` under each ``sys.path`` entry (NVIDIA's pip wheels);
-2. ``$CUDA_HOME`` then ``$CUDA_PATH``, in ``lib64`` and ``lib``;
+2. ``$CUDA_HOME`` then ``$CUDA_PATH``, in ``lib64`` and ``lib`` (NVVM: ``nvvm/lib64``, where
+   the toolkit keeps it);
 3. whatever the system loader finds for the bare soname (checked by loading it).
 
 It returns ``(path_or_None, tried)``: the path to pass to ``dlopen`` (in case 3 the file the
@@ -18,7 +19,10 @@ SONAMES = {
     "nvrtc": "libnvrtc.so.13",
     "nvJitLink": "libnvJitLink.so.13",
     "cudart": "libcudart.so.13",
+    "nvvm": "libnvvm.so.4",
 }
+#: Folders under $CUDA_HOME / $CUDA_PATH, where a library is not in the toolkit's lib64 or lib.
+HOME_SUBDIRS = {"nvvm": (os.path.join("nvvm", "lib64"),)}
 DRIVER_SONAME = "libcuda.so.1"
 WHEEL_LIB = os.path.join("nvidia", "cu13", "lib")
 
@@ -61,7 +65,7 @@ def _opened_path(lib):
 
 
 def find(libname):
-    """Locate ``libname`` ("nvrtc", "nvJitLink" or "cudart"). Returns ``(path_or_None, tried)``."""
+    """Locate ``libname`` ("nvrtc", "nvJitLink", "nvvm" or "cudart"). Returns ``(path_or_None, tried)``."""
     try:
         soname = SONAMES[libname]
     except KeyError:
@@ -84,7 +88,7 @@ def find(libname):
         if not home:
             tried.append(f"${var} (not set)")
             continue
-        for sub in ("lib64", "lib"):
+        for sub in HOME_SUBDIRS.get(libname, ("lib64", "lib")):
             path = os.path.join(home, sub, soname)
             tried.append(path)
             if os.path.isfile(path):

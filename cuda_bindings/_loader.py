@@ -8,8 +8,8 @@ once; later calls go straight to the stored pointer.
   declared signature; a plain dlsym of the versioned C name is the fallback.
 * CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM=1 selects the per-thread default stream variants
   (_ptds/_ptsz); unset, empty or "0" means the legacy default stream.
-* NVRTC and nvJitLink are looked up by `_libpaths.find` (pip wheels, CUDA_HOME/CUDA_PATH, the
-  system loader path).
+* NVRTC, nvJitLink and NVVM are looked up by `_libpaths.find` (pip wheels, CUDA_HOME/CUDA_PATH,
+  the system loader path).
 A missing library raises NotSupportedError, a missing symbol FunctionNotFoundError (both
 RuntimeErrors, from cuda.bindings._internal.utils), naming what was looked for and where.
 """
@@ -20,7 +20,8 @@ _libs = {}
 _getproc = None
 _CU_GET_PROC_ADDRESS_LEGACY_STREAM = 1
 _CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM = 2
-_SONAMES = {"driver": "libcuda.so.1", "nvrtc": "nvrtc", "nvjitlink": "nvJitLink", "runtime": "cudart"}
+_SONAMES = {"driver": "libcuda.so.1", "nvrtc": "nvrtc", "nvjitlink": "nvJitLink", "runtime": "cudart",
+            "nvvm": "nvvm"}
 
 
 def per_thread_default_stream():

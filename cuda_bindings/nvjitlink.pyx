@@ -13,6 +13,7 @@ from cpython.long cimport PyLong_FromVoidPtr, PyLong_AsVoidPtr
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t, intptr_t, uintptr_t
 from libc.stdlib cimport malloc, free
 from libc.string cimport memcpy
+from cuda.bindings._base cimport _live, _consume
 
 _ENUMS = (
     "nvJitLinkResult||NVJITLINK_SUCCESS=0,NVJITLINK_ERROR_UNRECOGNIZED_OPTION=1,NVJITLINK_ERROR_MISSING_ARCH=2,NVJITLINK_ERROR_INVALID_INPUT=3,NVJITLINK_ERROR_PTX_COMPILE=4,NVJITLINK_ERROR_NVVM_COMPILE=5,NVJITLINK_ERROR_INTERNAL=6,NVJITLINK_ERROR_THREADPOOL=7,NVJITLINK_ERROR_UNRECOGNIZED_INPUT=8,NVJITLINK_ERROR_FINALIZE=9,NVJITLINK_ERROR_NULL_INPUT=10,NVJITLINK_ERROR_INCOMPATIBLE_OPTIONS=11,NVJITLINK_ERROR_INCORRECT_INPUT_TYPE=12,NVJITLINK_ERROR_ARCH_MISMATCH=13,NVJITLINK_ERROR_OUTDATED_LIBRARY=14,NVJITLINK_ERROR_MISSING_FATBIN=15,NVJITLINK_ERROR_UNRECOGNIZED_ARCH=16,NVJITLINK_ERROR_UNSUPPORTED_ARCH=17,NVJITLINK_ERROR_LTO_NOT_ENABLED=18\n"
@@ -112,7 +113,7 @@ def _nvJitLinkAddData(handle, long long inputType, data, size_t size, name):
     cdef bytes b_name = name.encode() if isinstance(name, str) else _as_bytes(name, False)
     cdef const char* c_name = <char*>b_name
     _hptr(handle, &c_handle)
-    _bptr(data, &c_data)
+    _bptr(data, &c_data, size)
     with nogil:
         err = cynvjitlink.nvJitLinkAddData(<cynvjitlink.nvJitLinkHandle>c_handle, <cynvjitlink.nvJitLinkInputType>inputType, <const void*>c_data, size, <const char*>c_name)
     return _st1(err)
@@ -369,40 +370,47 @@ nvJitLinkVersion returns the current version of nvJitLink.
 # ---- the Python API (snake_case, exceptions); Result and InputType are in _ENUMS
 
 class nvJitLinkError(Exception):
-    """A failed nvJitLink call: `status` is the Result member."""
+    """A failed nvJitLink call: `status` is the Result member; the message is the status,
+    followed by the library's log where it keeps one for the failed call."""
 
-    def __init__(self, status):
+    def __init__(self, status, log=None):
         try:
             status = _L.cls('Result')(int(status))
         except ValueError:
             pass
         self.status = status
+        self._log = log
         name = status.name if isinstance(status, _L.cls('Result')) else str(status)
-        super().__init__(f'{name} ({int(status)})')
+        super().__init__(f'{name} ({int(status)})' + (f'\n{log}' if log else ''))
 
     def __reduce__(self):
-        return (type(self), (int(self.status),))
+        return (type(self), (int(self.status), self._log))
+
+
+cdef set _CONSUMED = set()   # int values of the handles a destroy call consumed
+
 
 def create(num_options, options):
     """create(num_options, options): nvJitLinkCreate; raises nvJitLinkError on failure."""
     r = _nvJitLinkCreate(num_options, options)
     if r[0] != 0:
         raise nvJitLinkError(r[0])
-    return int(r[1])
+    h0 = int(r[1])
+    _CONSUMED.discard(h0)
+    return h0
 
 def destroy(handle):
     """destroy(handle): nvJitLinkDestroy; raises nvJitLinkError on failure."""
-    if handle is None:
-        raise TypeError('handle must be an nvJitLink handle (an int), not None')
+    _live(handle, _CONSUMED, 'handle', 'an nvJitLink handle')
     r = _nvJitLinkDestroy(handle)
     if r[0] != 0:
         raise nvJitLinkError(r[0])
+    _consume(handle, _CONSUMED)
     return None
 
 def add_data(handle, input_type, data, size, name):
     """add_data(handle, input_type, data, size, name): nvJitLinkAddData; raises nvJitLinkError on failure."""
-    if handle is None:
-        raise TypeError('handle must be an nvJitLink handle (an int), not None')
+    _live(handle, _CONSUMED, 'handle', 'an nvJitLink handle')
     r = _nvJitLinkAddData(handle, input_type, data, size, name)
     if r[0] != 0:
         raise nvJitLinkError(r[0])
@@ -410,8 +418,7 @@ def add_data(handle, input_type, data, size, name):
 
 def add_file(handle, input_type, file_name):
     """add_file(handle, input_type, file_name): nvJitLinkAddFile; raises nvJitLinkError on failure."""
-    if handle is None:
-        raise TypeError('handle must be an nvJitLink handle (an int), not None')
+    _live(handle, _CONSUMED, 'handle', 'an nvJitLink handle')
     r = _nvJitLinkAddFile(handle, input_type, file_name)
     if r[0] != 0:
         raise nvJitLinkError(r[0])
@@ -419,8 +426,7 @@ def add_file(handle, input_type, file_name):
 
 def complete(handle):
     """complete(handle): nvJitLinkComplete; raises nvJitLinkError on failure."""
-    if handle is None:
-        raise TypeError('handle must be an nvJitLink handle (an int), not None')
+    _live(handle, _CONSUMED, 'handle', 'an nvJitLink handle')
     r = _nvJitLinkComplete(handle)
     if r[0] != 0:
         raise nvJitLinkError(r[0])
@@ -428,8 +434,7 @@ def complete(handle):
 
 def get_linked_cubin_size(handle):
     """get_linked_cubin_size(handle): nvJitLinkGetLinkedCubinSize; raises nvJitLinkError on failure."""
-    if handle is None:
-        raise TypeError('handle must be an nvJitLink handle (an int), not None')
+    _live(handle, _CONSUMED, 'handle', 'an nvJitLink handle')
     r = _nvJitLinkGetLinkedCubinSize(handle)
     if r[0] != 0:
         raise nvJitLinkError(r[0])
@@ -437,8 +442,7 @@ def get_linked_cubin_size(handle):
 
 def get_linked_cubin(handle, cubin):
     """get_linked_cubin(handle, cubin): nvJitLinkGetLinkedCubin; raises nvJitLinkError on failure."""
-    if handle is None:
-        raise TypeError('handle must be an nvJitLink handle (an int), not None')
+    _live(handle, _CONSUMED, 'handle', 'an nvJitLink handle')
     r = _nvJitLinkGetLinkedCubin(handle, cubin)
     if r[0] != 0:
         raise nvJitLinkError(r[0])
@@ -446,8 +450,7 @@ def get_linked_cubin(handle, cubin):
 
 def get_linked_ptx_size(handle):
     """get_linked_ptx_size(handle): nvJitLinkGetLinkedPtxSize; raises nvJitLinkError on failure."""
-    if handle is None:
-        raise TypeError('handle must be an nvJitLink handle (an int), not None')
+    _live(handle, _CONSUMED, 'handle', 'an nvJitLink handle')
     r = _nvJitLinkGetLinkedPtxSize(handle)
     if r[0] != 0:
         raise nvJitLinkError(r[0])
@@ -455,8 +458,7 @@ def get_linked_ptx_size(handle):
 
 def get_linked_ptx(handle, ptx):
     """get_linked_ptx(handle, ptx): nvJitLinkGetLinkedPtx; raises nvJitLinkError on failure."""
-    if handle is None:
-        raise TypeError('handle must be an nvJitLink handle (an int), not None')
+    _live(handle, _CONSUMED, 'handle', 'an nvJitLink handle')
     r = _nvJitLinkGetLinkedPtx(handle, ptx)
     if r[0] != 0:
         raise nvJitLinkError(r[0])
@@ -464,8 +466,7 @@ def get_linked_ptx(handle, ptx):
 
 def get_error_log_size(handle):
     """get_error_log_size(handle): nvJitLinkGetErrorLogSize; raises nvJitLinkError on failure."""
-    if handle is None:
-        raise TypeError('handle must be an nvJitLink handle (an int), not None')
+    _live(handle, _CONSUMED, 'handle', 'an nvJitLink handle')
     r = _nvJitLinkGetErrorLogSize(handle)
     if r[0] != 0:
         raise nvJitLinkError(r[0])
@@ -473,8 +474,7 @@ def get_error_log_size(handle):
 
 def get_error_log(handle, log):
     """get_error_log(handle, log): nvJitLinkGetErrorLog; raises nvJitLinkError on failure."""
-    if handle is None:
-        raise TypeError('handle must be an nvJitLink handle (an int), not None')
+    _live(handle, _CONSUMED, 'handle', 'an nvJitLink handle')
     r = _nvJitLinkGetErrorLog(handle, log)
     if r[0] != 0:
         raise nvJitLinkError(r[0])
@@ -482,8 +482,7 @@ def get_error_log(handle, log):
 
 def get_info_log_size(handle):
     """get_info_log_size(handle): nvJitLinkGetInfoLogSize; raises nvJitLinkError on failure."""
-    if handle is None:
-        raise TypeError('handle must be an nvJitLink handle (an int), not None')
+    _live(handle, _CONSUMED, 'handle', 'an nvJitLink handle')
     r = _nvJitLinkGetInfoLogSize(handle)
     if r[0] != 0:
         raise nvJitLinkError(r[0])
@@ -491,15 +490,17 @@ def get_info_log_size(handle):
 
 def get_info_log(handle, log):
     """get_info_log(handle, log): nvJitLinkGetInfoLog; raises nvJitLinkError on failure."""
-    if handle is None:
-        raise TypeError('handle must be an nvJitLink handle (an int), not None')
+    _live(handle, _CONSUMED, 'handle', 'an nvJitLink handle')
     r = _nvJitLinkGetInfoLog(handle, log)
     if r[0] != 0:
         raise nvJitLinkError(r[0])
     return None
 
 def version():
-    """version(): nvJitLinkVersion; raises nvJitLinkError on failure."""
+    """version(): nvJitLinkVersion; raises nvJitLinkError on failure.
+
+    nvJitLinkVersion returns the current version of nvJitLink.
+    """
     r = _nvJitLinkVersion()
     if r[0] != 0:
         raise nvJitLinkError(r[0])

@@ -4,7 +4,8 @@ The headers are NVIDIA's and are not committed to this repository. They are take
 PyPI wheels, pinned by file name and sha256 in ``pins.json`` beside this file.
 
 ``include_dir()`` returns one directory holding ``cuda.h``, ``cuda_runtime_api.h``,
-``crt/host_defines.h``, ``nvrtc.h``, ``nvJitLink.h`` and the rest. It looks, in this order, at:
+``crt/host_defines.h``, ``nvrtc.h``, ``nvJitLink.h``, ``nvvm.h`` and the rest. It looks, in
+this order, at:
 
 1. ``$CUDA_BINDINGS_INCLUDE_DIR`` (an explicit override; used as given, never skipped);
 2. the local cache ``headers/cuda-13.0/include/``, when its stamp matches the pins (and, for a
@@ -13,8 +14,9 @@ PyPI wheels, pinned by file name and sha256 in ``pins.json`` beside this file.
    Python), when its ``cuda.h`` says ``#define CUDA_VERSION 13000``;
 4. ``$CUDA_HOME/include`` and ``$CUDA_PATH/include``, with the same version check;
 5. an installed set from 3 or 4 that lacks only headers a pinned wheel ``completes`` (the
-   runtime/nvrtc/nvjitlink wheels without ``nvidia-cuda-crt``, which has ``crt/host_defines.h``):
-   the cache is built from a copy of that set plus the headers of the completing wheel(s);
+   runtime/nvrtc/nvjitlink wheels without ``nvidia-cuda-crt``, which has ``crt/host_defines.h``,
+   or without ``nvidia-nvvm``, which has ``nvvm.h``): the cache is built from a copy of that set
+   plus the headers of the completing wheel(s);
 6. otherwise it downloads all the pinned wheels from PyPI (standard library only), checks their
    sha256, and extracts ``nvidia/cu13/include/**`` into the cache.
 
@@ -77,6 +79,7 @@ REQUIRED_HEADERS = (
     "driver_functions.h",
     "nvrtc.h",
     "nvJitLink.h",
+    "nvvm.h",
     "crt/host_defines.h",
 )
 

@@ -20,6 +20,7 @@ PYX = textwrap.dedent(
     from cuda.bindings cimport cynvrtc
     from cuda.bindings cimport cydriver
     from cuda.bindings cimport cyruntime
+    from cuda.bindings cimport cynvvm
 
 
     def nvrtc_version():
@@ -31,6 +32,22 @@ PYX = textwrap.dedent(
         if err != cynvrtc.NVRTC_SUCCESS:
             raise RuntimeError("nvrtcVersion returned %d" % <int>err)
         return (major, minor)
+
+
+    def nvvm_version():
+        cdef int major = -1
+        cdef int minor = -1
+        cdef cynvvm.nvvmProgram prog = NULL
+        cdef cynvvm.nvvmResult err
+        with nogil:
+            err = cynvvm.nvvmVersion(&major, &minor)
+        if err != cynvvm.NVVM_SUCCESS:
+            raise RuntimeError("nvvmVersion returned %d" % <int>err)
+        with nogil:
+            err = cynvvm.nvvmCreateProgram(&prog)
+            if err == cynvvm.NVVM_SUCCESS:
+                err = cynvvm.nvvmDestroyProgram(&prog)
+        return (major, minor, <int>err, prog == NULL, cynvvm.nvvmGetErrorString(cynvvm.NVVM_ERROR_INVALID_IR))
 
 
     def driver_version():
@@ -128,7 +145,7 @@ def probe_module(tmp_path_factory):
 
     package_dir = Path(cuda.bindings.__file__).resolve().parent
     site_dir = package_dir.parent.parent
-    for name in ("cynvrtc.pxd", "cydriver.pxd"):
+    for name in ("cynvrtc.pxd", "cydriver.pxd", "cynvvm.pxd"):
         assert (package_dir / name).is_file(), f"{name} is not installed next to {cuda.bindings.__file__}"
     include = cuda_include_dir()
     assert os.path.isfile(os.path.join(include, "cuda.h")), f"no cuda.h in {include}"
@@ -148,6 +165,11 @@ def probe_module(tmp_path_factory):
 
 def test_cimport_cynvrtc_call_without_gil(probe_module):
     assert probe_module.nvrtc_version() == (13, 0)
+
+
+def test_cimport_cynvvm_calls_without_gil(probe_module):
+    # the C names and types as NVIDIA's cynvvm spells them (nvvmProgram, nvvmResult, NVVM_SUCCESS)
+    assert probe_module.nvvm_version() == (2, 0, 0, True, b"NVVM_ERROR_INVALID_IR")
 
 
 @pytest.mark.gpu

@@ -1,5 +1,6 @@
 """The generator: its small readers, parameter classification on a real header snippet, and the
 determinism check (regenerating from the pinned headers reproduces the committed files)."""
+import re
 import sys
 import textwrap
 from pathlib import Path
@@ -171,3 +172,47 @@ def test_generated_code_never_names_a_lazy_class_directly(tiny_model):
     emit._check_lazy_refs(ok, tiny_model)
     with pytest.raises(ValueError, match=enum_name):
         emit._check_lazy_refs(ok + [f"    return {enum_name}(0)"], tiny_model)
+
+
+def test_snake_case_names():
+    assert [emit._snake(n) for n in ("IRVersion", "GetLinkedPtxSize", "LazyAddModuleToProgram", "Version")] == [
+        "ir_version", "get_linked_ptx_size", "lazy_add_module_to_program", "version"]
+
+
+@pytest.fixture(scope="module")
+def nvvm_model():
+    pytest.importorskip("pyclibrary", reason="the generator's parser (pyclibrary) is not installed")
+    from headers.fetch import include_dir
+    return model.build(parse.read(include_dir(), "nvvm"), "nvvm")
+
+
+def test_nvvm_model_roles(nvvm_model):
+    roles = {(f.name, p.name): (p.role, p.conv, p.extra) for f in nvvm_model.functions for p in f.params}
+    # IR text or bitcode with its byte count: data, not a C string
+    assert roles[("nvvmAddModuleToProgram", "buffer")] == ("in", "voidp", {"size": "size"})
+    assert roles[("nvvmAddModuleToProgram", "name")] == ("in", "cstr", {})
+    assert roles[("nvvmCreateProgram", "prog")][:2] == ("out", "value_out")
+    assert roles[("nvvmDestroyProgram", "prog")][:2] == ("in", "handle_ref")       # overrides.PARAM_ROLE
+    assert roles[("nvvmGetCompiledResult", "buffer")][:2] == ("in", "buf_w")       # caller buffer, size-checked
+    assert roles[("nvvmCompileProgram", "options")] == ("in", "strlist", {"count_param": "numOptions"})
+    assert roles[("nvvmIRVersion", "minorDbg")][:2] == ("out", "value_out")
+
+
+def test_snake_case_layer_from_the_model(nvvm_model):
+    text = emit.emit_py(nvvm_model)
+    defs = {m.group(1): m.group(0) for m in re.finditer(r"(?ms)^def (\w+)\(.*?(?=^def |\Z)", text)}
+    assert set(n for n in defs if not n.startswith("_")) == {
+        "version", "ir_version", "create_program", "destroy_program", "add_module_to_program",
+        "lazy_add_module_to_program", "compile_program", "verify_program", "get_compiled_result_size",
+        "get_compiled_result", "get_program_log_size", "get_program_log", "get_error_string"}
+    assert "class nvvmError(Exception):" in text and '"Result||SUCCESS=0,' in text
+    # destroy consumes its handle, create makes one live again, every other handle argument is checked
+    assert [n for n, body in defs.items() if "_consume(" in body] == ["destroy_program"]
+    assert "_CONSUMED.discard(h0)" in defs["create_program"]
+    assert all("_live(prog, _CONSUMED, 'prog', 'an NVVM program')" in body
+               for n, body in defs.items() if not n.startswith("_") and re.match(r"def \w+\(prog\b", body))
+    assert sum(1 for body in defs.values() if "_live(" in body) == 9
+    # compile and verify failures carry the program log (overrides.ERROR_LOG), nothing else does
+    assert sorted(n for n, body in defs.items() if "_error_log(prog" in body) == ["compile_program", "verify_program"]
+    assert "_bptr(buffer, &c_buffer, size)" in defs["_nvvmAddModuleToProgram"]
+    assert "return r[1].decode()" in defs["get_error_string"]

@@ -12,7 +12,7 @@ from conformance.departures import DEPARTURES
 
 FAMILIES = [(lib, fam) for lib in ("driver", "runtime") for fam in ("name", "const", "enum", "handle", "struct",
                                                                      "field", "fn")]
-FAMILIES += [(lib, fam) for lib in ("nvrtc", "nvjitlink") for fam in ("name", "enum", "fn")]
+FAMILIES += [(lib, fam) for lib in ("nvrtc", "nvjitlink", "nvvm") for fam in ("name", "enum", "fn")]
 
 
 @pytest.fixture(scope="session")

@@ -1,5 +1,6 @@
 """Importing needs no GPU and no driver; a missing libcuda.so.1 is a clear Python error."""
 import json
+import re
 
 from _support import run_python
 
@@ -8,13 +9,14 @@ def test_import_without_gpu_does_not_load_libcuda():
     code = r"""
 import json
 import cuda.bindings
-import cuda.bindings.driver, cuda.bindings.nvrtc
+import cuda.bindings.driver, cuda.bindings.nvrtc, cuda.bindings.nvvm, cuda.bindings.cynvvm
 with open("/proc/self/maps") as f:
     maps = f.read()
 print(json.dumps({
     "driver": cuda.bindings.driver.__name__,
     "nvrtc": cuda.bindings.nvrtc.__name__,
     "libcuda_mapped": "libcuda.so" in maps,
+    "libnvvm_mapped": "libnvvm.so" in maps,
 }))
 """
     proc = run_python(code)
@@ -23,6 +25,7 @@ print(json.dumps({
     assert info["driver"] == "cuda.bindings.driver"
     assert info["nvrtc"] == "cuda.bindings.nvrtc"
     assert info["libcuda_mapped"] is False, "importing must not open libcuda (it is loaded on first call)"
+    assert info["libnvvm_mapped"] is False, "importing must not open libnvvm (it is loaded on first call)"
 
 
 def test_cuinit_without_driver_is_a_clear_error_or_a_result():
@@ -64,4 +67,6 @@ def test_python_m_cuda_bindings_reports_libraries():
     assert proc.returncode == 0, f"python -m cuda.bindings exited {proc.returncode}:\n{out}"
     assert "nvrtc" in out.lower(), out
     assert "libcuda" in out, out
+    assert re.search(r"^  NVVM: .*libnvvm\.so\.4", out, re.M), out
+    assert re.search(r"^NVVM version: 2\.0$", out, re.M) and "NVVM IR version: 2.0.3.2" in out, out
 

@@ -6,7 +6,7 @@ import threading
 
 from _support import run_python
 
-from cuda.bindings import driver, nvjitlink, runtime
+from cuda.bindings import driver, nvjitlink, nvvm, runtime
 
 
 def test_import_builds_no_enum_or_struct_class_and_loads_no_library_code():
@@ -84,6 +84,24 @@ def test_python_level_enums_of_nvjitlink_are_lazy_too():
     assert nvjitlink.InputType.PTX == nvjitlink.nvJitLinkInputType.NVJITLINK_INPUT_PTX
     err = nvjitlink.nvJitLinkError(nvjitlink.Result.ERROR_INVALID_INPUT)
     assert err.status is nvjitlink.Result.ERROR_INVALID_INPUT and "ERROR_INVALID_INPUT" in str(err)
+
+
+def test_python_level_enums_of_nvvm_are_lazy_too():
+    code = r"""
+import json
+import cuda.bindings.nvvm as m
+before = [n for n in ("Result", "nvvmResult") if n in vars(m)]
+r = m.Result
+print(json.dumps({"before": before, "stored": vars(m).get("Result") is r, "module": r.__module__,
+                  "in_dir": "Result" in dir(m)}))
+"""
+    proc = run_python(code)
+    assert proc.returncode == 0, proc.stderr
+    info = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert info == {"before": [], "stored": True, "module": "cuda.bindings.nvvm", "in_dir": True}, info
+    assert nvvm.Result.ERROR_COMPILATION == nvvm.nvvmResult.NVVM_ERROR_COMPILATION == 9
+    err = nvvm.nvvmError(nvvm.Result.ERROR_INVALID_IR)
+    assert err.status is nvvm.Result.ERROR_INVALID_IR and str(err) == "ERROR_INVALID_IR (6)"
 
 
 def test_threads_racing_for_a_new_class_get_the_same_one():

@@ -2,7 +2,7 @@
 and the symbol tables it reads (API name, ABI version, per-thread suffix, C symbol)."""
 import pytest
 
-from cuda.bindings import _loader, _symbols_driver, _symbols_runtime, _symbols_nvjitlink
+from cuda.bindings import _loader, _symbols_driver, _symbols_runtime, _symbols_nvjitlink, _symbols_nvvm
 
 
 @pytest.mark.parametrize("value, expected", [(None, False), ("", False), ("0", False), ("1", True), (" 1 ", True)])
@@ -29,7 +29,7 @@ def test_driver_symbols_carry_abi_versions_and_per_thread_variants():
     assert t["cuInit"][1] == ""                   # no stream: no variant
 
 
-def test_runtime_and_nvjitlink_symbols():
+def test_runtime_nvjitlink_and_nvvm_symbols():
     rt = _table(_symbols_runtime)
     assert rt["cudaMemcpy"][1] == "_ptds" and rt["cudaStreamQuery"][1] == "_ptsz"
     assert rt["cudaMalloc"][1] == ""
@@ -37,9 +37,12 @@ def test_runtime_and_nvjitlink_symbols():
     # the header's inline functions call the versioned entry points
     assert nj["nvJitLinkCreate"][3] == "__nvJitLinkCreate_13_0"
     assert nj["nvJitLinkVersion"][3] == "nvJitLinkVersion"
+    nv = _table(_symbols_nvvm)
+    # libnvvm exports the header's names as they are, unversioned
+    assert len(nv) == 13 and all(v == (0, "", 0, name) for name, v in nv.items()), nv
 
 
-def test_inspect_function_pointers_of_nvrtc_and_nvjitlink():
+def test_inspect_function_pointers_of_nvrtc_nvjitlink_and_nvvm():
     # the private modules other libraries probe, at the reference package's paths
     from cuda.bindings._bindings import cynvrtc
     from cuda.bindings._internal import nvjitlink
@@ -51,6 +54,9 @@ def test_inspect_function_pointers_of_nvrtc_and_nvjitlink():
     assert nvjitlink._inspect_function_pointer("__nvJitLinkCreate") != 0
     with pytest.raises(KeyError):
         nvjitlink._inspect_function_pointer("nvJitLinkCreate")
+    from cuda.bindings._internal import nvvm
+    assert set(nvvm._inspect_function_pointers()) == {"__" + name for name, *_ in _symbols_nvvm.SYMBOLS}
+    assert nvvm._inspect_function_pointer("__nvvmCreateProgram") != 0     # numba-cuda's probe
 
 
 def test_inspect_function_pointers_without_a_driver_names_the_library():
@@ -75,3 +81,19 @@ def test_missing_library_and_symbol_raise_the_classes_clients_catch(monkeypatch)
     with pytest.raises(FunctionNotFoundError, match="nvrtcNoSuchEntryPoint"):
         _loader.symbol("nvrtc", ("nvrtcNoSuchEntryPoint", 0, "", 0, "nvrtcNoSuchEntryPoint"))
     assert issubclass(NotSupportedError, RuntimeError) and issubclass(FunctionNotFoundError, RuntimeError)
+
+
+def test_nvvm_is_looked_for_where_the_toolkit_keeps_it(monkeypatch, tmp_path):
+    # a toolkit keeps libnvvm in $CUDA_HOME/nvvm/lib64, not in lib64 with the other libraries
+    from cuda.bindings import _libpaths
+    monkeypatch.setattr(_libpaths, "WHEEL_LIB", "no-such-folder")
+    monkeypatch.setattr(_libpaths, "_load", lambda soname: (None, "absent"))
+    monkeypatch.setenv("CUDA_HOME", str(tmp_path))
+    monkeypatch.delenv("CUDA_PATH", raising=False)
+    lib = tmp_path / "nvvm" / "lib64" / "libnvvm.so.4"
+    path, tried = _libpaths.find("nvvm")
+    assert path is None and str(lib) in tried and str(tmp_path / "lib64" / "libnvvm.so.4") not in tried, tried
+    assert tried[-1] == "libnvvm.so.4 via the system loader (absent)"
+    lib.parent.mkdir(parents=True)
+    lib.write_bytes(b"")
+    assert _libpaths.find("nvvm") == (str(lib), tried[:tried.index(str(lib)) + 1])

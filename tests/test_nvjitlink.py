@@ -359,3 +359,44 @@ def test_too_small_output_buffer_raises_valueerror():
     assert info["cubin_size"] > 16 and info["info_size"] > 1, info
     assert info["cubin"].startswith("ValueError"), info
     assert info["info_log"].startswith("ValueError"), info
+
+
+def test_input_shorter_than_size_raises_valueerror(handles, ptx):
+    # nvJitLink reads `size` bytes of the input: a buffer that holds fewer is refused before the call
+    h = new_linker(handles, "-arch=sm_90")
+    for data in (ptx, bytearray(ptx), np.frombuffer(ptx, dtype=np.uint8)):
+        with pytest.raises(ValueError, match=f"{len(ptx)} bytes, fewer than size = {len(ptx) + 1}"):
+            nvjitlink.add_data(h, nvjitlink.InputType.PTX, data, len(ptx) + 1, "twice.ptx")
+    nvjitlink.add_data(h, nvjitlink.InputType.PTX, np.frombuffer(ptx, dtype=np.uint8), len(ptx), "twice.ptx")
+    nvjitlink.complete(h)
+    assert linked_cubin(h)[:4] == ELF_MAGIC
+
+
+_DESTROYED_LINKER = r"""
+import json
+from cuda.bindings import nvjitlink
+h = nvjitlink.create(1, ["-arch=sm_90"])
+nvjitlink.destroy(h)
+out = {}
+for name, call in [("destroy", lambda: nvjitlink.destroy(h)), ("complete", lambda: nvjitlink.complete(h)),
+                   ("log_size", lambda: nvjitlink.get_error_log_size(h))]:
+    try:
+        call()
+        out[name] = "no error"
+    except Exception as e:
+        out[name] = type(e).__name__ + ": " + str(e)
+h2 = nvjitlink.create(1, ["-arch=sm_90"])     # may reuse the address: live again
+out["new"] = nvjitlink.get_error_log_size(h2)
+nvjitlink.destroy(h2)
+print(json.dumps(out))
+"""
+
+
+def test_destroyed_handle_raises_instead_of_crashing():
+    # the library frees the linker: a second destroy or any later call would read freed memory
+    proc = run_python(_DESTROYED_LINKER)
+    assert proc.returncode == 0, f"the child crashed (rc {proc.returncode}):\n{proc.stderr[-2000:]}"
+    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    for name in ("destroy", "complete", "log_size"):
+        assert out[name].startswith("ValueError: handle 0x") and "was destroyed" in out[name], out
+    assert out["new"] == 0, out

@@ -22,9 +22,9 @@ DEPARTURES = [
     ("*", ({"exc": "TypeError"}, {"exc": "AttributeError"}),
      "a wrong Python type raises TypeError (the API contract); the reference's AttributeError is an "
      "accident of calling .getPtr()/.value on whatever it was given"),
-    ("re:^nvjitlink\\.fn\\..*:(buf_w|voidp)=", ({"exc": "TypeError"}, {"exc": "ValueError"}),
+    ("re:^(nvjitlink|nvvm)\\.fn\\..*:(buf_w|voidp)=", ({"exc": "TypeError"}, {"exc": "ValueError"}),
      "a buffer argument of the wrong type raises TypeError, as in every module (the reference's "
-     "nvJitLink raises ValueError)"),
+     "nvJitLink and NVVM raise ValueError)"),
     (r"re:(\.fn\..*:handle=float|\.handle\..*\.new\(float\)|\.field\..*:(handle|funcptr|voidpp)\.set=float|:voidpp=float)$",
      ({"exc": "TypeError"}, None),
      "a float is never a handle or an address: handle and void** arguments, fields and constructors "
@@ -42,9 +42,9 @@ DEPARTURES = [
      "chance), so the run would be flaky; what ours does here is not compared"),
 
     # --- what ours also takes ----------------------------------------------------------------------
-    ("re:^nvjitlink\\.fn\\..*(=swapped|:cstr=bytes)$", None,
-     "nvjitlink also takes bytes where the reference takes only str (options, names, paths), like "
-     "NVRTC and the driver, which take bytes"),
+    ("re:^(nvjitlink|nvvm)\\.fn\\..*(=swapped|:cstr=bytes)$", None,
+     "nvjitlink and nvvm also take bytes where the reference takes only str (options, names, paths), "
+     "like NVRTC and the driver, which take bytes"),
     (r"re:\.fn\..*:(enum|value_inout|attr)=(int|float|handle|numpy)$|\.field\..*:enum\.set=(int|big|neg|float|handle)$",
      (None, {"exc": "AttributeError"}),
      "an enum argument or field takes any integer (a member, a plain int, an object with __index__), "
@@ -87,15 +87,18 @@ DEPARTURES = [
     ("re:^nvrtc\\.fn\\..*:buf_w=(numpy|ctypes)$", (None, {"exc": "TypeError"}),
      "NVRTC getters write into any writable buffer (numpy, ctypes, bytearray; the contract), checked "
      "against the size query"),
-    ("re:^nvjitlink\\.fn\\..*:buf_w=bytes$", None,
+    ("re:^(nvjitlink|nvvm)\\.fn\\..*:buf_w=bytes$", None,
      "bytes is a caller buffer the library fills in place, in every module"),
-    ("re:^nvjitlink\\.fn\\..*:handle(_ref)?=handle$", None,
-     "an object with __index__ is an int where nvJitLink takes its int handle (the reference refuses "
-     "binding objects)"),
+    ("re:^(nvjitlink|nvvm)\\.fn\\..*:handle(_ref)?=handle$", None,
+     "an object with __index__ is an int where nvJitLink and NVVM take their int handle (the "
+     "reference refuses binding objects)"),
     ("re:^nvrtc\\.fn\\.nvrtc\\w+\\.\\w+:strlist=(ctypes|swapped)$", None,
      "NVRTC options are a list of bytes or str; other objects raise TypeError"),
     ("re:^nvjitlink\\.fn\\.create\\.options:strlist=(none|str)$", None,
      "nvJitLink options are a list of str or bytes, checked against numOptions before the call"),
+    ("re:^nvvm\\.fn\\.(compile|verify)_program\\.options:strlist=(none|str|bytes)$", None,
+     "NVVM options are a list of str or bytes, checked against num_options before the call (the "
+     "reference reads one str or bytes as a list of its characters, which libNVVM refuses)"),
     ("re:\\.fn\\..*\\.success$", (None, {"exc": "ValueError"}),
      "an output the stand-in driver leaves unwritten is 0 (ours zeroes outputs); the reference reads "
      "uninitialised memory and fails to make an enum of it"),
@@ -121,6 +124,10 @@ DEPARTURES = [
     ("re:^nvjitlink\\.fn\\.add_data\\.(size:scalar|data:voidp)=(int|float|handle|bytes|ctypes|numpy)$", None,
      "nvJitLink checks its input itself (nvJitLinkError); the reference first compares size with the "
      "buffer's length (ValueError)"),
+    ("re:^nvvm\\.fn\\.(lazy_)?add_module_to_program\\.(size:scalar|buffer:voidp)=(int|float|handle|bytes|ctypes|numpy)$",
+     None,
+     "an NVVM IR buffer may be longer than size (libNVVM reads size bytes of it; a shorter one is a "
+     "ValueError, as in the reference, which demands exactly size bytes)"),
     ("re:^nvrtc\\.fn\\.nvrtcSetFlowCallback\\.(callback|prog):handle=", None,
      "a callback is a C function address: an int, a ctypes function or a handle-like object (the "
      "reference takes any buffer); a float is not one"),
@@ -138,10 +145,10 @@ DEPARTURES = [
      "function-pointer types show their address in hex like every handle (the reference: decimal)"),
 
     # --- names and values ----------------------------------------------------------------------------
-    (r"re:^(driver|runtime|nvjitlink)\.name\.", ({"kind": "*"}, None),
+    (r"re:^(driver|runtime|nvjitlink|nvvm)\.name\.", ({"kind": "*"}, None),
      "names the reference leaves out: the deprecated GL buffer functions and the C++-only runtime "
      "functions (cudaLaunchKernel, ...), the vector types (char1, int3, ...), aliases the headers "
-     "declare (cudaLaunchConfig_t, VdpFuncId, ...), nvjitlink's C type names and sizeof"),
+     "declare (cudaLaunchConfig_t, VdpFuncId, ...), nvjitlink's and nvvm's C type names and sizeof"),
     ("driver.name.CUoutput_mode", None,
      "CUoutput_mode is declared only in cudaProfiler.h, which NVIDIA's 13.0 wheels do not ship"),
     ("re:^(driver|runtime)\\.name\\.cudaBindings(Driver|Runtime)Global$", None,

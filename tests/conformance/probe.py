@@ -31,13 +31,14 @@ import numpy  # noqa: E402
 
 BUF = 16384                  # set from the spec: the size of the buffers probes pass and own
 KERNEL = ""                  # set from the spec: the NVRTC source of the probes' program
+NVVM_IR = ""                 # set from the spec: the NVVM IR module of the probes' NVVM programs
 M = {}                       # lib -> module under test
 STUB = None                  # the stand-in libcuda.so.1, when it is the one loaded
 DEFAULT_STATUS = int(os.environ.get("CUDA_STUB_STATUS") or 999)
 LABELS = {}                  # address -> label, for the buffers a probe owns
 SPANS = []                   # (start, label) of the BUF-sized buffers a probe owns
 KEEP = []                    # objects a probe's arguments need alive
-CTX = {}                     # per worker: NVRTC program, nvJitLink handle, PTX
+CTX = {}                     # per worker: NVRTC program, nvJitLink handle, NVVM program, PTX
 
 
 # ---------------------------------------------------------------------------------------------
@@ -140,8 +141,12 @@ def _ok(r):
 
 
 def context(what):
-    """NVRTC/nvJitLink objects made with the package under test ("..._new": a fresh one)."""
-    nvrtc, nvjitlink = M["nvrtc"], M["nvjitlink"]
+    """NVRTC/nvJitLink/NVVM objects made with the package under test ("..._new": a fresh one)."""
+    nvrtc, nvjitlink, nvvm = M["nvrtc"], M["nvjitlink"], M["nvvm"]
+    if what == "nvvm_prog_new":
+        p = nvvm.create_program()
+        nvvm.add_module_to_program(p, NVVM_IR.encode(), len(NVVM_IR), "k.ll")
+        return p
     if what == "prog_new":
         return _ok(nvrtc.nvrtcCreateProgram(KERNEL.encode(), b"k.cu", 0, [], []))
     if what == "linker_new":
@@ -160,6 +165,14 @@ def context(what):
         out = bytearray(_ok(nvrtc.nvrtcGetPTXSize(p)))
         _ok(nvrtc.nvrtcGetPTX(p, out))
         CTX[what] = bytes(out)
+    elif what == "nvvm_prog":
+        p = context("nvvm_prog_new")
+        nvvm.compile_program(p, 1, ["-arch=compute_90"])
+        CTX[what] = p
+    elif what == "nvvm_ir":
+        CTX[what] = NVVM_IR.encode()
+    elif what == "nvvm_ir_size":
+        CTX[what] = len(NVVM_IR)
     elif what == "ptx_size":
         CTX[what] = len(context("ptx"))
     elif what == "ptx_file":
@@ -177,7 +190,7 @@ def context(what):
 # ---------------------------------------------------------------------------------------------
 # observations: strings that compare equal across packages when the behaviour is the same
 
-REAL_LIBRARY = False   # set while a call into a real library (NVRTC, nvJitLink) is observed
+REAL_LIBRARY = False   # set while a call into a real library (NVRTC, nvJitLink, NVVM) is observed
 
 
 def _int(v):
@@ -247,7 +260,7 @@ def op_call(lib, name, args, opts):
         STUB.cuStubReset()
         STUB.cuStubSetStatus(opts.get("status", DEFAULT_STATUS))
     global REAL_LIBRARY
-    REAL_LIBRARY = lib in ("nvrtc", "nvjitlink")
+    REAL_LIBRARY = lib in ("nvrtc", "nvjitlink", "nvvm")
     try:
         r = fn(*vals)
         obs = {"ret": norm(r) if opts.get("values") else kind(r)}
@@ -481,7 +494,7 @@ def run_group(group, hang, out):
 
 
 def main():
-    global STUB, BUF, KERNEL
+    global STUB, BUF, KERNEL, NVVM_IR
     ap = argparse.ArgumentParser()
     ap.add_argument("spec")
     ap.add_argument("out")
@@ -498,11 +511,11 @@ def main():
     if a.expect_not_under and where.startswith(os.path.join(os.path.abspath(a.expect_not_under), "")):
         sys.exit(f"cuda.bindings was imported from {where}, under {a.expect_not_under}")
     import importlib
-    for lib in ("driver", "runtime", "nvrtc", "nvjitlink"):
+    for lib in ("driver", "runtime", "nvrtc", "nvjitlink", "nvvm"):
         M[lib] = importlib.import_module(f"cuda.bindings.{lib}")
     # load the libraries once here, so workers start with them resolved
     for warm in (lambda: M["driver"].cuInit(0), lambda: M["runtime"].cudaGetDeviceCount(),
-                 lambda: M["nvrtc"].nvrtcVersion(), lambda: M["nvjitlink"].version()):
+                 lambda: M["nvrtc"].nvrtcVersion(), lambda: M["nvjitlink"].version(), lambda: M["nvvm"].version()):
         try:
             warm()
         except Exception as e:
@@ -519,7 +532,7 @@ def main():
     with open(a.spec) as fh:
         spec = json.load(fh)
     groups = spec["groups"][k::n]
-    BUF, KERNEL = spec["buf"], spec["kernel"]
+    BUF, KERNEL, NVVM_IR = spec["buf"], spec["kernel"], spec["nvvm_ir"]
     with open(a.out, "w") as out:
         out.write(json.dumps({"__meta__": {"bindings": where, "groups": len(groups)}}) + "\n")
         for g in groups:

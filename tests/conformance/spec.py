@@ -12,7 +12,7 @@ turns into Python values inside the package under test (`probe.value`):
   ["inst", Name, anon]   a struct instance (a view of a zeroed buffer for anonymous ones)
   ["np_uint64", n]       a numpy scalar
   ["list", [descs]]      ["mod", lib, desc] (desc evaluated in another module)
-  ["ctx", what]          an NVRTC program / nvJitLink handle / PTX made by the worker
+  ["ctx", what]          an NVRTC program / nvJitLink handle / NVVM program / PTX made by the worker
   ["sizedbuf", sizefn, desc]  a bytearray as large as sizefn(desc) says
 
 Probe ids are `<lib>.<family>.<Name>[.<member>].<what>`; families: name, const, enum, handle,
@@ -28,10 +28,19 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-LIBS = ("driver", "runtime", "nvrtc", "nvjitlink")
+LIBS = ("driver", "runtime", "nvrtc", "nvjitlink", "nvvm")
+SNAKE = {"nvjitlink": "nvJitLink", "nvvm": "nvvm"}      # the snake_case modules and their C prefix
 BUF = 16384                       # size of every buffer a probe passes (larger than any output)
 KERNEL = ('extern "C" __global__ void k(float *x) { x[threadIdx.x] *= 2.0f; }\n'
           'template <typename T> __global__ void t(T *x) { x[0] = T(); }\n')
+# the NVVM probes' module: *x = *x * 2.0f, NVVM IR 2.0 (typed pointers, as libNVVM 13.0 reads it)
+NVVM_IR = ('target datalayout = "e-p:64:64:64-i1:8:8-i8:8:8-i16:16:16-i32:32:32-i64:64:64-i128:128:128-'
+           'f32:32:32-f64:64:64-v16:16:16-v32:32:32-v64:64:64-v128:128:128-n16:32:64"\n'
+           'target triple = "nvptx64-nvidia-cuda"\n'
+           'define void @k(float* %x) {\n  %v = load float, float* %x\n  %w = fmul float %v, 2.0\n'
+           '  store float %w, float* %x\n  ret void\n}\n'
+           '!nvvm.annotations = !{!0}\n!0 = !{void (float*)* @k, !"kernel", i32 1}\n'
+           '!nvvmir.version = !{!1}\n!1 = !{i32 2, i32 0, i32 3, i32 2}\n')
 
 # the values swept through every parameter of every function, one parameter at a time (and, for
 # text parameters, "swapped": the base text as the other string type, bytes <-> str)
@@ -57,7 +66,7 @@ def _build_one(libs):
 
 def load_models(jobs=2):
     """{lib: model dict}, as `python -m codegen --dump-model` writes them (built in `jobs` processes)."""
-    parts = [("driver",), ("runtime",), ("nvrtc", "nvjitlink")]
+    parts = [("driver",), ("runtime",), ("nvrtc", "nvjitlink", "nvvm")]
     if jobs <= 1:
         return _build_one(LIBS)
     out = {}
@@ -73,8 +82,10 @@ def _strip(ctype):
 
 
 def snake(name):
-    """nvJitLinkGetLinkedPtxSize -> get_linked_ptx_size (the reference's nvjitlink spelling)."""
-    return re.sub(r"(?<!^)(?=[A-Z])", "_", name[len("nvJitLink"):]).lower()
+    """nvJitLinkGetLinkedPtxSize -> get_linked_ptx_size, nvvmIRVersion -> ir_version (the
+    reference's spelling in its nvjitlink and nvvm modules)."""
+    name = next(name[len(p):] for p in SNAKE.values() if name.startswith(p))
+    return re.sub(r"(?<=[A-Z])(?=[A-Z][a-z])|(?<=[a-z0-9])(?=[A-Z])", "_", name).lower()
 
 
 class Lib:
@@ -94,12 +105,12 @@ class Lib:
         self.classes = {n for n, _ in m["handles"] + m["funcptrs"]} | set(self.inttd_size)
 
     def enum_py(self, e):
-        """(Python class name, member name map) of an enum; nvjitlink renames both."""
-        if self.lib != "nvjitlink":
+        """(Python class name, member name map) of an enum; the snake_case modules rename both."""
+        if self.lib not in SNAKE:
             return _strip(e["name"]), {k: k for k, _ in e["members"]}
         names = [k for k, _ in e["members"]]
-        prefix = "NVJITLINK_INPUT_" if all(k.startswith("NVJITLINK_INPUT_") for k in names) else "NVJITLINK_"
-        cls = {"nvJitLinkResult": "Result", "nvJitLinkInputType": "InputType"}[e["name"]]
+        cls, prefix = {"nvJitLinkResult": ("Result", "NVJITLINK_"), "nvJitLinkInputType": ("InputType", "NVJITLINK_INPUT_"),
+                       "nvvmResult": ("Result", "NVVM_")}[e["name"]]
         return cls, {k: k[len(prefix):] for k in names}
 
     def enum_member(self, ctype, index=0):
@@ -108,7 +119,7 @@ class Lib:
             return ["int", 0]
         cls, names = self.enum_py(e)
         key = e["members"][min(index, len(e["members"]) - 1)][0]
-        return ["enum", _strip(ctype) if self.lib != "nvjitlink" else cls, names[key]]
+        return ["enum", _strip(ctype) if self.lib not in SNAKE else cls, names[key]]
 
     def foreign_handle(self, avoid=""):
         if self.lib in _HANDLES:
@@ -151,7 +162,12 @@ BASE = {
     ("nvJitLinkAddData", "data"): ["ctx", "ptx"], ("nvJitLinkAddData", "size"): ["ctx", "ptx_size"],
     ("nvJitLinkAddData", "name"): ["str", "k.ptx"],
     ("nvJitLinkAddFile", "fileName"): ["ctx", "ptx_file"],
+    ("nvvmCompileProgram", "options"): ["list", [["str", "-arch=compute_90"]]],
+    ("nvvmVerifyProgram", "options"): ["list", [["str", "-arch=compute_90"]]],
+    ("nvvmGetErrorString", "result"): ["enum", "Result", "ERROR_COMPILATION"],
 }
+for _f in ("nvvmAddModuleToProgram", "nvvmLazyAddModuleToProgram"):
+    BASE.update({(_f, "buffer"): ["ctx", "nvvm_ir"], (_f, "size"): ["ctx", "nvvm_ir_size"], (_f, "name"): ["str", "k.ll"]})
 # Where our model's reading of a parameter differs from the reference's, the base call uses the
 # reference's shape (the reference is the oracle; ours then shows the difference once, at .base):
 # "list" wraps the model's single item in a list, "item" passes one item instead of a list.
@@ -171,8 +187,11 @@ for _f in ("GraphAddDependencies", "GraphRemoveDependencies"):
 for _f in ("GraphAddNode", "StreamBeginCaptureToGraph", "StreamUpdateCaptureDependencies"):
     REF_SHAPE[("cu" + _f, "dependencyData")] = REF_SHAPE[("cuda" + _f, "dependencyData")] = "list"
 
-# nvJitLink calls that change their handle get a fresh one; the getters share a linked one
+# nvJitLink and NVVM calls that change their handle get a fresh one (an NVVM program holding the
+# module); the getters share a linked / compiled one
 _FRESH_LINKER = {"nvJitLinkAddData", "nvJitLinkAddFile", "nvJitLinkComplete", "nvJitLinkDestroy"}
+_FRESH_PROGRAM = {"nvvmAddModuleToProgram", "nvvmLazyAddModuleToProgram", "nvvmCompileProgram",
+                  "nvvmVerifyProgram", "nvvmDestroyProgram"}
 
 
 def base_value(L, fn, p):
@@ -194,15 +213,17 @@ def model_value(L, fn, p):
         return ["ctx", "prog"]
     if L.lib == "nvjitlink" and ctype == "nvJitLinkHandle":
         return ["ctx", "linker_new" if fn["name"] in _FRESH_LINKER else "linker"]
+    if L.lib == "nvvm" and ctype == "nvvmProgram":
+        return ["ctx", "nvvm_prog_new" if fn["name"] in _FRESH_PROGRAM else "nvvm_prog"]
     if L.lib == "nvjitlink" and cls == "enum":
         return ["enum", "InputType", "PTX"]
     if conv == "buf_w":
         size_fn = fn["name"] + "Size"
-        if L.lib == "nvjitlink":
+        if L.lib in SNAKE:
             size_fn = snake(size_fn)
-        return ["sizedbuf", size_fn, ["ctx", "linker" if L.lib == "nvjitlink" else "prog"]]
+        return ["sizedbuf", size_fn, ["ctx", {"nvjitlink": "linker", "nvvm": "nvvm_prog"}.get(L.lib, "prog")]]
     if conv in ("cstr", "strlist"):
-        one = ["str", "x"] if L.lib == "nvjitlink" else ["b", "x"]
+        one = ["str", "x"] if L.lib in SNAKE else ["b", "x"]
         return one if conv == "cstr" else ["list", [one]]
     jit = any(q["conv"] == "jitvalues" for q in fn["params"])   # option lists: left empty
     if conv == "voidp":
@@ -270,7 +291,7 @@ def _swapped(d):
 
 
 def function_group(L, fn):
-    name = snake(fn["name"]) if L.lib == "nvjitlink" else fn["name"]
+    name = snake(fn["name"]) if L.lib in SNAKE else fn["name"]
     pid = f"{L.lib}.fn.{name}"
     ins = [p for p in fn["params"] if p["role"] in ("in", "inout")]
     args = [base_value(L, fn, p) for p in ins]
@@ -404,5 +425,5 @@ def groups(models):
 
 def write(models, path):
     gs = groups(models)
-    Path(path).write_text(json.dumps({"buf": BUF, "kernel": KERNEL, "groups": gs}))
+    Path(path).write_text(json.dumps({"buf": BUF, "kernel": KERNEL, "nvvm_ir": NVVM_IR, "groups": gs}))
     return sum(len(g["probes"]) for g in gs)
