@@ -43,17 +43,17 @@ cdef extern from "nvJitLink.h" nogil:
 
 cdef enum:
     _CB_NUM_FUNCTIONS = 14
-cdef nvJitLinkResult nvJitLinkCreate(nvJitLinkHandle* handle, uint32_t numOptions, const char** options) except ?NVJITLINK_ERROR_INTERNAL nogil
-cdef nvJitLinkResult nvJitLinkDestroy(nvJitLinkHandle* handle) except ?NVJITLINK_ERROR_INTERNAL nogil
-cdef nvJitLinkResult nvJitLinkAddData(nvJitLinkHandle handle, nvJitLinkInputType inputType, const void* data, size_t size, const char* name) except ?NVJITLINK_ERROR_INTERNAL nogil
-cdef nvJitLinkResult nvJitLinkAddFile(nvJitLinkHandle handle, nvJitLinkInputType inputType, const char* fileName) except ?NVJITLINK_ERROR_INTERNAL nogil
-cdef nvJitLinkResult nvJitLinkComplete(nvJitLinkHandle handle) except ?NVJITLINK_ERROR_INTERNAL nogil
-cdef nvJitLinkResult nvJitLinkGetLinkedCubinSize(nvJitLinkHandle handle, size_t* size) except ?NVJITLINK_ERROR_INTERNAL nogil
-cdef nvJitLinkResult nvJitLinkGetLinkedCubin(nvJitLinkHandle handle, void* cubin) except ?NVJITLINK_ERROR_INTERNAL nogil
-cdef nvJitLinkResult nvJitLinkGetLinkedPtxSize(nvJitLinkHandle handle, size_t* size) except ?NVJITLINK_ERROR_INTERNAL nogil
-cdef nvJitLinkResult nvJitLinkGetLinkedPtx(nvJitLinkHandle handle, char* ptx) except ?NVJITLINK_ERROR_INTERNAL nogil
-cdef nvJitLinkResult nvJitLinkGetErrorLogSize(nvJitLinkHandle handle, size_t* size) except ?NVJITLINK_ERROR_INTERNAL nogil
-cdef nvJitLinkResult nvJitLinkGetErrorLog(nvJitLinkHandle handle, char* log) except ?NVJITLINK_ERROR_INTERNAL nogil
-cdef nvJitLinkResult nvJitLinkGetInfoLogSize(nvJitLinkHandle handle, size_t* size) except ?NVJITLINK_ERROR_INTERNAL nogil
-cdef nvJitLinkResult nvJitLinkGetInfoLog(nvJitLinkHandle handle, char* log) except ?NVJITLINK_ERROR_INTERNAL nogil
-cdef nvJitLinkResult nvJitLinkVersion(unsigned int* major, unsigned int* minor) except ?NVJITLINK_ERROR_INTERNAL nogil
+cdef nvJitLinkResult nvJitLinkCreate(nvJitLinkHandle* handle, uint32_t numOptions, const char** options) except ?<nvJitLinkResult>-42 nogil
+cdef nvJitLinkResult nvJitLinkDestroy(nvJitLinkHandle* handle) except ?<nvJitLinkResult>-42 nogil
+cdef nvJitLinkResult nvJitLinkAddData(nvJitLinkHandle handle, nvJitLinkInputType inputType, const void* data, size_t size, const char* name) except ?<nvJitLinkResult>-42 nogil
+cdef nvJitLinkResult nvJitLinkAddFile(nvJitLinkHandle handle, nvJitLinkInputType inputType, const char* fileName) except ?<nvJitLinkResult>-42 nogil
+cdef nvJitLinkResult nvJitLinkComplete(nvJitLinkHandle handle) except ?<nvJitLinkResult>-42 nogil
+cdef nvJitLinkResult nvJitLinkGetLinkedCubinSize(nvJitLinkHandle handle, size_t* size) except ?<nvJitLinkResult>-42 nogil
+cdef nvJitLinkResult nvJitLinkGetLinkedCubin(nvJitLinkHandle handle, void* cubin) except ?<nvJitLinkResult>-42 nogil
+cdef nvJitLinkResult nvJitLinkGetLinkedPtxSize(nvJitLinkHandle handle, size_t* size) except ?<nvJitLinkResult>-42 nogil
+cdef nvJitLinkResult nvJitLinkGetLinkedPtx(nvJitLinkHandle handle, char* ptx) except ?<nvJitLinkResult>-42 nogil
+cdef nvJitLinkResult nvJitLinkGetErrorLogSize(nvJitLinkHandle handle, size_t* size) except ?<nvJitLinkResult>-42 nogil
+cdef nvJitLinkResult nvJitLinkGetErrorLog(nvJitLinkHandle handle, char* log) except ?<nvJitLinkResult>-42 nogil
+cdef nvJitLinkResult nvJitLinkGetInfoLogSize(nvJitLinkHandle handle, size_t* size) except ?<nvJitLinkResult>-42 nogil
+cdef nvJitLinkResult nvJitLinkGetInfoLog(nvJitLinkHandle handle, char* log) except ?<nvJitLinkResult>-42 nogil
+cdef nvJitLinkResult nvJitLinkVersion(unsigned int* major, unsigned int* minor) except ?<nvJitLinkResult>-42 nogil

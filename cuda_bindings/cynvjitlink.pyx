@@ -8,77 +8,85 @@ cdef object _symbol(int i):
     from cuda.bindings._symbols_nvjitlink import _symbol
     return _symbol(i)
 
+from libc.string cimport memset
+
+cdef extern from "Python.h":
+    int Py_IsInitialized() nogil
+
+# 0: resolved; -1: not found (a Python exception is set); 1: the interpreter has shut down
 cdef int _resolve(int i) except -1 nogil:
+    if not Py_IsInitialized():
+        return 1
     with gil:
         _slots[i] = <void*><size_t>_symbol(i)
     return 0
 
-cdef nvJitLinkResult nvJitLinkCreate(nvJitLinkHandle* handle, uint32_t numOptions, const char** options) except ?NVJITLINK_ERROR_INTERNAL nogil:
-    if _slots[0] == NULL:
-        _resolve(0)
+cdef nvJitLinkResult nvJitLinkCreate(nvJitLinkHandle* handle, uint32_t numOptions, const char** options) except ?<nvJitLinkResult>-42 nogil:
+    if _slots[0] == NULL and _resolve(0):
+        return NVJITLINK_ERROR_INTERNAL
     return (<nvJitLinkResult (*)(nvJitLinkHandle*, uint32_t, const char**) noexcept nogil>_slots[0])(handle, numOptions, options)
 
-cdef nvJitLinkResult nvJitLinkDestroy(nvJitLinkHandle* handle) except ?NVJITLINK_ERROR_INTERNAL nogil:
-    if _slots[1] == NULL:
-        _resolve(1)
+cdef nvJitLinkResult nvJitLinkDestroy(nvJitLinkHandle* handle) except ?<nvJitLinkResult>-42 nogil:
+    if _slots[1] == NULL and _resolve(1):
+        return NVJITLINK_ERROR_INTERNAL
     return (<nvJitLinkResult (*)(nvJitLinkHandle*) noexcept nogil>_slots[1])(handle)
 
-cdef nvJitLinkResult nvJitLinkAddData(nvJitLinkHandle handle, nvJitLinkInputType inputType, const void* data, size_t size, const char* name) except ?NVJITLINK_ERROR_INTERNAL nogil:
-    if _slots[2] == NULL:
-        _resolve(2)
+cdef nvJitLinkResult nvJitLinkAddData(nvJitLinkHandle handle, nvJitLinkInputType inputType, const void* data, size_t size, const char* name) except ?<nvJitLinkResult>-42 nogil:
+    if _slots[2] == NULL and _resolve(2):
+        return NVJITLINK_ERROR_INTERNAL
     return (<nvJitLinkResult (*)(nvJitLinkHandle, nvJitLinkInputType, const void*, size_t, const char*) noexcept nogil>_slots[2])(handle, inputType, data, size, name)
 
-cdef nvJitLinkResult nvJitLinkAddFile(nvJitLinkHandle handle, nvJitLinkInputType inputType, const char* fileName) except ?NVJITLINK_ERROR_INTERNAL nogil:
-    if _slots[3] == NULL:
-        _resolve(3)
+cdef nvJitLinkResult nvJitLinkAddFile(nvJitLinkHandle handle, nvJitLinkInputType inputType, const char* fileName) except ?<nvJitLinkResult>-42 nogil:
+    if _slots[3] == NULL and _resolve(3):
+        return NVJITLINK_ERROR_INTERNAL
     return (<nvJitLinkResult (*)(nvJitLinkHandle, nvJitLinkInputType, const char*) noexcept nogil>_slots[3])(handle, inputType, fileName)
 
-cdef nvJitLinkResult nvJitLinkComplete(nvJitLinkHandle handle) except ?NVJITLINK_ERROR_INTERNAL nogil:
-    if _slots[4] == NULL:
-        _resolve(4)
+cdef nvJitLinkResult nvJitLinkComplete(nvJitLinkHandle handle) except ?<nvJitLinkResult>-42 nogil:
+    if _slots[4] == NULL and _resolve(4):
+        return NVJITLINK_ERROR_INTERNAL
     return (<nvJitLinkResult (*)(nvJitLinkHandle) noexcept nogil>_slots[4])(handle)
 
-cdef nvJitLinkResult nvJitLinkGetLinkedCubinSize(nvJitLinkHandle handle, size_t* size) except ?NVJITLINK_ERROR_INTERNAL nogil:
-    if _slots[5] == NULL:
-        _resolve(5)
+cdef nvJitLinkResult nvJitLinkGetLinkedCubinSize(nvJitLinkHandle handle, size_t* size) except ?<nvJitLinkResult>-42 nogil:
+    if _slots[5] == NULL and _resolve(5):
+        return NVJITLINK_ERROR_INTERNAL
     return (<nvJitLinkResult (*)(nvJitLinkHandle, size_t*) noexcept nogil>_slots[5])(handle, size)
 
-cdef nvJitLinkResult nvJitLinkGetLinkedCubin(nvJitLinkHandle handle, void* cubin) except ?NVJITLINK_ERROR_INTERNAL nogil:
-    if _slots[6] == NULL:
-        _resolve(6)
+cdef nvJitLinkResult nvJitLinkGetLinkedCubin(nvJitLinkHandle handle, void* cubin) except ?<nvJitLinkResult>-42 nogil:
+    if _slots[6] == NULL and _resolve(6):
+        return NVJITLINK_ERROR_INTERNAL
     return (<nvJitLinkResult (*)(nvJitLinkHandle, void*) noexcept nogil>_slots[6])(handle, cubin)
 
-cdef nvJitLinkResult nvJitLinkGetLinkedPtxSize(nvJitLinkHandle handle, size_t* size) except ?NVJITLINK_ERROR_INTERNAL nogil:
-    if _slots[7] == NULL:
-        _resolve(7)
+cdef nvJitLinkResult nvJitLinkGetLinkedPtxSize(nvJitLinkHandle handle, size_t* size) except ?<nvJitLinkResult>-42 nogil:
+    if _slots[7] == NULL and _resolve(7):
+        return NVJITLINK_ERROR_INTERNAL
     return (<nvJitLinkResult (*)(nvJitLinkHandle, size_t*) noexcept nogil>_slots[7])(handle, size)
 
-cdef nvJitLinkResult nvJitLinkGetLinkedPtx(nvJitLinkHandle handle, char* ptx) except ?NVJITLINK_ERROR_INTERNAL nogil:
-    if _slots[8] == NULL:
-        _resolve(8)
+cdef nvJitLinkResult nvJitLinkGetLinkedPtx(nvJitLinkHandle handle, char* ptx) except ?<nvJitLinkResult>-42 nogil:
+    if _slots[8] == NULL and _resolve(8):
+        return NVJITLINK_ERROR_INTERNAL
     return (<nvJitLinkResult (*)(nvJitLinkHandle, char*) noexcept nogil>_slots[8])(handle, ptx)
 
-cdef nvJitLinkResult nvJitLinkGetErrorLogSize(nvJitLinkHandle handle, size_t* size) except ?NVJITLINK_ERROR_INTERNAL nogil:
-    if _slots[9] == NULL:
-        _resolve(9)
+cdef nvJitLinkResult nvJitLinkGetErrorLogSize(nvJitLinkHandle handle, size_t* size) except ?<nvJitLinkResult>-42 nogil:
+    if _slots[9] == NULL and _resolve(9):
+        return NVJITLINK_ERROR_INTERNAL
     return (<nvJitLinkResult (*)(nvJitLinkHandle, size_t*) noexcept nogil>_slots[9])(handle, size)
 
-cdef nvJitLinkResult nvJitLinkGetErrorLog(nvJitLinkHandle handle, char* log) except ?NVJITLINK_ERROR_INTERNAL nogil:
-    if _slots[10] == NULL:
-        _resolve(10)
+cdef nvJitLinkResult nvJitLinkGetErrorLog(nvJitLinkHandle handle, char* log) except ?<nvJitLinkResult>-42 nogil:
+    if _slots[10] == NULL and _resolve(10):
+        return NVJITLINK_ERROR_INTERNAL
     return (<nvJitLinkResult (*)(nvJitLinkHandle, char*) noexcept nogil>_slots[10])(handle, log)
 
-cdef nvJitLinkResult nvJitLinkGetInfoLogSize(nvJitLinkHandle handle, size_t* size) except ?NVJITLINK_ERROR_INTERNAL nogil:
-    if _slots[11] == NULL:
-        _resolve(11)
+cdef nvJitLinkResult nvJitLinkGetInfoLogSize(nvJitLinkHandle handle, size_t* size) except ?<nvJitLinkResult>-42 nogil:
+    if _slots[11] == NULL and _resolve(11):
+        return NVJITLINK_ERROR_INTERNAL
     return (<nvJitLinkResult (*)(nvJitLinkHandle, size_t*) noexcept nogil>_slots[11])(handle, size)
 
-cdef nvJitLinkResult nvJitLinkGetInfoLog(nvJitLinkHandle handle, char* log) except ?NVJITLINK_ERROR_INTERNAL nogil:
-    if _slots[12] == NULL:
-        _resolve(12)
+cdef nvJitLinkResult nvJitLinkGetInfoLog(nvJitLinkHandle handle, char* log) except ?<nvJitLinkResult>-42 nogil:
+    if _slots[12] == NULL and _resolve(12):
+        return NVJITLINK_ERROR_INTERNAL
     return (<nvJitLinkResult (*)(nvJitLinkHandle, char*) noexcept nogil>_slots[12])(handle, log)
 
-cdef nvJitLinkResult nvJitLinkVersion(unsigned int* major, unsigned int* minor) except ?NVJITLINK_ERROR_INTERNAL nogil:
-    if _slots[13] == NULL:
-        _resolve(13)
+cdef nvJitLinkResult nvJitLinkVersion(unsigned int* major, unsigned int* minor) except ?<nvJitLinkResult>-42 nogil:
+    if _slots[13] == NULL and _resolve(13):
+        return NVJITLINK_ERROR_INTERNAL
     return (<nvJitLinkResult (*)(unsigned int*, unsigned int*) noexcept nogil>_slots[13])(major, minor)

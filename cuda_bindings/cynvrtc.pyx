@@ -8,127 +8,135 @@ cdef object _symbol(int i):
     from cuda.bindings._symbols_nvrtc import _symbol
     return _symbol(i)
 
+from libc.string cimport memset
+
+cdef extern from "Python.h":
+    int Py_IsInitialized() nogil
+
+# 0: resolved; -1: not found (a Python exception is set); 1: the interpreter has shut down
 cdef int _resolve(int i) except -1 nogil:
+    if not Py_IsInitialized():
+        return 1
     with gil:
         _slots[i] = <void*><size_t>_symbol(i)
     return 0
 
 cdef const char* nvrtcGetErrorString(nvrtcResult result) except? NULL nogil:
-    if _slots[0] == NULL:
-        _resolve(0)
+    if _slots[0] == NULL and _resolve(0):
+        return ""
     return (<const char* (*)(nvrtcResult) noexcept nogil>_slots[0])(result)
 
-cdef nvrtcResult nvrtcVersion(int* major, int* minor) except ?NVRTC_ERROR_INTERNAL_ERROR nogil:
-    if _slots[1] == NULL:
-        _resolve(1)
+cdef nvrtcResult nvrtcVersion(int* major, int* minor) except ?NVRTC_ERROR_INVALID_INPUT nogil:
+    if _slots[1] == NULL and _resolve(1):
+        return NVRTC_ERROR_INTERNAL_ERROR
     return (<nvrtcResult (*)(int*, int*) noexcept nogil>_slots[1])(major, minor)
 
-cdef nvrtcResult nvrtcGetNumSupportedArchs(int* numArchs) except ?NVRTC_ERROR_INTERNAL_ERROR nogil:
-    if _slots[2] == NULL:
-        _resolve(2)
+cdef nvrtcResult nvrtcGetNumSupportedArchs(int* numArchs) except ?NVRTC_ERROR_INVALID_INPUT nogil:
+    if _slots[2] == NULL and _resolve(2):
+        return NVRTC_ERROR_INTERNAL_ERROR
     return (<nvrtcResult (*)(int*) noexcept nogil>_slots[2])(numArchs)
 
-cdef nvrtcResult nvrtcGetSupportedArchs(int* supportedArchs) except ?NVRTC_ERROR_INTERNAL_ERROR nogil:
-    if _slots[3] == NULL:
-        _resolve(3)
+cdef nvrtcResult nvrtcGetSupportedArchs(int* supportedArchs) except ?NVRTC_ERROR_INVALID_INPUT nogil:
+    if _slots[3] == NULL and _resolve(3):
+        return NVRTC_ERROR_INTERNAL_ERROR
     return (<nvrtcResult (*)(int*) noexcept nogil>_slots[3])(supportedArchs)
 
-cdef nvrtcResult nvrtcCreateProgram(nvrtcProgram* prog, const char* src, const char* name, int numHeaders, const char** headers, const char** includeNames) except ?NVRTC_ERROR_INTERNAL_ERROR nogil:
-    if _slots[4] == NULL:
-        _resolve(4)
+cdef nvrtcResult nvrtcCreateProgram(nvrtcProgram* prog, const char* src, const char* name, int numHeaders, const char** headers, const char** includeNames) except ?NVRTC_ERROR_INVALID_INPUT nogil:
+    if _slots[4] == NULL and _resolve(4):
+        return NVRTC_ERROR_INTERNAL_ERROR
     return (<nvrtcResult (*)(nvrtcProgram*, const char*, const char*, int, const char**, const char**) noexcept nogil>_slots[4])(prog, src, name, numHeaders, headers, includeNames)
 
-cdef nvrtcResult nvrtcDestroyProgram(nvrtcProgram* prog) except ?NVRTC_ERROR_INTERNAL_ERROR nogil:
-    if _slots[5] == NULL:
-        _resolve(5)
+cdef nvrtcResult nvrtcDestroyProgram(nvrtcProgram* prog) except ?NVRTC_ERROR_INVALID_INPUT nogil:
+    if _slots[5] == NULL and _resolve(5):
+        return NVRTC_ERROR_INTERNAL_ERROR
     return (<nvrtcResult (*)(nvrtcProgram*) noexcept nogil>_slots[5])(prog)
 
-cdef nvrtcResult nvrtcCompileProgram(nvrtcProgram prog, int numOptions, const char** options) except ?NVRTC_ERROR_INTERNAL_ERROR nogil:
-    if _slots[6] == NULL:
-        _resolve(6)
+cdef nvrtcResult nvrtcCompileProgram(nvrtcProgram prog, int numOptions, const char** options) except ?NVRTC_ERROR_INVALID_INPUT nogil:
+    if _slots[6] == NULL and _resolve(6):
+        return NVRTC_ERROR_INTERNAL_ERROR
     return (<nvrtcResult (*)(nvrtcProgram, int, const char**) noexcept nogil>_slots[6])(prog, numOptions, options)
 
-cdef nvrtcResult nvrtcGetPTXSize(nvrtcProgram prog, size_t* ptxSizeRet) except ?NVRTC_ERROR_INTERNAL_ERROR nogil:
-    if _slots[7] == NULL:
-        _resolve(7)
+cdef nvrtcResult nvrtcGetPTXSize(nvrtcProgram prog, size_t* ptxSizeRet) except ?NVRTC_ERROR_INVALID_INPUT nogil:
+    if _slots[7] == NULL and _resolve(7):
+        return NVRTC_ERROR_INTERNAL_ERROR
     return (<nvrtcResult (*)(nvrtcProgram, size_t*) noexcept nogil>_slots[7])(prog, ptxSizeRet)
 
-cdef nvrtcResult nvrtcGetPTX(nvrtcProgram prog, char* ptx) except ?NVRTC_ERROR_INTERNAL_ERROR nogil:
-    if _slots[8] == NULL:
-        _resolve(8)
+cdef nvrtcResult nvrtcGetPTX(nvrtcProgram prog, char* ptx) except ?NVRTC_ERROR_INVALID_INPUT nogil:
+    if _slots[8] == NULL and _resolve(8):
+        return NVRTC_ERROR_INTERNAL_ERROR
     return (<nvrtcResult (*)(nvrtcProgram, char*) noexcept nogil>_slots[8])(prog, ptx)
 
-cdef nvrtcResult nvrtcGetCUBINSize(nvrtcProgram prog, size_t* cubinSizeRet) except ?NVRTC_ERROR_INTERNAL_ERROR nogil:
-    if _slots[9] == NULL:
-        _resolve(9)
+cdef nvrtcResult nvrtcGetCUBINSize(nvrtcProgram prog, size_t* cubinSizeRet) except ?NVRTC_ERROR_INVALID_INPUT nogil:
+    if _slots[9] == NULL and _resolve(9):
+        return NVRTC_ERROR_INTERNAL_ERROR
     return (<nvrtcResult (*)(nvrtcProgram, size_t*) noexcept nogil>_slots[9])(prog, cubinSizeRet)
 
-cdef nvrtcResult nvrtcGetCUBIN(nvrtcProgram prog, char* cubin) except ?NVRTC_ERROR_INTERNAL_ERROR nogil:
-    if _slots[10] == NULL:
-        _resolve(10)
+cdef nvrtcResult nvrtcGetCUBIN(nvrtcProgram prog, char* cubin) except ?NVRTC_ERROR_INVALID_INPUT nogil:
+    if _slots[10] == NULL and _resolve(10):
+        return NVRTC_ERROR_INTERNAL_ERROR
     return (<nvrtcResult (*)(nvrtcProgram, char*) noexcept nogil>_slots[10])(prog, cubin)
 
-cdef nvrtcResult nvrtcGetLTOIRSize(nvrtcProgram prog, size_t* LTOIRSizeRet) except ?NVRTC_ERROR_INTERNAL_ERROR nogil:
-    if _slots[11] == NULL:
-        _resolve(11)
+cdef nvrtcResult nvrtcGetLTOIRSize(nvrtcProgram prog, size_t* LTOIRSizeRet) except ?NVRTC_ERROR_INVALID_INPUT nogil:
+    if _slots[11] == NULL and _resolve(11):
+        return NVRTC_ERROR_INTERNAL_ERROR
     return (<nvrtcResult (*)(nvrtcProgram, size_t*) noexcept nogil>_slots[11])(prog, LTOIRSizeRet)
 
-cdef nvrtcResult nvrtcGetLTOIR(nvrtcProgram prog, char* LTOIR) except ?NVRTC_ERROR_INTERNAL_ERROR nogil:
-    if _slots[12] == NULL:
-        _resolve(12)
+cdef nvrtcResult nvrtcGetLTOIR(nvrtcProgram prog, char* LTOIR) except ?NVRTC_ERROR_INVALID_INPUT nogil:
+    if _slots[12] == NULL and _resolve(12):
+        return NVRTC_ERROR_INTERNAL_ERROR
     return (<nvrtcResult (*)(nvrtcProgram, char*) noexcept nogil>_slots[12])(prog, LTOIR)
 
-cdef nvrtcResult nvrtcGetOptiXIRSize(nvrtcProgram prog, size_t* optixirSizeRet) except ?NVRTC_ERROR_INTERNAL_ERROR nogil:
-    if _slots[13] == NULL:
-        _resolve(13)
+cdef nvrtcResult nvrtcGetOptiXIRSize(nvrtcProgram prog, size_t* optixirSizeRet) except ?NVRTC_ERROR_INVALID_INPUT nogil:
+    if _slots[13] == NULL and _resolve(13):
+        return NVRTC_ERROR_INTERNAL_ERROR
     return (<nvrtcResult (*)(nvrtcProgram, size_t*) noexcept nogil>_slots[13])(prog, optixirSizeRet)
 
-cdef nvrtcResult nvrtcGetOptiXIR(nvrtcProgram prog, char* optixir) except ?NVRTC_ERROR_INTERNAL_ERROR nogil:
-    if _slots[14] == NULL:
-        _resolve(14)
+cdef nvrtcResult nvrtcGetOptiXIR(nvrtcProgram prog, char* optixir) except ?NVRTC_ERROR_INVALID_INPUT nogil:
+    if _slots[14] == NULL and _resolve(14):
+        return NVRTC_ERROR_INTERNAL_ERROR
     return (<nvrtcResult (*)(nvrtcProgram, char*) noexcept nogil>_slots[14])(prog, optixir)
 
-cdef nvrtcResult nvrtcGetProgramLogSize(nvrtcProgram prog, size_t* logSizeRet) except ?NVRTC_ERROR_INTERNAL_ERROR nogil:
-    if _slots[15] == NULL:
-        _resolve(15)
+cdef nvrtcResult nvrtcGetProgramLogSize(nvrtcProgram prog, size_t* logSizeRet) except ?NVRTC_ERROR_INVALID_INPUT nogil:
+    if _slots[15] == NULL and _resolve(15):
+        return NVRTC_ERROR_INTERNAL_ERROR
     return (<nvrtcResult (*)(nvrtcProgram, size_t*) noexcept nogil>_slots[15])(prog, logSizeRet)
 
-cdef nvrtcResult nvrtcGetProgramLog(nvrtcProgram prog, char* log) except ?NVRTC_ERROR_INTERNAL_ERROR nogil:
-    if _slots[16] == NULL:
-        _resolve(16)
+cdef nvrtcResult nvrtcGetProgramLog(nvrtcProgram prog, char* log) except ?NVRTC_ERROR_INVALID_INPUT nogil:
+    if _slots[16] == NULL and _resolve(16):
+        return NVRTC_ERROR_INTERNAL_ERROR
     return (<nvrtcResult (*)(nvrtcProgram, char*) noexcept nogil>_slots[16])(prog, log)
 
-cdef nvrtcResult nvrtcAddNameExpression(nvrtcProgram prog, const char* name_expression) except ?NVRTC_ERROR_INTERNAL_ERROR nogil:
-    if _slots[17] == NULL:
-        _resolve(17)
+cdef nvrtcResult nvrtcAddNameExpression(nvrtcProgram prog, const char* name_expression) except ?NVRTC_ERROR_INVALID_INPUT nogil:
+    if _slots[17] == NULL and _resolve(17):
+        return NVRTC_ERROR_INTERNAL_ERROR
     return (<nvrtcResult (*)(nvrtcProgram, const char*) noexcept nogil>_slots[17])(prog, name_expression)
 
-cdef nvrtcResult nvrtcGetLoweredName(nvrtcProgram prog, const char* name_expression, const char** lowered_name) except ?NVRTC_ERROR_INTERNAL_ERROR nogil:
-    if _slots[18] == NULL:
-        _resolve(18)
+cdef nvrtcResult nvrtcGetLoweredName(nvrtcProgram prog, const char* name_expression, const char** lowered_name) except ?NVRTC_ERROR_INVALID_INPUT nogil:
+    if _slots[18] == NULL and _resolve(18):
+        return NVRTC_ERROR_INTERNAL_ERROR
     return (<nvrtcResult (*)(nvrtcProgram, const char*, const char**) noexcept nogil>_slots[18])(prog, name_expression, lowered_name)
 
-cdef nvrtcResult nvrtcGetPCHHeapSize(size_t* ret) except ?NVRTC_ERROR_INTERNAL_ERROR nogil:
-    if _slots[19] == NULL:
-        _resolve(19)
+cdef nvrtcResult nvrtcGetPCHHeapSize(size_t* ret) except ?NVRTC_ERROR_INVALID_INPUT nogil:
+    if _slots[19] == NULL and _resolve(19):
+        return NVRTC_ERROR_INTERNAL_ERROR
     return (<nvrtcResult (*)(size_t*) noexcept nogil>_slots[19])(ret)
 
-cdef nvrtcResult nvrtcSetPCHHeapSize(size_t size) except ?NVRTC_ERROR_INTERNAL_ERROR nogil:
-    if _slots[20] == NULL:
-        _resolve(20)
+cdef nvrtcResult nvrtcSetPCHHeapSize(size_t size) except ?NVRTC_ERROR_INVALID_INPUT nogil:
+    if _slots[20] == NULL and _resolve(20):
+        return NVRTC_ERROR_INTERNAL_ERROR
     return (<nvrtcResult (*)(size_t) noexcept nogil>_slots[20])(size)
 
-cdef nvrtcResult nvrtcGetPCHCreateStatus(nvrtcProgram prog) except ?NVRTC_ERROR_INTERNAL_ERROR nogil:
-    if _slots[21] == NULL:
-        _resolve(21)
+cdef nvrtcResult nvrtcGetPCHCreateStatus(nvrtcProgram prog) except ?NVRTC_ERROR_INVALID_INPUT nogil:
+    if _slots[21] == NULL and _resolve(21):
+        return NVRTC_ERROR_INTERNAL_ERROR
     return (<nvrtcResult (*)(nvrtcProgram) noexcept nogil>_slots[21])(prog)
 
-cdef nvrtcResult nvrtcGetPCHHeapSizeRequired(nvrtcProgram prog, size_t* size) except ?NVRTC_ERROR_INTERNAL_ERROR nogil:
-    if _slots[22] == NULL:
-        _resolve(22)
+cdef nvrtcResult nvrtcGetPCHHeapSizeRequired(nvrtcProgram prog, size_t* size) except ?NVRTC_ERROR_INVALID_INPUT nogil:
+    if _slots[22] == NULL and _resolve(22):
+        return NVRTC_ERROR_INTERNAL_ERROR
     return (<nvrtcResult (*)(nvrtcProgram, size_t*) noexcept nogil>_slots[22])(prog, size)
 
-cdef nvrtcResult nvrtcSetFlowCallback(nvrtcProgram prog, void* callback, void* payload) except ?NVRTC_ERROR_INTERNAL_ERROR nogil:
-    if _slots[23] == NULL:
-        _resolve(23)
+cdef nvrtcResult nvrtcSetFlowCallback(nvrtcProgram prog, void* callback, void* payload) except ?NVRTC_ERROR_INVALID_INPUT nogil:
+    if _slots[23] == NULL and _resolve(23):
+        return NVRTC_ERROR_INTERNAL_ERROR
     return (<nvrtcResult (*)(nvrtcProgram, void*, void*) noexcept nogil>_slots[23])(prog, callback, payload)

@@ -26,15 +26,15 @@ cdef extern from "nvvm.h" nogil:
 cdef enum:
     _CB_NUM_FUNCTIONS = 13
 cdef const char* nvvmGetErrorString(nvvmResult result) except? NULL nogil
-cdef nvvmResult nvvmVersion(int* major, int* minor) except ?NVVM_ERROR_CANCELLED nogil
-cdef nvvmResult nvvmIRVersion(int* majorIR, int* minorIR, int* majorDbg, int* minorDbg) except ?NVVM_ERROR_CANCELLED nogil
-cdef nvvmResult nvvmCreateProgram(nvvmProgram* prog) except ?NVVM_ERROR_CANCELLED nogil
-cdef nvvmResult nvvmDestroyProgram(nvvmProgram* prog) except ?NVVM_ERROR_CANCELLED nogil
-cdef nvvmResult nvvmAddModuleToProgram(nvvmProgram prog, const char* buffer, size_t size, const char* name) except ?NVVM_ERROR_CANCELLED nogil
-cdef nvvmResult nvvmLazyAddModuleToProgram(nvvmProgram prog, const char* buffer, size_t size, const char* name) except ?NVVM_ERROR_CANCELLED nogil
-cdef nvvmResult nvvmCompileProgram(nvvmProgram prog, int numOptions, const char** options) except ?NVVM_ERROR_CANCELLED nogil
-cdef nvvmResult nvvmVerifyProgram(nvvmProgram prog, int numOptions, const char** options) except ?NVVM_ERROR_CANCELLED nogil
-cdef nvvmResult nvvmGetCompiledResultSize(nvvmProgram prog, size_t* bufferSizeRet) except ?NVVM_ERROR_CANCELLED nogil
-cdef nvvmResult nvvmGetCompiledResult(nvvmProgram prog, char* buffer) except ?NVVM_ERROR_CANCELLED nogil
-cdef nvvmResult nvvmGetProgramLogSize(nvvmProgram prog, size_t* bufferSizeRet) except ?NVVM_ERROR_CANCELLED nogil
-cdef nvvmResult nvvmGetProgramLog(nvvmProgram prog, char* buffer) except ?NVVM_ERROR_CANCELLED nogil
+cdef nvvmResult nvvmVersion(int* major, int* minor) except ?<nvvmResult>-42 nogil
+cdef nvvmResult nvvmIRVersion(int* majorIR, int* minorIR, int* majorDbg, int* minorDbg) except ?<nvvmResult>-42 nogil
+cdef nvvmResult nvvmCreateProgram(nvvmProgram* prog) except ?<nvvmResult>-42 nogil
+cdef nvvmResult nvvmDestroyProgram(nvvmProgram* prog) except ?<nvvmResult>-42 nogil
+cdef nvvmResult nvvmAddModuleToProgram(nvvmProgram prog, const char* buffer, size_t size, const char* name) except ?<nvvmResult>-42 nogil
+cdef nvvmResult nvvmLazyAddModuleToProgram(nvvmProgram prog, const char* buffer, size_t size, const char* name) except ?<nvvmResult>-42 nogil
+cdef nvvmResult nvvmCompileProgram(nvvmProgram prog, int numOptions, const char** options) except ?<nvvmResult>-42 nogil
+cdef nvvmResult nvvmVerifyProgram(nvvmProgram prog, int numOptions, const char** options) except ?<nvvmResult>-42 nogil
+cdef nvvmResult nvvmGetCompiledResultSize(nvvmProgram prog, size_t* bufferSizeRet) except ?<nvvmResult>-42 nogil
+cdef nvvmResult nvvmGetCompiledResult(nvvmProgram prog, char* buffer) except ?<nvvmResult>-42 nogil
+cdef nvvmResult nvvmGetProgramLogSize(nvvmProgram prog, size_t* bufferSizeRet) except ?<nvvmResult>-42 nogil
+cdef nvvmResult nvvmGetProgramLog(nvvmProgram prog, char* buffer) except ?<nvvmResult>-42 nogil

@@ -8,72 +8,80 @@ cdef object _symbol(int i):
     from cuda.bindings._symbols_nvvm import _symbol
     return _symbol(i)
 
+from libc.string cimport memset
+
+cdef extern from "Python.h":
+    int Py_IsInitialized() nogil
+
+# 0: resolved; -1: not found (a Python exception is set); 1: the interpreter has shut down
 cdef int _resolve(int i) except -1 nogil:
+    if not Py_IsInitialized():
+        return 1
     with gil:
         _slots[i] = <void*><size_t>_symbol(i)
     return 0
 
 cdef const char* nvvmGetErrorString(nvvmResult result) except? NULL nogil:
-    if _slots[0] == NULL:
-        _resolve(0)
+    if _slots[0] == NULL and _resolve(0):
+        return ""
     return (<const char* (*)(nvvmResult) noexcept nogil>_slots[0])(result)
 
-cdef nvvmResult nvvmVersion(int* major, int* minor) except ?NVVM_ERROR_CANCELLED nogil:
-    if _slots[1] == NULL:
-        _resolve(1)
+cdef nvvmResult nvvmVersion(int* major, int* minor) except ?<nvvmResult>-42 nogil:
+    if _slots[1] == NULL and _resolve(1):
+        return NVVM_ERROR_CANCELLED
     return (<nvvmResult (*)(int*, int*) noexcept nogil>_slots[1])(major, minor)
 
-cdef nvvmResult nvvmIRVersion(int* majorIR, int* minorIR, int* majorDbg, int* minorDbg) except ?NVVM_ERROR_CANCELLED nogil:
-    if _slots[2] == NULL:
-        _resolve(2)
+cdef nvvmResult nvvmIRVersion(int* majorIR, int* minorIR, int* majorDbg, int* minorDbg) except ?<nvvmResult>-42 nogil:
+    if _slots[2] == NULL and _resolve(2):
+        return NVVM_ERROR_CANCELLED
     return (<nvvmResult (*)(int*, int*, int*, int*) noexcept nogil>_slots[2])(majorIR, minorIR, majorDbg, minorDbg)
 
-cdef nvvmResult nvvmCreateProgram(nvvmProgram* prog) except ?NVVM_ERROR_CANCELLED nogil:
-    if _slots[3] == NULL:
-        _resolve(3)
+cdef nvvmResult nvvmCreateProgram(nvvmProgram* prog) except ?<nvvmResult>-42 nogil:
+    if _slots[3] == NULL and _resolve(3):
+        return NVVM_ERROR_CANCELLED
     return (<nvvmResult (*)(nvvmProgram*) noexcept nogil>_slots[3])(prog)
 
-cdef nvvmResult nvvmDestroyProgram(nvvmProgram* prog) except ?NVVM_ERROR_CANCELLED nogil:
-    if _slots[4] == NULL:
-        _resolve(4)
+cdef nvvmResult nvvmDestroyProgram(nvvmProgram* prog) except ?<nvvmResult>-42 nogil:
+    if _slots[4] == NULL and _resolve(4):
+        return NVVM_ERROR_CANCELLED
     return (<nvvmResult (*)(nvvmProgram*) noexcept nogil>_slots[4])(prog)
 
-cdef nvvmResult nvvmAddModuleToProgram(nvvmProgram prog, const char* buffer, size_t size, const char* name) except ?NVVM_ERROR_CANCELLED nogil:
-    if _slots[5] == NULL:
-        _resolve(5)
+cdef nvvmResult nvvmAddModuleToProgram(nvvmProgram prog, const char* buffer, size_t size, const char* name) except ?<nvvmResult>-42 nogil:
+    if _slots[5] == NULL and _resolve(5):
+        return NVVM_ERROR_CANCELLED
     return (<nvvmResult (*)(nvvmProgram, const char*, size_t, const char*) noexcept nogil>_slots[5])(prog, buffer, size, name)
 
-cdef nvvmResult nvvmLazyAddModuleToProgram(nvvmProgram prog, const char* buffer, size_t size, const char* name) except ?NVVM_ERROR_CANCELLED nogil:
-    if _slots[6] == NULL:
-        _resolve(6)
+cdef nvvmResult nvvmLazyAddModuleToProgram(nvvmProgram prog, const char* buffer, size_t size, const char* name) except ?<nvvmResult>-42 nogil:
+    if _slots[6] == NULL and _resolve(6):
+        return NVVM_ERROR_CANCELLED
     return (<nvvmResult (*)(nvvmProgram, const char*, size_t, const char*) noexcept nogil>_slots[6])(prog, buffer, size, name)
 
-cdef nvvmResult nvvmCompileProgram(nvvmProgram prog, int numOptions, const char** options) except ?NVVM_ERROR_CANCELLED nogil:
-    if _slots[7] == NULL:
-        _resolve(7)
+cdef nvvmResult nvvmCompileProgram(nvvmProgram prog, int numOptions, const char** options) except ?<nvvmResult>-42 nogil:
+    if _slots[7] == NULL and _resolve(7):
+        return NVVM_ERROR_CANCELLED
     return (<nvvmResult (*)(nvvmProgram, int, const char**) noexcept nogil>_slots[7])(prog, numOptions, options)
 
-cdef nvvmResult nvvmVerifyProgram(nvvmProgram prog, int numOptions, const char** options) except ?NVVM_ERROR_CANCELLED nogil:
-    if _slots[8] == NULL:
-        _resolve(8)
+cdef nvvmResult nvvmVerifyProgram(nvvmProgram prog, int numOptions, const char** options) except ?<nvvmResult>-42 nogil:
+    if _slots[8] == NULL and _resolve(8):
+        return NVVM_ERROR_CANCELLED
     return (<nvvmResult (*)(nvvmProgram, int, const char**) noexcept nogil>_slots[8])(prog, numOptions, options)
 
-cdef nvvmResult nvvmGetCompiledResultSize(nvvmProgram prog, size_t* bufferSizeRet) except ?NVVM_ERROR_CANCELLED nogil:
-    if _slots[9] == NULL:
-        _resolve(9)
+cdef nvvmResult nvvmGetCompiledResultSize(nvvmProgram prog, size_t* bufferSizeRet) except ?<nvvmResult>-42 nogil:
+    if _slots[9] == NULL and _resolve(9):
+        return NVVM_ERROR_CANCELLED
     return (<nvvmResult (*)(nvvmProgram, size_t*) noexcept nogil>_slots[9])(prog, bufferSizeRet)
 
-cdef nvvmResult nvvmGetCompiledResult(nvvmProgram prog, char* buffer) except ?NVVM_ERROR_CANCELLED nogil:
-    if _slots[10] == NULL:
-        _resolve(10)
+cdef nvvmResult nvvmGetCompiledResult(nvvmProgram prog, char* buffer) except ?<nvvmResult>-42 nogil:
+    if _slots[10] == NULL and _resolve(10):
+        return NVVM_ERROR_CANCELLED
     return (<nvvmResult (*)(nvvmProgram, char*) noexcept nogil>_slots[10])(prog, buffer)
 
-cdef nvvmResult nvvmGetProgramLogSize(nvvmProgram prog, size_t* bufferSizeRet) except ?NVVM_ERROR_CANCELLED nogil:
-    if _slots[11] == NULL:
-        _resolve(11)
+cdef nvvmResult nvvmGetProgramLogSize(nvvmProgram prog, size_t* bufferSizeRet) except ?<nvvmResult>-42 nogil:
+    if _slots[11] == NULL and _resolve(11):
+        return NVVM_ERROR_CANCELLED
     return (<nvvmResult (*)(nvvmProgram, size_t*) noexcept nogil>_slots[11])(prog, bufferSizeRet)
 
-cdef nvvmResult nvvmGetProgramLog(nvvmProgram prog, char* buffer) except ?NVVM_ERROR_CANCELLED nogil:
-    if _slots[12] == NULL:
-        _resolve(12)
+cdef nvvmResult nvvmGetProgramLog(nvvmProgram prog, char* buffer) except ?<nvvmResult>-42 nogil:
+    if _slots[12] == NULL and _resolve(12):
+        return NVVM_ERROR_CANCELLED
     return (<nvvmResult (*)(nvvmProgram, char*) noexcept nogil>_slots[12])(prog, buffer)

@@ -8,7 +8,15 @@ cdef object _symbol(int i):
     from cuda.bindings._symbols_runtime import _symbol
     return _symbol(i)
 
+from libc.string cimport memset
+
+cdef extern from "Python.h":
+    int Py_IsInitialized() nogil
+
+# 0: resolved; -1: not found (a Python exception is set); 1: the interpreter has shut down
 cdef int _resolve(int i) except -1 nogil:
+    if not Py_IsInitialized():
+        return 1
     with gil:
         _slots[i] = <void*><size_t>_symbol(i)
     return 0
@@ -18,1554 +26,1556 @@ cdef extern from "driver_functions.h" nogil:
     cudaPos _inline_make_cudaPos "make_cudaPos"(size_t x, size_t y, size_t z)
     cudaExtent _inline_make_cudaExtent "make_cudaExtent"(size_t w, size_t h, size_t d)
 
-cdef cudaError_t cudaDeviceReset() except ?cudaErrorSymbolNotFound nogil:
-    if _slots[0] == NULL:
-        _resolve(0)
+cdef cudaError_t cudaDeviceReset() except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[0] == NULL and _resolve(0):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)() noexcept nogil>_slots[0])()
 
-cdef cudaError_t cudaDeviceSynchronize() except ?cudaErrorSymbolNotFound nogil:
-    if _slots[1] == NULL:
-        _resolve(1)
+cdef cudaError_t cudaDeviceSynchronize() except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[1] == NULL and _resolve(1):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)() noexcept nogil>_slots[1])()
 
-cdef cudaError_t cudaDeviceSetLimit(cudaLimit limit, size_t value) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[2] == NULL:
-        _resolve(2)
+cdef cudaError_t cudaDeviceSetLimit(cudaLimit limit, size_t value) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[2] == NULL and _resolve(2):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaLimit, size_t) noexcept nogil>_slots[2])(limit, value)
 
-cdef cudaError_t cudaDeviceGetLimit(size_t* pValue, cudaLimit limit) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[3] == NULL:
-        _resolve(3)
+cdef cudaError_t cudaDeviceGetLimit(size_t* pValue, cudaLimit limit) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[3] == NULL and _resolve(3):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(size_t*, cudaLimit) noexcept nogil>_slots[3])(pValue, limit)
 
-cdef cudaError_t cudaDeviceGetTexture1DLinearMaxWidth(size_t* maxWidthInElements, const cudaChannelFormatDesc* fmtDesc, int device) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[4] == NULL:
-        _resolve(4)
+cdef cudaError_t cudaDeviceGetTexture1DLinearMaxWidth(size_t* maxWidthInElements, const cudaChannelFormatDesc* fmtDesc, int device) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[4] == NULL and _resolve(4):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(size_t*, const cudaChannelFormatDesc*, int) noexcept nogil>_slots[4])(maxWidthInElements, fmtDesc, device)
 
-cdef cudaError_t cudaDeviceGetCacheConfig(cudaFuncCache* pCacheConfig) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[5] == NULL:
-        _resolve(5)
+cdef cudaError_t cudaDeviceGetCacheConfig(cudaFuncCache* pCacheConfig) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[5] == NULL and _resolve(5):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaFuncCache*) noexcept nogil>_slots[5])(pCacheConfig)
 
-cdef cudaError_t cudaDeviceGetStreamPriorityRange(int* leastPriority, int* greatestPriority) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[6] == NULL:
-        _resolve(6)
+cdef cudaError_t cudaDeviceGetStreamPriorityRange(int* leastPriority, int* greatestPriority) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[6] == NULL and _resolve(6):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(int*, int*) noexcept nogil>_slots[6])(leastPriority, greatestPriority)
 
-cdef cudaError_t cudaDeviceSetCacheConfig(cudaFuncCache cacheConfig) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[7] == NULL:
-        _resolve(7)
+cdef cudaError_t cudaDeviceSetCacheConfig(cudaFuncCache cacheConfig) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[7] == NULL and _resolve(7):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaFuncCache) noexcept nogil>_slots[7])(cacheConfig)
 
-cdef cudaError_t cudaDeviceGetByPCIBusId(int* device, const char* pciBusId) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[8] == NULL:
-        _resolve(8)
+cdef cudaError_t cudaDeviceGetByPCIBusId(int* device, const char* pciBusId) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[8] == NULL and _resolve(8):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(int*, const char*) noexcept nogil>_slots[8])(device, pciBusId)
 
-cdef cudaError_t cudaDeviceGetPCIBusId(char* pciBusId, int len_, int device) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[9] == NULL:
-        _resolve(9)
+cdef cudaError_t cudaDeviceGetPCIBusId(char* pciBusId, int len_, int device) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[9] == NULL and _resolve(9):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(char*, int, int) noexcept nogil>_slots[9])(pciBusId, len_, device)
 
-cdef cudaError_t cudaIpcGetEventHandle(cudaIpcEventHandle_t* handle, cudaEvent_t event) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[10] == NULL:
-        _resolve(10)
+cdef cudaError_t cudaIpcGetEventHandle(cudaIpcEventHandle_t* handle, cudaEvent_t event) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[10] == NULL and _resolve(10):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaIpcEventHandle_t*, cudaEvent_t) noexcept nogil>_slots[10])(handle, event)
 
-cdef cudaError_t cudaIpcOpenEventHandle(cudaEvent_t* event, cudaIpcEventHandle_t handle) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[11] == NULL:
-        _resolve(11)
+cdef cudaError_t cudaIpcOpenEventHandle(cudaEvent_t* event, cudaIpcEventHandle_t handle) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[11] == NULL and _resolve(11):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaEvent_t*, cudaIpcEventHandle_t) noexcept nogil>_slots[11])(event, handle)
 
-cdef cudaError_t cudaIpcGetMemHandle(cudaIpcMemHandle_t* handle, void* devPtr) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[12] == NULL:
-        _resolve(12)
+cdef cudaError_t cudaIpcGetMemHandle(cudaIpcMemHandle_t* handle, void* devPtr) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[12] == NULL and _resolve(12):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaIpcMemHandle_t*, void*) noexcept nogil>_slots[12])(handle, devPtr)
 
-cdef cudaError_t cudaIpcOpenMemHandle(void** devPtr, cudaIpcMemHandle_t handle, unsigned int flags) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[13] == NULL:
-        _resolve(13)
+cdef cudaError_t cudaIpcOpenMemHandle(void** devPtr, cudaIpcMemHandle_t handle, unsigned int flags) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[13] == NULL and _resolve(13):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(void**, cudaIpcMemHandle_t, unsigned int) noexcept nogil>_slots[13])(devPtr, handle, flags)
 
-cdef cudaError_t cudaIpcCloseMemHandle(void* devPtr) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[14] == NULL:
-        _resolve(14)
+cdef cudaError_t cudaIpcCloseMemHandle(void* devPtr) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[14] == NULL and _resolve(14):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(void*) noexcept nogil>_slots[14])(devPtr)
 
-cdef cudaError_t cudaDeviceFlushGPUDirectRDMAWrites(cudaFlushGPUDirectRDMAWritesTarget target, cudaFlushGPUDirectRDMAWritesScope scope) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[15] == NULL:
-        _resolve(15)
+cdef cudaError_t cudaDeviceFlushGPUDirectRDMAWrites(cudaFlushGPUDirectRDMAWritesTarget target, cudaFlushGPUDirectRDMAWritesScope scope) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[15] == NULL and _resolve(15):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaFlushGPUDirectRDMAWritesTarget, cudaFlushGPUDirectRDMAWritesScope) noexcept nogil>_slots[15])(target, scope)
 
-cdef cudaError_t cudaDeviceRegisterAsyncNotification(int device, cudaAsyncCallback callbackFunc, void* userData, cudaAsyncCallbackHandle_t* callback) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[16] == NULL:
-        _resolve(16)
+cdef cudaError_t cudaDeviceRegisterAsyncNotification(int device, cudaAsyncCallback callbackFunc, void* userData, cudaAsyncCallbackHandle_t* callback) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[16] == NULL and _resolve(16):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(int, cudaAsyncCallback, void*, cudaAsyncCallbackHandle_t*) noexcept nogil>_slots[16])(device, callbackFunc, userData, callback)
 
-cdef cudaError_t cudaDeviceUnregisterAsyncNotification(int device, cudaAsyncCallbackHandle_t callback) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[17] == NULL:
-        _resolve(17)
+cdef cudaError_t cudaDeviceUnregisterAsyncNotification(int device, cudaAsyncCallbackHandle_t callback) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[17] == NULL and _resolve(17):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(int, cudaAsyncCallbackHandle_t) noexcept nogil>_slots[17])(device, callback)
 
-cdef cudaError_t cudaDeviceGetSharedMemConfig(cudaSharedMemConfig* pConfig) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[18] == NULL:
-        _resolve(18)
+cdef cudaError_t cudaDeviceGetSharedMemConfig(cudaSharedMemConfig* pConfig) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[18] == NULL and _resolve(18):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaSharedMemConfig*) noexcept nogil>_slots[18])(pConfig)
 
-cdef cudaError_t cudaDeviceSetSharedMemConfig(cudaSharedMemConfig config) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[19] == NULL:
-        _resolve(19)
+cdef cudaError_t cudaDeviceSetSharedMemConfig(cudaSharedMemConfig config) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[19] == NULL and _resolve(19):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaSharedMemConfig) noexcept nogil>_slots[19])(config)
 
-cdef cudaError_t cudaGetLastError() except ?cudaErrorSymbolNotFound nogil:
-    if _slots[20] == NULL:
-        _resolve(20)
+cdef cudaError_t cudaGetLastError() except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[20] == NULL and _resolve(20):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)() noexcept nogil>_slots[20])()
 
-cdef cudaError_t cudaPeekAtLastError() except ?cudaErrorSymbolNotFound nogil:
-    if _slots[21] == NULL:
-        _resolve(21)
+cdef cudaError_t cudaPeekAtLastError() except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[21] == NULL and _resolve(21):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)() noexcept nogil>_slots[21])()
 
 cdef const char* cudaGetErrorName(cudaError_t error) except? NULL nogil:
-    if _slots[22] == NULL:
-        _resolve(22)
+    if _slots[22] == NULL and _resolve(22):
+        return ""
     return (<const char* (*)(cudaError_t) noexcept nogil>_slots[22])(error)
 
 cdef const char* cudaGetErrorString(cudaError_t error) except? NULL nogil:
-    if _slots[23] == NULL:
-        _resolve(23)
+    if _slots[23] == NULL and _resolve(23):
+        return ""
     return (<const char* (*)(cudaError_t) noexcept nogil>_slots[23])(error)
 
-cdef cudaError_t cudaGetDeviceCount(int* count) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[24] == NULL:
-        _resolve(24)
+cdef cudaError_t cudaGetDeviceCount(int* count) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[24] == NULL and _resolve(24):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(int*) noexcept nogil>_slots[24])(count)
 
-cdef cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[25] == NULL:
-        _resolve(25)
+cdef cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[25] == NULL and _resolve(25):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaDeviceProp*, int) noexcept nogil>_slots[25])(prop, device)
 
-cdef cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attr, int device) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[26] == NULL:
-        _resolve(26)
+cdef cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attr, int device) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[26] == NULL and _resolve(26):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(int*, cudaDeviceAttr, int) noexcept nogil>_slots[26])(value, attr, device)
 
-cdef cudaError_t cudaDeviceGetHostAtomicCapabilities(unsigned int* capabilities, const cudaAtomicOperation* operations, unsigned int count, int device) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[27] == NULL:
-        _resolve(27)
+cdef cudaError_t cudaDeviceGetHostAtomicCapabilities(unsigned int* capabilities, const cudaAtomicOperation* operations, unsigned int count, int device) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[27] == NULL and _resolve(27):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(unsigned int*, const cudaAtomicOperation*, unsigned int, int) noexcept nogil>_slots[27])(capabilities, operations, count, device)
 
-cdef cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t* memPool, int device) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[28] == NULL:
-        _resolve(28)
+cdef cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t* memPool, int device) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[28] == NULL and _resolve(28):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaMemPool_t*, int) noexcept nogil>_slots[28])(memPool, device)
 
-cdef cudaError_t cudaDeviceSetMemPool(int device, cudaMemPool_t memPool) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[29] == NULL:
-        _resolve(29)
+cdef cudaError_t cudaDeviceSetMemPool(int device, cudaMemPool_t memPool) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[29] == NULL and _resolve(29):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(int, cudaMemPool_t) noexcept nogil>_slots[29])(device, memPool)
 
-cdef cudaError_t cudaDeviceGetMemPool(cudaMemPool_t* memPool, int device) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[30] == NULL:
-        _resolve(30)
+cdef cudaError_t cudaDeviceGetMemPool(cudaMemPool_t* memPool, int device) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[30] == NULL and _resolve(30):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaMemPool_t*, int) noexcept nogil>_slots[30])(memPool, device)
 
-cdef cudaError_t cudaDeviceGetNvSciSyncAttributes(void* nvSciSyncAttrList, int device, int flags) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[31] == NULL:
-        _resolve(31)
+cdef cudaError_t cudaDeviceGetNvSciSyncAttributes(void* nvSciSyncAttrList, int device, int flags) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[31] == NULL and _resolve(31):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(void*, int, int) noexcept nogil>_slots[31])(nvSciSyncAttrList, device, flags)
 
-cdef cudaError_t cudaDeviceGetP2PAttribute(int* value, cudaDeviceP2PAttr attr, int srcDevice, int dstDevice) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[32] == NULL:
-        _resolve(32)
+cdef cudaError_t cudaDeviceGetP2PAttribute(int* value, cudaDeviceP2PAttr attr, int srcDevice, int dstDevice) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[32] == NULL and _resolve(32):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(int*, cudaDeviceP2PAttr, int, int) noexcept nogil>_slots[32])(value, attr, srcDevice, dstDevice)
 
-cdef cudaError_t cudaDeviceGetP2PAtomicCapabilities(unsigned int* capabilities, const cudaAtomicOperation* operations, unsigned int count, int srcDevice, int dstDevice) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[33] == NULL:
-        _resolve(33)
+cdef cudaError_t cudaDeviceGetP2PAtomicCapabilities(unsigned int* capabilities, const cudaAtomicOperation* operations, unsigned int count, int srcDevice, int dstDevice) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[33] == NULL and _resolve(33):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(unsigned int*, const cudaAtomicOperation*, unsigned int, int, int) noexcept nogil>_slots[33])(capabilities, operations, count, srcDevice, dstDevice)
 
-cdef cudaError_t cudaChooseDevice(int* device, const cudaDeviceProp* prop) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[34] == NULL:
-        _resolve(34)
+cdef cudaError_t cudaChooseDevice(int* device, const cudaDeviceProp* prop) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[34] == NULL and _resolve(34):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(int*, const cudaDeviceProp*) noexcept nogil>_slots[34])(device, prop)
 
-cdef cudaError_t cudaInitDevice(int device, unsigned int deviceFlags, unsigned int flags) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[35] == NULL:
-        _resolve(35)
+cdef cudaError_t cudaInitDevice(int device, unsigned int deviceFlags, unsigned int flags) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[35] == NULL and _resolve(35):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(int, unsigned int, unsigned int) noexcept nogil>_slots[35])(device, deviceFlags, flags)
 
-cdef cudaError_t cudaSetDevice(int device) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[36] == NULL:
-        _resolve(36)
+cdef cudaError_t cudaSetDevice(int device) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[36] == NULL and _resolve(36):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(int) noexcept nogil>_slots[36])(device)
 
-cdef cudaError_t cudaGetDevice(int* device) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[37] == NULL:
-        _resolve(37)
+cdef cudaError_t cudaGetDevice(int* device) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[37] == NULL and _resolve(37):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(int*) noexcept nogil>_slots[37])(device)
 
-cdef cudaError_t cudaSetValidDevices(int* device_arr, int len_) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[38] == NULL:
-        _resolve(38)
+cdef cudaError_t cudaSetValidDevices(int* device_arr, int len_) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[38] == NULL and _resolve(38):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(int*, int) noexcept nogil>_slots[38])(device_arr, len_)
 
-cdef cudaError_t cudaSetDeviceFlags(unsigned int flags) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[39] == NULL:
-        _resolve(39)
+cdef cudaError_t cudaSetDeviceFlags(unsigned int flags) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[39] == NULL and _resolve(39):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(unsigned int) noexcept nogil>_slots[39])(flags)
 
-cdef cudaError_t cudaGetDeviceFlags(unsigned int* flags) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[40] == NULL:
-        _resolve(40)
+cdef cudaError_t cudaGetDeviceFlags(unsigned int* flags) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[40] == NULL and _resolve(40):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(unsigned int*) noexcept nogil>_slots[40])(flags)
 
-cdef cudaError_t cudaStreamCreate(cudaStream_t* pStream) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[41] == NULL:
-        _resolve(41)
+cdef cudaError_t cudaStreamCreate(cudaStream_t* pStream) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[41] == NULL and _resolve(41):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaStream_t*) noexcept nogil>_slots[41])(pStream)
 
-cdef cudaError_t cudaStreamCreateWithFlags(cudaStream_t* pStream, unsigned int flags) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[42] == NULL:
-        _resolve(42)
+cdef cudaError_t cudaStreamCreateWithFlags(cudaStream_t* pStream, unsigned int flags) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[42] == NULL and _resolve(42):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaStream_t*, unsigned int) noexcept nogil>_slots[42])(pStream, flags)
 
-cdef cudaError_t cudaStreamCreateWithPriority(cudaStream_t* pStream, unsigned int flags, int priority) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[43] == NULL:
-        _resolve(43)
+cdef cudaError_t cudaStreamCreateWithPriority(cudaStream_t* pStream, unsigned int flags, int priority) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[43] == NULL and _resolve(43):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaStream_t*, unsigned int, int) noexcept nogil>_slots[43])(pStream, flags, priority)
 
-cdef cudaError_t cudaStreamGetPriority(cudaStream_t hStream, int* priority) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[44] == NULL:
-        _resolve(44)
+cdef cudaError_t cudaStreamGetPriority(cudaStream_t hStream, int* priority) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[44] == NULL and _resolve(44):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaStream_t, int*) noexcept nogil>_slots[44])(hStream, priority)
 
-cdef cudaError_t cudaStreamGetFlags(cudaStream_t hStream, unsigned int* flags) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[45] == NULL:
-        _resolve(45)
+cdef cudaError_t cudaStreamGetFlags(cudaStream_t hStream, unsigned int* flags) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[45] == NULL and _resolve(45):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaStream_t, unsigned int*) noexcept nogil>_slots[45])(hStream, flags)
 
-cdef cudaError_t cudaStreamGetId(cudaStream_t hStream, unsigned long long* streamId) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[46] == NULL:
-        _resolve(46)
+cdef cudaError_t cudaStreamGetId(cudaStream_t hStream, unsigned long long* streamId) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[46] == NULL and _resolve(46):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaStream_t, unsigned long long*) noexcept nogil>_slots[46])(hStream, streamId)
 
-cdef cudaError_t cudaStreamGetDevice(cudaStream_t hStream, int* device) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[47] == NULL:
-        _resolve(47)
+cdef cudaError_t cudaStreamGetDevice(cudaStream_t hStream, int* device) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[47] == NULL and _resolve(47):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaStream_t, int*) noexcept nogil>_slots[47])(hStream, device)
 
-cdef cudaError_t cudaCtxResetPersistingL2Cache() except ?cudaErrorSymbolNotFound nogil:
-    if _slots[48] == NULL:
-        _resolve(48)
+cdef cudaError_t cudaCtxResetPersistingL2Cache() except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[48] == NULL and _resolve(48):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)() noexcept nogil>_slots[48])()
 
-cdef cudaError_t cudaStreamCopyAttributes(cudaStream_t dst, cudaStream_t src) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[49] == NULL:
-        _resolve(49)
+cdef cudaError_t cudaStreamCopyAttributes(cudaStream_t dst, cudaStream_t src) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[49] == NULL and _resolve(49):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaStream_t, cudaStream_t) noexcept nogil>_slots[49])(dst, src)
 
-cdef cudaError_t cudaStreamGetAttribute(cudaStream_t hStream, cudaStreamAttrID attr, cudaStreamAttrValue* value_out) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[50] == NULL:
-        _resolve(50)
+cdef cudaError_t cudaStreamGetAttribute(cudaStream_t hStream, cudaStreamAttrID attr, cudaStreamAttrValue* value_out) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[50] == NULL and _resolve(50):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaStream_t, cudaStreamAttrID, cudaStreamAttrValue*) noexcept nogil>_slots[50])(hStream, attr, value_out)
 
-cdef cudaError_t cudaStreamSetAttribute(cudaStream_t hStream, cudaStreamAttrID attr, const cudaStreamAttrValue* value) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[51] == NULL:
-        _resolve(51)
+cdef cudaError_t cudaStreamSetAttribute(cudaStream_t hStream, cudaStreamAttrID attr, const cudaStreamAttrValue* value) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[51] == NULL and _resolve(51):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaStream_t, cudaStreamAttrID, const cudaStreamAttrValue*) noexcept nogil>_slots[51])(hStream, attr, value)
 
-cdef cudaError_t cudaStreamDestroy(cudaStream_t stream) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[52] == NULL:
-        _resolve(52)
+cdef cudaError_t cudaStreamDestroy(cudaStream_t stream) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[52] == NULL and _resolve(52):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaStream_t) noexcept nogil>_slots[52])(stream)
 
-cdef cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[53] == NULL:
-        _resolve(53)
+cdef cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[53] == NULL and _resolve(53):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaStream_t, cudaEvent_t, unsigned int) noexcept nogil>_slots[53])(stream, event, flags)
 
-cdef cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback, void* userData, unsigned int flags) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[54] == NULL:
-        _resolve(54)
+cdef cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback, void* userData, unsigned int flags) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[54] == NULL and _resolve(54):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaStream_t, cudaStreamCallback_t, void*, unsigned int) noexcept nogil>_slots[54])(stream, callback, userData, flags)
 
-cdef cudaError_t cudaStreamSynchronize(cudaStream_t stream) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[55] == NULL:
-        _resolve(55)
+cdef cudaError_t cudaStreamSynchronize(cudaStream_t stream) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[55] == NULL and _resolve(55):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaStream_t) noexcept nogil>_slots[55])(stream)
 
-cdef cudaError_t cudaStreamQuery(cudaStream_t stream) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[56] == NULL:
-        _resolve(56)
+cdef cudaError_t cudaStreamQuery(cudaStream_t stream) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[56] == NULL and _resolve(56):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaStream_t) noexcept nogil>_slots[56])(stream)
 
-cdef cudaError_t cudaStreamAttachMemAsync(cudaStream_t stream, void* devPtr, size_t length, unsigned int flags) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[57] == NULL:
-        _resolve(57)
+cdef cudaError_t cudaStreamAttachMemAsync(cudaStream_t stream, void* devPtr, size_t length, unsigned int flags) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[57] == NULL and _resolve(57):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaStream_t, void*, size_t, unsigned int) noexcept nogil>_slots[57])(stream, devPtr, length, flags)
 
-cdef cudaError_t cudaStreamBeginCapture(cudaStream_t stream, cudaStreamCaptureMode mode) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[58] == NULL:
-        _resolve(58)
+cdef cudaError_t cudaStreamBeginCapture(cudaStream_t stream, cudaStreamCaptureMode mode) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[58] == NULL and _resolve(58):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaStream_t, cudaStreamCaptureMode) noexcept nogil>_slots[58])(stream, mode)
 
-cdef cudaError_t cudaStreamBeginCaptureToGraph(cudaStream_t stream, cudaGraph_t graph, const cudaGraphNode_t* dependencies, const cudaGraphEdgeData* dependencyData, size_t numDependencies, cudaStreamCaptureMode mode) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[59] == NULL:
-        _resolve(59)
+cdef cudaError_t cudaStreamBeginCaptureToGraph(cudaStream_t stream, cudaGraph_t graph, const cudaGraphNode_t* dependencies, const cudaGraphEdgeData* dependencyData, size_t numDependencies, cudaStreamCaptureMode mode) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[59] == NULL and _resolve(59):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaStream_t, cudaGraph_t, const cudaGraphNode_t*, const cudaGraphEdgeData*, size_t, cudaStreamCaptureMode) noexcept nogil>_slots[59])(stream, graph, dependencies, dependencyData, numDependencies, mode)
 
-cdef cudaError_t cudaThreadExchangeStreamCaptureMode(cudaStreamCaptureMode* mode) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[60] == NULL:
-        _resolve(60)
+cdef cudaError_t cudaThreadExchangeStreamCaptureMode(cudaStreamCaptureMode* mode) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[60] == NULL and _resolve(60):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaStreamCaptureMode*) noexcept nogil>_slots[60])(mode)
 
-cdef cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t* pGraph) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[61] == NULL:
-        _resolve(61)
+cdef cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t* pGraph) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[61] == NULL and _resolve(61):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaStream_t, cudaGraph_t*) noexcept nogil>_slots[61])(stream, pGraph)
 
-cdef cudaError_t cudaStreamIsCapturing(cudaStream_t stream, cudaStreamCaptureStatus* pCaptureStatus) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[62] == NULL:
-        _resolve(62)
+cdef cudaError_t cudaStreamIsCapturing(cudaStream_t stream, cudaStreamCaptureStatus* pCaptureStatus) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[62] == NULL and _resolve(62):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaStream_t, cudaStreamCaptureStatus*) noexcept nogil>_slots[62])(stream, pCaptureStatus)
 
-cdef cudaError_t cudaStreamGetCaptureInfo(cudaStream_t stream, cudaStreamCaptureStatus* captureStatus_out, unsigned long long* id_out, cudaGraph_t* graph_out, const cudaGraphNode_t** dependencies_out, const cudaGraphEdgeData** edgeData_out, size_t* numDependencies_out) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[63] == NULL:
-        _resolve(63)
+cdef cudaError_t cudaStreamGetCaptureInfo(cudaStream_t stream, cudaStreamCaptureStatus* captureStatus_out, unsigned long long* id_out, cudaGraph_t* graph_out, const cudaGraphNode_t** dependencies_out, const cudaGraphEdgeData** edgeData_out, size_t* numDependencies_out) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[63] == NULL and _resolve(63):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaStream_t, cudaStreamCaptureStatus*, unsigned long long*, cudaGraph_t*, const cudaGraphNode_t**, const cudaGraphEdgeData**, size_t*) noexcept nogil>_slots[63])(stream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out)
 
-cdef cudaError_t cudaStreamUpdateCaptureDependencies(cudaStream_t stream, cudaGraphNode_t* dependencies, const cudaGraphEdgeData* dependencyData, size_t numDependencies, unsigned int flags) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[64] == NULL:
-        _resolve(64)
+cdef cudaError_t cudaStreamUpdateCaptureDependencies(cudaStream_t stream, cudaGraphNode_t* dependencies, const cudaGraphEdgeData* dependencyData, size_t numDependencies, unsigned int flags) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[64] == NULL and _resolve(64):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaStream_t, cudaGraphNode_t*, const cudaGraphEdgeData*, size_t, unsigned int) noexcept nogil>_slots[64])(stream, dependencies, dependencyData, numDependencies, flags)
 
-cdef cudaError_t cudaEventCreate(cudaEvent_t* event) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[65] == NULL:
-        _resolve(65)
+cdef cudaError_t cudaEventCreate(cudaEvent_t* event) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[65] == NULL and _resolve(65):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaEvent_t*) noexcept nogil>_slots[65])(event)
 
-cdef cudaError_t cudaEventCreateWithFlags(cudaEvent_t* event, unsigned int flags) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[66] == NULL:
-        _resolve(66)
+cdef cudaError_t cudaEventCreateWithFlags(cudaEvent_t* event, unsigned int flags) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[66] == NULL and _resolve(66):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaEvent_t*, unsigned int) noexcept nogil>_slots[66])(event, flags)
 
-cdef cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[67] == NULL:
-        _resolve(67)
+cdef cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[67] == NULL and _resolve(67):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaEvent_t, cudaStream_t) noexcept nogil>_slots[67])(event, stream)
 
-cdef cudaError_t cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream, unsigned int flags) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[68] == NULL:
-        _resolve(68)
+cdef cudaError_t cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream, unsigned int flags) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[68] == NULL and _resolve(68):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaEvent_t, cudaStream_t, unsigned int) noexcept nogil>_slots[68])(event, stream, flags)
 
-cdef cudaError_t cudaEventQuery(cudaEvent_t event) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[69] == NULL:
-        _resolve(69)
+cdef cudaError_t cudaEventQuery(cudaEvent_t event) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[69] == NULL and _resolve(69):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaEvent_t) noexcept nogil>_slots[69])(event)
 
-cdef cudaError_t cudaEventSynchronize(cudaEvent_t event) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[70] == NULL:
-        _resolve(70)
+cdef cudaError_t cudaEventSynchronize(cudaEvent_t event) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[70] == NULL and _resolve(70):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaEvent_t) noexcept nogil>_slots[70])(event)
 
-cdef cudaError_t cudaEventDestroy(cudaEvent_t event) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[71] == NULL:
-        _resolve(71)
+cdef cudaError_t cudaEventDestroy(cudaEvent_t event) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[71] == NULL and _resolve(71):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaEvent_t) noexcept nogil>_slots[71])(event)
 
-cdef cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[72] == NULL:
-        _resolve(72)
+cdef cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[72] == NULL and _resolve(72):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(float*, cudaEvent_t, cudaEvent_t) noexcept nogil>_slots[72])(ms, start, end)
 
-cdef cudaError_t cudaImportExternalMemory(cudaExternalMemory_t* extMem_out, const cudaExternalMemoryHandleDesc* memHandleDesc) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[73] == NULL:
-        _resolve(73)
+cdef cudaError_t cudaImportExternalMemory(cudaExternalMemory_t* extMem_out, const cudaExternalMemoryHandleDesc* memHandleDesc) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[73] == NULL and _resolve(73):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaExternalMemory_t*, const cudaExternalMemoryHandleDesc*) noexcept nogil>_slots[73])(extMem_out, memHandleDesc)
 
-cdef cudaError_t cudaExternalMemoryGetMappedBuffer(void** devPtr, cudaExternalMemory_t extMem, const cudaExternalMemoryBufferDesc* bufferDesc) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[74] == NULL:
-        _resolve(74)
+cdef cudaError_t cudaExternalMemoryGetMappedBuffer(void** devPtr, cudaExternalMemory_t extMem, const cudaExternalMemoryBufferDesc* bufferDesc) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[74] == NULL and _resolve(74):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(void**, cudaExternalMemory_t, const cudaExternalMemoryBufferDesc*) noexcept nogil>_slots[74])(devPtr, extMem, bufferDesc)
 
-cdef cudaError_t cudaExternalMemoryGetMappedMipmappedArray(cudaMipmappedArray_t* mipmap, cudaExternalMemory_t extMem, const cudaExternalMemoryMipmappedArrayDesc* mipmapDesc) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[75] == NULL:
-        _resolve(75)
+cdef cudaError_t cudaExternalMemoryGetMappedMipmappedArray(cudaMipmappedArray_t* mipmap, cudaExternalMemory_t extMem, const cudaExternalMemoryMipmappedArrayDesc* mipmapDesc) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[75] == NULL and _resolve(75):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaMipmappedArray_t*, cudaExternalMemory_t, const cudaExternalMemoryMipmappedArrayDesc*) noexcept nogil>_slots[75])(mipmap, extMem, mipmapDesc)
 
-cdef cudaError_t cudaDestroyExternalMemory(cudaExternalMemory_t extMem) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[76] == NULL:
-        _resolve(76)
+cdef cudaError_t cudaDestroyExternalMemory(cudaExternalMemory_t extMem) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[76] == NULL and _resolve(76):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaExternalMemory_t) noexcept nogil>_slots[76])(extMem)
 
-cdef cudaError_t cudaImportExternalSemaphore(cudaExternalSemaphore_t* extSem_out, const cudaExternalSemaphoreHandleDesc* semHandleDesc) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[77] == NULL:
-        _resolve(77)
+cdef cudaError_t cudaImportExternalSemaphore(cudaExternalSemaphore_t* extSem_out, const cudaExternalSemaphoreHandleDesc* semHandleDesc) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[77] == NULL and _resolve(77):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaExternalSemaphore_t*, const cudaExternalSemaphoreHandleDesc*) noexcept nogil>_slots[77])(extSem_out, semHandleDesc)
 
-cdef cudaError_t cudaSignalExternalSemaphoresAsync(const cudaExternalSemaphore_t* extSemArray, const cudaExternalSemaphoreSignalParams* paramsArray, unsigned int numExtSems, cudaStream_t stream) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[78] == NULL:
-        _resolve(78)
+cdef cudaError_t cudaSignalExternalSemaphoresAsync(const cudaExternalSemaphore_t* extSemArray, const cudaExternalSemaphoreSignalParams* paramsArray, unsigned int numExtSems, cudaStream_t stream) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[78] == NULL and _resolve(78):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(const cudaExternalSemaphore_t*, const cudaExternalSemaphoreSignalParams*, unsigned int, cudaStream_t) noexcept nogil>_slots[78])(extSemArray, paramsArray, numExtSems, stream)
 
-cdef cudaError_t cudaWaitExternalSemaphoresAsync(const cudaExternalSemaphore_t* extSemArray, const cudaExternalSemaphoreWaitParams* paramsArray, unsigned int numExtSems, cudaStream_t stream) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[79] == NULL:
-        _resolve(79)
+cdef cudaError_t cudaWaitExternalSemaphoresAsync(const cudaExternalSemaphore_t* extSemArray, const cudaExternalSemaphoreWaitParams* paramsArray, unsigned int numExtSems, cudaStream_t stream) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[79] == NULL and _resolve(79):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(const cudaExternalSemaphore_t*, const cudaExternalSemaphoreWaitParams*, unsigned int, cudaStream_t) noexcept nogil>_slots[79])(extSemArray, paramsArray, numExtSems, stream)
 
-cdef cudaError_t cudaDestroyExternalSemaphore(cudaExternalSemaphore_t extSem) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[80] == NULL:
-        _resolve(80)
+cdef cudaError_t cudaDestroyExternalSemaphore(cudaExternalSemaphore_t extSem) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[80] == NULL and _resolve(80):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaExternalSemaphore_t) noexcept nogil>_slots[80])(extSem)
 
-cdef cudaError_t cudaLaunchKernel(const void* func, dim3 gridDim, dim3 blockDim, void** args, size_t sharedMem, cudaStream_t stream) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[81] == NULL:
-        _resolve(81)
+cdef cudaError_t cudaLaunchKernel(const void* func, dim3 gridDim, dim3 blockDim, void** args, size_t sharedMem, cudaStream_t stream) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[81] == NULL and _resolve(81):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(const void*, dim3, dim3, void**, size_t, cudaStream_t) noexcept nogil>_slots[81])(func, gridDim, blockDim, args, sharedMem, stream)
 
-cdef cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t* config, const void* func, void** args) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[82] == NULL:
-        _resolve(82)
+cdef cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t* config, const void* func, void** args) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[82] == NULL and _resolve(82):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(const cudaLaunchConfig_t*, const void*, void**) noexcept nogil>_slots[82])(config, func, args)
 
-cdef cudaError_t cudaLaunchCooperativeKernel(const void* func, dim3 gridDim, dim3 blockDim, void** args, size_t sharedMem, cudaStream_t stream) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[83] == NULL:
-        _resolve(83)
+cdef cudaError_t cudaLaunchCooperativeKernel(const void* func, dim3 gridDim, dim3 blockDim, void** args, size_t sharedMem, cudaStream_t stream) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[83] == NULL and _resolve(83):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(const void*, dim3, dim3, void**, size_t, cudaStream_t) noexcept nogil>_slots[83])(func, gridDim, blockDim, args, sharedMem, stream)
 
-cdef cudaError_t cudaFuncSetCacheConfig(const void* func, cudaFuncCache cacheConfig) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[84] == NULL:
-        _resolve(84)
+cdef cudaError_t cudaFuncSetCacheConfig(const void* func, cudaFuncCache cacheConfig) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[84] == NULL and _resolve(84):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(const void*, cudaFuncCache) noexcept nogil>_slots[84])(func, cacheConfig)
 
-cdef cudaError_t cudaFuncGetAttributes(cudaFuncAttributes* attr, const void* func) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[85] == NULL:
-        _resolve(85)
+cdef cudaError_t cudaFuncGetAttributes(cudaFuncAttributes* attr, const void* func) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[85] == NULL and _resolve(85):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaFuncAttributes*, const void*) noexcept nogil>_slots[85])(attr, func)
 
-cdef cudaError_t cudaFuncSetAttribute(const void* func, cudaFuncAttribute attr, int value) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[86] == NULL:
-        _resolve(86)
+cdef cudaError_t cudaFuncSetAttribute(const void* func, cudaFuncAttribute attr, int value) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[86] == NULL and _resolve(86):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(const void*, cudaFuncAttribute, int) noexcept nogil>_slots[86])(func, attr, value)
 
-cdef cudaError_t cudaFuncGetName(const char** name, const void* func) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[87] == NULL:
-        _resolve(87)
+cdef cudaError_t cudaFuncGetName(const char** name, const void* func) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[87] == NULL and _resolve(87):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(const char**, const void*) noexcept nogil>_slots[87])(name, func)
 
-cdef cudaError_t cudaFuncGetParamInfo(const void* func, size_t paramIndex, size_t* paramOffset, size_t* paramSize) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[88] == NULL:
-        _resolve(88)
+cdef cudaError_t cudaFuncGetParamInfo(const void* func, size_t paramIndex, size_t* paramOffset, size_t* paramSize) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[88] == NULL and _resolve(88):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(const void*, size_t, size_t*, size_t*) noexcept nogil>_slots[88])(func, paramIndex, paramOffset, paramSize)
 
-cdef cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void* userData) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[89] == NULL:
-        _resolve(89)
+cdef cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void* userData) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[89] == NULL and _resolve(89):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaStream_t, cudaHostFn_t, void*) noexcept nogil>_slots[89])(stream, fn, userData)
 
-cdef cudaError_t cudaFuncSetSharedMemConfig(const void* func, cudaSharedMemConfig config) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[90] == NULL:
-        _resolve(90)
+cdef cudaError_t cudaFuncSetSharedMemConfig(const void* func, cudaSharedMemConfig config) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[90] == NULL and _resolve(90):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(const void*, cudaSharedMemConfig) noexcept nogil>_slots[90])(func, config)
 
-cdef cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* numBlocks, const void* func, int blockSize, size_t dynamicSMemSize) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[91] == NULL:
-        _resolve(91)
+cdef cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* numBlocks, const void* func, int blockSize, size_t dynamicSMemSize) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[91] == NULL and _resolve(91):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(int*, const void*, int, size_t) noexcept nogil>_slots[91])(numBlocks, func, blockSize, dynamicSMemSize)
 
-cdef cudaError_t cudaOccupancyAvailableDynamicSMemPerBlock(size_t* dynamicSmemSize, const void* func, int numBlocks, int blockSize) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[92] == NULL:
-        _resolve(92)
+cdef cudaError_t cudaOccupancyAvailableDynamicSMemPerBlock(size_t* dynamicSmemSize, const void* func, int numBlocks, int blockSize) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[92] == NULL and _resolve(92):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(size_t*, const void*, int, int) noexcept nogil>_slots[92])(dynamicSmemSize, func, numBlocks, blockSize)
 
-cdef cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int* numBlocks, const void* func, int blockSize, size_t dynamicSMemSize, unsigned int flags) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[93] == NULL:
-        _resolve(93)
+cdef cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int* numBlocks, const void* func, int blockSize, size_t dynamicSMemSize, unsigned int flags) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[93] == NULL and _resolve(93):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(int*, const void*, int, size_t, unsigned int) noexcept nogil>_slots[93])(numBlocks, func, blockSize, dynamicSMemSize, flags)
 
-cdef cudaError_t cudaOccupancyMaxPotentialClusterSize(int* clusterSize, const void* func, const cudaLaunchConfig_t* launchConfig) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[94] == NULL:
-        _resolve(94)
+cdef cudaError_t cudaOccupancyMaxPotentialClusterSize(int* clusterSize, const void* func, const cudaLaunchConfig_t* launchConfig) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[94] == NULL and _resolve(94):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(int*, const void*, const cudaLaunchConfig_t*) noexcept nogil>_slots[94])(clusterSize, func, launchConfig)
 
-cdef cudaError_t cudaOccupancyMaxActiveClusters(int* numClusters, const void* func, const cudaLaunchConfig_t* launchConfig) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[95] == NULL:
-        _resolve(95)
+cdef cudaError_t cudaOccupancyMaxActiveClusters(int* numClusters, const void* func, const cudaLaunchConfig_t* launchConfig) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[95] == NULL and _resolve(95):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(int*, const void*, const cudaLaunchConfig_t*) noexcept nogil>_slots[95])(numClusters, func, launchConfig)
 
-cdef cudaError_t cudaMallocManaged(void** devPtr, size_t size, unsigned int flags) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[96] == NULL:
-        _resolve(96)
+cdef cudaError_t cudaMallocManaged(void** devPtr, size_t size, unsigned int flags) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[96] == NULL and _resolve(96):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(void**, size_t, unsigned int) noexcept nogil>_slots[96])(devPtr, size, flags)
 
-cdef cudaError_t cudaMalloc(void** devPtr, size_t size) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[97] == NULL:
-        _resolve(97)
+cdef cudaError_t cudaMalloc(void** devPtr, size_t size) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[97] == NULL and _resolve(97):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(void**, size_t) noexcept nogil>_slots[97])(devPtr, size)
 
-cdef cudaError_t cudaMallocHost(void** ptr, size_t size) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[98] == NULL:
-        _resolve(98)
+cdef cudaError_t cudaMallocHost(void** ptr, size_t size) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[98] == NULL and _resolve(98):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(void**, size_t) noexcept nogil>_slots[98])(ptr, size)
 
-cdef cudaError_t cudaMallocPitch(void** devPtr, size_t* pitch, size_t width, size_t height) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[99] == NULL:
-        _resolve(99)
+cdef cudaError_t cudaMallocPitch(void** devPtr, size_t* pitch, size_t width, size_t height) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[99] == NULL and _resolve(99):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(void**, size_t*, size_t, size_t) noexcept nogil>_slots[99])(devPtr, pitch, width, height)
 
-cdef cudaError_t cudaMallocArray(cudaArray_t* array, const cudaChannelFormatDesc* desc, size_t width, size_t height, unsigned int flags) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[100] == NULL:
-        _resolve(100)
+cdef cudaError_t cudaMallocArray(cudaArray_t* array, const cudaChannelFormatDesc* desc, size_t width, size_t height, unsigned int flags) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[100] == NULL and _resolve(100):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaArray_t*, const cudaChannelFormatDesc*, size_t, size_t, unsigned int) noexcept nogil>_slots[100])(array, desc, width, height, flags)
 
-cdef cudaError_t cudaFree(void* devPtr) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[101] == NULL:
-        _resolve(101)
+cdef cudaError_t cudaFree(void* devPtr) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[101] == NULL and _resolve(101):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(void*) noexcept nogil>_slots[101])(devPtr)
 
-cdef cudaError_t cudaFreeHost(void* ptr) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[102] == NULL:
-        _resolve(102)
+cdef cudaError_t cudaFreeHost(void* ptr) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[102] == NULL and _resolve(102):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(void*) noexcept nogil>_slots[102])(ptr)
 
-cdef cudaError_t cudaFreeArray(cudaArray_t array) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[103] == NULL:
-        _resolve(103)
+cdef cudaError_t cudaFreeArray(cudaArray_t array) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[103] == NULL and _resolve(103):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaArray_t) noexcept nogil>_slots[103])(array)
 
-cdef cudaError_t cudaFreeMipmappedArray(cudaMipmappedArray_t mipmappedArray) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[104] == NULL:
-        _resolve(104)
+cdef cudaError_t cudaFreeMipmappedArray(cudaMipmappedArray_t mipmappedArray) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[104] == NULL and _resolve(104):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaMipmappedArray_t) noexcept nogil>_slots[104])(mipmappedArray)
 
-cdef cudaError_t cudaHostAlloc(void** pHost, size_t size, unsigned int flags) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[105] == NULL:
-        _resolve(105)
+cdef cudaError_t cudaHostAlloc(void** pHost, size_t size, unsigned int flags) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[105] == NULL and _resolve(105):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(void**, size_t, unsigned int) noexcept nogil>_slots[105])(pHost, size, flags)
 
-cdef cudaError_t cudaHostRegister(void* ptr, size_t size, unsigned int flags) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[106] == NULL:
-        _resolve(106)
+cdef cudaError_t cudaHostRegister(void* ptr, size_t size, unsigned int flags) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[106] == NULL and _resolve(106):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(void*, size_t, unsigned int) noexcept nogil>_slots[106])(ptr, size, flags)
 
-cdef cudaError_t cudaHostUnregister(void* ptr) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[107] == NULL:
-        _resolve(107)
+cdef cudaError_t cudaHostUnregister(void* ptr) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[107] == NULL and _resolve(107):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(void*) noexcept nogil>_slots[107])(ptr)
 
-cdef cudaError_t cudaHostGetDevicePointer(void** pDevice, void* pHost, unsigned int flags) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[108] == NULL:
-        _resolve(108)
+cdef cudaError_t cudaHostGetDevicePointer(void** pDevice, void* pHost, unsigned int flags) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[108] == NULL and _resolve(108):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(void**, void*, unsigned int) noexcept nogil>_slots[108])(pDevice, pHost, flags)
 
-cdef cudaError_t cudaHostGetFlags(unsigned int* pFlags, void* pHost) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[109] == NULL:
-        _resolve(109)
+cdef cudaError_t cudaHostGetFlags(unsigned int* pFlags, void* pHost) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[109] == NULL and _resolve(109):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(unsigned int*, void*) noexcept nogil>_slots[109])(pFlags, pHost)
 
-cdef cudaError_t cudaMalloc3D(cudaPitchedPtr* pitchedDevPtr, cudaExtent extent) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[110] == NULL:
-        _resolve(110)
+cdef cudaError_t cudaMalloc3D(cudaPitchedPtr* pitchedDevPtr, cudaExtent extent) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[110] == NULL and _resolve(110):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaPitchedPtr*, cudaExtent) noexcept nogil>_slots[110])(pitchedDevPtr, extent)
 
-cdef cudaError_t cudaMalloc3DArray(cudaArray_t* array, const cudaChannelFormatDesc* desc, cudaExtent extent, unsigned int flags) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[111] == NULL:
-        _resolve(111)
+cdef cudaError_t cudaMalloc3DArray(cudaArray_t* array, const cudaChannelFormatDesc* desc, cudaExtent extent, unsigned int flags) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[111] == NULL and _resolve(111):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaArray_t*, const cudaChannelFormatDesc*, cudaExtent, unsigned int) noexcept nogil>_slots[111])(array, desc, extent, flags)
 
-cdef cudaError_t cudaMallocMipmappedArray(cudaMipmappedArray_t* mipmappedArray, const cudaChannelFormatDesc* desc, cudaExtent extent, unsigned int numLevels, unsigned int flags) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[112] == NULL:
-        _resolve(112)
+cdef cudaError_t cudaMallocMipmappedArray(cudaMipmappedArray_t* mipmappedArray, const cudaChannelFormatDesc* desc, cudaExtent extent, unsigned int numLevels, unsigned int flags) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[112] == NULL and _resolve(112):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaMipmappedArray_t*, const cudaChannelFormatDesc*, cudaExtent, unsigned int, unsigned int) noexcept nogil>_slots[112])(mipmappedArray, desc, extent, numLevels, flags)
 
-cdef cudaError_t cudaGetMipmappedArrayLevel(cudaArray_t* levelArray, cudaMipmappedArray_const_t mipmappedArray, unsigned int level) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[113] == NULL:
-        _resolve(113)
+cdef cudaError_t cudaGetMipmappedArrayLevel(cudaArray_t* levelArray, cudaMipmappedArray_const_t mipmappedArray, unsigned int level) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[113] == NULL and _resolve(113):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaArray_t*, cudaMipmappedArray_const_t, unsigned int) noexcept nogil>_slots[113])(levelArray, mipmappedArray, level)
 
-cdef cudaError_t cudaMemcpy3D(const cudaMemcpy3DParms* p) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[114] == NULL:
-        _resolve(114)
+cdef cudaError_t cudaMemcpy3D(const cudaMemcpy3DParms* p) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[114] == NULL and _resolve(114):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(const cudaMemcpy3DParms*) noexcept nogil>_slots[114])(p)
 
-cdef cudaError_t cudaMemcpy3DPeer(const cudaMemcpy3DPeerParms* p) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[115] == NULL:
-        _resolve(115)
+cdef cudaError_t cudaMemcpy3DPeer(const cudaMemcpy3DPeerParms* p) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[115] == NULL and _resolve(115):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(const cudaMemcpy3DPeerParms*) noexcept nogil>_slots[115])(p)
 
-cdef cudaError_t cudaMemcpy3DAsync(const cudaMemcpy3DParms* p, cudaStream_t stream) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[116] == NULL:
-        _resolve(116)
+cdef cudaError_t cudaMemcpy3DAsync(const cudaMemcpy3DParms* p, cudaStream_t stream) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[116] == NULL and _resolve(116):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(const cudaMemcpy3DParms*, cudaStream_t) noexcept nogil>_slots[116])(p, stream)
 
-cdef cudaError_t cudaMemcpy3DPeerAsync(const cudaMemcpy3DPeerParms* p, cudaStream_t stream) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[117] == NULL:
-        _resolve(117)
+cdef cudaError_t cudaMemcpy3DPeerAsync(const cudaMemcpy3DPeerParms* p, cudaStream_t stream) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[117] == NULL and _resolve(117):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(const cudaMemcpy3DPeerParms*, cudaStream_t) noexcept nogil>_slots[117])(p, stream)
 
-cdef cudaError_t cudaMemGetInfo(size_t* free, size_t* total) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[118] == NULL:
-        _resolve(118)
+cdef cudaError_t cudaMemGetInfo(size_t* free, size_t* total) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[118] == NULL and _resolve(118):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(size_t*, size_t*) noexcept nogil>_slots[118])(free, total)
 
-cdef cudaError_t cudaArrayGetInfo(cudaChannelFormatDesc* desc, cudaExtent* extent, unsigned int* flags, cudaArray_t array) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[119] == NULL:
-        _resolve(119)
+cdef cudaError_t cudaArrayGetInfo(cudaChannelFormatDesc* desc, cudaExtent* extent, unsigned int* flags, cudaArray_t array) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[119] == NULL and _resolve(119):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaChannelFormatDesc*, cudaExtent*, unsigned int*, cudaArray_t) noexcept nogil>_slots[119])(desc, extent, flags, array)
 
-cdef cudaError_t cudaArrayGetPlane(cudaArray_t* pPlaneArray, cudaArray_t hArray, unsigned int planeIdx) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[120] == NULL:
-        _resolve(120)
+cdef cudaError_t cudaArrayGetPlane(cudaArray_t* pPlaneArray, cudaArray_t hArray, unsigned int planeIdx) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[120] == NULL and _resolve(120):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaArray_t*, cudaArray_t, unsigned int) noexcept nogil>_slots[120])(pPlaneArray, hArray, planeIdx)
 
-cdef cudaError_t cudaArrayGetMemoryRequirements(cudaArrayMemoryRequirements* memoryRequirements, cudaArray_t array, int device) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[121] == NULL:
-        _resolve(121)
+cdef cudaError_t cudaArrayGetMemoryRequirements(cudaArrayMemoryRequirements* memoryRequirements, cudaArray_t array, int device) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[121] == NULL and _resolve(121):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaArrayMemoryRequirements*, cudaArray_t, int) noexcept nogil>_slots[121])(memoryRequirements, array, device)
 
-cdef cudaError_t cudaMipmappedArrayGetMemoryRequirements(cudaArrayMemoryRequirements* memoryRequirements, cudaMipmappedArray_t mipmap, int device) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[122] == NULL:
-        _resolve(122)
+cdef cudaError_t cudaMipmappedArrayGetMemoryRequirements(cudaArrayMemoryRequirements* memoryRequirements, cudaMipmappedArray_t mipmap, int device) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[122] == NULL and _resolve(122):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaArrayMemoryRequirements*, cudaMipmappedArray_t, int) noexcept nogil>_slots[122])(memoryRequirements, mipmap, device)
 
-cdef cudaError_t cudaArrayGetSparseProperties(cudaArraySparseProperties* sparseProperties, cudaArray_t array) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[123] == NULL:
-        _resolve(123)
+cdef cudaError_t cudaArrayGetSparseProperties(cudaArraySparseProperties* sparseProperties, cudaArray_t array) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[123] == NULL and _resolve(123):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaArraySparseProperties*, cudaArray_t) noexcept nogil>_slots[123])(sparseProperties, array)
 
-cdef cudaError_t cudaMipmappedArrayGetSparseProperties(cudaArraySparseProperties* sparseProperties, cudaMipmappedArray_t mipmap) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[124] == NULL:
-        _resolve(124)
+cdef cudaError_t cudaMipmappedArrayGetSparseProperties(cudaArraySparseProperties* sparseProperties, cudaMipmappedArray_t mipmap) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[124] == NULL and _resolve(124):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaArraySparseProperties*, cudaMipmappedArray_t) noexcept nogil>_slots[124])(sparseProperties, mipmap)
 
-cdef cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, cudaMemcpyKind kind) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[125] == NULL:
-        _resolve(125)
+cdef cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, cudaMemcpyKind kind) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[125] == NULL and _resolve(125):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(void*, const void*, size_t, cudaMemcpyKind) noexcept nogil>_slots[125])(dst, src, count, kind)
 
-cdef cudaError_t cudaMemcpyPeer(void* dst, int dstDevice, const void* src, int srcDevice, size_t count) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[126] == NULL:
-        _resolve(126)
+cdef cudaError_t cudaMemcpyPeer(void* dst, int dstDevice, const void* src, int srcDevice, size_t count) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[126] == NULL and _resolve(126):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(void*, int, const void*, int, size_t) noexcept nogil>_slots[126])(dst, dstDevice, src, srcDevice, count)
 
-cdef cudaError_t cudaMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t height, cudaMemcpyKind kind) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[127] == NULL:
-        _resolve(127)
+cdef cudaError_t cudaMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t height, cudaMemcpyKind kind) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[127] == NULL and _resolve(127):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(void*, size_t, const void*, size_t, size_t, size_t, cudaMemcpyKind) noexcept nogil>_slots[127])(dst, dpitch, src, spitch, width, height, kind)
 
-cdef cudaError_t cudaMemcpy2DToArray(cudaArray_t dst, size_t wOffset, size_t hOffset, const void* src, size_t spitch, size_t width, size_t height, cudaMemcpyKind kind) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[128] == NULL:
-        _resolve(128)
+cdef cudaError_t cudaMemcpy2DToArray(cudaArray_t dst, size_t wOffset, size_t hOffset, const void* src, size_t spitch, size_t width, size_t height, cudaMemcpyKind kind) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[128] == NULL and _resolve(128):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaArray_t, size_t, size_t, const void*, size_t, size_t, size_t, cudaMemcpyKind) noexcept nogil>_slots[128])(dst, wOffset, hOffset, src, spitch, width, height, kind)
 
-cdef cudaError_t cudaMemcpy2DFromArray(void* dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, cudaMemcpyKind kind) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[129] == NULL:
-        _resolve(129)
+cdef cudaError_t cudaMemcpy2DFromArray(void* dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, cudaMemcpyKind kind) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[129] == NULL and _resolve(129):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(void*, size_t, cudaArray_const_t, size_t, size_t, size_t, size_t, cudaMemcpyKind) noexcept nogil>_slots[129])(dst, dpitch, src, wOffset, hOffset, width, height, kind)
 
-cdef cudaError_t cudaMemcpy2DArrayToArray(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t width, size_t height, cudaMemcpyKind kind) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[130] == NULL:
-        _resolve(130)
+cdef cudaError_t cudaMemcpy2DArrayToArray(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t width, size_t height, cudaMemcpyKind kind) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[130] == NULL and _resolve(130):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaArray_t, size_t, size_t, cudaArray_const_t, size_t, size_t, size_t, size_t, cudaMemcpyKind) noexcept nogil>_slots[130])(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, width, height, kind)
 
-cdef cudaError_t cudaMemcpyToSymbol(const void* symbol, const void* src, size_t count, size_t offset, cudaMemcpyKind kind) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[131] == NULL:
-        _resolve(131)
+cdef cudaError_t cudaMemcpyToSymbol(const void* symbol, const void* src, size_t count, size_t offset, cudaMemcpyKind kind) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[131] == NULL and _resolve(131):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(const void*, const void*, size_t, size_t, cudaMemcpyKind) noexcept nogil>_slots[131])(symbol, src, count, offset, kind)
 
-cdef cudaError_t cudaMemcpyFromSymbol(void* dst, const void* symbol, size_t count, size_t offset, cudaMemcpyKind kind) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[132] == NULL:
-        _resolve(132)
+cdef cudaError_t cudaMemcpyFromSymbol(void* dst, const void* symbol, size_t count, size_t offset, cudaMemcpyKind kind) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[132] == NULL and _resolve(132):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(void*, const void*, size_t, size_t, cudaMemcpyKind) noexcept nogil>_slots[132])(dst, symbol, count, offset, kind)
 
-cdef cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count, cudaMemcpyKind kind, cudaStream_t stream) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[133] == NULL:
-        _resolve(133)
+cdef cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count, cudaMemcpyKind kind, cudaStream_t stream) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[133] == NULL and _resolve(133):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(void*, const void*, size_t, cudaMemcpyKind, cudaStream_t) noexcept nogil>_slots[133])(dst, src, count, kind, stream)
 
-cdef cudaError_t cudaMemcpyPeerAsync(void* dst, int dstDevice, const void* src, int srcDevice, size_t count, cudaStream_t stream) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[134] == NULL:
-        _resolve(134)
+cdef cudaError_t cudaMemcpyPeerAsync(void* dst, int dstDevice, const void* src, int srcDevice, size_t count, cudaStream_t stream) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[134] == NULL and _resolve(134):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(void*, int, const void*, int, size_t, cudaStream_t) noexcept nogil>_slots[134])(dst, dstDevice, src, srcDevice, count, stream)
 
-cdef cudaError_t cudaMemcpyBatchAsync(const void** dsts, const void** srcs, const size_t* sizes, size_t count, cudaMemcpyAttributes* attrs, size_t* attrsIdxs, size_t numAttrs, cudaStream_t stream) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[135] == NULL:
-        _resolve(135)
+cdef cudaError_t cudaMemcpyBatchAsync(const void** dsts, const void** srcs, const size_t* sizes, size_t count, cudaMemcpyAttributes* attrs, size_t* attrsIdxs, size_t numAttrs, cudaStream_t stream) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[135] == NULL and _resolve(135):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(const void**, const void**, const size_t*, size_t, cudaMemcpyAttributes*, size_t*, size_t, cudaStream_t) noexcept nogil>_slots[135])(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, stream)
 
-cdef cudaError_t cudaMemcpy3DBatchAsync(size_t numOps, cudaMemcpy3DBatchOp* opList, unsigned long long flags, cudaStream_t stream) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[136] == NULL:
-        _resolve(136)
+cdef cudaError_t cudaMemcpy3DBatchAsync(size_t numOps, cudaMemcpy3DBatchOp* opList, unsigned long long flags, cudaStream_t stream) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[136] == NULL and _resolve(136):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(size_t, cudaMemcpy3DBatchOp*, unsigned long long, cudaStream_t) noexcept nogil>_slots[136])(numOps, opList, flags, stream)
 
-cdef cudaError_t cudaMemcpy2DAsync(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t height, cudaMemcpyKind kind, cudaStream_t stream) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[137] == NULL:
-        _resolve(137)
+cdef cudaError_t cudaMemcpy2DAsync(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t height, cudaMemcpyKind kind, cudaStream_t stream) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[137] == NULL and _resolve(137):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(void*, size_t, const void*, size_t, size_t, size_t, cudaMemcpyKind, cudaStream_t) noexcept nogil>_slots[137])(dst, dpitch, src, spitch, width, height, kind, stream)
 
-cdef cudaError_t cudaMemcpy2DToArrayAsync(cudaArray_t dst, size_t wOffset, size_t hOffset, const void* src, size_t spitch, size_t width, size_t height, cudaMemcpyKind kind, cudaStream_t stream) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[138] == NULL:
-        _resolve(138)
+cdef cudaError_t cudaMemcpy2DToArrayAsync(cudaArray_t dst, size_t wOffset, size_t hOffset, const void* src, size_t spitch, size_t width, size_t height, cudaMemcpyKind kind, cudaStream_t stream) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[138] == NULL and _resolve(138):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaArray_t, size_t, size_t, const void*, size_t, size_t, size_t, cudaMemcpyKind, cudaStream_t) noexcept nogil>_slots[138])(dst, wOffset, hOffset, src, spitch, width, height, kind, stream)
 
-cdef cudaError_t cudaMemcpy2DFromArrayAsync(void* dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, cudaMemcpyKind kind, cudaStream_t stream) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[139] == NULL:
-        _resolve(139)
+cdef cudaError_t cudaMemcpy2DFromArrayAsync(void* dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, cudaMemcpyKind kind, cudaStream_t stream) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[139] == NULL and _resolve(139):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(void*, size_t, cudaArray_const_t, size_t, size_t, size_t, size_t, cudaMemcpyKind, cudaStream_t) noexcept nogil>_slots[139])(dst, dpitch, src, wOffset, hOffset, width, height, kind, stream)
 
-cdef cudaError_t cudaMemcpyToSymbolAsync(const void* symbol, const void* src, size_t count, size_t offset, cudaMemcpyKind kind, cudaStream_t stream) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[140] == NULL:
-        _resolve(140)
+cdef cudaError_t cudaMemcpyToSymbolAsync(const void* symbol, const void* src, size_t count, size_t offset, cudaMemcpyKind kind, cudaStream_t stream) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[140] == NULL and _resolve(140):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(const void*, const void*, size_t, size_t, cudaMemcpyKind, cudaStream_t) noexcept nogil>_slots[140])(symbol, src, count, offset, kind, stream)
 
-cdef cudaError_t cudaMemcpyFromSymbolAsync(void* dst, const void* symbol, size_t count, size_t offset, cudaMemcpyKind kind, cudaStream_t stream) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[141] == NULL:
-        _resolve(141)
+cdef cudaError_t cudaMemcpyFromSymbolAsync(void* dst, const void* symbol, size_t count, size_t offset, cudaMemcpyKind kind, cudaStream_t stream) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[141] == NULL and _resolve(141):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(void*, const void*, size_t, size_t, cudaMemcpyKind, cudaStream_t) noexcept nogil>_slots[141])(dst, symbol, count, offset, kind, stream)
 
-cdef cudaError_t cudaMemset(void* devPtr, int value, size_t count) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[142] == NULL:
-        _resolve(142)
+cdef cudaError_t cudaMemset(void* devPtr, int value, size_t count) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[142] == NULL and _resolve(142):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(void*, int, size_t) noexcept nogil>_slots[142])(devPtr, value, count)
 
-cdef cudaError_t cudaMemset2D(void* devPtr, size_t pitch, int value, size_t width, size_t height) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[143] == NULL:
-        _resolve(143)
+cdef cudaError_t cudaMemset2D(void* devPtr, size_t pitch, int value, size_t width, size_t height) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[143] == NULL and _resolve(143):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(void*, size_t, int, size_t, size_t) noexcept nogil>_slots[143])(devPtr, pitch, value, width, height)
 
-cdef cudaError_t cudaMemset3D(cudaPitchedPtr pitchedDevPtr, int value, cudaExtent extent) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[144] == NULL:
-        _resolve(144)
+cdef cudaError_t cudaMemset3D(cudaPitchedPtr pitchedDevPtr, int value, cudaExtent extent) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[144] == NULL and _resolve(144):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaPitchedPtr, int, cudaExtent) noexcept nogil>_slots[144])(pitchedDevPtr, value, extent)
 
-cdef cudaError_t cudaMemsetAsync(void* devPtr, int value, size_t count, cudaStream_t stream) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[145] == NULL:
-        _resolve(145)
+cdef cudaError_t cudaMemsetAsync(void* devPtr, int value, size_t count, cudaStream_t stream) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[145] == NULL and _resolve(145):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(void*, int, size_t, cudaStream_t) noexcept nogil>_slots[145])(devPtr, value, count, stream)
 
-cdef cudaError_t cudaMemset2DAsync(void* devPtr, size_t pitch, int value, size_t width, size_t height, cudaStream_t stream) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[146] == NULL:
-        _resolve(146)
+cdef cudaError_t cudaMemset2DAsync(void* devPtr, size_t pitch, int value, size_t width, size_t height, cudaStream_t stream) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[146] == NULL and _resolve(146):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(void*, size_t, int, size_t, size_t, cudaStream_t) noexcept nogil>_slots[146])(devPtr, pitch, value, width, height, stream)
 
-cdef cudaError_t cudaMemset3DAsync(cudaPitchedPtr pitchedDevPtr, int value, cudaExtent extent, cudaStream_t stream) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[147] == NULL:
-        _resolve(147)
+cdef cudaError_t cudaMemset3DAsync(cudaPitchedPtr pitchedDevPtr, int value, cudaExtent extent, cudaStream_t stream) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[147] == NULL and _resolve(147):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaPitchedPtr, int, cudaExtent, cudaStream_t) noexcept nogil>_slots[147])(pitchedDevPtr, value, extent, stream)
 
-cdef cudaError_t cudaGetSymbolAddress(void** devPtr, const void* symbol) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[148] == NULL:
-        _resolve(148)
+cdef cudaError_t cudaGetSymbolAddress(void** devPtr, const void* symbol) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[148] == NULL and _resolve(148):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(void**, const void*) noexcept nogil>_slots[148])(devPtr, symbol)
 
-cdef cudaError_t cudaGetSymbolSize(size_t* size, const void* symbol) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[149] == NULL:
-        _resolve(149)
+cdef cudaError_t cudaGetSymbolSize(size_t* size, const void* symbol) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[149] == NULL and _resolve(149):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(size_t*, const void*) noexcept nogil>_slots[149])(size, symbol)
 
-cdef cudaError_t cudaMemPrefetchAsync(const void* devPtr, size_t count, cudaMemLocation location, unsigned int flags, cudaStream_t stream) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[150] == NULL:
-        _resolve(150)
+cdef cudaError_t cudaMemPrefetchAsync(const void* devPtr, size_t count, cudaMemLocation location, unsigned int flags, cudaStream_t stream) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[150] == NULL and _resolve(150):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(const void*, size_t, cudaMemLocation, unsigned int, cudaStream_t) noexcept nogil>_slots[150])(devPtr, count, location, flags, stream)
 
-cdef cudaError_t cudaMemPrefetchBatchAsync(void** dptrs, size_t* sizes, size_t count, cudaMemLocation* prefetchLocs, size_t* prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, cudaStream_t stream) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[151] == NULL:
-        _resolve(151)
+cdef cudaError_t cudaMemPrefetchBatchAsync(void** dptrs, size_t* sizes, size_t count, cudaMemLocation* prefetchLocs, size_t* prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, cudaStream_t stream) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[151] == NULL and _resolve(151):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(void**, size_t*, size_t, cudaMemLocation*, size_t*, size_t, unsigned long long, cudaStream_t) noexcept nogil>_slots[151])(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, stream)
 
-cdef cudaError_t cudaMemDiscardBatchAsync(void** dptrs, size_t* sizes, size_t count, unsigned long long flags, cudaStream_t stream) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[152] == NULL:
-        _resolve(152)
+cdef cudaError_t cudaMemDiscardBatchAsync(void** dptrs, size_t* sizes, size_t count, unsigned long long flags, cudaStream_t stream) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[152] == NULL and _resolve(152):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(void**, size_t*, size_t, unsigned long long, cudaStream_t) noexcept nogil>_slots[152])(dptrs, sizes, count, flags, stream)
 
-cdef cudaError_t cudaMemDiscardAndPrefetchBatchAsync(void** dptrs, size_t* sizes, size_t count, cudaMemLocation* prefetchLocs, size_t* prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, cudaStream_t stream) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[153] == NULL:
-        _resolve(153)
+cdef cudaError_t cudaMemDiscardAndPrefetchBatchAsync(void** dptrs, size_t* sizes, size_t count, cudaMemLocation* prefetchLocs, size_t* prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, cudaStream_t stream) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[153] == NULL and _resolve(153):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(void**, size_t*, size_t, cudaMemLocation*, size_t*, size_t, unsigned long long, cudaStream_t) noexcept nogil>_slots[153])(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, stream)
 
-cdef cudaError_t cudaMemAdvise(const void* devPtr, size_t count, cudaMemoryAdvise advice, cudaMemLocation location) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[154] == NULL:
-        _resolve(154)
+cdef cudaError_t cudaMemAdvise(const void* devPtr, size_t count, cudaMemoryAdvise advice, cudaMemLocation location) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[154] == NULL and _resolve(154):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(const void*, size_t, cudaMemoryAdvise, cudaMemLocation) noexcept nogil>_slots[154])(devPtr, count, advice, location)
 
-cdef cudaError_t cudaMemRangeGetAttribute(void* data, size_t dataSize, cudaMemRangeAttribute attribute, const void* devPtr, size_t count) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[155] == NULL:
-        _resolve(155)
+cdef cudaError_t cudaMemRangeGetAttribute(void* data, size_t dataSize, cudaMemRangeAttribute attribute, const void* devPtr, size_t count) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[155] == NULL and _resolve(155):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(void*, size_t, cudaMemRangeAttribute, const void*, size_t) noexcept nogil>_slots[155])(data, dataSize, attribute, devPtr, count)
 
-cdef cudaError_t cudaMemRangeGetAttributes(void** data, size_t* dataSizes, cudaMemRangeAttribute* attributes, size_t numAttributes, const void* devPtr, size_t count) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[156] == NULL:
-        _resolve(156)
+cdef cudaError_t cudaMemRangeGetAttributes(void** data, size_t* dataSizes, cudaMemRangeAttribute* attributes, size_t numAttributes, const void* devPtr, size_t count) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[156] == NULL and _resolve(156):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(void**, size_t*, cudaMemRangeAttribute*, size_t, const void*, size_t) noexcept nogil>_slots[156])(data, dataSizes, attributes, numAttributes, devPtr, count)
 
-cdef cudaError_t cudaMemcpyToArray(cudaArray_t dst, size_t wOffset, size_t hOffset, const void* src, size_t count, cudaMemcpyKind kind) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[157] == NULL:
-        _resolve(157)
+cdef cudaError_t cudaMemcpyToArray(cudaArray_t dst, size_t wOffset, size_t hOffset, const void* src, size_t count, cudaMemcpyKind kind) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[157] == NULL and _resolve(157):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaArray_t, size_t, size_t, const void*, size_t, cudaMemcpyKind) noexcept nogil>_slots[157])(dst, wOffset, hOffset, src, count, kind)
 
-cdef cudaError_t cudaMemcpyFromArray(void* dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count, cudaMemcpyKind kind) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[158] == NULL:
-        _resolve(158)
+cdef cudaError_t cudaMemcpyFromArray(void* dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count, cudaMemcpyKind kind) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[158] == NULL and _resolve(158):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(void*, cudaArray_const_t, size_t, size_t, size_t, cudaMemcpyKind) noexcept nogil>_slots[158])(dst, src, wOffset, hOffset, count, kind)
 
-cdef cudaError_t cudaMemcpyArrayToArray(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t count, cudaMemcpyKind kind) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[159] == NULL:
-        _resolve(159)
+cdef cudaError_t cudaMemcpyArrayToArray(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t count, cudaMemcpyKind kind) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[159] == NULL and _resolve(159):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaArray_t, size_t, size_t, cudaArray_const_t, size_t, size_t, size_t, cudaMemcpyKind) noexcept nogil>_slots[159])(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, count, kind)
 
-cdef cudaError_t cudaMemcpyToArrayAsync(cudaArray_t dst, size_t wOffset, size_t hOffset, const void* src, size_t count, cudaMemcpyKind kind, cudaStream_t stream) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[160] == NULL:
-        _resolve(160)
+cdef cudaError_t cudaMemcpyToArrayAsync(cudaArray_t dst, size_t wOffset, size_t hOffset, const void* src, size_t count, cudaMemcpyKind kind, cudaStream_t stream) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[160] == NULL and _resolve(160):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaArray_t, size_t, size_t, const void*, size_t, cudaMemcpyKind, cudaStream_t) noexcept nogil>_slots[160])(dst, wOffset, hOffset, src, count, kind, stream)
 
-cdef cudaError_t cudaMemcpyFromArrayAsync(void* dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count, cudaMemcpyKind kind, cudaStream_t stream) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[161] == NULL:
-        _resolve(161)
+cdef cudaError_t cudaMemcpyFromArrayAsync(void* dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count, cudaMemcpyKind kind, cudaStream_t stream) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[161] == NULL and _resolve(161):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(void*, cudaArray_const_t, size_t, size_t, size_t, cudaMemcpyKind, cudaStream_t) noexcept nogil>_slots[161])(dst, src, wOffset, hOffset, count, kind, stream)
 
-cdef cudaError_t cudaMallocAsync(void** devPtr, size_t size, cudaStream_t hStream) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[162] == NULL:
-        _resolve(162)
+cdef cudaError_t cudaMallocAsync(void** devPtr, size_t size, cudaStream_t hStream) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[162] == NULL and _resolve(162):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(void**, size_t, cudaStream_t) noexcept nogil>_slots[162])(devPtr, size, hStream)
 
-cdef cudaError_t cudaFreeAsync(void* devPtr, cudaStream_t hStream) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[163] == NULL:
-        _resolve(163)
+cdef cudaError_t cudaFreeAsync(void* devPtr, cudaStream_t hStream) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[163] == NULL and _resolve(163):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(void*, cudaStream_t) noexcept nogil>_slots[163])(devPtr, hStream)
 
-cdef cudaError_t cudaMemPoolTrimTo(cudaMemPool_t memPool, size_t minBytesToKeep) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[164] == NULL:
-        _resolve(164)
+cdef cudaError_t cudaMemPoolTrimTo(cudaMemPool_t memPool, size_t minBytesToKeep) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[164] == NULL and _resolve(164):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaMemPool_t, size_t) noexcept nogil>_slots[164])(memPool, minBytesToKeep)
 
-cdef cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t memPool, cudaMemPoolAttr attr, void* value) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[165] == NULL:
-        _resolve(165)
+cdef cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t memPool, cudaMemPoolAttr attr, void* value) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[165] == NULL and _resolve(165):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaMemPool_t, cudaMemPoolAttr, void*) noexcept nogil>_slots[165])(memPool, attr, value)
 
-cdef cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t memPool, cudaMemPoolAttr attr, void* value) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[166] == NULL:
-        _resolve(166)
+cdef cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t memPool, cudaMemPoolAttr attr, void* value) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[166] == NULL and _resolve(166):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaMemPool_t, cudaMemPoolAttr, void*) noexcept nogil>_slots[166])(memPool, attr, value)
 
-cdef cudaError_t cudaMemPoolSetAccess(cudaMemPool_t memPool, const cudaMemAccessDesc* descList, size_t count) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[167] == NULL:
-        _resolve(167)
+cdef cudaError_t cudaMemPoolSetAccess(cudaMemPool_t memPool, const cudaMemAccessDesc* descList, size_t count) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[167] == NULL and _resolve(167):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaMemPool_t, const cudaMemAccessDesc*, size_t) noexcept nogil>_slots[167])(memPool, descList, count)
 
-cdef cudaError_t cudaMemPoolGetAccess(cudaMemAccessFlags* flags, cudaMemPool_t memPool, cudaMemLocation* location) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[168] == NULL:
-        _resolve(168)
+cdef cudaError_t cudaMemPoolGetAccess(cudaMemAccessFlags* flags, cudaMemPool_t memPool, cudaMemLocation* location) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[168] == NULL and _resolve(168):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaMemAccessFlags*, cudaMemPool_t, cudaMemLocation*) noexcept nogil>_slots[168])(flags, memPool, location)
 
-cdef cudaError_t cudaMemPoolCreate(cudaMemPool_t* memPool, const cudaMemPoolProps* poolProps) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[169] == NULL:
-        _resolve(169)
+cdef cudaError_t cudaMemPoolCreate(cudaMemPool_t* memPool, const cudaMemPoolProps* poolProps) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[169] == NULL and _resolve(169):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaMemPool_t*, const cudaMemPoolProps*) noexcept nogil>_slots[169])(memPool, poolProps)
 
-cdef cudaError_t cudaMemPoolDestroy(cudaMemPool_t memPool) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[170] == NULL:
-        _resolve(170)
+cdef cudaError_t cudaMemPoolDestroy(cudaMemPool_t memPool) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[170] == NULL and _resolve(170):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaMemPool_t) noexcept nogil>_slots[170])(memPool)
 
-cdef cudaError_t cudaMemGetDefaultMemPool(cudaMemPool_t* memPool, cudaMemLocation* location, cudaMemAllocationType type_) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[171] == NULL:
-        _resolve(171)
+cdef cudaError_t cudaMemGetDefaultMemPool(cudaMemPool_t* memPool, cudaMemLocation* location, cudaMemAllocationType type_) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[171] == NULL and _resolve(171):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaMemPool_t*, cudaMemLocation*, cudaMemAllocationType) noexcept nogil>_slots[171])(memPool, location, type_)
 
-cdef cudaError_t cudaMemGetMemPool(cudaMemPool_t* memPool, cudaMemLocation* location, cudaMemAllocationType type_) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[172] == NULL:
-        _resolve(172)
+cdef cudaError_t cudaMemGetMemPool(cudaMemPool_t* memPool, cudaMemLocation* location, cudaMemAllocationType type_) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[172] == NULL and _resolve(172):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaMemPool_t*, cudaMemLocation*, cudaMemAllocationType) noexcept nogil>_slots[172])(memPool, location, type_)
 
-cdef cudaError_t cudaMemSetMemPool(cudaMemLocation* location, cudaMemAllocationType type_, cudaMemPool_t memPool) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[173] == NULL:
-        _resolve(173)
+cdef cudaError_t cudaMemSetMemPool(cudaMemLocation* location, cudaMemAllocationType type_, cudaMemPool_t memPool) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[173] == NULL and _resolve(173):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaMemLocation*, cudaMemAllocationType, cudaMemPool_t) noexcept nogil>_slots[173])(location, type_, memPool)
 
-cdef cudaError_t cudaMallocFromPoolAsync(void** ptr, size_t size, cudaMemPool_t memPool, cudaStream_t stream) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[174] == NULL:
-        _resolve(174)
+cdef cudaError_t cudaMallocFromPoolAsync(void** ptr, size_t size, cudaMemPool_t memPool, cudaStream_t stream) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[174] == NULL and _resolve(174):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(void**, size_t, cudaMemPool_t, cudaStream_t) noexcept nogil>_slots[174])(ptr, size, memPool, stream)
 
-cdef cudaError_t cudaMemPoolExportToShareableHandle(void* shareableHandle, cudaMemPool_t memPool, cudaMemAllocationHandleType handleType, unsigned int flags) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[175] == NULL:
-        _resolve(175)
+cdef cudaError_t cudaMemPoolExportToShareableHandle(void* shareableHandle, cudaMemPool_t memPool, cudaMemAllocationHandleType handleType, unsigned int flags) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[175] == NULL and _resolve(175):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(void*, cudaMemPool_t, cudaMemAllocationHandleType, unsigned int) noexcept nogil>_slots[175])(shareableHandle, memPool, handleType, flags)
 
-cdef cudaError_t cudaMemPoolImportFromShareableHandle(cudaMemPool_t* memPool, void* shareableHandle, cudaMemAllocationHandleType handleType, unsigned int flags) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[176] == NULL:
-        _resolve(176)
+cdef cudaError_t cudaMemPoolImportFromShareableHandle(cudaMemPool_t* memPool, void* shareableHandle, cudaMemAllocationHandleType handleType, unsigned int flags) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[176] == NULL and _resolve(176):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaMemPool_t*, void*, cudaMemAllocationHandleType, unsigned int) noexcept nogil>_slots[176])(memPool, shareableHandle, handleType, flags)
 
-cdef cudaError_t cudaMemPoolExportPointer(cudaMemPoolPtrExportData* exportData, void* ptr) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[177] == NULL:
-        _resolve(177)
+cdef cudaError_t cudaMemPoolExportPointer(cudaMemPoolPtrExportData* exportData, void* ptr) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[177] == NULL and _resolve(177):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaMemPoolPtrExportData*, void*) noexcept nogil>_slots[177])(exportData, ptr)
 
-cdef cudaError_t cudaMemPoolImportPointer(void** ptr, cudaMemPool_t memPool, cudaMemPoolPtrExportData* exportData) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[178] == NULL:
-        _resolve(178)
+cdef cudaError_t cudaMemPoolImportPointer(void** ptr, cudaMemPool_t memPool, cudaMemPoolPtrExportData* exportData) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[178] == NULL and _resolve(178):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(void**, cudaMemPool_t, cudaMemPoolPtrExportData*) noexcept nogil>_slots[178])(ptr, memPool, exportData)
 
-cdef cudaError_t cudaPointerGetAttributes(cudaPointerAttributes* attributes, const void* ptr) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[179] == NULL:
-        _resolve(179)
+cdef cudaError_t cudaPointerGetAttributes(cudaPointerAttributes* attributes, const void* ptr) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[179] == NULL and _resolve(179):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaPointerAttributes*, const void*) noexcept nogil>_slots[179])(attributes, ptr)
 
-cdef cudaError_t cudaDeviceCanAccessPeer(int* canAccessPeer, int device, int peerDevice) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[180] == NULL:
-        _resolve(180)
+cdef cudaError_t cudaDeviceCanAccessPeer(int* canAccessPeer, int device, int peerDevice) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[180] == NULL and _resolve(180):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(int*, int, int) noexcept nogil>_slots[180])(canAccessPeer, device, peerDevice)
 
-cdef cudaError_t cudaDeviceEnablePeerAccess(int peerDevice, unsigned int flags) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[181] == NULL:
-        _resolve(181)
+cdef cudaError_t cudaDeviceEnablePeerAccess(int peerDevice, unsigned int flags) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[181] == NULL and _resolve(181):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(int, unsigned int) noexcept nogil>_slots[181])(peerDevice, flags)
 
-cdef cudaError_t cudaDeviceDisablePeerAccess(int peerDevice) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[182] == NULL:
-        _resolve(182)
+cdef cudaError_t cudaDeviceDisablePeerAccess(int peerDevice) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[182] == NULL and _resolve(182):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(int) noexcept nogil>_slots[182])(peerDevice)
 
-cdef cudaError_t cudaGraphicsUnregisterResource(cudaGraphicsResource_t resource) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[183] == NULL:
-        _resolve(183)
+cdef cudaError_t cudaGraphicsUnregisterResource(cudaGraphicsResource_t resource) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[183] == NULL and _resolve(183):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaGraphicsResource_t) noexcept nogil>_slots[183])(resource)
 
-cdef cudaError_t cudaGraphicsResourceSetMapFlags(cudaGraphicsResource_t resource, unsigned int flags) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[184] == NULL:
-        _resolve(184)
+cdef cudaError_t cudaGraphicsResourceSetMapFlags(cudaGraphicsResource_t resource, unsigned int flags) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[184] == NULL and _resolve(184):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaGraphicsResource_t, unsigned int) noexcept nogil>_slots[184])(resource, flags)
 
-cdef cudaError_t cudaGraphicsMapResources(int count, cudaGraphicsResource_t* resources, cudaStream_t stream) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[185] == NULL:
-        _resolve(185)
+cdef cudaError_t cudaGraphicsMapResources(int count, cudaGraphicsResource_t* resources, cudaStream_t stream) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[185] == NULL and _resolve(185):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(int, cudaGraphicsResource_t*, cudaStream_t) noexcept nogil>_slots[185])(count, resources, stream)
 
-cdef cudaError_t cudaGraphicsUnmapResources(int count, cudaGraphicsResource_t* resources, cudaStream_t stream) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[186] == NULL:
-        _resolve(186)
+cdef cudaError_t cudaGraphicsUnmapResources(int count, cudaGraphicsResource_t* resources, cudaStream_t stream) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[186] == NULL and _resolve(186):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(int, cudaGraphicsResource_t*, cudaStream_t) noexcept nogil>_slots[186])(count, resources, stream)
 
-cdef cudaError_t cudaGraphicsResourceGetMappedPointer(void** devPtr, size_t* size, cudaGraphicsResource_t resource) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[187] == NULL:
-        _resolve(187)
+cdef cudaError_t cudaGraphicsResourceGetMappedPointer(void** devPtr, size_t* size, cudaGraphicsResource_t resource) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[187] == NULL and _resolve(187):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(void**, size_t*, cudaGraphicsResource_t) noexcept nogil>_slots[187])(devPtr, size, resource)
 
-cdef cudaError_t cudaGraphicsSubResourceGetMappedArray(cudaArray_t* array, cudaGraphicsResource_t resource, unsigned int arrayIndex, unsigned int mipLevel) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[188] == NULL:
-        _resolve(188)
+cdef cudaError_t cudaGraphicsSubResourceGetMappedArray(cudaArray_t* array, cudaGraphicsResource_t resource, unsigned int arrayIndex, unsigned int mipLevel) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[188] == NULL and _resolve(188):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaArray_t*, cudaGraphicsResource_t, unsigned int, unsigned int) noexcept nogil>_slots[188])(array, resource, arrayIndex, mipLevel)
 
-cdef cudaError_t cudaGraphicsResourceGetMappedMipmappedArray(cudaMipmappedArray_t* mipmappedArray, cudaGraphicsResource_t resource) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[189] == NULL:
-        _resolve(189)
+cdef cudaError_t cudaGraphicsResourceGetMappedMipmappedArray(cudaMipmappedArray_t* mipmappedArray, cudaGraphicsResource_t resource) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[189] == NULL and _resolve(189):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaMipmappedArray_t*, cudaGraphicsResource_t) noexcept nogil>_slots[189])(mipmappedArray, resource)
 
-cdef cudaError_t cudaGetChannelDesc(cudaChannelFormatDesc* desc, cudaArray_const_t array) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[190] == NULL:
-        _resolve(190)
+cdef cudaError_t cudaGetChannelDesc(cudaChannelFormatDesc* desc, cudaArray_const_t array) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[190] == NULL and _resolve(190):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaChannelFormatDesc*, cudaArray_const_t) noexcept nogil>_slots[190])(desc, array)
 
 cdef cudaChannelFormatDesc cudaCreateChannelDesc(int x, int y, int z, int w, cudaChannelFormatKind f) except * nogil:
-    if _slots[191] == NULL:
-        _resolve(191)
+    cdef cudaChannelFormatDesc _none
+    if _slots[191] == NULL and _resolve(191):
+        memset(&_none, 0, sizeof(_none))
+        return _none
     return (<cudaChannelFormatDesc (*)(int, int, int, int, cudaChannelFormatKind) noexcept nogil>_slots[191])(x, y, z, w, f)
 
-cdef cudaError_t cudaCreateTextureObject(cudaTextureObject_t* pTexObject, const cudaResourceDesc* pResDesc, const cudaTextureDesc* pTexDesc, const cudaResourceViewDesc* pResViewDesc) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[192] == NULL:
-        _resolve(192)
+cdef cudaError_t cudaCreateTextureObject(cudaTextureObject_t* pTexObject, const cudaResourceDesc* pResDesc, const cudaTextureDesc* pTexDesc, const cudaResourceViewDesc* pResViewDesc) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[192] == NULL and _resolve(192):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaTextureObject_t*, const cudaResourceDesc*, const cudaTextureDesc*, const cudaResourceViewDesc*) noexcept nogil>_slots[192])(pTexObject, pResDesc, pTexDesc, pResViewDesc)
 
-cdef cudaError_t cudaDestroyTextureObject(cudaTextureObject_t texObject) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[193] == NULL:
-        _resolve(193)
+cdef cudaError_t cudaDestroyTextureObject(cudaTextureObject_t texObject) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[193] == NULL and _resolve(193):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaTextureObject_t) noexcept nogil>_slots[193])(texObject)
 
-cdef cudaError_t cudaGetTextureObjectResourceDesc(cudaResourceDesc* pResDesc, cudaTextureObject_t texObject) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[194] == NULL:
-        _resolve(194)
+cdef cudaError_t cudaGetTextureObjectResourceDesc(cudaResourceDesc* pResDesc, cudaTextureObject_t texObject) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[194] == NULL and _resolve(194):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaResourceDesc*, cudaTextureObject_t) noexcept nogil>_slots[194])(pResDesc, texObject)
 
-cdef cudaError_t cudaGetTextureObjectTextureDesc(cudaTextureDesc* pTexDesc, cudaTextureObject_t texObject) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[195] == NULL:
-        _resolve(195)
+cdef cudaError_t cudaGetTextureObjectTextureDesc(cudaTextureDesc* pTexDesc, cudaTextureObject_t texObject) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[195] == NULL and _resolve(195):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaTextureDesc*, cudaTextureObject_t) noexcept nogil>_slots[195])(pTexDesc, texObject)
 
-cdef cudaError_t cudaGetTextureObjectResourceViewDesc(cudaResourceViewDesc* pResViewDesc, cudaTextureObject_t texObject) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[196] == NULL:
-        _resolve(196)
+cdef cudaError_t cudaGetTextureObjectResourceViewDesc(cudaResourceViewDesc* pResViewDesc, cudaTextureObject_t texObject) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[196] == NULL and _resolve(196):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaResourceViewDesc*, cudaTextureObject_t) noexcept nogil>_slots[196])(pResViewDesc, texObject)
 
-cdef cudaError_t cudaCreateSurfaceObject(cudaSurfaceObject_t* pSurfObject, const cudaResourceDesc* pResDesc) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[197] == NULL:
-        _resolve(197)
+cdef cudaError_t cudaCreateSurfaceObject(cudaSurfaceObject_t* pSurfObject, const cudaResourceDesc* pResDesc) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[197] == NULL and _resolve(197):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaSurfaceObject_t*, const cudaResourceDesc*) noexcept nogil>_slots[197])(pSurfObject, pResDesc)
 
-cdef cudaError_t cudaDestroySurfaceObject(cudaSurfaceObject_t surfObject) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[198] == NULL:
-        _resolve(198)
+cdef cudaError_t cudaDestroySurfaceObject(cudaSurfaceObject_t surfObject) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[198] == NULL and _resolve(198):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaSurfaceObject_t) noexcept nogil>_slots[198])(surfObject)
 
-cdef cudaError_t cudaGetSurfaceObjectResourceDesc(cudaResourceDesc* pResDesc, cudaSurfaceObject_t surfObject) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[199] == NULL:
-        _resolve(199)
+cdef cudaError_t cudaGetSurfaceObjectResourceDesc(cudaResourceDesc* pResDesc, cudaSurfaceObject_t surfObject) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[199] == NULL and _resolve(199):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaResourceDesc*, cudaSurfaceObject_t) noexcept nogil>_slots[199])(pResDesc, surfObject)
 
-cdef cudaError_t cudaDriverGetVersion(int* driverVersion) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[200] == NULL:
-        _resolve(200)
+cdef cudaError_t cudaDriverGetVersion(int* driverVersion) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[200] == NULL and _resolve(200):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(int*) noexcept nogil>_slots[200])(driverVersion)
 
-cdef cudaError_t cudaRuntimeGetVersion(int* runtimeVersion) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[201] == NULL:
-        _resolve(201)
+cdef cudaError_t cudaRuntimeGetVersion(int* runtimeVersion) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[201] == NULL and _resolve(201):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(int*) noexcept nogil>_slots[201])(runtimeVersion)
 
-cdef cudaError_t cudaLogsRegisterCallback(cudaLogsCallback_t callbackFunc, void* userData, cudaLogsCallbackHandle* callback_out) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[202] == NULL:
-        _resolve(202)
+cdef cudaError_t cudaLogsRegisterCallback(cudaLogsCallback_t callbackFunc, void* userData, cudaLogsCallbackHandle* callback_out) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[202] == NULL and _resolve(202):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaLogsCallback_t, void*, cudaLogsCallbackHandle*) noexcept nogil>_slots[202])(callbackFunc, userData, callback_out)
 
-cdef cudaError_t cudaLogsUnregisterCallback(cudaLogsCallbackHandle callback) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[203] == NULL:
-        _resolve(203)
+cdef cudaError_t cudaLogsUnregisterCallback(cudaLogsCallbackHandle callback) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[203] == NULL and _resolve(203):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaLogsCallbackHandle) noexcept nogil>_slots[203])(callback)
 
-cdef cudaError_t cudaLogsCurrent(cudaLogIterator* iterator_out, unsigned int flags) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[204] == NULL:
-        _resolve(204)
+cdef cudaError_t cudaLogsCurrent(cudaLogIterator* iterator_out, unsigned int flags) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[204] == NULL and _resolve(204):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaLogIterator*, unsigned int) noexcept nogil>_slots[204])(iterator_out, flags)
 
-cdef cudaError_t cudaLogsDumpToFile(cudaLogIterator* iterator, const char* pathToFile, unsigned int flags) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[205] == NULL:
-        _resolve(205)
+cdef cudaError_t cudaLogsDumpToFile(cudaLogIterator* iterator, const char* pathToFile, unsigned int flags) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[205] == NULL and _resolve(205):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaLogIterator*, const char*, unsigned int) noexcept nogil>_slots[205])(iterator, pathToFile, flags)
 
-cdef cudaError_t cudaLogsDumpToMemory(cudaLogIterator* iterator, char* buffer, size_t* size, unsigned int flags) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[206] == NULL:
-        _resolve(206)
+cdef cudaError_t cudaLogsDumpToMemory(cudaLogIterator* iterator, char* buffer, size_t* size, unsigned int flags) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[206] == NULL and _resolve(206):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaLogIterator*, char*, size_t*, unsigned int) noexcept nogil>_slots[206])(iterator, buffer, size, flags)
 
-cdef cudaError_t cudaGraphCreate(cudaGraph_t* pGraph, unsigned int flags) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[207] == NULL:
-        _resolve(207)
+cdef cudaError_t cudaGraphCreate(cudaGraph_t* pGraph, unsigned int flags) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[207] == NULL and _resolve(207):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaGraph_t*, unsigned int) noexcept nogil>_slots[207])(pGraph, flags)
 
-cdef cudaError_t cudaGraphAddKernelNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph, const cudaGraphNode_t* pDependencies, size_t numDependencies, const cudaKernelNodeParams* pNodeParams) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[208] == NULL:
-        _resolve(208)
+cdef cudaError_t cudaGraphAddKernelNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph, const cudaGraphNode_t* pDependencies, size_t numDependencies, const cudaKernelNodeParams* pNodeParams) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[208] == NULL and _resolve(208):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaGraphNode_t*, cudaGraph_t, const cudaGraphNode_t*, size_t, const cudaKernelNodeParams*) noexcept nogil>_slots[208])(pGraphNode, graph, pDependencies, numDependencies, pNodeParams)
 
-cdef cudaError_t cudaGraphKernelNodeGetParams(cudaGraphNode_t node, cudaKernelNodeParams* pNodeParams) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[209] == NULL:
-        _resolve(209)
+cdef cudaError_t cudaGraphKernelNodeGetParams(cudaGraphNode_t node, cudaKernelNodeParams* pNodeParams) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[209] == NULL and _resolve(209):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaGraphNode_t, cudaKernelNodeParams*) noexcept nogil>_slots[209])(node, pNodeParams)
 
-cdef cudaError_t cudaGraphKernelNodeSetParams(cudaGraphNode_t node, const cudaKernelNodeParams* pNodeParams) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[210] == NULL:
-        _resolve(210)
+cdef cudaError_t cudaGraphKernelNodeSetParams(cudaGraphNode_t node, const cudaKernelNodeParams* pNodeParams) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[210] == NULL and _resolve(210):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaGraphNode_t, const cudaKernelNodeParams*) noexcept nogil>_slots[210])(node, pNodeParams)
 
-cdef cudaError_t cudaGraphKernelNodeCopyAttributes(cudaGraphNode_t hDst, cudaGraphNode_t hSrc) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[211] == NULL:
-        _resolve(211)
+cdef cudaError_t cudaGraphKernelNodeCopyAttributes(cudaGraphNode_t hDst, cudaGraphNode_t hSrc) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[211] == NULL and _resolve(211):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaGraphNode_t, cudaGraphNode_t) noexcept nogil>_slots[211])(hDst, hSrc)
 
-cdef cudaError_t cudaGraphKernelNodeGetAttribute(cudaGraphNode_t hNode, cudaKernelNodeAttrID attr, cudaKernelNodeAttrValue* value_out) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[212] == NULL:
-        _resolve(212)
+cdef cudaError_t cudaGraphKernelNodeGetAttribute(cudaGraphNode_t hNode, cudaKernelNodeAttrID attr, cudaKernelNodeAttrValue* value_out) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[212] == NULL and _resolve(212):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaGraphNode_t, cudaKernelNodeAttrID, cudaKernelNodeAttrValue*) noexcept nogil>_slots[212])(hNode, attr, value_out)
 
-cdef cudaError_t cudaGraphKernelNodeSetAttribute(cudaGraphNode_t hNode, cudaKernelNodeAttrID attr, const cudaKernelNodeAttrValue* value) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[213] == NULL:
-        _resolve(213)
+cdef cudaError_t cudaGraphKernelNodeSetAttribute(cudaGraphNode_t hNode, cudaKernelNodeAttrID attr, const cudaKernelNodeAttrValue* value) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[213] == NULL and _resolve(213):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaGraphNode_t, cudaKernelNodeAttrID, const cudaKernelNodeAttrValue*) noexcept nogil>_slots[213])(hNode, attr, value)
 
-cdef cudaError_t cudaGraphAddMemcpyNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph, const cudaGraphNode_t* pDependencies, size_t numDependencies, const cudaMemcpy3DParms* pCopyParams) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[214] == NULL:
-        _resolve(214)
+cdef cudaError_t cudaGraphAddMemcpyNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph, const cudaGraphNode_t* pDependencies, size_t numDependencies, const cudaMemcpy3DParms* pCopyParams) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[214] == NULL and _resolve(214):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaGraphNode_t*, cudaGraph_t, const cudaGraphNode_t*, size_t, const cudaMemcpy3DParms*) noexcept nogil>_slots[214])(pGraphNode, graph, pDependencies, numDependencies, pCopyParams)
 
-cdef cudaError_t cudaGraphAddMemcpyNodeToSymbol(cudaGraphNode_t* pGraphNode, cudaGraph_t graph, const cudaGraphNode_t* pDependencies, size_t numDependencies, const void* symbol, const void* src, size_t count, size_t offset, cudaMemcpyKind kind) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[215] == NULL:
-        _resolve(215)
+cdef cudaError_t cudaGraphAddMemcpyNodeToSymbol(cudaGraphNode_t* pGraphNode, cudaGraph_t graph, const cudaGraphNode_t* pDependencies, size_t numDependencies, const void* symbol, const void* src, size_t count, size_t offset, cudaMemcpyKind kind) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[215] == NULL and _resolve(215):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaGraphNode_t*, cudaGraph_t, const cudaGraphNode_t*, size_t, const void*, const void*, size_t, size_t, cudaMemcpyKind) noexcept nogil>_slots[215])(pGraphNode, graph, pDependencies, numDependencies, symbol, src, count, offset, kind)
 
-cdef cudaError_t cudaGraphAddMemcpyNodeFromSymbol(cudaGraphNode_t* pGraphNode, cudaGraph_t graph, const cudaGraphNode_t* pDependencies, size_t numDependencies, void* dst, const void* symbol, size_t count, size_t offset, cudaMemcpyKind kind) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[216] == NULL:
-        _resolve(216)
+cdef cudaError_t cudaGraphAddMemcpyNodeFromSymbol(cudaGraphNode_t* pGraphNode, cudaGraph_t graph, const cudaGraphNode_t* pDependencies, size_t numDependencies, void* dst, const void* symbol, size_t count, size_t offset, cudaMemcpyKind kind) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[216] == NULL and _resolve(216):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaGraphNode_t*, cudaGraph_t, const cudaGraphNode_t*, size_t, void*, const void*, size_t, size_t, cudaMemcpyKind) noexcept nogil>_slots[216])(pGraphNode, graph, pDependencies, numDependencies, dst, symbol, count, offset, kind)
 
-cdef cudaError_t cudaGraphAddMemcpyNode1D(cudaGraphNode_t* pGraphNode, cudaGraph_t graph, const cudaGraphNode_t* pDependencies, size_t numDependencies, void* dst, const void* src, size_t count, cudaMemcpyKind kind) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[217] == NULL:
-        _resolve(217)
+cdef cudaError_t cudaGraphAddMemcpyNode1D(cudaGraphNode_t* pGraphNode, cudaGraph_t graph, const cudaGraphNode_t* pDependencies, size_t numDependencies, void* dst, const void* src, size_t count, cudaMemcpyKind kind) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[217] == NULL and _resolve(217):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaGraphNode_t*, cudaGraph_t, const cudaGraphNode_t*, size_t, void*, const void*, size_t, cudaMemcpyKind) noexcept nogil>_slots[217])(pGraphNode, graph, pDependencies, numDependencies, dst, src, count, kind)
 
-cdef cudaError_t cudaGraphMemcpyNodeGetParams(cudaGraphNode_t node, cudaMemcpy3DParms* pNodeParams) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[218] == NULL:
-        _resolve(218)
+cdef cudaError_t cudaGraphMemcpyNodeGetParams(cudaGraphNode_t node, cudaMemcpy3DParms* pNodeParams) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[218] == NULL and _resolve(218):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaGraphNode_t, cudaMemcpy3DParms*) noexcept nogil>_slots[218])(node, pNodeParams)
 
-cdef cudaError_t cudaGraphMemcpyNodeSetParams(cudaGraphNode_t node, const cudaMemcpy3DParms* pNodeParams) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[219] == NULL:
-        _resolve(219)
+cdef cudaError_t cudaGraphMemcpyNodeSetParams(cudaGraphNode_t node, const cudaMemcpy3DParms* pNodeParams) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[219] == NULL and _resolve(219):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaGraphNode_t, const cudaMemcpy3DParms*) noexcept nogil>_slots[219])(node, pNodeParams)
 
-cdef cudaError_t cudaGraphMemcpyNodeSetParamsToSymbol(cudaGraphNode_t node, const void* symbol, const void* src, size_t count, size_t offset, cudaMemcpyKind kind) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[220] == NULL:
-        _resolve(220)
+cdef cudaError_t cudaGraphMemcpyNodeSetParamsToSymbol(cudaGraphNode_t node, const void* symbol, const void* src, size_t count, size_t offset, cudaMemcpyKind kind) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[220] == NULL and _resolve(220):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaGraphNode_t, const void*, const void*, size_t, size_t, cudaMemcpyKind) noexcept nogil>_slots[220])(node, symbol, src, count, offset, kind)
 
-cdef cudaError_t cudaGraphMemcpyNodeSetParamsFromSymbol(cudaGraphNode_t node, void* dst, const void* symbol, size_t count, size_t offset, cudaMemcpyKind kind) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[221] == NULL:
-        _resolve(221)
+cdef cudaError_t cudaGraphMemcpyNodeSetParamsFromSymbol(cudaGraphNode_t node, void* dst, const void* symbol, size_t count, size_t offset, cudaMemcpyKind kind) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[221] == NULL and _resolve(221):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaGraphNode_t, void*, const void*, size_t, size_t, cudaMemcpyKind) noexcept nogil>_slots[221])(node, dst, symbol, count, offset, kind)
 
-cdef cudaError_t cudaGraphMemcpyNodeSetParams1D(cudaGraphNode_t node, void* dst, const void* src, size_t count, cudaMemcpyKind kind) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[222] == NULL:
-        _resolve(222)
+cdef cudaError_t cudaGraphMemcpyNodeSetParams1D(cudaGraphNode_t node, void* dst, const void* src, size_t count, cudaMemcpyKind kind) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[222] == NULL and _resolve(222):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaGraphNode_t, void*, const void*, size_t, cudaMemcpyKind) noexcept nogil>_slots[222])(node, dst, src, count, kind)
 
-cdef cudaError_t cudaGraphAddMemsetNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph, const cudaGraphNode_t* pDependencies, size_t numDependencies, const cudaMemsetParams* pMemsetParams) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[223] == NULL:
-        _resolve(223)
+cdef cudaError_t cudaGraphAddMemsetNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph, const cudaGraphNode_t* pDependencies, size_t numDependencies, const cudaMemsetParams* pMemsetParams) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[223] == NULL and _resolve(223):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaGraphNode_t*, cudaGraph_t, const cudaGraphNode_t*, size_t, const cudaMemsetParams*) noexcept nogil>_slots[223])(pGraphNode, graph, pDependencies, numDependencies, pMemsetParams)
 
-cdef cudaError_t cudaGraphMemsetNodeGetParams(cudaGraphNode_t node, cudaMemsetParams* pNodeParams) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[224] == NULL:
-        _resolve(224)
+cdef cudaError_t cudaGraphMemsetNodeGetParams(cudaGraphNode_t node, cudaMemsetParams* pNodeParams) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[224] == NULL and _resolve(224):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaGraphNode_t, cudaMemsetParams*) noexcept nogil>_slots[224])(node, pNodeParams)
 
-cdef cudaError_t cudaGraphMemsetNodeSetParams(cudaGraphNode_t node, const cudaMemsetParams* pNodeParams) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[225] == NULL:
-        _resolve(225)
+cdef cudaError_t cudaGraphMemsetNodeSetParams(cudaGraphNode_t node, const cudaMemsetParams* pNodeParams) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[225] == NULL and _resolve(225):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaGraphNode_t, const cudaMemsetParams*) noexcept nogil>_slots[225])(node, pNodeParams)
 
-cdef cudaError_t cudaGraphAddHostNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph, const cudaGraphNode_t* pDependencies, size_t numDependencies, const cudaHostNodeParams* pNodeParams) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[226] == NULL:
-        _resolve(226)
+cdef cudaError_t cudaGraphAddHostNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph, const cudaGraphNode_t* pDependencies, size_t numDependencies, const cudaHostNodeParams* pNodeParams) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[226] == NULL and _resolve(226):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaGraphNode_t*, cudaGraph_t, const cudaGraphNode_t*, size_t, const cudaHostNodeParams*) noexcept nogil>_slots[226])(pGraphNode, graph, pDependencies, numDependencies, pNodeParams)
 
-cdef cudaError_t cudaGraphHostNodeGetParams(cudaGraphNode_t node, cudaHostNodeParams* pNodeParams) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[227] == NULL:
-        _resolve(227)
+cdef cudaError_t cudaGraphHostNodeGetParams(cudaGraphNode_t node, cudaHostNodeParams* pNodeParams) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[227] == NULL and _resolve(227):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaGraphNode_t, cudaHostNodeParams*) noexcept nogil>_slots[227])(node, pNodeParams)
 
-cdef cudaError_t cudaGraphHostNodeSetParams(cudaGraphNode_t node, const cudaHostNodeParams* pNodeParams) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[228] == NULL:
-        _resolve(228)
+cdef cudaError_t cudaGraphHostNodeSetParams(cudaGraphNode_t node, const cudaHostNodeParams* pNodeParams) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[228] == NULL and _resolve(228):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaGraphNode_t, const cudaHostNodeParams*) noexcept nogil>_slots[228])(node, pNodeParams)
 
-cdef cudaError_t cudaGraphAddChildGraphNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph, const cudaGraphNode_t* pDependencies, size_t numDependencies, cudaGraph_t childGraph) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[229] == NULL:
-        _resolve(229)
+cdef cudaError_t cudaGraphAddChildGraphNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph, const cudaGraphNode_t* pDependencies, size_t numDependencies, cudaGraph_t childGraph) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[229] == NULL and _resolve(229):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaGraphNode_t*, cudaGraph_t, const cudaGraphNode_t*, size_t, cudaGraph_t) noexcept nogil>_slots[229])(pGraphNode, graph, pDependencies, numDependencies, childGraph)
 
-cdef cudaError_t cudaGraphChildGraphNodeGetGraph(cudaGraphNode_t node, cudaGraph_t* pGraph) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[230] == NULL:
-        _resolve(230)
+cdef cudaError_t cudaGraphChildGraphNodeGetGraph(cudaGraphNode_t node, cudaGraph_t* pGraph) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[230] == NULL and _resolve(230):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaGraphNode_t, cudaGraph_t*) noexcept nogil>_slots[230])(node, pGraph)
 
-cdef cudaError_t cudaGraphAddEmptyNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph, const cudaGraphNode_t* pDependencies, size_t numDependencies) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[231] == NULL:
-        _resolve(231)
+cdef cudaError_t cudaGraphAddEmptyNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph, const cudaGraphNode_t* pDependencies, size_t numDependencies) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[231] == NULL and _resolve(231):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaGraphNode_t*, cudaGraph_t, const cudaGraphNode_t*, size_t) noexcept nogil>_slots[231])(pGraphNode, graph, pDependencies, numDependencies)
 
-cdef cudaError_t cudaGraphAddEventRecordNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph, const cudaGraphNode_t* pDependencies, size_t numDependencies, cudaEvent_t event) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[232] == NULL:
-        _resolve(232)
+cdef cudaError_t cudaGraphAddEventRecordNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph, const cudaGraphNode_t* pDependencies, size_t numDependencies, cudaEvent_t event) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[232] == NULL and _resolve(232):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaGraphNode_t*, cudaGraph_t, const cudaGraphNode_t*, size_t, cudaEvent_t) noexcept nogil>_slots[232])(pGraphNode, graph, pDependencies, numDependencies, event)
 
-cdef cudaError_t cudaGraphEventRecordNodeGetEvent(cudaGraphNode_t node, cudaEvent_t* event_out) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[233] == NULL:
-        _resolve(233)
+cdef cudaError_t cudaGraphEventRecordNodeGetEvent(cudaGraphNode_t node, cudaEvent_t* event_out) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[233] == NULL and _resolve(233):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaGraphNode_t, cudaEvent_t*) noexcept nogil>_slots[233])(node, event_out)
 
-cdef cudaError_t cudaGraphEventRecordNodeSetEvent(cudaGraphNode_t node, cudaEvent_t event) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[234] == NULL:
-        _resolve(234)
+cdef cudaError_t cudaGraphEventRecordNodeSetEvent(cudaGraphNode_t node, cudaEvent_t event) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[234] == NULL and _resolve(234):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaGraphNode_t, cudaEvent_t) noexcept nogil>_slots[234])(node, event)
 
-cdef cudaError_t cudaGraphAddEventWaitNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph, const cudaGraphNode_t* pDependencies, size_t numDependencies, cudaEvent_t event) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[235] == NULL:
-        _resolve(235)
+cdef cudaError_t cudaGraphAddEventWaitNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph, const cudaGraphNode_t* pDependencies, size_t numDependencies, cudaEvent_t event) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[235] == NULL and _resolve(235):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaGraphNode_t*, cudaGraph_t, const cudaGraphNode_t*, size_t, cudaEvent_t) noexcept nogil>_slots[235])(pGraphNode, graph, pDependencies, numDependencies, event)
 
-cdef cudaError_t cudaGraphEventWaitNodeGetEvent(cudaGraphNode_t node, cudaEvent_t* event_out) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[236] == NULL:
-        _resolve(236)
+cdef cudaError_t cudaGraphEventWaitNodeGetEvent(cudaGraphNode_t node, cudaEvent_t* event_out) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[236] == NULL and _resolve(236):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaGraphNode_t, cudaEvent_t*) noexcept nogil>_slots[236])(node, event_out)
 
-cdef cudaError_t cudaGraphEventWaitNodeSetEvent(cudaGraphNode_t node, cudaEvent_t event) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[237] == NULL:
-        _resolve(237)
+cdef cudaError_t cudaGraphEventWaitNodeSetEvent(cudaGraphNode_t node, cudaEvent_t event) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[237] == NULL and _resolve(237):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaGraphNode_t, cudaEvent_t) noexcept nogil>_slots[237])(node, event)
 
-cdef cudaError_t cudaGraphAddExternalSemaphoresSignalNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph, const cudaGraphNode_t* pDependencies, size_t numDependencies, const cudaExternalSemaphoreSignalNodeParams* nodeParams) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[238] == NULL:
-        _resolve(238)
+cdef cudaError_t cudaGraphAddExternalSemaphoresSignalNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph, const cudaGraphNode_t* pDependencies, size_t numDependencies, const cudaExternalSemaphoreSignalNodeParams* nodeParams) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[238] == NULL and _resolve(238):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaGraphNode_t*, cudaGraph_t, const cudaGraphNode_t*, size_t, const cudaExternalSemaphoreSignalNodeParams*) noexcept nogil>_slots[238])(pGraphNode, graph, pDependencies, numDependencies, nodeParams)
 
-cdef cudaError_t cudaGraphExternalSemaphoresSignalNodeGetParams(cudaGraphNode_t hNode, cudaExternalSemaphoreSignalNodeParams* params_out) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[239] == NULL:
-        _resolve(239)
+cdef cudaError_t cudaGraphExternalSemaphoresSignalNodeGetParams(cudaGraphNode_t hNode, cudaExternalSemaphoreSignalNodeParams* params_out) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[239] == NULL and _resolve(239):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaGraphNode_t, cudaExternalSemaphoreSignalNodeParams*) noexcept nogil>_slots[239])(hNode, params_out)
 
-cdef cudaError_t cudaGraphExternalSemaphoresSignalNodeSetParams(cudaGraphNode_t hNode, const cudaExternalSemaphoreSignalNodeParams* nodeParams) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[240] == NULL:
-        _resolve(240)
+cdef cudaError_t cudaGraphExternalSemaphoresSignalNodeSetParams(cudaGraphNode_t hNode, const cudaExternalSemaphoreSignalNodeParams* nodeParams) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[240] == NULL and _resolve(240):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaGraphNode_t, const cudaExternalSemaphoreSignalNodeParams*) noexcept nogil>_slots[240])(hNode, nodeParams)
 
-cdef cudaError_t cudaGraphAddExternalSemaphoresWaitNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph, const cudaGraphNode_t* pDependencies, size_t numDependencies, const cudaExternalSemaphoreWaitNodeParams* nodeParams) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[241] == NULL:
-        _resolve(241)
+cdef cudaError_t cudaGraphAddExternalSemaphoresWaitNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph, const cudaGraphNode_t* pDependencies, size_t numDependencies, const cudaExternalSemaphoreWaitNodeParams* nodeParams) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[241] == NULL and _resolve(241):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaGraphNode_t*, cudaGraph_t, const cudaGraphNode_t*, size_t, const cudaExternalSemaphoreWaitNodeParams*) noexcept nogil>_slots[241])(pGraphNode, graph, pDependencies, numDependencies, nodeParams)
 
-cdef cudaError_t cudaGraphExternalSemaphoresWaitNodeGetParams(cudaGraphNode_t hNode, cudaExternalSemaphoreWaitNodeParams* params_out) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[242] == NULL:
-        _resolve(242)
+cdef cudaError_t cudaGraphExternalSemaphoresWaitNodeGetParams(cudaGraphNode_t hNode, cudaExternalSemaphoreWaitNodeParams* params_out) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[242] == NULL and _resolve(242):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaGraphNode_t, cudaExternalSemaphoreWaitNodeParams*) noexcept nogil>_slots[242])(hNode, params_out)
 
-cdef cudaError_t cudaGraphExternalSemaphoresWaitNodeSetParams(cudaGraphNode_t hNode, const cudaExternalSemaphoreWaitNodeParams* nodeParams) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[243] == NULL:
-        _resolve(243)
+cdef cudaError_t cudaGraphExternalSemaphoresWaitNodeSetParams(cudaGraphNode_t hNode, const cudaExternalSemaphoreWaitNodeParams* nodeParams) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[243] == NULL and _resolve(243):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaGraphNode_t, const cudaExternalSemaphoreWaitNodeParams*) noexcept nogil>_slots[243])(hNode, nodeParams)
 
-cdef cudaError_t cudaGraphAddMemAllocNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph, const cudaGraphNode_t* pDependencies, size_t numDependencies, cudaMemAllocNodeParams* nodeParams) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[244] == NULL:
-        _resolve(244)
+cdef cudaError_t cudaGraphAddMemAllocNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph, const cudaGraphNode_t* pDependencies, size_t numDependencies, cudaMemAllocNodeParams* nodeParams) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[244] == NULL and _resolve(244):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaGraphNode_t*, cudaGraph_t, const cudaGraphNode_t*, size_t, cudaMemAllocNodeParams*) noexcept nogil>_slots[244])(pGraphNode, graph, pDependencies, numDependencies, nodeParams)
 
-cdef cudaError_t cudaGraphMemAllocNodeGetParams(cudaGraphNode_t node, cudaMemAllocNodeParams* params_out) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[245] == NULL:
-        _resolve(245)
+cdef cudaError_t cudaGraphMemAllocNodeGetParams(cudaGraphNode_t node, cudaMemAllocNodeParams* params_out) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[245] == NULL and _resolve(245):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaGraphNode_t, cudaMemAllocNodeParams*) noexcept nogil>_slots[245])(node, params_out)
 
-cdef cudaError_t cudaGraphAddMemFreeNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph, const cudaGraphNode_t* pDependencies, size_t numDependencies, void* dptr) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[246] == NULL:
-        _resolve(246)
+cdef cudaError_t cudaGraphAddMemFreeNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph, const cudaGraphNode_t* pDependencies, size_t numDependencies, void* dptr) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[246] == NULL and _resolve(246):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaGraphNode_t*, cudaGraph_t, const cudaGraphNode_t*, size_t, void*) noexcept nogil>_slots[246])(pGraphNode, graph, pDependencies, numDependencies, dptr)
 
-cdef cudaError_t cudaGraphMemFreeNodeGetParams(cudaGraphNode_t node, void* dptr_out) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[247] == NULL:
-        _resolve(247)
+cdef cudaError_t cudaGraphMemFreeNodeGetParams(cudaGraphNode_t node, void* dptr_out) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[247] == NULL and _resolve(247):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaGraphNode_t, void*) noexcept nogil>_slots[247])(node, dptr_out)
 
-cdef cudaError_t cudaDeviceGraphMemTrim(int device) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[248] == NULL:
-        _resolve(248)
+cdef cudaError_t cudaDeviceGraphMemTrim(int device) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[248] == NULL and _resolve(248):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(int) noexcept nogil>_slots[248])(device)
 
-cdef cudaError_t cudaDeviceGetGraphMemAttribute(int device, cudaGraphMemAttributeType attr, void* value) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[249] == NULL:
-        _resolve(249)
+cdef cudaError_t cudaDeviceGetGraphMemAttribute(int device, cudaGraphMemAttributeType attr, void* value) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[249] == NULL and _resolve(249):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(int, cudaGraphMemAttributeType, void*) noexcept nogil>_slots[249])(device, attr, value)
 
-cdef cudaError_t cudaDeviceSetGraphMemAttribute(int device, cudaGraphMemAttributeType attr, void* value) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[250] == NULL:
-        _resolve(250)
+cdef cudaError_t cudaDeviceSetGraphMemAttribute(int device, cudaGraphMemAttributeType attr, void* value) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[250] == NULL and _resolve(250):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(int, cudaGraphMemAttributeType, void*) noexcept nogil>_slots[250])(device, attr, value)
 
-cdef cudaError_t cudaGraphClone(cudaGraph_t* pGraphClone, cudaGraph_t originalGraph) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[251] == NULL:
-        _resolve(251)
+cdef cudaError_t cudaGraphClone(cudaGraph_t* pGraphClone, cudaGraph_t originalGraph) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[251] == NULL and _resolve(251):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaGraph_t*, cudaGraph_t) noexcept nogil>_slots[251])(pGraphClone, originalGraph)
 
-cdef cudaError_t cudaGraphNodeFindInClone(cudaGraphNode_t* pNode, cudaGraphNode_t originalNode, cudaGraph_t clonedGraph) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[252] == NULL:
-        _resolve(252)
+cdef cudaError_t cudaGraphNodeFindInClone(cudaGraphNode_t* pNode, cudaGraphNode_t originalNode, cudaGraph_t clonedGraph) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[252] == NULL and _resolve(252):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaGraphNode_t*, cudaGraphNode_t, cudaGraph_t) noexcept nogil>_slots[252])(pNode, originalNode, clonedGraph)
 
-cdef cudaError_t cudaGraphNodeGetType(cudaGraphNode_t node, cudaGraphNodeType* pType) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[253] == NULL:
-        _resolve(253)
+cdef cudaError_t cudaGraphNodeGetType(cudaGraphNode_t node, cudaGraphNodeType* pType) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[253] == NULL and _resolve(253):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaGraphNode_t, cudaGraphNodeType*) noexcept nogil>_slots[253])(node, pType)
 
-cdef cudaError_t cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t* nodes, size_t* numNodes) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[254] == NULL:
-        _resolve(254)
+cdef cudaError_t cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t* nodes, size_t* numNodes) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[254] == NULL and _resolve(254):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaGraph_t, cudaGraphNode_t*, size_t*) noexcept nogil>_slots[254])(graph, nodes, numNodes)
 
-cdef cudaError_t cudaGraphGetRootNodes(cudaGraph_t graph, cudaGraphNode_t* pRootNodes, size_t* pNumRootNodes) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[255] == NULL:
-        _resolve(255)
+cdef cudaError_t cudaGraphGetRootNodes(cudaGraph_t graph, cudaGraphNode_t* pRootNodes, size_t* pNumRootNodes) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[255] == NULL and _resolve(255):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaGraph_t, cudaGraphNode_t*, size_t*) noexcept nogil>_slots[255])(graph, pRootNodes, pNumRootNodes)
 
-cdef cudaError_t cudaGraphGetEdges(cudaGraph_t graph, cudaGraphNode_t* from_, cudaGraphNode_t* to, cudaGraphEdgeData* edgeData, size_t* numEdges) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[256] == NULL:
-        _resolve(256)
+cdef cudaError_t cudaGraphGetEdges(cudaGraph_t graph, cudaGraphNode_t* from_, cudaGraphNode_t* to, cudaGraphEdgeData* edgeData, size_t* numEdges) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[256] == NULL and _resolve(256):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaGraph_t, cudaGraphNode_t*, cudaGraphNode_t*, cudaGraphEdgeData*, size_t*) noexcept nogil>_slots[256])(graph, from_, to, edgeData, numEdges)
 
-cdef cudaError_t cudaGraphNodeGetDependencies(cudaGraphNode_t node, cudaGraphNode_t* pDependencies, cudaGraphEdgeData* edgeData, size_t* pNumDependencies) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[257] == NULL:
-        _resolve(257)
+cdef cudaError_t cudaGraphNodeGetDependencies(cudaGraphNode_t node, cudaGraphNode_t* pDependencies, cudaGraphEdgeData* edgeData, size_t* pNumDependencies) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[257] == NULL and _resolve(257):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaGraphNode_t, cudaGraphNode_t*, cudaGraphEdgeData*, size_t*) noexcept nogil>_slots[257])(node, pDependencies, edgeData, pNumDependencies)
 
-cdef cudaError_t cudaGraphNodeGetDependentNodes(cudaGraphNode_t node, cudaGraphNode_t* pDependentNodes, cudaGraphEdgeData* edgeData, size_t* pNumDependentNodes) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[258] == NULL:
-        _resolve(258)
+cdef cudaError_t cudaGraphNodeGetDependentNodes(cudaGraphNode_t node, cudaGraphNode_t* pDependentNodes, cudaGraphEdgeData* edgeData, size_t* pNumDependentNodes) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[258] == NULL and _resolve(258):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaGraphNode_t, cudaGraphNode_t*, cudaGraphEdgeData*, size_t*) noexcept nogil>_slots[258])(node, pDependentNodes, edgeData, pNumDependentNodes)
 
-cdef cudaError_t cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNode_t* from_, const cudaGraphNode_t* to, const cudaGraphEdgeData* edgeData, size_t numDependencies) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[259] == NULL:
-        _resolve(259)
+cdef cudaError_t cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNode_t* from_, const cudaGraphNode_t* to, const cudaGraphEdgeData* edgeData, size_t numDependencies) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[259] == NULL and _resolve(259):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaGraph_t, const cudaGraphNode_t*, const cudaGraphNode_t*, const cudaGraphEdgeData*, size_t) noexcept nogil>_slots[259])(graph, from_, to, edgeData, numDependencies)
 
-cdef cudaError_t cudaGraphRemoveDependencies(cudaGraph_t graph, const cudaGraphNode_t* from_, const cudaGraphNode_t* to, const cudaGraphEdgeData* edgeData, size_t numDependencies) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[260] == NULL:
-        _resolve(260)
+cdef cudaError_t cudaGraphRemoveDependencies(cudaGraph_t graph, const cudaGraphNode_t* from_, const cudaGraphNode_t* to, const cudaGraphEdgeData* edgeData, size_t numDependencies) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[260] == NULL and _resolve(260):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaGraph_t, const cudaGraphNode_t*, const cudaGraphNode_t*, const cudaGraphEdgeData*, size_t) noexcept nogil>_slots[260])(graph, from_, to, edgeData, numDependencies)
 
-cdef cudaError_t cudaGraphDestroyNode(cudaGraphNode_t node) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[261] == NULL:
-        _resolve(261)
+cdef cudaError_t cudaGraphDestroyNode(cudaGraphNode_t node) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[261] == NULL and _resolve(261):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaGraphNode_t) noexcept nogil>_slots[261])(node)
 
-cdef cudaError_t cudaGraphInstantiate(cudaGraphExec_t* pGraphExec, cudaGraph_t graph, unsigned long long flags) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[262] == NULL:
-        _resolve(262)
+cdef cudaError_t cudaGraphInstantiate(cudaGraphExec_t* pGraphExec, cudaGraph_t graph, unsigned long long flags) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[262] == NULL and _resolve(262):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaGraphExec_t*, cudaGraph_t, unsigned long long) noexcept nogil>_slots[262])(pGraphExec, graph, flags)
 
-cdef cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t* pGraphExec, cudaGraph_t graph, unsigned long long flags) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[263] == NULL:
-        _resolve(263)
+cdef cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t* pGraphExec, cudaGraph_t graph, unsigned long long flags) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[263] == NULL and _resolve(263):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaGraphExec_t*, cudaGraph_t, unsigned long long) noexcept nogil>_slots[263])(pGraphExec, graph, flags)
 
-cdef cudaError_t cudaGraphInstantiateWithParams(cudaGraphExec_t* pGraphExec, cudaGraph_t graph, cudaGraphInstantiateParams* instantiateParams) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[264] == NULL:
-        _resolve(264)
+cdef cudaError_t cudaGraphInstantiateWithParams(cudaGraphExec_t* pGraphExec, cudaGraph_t graph, cudaGraphInstantiateParams* instantiateParams) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[264] == NULL and _resolve(264):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaGraphExec_t*, cudaGraph_t, cudaGraphInstantiateParams*) noexcept nogil>_slots[264])(pGraphExec, graph, instantiateParams)
 
-cdef cudaError_t cudaGraphExecGetFlags(cudaGraphExec_t graphExec, unsigned long long* flags) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[265] == NULL:
-        _resolve(265)
+cdef cudaError_t cudaGraphExecGetFlags(cudaGraphExec_t graphExec, unsigned long long* flags) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[265] == NULL and _resolve(265):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaGraphExec_t, unsigned long long*) noexcept nogil>_slots[265])(graphExec, flags)
 
-cdef cudaError_t cudaGraphExecKernelNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const cudaKernelNodeParams* pNodeParams) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[266] == NULL:
-        _resolve(266)
+cdef cudaError_t cudaGraphExecKernelNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const cudaKernelNodeParams* pNodeParams) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[266] == NULL and _resolve(266):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaGraphExec_t, cudaGraphNode_t, const cudaKernelNodeParams*) noexcept nogil>_slots[266])(hGraphExec, node, pNodeParams)
 
-cdef cudaError_t cudaGraphExecMemcpyNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const cudaMemcpy3DParms* pNodeParams) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[267] == NULL:
-        _resolve(267)
+cdef cudaError_t cudaGraphExecMemcpyNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const cudaMemcpy3DParms* pNodeParams) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[267] == NULL and _resolve(267):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaGraphExec_t, cudaGraphNode_t, const cudaMemcpy3DParms*) noexcept nogil>_slots[267])(hGraphExec, node, pNodeParams)
 
-cdef cudaError_t cudaGraphExecMemcpyNodeSetParamsToSymbol(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const void* symbol, const void* src, size_t count, size_t offset, cudaMemcpyKind kind) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[268] == NULL:
-        _resolve(268)
+cdef cudaError_t cudaGraphExecMemcpyNodeSetParamsToSymbol(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const void* symbol, const void* src, size_t count, size_t offset, cudaMemcpyKind kind) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[268] == NULL and _resolve(268):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaGraphExec_t, cudaGraphNode_t, const void*, const void*, size_t, size_t, cudaMemcpyKind) noexcept nogil>_slots[268])(hGraphExec, node, symbol, src, count, offset, kind)
 
-cdef cudaError_t cudaGraphExecMemcpyNodeSetParamsFromSymbol(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, void* dst, const void* symbol, size_t count, size_t offset, cudaMemcpyKind kind) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[269] == NULL:
-        _resolve(269)
+cdef cudaError_t cudaGraphExecMemcpyNodeSetParamsFromSymbol(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, void* dst, const void* symbol, size_t count, size_t offset, cudaMemcpyKind kind) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[269] == NULL and _resolve(269):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaGraphExec_t, cudaGraphNode_t, void*, const void*, size_t, size_t, cudaMemcpyKind) noexcept nogil>_slots[269])(hGraphExec, node, dst, symbol, count, offset, kind)
 
-cdef cudaError_t cudaGraphExecMemcpyNodeSetParams1D(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, void* dst, const void* src, size_t count, cudaMemcpyKind kind) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[270] == NULL:
-        _resolve(270)
+cdef cudaError_t cudaGraphExecMemcpyNodeSetParams1D(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, void* dst, const void* src, size_t count, cudaMemcpyKind kind) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[270] == NULL and _resolve(270):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaGraphExec_t, cudaGraphNode_t, void*, const void*, size_t, cudaMemcpyKind) noexcept nogil>_slots[270])(hGraphExec, node, dst, src, count, kind)
 
-cdef cudaError_t cudaGraphExecMemsetNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const cudaMemsetParams* pNodeParams) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[271] == NULL:
-        _resolve(271)
+cdef cudaError_t cudaGraphExecMemsetNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const cudaMemsetParams* pNodeParams) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[271] == NULL and _resolve(271):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaGraphExec_t, cudaGraphNode_t, const cudaMemsetParams*) noexcept nogil>_slots[271])(hGraphExec, node, pNodeParams)
 
-cdef cudaError_t cudaGraphExecHostNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const cudaHostNodeParams* pNodeParams) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[272] == NULL:
-        _resolve(272)
+cdef cudaError_t cudaGraphExecHostNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const cudaHostNodeParams* pNodeParams) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[272] == NULL and _resolve(272):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaGraphExec_t, cudaGraphNode_t, const cudaHostNodeParams*) noexcept nogil>_slots[272])(hGraphExec, node, pNodeParams)
 
-cdef cudaError_t cudaGraphExecChildGraphNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, cudaGraph_t childGraph) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[273] == NULL:
-        _resolve(273)
+cdef cudaError_t cudaGraphExecChildGraphNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, cudaGraph_t childGraph) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[273] == NULL and _resolve(273):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaGraphExec_t, cudaGraphNode_t, cudaGraph_t) noexcept nogil>_slots[273])(hGraphExec, node, childGraph)
 
-cdef cudaError_t cudaGraphExecEventRecordNodeSetEvent(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, cudaEvent_t event) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[274] == NULL:
-        _resolve(274)
+cdef cudaError_t cudaGraphExecEventRecordNodeSetEvent(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, cudaEvent_t event) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[274] == NULL and _resolve(274):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaGraphExec_t, cudaGraphNode_t, cudaEvent_t) noexcept nogil>_slots[274])(hGraphExec, hNode, event)
 
-cdef cudaError_t cudaGraphExecEventWaitNodeSetEvent(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, cudaEvent_t event) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[275] == NULL:
-        _resolve(275)
+cdef cudaError_t cudaGraphExecEventWaitNodeSetEvent(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, cudaEvent_t event) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[275] == NULL and _resolve(275):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaGraphExec_t, cudaGraphNode_t, cudaEvent_t) noexcept nogil>_slots[275])(hGraphExec, hNode, event)
 
-cdef cudaError_t cudaGraphExecExternalSemaphoresSignalNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, const cudaExternalSemaphoreSignalNodeParams* nodeParams) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[276] == NULL:
-        _resolve(276)
+cdef cudaError_t cudaGraphExecExternalSemaphoresSignalNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, const cudaExternalSemaphoreSignalNodeParams* nodeParams) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[276] == NULL and _resolve(276):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaGraphExec_t, cudaGraphNode_t, const cudaExternalSemaphoreSignalNodeParams*) noexcept nogil>_slots[276])(hGraphExec, hNode, nodeParams)
 
-cdef cudaError_t cudaGraphExecExternalSemaphoresWaitNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, const cudaExternalSemaphoreWaitNodeParams* nodeParams) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[277] == NULL:
-        _resolve(277)
+cdef cudaError_t cudaGraphExecExternalSemaphoresWaitNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, const cudaExternalSemaphoreWaitNodeParams* nodeParams) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[277] == NULL and _resolve(277):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaGraphExec_t, cudaGraphNode_t, const cudaExternalSemaphoreWaitNodeParams*) noexcept nogil>_slots[277])(hGraphExec, hNode, nodeParams)
 
-cdef cudaError_t cudaGraphNodeSetEnabled(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, unsigned int isEnabled) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[278] == NULL:
-        _resolve(278)
+cdef cudaError_t cudaGraphNodeSetEnabled(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, unsigned int isEnabled) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[278] == NULL and _resolve(278):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaGraphExec_t, cudaGraphNode_t, unsigned int) noexcept nogil>_slots[278])(hGraphExec, hNode, isEnabled)
 
-cdef cudaError_t cudaGraphNodeGetEnabled(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, unsigned int* isEnabled) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[279] == NULL:
-        _resolve(279)
+cdef cudaError_t cudaGraphNodeGetEnabled(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, unsigned int* isEnabled) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[279] == NULL and _resolve(279):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaGraphExec_t, cudaGraphNode_t, unsigned int*) noexcept nogil>_slots[279])(hGraphExec, hNode, isEnabled)
 
-cdef cudaError_t cudaGraphExecUpdate(cudaGraphExec_t hGraphExec, cudaGraph_t hGraph, cudaGraphExecUpdateResultInfo* resultInfo) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[280] == NULL:
-        _resolve(280)
+cdef cudaError_t cudaGraphExecUpdate(cudaGraphExec_t hGraphExec, cudaGraph_t hGraph, cudaGraphExecUpdateResultInfo* resultInfo) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[280] == NULL and _resolve(280):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaGraphExec_t, cudaGraph_t, cudaGraphExecUpdateResultInfo*) noexcept nogil>_slots[280])(hGraphExec, hGraph, resultInfo)
 
-cdef cudaError_t cudaGraphUpload(cudaGraphExec_t graphExec, cudaStream_t stream) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[281] == NULL:
-        _resolve(281)
+cdef cudaError_t cudaGraphUpload(cudaGraphExec_t graphExec, cudaStream_t stream) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[281] == NULL and _resolve(281):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaGraphExec_t, cudaStream_t) noexcept nogil>_slots[281])(graphExec, stream)
 
-cdef cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t stream) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[282] == NULL:
-        _resolve(282)
+cdef cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t stream) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[282] == NULL and _resolve(282):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaGraphExec_t, cudaStream_t) noexcept nogil>_slots[282])(graphExec, stream)
 
-cdef cudaError_t cudaGraphExecDestroy(cudaGraphExec_t graphExec) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[283] == NULL:
-        _resolve(283)
+cdef cudaError_t cudaGraphExecDestroy(cudaGraphExec_t graphExec) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[283] == NULL and _resolve(283):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaGraphExec_t) noexcept nogil>_slots[283])(graphExec)
 
-cdef cudaError_t cudaGraphDestroy(cudaGraph_t graph) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[284] == NULL:
-        _resolve(284)
+cdef cudaError_t cudaGraphDestroy(cudaGraph_t graph) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[284] == NULL and _resolve(284):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaGraph_t) noexcept nogil>_slots[284])(graph)
 
-cdef cudaError_t cudaGraphDebugDotPrint(cudaGraph_t graph, const char* path, unsigned int flags) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[285] == NULL:
-        _resolve(285)
+cdef cudaError_t cudaGraphDebugDotPrint(cudaGraph_t graph, const char* path, unsigned int flags) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[285] == NULL and _resolve(285):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaGraph_t, const char*, unsigned int) noexcept nogil>_slots[285])(graph, path, flags)
 
-cdef cudaError_t cudaUserObjectCreate(cudaUserObject_t* object_out, void* ptr, cudaHostFn_t destroy, unsigned int initialRefcount, unsigned int flags) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[286] == NULL:
-        _resolve(286)
+cdef cudaError_t cudaUserObjectCreate(cudaUserObject_t* object_out, void* ptr, cudaHostFn_t destroy, unsigned int initialRefcount, unsigned int flags) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[286] == NULL and _resolve(286):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaUserObject_t*, void*, cudaHostFn_t, unsigned int, unsigned int) noexcept nogil>_slots[286])(object_out, ptr, destroy, initialRefcount, flags)
 
-cdef cudaError_t cudaUserObjectRetain(cudaUserObject_t object, unsigned int count) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[287] == NULL:
-        _resolve(287)
+cdef cudaError_t cudaUserObjectRetain(cudaUserObject_t object, unsigned int count) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[287] == NULL and _resolve(287):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaUserObject_t, unsigned int) noexcept nogil>_slots[287])(object, count)
 
-cdef cudaError_t cudaUserObjectRelease(cudaUserObject_t object, unsigned int count) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[288] == NULL:
-        _resolve(288)
+cdef cudaError_t cudaUserObjectRelease(cudaUserObject_t object, unsigned int count) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[288] == NULL and _resolve(288):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaUserObject_t, unsigned int) noexcept nogil>_slots[288])(object, count)
 
-cdef cudaError_t cudaGraphRetainUserObject(cudaGraph_t graph, cudaUserObject_t object, unsigned int count, unsigned int flags) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[289] == NULL:
-        _resolve(289)
+cdef cudaError_t cudaGraphRetainUserObject(cudaGraph_t graph, cudaUserObject_t object, unsigned int count, unsigned int flags) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[289] == NULL and _resolve(289):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaGraph_t, cudaUserObject_t, unsigned int, unsigned int) noexcept nogil>_slots[289])(graph, object, count, flags)
 
-cdef cudaError_t cudaGraphReleaseUserObject(cudaGraph_t graph, cudaUserObject_t object, unsigned int count) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[290] == NULL:
-        _resolve(290)
+cdef cudaError_t cudaGraphReleaseUserObject(cudaGraph_t graph, cudaUserObject_t object, unsigned int count) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[290] == NULL and _resolve(290):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaGraph_t, cudaUserObject_t, unsigned int) noexcept nogil>_slots[290])(graph, object, count)
 
-cdef cudaError_t cudaGraphAddNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph, const cudaGraphNode_t* pDependencies, const cudaGraphEdgeData* dependencyData, size_t numDependencies, cudaGraphNodeParams* nodeParams) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[291] == NULL:
-        _resolve(291)
+cdef cudaError_t cudaGraphAddNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph, const cudaGraphNode_t* pDependencies, const cudaGraphEdgeData* dependencyData, size_t numDependencies, cudaGraphNodeParams* nodeParams) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[291] == NULL and _resolve(291):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaGraphNode_t*, cudaGraph_t, const cudaGraphNode_t*, const cudaGraphEdgeData*, size_t, cudaGraphNodeParams*) noexcept nogil>_slots[291])(pGraphNode, graph, pDependencies, dependencyData, numDependencies, nodeParams)
 
-cdef cudaError_t cudaGraphNodeSetParams(cudaGraphNode_t node, cudaGraphNodeParams* nodeParams) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[292] == NULL:
-        _resolve(292)
+cdef cudaError_t cudaGraphNodeSetParams(cudaGraphNode_t node, cudaGraphNodeParams* nodeParams) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[292] == NULL and _resolve(292):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaGraphNode_t, cudaGraphNodeParams*) noexcept nogil>_slots[292])(node, nodeParams)
 
-cdef cudaError_t cudaGraphExecNodeSetParams(cudaGraphExec_t graphExec, cudaGraphNode_t node, cudaGraphNodeParams* nodeParams) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[293] == NULL:
-        _resolve(293)
+cdef cudaError_t cudaGraphExecNodeSetParams(cudaGraphExec_t graphExec, cudaGraphNode_t node, cudaGraphNodeParams* nodeParams) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[293] == NULL and _resolve(293):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaGraphExec_t, cudaGraphNode_t, cudaGraphNodeParams*) noexcept nogil>_slots[293])(graphExec, node, nodeParams)
 
-cdef cudaError_t cudaGraphConditionalHandleCreate(cudaGraphConditionalHandle* pHandle_out, cudaGraph_t graph, unsigned int defaultLaunchValue, unsigned int flags) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[294] == NULL:
-        _resolve(294)
+cdef cudaError_t cudaGraphConditionalHandleCreate(cudaGraphConditionalHandle* pHandle_out, cudaGraph_t graph, unsigned int defaultLaunchValue, unsigned int flags) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[294] == NULL and _resolve(294):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaGraphConditionalHandle*, cudaGraph_t, unsigned int, unsigned int) noexcept nogil>_slots[294])(pHandle_out, graph, defaultLaunchValue, flags)
 
-cdef cudaError_t cudaGetDriverEntryPoint(const char* symbol, void** funcPtr, unsigned long long flags, cudaDriverEntryPointQueryResult* driverStatus) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[295] == NULL:
-        _resolve(295)
+cdef cudaError_t cudaGetDriverEntryPoint(const char* symbol, void** funcPtr, unsigned long long flags, cudaDriverEntryPointQueryResult* driverStatus) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[295] == NULL and _resolve(295):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(const char*, void**, unsigned long long, cudaDriverEntryPointQueryResult*) noexcept nogil>_slots[295])(symbol, funcPtr, flags, driverStatus)
 
-cdef cudaError_t cudaGetDriverEntryPointByVersion(const char* symbol, void** funcPtr, unsigned int cudaVersion, unsigned long long flags, cudaDriverEntryPointQueryResult* driverStatus) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[296] == NULL:
-        _resolve(296)
+cdef cudaError_t cudaGetDriverEntryPointByVersion(const char* symbol, void** funcPtr, unsigned int cudaVersion, unsigned long long flags, cudaDriverEntryPointQueryResult* driverStatus) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[296] == NULL and _resolve(296):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(const char*, void**, unsigned int, unsigned long long, cudaDriverEntryPointQueryResult*) noexcept nogil>_slots[296])(symbol, funcPtr, cudaVersion, flags, driverStatus)
 
-cdef cudaError_t cudaLibraryLoadData(cudaLibrary_t* library, const void* code, cudaJitOption* jitOptions, void** jitOptionsValues, unsigned int numJitOptions, cudaLibraryOption* libraryOptions, void** libraryOptionValues, unsigned int numLibraryOptions) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[297] == NULL:
-        _resolve(297)
+cdef cudaError_t cudaLibraryLoadData(cudaLibrary_t* library, const void* code, cudaJitOption* jitOptions, void** jitOptionsValues, unsigned int numJitOptions, cudaLibraryOption* libraryOptions, void** libraryOptionValues, unsigned int numLibraryOptions) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[297] == NULL and _resolve(297):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaLibrary_t*, const void*, cudaJitOption*, void**, unsigned int, cudaLibraryOption*, void**, unsigned int) noexcept nogil>_slots[297])(library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions)
 
-cdef cudaError_t cudaLibraryLoadFromFile(cudaLibrary_t* library, const char* fileName, cudaJitOption* jitOptions, void** jitOptionsValues, unsigned int numJitOptions, cudaLibraryOption* libraryOptions, void** libraryOptionValues, unsigned int numLibraryOptions) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[298] == NULL:
-        _resolve(298)
+cdef cudaError_t cudaLibraryLoadFromFile(cudaLibrary_t* library, const char* fileName, cudaJitOption* jitOptions, void** jitOptionsValues, unsigned int numJitOptions, cudaLibraryOption* libraryOptions, void** libraryOptionValues, unsigned int numLibraryOptions) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[298] == NULL and _resolve(298):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaLibrary_t*, const char*, cudaJitOption*, void**, unsigned int, cudaLibraryOption*, void**, unsigned int) noexcept nogil>_slots[298])(library, fileName, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions)
 
-cdef cudaError_t cudaLibraryUnload(cudaLibrary_t library) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[299] == NULL:
-        _resolve(299)
+cdef cudaError_t cudaLibraryUnload(cudaLibrary_t library) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[299] == NULL and _resolve(299):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaLibrary_t) noexcept nogil>_slots[299])(library)
 
-cdef cudaError_t cudaLibraryGetKernel(cudaKernel_t* pKernel, cudaLibrary_t library, const char* name) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[300] == NULL:
-        _resolve(300)
+cdef cudaError_t cudaLibraryGetKernel(cudaKernel_t* pKernel, cudaLibrary_t library, const char* name) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[300] == NULL and _resolve(300):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaKernel_t*, cudaLibrary_t, const char*) noexcept nogil>_slots[300])(pKernel, library, name)
 
-cdef cudaError_t cudaLibraryGetGlobal(void** dptr, size_t* bytes_, cudaLibrary_t library, const char* name) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[301] == NULL:
-        _resolve(301)
+cdef cudaError_t cudaLibraryGetGlobal(void** dptr, size_t* bytes_, cudaLibrary_t library, const char* name) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[301] == NULL and _resolve(301):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(void**, size_t*, cudaLibrary_t, const char*) noexcept nogil>_slots[301])(dptr, bytes_, library, name)
 
-cdef cudaError_t cudaLibraryGetManaged(void** dptr, size_t* bytes_, cudaLibrary_t library, const char* name) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[302] == NULL:
-        _resolve(302)
+cdef cudaError_t cudaLibraryGetManaged(void** dptr, size_t* bytes_, cudaLibrary_t library, const char* name) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[302] == NULL and _resolve(302):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(void**, size_t*, cudaLibrary_t, const char*) noexcept nogil>_slots[302])(dptr, bytes_, library, name)
 
-cdef cudaError_t cudaLibraryGetUnifiedFunction(void** fptr, cudaLibrary_t library, const char* symbol) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[303] == NULL:
-        _resolve(303)
+cdef cudaError_t cudaLibraryGetUnifiedFunction(void** fptr, cudaLibrary_t library, const char* symbol) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[303] == NULL and _resolve(303):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(void**, cudaLibrary_t, const char*) noexcept nogil>_slots[303])(fptr, library, symbol)
 
-cdef cudaError_t cudaLibraryGetKernelCount(unsigned int* count, cudaLibrary_t lib) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[304] == NULL:
-        _resolve(304)
+cdef cudaError_t cudaLibraryGetKernelCount(unsigned int* count, cudaLibrary_t lib) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[304] == NULL and _resolve(304):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(unsigned int*, cudaLibrary_t) noexcept nogil>_slots[304])(count, lib)
 
-cdef cudaError_t cudaLibraryEnumerateKernels(cudaKernel_t* kernels, unsigned int numKernels, cudaLibrary_t lib) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[305] == NULL:
-        _resolve(305)
+cdef cudaError_t cudaLibraryEnumerateKernels(cudaKernel_t* kernels, unsigned int numKernels, cudaLibrary_t lib) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[305] == NULL and _resolve(305):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaKernel_t*, unsigned int, cudaLibrary_t) noexcept nogil>_slots[305])(kernels, numKernels, lib)
 
-cdef cudaError_t cudaKernelSetAttributeForDevice(cudaKernel_t kernel, cudaFuncAttribute attr, int value, int device) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[306] == NULL:
-        _resolve(306)
+cdef cudaError_t cudaKernelSetAttributeForDevice(cudaKernel_t kernel, cudaFuncAttribute attr, int value, int device) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[306] == NULL and _resolve(306):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaKernel_t, cudaFuncAttribute, int, int) noexcept nogil>_slots[306])(kernel, attr, value, device)
 
-cdef cudaError_t cudaGetExportTable(const void** ppExportTable, const cudaUUID_t* pExportTableId) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[307] == NULL:
-        _resolve(307)
+cdef cudaError_t cudaGetExportTable(const void** ppExportTable, const cudaUUID_t* pExportTableId) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[307] == NULL and _resolve(307):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(const void**, const cudaUUID_t*) noexcept nogil>_slots[307])(ppExportTable, pExportTableId)
 
-cdef cudaError_t cudaGetFuncBySymbol(cudaFunction_t* functionPtr, const void* symbolPtr) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[308] == NULL:
-        _resolve(308)
+cdef cudaError_t cudaGetFuncBySymbol(cudaFunction_t* functionPtr, const void* symbolPtr) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[308] == NULL and _resolve(308):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaFunction_t*, const void*) noexcept nogil>_slots[308])(functionPtr, symbolPtr)
 
-cdef cudaError_t cudaGetKernel(cudaKernel_t* kernelPtr, const void* entryFuncAddr) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[309] == NULL:
-        _resolve(309)
+cdef cudaError_t cudaGetKernel(cudaKernel_t* kernelPtr, const void* entryFuncAddr) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[309] == NULL and _resolve(309):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaKernel_t*, const void*) noexcept nogil>_slots[309])(kernelPtr, entryFuncAddr)
 
 cdef cudaPitchedPtr make_cudaPitchedPtr(void* d, size_t p, size_t xsz, size_t ysz) except * nogil:
@@ -1577,150 +1587,150 @@ cdef cudaPos make_cudaPos(size_t x, size_t y, size_t z) except * nogil:
 cdef cudaExtent make_cudaExtent(size_t w, size_t h, size_t d) except * nogil:
     return _inline_make_cudaExtent(w, h, d)
 
-cdef cudaError_t cudaGLGetDevices(unsigned int* pCudaDeviceCount, int* pCudaDevices, unsigned int cudaDeviceCount, cudaGLDeviceList deviceList) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[310] == NULL:
-        _resolve(310)
+cdef cudaError_t cudaGLGetDevices(unsigned int* pCudaDeviceCount, int* pCudaDevices, unsigned int cudaDeviceCount, cudaGLDeviceList deviceList) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[310] == NULL and _resolve(310):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(unsigned int*, int*, unsigned int, cudaGLDeviceList) noexcept nogil>_slots[310])(pCudaDeviceCount, pCudaDevices, cudaDeviceCount, deviceList)
 
-cdef cudaError_t cudaGraphicsGLRegisterImage(cudaGraphicsResource** resource, GLuint image, GLenum target, unsigned int flags) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[311] == NULL:
-        _resolve(311)
+cdef cudaError_t cudaGraphicsGLRegisterImage(cudaGraphicsResource** resource, GLuint image, GLenum target, unsigned int flags) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[311] == NULL and _resolve(311):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaGraphicsResource**, GLuint, GLenum, unsigned int) noexcept nogil>_slots[311])(resource, image, target, flags)
 
-cdef cudaError_t cudaGraphicsGLRegisterBuffer(cudaGraphicsResource** resource, GLuint buffer, unsigned int flags) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[312] == NULL:
-        _resolve(312)
+cdef cudaError_t cudaGraphicsGLRegisterBuffer(cudaGraphicsResource** resource, GLuint buffer, unsigned int flags) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[312] == NULL and _resolve(312):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaGraphicsResource**, GLuint, unsigned int) noexcept nogil>_slots[312])(resource, buffer, flags)
 
-cdef cudaError_t cudaGLSetGLDevice(int device) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[313] == NULL:
-        _resolve(313)
+cdef cudaError_t cudaGLSetGLDevice(int device) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[313] == NULL and _resolve(313):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(int) noexcept nogil>_slots[313])(device)
 
-cdef cudaError_t cudaGLRegisterBufferObject(GLuint bufObj) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[314] == NULL:
-        _resolve(314)
+cdef cudaError_t cudaGLRegisterBufferObject(GLuint bufObj) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[314] == NULL and _resolve(314):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(GLuint) noexcept nogil>_slots[314])(bufObj)
 
-cdef cudaError_t cudaGLMapBufferObject(void** devPtr, GLuint bufObj) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[315] == NULL:
-        _resolve(315)
+cdef cudaError_t cudaGLMapBufferObject(void** devPtr, GLuint bufObj) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[315] == NULL and _resolve(315):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(void**, GLuint) noexcept nogil>_slots[315])(devPtr, bufObj)
 
-cdef cudaError_t cudaGLUnmapBufferObject(GLuint bufObj) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[316] == NULL:
-        _resolve(316)
+cdef cudaError_t cudaGLUnmapBufferObject(GLuint bufObj) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[316] == NULL and _resolve(316):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(GLuint) noexcept nogil>_slots[316])(bufObj)
 
-cdef cudaError_t cudaGLUnregisterBufferObject(GLuint bufObj) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[317] == NULL:
-        _resolve(317)
+cdef cudaError_t cudaGLUnregisterBufferObject(GLuint bufObj) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[317] == NULL and _resolve(317):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(GLuint) noexcept nogil>_slots[317])(bufObj)
 
-cdef cudaError_t cudaGLSetBufferObjectMapFlags(GLuint bufObj, unsigned int flags) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[318] == NULL:
-        _resolve(318)
+cdef cudaError_t cudaGLSetBufferObjectMapFlags(GLuint bufObj, unsigned int flags) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[318] == NULL and _resolve(318):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(GLuint, unsigned int) noexcept nogil>_slots[318])(bufObj, flags)
 
-cdef cudaError_t cudaGLMapBufferObjectAsync(void** devPtr, GLuint bufObj, cudaStream_t stream) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[319] == NULL:
-        _resolve(319)
+cdef cudaError_t cudaGLMapBufferObjectAsync(void** devPtr, GLuint bufObj, cudaStream_t stream) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[319] == NULL and _resolve(319):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(void**, GLuint, cudaStream_t) noexcept nogil>_slots[319])(devPtr, bufObj, stream)
 
-cdef cudaError_t cudaGLUnmapBufferObjectAsync(GLuint bufObj, cudaStream_t stream) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[320] == NULL:
-        _resolve(320)
+cdef cudaError_t cudaGLUnmapBufferObjectAsync(GLuint bufObj, cudaStream_t stream) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[320] == NULL and _resolve(320):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(GLuint, cudaStream_t) noexcept nogil>_slots[320])(bufObj, stream)
 
-cdef cudaError_t cudaGraphicsEGLRegisterImage(cudaGraphicsResource** pCudaResource, EGLImageKHR image, unsigned int flags) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[321] == NULL:
-        _resolve(321)
+cdef cudaError_t cudaGraphicsEGLRegisterImage(cudaGraphicsResource** pCudaResource, EGLImageKHR image, unsigned int flags) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[321] == NULL and _resolve(321):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaGraphicsResource**, EGLImageKHR, unsigned int) noexcept nogil>_slots[321])(pCudaResource, image, flags)
 
-cdef cudaError_t cudaEGLStreamConsumerConnect(cudaEglStreamConnection* conn, EGLStreamKHR eglStream) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[322] == NULL:
-        _resolve(322)
+cdef cudaError_t cudaEGLStreamConsumerConnect(cudaEglStreamConnection* conn, EGLStreamKHR eglStream) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[322] == NULL and _resolve(322):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaEglStreamConnection*, EGLStreamKHR) noexcept nogil>_slots[322])(conn, eglStream)
 
-cdef cudaError_t cudaEGLStreamConsumerConnectWithFlags(cudaEglStreamConnection* conn, EGLStreamKHR eglStream, unsigned int flags) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[323] == NULL:
-        _resolve(323)
+cdef cudaError_t cudaEGLStreamConsumerConnectWithFlags(cudaEglStreamConnection* conn, EGLStreamKHR eglStream, unsigned int flags) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[323] == NULL and _resolve(323):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaEglStreamConnection*, EGLStreamKHR, unsigned int) noexcept nogil>_slots[323])(conn, eglStream, flags)
 
-cdef cudaError_t cudaEGLStreamConsumerDisconnect(cudaEglStreamConnection* conn) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[324] == NULL:
-        _resolve(324)
+cdef cudaError_t cudaEGLStreamConsumerDisconnect(cudaEglStreamConnection* conn) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[324] == NULL and _resolve(324):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaEglStreamConnection*) noexcept nogil>_slots[324])(conn)
 
-cdef cudaError_t cudaEGLStreamConsumerAcquireFrame(cudaEglStreamConnection* conn, cudaGraphicsResource_t* pCudaResource, cudaStream_t* pStream, unsigned int timeout) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[325] == NULL:
-        _resolve(325)
+cdef cudaError_t cudaEGLStreamConsumerAcquireFrame(cudaEglStreamConnection* conn, cudaGraphicsResource_t* pCudaResource, cudaStream_t* pStream, unsigned int timeout) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[325] == NULL and _resolve(325):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaEglStreamConnection*, cudaGraphicsResource_t*, cudaStream_t*, unsigned int) noexcept nogil>_slots[325])(conn, pCudaResource, pStream, timeout)
 
-cdef cudaError_t cudaEGLStreamConsumerReleaseFrame(cudaEglStreamConnection* conn, cudaGraphicsResource_t pCudaResource, cudaStream_t* pStream) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[326] == NULL:
-        _resolve(326)
+cdef cudaError_t cudaEGLStreamConsumerReleaseFrame(cudaEglStreamConnection* conn, cudaGraphicsResource_t pCudaResource, cudaStream_t* pStream) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[326] == NULL and _resolve(326):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaEglStreamConnection*, cudaGraphicsResource_t, cudaStream_t*) noexcept nogil>_slots[326])(conn, pCudaResource, pStream)
 
-cdef cudaError_t cudaEGLStreamProducerConnect(cudaEglStreamConnection* conn, EGLStreamKHR eglStream, EGLint width, EGLint height) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[327] == NULL:
-        _resolve(327)
+cdef cudaError_t cudaEGLStreamProducerConnect(cudaEglStreamConnection* conn, EGLStreamKHR eglStream, EGLint width, EGLint height) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[327] == NULL and _resolve(327):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaEglStreamConnection*, EGLStreamKHR, EGLint, EGLint) noexcept nogil>_slots[327])(conn, eglStream, width, height)
 
-cdef cudaError_t cudaEGLStreamProducerDisconnect(cudaEglStreamConnection* conn) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[328] == NULL:
-        _resolve(328)
+cdef cudaError_t cudaEGLStreamProducerDisconnect(cudaEglStreamConnection* conn) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[328] == NULL and _resolve(328):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaEglStreamConnection*) noexcept nogil>_slots[328])(conn)
 
-cdef cudaError_t cudaEGLStreamProducerPresentFrame(cudaEglStreamConnection* conn, cudaEglFrame eglframe, cudaStream_t* pStream) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[329] == NULL:
-        _resolve(329)
+cdef cudaError_t cudaEGLStreamProducerPresentFrame(cudaEglStreamConnection* conn, cudaEglFrame eglframe, cudaStream_t* pStream) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[329] == NULL and _resolve(329):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaEglStreamConnection*, cudaEglFrame, cudaStream_t*) noexcept nogil>_slots[329])(conn, eglframe, pStream)
 
-cdef cudaError_t cudaEGLStreamProducerReturnFrame(cudaEglStreamConnection* conn, cudaEglFrame* eglframe, cudaStream_t* pStream) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[330] == NULL:
-        _resolve(330)
+cdef cudaError_t cudaEGLStreamProducerReturnFrame(cudaEglStreamConnection* conn, cudaEglFrame* eglframe, cudaStream_t* pStream) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[330] == NULL and _resolve(330):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaEglStreamConnection*, cudaEglFrame*, cudaStream_t*) noexcept nogil>_slots[330])(conn, eglframe, pStream)
 
-cdef cudaError_t cudaGraphicsResourceGetMappedEglFrame(cudaEglFrame* eglFrame, cudaGraphicsResource_t resource, unsigned int index, unsigned int mipLevel) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[331] == NULL:
-        _resolve(331)
+cdef cudaError_t cudaGraphicsResourceGetMappedEglFrame(cudaEglFrame* eglFrame, cudaGraphicsResource_t resource, unsigned int index, unsigned int mipLevel) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[331] == NULL and _resolve(331):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaEglFrame*, cudaGraphicsResource_t, unsigned int, unsigned int) noexcept nogil>_slots[331])(eglFrame, resource, index, mipLevel)
 
-cdef cudaError_t cudaEventCreateFromEGLSync(cudaEvent_t* phEvent, EGLSyncKHR eglSync, unsigned int flags) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[332] == NULL:
-        _resolve(332)
+cdef cudaError_t cudaEventCreateFromEGLSync(cudaEvent_t* phEvent, EGLSyncKHR eglSync, unsigned int flags) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[332] == NULL and _resolve(332):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaEvent_t*, EGLSyncKHR, unsigned int) noexcept nogil>_slots[332])(phEvent, eglSync, flags)
 
-cdef cudaError_t cudaVDPAUGetDevice(int* device, VdpDevice vdpDevice, VdpGetProcAddress* vdpGetProcAddress) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[333] == NULL:
-        _resolve(333)
+cdef cudaError_t cudaVDPAUGetDevice(int* device, VdpDevice vdpDevice, VdpGetProcAddress* vdpGetProcAddress) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[333] == NULL and _resolve(333):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(int*, VdpDevice, VdpGetProcAddress*) noexcept nogil>_slots[333])(device, vdpDevice, vdpGetProcAddress)
 
-cdef cudaError_t cudaVDPAUSetVDPAUDevice(int device, VdpDevice vdpDevice, VdpGetProcAddress* vdpGetProcAddress) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[334] == NULL:
-        _resolve(334)
+cdef cudaError_t cudaVDPAUSetVDPAUDevice(int device, VdpDevice vdpDevice, VdpGetProcAddress* vdpGetProcAddress) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[334] == NULL and _resolve(334):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(int, VdpDevice, VdpGetProcAddress*) noexcept nogil>_slots[334])(device, vdpDevice, vdpGetProcAddress)
 
-cdef cudaError_t cudaGraphicsVDPAURegisterVideoSurface(cudaGraphicsResource** resource, VdpVideoSurface vdpSurface, unsigned int flags) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[335] == NULL:
-        _resolve(335)
+cdef cudaError_t cudaGraphicsVDPAURegisterVideoSurface(cudaGraphicsResource** resource, VdpVideoSurface vdpSurface, unsigned int flags) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[335] == NULL and _resolve(335):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaGraphicsResource**, VdpVideoSurface, unsigned int) noexcept nogil>_slots[335])(resource, vdpSurface, flags)
 
-cdef cudaError_t cudaGraphicsVDPAURegisterOutputSurface(cudaGraphicsResource** resource, VdpOutputSurface vdpSurface, unsigned int flags) except ?cudaErrorSymbolNotFound nogil:
-    if _slots[336] == NULL:
-        _resolve(336)
+cdef cudaError_t cudaGraphicsVDPAURegisterOutputSurface(cudaGraphicsResource** resource, VdpOutputSurface vdpSurface, unsigned int flags) except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[336] == NULL and _resolve(336):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)(cudaGraphicsResource**, VdpOutputSurface, unsigned int) noexcept nogil>_slots[336])(resource, vdpSurface, flags)
 
-cdef cudaError_t getLocalRuntimeVersion(int* runtimeVersion) except ?cudaErrorSymbolNotFound nogil:
+cdef cudaError_t getLocalRuntimeVersion(int* runtimeVersion) except ?cudaErrorCallRequiresNewerDriver nogil:
     return cudaRuntimeGetVersion(runtimeVersion)
 
-cdef cudaError_t cudaProfilerStart() except ?cudaErrorSymbolNotFound nogil:
-    if _slots[337] == NULL:
-        _resolve(337)
+cdef cudaError_t cudaProfilerStart() except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[337] == NULL and _resolve(337):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)() noexcept nogil>_slots[337])()
 
-cdef cudaError_t cudaProfilerStop() except ?cudaErrorSymbolNotFound nogil:
-    if _slots[338] == NULL:
-        _resolve(338)
+cdef cudaError_t cudaProfilerStop() except ?cudaErrorCallRequiresNewerDriver nogil:
+    if _slots[338] == NULL and _resolve(338):
+        return cudaErrorCudartUnloading
     return (<cudaError_t (*)() noexcept nogil>_slots[338])()

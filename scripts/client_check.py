@@ -37,7 +37,7 @@ if not hasattr(numpy, "row_stack"):
 """
 RESULT = re.compile(r"^(?P<test>.+?) \.\.\. (?P<status>ok|FAIL|ERROR|skipped.*|expected failure|unexpected success)$")
 RAN = re.compile(r"^Ran (\d+) tests? in ([\d.]+)s")
-PASSING = ("ok", "expected failure")
+PASSING = ("passed", "expected failure")
 
 
 def environment(site, ours, deps):

@@ -68,7 +68,9 @@ fi
 
 # --- build ---------------------------------------------------------------------------------------
 # Headers: the machine's installed 13.0 wheels; pinned wheels it lacks (nvidia-cuda-crt, for
-# crt/host_defines.h) are taken from .whl/ when carried there (no network on that machine).
+# crt/host_defines.h) are taken from .whl/ when carried there (no network on that machine). The
+# nvidia-nvvm wheel (nvvm.h) is 60 MB: rather carry a complete include folder (headers/cuda-13.0/
+# include of a checkout that built) and set CUDA_BINDINGS_INCLUDE_DIR to it.
 export CUDA_BINDINGS_WHEEL_DIR=${CUDA_BINDINGS_WHEEL_DIR:-$REPO/.whl}
 say "build into $DEST"
 built=0
@@ -145,6 +147,11 @@ if [ $imported = 1 ]; then
     export PYTHONPATH="$path"
     export CUDA_BINDINGS_EXPECT_PREFIX="$DEST"
     export CUDA_BINDINGS_REQUIRE_GPU=1
+    # tests/test_clients.py takes the machine's cuda-core and numba-cuda (no network here)
+    purelib=$("$PY" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])' 2>/dev/null)
+    if [ -z "${CUDA_BINDINGS_CLIENTS_DIR:-}" ] && compgen -G "$purelib/cuda_core-*.dist-info" >/dev/null; then
+        export CUDA_BINDINGS_CLIENTS_DIR="$purelib"
+    fi
 
     # --- python -m cuda.bindings -----------------------------------------------------------------
     say "python -m cuda.bindings"

@@ -101,6 +101,28 @@ PYX = textwrap.dedent(
         return connect != NULL and register_image != NULL and gl_devices != NULL, <int>attr, value.priority
 
 
+    cdef extern from "<stdio.h>":
+        ctypedef struct FILE
+        FILE* stderr
+        int fprintf(FILE*, const char*, ...)
+
+
+    cdef class CallAtExit:
+        # calls an NVRTC entry point from its __dealloc__, run at module teardown, after the
+        # interpreter has shut down (as a client's C++ destructors do at process exit)
+        def __dealloc__(self):
+            cdef int n = -1
+            cdef cynvrtc.nvrtcResult err = cynvrtc.nvrtcGetNumSupportedArchs(&n)
+            fprintf(stderr, "at exit: status %d\\n", <int>err)
+
+
+    _kept = []
+
+
+    def call_at_exit():
+        _kept.append(CallAtExit())
+
+
     def runtime_helpers():
         cdef cyruntime.cudaExtent e = cyruntime.make_cudaExtent(1, 2, 3)
         cdef cyruntime.cudaPos p = cyruntime.make_cudaPos(4, 5, 6)
@@ -160,6 +182,7 @@ def probe_module(tmp_path_factory):
     spec = importlib.util.spec_from_file_location("cimport_probe", built[0])
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
+    module.path = built[0]
     return module
 
 
@@ -219,3 +242,18 @@ def test_cimport_runtime_helpers(probe_module):
     assert (extent, pos, pitched) == ((1, 2, 3), (4, 5, 6), (7, 8, 9))
     # the version of the runtime library the bindings loaded, as the Python level reports it
     assert (err, version) == tuple(int(x) for x in runtime.getLocalRuntimeVersion())
+
+
+def test_entry_point_first_called_after_shutdown_reports_a_status(probe_module):
+    # the first call of an entry point resolves it through the Python-level loader; after the
+    # interpreter has shut down there is none: the call must return a status (NVRTC's internal
+    # error), not raise into C code or crash
+    code = ("import importlib.util\n"
+            f"spec = importlib.util.spec_from_file_location('cimport_probe', {probe_module.path!r})\n"
+            "m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m)\n"
+            "m.call_at_exit()\n")
+    proc = run_python(code, timeout=60)
+    from cuda.bindings import nvrtc
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert f"at exit: status {int(nvrtc.nvrtcResult.NVRTC_ERROR_INTERNAL_ERROR)}" in proc.stderr, proc.stderr[-3000:]
+    assert "Exception ignored" not in proc.stderr, proc.stderr[-3000:]

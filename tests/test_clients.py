@@ -53,7 +53,7 @@ def clients(tmp_path_factory):
 def _run(clients, code_or_args, bindings_dir=None, timeout=600):
     """Run python under ours (the installed package) or, with bindings_dir, NVIDIA's copy there."""
     folder, site = clients
-    path = [str(site)] + ([str(bindings_dir)] if bindings_dir else []) + [str(ROOT)]
+    path = [str(site)] + ([str(bindings_dir)] if bindings_dir else []) + [str(ROOT)] + [p for p in sys.path if p]
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
     env["PYTHONPATH"] = os.pathsep.join(path)
     argv = [sys.executable] + (["-c", code_or_args] if isinstance(code_or_args, str) else list(code_or_args))
