@@ -13,12 +13,33 @@ from libc.string cimport memset
 cdef extern from "Python.h":
     int Py_IsInitialized() nogil
 
+from cpython.exc cimport PyErr_Fetch, PyErr_Restore
+from cpython.ref cimport PyObject, Py_XDECREF
+
 # 0: resolved; -1: not found (a Python exception is set); 1: the interpreter has shut down
 cdef int _resolve(int i) except -1 nogil:
     if not Py_IsInitialized():
         return 1
     with gil:
-        _slots[i] = <void*><size_t>_symbol(i)
+        _resolve_held(i)
+    return 0
+
+# The loader is Python code: an exception the caller has pending (a client's __dealloc__
+# running while an error propagates) is set aside while it runs, and put back.
+cdef int _resolve_held(int i) except -1:
+    cdef PyObject* t
+    cdef PyObject* v
+    cdef PyObject* tb
+    PyErr_Fetch(&t, &v, &tb)
+    try:
+        address = _symbol(i)
+    except BaseException:
+        Py_XDECREF(t)
+        Py_XDECREF(v)
+        Py_XDECREF(tb)
+        raise
+    _slots[i] = <void*><size_t>address
+    PyErr_Restore(t, v, tb)
     return 0
 
 cdef extern from "driver_functions.h" nogil:

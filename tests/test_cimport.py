@@ -116,6 +116,22 @@ PYX = textwrap.dedent(
             fprintf(stderr, "at exit: status %d\\n", <int>err)
 
 
+    from cpython.exc cimport PyErr_SetObject
+
+
+    cdef int _call_with_error_pending() except -1:
+        # as a client's C++ destructor does while an error propagates: the first call of an entry
+        # point (its resolution runs Python code) made while an exception is set
+        cdef size_t size = 0
+        PyErr_SetObject(ValueError, "kept")
+        cynvrtc.nvrtcGetPCHHeapSize(&size)
+        return -1
+
+
+    def call_with_error_pending():
+        _call_with_error_pending()
+
+
     _kept = []
 
 
@@ -257,3 +273,15 @@ def test_entry_point_first_called_after_shutdown_reports_a_status(probe_module):
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert f"at exit: status {int(nvrtc.nvrtcResult.NVRTC_ERROR_INTERNAL_ERROR)}" in proc.stderr, proc.stderr[-3000:]
     assert "Exception ignored" not in proc.stderr, proc.stderr[-3000:]
+
+
+def test_first_call_while_an_exception_is_pending_keeps_the_exception(probe_module):
+    # cuda.core frees its NVRTC program (a C++ destructor) while its compile error propagates
+    code = ("import importlib.util\n"
+            f"spec = importlib.util.spec_from_file_location('cimport_probe', {probe_module.path!r})\n"
+            "m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m)\n"
+            "try:\n    m.call_with_error_pending()\n"
+            "except BaseException as e:\n    print(type(e).__name__, e)\n")
+    proc = run_python(code, timeout=60)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert proc.stdout.strip() == "ValueError kept", proc.stdout + proc.stderr[-3000:]
