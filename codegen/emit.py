@@ -334,7 +334,7 @@ def emit_loader(model):
          "from cuda.bindings import _loader", "",
          "SYMBOLS = ("]
     for fn in _loaded(model):
-        o.append(f"    ({fn.name!r}, {fn.pfn_version}, {fn.ptds!r}, {fn.ptds_version}, {fn.csym!r}),")
+        o.append(f"    ({(fn.proc or fn.name)!r}, {fn.pfn_version}, {fn.ptds!r}, {fn.ptds_version}, {fn.csym!r}),")
     o.append(")")
     o.append("")
     o.append("")

@@ -85,6 +85,7 @@ class Function:
     params: list
     doc: str = ""
     pfn_version: int = 0
+    proc: str = ""           # the name cuGetProcAddress is asked for, when not `name` (see build)
     ptds: str = ""           # '_ptds'/'_ptsz' when a per-thread variant exists
     ptds_version: int = 0
     python: bool = True
@@ -432,6 +433,13 @@ def build(raw, lib):
         names = [n for n, _ in params]
         plain = sorted([x for x in pfn if not x[1]], key=lambda x: -x[0])
         match = [x for x in plain if x[2] == names]
+        if not match and csym != api:
+            # the header #defines the API name to another entry point (cuGraphInstantiate ->
+            # cuGraphInstantiateWithFlags) whose prototype it declares: the API name's own ABI
+            # versions are an older signature, so the entry point is asked for by its own name
+            target = [x for x in raw["pfn"].get(csym, []) if not x[1] and x[2] == names]
+            if target:
+                fn.proc, match = csym, target
         pick = (match or plain or [(0, "", [])])[0]
         fn.pfn_version = pick[0]
         fn.ptds = raw["ptds"].get(api, "")

@@ -332,7 +332,7 @@ SYMBOLS = (
     ('cuGraphAddDependencies', 12030, '', 0, 'cuGraphAddDependencies_v2'),
     ('cuGraphRemoveDependencies', 12030, '', 0, 'cuGraphRemoveDependencies_v2'),
     ('cuGraphDestroyNode', 10000, '', 0, 'cuGraphDestroyNode'),
-    ('cuGraphInstantiate', 11000, '', 0, 'cuGraphInstantiateWithFlags'),
+    ('cuGraphInstantiateWithFlags', 11040, '', 0, 'cuGraphInstantiateWithFlags'),
     ('cuGraphInstantiateWithParams', 12000, '_ptsz', 12000, 'cuGraphInstantiateWithParams'),
     ('cuGraphExecGetFlags', 12000, '', 0, 'cuGraphExecGetFlags'),
     ('cuGraphExecKernelNodeSetParams', 12000, '', 0, 'cuGraphExecKernelNodeSetParams_v2'),

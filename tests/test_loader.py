@@ -27,6 +27,11 @@ def test_driver_symbols_carry_abi_versions_and_per_thread_variants():
     assert t["cuMemcpyAsync"][1] == "_ptsz" and t["cuMemcpyAsync"][2] == 7000
     assert t["cuMemcpyHtoD"][1] == "_ptds"
     assert t["cuInit"][1] == ""                   # no stream: no variant
+    # cuda.h #defines cuGraphInstantiate to cuGraphInstantiateWithFlags (3 parameters); the name
+    # cuGraphInstantiate itself has only the 5-parameter ABI: the entry point is asked for by the
+    # name whose signature is declared
+    assert t["cuGraphInstantiateWithFlags"] == (11040, "", 0, "cuGraphInstantiateWithFlags")
+    assert "cuGraphInstantiate" not in t
 
 
 def test_runtime_nvjitlink_and_nvvm_symbols():
