@@ -26,6 +26,7 @@ import platform
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -191,7 +192,8 @@ def clients(r, res):
             cmd += ["--expect-under", a.ours] if impl == "ours" else ["--expect-not-under", a.ours]
             t0 = time.perf_counter()
             try:
-                p = subprocess.run(cmd, env=r.env[impl], capture_output=True, text=True, timeout=300)
+                p = subprocess.run(cmd, env=r.env[impl], capture_output=True, text=True, timeout=300,
+                                   cwd=tempfile.gettempdir())   # not beside a build's egg-info
                 out, err, rc = p.stdout, p.stderr, p.returncode
             except subprocess.TimeoutExpired:
                 out, err, rc = "", "timed out after 300 s", 124
@@ -285,7 +287,8 @@ def machine(r):
         lines = p.stdout.split("\n")
         ver[impl] = {"version": lines[0].strip() if lines else "?",
                      "file": lines[1].strip() if len(lines) > 1 else "?"}
-    p, _ = r.run([r.py, "-c", "from importlib.metadata import version; print(version('cuda-bindings'))"],
+    # -I: not the current folder, where a build of ours may have left its cuda_bindings.egg-info
+    p, _ = r.run([r.py, "-I", "-c", "from importlib.metadata import version; print(version('cuda-bindings'))"],
                  env=r.env["nvidia"], timeout=60)
     ver["nvidia"]["dist_version"] = p.stdout.strip() or "?"
     return {

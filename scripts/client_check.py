@@ -122,7 +122,7 @@ def run_programs(env, log_path, timeout=300):
     for name, _, _ in PROGRAMS:
         try:
             p = subprocess.run([sys.executable, "-m", "tests.clients.programs", "--gpu", name], env=env,
-                               capture_output=True, text=True, timeout=timeout, cwd=str(REPO))
+                               capture_output=True, text=True, timeout=timeout, cwd=tempfile.gettempdir())
             out, err = p.stdout, p.stderr
         except subprocess.TimeoutExpired as e:
             out, err = (e.stdout or b"").decode(), "timeout"
