@@ -182,7 +182,7 @@ def stub_calls(r, res):
 
 def clients(r, res):
     """benchmarks/clients.py (a numba-cuda round trip, a cuda.core launch) in alternating fresh
-    processes, unpinned (numba compiles on several threads); the medians are reported."""
+    processes, pinned to the same CPU as the per-call cases; the medians are reported."""
     a = r.args
     res["clients"] = {"ours": {}, "nvidia": {}}
     res["client_errors"] = {"ours": {}, "nvidia": {}}
@@ -192,7 +192,7 @@ def clients(r, res):
             cmd += ["--expect-under", a.ours] if impl == "ours" else ["--expect-not-under", a.ours]
             t0 = time.perf_counter()
             try:
-                p = subprocess.run(cmd, env=r.env[impl], capture_output=True, text=True, timeout=300,
+                p = subprocess.run(r.pin + cmd, env=r.env[impl], capture_output=True, text=True, timeout=300,
                                    cwd=tempfile.gettempdir())   # not beside a build's egg-info
                 out, err, rc = p.stdout, p.stderr, p.returncode
             except subprocess.TimeoutExpired:

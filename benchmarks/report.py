@@ -349,7 +349,9 @@ def render(res):
         L.append("")
         L.append("`benchmarks/clients.py`: the machine's cuda.core and numba-cuda over each package, "
                  f"median of {res.get('rounds', '?')} processes per package (each the fastest of 7 "
-                 "repeats). numba round trip: `cuda.to_device` of 4 KiB, one launch of a small "
+                 "repeats), pinned like the per-call cases. Both loops spend nearly all their time in the "
+                 "client's own code: cuda.core reaches the driver through `cydriver` from its compiled code, so the "
+                 "binding's share of a launch is one C call either way. numba round trip: `cuda.to_device` of 4 KiB, one launch of a small "
                  "`@cuda.jit` kernel, `copy_to_host`. cuda.core launch: `launch()` of a 4-parameter "
                  "kernel (a float, two buffers, an int), the CPU cost (the stream is synchronized "
                  "outside the timed loop).")
@@ -359,8 +361,11 @@ def render(res):
                            ("core_launch_4args", "cuda.core launch, 4 arguments")):
             n, o = med(cl["nvidia"].get(case, [])), med(cl["ours"].get(case, []))
             crows.append((name, f_us(n), f_us(o), f_ratio(o / n if o is not None and n else None),
-                          f_us(n - o if n is not None and o is not None else None)))
-        L.append(table(["loop", "NVIDIA", "ours", "ours / NVIDIA", "NVIDIA − ours (µs)"], crows))
+                          f_us(n - o if n is not None and o is not None else None),
+                          f_range(spread(cl["nvidia"].get(case, [])), f_us),
+                          f_range(spread(cl["ours"].get(case, [])), f_us)))
+        L.append(table(["loop", "NVIDIA", "ours", "ours / NVIDIA", "NVIDIA − ours (µs)", "NVIDIA min..max",
+                        "ours min..max"], crows))
         L.append("")
         errs = {f"{impl} {k}": v for impl, d in res.get("client_errors", {}).items() for k, v in d.items()}
         if errs:
