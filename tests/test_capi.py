@@ -8,7 +8,6 @@ same signature string; functions we have beyond the reference are fine.
 """
 import ctypes
 import importlib
-import importlib.util
 import json
 from pathlib import Path
 
@@ -17,26 +16,8 @@ import pytest
 REFERENCE = Path(__file__).resolve().parent / "data" / "cuda-bindings-13.0.3.capi.json"
 CAPI = json.loads(REFERENCE.read_text())
 
-# Modules of the reference that this package does not build yet, with the reason.  While such a
-# module is absent its case is an expected failure; once it exists the case is an ordinary test
-# (and a strict xfail that starts passing fails the run, so this entry gets removed).
-PENDING = {}
-
 # PyCapsule_GetName through a prototype of our own (no change to ctypes.pythonapi's shared one)
 _capsule_name = ctypes.PYFUNCTYPE(ctypes.c_char_p, ctypes.py_object)(("PyCapsule_GetName", ctypes.pythonapi))
-
-
-def _present(module):
-    try:
-        return importlib.util.find_spec("cuda.bindings." + module) is not None
-    except ImportError:
-        return False
-
-
-def _case(module):
-    if module in PENDING and not _present(module):
-        return pytest.param(module, marks=pytest.mark.xfail(strict=True, reason=PENDING[module]))
-    return module
 
 
 def signatures(module):
@@ -45,7 +26,7 @@ def signatures(module):
     return {name: _capsule_name(capsule).decode() for name, capsule in capi.items()}
 
 
-@pytest.mark.parametrize("module", [_case(m) for m in sorted(CAPI)])
+@pytest.mark.parametrize("module", sorted(CAPI))
 def test_capi_matches_the_reference(module):
     ours, ref = signatures(module), CAPI[module]
     missing = sorted(name for name in ref if name not in ours)
