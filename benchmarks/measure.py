@@ -73,10 +73,10 @@ class Runner:
         env["PYTHONUNBUFFERED"] = "1"
         self.env = {"nvidia": env, "ours": dict(env, PYTHONPATH=os.path.abspath(args.ours))}
 
-    def run(self, cmd, env=None, timeout=300):
+    def run(self, cmd, env=None, timeout=300, cwd=None):
         t0 = time.perf_counter()
         try:
-            p = subprocess.run(self.pin + cmd, env=env, capture_output=True, text=True, timeout=timeout)
+            p = subprocess.run(self.pin + cmd, env=env, capture_output=True, text=True, timeout=timeout, cwd=cwd)
         except subprocess.TimeoutExpired as e:
             def text(b):
                 return b.decode(errors="replace") if isinstance(b, bytes) else (b or "")
@@ -190,23 +190,18 @@ def clients(r, res):
         for impl in order(i):
             cmd = [r.py, os.path.join(HERE, "clients.py"), "--label", impl]
             cmd += ["--expect-under", a.ours] if impl == "ours" else ["--expect-not-under", a.ours]
-            t0 = time.perf_counter()
-            try:
-                p = subprocess.run(r.pin + cmd, env=r.env[impl], capture_output=True, text=True, timeout=300,
-                                   cwd=tempfile.gettempdir())   # not beside a build's egg-info
-                out, err, rc = p.stdout, p.stderr, p.returncode
-            except subprocess.TimeoutExpired:
-                out, err, rc = "", "timed out after 300 s", 124
-            for row in parse_lines(out):
+            # away from the checkout, where a build's cuda_bindings.egg-info would be found first
+            p, dt = r.run(cmd, env=r.env[impl], timeout=300, cwd=tempfile.gettempdir())
+            for row in parse_lines(p.stdout):
                 if "us" in row:
                     res["clients"][impl].setdefault(row["case"], []).append(row["us"])
                 elif "error" in row:
                     res["client_errors"][impl][row["case"]] = row["error"]
                 elif "fatal" in row.get("meta", {}):
                     res["client_errors"][impl]["(process)"] = row["meta"]["fatal"]
-            if rc != 0:
-                res["client_errors"][impl]["(process)"] = f"exit {rc}: {err.strip()[-300:]}"
-        log(f"clients round {i + 1}/{a.rounds} ({time.perf_counter() - t0:.1f} s for the last process)")
+            if p.returncode != 0:
+                res["client_errors"][impl]["(process)"] = f"exit {p.returncode}: {p.stderr.strip()[-300:]}"
+        log(f"clients round {i + 1}/{a.rounds} ({dt:.1f} s for the last process)")
 
 
 def imports(r, res):

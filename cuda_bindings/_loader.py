@@ -16,6 +16,8 @@ RuntimeErrors, from cuda.bindings._internal.utils), naming what was looked for a
 import ctypes
 import os
 
+from ._internal.utils import FunctionNotFoundError, NotSupportedError
+
 _libs = {}
 _getproc = None
 _CU_GET_PROC_ADDRESS_LEGACY_STREAM = 1
@@ -37,7 +39,6 @@ def library(lib):
         try:
             h = ctypes.CDLL("libcuda.so.1", mode=os.RTLD_NOW | os.RTLD_GLOBAL)
         except OSError as e:
-            from ._internal.utils import NotSupportedError
             raise NotSupportedError(
                 f"libcuda.so.1 (the NVIDIA driver library) could not be loaded from the system "
                 f"loader path: {e}. cuda.bindings.driver needs an installed NVIDIA driver.") from None
@@ -45,7 +46,6 @@ def library(lib):
         from . import _libpaths
         path, tried = _libpaths.find(_SONAMES[lib])
         if path is None:
-            from ._internal.utils import NotSupportedError
             raise NotSupportedError(f"the {lib} library ({_SONAMES[lib]}) was not found; looked in: "
                                + "; ".join(tried))
         if lib == "nvrtc" and os.path.isabs(path):
@@ -61,7 +61,6 @@ def library(lib):
         try:
             h = ctypes.CDLL(path, mode=os.RTLD_NOW | os.RTLD_GLOBAL)
         except OSError as e:
-            from ._internal.utils import NotSupportedError
             raise NotSupportedError(f"the {lib} library could not be loaded from {path}: {e}") from None
     _libs[lib] = h
     return h
@@ -107,7 +106,6 @@ def symbol(lib, entry):
     except AttributeError:
         tried.append(f"dlsym({csym!r})")
         where = "libcuda.so.1" if lib == "driver" else getattr(h, "_name", lib)
-        from ._internal.utils import FunctionNotFoundError
         raise FunctionNotFoundError(f'Function "{name}" not found in {where} ({"; ".join(tried)}); '
                            f"the installed library may be older than the CUDA 13.0 headers") from None
     return ctypes.cast(fn, ctypes.c_void_p).value
@@ -126,7 +124,6 @@ def inspector(lib):
         nonlocal table
         if table is None:
             import importlib
-            from ._internal.utils import FunctionNotFoundError
             entries = importlib.import_module(f"cuda.bindings._symbols_{lib}").SYMBOLS
             library(lib)
             found = {}

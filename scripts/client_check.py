@@ -29,12 +29,10 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+from tests.clients import ROW_STACK_ALIAS  # noqa: E402
+from tests.clients.programs import PROGRAMS  # noqa: E402
 SUITE = ["numba.cuda.tests.cudadrv", "numba.cuda.tests.cudapy"]
-SITECUSTOMIZE = """\
-import numpy
-if not hasattr(numpy, "row_stack"):
-    numpy.row_stack = numpy.vstack
-"""
 RESULT = re.compile(r"^(?P<test>.+?) \.\.\. (?P<status>ok|FAIL|ERROR|skipped.*|expected failure|unexpected success)$")
 RAN = re.compile(r"^Ran (\d+) tests? in ([\d.]+)s")
 PASSING = ("passed", "expected failure")
@@ -116,8 +114,6 @@ def rerun_alone(env, test, timeout=300):
 def run_programs(env, log_path, timeout=300):
     """Each program of tests/clients/programs.py in a process of its own (a kernel fault spoils
     its process's context, and would fail the programs after it)."""
-    sys.path.insert(0, str(REPO))
-    from tests.clients.programs import PROGRAMS
     results, log = {}, []
     for name, _, _ in PROGRAMS:
         try:
@@ -145,7 +141,7 @@ def main(argv=None):
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
     site = Path(tempfile.mkdtemp(prefix="client_site."))
-    (site / "sitecustomize.py").write_text(SITECUSTOMIZE)
+    (site / "sitecustomize.py").write_text(ROW_STACK_ALIAS)
     envs = {"nvidia": environment(site, None, a.deps), "ours": environment(site, a.ours, a.deps)}
     report = {"bindings": {p: which_bindings(e) for p, e in envs.items()}}
     if not report["bindings"]["ours"].startswith(str(Path(a.ours).resolve())) and \

@@ -20,22 +20,16 @@ from pathlib import Path
 
 import pytest
 
+from clients import ROW_STACK_ALIAS
 from conformance import run as conformance_run
 
 ROOT = Path(__file__).resolve().parents[1]
 CLIENTS = ("cuda-core==1.2.0", "numba-cuda==0.30.4", "numba==0.68.0", "llvmlite==0.50.0",
            "cuda-pathfinder==1.9.0")
 
-# numba-cuda 0.30.4 calls numpy.row_stack, which numpy 2.4 removed (numpy.vstack is the same
-# function); the .pth file of numba-cuda (it routes `numba.cuda` to numba_cuda) is read only from
-# a site directory, so the client folder is added as one.
-SITECUSTOMIZE = """\
-import site
-site.addsitedir({clients!r})
-import numpy
-if not hasattr(numpy, "row_stack"):
-    numpy.row_stack = numpy.vstack
-"""
+# The .pth file of numba-cuda (it routes `numba.cuda` to numba_cuda) is read only from a site
+# directory, so the client folder is added as one; numpy.row_stack is restored for numba-cuda.
+SITECUSTOMIZE = "import site\nsite.addsitedir({clients!r})\n" + ROW_STACK_ALIAS
 
 
 @pytest.fixture(scope="session")
