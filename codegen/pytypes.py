@@ -1,0 +1,166 @@
+"""Python types of the generated API, from the model: what each parameter accepts and what each
+call returns, as annotation text.
+
+One place decides them for the stubs (`stubs.py`), the docstrings and the reference pages.  The
+text names the module's own classes bare (`CUstream`), the aliases of the hand-written stub
+`cuda/bindings/_base.pyi` (`Address`, `KernelParams`, `Buffer`) bare, and another module's classes
+qualified (`driver.CUstream`).  Each type says what the wrapper accepts (see the conversions in
+`cuda_bindings/_base.pyx`): where a wrapper is more lenient than its documented use (an enum
+parameter takes any int), the type keeps to the documented use, so that a checker reports the
+mistake."""
+from .model import SCALARS
+
+
+def _bare(name):
+    for p in ("struct ", "union ", "enum "):
+        if name.startswith(p):
+            return name[len(p):]
+    return name
+
+
+def scalar(ctype):
+    """int, float or bool, for a C scalar type name."""
+    cy, _, kind = SCALARS[_bare(ctype)]
+    if cy == "bint":
+        return "bool"
+    return "float" if kind == "f" else "int"
+
+
+def _enum_names(model):
+    """C enum name (and its aliases) -> the Python class name."""
+    out = {}
+    for e in model.enums:
+        out[e.name] = e.name
+        for a in e.aliases:
+            out[a] = e.name
+    return out
+
+
+def _classes(model):
+    """Every class name the module defines."""
+    names = set(_enum_names(model))
+    names.update(n for n, _ in model.handles + model.funcptrs)
+    names.update(x[0] for x in model.inttds)
+    for s in model.structs:
+        names.add(s.name)
+        names.update(a for a, _ in s.aliases)
+    return names
+
+
+def item(model, p, peers=None):
+    """The Python type of one value of p's base type, as a call returns it."""
+    b = _bare(p.ctype)
+    if p.cls == "scalar" and b in SCALARS:
+        return scalar(b)
+    if p.cls == "enum":
+        return _enum_names(model).get(b, "int")
+    if p.cls in ("inttd", "handle", "funcptr", "struct") and b in _classes(model):
+        return b
+    return "int"
+
+
+def _accepts(model, p, peers=None):
+    """What a parameter of p's base type accepts as one value (an item of a list, too)."""
+    t = item(model, p)
+    if p.cls in ("inttd", "handle", "funcptr") and t != "int":
+        alt = (peers or {}).get(t)
+        return f"{t} | {alt} | int | None" if alt else f"{t} | int | None"
+    return t
+
+
+def param_type(model, fn, p, peers=None):
+    """Annotation text of an input (or in/out) parameter.  `peers` maps a class of this module to
+    the same C type's class in another module that the wrapper also takes (runtime's cudaStream_t
+    takes driver.CUstream)."""
+    conv = p.conv
+    snake = model.lib in ("nvjitlink", "nvvm")
+    if conv in ("scalar", "inttd", "handle", "value_inout"):
+        if snake and p.cls in ("handle", "funcptr"):
+            return "int"
+        return _accepts(model, p, peers)
+    if conv == "enum":
+        if snake:   # the snake_case modules' short-named enum (InputType), or a plain int
+            from .emit import LIBS
+            short = LIBS[model.lib]["snake"]["enums"].get(_bare(p.ctype))
+            return f"{short[0]} | int" if short else "int"
+        return item(model, p)
+    if conv == "handle_ref":
+        return "int" if snake else _accepts(model, p, peers)
+    if conv == "struct_val":
+        return item(model, p)
+    if conv == "struct_ptr":
+        t = item(model, p)
+        return f"{t} | Sequence[{t}] | None" if p.extra.get("count_param") else f"{t} | None"
+    if conv in ("voidp", "unknown"):
+        return "Buffer | int" if snake else "Address"
+    if conv == "cstr":
+        return "str | bytes" if snake else "bytes"
+    if conv == "buf_w":
+        return "Buffer | int" if snake else "Buffer"
+    if conv == "array":
+        return f"Sequence[{_accepts(model, p, peers)}] | Buffer | int | None"
+    if conv == "strlist":
+        return "Sequence[bytes | str] | None"
+    if conv in ("voidpp", "jitvalues"):
+        return "Sequence[Any] | Address"
+    if conv == "kparams":
+        return "KernelParams"
+    if conv == "attr":
+        return "Any"
+    raise ValueError(f"{fn.name}({p.name}): no Python type for conversion {conv!r}")
+
+
+def output_type(model, fn, p):
+    """Type of one output as a successful call returns it."""
+    conv = p.conv
+    if conv in ("value_out", "value_inout"):
+        if model.lib in ("nvjitlink", "nvvm") and p.cls in ("handle", "funcptr"):
+            return "int"
+        return item(model, p)
+    if conv == "struct_out":
+        return item(model, p)
+    if conv in ("voidp_out", "voidp_out_val"):
+        return "int"
+    if conv == "cstr_out":
+        return "bytes | None"
+    if conv == "strbuf":
+        return "bytes"
+    if conv in ("array_out", "array_ref_out"):
+        return "bytes" if _bare(p.ctype) == "char" else f"list[{item(model, p)}]"
+    if conv == "attr":
+        return "Any"
+    if conv == "attr_list":
+        return "list[Any]"
+    raise ValueError(f"{fn.name}({p.name}): no Python type for output conversion {conv!r}")
+
+
+def _optional(t):
+    return t if t == "Any" or t.endswith("| None") else f"{t} | None"
+
+
+def outputs(model, fn):
+    """Types of the values after the status, as a successful call returns them."""
+    if fn.ret != status(model):
+        # a C function that returns a value, not a status: a struct, or a string (bytes)
+        return [_bare(fn.ret) if _bare(fn.ret) in _classes(model) else "bytes | None"]
+    return [output_type(model, fn, p) for p in fn.params if p.role in ("out", "inout")]
+
+
+def status(model):
+    from .emit import LIBS
+    return LIBS[model.lib]["status"]
+
+
+def return_type(model, fn):
+    """The tuple a tuple-style call returns: the status, then each output (None on failure)."""
+    return "tuple[" + ", ".join([status(model)] + [_optional(t) for t in outputs(model, fn)]) + "]"
+
+
+def checked_return_type(model, fn):
+    """What the checked companion (and the snake_case modules) return: None, one value, or a tuple."""
+    outs = outputs(model, fn)
+    if not outs:
+        return "None"
+    if len(outs) == 1:
+        return outs[0]
+    return "tuple[" + ", ".join(outs) + "]"
