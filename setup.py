@@ -118,9 +118,9 @@ class BuildExt(build_ext):
 
 
 setup(
-    packages=[PACKAGE, f"{PACKAGE}._bindings", f"{PACKAGE}._internal"],
+    packages=[PACKAGE, f"{PACKAGE}._bindings", f"{PACKAGE}._internal", f"{PACKAGE}.checked"],
     package_dir={PACKAGE: SRC},
-    package_data={PACKAGE: ["*.pxd", "*.pyi", "py.typed"]},
+    package_data={PACKAGE: ["*.pxd", "*.pyi", "py.typed"], f"{PACKAGE}.checked": ["*.pyi"]},
     include_package_data=False,
     ext_modules=_extensions(),
     cmdclass={"build_ext": BuildExt},

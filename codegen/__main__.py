@@ -9,7 +9,7 @@ import sys
 import time
 from pathlib import Path
 
-from . import emit, model, parse
+from . import emit, model, parse, stubs
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "cuda_bindings"
@@ -17,6 +17,7 @@ LIBS = ("driver", "nvrtc", "runtime", "nvjitlink", "nvvm")
 
 
 def generate(include_dir, libs=LIBS, dump=None):
+    models = {}
     files, report = {}, ["# Generator report", "",
                          "Written by `python -m codegen`; regenerated with the sources.", ""]
     for lib in libs:
@@ -30,6 +31,7 @@ def generate(include_dir, libs=LIBS, dump=None):
         files[f"cy{lib}.pyx"] = emit.emit_cypyx(m)
         files[f"_symbols_{lib}.py"] = emit.emit_loader(m)
         files[f"{lib}.pyx"] = emit.emit_py(m)
+        models[lib] = m
         roles = collections.Counter((p.role, p.conv) for f in m.functions if f.python for p in f.params)
         cy_only = [f.name for f in m.functions if not f.python]
         report += [f"## {lib}", "",
@@ -45,6 +47,14 @@ def generate(include_dir, libs=LIBS, dump=None):
         if unknown:
             report += ["- passed through as plain addresses (no better rule): " + ", ".join(unknown), ""]
         print(f"codegen: {lib} done in {time.time() - t0:.1f}s", file=sys.stderr)
+    # stubs: runtime's name the driver's handle classes it also takes (stubs.peers)
+    if "runtime" in models and "driver" not in models:
+        models["driver"] = model.build(parse.read(include_dir, "driver"), "driver")
+    for lib in libs:
+        files[f"{lib}.pyi"] = stubs.emit_pyi(models[lib], models)
+        if lib in stubs.CHECKED_LIBS:
+            files[f"checked/{lib}.py"] = stubs.emit_checked_py(models[lib])
+            files[f"checked/{lib}.pyi"] = stubs.emit_checked_pyi(models[lib], models)
     files["../codegen/REPORT.md"] = "\n".join(report) + "\n"
     return files
 

@@ -196,13 +196,15 @@ NVRTC_BUFFER_SIZE = {
     "nvvmGetProgramLog": "nvvmGetProgramLogSize",
 }
 
-# Calls of the snake_case modules whose failure the library explains in a log it keeps: (size
-# query, log getter).  The log is read after a failure and added to the exception's message, so
-# an NVVM compile error says what is wrong with the IR (the reference package leaves the reading
-# to the caller; its message is only the status, which stays the message's first line).
+# Calls whose failure the library explains in a log it keeps: (size query, log getter).  The
+# snake_case modules and the checked companion (cuda_bindings/checked) read the log after a
+# failure and add it to the exception's message, so a compile error says what is wrong with the
+# source (the reference package leaves the reading to the caller; its message is only the
+# status, which stays the message's first line).
 ERROR_LOG = {
     "nvvmCompileProgram": ("nvvmGetProgramLogSize", "nvvmGetProgramLog"),
     "nvvmVerifyProgram": ("nvvmGetProgramLogSize", "nvvmGetProgramLog"),
+    "nvrtcCompileProgram": ("nvrtcGetProgramLogSize", "nvrtcGetProgramLog"),
 }
 
 # Attribute-typed values: attribute enum -> member -> C type of the value ("*" for every member;

@@ -1558,3 +1558,186 @@ def _param_size(v, t):
     if inf is None:
         return _get_ctypes().sizeof(t)
     return inf[1]
+
+
+# ----------------------------------------------------------------------------- checked functions
+
+cdef extern from *:
+    """
+    /* A function of cuda.bindings.checked: calls the tuple-style function with the same
+       arguments (one vectorcall, no argument tuple), and returns the outputs: None, the one
+       output, or the rest of the tuple; a status other than `ok` (compared by identity, then by
+       value) calls on_error(self, status, args, kwargs), which raises. */
+    #ifndef Py_TPFLAGS_HAVE_VECTORCALL
+    #define Py_TPFLAGS_HAVE_VECTORCALL _Py_TPFLAGS_HAVE_VECTORCALL
+    #endif
+    typedef struct {
+        PyObject_HEAD
+        vectorcallfunc vectorcall;
+        PyObject *func;
+        PyObject *ok;
+        PyObject *on_error;
+        PyObject *dict;
+    } __cb_Checked;
+
+    static PyObject *__cb_checked_fail(__cb_Checked *self, PyObject *st, PyObject *const *args,
+                                       Py_ssize_t n, PyObject *kwnames) {
+        PyObject *a = NULL, *kw = NULL, *r = NULL;
+        Py_ssize_t i, nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+        a = PyTuple_New(n);
+        if (!a) return NULL;
+        for (i = 0; i < n; i++) { Py_INCREF(args[i]); PyTuple_SET_ITEM(a, i, args[i]); }
+        kw = PyDict_New();
+        if (!kw) goto done;
+        for (i = 0; i < nkw; i++)
+            if (PyDict_SetItem(kw, PyTuple_GET_ITEM(kwnames, i), args[n + i]) < 0) goto done;
+        r = PyObject_CallFunctionObjArgs(self->on_error, (PyObject *)self, st, a, kw, NULL);
+        if (r) {   /* on_error returned instead of raising */
+            Py_DECREF(r);
+            r = NULL;
+            PyErr_SetString(PyExc_SystemError, "checked function: the error handler did not raise");
+        }
+    done:
+        Py_XDECREF(a);
+        Py_XDECREF(kw);
+        return r;
+    }
+
+    static PyObject *__cb_checked_call(PyObject *o, PyObject *const *args, size_t nargsf, PyObject *kwnames) {
+        __cb_Checked *self = (__cb_Checked *)o;
+        PyObject *r = PyObject_Vectorcall(self->func, args, nargsf, kwnames), *st, *out;
+        Py_ssize_t n;
+        if (r == NULL) return NULL;
+        if (!PyTuple_CheckExact(r) || (n = PyTuple_GET_SIZE(r)) == 0) return r;
+        st = PyTuple_GET_ITEM(r, 0);
+        if (st != self->ok) {
+            int bad = PyObject_RichCompareBool(st, self->ok, Py_NE);
+            if (bad != 0) {
+                if (bad > 0) {
+                    Py_INCREF(st);
+                    __cb_checked_fail(self, st, args, PyVectorcall_NARGS(nargsf), kwnames);
+                    Py_DECREF(st);
+                }
+                Py_DECREF(r);
+                return NULL;
+            }
+        }
+        if (n == 1) {
+            out = Py_None;
+            Py_INCREF(out);
+        } else if (n == 2) {
+            out = PyTuple_GET_ITEM(r, 1);
+            Py_INCREF(out);
+        } else {
+            out = PyTuple_GetSlice(r, 1, n);
+        }
+        Py_DECREF(r);
+        return out;
+    }
+
+    static int __cb_checked_traverse(PyObject *o, visitproc visit, void *arg) {
+        __cb_Checked *self = (__cb_Checked *)o;
+        Py_VISIT(self->func);
+        Py_VISIT(self->ok);
+        Py_VISIT(self->on_error);
+        Py_VISIT(self->dict);
+        return 0;
+    }
+
+    static int __cb_checked_clear(PyObject *o) {
+        __cb_Checked *self = (__cb_Checked *)o;
+        Py_CLEAR(self->func);
+        Py_CLEAR(self->ok);
+        Py_CLEAR(self->on_error);
+        Py_CLEAR(self->dict);
+        return 0;
+    }
+
+    static void __cb_checked_dealloc(PyObject *o) {
+        PyObject_GC_UnTrack(o);
+        __cb_checked_clear(o);
+        Py_TYPE(o)->tp_free(o);
+    }
+
+    /* a descriptor that does not bind, as a builtin function: inspect (and so help()) then
+       treats these objects as routines */
+    static PyObject *__cb_checked_get(PyObject *o, PyObject *obj, PyObject *type) {
+        Py_INCREF(o);
+        return o;
+    }
+
+    static PyObject *__cb_checked_repr(PyObject *o) {
+        PyObject *m = PyObject_GetAttrString(o, "__module__"), *n, *r;
+        if (!m) return NULL;
+        n = PyObject_GetAttrString(o, "__qualname__");
+        if (!n) { Py_DECREF(m); return NULL; }
+        r = PyUnicode_FromFormat("<checked function %S.%S>", m, n);
+        Py_DECREF(m);
+        Py_DECREF(n);
+        return r;
+    }
+
+    /* pickled by reference, as functions are: module and qualified name */
+    static PyObject *__cb_checked_reduce(PyObject *o, PyObject *unused) {
+        return PyObject_GetAttrString(o, "__qualname__");
+    }
+
+    static PyObject *__cb_checked_wrapped(PyObject *o, void *unused) {
+        PyObject *f = ((__cb_Checked *)o)->func;
+        Py_INCREF(f);
+        return f;
+    }
+
+    static PyMethodDef __cb_checked_methods[] = {
+        {"__reduce__", (PyCFunction)__cb_checked_reduce, METH_NOARGS, NULL},
+        {NULL, NULL, 0, NULL}
+    };
+    static PyGetSetDef __cb_checked_getset[] = {
+        {"__wrapped__", __cb_checked_wrapped, NULL, "the tuple-style function this one calls", NULL},
+        {"__dict__", PyObject_GenericGetDict, PyObject_GenericSetDict, NULL, NULL},
+        {NULL, NULL, NULL, NULL, NULL}
+    };
+
+    static PyTypeObject __cb_CheckedType = {
+        PyVarObject_HEAD_INIT(NULL, 0)
+        "cuda.bindings.checked.function",      /* tp_name */
+        sizeof(__cb_Checked),                  /* tp_basicsize */
+    };
+
+    static PyObject *__cb_checked_new(PyObject *func, PyObject *ok, PyObject *on_error) {
+        __cb_Checked *self;
+        if (!(__cb_CheckedType.tp_flags & Py_TPFLAGS_READY)) {
+            __cb_CheckedType.tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL;
+            __cb_CheckedType.tp_doc = "A function of cuda.bindings.checked: the outputs, or an exception.";
+            __cb_CheckedType.tp_vectorcall_offset = offsetof(__cb_Checked, vectorcall);
+            __cb_CheckedType.tp_dictoffset = offsetof(__cb_Checked, dict);
+            __cb_CheckedType.tp_call = PyVectorcall_Call;
+            __cb_CheckedType.tp_traverse = __cb_checked_traverse;
+            __cb_CheckedType.tp_clear = __cb_checked_clear;
+            __cb_CheckedType.tp_dealloc = __cb_checked_dealloc;
+            __cb_CheckedType.tp_descr_get = __cb_checked_get;
+            __cb_CheckedType.tp_repr = __cb_checked_repr;
+            __cb_CheckedType.tp_methods = __cb_checked_methods;
+            __cb_CheckedType.tp_getset = __cb_checked_getset;
+            if (PyType_Ready(&__cb_CheckedType) < 0) return NULL;
+        }
+        self = PyObject_GC_New(__cb_Checked, &__cb_CheckedType);
+        if (!self) return NULL;
+        self->vectorcall = __cb_checked_call;
+        Py_INCREF(func); self->func = func;
+        Py_INCREF(ok); self->ok = ok;
+        Py_INCREF(on_error); self->on_error = on_error;
+        self->dict = NULL;
+        PyObject_GC_Track((PyObject *)self);
+        return (PyObject *)self;
+    }
+    """
+    object __cb_checked_new(object func, object ok, object on_error)
+
+
+def _checked(func, ok, on_error):
+    """A function of cuda.bindings.checked over the tuple-style `func` (see the C above): its
+    result's status is `ok` or `on_error(fn, status, args, kwargs)` raises."""
+    if not callable(func) or not callable(on_error):
+        raise TypeError("_checked(func, ok, on_error): func and on_error must be callable")
+    return __cb_checked_new(func, ok, on_error)
