@@ -66,6 +66,7 @@ def gbps(nbytes, seconds):
 
 def test_host_device(timer, pinned, size, pattern, d_buf):
     """Host to device, then device to host; returns ((h2d GB/s, ok), (d2h GB/s, ok))."""
+    h_ptr = h_dst_ptr = None
     if pinned:
         h_ptr = rt_check(runtime.cudaHostAlloc(size, runtime.cudaHostAllocDefault))
         h_src = host_array(h_ptr, size, np.uint8)

@@ -9,6 +9,7 @@ few properties are cross-checked against the driver API's cuDeviceGetAttribute/c
 Exit status: 0 when every device was queried and the cross-checks agree, 1 otherwise, 3 when no
 CUDA device is available.
 """
+import enum
 import inspect
 import os
 import sys
@@ -51,7 +52,7 @@ def format_value(name, value):
         if value >= 1 << 20:
             return f"{value} bytes ({value / (1 << 20):.0f} MiB)"
         return f"{value} bytes"
-    if hasattr(value, "name") and hasattr(value, "value"):  # an enum member
+    if isinstance(value, enum.Enum):
         return f"{value.name} ({int(value.value)})"
     return str(value)
 

@@ -278,7 +278,7 @@ def main():
     short = n // 3
     recaptured = capture_graph(r, (s1, s2), (fork, join), short)
     err, info = driver.cuGraphExecUpdate(captured_exec, recaptured)
-    print(f"  cuGraphExecUpdate: {err.name}, {info.result.name if info is not None else None}")
+    print(f"  cuGraphExecUpdate: {err.name}, {info.result.name if info is not None and info.result is not None else None}")
     check((err,))
     check(driver.cuGraphLaunch(captured_exec, stream))
     check(driver.cuStreamSynchronize(stream))

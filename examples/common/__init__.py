@@ -3,8 +3,14 @@
 Examples put the `examples/` folder on sys.path and `import common`.
 """
 import sys
+from typing import Any, NoReturn, TypeVar, overload
 
 from cuda.bindings import driver, nvrtc
+
+T = TypeVar("T")
+U = TypeVar("U")
+V = TypeVar("V")
+W = TypeVar("W")
 
 # exit status of an example whose requirements (a CUDA device) are not met
 EXIT_REQUIREMENT_NOT_MET = 3
@@ -29,7 +35,19 @@ def _error_text(err):
     return repr(err)
 
 
-def check(result):
+# A tuple-style call returns (status, outputs...), each output None on failure: check() returns
+# the outputs of a successful call, so a type checker knows they are not None.
+@overload
+def check(result: tuple[Any]) -> None: ...
+@overload
+def check(result: tuple[Any, T | None]) -> T: ...
+@overload
+def check(result: tuple[Any, T | None, U | None]) -> tuple[T, U]: ...
+@overload
+def check(result: tuple[Any, T | None, U | None, V | None]) -> tuple[T, U, V]: ...
+@overload
+def check(result: tuple[Any, T | None, U | None, V | None, W | None]) -> tuple[T, U, V, W]: ...
+def check(result: tuple[Any, ...]) -> Any:
     """Raise CudaError unless `result[0]` is success; return the outputs.
 
     (err,) -> None; (err, x) -> x; (err, x, y, ...) -> (x, y, ...)
@@ -44,7 +62,7 @@ def check(result):
     return result[1:]
 
 
-def requirement_not_met(why):
+def requirement_not_met(why: str) -> NoReturn:
     print(f"requirement not met: {why}", file=sys.stderr)
     sys.exit(EXIT_REQUIREMENT_NOT_MET)
 

@@ -29,7 +29,7 @@ def select_runtime_device(ordinal=0):
         text = f": {text.decode()}" if text else ""
         requirement_not_met(f"no CUDA device (cudaGetDeviceCount returned {res[0].name}{text})")
     count = res[1]
-    if count <= ordinal:
+    if count is None or count <= ordinal:
         requirement_not_met(f"no CUDA device (found {count}, wanted device {ordinal})")
     check(runtime.cudaSetDevice(ordinal))
     return ordinal

@@ -12,7 +12,9 @@ import sys
 
 import numpy as np
 
-from . import CudaError, check, requirement_not_met
+from typing import Any, overload
+
+from . import CudaError, T, U, V, check, requirement_not_met
 
 
 # --- CUDA headers for NVRTC ----------------------------------------------------------------------
@@ -48,14 +50,14 @@ def cuda_include_options(required=("cooperative_groups.h", "nv/target", "cuda/st
 
 # --- runtime API -----------------------------------------------------------------------------------
 
-def runtime_device_count(wanted=1):
+def runtime_device_count(wanted: int = 1) -> int:
     """Number of CUDA devices the runtime sees; exits with 'requirement not met' below `wanted`."""
     from cuda.bindings import runtime
     try:
         err, count = runtime.cudaGetDeviceCount()
     except RuntimeError as e:  # no CUDA runtime library
         requirement_not_met(f"no CUDA device (the CUDA runtime could not be loaded: {e})")
-    if int(err) != 0:
+    if int(err) != 0 or count is None:
         _, text = runtime.cudaGetErrorString(err)
         requirement_not_met(f"no CUDA device (cudaGetDeviceCount returned {err.name}: "
                             f"{text.decode() if text else '?'})")
@@ -64,7 +66,15 @@ def runtime_device_count(wanted=1):
     return count
 
 
-def rt_check(result):
+@overload
+def rt_check(result: tuple[Any]) -> None: ...
+@overload
+def rt_check(result: tuple[Any, T | None]) -> T: ...
+@overload
+def rt_check(result: tuple[Any, T | None, U | None]) -> tuple[T, U]: ...
+@overload
+def rt_check(result: tuple[Any, T | None, U | None, V | None]) -> tuple[T, U, V]: ...
+def rt_check(result: tuple[Any, ...]) -> Any:
     """check() for runtime calls, with the runtime's own error text."""
     from cuda.bindings import runtime
     err = result[0]
