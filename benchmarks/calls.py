@@ -235,6 +235,27 @@ def main():
                      {"f": D.cuLaunchKernel, "k": kern[nargs], "s": stream, "p": p},
                      queued=True, after=sync)
 
+    # cuda.bindings.checked (ours only): the same calls returning their outputs, raising on failure;
+    # report.py sets each beside the tuple-style case of the same name
+    try:
+        from cuda.bindings.checked import driver as CD
+    except ImportError:
+        CD = None
+    if CD is not None:
+        run_case("checked:cuCtxGetCurrent", "f()", {"f": CD.cuCtxGetCurrent})
+        run_case("checked:cuDeviceGetAttribute", "f(a, d)",
+                 {"f": CD.cuDeviceGetAttribute, "d": dev,
+                  "a": D.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT})
+        run_case("checked:cuGetErrorString", "f(e)",
+                 {"f": CD.cuGetErrorString, "e": D.CUresult.CUDA_ERROR_INVALID_VALUE})
+        run_case("checked:cuEventQuery", "f(e)", {"f": CD.cuEventQuery, "e": ev_done})
+        run_case("checked:cuStreamQuery", "f(s)", {"f": CD.cuStreamQuery, "s": stream})
+        run_case("checked:cuMemAlloc+cuMemFree_4KiB", "g(f(4096))", {"f": CD.cuMemAlloc, "g": CD.cuMemFree})
+        arr, _ = forms[4]
+        run_case("checked:cuLaunchKernel_4args_int", launch,
+                 {"f": CD.cuLaunchKernel, "k": kern[4], "s": stream, "p": arr.ctypes.data},
+                 queued=True, after=sync)
+
     run_case("nvrtcVersion", "f()", {"f": nvrtc.nvrtcVersion})
     run_case("cudaGetErrorString", "f(e)",
              {"f": runtime.cudaGetErrorString, "e": runtime.cudaError_t.cudaErrorInvalidValue})

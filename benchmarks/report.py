@@ -50,6 +50,24 @@ def f_mb(b):
     return "—" if b is None else f"{b / 1e6:.2f} MB"
 
 
+CHECKED = "checked:"    # a case of cuda.bindings.checked (ours only), set beside its tuple-style case
+CHECKED_LIMIT = 1.10    # the checked call costs at most ~10% more than the tuple call
+
+
+def checked_rows(res, calls):
+    """(case, tuple ns, checked ns, checked / tuple, the same with the no-op driver) per checked case."""
+    stub = (res.get("stub_calls") or {}).get("ours", {})
+    rows = []
+    for case in calls.raw["ours"]:
+        if not case.startswith(CHECKED):
+            continue
+        base = case[len(CHECKED):]
+        t, c = calls.value("ours", base), calls.value("ours", case)
+        st, sc = med(stub.get(base, [])), med(stub.get(case, []))
+        rows.append((base, t, c, c / t if t and c else None, st, sc, sc / st if st and sc else None))
+    return rows
+
+
 def c_twin(case):
     m = re.match(r"cuLaunchKernel_(\d+)args_", case)
     return f"cuLaunchKernel_{m.group(1)}args" if m else case
@@ -92,11 +110,11 @@ class Calls:
         seen = []
         for impl in ("nvidia", "ours"):
             for c in self.raw[impl]:
-                if c not in seen and not c.startswith("floor_"):
+                if c not in seen and not c.startswith(("floor_", CHECKED)):
                     seen.append(c)
         for impl in ("nvidia", "ours"):
             for c in self.errors.get(impl, {}):
-                if c not in seen and not c.startswith("(") and not c.startswith("floor_"):
+                if c not in seen and not c.startswith(("(", "floor_", CHECKED)):
                     seen.append(c)
         return seen
 
@@ -149,6 +167,13 @@ def targets(res, calls):
         rows.append((f"{describe(case)}: (ours − C) ≤ 0.25 × (NVIDIA − C)",
                      f"{f_ratio(g)} × (ours {f_ns(o)}, NVIDIA {f_ns(n)}, C {f_ns(c)} ns)",
                      f"ours ≤ {f_ns(lim)} ns", verdict(o, lim, "ns", f_ns), alone(res, case)))
+    for base, t, c, r, st, sc, sr in checked_rows(res, calls):
+        if base == "cuCtxGetCurrent":
+            lim = CHECKED_LIMIT * t if t else None
+            rows.append((f"checked {base}: ≤ {CHECKED_LIMIT:.2f} × the tuple call (ours)",
+                         f"{f_ratio(r)} × ({f_ns(c)} vs {f_ns(t)} ns)", f"≤ {f_ns(lim)} ns",
+                         verdict(c, lim, "ns", f_ns),
+                         f"{f_ns(sc)} vs {f_ns(st)} ns ({f_ratio(sr)} ×)" if sr else "—"))
     imp = import_table_values(res).get("driver", {})
     o, n = imp.get("ours"), imp.get("nvidia")
     lim = 0.25 * n if n is not None else None
@@ -270,6 +295,21 @@ def render(res):
         L.append(table(["floor", "ns", "min..max"], frows))
         L.append("")
 
+    crows = checked_rows(res, calls)
+    if crows:
+        L.append("### Checked calls: `cuda.bindings.checked` beside the tuple call")
+        L.append("")
+        L.append("The same call through `cuda.bindings.checked.driver` (returns the outputs, raises on "
+                 "a failed status) and through `cuda.bindings.driver`, ours, timed in the same "
+                 "processes; the no-op driver columns are the binding's own cost (section below).")
+        L.append("")
+        L.append(table(["case", "tuple", "checked", "checked / tuple", "no-op driver: tuple", "checked",
+                        "checked / tuple"],
+                       [(describe(b), f_ns(t), f_ns(c), f_ratio(r), f_ns(st), f_ns(sc), f_ratio(sr))
+                        for b, t, c, r, st, sc, sr in crows],
+                       ["---", "---:", "---:", "---:", "---:", "---:", "---:"]))
+        L.append("")
+
     stub = res.get("stub_calls") or {}
     if stub.get("ours") or stub.get("nvidia"):
         L.append("### The binding's own cost: the same cases against a no-op driver")
@@ -284,6 +324,7 @@ def render(res):
         L.append("")
         srows = []
         cases = list(stub.get("ours", {})) + [c for c in stub.get("nvidia", {}) if c not in stub.get("ours", {})]
+        cases = [c for c in cases if not c.startswith(CHECKED)]
         for c in cases:
             o, n = med(stub.get("ours", {}).get(c, [])), med(stub.get("nvidia", {}).get(c, []))
             srows.append((describe(c), f_ns(n), f_ns(o), f_ratio(o / n if o and n else None),
