@@ -1574,6 +1574,7 @@ cdef extern from *:
     typedef struct {
         PyObject_HEAD
         vectorcallfunc vectorcall;
+        vectorcallfunc func_vectorcall;   /* func's own entry, called directly where it has one */
         PyObject *func;
         PyObject *ok;
         PyObject *on_error;
@@ -1605,8 +1606,12 @@ cdef extern from *:
 
     static PyObject *__cb_checked_call(PyObject *o, PyObject *const *args, size_t nargsf, PyObject *kwnames) {
         __cb_Checked *self = (__cb_Checked *)o;
-        PyObject *r = PyObject_Vectorcall(self->func, args, nargsf, kwnames), *st, *out;
+        PyObject *r, *st, *out;
         Py_ssize_t n;
+        if (self->func_vectorcall)
+            r = self->func_vectorcall(self->func, args, nargsf, kwnames);
+        else
+            r = PyObject_Vectorcall(self->func, args, nargsf, kwnames);
         if (r == NULL) return NULL;
         if (!PyTuple_CheckExact(r) || (n = PyTuple_GET_SIZE(r)) == 0) return r;
         st = PyTuple_GET_ITEM(r, 0);
@@ -1724,6 +1729,7 @@ cdef extern from *:
         self = PyObject_GC_New(__cb_Checked, &__cb_CheckedType);
         if (!self) return NULL;
         self->vectorcall = __cb_checked_call;
+        self->func_vectorcall = PyVectorcall_Function(func);
         Py_INCREF(func); self->func = func;
         Py_INCREF(ok); self->ok = ok;
         Py_INCREF(on_error); self->on_error = on_error;
