@@ -158,7 +158,7 @@ def emit_pyi(model, others):
     if snake:
         o += ["", f"class {snake['error']}(Exception):",
               f"    status: {snake['enums'][L['status']][0]} | int",
-              f"    def __init__(self, status: int, log: str | None = None) -> None: ...", ""]
+              "    def __init__(self, status: int, log: str | None = None) -> None: ...", ""]
     for fn in model.functions:
         if not fn.python:
             continue
