@@ -316,7 +316,7 @@ def render(doc, params, returns, *, names=None, outs=(), refs, status=None, rais
         head("See Also")
         seen = []
         for n in see.split():
-            n = conv(n).strip(".`")
+            n = refs(conv(n).strip(".`"))
             if re.fullmatch(r"[A-Za-z_][\w.]*", n) and n not in seen:
                 seen.append(n)
         lines.extend(textwrap.wrap(", ".join(seen), WIDTH - INDENT, break_long_words=False,

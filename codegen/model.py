@@ -432,7 +432,8 @@ def build(raw, lib):
         fn = Function(api, raw.get("csyms", {}).get(api, csym), ret, [],
                       doc=raw["docs"].get(api, raw["docs"].get(csym, "")))
         if not fn.doc:
-            fn.pydoc = raw["guarded_docs"].get(api, raw["guarded_docs"].get(csym, ""))
+            guarded = raw.get("guarded_docs", {})
+            fn.pydoc = guarded.get(api, guarded.get(csym, ""))
         fn.cdecl = ", ".join(_cdecl(t, n) for n, t in params) or "void"
         pfn = raw["pfn"].get(api, [])
         names = [n for n, _ in params]

@@ -517,7 +517,7 @@ def create(num_options, options):
 
     See Also
     --------
-    nvJitLinkDestroy
+    destroy
     """
     r = _nvJitLinkCreate(num_options, options)
     if r[0] != 0:
@@ -548,7 +548,7 @@ def destroy(handle):
 
     See Also
     --------
-    nvJitLinkCreate
+    create
     """
     _live(handle, _CONSUMED, 'handle', 'an nvJitLink handle')
     r = _nvJitLinkDestroy(handle)
@@ -666,7 +666,7 @@ def get_linked_cubin_size(handle):
 
     See Also
     --------
-    nvJitLinkGetLinkedCubin
+    get_linked_cubin
     """
     _live(handle, _CONSUMED, 'handle', 'an nvJitLink handle')
     r = _nvJitLinkGetLinkedCubinSize(handle)
@@ -699,7 +699,7 @@ def get_linked_cubin(handle, cubin):
 
     See Also
     --------
-    nvJitLinkGetLinkedCubinSize
+    get_linked_cubin_size
     """
     _live(handle, _CONSUMED, 'handle', 'an nvJitLink handle')
     r = _nvJitLinkGetLinkedCubin(handle, cubin)
@@ -731,7 +731,7 @@ def get_linked_ptx_size(handle):
 
     See Also
     --------
-    nvJitLinkGetLinkedPtx
+    get_linked_ptx
     """
     _live(handle, _CONSUMED, 'handle', 'an nvJitLink handle')
     r = _nvJitLinkGetLinkedPtxSize(handle)
@@ -765,7 +765,7 @@ def get_linked_ptx(handle, ptx):
 
     See Also
     --------
-    nvJitLinkGetLinkedPtxSize
+    get_linked_ptx_size
     """
     _live(handle, _CONSUMED, 'handle', 'an nvJitLink handle')
     r = _nvJitLinkGetLinkedPtx(handle, ptx)
@@ -795,7 +795,7 @@ def get_error_log_size(handle):
 
     See Also
     --------
-    nvJitLinkGetErrorLog
+    get_error_log
     """
     _live(handle, _CONSUMED, 'handle', 'an nvJitLink handle')
     r = _nvJitLinkGetErrorLogSize(handle)
@@ -828,7 +828,7 @@ def get_error_log(handle, log):
 
     See Also
     --------
-    nvJitLinkGetErrorLogSize
+    get_error_log_size
     """
     _live(handle, _CONSUMED, 'handle', 'an nvJitLink handle')
     r = _nvJitLinkGetErrorLog(handle, log)
@@ -858,7 +858,7 @@ def get_info_log_size(handle):
 
     See Also
     --------
-    nvJitLinkGetInfoLog
+    get_info_log
     """
     _live(handle, _CONSUMED, 'handle', 'an nvJitLink handle')
     r = _nvJitLinkGetInfoLogSize(handle)
@@ -891,7 +891,7 @@ def get_info_log(handle, log):
 
     See Also
     --------
-    nvJitLinkGetInfoLogSize
+    get_info_log_size
     """
     _live(handle, _CONSUMED, 'handle', 'an nvJitLink handle')
     r = _nvJitLinkGetInfoLog(handle, log)
