@@ -7,6 +7,7 @@ integer and struct classes as data, and one thin wrapper per function).
 import keyword
 import re
 
+from . import docstrings, pytypes
 from . import overrides as ov
 from .model import SCALARS
 
@@ -70,14 +71,6 @@ def cytype(base, ptr=0, const=False, mod=""):
 
 def _q(s):
     return repr(s)
-
-
-def _clean_doc(doc):
-    doc = re.sub(r"\\(brief|p|c|e|b|ref|note|sa|notefnerr|note_[a-z_]+)\b\s*", "", doc)
-    doc = doc.replace("::", "")
-    doc = re.sub(r"\\(param|return|returns)\b", "", doc)
-    doc = doc.replace('"""', "'''").replace("\\", "\\\\")
-    return doc.strip()
 
 
 # ------------------------------------------------------------------------------------- pxd
@@ -541,9 +534,10 @@ def emit_py(model):
         o.append(f"cdef dict _ATTR_{en} = {items!r}")
     o.append("")
     # ---- functions
+    refs = docstrings.Refs(model)
     for fn in model.functions:
         if fn.python:
-            o.extend(_emit_function(model, fn, mod, L))
+            o.extend(_emit_function(model, fn, mod, L, refs))
     o.extend(_emit_helpers(model))
     o.append("")
     _check_lazy_refs(o, model)
@@ -555,18 +549,26 @@ def _emit_helpers(model):
     if LIBS[model.lib].get("snake"):
         o.extend(_emit_snake_api(model))
     if model.lib == "runtime":
+        refs = docstrings.Refs(model)
+        docs = {f.name: f.doc for f in model.functions}
         for name, (cls, params, fields) in sorted(ov.MAKE_FUNCTIONS.items()):
+            st = next(x for x in model.structs if x.name == cls)
+            ftype = {f.name: "int" if f.ptr else pytypes.scalar(f.ctype) for f in st.fields}
             o.append(f"def {name}({', '.join(params)}):")
-            o.append(f'    """{name}({", ".join(params)}) -> {cls} with its fields '
-                     f'({", ".join(fields)}) set from the arguments in order."""')
+            o.append('    """' + docstrings.quoted(docstrings.render(
+                docs[name], [(a, ftype[f], a) for a, f in zip(params, fields)], [("", cls, None)],
+                names={a: a for a in params}, refs=refs)) + '\n    """')
             o.append(f"    s = _L.cls({cls!r})()")
             for a, f in zip(params, fields):
                 o.append(f"    s.{f} = {a}")
             o.append("    return s")
             o.append("")
         o.append("def getLocalRuntimeVersion():")
-        o.append('    """getLocalRuntimeVersion() -> (cudaError_t, version) of the CUDA runtime library these')
-        o.append('    bindings loaded (cudaRuntimeGetVersion of that library)."""')
+        o.append('    """' + docstrings.quoted(docstrings.render(
+            "\\brief The version of the CUDA runtime library these bindings loaded.\n\n"
+            "::cudaRuntimeGetVersion of that library.\n\n\\sa ::cudaRuntimeGetVersion",
+            [], [("", "cudaError_t", None), ("version", "int", "1000 * major + 10 * minor.")],
+            refs=refs, status="cudaError_t")) + '\n    """')
         o.append("    return cudaRuntimeGetVersion()")
         o.append("")
     return o
@@ -644,7 +646,7 @@ def _read_inttd(py, c, ctype):
             f"elif {py} is None:", f"    {c} = 0", "else:", f"    {c} = {py}"]
 
 
-def _emit_function(model, fn, mod, L):
+def _emit_function(model, fn, mod, L, refs):
     o = []
     pyparams, pre, late, call_args, outs = [], [], [], [], []
     cdecls = []
@@ -879,7 +881,7 @@ def _emit_function(model, fn, mod, L):
             pre.append(f"if isinstance({py}, (list, tuple)): {check}" if p.conv == "struct_ptr" else check)
     sig = ", ".join(pyparams)
     o.append(f"def {'_' if L.get('snake') else ''}{fn.name}({sig}):")
-    o.append('    """' + _docstring(fn) + '\n    """')
+    o.append('    """' + _docstring(model, fn, refs) + '\n    """')
     if fn.ret != L["status"] and _struct_ret(fn, model):
         o.append(f"    cdef cy{model.lib}.{_bare(fn.ret)} r")
         o.append(f"    cdef _Struct s_r = _new_struct(_L.cls({_bare(fn.ret)!r}))")
@@ -930,42 +932,29 @@ def _emit_function(model, fn, mod, L):
     return o
 
 
-def _docstring(fn):
-    sig_in = [p for p in fn.params if p.role in ("in", "inout")]
+def _doc_type(model, fn, p, out):
+    """The type a docstring gives a parameter (out: the type of the value returned for it)."""
+    return pytypes.output_type(model, fn, p) if out else pytypes.param_type(model, fn, p)
+
+
+def _success(model):
+    """The status enum's member for success (value 0)."""
+    e = next(e for e in model.enums if e.name == LIBS[model.lib]["status"])
+    return next(n for n, v in e.members if int(v) == 0)
+
+
+def _docstring(model, fn, refs):
+    """A tuple-style wrapper's docstring: the status, then the outputs, are returned."""
+    status = LIBS[model.lib]["status"]
+    ins = [p for p in fn.params if p.role in ("in", "inout")]
     outs = [p for p in fn.params if p.role in ("out", "inout")]
-    from .parse import doc_params
-    dp = doc_params(fn.doc)
-    body = fn.doc.split("\\param")[0] if fn.doc else ""
-    body = _clean_doc(body)
-    lines = [f"{fn.name}({', '.join(p.pyname for p in sig_in)})", ""]
-    if body:
-        lines.append(body)
-        lines.append("")
-    if sig_in:
-        lines.append("Parameters")
-        lines.append("----------")
-        for p in sig_in:
-            lines.append(f"{p.pyname} : {_bare(p.ctype)}{'*' * p.ptr if p.conv not in ('value_inout',) else ''}")
-            d = _clean_doc(dp.get(p.name, ""))
-            if d:
-                lines.append("    " + d)
-        lines.append("")
-    lines.append("Returns")
-    lines.append("-------")
-    lines.append(f"{_status_name(fn)}")
-    for p in outs:
-        d = _clean_doc(dp.get(p.name, ""))
-        lines.append(f"{p.pyname} : {_bare(p.ctype)}")
-        if d:
-            lines.append("    " + d)
-    return "\n    ".join(lines)
-
-
-def _status_name(fn):
-    for v in LIBS.values():
-        if fn.ret == v["status"]:
-            return v["status"]
-    return "bytes"
+    if fn.ret == status:
+        returns = [("", status, None)] + [(p.pyname, _doc_type(model, fn, p, True), p.name) for p in outs]
+    else:   # a value, not a status: the call always succeeds
+        returns = [("", status, f"Always {_success(model)}."), ("", pytypes.outputs(model, fn)[0], None)]
+    return docstrings.quoted(docstrings.render(
+        fn.pydoc or fn.doc, [(p.pyname, _doc_type(model, fn, p, False), p.name) for p in ins], returns,
+        names={p.name: p.pyname for p in fn.params}, outs=[p.name for p in outs], refs=refs, status=status))
 
 
 def _keep_gil_test(model, fname, arg):
@@ -1102,22 +1091,25 @@ def _emit_snake_api(model):
         o.append("    return bytes(buf).rstrip(b'\\0').decode(errors='replace') or None")
         o.append("")
     handles = {n for n, _ in model.handles}
+    refs = docstrings.Refs(model, cfg["enums"], {f.name: _snake(f.name[len(L["prefix"]):]) for f in model.functions})
+    result = cfg["enums"][L["status"]][0]
     for fn in model.functions:
         api = _snake(fn.name[len(L["prefix"]):])
         ins = [p for p in fn.params if p.role in ("in", "inout")]
         outs = [p for p in fn.params if p.role in ("out", "inout")]
         pnames = [_snake(p.pyname) for p in ins]
-        # the first paragraph of the header's text (doxygen's \ingroup lines and #links dropped)
-        body = re.sub(r"^\\ingroup .*\n?", "", fn.doc.split("\\param")[0], flags=re.M) if fn.doc else ""
-        body = re.sub(r"#(?=\w)", "", _clean_doc(body)).split("\n\n")[0]
+        if fn.ret == L["status"]:
+            returns = [(_snake(p.pyname), _doc_type(model, fn, p, True), p.name) for p in outs]
+            raises = (err, f"If the call fails, with the {result} member in its `status`")
+        else:   # a string, not a status (nvvmGetErrorString)
+            returns, raises = [("", "str | None", None)], None
+        doc = docstrings.render(
+            fn.pydoc or fn.doc, [(n, _doc_type(model, fn, p, False), p.name) for p, n in zip(ins, pnames)], returns,
+            names={p.name: _snake(p.pyname) for p in fn.params}, outs=[p.name for p in outs], refs=refs,
+            status=result, raises=raises)
         o.append("")
         o.append(f"def {api}({', '.join(pnames)}):")
-        what = f"raises {err} on failure" if fn.ret == L["status"] else "returns its text as str"
-        head = f'    """{api}({", ".join(pnames)}): {fn.name}; {what}.'
-        if body:
-            o.extend([head, ""] + [f"    {ln}" if ln else "" for ln in body.splitlines()] + ['    """'])
-        else:
-            o.append(head + '"""')
+        o.append('    """' + docstrings.quoted(doc) + '\n    """')
         consumed = []
         for p, n in zip(ins, pnames):
             if _bare(p.ctype) in handles:     # a handle is an int, as the create call returns it

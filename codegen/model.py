@@ -84,6 +84,9 @@ class Function:
     ret: str
     params: list
     doc: str = ""
+    # the doxygen text a docstring reads where `doc` has none: a comment that an `#ifndef` line
+    # separates from its prototype (nvJitLink.h); classify_params reads `doc` only
+    pydoc: str = ""
     pfn_version: int = 0
     proc: str = ""           # the name cuGetProcAddress is asked for, when not `name` (see build)
     ptds: str = ""           # '_ptds'/'_ptsz' when a per-thread variant exists
@@ -428,6 +431,9 @@ def build(raw, lib):
         params = [(n, t) for n, t, _ in ft[1] if n is not None]
         fn = Function(api, raw.get("csyms", {}).get(api, csym), ret, [],
                       doc=raw["docs"].get(api, raw["docs"].get(csym, "")))
+        if not fn.doc:
+            guarded = raw.get("guarded_docs", {})
+            fn.pydoc = guarded.get(api, guarded.get(csym, ""))
         fn.cdecl = ", ".join(_cdecl(t, n) for n, t in params) or "void"
         pfn = raw["pfn"].get(api, [])
         names = [n for n, _ in params]

@@ -79,7 +79,7 @@ def run_pyclibrary(include_dir, files, replace=None, macros=None, origins=False)
     return p.defs, where
 
 
-_DOC_FN = re.compile(r"/\*\*((?:(?!\*/).)*?)\*/\s*((?:__CUDA_DEPRECATED\s+)?[A-Za-z_][\w \t\*]*?)\b([A-Za-z_]\w*)\s*\(",
+_DOC_FN = re.compile(r"/\*\*((?:(?!\*/).)*?)\*/\s*(?P<pp>#\s*if(?:n?def)?\b[^\n]*\n\s*)?((?:__CUDA_DEPRECATED\s+)?[A-Za-z_][\w \t\*]*?)\b([A-Za-z_]\w*)\s*\(",
                      re.S)
 
 
@@ -99,12 +99,16 @@ def _clean_doc(block):
     return "\n".join(lines)
 
 
-def doc_comments(text):
-    """Map function name (as written in the prototype) -> cleaned doxygen text."""
+def doc_comments(text, guarded=False):
+    """Map function name (as written in the prototype) -> cleaned doxygen text.  guarded: also the
+    comments followed by an `#ifndef X` line before their prototype (nvJitLink.h's inline
+    functions); the docstrings read those, the parameter classification does not."""
     out = {}
     for m in _DOC_FN.finditer(text):
-        block, prefix, name = m.group(1), m.group(2), m.group(3)
+        block, prefix, name = m.group(1), m.group(3), m.group(4)
         if "typedef" in prefix or "#" in prefix or "\n\n" in prefix:
+            continue
+        if m.group("pp") and not guarded:
             continue
         out[name] = _clean_doc(block)
     return out
@@ -218,9 +222,11 @@ def read(include_dir, lib):
     text = "\n".join((inc / f).read_text(encoding="utf-8", errors="replace") for f in files)
     tdtext = "\n".join((inc / f).read_text(encoding="utf-8", errors="replace")
                        for f in TYPEDEF_HEADERS.get(lib, []))
+    docs = doc_comments(text)
     return {
         "defs": defs,
-        "docs": doc_comments(text),
+        "docs": docs,
+        "guarded_docs": {k: v for k, v in doc_comments(text, guarded=True).items() if k not in docs},
         "versioned": versioned_names(text),
         "ptds": ptds_names(text),
         "pfn": pfn_versions(tdtext),

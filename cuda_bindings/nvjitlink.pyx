@@ -51,17 +51,30 @@ include "_module_common.pxi"
 
 
 def _nvJitLinkCreate(uint32_t numOptions, options):
-    """nvJitLinkCreate(numOptions, options)
-    
+    """nvJitLinkCreate creates an instance of nvJitLinkHandle with the given input
+    options, and sets the output parameter `handle`.
+
+    It supports options listed in options.
+
     Parameters
     ----------
-    numOptions : uint32_t
-    options : char**
-    
+    numOptions : int
+        Number of options passed.
+    options : Sequence[bytes | str] | None
+        Array of size `numOptions` of option strings.
+
     Returns
     -------
     nvJitLinkResult
-    handle : nvJitLinkHandle
+        NVJITLINK_SUCCESS, NVJITLINK_ERROR_UNRECOGNIZED_OPTION,
+        NVJITLINK_ERROR_MISSING_ARCH, NVJITLINK_ERROR_INVALID_INPUT,
+        NVJITLINK_ERROR_INTERNAL
+    handle : int
+        Address of nvJitLink handle.
+
+    See Also
+    --------
+    nvJitLinkDestroy
     """
     cdef cynvjitlink.nvJitLinkResult err
     cdef cynvjitlink.nvJitLinkHandle c_handle = <cynvjitlink.nvJitLinkHandle>0
@@ -75,15 +88,22 @@ def _nvJitLinkCreate(uint32_t numOptions, options):
     return (_ok(), _new_handle(nvJitLinkHandle, <void*>c_handle),)
 
 def _nvJitLinkDestroy(handle):
-    """nvJitLinkDestroy(handle)
-    
+    """nvJitLinkDestroy frees the memory associated with the given handle and sets it to
+    NULL.
+
     Parameters
     ----------
-    handle : nvJitLinkHandle*
-    
+    handle : int
+        Address of nvJitLink handle.
+
     Returns
     -------
     nvJitLinkResult
+        NVJITLINK_SUCCESS, NVJITLINK_ERROR_INVALID_INPUT, NVJITLINK_ERROR_INTERNAL
+
+    See Also
+    --------
+    nvJitLinkCreate
     """
     cdef cynvjitlink.nvJitLinkResult err
     cdef void* c_handle
@@ -93,19 +113,25 @@ def _nvJitLinkDestroy(handle):
     return _st1(err)
 
 def _nvJitLinkAddData(handle, long long inputType, data, size_t size, name):
-    """nvJitLinkAddData(handle, inputType, data, size, name)
-    
+    """nvJitLinkAddData adds data image to the link.
+
     Parameters
     ----------
-    handle : nvJitLinkHandle
-    inputType : nvJitLinkInputType
-    data : void*
-    size : size_t
-    name : char*
-    
+    handle : int
+        nvJitLink handle.
+    inputType : InputType | int
+        kind of input.
+    data : Buffer | int
+        pointer to data image in memory.
+    size : int
+        size of the data.
+    name : str | bytes
+        name of input object.
+
     Returns
     -------
     nvJitLinkResult
+        NVJITLINK_SUCCESS, NVJITLINK_ERROR_INVALID_INPUT, NVJITLINK_ERROR_INTERNAL
     """
     cdef cynvjitlink.nvJitLinkResult err
     cdef void* c_handle
@@ -119,17 +145,21 @@ def _nvJitLinkAddData(handle, long long inputType, data, size_t size, name):
     return _st1(err)
 
 def _nvJitLinkAddFile(handle, long long inputType, fileName):
-    """nvJitLinkAddFile(handle, inputType, fileName)
-    
+    """nvJitLinkAddFile reads data from file and links it in.
+
     Parameters
     ----------
-    handle : nvJitLinkHandle
-    inputType : nvJitLinkInputType
-    fileName : char*
-    
+    handle : int
+        nvJitLink handle.
+    inputType : InputType | int
+        kind of input.
+    fileName : str | bytes
+        name of file.
+
     Returns
     -------
     nvJitLinkResult
+        NVJITLINK_SUCCESS, NVJITLINK_ERROR_INVALID_INPUT, NVJITLINK_ERROR_INTERNAL
     """
     cdef cynvjitlink.nvJitLinkResult err
     cdef void* c_handle
@@ -141,15 +171,17 @@ def _nvJitLinkAddFile(handle, long long inputType, fileName):
     return _st1(err)
 
 def _nvJitLinkComplete(handle):
-    """nvJitLinkComplete(handle)
-    
+    """nvJitLinkComplete does the actual link.
+
     Parameters
     ----------
-    handle : nvJitLinkHandle
-    
+    handle : int
+        nvJitLink handle.
+
     Returns
     -------
     nvJitLinkResult
+        NVJITLINK_SUCCESS, NVJITLINK_ERROR_INVALID_INPUT, NVJITLINK_ERROR_INTERNAL
     """
     cdef cynvjitlink.nvJitLinkResult err
     cdef void* c_handle
@@ -159,16 +191,23 @@ def _nvJitLinkComplete(handle):
     return _st1(err)
 
 def _nvJitLinkGetLinkedCubinSize(handle):
-    """nvJitLinkGetLinkedCubinSize(handle)
-    
+    """nvJitLinkGetLinkedCubinSize gets the size of the linked cubin.
+
     Parameters
     ----------
-    handle : nvJitLinkHandle
-    
+    handle : int
+        nvJitLink handle.
+
     Returns
     -------
     nvJitLinkResult
-    size : size_t
+        NVJITLINK_SUCCESS, NVJITLINK_ERROR_INVALID_INPUT, NVJITLINK_ERROR_INTERNAL
+    size : int
+        Size of the linked cubin.
+
+    See Also
+    --------
+    nvJitLinkGetLinkedCubin
     """
     cdef cynvjitlink.nvJitLinkResult err
     cdef void* c_handle
@@ -181,16 +220,25 @@ def _nvJitLinkGetLinkedCubinSize(handle):
     return (_ok(), c_size,)
 
 def _nvJitLinkGetLinkedCubin(handle, cubin):
-    """nvJitLinkGetLinkedCubin(handle, cubin)
-    
+    """nvJitLinkGetLinkedCubin gets the linked cubin.
+
+    User is responsible for allocating enough space to hold the `cubin`.
+
     Parameters
     ----------
-    handle : nvJitLinkHandle
-    cubin : void*
-    
+    handle : int
+        nvJitLink handle.
+    cubin : Buffer | int
+        The linked cubin.
+
     Returns
     -------
     nvJitLinkResult
+        NVJITLINK_SUCCESS, NVJITLINK_ERROR_INVALID_INPUT, NVJITLINK_ERROR_INTERNAL
+
+    See Also
+    --------
+    nvJitLinkGetLinkedCubinSize
     """
     cdef cynvjitlink.nvJitLinkResult err
     cdef void* c_handle
@@ -206,16 +254,25 @@ def _nvJitLinkGetLinkedCubin(handle, cubin):
     return _st1(err)
 
 def _nvJitLinkGetLinkedPtxSize(handle):
-    """nvJitLinkGetLinkedPtxSize(handle)
-    
+    """nvJitLinkGetLinkedPtxSize gets the size of the linked ptx.
+
+    Linked PTX is only available when using the -lto option.
+
     Parameters
     ----------
-    handle : nvJitLinkHandle
-    
+    handle : int
+        nvJitLink handle.
+
     Returns
     -------
     nvJitLinkResult
-    size : size_t
+        NVJITLINK_SUCCESS, NVJITLINK_ERROR_INVALID_INPUT, NVJITLINK_ERROR_INTERNAL
+    size : int
+        Size of the linked PTX.
+
+    See Also
+    --------
+    nvJitLinkGetLinkedPtx
     """
     cdef cynvjitlink.nvJitLinkResult err
     cdef void* c_handle
@@ -228,16 +285,26 @@ def _nvJitLinkGetLinkedPtxSize(handle):
     return (_ok(), c_size,)
 
 def _nvJitLinkGetLinkedPtx(handle, ptx):
-    """nvJitLinkGetLinkedPtx(handle, ptx)
-    
+    """nvJitLinkGetLinkedPtx gets the linked ptx.
+
+    Linked PTX is only available when using the -lto option. User is responsible for
+    allocating enough space to hold the `ptx`.
+
     Parameters
     ----------
-    handle : nvJitLinkHandle
-    ptx : char*
-    
+    handle : int
+        nvJitLink handle.
+    ptx : Buffer | int
+        The linked PTX.
+
     Returns
     -------
     nvJitLinkResult
+        NVJITLINK_SUCCESS, NVJITLINK_ERROR_INVALID_INPUT, NVJITLINK_ERROR_INTERNAL
+
+    See Also
+    --------
+    nvJitLinkGetLinkedPtxSize
     """
     cdef cynvjitlink.nvJitLinkResult err
     cdef void* c_handle
@@ -253,16 +320,23 @@ def _nvJitLinkGetLinkedPtx(handle, ptx):
     return _st1(err)
 
 def _nvJitLinkGetErrorLogSize(handle):
-    """nvJitLinkGetErrorLogSize(handle)
-    
+    """nvJitLinkGetErrorLogSize gets the size of the error log.
+
     Parameters
     ----------
-    handle : nvJitLinkHandle
-    
+    handle : int
+        nvJitLink handle.
+
     Returns
     -------
     nvJitLinkResult
-    size : size_t
+        NVJITLINK_SUCCESS, NVJITLINK_ERROR_INVALID_INPUT, NVJITLINK_ERROR_INTERNAL
+    size : int
+        Size of the error log.
+
+    See Also
+    --------
+    nvJitLinkGetErrorLog
     """
     cdef cynvjitlink.nvJitLinkResult err
     cdef void* c_handle
@@ -275,16 +349,25 @@ def _nvJitLinkGetErrorLogSize(handle):
     return (_ok(), c_size,)
 
 def _nvJitLinkGetErrorLog(handle, log):
-    """nvJitLinkGetErrorLog(handle, log)
-    
+    """nvJitLinkGetErrorLog puts any error messages in the log.
+
+    User is responsible for allocating enough space to hold the `log`.
+
     Parameters
     ----------
-    handle : nvJitLinkHandle
-    log : char*
-    
+    handle : int
+        nvJitLink handle.
+    log : Buffer | int
+        The error log.
+
     Returns
     -------
     nvJitLinkResult
+        NVJITLINK_SUCCESS, NVJITLINK_ERROR_INVALID_INPUT, NVJITLINK_ERROR_INTERNAL
+
+    See Also
+    --------
+    nvJitLinkGetErrorLogSize
     """
     cdef cynvjitlink.nvJitLinkResult err
     cdef void* c_handle
@@ -300,16 +383,23 @@ def _nvJitLinkGetErrorLog(handle, log):
     return _st1(err)
 
 def _nvJitLinkGetInfoLogSize(handle):
-    """nvJitLinkGetInfoLogSize(handle)
-    
+    """nvJitLinkGetInfoLogSize gets the size of the info log.
+
     Parameters
     ----------
-    handle : nvJitLinkHandle
-    
+    handle : int
+        nvJitLink handle.
+
     Returns
     -------
     nvJitLinkResult
-    size : size_t
+        NVJITLINK_SUCCESS, NVJITLINK_ERROR_INVALID_INPUT, NVJITLINK_ERROR_INTERNAL
+    size : int
+        Size of the info log.
+
+    See Also
+    --------
+    nvJitLinkGetInfoLog
     """
     cdef cynvjitlink.nvJitLinkResult err
     cdef void* c_handle
@@ -322,16 +412,25 @@ def _nvJitLinkGetInfoLogSize(handle):
     return (_ok(), c_size,)
 
 def _nvJitLinkGetInfoLog(handle, log):
-    """nvJitLinkGetInfoLog(handle, log)
-    
+    """nvJitLinkGetInfoLog puts any info messages in the log.
+
+    User is responsible for allocating enough space to hold the `log`.
+
     Parameters
     ----------
-    handle : nvJitLinkHandle
-    log : char*
-    
+    handle : int
+        nvJitLink handle.
+    log : Buffer | int
+        The info log.
+
     Returns
     -------
     nvJitLinkResult
+        NVJITLINK_SUCCESS, NVJITLINK_ERROR_INVALID_INPUT, NVJITLINK_ERROR_INTERNAL
+
+    See Also
+    --------
+    nvJitLinkGetInfoLogSize
     """
     cdef cynvjitlink.nvJitLinkResult err
     cdef void* c_handle
@@ -347,16 +446,16 @@ def _nvJitLinkGetInfoLog(handle, log):
     return _st1(err)
 
 def _nvJitLinkVersion():
-    """nvJitLinkVersion()
-    
-    \\ingroup linking
-nvJitLinkVersion returns the current version of nvJitLink.
-    
+    """nvJitLinkVersion returns the current version of nvJitLink.
+
     Returns
     -------
     nvJitLinkResult
-    major : unsigned int
-    minor : unsigned int
+        NVJITLINK_SUCCESS, NVJITLINK_ERROR_INVALID_INPUT, NVJITLINK_ERROR_INTERNAL
+    major : int
+        The major version.
+    minor : int
+        The minor version.
     """
     cdef cynvjitlink.nvJitLinkResult err
     cdef unsigned int c_major = <unsigned int>0
@@ -391,7 +490,35 @@ cdef set _CONSUMED = set()   # int values of the handles a destroy call consumed
 
 
 def create(num_options, options):
-    """create(num_options, options): nvJitLinkCreate; raises nvJitLinkError on failure."""
+    """nvJitLinkCreate creates an instance of nvJitLinkHandle with the given input
+    options, and sets the output parameter `handle`.
+
+    It supports options listed in options.
+
+    Parameters
+    ----------
+    num_options : int
+        Number of options passed.
+    options : Sequence[bytes | str] | None
+        Array of size `num_options` of option strings.
+
+    Returns
+    -------
+    handle : int
+        Address of nvJitLink handle.
+
+    Raises
+    ------
+    nvJitLinkError
+        If the call fails, with the Result member in its `status`:
+
+        SUCCESS, ERROR_UNRECOGNIZED_OPTION, ERROR_MISSING_ARCH, ERROR_INVALID_INPUT,
+        ERROR_INTERNAL
+
+    See Also
+    --------
+    destroy
+    """
     r = _nvJitLinkCreate(num_options, options)
     if r[0] != 0:
         raise nvJitLinkError(r[0])
@@ -400,7 +527,29 @@ def create(num_options, options):
     return h0
 
 def destroy(handle):
-    """destroy(handle): nvJitLinkDestroy; raises nvJitLinkError on failure."""
+    """nvJitLinkDestroy frees the memory associated with the given handle and sets it to
+    NULL.
+
+    Parameters
+    ----------
+    handle : int
+        Address of nvJitLink handle.
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    nvJitLinkError
+        If the call fails, with the Result member in its `status`:
+
+        SUCCESS, ERROR_INVALID_INPUT, ERROR_INTERNAL
+
+    See Also
+    --------
+    create
+    """
     _live(handle, _CONSUMED, 'handle', 'an nvJitLink handle')
     r = _nvJitLinkDestroy(handle)
     if r[0] != 0:
@@ -409,7 +558,32 @@ def destroy(handle):
     return None
 
 def add_data(handle, input_type, data, size, name):
-    """add_data(handle, input_type, data, size, name): nvJitLinkAddData; raises nvJitLinkError on failure."""
+    """nvJitLinkAddData adds data image to the link.
+
+    Parameters
+    ----------
+    handle : int
+        nvJitLink handle.
+    input_type : InputType | int
+        kind of input.
+    data : Buffer | int
+        pointer to data image in memory.
+    size : int
+        size of the data.
+    name : str | bytes
+        name of input object.
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    nvJitLinkError
+        If the call fails, with the Result member in its `status`:
+
+        SUCCESS, ERROR_INVALID_INPUT, ERROR_INTERNAL
+    """
     _live(handle, _CONSUMED, 'handle', 'an nvJitLink handle')
     r = _nvJitLinkAddData(handle, input_type, data, size, name)
     if r[0] != 0:
@@ -417,7 +591,28 @@ def add_data(handle, input_type, data, size, name):
     return None
 
 def add_file(handle, input_type, file_name):
-    """add_file(handle, input_type, file_name): nvJitLinkAddFile; raises nvJitLinkError on failure."""
+    """nvJitLinkAddFile reads data from file and links it in.
+
+    Parameters
+    ----------
+    handle : int
+        nvJitLink handle.
+    input_type : InputType | int
+        kind of input.
+    file_name : str | bytes
+        name of file.
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    nvJitLinkError
+        If the call fails, with the Result member in its `status`:
+
+        SUCCESS, ERROR_INVALID_INPUT, ERROR_INTERNAL
+    """
     _live(handle, _CONSUMED, 'handle', 'an nvJitLink handle')
     r = _nvJitLinkAddFile(handle, input_type, file_name)
     if r[0] != 0:
@@ -425,7 +620,24 @@ def add_file(handle, input_type, file_name):
     return None
 
 def complete(handle):
-    """complete(handle): nvJitLinkComplete; raises nvJitLinkError on failure."""
+    """nvJitLinkComplete does the actual link.
+
+    Parameters
+    ----------
+    handle : int
+        nvJitLink handle.
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    nvJitLinkError
+        If the call fails, with the Result member in its `status`:
+
+        SUCCESS, ERROR_INVALID_INPUT, ERROR_INTERNAL
+    """
     _live(handle, _CONSUMED, 'handle', 'an nvJitLink handle')
     r = _nvJitLinkComplete(handle)
     if r[0] != 0:
@@ -433,7 +645,29 @@ def complete(handle):
     return None
 
 def get_linked_cubin_size(handle):
-    """get_linked_cubin_size(handle): nvJitLinkGetLinkedCubinSize; raises nvJitLinkError on failure."""
+    """nvJitLinkGetLinkedCubinSize gets the size of the linked cubin.
+
+    Parameters
+    ----------
+    handle : int
+        nvJitLink handle.
+
+    Returns
+    -------
+    size : int
+        Size of the linked cubin.
+
+    Raises
+    ------
+    nvJitLinkError
+        If the call fails, with the Result member in its `status`:
+
+        SUCCESS, ERROR_INVALID_INPUT, ERROR_INTERNAL
+
+    See Also
+    --------
+    get_linked_cubin
+    """
     _live(handle, _CONSUMED, 'handle', 'an nvJitLink handle')
     r = _nvJitLinkGetLinkedCubinSize(handle)
     if r[0] != 0:
@@ -441,7 +675,32 @@ def get_linked_cubin_size(handle):
     return r[1]
 
 def get_linked_cubin(handle, cubin):
-    """get_linked_cubin(handle, cubin): nvJitLinkGetLinkedCubin; raises nvJitLinkError on failure."""
+    """nvJitLinkGetLinkedCubin gets the linked cubin.
+
+    User is responsible for allocating enough space to hold the `cubin`.
+
+    Parameters
+    ----------
+    handle : int
+        nvJitLink handle.
+    cubin : Buffer | int
+        The linked cubin.
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    nvJitLinkError
+        If the call fails, with the Result member in its `status`:
+
+        SUCCESS, ERROR_INVALID_INPUT, ERROR_INTERNAL
+
+    See Also
+    --------
+    get_linked_cubin_size
+    """
     _live(handle, _CONSUMED, 'handle', 'an nvJitLink handle')
     r = _nvJitLinkGetLinkedCubin(handle, cubin)
     if r[0] != 0:
@@ -449,7 +708,31 @@ def get_linked_cubin(handle, cubin):
     return None
 
 def get_linked_ptx_size(handle):
-    """get_linked_ptx_size(handle): nvJitLinkGetLinkedPtxSize; raises nvJitLinkError on failure."""
+    """nvJitLinkGetLinkedPtxSize gets the size of the linked ptx.
+
+    Linked PTX is only available when using the -lto option.
+
+    Parameters
+    ----------
+    handle : int
+        nvJitLink handle.
+
+    Returns
+    -------
+    size : int
+        Size of the linked PTX.
+
+    Raises
+    ------
+    nvJitLinkError
+        If the call fails, with the Result member in its `status`:
+
+        SUCCESS, ERROR_INVALID_INPUT, ERROR_INTERNAL
+
+    See Also
+    --------
+    get_linked_ptx
+    """
     _live(handle, _CONSUMED, 'handle', 'an nvJitLink handle')
     r = _nvJitLinkGetLinkedPtxSize(handle)
     if r[0] != 0:
@@ -457,7 +740,33 @@ def get_linked_ptx_size(handle):
     return r[1]
 
 def get_linked_ptx(handle, ptx):
-    """get_linked_ptx(handle, ptx): nvJitLinkGetLinkedPtx; raises nvJitLinkError on failure."""
+    """nvJitLinkGetLinkedPtx gets the linked ptx.
+
+    Linked PTX is only available when using the -lto option. User is responsible for
+    allocating enough space to hold the `ptx`.
+
+    Parameters
+    ----------
+    handle : int
+        nvJitLink handle.
+    ptx : Buffer | int
+        The linked PTX.
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    nvJitLinkError
+        If the call fails, with the Result member in its `status`:
+
+        SUCCESS, ERROR_INVALID_INPUT, ERROR_INTERNAL
+
+    See Also
+    --------
+    get_linked_ptx_size
+    """
     _live(handle, _CONSUMED, 'handle', 'an nvJitLink handle')
     r = _nvJitLinkGetLinkedPtx(handle, ptx)
     if r[0] != 0:
@@ -465,7 +774,29 @@ def get_linked_ptx(handle, ptx):
     return None
 
 def get_error_log_size(handle):
-    """get_error_log_size(handle): nvJitLinkGetErrorLogSize; raises nvJitLinkError on failure."""
+    """nvJitLinkGetErrorLogSize gets the size of the error log.
+
+    Parameters
+    ----------
+    handle : int
+        nvJitLink handle.
+
+    Returns
+    -------
+    size : int
+        Size of the error log.
+
+    Raises
+    ------
+    nvJitLinkError
+        If the call fails, with the Result member in its `status`:
+
+        SUCCESS, ERROR_INVALID_INPUT, ERROR_INTERNAL
+
+    See Also
+    --------
+    get_error_log
+    """
     _live(handle, _CONSUMED, 'handle', 'an nvJitLink handle')
     r = _nvJitLinkGetErrorLogSize(handle)
     if r[0] != 0:
@@ -473,7 +804,32 @@ def get_error_log_size(handle):
     return r[1]
 
 def get_error_log(handle, log):
-    """get_error_log(handle, log): nvJitLinkGetErrorLog; raises nvJitLinkError on failure."""
+    """nvJitLinkGetErrorLog puts any error messages in the log.
+
+    User is responsible for allocating enough space to hold the `log`.
+
+    Parameters
+    ----------
+    handle : int
+        nvJitLink handle.
+    log : Buffer | int
+        The error log.
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    nvJitLinkError
+        If the call fails, with the Result member in its `status`:
+
+        SUCCESS, ERROR_INVALID_INPUT, ERROR_INTERNAL
+
+    See Also
+    --------
+    get_error_log_size
+    """
     _live(handle, _CONSUMED, 'handle', 'an nvJitLink handle')
     r = _nvJitLinkGetErrorLog(handle, log)
     if r[0] != 0:
@@ -481,7 +837,29 @@ def get_error_log(handle, log):
     return None
 
 def get_info_log_size(handle):
-    """get_info_log_size(handle): nvJitLinkGetInfoLogSize; raises nvJitLinkError on failure."""
+    """nvJitLinkGetInfoLogSize gets the size of the info log.
+
+    Parameters
+    ----------
+    handle : int
+        nvJitLink handle.
+
+    Returns
+    -------
+    size : int
+        Size of the info log.
+
+    Raises
+    ------
+    nvJitLinkError
+        If the call fails, with the Result member in its `status`:
+
+        SUCCESS, ERROR_INVALID_INPUT, ERROR_INTERNAL
+
+    See Also
+    --------
+    get_info_log
+    """
     _live(handle, _CONSUMED, 'handle', 'an nvJitLink handle')
     r = _nvJitLinkGetInfoLogSize(handle)
     if r[0] != 0:
@@ -489,7 +867,32 @@ def get_info_log_size(handle):
     return r[1]
 
 def get_info_log(handle, log):
-    """get_info_log(handle, log): nvJitLinkGetInfoLog; raises nvJitLinkError on failure."""
+    """nvJitLinkGetInfoLog puts any info messages in the log.
+
+    User is responsible for allocating enough space to hold the `log`.
+
+    Parameters
+    ----------
+    handle : int
+        nvJitLink handle.
+    log : Buffer | int
+        The info log.
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    nvJitLinkError
+        If the call fails, with the Result member in its `status`:
+
+        SUCCESS, ERROR_INVALID_INPUT, ERROR_INTERNAL
+
+    See Also
+    --------
+    get_info_log_size
+    """
     _live(handle, _CONSUMED, 'handle', 'an nvJitLink handle')
     r = _nvJitLinkGetInfoLog(handle, log)
     if r[0] != 0:
@@ -497,9 +900,21 @@ def get_info_log(handle, log):
     return None
 
 def version():
-    """version(): nvJitLinkVersion; raises nvJitLinkError on failure.
+    """nvJitLinkVersion returns the current version of nvJitLink.
 
-    nvJitLinkVersion returns the current version of nvJitLink.
+    Returns
+    -------
+    major : int
+        The major version.
+    minor : int
+        The minor version.
+
+    Raises
+    ------
+    nvJitLinkError
+        If the call fails, with the Result member in its `status`:
+
+        SUCCESS, ERROR_INVALID_INPUT, ERROR_INTERNAL
     """
     r = _nvJitLinkVersion()
     if r[0] != 0:

@@ -47,39 +47,39 @@ include "_module_common.pxi"
 
 
 def nvrtcGetErrorString(long long result):
-    """nvrtcGetErrorString(result)
-    
-    \\ingroup error
-nvrtcGetErrorString is a helper function that returns a string
-         describing the given nvrtcResult code, e.g., NVRTC_SUCCESS to
-         "NVRTC_SUCCESS".
-         For unrecognized enumeration values, it returns
-         "NVRTC_ERROR unknown".
-    
+    """nvrtcGetErrorString is a helper function that returns a string describing the
+    given nvrtcResult code, e.g., NVRTC_SUCCESS to "NVRTC_SUCCESS".
+
+    For unrecognized enumeration values, it returns "NVRTC_ERROR unknown".
+
     Parameters
     ----------
     result : nvrtcResult
-    
+        CUDA Runtime Compilation API result code.
+
     Returns
     -------
-    bytes
+    nvrtcResult
+        Always NVRTC_SUCCESS.
+    bytes | None
+        Message string for the given nvrtcResult code.
     """
     cdef const char* r
     r = cynvrtc.nvrtcGetErrorString(<cynvrtc.nvrtcResult>result)
     return (_ok(), <bytes>r if r != NULL else None)
 
 def nvrtcVersion():
-    """nvrtcVersion()
-    
-    \\ingroup query
-nvrtcVersion sets the output parameters major and minor
-         with the CUDA Runtime Compilation version number.
-    
+    """nvrtcVersion sets the output parameters `major` and `minor` with the CUDA Runtime
+    Compilation version number.
+
     Returns
     -------
     nvrtcResult
+        NVRTC_SUCCESS, NVRTC_ERROR_INVALID_INPUT
     major : int
+        CUDA Runtime Compilation major version number.
     minor : int
+        CUDA Runtime Compilation minor version number.
     """
     cdef cynvrtc.nvrtcResult err
     cdef int c_major = <int>0
@@ -90,18 +90,20 @@ nvrtcVersion sets the output parameters major and minor
     return (_ok(), c_major, c_minor)
 
 def nvrtcGetNumSupportedArchs():
-    """nvrtcGetNumSupportedArchs()
-    
-    \\ingroup query
-nvrtcGetNumSupportedArchs sets the output parameter numArchs
-         with the number of architectures supported by NVRTC. This can
-         then be used to pass an array to nvrtcGetSupportedArchs to
-         get the supported architectures.
-    
+    """nvrtcGetNumSupportedArchs sets the output parameter `numArchs` with the number of
+    architectures supported by NVRTC.
+
+    This can then be used to pass an array to nvrtcGetSupportedArchs to get the
+    supported architectures.
+
+    see nvrtcGetSupportedArchs
+
     Returns
     -------
     nvrtcResult
+        NVRTC_SUCCESS, NVRTC_ERROR_INVALID_INPUT
     numArchs : int
+        number of supported architectures.
     """
     cdef cynvrtc.nvrtcResult err
     cdef int c_numArchs = <int>0
@@ -112,18 +114,20 @@ nvrtcGetNumSupportedArchs sets the output parameter numArchs
     return (_ok(), c_numArchs,)
 
 def nvrtcGetSupportedArchs():
-    """nvrtcGetSupportedArchs()
-    
-    \\ingroup query
-nvrtcGetSupportedArchs populates the array passed via the output parameter
-         supportedArchs with the architectures supported by NVRTC. The array is
-         sorted in the ascending order. The size of the array to be passed can be
-         determined using nvrtcGetNumSupportedArchs.
-    
+    """nvrtcGetSupportedArchs populates the array passed via the output parameter
+    `supportedArchs` with the architectures supported by NVRTC.
+
+    The array is sorted in the ascending order. The size of the array to be passed can
+    be determined using nvrtcGetNumSupportedArchs.
+
+    see nvrtcGetNumSupportedArchs
+
     Returns
     -------
     nvrtcResult
-    supportedArchs : int
+        NVRTC_SUCCESS, NVRTC_ERROR_INVALID_INPUT
+    supportedArchs : list[int]
+        sorted array of supported architectures.
     """
     cdef cynvrtc.nvrtcResult err
     cdef int n_supportedArchs = 0
@@ -137,25 +141,42 @@ nvrtcGetSupportedArchs populates the array passed via the output parameter
     return (_ok(), _from_array(_bufptr(a_supportedArchs), n_supportedArchs, 'i4', None, 4),)
 
 def nvrtcCreateProgram(src, name, int numHeaders, headers, includeNames):
-    """nvrtcCreateProgram(src, name, numHeaders, headers, includeNames)
-    
-    \\ingroup compilation
-nvrtcCreateProgram creates an instance of nvrtcProgram with the
-         given input parameters, and sets the output parameter prog with
-         it.
-    
+    """nvrtcCreateProgram creates an instance of nvrtcProgram with the given input
+    parameters, and sets the output parameter `prog` with it.
+
     Parameters
     ----------
-    src : char*
-    name : char*
+    src : bytes
+        CUDA program source.
+    name : bytes
+        CUDA program name.
+
+        `name` can be NULL; "default_program" is used when `name` is NULL or "".
     numHeaders : int
-    headers : char**
-    includeNames : char**
-    
+        Number of headers used.
+
+        `numHeaders` must be greater than or equal to 0.
+    headers : Sequence[bytes | str] | None
+        Sources of the headers.
+
+        `headers` can be NULL when `numHeaders` is 0.
+    includeNames : Sequence[bytes | str] | None
+        Name of each header by which they can be included in the CUDA program source.
+
+        `includeNames` can be NULL when `numHeaders` is 0. These headers must be
+        included with the exact names specified here.
+
     Returns
     -------
     nvrtcResult
+        NVRTC_SUCCESS, NVRTC_ERROR_OUT_OF_MEMORY, NVRTC_ERROR_PROGRAM_CREATION_FAILURE,
+        NVRTC_ERROR_INVALID_INPUT, NVRTC_ERROR_INVALID_PROGRAM
     prog : nvrtcProgram
+        CUDA Runtime Compilation program.
+
+    See Also
+    --------
+    nvrtcDestroyProgram
     """
     cdef cynvrtc.nvrtcResult err
     cdef cynvrtc.nvrtcProgram c_prog = <cynvrtc.nvrtcProgram>0
@@ -176,18 +197,21 @@ nvrtcCreateProgram creates an instance of nvrtcProgram with the
     return (_ok(), _new_handle(nvrtcProgram, <void*>c_prog),)
 
 def nvrtcDestroyProgram(prog):
-    """nvrtcDestroyProgram(prog)
-    
-    \\ingroup compilation
-nvrtcDestroyProgram destroys the given program.
-    
+    """nvrtcDestroyProgram destroys the given program.
+
     Parameters
     ----------
-    prog : nvrtcProgram*
-    
+    prog : nvrtcProgram | int | None
+        CUDA Runtime Compilation program.
+
     Returns
     -------
     nvrtcResult
+        NVRTC_SUCCESS, NVRTC_ERROR_INVALID_PROGRAM
+
+    See Also
+    --------
+    nvrtcCreateProgram
     """
     cdef cynvrtc.nvrtcResult err
     cdef void* c_prog
@@ -197,20 +221,28 @@ nvrtcDestroyProgram destroys the given program.
     return _st1(err)
 
 def nvrtcCompileProgram(prog, int numOptions, options):
-    """nvrtcCompileProgram(prog, numOptions, options)
-    
-    \\ingroup compilation
-nvrtcCompileProgram compiles the given program.
-    
+    """nvrtcCompileProgram compiles the given program.
+
+    It supports compile options listed in options.
+
     Parameters
     ----------
-    prog : nvrtcProgram
+    prog : nvrtcProgram | int | None
+        CUDA Runtime Compilation program.
     numOptions : int
-    options : char**
-    
+        Number of compiler options passed.
+    options : Sequence[bytes | str] | None
+        Compiler options in the form of C string array.
+
+        `options` can be NULL when `numOptions` is 0.
+
     Returns
     -------
     nvrtcResult
+        NVRTC_SUCCESS, NVRTC_ERROR_OUT_OF_MEMORY, NVRTC_ERROR_INVALID_INPUT,
+        NVRTC_ERROR_INVALID_PROGRAM, NVRTC_ERROR_INVALID_OPTION,
+        NVRTC_ERROR_COMPILATION, NVRTC_ERROR_BUILTIN_OPERATION_FAILURE,
+        NVRTC_ERROR_TIME_FILE_WRITE_FAILED, NVRTC_ERROR_CANCELLED
     """
     cdef cynvrtc.nvrtcResult err
     cdef void* c_prog
@@ -223,21 +255,24 @@ nvrtcCompileProgram compiles the given program.
     return _st1(err)
 
 def nvrtcGetPTXSize(prog):
-    """nvrtcGetPTXSize(prog)
-    
-    \\ingroup compilation
-nvrtcGetPTXSize sets the value of ptxSizeRet with the size of the PTX
-         generated by the previous compilation of prog (including the
-         trailing NULL).
-    
+    """nvrtcGetPTXSize sets the value of `ptxSizeRet` with the size of the PTX generated
+    by the previous compilation of `prog` (including the trailing NULL).
+
     Parameters
     ----------
-    prog : nvrtcProgram
-    
+    prog : nvrtcProgram | int | None
+        CUDA Runtime Compilation program.
+
     Returns
     -------
     nvrtcResult
-    ptxSizeRet : size_t
+        NVRTC_SUCCESS, NVRTC_ERROR_INVALID_INPUT, NVRTC_ERROR_INVALID_PROGRAM
+    ptxSizeRet : int
+        Size of the generated PTX (including the trailing NULL).
+
+    See Also
+    --------
+    nvrtcGetPTX
     """
     cdef cynvrtc.nvrtcResult err
     cdef void* c_prog
@@ -250,20 +285,24 @@ nvrtcGetPTXSize sets the value of ptxSizeRet with the size of the PTX
     return (_ok(), c_ptxSizeRet,)
 
 def nvrtcGetPTX(prog, ptx):
-    """nvrtcGetPTX(prog, ptx)
-    
-    \\ingroup compilation
-nvrtcGetPTX stores the PTX generated by the previous compilation
-         of prog in the memory pointed by ptx.
-    
+    """nvrtcGetPTX stores the PTX generated by the previous compilation of `prog` in the
+    memory pointed by `ptx`.
+
     Parameters
     ----------
-    prog : nvrtcProgram
-    ptx : char*
-    
+    prog : nvrtcProgram | int | None
+        CUDA Runtime Compilation program.
+    ptx : Buffer
+        Compiled result.
+
     Returns
     -------
     nvrtcResult
+        NVRTC_SUCCESS, NVRTC_ERROR_INVALID_INPUT, NVRTC_ERROR_INVALID_PROGRAM
+
+    See Also
+    --------
+    nvrtcGetPTXSize
     """
     cdef cynvrtc.nvrtcResult err
     cdef void* c_prog
@@ -279,22 +318,27 @@ nvrtcGetPTX stores the PTX generated by the previous compilation
     return _st1(err)
 
 def nvrtcGetCUBINSize(prog):
-    """nvrtcGetCUBINSize(prog)
-    
-    \\ingroup compilation
-nvrtcGetCUBINSize sets the value of cubinSizeRet with the size of the cubin
-         generated by the previous compilation of prog. The value of
-         cubinSizeRet is set to 0 if the value specified to -arch is a
-         virtual architecture instead of an actual architecture.
-    
+    """nvrtcGetCUBINSize sets the value of `cubinSizeRet` with the size of the cubin
+    generated by the previous compilation of `prog`.
+
+    The value of cubinSizeRet is set to 0 if the value specified to -arch is a virtual
+    architecture instead of an actual architecture.
+
     Parameters
     ----------
-    prog : nvrtcProgram
-    
+    prog : nvrtcProgram | int | None
+        CUDA Runtime Compilation program.
+
     Returns
     -------
     nvrtcResult
-    cubinSizeRet : size_t
+        NVRTC_SUCCESS, NVRTC_ERROR_INVALID_INPUT, NVRTC_ERROR_INVALID_PROGRAM
+    cubinSizeRet : int
+        Size of the generated cubin.
+
+    See Also
+    --------
+    nvrtcGetCUBIN
     """
     cdef cynvrtc.nvrtcResult err
     cdef void* c_prog
@@ -307,22 +351,27 @@ nvrtcGetCUBINSize sets the value of cubinSizeRet with the size of the cubin
     return (_ok(), c_cubinSizeRet,)
 
 def nvrtcGetCUBIN(prog, cubin):
-    """nvrtcGetCUBIN(prog, cubin)
-    
-    \\ingroup compilation
-nvrtcGetCUBIN stores the cubin generated by the previous compilation
-         of prog in the memory pointed by cubin. No cubin is available
-         if the value specified to -arch is a virtual architecture instead
-         of an actual architecture.
-    
+    """nvrtcGetCUBIN stores the cubin generated by the previous compilation of `prog` in
+    the memory pointed by `cubin`.
+
+    No cubin is available if the value specified to -arch is a virtual architecture
+    instead of an actual architecture.
+
     Parameters
     ----------
-    prog : nvrtcProgram
-    cubin : char*
-    
+    prog : nvrtcProgram | int | None
+        CUDA Runtime Compilation program.
+    cubin : Buffer
+        Compiled and assembled result.
+
     Returns
     -------
     nvrtcResult
+        NVRTC_SUCCESS, NVRTC_ERROR_INVALID_INPUT, NVRTC_ERROR_INVALID_PROGRAM
+
+    See Also
+    --------
+    nvrtcGetCUBINSize
     """
     cdef cynvrtc.nvrtcResult err
     cdef void* c_prog
@@ -338,22 +387,26 @@ nvrtcGetCUBIN stores the cubin generated by the previous compilation
     return _st1(err)
 
 def nvrtcGetLTOIRSize(prog):
-    """nvrtcGetLTOIRSize(prog)
-    
-    \\ingroup compilation
-nvrtcGetLTOIRSize sets the value of LTOIRSizeRet with the size of the LTO IR
-         generated by the previous compilation of prog. The value of
-         LTOIRSizeRet is set to 0 if the program was not compiled with
-         -dlto.
-    
+    """nvrtcGetLTOIRSize sets the value of `LTOIRSizeRet` with the size of the LTO IR
+    generated by the previous compilation of `prog`.
+
+    The value of LTOIRSizeRet is set to 0 if the program was not compiled with -dlto.
+
     Parameters
     ----------
-    prog : nvrtcProgram
-    
+    prog : nvrtcProgram | int | None
+        CUDA Runtime Compilation program.
+
     Returns
     -------
     nvrtcResult
-    LTOIRSizeRet : size_t
+        NVRTC_SUCCESS, NVRTC_ERROR_INVALID_INPUT, NVRTC_ERROR_INVALID_PROGRAM
+    LTOIRSizeRet : int
+        Size of the generated LTO IR.
+
+    See Also
+    --------
+    nvrtcGetLTOIR
     """
     cdef cynvrtc.nvrtcResult err
     cdef void* c_prog
@@ -366,21 +419,26 @@ nvrtcGetLTOIRSize sets the value of LTOIRSizeRet with the size of the LTO IR
     return (_ok(), c_LTOIRSizeRet,)
 
 def nvrtcGetLTOIR(prog, LTOIR):
-    """nvrtcGetLTOIR(prog, LTOIR)
-    
-    \\ingroup compilation
-nvrtcGetLTOIR stores the LTO IR generated by the previous compilation
-         of prog in the memory pointed by LTOIR. No LTO IR is available
-         if the program was compiled without -dlto.
-    
+    """nvrtcGetLTOIR stores the LTO IR generated by the previous compilation of `prog`
+    in the memory pointed by `LTOIR`.
+
+    No LTO IR is available if the program was compiled without -dlto.
+
     Parameters
     ----------
-    prog : nvrtcProgram
-    LTOIR : char*
-    
+    prog : nvrtcProgram | int | None
+        CUDA Runtime Compilation program.
+    LTOIR : Buffer
+        Compiled result.
+
     Returns
     -------
     nvrtcResult
+        NVRTC_SUCCESS, NVRTC_ERROR_INVALID_INPUT, NVRTC_ERROR_INVALID_PROGRAM
+
+    See Also
+    --------
+    nvrtcGetLTOIRSize
     """
     cdef cynvrtc.nvrtcResult err
     cdef void* c_prog
@@ -396,22 +454,27 @@ nvrtcGetLTOIR stores the LTO IR generated by the previous compilation
     return _st1(err)
 
 def nvrtcGetOptiXIRSize(prog):
-    """nvrtcGetOptiXIRSize(prog)
-    
-    \\ingroup compilation
-nvrtcGetOptiXIRSize sets the value of optixirSizeRet with the size of the OptiX IR
-         generated by the previous compilation of prog. The value of
-         nvrtcGetOptiXIRSize is set to 0 if the program was compiled with
-         options incompatible with OptiX IR generation.
-    
+    """nvrtcGetOptiXIRSize sets the value of `optixirSizeRet` with the size of the OptiX
+    IR generated by the previous compilation of `prog`.
+
+    The value of nvrtcGetOptiXIRSize is set to 0 if the program was compiled with
+    options incompatible with OptiX IR generation.
+
     Parameters
     ----------
-    prog : nvrtcProgram
-    
+    prog : nvrtcProgram | int | None
+        CUDA Runtime Compilation program.
+
     Returns
     -------
     nvrtcResult
-    optixirSizeRet : size_t
+        NVRTC_SUCCESS, NVRTC_ERROR_INVALID_INPUT, NVRTC_ERROR_INVALID_PROGRAM
+    optixirSizeRet : int
+        Size of the generated LTO IR.
+
+    See Also
+    --------
+    nvrtcGetOptiXIR
     """
     cdef cynvrtc.nvrtcResult err
     cdef void* c_prog
@@ -424,21 +487,27 @@ nvrtcGetOptiXIRSize sets the value of optixirSizeRet with the size of the OptiX 
     return (_ok(), c_optixirSizeRet,)
 
 def nvrtcGetOptiXIR(prog, optixir):
-    """nvrtcGetOptiXIR(prog, optixir)
-    
-    \\ingroup compilation
-nvrtcGetOptiXIR stores the OptiX IR generated by the previous compilation
-         of prog in the memory pointed by optixir. No OptiX IR is available
-         if the program was compiled with options incompatible with OptiX IR generation.
-    
+    """nvrtcGetOptiXIR stores the OptiX IR generated by the previous compilation of
+    `prog` in the memory pointed by `optixir`.
+
+    No OptiX IR is available if the program was compiled with options incompatible with
+    OptiX IR generation.
+
     Parameters
     ----------
-    prog : nvrtcProgram
-    optixir : char*
-    
+    prog : nvrtcProgram | int | None
+        CUDA Runtime Compilation program.
+    optixir : Buffer
+        Optix IR Compiled result.
+
     Returns
     -------
     nvrtcResult
+        NVRTC_SUCCESS, NVRTC_ERROR_INVALID_INPUT, NVRTC_ERROR_INVALID_PROGRAM
+
+    See Also
+    --------
+    nvrtcGetOptiXIRSize
     """
     cdef cynvrtc.nvrtcResult err
     cdef void* c_prog
@@ -454,24 +523,27 @@ nvrtcGetOptiXIR stores the OptiX IR generated by the previous compilation
     return _st1(err)
 
 def nvrtcGetProgramLogSize(prog):
-    """nvrtcGetProgramLogSize(prog)
-    
-    \\ingroup compilation
-nvrtcGetProgramLogSize sets logSizeRet with the size of the
-         log generated by the previous compilation of prog (including the
-         trailing NULL).
+    """nvrtcGetProgramLogSize sets `logSizeRet` with the size of the log generated by
+    the previous compilation of `prog` (including the trailing NULL).
 
-Note that compilation log may be generated with warnings and informative
-messages, even when the compilation of prog succeeds.
-    
+    Note that compilation log may be generated with warnings and informative messages,
+    even when the compilation of `prog` succeeds.
+
     Parameters
     ----------
-    prog : nvrtcProgram
-    
+    prog : nvrtcProgram | int | None
+        CUDA Runtime Compilation program.
+
     Returns
     -------
     nvrtcResult
-    logSizeRet : size_t
+        NVRTC_SUCCESS, NVRTC_ERROR_INVALID_INPUT, NVRTC_ERROR_INVALID_PROGRAM
+    logSizeRet : int
+        Size of the compilation log (including the trailing NULL).
+
+    See Also
+    --------
+    nvrtcGetProgramLog
     """
     cdef cynvrtc.nvrtcResult err
     cdef void* c_prog
@@ -484,20 +556,24 @@ messages, even when the compilation of prog succeeds.
     return (_ok(), c_logSizeRet,)
 
 def nvrtcGetProgramLog(prog, log):
-    """nvrtcGetProgramLog(prog, log)
-    
-    \\ingroup compilation
-nvrtcGetProgramLog stores the log generated by the previous
-         compilation of prog in the memory pointed by log.
-    
+    """nvrtcGetProgramLog stores the log generated by the previous compilation of `prog`
+    in the memory pointed by `log`.
+
     Parameters
     ----------
-    prog : nvrtcProgram
-    log : char*
-    
+    prog : nvrtcProgram | int | None
+        CUDA Runtime Compilation program.
+    log : Buffer
+        Compilation log.
+
     Returns
     -------
     nvrtcResult
+        NVRTC_SUCCESS, NVRTC_ERROR_INVALID_INPUT, NVRTC_ERROR_INVALID_PROGRAM
+
+    See Also
+    --------
+    nvrtcGetProgramLogSize
     """
     cdef cynvrtc.nvrtcResult err
     cdef void* c_prog
@@ -513,24 +589,29 @@ nvrtcGetProgramLog stores the log generated by the previous
     return _st1(err)
 
 def nvrtcAddNameExpression(prog, name_expression):
-    """nvrtcAddNameExpression(prog, name_expression)
-    
-    \\ingroup compilation
-nvrtcAddNameExpression notes the given name expression
-         denoting the address of a __global__ function
-         or __device__/__constant__ variable.
+    """nvrtcAddNameExpression notes the given name expression denoting the address of a
+    __global__ function or __device__/__constant__ variable.
 
-The identical name expression string must be provided on a subsequent
-call to nvrtcGetLoweredName to extract the lowered name.
-    
+    The identical name expression string must be provided on a subsequent call to
+    nvrtcGetLoweredName to extract the lowered name.
+
     Parameters
     ----------
-    prog : nvrtcProgram
-    name_expression : char*
-    
+    prog : nvrtcProgram | int | None
+        CUDA Runtime Compilation program.
+    name_expression : bytes
+        constant expression denoting the address of a __global__ function or
+        __device__/__constant__ variable.
+
     Returns
     -------
     nvrtcResult
+        NVRTC_SUCCESS, NVRTC_ERROR_INVALID_PROGRAM, NVRTC_ERROR_INVALID_INPUT,
+        NVRTC_ERROR_NO_NAME_EXPRESSIONS_AFTER_COMPILATION
+
+    See Also
+    --------
+    nvrtcGetLoweredName
     """
     cdef cynvrtc.nvrtcResult err
     cdef void* c_prog
@@ -542,26 +623,34 @@ call to nvrtcGetLoweredName to extract the lowered name.
     return _st1(err)
 
 def nvrtcGetLoweredName(prog, name_expression):
-    """nvrtcGetLoweredName(prog, name_expression)
-    
-    \\ingroup compilation
-nvrtcGetLoweredName extracts the lowered (mangled) name
-         for a __global__ function or __device__/__constant__ variable,
-         and updates *lowered_name to point to it. The memory containing
-         the name is released when the NVRTC program is destroyed by
-         nvrtcDestroyProgram.
-         The identical name expression must have been previously
-         provided to nvrtcAddNameExpression.
-    
+    """nvrtcGetLoweredName extracts the lowered (mangled) name for a __global__ function
+    or __device__/__constant__ variable, and updates `lowered_name` to point to it.
+
+    The memory containing the name is released when the NVRTC program is destroyed by
+    nvrtcDestroyProgram. The identical name expression must have been previously
+    provided to nvrtcAddNameExpression.
+
     Parameters
     ----------
-    prog : nvrtcProgram
-    name_expression : char*
-    
+    prog : nvrtcProgram | int | None
+        CUDA Runtime Compilation program.
+    name_expression : bytes
+        constant expression denoting the address of a __global__ function or
+        __device__/__constant__ variable.
+
     Returns
     -------
     nvrtcResult
-    lowered_name : char
+        NVRTC_SUCCESS, NVRTC_ERROR_NO_LOWERED_NAMES_BEFORE_COMPILATION,
+        NVRTC_ERROR_INVALID_PROGRAM, NVRTC_ERROR_INVALID_INPUT,
+        NVRTC_ERROR_NAME_EXPRESSION_NOT_VALID
+    lowered_name : bytes | None
+        initialized by the function to point to a C string containing the lowered
+        (mangled) name corresponding to the provided name expression.
+
+    See Also
+    --------
+    nvrtcAddNameExpression
     """
     cdef cynvrtc.nvrtcResult err
     cdef void* c_prog
@@ -576,15 +665,14 @@ nvrtcGetLoweredName extracts the lowered (mangled) name
     return (_ok(), (<bytes>c_lowered_name if c_lowered_name != NULL else None),)
 
 def nvrtcGetPCHHeapSize():
-    """nvrtcGetPCHHeapSize()
-    
-    \\ingroup precompiled_header
-retrieve the current size of the PCH Heap.
-    
+    """retrieve the current size of the PCH Heap.
+
     Returns
     -------
     nvrtcResult
-    ret : size_t
+        NVRTC_SUCCESS, NVRTC_ERROR_INVALID_INPUT
+    ret : int
+        pointer to location where the size of the PCH Heap will be stored
     """
     cdef cynvrtc.nvrtcResult err
     cdef size_t c_ret = <size_t>0
@@ -595,18 +683,21 @@ retrieve the current size of the PCH Heap.
     return (_ok(), c_ret,)
 
 def nvrtcSetPCHHeapSize(size_t size):
-    """nvrtcSetPCHHeapSize(size)
-    
-    \\ingroup precompiled_header
-set the size of the PCH Heap.
-    
+    """set the size of the PCH Heap.
+
+    The requested size may be rounded up to a platform dependent alignment (e.g. page
+    size). If the PCH Heap has already been allocated, the heap memory will be freed and
+    a new PCH Heap will be allocated.
+
     Parameters
     ----------
-    size : size_t
-    
+    size : int
+        requested size of the PCH Heap, in bytes
+
     Returns
     -------
     nvrtcResult
+        - NVRTC_SUCCESS
     """
     cdef cynvrtc.nvrtcResult err
     with nogil:
@@ -614,18 +705,30 @@ set the size of the PCH Heap.
     return _st1(err)
 
 def nvrtcGetPCHCreateStatus(prog):
-    """nvrtcGetPCHCreateStatus(prog)
-    
-    \\ingroup precompiled_header
-returns the PCH creation status.
-    
+    """returns the PCH creation status.
+
+    NVRTC_SUCCESS indicates that the PCH was successfully created.
+    NVRTC_ERROR_NO_PCH_CREATE_ATTEMPTED indicates that no PCH creation was attempted,
+    either because PCH functionality was not requested during the preceding
+    nvrtcCompileProgram call, or automatic PCH processing was requested, and compiler
+    chose not to create a PCH file. NVRTC_ERROR_PCH_CREATE_HEAP_EXHAUSTED indicates that
+    a PCH file could potentially have been created, but the compiler ran out space in
+    the PCH heap. In this scenario, the nvrtcGetPCHHeapSizeRequired() can be used to
+    query the required heap size, the heap can be reallocated for this size with
+    nvrtcSetPCHHeapSize() and PCH creation may be reattempted again invoking
+    nvrtcCompileProgram() with a new NVRTC program instance. NVRTC_ERROR_PCH_CREATE
+    indicates that an error condition prevented the PCH file from being created.
+
     Parameters
     ----------
-    prog : nvrtcProgram
-    
+    prog : nvrtcProgram | int | None
+        CUDA Runtime Compilation program.
+
     Returns
     -------
     nvrtcResult
+        NVRTC_SUCCESS, NVRTC_ERROR_NO_PCH_CREATE_ATTEMPTED, NVRTC_ERROR_PCH_CREATE,
+        NVRTC_ERROR_PCH_CREATE_HEAP_EXHAUSTED, NVRTC_ERROR_INVALID_PROGRAM
     """
     cdef cynvrtc.nvrtcResult err
     cdef void* c_prog
@@ -635,20 +738,23 @@ returns the PCH creation status.
     return _st1(err)
 
 def nvrtcGetPCHHeapSizeRequired(prog):
-    """nvrtcGetPCHHeapSizeRequired(prog)
-    
-    \\ingroup precompiled_header
-retrieve the required size of the PCH heap required to compile
-         the given program.
-    
+    """retrieve the required size of the PCH heap required to compile the given program.
+
     Parameters
     ----------
-    prog : nvrtcProgram
-    
+    prog : nvrtcProgram | int | None
+        CUDA Runtime Compilation program.
+
     Returns
     -------
     nvrtcResult
-    size : size_t
+        - NVRTC_SUCCESS
+        - NVRTC_ERROR_INVALID_PROGRAM
+        - NVRTC_ERROR_INVALID_INPUT The size retrieved using this function is only valid
+          if nvrtcGetPCHCreateStatus() returned NVRTC_SUCCESS or
+          NVRTC_ERROR_PCH_CREATE_HEAP_EXHAUSTED
+    size : int
+        pointer to location where the required size of the PCH Heap will be stored
     """
     cdef cynvrtc.nvrtcResult err
     cdef void* c_prog
@@ -661,44 +767,45 @@ retrieve the required size of the PCH heap required to compile
     return (_ok(), c_size,)
 
 def nvrtcSetFlowCallback(prog, callback, payload):
-    """nvrtcSetFlowCallback(prog, callback, payload)
-    
-    \\ingroup compilation
-nvrtcSetFlowCallback registers a callback function that the compiler
-         will invoke at different points during a call to nvrtcCompileProgram,
-         and the callback function can decide whether to cancel compilation by
-         returning specific values.
+    """nvrtcSetFlowCallback registers a callback function that the compiler will invoke
+    at different points during a call to nvrtcCompileProgram, and the callback
+    function can decide whether to cancel compilation by returning specific values.
 
-The callback function must satisfy the following constraints:
+    The callback function must satisfy the following constraints:
 
-(1) Its signature should be:
-    @code
-    int callback(void* param1, void* param2);
-    @endcode
-    When invoking the callback, the compiler will always pass payload to
-    param1 so that the callback may make decisions based on payload . It'll
-    always pass NULL to param2 for now which is reserved for future extensions.
+    (1) Its signature should be:
 
-(2) It must return 1 to cancel compilation or 0 to continue.
-    Other return values are reserved for future use.
 
-(3) It must return consistent values. Once it returns 1 at one point, it must
-    return 1 in all following invocations during the current nvrtcCompileProgram
-    call in progress.
+            int callback(void* param1, void* param2);
 
-(4) It must be thread-safe.
+    When invoking the callback, the compiler will always pass `payload` to param1 so
+    that the callback may make decisions based on `payload` . It'll always pass NULL to
+    param2 for now which is reserved for future extensions.
 
-(5) It must not invoke any nvrtc/libnvvm/ptx APIs.
-    
+    (2) It must return 1 to cancel compilation or 0 to continue. Other return values are
+    reserved for future use.
+
+    (3) It must return consistent values. Once it returns 1 at one point, it must return
+    1 in all following invocations during the current nvrtcCompileProgram call in
+    progress.
+
+    (4) It must be thread-safe.
+
+    (5) It must not invoke any nvrtc/libnvvm/ptx APIs.
+
     Parameters
     ----------
-    prog : nvrtcProgram
-    callback : void*
-    payload : void*
-    
+    prog : nvrtcProgram | int | None
+        CUDA Runtime Compilation program.
+    callback : int
+        the callback that issues cancellation signal.
+    payload : Address
+        to be passed as a parameter when invoking the callback.
+
     Returns
     -------
     nvrtcResult
+        NVRTC_SUCCESS, NVRTC_ERROR_INVALID_PROGRAM, NVRTC_ERROR_INVALID_INPUT
     """
     cdef cynvrtc.nvrtcResult err
     cdef void* c_prog

@@ -49,34 +49,35 @@ include "_module_common.pxi"
 
 
 def _nvvmGetErrorString(long long result):
-    """nvvmGetErrorString(result)
-    
-    \\ingroup error
-Get the message string for the given #nvvmResult code.
-    
+    """Get the message string for the given nvvmResult code.
+
     Parameters
     ----------
-    result : nvvmResult
-    
+    result : Result | int
+        NVVM API result code.
+
     Returns
     -------
-    bytes
+    nvvmResult
+        Always NVVM_SUCCESS.
+    bytes | None
+        Message string for the given nvvmResult code.
     """
     cdef const char* r
     r = cynvvm.nvvmGetErrorString(<cynvvm.nvvmResult>result)
     return (_ok(), <bytes>r if r != NULL else None)
 
 def _nvvmVersion():
-    """nvvmVersion()
-    
-    \\ingroup query
-Get the NVVM version.
-    
+    """Get the NVVM version.
+
     Returns
     -------
     nvvmResult
+        - NVVM_SUCCESS
     major : int
+        NVVM major version number.
     minor : int
+        NVVM minor version number.
     """
     cdef cynvvm.nvvmResult err
     cdef int c_major = <int>0
@@ -87,18 +88,20 @@ Get the NVVM version.
     return (_ok(), c_major, c_minor)
 
 def _nvvmIRVersion():
-    """nvvmIRVersion()
-    
-    \\ingroup query
-Get the NVVM IR version.
-    
+    """Get the NVVM IR version.
+
     Returns
     -------
     nvvmResult
+        - NVVM_SUCCESS
     majorIR : int
+        NVVM IR major version number.
     minorIR : int
+        NVVM IR minor version number.
     majorDbg : int
+        NVVM IR debug metadata major version number.
     minorDbg : int
+        NVVM IR debug metadata minor version number.
     """
     cdef cynvvm.nvvmResult err
     cdef int c_majorIR = <int>0
@@ -111,15 +114,17 @@ Get the NVVM IR version.
     return (_ok(), c_majorIR, c_minorIR, c_majorDbg, c_minorDbg)
 
 def _nvvmCreateProgram():
-    """nvvmCreateProgram()
-    
-    \\ingroup compilation
-Create a program, and set the value of its handle to *prog.
-    
+    """Create a program, and set the value of its handle to `prog`.
+
     Returns
     -------
     nvvmResult
-    prog : nvvmProgram
+        NVVM_SUCCESS, NVVM_ERROR_OUT_OF_MEMORY, NVVM_ERROR_INVALID_PROGRAM
+    prog : int
+        NVVM program.
+
+    See Also
+    --------
     """
     cdef cynvvm.nvvmResult err
     cdef cynvvm.nvvmProgram c_prog = <cynvvm.nvvmProgram>0
@@ -130,18 +135,20 @@ Create a program, and set the value of its handle to *prog.
     return (_ok(), _new_handle(nvvmProgram, <void*>c_prog),)
 
 def _nvvmDestroyProgram(prog):
-    """nvvmDestroyProgram(prog)
-    
-    \\ingroup compilation
-Destroy a program.
-    
+    """Destroy a program.
+
     Parameters
     ----------
-    prog : nvvmProgram*
-    
+    prog : int
+        NVVM program.
+
     Returns
     -------
     nvvmResult
+        NVVM_SUCCESS, NVVM_ERROR_INVALID_PROGRAM
+
+    See Also
+    --------
     """
     cdef cynvvm.nvvmResult err
     cdef void* c_prog
@@ -151,27 +158,29 @@ Destroy a program.
     return _st1(err)
 
 def _nvvmAddModuleToProgram(prog, buffer, size_t size, name):
-    """nvvmAddModuleToProgram(prog, buffer, size, name)
-    
-    \\ingroup compilation
-Add a module level NVVM IR to a program.
+    """Add a module level NVVM IR to a program.
 
-The buffer should contain an NVVM IR module.
-The module should have NVVM IR either in the LLVM 7.0.1 bitcode
-representation or in the LLVM 7.0.1 text representation. Support for reading
-the text representation of NVVM IR is deprecated and may be removed in a
-later version.
-    
+    The `buffer` should contain an NVVM IR module. The module should have NVVM IR either
+    in the LLVM 7.0.1 bitcode representation or in the LLVM 7.0.1 text representation.
+    Support for reading the text representation of NVVM IR is deprecated and may be
+    removed in a later version.
+
     Parameters
     ----------
-    prog : nvvmProgram
-    buffer : char*
-    size : size_t
-    name : char*
-    
+    prog : int
+        NVVM program.
+    buffer : Buffer | int
+        NVVM IR module in the bitcode or text representation.
+    size : int
+        Size of the NVVM IR module.
+    name : str | bytes
+        Name of the NVVM IR module. If NULL, "<unnamed>" is used as the name.
+
     Returns
     -------
     nvvmResult
+        NVVM_SUCCESS, NVVM_ERROR_OUT_OF_MEMORY, NVVM_ERROR_INVALID_INPUT,
+        NVVM_ERROR_INVALID_PROGRAM
     """
     cdef cynvvm.nvvmResult err
     cdef void* c_prog
@@ -185,33 +194,34 @@ later version.
     return _st1(err)
 
 def _nvvmLazyAddModuleToProgram(prog, buffer, size_t size, name):
-    """nvvmLazyAddModuleToProgram(prog, buffer, size, name)
-    
-    \\ingroup compilation
-Add a module level NVVM IR to a program.
+    """Add a module level NVVM IR to a program.
 
-The buffer should contain an NVVM IR module. The module should have NVVM
-IR in the LLVM 7.0.1 bitcode representation.
+    The `buffer` should contain an NVVM IR module. The module should have NVVM IR in the
+    LLVM 7.0.1 bitcode representation.
 
-A module added using this API is lazily loaded - the only symbols loaded
-are those that are required by module(s) loaded using
-nvvmAddModuleToProgram. It is an error for a program to have
-all modules loaded using this API. Compiler may also optimize entities
-in this module by making them internal to the linked NVVM IR module,
-making them eligible for other optimizations. Due to these
-optimizations, this API to load a module is more efficient and should
-be used where possible.
-    
+    A module added using this API is lazily loaded - the only symbols loaded are those
+    that are required by module(s) loaded using nvvmAddModuleToProgram. It is an error
+    for a program to have all modules loaded using this API. Compiler may also optimize
+    entities in this module by making them internal to the linked NVVM IR module, making
+    them eligible for other optimizations. Due to these optimizations, this API to load
+    a module is more efficient and should be used where possible.
+
     Parameters
     ----------
-    prog : nvvmProgram
-    buffer : char*
-    size : size_t
-    name : char*
-    
+    prog : int
+        NVVM program.
+    buffer : Buffer | int
+        NVVM IR module in the bitcode representation.
+    size : int
+        Size of the NVVM IR module.
+    name : str | bytes
+        Name of the NVVM IR module. If NULL, "<unnamed>" is used as the name.
+
     Returns
     -------
     nvvmResult
+        NVVM_SUCCESS, NVVM_ERROR_OUT_OF_MEMORY, NVVM_ERROR_INVALID_INPUT,
+        NVVM_ERROR_INVALID_PROGRAM
     """
     cdef cynvvm.nvvmResult err
     cdef void* c_prog
@@ -225,28 +235,24 @@ be used where possible.
     return _st1(err)
 
 def _nvvmCompileProgram(prog, int numOptions, options):
-    """nvvmCompileProgram(prog, numOptions, options)
-    
-    \\ingroup compilation
-Compile the NVVM program.
+    """Compile the NVVM program.
 
-The NVVM IR modules in the program will be linked at the IR level.
-The linked IR program is compiled to PTX.
+    The NVVM IR modules in the program will be linked at the IR level. The linked IR
+    program is compiled to PTX.
 
-The target datalayout in the linked IR program is used to
-determine the address size (32bit vs 64bit).
+    The target datalayout in the linked IR program is used to determine the address size
+    (32bit vs 64bit).
 
-The valid compiler options are:
+    The valid compiler options are:
 
-  - -g (enable generation of full debugging information).
-       Full debug support is only valid with '-opt=0'. Debug support
-       requires the input module to utilize NVVM IR Debug Metadata.
-       Line number (line info) only generation is also enabled via NVVM IR
-       Debug Metadata, there is no specific libNVVM API flag for that case.
-  - -opt=
+    - -g (enable generation of full debugging information). Full debug support is only
+      valid with '-opt=0'. Debug support requires the input module to utilize NVVM IR
+      Debug Metadata. Line number (line info) only generation is also enabled via NVVM
+      IR Debug Metadata, there is no specific libNVVM API flag for that case.
+    - -opt=
     - 0 (disable optimizations)
     - 3 (default, enable optimizations)
-  - -arch=
+    - -arch=
     - compute_75 (default)
     - compute_80
     - compute_87
@@ -268,40 +274,44 @@ The valid compiler options are:
     - compute_121
     - compute_121a
     - compute_121f
-  - -ftz=
-    - 0 (default, preserve denormal values, when performing
-         single-precision floating-point operations)
-    - 1 (flush denormal values to zero, when performing
-         single-precision floating-point operations)
-  - -prec-sqrt=
-    - 0 (use a faster approximation for single-precision
-         floating-point square root)
-    - 1 (default, use IEEE round-to-nearest mode for
-         single-precision floating-point square root)
-  - -prec-div=
-    - 0 (use a faster approximation for single-precision
-         floating-point division and reciprocals)
-    - 1 (default, use IEEE round-to-nearest mode for
-         single-precision floating-point division and reciprocals)
-  - -fma=
+    - -ftz=
+    - 0 (default, preserve denormal values, when performing single-precision
+      floating-point operations)
+    - 1 (flush denormal values to zero, when performing single-precision floating-point
+      operations)
+    - -prec-sqrt=
+    - 0 (use a faster approximation for single-precision floating-point square root)
+    - 1 (default, use IEEE round-to-nearest mode for single-precision floating-point
+      square root)
+    - -prec-div=
+    - 0 (use a faster approximation for single-precision floating-point division and
+      reciprocals)
+    - 1 (default, use IEEE round-to-nearest mode for single-precision floating-point
+      division and reciprocals)
+    - -fma=
     - 0 (disable FMA contraction)
     - 1 (default, enable FMA contraction)
-  - -jump-table-density=[0-101]
-       Specify the case density percentage in switch statements, and use
-       it as a minimal threshold to determine whether jump table(brx.idx
-       instruction) will be used to implement a switch statement. Default
-       value is 101. The percentage ranges from 0 to 101 inclusively.
-  - -gen-lto (Generate LTO IR instead of PTX).
-    
+    - -jump-table-density=[0-101] Specify the case density percentage in switch
+      statements, and use it as a minimal threshold to determine whether jump
+      table(brx.idx instruction) will be used to implement a switch statement. Default
+      value is 101. The percentage ranges from 0 to 101 inclusively.
+    - -gen-lto (Generate LTO IR instead of PTX).
+
     Parameters
     ----------
-    prog : nvvmProgram
+    prog : int
+        NVVM program.
     numOptions : int
-    options : char**
-    
+        Number of compiler `options` passed.
+    options : Sequence[bytes | str] | None
+        Compiler options in the form of C string array.
+
     Returns
     -------
     nvvmResult
+        NVVM_SUCCESS, NVVM_ERROR_OUT_OF_MEMORY, NVVM_ERROR_IR_VERSION_MISMATCH,
+        NVVM_ERROR_INVALID_PROGRAM, NVVM_ERROR_INVALID_OPTION,
+        NVVM_ERROR_NO_MODULE_IN_PROGRAM, NVVM_ERROR_COMPILATION
     """
     cdef cynvvm.nvvmResult err
     cdef void* c_prog
@@ -314,24 +324,30 @@ The valid compiler options are:
     return _st1(err)
 
 def _nvvmVerifyProgram(prog, int numOptions, options):
-    """nvvmVerifyProgram(prog, numOptions, options)
-    
-    \\ingroup compilation
-Verify the NVVM program.
+    """Verify the NVVM program.
 
-The valid compiler options are:
+    The valid compiler options are:
 
-Same as for nvvmCompileProgram().
-    
+    Same as for nvvmCompileProgram().
+
     Parameters
     ----------
-    prog : nvvmProgram
+    prog : int
+        NVVM program.
     numOptions : int
-    options : char**
-    
+        Number of compiler `options` passed.
+    options : Sequence[bytes | str] | None
+        Compiler options in the form of C string array.
+
     Returns
     -------
     nvvmResult
+        NVVM_SUCCESS, NVVM_ERROR_OUT_OF_MEMORY, NVVM_ERROR_IR_VERSION_MISMATCH,
+        NVVM_ERROR_INVALID_PROGRAM, NVVM_ERROR_INVALID_IR, NVVM_ERROR_INVALID_OPTION,
+        NVVM_ERROR_NO_MODULE_IN_PROGRAM
+
+    See Also
+    --------
     """
     cdef cynvvm.nvvmResult err
     cdef void* c_prog
@@ -344,19 +360,19 @@ Same as for nvvmCompileProgram().
     return _st1(err)
 
 def _nvvmGetCompiledResultSize(prog):
-    """nvvmGetCompiledResultSize(prog)
-    
-    \\ingroup compilation
-Get the size of the compiled result.
-    
+    """Get the size of the compiled result.
+
     Parameters
     ----------
-    prog : nvvmProgram
-    
+    prog : int
+        NVVM program.
+
     Returns
     -------
     nvvmResult
-    bufferSizeRet : size_t
+        NVVM_SUCCESS, NVVM_ERROR_INVALID_PROGRAM
+    bufferSizeRet : int
+        Size of the compiled result (including the trailing NULL).
     """
     cdef cynvvm.nvvmResult err
     cdef void* c_prog
@@ -369,21 +385,21 @@ Get the size of the compiled result.
     return (_ok(), c_bufferSizeRet,)
 
 def _nvvmGetCompiledResult(prog, buffer):
-    """nvvmGetCompiledResult(prog, buffer)
-    
-    \\ingroup compilation
-Get the compiled result.
+    """Get the compiled result.
 
-The result is stored in the memory pointed to by buffer.
-    
+    The result is stored in the memory pointed to by `buffer`.
+
     Parameters
     ----------
-    prog : nvvmProgram
-    buffer : char*
-    
+    prog : int
+        NVVM program.
+    buffer : Buffer | int
+        Compiled result.
+
     Returns
     -------
     nvvmResult
+        NVVM_SUCCESS, NVVM_ERROR_INVALID_PROGRAM
     """
     cdef cynvvm.nvvmResult err
     cdef void* c_prog
@@ -399,22 +415,22 @@ The result is stored in the memory pointed to by buffer.
     return _st1(err)
 
 def _nvvmGetProgramLogSize(prog):
-    """nvvmGetProgramLogSize(prog)
-    
-    \\ingroup compilation
-Get the Size of Compiler/Verifier Message.
+    """Get the Size of Compiler/Verifier Message.
 
-The size of the message string (including the trailing NULL) is stored into
-bufferSizeRet when the return value is NVVM_SUCCESS.
-    
+    The size of the message string (including the trailing NULL) is stored into
+    `bufferSizeRet` when the return value is NVVM_SUCCESS.
+
     Parameters
     ----------
-    prog : nvvmProgram
-    
+    prog : int
+        NVVM program.
+
     Returns
     -------
     nvvmResult
-    bufferSizeRet : size_t
+        NVVM_SUCCESS, NVVM_ERROR_INVALID_PROGRAM
+    bufferSizeRet : int
+        Size of the compilation/verification log (including the trailing NULL).
     """
     cdef cynvvm.nvvmResult err
     cdef void* c_prog
@@ -427,22 +443,22 @@ bufferSizeRet when the return value is NVVM_SUCCESS.
     return (_ok(), c_bufferSizeRet,)
 
 def _nvvmGetProgramLog(prog, buffer):
-    """nvvmGetProgramLog(prog, buffer)
-    
-    \\ingroup compilation
-Get the Compiler/Verifier Message.
+    """Get the Compiler/Verifier Message.
 
-The NULL terminated message string is stored in the memory pointed to by
-buffer when the return value is NVVM_SUCCESS.
-    
+    The NULL terminated message string is stored in the memory pointed to by `buffer`
+    when the return value is NVVM_SUCCESS.
+
     Parameters
     ----------
-    prog : nvvmProgram
-    buffer : char*
-    
+    prog : int
+        NVVM program.
+    buffer : Buffer | int
+        Compilation/Verification log.
+
     Returns
     -------
     nvvmResult
+        NVVM_SUCCESS, NVVM_ERROR_INVALID_PROGRAM
     """
     cdef cynvvm.nvvmResult err
     cdef void* c_prog
@@ -493,17 +509,37 @@ def _error_log(h, size_fn, log_fn):
 
 
 def get_error_string(result):
-    """get_error_string(result): nvvmGetErrorString; returns its text as str.
+    """Get the message string for the given nvvmResult code.
 
-    Get the message string for the given nvvmResult code.
+    Parameters
+    ----------
+    result : Result | int
+        NVVM API result code.
+
+    Returns
+    -------
+    str | None
+        Message string for the given nvvmResult code.
     """
     r = _nvvmGetErrorString(result)
     return r[1].decode() if r[1] is not None else None
 
 def version():
-    """version(): nvvmVersion; raises nvvmError on failure.
+    """Get the NVVM version.
 
-    Get the NVVM version.
+    Returns
+    -------
+    major : int
+        NVVM major version number.
+    minor : int
+        NVVM minor version number.
+
+    Raises
+    ------
+    nvvmError
+        If the call fails, with the Result member in its `status`:
+
+        - SUCCESS
     """
     r = _nvvmVersion()
     if r[0] != 0:
@@ -511,9 +547,25 @@ def version():
     return (r[1], r[2])
 
 def ir_version():
-    """ir_version(): nvvmIRVersion; raises nvvmError on failure.
+    """Get the NVVM IR version.
 
-    Get the NVVM IR version.
+    Returns
+    -------
+    major_ir : int
+        NVVM IR major version number.
+    minor_ir : int
+        NVVM IR minor version number.
+    major_dbg : int
+        NVVM IR debug metadata major version number.
+    minor_dbg : int
+        NVVM IR debug metadata minor version number.
+
+    Raises
+    ------
+    nvvmError
+        If the call fails, with the Result member in its `status`:
+
+        - SUCCESS
     """
     r = _nvvmIRVersion()
     if r[0] != 0:
@@ -521,9 +573,22 @@ def ir_version():
     return (r[1], r[2], r[3], r[4])
 
 def create_program():
-    """create_program(): nvvmCreateProgram; raises nvvmError on failure.
+    """Create a program, and set the value of its handle to `prog`.
 
-    Create a program, and set the value of its handle to *prog.
+    Returns
+    -------
+    prog : int
+        NVVM program.
+
+    Raises
+    ------
+    nvvmError
+        If the call fails, with the Result member in its `status`:
+
+        SUCCESS, ERROR_OUT_OF_MEMORY, ERROR_INVALID_PROGRAM
+
+    See Also
+    --------
     """
     r = _nvvmCreateProgram()
     if r[0] != 0:
@@ -533,9 +598,26 @@ def create_program():
     return h0
 
 def destroy_program(prog):
-    """destroy_program(prog): nvvmDestroyProgram; raises nvvmError on failure.
+    """Destroy a program.
 
-    Destroy a program.
+    Parameters
+    ----------
+    prog : int
+        NVVM program.
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    nvvmError
+        If the call fails, with the Result member in its `status`:
+
+        SUCCESS, ERROR_INVALID_PROGRAM
+
+    See Also
+    --------
     """
     _live(prog, _CONSUMED, 'prog', 'an NVVM program')
     r = _nvvmDestroyProgram(prog)
@@ -545,9 +627,34 @@ def destroy_program(prog):
     return None
 
 def add_module_to_program(prog, buffer, size, name):
-    """add_module_to_program(prog, buffer, size, name): nvvmAddModuleToProgram; raises nvvmError on failure.
+    """Add a module level NVVM IR to a program.
 
-    Add a module level NVVM IR to a program.
+    The `buffer` should contain an NVVM IR module. The module should have NVVM IR either
+    in the LLVM 7.0.1 bitcode representation or in the LLVM 7.0.1 text representation.
+    Support for reading the text representation of NVVM IR is deprecated and may be
+    removed in a later version.
+
+    Parameters
+    ----------
+    prog : int
+        NVVM program.
+    buffer : Buffer | int
+        NVVM IR module in the bitcode or text representation.
+    size : int
+        Size of the NVVM IR module.
+    name : str | bytes
+        Name of the NVVM IR module. If NULL, "<unnamed>" is used as the name.
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    nvvmError
+        If the call fails, with the Result member in its `status`:
+
+        SUCCESS, ERROR_OUT_OF_MEMORY, ERROR_INVALID_INPUT, ERROR_INVALID_PROGRAM
     """
     _live(prog, _CONSUMED, 'prog', 'an NVVM program')
     r = _nvvmAddModuleToProgram(prog, buffer, size, name)
@@ -556,9 +663,39 @@ def add_module_to_program(prog, buffer, size, name):
     return None
 
 def lazy_add_module_to_program(prog, buffer, size, name):
-    """lazy_add_module_to_program(prog, buffer, size, name): nvvmLazyAddModuleToProgram; raises nvvmError on failure.
+    """Add a module level NVVM IR to a program.
 
-    Add a module level NVVM IR to a program.
+    The `buffer` should contain an NVVM IR module. The module should have NVVM IR in the
+    LLVM 7.0.1 bitcode representation.
+
+    A module added using this API is lazily loaded - the only symbols loaded are those
+    that are required by module(s) loaded using nvvmAddModuleToProgram. It is an error
+    for a program to have all modules loaded using this API. Compiler may also optimize
+    entities in this module by making them internal to the linked NVVM IR module, making
+    them eligible for other optimizations. Due to these optimizations, this API to load
+    a module is more efficient and should be used where possible.
+
+    Parameters
+    ----------
+    prog : int
+        NVVM program.
+    buffer : Buffer | int
+        NVVM IR module in the bitcode representation.
+    size : int
+        Size of the NVVM IR module.
+    name : str | bytes
+        Name of the NVVM IR module. If NULL, "<unnamed>" is used as the name.
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    nvvmError
+        If the call fails, with the Result member in its `status`:
+
+        SUCCESS, ERROR_OUT_OF_MEMORY, ERROR_INVALID_INPUT, ERROR_INVALID_PROGRAM
     """
     _live(prog, _CONSUMED, 'prog', 'an NVVM program')
     r = _nvvmLazyAddModuleToProgram(prog, buffer, size, name)
@@ -567,9 +704,88 @@ def lazy_add_module_to_program(prog, buffer, size, name):
     return None
 
 def compile_program(prog, num_options, options):
-    """compile_program(prog, num_options, options): nvvmCompileProgram; raises nvvmError on failure.
+    """Compile the NVVM program.
 
-    Compile the NVVM program.
+    The NVVM IR modules in the program will be linked at the IR level. The linked IR
+    program is compiled to PTX.
+
+    The target datalayout in the linked IR program is used to determine the address size
+    (32bit vs 64bit).
+
+    The valid compiler options are:
+
+    - -g (enable generation of full debugging information). Full debug support is only
+      valid with '-opt=0'. Debug support requires the input module to utilize NVVM IR
+      Debug Metadata. Line number (line info) only generation is also enabled via NVVM
+      IR Debug Metadata, there is no specific libNVVM API flag for that case.
+    - -opt=
+    - 0 (disable optimizations)
+    - 3 (default, enable optimizations)
+    - -arch=
+    - compute_75 (default)
+    - compute_80
+    - compute_87
+    - compute_89
+    - compute_90
+    - compute_90a
+    - compute_100
+    - compute_100a
+    - compute_100f
+    - compute_103
+    - compute_103a
+    - compute_103f
+    - compute_110
+    - compute_110a
+    - compute_110f
+    - compute_120
+    - compute_120a
+    - compute_120f
+    - compute_121
+    - compute_121a
+    - compute_121f
+    - -ftz=
+    - 0 (default, preserve denormal values, when performing single-precision
+      floating-point operations)
+    - 1 (flush denormal values to zero, when performing single-precision floating-point
+      operations)
+    - -prec-sqrt=
+    - 0 (use a faster approximation for single-precision floating-point square root)
+    - 1 (default, use IEEE round-to-nearest mode for single-precision floating-point
+      square root)
+    - -prec-div=
+    - 0 (use a faster approximation for single-precision floating-point division and
+      reciprocals)
+    - 1 (default, use IEEE round-to-nearest mode for single-precision floating-point
+      division and reciprocals)
+    - -fma=
+    - 0 (disable FMA contraction)
+    - 1 (default, enable FMA contraction)
+    - -jump-table-density=[0-101] Specify the case density percentage in switch
+      statements, and use it as a minimal threshold to determine whether jump
+      table(brx.idx instruction) will be used to implement a switch statement. Default
+      value is 101. The percentage ranges from 0 to 101 inclusively.
+    - -gen-lto (Generate LTO IR instead of PTX).
+
+    Parameters
+    ----------
+    prog : int
+        NVVM program.
+    num_options : int
+        Number of compiler `options` passed.
+    options : Sequence[bytes | str] | None
+        Compiler options in the form of C string array.
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    nvvmError
+        If the call fails, with the Result member in its `status`:
+
+        SUCCESS, ERROR_OUT_OF_MEMORY, ERROR_IR_VERSION_MISMATCH, ERROR_INVALID_PROGRAM,
+        ERROR_INVALID_OPTION, ERROR_NO_MODULE_IN_PROGRAM, ERROR_COMPILATION
     """
     _live(prog, _CONSUMED, 'prog', 'an NVVM program')
     r = _nvvmCompileProgram(prog, num_options, options)
@@ -578,9 +794,35 @@ def compile_program(prog, num_options, options):
     return None
 
 def verify_program(prog, num_options, options):
-    """verify_program(prog, num_options, options): nvvmVerifyProgram; raises nvvmError on failure.
+    """Verify the NVVM program.
 
-    Verify the NVVM program.
+    The valid compiler options are:
+
+    Same as for nvvmCompileProgram().
+
+    Parameters
+    ----------
+    prog : int
+        NVVM program.
+    num_options : int
+        Number of compiler `options` passed.
+    options : Sequence[bytes | str] | None
+        Compiler options in the form of C string array.
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    nvvmError
+        If the call fails, with the Result member in its `status`:
+
+        SUCCESS, ERROR_OUT_OF_MEMORY, ERROR_IR_VERSION_MISMATCH, ERROR_INVALID_PROGRAM,
+        ERROR_INVALID_IR, ERROR_INVALID_OPTION, ERROR_NO_MODULE_IN_PROGRAM
+
+    See Also
+    --------
     """
     _live(prog, _CONSUMED, 'prog', 'an NVVM program')
     r = _nvvmVerifyProgram(prog, num_options, options)
@@ -589,9 +831,24 @@ def verify_program(prog, num_options, options):
     return None
 
 def get_compiled_result_size(prog):
-    """get_compiled_result_size(prog): nvvmGetCompiledResultSize; raises nvvmError on failure.
+    """Get the size of the compiled result.
 
-    Get the size of the compiled result.
+    Parameters
+    ----------
+    prog : int
+        NVVM program.
+
+    Returns
+    -------
+    buffer_size_ret : int
+        Size of the compiled result (including the trailing NULL).
+
+    Raises
+    ------
+    nvvmError
+        If the call fails, with the Result member in its `status`:
+
+        SUCCESS, ERROR_INVALID_PROGRAM
     """
     _live(prog, _CONSUMED, 'prog', 'an NVVM program')
     r = _nvvmGetCompiledResultSize(prog)
@@ -600,9 +857,27 @@ def get_compiled_result_size(prog):
     return r[1]
 
 def get_compiled_result(prog, buffer):
-    """get_compiled_result(prog, buffer): nvvmGetCompiledResult; raises nvvmError on failure.
+    """Get the compiled result.
 
-    Get the compiled result.
+    The result is stored in the memory pointed to by `buffer`.
+
+    Parameters
+    ----------
+    prog : int
+        NVVM program.
+    buffer : Buffer | int
+        Compiled result.
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    nvvmError
+        If the call fails, with the Result member in its `status`:
+
+        SUCCESS, ERROR_INVALID_PROGRAM
     """
     _live(prog, _CONSUMED, 'prog', 'an NVVM program')
     r = _nvvmGetCompiledResult(prog, buffer)
@@ -611,9 +886,27 @@ def get_compiled_result(prog, buffer):
     return None
 
 def get_program_log_size(prog):
-    """get_program_log_size(prog): nvvmGetProgramLogSize; raises nvvmError on failure.
+    """Get the Size of Compiler/Verifier Message.
 
-    Get the Size of Compiler/Verifier Message.
+    The size of the message string (including the trailing NULL) is stored into
+    `buffer_size_ret` when the return value is NVVM_SUCCESS.
+
+    Parameters
+    ----------
+    prog : int
+        NVVM program.
+
+    Returns
+    -------
+    buffer_size_ret : int
+        Size of the compilation/verification log (including the trailing NULL).
+
+    Raises
+    ------
+    nvvmError
+        If the call fails, with the Result member in its `status`:
+
+        SUCCESS, ERROR_INVALID_PROGRAM
     """
     _live(prog, _CONSUMED, 'prog', 'an NVVM program')
     r = _nvvmGetProgramLogSize(prog)
@@ -622,9 +915,28 @@ def get_program_log_size(prog):
     return r[1]
 
 def get_program_log(prog, buffer):
-    """get_program_log(prog, buffer): nvvmGetProgramLog; raises nvvmError on failure.
+    """Get the Compiler/Verifier Message.
 
-    Get the Compiler/Verifier Message.
+    The NULL terminated message string is stored in the memory pointed to by `buffer`
+    when the return value is NVVM_SUCCESS.
+
+    Parameters
+    ----------
+    prog : int
+        NVVM program.
+    buffer : Buffer | int
+        Compilation/Verification log.
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    nvvmError
+        If the call fails, with the Result member in its `status`:
+
+        SUCCESS, ERROR_INVALID_PROGRAM
     """
     _live(prog, _CONSUMED, 'prog', 'an NVVM program')
     r = _nvvmGetProgramLog(prog, buffer)

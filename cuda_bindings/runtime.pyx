@@ -474,38 +474,40 @@ cdef dict _ATTR_cudaMemPoolAttr = {1: 'i4', 2: 'i4', 3: 'i4', 4: 'u8', 5: 'u8', 
 cdef dict _ATTR_cudaMemRangeAttribute = {1: 'i4', 2: 'i4', 3: '*i4', 4: 'i4', 5: 'e:cudaMemLocationType', 6: 'i4', 7: 'e:cudaMemLocationType', 8: 'i4'}
 
 def cudaDeviceReset():
-    """cudaDeviceReset()
-    
-    Destroy all allocations and reset all state on the current device
-in the current process.
+    """Destroy all allocations and reset all state on the current device in the current
+    process.
 
-Explicitly destroys and cleans up all resources associated with the current
-device in the current process. It is the caller's responsibility to ensure
-that the resources are not accessed or passed in subsequent API calls and
-doing so will result in undefined behavior. These resources include CUDA types
-cudaStream_t, cudaEvent_t, cudaArray_t, cudaMipmappedArray_t, cudaPitchedPtr,
-cudaTextureObject_t, cudaSurfaceObject_t, textureReference, surfaceReference,
-cudaExternalMemory_t, cudaExternalSemaphore_t and cudaGraphicsResource_t.
-These resources also include memory allocations by cudaMalloc, cudaMallocHost,
-cudaMallocManaged and cudaMallocPitch.
-Any subsequent API call to this device will reinitialize the device.
+    Explicitly destroys and cleans up all resources associated with the current device
+    in the current process. It is the caller's responsibility to ensure that the
+    resources are not accessed or passed in subsequent API calls and doing so will
+    result in undefined behavior. These resources include CUDA types cudaStream_t,
+    cudaEvent_t, cudaArray_t, cudaMipmappedArray_t, cudaPitchedPtr, cudaTextureObject_t,
+    cudaSurfaceObject_t, textureReference, surfaceReference, cudaExternalMemory_t,
+    cudaExternalSemaphore_t and cudaGraphicsResource_t. These resources also include
+    memory allocations by cudaMalloc, cudaMallocHost, cudaMallocManaged and
+    cudaMallocPitch. Any subsequent API call to this device will reinitialize the
+    device.
 
-Note that this function will reset the device immediately.  It is the caller's
-responsibility to ensure that the device is not being accessed by any
-other host threads from the process when this function is called.
+    Note that this function will reset the device immediately. It is the caller's
+    responsibility to ensure that the device is not being accessed by any other host
+    threads from the process when this function is called.
 
-cudaDeviceReset() will not destroy memory allocations by cudaMallocAsync() and
-cudaMallocFromPoolAsync(). These memory allocations need to be destroyed explicitly.
-If a non-primary CUcontext is current to the thread, cudaDeviceReset()
-will destroy only the internal CUDA RT state for that CUcontext.
-
-
-cudaSuccess
-cudaDeviceSynchronize
-    
     Returns
     -------
     cudaError_t
+        cudaSuccess
+
+    See Also
+    --------
+    cudaDeviceSynchronize
+
+    Notes
+    -----
+    cudaDeviceReset will not destroy memory allocations by cudaMallocAsync and
+    cudaMallocFromPoolAsync. These memory allocations need to be destroyed explicitly.
+
+    If a non-primary CUcontext is current to the thread, cudaDeviceReset will destroy
+    only the internal CUDA RT state for that CUcontext.
     """
     cdef cyruntime.cudaError_t err
     with nogil:
@@ -513,24 +515,21 @@ cudaDeviceSynchronize
     return _st1(err)
 
 def cudaDeviceSynchronize():
-    """cudaDeviceSynchronize()
-    
-    Wait for compute device to finish
+    """Wait for compute device to finish.
 
-Blocks until the device has completed all preceding requested tasks.
-cudaDeviceSynchronize() returns an error if one of the preceding tasks
-has failed. If the cudaDeviceScheduleBlockingSync flag was set for
-this device, the host thread will block until the device has finished
-its work.
+    Blocks until the device has completed all preceding requested tasks.
+    cudaDeviceSynchronize returns an error if one of the preceding tasks has failed. If
+    the cudaDeviceScheduleBlockingSync flag was set for this device, the host thread
+    will block until the device has finished its work.
 
-
-cudaSuccess
-cudaDeviceReset,
-cuCtxSynchronize
-    
     Returns
     -------
     cudaError_t
+        cudaSuccess
+
+    See Also
+    --------
+    cudaDeviceReset, cuCtxSynchronize
     """
     cdef cyruntime.cudaError_t err
     with nogil:
@@ -538,85 +537,76 @@ cuCtxSynchronize
     return _st1(err)
 
 def cudaDeviceSetLimit(long long limit, size_t value):
-    """cudaDeviceSetLimit(limit, value)
-    
-    Set resource limits
+    """Set resource limits.
 
-Setting limit to value is a request by the application to update
-the current limit maintained by the device.  The driver is free to
-modify the requested value to meet h/w requirements (this could be
-clamping to minimum or maximum values, rounding up to nearest element
-size, etc).  The application can use cudaDeviceGetLimit() to find out
-exactly what the limit has been set to.
+    Setting `limit` to `value` is a request by the application to update the current
+    limit maintained by the device. The driver is free to modify the requested value to
+    meet h/w requirements (this could be clamping to minimum or maximum values, rounding
+    up to nearest element size, etc). The application can use cudaDeviceGetLimit to find
+    out exactly what the limit has been set to.
 
-Setting each cudaLimit has its own specific restrictions, so each is
-discussed here.
+    Setting each cudaLimit has its own specific restrictions, so each is discussed here.
 
-- cudaLimitStackSize controls the stack size in bytes of each GPU thread.
+    - cudaLimit.cudaLimitStackSize controls the stack size in bytes of each GPU thread.
+    - cudaLimit.cudaLimitPrintfFifoSize controls the size in bytes of the shared FIFO
+      used by the printf device system call. Setting cudaLimit.cudaLimitPrintfFifoSize
+      must not be performed after launching any kernel that uses the printf device
+      system call - in such case cudaErrorInvalidValue will be returned.
+    - cudaLimit.cudaLimitMallocHeapSize controls the size in bytes of the heap used by
+      the malloc and free device system calls. Setting cudaLimit.cudaLimitMallocHeapSize
+      must not be performed after launching any kernel that uses the malloc or free
+      device system calls - in such case cudaErrorInvalidValue will be returned.
+    - cudaLimit.cudaLimitDevRuntimeSyncDepth controls the maximum nesting depth of a
+      grid at which a thread can safely call cudaDeviceSynchronize. Setting this limit
+      must be performed before any launch of a kernel that uses the device runtime and
+      calls cudaDeviceSynchronize above the default sync depth, two levels of grids.
+      Calls to cudaDeviceSynchronize will fail with error code
+      cudaErrorSyncDepthExceeded if the limitation is violated. This limit can be set
+      smaller than the default or up the maximum launch depth of 24. When setting this
+      limit, keep in mind that additional levels of sync depth require the runtime to
+      reserve large amounts of device memory which can no longer be used for user
+      allocations. If these reservations of device memory fail, cudaDeviceSetLimit will
+      return cudaErrorMemoryAllocation, and the limit can be reset to a lower value.
+      This limit is only applicable to devices of compute capability < 9.0. Attempting
+      to set this limit on devices of other compute capability will results in error
+      cudaErrorUnsupportedLimit being returned.
+    - cudaLimit.cudaLimitDevRuntimePendingLaunchCount controls the maximum number of
+      outstanding device runtime launches that can be made from the current device. A
+      grid is outstanding from the point of launch up until the grid is known to have
+      been completed. Device runtime launches which violate this limitation fail and
+      return cudaErrorLaunchPendingCountExceeded when cudaGetLastError is called after
+      launch. If more pending launches than the default (2048 launches) are needed for a
+      module using the device runtime, this limit can be increased. Keep in mind that
+      being able to sustain additional pending launches will require the runtime to
+      reserve larger amounts of device memory upfront which can no longer be used for
+      allocations. If these reservations fail, cudaDeviceSetLimit will return
+      cudaErrorMemoryAllocation, and the limit can be reset to a lower value. This limit
+      is only applicable to devices of compute capability 3.5 and higher. Attempting to
+      set this limit on devices of compute capability less than 3.5 will result in the
+      error cudaErrorUnsupportedLimit being returned.
+    - cudaLimit.cudaLimitMaxL2FetchGranularity controls the L2 cache fetch granularity.
+      Values can range from 0B to 128B. This is purely a performance hint and it can be
+      ignored or clamped depending on the platform.
+    - cudaLimit.cudaLimitPersistingL2CacheSize controls size in bytes available for
+      persisting L2 cache. This is purely a performance hint and it can be ignored or
+      clamped depending on the platform.
 
-- cudaLimitPrintfFifoSize controls the size in bytes of the shared FIFO
-  used by the printf() device system call. Setting
-  cudaLimitPrintfFifoSize must not be performed after launching any kernel
-  that uses the printf() device system call - in such case
-  cudaErrorInvalidValue will be returned.
-
-- cudaLimitMallocHeapSize controls the size in bytes of the heap used by
-  the malloc() and free() device system calls. Setting
-  cudaLimitMallocHeapSize must not be performed after launching any kernel
-  that uses the malloc() or free() device system calls - in such case
-  cudaErrorInvalidValue will be returned.
-
-- cudaLimitDevRuntimeSyncDepth controls the maximum nesting depth of a
-  grid at which a thread can safely call cudaDeviceSynchronize(). Setting
-  this limit must be performed before any launch of a kernel that uses the
-  device runtime and calls cudaDeviceSynchronize() above the default sync
-  depth, two levels of grids. Calls to cudaDeviceSynchronize() will fail
-  with error code cudaErrorSyncDepthExceeded if the limitation is
-  violated. This limit can be set smaller than the default or up the maximum
-  launch depth of 24. When setting this limit, keep in mind that additional
-  levels of sync depth require the runtime to reserve large amounts of
-  device memory which can no longer be used for user allocations. If these
-  reservations of device memory fail, cudaDeviceSetLimit will return
-  cudaErrorMemoryAllocation, and the limit can be reset to a lower value.
-  This limit is only applicable to devices of compute capability < 9.0.
-  Attempting to set this limit on devices of other compute capability will
-  results in error cudaErrorUnsupportedLimit being returned.
-
-- cudaLimitDevRuntimePendingLaunchCount controls the maximum number of
-  outstanding device runtime launches that can be made from the current
-  device. A grid is outstanding from the point of launch up until the grid
-  is known to have been completed. Device runtime launches which violate
-  this limitation fail and return cudaErrorLaunchPendingCountExceeded when
-  cudaGetLastError() is called after launch. If more pending launches than
-  the default (2048 launches) are needed for a module using the device
-  runtime, this limit can be increased. Keep in mind that being able to
-  sustain additional pending launches will require the runtime to reserve
-  larger amounts of device memory upfront which can no longer be used for
-  allocations. If these reservations fail, cudaDeviceSetLimit will return
-  cudaErrorMemoryAllocation, and the limit can be reset to a lower value.
-  This limit is only applicable to devices of compute capability 3.5 and
-  higher. Attempting to set this limit on devices of compute capability less
-  than 3.5 will result in the error cudaErrorUnsupportedLimit being
-  returned.
-
-- cudaLimitMaxL2FetchGranularity controls the L2 cache fetch granularity.
-  Values can range from 0B to 128B. This is purely a performance hint and
-  it can be ignored or clamped depending on the platform.
-
-- cudaLimitPersistingL2CacheSize controls size in bytes available
-  for persisting L2 cache. This is purely a performance hint and it
-  can be ignored or clamped depending on the platform.
-    
     Parameters
     ----------
     limit : cudaLimit
         Limit to set
-    value : size_t
+    value : int
         Size of limit
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorUnsupportedLimit, cudaErrorInvalidValue,
+        cudaErrorMemoryAllocation
+
+    See Also
+    --------
+    cudaDeviceGetLimit, cuCtxSetLimit
     """
     cdef cyruntime.cudaError_t err
     with nogil:
@@ -624,36 +614,41 @@ discussed here.
     return _st1(err)
 
 def cudaDeviceGetLimit(long long limit):
-    """cudaDeviceGetLimit(limit)
-    
-    Return resource limits
+    """Return resource limits.
 
-Returns in *pValue the current size of limit. The following cudaLimit values are supported.
-- cudaLimitStackSize is the stack size in bytes of each GPU thread.
-- cudaLimitPrintfFifoSize is the size in bytes of the shared FIFO used by the
-  printf() device system call.
-- cudaLimitMallocHeapSize is the size in bytes of the heap used by the
-  malloc() and free() device system calls.
-- cudaLimitDevRuntimeSyncDepth is the maximum grid depth at which a
-  thread can isssue the device runtime call cudaDeviceSynchronize()
-  to wait on child grid launches to complete. This functionality is removed
-  for devices of compute capability >= 9.0, and hence will return error
-  cudaErrorUnsupportedLimit on such devices.
-- cudaLimitDevRuntimePendingLaunchCount is the maximum number of outstanding
-  device runtime launches.
-- cudaLimitMaxL2FetchGranularity is the L2 cache fetch granularity.
-- cudaLimitPersistingL2CacheSize is the persisting L2 cache size in bytes.
-    
+    Returns, as `pValue`, the current size of `limit`. The following cudaLimit values
+    are supported.
+
+    - cudaLimit.cudaLimitStackSize is the stack size in bytes of each GPU thread.
+    - cudaLimit.cudaLimitPrintfFifoSize is the size in bytes of the shared FIFO used by
+      the printf device system call.
+    - cudaLimit.cudaLimitMallocHeapSize is the size in bytes of the heap used by the
+      malloc and free device system calls.
+    - cudaLimit.cudaLimitDevRuntimeSyncDepth is the maximum grid depth at which a thread
+      can isssue the device runtime call cudaDeviceSynchronize to wait on child grid
+      launches to complete. This functionality is removed for devices of compute
+      capability >= 9.0, and hence will return error cudaErrorUnsupportedLimit on such
+      devices.
+    - cudaLimit.cudaLimitDevRuntimePendingLaunchCount is the maximum number of
+      outstanding device runtime launches.
+    - cudaLimit.cudaLimitMaxL2FetchGranularity is the L2 cache fetch granularity.
+    - cudaLimit.cudaLimitPersistingL2CacheSize is the persisting L2 cache size in bytes.
+
     Parameters
     ----------
     limit : cudaLimit
         Limit to query
-    
+
     Returns
     -------
     cudaError_t
-    pValue : size_t
+        cudaSuccess, cudaErrorUnsupportedLimit, cudaErrorInvalidValue
+    pValue : int
         Returned size of the limit
+
+    See Also
+    --------
+    cudaDeviceSetLimit, cuCtxGetLimit
     """
     cdef cyruntime.cudaError_t err
     cdef size_t c_pValue = <size_t>0
@@ -664,17 +659,28 @@ Returns in *pValue the current size of limit. The following cudaLimit values are
     return (_ok(), c_pValue,)
 
 def cudaDeviceGetTexture1DLinearMaxWidth(fmtDesc, int device):
-    """cudaDeviceGetTexture1DLinearMaxWidth(fmtDesc, device)
-    
+    """Returns the maximum number of elements allocatable in a 1D linear texture for a
+    given element size.
+
+    Returns, as `maxWidthInElements`, the maximum number of elements allocatable in a 1D
+    linear texture for given format descriptor `fmtDesc`.
+
     Parameters
     ----------
-    fmtDesc : cudaChannelFormatDesc*
+    fmtDesc : cudaChannelFormatDesc | None
+        Texture format description.
     device : int
-    
+
     Returns
     -------
     cudaError_t
-    maxWidthInElements : size_t
+        cudaSuccess, cudaErrorUnsupportedLimit, cudaErrorInvalidValue
+    maxWidthInElements : int
+        Returns maximum number of texture elements allocatable for given `fmtDesc`.
+
+    See Also
+    --------
+    cuDeviceGetTexture1DLinearMaxWidth
     """
     cdef cyruntime.cudaError_t err
     cdef size_t c_maxWidthInElements = <size_t>0
@@ -687,30 +693,38 @@ def cudaDeviceGetTexture1DLinearMaxWidth(fmtDesc, int device):
     return (_ok(), c_maxWidthInElements,)
 
 def cudaDeviceGetCacheConfig():
-    """cudaDeviceGetCacheConfig()
-    
-    Returns the preferred cache configuration for the current device.
+    """Returns the preferred cache configuration for the current device.
 
-On devices where the L1 cache and shared memory use the same hardware
-resources, this returns through pCacheConfig the preferred cache
-configuration for the current device. This is only a preference. The
-runtime will use the requested configuration if possible, but it is free to
-choose a different configuration if required to execute functions.
+    On devices where the L1 cache and shared memory use the same hardware resources,
+    this returns through `pCacheConfig` the preferred cache configuration for the
+    current device. This is only a preference. The runtime will use the requested
+    configuration if possible, but it is free to choose a different configuration if
+    required to execute functions.
 
-This will return a pCacheConfig of cudaFuncCachePreferNone on devices
-where the size of the L1 cache and shared memory are fixed.
+    This will return a `pCacheConfig` of cudaFuncCache.cudaFuncCachePreferNone on
+    devices where the size of the L1 cache and shared memory are fixed.
 
-The supported cache configurations are:
-- cudaFuncCachePreferNone: no preference for shared memory or L1 (default)
-- cudaFuncCachePreferShared: prefer larger shared memory and smaller L1 cache
-- cudaFuncCachePreferL1: prefer larger L1 cache and smaller shared memory
-- cudaFuncCachePreferEqual: prefer equal size L1 cache and shared memory
-    
+    The supported cache configurations are:
+
+    - cudaFuncCache.cudaFuncCachePreferNone: no preference for shared memory or L1
+      (default)
+    - cudaFuncCache.cudaFuncCachePreferShared: prefer larger shared memory and smaller
+      L1 cache
+    - cudaFuncCache.cudaFuncCachePreferL1: prefer larger L1 cache and smaller shared
+      memory
+    - cudaFuncCache.cudaFuncCachePreferEqual: prefer equal size L1 cache and shared
+      memory
+
     Returns
     -------
     cudaError_t
+        cudaSuccess
     pCacheConfig : cudaFuncCache
         Returned cache configuration
+
+    See Also
+    --------
+    cudaDeviceSetCacheConfig, enum, cuCtxGetCacheConfig
     """
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaFuncCache c_pCacheConfig = <cyruntime.cudaFuncCache>0
@@ -721,34 +735,38 @@ The supported cache configurations are:
     return (_ok(), _enum(_L.cls('cudaFuncCache')._value2member_map_, None, <long long>c_pCacheConfig),)
 
 def cudaDeviceGetStreamPriorityRange():
-    """cudaDeviceGetStreamPriorityRange()
-    
-    Returns numerical values that correspond to the least and
-greatest stream priorities.
+    """Returns numerical values that correspond to the least and greatest stream
+    priorities.
 
-Returns in *leastPriority and *greatestPriority the numerical values that correspond
-to the least and greatest stream priorities respectively. Stream priorities
-follow a convention where lower numbers imply greater priorities. The range of
-meaningful stream priorities is given by [*greatestPriority, *leastPriority].
-If the user attempts to create a stream with a priority value that is
-outside the the meaningful range as specified by this API, the priority is
-automatically clamped down or up to either *leastPriority or *greatestPriority
-respectively. See cudaStreamCreateWithPriority for details on creating a
-priority stream.
-A NULL may be passed in for *leastPriority or *greatestPriority if the value
-is not desired.
+    Returns, as `leastPriority` and `greatestPriority`, the numerical values that
+    correspond to the least and greatest stream priorities respectively. Stream
+    priorities follow a convention where lower numbers imply greater priorities. The
+    range of meaningful stream priorities is given by [`greatestPriority`,
+    `leastPriority`]. If the user attempts to create a stream with a priority value that
+    is outside the the meaningful range as specified by this API, the priority is
+    automatically clamped down or up to either `leastPriority` or `greatestPriority`
+    respectively. See cudaStreamCreateWithPriority for details on creating a priority
+    stream. A NULL may be passed in for `leastPriority` or `greatestPriority` if the
+    value is not desired.
 
-This function will return '0' in both *leastPriority and *greatestPriority if
-the current context's device does not support stream priorities
-(see cudaDeviceGetAttribute).
-    
+    This function will return '0' in both `leastPriority` and `greatestPriority` if the
+    current context's device does not support stream priorities (see
+    cudaDeviceGetAttribute).
+
     Returns
     -------
     cudaError_t
+        cudaSuccess
     leastPriority : int
-        Pointer to an int in which the numerical value for least stream priority is returned
+        Pointer to an int in which the numerical value for least stream priority is
+        returned
     greatestPriority : int
-        Pointer to an int in which the numerical value for greatest stream priority is returned
+        Pointer to an int in which the numerical value for greatest stream priority is
+        returned
+
+    See Also
+    --------
+    cudaStreamCreateWithPriority, cudaStreamGetPriority, cuCtxGetStreamPriorityRange
     """
     cdef cyruntime.cudaError_t err
     cdef int c_leastPriority = <int>0
@@ -760,44 +778,50 @@ the current context's device does not support stream priorities
     return (_ok(), c_leastPriority, c_greatestPriority)
 
 def cudaDeviceSetCacheConfig(long long cacheConfig):
-    """cudaDeviceSetCacheConfig(cacheConfig)
-    
-    Sets the preferred cache configuration for the current device.
+    """Sets the preferred cache configuration for the current device.
 
-On devices where the L1 cache and shared memory use the same hardware
-resources, this sets through cacheConfig the preferred cache
-configuration for the current device. This is only a preference. The
-runtime will use the requested configuration if possible, but it is free to
-choose a different configuration if required to execute the function. Any
-function preference set via
-cudaFuncSetCacheConfig(const void*, enum cudaFuncCache) "cudaFuncSetCacheConfig (C API)"
-or
-cudaFuncSetCacheConfig(T*, enum cudaFuncCache) "cudaFuncSetCacheConfig (C++ API)"
-will be preferred over this device-wide setting. Setting the device-wide
-cache configuration to cudaFuncCachePreferNone will cause subsequent
-kernel launches to prefer to not change the cache configuration unless
-required to launch the kernel.
+    On devices where the L1 cache and shared memory use the same hardware resources,
+    this sets through `cacheConfig` the preferred cache configuration for the current
+    device. This is only a preference. The runtime will use the requested configuration
+    if possible, but it is free to choose a different configuration if required to
+    execute the function. Any function preference set via cudaFuncSetCacheConfig(const
+    void*, enum cudaFuncCache) "cudaFuncSetCacheConfig (C API)" or
+    cudaFuncSetCacheConfig(T*, enum cudaFuncCache) "cudaFuncSetCacheConfig (C++ API)"
+    will be preferred over this device-wide setting. Setting the device-wide cache
+    configuration to cudaFuncCache.cudaFuncCachePreferNone will cause subsequent kernel
+    launches to prefer to not change the cache configuration unless required to launch
+    the kernel.
 
-This setting does nothing on devices where the size of the L1 cache and
-shared memory are fixed.
+    This setting does nothing on devices where the size of the L1 cache and shared
+    memory are fixed.
 
-Launching a kernel with a different preference than the most recent
-preference setting may insert a device-side synchronization point.
+    Launching a kernel with a different preference than the most recent preference
+    setting may insert a device-side synchronization point.
 
-The supported cache configurations are:
-- cudaFuncCachePreferNone: no preference for shared memory or L1 (default)
-- cudaFuncCachePreferShared: prefer larger shared memory and smaller L1 cache
-- cudaFuncCachePreferL1: prefer larger L1 cache and smaller shared memory
-- cudaFuncCachePreferEqual: prefer equal size L1 cache and shared memory
-    
+    The supported cache configurations are:
+
+    - cudaFuncCache.cudaFuncCachePreferNone: no preference for shared memory or L1
+      (default)
+    - cudaFuncCache.cudaFuncCachePreferShared: prefer larger shared memory and smaller
+      L1 cache
+    - cudaFuncCache.cudaFuncCachePreferL1: prefer larger L1 cache and smaller shared
+      memory
+    - cudaFuncCache.cudaFuncCachePreferEqual: prefer equal size L1 cache and shared
+      memory
+
     Parameters
     ----------
     cacheConfig : cudaFuncCache
         Requested cache configuration
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess
+
+    See Also
+    --------
+    cudaDeviceGetCacheConfig, enum, cuCtxSetCacheConfig
     """
     cdef cyruntime.cudaError_t err
     with nogil:
@@ -805,22 +829,27 @@ The supported cache configurations are:
     return _st1(err)
 
 def cudaDeviceGetByPCIBusId(pciBusId):
-    """cudaDeviceGetByPCIBusId(pciBusId)
-    
-    Returns a handle to a compute device
+    """Returns a handle to a compute device.
 
-Returns in *device a device ordinal given a PCI bus ID string.
-    
+    Returns, as `device`, a device ordinal given a PCI bus ID string.
+
     Parameters
     ----------
-    pciBusId : char*
-        String in one of the following forms: [domain]:[bus]:[device].[function] [domain]:[bus]:[device] [bus]:[device].[function] where domain, bus, device, and function are all hexadecimal values
-    
+    pciBusId : bytes
+        String in one of the following forms: [domain]:[bus]:[device].[function]
+        [domain]:[bus]:[device] [bus]:[device].[function] where domain, bus, `device`,
+        and function are all hexadecimal values
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue, cudaErrorInvalidDevice
     device : int
         Returned device ordinal
+
+    See Also
+    --------
+    cudaDeviceGetPCIBusId, cuDeviceGetByPCIBusId
     """
     cdef cyruntime.cudaError_t err
     cdef int c_device = <int>0
@@ -833,26 +862,32 @@ Returns in *device a device ordinal given a PCI bus ID string.
     return (_ok(), c_device,)
 
 def cudaDeviceGetPCIBusId(int length, int device):
-    """cudaDeviceGetPCIBusId(length, device)
-    
-    Returns a PCI Bus Id string for the device
+    """Returns a PCI Bus Id string for the device.
 
-Returns an ASCII string identifying the device dev in the NULL-terminated
-string pointed to by pciBusId. len specifies the maximum length of the
-string that may be returned.
-    
+    Returns an ASCII string identifying the device dev in the NULL-terminated string
+    pointed to by `pciBusId`. `length` specifies the maximum length of the string that
+    may be returned.
+
     Parameters
     ----------
     length : int
         Maximum length of string to store in name
     device : int
         Device to get identifier string for
-    
+
     Returns
     -------
     cudaError_t
-    pciBusId : char
-        Returned identifier string for the device in the following format [domain]:[bus]:[device].[function] where domain, bus, device, and function are all hexadecimal values. pciBusId should be large enough to store 13 characters including the NULL-terminator.
+        cudaSuccess, cudaErrorInvalidValue, cudaErrorInvalidDevice
+    pciBusId : bytes
+        Returned identifier string for the device in the following format
+        [domain]:[bus]:[device].[function] where domain, bus, `device`, and function are
+        all hexadecimal values. pciBusId should be large enough to store 13 characters
+        including the NULL-terminator.
+
+    See Also
+    --------
+    cudaDeviceGetByPCIBusId, cuDeviceGetPCIBusId
     """
     cdef cyruntime.cudaError_t err
     cdef _Buf a_pciBusId = _Buf_new(length)
@@ -863,39 +898,43 @@ string that may be returned.
     return (_ok(), PyBytes_FromStringAndSize(<char*>a_pciBusId.ptr, length),)
 
 def cudaIpcGetEventHandle(event):
-    """cudaIpcGetEventHandle(event)
-    
-    Gets an interprocess handle for a previously allocated event
+    """Gets an interprocess handle for a previously allocated event.
 
-Takes as input a previously allocated event. This event must have been
-created with the cudaEventInterprocess and cudaEventDisableTiming
-flags set. This opaque handle may be copied into other processes and
-opened with cudaIpcOpenEventHandle to allow efficient hardware
-synchronization between GPU work in different processes.
+    Takes as input a previously allocated event. This event must have been created with
+    the cudaEventInterprocess and cudaEventDisableTiming flags set. This opaque handle
+    may be copied into other processes and opened with cudaIpcOpenEventHandle to allow
+    efficient hardware synchronization between GPU work in different processes.
 
-After the event has been been opened in the importing process,
-cudaEventRecord, cudaEventSynchronize, cudaStreamWaitEvent and
-cudaEventQuery may be used in either process. Performing operations
-on the imported event after the exported event has been freed
-with cudaEventDestroy will result in undefined behavior.
+    After the event has been been opened in the importing process, cudaEventRecord,
+    cudaEventSynchronize, cudaStreamWaitEvent and cudaEventQuery may be used in either
+    process. Performing operations on the imported event after the exported event has
+    been freed with cudaEventDestroy will result in undefined behavior.
 
-IPC functionality is restricted to devices with support for unified
-addressing on Linux and Windows operating systems.
-IPC functionality on Windows is supported for compatibility purposes
-but not recommended as it comes with performance cost.
-Users can test their device for IPC functionality by calling
-cudaDeviceGetAttribute with cudaDevAttrIpcEventSupport
-    
+    IPC functionality is restricted to devices with support for unified addressing on
+    Linux and Windows operating systems. IPC functionality on Windows is supported for
+    compatibility purposes but not recommended as it comes with performance cost. Users
+    can test their device for IPC functionality by calling cudaDeviceGetAttribute with
+    cudaDeviceAttr.cudaDevAttrIpcEventSupport
+
     Parameters
     ----------
-    event : cudaEvent_t
+    event : cudaEvent_t | int | None
         Event allocated with cudaEventInterprocess and cudaEventDisableTiming flags.
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidResourceHandle, cudaErrorMemoryAllocation,
+        cudaErrorMapBufferObjectFailed, cudaErrorNotSupported, cudaErrorInvalidValue
     handle : cudaIpcEventHandle_t
-        Pointer to a user allocated cudaIpcEventHandle in which to return the opaque event handle
+        Pointer to a user allocated cudaIpcEventHandle in which to return the opaque
+        event handle
+
+    See Also
+    --------
+    cudaEventCreate, cudaEventDestroy, cudaEventSynchronize, cudaEventQuery,
+    cudaStreamWaitEvent, cudaIpcOpenEventHandle, cudaIpcGetMemHandle,
+    cudaIpcOpenMemHandle, cudaIpcCloseMemHandle, cuIpcGetEventHandle
     """
     cdef cyruntime.cudaError_t err
     cdef _Struct s_handle = _new_struct(_L.cls('cudaIpcEventHandle_t'))
@@ -908,35 +947,40 @@ cudaDeviceGetAttribute with cudaDevAttrIpcEventSupport
     return (_ok(), s_handle,)
 
 def cudaIpcOpenEventHandle(handle):
-    """cudaIpcOpenEventHandle(handle)
-    
-    Opens an interprocess event handle for use in the current process
+    """Opens an interprocess event handle for use in the current process.
 
-Opens an interprocess event handle exported from another process with
-cudaIpcGetEventHandle. This function returns a cudaEvent_t that behaves like
-a locally created event with the cudaEventDisableTiming flag specified.
-This event must be freed with cudaEventDestroy.
+    Opens an interprocess event handle exported from another process with
+    cudaIpcGetEventHandle. This function returns a cudaEvent_t that behaves like a
+    locally created event with the cudaEventDisableTiming flag specified. This event
+    must be freed with cudaEventDestroy.
 
-Performing operations on the imported event after the exported event has
-been freed with cudaEventDestroy will result in undefined behavior.
+    Performing operations on the imported event after the exported event has been freed
+    with cudaEventDestroy will result in undefined behavior.
 
-IPC functionality is restricted to devices with support for unified
-addressing on Linux and Windows operating systems.
-IPC functionality on Windows is supported for compatibility purposes
-but not recommended as it comes with performance cost.
-Users can test their device for IPC functionality by calling
-cudaDeviceGetAttribute with cudaDevAttrIpcEventSupport
-    
+    IPC functionality is restricted to devices with support for unified addressing on
+    Linux and Windows operating systems. IPC functionality on Windows is supported for
+    compatibility purposes but not recommended as it comes with performance cost. Users
+    can test their device for IPC functionality by calling cudaDeviceGetAttribute with
+    cudaDeviceAttr.cudaDevAttrIpcEventSupport
+
     Parameters
     ----------
     handle : cudaIpcEventHandle_t
         Interprocess handle to open
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorMapBufferObjectFailed, cudaErrorNotSupported,
+        cudaErrorInvalidValue, cudaErrorDeviceUninitialized
     event : cudaEvent_t
         Returns the imported event
+
+    See Also
+    --------
+    cudaEventCreate, cudaEventDestroy, cudaEventSynchronize, cudaEventQuery,
+    cudaStreamWaitEvent, cudaIpcGetEventHandle, cudaIpcGetMemHandle,
+    cudaIpcOpenMemHandle, cudaIpcCloseMemHandle, cuIpcOpenEventHandle
     """
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaEvent_t c_event = <cyruntime.cudaEvent_t>0
@@ -948,38 +992,39 @@ cudaDeviceGetAttribute with cudaDevAttrIpcEventSupport
     return (_ok(), _new_handle(cudaEvent_t, <void*>c_event),)
 
 def cudaIpcGetMemHandle(devPtr):
-    """cudaIpcGetMemHandle(devPtr)
-    
-    Gets an interprocess memory handle for an existing device memory
-         allocation
+    """Gets an interprocess memory handle for an existing device memory allocation.
 
-Takes a pointer to the base of an existing device memory allocation created
-with cudaMalloc and exports it for use in another process. This is a
-lightweight operation and may be called multiple times on an allocation
-without adverse effects.
+    Takes a pointer to the base of an existing device memory allocation created with
+    cudaMalloc and exports it for use in another process. This is a lightweight
+    operation and may be called multiple times on an allocation without adverse effects.
 
-If a region of memory is freed with cudaFree and a subsequent call
-to cudaMalloc returns memory with the same device address,
-cudaIpcGetMemHandle will return a unique handle for the
-new memory.
+    If a region of memory is freed with cudaFree and a subsequent call to cudaMalloc
+    returns memory with the same device address, cudaIpcGetMemHandle will return a
+    unique handle for the new memory.
 
-IPC functionality is restricted to devices with support for unified
-addressing on Linux and Windows operating systems.
-IPC functionality on Windows is supported for compatibility purposes
-but not recommended as it comes with performance cost.
-Users can test their device for IPC functionality by calling
-cudaDeviceGetAttribute with cudaDevAttrIpcEventSupport
-    
+    IPC functionality is restricted to devices with support for unified addressing on
+    Linux and Windows operating systems. IPC functionality on Windows is supported for
+    compatibility purposes but not recommended as it comes with performance cost. Users
+    can test their device for IPC functionality by calling cudaDeviceGetAttribute with
+    cudaDeviceAttr.cudaDevAttrIpcEventSupport
+
     Parameters
     ----------
-    devPtr : void*
+    devPtr : Address
         Base pointer to previously allocated device memory
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorMemoryAllocation, cudaErrorMapBufferObjectFailed,
+        cudaErrorNotSupported, cudaErrorInvalidValue
     handle : cudaIpcMemHandle_t
         Pointer to user allocated cudaIpcMemHandle to return the handle in.
+
+    See Also
+    --------
+    cudaMalloc, cudaFree, cudaIpcGetEventHandle, cudaIpcOpenEventHandle,
+    cudaIpcOpenMemHandle, cudaIpcCloseMemHandle, cuIpcGetMemHandle
     """
     cdef cyruntime.cudaError_t err
     cdef _Struct s_handle = _new_struct(_L.cls('cudaIpcMemHandle_t'))
@@ -992,55 +1037,63 @@ cudaDeviceGetAttribute with cudaDevAttrIpcEventSupport
     return (_ok(), s_handle,)
 
 def cudaIpcOpenMemHandle(handle, unsigned int flags):
-    """cudaIpcOpenMemHandle(handle, flags)
-    
-    Opens an interprocess memory handle exported from another process
-         and returns a device pointer usable in the local process.
+    """Opens an interprocess memory handle exported from another process and returns a
+    device pointer usable in the local process.
 
-Maps memory exported from another process with cudaIpcGetMemHandle into
-the current device address space. For contexts on different devices
-cudaIpcOpenMemHandle can attempt to enable peer access between the
-devices as if the user called cudaDeviceEnablePeerAccess. This behavior is
-controlled by the cudaIpcMemLazyEnablePeerAccess flag.
-cudaDeviceCanAccessPeer can determine if a mapping is possible.
+    Maps memory exported from another process with cudaIpcGetMemHandle into the current
+    device address space. For contexts on different devices cudaIpcOpenMemHandle can
+    attempt to enable peer access between the devices as if the user called
+    cudaDeviceEnablePeerAccess. This behavior is controlled by the
+    cudaIpcMemLazyEnablePeerAccess flag. cudaDeviceCanAccessPeer can determine if a
+    mapping is possible.
 
-cudaIpcOpenMemHandle can open handles to devices that may not be visible
-in the process calling the API.
+    cudaIpcOpenMemHandle can open handles to devices that may not be visible in the
+    process calling the API.
 
-Contexts that may open cudaIpcMemHandles are restricted in the following way.
-cudaIpcMemHandles from each device in a given process may only be opened
-by one context per device per other process.
+    Contexts that may open cudaIpcMemHandles are restricted in the following way.
+    cudaIpcMemHandles from each device in a given process may only be opened by one
+    context per device per other process.
 
-If the memory handle has already been opened by the current context, the
-reference count on the handle is incremented by 1 and the existing device pointer
-is returned.
+    If the memory handle has already been opened by the current context, the reference
+    count on the handle is incremented by 1 and the existing device pointer is returned.
 
-Memory returned from cudaIpcOpenMemHandle must be freed with
-cudaIpcCloseMemHandle.
+    Memory returned from cudaIpcOpenMemHandle must be freed with cudaIpcCloseMemHandle.
 
-Calling cudaFree on an exported memory region before calling
-cudaIpcCloseMemHandle in the importing context will result in undefined
-behavior.
+    Calling cudaFree on an exported memory region before calling cudaIpcCloseMemHandle
+    in the importing context will result in undefined behavior.
 
-IPC functionality is restricted to devices with support for unified
-addressing on Linux and Windows operating systems.
-IPC functionality on Windows is supported for compatibility purposes
-but not recommended as it comes with performance cost.
-Users can test their device for IPC functionality by calling
-cudaDeviceGetAttribute with cudaDevAttrIpcEventSupport
-    
+    IPC functionality is restricted to devices with support for unified addressing on
+    Linux and Windows operating systems. IPC functionality on Windows is supported for
+    compatibility purposes but not recommended as it comes with performance cost. Users
+    can test their device for IPC functionality by calling cudaDeviceGetAttribute with
+    cudaDeviceAttr.cudaDevAttrIpcEventSupport
+
     Parameters
     ----------
     handle : cudaIpcMemHandle_t
         cudaIpcMemHandle to open
-    flags : unsigned int
+    flags : int
         Flags for this operation. Must be specified as cudaIpcMemLazyEnablePeerAccess
-    
+
     Returns
     -------
     cudaError_t
-    devPtr : void
+        cudaSuccess, cudaErrorMapBufferObjectFailed, cudaErrorInvalidResourceHandle,
+        cudaErrorDeviceUninitialized, cudaErrorTooManyPeers, cudaErrorNotSupported,
+        cudaErrorInvalidValue
+    devPtr : int
         Returned device pointer
+
+    See Also
+    --------
+    cudaMalloc, cudaFree, cudaIpcGetEventHandle, cudaIpcOpenEventHandle,
+    cudaIpcGetMemHandle, cudaIpcCloseMemHandle, cudaDeviceEnablePeerAccess,
+    cudaDeviceCanAccessPeer, cuIpcOpenMemHandle
+
+    Notes
+    -----
+    No guarantees are made about the address returned as `devPtr`. In particular,
+    multiple processes may not receive the same address for the same `handle`.
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_devPtr = NULL
@@ -1052,33 +1105,37 @@ cudaDeviceGetAttribute with cudaDevAttrIpcEventSupport
     return (_ok(), PyLong_FromVoidPtr(c_devPtr),)
 
 def cudaIpcCloseMemHandle(devPtr):
-    """cudaIpcCloseMemHandle(devPtr)
-    
-    Attempts to close memory mapped with cudaIpcOpenMemHandle
+    """Attempts to close memory mapped with cudaIpcOpenMemHandle.
 
-Decrements the reference count of the memory returnd by cudaIpcOpenMemHandle by 1.
-When the reference count reaches 0, this API unmaps the memory. The original allocation
-in the exporting process as well as imported mappings in other processes
-will be unaffected.
+    Decrements the reference count of the memory returnd by cudaIpcOpenMemHandle by 1.
+    When the reference count reaches 0, this API unmaps the memory. The original
+    allocation in the exporting process as well as imported mappings in other processes
+    will be unaffected.
 
-Any resources used to enable peer access will be freed if this is the
-last mapping using them.
+    Any resources used to enable peer access will be freed if this is the last mapping
+    using them.
 
-IPC functionality is restricted to devices with support for unified
-addressing on Linux and Windows operating systems.
-IPC functionality on Windows is supported for compatibility purposes
-but not recommended as it comes with performance cost.
-Users can test their device for IPC functionality by calling
-cudaDeviceGetAttribute with cudaDevAttrIpcEventSupport
-    
+    IPC functionality is restricted to devices with support for unified addressing on
+    Linux and Windows operating systems. IPC functionality on Windows is supported for
+    compatibility purposes but not recommended as it comes with performance cost. Users
+    can test their device for IPC functionality by calling cudaDeviceGetAttribute with
+    cudaDeviceAttr.cudaDevAttrIpcEventSupport
+
     Parameters
     ----------
-    devPtr : void*
+    devPtr : Address
         Device pointer returned by cudaIpcOpenMemHandle
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorMapBufferObjectFailed, cudaErrorNotSupported,
+        cudaErrorInvalidValue
+
+    See Also
+    --------
+    cudaMalloc, cudaFree, cudaIpcGetEventHandle, cudaIpcOpenEventHandle,
+    cudaIpcGetMemHandle, cudaIpcOpenMemHandle, cuIpcCloseMemHandle
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_devPtr
@@ -1088,16 +1145,36 @@ cudaDeviceGetAttribute with cudaDevAttrIpcEventSupport
     return _st1(err)
 
 def cudaDeviceFlushGPUDirectRDMAWrites(long long target, long long scope):
-    """cudaDeviceFlushGPUDirectRDMAWrites(target, scope)
-    
+    """Blocks until remote writes are visible to the specified scope.
+
+    Blocks until remote writes to the target context via mappings created through
+    GPUDirect RDMA APIs, like nvidia_p2p_get_pages (see
+    https://docs.nvidia.com/cuda/gpudirect-rdma for more information), are visible to
+    the specified scope.
+
+    If the scope equals or lies within the scope indicated by
+    cudaDeviceAttr.cudaDevAttrGPUDirectRDMAWritesOrdering, the call will be a no-op and
+    can be safely omitted for performance. This can be determined by comparing the
+    numerical values between the two enums, with smaller scopes having smaller values.
+
+    Users may query support for this API via
+    cudaDeviceAttr.cudaDevAttrGPUDirectRDMAFlushWritesOptions.
+
     Parameters
     ----------
     target : cudaFlushGPUDirectRDMAWritesTarget
+        The target of the operation, see cudaFlushGPUDirectRDMAWritesTarget
     scope : cudaFlushGPUDirectRDMAWritesScope
-    
+        The scope of the operation, see cudaFlushGPUDirectRDMAWritesScope
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorNotSupported,
+
+    See Also
+    --------
+    cuFlushGPUDirectRDMAWrites
     """
     cdef cyruntime.cudaError_t err
     with nogil:
@@ -1105,39 +1182,44 @@ def cudaDeviceFlushGPUDirectRDMAWrites(long long target, long long scope):
     return _st1(err)
 
 def cudaDeviceRegisterAsyncNotification(int device, callbackFunc, userData):
-    """cudaDeviceRegisterAsyncNotification(device, callbackFunc, userData)
-    
-    Registers a callback function to receive async notifications
+    """Registers a callback function to receive async notifications.
 
-Registers callbackFunc to receive async notifications.
+    Registers `callbackFunc` to receive async notifications.
 
-The userData parameter is passed to the callback function at async notification time.
-Likewise, callback is also passed to the callback function to distinguish between
-multiple registered callbacks.
+    The `userData` parameter is passed to the callback function at async notification
+    time. Likewise, `callback` is also passed to the callback function to distinguish
+    between multiple registered callbacks.
 
-The callback function being registered should be designed to return quickly (~10ms).
-Any long running tasks should be queued for execution on an application thread.
+    The callback function being registered should be designed to return quickly (~10ms).
+    Any long running tasks should be queued for execution on an application thread.
 
-Callbacks may not call cudaDeviceRegisterAsyncNotification or cudaDeviceUnregisterAsyncNotification.
-Doing so will result in cudaErrorNotPermitted. Async notification callbacks execute
-in an undefined order and may be serialized.
+    Callbacks may not call cudaDeviceRegisterAsyncNotification or
+    cudaDeviceUnregisterAsyncNotification. Doing so will result in
+    cudaErrorNotPermitted. Async notification callbacks execute in an undefined order
+    and may be serialized.
 
-Returns in *callback a handle representing the registered callback instance.
-    
+    Returns, as `callback`, a handle representing the registered callback instance.
+
     Parameters
     ----------
     device : int
         The device on which to register the callback
-    callbackFunc : cudaAsyncCallback
+    callbackFunc : cudaAsyncCallback | int | None
         The function to register as a callback
-    userData : void*
+    userData : Address
         A generic pointer to user data. This is passed into the callback function.
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess cudaErrorNotSupported cudaErrorInvalidDevice cudaErrorInvalidValue
+        cudaErrorNotPermitted cudaErrorUnknown
     callback : cudaAsyncCallbackHandle_t
         A handle representing the registered callback instance
+
+    See Also
+    --------
+    cudaDeviceUnregisterAsyncNotification
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_callbackFunc
@@ -1152,23 +1234,27 @@ Returns in *callback a handle representing the registered callback instance.
     return (_ok(), _new_handle(cudaAsyncCallbackHandle_t, <void*>c_callback),)
 
 def cudaDeviceUnregisterAsyncNotification(int device, callback):
-    """cudaDeviceUnregisterAsyncNotification(device, callback)
-    
-    Unregisters an async notification callback
+    """Unregisters an async notification callback.
 
-Unregisters callback so that the corresponding callback function will stop receiving
-async notifications.
-    
+    Unregisters `callback` so that the corresponding callback function will stop
+    receiving async notifications.
+
     Parameters
     ----------
     device : int
-        The device from which to remove callback.
-    callback : cudaAsyncCallbackHandle_t
+        The device from which to remove `callback`.
+    callback : cudaAsyncCallbackHandle_t | int | None
         The callback instance to unregister from receiving async notifications.
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess cudaErrorNotSupported cudaErrorInvalidDevice cudaErrorInvalidValue
+        cudaErrorNotPermitted cudaErrorUnknown
+
+    See Also
+    --------
+    cudaDeviceRegisterAsyncNotification
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_callback
@@ -1178,28 +1264,35 @@ async notifications.
     return _st1(err)
 
 def cudaDeviceGetSharedMemConfig():
-    """cudaDeviceGetSharedMemConfig()
-    
-    Returns the shared memory configuration for the current device.
+    """Returns the shared memory configuration for the current device.
 
-\\deprecated
+    Deprecated.
 
-This function will return in pConfig the current size of shared memory banks
-on the current device. On devices with configurable shared memory banks,
-cudaDeviceSetSharedMemConfig can be used to change this setting, so that all
-subsequent kernel launches will by default use the new bank size. When
-cudaDeviceGetSharedMemConfig is called on devices without configurable shared
-memory, it will return the fixed bank size of the hardware.
+    This function will return, as `pConfig`, the current size of shared memory banks on
+    the current device. On devices with configurable shared memory banks,
+    cudaDeviceSetSharedMemConfig can be used to change this setting, so that all
+    subsequent kernel launches will by default use the new bank size. When
+    cudaDeviceGetSharedMemConfig is called on devices without configurable shared
+    memory, it will return the fixed bank size of the hardware.
 
-The returned bank configurations can be either:
-- cudaSharedMemBankSizeFourByte - shared memory bank width is four bytes.
-- cudaSharedMemBankSizeEightByte - shared memory bank width is eight bytes.
-    
+    The returned bank configurations can be either:
+
+    - cudaSharedMemConfig.cudaSharedMemBankSizeFourByte - shared memory bank width is
+      four bytes.
+    - cudaSharedMemConfig.cudaSharedMemBankSizeEightByte - shared memory bank width is
+      eight bytes.
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue
     pConfig : cudaSharedMemConfig
         Returned cache configuration
+
+    See Also
+    --------
+    cudaDeviceSetCacheConfig, cudaDeviceGetCacheConfig, cudaDeviceSetSharedMemConfig,
+    cudaFuncSetCacheConfig, cuCtxGetSharedMemConfig
     """
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaSharedMemConfig c_pConfig = <cyruntime.cudaSharedMemConfig>0
@@ -1210,44 +1303,48 @@ The returned bank configurations can be either:
     return (_ok(), _enum(_L.cls('cudaSharedMemConfig')._value2member_map_, None, <long long>c_pConfig),)
 
 def cudaDeviceSetSharedMemConfig(long long config):
-    """cudaDeviceSetSharedMemConfig(config)
-    
-    Sets the shared memory configuration for the current device.
+    """Sets the shared memory configuration for the current device.
 
-\\deprecated
+    Deprecated.
 
-On devices with configurable shared memory banks, this function will set
-the shared memory bank size which is used for all subsequent kernel launches.
-Any per-function setting of shared memory set via cudaFuncSetSharedMemConfig
-will override the device wide setting.
+    On devices with configurable shared memory banks, this function will set the shared
+    memory bank size which is used for all subsequent kernel launches. Any per-function
+    setting of shared memory set via cudaFuncSetSharedMemConfig will override the device
+    wide setting.
 
-Changing the shared memory configuration between launches may introduce
-a device side synchronization point.
+    Changing the shared memory configuration between launches may introduce a device
+    side synchronization point.
 
-Changing the shared memory bank size will not increase shared memory usage
-or affect occupancy of kernels, but may have major effects on performance.
-Larger bank sizes will allow for greater potential bandwidth to shared memory,
-but will change what kinds of accesses to shared memory will result in bank
-conflicts.
+    Changing the shared memory bank size will not increase shared memory usage or affect
+    occupancy of kernels, but may have major effects on performance. Larger bank sizes
+    will allow for greater potential bandwidth to shared memory, but will change what
+    kinds of accesses to shared memory will result in bank conflicts.
 
-This function will do nothing on devices with fixed shared memory bank size.
+    This function will do nothing on devices with fixed shared memory bank size.
 
-The supported bank configurations are:
-- cudaSharedMemBankSizeDefault: set bank width the device default (currently,
-  four bytes)
-- cudaSharedMemBankSizeFourByte: set shared memory bank width to be four bytes
-  natively.
-- cudaSharedMemBankSizeEightByte: set shared memory bank width to be eight
-  bytes natively.
-    
+    The supported bank configurations are:
+
+    - cudaSharedMemConfig.cudaSharedMemBankSizeDefault: set bank width the device
+      default (currently, four bytes)
+    - cudaSharedMemConfig.cudaSharedMemBankSizeFourByte: set shared memory bank width to
+      be four bytes natively.
+    - cudaSharedMemConfig.cudaSharedMemBankSizeEightByte: set shared memory bank width
+      to be eight bytes natively.
+
     Parameters
     ----------
     config : cudaSharedMemConfig
         Requested cache configuration
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue
+
+    See Also
+    --------
+    cudaDeviceSetCacheConfig, cudaDeviceGetCacheConfig, cudaDeviceGetSharedMemConfig,
+    cudaFuncSetCacheConfig, cuCtxSetSharedMemConfig
     """
     cdef cyruntime.cudaError_t err
     with nogil:
@@ -1255,55 +1352,35 @@ The supported bank configurations are:
     return _st1(err)
 
 def cudaGetLastError():
-    """cudaGetLastError()
-    
-    Returns the last error from a runtime call
+    """Returns the last error from a runtime call.
 
-Returns the last error that has been produced by any of the runtime calls
-in the same instance of the CUDA Runtime library in the host thread and
-resets it to cudaSuccess.
+    Returns the last error that has been produced by any of the runtime calls in the
+    same instance of the CUDA Runtime library in the host thread and resets it to
+    cudaSuccess.
 
-Note: Multiple instances of the CUDA Runtime library can be present in an
-application when using a library that statically links the CUDA Runtime.
+    Note: Multiple instances of the CUDA Runtime library can be present in an
+    application when using a library that statically links the CUDA Runtime.
 
-
-cudaSuccess,
-cudaErrorMissingConfiguration,
-cudaErrorMemoryAllocation,
-cudaErrorInitializationError,
-cudaErrorLaunchFailure,
-cudaErrorLaunchTimeout,
-cudaErrorLaunchOutOfResources,
-cudaErrorInvalidDeviceFunction,
-cudaErrorInvalidConfiguration,
-cudaErrorInvalidDevice,
-cudaErrorInvalidValue,
-cudaErrorInvalidPitchValue,
-cudaErrorInvalidSymbol,
-cudaErrorUnmapBufferObjectFailed,
-cudaErrorInvalidDevicePointer,
-cudaErrorInvalidTexture,
-cudaErrorInvalidTextureBinding,
-cudaErrorInvalidChannelDescriptor,
-cudaErrorInvalidMemcpyDirection,
-cudaErrorInvalidFilterSetting,
-cudaErrorInvalidNormSetting,
-cudaErrorUnknown,
-cudaErrorInvalidResourceHandle,
-cudaErrorInsufficientDriver,
-cudaErrorNoDevice,
-cudaErrorSetOnActiveProcess,
-cudaErrorStartupFailure,
-cudaErrorInvalidPtx,
-cudaErrorUnsupportedPtxVersion,
-cudaErrorNoKernelImageForDevice,
-cudaErrorJitCompilerNotFound,
-cudaErrorJitCompilationDisabled
-cudaPeekAtLastError, cudaGetErrorName, cudaGetErrorString, cudaError
-    
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorMissingConfiguration, cudaErrorMemoryAllocation,
+        cudaErrorInitializationError, cudaErrorLaunchFailure, cudaErrorLaunchTimeout,
+        cudaErrorLaunchOutOfResources, cudaErrorInvalidDeviceFunction,
+        cudaErrorInvalidConfiguration, cudaErrorInvalidDevice, cudaErrorInvalidValue,
+        cudaErrorInvalidPitchValue, cudaErrorInvalidSymbol,
+        cudaErrorUnmapBufferObjectFailed, cudaErrorInvalidDevicePointer,
+        cudaErrorInvalidTexture, cudaErrorInvalidTextureBinding,
+        cudaErrorInvalidChannelDescriptor, cudaErrorInvalidMemcpyDirection,
+        cudaErrorInvalidFilterSetting, cudaErrorInvalidNormSetting, cudaErrorUnknown,
+        cudaErrorInvalidResourceHandle, cudaErrorInsufficientDriver, cudaErrorNoDevice,
+        cudaErrorSetOnActiveProcess, cudaErrorStartupFailure, cudaErrorInvalidPtx,
+        cudaErrorUnsupportedPtxVersion, cudaErrorNoKernelImageForDevice,
+        cudaErrorJitCompilerNotFound, cudaErrorJitCompilationDisabled
+
+    See Also
+    --------
+    cudaPeekAtLastError, cudaGetErrorName, cudaGetErrorString, cudaError
     """
     cdef cyruntime.cudaError_t err
     with nogil:
@@ -1311,55 +1388,35 @@ cudaPeekAtLastError, cudaGetErrorName, cudaGetErrorString, cudaError
     return _st1(err)
 
 def cudaPeekAtLastError():
-    """cudaPeekAtLastError()
-    
-    Returns the last error from a runtime call
+    """Returns the last error from a runtime call.
 
-Returns the last error that has been produced by any of the runtime calls
-in the same instance of the CUDA Runtime library in the host thread. This
-call does not reset the error to cudaSuccess like cudaGetLastError().
+    Returns the last error that has been produced by any of the runtime calls in the
+    same instance of the CUDA Runtime library in the host thread. This call does not
+    reset the error to cudaSuccess like cudaGetLastError.
 
-Note: Multiple instances of the CUDA Runtime library can be present in an
-application when using a library that statically links the CUDA Runtime.
+    Note: Multiple instances of the CUDA Runtime library can be present in an
+    application when using a library that statically links the CUDA Runtime.
 
-
-cudaSuccess,
-cudaErrorMissingConfiguration,
-cudaErrorMemoryAllocation,
-cudaErrorInitializationError,
-cudaErrorLaunchFailure,
-cudaErrorLaunchTimeout,
-cudaErrorLaunchOutOfResources,
-cudaErrorInvalidDeviceFunction,
-cudaErrorInvalidConfiguration,
-cudaErrorInvalidDevice,
-cudaErrorInvalidValue,
-cudaErrorInvalidPitchValue,
-cudaErrorInvalidSymbol,
-cudaErrorUnmapBufferObjectFailed,
-cudaErrorInvalidDevicePointer,
-cudaErrorInvalidTexture,
-cudaErrorInvalidTextureBinding,
-cudaErrorInvalidChannelDescriptor,
-cudaErrorInvalidMemcpyDirection,
-cudaErrorInvalidFilterSetting,
-cudaErrorInvalidNormSetting,
-cudaErrorUnknown,
-cudaErrorInvalidResourceHandle,
-cudaErrorInsufficientDriver,
-cudaErrorNoDevice,
-cudaErrorSetOnActiveProcess,
-cudaErrorStartupFailure,
-cudaErrorInvalidPtx,
-cudaErrorUnsupportedPtxVersion,
-cudaErrorNoKernelImageForDevice,
-cudaErrorJitCompilerNotFound,
-cudaErrorJitCompilationDisabled
-cudaGetLastError, cudaGetErrorName, cudaGetErrorString, cudaError
-    
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorMissingConfiguration, cudaErrorMemoryAllocation,
+        cudaErrorInitializationError, cudaErrorLaunchFailure, cudaErrorLaunchTimeout,
+        cudaErrorLaunchOutOfResources, cudaErrorInvalidDeviceFunction,
+        cudaErrorInvalidConfiguration, cudaErrorInvalidDevice, cudaErrorInvalidValue,
+        cudaErrorInvalidPitchValue, cudaErrorInvalidSymbol,
+        cudaErrorUnmapBufferObjectFailed, cudaErrorInvalidDevicePointer,
+        cudaErrorInvalidTexture, cudaErrorInvalidTextureBinding,
+        cudaErrorInvalidChannelDescriptor, cudaErrorInvalidMemcpyDirection,
+        cudaErrorInvalidFilterSetting, cudaErrorInvalidNormSetting, cudaErrorUnknown,
+        cudaErrorInvalidResourceHandle, cudaErrorInsufficientDriver, cudaErrorNoDevice,
+        cudaErrorSetOnActiveProcess, cudaErrorStartupFailure, cudaErrorInvalidPtx,
+        cudaErrorUnsupportedPtxVersion, cudaErrorNoKernelImageForDevice,
+        cudaErrorJitCompilerNotFound, cudaErrorJitCompilationDisabled
+
+    See Also
+    --------
+    cudaGetLastError, cudaGetErrorName, cudaGetErrorString, cudaError
     """
     cdef cyruntime.cudaError_t err
     with nogil:
@@ -1367,60 +1424,74 @@ cudaGetLastError, cudaGetErrorName, cudaGetErrorString, cudaError
     return _st1(err)
 
 def cudaGetErrorName(long long error):
-    """cudaGetErrorName(error)
-    
-    Returns the string representation of an error code enum name
+    """Returns the string representation of an error code enum name.
 
-Returns a string containing the name of an error code in the enum.  If the error
-code is not recognized, "unrecognized error code" is returned.
-    
+    Returns a string containing the name of an error code in the enum. If the error code
+    is not recognized, "unrecognized error code" is returned.
+
     Parameters
     ----------
     error : cudaError_t
         Error code to convert to string
-    
+
     Returns
     -------
-    bytes
+    cudaError_t
+        Always cudaSuccess.
+    bytes | None
+        char* pointer to a NULL-terminated string
+
+    See Also
+    --------
+    cudaGetErrorString, cudaGetLastError, cudaPeekAtLastError, cudaError, cuGetErrorName
     """
     cdef const char* r
     r = cyruntime.cudaGetErrorName(<cyruntime.cudaError_t>error)
     return (_ok(), <bytes>r if r != NULL else None)
 
 def cudaGetErrorString(long long error):
-    """cudaGetErrorString(error)
-    
-    Returns the description string for an error code
+    """Returns the description string for an error code.
 
-Returns the description string for an error code.  If the error
-code is not recognized, "unrecognized error code" is returned.
-    
+    Returns the description string for an error code. If the error code is not
+    recognized, "unrecognized error code" is returned.
+
     Parameters
     ----------
     error : cudaError_t
         Error code to convert to string
-    
+
     Returns
     -------
-    bytes
+    cudaError_t
+        Always cudaSuccess.
+    bytes | None
+        char* pointer to a NULL-terminated string
+
+    See Also
+    --------
+    cudaGetErrorName, cudaGetLastError, cudaPeekAtLastError, cudaError, cuGetErrorString
     """
     cdef const char* r
     r = cyruntime.cudaGetErrorString(<cyruntime.cudaError_t>error)
     return (_ok(), <bytes>r if r != NULL else None)
 
 def cudaGetDeviceCount():
-    """cudaGetDeviceCount()
-    
-    Returns the number of compute-capable devices
+    """Returns the number of compute-capable devices.
 
-Returns in *count the number of devices with compute capability greater
-or equal to 2.0 that are available for execution.
-    
+    Returns, as `count`, the number of devices with compute capability greater or equal
+    to 2.0 that are available for execution.
+
     Returns
     -------
     cudaError_t
+        cudaSuccess
     count : int
         Returns the number of devices with compute capability greater or equal to 2.0
+
+    See Also
+    --------
+    cudaGetDevice, cudaSetDevice, cudaGetDeviceProperties, cudaChooseDevice,
+    cudaInitDevice, cuDeviceGetCount
     """
     cdef cyruntime.cudaError_t err
     cdef int c_count = <int>0
@@ -1431,22 +1502,26 @@ or equal to 2.0 that are available for execution.
     return (_ok(), c_count,)
 
 def cudaGetDeviceProperties(int device):
-    """cudaGetDeviceProperties(device)
-    
-    Returns information about the compute-device
+    """Returns information about the compute-device.
 
-Returns in *prop the properties of device dev.
-    
+    Returns, as `prop`, the properties of device dev.
+
     Parameters
     ----------
     device : int
         Device number to get properties for
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidDevice
     prop : cudaDeviceProp
         Properties for the specified device
+
+    See Also
+    --------
+    cudaGetDeviceCount, cudaGetDevice, cudaSetDevice, cudaChooseDevice,
+    cudaDeviceGetAttribute, cudaInitDevice, cuDeviceGetAttribute, cuDeviceGetName
     """
     cdef cyruntime.cudaError_t err
     cdef _Struct s_prop = _new_struct(_L.cls('cudaDeviceProp'))
@@ -1457,25 +1532,28 @@ Returns in *prop the properties of device dev.
     return (_ok(), s_prop,)
 
 def cudaDeviceGetAttribute(long long attr, int device):
-    """cudaDeviceGetAttribute(attr, device)
-    
-    Returns information about the device
+    """Returns information about the device.
 
-Returns in *value the integer value of the attribute attr on device
-device.
-    
+    Returns, as `value`, the integer value of the attribute `attr` on device `device`.
+
     Parameters
     ----------
     attr : cudaDeviceAttr
         Device attribute to query
     device : int
         Device number to query
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidDevice, cudaErrorInvalidValue
     value : int
         Returned device attribute value
+
+    See Also
+    --------
+    cudaGetDeviceCount, cudaGetDevice, cudaSetDevice, cudaChooseDevice,
+    cudaGetDeviceProperties, cudaInitDevice, cuDeviceGetAttribute
     """
     cdef cyruntime.cudaError_t err
     cdef int c_value = <int>0
@@ -1486,35 +1564,40 @@ device.
     return (_ok(), c_value,)
 
 def cudaDeviceGetHostAtomicCapabilities(operations, unsigned int count, int device):
-    """cudaDeviceGetHostAtomicCapabilities(operations, count, device)
-    
-    Queries details about atomic operations supported between the device and host.
+    """Queries details about atomic operations supported between the device and host.
 
-Returns in *capabilities the details about requested atomic *operations over the
-the link between dev and the host. The allocated size of *operations and
-*capabilities must be count.
+    Returns, as `capabilities`, the details about requested atomic `operations` over the
+    the link between dev and the host. The allocated size of `operations` and
+    `capabilities` must be `count`.
 
-For each cudaAtomicOperation in *operations, the corresponding result in *capabilities
-will be a bitmask indicating which of cudaAtomicOperationCapability the link supports natively.
+    For each cudaAtomicOperation in `operations`, the corresponding result as
+    `capabilities` will be a bitmask indicating which of cudaAtomicOperationCapability
+    the link supports natively.
 
-Returns cudaErrorInvalidDevice if dev is not valid.
+    Returns cudaErrorInvalidDevice if dev is not valid.
 
-Returns cudaErrorInvalidValue if *capabilities or *operations is NULL, if count is 0,
-or if any of *operations is not valid.
-    
+    Returns cudaErrorInvalidValue if `capabilities` or `operations` is NULL, if `count`
+    is 0, or if any of `operations` is not valid.
+
     Parameters
     ----------
-    operations : cudaAtomicOperation*
+    operations : Sequence[cudaAtomicOperation] | Buffer | int | None
         Requested operations
-    count : unsigned int
+    count : int
         Count of requested operations and size of capabilities
     device : int
-    
+
     Returns
     -------
     cudaError_t
-    capabilities : unsigned int
+        cudaSuccess, cudaErrorInvalidDevice, cudaErrorInvalidValue
+    capabilities : int
         Returned capability details of each requested operation
+
+    See Also
+    --------
+    cudaDeviceGetAttribute, cudaDeviceGetP2PAtomicCapabilities,
+    cuDeviceGeHostAtomicCapabilities
     """
     cdef cyruntime.cudaError_t err
     cdef unsigned int c_capabilities = <unsigned int>0
@@ -1528,27 +1611,26 @@ or if any of *operations is not valid.
     return (_ok(), c_capabilities,)
 
 def cudaDeviceGetDefaultMemPool(int device):
-    """cudaDeviceGetDefaultMemPool(device)
-    
-    Returns the default mempool of a device
+    """Returns the default mempool of a device.
 
-The default mempool of a device contains device memory from that device.
+    The default mempool of a device contains device memory from that device.
 
-
-cudaSuccess,
-cudaErrorInvalidDevice,
-cudaErrorInvalidValue
-cudaErrorNotSupported
-cuDeviceGetDefaultMemPool, cudaMallocAsync, cudaMemPoolTrimTo, cudaMemPoolGetAttribute, cudaDeviceSetMemPool, cudaMemPoolSetAttribute, cudaMemPoolSetAccess
-    
     Parameters
     ----------
     device : int
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidDevice, cudaErrorInvalidValue cudaErrorNotSupported
     memPool : cudaMemPool_t
+        memPool
+
+    See Also
+    --------
+    cuDeviceGetDefaultMemPool, cudaMallocAsync, cudaMemPoolTrimTo,
+    cudaMemPoolGetAttribute, cudaDeviceSetMemPool, cudaMemPoolSetAttribute,
+    cudaMemPoolSetAccess
     """
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaMemPool_t c_memPool = <cyruntime.cudaMemPool_t>0
@@ -1559,33 +1641,32 @@ cuDeviceGetDefaultMemPool, cudaMallocAsync, cudaMemPoolTrimTo, cudaMemPoolGetAtt
     return (_ok(), _new_handle(cudaMemPool_t, <void*>c_memPool),)
 
 def cudaDeviceSetMemPool(int device, memPool):
-    """cudaDeviceSetMemPool(device, memPool)
-    
-    Sets the current memory pool of a device
+    """Sets the current memory pool of a device.
 
-The memory pool must be local to the specified device.
-Unless a mempool is specified in the cudaMallocAsync call,
-cudaMallocAsync allocates from the current mempool of the provided stream's device.
-By default, a device's current memory pool is its default memory pool.
+    The memory pool must be local to the specified device. Unless a mempool is specified
+    in the cudaMallocAsync call, cudaMallocAsync allocates from the current mempool of
+    the provided stream's device. By default, a device's current memory pool is its
+    default memory pool.
 
-Use cudaMallocFromPoolAsync to specify asynchronous allocations from a device different
-than the one the stream runs on.
-
-
-cudaSuccess,
-cudaErrorInvalidValue
-cudaErrorInvalidDevice
-cudaErrorNotSupported
-cuDeviceSetMemPool, cudaDeviceGetMemPool, cudaDeviceGetDefaultMemPool, cudaMemPoolCreate, cudaMemPoolDestroy, cudaMallocFromPoolAsync
-    
     Parameters
     ----------
     device : int
-    memPool : cudaMemPool_t
-    
+    memPool : cudaMemPool_t | int | None
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue cudaErrorInvalidDevice cudaErrorNotSupported
+
+    See Also
+    --------
+    cuDeviceSetMemPool, cudaDeviceGetMemPool, cudaDeviceGetDefaultMemPool,
+    cudaMemPoolCreate, cudaMemPoolDestroy, cudaMallocFromPoolAsync
+
+    Notes
+    -----
+    Use cudaMallocFromPoolAsync to specify asynchronous allocations from a device
+    different than the one the stream runs on.
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_memPool
@@ -1595,29 +1676,27 @@ cuDeviceSetMemPool, cudaDeviceGetMemPool, cudaDeviceGetDefaultMemPool, cudaMemPo
     return _st1(err)
 
 def cudaDeviceGetMemPool(int device):
-    """cudaDeviceGetMemPool(device)
-    
-    Gets the current mempool for a device
+    """Gets the current mempool for a device.
 
-Returns the last pool provided to cudaDeviceSetMemPool for this device
-or the device's default memory pool if cudaDeviceSetMemPool has never been called.
-By default the current mempool is the default mempool for a device,
-otherwise the returned pool must have been set with cuDeviceSetMemPool or cudaDeviceSetMemPool.
+    Returns the last pool provided to cudaDeviceSetMemPool for this device or the
+    device's default memory pool if cudaDeviceSetMemPool has never been called. By
+    default the current mempool is the default mempool for a device, otherwise the
+    returned pool must have been set with cuDeviceSetMemPool or cudaDeviceSetMemPool.
 
-
-cudaSuccess,
-cudaErrorInvalidValue
-cudaErrorNotSupported
-cuDeviceGetMemPool, cudaDeviceGetDefaultMemPool, cudaDeviceSetMemPool
-    
     Parameters
     ----------
     device : int
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue cudaErrorNotSupported
     memPool : cudaMemPool_t
+        memPool
+
+    See Also
+    --------
+    cuDeviceGetMemPool, cudaDeviceGetDefaultMemPool, cudaDeviceSetMemPool
     """
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaMemPool_t c_memPool = <cyruntime.cudaMemPool_t>0
@@ -1628,59 +1707,66 @@ cuDeviceGetMemPool, cudaDeviceGetDefaultMemPool, cudaDeviceSetMemPool
     return (_ok(), _new_handle(cudaMemPool_t, <void*>c_memPool),)
 
 def cudaDeviceGetNvSciSyncAttributes(nvSciSyncAttrList, int device, int flags):
-    """cudaDeviceGetNvSciSyncAttributes(nvSciSyncAttrList, device, flags)
-    
-    Return NvSciSync attributes that this device can support.
+    """Return NvSciSync attributes that this device can support.
 
-Returns in nvSciSyncAttrList, the properties of NvSciSync that
-this CUDA device, dev can support. The returned nvSciSyncAttrList
-can be used to create an NvSciSync that matches this device's capabilities.
+    Returns in `nvSciSyncAttrList`, the properties of NvSciSync that this CUDA device,
+    dev can support. The returned `nvSciSyncAttrList` can be used to create an NvSciSync
+    that matches this device's capabilities.
 
-If NvSciSyncAttrKey_RequiredPerm field in nvSciSyncAttrList is
-already set this API will return cudaErrorInvalidValue.
+    If NvSciSyncAttrKey_RequiredPerm field in `nvSciSyncAttrList` is already set this
+    API will return cudaErrorInvalidValue.
 
-The applications should set nvSciSyncAttrList to a valid
-NvSciSyncAttrList failing which this API will return
-cudaErrorInvalidHandle.
+    The applications should set `nvSciSyncAttrList` to a valid NvSciSyncAttrList failing
+    which this API will return cudaErrorInvalidHandle.
 
-The flags controls how applications intends to use
-the NvSciSync created from the nvSciSyncAttrList. The valid flags are:
-- cudaNvSciSyncAttrSignal, specifies that the applications intends to
-signal an NvSciSync on this CUDA device.
-- cudaNvSciSyncAttrWait, specifies that the applications intends to
-wait on an NvSciSync on this CUDA device.
+    The `flags` controls how applications intends to use the NvSciSync created from the
+    `nvSciSyncAttrList`. The valid flags are:
 
-At least one of these flags must be set, failing which the API
-returns cudaErrorInvalidValue. Both the flags are orthogonal
-to one another: a developer may set both these flags that allows to
-set both wait and signal specific attributes in the same nvSciSyncAttrList.
+    - cudaNvSciSyncAttrSignal, specifies that the applications intends to signal an
+      NvSciSync on this CUDA device.
+    - cudaNvSciSyncAttrWait, specifies that the applications intends to wait on an
+      NvSciSync on this CUDA device.
 
-Note that this API updates the input nvSciSyncAttrList with values equivalent
-to the following public attribute key-values:
-NvSciSyncAttrKey_RequiredPerm is set to
-- NvSciSyncAccessPerm_SignalOnly if cudaNvSciSyncAttrSignal is set in flags.
-- NvSciSyncAccessPerm_WaitOnly if cudaNvSciSyncAttrWait is set in flags.
-- NvSciSyncAccessPerm_WaitSignal if both cudaNvSciSyncAttrWait and
-cudaNvSciSyncAttrSignal are set in flags.
-NvSciSyncAttrKey_PrimitiveInfo is set to
-- NvSciSyncAttrValPrimitiveType_SysmemSemaphore on any valid device.
-- NvSciSyncAttrValPrimitiveType_Syncpoint if device is a Tegra device.
-- NvSciSyncAttrValPrimitiveType_SysmemSemaphorePayload64b if device is GA10X+.
-NvSciSyncAttrKey_GpuId is set to the same UUID that is returned in
-cudaDeviceProp.uuid from cudaDeviceGetProperties for this device.
-    
+    At least one of these flags must be set, failing which the API returns
+    cudaErrorInvalidValue. Both the flags are orthogonal to one another: a developer may
+    set both these flags that allows to set both wait and signal specific attributes in
+    the same `nvSciSyncAttrList`.
+
+    Note that this API updates the input `nvSciSyncAttrList` with values equivalent to
+    the following public attribute key-values: NvSciSyncAttrKey_RequiredPerm is set to
+
+    - NvSciSyncAccessPerm_SignalOnly if cudaNvSciSyncAttrSignal is set in `flags`.
+    - NvSciSyncAccessPerm_WaitOnly if cudaNvSciSyncAttrWait is set in `flags`.
+    - NvSciSyncAccessPerm_WaitSignal if both cudaNvSciSyncAttrWait and
+      cudaNvSciSyncAttrSignal are set in `flags`. NvSciSyncAttrKey_PrimitiveInfo is set
+      to
+    - NvSciSyncAttrValPrimitiveType_SysmemSemaphore on any valid `device`.
+    - NvSciSyncAttrValPrimitiveType_Syncpoint if `device` is a Tegra device.
+    - NvSciSyncAttrValPrimitiveType_SysmemSemaphorePayload64b if `device` is GA10X+.
+      NvSciSyncAttrKey_GpuId is set to the same UUID that is returned in
+      cudaDeviceProp.uuid from cudaDeviceGetProperties for this `device`.
+
+    cudaSuccess, cudaErrorDeviceUninitialized, cudaErrorInvalidValue,
+    cudaErrorInvalidHandle, cudaErrorInvalidDevice, cudaErrorNotSupported,
+    cudaErrorMemoryAllocation
+
     Parameters
     ----------
-    nvSciSyncAttrList : void*
+    nvSciSyncAttrList : Address
         Return NvSciSync attributes supported.
     device : int
         Valid Cuda Device to get NvSciSync attributes for.
     flags : int
         flags describing NvSciSync usage.
-    
+
     Returns
     -------
     cudaError_t
+
+    See Also
+    --------
+    cudaImportExternalSemaphore, cudaDestroyExternalSemaphore,
+    cudaSignalExternalSemaphoresAsync, cudaWaitExternalSemaphoresAsync
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_nvSciSyncAttrList
@@ -1690,30 +1776,29 @@ cudaDeviceProp.uuid from cudaDeviceGetProperties for this device.
     return _st1(err)
 
 def cudaDeviceGetP2PAttribute(long long attr, int srcDevice, int dstDevice):
-    """cudaDeviceGetP2PAttribute(attr, srcDevice, dstDevice)
-    
-    Queries attributes of the link between two devices.
+    """Queries attributes of the link between two devices.
 
-Returns in *value the value of the requested attribute attrib of the
-link between srcDevice and dstDevice. The supported attributes are:
-- cudaDevP2PAttrPerformanceRank: A relative value indicating the
-  performance of the link between two devices. Lower value means better
-  performance (0 being the value used for most performant link).
-- cudaDevP2PAttrAccessSupported: 1 if peer access is enabled.
-- cudaDevP2PAttrNativeAtomicSupported: 1 if all native atomic operations
-  over the link are supported.
-- cudaDevP2PAttrCudaArrayAccessSupported: 1 if accessing CUDA arrays over
-  the link is supported.
-- cudaDevP2PAttrOnlyPartialNativeAtomicSupported: 1 if some
-  CUDA-valid atomic operations over the link are supported. Information about
-  specific operations can be retrieved with cudaDeviceGetP2PAtomicCapabilities.
+    Returns, as `value`, the value of the requested attribute attrib of the link between
+    `srcDevice` and `dstDevice`. The supported attributes are:
 
-Returns cudaErrorInvalidDevice if srcDevice or dstDevice are not valid
-or if they represent the same device.
+    - cudaDeviceP2PAttr.cudaDevP2PAttrPerformanceRank: A relative value indicating the
+      performance of the link between two devices. Lower value means better performance
+      (0 being the value used for most performant link).
+    - cudaDeviceP2PAttr.cudaDevP2PAttrAccessSupported: 1 if peer access is enabled.
+    - cudaDeviceP2PAttr.cudaDevP2PAttrNativeAtomicSupported: 1 if all native atomic
+      operations over the link are supported.
+    - cudaDeviceP2PAttr.cudaDevP2PAttrCudaArrayAccessSupported: 1 if accessing CUDA
+      arrays over the link is supported.
+    - cudaDeviceP2PAttr.cudaDevP2PAttrOnlyPartialNativeAtomicSupported: 1 if some
+      CUDA-valid atomic operations over the link are supported. Information about
+      specific operations can be retrieved with cudaDeviceGetP2PAtomicCapabilities.
 
-Returns cudaErrorInvalidValue if attrib is not valid or if value is
-a null pointer.
-    
+    Returns cudaErrorInvalidDevice if `srcDevice` or `dstDevice` are not valid or if
+    they represent the same device.
+
+    Returns cudaErrorInvalidValue if attrib is not valid or if `value` is a null
+    pointer.
+
     Parameters
     ----------
     attr : cudaDeviceP2PAttr
@@ -1721,12 +1806,18 @@ a null pointer.
         The source device of the target link.
     dstDevice : int
         The destination device of the target link.
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidDevice, cudaErrorInvalidValue
     value : int
         Returned value of the requested attribute
+
+    See Also
+    --------
+    cudaDeviceEnablePeerAccess, cudaDeviceDisablePeerAccess, cudaDeviceCanAccessPeer,
+    cuDeviceGetP2PAttribute, cudaDeviceGetP2PAtomicCapabilities
     """
     cdef cyruntime.cudaError_t err
     cdef int c_value = <int>0
@@ -1737,39 +1828,43 @@ a null pointer.
     return (_ok(), c_value,)
 
 def cudaDeviceGetP2PAtomicCapabilities(operations, unsigned int count, int srcDevice, int dstDevice):
-    """cudaDeviceGetP2PAtomicCapabilities(operations, count, srcDevice, dstDevice)
-    
-    Queries details about atomic operations supported between two devices
+    """Queries details about atomic operations supported between two devices.
 
-Returns in *capabilities the details about requested atomic *operations over the
-the link between srcDevice and dstDevice. The allocated size of *operations and
-*capabilities must be count.
+    Returns, as `capabilities`, the details about requested atomic `operations` over the
+    the link between `srcDevice` and `dstDevice`. The allocated size of `operations` and
+    `capabilities` must be `count`.
 
-For each cudaAtomicOperation in *operations, the corresponding result in *capabilities
-will be a bitmask indicating which of cudaAtomicOperationCapability the link supports natively.
+    For each cudaAtomicOperation in `operations`, the corresponding result as
+    `capabilities` will be a bitmask indicating which of cudaAtomicOperationCapability
+    the link supports natively.
 
-Returns cudaErrorInvalidDevice if srcDevice or dstDevice are not valid
-or if they represent the same device.
+    Returns cudaErrorInvalidDevice if `srcDevice` or `dstDevice` are not valid or if
+    they represent the same device.
 
-Returns cudaErrorInvalidValue if *capabilities or *operations is NULL, if count is 0,
-or if any of *operations is not valid.
-    
+    Returns cudaErrorInvalidValue if `capabilities` or `operations` is NULL, if `count`
+    is 0, or if any of `operations` is not valid.
+
     Parameters
     ----------
-    operations : cudaAtomicOperation*
+    operations : Sequence[cudaAtomicOperation] | Buffer | int | None
         Requested operations
-    count : unsigned int
+    count : int
         Count of requested operations and size of capabilities
     srcDevice : int
         The source device of the target link
     dstDevice : int
         The destination device of the target link
-    
+
     Returns
     -------
     cudaError_t
-    capabilities : unsigned int
+        cudaSuccess, cudaErrorInvalidDevice, cudaErrorInvalidValue
+    capabilities : int
         Returned capability details of each requested operation
+
+    See Also
+    --------
+    cudaDeviceGetP2PAttribute, cuDeviceGetP2PAttribute, cuDeviceGetP2PAtomicCapabilities
     """
     cdef cyruntime.cudaError_t err
     cdef unsigned int c_capabilities = <unsigned int>0
@@ -1783,23 +1878,26 @@ or if any of *operations is not valid.
     return (_ok(), c_capabilities,)
 
 def cudaChooseDevice(prop):
-    """cudaChooseDevice(prop)
-    
-    Select compute-device which best matches criteria
+    """Select compute-device which best matches criteria.
 
-Returns in *device the device which has properties that best match
-*prop.
-    
+    Returns, as `device`, the device which has properties that best match `prop`.
+
     Parameters
     ----------
-    prop : cudaDeviceProp*
+    prop : cudaDeviceProp | None
         Desired device properties
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue
     device : int
         Device with best match
+
+    See Also
+    --------
+    cudaGetDeviceCount, cudaGetDevice, cudaSetDevice, cudaGetDeviceProperties,
+    cudaInitDevice
     """
     cdef cyruntime.cudaError_t err
     cdef int c_device = <int>0
@@ -1812,32 +1910,37 @@ Returns in *device the device which has properties that best match
     return (_ok(), c_device,)
 
 def cudaInitDevice(int device, unsigned int deviceFlags, unsigned int flags):
-    """cudaInitDevice(device, deviceFlags, flags)
-    
-    Initialize device to be used for GPU executions
+    """Initialize device to be used for GPU executions.
 
-This function will initialize the CUDA Runtime structures and primary context on device when called,
-but the context will not be made current to device.
+    This function will initialize the CUDA Runtime structures and primary context on
+    `device` when called, but the context will not be made current to `device`.
 
-When cudaInitDeviceFlagsAreValid is set in flags, deviceFlags are applied to the requested device.
-The values of deviceFlags match those of the flags parameters in cudaSetDeviceFlags.
-The effect may be verified by cudaGetDeviceFlags.
+    When cudaInitDeviceFlagsAreValid is set in `flags`, deviceFlags are applied to the
+    requested device. The values of deviceFlags match those of the flags parameters in
+    cudaSetDeviceFlags. The effect may be verified by cudaGetDeviceFlags.
 
-This function will return an error if the device is in cudaComputeModeExclusiveProcess
-and is occupied by another process or if the device is in cudaComputeModeProhibited.
-    
+    This function will return an error if the device is in
+    cudaComputeMode.cudaComputeModeExclusiveProcess and is occupied by another process
+    or if the device is in cudaComputeMode.cudaComputeModeProhibited.
+
     Parameters
     ----------
     device : int
         Device on which the runtime will initialize itself.
-    deviceFlags : unsigned int
+    deviceFlags : int
         Parameters for device operation.
-    flags : unsigned int
+    flags : int
         Flags for controlling the device initialization.
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidDevice,
+
+    See Also
+    --------
+    cudaGetDeviceCount, cudaGetDevice, cudaGetDeviceProperties, cudaChooseDevice,
+    cudaSetDevice, cuCtxSetCurrent
     """
     cdef cyruntime.cudaError_t err
     with nogil:
@@ -1845,45 +1948,46 @@ and is occupied by another process or if the device is in cudaComputeModeProhibi
     return _st1(err)
 
 def cudaSetDevice(int device):
-    """cudaSetDevice(device)
-    
-    Set device to be used for GPU executions
+    """Set device to be used for GPU executions.
 
-Sets device as the current device for the calling host thread.
-Valid device id's are 0 to (cudaGetDeviceCount() - 1).
+    Sets `device` as the current device for the calling host thread. Valid device id's
+    are 0 to (cudaGetDeviceCount - 1).
 
-Any device memory subsequently allocated from this host thread
-using cudaMalloc(), cudaMallocPitch() or cudaMallocArray()
-will be physically resident on device.  Any host memory allocated
-from this host thread using cudaMallocHost() or cudaHostAlloc()
-or cudaHostRegister() will have its lifetime associated  with
-device.  Any streams or events created from this host thread will
-be associated with device.  Any kernels launched from this host
-thread using the <<<>>> operator or cudaLaunchKernel() will be executed
-on device.
+    Any device memory subsequently allocated from this host thread using cudaMalloc,
+    cudaMallocPitch or cudaMallocArray will be physically resident on `device`. Any host
+    memory allocated from this host thread using cudaMallocHost or cudaHostAlloc or
+    cudaHostRegister will have its lifetime associated with `device`. Any streams or
+    events created from this host thread will be associated with `device`. Any kernels
+    launched from this host thread using the <<<>>> operator or cudaLaunchKernel will be
+    executed on `device`.
 
-This call may be made from any host thread, to any device, and at
-any time.  This function will do no synchronization with the previous
-or new device,
-and should only take significant time when it initializes the runtime's context state.
-This call will bind the primary context of the specified device to the calling thread and all the
-subsequent memory allocations, stream and event creations, and kernel launches
-will be associated with the primary context.
-This function will also immediately initialize the runtime state on the primary context,
-and the context will be current on device immediately. This function will return an
-error if the device is in cudaComputeModeExclusiveProcess and is occupied by another
-process or if the device is in cudaComputeModeProhibited.
+    This call may be made from any host thread, to any device, and at any time. This
+    function will do no synchronization with the previous or new device, and should only
+    take significant time when it initializes the runtime's context state. This call
+    will bind the primary context of the specified device to the calling thread and all
+    the subsequent memory allocations, stream and event creations, and kernel launches
+    will be associated with the primary context. This function will also immediately
+    initialize the runtime state on the primary context, and the context will be current
+    on `device` immediately. This function will return an error if the device is in
+    cudaComputeMode.cudaComputeModeExclusiveProcess and is occupied by another process
+    or if the device is in cudaComputeMode.cudaComputeModeProhibited.
 
-It is not required to call cudaInitDevice before using this function.
-    
+    It is not required to call cudaInitDevice before using this function.
+
     Parameters
     ----------
     device : int
         Device on which the active host thread should execute the device code.
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidDevice, cudaErrorDeviceUnavailable,
+
+    See Also
+    --------
+    cudaGetDeviceCount, cudaGetDevice, cudaGetDeviceProperties, cudaChooseDevice,
+    cudaInitDevice, cuCtxSetCurrent
     """
     cdef cyruntime.cudaError_t err
     with nogil:
@@ -1891,17 +1995,21 @@ It is not required to call cudaInitDevice before using this function.
     return _st1(err)
 
 def cudaGetDevice():
-    """cudaGetDevice()
-    
-    Returns which device is currently being used
+    """Returns which device is currently being used.
 
-Returns in *device the current device for the calling host thread.
-    
+    Returns, as `device`, the current device for the calling host thread.
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue, cudaErrorDeviceUnavailable,
     device : int
         Returns the device on which the active host thread executes the device code.
+
+    See Also
+    --------
+    cudaGetDeviceCount, cudaSetDevice, cudaGetDeviceProperties, cudaChooseDevice,
+    cuCtxGetCurrent
     """
     cdef cyruntime.cudaError_t err
     cdef int c_device = <int>0
@@ -1912,31 +2020,34 @@ Returns in *device the current device for the calling host thread.
     return (_ok(), c_device,)
 
 def cudaSetValidDevices(device_arr, int length):
-    """cudaSetValidDevices(device_arr, length)
-    
-    Set a list of devices that can be used for CUDA
+    """Set a list of devices that can be used for CUDA.
 
-Sets a list of devices for CUDA execution in priority order using
-device_arr. The parameter len specifies the number of elements in the
-list.  CUDA will try devices from the list sequentially until it finds one
-that works.  If this function is not called, or if it is called with a len
-of 0, then CUDA will go back to its default behavior of trying devices
-sequentially from a default list containing all of the available CUDA
-devices in the system. If a specified device ID in the list does not exist,
-this function will return cudaErrorInvalidDevice. If len is not 0 and
-device_arr is NULL or if len exceeds the number of devices in
-the system, then cudaErrorInvalidValue is returned.
-    
+    Sets a list of devices for CUDA execution in priority order using `device_arr`. The
+    parameter `length` specifies the number of elements in the list. CUDA will try
+    devices from the list sequentially until it finds one that works. If this function
+    is not called, or if it is called with a `length` of 0, then CUDA will go back to
+    its default behavior of trying devices sequentially from a default list containing
+    all of the available CUDA devices in the system. If a specified device ID in the
+    list does not exist, this function will return cudaErrorInvalidDevice. If `length`
+    is not 0 and `device_arr` is NULL or if `length` exceeds the number of devices in
+    the system, then cudaErrorInvalidValue is returned.
+
     Parameters
     ----------
-    device_arr : int*
+    device_arr : Sequence[int] | Buffer | int | None
         List of devices to try
     length : int
         Number of devices in specified list
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue, cudaErrorInvalidDevice
+
+    See Also
+    --------
+    cudaGetDeviceCount, cudaSetDevice, cudaGetDeviceProperties, cudaSetDeviceFlags,
+    cudaChooseDevice
     """
     cdef cyruntime.cudaError_t err
     cdef _Buf a_device_arr = _array(device_arr, 'i4', 4)
@@ -1946,68 +2057,68 @@ the system, then cudaErrorInvalidValue is returned.
     return _st1(err)
 
 def cudaSetDeviceFlags(unsigned int flags):
-    """cudaSetDeviceFlags(flags)
-    
-    Sets flags to be used for device executions
+    """Sets flags to be used for device executions.
 
-Records flags as the flags for the current device. If the current device
-has been set and that device has already been initialized, the previous flags
-are overwritten. If the current device has not been initialized, it is
-initialized with the provided flags. If no device has been made current to
-the calling thread, a default device is selected and initialized with the
-provided flags.
+    Records `flags` as the flags for the current device. If the current device has been
+    set and that device has already been initialized, the previous flags are
+    overwritten. If the current device has not been initialized, it is initialized with
+    the provided flags. If no device has been made current to the calling thread, a
+    default device is selected and initialized with the provided flags.
 
-The three LSBs of the flags parameter can be used to control how the CPU
-thread interacts with the OS scheduler when waiting for results from the
-device.
+    The three LSBs of the `flags` parameter can be used to control how the CPU thread
+    interacts with the OS scheduler when waiting for results from the device.
 
-- cudaDeviceScheduleAuto: The default value if the flags parameter is
-zero, uses a heuristic based on the number of active CUDA contexts in the
-process C and the number of logical processors in the system P. If
-C \\> P, then CUDA will yield to other OS threads when waiting for the
-device, otherwise CUDA will not yield while waiting for results and
-actively spin on the processor. Additionally, on Tegra devices,
-cudaDeviceScheduleAuto uses a heuristic based on the power profile of
-the platform and may choose cudaDeviceScheduleBlockingSync for low-powered
-devices.
-- cudaDeviceScheduleSpin: Instruct CUDA to actively spin when waiting for
-results from the device. This can decrease latency when waiting for the
-device, but may lower the performance of CPU threads if they are performing
-work in parallel with the CUDA thread.
-- cudaDeviceScheduleYield: Instruct CUDA to yield its thread when waiting
-for results from the device. This can increase latency when waiting for the
-device, but can increase the performance of CPU threads performing work in
-parallel with the device.
-- cudaDeviceScheduleBlockingSync: Instruct CUDA to block the CPU thread
-on a synchronization primitive when waiting for the device to finish work.
-- cudaDeviceBlockingSync: Instruct CUDA to block the CPU thread on a
-synchronization primitive when waiting for the device to finish work. <br>
-deprecated "Deprecated:" This flag was deprecated as of CUDA 4.0 and
-replaced with cudaDeviceScheduleBlockingSync.
-- cudaDeviceMapHost: This flag enables allocating pinned
-host memory that is accessible to the device. It is implicit for the
-runtime but may be absent if a context is created using the driver API.
-If this flag is not set, cudaHostGetDevicePointer() will always return
-a failure code.
-- cudaDeviceLmemResizeToMax: Instruct CUDA to not reduce local memory
-after resizing local memory for a kernel. This can prevent thrashing by
-local memory allocations when launching many kernels with high local
-memory usage at the cost of potentially increased memory usage. <br>
-deprecated "Deprecated:" This flag is deprecated and the behavior enabled
-by this flag is now the default and cannot be disabled.
-- cudaDeviceSyncMemops: Ensures that synchronous memory operations initiated
-on this context will always synchronize. See further documentation in the
-section titled "API Synchronization behavior" to learn more about cases when
-synchronous memory operations can exhibit asynchronous behavior.
-    
+    - cudaDeviceScheduleAuto: The default value if the `flags` parameter is zero, uses a
+      heuristic based on the number of active CUDA contexts in the process C and the
+      number of logical processors in the system P. If C > P, then CUDA will yield to
+      other OS threads when waiting for the device, otherwise CUDA will not yield while
+      waiting for results and actively spin on the processor. Additionally, on Tegra
+      devices, cudaDeviceScheduleAuto uses a heuristic based on the power profile of the
+      platform and may choose cudaDeviceScheduleBlockingSync for low-powered devices.
+    - cudaDeviceScheduleSpin: Instruct CUDA to actively spin when waiting for results
+      from the device. This can decrease latency when waiting for the device, but may
+      lower the performance of CPU threads if they are performing work in parallel with
+      the CUDA thread.
+    - cudaDeviceScheduleYield: Instruct CUDA to yield its thread when waiting for
+      results from the device. This can increase latency when waiting for the device,
+      but can increase the performance of CPU threads performing work in parallel with
+      the device.
+    - cudaDeviceScheduleBlockingSync: Instruct CUDA to block the CPU thread on a
+      synchronization primitive when waiting for the device to finish work.
+    - cudaDeviceBlockingSync: Instruct CUDA to block the CPU thread on a synchronization
+      primitive when waiting for the device to finish work. deprecated "Deprecated:"
+      This flag was deprecated as of CUDA 4.0 and replaced with
+      cudaDeviceScheduleBlockingSync.
+    - cudaDeviceMapHost: This flag enables allocating pinned host memory that is
+      accessible to the device. It is implicit for the runtime but may be absent if a
+      context is created using the driver API. If this flag is not set,
+      cudaHostGetDevicePointer will always return a failure code.
+    - cudaDeviceLmemResizeToMax: Instruct CUDA to not reduce local memory after resizing
+      local memory for a kernel. This can prevent thrashing by local memory allocations
+      when launching many kernels with high local memory usage at the cost of
+      potentially increased memory usage. deprecated "Deprecated:" This flag is
+      deprecated and the behavior enabled by this flag is now the default and cannot be
+      disabled.
+    - cudaDeviceSyncMemops: Ensures that synchronous memory operations initiated on this
+      context will always synchronize. See further documentation in the section titled
+      "API Synchronization behavior" to learn more about cases when synchronous memory
+      operations can exhibit asynchronous behavior.
+
     Parameters
     ----------
-    flags : unsigned int
+    flags : int
         Parameters for device operation
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue
+
+    See Also
+    --------
+    cudaGetDeviceFlags, cudaGetDeviceCount, cudaGetDevice, cudaGetDeviceProperties,
+    cudaSetDevice, cudaSetValidDevices, cudaInitDevice, cudaChooseDevice,
+    cuDevicePrimaryCtxSetFlags
     """
     cdef cyruntime.cudaError_t err
     with nogil:
@@ -2015,40 +2126,40 @@ synchronous memory operations can exhibit asynchronous behavior.
     return _st1(err)
 
 def cudaGetDeviceFlags():
-    """cudaGetDeviceFlags()
-    
-    Gets the flags for the current device
+    """Gets the flags for the current device.
 
+    Returns, as `flags`, the flags for the current device. If there is a current device
+    for the calling thread, the flags for the device are returned. If there is no
+    current device, the flags for the first device are returned, which may be the
+    default flags. Compare to the behavior of cudaSetDeviceFlags.
 
-Returns in flags the flags for the current device. If there is a current
-device for the calling thread, the flags for the device are returned. If
-there is no current device, the flags for the first device are returned,
-which may be the default flags.  Compare to the behavior of
-cudaSetDeviceFlags.
+    Typically, the flags returned should match the behavior that will be seen if the
+    calling thread uses a device after this call, without any change to the flags or
+    current device inbetween by this or another thread. Note that if the device is not
+    initialized, it is possible for another thread to change the flags for the current
+    device before it is initialized. Additionally, when using exclusive mode, if this
+    thread has not requested a specific device, it may use a device other than the first
+    device, contrary to the assumption made by this function.
 
-Typically, the flags returned should match the behavior that will be seen
-if the calling thread uses a device after this call, without any change to
-the flags or current device inbetween by this or another thread.  Note that
-if the device is not initialized, it is possible for another thread to
-change the flags for the current device before it is initialized.
-Additionally, when using exclusive mode, if this thread has not requested a
-specific device, it may use a device other than the first device, contrary
-to the assumption made by this function.
+    If a context has been created via the driver API and is current to the calling
+    thread, the flags for that context are always returned.
 
-If a context has been created via the driver API and is current to the
-calling thread, the flags for that context are always returned.
+    Flags returned by this function may specifically include cudaDeviceMapHost even
+    though it is not accepted by cudaSetDeviceFlags because it is implicit in runtime
+    API flags. The reason for this is that the current context may have been created via
+    the driver API in which case the flag is not implicit and may be unset.
 
-Flags returned by this function may specifically include cudaDeviceMapHost
-even though it is not accepted by cudaSetDeviceFlags because it is
-implicit in runtime API flags.  The reason for this is that the current
-context may have been created via the driver API in which case the flag is
-not implicit and may be unset.
-    
     Returns
     -------
     cudaError_t
-    flags : unsigned int
+        cudaSuccess, cudaErrorInvalidDevice
+    flags : int
         Pointer to store the device flags
+
+    See Also
+    --------
+    cudaGetDevice, cudaGetDeviceProperties, cudaSetDevice, cudaSetDeviceFlags,
+    cudaInitDevice, cuCtxGetFlags, cuDevicePrimaryCtxGetState
     """
     cdef cyruntime.cudaError_t err
     cdef unsigned int c_flags = <unsigned int>0
@@ -2059,19 +2170,26 @@ not implicit and may be unset.
     return (_ok(), c_flags,)
 
 def cudaStreamCreate():
-    """cudaStreamCreate()
-    
-    Create an asynchronous stream
+    """Create an asynchronous stream.
 
-Creates a new asynchronous stream on the context that is current to the calling host thread.
-If no context is current to the calling host thread, then the primary context for a device
-is selected, made current to the calling thread, and initialized before creating a stream on it.
-    
+    Creates a new asynchronous stream on the context that is current to the calling host
+    thread. If no context is current to the calling host thread, then the primary
+    context for a device is selected, made current to the calling thread, and
+    initialized before creating a stream on it.
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue
     pStream : cudaStream_t
         Pointer to new stream identifier
+
+    See Also
+    --------
+    cudaStreamCreateWithPriority, cudaStreamCreateWithFlags, cudaStreamGetPriority,
+    cudaStreamGetFlags, cudaStreamGetDevice, cudaStreamQuery, cudaStreamSynchronize,
+    cudaStreamWaitEvent, cudaStreamAddCallback, cudaSetDevice, cudaStreamDestroy,
+    cuStreamCreate
     """
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaStream_t c_pStream = <cyruntime.cudaStream_t>0
@@ -2082,29 +2200,36 @@ is selected, made current to the calling thread, and initialized before creating
     return (_ok(), _new_handle(cudaStream_t, <void*>c_pStream),)
 
 def cudaStreamCreateWithFlags(unsigned int flags):
-    """cudaStreamCreateWithFlags(flags)
-    
-    Create an asynchronous stream
+    """Create an asynchronous stream.
 
-Creates a new asynchronous stream on the context that is current to the calling host thread.
-If no context is current to the calling host thread, then the primary context for a device
-is selected, made current to the calling thread, and initialized before creating a stream on it.
-The flags argument determines the behaviors of the stream.  Valid values for flags are
-- cudaStreamDefault: Default stream creation flag.
-- cudaStreamNonBlocking: Specifies that work running in the created
-  stream may run concurrently with work in stream 0 (the NULL stream), and that
-  the created stream should perform no implicit synchronization with stream 0.
-    
+    Creates a new asynchronous stream on the context that is current to the calling host
+    thread. If no context is current to the calling host thread, then the primary
+    context for a device is selected, made current to the calling thread, and
+    initialized before creating a stream on it. The `flags` argument determines the
+    behaviors of the stream. Valid values for `flags` are
+
+    - cudaStreamDefault: Default stream creation flag.
+    - cudaStreamNonBlocking: Specifies that work running in the created stream may run
+      concurrently with work in stream 0 (the NULL stream), and that the created stream
+      should perform no implicit synchronization with stream 0.
+
     Parameters
     ----------
-    flags : unsigned int
+    flags : int
         Parameters for stream creation
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue
     pStream : cudaStream_t
         Pointer to new stream identifier
+
+    See Also
+    --------
+    cudaStreamCreate, cudaStreamCreateWithPriority, cudaStreamGetFlags,
+    cudaStreamGetDevice, cudaStreamQuery, cudaStreamSynchronize, cudaStreamWaitEvent,
+    cudaStreamAddCallback, cudaSetDevice, cudaStreamDestroy, cuStreamCreate
     """
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaStream_t c_pStream = <cyruntime.cudaStream_t>0
@@ -2115,37 +2240,53 @@ The flags argument determines the behaviors of the stream.  Valid values for fla
     return (_ok(), _new_handle(cudaStream_t, <void*>c_pStream),)
 
 def cudaStreamCreateWithPriority(unsigned int flags, int priority):
-    """cudaStreamCreateWithPriority(flags, priority)
-    
-    Create an asynchronous stream with the specified priority
+    """Create an asynchronous stream with the specified priority.
 
-Creates a stream with the specified priority and returns a handle in pStream.
-The stream is created on the context that is current to the calling host thread.
-If no context is current to the calling host thread, then the primary context for a device
-is selected, made current to the calling thread, and initialized before creating a stream on it.
-This affects the scheduling priority of work in the stream. Priorities provide a
-hint to preferentially run work with higher priority when possible, but do
-not preempt already-running work or provide any other functional guarantee on
-execution order.
+    Creates a stream with the specified priority and returns a handle in `pStream`. The
+    stream is created on the context that is current to the calling host thread. If no
+    context is current to the calling host thread, then the primary context for a device
+    is selected, made current to the calling thread, and initialized before creating a
+    stream on it. This affects the scheduling priority of work in the stream. Priorities
+    provide a hint to preferentially run work with higher priority when possible, but do
+    not preempt already-running work or provide any other functional guarantee on
+    execution order.
 
-priority follows a convention where lower numbers represent higher priorities.
-'0' represents default priority. The range of meaningful numerical priorities can
-be queried using cudaDeviceGetStreamPriorityRange. If the specified priority is
-outside the numerical range returned by cudaDeviceGetStreamPriorityRange,
-it will automatically be clamped to the lowest or the highest number in the range.
-    
+    `priority` follows a convention where lower numbers represent higher priorities. '0'
+    represents default priority. The range of meaningful numerical priorities can be
+    queried using cudaDeviceGetStreamPriorityRange. If the specified priority is outside
+    the numerical range returned by cudaDeviceGetStreamPriorityRange, it will
+    automatically be clamped to the lowest or the highest number in the range.
+
     Parameters
     ----------
-    flags : unsigned int
-        Flags for stream creation. See cudaStreamCreateWithFlags for a list of valid flags that can be passed
+    flags : int
+        Flags for stream creation. See cudaStreamCreateWithFlags for a list of valid
+        flags that can be passed
     priority : int
-        Priority of the stream. Lower numbers represent higher priorities. See cudaDeviceGetStreamPriorityRange for more information about the meaningful stream priorities that can be passed.
-    
+        Priority of the stream. Lower numbers represent higher priorities. See
+        cudaDeviceGetStreamPriorityRange for more information about the meaningful
+        stream priorities that can be passed.
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue
     pStream : cudaStream_t
         Pointer to new stream identifier
+
+    See Also
+    --------
+    cudaStreamCreate, cudaStreamCreateWithFlags, cudaDeviceGetStreamPriorityRange,
+    cudaStreamGetPriority, cudaStreamQuery, cudaStreamWaitEvent, cudaStreamAddCallback,
+    cudaStreamSynchronize, cudaSetDevice, cudaStreamDestroy, cuStreamCreateWithPriority
+
+    Notes
+    -----
+    Stream priorities are supported only on GPUs with compute capability 3.5 or higher.
+
+    In the current implementation, only compute kernels launched in priority streams are
+    affected by the stream's priority. Stream priorities have no effect on
+    host-to-device and device-to-host memory operations.
     """
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaStream_t c_pStream = <cyruntime.cudaStream_t>0
@@ -2156,26 +2297,29 @@ it will automatically be clamped to the lowest or the highest number in the rang
     return (_ok(), _new_handle(cudaStream_t, <void*>c_pStream),)
 
 def cudaStreamGetPriority(hStream):
-    """cudaStreamGetPriority(hStream)
-    
-    Query the priority of a stream
+    """Query the priority of a stream.
 
-Query the priority of a stream. The priority is returned in in priority.
-Note that if the stream was created with a priority outside the meaningful
-numerical range returned by cudaDeviceGetStreamPriorityRange,
-this function returns the clamped priority.
-See cudaStreamCreateWithPriority for details about priority clamping.
-    
+    Query the priority of a stream. The priority is returned in in `priority`. Note that
+    if the stream was created with a priority outside the meaningful numerical range
+    returned by cudaDeviceGetStreamPriorityRange, this function returns the clamped
+    priority. See cudaStreamCreateWithPriority for details about priority clamping.
+
     Parameters
     ----------
-    hStream : cudaStream_t
+    hStream : cudaStream_t | int | None
         Handle to the stream to be queried
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue, cudaErrorInvalidResourceHandle
     priority : int
         Pointer to a signed integer in which the stream's priority is returned
+
+    See Also
+    --------
+    cudaStreamCreateWithPriority, cudaDeviceGetStreamPriorityRange, cudaStreamGetFlags,
+    cudaStreamGetDevice, cuStreamGetPriority
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_hStream
@@ -2188,23 +2332,27 @@ See cudaStreamCreateWithPriority for details about priority clamping.
     return (_ok(), c_priority,)
 
 def cudaStreamGetFlags(hStream):
-    """cudaStreamGetFlags(hStream)
-    
-    Query the flags of a stream
+    """Query the flags of a stream.
 
-Query the flags of a stream. The flags are returned in flags.
-See cudaStreamCreateWithFlags for a list of valid flags.
-    
+    Query the flags of a stream. The flags are returned as `flags`. See
+    cudaStreamCreateWithFlags for a list of valid flags.
+
     Parameters
     ----------
-    hStream : cudaStream_t
+    hStream : cudaStream_t | int | None
         Handle to the stream to be queried
-    
+
     Returns
     -------
     cudaError_t
-    flags : unsigned int
+        cudaSuccess, cudaErrorInvalidValue, cudaErrorInvalidResourceHandle
+    flags : int
         Pointer to an unsigned integer in which the stream's flags are returned
+
+    See Also
+    --------
+    cudaStreamCreateWithPriority, cudaStreamCreateWithFlags, cudaStreamGetPriority,
+    cudaStreamGetDevice, cuStreamGetFlags
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_hStream
@@ -2217,34 +2365,37 @@ See cudaStreamCreateWithFlags for a list of valid flags.
     return (_ok(), c_flags,)
 
 def cudaStreamGetId(hStream):
-    """cudaStreamGetId(hStream)
-    
-    Query the Id of a stream
+    """Query the Id of a stream.
 
-Query the Id of a stream. The Id is returned in streamId.
-The Id is unique for the life of the program.
+    Query the Id of a stream. The Id is returned as `streamId`. The Id is unique for the
+    life of the program.
 
-The stream handle hStream can refer to any of the following:
-<ul>
-  <li>a stream created via any of the CUDA runtime APIs such as cudaStreamCreate,
-  cudaStreamCreateWithFlags and cudaStreamCreateWithPriority, or their driver
-  API equivalents such as cuStreamCreate or cuStreamCreateWithPriority.
-  Passing an invalid handle will result in undefined behavior.</li>
-  <li>any of the special streams such as the NULL stream, cudaStreamLegacy
-  and cudaStreamPerThread respectively.  The driver API equivalents of these
-  are also accepted which are NULL, CU_STREAM_LEGACY and CU_STREAM_PER_THREAD.</li>
-</ul>
-    
+    The stream handle `hStream` can refer to any of the following:
+
+    - a stream created via any of the CUDA runtime APIs such as cudaStreamCreate,
+      cudaStreamCreateWithFlags and cudaStreamCreateWithPriority, or their driver API
+      equivalents such as cuStreamCreate or cuStreamCreateWithPriority. Passing an
+      invalid handle will result in undefined behavior.
+    - any of the special streams such as the NULL stream, cudaStreamLegacy and
+      cudaStreamPerThread respectively. The driver API equivalents of these are also
+      accepted which are NULL, CU_STREAM_LEGACY and CU_STREAM_PER_THREAD.
+
     Parameters
     ----------
-    hStream : cudaStream_t
+    hStream : cudaStream_t | int | None
         Handle to the stream to be queried
-    
+
     Returns
     -------
     cudaError_t
-    streamId : unsigned long long
+        cudaSuccess, cudaErrorInvalidValue, cudaErrorInvalidResourceHandle
+    streamId : int
         Pointer to an unsigned long long in which the stream Id is returned
+
+    See Also
+    --------
+    cudaStreamCreateWithPriority, cudaStreamCreateWithFlags, cudaStreamGetPriority,
+    cudaStreamGetFlags, cuStreamGetId
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_hStream
@@ -2257,22 +2408,26 @@ The stream handle hStream can refer to any of the following:
     return (_ok(), c_streamId,)
 
 def cudaStreamGetDevice(hStream):
-    """cudaStreamGetDevice(hStream)
-    
-    Query the device of a stream
+    """Query the device of a stream.
 
-Returns in *device the device of the stream.
-    
+    Returns, as `device`, the device of the stream.
+
     Parameters
     ----------
-    hStream : cudaStream_t
+    hStream : cudaStream_t | int | None
         Handle to the stream to be queried
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue, cudaErrorDeviceUnavailable,
     device : int
         Returns the device to which the stream belongs
+
+    See Also
+    --------
+    cudaSetDevice, cudaGetDevice, cudaStreamCreate, cudaStreamGetPriority,
+    cudaStreamGetFlags, cuStreamGetId
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_hStream
@@ -2285,20 +2440,19 @@ Returns in *device the device of the stream.
     return (_ok(), c_device,)
 
 def cudaCtxResetPersistingL2Cache():
-    """cudaCtxResetPersistingL2Cache()
-    
-    Resets all persisting lines in cache to normal status.
+    """Resets all persisting lines in cache to normal status.
 
-Resets all persisting lines in cache to normal status.
-Takes effect on function return.
+    Resets all persisting lines in cache to normal status. Takes effect on function
+    return.
 
-
-cudaSuccess,
-cudaAccessPolicyWindow
-    
     Returns
     -------
     cudaError_t
+        cudaSuccess,
+
+    See Also
+    --------
+    cudaAccessPolicyWindow
     """
     cdef cyruntime.cudaError_t err
     with nogil:
@@ -2306,21 +2460,26 @@ cudaAccessPolicyWindow
     return _st1(err)
 
 def cudaStreamCopyAttributes(dst, src):
-    """cudaStreamCopyAttributes(dst, src)
-    
-    Copies attributes from source stream to destination stream.
+    """Copies attributes from source stream to destination stream.
 
-Copies attributes from source stream src to destination stream dst.
-Both streams must have the same context.
-    
+    Copies attributes from source stream `src` to destination stream `dst`. Both streams
+    must have the same context.
+
     Parameters
     ----------
-    dst : cudaStream_t
-    src : cudaStream_t
-    
+    dst : cudaStream_t | int | None
+        Destination stream
+    src : cudaStream_t | int | None
+        Source stream For attributes see cudaStreamAttrID
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorNotSupported
+
+    See Also
+    --------
+    cudaAccessPolicyWindow
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_dst
@@ -2332,22 +2491,25 @@ Both streams must have the same context.
     return _st1(err)
 
 def cudaStreamGetAttribute(hStream, long long attr):
-    """cudaStreamGetAttribute(hStream, attr)
-    
-    Queries stream attribute.
+    """Queries stream attribute.
 
-Queries attribute attr from hStream and stores it in corresponding
-member of value_out.
-    
+    Queries attribute `attr` from `hStream` and stores it in corresponding member of
+    `value_out`.
+
     Parameters
     ----------
-    hStream : cudaStream_t
+    hStream : cudaStream_t | int | None
     attr : cudaLaunchAttributeID
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue, cudaErrorInvalidResourceHandle
     value_out : cudaLaunchAttributeValue
+
+    See Also
+    --------
+    cudaAccessPolicyWindow
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_hStream
@@ -2360,23 +2522,26 @@ member of value_out.
     return (_ok(), s_value_out,)
 
 def cudaStreamSetAttribute(hStream, long long attr, value):
-    """cudaStreamSetAttribute(hStream, attr, value)
-    
-    Sets stream attribute.
+    """Sets stream attribute.
 
-Sets attribute attr on hStream from corresponding attribute of
-value. The updated attribute will be applied to subsequent work
-submitted to the stream. It will not affect previously submitted work.
-    
+    Sets attribute `attr` on `hStream` from corresponding attribute of `value`. The
+    updated attribute will be applied to subsequent work submitted to the stream. It
+    will not affect previously submitted work.
+
     Parameters
     ----------
-    hStream : cudaStream_t
+    hStream : cudaStream_t | int | None
     attr : cudaLaunchAttributeID
-    value : cudaLaunchAttributeValue*
-    
+    value : cudaLaunchAttributeValue | None
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue, cudaErrorInvalidResourceHandle
+
+    See Also
+    --------
+    cudaAccessPolicyWindow
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_hStream
@@ -2388,25 +2553,29 @@ submitted to the stream. It will not affect previously submitted work.
     return _st1(err)
 
 def cudaStreamDestroy(stream):
-    """cudaStreamDestroy(stream)
-    
-    Destroys and cleans up an asynchronous stream
+    """Destroys and cleans up an asynchronous stream.
 
-Destroys and cleans up the asynchronous stream specified by stream.
+    Destroys and cleans up the asynchronous stream specified by `stream`.
 
-In case the device is still doing work in the stream stream
-when cudaStreamDestroy() is called, the function will return immediately
-and the resources associated with stream will be released automatically
-once the device has completed all work in stream.
-    
+    In case the device is still doing work in the stream `stream` when cudaStreamDestroy
+    is called, the function will return immediately and the resources associated with
+    `stream` will be released automatically once the device has completed all work in
+    `stream`.
+
     Parameters
     ----------
-    stream : cudaStream_t
+    stream : cudaStream_t | int | None
         Stream identifier
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue, cudaErrorInvalidResourceHandle
+
+    See Also
+    --------
+    cudaStreamCreate, cudaStreamCreateWithFlags, cudaStreamQuery, cudaStreamWaitEvent,
+    cudaStreamSynchronize, cudaStreamAddCallback, cuStreamDestroy
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_stream
@@ -2416,32 +2585,37 @@ once the device has completed all work in stream.
     return _st1(err)
 
 def cudaStreamWaitEvent(stream, event, unsigned int flags):
-    """cudaStreamWaitEvent(stream, event, flags)
-    
-    Make a compute stream wait on an event
+    """Make a compute stream wait on an event.
 
-Makes all future work submitted to stream wait for all work captured in
-event.  See cudaEventRecord() for details on what is captured by an event.
-The synchronization will be performed efficiently on the device when applicable.
-event may be from a different device than stream.
+    Makes all future work submitted to `stream` wait for all work captured in `event`.
+    See cudaEventRecord for details on what is captured by an event. The synchronization
+    will be performed efficiently on the device when applicable. `event` may be from a
+    different device than `stream`.
 
-flags include:
-- cudaEventWaitDefault: Default event creation flag.
-- cudaEventWaitExternal: Event is captured in the graph as an external
-  event node when performing stream capture.
-    
+    flags include:
+
+    - cudaEventWaitDefault: Default event creation flag.
+    - cudaEventWaitExternal: Event is captured in the graph as an external event node
+      when performing stream capture.
+
     Parameters
     ----------
-    stream : cudaStream_t
+    stream : cudaStream_t | int | None
         Stream to wait
-    event : cudaEvent_t
+    event : cudaEvent_t | int | None
         Event to wait on
-    flags : unsigned int
+    flags : int
         Parameters for the operation(See above)
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue, cudaErrorInvalidResourceHandle
+
+    See Also
+    --------
+    cudaStreamCreate, cudaStreamCreateWithFlags, cudaStreamQuery, cudaStreamSynchronize,
+    cudaStreamAddCallback, cudaStreamDestroy, cuStreamWaitEvent
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_stream
@@ -2453,68 +2627,68 @@ flags include:
     return _st1(err)
 
 def cudaStreamAddCallback(stream, callback, userData, unsigned int flags):
-    """cudaStreamAddCallback(stream, callback, userData, flags)
-    
-    Add a callback to a compute stream
+    """Add a callback to a compute stream.
 
-This function is slated for eventual deprecation and removal. If
-you do not require the callback to execute in case of a device error,
-consider using cudaLaunchHostFunc. Additionally, this function is not
-supported with cudaStreamBeginCapture and cudaStreamEndCapture, unlike
-cudaLaunchHostFunc.
+    Adds a callback to be called on the host after all currently enqueued items in the
+    stream have completed. For each cudaStreamAddCallback call, a callback will be
+    executed exactly once. The callback will block later work in the stream until it is
+    finished.
 
-Adds a callback to be called on the host after all currently enqueued
-items in the stream have completed.  For each
-cudaStreamAddCallback call, a callback will be executed exactly once.
-The callback will block later work in the stream until it is finished.
+    The callback may be passed cudaSuccess or an error code. In the event of a device
+    error, all subsequently executed callbacks will receive an appropriate cudaError_t.
 
-The callback may be passed cudaSuccess or an error code.  In the event
-of a device error, all subsequently executed callbacks will receive an
-appropriate cudaError_t.
+    Callbacks must not make any CUDA API calls. Attempting to use CUDA APIs may result
+    in cudaErrorNotPermitted. Callbacks must not perform any synchronization that may
+    depend on outstanding device work or other callbacks that are not mandated to run
+    earlier. Callbacks without a mandated order (in independent streams) execute in
+    undefined order and may be serialized.
 
-Callbacks must not make any CUDA API calls.  Attempting to use CUDA APIs
-may result in cudaErrorNotPermitted.  Callbacks must not perform any
-synchronization that may depend on outstanding device work or other callbacks
-that are not mandated to run earlier.  Callbacks without a mandated order
-(in independent streams) execute in undefined order and may be serialized.
+    For the purposes of Unified Memory, callback execution makes a number of guarantees:
 
-For the purposes of Unified Memory, callback execution makes a number of
-guarantees:
-<ul>
-  <li>The callback stream is considered idle for the duration of the
-  callback.  Thus, for example, a callback may always use memory attached
-  to the callback stream.</li>
-  <li>The start of execution of a callback has the same effect as
-  synchronizing an event recorded in the same stream immediately prior to
-  the callback.  It thus synchronizes streams which have been "joined"
-  prior to the callback.</li>
-  <li>Adding device work to any stream does not have the effect of making
-  the stream active until all preceding callbacks have executed.  Thus, for
-  example, a callback might use global attached memory even if work has
-  been added to another stream, if it has been properly ordered with an
-  event.</li>
-  <li>Completion of a callback does not cause a stream to become
-  active except as described above.  The callback stream will remain idle
-  if no device work follows the callback, and will remain idle across
-  consecutive callbacks without device work in between.  Thus, for example,
-  stream synchronization can be done by signaling from a callback at the
-  end of the stream.</li>
-</ul>
-    
+    - The callback stream is considered idle for the duration of the callback. Thus, for
+      example, a callback may always use memory attached to the callback stream.
+    - The start of execution of a callback has the same effect as synchronizing an event
+      recorded in the same stream immediately prior to the callback. It thus
+      synchronizes streams which have been "joined" prior to the callback.
+    - Adding device work to any stream does not have the effect of making the stream
+      active until all preceding callbacks have executed. Thus, for example, a callback
+      might use global attached memory even if work has been added to another stream, if
+      it has been properly ordered with an event.
+    - Completion of a callback does not cause a stream to become active except as
+      described above. The callback stream will remain idle if no device work follows
+      the callback, and will remain idle across consecutive callbacks without device
+      work in between. Thus, for example, stream synchronization can be done by
+      signaling from a callback at the end of the stream.
+
     Parameters
     ----------
-    stream : cudaStream_t
+    stream : cudaStream_t | int | None
         Stream to add callback to
-    callback : cudaStreamCallback_t
+    callback : cudaStreamCallback_t | int | None
         The function to call once preceding stream operations are complete
-    userData : void*
+    userData : Address
         User specified data to be passed to the callback function
-    flags : unsigned int
+    flags : int
         Reserved for future use, must be 0
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidResourceHandle, cudaErrorInvalidValue,
+        cudaErrorNotSupported
+
+    See Also
+    --------
+    cudaStreamCreate, cudaStreamCreateWithFlags, cudaStreamQuery, cudaStreamSynchronize,
+    cudaStreamWaitEvent, cudaStreamDestroy, cudaMallocManaged, cudaStreamAttachMemAsync,
+    cudaLaunchHostFunc, cuStreamAddCallback
+
+    Notes
+    -----
+    This function is slated for eventual deprecation and removal. If you do not require
+    the callback to execute in case of a device error, consider using
+    cudaLaunchHostFunc. Additionally, this function is not supported with
+    cudaStreamBeginCapture and cudaStreamEndCapture, unlike cudaLaunchHostFunc.
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_stream
@@ -2528,23 +2702,26 @@ guarantees:
     return _st1(err)
 
 def cudaStreamSynchronize(stream):
-    """cudaStreamSynchronize(stream)
-    
-    Waits for stream tasks to complete
+    """Waits for stream tasks to complete.
 
-Blocks until stream has completed all operations. If the
-cudaDeviceScheduleBlockingSync flag was set for this device,
-the host thread will block until the stream is finished with
-all of its tasks.
-    
+    Blocks until `stream` has completed all operations. If the
+    cudaDeviceScheduleBlockingSync flag was set for this device, the host thread will
+    block until the stream is finished with all of its tasks.
+
     Parameters
     ----------
-    stream : cudaStream_t
+    stream : cudaStream_t | int | None
         Stream identifier
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidResourceHandle
+
+    See Also
+    --------
+    cudaStreamCreate, cudaStreamCreateWithFlags, cudaStreamQuery, cudaStreamWaitEvent,
+    cudaStreamAddCallback, cudaStreamDestroy, cuStreamSynchronize
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_stream
@@ -2554,24 +2731,28 @@ all of its tasks.
     return _st1(err)
 
 def cudaStreamQuery(stream):
-    """cudaStreamQuery(stream)
-    
-    Queries an asynchronous stream for completion status
+    """Queries an asynchronous stream for completion status.
 
-Returns cudaSuccess if all operations in stream have
-completed, or cudaErrorNotReady if not.
+    Returns cudaSuccess if all operations in `stream` have completed, or
+    cudaErrorNotReady if not.
 
-For the purposes of Unified Memory, a return value of cudaSuccess
-is equivalent to having called cudaStreamSynchronize().
-    
+    For the purposes of Unified Memory, a return value of cudaSuccess is equivalent to
+    having called cudaStreamSynchronize.
+
     Parameters
     ----------
-    stream : cudaStream_t
+    stream : cudaStream_t | int | None
         Stream identifier
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorNotReady, cudaErrorInvalidResourceHandle
+
+    See Also
+    --------
+    cudaStreamCreate, cudaStreamCreateWithFlags, cudaStreamWaitEvent,
+    cudaStreamSynchronize, cudaStreamAddCallback, cudaStreamDestroy, cuStreamQuery
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_stream
@@ -2581,18 +2762,89 @@ is equivalent to having called cudaStreamSynchronize().
     return _st1(err)
 
 def cudaStreamAttachMemAsync(stream, devPtr, size_t length, unsigned int flags):
-    """cudaStreamAttachMemAsync(stream, devPtr, length, flags)
-    
+    """Attach memory to a stream asynchronously.
+
+    Enqueues an operation in `stream` to specify stream association of `length` bytes of
+    memory starting from `devPtr`. This function is a stream-ordered operation, meaning
+    that it is dependent on, and will only take effect when, previous work in stream has
+    completed. Any previous association is automatically replaced.
+
+    `devPtr` must point to an one of the following types of memories:
+
+    - managed memory declared using the __managed__ keyword or allocated with
+      cudaMallocManaged.
+    - a valid host-accessible region of system-allocated pageable memory. This type of
+      memory may only be specified if the device associated with the stream reports a
+      non-zero value for the device attribute
+      cudaDeviceAttr.cudaDevAttrPageableMemoryAccess.
+
+    For managed allocations, `length` must be either zero or the entire allocation's
+    size. Both indicate that the entire allocation's stream association is being
+    changed. Currently, it is not possible to change stream association for a portion of
+    a managed allocation.
+
+    For pageable allocations, `length` must be non-zero.
+
+    The stream association is specified using `flags` which must be one of
+    cudaMemAttachGlobal, cudaMemAttachHost or cudaMemAttachSingle. The default value for
+    `flags` is cudaMemAttachSingle If the cudaMemAttachGlobal flag is specified, the
+    memory can be accessed by any stream on any device. If the cudaMemAttachHost flag is
+    specified, the program makes a guarantee that it won't access the memory on the
+    device from any stream on a device that has a zero value for the device attribute
+    cudaDeviceAttr.cudaDevAttrConcurrentManagedAccess. If the cudaMemAttachSingle flag
+    is specified and `stream` is associated with a device that has a zero value for the
+    device attribute cudaDeviceAttr.cudaDevAttrConcurrentManagedAccess, the program
+    makes a guarantee that it will only access the memory on the device from `stream`.
+    It is illegal to attach singly to the NULL stream, because the NULL stream is a
+    virtual global stream and not a specific stream. An error will be returned in this
+    case.
+
+    When memory is associated with a single stream, the Unified Memory system will allow
+    CPU access to this memory region so long as all operations in `stream` have
+    completed, regardless of whether other streams are active. In effect, this
+    constrains exclusive ownership of the managed memory region by an active GPU to
+    per-stream activity instead of whole-GPU activity.
+
+    Accessing memory on the device from streams that are not associated with it will
+    produce undefined results. No error checking is performed by the Unified Memory
+    system to ensure that kernels launched into other streams do not access this region.
+
+    It is a program's responsibility to order calls to cudaStreamAttachMemAsync via
+    events, synchronization or other means to ensure legal access to memory at all
+    times. Data visibility and coherency will be changed appropriately for all kernels
+    which follow a stream-association change.
+
+    If `stream` is destroyed while data is associated with it, the association is
+    removed and the association reverts to the default visibility of the allocation as
+    specified at cudaMallocManaged. For __managed__ variables, the default association
+    is always cudaMemAttachGlobal. Note that destroying a stream is an asynchronous
+    operation, and as a result, the change to default association won't happen until all
+    work in the stream has completed.
+
     Parameters
     ----------
-    stream : cudaStream_t
-    devPtr : void*
-    length : size_t
-    flags : unsigned int
-    
+    stream : cudaStream_t | int | None
+        Stream in which to enqueue the attach operation
+    devPtr : Address
+        Pointer to memory (must be a pointer to managed memory or to a valid
+        host-accessible region of system-allocated memory)
+    length : int
+        Length of memory (defaults to zero)
+    flags : int
+        Must be one of cudaMemAttachGlobal, cudaMemAttachHost or cudaMemAttachSingle
+        (defaults to cudaMemAttachSingle)
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorNotReady, cudaErrorInvalidValue,
+        cudaErrorInvalidResourceHandle
+
+    See Also
+    --------
+    cudaStreamCreate, cudaStreamCreateWithFlags, cudaStreamWaitEvent,
+    cudaStreamSynchronize, cudaStreamAddCallback, cudaStreamDestroy, cudaMallocManaged,
+    cuStreamAttachMemAsync
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_stream
@@ -2604,35 +2856,42 @@ def cudaStreamAttachMemAsync(stream, devPtr, size_t length, unsigned int flags):
     return _st1(err)
 
 def cudaStreamBeginCapture(stream, long long mode):
-    """cudaStreamBeginCapture(stream, mode)
-    
-    Begins graph capture on a stream
+    """Begins graph capture on a stream.
 
-Begin graph capture on stream. When a stream is in capture mode, all operations
-pushed into the stream will not be executed, but will instead be captured into
-a graph, which will be returned via cudaStreamEndCapture. Capture may not be initiated
-if stream is cudaStreamLegacy. Capture must be ended on the same stream in which
-it was initiated, and it may only be initiated if the stream is not already in capture
-mode. The capture mode may be queried via cudaStreamIsCapturing. A unique id
-representing the capture sequence may be queried via cudaStreamGetCaptureInfo.
+    Begin graph capture on `stream`. When a stream is in capture mode, all operations
+    pushed into the stream will not be executed, but will instead be captured into a
+    graph, which will be returned via cudaStreamEndCapture. Capture may not be initiated
+    if `stream` is cudaStreamLegacy. Capture must be ended on the same stream in which
+    it was initiated, and it may only be initiated if the stream is not already in
+    capture mode. The capture mode may be queried via cudaStreamIsCapturing. A unique id
+    representing the capture sequence may be queried via cudaStreamGetCaptureInfo.
 
-If mode is not cudaStreamCaptureModeRelaxed, cudaStreamEndCapture must be
-called on this stream from the same thread.
+    If `mode` is not cudaStreamCaptureMode.cudaStreamCaptureModeRelaxed,
+    cudaStreamEndCapture must be called on this stream from the same thread.
 
-Kernels captured using this API must not use texture and surface references.
-      Reading or writing through any texture or surface reference is undefined
-      behavior. This restriction does not apply to texture and surface objects.
-    
     Parameters
     ----------
-    stream : cudaStream_t
+    stream : cudaStream_t | int | None
         Stream in which to initiate capture
     mode : cudaStreamCaptureMode
-        Controls the interaction of this capture sequence with other API calls that are potentially unsafe. For more details see cudaThreadExchangeStreamCaptureMode.
-    
+        Controls the interaction of this capture sequence with other API calls that are
+        potentially unsafe. For more details see cudaThreadExchangeStreamCaptureMode.
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue
+
+    See Also
+    --------
+    cudaStreamCreate, cudaStreamIsCapturing, cudaStreamEndCapture,
+    cudaThreadExchangeStreamCaptureMode
+
+    Notes
+    -----
+    Kernels captured using this API must not use texture and surface references. Reading
+    or writing through any texture or surface reference is undefined behavior. This
+    restriction does not apply to texture and surface objects.
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_stream
@@ -2642,44 +2901,53 @@ Kernels captured using this API must not use texture and surface references.
     return _st1(err)
 
 def cudaStreamBeginCaptureToGraph(stream, graph, dependencies, dependencyData, size_t numDependencies, long long mode):
-    """cudaStreamBeginCaptureToGraph(stream, graph, dependencies, dependencyData, numDependencies, mode)
-    
-    Begins graph capture on a stream to an existing graph
+    """Begins graph capture on a stream to an existing graph.
 
-Begin graph capture on stream. When a stream is in capture mode, all operations
-pushed into the stream will not be executed, but will instead be captured into
-graph, which will be returned via cudaStreamEndCapture.
+    Begin graph capture on `stream`. When a stream is in capture mode, all operations
+    pushed into the stream will not be executed, but will instead be captured into
+    `graph`, which will be returned via cudaStreamEndCapture.
 
-Capture may not be initiated if stream is cudaStreamLegacy. Capture must be ended on the
-same stream in which it was initiated, and it may only be initiated if the stream is not
-already in capture mode. The capture mode may be queried via cudaStreamIsCapturing. A unique id
-representing the capture sequence may be queried via cudaStreamGetCaptureInfo.
+    Capture may not be initiated if `stream` is cudaStreamLegacy. Capture must be ended
+    on the same stream in which it was initiated, and it may only be initiated if the
+    stream is not already in capture mode. The capture mode may be queried via
+    cudaStreamIsCapturing. A unique id representing the capture sequence may be queried
+    via cudaStreamGetCaptureInfo.
 
-If mode is not cudaStreamCaptureModeRelaxed, cudaStreamEndCapture must be
-called on this stream from the same thread.
+    If `mode` is not cudaStreamCaptureMode.cudaStreamCaptureModeRelaxed,
+    cudaStreamEndCapture must be called on this stream from the same thread.
 
-Kernels captured using this API must not use texture and surface references.
-      Reading or writing through any texture or surface reference is undefined
-      behavior. This restriction does not apply to texture and surface objects.
-    
     Parameters
     ----------
-    stream : cudaStream_t
+    stream : cudaStream_t | int | None
         Stream in which to initiate capture.
-    graph : cudaGraph_t
+    graph : cudaGraph_t | int | None
         Graph to capture into.
-    dependencies : cudaGraphNode_t*
-        Dependencies of the first node captured in the stream.  Can be NULL if numDependencies is 0.
-    dependencyData : cudaGraphEdgeData*
+    dependencies : Sequence[cudaGraphNode_t | int | None] | Buffer | int | None
+        Dependencies of the first node captured in the stream. Can be NULL if
+        numDependencies is 0.
+    dependencyData : cudaGraphEdgeData | Sequence[cudaGraphEdgeData] | None
         Optional array of data associated with each dependency.
-    numDependencies : size_t
+    numDependencies : int
         Number of dependencies.
     mode : cudaStreamCaptureMode
-        Controls the interaction of this capture sequence with other API calls that are potentially unsafe. For more details see cudaThreadExchangeStreamCaptureMode.
-    
+        Controls the interaction of this capture sequence with other API calls that are
+        potentially unsafe. For more details see cudaThreadExchangeStreamCaptureMode.
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue
+
+    See Also
+    --------
+    cudaStreamCreate, cudaStreamIsCapturing, cudaStreamEndCapture,
+    cudaThreadExchangeStreamCaptureMode
+
+    Notes
+    -----
+    Kernels captured using this API must not use texture and surface references. Reading
+    or writing through any texture or surface reference is undefined behavior. This
+    restriction does not apply to texture and surface objects.
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_stream
@@ -2697,56 +2965,64 @@ Kernels captured using this API must not use texture and surface references.
     return _st1(err)
 
 def cudaThreadExchangeStreamCaptureMode(mode):
-    """cudaThreadExchangeStreamCaptureMode(mode)
-    
-    Swaps the stream capture interaction mode for a thread
+    """Swaps the stream capture interaction mode for a thread.
 
-Sets the calling thread's stream capture interaction mode to the value contained
-in *mode, and overwrites *mode with the previous mode for the thread. To
-facilitate deterministic behavior across function or module boundaries, callers
-are encouraged to use this API in a push-pop fashion: \\code
-cudaStreamCaptureMode mode = desiredMode;
-cudaThreadExchangeStreamCaptureMode(&mode);
-...
-cudaThreadExchangeStreamCaptureMode(&mode); // restore previous mode
-\\endcode
+    Sets the calling thread's stream capture interaction mode to the value contained as
+    `mode`, and overwrites `mode` with the previous mode for the thread. To facilitate
+    deterministic behavior across function or module boundaries, callers are encouraged
+    to use this API in a push-pop fashion:
 
-During stream capture (see cudaStreamBeginCapture), some actions, such as a call
-to cudaMalloc, may be unsafe. In the case of cudaMalloc, the operation is
-not enqueued asynchronously to a stream, and is not observed by stream capture.
-Therefore, if the sequence of operations captured via cudaStreamBeginCapture
-depended on the allocation being replayed whenever the graph is launched, the
-captured graph would be invalid.
 
-Therefore, stream capture places restrictions on API calls that can be made within
-or concurrently to a cudaStreamBeginCapture-cudaStreamEndCapture sequence. This
-behavior can be controlled via this API and flags to cudaStreamBeginCapture.
+        cudaStreamCaptureMode mode = desiredMode;
+        cudaThreadExchangeStreamCaptureMode(&mode);
+        ...
+        cudaThreadExchangeStreamCaptureMode(&mode); // restore previous mode
 
-A thread's mode is one of the following:
-- cudaStreamCaptureModeGlobal: This is the default mode. If the local thread has
-  an ongoing capture sequence that was not initiated with
-  cudaStreamCaptureModeRelaxed at cuStreamBeginCapture, or if any other thread
-  has a concurrent capture sequence initiated with cudaStreamCaptureModeGlobal,
-  this thread is prohibited from potentially unsafe API calls.
-- cudaStreamCaptureModeThreadLocal: If the local thread has an ongoing capture
-  sequence not initiated with cudaStreamCaptureModeRelaxed, it is prohibited
-  from potentially unsafe API calls. Concurrent capture sequences in other threads
-  are ignored.
-- cudaStreamCaptureModeRelaxed: The local thread is not prohibited from potentially
-  unsafe API calls. Note that the thread is still prohibited from API calls which
-  necessarily conflict with stream capture, for example, attempting cudaEventQuery
-  on an event that was last recorded inside a capture sequence.
-    
+    During stream capture (see cudaStreamBeginCapture), some actions, such as a call to
+    cudaMalloc, may be unsafe. In the case of cudaMalloc, the operation is not enqueued
+    asynchronously to a stream, and is not observed by stream capture. Therefore, if the
+    sequence of operations captured via cudaStreamBeginCapture depended on the
+    allocation being replayed whenever the graph is launched, the captured graph would
+    be invalid.
+
+    Therefore, stream capture places restrictions on API calls that can be made within
+    or concurrently to a cudaStreamBeginCapture-cudaStreamEndCapture sequence. This
+    behavior can be controlled via this API and flags to cudaStreamBeginCapture.
+
+    A thread's mode is one of the following:
+
+    - cudaStreamCaptureMode.cudaStreamCaptureModeGlobal: This is the default mode. If
+      the local thread has an ongoing capture sequence that was not initiated with
+      cudaStreamCaptureMode.cudaStreamCaptureModeRelaxed at cuStreamBeginCapture, or if
+      any other thread has a concurrent capture sequence initiated with
+      cudaStreamCaptureMode.cudaStreamCaptureModeGlobal, this thread is prohibited from
+      potentially unsafe API calls.
+    - cudaStreamCaptureMode.cudaStreamCaptureModeThreadLocal: If the local thread has an
+      ongoing capture sequence not initiated with
+      cudaStreamCaptureMode.cudaStreamCaptureModeRelaxed, it is prohibited from
+      potentially unsafe API calls. Concurrent capture sequences in other threads are
+      ignored.
+    - cudaStreamCaptureMode.cudaStreamCaptureModeRelaxed: The local thread is not
+      prohibited from potentially unsafe API calls. Note that the thread is still
+      prohibited from API calls which necessarily conflict with stream capture, for
+      example, attempting cudaEventQuery on an event that was last recorded inside a
+      capture sequence.
+
     Parameters
     ----------
     mode : cudaStreamCaptureMode
         Pointer to mode value to swap with the current mode
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue
     mode : cudaStreamCaptureMode
         Pointer to mode value to swap with the current mode
+
+    See Also
+    --------
+    cudaStreamBeginCapture
     """
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaStreamCaptureMode c_mode = <cyruntime.cudaStreamCaptureMode>0
@@ -2758,29 +3034,32 @@ A thread's mode is one of the following:
     return (_ok(), _enum(_L.cls('cudaStreamCaptureMode')._value2member_map_, None, <long long>c_mode),)
 
 def cudaStreamEndCapture(stream):
-    """cudaStreamEndCapture(stream)
-    
-    Ends capture on a stream, returning the captured graph
+    """Ends capture on a stream, returning the captured graph.
 
-End capture on stream, returning the captured graph via pGraph.
-Capture must have been initiated on stream via a call to cudaStreamBeginCapture.
-If capture was invalidated, due to a violation of the rules of stream capture, then
-a NULL graph will be returned.
+    End capture on `stream`, returning the captured graph via `pGraph`. Capture must
+    have been initiated on `stream` via a call to cudaStreamBeginCapture. If capture was
+    invalidated, due to a violation of the rules of stream capture, then a NULL graph
+    will be returned.
 
-If the mode argument to cudaStreamBeginCapture was not
-cudaStreamCaptureModeRelaxed, this call must be from the same thread as
-cudaStreamBeginCapture.
-    
+    If the mode argument to cudaStreamBeginCapture was not
+    cudaStreamCaptureMode.cudaStreamCaptureModeRelaxed, this call must be from the same
+    thread as cudaStreamBeginCapture.
+
     Parameters
     ----------
-    stream : cudaStream_t
+    stream : cudaStream_t | int | None
         Stream to query
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue, cudaErrorStreamCaptureWrongThread
     pGraph : cudaGraph_t
         The captured graph
+
+    See Also
+    --------
+    cudaStreamCreate, cudaStreamBeginCapture, cudaStreamIsCapturing, cudaGraphDestroy
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_stream
@@ -2793,39 +3072,43 @@ cudaStreamBeginCapture.
     return (_ok(), _new_handle(cudaGraph_t, <void*>c_pGraph),)
 
 def cudaStreamIsCapturing(stream):
-    """cudaStreamIsCapturing(stream)
-    
-    Returns a stream's capture status
+    """Returns a stream's capture status.
 
-Return the capture status of stream via pCaptureStatus. After a successful
-call, *pCaptureStatus will contain one of the following:
-- cudaStreamCaptureStatusNone: The stream is not capturing.
-- cudaStreamCaptureStatusActive: The stream is capturing.
-- cudaStreamCaptureStatusInvalidated: The stream was capturing but an error
-  has invalidated the capture sequence. The capture sequence must be terminated
-  with cudaStreamEndCapture on the stream where it was initiated in order to
-  continue using stream.
+    Return the capture status of `stream` via `pCaptureStatus`. After a successful call,
+    `pCaptureStatus` will contain one of the following:
 
-Note that, if this is called on cudaStreamLegacy (the "null stream") while
-a blocking stream on the same device is capturing, it will return
-cudaErrorStreamCaptureImplicit and *pCaptureStatus is unspecified
-after the call. The blocking stream capture is not invalidated.
+    - cudaStreamCaptureStatus.cudaStreamCaptureStatusNone: The stream is not capturing.
+    - cudaStreamCaptureStatus.cudaStreamCaptureStatusActive: The stream is capturing.
+    - cudaStreamCaptureStatus.cudaStreamCaptureStatusInvalidated: The stream was
+      capturing but an error has invalidated the capture sequence. The capture sequence
+      must be terminated with cudaStreamEndCapture on the stream where it was initiated
+      in order to continue using `stream`.
 
-When a blocking stream is capturing, the legacy stream is in an
-unusable state until the blocking stream capture is terminated. The legacy
-stream is not supported for stream capture, but attempted use would have an
-implicit dependency on the capturing stream(s).
-    
+    Note that, if this is called on cudaStreamLegacy (the "null stream") while a
+    blocking stream on the same device is capturing, it will return
+    cudaErrorStreamCaptureImplicit and `pCaptureStatus` is unspecified after the call.
+    The blocking stream capture is not invalidated.
+
+    When a blocking stream is capturing, the legacy stream is in an unusable state until
+    the blocking stream capture is terminated. The legacy stream is not supported for
+    stream capture, but attempted use would have an implicit dependency on the capturing
+    stream(s).
+
     Parameters
     ----------
-    stream : cudaStream_t
+    stream : cudaStream_t | int | None
         Stream to query
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue, cudaErrorStreamCaptureImplicit
     pCaptureStatus : cudaStreamCaptureStatus
         Returns the stream's capture status
+
+    See Also
+    --------
+    cudaStreamCreate, cudaStreamBeginCapture, cudaStreamEndCapture
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_stream
@@ -2838,44 +3121,68 @@ implicit dependency on the capturing stream(s).
     return (_ok(), _enum(_L.cls('cudaStreamCaptureStatus')._value2member_map_, None, <long long>c_pCaptureStatus),)
 
 def cudaStreamGetCaptureInfo(stream):
-    """cudaStreamGetCaptureInfo(stream)
-    
-    Query a stream's capture state
+    """Query a stream's capture state.
 
-Query stream state related to stream capture.
+    Query stream state related to stream capture.
 
-If called on cudaStreamLegacy (the "null stream") while a stream not created
-with cudaStreamNonBlocking is capturing, returns cudaErrorStreamCaptureImplicit.
+    If called on cudaStreamLegacy (the "null stream") while a stream not created with
+    cudaStreamNonBlocking is capturing, returns cudaErrorStreamCaptureImplicit.
 
-Valid data (other than capture status) is returned only if both of the following are true:
-- the call returns cudaSuccess
-- the returned capture status is cudaStreamCaptureStatusActive
+    Valid data (other than capture status) is returned only if both of the following are
+    true:
 
-If edgeData_out is non-NULL then dependencies_out must be as well. If
-dependencies_out is non-NULL and edgeData_out is NULL, but there is non-zero edge
-data for one or more of the current stream dependencies, the call will return
-cudaErrorLossyQuery.
-    
+    - the call returns cudaSuccess
+    - the returned capture status is
+      cudaStreamCaptureStatus.cudaStreamCaptureStatusActive
+
+    If `edgeData_out` is non-NULL then `dependencies_out` must be as well. If
+    `dependencies_out` is non-NULL and `edgeData_out` is NULL, but there is non-zero
+    edge data for one or more of the current stream dependencies, the call will return
+    cudaErrorLossyQuery.
+
     Parameters
     ----------
-    stream : cudaStream_t
+    stream : cudaStream_t | int | None
         The stream to query
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue, cudaErrorStreamCaptureImplicit,
+        cudaErrorLossyQuery
     captureStatus_out : cudaStreamCaptureStatus
         Location to return the capture status of the stream; required
-    id_out : unsigned long long
-        Optional location to return an id for the capture sequence, which is unique over the lifetime of the process
+    id_out : int
+        Optional location to return an id for the capture sequence, which is unique over
+        the lifetime of the process
     graph_out : cudaGraph_t
-        Optional location to return the graph being captured into. All operations other than destroy and node removal are permitted on the graph while the capture sequence is in progress. This API does not transfer ownership of the graph, which is transferred or destroyed at cudaStreamEndCapture. Note that the graph handle may be invalidated before end of capture for certain errors. Nodes that are or become unreachable from the original stream at cudaStreamEndCapture due to direct actions on the graph do not trigger cudaErrorStreamCaptureUnjoined.
-    dependencies_out : cudaGraphNode_t
-        Optional location to store a pointer to an array of nodes. The next node to be captured in the stream will depend on this set of nodes, absent operations such as event wait which modify this set. The array pointer is valid until the next API call which operates on the stream or until the capture is terminated. The node handles may be copied out and are valid until they or the graph is destroyed. The driver-owned array may also be passed directly to APIs that operate on the graph (not the stream) without copying.
-    edgeData_out : cudaGraphEdgeData
-        Optional location to store a pointer to an array of graph edge data. This array parallels dependencies_out; the next node to be added has an edge to dependencies_out[i] with annotation edgeData_out[i] for each i. The array pointer is valid until the next API call which operates on the stream or until the capture is terminated.
-    numDependencies_out : size_t
+        Optional location to return the graph being captured into. All operations other
+        than destroy and node removal are permitted on the graph while the capture
+        sequence is in progress. This API does not transfer ownership of the graph,
+        which is transferred or destroyed at cudaStreamEndCapture. Note that the graph
+        handle may be invalidated before end of capture for certain errors. Nodes that
+        are or become unreachable from the original stream at cudaStreamEndCapture due
+        to direct actions on the graph do not trigger cudaErrorStreamCaptureUnjoined.
+    dependencies_out : list[cudaGraphNode_t]
+        Optional location to store a pointer to an array of nodes. The next node to be
+        captured in the stream will depend on this set of nodes, absent operations such
+        as event wait which modify this set. The array pointer is valid until the next
+        API call which operates on the stream or until the capture is terminated. The
+        node handles may be copied out and are valid until they or the graph is
+        destroyed. The driver-owned array may also be passed directly to APIs that
+        operate on the graph (not the stream) without copying.
+    edgeData_out : list[cudaGraphEdgeData]
+        Optional location to store a pointer to an array of graph edge data. This array
+        parallels dependencies_out; the next node to be added has an edge to
+        dependencies_out[i] with annotation edgeData_out[i] for each i. The array
+        pointer is valid until the next API call which operates on the stream or until
+        the capture is terminated.
+    numDependencies_out : int
         Optional location to store the size of the array returned in dependencies_out.
+
+    See Also
+    --------
+    cudaStreamBeginCapture, cudaStreamIsCapturing, cudaStreamUpdateCaptureDependencies
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_stream
@@ -2893,40 +3200,45 @@ cudaErrorLossyQuery.
     return (_ok(), _enum(_L.cls('cudaStreamCaptureStatus')._value2member_map_, None, <long long>c_captureStatus_out), c_id_out, _new_handle(cudaGraph_t, <void*>c_graph_out), _from_array(c_dependencies_out, c_numDependencies_out, 'h', cudaGraphNode_t, sizeof(void*)), _from_array(c_edgeData_out, c_numDependencies_out, 's', _L.cls('cudaGraphEdgeData'), sizeof(cyruntime.cudaGraphEdgeData)), c_numDependencies_out)
 
 def cudaStreamUpdateCaptureDependencies(stream, dependencies, dependencyData, size_t numDependencies, unsigned int flags):
-    """cudaStreamUpdateCaptureDependencies(stream, dependencies, dependencyData, numDependencies, flags)
-    
-    Update the set of dependencies in a capturing stream
+    """Update the set of dependencies in a capturing stream.
 
-Modifies the dependency set of a capturing stream. The dependency set is the set
-of nodes that the next captured node in the stream will depend on.
+    Modifies the dependency set of a capturing stream. The dependency set is the set of
+    nodes that the next captured node in the stream will depend on.
 
-Valid flags are cudaStreamAddCaptureDependencies and
-cudaStreamSetCaptureDependencies. These control whether the set passed to
-the API is added to the existing set or replaces it. A flags value of 0 defaults
-to cudaStreamAddCaptureDependencies.
+    Valid flags are
+    cudaStreamUpdateCaptureDependenciesFlags.cudaStreamAddCaptureDependencies and
+    cudaStreamUpdateCaptureDependenciesFlags.cudaStreamSetCaptureDependencies. These
+    control whether the set passed to the API is added to the existing set or replaces
+    it. A flags value of 0 defaults to
+    cudaStreamUpdateCaptureDependenciesFlags.cudaStreamAddCaptureDependencies.
 
-Nodes that are removed from the dependency set via this API do not result in
-cudaErrorStreamCaptureUnjoined if they are unreachable from the stream at
-cudaStreamEndCapture.
+    Nodes that are removed from the dependency set via this API do not result in
+    cudaErrorStreamCaptureUnjoined if they are unreachable from the stream at
+    cudaStreamEndCapture.
 
-Returns cudaErrorIllegalState if the stream is not capturing.
-    
+    Returns cudaErrorIllegalState if the stream is not capturing.
+
     Parameters
     ----------
-    stream : cudaStream_t
+    stream : cudaStream_t | int | None
         The stream to update
-    dependencies : cudaGraphNode_t*
+    dependencies : Sequence[cudaGraphNode_t | int | None] | Buffer | int | None
         The set of dependencies to add
-    dependencyData : cudaGraphEdgeData*
+    dependencyData : cudaGraphEdgeData | Sequence[cudaGraphEdgeData] | None
         Optional array of data associated with each dependency.
-    numDependencies : size_t
+    numDependencies : int
         The size of the dependencies array
-    flags : unsigned int
+    flags : int
         See above
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue, cudaErrorIllegalState
+
+    See Also
+    --------
+    cudaStreamBeginCapture, cudaStreamGetCaptureInfo
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_stream
@@ -2942,17 +3254,23 @@ Returns cudaErrorIllegalState if the stream is not capturing.
     return _st1(err)
 
 def cudaEventCreate():
-    """cudaEventCreate()
-    
-    Creates an event object
+    """Creates an event object.
 
-Creates an event object for the current device using cudaEventDefault.
-    
+    Creates an event object for the current device using cudaEventDefault.
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue, cudaErrorLaunchFailure,
+        cudaErrorMemoryAllocation
     event : cudaEvent_t
         Newly created event
+
+    See Also
+    --------
+    unsigned, cudaEventCreateWithFlags, cudaEventRecord, cudaEventQuery,
+    cudaEventSynchronize, cudaEventDestroy, cudaEventElapsedTime, cudaStreamWaitEvent,
+    cuEventCreate
     """
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaEvent_t c_event = <cyruntime.cudaEvent_t>0
@@ -2963,35 +3281,40 @@ Creates an event object for the current device using cudaEventDefault.
     return (_ok(), _new_handle(cudaEvent_t, <void*>c_event),)
 
 def cudaEventCreateWithFlags(unsigned int flags):
-    """cudaEventCreateWithFlags(flags)
-    
-    Creates an event object with the specified flags
+    """Creates an event object with the specified flags.
 
-Creates an event object for the current device with the specified flags. Valid
-flags include:
-- cudaEventDefault: Default event creation flag.
-- cudaEventBlockingSync: Specifies that event should use blocking
-  synchronization. A host thread that uses cudaEventSynchronize() to wait
-  on an event created with this flag will block until the event actually
-  completes.
-- cudaEventDisableTiming: Specifies that the created event does not need
-  to record timing data.  Events created with this flag specified and
-  the cudaEventBlockingSync flag not specified will provide the best
-  performance when used with cudaStreamWaitEvent() and cudaEventQuery().
-- cudaEventInterprocess: Specifies that the created event may be used as an
-  interprocess event by cudaIpcGetEventHandle(). cudaEventInterprocess must
-  be specified along with cudaEventDisableTiming.
-    
+    Creates an event object for the current device with the specified flags. Valid flags
+    include:
+
+    - cudaEventDefault: Default event creation flag.
+    - cudaEventBlockingSync: Specifies that event should use blocking synchronization. A
+      host thread that uses cudaEventSynchronize to wait on an event created with this
+      flag will block until the event actually completes.
+    - cudaEventDisableTiming: Specifies that the created event does not need to record
+      timing data. Events created with this flag specified and the cudaEventBlockingSync
+      flag not specified will provide the best performance when used with
+      cudaStreamWaitEvent and cudaEventQuery.
+    - cudaEventInterprocess: Specifies that the created event may be used as an
+      interprocess event by cudaIpcGetEventHandle. cudaEventInterprocess must be
+      specified along with cudaEventDisableTiming.
+
     Parameters
     ----------
-    flags : unsigned int
+    flags : int
         Flags for new event
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue, cudaErrorLaunchFailure,
+        cudaErrorMemoryAllocation
     event : cudaEvent_t
         Newly created event
+
+    See Also
+    --------
+    cudaEventSynchronize, cudaEventDestroy, cudaEventElapsedTime, cudaStreamWaitEvent,
+    cuEventCreate
     """
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaEvent_t c_event = <cyruntime.cudaEvent_t>0
@@ -3002,35 +3325,38 @@ flags include:
     return (_ok(), _new_handle(cudaEvent_t, <void*>c_event),)
 
 def cudaEventRecord(event, stream):
-    """cudaEventRecord(event, stream)
-    
-    Records an event
+    """Records an event.
 
-Captures in event the contents of stream at the time of this call.
-event and stream must be on the same CUDA context.
-Calls such as cudaEventQuery() or cudaStreamWaitEvent() will then
-examine or wait for completion of the work that was captured. Uses of
-stream after this call do not modify event. See note on default
-stream behavior for what is captured in the default case.
+    Captures in `event` the contents of `stream` at the time of this call. `event` and
+    `stream` must be on the same CUDA context. Calls such as cudaEventQuery or
+    cudaStreamWaitEvent will then examine or wait for completion of the work that was
+    captured. Uses of `stream` after this call do not modify `event`. See note on
+    default stream behavior for what is captured in the default case.
 
-cudaEventRecord() can be called multiple times on the same event and
-will overwrite the previously captured state. Other APIs such as
-cudaStreamWaitEvent() use the most recently captured state at the time
-of the API call, and are not affected by later calls to
-cudaEventRecord(). Before the first call to cudaEventRecord(), an
-event represents an empty set of work, so for example cudaEventQuery()
-would return cudaSuccess.
-    
+    cudaEventRecord can be called multiple times on the same event and will overwrite
+    the previously captured state. Other APIs such as cudaStreamWaitEvent use the most
+    recently captured state at the time of the API call, and are not affected by later
+    calls to cudaEventRecord. Before the first call to cudaEventRecord, an event
+    represents an empty set of work, so for example cudaEventQuery would return
+    cudaSuccess.
+
     Parameters
     ----------
-    event : cudaEvent_t
+    event : cudaEvent_t | int | None
         Event to record
-    stream : cudaStream_t
+    stream : cudaStream_t | int | None
         Stream in which to record event
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue, cudaErrorInvalidResourceHandle,
+        cudaErrorLaunchFailure
+
+    See Also
+    --------
+    cudaEventCreateWithFlags, cudaEventQuery, cudaEventSynchronize, cudaEventDestroy,
+    cudaEventElapsedTime, cudaStreamWaitEvent, cudaEventRecordWithFlags, cuEventRecord
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_event
@@ -3042,17 +3368,46 @@ would return cudaSuccess.
     return _st1(err)
 
 def cudaEventRecordWithFlags(event, stream, unsigned int flags):
-    """cudaEventRecordWithFlags(event, stream, flags)
-    
+    """Records an event.
+
+    Captures in `event` the contents of `stream` at the time of this call. `event` and
+    `stream` must be on the same CUDA context. Calls such as cudaEventQuery or
+    cudaStreamWaitEvent will then examine or wait for completion of the work that was
+    captured. Uses of `stream` after this call do not modify `event`. See note on
+    default stream behavior for what is captured in the default case.
+
+    cudaEventRecordWithFlags can be called multiple times on the same event and will
+    overwrite the previously captured state. Other APIs such as cudaStreamWaitEvent use
+    the most recently captured state at the time of the API call, and are not affected
+    by later calls to cudaEventRecordWithFlags. Before the first call to
+    cudaEventRecordWithFlags, an event represents an empty set of work, so for example
+    cudaEventQuery would return cudaSuccess.
+
+    flags include:
+
+    - cudaEventRecordDefault: Default event creation flag.
+    - cudaEventRecordExternal: Event is captured in the graph as an external event node
+      when performing stream capture.
+
     Parameters
     ----------
-    event : cudaEvent_t
-    stream : cudaStream_t
-    flags : unsigned int
-    
+    event : cudaEvent_t | int | None
+        Event to record
+    stream : cudaStream_t | int | None
+        Stream in which to record event
+    flags : int
+        Parameters for the operation(See above)
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue, cudaErrorInvalidResourceHandle,
+        cudaErrorLaunchFailure
+
+    See Also
+    --------
+    cudaEventCreateWithFlags, cudaEventQuery, cudaEventSynchronize, cudaEventDestroy,
+    cudaEventElapsedTime, cudaStreamWaitEvent, cudaEventRecord, cuEventRecord
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_event
@@ -3064,27 +3419,32 @@ def cudaEventRecordWithFlags(event, stream, unsigned int flags):
     return _st1(err)
 
 def cudaEventQuery(event):
-    """cudaEventQuery(event)
-    
-    Queries an event's status
+    """Queries an event's status.
 
-Queries the status of all work currently captured by event. See
-cudaEventRecord() for details on what is captured by an event.
+    Queries the status of all work currently captured by `event`. See cudaEventRecord
+    for details on what is captured by an event.
 
-Returns cudaSuccess if all captured work has been completed, or
-cudaErrorNotReady if any captured work is incomplete.
+    Returns cudaSuccess if all captured work has been completed, or cudaErrorNotReady if
+    any captured work is incomplete.
 
-For the purposes of Unified Memory, a return value of cudaSuccess
-is equivalent to having called cudaEventSynchronize().
-    
+    For the purposes of Unified Memory, a return value of cudaSuccess is equivalent to
+    having called cudaEventSynchronize.
+
     Parameters
     ----------
-    event : cudaEvent_t
+    event : cudaEvent_t | int | None
         Event to query
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorNotReady, cudaErrorInvalidValue,
+        cudaErrorInvalidResourceHandle, cudaErrorLaunchFailure
+
+    See Also
+    --------
+    cudaEventCreateWithFlags, cudaEventRecord, cudaEventSynchronize, cudaEventDestroy,
+    cudaEventElapsedTime, cuEventQuery
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_event
@@ -3094,27 +3454,31 @@ is equivalent to having called cudaEventSynchronize().
     return _st1(err)
 
 def cudaEventSynchronize(event):
-    """cudaEventSynchronize(event)
-    
-    Waits for an event to complete
+    """Waits for an event to complete.
 
-Waits until the completion of all work currently captured in event.
-See cudaEventRecord() for details on what is captured by an event.
+    Waits until the completion of all work currently captured in `event`. See
+    cudaEventRecord for details on what is captured by an event.
 
-Waiting for an event that was created with the cudaEventBlockingSync
-flag will cause the calling CPU thread to block until the event has
-been completed by the device.  If the cudaEventBlockingSync flag has
-not been set, then the CPU thread will busy-wait until the event has
-been completed by the device.
-    
+    Waiting for an event that was created with the cudaEventBlockingSync flag will cause
+    the calling CPU thread to block until the event has been completed by the device. If
+    the cudaEventBlockingSync flag has not been set, then the CPU thread will busy-wait
+    until the event has been completed by the device.
+
     Parameters
     ----------
-    event : cudaEvent_t
+    event : cudaEvent_t | int | None
         Event to wait for
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue, cudaErrorInvalidResourceHandle,
+        cudaErrorLaunchFailure
+
+    See Also
+    --------
+    cudaEventCreateWithFlags, cudaEventRecord, cudaEventQuery, cudaEventDestroy,
+    cudaEventElapsedTime, cuEventSynchronize
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_event
@@ -3124,25 +3488,30 @@ been completed by the device.
     return _st1(err)
 
 def cudaEventDestroy(event):
-    """cudaEventDestroy(event)
-    
-    Destroys an event object
+    """Destroys an event object.
 
-Destroys the event specified by event.
+    Destroys the event specified by `event`.
 
-An event may be destroyed before it is complete (i.e., while
-cudaEventQuery() would return cudaErrorNotReady). In this case, the
-call does not block on completion of the event, and any associated
-resources will automatically be released asynchronously at completion.
-    
+    An event may be destroyed before it is complete (i.e., while cudaEventQuery would
+    return cudaErrorNotReady). In this case, the call does not block on completion of
+    the event, and any associated resources will automatically be released
+    asynchronously at completion.
+
     Parameters
     ----------
-    event : cudaEvent_t
+    event : cudaEvent_t | int | None
         Event to destroy
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue, cudaErrorInvalidResourceHandle,
+        cudaErrorLaunchFailure
+
+    See Also
+    --------
+    cudaEventCreateWithFlags, cudaEventQuery, cudaEventSynchronize, cudaEventRecord,
+    cudaEventElapsedTime, cuEventDestroy
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_event
@@ -3152,44 +3521,48 @@ resources will automatically be released asynchronously at completion.
     return _st1(err)
 
 def cudaEventElapsedTime(start, end):
-    """cudaEventElapsedTime(start, end)
-    
-    Computes the elapsed time between events
+    """Computes the elapsed time between events.
 
-Computes the elapsed time between two events (in milliseconds with a
-resolution of around 0.5 microseconds). Note this API is not guaranteed
-to return the latest errors for pending work. As such this API is intended to
-serve as a elapsed time calculation only and polling for completion on the
-events to be compared should be done with cudaEventQuery instead.
+    Computes the elapsed time between two events (in milliseconds with a resolution of
+    around 0.5 microseconds). Note this API is not guaranteed to return the latest
+    errors for pending work. As such this API is intended to serve as a elapsed time
+    calculation only and polling for completion on the events to be compared should be
+    done with cudaEventQuery instead.
 
-If either event was last recorded in a non-NULL stream, the resulting time
-may be greater than expected (even if both used the same stream handle). This
-happens because the cudaEventRecord() operation takes place asynchronously
-and there is no guarantee that the measured latency is actually just between
-the two events. Any number of other different stream operations could execute
-in between the two measured events, thus altering the timing in a significant
-way.
+    If either event was last recorded in a non-NULL stream, the resulting time may be
+    greater than expected (even if both used the same stream handle). This happens
+    because the cudaEventRecord operation takes place asynchronously and there is no
+    guarantee that the measured latency is actually just between the two events. Any
+    number of other different stream operations could execute in between the two
+    measured events, thus altering the timing in a significant way.
 
-If cudaEventRecord() has not been called on either event, then
-cudaErrorInvalidResourceHandle is returned. If cudaEventRecord() has been
-called on both events but one or both of them has not yet been completed
-(that is, cudaEventQuery() would return cudaErrorNotReady on at least one
-of the events), cudaErrorNotReady is returned. If either event was created
-with the cudaEventDisableTiming flag, then this function will return
-cudaErrorInvalidResourceHandle.
-    
+    If cudaEventRecord has not been called on either event, then
+    cudaErrorInvalidResourceHandle is returned. If cudaEventRecord has been called on
+    both events but one or both of them has not yet been completed (that is,
+    cudaEventQuery would return cudaErrorNotReady on at least one of the events),
+    cudaErrorNotReady is returned. If either event was created with the
+    cudaEventDisableTiming flag, then this function will return
+    cudaErrorInvalidResourceHandle.
+
     Parameters
     ----------
-    start : cudaEvent_t
+    start : cudaEvent_t | int | None
         Starting event
-    end : cudaEvent_t
+    end : cudaEvent_t | int | None
         Ending event
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorNotReady, cudaErrorInvalidValue,
+        cudaErrorInvalidResourceHandle, cudaErrorLaunchFailure, cudaErrorUnknown
     ms : float
-        Time between start and end in ms
+        Time between `start` and `end` in ms
+
+    See Also
+    --------
+    cudaEventCreateWithFlags, cudaEventQuery, cudaEventSynchronize, cudaEventDestroy,
+    cudaEventRecord, cuEventElapsedTime
     """
     cdef cyruntime.cudaError_t err
     cdef float c_ms = <float>0
@@ -3204,159 +3577,136 @@ cudaErrorInvalidResourceHandle.
     return (_ok(), c_ms,)
 
 def cudaImportExternalMemory(memHandleDesc):
-    """cudaImportExternalMemory(memHandleDesc)
-    
-    Imports an external memory object
+    """Imports an external memory object.
 
-Imports an externally allocated memory object and returns
-a handle to that in extMem_out.
+    Imports an externally allocated memory object and returns a handle to that in
+    `extMem_out`.
 
-The properties of the handle being imported must be described in
-memHandleDesc. The cudaExternalMemoryHandleDesc structure
-is defined as follows:
+    The properties of the handle being imported must be described in `memHandleDesc`.
+    The cudaExternalMemoryHandleDesc structure is defined as follows:
 
-\\code
-typedef struct cudaExternalMemoryHandleDesc_st {
-cudaExternalMemoryHandleType type;
-union {
-int fd;
-struct {
-void *handle;
-const void *name;
-} win32;
-const void *nvSciBufObject;
-} handle;
-unsigned long long size;
-unsigned int flags;
-} cudaExternalMemoryHandleDesc;
-\\endcode
 
-where cudaExternalMemoryHandleDesctype specifies the type
-of handle being imported. cudaExternalMemoryHandleType is
-defined as:
+        typedef struct cudaExternalMemoryHandleDesc_st {
+        cudaExternalMemoryHandleType type;
+        union {
+        int fd;
+        struct {
+        void *handle;
+        const void *name;
+        } win32;
+        const void *nvSciBufObject;
+        } handle;
+        unsigned long long size;
+        unsigned int flags;
+        } cudaExternalMemoryHandleDesc;
 
-\\code
-typedef enum cudaExternalMemoryHandleType_enum {
-cudaExternalMemoryHandleTypeOpaqueFd         = 1,
-cudaExternalMemoryHandleTypeOpaqueWin32      = 2,
-cudaExternalMemoryHandleTypeOpaqueWin32Kmt   = 3,
-cudaExternalMemoryHandleTypeD3D12Heap        = 4,
-cudaExternalMemoryHandleTypeD3D12Resource    = 5,
-cudaExternalMemoryHandleTypeD3D11Resource    = 6,
-cudaExternalMemoryHandleTypeD3D11ResourceKmt = 7,
-cudaExternalMemoryHandleTypeNvSciBuf         = 8
-} cudaExternalMemoryHandleType;
-\\endcode
+    where type specifies the type of handle being imported. cudaExternalMemoryHandleType
+    is defined as:
 
-If cudaExternalMemoryHandleDesctype is
-cudaExternalMemoryHandleTypeOpaqueFd, then
-cudaExternalMemoryHandleDeschandlefd must be a valid
-file descriptor referencing a memory object. Ownership of
-the file descriptor is transferred to the CUDA driver when the
-handle is imported successfully. Performing any operations on the
-file descriptor after it is imported results in undefined behavior.
 
-If cudaExternalMemoryHandleDesctype is
-cudaExternalMemoryHandleTypeOpaqueWin32, then exactly one
-of cudaExternalMemoryHandleDeschandlewin32handle and
-cudaExternalMemoryHandleDeschandlewin32name must not be
-NULL. If cudaExternalMemoryHandleDeschandlewin32handle
-is not NULL, then it must represent a valid shared NT handle that
-references a memory object. Ownership of this handle is
-not transferred to CUDA after the import operation, so the
-application must release the handle using the appropriate system
-call. If cudaExternalMemoryHandleDeschandlewin32name
-is not NULL, then it must point to a NULL-terminated array of
-UTF-16 characters that refers to a memory object.
+        typedef enum cudaExternalMemoryHandleType_enum {
+        cudaExternalMemoryHandleTypeOpaqueFd         = 1,
+        cudaExternalMemoryHandleTypeOpaqueWin32      = 2,
+        cudaExternalMemoryHandleTypeOpaqueWin32Kmt   = 3,
+        cudaExternalMemoryHandleTypeD3D12Heap        = 4,
+        cudaExternalMemoryHandleTypeD3D12Resource    = 5,
+        cudaExternalMemoryHandleTypeD3D11Resource    = 6,
+        cudaExternalMemoryHandleTypeD3D11ResourceKmt = 7,
+        cudaExternalMemoryHandleTypeNvSciBuf         = 8
+        } cudaExternalMemoryHandleType;
 
-If cudaExternalMemoryHandleDesctype is
-cudaExternalMemoryHandleTypeOpaqueWin32Kmt, then
-cudaExternalMemoryHandleDeschandlewin32handle must
-be non-NULL and
-cudaExternalMemoryHandleDeschandlewin32name
-must be NULL. The handle specified must be a globally shared KMT
-handle. This handle does not hold a reference to the underlying
-object, and thus will be invalid when all references to the
-memory object are destroyed.
+    If type is cudaExternalMemoryHandleType.cudaExternalMemoryHandleTypeOpaqueFd, then
+    handlefd must be a valid file descriptor referencing a memory object. Ownership of
+    the file descriptor is transferred to the CUDA driver when the handle is imported
+    successfully. Performing any operations on the file descriptor after it is imported
+    results in undefined behavior.
 
-If cudaExternalMemoryHandleDesctype is
-cudaExternalMemoryHandleTypeD3D12Heap, then exactly one
-of cudaExternalMemoryHandleDeschandlewin32handle and
-cudaExternalMemoryHandleDeschandlewin32name must not be
-NULL. If cudaExternalMemoryHandleDeschandlewin32handle
-is not NULL, then it must represent a valid shared NT handle that
-is returned by ID3D12DeviceCreateSharedHandle when referring to a
-ID3D12Heap object. This handle holds a reference to the underlying
-object. If cudaExternalMemoryHandleDeschandlewin32name
-is not NULL, then it must point to a NULL-terminated array of
-UTF-16 characters that refers to a ID3D12Heap object.
+    If type is cudaExternalMemoryHandleType.cudaExternalMemoryHandleTypeOpaqueWin32,
+    then exactly one of handlehandle and handlename must not be NULL. If handlehandle is
+    not NULL, then it must represent a valid shared NT handle that references a memory
+    object. Ownership of this handle is not transferred to CUDA after the import
+    operation, so the application must release the handle using the appropriate system
+    call. If handlename is not NULL, then it must point to a NULL-terminated array of
+    UTF-16 characters that refers to a memory object.
 
-If cudaExternalMemoryHandleDesctype is
-cudaExternalMemoryHandleTypeD3D12Resource, then exactly one
-of cudaExternalMemoryHandleDeschandlewin32handle and
-cudaExternalMemoryHandleDeschandlewin32name must not be
-NULL. If cudaExternalMemoryHandleDeschandlewin32handle
-is not NULL, then it must represent a valid shared NT handle that
-is returned by ID3D12DeviceCreateSharedHandle when referring to a
-ID3D12Resource object. This handle holds a reference to the
-underlying object. If
-cudaExternalMemoryHandleDeschandlewin32name
-is not NULL, then it must point to a NULL-terminated array of
-UTF-16 characters that refers to a ID3D12Resource object.
+    If type is cudaExternalMemoryHandleType.cudaExternalMemoryHandleTypeOpaqueWin32Kmt,
+    then handlehandle must be non-NULL and handlename must be NULL. The handle specified
+    must be a globally shared KMT handle. This handle does not hold a reference to the
+    underlying object, and thus will be invalid when all references to the memory object
+    are destroyed.
 
-If cudaExternalMemoryHandleDesctype is
-cudaExternalMemoryHandleTypeD3D11Resource,then exactly one
-of cudaExternalMemoryHandleDeschandlewin32handle and
-cudaExternalMemoryHandleDeschandlewin32name must not be
-NULL. If cudaExternalMemoryHandleDeschandlewin32handle is
-not NULL, then it must represent a valid shared NT handle that is
-returned by  IDXGIResource1CreateSharedHandle when referring to a
-ID3D11Resource object. If
-cudaExternalMemoryHandleDeschandlewin32name
-is not NULL, then it must point to a NULL-terminated array of
-UTF-16 characters that refers to a ID3D11Resource object.
+    If type is cudaExternalMemoryHandleType.cudaExternalMemoryHandleTypeD3D12Heap, then
+    exactly one of handlehandle and handlename must not be NULL. If handlehandle is not
+    NULL, then it must represent a valid shared NT handle that is returned by
+    ID3D12DeviceCreateSharedHandle when referring to a ID3D12Heap object. This handle
+    holds a reference to the underlying object. If handlename is not NULL, then it must
+    point to a NULL-terminated array of UTF-16 characters that refers to a ID3D12Heap
+    object.
 
-If cudaExternalMemoryHandleDesctype is
-cudaExternalMemoryHandleTypeD3D11ResourceKmt, then
-cudaExternalMemoryHandleDeschandlewin32handle must
-be non-NULL and cudaExternalMemoryHandleDeschandlewin32name
-must be NULL. The handle specified must be a valid shared KMT
-handle that is returned by IDXGIResourceGetSharedHandle when
-referring to a ID3D11Resource object.
+    If type is cudaExternalMemoryHandleType.cudaExternalMemoryHandleTypeD3D12Resource,
+    then exactly one of handlehandle and handlename must not be NULL. If handlehandle is
+    not NULL, then it must represent a valid shared NT handle that is returned by
+    ID3D12DeviceCreateSharedHandle when referring to a ID3D12Resource object. This
+    handle holds a reference to the underlying object. If handlename is not NULL, then
+    it must point to a NULL-terminated array of UTF-16 characters that refers to a
+    ID3D12Resource object.
 
-If cudaExternalMemoryHandleDesctype is
-cudaExternalMemoryHandleTypeNvSciBuf, then
-cudaExternalMemoryHandleDeschandlenvSciBufObject must be NON-NULL
-and reference a valid NvSciBuf object.
-If the NvSciBuf object imported into CUDA is also mapped by other drivers, then the
-application must use cudaWaitExternalSemaphoresAsync or cudaSignalExternalSemaphoresAsync
-as approprriate barriers to maintain coherence between CUDA and the other drivers.
-See cudaExternalSemaphoreWaitSkipNvSciBufMemSync and cudaExternalSemaphoreSignalSkipNvSciBufMemSync
-for memory synchronization.
+    If type is
+    cudaExternalMemoryHandleType.cudaExternalMemoryHandleTypeD3D11Resource,then exactly
+    one of handlehandle and handlename must not be NULL. If handlehandle is not NULL,
+    then it must represent a valid shared NT handle that is returned by
+    IDXGIResource1CreateSharedHandle when referring to a ID3D11Resource object. If
+    handlename is not NULL, then it must point to a NULL-terminated array of UTF-16
+    characters that refers to a ID3D11Resource object.
 
-The size of the memory object must be specified in
-cudaExternalMemoryHandleDescsize.
+    If type is
+    cudaExternalMemoryHandleType.cudaExternalMemoryHandleTypeD3D11ResourceKmt, then
+    handlehandle must be non-NULL and handlename must be NULL. The handle specified must
+    be a valid shared KMT handle that is returned by IDXGIResourceGetSharedHandle when
+    referring to a ID3D11Resource object.
 
-Specifying the flag cudaExternalMemoryDedicated in
-cudaExternalMemoryHandleDescflags indicates that the
-resource is a dedicated resource. The definition of what a
-dedicated resource is outside the scope of this extension.
-This flag must be set if cudaExternalMemoryHandleDesctype
-is one of the following:
-cudaExternalMemoryHandleTypeD3D12Resource
-cudaExternalMemoryHandleTypeD3D11Resource
-cudaExternalMemoryHandleTypeD3D11ResourceKmt
-    
+    If type is cudaExternalMemoryHandleType.cudaExternalMemoryHandleTypeNvSciBuf, then
+    handlenvSciBufObject must be NON-NULL and reference a valid NvSciBuf object. If the
+    NvSciBuf object imported into CUDA is also mapped by other drivers, then the
+    application must use cudaWaitExternalSemaphoresAsync or
+    cudaSignalExternalSemaphoresAsync as approprriate barriers to maintain coherence
+    between CUDA and the other drivers. See cudaExternalSemaphoreWaitSkipNvSciBufMemSync
+    and cudaExternalSemaphoreSignalSkipNvSciBufMemSync for memory synchronization.
+
+    The size of the memory object must be specified in size.
+
+    Specifying the flag cudaExternalMemoryDedicated in flags indicates that the resource
+    is a dedicated resource. The definition of what a dedicated resource is outside the
+    scope of this extension. This flag must be set if type is one of the following:
+    cudaExternalMemoryHandleType.cudaExternalMemoryHandleTypeD3D12Resource
+    cudaExternalMemoryHandleType.cudaExternalMemoryHandleTypeD3D11Resource
+    cudaExternalMemoryHandleType.cudaExternalMemoryHandleTypeD3D11ResourceKmt
+
     Parameters
     ----------
-    memHandleDesc : cudaExternalMemoryHandleDesc*
+    memHandleDesc : cudaExternalMemoryHandleDesc | None
         Memory import handle descriptor
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue, cudaErrorInvalidResourceHandle,
+        cudaErrorOperatingSystem
     extMem_out : cudaExternalMemory_t
         Returned handle to an external memory object
+
+    See Also
+    --------
+    cudaDestroyExternalMemory, cudaExternalMemoryGetMappedBuffer,
+    cudaExternalMemoryGetMappedMipmappedArray
+
+    Notes
+    -----
+    If the Vulkan memory imported into CUDA is mapped on the CPU then the application
+    must use vkInvalidateMappedMemoryRanges/vkFlushMappedMemoryRanges as well as
+    appropriate Vulkan pipeline barriers to maintain coherence between CPU and GPU. For
+    more information on these APIs, please refer to "Synchronization and Cache Control"
+    chapter from Vulkan specification.
     """
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaExternalMemory_t c_extMem_out = <cyruntime.cudaExternalMemory_t>0
@@ -3369,56 +3719,54 @@ cudaExternalMemoryHandleTypeD3D11ResourceKmt
     return (_ok(), _new_handle(cudaExternalMemory_t, <void*>c_extMem_out),)
 
 def cudaExternalMemoryGetMappedBuffer(extMem, bufferDesc):
-    """cudaExternalMemoryGetMappedBuffer(extMem, bufferDesc)
-    
-    Maps a buffer onto an imported memory object
+    """Maps a buffer onto an imported memory object.
 
-Maps a buffer onto an imported memory object and returns a device
-pointer in devPtr.
+    Maps a buffer onto an imported memory object and returns a device pointer in
+    `devPtr`.
 
-The properties of the buffer being mapped must be described in
-bufferDesc. The cudaExternalMemoryBufferDesc structure is
-defined as follows:
+    The properties of the buffer being mapped must be described in `bufferDesc`. The
+    cudaExternalMemoryBufferDesc structure is defined as follows:
 
-\\code
-typedef struct cudaExternalMemoryBufferDesc_st {
-unsigned long long offset;
-unsigned long long size;
-unsigned int flags;
-} cudaExternalMemoryBufferDesc;
-\\endcode
 
-where cudaExternalMemoryBufferDescoffset is the offset in
-the memory object where the buffer's base address is.
-cudaExternalMemoryBufferDescsize is the size of the buffer.
-cudaExternalMemoryBufferDescflags must be zero.
+        typedef struct cudaExternalMemoryBufferDesc_st {
+        unsigned long long offset;
+        unsigned long long size;
+        unsigned int flags;
+        } cudaExternalMemoryBufferDesc;
 
-The offset and size have to be suitably aligned to match the
-requirements of the external API. Mapping two buffers whose ranges
-overlap may or may not result in the same virtual address being
-returned for the overlapped portion. In such cases, the application
-must ensure that all accesses to that region from the GPU are
-volatile. Otherwise writes made via one address are not guaranteed
-to be visible via the other address, even if they're issued by the
-same thread. It is recommended that applications map the combined
-range instead of mapping separate buffers and then apply the
-appropriate offsets to the returned pointer to derive the
-individual buffers.
+    where offset is the offset in the memory object where the buffer's base address is.
+    size is the size of the buffer. flags must be zero.
 
-The returned pointer devPtr must be freed using cudaFree.
-    
+    The offset and size have to be suitably aligned to match the requirements of the
+    external API. Mapping two buffers whose ranges overlap may or may not result in the
+    same virtual address being returned for the overlapped portion. In such cases, the
+    application must ensure that all accesses to that region from the GPU are volatile.
+    Otherwise writes made via one address are not guaranteed to be visible via the other
+    address, even if they're issued by the same thread. It is recommended that
+    applications map the combined range instead of mapping separate buffers and then
+    apply the appropriate offsets to the returned pointer to derive the individual
+    buffers.
+
+    The returned pointer `devPtr` must be freed using cudaFree.
+
     Parameters
     ----------
-    extMem : cudaExternalMemory_t
+    extMem : cudaExternalMemory_t | int | None
         Handle to external memory object
-    bufferDesc : cudaExternalMemoryBufferDesc*
+    bufferDesc : cudaExternalMemoryBufferDesc | None
         Buffer descriptor
-    
+
     Returns
     -------
     cudaError_t
-    devPtr : void
+        cudaSuccess, cudaErrorInvalidValue, cudaErrorInvalidResourceHandle
+    devPtr : int
         Returned device pointer to buffer
+
+    See Also
+    --------
+    cudaImportExternalMemory, cudaDestroyExternalMemory,
+    cudaExternalMemoryGetMappedMipmappedArray
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_devPtr = NULL
@@ -3433,57 +3781,57 @@ The returned pointer devPtr must be freed using cudaFree.
     return (_ok(), PyLong_FromVoidPtr(c_devPtr),)
 
 def cudaExternalMemoryGetMappedMipmappedArray(extMem, mipmapDesc):
-    """cudaExternalMemoryGetMappedMipmappedArray(extMem, mipmapDesc)
-    
-    Maps a CUDA mipmapped array onto an external memory object
+    """Maps a CUDA mipmapped array onto an external memory object.
 
-Maps a CUDA mipmapped array onto an external object and returns a
-handle to it in mipmap.
+    Maps a CUDA mipmapped array onto an external object and returns a handle to it in
+    `mipmap`.
 
-The properties of the CUDA mipmapped array being mapped must be
-described in mipmapDesc. The structure
-cudaExternalMemoryMipmappedArrayDesc is defined as follows:
+    The properties of the CUDA mipmapped array being mapped must be described in
+    `mipmapDesc`. The structure cudaExternalMemoryMipmappedArrayDesc is defined as
+    follows:
 
-\\code
-typedef struct cudaExternalMemoryMipmappedArrayDesc_st {
-unsigned long long offset;
-cudaChannelFormatDesc formatDesc;
-cudaExtent extent;
-unsigned int flags;
-unsigned int numLevels;
-} cudaExternalMemoryMipmappedArrayDesc;
-\\endcode
 
-where cudaExternalMemoryMipmappedArrayDescoffset is the
-offset in the memory object where the base level of the mipmap
-chain is.
-cudaExternalMemoryMipmappedArrayDescformatDesc describes the
-format of the data.
-cudaExternalMemoryMipmappedArrayDescextent specifies the
-dimensions of the base level of the mipmap chain.
-cudaExternalMemoryMipmappedArrayDescflags are flags associated
-with CUDA mipmapped arrays. For further details, please refer to
-the documentation for cudaMalloc3DArray. Note that if the mipmapped
-array is bound as a color target in the graphics API, then the flag
-cudaArrayColorAttachment must be specified in
-cudaExternalMemoryMipmappedArrayDescflags.
-cudaExternalMemoryMipmappedArrayDescnumLevels specifies
-the total number of levels in the mipmap chain.
+        typedef struct cudaExternalMemoryMipmappedArrayDesc_st {
+        unsigned long long offset;
+        cudaChannelFormatDesc formatDesc;
+        cudaExtent extent;
+        unsigned int flags;
+        unsigned int numLevels;
+        } cudaExternalMemoryMipmappedArrayDesc;
 
-The returned CUDA mipmapped array must be freed using cudaFreeMipmappedArray.
-    
+    where offset is the offset in the memory object where the base level of the mipmap
+    chain is. formatDesc describes the format of the data. extent specifies the
+    dimensions of the base level of the mipmap chain. flags are flags associated with
+    CUDA mipmapped arrays. For further details, please refer to the documentation for
+    cudaMalloc3DArray. Note that if the mipmapped array is bound as a color target in
+    the graphics API, then the flag cudaArrayColorAttachment must be specified in flags.
+    numLevels specifies the total number of levels in the mipmap chain.
+
+    The returned CUDA mipmapped array must be freed using cudaFreeMipmappedArray.
+
     Parameters
     ----------
-    extMem : cudaExternalMemory_t
+    extMem : cudaExternalMemory_t | int | None
         Handle to external memory object
-    mipmapDesc : cudaExternalMemoryMipmappedArrayDesc*
+    mipmapDesc : cudaExternalMemoryMipmappedArrayDesc | None
         CUDA array descriptor
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue, cudaErrorInvalidResourceHandle
     mipmap : cudaMipmappedArray_t
         Returned CUDA mipmapped array
+
+    See Also
+    --------
+    cudaImportExternalMemory, cudaDestroyExternalMemory,
+    cudaExternalMemoryGetMappedBuffer
+
+    Notes
+    -----
+    If type is cudaExternalMemoryHandleType.cudaExternalMemoryHandleTypeNvSciBuf, then
+    numLevels must not be greater than 1.
     """
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaMipmappedArray_t c_mipmap = <cyruntime.cudaMipmappedArray_t>0
@@ -3498,23 +3846,26 @@ The returned CUDA mipmapped array must be freed using cudaFreeMipmappedArray.
     return (_ok(), _new_handle(cudaMipmappedArray_t, <void*>c_mipmap),)
 
 def cudaDestroyExternalMemory(extMem):
-    """cudaDestroyExternalMemory(extMem)
-    
-    Destroys an external memory object.
+    """Destroys an external memory object.
 
-Destroys the specified external memory object. Any existing buffers
-and CUDA mipmapped arrays mapped onto this object must no longer be
-used and must be explicitly freed using cudaFree and
-cudaFreeMipmappedArray respectively.
-    
+    Destroys the specified external memory object. Any existing buffers and CUDA
+    mipmapped arrays mapped onto this object must no longer be used and must be
+    explicitly freed using cudaFree and cudaFreeMipmappedArray respectively.
+
     Parameters
     ----------
-    extMem : cudaExternalMemory_t
+    extMem : cudaExternalMemory_t | int | None
         External memory object to be destroyed
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidResourceHandle
+
+    See Also
+    --------
+    cudaImportExternalMemory, cudaExternalMemoryGetMappedBuffer,
+    cudaExternalMemoryGetMappedMipmappedArray
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_extMem
@@ -3524,154 +3875,128 @@ cudaFreeMipmappedArray respectively.
     return _st1(err)
 
 def cudaImportExternalSemaphore(semHandleDesc):
-    """cudaImportExternalSemaphore(semHandleDesc)
-    
-    Imports an external semaphore
+    """Imports an external semaphore.
 
-Imports an externally allocated synchronization object and returns
-a handle to that in extSem_out.
+    Imports an externally allocated synchronization object and returns a handle to that
+    in `extSem_out`.
 
-The properties of the handle being imported must be described in
-semHandleDesc. The cudaExternalSemaphoreHandleDesc is defined
-as follows:
+    The properties of the handle being imported must be described in `semHandleDesc`.
+    The cudaExternalSemaphoreHandleDesc is defined as follows:
 
-\\code
-typedef struct cudaExternalSemaphoreHandleDesc_st {
-cudaExternalSemaphoreHandleType type;
-union {
-int fd;
-struct {
-void *handle;
-const void *name;
-} win32;
-const void* NvSciSyncObj;
-} handle;
-unsigned int flags;
-} cudaExternalSemaphoreHandleDesc;
-\\endcode
 
-where cudaExternalSemaphoreHandleDesctype specifies the type of
-handle being imported. cudaExternalSemaphoreHandleType is defined
-as:
+        typedef struct cudaExternalSemaphoreHandleDesc_st {
+        cudaExternalSemaphoreHandleType type;
+        union {
+        int fd;
+        struct {
+        void *handle;
+        const void *name;
+        } win32;
+        const void* NvSciSyncObj;
+        } handle;
+        unsigned int flags;
+        } cudaExternalSemaphoreHandleDesc;
 
-\\code
-typedef enum cudaExternalSemaphoreHandleType_enum {
-cudaExternalSemaphoreHandleTypeOpaqueFd                = 1,
-cudaExternalSemaphoreHandleTypeOpaqueWin32             = 2,
-cudaExternalSemaphoreHandleTypeOpaqueWin32Kmt          = 3,
-cudaExternalSemaphoreHandleTypeD3D12Fence              = 4,
-cudaExternalSemaphoreHandleTypeD3D11Fence              = 5,
-cudaExternalSemaphoreHandleTypeNvSciSync               = 6,
-cudaExternalSemaphoreHandleTypeKeyedMutex              = 7,
-cudaExternalSemaphoreHandleTypeKeyedMutexKmt           = 8,
-cudaExternalSemaphoreHandleTypeTimelineSemaphoreFd     = 9,
-cudaExternalSemaphoreHandleTypeTimelineSemaphoreWin32  = 10
-} cudaExternalSemaphoreHandleType;
-\\endcode
+    where type specifies the type of handle being imported.
+    cudaExternalSemaphoreHandleType is defined as:
 
-If cudaExternalSemaphoreHandleDesctype is
-cudaExternalSemaphoreHandleTypeOpaqueFd, then
-cudaExternalSemaphoreHandleDeschandlefd must be a valid file
-descriptor referencing a synchronization object. Ownership of the
-file descriptor is transferred to the CUDA driver when the handle
-is imported successfully. Performing any operations on the file
-descriptor after it is imported results in undefined behavior.
 
-If cudaExternalSemaphoreHandleDesctype is
-cudaExternalSemaphoreHandleTypeOpaqueWin32, then exactly one of
-cudaExternalSemaphoreHandleDeschandlewin32handle and
-cudaExternalSemaphoreHandleDeschandlewin32name must not be
-NULL. If cudaExternalSemaphoreHandleDeschandlewin32handle
-is not NULL, then it must represent a valid shared NT handle that
-references a synchronization object. Ownership of this handle is
-not transferred to CUDA after the import operation, so the
-application must release the handle using the appropriate system
-call. If cudaExternalSemaphoreHandleDeschandlewin32name is
-not NULL, then it must name a valid synchronization object.
+        typedef enum cudaExternalSemaphoreHandleType_enum {
+        cudaExternalSemaphoreHandleTypeOpaqueFd                = 1,
+        cudaExternalSemaphoreHandleTypeOpaqueWin32             = 2,
+        cudaExternalSemaphoreHandleTypeOpaqueWin32Kmt          = 3,
+        cudaExternalSemaphoreHandleTypeD3D12Fence              = 4,
+        cudaExternalSemaphoreHandleTypeD3D11Fence              = 5,
+        cudaExternalSemaphoreHandleTypeNvSciSync               = 6,
+        cudaExternalSemaphoreHandleTypeKeyedMutex              = 7,
+        cudaExternalSemaphoreHandleTypeKeyedMutexKmt           = 8,
+        cudaExternalSemaphoreHandleTypeTimelineSemaphoreFd     = 9,
+        cudaExternalSemaphoreHandleTypeTimelineSemaphoreWin32  = 10
+        } cudaExternalSemaphoreHandleType;
 
-If cudaExternalSemaphoreHandleDesctype is
-cudaExternalSemaphoreHandleTypeOpaqueWin32Kmt, then
-cudaExternalSemaphoreHandleDeschandlewin32handle must be
-non-NULL and cudaExternalSemaphoreHandleDeschandlewin32name
-must be NULL. The handle specified must be a globally shared KMT
-handle. This handle does not hold a reference to the underlying
-object, and thus will be invalid when all references to the
-synchronization object are destroyed.
+    If type is cudaExternalSemaphoreHandleType.cudaExternalSemaphoreHandleTypeOpaqueFd,
+    then handlefd must be a valid file descriptor referencing a synchronization object.
+    Ownership of the file descriptor is transferred to the CUDA driver when the handle
+    is imported successfully. Performing any operations on the file descriptor after it
+    is imported results in undefined behavior.
 
-If cudaExternalSemaphoreHandleDesctype is
-cudaExternalSemaphoreHandleTypeD3D12Fence, then exactly one of
-cudaExternalSemaphoreHandleDeschandlewin32handle and
-cudaExternalSemaphoreHandleDeschandlewin32name must not be
-NULL. If cudaExternalSemaphoreHandleDeschandlewin32handle
-is not NULL, then it must represent a valid shared NT handle that
-is returned by ID3D12DeviceCreateSharedHandle when referring to a
-ID3D12Fence object. This handle holds a reference to the underlying
-object. If cudaExternalSemaphoreHandleDeschandlewin32name
-is not NULL, then it must name a valid synchronization object that
-refers to a valid ID3D12Fence object.
+    If type is
+    cudaExternalSemaphoreHandleType.cudaExternalSemaphoreHandleTypeOpaqueWin32, then
+    exactly one of handlehandle and handlename must not be NULL. If handlehandle is not
+    NULL, then it must represent a valid shared NT handle that references a
+    synchronization object. Ownership of this handle is not transferred to CUDA after
+    the import operation, so the application must release the handle using the
+    appropriate system call. If handlename is not NULL, then it must name a valid
+    synchronization object.
 
-If cudaExternalSemaphoreHandleDesctype is
-cudaExternalSemaphoreHandleTypeD3D11Fence, then exactly one of
-cudaExternalSemaphoreHandleDeschandlewin32handle and
-cudaExternalSemaphoreHandleDeschandlewin32name must not be
-NULL. If cudaExternalSemaphoreHandleDeschandlewin32handle
-is not NULL, then it must represent a valid shared NT handle that
-is returned by ID3D11FenceCreateSharedHandle. If
-cudaExternalSemaphoreHandleDeschandlewin32name
-is not NULL, then it must name a valid synchronization object that
-refers to a valid ID3D11Fence object.
+    If type is
+    cudaExternalSemaphoreHandleType.cudaExternalSemaphoreHandleTypeOpaqueWin32Kmt, then
+    handlehandle must be non-NULL and handlename must be NULL. The handle specified must
+    be a globally shared KMT handle. This handle does not hold a reference to the
+    underlying object, and thus will be invalid when all references to the
+    synchronization object are destroyed.
 
-If cudaExternalSemaphoreHandleDesctype is
-cudaExternalSemaphoreHandleTypeNvSciSync, then
-cudaExternalSemaphoreHandleDeschandlenvSciSyncObj
-represents a valid NvSciSyncObj.
+    If type is
+    cudaExternalSemaphoreHandleType.cudaExternalSemaphoreHandleTypeD3D12Fence, then
+    exactly one of handlehandle and handlename must not be NULL. If handlehandle is not
+    NULL, then it must represent a valid shared NT handle that is returned by
+    ID3D12DeviceCreateSharedHandle when referring to a ID3D12Fence object. This handle
+    holds a reference to the underlying object. If handlename is not NULL, then it must
+    name a valid synchronization object that refers to a valid ID3D12Fence object.
 
-cudaExternalSemaphoreHandleTypeKeyedMutex, then exactly one of
-cudaExternalSemaphoreHandleDeschandlewin32handle and
-cudaExternalSemaphoreHandleDeschandlewin32name must not be
-NULL. If cudaExternalSemaphoreHandleDeschandlewin32handle
-is not NULL, then it represent a valid shared NT handle that
-is returned by IDXGIResource1CreateSharedHandle when referring to
-a IDXGIKeyedMutex object.
+    If type is
+    cudaExternalSemaphoreHandleType.cudaExternalSemaphoreHandleTypeD3D11Fence, then
+    exactly one of handlehandle and handlename must not be NULL. If handlehandle is not
+    NULL, then it must represent a valid shared NT handle that is returned by
+    ID3D11FenceCreateSharedHandle. If handlename is not NULL, then it must name a valid
+    synchronization object that refers to a valid ID3D11Fence object.
 
-If cudaExternalSemaphoreHandleDesctype is
-cudaExternalSemaphoreHandleTypeKeyedMutexKmt, then
-cudaExternalSemaphoreHandleDeschandlewin32handle must be
-non-NULL and cudaExternalSemaphoreHandleDeschandlewin32name
-must be NULL. The handle specified must represent a valid KMT
-handle that is returned by IDXGIResourceGetSharedHandle when
-referring to a IDXGIKeyedMutex object.
+    If type is cudaExternalSemaphoreHandleType.cudaExternalSemaphoreHandleTypeNvSciSync,
+    then handlenvSciSyncObj represents a valid NvSciSyncObj.
 
-If cudaExternalSemaphoreHandleDesctype is
-cudaExternalSemaphoreHandleTypeTimelineSemaphoreFd, then
-cudaExternalSemaphoreHandleDeschandlefd must be a valid file
-descriptor referencing a synchronization object. Ownership of the
-file descriptor is transferred to the CUDA driver when the handle
-is imported successfully. Performing any operations on the file
-descriptor after it is imported results in undefined behavior.
+    cudaExternalSemaphoreHandleType.cudaExternalSemaphoreHandleTypeKeyedMutex, then
+    exactly one of handlehandle and handlename must not be NULL. If handlehandle is not
+    NULL, then it represent a valid shared NT handle that is returned by
+    IDXGIResource1CreateSharedHandle when referring to a IDXGIKeyedMutex object.
 
-If cudaExternalSemaphoreHandleDesctype is
-cudaExternalSemaphoreHandleTypeTimelineSemaphoreWin32, then exactly one of
-cudaExternalSemaphoreHandleDeschandlewin32handle and
-cudaExternalSemaphoreHandleDeschandlewin32name must not be
-NULL. If cudaExternalSemaphoreHandleDeschandlewin32handle
-is not NULL, then it must represent a valid shared NT handle that
-references a synchronization object. Ownership of this handle is
-not transferred to CUDA after the import operation, so the
-application must release the handle using the appropriate system
-call. If cudaExternalSemaphoreHandleDeschandlewin32name is
-not NULL, then it must name a valid synchronization object.
-    
+    If type is
+    cudaExternalSemaphoreHandleType.cudaExternalSemaphoreHandleTypeKeyedMutexKmt, then
+    handlehandle must be non-NULL and handlename must be NULL. The handle specified must
+    represent a valid KMT handle that is returned by IDXGIResourceGetSharedHandle when
+    referring to a IDXGIKeyedMutex object.
+
+    If type is
+    cudaExternalSemaphoreHandleType.cudaExternalSemaphoreHandleTypeTimelineSemaphoreFd,
+    then handlefd must be a valid file descriptor referencing a synchronization object.
+    Ownership of the file descriptor is transferred to the CUDA driver when the handle
+    is imported successfully. Performing any operations on the file descriptor after it
+    is imported results in undefined behavior.
+
+    If type is
+    cudaExternalSemaphoreHandleType.cudaExternalSemaphoreHandleTypeTimelineSemaphoreWin32,
+    then exactly one of handlehandle and handlename must not be NULL. If handlehandle is
+    not NULL, then it must represent a valid shared NT handle that references a
+    synchronization object. Ownership of this handle is not transferred to CUDA after
+    the import operation, so the application must release the handle using the
+    appropriate system call. If handlename is not NULL, then it must name a valid
+    synchronization object.
+
     Parameters
     ----------
-    semHandleDesc : cudaExternalSemaphoreHandleDesc*
+    semHandleDesc : cudaExternalSemaphoreHandleDesc | None
         Semaphore import handle descriptor
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidResourceHandle, cudaErrorOperatingSystem
     extSem_out : cudaExternalSemaphore_t
         Returned handle to an external semaphore
+
+    See Also
+    --------
+    cudaDestroyExternalSemaphore, cudaSignalExternalSemaphoresAsync,
+    cudaWaitExternalSemaphoresAsync
     """
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaExternalSemaphore_t c_extSem_out = <cyruntime.cudaExternalSemaphore_t>0
@@ -3684,99 +4009,100 @@ not NULL, then it must name a valid synchronization object.
     return (_ok(), _new_handle(cudaExternalSemaphore_t, <void*>c_extSem_out),)
 
 def cudaSignalExternalSemaphoresAsync(extSemArray, paramsArray, unsigned int numExtSems, stream):
-    """cudaSignalExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, stream)
-    
-    Signals a set of external semaphore objects
+    """Signals a set of external semaphore objects.
 
-Enqueues a signal operation on a set of externally allocated
-semaphore object in the specified stream. The operations will be
-executed when all prior operations in the stream complete.
+    Enqueues a signal operation on a set of externally allocated semaphore object in the
+    specified stream. The operations will be executed when all prior operations in the
+    stream complete.
 
-The exact semantics of signaling a semaphore depends on the type of
-the object.
+    The exact semantics of signaling a semaphore depends on the type of the object.
 
-If the semaphore object is any one of the following types:
-cudaExternalSemaphoreHandleTypeOpaqueFd,
-cudaExternalSemaphoreHandleTypeOpaqueWin32,
-cudaExternalSemaphoreHandleTypeOpaqueWin32Kmt
-then signaling the semaphore will set it to the signaled state.
+    If the semaphore object is any one of the following types:
+    cudaExternalSemaphoreHandleType.cudaExternalSemaphoreHandleTypeOpaqueFd,
+    cudaExternalSemaphoreHandleType.cudaExternalSemaphoreHandleTypeOpaqueWin32,
+    cudaExternalSemaphoreHandleType.cudaExternalSemaphoreHandleTypeOpaqueWin32Kmt then
+    signaling the semaphore will set it to the signaled state.
 
-If the semaphore object is any one of the following types:
-cudaExternalSemaphoreHandleTypeD3D12Fence,
-cudaExternalSemaphoreHandleTypeD3D11Fence,
-cudaExternalSemaphoreHandleTypeTimelineSemaphoreFd,
-cudaExternalSemaphoreHandleTypeTimelineSemaphoreWin32
-then the semaphore will be set to the value specified in
-cudaExternalSemaphoreSignalParamsparamsfencevalue.
+    If the semaphore object is any one of the following types:
+    cudaExternalSemaphoreHandleType.cudaExternalSemaphoreHandleTypeD3D12Fence,
+    cudaExternalSemaphoreHandleType.cudaExternalSemaphoreHandleTypeD3D11Fence,
+    cudaExternalSemaphoreHandleType.cudaExternalSemaphoreHandleTypeTimelineSemaphoreFd,
+    cudaExternalSemaphoreHandleType.cudaExternalSemaphoreHandleTypeTimelineSemaphoreWin32
+    then the semaphore will be set to the value specified in paramsvalue.
 
-If the semaphore object is of the type cudaExternalSemaphoreHandleTypeNvSciSync
-this API sets cudaExternalSemaphoreSignalParamsparamsnvSciSyncfence to a
-value that can be used by subsequent waiters of the same NvSciSync object to
-order operations with those currently submitted in stream. Such an update
-will overwrite previous contents of
-cudaExternalSemaphoreSignalParamsparamsnvSciSyncfence. By default,
-signaling such an external semaphore object causes appropriate memory synchronization
-operations to be performed over all the external memory objects that are imported as
-cudaExternalMemoryHandleTypeNvSciBuf. This ensures that any subsequent accesses
-made by other importers of the same set of NvSciBuf memory object(s) are coherent.
-These operations can be skipped by specifying the flag
-cudaExternalSemaphoreSignalSkipNvSciBufMemSync, which can be used as a
-performance optimization when data coherency is not required. But specifying this
-flag in scenarios where data coherency is required results in undefined behavior.
-Also, for semaphore object of the type cudaExternalSemaphoreHandleTypeNvSciSync,
-if the NvSciSyncAttrList used to create the NvSciSyncObj had not set the flags in
-cudaDeviceGetNvSciSyncAttributes to cudaNvSciSyncAttrSignal, this API will return
-cudaErrorNotSupported.
+    If the semaphore object is of the type
+    cudaExternalSemaphoreHandleType.cudaExternalSemaphoreHandleTypeNvSciSync this API
+    sets paramsfence to a value that can be used by subsequent waiters of the same
+    NvSciSync object to order operations with those currently submitted in `stream`.
+    Such an update will overwrite previous contents of paramsfence. By default,
+    signaling such an external semaphore object causes appropriate memory
+    synchronization operations to be performed over all the external memory objects that
+    are imported as cudaExternalMemoryHandleType.cudaExternalMemoryHandleTypeNvSciBuf.
+    This ensures that any subsequent accesses made by other importers of the same set of
+    NvSciBuf memory object(s) are coherent. These operations can be skipped by
+    specifying the flag cudaExternalSemaphoreSignalSkipNvSciBufMemSync, which can be
+    used as a performance optimization when data coherency is not required. But
+    specifying this flag in scenarios where data coherency is required results in
+    undefined behavior. Also, for semaphore object of the type
+    cudaExternalSemaphoreHandleType.cudaExternalSemaphoreHandleTypeNvSciSync, if the
+    NvSciSyncAttrList used to create the NvSciSyncObj had not set the flags in
+    cudaDeviceGetNvSciSyncAttributes to cudaNvSciSyncAttrSignal, this API will return
+    cudaErrorNotSupported.
 
-cudaExternalSemaphoreSignalParamsparamsnvSciSyncfence associated with
-semaphore object of the type cudaExternalSemaphoreHandleTypeNvSciSync can be
-deterministic. For this the NvSciSyncAttrList used to create the semaphore object
-must have value of NvSciSyncAttrKey_RequireDeterministicFences key set to true.
-Deterministic fences allow users to enqueue a wait over the semaphore object even
-before corresponding signal is enqueued. For such a semaphore object, CUDA guarantees
-that each signal operation will increment the fence value by '1'. Users are expected
-to track count of signals enqueued on the semaphore object and insert waits accordingly.
-When such a semaphore object is signaled from multiple streams, due to concurrent
-stream execution, it is possible that the order in which the semaphore gets signaled
-is indeterministic. This could lead to waiters of the semaphore getting unblocked
-incorrectly. Users are expected to handle such situations, either by not using the
-same semaphore object with deterministic fence support enabled in different streams
-or by adding explicit dependency amongst such streams so that the semaphore is
-signaled in order.
-cudaExternalSemaphoreSignalParamsparamsnvSciSyncfence associated with
-semaphore object of the type cudaExternalSemaphoreHandleTypeNvSciSync can be
-timestamp enabled. For this the NvSciSyncAttrList used to create the object must
-have the value of NvSciSyncAttrKey_WaiterRequireTimestamps key set to true. Timestamps
-are emitted asynchronously by the GPU and CUDA saves the GPU timestamp in the
-corresponding NvSciSyncFence at the time of signal on GPU. Users are expected to
-convert GPU clocks to CPU clocks using appropriate scaling functions. Users are
-expected to wait for the completion of the fence before extracting timestamp using
-appropriate NvSciSync APIs. Users are expected to ensure that there is only one
-outstanding timestamp enabled fence per Cuda-NvSciSync object at any point of time,
-failing which leads to undefined behavior. Extracting the timestamp before the
-corresponding fence is signalled could lead to undefined behaviour. Timestamp
-extracted via appropriate NvSciSync API would be in microseconds.
+    paramsfence associated with semaphore object of the type
+    cudaExternalSemaphoreHandleType.cudaExternalSemaphoreHandleTypeNvSciSync can be
+    deterministic. For this the NvSciSyncAttrList used to create the semaphore object
+    must have value of NvSciSyncAttrKey_RequireDeterministicFences key set to true.
+    Deterministic fences allow users to enqueue a wait over the semaphore object even
+    before corresponding signal is enqueued. For such a semaphore object, CUDA
+    guarantees that each signal operation will increment the fence value by '1'. Users
+    are expected to track count of signals enqueued on the semaphore object and insert
+    waits accordingly. When such a semaphore object is signaled from multiple streams,
+    due to concurrent stream execution, it is possible that the order in which the
+    semaphore gets signaled is indeterministic. This could lead to waiters of the
+    semaphore getting unblocked incorrectly. Users are expected to handle such
+    situations, either by not using the same semaphore object with deterministic fence
+    support enabled in different streams or by adding explicit dependency amongst such
+    streams so that the semaphore is signaled in order. paramsfence associated with
+    semaphore object of the type
+    cudaExternalSemaphoreHandleType.cudaExternalSemaphoreHandleTypeNvSciSync can be
+    timestamp enabled. For this the NvSciSyncAttrList used to create the object must
+    have the value of NvSciSyncAttrKey_WaiterRequireTimestamps key set to true.
+    Timestamps are emitted asynchronously by the GPU and CUDA saves the GPU timestamp in
+    the corresponding NvSciSyncFence at the time of signal on GPU. Users are expected to
+    convert GPU clocks to CPU clocks using appropriate scaling functions. Users are
+    expected to wait for the completion of the fence before extracting timestamp using
+    appropriate NvSciSync APIs. Users are expected to ensure that there is only one
+    outstanding timestamp enabled fence per Cuda-NvSciSync object at any point of time,
+    failing which leads to undefined behavior. Extracting the timestamp before the
+    corresponding fence is signalled could lead to undefined behaviour. Timestamp
+    extracted via appropriate NvSciSync API would be in microseconds.
 
-If the semaphore object is any one of the following types:
-cudaExternalSemaphoreHandleTypeKeyedMutex,
-cudaExternalSemaphoreHandleTypeKeyedMutexKmt,
-then the keyed mutex will be released with the key specified in
-cudaExternalSemaphoreSignalParamsparamskeyedmutexkey.
-    
+    If the semaphore object is any one of the following types:
+    cudaExternalSemaphoreHandleType.cudaExternalSemaphoreHandleTypeKeyedMutex,
+    cudaExternalSemaphoreHandleType.cudaExternalSemaphoreHandleTypeKeyedMutexKmt, then
+    the keyed mutex will be released with the key specified in paramskey.
+
     Parameters
     ----------
-    extSemArray : cudaExternalSemaphore_t*
+    extSemArray : Sequence[cudaExternalSemaphore_t | int | None] | Buffer | int | None
         Set of external semaphores to be signaled
-    paramsArray : cudaExternalSemaphoreSignalParams*
+    paramsArray : Sequence[cudaExternalSemaphoreSignalParams] | Buffer | int | None
         Array of semaphore parameters
-    numExtSems : unsigned int
+    numExtSems : int
         Number of semaphores to signal
-    stream : cudaStream_t
+    stream : cudaStream_t | int | None
         Stream to enqueue the signal operations in
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidResourceHandle
+
+    See Also
+    --------
+    cudaImportExternalSemaphore, cudaDestroyExternalSemaphore,
+    cudaWaitExternalSemaphoresAsync
     """
     cdef cyruntime.cudaError_t err
     cdef _Buf a_extSemArray = _array(extSemArray, 'h', sizeof(void*))
@@ -3792,78 +4118,77 @@ cudaExternalSemaphoreSignalParamsparamskeyedmutexkey.
     return _st1(err)
 
 def cudaWaitExternalSemaphoresAsync(extSemArray, paramsArray, unsigned int numExtSems, stream):
-    """cudaWaitExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, stream)
-    
-    Waits on a set of external semaphore objects
+    """Waits on a set of external semaphore objects.
 
-Enqueues a wait operation on a set of externally allocated
-semaphore object in the specified stream. The operations will be
-executed when all prior operations in the stream complete.
+    Enqueues a wait operation on a set of externally allocated semaphore object in the
+    specified stream. The operations will be executed when all prior operations in the
+    stream complete.
 
-The exact semantics of waiting on a semaphore depends on the type
-of the object.
+    The exact semantics of waiting on a semaphore depends on the type of the object.
 
-If the semaphore object is any one of the following types:
-cudaExternalSemaphoreHandleTypeOpaqueFd,
-cudaExternalSemaphoreHandleTypeOpaqueWin32,
-cudaExternalSemaphoreHandleTypeOpaqueWin32Kmt
-then waiting on the semaphore will wait until the semaphore reaches
-the signaled state. The semaphore will then be reset to the
-unsignaled state. Therefore for every signal operation, there can
-only be one wait operation.
+    If the semaphore object is any one of the following types:
+    cudaExternalSemaphoreHandleType.cudaExternalSemaphoreHandleTypeOpaqueFd,
+    cudaExternalSemaphoreHandleType.cudaExternalSemaphoreHandleTypeOpaqueWin32,
+    cudaExternalSemaphoreHandleType.cudaExternalSemaphoreHandleTypeOpaqueWin32Kmt then
+    waiting on the semaphore will wait until the semaphore reaches the signaled state.
+    The semaphore will then be reset to the unsignaled state. Therefore for every signal
+    operation, there can only be one wait operation.
 
-If the semaphore object is any one of the following types:
-cudaExternalSemaphoreHandleTypeD3D12Fence,
-cudaExternalSemaphoreHandleTypeD3D11Fence,
-cudaExternalSemaphoreHandleTypeTimelineSemaphoreFd,
-cudaExternalSemaphoreHandleTypeTimelineSemaphoreWin32
-then waiting on the semaphore will wait until the value of the
-semaphore is greater than or equal to
-cudaExternalSemaphoreWaitParamsparamsfencevalue.
+    If the semaphore object is any one of the following types:
+    cudaExternalSemaphoreHandleType.cudaExternalSemaphoreHandleTypeD3D12Fence,
+    cudaExternalSemaphoreHandleType.cudaExternalSemaphoreHandleTypeD3D11Fence,
+    cudaExternalSemaphoreHandleType.cudaExternalSemaphoreHandleTypeTimelineSemaphoreFd,
+    cudaExternalSemaphoreHandleType.cudaExternalSemaphoreHandleTypeTimelineSemaphoreWin32
+    then waiting on the semaphore will wait until the value of the semaphore is greater
+    than or equal to paramsvalue.
 
-If the semaphore object is of the type cudaExternalSemaphoreHandleTypeNvSciSync
-then, waiting on the semaphore will wait until the
-cudaExternalSemaphoreSignalParamsparamsnvSciSyncfence is signaled by the
-signaler of the NvSciSyncObj that was associated with this semaphore object.
-By default, waiting on such an external semaphore object causes appropriate
-memory synchronization operations to be performed over all external memory objects
-that are imported as cudaExternalMemoryHandleTypeNvSciBuf. This ensures that
-any subsequent accesses made by other importers of the same set of NvSciBuf memory
-object(s) are coherent. These operations can be skipped by specifying the flag
-cudaExternalSemaphoreWaitSkipNvSciBufMemSync, which can be used as a
-performance optimization when data coherency is not required. But specifying this
-flag in scenarios where data coherency is required results in undefined behavior.
-Also, for semaphore object of the type cudaExternalSemaphoreHandleTypeNvSciSync,
-if the NvSciSyncAttrList used to create the NvSciSyncObj had not set the flags in
-cudaDeviceGetNvSciSyncAttributes to cudaNvSciSyncAttrWait, this API will return
-cudaErrorNotSupported.
+    If the semaphore object is of the type
+    cudaExternalSemaphoreHandleType.cudaExternalSemaphoreHandleTypeNvSciSync then,
+    waiting on the semaphore will wait until the paramsfence is signaled by the signaler
+    of the NvSciSyncObj that was associated with this semaphore object. By default,
+    waiting on such an external semaphore object causes appropriate memory
+    synchronization operations to be performed over all external memory objects that are
+    imported as cudaExternalMemoryHandleType.cudaExternalMemoryHandleTypeNvSciBuf. This
+    ensures that any subsequent accesses made by other importers of the same set of
+    NvSciBuf memory object(s) are coherent. These operations can be skipped by
+    specifying the flag cudaExternalSemaphoreWaitSkipNvSciBufMemSync, which can be used
+    as a performance optimization when data coherency is not required. But specifying
+    this flag in scenarios where data coherency is required results in undefined
+    behavior. Also, for semaphore object of the type
+    cudaExternalSemaphoreHandleType.cudaExternalSemaphoreHandleTypeNvSciSync, if the
+    NvSciSyncAttrList used to create the NvSciSyncObj had not set the flags in
+    cudaDeviceGetNvSciSyncAttributes to cudaNvSciSyncAttrWait, this API will return
+    cudaErrorNotSupported.
 
-If the semaphore object is any one of the following types:
-cudaExternalSemaphoreHandleTypeKeyedMutex,
-cudaExternalSemaphoreHandleTypeKeyedMutexKmt,
-then the keyed mutex will be acquired when it is released with the key specified
-in cudaExternalSemaphoreSignalParamsparamskeyedmutexkey or
-until the timeout specified by
-cudaExternalSemaphoreSignalParamsparamskeyedmutextimeoutMs
-has lapsed. The timeout interval can either be a finite value
-specified in milliseconds or an infinite value. In case an infinite
-value is specified the timeout never elapses. The windows INFINITE
-macro must be used to specify infinite timeout
-    
+    If the semaphore object is any one of the following types:
+    cudaExternalSemaphoreHandleType.cudaExternalSemaphoreHandleTypeKeyedMutex,
+    cudaExternalSemaphoreHandleType.cudaExternalSemaphoreHandleTypeKeyedMutexKmt, then
+    the keyed mutex will be acquired when it is released with the key specified in
+    paramskey or until the timeout specified by paramstimeoutMs has lapsed. The timeout
+    interval can either be a finite value specified in milliseconds or an infinite
+    value. In case an infinite value is specified the timeout never elapses. The windows
+    INFINITE macro must be used to specify infinite timeout
+
     Parameters
     ----------
-    extSemArray : cudaExternalSemaphore_t*
+    extSemArray : Sequence[cudaExternalSemaphore_t | int | None] | Buffer | int | None
         External semaphores to be waited on
-    paramsArray : cudaExternalSemaphoreWaitParams*
+    paramsArray : Sequence[cudaExternalSemaphoreWaitParams] | Buffer | int | None
         Array of semaphore parameters
-    numExtSems : unsigned int
+    numExtSems : int
         Number of semaphores to wait on
-    stream : cudaStream_t
+    stream : cudaStream_t | int | None
         Stream to enqueue the wait operations in
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidResourceHandle cudaErrorTimeout
+
+    See Also
+    --------
+    cudaImportExternalSemaphore, cudaDestroyExternalSemaphore,
+    cudaSignalExternalSemaphoresAsync
     """
     cdef cyruntime.cudaError_t err
     cdef _Buf a_extSemArray = _array(extSemArray, 'h', sizeof(void*))
@@ -3879,22 +4204,26 @@ macro must be used to specify infinite timeout
     return _st1(err)
 
 def cudaDestroyExternalSemaphore(extSem):
-    """cudaDestroyExternalSemaphore(extSem)
-    
-    Destroys an external semaphore
+    """Destroys an external semaphore.
 
-Destroys an external semaphore object and releases any references
-to the underlying resource. Any outstanding signals or waits must
-have completed before the semaphore is destroyed.
-    
+    Destroys an external semaphore object and releases any references to the underlying
+    resource. Any outstanding signals or waits must have completed before the semaphore
+    is destroyed.
+
     Parameters
     ----------
-    extSem : cudaExternalSemaphore_t
+    extSem : cudaExternalSemaphore_t | int | None
         External semaphore to be destroyed
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidResourceHandle
+
+    See Also
+    --------
+    cudaImportExternalSemaphore, cudaSignalExternalSemaphoresAsync,
+    cudaWaitExternalSemaphoresAsync
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_extSem
@@ -3904,44 +4233,51 @@ have completed before the semaphore is destroyed.
     return _st1(err)
 
 def cudaLaunchKernel(func, gridDim, blockDim, args, size_t sharedMem, stream):
-    """cudaLaunchKernel(func, gridDim, blockDim, args, sharedMem, stream)
-    
-    Launches a device function
+    """Launches a device function.
 
-The function invokes kernel func on gridDim (gridDim.x &times; gridDim.y
-&times; gridDim.z) grid of blocks. Each block contains blockDim (blockDim.x &times;
-blockDim.y &times; blockDim.z) threads.
+    The function invokes kernel `func` on `gridDim` (`gridDim`.x x `gridDim`.y x
+    `gridDim`.z) grid of blocks. Each block contains `blockDim` (`blockDim`.x x
+    `blockDim`.y x `blockDim`.z) threads.
 
-If the kernel has N parameters the args should point to array of N pointers.
-Each pointer, from <tt>args[0]</tt> to <tt>args[N - 1]</tt>, point to the region
-of memory from which the actual parameter will be copied.
+    If the kernel has N parameters the `args` should point to array of N pointers. Each
+    pointer, from args[0] to args[N - 1], point to the region of memory from which the
+    actual parameter will be copied.
 
-For templated functions, pass the function symbol as follows:
-func_name<template_arg_0,...,template_arg_N>
+    For templated functions, pass the function symbol as follows:
+    func_name<template_arg_0,...,template_arg_N>
 
-sharedMem sets the amount of dynamic shared memory that will be available to
-each thread block.
+    `sharedMem` sets the amount of dynamic shared memory that will be available to each
+    thread block.
 
-stream specifies a stream the invocation is associated to.
-    
+    `stream` specifies a stream the invocation is associated to.
+
     Parameters
     ----------
-    func : void*
+    func : Address
         Device function symbol
     gridDim : dim3
         Grid dimentions
     blockDim : dim3
         Block dimentions
-    args : void**
+    args : KernelParams
         Arguments
-    sharedMem : size_t
+    sharedMem : int
         Shared memory
-    stream : cudaStream_t
+    stream : cudaStream_t | int | None
         Stream identifier
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidDeviceFunction, cudaErrorInvalidConfiguration,
+        cudaErrorLaunchFailure, cudaErrorLaunchTimeout, cudaErrorLaunchOutOfResources,
+        cudaErrorSharedObjectInitFailed, cudaErrorInvalidPtx,
+        cudaErrorUnsupportedPtxVersion, cudaErrorNoKernelImageForDevice,
+        cudaErrorJitCompilerNotFound, cudaErrorJitCompilationDisabled
+
+    See Also
+    --------
+    T, dim3, gridDim, blockDim, void, size_t, sharedMem, cudaStream_t, cuLaunchKernel
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_func
@@ -3962,53 +4298,58 @@ stream specifies a stream the invocation is associated to.
     return _st1(err)
 
 def cudaLaunchKernelExC(config, func, args):
-    """cudaLaunchKernelExC(config, func, args)
-    
-    Launches a CUDA function with launch-time configuration
+    """Launches a CUDA function with launch-time configuration.
 
-Note that the functionally equivalent variadic template cudaLaunchKernelEx
-is available for C++11 and newer.
+    Note that the functionally equivalent variadic template cudaLaunchKernelEx is
+    available for C++11 and newer.
 
-Invokes the kernel func on config->gridDim (config->gridDim.x
-&times; config->gridDim.y &times; config->gridDim.z) grid of blocks.
-Each block contains config->blockDim (config->blockDim.x &times;
-config->blockDim.y &times; config->blockDim.z) threads.
+    Invokes the kernel `func` on `config`->gridDim (`config`->gridDim.x x
+    `config`->gridDim.y x `config`->gridDim.z) grid of blocks. Each block contains
+    `config`->blockDim (`config`->blockDim.x x `config`->blockDim.y x
+    `config`->blockDim.z) threads.
 
-config->dynamicSmemBytes sets the amount of dynamic shared memory that
-will be available to each thread block.
+    `config`->dynamicSmemBytes sets the amount of dynamic shared memory that will be
+    available to each thread block.
 
-config->stream specifies a stream the invocation is associated to.
+    `config`->stream specifies a stream the invocation is associated to.
 
-Configuration beyond grid and block dimensions, dynamic shared memory size,
-and stream can be provided with the following two fields of config:
+    Configuration beyond grid and block dimensions, dynamic shared memory size, and
+    stream can be provided with the following two fields of `config`:
 
-config->attrs is an array of config->numAttrs contiguous
-cudaLaunchAttribute elements. The value of this pointer is not considered
-if config->numAttrs is zero. However, in that case, it is recommended to
-set the pointer to NULL.
-config->numAttrs is the number of attributes populating the first
-config->numAttrs positions of the config->attrs array.
+    `config`->attrs is an array of `config`->numAttrs contiguous cudaLaunchAttribute
+    elements. The value of this pointer is not considered if `config`->numAttrs is zero.
+    However, in that case, it is recommended to set the pointer to NULL.
+    `config`->numAttrs is the number of attributes populating the first
+    `config`->numAttrs positions of the `config`->attrs array.
 
-If the kernel has N parameters the args should point to array of N
-pointers. Each pointer, from <tt>args[0]</tt> to <tt>args[N - 1]</tt>, point
-to the region of memory from which the actual parameter will be copied.
+    If the kernel has N parameters the `args` should point to array of N pointers. Each
+    pointer, from args[0] to args[N - 1], point to the region of memory from which the
+    actual parameter will be copied.
 
-N.B. This function is so named to avoid unintentionally invoking the
-     templated version, cudaLaunchKernelEx, for kernels taking a single
-     void** or void* parameter.
-    
+    N.B. This function is so named to avoid unintentionally invoking the templated
+    version, cudaLaunchKernelEx, for kernels taking a single void** or void* parameter.
+
     Parameters
     ----------
-    config : cudaLaunchConfig_t*
+    config : cudaLaunchConfig_t | None
         Launch configuration
-    func : void*
+    func : Address
         Kernel to launch
-    args : void**
+    args : KernelParams
         Array of pointers to kernel parameters
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidDeviceFunction, cudaErrorInvalidConfiguration,
+        cudaErrorLaunchFailure, cudaErrorLaunchTimeout, cudaErrorLaunchOutOfResources,
+        cudaErrorSharedObjectInitFailed, cudaErrorInvalidPtx,
+        cudaErrorUnsupportedPtxVersion, cudaErrorNoKernelImageForDevice,
+        cudaErrorJitCompilerNotFound, cudaErrorJitCompilationDisabled
+
+    See Also
+    --------
+    cudaLaunchConfig_t, void, ActTypes, cuLaunchKernelEx
     """
     cdef cyruntime.cudaError_t err
     cdef _Buf a_config = _structs(config, sizeof(cyruntime.cudaLaunchConfig_t))
@@ -4027,54 +4368,62 @@ N.B. This function is so named to avoid unintentionally invoking the
     return _st1(err)
 
 def cudaLaunchCooperativeKernel(func, gridDim, blockDim, args, size_t sharedMem, stream):
-    """cudaLaunchCooperativeKernel(func, gridDim, blockDim, args, sharedMem, stream)
-    
-    Launches a device function where thread blocks can cooperate and synchronize as they execute
+    """Launches a device function where thread blocks can cooperate and synchronize as
+    they execute.
 
-The function invokes kernel func on gridDim (gridDim.x &times; gridDim.y
-&times; gridDim.z) grid of blocks. Each block contains blockDim (blockDim.x &times;
-blockDim.y &times; blockDim.z) threads.
+    The function invokes kernel `func` on `gridDim` (`gridDim`.x x `gridDim`.y x
+    `gridDim`.z) grid of blocks. Each block contains `blockDim` (`blockDim`.x x
+    `blockDim`.y x `blockDim`.z) threads.
 
-The device on which this kernel is invoked must have a non-zero value for
-the device attribute cudaDevAttrCooperativeLaunch.
+    The device on which this kernel is invoked must have a non-zero value for the device
+    attribute cudaDeviceAttr.cudaDevAttrCooperativeLaunch.
 
-The total number of blocks launched cannot exceed the maximum number of blocks per
-multiprocessor as returned by cudaOccupancyMaxActiveBlocksPerMultiprocessor (or
-cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags) times the number of multiprocessors
-as specified by the device attribute cudaDevAttrMultiProcessorCount.
+    The total number of blocks launched cannot exceed the maximum number of blocks per
+    multiprocessor as returned by cudaOccupancyMaxActiveBlocksPerMultiprocessor (or
+    cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags) times the number of
+    multiprocessors as specified by the device attribute
+    cudaDeviceAttr.cudaDevAttrMultiProcessorCount.
 
-The kernel cannot make use of CUDA dynamic parallelism.
+    The kernel cannot make use of CUDA dynamic parallelism.
 
-If the kernel has N parameters the args should point to array of N pointers.
-Each pointer, from <tt>args[0]</tt> to <tt>args[N - 1]</tt>, point to the region
-of memory from which the actual parameter will be copied.
+    If the kernel has N parameters the `args` should point to array of N pointers. Each
+    pointer, from args[0] to args[N - 1], point to the region of memory from which the
+    actual parameter will be copied.
 
-For templated functions, pass the function symbol as follows:
-func_name<template_arg_0,...,template_arg_N>
+    For templated functions, pass the function symbol as follows:
+    func_name<template_arg_0,...,template_arg_N>
 
-sharedMem sets the amount of dynamic shared memory that will be available to
-each thread block.
+    `sharedMem` sets the amount of dynamic shared memory that will be available to each
+    thread block.
 
-stream specifies a stream the invocation is associated to.
-    
+    `stream` specifies a stream the invocation is associated to.
+
     Parameters
     ----------
-    func : void*
+    func : Address
         Device function symbol
     gridDim : dim3
         Grid dimentions
     blockDim : dim3
         Block dimentions
-    args : void**
+    args : KernelParams
         Arguments
-    sharedMem : size_t
+    sharedMem : int
         Shared memory
-    stream : cudaStream_t
+    stream : cudaStream_t | int | None
         Stream identifier
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidDeviceFunction, cudaErrorInvalidConfiguration,
+        cudaErrorLaunchFailure, cudaErrorLaunchTimeout, cudaErrorLaunchOutOfResources,
+        cudaErrorCooperativeLaunchTooLarge, cudaErrorSharedObjectInitFailed
+
+    See Also
+    --------
+    T, dim3, gridDim, blockDim, void, size_t, sharedMem, cudaStream_t,
+    cuLaunchCooperativeKernel
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_func
@@ -4095,43 +4444,60 @@ stream specifies a stream the invocation is associated to.
     return _st1(err)
 
 def cudaFuncSetCacheConfig(func, long long cacheConfig):
-    """cudaFuncSetCacheConfig(func, cacheConfig)
-    
-    Sets the preferred cache configuration for a device function
+    """Sets the preferred cache configuration for a device function.
 
-On devices where the L1 cache and shared memory use the same hardware
-resources, this sets through cacheConfig the preferred cache configuration
-for the function specified via func. This is only a preference. The
-runtime will use the requested configuration if possible, but it is free to
-choose a different configuration if required to execute func.
+    On devices where the L1 cache and shared memory use the same hardware resources,
+    this sets through `cacheConfig` the preferred cache configuration for the function
+    specified via `func`. This is only a preference. The runtime will use the requested
+    configuration if possible, but it is free to choose a different configuration if
+    required to execute `func`.
 
-func is a device function symbol and must be declared as a
-__global__ function. If the specified function does not exist,
-then cudaErrorInvalidDeviceFunction is returned. For templated functions,
-pass the function symbol as follows: func_name<template_arg_0,...,template_arg_N>
+    `func` is a device function symbol and must be declared as a __global__ function. If
+    the specified function does not exist, then cudaErrorInvalidDeviceFunction is
+    returned. For templated functions, pass the function symbol as follows:
+    func_name<template_arg_0,...,template_arg_N>
 
-This setting does nothing on devices where the size of the L1 cache and
-shared memory are fixed.
+    This setting does nothing on devices where the size of the L1 cache and shared
+    memory are fixed.
 
-Launching a kernel with a different preference than the most recent
-preference setting may insert a device-side synchronization point.
+    Launching a kernel with a different preference than the most recent preference
+    setting may insert a device-side synchronization point.
 
-The supported cache configurations are:
-- cudaFuncCachePreferNone: no preference for shared memory or L1 (default)
-- cudaFuncCachePreferShared: prefer larger shared memory and smaller L1 cache
-- cudaFuncCachePreferL1: prefer larger L1 cache and smaller shared memory
-- cudaFuncCachePreferEqual: prefer equal size L1 cache and shared memory
-    
+    The supported cache configurations are:
+
+    - cudaFuncCache.cudaFuncCachePreferNone: no preference for shared memory or L1
+      (default)
+    - cudaFuncCache.cudaFuncCachePreferShared: prefer larger shared memory and smaller
+      L1 cache
+    - cudaFuncCache.cudaFuncCachePreferL1: prefer larger L1 cache and smaller shared
+      memory
+    - cudaFuncCache.cudaFuncCachePreferEqual: prefer equal size L1 cache and shared
+      memory
+
     Parameters
     ----------
-    func : void*
+    func : Address
         Device function symbol
     cacheConfig : cudaFuncCache
         Requested cache configuration
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidDeviceFunction
+
+    See Also
+    --------
+    enum, const, void, dim3, gridDim, blockDim, args, size_t, sharedMem, cudaStream_t,
+    cuFuncSetCacheConfig
+
+    Notes
+    -----
+    This API does not accept a cudaKernel_t casted as void*. If cache config
+    modification is required for a cudaKernel_t (or a __global__ function), it can be
+    replaced with a call to cudaFuncSetAttributes with the attribute
+    cudaFuncAttribute.cudaFuncAttributePreferredSharedMemoryCarveout to specify a more
+    granular L1 cache and shared memory split configuration.
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_func
@@ -4141,32 +4507,33 @@ The supported cache configurations are:
     return _st1(err)
 
 def cudaFuncGetAttributes(func):
-    """cudaFuncGetAttributes(func)
-    
-    Find out attributes for a given function
+    """Find out attributes for a given function.
 
-This function obtains the attributes of a function specified via func.
-func is a device function symbol and must be declared as a
-__global__ function. The fetched attributes are placed in attr.
-If the specified function does not exist, then it is assumed to
-be a cudaKernel_t and used as is.
-For templated functions, pass the function symbol as follows:
-func_name<template_arg_0,...,template_arg_N>
+    This function obtains the attributes of a function specified via `func`. `func` is a
+    device function symbol and must be declared as a __global__ function. The fetched
+    attributes are placed as `attr`. If the specified function does not exist, then it
+    is assumed to be a cudaKernel_t and used as is. For templated functions, pass the
+    function symbol as follows: func_name<template_arg_0,...,template_arg_N>
 
-Note that some function attributes such as
-cudaFuncAttributesmaxThreadsPerBlock "maxThreadsPerBlock"
-may vary based on the device that is currently being used.
-    
+    Note that some function attributes such as cudaFuncAttributesmaxThreadsPerBlock
+    "maxThreadsPerBlock" may vary based on the device that is currently being used.
+
     Parameters
     ----------
-    func : void*
+    func : Address
         Device function symbol
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidDeviceFunction
     attr : cudaFuncAttributes
         Return pointer to function's attributes
+
+    See Also
+    --------
+    enum, void, dim3, gridDim, blockDim, args, size_t, sharedMem, cudaStream_t,
+    cuFuncGetAttribute
     """
     cdef cyruntime.cudaError_t err
     cdef _Struct s_attr = _new_struct(_L.cls('cudaFuncAttributes'))
@@ -4179,58 +4546,68 @@ may vary based on the device that is currently being used.
     return (_ok(), s_attr,)
 
 def cudaFuncSetAttribute(func, long long attr, int value):
-    """cudaFuncSetAttribute(func, attr, value)
-    
-    Set attributes for a given function
+    """Set attributes for a given function.
 
-This function sets the attributes of a function specified via func.
-The parameter func must be a pointer to a function that executes
-on the device. The parameter specified by func must be declared as a __global__
-function. The enumeration defined by attr is set to the value defined by value.
-If the specified function does not exist, then it is assumed to
-be a cudaKernel_t and used as is.
-If the specified attribute cannot be written, or if the value is incorrect,
-then cudaErrorInvalidValue is returned.
+    This function sets the attributes of a function specified via `func`. The parameter
+    `func` must be a pointer to a function that executes on the device. The parameter
+    specified by `func` must be declared as a __global__ function. The enumeration
+    defined by `attr` is set to the value defined by `value`. If the specified function
+    does not exist, then it is assumed to be a cudaKernel_t and used as is. If the
+    specified attribute cannot be written, or if the value is incorrect, then
+    cudaErrorInvalidValue is returned.
 
-Valid values for attr are:
-- cudaFuncAttributeMaxDynamicSharedMemorySize - The requested maximum size in bytes of dynamically-allocated shared memory. The sum of this value and the function attribute sharedSizeBytes
-  cannot exceed the device attribute cudaDevAttrMaxSharedMemoryPerBlockOptin. The maximal size of requestable dynamic shared memory may differ by GPU architecture.
-- cudaFuncAttributePreferredSharedMemoryCarveout - On devices where the L1 cache and shared memory use the same hardware resources,
-  this sets the shared memory carveout preference, in percent of the total shared memory. See cudaDevAttrMaxSharedMemoryPerMultiprocessor.
-  This is only a hint, and the driver can choose a different ratio if required to execute the function.
-- cudaFuncAttributeRequiredClusterWidth: The required cluster width in
-  blocks. The width, height, and depth values must either all be 0 or all be
-  positive. The validity of the cluster dimensions is checked at launch time.
-  If the value is set during compile time, it cannot be set at runtime.
-  Setting it at runtime will return cudaErrorNotPermitted.
-- cudaFuncAttributeRequiredClusterHeight: The required cluster height in
-  blocks. The width, height, and depth values must either all be 0 or all be
-  positive. The validity of the cluster dimensions is checked at launch time.
-  If the value is set during compile time, it cannot be set at runtime.
-  Setting it at runtime will return cudaErrorNotPermitted.
-- cudaFuncAttributeRequiredClusterDepth: The required cluster depth in
-  blocks. The width, height, and depth values must either all be 0 or all be
-  positive. The validity of the cluster dimensions is checked at launch time.
-  If the value is set during compile time, it cannot be set at runtime.
-  Setting it at runtime will return cudaErrorNotPermitted.
-- cudaFuncAttributeNonPortableClusterSizeAllowed: Indicates whether the
-  function can be launched with non-portable cluster size. 1 is allowed, 0 is
-  disallowed.
-- cudaFuncAttributeClusterSchedulingPolicyPreference: The block
-  scheduling policy of a function. The value type is cudaClusterSchedulingPolicy.
-    
+    Valid values for `attr` are:
+
+    - cudaFuncAttribute.cudaFuncAttributeMaxDynamicSharedMemorySize - The requested
+      maximum size in bytes of dynamically-allocated shared memory. The sum of this
+      value and the function attribute sharedSizeBytes cannot exceed the device
+      attribute cudaDeviceAttr.cudaDevAttrMaxSharedMemoryPerBlockOptin. The maximal size
+      of requestable dynamic shared memory may differ by GPU architecture.
+    - cudaFuncAttribute.cudaFuncAttributePreferredSharedMemoryCarveout - On devices
+      where the L1 cache and shared memory use the same hardware resources, this sets
+      the shared memory carveout preference, in percent of the total shared memory. See
+      cudaDeviceAttr.cudaDevAttrMaxSharedMemoryPerMultiprocessor. This is only a hint,
+      and the driver can choose a different ratio if required to execute the function.
+    - cudaFuncAttribute.cudaFuncAttributeRequiredClusterWidth: The required cluster
+      width in blocks. The width, height, and depth values must either all be 0 or all
+      be positive. The validity of the cluster dimensions is checked at launch time. If
+      the value is set during compile time, it cannot be set at runtime. Setting it at
+      runtime will return cudaErrorNotPermitted.
+    - cudaFuncAttribute.cudaFuncAttributeRequiredClusterHeight: The required cluster
+      height in blocks. The width, height, and depth values must either all be 0 or all
+      be positive. The validity of the cluster dimensions is checked at launch time. If
+      the value is set during compile time, it cannot be set at runtime. Setting it at
+      runtime will return cudaErrorNotPermitted.
+    - cudaFuncAttribute.cudaFuncAttributeRequiredClusterDepth: The required cluster
+      depth in blocks. The width, height, and depth values must either all be 0 or all
+      be positive. The validity of the cluster dimensions is checked at launch time. If
+      the value is set during compile time, it cannot be set at runtime. Setting it at
+      runtime will return cudaErrorNotPermitted.
+    - cudaFuncAttribute.cudaFuncAttributeNonPortableClusterSizeAllowed: Indicates
+      whether the function can be launched with non-portable cluster size. 1 is allowed,
+      0 is disallowed.
+    - cudaFuncAttribute.cudaFuncAttributeClusterSchedulingPolicyPreference: The block
+      scheduling policy of a function. The value type is cudaClusterSchedulingPolicy.
+
+    cudaLaunchKernel(const T *func, dim3 gridDim, dim3 blockDim, void `args`, size_t
+    sharedMem, cudaStream_t stream) "cudaLaunchKernel (C++ API)",
+    cudaFuncSetCacheConfig(T*, enum cudaFuncCache) "cudaFuncSetCacheConfig (C++ API)",
+    cudaFuncGetAttributes(struct cudaFuncAttributes*, const void*)
+    "cudaFuncGetAttributes (C API)",
+
     Parameters
     ----------
-    func : void*
+    func : Address
         Function to get attributes of
     attr : cudaFuncAttribute
         Attribute to set
     value : int
         Value to set
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidDeviceFunction, cudaErrorInvalidValue
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_func
@@ -4240,26 +4617,26 @@ Valid values for attr are:
     return _st1(err)
 
 def cudaFuncGetName(func):
-    """cudaFuncGetName(func)
-    
-    Returns the function name for a device entry function pointer.
+    """Returns the function name for a device entry function pointer.
 
-Returns in **name the function name associated with the symbol func .
-The function name is returned as a null-terminated string. This API may
-return a mangled name if the function is not declared as having C linkage.
-If **name is NULL, cudaErrorInvalidValue is returned.
-If func is not a device entry function, then it is assumed to
-be a cudaKernel_t and used as is.
-    
+    Returns, as `name`, the function name associated with the symbol `func` . The
+    function name is returned as a null-terminated string. This API may return a mangled
+    name if the function is not declared as having C linkage. If `name` is NULL,
+    cudaErrorInvalidValue is returned. If `func` is not a device entry function, then it
+    is assumed to be a cudaKernel_t and used as is.
+
+    cudaFuncGetName(const char `name`, const T *func) "cudaFuncGetName (C++ API)"
+
     Parameters
     ----------
-    func : void*
+    func : Address
         The function pointer to retrieve name for
-    
+
     Returns
     -------
     cudaError_t
-    name : char
+        cudaSuccess, cudaErrorInvalidValue, cudaErrorInvalidDeviceFunction
+    name : bytes | None
         The returned name of the function
     """
     cdef cyruntime.cudaError_t err
@@ -4273,30 +4650,31 @@ be a cudaKernel_t and used as is.
     return (_ok(), (<bytes>c_name if c_name != NULL else None),)
 
 def cudaFuncGetParamInfo(func, size_t paramIndex):
-    """cudaFuncGetParamInfo(func, paramIndex)
-    
-    Returns the offset and size of a kernel parameter in the device-side parameter layout.
+    """Returns the offset and size of a kernel parameter in the device-side parameter
+    layout.
 
-Queries the kernel parameter at paramIndex in func's list of parameters and returns
-parameter information via paramOffset and paramSize. paramOffset returns the
-offset of the parameter in the device-side parameter layout. paramSize returns the size
-in bytes of the parameter. This information can be used to update kernel node parameters
-from the device via cudaGraphKernelNodeSetParam() and cudaGraphKernelNodeUpdatesApply().
-paramIndex must be less than the number of parameters that func takes.
-    
+    Queries the kernel parameter at `paramIndex` in `func`'s list of parameters and
+    returns parameter information via `paramOffset` and `paramSize`. `paramOffset`
+    returns the offset of the parameter in the device-side parameter layout. `paramSize`
+    returns the size in bytes of the parameter. This information can be used to update
+    kernel node parameters from the device via cudaGraphKernelNodeSetParam and
+    cudaGraphKernelNodeUpdatesApply. `paramIndex` must be less than the number of
+    parameters that `func` takes.
+
     Parameters
     ----------
-    func : void*
+    func : Address
         The function to query
-    paramIndex : size_t
+    paramIndex : int
         The parameter index to query
-    
+
     Returns
     -------
     cudaError_t
-    paramOffset : size_t
+        CUDA_SUCCESS, CUDA_ERROR_INVALID_VALUE,
+    paramOffset : int
         The offset into the device-side parameter layout at which the parameter resides
-    paramSize : size_t
+    paramSize : int
         The size of the parameter in the device-side parameter layout
     """
     cdef cyruntime.cudaError_t err
@@ -4311,58 +4689,59 @@ paramIndex must be less than the number of parameters that func takes.
     return (_ok(), c_paramOffset, c_paramSize)
 
 def cudaLaunchHostFunc(stream, fn, userData):
-    """cudaLaunchHostFunc(stream, fn, userData)
-    
-    Enqueues a host function call in a stream
+    """Enqueues a host function call in a stream.
 
-Enqueues a host function to run in a stream.  The function will be called
-after currently enqueued work and will block work added after it.
+    Enqueues a host function to run in a stream. The function will be called after
+    currently enqueued work and will block work added after it.
 
-The host function must not make any CUDA API calls.  Attempting to use a
-CUDA API may result in cudaErrorNotPermitted, but this is not required.
-The host function must not perform any synchronization that may depend on
-outstanding CUDA work not mandated to run earlier.  Host functions without a
-mandated order (such as in independent streams) execute in undefined order
-and may be serialized.
+    The host function must not make any CUDA API calls. Attempting to use a CUDA API may
+    result in cudaErrorNotPermitted, but this is not required. The host function must
+    not perform any synchronization that may depend on outstanding CUDA work not
+    mandated to run earlier. Host functions without a mandated order (such as in
+    independent streams) execute in undefined order and may be serialized.
 
-For the purposes of Unified Memory, execution makes a number of guarantees:
-<ul>
-  <li>The stream is considered idle for the duration of the function's
-  execution.  Thus, for example, the function may always use memory attached
-  to the stream it was enqueued in.</li>
-  <li>The start of execution of the function has the same effect as
-  synchronizing an event recorded in the same stream immediately prior to
-  the function.  It thus synchronizes streams which have been "joined"
-  prior to the function.</li>
-  <li>Adding device work to any stream does not have the effect of making
-  the stream active until all preceding host functions and stream callbacks
-  have executed.  Thus, for
-  example, a function might use global attached memory even if work has
-  been added to another stream, if the work has been ordered behind the
-  function call with an event.</li>
-  <li>Completion of the function does not cause a stream to become
-  active except as described above.  The stream will remain idle
-  if no device work follows the function, and will remain idle across
-  consecutive host functions or stream callbacks without device work in
-  between.  Thus, for example,
-  stream synchronization can be done by signaling from a host function at the
-  end of the stream.</li>
-</ul>
+    For the purposes of Unified Memory, execution makes a number of guarantees:
 
-Note that, in constrast to cuStreamAddCallback, the function will not be
-called in the event of an error in the CUDA context.
-    
+    - The stream is considered idle for the duration of the function's execution. Thus,
+      for example, the function may always use memory attached to the stream it was
+      enqueued in.
+    - The start of execution of the function has the same effect as synchronizing an
+      event recorded in the same stream immediately prior to the function. It thus
+      synchronizes streams which have been "joined" prior to the function.
+    - Adding device work to any stream does not have the effect of making the stream
+      active until all preceding host functions and stream callbacks have executed.
+      Thus, for example, a function might use global attached memory even if work has
+      been added to another stream, if the work has been ordered behind the function
+      call with an event.
+    - Completion of the function does not cause a stream to become active except as
+      described above. The stream will remain idle if no device work follows the
+      function, and will remain idle across consecutive host functions or stream
+      callbacks without device work in between. Thus, for example, stream
+      synchronization can be done by signaling from a host function at the end of the
+      stream.
+
+    Note that, in constrast to cuStreamAddCallback, the function will not be called in
+    the event of an error in the CUDA context.
+
     Parameters
     ----------
-    stream : cudaStream_t
-    fn : cudaHostFn_t
+    stream : cudaStream_t | int | None
+    fn : cudaHostFn_t | int | None
         The function to call once preceding stream operations are complete
-    userData : void*
+    userData : Address
         User-specified data to be passed to the function
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidResourceHandle, cudaErrorInvalidValue,
+        cudaErrorNotSupported
+
+    See Also
+    --------
+    cudaStreamCreate, cudaStreamQuery, cudaStreamSynchronize, cudaStreamWaitEvent,
+    cudaStreamDestroy, cudaMallocManaged, cudaStreamAttachMemAsync,
+    cudaStreamAddCallback, cuLaunchHostFunc
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_stream
@@ -4376,53 +4755,57 @@ called in the event of an error in the CUDA context.
     return _st1(err)
 
 def cudaFuncSetSharedMemConfig(func, long long config):
-    """cudaFuncSetSharedMemConfig(func, config)
-    
-    Sets the shared memory configuration for a device function
+    """Sets the shared memory configuration for a device function.
 
-\\deprecated
+    Deprecated.
 
-On devices with configurable shared memory banks, this function will
-force all subsequent launches of the specified device function to have
-the given shared memory bank size configuration. On any given launch of the
-function, the shared memory configuration of the device will be temporarily
-changed if needed to suit the function's preferred configuration. Changes in
-shared memory configuration between subsequent launches of functions,
-may introduce a device side synchronization point.
+    On devices with configurable shared memory banks, this function will force all
+    subsequent launches of the specified device function to have the given shared memory
+    bank size configuration. On any given launch of the function, the shared memory
+    configuration of the device will be temporarily changed if needed to suit the
+    function's preferred configuration. Changes in shared memory configuration between
+    subsequent launches of functions, may introduce a device side synchronization point.
 
-Any per-function setting of shared memory bank size set via
-cudaFuncSetSharedMemConfig will override the device wide setting set by
-cudaDeviceSetSharedMemConfig.
+    Any per-function setting of shared memory bank size set via
+    cudaFuncSetSharedMemConfig will override the device wide setting set by
+    cudaDeviceSetSharedMemConfig.
 
-Changing the shared memory bank size will not increase shared memory usage
-or affect occupancy of kernels, but may have major effects on performance.
-Larger bank sizes will allow for greater potential bandwidth to shared memory,
-but will change what kinds of accesses to shared memory will result in bank
-conflicts.
+    Changing the shared memory bank size will not increase shared memory usage or affect
+    occupancy of kernels, but may have major effects on performance. Larger bank sizes
+    will allow for greater potential bandwidth to shared memory, but will change what
+    kinds of accesses to shared memory will result in bank conflicts.
 
-This function will do nothing on devices with fixed shared memory bank size.
+    This function will do nothing on devices with fixed shared memory bank size.
 
-For templated functions, pass the function symbol as follows:
-func_name<template_arg_0,...,template_arg_N>
+    For templated functions, pass the function symbol as follows:
+    func_name<template_arg_0,...,template_arg_N>
 
-The supported bank configurations are:
-- cudaSharedMemBankSizeDefault: use the device's shared memory configuration
-  when launching this function.
-- cudaSharedMemBankSizeFourByte: set shared memory bank width to be
-  four bytes natively when launching this function.
-- cudaSharedMemBankSizeEightByte: set shared memory bank width to be eight
-  bytes natively when launching this function.
-    
+    The supported bank configurations are:
+
+    - cudaSharedMemConfig.cudaSharedMemBankSizeDefault: use the device's shared memory
+      configuration when launching this function.
+    - cudaSharedMemConfig.cudaSharedMemBankSizeFourByte: set shared memory bank width to
+      be four bytes natively when launching this function.
+    - cudaSharedMemConfig.cudaSharedMemBankSizeEightByte: set shared memory bank width
+      to be eight bytes natively when launching this function.
+
     Parameters
     ----------
-    func : void*
+    func : Address
         Device function symbol
     config : cudaSharedMemConfig
         Requested shared memory configuration
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidDeviceFunction, cudaErrorInvalidValue,
+
+    See Also
+    --------
+    cudaDeviceSetSharedMemConfig, cudaDeviceGetSharedMemConfig,
+    cudaDeviceSetCacheConfig, cudaDeviceGetCacheConfig, cudaFuncSetCacheConfig,
+    cuFuncSetSharedMemConfig
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_func
@@ -4432,27 +4815,32 @@ The supported bank configurations are:
     return _st1(err)
 
 def cudaOccupancyMaxActiveBlocksPerMultiprocessor(func, int blockSize, size_t dynamicSMemSize):
-    """cudaOccupancyMaxActiveBlocksPerMultiprocessor(func, blockSize, dynamicSMemSize)
-    
-    Returns occupancy for a device function
+    """Returns occupancy for a device function.
 
-Returns in *numBlocks the maximum number of active blocks per
-streaming multiprocessor for the device function.
-    
+    Returns, as `numBlocks`, the maximum number of active blocks per streaming
+    multiprocessor for the device function.
+
     Parameters
     ----------
-    func : void*
+    func : Address
         Kernel function for which occupancy is calculated
     blockSize : int
         Block size the kernel is intended to be launched with
-    dynamicSMemSize : size_t
+    dynamicSMemSize : int
         Per-block dynamic shared memory usage intended, in bytes
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidDevice, cudaErrorInvalidDeviceFunction,
+        cudaErrorInvalidValue, cudaErrorUnknown,
     numBlocks : int
         Returned occupancy
+
+    See Also
+    --------
+    cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, T, size_t, int, unsigned,
+    UnaryFunction, cuOccupancyMaxActiveBlocksPerMultiprocessor
     """
     cdef cyruntime.cudaError_t err
     cdef int c_numBlocks = <int>0
@@ -4465,26 +4853,33 @@ streaming multiprocessor for the device function.
     return (_ok(), c_numBlocks,)
 
 def cudaOccupancyAvailableDynamicSMemPerBlock(func, int numBlocks, int blockSize):
-    """cudaOccupancyAvailableDynamicSMemPerBlock(func, numBlocks, blockSize)
-    
-    Returns dynamic shared memory available per block when launching numBlocks blocks on SM.
+    """Returns dynamic shared memory available per block when launching `numBlocks`
+    blocks on SM.
 
-Returns in *dynamicSmemSize the maximum size of dynamic shared memory to allow numBlocks blocks per SM.
-    
+    Returns, as `dynamicSmemSize`, the maximum size of dynamic shared memory to allow
+    `numBlocks` blocks per SM.
+
     Parameters
     ----------
-    func : void*
+    func : Address
         Kernel function for which occupancy is calculated
     numBlocks : int
         Number of blocks to fit on SM
     blockSize : int
         Size of the block
-    
+
     Returns
     -------
     cudaError_t
-    dynamicSmemSize : size_t
+        cudaSuccess, cudaErrorInvalidDevice, cudaErrorInvalidDeviceFunction,
+        cudaErrorInvalidValue, cudaErrorUnknown,
+    dynamicSmemSize : int
         Returned maximum dynamic shared memory
+
+    See Also
+    --------
+    cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, T, size_t, int, unsigned,
+    UnaryFunction, cudaOccupancyAvailableDynamicSMemPerBlock
     """
     cdef cyruntime.cudaError_t err
     cdef size_t c_dynamicSmemSize = <size_t>0
@@ -4497,42 +4892,46 @@ Returns in *dynamicSmemSize the maximum size of dynamic shared memory to allow n
     return (_ok(), c_dynamicSmemSize,)
 
 def cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(func, int blockSize, size_t dynamicSMemSize, unsigned int flags):
-    """cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(func, blockSize, dynamicSMemSize, flags)
-    
-    Returns occupancy for a device function with the specified flags
+    """Returns occupancy for a device function with the specified flags.
 
-Returns in *numBlocks the maximum number of active blocks per
-streaming multiprocessor for the device function.
+    Returns, as `numBlocks`, the maximum number of active blocks per streaming
+    multiprocessor for the device function.
 
-The flags parameter controls how special cases are handled. Valid flags include:
+    The `flags` parameter controls how special cases are handled. Valid flags include:
 
-- cudaOccupancyDefault: keeps the default behavior as
-  cudaOccupancyMaxActiveBlocksPerMultiprocessor
+    - cudaOccupancyDefault: keeps the default behavior as
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor
+    - cudaOccupancyDisableCachingOverride: This flag suppresses the default behavior on
+      platform where global caching affects occupancy. On such platforms, if caching is
+      enabled, but per-block SM resource usage would result in zero occupancy, the
+      occupancy calculator will calculate the occupancy as if caching is disabled.
+      Setting this flag makes the occupancy calculator to return 0 in such cases. More
+      information can be found about this feature in the "Unified L1/Texture Cache"
+      section of the Maxwell tuning guide.
 
-- cudaOccupancyDisableCachingOverride: This flag suppresses the default behavior
-  on platform where global caching affects occupancy. On such platforms, if caching
-  is enabled, but per-block SM resource usage would result in zero occupancy, the
-  occupancy calculator will calculate the occupancy as if caching is disabled.
-  Setting this flag makes the occupancy calculator to return 0 in such cases.
-  More information can be found about this feature in the "Unified L1/Texture Cache"
-  section of the Maxwell tuning guide.
-    
     Parameters
     ----------
-    func : void*
+    func : Address
         Kernel function for which occupancy is calculated
     blockSize : int
         Block size the kernel is intended to be launched with
-    dynamicSMemSize : size_t
+    dynamicSMemSize : int
         Per-block dynamic shared memory usage intended, in bytes
-    flags : unsigned int
+    flags : int
         Requested behavior for the occupancy calculator
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidDevice, cudaErrorInvalidDeviceFunction,
+        cudaErrorInvalidValue, cudaErrorUnknown,
     numBlocks : int
         Returned occupancy
+
+    See Also
+    --------
+    cudaOccupancyMaxActiveBlocksPerMultiprocessor, T, size_t, int, unsigned,
+    UnaryFunction, cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags
     """
     cdef cyruntime.cudaError_t err
     cdef int c_numBlocks = <int>0
@@ -4545,32 +4944,37 @@ The flags parameter controls how special cases are handled. Valid flags include:
     return (_ok(), c_numBlocks,)
 
 def cudaOccupancyMaxPotentialClusterSize(func, launchConfig):
-    """cudaOccupancyMaxPotentialClusterSize(func, launchConfig)
-    
-    Given the kernel function (func) and launch configuration
-(config), return the maximum cluster size in *clusterSize.
+    """Given the kernel function (`func`) and launch configuration (config), return the
+    maximum cluster size as `clusterSize`.
 
-The cluster dimensions in config are ignored. If func has a required
-cluster size set (see cudaFuncGetAttributes),*clusterSize will reflect
-the required cluster size.
+    The cluster dimensions in config are ignored. If func has a required cluster size
+    set (see cudaFuncGetAttributes),`clusterSize` will reflect the required cluster
+    size.
 
-By default this function will always return a value that's portable on
-future hardware. A higher value may be returned if the kernel function
-allows non-portable cluster sizes.
+    By default this function will always return a value that's portable on future
+    hardware. A higher value may be returned if the kernel function allows non-portable
+    cluster sizes.
 
-This function will respect the compile time launch bounds.
-    
+    This function will respect the compile time launch bounds.
+
     Parameters
     ----------
-    func : void*
+    func : Address
         Kernel function for which maximum cluster size is calculated
-    launchConfig : cudaLaunchConfig_t*
-    
+    launchConfig : cudaLaunchConfig_t | None
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidDeviceFunction, cudaErrorInvalidValue,
+        cudaErrorUnknown,
     clusterSize : int
-        Returned maximum cluster size that can be launched for the given kernel function and launch configuration
+        Returned maximum cluster size that can be launched for the given kernel function
+        and launch configuration
+
+    See Also
+    --------
+    cudaFuncGetAttributes, T, const, cuOccupancyMaxPotentialClusterSize
     """
     cdef cyruntime.cudaError_t err
     cdef int c_clusterSize = <int>0
@@ -4585,33 +4989,36 @@ This function will respect the compile time launch bounds.
     return (_ok(), c_clusterSize,)
 
 def cudaOccupancyMaxActiveClusters(func, launchConfig):
-    """cudaOccupancyMaxActiveClusters(func, launchConfig)
-    
-    Given the kernel function (func) and launch configuration
-(config), return the maximum number of clusters that could co-exist
-on the target device in *numClusters.
+    """Given the kernel function (`func`) and launch configuration (config), return the
+    maximum number of clusters that could co-exist on the target device as
+    `numClusters`.
 
-If the function has required cluster size already set (see
-cudaFuncGetAttributes), the cluster size from config must either be
-unspecified or match the required size.
-Without required sizes, the cluster size must be specified in config,
-else the function will return an error.
+    If the function has required cluster size already set (see cudaFuncGetAttributes),
+    the cluster size from config must either be unspecified or match the required size.
+    Without required sizes, the cluster size must be specified in config, else the
+    function will return an error.
 
-Note that various attributes of the kernel function may affect occupancy
-calculation. Runtime environment may affect how the hardware schedules
-the clusters, so the calculated occupancy is not guaranteed to be achievable.
-    
+    Note that various attributes of the kernel function may affect occupancy
+    calculation. Runtime environment may affect how the hardware schedules the clusters,
+    so the calculated occupancy is not guaranteed to be achievable.
+
     Parameters
     ----------
-    func : void*
+    func : Address
         Kernel function for which maximum number of clusters are calculated
-    launchConfig : cudaLaunchConfig_t*
-    
+    launchConfig : cudaLaunchConfig_t | None
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidDeviceFunction, cudaErrorInvalidValue,
+        cudaErrorInvalidClusterSize, cudaErrorUnknown,
     numClusters : int
         Returned maximum number of clusters that could co-exist on the target device
+
+    See Also
+    --------
+    cudaFuncGetAttributes, T, const, cuOccupancyMaxActiveClusters
     """
     cdef cyruntime.cudaError_t err
     cdef int c_numClusters = <int>0
@@ -4626,17 +5033,110 @@ the clusters, so the calculated occupancy is not guaranteed to be achievable.
     return (_ok(), c_numClusters,)
 
 def cudaMallocManaged(size_t size, unsigned int flags):
-    """cudaMallocManaged(size, flags)
-    
+    """Allocates memory that will be automatically managed by the Unified Memory system.
+
+    Allocates `size` bytes of managed memory on the device and returns, as `devPtr`, a
+    pointer to the allocated memory. If the device doesn't support allocating managed
+    memory, cudaErrorNotSupported is returned. Support for managed memory can be queried
+    using the device attribute cudaDeviceAttr.cudaDevAttrManagedMemory. The allocated
+    memory is suitably aligned for any kind of variable. The memory is not cleared. If
+    `size` is 0, cudaMallocManaged returns cudaErrorInvalidValue. The pointer is valid
+    on the CPU and on all GPUs in the system that support managed memory. All accesses
+    to this pointer must obey the Unified Memory programming model.
+
+    `flags` specifies the default stream association for this allocation. `flags` must
+    be one of cudaMemAttachGlobal or cudaMemAttachHost. The default value for `flags` is
+    cudaMemAttachGlobal. If cudaMemAttachGlobal is specified, then this memory is
+    accessible from any stream on any device. If cudaMemAttachHost is specified, then
+    the allocation should not be accessed from devices that have a zero value for the
+    device attribute cudaDeviceAttr.cudaDevAttrConcurrentManagedAccess; an explicit call
+    to cudaStreamAttachMemAsync will be required to enable access on such devices.
+
+    If the association is later changed via cudaStreamAttachMemAsync to a single stream,
+    the default association, as specifed during cudaMallocManaged, is restored when that
+    stream is destroyed. For __managed__ variables, the default association is always
+    cudaMemAttachGlobal. Note that destroying a stream is an asynchronous operation, and
+    as a result, the change to default association won't happen until all work in the
+    stream has completed.
+
+    Memory allocated with cudaMallocManaged should be released with cudaFree.
+
+    Device memory oversubscription is possible for GPUs that have a non-zero value for
+    the device attribute cudaDeviceAttr.cudaDevAttrConcurrentManagedAccess. Managed
+    memory on such GPUs may be evicted from device memory to host memory at any time by
+    the Unified Memory driver in order to make room for other allocations.
+
+    In a system where all GPUs have a non-zero value for the device attribute
+    cudaDeviceAttr.cudaDevAttrConcurrentManagedAccess, managed memory may not be
+    populated when this API returns and instead may be populated on access. In such
+    systems, managed memory can migrate to any processor's memory at any time. The
+    Unified Memory driver will employ heuristics to maintain data locality and prevent
+    excessive page faults to the extent possible. The application can also guide the
+    driver about memory usage patterns via cudaMemAdvise. The application can also
+    explicitly migrate memory to a desired processor's memory via cudaMemPrefetchAsync.
+
+    In a multi-GPU system where all of the GPUs have a zero value for the device
+    attribute cudaDeviceAttr.cudaDevAttrConcurrentManagedAccess and all the GPUs have
+    peer-to-peer support with each other, the physical storage for managed memory is
+    created on the GPU which is active at the time cudaMallocManaged is called. All
+    other GPUs will reference the data at reduced bandwidth via peer mappings over the
+    PCIe bus. The Unified Memory driver does not migrate memory among such GPUs.
+
+    In a multi-GPU system where not all GPUs have peer-to-peer support with each other
+    and where the value of the device attribute
+    cudaDeviceAttr.cudaDevAttrConcurrentManagedAccess is zero for at least one of those
+    GPUs, the location chosen for physical storage of managed memory is
+    system-dependent.
+
+    - On Linux, the location chosen will be device memory as long as the current set of
+      active contexts are on devices that either have peer-to-peer support with each
+      other or have a non-zero value for the device attribute
+      cudaDeviceAttr.cudaDevAttrConcurrentManagedAccess. If there is an active context
+      on a GPU that does not have a non-zero value for that device attribute and it does
+      not have peer-to-peer support with the other devices that have active contexts on
+      them, then the location for physical storage will be 'zero-copy' or host memory.
+      Note that this means that managed memory that is located in device memory is
+      migrated to host memory if a new context is created on a GPU that doesn't have a
+      non-zero value for the device attribute and does not support peer-to-peer with at
+      least one of the other devices that has an active context. This in turn implies
+      that context creation may fail if there is insufficient host memory to migrate all
+      managed allocations.
+    - On Windows, the physical storage is always created in 'zero-copy' or host memory.
+      All GPUs will reference the data at reduced bandwidth over the PCIe bus. In these
+      circumstances, use of the environment variable CUDA_VISIBLE_DEVICES is recommended
+      to restrict CUDA to only use those GPUs that have peer-to-peer support.
+      Alternatively, users can also set CUDA_MANAGED_FORCE_DEVICE_ALLOC to a non-zero
+      value to force the driver to always use device memory for physical storage. When
+      this environment variable is set to a non-zero value, all devices used in that
+      process that support managed memory have to be peer-to-peer compatible with each
+      other. The error cudaErrorInvalidDevice will be returned if a device that supports
+      managed memory is used and it is not peer-to-peer compatible with any of the other
+      managed memory supporting devices that were previously used in that process, even
+      if cudaDeviceReset has been called on those devices. These environment variables
+      are described in the CUDA programming guide under the "CUDA environment variables"
+      section.
+
     Parameters
     ----------
-    size : size_t
-    flags : unsigned int
-    
+    size : int
+        Requested allocation size in bytes
+    flags : int
+        Must be either cudaMemAttachGlobal or cudaMemAttachHost (defaults to
+        cudaMemAttachGlobal)
+
     Returns
     -------
     cudaError_t
-    devPtr : void
+        cudaSuccess, cudaErrorMemoryAllocation, cudaErrorNotSupported,
+        cudaErrorInvalidValue
+    devPtr : int
+        Pointer to allocated device memory
+
+    See Also
+    --------
+    cudaMallocPitch, cudaFree, cudaMallocArray, cudaFreeArray, cudaMalloc3D,
+    cudaMalloc3DArray, cudaFreeHost, cudaHostAlloc, cudaDeviceGetAttribute,
+    cudaStreamAttachMemAsync, cuMemAllocManaged
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_devPtr = NULL
@@ -4647,28 +5147,32 @@ def cudaMallocManaged(size_t size, unsigned int flags):
     return (_ok(), PyLong_FromVoidPtr(c_devPtr),)
 
 def cudaMalloc(size_t size):
-    """cudaMalloc(size)
-    
-    Allocate memory on the device
+    """Allocate memory on the device.
 
-Allocates size bytes of linear memory on the device and returns in
-*devPtr a pointer to the allocated memory. The allocated memory is
-suitably aligned for any kind of variable. The memory is not cleared.
-cudaMalloc() returns cudaErrorMemoryAllocation in case of failure.
+    Allocates `size` bytes of linear memory on the device and returns, as `devPtr`, a
+    pointer to the allocated memory. The allocated memory is suitably aligned for any
+    kind of variable. The memory is not cleared. cudaMalloc returns
+    cudaErrorMemoryAllocation in case of failure.
 
-The device version of cudaFree cannot be used with a *devPtr
-allocated using the host API, and vice versa.
-    
+    The device version of cudaFree cannot be used with a `devPtr` allocated using the
+    host API, and vice versa.
+
     Parameters
     ----------
-    size : size_t
+    size : int
         Requested allocation size in bytes
-    
+
     Returns
     -------
     cudaError_t
-    devPtr : void
+        cudaSuccess, cudaErrorInvalidValue, cudaErrorMemoryAllocation
+    devPtr : int
         Pointer to allocated device memory
+
+    See Also
+    --------
+    cudaMallocPitch, cudaFree, cudaMallocArray, cudaFreeArray, cudaMalloc3D,
+    cudaMalloc3DArray, cudaFreeHost, cudaHostAlloc, cuMemAlloc
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_devPtr = NULL
@@ -4679,35 +5183,39 @@ allocated using the host API, and vice versa.
     return (_ok(), PyLong_FromVoidPtr(c_devPtr),)
 
 def cudaMallocHost(size_t size):
-    """cudaMallocHost(size)
-    
-    Allocates page-locked memory on the host
+    """Allocates page-locked memory on the host.
 
-Allocates size bytes of host memory that is page-locked and accessible
-to the device. The driver tracks the virtual memory ranges allocated with
-this function and automatically accelerates calls to functions such as
-cudaMemcpy*(). Since the memory can be accessed directly by the device,
-it can be read or written with much higher bandwidth than pageable memory
-obtained with functions such as malloc().
+    Allocates `size` bytes of host memory that is page-locked and accessible to the
+    device. The driver tracks the virtual memory ranges allocated with this function and
+    automatically accelerates calls to functions such as cudaMemcpy*(). Since the memory
+    can be accessed directly by the device, it can be read or written with much higher
+    bandwidth than pageable memory obtained with functions such as malloc.
 
-On systems where pageableMemoryAccessUsesHostPageTables
-is true, cudaMallocHost may not page-lock the allocated memory.
+    On systems where pageableMemoryAccessUsesHostPageTables is true, cudaMallocHost may
+    not page-lock the allocated memory.
 
-Page-locking excessive amounts of memory with cudaMallocHost() may degrade
-system performance, since it reduces the amount of memory available to the
-system for paging. As a result, this function is best used sparingly to allocate
-staging areas for data exchange between host and device.
-    
+    Page-locking excessive amounts of memory with cudaMallocHost may degrade system
+    performance, since it reduces the amount of memory available to the system for
+    paging. As a result, this function is best used sparingly to allocate staging areas
+    for data exchange between host and device.
+
     Parameters
     ----------
-    size : size_t
+    size : int
         Requested allocation size in bytes
-    
+
     Returns
     -------
     cudaError_t
-    ptr : void
+        cudaSuccess, cudaErrorInvalidValue, cudaErrorMemoryAllocation
+    ptr : int
         Pointer to allocated host memory
+
+    See Also
+    --------
+    cudaMalloc, cudaMallocPitch, cudaMallocArray, cudaMalloc3D, cudaMalloc3DArray,
+    cudaHostAlloc, cudaFree, cudaFreeArray, size_t, unsigned, cudaFreeHost,
+    cuMemAllocHost
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_ptr = NULL
@@ -4718,43 +5226,46 @@ staging areas for data exchange between host and device.
     return (_ok(), PyLong_FromVoidPtr(c_ptr),)
 
 def cudaMallocPitch(size_t width, size_t height):
-    """cudaMallocPitch(width, height)
-    
-    Allocates pitched memory on the device
+    """Allocates pitched memory on the device.
 
-Allocates at least width (in bytes) * height bytes of linear memory
-on the device and returns in *devPtr a pointer to the allocated memory.
-The function may pad the allocation to ensure that corresponding pointers
-in any given row will continue to meet the alignment requirements for
-coalescing as the address is updated from row to row. The pitch returned in
-*pitch by cudaMallocPitch() is the width in bytes of the allocation.
-The intended usage of pitch is as a separate parameter of the allocation,
-used to compute addresses within the 2D array. Given the row and column of
-an array element of type T, the address is computed as:
-\\code
-T* pElement = (T*)((char*)BaseAddress + Row * pitch) + Column;
-\\endcode
+    Allocates at least `width` (in bytes) * `height` bytes of linear memory on the
+    device and returns, as `devPtr`, a pointer to the allocated memory. The function may
+    pad the allocation to ensure that corresponding pointers in any given row will
+    continue to meet the alignment requirements for coalescing as the address is updated
+    from row to row. The pitch returned, as `pitch`, by cudaMallocPitch is the width in
+    bytes of the allocation. The intended usage of `pitch` is as a separate parameter of
+    the allocation, used to compute addresses within the 2D array. Given the row and
+    column of an array element of type T, the address is computed as:
 
-For allocations of 2D arrays, it is recommended that programmers consider
-performing pitch allocations using cudaMallocPitch(). Due to pitch
-alignment restrictions in the hardware, this is especially true if the
-application will be performing 2D memory copies between different regions
-of device memory (whether linear memory or CUDA arrays).
-    
+
+        T* pElement = (T*)((char*)BaseAddress + Row * pitch) + Column;
+
+    For allocations of 2D arrays, it is recommended that programmers consider performing
+    pitch allocations using cudaMallocPitch. Due to pitch alignment restrictions in the
+    hardware, this is especially true if the application will be performing 2D memory
+    copies between different regions of device memory (whether linear memory or CUDA
+    arrays).
+
     Parameters
     ----------
-    width : size_t
+    width : int
         Requested pitched allocation width (in bytes)
-    height : size_t
+    height : int
         Requested pitched allocation height
-    
+
     Returns
     -------
     cudaError_t
-    devPtr : void
+        cudaSuccess, cudaErrorInvalidValue, cudaErrorMemoryAllocation
+    devPtr : int
         Pointer to allocated pitched device memory
-    pitch : size_t
+    pitch : int
         Pitch for allocation
+
+    See Also
+    --------
+    cudaMalloc, cudaFree, cudaMallocArray, cudaFreeArray, cudaFreeHost, cudaMalloc3D,
+    cudaMalloc3DArray, cudaHostAlloc, cuMemAllocPitch
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_devPtr = NULL
@@ -4766,53 +5277,66 @@ of device memory (whether linear memory or CUDA arrays).
     return (_ok(), PyLong_FromVoidPtr(c_devPtr), c_pitch)
 
 def cudaMallocArray(desc, size_t width, size_t height, unsigned int flags):
-    """cudaMallocArray(desc, width, height, flags)
-    
-    Allocate an array on the device
+    """Allocate an array on the device.
 
-Allocates a CUDA array according to the cudaChannelFormatDesc structure
-desc and returns a handle to the new CUDA array in *array.
+    Allocates a CUDA array according to the cudaChannelFormatDesc structure `desc` and
+    returns a handle to the new CUDA array as `array`.
 
-The cudaChannelFormatDesc is defined as:
-\\code
-struct cudaChannelFormatDesc {
-int x, y, z, w;
-enum cudaChannelFormatKind f;
-};
-\\endcode
-where cudaChannelFormatKind is one of cudaChannelFormatKindSigned,
-cudaChannelFormatKindUnsigned, or cudaChannelFormatKindFloat.
+    The cudaChannelFormatDesc is defined as:
 
-The flags parameter enables different options to be specified that affect
-the allocation, as follows.
-- cudaArrayDefault: This flag's value is defined to be 0 and provides default array allocation
-- cudaArraySurfaceLoadStore: Allocates an array that can be read from or written to using a surface reference
-- cudaArrayTextureGather: This flag indicates that texture gather operations will be performed on the array.
-- cudaArraySparse: Allocates a CUDA array without physical backing memory. The subregions within this sparse array
-  can later be mapped onto a physical memory allocation by calling cuMemMapArrayAsync.
-  The physical backing memory must be allocated via cuMemCreate.
-- cudaArrayDeferredMapping: Allocates a CUDA array without physical backing memory. The entire array can
-  later be mapped onto a physical memory allocation by calling cuMemMapArrayAsync.
-  The physical backing memory must be allocated via cuMemCreate.
 
-width and height must meet certain size requirements. See cudaMalloc3DArray() for more details.
-    
+        struct cudaChannelFormatDesc {
+        int x, y, z, w;
+        enum cudaChannelFormatKind f;
+        };
+
+    where cudaChannelFormatKind is one of
+    cudaChannelFormatKind.cudaChannelFormatKindSigned,
+    cudaChannelFormatKind.cudaChannelFormatKindUnsigned, or
+    cudaChannelFormatKind.cudaChannelFormatKindFloat.
+
+    The `flags` parameter enables different options to be specified that affect the
+    allocation, as follows.
+
+    - cudaArrayDefault: This flag's value is defined to be 0 and provides default array
+      allocation
+    - cudaArraySurfaceLoadStore: Allocates an array that can be read from or written to
+      using a surface reference
+    - cudaArrayTextureGather: This flag indicates that texture gather operations will be
+      performed on the array.
+    - cudaArraySparse: Allocates a CUDA array without physical backing memory. The
+      subregions within this sparse array can later be mapped onto a physical memory
+      allocation by calling cuMemMapArrayAsync. The physical backing memory must be
+      allocated via cuMemCreate.
+    - cudaArrayDeferredMapping: Allocates a CUDA array without physical backing memory.
+      The entire array can later be mapped onto a physical memory allocation by calling
+      cuMemMapArrayAsync. The physical backing memory must be allocated via cuMemCreate.
+
+    `width` and `height` must meet certain size requirements. See cudaMalloc3DArray for
+    more details.
+
     Parameters
     ----------
-    desc : cudaChannelFormatDesc*
+    desc : cudaChannelFormatDesc | None
         Requested channel format
-    width : size_t
+    width : int
         Requested array allocation width
-    height : size_t
+    height : int
         Requested array allocation height
-    flags : unsigned int
+    flags : int
         Requested properties of allocated array
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue, cudaErrorMemoryAllocation
     array : cudaArray_t
         Pointer to allocated array in device memory
+
+    See Also
+    --------
+    cudaMalloc, cudaMallocPitch, cudaFree, cudaFreeArray, cudaFreeHost, cudaMalloc3D,
+    cudaMalloc3DArray, cudaHostAlloc, cuArrayCreate
     """
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaArray_t c_array = <cyruntime.cudaArray_t>0
@@ -4825,37 +5349,41 @@ width and height must meet certain size requirements. See cudaMalloc3DArray() fo
     return (_ok(), _new_handle(cudaArray_t, <void*>c_array),)
 
 def cudaFree(devPtr):
-    """cudaFree(devPtr)
-    
-    Frees memory on the device
+    """Frees memory on the device.
 
-Frees the memory space pointed to by devPtr, which must have been
-returned by a previous call to one of the following memory allocation APIs -
-cudaMalloc(), cudaMallocPitch(), cudaMallocManaged(), cudaMallocAsync(),
-cudaMallocFromPoolAsync().
+    Frees the memory space pointed to by `devPtr`, which must have been returned by a
+    previous call to one of the following memory allocation APIs - cudaMalloc,
+    cudaMallocPitch, cudaMallocManaged, cudaMallocAsync, cudaMallocFromPoolAsync.
 
-Note - This API will not perform any implicit synchronization when the pointer was
-allocated with cudaMallocAsync or cudaMallocFromPoolAsync. Callers must ensure
-that all accesses to these pointer have completed before invoking cudaFree. For
-best performance and memory reuse, users should use cudaFreeAsync to free memory
-allocated via the stream ordered memory allocator.
-For all other pointers, this API may perform implicit synchronization.
+    Note - This API will not perform any implicit synchronization when the pointer was
+    allocated with cudaMallocAsync or cudaMallocFromPoolAsync. Callers must ensure that
+    all accesses to these pointer have completed before invoking cudaFree. For best
+    performance and memory reuse, users should use cudaFreeAsync to free memory
+    allocated via the stream ordered memory allocator. For all other pointers, this API
+    may perform implicit synchronization.
 
-If cudaFree(devPtr) has already been called before,
-an error is returned. If devPtr is 0, no operation is performed.
-cudaFree() returns cudaErrorValue in case of failure.
+    If cudaFree(`devPtr`) has already been called before, an error is returned. If
+    `devPtr` is 0, no operation is performed. cudaFree returns cudaErrorValue in case of
+    failure.
 
-The device version of cudaFree cannot be used with a *devPtr
-allocated using the host API, and vice versa.
-    
+    The device version of cudaFree cannot be used with a `devPtr` allocated using the
+    host API, and vice versa.
+
     Parameters
     ----------
-    devPtr : void*
+    devPtr : Address
         Device pointer to memory to free
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue
+
+    See Also
+    --------
+    cudaMalloc, cudaMallocPitch, cudaMallocManaged, cudaMallocArray, cudaFreeArray,
+    cudaMallocAsync, cudaMallocFromPoolAsync, cudaFreeHost, cudaMalloc3D,
+    cudaMalloc3DArray, cudaFreeAsync, cudaHostAlloc, cuMemFree
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_devPtr
@@ -4865,21 +5393,25 @@ allocated using the host API, and vice versa.
     return _st1(err)
 
 def cudaFreeHost(ptr):
-    """cudaFreeHost(ptr)
-    
-    Frees page-locked memory
+    """Frees page-locked memory.
 
-Frees the memory space pointed to by hostPtr, which must have been
-returned by a previous call to cudaMallocHost() or cudaHostAlloc().
-    
+    Frees the memory space pointed to by hostPtr, which must have been returned by a
+    previous call to cudaMallocHost or cudaHostAlloc.
+
     Parameters
     ----------
-    ptr : void*
+    ptr : Address
         Pointer to memory to free
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue
+
+    See Also
+    --------
+    cudaMalloc, cudaMallocPitch, cudaFree, cudaMallocArray, cudaFreeArray, cudaMalloc3D,
+    cudaMalloc3DArray, cudaHostAlloc, cuMemFreeHost
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_ptr
@@ -4889,22 +5421,25 @@ returned by a previous call to cudaMallocHost() or cudaHostAlloc().
     return _st1(err)
 
 def cudaFreeArray(array):
-    """cudaFreeArray(array)
-    
-    Frees an array on the device
+    """Frees an array on the device.
 
-Frees the CUDA array array, which must have been returned by a
-previous call to cudaMallocArray(). If devPtr is 0,
-no operation is performed.
-    
+    Frees the CUDA array `array`, which must have been returned by a previous call to
+    cudaMallocArray. If devPtr is 0, no operation is performed.
+
     Parameters
     ----------
-    array : cudaArray_t
+    array : cudaArray_t | int | None
         Pointer to array to free
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue
+
+    See Also
+    --------
+    cudaMalloc, cudaMallocPitch, cudaFree, cudaMallocArray, cudaFreeHost, cudaHostAlloc,
+    cuArrayDestroy
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_array
@@ -4914,22 +5449,26 @@ no operation is performed.
     return _st1(err)
 
 def cudaFreeMipmappedArray(mipmappedArray):
-    """cudaFreeMipmappedArray(mipmappedArray)
-    
-    Frees a mipmapped array on the device
+    """Frees a mipmapped array on the device.
 
-Frees the CUDA mipmapped array mipmappedArray, which must have been
-returned by a previous call to cudaMallocMipmappedArray(). If devPtr
-is 0, no operation is performed.
-    
+    Frees the CUDA mipmapped array `mipmappedArray`, which must have been returned by a
+    previous call to cudaMallocMipmappedArray. If devPtr is 0, no operation is
+    performed.
+
     Parameters
     ----------
-    mipmappedArray : cudaMipmappedArray_t
+    mipmappedArray : cudaMipmappedArray_t | int | None
         Pointer to mipmapped array to free
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue
+
+    See Also
+    --------
+    cudaMalloc, cudaMallocPitch, cudaFree, cudaMallocArray, cudaFreeHost, cudaHostAlloc,
+    cuMipmappedArrayDestroy
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_mipmappedArray
@@ -4939,64 +5478,65 @@ is 0, no operation is performed.
     return _st1(err)
 
 def cudaHostAlloc(size_t size, unsigned int flags):
-    """cudaHostAlloc(size, flags)
-    
-    Allocates page-locked memory on the host
+    """Allocates page-locked memory on the host.
 
-Allocates size bytes of host memory that is page-locked and accessible
-to the device. The driver tracks the virtual memory ranges allocated with
-this function and automatically accelerates calls to functions such as
-cudaMemcpy(). Since the memory can be accessed directly by the device, it
-can be read or written with much higher bandwidth than pageable memory
-obtained with functions such as malloc(). Allocating excessive amounts of
-pinned memory may degrade system performance, since it reduces the amount
-of memory available to the system for paging. As a result, this function is
-best used sparingly to allocate staging areas for data exchange between host
-and device.
+    Allocates `size` bytes of host memory that is page-locked and accessible to the
+    device. The driver tracks the virtual memory ranges allocated with this function and
+    automatically accelerates calls to functions such as cudaMemcpy. Since the memory
+    can be accessed directly by the device, it can be read or written with much higher
+    bandwidth than pageable memory obtained with functions such as malloc. Allocating
+    excessive amounts of pinned memory may degrade system performance, since it reduces
+    the amount of memory available to the system for paging. As a result, this function
+    is best used sparingly to allocate staging areas for data exchange between host and
+    device.
 
-The flags parameter enables different options to be specified that affect
-the allocation, as follows.
-- cudaHostAllocDefault: This flag's value is defined to be 0 and causes
-cudaHostAlloc() to emulate cudaMallocHost().
-- cudaHostAllocPortable: The memory returned by this call will be
-considered as pinned memory by all CUDA contexts, not just the one that
-performed the allocation.
-- cudaHostAllocMapped: Maps the allocation into the CUDA address space.
-The device pointer to the memory may be obtained by calling
-cudaHostGetDevicePointer().
-- cudaHostAllocWriteCombined: Allocates the memory as write-combined (WC).
-WC memory can be transferred across the PCI Express bus more quickly on some
-system configurations, but cannot be read efficiently by most CPUs.  WC
-memory is a good option for buffers that will be written by the CPU and read
-by the device via mapped pinned memory or host->device transfers.
+    The `flags` parameter enables different options to be specified that affect the
+    allocation, as follows.
 
-All of these flags are orthogonal to one another: a developer may allocate
-memory that is portable, mapped and/or write-combined with no restrictions.
+    - cudaHostAllocDefault: This flag's value is defined to be 0 and causes
+      cudaHostAlloc to emulate cudaMallocHost.
+    - cudaHostAllocPortable: The memory returned by this call will be considered as
+      pinned memory by all CUDA contexts, not just the one that performed the
+      allocation.
+    - cudaHostAllocMapped: Maps the allocation into the CUDA address space. The device
+      pointer to the memory may be obtained by calling cudaHostGetDevicePointer.
+    - cudaHostAllocWriteCombined: Allocates the memory as write-combined (WC). WC memory
+      can be transferred across the PCI Express bus more quickly on some system
+      configurations, but cannot be read efficiently by most CPUs. WC memory is a good
+      option for buffers that will be written by the CPU and read by the device via
+      mapped pinned memory or host->device transfers.
 
-In order for the cudaHostAllocMapped flag to have any effect, the CUDA context
-must support the cudaDeviceMapHost flag, which can be checked via
-cudaGetDeviceFlags(). The cudaDeviceMapHost flag is implicitly set for
-contexts created via the runtime API.
+    All of these flags are orthogonal to one another: a developer may allocate memory
+    that is portable, mapped and/or write-combined with no restrictions.
 
-The cudaHostAllocMapped flag may be specified on CUDA contexts for devices
-that do not support mapped pinned memory. The failure is deferred to
-cudaHostGetDevicePointer() because the memory may be mapped into other
-CUDA contexts via the cudaHostAllocPortable flag.
+    In order for the cudaHostAllocMapped flag to have any effect, the CUDA context must
+    support the cudaDeviceMapHost flag, which can be checked via cudaGetDeviceFlags. The
+    cudaDeviceMapHost flag is implicitly set for contexts created via the runtime API.
 
-Memory allocated by this function must be freed with cudaFreeHost().
-    
+    The cudaHostAllocMapped flag may be specified on CUDA contexts for devices that do
+    not support mapped pinned memory. The failure is deferred to
+    cudaHostGetDevicePointer because the memory may be mapped into other CUDA contexts
+    via the cudaHostAllocPortable flag.
+
+    Memory allocated by this function must be freed with cudaFreeHost.
+
     Parameters
     ----------
-    size : size_t
+    size : int
         Requested allocation size in bytes
-    flags : unsigned int
+    flags : int
         Requested properties of allocated memory
-    
+
     Returns
     -------
     cudaError_t
-    pHost : void
+        cudaSuccess, cudaErrorInvalidValue, cudaErrorMemoryAllocation
+    pHost : int
         Device pointer to allocated memory
+
+    See Also
+    --------
+    cudaSetDeviceFlags, cudaFreeHost, cudaGetDeviceFlags, cuMemHostAlloc
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_pHost = NULL
@@ -5007,97 +5547,95 @@ Memory allocated by this function must be freed with cudaFreeHost().
     return (_ok(), PyLong_FromVoidPtr(c_pHost),)
 
 def cudaHostRegister(ptr, size_t size, unsigned int flags):
-    """cudaHostRegister(ptr, size, flags)
-    
-    Registers an existing host memory range for use by CUDA
+    """Registers an existing host memory range for use by CUDA.
 
-Page-locks the memory range specified by ptr and size and maps it
-for the device(s) as specified by flags. This memory range also is added
-to the same tracking mechanism as cudaHostAlloc() to automatically accelerate
-calls to functions such as cudaMemcpy(). Since the memory can be accessed
-directly by the device, it can be read or written with much higher bandwidth
-than pageable memory that has not been registered.  Page-locking excessive
-amounts of memory may degrade system performance, since it reduces the amount
-of memory available to the system for paging. As a result, this function is
-best used sparingly to register staging areas for data exchange between
-host and device.
+    Page-locks the memory range specified by `ptr` and `size` and maps it for the
+    device(s) as specified by `flags`. This memory range also is added to the same
+    tracking mechanism as cudaHostAlloc to automatically accelerate calls to functions
+    such as cudaMemcpy. Since the memory can be accessed directly by the device, it can
+    be read or written with much higher bandwidth than pageable memory that has not been
+    registered. Page-locking excessive amounts of memory may degrade system performance,
+    since it reduces the amount of memory available to the system for paging. As a
+    result, this function is best used sparingly to register staging areas for data
+    exchange between host and device.
 
-On systems where pageableMemoryAccessUsesHostPageTables is true, cudaHostRegister
-will not page-lock the memory range specified by ptr but only populate
-unpopulated pages.
+    On systems where pageableMemoryAccessUsesHostPageTables is true, cudaHostRegister
+    will not page-lock the memory range specified by `ptr` but only populate unpopulated
+    pages.
 
-cudaHostRegister is supported only on I/O coherent devices that have a non-zero
-value for the device attribute cudaDevAttrHostRegisterSupported.
+    cudaHostRegister is supported only on I/O coherent devices that have a non-zero
+    value for the device attribute cudaDeviceAttr.cudaDevAttrHostRegisterSupported.
 
-The flags parameter enables different options to be specified that
-affect the allocation, as follows.
+    The `flags` parameter enables different options to be specified that affect the
+    allocation, as follows.
 
-- cudaHostRegisterDefault: On a system with unified virtual addressing,
-  the memory will be both mapped and portable.  On a system with no unified
-  virtual addressing, the memory will be neither mapped nor portable.
+    - cudaHostRegisterDefault: On a system with unified virtual addressing, the memory
+      will be both mapped and portable. On a system with no unified virtual addressing,
+      the memory will be neither mapped nor portable.
+    - cudaHostRegisterPortable: The memory returned by this call will be considered as
+      pinned memory by all CUDA contexts, not just the one that performed the
+      allocation.
+    - cudaHostRegisterMapped: Maps the allocation into the CUDA address space. The
+      device pointer to the memory may be obtained by calling cudaHostGetDevicePointer.
+    - cudaHostRegisterIoMemory: The passed memory pointer is treated as pointing to some
+      memory-mapped I/O space, e.g. belonging to a third-party PCIe device, and it will
+      marked as non cache-coherent and contiguous.
+    - cudaHostRegisterReadOnly: The passed memory pointer is treated as pointing to
+      memory that is considered read-only by the device. On platforms without
+      cudaDeviceAttr.cudaDevAttrPageableMemoryAccessUsesHostPageTables, this flag is
+      required in order to register memory mapped to the CPU as read-only. Support for
+      the use of this flag can be queried from the device attribute
+      cudaDeviceAttr.cudaDevAttrHostRegisterReadOnlySupported. Using this flag with a
+      current context associated with a device that does not have this attribute set
+      will cause cudaHostRegister to error with cudaErrorNotSupported.
 
-- cudaHostRegisterPortable: The memory returned by this call will be
-  considered as pinned memory by all CUDA contexts, not just the one that
-  performed the allocation.
+    All of these flags are orthogonal to one another: a developer may page-lock memory
+    that is portable or mapped with no restrictions.
 
-- cudaHostRegisterMapped: Maps the allocation into the CUDA address
-  space. The device pointer to the memory may be obtained by calling
-  cudaHostGetDevicePointer().
+    The CUDA context must have been created with the cudaMapHost flag in order for the
+    cudaHostRegisterMapped flag to have any effect.
 
-- cudaHostRegisterIoMemory: The passed memory pointer is treated as
-  pointing to some memory-mapped I/O space, e.g. belonging to a
-  third-party PCIe device, and it will marked as non cache-coherent and
-  contiguous.
+    The cudaHostRegisterMapped flag may be specified on CUDA contexts for devices that
+    do not support mapped pinned memory. The failure is deferred to
+    cudaHostGetDevicePointer because the memory may be mapped into other CUDA contexts
+    via the cudaHostRegisterPortable flag.
 
-- cudaHostRegisterReadOnly: The passed memory pointer is treated as
-  pointing to memory that is considered read-only by the device.  On
-  platforms without cudaDevAttrPageableMemoryAccessUsesHostPageTables, this
-  flag is required in order to register memory mapped to the CPU as
-  read-only.  Support for the use of this flag can be queried from the device
-  attribute cudaDevAttrHostRegisterReadOnlySupported.  Using this flag with
-  a current context associated with a device that does not have this attribute
-  set will cause cudaHostRegister to error with cudaErrorNotSupported.
+    For devices that have a non-zero value for the device attribute
+    cudaDeviceAttr.cudaDevAttrCanUseHostPointerForRegisteredMem, the memory can also be
+    accessed from the device using the host pointer `ptr`. The device pointer returned
+    by cudaHostGetDevicePointer may or may not match the original host pointer `ptr` and
+    depends on the devices visible to the application. If all devices visible to the
+    application have a non-zero value for the device attribute, the device pointer
+    returned by cudaHostGetDevicePointer will match the original pointer `ptr`. If any
+    device visible to the application has a zero value for the device attribute, the
+    device pointer returned by cudaHostGetDevicePointer will not match the original host
+    pointer `ptr`, but it will be suitable for use on all devices provided Unified
+    Virtual Addressing is enabled. In such systems, it is valid to access the memory
+    using either pointer on devices that have a non-zero value for the device attribute.
+    Note however that such devices should access the memory using only of the two
+    pointers and not both.
 
-All of these flags are orthogonal to one another: a developer may page-lock
-memory that is portable or mapped with no restrictions.
+    The memory page-locked by this function must be unregistered with
+    cudaHostUnregister.
 
-The CUDA context must have been created with the cudaMapHost flag in
-order for the cudaHostRegisterMapped flag to have any effect.
-
-The cudaHostRegisterMapped flag may be specified on CUDA contexts for
-devices that do not support mapped pinned memory. The failure is deferred
-to cudaHostGetDevicePointer() because the memory may be mapped into
-other CUDA contexts via the cudaHostRegisterPortable flag.
-
-For devices that have a non-zero value for the device attribute
-cudaDevAttrCanUseHostPointerForRegisteredMem, the memory
-can also be accessed from the device using the host pointer ptr.
-The device pointer returned by cudaHostGetDevicePointer() may or may not
-match the original host pointer ptr and depends on the devices visible to the
-application. If all devices visible to the application have a non-zero value for the
-device attribute, the device pointer returned by cudaHostGetDevicePointer()
-will match the original pointer ptr. If any device visible to the application
-has a zero value for the device attribute, the device pointer returned by
-cudaHostGetDevicePointer() will not match the original host pointer ptr,
-but it will be suitable for use on all devices provided Unified Virtual Addressing
-is enabled. In such systems, it is valid to access the memory using either pointer
-on devices that have a non-zero value for the device attribute. Note however that
-such devices should access the memory using only of the two pointers and not both.
-
-The memory page-locked by this function must be unregistered with cudaHostUnregister().
-    
     Parameters
     ----------
-    ptr : void*
+    ptr : Address
         Host pointer to memory to page-lock
-    size : size_t
+    size : int
         Size in bytes of the address range to page-lock in bytes
-    flags : unsigned int
+    flags : int
         Flags for allocation request
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue, cudaErrorMemoryAllocation,
+        cudaErrorHostMemoryAlreadyRegistered, cudaErrorNotSupported
+
+    See Also
+    --------
+    cudaHostUnregister, cudaHostGetFlags, cudaHostGetDevicePointer, cuMemHostRegister
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_ptr
@@ -5107,23 +5645,26 @@ The memory page-locked by this function must be unregistered with cudaHostUnregi
     return _st1(err)
 
 def cudaHostUnregister(ptr):
-    """cudaHostUnregister(ptr)
-    
-    Unregisters a memory range that was registered with cudaHostRegister
+    """Unregisters a memory range that was registered with cudaHostRegister.
 
-Unmaps the memory range whose base address is specified by ptr, and makes
-it pageable again.
+    Unmaps the memory range whose base address is specified by `ptr`, and makes it
+    pageable again.
 
-The base address must be the same one specified to cudaHostRegister().
-    
+    The base address must be the same one specified to cudaHostRegister.
+
     Parameters
     ----------
-    ptr : void*
+    ptr : Address
         Host pointer to memory to unregister
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue, cudaErrorHostMemoryNotRegistered
+
+    See Also
+    --------
+    cudaHostUnregister, cuMemHostUnregister
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_ptr
@@ -5133,47 +5674,50 @@ The base address must be the same one specified to cudaHostRegister().
     return _st1(err)
 
 def cudaHostGetDevicePointer(pHost, unsigned int flags):
-    """cudaHostGetDevicePointer(pHost, flags)
-    
-    Passes back device pointer of mapped host memory allocated by
-cudaHostAlloc or registered by cudaHostRegister
+    """Passes back device pointer of mapped host memory allocated by cudaHostAlloc or
+    registered by cudaHostRegister.
 
-Passes back the device pointer corresponding to the mapped, pinned host
-buffer allocated by cudaHostAlloc() or registered by cudaHostRegister().
+    Passes back the device pointer corresponding to the mapped, pinned host buffer
+    allocated by cudaHostAlloc or registered by cudaHostRegister.
 
-cudaHostGetDevicePointer() will fail if the cudaDeviceMapHost flag was
-not specified before deferred context creation occurred, or if called on a
-device that does not support mapped, pinned memory.
+    cudaHostGetDevicePointer will fail if the cudaDeviceMapHost flag was not specified
+    before deferred context creation occurred, or if called on a device that does not
+    support mapped, pinned memory.
 
-For devices that have a non-zero value for the device attribute
-cudaDevAttrCanUseHostPointerForRegisteredMem, the memory
-can also be accessed from the device using the host pointer pHost.
-The device pointer returned by cudaHostGetDevicePointer() may or may not
-match the original host pointer pHost and depends on the devices visible to the
-application. If all devices visible to the application have a non-zero value for the
-device attribute, the device pointer returned by cudaHostGetDevicePointer()
-will match the original pointer pHost. If any device visible to the application
-has a zero value for the device attribute, the device pointer returned by
-cudaHostGetDevicePointer() will not match the original host pointer pHost,
-but it will be suitable for use on all devices provided Unified Virtual Addressing
-is enabled. In such systems, it is valid to access the memory using either pointer
-on devices that have a non-zero value for the device attribute. Note however that
-such devices should access the memory using only of the two pointers and not both.
+    For devices that have a non-zero value for the device attribute
+    cudaDeviceAttr.cudaDevAttrCanUseHostPointerForRegisteredMem, the memory can also be
+    accessed from the device using the host pointer `pHost`. The device pointer returned
+    by cudaHostGetDevicePointer may or may not match the original host pointer `pHost`
+    and depends on the devices visible to the application. If all devices visible to the
+    application have a non-zero value for the device attribute, the device pointer
+    returned by cudaHostGetDevicePointer will match the original pointer `pHost`. If any
+    device visible to the application has a zero value for the device attribute, the
+    device pointer returned by cudaHostGetDevicePointer will not match the original host
+    pointer `pHost`, but it will be suitable for use on all devices provided Unified
+    Virtual Addressing is enabled. In such systems, it is valid to access the memory
+    using either pointer on devices that have a non-zero value for the device attribute.
+    Note however that such devices should access the memory using only of the two
+    pointers and not both.
 
-flags provides for future releases.  For now, it must be set to 0.
-    
+    `flags` provides for future releases. For now, it must be set to 0.
+
     Parameters
     ----------
-    pHost : void*
+    pHost : Address
         Requested host pointer mapping
-    flags : unsigned int
+    flags : int
         Flags for extensions (must be 0 for now)
-    
+
     Returns
     -------
     cudaError_t
-    pDevice : void
+        cudaSuccess, cudaErrorInvalidValue, cudaErrorMemoryAllocation
+    pDevice : int
         Returned device pointer for mapped memory
+
+    See Also
+    --------
+    cudaSetDeviceFlags, cudaHostAlloc, cuMemHostGetDevicePointer
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_pDevice = NULL
@@ -5186,24 +5730,26 @@ flags provides for future releases.  For now, it must be set to 0.
     return (_ok(), PyLong_FromVoidPtr(c_pDevice),)
 
 def cudaHostGetFlags(pHost):
-    """cudaHostGetFlags(pHost)
-    
-    Passes back flags used to allocate pinned host memory allocated by
-cudaHostAlloc
+    """Passes back flags used to allocate pinned host memory allocated by cudaHostAlloc.
 
-cudaHostGetFlags() will fail if the input pointer does not
-reside in an address range allocated by cudaHostAlloc().
-    
+    cudaHostGetFlags will fail if the input pointer does not reside in an address range
+    allocated by cudaHostAlloc.
+
     Parameters
     ----------
-    pHost : void*
+    pHost : Address
         Host pointer
-    
+
     Returns
     -------
     cudaError_t
-    pFlags : unsigned int
+        cudaSuccess, cudaErrorInvalidValue
+    pFlags : int
         Returned flags word
+
+    See Also
+    --------
+    cudaHostAlloc, cuMemHostGetFlags
     """
     cdef cyruntime.cudaError_t err
     cdef unsigned int c_pFlags = <unsigned int>0
@@ -5216,37 +5762,41 @@ reside in an address range allocated by cudaHostAlloc().
     return (_ok(), c_pFlags,)
 
 def cudaMalloc3D(extent):
-    """cudaMalloc3D(extent)
-    
-    Allocates logical 1D, 2D, or 3D memory objects on the device
+    """Allocates logical 1D, 2D, or 3D memory objects on the device.
 
-Allocates at least width * height * depth bytes of linear memory
-on the device and returns a cudaPitchedPtr in which ptr is a pointer
-to the allocated memory. The function may pad the allocation to ensure
-hardware alignment requirements are met. The pitch returned in the pitch
-field of pitchedDevPtr is the width in bytes of the allocation.
+    Allocates at least width * height * depth bytes of linear memory on the device and
+    returns a cudaPitchedPtr in which ptr is a pointer to the allocated memory. The
+    function may pad the allocation to ensure hardware alignment requirements are met.
+    The pitch returned in the pitch field of `pitchedDevPtr` is the width in bytes of
+    the allocation.
 
-The returned cudaPitchedPtr contains additional fields xsize and
-ysize, the logical width and height of the allocation, which are
-equivalent to the width and height extent parameters provided by
-the programmer during allocation.
+    The returned cudaPitchedPtr contains additional fields xsize and ysize, the logical
+    width and height of the allocation, which are equivalent to the width and height
+    `extent` parameters provided by the programmer during allocation.
 
-For allocations of 2D and 3D objects, it is highly recommended that
-programmers perform allocations using cudaMalloc3D() or
-cudaMallocPitch(). Due to alignment restrictions in the hardware, this is
-especially true if the application will be performing memory copies
-involving 2D or 3D objects (whether linear memory or CUDA arrays).
-    
+    For allocations of 2D and 3D objects, it is highly recommended that programmers
+    perform allocations using cudaMalloc3D or cudaMallocPitch. Due to alignment
+    restrictions in the hardware, this is especially true if the application will be
+    performing memory copies involving 2D or 3D objects (whether linear memory or CUDA
+    arrays).
+
     Parameters
     ----------
     extent : cudaExtent
         Requested allocation size (width field in bytes)
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue, cudaErrorMemoryAllocation
     pitchedDevPtr : cudaPitchedPtr
         Pointer to allocated pitched device memory
+
+    See Also
+    --------
+    cudaMallocPitch, cudaFree, cudaMemcpy3D, cudaMemset3D, cudaMalloc3DArray,
+    cudaMallocArray, cudaFreeArray, cudaFreeHost, cudaHostAlloc, make_cudaPitchedPtr,
+    make_cudaExtent, cuMemAllocPitch
     """
     cdef cyruntime.cudaError_t err
     cdef _Struct s_pitchedDevPtr = _new_struct(_L.cls('cudaPitchedPtr'))
@@ -5258,144 +5808,98 @@ involving 2D or 3D objects (whether linear memory or CUDA arrays).
     return (_ok(), s_pitchedDevPtr,)
 
 def cudaMalloc3DArray(desc, extent, unsigned int flags):
-    """cudaMalloc3DArray(desc, extent, flags)
-    
-    Allocate an array on the device
+    """Allocate an array on the device.
 
-Allocates a CUDA array according to the cudaChannelFormatDesc structure
-desc and returns a handle to the new CUDA array in *array.
+    Allocates a CUDA array according to the cudaChannelFormatDesc structure `desc` and
+    returns a handle to the new CUDA array as `array`.
 
-The cudaChannelFormatDesc is defined as:
-\\code
-struct cudaChannelFormatDesc {
-int x, y, z, w;
-enum cudaChannelFormatKind f;
-};
-\\endcode
-where cudaChannelFormatKind is one of cudaChannelFormatKindSigned,
-cudaChannelFormatKindUnsigned, or cudaChannelFormatKindFloat.
-
-cudaMalloc3DArray() can allocate the following:
-
-- A 1D array is allocated if the height and depth extents are both zero.
-- A 2D array is allocated if only the depth extent is zero.
-- A 3D array is allocated if all three extents are non-zero.
-- A 1D layered CUDA array is allocated if only the height extent is zero and
-the cudaArrayLayered flag is set. Each layer is a 1D array. The number of layers is
-determined by the depth extent.
-- A 2D layered CUDA array is allocated if all three extents are non-zero and
-the cudaArrayLayered flag is set. Each layer is a 2D array. The number of layers is
-determined by the depth extent.
-- A cubemap CUDA array is allocated if all three extents are non-zero and the
-cudaArrayCubemap flag is set. Width must be equal to height, and depth must be six. A cubemap is
-a special type of 2D layered CUDA array, where the six layers represent the six faces of a cube.
-The order of the six layers in memory is the same as that listed in cudaGraphicsCubeFace.
-- A cubemap layered CUDA array is allocated if all three extents are non-zero, and both,
-cudaArrayCubemap and cudaArrayLayered flags are set. Width must be equal to height, and depth must be
-a multiple of six. A cubemap layered CUDA array is a special type of 2D layered CUDA array that consists
-of a collection of cubemaps. The first six layers represent the first cubemap, the next six layers form
-the second cubemap, and so on.
+    The cudaChannelFormatDesc is defined as:
 
 
-The flags parameter enables different options to be specified that affect
-the allocation, as follows.
-- cudaArrayDefault: This flag's value is defined to be 0 and provides default array allocation
-- cudaArrayLayered: Allocates a layered CUDA array, with the depth extent indicating the number of layers
-- cudaArrayCubemap: Allocates a cubemap CUDA array. Width must be equal to height, and depth must be six.
-  If the cudaArrayLayered flag is also set, depth must be a multiple of six.
-- cudaArraySurfaceLoadStore: Allocates a CUDA array that could be read from or written to using a surface
-  reference.
-- cudaArrayTextureGather: This flag indicates that texture gather operations will be performed on the CUDA
-  array. Texture gather can only be performed on 2D CUDA arrays.
-- cudaArraySparse: Allocates a CUDA array without physical backing memory. The subregions within this sparse array
-  can later be mapped onto a physical memory allocation by calling cuMemMapArrayAsync. This flag can only be used for
-  creating 2D, 3D or 2D layered sparse CUDA arrays. The physical backing memory must be allocated via cuMemCreate.
-- cudaArrayDeferredMapping: Allocates a CUDA array without physical backing memory. The entire array can
-  later be mapped onto a physical memory allocation by calling cuMemMapArrayAsync. The physical backing memory must be allocated
-  via cuMemCreate.
+        struct cudaChannelFormatDesc {
+        int x, y, z, w;
+        enum cudaChannelFormatKind f;
+        };
 
-The width, height and depth extents must meet certain size requirements as listed in the following table.
-All values are specified in elements.
+    where cudaChannelFormatKind is one of
+    cudaChannelFormatKind.cudaChannelFormatKindSigned,
+    cudaChannelFormatKind.cudaChannelFormatKindUnsigned, or
+    cudaChannelFormatKind.cudaChannelFormatKindFloat.
 
-Note that 2D CUDA arrays have different size requirements if the cudaArrayTextureGather flag is set. In that
-case, the valid range for (width, height, depth) is ((1,maxTexture2DGather[0]), (1,maxTexture2DGather[1]), 0).
+    cudaMalloc3DArray can allocate the following:
 
-\\xmlonly
-<table outputclass="xmlonly">
-<tgroup cols="3" colsep="1" rowsep="1">
-<colspec colname="c1" colwidth="1.0*"/>
-<colspec colname="c2" colwidth="3.0*"/>
-<colspec colname="c3" colwidth="3.0*"/>
-<thead>
-<row>
-<entry>CUDA array type</entry>
-<entry>Valid extents that must always be met {(width range in elements),
-(height range), (depth range)}</entry>
-<entry>Valid extents with cudaArraySurfaceLoadStore set {(width range in
-elements), (height range), (depth range)}</entry>
-</row>
-</thead>
-<tbody>
-<row>
-<entry>1D</entry>
-<entry>{ (1,maxTexture1D), 0, 0 }</entry>
-<entry>{ (1,maxSurface1D), 0, 0 }</entry>
-</row>
-<row>
-<entry>2D</entry>
-<entry>{ (1,maxTexture2D[0]), (1,maxTexture2D[1]), 0 }</entry>
-<entry>{ (1,maxSurface2D[0]), (1,maxSurface2D[1]), 0 }</entry>
-</row>
-<row>
-<entry>3D</entry>
-<entry>{ (1,maxTexture3D[0]), (1,maxTexture3D[1]), (1,maxTexture3D[2]) }
-OR { (1,maxTexture3DAlt[0]), (1,maxTexture3DAlt[1]),
-(1,maxTexture3DAlt[2]) }</entry>
-<entry>{ (1,maxSurface3D[0]), (1,maxSurface3D[1]), (1,maxSurface3D[2]) }</entry>
-</row>
-<row>
-<entry>1D Layered</entry>
-<entry>{ (1,maxTexture1DLayered[0]), 0, (1,maxTexture1DLayered[1]) }</entry>
-<entry>{ (1,maxSurface1DLayered[0]), 0, (1,maxSurface1DLayered[1]) }</entry>
-</row>
-<row>
-<entry>2D Layered</entry>
-<entry>{ (1,maxTexture2DLayered[0]), (1,maxTexture2DLayered[1]),
-(1,maxTexture2DLayered[2]) }</entry>
-<entry>{ (1,maxSurface2DLayered[0]), (1,maxSurface2DLayered[1]),
-(1,maxSurface2DLayered[2]) }</entry>
-</row>
-<row>
-<entry>Cubemap</entry>
-<entry>{ (1,maxTextureCubemap), (1,maxTextureCubemap), 6 }</entry>
-<entry>{ (1,maxSurfaceCubemap), (1,maxSurfaceCubemap), 6 }</entry>
-</row>
-<row>
-<entry>Cubemap Layered</entry>
-<entry>{ (1,maxTextureCubemapLayered[0]), (1,maxTextureCubemapLayered[0]),
-(1,maxTextureCubemapLayered[1]) }</entry>
-<entry>{ (1,maxSurfaceCubemapLayered[0]), (1,maxSurfaceCubemapLayered[0]),
-(1,maxSurfaceCubemapLayered[1]) }</entry>
-</row>
-</tbody>
-</tgroup>
-</table>
-\\endxmlonly
-    
+    - A 1D array is allocated if the height and depth extents are both zero.
+    - A 2D array is allocated if only the depth extent is zero.
+    - A 3D array is allocated if all three extents are non-zero.
+    - A 1D layered CUDA array is allocated if only the height extent is zero and the
+      cudaArrayLayered flag is set. Each layer is a 1D array. The number of layers is
+      determined by the depth extent.
+    - A 2D layered CUDA array is allocated if all three extents are non-zero and the
+      cudaArrayLayered flag is set. Each layer is a 2D array. The number of layers is
+      determined by the depth extent.
+    - A cubemap CUDA array is allocated if all three extents are non-zero and the
+      cudaArrayCubemap flag is set. Width must be equal to height, and depth must be
+      six. A cubemap is a special type of 2D layered CUDA array, where the six layers
+      represent the six faces of a cube. The order of the six layers in memory is the
+      same as that listed in cudaGraphicsCubeFace.
+    - A cubemap layered CUDA array is allocated if all three extents are non-zero, and
+      both, cudaArrayCubemap and cudaArrayLayered flags are set. Width must be equal to
+      height, and depth must be a multiple of six. A cubemap layered CUDA array is a
+      special type of 2D layered CUDA array that consists of a collection of cubemaps.
+      The first six layers represent the first cubemap, the next six layers form the
+      second cubemap, and so on.
+
+    The `flags` parameter enables different options to be specified that affect the
+    allocation, as follows.
+
+    - cudaArrayDefault: This flag's value is defined to be 0 and provides default array
+      allocation
+    - cudaArrayLayered: Allocates a layered CUDA array, with the depth extent indicating
+      the number of layers
+    - cudaArrayCubemap: Allocates a cubemap CUDA array. Width must be equal to height,
+      and depth must be six. If the cudaArrayLayered flag is also set, depth must be a
+      multiple of six.
+    - cudaArraySurfaceLoadStore: Allocates a CUDA array that could be read from or
+      written to using a surface reference.
+    - cudaArrayTextureGather: This flag indicates that texture gather operations will be
+      performed on the CUDA array. Texture gather can only be performed on 2D CUDA
+      arrays.
+    - cudaArraySparse: Allocates a CUDA array without physical backing memory. The
+      subregions within this sparse array can later be mapped onto a physical memory
+      allocation by calling cuMemMapArrayAsync. This flag can only be used for creating
+      2D, 3D or 2D layered sparse CUDA arrays. The physical backing memory must be
+      allocated via cuMemCreate.
+    - cudaArrayDeferredMapping: Allocates a CUDA array without physical backing memory.
+      The entire array can later be mapped onto a physical memory allocation by calling
+      cuMemMapArrayAsync. The physical backing memory must be allocated via cuMemCreate.
+
+    The width, height and depth extents must meet certain size requirements as listed in
+    the following table. All values are specified in elements.
+
+    Note that 2D CUDA arrays have different size requirements if the
+    cudaArrayTextureGather flag is set. In that case, the valid range for (width,
+    height, depth) is ((1,maxTexture2DGather[0]), (1,maxTexture2DGather[1]), 0).
+
     Parameters
     ----------
-    desc : cudaChannelFormatDesc*
+    desc : cudaChannelFormatDesc | None
         Requested channel format
     extent : cudaExtent
         Requested allocation size (width field in elements)
-    flags : unsigned int
+    flags : int
         Flags for extensions
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue, cudaErrorMemoryAllocation
     array : cudaArray_t
         Pointer to allocated array in device memory
+
+    See Also
+    --------
+    cudaMalloc3D, cudaMalloc, cudaMallocPitch, cudaFree, cudaFreeArray, cudaFreeHost,
+    cudaHostAlloc, make_cudaExtent, cuArray3DCreate
     """
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaArray_t c_array = <cyruntime.cudaArray_t>0
@@ -5409,145 +5913,101 @@ OR { (1,maxTexture3DAlt[0]), (1,maxTexture3DAlt[1]),
     return (_ok(), _new_handle(cudaArray_t, <void*>c_array),)
 
 def cudaMallocMipmappedArray(desc, extent, unsigned int numLevels, unsigned int flags):
-    """cudaMallocMipmappedArray(desc, extent, numLevels, flags)
-    
-    Allocate a mipmapped array on the device
+    """Allocate a mipmapped array on the device.
 
-Allocates a CUDA mipmapped array according to the cudaChannelFormatDesc structure
-desc and returns a handle to the new CUDA mipmapped array in *mipmappedArray.
-numLevels specifies the number of mipmap levels to be allocated. This value is
-clamped to the range [1, 1 + floor(log2(max(width, height, depth)))].
+    Allocates a CUDA mipmapped array according to the cudaChannelFormatDesc structure
+    `desc` and returns a handle to the new CUDA mipmapped array as `mipmappedArray`.
+    `numLevels` specifies the number of mipmap levels to be allocated. This value is
+    clamped to the range [1, 1 + floor(log2(max(width, height, depth)))].
 
-The cudaChannelFormatDesc is defined as:
-\\code
-struct cudaChannelFormatDesc {
-int x, y, z, w;
-enum cudaChannelFormatKind f;
-};
-\\endcode
-where cudaChannelFormatKind is one of cudaChannelFormatKindSigned,
-cudaChannelFormatKindUnsigned, or cudaChannelFormatKindFloat.
-
-cudaMallocMipmappedArray() can allocate the following:
-
-- A 1D mipmapped array is allocated if the height and depth extents are both zero.
-- A 2D mipmapped array is allocated if only the depth extent is zero.
-- A 3D mipmapped array is allocated if all three extents are non-zero.
-- A 1D layered CUDA mipmapped array is allocated if only the height extent is zero and
-the cudaArrayLayered flag is set. Each layer is a 1D mipmapped array. The number of layers is
-determined by the depth extent.
-- A 2D layered CUDA mipmapped array is allocated if all three extents are non-zero and
-the cudaArrayLayered flag is set. Each layer is a 2D mipmapped array. The number of layers is
-determined by the depth extent.
-- A cubemap CUDA mipmapped array is allocated if all three extents are non-zero and the
-cudaArrayCubemap flag is set. Width must be equal to height, and depth must be six.
-The order of the six layers in memory is the same as that listed in cudaGraphicsCubeFace.
-- A cubemap layered CUDA mipmapped array is allocated if all three extents are non-zero, and both,
-cudaArrayCubemap and cudaArrayLayered flags are set. Width must be equal to height, and depth must be
-a multiple of six. A cubemap layered CUDA mipmapped array is a special type of 2D layered CUDA mipmapped
-array that consists of a collection of cubemap mipmapped arrays. The first six layers represent the
-first cubemap mipmapped array, the next six layers form the second cubemap mipmapped array, and so on.
+    The cudaChannelFormatDesc is defined as:
 
 
-The flags parameter enables different options to be specified that affect
-the allocation, as follows.
-- cudaArrayDefault: This flag's value is defined to be 0 and provides default mipmapped array allocation
-- cudaArrayLayered: Allocates a layered CUDA mipmapped array, with the depth extent indicating the number of layers
-- cudaArrayCubemap: Allocates a cubemap CUDA mipmapped array. Width must be equal to height, and depth must be six.
-  If the cudaArrayLayered flag is also set, depth must be a multiple of six.
-- cudaArraySurfaceLoadStore: This flag indicates that individual mipmap levels of the CUDA mipmapped array
-  will be read from or written to using a surface reference.
-- cudaArrayTextureGather: This flag indicates that texture gather operations will be performed on the CUDA
-  array. Texture gather can only be performed on 2D CUDA mipmapped arrays, and the gather operations are
-  performed only on the most detailed mipmap level.
-- cudaArraySparse: Allocates a CUDA mipmapped array without physical backing memory. The subregions within this sparse array
-  can later be mapped onto a physical memory allocation by calling cuMemMapArrayAsync. This flag can only be used for creating
-  2D, 3D or 2D layered sparse CUDA mipmapped arrays. The physical backing memory must be allocated via cuMemCreate.
-- cudaArrayDeferredMapping: Allocates a CUDA mipmapped array without physical backing memory. The entire array can
-  later be mapped onto a physical memory allocation by calling cuMemMapArrayAsync. The physical backing memory must be allocated
-  via cuMemCreate.
+        struct cudaChannelFormatDesc {
+        int x, y, z, w;
+        enum cudaChannelFormatKind f;
+        };
 
-The width, height and depth extents must meet certain size requirements as listed in the following table.
-All values are specified in elements.
+    where cudaChannelFormatKind is one of
+    cudaChannelFormatKind.cudaChannelFormatKindSigned,
+    cudaChannelFormatKind.cudaChannelFormatKindUnsigned, or
+    cudaChannelFormatKind.cudaChannelFormatKindFloat.
 
-\\xmlonly
-<table outputclass="xmlonly">
-<tgroup cols="3" colsep="1" rowsep="1">
-<colspec colname="c1" colwidth="1.0*"/>
-<colspec colname="c2" colwidth="3.0*"/>
-<colspec colname="c3" colwidth="3.0*"/>
-<thead>
-<row>
-<entry>CUDA array type</entry>
-<entry>Valid extents that must always be met {(width range in elements),
-(height range), (depth range)}</entry>
-<entry>Valid extents with cudaArraySurfaceLoadStore set {(width range in
-elements), (height range), (depth range)}</entry>
-</row>
-</thead>
-<tbody>
-<row>
-<entry>1D</entry>
-<entry>{ (1,maxTexture1DMipmap), 0, 0 }</entry>
-<entry>{ (1,maxSurface1D), 0, 0 }</entry>
-</row>
-<row>
-<entry>2D</entry>
-<entry>{ (1,maxTexture2DMipmap[0]), (1,maxTexture2DMipmap[1]), 0 }</entry>
-<entry>{ (1,maxSurface2D[0]), (1,maxSurface2D[1]), 0 }</entry>
-</row>
-<row>
-<entry>3D</entry>
-<entry>{ (1,maxTexture3D[0]), (1,maxTexture3D[1]), (1,maxTexture3D[2]) }
-OR { (1,maxTexture3DAlt[0]), (1,maxTexture3DAlt[1]),
-(1,maxTexture3DAlt[2]) }</entry>
-<entry>{ (1,maxSurface3D[0]), (1,maxSurface3D[1]), (1,maxSurface3D[2]) }</entry>
-</row>
-<row>
-<entry>1D Layered</entry>
-<entry>{ (1,maxTexture1DLayered[0]), 0, (1,maxTexture1DLayered[1]) }</entry>
-<entry>{ (1,maxSurface1DLayered[0]), 0, (1,maxSurface1DLayered[1]) }</entry>
-</row>
-<row>
-<entry>2D Layered</entry>
-<entry>{ (1,maxTexture2DLayered[0]), (1,maxTexture2DLayered[1]),
-(1,maxTexture2DLayered[2]) }</entry>
-<entry>{ (1,maxSurface2DLayered[0]), (1,maxSurface2DLayered[1]),
-(1,maxSurface2DLayered[2]) }</entry>
-</row>
-<row>
-<entry>Cubemap</entry>
-<entry>{ (1,maxTextureCubemap), (1,maxTextureCubemap), 6 }</entry>
-<entry>{ (1,maxSurfaceCubemap), (1,maxSurfaceCubemap), 6 }</entry>
-</row>
-<row>
-<entry>Cubemap Layered</entry>
-<entry>{ (1,maxTextureCubemapLayered[0]), (1,maxTextureCubemapLayered[0]),
-(1,maxTextureCubemapLayered[1]) }</entry>
-<entry>{ (1,maxSurfaceCubemapLayered[0]), (1,maxSurfaceCubemapLayered[0]),
-(1,maxSurfaceCubemapLayered[1]) }</entry>
-</row>
-</tbody>
-</tgroup>
-</table>
-\\endxmlonly
-    
+    cudaMallocMipmappedArray can allocate the following:
+
+    - A 1D mipmapped array is allocated if the height and depth extents are both zero.
+    - A 2D mipmapped array is allocated if only the depth extent is zero.
+    - A 3D mipmapped array is allocated if all three extents are non-zero.
+    - A 1D layered CUDA mipmapped array is allocated if only the height extent is zero
+      and the cudaArrayLayered flag is set. Each layer is a 1D mipmapped array. The
+      number of layers is determined by the depth extent.
+    - A 2D layered CUDA mipmapped array is allocated if all three extents are non-zero
+      and the cudaArrayLayered flag is set. Each layer is a 2D mipmapped array. The
+      number of layers is determined by the depth extent.
+    - A cubemap CUDA mipmapped array is allocated if all three extents are non-zero and
+      the cudaArrayCubemap flag is set. Width must be equal to height, and depth must be
+      six. The order of the six layers in memory is the same as that listed in
+      cudaGraphicsCubeFace.
+    - A cubemap layered CUDA mipmapped array is allocated if all three extents are
+      non-zero, and both, cudaArrayCubemap and cudaArrayLayered flags are set. Width
+      must be equal to height, and depth must be a multiple of six. A cubemap layered
+      CUDA mipmapped array is a special type of 2D layered CUDA mipmapped array that
+      consists of a collection of cubemap mipmapped arrays. The first six layers
+      represent the first cubemap mipmapped array, the next six layers form the second
+      cubemap mipmapped array, and so on.
+
+    The `flags` parameter enables different options to be specified that affect the
+    allocation, as follows.
+
+    - cudaArrayDefault: This flag's value is defined to be 0 and provides default
+      mipmapped array allocation
+    - cudaArrayLayered: Allocates a layered CUDA mipmapped array, with the depth extent
+      indicating the number of layers
+    - cudaArrayCubemap: Allocates a cubemap CUDA mipmapped array. Width must be equal to
+      height, and depth must be six. If the cudaArrayLayered flag is also set, depth
+      must be a multiple of six.
+    - cudaArraySurfaceLoadStore: This flag indicates that individual mipmap levels of
+      the CUDA mipmapped array will be read from or written to using a surface
+      reference.
+    - cudaArrayTextureGather: This flag indicates that texture gather operations will be
+      performed on the CUDA array. Texture gather can only be performed on 2D CUDA
+      mipmapped arrays, and the gather operations are performed only on the most
+      detailed mipmap level.
+    - cudaArraySparse: Allocates a CUDA mipmapped array without physical backing memory.
+      The subregions within this sparse array can later be mapped onto a physical memory
+      allocation by calling cuMemMapArrayAsync. This flag can only be used for creating
+      2D, 3D or 2D layered sparse CUDA mipmapped arrays. The physical backing memory
+      must be allocated via cuMemCreate.
+    - cudaArrayDeferredMapping: Allocates a CUDA mipmapped array without physical
+      backing memory. The entire array can later be mapped onto a physical memory
+      allocation by calling cuMemMapArrayAsync. The physical backing memory must be
+      allocated via cuMemCreate.
+
+    The width, height and depth extents must meet certain size requirements as listed in
+    the following table. All values are specified in elements.
+
     Parameters
     ----------
-    desc : cudaChannelFormatDesc*
+    desc : cudaChannelFormatDesc | Sequence[cudaChannelFormatDesc] | None
         Requested channel format
     extent : cudaExtent
         Requested allocation size (width field in elements)
-    numLevels : unsigned int
+    numLevels : int
         Number of mipmap levels to allocate
-    flags : unsigned int
+    flags : int
         Flags for extensions
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue, cudaErrorMemoryAllocation
     mipmappedArray : cudaMipmappedArray_t
         Pointer to allocated mipmapped array in device memory
+
+    See Also
+    --------
+    cudaMalloc3D, cudaMalloc, cudaMallocPitch, cudaFree, cudaFreeArray, cudaFreeHost,
+    cudaHostAlloc, make_cudaExtent, cuMipmappedArrayCreate
     """
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaMipmappedArray_t c_mipmappedArray = <cyruntime.cudaMipmappedArray_t>0
@@ -5562,31 +6022,34 @@ OR { (1,maxTexture3DAlt[0]), (1,maxTexture3DAlt[1]),
     return (_ok(), _new_handle(cudaMipmappedArray_t, <void*>c_mipmappedArray),)
 
 def cudaGetMipmappedArrayLevel(mipmappedArray, unsigned int level):
-    """cudaGetMipmappedArrayLevel(mipmappedArray, level)
-    
-    Gets a mipmap level of a CUDA mipmapped array
+    """Gets a mipmap level of a CUDA mipmapped array.
 
-Returns in *levelArray a CUDA array that represents a single mipmap level
-of the CUDA mipmapped array mipmappedArray.
+    Returns, as `levelArray`, a CUDA array that represents a single mipmap level of the
+    CUDA mipmapped array `mipmappedArray`.
 
-If level is greater than the maximum number of levels in this mipmapped array,
-cudaErrorInvalidValue is returned.
+    If `level` is greater than the maximum number of levels in this mipmapped array,
+    cudaErrorInvalidValue is returned.
 
-If mipmappedArray is NULL,
-cudaErrorInvalidResourceHandle is returned.
-    
+    If `mipmappedArray` is NULL, cudaErrorInvalidResourceHandle is returned.
+
     Parameters
     ----------
-    mipmappedArray : cudaMipmappedArray_const_t
+    mipmappedArray : cudaMipmappedArray_const_t | int | None
         CUDA mipmapped array
-    level : unsigned int
+    level : int
         Mipmap level
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue cudaErrorInvalidResourceHandle
     levelArray : cudaArray_t
         Returned mipmap level CUDA array
+
+    See Also
+    --------
+    cudaMalloc3D, cudaMalloc, cudaMallocPitch, cudaFree, cudaFreeArray, cudaFreeHost,
+    cudaHostAlloc, make_cudaExtent, cuMipmappedArrayGetLevel
     """
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaArray_t c_levelArray = <cyruntime.cudaArray_t>0
@@ -5599,95 +6062,99 @@ cudaErrorInvalidResourceHandle is returned.
     return (_ok(), _new_handle(cudaArray_t, <void*>c_levelArray),)
 
 def cudaMemcpy3D(p):
-    """cudaMemcpy3D(p)
-    
-    Copies data between 3D objects
+    """Copies data between 3D objects.
 
-\\code
-struct cudaExtent {
-size_t width;
-size_t height;
-size_t depth;
-};
-struct cudaExtent make_cudaExtent(size_t w, size_t h, size_t d);
 
-struct cudaPos {
-size_t x;
-size_t y;
-size_t z;
-};
-struct cudaPos make_cudaPos(size_t x, size_t y, size_t z);
+        struct cudaExtent {
+        size_t width;
+        size_t height;
+        size_t depth;
+        };
+        struct cudaExtent make_cudaExtent(size_t w, size_t h, size_t d);
 
-struct cudaMemcpy3DParms {
-cudaArray_t           srcArray;
-struct cudaPos        srcPos;
-struct cudaPitchedPtr srcPtr;
-cudaArray_t           dstArray;
-struct cudaPos        dstPos;
-struct cudaPitchedPtr dstPtr;
-struct cudaExtent     extent;
-enum cudaMemcpyKind   kind;
-};
-\\endcode
+        struct cudaPos {
+        size_t x;
+        size_t y;
+        size_t z;
+        };
+        struct cudaPos make_cudaPos(size_t x, size_t y, size_t z);
 
-cudaMemcpy3D() copies data betwen two 3D objects. The source and
-destination objects may be in either host memory, device memory, or a CUDA
-array. The source, destination, extent, and kind of copy performed is
-specified by the cudaMemcpy3DParms struct which should be initialized to
-zero before use:
-\\code
-cudaMemcpy3DParms myParms = {0};
-\\endcode
+        struct cudaMemcpy3DParms {
+        cudaArray_t           srcArray;
+        struct cudaPos        srcPos;
+        struct cudaPitchedPtr srcPtr;
+        cudaArray_t           dstArray;
+        struct cudaPos        dstPos;
+        struct cudaPitchedPtr dstPtr;
+        struct cudaExtent     extent;
+        enum cudaMemcpyKind   kind;
+        };
 
-The struct passed to cudaMemcpy3D() must specify one of srcArray or
-srcPtr and one of dstArray or dstPtr. Passing more than one
-non-zero source or destination will cause cudaMemcpy3D() to return an
-error.
+    cudaMemcpy3D copies data betwen two 3D objects. The source and destination objects
+    may be in either host memory, device memory, or a CUDA array. The source,
+    destination, extent, and kind of copy performed is specified by the
+    cudaMemcpy3DParms struct which should be initialized to zero before use:
 
-The srcPos and dstPos fields are optional offsets into the source and
-destination objects and are defined in units of each object's elements. The
-element for a host or device pointer is assumed to be <b>unsigned char</b>.
 
-The extent field defines the dimensions of the transferred area in
-elements. If a CUDA array is participating in the copy, the extent is
-defined in terms of that array's elements. If no CUDA array is
-participating in the copy then the extents are defined in elements of
-<b>unsigned char</b>.
+        cudaMemcpy3DParms myParms = {0};
 
-The kind field defines the direction of the copy. It must be one of
-cudaMemcpyHostToHost, cudaMemcpyHostToDevice, cudaMemcpyDeviceToHost,
-cudaMemcpyDeviceToDevice, or cudaMemcpyDefault. Passing
-cudaMemcpyDefault is recommended, in which case the type of transfer is
-inferred from the pointer values. However, cudaMemcpyDefault is only
-allowed on systems that support unified virtual addressing.
-For cudaMemcpyHostToHost or cudaMemcpyHostToDevice or cudaMemcpyDeviceToHost
-passed as kind and cudaArray type passed as source or destination, if the kind
-implies cudaArray type to be present on the host, cudaMemcpy3D() will
-disregard that implication and silently correct the kind based on the fact that
-cudaArray type can only be present on the device.
+    The struct passed to cudaMemcpy3D must specify one of srcArray or srcPtr and one of
+    dstArray or dstPtr. Passing more than one non-zero source or destination will cause
+    cudaMemcpy3D to return an error.
 
-If the source and destination are both arrays, cudaMemcpy3D() will return
-an error if they do not have the same element size.
+    The srcPos and dstPos fields are optional offsets into the source and destination
+    objects and are defined in units of each object's elements. The element for a host
+    or device pointer is assumed to be unsigned char.
 
-The source and destination object may not overlap. If overlapping source
-and destination objects are specified, undefined behavior will result.
+    The extent field defines the dimensions of the transferred area in elements. If a
+    CUDA array is participating in the copy, the extent is defined in terms of that
+    array's elements. If no CUDA array is participating in the copy then the extents are
+    defined in elements of unsigned char.
 
-The source object must entirely contain the region defined by srcPos
-and extent. The destination object must entirely contain the region
-defined by dstPos and extent.
+    The kind field defines the direction of the copy. It must be one of
+    cudaMemcpyKind.cudaMemcpyHostToHost, cudaMemcpyKind.cudaMemcpyHostToDevice,
+    cudaMemcpyKind.cudaMemcpyDeviceToHost, cudaMemcpyKind.cudaMemcpyDeviceToDevice, or
+    cudaMemcpyKind.cudaMemcpyDefault. Passing cudaMemcpyKind.cudaMemcpyDefault is
+    recommended, in which case the type of transfer is inferred from the pointer values.
+    However, cudaMemcpyKind.cudaMemcpyDefault is only allowed on systems that support
+    unified virtual addressing. For cudaMemcpyKind.cudaMemcpyHostToHost or
+    cudaMemcpyKind.cudaMemcpyHostToDevice or cudaMemcpyKind.cudaMemcpyDeviceToHost
+    passed as kind and cudaArray type passed as source or destination, if the kind
+    implies cudaArray type to be present on the host, cudaMemcpy3D will disregard that
+    implication and silently correct the kind based on the fact that cudaArray type can
+    only be present on the device.
 
-cudaMemcpy3D() returns an error if the pitch of srcPtr or dstPtr
-exceeds the maximum allowed. The pitch of a cudaPitchedPtr allocated
-with cudaMalloc3D() will always be valid.
-    
+    If the source and destination are both arrays, cudaMemcpy3D will return an error if
+    they do not have the same element size.
+
+    The source and destination object may not overlap. If overlapping source and
+    destination objects are specified, undefined behavior will result.
+
+    The source object must entirely contain the region defined by srcPos and extent. The
+    destination object must entirely contain the region defined by dstPos and extent.
+
+    cudaMemcpy3D returns an error if the pitch of srcPtr or dstPtr exceeds the maximum
+    allowed. The pitch of a cudaPitchedPtr allocated with cudaMalloc3D will always be
+    valid.
+
     Parameters
     ----------
-    p : cudaMemcpy3DParms*
+    p : cudaMemcpy3DParms | None
         3D memory copy parameters
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue, cudaErrorInvalidPitchValue,
+        cudaErrorInvalidMemcpyDirection
+
+    See Also
+    --------
+    cudaMalloc3D, cudaMalloc3DArray, cudaMemset3D, cudaMemcpy3DAsync, cudaMemcpy,
+    cudaMemcpy2D, cudaMemcpy2DToArray, cudaMemcpy2DFromArray, cudaMemcpy2DArrayToArray,
+    cudaMemcpyToSymbol, cudaMemcpyFromSymbol, cudaMemcpyAsync, cudaMemcpy2DAsync,
+    cudaMemcpy2DToArrayAsync, cudaMemcpy2DFromArrayAsync, cudaMemcpyToSymbolAsync,
+    cudaMemcpyFromSymbolAsync, make_cudaExtent, make_cudaPos, cuMemcpy3D
     """
     cdef cyruntime.cudaError_t err
     cdef _Buf a_p = _structs(p, sizeof(cyruntime.cudaMemcpy3DParms))
@@ -5697,29 +6164,33 @@ with cudaMalloc3D() will always be valid.
     return _st1(err)
 
 def cudaMemcpy3DPeer(p):
-    """cudaMemcpy3DPeer(p)
-    
-    Copies memory between devices
+    """Copies memory between devices.
 
-Perform a 3D memory copy according to the parameters specified in
-p.  See the definition of the cudaMemcpy3DPeerParms structure
-for documentation of its parameters.
+    Perform a 3D memory copy according to the parameters specified in `p`. See the
+    definition of the cudaMemcpy3DPeerParms structure for documentation of its
+    parameters.
 
-Note that this function is synchronous with respect to the host only if
-the source or destination of the transfer is host memory.  Note also
-that this copy is serialized with respect to all pending and future
-asynchronous work in to the current device, the copy's source device,
-and the copy's destination device (use cudaMemcpy3DPeerAsync to avoid
-this synchronization).
-    
+    Note that this function is synchronous with respect to the host only if the source
+    or destination of the transfer is host memory. Note also that this copy is
+    serialized with respect to all pending and future asynchronous work in to the
+    current device, the copy's source device, and the copy's destination device (use
+    cudaMemcpy3DPeerAsync to avoid this synchronization).
+
     Parameters
     ----------
-    p : cudaMemcpy3DPeerParms*
+    p : cudaMemcpy3DPeerParms | None
         Parameters for the memory copy
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue, cudaErrorInvalidDevice,
+        cudaErrorInvalidPitchValue
+
+    See Also
+    --------
+    cudaMemcpy, cudaMemcpyPeer, cudaMemcpyAsync, cudaMemcpyPeerAsync,
+    cudaMemcpy3DPeerAsync, cuMemcpy3DPeer
     """
     cdef cyruntime.cudaError_t err
     cdef _Buf a_p = _structs(p, sizeof(cyruntime.cudaMemcpy3DPeerParms))
@@ -5729,108 +6200,112 @@ this synchronization).
     return _st1(err)
 
 def cudaMemcpy3DAsync(p, stream):
-    """cudaMemcpy3DAsync(p, stream)
-    
-    Copies data between 3D objects
+    """Copies data between 3D objects.
 
-\\code
-struct cudaExtent {
-size_t width;
-size_t height;
-size_t depth;
-};
-struct cudaExtent make_cudaExtent(size_t w, size_t h, size_t d);
 
-struct cudaPos {
-size_t x;
-size_t y;
-size_t z;
-};
-struct cudaPos make_cudaPos(size_t x, size_t y, size_t z);
+        struct cudaExtent {
+        size_t width;
+        size_t height;
+        size_t depth;
+        };
+        struct cudaExtent make_cudaExtent(size_t w, size_t h, size_t d);
 
-struct cudaMemcpy3DParms {
-cudaArray_t           srcArray;
-struct cudaPos        srcPos;
-struct cudaPitchedPtr srcPtr;
-cudaArray_t           dstArray;
-struct cudaPos        dstPos;
-struct cudaPitchedPtr dstPtr;
-struct cudaExtent     extent;
-enum cudaMemcpyKind   kind;
-};
-\\endcode
+        struct cudaPos {
+        size_t x;
+        size_t y;
+        size_t z;
+        };
+        struct cudaPos make_cudaPos(size_t x, size_t y, size_t z);
 
-cudaMemcpy3DAsync() copies data betwen two 3D objects. The source and
-destination objects may be in either host memory, device memory, or a CUDA
-array. The source, destination, extent, and kind of copy performed is
-specified by the cudaMemcpy3DParms struct which should be initialized to
-zero before use:
-\\code
-cudaMemcpy3DParms myParms = {0};
-\\endcode
+        struct cudaMemcpy3DParms {
+        cudaArray_t           srcArray;
+        struct cudaPos        srcPos;
+        struct cudaPitchedPtr srcPtr;
+        cudaArray_t           dstArray;
+        struct cudaPos        dstPos;
+        struct cudaPitchedPtr dstPtr;
+        struct cudaExtent     extent;
+        enum cudaMemcpyKind   kind;
+        };
 
-The struct passed to cudaMemcpy3DAsync() must specify one of srcArray
-or srcPtr and one of dstArray or dstPtr. Passing more than one
-non-zero source or destination will cause cudaMemcpy3DAsync() to return an
-error.
+    cudaMemcpy3DAsync copies data betwen two 3D objects. The source and destination
+    objects may be in either host memory, device memory, or a CUDA array. The source,
+    destination, extent, and kind of copy performed is specified by the
+    cudaMemcpy3DParms struct which should be initialized to zero before use:
 
-The srcPos and dstPos fields are optional offsets into the source and
-destination objects and are defined in units of each object's elements. The
-element for a host or device pointer is assumed to be <b>unsigned char</b>.
-For CUDA arrays, positions must be in the range [0, 2048) for any
-dimension.
 
-The extent field defines the dimensions of the transferred area in
-elements. If a CUDA array is participating in the copy, the extent is
-defined in terms of that array's elements. If no CUDA array is
-participating in the copy then the extents are defined in elements of
-<b>unsigned char</b>.
+        cudaMemcpy3DParms myParms = {0};
 
-The kind field defines the direction of the copy. It must be one of
-cudaMemcpyHostToHost, cudaMemcpyHostToDevice, cudaMemcpyDeviceToHost,
-cudaMemcpyDeviceToDevice, or cudaMemcpyDefault. Passing
-cudaMemcpyDefault is recommended, in which case the type of transfer is
-inferred from the pointer values. However, cudaMemcpyDefault is only
-allowed on systems that support unified virtual addressing.
-For cudaMemcpyHostToHost or cudaMemcpyHostToDevice or cudaMemcpyDeviceToHost
-passed as kind and cudaArray type passed as source or destination, if the kind
-implies cudaArray type to be present on the host, cudaMemcpy3DAsync() will
-disregard that implication and silently correct the kind based on the fact that
-cudaArray type can only be present on the device.
+    The struct passed to cudaMemcpy3DAsync must specify one of srcArray or srcPtr and
+    one of dstArray or dstPtr. Passing more than one non-zero source or destination will
+    cause cudaMemcpy3DAsync to return an error.
 
-If the source and destination are both arrays, cudaMemcpy3DAsync() will
-return an error if they do not have the same element size.
+    The srcPos and dstPos fields are optional offsets into the source and destination
+    objects and are defined in units of each object's elements. The element for a host
+    or device pointer is assumed to be unsigned char. For CUDA arrays, positions must be
+    in the range [0, 2048) for any dimension.
 
-The source and destination object may not overlap. If overlapping source
-and destination objects are specified, undefined behavior will result.
+    The extent field defines the dimensions of the transferred area in elements. If a
+    CUDA array is participating in the copy, the extent is defined in terms of that
+    array's elements. If no CUDA array is participating in the copy then the extents are
+    defined in elements of unsigned char.
 
-The source object must lie entirely within the region defined by srcPos
-and extent. The destination object must lie entirely within the region
-defined by dstPos and extent.
+    The kind field defines the direction of the copy. It must be one of
+    cudaMemcpyKind.cudaMemcpyHostToHost, cudaMemcpyKind.cudaMemcpyHostToDevice,
+    cudaMemcpyKind.cudaMemcpyDeviceToHost, cudaMemcpyKind.cudaMemcpyDeviceToDevice, or
+    cudaMemcpyKind.cudaMemcpyDefault. Passing cudaMemcpyKind.cudaMemcpyDefault is
+    recommended, in which case the type of transfer is inferred from the pointer values.
+    However, cudaMemcpyKind.cudaMemcpyDefault is only allowed on systems that support
+    unified virtual addressing. For cudaMemcpyKind.cudaMemcpyHostToHost or
+    cudaMemcpyKind.cudaMemcpyHostToDevice or cudaMemcpyKind.cudaMemcpyDeviceToHost
+    passed as kind and cudaArray type passed as source or destination, if the kind
+    implies cudaArray type to be present on the host, cudaMemcpy3DAsync will disregard
+    that implication and silently correct the kind based on the fact that cudaArray type
+    can only be present on the device.
 
-cudaMemcpy3DAsync() returns an error if the pitch of srcPtr or
-dstPtr exceeds the maximum allowed. The pitch of a
-cudaPitchedPtr allocated with cudaMalloc3D() will always be valid.
+    If the source and destination are both arrays, cudaMemcpy3DAsync will return an
+    error if they do not have the same element size.
 
-cudaMemcpy3DAsync() is asynchronous with respect to the host, so
-the call may return before the copy is complete. The copy can optionally
-be associated to a stream by passing a non-zero stream argument. If
-kind is cudaMemcpyHostToDevice or cudaMemcpyDeviceToHost and stream
-is non-zero, the copy may overlap with operations in other streams.
+    The source and destination object may not overlap. If overlapping source and
+    destination objects are specified, undefined behavior will result.
 
-The device version of this function only handles device to device copies and
-cannot be given local or shared pointers.
-    
+    The source object must lie entirely within the region defined by srcPos and extent.
+    The destination object must lie entirely within the region defined by dstPos and
+    extent.
+
+    cudaMemcpy3DAsync returns an error if the pitch of srcPtr or dstPtr exceeds the
+    maximum allowed. The pitch of a cudaPitchedPtr allocated with cudaMalloc3D will
+    always be valid.
+
+    cudaMemcpy3DAsync is asynchronous with respect to the host, so the call may return
+    before the copy is complete. The copy can optionally be associated to a stream by
+    passing a non-zero `stream` argument. If kind is
+    cudaMemcpyKind.cudaMemcpyHostToDevice or cudaMemcpyKind.cudaMemcpyDeviceToHost and
+    `stream` is non-zero, the copy may overlap with operations in other streams.
+
+    The device version of this function only handles device to device copies and cannot
+    be given local or shared pointers.
+
     Parameters
     ----------
-    p : cudaMemcpy3DParms*
+    p : cudaMemcpy3DParms | None
         3D memory copy parameters
-    stream : cudaStream_t
+    stream : cudaStream_t | int | None
         Stream identifier
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue, cudaErrorInvalidPitchValue,
+        cudaErrorInvalidMemcpyDirection
+
+    See Also
+    --------
+    cudaMalloc3D, cudaMalloc3DArray, cudaMemset3D, cudaMemcpy3D, cudaMemcpy,
+    cudaMemcpy2D, cudaMemcpy2DToArray, cudaMemcpy2DArrayToArray, cudaMemcpyToSymbol,
+    cudaMemcpyFromSymbol, cudaMemcpyAsync, cudaMemcpy2DAsync, cudaMemcpy2DToArrayAsync,
+    cudaMemcpy2DFromArrayAsync, cudaMemcpyToSymbolAsync, cudaMemcpyFromSymbolAsync,
+    make_cudaExtent, make_cudaPos, cuMemcpy3DAsync
     """
     cdef cyruntime.cudaError_t err
     cdef _Buf a_p = _structs(p, sizeof(cyruntime.cudaMemcpy3DParms))
@@ -5842,24 +6317,29 @@ cannot be given local or shared pointers.
     return _st1(err)
 
 def cudaMemcpy3DPeerAsync(p, stream):
-    """cudaMemcpy3DPeerAsync(p, stream)
-    
-    Copies memory between devices asynchronously.
+    """Copies memory between devices asynchronously.
 
-Perform a 3D memory copy according to the parameters specified in
-p.  See the definition of the cudaMemcpy3DPeerParms structure
-for documentation of its parameters.
-    
+    Perform a 3D memory copy according to the parameters specified in `p`. See the
+    definition of the cudaMemcpy3DPeerParms structure for documentation of its
+    parameters.
+
     Parameters
     ----------
-    p : cudaMemcpy3DPeerParms*
+    p : cudaMemcpy3DPeerParms | None
         Parameters for the memory copy
-    stream : cudaStream_t
+    stream : cudaStream_t | int | None
         Stream identifier
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue, cudaErrorInvalidDevice,
+        cudaErrorInvalidPitchValue
+
+    See Also
+    --------
+    cudaMemcpy, cudaMemcpyPeer, cudaMemcpyAsync, cudaMemcpyPeerAsync,
+    cudaMemcpy3DPeerAsync, cuMemcpy3DPeerAsync
     """
     cdef cyruntime.cudaError_t err
     cdef _Buf a_p = _structs(p, sizeof(cyruntime.cudaMemcpy3DPeerParms))
@@ -5871,32 +6351,35 @@ for documentation of its parameters.
     return _st1(err)
 
 def cudaMemGetInfo():
-    """cudaMemGetInfo()
-    
-    Gets free and total device memory
+    """Gets free and total device memory.
 
-Returns in *total the total amount of memory available to the the current context.
-Returns in *free the amount of memory on the device that is free according to the OS.
-CUDA is not guaranteed to be able to allocate all of the memory that the OS reports as free.
-In a multi-tenet situation, free estimate returned is prone to race condition where
-a new allocation/free done by a different process or a different thread in the same
-process between the time when free memory was estimated and reported, will result in
-deviation in free value reported and actual free memory.
+    Returns, as `total`, the total amount of memory available to the the current
+    context. Returns, as `free`, the amount of memory on the device that is free
+    according to the OS. CUDA is not guaranteed to be able to allocate all of the memory
+    that the OS reports as free. In a multi-tenet situation, free estimate returned is
+    prone to race condition where a new allocation/free done by a different process or a
+    different thread in the same process between the time when free memory was estimated
+    and reported, will result in deviation in free value reported and actual free
+    memory.
 
-The integrated GPU on Tegra shares memory with CPU and other component
-of the SoC. The free and total values returned by the API excludes
-the SWAP memory space maintained by the OS on some platforms.
-The OS may move some of the memory pages into swap area as the GPU or
-CPU allocate or access memory. See Tegra app note on how to calculate
-total and free memory on Tegra.
-    
+    The integrated GPU on Tegra shares memory with CPU and other component of the SoC.
+    The free and total values returned by the API excludes the SWAP memory space
+    maintained by the OS on some platforms. The OS may move some of the memory pages
+    into swap area as the GPU or CPU allocate or access memory. See Tegra app note on
+    how to calculate total and free memory on Tegra.
+
     Returns
     -------
     cudaError_t
-    free : size_t
+        cudaSuccess, cudaErrorInvalidValue, cudaErrorLaunchFailure
+    free : int
         Returned free memory in bytes
-    total : size_t
+    total : int
         Returned total memory in bytes
+
+    See Also
+    --------
+    cuMemGetInfo
     """
     cdef cyruntime.cudaError_t err
     cdef size_t c_free = <size_t>0
@@ -5908,29 +6391,32 @@ total and free memory on Tegra.
     return (_ok(), c_free, c_total)
 
 def cudaArrayGetInfo(array):
-    """cudaArrayGetInfo(array)
-    
-    Gets info about the specified cudaArray
+    """Gets info about the specified cudaArray.
 
-Returns in *desc, *extent and *flags respectively, the type, shape
-and flags of array.
+    Returns, as `desc`, `extent` and `flags`, respectively, the type, shape and flags of
+    `array`.
 
-Any of *desc, *extent and *flags may be specified as NULL.
-    
+    Any of `desc`, `extent` and `flags` may be specified as NULL.
+
     Parameters
     ----------
-    array : cudaArray_t
+    array : cudaArray_t | int | None
         The cudaArray to get info for
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue
     desc : cudaChannelFormatDesc
         Returned array type
     extent : cudaExtent
         Returned array shape. 2D arrays will have depth of zero
-    flags : unsigned int
+    flags : int
         Returned array flags
+
+    See Also
+    --------
+    cuArrayGetDescriptor, cuArray3DGetDescriptor
     """
     cdef cyruntime.cudaError_t err
     cdef _Struct s_desc = _new_struct(_L.cls('cudaChannelFormatDesc'))
@@ -5945,33 +6431,41 @@ Any of *desc, *extent and *flags may be specified as NULL.
     return (_ok(), s_desc, s_extent, c_flags)
 
 def cudaArrayGetPlane(hArray, unsigned int planeIdx):
-    """cudaArrayGetPlane(hArray, planeIdx)
-    
-    Gets a CUDA array plane from a CUDA array
+    """Gets a CUDA array plane from a CUDA array.
 
-Returns in pPlaneArray a CUDA array that represents a single format plane
-of the CUDA array hArray.
+    Returns, as `pPlaneArray`, a CUDA array that represents a single format plane of the
+    CUDA array `hArray`.
 
-If planeIdx is greater than the maximum number of planes in this array or if the array does
-not have a multi-planar format e.g: cudaChannelFormatKindNV12, then cudaErrorInvalidValue is returned.
+    If `planeIdx` is greater than the maximum number of planes in this array or if the
+    array does not have a multi-planar format e.g:
+    cudaChannelFormatKind.cudaChannelFormatKindNV12, then cudaErrorInvalidValue is
+    returned.
 
-Note that if the hArray has format cudaChannelFormatKindNV12, then passing in 0 for planeIdx returns
-a CUDA array of the same size as hArray but with one 8-bit channel and cudaChannelFormatKindUnsigned as its format kind.
-If 1 is passed for planeIdx, then the returned CUDA array has half the height and width
-of hArray with two 8-bit channels and cudaChannelFormatKindUnsigned as its format kind.
-    
+    Note that if the `hArray` has format
+    cudaChannelFormatKind.cudaChannelFormatKindNV12, then passing in 0 for `planeIdx`
+    returns a CUDA array of the same size as `hArray` but with one 8-bit channel and
+    cudaChannelFormatKind.cudaChannelFormatKindUnsigned as its format kind. If 1 is
+    passed for `planeIdx`, then the returned CUDA array has half the height and width of
+    `hArray` with two 8-bit channels and
+    cudaChannelFormatKind.cudaChannelFormatKindUnsigned as its format kind.
+
     Parameters
     ----------
-    hArray : cudaArray_t
+    hArray : cudaArray_t | int | None
         CUDA array
-    planeIdx : unsigned int
+    planeIdx : int
         Plane index
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue cudaErrorInvalidResourceHandle
     pPlaneArray : cudaArray_t
-        Returned CUDA array referenced by the planeIdx
+        Returned CUDA array referenced by the `planeIdx`
+
+    See Also
+    --------
+    cuArrayGetPlane
     """
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaArray_t c_pPlaneArray = <cyruntime.cudaArray_t>0
@@ -5984,32 +6478,32 @@ of hArray with two 8-bit channels and cudaChannelFormatKindUnsigned as its forma
     return (_ok(), _new_handle(cudaArray_t, <void*>c_pPlaneArray),)
 
 def cudaArrayGetMemoryRequirements(array, int device):
-    """cudaArrayGetMemoryRequirements(array, device)
-    
-    Returns the memory requirements of a CUDA array
+    """Returns the memory requirements of a CUDA array.
 
-Returns the memory requirements of a CUDA array in memoryRequirements
-If the CUDA array is not allocated with flag cudaArrayDeferredMapping
-cudaErrorInvalidValue will be returned.
+    Returns the memory requirements of a CUDA array in `memoryRequirements` If the CUDA
+    array is not allocated with flag cudaArrayDeferredMapping cudaErrorInvalidValue will
+    be returned.
 
-The returned value in cudaArrayMemoryRequirementssize
-represents the total size of the CUDA array.
-The returned value in cudaArrayMemoryRequirementsalignment
-represents the alignment necessary for mapping the CUDA array.
+    The returned value in size represents the total size of the CUDA array. The returned
+    value in alignment represents the alignment necessary for mapping the CUDA array.
 
-
-cudaSuccess
-cudaErrorInvalidValue
-    
     Parameters
     ----------
-    array : cudaArray_t
+    array : cudaArray_t | int | None
+        CUDA array to get the memory requirements of
     device : int
-    
+        Device to get the memory requirements for
+
     Returns
     -------
     cudaError_t
+        cudaSuccess cudaErrorInvalidValue
     memoryRequirements : cudaArrayMemoryRequirements
+        Pointer to cudaArrayMemoryRequirements
+
+    See Also
+    --------
+    cudaMipmappedArrayGetMemoryRequirements
     """
     cdef cyruntime.cudaError_t err
     cdef _Struct s_memoryRequirements = _new_struct(_L.cls('cudaArrayMemoryRequirements'))
@@ -6022,33 +6516,33 @@ cudaErrorInvalidValue
     return (_ok(), s_memoryRequirements,)
 
 def cudaMipmappedArrayGetMemoryRequirements(mipmap, int device):
-    """cudaMipmappedArrayGetMemoryRequirements(mipmap, device)
-    
-    Returns the memory requirements of a CUDA mipmapped array
+    """Returns the memory requirements of a CUDA mipmapped array.
 
-Returns the memory requirements of a CUDA mipmapped array in memoryRequirements
-If the CUDA mipmapped array is not allocated with flag cudaArrayDeferredMapping
-cudaErrorInvalidValue will be returned.
+    Returns the memory requirements of a CUDA mipmapped array in `memoryRequirements` If
+    the CUDA mipmapped array is not allocated with flag cudaArrayDeferredMapping
+    cudaErrorInvalidValue will be returned.
 
-The returned value in cudaArrayMemoryRequirementssize
-represents the total size of the CUDA mipmapped array.
-The returned value in cudaArrayMemoryRequirementsalignment
-represents the alignment necessary for mapping the CUDA mipmapped
-array.
+    The returned value in size represents the total size of the CUDA mipmapped array.
+    The returned value in alignment represents the alignment necessary for mapping the
+    CUDA mipmapped array.
 
-
-cudaSuccess
-cudaErrorInvalidValue
-    
     Parameters
     ----------
-    mipmap : cudaMipmappedArray_t
+    mipmap : cudaMipmappedArray_t | int | None
+        CUDA mipmapped array to get the memory requirements of
     device : int
-    
+        Device to get the memory requirements for
+
     Returns
     -------
     cudaError_t
+        cudaSuccess cudaErrorInvalidValue
     memoryRequirements : cudaArrayMemoryRequirements
+        Pointer to cudaArrayMemoryRequirements
+
+    See Also
+    --------
+    cudaArrayGetMemoryRequirements
     """
     cdef cyruntime.cudaError_t err
     cdef _Struct s_memoryRequirements = _new_struct(_L.cls('cudaArrayMemoryRequirements'))
@@ -6061,16 +6555,35 @@ cudaErrorInvalidValue
     return (_ok(), s_memoryRequirements,)
 
 def cudaArrayGetSparseProperties(array):
-    """cudaArrayGetSparseProperties(array)
-    
+    """Returns the layout properties of a sparse CUDA array.
+
+    Returns the layout properties of a sparse CUDA array in `sparseProperties`. If the
+    CUDA array is not allocated with flag cudaArraySparse cudaErrorInvalidValue will be
+    returned.
+
+    If the returned value in flags contains cudaArraySparsePropertiesSingleMipTail, then
+    miptailSize represents the total size of the array. Otherwise, it will be zero.
+    Also, the returned value in miptailFirstLevel is always zero. Note that the `array`
+    must have been allocated using cudaMallocArray or cudaMalloc3DArray. For CUDA arrays
+    obtained using cudaMipmappedArrayGetLevel, cudaErrorInvalidValue will be returned.
+    Instead, cudaMipmappedArrayGetSparseProperties must be used to obtain the sparse
+    properties of the entire CUDA mipmapped array to which `array` belongs to.
+
     Parameters
     ----------
-    array : cudaArray_t
-    
+    array : cudaArray_t | int | None
+        The CUDA array to get the sparse properties of
+
     Returns
     -------
     cudaError_t
+        cudaSuccess cudaErrorInvalidValue
     sparseProperties : cudaArraySparseProperties
+        Pointer to return the cudaArraySparseProperties
+
+    See Also
+    --------
+    cudaMipmappedArrayGetSparseProperties, cuMemMapArrayAsync
     """
     cdef cyruntime.cudaError_t err
     cdef _Struct s_sparseProperties = _new_struct(_L.cls('cudaArraySparseProperties'))
@@ -6083,16 +6596,35 @@ def cudaArrayGetSparseProperties(array):
     return (_ok(), s_sparseProperties,)
 
 def cudaMipmappedArrayGetSparseProperties(mipmap):
-    """cudaMipmappedArrayGetSparseProperties(mipmap)
-    
+    """Returns the layout properties of a sparse CUDA mipmapped array.
+
+    Returns the sparse array layout properties in `sparseProperties`. If the CUDA
+    mipmapped array is not allocated with flag cudaArraySparse cudaErrorInvalidValue
+    will be returned.
+
+    For non-layered CUDA mipmapped arrays, miptailSize returns the size of the mip tail
+    region. The mip tail region includes all mip levels whose width, height or depth is
+    less than that of the tile. For layered CUDA mipmapped arrays, if flags contains
+    cudaArraySparsePropertiesSingleMipTail, then miptailSize specifies the size of the
+    mip tail of all layers combined. Otherwise, miptailSize specifies mip tail size per
+    layer. The returned value of miptailFirstLevel is valid only if miptailSize is
+    non-zero.
+
     Parameters
     ----------
-    mipmap : cudaMipmappedArray_t
-    
+    mipmap : cudaMipmappedArray_t | int | None
+        The CUDA mipmapped array to get the sparse properties of
+
     Returns
     -------
     cudaError_t
+        cudaSuccess cudaErrorInvalidValue
     sparseProperties : cudaArraySparseProperties
+        Pointer to return cudaArraySparseProperties
+
+    See Also
+    --------
+    cudaArrayGetSparseProperties, cuMemMapArrayAsync
     """
     cdef cyruntime.cudaError_t err
     cdef _Struct s_sparseProperties = _new_struct(_L.cls('cudaArraySparseProperties'))
@@ -6105,35 +6637,40 @@ def cudaMipmappedArrayGetSparseProperties(mipmap):
     return (_ok(), s_sparseProperties,)
 
 def cudaMemcpy(dst, src, size_t count, long long kind):
-    """cudaMemcpy(dst, src, count, kind)
-    
-    Copies data between host and device
+    """Copies data between host and device.
 
-Copies count bytes from the memory area pointed to by src to the
-memory area pointed to by dst, where kind specifies the direction
-of the copy, and must be one of cudaMemcpyHostToHost,
-cudaMemcpyHostToDevice, cudaMemcpyDeviceToHost,
-cudaMemcpyDeviceToDevice, or cudaMemcpyDefault. Passing
-cudaMemcpyDefault is recommended, in which case the type of transfer is
-inferred from the pointer values. However, cudaMemcpyDefault is only
-allowed on systems that support unified virtual addressing. Calling
-cudaMemcpy() with dst and src pointers that do not match the direction of
-the copy results in an undefined behavior.
-    
+    Copies `count` bytes from the memory area pointed to by `src` to the memory area
+    pointed to by `dst`, where `kind` specifies the direction of the copy, and must be
+    one of cudaMemcpyKind.cudaMemcpyHostToHost, cudaMemcpyKind.cudaMemcpyHostToDevice,
+    cudaMemcpyKind.cudaMemcpyDeviceToHost, cudaMemcpyKind.cudaMemcpyDeviceToDevice, or
+    cudaMemcpyKind.cudaMemcpyDefault. Passing cudaMemcpyKind.cudaMemcpyDefault is
+    recommended, in which case the type of transfer is inferred from the pointer values.
+    However, cudaMemcpyKind.cudaMemcpyDefault is only allowed on systems that support
+    unified virtual addressing. Calling cudaMemcpy with dst and src pointers that do not
+    match the direction of the copy results in an undefined behavior.
+
     Parameters
     ----------
-    dst : void*
+    dst : Address
         Destination memory address
-    src : void*
+    src : Address
         Source memory address
-    count : size_t
+    count : int
         Size in bytes to copy
     kind : cudaMemcpyKind
         Type of transfer
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue, cudaErrorInvalidMemcpyDirection
+
+    See Also
+    --------
+    cudaMemcpy2D, cudaMemcpy2DToArray, cudaMemcpy2DFromArray, cudaMemcpy2DArrayToArray,
+    cudaMemcpyToSymbol, cudaMemcpyFromSymbol, cudaMemcpyAsync, cudaMemcpy2DAsync,
+    cudaMemcpy2DToArrayAsync, cudaMemcpy2DFromArrayAsync, cudaMemcpyToSymbolAsync,
+    cudaMemcpyFromSymbolAsync, cuMemcpyDtoH, cuMemcpyHtoD, cuMemcpyDtoD, cuMemcpy
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_dst
@@ -6145,37 +6682,40 @@ the copy results in an undefined behavior.
     return _st1(err)
 
 def cudaMemcpyPeer(dst, int dstDevice, src, int srcDevice, size_t count):
-    """cudaMemcpyPeer(dst, dstDevice, src, srcDevice, count)
-    
-    Copies memory between two devices
+    """Copies memory between two devices.
 
-Copies memory from one device to memory on another device.  dst is the
-base device pointer of the destination memory and dstDevice is the
-destination device.  src is the base device pointer of the source memory
-and srcDevice is the source device.  count specifies the number of bytes
-to copy.
+    Copies memory from one device to memory on another device. `dst` is the base device
+    pointer of the destination memory and `dstDevice` is the destination device. `src`
+    is the base device pointer of the source memory and `srcDevice` is the source
+    device. `count` specifies the number of bytes to copy.
 
-Note that this function is asynchronous with respect to the host, but
-serialized with respect all pending and future asynchronous work in to the
-current device, srcDevice, and dstDevice (use cudaMemcpyPeerAsync
-to avoid this synchronization).
-    
+    Note that this function is asynchronous with respect to the host, but serialized
+    with respect all pending and future asynchronous work in to the current device,
+    `srcDevice`, and `dstDevice` (use cudaMemcpyPeerAsync to avoid this
+    synchronization).
+
     Parameters
     ----------
-    dst : void*
+    dst : Address
         Destination device pointer
     dstDevice : int
         Destination device
-    src : void*
+    src : Address
         Source device pointer
     srcDevice : int
         Source device
-    count : size_t
+    count : int
         Size of memory copy in bytes
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue, cudaErrorInvalidDevice
+
+    See Also
+    --------
+    cudaMemcpy, cudaMemcpyAsync, cudaMemcpyPeerAsync, cudaMemcpy3DPeerAsync,
+    cuMemcpyPeer
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_dst
@@ -6187,46 +6727,52 @@ to avoid this synchronization).
     return _st1(err)
 
 def cudaMemcpy2D(dst, size_t dpitch, src, size_t spitch, size_t width, size_t height, long long kind):
-    """cudaMemcpy2D(dst, dpitch, src, spitch, width, height, kind)
-    
-    Copies data between host and device
+    """Copies data between host and device.
 
-Copies a matrix (height rows of width bytes each) from the memory
-area pointed to by src to the memory area pointed to by dst, where
-kind specifies the direction of the copy, and must be one of
-cudaMemcpyHostToHost, cudaMemcpyHostToDevice, cudaMemcpyDeviceToHost,
-cudaMemcpyDeviceToDevice, or cudaMemcpyDefault. Passing
-cudaMemcpyDefault is recommended, in which case the type of transfer is
-inferred from the pointer values. However, cudaMemcpyDefault is only
-allowed on systems that support unified virtual addressing. dpitch and
-spitch are the widths in memory in bytes of the 2D arrays pointed to by
-dst and src, including any padding added to the end of each row. The
-memory areas may not overlap. width must not exceed either dpitch or
-spitch. Calling cudaMemcpy2D() with dst and src pointers that do
-not match the direction of the copy results in an undefined behavior.
-cudaMemcpy2D() returns an error if dpitch or spitch exceeds
-the maximum allowed.
-    
+    Copies a matrix (`height` rows of `width` bytes each) from the memory area pointed
+    to by `src` to the memory area pointed to by `dst`, where `kind` specifies the
+    direction of the copy, and must be one of cudaMemcpyKind.cudaMemcpyHostToHost,
+    cudaMemcpyKind.cudaMemcpyHostToDevice, cudaMemcpyKind.cudaMemcpyDeviceToHost,
+    cudaMemcpyKind.cudaMemcpyDeviceToDevice, or cudaMemcpyKind.cudaMemcpyDefault.
+    Passing cudaMemcpyKind.cudaMemcpyDefault is recommended, in which case the type of
+    transfer is inferred from the pointer values. However,
+    cudaMemcpyKind.cudaMemcpyDefault is only allowed on systems that support unified
+    virtual addressing. `dpitch` and `spitch` are the widths in memory in bytes of the
+    2D arrays pointed to by `dst` and `src`, including any padding added to the end of
+    each row. The memory areas may not overlap. `width` must not exceed either `dpitch`
+    or `spitch`. Calling cudaMemcpy2D with `dst` and `src` pointers that do not match
+    the direction of the copy results in an undefined behavior. cudaMemcpy2D returns an
+    error if `dpitch` or `spitch` exceeds the maximum allowed.
+
     Parameters
     ----------
-    dst : void*
+    dst : Address
         Destination memory address
-    dpitch : size_t
+    dpitch : int
         Pitch of destination memory
-    src : void*
+    src : Address
         Source memory address
-    spitch : size_t
+    spitch : int
         Pitch of source memory
-    width : size_t
+    width : int
         Width of matrix transfer (columns in bytes)
-    height : size_t
+    height : int
         Height of matrix transfer (rows)
     kind : cudaMemcpyKind
         Type of transfer
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue, cudaErrorInvalidPitchValue,
+        cudaErrorInvalidMemcpyDirection
+
+    See Also
+    --------
+    cudaMemcpy, cudaMemcpy2DToArray, cudaMemcpy2DFromArray, cudaMemcpy2DArrayToArray,
+    cudaMemcpyToSymbol, cudaMemcpyFromSymbol, cudaMemcpyAsync, cudaMemcpy2DAsync,
+    cudaMemcpy2DToArrayAsync, cudaMemcpy2DFromArrayAsync, cudaMemcpyToSymbolAsync,
+    cudaMemcpyFromSymbolAsync, cuMemcpy2D, cuMemcpy2DUnaligned
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_dst
@@ -6238,47 +6784,53 @@ the maximum allowed.
     return _st1(err)
 
 def cudaMemcpy2DToArray(dst, size_t wOffset, size_t hOffset, src, size_t spitch, size_t width, size_t height, long long kind):
-    """cudaMemcpy2DToArray(dst, wOffset, hOffset, src, spitch, width, height, kind)
-    
-    Copies data between host and device
+    """Copies data between host and device.
 
-Copies a matrix (height rows of width bytes each) from the memory
-area pointed to by src to the CUDA array dst starting at
-hOffset rows and wOffset bytes from the upper left corner,
-where kind specifies the direction of the copy, and must be one
-of cudaMemcpyHostToHost, cudaMemcpyHostToDevice, cudaMemcpyDeviceToHost,
-cudaMemcpyDeviceToDevice, or cudaMemcpyDefault. Passing
-cudaMemcpyDefault is recommended, in which case the type of transfer is
-inferred from the pointer values. However, cudaMemcpyDefault is only
-allowed on systems that support unified virtual addressing.
-spitch is the width in memory in bytes of the 2D array pointed to by
-src, including any padding added to the end of each row. wOffset +
-width must not exceed the width of the CUDA array dst. width must
-not exceed spitch. cudaMemcpy2DToArray() returns an error if spitch
-exceeds the maximum allowed.
-    
+    Copies a matrix (`height` rows of `width` bytes each) from the memory area pointed
+    to by `src` to the CUDA array `dst` starting at `hOffset` rows and `wOffset` bytes
+    from the upper left corner, where `kind` specifies the direction of the copy, and
+    must be one of cudaMemcpyKind.cudaMemcpyHostToHost,
+    cudaMemcpyKind.cudaMemcpyHostToDevice, cudaMemcpyKind.cudaMemcpyDeviceToHost,
+    cudaMemcpyKind.cudaMemcpyDeviceToDevice, or cudaMemcpyKind.cudaMemcpyDefault.
+    Passing cudaMemcpyKind.cudaMemcpyDefault is recommended, in which case the type of
+    transfer is inferred from the pointer values. However,
+    cudaMemcpyKind.cudaMemcpyDefault is only allowed on systems that support unified
+    virtual addressing. `spitch` is the width in memory in bytes of the 2D array pointed
+    to by `src`, including any padding added to the end of each row. `wOffset` + `width`
+    must not exceed the width of the CUDA array `dst`. `width` must not exceed `spitch`.
+    cudaMemcpy2DToArray returns an error if `spitch` exceeds the maximum allowed.
+
     Parameters
     ----------
-    dst : cudaArray_t
+    dst : cudaArray_t | int | None
         Destination memory address
-    wOffset : size_t
+    wOffset : int
         Destination starting X offset (columns in bytes)
-    hOffset : size_t
+    hOffset : int
         Destination starting Y offset (rows)
-    src : void*
+    src : Address
         Source memory address
-    spitch : size_t
+    spitch : int
         Pitch of source memory
-    width : size_t
+    width : int
         Width of matrix transfer (columns in bytes)
-    height : size_t
+    height : int
         Height of matrix transfer (rows)
     kind : cudaMemcpyKind
         Type of transfer
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue, cudaErrorInvalidPitchValue,
+        cudaErrorInvalidMemcpyDirection
+
+    See Also
+    --------
+    cudaMemcpy, cudaMemcpy2D, cudaMemcpy2DFromArray, cudaMemcpy2DArrayToArray,
+    cudaMemcpyToSymbol, cudaMemcpyFromSymbol, cudaMemcpyAsync, cudaMemcpy2DAsync,
+    cudaMemcpy2DToArrayAsync, cudaMemcpy2DFromArrayAsync, cudaMemcpyToSymbolAsync,
+    cudaMemcpyFromSymbolAsync, cuMemcpy2D, cuMemcpy2DUnaligned
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_dst
@@ -6290,47 +6842,53 @@ exceeds the maximum allowed.
     return _st1(err)
 
 def cudaMemcpy2DFromArray(dst, size_t dpitch, src, size_t wOffset, size_t hOffset, size_t width, size_t height, long long kind):
-    """cudaMemcpy2DFromArray(dst, dpitch, src, wOffset, hOffset, width, height, kind)
-    
-    Copies data between host and device
+    """Copies data between host and device.
 
-Copies a matrix (height rows of width bytes each) from the CUDA
-array src starting at hOffset rows and wOffset bytes from the
-upper left corner to the memory area pointed to by dst, where
-kind specifies the direction of the copy, and must be one of
-cudaMemcpyHostToHost, cudaMemcpyHostToDevice, cudaMemcpyDeviceToHost,
-cudaMemcpyDeviceToDevice, or cudaMemcpyDefault. Passing
-cudaMemcpyDefault is recommended, in which case the type of transfer is
-inferred from the pointer values. However, cudaMemcpyDefault is only
-allowed on systems that support unified virtual addressing. dpitch is the
-width in memory in bytes of the 2D array pointed to by dst, including any
-padding added to the end of each row. wOffset + width must not exceed
-the width of the CUDA array src. width must not exceed dpitch.
-cudaMemcpy2DFromArray() returns an error if dpitch exceeds the maximum
-allowed.
-    
+    Copies a matrix (`height` rows of `width` bytes each) from the CUDA array `src`
+    starting at `hOffset` rows and `wOffset` bytes from the upper left corner to the
+    memory area pointed to by `dst`, where `kind` specifies the direction of the copy,
+    and must be one of cudaMemcpyKind.cudaMemcpyHostToHost,
+    cudaMemcpyKind.cudaMemcpyHostToDevice, cudaMemcpyKind.cudaMemcpyDeviceToHost,
+    cudaMemcpyKind.cudaMemcpyDeviceToDevice, or cudaMemcpyKind.cudaMemcpyDefault.
+    Passing cudaMemcpyKind.cudaMemcpyDefault is recommended, in which case the type of
+    transfer is inferred from the pointer values. However,
+    cudaMemcpyKind.cudaMemcpyDefault is only allowed on systems that support unified
+    virtual addressing. `dpitch` is the width in memory in bytes of the 2D array pointed
+    to by `dst`, including any padding added to the end of each row. `wOffset` + `width`
+    must not exceed the width of the CUDA array `src`. `width` must not exceed `dpitch`.
+    cudaMemcpy2DFromArray returns an error if `dpitch` exceeds the maximum allowed.
+
     Parameters
     ----------
-    dst : void*
+    dst : Address
         Destination memory address
-    dpitch : size_t
+    dpitch : int
         Pitch of destination memory
-    src : cudaArray_const_t
+    src : cudaArray_const_t | int | None
         Source memory address
-    wOffset : size_t
+    wOffset : int
         Source starting X offset (columns in bytes)
-    hOffset : size_t
+    hOffset : int
         Source starting Y offset (rows)
-    width : size_t
+    width : int
         Width of matrix transfer (columns in bytes)
-    height : size_t
+    height : int
         Height of matrix transfer (rows)
     kind : cudaMemcpyKind
         Type of transfer
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue, cudaErrorInvalidPitchValue,
+        cudaErrorInvalidMemcpyDirection
+
+    See Also
+    --------
+    cudaMemcpy, cudaMemcpy2D, cudaMemcpy2DToArray, cudaMemcpy2DArrayToArray,
+    cudaMemcpyToSymbol, cudaMemcpyFromSymbol, cudaMemcpyAsync, cudaMemcpy2DAsync,
+    cudaMemcpy2DToArrayAsync, cudaMemcpy2DFromArrayAsync, cudaMemcpyToSymbolAsync,
+    cudaMemcpyFromSymbolAsync, cuMemcpy2D, cuMemcpy2DUnaligned
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_dst
@@ -6342,47 +6900,53 @@ allowed.
     return _st1(err)
 
 def cudaMemcpy2DArrayToArray(dst, size_t wOffsetDst, size_t hOffsetDst, src, size_t wOffsetSrc, size_t hOffsetSrc, size_t width, size_t height, long long kind):
-    """cudaMemcpy2DArrayToArray(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, width, height, kind)
-    
-    Copies data between host and device
+    """Copies data between host and device.
 
-Copies a matrix (height rows of width bytes each) from the CUDA
-array src starting at hOffsetSrc rows and wOffsetSrc bytes from the
-upper left corner to the CUDA array dst starting at hOffsetDst rows
-and wOffsetDst bytes from the upper left corner, where kind
-specifies the direction of the copy, and must be one of
-cudaMemcpyHostToHost, cudaMemcpyHostToDevice, cudaMemcpyDeviceToHost,
-cudaMemcpyDeviceToDevice, or cudaMemcpyDefault. Passing
-cudaMemcpyDefault is recommended, in which case the type of transfer is
-inferred from the pointer values. However, cudaMemcpyDefault is only
-allowed on systems that support unified virtual addressing.
-wOffsetDst + width must not exceed the width of the CUDA array dst.
-wOffsetSrc + width must not exceed the width of the CUDA array src.
-    
+    Copies a matrix (`height` rows of `width` bytes each) from the CUDA array `src`
+    starting at `hOffsetSrc` rows and `wOffsetSrc` bytes from the upper left corner to
+    the CUDA array `dst` starting at `hOffsetDst` rows and `wOffsetDst` bytes from the
+    upper left corner, where `kind` specifies the direction of the copy, and must be one
+    of cudaMemcpyKind.cudaMemcpyHostToHost, cudaMemcpyKind.cudaMemcpyHostToDevice,
+    cudaMemcpyKind.cudaMemcpyDeviceToHost, cudaMemcpyKind.cudaMemcpyDeviceToDevice, or
+    cudaMemcpyKind.cudaMemcpyDefault. Passing cudaMemcpyKind.cudaMemcpyDefault is
+    recommended, in which case the type of transfer is inferred from the pointer values.
+    However, cudaMemcpyKind.cudaMemcpyDefault is only allowed on systems that support
+    unified virtual addressing. `wOffsetDst` + `width` must not exceed the width of the
+    CUDA array `dst`. `wOffsetSrc` + `width` must not exceed the width of the CUDA array
+    `src`.
+
     Parameters
     ----------
-    dst : cudaArray_t
+    dst : cudaArray_t | int | None
         Destination memory address
-    wOffsetDst : size_t
+    wOffsetDst : int
         Destination starting X offset (columns in bytes)
-    hOffsetDst : size_t
+    hOffsetDst : int
         Destination starting Y offset (rows)
-    src : cudaArray_const_t
+    src : cudaArray_const_t | int | None
         Source memory address
-    wOffsetSrc : size_t
+    wOffsetSrc : int
         Source starting X offset (columns in bytes)
-    hOffsetSrc : size_t
+    hOffsetSrc : int
         Source starting Y offset (rows)
-    width : size_t
+    width : int
         Width of matrix transfer (columns in bytes)
-    height : size_t
+    height : int
         Height of matrix transfer (rows)
     kind : cudaMemcpyKind
         Type of transfer
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue, cudaErrorInvalidMemcpyDirection
+
+    See Also
+    --------
+    cudaMemcpy, cudaMemcpy2D, cudaMemcpy2DToArray, cudaMemcpy2DFromArray,
+    cudaMemcpyToSymbol, cudaMemcpyFromSymbol, cudaMemcpyAsync, cudaMemcpy2DAsync,
+    cudaMemcpy2DToArrayAsync, cudaMemcpy2DFromArrayAsync, cudaMemcpyToSymbolAsync,
+    cudaMemcpyFromSymbolAsync, cuMemcpy2D, cuMemcpy2DUnaligned
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_dst
@@ -6394,35 +6958,43 @@ wOffsetSrc + width must not exceed the width of the CUDA array src.
     return _st1(err)
 
 def cudaMemcpyToSymbol(symbol, src, size_t count, size_t offset, long long kind):
-    """cudaMemcpyToSymbol(symbol, src, count, offset, kind)
-    
-    Copies data to the given symbol on the device
+    """Copies data to the given symbol on the device.
 
-Copies count bytes from the memory area pointed to by src
-to the memory area pointed to by offset bytes from the start of symbol
-symbol. The memory areas may not overlap. symbol is a variable that
-resides in global or constant memory space. kind can be either
-cudaMemcpyHostToDevice, cudaMemcpyDeviceToDevice, or cudaMemcpyDefault.
-Passing cudaMemcpyDefault is recommended, in which case the type of
-transfer is inferred from the pointer values. However, cudaMemcpyDefault
-is only allowed on systems that support unified virtual addressing.
-    
+    Copies `count` bytes from the memory area pointed to by `src` to the memory area
+    pointed to by `offset` bytes from the start of symbol `symbol`. The memory areas may
+    not overlap. `symbol` is a variable that resides in global or constant memory space.
+    `kind` can be either cudaMemcpyKind.cudaMemcpyHostToDevice,
+    cudaMemcpyKind.cudaMemcpyDeviceToDevice, or cudaMemcpyKind.cudaMemcpyDefault.
+    Passing cudaMemcpyKind.cudaMemcpyDefault is recommended, in which case the type of
+    transfer is inferred from the pointer values. However,
+    cudaMemcpyKind.cudaMemcpyDefault is only allowed on systems that support unified
+    virtual addressing.
+
     Parameters
     ----------
-    symbol : void*
+    symbol : Address
         Device symbol address
-    src : void*
+    src : Address
         Source memory address
-    count : size_t
+    count : int
         Size in bytes to copy
-    offset : size_t
+    offset : int
         Offset from start of symbol in bytes
     kind : cudaMemcpyKind
         Type of transfer
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue, cudaErrorInvalidSymbol,
+        cudaErrorInvalidMemcpyDirection, cudaErrorNoKernelImageForDevice
+
+    See Also
+    --------
+    cudaMemcpy, cudaMemcpy2D, cudaMemcpy2DToArray, cudaMemcpy2DFromArray,
+    cudaMemcpy2DArrayToArray, cudaMemcpyFromSymbol, cudaMemcpyAsync, cudaMemcpy2DAsync,
+    cudaMemcpy2DToArrayAsync, cudaMemcpy2DFromArrayAsync, cudaMemcpyToSymbolAsync,
+    cudaMemcpyFromSymbolAsync, cuMemcpy, cuMemcpyHtoD, cuMemcpyDtoD
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_symbol
@@ -6434,35 +7006,43 @@ is only allowed on systems that support unified virtual addressing.
     return _st1(err)
 
 def cudaMemcpyFromSymbol(dst, symbol, size_t count, size_t offset, long long kind):
-    """cudaMemcpyFromSymbol(dst, symbol, count, offset, kind)
-    
-    Copies data from the given symbol on the device
+    """Copies data from the given symbol on the device.
 
-Copies count bytes from the memory area pointed to by offset bytes
-from the start of symbol symbol to the memory area pointed to by dst.
-The memory areas may not overlap. symbol is a variable that
-resides in global or constant memory space. kind can be either
-cudaMemcpyDeviceToHost, cudaMemcpyDeviceToDevice, or cudaMemcpyDefault.
-Passing cudaMemcpyDefault is recommended, in which case the type of
-transfer is inferred from the pointer values. However, cudaMemcpyDefault
-is only allowed on systems that support unified virtual addressing.
-    
+    Copies `count` bytes from the memory area pointed to by `offset` bytes from the
+    start of symbol `symbol` to the memory area pointed to by `dst`. The memory areas
+    may not overlap. `symbol` is a variable that resides in global or constant memory
+    space. `kind` can be either cudaMemcpyKind.cudaMemcpyDeviceToHost,
+    cudaMemcpyKind.cudaMemcpyDeviceToDevice, or cudaMemcpyKind.cudaMemcpyDefault.
+    Passing cudaMemcpyKind.cudaMemcpyDefault is recommended, in which case the type of
+    transfer is inferred from the pointer values. However,
+    cudaMemcpyKind.cudaMemcpyDefault is only allowed on systems that support unified
+    virtual addressing.
+
     Parameters
     ----------
-    dst : void*
+    dst : Address
         Destination memory address
-    symbol : void*
+    symbol : Address
         Device symbol address
-    count : size_t
+    count : int
         Size in bytes to copy
-    offset : size_t
+    offset : int
         Offset from start of symbol in bytes
     kind : cudaMemcpyKind
         Type of transfer
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue, cudaErrorInvalidSymbol,
+        cudaErrorInvalidMemcpyDirection, cudaErrorNoKernelImageForDevice
+
+    See Also
+    --------
+    cudaMemcpy, cudaMemcpy2D, cudaMemcpy2DToArray, cudaMemcpy2DFromArray,
+    cudaMemcpy2DArrayToArray, cudaMemcpyToSymbol, cudaMemcpyAsync, cudaMemcpy2DAsync,
+    cudaMemcpy2DToArrayAsync, cudaMemcpy2DFromArrayAsync, cudaMemcpyToSymbolAsync,
+    cudaMemcpyFromSymbolAsync, cuMemcpy, cuMemcpyDtoH, cuMemcpyDtoD
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_dst
@@ -6474,48 +7054,55 @@ is only allowed on systems that support unified virtual addressing.
     return _st1(err)
 
 def cudaMemcpyAsync(dst, src, size_t count, long long kind, stream):
-    """cudaMemcpyAsync(dst, src, count, kind, stream)
-    
-    Copies data between host and device
+    """Copies data between host and device.
 
-Copies count bytes from the memory area pointed to by src to the
-memory area pointed to by dst, where kind specifies the
-direction of the copy, and must be one of cudaMemcpyHostToHost,
-cudaMemcpyHostToDevice, cudaMemcpyDeviceToHost,
-cudaMemcpyDeviceToDevice, or cudaMemcpyDefault. Passing
-cudaMemcpyDefault is recommended, in which case the type of transfer is
-inferred from the pointer values. However, cudaMemcpyDefault is only
-allowed on systems that support unified virtual addressing.
+    Copies `count` bytes from the memory area pointed to by `src` to the memory area
+    pointed to by `dst`, where `kind` specifies the direction of the copy, and must be
+    one of cudaMemcpyKind.cudaMemcpyHostToHost, cudaMemcpyKind.cudaMemcpyHostToDevice,
+    cudaMemcpyKind.cudaMemcpyDeviceToHost, cudaMemcpyKind.cudaMemcpyDeviceToDevice, or
+    cudaMemcpyKind.cudaMemcpyDefault. Passing cudaMemcpyKind.cudaMemcpyDefault is
+    recommended, in which case the type of transfer is inferred from the pointer values.
+    However, cudaMemcpyKind.cudaMemcpyDefault is only allowed on systems that support
+    unified virtual addressing.
 
-The memory areas may not overlap. Calling cudaMemcpyAsync() with dst and
-src pointers that do not match the direction of the copy results in an
-undefined behavior.
+    The memory areas may not overlap. Calling cudaMemcpyAsync with `dst` and `src`
+    pointers that do not match the direction of the copy results in an undefined
+    behavior.
 
-cudaMemcpyAsync() is asynchronous with respect to the host, so the call
-may return before the copy is complete. The copy can optionally be
-associated to a stream by passing a non-zero stream argument. If kind
-is cudaMemcpyHostToDevice or cudaMemcpyDeviceToHost and the stream is
-non-zero, the copy may overlap with operations in other streams.
+    cudaMemcpyAsync is asynchronous with respect to the host, so the call may return
+    before the copy is complete. The copy can optionally be associated to a stream by
+    passing a non-zero `stream` argument. If `kind` is
+    cudaMemcpyKind.cudaMemcpyHostToDevice or cudaMemcpyKind.cudaMemcpyDeviceToHost and
+    the `stream` is non-zero, the copy may overlap with operations in other streams.
 
-The device version of this function only handles device to device copies and
-cannot be given local or shared pointers.
-    
+    The device version of this function only handles device to device copies and cannot
+    be given local or shared pointers.
+
     Parameters
     ----------
-    dst : void*
+    dst : Address
         Destination memory address
-    src : void*
+    src : Address
         Source memory address
-    count : size_t
+    count : int
         Size in bytes to copy
     kind : cudaMemcpyKind
         Type of transfer
-    stream : cudaStream_t
+    stream : cudaStream_t | int | None
         Stream identifier
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue, cudaErrorInvalidMemcpyDirection
+
+    See Also
+    --------
+    cudaMemcpy, cudaMemcpy2D, cudaMemcpy2DToArray, cudaMemcpy2DFromArray,
+    cudaMemcpy2DArrayToArray, cudaMemcpyToSymbol, cudaMemcpyFromSymbol,
+    cudaMemcpy2DAsync, cudaMemcpy2DToArrayAsync, cudaMemcpy2DFromArrayAsync,
+    cudaMemcpyToSymbolAsync, cudaMemcpyFromSymbolAsync, cuMemcpyAsync,
+    cuMemcpyDtoHAsync, cuMemcpyHtoDAsync, cuMemcpyDtoDAsync
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_dst
@@ -6529,37 +7116,40 @@ cannot be given local or shared pointers.
     return _st1(err)
 
 def cudaMemcpyPeerAsync(dst, int dstDevice, src, int srcDevice, size_t count, stream):
-    """cudaMemcpyPeerAsync(dst, dstDevice, src, srcDevice, count, stream)
-    
-    Copies memory between two devices asynchronously.
+    """Copies memory between two devices asynchronously.
 
-Copies memory from one device to memory on another device.  dst is the
-base device pointer of the destination memory and dstDevice is the
-destination device.  src is the base device pointer of the source memory
-and srcDevice is the source device.  count specifies the number of bytes
-to copy.
+    Copies memory from one device to memory on another device. `dst` is the base device
+    pointer of the destination memory and `dstDevice` is the destination device. `src`
+    is the base device pointer of the source memory and `srcDevice` is the source
+    device. `count` specifies the number of bytes to copy.
 
-Note that this function is asynchronous with respect to the host and all work
-on other devices.
-    
+    Note that this function is asynchronous with respect to the host and all work on
+    other devices.
+
     Parameters
     ----------
-    dst : void*
+    dst : Address
         Destination device pointer
     dstDevice : int
         Destination device
-    src : void*
+    src : Address
         Source device pointer
     srcDevice : int
         Source device
-    count : size_t
+    count : int
         Size of memory copy in bytes
-    stream : cudaStream_t
+    stream : cudaStream_t | int | None
         Stream identifier
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue, cudaErrorInvalidDevice
+
+    See Also
+    --------
+    cudaMemcpy, cudaMemcpyPeer, cudaMemcpyAsync, cudaMemcpy3DPeerAsync,
+    cuMemcpyPeerAsync
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_dst
@@ -6573,74 +7163,90 @@ on other devices.
     return _st1(err)
 
 def cudaMemcpyBatchAsync(dsts, srcs, sizes, size_t count, attrs, attrsIdxs, size_t numAttrs, stream):
-    """cudaMemcpyBatchAsync(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, stream)
-    
-    Performs a batch of memory copies asynchronously.
+    """Performs a batch of memory copies asynchronously.
 
-Performs a batch of memory copies. The batch as a whole executes in stream order but copies within a
-batch are not guaranteed to execute in any specific order. This API only supports pointer-to-pointer copies.
-For copies involving CUDA arrays, please see cudaMemcpy3DBatchAsync.
+    Performs a batch of memory copies. The batch as a whole executes in stream order but
+    copies within a batch are not guaranteed to execute in any specific order. This API
+    only supports pointer-to-pointer copies. For copies involving CUDA arrays, please
+    see cudaMemcpy3DBatchAsync.
 
-Performs memory copies from source buffers specified in srcs to destination buffers specified in dsts.
-The size of each copy is specified in sizes. All three arrays must be of the same length as specified
-by count. Since there are no ordering guarantees for copies within a batch, specifying any dependent copies
-within a batch will result in undefined behavior.
+    Performs memory copies from source buffers specified in `srcs` to destination
+    buffers specified in `dsts`. The size of each copy is specified in `sizes`. All
+    three arrays must be of the same length as specified by `count`. Since there are no
+    ordering guarantees for copies within a batch, specifying any dependent copies
+    within a batch will result in undefined behavior.
 
-Every copy in the batch has to be associated with a set of attributes specified in the attrs array.
-Each entry in this array can apply to more than one copy. This can be done by specifying in the attrsIdxs array,
-the index of the first copy that the corresponding entry in the attrs array applies to. Both attrs and
-attrsIdxs must be of the same length as specified by numAttrs. For example, if a batch has 10 copies listed
-in dst/src/sizes, the first 6 of which have one set of attributes and the remaining 4 another, then numAttrs
-will be 2, attrsIdxs will be {0, 6} and attrs will contains the two sets of attributes. Note that the first entry
-in attrsIdxs must always be 0. Also, each entry must be greater than the previous entry and the last entry should be
-less than count. Furthermore, numAttrs must be lesser than or equal to count.
+    Every copy in the batch has to be associated with a set of attributes specified in
+    the `attrs` array. Each entry in this array can apply to more than one copy. This
+    can be done by specifying in the `attrsIdxs` array, the index of the first copy that
+    the corresponding entry in the `attrs` array applies to. Both `attrs` and
+    `attrsIdxs` must be of the same length as specified by `numAttrs`. For example, if a
+    batch has 10 copies listed in dst/src/sizes, the first 6 of which have one set of
+    attributes and the remaining 4 another, then `numAttrs` will be 2, `attrsIdxs` will
+    be {0, 6} and `attrs` will contains the two sets of attributes. Note that the first
+    entry in `attrsIdxs` must always be 0. Also, each entry must be greater than the
+    previous entry and the last entry should be less than `count`. Furthermore,
+    `numAttrs` must be lesser than or equal to `count`.
 
-The cudaMemcpyAttributessrcAccessOrder indicates the source access ordering to be observed for copies associated
-with the attribute. If the source access order is set to cudaMemcpySrcAccessOrderStream, then the source will
-be accessed in stream order. If the source access order is set to cudaMemcpySrcAccessOrderDuringApiCall then
-it indicates that access to the source pointer can be out of stream order and all accesses must be complete before the
-API call returns. This flag is suited for ephemeral sources (ex., stack variables) when it's known that no prior
-operations in the stream can be accessing the memory and also that the lifetime of the memory is limited to the scope
-that the source variable was declared in. Specifying this flag allows the driver to optimize the copy and removes the
-need for the user to synchronize the stream after the API call. If the source access order is set to
-cudaMemcpySrcAccessOrderAny then it indicates that access to the source pointer can be out of stream order and the
-accesses can happen even after the API call returns. This flag is suited for host pointers allocated
-outside CUDA (ex., via malloc) when it's known that no prior operations in the stream can be accessing the memory.
-Specifying this flag allows the driver to optimize the copy on certain platforms. Each memcpy operation in the batch
-must have a valid cudaMemcpyAttributes corresponding to it including the appropriate srcAccessOrder setting,
-otherwise the API will return cudaErrorInvalidValue.
+    The srcAccessOrder indicates the source access ordering to be observed for copies
+    associated with the attribute. If the source access order is set to
+    cudaMemcpySrcAccessOrder.cudaMemcpySrcAccessOrderStream, then the source will be
+    accessed in stream order. If the source access order is set to
+    cudaMemcpySrcAccessOrder.cudaMemcpySrcAccessOrderDuringApiCall then it indicates
+    that access to the source pointer can be out of stream order and all accesses must
+    be complete before the API call returns. This flag is suited for ephemeral sources
+    (ex., stack variables) when it's known that no prior operations in the stream can be
+    accessing the memory and also that the lifetime of the memory is limited to the
+    scope that the source variable was declared in. Specifying this flag allows the
+    driver to optimize the copy and removes the need for the user to synchronize the
+    stream after the API call. If the source access order is set to
+    cudaMemcpySrcAccessOrder.cudaMemcpySrcAccessOrderAny then it indicates that access
+    to the source pointer can be out of stream order and the accesses can happen even
+    after the API call returns. This flag is suited for host pointers allocated outside
+    CUDA (ex., via malloc) when it's known that no prior operations in the stream can be
+    accessing the memory. Specifying this flag allows the driver to optimize the copy on
+    certain platforms. Each memcpy operation in the batch must have a valid
+    cudaMemcpyAttributes corresponding to it including the appropriate srcAccessOrder
+    setting, otherwise the API will return cudaErrorInvalidValue.
 
-The cudaMemcpyAttributessrcLocHint and cudaMemcpyAttributesdstLocHint allows applications to specify hint locations
-for operands of a copy when the operand doesn't have a fixed location. That is, these hints are
-only applicable for managed memory pointers on devices where cudaDevAttrConcurrentManagedAccess is true or
-system-allocated pageable memory on devices where cudaDevAttrPageableMemoryAccess is true.
-For other cases, these hints are ignored.
+    The srcLocHint and dstLocHint allows applications to specify hint locations for
+    operands of a copy when the operand doesn't have a fixed location. That is, these
+    hints are only applicable for managed memory pointers on devices where
+    cudaDeviceAttr.cudaDevAttrConcurrentManagedAccess is true or system-allocated
+    pageable memory on devices where cudaDeviceAttr.cudaDevAttrPageableMemoryAccess is
+    true. For other cases, these hints are ignored.
 
-The cudaMemcpyAttributesflags field can be used to specify certain flags for copies. Setting the
-cudaMemcpyFlagPreferOverlapWithCompute flag indicates that the associated copies should preferably overlap with
-any compute work. Note that this flag is a hint and can be ignored depending on the platform and other parameters of the copy.
-    
+    The flags field can be used to specify certain flags for copies. Setting the
+    cudaMemcpyFlags.cudaMemcpyFlagPreferOverlapWithCompute flag indicates that the
+    associated copies should preferably overlap with any compute work. Note that this
+    flag is a hint and can be ignored depending on the platform and other parameters of
+    the copy.
+
     Parameters
     ----------
-    dsts : void**
+    dsts : Sequence[Any] | Address
         Array of destination pointers.
-    srcs : void**
+    srcs : Sequence[Any] | Address
         Array of memcpy source pointers.
-    sizes : size_t*
+    sizes : Sequence[int] | Buffer | int | None
         Array of sizes for memcpy operations.
-    count : size_t
-        Size of dsts, srcs and sizes arrays
-    attrs : cudaMemcpyAttributes*
+    count : int
+        Size of `dsts`, `srcs` and `sizes` arrays
+    attrs : Sequence[cudaMemcpyAttributes] | Buffer | int | None
         Array of memcpy attributes.
-    attrsIdxs : size_t*
-        Array of indices to specify which copies each entry in the attrs array applies to. The attributes specified in attrs[k] will be applied to copies starting from attrsIdxs[k] through attrsIdxs[k+1] - 1. Also attrs[numAttrs-1] will apply to copies starting from attrsIdxs[numAttrs-1] through count - 1.
-    numAttrs : size_t
-        Size of attrs and attrsIdxs arrays.
-    stream : cudaStream_t
-    
+    attrsIdxs : Sequence[int] | Buffer | int | None
+        Array of indices to specify which copies each entry in the `attrs` array applies
+        to. The attributes specified in attrs[k] will be applied to copies starting from
+        attrsIdxs[k] through attrsIdxs[k+1] - 1. Also attrs[numAttrs-1] will apply to
+        copies starting from attrsIdxs[numAttrs-1] through count - 1.
+    numAttrs : int
+        Size of `attrs` and `attrsIdxs` arrays.
+    stream : cudaStream_t | int | None
+
     Returns
     -------
     cudaError_t
+        cudaSuccess cudaErrorInvalidValue
     """
     cdef cyruntime.cudaError_t err
     cdef _Buf a_dsts = None
@@ -6675,69 +7281,82 @@ any compute work. Note that this flag is a hint and can be ignored depending on 
     return _st1(err)
 
 def cudaMemcpy3DBatchAsync(size_t numOps, opList, unsigned long long flags, stream):
-    """cudaMemcpy3DBatchAsync(numOps, opList, flags, stream)
-    
-    Performs a batch of 3D memory copies asynchronously.
+    """Performs a batch of 3D memory copies asynchronously.
 
-Performs a batch of memory copies. The batch as a whole executes in stream order but copies within a
-batch are not guaranteed to execute in any specific order. Note that this means specifying any dependent
-copies within a batch will result in undefined behavior.
+    Performs a batch of memory copies. The batch as a whole executes in stream order but
+    copies within a batch are not guaranteed to execute in any specific order. Note that
+    this means specifying any dependent copies within a batch will result in undefined
+    behavior.
 
-Performs memory copies as specified in the opList array. The length of this array is specified in numOps.
-Each entry in this array describes a copy operation. This includes among other things, the source and destination
-operands for the copy as specified in cudaMemcpy3DBatchOpsrc and cudaMemcpy3DBatchOpdst respectively.
-The source and destination operands of a copy can either be a pointer or a CUDA array. The width, height and depth
-of a copy is specified in cudaMemcpy3DBatchOpextent. The width, height and depth of a copy are specified in
-elements and must not be zero. For pointer-to-pointer copies, the element size is considered to be 1. For pointer
-to CUDA array or vice versa copies, the element size is determined by the CUDA array. For CUDA array to CUDA array copies,
-the element size of the two CUDA arrays must match.
+    Performs memory copies as specified in the `opList` array. The length of this array
+    is specified in `numOps`. Each entry in this array describes a copy operation. This
+    includes among other things, the source and destination operands for the copy as
+    specified in src and dst respectively. The source and destination operands of a copy
+    can either be a pointer or a CUDA array. The width, height and depth of a copy is
+    specified in extent. The width, height and depth of a copy are specified in elements
+    and must not be zero. For pointer-to-pointer copies, the element size is considered
+    to be 1. For pointer to CUDA array or vice versa copies, the element size is
+    determined by the CUDA array. For CUDA array to CUDA array copies, the element size
+    of the two CUDA arrays must match.
 
-For a given operand, if cudaMemcpy3DOperandtype is specified as cudaMemcpyOperandTypePointer, then
-cudaMemcpy3DOperandopptr will be used. The cudaMemcpy3DOperandopptrptr field must contain the pointer where
-the copy should begin. The cudaMemcpy3DOperandopptrrowLength field specifies the length of each row in elements and
-must either be zero or be greater than or equal to the width of the copy specified in cudaMemcpy3DBatchOpextentwidth.
-The cudaMemcpy3DOperandopptrlayerHeight field specifies the height of each layer and must either be
-zero or be greater than or equal to the height of the copy specified in cudaMemcpy3DBatchOpextentheight.
-When either of these values is zero, that aspect of the operand is considered to be tightly packed according to the copy extent.
-For managed memory pointers on devices where cudaDevAttrConcurrentManagedAccess is true or system-allocated pageable memory
-on devices where cudaDevAttrPageableMemoryAccess is true, the cudaMemcpy3DOperandopptrlocHint field can be used to hint
-the location of the operand.
+    For a given operand, if type is specified as
+    cudaMemcpy3DOperandType.cudaMemcpyOperandTypePointer, then opptr will be used. The
+    opptr field must contain the pointer where the copy should begin. The oprowLength
+    field specifies the length of each row in elements and must either be zero or be
+    greater than or equal to the width of the copy specified in extentwidth. The
+    oplayerHeight field specifies the height of each layer and must either be zero or be
+    greater than or equal to the height of the copy specified in extentheight. When
+    either of these values is zero, that aspect of the operand is considered to be
+    tightly packed according to the copy extent. For managed memory pointers on devices
+    where cudaDeviceAttr.cudaDevAttrConcurrentManagedAccess is true or system-allocated
+    pageable memory on devices where cudaDeviceAttr.cudaDevAttrPageableMemoryAccess is
+    true, the oplocHint field can be used to hint the location of the operand.
 
-If an operand's type is specified as cudaMemcpyOperandTypeArray, then cudaMemcpy3DOperandoparray will be used.
-The cudaMemcpy3DOperandoparrayarray field specifies the CUDA array and cudaMemcpy3DOperandoparrayoffset specifies
-the 3D offset into that array where the copy begins.
+    If an operand's type is specified as
+    cudaMemcpy3DOperandType.cudaMemcpyOperandTypeArray, then oparray will be used. The
+    oparray field specifies the CUDA array and opoffset specifies the 3D offset into
+    that array where the copy begins.
 
-The cudaMemcpyAttributessrcAccessOrder indicates the source access ordering to be observed for copies associated
-with the attribute. If the source access order is set to cudaMemcpySrcAccessOrderStream, then the source will
-be accessed in stream order. If the source access order is set to cudaMemcpySrcAccessOrderDuringApiCall then
-it indicates that access to the source pointer can be out of stream order and all accesses must be complete before the
-API call returns. This flag is suited for ephemeral sources (ex., stack variables) when it's known that no prior
-operations in the stream can be accessing the memory and also that the lifetime of the memory is limited to the scope
-that the source variable was declared in. Specifying this flag allows the driver to optimize the copy and removes the
-need for the user to synchronize the stream after the API call. If the source access order is set to
-cudaMemcpySrcAccessOrderAny then it indicates that access to the source pointer can be out of stream order and the
-accesses can happen even after the API call returns. This flag is suited for host pointers allocated
-outside CUDA (ex., via malloc) when it's known that no prior operations in the stream can be accessing the memory.
-Specifying this flag allows the driver to optimize the copy on certain platforms. Each memcopy operation in opList
-must have a valid srcAccessOrder setting, otherwise this API will return cudaErrorInvalidValue.
+    The srcAccessOrder indicates the source access ordering to be observed for copies
+    associated with the attribute. If the source access order is set to
+    cudaMemcpySrcAccessOrder.cudaMemcpySrcAccessOrderStream, then the source will be
+    accessed in stream order. If the source access order is set to
+    cudaMemcpySrcAccessOrder.cudaMemcpySrcAccessOrderDuringApiCall then it indicates
+    that access to the source pointer can be out of stream order and all accesses must
+    be complete before the API call returns. This flag is suited for ephemeral sources
+    (ex., stack variables) when it's known that no prior operations in the stream can be
+    accessing the memory and also that the lifetime of the memory is limited to the
+    scope that the source variable was declared in. Specifying this flag allows the
+    driver to optimize the copy and removes the need for the user to synchronize the
+    stream after the API call. If the source access order is set to
+    cudaMemcpySrcAccessOrder.cudaMemcpySrcAccessOrderAny then it indicates that access
+    to the source pointer can be out of stream order and the accesses can happen even
+    after the API call returns. This flag is suited for host pointers allocated outside
+    CUDA (ex., via malloc) when it's known that no prior operations in the stream can be
+    accessing the memory. Specifying this flag allows the driver to optimize the copy on
+    certain platforms. Each memcopy operation in `opList` must have a valid
+    srcAccessOrder setting, otherwise this API will return cudaErrorInvalidValue.
 
-The cudaMemcpyAttributesflags field can be used to specify certain flags for copies. Setting the
-cudaMemcpyFlagPreferOverlapWithCompute flag indicates that the associated copies should preferably overlap with
-any compute work. Note that this flag is a hint and can be ignored depending on the platform and other parameters of the copy.
-    
+    The flags field can be used to specify certain flags for copies. Setting the
+    cudaMemcpyFlags.cudaMemcpyFlagPreferOverlapWithCompute flag indicates that the
+    associated copies should preferably overlap with any compute work. Note that this
+    flag is a hint and can be ignored depending on the platform and other parameters of
+    the copy.
+
     Parameters
     ----------
-    numOps : size_t
+    numOps : int
         Total number of memcpy operations.
-    opList : cudaMemcpy3DBatchOp*
-        Array of size numOps containing the actual memcpy operations.
-    flags : unsigned long long
+    opList : Sequence[cudaMemcpy3DBatchOp] | Buffer | int | None
+        Array of size `numOps` containing the actual memcpy operations.
+    flags : int
         Flags for future use, must be zero now.
-    stream : cudaStream_t
-    
+    stream : cudaStream_t | int | None
+
     Returns
     -------
     cudaError_t
+        cudaSuccess cudaErrorInvalidValue
     """
     cdef cyruntime.cudaError_t err
     cdef _Buf a_opList = _array(opList, 's', sizeof(cyruntime.cudaMemcpy3DBatchOp))
@@ -6750,60 +7369,65 @@ any compute work. Note that this flag is a hint and can be ignored depending on 
     return _st1(err)
 
 def cudaMemcpy2DAsync(dst, size_t dpitch, src, size_t spitch, size_t width, size_t height, long long kind, stream):
-    """cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, height, kind, stream)
-    
-    Copies data between host and device
+    """Copies data between host and device.
 
-Copies a matrix (height rows of width bytes each) from the memory
-area pointed to by src to the memory area pointed to by dst, where
-kind specifies the direction of the copy, and must be one of
-cudaMemcpyHostToHost, cudaMemcpyHostToDevice, cudaMemcpyDeviceToHost,
-cudaMemcpyDeviceToDevice, or cudaMemcpyDefault. Passing
-cudaMemcpyDefault is recommended, in which case the type of transfer is
-inferred from the pointer values. However, cudaMemcpyDefault is only
-allowed on systems that support unified virtual addressing.
-dpitch and spitch are the widths in memory in bytes of the 2D arrays
-pointed to by dst and src, including any padding added to the end of
-each row. The memory areas may not overlap. width must not exceed either
-dpitch or spitch.
+    Copies a matrix (`height` rows of `width` bytes each) from the memory area pointed
+    to by `src` to the memory area pointed to by `dst`, where `kind` specifies the
+    direction of the copy, and must be one of cudaMemcpyKind.cudaMemcpyHostToHost,
+    cudaMemcpyKind.cudaMemcpyHostToDevice, cudaMemcpyKind.cudaMemcpyDeviceToHost,
+    cudaMemcpyKind.cudaMemcpyDeviceToDevice, or cudaMemcpyKind.cudaMemcpyDefault.
+    Passing cudaMemcpyKind.cudaMemcpyDefault is recommended, in which case the type of
+    transfer is inferred from the pointer values. However,
+    cudaMemcpyKind.cudaMemcpyDefault is only allowed on systems that support unified
+    virtual addressing. `dpitch` and `spitch` are the widths in memory in bytes of the
+    2D arrays pointed to by `dst` and `src`, including any padding added to the end of
+    each row. The memory areas may not overlap. `width` must not exceed either `dpitch`
+    or `spitch`.
 
-Calling cudaMemcpy2DAsync() with dst and src pointers that do not
-match the direction of the copy results in an undefined behavior.
-cudaMemcpy2DAsync() returns an error if dpitch or spitch is greater
-than the maximum allowed.
+    Calling cudaMemcpy2DAsync with `dst` and `src` pointers that do not match the
+    direction of the copy results in an undefined behavior. cudaMemcpy2DAsync returns an
+    error if `dpitch` or `spitch` is greater than the maximum allowed.
 
-cudaMemcpy2DAsync() is asynchronous with respect to the host, so
-the call may return before the copy is complete. The copy can optionally
-be associated to a stream by passing a non-zero stream argument. If
-kind is cudaMemcpyHostToDevice or cudaMemcpyDeviceToHost and
-stream is non-zero, the copy may overlap with operations in other
-streams.
+    cudaMemcpy2DAsync is asynchronous with respect to the host, so the call may return
+    before the copy is complete. The copy can optionally be associated to a stream by
+    passing a non-zero `stream` argument. If `kind` is
+    cudaMemcpyKind.cudaMemcpyHostToDevice or cudaMemcpyKind.cudaMemcpyDeviceToHost and
+    `stream` is non-zero, the copy may overlap with operations in other streams.
 
-The device version of this function only handles device to device copies and
-cannot be given local or shared pointers.
-    
+    The device version of this function only handles device to device copies and cannot
+    be given local or shared pointers.
+
     Parameters
     ----------
-    dst : void*
+    dst : Address
         Destination memory address
-    dpitch : size_t
+    dpitch : int
         Pitch of destination memory
-    src : void*
+    src : Address
         Source memory address
-    spitch : size_t
+    spitch : int
         Pitch of source memory
-    width : size_t
+    width : int
         Width of matrix transfer (columns in bytes)
-    height : size_t
+    height : int
         Height of matrix transfer (rows)
     kind : cudaMemcpyKind
         Type of transfer
-    stream : cudaStream_t
+    stream : cudaStream_t | int | None
         Stream identifier
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue, cudaErrorInvalidPitchValue,
+        cudaErrorInvalidMemcpyDirection
+
+    See Also
+    --------
+    cudaMemcpy, cudaMemcpy2D, cudaMemcpy2DToArray, cudaMemcpy2DFromArray,
+    cudaMemcpy2DArrayToArray, cudaMemcpyToSymbol, cudaMemcpyFromSymbol, cudaMemcpyAsync,
+    cudaMemcpy2DToArrayAsync, cudaMemcpy2DFromArrayAsync, cudaMemcpyToSymbolAsync,
+    cudaMemcpyFromSymbolAsync, cuMemcpy2DAsync
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_dst
@@ -6817,56 +7441,63 @@ cannot be given local or shared pointers.
     return _st1(err)
 
 def cudaMemcpy2DToArrayAsync(dst, size_t wOffset, size_t hOffset, src, size_t spitch, size_t width, size_t height, long long kind, stream):
-    """cudaMemcpy2DToArrayAsync(dst, wOffset, hOffset, src, spitch, width, height, kind, stream)
-    
-    Copies data between host and device
+    """Copies data between host and device.
 
-Copies a matrix (height rows of width bytes each) from the memory
-area pointed to by src to the CUDA array dst starting at hOffset
-rows and wOffset bytes from the upper left corner, where kind specifies
-the direction of the copy, and must be one of cudaMemcpyHostToHost,
-cudaMemcpyHostToDevice, cudaMemcpyDeviceToHost,
-cudaMemcpyDeviceToDevice, or cudaMemcpyDefault. Passing
-cudaMemcpyDefault is recommended, in which case the type of transfer is
-inferred from the pointer values. However, cudaMemcpyDefault is only
-allowed on systems that support unified virtual addressing.
-spitch is the width in memory in bytes of the 2D array pointed to by
-src, including any padding added to the end of each row. wOffset +
-width must not exceed the width of the CUDA array dst. width must
-not exceed spitch. cudaMemcpy2DToArrayAsync() returns an error if
-spitch exceeds the maximum allowed.
+    Copies a matrix (`height` rows of `width` bytes each) from the memory area pointed
+    to by `src` to the CUDA array `dst` starting at `hOffset` rows and `wOffset` bytes
+    from the upper left corner, where `kind` specifies the direction of the copy, and
+    must be one of cudaMemcpyKind.cudaMemcpyHostToHost,
+    cudaMemcpyKind.cudaMemcpyHostToDevice, cudaMemcpyKind.cudaMemcpyDeviceToHost,
+    cudaMemcpyKind.cudaMemcpyDeviceToDevice, or cudaMemcpyKind.cudaMemcpyDefault.
+    Passing cudaMemcpyKind.cudaMemcpyDefault is recommended, in which case the type of
+    transfer is inferred from the pointer values. However,
+    cudaMemcpyKind.cudaMemcpyDefault is only allowed on systems that support unified
+    virtual addressing. `spitch` is the width in memory in bytes of the 2D array pointed
+    to by `src`, including any padding added to the end of each row. `wOffset` + `width`
+    must not exceed the width of the CUDA array `dst`. `width` must not exceed `spitch`.
+    cudaMemcpy2DToArrayAsync returns an error if `spitch` exceeds the maximum allowed.
 
-cudaMemcpy2DToArrayAsync() is asynchronous with respect to the host, so
-the call may return before the copy is complete. The copy can optionally
-be associated to a stream by passing a non-zero stream argument. If
-kind is cudaMemcpyHostToDevice or cudaMemcpyDeviceToHost and
-stream is non-zero, the copy may overlap with operations in other
-streams.
-    
+    cudaMemcpy2DToArrayAsync is asynchronous with respect to the host, so the call may
+    return before the copy is complete. The copy can optionally be associated to a
+    stream by passing a non-zero `stream` argument. If `kind` is
+    cudaMemcpyKind.cudaMemcpyHostToDevice or cudaMemcpyKind.cudaMemcpyDeviceToHost and
+    `stream` is non-zero, the copy may overlap with operations in other streams.
+
+    cudaMemcpy2DFromArrayAsync, cudaMemcpyToSymbolAsync, cudaMemcpyFromSymbolAsync,
+    cuMemcpy2DAsync
+
     Parameters
     ----------
-    dst : cudaArray_t
+    dst : cudaArray_t | int | None
         Destination memory address
-    wOffset : size_t
+    wOffset : int
         Destination starting X offset (columns in bytes)
-    hOffset : size_t
+    hOffset : int
         Destination starting Y offset (rows)
-    src : void*
+    src : Address
         Source memory address
-    spitch : size_t
+    spitch : int
         Pitch of source memory
-    width : size_t
+    width : int
         Width of matrix transfer (columns in bytes)
-    height : size_t
+    height : int
         Height of matrix transfer (rows)
     kind : cudaMemcpyKind
         Type of transfer
-    stream : cudaStream_t
+    stream : cudaStream_t | int | None
         Stream identifier
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue, cudaErrorInvalidPitchValue,
+        cudaErrorInvalidMemcpyDirection
+
+    See Also
+    --------
+    cudaMemcpy, cudaMemcpy2D, cudaMemcpy2DToArray, cudaMemcpy2DFromArray,
+    cudaMemcpy2DArrayToArray, cudaMemcpyToSymbol, cudaMemcpyFromSymbol, cudaMemcpyAsync,
+    cudaMemcpy2DAsync
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_dst
@@ -6880,55 +7511,62 @@ streams.
     return _st1(err)
 
 def cudaMemcpy2DFromArrayAsync(dst, size_t dpitch, src, size_t wOffset, size_t hOffset, size_t width, size_t height, long long kind, stream):
-    """cudaMemcpy2DFromArrayAsync(dst, dpitch, src, wOffset, hOffset, width, height, kind, stream)
-    
-    Copies data between host and device
+    """Copies data between host and device.
 
-Copies a matrix (height rows of width bytes each) from the CUDA
-array src starting at hOffset rows and wOffset bytes from the
-upper left corner to the memory area pointed to by dst,
-where kind specifies the direction of the copy, and must be one of
-cudaMemcpyHostToHost, cudaMemcpyHostToDevice, cudaMemcpyDeviceToHost,
-cudaMemcpyDeviceToDevice, or cudaMemcpyDefault. Passing
-cudaMemcpyDefault is recommended, in which case the type of transfer is
-inferred from the pointer values. However, cudaMemcpyDefault is only
-allowed on systems that support unified virtual addressing.
-dpitch is the width in memory in bytes of the 2D
-array pointed to by dst, including any padding added to the end of each
-row. wOffset + width must not exceed the width of the CUDA array
-src. width must not exceed dpitch. cudaMemcpy2DFromArrayAsync()
-returns an error if dpitch exceeds the maximum allowed.
+    Copies a matrix (`height` rows of `width` bytes each) from the CUDA array `src`
+    starting at `hOffset` rows and `wOffset` bytes from the upper left corner to the
+    memory area pointed to by `dst`, where `kind` specifies the direction of the copy,
+    and must be one of cudaMemcpyKind.cudaMemcpyHostToHost,
+    cudaMemcpyKind.cudaMemcpyHostToDevice, cudaMemcpyKind.cudaMemcpyDeviceToHost,
+    cudaMemcpyKind.cudaMemcpyDeviceToDevice, or cudaMemcpyKind.cudaMemcpyDefault.
+    Passing cudaMemcpyKind.cudaMemcpyDefault is recommended, in which case the type of
+    transfer is inferred from the pointer values. However,
+    cudaMemcpyKind.cudaMemcpyDefault is only allowed on systems that support unified
+    virtual addressing. `dpitch` is the width in memory in bytes of the 2D array pointed
+    to by `dst`, including any padding added to the end of each row. `wOffset` + `width`
+    must not exceed the width of the CUDA array `src`. `width` must not exceed `dpitch`.
+    cudaMemcpy2DFromArrayAsync returns an error if `dpitch` exceeds the maximum allowed.
 
-cudaMemcpy2DFromArrayAsync() is asynchronous with respect to the host, so
-the call may return before the copy is complete. The copy can optionally be
-associated to a stream by passing a non-zero stream argument. If kind
-is cudaMemcpyHostToDevice or cudaMemcpyDeviceToHost and stream is
-non-zero, the copy may overlap with operations in other streams.
-    
+    cudaMemcpy2DFromArrayAsync is asynchronous with respect to the host, so the call may
+    return before the copy is complete. The copy can optionally be associated to a
+    stream by passing a non-zero `stream` argument. If `kind` is
+    cudaMemcpyKind.cudaMemcpyHostToDevice or cudaMemcpyKind.cudaMemcpyDeviceToHost and
+    `stream` is non-zero, the copy may overlap with operations in other streams.
+
+    cudaMemcpyToSymbolAsync, cudaMemcpyFromSymbolAsync, cuMemcpy2DAsync
+
     Parameters
     ----------
-    dst : void*
+    dst : Address
         Destination memory address
-    dpitch : size_t
+    dpitch : int
         Pitch of destination memory
-    src : cudaArray_const_t
+    src : cudaArray_const_t | int | None
         Source memory address
-    wOffset : size_t
+    wOffset : int
         Source starting X offset (columns in bytes)
-    hOffset : size_t
+    hOffset : int
         Source starting Y offset (rows)
-    width : size_t
+    width : int
         Width of matrix transfer (columns in bytes)
-    height : size_t
+    height : int
         Height of matrix transfer (rows)
     kind : cudaMemcpyKind
         Type of transfer
-    stream : cudaStream_t
+    stream : cudaStream_t | int | None
         Stream identifier
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue, cudaErrorInvalidPitchValue,
+        cudaErrorInvalidMemcpyDirection
+
+    See Also
+    --------
+    cudaMemcpy, cudaMemcpy2D, cudaMemcpy2DToArray, cudaMemcpy2DFromArray,
+    cudaMemcpy2DArrayToArray, cudaMemcpyToSymbol, cudaMemcpyFromSymbol, cudaMemcpyAsync,
+    cudaMemcpy2DAsync, cudaMemcpy2DToArrayAsync
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_dst
@@ -6942,43 +7580,51 @@ non-zero, the copy may overlap with operations in other streams.
     return _st1(err)
 
 def cudaMemcpyToSymbolAsync(symbol, src, size_t count, size_t offset, long long kind, stream):
-    """cudaMemcpyToSymbolAsync(symbol, src, count, offset, kind, stream)
-    
-    Copies data to the given symbol on the device
+    """Copies data to the given symbol on the device.
 
-Copies count bytes from the memory area pointed to by src
-to the memory area pointed to by offset bytes from the start of symbol
-symbol. The memory areas may not overlap. symbol is a variable that
-resides in global or constant memory space. kind can be either
-cudaMemcpyHostToDevice, cudaMemcpyDeviceToDevice, or cudaMemcpyDefault.
-Passing cudaMemcpyDefault is recommended, in which case the type of transfer
-is inferred from the pointer values. However, cudaMemcpyDefault is only
-allowed on systems that support unified virtual addressing.
+    Copies `count` bytes from the memory area pointed to by `src` to the memory area
+    pointed to by `offset` bytes from the start of symbol `symbol`. The memory areas may
+    not overlap. `symbol` is a variable that resides in global or constant memory space.
+    `kind` can be either cudaMemcpyKind.cudaMemcpyHostToDevice,
+    cudaMemcpyKind.cudaMemcpyDeviceToDevice, or cudaMemcpyKind.cudaMemcpyDefault.
+    Passing cudaMemcpyKind.cudaMemcpyDefault is recommended, in which case the type of
+    transfer is inferred from the pointer values. However,
+    cudaMemcpyKind.cudaMemcpyDefault is only allowed on systems that support unified
+    virtual addressing.
 
-cudaMemcpyToSymbolAsync() is asynchronous with respect to the host, so
-the call may return before the copy is complete. The copy can optionally
-be associated to a stream by passing a non-zero stream argument. If
-kind is cudaMemcpyHostToDevice and stream is non-zero, the copy
-may overlap with operations in other streams.
-    
+    cudaMemcpyToSymbolAsync is asynchronous with respect to the host, so the call may
+    return before the copy is complete. The copy can optionally be associated to a
+    stream by passing a non-zero `stream` argument. If `kind` is
+    cudaMemcpyKind.cudaMemcpyHostToDevice and `stream` is non-zero, the copy may overlap
+    with operations in other streams.
+
     Parameters
     ----------
-    symbol : void*
+    symbol : Address
         Device symbol address
-    src : void*
+    src : Address
         Source memory address
-    count : size_t
+    count : int
         Size in bytes to copy
-    offset : size_t
+    offset : int
         Offset from start of symbol in bytes
     kind : cudaMemcpyKind
         Type of transfer
-    stream : cudaStream_t
+    stream : cudaStream_t | int | None
         Stream identifier
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue, cudaErrorInvalidSymbol,
+        cudaErrorInvalidMemcpyDirection, cudaErrorNoKernelImageForDevice
+
+    See Also
+    --------
+    cudaMemcpy, cudaMemcpy2D, cudaMemcpy2DToArray, cudaMemcpy2DFromArray,
+    cudaMemcpy2DArrayToArray, cudaMemcpyToSymbol, cudaMemcpyFromSymbol, cudaMemcpyAsync,
+    cudaMemcpy2DAsync, cudaMemcpy2DToArrayAsync, cudaMemcpy2DFromArrayAsync,
+    cudaMemcpyFromSymbolAsync, cuMemcpyAsync, cuMemcpyHtoDAsync, cuMemcpyDtoDAsync
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_symbol
@@ -6992,43 +7638,51 @@ may overlap with operations in other streams.
     return _st1(err)
 
 def cudaMemcpyFromSymbolAsync(dst, symbol, size_t count, size_t offset, long long kind, stream):
-    """cudaMemcpyFromSymbolAsync(dst, symbol, count, offset, kind, stream)
-    
-    Copies data from the given symbol on the device
+    """Copies data from the given symbol on the device.
 
-Copies count bytes from the memory area pointed to by offset bytes
-from the start of symbol symbol to the memory area pointed to by dst.
-The memory areas may not overlap. symbol is a variable that resides in
-global or constant memory space. kind can be either
-cudaMemcpyDeviceToHost, cudaMemcpyDeviceToDevice, or cudaMemcpyDefault.
-Passing cudaMemcpyDefault is recommended, in which case the type of transfer
-is inferred from the pointer values. However, cudaMemcpyDefault is only
-allowed on systems that support unified virtual addressing.
+    Copies `count` bytes from the memory area pointed to by `offset` bytes from the
+    start of symbol `symbol` to the memory area pointed to by `dst`. The memory areas
+    may not overlap. `symbol` is a variable that resides in global or constant memory
+    space. `kind` can be either cudaMemcpyKind.cudaMemcpyDeviceToHost,
+    cudaMemcpyKind.cudaMemcpyDeviceToDevice, or cudaMemcpyKind.cudaMemcpyDefault.
+    Passing cudaMemcpyKind.cudaMemcpyDefault is recommended, in which case the type of
+    transfer is inferred from the pointer values. However,
+    cudaMemcpyKind.cudaMemcpyDefault is only allowed on systems that support unified
+    virtual addressing.
 
-cudaMemcpyFromSymbolAsync() is asynchronous with respect to the host, so
-the call may return before the copy is complete. The copy can optionally be
-associated to a stream by passing a non-zero stream argument. If kind
-is cudaMemcpyDeviceToHost and stream is non-zero, the copy may overlap
-with operations in other streams.
-    
+    cudaMemcpyFromSymbolAsync is asynchronous with respect to the host, so the call may
+    return before the copy is complete. The copy can optionally be associated to a
+    stream by passing a non-zero `stream` argument. If `kind` is
+    cudaMemcpyKind.cudaMemcpyDeviceToHost and `stream` is non-zero, the copy may overlap
+    with operations in other streams.
+
     Parameters
     ----------
-    dst : void*
+    dst : Address
         Destination memory address
-    symbol : void*
+    symbol : Address
         Device symbol address
-    count : size_t
+    count : int
         Size in bytes to copy
-    offset : size_t
+    offset : int
         Offset from start of symbol in bytes
     kind : cudaMemcpyKind
         Type of transfer
-    stream : cudaStream_t
+    stream : cudaStream_t | int | None
         Stream identifier
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue, cudaErrorInvalidSymbol,
+        cudaErrorInvalidMemcpyDirection, cudaErrorNoKernelImageForDevice
+
+    See Also
+    --------
+    cudaMemcpy, cudaMemcpy2D, cudaMemcpy2DToArray, cudaMemcpy2DFromArray,
+    cudaMemcpy2DArrayToArray, cudaMemcpyToSymbol, cudaMemcpyFromSymbol, cudaMemcpyAsync,
+    cudaMemcpy2DAsync, cudaMemcpy2DToArrayAsync, cudaMemcpy2DFromArrayAsync,
+    cudaMemcpyToSymbolAsync, cuMemcpyAsync, cuMemcpyDtoHAsync, cuMemcpyDtoDAsync
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_dst
@@ -7042,28 +7696,31 @@ with operations in other streams.
     return _st1(err)
 
 def cudaMemset(devPtr, int value, size_t count):
-    """cudaMemset(devPtr, value, count)
-    
-    Initializes or sets device memory to a value
+    """Initializes or sets device memory to a value.
 
-Fills the first count bytes of the memory area pointed to by devPtr
-with the constant byte value value.
+    Fills the first `count` bytes of the memory area pointed to by `devPtr` with the
+    constant byte value `value`.
 
-Note that this function is asynchronous with respect to the host unless
-devPtr refers to pinned host memory.
-    
+    Note that this function is asynchronous with respect to the host unless `devPtr`
+    refers to pinned host memory.
+
     Parameters
     ----------
-    devPtr : void*
+    devPtr : Address
         Pointer to device memory
     value : int
         Value to set for each byte of specified memory
-    count : size_t
+    count : int
         Size in bytes to set
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue,
+
+    See Also
+    --------
+    cuMemsetD8, cuMemsetD16, cuMemsetD32
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_devPtr
@@ -7073,35 +7730,38 @@ devPtr refers to pinned host memory.
     return _st1(err)
 
 def cudaMemset2D(devPtr, size_t pitch, int value, size_t width, size_t height):
-    """cudaMemset2D(devPtr, pitch, value, width, height)
-    
-    Initializes or sets device memory to a value
+    """Initializes or sets device memory to a value.
 
-Sets to the specified value value a matrix (height rows of width
-bytes each) pointed to by dstPtr. pitch is the width in bytes of the
-2D array pointed to by dstPtr, including any padding added to the end
-of each row. This function performs fastest when the pitch is one that has
-been passed back by cudaMallocPitch().
+    Sets to the specified value `value` a matrix (`height` rows of `width` bytes each)
+    pointed to by dstPtr. `pitch` is the width in bytes of the 2D array pointed to by
+    dstPtr, including any padding added to the end of each row. This function performs
+    fastest when the pitch is one that has been passed back by cudaMallocPitch.
 
-Note that this function is asynchronous with respect to the host unless
-devPtr refers to pinned host memory.
-    
+    Note that this function is asynchronous with respect to the host unless `devPtr`
+    refers to pinned host memory.
+
     Parameters
     ----------
-    devPtr : void*
+    devPtr : Address
         Pointer to 2D device memory
-    pitch : size_t
-        Pitch in bytes of 2D device memory(Unused if height is 1)
+    pitch : int
+        Pitch in bytes of 2D device memory(Unused if `height` is 1)
     value : int
         Value to set for each byte of specified memory
-    width : size_t
+    width : int
         Width of matrix set (columns in bytes)
-    height : size_t
+    height : int
         Height of matrix set (rows)
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue,
+
+    See Also
+    --------
+    cudaMemset, cudaMemset3D, cudaMemsetAsync, cudaMemset2DAsync, cudaMemset3DAsync,
+    cuMemsetD2D8, cuMemsetD2D16, cuMemsetD2D32
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_devPtr
@@ -7111,34 +7771,30 @@ devPtr refers to pinned host memory.
     return _st1(err)
 
 def cudaMemset3D(pitchedDevPtr, int value, extent):
-    """cudaMemset3D(pitchedDevPtr, value, extent)
-    
-    Initializes or sets device memory to a value
+    """Initializes or sets device memory to a value.
 
-Initializes each element of a 3D array to the specified value value.
-The object to initialize is defined by pitchedDevPtr. The pitch field
-of pitchedDevPtr is the width in memory in bytes of the 3D array pointed
-to by pitchedDevPtr, including any padding added to the end of each row.
-The xsize field specifies the logical width of each row in bytes, while
-the ysize field specifies the height of each 2D slice in rows.
-The pitch field of pitchedDevPtr is ignored when height and depth
-are both equal to 1.
+    Initializes each element of a 3D array to the specified value `value`. The object to
+    initialize is defined by `pitchedDevPtr`. The pitch field of `pitchedDevPtr` is the
+    width in memory in bytes of the 3D array pointed to by `pitchedDevPtr`, including
+    any padding added to the end of each row. The xsize field specifies the logical
+    width of each row in bytes, while the ysize field specifies the height of each 2D
+    slice in rows. The pitch field of `pitchedDevPtr` is ignored when height and depth
+    are both equal to 1.
 
-The extents of the initialized region are specified as a width in bytes,
-a height in rows, and a depth in slices.
+    The extents of the initialized region are specified as a width in bytes, a height in
+    rows, and a depth in slices.
 
-Extents with width greater than or equal to the xsize of
-pitchedDevPtr may perform significantly faster than extents narrower
-than the xsize. Secondarily, extents with height equal to the
-ysize of pitchedDevPtr will perform faster than when the height is
-shorter than the ysize.
+    Extents with width greater than or equal to the xsize of `pitchedDevPtr` may perform
+    significantly faster than extents narrower than the xsize. Secondarily, extents with
+    height equal to the ysize of `pitchedDevPtr` will perform faster than when the
+    height is shorter than the ysize.
 
-This function performs fastest when the pitchedDevPtr has been allocated
-by cudaMalloc3D().
+    This function performs fastest when the `pitchedDevPtr` has been allocated by
+    cudaMalloc3D.
 
-Note that this function is asynchronous with respect to the host unless
-pitchedDevPtr refers to pinned host memory.
-    
+    Note that this function is asynchronous with respect to the host unless
+    `pitchedDevPtr` refers to pinned host memory.
+
     Parameters
     ----------
     pitchedDevPtr : cudaPitchedPtr
@@ -7147,10 +7803,16 @@ pitchedDevPtr refers to pinned host memory.
         Value to set for each byte of specified memory
     extent : cudaExtent
         Size parameters for where to set device memory (width field in bytes)
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue,
+
+    See Also
+    --------
+    cudaMemset, cudaMemset2D, cudaMemsetAsync, cudaMemset2DAsync, cudaMemset3DAsync,
+    cudaMalloc3D, make_cudaPitchedPtr, make_cudaExtent
     """
     cdef cyruntime.cudaError_t err
     cdef void* p_pitchedDevPtr = _sval(pitchedDevPtr, sizeof(cyruntime.cudaPitchedPtr))
@@ -7160,35 +7822,39 @@ pitchedDevPtr refers to pinned host memory.
     return _st1(err)
 
 def cudaMemsetAsync(devPtr, int value, size_t count, stream):
-    """cudaMemsetAsync(devPtr, value, count, stream)
-    
-    Initializes or sets device memory to a value
+    """Initializes or sets device memory to a value.
 
-Fills the first count bytes of the memory area pointed to by devPtr
-with the constant byte value value.
+    Fills the first `count` bytes of the memory area pointed to by `devPtr` with the
+    constant byte value `value`.
 
-cudaMemsetAsync() is asynchronous with respect to the host, so
-the call may return before the memset is complete. The operation can optionally
-be associated to a stream by passing a non-zero stream argument.
-If stream is non-zero, the operation may overlap with operations in other streams.
+    cudaMemsetAsync is asynchronous with respect to the host, so the call may return
+    before the memset is complete. The operation can optionally be associated to a
+    stream by passing a non-zero `stream` argument. If `stream` is non-zero, the
+    operation may overlap with operations in other streams.
 
-The device version of this function only handles device to device copies and
-cannot be given local or shared pointers.
-    
+    The device version of this function only handles device to device copies and cannot
+    be given local or shared pointers.
+
     Parameters
     ----------
-    devPtr : void*
+    devPtr : Address
         Pointer to device memory
     value : int
         Value to set for each byte of specified memory
-    count : size_t
+    count : int
         Size in bytes to set
-    stream : cudaStream_t
+    stream : cudaStream_t | int | None
         Stream identifier
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue,
+
+    See Also
+    --------
+    cudaMemset, cudaMemset2D, cudaMemset3D, cudaMemset2DAsync, cudaMemset3DAsync,
+    cuMemsetD8Async, cuMemsetD16Async, cuMemsetD32Async
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_devPtr
@@ -7200,42 +7866,45 @@ cannot be given local or shared pointers.
     return _st1(err)
 
 def cudaMemset2DAsync(devPtr, size_t pitch, int value, size_t width, size_t height, stream):
-    """cudaMemset2DAsync(devPtr, pitch, value, width, height, stream)
-    
-    Initializes or sets device memory to a value
+    """Initializes or sets device memory to a value.
 
-Sets to the specified value value a matrix (height rows of width
-bytes each) pointed to by dstPtr. pitch is the width in bytes of the
-2D array pointed to by dstPtr, including any padding added to the end
-of each row. This function performs fastest when the pitch is one that has
-been passed back by cudaMallocPitch().
+    Sets to the specified value `value` a matrix (`height` rows of `width` bytes each)
+    pointed to by dstPtr. `pitch` is the width in bytes of the 2D array pointed to by
+    dstPtr, including any padding added to the end of each row. This function performs
+    fastest when the pitch is one that has been passed back by cudaMallocPitch.
 
-cudaMemset2DAsync() is asynchronous with respect to the host, so
-the call may return before the memset is complete. The operation can optionally
-be associated to a stream by passing a non-zero stream argument.
-If stream is non-zero, the operation may overlap with operations in other streams.
+    cudaMemset2DAsync is asynchronous with respect to the host, so the call may return
+    before the memset is complete. The operation can optionally be associated to a
+    stream by passing a non-zero `stream` argument. If `stream` is non-zero, the
+    operation may overlap with operations in other streams.
 
-The device version of this function only handles device to device copies and
-cannot be given local or shared pointers.
-    
+    The device version of this function only handles device to device copies and cannot
+    be given local or shared pointers.
+
     Parameters
     ----------
-    devPtr : void*
+    devPtr : Address
         Pointer to 2D device memory
-    pitch : size_t
-        Pitch in bytes of 2D device memory(Unused if height is 1)
+    pitch : int
+        Pitch in bytes of 2D device memory(Unused if `height` is 1)
     value : int
         Value to set for each byte of specified memory
-    width : size_t
+    width : int
         Width of matrix set (columns in bytes)
-    height : size_t
+    height : int
         Height of matrix set (rows)
-    stream : cudaStream_t
+    stream : cudaStream_t | int | None
         Stream identifier
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue,
+
+    See Also
+    --------
+    cudaMemset, cudaMemset2D, cudaMemset3D, cudaMemsetAsync, cudaMemset3DAsync,
+    cuMemsetD2D8Async, cuMemsetD2D16Async, cuMemsetD2D32Async
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_devPtr
@@ -7247,39 +7916,35 @@ cannot be given local or shared pointers.
     return _st1(err)
 
 def cudaMemset3DAsync(pitchedDevPtr, int value, extent, stream):
-    """cudaMemset3DAsync(pitchedDevPtr, value, extent, stream)
-    
-    Initializes or sets device memory to a value
+    """Initializes or sets device memory to a value.
 
-Initializes each element of a 3D array to the specified value value.
-The object to initialize is defined by pitchedDevPtr. The pitch field
-of pitchedDevPtr is the width in memory in bytes of the 3D array pointed
-to by pitchedDevPtr, including any padding added to the end of each row.
-The xsize field specifies the logical width of each row in bytes, while
-the ysize field specifies the height of each 2D slice in rows.
-The pitch field of pitchedDevPtr is ignored when height and depth
-are both equal to 1.
+    Initializes each element of a 3D array to the specified value `value`. The object to
+    initialize is defined by `pitchedDevPtr`. The pitch field of `pitchedDevPtr` is the
+    width in memory in bytes of the 3D array pointed to by `pitchedDevPtr`, including
+    any padding added to the end of each row. The xsize field specifies the logical
+    width of each row in bytes, while the ysize field specifies the height of each 2D
+    slice in rows. The pitch field of `pitchedDevPtr` is ignored when height and depth
+    are both equal to 1.
 
-The extents of the initialized region are specified as a width in bytes,
-a height in rows, and a depth in slices.
+    The extents of the initialized region are specified as a width in bytes, a height in
+    rows, and a depth in slices.
 
-Extents with width greater than or equal to the xsize of
-pitchedDevPtr may perform significantly faster than extents narrower
-than the xsize. Secondarily, extents with height equal to the
-ysize of pitchedDevPtr will perform faster than when the height is
-shorter than the ysize.
+    Extents with width greater than or equal to the xsize of `pitchedDevPtr` may perform
+    significantly faster than extents narrower than the xsize. Secondarily, extents with
+    height equal to the ysize of `pitchedDevPtr` will perform faster than when the
+    height is shorter than the ysize.
 
-This function performs fastest when the pitchedDevPtr has been allocated
-by cudaMalloc3D().
+    This function performs fastest when the `pitchedDevPtr` has been allocated by
+    cudaMalloc3D.
 
-cudaMemset3DAsync() is asynchronous with respect to the host, so
-the call may return before the memset is complete. The operation can optionally
-be associated to a stream by passing a non-zero stream argument.
-If stream is non-zero, the operation may overlap with operations in other streams.
+    cudaMemset3DAsync is asynchronous with respect to the host, so the call may return
+    before the memset is complete. The operation can optionally be associated to a
+    stream by passing a non-zero `stream` argument. If `stream` is non-zero, the
+    operation may overlap with operations in other streams.
 
-The device version of this function only handles device to device copies and
-cannot be given local or shared pointers.
-    
+    The device version of this function only handles device to device copies and cannot
+    be given local or shared pointers.
+
     Parameters
     ----------
     pitchedDevPtr : cudaPitchedPtr
@@ -7288,12 +7953,18 @@ cannot be given local or shared pointers.
         Value to set for each byte of specified memory
     extent : cudaExtent
         Size parameters for where to set device memory (width field in bytes)
-    stream : cudaStream_t
+    stream : cudaStream_t | int | None
         Stream identifier
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue,
+
+    See Also
+    --------
+    cudaMemset, cudaMemset2D, cudaMemset3D, cudaMemsetAsync, cudaMemset2DAsync,
+    cudaMalloc3D, make_cudaPitchedPtr, make_cudaExtent
     """
     cdef cyruntime.cudaError_t err
     cdef void* p_pitchedDevPtr = _sval(pitchedDevPtr, sizeof(cyruntime.cudaPitchedPtr))
@@ -7305,26 +7976,28 @@ cannot be given local or shared pointers.
     return _st1(err)
 
 def cudaGetSymbolAddress(symbol):
-    """cudaGetSymbolAddress(symbol)
-    
-    Finds the address associated with a CUDA symbol
+    """Finds the address associated with a CUDA symbol.
 
-Returns in *devPtr the address of symbol symbol on the device.
-symbol is a variable that resides in global or constant memory space.
-If symbol cannot be found, or if symbol is not declared in the
-global or constant memory space, *devPtr is unchanged and the error
-cudaErrorInvalidSymbol is returned.
-    
+    Returns, as `devPtr`, the address of symbol `symbol` on the device. `symbol` is a
+    variable that resides in global or constant memory space. If `symbol` cannot be
+    found, or if `symbol` is not declared in the global or constant memory space,
+    `devPtr` is unchanged and the error cudaErrorInvalidSymbol is returned.
+
     Parameters
     ----------
-    symbol : void*
+    symbol : Address
         Device symbol address
-    
+
     Returns
     -------
     cudaError_t
-    devPtr : void
+        cudaSuccess, cudaErrorInvalidSymbol, cudaErrorNoKernelImageForDevice
+    devPtr : int
         Return device pointer associated with symbol
+
+    See Also
+    --------
+    const, cuModuleGetGlobal
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_devPtr = NULL
@@ -7337,25 +8010,28 @@ cudaErrorInvalidSymbol is returned.
     return (_ok(), PyLong_FromVoidPtr(c_devPtr),)
 
 def cudaGetSymbolSize(symbol):
-    """cudaGetSymbolSize(symbol)
-    
-    Finds the size of the object associated with a CUDA symbol
+    """Finds the size of the object associated with a CUDA symbol.
 
-Returns in *size the size of symbol symbol. symbol is a variable that
-resides in global or constant memory space. If symbol cannot be found, or
-if symbol is not declared in global or constant memory space, *size is
-unchanged and the error cudaErrorInvalidSymbol is returned.
-    
+    Returns, as `size`, the size of symbol `symbol`. `symbol` is a variable that resides
+    in global or constant memory space. If `symbol` cannot be found, or if `symbol` is
+    not declared in global or constant memory space, `size` is unchanged and the error
+    cudaErrorInvalidSymbol is returned.
+
     Parameters
     ----------
-    symbol : void*
+    symbol : Address
         Device symbol address
-    
+
     Returns
     -------
     cudaError_t
-    size : size_t
+        cudaSuccess, cudaErrorInvalidSymbol, cudaErrorNoKernelImageForDevice
+    size : int
         Size of object associated with symbol
+
+    See Also
+    --------
+    const, cuModuleGetGlobal
     """
     cdef cyruntime.cudaError_t err
     cdef size_t c_size = <size_t>0
@@ -7368,82 +8044,90 @@ unchanged and the error cudaErrorInvalidSymbol is returned.
     return (_ok(), c_size,)
 
 def cudaMemPrefetchAsync(devPtr, size_t count, location, unsigned int flags, stream):
-    """cudaMemPrefetchAsync(devPtr, count, location, flags, stream)
-    
-    Prefetches memory to the specified destination location
+    """Prefetches memory to the specified destination location.
 
-Prefetches memory to the specified destination location.  devPtr is the
-base device pointer of the memory to be prefetched and location specifies the
-destination location. count specifies the number of bytes to copy. stream
-is the stream in which the operation is enqueued. The memory range must refer
-to managed memory allocated via cudaMallocManaged or declared via __managed__ variables,
-or it may also refer to system-allocated memory on systems with non-zero
-cudaDevAttrPageableMemoryAccess.
+    Prefetches memory to the specified destination location. `devPtr` is the base device
+    pointer of the memory to be prefetched and `location` specifies the destination
+    location. `count` specifies the number of bytes to copy. `stream` is the stream in
+    which the operation is enqueued. The memory range must refer to managed memory
+    allocated via cudaMallocManaged or declared via __managed__ variables, or it may
+    also refer to system-allocated memory on systems with non-zero
+    cudaDevAttrPageableMemoryAccess.
 
-Specifying cudaMemLocationTypeDevice for cudaMemLocationtype will prefetch memory to GPU
-specified by device ordinal cudaMemLocationid which must have non-zero value for the device attribute
-concurrentManagedAccess. Additionally, stream must be associated with a device
-that has a non-zero value for the device attribute concurrentManagedAccess.
-Specifying cudaMemLocationTypeHost as cudaMemLocationtype will prefetch data to host memory.
-Applications can request prefetching memory to a specific host NUMA node by specifying
-cudaMemLocationTypeHostNuma for cudaMemLocationtype and a valid host NUMA node id in cudaMemLocationid
-Users can also request prefetching memory to the host NUMA node closest to the current thread's CPU by specifying
-cudaMemLocationTypeHostNumaCurrent for cudaMemLocationtype. Note when cudaMemLocationtype is etiher
-cudaMemLocationTypeHost OR cudaMemLocationTypeHostNumaCurrent, cudaMemLocationid will be ignored.
+    Specifying cudaMemLocationType.cudaMemLocationTypeDevice for type will prefetch
+    memory to GPU specified by device ordinal id which must have non-zero value for the
+    device attribute concurrentManagedAccess. Additionally, `stream` must be associated
+    with a device that has a non-zero value for the device attribute
+    concurrentManagedAccess. Specifying cudaMemLocationType.cudaMemLocationTypeHost as
+    type will prefetch data to host memory. Applications can request prefetching memory
+    to a specific host NUMA node by specifying
+    cudaMemLocationType.cudaMemLocationTypeHostNuma for type and a valid host NUMA node
+    id in id Users can also request prefetching memory to the host NUMA node closest to
+    the current thread's CPU by specifying
+    cudaMemLocationType.cudaMemLocationTypeHostNumaCurrent for type. Note when type is
+    etiher cudaMemLocationType.cudaMemLocationTypeHost OR
+    cudaMemLocationType.cudaMemLocationTypeHostNumaCurrent, id will be ignored.
 
-The start address and end address of the memory range will be rounded down and rounded up
-respectively to be aligned to CPU page size before the prefetch operation is enqueued
-in the stream.
+    The start address and end address of the memory range will be rounded down and
+    rounded up respectively to be aligned to CPU page size before the prefetch operation
+    is enqueued in the stream.
 
-If no physical memory has been allocated for this region, then this memory region
-will be populated and mapped on the destination device. If there's insufficient
-memory to prefetch the desired region, the Unified Memory driver may evict pages from other
-cudaMallocManaged allocations to host memory in order to make room. Device memory
-allocated using cudaMalloc or cudaMallocArray will not be evicted.
+    If no physical memory has been allocated for this region, then this memory region
+    will be populated and mapped on the destination device. If there's insufficient
+    memory to prefetch the desired region, the Unified Memory driver may evict pages
+    from other cudaMallocManaged allocations to host memory in order to make room.
+    Device memory allocated using cudaMalloc or cudaMallocArray will not be evicted.
 
-By default, any mappings to the previous location of the migrated pages are removed and
-mappings for the new location are only setup on the destination location. The exact behavior however
-also depends on the settings applied to this memory range via cuMemAdvise as described
-below:
+    By default, any mappings to the previous location of the migrated pages are removed
+    and mappings for the new location are only setup on the destination location. The
+    exact behavior however also depends on the settings applied to this memory range via
+    cuMemAdvise as described below:
 
-If cudaMemAdviseSetReadMostly was set on any subset of this memory range,
-then that subset will create a read-only copy of the pages on destination location.
-If however the destination location is a host NUMA node, then any pages of that subset
-that are already in another host NUMA node will be transferred to the destination.
+    If cudaMemoryAdvise.cudaMemAdviseSetReadMostly was set on any subset of this memory
+    range, then that subset will create a read-only copy of the pages on destination
+    location. If however the destination location is a host NUMA node, then any pages of
+    that subset that are already in another host NUMA node will be transferred to the
+    destination.
 
-If cudaMemAdviseSetPreferredLocation was called on any subset of this memory
-range, then the pages will be migrated to location even if location is not the
-preferred location of any pages in the memory range.
+    If cudaMemoryAdvise.cudaMemAdviseSetPreferredLocation was called on any subset of
+    this memory range, then the pages will be migrated to `location` even if `location`
+    is not the preferred location of any pages in the memory range.
 
-If cudaMemAdviseSetAccessedBy was called on any subset of this memory range,
-then mappings to those pages from all the appropriate processors are updated to
-refer to the new location if establishing such a mapping is possible. Otherwise,
-those mappings are cleared.
+    If cudaMemoryAdvise.cudaMemAdviseSetAccessedBy was called on any subset of this
+    memory range, then mappings to those pages from all the appropriate processors are
+    updated to refer to the new location if establishing such a mapping is possible.
+    Otherwise, those mappings are cleared.
 
-Note that this API is not required for functionality and only serves to improve performance
-by allowing the application to migrate data to a suitable location before it is accessed.
-Memory accesses to this range are always coherent and are allowed even when the data is
-actively being migrated.
+    Note that this API is not required for functionality and only serves to improve
+    performance by allowing the application to migrate data to a suitable location
+    before it is accessed. Memory accesses to this range are always coherent and are
+    allowed even when the data is actively being migrated.
 
-Note that this function is asynchronous with respect to the host and all work
-on other devices.
-    
+    Note that this function is asynchronous with respect to the host and all work on
+    other devices.
+
     Parameters
     ----------
-    devPtr : void*
+    devPtr : Address
         Pointer to be prefetched
-    count : size_t
+    count : int
         Size in bytes
     location : cudaMemLocation
         location to prefetch to
-    flags : unsigned int
+    flags : int
         flags for future use, must be zero now.
-    stream : cudaStream_t
+    stream : cudaStream_t | int | None
         Stream to enqueue prefetch operation
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue, cudaErrorInvalidDevice
+
+    See Also
+    --------
+    cudaMemcpy, cudaMemcpyPeer, cudaMemcpyAsync, cudaMemcpy3DPeerAsync, cudaMemAdvise,
+    cuMemPrefetchAsync
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_devPtr
@@ -7456,54 +8140,61 @@ on other devices.
     return _st1(err)
 
 def cudaMemPrefetchBatchAsync(dptrs, sizes, size_t count, prefetchLocs, prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, stream):
-    """cudaMemPrefetchBatchAsync(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, stream)
-    
-    Performs a batch of memory prefetches asynchronously
+    """Performs a batch of memory prefetches asynchronously.
 
-Performs a batch of memory prefetches. The batch as a whole executes in stream order
-but operations within a batch are not guaranteed to execute in any specific order.
-All devices in the system must have a non-zero value for the device attribute
-cudaDevAttrConcurrentManagedAccess otherwise the API will return an error.
+    Performs a batch of memory prefetches. The batch as a whole executes in stream order
+    but operations within a batch are not guaranteed to execute in any specific order.
+    All devices in the system must have a non-zero value for the device attribute
+    cudaDeviceAttr.cudaDevAttrConcurrentManagedAccess otherwise the API will return an
+    error.
 
-The semantics of the individual prefetch operations are as described in cudaMemPrefetchAsync.
+    The semantics of the individual prefetch operations are as described in
+    cudaMemPrefetchAsync.
 
-Performs memory prefetch on address ranges specified in dptrs and sizes.
-Both arrays must be of the same length as specified by count. Each memory range specified
-must refer to managed memory allocated via cudaMallocManaged or declared via
-__managed__ variables or it may also refer to system-allocated memory when all devices
-have a non-zero value for cudaDevAttrPageableMemoryAccess. The prefetch location for
-every operation in the batch is specified in the prefetchLocs array. Each entry in
-this array can apply to more than one operation. This can be done by specifying in the
-prefetchLocIdxs array, the index of the first prefetch operation that the corresponding entry
-in the prefetchLocs array applies to. Both prefetchLocs and prefetchLocIdxs must be of
-the same length as specified by numPrefetchLocs. For example, if a batch has 10 prefetches listed
-in dptrs/sizes, the first 4 of which are to be prefetched to one location and the remaining 6 are to be prefetched
-to another, then numPrefetchLocs will be 2, prefetchLocIdxs will be {0, 4} and prefetchLocs
-will contain the two locations. Note the first entry in prefetchLocIdxs must always be 0.
-Also, each entry must be greater than the previous entry and the last entry should be less than count.
-Furthermore, numPrefetchLocs must be lesser than or equal to count.
-    
+    Performs memory prefetch on address ranges specified in `dptrs` and `sizes`. Both
+    arrays must be of the same length as specified by `count`. Each memory range
+    specified must refer to managed memory allocated via cudaMallocManaged or declared
+    via __managed__ variables or it may also refer to system-allocated memory when all
+    devices have a non-zero value for cudaDeviceAttr.cudaDevAttrPageableMemoryAccess.
+    The prefetch location for every operation in the batch is specified in the
+    `prefetchLocs` array. Each entry in this array can apply to more than one operation.
+    This can be done by specifying in the `prefetchLocIdxs` array, the index of the
+    first prefetch operation that the corresponding entry in the `prefetchLocs` array
+    applies to. Both `prefetchLocs` and `prefetchLocIdxs` must be of the same length as
+    specified by `numPrefetchLocs`. For example, if a batch has 10 prefetches listed in
+    dptrs/sizes, the first 4 of which are to be prefetched to one location and the
+    remaining 6 are to be prefetched to another, then `numPrefetchLocs` will be 2,
+    `prefetchLocIdxs` will be {0, 4} and `prefetchLocs` will contain the two locations.
+    Note the first entry in `prefetchLocIdxs` must always be 0. Also, each entry must be
+    greater than the previous entry and the last entry should be less than `count`.
+    Furthermore, `numPrefetchLocs` must be lesser than or equal to `count`.
+
     Parameters
     ----------
-    dptrs : void**
+    dptrs : Sequence[Any] | Address
         Array of pointers to be prefetched
-    sizes : size_t*
+    sizes : Sequence[int] | Buffer | int | None
         Array of sizes for memory prefetch operations.
-    count : size_t
-        Size of dptrs and sizes arrays.
-    prefetchLocs : cudaMemLocation*
+    count : int
+        Size of `dptrs` and `sizes` arrays.
+    prefetchLocs : Sequence[cudaMemLocation] | Buffer | int | None
         Array of locations to prefetch to.
-    prefetchLocIdxs : size_t*
-        Array of indices to specify which operands each entry in the prefetchLocs array applies to. The locations specified in prefetchLocs[k] will be applied to copies starting from  prefetchLocIdxs[k] through  prefetchLocIdxs[k+1] - 1. Also prefetchLocs[numPrefetchLocs - 1] will apply to prefetches starting from prefetchLocIdxs[numPrefetchLocs - 1] through count - 1.
-    numPrefetchLocs : size_t
-        Size of prefetchLocs and prefetchLocIdxs arrays.
-    flags : unsigned long long
+    prefetchLocIdxs : Sequence[int] | Buffer | int | None
+        Array of indices to specify which operands each entry in the `prefetchLocs`
+        array applies to. The locations specified in prefetchLocs[k] will be applied to
+        copies starting from prefetchLocIdxs[k] through prefetchLocIdxs[k+1] - 1. Also
+        prefetchLocs[numPrefetchLocs - 1] will apply to prefetches starting from
+        prefetchLocIdxs[numPrefetchLocs - 1] through count - 1.
+    numPrefetchLocs : int
+        Size of `prefetchLocs` and `prefetchLocIdxs` arrays.
+    flags : int
         Flags reserved for future use. Must be zero.
-    stream : cudaStream_t
-    
+    stream : cudaStream_t | int | None
+
     Returns
     -------
     cudaError_t
+        The status of the call.
     """
     cdef cyruntime.cudaError_t err
     cdef _Buf a_dptrs = None
@@ -7530,44 +8221,46 @@ Furthermore, numPrefetchLocs must be lesser than or equal to count.
     return _st1(err)
 
 def cudaMemDiscardBatchAsync(dptrs, sizes, size_t count, unsigned long long flags, stream):
-    """cudaMemDiscardBatchAsync(dptrs, sizes, count, flags, stream)
-    
-    Performs a batch of memory discards asynchronously
+    """Performs a batch of memory discards asynchronously.
 
-Performs a batch of memory discards. The batch as a whole executes in stream order
-but operations within a batch are not guaranteed to execute in any specific order.
-All devices in the system must have a non-zero value for the device attribute
-cudaDevAttrConcurrentManagedAccess otherwise the API will return an error.
+    Performs a batch of memory discards. The batch as a whole executes in stream order
+    but operations within a batch are not guaranteed to execute in any specific order.
+    All devices in the system must have a non-zero value for the device attribute
+    cudaDeviceAttr.cudaDevAttrConcurrentManagedAccess otherwise the API will return an
+    error.
 
-Discarding a memory range informs the driver that the contents of that range are no longer useful.
-Discarding memory ranges allows the driver to optimize certain data migrations and can also help
-reduce memory pressure. This operation can be undone on any part of the range by either writing to it
-or prefetching it via cudaMemPrefetchAsync or cudaMemPrefetchBatchAsync. Reading from a discarded range,
-without a subsequent write or prefetch to that part of the range, will return an indeterminate value.
-Note that any reads, writes or prefetches to any part of the memory range that occur simultaneously with
-the discard operation result in undefined behavior.
+    Discarding a memory range informs the driver that the contents of that range are no
+    longer useful. Discarding memory ranges allows the driver to optimize certain data
+    migrations and can also help reduce memory pressure. This operation can be undone on
+    any part of the range by either writing to it or prefetching it via
+    cudaMemPrefetchAsync or cudaMemPrefetchBatchAsync. Reading from a discarded range,
+    without a subsequent write or prefetch to that part of the range, will return an
+    indeterminate value. Note that any reads, writes or prefetches to any part of the
+    memory range that occur simultaneously with the discard operation result in
+    undefined behavior.
 
-Performs memory discard on address ranges specified in dptrs and sizes.
-Both arrays must be of the same length as specified by count. Each memory range
-specified must refer to managed memory allocated via cudaMallocManaged or declared
-via __managed__ variables or it may also refer to system-allocated memory when all devices
-have a non-zero value for cudaDevAttrPageableMemoryAccess.
-    
+    Performs memory discard on address ranges specified in `dptrs` and `sizes`. Both
+    arrays must be of the same length as specified by `count`. Each memory range
+    specified must refer to managed memory allocated via cudaMallocManaged or declared
+    via __managed__ variables or it may also refer to system-allocated memory when all
+    devices have a non-zero value for cudaDeviceAttr.cudaDevAttrPageableMemoryAccess.
+
     Parameters
     ----------
-    dptrs : void**
+    dptrs : Sequence[Any] | Address
         Array of pointers to be discarded
-    sizes : size_t*
+    sizes : Sequence[int] | Buffer | int | None
         Array of sizes for memory discard operations.
-    count : size_t
-        Size of dptrs and sizes arrays.
-    flags : unsigned long long
+    count : int
+        Size of `dptrs` and `sizes` arrays.
+    flags : int
         Flags reserved for future use. Must be zero.
-    stream : cudaStream_t
-    
+    stream : cudaStream_t | int | None
+
     Returns
     -------
     cudaError_t
+        The status of the call.
     """
     cdef cyruntime.cudaError_t err
     cdef _Buf a_dptrs = None
@@ -7588,61 +8281,67 @@ have a non-zero value for cudaDevAttrPageableMemoryAccess.
     return _st1(err)
 
 def cudaMemDiscardAndPrefetchBatchAsync(dptrs, sizes, size_t count, prefetchLocs, prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, stream):
-    """cudaMemDiscardAndPrefetchBatchAsync(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, stream)
-    
-    Performs a batch of memory discards and prefetches asynchronously
+    """Performs a batch of memory discards and prefetches asynchronously.
 
-Performs a batch of memory discards followed by prefetches. The batch as a whole executes
-in stream order but operations within a batch are not guaranteed to execute in any specific order.
-All devices in the system must have a non-zero value for the device attribute
-cudaDevAttrConcurrentManagedAccess otherwise the API will return an error.
+    Performs a batch of memory discards followed by prefetches. The batch as a whole
+    executes in stream order but operations within a batch are not guaranteed to execute
+    in any specific order. All devices in the system must have a non-zero value for the
+    device attribute cudaDeviceAttr.cudaDevAttrConcurrentManagedAccess otherwise the API
+    will return an error.
 
-Calling cudaMemDiscardAndPrefetchBatchAsync is semantically equivalent to calling
-cudaMemDiscardBatchAsync followed by cudaMemPrefetchBatchAsync, but is more optimal.
-For more details on what discarding and prefetching imply, please refer to cudaMemDiscardBatchAsync
-and cudaMemPrefetchBatchAsync respectively. Note that any reads, writes or prefetches to any part
-of the memory range that occur simultaneously with this combined discard+prefetch operation
-result in undefined behavior.
+    Calling cudaMemDiscardAndPrefetchBatchAsync is semantically equivalent to calling
+    cudaMemDiscardBatchAsync followed by cudaMemPrefetchBatchAsync, but is more optimal.
+    For more details on what discarding and prefetching imply, please refer to
+    cudaMemDiscardBatchAsync and cudaMemPrefetchBatchAsync respectively. Note that any
+    reads, writes or prefetches to any part of the memory range that occur
+    simultaneously with this combined discard+prefetch operation result in undefined
+    behavior.
 
-Performs memory discard and prefetch on address ranges specified in dptrs and sizes.
-Both arrays must be of the same length as specified by count. Each memory range specified
-must refer to managed memory allocated via cudaMallocManaged or declared via
-__managed__ variables or it may also refer to system-allocated memory when all devices
-have a non-zero value for cudaDevAttrPageableMemoryAccess. Every operation in the batch
-has to be associated with a valid location to prefetch the address range to and specified in
-the prefetchLocs array. Each entry in this array can apply to more than one operation.
-This can be done by specifying in the prefetchLocIdxs array, the index of the first
-operation that the corresponding entry in the prefetchLocs array applies to.
-Both prefetchLocs and prefetchLocIdxs must be of the same length as specified by
-numPrefetchLocs. For example, if a batch has 10 operations listed in dptrs/sizes,
-the first 6 of which are to be prefetched to one location and the remaining 4 are to be
-prefetched to another, then numPrefetchLocs will be 2, prefetchLocIdxs will be {0, 6}
-and prefetchLocs will contain the two set of locations. Note the first entry in
-prefetchLocIdxs must always be 0. Also, each entry must be greater than the previous
-entry and the last entry should be less than count. Furthermore, numPrefetchLocs
-must be lesser than or equal to count.
-    
+    Performs memory discard and prefetch on address ranges specified in `dptrs` and
+    `sizes`. Both arrays must be of the same length as specified by `count`. Each memory
+    range specified must refer to managed memory allocated via cudaMallocManaged or
+    declared via __managed__ variables or it may also refer to system-allocated memory
+    when all devices have a non-zero value for
+    cudaDeviceAttr.cudaDevAttrPageableMemoryAccess. Every operation in the batch has to
+    be associated with a valid location to prefetch the address range to and specified
+    in the `prefetchLocs` array. Each entry in this array can apply to more than one
+    operation. This can be done by specifying in the `prefetchLocIdxs` array, the index
+    of the first operation that the corresponding entry in the `prefetchLocs` array
+    applies to. Both `prefetchLocs` and `prefetchLocIdxs` must be of the same length as
+    specified by `numPrefetchLocs`. For example, if a batch has 10 operations listed in
+    dptrs/sizes, the first 6 of which are to be prefetched to one location and the
+    remaining 4 are to be prefetched to another, then `numPrefetchLocs` will be 2,
+    `prefetchLocIdxs` will be {0, 6} and `prefetchLocs` will contain the two set of
+    locations. Note the first entry in `prefetchLocIdxs` must always be 0. Also, each
+    entry must be greater than the previous entry and the last entry should be less than
+    `count`. Furthermore, `numPrefetchLocs` must be lesser than or equal to `count`.
+
     Parameters
     ----------
-    dptrs : void**
+    dptrs : Sequence[Any] | Address
         Array of pointers to be discarded
-    sizes : size_t*
+    sizes : Sequence[int] | Buffer | int | None
         Array of sizes for memory discard operations.
-    count : size_t
-        Size of dptrs and sizes arrays.
-    prefetchLocs : cudaMemLocation*
+    count : int
+        Size of `dptrs` and `sizes` arrays.
+    prefetchLocs : Sequence[cudaMemLocation] | Buffer | int | None
         Array of locations to prefetch to.
-    prefetchLocIdxs : size_t*
-        Array of indices to specify which operands each entry in the prefetchLocs array applies to. The locations specified in prefetchLocs[k] will be applied to operations starting from  prefetchLocIdxs[k] through prefetchLocIdxs[k+1] - 1. Also prefetchLocs[numPrefetchLocs - 1] will apply to copies starting from prefetchLocIdxs[numPrefetchLocs - 1] through count - 1.
-    numPrefetchLocs : size_t
-        Size of prefetchLocs and prefetchLocIdxs arrays.
-    flags : unsigned long long
+    prefetchLocIdxs : Sequence[int] | Buffer | int | None
+        Array of indices to specify which operands each entry in the `prefetchLocs`
+        array applies to. The locations specified in prefetchLocs[k] will be applied to
+        operations starting from prefetchLocIdxs[k] through prefetchLocIdxs[k+1] - 1.
+        Also prefetchLocs[numPrefetchLocs - 1] will apply to copies starting from
+        prefetchLocIdxs[numPrefetchLocs - 1] through count - 1.
+    numPrefetchLocs : int
+        Size of `prefetchLocs` and `prefetchLocIdxs` arrays.
+    flags : int
         Flags reserved for future use. Must be zero.
-    stream : cudaStream_t
-    
+    stream : cudaStream_t | int | None
+
     Returns
     -------
     cudaError_t
+        The status of the call.
     """
     cdef cyruntime.cudaError_t err
     cdef _Buf a_dptrs = None
@@ -7669,123 +8368,155 @@ must be lesser than or equal to count.
     return _st1(err)
 
 def cudaMemAdvise(devPtr, size_t count, long long advice, location):
-    """cudaMemAdvise(devPtr, count, advice, location)
-    
-    Advise about the usage of a given memory range
+    """Advise about the usage of a given memory range.
 
-Advise the Unified Memory subsystem about the usage pattern for the memory range
-starting at devPtr with a size of count bytes. The start address and end address of the memory
-range will be rounded down and rounded up respectively to be aligned to CPU page size before the
-advice is applied. The memory range must refer to managed memory allocated via cudaMallocManaged
-or declared via __managed__ variables. The memory range could also refer to system-allocated pageable
-memory provided it represents a valid, host-accessible region of memory and all additional constraints
-imposed by advice as outlined below are also satisfied. Specifying an invalid system-allocated pageable
-memory range results in an error being returned.
+    Advise the Unified Memory subsystem about the usage pattern for the memory range
+    starting at `devPtr` with a size of `count` bytes. The start address and end address
+    of the memory range will be rounded down and rounded up respectively to be aligned
+    to CPU page size before the advice is applied. The memory range must refer to
+    managed memory allocated via cudaMallocManaged or declared via __managed__
+    variables. The memory range could also refer to system-allocated pageable memory
+    provided it represents a valid, host-accessible region of memory and all additional
+    constraints imposed by `advice` as outlined below are also satisfied. Specifying an
+    invalid system-allocated pageable memory range results in an error being returned.
 
-The advice parameter can take the following values:
-- cudaMemAdviseSetReadMostly: This implies that the data is mostly going to be read
-from and only occasionally written to. Any read accesses from any processor to this region will create a
-read-only copy of at least the accessed pages in that processor's memory. Additionally, if cudaMemPrefetchAsync
-or cudaMemPrefetchAsync is called on this region, it will create a read-only copy of the data on the destination processor.
-If the target location for cudaMemPrefetchAsync is a host NUMA node and a read-only copy already exists on
-another host NUMA node, that copy will be migrated to the targeted host NUMA node.
-If any processor writes to this region, all copies of the corresponding page will be invalidated
-except for the one where the write occurred. If the writing processor is the CPU and the preferred location of
-the page is a host NUMA node, then the page will also be migrated to that host NUMA node. The location argument is ignored for this advice.
-Note that for a page to be read-duplicated, the accessing processor must either be the CPU or a GPU
-that has a non-zero value for the device attribute cudaDevAttrConcurrentManagedAccess.
-Also, if a context is created on a device that does not have the device attribute
-cudaDevAttrConcurrentManagedAccess set, then read-duplication will not occur until
-all such contexts are destroyed.
-If the memory region refers to valid system-allocated pageable memory, then the accessing device must
-have a non-zero value for the device attribute cudaDevAttrPageableMemoryAccess for a read-only
-copy to be created on that device. Note however that if the accessing device also has a non-zero value for the
-device attribute cudaDevAttrPageableMemoryAccessUsesHostPageTables, then setting this advice
-will not create a read-only copy when that device accesses this memory region.
+    The `advice` parameter can take the following values:
 
-- cudaMemAdviceUnsetReadMostly:  Undoes the effect of cudaMemAdviseSetReadMostly and also prevents the
-Unified Memory driver from attempting heuristic read-duplication on the memory range. Any read-duplicated
-copies of the data will be collapsed into a single copy. The location for the collapsed
-copy will be the preferred location if the page has a preferred location and one of the read-duplicated
-copies was resident at that location. Otherwise, the location chosen is arbitrary.
-Note: The location argument is ignored for this advice.
+    - cudaMemoryAdvise.cudaMemAdviseSetReadMostly: This implies that the data is mostly
+      going to be read from and only occasionally written to. Any read accesses from any
+      processor to this region will create a read-only copy of at least the accessed
+      pages in that processor's memory. Additionally, if cudaMemPrefetchAsync or
+      cudaMemPrefetchAsync is called on this region, it will create a read-only copy of
+      the data on the destination processor. If the target location for
+      cudaMemPrefetchAsync is a host NUMA node and a read-only copy already exists on
+      another host NUMA node, that copy will be migrated to the targeted host NUMA node.
+      If any processor writes to this region, all copies of the corresponding page will
+      be invalidated except for the one where the write occurred. If the writing
+      processor is the CPU and the preferred location of the page is a host NUMA node,
+      then the page will also be migrated to that host NUMA node. The `location`
+      argument is ignored for this advice. Note that for a page to be read-duplicated,
+      the accessing processor must either be the CPU or a GPU that has a non-zero value
+      for the device attribute cudaDeviceAttr.cudaDevAttrConcurrentManagedAccess. Also,
+      if a context is created on a device that does not have the device attribute
+      cudaDeviceAttr.cudaDevAttrConcurrentManagedAccess set, then read-duplication will
+      not occur until all such contexts are destroyed. If the memory region refers to
+      valid system-allocated pageable memory, then the accessing device must have a
+      non-zero value for the device attribute
+      cudaDeviceAttr.cudaDevAttrPageableMemoryAccess for a read-only copy to be created
+      on that device. Note however that if the accessing device also has a non-zero
+      value for the device attribute
+      cudaDeviceAttr.cudaDevAttrPageableMemoryAccessUsesHostPageTables, then setting
+      this advice will not create a read-only copy when that device accesses this memory
+      region.
+    - cudaMemAdviceUnsetReadMostly: Undoes the effect of
+      cudaMemoryAdvise.cudaMemAdviseSetReadMostly and also prevents the Unified Memory
+      driver from attempting heuristic read-duplication on the memory range. Any
+      read-duplicated copies of the data will be collapsed into a single copy. The
+      location for the collapsed copy will be the preferred location if the page has a
+      preferred location and one of the read-duplicated copies was resident at that
+      location. Otherwise, the location chosen is arbitrary. Note: The `location`
+      argument is ignored for this advice.
+    - cudaMemoryAdvise.cudaMemAdviseSetPreferredLocation: This advice sets the preferred
+      location for the data to be the memory belonging to `location`. When type is
+      cudaMemLocationType.cudaMemLocationTypeHost, id is ignored and the preferred
+      location is set to be host memory. To set the preferred location to a specific
+      host NUMA node, applications must set type to
+      cudaMemLocationType.cudaMemLocationTypeHostNuma and id must specify the NUMA ID of
+      the host NUMA node. If type is set to
+      cudaMemLocationType.cudaMemLocationTypeHostNumaCurrent, id will be ignored and the
+      host NUMA node closest to the calling thread's CPU will be used as the preferred
+      location. If type is a cudaMemLocationType.cudaMemLocationTypeDevice, then id must
+      be a valid device ordinal and the device must have a non-zero value for the device
+      attribute cudaDeviceAttr.cudaDevAttrConcurrentManagedAccess. Setting the preferred
+      location does not cause data to migrate to that location immediately. Instead, it
+      guides the migration policy when a fault occurs on that memory region. If the data
+      is already in its preferred location and the faulting processor can establish a
+      mapping without requiring the data to be migrated, then data migration will be
+      avoided. On the other hand, if the data is not in its preferred location or if a
+      direct mapping cannot be established, then it will be migrated to the processor
+      accessing it. It is important to note that setting the preferred location does not
+      prevent data prefetching done using cudaMemPrefetchAsync. Having a preferred
+      location can override the page thrash detection and resolution logic in the
+      Unified Memory driver. Normally, if a page is detected to be constantly thrashing
+      between for example host and device memory, the page may eventually be pinned to
+      host memory by the Unified Memory driver. But if the preferred location is set as
+      device memory, then the page will continue to thrash indefinitely. If
+      cudaMemoryAdvise.cudaMemAdviseSetReadMostly is also set on this memory region or
+      any subset of it, then the policies associated with that advice will override the
+      policies of this advice, unless read accesses from `location` will not result in a
+      read-only copy being created on that procesor as outlined in description for the
+      advice cudaMemoryAdvise.cudaMemAdviseSetReadMostly. If the memory region refers to
+      valid system-allocated pageable memory, and type is
+      cudaMemLocationType.cudaMemLocationTypeDevice then id must be a valid device that
+      has a non-zero alue for the device attribute
+      cudaDeviceAttr.cudaDevAttrPageableMemoryAccess.
+    - cudaMemoryAdvise.cudaMemAdviseUnsetPreferredLocation: Undoes the effect of
+      cudaMemoryAdvise.cudaMemAdviseSetPreferredLocation and changes the preferred
+      location to none. The `location` argument is ignored for this advice.
+    - cudaMemoryAdvise.cudaMemAdviseSetAccessedBy: This advice implies that the data
+      will be accessed by processor `location`. The type must be either
+      cudaMemLocationType.cudaMemLocationTypeDevice with id representing a valid device
+      ordinal or cudaMemLocationType.cudaMemLocationTypeHost and id will be ignored. All
+      other location types are invalid. If id is a GPU, then the device attribute
+      cudaDeviceAttr.cudaDevAttrConcurrentManagedAccess must be non-zero. This advice
+      does not cause data migration and has no impact on the location of the data per
+      se. Instead, it causes the data to always be mapped in the specified processor's
+      page tables, as long as the location of the data permits a mapping to be
+      established. If the data gets migrated for any reason, the mappings are updated
+      accordingly. This advice is recommended in scenarios where data locality is not
+      important, but avoiding faults is. Consider for example a system containing
+      multiple GPUs with peer-to-peer access enabled, where the data located on one GPU
+      is occasionally accessed by peer GPUs. In such scenarios, migrating data over to
+      the other GPUs is not as important because the accesses are infrequent and the
+      overhead of migration may be too high. But preventing faults can still help
+      improve performance, and so having a mapping set up in advance is useful. Note
+      that on CPU access of this data, the data may be migrated to host memory because
+      the CPU typically cannot access device memory directly. Any GPU that had the
+      cudaMemoryAdvise.cudaMemAdviseSetAccessedBy flag set for this data will now have
+      its mapping updated to point to the page in host memory. If
+      cudaMemoryAdvise.cudaMemAdviseSetReadMostly is also set on this memory region or
+      any subset of it, then the policies associated with that advice will override the
+      policies of this advice. Additionally, if the preferred location of this memory
+      region or any subset of it is also `location`, then the policies associated with
+      CU_MEM_ADVISE_SET_PREFERRED_LOCATION will override the policies of this advice. If
+      the memory region refers to valid system-allocated pageable memory, and type is
+      cudaMemLocationType.cudaMemLocationTypeDevice then device in id must have a
+      non-zero value for the device attribute
+      cudaDeviceAttr.cudaDevAttrPageableMemoryAccess. Additionally, if id has a non-zero
+      value for the device attribute
+      cudaDeviceAttr.cudaDevAttrPageableMemoryAccessUsesHostPageTables, then this call
+      has no effect.
+    - CU_MEM_ADVISE_UNSET_ACCESSED_BY: Undoes the effect of
+      cudaMemoryAdvise.cudaMemAdviseSetAccessedBy. Any mappings to the data from
+      `location` may be removed at any time causing accesses to result in non-fatal page
+      faults. If the memory region refers to valid system-allocated pageable memory, and
+      type is cudaMemLocationType.cudaMemLocationTypeDevice then device in id must have
+      a non-zero value for the device attribute
+      cudaDeviceAttr.cudaDevAttrPageableMemoryAccess. Additionally, if id has a non-zero
+      value for the device attribute
+      cudaDeviceAttr.cudaDevAttrPageableMemoryAccessUsesHostPageTables, then this call
+      has no effect.
 
-- cudaMemAdviseSetPreferredLocation: This advice sets the preferred location for the
-data to be the memory belonging to location. When cudaMemLocationtype is cudaMemLocationTypeHost,
-cudaMemLocationid is ignored and the preferred location is set to be host memory. To set the preferred location
-to a specific host NUMA node, applications must set cudaMemLocationtype to cudaMemLocationTypeHostNuma and
-cudaMemLocationid must specify the NUMA ID of the host NUMA node. If cudaMemLocationtype is set to cudaMemLocationTypeHostNumaCurrent,
-cudaMemLocationid will be ignored and the host NUMA node closest to the calling thread's CPU will be used as the preferred location.
-If cudaMemLocationtype is a cudaMemLocationTypeDevice, then cudaMemLocationid must be a valid device ordinal
-and the device must have a non-zero value for the device attribute cudaDevAttrConcurrentManagedAccess.
-Setting the preferred location does not cause data to migrate to that location immediately. Instead, it guides the migration policy
-when a fault occurs on that memory region. If the data is already in its preferred location and the
-faulting processor can establish a mapping without requiring the data to be migrated, then
-data migration will be avoided. On the other hand, if the data is not in its preferred location
-or if a direct mapping cannot be established, then it will be migrated to the processor accessing
-it. It is important to note that setting the preferred location does not prevent data prefetching
-done using cudaMemPrefetchAsync.
-Having a preferred location can override the page thrash detection and resolution logic in the Unified
-Memory driver. Normally, if a page is detected to be constantly thrashing between for example host and device
-memory, the page may eventually be pinned to host memory by the Unified Memory driver. But
-if the preferred location is set as device memory, then the page will continue to thrash indefinitely.
-If cudaMemAdviseSetReadMostly is also set on this memory region or any subset of it, then the
-policies associated with that advice will override the policies of this advice, unless read accesses from
-location will not result in a read-only copy being created on that procesor as outlined in description for
-the advice cudaMemAdviseSetReadMostly.
-If the memory region refers to valid system-allocated pageable memory, and cudaMemLocationtype is cudaMemLocationTypeDevice
-then cudaMemLocationid must be a valid device that has a non-zero alue for the device attribute cudaDevAttrPageableMemoryAccess.
-
-- cudaMemAdviseUnsetPreferredLocation: Undoes the effect of cudaMemAdviseSetPreferredLocation
-and changes the preferred location to none. The location argument is ignored for this advice.
-
-- cudaMemAdviseSetAccessedBy: This advice implies that the data will be accessed by processor location.
-The cudaMemLocationtype must be either cudaMemLocationTypeDevice with cudaMemLocationid representing a valid device
-ordinal or cudaMemLocationTypeHost and cudaMemLocationid will be ignored. All other location types are invalid.
-If cudaMemLocationid is a GPU, then the device attribute cudaDevAttrConcurrentManagedAccess must be non-zero.
-This advice does not cause data migration and has no impact on the location of the data per se. Instead,
-it causes the data to always be mapped in the specified processor's page tables, as long as the
-location of the data permits a mapping to be established. If the data gets migrated for any reason,
-the mappings are updated accordingly.
-This advice is recommended in scenarios where data locality is not important, but avoiding faults is.
-Consider for example a system containing multiple GPUs with peer-to-peer access enabled, where the
-data located on one GPU is occasionally accessed by peer GPUs. In such scenarios, migrating data
-over to the other GPUs is not as important because the accesses are infrequent and the overhead of
-migration may be too high. But preventing faults can still help improve performance, and so having
-a mapping set up in advance is useful. Note that on CPU access of this data, the data may be migrated
-to host memory because the CPU typically cannot access device memory directly. Any GPU that had the
-cudaMemAdviseSetAccessedBy flag set for this data will now have its mapping updated to point to the
-page in host memory.
-If cudaMemAdviseSetReadMostly is also set on this memory region or any subset of it, then the
-policies associated with that advice will override the policies of this advice. Additionally, if the
-preferred location of this memory region or any subset of it is also location, then the policies
-associated with CU_MEM_ADVISE_SET_PREFERRED_LOCATION will override the policies of this advice.
-If the memory region refers to valid system-allocated pageable memory, and cudaMemLocationtype is cudaMemLocationTypeDevice
-then device in cudaMemLocationid must have a non-zero value for the device attribute cudaDevAttrPageableMemoryAccess.
-Additionally, if cudaMemLocationid has a non-zero value for the device attribute cudaDevAttrPageableMemoryAccessUsesHostPageTables,
-then this call has no effect.
-
-- CU_MEM_ADVISE_UNSET_ACCESSED_BY: Undoes the effect of cudaMemAdviseSetAccessedBy. Any mappings to
-the data from location may be removed at any time causing accesses to result in non-fatal page faults.
-If the memory region refers to valid system-allocated pageable memory, and cudaMemLocationtype is cudaMemLocationTypeDevice
-then device in cudaMemLocationid must have a non-zero value for the device attribute cudaDevAttrPageableMemoryAccess.
-Additionally, if cudaMemLocationid has a non-zero value for the device attribute cudaDevAttrPageableMemoryAccessUsesHostPageTables,
-then this call has no effect.
-    
     Parameters
     ----------
-    devPtr : void*
+    devPtr : Address
         Pointer to memory to set the advice for
-    count : size_t
+    count : int
         Size in bytes of the memory range
     advice : cudaMemoryAdvise
         Advice to be applied for the specified memory range
     location : cudaMemLocation
         location to apply the advice for
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue, cudaErrorInvalidDevice
+
+    See Also
+    --------
+    cudaMemcpy, cudaMemcpyPeer, cudaMemcpyAsync, cudaMemcpy3DPeerAsync,
+    cudaMemPrefetchAsync, cuMemAdvise
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_devPtr
@@ -7796,83 +8527,118 @@ then this call has no effect.
     return _st1(err)
 
 def cudaMemRangeGetAttribute(size_t dataSize, long long attribute, devPtr, size_t count):
-    """cudaMemRangeGetAttribute(dataSize, attribute, devPtr, count)
-    
-    Query an attribute of a given memory range
+    """Query an attribute of a given memory range.
 
-Query an attribute about the memory range starting at devPtr with a size of count bytes. The
-memory range must refer to managed memory allocated via cudaMallocManaged or declared via
-__managed__ variables.
+    Query an attribute about the memory range starting at `devPtr` with a size of
+    `count` bytes. The memory range must refer to managed memory allocated via
+    cudaMallocManaged or declared via __managed__ variables.
 
-The attribute parameter can take the following values:
-- cudaMemRangeAttributeReadMostly: If this attribute is specified, data will be interpreted
-as a 32-bit integer, and dataSize must be 4. The result returned will be 1 if all pages in the given
-memory range have read-duplication enabled, or 0 otherwise.
-- cudaMemRangeAttributePreferredLocation: If this attribute is specified, data will be
-interpreted as a 32-bit integer, and dataSize must be 4. The result returned will be a GPU device
-id if all pages in the memory range have that GPU as their preferred location, or it will be cudaCpuDeviceId
-if all pages in the memory range have the CPU as their preferred location, or it will be cudaInvalidDeviceId
-if either all the pages don't have the same preferred location or some of the pages don't have a
-preferred location at all. Note that the actual location of the pages in the memory range at the time of
-the query may be different from the preferred location.
-- cudaMemRangeAttributeAccessedBy: If this attribute is specified, data will be interpreted
-as an array of 32-bit integers, and dataSize must be a non-zero multiple of 4. The result returned
-will be a list of device ids that had cudaMemAdviceSetAccessedBy set for that entire memory range.
-If any device does not have that advice set for the entire memory range, that device will not be included.
-If data is larger than the number of devices that have that advice set for that memory range,
-cudaInvalidDeviceId will be returned in all the extra space provided. For ex., if dataSize is 12
-(i.e. data has 3 elements) and only device 0 has the advice set, then the result returned will be
-{ 0, cudaInvalidDeviceId, cudaInvalidDeviceId }. If data is smaller than the number of devices that have
-that advice set, then only as many devices will be returned as can fit in the array. There is no
-guarantee on which specific devices will be returned, however.
-- cudaMemRangeAttributeLastPrefetchLocation: If this attribute is specified, data will be
-interpreted as a 32-bit integer, and dataSize must be 4. The result returned will be the last location
-to which all pages in the memory range were prefetched explicitly via cudaMemPrefetchAsync. This will either be
-a GPU id or cudaCpuDeviceId depending on whether the last location for prefetch was a GPU or the CPU
-respectively. If any page in the memory range was never explicitly prefetched or if all pages were not
-prefetched to the same location, cudaInvalidDeviceId will be returned. Note that this simply returns the
-last location that the applicaton requested to prefetch the memory range to. It gives no indication as to
-whether the prefetch operation to that location has completed or even begun.
-- cudaMemRangeAttributePreferredLocationType: If this attribute is specified, data will be
-interpreted as a cudaMemLocationType, and dataSize must be sizeof(cudaMemLocationType). The cudaMemLocationType returned will be
-cudaMemLocationTypeDevice if all pages in the memory range have the same GPU as their preferred location, or cudaMemLocationType
-will be cudaMemLocationTypeHost if all pages in the memory range have the CPU as their preferred location, or or it will be cudaMemLocationTypeHostNuma
-if all the pages in the memory range have the same host NUMA node ID as their preferred location or it will be cudaMemLocationTypeInvalid
-if either all the pages don't have the same preferred location or some of the pages don't have a preferred location at all.
-Note that the actual location type of the pages in the memory range at the time of the query may be different from the preferred location type.
- - cudaMemRangeAttributePreferredLocationId: If this attribute is specified, data will be
-interpreted as a 32-bit integer, and dataSize must be 4. If the cudaMemRangeAttributePreferredLocationType query for the same address range
-returns cudaMemLocationTypeDevice, it will be a valid device ordinal or if it returns cudaMemLocationTypeHostNuma, it will be a valid host NUMA node ID
-or if it returns any other location type, the id should be ignored.
-- cudaMemRangeAttributeLastPrefetchLocationType: If this attribute is specified, data will be
-interpreted as a cudaMemLocationType, and dataSize must be sizeof(cudaMemLocationType). The result returned will be the last location type
-to which all pages in the memory range were prefetched explicitly via cuMemPrefetchAsync. The cudaMemLocationType returned
-will be cudaMemLocationTypeDevice if the last prefetch location was the GPU or cudaMemLocationTypeHost if it was the CPU or cudaMemLocationTypeHostNuma if
-the last prefetch location was a specific host NUMA node. If any page in the memory range was never explicitly prefetched or if all pages were not
-prefetched to the same location, CUmemLocationType will be cudaMemLocationTypeInvalid.
-Note that this simply returns the last location type that the application requested to prefetch the memory range to. It gives no indication as to
-whether the prefetch operation to that location has completed or even begun.
- - cudaMemRangeAttributeLastPrefetchLocationId: If this attribute is specified, data will be
-interpreted as a 32-bit integer, and dataSize must be 4. If the cudaMemRangeAttributeLastPrefetchLocationType query for the same address range
-returns cudaMemLocationTypeDevice, it will be a valid device ordinal or if it returns cudaMemLocationTypeHostNuma, it will be a valid host NUMA node ID
-or if it returns any other location type, the id should be ignored.
-    
+    The `attribute` parameter can take the following values:
+
+    - cudaMemRangeAttribute.cudaMemRangeAttributeReadMostly: If this attribute is
+      specified, `data` will be interpreted as a 32-bit integer, and `dataSize` must be
+      4. The result returned will be 1 if all pages in the given memory range have
+      read-duplication enabled, or 0 otherwise.
+    - cudaMemRangeAttribute.cudaMemRangeAttributePreferredLocation: If this attribute is
+      specified, `data` will be interpreted as a 32-bit integer, and `dataSize` must be
+      4. The result returned will be a GPU device id if all pages in the memory range
+      have that GPU as their preferred location, or it will be cudaCpuDeviceId if all
+      pages in the memory range have the CPU as their preferred location, or it will be
+      cudaInvalidDeviceId if either all the pages don't have the same preferred location
+      or some of the pages don't have a preferred location at all. Note that the actual
+      location of the pages in the memory range at the time of the query may be
+      different from the preferred location.
+    - cudaMemRangeAttribute.cudaMemRangeAttributeAccessedBy: If this attribute is
+      specified, `data` will be interpreted as an array of 32-bit integers, and
+      `dataSize` must be a non-zero multiple of 4. The result returned will be a list of
+      device ids that had cudaMemAdviceSetAccessedBy set for that entire memory range.
+      If any device does not have that advice set for the entire memory range, that
+      device will not be included. If `data` is larger than the number of devices that
+      have that advice set for that memory range, cudaInvalidDeviceId will be returned
+      in all the extra space provided. For ex., if `dataSize` is 12 (i.e. `data` has 3
+      elements) and only device 0 has the advice set, then the result returned will be {
+      0, cudaInvalidDeviceId, cudaInvalidDeviceId }. If `data` is smaller than the
+      number of devices that have that advice set, then only as many devices will be
+      returned as can fit in the array. There is no guarantee on which specific devices
+      will be returned, however.
+    - cudaMemRangeAttribute.cudaMemRangeAttributeLastPrefetchLocation: If this attribute
+      is specified, `data` will be interpreted as a 32-bit integer, and `dataSize` must
+      be 4. The result returned will be the last location to which all pages in the
+      memory range were prefetched explicitly via cudaMemPrefetchAsync. This will either
+      be a GPU id or cudaCpuDeviceId depending on whether the last location for prefetch
+      was a GPU or the CPU respectively. If any page in the memory range was never
+      explicitly prefetched or if all pages were not prefetched to the same location,
+      cudaInvalidDeviceId will be returned. Note that this simply returns the last
+      location that the applicaton requested to prefetch the memory range to. It gives
+      no indication as to whether the prefetch operation to that location has completed
+      or even begun.
+    - cudaMemRangeAttribute.cudaMemRangeAttributePreferredLocationType: If this
+      attribute is specified, `data` will be interpreted as a cudaMemLocationType, and
+      `dataSize` must be sizeof(cudaMemLocationType). The cudaMemLocationType returned
+      will be cudaMemLocationType.cudaMemLocationTypeDevice if all pages in the memory
+      range have the same GPU as their preferred location, or cudaMemLocationType will
+      be cudaMemLocationType.cudaMemLocationTypeHost if all pages in the memory range
+      have the CPU as their preferred location, or or it will be
+      cudaMemLocationType.cudaMemLocationTypeHostNuma if all the pages in the memory
+      range have the same host NUMA node ID as their preferred location or it will be
+      cudaMemLocationType.cudaMemLocationTypeInvalid if either all the pages don't have
+      the same preferred location or some of the pages don't have a preferred location
+      at all. Note that the actual location type of the pages in the memory range at the
+      time of the query may be different from the preferred location type.
+    - cudaMemRangeAttribute.cudaMemRangeAttributePreferredLocationId: If this attribute
+      is specified, `data` will be interpreted as a 32-bit integer, and `dataSize` must
+      be 4. If the cudaMemRangeAttribute.cudaMemRangeAttributePreferredLocationType
+      query for the same address range returns
+      cudaMemLocationType.cudaMemLocationTypeDevice, it will be a valid device ordinal
+      or if it returns cudaMemLocationType.cudaMemLocationTypeHostNuma, it will be a
+      valid host NUMA node ID or if it returns any other location type, the id should be
+      ignored.
+    - cudaMemRangeAttribute.cudaMemRangeAttributeLastPrefetchLocationType: If this
+      attribute is specified, `data` will be interpreted as a cudaMemLocationType, and
+      `dataSize` must be sizeof(cudaMemLocationType). The result returned will be the
+      last location type to which all pages in the memory range were prefetched
+      explicitly via cuMemPrefetchAsync. The cudaMemLocationType returned will be
+      cudaMemLocationType.cudaMemLocationTypeDevice if the last prefetch location was
+      the GPU or cudaMemLocationType.cudaMemLocationTypeHost if it was the CPU or
+      cudaMemLocationType.cudaMemLocationTypeHostNuma if the last prefetch location was
+      a specific host NUMA node. If any page in the memory range was never explicitly
+      prefetched or if all pages were not prefetched to the same location,
+      CUmemLocationType will be cudaMemLocationType.cudaMemLocationTypeInvalid. Note
+      that this simply returns the last location type that the application requested to
+      prefetch the memory range to. It gives no indication as to whether the prefetch
+      operation to that location has completed or even begun.
+    - cudaMemRangeAttribute.cudaMemRangeAttributeLastPrefetchLocationId: If this
+      attribute is specified, `data` will be interpreted as a 32-bit integer, and
+      `dataSize` must be 4. If the
+      cudaMemRangeAttribute.cudaMemRangeAttributeLastPrefetchLocationType query for the
+      same address range returns cudaMemLocationType.cudaMemLocationTypeDevice, it will
+      be a valid device ordinal or if it returns
+      cudaMemLocationType.cudaMemLocationTypeHostNuma, it will be a valid host NUMA node
+      ID or if it returns any other location type, the id should be ignored.
+
     Parameters
     ----------
-    dataSize : size_t
+    dataSize : int
         Array containing the size of data
     attribute : cudaMemRangeAttribute
         The attribute to query
-    devPtr : void*
+    devPtr : Address
         Start of the range to query
-    count : size_t
+    count : int
         Size of the range to query
-    
+
     Returns
     -------
     cudaError_t
-    data : void
-        A pointers to a memory location where the result of each attribute query will be written to.
+        cudaSuccess, cudaErrorInvalidValue
+    data : Any
+        A pointers to a memory location where the result of each attribute query will be
+        written to.
+
+    See Also
+    --------
+    cudaMemRangeGetAttributes, cudaMemPrefetchAsync, cudaMemAdvise,
+    cuMemRangeGetAttribute
     """
     cdef cyruntime.cudaError_t err
     cdef str code_data = _ATTR_cudaMemRangeAttribute.get(int(attribute), 'u8')
@@ -7886,46 +8652,52 @@ or if it returns any other location type, the id should be ignored.
     return (_ok(), _attr_out(a_data.ptr, code_data, _L, dataSize),)
 
 def cudaMemRangeGetAttributes(dataSizes, attributes, size_t numAttributes, devPtr, size_t count):
-    """cudaMemRangeGetAttributes(dataSizes, attributes, numAttributes, devPtr, count)
-    
-    Query attributes of a given memory range.
+    """Query attributes of a given memory range.
 
-Query attributes of the memory range starting at devPtr with a size of count bytes. The
-memory range must refer to managed memory allocated via cudaMallocManaged or declared via
-__managed__ variables. The attributes array will be interpreted to have numAttributes
-entries. The dataSizes array will also be interpreted to have numAttributes entries.
-The results of the query will be stored in data.
+    Query attributes of the memory range starting at `devPtr` with a size of `count`
+    bytes. The memory range must refer to managed memory allocated via cudaMallocManaged
+    or declared via __managed__ variables. The `attributes` array will be interpreted to
+    have `numAttributes` entries. The `dataSizes` array will also be interpreted to have
+    `numAttributes` entries. The results of the query will be stored as `data`.
 
-The list of supported attributes are given below. Please refer to cudaMemRangeGetAttribute for
-attribute descriptions and restrictions.
+    The list of supported attributes are given below. Please refer to
+    cudaMemRangeGetAttribute for attribute descriptions and restrictions.
 
-- cudaMemRangeAttributeReadMostly
-- cudaMemRangeAttributePreferredLocation
-- cudaMemRangeAttributeAccessedBy
-- cudaMemRangeAttributeLastPrefetchLocation
--  cudaMemRangeAttributePreferredLocationType
--  cudaMemRangeAttributePreferredLocationId
--  cudaMemRangeAttributeLastPrefetchLocationType
--  cudaMemRangeAttributeLastPrefetchLocationId
-    
+    - cudaMemRangeAttribute.cudaMemRangeAttributeReadMostly
+    - cudaMemRangeAttribute.cudaMemRangeAttributePreferredLocation
+    - cudaMemRangeAttribute.cudaMemRangeAttributeAccessedBy
+    - cudaMemRangeAttribute.cudaMemRangeAttributeLastPrefetchLocation
+    - cudaMemRangeAttribute.cudaMemRangeAttributePreferredLocationType
+    - cudaMemRangeAttribute.cudaMemRangeAttributePreferredLocationId
+    - cudaMemRangeAttribute.cudaMemRangeAttributeLastPrefetchLocationType
+    - cudaMemRangeAttribute.cudaMemRangeAttributeLastPrefetchLocationId
+
     Parameters
     ----------
-    dataSizes : size_t*
+    dataSizes : Sequence[int] | Buffer | int | None
         Array containing the sizes of each result
-    attributes : cudaMemRangeAttribute*
-        An array of attributes to query (numAttributes and the number of attributes in this array should match)
-    numAttributes : size_t
+    attributes : Sequence[cudaMemRangeAttribute] | Buffer | int | None
+        An array of attributes to query (numAttributes and the number of attributes in
+        this array should match)
+    numAttributes : int
         Number of attributes to query
-    devPtr : void*
+    devPtr : Address
         Start of the range to query
-    count : size_t
+    count : int
         Size of the range to query
-    
+
     Returns
     -------
     cudaError_t
-    data : void
-        A two-dimensional array containing pointers to memory locations where the result of each attribute query will be written to.
+        cudaSuccess, cudaErrorInvalidValue
+    data : list[Any]
+        A two-dimensional array containing pointers to memory locations where the result
+        of each attribute query will be written to.
+
+    See Also
+    --------
+    cudaMemRangeGetAttribute, cudaMemAdvise, cudaMemPrefetchAsync,
+    cuMemRangeGetAttributes
     """
     cdef cyruntime.cudaError_t err
     cdef list v_data = []
@@ -7945,40 +8717,48 @@ attribute descriptions and restrictions.
     return (_ok(), _attr_values(v_data, _L),)
 
 def cudaMemcpyToArray(dst, size_t wOffset, size_t hOffset, src, size_t count, long long kind):
-    """cudaMemcpyToArray(dst, wOffset, hOffset, src, count, kind)
-    
-    Copies data between host and device
+    """Copies data between host and device.
 
-\\deprecated
+    Deprecated.
 
-Copies count bytes from the memory area pointed to by src to the
-CUDA array dst starting at hOffset rows and wOffset bytes from
-the upper left corner, where kind specifies the direction
-of the copy, and must be one of cudaMemcpyHostToHost,
-cudaMemcpyHostToDevice, cudaMemcpyDeviceToHost,
-cudaMemcpyDeviceToDevice, or cudaMemcpyDefault. Passing
-cudaMemcpyDefault is recommended, in which case the type of transfer is
-inferred from the pointer values. However, cudaMemcpyDefault is only
-allowed on systems that support unified virtual addressing.
-    
+    Copies `count` bytes from the memory area pointed to by `src` to the CUDA array
+    `dst` starting at `hOffset` rows and `wOffset` bytes from the upper left corner,
+    where `kind` specifies the direction of the copy, and must be one of
+    cudaMemcpyKind.cudaMemcpyHostToHost, cudaMemcpyKind.cudaMemcpyHostToDevice,
+    cudaMemcpyKind.cudaMemcpyDeviceToHost, cudaMemcpyKind.cudaMemcpyDeviceToDevice, or
+    cudaMemcpyKind.cudaMemcpyDefault. Passing cudaMemcpyKind.cudaMemcpyDefault is
+    recommended, in which case the type of transfer is inferred from the pointer values.
+    However, cudaMemcpyKind.cudaMemcpyDefault is only allowed on systems that support
+    unified virtual addressing.
+
     Parameters
     ----------
-    dst : cudaArray_t
+    dst : cudaArray_t | int | None
         Destination memory address
-    wOffset : size_t
+    wOffset : int
         Destination starting X offset (columns in bytes)
-    hOffset : size_t
+    hOffset : int
         Destination starting Y offset (rows)
-    src : void*
+    src : Address
         Source memory address
-    count : size_t
+    count : int
         Size in bytes to copy
     kind : cudaMemcpyKind
         Type of transfer
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue, cudaErrorInvalidMemcpyDirection
+
+    See Also
+    --------
+    cudaMemcpy, cudaMemcpy2D, cudaMemcpy2DToArray, cudaMemcpyFromArray,
+    cudaMemcpy2DFromArray, cudaMemcpyArrayToArray, cudaMemcpy2DArrayToArray,
+    cudaMemcpyToSymbol, cudaMemcpyFromSymbol, cudaMemcpyAsync, cudaMemcpy2DAsync,
+    cudaMemcpyToArrayAsync, cudaMemcpy2DToArrayAsync, cudaMemcpyFromArrayAsync,
+    cudaMemcpy2DFromArrayAsync, cudaMemcpyToSymbolAsync, cudaMemcpyFromSymbolAsync,
+    cuMemcpyHtoA, cuMemcpyDtoA
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_dst
@@ -7990,39 +8770,48 @@ allowed on systems that support unified virtual addressing.
     return _st1(err)
 
 def cudaMemcpyFromArray(dst, src, size_t wOffset, size_t hOffset, size_t count, long long kind):
-    """cudaMemcpyFromArray(dst, src, wOffset, hOffset, count, kind)
-    
-    Copies data between host and device
+    """Copies data between host and device.
 
-\\deprecated
+    Deprecated.
 
-Copies count bytes from the CUDA array src starting at hOffset rows
-and wOffset bytes from the upper left corner to the memory area pointed to
-by dst, where kind specifies the direction of the copy, and must be one of
-cudaMemcpyHostToHost, cudaMemcpyHostToDevice, cudaMemcpyDeviceToHost,
-cudaMemcpyDeviceToDevice, or cudaMemcpyDefault. Passing
-cudaMemcpyDefault is recommended, in which case the type of transfer is
-inferred from the pointer values. However, cudaMemcpyDefault is only
-allowed on systems that support unified virtual addressing.
-    
+    Copies `count` bytes from the CUDA array `src` starting at `hOffset` rows and
+    `wOffset` bytes from the upper left corner to the memory area pointed to by `dst`,
+    where `kind` specifies the direction of the copy, and must be one of
+    cudaMemcpyKind.cudaMemcpyHostToHost, cudaMemcpyKind.cudaMemcpyHostToDevice,
+    cudaMemcpyKind.cudaMemcpyDeviceToHost, cudaMemcpyKind.cudaMemcpyDeviceToDevice, or
+    cudaMemcpyKind.cudaMemcpyDefault. Passing cudaMemcpyKind.cudaMemcpyDefault is
+    recommended, in which case the type of transfer is inferred from the pointer values.
+    However, cudaMemcpyKind.cudaMemcpyDefault is only allowed on systems that support
+    unified virtual addressing.
+
     Parameters
     ----------
-    dst : void*
+    dst : Address
         Destination memory address
-    src : cudaArray_const_t
+    src : cudaArray_const_t | int | None
         Source memory address
-    wOffset : size_t
+    wOffset : int
         Source starting X offset (columns in bytes)
-    hOffset : size_t
+    hOffset : int
         Source starting Y offset (rows)
-    count : size_t
+    count : int
         Size in bytes to copy
     kind : cudaMemcpyKind
         Type of transfer
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue, cudaErrorInvalidMemcpyDirection
+
+    See Also
+    --------
+    cudaMemcpy, cudaMemcpy2D, cudaMemcpyToArray, cudaMemcpy2DToArray,
+    cudaMemcpy2DFromArray, cudaMemcpyArrayToArray, cudaMemcpy2DArrayToArray,
+    cudaMemcpyToSymbol, cudaMemcpyFromSymbol, cudaMemcpyAsync, cudaMemcpy2DAsync,
+    cudaMemcpyToArrayAsync, cudaMemcpy2DToArrayAsync, cudaMemcpyFromArrayAsync,
+    cudaMemcpy2DFromArrayAsync, cudaMemcpyToSymbolAsync, cudaMemcpyFromSymbolAsync,
+    cuMemcpyAtoH, cuMemcpyAtoD
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_dst
@@ -8034,44 +8823,53 @@ allowed on systems that support unified virtual addressing.
     return _st1(err)
 
 def cudaMemcpyArrayToArray(dst, size_t wOffsetDst, size_t hOffsetDst, src, size_t wOffsetSrc, size_t hOffsetSrc, size_t count, long long kind):
-    """cudaMemcpyArrayToArray(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, count, kind)
-    
-    Copies data between host and device
+    """Copies data between host and device.
 
-\\deprecated
+    Deprecated.
 
-Copies count bytes from the CUDA array src starting at hOffsetSrc
-rows and wOffsetSrc bytes from the upper left corner to the CUDA array
-dst starting at hOffsetDst rows and wOffsetDst bytes from the upper
-left corner, where kind specifies the direction of the copy, and must be one of
-cudaMemcpyHostToHost, cudaMemcpyHostToDevice, cudaMemcpyDeviceToHost,
-cudaMemcpyDeviceToDevice, or cudaMemcpyDefault. Passing
-cudaMemcpyDefault is recommended, in which case the type of transfer is
-inferred from the pointer values. However, cudaMemcpyDefault is only
-allowed on systems that support unified virtual addressing.
-    
+    Copies `count` bytes from the CUDA array `src` starting at `hOffsetSrc` rows and
+    `wOffsetSrc` bytes from the upper left corner to the CUDA array `dst` starting at
+    `hOffsetDst` rows and `wOffsetDst` bytes from the upper left corner, where `kind`
+    specifies the direction of the copy, and must be one of
+    cudaMemcpyKind.cudaMemcpyHostToHost, cudaMemcpyKind.cudaMemcpyHostToDevice,
+    cudaMemcpyKind.cudaMemcpyDeviceToHost, cudaMemcpyKind.cudaMemcpyDeviceToDevice, or
+    cudaMemcpyKind.cudaMemcpyDefault. Passing cudaMemcpyKind.cudaMemcpyDefault is
+    recommended, in which case the type of transfer is inferred from the pointer values.
+    However, cudaMemcpyKind.cudaMemcpyDefault is only allowed on systems that support
+    unified virtual addressing.
+
     Parameters
     ----------
-    dst : cudaArray_t
+    dst : cudaArray_t | int | None
         Destination memory address
-    wOffsetDst : size_t
+    wOffsetDst : int
         Destination starting X offset (columns in bytes)
-    hOffsetDst : size_t
+    hOffsetDst : int
         Destination starting Y offset (rows)
-    src : cudaArray_const_t
+    src : cudaArray_const_t | int | None
         Source memory address
-    wOffsetSrc : size_t
+    wOffsetSrc : int
         Source starting X offset (columns in bytes)
-    hOffsetSrc : size_t
+    hOffsetSrc : int
         Source starting Y offset (rows)
-    count : size_t
+    count : int
         Size in bytes to copy
     kind : cudaMemcpyKind
         Type of transfer
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue, cudaErrorInvalidMemcpyDirection
+
+    See Also
+    --------
+    cudaMemcpy, cudaMemcpy2D, cudaMemcpyToArray, cudaMemcpy2DToArray,
+    cudaMemcpyFromArray, cudaMemcpy2DFromArray, cudaMemcpy2DArrayToArray,
+    cudaMemcpyToSymbol, cudaMemcpyFromSymbol, cudaMemcpyAsync, cudaMemcpy2DAsync,
+    cudaMemcpyToArrayAsync, cudaMemcpy2DToArrayAsync, cudaMemcpyFromArrayAsync,
+    cudaMemcpy2DFromArrayAsync, cudaMemcpyToSymbolAsync, cudaMemcpyFromSymbolAsync,
+    cuMemcpyAtoA
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_dst
@@ -8083,47 +8881,56 @@ allowed on systems that support unified virtual addressing.
     return _st1(err)
 
 def cudaMemcpyToArrayAsync(dst, size_t wOffset, size_t hOffset, src, size_t count, long long kind, stream):
-    """cudaMemcpyToArrayAsync(dst, wOffset, hOffset, src, count, kind, stream)
-    
-    Copies data between host and device
+    """Copies data between host and device.
 
-\\deprecated
+    Deprecated.
 
-Copies count bytes from the memory area pointed to by src to the
-CUDA array dst starting at hOffset rows and wOffset bytes from
-the upper left corner, where kind specifies the
-direction of the copy, and must be one of cudaMemcpyHostToHost,
-cudaMemcpyHostToDevice, cudaMemcpyDeviceToHost,
-cudaMemcpyDeviceToDevice, or cudaMemcpyDefault. Passing
-cudaMemcpyDefault is recommended, in which case the type of transfer is
-inferred from the pointer values. However, cudaMemcpyDefault is only
-allowed on systems that support unified virtual addressing.
+    Copies `count` bytes from the memory area pointed to by `src` to the CUDA array
+    `dst` starting at `hOffset` rows and `wOffset` bytes from the upper left corner,
+    where `kind` specifies the direction of the copy, and must be one of
+    cudaMemcpyKind.cudaMemcpyHostToHost, cudaMemcpyKind.cudaMemcpyHostToDevice,
+    cudaMemcpyKind.cudaMemcpyDeviceToHost, cudaMemcpyKind.cudaMemcpyDeviceToDevice, or
+    cudaMemcpyKind.cudaMemcpyDefault. Passing cudaMemcpyKind.cudaMemcpyDefault is
+    recommended, in which case the type of transfer is inferred from the pointer values.
+    However, cudaMemcpyKind.cudaMemcpyDefault is only allowed on systems that support
+    unified virtual addressing.
 
-cudaMemcpyToArrayAsync() is asynchronous with respect to the host, so
-the call may return before the copy is complete. The copy can optionally
-be associated to a stream by passing a non-zero stream argument. If kind is cudaMemcpyHostToDevice or cudaMemcpyDeviceToHost and stream
-is non-zero, the copy may overlap with operations in other streams.
-    
+    cudaMemcpyToArrayAsync is asynchronous with respect to the host, so the call may
+    return before the copy is complete. The copy can optionally be associated to a
+    stream by passing a non-zero `stream` argument. If `kind` is
+    cudaMemcpyKind.cudaMemcpyHostToDevice or cudaMemcpyKind.cudaMemcpyDeviceToHost and
+    `stream` is non-zero, the copy may overlap with operations in other streams.
+
     Parameters
     ----------
-    dst : cudaArray_t
+    dst : cudaArray_t | int | None
         Destination memory address
-    wOffset : size_t
+    wOffset : int
         Destination starting X offset (columns in bytes)
-    hOffset : size_t
+    hOffset : int
         Destination starting Y offset (rows)
-    src : void*
+    src : Address
         Source memory address
-    count : size_t
+    count : int
         Size in bytes to copy
     kind : cudaMemcpyKind
         Type of transfer
-    stream : cudaStream_t
+    stream : cudaStream_t | int | None
         Stream identifier
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue, cudaErrorInvalidMemcpyDirection
+
+    See Also
+    --------
+    cudaMemcpy, cudaMemcpy2D, cudaMemcpyToArray, cudaMemcpy2DToArray,
+    cudaMemcpyFromArray, cudaMemcpy2DFromArray, cudaMemcpyArrayToArray,
+    cudaMemcpy2DArrayToArray, cudaMemcpyToSymbol, cudaMemcpyFromSymbol, cudaMemcpyAsync,
+    cudaMemcpy2DAsync, cudaMemcpy2DToArrayAsync, cudaMemcpyFromArrayAsync,
+    cudaMemcpy2DFromArrayAsync, cudaMemcpyToSymbolAsync, cudaMemcpyFromSymbolAsync,
+    cuMemcpyHtoAAsync, cuMemcpy2DAsync
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_dst
@@ -8137,46 +8944,56 @@ is non-zero, the copy may overlap with operations in other streams.
     return _st1(err)
 
 def cudaMemcpyFromArrayAsync(dst, src, size_t wOffset, size_t hOffset, size_t count, long long kind, stream):
-    """cudaMemcpyFromArrayAsync(dst, src, wOffset, hOffset, count, kind, stream)
-    
-    Copies data between host and device
+    """Copies data between host and device.
 
-\\deprecated
+    Deprecated.
 
-Copies count bytes from the CUDA array src starting at hOffset rows
-and wOffset bytes from the upper left corner to the memory area pointed to
-by dst, where kind specifies the direction of the copy, and must be one of
-cudaMemcpyHostToHost, cudaMemcpyHostToDevice, cudaMemcpyDeviceToHost,
-cudaMemcpyDeviceToDevice, or cudaMemcpyDefault. Passing
-cudaMemcpyDefault is recommended, in which case the type of transfer is
-inferred from the pointer values. However, cudaMemcpyDefault is only
-allowed on systems that support unified virtual addressing.
+    Copies `count` bytes from the CUDA array `src` starting at `hOffset` rows and
+    `wOffset` bytes from the upper left corner to the memory area pointed to by `dst`,
+    where `kind` specifies the direction of the copy, and must be one of
+    cudaMemcpyKind.cudaMemcpyHostToHost, cudaMemcpyKind.cudaMemcpyHostToDevice,
+    cudaMemcpyKind.cudaMemcpyDeviceToHost, cudaMemcpyKind.cudaMemcpyDeviceToDevice, or
+    cudaMemcpyKind.cudaMemcpyDefault. Passing cudaMemcpyKind.cudaMemcpyDefault is
+    recommended, in which case the type of transfer is inferred from the pointer values.
+    However, cudaMemcpyKind.cudaMemcpyDefault is only allowed on systems that support
+    unified virtual addressing.
 
-cudaMemcpyFromArrayAsync() is asynchronous with respect to the host, so
-the call may return before the copy is complete. The copy can optionally
-be associated to a stream by passing a non-zero stream argument. If kind is cudaMemcpyHostToDevice or cudaMemcpyDeviceToHost and stream
-is non-zero, the copy may overlap with operations in other streams.
-    
+    cudaMemcpyFromArrayAsync is asynchronous with respect to the host, so the call may
+    return before the copy is complete. The copy can optionally be associated to a
+    stream by passing a non-zero `stream` argument. If `kind` is
+    cudaMemcpyKind.cudaMemcpyHostToDevice or cudaMemcpyKind.cudaMemcpyDeviceToHost and
+    `stream` is non-zero, the copy may overlap with operations in other streams.
+
     Parameters
     ----------
-    dst : void*
+    dst : Address
         Destination memory address
-    src : cudaArray_const_t
+    src : cudaArray_const_t | int | None
         Source memory address
-    wOffset : size_t
+    wOffset : int
         Source starting X offset (columns in bytes)
-    hOffset : size_t
+    hOffset : int
         Source starting Y offset (rows)
-    count : size_t
+    count : int
         Size in bytes to copy
     kind : cudaMemcpyKind
         Type of transfer
-    stream : cudaStream_t
+    stream : cudaStream_t | int | None
         Stream identifier
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue, cudaErrorInvalidMemcpyDirection
+
+    See Also
+    --------
+    cudaMemcpy, cudaMemcpy2D, cudaMemcpyToArray, cudaMemcpy2DToArray,
+    cudaMemcpyFromArray, cudaMemcpy2DFromArray, cudaMemcpyArrayToArray,
+    cudaMemcpy2DArrayToArray, cudaMemcpyToSymbol, cudaMemcpyFromSymbol, cudaMemcpyAsync,
+    cudaMemcpy2DAsync, cudaMemcpyToArrayAsync, cudaMemcpy2DToArrayAsync,
+    cudaMemcpy2DFromArrayAsync, cudaMemcpyToSymbolAsync, cudaMemcpyFromSymbolAsync,
+    cuMemcpyAtoHAsync, cuMemcpy2DAsync
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_dst
@@ -8190,32 +9007,47 @@ is non-zero, the copy may overlap with operations in other streams.
     return _st1(err)
 
 def cudaMallocAsync(size_t size, hStream):
-    """cudaMallocAsync(size, hStream)
-    
-    Allocates memory with stream ordered semantics
+    """Allocates memory with stream ordered semantics.
 
-Inserts an allocation operation into hStream.
-A pointer to the allocated memory is returned immediately in *dptr.
-The allocation must not be accessed until the the allocation operation completes.
-The allocation comes from the memory pool associated with the stream's device.
+    Inserts an allocation operation into `hStream`. A pointer to the allocated memory is
+    returned immediately as `dptr`. The allocation must not be accessed until the the
+    allocation operation completes. The allocation comes from the memory pool associated
+    with the stream's device.
 
-The default memory pool of a device contains device memory from that device.
-Basic stream ordering allows future work submitted into the same stream to use the allocation.
-      Stream query, stream synchronize, and CUDA events can be used to guarantee that the allocation
-      operation completes before work submitted in a separate stream runs.
-During stream capture, this function results in the creation of an allocation node.  In this case,
-      the allocation is owned by the graph instead of the memory pool. The memory pool's properties
-      are used to set the node's creation parameters.
-    
     Parameters
     ----------
-    size : size_t
-    hStream : cudaStream_t
-    
+    size : int
+        Number of bytes to allocate
+    hStream : cudaStream_t | int | None
+        The stream establishing the stream ordering contract and the memory pool to
+        allocate from
+
     Returns
     -------
     cudaError_t
-    devPtr : void
+        cudaSuccess, cudaErrorInvalidValue, cudaErrorNotSupported, cudaErrorOutOfMemory,
+    devPtr : int
+        Returned device pointer
+
+    See Also
+    --------
+    cuMemAllocAsync, ptr, size_t, size, cudaMemPool_t, memPool, cudaStream_t,
+    cudaMallocFromPoolAsync, cudaFreeAsync, cudaDeviceSetMemPool,
+    cudaDeviceGetDefaultMemPool, cudaDeviceGetMemPool, cudaMemPoolSetAccess,
+    cudaMemPoolSetAttribute, cudaMemPoolGetAttribute
+
+    Notes
+    -----
+    The default memory pool of a device contains device memory from that device.
+
+    Basic stream ordering allows future work submitted into the same stream to use the
+    allocation. Stream query, stream synchronize, and CUDA events can be used to
+    guarantee that the allocation operation completes before work submitted in a
+    separate stream runs.
+
+    During stream capture, this function results in the creation of an allocation node.
+    In this case, the allocation is owned by the graph instead of the memory pool. The
+    memory pool's properties are used to set the node's creation parameters.
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_devPtr = NULL
@@ -8228,27 +9060,32 @@ During stream capture, this function results in the creation of an allocation no
     return (_ok(), PyLong_FromVoidPtr(c_devPtr),)
 
 def cudaFreeAsync(devPtr, hStream):
-    """cudaFreeAsync(devPtr, hStream)
-    
-    Frees memory with stream ordered semantics
+    """Frees memory with stream ordered semantics.
 
-Inserts a free operation into hStream.
-The allocation must not be accessed after stream execution reaches the free.
-After this API returns, accessing the memory from any subsequent work launched on the GPU
-or querying its pointer attributes results in undefined behavior.
+    Inserts a free operation into `hStream`. The allocation must not be accessed after
+    stream execution reaches the free. After this API returns, accessing the memory from
+    any subsequent work launched on the GPU or querying its pointer attributes results
+    in undefined behavior.
 
-During stream capture, this function results in the creation of a free node and
-      must therefore be passed the address of a graph allocation.
-    
     Parameters
     ----------
-    devPtr : void*
-    hStream : cudaStream_t
+    devPtr : Address
+    hStream : cudaStream_t | int | None
         The stream establishing the stream ordering promise
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue, cudaErrorNotSupported
+
+    See Also
+    --------
+    cuMemFreeAsync, cudaMallocAsync
+
+    Notes
+    -----
+    During stream capture, this function results in the creation of a free node and must
+    therefore be passed the address of a graph allocation.
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_devPtr
@@ -8260,27 +9097,38 @@ During stream capture, this function results in the creation of a free node and
     return _st1(err)
 
 def cudaMemPoolTrimTo(memPool, size_t minBytesToKeep):
-    """cudaMemPoolTrimTo(memPool, minBytesToKeep)
-    
-    Tries to release memory back to the OS
+    """Tries to release memory back to the OS.
 
-Releases memory back to the OS until the pool contains fewer than minBytesToKeep
-reserved bytes, or there is no more memory that the allocator can safely release.
-The allocator cannot release OS allocations that back outstanding asynchronous allocations.
-The OS allocations may happen at different granularity from the user allocations.
+    Releases memory back to the OS until the pool contains fewer than minBytesToKeep
+    reserved bytes, or there is no more memory that the allocator can safely release.
+    The allocator cannot release OS allocations that back outstanding asynchronous
+    allocations. The OS allocations may happen at different granularity from the user
+    allocations.
 
-: Allocations that have not been freed count as outstanding.
-: Allocations that have been asynchronously freed but whose completion has
-       not been observed on the host (eg. by a synchronize) can count as outstanding.
-    
     Parameters
     ----------
-    memPool : cudaMemPool_t
-    minBytesToKeep : size_t
-    
+    memPool : cudaMemPool_t | int | None
+    minBytesToKeep : int
+        If the pool has less than minBytesToKeep reserved, the TrimTo operation is a
+        no-op. Otherwise the pool will be guaranteed to have at least minBytesToKeep
+        bytes reserved after the operation.
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue
+
+    See Also
+    --------
+    cuMemPoolTrimTo, cudaMallocAsync, cudaFreeAsync, cudaDeviceGetDefaultMemPool,
+    cudaDeviceGetMemPool, cudaMemPoolCreate
+
+    Notes
+    -----
+    : Allocations that have not been freed count as outstanding.
+
+    : Allocations that have been asynchronously freed but whose completion has not been
+    observed on the host (eg. by a synchronize) can count as outstanding.
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_memPool
@@ -8290,46 +9138,51 @@ The OS allocations may happen at different granularity from the user allocations
     return _st1(err)
 
 def cudaMemPoolSetAttribute(memPool, long long attr, value):
-    """cudaMemPoolSetAttribute(memPool, attr, value)
-    
-    Sets attributes of a memory pool
+    """Sets attributes of a memory pool.
 
-Supported attributes are:
-- cudaMemPoolAttrReleaseThreshold: (value type = cuuint64_t)
-                   Amount of reserved memory in bytes to hold onto before trying
-                   to release memory back to the OS. When more than the release
-                   threshold bytes of memory are held by the memory pool, the
-                   allocator will try to release memory back to the OS on the
-                   next call to stream, event or context synchronize. (default 0)
-- cudaMemPoolReuseFollowEventDependencies: (value type = int)
-                   Allow cudaMallocAsync to use memory asynchronously freed
-                   in another stream as long as a stream ordering dependency
-                   of the allocating stream on the free action exists.
-                   Cuda events and null stream interactions can create the required
-                   stream ordered dependencies. (default enabled)
-- cudaMemPoolReuseAllowOpportunistic: (value type = int)
-                   Allow reuse of already completed frees when there is no dependency
-                   between the free and allocation. (default enabled)
-- cudaMemPoolReuseAllowInternalDependencies: (value type = int)
-                   Allow cudaMallocAsync to insert new stream dependencies
-                   in order to establish the stream ordering required to reuse
-                   a piece of memory released by cudaFreeAsync (default enabled).
-- cudaMemPoolAttrReservedMemHigh: (value type = cuuint64_t)
-                   Reset the high watermark that tracks the amount of backing memory that was
-                   allocated for the memory pool. It is illegal to set this attribute to a non-zero value.
-- cudaMemPoolAttrUsedMemHigh: (value type = cuuint64_t)
-                   Reset the high watermark that tracks the amount of used memory that was
-                   allocated for the memory pool. It is illegal to set this attribute to a non-zero value.
-    
+    Supported attributes are:
+
+    - cudaMemPoolAttr.cudaMemPoolAttrReleaseThreshold: (value type = cuuint64_t) Amount
+      of reserved memory in bytes to hold onto before trying to release memory back to
+      the OS. When more than the release threshold bytes of memory are held by the
+      memory pool, the allocator will try to release memory back to the OS on the next
+      call to stream, event or context synchronize. (default 0)
+    - cudaMemPoolAttr.cudaMemPoolReuseFollowEventDependencies: (value type = int) Allow
+      cudaMallocAsync to use memory asynchronously freed in another stream as long as a
+      stream ordering dependency of the allocating stream on the free action exists.
+      Cuda events and null stream interactions can create the required stream ordered
+      dependencies. (default enabled)
+    - cudaMemPoolAttr.cudaMemPoolReuseAllowOpportunistic: (value type = int) Allow reuse
+      of already completed frees when there is no dependency between the free and
+      allocation. (default enabled)
+    - cudaMemPoolAttr.cudaMemPoolReuseAllowInternalDependencies: (value type = int)
+      Allow cudaMallocAsync to insert new stream dependencies in order to establish the
+      stream ordering required to reuse a piece of memory released by cudaFreeAsync
+      (default enabled).
+    - cudaMemPoolAttr.cudaMemPoolAttrReservedMemHigh: (value type = cuuint64_t) Reset
+      the high watermark that tracks the amount of backing memory that was allocated for
+      the memory pool. It is illegal to set this attribute to a non-zero value.
+    - cudaMemPoolAttr.cudaMemPoolAttrUsedMemHigh: (value type = cuuint64_t) Reset the
+      high watermark that tracks the amount of used memory that was allocated for the
+      memory pool. It is illegal to set this attribute to a non-zero value.
+
     Parameters
     ----------
-    memPool : cudaMemPool_t
+    memPool : cudaMemPool_t | int | None
     attr : cudaMemPoolAttr
-    value : void*
-    
+        The attribute to modify
+    value : Any
+        Pointer to the value to assign
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue
+
+    See Also
+    --------
+    cuMemPoolSetAttribute, cudaMallocAsync, cudaFreeAsync, cudaDeviceGetDefaultMemPool,
+    cudaDeviceGetMemPool, cudaMemPoolCreate
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_memPool
@@ -8340,50 +9193,55 @@ Supported attributes are:
     return _st1(err)
 
 def cudaMemPoolGetAttribute(memPool, long long attr):
-    """cudaMemPoolGetAttribute(memPool, attr)
-    
-    Gets attributes of a memory pool
+    """Gets attributes of a memory pool.
 
-Supported attributes are:
-- cudaMemPoolAttrReleaseThreshold: (value type = cuuint64_t)
-                   Amount of reserved memory in bytes to hold onto before trying
-                   to release memory back to the OS. When more than the release
-                   threshold bytes of memory are held by the memory pool, the
-                   allocator will try to release memory back to the OS on the
-                   next call to stream, event or context synchronize. (default 0)
-- cudaMemPoolReuseFollowEventDependencies: (value type = int)
-                   Allow cudaMallocAsync to use memory asynchronously freed
-                   in another stream as long as a stream ordering dependency
-                   of the allocating stream on the free action exists.
-                   Cuda events and null stream interactions can create the required
-                   stream ordered dependencies. (default enabled)
-- cudaMemPoolReuseAllowOpportunistic: (value type = int)
-                   Allow reuse of already completed frees when there is no dependency
-                   between the free and allocation. (default enabled)
-- cudaMemPoolReuseAllowInternalDependencies: (value type = int)
-                   Allow cudaMallocAsync to insert new stream dependencies
-                   in order to establish the stream ordering required to reuse
-                   a piece of memory released by cudaFreeAsync (default enabled).
-- cudaMemPoolAttrReservedMemCurrent: (value type = cuuint64_t)
-                   Amount of backing memory currently allocated for the mempool.
-- cudaMemPoolAttrReservedMemHigh: (value type = cuuint64_t)
-                   High watermark of backing memory allocated for the mempool since
-                   the last time it was reset.
-- cudaMemPoolAttrUsedMemCurrent: (value type = cuuint64_t)
-                   Amount of memory from the pool that is currently in use by the application.
-- cudaMemPoolAttrUsedMemHigh: (value type = cuuint64_t)
-                   High watermark of the amount of memory from the pool that was in use by the
-                   application since the last time it was reset.
-    
+    Supported attributes are:
+
+    - cudaMemPoolAttr.cudaMemPoolAttrReleaseThreshold: (value type = cuuint64_t) Amount
+      of reserved memory in bytes to hold onto before trying to release memory back to
+      the OS. When more than the release threshold bytes of memory are held by the
+      memory pool, the allocator will try to release memory back to the OS on the next
+      call to stream, event or context synchronize. (default 0)
+    - cudaMemPoolAttr.cudaMemPoolReuseFollowEventDependencies: (value type = int) Allow
+      cudaMallocAsync to use memory asynchronously freed in another stream as long as a
+      stream ordering dependency of the allocating stream on the free action exists.
+      Cuda events and null stream interactions can create the required stream ordered
+      dependencies. (default enabled)
+    - cudaMemPoolAttr.cudaMemPoolReuseAllowOpportunistic: (value type = int) Allow reuse
+      of already completed frees when there is no dependency between the free and
+      allocation. (default enabled)
+    - cudaMemPoolAttr.cudaMemPoolReuseAllowInternalDependencies: (value type = int)
+      Allow cudaMallocAsync to insert new stream dependencies in order to establish the
+      stream ordering required to reuse a piece of memory released by cudaFreeAsync
+      (default enabled).
+    - cudaMemPoolAttr.cudaMemPoolAttrReservedMemCurrent: (value type = cuuint64_t)
+      Amount of backing memory currently allocated for the mempool.
+    - cudaMemPoolAttr.cudaMemPoolAttrReservedMemHigh: (value type = cuuint64_t) High
+      watermark of backing memory allocated for the mempool since the last time it was
+      reset.
+    - cudaMemPoolAttr.cudaMemPoolAttrUsedMemCurrent: (value type = cuuint64_t) Amount of
+      memory from the pool that is currently in use by the application.
+    - cudaMemPoolAttr.cudaMemPoolAttrUsedMemHigh: (value type = cuuint64_t) High
+      watermark of the amount of memory from the pool that was in use by the application
+      since the last time it was reset.
+
     Parameters
     ----------
-    memPool : cudaMemPool_t
+    memPool : cudaMemPool_t | int | None
     attr : cudaMemPoolAttr
-    
+        The attribute to get
+
     Returns
     -------
     cudaError_t
-    value : void
+        cudaSuccess, cudaErrorInvalidValue
+    value : Any
+        Retrieved value
+
+    See Also
+    --------
+    cuMemPoolGetAttribute, cudaMallocAsync, cudaFreeAsync, cudaDeviceGetDefaultMemPool,
+    cudaDeviceGetMemPool, cudaMemPoolCreate
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_memPool
@@ -8397,19 +9255,23 @@ Supported attributes are:
     return (_ok(), _attr_out(a_value.ptr, code_value, _L, 0),)
 
 def cudaMemPoolSetAccess(memPool, descList, size_t count):
-    """cudaMemPoolSetAccess(memPool, descList, count)
-    
-    Controls visibility of pools between devices
-    
+    """Controls visibility of pools between devices.
+
     Parameters
     ----------
-    memPool : cudaMemPool_t
-    descList : cudaMemAccessDesc*
-    count : size_t
-    
+    memPool : cudaMemPool_t | int | None
+    descList : cudaMemAccessDesc | Sequence[cudaMemAccessDesc] | None
+    count : int
+        Number of descriptors in the map array.
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue
+
+    See Also
+    --------
+    cuMemPoolSetAccess, cudaMemPoolGetAccess, cudaMallocAsync, cudaFreeAsync
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_memPool
@@ -8422,21 +9284,27 @@ def cudaMemPoolSetAccess(memPool, descList, size_t count):
     return _st1(err)
 
 def cudaMemPoolGetAccess(memPool, location):
-    """cudaMemPoolGetAccess(memPool, location)
-    
-    Returns the accessibility of a pool from a device
+    """Returns the accessibility of a pool from a device.
 
-Returns the accessibility of the pool's memory from the specified location.
-    
+    Returns the accessibility of the pool's memory from the specified location.
+
     Parameters
     ----------
-    memPool : cudaMemPool_t
-    location : cudaMemLocation*
-    
+    memPool : cudaMemPool_t | int | None
+        the pool being queried
+    location : cudaMemLocation | None
+        the location accessing the pool
+
     Returns
     -------
     cudaError_t
+        The status of the call.
     flags : cudaMemAccessFlags
+        the accessibility of the pool from the specified location
+
+    See Also
+    --------
+    cuMemPoolGetAccess, cudaMemPoolSetAccess
     """
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaMemAccessFlags c_flags = <cyruntime.cudaMemAccessFlags>0
@@ -8451,63 +9319,67 @@ Returns the accessibility of the pool's memory from the specified location.
     return (_ok(), _enum(_L.cls('cudaMemAccessFlags')._value2member_map_, None, <long long>c_flags),)
 
 def cudaMemPoolCreate(poolProps):
-    """cudaMemPoolCreate(poolProps)
-    
-    Creates a memory pool
+    """Creates a memory pool.
 
-Creates a CUDA memory pool and returns the handle in pool.  The poolProps determines
-the properties of the pool such as the backing device and IPC capabilities.
+    Creates a CUDA memory pool and returns the handle in pool. The `poolProps`
+    determines the properties of the pool such as the backing device and IPC
+    capabilities.
 
-To create a memory pool for host memory not targeting a specific NUMA node, applications must set
-set cudaMemPoolPropscudaMemLocationtype to cudaMemLocationTypeHost.
-cudaMemPoolPropscudaMemLocationid is ignored for such pools.
-Pools created with the type cudaMemLocationTypeHost are not IPC capable and
-cudaMemPoolPropshandleTypes must be 0, any other values will result in
-cudaErrorInvalidValue.
-To create a memory pool targeting a specific host NUMA node, applications must
-set cudaMemPoolPropscudaMemLocationtype to cudaMemLocationTypeHostNuma and
-cudaMemPoolPropscudaMemLocationid must specify the NUMA ID of the host memory node.
-Specifying cudaMemLocationTypeHostNumaCurrent as the
-cudaMemPoolPropscudaMemLocationtype will result in cudaErrorInvalidValue.
-By default, the pool's memory will be accessible from the device it is allocated on.
-In the case of pools created with cudaMemLocationTypeHostNuma or
-cudaMemLocationTypeHost, their default accessibility will be from the host
-CPU.
-Applications can control the maximum size of the pool by specifying a non-zero value for cudaMemPoolPropsmaxSize.
-If set to 0, the maximum size of the pool will default to a system dependent value.
+    To create a memory pool for host memory not targeting a specific NUMA node,
+    applications must set set cudaMemLocationtype to
+    cudaMemLocationType.cudaMemLocationTypeHost. cudaMemLocationid is ignored for such
+    pools. Pools created with the type cudaMemLocationType.cudaMemLocationTypeHost are
+    not IPC capable and handleTypes must be 0, any other values will result in
+    cudaErrorInvalidValue. To create a memory pool targeting a specific host NUMA node,
+    applications must set cudaMemLocationtype to
+    cudaMemLocationType.cudaMemLocationTypeHostNuma and cudaMemLocationid must specify
+    the NUMA ID of the host memory node. Specifying
+    cudaMemLocationType.cudaMemLocationTypeHostNumaCurrent as the cudaMemLocationtype
+    will result in cudaErrorInvalidValue. By default, the pool's memory will be
+    accessible from the device it is allocated on. In the case of pools created with
+    cudaMemLocationType.cudaMemLocationTypeHostNuma or
+    cudaMemLocationType.cudaMemLocationTypeHost, their default accessibility will be
+    from the host CPU. Applications can control the maximum size of the pool by
+    specifying a non-zero value for maxSize. If set to 0, the maximum size of the pool
+    will default to a system dependent value.
 
-Applications that intend to use CU_MEM_HANDLE_TYPE_FABRIC based memory sharing must ensure:
-(1) `nvidia-caps-imex-channels` character device is created by the driver and is listed under /proc/devices
-(2) have at least one IMEX channel file accessible by the user launching the application.
+    Applications that intend to use CU_MEM_HANDLE_TYPE_FABRIC based memory sharing must
+    ensure: (1) `nvidia-caps-imex-channels` character device is created by the driver
+    and is listed under /proc/devices (2) have at least one IMEX channel file accessible
+    by the user launching the application.
 
-When exporter and importer CUDA processes have been granted access to the same IMEX channel, they can securely
-share memory.
+    When exporter and importer CUDA processes have been granted access to the same IMEX
+    channel, they can securely share memory.
 
-The IMEX channel security model works on a per user basis. Which means all processes under a user can share
-memory if the user has access to a valid IMEX channel. When multi-user isolation is desired, a separate IMEX
-channel is required for each user.
+    The IMEX channel security model works on a per user basis. Which means all processes
+    under a user can share memory if the user has access to a valid IMEX channel. When
+    multi-user isolation is desired, a separate IMEX channel is required for each user.
 
-These channel files exist in /dev/nvidia-caps-imex-channels/channel* and can be created using standard OS
-native calls like mknod on Linux. For example: To create channel0 with the major number from /proc/devices
-users can execute the following command: `mknod /dev/nvidia-caps-imex-channels/channel0 c <major number> 0`
+    These channel files exist in /dev/nvidia-caps-imex-channels/channel* and can be
+    created using standard OS native calls like mknod on Linux. For example: To create
+    channel0 with the major number from /proc/devices users can execute the following
+    command: `mknod /dev/nvidia-caps-imex-channels/channel0 c <major number> 0`
 
-Specifying cudaMemHandleTypeNone creates a memory pool that will not support IPC.
-
-
-cudaSuccess,
-cudaErrorInvalidValue,
-cudaErrorNotSupported
-
-cuMemPoolCreate, cudaDeviceSetMemPool, cudaMallocFromPoolAsync, cudaMemPoolExportToShareableHandle, cudaDeviceGetDefaultMemPool, cudaDeviceGetMemPool
-    
     Parameters
     ----------
-    poolProps : cudaMemPoolProps*
-    
+    poolProps : cudaMemPoolProps | None
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue, cudaErrorNotSupported
     memPool : cudaMemPool_t
+        memPool
+
+    See Also
+    --------
+    cuMemPoolCreate, cudaDeviceSetMemPool, cudaMallocFromPoolAsync,
+    cudaMemPoolExportToShareableHandle, cudaDeviceGetDefaultMemPool,
+    cudaDeviceGetMemPool
+
+    Notes
+    -----
+    Specifying cudaMemHandleTypeNone creates a memory pool that will not support IPC.
     """
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaMemPool_t c_memPool = <cyruntime.cudaMemPool_t>0
@@ -8520,34 +9392,33 @@ cuMemPoolCreate, cudaDeviceSetMemPool, cudaMallocFromPoolAsync, cudaMemPoolExpor
     return (_ok(), _new_handle(cudaMemPool_t, <void*>c_memPool),)
 
 def cudaMemPoolDestroy(memPool):
-    """cudaMemPoolDestroy(memPool)
-    
-    Destroys the specified memory pool
+    """Destroys the specified memory pool.
 
-If any pointers obtained from this pool haven't been freed or
-the pool has free operations that haven't completed
-when cudaMemPoolDestroy is invoked, the function will return immediately and the
-resources associated with the pool will be released automatically
-once there are no more outstanding allocations.
+    If any pointers obtained from this pool haven't been freed or the pool has free
+    operations that haven't completed when cudaMemPoolDestroy is invoked, the function
+    will return immediately and the resources associated with the pool will be released
+    automatically once there are no more outstanding allocations.
 
-Destroying the current mempool of a device sets the default mempool of
-that device as the current mempool for that device.
+    Destroying the current mempool of a device sets the default mempool of that device
+    as the current mempool for that device.
 
-A device's default memory pool cannot be destroyed.
-
-
-cudaSuccess,
-cudaErrorInvalidValue
-
-cuMemPoolDestroy, cudaFreeAsync, cudaDeviceSetMemPool, cudaDeviceGetDefaultMemPool, cudaDeviceGetMemPool, cudaMemPoolCreate
-    
     Parameters
     ----------
-    memPool : cudaMemPool_t
-    
+    memPool : cudaMemPool_t | int | None
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue
+
+    See Also
+    --------
+    cuMemPoolDestroy, cudaFreeAsync, cudaDeviceSetMemPool, cudaDeviceGetDefaultMemPool,
+    cudaDeviceGetMemPool, cudaMemPoolCreate
+
+    Notes
+    -----
+    A device's default memory pool cannot be destroyed.
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_memPool
@@ -8557,31 +9428,33 @@ cuMemPoolDestroy, cudaFreeAsync, cudaDeviceSetMemPool, cudaDeviceGetDefaultMemPo
     return _st1(err)
 
 def cudaMemGetDefaultMemPool(location, long long typename):
-    """cudaMemGetDefaultMemPool(location, typename)
-    
-    Returns the default memory pool for a given location and allocation type
+    """Returns the default memory pool for a given location and allocation type.
 
-The memory location can be of one of cudaMemLocationTypeDevice, cudaMemLocationTypeHost or
-cudaMemLocationTypeHostNuma. The allocation type can be one of cudaMemAllocationTypePinned or
-cudaMemAllocationTypeManaged. When the allocation type is cudaMemAllocationTypeManaged,
-the location type can also be cudaMemLocationTypeNone to indicate no preferred location
-for the managed memory pool. In all other cases, the call return cudaErrorInvalidValue
+    The memory location can be of one of cudaMemLocationType.cudaMemLocationTypeDevice,
+    cudaMemLocationType.cudaMemLocationTypeHost or
+    cudaMemLocationType.cudaMemLocationTypeHostNuma. The allocation type can be one of
+    cudaMemAllocationType.cudaMemAllocationTypePinned or
+    cudaMemAllocationType.cudaMemAllocationTypeManaged. When the allocation type is
+    cudaMemAllocationType.cudaMemAllocationTypeManaged, the location type can also be
+    cudaMemLocationType.cudaMemLocationTypeNone to indicate no preferred location for
+    the managed memory pool. In all other cases, the call return cudaErrorInvalidValue
 
-
-cudaSuccess,
-cudaErrorInvalidValue,
-cudaErrorNotSupported,
-cuMemAllocAsync, cuMemPoolTrimTo, cuMemPoolGetAttribute, cuMemPoolSetAttribute, cuMemPoolSetAccess, cuMemGetMemPool, cuMemPoolCreate
-    
     Parameters
     ----------
-    location : cudaMemLocation*
+    location : cudaMemLocation | None
     typename : cudaMemAllocationType
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue, cudaErrorNotSupported,
     memPool : cudaMemPool_t
+        memPool
+
+    See Also
+    --------
+    cuMemAllocAsync, cuMemPoolTrimTo, cuMemPoolGetAttribute, cuMemPoolSetAttribute,
+    cuMemPoolSetAccess, cuMemGetMemPool, cuMemPoolCreate
     """
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaMemPool_t c_memPool = <cyruntime.cudaMemPool_t>0
@@ -8594,37 +9467,39 @@ cuMemAllocAsync, cuMemPoolTrimTo, cuMemPoolGetAttribute, cuMemPoolSetAttribute, 
     return (_ok(), _new_handle(cudaMemPool_t, <void*>c_memPool),)
 
 def cudaMemGetMemPool(location, long long typename):
-    """cudaMemGetMemPool(location, typename)
-    
-    Gets the current memory pool for a given memory location and allocation type
+    """Gets the current memory pool for a given memory location and allocation type.
 
-The memory location can be of one of cudaMemLocationTypeDevice, cudaMemLocationTypeHost or
-cudaMemLocationTypeHostNuma. The allocation type can be one of cudaMemAllocationTypePinned or
-cudaMemAllocationTypeManaged. When the allocation type is cudaMemAllocationTypeManaged,
-the location type can also be cudaMemLocationTypeNone to indicate no preferred location
-for the managed memory pool. In all other cases, the call return cudaErrorInvalidValue
+    The memory location can be of one of cudaMemLocationType.cudaMemLocationTypeDevice,
+    cudaMemLocationType.cudaMemLocationTypeHost or
+    cudaMemLocationType.cudaMemLocationTypeHostNuma. The allocation type can be one of
+    cudaMemAllocationType.cudaMemAllocationTypePinned or
+    cudaMemAllocationType.cudaMemAllocationTypeManaged. When the allocation type is
+    cudaMemAllocationType.cudaMemAllocationTypeManaged, the location type can also be
+    cudaMemLocationType.cudaMemLocationTypeNone to indicate no preferred location for
+    the managed memory pool. In all other cases, the call return cudaErrorInvalidValue
 
-Returns the last pool provided to cudaMemSetMemPool or cudaDeviceSetMemPool for this location and allocation type
-or the location's default memory pool if cudaMemSetMemPool or cudaDeviceSetMemPool for that allocType and location
-has never been called.
-By default the current mempool of a location is the default mempool for a device that can be obtained via cudaMemGetDefaultMemPool
-Otherwise the returned pool must have been set with cudaDeviceSetMemPool.
+    Returns the last pool provided to cudaMemSetMemPool or cudaDeviceSetMemPool for this
+    location and allocation type or the location's default memory pool if
+    cudaMemSetMemPool or cudaDeviceSetMemPool for that allocType and location has never
+    been called. By default the current mempool of a location is the default mempool for
+    a device that can be obtained via cudaMemGetDefaultMemPool Otherwise the returned
+    pool must have been set with cudaDeviceSetMemPool.
 
-
-cudaSuccess,
-cudaErrorInvalidValue
-
-cuDeviceGetDefaultMemPool, cuMemPoolCreate, cuDeviceSetMemPool, cuMemSetMemPool
-    
     Parameters
     ----------
-    location : cudaMemLocation*
+    location : cudaMemLocation | None
     typename : cudaMemAllocationType
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue
     memPool : cudaMemPool_t
+        memPool
+
+    See Also
+    --------
+    cuDeviceGetDefaultMemPool, cuMemPoolCreate, cuDeviceSetMemPool, cuMemSetMemPool
     """
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaMemPool_t c_memPool = <cyruntime.cudaMemPool_t>0
@@ -8637,42 +9512,48 @@ cuDeviceGetDefaultMemPool, cuMemPoolCreate, cuDeviceSetMemPool, cuMemSetMemPool
     return (_ok(), _new_handle(cudaMemPool_t, <void*>c_memPool),)
 
 def cudaMemSetMemPool(location, long long typename, memPool):
-    """cudaMemSetMemPool(location, typename, memPool)
-    
-    Sets the current memory pool for a memory location and allocation type
+    """Sets the current memory pool for a memory location and allocation type.
 
-The memory location can be of one of cudaMemLocationTypeDevice, cudaMemLocationTypeHost or
-cudaMemLocationTypeHostNuma. The allocation type can be one of cudaMemAllocationTypePinned or
-cudaMemAllocationTypeManaged. When the allocation type is cudaMemAllocationTypeManaged,
-the location type can also be cudaMemLocationTypeNone to indicate no preferred location
-for the managed memory pool. In all other cases, the call return cudaErrorInvalidValue
+    The memory location can be of one of cudaMemLocationType.cudaMemLocationTypeDevice,
+    cudaMemLocationType.cudaMemLocationTypeHost or
+    cudaMemLocationType.cudaMemLocationTypeHostNuma. The allocation type can be one of
+    cudaMemAllocationType.cudaMemAllocationTypePinned or
+    cudaMemAllocationType.cudaMemAllocationTypeManaged. When the allocation type is
+    cudaMemAllocationType.cudaMemAllocationTypeManaged, the location type can also be
+    cudaMemLocationType.cudaMemLocationTypeNone to indicate no preferred location for
+    the managed memory pool. In all other cases, the call return cudaErrorInvalidValue
 
-When a memory pool is set as the current memory pool, the location parameter should be the same as the location of the pool.
-If the location type or index don't match, the call returns cudaErrorInvalidValue.
-The type of memory pool should also match the parameter allocType. Else the call returns cudaErrorInvalidValue.
-By default, a memory location's current memory pool is its default memory pool.
-If the location type is cudaMemLocationTypeDevice and the allocation type is cudaMemAllocationTypePinned, then
-this API is the equivalent of calling cudaDeviceSetMemPool with the location id as the device.
-For further details on the implications, please refer to the documentation for cudaDeviceSetMemPool.
+    When a memory pool is set as the current memory pool, the location parameter should
+    be the same as the location of the pool. If the location type or index don't match,
+    the call returns cudaErrorInvalidValue. The type of memory pool should also match
+    the parameter allocType. Else the call returns cudaErrorInvalidValue. By default, a
+    memory location's current memory pool is its default memory pool. If the location
+    type is cudaMemLocationType.cudaMemLocationTypeDevice and the allocation type is
+    cudaMemAllocationType.cudaMemAllocationTypePinned, then this API is the equivalent
+    of calling cudaDeviceSetMemPool with the location id as the device. For further
+    details on the implications, please refer to the documentation for
+    cudaDeviceSetMemPool.
 
-Use cudaMallocFromPoolAsync to specify asynchronous allocations from a device different
-than the one the stream runs on.
-
-
-cudaSuccess,
-cudaErrorInvalidValue
-
-cuDeviceGetDefaultMemPool, cuDeviceGetMemPool, cuMemGetMemPool, cuMemPoolCreate, cuMemPoolDestroy, cuMemAllocFromPoolAsync
-    
     Parameters
     ----------
-    location : cudaMemLocation*
+    location : cudaMemLocation | None
     typename : cudaMemAllocationType
-    memPool : cudaMemPool_t
-    
+    memPool : cudaMemPool_t | int | None
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue
+
+    See Also
+    --------
+    cuDeviceGetDefaultMemPool, cuDeviceGetMemPool, cuMemGetMemPool, cuMemPoolCreate,
+    cuMemPoolDestroy, cuMemAllocFromPoolAsync
+
+    Notes
+    -----
+    Use cudaMallocFromPoolAsync to specify asynchronous allocations from a device
+    different than the one the stream runs on.
     """
     cdef cyruntime.cudaError_t err
     cdef _Buf a_location = _structs(location, sizeof(cyruntime.cudaMemLocation))
@@ -8684,35 +9565,46 @@ cuDeviceGetDefaultMemPool, cuDeviceGetMemPool, cuMemGetMemPool, cuMemPoolCreate,
     return _st1(err)
 
 def cudaMallocFromPoolAsync(size_t size, memPool, stream):
-    """cudaMallocFromPoolAsync(size, memPool, stream)
-    
-    Allocates memory from a specified pool with stream ordered semantics.
+    """Allocates memory from a specified pool with stream ordered semantics.
 
-Inserts an allocation operation into hStream.
-A pointer to the allocated memory is returned immediately in *dptr.
-The allocation must not be accessed until the the allocation operation completes.
-The allocation comes from the specified memory pool.
+    Inserts an allocation operation into hStream. A pointer to the allocated memory is
+    returned immediately as `dptr`. The allocation must not be accessed until the the
+    allocation operation completes. The allocation comes from the specified memory pool.
 
--  The specified memory pool may be from a device different than that of the specified hStream.
+    - Basic stream ordering allows future work submitted into the same stream to use the
+      allocation. Stream query, stream synchronize, and CUDA events can be used to
+      guarantee that the allocation operation completes before work submitted in a
+      separate stream runs.
 
-   -  Basic stream ordering allows future work submitted into the same stream to use the allocation.
-      Stream query, stream synchronize, and CUDA events can be used to guarantee that the allocation
-      operation completes before work submitted in a separate stream runs.
-
-During stream capture, this function results in the creation of an allocation node.  In this case,
-      the allocation is owned by the graph instead of the memory pool. The memory pool's properties
-      are used to set the node's creation parameters.
-    
     Parameters
     ----------
-    size : size_t
-    memPool : cudaMemPool_t
-    stream : cudaStream_t
-    
+    size : int
+    memPool : cudaMemPool_t | int | None
+        The pool to allocate from
+    stream : cudaStream_t | int | None
+        The stream establishing the stream ordering semantic
+
     Returns
     -------
     cudaError_t
-    ptr : void
+        cudaSuccess, cudaErrorInvalidValue, cudaErrorNotSupported, cudaErrorOutOfMemory
+    ptr : int
+        Returned device pointer
+
+    See Also
+    --------
+    cuMemAllocFromPoolAsync, ptr, size_t, size, cudaMemPool_t, memPool, cudaStream_t,
+    cudaMallocAsync, cudaFreeAsync, cudaDeviceGetDefaultMemPool, cudaMemPoolCreate,
+    cudaMemPoolSetAccess, cudaMemPoolSetAttribute
+
+    Notes
+    -----
+    - The specified memory pool may be from a device different than that of the
+      specified hStream.
+
+    During stream capture, this function results in the creation of an allocation node.
+    In this case, the allocation is owned by the graph instead of the memory pool. The
+    memory pool's properties are used to set the node's creation parameters.
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_ptr = NULL
@@ -8727,28 +9619,39 @@ During stream capture, this function results in the creation of an allocation no
     return (_ok(), PyLong_FromVoidPtr(c_ptr),)
 
 def cudaMemPoolExportToShareableHandle(memPool, long long handleType, unsigned int flags):
-    """cudaMemPoolExportToShareableHandle(memPool, handleType, flags)
-    
-    Exports a memory pool to the requested handle type.
+    """Exports a memory pool to the requested handle type.
 
-Given an IPC capable mempool, create an OS handle to share the pool with another process.
-A recipient process can convert the shareable handle into a mempool with cudaMemPoolImportFromShareableHandle.
-Individual pointers can then be shared with the cudaMemPoolExportPointer and cudaMemPoolImportPointer APIs.
-The implementation of what the shareable handle is and how it can be transferred is defined by the requested
-handle type.
+    Given an IPC capable mempool, create an OS handle to share the pool with another
+    process. A recipient process can convert the shareable handle into a mempool with
+    cudaMemPoolImportFromShareableHandle. Individual pointers can then be shared with
+    the cudaMemPoolExportPointer and cudaMemPoolImportPointer APIs. The implementation
+    of what the shareable handle is and how it can be transferred is defined by the
+    requested handle type.
 
-: To create an IPC capable mempool, create a mempool with a CUmemAllocationHandleType other than cudaMemHandleTypeNone.
-    
     Parameters
     ----------
-    memPool : cudaMemPool_t
+    memPool : cudaMemPool_t | int | None
     handleType : cudaMemAllocationHandleType
-    flags : unsigned int
-    
+        the type of handle to create
+    flags : int
+        must be 0
+
     Returns
     -------
     cudaError_t
-    shareableHandle : void
+        cudaSuccess, cudaErrorInvalidValue, cudaErrorOutOfMemory
+    shareableHandle : int
+        shareableHandle
+
+    See Also
+    --------
+    cuMemPoolExportToShareableHandle, cudaMemPoolImportFromShareableHandle,
+    cudaMemPoolExportPointer, cudaMemPoolImportPointer
+
+    Notes
+    -----
+    : To create an IPC capable mempool, create a mempool with a
+    CUmemAllocationHandleType other than cudaMemHandleTypeNone.
     """
     cdef cyruntime.cudaError_t err
     cdef unsigned long long c_shareableHandle = 0
@@ -8761,26 +9664,36 @@ handle type.
     return (_ok(), c_shareableHandle,)
 
 def cudaMemPoolImportFromShareableHandle(shareableHandle, long long handleType, unsigned int flags):
-    """cudaMemPoolImportFromShareableHandle(shareableHandle, handleType, flags)
-    
-    imports a memory pool from a shared handle.
+    """imports a memory pool from a shared handle.
 
-Specific allocations can be imported from the imported pool with cudaMemPoolImportPointer.
+    Specific allocations can be imported from the imported pool with
+    cudaMemPoolImportPointer.
 
-Imported memory pools do not support creating new allocations.
-      As such imported memory pools may not be used in cudaDeviceSetMemPool
-      or cudaMallocFromPoolAsync calls.
-    
     Parameters
     ----------
-    shareableHandle : void*
+    shareableHandle : Address
     handleType : cudaMemAllocationHandleType
-    flags : unsigned int
-    
+        The type of handle being imported
+    flags : int
+        must be 0
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue, cudaErrorOutOfMemory
     memPool : cudaMemPool_t
+        memPool
+
+    See Also
+    --------
+    cuMemPoolImportFromShareableHandle, cudaMemPoolExportToShareableHandle,
+    cudaMemPoolExportPointer, cudaMemPoolImportPointer
+
+    Notes
+    -----
+    Imported memory pools do not support creating new allocations. As such imported
+    memory pools may not be used in cudaDeviceSetMemPool or cudaMallocFromPoolAsync
+    calls.
     """
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaMemPool_t c_memPool = <cyruntime.cudaMemPool_t>0
@@ -8793,22 +9706,29 @@ Imported memory pools do not support creating new allocations.
     return (_ok(), _new_handle(cudaMemPool_t, <void*>c_memPool),)
 
 def cudaMemPoolExportPointer(ptr):
-    """cudaMemPoolExportPointer(ptr)
-    
-    Export data to share a memory pool allocation between processes.
+    """Export data to share a memory pool allocation between processes.
 
-Constructs shareData_out for sharing a specific allocation from an already shared memory pool.
-The recipient process can import the allocation with the cudaMemPoolImportPointer api.
-The data is not a handle and may be shared through any IPC mechanism.
-    
+    Constructs shareData_out for sharing a specific allocation from an already shared
+    memory pool. The recipient process can import the allocation with the
+    cudaMemPoolImportPointer api. The data is not a handle and may be shared through any
+    IPC mechanism.
+
     Parameters
     ----------
-    ptr : void*
-    
+    ptr : Address
+        pointer to memory being exported
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue, cudaErrorOutOfMemory
     exportData : cudaMemPoolPtrExportData
+        exportData
+
+    See Also
+    --------
+    cuMemPoolExportPointer, cudaMemPoolExportToShareableHandle,
+    cudaMemPoolImportFromShareableHandle, cudaMemPoolImportPointer
     """
     cdef cyruntime.cudaError_t err
     cdef _Struct s_exportData = _new_struct(_L.cls('cudaMemPoolPtrExportData'))
@@ -8821,31 +9741,39 @@ The data is not a handle and may be shared through any IPC mechanism.
     return (_ok(), s_exportData,)
 
 def cudaMemPoolImportPointer(memPool, exportData):
-    """cudaMemPoolImportPointer(memPool, exportData)
-    
-    Import a memory pool allocation from another process.
+    """Import a memory pool allocation from another process.
 
-Returns in ptr_out a pointer to the imported memory.
-The imported memory must not be accessed before the allocation operation completes
-in the exporting process. The imported memory must be freed from all importing processes before
-being freed in the exporting process. The pointer may be freed with cudaFree
-or cudaFreeAsync.  If cudaFreeAsync is used, the free must be completed
-on the importing process before the free operation on the exporting process.
+    Returns in ptr_out a pointer to the imported memory. The imported memory must not be
+    accessed before the allocation operation completes in the exporting process. The
+    imported memory must be freed from all importing processes before being freed in the
+    exporting process. The pointer may be freed with cudaFree or cudaFreeAsync. If
+    cudaFreeAsync is used, the free must be completed on the importing process before
+    the free operation on the exporting process.
 
-The cudaFreeAsync api may be used in the exporting process before
-      the cudaFreeAsync operation completes in its stream as long as the
-      cudaFreeAsync in the exporting process specifies a stream with
-      a stream dependency on the importing process's cudaFreeAsync.
-    
     Parameters
     ----------
-    memPool : cudaMemPool_t
-    exportData : cudaMemPoolPtrExportData*
-    
+    memPool : cudaMemPool_t | int | None
+    exportData : cudaMemPoolPtrExportData | None
+
     Returns
     -------
     cudaError_t
-    ptr : void
+        CUDA_SUCCESS, CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_NOT_INITIALIZED,
+        CUDA_ERROR_OUT_OF_MEMORY
+    ptr : int
+        ptr
+
+    See Also
+    --------
+    cuMemPoolImportPointer, cudaMemPoolExportToShareableHandle,
+    cudaMemPoolImportFromShareableHandle, cudaMemPoolExportPointer
+
+    Notes
+    -----
+    The cudaFreeAsync api may be used in the exporting process before the cudaFreeAsync
+    operation completes in its stream as long as the cudaFreeAsync in the exporting
+    process specifies a stream with a stream dependency on the importing process's
+    cudaFreeAsync.
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_ptr = NULL
@@ -8860,63 +9788,64 @@ The cudaFreeAsync api may be used in the exporting process before
     return (_ok(), PyLong_FromVoidPtr(c_ptr),)
 
 def cudaPointerGetAttributes(ptr):
-    """cudaPointerGetAttributes(ptr)
-    
-    Returns attributes about a specified pointer
+    """Returns attributes about a specified pointer.
 
-Returns in *attributes the attributes of the pointer ptr.
-If pointer was not allocated in, mapped by or registered with context
-supporting unified addressing cudaErrorInvalidValue is returned.
+    Returns, as `attributes`, the attributes of the pointer `ptr`. If pointer was not
+    allocated in, mapped by or registered with context supporting unified addressing
+    cudaErrorInvalidValue is returned.
 
-In CUDA 11.0 forward passing host pointer will return cudaMemoryTypeUnregistered
-in cudaPointerAttributestype and call will return cudaSuccess.
+    The cudaPointerAttributes structure is defined as:
 
-The cudaPointerAttributes structure is defined as:
-\\code
-struct cudaPointerAttributes {
-enum cudaMemoryType type;
-int device;
-void *devicePointer;
-void *hostPointer;
-}
-\\endcode
-In this structure, the individual fields mean
 
-- cudaPointerAttributestype identifies type of memory. It can be
-   cudaMemoryTypeUnregistered for unregistered host memory,
-   cudaMemoryTypeHost for registered host memory, cudaMemoryTypeDevice for device
-   memory or  cudaMemoryTypeManaged for managed memory.
+        struct cudaPointerAttributes {
+        enum cudaMemoryType type;
+        int device;
+        void *devicePointer;
+        void *hostPointer;
+        }
 
-- cudaPointerAttributesdevice "device" is the device against which
-  ptr was allocated.  If ptr has memory type cudaMemoryTypeDevice
-  then this identifies the device on which the memory referred to by ptr
-  physically resides.  If ptr has memory type cudaMemoryTypeHost then this
-  identifies the device which was current when the allocation was made
-  (and if that device is deinitialized then this allocation will vanish
-  with that device's state).
+    In this structure, the individual fields mean
 
-- cudaPointerAttributesdevicePointer "devicePointer" is
-  the device pointer alias through which the memory referred to by ptr
-  may be accessed on the current device.
-  If the memory referred to by ptr cannot be accessed directly by the
-  current device then this is NULL.
+    - cudaPointerAttributestype identifies type of memory. It can be
+      cudaMemoryType.cudaMemoryTypeUnregistered for unregistered host memory,
+      cudaMemoryType.cudaMemoryTypeHost for registered host memory,
+      cudaMemoryType.cudaMemoryTypeDevice for device memory or
+      cudaMemoryType.cudaMemoryTypeManaged for managed memory.
+    - cudaPointerAttributesdevice "device" is the device against which `ptr` was
+      allocated. If `ptr` has memory type cudaMemoryType.cudaMemoryTypeDevice then this
+      identifies the device on which the memory referred to by `ptr` physically resides.
+      If `ptr` has memory type cudaMemoryType.cudaMemoryTypeHost then this identifies
+      the device which was current when the allocation was made (and if that device is
+      deinitialized then this allocation will vanish with that device's state).
+    - cudaPointerAttributesdevicePointer "devicePointer" is the device pointer alias
+      through which the memory referred to by `ptr` may be accessed on the current
+      device. If the memory referred to by `ptr` cannot be accessed directly by the
+      current device then this is NULL.
+    - cudaPointerAttributeshostPointer "hostPointer" is the host pointer alias through
+      which the memory referred to by `ptr` may be accessed on the host. If the memory
+      referred to by `ptr` cannot be accessed directly by the host then this is NULL.
 
-- cudaPointerAttributeshostPointer "hostPointer" is
-  the host pointer alias through which the memory referred to by ptr
-  may be accessed on the host.
-  If the memory referred to by ptr cannot be accessed directly by the
-  host then this is NULL.
-    
     Parameters
     ----------
-    ptr : void*
+    ptr : Address
         Pointer to get attributes for
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidDevice, cudaErrorInvalidValue
     attributes : cudaPointerAttributes
         Attributes for the specified pointer
+
+    See Also
+    --------
+    cudaGetDeviceCount, cudaGetDevice, cudaSetDevice, cudaChooseDevice, cudaInitDevice,
+    cuPointerGetAttributes
+
+    Notes
+    -----
+    In CUDA 11.0 forward passing host pointer will return
+    cudaMemoryType.cudaMemoryTypeUnregistered in type and call will return cudaSuccess.
     """
     cdef cyruntime.cudaError_t err
     cdef _Struct s_attributes = _new_struct(_L.cls('cudaPointerAttributes'))
@@ -8929,27 +9858,30 @@ In this structure, the individual fields mean
     return (_ok(), s_attributes,)
 
 def cudaDeviceCanAccessPeer(int device, int peerDevice):
-    """cudaDeviceCanAccessPeer(device, peerDevice)
-    
-    Queries if a device may directly access a peer device's memory.
+    """Queries if a device may directly access a peer device's memory.
 
-Returns in *canAccessPeer a value of 1 if device device is capable of
-directly accessing memory from peerDevice and 0 otherwise.  If direct
-access of peerDevice from device is possible, then access may be
-enabled by calling cudaDeviceEnablePeerAccess().
-    
+    Returns, as `canAccessPeer`, a value of 1 if device `device` is capable of directly
+    accessing memory from `peerDevice` and 0 otherwise. If direct access of `peerDevice`
+    from `device` is possible, then access may be enabled by calling
+    cudaDeviceEnablePeerAccess.
+
     Parameters
     ----------
     device : int
-        Device from which allocations on peerDevice are to be directly accessed.
+        Device from which allocations on `peerDevice` are to be directly accessed.
     peerDevice : int
-        Device on which the allocations to be directly accessed by device reside.
-    
+        Device on which the allocations to be directly accessed by `device` reside.
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidDevice
     canAccessPeer : int
         Returned access capability
+
+    See Also
+    --------
+    cudaDeviceEnablePeerAccess, cudaDeviceDisablePeerAccess, cuDeviceCanAccessPeer
     """
     cdef cyruntime.cudaError_t err
     cdef int c_canAccessPeer = <int>0
@@ -8960,41 +9892,44 @@ enabled by calling cudaDeviceEnablePeerAccess().
     return (_ok(), c_canAccessPeer,)
 
 def cudaDeviceEnablePeerAccess(int peerDevice, unsigned int flags):
-    """cudaDeviceEnablePeerAccess(peerDevice, flags)
-    
-    Enables direct access to memory allocations on a peer device.
+    """Enables direct access to memory allocations on a peer device.
 
-On success, all allocations from peerDevice will immediately be accessible by
-the current device.  They will remain accessible until access is explicitly
-disabled using cudaDeviceDisablePeerAccess() or either device is reset using
-cudaDeviceReset().
+    On success, all allocations from `peerDevice` will immediately be accessible by the
+    current device. They will remain accessible until access is explicitly disabled
+    using cudaDeviceDisablePeerAccess or either device is reset using cudaDeviceReset.
 
-Note that access granted by this call is unidirectional and that in order to access
-memory on the current device from peerDevice, a separate symmetric call
-to cudaDeviceEnablePeerAccess() is required.
+    Note that access granted by this call is unidirectional and that in order to access
+    memory on the current device from `peerDevice`, a separate symmetric call to
+    cudaDeviceEnablePeerAccess is required.
 
-Note that there are both device-wide and system-wide limitations per system
-configuration, as noted in the CUDA Programming Guide under the section
-"Peer-to-Peer Memory Access".
+    Note that there are both device-wide and system-wide limitations per system
+    configuration, as noted in the CUDA Programming Guide under the section
+    "Peer-to-Peer Memory Access".
 
-Returns cudaErrorInvalidDevice if cudaDeviceCanAccessPeer() indicates
-that the current device cannot directly access memory from peerDevice.
+    Returns cudaErrorInvalidDevice if cudaDeviceCanAccessPeer indicates that the current
+    device cannot directly access memory from `peerDevice`.
 
-Returns cudaErrorPeerAccessAlreadyEnabled if direct access of
-peerDevice from the current device has already been enabled.
+    Returns cudaErrorPeerAccessAlreadyEnabled if direct access of `peerDevice` from the
+    current device has already been enabled.
 
-Returns cudaErrorInvalidValue if flags is not 0.
-    
+    Returns cudaErrorInvalidValue if `flags` is not 0.
+
     Parameters
     ----------
     peerDevice : int
         Peer device to enable direct access to from the current device
-    flags : unsigned int
+    flags : int
         Reserved for future use and must be set to 0
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidDevice, cudaErrorPeerAccessAlreadyEnabled,
+        cudaErrorInvalidValue
+
+    See Also
+    --------
+    cudaDeviceCanAccessPeer, cudaDeviceDisablePeerAccess, cuCtxEnablePeerAccess
     """
     cdef cyruntime.cudaError_t err
     with nogil:
@@ -9002,21 +9937,24 @@ Returns cudaErrorInvalidValue if flags is not 0.
     return _st1(err)
 
 def cudaDeviceDisablePeerAccess(int peerDevice):
-    """cudaDeviceDisablePeerAccess(peerDevice)
-    
-    Disables direct access to memory allocations on a peer device.
+    """Disables direct access to memory allocations on a peer device.
 
-Returns cudaErrorPeerAccessNotEnabled if direct access to memory on
-peerDevice has not yet been enabled from the current device.
-    
+    Returns cudaErrorPeerAccessNotEnabled if direct access to memory on `peerDevice` has
+    not yet been enabled from the current device.
+
     Parameters
     ----------
     peerDevice : int
         Peer device to disable direct access to
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorPeerAccessNotEnabled, cudaErrorInvalidDevice
+
+    See Also
+    --------
+    cudaDeviceCanAccessPeer, cudaDeviceEnablePeerAccess, cuCtxDisablePeerAccess
     """
     cdef cyruntime.cudaError_t err
     with nogil:
@@ -9024,24 +9962,28 @@ peerDevice has not yet been enabled from the current device.
     return _st1(err)
 
 def cudaGraphicsUnregisterResource(resource):
-    """cudaGraphicsUnregisterResource(resource)
-    
-    Unregisters a graphics resource for access by CUDA
+    """Unregisters a graphics resource for access by CUDA.
 
-Unregisters the graphics resource resource so it is not accessible by
-CUDA unless registered again.
+    Unregisters the graphics resource `resource` so it is not accessible by CUDA unless
+    registered again.
 
-If resource is invalid then cudaErrorInvalidResourceHandle is
-returned.
-    
+    If `resource` is invalid then cudaErrorInvalidResourceHandle is returned.
+
     Parameters
     ----------
-    resource : cudaGraphicsResource_t
+    resource : cudaGraphicsResource_t | int | None
         Resource to unregister
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidResourceHandle, cudaErrorUnknown
+
+    See Also
+    --------
+    cudaGraphicsD3D9RegisterResource, cudaGraphicsD3D10RegisterResource,
+    cudaGraphicsD3D11RegisterResource, cudaGraphicsGLRegisterBuffer,
+    cudaGraphicsGLRegisterImage, cuGraphicsUnregisterResource
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_resource
@@ -9051,34 +9993,42 @@ returned.
     return _st1(err)
 
 def cudaGraphicsResourceSetMapFlags(resource, unsigned int flags):
-    """cudaGraphicsResourceSetMapFlags(resource, flags)
-    
-    Set usage flags for mapping a graphics resource
+    """Set usage flags for mapping a graphics resource.
 
-Set flags for mapping the graphics resource resource.
+    Set `flags` for mapping the graphics resource `resource`.
 
-Changes to flags will take effect the next time resource is mapped.
-The flags argument may be any of the following:
-- cudaGraphicsMapFlagsNone: Specifies no hints about how resource will
-    be used. It is therefore assumed that CUDA may read from or write to resource.
-- cudaGraphicsMapFlagsReadOnly: Specifies that CUDA will not write to resource.
-- cudaGraphicsMapFlagsWriteDiscard: Specifies CUDA will not read from resource and will
-  write over the entire contents of resource, so none of the data
-  previously stored in resource will be preserved.
+    Changes to `flags` will take effect the next time `resource` is mapped. The `flags`
+    argument may be any of the following:
 
-If resource is presently mapped for access by CUDA then cudaErrorUnknown is returned.
-If flags is not one of the above values then cudaErrorInvalidValue is returned.
-    
+    - cudaGraphicsMapFlags.cudaGraphicsMapFlagsNone: Specifies no hints about how
+      `resource` will be used. It is therefore assumed that CUDA may read from or write
+      to `resource`.
+    - cudaGraphicsMapFlags.cudaGraphicsMapFlagsReadOnly: Specifies that CUDA will not
+      write to `resource`.
+    - cudaGraphicsMapFlags.cudaGraphicsMapFlagsWriteDiscard: Specifies CUDA will not
+      read from `resource` and will write over the entire contents of `resource`, so
+      none of the data previously stored in `resource` will be preserved.
+
+    If `resource` is presently mapped for access by CUDA then cudaErrorUnknown is
+    returned. If `flags` is not one of the above values then cudaErrorInvalidValue is
+    returned.
+
     Parameters
     ----------
-    resource : cudaGraphicsResource_t
+    resource : cudaGraphicsResource_t | int | None
         Registered resource to set flags for
-    flags : unsigned int
+    flags : int
         Parameters for resource mapping
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue, cudaErrorInvalidResourceHandle,
+        cudaErrorUnknown,
+
+    See Also
+    --------
+    cudaGraphicsMapResources, cuGraphicsResourceSetMapFlags
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_resource
@@ -9088,37 +10038,40 @@ If flags is not one of the above values then cudaErrorInvalidValue is returned.
     return _st1(err)
 
 def cudaGraphicsMapResources(int count, resources, stream):
-    """cudaGraphicsMapResources(count, resources, stream)
-    
-    Map graphics resources for access by CUDA
+    """Map graphics resources for access by CUDA.
 
-Maps the count graphics resources in resources for access by CUDA.
+    Maps the `count` graphics resources in `resources` for access by CUDA.
 
-The resources in resources may be accessed by CUDA until they
-are unmapped. The graphics API from which resources were registered
-should not access any resources while they are mapped by CUDA. If an
-application does so, the results are undefined.
+    The resources in `resources` may be accessed by CUDA until they are unmapped. The
+    graphics API from which `resources` were registered should not access any resources
+    while they are mapped by CUDA. If an application does so, the results are undefined.
 
-This function provides the synchronization guarantee that any graphics calls
-issued before cudaGraphicsMapResources() will complete before any subsequent CUDA
-work issued in stream begins.
+    This function provides the synchronization guarantee that any graphics calls issued
+    before cudaGraphicsMapResources will complete before any subsequent CUDA work issued
+    in `stream` begins.
 
-If resources contains any duplicate entries then cudaErrorInvalidResourceHandle
-is returned. If any of resources are presently mapped for access by
-CUDA then cudaErrorUnknown is returned.
-    
+    If `resources` contains any duplicate entries then cudaErrorInvalidResourceHandle is
+    returned. If any of `resources` are presently mapped for access by CUDA then
+    cudaErrorUnknown is returned.
+
     Parameters
     ----------
     count : int
         Number of resources to map
-    resources : cudaGraphicsResource_t*
+    resources : Sequence[cudaGraphicsResource_t | int | None] | Buffer | int | None
         Resources to map for CUDA
-    stream : cudaStream_t
+    stream : cudaStream_t | int | None
         Stream for synchronization
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidResourceHandle, cudaErrorUnknown
+
+    See Also
+    --------
+    cudaGraphicsResourceGetMappedPointer, cudaGraphicsSubResourceGetMappedArray,
+    cudaGraphicsUnmapResources, cuGraphicsMapResources
     """
     cdef cyruntime.cudaError_t err
     cdef _Buf a_resources = _array(resources, 'h', sizeof(void*))
@@ -9131,35 +10084,38 @@ CUDA then cudaErrorUnknown is returned.
     return _st1(err)
 
 def cudaGraphicsUnmapResources(int count, resources, stream):
-    """cudaGraphicsUnmapResources(count, resources, stream)
-    
-    Unmap graphics resources.
+    """Unmap graphics resources.
 
-Unmaps the count graphics resources in resources.
+    Unmaps the `count` graphics resources in `resources`.
 
-Once unmapped, the resources in resources may not be accessed by CUDA
-until they are mapped again.
+    Once unmapped, the resources in `resources` may not be accessed by CUDA until they
+    are mapped again.
 
-This function provides the synchronization guarantee that any CUDA work issued
-in stream before cudaGraphicsUnmapResources() will complete before any
-subsequently issued graphics work begins.
+    This function provides the synchronization guarantee that any CUDA work issued in
+    `stream` before cudaGraphicsUnmapResources will complete before any subsequently
+    issued graphics work begins.
 
-If resources contains any duplicate entries then cudaErrorInvalidResourceHandle
-is returned. If any of resources are not presently mapped for access by
-CUDA then cudaErrorUnknown is returned.
-    
+    If `resources` contains any duplicate entries then cudaErrorInvalidResourceHandle is
+    returned. If any of `resources` are not presently mapped for access by CUDA then
+    cudaErrorUnknown is returned.
+
     Parameters
     ----------
     count : int
         Number of resources to unmap
-    resources : cudaGraphicsResource_t*
+    resources : Sequence[cudaGraphicsResource_t | int | None] | Buffer | int | None
         Resources to unmap
-    stream : cudaStream_t
+    stream : cudaStream_t | int | None
         Stream for synchronization
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidResourceHandle, cudaErrorUnknown
+
+    See Also
+    --------
+    cudaGraphicsMapResources, cuGraphicsUnmapResources
     """
     cdef cyruntime.cudaError_t err
     cdef _Buf a_resources = _array(resources, 'h', sizeof(void*))
@@ -9172,32 +10128,36 @@ CUDA then cudaErrorUnknown is returned.
     return _st1(err)
 
 def cudaGraphicsResourceGetMappedPointer(resource):
-    """cudaGraphicsResourceGetMappedPointer(resource)
-    
-    Get an device pointer through which to access a mapped graphics resource.
+    """Get an device pointer through which to access a mapped graphics resource.
 
-Returns in *devPtr a pointer through which the mapped graphics resource
-resource may be accessed.
-Returns in *size the size of the memory in bytes which may be accessed from that pointer.
-The value set in devPtr may change every time that resource is mapped.
+    Returns, as `devPtr`, a pointer through which the mapped graphics resource
+    `resource` may be accessed. Returns, as `size`, the size of the memory in bytes
+    which may be accessed from that pointer. The value set in `devPtr` may change every
+    time that `resource` is mapped.
 
-If resource is not a buffer then it cannot be accessed via a pointer and
-cudaErrorUnknown is returned.
-If resource is not mapped then cudaErrorUnknown is returned.
-*
-    
+    If `resource` is not a buffer then it cannot be accessed via a pointer and
+    cudaErrorUnknown is returned. If `resource` is not mapped then cudaErrorUnknown is
+    returned. *
+
     Parameters
     ----------
-    resource : cudaGraphicsResource_t
+    resource : cudaGraphicsResource_t | int | None
         Mapped resource to access
-    
+
     Returns
     -------
     cudaError_t
-    devPtr : void
-        Returned pointer through which resource may be accessed
-    size : size_t
-        Returned size of the buffer accessible starting at *devPtr
+        cudaSuccess, cudaErrorInvalidValue, cudaErrorInvalidResourceHandle,
+        cudaErrorUnknown
+    devPtr : int
+        Returned pointer through which `resource` may be accessed
+    size : int
+        Returned size of the buffer accessible starting at `devPtr`
+
+    See Also
+    --------
+    cudaGraphicsMapResources, cudaGraphicsSubResourceGetMappedArray,
+    cuGraphicsResourceGetMappedPointer
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_devPtr = NULL
@@ -9211,37 +10171,40 @@ If resource is not mapped then cudaErrorUnknown is returned.
     return (_ok(), PyLong_FromVoidPtr(c_devPtr), c_size)
 
 def cudaGraphicsSubResourceGetMappedArray(resource, unsigned int arrayIndex, unsigned int mipLevel):
-    """cudaGraphicsSubResourceGetMappedArray(resource, arrayIndex, mipLevel)
-    
-    Get an array through which to access a subresource of a mapped graphics resource.
+    """Get an array through which to access a subresource of a mapped graphics resource.
 
-Returns in *array an array through which the subresource of the mapped
-graphics resource resource which corresponds to array index arrayIndex
-and mipmap level mipLevel may be accessed.  The value set in array may
-change every time that resource is mapped.
+    Returns, as `array`, an array through which the subresource of the mapped graphics
+    resource `resource` which corresponds to array index `arrayIndex` and mipmap level
+    `mipLevel` may be accessed. The value set in `array` may change every time that
+    `resource` is mapped.
 
-If resource is not a texture then it cannot be accessed via an array and
-cudaErrorUnknown is returned.
-If arrayIndex is not a valid array index for resource then
-cudaErrorInvalidValue is returned.
-If mipLevel is not a valid mipmap level for resource then
-cudaErrorInvalidValue is returned.
-If resource is not mapped then cudaErrorUnknown is returned.
-    
+    If `resource` is not a texture then it cannot be accessed via an array and
+    cudaErrorUnknown is returned. If `arrayIndex` is not a valid array index for
+    `resource` then cudaErrorInvalidValue is returned. If `mipLevel` is not a valid
+    mipmap level for `resource` then cudaErrorInvalidValue is returned. If `resource` is
+    not mapped then cudaErrorUnknown is returned.
+
     Parameters
     ----------
-    resource : cudaGraphicsResource_t
+    resource : cudaGraphicsResource_t | int | None
         Mapped resource to access
-    arrayIndex : unsigned int
-        Array index for array textures or cubemap face index as defined by cudaGraphicsCubeFace for cubemap textures for the subresource to access
-    mipLevel : unsigned int
+    arrayIndex : int
+        Array index for array textures or cubemap face index as defined by
+        cudaGraphicsCubeFace for cubemap textures for the subresource to access
+    mipLevel : int
         Mipmap level for the subresource to access
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue, cudaErrorInvalidResourceHandle,
+        cudaErrorUnknown
     array : cudaArray_t
-        Returned array through which a subresource of resource may be accessed
+        Returned array through which a subresource of `resource` may be accessed
+
+    See Also
+    --------
+    cudaGraphicsResourceGetMappedPointer, cuGraphicsSubResourceGetMappedArray
     """
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaArray_t c_array = <cyruntime.cudaArray_t>0
@@ -9254,28 +10217,32 @@ If resource is not mapped then cudaErrorUnknown is returned.
     return (_ok(), _new_handle(cudaArray_t, <void*>c_array),)
 
 def cudaGraphicsResourceGetMappedMipmappedArray(resource):
-    """cudaGraphicsResourceGetMappedMipmappedArray(resource)
-    
-    Get a mipmapped array through which to access a mapped graphics resource.
+    """Get a mipmapped array through which to access a mapped graphics resource.
 
-Returns in *mipmappedArray a mipmapped array through which the mapped
-graphics resource resource may be accessed. The value set in mipmappedArray may
-change every time that resource is mapped.
+    Returns, as `mipmappedArray`, a mipmapped array through which the mapped graphics
+    resource `resource` may be accessed. The value set in `mipmappedArray` may change
+    every time that `resource` is mapped.
 
-If resource is not a texture then it cannot be accessed via an array and
-cudaErrorUnknown is returned.
-If resource is not mapped then cudaErrorUnknown is returned.
-    
+    If `resource` is not a texture then it cannot be accessed via an array and
+    cudaErrorUnknown is returned. If `resource` is not mapped then cudaErrorUnknown is
+    returned.
+
     Parameters
     ----------
-    resource : cudaGraphicsResource_t
+    resource : cudaGraphicsResource_t | int | None
         Mapped resource to access
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue, cudaErrorInvalidResourceHandle,
+        cudaErrorUnknown
     mipmappedArray : cudaMipmappedArray_t
-        Returned mipmapped array through which resource may be accessed
+        Returned mipmapped array through which `resource` may be accessed
+
+    See Also
+    --------
+    cudaGraphicsResourceGetMappedPointer, cuGraphicsResourceGetMappedMipmappedArray
     """
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaMipmappedArray_t c_mipmappedArray = <cyruntime.cudaMipmappedArray_t>0
@@ -9288,22 +10255,25 @@ If resource is not mapped then cudaErrorUnknown is returned.
     return (_ok(), _new_handle(cudaMipmappedArray_t, <void*>c_mipmappedArray),)
 
 def cudaGetChannelDesc(array):
-    """cudaGetChannelDesc(array)
-    
-    Get the channel descriptor of an array
+    """Get the channel descriptor of an array.
 
-Returns in *desc the channel descriptor of the CUDA array array.
-    
+    Returns, as `desc`, the channel descriptor of the CUDA array `array`.
+
     Parameters
     ----------
-    array : cudaArray_const_t
+    array : cudaArray_const_t | int | None
         Memory array on device
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue
     desc : cudaChannelFormatDesc
         Channel format
+
+    See Also
+    --------
+    int, cudaCreateTextureObject, cudaCreateSurfaceObject
     """
     cdef cyruntime.cudaError_t err
     cdef _Struct s_desc = _new_struct(_L.cls('cudaChannelFormatDesc'))
@@ -9316,23 +10286,22 @@ Returns in *desc the channel descriptor of the CUDA array array.
     return (_ok(), s_desc,)
 
 def cudaCreateChannelDesc(int x, int y, int z, int w, long long f):
-    """cudaCreateChannelDesc(x, y, z, w, f)
-    
-    Returns a channel descriptor using the specified format
+    """Returns a channel descriptor using the specified format.
 
-Returns a channel descriptor with format f and number of bits of each
-component x, y, z, and w.  The cudaChannelFormatDesc is
-defined as:
-\\code
-struct cudaChannelFormatDesc {
-int x, y, z, w;
-enum cudaChannelFormatKind f;
-};
-\\endcode
+    Returns a channel descriptor with format `f` and number of bits of each component
+    `x`, `y`, `z`, and `w`. The cudaChannelFormatDesc is defined as:
 
-where cudaChannelFormatKind is one of cudaChannelFormatKindSigned,
-cudaChannelFormatKindUnsigned, or cudaChannelFormatKindFloat.
-    
+
+        struct cudaChannelFormatDesc {
+        int x, y, z, w;
+        enum cudaChannelFormatKind f;
+        };
+
+    where cudaChannelFormatKind is one of
+    cudaChannelFormatKind.cudaChannelFormatKindSigned,
+    cudaChannelFormatKind.cudaChannelFormatKindUnsigned, or
+    cudaChannelFormatKind.cudaChannelFormatKindFloat.
+
     Parameters
     ----------
     x : int
@@ -9345,10 +10314,17 @@ cudaChannelFormatKindUnsigned, or cudaChannelFormatKindFloat.
         W component
     f : cudaChannelFormatKind
         Channel format
-    
+
     Returns
     -------
-    bytes
+    cudaError_t
+        Always cudaSuccess.
+    cudaChannelFormatDesc
+        Channel descriptor with format `f`
+
+    See Also
+    --------
+    cudaGetChannelDesc, cudaCreateTextureObject, cudaCreateSurfaceObject
     """
     cdef cyruntime.cudaChannelFormatDesc r
     cdef _Struct s_r = _new_struct(_L.cls('cudaChannelFormatDesc'))
@@ -9358,227 +10334,239 @@ cudaChannelFormatKindUnsigned, or cudaChannelFormatKindFloat.
     return (_ok(), s_r)
 
 def cudaCreateTextureObject(pResDesc, pTexDesc, pResViewDesc):
-    """cudaCreateTextureObject(pResDesc, pTexDesc, pResViewDesc)
-    
-    Creates a texture object
+    """Creates a texture object.
 
-Creates a texture object and returns it in pTexObject. pResDesc describes
-the data to texture from. pTexDesc describes how the data should be sampled.
-pResViewDesc is an optional argument that specifies an alternate format for
-the data described by pResDesc, and also describes the subresource region
-to restrict access to when texturing. pResViewDesc can only be specified if
-the type of resource is a CUDA array or a CUDA mipmapped array not in a block
-compressed format.
+    Creates a texture object and returns it in `pTexObject`. `pResDesc` describes the
+    data to texture from. `pTexDesc` describes how the data should be sampled.
+    `pResViewDesc` is an optional argument that specifies an alternate format for the
+    data described by `pResDesc`, and also describes the subresource region to restrict
+    access to when texturing. `pResViewDesc` can only be specified if the type of
+    resource is a CUDA array or a CUDA mipmapped array not in a block compressed format.
 
-Texture objects are only supported on devices of compute capability 3.0 or higher.
-Additionally, a texture object is an opaque value, and, as such, should only be
-accessed through CUDA API calls.
+    Texture objects are only supported on devices of compute capability 3.0 or higher.
+    Additionally, a texture object is an opaque value, and, as such, should only be
+    accessed through CUDA API calls.
 
-The cudaResourceDesc structure is defined as:
-\\code
-struct cudaResourceDesc {
-enum cudaResourceType resType;
-
-union {
-struct {
-cudaArray_t array;
-} array;
-struct {
-cudaMipmappedArray_t mipmap;
-} mipmap;
-struct {
-void *devPtr;
-struct cudaChannelFormatDesc desc;
-size_t sizeInBytes;
-} linear;
-struct {
-void *devPtr;
-struct cudaChannelFormatDesc desc;
-size_t width;
-size_t height;
-size_t pitchInBytes;
-} pitch2D;
-} res;
-};
-\\endcode
-where:
-- cudaResourceDescresType specifies the type of resource to texture from.
-CUresourceType is defined as:
-\\code
-enum cudaResourceType {
-cudaResourceTypeArray          = 0x00,
-cudaResourceTypeMipmappedArray = 0x01,
-cudaResourceTypeLinear         = 0x02,
-cudaResourceTypePitch2D        = 0x03
-};
-\\endcode
-
-\\par
-If cudaResourceDescresType is set to cudaResourceTypeArray, cudaResourceDescresarrayarray
-must be set to a valid CUDA array handle.
-
-\\par
-If cudaResourceDescresType is set to cudaResourceTypeMipmappedArray, cudaResourceDescresmipmapmipmap
-must be set to a valid CUDA mipmapped array handle and cudaTextureDescnormalizedCoords must be set to true.
-
-\\par
-If cudaResourceDescresType is set to cudaResourceTypeLinear, cudaResourceDescreslineardevPtr
-must be set to a valid device pointer, that is aligned to cudaDeviceProptextureAlignment.
-cudaResourceDescreslineardesc describes the format and the number of components per array element. cudaResourceDescreslinearsizeInBytes
-specifies the size of the array in bytes. The total number of elements in the linear address range cannot exceed
-cudaDeviceGetTexture1DLinearMaxWidth(). The number of elements is computed as (sizeInBytes / sizeof(desc)).
-
-\\par
-If cudaResourceDescresType is set to cudaResourceTypePitch2D, cudaResourceDescrespitch2DdevPtr
-must be set to a valid device pointer, that is aligned to cudaDeviceProptextureAlignment.
-cudaResourceDescrespitch2Ddesc describes the format and the number of components per array element. cudaResourceDescrespitch2Dwidth
-and cudaResourceDescrespitch2Dheight specify the width and height of the array in elements, and cannot exceed
-cudaDevicePropmaxTexture2DLinear[0] and cudaDevicePropmaxTexture2DLinear[1] respectively.
-cudaResourceDescrespitch2DpitchInBytes specifies the pitch between two rows in bytes and has to be aligned to
-cudaDeviceProptexturePitchAlignment. Pitch cannot exceed cudaDevicePropmaxTexture2DLinear[2].
+    The cudaResourceDesc structure is defined as:
 
 
-The cudaTextureDesc struct is defined as
-\\code
-struct cudaTextureDesc {
-enum cudaTextureAddressMode addressMode[3];
-enum cudaTextureFilterMode  filterMode;
-enum cudaTextureReadMode    readMode;
-int                         sRGB;
-float                       borderColor[4];
-int                         normalizedCoords;
-unsigned int                maxAnisotropy;
-enum cudaTextureFilterMode  mipmapFilterMode;
-float                       mipmapLevelBias;
-float                       minMipmapLevelClamp;
-float                       maxMipmapLevelClamp;
-int                         disableTrilinearOptimization;
-int                         seamlessCubemap;
-};
-\\endcode
-where
-- cudaTextureDescaddressMode specifies the addressing mode for each dimension of the texture data. cudaTextureAddressMode is defined as:
-  \\code
-enum cudaTextureAddressMode {
-cudaAddressModeWrap   = 0,
-cudaAddressModeClamp  = 1,
-cudaAddressModeMirror = 2,
-cudaAddressModeBorder = 3
-};
-  \\endcode
-  This is ignored if cudaResourceDescresType is cudaResourceTypeLinear. Also, if cudaTextureDescnormalizedCoords
-  is set to zero, cudaAddressModeWrap and cudaAddressModeMirror won't be supported and will be switched to cudaAddressModeClamp.
+        struct cudaResourceDesc {
+        enum cudaResourceType resType;
 
-- cudaTextureDescfilterMode specifies the filtering mode to be used when fetching from the texture. cudaTextureFilterMode is defined as:
-  \\code
-enum cudaTextureFilterMode {
-cudaFilterModePoint  = 0,
-cudaFilterModeLinear = 1
-};
-  \\endcode
-  This is ignored if cudaResourceDescresType is cudaResourceTypeLinear.
+        union {
+        struct {
+        cudaArray_t array;
+        } array;
+        struct {
+        cudaMipmappedArray_t mipmap;
+        } mipmap;
+        struct {
+        void *devPtr;
+        struct cudaChannelFormatDesc desc;
+        size_t sizeInBytes;
+        } linear;
+        struct {
+        void *devPtr;
+        struct cudaChannelFormatDesc desc;
+        size_t width;
+        size_t height;
+        size_t pitchInBytes;
+        } pitch2D;
+        } res;
+        };
 
-- cudaTextureDescreadMode specifies whether integer data should be converted to floating point or not. cudaTextureReadMode is defined as:
-  \\code
-enum cudaTextureReadMode {
-cudaReadModeElementType     = 0,
-cudaReadModeNormalizedFloat = 1
-};
-  \\endcode
-  Note that this applies only to 8-bit and 16-bit integer formats. 32-bit integer format would not be promoted, regardless of
-  whether or not this cudaTextureDescreadMode is set cudaReadModeNormalizedFloat is specified.
+    where:
 
-- cudaTextureDescsRGB specifies whether sRGB to linear conversion should be performed during texture fetch.
+    - resType specifies the type of resource to texture from. CUresourceType is defined
+      as:
 
-- cudaTextureDescborderColor specifies the float values of color. where:
-  cudaTextureDescborderColor[0] contains value of 'R',
-  cudaTextureDescborderColor[1] contains value of 'G',
-  cudaTextureDescborderColor[2] contains value of 'B',
-  cudaTextureDescborderColor[3] contains value of 'A'
-  Note that application using integer border color values will need to <reinterpret_cast> these values to float.
-  The values are set only when the addressing mode specified by cudaTextureDescaddressMode is cudaAddressModeBorder.
 
-- cudaTextureDescnormalizedCoords specifies whether the texture coordinates will be normalized or not.
+        enum cudaResourceType {
+        cudaResourceTypeArray          = 0x00,
+        cudaResourceTypeMipmappedArray = 0x01,
+        cudaResourceTypeLinear         = 0x02,
+        cudaResourceTypePitch2D        = 0x03
+        };
 
-- cudaTextureDescmaxAnisotropy specifies the maximum anistropy ratio to be used when doing anisotropic filtering. This value will be
-  clamped to the range [1,16].
+    If resType is set to cudaResourceType.cudaResourceTypeArray, resarray must be set to
+    a valid CUDA array handle.
 
-- cudaTextureDescmipmapFilterMode specifies the filter mode when the calculated mipmap level lies between two defined mipmap levels.
+    If resType is set to cudaResourceType.cudaResourceTypeMipmappedArray, resmipmap must
+    be set to a valid CUDA mipmapped array handle and normalizedCoords must be set to
+    true.
 
-- cudaTextureDescmipmapLevelBias specifies the offset to be applied to the calculated mipmap level.
+    If resType is set to cudaResourceType.cudaResourceTypeLinear, resdevPtr must be set
+    to a valid device pointer, that is aligned to textureAlignment. resdesc describes
+    the format and the number of components per array element. ressizeInBytes specifies
+    the size of the array in bytes. The total number of elements in the linear address
+    range cannot exceed cudaDeviceGetTexture1DLinearMaxWidth. The number of elements is
+    computed as (sizeInBytes / sizeof(desc)).
 
-- cudaTextureDescminMipmapLevelClamp specifies the lower end of the mipmap level range to clamp access to.
+    If resType is set to cudaResourceType.cudaResourceTypePitch2D, resdevPtr must be set
+    to a valid device pointer, that is aligned to textureAlignment. resdesc describes
+    the format and the number of components per array element. reswidth and resheight
+    specify the width and height of the array in elements, and cannot exceed
+    maxTexture2DLinear[0] and maxTexture2DLinear[1] respectively. respitchInBytes
+    specifies the pitch between two rows in bytes and has to be aligned to
+    texturePitchAlignment. Pitch cannot exceed maxTexture2DLinear[2].
 
-- cudaTextureDescmaxMipmapLevelClamp specifies the upper end of the mipmap level range to clamp access to.
+    The cudaTextureDesc struct is defined as
 
-- cudaTextureDescdisableTrilinearOptimization specifies whether the trilinear filtering optimizations will be disabled.
 
-- cudaTextureDescseamlessCubemap specifies whether seamless cube map filtering is enabled. This flag can only be specified if the
-  underlying resource is a CUDA array or a CUDA mipmapped array that was created with the flag cudaArrayCubemap.
-  When seamless cube map filtering is enabled, texture address modes specified by cudaTextureDescaddressMode are ignored.
-  Instead, if the cudaTextureDescfilterMode is set to cudaFilterModePoint the address mode cudaAddressModeClamp will be applied for all dimensions.
-  If the cudaTextureDescfilterMode is set to cudaFilterModeLinear seamless cube map filtering will be performed when sampling along the cube face borders.
+        struct cudaTextureDesc {
+        enum cudaTextureAddressMode addressMode[3];
+        enum cudaTextureFilterMode  filterMode;
+        enum cudaTextureReadMode    readMode;
+        int                         sRGB;
+        float                       borderColor[4];
+        int                         normalizedCoords;
+        unsigned int                maxAnisotropy;
+        enum cudaTextureFilterMode  mipmapFilterMode;
+        float                       mipmapLevelBias;
+        float                       minMipmapLevelClamp;
+        float                       maxMipmapLevelClamp;
+        int                         disableTrilinearOptimization;
+        int                         seamlessCubemap;
+        };
 
-The cudaResourceViewDesc struct is defined as
-\\code
-struct cudaResourceViewDesc {
-enum cudaResourceViewFormat format;
-size_t                      width;
-size_t                      height;
-size_t                      depth;
-unsigned int                firstMipmapLevel;
-unsigned int                lastMipmapLevel;
-unsigned int                firstLayer;
-unsigned int                lastLayer;
-};
-\\endcode
-where:
-- cudaResourceViewDescformat specifies how the data contained in the CUDA array or CUDA mipmapped array should
-  be interpreted. Note that this can incur a change in size of the texture data. If the resource view format is a block
-  compressed format, then the underlying CUDA array or CUDA mipmapped array has to have a 32-bit unsigned integer format
-  with 2 or 4 channels, depending on the block compressed format. For ex., BC1 and BC4 require the underlying CUDA array to have
-  a 32-bit unsigned int with 2 channels. The other BC formats require the underlying resource to have the same 32-bit unsigned int
-  format but with 4 channels.
+    where
 
-- cudaResourceViewDescwidth specifies the new width of the texture data. If the resource view format is a block
-  compressed format, this value has to be 4 times the original width of the resource. For non block compressed formats,
-  this value has to be equal to that of the original resource.
+    - addressMode specifies the addressing mode for each dimension of the texture data.
+      cudaTextureAddressMode is defined as:
 
-- cudaResourceViewDescheight specifies the new height of the texture data. If the resource view format is a block
-  compressed format, this value has to be 4 times the original height of the resource. For non block compressed formats,
-  this value has to be equal to that of the original resource.
 
-- cudaResourceViewDescdepth specifies the new depth of the texture data. This value has to be equal to that of the
-  original resource.
+        enum cudaTextureAddressMode {
+        cudaAddressModeWrap   = 0,
+        cudaAddressModeClamp  = 1,
+        cudaAddressModeMirror = 2,
+        cudaAddressModeBorder = 3
+        };
 
-- cudaResourceViewDescfirstMipmapLevel specifies the most detailed mipmap level. This will be the new mipmap level zero.
-  For non-mipmapped resources, this value has to be zero.cudaTextureDescminMipmapLevelClamp and cudaTextureDescmaxMipmapLevelClamp
-  will be relative to this value. For ex., if the firstMipmapLevel is set to 2, and a minMipmapLevelClamp of 1.2 is specified,
-  then the actual minimum mipmap level clamp will be 3.2.
+    This is ignored if resType is cudaResourceType.cudaResourceTypeLinear. Also, if
+    normalizedCoords is set to zero, cudaTextureAddressMode.cudaAddressModeWrap and
+    cudaTextureAddressMode.cudaAddressModeMirror won't be supported and will be switched
+    to cudaTextureAddressMode.cudaAddressModeClamp.
 
-- cudaResourceViewDesclastMipmapLevel specifies the least detailed mipmap level. For non-mipmapped resources, this value
-  has to be zero.
+    - filterMode specifies the filtering mode to be used when fetching from the texture.
+      cudaTextureFilterMode is defined as:
 
-- cudaResourceViewDescfirstLayer specifies the first layer index for layered textures. This will be the new layer zero.
-  For non-layered resources, this value has to be zero.
 
-- cudaResourceViewDesclastLayer specifies the last layer index for layered textures. For non-layered resources,
-  this value has to be zero.
-    
+        enum cudaTextureFilterMode {
+        cudaFilterModePoint  = 0,
+        cudaFilterModeLinear = 1
+        };
+
+    This is ignored if resType is cudaResourceType.cudaResourceTypeLinear.
+
+    - readMode specifies whether integer data should be converted to floating point or
+      not. cudaTextureReadMode is defined as:
+
+
+        enum cudaTextureReadMode {
+        cudaReadModeElementType     = 0,
+        cudaReadModeNormalizedFloat = 1
+        };
+
+    Note that this applies only to 8-bit and 16-bit integer formats. 32-bit integer
+    format would not be promoted, regardless of whether or not this readMode is set
+    cudaTextureReadMode.cudaReadModeNormalizedFloat is specified.
+
+    - sRGB specifies whether sRGB to linear conversion should be performed during
+      texture fetch.
+    - borderColor specifies the float values of color. where: borderColor[0] contains
+      value of 'R', borderColor[1] contains value of 'G', borderColor[2] contains value
+      of 'B', borderColor[3] contains value of 'A' Note that application using integer
+      border color values will need to <reinterpret_cast> these values to float. The
+      values are set only when the addressing mode specified by addressMode is
+      cudaAddressModeBorder.
+    - normalizedCoords specifies whether the texture coordinates will be normalized or
+      not.
+    - maxAnisotropy specifies the maximum anistropy ratio to be used when doing
+      anisotropic filtering. This value will be clamped to the range [1,16].
+    - mipmapFilterMode specifies the filter mode when the calculated mipmap level lies
+      between two defined mipmap levels.
+    - mipmapLevelBias specifies the offset to be applied to the calculated mipmap level.
+    - minMipmapLevelClamp specifies the lower end of the mipmap level range to clamp
+      access to.
+    - maxMipmapLevelClamp specifies the upper end of the mipmap level range to clamp
+      access to.
+    - disableTrilinearOptimization specifies whether the trilinear filtering
+      optimizations will be disabled.
+    - seamlessCubemap specifies whether seamless cube map filtering is enabled. This
+      flag can only be specified if the underlying resource is a CUDA array or a CUDA
+      mipmapped array that was created with the flag cudaArrayCubemap. When seamless
+      cube map filtering is enabled, texture address modes specified by addressMode are
+      ignored. Instead, if the filterMode is set to
+      cudaTextureFilterMode.cudaFilterModePoint the address mode
+      cudaTextureAddressMode.cudaAddressModeClamp will be applied for all dimensions. If
+      the filterMode is set to cudaTextureFilterMode.cudaFilterModeLinear seamless cube
+      map filtering will be performed when sampling along the cube face borders.
+
+    The cudaResourceViewDesc struct is defined as
+
+
+        struct cudaResourceViewDesc {
+        enum cudaResourceViewFormat format;
+        size_t                      width;
+        size_t                      height;
+        size_t                      depth;
+        unsigned int                firstMipmapLevel;
+        unsigned int                lastMipmapLevel;
+        unsigned int                firstLayer;
+        unsigned int                lastLayer;
+        };
+
+    where:
+
+    - format specifies how the data contained in the CUDA array or CUDA mipmapped array
+      should be interpreted. Note that this can incur a change in size of the texture
+      data. If the resource view format is a block compressed format, then the
+      underlying CUDA array or CUDA mipmapped array has to have a 32-bit unsigned
+      integer format with 2 or 4 channels, depending on the block compressed format. For
+      ex., BC1 and BC4 require the underlying CUDA array to have a 32-bit unsigned int
+      with 2 channels. The other BC formats require the underlying resource to have the
+      same 32-bit unsigned int format but with 4 channels.
+    - width specifies the new width of the texture data. If the resource view format is
+      a block compressed format, this value has to be 4 times the original width of the
+      resource. For non block compressed formats, this value has to be equal to that of
+      the original resource.
+    - height specifies the new height of the texture data. If the resource view format
+      is a block compressed format, this value has to be 4 times the original height of
+      the resource. For non block compressed formats, this value has to be equal to that
+      of the original resource.
+    - depth specifies the new depth of the texture data. This value has to be equal to
+      that of the original resource.
+    - firstMipmapLevel specifies the most detailed mipmap level. This will be the new
+      mipmap level zero. For non-mipmapped resources, this value has to be
+      zero.minMipmapLevelClamp and maxMipmapLevelClamp will be relative to this value.
+      For ex., if the firstMipmapLevel is set to 2, and a minMipmapLevelClamp of 1.2 is
+      specified, then the actual minimum mipmap level clamp will be 3.2.
+    - lastMipmapLevel specifies the least detailed mipmap level. For non-mipmapped
+      resources, this value has to be zero.
+    - firstLayer specifies the first layer index for layered textures. This will be the
+      new layer zero. For non-layered resources, this value has to be zero.
+    - lastLayer specifies the last layer index for layered textures. For non-layered
+      resources, this value has to be zero.
+
     Parameters
     ----------
-    pResDesc : cudaResourceDesc*
+    pResDesc : cudaResourceDesc | None
         Resource descriptor
-    pTexDesc : cudaTextureDesc*
+    pTexDesc : cudaTextureDesc | None
         Texture descriptor
-    pResViewDesc : cudaResourceViewDesc*
+    pResViewDesc : cudaResourceViewDesc | None
         Resource view descriptor
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue
     pTexObject : cudaTextureObject_t
         Texture object to create
+
+    See Also
+    --------
+    cudaDestroyTextureObject, cuTexObjectCreate
     """
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaTextureObject_t c_pTexObject = <cyruntime.cudaTextureObject_t>0
@@ -9595,20 +10583,23 @@ where:
     return (_ok(), _new_int(cudaTextureObject_t, <unsigned long long>c_pTexObject, 8, False),)
 
 def cudaDestroyTextureObject(texObject):
-    """cudaDestroyTextureObject(texObject)
-    
-    Destroys a texture object
+    """Destroys a texture object.
 
-Destroys the texture object specified by texObject.
-    
+    Destroys the texture object specified by `texObject`.
+
     Parameters
     ----------
-    texObject : cudaTextureObject_t
+    texObject : cudaTextureObject_t | int | None
         Texture object to destroy
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue
+
+    See Also
+    --------
+    cudaCreateTextureObject, cuTexObjectDestroy
     """
     cdef cyruntime.cudaError_t err
     cdef unsigned long long c_texObject
@@ -9623,22 +10614,25 @@ Destroys the texture object specified by texObject.
     return _st1(err)
 
 def cudaGetTextureObjectResourceDesc(texObject):
-    """cudaGetTextureObjectResourceDesc(texObject)
-    
-    Returns a texture object's resource descriptor
+    """Returns a texture object's resource descriptor.
 
-Returns the resource descriptor for the texture object specified by texObject.
-    
+    Returns the resource descriptor for the texture object specified by `texObject`.
+
     Parameters
     ----------
-    texObject : cudaTextureObject_t
+    texObject : cudaTextureObject_t | int | None
         Texture object
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue
     pResDesc : cudaResourceDesc
         Resource descriptor
+
+    See Also
+    --------
+    cudaCreateTextureObject, cuTexObjectGetResourceDesc
     """
     cdef cyruntime.cudaError_t err
     cdef _Struct s_pResDesc = _new_struct(_L.cls('cudaResourceDesc'))
@@ -9656,22 +10650,25 @@ Returns the resource descriptor for the texture object specified by texObject.
     return (_ok(), s_pResDesc,)
 
 def cudaGetTextureObjectTextureDesc(texObject):
-    """cudaGetTextureObjectTextureDesc(texObject)
-    
-    Returns a texture object's texture descriptor
+    """Returns a texture object's texture descriptor.
 
-Returns the texture descriptor for the texture object specified by texObject.
-    
+    Returns the texture descriptor for the texture object specified by `texObject`.
+
     Parameters
     ----------
-    texObject : cudaTextureObject_t
+    texObject : cudaTextureObject_t | int | None
         Texture object
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue
     pTexDesc : cudaTextureDesc
         Texture descriptor
+
+    See Also
+    --------
+    cudaCreateTextureObject, cuTexObjectGetTextureDesc
     """
     cdef cyruntime.cudaError_t err
     cdef _Struct s_pTexDesc = _new_struct(_L.cls('cudaTextureDesc'))
@@ -9689,23 +10686,26 @@ Returns the texture descriptor for the texture object specified by texObject.
     return (_ok(), s_pTexDesc,)
 
 def cudaGetTextureObjectResourceViewDesc(texObject):
-    """cudaGetTextureObjectResourceViewDesc(texObject)
-    
-    Returns a texture object's resource view descriptor
+    """Returns a texture object's resource view descriptor.
 
-Returns the resource view descriptor for the texture object specified by texObject.
-If no resource view was specified, cudaErrorInvalidValue is returned.
-    
+    Returns the resource view descriptor for the texture object specified by
+    `texObject`. If no resource view was specified, cudaErrorInvalidValue is returned.
+
     Parameters
     ----------
-    texObject : cudaTextureObject_t
+    texObject : cudaTextureObject_t | int | None
         Texture object
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue
     pResViewDesc : cudaResourceViewDesc
         Resource view descriptor
+
+    See Also
+    --------
+    cudaCreateTextureObject, cuTexObjectGetResourceViewDesc
     """
     cdef cyruntime.cudaError_t err
     cdef _Struct s_pResViewDesc = _new_struct(_L.cls('cudaResourceViewDesc'))
@@ -9723,29 +10723,33 @@ If no resource view was specified, cudaErrorInvalidValue is returned.
     return (_ok(), s_pResViewDesc,)
 
 def cudaCreateSurfaceObject(pResDesc):
-    """cudaCreateSurfaceObject(pResDesc)
-    
-    Creates a surface object
+    """Creates a surface object.
 
-Creates a surface object and returns it in pSurfObject. pResDesc describes
-the data to perform surface load/stores on. cudaResourceDescresType must be
-cudaResourceTypeArray and  cudaResourceDescresarrayarray
-must be set to a valid CUDA array handle.
+    Creates a surface object and returns it in `pSurfObject`. `pResDesc` describes the
+    data to perform surface load/stores on. resType must be
+    cudaResourceType.cudaResourceTypeArray and resarray must be set to a valid CUDA
+    array handle.
 
-Surface objects are only supported on devices of compute capability 3.0 or higher.
-Additionally, a surface object is an opaque value, and, as such, should only be
-accessed through CUDA API calls.
-    
+    Surface objects are only supported on devices of compute capability 3.0 or higher.
+    Additionally, a surface object is an opaque value, and, as such, should only be
+    accessed through CUDA API calls.
+
     Parameters
     ----------
-    pResDesc : cudaResourceDesc*
+    pResDesc : cudaResourceDesc | None
         Resource descriptor
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue, cudaErrorInvalidChannelDescriptor,
+        cudaErrorInvalidResourceHandle
     pSurfObject : cudaSurfaceObject_t
         Surface object to create
+
+    See Also
+    --------
+    cudaDestroySurfaceObject, cuSurfObjectCreate
     """
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaSurfaceObject_t c_pSurfObject = <cyruntime.cudaSurfaceObject_t>0
@@ -9758,20 +10762,23 @@ accessed through CUDA API calls.
     return (_ok(), _new_int(cudaSurfaceObject_t, <unsigned long long>c_pSurfObject, 8, False),)
 
 def cudaDestroySurfaceObject(surfObject):
-    """cudaDestroySurfaceObject(surfObject)
-    
-    Destroys a surface object
+    """Destroys a surface object.
 
-Destroys the surface object specified by surfObject.
-    
+    Destroys the surface object specified by `surfObject`.
+
     Parameters
     ----------
-    surfObject : cudaSurfaceObject_t
+    surfObject : cudaSurfaceObject_t | int | None
         Surface object to destroy
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue
+
+    See Also
+    --------
+    cudaCreateSurfaceObject, cuSurfObjectDestroy
     """
     cdef cyruntime.cudaError_t err
     cdef unsigned long long c_surfObject
@@ -9786,21 +10793,24 @@ Destroys the surface object specified by surfObject.
     return _st1(err)
 
 def cudaGetSurfaceObjectResourceDesc(surfObject):
-    """cudaGetSurfaceObjectResourceDesc(surfObject)
-    
-    Returns a surface object's resource descriptor
-Returns the resource descriptor for the surface object specified by surfObject.
-    
+    """Returns a surface object's resource descriptor Returns the resource descriptor
+    for the surface object specified by `surfObject`.
+
     Parameters
     ----------
-    surfObject : cudaSurfaceObject_t
+    surfObject : cudaSurfaceObject_t | int | None
         Surface object
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue
     pResDesc : cudaResourceDesc
         Resource descriptor
+
+    See Also
+    --------
+    cudaCreateSurfaceObject, cuSurfObjectGetResourceDesc
     """
     cdef cyruntime.cudaError_t err
     cdef _Struct s_pResDesc = _new_struct(_L.cls('cudaResourceDesc'))
@@ -9818,23 +10828,26 @@ Returns the resource descriptor for the surface object specified by surfObject.
     return (_ok(), s_pResDesc,)
 
 def cudaDriverGetVersion():
-    """cudaDriverGetVersion()
-    
-    Returns the latest version of CUDA supported by the driver
+    """Returns the latest version of CUDA supported by the driver.
 
-Returns in *driverVersion the latest version of CUDA supported by
-the driver. The version is returned as (1000 &times; major + 10 &times; minor).
-For example, CUDA 9.2 would be represented by 9020. If no driver is installed,
-then 0 is returned as the driver version.
+    Returns, as `driverVersion`, the latest version of CUDA supported by the driver. The
+    version is returned as (1000 x major + 10 x minor). For example, CUDA 9.2 would be
+    represented by 9020. If no driver is installed, then 0 is returned as the driver
+    version.
 
-This function automatically returns cudaErrorInvalidValue
-if driverVersion is NULL.
-    
+    This function automatically returns cudaErrorInvalidValue if `driverVersion` is
+    NULL.
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue
     driverVersion : int
         Returns the CUDA driver version.
+
+    See Also
+    --------
+    cudaRuntimeGetVersion, cuDriverGetVersion
     """
     cdef cyruntime.cudaError_t err
     cdef int c_driverVersion = <int>0
@@ -9845,27 +10858,29 @@ if driverVersion is NULL.
     return (_ok(), c_driverVersion,)
 
 def cudaRuntimeGetVersion():
-    """cudaRuntimeGetVersion()
-    
-    Returns the CUDA Runtime version
+    """Returns the CUDA Runtime version.
 
-Returns in *runtimeVersion the version number of the current CUDA
-Runtime instance. The version is returned as
-(1000 &times; major + 10 &times; minor). For example,
-CUDA 9.2 would be represented by 9020.
+    Returns, as `runtimeVersion`, the version number of the current CUDA Runtime
+    instance. The version is returned as (1000 x major + 10 x minor). For example, CUDA
+    9.2 would be represented by 9020.
 
-As of CUDA 12.0, this function no longer initializes CUDA. The purpose
-of this API is solely to return a compile-time constant stating the
-CUDA Toolkit version in the above format.
+    As of CUDA 12.0, this function no longer initializes CUDA. The purpose of this API
+    is solely to return a compile-time constant stating the CUDA Toolkit version in the
+    above format.
 
-This function automatically returns cudaErrorInvalidValue if
-the runtimeVersion argument is NULL.
-    
+    This function automatically returns cudaErrorInvalidValue if the `runtimeVersion`
+    argument is NULL.
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue
     runtimeVersion : int
         Returns the CUDA Runtime version.
+
+    See Also
+    --------
+    cudaDriverGetVersion, cuDriverGetVersion
     """
     cdef cyruntime.cudaError_t err
     cdef int c_runtimeVersion = <int>0
@@ -9876,20 +10891,19 @@ the runtimeVersion argument is NULL.
     return (_ok(), c_runtimeVersion,)
 
 def cudaLogsRegisterCallback(callbackFunc, userData):
-    """cudaLogsRegisterCallback(callbackFunc, userData)
-    
-    Register a callback function to receive error log messages
-    
+    """Register a callback function to receive error log messages.
+
     Parameters
     ----------
-    callbackFunc : cudaLogsCallback_t
+    callbackFunc : cudaLogsCallback_t | int | None
         The function to register as a callback
-    userData : void*
+    userData : Address
         A generic pointer to user data. This is passed into the callback function.
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue,
     callback_out : cudaLogsCallbackHandle
         Optional location to store the callback handle after it is registered
     """
@@ -9906,18 +10920,17 @@ def cudaLogsRegisterCallback(callbackFunc, userData):
     return (_ok(), _new_handle(cudaLogsCallbackHandle, <void*>c_callback_out),)
 
 def cudaLogsUnregisterCallback(callback):
-    """cudaLogsUnregisterCallback(callback)
-    
-    Unregister a log message callback
-    
+    """Unregister a log message callback.
+
     Parameters
     ----------
-    callback : cudaLogsCallbackHandle
+    callback : cudaLogsCallbackHandle | int | None
         The callback instance to unregister from receiving log messages
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue,
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_callback
@@ -9927,18 +10940,18 @@ def cudaLogsUnregisterCallback(callback):
     return _st1(err)
 
 def cudaLogsCurrent(unsigned int flags):
-    """cudaLogsCurrent(flags)
-    
-    Sets log iterator to point to the end of log buffer, where the next message would be written.
-    
+    """Sets log iterator to point to the end of log buffer, where the next message would
+    be written.
+
     Parameters
     ----------
-    flags : unsigned int
+    flags : int
         Reserved for future use, must be 0
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue,
     iterator_out : cudaLogIterator
         Location to store an iterator to the current tail of the logs
     """
@@ -9951,35 +10964,39 @@ def cudaLogsCurrent(unsigned int flags):
     return (_ok(), _new_int(cudaLogIterator, <unsigned long long>c_iterator_out, 4, False),)
 
 def cudaLogsDumpToFile(iterator, pathToFile, unsigned int flags):
-    """cudaLogsDumpToFile(iterator, pathToFile, flags)
-    
-    Dump accumulated driver logs into a file
+    """Dump accumulated driver logs into a file.
 
-Logs generated by the driver are stored in an internal buffer and can be copied out using this API.
-This API dumps all driver logs starting from iterator into pathToFile provided.
+    Logs generated by the driver are stored in an internal buffer and can be copied out
+    using this API. This API dumps all driver logs starting from `iterator` into
+    `pathToFile` provided.
 
-iterator is auto-advancing. Dumping logs will update the value of
-      iterator to receive the next generated log.
-
-The driver reserves limited memory for storing logs.
-      The oldest logs may be overwritten and become unrecoverable. An indication will appear in the
-      destination outupt if the logs have been truncated. Call dump after each failed API to mitigate this
-      risk.
-    
     Parameters
     ----------
-    iterator : cudaLogIterator
-        Optional auto-advancing iterator specifying the starting log to read. NULL value dumps all logs.
-    pathToFile : char*
+    iterator : cudaLogIterator | int | None
+        Optional auto-advancing iterator specifying the starting log to read. NULL value
+        dumps all logs.
+    pathToFile : bytes
         Path to output file for dumping logs
-    flags : unsigned int
+    flags : int
         Reserved for future use, must be 0
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue,
     iterator : cudaLogIterator
-        Optional auto-advancing iterator specifying the starting log to read. NULL value dumps all logs.
+        Optional auto-advancing iterator specifying the starting log to read. NULL value
+        dumps all logs.
+
+    Notes
+    -----
+    `iterator` is auto-advancing. Dumping logs will update the value of `iterator` to
+    receive the next generated log.
+
+    The driver reserves limited memory for storing logs. The oldest logs may be
+    overwritten and become unrecoverable. An indication will appear in the destination
+    outupt if the logs have been truncated. Call dump after each failed API to mitigate
+    this risk.
     """
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaLogIterator c_iterator = <cyruntime.cudaLogIterator>0
@@ -9998,50 +11015,55 @@ The driver reserves limited memory for storing logs.
     return (_ok(), _new_int(cudaLogIterator, <unsigned long long>c_iterator, 4, False),)
 
 def cudaLogsDumpToMemory(iterator, buffer, size, unsigned int flags):
-    """cudaLogsDumpToMemory(iterator, buffer, size, flags)
-    
-    Dump accumulated driver logs into a buffer
+    """Dump accumulated driver logs into a buffer.
 
-Logs generated by the driver are stored in an internal buffer and can be copied out using this API.
-This API dumps driver logs from iterator into buffer up to the size specified in *size.
-The driver will always null terminate the buffer but there will not be a null character between log
-entries, only a newline \\\\n. The driver will then return the actual number of bytes written in
-*size, excluding the null terminator. If there are no messages to dump, *size will be set to 0
-and the function will return CUDA_SUCCESS.
-If the provided buffer is not large enough to hold any messages, *size will be set to 0 and
-the function will return CUDA_ERROR_INVALID_VALUE.
+    Logs generated by the driver are stored in an internal buffer and can be copied out
+    using this API. This API dumps driver logs from `iterator` into `buffer` up to the
+    size specified as `size`. The driver will always null terminate the buffer but there
+    will not be a null character between log entries, only a newline. The driver will
+    then return the actual number of bytes written as `size`, excluding the null
+    terminator. If there are no messages to dump, `size` will be set to 0 and the
+    function will return CUDA_SUCCESS. If the provided `buffer` is not large enough to
+    hold any messages, `size` will be set to 0 and the function will return
+    CUDA_ERROR_INVALID_VALUE.
 
-iterator is auto-advancing. Dumping logs will update the value of
-      iterator to receive the next generated log.
-
-The driver reserves limited memory for storing logs. The maximum size of the buffer is 25600 bytes.
-      The oldest logs may be overwritten and become unrecoverable. An indication will appear in the
-      destination outupt if the logs have been truncated. Call dump after each failed API to mitigate this
-      risk.
-
-If the provided value in *size is not large enough to hold all buffered messages, a message will
-      be added at the head of the buffer indicating this. The driver then computes the number of messages
-      it is able to store in buffer and writes it out. The final message in buffer will always be
-      the most recent log message as of when the API is called.
-    
     Parameters
     ----------
-    iterator : cudaLogIterator
-        Optional auto-advancing iterator specifying the starting log to read. NULL value dumps all logs.
-    buffer : char*
+    iterator : cudaLogIterator | int | None
+        Optional auto-advancing iterator specifying the starting log to read. NULL value
+        dumps all logs.
+    buffer : bytes
         Pointer to dump logs
-    size : size_t
+    size : int
         See description
-    flags : unsigned int
+    flags : int
         Reserved for future use, must be 0
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue,
     iterator : cudaLogIterator
-        Optional auto-advancing iterator specifying the starting log to read. NULL value dumps all logs.
-    size : size_t
+        Optional auto-advancing iterator specifying the starting log to read. NULL value
+        dumps all logs.
+    size : int
         See description
+
+    Notes
+    -----
+    `iterator` is auto-advancing. Dumping logs will update the value of `iterator` to
+    receive the next generated log.
+
+    The driver reserves limited memory for storing logs. The maximum size of the buffer
+    is 25600 bytes. The oldest logs may be overwritten and become unrecoverable. An
+    indication will appear in the destination outupt if the logs have been truncated.
+    Call dump after each failed API to mitigate this risk.
+
+    If the provided value as `size` is not large enough to hold all buffered messages, a
+    message will be added at the head of the buffer indicating this. The driver then
+    computes the number of messages it is able to store in `buffer` and writes it out.
+    The final message in `buffer` will always be the most recent log message as of when
+    the API is called.
     """
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaLogIterator c_iterator = <cyruntime.cudaLogIterator>0
@@ -10062,22 +11084,28 @@ If the provided value in *size is not large enough to hold all buffered messages
     return (_ok(), _new_int(cudaLogIterator, <unsigned long long>c_iterator, 4, False), c_size)
 
 def cudaGraphCreate(unsigned int flags):
-    """cudaGraphCreate(flags)
-    
-    Creates a graph
+    """Creates a graph.
 
-Creates an empty graph, which is returned via pGraph.
-    
+    Creates an empty graph, which is returned via `pGraph`.
+
     Parameters
     ----------
-    flags : unsigned int
+    flags : int
         Graph creation flags, must be 0
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue, cudaErrorMemoryAllocation
     pGraph : cudaGraph_t
         Returns newly created graph
+
+    See Also
+    --------
+    cudaGraphAddChildGraphNode, cudaGraphAddEmptyNode, cudaGraphAddKernelNode,
+    cudaGraphAddHostNode, cudaGraphAddMemcpyNode, cudaGraphAddMemsetNode,
+    cudaGraphInstantiate, cudaGraphDestroy, cudaGraphGetNodes, cudaGraphGetRootNodes,
+    cudaGraphGetEdges, cudaGraphClone
     """
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaGraph_t c_pGraph = <cyruntime.cudaGraph_t>0
@@ -10088,91 +11116,94 @@ Creates an empty graph, which is returned via pGraph.
     return (_ok(), _new_handle(cudaGraph_t, <void*>c_pGraph),)
 
 def cudaGraphAddKernelNode(graph, pDependencies, size_t numDependencies, pNodeParams):
-    """cudaGraphAddKernelNode(graph, pDependencies, numDependencies, pNodeParams)
-    
-    Creates a kernel execution node and adds it to a graph
+    """Creates a kernel execution node and adds it to a graph.
 
-Creates a new kernel execution node and adds it to graph with numDependencies
-dependencies specified via pDependencies and arguments specified in pNodeParams.
-It is possible for numDependencies to be 0, in which case the node will be placed
-at the root of the graph. pDependencies may not have any duplicate entries.
-A handle to the new node will be returned in pGraphNode.
+    Creates a new kernel execution node and adds it to `graph` with `numDependencies`
+    dependencies specified via `pDependencies` and arguments specified in `pNodeParams`.
+    It is possible for `numDependencies` to be 0, in which case the node will be placed
+    at the root of the graph. `pDependencies` may not have any duplicate entries. A
+    handle to the new node will be returned as `pGraphNode`.
 
-The cudaKernelNodeParams structure is defined as:
+    The cudaKernelNodeParams structure is defined as:
 
-\\code
- struct cudaKernelNodeParams
- {
-     void* func;
-     dim3 gridDim;
-     dim3 blockDim;
-     unsigned int sharedMemBytes;
-     void **kernelParams;
-     void **extra;
- };
-\\endcode
 
-When the graph is launched, the node will invoke kernel func on a (gridDim.x x
-gridDim.y x gridDim.z) grid of blocks. Each block contains
-(blockDim.x x blockDim.y x blockDim.z) threads.
+         struct cudaKernelNodeParams
+         {
+             void* func;
+             dim3 gridDim;
+             dim3 blockDim;
+             unsigned int sharedMemBytes;
+             void **kernelParams;
+             void **extra;
+         };
 
-sharedMem sets the amount of dynamic shared memory that will be
-available to each thread block.
+    When the graph is launched, the node will invoke kernel func on a (gridDim.x x
+    gridDim.y x gridDim.z) grid of blocks. Each block contains (blockDim.x x blockDim.y
+    x blockDim.z) threads.
 
-Kernel parameters to func can be specified in one of two ways:
+    sharedMem sets the amount of dynamic shared memory that will be available to each
+    thread block.
 
-1) Kernel parameters can be specified via kernelParams. If the kernel has N
-parameters, then kernelParams needs to be an array of N pointers. Each pointer,
-from kernelParams[0] to kernelParams[N-1], points to the region of memory from which the actual
-parameter will be copied. The number of kernel parameters and their offsets and sizes do not need
-to be specified as that information is retrieved directly from the kernel's image.
+    Kernel parameters to func can be specified in one of two ways:
 
-2) Kernel parameters can also be packaged by the application into a single buffer that is passed in
-via extra. This places the burden on the application of knowing each kernel
-parameter's size and alignment/padding within the buffer. The extra parameter exists
-to allow this function to take additional less commonly used arguments. extra specifies
-a list of names of extra settings and their corresponding values. Each extra setting name is
-immediately followed by the corresponding value. The list must be terminated with either NULL or
-CU_LAUNCH_PARAM_END.
+    1) Kernel parameters can be specified via kernelParams. If the kernel has N
+       parameters, then kernelParams needs to be an array of N pointers. Each pointer,
+       from kernelParams[0] to kernelParams[N-1], points to the region of memory from
+       which the actual parameter will be copied. The number of kernel parameters and
+       their offsets and sizes do not need to be specified as that information is
+       retrieved directly from the kernel's image.
+    2) Kernel parameters can also be packaged by the application into a single buffer
+       that is passed in via extra. This places the burden on the application of knowing
+       each kernel parameter's size and alignment/padding within the buffer. The extra
+       parameter exists to allow this function to take additional less commonly used
+       arguments. extra specifies a list of names of extra settings and their
+       corresponding values. Each extra setting name is immediately followed by the
+       corresponding value. The list must be terminated with either NULL or
+       CU_LAUNCH_PARAM_END.
+    - CU_LAUNCH_PARAM_END, which indicates the end of the extra array;
+    - CU_LAUNCH_PARAM_BUFFER_POINTER, which specifies that the next value in extra will
+      be a pointer to a buffer containing all the kernel parameters for launching kernel
+      func;
+    - CU_LAUNCH_PARAM_BUFFER_SIZE, which specifies that the next value in extra will be
+      a pointer to a size_t containing the size of the buffer specified with
+      CU_LAUNCH_PARAM_BUFFER_POINTER;
 
-- CU_LAUNCH_PARAM_END, which indicates the end of the extra
-  array;
-- CU_LAUNCH_PARAM_BUFFER_POINTER, which specifies that the next
-  value in extra will be a pointer to a buffer
-  containing all the kernel parameters for launching kernel
-  func;
-- CU_LAUNCH_PARAM_BUFFER_SIZE, which specifies that the next
-  value in extra will be a pointer to a size_t
-  containing the size of the buffer specified with
-  CU_LAUNCH_PARAM_BUFFER_POINTER;
+    The error cudaErrorInvalidValue will be returned if kernel parameters are specified
+    with both kernelParams and extra (i.e. both kernelParams and extra are non-NULL).
 
-The error cudaErrorInvalidValue will be returned if kernel parameters are specified with both
-kernelParams and extra (i.e. both kernelParams and
-extra are non-NULL).
+    The kernelParams or extra array, as well as the argument values it points to, are
+    copied during this call.
 
-The kernelParams or extra array, as well as the argument values it points to,
-are copied during this call.
-
-Kernels launched using graphs must not use texture and surface references. Reading or
-      writing through any texture or surface reference is undefined behavior.
-      This restriction does not apply to texture and surface objects.
-    
     Parameters
     ----------
-    graph : cudaGraph_t
+    graph : cudaGraph_t | int | None
         Graph to which to add the node
-    pDependencies : cudaGraphNode_t*
+    pDependencies : Sequence[cudaGraphNode_t | int | None] | Buffer | int | None
         Dependencies of the node
-    numDependencies : size_t
+    numDependencies : int
         Number of dependencies
-    pNodeParams : cudaKernelNodeParams*
+    pNodeParams : cudaKernelNodeParams | Sequence[cudaKernelNodeParams] | None
         Parameters for the GPU execution node
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue, cudaErrorInvalidDeviceFunction
     pGraphNode : cudaGraphNode_t
         Returns newly created node
+
+    See Also
+    --------
+    cudaGraphAddNode, cudaLaunchKernel, cudaGraphKernelNodeGetParams,
+    cudaGraphKernelNodeSetParams, cudaGraphCreate, cudaGraphDestroyNode,
+    cudaGraphAddChildGraphNode, cudaGraphAddEmptyNode, cudaGraphAddHostNode,
+    cudaGraphAddMemcpyNode, cudaGraphAddMemsetNode
+
+    Notes
+    -----
+    Kernels launched using graphs must not use texture and surface references. Reading
+    or writing through any texture or surface reference is undefined behavior. This
+    restriction does not apply to texture and surface objects.
     """
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaGraphNode_t c_pGraphNode = <cyruntime.cudaGraphNode_t>0
@@ -10191,31 +11222,32 @@ Kernels launched using graphs must not use texture and surface references. Readi
     return (_ok(), _new_handle(cudaGraphNode_t, <void*>c_pGraphNode),)
 
 def cudaGraphKernelNodeGetParams(node):
-    """cudaGraphKernelNodeGetParams(node)
-    
-    Returns a kernel node's parameters
+    """Returns a kernel node's parameters.
 
-Returns the parameters of kernel node node in pNodeParams.
-The kernelParams or extra array returned in pNodeParams,
-as well as the argument values it points to, are owned by the node.
-This memory remains valid until the node is destroyed or its
-parameters are modified, and should not be modified
-directly. Use cudaGraphKernelNodeSetParams to update the
-parameters of this node.
+    Returns the parameters of kernel node `node` in `pNodeParams`. The kernelParams or
+    extra array returned as `pNodeParams`, as well as the argument values it points to,
+    are owned by the node. This memory remains valid until the node is destroyed or its
+    parameters are modified, and should not be modified directly. Use
+    cudaGraphKernelNodeSetParams to update the parameters of this node.
 
-The params will contain either kernelParams or extra,
-according to which of these was most recently set on the node.
-    
+    The params will contain either kernelParams or extra, according to which of these
+    was most recently set on the node.
+
     Parameters
     ----------
-    node : cudaGraphNode_t
+    node : cudaGraphNode_t | int | None
         Node to get the parameters for
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue, cudaErrorInvalidDeviceFunction
     pNodeParams : cudaKernelNodeParams
         Pointer to return the parameters
+
+    See Also
+    --------
+    cudaLaunchKernel, cudaGraphAddKernelNode, cudaGraphKernelNodeSetParams
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_node
@@ -10228,22 +11260,27 @@ according to which of these was most recently set on the node.
     return (_ok(), s_pNodeParams,)
 
 def cudaGraphKernelNodeSetParams(node, pNodeParams):
-    """cudaGraphKernelNodeSetParams(node, pNodeParams)
-    
-    Sets a kernel node's parameters
+    """Sets a kernel node's parameters.
 
-Sets the parameters of kernel node node to pNodeParams.
-    
+    Sets the parameters of kernel node `node` to `pNodeParams`.
+
     Parameters
     ----------
-    node : cudaGraphNode_t
+    node : cudaGraphNode_t | int | None
         Node to set the parameters for
-    pNodeParams : cudaKernelNodeParams*
+    pNodeParams : cudaKernelNodeParams | None
         Parameters to copy
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue, cudaErrorInvalidResourceHandle,
+        cudaErrorMemoryAllocation
+
+    See Also
+    --------
+    cudaGraphNodeSetParams, cudaLaunchKernel, cudaGraphAddKernelNode,
+    cudaGraphKernelNodeGetParams
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_node
@@ -10255,21 +11292,26 @@ Sets the parameters of kernel node node to pNodeParams.
     return _st1(err)
 
 def cudaGraphKernelNodeCopyAttributes(hDst, hSrc):
-    """cudaGraphKernelNodeCopyAttributes(hDst, hSrc)
-    
-    Copies attributes from source node to destination node.
+    """Copies attributes from source node to destination node.
 
-Copies attributes from source node hSrc to destination node hDst.
-Both node must have the same context.
-    
+    Copies attributes from source node `hSrc` to destination node `hDst`. Both node must
+    have the same context.
+
     Parameters
     ----------
-    hDst : cudaGraphNode_t
-    hSrc : cudaGraphNode_t
-    
+    hDst : cudaGraphNode_t | int | None
+        Destination node
+    hSrc : cudaGraphNode_t | int | None
+        Source node For list of attributes see cudaKernelNodeAttrID
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidContext
+
+    See Also
+    --------
+    cudaAccessPolicyWindow
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_hDst
@@ -10281,22 +11323,25 @@ Both node must have the same context.
     return _st1(err)
 
 def cudaGraphKernelNodeGetAttribute(hNode, long long attr):
-    """cudaGraphKernelNodeGetAttribute(hNode, attr)
-    
-    Queries node attribute.
+    """Queries node attribute.
 
-Queries attribute attr from node hNode and stores it in corresponding
-member of value_out.
-    
+    Queries attribute `attr` from node `hNode` and stores it in corresponding member of
+    `value_out`.
+
     Parameters
     ----------
-    hNode : cudaGraphNode_t
+    hNode : cudaGraphNode_t | int | None
     attr : cudaLaunchAttributeID
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue, cudaErrorInvalidResourceHandle
     value_out : cudaLaunchAttributeValue
+
+    See Also
+    --------
+    cudaAccessPolicyWindow
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_hNode
@@ -10309,22 +11354,24 @@ member of value_out.
     return (_ok(), s_value_out,)
 
 def cudaGraphKernelNodeSetAttribute(hNode, long long attr, value):
-    """cudaGraphKernelNodeSetAttribute(hNode, attr, value)
-    
-    Sets node attribute.
+    """Sets node attribute.
 
-Sets attribute attr on node hNode from corresponding attribute of
-value.
-    
+    Sets attribute `attr` on node `hNode` from corresponding attribute of `value`.
+
     Parameters
     ----------
-    hNode : cudaGraphNode_t
+    hNode : cudaGraphNode_t | int | None
     attr : cudaLaunchAttributeID
-    value : cudaLaunchAttributeValue*
-    
+    value : cudaLaunchAttributeValue | None
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue, cudaErrorInvalidResourceHandle
+
+    See Also
+    --------
+    cudaAccessPolicyWindow
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_hNode
@@ -10336,39 +11383,47 @@ value.
     return _st1(err)
 
 def cudaGraphAddMemcpyNode(graph, pDependencies, size_t numDependencies, pCopyParams):
-    """cudaGraphAddMemcpyNode(graph, pDependencies, numDependencies, pCopyParams)
-    
-    Creates a memcpy node and adds it to a graph
+    """Creates a memcpy node and adds it to a graph.
 
-Creates a new memcpy node and adds it to graph with numDependencies
-dependencies specified via pDependencies.
-It is possible for numDependencies to be 0, in which case the node will be placed
-at the root of the graph. pDependencies may not have any duplicate entries.
-A handle to the new node will be returned in pGraphNode.
+    Creates a new memcpy node and adds it to `graph` with `numDependencies` dependencies
+    specified via `pDependencies`. It is possible for `numDependencies` to be 0, in
+    which case the node will be placed at the root of the graph. `pDependencies` may not
+    have any duplicate entries. A handle to the new node will be returned as
+    `pGraphNode`.
 
-When the graph is launched, the node will perform the memcpy described by pCopyParams.
-See cudaMemcpy3D() for a description of the structure and its restrictions.
+    When the graph is launched, the node will perform the memcpy described by
+    `pCopyParams`. See cudaMemcpy3D for a description of the structure and its
+    restrictions.
 
-Memcpy nodes have some additional restrictions with regards to managed memory, if the
-system contains at least one device which has a zero value for the device attribute
-cudaDevAttrConcurrentManagedAccess.
-    
+    Memcpy nodes have some additional restrictions with regards to managed memory, if
+    the system contains at least one device which has a zero value for the device
+    attribute cudaDeviceAttr.cudaDevAttrConcurrentManagedAccess.
+
     Parameters
     ----------
-    graph : cudaGraph_t
+    graph : cudaGraph_t | int | None
         Graph to which to add the node
-    pDependencies : cudaGraphNode_t*
+    pDependencies : Sequence[cudaGraphNode_t | int | None] | Buffer | int | None
         Dependencies of the node
-    numDependencies : size_t
+    numDependencies : int
         Number of dependencies
-    pCopyParams : cudaMemcpy3DParms*
+    pCopyParams : cudaMemcpy3DParms | Sequence[cudaMemcpy3DParms] | None
         Parameters for the memory copy
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue
     pGraphNode : cudaGraphNode_t
         Returns newly created node
+
+    See Also
+    --------
+    cudaGraphAddNode, cudaMemcpy3D, cudaGraphAddMemcpyNodeToSymbol,
+    cudaGraphAddMemcpyNodeFromSymbol, cudaGraphAddMemcpyNode1D,
+    cudaGraphMemcpyNodeGetParams, cudaGraphMemcpyNodeSetParams, cudaGraphCreate,
+    cudaGraphDestroyNode, cudaGraphAddChildGraphNode, cudaGraphAddEmptyNode,
+    cudaGraphAddKernelNode, cudaGraphAddHostNode, cudaGraphAddMemsetNode
     """
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaGraphNode_t c_pGraphNode = <cyruntime.cudaGraphNode_t>0
@@ -10387,23 +11442,62 @@ cudaDevAttrConcurrentManagedAccess.
     return (_ok(), _new_handle(cudaGraphNode_t, <void*>c_pGraphNode),)
 
 def cudaGraphAddMemcpyNodeToSymbol(graph, pDependencies, size_t numDependencies, symbol, src, size_t count, size_t offset, long long kind):
-    """cudaGraphAddMemcpyNodeToSymbol(graph, pDependencies, numDependencies, symbol, src, count, offset, kind)
-    
+    """Creates a memcpy node to copy to a symbol on the device and adds it to a graph.
+
+    Creates a new memcpy node to copy to `symbol` and adds it to `graph` with
+    `numDependencies` dependencies specified via `pDependencies`. It is possible for
+    `numDependencies` to be 0, in which case the node will be placed at the root of the
+    graph. `pDependencies` may not have any duplicate entries. A handle to the new node
+    will be returned as `pGraphNode`.
+
+    When the graph is launched, the node will copy `count` bytes from the memory area
+    pointed to by `src` to the memory area pointed to by `offset` bytes from the start
+    of symbol `symbol`. The memory areas may not overlap. `symbol` is a variable that
+    resides in global or constant memory space. `kind` can be either
+    cudaMemcpyKind.cudaMemcpyHostToDevice, cudaMemcpyKind.cudaMemcpyDeviceToDevice, or
+    cudaMemcpyKind.cudaMemcpyDefault. Passing cudaMemcpyKind.cudaMemcpyDefault is
+    recommended, in which case the type of transfer is inferred from the pointer values.
+    However, cudaMemcpyKind.cudaMemcpyDefault is only allowed on systems that support
+    unified virtual addressing.
+
+    Memcpy nodes have some additional restrictions with regards to managed memory, if
+    the system contains at least one device which has a zero value for the device
+    attribute cudaDeviceAttr.cudaDevAttrConcurrentManagedAccess.
+
     Parameters
     ----------
-    graph : cudaGraph_t
-    pDependencies : cudaGraphNode_t*
-    numDependencies : size_t
-    symbol : void*
-    src : void*
-    count : size_t
-    offset : size_t
+    graph : cudaGraph_t | int | None
+        Graph to which to add the node
+    pDependencies : Sequence[cudaGraphNode_t | int | None] | Buffer | int | None
+        Dependencies of the node
+    numDependencies : int
+        Number of dependencies
+    symbol : Address
+        Device symbol address
+    src : Address
+        Source memory address
+    count : int
+        Size in bytes to copy
+    offset : int
+        Offset from start of symbol in bytes
     kind : cudaMemcpyKind
-    
+        Type of transfer
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue
     pGraphNode : cudaGraphNode_t
+        Returns newly created node
+
+    See Also
+    --------
+    cudaMemcpyToSymbol, cudaGraphAddMemcpyNode, cudaGraphAddMemcpyNodeFromSymbol,
+    cudaGraphMemcpyNodeGetParams, cudaGraphMemcpyNodeSetParams,
+    cudaGraphMemcpyNodeSetParamsToSymbol, cudaGraphMemcpyNodeSetParamsFromSymbol,
+    cudaGraphCreate, cudaGraphDestroyNode, cudaGraphAddChildGraphNode,
+    cudaGraphAddEmptyNode, cudaGraphAddKernelNode, cudaGraphAddHostNode,
+    cudaGraphAddMemsetNode
     """
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaGraphNode_t c_pGraphNode = <cyruntime.cudaGraphNode_t>0
@@ -10423,23 +11517,62 @@ def cudaGraphAddMemcpyNodeToSymbol(graph, pDependencies, size_t numDependencies,
     return (_ok(), _new_handle(cudaGraphNode_t, <void*>c_pGraphNode),)
 
 def cudaGraphAddMemcpyNodeFromSymbol(graph, pDependencies, size_t numDependencies, dst, symbol, size_t count, size_t offset, long long kind):
-    """cudaGraphAddMemcpyNodeFromSymbol(graph, pDependencies, numDependencies, dst, symbol, count, offset, kind)
-    
+    """Creates a memcpy node to copy from a symbol on the device and adds it to a graph.
+
+    Creates a new memcpy node to copy from `symbol` and adds it to `graph` with
+    `numDependencies` dependencies specified via `pDependencies`. It is possible for
+    `numDependencies` to be 0, in which case the node will be placed at the root of the
+    graph. `pDependencies` may not have any duplicate entries. A handle to the new node
+    will be returned as `pGraphNode`.
+
+    When the graph is launched, the node will copy `count` bytes from the memory area
+    pointed to by `offset` bytes from the start of symbol `symbol` to the memory area
+    pointed to by `dst`. The memory areas may not overlap. `symbol` is a variable that
+    resides in global or constant memory space. `kind` can be either
+    cudaMemcpyKind.cudaMemcpyDeviceToHost, cudaMemcpyKind.cudaMemcpyDeviceToDevice, or
+    cudaMemcpyKind.cudaMemcpyDefault. Passing cudaMemcpyKind.cudaMemcpyDefault is
+    recommended, in which case the type of transfer is inferred from the pointer values.
+    However, cudaMemcpyKind.cudaMemcpyDefault is only allowed on systems that support
+    unified virtual addressing.
+
+    Memcpy nodes have some additional restrictions with regards to managed memory, if
+    the system contains at least one device which has a zero value for the device
+    attribute cudaDeviceAttr.cudaDevAttrConcurrentManagedAccess.
+
     Parameters
     ----------
-    graph : cudaGraph_t
-    pDependencies : cudaGraphNode_t*
-    numDependencies : size_t
-    dst : void*
-    symbol : void*
-    count : size_t
-    offset : size_t
+    graph : cudaGraph_t | int | None
+        Graph to which to add the node
+    pDependencies : Sequence[cudaGraphNode_t | int | None] | Buffer | int | None
+        Dependencies of the node
+    numDependencies : int
+        Number of dependencies
+    dst : Address
+        Destination memory address
+    symbol : Address
+        Device symbol address
+    count : int
+        Size in bytes to copy
+    offset : int
+        Offset from start of symbol in bytes
     kind : cudaMemcpyKind
-    
+        Type of transfer
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue
     pGraphNode : cudaGraphNode_t
+        Returns newly created node
+
+    See Also
+    --------
+    cudaMemcpyFromSymbol, cudaGraphAddMemcpyNode, cudaGraphAddMemcpyNodeToSymbol,
+    cudaGraphMemcpyNodeGetParams, cudaGraphMemcpyNodeSetParams,
+    cudaGraphMemcpyNodeSetParamsFromSymbol, cudaGraphMemcpyNodeSetParamsToSymbol,
+    cudaGraphCreate, cudaGraphDestroyNode, cudaGraphAddChildGraphNode,
+    cudaGraphAddEmptyNode, cudaGraphAddKernelNode, cudaGraphAddHostNode,
+    cudaGraphAddMemsetNode
     """
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaGraphNode_t c_pGraphNode = <cyruntime.cudaGraphNode_t>0
@@ -10459,22 +11592,59 @@ def cudaGraphAddMemcpyNodeFromSymbol(graph, pDependencies, size_t numDependencie
     return (_ok(), _new_handle(cudaGraphNode_t, <void*>c_pGraphNode),)
 
 def cudaGraphAddMemcpyNode1D(graph, pDependencies, size_t numDependencies, dst, src, size_t count, long long kind):
-    """cudaGraphAddMemcpyNode1D(graph, pDependencies, numDependencies, dst, src, count, kind)
-    
+    """Creates a 1D memcpy node and adds it to a graph.
+
+    Creates a new 1D memcpy node and adds it to `graph` with `numDependencies`
+    dependencies specified via `pDependencies`. It is possible for `numDependencies` to
+    be 0, in which case the node will be placed at the root of the graph.
+    `pDependencies` may not have any duplicate entries. A handle to the new node will be
+    returned as `pGraphNode`.
+
+    When the graph is launched, the node will copy `count` bytes from the memory area
+    pointed to by `src` to the memory area pointed to by `dst`, where `kind` specifies
+    the direction of the copy, and must be one of cudaMemcpyKind.cudaMemcpyHostToHost,
+    cudaMemcpyKind.cudaMemcpyHostToDevice, cudaMemcpyKind.cudaMemcpyDeviceToHost,
+    cudaMemcpyKind.cudaMemcpyDeviceToDevice, or cudaMemcpyKind.cudaMemcpyDefault.
+    Passing cudaMemcpyKind.cudaMemcpyDefault is recommended, in which case the type of
+    transfer is inferred from the pointer values. However,
+    cudaMemcpyKind.cudaMemcpyDefault is only allowed on systems that support unified
+    virtual addressing. Launching a memcpy node with dst and src pointers that do not
+    match the direction of the copy results in an undefined behavior.
+
+    Memcpy nodes have some additional restrictions with regards to managed memory, if
+    the system contains at least one device which has a zero value for the device
+    attribute cudaDeviceAttr.cudaDevAttrConcurrentManagedAccess.
+
     Parameters
     ----------
-    graph : cudaGraph_t
-    pDependencies : cudaGraphNode_t*
-    numDependencies : size_t
-    dst : void*
-    src : void*
-    count : size_t
+    graph : cudaGraph_t | int | None
+        Graph to which to add the node
+    pDependencies : Sequence[cudaGraphNode_t | int | None] | Buffer | int | None
+        Dependencies of the node
+    numDependencies : int
+        Number of dependencies
+    dst : Address
+        Destination memory address
+    src : Address
+        Source memory address
+    count : int
+        Size in bytes to copy
     kind : cudaMemcpyKind
-    
+        Type of transfer
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue
     pGraphNode : cudaGraphNode_t
+        Returns newly created node
+
+    See Also
+    --------
+    cudaMemcpy, cudaGraphAddMemcpyNode, cudaGraphMemcpyNodeGetParams,
+    cudaGraphMemcpyNodeSetParams, cudaGraphMemcpyNodeSetParams1D, cudaGraphCreate,
+    cudaGraphDestroyNode, cudaGraphAddChildGraphNode, cudaGraphAddEmptyNode,
+    cudaGraphAddKernelNode, cudaGraphAddHostNode, cudaGraphAddMemsetNode
     """
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaGraphNode_t c_pGraphNode = <cyruntime.cudaGraphNode_t>0
@@ -10494,22 +11664,25 @@ def cudaGraphAddMemcpyNode1D(graph, pDependencies, size_t numDependencies, dst, 
     return (_ok(), _new_handle(cudaGraphNode_t, <void*>c_pGraphNode),)
 
 def cudaGraphMemcpyNodeGetParams(node):
-    """cudaGraphMemcpyNodeGetParams(node)
-    
-    Returns a memcpy node's parameters
+    """Returns a memcpy node's parameters.
 
-Returns the parameters of memcpy node node in pNodeParams.
-    
+    Returns the parameters of memcpy node `node` in `pNodeParams`.
+
     Parameters
     ----------
-    node : cudaGraphNode_t
+    node : cudaGraphNode_t | int | None
         Node to get the parameters for
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue
     pNodeParams : cudaMemcpy3DParms
         Pointer to return the parameters
+
+    See Also
+    --------
+    cudaMemcpy3D, cudaGraphAddMemcpyNode, cudaGraphMemcpyNodeSetParams
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_node
@@ -10522,22 +11695,27 @@ Returns the parameters of memcpy node node in pNodeParams.
     return (_ok(), s_pNodeParams,)
 
 def cudaGraphMemcpyNodeSetParams(node, pNodeParams):
-    """cudaGraphMemcpyNodeSetParams(node, pNodeParams)
-    
-    Sets a memcpy node's parameters
+    """Sets a memcpy node's parameters.
 
-Sets the parameters of memcpy node node to pNodeParams.
-    
+    Sets the parameters of memcpy node `node` to `pNodeParams`.
+
     Parameters
     ----------
-    node : cudaGraphNode_t
+    node : cudaGraphNode_t | int | None
         Node to set the parameters for
-    pNodeParams : cudaMemcpy3DParms*
+    pNodeParams : cudaMemcpy3DParms | None
         Parameters to copy
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue,
+
+    See Also
+    --------
+    cudaGraphNodeSetParams, cudaMemcpy3D, cudaGraphMemcpyNodeSetParamsToSymbol,
+    cudaGraphMemcpyNodeSetParamsFromSymbol, cudaGraphMemcpyNodeSetParams1D,
+    cudaGraphAddMemcpyNode, cudaGraphMemcpyNodeGetParams
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_node
@@ -10549,20 +11727,46 @@ Sets the parameters of memcpy node node to pNodeParams.
     return _st1(err)
 
 def cudaGraphMemcpyNodeSetParamsToSymbol(node, symbol, src, size_t count, size_t offset, long long kind):
-    """cudaGraphMemcpyNodeSetParamsToSymbol(node, symbol, src, count, offset, kind)
-    
+    """Sets a memcpy node's parameters to copy to a symbol on the device.
+
+    Sets the parameters of memcpy node `node` to the copy described by the provided
+    parameters.
+
+    When the graph is launched, the node will copy `count` bytes from the memory area
+    pointed to by `src` to the memory area pointed to by `offset` bytes from the start
+    of symbol `symbol`. The memory areas may not overlap. `symbol` is a variable that
+    resides in global or constant memory space. `kind` can be either
+    cudaMemcpyKind.cudaMemcpyHostToDevice, cudaMemcpyKind.cudaMemcpyDeviceToDevice, or
+    cudaMemcpyKind.cudaMemcpyDefault. Passing cudaMemcpyKind.cudaMemcpyDefault is
+    recommended, in which case the type of transfer is inferred from the pointer values.
+    However, cudaMemcpyKind.cudaMemcpyDefault is only allowed on systems that support
+    unified virtual addressing.
+
     Parameters
     ----------
-    node : cudaGraphNode_t
-    symbol : void*
-    src : void*
-    count : size_t
-    offset : size_t
+    node : cudaGraphNode_t | int | None
+        Node to set the parameters for
+    symbol : Address
+        Device symbol address
+    src : Address
+        Source memory address
+    count : int
+        Size in bytes to copy
+    offset : int
+        Offset from start of symbol in bytes
     kind : cudaMemcpyKind
-    
+        Type of transfer
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue
+
+    See Also
+    --------
+    cudaMemcpyToSymbol, cudaGraphMemcpyNodeSetParams,
+    cudaGraphMemcpyNodeSetParamsFromSymbol, cudaGraphAddMemcpyNode,
+    cudaGraphMemcpyNodeGetParams
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_node
@@ -10576,20 +11780,46 @@ def cudaGraphMemcpyNodeSetParamsToSymbol(node, symbol, src, size_t count, size_t
     return _st1(err)
 
 def cudaGraphMemcpyNodeSetParamsFromSymbol(node, dst, symbol, size_t count, size_t offset, long long kind):
-    """cudaGraphMemcpyNodeSetParamsFromSymbol(node, dst, symbol, count, offset, kind)
-    
+    """Sets a memcpy node's parameters to copy from a symbol on the device.
+
+    Sets the parameters of memcpy node `node` to the copy described by the provided
+    parameters.
+
+    When the graph is launched, the node will copy `count` bytes from the memory area
+    pointed to by `offset` bytes from the start of symbol `symbol` to the memory area
+    pointed to by `dst`. The memory areas may not overlap. `symbol` is a variable that
+    resides in global or constant memory space. `kind` can be either
+    cudaMemcpyKind.cudaMemcpyDeviceToHost, cudaMemcpyKind.cudaMemcpyDeviceToDevice, or
+    cudaMemcpyKind.cudaMemcpyDefault. Passing cudaMemcpyKind.cudaMemcpyDefault is
+    recommended, in which case the type of transfer is inferred from the pointer values.
+    However, cudaMemcpyKind.cudaMemcpyDefault is only allowed on systems that support
+    unified virtual addressing.
+
     Parameters
     ----------
-    node : cudaGraphNode_t
-    dst : void*
-    symbol : void*
-    count : size_t
-    offset : size_t
+    node : cudaGraphNode_t | int | None
+        Node to set the parameters for
+    dst : Address
+        Destination memory address
+    symbol : Address
+        Device symbol address
+    count : int
+        Size in bytes to copy
+    offset : int
+        Offset from start of symbol in bytes
     kind : cudaMemcpyKind
-    
+        Type of transfer
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue
+
+    See Also
+    --------
+    cudaMemcpyFromSymbol, cudaGraphMemcpyNodeSetParams,
+    cudaGraphMemcpyNodeSetParamsToSymbol, cudaGraphAddMemcpyNode,
+    cudaGraphMemcpyNodeGetParams
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_node
@@ -10603,19 +11833,44 @@ def cudaGraphMemcpyNodeSetParamsFromSymbol(node, dst, symbol, size_t count, size
     return _st1(err)
 
 def cudaGraphMemcpyNodeSetParams1D(node, dst, src, size_t count, long long kind):
-    """cudaGraphMemcpyNodeSetParams1D(node, dst, src, count, kind)
-    
+    """Sets a memcpy node's parameters to perform a 1-dimensional copy.
+
+    Sets the parameters of memcpy node `node` to the copy described by the provided
+    parameters.
+
+    When the graph is launched, the node will copy `count` bytes from the memory area
+    pointed to by `src` to the memory area pointed to by `dst`, where `kind` specifies
+    the direction of the copy, and must be one of cudaMemcpyKind.cudaMemcpyHostToHost,
+    cudaMemcpyKind.cudaMemcpyHostToDevice, cudaMemcpyKind.cudaMemcpyDeviceToHost,
+    cudaMemcpyKind.cudaMemcpyDeviceToDevice, or cudaMemcpyKind.cudaMemcpyDefault.
+    Passing cudaMemcpyKind.cudaMemcpyDefault is recommended, in which case the type of
+    transfer is inferred from the pointer values. However,
+    cudaMemcpyKind.cudaMemcpyDefault is only allowed on systems that support unified
+    virtual addressing. Launching a memcpy node with dst and src pointers that do not
+    match the direction of the copy results in an undefined behavior.
+
     Parameters
     ----------
-    node : cudaGraphNode_t
-    dst : void*
-    src : void*
-    count : size_t
+    node : cudaGraphNode_t | int | None
+        Node to set the parameters for
+    dst : Address
+        Destination memory address
+    src : Address
+        Source memory address
+    count : int
+        Size in bytes to copy
     kind : cudaMemcpyKind
-    
+        Type of transfer
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue
+
+    See Also
+    --------
+    cudaMemcpy, cudaGraphMemcpyNodeSetParams, cudaGraphAddMemcpyNode,
+    cudaGraphMemcpyNodeGetParams
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_node
@@ -10629,35 +11884,41 @@ def cudaGraphMemcpyNodeSetParams1D(node, dst, src, size_t count, long long kind)
     return _st1(err)
 
 def cudaGraphAddMemsetNode(graph, pDependencies, size_t numDependencies, pMemsetParams):
-    """cudaGraphAddMemsetNode(graph, pDependencies, numDependencies, pMemsetParams)
-    
-    Creates a memset node and adds it to a graph
+    """Creates a memset node and adds it to a graph.
 
-Creates a new memset node and adds it to graph with numDependencies
-dependencies specified via pDependencies.
-It is possible for numDependencies to be 0, in which case the node will be placed
-at the root of the graph. pDependencies may not have any duplicate entries.
-A handle to the new node will be returned in pGraphNode.
+    Creates a new memset node and adds it to `graph` with `numDependencies` dependencies
+    specified via `pDependencies`. It is possible for `numDependencies` to be 0, in
+    which case the node will be placed at the root of the graph. `pDependencies` may not
+    have any duplicate entries. A handle to the new node will be returned as
+    `pGraphNode`.
 
-The element size must be 1, 2, or 4 bytes.
-When the graph is launched, the node will perform the memset described by pMemsetParams.
-    
+    The element size must be 1, 2, or 4 bytes. When the graph is launched, the node will
+    perform the memset described by `pMemsetParams`.
+
     Parameters
     ----------
-    graph : cudaGraph_t
+    graph : cudaGraph_t | int | None
         Graph to which to add the node
-    pDependencies : cudaGraphNode_t*
+    pDependencies : Sequence[cudaGraphNode_t | int | None] | Buffer | int | None
         Dependencies of the node
-    numDependencies : size_t
+    numDependencies : int
         Number of dependencies
-    pMemsetParams : cudaMemsetParams*
+    pMemsetParams : cudaMemsetParams | Sequence[cudaMemsetParams] | None
         Parameters for the memory set
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue, cudaErrorInvalidDevice
     pGraphNode : cudaGraphNode_t
         Returns newly created node
+
+    See Also
+    --------
+    cudaGraphAddNode, cudaMemset2D, cudaGraphMemsetNodeGetParams,
+    cudaGraphMemsetNodeSetParams, cudaGraphCreate, cudaGraphDestroyNode,
+    cudaGraphAddChildGraphNode, cudaGraphAddEmptyNode, cudaGraphAddKernelNode,
+    cudaGraphAddHostNode, cudaGraphAddMemcpyNode
     """
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaGraphNode_t c_pGraphNode = <cyruntime.cudaGraphNode_t>0
@@ -10676,22 +11937,25 @@ When the graph is launched, the node will perform the memset described by pMemse
     return (_ok(), _new_handle(cudaGraphNode_t, <void*>c_pGraphNode),)
 
 def cudaGraphMemsetNodeGetParams(node):
-    """cudaGraphMemsetNodeGetParams(node)
-    
-    Returns a memset node's parameters
+    """Returns a memset node's parameters.
 
-Returns the parameters of memset node node in pNodeParams.
-    
+    Returns the parameters of memset node `node` in `pNodeParams`.
+
     Parameters
     ----------
-    node : cudaGraphNode_t
+    node : cudaGraphNode_t | int | None
         Node to get the parameters for
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue
     pNodeParams : cudaMemsetParams
         Pointer to return the parameters
+
+    See Also
+    --------
+    cudaMemset2D, cudaGraphAddMemsetNode, cudaGraphMemsetNodeSetParams
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_node
@@ -10704,22 +11968,26 @@ Returns the parameters of memset node node in pNodeParams.
     return (_ok(), s_pNodeParams,)
 
 def cudaGraphMemsetNodeSetParams(node, pNodeParams):
-    """cudaGraphMemsetNodeSetParams(node, pNodeParams)
-    
-    Sets a memset node's parameters
+    """Sets a memset node's parameters.
 
-Sets the parameters of memset node node to pNodeParams.
-    
+    Sets the parameters of memset node `node` to `pNodeParams`.
+
     Parameters
     ----------
-    node : cudaGraphNode_t
+    node : cudaGraphNode_t | int | None
         Node to set the parameters for
-    pNodeParams : cudaMemsetParams*
+    pNodeParams : cudaMemsetParams | None
         Parameters to copy
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue
+
+    See Also
+    --------
+    cudaGraphNodeSetParams, cudaMemset2D, cudaGraphAddMemsetNode,
+    cudaGraphMemsetNodeGetParams
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_node
@@ -10731,35 +11999,41 @@ Sets the parameters of memset node node to pNodeParams.
     return _st1(err)
 
 def cudaGraphAddHostNode(graph, pDependencies, size_t numDependencies, pNodeParams):
-    """cudaGraphAddHostNode(graph, pDependencies, numDependencies, pNodeParams)
-    
-    Creates a host execution node and adds it to a graph
+    """Creates a host execution node and adds it to a graph.
 
-Creates a new CPU execution node and adds it to graph with numDependencies
-dependencies specified via pDependencies and arguments specified in pNodeParams.
-It is possible for numDependencies to be 0, in which case the node will be placed
-at the root of the graph. pDependencies may not have any duplicate entries.
-A handle to the new node will be returned in pGraphNode.
+    Creates a new CPU execution node and adds it to `graph` with `numDependencies`
+    dependencies specified via `pDependencies` and arguments specified in `pNodeParams`.
+    It is possible for `numDependencies` to be 0, in which case the node will be placed
+    at the root of the graph. `pDependencies` may not have any duplicate entries. A
+    handle to the new node will be returned as `pGraphNode`.
 
-When the graph is launched, the node will invoke the specified CPU function.
-Host nodes are not supported under MPS with pre-Volta GPUs.
-    
+    When the graph is launched, the node will invoke the specified CPU function. Host
+    nodes are not supported under MPS with pre-Volta GPUs.
+
     Parameters
     ----------
-    graph : cudaGraph_t
+    graph : cudaGraph_t | int | None
         Graph to which to add the node
-    pDependencies : cudaGraphNode_t*
+    pDependencies : Sequence[cudaGraphNode_t | int | None] | Buffer | int | None
         Dependencies of the node
-    numDependencies : size_t
+    numDependencies : int
         Number of dependencies
-    pNodeParams : cudaHostNodeParams*
+    pNodeParams : cudaHostNodeParams | Sequence[cudaHostNodeParams] | None
         Parameters for the host node
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorNotSupported, cudaErrorInvalidValue
     pGraphNode : cudaGraphNode_t
         Returns newly created node
+
+    See Also
+    --------
+    cudaGraphAddNode, cudaLaunchHostFunc, cudaGraphHostNodeGetParams,
+    cudaGraphHostNodeSetParams, cudaGraphCreate, cudaGraphDestroyNode,
+    cudaGraphAddChildGraphNode, cudaGraphAddEmptyNode, cudaGraphAddKernelNode,
+    cudaGraphAddMemcpyNode, cudaGraphAddMemsetNode
     """
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaGraphNode_t c_pGraphNode = <cyruntime.cudaGraphNode_t>0
@@ -10778,22 +12052,25 @@ Host nodes are not supported under MPS with pre-Volta GPUs.
     return (_ok(), _new_handle(cudaGraphNode_t, <void*>c_pGraphNode),)
 
 def cudaGraphHostNodeGetParams(node):
-    """cudaGraphHostNodeGetParams(node)
-    
-    Returns a host node's parameters
+    """Returns a host node's parameters.
 
-Returns the parameters of host node node in pNodeParams.
-    
+    Returns the parameters of host node `node` in `pNodeParams`.
+
     Parameters
     ----------
-    node : cudaGraphNode_t
+    node : cudaGraphNode_t | int | None
         Node to get the parameters for
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue
     pNodeParams : cudaHostNodeParams
         Pointer to return the parameters
+
+    See Also
+    --------
+    cudaLaunchHostFunc, cudaGraphAddHostNode, cudaGraphHostNodeSetParams
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_node
@@ -10806,22 +12083,26 @@ Returns the parameters of host node node in pNodeParams.
     return (_ok(), s_pNodeParams,)
 
 def cudaGraphHostNodeSetParams(node, pNodeParams):
-    """cudaGraphHostNodeSetParams(node, pNodeParams)
-    
-    Sets a host node's parameters
+    """Sets a host node's parameters.
 
-Sets the parameters of host node node to nodeParams.
-    
+    Sets the parameters of host node `node` to nodeParams.
+
     Parameters
     ----------
-    node : cudaGraphNode_t
+    node : cudaGraphNode_t | int | None
         Node to set the parameters for
-    pNodeParams : cudaHostNodeParams*
+    pNodeParams : cudaHostNodeParams | None
         Parameters to copy
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue
+
+    See Also
+    --------
+    cudaGraphNodeSetParams, cudaLaunchHostFunc, cudaGraphAddHostNode,
+    cudaGraphHostNodeGetParams
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_node
@@ -10833,37 +12114,42 @@ Sets the parameters of host node node to nodeParams.
     return _st1(err)
 
 def cudaGraphAddChildGraphNode(graph, pDependencies, size_t numDependencies, childGraph):
-    """cudaGraphAddChildGraphNode(graph, pDependencies, numDependencies, childGraph)
-    
-    Creates a child graph node and adds it to a graph
+    """Creates a child graph node and adds it to a graph.
 
-Creates a new node which executes an embedded graph, and adds it to graph with
-numDependencies dependencies specified via pDependencies.
-It is possible for numDependencies to be 0, in which case the node will be placed
-at the root of the graph. pDependencies may not have any duplicate entries.
-A handle to the new node will be returned in pGraphNode.
+    Creates a new node which executes an embedded graph, and adds it to `graph` with
+    `numDependencies` dependencies specified via `pDependencies`. It is possible for
+    `numDependencies` to be 0, in which case the node will be placed at the root of the
+    graph. `pDependencies` may not have any duplicate entries. A handle to the new node
+    will be returned as `pGraphNode`.
 
-If childGraph contains allocation nodes, free nodes, or conditional nodes, this call will
-return an error.
+    If `childGraph` contains allocation nodes, free nodes, or conditional nodes, this
+    call will return an error.
 
-The node executes an embedded child graph. The child graph is cloned in this call.
-    
+    The node executes an embedded child graph. The child graph is cloned in this call.
+
     Parameters
     ----------
-    graph : cudaGraph_t
+    graph : cudaGraph_t | int | None
         Graph to which to add the node
-    pDependencies : cudaGraphNode_t*
+    pDependencies : Sequence[cudaGraphNode_t | int | None] | Buffer | int | None
         Dependencies of the node
-    numDependencies : size_t
+    numDependencies : int
         Number of dependencies
-    childGraph : cudaGraph_t
+    childGraph : cudaGraph_t | int | None
         The graph to clone into this node
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue
     pGraphNode : cudaGraphNode_t
         Returns newly created node
+
+    See Also
+    --------
+    cudaGraphAddNode, cudaGraphChildGraphNodeGetGraph, cudaGraphCreate,
+    cudaGraphDestroyNode, cudaGraphAddEmptyNode, cudaGraphAddKernelNode,
+    cudaGraphAddHostNode, cudaGraphAddMemcpyNode, cudaGraphAddMemsetNode, cudaGraphClone
     """
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaGraphNode_t c_pGraphNode = <cyruntime.cudaGraphNode_t>0
@@ -10881,27 +12167,30 @@ The node executes an embedded child graph. The child graph is cloned in this cal
     return (_ok(), _new_handle(cudaGraphNode_t, <void*>c_pGraphNode),)
 
 def cudaGraphChildGraphNodeGetGraph(node):
-    """cudaGraphChildGraphNodeGetGraph(node)
-    
-    Gets a handle to the embedded graph of a child graph node
+    """Gets a handle to the embedded graph of a child graph node.
 
-Gets a handle to the embedded graph in a child graph node. This call
-does not clone the graph. Changes to the graph will be reflected in
-the node, and the node retains ownership of the graph.
+    Gets a handle to the embedded graph in a child graph node. This call does not clone
+    the graph. Changes to the graph will be reflected in the node, and the node retains
+    ownership of the graph.
 
-Allocation and free nodes cannot be added to the returned graph.
-Attempting to do so will return an error.
-    
+    Allocation and free nodes cannot be added to the returned graph. Attempting to do so
+    will return an error.
+
     Parameters
     ----------
-    node : cudaGraphNode_t
+    node : cudaGraphNode_t | int | None
         Node to get the embedded graph for
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue
     pGraph : cudaGraph_t
         Location to store a handle to the graph
+
+    See Also
+    --------
+    cudaGraphAddChildGraphNode, cudaGraphNodeFindInClone
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_node
@@ -10914,35 +12203,40 @@ Attempting to do so will return an error.
     return (_ok(), _new_handle(cudaGraph_t, <void*>c_pGraph),)
 
 def cudaGraphAddEmptyNode(graph, pDependencies, size_t numDependencies):
-    """cudaGraphAddEmptyNode(graph, pDependencies, numDependencies)
-    
-    Creates an empty node and adds it to a graph
+    """Creates an empty node and adds it to a graph.
 
-Creates a new node which performs no operation, and adds it to graph with
-numDependencies dependencies specified via pDependencies.
-It is possible for numDependencies to be 0, in which case the node will be placed
-at the root of the graph. pDependencies may not have any duplicate entries.
-A handle to the new node will be returned in pGraphNode.
+    Creates a new node which performs no operation, and adds it to `graph` with
+    `numDependencies` dependencies specified via `pDependencies`. It is possible for
+    `numDependencies` to be 0, in which case the node will be placed at the root of the
+    graph. `pDependencies` may not have any duplicate entries. A handle to the new node
+    will be returned as `pGraphNode`.
 
-An empty node performs no operation during execution, but can be used for
-transitive ordering. For example, a phased execution graph with 2 groups of n
-nodes with a barrier between them can be represented using an empty node and
-2*n dependency edges, rather than no empty node and n^2 dependency edges.
-    
+    An empty node performs no operation during execution, but can be used for transitive
+    ordering. For example, a phased execution graph with 2 groups of n nodes with a
+    barrier between them can be represented using an empty node and 2*n dependency
+    edges, rather than no empty node and n^2 dependency edges.
+
     Parameters
     ----------
-    graph : cudaGraph_t
+    graph : cudaGraph_t | int | None
         Graph to which to add the node
-    pDependencies : cudaGraphNode_t*
+    pDependencies : Sequence[cudaGraphNode_t | int | None] | Buffer | int | None
         Dependencies of the node
-    numDependencies : size_t
+    numDependencies : int
         Number of dependencies
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue
     pGraphNode : cudaGraphNode_t
         Returns newly created node
+
+    See Also
+    --------
+    cudaGraphAddNode, cudaGraphCreate, cudaGraphDestroyNode, cudaGraphAddChildGraphNode,
+    cudaGraphAddKernelNode, cudaGraphAddHostNode, cudaGraphAddMemcpyNode,
+    cudaGraphAddMemsetNode
     """
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaGraphNode_t c_pGraphNode = <cyruntime.cudaGraphNode_t>0
@@ -10958,19 +12252,41 @@ nodes with a barrier between them can be represented using an empty node and
     return (_ok(), _new_handle(cudaGraphNode_t, <void*>c_pGraphNode),)
 
 def cudaGraphAddEventRecordNode(graph, pDependencies, size_t numDependencies, event):
-    """cudaGraphAddEventRecordNode(graph, pDependencies, numDependencies, event)
-    
+    """Creates an event record node and adds it to a graph.
+
+    Creates a new event record node and adds it to hGraph with `numDependencies`
+    dependencies specified via dependencies and event specified in `event`. It is
+    possible for `numDependencies` to be 0, in which case the node will be placed at the
+    root of the graph. dependencies may not have any duplicate entries. A handle to the
+    new node will be returned in phGraphNode.
+
+    Each launch of the graph will record `event` to capture execution of the node's
+    dependencies.
+
+    These nodes may not be used in loops or conditionals.
+
     Parameters
     ----------
-    graph : cudaGraph_t
-    pDependencies : cudaGraphNode_t*
-    numDependencies : size_t
-    event : cudaEvent_t
-    
+    graph : cudaGraph_t | int | None
+    pDependencies : Sequence[cudaGraphNode_t | int | None] | Buffer | int | None
+    numDependencies : int
+        Number of dependencies
+    event : cudaEvent_t | int | None
+        Event for the node
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue
     pGraphNode : cudaGraphNode_t
+        pGraphNode
+
+    See Also
+    --------
+    cudaGraphAddNode, cudaGraphAddEventWaitNode, cudaEventRecordWithFlags,
+    cudaStreamWaitEvent, cudaGraphCreate, cudaGraphDestroyNode,
+    cudaGraphAddChildGraphNode, cudaGraphAddEmptyNode, cudaGraphAddKernelNode,
+    cudaGraphAddMemcpyNode, cudaGraphAddMemsetNode
     """
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaGraphNode_t c_pGraphNode = <cyruntime.cudaGraphNode_t>0
@@ -10988,16 +12304,25 @@ def cudaGraphAddEventRecordNode(graph, pDependencies, size_t numDependencies, ev
     return (_ok(), _new_handle(cudaGraphNode_t, <void*>c_pGraphNode),)
 
 def cudaGraphEventRecordNodeGetEvent(node):
-    """cudaGraphEventRecordNodeGetEvent(node)
-    
+    """Returns the event associated with an event record node.
+
+    Returns the event of event record node hNode in `event_out`.
+
     Parameters
     ----------
-    node : cudaGraphNode_t
-    
+    node : cudaGraphNode_t | int | None
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue
     event_out : cudaEvent_t
+        Pointer to return the event
+
+    See Also
+    --------
+    cudaGraphAddEventRecordNode, cudaGraphEventRecordNodeSetEvent,
+    cudaGraphEventWaitNodeGetEvent, cudaEventRecordWithFlags, cudaStreamWaitEvent
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_node
@@ -11010,16 +12335,26 @@ def cudaGraphEventRecordNodeGetEvent(node):
     return (_ok(), _new_handle(cudaEvent_t, <void*>c_event_out),)
 
 def cudaGraphEventRecordNodeSetEvent(node, event):
-    """cudaGraphEventRecordNodeSetEvent(node, event)
-    
+    """Sets an event record node's event.
+
+    Sets the event of event record node hNode to `event`.
+
     Parameters
     ----------
-    node : cudaGraphNode_t
-    event : cudaEvent_t
-    
+    node : cudaGraphNode_t | int | None
+    event : cudaEvent_t | int | None
+        Event to use
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue
+
+    See Also
+    --------
+    cudaGraphNodeSetParams, cudaGraphAddEventRecordNode,
+    cudaGraphEventRecordNodeGetEvent, cudaGraphEventWaitNodeSetEvent,
+    cudaEventRecordWithFlags, cudaStreamWaitEvent
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_node
@@ -11031,19 +12366,43 @@ def cudaGraphEventRecordNodeSetEvent(node, event):
     return _st1(err)
 
 def cudaGraphAddEventWaitNode(graph, pDependencies, size_t numDependencies, event):
-    """cudaGraphAddEventWaitNode(graph, pDependencies, numDependencies, event)
-    
+    """Creates an event wait node and adds it to a graph.
+
+    Creates a new event wait node and adds it to hGraph with `numDependencies`
+    dependencies specified via dependencies and event specified in `event`. It is
+    possible for `numDependencies` to be 0, in which case the node will be placed at the
+    root of the graph. dependencies may not have any duplicate entries. A handle to the
+    new node will be returned in phGraphNode.
+
+    The graph node will wait for all work captured in `event`. See cuEventRecord for
+    details on what is captured by an event. The synchronization will be performed
+    efficiently on the device when applicable. `event` may be from a different context
+    or device than the launch stream.
+
+    These nodes may not be used in loops or conditionals.
+
     Parameters
     ----------
-    graph : cudaGraph_t
-    pDependencies : cudaGraphNode_t*
-    numDependencies : size_t
-    event : cudaEvent_t
-    
+    graph : cudaGraph_t | int | None
+    pDependencies : Sequence[cudaGraphNode_t | int | None] | Buffer | int | None
+    numDependencies : int
+        Number of dependencies
+    event : cudaEvent_t | int | None
+        Event for the node
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue
     pGraphNode : cudaGraphNode_t
+        pGraphNode
+
+    See Also
+    --------
+    cudaGraphAddNode, cudaGraphAddEventRecordNode, cudaEventRecordWithFlags,
+    cudaStreamWaitEvent, cudaGraphCreate, cudaGraphDestroyNode,
+    cudaGraphAddChildGraphNode, cudaGraphAddEmptyNode, cudaGraphAddKernelNode,
+    cudaGraphAddMemcpyNode, cudaGraphAddMemsetNode
     """
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaGraphNode_t c_pGraphNode = <cyruntime.cudaGraphNode_t>0
@@ -11061,16 +12420,25 @@ def cudaGraphAddEventWaitNode(graph, pDependencies, size_t numDependencies, even
     return (_ok(), _new_handle(cudaGraphNode_t, <void*>c_pGraphNode),)
 
 def cudaGraphEventWaitNodeGetEvent(node):
-    """cudaGraphEventWaitNodeGetEvent(node)
-    
+    """Returns the event associated with an event wait node.
+
+    Returns the event of event wait node hNode in `event_out`.
+
     Parameters
     ----------
-    node : cudaGraphNode_t
-    
+    node : cudaGraphNode_t | int | None
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue
     event_out : cudaEvent_t
+        Pointer to return the event
+
+    See Also
+    --------
+    cudaGraphAddEventWaitNode, cudaGraphEventWaitNodeSetEvent,
+    cudaGraphEventRecordNodeGetEvent, cudaEventRecordWithFlags, cudaStreamWaitEvent
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_node
@@ -11083,16 +12451,25 @@ def cudaGraphEventWaitNodeGetEvent(node):
     return (_ok(), _new_handle(cudaEvent_t, <void*>c_event_out),)
 
 def cudaGraphEventWaitNodeSetEvent(node, event):
-    """cudaGraphEventWaitNodeSetEvent(node, event)
-    
+    """Sets an event wait node's event.
+
+    Sets the event of event wait node hNode to `event`.
+
     Parameters
     ----------
-    node : cudaGraphNode_t
-    event : cudaEvent_t
-    
+    node : cudaGraphNode_t | int | None
+    event : cudaEvent_t | int | None
+        Event to use
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue
+
+    See Also
+    --------
+    cudaGraphNodeSetParams, cudaGraphAddEventWaitNode, cudaGraphEventWaitNodeGetEvent,
+    cudaGraphEventRecordNodeSetEvent, cudaEventRecordWithFlags, cudaStreamWaitEvent
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_node
@@ -11104,19 +12481,46 @@ def cudaGraphEventWaitNodeSetEvent(node, event):
     return _st1(err)
 
 def cudaGraphAddExternalSemaphoresSignalNode(graph, pDependencies, size_t numDependencies, nodeParams):
-    """cudaGraphAddExternalSemaphoresSignalNode(graph, pDependencies, numDependencies, nodeParams)
-    
+    """Creates an external semaphore signal node and adds it to a graph.
+
+    Creates a new external semaphore signal node and adds it to `graph` with
+    `numDependencies` dependencies specified via dependencies and arguments specified in
+    `nodeParams`. It is possible for `numDependencies` to be 0, in which case the node
+    will be placed at the root of the graph. dependencies may not have any duplicate
+    entries. A handle to the new node will be returned as `pGraphNode`.
+
+    Performs a signal operation on a set of externally allocated semaphore objects when
+    the node is launched. The operation(s) will occur after all of the node's
+    dependencies have completed.
+
     Parameters
     ----------
-    graph : cudaGraph_t
-    pDependencies : cudaGraphNode_t*
-    numDependencies : size_t
-    nodeParams : cudaExternalSemaphoreSignalNodeParams*
-    
+    graph : cudaGraph_t | int | None
+        Graph to which to add the node
+    pDependencies : Sequence[cudaGraphNode_t | int | None] | Buffer | int | None
+        Dependencies of the node
+    numDependencies : int
+        Number of dependencies
+    nodeParams : cudaExternalSemaphoreSignalNodeParams | Sequence[cudaExternalSemaphoreSignalNodeParams] | None
+        Parameters for the node
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue
     pGraphNode : cudaGraphNode_t
+        Returns newly created node
+
+    See Also
+    --------
+    cudaGraphAddNode, cudaGraphExternalSemaphoresSignalNodeGetParams,
+    cudaGraphExternalSemaphoresSignalNodeSetParams,
+    cudaGraphExecExternalSemaphoresSignalNodeSetParams,
+    cudaGraphAddExternalSemaphoresWaitNode, cudaImportExternalSemaphore,
+    cudaSignalExternalSemaphoresAsync, cudaWaitExternalSemaphoresAsync, cudaGraphCreate,
+    cudaGraphDestroyNode, cudaGraphAddEventRecordNode, cudaGraphAddEventWaitNode,
+    cudaGraphAddChildGraphNode, cudaGraphAddEmptyNode, cudaGraphAddKernelNode,
+    cudaGraphAddMemcpyNode, cudaGraphAddMemsetNode
     """
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaGraphNode_t c_pGraphNode = <cyruntime.cudaGraphNode_t>0
@@ -11135,16 +12539,33 @@ def cudaGraphAddExternalSemaphoresSignalNode(graph, pDependencies, size_t numDep
     return (_ok(), _new_handle(cudaGraphNode_t, <void*>c_pGraphNode),)
 
 def cudaGraphExternalSemaphoresSignalNodeGetParams(hNode):
-    """cudaGraphExternalSemaphoresSignalNodeGetParams(hNode)
-    
+    """Returns an external semaphore signal node's parameters.
+
+    Returns the parameters of an external semaphore signal node `hNode` in `params_out`.
+    The extSemArray and paramsArray returned as `params_out`, are owned by the node.
+    This memory remains valid until the node is destroyed or its parameters are
+    modified, and should not be modified directly. Use
+    cudaGraphExternalSemaphoresSignalNodeSetParams to update the parameters of this
+    node.
+
     Parameters
     ----------
-    hNode : cudaGraphNode_t
-    
+    hNode : cudaGraphNode_t | int | None
+        Node to get the parameters for
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue
     params_out : cudaExternalSemaphoreSignalNodeParams
+        Pointer to return the parameters
+
+    See Also
+    --------
+    cudaLaunchKernel, cudaGraphAddExternalSemaphoresSignalNode,
+    cudaGraphExternalSemaphoresSignalNodeSetParams,
+    cudaGraphAddExternalSemaphoresWaitNode, cudaSignalExternalSemaphoresAsync,
+    cudaWaitExternalSemaphoresAsync
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_hNode
@@ -11157,16 +12578,28 @@ def cudaGraphExternalSemaphoresSignalNodeGetParams(hNode):
     return (_ok(), s_params_out,)
 
 def cudaGraphExternalSemaphoresSignalNodeSetParams(hNode, nodeParams):
-    """cudaGraphExternalSemaphoresSignalNodeSetParams(hNode, nodeParams)
-    
+    """Sets an external semaphore signal node's parameters.
+
+    Sets the parameters of an external semaphore signal node `hNode` to `nodeParams`.
+
     Parameters
     ----------
-    hNode : cudaGraphNode_t
-    nodeParams : cudaExternalSemaphoreSignalNodeParams*
-    
+    hNode : cudaGraphNode_t | int | None
+        Node to set the parameters for
+    nodeParams : cudaExternalSemaphoreSignalNodeParams | None
+        Parameters to copy
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue
+
+    See Also
+    --------
+    cudaGraphNodeSetParams, cudaGraphAddExternalSemaphoresSignalNode,
+    cudaGraphExternalSemaphoresSignalNodeSetParams,
+    cudaGraphAddExternalSemaphoresWaitNode, cudaSignalExternalSemaphoresAsync,
+    cudaWaitExternalSemaphoresAsync
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_hNode
@@ -11178,19 +12611,46 @@ def cudaGraphExternalSemaphoresSignalNodeSetParams(hNode, nodeParams):
     return _st1(err)
 
 def cudaGraphAddExternalSemaphoresWaitNode(graph, pDependencies, size_t numDependencies, nodeParams):
-    """cudaGraphAddExternalSemaphoresWaitNode(graph, pDependencies, numDependencies, nodeParams)
-    
+    """Creates an external semaphore wait node and adds it to a graph.
+
+    Creates a new external semaphore wait node and adds it to `graph` with
+    `numDependencies` dependencies specified via dependencies and arguments specified in
+    `nodeParams`. It is possible for `numDependencies` to be 0, in which case the node
+    will be placed at the root of the graph. dependencies may not have any duplicate
+    entries. A handle to the new node will be returned as `pGraphNode`.
+
+    Performs a wait operation on a set of externally allocated semaphore objects when
+    the node is launched. The node's dependencies will not be launched until the wait
+    operation has completed.
+
     Parameters
     ----------
-    graph : cudaGraph_t
-    pDependencies : cudaGraphNode_t*
-    numDependencies : size_t
-    nodeParams : cudaExternalSemaphoreWaitNodeParams*
-    
+    graph : cudaGraph_t | int | None
+        Graph to which to add the node
+    pDependencies : Sequence[cudaGraphNode_t | int | None] | Buffer | int | None
+        Dependencies of the node
+    numDependencies : int
+        Number of dependencies
+    nodeParams : cudaExternalSemaphoreWaitNodeParams | Sequence[cudaExternalSemaphoreWaitNodeParams] | None
+        Parameters for the node
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue
     pGraphNode : cudaGraphNode_t
+        Returns newly created node
+
+    See Also
+    --------
+    cudaGraphAddNode, cudaGraphExternalSemaphoresWaitNodeGetParams,
+    cudaGraphExternalSemaphoresWaitNodeSetParams,
+    cudaGraphExecExternalSemaphoresWaitNodeSetParams,
+    cudaGraphAddExternalSemaphoresSignalNode, cudaImportExternalSemaphore,
+    cudaSignalExternalSemaphoresAsync, cudaWaitExternalSemaphoresAsync, cudaGraphCreate,
+    cudaGraphDestroyNode, cudaGraphAddEventRecordNode, cudaGraphAddEventWaitNode,
+    cudaGraphAddChildGraphNode, cudaGraphAddEmptyNode, cudaGraphAddKernelNode,
+    cudaGraphAddMemcpyNode, cudaGraphAddMemsetNode
     """
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaGraphNode_t c_pGraphNode = <cyruntime.cudaGraphNode_t>0
@@ -11209,16 +12669,32 @@ def cudaGraphAddExternalSemaphoresWaitNode(graph, pDependencies, size_t numDepen
     return (_ok(), _new_handle(cudaGraphNode_t, <void*>c_pGraphNode),)
 
 def cudaGraphExternalSemaphoresWaitNodeGetParams(hNode):
-    """cudaGraphExternalSemaphoresWaitNodeGetParams(hNode)
-    
+    """Returns an external semaphore wait node's parameters.
+
+    Returns the parameters of an external semaphore wait node `hNode` in `params_out`.
+    The extSemArray and paramsArray returned as `params_out`, are owned by the node.
+    This memory remains valid until the node is destroyed or its parameters are
+    modified, and should not be modified directly. Use
+    cudaGraphExternalSemaphoresSignalNodeSetParams to update the parameters of this
+    node.
+
     Parameters
     ----------
-    hNode : cudaGraphNode_t
-    
+    hNode : cudaGraphNode_t | int | None
+        Node to get the parameters for
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue
     params_out : cudaExternalSemaphoreWaitNodeParams
+        Pointer to return the parameters
+
+    See Also
+    --------
+    cudaLaunchKernel, cudaGraphAddExternalSemaphoresWaitNode,
+    cudaGraphExternalSemaphoresWaitNodeSetParams, cudaSignalExternalSemaphoresAsync,
+    cudaWaitExternalSemaphoresAsync
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_hNode
@@ -11231,16 +12707,27 @@ def cudaGraphExternalSemaphoresWaitNodeGetParams(hNode):
     return (_ok(), s_params_out,)
 
 def cudaGraphExternalSemaphoresWaitNodeSetParams(hNode, nodeParams):
-    """cudaGraphExternalSemaphoresWaitNodeSetParams(hNode, nodeParams)
-    
+    """Sets an external semaphore wait node's parameters.
+
+    Sets the parameters of an external semaphore wait node `hNode` to `nodeParams`.
+
     Parameters
     ----------
-    hNode : cudaGraphNode_t
-    nodeParams : cudaExternalSemaphoreWaitNodeParams*
-    
+    hNode : cudaGraphNode_t | int | None
+        Node to set the parameters for
+    nodeParams : cudaExternalSemaphoreWaitNodeParams | None
+        Parameters to copy
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue
+
+    See Also
+    --------
+    cudaGraphNodeSetParams, cudaGraphAddExternalSemaphoresWaitNode,
+    cudaGraphExternalSemaphoresWaitNodeSetParams, cudaSignalExternalSemaphoresAsync,
+    cudaWaitExternalSemaphoresAsync
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_hNode
@@ -11252,19 +12739,78 @@ def cudaGraphExternalSemaphoresWaitNodeSetParams(hNode, nodeParams):
     return _st1(err)
 
 def cudaGraphAddMemAllocNode(graph, pDependencies, size_t numDependencies, nodeParams):
-    """cudaGraphAddMemAllocNode(graph, pDependencies, numDependencies, nodeParams)
-    
+    """Creates an allocation node and adds it to a graph.
+
+    Creates a new allocation node and adds it to `graph` with `numDependencies`
+    dependencies specified via `pDependencies` and arguments specified in `nodeParams`.
+    It is possible for `numDependencies` to be 0, in which case the node will be placed
+    at the root of the graph. `pDependencies` may not have any duplicate entries. A
+    handle to the new node will be returned as `pGraphNode`.
+
+    When cudaGraphAddMemAllocNode creates an allocation node, it returns the address of
+    the allocation in `nodeParams`.dptr. The allocation's address remains fixed across
+    instantiations and launches.
+
+    If the allocation is freed in the same graph, by creating a free node using
+    cudaGraphAddMemFreeNode, the allocation can be accessed by nodes ordered after the
+    allocation node but before the free node. These allocations cannot be freed outside
+    the owning graph, and they can only be freed once in the owning graph.
+
+    If the allocation is not freed in the same graph, then it can be accessed not only
+    by nodes in the graph which are ordered after the allocation node, but also by
+    stream operations ordered after the graph's execution but before the allocation is
+    freed.
+
+    Allocations which are not freed in the same graph can be freed by:
+
+    - passing the allocation to cudaMemFreeAsync or cudaMemFree;
+    - launching a graph with a free node for that allocation; or
+    - specifying cudaGraphInstantiateFlags.cudaGraphInstantiateFlagAutoFreeOnLaunch
+      during instantiation, which makes each launch behave as though it called
+      cudaMemFreeAsync for every unfreed allocation.
+
+    It is not possible to free an allocation in both the owning graph and another graph.
+    If the allocation is freed in the same graph, a free node cannot be added to another
+    graph. If the allocation is freed in another graph, a free node can no longer be
+    added to the owning graph.
+
+    The following restrictions apply to graphs which contain allocation and/or memory
+    free nodes:
+
+    - Nodes and edges of the graph cannot be deleted.
+    - The graph can only be used in a child node if the ownership is moved to the
+      parent.
+    - Only one instantiation of the graph may exist at any point in time.
+    - The graph cannot be cloned.
+
     Parameters
     ----------
-    graph : cudaGraph_t
-    pDependencies : cudaGraphNode_t*
-    numDependencies : size_t
-    nodeParams : cudaMemAllocNodeParams*
-    
+    graph : cudaGraph_t | int | None
+        Graph to which to add the node
+    pDependencies : Sequence[cudaGraphNode_t | int | None] | Buffer | int | None
+        Dependencies of the node
+    numDependencies : int
+        Number of dependencies
+    nodeParams : cudaMemAllocNodeParams | Sequence[cudaMemAllocNodeParams] | None
+        Parameters for the node
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorCudartUnloading, cudaErrorInitializationError,
+        cudaErrorNotSupported, cudaErrorInvalidValue, cudaErrorOutOfMemory
     pGraphNode : cudaGraphNode_t
+        Returns newly created node
+
+    See Also
+    --------
+    cudaGraphAddNode, cudaGraphAddMemFreeNode, cudaGraphMemAllocNodeGetParams,
+    cudaDeviceGraphMemTrim, cudaDeviceGetGraphMemAttribute,
+    cudaDeviceSetGraphMemAttribute, cudaMallocAsync, cudaFreeAsync, cudaGraphCreate,
+    cudaGraphDestroyNode, cudaGraphAddChildGraphNode, cudaGraphAddEmptyNode,
+    cudaGraphAddEventRecordNode, cudaGraphAddEventWaitNode,
+    cudaGraphAddExternalSemaphoresSignalNode, cudaGraphAddExternalSemaphoresWaitNode,
+    cudaGraphAddKernelNode, cudaGraphAddMemcpyNode, cudaGraphAddMemsetNode
     """
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaGraphNode_t c_pGraphNode = <cyruntime.cudaGraphNode_t>0
@@ -11283,16 +12829,27 @@ def cudaGraphAddMemAllocNode(graph, pDependencies, size_t numDependencies, nodeP
     return (_ok(), _new_handle(cudaGraphNode_t, <void*>c_pGraphNode),)
 
 def cudaGraphMemAllocNodeGetParams(node):
-    """cudaGraphMemAllocNodeGetParams(node)
-    
+    """Returns a memory alloc node's parameters.
+
+    Returns the parameters of a memory alloc node hNode in `params_out`. The poolProps
+    and accessDescs returned as `params_out`, are owned by the node. This memory remains
+    valid until the node is destroyed. The returned parameters must not be modified.
+
     Parameters
     ----------
-    node : cudaGraphNode_t
-    
+    node : cudaGraphNode_t | int | None
+        Node to get the parameters for
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue
     params_out : cudaMemAllocNodeParams
+        Pointer to return the parameters
+
+    See Also
+    --------
+    cudaGraphAddMemAllocNode, cudaGraphMemFreeNodeGetParams
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_node
@@ -11305,19 +12862,58 @@ def cudaGraphMemAllocNodeGetParams(node):
     return (_ok(), s_params_out,)
 
 def cudaGraphAddMemFreeNode(graph, pDependencies, size_t numDependencies, dptr):
-    """cudaGraphAddMemFreeNode(graph, pDependencies, numDependencies, dptr)
-    
+    """Creates a memory free node and adds it to a graph.
+
+    Creates a new memory free node and adds it to `graph` with `numDependencies`
+    dependencies specified via `pDependencies` and address specified in `dptr`. It is
+    possible for `numDependencies` to be 0, in which case the node will be placed at the
+    root of the graph. `pDependencies` may not have any duplicate entries. A handle to
+    the new node will be returned as `pGraphNode`.
+
+    cudaGraphAddMemFreeNode will return cudaErrorInvalidValue if the user attempts to
+    free:
+
+    - an allocation twice in the same graph.
+    - an address that was not returned by an allocation node.
+    - an invalid address.
+
+    The following restrictions apply to graphs which contain allocation and/or memory
+    free nodes:
+
+    - Nodes and edges of the graph cannot be deleted.
+    - The graph can only be used in a child node if the ownership is moved to the
+      parent.
+    - Only one instantiation of the graph may exist at any point in time.
+    - The graph cannot be cloned.
+
     Parameters
     ----------
-    graph : cudaGraph_t
-    pDependencies : cudaGraphNode_t*
-    numDependencies : size_t
-    dptr : void*
-    
+    graph : cudaGraph_t | int | None
+        Graph to which to add the node
+    pDependencies : Sequence[cudaGraphNode_t | int | None] | Buffer | int | None
+        Dependencies of the node
+    numDependencies : int
+        Number of dependencies
+    dptr : Address
+        Address of memory to free
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorCudartUnloading, cudaErrorInitializationError,
+        cudaErrorNotSupported, cudaErrorInvalidValue, cudaErrorOutOfMemory
     pGraphNode : cudaGraphNode_t
+        Returns newly created node
+
+    See Also
+    --------
+    cudaGraphAddNode, cudaGraphAddMemAllocNode, cudaGraphMemFreeNodeGetParams,
+    cudaDeviceGraphMemTrim, cudaDeviceGetGraphMemAttribute,
+    cudaDeviceSetGraphMemAttribute, cudaMallocAsync, cudaFreeAsync, cudaGraphCreate,
+    cudaGraphDestroyNode, cudaGraphAddChildGraphNode, cudaGraphAddEmptyNode,
+    cudaGraphAddEventRecordNode, cudaGraphAddEventWaitNode,
+    cudaGraphAddExternalSemaphoresSignalNode, cudaGraphAddExternalSemaphoresWaitNode,
+    cudaGraphAddKernelNode, cudaGraphAddMemcpyNode, cudaGraphAddMemsetNode
     """
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaGraphNode_t c_pGraphNode = <cyruntime.cudaGraphNode_t>0
@@ -11335,16 +12931,25 @@ def cudaGraphAddMemFreeNode(graph, pDependencies, size_t numDependencies, dptr):
     return (_ok(), _new_handle(cudaGraphNode_t, <void*>c_pGraphNode),)
 
 def cudaGraphMemFreeNodeGetParams(node):
-    """cudaGraphMemFreeNodeGetParams(node)
-    
+    """Returns a memory free node's parameters.
+
+    Returns the address of a memory free node hNode in `dptr_out`.
+
     Parameters
     ----------
-    node : cudaGraphNode_t
-    
+    node : cudaGraphNode_t | int | None
+        Node to get the parameters for
+
     Returns
     -------
     cudaError_t
-    dptr_out : void
+        cudaSuccess, cudaErrorInvalidValue
+    dptr_out : int
+        Pointer to return the device address
+
+    See Also
+    --------
+    cudaGraphAddMemFreeNode, cudaGraphMemFreeNodeGetParams
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_node
@@ -11357,15 +12962,26 @@ def cudaGraphMemFreeNodeGetParams(node):
     return (_ok(), c_dptr_out,)
 
 def cudaDeviceGraphMemTrim(int device):
-    """cudaDeviceGraphMemTrim(device)
-    
+    """Free unused memory that was cached on the specified device for use with graphs
+    back to the OS.
+
+    Blocks which are not in use by a graph that is either currently executing or
+    scheduled to execute are freed back to the operating system.
+
     Parameters
     ----------
     device : int
-    
+        The device for which cached memory should be freed.
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue
+
+    See Also
+    --------
+    cudaGraphAddMemAllocNode, cudaGraphAddMemFreeNode, cudaDeviceGetGraphMemAttribute,
+    cudaDeviceSetGraphMemAttribute, cudaMallocAsync, cudaFreeAsync
     """
     cdef cyruntime.cudaError_t err
     with nogil:
@@ -11373,17 +12989,39 @@ def cudaDeviceGraphMemTrim(int device):
     return _st1(err)
 
 def cudaDeviceGetGraphMemAttribute(int device, long long attr):
-    """cudaDeviceGetGraphMemAttribute(device, attr)
-    
+    """Query asynchronous allocation attributes related to graphs.
+
+    Valid attributes are:
+
+    - cudaGraphMemAttributeType.cudaGraphMemAttrUsedMemCurrent: Amount of memory, in
+      bytes, currently associated with graphs
+    - cudaGraphMemAttributeType.cudaGraphMemAttrUsedMemHigh: High watermark of memory,
+      in bytes, associated with graphs since the last time it was reset. High watermark
+      can only be reset to zero.
+    - cudaGraphMemAttributeType.cudaGraphMemAttrReservedMemCurrent: Amount of memory, in
+      bytes, currently allocated for use by the CUDA graphs asynchronous allocator.
+    - cudaGraphMemAttributeType.cudaGraphMemAttrReservedMemHigh: High watermark of
+      memory, in bytes, currently allocated for use by the CUDA graphs asynchronous
+      allocator.
+
     Parameters
     ----------
     device : int
+        Specifies the scope of the query
     attr : cudaGraphMemAttributeType
-    
+        attribute to get
+
     Returns
     -------
     cudaError_t
-    value : void
+        cudaSuccess, cudaErrorInvalidDevice
+    value : Any
+        retrieved value
+
+    See Also
+    --------
+    cudaDeviceSetGraphMemAttribute, cudaGraphAddMemAllocNode, cudaGraphAddMemFreeNode,
+    cudaDeviceGraphMemTrim, cudaMallocAsync, cudaFreeAsync
     """
     cdef cyruntime.cudaError_t err
     cdef str code_value = _ATTR_cudaGraphMemAttributeType.get(int(attr), 'u8')
@@ -11395,17 +13033,35 @@ def cudaDeviceGetGraphMemAttribute(int device, long long attr):
     return (_ok(), _attr_out(a_value.ptr, code_value, _L, 0),)
 
 def cudaDeviceSetGraphMemAttribute(int device, long long attr, value):
-    """cudaDeviceSetGraphMemAttribute(device, attr, value)
-    
+    """Set asynchronous allocation attributes related to graphs.
+
+    Valid attributes are:
+
+    - cudaGraphMemAttributeType.cudaGraphMemAttrUsedMemHigh: High watermark of memory,
+      in bytes, associated with graphs since the last time it was reset. High watermark
+      can only be reset to zero.
+    - cudaGraphMemAttributeType.cudaGraphMemAttrReservedMemHigh: High watermark of
+      memory, in bytes, currently allocated for use by the CUDA graphs asynchronous
+      allocator.
+
     Parameters
     ----------
     device : int
+        Specifies the scope of the query
     attr : cudaGraphMemAttributeType
-    value : void*
-    
+        attribute to get
+    value : Any
+        pointer to value to set
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidDevice
+
+    See Also
+    --------
+    cudaDeviceGetGraphMemAttribute, cudaGraphAddMemAllocNode, cudaGraphAddMemFreeNode,
+    cudaDeviceGraphMemTrim, cudaMallocAsync, cudaFreeAsync
     """
     cdef cyruntime.cudaError_t err
     cdef _Buf a_value = _attr_in(value, _ATTR_cudaGraphMemAttributeType.get(int(attr), 'u8'), _L)
@@ -11414,29 +13070,34 @@ def cudaDeviceSetGraphMemAttribute(int device, long long attr, value):
     return _st1(err)
 
 def cudaGraphClone(originalGraph):
-    """cudaGraphClone(originalGraph)
-    
-    Clones a graph
+    """Clones a graph.
 
-This function creates a copy of originalGraph and returns it in pGraphClone.
-All parameters are copied into the cloned graph. The original graph may be modified
-after this call without affecting the clone.
+    This function creates a copy of `originalGraph` and returns it in `pGraphClone`. All
+    parameters are copied into the cloned graph. The original graph may be modified
+    after this call without affecting the clone.
 
-Child graph nodes in the original graph are recursively copied into the clone.
+    Child graph nodes in the original graph are recursively copied into the clone.
 
-: Cloning is not supported for graphs which contain memory allocation nodes,
-       memory free nodes, or conditional nodes.
-    
     Parameters
     ----------
-    originalGraph : cudaGraph_t
+    originalGraph : cudaGraph_t | int | None
         Graph to clone
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue, cudaErrorMemoryAllocation
     pGraphClone : cudaGraph_t
         Returns newly created cloned graph
+
+    See Also
+    --------
+    cudaGraphCreate, cudaGraphNodeFindInClone
+
+    Notes
+    -----
+    : Cloning is not supported for graphs which contain memory allocation nodes, memory
+    free nodes, or conditional nodes.
     """
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaGraph_t c_pGraphClone = <cyruntime.cudaGraph_t>0
@@ -11449,30 +13110,33 @@ Child graph nodes in the original graph are recursively copied into the clone.
     return (_ok(), _new_handle(cudaGraph_t, <void*>c_pGraphClone),)
 
 def cudaGraphNodeFindInClone(originalNode, clonedGraph):
-    """cudaGraphNodeFindInClone(originalNode, clonedGraph)
-    
-    Finds a cloned version of a node
+    """Finds a cloned version of a node.
 
-This function returns the node in clonedGraph corresponding to originalNode
-in the original graph.
+    This function returns the node in `clonedGraph` corresponding to `originalNode` in
+    the original graph.
 
-clonedGraph must have been cloned from originalGraph via cudaGraphClone.
-originalNode must have been in originalGraph at the time of the call to
-cudaGraphClone, and the corresponding cloned node in clonedGraph must not have
-been removed. The cloned node is then returned via pClonedNode.
-    
+    `clonedGraph` must have been cloned from originalGraph via cudaGraphClone.
+    `originalNode` must have been in originalGraph at the time of the call to
+    cudaGraphClone, and the corresponding cloned node in `clonedGraph` must not have
+    been removed. The cloned node is then returned via pClonedNode.
+
     Parameters
     ----------
-    originalNode : cudaGraphNode_t
+    originalNode : cudaGraphNode_t | int | None
         Handle to the original node
-    clonedGraph : cudaGraph_t
+    clonedGraph : cudaGraph_t | int | None
         Cloned graph to query
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue
     pNode : cudaGraphNode_t
         Returns handle to the cloned node
+
+    See Also
+    --------
+    cudaGraphClone
     """
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaGraphNode_t c_pNode = <cyruntime.cudaGraphNode_t>0
@@ -11487,22 +13151,29 @@ been removed. The cloned node is then returned via pClonedNode.
     return (_ok(), _new_handle(cudaGraphNode_t, <void*>c_pNode),)
 
 def cudaGraphNodeGetType(node):
-    """cudaGraphNodeGetType(node)
-    
-    Returns a node's type
+    """Returns a node's type.
 
-Returns the node type of node in pType.
-    
+    Returns the node type of `node` in `pType`.
+
     Parameters
     ----------
-    node : cudaGraphNode_t
+    node : cudaGraphNode_t | int | None
         Node to query
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue
     pType : cudaGraphNodeType
         Pointer to return the node type
+
+    See Also
+    --------
+    cudaGraphGetNodes, cudaGraphGetRootNodes, cudaGraphChildGraphNodeGetGraph,
+    cudaGraphKernelNodeGetParams, cudaGraphKernelNodeSetParams,
+    cudaGraphHostNodeGetParams, cudaGraphHostNodeSetParams,
+    cudaGraphMemcpyNodeGetParams, cudaGraphMemcpyNodeSetParams,
+    cudaGraphMemsetNodeGetParams, cudaGraphMemsetNodeSetParams
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_node
@@ -11515,30 +13186,34 @@ Returns the node type of node in pType.
     return (_ok(), _enum(_L.cls('cudaGraphNodeType')._value2member_map_, None, <long long>c_pType),)
 
 def cudaGraphGetNodes(graph, numNodes=0):
-    """cudaGraphGetNodes(graph, numNodes)
-    
-    Returns a graph's nodes
+    """Returns a graph's nodes.
 
-Returns a list of graph's nodes. nodes may be NULL, in which case this
-function will return the number of nodes in numNodes. Otherwise,
-numNodes entries will be filled in. If numNodes is higher than the actual
-number of nodes, the remaining entries in nodes will be set to NULL, and the
-number of nodes actually obtained will be returned in numNodes.
-    
+    Returns a list of `graph`'s nodes. `nodes` may be NULL, in which case this function
+    will return the number of nodes in `numNodes`. Otherwise, `numNodes` entries will be
+    filled in. If `numNodes` is higher than the actual number of nodes, the remaining
+    entries in `nodes` will be set to NULL, and the number of nodes actually obtained
+    will be returned as `numNodes`.
+
     Parameters
     ----------
-    graph : cudaGraph_t
+    graph : cudaGraph_t | int | None
         Graph to query
-    numNodes : size_t
+    numNodes : int
         See description
-    
+
     Returns
     -------
     cudaError_t
-    nodes : cudaGraphNode_t
+        cudaSuccess, cudaErrorInvalidValue
+    nodes : list[cudaGraphNode_t]
         Pointer to return the nodes
-    numNodes : size_t
+    numNodes : int
         See description
+
+    See Also
+    --------
+    cudaGraphCreate, cudaGraphGetRootNodes, cudaGraphGetEdges, cudaGraphNodeGetType,
+    cudaGraphNodeGetDependencies, cudaGraphNodeGetDependentNodes
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_graph
@@ -11558,30 +13233,34 @@ number of nodes actually obtained will be returned in numNodes.
     return (_ok(), _from_array(_bufptr(a_nodes), (c_numNodes if c_numNodes < req_nodes else req_nodes), 'h', cudaGraphNode_t, sizeof(void*)), c_numNodes)
 
 def cudaGraphGetRootNodes(graph, pNumRootNodes=0):
-    """cudaGraphGetRootNodes(graph, pNumRootNodes)
-    
-    Returns a graph's root nodes
+    """Returns a graph's root nodes.
 
-Returns a list of graph's root nodes. pRootNodes may be NULL, in which case this
-function will return the number of root nodes in pNumRootNodes. Otherwise,
-pNumRootNodes entries will be filled in. If pNumRootNodes is higher than the actual
-number of root nodes, the remaining entries in pRootNodes will be set to NULL, and the
-number of nodes actually obtained will be returned in pNumRootNodes.
-    
+    Returns a list of `graph`'s root nodes. `pRootNodes` may be NULL, in which case this
+    function will return the number of root nodes in `pNumRootNodes`. Otherwise,
+    `pNumRootNodes` entries will be filled in. If `pNumRootNodes` is higher than the
+    actual number of root nodes, the remaining entries in `pRootNodes` will be set to
+    NULL, and the number of nodes actually obtained will be returned as `pNumRootNodes`.
+
     Parameters
     ----------
-    graph : cudaGraph_t
+    graph : cudaGraph_t | int | None
         Graph to query
-    pNumRootNodes : size_t
+    pNumRootNodes : int
         See description
-    
+
     Returns
     -------
     cudaError_t
-    pRootNodes : cudaGraphNode_t
+        cudaSuccess, cudaErrorInvalidValue
+    pRootNodes : list[cudaGraphNode_t]
         Pointer to return the root nodes
-    pNumRootNodes : size_t
+    pNumRootNodes : int
         See description
+
+    See Also
+    --------
+    cudaGraphCreate, cudaGraphGetNodes, cudaGraphGetEdges, cudaGraphNodeGetType,
+    cudaGraphNodeGetDependencies, cudaGraphNodeGetDependentNodes
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_graph
@@ -11601,40 +13280,45 @@ number of nodes actually obtained will be returned in pNumRootNodes.
     return (_ok(), _from_array(_bufptr(a_pRootNodes), (c_pNumRootNodes if c_pNumRootNodes < req_pRootNodes else req_pRootNodes), 'h', cudaGraphNode_t, sizeof(void*)), c_pNumRootNodes)
 
 def cudaGraphGetEdges(graph, numEdges=0):
-    """cudaGraphGetEdges(graph, numEdges)
-    
-    Returns a graph's dependency edges
+    """Returns a graph's dependency edges.
 
-Returns a list of graph's dependency edges. Edges are returned via corresponding
-indices in from, to and edgeData; that is, the node in to[i] has a
-dependency on the node in from[i] with data edgeData[i]. from and to may
-both be NULL, in which case this function only returns the number of edges in
-numEdges. Otherwise, numEdges entries will be filled in. If numEdges is higher
-than the actual number of edges, the remaining entries in from and to will be
-set to NULL, and the number of edges actually returned will be written to numEdges.
-edgeData may alone be NULL, in which case the edges must all have default (zeroed)
-edge data. Attempting a losst query via NULL edgeData will result in
-cudaErrorLossyQuery. If edgeData is non-NULL then from and to must be as
-well.
-    
+    Returns a list of `graph`'s dependency edges. Edges are returned via corresponding
+    indices in `from_`, `to` and `edgeData`; that is, the node in `to`[i] has a
+    dependency on the node in `from_`[i] with data `edgeData`[i]. `from_` and `to` may
+    both be NULL, in which case this function only returns the number of edges in
+    `numEdges`. Otherwise, `numEdges` entries will be filled in. If `numEdges` is higher
+    than the actual number of edges, the remaining entries in `from_` and `to` will be
+    set to NULL, and the number of edges actually returned will be written to
+    `numEdges`. `edgeData` may alone be NULL, in which case the edges must all have
+    default (zeroed) edge data. Attempting a losst query via NULL `edgeData` will result
+    in cudaErrorLossyQuery. If `edgeData` is non-NULL then `from_` and `to` must be as
+    well.
+
     Parameters
     ----------
-    graph : cudaGraph_t
+    graph : cudaGraph_t | int | None
         Graph to get the edges from
-    numEdges : size_t
+    numEdges : int
         See description
-    
+
     Returns
     -------
     cudaError_t
-    from_ : cudaGraphNode_t
+        cudaSuccess, cudaErrorLossyQuery, cudaErrorInvalidValue
+    from_ : list[cudaGraphNode_t]
         Location to return edge endpoints
-    to : cudaGraphNode_t
+    to : list[cudaGraphNode_t]
         Location to return edge endpoints
-    edgeData : cudaGraphEdgeData
+    edgeData : list[cudaGraphEdgeData]
         Optional location to return edge data
-    numEdges : size_t
+    numEdges : int
         See description
+
+    See Also
+    --------
+    cudaGraphGetNodes, cudaGraphGetRootNodes, cudaGraphAddDependencies,
+    cudaGraphRemoveDependencies, cudaGraphNodeGetDependencies,
+    cudaGraphNodeGetDependentNodes
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_graph
@@ -11666,36 +13350,41 @@ well.
     return (_ok(), _from_array(_bufptr(a_from), (c_numEdges if c_numEdges < req_from else req_from), 'h', cudaGraphNode_t, sizeof(void*)), _from_array(_bufptr(a_to), (c_numEdges if c_numEdges < req_to else req_to), 'h', cudaGraphNode_t, sizeof(void*)), _from_array(_bufptr(a_edgeData), (c_numEdges if c_numEdges < req_edgeData else req_edgeData), 's', _L.cls('cudaGraphEdgeData'), sizeof(cyruntime.cudaGraphEdgeData)), c_numEdges)
 
 def cudaGraphNodeGetDependencies(node, pNumDependencies=0):
-    """cudaGraphNodeGetDependencies(node, pNumDependencies)
-    
-    Returns a node's dependencies
+    """Returns a node's dependencies.
 
-Returns a list of node's dependencies. pDependencies may be NULL, in which case this
-function will return the number of dependencies in pNumDependencies. Otherwise,
-pNumDependencies entries will be filled in. If pNumDependencies is higher than the actual
-number of dependencies, the remaining entries in pDependencies will be set to NULL, and the
-number of nodes actually obtained will be returned in pNumDependencies.
+    Returns a list of `node`'s dependencies. `pDependencies` may be NULL, in which case
+    this function will return the number of dependencies in `pNumDependencies`.
+    Otherwise, `pNumDependencies` entries will be filled in. If `pNumDependencies` is
+    higher than the actual number of dependencies, the remaining entries in
+    `pDependencies` will be set to NULL, and the number of nodes actually obtained will
+    be returned as `pNumDependencies`.
 
-Note that if an edge has non-zero (non-default) edge data and edgeData is NULL,
-this API will return cudaErrorLossyQuery. If edgeData is non-NULL, then
-pDependencies must be as well.
-    
+    Note that if an edge has non-zero (non-default) edge data and `edgeData` is NULL,
+    this API will return cudaErrorLossyQuery. If `edgeData` is non-NULL, then
+    `pDependencies` must be as well.
+
     Parameters
     ----------
-    node : cudaGraphNode_t
+    node : cudaGraphNode_t | int | None
         Node to query
-    pNumDependencies : size_t
+    pNumDependencies : int
         See description
-    
+
     Returns
     -------
     cudaError_t
-    pDependencies : cudaGraphNode_t
+        cudaSuccess, cudaErrorLossyQuery, cudaErrorInvalidValue
+    pDependencies : list[cudaGraphNode_t]
         Pointer to return the dependencies
-    edgeData : cudaGraphEdgeData
+    edgeData : list[cudaGraphEdgeData]
         Optional array to return edge data for each dependency
-    pNumDependencies : size_t
+    pNumDependencies : int
         See description
+
+    See Also
+    --------
+    cudaGraphNodeGetDependentNodes, cudaGraphGetNodes, cudaGraphGetRootNodes,
+    cudaGraphGetEdges, cudaGraphAddDependencies, cudaGraphRemoveDependencies
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_node
@@ -11721,37 +13410,41 @@ pDependencies must be as well.
     return (_ok(), _from_array(_bufptr(a_pDependencies), (c_pNumDependencies if c_pNumDependencies < req_pDependencies else req_pDependencies), 'h', cudaGraphNode_t, sizeof(void*)), _from_array(_bufptr(a_edgeData), (c_pNumDependencies if c_pNumDependencies < req_edgeData else req_edgeData), 's', _L.cls('cudaGraphEdgeData'), sizeof(cyruntime.cudaGraphEdgeData)), c_pNumDependencies)
 
 def cudaGraphNodeGetDependentNodes(node, pNumDependentNodes=0):
-    """cudaGraphNodeGetDependentNodes(node, pNumDependentNodes)
-    
-    Returns a node's dependent nodes
+    """Returns a node's dependent nodes.
 
-Returns a list of node's dependent nodes. pDependentNodes may be NULL, in which
-case this function will return the number of dependent nodes in pNumDependentNodes.
-Otherwise, pNumDependentNodes entries will be filled in. If pNumDependentNodes is
-higher than the actual number of dependent nodes, the remaining entries in
-pDependentNodes will be set to NULL, and the number of nodes actually obtained will
-be returned in pNumDependentNodes.
+    Returns a list of `node`'s dependent nodes. `pDependentNodes` may be NULL, in which
+    case this function will return the number of dependent nodes in
+    `pNumDependentNodes`. Otherwise, `pNumDependentNodes` entries will be filled in. If
+    `pNumDependentNodes` is higher than the actual number of dependent nodes, the
+    remaining entries in `pDependentNodes` will be set to NULL, and the number of nodes
+    actually obtained will be returned as `pNumDependentNodes`.
 
-Note that if an edge has non-zero (non-default) edge data and edgeData is NULL,
-this API will return cudaErrorLossyQuery. If edgeData is non-NULL, then
-pDependentNodes must be as well.
-    
+    Note that if an edge has non-zero (non-default) edge data and `edgeData` is NULL,
+    this API will return cudaErrorLossyQuery. If `edgeData` is non-NULL, then
+    `pDependentNodes` must be as well.
+
     Parameters
     ----------
-    node : cudaGraphNode_t
+    node : cudaGraphNode_t | int | None
         Node to query
-    pNumDependentNodes : size_t
+    pNumDependentNodes : int
         See description
-    
+
     Returns
     -------
     cudaError_t
-    pDependentNodes : cudaGraphNode_t
+        cudaSuccess, cudaErrorLossyQuery, cudaErrorInvalidValue
+    pDependentNodes : list[cudaGraphNode_t]
         Pointer to return the dependent nodes
-    edgeData : cudaGraphEdgeData
+    edgeData : list[cudaGraphEdgeData]
         Optional pointer to return edge data for dependent nodes
-    pNumDependentNodes : size_t
+    pNumDependentNodes : int
         See description
+
+    See Also
+    --------
+    cudaGraphNodeGetDependencies, cudaGraphGetNodes, cudaGraphGetRootNodes,
+    cudaGraphGetEdges, cudaGraphAddDependencies, cudaGraphRemoveDependencies
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_node
@@ -11777,33 +13470,37 @@ pDependentNodes must be as well.
     return (_ok(), _from_array(_bufptr(a_pDependentNodes), (c_pNumDependentNodes if c_pNumDependentNodes < req_pDependentNodes else req_pDependentNodes), 'h', cudaGraphNode_t, sizeof(void*)), _from_array(_bufptr(a_edgeData), (c_pNumDependentNodes if c_pNumDependentNodes < req_edgeData else req_edgeData), 's', _L.cls('cudaGraphEdgeData'), sizeof(cyruntime.cudaGraphEdgeData)), c_pNumDependentNodes)
 
 def cudaGraphAddDependencies(graph, from_, to, edgeData, size_t numDependencies):
-    """cudaGraphAddDependencies(graph, from_, to, edgeData, numDependencies)
-    
-    Adds dependency edges to a graph.
+    """Adds dependency edges to a graph.
 
-The number of dependencies to be added is defined by numDependencies
-Elements in pFrom and pTo at corresponding indices define a dependency.
-Each node in pFrom and pTo must belong to graph.
+    The number of dependencies to be added is defined by `numDependencies` Elements in
+    pFrom and pTo at corresponding indices define a dependency. Each node in pFrom and
+    pTo must belong to `graph`.
 
-If numDependencies is 0, elements in pFrom and pTo will be ignored.
-Specifying an existing dependency will return an error.
-    
+    If `numDependencies` is 0, elements in pFrom and pTo will be ignored. Specifying an
+    existing dependency will return an error.
+
     Parameters
     ----------
-    graph : cudaGraph_t
+    graph : cudaGraph_t | int | None
         Graph to which dependencies are added
-    from_ : cudaGraphNode_t*
+    from_ : Sequence[cudaGraphNode_t | int | None] | Buffer | int | None
         Array of nodes that provide the dependencies
-    to : cudaGraphNode_t*
+    to : Sequence[cudaGraphNode_t | int | None] | Buffer | int | None
         Array of dependent nodes
-    edgeData : cudaGraphEdgeData*
+    edgeData : cudaGraphEdgeData | Sequence[cudaGraphEdgeData] | None
         Optional array of edge data. If NULL, default (zeroed) edge data is assumed.
-    numDependencies : size_t
+    numDependencies : int
         Number of dependencies to be added
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue
+
+    See Also
+    --------
+    cudaGraphRemoveDependencies, cudaGraphGetEdges, cudaGraphNodeGetDependencies,
+    cudaGraphNodeGetDependentNodes
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_graph
@@ -11822,35 +13519,40 @@ Specifying an existing dependency will return an error.
     return _st1(err)
 
 def cudaGraphRemoveDependencies(graph, from_, to, edgeData, size_t numDependencies):
-    """cudaGraphRemoveDependencies(graph, from_, to, edgeData, numDependencies)
-    
-    Removes dependency edges from a graph.
+    """Removes dependency edges from a graph.
 
-The number of pDependencies to be removed is defined by numDependencies.
-Elements in pFrom and pTo at corresponding indices define a dependency.
-Each node in pFrom and pTo must belong to graph.
+    The number of pDependencies to be removed is defined by `numDependencies`. Elements
+    in pFrom and pTo at corresponding indices define a dependency. Each node in pFrom
+    and pTo must belong to `graph`.
 
-If numDependencies is 0, elements in pFrom and pTo will be ignored.
-Specifying an edge that does not exist in the graph, with data matching
-edgeData, results in an error. edgeData is nullable, which is equivalent
-to passing default (zeroed) data for each edge.
-    
+    If `numDependencies` is 0, elements in pFrom and pTo will be ignored. Specifying an
+    edge that does not exist in the graph, with data matching `edgeData`, results in an
+    error. `edgeData` is nullable, which is equivalent to passing default (zeroed) data
+    for each edge.
+
     Parameters
     ----------
-    graph : cudaGraph_t
+    graph : cudaGraph_t | int | None
         Graph from which to remove dependencies
-    from_ : cudaGraphNode_t*
+    from_ : Sequence[cudaGraphNode_t | int | None] | Buffer | int | None
         Array of nodes that provide the dependencies
-    to : cudaGraphNode_t*
+    to : Sequence[cudaGraphNode_t | int | None] | Buffer | int | None
         Array of dependent nodes
-    edgeData : cudaGraphEdgeData*
-        Optional array of edge data. If NULL, edge data is assumed to be default (zeroed).
-    numDependencies : size_t
+    edgeData : cudaGraphEdgeData | Sequence[cudaGraphEdgeData] | None
+        Optional array of edge data. If NULL, edge data is assumed to be default
+        (zeroed).
+    numDependencies : int
         Number of dependencies to be removed
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue
+
+    See Also
+    --------
+    cudaGraphAddDependencies, cudaGraphGetEdges, cudaGraphNodeGetDependencies,
+    cudaGraphNodeGetDependentNodes
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_graph
@@ -11869,24 +13571,28 @@ to passing default (zeroed) data for each edge.
     return _st1(err)
 
 def cudaGraphDestroyNode(node):
-    """cudaGraphDestroyNode(node)
-    
-    Remove a node from the graph
+    """Remove a node from the graph.
 
-Removes node from its graph. This operation also severs any dependencies of other nodes
-on node and vice versa.
+    Removes `node` from its graph. This operation also severs any dependencies of other
+    nodes on `node` and vice versa.
 
-Dependencies cannot be removed from graphs which contain allocation or free nodes.
-Any attempt to do so will return an error.
-    
+    Dependencies cannot be removed from graphs which contain allocation or free nodes.
+    Any attempt to do so will return an error.
+
     Parameters
     ----------
-    node : cudaGraphNode_t
+    node : cudaGraphNode_t | int | None
         Node to remove
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue
+
+    See Also
+    --------
+    cudaGraphAddChildGraphNode, cudaGraphAddEmptyNode, cudaGraphAddKernelNode,
+    cudaGraphAddHostNode, cudaGraphAddMemcpyNode, cudaGraphAddMemsetNode
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_node
@@ -11896,69 +13602,76 @@ Any attempt to do so will return an error.
     return _st1(err)
 
 def cudaGraphInstantiate(graph, unsigned long long flags):
-    """cudaGraphInstantiate(graph, flags)
-    
-    Creates an executable graph from a graph
+    """Creates an executable graph from a graph.
 
-Instantiates graph as an executable graph. The graph is validated for any
-structural constraints or intra-node constraints which were not previously
-validated. If instantiation is successful, a handle to the instantiated graph
-is returned in pGraphExec.
+    Instantiates `graph` as an executable graph. The graph is validated for any
+    structural constraints or intra-node constraints which were not previously
+    validated. If instantiation is successful, a handle to the instantiated graph is
+    returned as `pGraphExec`.
 
-The flags parameter controls the behavior of instantiation and subsequent
-graph launches.  Valid flags are:
+    The `flags` parameter controls the behavior of instantiation and subsequent graph
+    launches. Valid flags are:
 
-- cudaGraphInstantiateFlagAutoFreeOnLaunch, which configures a
-graph containing memory allocation nodes to automatically free any
-unfreed memory allocations before the graph is relaunched.
+    - cudaGraphInstantiateFlags.cudaGraphInstantiateFlagAutoFreeOnLaunch, which
+      configures a graph containing memory allocation nodes to automatically free any
+      unfreed memory allocations before the graph is relaunched.
+    - cudaGraphInstantiateFlags.cudaGraphInstantiateFlagDeviceLaunch, which configures
+      the graph for launch from the device. If this flag is passed, the executable graph
+      handle returned can be used to launch the graph from both the host and device.
+      This flag cannot be used in conjunction with
+      cudaGraphInstantiateFlags.cudaGraphInstantiateFlagAutoFreeOnLaunch.
+    - cudaGraphInstantiateFlags.cudaGraphInstantiateFlagUseNodePriority, which causes
+      the graph to use the priorities from the per-node attributes rather than the
+      priority of the launch stream during execution. Note that priorities are only
+      available on kernel nodes, and are copied from stream priority during stream
+      capture.
 
-- cudaGraphInstantiateFlagDeviceLaunch, which configures the graph for launch
-from the device. If this flag is passed, the executable graph handle returned can be
-used to launch the graph from both the host and device. This flag cannot be used in
-conjunction with cudaGraphInstantiateFlagAutoFreeOnLaunch.
+    If `graph` contains any allocation or free nodes, there can be at most one
+    executable graph in existence for that graph at a time. An attempt to instantiate a
+    second executable graph before destroying the first with cudaGraphExecDestroy will
+    result in an error. The same also applies if `graph` contains any device-updatable
+    kernel nodes.
 
-- cudaGraphInstantiateFlagUseNodePriority, which causes the graph
-to use the priorities from the per-node attributes rather than the priority
-of the launch stream during execution. Note that priorities are only available
-on kernel nodes, and are copied from stream priority during stream capture.
+    Graphs instantiated for launch on the device have additional restrictions which do
+    not apply to host graphs:
 
-If graph contains any allocation or free nodes, there can be at most one
-executable graph in existence for that graph at a time. An attempt to
-instantiate a second executable graph before destroying the first with
-cudaGraphExecDestroy will result in an error.
-The same also applies if graph contains any device-updatable kernel nodes.
+    - The graph's nodes must reside on a single device.
+    - The graph can only contain kernel nodes, memcpy nodes, memset nodes, and child
+      graph nodes.
+    - The graph cannot be empty and must contain at least one kernel, memcpy, or memset
+      node. Operation-specific restrictions are outlined below.
+    - Kernel nodes:
+    - Use of CUDA Dynamic Parallelism is not permitted.
+    - Cooperative launches are permitted as long as MPS is not in use.
+    - Memcpy nodes:
+    - Only copies involving device memory and/or pinned device-mapped host memory are
+      permitted.
+    - Copies involving CUDA arrays are not permitted.
+    - Both operands must be accessible from the current device, and the current device
+      must match the device of other nodes in the graph.
 
-Graphs instantiated for launch on the device have additional restrictions which do not
-apply to host graphs:
+    If `graph` is not instantiated for launch on the device but contains kernels which
+    call device-side cudaGraphLaunch() from multiple devices, this will result in an
+    error.
 
-- The graph's nodes must reside on a single device.
-- The graph can only contain kernel nodes, memcpy nodes, memset nodes, and child graph nodes.
-- The graph cannot be empty and must contain at least one kernel, memcpy, or memset node.
-  Operation-specific restrictions are outlined below.
-- Kernel nodes:
-  - Use of CUDA Dynamic Parallelism is not permitted.
-  - Cooperative launches are permitted as long as MPS is not in use.
-- Memcpy nodes:
-  - Only copies involving device memory and/or pinned device-mapped host memory are permitted.
-  - Copies involving CUDA arrays are not permitted.
-  - Both operands must be accessible from the current device, and the current device must
-    match the device of other nodes in the graph.
-
-If graph is not instantiated for launch on the device but contains kernels which
-call device-side cudaGraphLaunch() from multiple devices, this will result in an error.
-    
     Parameters
     ----------
-    graph : cudaGraph_t
+    graph : cudaGraph_t | int | None
         Graph to instantiate
-    flags : unsigned long long
-        Flags to control instantiation.  See CUgraphInstantiate_flags.
-    
+    flags : int
+        Flags to control instantiation. See CUgraphInstantiate_flags.
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue
     pGraphExec : cudaGraphExec_t
         Returns instantiated graph
+
+    See Also
+    --------
+    cudaGraphInstantiateWithFlags, cudaGraphCreate, cudaGraphUpload, cudaGraphLaunch,
+    cudaGraphExecDestroy
     """
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaGraphExec_t c_pGraphExec = <cyruntime.cudaGraphExec_t>0
@@ -11971,17 +13684,76 @@ call device-side cudaGraphLaunch() from multiple devices, this will result in an
     return (_ok(), _new_handle(cudaGraphExec_t, <void*>c_pGraphExec),)
 
 def cudaGraphInstantiateWithFlags(graph, unsigned long long flags):
-    """cudaGraphInstantiateWithFlags(graph, flags)
-    
+    """Creates an executable graph from a graph.
+
+    Instantiates `graph` as an executable graph. The graph is validated for any
+    structural constraints or intra-node constraints which were not previously
+    validated. If instantiation is successful, a handle to the instantiated graph is
+    returned as `pGraphExec`.
+
+    The `flags` parameter controls the behavior of instantiation and subsequent graph
+    launches. Valid flags are:
+
+    - cudaGraphInstantiateFlags.cudaGraphInstantiateFlagAutoFreeOnLaunch, which
+      configures a graph containing memory allocation nodes to automatically free any
+      unfreed memory allocations before the graph is relaunched.
+    - cudaGraphInstantiateFlags.cudaGraphInstantiateFlagDeviceLaunch, which configures
+      the graph for launch from the device. If this flag is passed, the executable graph
+      handle returned can be used to launch the graph from both the host and device.
+      This flag can only be used on platforms which support unified addressing. This
+      flag cannot be used in conjunction with
+      cudaGraphInstantiateFlags.cudaGraphInstantiateFlagAutoFreeOnLaunch.
+    - cudaGraphInstantiateFlags.cudaGraphInstantiateFlagUseNodePriority, which causes
+      the graph to use the priorities from the per-node attributes rather than the
+      priority of the launch stream during execution. Note that priorities are only
+      available on kernel nodes, and are copied from stream priority during stream
+      capture.
+
+    If `graph` contains any allocation or free nodes, there can be at most one
+    executable graph in existence for that graph at a time. An attempt to instantiate a
+    second executable graph before destroying the first with cudaGraphExecDestroy will
+    result in an error. The same also applies if `graph` contains any device-updatable
+    kernel nodes.
+
+    If `graph` contains kernels which call device-side cudaGraphLaunch() from multiple
+    devices, this will result in an error.
+
+    Graphs instantiated for launch on the device have additional restrictions which do
+    not apply to host graphs:
+
+    - The graph's nodes must reside on a single device.
+    - The graph can only contain kernel nodes, memcpy nodes, memset nodes, and child
+      graph nodes.
+    - The graph cannot be empty and must contain at least one kernel, memcpy, or memset
+      node. Operation-specific restrictions are outlined below.
+    - Kernel nodes:
+    - Use of CUDA Dynamic Parallelism is not permitted.
+    - Cooperative launches are permitted as long as MPS is not in use.
+    - Memcpy nodes:
+    - Only copies involving device memory and/or pinned device-mapped host memory are
+      permitted.
+    - Copies involving CUDA arrays are not permitted.
+    - Both operands must be accessible from the current device, and the current device
+      must match the device of other nodes in the graph.
+
     Parameters
     ----------
-    graph : cudaGraph_t
-    flags : unsigned long long
-    
+    graph : cudaGraph_t | int | None
+        Graph to instantiate
+    flags : int
+        Flags to control instantiation. See CUgraphInstantiate_flags.
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue
     pGraphExec : cudaGraphExec_t
+        Returns instantiated graph
+
+    See Also
+    --------
+    cudaGraphInstantiate, cudaGraphCreate, cudaGraphUpload, cudaGraphLaunch,
+    cudaGraphExecDestroy
     """
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaGraphExec_t c_pGraphExec = <cyruntime.cudaGraphExec_t>0
@@ -11994,105 +13766,112 @@ def cudaGraphInstantiateWithFlags(graph, unsigned long long flags):
     return (_ok(), _new_handle(cudaGraphExec_t, <void*>c_pGraphExec),)
 
 def cudaGraphInstantiateWithParams(graph, instantiateParams):
-    """cudaGraphInstantiateWithParams(graph, instantiateParams)
-    
-    Creates an executable graph from a graph
+    """Creates an executable graph from a graph.
 
-Instantiates graph as an executable graph according to the instantiateParams structure.
-The graph is validated for any structural constraints or intra-node constraints
-which were not previously validated. If instantiation is successful, a handle to
-the instantiated graph is returned in pGraphExec.
+    Instantiates `graph` as an executable graph according to the `instantiateParams`
+    structure. The graph is validated for any structural constraints or intra-node
+    constraints which were not previously validated. If instantiation is successful, a
+    handle to the instantiated graph is returned as `pGraphExec`.
 
-instantiateParams controls the behavior of instantiation and subsequent
-graph launches, as well as returning more detailed information in the event of an error.
-cudaGraphInstantiateParams is defined as:
+    `instantiateParams` controls the behavior of instantiation and subsequent graph
+    launches, as well as returning more detailed information in the event of an error.
+    cudaGraphInstantiateParams is defined as:
 
-\\code
-typedef struct {
-unsigned long long flags;
-cudaStream_t uploadStream;
-cudaGraphNode_t errNode_out;
-cudaGraphInstantiateResult result_out;
-} cudaGraphInstantiateParams;
-\\endcode
 
-The flags field controls the behavior of instantiation and subsequent
-graph launches. Valid flags are:
+        typedef struct {
+        unsigned long long flags;
+        cudaStream_t uploadStream;
+        cudaGraphNode_t errNode_out;
+        cudaGraphInstantiateResult result_out;
+        } cudaGraphInstantiateParams;
 
-- cudaGraphInstantiateFlagAutoFreeOnLaunch, which configures a
-graph containing memory allocation nodes to automatically free any
-unfreed memory allocations before the graph is relaunched.
+    The flags field controls the behavior of instantiation and subsequent graph
+    launches. Valid flags are:
 
-- cudaGraphInstantiateFlagUpload, which will perform an upload of the graph
-into uploadStream once the graph has been instantiated.
+    - cudaGraphInstantiateFlags.cudaGraphInstantiateFlagAutoFreeOnLaunch, which
+      configures a graph containing memory allocation nodes to automatically free any
+      unfreed memory allocations before the graph is relaunched.
+    - cudaGraphInstantiateFlags.cudaGraphInstantiateFlagUpload, which will perform an
+      upload of the graph into uploadStream once the graph has been instantiated.
+    - cudaGraphInstantiateFlags.cudaGraphInstantiateFlagDeviceLaunch, which configures
+      the graph for launch from the device. If this flag is passed, the executable graph
+      handle returned can be used to launch the graph from both the host and device.
+      This flag can only be used on platforms which support unified addressing. This
+      flag cannot be used in conjunction with
+      cudaGraphInstantiateFlags.cudaGraphInstantiateFlagAutoFreeOnLaunch.
+    - cudaGraphInstantiateFlags.cudaGraphInstantiateFlagUseNodePriority, which causes
+      the graph to use the priorities from the per-node attributes rather than the
+      priority of the launch stream during execution. Note that priorities are only
+      available on kernel nodes, and are copied from stream priority during stream
+      capture.
 
-- cudaGraphInstantiateFlagDeviceLaunch, which configures the graph for launch
-from the device. If this flag is passed, the executable graph handle returned can be
-used to launch the graph from both the host and device. This flag can only be used
-on platforms which support unified addressing. This flag cannot be used in
-conjunction with cudaGraphInstantiateFlagAutoFreeOnLaunch.
+    If `graph` contains any allocation or free nodes, there can be at most one
+    executable graph in existence for that graph at a time. An attempt to instantiate a
+    second executable graph before destroying the first with cudaGraphExecDestroy will
+    result in an error. The same also applies if `graph` contains any device-updatable
+    kernel nodes.
 
-- cudaGraphInstantiateFlagUseNodePriority, which causes the graph
-to use the priorities from the per-node attributes rather than the priority
-of the launch stream during execution. Note that priorities are only available
-on kernel nodes, and are copied from stream priority during stream capture.
+    If `graph` contains kernels which call device-side cudaGraphLaunch() from multiple
+    devices, this will result in an error.
 
-If graph contains any allocation or free nodes, there can be at most one
-executable graph in existence for that graph at a time. An attempt to instantiate a
-second executable graph before destroying the first with cudaGraphExecDestroy will
-result in an error.
-The same also applies if graph contains any device-updatable kernel nodes.
+    Graphs instantiated for launch on the device have additional restrictions which do
+    not apply to host graphs:
 
-If graph contains kernels which call device-side cudaGraphLaunch() from multiple
-devices, this will result in an error.
+    - The graph's nodes must reside on a single device.
+    - The graph can only contain kernel nodes, memcpy nodes, memset nodes, and child
+      graph nodes.
+    - The graph cannot be empty and must contain at least one kernel, memcpy, or memset
+      node. Operation-specific restrictions are outlined below.
+    - Kernel nodes:
+    - Use of CUDA Dynamic Parallelism is not permitted.
+    - Cooperative launches are permitted as long as MPS is not in use.
+    - Memcpy nodes:
+    - Only copies involving device memory and/or pinned device-mapped host memory are
+      permitted.
+    - Copies involving CUDA arrays are not permitted.
+    - Both operands must be accessible from the current device, and the current device
+      must match the device of other nodes in the graph.
 
-Graphs instantiated for launch on the device have additional restrictions which do not
-apply to host graphs:
+    In the event of an error, the result_out and errNode_out fields will contain more
+    information about the nature of the error. Possible error reporting includes:
 
-- The graph's nodes must reside on a single device.
-- The graph can only contain kernel nodes, memcpy nodes, memset nodes, and child graph nodes.
-- The graph cannot be empty and must contain at least one kernel, memcpy, or memset node.
-  Operation-specific restrictions are outlined below.
-- Kernel nodes:
-  - Use of CUDA Dynamic Parallelism is not permitted.
-  - Cooperative launches are permitted as long as MPS is not in use.
-- Memcpy nodes:
-  - Only copies involving device memory and/or pinned device-mapped host memory are permitted.
-  - Copies involving CUDA arrays are not permitted.
-  - Both operands must be accessible from the current device, and the current device must
-    match the device of other nodes in the graph.
+    - cudaGraphInstantiateResult.cudaGraphInstantiateError, if passed an invalid value
+      or if an unexpected error occurred which is described by the return value of the
+      function. errNode_out will be set to NULL.
+    - cudaGraphInstantiateResult.cudaGraphInstantiateInvalidStructure, if the graph
+      structure is invalid. errNode_out will be set to one of the offending nodes.
+    - cudaGraphInstantiateResult.cudaGraphInstantiateNodeOperationNotSupported, if the
+      graph is instantiated for device launch but contains a node of an unsupported node
+      type, or a node which performs unsupported operations, such as use of CUDA dynamic
+      parallelism within a kernel node. errNode_out will be set to this node.
+    - cudaGraphInstantiateResult.cudaGraphInstantiateMultipleDevicesNotSupported, if the
+      graph is instantiated for device launch but a node’s device differs from that of
+      another node. This error can also be returned if a graph is not instantiated for
+      device launch and it contains kernels which call device-side cudaGraphLaunch()
+      from multiple devices. errNode_out will be set to this node.
 
-In the event of an error, the result_out and errNode_out fields will contain more
-information about the nature of the error. Possible error reporting includes:
+    If instantiation is successful, result_out will be set to
+    cudaGraphInstantiateResult.cudaGraphInstantiateSuccess, and hErrNode_out will be set
+    to NULL.
 
-- cudaGraphInstantiateError, if passed an invalid value or if an unexpected error occurred
-  which is described by the return value of the function. errNode_out will be set to NULL.
-- cudaGraphInstantiateInvalidStructure, if the graph structure is invalid. errNode_out
-  will be set to one of the offending nodes.
-- cudaGraphInstantiateNodeOperationNotSupported, if the graph is instantiated for device
-  launch but contains a node of an unsupported node type, or a node which performs unsupported
-  operations, such as use of CUDA dynamic parallelism within a kernel node. errNode_out will
-  be set to this node.
-- cudaGraphInstantiateMultipleDevicesNotSupported, if the graph is instantiated for device
-  launch but a node’s device differs from that of another node. This error can also be returned
-  if a graph is not instantiated for device launch and it contains kernels which call device-side
-  cudaGraphLaunch() from multiple devices. errNode_out will be set to this node.
-
-If instantiation is successful, result_out will be set to cudaGraphInstantiateSuccess,
-and hErrNode_out will be set to NULL.
-    
     Parameters
     ----------
-    graph : cudaGraph_t
+    graph : cudaGraph_t | int | None
         Graph to instantiate
-    instantiateParams : cudaGraphInstantiateParams*
+    instantiateParams : cudaGraphInstantiateParams | None
         Instantiation parameters
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue
     pGraphExec : cudaGraphExec_t
         Returns instantiated graph
+
+    See Also
+    --------
+    cudaGraphCreate, cudaGraphInstantiate, cudaGraphInstantiateWithFlags,
+    cudaGraphExecDestroy
     """
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaGraphExec_t c_pGraphExec = <cyruntime.cudaGraphExec_t>0
@@ -12107,24 +13886,27 @@ and hErrNode_out will be set to NULL.
     return (_ok(), _new_handle(cudaGraphExec_t, <void*>c_pGraphExec),)
 
 def cudaGraphExecGetFlags(graphExec):
-    """cudaGraphExecGetFlags(graphExec)
-    
-    Query the instantiation flags of an executable graph
+    """Query the instantiation flags of an executable graph.
 
-Returns the flags that were passed to instantiation for the given executable graph.
-cudaGraphInstantiateFlagUpload will not be returned by this API as it does
-not affect the resulting executable graph.
-    
+    Returns the flags that were passed to instantiation for the given executable graph.
+    cudaGraphInstantiateFlags.cudaGraphInstantiateFlagUpload will not be returned by
+    this API as it does not affect the resulting executable graph.
+
     Parameters
     ----------
-    graphExec : cudaGraphExec_t
+    graphExec : cudaGraphExec_t | int | None
         The executable graph to query
-    
+
     Returns
     -------
     cudaError_t
-    flags : unsigned long long
+        cudaSuccess, cudaErrorInvalidValue
+    flags : int
         Returns the instantiation flags
+
+    See Also
+    --------
+    cudaGraphInstantiate, cudaGraphInstantiateWithFlags, cudaGraphInstantiateWithParams
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_graphExec
@@ -12137,49 +13919,58 @@ not affect the resulting executable graph.
     return (_ok(), c_flags,)
 
 def cudaGraphExecKernelNodeSetParams(hGraphExec, node, pNodeParams):
-    """cudaGraphExecKernelNodeSetParams(hGraphExec, node, pNodeParams)
-    
-    Sets the parameters for a kernel node in the given graphExec
+    """Sets the parameters for a kernel node in the given graphExec.
 
-Sets the parameters of a kernel node in an executable graph hGraphExec.
-The node is identified by the corresponding node node in the
-non-executable graph, from which the executable graph was instantiated.
+    Sets the parameters of a kernel node in an executable graph `hGraphExec`. The node
+    is identified by the corresponding node `node` in the non-executable graph, from
+    which the executable graph was instantiated.
 
-node must not have been removed from the original graph. All nodeParams
-fields may change, but the following restrictions apply to func updates:
+    `node` must not have been removed from the original graph. All nodeParams fields may
+    change, but the following restrictions apply to func updates:
 
-  - The owning device of the function cannot change.
-  - A node whose function originally did not use CUDA dynamic parallelism cannot be updated
-    to a function which uses CDP
-  - A node whose function originally did not make device-side update calls cannot be updated
-    to a function which makes device-side update calls.
-  - If hGraphExec was not instantiated for device launch, a node whose function originally
-    did not use device-side cudaGraphLaunch() cannot be updated to a function which uses
-    device-side cudaGraphLaunch() unless the node resides on the same device as nodes which
-    contained such calls at instantiate-time. If no such calls were present at instantiation,
-    these updates cannot be performed at all.
+    - The owning device of the function cannot change.
+    - A node whose function originally did not use CUDA dynamic parallelism cannot be
+      updated to a function which uses CDP
+    - A node whose function originally did not make device-side update calls cannot be
+      updated to a function which makes device-side update calls.
+    - If `hGraphExec` was not instantiated for device launch, a node whose function
+      originally did not use device-side cudaGraphLaunch() cannot be updated to a
+      function which uses device-side cudaGraphLaunch() unless the node resides on the
+      same device as nodes which contained such calls at instantiate-time. If no such
+      calls were present at instantiation, these updates cannot be performed at all.
 
-The modifications only affect future launches of hGraphExec. Already
-enqueued or running launches of hGraphExec are not affected by this call.
-node is also not modified by this call.
+    The modifications only affect future launches of `hGraphExec`. Already enqueued or
+    running launches of `hGraphExec` are not affected by this call. `node` is also not
+    modified by this call.
 
-If node is a device-updatable kernel node, the next upload/launch of hGraphExec
-will overwrite any previous device-side updates. Additionally, applying host updates to a
-device-updatable kernel node while it is being updated from the device will result in
-undefined behavior.
-    
+    If `node` is a device-updatable kernel node, the next upload/launch of `hGraphExec`
+    will overwrite any previous device-side updates. Additionally, applying host updates
+    to a device-updatable kernel node while it is being updated from the device will
+    result in undefined behavior.
+
     Parameters
     ----------
-    hGraphExec : cudaGraphExec_t
+    hGraphExec : cudaGraphExec_t | int | None
         The executable graph in which to set the specified node
-    node : cudaGraphNode_t
+    node : cudaGraphNode_t | int | None
         kernel node from the graph from which graphExec was instantiated
-    pNodeParams : cudaKernelNodeParams*
+    pNodeParams : cudaKernelNodeParams | None
         Updated Parameters to set
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue,
+
+    See Also
+    --------
+    cudaGraphExecNodeSetParams, cudaGraphAddKernelNode, cudaGraphKernelNodeSetParams,
+    cudaGraphExecMemcpyNodeSetParams, cudaGraphExecMemsetNodeSetParams,
+    cudaGraphExecHostNodeSetParams, cudaGraphExecChildGraphNodeSetParams,
+    cudaGraphExecEventRecordNodeSetEvent, cudaGraphExecEventWaitNodeSetEvent,
+    cudaGraphExecExternalSemaphoresSignalNodeSetParams,
+    cudaGraphExecExternalSemaphoresWaitNodeSetParams, cudaGraphExecUpdate,
+    cudaGraphInstantiate
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_hGraphExec
@@ -12193,38 +13984,49 @@ undefined behavior.
     return _st1(err)
 
 def cudaGraphExecMemcpyNodeSetParams(hGraphExec, node, pNodeParams):
-    """cudaGraphExecMemcpyNodeSetParams(hGraphExec, node, pNodeParams)
-    
-    Sets the parameters for a memcpy node in the given graphExec.
+    """Sets the parameters for a memcpy node in the given graphExec.
 
-Updates the work represented by node in hGraphExec as though node had
-contained pNodeParams at instantiation.  node must remain in the graph which was
-used to instantiate hGraphExec.  Changed edges to and from node are ignored.
+    Updates the work represented by `node` in `hGraphExec` as though `node` had
+    contained `pNodeParams` at instantiation. `node` must remain in the graph which was
+    used to instantiate `hGraphExec`. Changed edges to and from `node` are ignored.
 
-The source and destination memory in pNodeParams must be allocated from the same
-contexts as the original source and destination memory.  Both the instantiation-time
-memory operands and the memory operands in pNodeParams must be 1-dimensional.
-Zero-length operations are not supported.
+    The source and destination memory in `pNodeParams` must be allocated from the same
+    contexts as the original source and destination memory. Both the instantiation-time
+    memory operands and the memory operands in `pNodeParams` must be 1-dimensional.
+    Zero-length operations are not supported.
 
-The modifications only affect future launches of hGraphExec.  Already enqueued
-or running launches of hGraphExec are not affected by this call.  node is also
-not modified by this call.
+    The modifications only affect future launches of `hGraphExec`. Already enqueued or
+    running launches of `hGraphExec` are not affected by this call. `node` is also not
+    modified by this call.
 
-Returns cudaErrorInvalidValue if the memory operands' mappings changed or
-either the original or new memory operands are multidimensional.
-    
+    Returns cudaErrorInvalidValue if the memory operands' mappings changed or either the
+    original or new memory operands are multidimensional.
+
     Parameters
     ----------
-    hGraphExec : cudaGraphExec_t
+    hGraphExec : cudaGraphExec_t | int | None
         The executable graph in which to set the specified node
-    node : cudaGraphNode_t
+    node : cudaGraphNode_t | int | None
         Memcpy node from the graph which was used to instantiate graphExec
-    pNodeParams : cudaMemcpy3DParms*
+    pNodeParams : cudaMemcpy3DParms | None
         Updated Parameters to set
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue,
+
+    See Also
+    --------
+    cudaGraphExecNodeSetParams, cudaGraphAddMemcpyNode, cudaGraphMemcpyNodeSetParams,
+    cudaGraphExecMemcpyNodeSetParamsToSymbol,
+    cudaGraphExecMemcpyNodeSetParamsFromSymbol, cudaGraphExecMemcpyNodeSetParams1D,
+    cudaGraphExecKernelNodeSetParams, cudaGraphExecMemsetNodeSetParams,
+    cudaGraphExecHostNodeSetParams, cudaGraphExecChildGraphNodeSetParams,
+    cudaGraphExecEventRecordNodeSetEvent, cudaGraphExecEventWaitNodeSetEvent,
+    cudaGraphExecExternalSemaphoresSignalNodeSetParams,
+    cudaGraphExecExternalSemaphoresWaitNodeSetParams, cudaGraphExecUpdate,
+    cudaGraphInstantiate
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_hGraphExec
@@ -12238,21 +14040,57 @@ either the original or new memory operands are multidimensional.
     return _st1(err)
 
 def cudaGraphExecMemcpyNodeSetParamsToSymbol(hGraphExec, node, symbol, src, size_t count, size_t offset, long long kind):
-    """cudaGraphExecMemcpyNodeSetParamsToSymbol(hGraphExec, node, symbol, src, count, offset, kind)
-    
+    """Sets the parameters for a memcpy node in the given graphExec to copy to a symbol
+    on the device.
+
+    Updates the work represented by `node` in `hGraphExec` as though `node` had
+    contained the given params at instantiation. `node` must remain in the graph which
+    was used to instantiate `hGraphExec`. Changed edges to and from `node` are ignored.
+
+    `src` and `symbol` must be allocated from the same contexts as the original source
+    and destination memory. The instantiation-time memory operands must be
+    1-dimensional. Zero-length operations are not supported.
+
+    The modifications only affect future launches of `hGraphExec`. Already enqueued or
+    running launches of `hGraphExec` are not affected by this call. `node` is also not
+    modified by this call.
+
+    Returns cudaErrorInvalidValue if the memory operands' mappings changed or the
+    original memory operands are multidimensional.
+
     Parameters
     ----------
-    hGraphExec : cudaGraphExec_t
-    node : cudaGraphNode_t
-    symbol : void*
-    src : void*
-    count : size_t
-    offset : size_t
+    hGraphExec : cudaGraphExec_t | int | None
+        The executable graph in which to set the specified node
+    node : cudaGraphNode_t | int | None
+        Memcpy node from the graph which was used to instantiate graphExec
+    symbol : Address
+        Device symbol address
+    src : Address
+        Source memory address
+    count : int
+        Size in bytes to copy
+    offset : int
+        Offset from start of symbol in bytes
     kind : cudaMemcpyKind
-    
+        Type of transfer
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue
+
+    See Also
+    --------
+    cudaGraphAddMemcpyNode, cudaGraphAddMemcpyNodeToSymbol,
+    cudaGraphMemcpyNodeSetParams, cudaGraphMemcpyNodeSetParamsToSymbol,
+    cudaGraphExecMemcpyNodeSetParams, cudaGraphExecMemcpyNodeSetParamsFromSymbol,
+    cudaGraphExecKernelNodeSetParams, cudaGraphExecMemsetNodeSetParams,
+    cudaGraphExecHostNodeSetParams, cudaGraphExecChildGraphNodeSetParams,
+    cudaGraphExecEventRecordNodeSetEvent, cudaGraphExecEventWaitNodeSetEvent,
+    cudaGraphExecExternalSemaphoresSignalNodeSetParams,
+    cudaGraphExecExternalSemaphoresWaitNodeSetParams, cudaGraphExecUpdate,
+    cudaGraphInstantiate
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_hGraphExec
@@ -12268,21 +14106,57 @@ def cudaGraphExecMemcpyNodeSetParamsToSymbol(hGraphExec, node, symbol, src, size
     return _st1(err)
 
 def cudaGraphExecMemcpyNodeSetParamsFromSymbol(hGraphExec, node, dst, symbol, size_t count, size_t offset, long long kind):
-    """cudaGraphExecMemcpyNodeSetParamsFromSymbol(hGraphExec, node, dst, symbol, count, offset, kind)
-    
+    """Sets the parameters for a memcpy node in the given graphExec to copy from a
+    symbol on the device.
+
+    Updates the work represented by `node` in `hGraphExec` as though `node` had
+    contained the given params at instantiation. `node` must remain in the graph which
+    was used to instantiate `hGraphExec`. Changed edges to and from `node` are ignored.
+
+    `symbol` and `dst` must be allocated from the same contexts as the original source
+    and destination memory. The instantiation-time memory operands must be
+    1-dimensional. Zero-length operations are not supported.
+
+    The modifications only affect future launches of `hGraphExec`. Already enqueued or
+    running launches of `hGraphExec` are not affected by this call. `node` is also not
+    modified by this call.
+
+    Returns cudaErrorInvalidValue if the memory operands' mappings changed or the
+    original memory operands are multidimensional.
+
     Parameters
     ----------
-    hGraphExec : cudaGraphExec_t
-    node : cudaGraphNode_t
-    dst : void*
-    symbol : void*
-    count : size_t
-    offset : size_t
+    hGraphExec : cudaGraphExec_t | int | None
+        The executable graph in which to set the specified node
+    node : cudaGraphNode_t | int | None
+        Memcpy node from the graph which was used to instantiate graphExec
+    dst : Address
+        Destination memory address
+    symbol : Address
+        Device symbol address
+    count : int
+        Size in bytes to copy
+    offset : int
+        Offset from start of symbol in bytes
     kind : cudaMemcpyKind
-    
+        Type of transfer
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue
+
+    See Also
+    --------
+    cudaGraphAddMemcpyNode, cudaGraphAddMemcpyNodeFromSymbol,
+    cudaGraphMemcpyNodeSetParams, cudaGraphMemcpyNodeSetParamsFromSymbol,
+    cudaGraphExecMemcpyNodeSetParams, cudaGraphExecMemcpyNodeSetParamsToSymbol,
+    cudaGraphExecKernelNodeSetParams, cudaGraphExecMemsetNodeSetParams,
+    cudaGraphExecHostNodeSetParams, cudaGraphExecChildGraphNodeSetParams,
+    cudaGraphExecEventRecordNodeSetEvent, cudaGraphExecEventWaitNodeSetEvent,
+    cudaGraphExecExternalSemaphoresSignalNodeSetParams,
+    cudaGraphExecExternalSemaphoresWaitNodeSetParams, cudaGraphExecUpdate,
+    cudaGraphInstantiate
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_hGraphExec
@@ -12298,20 +14172,54 @@ def cudaGraphExecMemcpyNodeSetParamsFromSymbol(hGraphExec, node, dst, symbol, si
     return _st1(err)
 
 def cudaGraphExecMemcpyNodeSetParams1D(hGraphExec, node, dst, src, size_t count, long long kind):
-    """cudaGraphExecMemcpyNodeSetParams1D(hGraphExec, node, dst, src, count, kind)
-    
+    """Sets the parameters for a memcpy node in the given graphExec to perform a
+    1-dimensional copy.
+
+    Updates the work represented by `node` in `hGraphExec` as though `node` had
+    contained the given params at instantiation. `node` must remain in the graph which
+    was used to instantiate `hGraphExec`. Changed edges to and from `node` are ignored.
+
+    `src` and `dst` must be allocated from the same contexts as the original source and
+    destination memory. The instantiation-time memory operands must be 1-dimensional.
+    Zero-length operations are not supported.
+
+    The modifications only affect future launches of `hGraphExec`. Already enqueued or
+    running launches of `hGraphExec` are not affected by this call. `node` is also not
+    modified by this call.
+
+    Returns cudaErrorInvalidValue if the memory operands' mappings changed or the
+    original memory operands are multidimensional.
+
     Parameters
     ----------
-    hGraphExec : cudaGraphExec_t
-    node : cudaGraphNode_t
-    dst : void*
-    src : void*
-    count : size_t
+    hGraphExec : cudaGraphExec_t | int | None
+        The executable graph in which to set the specified node
+    node : cudaGraphNode_t | int | None
+        Memcpy node from the graph which was used to instantiate graphExec
+    dst : Address
+        Destination memory address
+    src : Address
+        Source memory address
+    count : int
+        Size in bytes to copy
     kind : cudaMemcpyKind
-    
+        Type of transfer
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue
+
+    See Also
+    --------
+    cudaGraphAddMemcpyNode, cudaGraphAddMemcpyNode1D, cudaGraphMemcpyNodeSetParams,
+    cudaGraphMemcpyNodeSetParams1D, cudaGraphExecMemcpyNodeSetParams,
+    cudaGraphExecKernelNodeSetParams, cudaGraphExecMemsetNodeSetParams,
+    cudaGraphExecHostNodeSetParams, cudaGraphExecChildGraphNodeSetParams,
+    cudaGraphExecEventRecordNodeSetEvent, cudaGraphExecEventWaitNodeSetEvent,
+    cudaGraphExecExternalSemaphoresSignalNodeSetParams,
+    cudaGraphExecExternalSemaphoresWaitNodeSetParams, cudaGraphExecUpdate,
+    cudaGraphInstantiate
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_hGraphExec
@@ -12327,42 +14235,52 @@ def cudaGraphExecMemcpyNodeSetParams1D(hGraphExec, node, dst, src, size_t count,
     return _st1(err)
 
 def cudaGraphExecMemsetNodeSetParams(hGraphExec, node, pNodeParams):
-    """cudaGraphExecMemsetNodeSetParams(hGraphExec, node, pNodeParams)
-    
-    Sets the parameters for a memset node in the given graphExec.
+    """Sets the parameters for a memset node in the given graphExec.
 
-Updates the work represented by node in hGraphExec as though node had
-contained pNodeParams at instantiation.  node must remain in the graph which was
-used to instantiate hGraphExec.  Changed edges to and from node are ignored.
+    Updates the work represented by `node` in `hGraphExec` as though `node` had
+    contained `pNodeParams` at instantiation. `node` must remain in the graph which was
+    used to instantiate `hGraphExec`. Changed edges to and from `node` are ignored.
 
-Zero sized operations are not supported.
+    Zero sized operations are not supported.
 
-The new destination pointer in pNodeParams must be to the same kind of allocation
-as the original destination pointer and have the same context association and device mapping
-as the original destination pointer.
+    The new destination pointer in `pNodeParams` must be to the same kind of allocation
+    as the original destination pointer and have the same context association and device
+    mapping as the original destination pointer.
 
-Both the value and pointer address may be updated.
-Changing other aspects of the memset (width, height, element size or pitch) may cause the update to be rejected.
-Specifically, for 2d memsets, all dimension changes are rejected.
-For 1d memsets, changes in height are explicitly rejected and other changes are opportunistically allowed
-if the resulting work maps onto the work resources already allocated for the node.
+    Both the value and pointer address may be updated. Changing other aspects of the
+    memset (width, height, element size or pitch) may cause the update to be rejected.
+    Specifically, for 2d memsets, all dimension changes are rejected. For 1d memsets,
+    changes in height are explicitly rejected and other changes are opportunistically
+    allowed if the resulting work maps onto the work resources already allocated for the
+    node.
 
-The modifications only affect future launches of hGraphExec.  Already enqueued
-or running launches of hGraphExec are not affected by this call.  node is also
-not modified by this call.
-    
+    The modifications only affect future launches of `hGraphExec`. Already enqueued or
+    running launches of `hGraphExec` are not affected by this call. `node` is also not
+    modified by this call.
+
     Parameters
     ----------
-    hGraphExec : cudaGraphExec_t
+    hGraphExec : cudaGraphExec_t | int | None
         The executable graph in which to set the specified node
-    node : cudaGraphNode_t
+    node : cudaGraphNode_t | int | None
         Memset node from the graph which was used to instantiate graphExec
-    pNodeParams : cudaMemsetParams*
+    pNodeParams : cudaMemsetParams | None
         Updated Parameters to set
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue,
+
+    See Also
+    --------
+    cudaGraphExecNodeSetParams, cudaGraphAddMemsetNode, cudaGraphMemsetNodeSetParams,
+    cudaGraphExecKernelNodeSetParams, cudaGraphExecMemcpyNodeSetParams,
+    cudaGraphExecHostNodeSetParams, cudaGraphExecChildGraphNodeSetParams,
+    cudaGraphExecEventRecordNodeSetEvent, cudaGraphExecEventWaitNodeSetEvent,
+    cudaGraphExecExternalSemaphoresSignalNodeSetParams,
+    cudaGraphExecExternalSemaphoresWaitNodeSetParams, cudaGraphExecUpdate,
+    cudaGraphInstantiate
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_hGraphExec
@@ -12376,30 +14294,39 @@ not modified by this call.
     return _st1(err)
 
 def cudaGraphExecHostNodeSetParams(hGraphExec, node, pNodeParams):
-    """cudaGraphExecHostNodeSetParams(hGraphExec, node, pNodeParams)
-    
-    Sets the parameters for a host node in the given graphExec.
+    """Sets the parameters for a host node in the given graphExec.
 
-Updates the work represented by node in hGraphExec as though node had
-contained pNodeParams at instantiation.  node must remain in the graph which was
-used to instantiate hGraphExec.  Changed edges to and from node are ignored.
+    Updates the work represented by `node` in `hGraphExec` as though `node` had
+    contained `pNodeParams` at instantiation. `node` must remain in the graph which was
+    used to instantiate `hGraphExec`. Changed edges to and from `node` are ignored.
 
-The modifications only affect future launches of hGraphExec.  Already enqueued
-or running launches of hGraphExec are not affected by this call.  node is also
-not modified by this call.
-    
+    The modifications only affect future launches of `hGraphExec`. Already enqueued or
+    running launches of `hGraphExec` are not affected by this call. `node` is also not
+    modified by this call.
+
     Parameters
     ----------
-    hGraphExec : cudaGraphExec_t
+    hGraphExec : cudaGraphExec_t | int | None
         The executable graph in which to set the specified node
-    node : cudaGraphNode_t
+    node : cudaGraphNode_t | int | None
         Host node from the graph which was used to instantiate graphExec
-    pNodeParams : cudaHostNodeParams*
+    pNodeParams : cudaHostNodeParams | None
         Updated Parameters to set
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue,
+
+    See Also
+    --------
+    cudaGraphExecNodeSetParams, cudaGraphAddHostNode, cudaGraphHostNodeSetParams,
+    cudaGraphExecKernelNodeSetParams, cudaGraphExecMemcpyNodeSetParams,
+    cudaGraphExecMemsetNodeSetParams, cudaGraphExecChildGraphNodeSetParams,
+    cudaGraphExecEventRecordNodeSetEvent, cudaGraphExecEventWaitNodeSetEvent,
+    cudaGraphExecExternalSemaphoresSignalNodeSetParams,
+    cudaGraphExecExternalSemaphoresWaitNodeSetParams, cudaGraphExecUpdate,
+    cudaGraphInstantiate
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_hGraphExec
@@ -12413,17 +14340,46 @@ not modified by this call.
     return _st1(err)
 
 def cudaGraphExecChildGraphNodeSetParams(hGraphExec, node, childGraph):
-    """cudaGraphExecChildGraphNodeSetParams(hGraphExec, node, childGraph)
-    
+    """Updates node parameters in the child graph node in the given graphExec.
+
+    Updates the work represented by `node` in `hGraphExec` as though the nodes contained
+    in `node`'s graph had the parameters contained in `childGraph`'s nodes at
+    instantiation. `node` must remain in the graph which was used to instantiate
+    `hGraphExec`. Changed edges to and from `node` are ignored.
+
+    The modifications only affect future launches of `hGraphExec`. Already enqueued or
+    running launches of `hGraphExec` are not affected by this call. `node` is also not
+    modified by this call.
+
+    The topology of `childGraph`, as well as the node insertion order, must match that
+    of the graph contained in `node`. See cudaGraphExecUpdate for a list of restrictions
+    on what can be updated in an instantiated graph. The update is recursive, so child
+    graph nodes contained within the top level child graph will also be updated.
+
     Parameters
     ----------
-    hGraphExec : cudaGraphExec_t
-    node : cudaGraphNode_t
-    childGraph : cudaGraph_t
-    
+    hGraphExec : cudaGraphExec_t | int | None
+        The executable graph in which to set the specified node
+    node : cudaGraphNode_t | int | None
+        Host node from the graph which was used to instantiate graphExec
+    childGraph : cudaGraph_t | int | None
+        The graph supplying the updated parameters
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue,
+
+    See Also
+    --------
+    cudaGraphExecNodeSetParams, cudaGraphAddChildGraphNode,
+    cudaGraphChildGraphNodeGetGraph, cudaGraphExecKernelNodeSetParams,
+    cudaGraphExecMemcpyNodeSetParams, cudaGraphExecMemsetNodeSetParams,
+    cudaGraphExecHostNodeSetParams, cudaGraphExecEventRecordNodeSetEvent,
+    cudaGraphExecEventWaitNodeSetEvent,
+    cudaGraphExecExternalSemaphoresSignalNodeSetParams,
+    cudaGraphExecExternalSemaphoresWaitNodeSetParams, cudaGraphExecUpdate,
+    cudaGraphInstantiate
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_hGraphExec
@@ -12437,17 +14393,41 @@ def cudaGraphExecChildGraphNodeSetParams(hGraphExec, node, childGraph):
     return _st1(err)
 
 def cudaGraphExecEventRecordNodeSetEvent(hGraphExec, hNode, event):
-    """cudaGraphExecEventRecordNodeSetEvent(hGraphExec, hNode, event)
-    
+    """Sets the event for an event record node in the given graphExec.
+
+    Sets the event of an event record node in an executable graph `hGraphExec`. The node
+    is identified by the corresponding node `hNode` in the non-executable graph, from
+    which the executable graph was instantiated.
+
+    The modifications only affect future launches of `hGraphExec`. Already enqueued or
+    running launches of `hGraphExec` are not affected by this call. `hNode` is also not
+    modified by this call.
+
     Parameters
     ----------
-    hGraphExec : cudaGraphExec_t
-    hNode : cudaGraphNode_t
-    event : cudaEvent_t
-    
+    hGraphExec : cudaGraphExec_t | int | None
+        The executable graph in which to set the specified node
+    hNode : cudaGraphNode_t | int | None
+        Event record node from the graph from which graphExec was instantiated
+    event : cudaEvent_t | int | None
+        Updated event to use
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue,
+
+    See Also
+    --------
+    cudaGraphExecNodeSetParams, cudaGraphAddEventRecordNode,
+    cudaGraphEventRecordNodeGetEvent, cudaGraphEventWaitNodeSetEvent,
+    cudaEventRecordWithFlags, cudaStreamWaitEvent, cudaGraphExecKernelNodeSetParams,
+    cudaGraphExecMemcpyNodeSetParams, cudaGraphExecMemsetNodeSetParams,
+    cudaGraphExecHostNodeSetParams, cudaGraphExecChildGraphNodeSetParams,
+    cudaGraphExecEventWaitNodeSetEvent,
+    cudaGraphExecExternalSemaphoresSignalNodeSetParams,
+    cudaGraphExecExternalSemaphoresWaitNodeSetParams, cudaGraphExecUpdate,
+    cudaGraphInstantiate
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_hGraphExec
@@ -12461,17 +14441,41 @@ def cudaGraphExecEventRecordNodeSetEvent(hGraphExec, hNode, event):
     return _st1(err)
 
 def cudaGraphExecEventWaitNodeSetEvent(hGraphExec, hNode, event):
-    """cudaGraphExecEventWaitNodeSetEvent(hGraphExec, hNode, event)
-    
+    """Sets the event for an event wait node in the given graphExec.
+
+    Sets the event of an event wait node in an executable graph `hGraphExec`. The node
+    is identified by the corresponding node `hNode` in the non-executable graph, from
+    which the executable graph was instantiated.
+
+    The modifications only affect future launches of `hGraphExec`. Already enqueued or
+    running launches of `hGraphExec` are not affected by this call. `hNode` is also not
+    modified by this call.
+
     Parameters
     ----------
-    hGraphExec : cudaGraphExec_t
-    hNode : cudaGraphNode_t
-    event : cudaEvent_t
-    
+    hGraphExec : cudaGraphExec_t | int | None
+        The executable graph in which to set the specified node
+    hNode : cudaGraphNode_t | int | None
+        Event wait node from the graph from which graphExec was instantiated
+    event : cudaEvent_t | int | None
+        Updated event to use
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue,
+
+    See Also
+    --------
+    cudaGraphExecNodeSetParams, cudaGraphAddEventWaitNode,
+    cudaGraphEventWaitNodeGetEvent, cudaGraphEventRecordNodeSetEvent,
+    cudaEventRecordWithFlags, cudaStreamWaitEvent, cudaGraphExecKernelNodeSetParams,
+    cudaGraphExecMemcpyNodeSetParams, cudaGraphExecMemsetNodeSetParams,
+    cudaGraphExecHostNodeSetParams, cudaGraphExecChildGraphNodeSetParams,
+    cudaGraphExecEventRecordNodeSetEvent,
+    cudaGraphExecExternalSemaphoresSignalNodeSetParams,
+    cudaGraphExecExternalSemaphoresWaitNodeSetParams, cudaGraphExecUpdate,
+    cudaGraphInstantiate
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_hGraphExec
@@ -12485,17 +14489,44 @@ def cudaGraphExecEventWaitNodeSetEvent(hGraphExec, hNode, event):
     return _st1(err)
 
 def cudaGraphExecExternalSemaphoresSignalNodeSetParams(hGraphExec, hNode, nodeParams):
-    """cudaGraphExecExternalSemaphoresSignalNodeSetParams(hGraphExec, hNode, nodeParams)
-    
+    """Sets the parameters for an external semaphore signal node in the given graphExec.
+
+    Sets the parameters of an external semaphore signal node in an executable graph
+    `hGraphExec`. The node is identified by the corresponding node `hNode` in the
+    non-executable graph, from which the executable graph was instantiated.
+
+    `hNode` must not have been removed from the original graph.
+
+    The modifications only affect future launches of `hGraphExec`. Already enqueued or
+    running launches of `hGraphExec` are not affected by this call. `hNode` is also not
+    modified by this call.
+
+    Changing `nodeParams`->numExtSems is not supported.
+
     Parameters
     ----------
-    hGraphExec : cudaGraphExec_t
-    hNode : cudaGraphNode_t
-    nodeParams : cudaExternalSemaphoreSignalNodeParams*
-    
+    hGraphExec : cudaGraphExec_t | int | None
+        The executable graph in which to set the specified node
+    hNode : cudaGraphNode_t | int | None
+        semaphore signal node from the graph from which graphExec was instantiated
+    nodeParams : cudaExternalSemaphoreSignalNodeParams | None
+        Updated Parameters to set
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue,
+
+    See Also
+    --------
+    cudaGraphExecNodeSetParams, cudaGraphAddExternalSemaphoresSignalNode,
+    cudaImportExternalSemaphore, cudaSignalExternalSemaphoresAsync,
+    cudaWaitExternalSemaphoresAsync, cudaGraphExecKernelNodeSetParams,
+    cudaGraphExecMemcpyNodeSetParams, cudaGraphExecMemsetNodeSetParams,
+    cudaGraphExecHostNodeSetParams, cudaGraphExecChildGraphNodeSetParams,
+    cudaGraphExecEventRecordNodeSetEvent, cudaGraphExecEventWaitNodeSetEvent,
+    cudaGraphExecExternalSemaphoresWaitNodeSetParams, cudaGraphExecUpdate,
+    cudaGraphInstantiate
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_hGraphExec
@@ -12509,17 +14540,44 @@ def cudaGraphExecExternalSemaphoresSignalNodeSetParams(hGraphExec, hNode, nodePa
     return _st1(err)
 
 def cudaGraphExecExternalSemaphoresWaitNodeSetParams(hGraphExec, hNode, nodeParams):
-    """cudaGraphExecExternalSemaphoresWaitNodeSetParams(hGraphExec, hNode, nodeParams)
-    
+    """Sets the parameters for an external semaphore wait node in the given graphExec.
+
+    Sets the parameters of an external semaphore wait node in an executable graph
+    `hGraphExec`. The node is identified by the corresponding node `hNode` in the
+    non-executable graph, from which the executable graph was instantiated.
+
+    `hNode` must not have been removed from the original graph.
+
+    The modifications only affect future launches of `hGraphExec`. Already enqueued or
+    running launches of `hGraphExec` are not affected by this call. `hNode` is also not
+    modified by this call.
+
+    Changing `nodeParams`->numExtSems is not supported.
+
     Parameters
     ----------
-    hGraphExec : cudaGraphExec_t
-    hNode : cudaGraphNode_t
-    nodeParams : cudaExternalSemaphoreWaitNodeParams*
-    
+    hGraphExec : cudaGraphExec_t | int | None
+        The executable graph in which to set the specified node
+    hNode : cudaGraphNode_t | int | None
+        semaphore wait node from the graph from which graphExec was instantiated
+    nodeParams : cudaExternalSemaphoreWaitNodeParams | None
+        Updated Parameters to set
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue,
+
+    See Also
+    --------
+    cudaGraphExecNodeSetParams, cudaGraphAddExternalSemaphoresWaitNode,
+    cudaImportExternalSemaphore, cudaSignalExternalSemaphoresAsync,
+    cudaWaitExternalSemaphoresAsync, cudaGraphExecKernelNodeSetParams,
+    cudaGraphExecMemcpyNodeSetParams, cudaGraphExecMemsetNodeSetParams,
+    cudaGraphExecHostNodeSetParams, cudaGraphExecChildGraphNodeSetParams,
+    cudaGraphExecEventRecordNodeSetEvent, cudaGraphExecEventWaitNodeSetEvent,
+    cudaGraphExecExternalSemaphoresSignalNodeSetParams, cudaGraphExecUpdate,
+    cudaGraphInstantiate
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_hGraphExec
@@ -12533,17 +14591,42 @@ def cudaGraphExecExternalSemaphoresWaitNodeSetParams(hGraphExec, hNode, nodePara
     return _st1(err)
 
 def cudaGraphNodeSetEnabled(hGraphExec, hNode, unsigned int isEnabled):
-    """cudaGraphNodeSetEnabled(hGraphExec, hNode, isEnabled)
-    
+    """Enables or disables the specified node in the given graphExec.
+
+    Sets `hNode` to be either enabled or disabled. Disabled nodes are functionally
+    equivalent to empty nodes until they are reenabled. Existing node parameters are not
+    affected by disabling/enabling the node.
+
+    The node is identified by the corresponding node `hNode` in the non-executable
+    graph, from which the executable graph was instantiated.
+
+    `hNode` must not have been removed from the original graph.
+
+    The modifications only affect future launches of `hGraphExec`. Already enqueued or
+    running launches of `hGraphExec` are not affected by this call. `hNode` is also not
+    modified by this call.
+
     Parameters
     ----------
-    hGraphExec : cudaGraphExec_t
-    hNode : cudaGraphNode_t
-    isEnabled : unsigned int
-    
+    hGraphExec : cudaGraphExec_t | int | None
+        The executable graph in which to set the specified node
+    hNode : cudaGraphNode_t | int | None
+        Node from the graph from which graphExec was instantiated
+    isEnabled : int
+        Node is enabled if != 0, otherwise the node is disabled
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue,
+
+    See Also
+    --------
+    cudaGraphNodeGetEnabled, cudaGraphExecUpdate, cudaGraphInstantiate, cudaGraphLaunch
+
+    Notes
+    -----
+    Currently only kernel, memset and memcpy nodes are supported.
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_hGraphExec
@@ -12555,17 +14638,36 @@ def cudaGraphNodeSetEnabled(hGraphExec, hNode, unsigned int isEnabled):
     return _st1(err)
 
 def cudaGraphNodeGetEnabled(hGraphExec, hNode):
-    """cudaGraphNodeGetEnabled(hGraphExec, hNode)
-    
+    """Query whether a node in the given graphExec is enabled.
+
+    Sets isEnabled to 1 if `hNode` is enabled, or 0 if `hNode` is disabled.
+
+    The node is identified by the corresponding node `hNode` in the non-executable
+    graph, from which the executable graph was instantiated.
+
+    `hNode` must not have been removed from the original graph.
+
     Parameters
     ----------
-    hGraphExec : cudaGraphExec_t
-    hNode : cudaGraphNode_t
-    
+    hGraphExec : cudaGraphExec_t | int | None
+        The executable graph in which to set the specified node
+    hNode : cudaGraphNode_t | int | None
+        Node from the graph from which graphExec was instantiated
+
     Returns
     -------
     cudaError_t
-    isEnabled : unsigned int
+        cudaSuccess, cudaErrorInvalidValue,
+    isEnabled : int
+        Location to return the enabled status of the node
+
+    See Also
+    --------
+    cudaGraphNodeSetEnabled, cudaGraphExecUpdate, cudaGraphInstantiate, cudaGraphLaunch
+
+    Notes
+    -----
+    Currently only kernel, memset and memcpy nodes are supported.
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_hGraphExec
@@ -12580,95 +14682,114 @@ def cudaGraphNodeGetEnabled(hGraphExec, hNode):
     return (_ok(), c_isEnabled,)
 
 def cudaGraphExecUpdate(hGraphExec, hGraph):
-    """cudaGraphExecUpdate(hGraphExec, hGraph)
-    
-    Check whether an executable graph can be updated with a graph and perform the update if possible
+    """Check whether an executable graph can be updated with a graph and perform the
+    update if possible.
 
-Updates the node parameters in the instantiated graph specified by hGraphExec with the
-node parameters in a topologically identical graph specified by hGraph.
+    Updates the node parameters in the instantiated graph specified by `hGraphExec` with
+    the node parameters in a topologically identical graph specified by `hGraph`.
 
-Limitations:
+    Limitations:
 
-- Kernel nodes:
-  - The owning context of the function cannot change.
-  - A node whose function originally did not use CUDA dynamic parallelism cannot be updated
-    to a function which uses CDP.
-  - A node whose function originally did not make device-side update calls cannot be updated
-    to a function which makes device-side update calls.
-  - A cooperative node cannot be updated to a non-cooperative node, and vice-versa.
-  - If the graph was instantiated with cudaGraphInstantiateFlagUseNodePriority, the
-    priority attribute cannot change. Equality is checked on the originally requested
-    priority values, before they are clamped to the device's supported range.
-  - If hGraphExec was not instantiated for device launch, a node whose function originally
-    did not use device-side cudaGraphLaunch() cannot be updated to a function which uses
-    device-side cudaGraphLaunch() unless the node resides on the same device as nodes which
-    contained such calls at instantiate-time. If no such calls were present at instantiation,
-    these updates cannot be performed at all.
-  - Neither hGraph nor hGraphExec may contain device-updatable kernel nodes.
-- Memset and memcpy nodes:
-  - The CUDA device(s) to which the operand(s) was allocated/mapped cannot change.
-  - The source/destination memory must be allocated from the same contexts as the original
-    source/destination memory.
-  - For 2d memsets, only address and assigned value may be updated.
-  - For 1d memsets, updating dimensions is also allowed, but may fail if the resulting operation doesn't
-    map onto the work resources already allocated for the node.
-- Additional memcpy node restrictions:
-  - Changing either the source or destination memory type(i.e. CU_MEMORYTYPE_DEVICE,
-    CU_MEMORYTYPE_ARRAY, etc.) is not supported.
-- Conditional nodes:
-  - Changing node parameters is not supported.
-  - Changing parameters of nodes within the conditional body graph is subject to the rules above.
-  - Conditional handle flags and default values are updated as part of the graph update.
+    - Kernel nodes:
+    - The owning context of the function cannot change.
+    - A node whose function originally did not use CUDA dynamic parallelism cannot be
+      updated to a function which uses CDP.
+    - A node whose function originally did not make device-side update calls cannot be
+      updated to a function which makes device-side update calls.
+    - A cooperative node cannot be updated to a non-cooperative node, and vice-versa.
+    - If the graph was instantiated with cudaGraphInstantiateFlagUseNodePriority, the
+      priority attribute cannot change. Equality is checked on the originally requested
+      priority values, before they are clamped to the device's supported range.
+    - If `hGraphExec` was not instantiated for device launch, a node whose function
+      originally did not use device-side cudaGraphLaunch() cannot be updated to a
+      function which uses device-side cudaGraphLaunch() unless the node resides on the
+      same device as nodes which contained such calls at instantiate-time. If no such
+      calls were present at instantiation, these updates cannot be performed at all.
+    - Neither `hGraph` nor `hGraphExec` may contain device-updatable kernel nodes.
+    - Memset and memcpy nodes:
+    - The CUDA device(s) to which the operand(s) was allocated/mapped cannot change.
+    - The source/destination memory must be allocated from the same contexts as the
+      original source/destination memory.
+    - For 2d memsets, only address and assigned value may be updated.
+    - For 1d memsets, updating dimensions is also allowed, but may fail if the resulting
+      operation doesn't map onto the work resources already allocated for the node.
+    - Additional memcpy node restrictions:
+    - Changing either the source or destination memory type(i.e. CU_MEMORYTYPE_DEVICE,
+      CU_MEMORYTYPE_ARRAY, etc.) is not supported.
+    - Conditional nodes:
+    - Changing node parameters is not supported.
+    - Changing parameters of nodes within the conditional body graph is subject to the
+      rules above.
+    - Conditional handle flags and default values are updated as part of the graph
+      update.
 
-Note:  The API may add further restrictions in future releases.  The return code should always be checked.
+    Note: The API may add further restrictions in future releases. The return code
+    should always be checked.
 
-cudaGraphExecUpdate sets the result member of resultInfo to cudaGraphExecUpdateErrorTopologyChanged
-under the following conditions:
-- The count of nodes directly in hGraphExec and hGraph differ, in which case resultInfo->errorNode
-  is set to NULL.
-- hGraph has more exit nodes than hGraph, in which case resultInfo->errorNode is set to one of
-  the exit nodes in hGraph.
-- A node in hGraph has a different number of dependencies than the node from hGraphExec it is paired with,
-  in which case resultInfo->errorNode is set to the node from hGraph.
-- A node in hGraph has a dependency that does not match with the corresponding dependency of the paired node
-  from hGraphExec. resultInfo->errorNode will be set to the node from hGraph. resultInfo->errorFromNode
-  will be set to the mismatched dependency. The dependencies are paired based on edge order and a dependency
-  does not match when the nodes are already paired based on other edges examined in the graph.
+    cudaGraphExecUpdate sets the result member of `resultInfo` to
+    cudaGraphExecUpdateErrorTopologyChanged under the following conditions:
 
-cudaGraphExecUpdate sets the result member of resultInfo to:
-- cudaGraphExecUpdateError if passed an invalid value.
-- cudaGraphExecUpdateErrorTopologyChanged if the graph topology changed
-- cudaGraphExecUpdateErrorNodeTypeChanged if the type of a node changed, in which case
-  hErrorNode_out is set to the node from hGraph.
-- cudaGraphExecUpdateErrorFunctionChanged if the function of a kernel node changed (CUDA driver < 11.2)
-- cudaGraphExecUpdateErrorUnsupportedFunctionChange if the func field of a kernel changed in an
-  unsupported way(see note above), in which case hErrorNode_out is set to the node from hGraph
-- cudaGraphExecUpdateErrorParametersChanged if any parameters to a node changed in a way
-  that is not supported, in which case hErrorNode_out is set to the node from hGraph
-- cudaGraphExecUpdateErrorAttributesChanged if any attributes of a node changed in a way
-  that is not supported, in which case hErrorNode_out is set to the node from hGraph
-- cudaGraphExecUpdateErrorNotSupported if something about a node is unsupported, like
-  the node's type or configuration, in which case hErrorNode_out is set to the node from hGraph
+    - The count of nodes directly in `hGraphExec` and `hGraph` differ, in which case
+      resultInfo->errorNode is set to NULL.
+    - `hGraph` has more exit nodes than `hGraph`, in which case resultInfo->errorNode is
+      set to one of the exit nodes in hGraph.
+    - A node in `hGraph` has a different number of dependencies than the node from
+      `hGraphExec` it is paired with, in which case resultInfo->errorNode is set to the
+      node from `hGraph`.
+    - A node in `hGraph` has a dependency that does not match with the corresponding
+      dependency of the paired node from `hGraphExec`. resultInfo->errorNode will be set
+      to the node from `hGraph`. resultInfo->errorFromNode will be set to the mismatched
+      dependency. The dependencies are paired based on edge order and a dependency does
+      not match when the nodes are already paired based on other edges examined in the
+      graph.
 
-If the update fails for a reason not listed above, the result member of resultInfo will be set
-to cudaGraphExecUpdateError. If the update succeeds, the result member will be set to cudaGraphExecUpdateSuccess.
+    cudaGraphExecUpdate sets the result member of `resultInfo` to:
 
-cudaGraphExecUpdate returns cudaSuccess when the updated was performed successfully.  It returns
-cudaErrorGraphExecUpdateFailure if the graph update was not performed because it included
-changes which violated constraints specific to instantiated graph update.
-    
+    - cudaGraphExecUpdateError if passed an invalid value.
+    - cudaGraphExecUpdateErrorTopologyChanged if the graph topology changed
+    - cudaGraphExecUpdateErrorNodeTypeChanged if the type of a node changed, in which
+      case hErrorNode_out is set to the node from `hGraph`.
+    - cudaGraphExecUpdateErrorFunctionChanged if the function of a kernel node changed
+      (CUDA driver < 11.2)
+    - cudaGraphExecUpdateErrorUnsupportedFunctionChange if the func field of a kernel
+      changed in an unsupported way(see note above), in which case hErrorNode_out is set
+      to the node from `hGraph`
+    - cudaGraphExecUpdateErrorParametersChanged if any parameters to a node changed in a
+      way that is not supported, in which case hErrorNode_out is set to the node from
+      `hGraph`
+    - cudaGraphExecUpdateErrorAttributesChanged if any attributes of a node changed in a
+      way that is not supported, in which case hErrorNode_out is set to the node from
+      `hGraph`
+    - cudaGraphExecUpdateErrorNotSupported if something about a node is unsupported,
+      like the node's type or configuration, in which case hErrorNode_out is set to the
+      node from `hGraph`
+
+    If the update fails for a reason not listed above, the result member of `resultInfo`
+    will be set to cudaGraphExecUpdateError. If the update succeeds, the result member
+    will be set to cudaGraphExecUpdateSuccess.
+
+    cudaGraphExecUpdate returns cudaSuccess when the updated was performed successfully.
+    It returns cudaErrorGraphExecUpdateFailure if the graph update was not performed
+    because it included changes which violated constraints specific to instantiated
+    graph update.
+
     Parameters
     ----------
-    hGraphExec : cudaGraphExec_t
+    hGraphExec : cudaGraphExec_t | int | None
         The instantiated graph to be updated
-    hGraph : cudaGraph_t
+    hGraph : cudaGraph_t | int | None
         The graph containing the updated parameters
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorGraphExecUpdateFailure,
     resultInfo : cudaGraphExecUpdateResultInfo
         the error info structure
+
+    See Also
+    --------
+    cudaGraphInstantiate
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_hGraphExec
@@ -12683,16 +14804,26 @@ changes which violated constraints specific to instantiated graph update.
     return (_ok(), s_resultInfo,)
 
 def cudaGraphUpload(graphExec, stream):
-    """cudaGraphUpload(graphExec, stream)
-    
+    """Uploads an executable graph in a stream.
+
+    Uploads hGraphExec to the device in hStream without executing it. Uploads of the
+    same hGraphExec will be serialized. Each upload is ordered behind both any previous
+    work in hStream and any previous launches of hGraphExec. Uses memory cached by
+    `stream` to back the allocations owned by `graphExec`.
+
     Parameters
     ----------
-    graphExec : cudaGraphExec_t
-    stream : cudaStream_t
-    
+    graphExec : cudaGraphExec_t | int | None
+    stream : cudaStream_t | int | None
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue,
+
+    See Also
+    --------
+    cudaGraphInstantiate, cudaGraphLaunch, cudaGraphExecDestroy
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_graphExec
@@ -12704,29 +14835,33 @@ def cudaGraphUpload(graphExec, stream):
     return _st1(err)
 
 def cudaGraphLaunch(graphExec, stream):
-    """cudaGraphLaunch(graphExec, stream)
-    
-    Launches an executable graph in a stream
+    """Launches an executable graph in a stream.
 
-Executes graphExec in stream. Only one instance of graphExec may be executing
-at a time. Each launch is ordered behind both any previous work in stream
-and any previous launches of graphExec. To execute a graph concurrently, it must be
-instantiated multiple times into multiple executable graphs.
+    Executes `graphExec` in `stream`. Only one instance of `graphExec` may be executing
+    at a time. Each launch is ordered behind both any previous work in `stream` and any
+    previous launches of `graphExec`. To execute a graph concurrently, it must be
+    instantiated multiple times into multiple executable graphs.
 
-If any allocations created by graphExec remain unfreed (from a previous launch) and
-graphExec was not instantiated with cudaGraphInstantiateFlagAutoFreeOnLaunch,
-the launch will fail with cudaErrorInvalidValue.
-    
+    If any allocations created by `graphExec` remain unfreed (from a previous launch)
+    and `graphExec` was not instantiated with
+    cudaGraphInstantiateFlags.cudaGraphInstantiateFlagAutoFreeOnLaunch, the launch will
+    fail with cudaErrorInvalidValue.
+
     Parameters
     ----------
-    graphExec : cudaGraphExec_t
+    graphExec : cudaGraphExec_t | int | None
         Executable graph to launch
-    stream : cudaStream_t
+    stream : cudaStream_t | int | None
         Stream in which to launch the graph
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue
+
+    See Also
+    --------
+    cudaGraphInstantiate, cudaGraphUpload, cudaGraphExecDestroy
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_graphExec
@@ -12738,20 +14873,23 @@ the launch will fail with cudaErrorInvalidValue.
     return _st1(err)
 
 def cudaGraphExecDestroy(graphExec):
-    """cudaGraphExecDestroy(graphExec)
-    
-    Destroys an executable graph
+    """Destroys an executable graph.
 
-Destroys the executable graph specified by graphExec.
-    
+    Destroys the executable graph specified by `graphExec`.
+
     Parameters
     ----------
-    graphExec : cudaGraphExec_t
+    graphExec : cudaGraphExec_t | int | None
         Executable graph to destroy
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue
+
+    See Also
+    --------
+    cudaGraphInstantiate, cudaGraphUpload, cudaGraphLaunch
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_graphExec
@@ -12761,20 +14899,23 @@ Destroys the executable graph specified by graphExec.
     return _st1(err)
 
 def cudaGraphDestroy(graph):
-    """cudaGraphDestroy(graph)
-    
-    Destroys a graph
+    """Destroys a graph.
 
-Destroys the graph specified by graph, as well as all of its nodes.
-    
+    Destroys the graph specified by `graph`, as well as all of its nodes.
+
     Parameters
     ----------
-    graph : cudaGraph_t
+    graph : cudaGraph_t | int | None
         Graph to destroy
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue
+
+    See Also
+    --------
+    cudaGraphCreate
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_graph
@@ -12784,27 +14925,28 @@ Destroys the graph specified by graph, as well as all of its nodes.
     return _st1(err)
 
 def cudaGraphDebugDotPrint(graph, path, unsigned int flags):
-    """cudaGraphDebugDotPrint(graph, path, flags)
-    
-    Write a DOT file describing graph structure
+    """Write a DOT file describing graph structure.
 
-Using the provided graph, write to path a DOT formatted description of the graph.
-By default this includes the graph topology, node types, node id, kernel names and memcpy direction.
-flags can be specified to write more detailed information about each node type such as
-parameter values, kernel attributes, node and function handles.
-    
+    Using the provided `graph`, write to `path` a DOT formatted description of the
+    graph. By default this includes the graph topology, node types, node id, kernel
+    names and memcpy direction. `flags` can be specified to write more detailed
+    information about each node type such as parameter values, kernel attributes, node
+    and function handles.
+
     Parameters
     ----------
-    graph : cudaGraph_t
+    graph : cudaGraph_t | int | None
         The graph to create a DOT file from
-    path : char*
+    path : bytes
         The path to write the DOT file to
-    flags : unsigned int
-        Flags from cudaGraphDebugDotFlags for specifying which additional node information to write
-    
+    flags : int
+        Flags from cudaGraphDebugDotFlags for specifying which additional node
+        information to write
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue, cudaErrorOperatingSystem
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_graph
@@ -12816,35 +14958,46 @@ parameter values, kernel attributes, node and function handles.
     return _st1(err)
 
 def cudaUserObjectCreate(ptr, destroy, unsigned int initialRefcount, unsigned int flags):
-    """cudaUserObjectCreate(ptr, destroy, initialRefcount, flags)
-    
-    Create a user object
+    """Create a user object.
 
-Create a user object with the specified destructor callback and initial reference count. The
-initial references are owned by the caller.
+    Create a user object with the specified destructor callback and initial reference
+    count. The initial references are owned by the caller.
 
-Destructor callbacks cannot make CUDA API calls and should avoid blocking behavior, as they
-are executed by a shared internal thread. Another thread may be signaled to perform such
-actions, if it does not block forward progress of tasks scheduled through CUDA.
+    Destructor callbacks cannot make CUDA API calls and should avoid blocking behavior,
+    as they are executed by a shared internal thread. Another thread may be signaled to
+    perform such actions, if it does not block forward progress of tasks scheduled
+    through CUDA.
 
-See CUDA User Objects in the CUDA C++ Programming Guide for more information on user objects.
-    
+    See CUDA User Objects in the CUDA C++ Programming Guide for more information on user
+    objects.
+
     Parameters
     ----------
-    ptr : void*
+    ptr : Address
         The pointer to pass to the destroy function
-    destroy : cudaHostFn_t
+    destroy : cudaHostFn_t | int | None
         Callback to free the user object when it is no longer in use
-    initialRefcount : unsigned int
-        The initial refcount to create the object with, typically 1. The initial references are owned by the calling thread.
-    flags : unsigned int
-        Currently it is required to pass cudaUserObjectNoDestructorSync, which is the only defined flag. This indicates that the destroy callback cannot be waited on by any CUDA API. Users requiring synchronization of the callback should signal its completion manually.
-    
+    initialRefcount : int
+        The initial refcount to create the object with, typically 1. The initial
+        references are owned by the calling thread.
+    flags : int
+        Currently it is required to pass
+        cudaUserObjectFlags.cudaUserObjectNoDestructorSync, which is the only defined
+        flag. This indicates that the destroy callback cannot be waited on by any CUDA
+        API. Users requiring synchronization of the callback should signal its
+        completion manually.
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue
     object_out : cudaUserObject_t
         Location to return the user object handle
+
+    See Also
+    --------
+    cudaUserObjectRetain, cudaUserObjectRelease, cudaGraphRetainUserObject,
+    cudaGraphReleaseUserObject, cudaGraphCreate
     """
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaUserObject_t c_object_out = <cyruntime.cudaUserObject_t>0
@@ -12859,24 +15012,30 @@ See CUDA User Objects in the CUDA C++ Programming Guide for more information on 
     return (_ok(), _new_handle(cudaUserObject_t, <void*>c_object_out),)
 
 def cudaUserObjectRetain(object, unsigned int count):
-    """cudaUserObjectRetain(object, count)
-    
-    Retain a reference to a user object
+    """Retain a reference to a user object.
 
-Retains new references to a user object. The new references are owned by the caller.
+    Retains new references to a user object. The new references are owned by the caller.
 
-See CUDA User Objects in the CUDA C++ Programming Guide for more information on user objects.
-    
+    See CUDA User Objects in the CUDA C++ Programming Guide for more information on user
+    objects.
+
     Parameters
     ----------
-    object : cudaUserObject_t
+    object : cudaUserObject_t | int | None
         The object to retain
-    count : unsigned int
-        The number of references to retain, typically 1. Must be nonzero and not larger than INT_MAX.
-    
+    count : int
+        The number of references to retain, typically 1. Must be nonzero and not larger
+        than INT_MAX.
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue
+
+    See Also
+    --------
+    cudaUserObjectCreate, cudaUserObjectRelease, cudaGraphRetainUserObject,
+    cudaGraphReleaseUserObject, cudaGraphCreate
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_object
@@ -12886,28 +15045,34 @@ See CUDA User Objects in the CUDA C++ Programming Guide for more information on 
     return _st1(err)
 
 def cudaUserObjectRelease(object, unsigned int count):
-    """cudaUserObjectRelease(object, count)
-    
-    Release a reference to a user object
+    """Release a reference to a user object.
 
-Releases user object references owned by the caller. The object's destructor is invoked if
-the reference count reaches zero.
+    Releases user object references owned by the caller. The object's destructor is
+    invoked if the reference count reaches zero.
 
-It is undefined behavior to release references not owned by the caller, or to use a user
-object handle after all references are released.
+    It is undefined behavior to release references not owned by the caller, or to use a
+    user object handle after all references are released.
 
-See CUDA User Objects in the CUDA C++ Programming Guide for more information on user objects.
-    
+    See CUDA User Objects in the CUDA C++ Programming Guide for more information on user
+    objects.
+
     Parameters
     ----------
-    object : cudaUserObject_t
+    object : cudaUserObject_t | int | None
         The object to release
-    count : unsigned int
-        The number of references to release, typically 1. Must be nonzero and not larger than INT_MAX.
-    
+    count : int
+        The number of references to release, typically 1. Must be nonzero and not larger
+        than INT_MAX.
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue
+
+    See Also
+    --------
+    cudaUserObjectCreate, cudaUserObjectRetain, cudaGraphRetainUserObject,
+    cudaGraphReleaseUserObject, cudaGraphCreate
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_object
@@ -12917,28 +15082,36 @@ See CUDA User Objects in the CUDA C++ Programming Guide for more information on 
     return _st1(err)
 
 def cudaGraphRetainUserObject(graph, object, unsigned int count, unsigned int flags):
-    """cudaGraphRetainUserObject(graph, object, count, flags)
-    
-    Retain a reference to a user object from a graph
+    """Retain a reference to a user object from a graph.
 
-Creates or moves user object references that will be owned by a CUDA graph.
+    Creates or moves user object references that will be owned by a CUDA graph.
 
-See CUDA User Objects in the CUDA C++ Programming Guide for more information on user objects.
-    
+    See CUDA User Objects in the CUDA C++ Programming Guide for more information on user
+    objects.
+
     Parameters
     ----------
-    graph : cudaGraph_t
+    graph : cudaGraph_t | int | None
         The graph to associate the reference with
-    object : cudaUserObject_t
+    object : cudaUserObject_t | int | None
         The user object to retain a reference for
-    count : unsigned int
-        The number of references to add to the graph, typically 1. Must be nonzero and not larger than INT_MAX.
-    flags : unsigned int
-        The optional flag cudaGraphUserObjectMove transfers references from the calling thread, rather than create new references. Pass 0 to create new references.
-    
+    count : int
+        The number of references to add to the graph, typically 1. Must be nonzero and
+        not larger than INT_MAX.
+    flags : int
+        The optional flag cudaUserObjectRetainFlags.cudaGraphUserObjectMove transfers
+        references from the calling thread, rather than create new references. Pass 0 to
+        create new references.
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue
+
+    See Also
+    --------
+    cudaUserObjectCreate, cudaUserObjectRetain, cudaUserObjectRelease,
+    cudaGraphReleaseUserObject, cudaGraphCreate
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_graph
@@ -12950,26 +15123,32 @@ See CUDA User Objects in the CUDA C++ Programming Guide for more information on 
     return _st1(err)
 
 def cudaGraphReleaseUserObject(graph, object, unsigned int count):
-    """cudaGraphReleaseUserObject(graph, object, count)
-    
-    Release a user object reference from a graph
+    """Release a user object reference from a graph.
 
-Releases user object references owned by a graph.
+    Releases user object references owned by a graph.
 
-See CUDA User Objects in the CUDA C++ Programming Guide for more information on user objects.
-    
+    See CUDA User Objects in the CUDA C++ Programming Guide for more information on user
+    objects.
+
     Parameters
     ----------
-    graph : cudaGraph_t
+    graph : cudaGraph_t | int | None
         The graph that will release the reference
-    object : cudaUserObject_t
+    object : cudaUserObject_t | int | None
         The user object to release a reference for
-    count : unsigned int
-        The number of references to release, typically 1. Must be nonzero and not larger than INT_MAX.
-    
+    count : int
+        The number of references to release, typically 1. Must be nonzero and not larger
+        than INT_MAX.
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue
+
+    See Also
+    --------
+    cudaUserObjectCreate, cudaUserObjectRetain, cudaUserObjectRelease,
+    cudaGraphRetainUserObject, cudaGraphCreate
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_graph
@@ -12981,44 +15160,49 @@ See CUDA User Objects in the CUDA C++ Programming Guide for more information on 
     return _st1(err)
 
 def cudaGraphAddNode(graph, pDependencies, dependencyData, size_t numDependencies, nodeParams):
-    """cudaGraphAddNode(graph, pDependencies, dependencyData, numDependencies, nodeParams)
-    
-    Adds a node of arbitrary type to a graph
+    """Adds a node of arbitrary type to a graph.
 
-Creates a new node in graph described by nodeParams with numDependencies
-dependencies specified via pDependencies. numDependencies may be 0.
-pDependencies may be null if numDependencies is 0. pDependencies may not have
-any duplicate entries.
+    Creates a new node in `graph` described by `nodeParams` with `numDependencies`
+    dependencies specified via `pDependencies`. `numDependencies` may be 0.
+    `pDependencies` may be null if `numDependencies` is 0. `pDependencies` may not have
+    any duplicate entries.
 
-nodeParams is a tagged union. The node type should be specified in the type field,
-and type-specific parameters in the corresponding union member. All unused bytes - that
-is, reserved0 and all bytes past the utilized union member - must be set to zero.
-It is recommended to use brace initialization or memset to ensure all bytes are
-initialized.
+    `nodeParams` is a tagged union. The node type should be specified in the type field,
+    and type-specific parameters in the corresponding union member. All unused bytes -
+    that is, reserved0 and all bytes past the utilized union member - must be set to
+    zero. It is recommended to use brace initialization or memset to ensure all bytes
+    are initialized.
 
-Note that for some node types, nodeParams may contain "out parameters" which are
-modified during the call, such as nodeParams->alloc.dptr.
+    Note that for some node types, `nodeParams` may contain "out parameters" which are
+    modified during the call, such as `nodeParams`->alloc.dptr.
 
-A handle to the new node will be returned in phGraphNode.
-    
+    A handle to the new node will be returned in phGraphNode.
+
     Parameters
     ----------
-    graph : cudaGraph_t
+    graph : cudaGraph_t | int | None
         Graph to which to add the node
-    pDependencies : cudaGraphNode_t*
+    pDependencies : Sequence[cudaGraphNode_t | int | None] | Buffer | int | None
         Dependencies of the node
-    dependencyData : cudaGraphEdgeData*
-        Optional edge data for the dependencies. If NULL, the data is assumed to be default (zeroed) for all dependencies.
-    numDependencies : size_t
+    dependencyData : cudaGraphEdgeData | Sequence[cudaGraphEdgeData] | None
+        Optional edge data for the dependencies. If NULL, the data is assumed to be
+        default (zeroed) for all dependencies.
+    numDependencies : int
         Number of dependencies
-    nodeParams : cudaGraphNodeParams*
+    nodeParams : cudaGraphNodeParams | Sequence[cudaGraphNodeParams] | None
         Specification of the node
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue, cudaErrorInvalidDeviceFunction,
+        cudaErrorNotSupported
     pGraphNode : cudaGraphNode_t
         Returns newly created node
+
+    See Also
+    --------
+    cudaGraphCreate, cudaGraphNodeSetParams, cudaGraphExecNodeSetParams
     """
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaGraphNode_t c_pGraphNode = <cyruntime.cudaGraphNode_t>0
@@ -13040,27 +15224,31 @@ A handle to the new node will be returned in phGraphNode.
     return (_ok(), _new_handle(cudaGraphNode_t, <void*>c_pGraphNode),)
 
 def cudaGraphNodeSetParams(node, nodeParams):
-    """cudaGraphNodeSetParams(node, nodeParams)
-    
-    Update's a graph node's parameters
+    """Update's a graph node's parameters.
 
-Sets the parameters of graph node node to nodeParams. The node type specified by
-nodeParams->type must match the type of node. nodeParams must be fully
-initialized and all unused bytes (reserved, padding) zeroed.
+    Sets the parameters of graph node `node` to `nodeParams`. The node type specified by
+    `nodeParams`->type must match the type of `node`. `nodeParams` must be fully
+    initialized and all unused bytes (reserved, padding) zeroed.
 
-Modifying parameters is not supported for node types cudaGraphNodeTypeMemAlloc and
-cudaGraphNodeTypeMemFree.
-    
+    Modifying parameters is not supported for node types cudaGraphNodeTypeMemAlloc and
+    cudaGraphNodeTypeMemFree.
+
     Parameters
     ----------
-    node : cudaGraphNode_t
+    node : cudaGraphNode_t | int | None
         Node to set the parameters for
-    nodeParams : cudaGraphNodeParams*
+    nodeParams : cudaGraphNodeParams | None
         Parameters to copy
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue, cudaErrorInvalidDeviceFunction,
+        cudaErrorNotSupported
+
+    See Also
+    --------
+    cudaGraphAddNode, cudaGraphExecNodeSetParams
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_node
@@ -13072,46 +15260,53 @@ cudaGraphNodeTypeMemFree.
     return _st1(err)
 
 def cudaGraphExecNodeSetParams(graphExec, node, nodeParams):
-    """cudaGraphExecNodeSetParams(graphExec, node, nodeParams)
-    
-    Update's a graph node's parameters in an instantiated graph
+    """Update's a graph node's parameters in an instantiated graph.
 
-Sets the parameters of a node in an executable graph graphExec. The node is identified
-by the corresponding node node in the non-executable graph from which the executable
-graph was instantiated. node must not have been removed from the original graph.
+    Sets the parameters of a node in an executable graph `graphExec`. The node is
+    identified by the corresponding node `node` in the non-executable graph from which
+    the executable graph was instantiated. `node` must not have been removed from the
+    original graph.
 
-The modifications only affect future launches of graphExec. Already
-enqueued or running launches of graphExec are not affected by this call.
-node is also not modified by this call.
+    The modifications only affect future launches of `graphExec`. Already enqueued or
+    running launches of `graphExec` are not affected by this call. `node` is also not
+    modified by this call.
 
-Allowed changes to parameters on executable graphs are as follows:
-<table>
-  <tr><th>Node type<th>Allowed changes
-  <tr><td>kernel<td>See cudaGraphExecKernelNodeSetParams
-  <tr><td>memcpy<td>Addresses for 1-dimensional copies if allocated in same context; see cudaGraphExecMemcpyNodeSetParams
-  <tr><td>memset<td>Addresses for 1-dimensional memsets if allocated in same context; see cudaGraphExecMemsetNodeSetParams
-  <tr><td>host<td>Unrestricted
-  <tr><td>child graph<td>Topology must match and restrictions apply recursively; see cudaGraphExecUpdate
-  <tr><td>event wait<td>Unrestricted
-  <tr><td>event record<td>Unrestricted
-  <tr><td>external semaphore signal<td>Number of semaphore operations cannot change
-  <tr><td>external semaphore wait<td>Number of semaphore operations cannot change
-  <tr><td>memory allocation<td>API unsupported
-  <tr><td>memory free<td>API unsupported
-</table>
-    
+    Allowed changes to parameters on executable graphs are as follows:
+
+    - Node type; Allowed changes
+    - kernel; See cudaGraphExecKernelNodeSetParams
+    - memcpy; Addresses for 1-dimensional copies if allocated in same context; see
+      cudaGraphExecMemcpyNodeSetParams
+    - memset; Addresses for 1-dimensional memsets if allocated in same context; see
+      cudaGraphExecMemsetNodeSetParams
+    - host; Unrestricted
+    - child graph; Topology must match and restrictions apply recursively; see
+      cudaGraphExecUpdate
+    - event wait; Unrestricted
+    - event record; Unrestricted
+    - external semaphore signal; Number of semaphore operations cannot change
+    - external semaphore wait; Number of semaphore operations cannot change
+    - memory allocation; API unsupported
+    - memory free; API unsupported
+
     Parameters
     ----------
-    graphExec : cudaGraphExec_t
+    graphExec : cudaGraphExec_t | int | None
         The executable graph in which to update the specified node
-    node : cudaGraphNode_t
+    node : cudaGraphNode_t | int | None
         Corresponding node from the graph from which graphExec was instantiated
-    nodeParams : cudaGraphNodeParams*
+    nodeParams : cudaGraphNodeParams | None
         Updated Parameters to set
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue, cudaErrorInvalidDeviceFunction,
+        cudaErrorNotSupported
+
+    See Also
+    --------
+    cudaGraphAddNode, cudaGraphNodeSetParams, cudaGraphExecUpdate, cudaGraphInstantiate
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_graphExec
@@ -13125,29 +15320,35 @@ Allowed changes to parameters on executable graphs are as follows:
     return _st1(err)
 
 def cudaGraphConditionalHandleCreate(graph, unsigned int defaultLaunchValue, unsigned int flags):
-    """cudaGraphConditionalHandleCreate(graph, defaultLaunchValue, flags)
-    
-    Create a conditional handle
+    """Create a conditional handle.
 
-Creates a conditional handle associated with hGraph.
+    Creates a conditional handle associated with hGraph.
 
-The conditional handle must be associated with a conditional node in this graph or one of its children.
+    The conditional handle must be associated with a conditional node in this graph or
+    one of its children.
 
-Handles not associated with a conditional node may cause graph instantiation to fail.
-    
+    Handles not associated with a conditional node may cause graph instantiation to
+    fail.
+
     Parameters
     ----------
-    graph : cudaGraph_t
-    defaultLaunchValue : unsigned int
-        Optional initial value for the conditional variable. Applied at the beginning of each graph execution if cudaGraphCondAssignDefault is set in flags.
-    flags : unsigned int
+    graph : cudaGraph_t | int | None
+    defaultLaunchValue : int
+        Optional initial value for the conditional variable. Applied at the beginning of
+        each graph execution if cudaGraphCondAssignDefault is set in `flags`.
+    flags : int
         Currently must be cudaGraphCondAssignDefault or 0.
-    
+
     Returns
     -------
     cudaError_t
+        CUDA_SUCCESS, CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_NOT_SUPPORTED
     pHandle_out : cudaGraphConditionalHandle
         Pointer used to return the handle to the caller.
+
+    See Also
+    --------
+    cuGraphAddNode
     """
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaGraphConditionalHandle c_pHandle_out = <cyruntime.cudaGraphConditionalHandle>0
@@ -13160,18 +15361,84 @@ Handles not associated with a conditional node may cause graph instantiation to 
     return (_ok(), _new_int(cudaGraphConditionalHandle, <unsigned long long>c_pHandle_out, 8, False),)
 
 def cudaGetDriverEntryPoint(symbol, unsigned long long flags):
-    """cudaGetDriverEntryPoint(symbol, flags)
-    
+    """Returns the requested driver API function pointer.
+
+    Deprecated: This function is deprecated as of CUDA 13.0
+
+    Returns, as `funcPtr`, the address of the CUDA driver function for the requested
+    flags.
+
+    For a requested driver symbol, if the CUDA version in which the driver symbol was
+    introduced is less than or equal to the CUDA runtime version, the API will return
+    the function pointer to the corresponding versioned driver function.
+
+    The pointer returned by the API should be cast to a function pointer matching the
+    requested driver function's definition in the API header file. The function pointer
+    typedef can be picked up from the corresponding typedefs header file. For example,
+    cudaTypedefs.h consists of function pointer typedefs for driver APIs defined in
+    cuda.h.
+
+    The API will return cudaSuccess and set the returned `funcPtr` if the requested
+    driver function is valid and supported on the platform.
+
+    The API will return cudaSuccess and set the returned `funcPtr` to NULL if the
+    requested driver function is not supported on the platform, no ABI compatible driver
+    function exists for the CUDA runtime version or if the driver symbol is invalid.
+
+    It will also set the optional `driverStatus` to one of the values in
+    cudaDriverEntryPointQueryResult with the following meanings:
+
+    - cudaDriverEntryPointQueryResult.cudaDriverEntryPointSuccess - The requested symbol
+      was succesfully found based on input arguments and pfn is valid
+    - cudaDriverEntryPointQueryResult.cudaDriverEntryPointSymbolNotFound - The requested
+      symbol was not found
+    - cudaDriverEntryPointQueryResult.cudaDriverEntryPointVersionNotSufficent - The
+      requested symbol was found but is not supported by the current runtime version
+      (CUDART_VERSION)
+
+    The requested flags can be:
+
+    - cudaGetDriverEntryPointFlags.cudaEnableDefault: This is the default mode. This is
+      equivalent to cudaGetDriverEntryPointFlags.cudaEnablePerThreadDefaultStream if the
+      code is compiled with --default-stream per-thread compilation flag or the macro
+      CUDA_API_PER_THREAD_DEFAULT_STREAM is defined;
+      cudaGetDriverEntryPointFlags.cudaEnableLegacyStream otherwise.
+    - cudaGetDriverEntryPointFlags.cudaEnableLegacyStream: This will enable the search
+      for all driver symbols that match the requested driver symbol name except the
+      corresponding per-thread versions.
+    - cudaGetDriverEntryPointFlags.cudaEnablePerThreadDefaultStream: This will enable
+      the search for all driver symbols that match the requested driver symbol name
+      including the per-thread versions. If a per-thread version is not found, the API
+      will return the legacy version of the driver function.
+
     Parameters
     ----------
-    symbol : char*
-    flags : unsigned long long
-    
+    symbol : bytes
+        The base name of the driver API function to look for. As an example, for the
+        driver API cuMemAlloc_v2, `symbol` would be cuMemAlloc. Note that the API will
+        use the CUDA runtime version to return the address to the most recent ABI
+        compatible driver symbol, cuMemAlloc or cuMemAlloc_v2.
+    flags : int
+        Flags to specify search options.
+
     Returns
     -------
     cudaError_t
-    funcPtr : void
+        cudaSuccess, cudaErrorInvalidValue, cudaErrorNotSupported
+    funcPtr : int
+        Location to return the function pointer to the requested driver function
     driverStatus : cudaDriverEntryPointQueryResult
+        Optional location to store the status of finding the symbol from the driver. See
+        cudaDriverEntryPointQueryResult for possible values.
+
+    See Also
+    --------
+    cuGetProcAddress
+
+    Notes
+    -----
+    This API is deprecated and cudaGetDriverEntryPointByVersion (with a hardcoded
+    cudaVersion) should be used instead.
     """
     cdef cyruntime.cudaError_t err
     cdef bytes b_symbol = _as_bytes(symbol, False)
@@ -13185,19 +15452,86 @@ def cudaGetDriverEntryPoint(symbol, unsigned long long flags):
     return (_ok(), PyLong_FromVoidPtr(c_funcPtr), _enum(_L.cls('cudaDriverEntryPointQueryResult')._value2member_map_, None, <long long>c_driverStatus))
 
 def cudaGetDriverEntryPointByVersion(symbol, unsigned int cudaVersion, unsigned long long flags):
-    """cudaGetDriverEntryPointByVersion(symbol, cudaVersion, flags)
-    
+    """Returns the requested driver API function pointer by CUDA version.
+
+    Returns, as `funcPtr`, the address of the CUDA driver function for the requested
+    flags and CUDA driver version.
+
+    The CUDA version is specified as (1000 * major + 10 * minor), so CUDA 11.2 should be
+    specified as 11020. For a requested driver symbol, if the specified CUDA version is
+    greater than or equal to the CUDA version in which the driver symbol was introduced,
+    this API will return the function pointer to the corresponding versioned function.
+    If the specified CUDA version is greater than the driver version, the API will
+    return cudaErrorInvalidValue.
+
+    The pointer returned by the API should be cast to a function pointer matching the
+    requested driver function's definition in the API header file. The function pointer
+    typedef can be picked up from the corresponding typedefs header file. For example,
+    cudaTypedefs.h consists of function pointer typedefs for driver APIs defined in
+    cuda.h.
+
+    For the case where the CUDA version requested is greater than the CUDA Toolkit
+    installed, there may not be an appropriate function pointer typedef in the
+    corresponding header file and may need a custom typedef to match the driver function
+    signature returned. This can be done by getting the typedefs from a later toolkit or
+    creating appropriately matching custom function typedefs.
+
+    The API will return cudaSuccess and set the returned `funcPtr` if the requested
+    driver function is valid and supported on the platform.
+
+    The API will return cudaSuccess and set the returned `funcPtr` to NULL if the
+    requested driver function is not supported on the platform, no ABI compatible driver
+    function exists for the requested version or if the driver symbol is invalid.
+
+    It will also set the optional `driverStatus` to one of the values in
+    cudaDriverEntryPointQueryResult with the following meanings:
+
+    - cudaDriverEntryPointQueryResult.cudaDriverEntryPointSuccess - The requested symbol
+      was succesfully found based on input arguments and pfn is valid
+    - cudaDriverEntryPointQueryResult.cudaDriverEntryPointSymbolNotFound - The requested
+      symbol was not found
+    - cudaDriverEntryPointQueryResult.cudaDriverEntryPointVersionNotSufficent - The
+      requested symbol was found but is not supported by the specified version
+      `cudaVersion`
+
+    The requested flags can be:
+
+    - cudaGetDriverEntryPointFlags.cudaEnableDefault: This is the default mode. This is
+      equivalent to cudaGetDriverEntryPointFlags.cudaEnablePerThreadDefaultStream if the
+      code is compiled with --default-stream per-thread compilation flag or the macro
+      CUDA_API_PER_THREAD_DEFAULT_STREAM is defined;
+      cudaGetDriverEntryPointFlags.cudaEnableLegacyStream otherwise.
+    - cudaGetDriverEntryPointFlags.cudaEnableLegacyStream: This will enable the search
+      for all driver symbols that match the requested driver symbol name except the
+      corresponding per-thread versions.
+    - cudaGetDriverEntryPointFlags.cudaEnablePerThreadDefaultStream: This will enable
+      the search for all driver symbols that match the requested driver symbol name
+      including the per-thread versions. If a per-thread version is not found, the API
+      will return the legacy version of the driver function.
+
     Parameters
     ----------
-    symbol : char*
-    cudaVersion : unsigned int
-    flags : unsigned long long
-    
+    symbol : bytes
+        The base name of the driver API function to look for. As an example, for the
+        driver API cuMemAlloc_v2, `symbol` would be cuMemAlloc.
+    cudaVersion : int
+        The CUDA version to look for the requested driver symbol
+    flags : int
+        Flags to specify search options.
+
     Returns
     -------
     cudaError_t
-    funcPtr : void
+        cudaSuccess, cudaErrorInvalidValue, cudaErrorNotSupported
+    funcPtr : int
+        Location to return the function pointer to the requested driver function
     driverStatus : cudaDriverEntryPointQueryResult
+        Optional location to store the status of finding the symbol from the driver. See
+        cudaDriverEntryPointQueryResult for possible values.
+
+    See Also
+    --------
+    cuGetProcAddress
     """
     cdef cyruntime.cudaError_t err
     cdef bytes b_symbol = _as_bytes(symbol, False)
@@ -13211,59 +15545,69 @@ def cudaGetDriverEntryPointByVersion(symbol, unsigned int cudaVersion, unsigned 
     return (_ok(), PyLong_FromVoidPtr(c_funcPtr), _enum(_L.cls('cudaDriverEntryPointQueryResult')._value2member_map_, None, <long long>c_driverStatus))
 
 def cudaLibraryLoadData(code, jitOptions, jitOptionsValues, unsigned int numJitOptions, libraryOptions, libraryOptionValues, unsigned int numLibraryOptions):
-    """cudaLibraryLoadData(code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions)
-    
-    Load a library with specified code and options
+    """Load a library with specified code and options.
 
-Takes a pointer code and loads the corresponding library library based on
-the application defined library loading mode:
-- If module loading is set to EAGER, via the environment variables described in "Module loading",
-  library is loaded eagerly into all contexts at the time of the call and future contexts
-  at the time of creation until the library is unloaded with cudaLibraryUnload().
-- If the environment variables are set to LAZY, library
-  is not immediately loaded onto all existent contexts and will only be
-  loaded when a function is needed for that context, such as a kernel launch.
+    Takes a pointer `code` and loads the corresponding library `library` based on the
+    application defined library loading mode:
 
-These environment variables are described in the CUDA programming guide under the
-"CUDA environment variables" section.
+    - If module loading is set to EAGER, via the environment variables described in
+      "Module loading", `library` is loaded eagerly into all contexts at the time of the
+      call and future contexts at the time of creation until the library is unloaded
+      with cudaLibraryUnload.
+    - If the environment variables are set to LAZY, `library` is not immediately loaded
+      onto all existent contexts and will only be loaded when a function is needed for
+      that context, such as a kernel launch.
 
-The code may be a cubin or fatbin as output by nvcc,
-or a NULL-terminated PTX, either as output by nvcc or hand-written.
-A fatbin should also contain relocatable code when doing separate compilation.
-Please also see the documentation for nvrtc (https://docs.nvidia.com/cuda/nvrtc/index.html),
-nvjitlink (https://docs.nvidia.com/cuda/nvjitlink/index.html), and nvfatbin
-(https://docs.nvidia.com/cuda/nvfatbin/index.html) for more information on generating
-loadable code at runtime.
+    These environment variables are described in the CUDA programming guide under the
+    "CUDA environment variables" section.
 
-Options are passed as an array via jitOptions and any corresponding parameters are passed in
-jitOptionsValues. The number of total JIT options is supplied via numJitOptions.
-Any outputs will be returned via jitOptionsValues.
+    The `code` may be a cubin or fatbin as output by nvcc, or a NULL-terminated PTX,
+    either as output by nvcc or hand-written. A fatbin should also contain relocatable
+    code when doing separate compilation. Please also see the documentation for nvrtc
+    (https://docs.nvidia.com/cuda/nvrtc/index.html), nvjitlink
+    (https://docs.nvidia.com/cuda/nvjitlink/index.html), and nvfatbin
+    (https://docs.nvidia.com/cuda/nvfatbin/index.html) for more information on
+    generating loadable code at runtime.
 
-Library load options are passed as an array via libraryOptions and any corresponding parameters are passed in
-libraryOptionValues. The number of total library load options is supplied via numLibraryOptions.
-    
+    Options are passed as an array via `jitOptions` and any corresponding parameters are
+    passed in `jitOptionsValues`. The number of total JIT options is supplied via
+    `numJitOptions`. Any outputs will be returned via `jitOptionsValues`.
+
+    Library load options are passed as an array via `libraryOptions` and any
+    corresponding parameters are passed in `libraryOptionValues`. The number of total
+    library load options is supplied via `numLibraryOptions`.
+
     Parameters
     ----------
-    code : void*
+    code : Address
         Code to load
-    jitOptions : cudaJitOption*
+    jitOptions : Sequence[cudaJitOption] | Buffer | int | None
         Options for JIT
-    jitOptionsValues : void**
+    jitOptionsValues : Sequence[Any] | Address
         Option values for JIT
-    numJitOptions : unsigned int
+    numJitOptions : int
         Number of options
-    libraryOptions : cudaLibraryOption*
+    libraryOptions : Sequence[cudaLibraryOption] | Buffer | int | None
         Options for loading
-    libraryOptionValues : void**
+    libraryOptionValues : Sequence[Any] | Address
         Option values for loading
-    numLibraryOptions : unsigned int
+    numLibraryOptions : int
         Number of options for loading
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue, cudaErrorMemoryAllocation,
+        cudaErrorInitializationError, cudaErrorCudartUnloading, cudaErrorInvalidPtx,
+        cudaErrorUnsupportedPtxVersion, cudaErrorNoKernelImageForDevice,
+        cudaErrorSharedObjectSymbolNotFound, cudaErrorSharedObjectInitFailed,
+        cudaErrorJitCompilerNotFound
     library : cudaLibrary_t
         Returned library
+
+    See Also
+    --------
+    cudaLibraryLoadFromFile, cudaLibraryUnload, cuLibraryLoadData
     """
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaLibrary_t c_library = <cyruntime.cudaLibrary_t>0
@@ -13288,59 +15632,69 @@ libraryOptionValues. The number of total library load options is supplied via nu
     return (_ok(), _new_handle(cudaLibrary_t, <void*>c_library),)
 
 def cudaLibraryLoadFromFile(fileName, jitOptions, jitOptionsValues, unsigned int numJitOptions, libraryOptions, libraryOptionValues, unsigned int numLibraryOptions):
-    """cudaLibraryLoadFromFile(fileName, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions)
-    
-    Load a library with specified file and options
+    """Load a library with specified file and options.
 
-Takes a pointer code and loads the corresponding library library based on
-the application defined library loading mode:
-- If module loading is set to EAGER, via the environment variables described in "Module loading",
-  library is loaded eagerly into all contexts at the time of the call and future contexts
-  at the time of creation until the library is unloaded with cudaLibraryUnload().
-- If the environment variables are set to LAZY, library
-  is not immediately loaded onto all existent contexts and will only be
-  loaded when a function is needed for that context, such as a kernel launch.
+    Takes a pointer code and loads the corresponding library `library` based on the
+    application defined library loading mode:
 
-These environment variables are described in the CUDA programming guide under the
-"CUDA environment variables" section.
+    - If module loading is set to EAGER, via the environment variables described in
+      "Module loading", `library` is loaded eagerly into all contexts at the time of the
+      call and future contexts at the time of creation until the library is unloaded
+      with cudaLibraryUnload.
+    - If the environment variables are set to LAZY, `library` is not immediately loaded
+      onto all existent contexts and will only be loaded when a function is needed for
+      that context, such as a kernel launch.
 
-The file should be a cubin file as output by nvcc, or a PTX file either
-as output by nvcc or handwritten, or a fatbin file as output by nvcc.
-A fatbin should also contain relocatable code when doing separate compilation.
-Please also see the documentation for nvrtc (https://docs.nvidia.com/cuda/nvrtc/index.html),
-nvjitlink (https://docs.nvidia.com/cuda/nvjitlink/index.html), and nvfatbin
-(https://docs.nvidia.com/cuda/nvfatbin/index.html) for more information on generating
-loadable code at runtime.
+    These environment variables are described in the CUDA programming guide under the
+    "CUDA environment variables" section.
 
-Options are passed as an array via jitOptions and any corresponding parameters are
-passed in jitOptionsValues. The number of total options is supplied via numJitOptions.
-Any outputs will be returned via jitOptionsValues.
+    The file should be a cubin file as output by nvcc, or a PTX file either as output by
+    nvcc or handwritten, or a fatbin file as output by nvcc. A fatbin should also
+    contain relocatable code when doing separate compilation. Please also see the
+    documentation for nvrtc (https://docs.nvidia.com/cuda/nvrtc/index.html), nvjitlink
+    (https://docs.nvidia.com/cuda/nvjitlink/index.html), and nvfatbin
+    (https://docs.nvidia.com/cuda/nvfatbin/index.html) for more information on
+    generating loadable code at runtime.
 
-Library load options are passed as an array via libraryOptions and any corresponding parameters are passed in
-libraryOptionValues. The number of total library load options is supplied via numLibraryOptions.
-    
+    Options are passed as an array via `jitOptions` and any corresponding parameters are
+    passed in `jitOptionsValues`. The number of total options is supplied via
+    `numJitOptions`. Any outputs will be returned via `jitOptionsValues`.
+
+    Library load options are passed as an array via `libraryOptions` and any
+    corresponding parameters are passed in `libraryOptionValues`. The number of total
+    library load options is supplied via `numLibraryOptions`.
+
     Parameters
     ----------
-    fileName : char*
+    fileName : bytes
         File to load from
-    jitOptions : cudaJitOption*
+    jitOptions : Sequence[cudaJitOption] | Buffer | int | None
         Options for JIT
-    jitOptionsValues : void**
+    jitOptionsValues : Sequence[Any] | Address
         Option values for JIT
-    numJitOptions : unsigned int
+    numJitOptions : int
         Number of options
-    libraryOptions : cudaLibraryOption*
+    libraryOptions : Sequence[cudaLibraryOption] | Buffer | int | None
         Options for loading
-    libraryOptionValues : void**
+    libraryOptionValues : Sequence[Any] | Address
         Option values for loading
-    numLibraryOptions : unsigned int
+    numLibraryOptions : int
         Number of options for loading
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue, cudaErrorMemoryAllocation,
+        cudaErrorInitializationError, cudaErrorCudartUnloading, cudaErrorInvalidPtx,
+        cudaErrorUnsupportedPtxVersion, cudaErrorNoKernelImageForDevice,
+        cudaErrorSharedObjectSymbolNotFound, cudaErrorSharedObjectInitFailed,
+        cudaErrorJitCompilerNotFound
     library : cudaLibrary_t
         Returned library
+
+    See Also
+    --------
+    cudaLibraryLoadData, cudaLibraryUnload, cuLibraryLoadFromFile
     """
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaLibrary_t c_library = <cyruntime.cudaLibrary_t>0
@@ -13365,20 +15719,24 @@ libraryOptionValues. The number of total library load options is supplied via nu
     return (_ok(), _new_handle(cudaLibrary_t, <void*>c_library),)
 
 def cudaLibraryUnload(library):
-    """cudaLibraryUnload(library)
-    
-    Unloads a library
+    """Unloads a library.
 
-Unloads the library specified with library
-    
+    Unloads the library specified with `library`
+
     Parameters
     ----------
-    library : cudaLibrary_t
+    library : cudaLibrary_t | int | None
         Library to unload
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorCudartUnloading, cudaErrorInitializationError,
+        cudaErrorInvalidValue
+
+    See Also
+    --------
+    cudaLibraryLoadData, cudaLibraryLoadFromFile, cuLibraryUnload
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_library
@@ -13388,25 +15746,29 @@ Unloads the library specified with library
     return _st1(err)
 
 def cudaLibraryGetKernel(library, name):
-    """cudaLibraryGetKernel(library, name)
-    
-    Returns a kernel handle
+    """Returns a kernel handle.
 
-Returns in pKernel the handle of the kernel with name name located in library library.
-If kernel handle is not found, the call returns cudaErrorSymbolNotFound.
-    
+    Returns, as `pKernel`, the handle of the kernel with name `name` located in library
+    `library`. If kernel handle is not found, the call returns cudaErrorSymbolNotFound.
+
     Parameters
     ----------
-    library : cudaLibrary_t
+    library : cudaLibrary_t | int | None
         Library to retrieve kernel from
-    name : char*
+    name : bytes
         Name of kernel to retrieve
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorCudartUnloading, cudaErrorInitializationError,
+        cudaErrorInvalidValue, cudaErrorInvalidResourceHandle, cudaErrorSymbolNotFound
     pKernel : cudaKernel_t
         Returned kernel handle
+
+    See Also
+    --------
+    cudaLibraryLoadData, cudaLibraryLoadFromFile, cudaLibraryUnload, cuLibraryGetKernel
     """
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaKernel_t c_pKernel = <cyruntime.cudaKernel_t>0
@@ -13421,32 +15783,38 @@ If kernel handle is not found, the call returns cudaErrorSymbolNotFound.
     return (_ok(), _new_handle(cudaKernel_t, <void*>c_pKernel),)
 
 def cudaLibraryGetGlobal(library, name):
-    """cudaLibraryGetGlobal(library, name)
-    
-    Returns a global device pointer
+    """Returns a global device pointer.
 
-Returns in *dptr and *bytes the base pointer and size of the global with
-name name for the requested library library and the current device.
-If no global for the requested name name exists, the call returns cudaErrorSymbolNotFound.
-One of the parameters dptr or bytes (not both) can be NULL in which
-case it is ignored. The returned dptr cannot be passed to the Symbol APIs
-such as cudaMemcpyToSymbol, cudaMemcpyFromSymbol, cudaGetSymbolAddress, or
-cudaGetSymbolSize.
-    
+    Returns, as `dptr` and `numbytes`, the base pointer and size of the global with name
+    `name` for the requested library `library` and the current device. If no global for
+    the requested name `name` exists, the call returns cudaErrorSymbolNotFound. One of
+    the parameters `dptr` or `numbytes` (not both) can be NULL in which case it is
+    ignored. The returned `dptr` cannot be passed to the Symbol APIs such as
+    cudaMemcpyToSymbol, cudaMemcpyFromSymbol, cudaGetSymbolAddress, or
+    cudaGetSymbolSize.
+
     Parameters
     ----------
-    library : cudaLibrary_t
+    library : cudaLibrary_t | int | None
         Library to retrieve global from
-    name : char*
+    name : bytes
         Name of global to retrieve
-    
+
     Returns
     -------
     cudaError_t
-    dptr : void
+        cudaSuccess, cudaErrorCudartUnloading, cudaErrorInitializationError,
+        cudaErrorInvalidValue, cudaErrorInvalidResourceHandle, cudaErrorSymbolNotFound
+        cudaErrorDeviceUninitialized, cudaErrorContextIsDestroyed
+    dptr : int
         Returned global device pointer for the requested library
-    numbytes : size_t
+    numbytes : int
         Returned global size in bytes
+
+    See Also
+    --------
+    cudaLibraryLoadData, cudaLibraryLoadFromFile, cudaLibraryUnload,
+    cudaLibraryGetManaged, cuLibraryGetGlobal
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_dptr = NULL
@@ -13462,33 +15830,38 @@ cudaGetSymbolSize.
     return (_ok(), PyLong_FromVoidPtr(c_dptr), c_bytes)
 
 def cudaLibraryGetManaged(library, name):
-    """cudaLibraryGetManaged(library, name)
-    
-    Returns a pointer to managed memory
+    """Returns a pointer to managed memory.
 
-Returns in *dptr and *bytes the base pointer and size of the managed memory with
-name name for the requested library library. If no managed memory with the
-requested name name exists, the call returns cudaErrorSymbolNotFound. One of the parameters
-dptr or bytes (not both) can be NULL in which case it is ignored.
-Note that managed memory for library library is shared across devices and is registered
-when the library is loaded. The returned dptr cannot be passed to the Symbol APIs
-such as cudaMemcpyToSymbol, cudaMemcpyFromSymbol, cudaGetSymbolAddress, or
-cudaGetSymbolSize.
-    
+    Returns, as `dptr` and `numbytes`, the base pointer and size of the managed memory
+    with name `name` for the requested library `library`. If no managed memory with the
+    requested name `name` exists, the call returns cudaErrorSymbolNotFound. One of the
+    parameters `dptr` or `numbytes` (not both) can be NULL in which case it is ignored.
+    Note that managed memory for library `library` is shared across devices and is
+    registered when the library is loaded. The returned `dptr` cannot be passed to the
+    Symbol APIs such as cudaMemcpyToSymbol, cudaMemcpyFromSymbol, cudaGetSymbolAddress,
+    or cudaGetSymbolSize.
+
     Parameters
     ----------
-    library : cudaLibrary_t
+    library : cudaLibrary_t | int | None
         Library to retrieve managed memory from
-    name : char*
+    name : bytes
         Name of managed memory to retrieve
-    
+
     Returns
     -------
     cudaError_t
-    dptr : void
+        cudaSuccess, cudaErrorCudartUnloading, cudaErrorInitializationError,
+        cudaErrorInvalidValue, cudaErrorInvalidResourceHandle, cudaErrorSymbolNotFound
+    dptr : int
         Returned pointer to the managed memory
-    numbytes : size_t
+    numbytes : int
         Returned memory size in bytes
+
+    See Also
+    --------
+    cudaLibraryLoadData, cudaLibraryLoadFromFile, cudaLibraryUnload,
+    cudaLibraryGetGlobal, cuLibraryGetManaged
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_dptr = NULL
@@ -13504,27 +15877,33 @@ cudaGetSymbolSize.
     return (_ok(), PyLong_FromVoidPtr(c_dptr), c_bytes)
 
 def cudaLibraryGetUnifiedFunction(library, symbol):
-    """cudaLibraryGetUnifiedFunction(library, symbol)
-    
-    Returns a pointer to a unified function
+    """Returns a pointer to a unified function.
 
-Returns in *fptr the function pointer to a unified function denoted by symbol.
-If no unified function with name symbol exists, the call returns cudaErrorSymbolNotFound.
-If there is no device with attribute cudaDevicePropunifiedFunctionPointers present in the system,
-the call may return cudaErrorSymbolNotFound.
-    
+    Returns, as `fptr`, the function pointer to a unified function denoted by `symbol`.
+    If no unified function with name `symbol` exists, the call returns
+    cudaErrorSymbolNotFound. If there is no device with attribute
+    unifiedFunctionPointers present in the system, the call may return
+    cudaErrorSymbolNotFound.
+
     Parameters
     ----------
-    library : cudaLibrary_t
+    library : cudaLibrary_t | int | None
         Library to retrieve function pointer memory from
-    symbol : char*
+    symbol : bytes
         Name of function pointer to retrieve
-    
+
     Returns
     -------
     cudaError_t
-    fptr : void
+        cudaSuccess, cudaErrorCudartUnloading, cudaErrorInitializationError,
+        cudaErrorInvalidValue, cudaErrorInvalidResourceHandle, cudaErrorSymbolNotFound
+    fptr : int
         Returned pointer to a unified function
+
+    See Also
+    --------
+    cudaLibraryLoadData, cudaLibraryLoadFromFile, cudaLibraryUnload,
+    cuLibraryGetUnifiedFunction
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_fptr = NULL
@@ -13539,22 +15918,27 @@ the call may return cudaErrorSymbolNotFound.
     return (_ok(), PyLong_FromVoidPtr(c_fptr),)
 
 def cudaLibraryGetKernelCount(lib):
-    """cudaLibraryGetKernelCount(lib)
-    
-    Returns the number of kernels within a library
+    """Returns the number of kernels within a library.
 
-Returns in count the number of kernels in lib.
-    
+    Returns, as `count`, the number of kernels in `lib`.
+
     Parameters
     ----------
-    lib : cudaLibrary_t
+    lib : cudaLibrary_t | int | None
         Library to query
-    
+
     Returns
     -------
     cudaError_t
-    count : unsigned int
+        cudaSuccess, cudaErrorCudartUnloading, cudaErrorInitializationError,
+        cudaErrorInvalidValue, cudaErrorInvalidResourceHandle
+    count : int
         Number of kernels found within the library
+
+    See Also
+    --------
+    cudaLibraryEnumerateKernels, cudaLibraryLoadFromFile, cudaLibraryLoadData,
+    cuLibraryGetKernelCount
     """
     cdef cyruntime.cudaError_t err
     cdef unsigned int c_count = <unsigned int>0
@@ -13567,25 +15951,29 @@ Returns in count the number of kernels in lib.
     return (_ok(), c_count,)
 
 def cudaLibraryEnumerateKernels(unsigned int numKernels, lib):
-    """cudaLibraryEnumerateKernels(numKernels, lib)
-    
-    Retrieve the kernel handles within a library.
+    """Retrieve the kernel handles within a library.
 
-Returns in kernels a maximum number of numKernels kernel handles within lib.
-The returned kernel handle becomes invalid when the library is unloaded.
-    
+    Returns, as `kernels`, a maximum number of `numKernels` kernel handles within `lib`.
+    The returned kernel handle becomes invalid when the library is unloaded.
+
     Parameters
     ----------
-    numKernels : unsigned int
+    numKernels : int
         Maximum number of kernel handles may be returned to the buffer
-    lib : cudaLibrary_t
+    lib : cudaLibrary_t | int | None
         Library to query from
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorCudartUnloading, cudaErrorInitializationError,
+        cudaErrorInvalidValue, cudaErrorInvalidResourceHandle
     kernels : cudaKernel_t
         Buffer where the kernel handles are returned to
+
+    See Also
+    --------
+    cudaLibraryGetKernelCount, cuLibraryEnumerateKernels
     """
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaKernel_t c_kernels = <cyruntime.cudaKernel_t>0
@@ -13598,59 +15986,58 @@ The returned kernel handle becomes invalid when the library is unloaded.
     return (_ok(), _new_handle(cudaKernel_t, <void*>c_kernels),)
 
 def cudaKernelSetAttributeForDevice(kernel, long long attr, int value, int device):
-    """cudaKernelSetAttributeForDevice(kernel, attr, value, device)
-    
-    Sets information about a kernel
+    """Sets information about a kernel.
 
-This call sets the value of a specified attribute attr on the kernel kernel
-for the requested device device to an integer value specified by value.
-This function returns cudaSuccess if the new value of the attribute could be
-successfully set. If the set fails, this call will return an error.
-Not all attributes can have values set. Attempting to set a value on a read-only
-attribute will result in an error (cudaErrorInvalidValue)
+    This call sets the value of a specified attribute `attr` on the kernel `kernel` for
+    the requested device `device` to an integer value specified by `value`. This
+    function returns cudaSuccess if the new value of the attribute could be successfully
+    set. If the set fails, this call will return an error. Not all attributes can have
+    values set. Attempting to set a value on a read-only attribute will result in an
+    error (cudaErrorInvalidValue)
 
-Note that attributes set using cudaFuncSetAttribute() will override the attribute
-set by this API irrespective of whether the call to cudaFuncSetAttribute() is made
-before or after this API call. Because of this and the stricter locking requirements
-mentioned below it is suggested that this call be used during the initialization path
-and not on each thread accessing kernel such as on kernel launches or on the
-critical path.
+    Note that attributes set using cudaFuncSetAttribute will override the attribute set
+    by this API irrespective of whether the call to cudaFuncSetAttribute is made before
+    or after this API call. Because of this and the stricter locking requirements
+    mentioned below it is suggested that this call be used during the initialization
+    path and not on each thread accessing `kernel` such as on kernel launches or on the
+    critical path.
 
-Valid values for attr are:
-- cudaFuncAttributeMaxDynamicSharedMemorySize - The requested maximum size in bytes of dynamically-allocated shared memory. The sum of this value and the function attribute sharedSizeBytes
-  cannot exceed the device attribute cudaDevAttrMaxSharedMemoryPerBlockOptin. The maximal size of requestable dynamic shared memory may differ by GPU architecture.
-- cudaFuncAttributePreferredSharedMemoryCarveout - On devices where the L1 cache and shared memory use the same hardware resources,
-  this sets the shared memory carveout preference, in percent of the total shared memory. See cudaDevAttrMaxSharedMemoryPerMultiprocessor.
-  This is only a hint, and the driver can choose a different ratio if required to execute the function.
-- cudaFuncAttributeRequiredClusterWidth: The required cluster width in
-  blocks. The width, height, and depth values must either all be 0 or all be
-  positive. The validity of the cluster dimensions is checked at launch time.
-  If the value is set during compile time, it cannot be set at runtime.
-  Setting it at runtime will return cudaErrorNotPermitted.
-- cudaFuncAttributeRequiredClusterHeight: The required cluster height in
-  blocks. The width, height, and depth values must either all be 0 or all be
-  positive. The validity of the cluster dimensions is checked at launch time.
-  If the value is set during compile time, it cannot be set at runtime.
-  Setting it at runtime will return cudaErrorNotPermitted.
-- cudaFuncAttributeRequiredClusterDepth: The required cluster depth in
-  blocks. The width, height, and depth values must either all be 0 or all be
-  positive. The validity of the cluster dimensions is checked at launch time.
-  If the value is set during compile time, it cannot be set at runtime.
-  Setting it at runtime will return cudaErrorNotPermitted.
-- cudaFuncAttributeNonPortableClusterSizeAllowed: Indicates whether the
-  function can be launched with non-portable cluster size. 1 is allowed, 0 is
-  disallowed.
-- cudaFuncAttributeClusterSchedulingPolicyPreference: The block
-  scheduling policy of a function. The value type is cudaClusterSchedulingPolicy.
+    Valid values for `attr` are:
 
-The API has stricter locking requirements in comparison to its legacy counterpart
-cudaFuncSetAttribute() due to device-wide semantics. If multiple threads are trying to
-set the same attribute on the same device simultaneously, the attribute setting will depend
-on the interleavings chosen by the OS scheduler and memory consistency.
-    
+    - cudaFuncAttribute.cudaFuncAttributeMaxDynamicSharedMemorySize - The requested
+      maximum size in bytes of dynamically-allocated shared memory. The sum of this
+      value and the function attribute sharedSizeBytes cannot exceed the device
+      attribute cudaDeviceAttr.cudaDevAttrMaxSharedMemoryPerBlockOptin. The maximal size
+      of requestable dynamic shared memory may differ by GPU architecture.
+    - cudaFuncAttribute.cudaFuncAttributePreferredSharedMemoryCarveout - On devices
+      where the L1 cache and shared memory use the same hardware resources, this sets
+      the shared memory carveout preference, in percent of the total shared memory. See
+      cudaDeviceAttr.cudaDevAttrMaxSharedMemoryPerMultiprocessor. This is only a hint,
+      and the driver can choose a different ratio if required to execute the function.
+    - cudaFuncAttribute.cudaFuncAttributeRequiredClusterWidth: The required cluster
+      width in blocks. The width, height, and depth values must either all be 0 or all
+      be positive. The validity of the cluster dimensions is checked at launch time. If
+      the value is set during compile time, it cannot be set at runtime. Setting it at
+      runtime will return cudaErrorNotPermitted.
+    - cudaFuncAttribute.cudaFuncAttributeRequiredClusterHeight: The required cluster
+      height in blocks. The width, height, and depth values must either all be 0 or all
+      be positive. The validity of the cluster dimensions is checked at launch time. If
+      the value is set during compile time, it cannot be set at runtime. Setting it at
+      runtime will return cudaErrorNotPermitted.
+    - cudaFuncAttribute.cudaFuncAttributeRequiredClusterDepth: The required cluster
+      depth in blocks. The width, height, and depth values must either all be 0 or all
+      be positive. The validity of the cluster dimensions is checked at launch time. If
+      the value is set during compile time, it cannot be set at runtime. Setting it at
+      runtime will return cudaErrorNotPermitted.
+    - cudaFuncAttribute.cudaFuncAttributeNonPortableClusterSizeAllowed: Indicates
+      whether the function can be launched with non-portable cluster size. 1 is allowed,
+      0 is disallowed.
+    - cudaFuncAttribute.cudaFuncAttributeClusterSchedulingPolicyPreference: The block
+      scheduling policy of a function. The value type is cudaClusterSchedulingPolicy.
+
     Parameters
     ----------
-    kernel : cudaKernel_t
+    kernel : cudaKernel_t | int | None
         Kernel to set attribute of
     attr : cudaFuncAttribute
         Attribute requested
@@ -13658,10 +16045,23 @@ on the interleavings chosen by the OS scheduler and memory consistency.
         Value to set
     device : int
         Device to set attribute of
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidDeviceFunction, cudaErrorInvalidValue
+
+    See Also
+    --------
+    cudaLibraryLoadData, cudaLibraryLoadFromFile, cudaLibraryUnload,
+    cudaLibraryGetKernel, cudaLaunchKernel, cudaFuncSetAttribute, cuKernelSetAttribute
+
+    Notes
+    -----
+    The API has stricter locking requirements in comparison to its legacy counterpart
+    cudaFuncSetAttribute due to device-wide semantics. If multiple threads are trying to
+    set the same attribute on the same device simultaneously, the attribute setting will
+    depend on the interleavings chosen by the OS scheduler and memory consistency.
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_kernel
@@ -13671,18 +16071,18 @@ on the interleavings chosen by the OS scheduler and memory consistency.
     return _st1(err)
 
 def cudaGetExportTable(pExportTableId):
-    """cudaGetExportTable(pExportTableId)
-    
-    \\cond impl_private
-    
+    """
+
     Parameters
     ----------
-    pExportTableId : cudaUUID_t*
-    
+    pExportTableId : cudaUUID_t | None
+
     Returns
     -------
     cudaError_t
-    ppExportTable : void
+        The status of the call.
+    ppExportTable : int
+        ppExportTable
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_ppExportTable = NULL
@@ -13695,20 +16095,20 @@ def cudaGetExportTable(pExportTableId):
     return (_ok(), PyLong_FromVoidPtr(c_ppExportTable),)
 
 def cudaGetFuncBySymbol(symbolPtr):
-    """cudaGetFuncBySymbol(symbolPtr)
-    
-    Get pointer to device entry function that matches entry function symbolPtr
+    """Get pointer to device entry function that matches entry function `symbolPtr`.
 
-Returns in functionPtr the device entry function corresponding to the symbol symbolPtr.
-    
+    Returns, as `functionPtr`, the device entry function corresponding to the symbol
+    `symbolPtr`.
+
     Parameters
     ----------
-    symbolPtr : void*
+    symbolPtr : Address
         Pointer to device entry function to search for
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess
     functionPtr : cudaFunction_t
         Returns the device entry function
     """
@@ -13723,30 +16123,33 @@ Returns in functionPtr the device entry function corresponding to the symbol sym
     return (_ok(), _new_handle(cudaFunction_t, <void*>c_functionPtr),)
 
 def cudaGetKernel(entryFuncAddr):
-    """cudaGetKernel(entryFuncAddr)
-    
-    Get pointer to device kernel that matches entry function entryFuncAddr
+    """Get pointer to device kernel that matches entry function `entryFuncAddr`.
 
-Returns in kernelPtr the device kernel corresponding to the entry function entryFuncAddr.
+    Returns, as `kernelPtr`, the device kernel corresponding to the entry function
+    `entryFuncAddr`.
 
-Note that it is possible that there are multiple symbols belonging to different
-translation units with the same entryFuncAddr registered with this CUDA Runtime
-and so the order which the translation units are loaded and registered with the
-CUDA Runtime can lead to differing return pointers in kernelPtr .
-Suggested methods of ensuring uniqueness are to limit visibility of __global__
-device functions by using static or hidden visibility attribute in the
-respective translation units.
-    
+    Note that it is possible that there are multiple symbols belonging to different
+    translation units with the same `entryFuncAddr` registered with this CUDA Runtime
+    and so the order which the translation units are loaded and registered with the CUDA
+    Runtime can lead to differing return pointers in `kernelPtr` . Suggested methods of
+    ensuring uniqueness are to limit visibility of __global__ device functions by using
+    static or hidden visibility attribute in the respective translation units.
+
     Parameters
     ----------
-    entryFuncAddr : void*
+    entryFuncAddr : Address
         Address of device entry function to search kernel for
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess
     kernelPtr : cudaKernel_t
         Returns the device kernel
+
+    See Also
+    --------
+    kernelPtr, const, T
     """
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaKernel_t c_kernelPtr = <cyruntime.cudaKernel_t>0
@@ -13759,30 +16162,44 @@ respective translation units.
     return (_ok(), _new_handle(cudaKernel_t, <void*>c_kernelPtr),)
 
 def cudaGLGetDevices(unsigned int cudaDeviceCount, long long deviceList):
-    """cudaGLGetDevices(cudaDeviceCount, deviceList)
-    
-    Gets the CUDA devices associated with the current OpenGL context
+    """Gets the CUDA devices associated with the current OpenGL context.
 
-Returns in *pCudaDeviceCount the number of CUDA-compatible devices
-corresponding to the current OpenGL context. Also returns in *pCudaDevices
-at most cudaDeviceCount of the CUDA-compatible devices corresponding to
-the current OpenGL context. If any of the GPUs being used by the current OpenGL
-context are not CUDA capable then the call will return cudaErrorNoDevice.
-    
+    Returns, as `pCudaDeviceCount`, the number of CUDA-compatible devices corresponding
+    to the current OpenGL context. Also returns, as `pCudaDevices`, at most
+    `cudaDeviceCount` of the CUDA-compatible devices corresponding to the current OpenGL
+    context. If any of the GPUs being used by the current OpenGL context are not CUDA
+    capable then the call will return cudaErrorNoDevice.
+
     Parameters
     ----------
-    cudaDeviceCount : unsigned int
-        The size of the output device array pCudaDevices
+    cudaDeviceCount : int
+        The size of the output device array `pCudaDevices`
     deviceList : cudaGLDeviceList
-        The set of devices to return.  This set may be cudaGLDeviceListAll for all devices, cudaGLDeviceListCurrentFrame for the devices used to render the current frame (in SLI), or cudaGLDeviceListNextFrame for the devices used to render the next frame (in SLI).
-    
+        The set of devices to return. This set may be
+        cudaGLDeviceList.cudaGLDeviceListAll for all devices,
+        cudaGLDeviceList.cudaGLDeviceListCurrentFrame for the devices used to render the
+        current frame (in SLI), or cudaGLDeviceList.cudaGLDeviceListNextFrame for the
+        devices used to render the next frame (in SLI).
+
     Returns
     -------
     cudaError_t
-    pCudaDeviceCount : unsigned int
+        cudaSuccess, cudaErrorNoDevice, cudaErrorInvalidGraphicsContext,
+        cudaErrorOperatingSystem, cudaErrorUnknown
+    pCudaDeviceCount : int
         Returned number of CUDA devices corresponding to the current OpenGL context
-    pCudaDevices : int
+    pCudaDevices : list[int]
         Returned CUDA devices corresponding to the current OpenGL context
+
+    See Also
+    --------
+    cudaGraphicsUnregisterResource, cudaGraphicsMapResources,
+    cudaGraphicsSubResourceGetMappedArray, cudaGraphicsResourceGetMappedPointer,
+    cuGLGetDevices
+
+    Notes
+    -----
+    This function is not supported on Mac OS X.
     """
     cdef cyruntime.cudaError_t err
     cdef unsigned int c_pCudaDeviceCount = <unsigned int>0
@@ -13795,58 +16212,66 @@ context are not CUDA capable then the call will return cudaErrorNoDevice.
     return (_ok(), c_pCudaDeviceCount, _from_array(_bufptr(a_pCudaDevices), cudaDeviceCount, 'i4', None, 4))
 
 def cudaGraphicsGLRegisterImage(image, target, unsigned int flags):
-    """cudaGraphicsGLRegisterImage(image, target, flags)
-    
-    Register an OpenGL texture or renderbuffer object
+    """Register an OpenGL texture or renderbuffer object.
 
-Registers the texture or renderbuffer object specified by image for access by CUDA.
-A handle to the registered object is returned as resource.
+    Registers the texture or renderbuffer object specified by `image` for access by
+    CUDA. A handle to the registered object is returned as `resource`.
 
-target must match the type of the object, and must be one of GL_TEXTURE_2D,
-GL_TEXTURE_RECTANGLE, GL_TEXTURE_CUBE_MAP, GL_TEXTURE_3D, GL_TEXTURE_2D_ARRAY,
-or GL_RENDERBUFFER.
+    `target` must match the type of the object, and must be one of GL_TEXTURE_2D,
+    GL_TEXTURE_RECTANGLE, GL_TEXTURE_CUBE_MAP, GL_TEXTURE_3D, GL_TEXTURE_2D_ARRAY, or
+    GL_RENDERBUFFER.
 
-The register flags flags specify the intended usage, as follows:
-- cudaGraphicsRegisterFlagsNone: Specifies no hints about how this
-  resource will be used. It is therefore assumed that this resource will be
-  read from and written to by CUDA. This is the default value.
-- cudaGraphicsRegisterFlagsReadOnly: Specifies that CUDA
-  will not write to this resource.
-- cudaGraphicsRegisterFlagsWriteDiscard: Specifies that
-  CUDA will not read from this resource and will write over the
-  entire contents of the resource, so none of the data previously
-  stored in the resource will be preserved.
-- cudaGraphicsRegisterFlagsSurfaceLoadStore: Specifies that CUDA will
-  bind this resource to a surface reference.
-- cudaGraphicsRegisterFlagsTextureGather: Specifies that CUDA will perform
-  texture gather operations on this resource.
+    The register flags `flags` specify the intended usage, as follows:
 
-The following image formats are supported. For brevity's sake, the list is abbreviated.
-For ex., {GL_R, GL_RG} X {8, 16} would expand to the following 4 formats
-{GL_R8, GL_R16, GL_RG8, GL_RG16} :
-- GL_RED, GL_RG, GL_RGBA, GL_LUMINANCE, GL_ALPHA, GL_LUMINANCE_ALPHA, GL_INTENSITY
-- {GL_R, GL_RG, GL_RGBA} X {8, 16, 16F, 32F, 8UI, 16UI, 32UI, 8I, 16I, 32I}
-- {GL_LUMINANCE, GL_ALPHA, GL_LUMINANCE_ALPHA, GL_INTENSITY} X
-{8, 16, 16F_ARB, 32F_ARB, 8UI_EXT, 16UI_EXT, 32UI_EXT, 8I_EXT, 16I_EXT, 32I_EXT}
+    - cudaGraphicsRegisterFlags.cudaGraphicsRegisterFlagsNone: Specifies no hints about
+      how this resource will be used. It is therefore assumed that this resource will be
+      read from and written to by CUDA. This is the default value.
+    - cudaGraphicsRegisterFlags.cudaGraphicsRegisterFlagsReadOnly: Specifies that CUDA
+      will not write to this resource.
+    - cudaGraphicsRegisterFlags.cudaGraphicsRegisterFlagsWriteDiscard: Specifies that
+      CUDA will not read from this resource and will write over the entire contents of
+      the resource, so none of the data previously stored in the resource will be
+      preserved.
+    - cudaGraphicsRegisterFlags.cudaGraphicsRegisterFlagsSurfaceLoadStore: Specifies
+      that CUDA will bind this resource to a surface reference.
+    - cudaGraphicsRegisterFlags.cudaGraphicsRegisterFlagsTextureGather: Specifies that
+      CUDA will perform texture gather operations on this resource.
 
-The following image classes are currently disallowed:
-- Textures with borders
-- Multisampled renderbuffers
-    
+    The following image formats are supported. For brevity's sake, the list is
+    abbreviated. For ex., {GL_R, GL_RG} X {8, 16} would expand to the following 4
+    formats {GL_R8, GL_R16, GL_RG8, GL_RG16} :
+
+    - GL_RED, GL_RG, GL_RGBA, GL_LUMINANCE, GL_ALPHA, GL_LUMINANCE_ALPHA, GL_INTENSITY
+    - {GL_R, GL_RG, GL_RGBA} X {8, 16, 16F, 32F, 8UI, 16UI, 32UI, 8I, 16I, 32I}
+    - {GL_LUMINANCE, GL_ALPHA, GL_LUMINANCE_ALPHA, GL_INTENSITY} X {8, 16, 16F_ARB,
+      32F_ARB, 8UI_EXT, 16UI_EXT, 32UI_EXT, 8I_EXT, 16I_EXT, 32I_EXT}
+
+    The following image classes are currently disallowed:
+
+    - Textures with borders
+    - Multisampled renderbuffers
+
     Parameters
     ----------
-    image : GLuint
+    image : GLuint | int | None
         name of texture or renderbuffer object to be registered
-    target : GLenum
-        Identifies the type of object specified by image
-    flags : unsigned int
+    target : GLenum | int | None
+        Identifies the type of object specified by `image`
+    flags : int
         Register flags
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidDevice, cudaErrorInvalidValue,
+        cudaErrorInvalidResourceHandle, cudaErrorOperatingSystem, cudaErrorUnknown
     resource : cudaGraphicsResource_t
         Pointer to the returned object handle
+
+    See Also
+    --------
+    cudaGraphicsUnregisterResource, cudaGraphicsMapResources,
+    cudaGraphicsSubResourceGetMappedArray, cuGraphicsGLRegisterImage
     """
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaGraphicsResource_t c_resource = <cyruntime.cudaGraphicsResource_t>0
@@ -13871,36 +16296,41 @@ The following image classes are currently disallowed:
     return (_ok(), _new_handle(cudaGraphicsResource_t, <void*>c_resource),)
 
 def cudaGraphicsGLRegisterBuffer(buffer, unsigned int flags):
-    """cudaGraphicsGLRegisterBuffer(buffer, flags)
-    
-    Registers an OpenGL buffer object
+    """Registers an OpenGL buffer object.
 
-Registers the buffer object specified by buffer for access by
-CUDA.  A handle to the registered object is returned as resource.  The register flags flags specify the intended usage,
-as follows:
+    Registers the buffer object specified by `buffer` for access by CUDA. A handle to
+    the registered object is returned as `resource`. The register flags `flags` specify
+    the intended usage, as follows:
 
-- cudaGraphicsRegisterFlagsNone: Specifies no hints about how this
-  resource will be used. It is therefore assumed that this resource will be
-  read from and written to by CUDA. This is the default value.
-- cudaGraphicsRegisterFlagsReadOnly: Specifies that CUDA
-  will not write to this resource.
-- cudaGraphicsRegisterFlagsWriteDiscard: Specifies that
-  CUDA will not read from this resource and will write over the
-  entire contents of the resource, so none of the data previously
-  stored in the resource will be preserved.
-    
+    - cudaGraphicsRegisterFlags.cudaGraphicsRegisterFlagsNone: Specifies no hints about
+      how this resource will be used. It is therefore assumed that this resource will be
+      read from and written to by CUDA. This is the default value.
+    - cudaGraphicsRegisterFlags.cudaGraphicsRegisterFlagsReadOnly: Specifies that CUDA
+      will not write to this resource.
+    - cudaGraphicsRegisterFlags.cudaGraphicsRegisterFlagsWriteDiscard: Specifies that
+      CUDA will not read from this resource and will write over the entire contents of
+      the resource, so none of the data previously stored in the resource will be
+      preserved.
+
     Parameters
     ----------
-    buffer : GLuint
+    buffer : GLuint | int | None
         name of buffer object to be registered
-    flags : unsigned int
+    flags : int
         Register flags
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidDevice, cudaErrorInvalidValue,
+        cudaErrorInvalidResourceHandle, cudaErrorOperatingSystem, cudaErrorUnknown
     resource : cudaGraphicsResource_t
         Pointer to the returned object handle
+
+    See Also
+    --------
+    cudaGraphicsUnregisterResource, cudaGraphicsMapResources,
+    cudaGraphicsResourceGetMappedPointer, cuGraphicsGLRegisterBuffer
     """
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaGraphicsResource_t c_resource = <cyruntime.cudaGraphicsResource_t>0
@@ -13918,27 +16348,29 @@ as follows:
     return (_ok(), _new_handle(cudaGraphicsResource_t, <void*>c_resource),)
 
 def cudaGLSetGLDevice(int device):
-    """cudaGLSetGLDevice(device)
-    
-    Sets a CUDA device to use OpenGL interoperability
+    """Sets a CUDA device to use OpenGL interoperability.
 
-\\deprecated This function is deprecated as of CUDA 5.0.
+    Deprecated: This function is deprecated as of CUDA 5.0.
 
-This function is deprecated and should no longer be used.  It is
-no longer necessary to associate a CUDA device with an OpenGL
-context in order to achieve maximum interoperability performance.
+    This function is deprecated and should no longer be used. It is no longer necessary
+    to associate a CUDA device with an OpenGL context in order to achieve maximum
+    interoperability performance.
 
-This function will immediately initialize the primary context on
-device if needed.
-    
+    This function will immediately initialize the primary context on `device` if needed.
+
     Parameters
     ----------
     device : int
         Device to use for OpenGL interoperability
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidDevice, cudaErrorSetOnActiveProcess
+
+    See Also
+    --------
+    cudaGraphicsGLRegisterBuffer, cudaGraphicsGLRegisterImage
     """
     cdef cyruntime.cudaError_t err
     with nogil:
@@ -13946,26 +16378,28 @@ device if needed.
     return _st1(err)
 
 def cudaGLRegisterBufferObject(bufObj):
-    """cudaGLRegisterBufferObject(bufObj)
-    
-    Registers a buffer object for access by CUDA
+    """Registers a buffer object for access by CUDA.
 
-\\deprecated This function is deprecated as of CUDA 3.0.
+    Deprecated: This function is deprecated as of CUDA 3.0.
 
-Registers the buffer object of ID bufObj for access by
-CUDA. This function must be called before CUDA can map the buffer
-object.  The OpenGL context used to create the buffer, or another
-context from the same share group, must be bound to the current
-thread when this is called.
-    
+    Registers the buffer object of ID `bufObj` for access by CUDA. This function must be
+    called before CUDA can map the buffer object. The OpenGL context used to create the
+    buffer, or another context from the same share group, must be bound to the current
+    thread when this is called.
+
     Parameters
     ----------
-    bufObj : GLuint
+    bufObj : GLuint | int | None
         Buffer object ID to register
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInitializationError
+
+    See Also
+    --------
+    cudaGraphicsGLRegisterBuffer
     """
     cdef cyruntime.cudaError_t err
     cdef unsigned int c_bufObj
@@ -13980,34 +16414,34 @@ thread when this is called.
     return _st1(err)
 
 def cudaGLMapBufferObject(bufObj):
-    """cudaGLMapBufferObject(bufObj)
-    
-    Maps a buffer object for access by CUDA
+    """Maps a buffer object for access by CUDA.
 
-\\deprecated This function is deprecated as of CUDA 3.0.
+    Deprecated: This function is deprecated as of CUDA 3.0.
 
-Maps the buffer object of ID bufObj into the address space of
-CUDA and returns in *devPtr the base pointer of the resulting
-mapping.  The buffer must have previously been registered by
-calling cudaGLRegisterBufferObject().  While a buffer is mapped
-by CUDA, any OpenGL operation which references the buffer will
-result in undefined behavior.  The OpenGL context used to create
-the buffer, or another context from the same share group, must be
-bound to the current thread when this is called.
+    Maps the buffer object of ID `bufObj` into the address space of CUDA and returns, as
+    `devPtr`, the base pointer of the resulting mapping. The buffer must have previously
+    been registered by calling cudaGLRegisterBufferObject. While a buffer is mapped by
+    CUDA, any OpenGL operation which references the buffer will result in undefined
+    behavior. The OpenGL context used to create the buffer, or another context from the
+    same share group, must be bound to the current thread when this is called.
 
-All streams in the current thread are synchronized with the current
-GL context.
-    
+    All streams in the current thread are synchronized with the current GL context.
+
     Parameters
     ----------
-    bufObj : GLuint
+    bufObj : GLuint | int | None
         Buffer object ID to map
-    
+
     Returns
     -------
     cudaError_t
-    devPtr : void
+        cudaSuccess, cudaErrorMapBufferObjectFailed
+    devPtr : int
         Returned device pointer to CUDA object
+
+    See Also
+    --------
+    cudaGraphicsMapResources
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_devPtr = NULL
@@ -14025,30 +16459,31 @@ GL context.
     return (_ok(), PyLong_FromVoidPtr(c_devPtr),)
 
 def cudaGLUnmapBufferObject(bufObj):
-    """cudaGLUnmapBufferObject(bufObj)
-    
-    Unmaps a buffer object for access by CUDA
+    """Unmaps a buffer object for access by CUDA.
 
-\\deprecated This function is deprecated as of CUDA 3.0.
+    Deprecated: This function is deprecated as of CUDA 3.0.
 
-Unmaps the buffer object of ID bufObj for access by CUDA.  When
-a buffer is unmapped, the base address returned by
-cudaGLMapBufferObject() is invalid and subsequent references to
-the address result in undefined behavior.  The OpenGL context used
-to create the buffer, or another context from the same share group,
-must be bound to the current thread when this is called.
+    Unmaps the buffer object of ID `bufObj` for access by CUDA. When a buffer is
+    unmapped, the base address returned by cudaGLMapBufferObject is invalid and
+    subsequent references to the address result in undefined behavior. The OpenGL
+    context used to create the buffer, or another context from the same share group,
+    must be bound to the current thread when this is called.
 
-All streams in the current thread are synchronized with the current
-GL context.
-    
+    All streams in the current thread are synchronized with the current GL context.
+
     Parameters
     ----------
-    bufObj : GLuint
+    bufObj : GLuint | int | None
         Buffer object to unmap
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorUnmapBufferObjectFailed
+
+    See Also
+    --------
+    cudaGraphicsUnmapResources
     """
     cdef cyruntime.cudaError_t err
     cdef unsigned int c_bufObj
@@ -14063,27 +16498,29 @@ GL context.
     return _st1(err)
 
 def cudaGLUnregisterBufferObject(bufObj):
-    """cudaGLUnregisterBufferObject(bufObj)
-    
-    Unregisters a buffer object for access by CUDA
+    """Unregisters a buffer object for access by CUDA.
 
-\\deprecated This function is deprecated as of CUDA 3.0.
+    Deprecated: This function is deprecated as of CUDA 3.0.
 
-Unregisters the buffer object of ID bufObj for access by CUDA
-and releases any CUDA resources associated with the buffer.  Once a
-buffer is unregistered, it may no longer be mapped by CUDA.  The GL
-context used to create the buffer, or another context from the
-same share group, must be bound to the current thread when this is
-called.
-    
+    Unregisters the buffer object of ID `bufObj` for access by CUDA and releases any
+    CUDA resources associated with the buffer. Once a buffer is unregistered, it may no
+    longer be mapped by CUDA. The GL context used to create the buffer, or another
+    context from the same share group, must be bound to the current thread when this is
+    called.
+
     Parameters
     ----------
-    bufObj : GLuint
+    bufObj : GLuint | int | None
         Buffer object to unregister
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess
+
+    See Also
+    --------
+    cudaGraphicsUnregisterResource
     """
     cdef cyruntime.cudaError_t err
     cdef unsigned int c_bufObj
@@ -14098,41 +16535,45 @@ called.
     return _st1(err)
 
 def cudaGLSetBufferObjectMapFlags(bufObj, unsigned int flags):
-    """cudaGLSetBufferObjectMapFlags(bufObj, flags)
-    
-    Set usage flags for mapping an OpenGL buffer
+    """Set usage flags for mapping an OpenGL buffer.
 
-\\deprecated This function is deprecated as of CUDA 3.0.
+    Deprecated: This function is deprecated as of CUDA 3.0.
 
-Set flags for mapping the OpenGL buffer bufObj
+    Set flags for mapping the OpenGL buffer `bufObj`
 
-Changes to flags will take effect the next time bufObj is mapped.
-The flags argument may be any of the following:
+    Changes to flags will take effect the next time `bufObj` is mapped. The `flags`
+    argument may be any of the following:
 
-- cudaGLMapFlagsNone: Specifies no hints about how this buffer will
-be used. It is therefore assumed that this buffer will be read from and
-written to by CUDA kernels. This is the default value.
-- cudaGLMapFlagsReadOnly: Specifies that CUDA kernels which access this
-buffer will not write to the buffer.
-- cudaGLMapFlagsWriteDiscard: Specifies that CUDA kernels which access
-this buffer will not read from the buffer and will write over the
-entire contents of the buffer, so none of the data previously stored in
-the buffer will be preserved.
+    - cudaGLMapFlags.cudaGLMapFlagsNone: Specifies no hints about how this buffer will
+      be used. It is therefore assumed that this buffer will be read from and written to
+      by CUDA kernels. This is the default value.
+    - cudaGLMapFlags.cudaGLMapFlagsReadOnly: Specifies that CUDA kernels which access
+      this buffer will not write to the buffer.
+    - cudaGLMapFlags.cudaGLMapFlagsWriteDiscard: Specifies that CUDA kernels which
+      access this buffer will not read from the buffer and will write over the entire
+      contents of the buffer, so none of the data previously stored in the buffer will
+      be preserved.
 
-If bufObj has not been registered for use with CUDA, then
-cudaErrorInvalidResourceHandle is returned. If bufObj is presently
-mapped for access by CUDA, then cudaErrorUnknown is returned.
-    
+    If `bufObj` has not been registered for use with CUDA, then
+    cudaErrorInvalidResourceHandle is returned. If `bufObj` is presently mapped for
+    access by CUDA, then cudaErrorUnknown is returned.
+
     Parameters
     ----------
-    bufObj : GLuint
+    bufObj : GLuint | int | None
         Registered buffer object to set flags for
-    flags : unsigned int
+    flags : int
         Parameters for buffer mapping
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue, cudaErrorInvalidResourceHandle,
+        cudaErrorUnknown
+
+    See Also
+    --------
+    cudaGraphicsResourceSetMapFlags
     """
     cdef cyruntime.cudaError_t err
     cdef unsigned int c_bufObj
@@ -14147,35 +16588,36 @@ mapped for access by CUDA, then cudaErrorUnknown is returned.
     return _st1(err)
 
 def cudaGLMapBufferObjectAsync(bufObj, stream):
-    """cudaGLMapBufferObjectAsync(bufObj, stream)
-    
-    Maps a buffer object for access by CUDA
+    """Maps a buffer object for access by CUDA.
 
-\\deprecated This function is deprecated as of CUDA 3.0.
+    Deprecated: This function is deprecated as of CUDA 3.0.
 
-Maps the buffer object of ID bufObj into the address space of
-CUDA and returns in *devPtr the base pointer of the resulting
-mapping.  The buffer must have previously been registered by
-calling cudaGLRegisterBufferObject().  While a buffer is mapped
-by CUDA, any OpenGL operation which references the buffer will
-result in undefined behavior.  The OpenGL context used to create
-the buffer, or another context from the same share group, must be
-bound to the current thread when this is called.
+    Maps the buffer object of ID `bufObj` into the address space of CUDA and returns, as
+    `devPtr`, the base pointer of the resulting mapping. The buffer must have previously
+    been registered by calling cudaGLRegisterBufferObject. While a buffer is mapped by
+    CUDA, any OpenGL operation which references the buffer will result in undefined
+    behavior. The OpenGL context used to create the buffer, or another context from the
+    same share group, must be bound to the current thread when this is called.
 
-Stream /p stream is synchronized with the current GL context.
-    
+    Stream /p stream is synchronized with the current GL context.
+
     Parameters
     ----------
-    bufObj : GLuint
+    bufObj : GLuint | int | None
         Buffer object ID to map
-    stream : cudaStream_t
+    stream : cudaStream_t | int | None
         Stream to synchronize
-    
+
     Returns
     -------
     cudaError_t
-    devPtr : void
+        cudaSuccess, cudaErrorMapBufferObjectFailed
+    devPtr : int
         Returned device pointer to CUDA object
+
+    See Also
+    --------
+    cudaGraphicsMapResources
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_devPtr = NULL
@@ -14195,31 +16637,33 @@ Stream /p stream is synchronized with the current GL context.
     return (_ok(), PyLong_FromVoidPtr(c_devPtr),)
 
 def cudaGLUnmapBufferObjectAsync(bufObj, stream):
-    """cudaGLUnmapBufferObjectAsync(bufObj, stream)
-    
-    Unmaps a buffer object for access by CUDA
+    """Unmaps a buffer object for access by CUDA.
 
-\\deprecated This function is deprecated as of CUDA 3.0.
+    Deprecated: This function is deprecated as of CUDA 3.0.
 
-Unmaps the buffer object of ID bufObj for access by CUDA.  When
-a buffer is unmapped, the base address returned by
-cudaGLMapBufferObject() is invalid and subsequent references to
-the address result in undefined behavior.  The OpenGL context used
-to create the buffer, or another context from the same share group,
-must be bound to the current thread when this is called.
+    Unmaps the buffer object of ID `bufObj` for access by CUDA. When a buffer is
+    unmapped, the base address returned by cudaGLMapBufferObject is invalid and
+    subsequent references to the address result in undefined behavior. The OpenGL
+    context used to create the buffer, or another context from the same share group,
+    must be bound to the current thread when this is called.
 
-Stream /p stream is synchronized with the current GL context.
-    
+    Stream /p stream is synchronized with the current GL context.
+
     Parameters
     ----------
-    bufObj : GLuint
+    bufObj : GLuint | int | None
         Buffer object to unmap
-    stream : cudaStream_t
+    stream : cudaStream_t | int | None
         Stream to synchronize
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorUnmapBufferObjectFailed
+
+    See Also
+    --------
+    cudaGraphicsUnmapResources
     """
     cdef cyruntime.cudaError_t err
     cdef unsigned int c_bufObj
@@ -14236,51 +16680,56 @@ Stream /p stream is synchronized with the current GL context.
     return _st1(err)
 
 def cudaGraphicsEGLRegisterImage(image, unsigned int flags):
-    """cudaGraphicsEGLRegisterImage(image, flags)
-    
-    Registers an EGL image
+    """Registers an EGL image.
 
-Registers the EGLImageKHR specified by image for access by
-CUDA. A handle to the registered object is returned as pCudaResource.
-Additional Mapping/Unmapping is not required for the registered resource and
-cudaGraphicsResourceGetMappedEglFrame can be directly called on the pCudaResource.
+    Registers the EGLImageKHR specified by `image` for access by CUDA. A handle to the
+    registered object is returned as `pCudaResource`. Additional Mapping/Unmapping is
+    not required for the registered resource and cudaGraphicsResourceGetMappedEglFrame
+    can be directly called on the `pCudaResource`.
 
-The application will be responsible for synchronizing access to shared objects.
-The application must ensure that any pending operation which access the objects have completed
-before passing control to CUDA. This may be accomplished by issuing and waiting for
-glFinish command on all GLcontexts (for OpenGL and likewise for other APIs).
-The application will be also responsible for ensuring that any pending operation on the
-registered CUDA resource has completed prior to executing subsequent commands in other APIs
-accesing the same memory objects.
-This can be accomplished by calling cuCtxSynchronize or cuEventSynchronize (preferably).
+    The application will be responsible for synchronizing access to shared objects. The
+    application must ensure that any pending operation which access the objects have
+    completed before passing control to CUDA. This may be accomplished by issuing and
+    waiting for glFinish command on all GLcontexts (for OpenGL and likewise for other
+    APIs). The application will be also responsible for ensuring that any pending
+    operation on the registered CUDA resource has completed prior to executing
+    subsequent commands in other APIs accesing the same memory objects. This can be
+    accomplished by calling cuCtxSynchronize or cuEventSynchronize (preferably).
 
-The surface's intended usage is specified using flags, as follows:
+    The surface's intended usage is specified using `flags`, as follows:
 
-- cudaGraphicsRegisterFlagsNone: Specifies no hints about how this
-  resource will be used. It is therefore assumed that this resource will be
-  read from and written to by CUDA. This is the default value.
-- cudaGraphicsRegisterFlagsReadOnly: Specifies that CUDA
-  will not write to this resource.
-- cudaGraphicsRegisterFlagsWriteDiscard: Specifies that
-  CUDA will not read from this resource and will write over the
-  entire contents of the resource, so none of the data previously
-  stored in the resource will be preserved.
+    - cudaGraphicsRegisterFlags.cudaGraphicsRegisterFlagsNone: Specifies no hints about
+      how this resource will be used. It is therefore assumed that this resource will be
+      read from and written to by CUDA. This is the default value.
+    - cudaGraphicsRegisterFlags.cudaGraphicsRegisterFlagsReadOnly: Specifies that CUDA
+      will not write to this resource.
+    - cudaGraphicsRegisterFlags.cudaGraphicsRegisterFlagsWriteDiscard: Specifies that
+      CUDA will not read from this resource and will write over the entire contents of
+      the resource, so none of the data previously stored in the resource will be
+      preserved.
 
-The EGLImageKHR is an object which can be used to create EGLImage target resource. It is defined as a void pointer.
-typedef void* EGLImageKHR
-    
+    The EGLImageKHR is an object which can be used to create EGLImage target resource.
+    It is defined as a void pointer. typedef void* EGLImageKHR
+
     Parameters
     ----------
-    image : EGLImageKHR
+    image : EGLImageKHR | int | None
         An EGLImageKHR image which can be used to create target resource.
-    flags : unsigned int
+    flags : int
         Map flags
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidResourceHandle, cudaErrorInvalidValue,
+        cudaErrorUnknown
     pCudaResource : cudaGraphicsResource_t
         Pointer to the returned object handle
+
+    See Also
+    --------
+    cudaGraphicsUnregisterResource, cudaGraphicsResourceGetMappedEglFrame,
+    cuGraphicsEGLRegisterImage
     """
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaGraphicsResource_t c_pCudaResource = <cyruntime.cudaGraphicsResource_t>0
@@ -14293,25 +16742,29 @@ typedef void* EGLImageKHR
     return (_ok(), _new_handle(cudaGraphicsResource_t, <void*>c_pCudaResource),)
 
 def cudaEGLStreamConsumerConnect(eglStream):
-    """cudaEGLStreamConsumerConnect(eglStream)
-    
-    Connect CUDA to EGLStream as a consumer.
+    """Connect CUDA to EGLStream as a consumer.
 
-Connect CUDA as a consumer to EGLStreamKHR specified by eglStream.
+    Connect CUDA as a consumer to EGLStreamKHR specified by `eglStream`.
 
-The EGLStreamKHR is an EGL object that transfers a sequence of image frames from one
-API to another.
-    
+    The EGLStreamKHR is an EGL object that transfers a sequence of image frames from one
+    API to another.
+
     Parameters
     ----------
-    eglStream : EGLStreamKHR
+    eglStream : EGLStreamKHR | int | None
         EGLStreamKHR handle
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue, cudaErrorUnknown
     conn : cudaEglStreamConnection
         Pointer to the returned connection handle
+
+    See Also
+    --------
+    cudaEGLStreamConsumerDisconnect, cudaEGLStreamConsumerAcquireFrame,
+    cudaEGLStreamConsumerReleaseFrame, cuEGLStreamConsumerConnect
     """
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaEglStreamConnection c_conn = <cyruntime.cudaEglStreamConnection>0
@@ -14324,28 +16777,32 @@ API to another.
     return (_ok(), _new_handle(cudaEglStreamConnection, <void*>c_conn),)
 
 def cudaEGLStreamConsumerConnectWithFlags(eglStream, unsigned int flags):
-    """cudaEGLStreamConsumerConnectWithFlags(eglStream, flags)
-    
-    Connect CUDA to EGLStream as a consumer with given flags.
+    """Connect CUDA to EGLStream as a consumer with given flags.
 
-Connect CUDA as a consumer to EGLStreamKHR specified by stream with specified flags defined by
-cudaEglResourceLocationFlags.
+    Connect CUDA as a consumer to EGLStreamKHR specified by stream with specified
+    `flags` defined by cudaEglResourceLocationFlags.
 
-The flags specify whether the consumer wants to access frames from system memory or video memory.
-Default is cudaEglResourceLocationVidmem.
-    
+    The flags specify whether the consumer wants to access frames from system memory or
+    video memory. Default is cudaEglResourceLocationFlags.cudaEglResourceLocationVidmem.
+
     Parameters
     ----------
-    eglStream : EGLStreamKHR
+    eglStream : EGLStreamKHR | int | None
         EGLStreamKHR handle
-    flags : unsigned int
+    flags : int
         Flags denote intended location - system or video.
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue, cudaErrorUnknown
     conn : cudaEglStreamConnection
         Pointer to the returned connection handle
+
+    See Also
+    --------
+    cudaEGLStreamConsumerDisconnect, cudaEGLStreamConsumerAcquireFrame,
+    cudaEGLStreamConsumerReleaseFrame, cuEGLStreamConsumerConnectWithFlags
     """
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaEglStreamConnection c_conn = <cyruntime.cudaEglStreamConnection>0
@@ -14358,20 +16815,24 @@ Default is cudaEglResourceLocationVidmem.
     return (_ok(), _new_handle(cudaEglStreamConnection, <void*>c_conn),)
 
 def cudaEGLStreamConsumerDisconnect(conn):
-    """cudaEGLStreamConsumerDisconnect(conn)
-    
-    Disconnect CUDA as a consumer to EGLStream .
+    """Disconnect CUDA as a consumer to EGLStream .
 
-Disconnect CUDA as a consumer to EGLStreamKHR.
-    
+    Disconnect CUDA as a consumer to EGLStreamKHR.
+
     Parameters
     ----------
-    conn : cudaEglStreamConnection*
+    conn : cudaEglStreamConnection | int | None
         Conection to disconnect.
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue, cudaErrorUnknown
+
+    See Also
+    --------
+    cudaEGLStreamConsumerConnect, cudaEGLStreamConsumerAcquireFrame,
+    cudaEGLStreamConsumerReleaseFrame, cuEGLStreamConsumerDisconnect
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_conn
@@ -14381,28 +16842,32 @@ Disconnect CUDA as a consumer to EGLStreamKHR.
     return _st1(err)
 
 def cudaEGLStreamConsumerAcquireFrame(conn, pCudaResource, pStream, unsigned int timeout):
-    """cudaEGLStreamConsumerAcquireFrame(conn, pCudaResource, pStream, timeout)
-    
-    Acquire an image frame from the EGLStream with CUDA as a consumer.
+    """Acquire an image frame from the EGLStream with CUDA as a consumer.
 
-Acquire an image frame from EGLStreamKHR.
-cudaGraphicsResourceGetMappedEglFrame can be called on pCudaResource to get
-cudaEglFrame.
-    
+    Acquire an image frame from EGLStreamKHR. cudaGraphicsResourceGetMappedEglFrame can
+    be called on `pCudaResource` to get cudaEglFrame.
+
     Parameters
     ----------
-    conn : cudaEglStreamConnection*
+    conn : cudaEglStreamConnection | int | None
         Connection on which to acquire
-    pCudaResource : cudaGraphicsResource_t*
+    pCudaResource : cudaGraphicsResource_t | int | None
         CUDA resource on which the EGLStream frame will be mapped for use.
-    pStream : cudaStream_t*
-        CUDA stream for synchronization and any data migrations implied by cudaEglResourceLocationFlags.
-    timeout : unsigned int
+    pStream : cudaStream_t | int | None
+        CUDA stream for synchronization and any data migrations implied by
+        cudaEglResourceLocationFlags.
+    timeout : int
         Desired timeout in usec.
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue, cudaErrorUnknown, cudaErrorLaunchTimeout
+
+    See Also
+    --------
+    cudaEGLStreamConsumerConnect, cudaEGLStreamConsumerDisconnect,
+    cudaEGLStreamConsumerReleaseFrame, cuEGLStreamConsumerAcquireFrame
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_conn
@@ -14416,24 +16881,28 @@ cudaEglFrame.
     return _st1(err)
 
 def cudaEGLStreamConsumerReleaseFrame(conn, pCudaResource, pStream):
-    """cudaEGLStreamConsumerReleaseFrame(conn, pCudaResource, pStream)
-    
-    Releases the last frame acquired from the EGLStream.
+    """Releases the last frame acquired from the EGLStream.
 
-Release the acquired image frame specified by pCudaResource to EGLStreamKHR.
-    
+    Release the acquired image frame specified by `pCudaResource` to EGLStreamKHR.
+
     Parameters
     ----------
-    conn : cudaEglStreamConnection*
+    conn : cudaEglStreamConnection | int | None
         Connection on which to release
-    pCudaResource : cudaGraphicsResource_t
+    pCudaResource : cudaGraphicsResource_t | int | None
         CUDA resource whose corresponding frame is to be released
-    pStream : cudaStream_t*
+    pStream : cudaStream_t | int | None
         CUDA stream on which release will be done.
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue, cudaErrorUnknown
+
+    See Also
+    --------
+    cudaEGLStreamConsumerConnect, cudaEGLStreamConsumerDisconnect,
+    cudaEGLStreamConsumerAcquireFrame, cuEGLStreamConsumerReleaseFrame
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_conn
@@ -14447,29 +16916,33 @@ Release the acquired image frame specified by pCudaResource to EGLStreamKHR.
     return _st1(err)
 
 def cudaEGLStreamProducerConnect(eglStream, width, height):
-    """cudaEGLStreamProducerConnect(eglStream, width, height)
-    
-    Connect CUDA to EGLStream as a producer.
+    """Connect CUDA to EGLStream as a producer.
 
-Connect CUDA as a producer to EGLStreamKHR specified by stream.
+    Connect CUDA as a producer to EGLStreamKHR specified by stream.
 
-The EGLStreamKHR is an EGL object that transfers a sequence of image frames from one
-API to another.
-    
+    The EGLStreamKHR is an EGL object that transfers a sequence of image frames from one
+    API to another.
+
     Parameters
     ----------
-    eglStream : EGLStreamKHR
+    eglStream : EGLStreamKHR | int | None
         EGLStreamKHR handle
-    width : EGLint
+    width : EGLint | int | None
         width of the image to be submitted to the stream
-    height : EGLint
+    height : EGLint | int | None
         height of the image to be submitted to the stream
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue, cudaErrorUnknown
     conn : cudaEglStreamConnection
         Pointer to the returned connection handle
+
+    See Also
+    --------
+    cudaEGLStreamProducerDisconnect, cudaEGLStreamProducerPresentFrame,
+    cudaEGLStreamProducerReturnFrame, cuEGLStreamProducerConnect
     """
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaEglStreamConnection c_conn = <cyruntime.cudaEglStreamConnection>0
@@ -14496,20 +16969,24 @@ API to another.
     return (_ok(), _new_handle(cudaEglStreamConnection, <void*>c_conn),)
 
 def cudaEGLStreamProducerDisconnect(conn):
-    """cudaEGLStreamProducerDisconnect(conn)
-    
-    Disconnect CUDA as a producer  to EGLStream .
+    """Disconnect CUDA as a producer to EGLStream .
 
-Disconnect CUDA as a producer to EGLStreamKHR.
-    
+    Disconnect CUDA as a producer to EGLStreamKHR.
+
     Parameters
     ----------
-    conn : cudaEglStreamConnection*
+    conn : cudaEglStreamConnection | int | None
         Conection to disconnect.
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue, cudaErrorUnknown
+
+    See Also
+    --------
+    cudaEGLStreamProducerConnect, cudaEGLStreamProducerPresentFrame,
+    cudaEGLStreamProducerReturnFrame, cuEGLStreamProducerDisconnect
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_conn
@@ -14519,40 +16996,45 @@ Disconnect CUDA as a producer to EGLStreamKHR.
     return _st1(err)
 
 def cudaEGLStreamProducerPresentFrame(conn, eglframe, pStream):
-    """cudaEGLStreamProducerPresentFrame(conn, eglframe, pStream)
-    
-    Present a CUDA eglFrame to the EGLStream with CUDA as a producer.
+    """Present a CUDA eglFrame to the EGLStream with CUDA as a producer.
 
-The cudaEglFrame is defined as:
-\\code
-typedef struct cudaEglFrame_st {
-    union {
-        cudaArray_t            pArray[CUDA_EGL_MAX_PLANES];
-        struct cudaPitchedPtr  pPitch[CUDA_EGL_MAX_PLANES];
-    } frame;
-    cudaEglPlaneDesc planeDesc[CUDA_EGL_MAX_PLANES];
-    unsigned int planeCount;
-    cudaEglFrameType frameType;
-    cudaEglColorFormat eglColorFormat;
-} cudaEglFrame;
-\\endcode
+    The cudaEglFrame is defined as:
 
-For cudaEglFrame of type cudaEglFrameTypePitch, the application may present sub-region of a memory
-allocation. In that case, cudaPitchedPtrptr will specify the start address of the sub-region in
-the allocation and cudaEglPlaneDesc will specify the dimensions of the sub-region.
-    
+
+        typedef struct cudaEglFrame_st {
+            union {
+                cudaArray_t            pArray[CUDA_EGL_MAX_PLANES];
+                struct cudaPitchedPtr  pPitch[CUDA_EGL_MAX_PLANES];
+            } frame;
+            cudaEglPlaneDesc planeDesc[CUDA_EGL_MAX_PLANES];
+            unsigned int planeCount;
+            cudaEglFrameType frameType;
+            cudaEglColorFormat eglColorFormat;
+        } cudaEglFrame;
+
+    For cudaEglFrame of type cudaEglFrameType.cudaEglFrameTypePitch, the application may
+    present sub-region of a memory allocation. In that case, ptr will specify the start
+    address of the sub-region in the allocation and cudaEglPlaneDesc will specify the
+    dimensions of the sub-region.
+
     Parameters
     ----------
-    conn : cudaEglStreamConnection*
+    conn : cudaEglStreamConnection | int | None
         Connection on which to present the CUDA array
     eglframe : cudaEglFrame
         CUDA Eglstream Proucer Frame handle to be sent to the consumer over EglStream.
-    pStream : cudaStream_t*
+    pStream : cudaStream_t | int | None
         CUDA stream on which to present the frame.
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue, cudaErrorUnknown
+
+    See Also
+    --------
+    cudaEGLStreamProducerConnect, cudaEGLStreamProducerDisconnect,
+    cudaEGLStreamProducerReturnFrame, cuEGLStreamProducerPresentFrame
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_conn
@@ -14565,25 +17047,29 @@ the allocation and cudaEglPlaneDesc will specify the dimensions of the sub-regio
     return _st1(err)
 
 def cudaEGLStreamProducerReturnFrame(conn, eglframe, pStream):
-    """cudaEGLStreamProducerReturnFrame(conn, eglframe, pStream)
-    
-    Return the CUDA eglFrame to the EGLStream last released by the consumer.
+    """Return the CUDA eglFrame to the EGLStream last released by the consumer.
 
-This API can potentially return cudaErrorLaunchTimeout if the consumer has not
-returned a frame to EGL stream. If timeout is returned the application can retry.
-    
+    This API can potentially return cudaErrorLaunchTimeout if the consumer has not
+    returned a frame to EGL stream. If timeout is returned the application can retry.
+
     Parameters
     ----------
-    conn : cudaEglStreamConnection*
+    conn : cudaEglStreamConnection | int | None
         Connection on which to present the CUDA array
-    eglframe : cudaEglFrame*
+    eglframe : cudaEglFrame | None
         CUDA Eglstream Proucer Frame handle returned from the consumer over EglStream.
-    pStream : cudaStream_t*
+    pStream : cudaStream_t | int | None
         CUDA stream on which to return the frame.
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorLaunchTimeout, cudaErrorInvalidValue, cudaErrorUnknown
+
+    See Also
+    --------
+    cudaEGLStreamProducerConnect, cudaEGLStreamProducerDisconnect,
+    cudaEGLStreamProducerPresentFrame, cuEGLStreamProducerReturnFrame
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_conn
@@ -14597,42 +17083,51 @@ returned a frame to EGL stream. If timeout is returned the application can retry
     return _st1(err)
 
 def cudaGraphicsResourceGetMappedEglFrame(resource, unsigned int index, unsigned int mipLevel):
-    """cudaGraphicsResourceGetMappedEglFrame(resource, index, mipLevel)
-    
-    Get an eglFrame through which to access a registered EGL graphics resource.
+    """Get an eglFrame through which to access a registered EGL graphics resource.
 
-Returns in *eglFrame an eglFrame pointer through which the registered graphics resource
-resource may be accessed.
-This API can only be called for EGL graphics resources.
+    Returns, as `eglFrame`, an eglFrame pointer through which the registered graphics
+    resource `resource` may be accessed. This API can only be called for EGL graphics
+    resources.
 
-The cudaEglFrame is defined as
-\\code
-typedef struct cudaEglFrame_st {
-    union {
-        cudaArray_t             pArray[CUDA_EGL_MAX_PLANES];
-        struct cudaPitchedPtr   pPitch[CUDA_EGL_MAX_PLANES];
-    } frame;
-    cudaEglPlaneDesc planeDesc[CUDA_EGL_MAX_PLANES];
-    unsigned int planeCount;
-    cudaEglFrameType frameType;
-    cudaEglColorFormat eglColorFormat;
-} cudaEglFrame;
-\\endcode
-    
+    The cudaEglFrame is defined as
+
+
+        typedef struct cudaEglFrame_st {
+            union {
+                cudaArray_t             pArray[CUDA_EGL_MAX_PLANES];
+                struct cudaPitchedPtr   pPitch[CUDA_EGL_MAX_PLANES];
+            } frame;
+            cudaEglPlaneDesc planeDesc[CUDA_EGL_MAX_PLANES];
+            unsigned int planeCount;
+            cudaEglFrameType frameType;
+            cudaEglColorFormat eglColorFormat;
+        } cudaEglFrame;
+
     Parameters
     ----------
-    resource : cudaGraphicsResource_t
+    resource : cudaGraphicsResource_t | int | None
         Registered resource to access.
-    index : unsigned int
+    index : int
         Index for cubemap surfaces.
-    mipLevel : unsigned int
+    mipLevel : int
         Mipmap level for the subresource to access.
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidValue, cudaErrorUnknown
     eglFrame : cudaEglFrame
         Returned eglFrame.
+
+    See Also
+    --------
+    cudaGraphicsSubResourceGetMappedArray, cudaGraphicsResourceGetMappedPointer,
+    cuGraphicsResourceGetMappedEglFrame
+
+    Notes
+    -----
+    Note that in case of multiplanar `eglFrame`, pitch of only first plane (unsigned int
+    cudaEglPlaneDescpitch) is to be considered by the application.
     """
     cdef cyruntime.cudaError_t err
     cdef _Struct s_eglFrame = _new_struct(_L.cls('cudaEglFrame'))
@@ -14645,35 +17140,38 @@ typedef struct cudaEglFrame_st {
     return (_ok(), s_eglFrame,)
 
 def cudaEventCreateFromEGLSync(eglSync, unsigned int flags):
-    """cudaEventCreateFromEGLSync(eglSync, flags)
-    
-    Creates an event from EGLSync object
+    """Creates an event from EGLSync object.
 
-Creates an event *phEvent from an EGLSyncKHR eglSync with the flages specified
-via flags. Valid flags include:
-- cudaEventDefault: Default event creation flag.
-- cudaEventBlockingSync: Specifies that the created event should use blocking
-synchronization.  A CPU thread that uses cudaEventSynchronize() to wait on
-an event created with this flag will block until the event has actually
-been completed.
+    Creates an event `phEvent` from an EGLSyncKHR eglSync with the flages specified via
+    `flags`. Valid flags include:
 
-cudaEventRecord and TimingData are not supported for events created from EGLSync.
+    - cudaEventDefault: Default event creation flag.
+    - cudaEventBlockingSync: Specifies that the created event should use blocking
+      synchronization. A CPU thread that uses cudaEventSynchronize to wait on an event
+      created with this flag will block until the event has actually been completed.
 
-The EGLSyncKHR is an opaque handle to an EGL sync object.
-typedef void* EGLSyncKHR
-    
+    cudaEventRecord and TimingData are not supported for events created from EGLSync.
+
+    The EGLSyncKHR is an opaque handle to an EGL sync object. typedef void* EGLSyncKHR
+
     Parameters
     ----------
-    eglSync : EGLSyncKHR
+    eglSync : EGLSyncKHR | int | None
         Opaque handle to EGLSync object
-    flags : unsigned int
+    flags : int
         Event creation flags
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInitializationError, cudaErrorInvalidValue,
+        cudaErrorLaunchFailure, cudaErrorMemoryAllocation
     phEvent : cudaEvent_t
         Returns newly created event
+
+    See Also
+    --------
+    cudaEventQuery, cudaEventSynchronize, cudaEventDestroy
     """
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaEvent_t c_phEvent = <cyruntime.cudaEvent_t>0
@@ -14686,24 +17184,28 @@ typedef void* EGLSyncKHR
     return (_ok(), _new_handle(cudaEvent_t, <void*>c_phEvent),)
 
 def cudaVDPAUGetDevice(vdpDevice, vdpGetProcAddress):
-    """cudaVDPAUGetDevice(vdpDevice, vdpGetProcAddress)
-    
-    Gets the CUDA device associated with a VdpDevice.
+    """Gets the CUDA device associated with a VdpDevice.
 
-Returns the CUDA device associated with a VdpDevice, if applicable.
-    
+    Returns the CUDA device associated with a VdpDevice, if applicable.
+
     Parameters
     ----------
-    vdpDevice : VdpDevice
+    vdpDevice : VdpDevice | int | None
         A VdpDevice handle
-    vdpGetProcAddress : VdpGetProcAddress*
+    vdpGetProcAddress : Address
         VDPAU's VdpGetProcAddress function pointer
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess
     device : int
-        Returns the device associated with vdpDevice, or -1 if the device associated with vdpDevice is not a compute device.
+        Returns the device associated with vdpDevice, or -1 if the device associated
+        with vdpDevice is not a compute device.
+
+    See Also
+    --------
+    cudaVDPAUSetVDPAUDevice, cuVDPAUGetDevice
     """
     cdef cyruntime.cudaError_t err
     cdef int c_device = <int>0
@@ -14723,34 +17225,35 @@ Returns the CUDA device associated with a VdpDevice, if applicable.
     return (_ok(), c_device,)
 
 def cudaVDPAUSetVDPAUDevice(int device, vdpDevice, vdpGetProcAddress):
-    """cudaVDPAUSetVDPAUDevice(device, vdpDevice, vdpGetProcAddress)
-    
-    Sets a CUDA device to use VDPAU interoperability
+    """Sets a CUDA device to use VDPAU interoperability.
 
-Records vdpDevice as the VdpDevice for VDPAU interoperability
-with the CUDA device device and sets device as the current
-device for the calling host thread.
+    Records `vdpDevice` as the VdpDevice for VDPAU interoperability with the CUDA device
+    `device` and sets `device` as the current device for the calling host thread.
 
-This function will immediately initialize the primary context on
-device if needed.
+    This function will immediately initialize the primary context on `device` if needed.
 
-If device has already been initialized then this call will fail
-with the error cudaErrorSetOnActiveProcess.  In this case it is
-necessary to reset device using cudaDeviceReset() before
-VDPAU interoperability on device may be enabled.
-    
+    If `device` has already been initialized then this call will fail with the error
+    cudaErrorSetOnActiveProcess. In this case it is necessary to reset `device` using
+    cudaDeviceReset before VDPAU interoperability on `device` may be enabled.
+
     Parameters
     ----------
     device : int
         Device to use for VDPAU interoperability
-    vdpDevice : VdpDevice
+    vdpDevice : VdpDevice | int | None
         The VdpDevice to interoperate with
-    vdpGetProcAddress : VdpGetProcAddress*
+    vdpGetProcAddress : Address
         VDPAU's VdpGetProcAddress function pointer
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidDevice, cudaErrorSetOnActiveProcess
+
+    See Also
+    --------
+    cudaGraphicsVDPAURegisterVideoSurface, cudaGraphicsVDPAURegisterOutputSurface,
+    cudaDeviceReset
     """
     cdef cyruntime.cudaError_t err
     cdef uint32_t c_vdpDevice
@@ -14767,36 +17270,40 @@ VDPAU interoperability on device may be enabled.
     return _st1(err)
 
 def cudaGraphicsVDPAURegisterVideoSurface(vdpSurface, unsigned int flags):
-    """cudaGraphicsVDPAURegisterVideoSurface(vdpSurface, flags)
-    
-    Register a VdpVideoSurface object
+    """Register a VdpVideoSurface object.
 
-Registers the VdpVideoSurface specified by vdpSurface for access by CUDA.
-A handle to the registered object is returned as resource.
-The surface's intended usage is specified using flags, as follows:
+    Registers the VdpVideoSurface specified by `vdpSurface` for access by CUDA. A handle
+    to the registered object is returned as `resource`. The surface's intended usage is
+    specified using `flags`, as follows:
 
-- cudaGraphicsMapFlagsNone: Specifies no hints about how this
-  resource will be used. It is therefore assumed that this resource will be
-  read from and written to by CUDA. This is the default value.
-- cudaGraphicsMapFlagsReadOnly: Specifies that CUDA
-  will not write to this resource.
-- cudaGraphicsMapFlagsWriteDiscard: Specifies that
-  CUDA will not read from this resource and will write over the
-  entire contents of the resource, so none of the data previously
-  stored in the resource will be preserved.
-    
+    - cudaGraphicsMapFlags.cudaGraphicsMapFlagsNone: Specifies no hints about how this
+      resource will be used. It is therefore assumed that this resource will be read
+      from and written to by CUDA. This is the default value.
+    - cudaGraphicsMapFlags.cudaGraphicsMapFlagsReadOnly: Specifies that CUDA will not
+      write to this resource.
+    - cudaGraphicsMapFlags.cudaGraphicsMapFlagsWriteDiscard: Specifies that CUDA will
+      not read from this resource and will write over the entire contents of the
+      resource, so none of the data previously stored in the resource will be preserved.
+
     Parameters
     ----------
-    vdpSurface : VdpVideoSurface
+    vdpSurface : VdpVideoSurface | int | None
         VDPAU object to be registered
-    flags : unsigned int
+    flags : int
         Map flags
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidDevice, cudaErrorInvalidValue,
+        cudaErrorInvalidResourceHandle, cudaErrorUnknown
     resource : cudaGraphicsResource_t
         Pointer to the returned object handle
+
+    See Also
+    --------
+    cudaVDPAUSetVDPAUDevice, cudaGraphicsUnregisterResource,
+    cudaGraphicsSubResourceGetMappedArray, cuGraphicsVDPAURegisterVideoSurface
     """
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaGraphicsResource_t c_resource = <cyruntime.cudaGraphicsResource_t>0
@@ -14814,36 +17321,40 @@ The surface's intended usage is specified using flags, as follows:
     return (_ok(), _new_handle(cudaGraphicsResource_t, <void*>c_resource),)
 
 def cudaGraphicsVDPAURegisterOutputSurface(vdpSurface, unsigned int flags):
-    """cudaGraphicsVDPAURegisterOutputSurface(vdpSurface, flags)
-    
-    Register a VdpOutputSurface object
+    """Register a VdpOutputSurface object.
 
-Registers the VdpOutputSurface specified by vdpSurface for access by CUDA.
-A handle to the registered object is returned as resource.
-The surface's intended usage is specified using flags, as follows:
+    Registers the VdpOutputSurface specified by `vdpSurface` for access by CUDA. A
+    handle to the registered object is returned as `resource`. The surface's intended
+    usage is specified using `flags`, as follows:
 
-- cudaGraphicsMapFlagsNone: Specifies no hints about how this
-  resource will be used. It is therefore assumed that this resource will be
-  read from and written to by CUDA. This is the default value.
-- cudaGraphicsMapFlagsReadOnly: Specifies that CUDA
-  will not write to this resource.
-- cudaGraphicsMapFlagsWriteDiscard: Specifies that
-  CUDA will not read from this resource and will write over the
-  entire contents of the resource, so none of the data previously
-  stored in the resource will be preserved.
-    
+    - cudaGraphicsMapFlags.cudaGraphicsMapFlagsNone: Specifies no hints about how this
+      resource will be used. It is therefore assumed that this resource will be read
+      from and written to by CUDA. This is the default value.
+    - cudaGraphicsMapFlags.cudaGraphicsMapFlagsReadOnly: Specifies that CUDA will not
+      write to this resource.
+    - cudaGraphicsMapFlags.cudaGraphicsMapFlagsWriteDiscard: Specifies that CUDA will
+      not read from this resource and will write over the entire contents of the
+      resource, so none of the data previously stored in the resource will be preserved.
+
     Parameters
     ----------
-    vdpSurface : VdpOutputSurface
+    vdpSurface : VdpOutputSurface | int | None
         VDPAU object to be registered
-    flags : unsigned int
+    flags : int
         Map flags
-    
+
     Returns
     -------
     cudaError_t
+        cudaSuccess, cudaErrorInvalidDevice, cudaErrorInvalidValue,
+        cudaErrorInvalidResourceHandle, cudaErrorUnknown
     resource : cudaGraphicsResource_t
         Pointer to the returned object handle
+
+    See Also
+    --------
+    cudaVDPAUSetVDPAUDevice, cudaGraphicsUnregisterResource,
+    cudaGraphicsSubResourceGetMappedArray, cuGraphicsVDPAURegisterOutputSurface
     """
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaGraphicsResource_t c_resource = <cyruntime.cudaGraphicsResource_t>0
@@ -14861,13 +17372,12 @@ The surface's intended usage is specified using flags, as follows:
     return (_ok(), _new_handle(cudaGraphicsResource_t, <void*>c_resource),)
 
 def cudaProfilerStart():
-    """cudaProfilerStart()
-    
-    cudaProfilerStart
-    
+    """cudaProfilerStart.
+
     Returns
     -------
     cudaError_t
+        The status of the call.
     """
     cdef cyruntime.cudaError_t err
     with nogil:
@@ -14875,13 +17385,12 @@ def cudaProfilerStart():
     return _st1(err)
 
 def cudaProfilerStop():
-    """cudaProfilerStop()
-    
-    cudaProfilerStop
-    
+    """cudaProfilerStop.
+
     Returns
     -------
     cudaError_t
+        The status of the call.
     """
     cdef cyruntime.cudaError_t err
     with nogil:
@@ -14889,7 +17398,29 @@ def cudaProfilerStop():
     return _st1(err)
 
 def make_cudaExtent(w, h, d):
-    """make_cudaExtent(w, h, d) -> cudaExtent with its fields (width, height, depth) set from the arguments in order."""
+    """Returns a cudaExtent based on input parameters.
+
+    Returns a cudaExtent based on the specified input parameters `w`, `h`, and `d`.
+
+    Parameters
+    ----------
+    w : int
+        Width in elements when referring to array memory, in bytes when referring to
+        linear memory
+    h : int
+        Height in elements
+    d : int
+        Depth in elements
+
+    Returns
+    -------
+    cudaExtent
+        cudaExtent specified by `w`, `h`, and `d`
+
+    See Also
+    --------
+    make_cudaPitchedPtr, make_cudaPos
+    """
     s = _L.cls('cudaExtent')()
     s.width = w
     s.height = h
@@ -14897,7 +17428,31 @@ def make_cudaExtent(w, h, d):
     return s
 
 def make_cudaPitchedPtr(d, p, xsz, ysz):
-    """make_cudaPitchedPtr(d, p, xsz, ysz) -> cudaPitchedPtr with its fields (ptr, pitch, xsize, ysize) set from the arguments in order."""
+    """Returns a cudaPitchedPtr based on input parameters.
+
+    Returns a cudaPitchedPtr based on the specified input parameters `d`, `p`, `xsz`,
+    and `ysz`.
+
+    Parameters
+    ----------
+    d : int
+        Pointer to allocated memory
+    p : int
+        Pitch of allocated memory in bytes
+    xsz : int
+        Logical width of allocation in elements
+    ysz : int
+        Logical height of allocation in elements
+
+    Returns
+    -------
+    cudaPitchedPtr
+        cudaPitchedPtr specified by `d`, `p`, `xsz`, and `ysz`
+
+    See Also
+    --------
+    make_cudaExtent, make_cudaPos
+    """
     s = _L.cls('cudaPitchedPtr')()
     s.ptr = d
     s.pitch = p
@@ -14906,7 +17461,28 @@ def make_cudaPitchedPtr(d, p, xsz, ysz):
     return s
 
 def make_cudaPos(x, y, z):
-    """make_cudaPos(x, y, z) -> cudaPos with its fields (x, y, z) set from the arguments in order."""
+    """Returns a cudaPos based on input parameters.
+
+    Returns a cudaPos based on the specified input parameters `x`, `y`, and `z`.
+
+    Parameters
+    ----------
+    x : int
+        X position
+    y : int
+        Y position
+    z : int
+        Z position
+
+    Returns
+    -------
+    cudaPos
+        cudaPos specified by `x`, `y`, and `z`
+
+    See Also
+    --------
+    make_cudaExtent, make_cudaPitchedPtr
+    """
     s = _L.cls('cudaPos')()
     s.x = x
     s.y = y
@@ -14914,8 +17490,21 @@ def make_cudaPos(x, y, z):
     return s
 
 def getLocalRuntimeVersion():
-    """getLocalRuntimeVersion() -> (cudaError_t, version) of the CUDA runtime library these
-    bindings loaded (cudaRuntimeGetVersion of that library)."""
+    """The version of the CUDA runtime library these bindings loaded.
+
+    cudaRuntimeGetVersion of that library.
+
+    Returns
+    -------
+    cudaError_t
+        The status of the call.
+    version : int
+        1000 * major + 10 * minor.
+
+    See Also
+    --------
+    cudaRuntimeGetVersion
+    """
     return cudaRuntimeGetVersion()
 
 
