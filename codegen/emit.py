@@ -652,7 +652,6 @@ def _emit_function(model, fn, mod, L, refs):
     cdecls = []
     size_check = []
     for p in fn.params:
-        n = _cname(p.name)
         c = "c_" + p.name
         py = p.pyname
         ct = cytype(p.ctype, p.ptr, p.const, mod)
@@ -1044,6 +1043,29 @@ def _snake(name):
     return re.sub(r"(?<=[a-z0-9])([A-Z])", r"_\1", name).lower()
 
 
+def snake_refs(model):
+    """The docstring references of a snake_case module (its functions by their Python names)."""
+    L = LIBS[model.lib]
+    return docstrings.Refs(model, L["snake"]["enums"], {f.name: _snake(f.name[len(L["prefix"]):]) for f in model.functions})
+
+
+def _snake_docstring(model, fn, refs):
+    """A snake_case function's docstring: its outputs are returned, a failure raises."""
+    L = LIBS[model.lib]
+    result = L["snake"]["enums"][L["status"]][0]
+    ins = [p for p in fn.params if p.role in ("in", "inout")]
+    outs = [p for p in fn.params if p.role in ("out", "inout")]
+    if fn.ret == L["status"]:
+        returns = [(_snake(p.pyname), _doc_type(model, fn, p, True), p.name) for p in outs]
+        raises = (L["snake"]["error"], f"If the call fails, with the {result} member in its `status`")
+    else:   # a string, not a status (nvvmGetErrorString)
+        returns, raises = [("", "str | None", None)], None
+    return docstrings.render(
+        fn.pydoc or fn.doc, [(_snake(p.pyname), _doc_type(model, fn, p, False), p.name) for p in ins], returns,
+        names={p.name: _snake(p.pyname) for p in fn.params}, outs=[p.name for p in outs], refs=refs,
+        status=result, raises=raises)
+
+
 def _emit_snake_api(model):
     """The reference's style for nvJitLink and NVVM (LIBS[lib]["snake"]): snake_case functions over
     the private tuple-returning wrappers, which return their outputs and raise the module's error
@@ -1091,22 +1113,13 @@ def _emit_snake_api(model):
         o.append("    return bytes(buf).rstrip(b'\\0').decode(errors='replace') or None")
         o.append("")
     handles = {n for n, _ in model.handles}
-    refs = docstrings.Refs(model, cfg["enums"], {f.name: _snake(f.name[len(L["prefix"]):]) for f in model.functions})
-    result = cfg["enums"][L["status"]][0]
+    refs = snake_refs(model)
     for fn in model.functions:
         api = _snake(fn.name[len(L["prefix"]):])
         ins = [p for p in fn.params if p.role in ("in", "inout")]
         outs = [p for p in fn.params if p.role in ("out", "inout")]
         pnames = [_snake(p.pyname) for p in ins]
-        if fn.ret == L["status"]:
-            returns = [(_snake(p.pyname), _doc_type(model, fn, p, True), p.name) for p in outs]
-            raises = (err, f"If the call fails, with the {result} member in its `status`")
-        else:   # a string, not a status (nvvmGetErrorString)
-            returns, raises = [("", "str | None", None)], None
-        doc = docstrings.render(
-            fn.pydoc or fn.doc, [(n, _doc_type(model, fn, p, False), p.name) for p, n in zip(ins, pnames)], returns,
-            names={p.name: _snake(p.pyname) for p in fn.params}, outs=[p.name for p in outs], refs=refs,
-            status=result, raises=raises)
+        doc = _snake_docstring(model, fn, refs)
         o.append("")
         o.append(f"def {api}({', '.join(pnames)}):")
         o.append('    """' + docstrings.quoted(doc) + '\n    """')

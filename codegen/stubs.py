@@ -7,10 +7,12 @@ modules (driver, runtime, nvrtc) it also writes `checked/<lib>.py`, the function
 only their outputs and raise on a failed status (cuda_bindings/checked/__init__.py), and its stub.
 """
 import keyword
+import re
 
+from . import docstrings
 from . import overrides as ov
 from . import pytypes
-from .emit import HEADER, LIBS, _extra_enums, _field_spec, _snake
+from .emit import HEADER, LIBS, _docstring, _extra_enums, _field_spec, _snake, _snake_docstring, snake_refs
 
 # field kinds, as in cuda_bindings/_base.pyx
 (F_I, F_U, F_F, F_ENUM, F_HANDLE, F_INTV, F_STRUCT, F_CHARS, F_ARRAY, F_VOIDP, F_CSTR, F_PTRARR,
@@ -35,6 +37,28 @@ def peers(model, others):
             if tgt in by_target:
                 out[h] = f"{lib}.{by_target[tgt]}"
     return out
+
+
+def summaries(model):
+    """Function name -> the summary line of its docstring (as quoted in the .pyx).  An editor
+    shows a stub's docstring, and cannot read the compiled module's: the stubs carry this one
+    line, and help() the whole text."""
+    snake = LIBS[model.lib].get("snake")
+    refs = snake_refs(model) if snake else docstrings.Refs(model)
+    out = {}
+    for fn in model.functions:
+        if fn.python:
+            text = _snake_docstring(model, fn, refs) if snake else _docstring(model, fn, refs)
+            first = re.split(r"\n\s*\n", text, maxsplit=1)[0]    # the summary paragraph
+            out[fn.name] = " ".join(ln.strip() for ln in first.splitlines())
+    return out
+
+
+def _def(signature, summary):
+    """A stub function: its signature, and its summary line as its docstring."""
+    if not summary:
+        return [f"def {signature}: ..."]
+    return [f"def {signature}:", f'    """{summary}"""']
 
 
 def _value_type(v):
@@ -159,6 +183,7 @@ def emit_pyi(model, others):
         o += ["", f"class {snake['error']}(Exception):",
               f"    status: {snake['enums'][L['status']][0]} | int",
               "    def __init__(self, status: int, log: str | None = None) -> None: ...", ""]
+    summary = summaries(model)
     for fn in model.functions:
         if not fn.python:
             continue
@@ -167,9 +192,9 @@ def emit_pyi(model, others):
             ret = pytypes.checked_return_type(model, fn)
             if fn.ret != L["status"]:
                 ret = "str | None"
-            o.append(f"def {api}({_params(model, fn, prm, snake=True)}) -> {ret}: ...")
+            o += _def(f"{api}({_params(model, fn, prm, snake=True)}) -> {ret}", summary[fn.name])
         else:
-            o.append(f"def {fn.name}({_params(model, fn, prm)}) -> {pytypes.return_type(model, fn)}: ...")
+            o += _def(f"{fn.name}({_params(model, fn, prm)}) -> {pytypes.return_type(model, fn)}", summary[fn.name])
     if model.lib == "runtime":
         for name, (cls, params, _) in sorted(ov.MAKE_FUNCTIONS.items()):
             types = {"cudaPitchedPtr": ["Address", "int", "int", "int"]}.get(cls, ["int"] * len(params))
@@ -232,9 +257,11 @@ def emit_checked_pyi(model, others):
     o.append(f"from cuda.bindings.{model.lib} import (")
     o += [f"    {n} as {n}," for n in names]
     o += [")", ""]
+    summary = summaries(model)
     for fn in model.functions:
         if fn.python:
-            o.append(f"def {fn.name}({_params(model, fn, prm)}) -> {pytypes.checked_return_type(model, fn)}: ...")
+            o += _def(f"{fn.name}({_params(model, fn, prm)}) -> {pytypes.checked_return_type(model, fn)}",
+                      summary[fn.name])
     if model.lib == "runtime":
         o.append("def getLocalRuntimeVersion() -> int: ...")
     return "\n".join(o) + "\n"

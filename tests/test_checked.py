@@ -96,8 +96,11 @@ def test_introspection_help_and_pickling():
     assert inspect.signature(f) == inspect.signature(driver.cuMemAlloc)
     assert inspect.isroutine(f)
     assert repr(f) == "<checked function cuda.bindings.checked.driver.cuMemAlloc>"
-    text = pydoc.render_doc(f)
-    assert "cuMemAlloc(bytesize)" in text and "raises CUDAError" in text
+    text = pydoc.render_doc(f, renderer=pydoc.plaintext)
+    assert "cuMemAlloc(bytesize)" in text and "a failed status raises CUDAError" in text
+    doc = inspect.getdoc(f).splitlines()
+    assert doc[0] == "Allocates device memory." and doc[2].startswith("The checked form of cuda.bindings.driver.cuMemAlloc")
+    assert "\nParameters\n----------\nbytesize : int\n" in inspect.getdoc(f)
     assert pickle.loads(pickle.dumps(f)) is f
 
 

@@ -13,6 +13,7 @@ tuple-style module's own object, so both styles mix freely.  A checked call cost
 call more than the tuple call (see docs/benchmarks.md).
 """
 import importlib
+import textwrap
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from cuda.bindings._base import _checked
@@ -133,8 +134,7 @@ def _checked_module(g: dict[str, Any], module: Any, error: type[StatusError], na
         f.__name__ = name
         f.__qualname__ = name
         f.__module__ = modname
-        f.__doc__ = (f"{module.__name__}.{name}, returning only its outputs; a failed status "
-                     f"raises {error.__name__}.\n\n" + (func.__doc__ or ""))
+        f.__doc__ = _checked_doc(func.__doc__, f"{module.__name__}.{name}", error.__name__)
         g[name] = f
         return f
 
@@ -142,6 +142,17 @@ def _checked_module(g: dict[str, Any], module: Any, error: type[StatusError], na
         return sorted(set(dir(module)) | set(g))
 
     return __getattr__, __dir__
+
+
+def _checked_doc(doc: str | None, qualname: str, error: str) -> str:
+    """The tuple function's docstring (summary line, then lines indented by 4), with a paragraph
+    after the summary saying what the checked form returns."""
+    lines = (doc or "").splitlines() or [""]
+    note = (f"The checked form of {qualname}: returns only the outputs listed under Returns, "
+            f"not the status; a failed status raises {error}.")
+    body = textwrap.dedent("\n".join(lines[1:])).strip("\n")
+    text = [lines[0].strip(), "", *textwrap.wrap(note, 84), "", *body.splitlines()]
+    return "\n".join([text[0]] + [f"    {ln}" if ln else "" for ln in text[1:]]).rstrip()
 
 
 def _success(module: Any) -> Any:
