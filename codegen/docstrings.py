@@ -259,7 +259,8 @@ def render(doc, params, returns, *, names=None, outs=(), refs, status=None, rais
     params: [(python name, type, C name)] of the Parameters section; returns: [(python name or "",
     type, C name or a text)] of the Returns section (a C name takes its \\param text); status: the
     status enum, whose members the return text names bare, next to its type; raises: (exception,
-    what) for a Raises section that takes the return text (the snake_case functions)."""
+    what, the success member's C name) for a Raises section that takes the return text, less the
+    success member (the snake_case functions)."""
     sec = sections(doc)
     names = dict(names or {})
 
@@ -268,7 +269,7 @@ def render(doc, params, returns, *, names=None, outs=(), refs, status=None, rais
 
     def text_of(lines, indent):
         blocks = _blocks(lines, conv)
-        if len(blocks) > 1 and all(k == "li" and re.fullmatch(r"- [\w.]+", b) for k, b in blocks):
+        if blocks and all(k == "li" and re.fullmatch(r"- [\w.]+", b) for k, b in blocks):
             blocks = [["p", ", ".join(b[2:] for _, b in blocks)]]    # a list of status names
         return _wrap(blocks, indent)
 
@@ -306,11 +307,16 @@ def render(doc, params, returns, *, names=None, outs=(), refs, status=None, rais
         else:
             item(name, typ, [what])
     if raises:
+        exc, what, success = raises
+        # the return text lists the statuses one per line: the success one is not raised
+        failures = [ln for ln in ret if not re.search(r"(?<!\w)" + re.escape(success) + r"(?!\w)", ln)]
+        if not any(ln.strip() for ln in failures):
+            failures = []
         head("Raises")
-        lines.append(raises[0])
-        lines.extend(text_of([raises[1] + (":" if ret else ".")], 4))
-        if ret:
-            lines.extend([""] + text_of(ret, 4))
+        lines.append(exc)
+        lines.extend(text_of([what + (":" if failures else ".")], 4))
+        if failures:
+            lines.extend([""] + text_of(failures, 4))
     see = " ".join(" ".join(sec["sa"]).replace(",", " ").split())
     if see:
         head("See Also")

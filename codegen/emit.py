@@ -1057,7 +1057,8 @@ def _snake_docstring(model, fn, refs):
     outs = [p for p in fn.params if p.role in ("out", "inout")]
     if fn.ret == L["status"]:
         returns = [(_snake(p.pyname), _doc_type(model, fn, p, True), p.name) for p in outs]
-        raises = (L["snake"]["error"], f"If the call fails, with the {result} member in its `status`")
+        raises = (L["snake"]["error"], f"If the call fails, with the {result} member in its `status`",
+                  _success(model))
     else:   # a string, not a status (nvvmGetErrorString)
         returns, raises = [("", "str | None", None)], None
     return docstrings.render(

@@ -512,7 +512,7 @@ def create(num_options, options):
     nvJitLinkError
         If the call fails, with the Result member in its `status`:
 
-        SUCCESS, ERROR_UNRECOGNIZED_OPTION, ERROR_MISSING_ARCH, ERROR_INVALID_INPUT,
+        ERROR_UNRECOGNIZED_OPTION, ERROR_MISSING_ARCH, ERROR_INVALID_INPUT,
         ERROR_INTERNAL
 
     See Also
@@ -544,7 +544,7 @@ def destroy(handle):
     nvJitLinkError
         If the call fails, with the Result member in its `status`:
 
-        SUCCESS, ERROR_INVALID_INPUT, ERROR_INTERNAL
+        ERROR_INVALID_INPUT, ERROR_INTERNAL
 
     See Also
     --------
@@ -582,7 +582,7 @@ def add_data(handle, input_type, data, size, name):
     nvJitLinkError
         If the call fails, with the Result member in its `status`:
 
-        SUCCESS, ERROR_INVALID_INPUT, ERROR_INTERNAL
+        ERROR_INVALID_INPUT, ERROR_INTERNAL
     """
     _live(handle, _CONSUMED, 'handle', 'an nvJitLink handle')
     r = _nvJitLinkAddData(handle, input_type, data, size, name)
@@ -611,7 +611,7 @@ def add_file(handle, input_type, file_name):
     nvJitLinkError
         If the call fails, with the Result member in its `status`:
 
-        SUCCESS, ERROR_INVALID_INPUT, ERROR_INTERNAL
+        ERROR_INVALID_INPUT, ERROR_INTERNAL
     """
     _live(handle, _CONSUMED, 'handle', 'an nvJitLink handle')
     r = _nvJitLinkAddFile(handle, input_type, file_name)
@@ -636,7 +636,7 @@ def complete(handle):
     nvJitLinkError
         If the call fails, with the Result member in its `status`:
 
-        SUCCESS, ERROR_INVALID_INPUT, ERROR_INTERNAL
+        ERROR_INVALID_INPUT, ERROR_INTERNAL
     """
     _live(handle, _CONSUMED, 'handle', 'an nvJitLink handle')
     r = _nvJitLinkComplete(handle)
@@ -662,7 +662,7 @@ def get_linked_cubin_size(handle):
     nvJitLinkError
         If the call fails, with the Result member in its `status`:
 
-        SUCCESS, ERROR_INVALID_INPUT, ERROR_INTERNAL
+        ERROR_INVALID_INPUT, ERROR_INTERNAL
 
     See Also
     --------
@@ -695,7 +695,7 @@ def get_linked_cubin(handle, cubin):
     nvJitLinkError
         If the call fails, with the Result member in its `status`:
 
-        SUCCESS, ERROR_INVALID_INPUT, ERROR_INTERNAL
+        ERROR_INVALID_INPUT, ERROR_INTERNAL
 
     See Also
     --------
@@ -727,7 +727,7 @@ def get_linked_ptx_size(handle):
     nvJitLinkError
         If the call fails, with the Result member in its `status`:
 
-        SUCCESS, ERROR_INVALID_INPUT, ERROR_INTERNAL
+        ERROR_INVALID_INPUT, ERROR_INTERNAL
 
     See Also
     --------
@@ -761,7 +761,7 @@ def get_linked_ptx(handle, ptx):
     nvJitLinkError
         If the call fails, with the Result member in its `status`:
 
-        SUCCESS, ERROR_INVALID_INPUT, ERROR_INTERNAL
+        ERROR_INVALID_INPUT, ERROR_INTERNAL
 
     See Also
     --------
@@ -791,7 +791,7 @@ def get_error_log_size(handle):
     nvJitLinkError
         If the call fails, with the Result member in its `status`:
 
-        SUCCESS, ERROR_INVALID_INPUT, ERROR_INTERNAL
+        ERROR_INVALID_INPUT, ERROR_INTERNAL
 
     See Also
     --------
@@ -824,7 +824,7 @@ def get_error_log(handle, log):
     nvJitLinkError
         If the call fails, with the Result member in its `status`:
 
-        SUCCESS, ERROR_INVALID_INPUT, ERROR_INTERNAL
+        ERROR_INVALID_INPUT, ERROR_INTERNAL
 
     See Also
     --------
@@ -854,7 +854,7 @@ def get_info_log_size(handle):
     nvJitLinkError
         If the call fails, with the Result member in its `status`:
 
-        SUCCESS, ERROR_INVALID_INPUT, ERROR_INTERNAL
+        ERROR_INVALID_INPUT, ERROR_INTERNAL
 
     See Also
     --------
@@ -887,7 +887,7 @@ def get_info_log(handle, log):
     nvJitLinkError
         If the call fails, with the Result member in its `status`:
 
-        SUCCESS, ERROR_INVALID_INPUT, ERROR_INTERNAL
+        ERROR_INVALID_INPUT, ERROR_INTERNAL
 
     See Also
     --------
@@ -914,7 +914,7 @@ def version():
     nvJitLinkError
         If the call fails, with the Result member in its `status`:
 
-        SUCCESS, ERROR_INVALID_INPUT, ERROR_INTERNAL
+        ERROR_INVALID_INPUT, ERROR_INTERNAL
     """
     r = _nvJitLinkVersion()
     if r[0] != 0:

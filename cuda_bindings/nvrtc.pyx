@@ -697,7 +697,7 @@ def nvrtcSetPCHHeapSize(size_t size):
     Returns
     -------
     nvrtcResult
-        - NVRTC_SUCCESS
+        NVRTC_SUCCESS
     """
     cdef cynvrtc.nvrtcResult err
     with nogil:

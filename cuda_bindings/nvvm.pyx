@@ -73,7 +73,7 @@ def _nvvmVersion():
     Returns
     -------
     nvvmResult
-        - NVVM_SUCCESS
+        NVVM_SUCCESS
     major : int
         NVVM major version number.
     minor : int
@@ -93,7 +93,7 @@ def _nvvmIRVersion():
     Returns
     -------
     nvvmResult
-        - NVVM_SUCCESS
+        NVVM_SUCCESS
     majorIR : int
         NVVM IR major version number.
     minorIR : int
@@ -537,9 +537,7 @@ def version():
     Raises
     ------
     nvvmError
-        If the call fails, with the Result member in its `status`:
-
-        - SUCCESS
+        If the call fails, with the Result member in its `status`.
     """
     r = _nvvmVersion()
     if r[0] != 0:
@@ -563,9 +561,7 @@ def ir_version():
     Raises
     ------
     nvvmError
-        If the call fails, with the Result member in its `status`:
-
-        - SUCCESS
+        If the call fails, with the Result member in its `status`.
     """
     r = _nvvmIRVersion()
     if r[0] != 0:
@@ -585,7 +581,7 @@ def create_program():
     nvvmError
         If the call fails, with the Result member in its `status`:
 
-        SUCCESS, ERROR_OUT_OF_MEMORY, ERROR_INVALID_PROGRAM
+        ERROR_OUT_OF_MEMORY, ERROR_INVALID_PROGRAM
 
     See Also
     --------
@@ -614,7 +610,7 @@ def destroy_program(prog):
     nvvmError
         If the call fails, with the Result member in its `status`:
 
-        SUCCESS, ERROR_INVALID_PROGRAM
+        ERROR_INVALID_PROGRAM
 
     See Also
     --------
@@ -654,7 +650,7 @@ def add_module_to_program(prog, buffer, size, name):
     nvvmError
         If the call fails, with the Result member in its `status`:
 
-        SUCCESS, ERROR_OUT_OF_MEMORY, ERROR_INVALID_INPUT, ERROR_INVALID_PROGRAM
+        ERROR_OUT_OF_MEMORY, ERROR_INVALID_INPUT, ERROR_INVALID_PROGRAM
     """
     _live(prog, _CONSUMED, 'prog', 'an NVVM program')
     r = _nvvmAddModuleToProgram(prog, buffer, size, name)
@@ -695,7 +691,7 @@ def lazy_add_module_to_program(prog, buffer, size, name):
     nvvmError
         If the call fails, with the Result member in its `status`:
 
-        SUCCESS, ERROR_OUT_OF_MEMORY, ERROR_INVALID_INPUT, ERROR_INVALID_PROGRAM
+        ERROR_OUT_OF_MEMORY, ERROR_INVALID_INPUT, ERROR_INVALID_PROGRAM
     """
     _live(prog, _CONSUMED, 'prog', 'an NVVM program')
     r = _nvvmLazyAddModuleToProgram(prog, buffer, size, name)
@@ -784,7 +780,7 @@ def compile_program(prog, num_options, options):
     nvvmError
         If the call fails, with the Result member in its `status`:
 
-        SUCCESS, ERROR_OUT_OF_MEMORY, ERROR_IR_VERSION_MISMATCH, ERROR_INVALID_PROGRAM,
+        ERROR_OUT_OF_MEMORY, ERROR_IR_VERSION_MISMATCH, ERROR_INVALID_PROGRAM,
         ERROR_INVALID_OPTION, ERROR_NO_MODULE_IN_PROGRAM, ERROR_COMPILATION
     """
     _live(prog, _CONSUMED, 'prog', 'an NVVM program')
@@ -818,7 +814,7 @@ def verify_program(prog, num_options, options):
     nvvmError
         If the call fails, with the Result member in its `status`:
 
-        SUCCESS, ERROR_OUT_OF_MEMORY, ERROR_IR_VERSION_MISMATCH, ERROR_INVALID_PROGRAM,
+        ERROR_OUT_OF_MEMORY, ERROR_IR_VERSION_MISMATCH, ERROR_INVALID_PROGRAM,
         ERROR_INVALID_IR, ERROR_INVALID_OPTION, ERROR_NO_MODULE_IN_PROGRAM
 
     See Also
@@ -848,7 +844,7 @@ def get_compiled_result_size(prog):
     nvvmError
         If the call fails, with the Result member in its `status`:
 
-        SUCCESS, ERROR_INVALID_PROGRAM
+        ERROR_INVALID_PROGRAM
     """
     _live(prog, _CONSUMED, 'prog', 'an NVVM program')
     r = _nvvmGetCompiledResultSize(prog)
@@ -877,7 +873,7 @@ def get_compiled_result(prog, buffer):
     nvvmError
         If the call fails, with the Result member in its `status`:
 
-        SUCCESS, ERROR_INVALID_PROGRAM
+        ERROR_INVALID_PROGRAM
     """
     _live(prog, _CONSUMED, 'prog', 'an NVVM program')
     r = _nvvmGetCompiledResult(prog, buffer)
@@ -906,7 +902,7 @@ def get_program_log_size(prog):
     nvvmError
         If the call fails, with the Result member in its `status`:
 
-        SUCCESS, ERROR_INVALID_PROGRAM
+        ERROR_INVALID_PROGRAM
     """
     _live(prog, _CONSUMED, 'prog', 'an NVVM program')
     r = _nvvmGetProgramLogSize(prog)
@@ -936,7 +932,7 @@ def get_program_log(prog, buffer):
     nvvmError
         If the call fails, with the Result member in its `status`:
 
-        SUCCESS, ERROR_INVALID_PROGRAM
+        ERROR_INVALID_PROGRAM
     """
     _live(prog, _CONSUMED, 'prog', 'an NVVM program')
     r = _nvvmGetProgramLog(prog, buffer)
