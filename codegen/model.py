@@ -87,6 +87,7 @@ class Function:
     # the doxygen text a docstring reads where `doc` has none: a comment that an `#ifndef` line
     # separates from its prototype (nvJitLink.h); classify_params reads `doc` only
     pydoc: str = ""
+    group: str = ""          # the header's doxygen group (parse.doc_groups), for the reference pages
     pfn_version: int = 0
     proc: str = ""           # the name cuGetProcAddress is asked for, when not `name` (see build)
     ptds: str = ""           # '_ptds'/'_ptsz' when a per-thread variant exists
@@ -115,6 +116,7 @@ class Model:
     # Type names the .pxd declares itself, at the Cython level, instead of importing the C
     # header's (see build): C code then sees Cython's mangled name for them.
     cython_level: list = field(default_factory=list)
+    groups: list = field(default_factory=list)      # [(name, title)]: the headers' doxygen groups, in order
 
     def to_json(self):
         return json.dumps(dataclasses.asdict(self), indent=1, sort_keys=True)
@@ -196,7 +198,7 @@ def _struct_ctype(tag, union):
 def build(raw, lib):
     defs = raw["defs"]
     T = Types(defs)
-    m = Model(lib=lib)
+    m = Model(lib=lib, groups=[list(g) for g in raw.get("groups", ([], {}))[0]])
     types = defs["types"]
 
     # ---- enums: typedef name -> members
@@ -434,6 +436,8 @@ def build(raw, lib):
         if not fn.doc:
             guarded = raw.get("guarded_docs", {})
             fn.pydoc = guarded.get(api, guarded.get(csym, ""))
+        in_group = raw.get("groups", ([], {}))[1]
+        fn.group = in_group.get(api, in_group.get(csym, ""))
         fn.cdecl = ", ".join(_cdecl(t, n) for n, t in params) or "void"
         pfn = raw["pfn"].get(api, [])
         names = [n for n, _ in params]

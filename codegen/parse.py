@@ -114,6 +114,52 @@ def doc_comments(text, guarded=False):
     return out
 
 
+_GROUP = re.compile(r"[\\@](defgroup|addtogroup|ingroup)\s+(\w+)[ \t]*([^\n]*)|(@\{)|(@\})")
+
+
+def doc_groups(text):
+    """The headers' doxygen groups: ([(name, title)] in the order they are defined, {function name
+    (as in the prototype) -> group name}).  A function belongs to the `\\ingroup` its comment
+    names, else to the innermost group opened (`\\defgroup` or `\\addtogroup`, then `@{`) around
+    its documented prototype."""
+    groups, order, stack, where = {}, [], [], {}
+    pending = None      # a group named in this comment, which an `@{` opens
+    events = []         # (position, kind, value)
+    for c in re.finditer(r"/\*.*?\*/", text, flags=re.S):
+        for m in _GROUP.finditer(c.group(0)):
+            events.append((c.start() + m.start(), m))
+    fns = {}
+    for m in _DOC_FN.finditer(text):
+        if "typedef" in m.group(3) or "#" in m.group(3) or "\n\n" in m.group(3):
+            continue
+        own = re.search(r"[\\@]ingroup\s+(\w+)", m.group(1))
+        fns.setdefault(m.group(4), (m.start(4), own.group(1) if own else None))
+    marks = sorted([(pos, "fn", name) for name, (pos, _) in fns.items()] + [(pos, "g", m) for pos, m in events],
+                   key=lambda x: x[0])
+    for pos, kind, v in marks:
+        if kind == "fn":
+            own = fns[v][1]
+            group = own if own in groups else (stack[-1] if stack else None)
+            if group:
+                where[v] = group
+            continue
+        cmd, name, title = v.group(1), v.group(2), v.group(3)
+        if cmd == "defgroup":
+            if name not in groups:
+                groups[name] = re.sub(r"\s*\*/\s*$", "", title).strip() or name   # `/** \\defgroup X Title */`
+                order.append(name)
+            pending = name
+        elif cmd == "addtogroup":
+            pending = name
+        elif v.group(4):
+            stack.append(pending)
+            pending = None
+        elif v.group(5):
+            if stack:
+                stack.pop()
+    return [(n, groups[n]) for n in order], {k: g for k, g in where.items() if g}
+
+
 _PARAM = re.compile(r"^\\param\s+(\w+)\s*(.*)$")
 
 
@@ -233,5 +279,6 @@ def read(include_dir, lib):
         "csyms": abi_symbols(text),
         "inline": {n: where["functions"].get(n, "") for n in sorted(inline_functions(text))},
         "spelled": spelled_params(text),
+        "groups": doc_groups(text),
         "interop": interop_names(where),
     }

@@ -1,0 +1,203 @@
+"""python -m codegen.refdocs [--out DIR]: the API reference, as Markdown pages, from the model.
+
+One page per module (driver, runtime, nvrtc, nvjitlink, nvvm) and one for the checked companion,
+plus an index. A module page lists its functions grouped as the headers group them (doxygen
+`\\defgroup`, in header order), each with its typed signature (`pytypes.py`, as in the stubs) and
+the docstring it has at run time; then its enums with their members, its types (handles,
+integer types, structs and unions with their fields) and its constants.  The pages are build
+output (default `build/docs/`), not committed: `python -m codegen.refdocs` remakes them.
+"""
+import argparse
+import re
+import sys
+import time
+from pathlib import Path
+
+from . import docstrings, model, parse, pytypes, stubs
+from . import overrides as ov
+from .emit import LIBS, _docstring, _extra_enums, _field_spec, _snake, _snake_docstring, snake_refs
+
+ROOT = Path(__file__).resolve().parent.parent
+MODULES = ("driver", "runtime", "nvrtc", "nvjitlink", "nvvm")
+TITLES = {"driver": "CUDA driver API", "runtime": "CUDA runtime API", "nvrtc": "NVRTC (runtime compilation)",
+          "nvjitlink": "nvJitLink (JIT linking)", "nvvm": "NVVM (libNVVM)"}
+OTHER = "Other"            # functions the headers put in no group
+HELPERS = "Helpers"        # functions of the module that no C function makes
+
+
+def anchor(text):
+    """The anchor GitHub's Markdown gives a heading."""
+    a = re.sub(r"[^\w\- ]", "", text.strip().lower()).replace(" ", "-")
+    return a
+
+
+def _doc_block(text):
+    """A docstring as the generated source quotes it (first line, then lines indented by 4), as a
+    fenced text block of the text help() shows."""
+    lines = text.replace("\\\\", "\\").splitlines()
+    body = [lines[0]] + [ln[4:] if ln.startswith("    ") else ln for ln in lines[1:]]
+    return ["```text", *[ln.rstrip() for ln in body], "```"]
+
+
+def _functions(m, peers):
+    """[(Python name, signature text, docstring text, group name)] of the module's public functions."""
+    L = LIBS[m.lib]
+    snake = L.get("snake")
+    refs = snake_refs(m) if snake else docstrings.Refs(m)
+    out = []
+    for fn in m.functions:
+        if not fn.python:
+            continue
+        if snake:
+            name = _snake(fn.name[len(L["prefix"]):])
+            ret = pytypes.checked_return_type(m, fn) if fn.ret == L["status"] else "str | None"
+            sig = f"{name}({stubs._params(m, fn, peers, snake=True)}) -> {ret}"
+            doc = docstrings.quoted(_snake_docstring(m, fn, refs))
+        else:
+            name = fn.name
+            sig = f"{name}({stubs._params(m, fn, peers)}) -> {pytypes.return_type(m, fn)}"
+            doc = _docstring(m, fn, refs)
+        out.append((name, sig, doc, fn.group))
+    return out
+
+
+def module_page(m, peers):
+    """The Markdown page of cuda.bindings.<lib>."""
+    fns = _functions(m, peers)
+    titles = dict((g, t) for g, t in m.groups)
+    used = [g for g, _ in m.groups if any(f[3] == g for f in fns)]
+    if any(not f[3] or f[3] not in titles for f in fns):
+        used.append(OTHER)
+    enums = [(e.name, e.members, e.aliases) for e in m.enums] + [(n, mem, []) for n, mem in _extra_enums(m)]
+    o = [f"# cuda.bindings.{m.lib}", "",
+         f"{TITLES[m.lib]}: {len(fns)} functions, {len(enums)} enums, {len(m.structs)} structs and unions, "
+         f"{len(m.handles) + len(m.funcptrs)} handle types, {len(m.inttds)} integer types, "
+         f"{len(m.defines)} constants. Generated from the CUDA 13.0 headers by `python -m codegen.refdocs`; "
+         "the signatures are the stubs' (`help()` shows the same text at run time).", "",
+         "## Contents", ""]
+    for g in used:
+        title = titles.get(g, OTHER)
+        n = sum(1 for f in fns if (f[3] if f[3] in titles else OTHER) == g)
+        o.append(f"- [{title}](#{anchor(title)}) ({n})")
+    o += [f"- [{HELPERS}](#{anchor(HELPERS)})", "- [Enums](#enums)", "- [Types](#types)",
+          "- [Constants](#constants)", ""]
+    for g in used:
+        title = titles.get(g, OTHER)
+        o += [f"## {title}", ""]
+        for name, sig, doc, group in fns:
+            if (group if group in titles else OTHER) != g:
+                continue
+            o += [f"### {name}", "", "```python", f"def {sig}", "```", "", *_doc_block(doc), ""]
+    o += [f"## {HELPERS}", "", "Written by hand rather than generated from a C function.", "",
+          "### sizeof", "", "```python", "def sizeof(objType: type) -> int", "```", "",
+          "The C size in bytes of a struct, handle, integer or enum class of this module.", ""]
+    if m.lib == "runtime":
+        for name, (cls, params, fields) in sorted(ov.MAKE_FUNCTIONS.items()):
+            o += [f"### {name}", "", "```python", f"def {name}({', '.join(params)}) -> {cls}", "```", "",
+                  f"A new `{cls}` with its fields {', '.join(f'`{f}`' for f in fields)} set from the "
+                  "arguments in order (the header's inline function of the same name).", ""]
+        o += ["### getLocalRuntimeVersion", "", "```python",
+              "def getLocalRuntimeVersion() -> tuple[cudaError_t, int | None]", "```", "",
+              "The version of the CUDA runtime library these bindings loaded (its cudaRuntimeGetVersion).", ""]
+    o += ["## Enums", ""]
+    for name, members, aliases in enums:
+        also = [a for a in aliases if a != name]
+        o += [f"### {name}", ""]
+        if also:
+            o += ["Also named " + ", ".join(f"`{a}`" for a in also) + ".", ""]
+        o += ["| member | value |", "| --- | ---: |"] + [f"| `{n}` | {int(v)} |" for n, v in members] + [""]
+    o += ["## Types", "", "### Handles", "",
+          "Opaque pointers: `int(h)` is the address, `getPtr()` the address of the stored value.", ""]
+    o += [f"- `{n}`" + (f" (a `{p}`)" if p else "") for n, p in m.handles + m.funcptrs] + [""]
+    o += ["### Integer types", "", "| type | C type |", "| --- | --- |"]
+    o += [f"| `{n}` | `{cy}`" + (f", a `{p}`" if p else "") + " |" for n, p, cy, _, _ in m.inttds] + [""]
+    classes = pytypes._classes(m)
+    for s in m.structs:
+        o += [f"### {s.name}", "", f"C {'union' if s.union else 'struct'} `{s.ctype}`"
+              + ("; also named " + ", ".join(f"`{a}`" for a, _ in s.aliases if a != s.name)
+                 if any(a != s.name for a, _ in s.aliases) else "") + ".", ""]
+        rows = []
+        for f in s.fields:
+            if None in f.dims:
+                continue
+            kind, _, clsname, ekind, _, _ = _field_spec(m, s, f, classes)
+            read, write = stubs._field_types(m, kind, clsname, ekind)
+            rows.append(f"| `{f.name}` | `{read}` |" + (f" `{write}` |" if write != read else " |"))
+        if rows:
+            o += ["| field | type | set from |", "| --- | --- | --- |"] + rows + [""]
+    o += ["## Constants", "", "| name | value |", "| --- | --- |"]
+    o += [f"| `{n}` | `{v!r}` |" for n, v in m.defines] + [""]
+    return "\n".join(o)
+
+
+def checked_page(models):
+    """The page of cuda.bindings.checked: the exceptions, and each function's checked signature."""
+    o = ["# cuda.bindings.checked", "",
+         "The driver, runtime and NVRTC functions returning only their outputs (none: `None`; one: "
+         "the value; several: a tuple) and raising on a failed status; see "
+         "[docs/typed-api.md](../../docs/typed-api.md) and the [guide](../../docs/guide.md). Each "
+         "function's text is its tuple-style form's, linked.", "",
+         "| exception | raised by | `status` |", "| --- | --- | --- |",
+         "| `StatusError` | (the base of the three below) | the enum member |"]
+    o += [f"| `{stubs.CHECKED_ERROR[lib]}` | `cuda.bindings.checked.{lib}` | `{LIBS[lib]['status']}` |"
+          for lib in stubs.CHECKED_LIBS]
+    o += ["", "Each carries `status`, `name`, `message` (the library's own text), `function` and `log` "
+          "(the compile log after a failed `nvrtcCompileProgram`).", ""]
+    for lib in stubs.CHECKED_LIBS:
+        m = models[lib]
+        peers = stubs.peers(m, models)
+        o += [f"## cuda.bindings.checked.{lib}", ""]
+        for fn in m.functions:
+            if fn.python:
+                sig = f"{fn.name}({stubs._params(m, fn, peers)}) -> {pytypes.checked_return_type(m, fn)}"
+                o.append(f"- [`{sig}`]({lib}.md#{anchor(fn.name)})")
+        if lib == "runtime":
+            o.append("- [`getLocalRuntimeVersion() -> int`](runtime.md#getlocalruntimeversion)")
+        o.append("")
+    return "\n".join(o)
+
+
+def index_page(models):
+    o = ["# cuda.bindings: API reference", "",
+         "Generated from the CUDA 13.0 headers by `python -m codegen.refdocs`. How to use the "
+         "bindings: [the guide](../../docs/guide.md).", "",
+         "| module | | functions |", "| --- | --- | ---: |"]
+    for lib in MODULES:
+        n = sum(1 for fn in models[lib].functions if fn.python)
+        o.append(f"| [cuda.bindings.{lib}]({lib}.md) | {TITLES[lib]} | {n} |")
+    n = sum(1 for lib in stubs.CHECKED_LIBS for fn in models[lib].functions if fn.python)
+    o.append(f"| [cuda.bindings.checked](checked.md) | driver, runtime and NVRTC raising exceptions | {n} |")
+    return "\n".join(o) + "\n"
+
+
+def build(include_dir, out):
+    """Write the pages into `out`; returns {file name: text}."""
+    models = {}
+    for lib in MODULES:
+        models[lib] = model.build(parse.read(include_dir, lib), lib)
+    pages = {f"{lib}.md": module_page(models[lib], stubs.peers(models[lib], models)) + "\n" for lib in MODULES}
+    pages["checked.md"] = checked_page(models) + "\n"
+    pages["index.md"] = index_page(models)
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    for name, text in pages.items():
+        (out / name).write_text(text)
+    return pages
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(prog="python -m codegen.refdocs", description=__doc__.split("\n")[0])
+    ap.add_argument("--out", default=str(ROOT / "build" / "docs"), help="where the pages go (default build/docs)")
+    a = ap.parse_args(argv)
+    sys.path.insert(0, str(ROOT))
+    from headers.fetch import include_dir
+    t0 = time.time()
+    pages = build(include_dir(), a.out)
+    size = sum(len(t.encode()) for t in pages.values())
+    print(f"codegen.refdocs: {len(pages)} pages, {size / 1e6:.1f} MB, in {a.out} ({time.time() - t0:.0f} s)",
+          file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

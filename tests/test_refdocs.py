@@ -1,0 +1,92 @@
+"""The API reference pages (`python -m codegen.refdocs`), built here as in CI: every public function
+of each module once, under the header's group; links that resolve; enums as the modules have them."""
+import importlib
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+MODULES = ["driver", "runtime", "nvrtc", "nvjitlink", "nvvm"]
+
+
+@pytest.fixture(scope="module")
+def pages(tmp_path_factory):
+    out = tmp_path_factory.mktemp("refdocs")
+    r = subprocess.run([sys.executable, "-m", "codegen.refdocs", "--out", str(out)], cwd=ROOT,
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr[-3000:]
+    return {p.name: p.read_text() for p in out.glob("*.md")}
+
+
+def _public_functions(mod):
+    return {n for n in dir(mod) if not n.startswith("_") and callable(getattr(mod, n))
+            and not isinstance(getattr(mod, n), type)}
+
+
+def _sections(text):
+    """{level-2 heading: [level-3 headings under it]}"""
+    out, cur = {}, None
+    for line in text.splitlines():
+        if line.startswith("## "):
+            cur = out.setdefault(line[3:], [])
+        elif line.startswith("### ") and cur is not None:
+            cur.append(line[4:])
+    return out
+
+
+def _outside_code(text):
+    return re.sub(r"^```.*?^```", "", text, flags=re.S | re.M)
+
+
+@pytest.mark.parametrize("lib", MODULES)
+def test_every_public_function_once_under_a_group(pages, lib):
+    mod = importlib.import_module(f"cuda.bindings.{lib}")
+    secs = _sections(pages[f"{lib}.md"])
+    groups = {k: v for k, v in secs.items() if k not in ("Contents", "Enums", "Types", "Constants")}
+    listed = [f for fs in groups.values() for f in fs]
+    assert sorted(listed) == sorted(set(listed)), "a function is listed twice"
+    assert set(listed) == _public_functions(mod)
+    assert all(groups.values()), [g for g, fs in groups.items() if not fs]
+    # the headers group nearly everything: "Other" holds what they leave out
+    assert len(groups.get("Other", [])) <= 10
+    from_headers = [g for g in groups if g not in ("Other", "Helpers")]
+    assert len(from_headers) >= (20 if lib in ("driver", "runtime") else 1)
+
+
+@pytest.mark.parametrize("lib", MODULES)
+def test_contents_links_resolve_and_no_markup_leaks(pages, lib):
+    text = pages[f"{lib}.md"]
+    heads = {re.sub(r"[^\w\- ]", "", h.strip().lower()).replace(" ", "-")
+             for h in re.findall(r"^#+ (.*)$", _outside_code(text), flags=re.M)}
+    links = re.findall(r"\]\(#([\w\-]+)\)", text)
+    assert links and set(links) <= heads
+    assert not re.search(r"\\(param|brief|p|ref|sa|return)\b|::\w", text)
+
+
+@pytest.mark.parametrize("lib", MODULES)
+def test_enum_members_are_the_modules(pages, lib):
+    mod = importlib.import_module(f"cuda.bindings.{lib}")
+    text = pages[f"{lib}.md"].split("\n## Enums\n", 1)[1].split("\n## Types\n", 1)[0]
+    blocks = re.findall(r"^### (\w+)\n(.*?)(?=^### |\Z)", text, flags=re.S | re.M)
+    assert blocks
+    for name, body in blocks:
+        members = {n: int(v) for n, v in re.findall(r"^\| `(\w+)` \| (-?\d+) \|$", body, flags=re.M)}
+        assert members == {m.name: int(m.value) for m in getattr(mod, name)} | {
+            a: int(m.value) for a, m in getattr(mod, name).__members__.items()}, name
+
+
+def test_index_and_checked_page(pages):
+    index = pages["index.md"]
+    targets = re.findall(r"\]\(([\w.]+\.md)\)", index)
+    assert set(targets) == {f"{lib}.md" for lib in MODULES} | {"checked.md"}
+    sections = re.split(r"^## cuda\.bindings\.checked\.(\w+)\n", pages["checked.md"], flags=re.M)
+    listed = {lib: set(re.findall(r"^- \[`(\w+)\(", body, flags=re.M)) for lib, body in zip(sections[1::2], sections[2::2])}
+    assert sorted(listed) == ["driver", "nvrtc", "runtime"]
+    for lib, names in listed.items():
+        mod = importlib.import_module(f"cuda.bindings.{lib}")
+        helpers = {n for n in _public_functions(mod) if n == "sizeof" or n.startswith("make_")}
+        assert names == _public_functions(mod) - helpers, lib
+    assert "- [`cuMemAlloc(bytesize: int) -> CUdeviceptr`](driver.md#cumemalloc)" in pages["checked.md"]
