@@ -51,11 +51,11 @@ def _functions(m, peers):
         if snake:
             name = _snake(fn.name[len(L["prefix"]):])
             ret = pytypes.checked_return_type(m, fn) if fn.ret == L["status"] else "str | None"
-            sig = f"{name}({stubs._params(m, fn, peers, snake=True)}) -> {ret}"
+            sig = f"{name}({stubs.params(m, fn, peers, snake=True)}) -> {ret}"
             doc = docstrings.quoted(_snake_docstring(m, fn, refs))
         else:
             name = fn.name
-            sig = f"{name}({stubs._params(m, fn, peers)}) -> {pytypes.return_type(m, fn)}"
+            sig = f"{name}({stubs.params(m, fn, peers)}) -> {pytypes.return_type(m, fn)}"
             doc = _docstring(m, fn, refs)
         out.append((name, sig, doc, fn.group))
     return out
@@ -91,14 +91,15 @@ def module_page(m, peers):
     o += [f"## {HELPERS}", "", "Written by hand rather than generated from a C function.", "",
           "### sizeof", "", "```python", "def sizeof(objType: type) -> int", "```", "",
           "The C size in bytes of a struct, handle, integer or enum class of this module.", ""]
-    if m.lib == "runtime":
-        for name, (cls, params, fields) in sorted(ov.MAKE_FUNCTIONS.items()):
-            o += [f"### {name}", "", "```python", f"def {name}({', '.join(params)}) -> {cls}", "```", "",
-                  f"A new `{cls}` with its fields {', '.join(f'`{f}`' for f in fields)} set from the "
-                  "arguments in order (the header's inline function of the same name).", ""]
-        o += ["### getLocalRuntimeVersion", "", "```python",
-              "def getLocalRuntimeVersion() -> tuple[cudaError_t, int | None]", "```", "",
-              "The version of the CUDA runtime library these bindings loaded (its cudaRuntimeGetVersion).", ""]
+    for sig in stubs.helper_signatures(m):
+        name = sig.split("(", 1)[0]
+        if name in ov.MAKE_FUNCTIONS:
+            cls, _, fields = ov.MAKE_FUNCTIONS[name]
+            what = (f"A new `{cls}` with its fields {', '.join(f'`{f}`' for f in fields)} set from the "
+                    "arguments in order (the header's inline function of the same name).")
+        else:
+            what = "The version of the CUDA runtime library these bindings loaded (its cudaRuntimeGetVersion)."
+        o += [f"### {name}", "", "```python", f"def {sig}", "```", "", what, ""]
     o += ["## Enums", ""]
     for name, members, aliases in enums:
         also = [a for a in aliases if a != name]
@@ -121,7 +122,7 @@ def module_page(m, peers):
             if None in f.dims:
                 continue
             kind, _, clsname, ekind, _, _ = _field_spec(m, s, f, classes)
-            read, write = stubs._field_types(m, kind, clsname, ekind)
+            read, write = stubs.field_types(m, kind, clsname, ekind)
             rows.append(f"| `{f.name}` | `{read}` |" + (f" `{write}` |" if write != read else " |"))
         if rows:
             o += ["| field | type | set from |", "| --- | --- | --- |"] + rows + [""]
@@ -149,7 +150,7 @@ def checked_page(models):
         o += [f"## cuda.bindings.checked.{lib}", ""]
         for fn in m.functions:
             if fn.python:
-                sig = f"{fn.name}({stubs._params(m, fn, peers)}) -> {pytypes.checked_return_type(m, fn)}"
+                sig = f"{fn.name}({stubs.params(m, fn, peers)}) -> {pytypes.checked_return_type(m, fn)}"
                 o.append(f"- [`{sig}`]({lib}.md#{anchor(fn.name)})")
         if lib == "runtime":
             o.append("- [`getLocalRuntimeVersion() -> int`](runtime.md#getlocalruntimeversion)")

@@ -12,11 +12,9 @@ import re
 from . import docstrings
 from . import overrides as ov
 from . import pytypes
-from .emit import HEADER, LIBS, _docstring, _extra_enums, _field_spec, _snake, _snake_docstring, snake_refs
-
-# field kinds, as in cuda_bindings/_base.pyx
-(F_I, F_U, F_F, F_ENUM, F_HANDLE, F_INTV, F_STRUCT, F_CHARS, F_ARRAY, F_VOIDP, F_CSTR, F_PTRARR,
- F_BOOL, F_KPARAMS) = range(1, 15)
+from .emit import (HEADER, LIBS, F_ARRAY, F_BOOL, F_CHARS, F_CSTR, F_ENUM, F_F, F_HANDLE, F_I, F_INTV,
+                   F_KPARAMS, F_PTRARR, F_STRUCT, F_U, F_VOIDP, _docstring, _extra_enums, _field_spec,
+                   _snake, _snake_docstring, snake_refs)
 
 CHECKED_LIBS = ("driver", "runtime", "nvrtc")
 CHECKED_ERROR = {"driver": "CUDAError", "runtime": "CUDARuntimeError", "nvrtc": "NVRTCError"}
@@ -48,7 +46,7 @@ def summaries(model):
     out = {}
     for fn in model.functions:
         if fn.python:
-            text = _snake_docstring(model, fn, refs) if snake else _docstring(model, fn, refs)
+            text = docstrings.quoted(_snake_docstring(model, fn, refs)) if snake else _docstring(model, fn, refs)
             first = re.split(r"\n\s*\n", text, maxsplit=1)[0]    # the summary paragraph
             out[fn.name] = " ".join(ln.strip() for ln in first.splitlines())
     return out
@@ -65,7 +63,7 @@ def _value_type(v):
     return type(v).__name__ if isinstance(v, (int, float, str, bytes)) else "Any"
 
 
-def _field_types(model, kind, clsname, ekind):
+def field_types(model, kind, clsname, ekind):
     """(type read, type accepted) of a struct field."""
     def one(k, cls):
         if k in (F_I, F_U):
@@ -127,7 +125,7 @@ def _classes(model, o):
             if None in f.dims or keyword.iskeyword(f.name):
                 continue
             kind, _, clsname, ekind, _, _ = _field_spec(model, s, f, classes)
-            r, w = _field_types(model, kind, clsname, ekind)
+            r, w = field_types(model, kind, clsname, ekind)
             if r == w:
                 body.append(f"    {f.name}: {r}")
             else:
@@ -154,7 +152,8 @@ def _head(model, doc, extra_imports=()):
     return o + [""]
 
 
-def _params(model, fn, prm, snake=False):
+def signature_params(model, fn, prm, snake=False):
+    """The parameter list of fn's Python signature, typed (`prm`: peers)."""
     out = []
     for p in fn.params:
         if p.role not in ("in", "inout"):
@@ -164,6 +163,25 @@ def _params(model, fn, prm, snake=False):
         default = f" = {p.extra['default']!r}" if p.role == "inout" and "default" in p.extra else ""
         out.append(f"{name}: {t}{default}")
     return ", ".join(out)
+
+
+def helper_signatures(model):
+    """Signatures of the module's functions that no C function makes (the runtime's make_*
+    helpers: each parameter takes what its struct field accepts; getLocalRuntimeVersion)."""
+    if model.lib != "runtime":
+        return []
+    out = []
+    classes = pytypes._classes(model)
+    for name, (cls, params, fields) in sorted(ov.MAKE_FUNCTIONS.items()):
+        s = next(x for x in model.structs if x.name == cls)
+        by_name = {f.name: f for f in s.fields}
+        types = []
+        for f in fields:
+            kind, _, clsname, ekind, _, _ = _field_spec(model, s, by_name[f], classes)
+            types.append(field_types(model, kind, clsname, ekind)[1])
+        out.append(f"{name}({', '.join(f'{a}: {t}' for a, t in zip(params, types))}) -> {cls}")
+    out.append("getLocalRuntimeVersion() -> tuple[cudaError_t, int | None]")
+    return out
 
 
 def emit_pyi(model, others):
@@ -192,14 +210,10 @@ def emit_pyi(model, others):
             ret = pytypes.checked_return_type(model, fn)
             if fn.ret != L["status"]:
                 ret = "str | None"
-            o += _def(f"{api}({_params(model, fn, prm, snake=True)}) -> {ret}", summary[fn.name])
+            o += _def(f"{api}({signature_params(model, fn, prm, snake=True)}) -> {ret}", summary[fn.name])
         else:
-            o += _def(f"{fn.name}({_params(model, fn, prm)}) -> {pytypes.return_type(model, fn)}", summary[fn.name])
-    if model.lib == "runtime":
-        for name, (cls, params, _) in sorted(ov.MAKE_FUNCTIONS.items()):
-            types = {"cudaPitchedPtr": ["Address", "int", "int", "int"]}.get(cls, ["int"] * len(params))
-            o.append(f"def {name}({', '.join(f'{a}: {t}' for a, t in zip(params, types))}) -> {cls}: ...")
-        o.append("def getLocalRuntimeVersion() -> tuple[cudaError_t, int | None]: ...")
+            o += _def(f"{fn.name}({signature_params(model, fn, prm)}) -> {pytypes.return_type(model, fn)}", summary[fn.name])
+    o += [f"def {sig}: ..." for sig in helper_signatures(model)]
     return "\n".join(o) + "\n"
 
 
@@ -260,7 +274,7 @@ def emit_checked_pyi(model, others):
     summary = summaries(model)
     for fn in model.functions:
         if fn.python:
-            o += _def(f"{fn.name}({_params(model, fn, prm)}) -> {pytypes.checked_return_type(model, fn)}",
+            o += _def(f"{fn.name}({signature_params(model, fn, prm)}) -> {pytypes.checked_return_type(model, fn)}",
                       summary[fn.name])
     if model.lib == "runtime":
         o.append("def getLocalRuntimeVersion() -> int: ...")
