@@ -51,11 +51,11 @@ def _functions(m, peers):
         if snake:
             name = _snake(fn.name[len(L["prefix"]):])
             ret = pytypes.checked_return_type(m, fn) if fn.ret == L["status"] else "str | None"
-            sig = f"{name}({stubs.params(m, fn, peers, snake=True)}) -> {ret}"
+            sig = f"{name}({stubs.signature_params(m, fn, peers, snake=True)}) -> {ret}"
             doc = docstrings.quoted(_snake_docstring(m, fn, refs))
         else:
             name = fn.name
-            sig = f"{name}({stubs.params(m, fn, peers)}) -> {pytypes.return_type(m, fn)}"
+            sig = f"{name}({stubs.signature_params(m, fn, peers)}) -> {pytypes.return_type(m, fn)}"
             doc = _docstring(m, fn, refs)
         out.append((name, sig, doc, fn.group))
     return out
@@ -150,7 +150,7 @@ def checked_page(models):
         o += [f"## cuda.bindings.checked.{lib}", ""]
         for fn in m.functions:
             if fn.python:
-                sig = f"{fn.name}({stubs.params(m, fn, peers)}) -> {pytypes.checked_return_type(m, fn)}"
+                sig = f"{fn.name}({stubs.signature_params(m, fn, peers)}) -> {pytypes.checked_return_type(m, fn)}"
                 o.append(f"- [`{sig}`]({lib}.md#{anchor(fn.name)})")
         if lib == "runtime":
             o.append("- [`getLocalRuntimeVersion() -> int`](runtime.md#getlocalruntimeversion)")
