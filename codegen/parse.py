@@ -121,8 +121,8 @@ def doc_groups(text):
     """The headers' doxygen groups: ([(name, title)] in the order they are defined, {function name
     (as in the prototype) -> group name}).  A function belongs to the `\\ingroup` its comment
     names, else to the innermost group opened (`\\defgroup` or `\\addtogroup`, then `@{`) around
-    its documented prototype."""
-    groups, order, stack, where = {}, [], [], {}
+    its prototype; an `@{` that names no group (a member group) stays in the group around it."""
+    groups, order, stack, around = {}, [], [], {}
     pending = None      # a group named in this comment, which an `@{` opens
     events = []         # (position, kind, value)
     for c in re.finditer(r"/\*.*?\*/", text, flags=re.S):
@@ -134,30 +134,37 @@ def doc_groups(text):
             continue
         own = re.search(r"[\\@]ingroup\s+(\w+)", m.group(1))
         fns.setdefault(m.group(4), (m.start(4), own.group(1) if own else None))
+    # prototypes with no comment of their own, or one the pattern above misses (cuda.h writes
+    # `CUresult CUDAAPI` on the line before `cuLinkCreate(...)`): placed by where they stand
+    bare = re.sub(r"/\*.*?\*/|//[^\n]*", lambda c: " " * len(c.group(0)), text, flags=re.S)
+    for m in _PROTO.finditer(bare):
+        fns.setdefault(m.group(1), (m.start(1), None))
     marks = sorted([(pos, "fn", name) for name, (pos, _) in fns.items()] + [(pos, "g", m) for pos, m in events],
                    key=lambda x: x[0])
     for pos, kind, v in marks:
         if kind == "fn":
-            own = fns[v][1]
-            group = own if own in groups else (stack[-1] if stack else None)
-            if group:
-                where[v] = group
+            around[v] = stack[-1] if stack else None
             continue
         cmd, name, title = v.group(1), v.group(2), v.group(3)
-        if cmd == "defgroup":
-            if name not in groups:
-                groups[name] = re.sub(r"\s*\*/\s*$", "", title).strip() or name   # `/** \\defgroup X Title */`
+        title = re.sub(r"\s*\*/\s*$", "", title or "").strip()     # `/** \\defgroup X Title */`
+        if cmd in ("defgroup", "addtogroup"):
+            # `\\addtogroup X Title` defines X where no `\\defgroup X` does
+            if name not in groups and (cmd == "defgroup" or title):
+                groups[name] = title or name
                 order.append(name)
             pending = name
-        elif cmd == "addtogroup":
-            pending = name
         elif v.group(4):
-            stack.append(pending)
+            stack.append(pending or (stack[-1] if stack else None))
             pending = None
         elif v.group(5):
             if stack:
                 stack.pop()
-    return [(n, groups[n]) for n in order], {k: g for k, g in where.items() if g}
+    where = {}
+    for name, (_, own) in fns.items():
+        group = own if own in groups else around[name]
+        if group:
+            where[name] = group
+    return [(n, groups[n]) for n in order], where
 
 
 _PARAM = re.compile(r"^\\param\s+(\w+)\s*(.*)$")

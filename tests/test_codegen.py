@@ -28,6 +28,38 @@ def test_doc_params_joins_continuation_lines():
                                      "bytesize": "Requested allocation size in bytes"}
 
 
+def test_doc_groups_place_each_function_in_its_group():
+    text = textwrap.dedent("""\
+        /**
+         * \\defgroup MOD Module Management
+         * @{
+         */
+        /** \\brief Loads. */
+        CUresult cuLoad(int x);
+        /** \\brief Links, its return type on the line before. */
+        CUresult CUDAAPI
+        cuLink(int a,
+               int b);
+        int cuBare(void);
+        /** \\ingroup QRY
+         * \\brief Asks. */
+        int cuAsk(void);
+        /** @} */ /* END MOD */
+        /** \\defgroup QRY Query */
+        /** \\addtogroup MOD
+         * @{ */
+        /** @{ */
+        int cuInner(void);
+        /** @} */
+        /** @} */
+        /** @} */
+        int cuOutside(void);
+        """)
+    order, where = parse.doc_groups(text)
+    assert order == [("MOD", "Module Management"), ("QRY", "Query")]
+    assert where == {"cuLoad": "MOD", "cuLink": "MOD", "cuBare": "MOD", "cuAsk": "QRY", "cuInner": "MOD"}
+
+
 def test_versioned_and_per_thread_names():
     text = textwrap.dedent("""\
         #define cuMemAlloc                          cuMemAlloc_v2
