@@ -61,12 +61,18 @@ def _functions(m, peers):
     return out
 
 
+def ungrouped(m):
+    """The module's functions in no header group (the page's "Other" section)."""
+    titles = {g for g, _ in m.groups}
+    return [fn.name for fn in m.functions if fn.python and fn.group not in titles]
+
+
 def module_page(m, peers):
     """The Markdown page of cuda.bindings.<lib>."""
     fns = _functions(m, peers)
     titles = dict((g, t) for g, t in m.groups)
     used = [g for g, _ in m.groups if any(f[3] == g for f in fns)]
-    if any(not f[3] or f[3] not in titles for f in fns):
+    if ungrouped(m):
         used.append(OTHER)
     enums = [(e.name, e.members, e.aliases) for e in m.enums] + [(n, mem, []) for n, mem in _extra_enums(m)]
     o = [f"# cuda.bindings.{m.lib}", "",
@@ -171,7 +177,7 @@ def index_page(models):
 
 
 def build(include_dir, out):
-    """Write the pages into `out`; returns {file name: text}."""
+    """Write the pages into `out`; returns ({file name: text}, {lib: model})."""
     models = {}
     for lib in MODULES:
         models[lib] = model.build(parse.read(include_dir, lib), lib)
@@ -182,7 +188,7 @@ def build(include_dir, out):
     out.mkdir(parents=True, exist_ok=True)
     for name, text in pages.items():
         (out / name).write_text(text)
-    return pages
+    return pages, models
 
 
 def main(argv=None):
@@ -192,7 +198,10 @@ def main(argv=None):
     sys.path.insert(0, str(ROOT))
     from headers.fetch import include_dir
     t0 = time.time()
-    pages = build(include_dir(), a.out)
+    pages, models = build(include_dir(), a.out)
+    for lib in MODULES:
+        print(f"codegen.refdocs: {lib}: in no header group ({OTHER}): {', '.join(ungrouped(models[lib])) or 'none'}",
+              file=sys.stderr)
     size = sum(len(t.encode()) for t in pages.values())
     print(f"codegen.refdocs: {len(pages)} pages, {size / 1e6:.1f} MB, in {a.out} ({time.time() - t0:.0f} s)",
           file=sys.stderr)
