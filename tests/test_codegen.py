@@ -41,6 +41,11 @@ def test_doc_groups_place_each_function_in_its_group():
         cuLink(int a,
                int b);
         int cuBare(void);
+        typedef struct CUmod_st *CUmod;
+        typedef enum __device_builtin__ CUkind_enum {
+            CU_KIND_A = 0, /**< a member's comment */
+            CU_KIND_B = 1
+        } CUkind;
         /** \\ingroup QRY
          * \\brief Asks. */
         int cuAsk(void);
@@ -54,9 +59,16 @@ def test_doc_groups_place_each_function_in_its_group():
         /** @} */
         /** @} */
         int cuOutside(void);
+        /** \\ingroup QRY
+         * \\brief Answers, with a member's comment before the name. */
+        typedef enum {
+            CU_ANSWER_YES = 1 /**< yes */
+        } CUanswer;
+        typedef int CUloose;
         """)
-    order, where = parse.doc_groups(text)
+    order, where, types = parse.doc_groups(text)
     assert order == [("MOD", "Module Management"), ("QRY", "Query")]
+    assert types == {"CUmod": "MOD", "CUkind_enum": "MOD", "CUkind": "MOD", "CUanswer": "QRY"}
     assert where == {"cuLoad": "MOD", "cuLink": "MOD", "cuBare": "MOD", "cuAsk": "QRY", "cuInner": "MOD"}
 
 

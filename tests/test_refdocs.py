@@ -82,6 +82,14 @@ def test_enum_members_are_the_modules(pages, lib):
             a: int(m.value) for a, m in getattr(mod, name).__members__.items()}, name
 
 
+def test_types_name_their_header_group(pages):
+    # nvrtc.h and nvJitLink.h place their types with `\\ingroup`, cuda.h inside its CUDA_TYPES block
+    assert "### nvrtcResult\n\nC enum `nvrtcResult`, in Error Handling." in pages["nvrtc.md"]
+    assert "### InputType\n\nC enum `nvJitLinkInputType`, in Linking." in pages["nvjitlink.md"]
+    assert "### CUresult\n\nC enum `CUresult`, in Data types used by CUDA driver." in pages["driver.md"]
+    assert "- `CUcontext`, in Data types used by CUDA driver" in pages["driver.md"]
+
+
 def test_index_and_checked_page(pages):
     index = pages["index.md"]
     targets = re.findall(r"\]\(([\w.]+\.md)\)", index)
