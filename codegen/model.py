@@ -117,7 +117,8 @@ class Model:
     # header's (see build): C code then sees Cython's mangled name for them.
     cython_level: list = field(default_factory=list)
     groups: list = field(default_factory=list)      # [(name, title)]: the headers' doxygen groups, in order
-    type_groups: dict = field(default_factory=dict)  # enum, struct, handle, integer type -> its group
+    # the headers' group of each enum, struct, handle, integer and function pointer type, by its name
+    type_groups: dict = field(default_factory=dict)
 
     def to_json(self):
         return json.dumps(dataclasses.asdict(self), indent=1, sort_keys=True)

@@ -120,8 +120,8 @@ _GROUP = re.compile(r"[\\@](defgroup|addtogroup|ingroup)\s+(\w+)[ \t]*([^\n]*)|(
 
 # Where a type is declared: `enum X {` (struct, union; `enum __device_builtin__ X {`), `} X;`,
 # `typedef T X;`, `typedef R (CB *X)(`.
-_TYPE_DECL = re.compile(r"\b(?:enum|struct|union)\s+(?:__\w+__\s+)*(\w+)\s*\{|\}\s*(\w+)\s*[;,]|\btypedef\b[^;{}()]*?\b(\w+)\s*;"
-                        r"|\btypedef\b[^;{}]*?\(\s*(?:\w+\s+)?\*\s*(\w+)\s*\)\s*\(")
+_TYPE_DECL = re.compile(r"\b(?:enum|struct|union)\s+(?:__\w+__\s+)*(\w+)\s*\{|\}\s*(\w+)\s*[;,]"
+                        r"|\btypedef\b[^;{}()]*?\b(\w+)\s*;|\btypedef\b[^;{}]*?\(\s*(?:\w+\s+)?\*\s*(\w+)\s*\)\s*\(")
 
 
 def doc_groups(text):

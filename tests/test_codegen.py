@@ -28,7 +28,7 @@ def test_doc_params_joins_continuation_lines():
                                      "bytesize": "Requested allocation size in bytes"}
 
 
-def test_doc_groups_place_each_function_in_its_group():
+def test_doc_groups_place_functions_and_types_in_their_groups():
     text = textwrap.dedent("""\
         /**
          * \\defgroup MOD Module Management
