@@ -117,6 +117,8 @@ class Model:
     # header's (see build): C code then sees Cython's mangled name for them.
     cython_level: list = field(default_factory=list)
     groups: list = field(default_factory=list)      # [(name, title)]: the headers' doxygen groups, in order
+    # the headers' group of each enum, struct, handle, integer and function pointer type, by its name
+    type_groups: dict = field(default_factory=dict)
 
     def to_json(self):
         return json.dumps(dataclasses.asdict(self), indent=1, sort_keys=True)
@@ -198,7 +200,8 @@ def _struct_ctype(tag, union):
 def build(raw, lib):
     defs = raw["defs"]
     T = Types(defs)
-    m = Model(lib=lib, groups=[list(g) for g in raw.get("groups", ([], {}))[0]])
+    group_order, fn_group, type_group = raw.get("groups", ([], {}, {}))
+    m = Model(lib=lib, groups=[list(g) for g in group_order])
     types = defs["types"]
 
     # ---- enums: typedef name -> members
@@ -411,6 +414,14 @@ def build(raw, lib):
     cy.update(type_aliases)
     m.cython_level = sorted(cy)
 
+    # ---- the headers' group of each type, by the first of its names that the headers place
+    typenames = [[e.name] + e.aliases for e in m.enums] + [[s.name] + [a for a, _ in s.aliases] for s in m.structs]
+    typenames += [[t[0]] for t in m.handles + m.inttds + m.funcptrs]
+    for names in typenames:
+        g = next((type_group[n] for n in names if n in type_group), "")
+        if g:
+            m.type_groups[names[0]] = g
+
     # ---- #define values (ints only)
     enum_values = {k for e in defs["enums"].values() for k in e}
     enum_value_of = {k: v for e in defs["enums"].values() for k, v in e.items()}
@@ -436,8 +447,7 @@ def build(raw, lib):
         if not fn.doc:
             guarded = raw.get("guarded_docs", {})
             fn.pydoc = guarded.get(api, guarded.get(csym, ""))
-        in_group = raw.get("groups", ([], {}))[1]
-        fn.group = in_group.get(api, in_group.get(csym, ""))
+        fn.group = fn_group.get(api, fn_group.get(csym, ""))
         fn.cdecl = ", ".join(_cdecl(t, n) for n, t in params) or "void"
         pfn = raw["pfn"].get(api, [])
         names = [n for n, _ in params]

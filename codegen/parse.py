@@ -4,6 +4,7 @@ pyclibrary gives the declarations (functions, typedefs, structs, unions, enums, 
 It drops comments, so the doxygen blocks and a few macro tables are read from the raw text here
 with deliberately simple regular expressions.
 """
+import bisect
 import re
 from pathlib import Path
 
@@ -117,47 +118,74 @@ def doc_comments(text, guarded=False):
 _GROUP = re.compile(r"[\\@](defgroup|addtogroup|ingroup)\s+(\w+)[ \t]*([^\n]*)|(@\{)|(@\})")
 
 
+# Where a type is declared: `enum X {` (struct, union; `enum __device_builtin__ X {`), `} X;`,
+# `typedef T X;`, `typedef R (CB *X)(`.
+_TYPE_DECL = re.compile(r"\b(?:enum|struct|union)\s+(?:__\w+__\s+)*(\w+)\s*\{|\}\s*(\w+)\s*[;,]"
+                        r"|\btypedef\b[^;{}()]*?\b(\w+)\s*;|\btypedef\b[^;{}]*?\(\s*(?:\w+\s+)?\*\s*(\w+)\s*\)\s*\(")
+
+
 def doc_groups(text):
     """The headers' doxygen groups: ([(name, title)] in the order they are defined, {function name
-    (as in the prototype) -> group name}).  A function belongs to the `\\ingroup` its comment
-    names, else to the innermost group opened (`\\defgroup` or `\\addtogroup`, then `@{`) around
-    its documented prototype."""
-    groups, order, stack, where = {}, [], [], {}
+    (as in the prototype) -> group name}, {type name (enum, struct or union tag, typedef) -> group
+    name}).  A function belongs to the `\\ingroup` its comment names, else to the innermost group
+    opened (`\\defgroup` or `\\addtogroup`, then `@{`) around its prototype; an `@{` that names no
+    group (a member group) stays in the group around it.  A type likewise, its comment being the
+    last one before its name with no `;` between (`/** \\ingroup error */ typedef enum {...}
+    nvrtcResult;`)."""
+    groups, order, stack, around = {}, [], [], {}
     pending = None      # a group named in this comment, which an `@{` opens
     events = []         # (position, kind, value)
+    comments = []       # (end, the group its \ingroup names or None), member comments (/**<) left out
     for c in re.finditer(r"/\*.*?\*/", text, flags=re.S):
         for m in _GROUP.finditer(c.group(0)):
             events.append((c.start() + m.start(), m))
+        if not c.group(0).startswith("/**<"):
+            own = re.search(r"[\\@]ingroup\s+(\w+)", c.group(0))
+            comments.append((c.end(), own.group(1) if own else None))
     fns = {}
     for m in _DOC_FN.finditer(text):
         if "typedef" in m.group(3) or "#" in m.group(3) or "\n\n" in m.group(3):
             continue
         own = re.search(r"[\\@]ingroup\s+(\w+)", m.group(1))
         fns.setdefault(m.group(4), (m.start(4), own.group(1) if own else None))
-    marks = sorted([(pos, "fn", name) for name, (pos, _) in fns.items()] + [(pos, "g", m) for pos, m in events],
-                   key=lambda x: x[0])
+    # prototypes with no comment of their own, or one the pattern above misses (cuda.h writes
+    # `CUresult CUDAAPI` on the line before `cuLinkCreate(...)`): placed by where they stand
+    bare = re.sub(r"/\*.*?\*/|//[^\n]*", lambda c: " " * len(c.group(0)), text, flags=re.S)
+    for m in _PROTO.finditer(bare):
+        fns.setdefault(m.group(1), (m.start(1), None))
+    types = {}
+    ends = [e for e, _ in comments]
+    for m in _TYPE_DECL.finditer(bare):
+        i = next(k for k in range(1, 5) if m.group(k))
+        pos = m.start(i)
+        c = bisect.bisect_left(ends, pos) - 1
+        own = comments[c][1] if c >= 0 and ";" not in bare[comments[c][0]:pos] else None
+        types.setdefault(m.group(i), (pos, own))
+    marks = sorted([(pos, "decl", ("f", name)) for name, (pos, _) in fns.items()]
+                   + [(pos, "decl", ("t", name)) for name, (pos, _) in types.items()]
+                   + [(pos, "g", m) for pos, m in events], key=lambda x: x[0])
     for pos, kind, v in marks:
-        if kind == "fn":
-            own = fns[v][1]
-            group = own if own in groups else (stack[-1] if stack else None)
-            if group:
-                where[v] = group
+        if kind == "decl":
+            around[v] = stack[-1] if stack else None
             continue
         cmd, name, title = v.group(1), v.group(2), v.group(3)
-        if cmd == "defgroup":
-            if name not in groups:
-                groups[name] = re.sub(r"\s*\*/\s*$", "", title).strip() or name   # `/** \\defgroup X Title */`
+        title = re.sub(r"\s*\*/\s*$", "", title or "").strip()     # `/** \\defgroup X Title */`
+        if cmd in ("defgroup", "addtogroup"):
+            # `\\addtogroup X Title` defines X where no `\\defgroup X` does
+            if name not in groups and (cmd == "defgroup" or title):
+                groups[name] = title or name
                 order.append(name)
             pending = name
-        elif cmd == "addtogroup":
-            pending = name
         elif v.group(4):
-            stack.append(pending)
+            stack.append(pending or (stack[-1] if stack else None))
             pending = None
         elif v.group(5):
             if stack:
                 stack.pop()
-    return [(n, groups[n]) for n in order], {k: g for k, g in where.items() if g}
+
+    def placed(decls, key):
+        return {name: g for name, (_, own) in decls.items() if (g := own if own in groups else around[key, name])}
+    return [(n, groups[n]) for n in order], placed(fns, "f"), placed(types, "t")
 
 
 _PARAM = re.compile(r"^\\param\s+(\w+)\s*(.*)$")

@@ -4,8 +4,10 @@ One page per module (driver, runtime, nvrtc, nvjitlink, nvvm) and one for the ch
 plus an index. A module page lists its functions grouped as the headers group them (doxygen
 `\\defgroup`, in header order), each with its typed signature (`pytypes.py`, as in the stubs) and
 the docstring it has at run time; then its enums with their members, its types (handles,
-integer types, structs and unions with their fields) and its constants.  The pages are build
-output (default `build/docs/`), not committed: `python -m codegen.refdocs` remakes them.
+integer types, structs and unions with their fields), each naming the header group that holds it,
+and its constants.  Functions in no group are listed under "Other" (and named on stderr).  The
+pages are build output (default `build/docs/`), not committed: `python -m codegen.refdocs`
+remakes them.
 """
 import argparse
 import re
@@ -61,14 +63,26 @@ def _functions(m, peers):
     return out
 
 
+def ungrouped(m):
+    """The module's functions in no header group (the page's "Other" section)."""
+    titles = {g for g, _ in m.groups}
+    return [fn.name for fn in m.functions if fn.python and fn.group not in titles]
+
+
 def module_page(m, peers):
     """The Markdown page of cuda.bindings.<lib>."""
     fns = _functions(m, peers)
     titles = dict((g, t) for g, t in m.groups)
     used = [g for g, _ in m.groups if any(f[3] == g for f in fns)]
-    if any(not f[3] or f[3] not in titles for f in fns):
+    if ungrouped(m):
         used.append(OTHER)
+    short = {v[0]: c for c, v in LIBS[m.lib].get("snake", {}).get("enums", {}).items()}   # Result: nvvmResult
     enums = [(e.name, e.members, e.aliases) for e in m.enums] + [(n, mem, []) for n, mem in _extra_enums(m)]
+
+    def in_group(name):
+        """`, in <header group title>` for a type the headers place in a group, else ''."""
+        g = m.type_groups.get(short.get(name, name))
+        return f", in {titles[g]}" if g in titles else ""
     o = [f"# cuda.bindings.{m.lib}", "",
          f"{TITLES[m.lib]}: {len(fns)} functions, {len(enums)} enums, {len(m.structs)} structs and unions, "
          f"{len(m.handles) + len(m.funcptrs)} handle types, {len(m.inttds)} integer types, "
@@ -103,18 +117,17 @@ def module_page(m, peers):
     o += ["## Enums", ""]
     for name, members, aliases in enums:
         also = [a for a in aliases if a != name]
-        o += [f"### {name}", ""]
-        if also:
-            o += ["Also named " + ", ".join(f"`{a}`" for a in also) + ".", ""]
+        o += [f"### {name}", "", f"C enum `{short.get(name, name)}`{in_group(name)}"
+              + ("; also named " + ", ".join(f"`{a}`" for a in also) if also else "") + ".", ""]
         o += ["| member | value |", "| --- | ---: |"] + [f"| `{n}` | {int(v)} |" for n, v in members] + [""]
     o += ["## Types", "", "### Handles", "",
           "Opaque pointers: `int(h)` is the address, `getPtr()` the address of the stored value.", ""]
-    o += [f"- `{n}`" + (f" (a `{p}`)" if p else "") for n, p in m.handles + m.funcptrs] + [""]
+    o += [f"- `{n}`" + (f" (a `{p}`)" if p else "") + in_group(n) for n, p in m.handles + m.funcptrs] + [""]
     o += ["### Integer types", "", "| type | C type |", "| --- | --- |"]
-    o += [f"| `{n}` | `{cy}`" + (f", a `{p}`" if p else "") + " |" for n, p, cy, _, _ in m.inttds] + [""]
+    o += [f"| `{n}` | `{cy}`" + (f", a `{p}`" if p else "") + in_group(n) + " |" for n, p, cy, _, _ in m.inttds] + [""]
     classes = pytypes._classes(m)
     for s in m.structs:
-        o += [f"### {s.name}", "", f"C {'union' if s.union else 'struct'} `{s.ctype}`"
+        o += [f"### {s.name}", "", f"C {'union' if s.union else 'struct'} `{s.ctype}`{in_group(s.name)}"
               + ("; also named " + ", ".join(f"`{a}`" for a, _ in s.aliases if a != s.name)
                  if any(a != s.name for a, _ in s.aliases) else "") + ".", ""]
         rows = []
@@ -172,7 +185,7 @@ def index_page(models):
 
 
 def build(include_dir, out):
-    """Write the pages into `out`; returns {file name: text}."""
+    """Write the pages into `out`; returns ({file name: text}, {lib: model})."""
     models = {}
     for lib in MODULES:
         models[lib] = model.build(parse.read(include_dir, lib), lib)
@@ -183,7 +196,7 @@ def build(include_dir, out):
     out.mkdir(parents=True, exist_ok=True)
     for name, text in pages.items():
         (out / name).write_text(text)
-    return pages
+    return pages, models
 
 
 def main(argv=None):
@@ -193,7 +206,10 @@ def main(argv=None):
     sys.path.insert(0, str(ROOT))
     from headers.fetch import include_dir
     t0 = time.time()
-    pages = build(include_dir(), a.out)
+    pages, models = build(include_dir(), a.out)
+    for lib in MODULES:
+        print(f"codegen.refdocs: {lib}: in no header group ({OTHER}): {', '.join(ungrouped(models[lib])) or 'none'}",
+              file=sys.stderr)
     size = sum(len(t.encode()) for t in pages.values())
     print(f"codegen.refdocs: {len(pages)} pages, {size / 1e6:.1f} MB, in {a.out} ({time.time() - t0:.0f} s)",
           file=sys.stderr)

@@ -28,6 +28,50 @@ def test_doc_params_joins_continuation_lines():
                                      "bytesize": "Requested allocation size in bytes"}
 
 
+def test_doc_groups_place_functions_and_types_in_their_groups():
+    text = textwrap.dedent("""\
+        /**
+         * \\defgroup MOD Module Management
+         * @{
+         */
+        /** \\brief Loads. */
+        CUresult cuLoad(int x);
+        /** \\brief Links, its return type on the line before. */
+        CUresult CUDAAPI
+        cuLink(int a,
+               int b);
+        int cuBare(void);
+        typedef struct CUmod_st *CUmod;
+        typedef enum __device_builtin__ CUkind_enum {
+            CU_KIND_A = 0, /**< a member's comment */
+            CU_KIND_B = 1
+        } CUkind;
+        /** \\ingroup QRY
+         * \\brief Asks. */
+        int cuAsk(void);
+        /** @} */ /* END MOD */
+        /** \\defgroup QRY Query */
+        /** \\addtogroup MOD
+         * @{ */
+        /** @{ */
+        int cuInner(void);
+        /** @} */
+        /** @} */
+        /** @} */
+        int cuOutside(void);
+        /** \\ingroup QRY
+         * \\brief Answers, with a member's comment before the name. */
+        typedef enum {
+            CU_ANSWER_YES = 1 /**< yes */
+        } CUanswer;
+        typedef int CUloose;
+        """)
+    order, where, types = parse.doc_groups(text)
+    assert order == [("MOD", "Module Management"), ("QRY", "Query")]
+    assert types == {"CUmod": "MOD", "CUkind_enum": "MOD", "CUkind": "MOD", "CUanswer": "QRY"}
+    assert where == {"cuLoad": "MOD", "cuLink": "MOD", "cuBare": "MOD", "cuAsk": "QRY", "cuInner": "MOD"}
+
+
 def test_versioned_and_per_thread_names():
     text = textwrap.dedent("""\
         #define cuMemAlloc                          cuMemAlloc_v2

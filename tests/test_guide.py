@@ -22,7 +22,7 @@ def test_the_guide_has_blocks_of_both_kinds():
     assert len(BLOCKS) >= 4 and 0 < len(gpu) < len(BLOCKS)
 
 
-@pytest.mark.parametrize("code", _cases())
+@pytest.mark.parametrize("code", list(_cases()))
 def test_guide_block_runs(code, tmp_path):
     r = run_python(code, timeout=300, cwd=tmp_path)
     assert r.returncode == 0, f"exit {r.returncode}\n--- stdout\n{r.stdout}\n--- stderr\n{r.stderr}"
