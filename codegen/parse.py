@@ -80,7 +80,7 @@ def run_pyclibrary(include_dir, files, replace=None, macros=None, origins=False)
     return p.defs, where
 
 
-_DOC_FN = re.compile(r"/\*\*((?:(?!\*/).)*?)\*/\s*(?P<pp>#\s*if(?:n?def)?\b[^\n]*\n\s*)?((?:__CUDA_DEPRECATED\s+)?[A-Za-z_][\w \t\*]*?)\b([A-Za-z_]\w*)\s*\(",
+_DOC_FN = re.compile(r"/\*\*((?:(?!\*/).)*?)\*/\s*(?P<pp>#\s*if(?:n?def)?\b[^\n]*\n\s*)?((?:__CUDA_DEPRECATED\s+)?[A-Za-z_][\w \t\*\n]*?)\b([A-Za-z_]\w*)\s*\(",
                      re.S)
 
 
@@ -103,13 +103,14 @@ def _clean_doc(block):
 def doc_comments(text, guarded=False):
     """Map function name (as written in the prototype) -> cleaned doxygen text.  guarded: also the
     comments followed by an `#ifndef X` line before their prototype (nvJitLink.h's inline
-    functions); the docstrings read those, the parameter classification does not."""
+    functions) and those of prototypes whose return type stands on the line before the name
+    (cuda.h's cuLink*); the docstrings read those, the parameter classification does not."""
     out = {}
     for m in _DOC_FN.finditer(text):
         block, prefix, name = m.group(1), m.group(3), m.group(4)
         if "typedef" in prefix or "#" in prefix or "\n\n" in prefix:
             continue
-        if m.group("pp") and not guarded:
+        if (m.group("pp") or "\n" in prefix) and not guarded:
             continue
         out[name] = _clean_doc(block)
     return out

@@ -3120,11 +3120,16 @@ def cuModuleEnumerateFunctions(numFunctions: int, mod: CUmodule | int | None) ->
     """Returns the function handles within a module."""
 def cuModuleGetGlobal(hmod: CUmodule | int | None, name: bytes) -> tuple[CUresult, CUdeviceptr | None, int | None]:
     """Returns a global pointer from a module."""
-def cuLinkCreate(numOptions: int, options: Sequence[CUjit_option] | Buffer | int | None, optionValues: Sequence[Any] | Address) -> tuple[CUresult, CUlinkState | None]: ...
-def cuLinkAddData(state: CUlinkState | int | None, typename: CUjitInputType, data: Address, size: int, name: bytes, numOptions: int, options: Sequence[CUjit_option] | Buffer | int | None, optionValues: Sequence[Any] | Address) -> tuple[CUresult]: ...
-def cuLinkAddFile(state: CUlinkState | int | None, typename: CUjitInputType, path: bytes, numOptions: int, options: Sequence[CUjit_option] | Buffer | int | None, optionValues: Sequence[Any] | Address) -> tuple[CUresult]: ...
-def cuLinkComplete(state: CUlinkState | int | None) -> tuple[CUresult, int | None, int | None]: ...
-def cuLinkDestroy(state: CUlinkState | int | None) -> tuple[CUresult]: ...
+def cuLinkCreate(numOptions: int, options: Sequence[CUjit_option] | Buffer | int | None, optionValues: Sequence[Any] | Address) -> tuple[CUresult, CUlinkState | None]:
+    """Creates a pending JIT linker invocation."""
+def cuLinkAddData(state: CUlinkState | int | None, typename: CUjitInputType, data: Address, size: int, name: bytes, numOptions: int, options: Sequence[CUjit_option] | Buffer | int | None, optionValues: Sequence[Any] | Address) -> tuple[CUresult]:
+    """Add an input to a pending linker invocation."""
+def cuLinkAddFile(state: CUlinkState | int | None, typename: CUjitInputType, path: bytes, numOptions: int, options: Sequence[CUjit_option] | Buffer | int | None, optionValues: Sequence[Any] | Address) -> tuple[CUresult]:
+    """Add a file input to a pending linker invocation."""
+def cuLinkComplete(state: CUlinkState | int | None) -> tuple[CUresult, int | None, int | None]:
+    """Complete a pending linker invocation."""
+def cuLinkDestroy(state: CUlinkState | int | None) -> tuple[CUresult]:
+    """Destroys state for a JIT linker invocation."""
 def cuModuleGetTexRef(hmod: CUmodule | int | None, name: bytes) -> tuple[CUresult, CUtexref | None]:
     """Returns a handle to a texture reference."""
 def cuModuleGetSurfRef(hmod: CUmodule | int | None, name: bytes) -> tuple[CUresult, CUsurfref | None]:

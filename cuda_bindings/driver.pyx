@@ -3259,20 +3259,51 @@ def cuModuleGetGlobal(hmod, name):
     return (_ok(), _new_int(CUdeviceptr, <unsigned long long>c_dptr, 8, False), c_bytes)
 
 def cuLinkCreate(unsigned int numOptions, options, optionValues):
-    """
+    """Creates a pending JIT linker invocation.
+
+    If the call is successful, the caller owns the returned CUlinkState, which should
+    eventually be destroyed with cuLinkDestroy. The device code machine size (32 or 64
+    bit) will match the calling application.
+
+    Both linker and compiler options may be specified. Compiler options will be applied
+    to inputs to this linker action which must be compiled from PTX. The options
+    CUjit_option.CU_JIT_WALL_TIME, CUjit_option.CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES, and
+    CUjit_option.CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES will accumulate data until the
+    CUlinkState is destroyed.
+
+    The data passed in via cuLinkAddData and cuLinkAddFile will be treated as
+    relocatable (-rdc=true to nvcc) when linking the final cubin during cuLinkComplete
+    and will have similar consequences as offline relocatable device code linking.
+
+    `optionValues` must remain valid for the life of the CUlinkState if output options
+    are used. No other references to inputs are maintained after this call returns.
 
     Parameters
     ----------
     numOptions : int
+        Size of options arrays
     options : Sequence[CUjit_option] | Buffer | int | None
+        Array of linker and compiler options
     optionValues : Sequence[Any] | Address
+        Array of option values, each cast to void *
 
     Returns
     -------
     CUresult
-        The status of the call.
+        CUDA_SUCCESS, CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
+        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_OUT_OF_MEMORY,
+        CUDA_ERROR_JIT_COMPILER_NOT_FOUND
     stateOut : CUlinkState
-        stateOut
+        On success, this will contain a CUlinkState to specify and complete this action
+
+    See Also
+    --------
+    cuLinkAddData, cuLinkAddFile, cuLinkComplete, cuLinkDestroy
+
+    Notes
+    -----
+    For LTO-IR input, only LTO-IR compiled with toolkits prior to CUDA 12.0 will be
+    accepted
     """
     cdef cydriver.CUresult err
     cdef _Buf a_options = _array(options, 'e', 4)
@@ -3289,23 +3320,51 @@ def cuLinkCreate(unsigned int numOptions, options, optionValues):
     return (_ok(), _new_handle(CUlinkState, <void*>c_stateOut),)
 
 def cuLinkAddData(state, long long typename, data, size_t size, name, unsigned int numOptions, options, optionValues):
-    """
+    """Add an input to a pending linker invocation.
+
+    Ownership of `data` is retained by the caller. No reference is retained to any
+    inputs after this call returns.
+
+    This method accepts only compiler options, which are used if the data must be
+    compiled from PTX, and does not accept any of CUjit_option.CU_JIT_WALL_TIME,
+    CUjit_option.CU_JIT_INFO_LOG_BUFFER, CUjit_option.CU_JIT_ERROR_LOG_BUFFER,
+    CUjit_option.CU_JIT_TARGET_FROM_CUCONTEXT, or CUjit_option.CU_JIT_TARGET.
 
     Parameters
     ----------
     state : CUlinkState | int | None
+        A pending linker action.
     typename : CUjitInputType
+        The type of the input data.
     data : Address
+        The input data. PTX must be NULL-terminated.
     size : int
+        The length of the input data.
     name : bytes
+        An optional name for this input in log messages.
     numOptions : int
+        Size of options.
     options : Sequence[CUjit_option] | Buffer | int | None
+        Options to be applied only for this input (overrides options from cuLinkCreate).
     optionValues : Sequence[Any] | Address
+        Array of option values, each cast to void *.
 
     Returns
     -------
     CUresult
-        The status of the call.
+        CUDA_SUCCESS, CUDA_ERROR_INVALID_HANDLE, CUDA_ERROR_INVALID_VALUE,
+        CUDA_ERROR_INVALID_IMAGE, CUDA_ERROR_INVALID_PTX,
+        CUDA_ERROR_UNSUPPORTED_PTX_VERSION, CUDA_ERROR_OUT_OF_MEMORY,
+        CUDA_ERROR_NO_BINARY_FOR_GPU
+
+    See Also
+    --------
+    cuLinkCreate, cuLinkAddFile, cuLinkComplete, cuLinkDestroy
+
+    Notes
+    -----
+    For LTO-IR input, only LTO-IR compiled with toolkits prior to CUDA 12.0 will be
+    accepted
     """
     cdef cydriver.CUresult err
     cdef void* c_state
@@ -3325,21 +3384,48 @@ def cuLinkAddData(state, long long typename, data, size_t size, name, unsigned i
     return _st1(err)
 
 def cuLinkAddFile(state, long long typename, path, unsigned int numOptions, options, optionValues):
-    """
+    """Add a file input to a pending linker invocation.
+
+    No reference is retained to any inputs after this call returns.
+
+    This method accepts only compiler options, which are used if the input must be
+    compiled from PTX, and does not accept any of CUjit_option.CU_JIT_WALL_TIME,
+    CUjit_option.CU_JIT_INFO_LOG_BUFFER, CUjit_option.CU_JIT_ERROR_LOG_BUFFER,
+    CUjit_option.CU_JIT_TARGET_FROM_CUCONTEXT, or CUjit_option.CU_JIT_TARGET.
+
+    This method is equivalent to invoking cuLinkAddData on the contents of the file.
 
     Parameters
     ----------
     state : CUlinkState | int | None
+        A pending linker action
     typename : CUjitInputType
+        The type of the input data
     path : bytes
+        Path to the input file
     numOptions : int
+        Size of options
     options : Sequence[CUjit_option] | Buffer | int | None
+        Options to be applied only for this input (overrides options from cuLinkCreate)
     optionValues : Sequence[Any] | Address
+        Array of option values, each cast to void *
 
     Returns
     -------
     CUresult
-        The status of the call.
+        CUDA_SUCCESS, CUDA_ERROR_FILE_NOT_FOUND CUDA_ERROR_INVALID_HANDLE,
+        CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_INVALID_IMAGE, CUDA_ERROR_INVALID_PTX,
+        CUDA_ERROR_UNSUPPORTED_PTX_VERSION, CUDA_ERROR_OUT_OF_MEMORY,
+        CUDA_ERROR_NO_BINARY_FOR_GPU
+
+    See Also
+    --------
+    cuLinkCreate, cuLinkAddData, cuLinkComplete, cuLinkDestroy
+
+    Notes
+    -----
+    For LTO-IR input, only LTO-IR compiled with toolkits prior to CUDA 12.0 will be
+    accepted
     """
     cdef cydriver.CUresult err
     cdef void* c_state
@@ -3357,20 +3443,30 @@ def cuLinkAddFile(state, long long typename, path, unsigned int numOptions, opti
     return _st1(err)
 
 def cuLinkComplete(state):
-    """
+    """Complete a pending linker invocation.
+
+    Completes the pending linker action and returns the cubin image for the linked
+    device code, which can be used with cuModuleLoadData. The cubin is owned by `state`,
+    so it should be loaded before `state` is destroyed via cuLinkDestroy. This call does
+    not destroy `state`.
 
     Parameters
     ----------
     state : CUlinkState | int | None
+        A pending linker invocation
 
     Returns
     -------
     CUresult
-        The status of the call.
+        CUDA_SUCCESS, CUDA_ERROR_INVALID_HANDLE, CUDA_ERROR_OUT_OF_MEMORY
     cubinOut : int
-        cubinOut
+        On success, this will point to the output image
     sizeOut : int
-        sizeOut
+        Optional parameter to receive the size of the generated image
+
+    See Also
+    --------
+    cuLinkCreate, cuLinkAddData, cuLinkAddFile, cuLinkDestroy, cuModuleLoadData
     """
     cdef cydriver.CUresult err
     cdef void* c_state
@@ -3384,16 +3480,21 @@ def cuLinkComplete(state):
     return (_ok(), PyLong_FromVoidPtr(c_cubinOut), c_sizeOut)
 
 def cuLinkDestroy(state):
-    """
+    """Destroys state for a JIT linker invocation.
 
     Parameters
     ----------
     state : CUlinkState | int | None
+        State object for the linker invocation
 
     Returns
     -------
     CUresult
-        The status of the call.
+        CUDA_SUCCESS, CUDA_ERROR_INVALID_HANDLE
+
+    See Also
+    --------
+    cuLinkCreate
     """
     cdef cydriver.CUresult err
     cdef void* c_state

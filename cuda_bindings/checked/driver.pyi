@@ -638,11 +638,16 @@ def cuModuleEnumerateFunctions(numFunctions: int, mod: CUmodule | int | None) ->
     """Returns the function handles within a module."""
 def cuModuleGetGlobal(hmod: CUmodule | int | None, name: bytes) -> tuple[CUdeviceptr, int]:
     """Returns a global pointer from a module."""
-def cuLinkCreate(numOptions: int, options: Sequence[CUjit_option] | Buffer | int | None, optionValues: Sequence[Any] | Address) -> CUlinkState: ...
-def cuLinkAddData(state: CUlinkState | int | None, typename: CUjitInputType, data: Address, size: int, name: bytes, numOptions: int, options: Sequence[CUjit_option] | Buffer | int | None, optionValues: Sequence[Any] | Address) -> None: ...
-def cuLinkAddFile(state: CUlinkState | int | None, typename: CUjitInputType, path: bytes, numOptions: int, options: Sequence[CUjit_option] | Buffer | int | None, optionValues: Sequence[Any] | Address) -> None: ...
-def cuLinkComplete(state: CUlinkState | int | None) -> tuple[int, int]: ...
-def cuLinkDestroy(state: CUlinkState | int | None) -> None: ...
+def cuLinkCreate(numOptions: int, options: Sequence[CUjit_option] | Buffer | int | None, optionValues: Sequence[Any] | Address) -> CUlinkState:
+    """Creates a pending JIT linker invocation."""
+def cuLinkAddData(state: CUlinkState | int | None, typename: CUjitInputType, data: Address, size: int, name: bytes, numOptions: int, options: Sequence[CUjit_option] | Buffer | int | None, optionValues: Sequence[Any] | Address) -> None:
+    """Add an input to a pending linker invocation."""
+def cuLinkAddFile(state: CUlinkState | int | None, typename: CUjitInputType, path: bytes, numOptions: int, options: Sequence[CUjit_option] | Buffer | int | None, optionValues: Sequence[Any] | Address) -> None:
+    """Add a file input to a pending linker invocation."""
+def cuLinkComplete(state: CUlinkState | int | None) -> tuple[int, int]:
+    """Complete a pending linker invocation."""
+def cuLinkDestroy(state: CUlinkState | int | None) -> None:
+    """Destroys state for a JIT linker invocation."""
 def cuModuleGetTexRef(hmod: CUmodule | int | None, name: bytes) -> CUtexref:
     """Returns a handle to a texture reference."""
 def cuModuleGetSurfRef(hmod: CUmodule | int | None, name: bytes) -> CUsurfref:
