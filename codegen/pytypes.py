@@ -47,7 +47,7 @@ def _classes(model):
     return names
 
 
-def item(model, p, peers=None):
+def item(model, p):
     """The Python type of one value of p's base type, as a call returns it."""
     b = _bare(p.ctype)
     if p.cls == "scalar" and b in SCALARS:
