@@ -552,11 +552,11 @@ def _emit_helpers(model):
         refs = docstrings.Refs(model)
         docs = {f.name: f.doc for f in model.functions}
         for name, (cls, params, fields) in sorted(ov.MAKE_FUNCTIONS.items()):
-            st = next(x for x in model.structs if x.name == cls)
-            ftype = {f.name: "int" if f.ptr else pytypes.scalar(f.ctype) for f in st.fields}
+            from .stubs import make_param_types     # here: stubs.py imports this module
+            types = make_param_types(model, cls, fields)
             o.append(f"def {name}({', '.join(params)}):")
             o.append('    """' + docstrings.quoted(docstrings.render(
-                docs[name], [(a, ftype[f], a) for a, f in zip(params, fields)], [("", cls, None)],
+                docs[name], list(zip(params, types, params)), [("", cls, None)],
                 names={a: a for a in params}, refs=refs)) + '\n    """')
             o.append(f"    s = _L.cls({cls!r})()")
             for a, f in zip(params, fields):

@@ -165,20 +165,26 @@ def signature_params(model, fn, prm, snake=False):
     return ", ".join(out)
 
 
+def make_param_types(model, cls, fields):
+    """The types a runtime make_* helper's parameters take: what each struct field it sets takes."""
+    s = next(x for x in model.structs if x.name == cls)
+    by_name = {f.name: f for f in s.fields}
+    classes = pytypes._classes(model)
+    types = []
+    for f in fields:
+        kind, _, clsname, ekind, _, _ = _field_spec(model, s, by_name[f], classes)
+        types.append(field_types(model, kind, clsname, ekind)[1])
+    return types
+
+
 def helper_signatures(model):
     """Signatures of the module's functions that no C function makes (the runtime's make_*
-    helpers: each parameter takes what its struct field accepts; getLocalRuntimeVersion)."""
+    helpers and getLocalRuntimeVersion)."""
     if model.lib != "runtime":
         return []
     out = []
-    classes = pytypes._classes(model)
     for name, (cls, params, fields) in sorted(ov.MAKE_FUNCTIONS.items()):
-        s = next(x for x in model.structs if x.name == cls)
-        by_name = {f.name: f for f in s.fields}
-        types = []
-        for f in fields:
-            kind, _, clsname, ekind, _, _ = _field_spec(model, s, by_name[f], classes)
-            types.append(field_types(model, kind, clsname, ekind)[1])
+        types = make_param_types(model, cls, fields)
         out.append(f"{name}({', '.join(f'{a}: {t}' for a, t in zip(params, types))}) -> {cls}")
     out.append("getLocalRuntimeVersion() -> tuple[cudaError_t, int | None]")
     return out

@@ -17435,7 +17435,7 @@ def make_cudaPitchedPtr(d, p, xsz, ysz):
 
     Parameters
     ----------
-    d : int
+    d : Address
         Pointer to allocated memory
     p : int
         Pitch of allocated memory in bytes
