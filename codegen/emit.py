@@ -405,7 +405,7 @@ def emit_py(model):
          "from cuda.bindings._base cimport (_Handle, _IntValue, _iv, _Struct, _Buf, _hptr, _href, _vptr, _sval, _wbuf,",
          "    _new_handle, _new_int, _new_struct, _enum, _as_bytes, _array, _from_array, _strlist, _voidpp,",
          "    _jitvalues, _kparams, _attr_in, _attr_out, _attr_size, _attr_bufs, _attr_values, _bufptr, _Buf_new,",
-         "    _check_count, _bptr,",
+         "    _check_count, _bptr, _library_handle,",
          "    _structs, _Lazy, _new_lazy)",
          "from cpython.bytes cimport PyBytes_FromStringAndSize",
          "from cpython.long cimport PyLong_FromVoidPtr, PyLong_AsVoidPtr",
@@ -681,12 +681,16 @@ def _emit_function(model, fn, mod, L, refs):
                 pyparams.append(py)
                 cdecls.append(f"cdef void* {c}")
                 pre.append(f"_hptr({py}, &{c})")
+                if _bare(p.ctype) in ov.LIBRARY_HANDLES:
+                    pre.append(f"_library_handle({c}, {py!r}, {ov.LIBRARY_HANDLES[_bare(p.ctype)]!r})")
                 call_args.append(f"<{ct}>{c}")
             elif conv == "handle_ref":
                 # a handle object's own value is what the call reads and may update
                 pyparams.append(py)
                 cdecls.append(f"cdef void* {c}")
                 cdecls.append(f"cdef void** r_{p.name} = _href({py}, &{c})")
+                if _bare(p.ctype) in ov.LIBRARY_HANDLES:
+                    pre.append(f"_library_handle(r_{p.name}[0], {py!r}, {ov.LIBRARY_HANDLES[_bare(p.ctype)]!r})")
                 call_args.append(f"<{ct}>r_{p.name}")
             elif conv == "struct_val":
                 pyparams.append(py)
@@ -812,7 +816,9 @@ def _emit_function(model, fn, mod, L, refs):
             elif conv == "strbuf":
                 ln = p.extra["len"]
                 lpy = ov.RENAME.get(ln, ln)
-                cdecls.append(f"cdef _Buf a_{p.name} = _Buf_new({lpy})")
+                pre.append(f"if {lpy} < 0: raise ValueError(f'{lpy} cannot be negative: {{{lpy}}}')")
+                cdecls.append(f"cdef _Buf a_{p.name}")
+                pre.append(f"a_{p.name} = _Buf_new({lpy})")
                 call_args.append(f"<char*>a_{p.name}.ptr")
                 outs.append(f"PyBytes_FromStringAndSize(<char*>a_{p.name}.ptr, {lpy})")
             elif conv in ("array_out", "array_ref_out"):

@@ -430,3 +430,13 @@ KEEP_GIL_UNLESS = {
 
 # Functions not wrapped at the Python level, with the reason.  (They stay callable from Cython.)
 SKIP_PYTHON = {}
+
+
+# Handle types whose value the library itself dereferences, so a made-up value crashes it: the
+# wrappers refuse values in the first page of memory (True, a small count or enum member given
+# by mistake), where no object can lie (cuda_bindings/_base.pyx, _not_in_page_zero).  The
+# driver's handles are not here: some are small constants (CU_STREAM_LEGACY is 0x1).  The
+# snake_case modules' handles (nvJitLink, NVVM) get the same check in `_live`.
+LIBRARY_HANDLES = {
+    "nvrtcProgram": "an NVRTC program",
+}

@@ -96,6 +96,7 @@ cdef _Buf _strlist(object o)
 cdef int _check_count(object items, object count, str name, str count_name) except -1
 cdef int _bptr(object o, void** out, size_t size) except -1
 cdef int _live(object h, set consumed, str name, str what) except -1
+cdef int _library_handle(void* p, str name, str what) except -1
 cdef int _consume(object h, set consumed) except -1
 cdef _Buf _voidpp(object o)
 cdef _Buf _jitvalues(object o)

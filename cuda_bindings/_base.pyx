@@ -361,11 +361,27 @@ cdef int _live(object h, set consumed, str name, str what) except -1:
     using it again would crash, not fail."""
     if h is None:
         raise TypeError(f"{name} must be {what} (an int), not None")
-    if consumed:
-        k = _hkey(h)
-        if k is not None and k in consumed:
+    k = _hkey(h)
+    if k is not None:
+        _not_in_page_zero(k, name, what)
+        if consumed and k in consumed:
             raise ValueError(f"{name} {k:#x} was destroyed: {what} cannot be used after its destroy call")
     return 0
+
+
+cdef int _not_in_page_zero(object k, str name, str what) except -1:
+    """A handle the library dereferences (an NVRTC, nvJitLink or NVVM object) is the address of
+    memory the library allocated: never in the first page, which is never mapped.  A value there
+    (True, a small count or enum passed by mistake) would crash the library, so it is refused;
+    0 is the library's to refuse (it reports an invalid-handle status)."""
+    if 0 < k < 4096:
+        raise ValueError(f"{name} {k:#x} is not {what}: no such object lies in the first page of memory")
+    return 0
+
+
+cdef int _library_handle(void* p, str name, str what) except -1:
+    """_not_in_page_zero for a handle argument already converted (the tuple-style NVRTC module)."""
+    return _not_in_page_zero(<size_t>p, name, what)
 
 
 cdef int _consume(object h, set consumed) except -1:
@@ -430,6 +446,8 @@ cdef class _Buf:
 
 
 cdef _Buf _Buf_new(Py_ssize_t size):
+    if size < 0:    # a negative count or length from the caller: never a C allocation size
+        raise ValueError(f"a buffer size cannot be negative: {size}")
     cdef _Buf b = <_Buf>_tp_new(_Buf, _NOARGS)
     if size <= _BUF_SMALL:
         b.ptr = <void*>b.small

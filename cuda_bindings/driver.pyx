@@ -6,7 +6,7 @@ from cuda.bindings cimport cydriver
 from cuda.bindings._base cimport (_Handle, _IntValue, _iv, _Struct, _Buf, _hptr, _href, _vptr, _sval, _wbuf,
     _new_handle, _new_int, _new_struct, _enum, _as_bytes, _array, _from_array, _strlist, _voidpp,
     _jitvalues, _kparams, _attr_in, _attr_out, _attr_size, _attr_bufs, _attr_values, _bufptr, _Buf_new,
-    _check_count, _bptr,
+    _check_count, _bptr, _library_handle,
     _structs, _Lazy, _new_lazy)
 from cpython.bytes cimport PyBytes_FromStringAndSize
 from cpython.long cimport PyLong_FromVoidPtr, PyLong_AsVoidPtr
@@ -748,8 +748,10 @@ def cuDeviceGetName(int length, dev):
     cudaGetDeviceProperties
     """
     cdef cydriver.CUresult err
-    cdef _Buf a_name = _Buf_new(length)
+    cdef _Buf a_name
     cdef int c_dev
+    if length < 0: raise ValueError(f'length cannot be negative: {length}')
+    a_name = _Buf_new(length)
     if isinstance(dev, _IntValue):
         c_dev = <int>_iv(<_IntValue>dev)
     elif dev is None:
@@ -5294,8 +5296,10 @@ def cuDeviceGetPCIBusId(int length, dev):
     cuDeviceGet, cuDeviceGetAttribute, cuDeviceGetByPCIBusId, cudaDeviceGetPCIBusId
     """
     cdef cydriver.CUresult err
-    cdef _Buf a_pciBusId = _Buf_new(length)
+    cdef _Buf a_pciBusId
     cdef int c_dev
+    if length < 0: raise ValueError(f'length cannot be negative: {length}')
+    a_pciBusId = _Buf_new(length)
     if isinstance(dev, _IntValue):
         c_dev = <int>_iv(<_IntValue>dev)
     elif dev is None:

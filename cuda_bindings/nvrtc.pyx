@@ -6,7 +6,7 @@ from cuda.bindings cimport cynvrtc
 from cuda.bindings._base cimport (_Handle, _IntValue, _iv, _Struct, _Buf, _hptr, _href, _vptr, _sval, _wbuf,
     _new_handle, _new_int, _new_struct, _enum, _as_bytes, _array, _from_array, _strlist, _voidpp,
     _jitvalues, _kparams, _attr_in, _attr_out, _attr_size, _attr_bufs, _attr_values, _bufptr, _Buf_new,
-    _check_count, _bptr,
+    _check_count, _bptr, _library_handle,
     _structs, _Lazy, _new_lazy)
 from cpython.bytes cimport PyBytes_FromStringAndSize
 from cpython.long cimport PyLong_FromVoidPtr, PyLong_AsVoidPtr
@@ -216,6 +216,7 @@ def nvrtcDestroyProgram(prog):
     cdef cynvrtc.nvrtcResult err
     cdef void* c_prog
     cdef void** r_prog = _href(prog, &c_prog)
+    _library_handle(r_prog[0], 'prog', 'an NVRTC program')
     with nogil:
         err = cynvrtc.nvrtcDestroyProgram(<cynvrtc.nvrtcProgram*>r_prog)
     return _st1(err)
@@ -249,6 +250,7 @@ def nvrtcCompileProgram(prog, int numOptions, options):
     cdef _Buf a_options = _strlist(options)
     cdef void* p_options = _bufptr(a_options)
     _hptr(prog, &c_prog)
+    _library_handle(c_prog, 'prog', 'an NVRTC program')
     _check_count(options, numOptions, 'options', 'numOptions')
     with nogil:
         err = cynvrtc.nvrtcCompileProgram(<cynvrtc.nvrtcProgram>c_prog, numOptions, <const char**>p_options)
@@ -278,6 +280,7 @@ def nvrtcGetPTXSize(prog):
     cdef void* c_prog
     cdef size_t c_ptxSizeRet = <size_t>0
     _hptr(prog, &c_prog)
+    _library_handle(c_prog, 'prog', 'an NVRTC program')
     with nogil:
         err = cynvrtc.nvrtcGetPTXSize(<cynvrtc.nvrtcProgram>c_prog, &c_ptxSizeRet)
     if err != 0:
@@ -309,6 +312,7 @@ def nvrtcGetPTX(prog, ptx):
     cdef void* c_ptx
     cdef Py_ssize_t n_ptx
     _hptr(prog, &c_prog)
+    _library_handle(c_prog, 'prog', 'an NVRTC program')
     _wbuf(ptx, &c_ptx, &n_ptx, False)
     cdef size_t need_ptx = 0
     if cynvrtc.nvrtcGetPTXSize(<cynvrtc.nvrtcProgram>c_prog, &need_ptx) == 0 and <size_t>n_ptx < need_ptx:
@@ -344,6 +348,7 @@ def nvrtcGetCUBINSize(prog):
     cdef void* c_prog
     cdef size_t c_cubinSizeRet = <size_t>0
     _hptr(prog, &c_prog)
+    _library_handle(c_prog, 'prog', 'an NVRTC program')
     with nogil:
         err = cynvrtc.nvrtcGetCUBINSize(<cynvrtc.nvrtcProgram>c_prog, &c_cubinSizeRet)
     if err != 0:
@@ -378,6 +383,7 @@ def nvrtcGetCUBIN(prog, cubin):
     cdef void* c_cubin
     cdef Py_ssize_t n_cubin
     _hptr(prog, &c_prog)
+    _library_handle(c_prog, 'prog', 'an NVRTC program')
     _wbuf(cubin, &c_cubin, &n_cubin, False)
     cdef size_t need_cubin = 0
     if cynvrtc.nvrtcGetCUBINSize(<cynvrtc.nvrtcProgram>c_prog, &need_cubin) == 0 and <size_t>n_cubin < need_cubin:
@@ -412,6 +418,7 @@ def nvrtcGetLTOIRSize(prog):
     cdef void* c_prog
     cdef size_t c_LTOIRSizeRet = <size_t>0
     _hptr(prog, &c_prog)
+    _library_handle(c_prog, 'prog', 'an NVRTC program')
     with nogil:
         err = cynvrtc.nvrtcGetLTOIRSize(<cynvrtc.nvrtcProgram>c_prog, &c_LTOIRSizeRet)
     if err != 0:
@@ -445,6 +452,7 @@ def nvrtcGetLTOIR(prog, LTOIR):
     cdef void* c_LTOIR
     cdef Py_ssize_t n_LTOIR
     _hptr(prog, &c_prog)
+    _library_handle(c_prog, 'prog', 'an NVRTC program')
     _wbuf(LTOIR, &c_LTOIR, &n_LTOIR, False)
     cdef size_t need_LTOIR = 0
     if cynvrtc.nvrtcGetLTOIRSize(<cynvrtc.nvrtcProgram>c_prog, &need_LTOIR) == 0 and <size_t>n_LTOIR < need_LTOIR:
@@ -480,6 +488,7 @@ def nvrtcGetOptiXIRSize(prog):
     cdef void* c_prog
     cdef size_t c_optixirSizeRet = <size_t>0
     _hptr(prog, &c_prog)
+    _library_handle(c_prog, 'prog', 'an NVRTC program')
     with nogil:
         err = cynvrtc.nvrtcGetOptiXIRSize(<cynvrtc.nvrtcProgram>c_prog, &c_optixirSizeRet)
     if err != 0:
@@ -514,6 +523,7 @@ def nvrtcGetOptiXIR(prog, optixir):
     cdef void* c_optixir
     cdef Py_ssize_t n_optixir
     _hptr(prog, &c_prog)
+    _library_handle(c_prog, 'prog', 'an NVRTC program')
     _wbuf(optixir, &c_optixir, &n_optixir, False)
     cdef size_t need_optixir = 0
     if cynvrtc.nvrtcGetOptiXIRSize(<cynvrtc.nvrtcProgram>c_prog, &need_optixir) == 0 and <size_t>n_optixir < need_optixir:
@@ -549,6 +559,7 @@ def nvrtcGetProgramLogSize(prog):
     cdef void* c_prog
     cdef size_t c_logSizeRet = <size_t>0
     _hptr(prog, &c_prog)
+    _library_handle(c_prog, 'prog', 'an NVRTC program')
     with nogil:
         err = cynvrtc.nvrtcGetProgramLogSize(<cynvrtc.nvrtcProgram>c_prog, &c_logSizeRet)
     if err != 0:
@@ -580,6 +591,7 @@ def nvrtcGetProgramLog(prog, log):
     cdef void* c_log
     cdef Py_ssize_t n_log
     _hptr(prog, &c_prog)
+    _library_handle(c_prog, 'prog', 'an NVRTC program')
     _wbuf(log, &c_log, &n_log, False)
     cdef size_t need_log = 0
     if cynvrtc.nvrtcGetProgramLogSize(<cynvrtc.nvrtcProgram>c_prog, &need_log) == 0 and <size_t>n_log < need_log:
@@ -618,6 +630,7 @@ def nvrtcAddNameExpression(prog, name_expression):
     cdef bytes b_name_expression = _as_bytes(name_expression, False)
     cdef const char* c_name_expression = <char*>b_name_expression
     _hptr(prog, &c_prog)
+    _library_handle(c_prog, 'prog', 'an NVRTC program')
     with nogil:
         err = cynvrtc.nvrtcAddNameExpression(<cynvrtc.nvrtcProgram>c_prog, <const char*>c_name_expression)
     return _st1(err)
@@ -658,6 +671,7 @@ def nvrtcGetLoweredName(prog, name_expression):
     cdef const char* c_name_expression = <char*>b_name_expression
     cdef const char* c_lowered_name = NULL
     _hptr(prog, &c_prog)
+    _library_handle(c_prog, 'prog', 'an NVRTC program')
     with nogil:
         err = cynvrtc.nvrtcGetLoweredName(<cynvrtc.nvrtcProgram>c_prog, <const char*>c_name_expression, <const char**>&c_lowered_name)
     if err != 0:
@@ -733,6 +747,7 @@ def nvrtcGetPCHCreateStatus(prog):
     cdef cynvrtc.nvrtcResult err
     cdef void* c_prog
     _hptr(prog, &c_prog)
+    _library_handle(c_prog, 'prog', 'an NVRTC program')
     with nogil:
         err = cynvrtc.nvrtcGetPCHCreateStatus(<cynvrtc.nvrtcProgram>c_prog)
     return _st1(err)
@@ -760,6 +775,7 @@ def nvrtcGetPCHHeapSizeRequired(prog):
     cdef void* c_prog
     cdef size_t c_size = <size_t>0
     _hptr(prog, &c_prog)
+    _library_handle(c_prog, 'prog', 'an NVRTC program')
     with nogil:
         err = cynvrtc.nvrtcGetPCHHeapSizeRequired(<cynvrtc.nvrtcProgram>c_prog, &c_size)
     if err != 0:
@@ -812,6 +828,7 @@ def nvrtcSetFlowCallback(prog, callback, payload):
     cdef void* c_callback
     cdef void* c_payload
     _hptr(prog, &c_prog)
+    _library_handle(c_prog, 'prog', 'an NVRTC program')
     _hptr(callback, &c_callback)
     _vptr(payload, &c_payload)
     with nogil:

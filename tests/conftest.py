@@ -205,3 +205,20 @@ def cu(_primary_context):
     """The initialised driver with device 0's primary context current (made current per test)."""
     ok(_primary_context.driver.cuCtxSetCurrent(_primary_context.ctx))
     return _primary_context
+
+
+@pytest.fixture(scope="session")
+def stand_in_driver(tmp_path_factory):
+    """A folder with the conformance suite's stand-in libcuda.so.1 (tests/conformance/stub.py):
+    every driver entry point, each returning the status CUDA_STUB_STATUS (default 999)."""
+    import dataclasses
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    sys.path.insert(0, root)
+    try:
+        from codegen import model, parse
+        from headers.fetch import include_dir
+        from tests.conformance import stub
+    finally:
+        sys.path.remove(root)
+    m = model.build(parse.read(include_dir(), "driver"), "driver")
+    return stub.build(dataclasses.asdict(m), tmp_path_factory.mktemp("stub"))

@@ -6,10 +6,8 @@ GPU (marked)."""
 import inspect
 import pickle
 import pydoc
-import sys
 import textwrap
 import tracemalloc
-from pathlib import Path
 
 import pytest
 
@@ -21,7 +19,6 @@ from cuda.bindings.checked import driver as cdriver
 from cuda.bindings.checked import nvrtc as cnvrtc
 from cuda.bindings.checked import runtime as cruntime
 
-ROOT = Path(__file__).resolve().parent.parent
 GOOD = b'extern "C" __global__ void k(int *x) { x[0] = 1; }'
 BAD = b'extern "C" __global__ void k(int *x) { x[0] = y; }'
 
@@ -123,20 +120,6 @@ def test_checked_calls_do_not_leak():
     grown = tracemalloc.get_traced_memory()[0] - before
     tracemalloc.stop()
     assert grown < 64 * 1024, f"{grown} bytes kept after 80,000 checked calls"
-
-
-@pytest.fixture(scope="module")
-def stand_in_driver(tmp_path_factory):
-    sys.path.insert(0, str(ROOT))
-    try:
-        from codegen import model, parse
-        from headers.fetch import include_dir
-        from tests.conformance import stub
-    finally:
-        sys.path.remove(str(ROOT))
-    import dataclasses
-    m = model.build(parse.read(include_dir(), "driver"), "driver")
-    return stub.build(dataclasses.asdict(m), tmp_path_factory.mktemp("stub"))
 
 
 def _on_stand_in(folder, status, code):

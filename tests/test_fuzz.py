@@ -1,0 +1,85 @@
+"""Every public function of every module, called with bad arguments (tests/fuzz/cases.py), ends in
+a Python exception or a returned status: never a crash, an abort or a hang.
+
+NVRTC, nvJitLink and NVVM run against their real libraries; the driver and the runtime against
+the stand-in libcuda.so.1 (every entry point returns CUDA_ERROR_UNKNOWN), so no GPU is needed.
+Each module runs in child processes: after a crash the batch starts again after the function
+that crashed, and the crash is reported with its case and the fault's traceback."""
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+MODULES = ["driver", "runtime", "nvrtc", "nvjitlink", "nvvm"]
+TIMEOUT = 600       # seconds for one batch; a hang ends it and is reported
+
+
+def run_module(lib, env):
+    """(functions, cases, outcomes {"ok" | exception name: count}, problems [(case, what)])."""
+    sys.path.insert(0, str(ROOT))
+    try:
+        from tests.fuzz.cases import functions
+    finally:
+        sys.path.remove(str(ROOT))
+    import importlib
+    todo = functions(importlib.import_module(f"cuda.bindings.{lib}"))
+    total, cases, outcomes, problems = len(todo), 0, {}, []
+    while todo:
+        try:
+            r = subprocess.run([sys.executable, "-m", "tests.fuzz.cases", lib, *todo], cwd=ROOT, env=env,
+                               capture_output=True, text=True, timeout=TIMEOUT)
+            out, err, rc = r.stdout, r.stderr, r.returncode
+        except subprocess.TimeoutExpired as e:
+            out, err, rc = (e.stdout or b"").decode(), (e.stderr or b"").decode(), "timeout"
+        last = None
+        for line in out.splitlines():
+            item = json.loads(line)
+            if item == "DONE":
+                break
+            if item[0] in ("ok", "raised"):
+                key = item[1] if item[0] == "raised" else "ok"
+                outcomes[key] = outcomes.get(key, 0) + 1
+            else:
+                cases += 1
+                last = item
+        if out.rstrip().endswith('"DONE"'):
+            break
+        problems.append((last, f"exit {rc}: " + " | ".join(err.strip().splitlines()[:6])))
+        todo = todo[todo.index(last[0]) + 1:] if last else todo[1:]
+    return total, cases, outcomes, problems
+
+
+@pytest.mark.parametrize("lib", MODULES)
+def test_bad_arguments_never_crash(lib, stand_in_driver):
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p), CUDA_STUB_STATUS="999")
+    if lib in ("driver", "runtime"):
+        env["LD_LIBRARY_PATH"] = os.pathsep.join(filter(None, [str(stand_in_driver), env.get("LD_LIBRARY_PATH")]))
+    total, cases, outcomes, problems = run_module(lib, env)
+    print(f"fuzz {lib}: {total} functions, {cases} cases, crashes {len(problems)}; outcomes {outcomes}")
+    assert problems == []
+    assert total > 0 and cases > 10 * total
+    # the wrappers refuse most of these values themselves, with a Python exception
+    assert sum(v for k, v in outcomes.items() if k != "ok") > cases // 2
+
+
+def test_values_that_crashed_now_raise_naming_the_parameter():
+    """Found by this suite: a negative buffer length (cuDeviceGetName, cuDeviceGetPCIBusId,
+    cudaDeviceGetPCIBusId) and a small int as a handle the library dereferences (NVRTC's
+    program, nvJitLink's handle, NVVM's program) crashed the process."""
+    from cuda.bindings import driver, nvjitlink, nvrtc, nvvm, runtime
+    for call, words in [
+            (lambda: driver.cuDeviceGetName(-1, 0), "length cannot be negative: -1"),
+            (lambda: driver.cuDeviceGetPCIBusId(-1, 0), "length cannot be negative: -1"),
+            (lambda: runtime.cudaDeviceGetPCIBusId(-1, 0), "length cannot be negative: -1"),
+            (lambda: nvrtc.nvrtcGetPTXSize(True), "prog 0x1 is not an NVRTC program"),
+            (lambda: nvrtc.nvrtcDestroyProgram(4095), "prog 0xfff is not an NVRTC program"),
+            (lambda: nvjitlink.complete(16), "handle 0x10 is not an nvJitLink handle"),
+            (lambda: nvvm.destroy_program(1), "prog 0x1 is not an NVVM program")]:
+        with pytest.raises(ValueError, match=words):
+            call()
+    # 0 (NULL) stays the library's to refuse, with its own status
+    assert nvrtc.nvrtcGetPTXSize(0)[0] == nvrtc.nvrtcResult.NVRTC_ERROR_INVALID_PROGRAM
