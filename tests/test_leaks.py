@@ -1,0 +1,87 @@
+"""A million calls leak nothing: representative functions (handle outputs, struct arguments and
+outputs, strings, kernel parameters in every form, graph and NVRTC objects, failed calls and the
+checked style's exceptions) called in a child process on the stand-in libcuda.so.1 (status 0, so
+the wrappers build every output), with the resident set size and the number of live Python
+objects read after a warm-up and at the end."""
+import json
+import os
+import textwrap
+
+from _support import run_python
+
+CALLS = 1_000_000
+RSS_BOUND = 2 * 1024 * 1024     # bytes the process may grow by after the warm-up
+OBJECTS_BOUND = 100             # live objects (gc-tracked) it may gain
+
+PROGRAM = textwrap.dedent('''
+    import ctypes, gc, json, sys
+    import numpy as np
+    from cuda.bindings import driver as D, nvrtc, runtime
+    from cuda.bindings.checked import driver as CD, nvrtc as CN, NVRTCError
+
+    D.cuInit(0)
+    prog = nvrtc.nvrtcCreateProgram(b"__global__ void k() {}", b"k.cu", 0, [], [])[1]
+    copy = D.CUDA_MEMCPY2D()
+    host = np.zeros(16, np.float32)
+    table = np.array([host.ctypes.data] * 4, np.uint64)
+    params = ((D.CUdeviceptr(1 << 20), 2.0, 7, host.ctypes.data),
+              (None, ctypes.c_float, ctypes.c_int, ctypes.c_void_p))
+    attrs = D.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT
+    calls = [
+        lambda: D.cuStreamCreate(0),                     # a handle output
+        lambda: D.cuCtxGetCurrent(),
+        lambda: D.cuMemAlloc(64),                        # an integer-type output
+        lambda: D.cuDeviceGetAttribute(attrs, 0),
+        lambda: D.cuMemcpy2D(copy),                      # a struct argument
+        lambda: D.cuPointerGetAttributes(2, [D.CUpointer_attribute.CU_POINTER_ATTRIBUTE_CONTEXT,
+                                             D.CUpointer_attribute.CU_POINTER_ATTRIBUTE_DEVICE_POINTER], 0),
+        lambda: D.cuDeviceGetName(64, 0),                # a string output
+        lambda: D.cuGetErrorString(D.CUresult.CUDA_ERROR_INVALID_VALUE),
+        lambda: D.cuLaunchKernel(0, 1, 1, 1, 1, 1, 1, 0, 0, params, 0),   # kernel parameters:
+        lambda: D.cuLaunchKernel(0, 1, 1, 1, 1, 1, 1, 0, 0, table, 0),    # every form
+        lambda: D.cuLaunchKernel(0, 1, 1, 1, 1, 1, 1, 0, 0, table.ctypes.data, 0),
+        lambda: D.cuGraphCreate(0),                      # graph objects
+        lambda: D.cuGraphAddEmptyNode(0, [D.CUgraphNode(), D.CUgraphNode()], 2),
+        lambda: nvrtc.nvrtcGetProgramLogSize(prog),      # NVRTC, real library
+        lambda: nvrtc.nvrtcGetPTXSize(0),                # a failed call: a status
+        lambda: CD.cuCtxGetCurrent(),                    # the checked style
+        lambda: CN.nvrtcVersion(),
+    ]
+
+    def failing():
+        try:
+            CN.nvrtcGetPTXSize(0)                        # a failed checked call: an exception
+        except NVRTCError:
+            pass
+    calls.append(failing)
+
+    def rss():
+        with open("/proc/self/statm") as fh:
+            return int(fh.read().split()[1]) * 4096
+
+    def run(n):
+        for _ in range(n // len(calls)):
+            for c in calls:
+                c()
+
+    run(100_000)                                         # warm-up: free lists, caches, lazy classes
+    gc.collect()
+    r0, o0 = rss(), len(gc.get_objects())
+    run(int(sys.argv[1]))
+    gc.collect()
+    print(json.dumps({"rss": rss() - r0, "objects": len(gc.get_objects()) - o0, "kinds": len(calls)}))
+''')
+
+
+def test_a_million_calls_leak_nothing(stand_in_driver, tmp_path):
+    script = tmp_path / "leaks.py"
+    script.write_text(PROGRAM)
+    env = {"LD_LIBRARY_PATH": os.pathsep.join(filter(None, [str(stand_in_driver), os.environ.get("LD_LIBRARY_PATH")])),
+           "CUDA_STUB_STATUS": "0"}
+    r = run_python([str(script), str(CALLS)], env=env, timeout=600)
+    assert r.returncode == 0, r.stdout + r.stderr
+    grown = json.loads(r.stdout.strip().splitlines()[-1])
+    print(f"leaks: {CALLS:,} calls of {grown['kinds']} kinds: RSS {grown['rss']:+,} bytes, "
+          f"objects {grown['objects']:+,}")
+    assert grown["rss"] <= RSS_BOUND, grown
+    assert grown["objects"] <= OBJECTS_BOUND, grown
