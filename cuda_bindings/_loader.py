@@ -106,9 +106,33 @@ def symbol(lib, entry):
     except AttributeError:
         tried.append(f"dlsym({csym!r})")
         where = "libcuda.so.1" if lib == "driver" else getattr(h, "_name", lib)
+        why = _driver_too_old(h, version) if lib == "driver" else None
         raise FunctionNotFoundError(f'Function "{name}" not found in {where} ({"; ".join(tried)}); '
-                           f"the installed library may be older than the CUDA 13.0 headers") from None
+                                    + (why or "the installed library may be older than the CUDA 13.0 headers")) from None
     return ctypes.cast(fn, ctypes.c_void_p).value
+
+
+def _cuda(v):
+    return f"CUDA {v // 1000}.{v % 1000 // 10}"
+
+
+def _driver_too_old(h, since):
+    """Why the driver lacks an entry point that CUDA `since` (the ABI version of the symbol table)
+    introduced, from the version the driver reports; None where it reports none."""
+    try:
+        f = h.cuDriverGetVersion
+        v = ctypes.c_int(0)
+        f.restype = ctypes.c_int
+        if f(ctypes.byref(v)) != 0 or v.value <= 0:
+            return None
+    except (AttributeError, OSError):
+        return None
+    if since > v.value:
+        return (f"it needs a driver for {_cuda(since)} or newer, and this driver is {_cuda(v.value)} "
+                f"(cuDriverGetVersion = {v.value}): install a newer NVIDIA driver (these bindings are "
+                f"built for CUDA 13.0, which needs driver R580 or newer)")
+    return (f"this driver reports {_cuda(v.value)} (cuDriverGetVersion = {v.value}), which should have it "
+            f"(since {_cuda(since)}): the library is damaged or not NVIDIA's driver")
 
 
 def inspector(lib):

@@ -2,6 +2,8 @@
 and the symbol tables it reads (API name, ABI version, per-thread suffix, C symbol)."""
 import pytest
 
+from _support import run_python
+
 from cuda.bindings import _loader, _symbols_driver, _symbols_runtime, _symbols_nvjitlink, _symbols_nvvm
 
 
@@ -102,3 +104,37 @@ def test_nvvm_is_looked_for_where_the_toolkit_keeps_it(monkeypatch, tmp_path):
     lib.parent.mkdir(parents=True)
     lib.write_bytes(b"")
     assert _libpaths.find("nvvm") == (str(lib), tried[:tried.index(str(lib)) + 1])
+
+
+OLD_DRIVER = r"""
+int cuDriverGetVersion(int *v) { *v = 12040; return 0; }
+int cuInit(unsigned int flags) { return 0; }
+"""
+
+
+def test_a_driver_older_than_the_headers_says_which_driver_a_call_needs(tmp_path):
+    """A libcuda.so.1 that reports CUDA 12.4 and exports only cuInit and cuDriverGetVersion:
+    import works, the calls it has run, a call it lacks says what is needed."""
+    import subprocess
+    (tmp_path / "old.c").write_text(OLD_DRIVER)
+    subprocess.run(["cc", "-shared", "-fPIC", "-o", str(tmp_path / "libcuda.so.1"), str(tmp_path / "old.c")],
+                   check=True)
+    code = """
+from cuda.bindings import driver
+print(driver.cuInit(0)[0].name, driver.cuDriverGetVersion()[1])
+for call in (lambda: driver.cuMemGetDefaultMemPool(driver.CUmemLocation(), 0), lambda: driver.cuMemAlloc(16)):
+    try:
+        call()
+    except Exception as e:
+        print(type(e).__name__, e)
+"""
+    r = run_python(code, env={"LD_LIBRARY_PATH": str(tmp_path)})
+    assert r.returncode == 0, r.stderr
+    out = r.stdout.splitlines()
+    assert out[0] == "CUDA_SUCCESS 12040"
+    # a call newer than the driver: which CUDA it needs, which the driver is, what to install
+    assert out[1].startswith('FunctionNotFoundError Function "cuMemGetDefaultMemPool" not found in libcuda.so.1')
+    assert ("it needs a driver for CUDA 13.0 or newer, and this driver is CUDA 12.4 (cuDriverGetVersion = 12040): "
+            "install a newer NVIDIA driver") in out[1]
+    # a call the reported version should have: the library is not what it says
+    assert "this driver reports CUDA 12.4 (cuDriverGetVersion = 12040), which should have it (since CUDA 3.2)" in out[2]
