@@ -73,7 +73,7 @@ def param_type(model, fn, p, peers=None):
     the same C type's class in another module that the wrapper also takes (runtime's cudaStream_t
     takes driver.CUstream)."""
     conv = p.conv
-    snake = model.lib in ("nvjitlink", "nvvm")
+    snake = _snake_module(model)
     if conv in ("scalar", "inttd", "handle", "value_inout"):
         if snake and p.cls in ("handle", "funcptr"):
             return "int"
@@ -114,7 +114,7 @@ def output_type(model, fn, p):
     """Type of one output as a successful call returns it."""
     conv = p.conv
     if conv in ("value_out", "value_inout"):
-        if model.lib in ("nvjitlink", "nvvm") and p.cls in ("handle", "funcptr"):
+        if _snake_module(model) and p.cls in ("handle", "funcptr"):
             return "int"
         return item(model, p)
     if conv == "struct_out":
@@ -147,8 +147,14 @@ def outputs(model, fn):
 
 
 def status(model):
-    from .emit import LIBS
+    from .emit import LIBS      # here: emit.py imports this module
     return LIBS[model.lib]["status"]
+
+
+def _snake_module(model):
+    """The library's module has the snake_case style (nvJitLink, NVVM): handles are plain ints."""
+    from .emit import LIBS
+    return bool(LIBS[model.lib].get("snake"))
 
 
 def return_type(model, fn):

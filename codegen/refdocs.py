@@ -17,7 +17,7 @@ from pathlib import Path
 
 from . import docstrings, model, parse, pytypes, stubs
 from . import overrides as ov
-from .emit import LIBS, _docstring, _extra_enums, _field_spec, _snake, _snake_docstring, snake_refs
+from .emit import LIBS, _docstring, _extra_enums, _field_spec, _snake_docstring, snake_refs
 
 ROOT = Path(__file__).resolve().parent.parent
 MODULES = ("driver", "runtime", "nvrtc", "nvjitlink", "nvvm")
@@ -43,22 +43,14 @@ def _doc_block(text):
 
 def _functions(m, peers):
     """[(Python name, signature text, docstring text, group name)] of the module's public functions."""
-    L = LIBS[m.lib]
-    snake = L.get("snake")
+    snake = LIBS[m.lib].get("snake")
     refs = snake_refs(m) if snake else docstrings.Refs(m)
     out = []
     for fn in m.functions:
         if not fn.python:
             continue
-        if snake:
-            name = _snake(fn.name[len(L["prefix"]):])
-            ret = pytypes.checked_return_type(m, fn) if fn.ret == L["status"] else "str | None"
-            sig = f"{name}({stubs.signature_params(m, fn, peers, snake=True)}) -> {ret}"
-            doc = docstrings.quoted(_snake_docstring(m, fn, refs))
-        else:
-            name = fn.name
-            sig = f"{name}({stubs.signature_params(m, fn, peers)}) -> {pytypes.return_type(m, fn)}"
-            doc = _docstring(m, fn, refs)
+        name, sig = stubs.signature(m, fn, peers)
+        doc = docstrings.quoted(_snake_docstring(m, fn, refs)) if snake else _docstring(m, fn, refs)
         out.append((name, sig, doc, fn.group))
     return out
 
@@ -163,7 +155,7 @@ def checked_page(models):
         o += [f"## cuda.bindings.checked.{lib}", ""]
         for fn in m.functions:
             if fn.python:
-                sig = f"{fn.name}({stubs.signature_params(m, fn, peers)}) -> {pytypes.checked_return_type(m, fn)}"
+                sig = stubs.signature(m, fn, peers, checked=True)[1]
                 o.append(f"- [`{sig}`]({lib}.md#{anchor(fn.name)})")
         if lib == "runtime":
             o.append("- [`getLocalRuntimeVersion() -> int`](runtime.md#getlocalruntimeversion)")

@@ -177,6 +177,18 @@ def make_param_types(model, cls, fields):
     return types
 
 
+def signature(model, fn, prm, checked=False):
+    """(Python name, typed signature text) of a generated function: a snake_case module's public
+    function, a tuple-style function, or (`checked`) its form in cuda.bindings.checked."""
+    L = LIBS[model.lib]
+    if L.get("snake"):
+        name = _snake(fn.name[len(L["prefix"]):])
+        ret = pytypes.checked_return_type(model, fn) if fn.ret == L["status"] else "str | None"
+        return name, f"{name}({signature_params(model, fn, prm, snake=True)}) -> {ret}"
+    ret = pytypes.checked_return_type(model, fn) if checked else pytypes.return_type(model, fn)
+    return fn.name, f"{fn.name}({signature_params(model, fn, prm)}) -> {ret}"
+
+
 def helper_signatures(model):
     """Signatures of the module's functions that no C function makes (the runtime's make_*
     helpers and getLocalRuntimeVersion)."""
@@ -209,16 +221,8 @@ def emit_pyi(model, others):
               "    def __init__(self, status: int, log: str | None = None) -> None: ...", ""]
     summary = summaries(model)
     for fn in model.functions:
-        if not fn.python:
-            continue
-        if snake:
-            api = _snake(fn.name[len(L["prefix"]):])
-            ret = pytypes.checked_return_type(model, fn)
-            if fn.ret != L["status"]:
-                ret = "str | None"
-            o += _def(f"{api}({signature_params(model, fn, prm, snake=True)}) -> {ret}", summary[fn.name])
-        else:
-            o += _def(f"{fn.name}({signature_params(model, fn, prm)}) -> {pytypes.return_type(model, fn)}", summary[fn.name])
+        if fn.python:
+            o += _def(signature(model, fn, prm)[1], summary[fn.name])
     o += [f"def {sig}: ..." for sig in helper_signatures(model)]
     return "\n".join(o) + "\n"
 
@@ -280,8 +284,7 @@ def emit_checked_pyi(model, others):
     summary = summaries(model)
     for fn in model.functions:
         if fn.python:
-            o += _def(f"{fn.name}({signature_params(model, fn, prm)}) -> {pytypes.checked_return_type(model, fn)}",
-                      summary[fn.name])
+            o += _def(signature(model, fn, prm, checked=True)[1], summary[fn.name])
     if model.lib == "runtime":
         o.append("def getLocalRuntimeVersion() -> int: ...")
     return "\n".join(o) + "\n"
