@@ -12,6 +12,8 @@ import time
 import numpy as np
 import pytest
 
+from _support import ok
+
 from cuda.bindings import driver as D
 from cuda.bindings import nvrtc
 
@@ -32,31 +34,13 @@ extern "C" __global__ void spin(long long cycles) {
 '''
 
 
-def ok(r):
-    if int(r[0]) != 0:
-        raise RuntimeError(repr(r[0]))
-    return r[1] if len(r) == 2 else (r[1:] or None)
-
-
-@pytest.fixture(scope="module")
-def gpu():
-    ok(D.cuInit(0))
-    dev = ok(D.cuDeviceGet(0))
-    ctx = ok(D.cuDevicePrimaryCtxRetain(dev))
-    ok(D.cuCtxSetCurrent(ctx))
-    cc = [ok(D.cuDeviceGetAttribute(a, dev)) for a in (
-        D.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
-        D.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)]
-    clock_khz = ok(D.cuDeviceGetAttribute(D.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_CLOCK_RATE, dev))
-    prog = ok(nvrtc.nvrtcCreateProgram(SOURCE, b"threads.cu", 0, [], []))
-    ok(nvrtc.nvrtcCompileProgram(prog, 1, [f"--gpu-architecture=sm_{cc[0]}{cc[1]}".encode()]))
-    cubin = bytearray(ok(nvrtc.nvrtcGetCUBINSize(prog)))
-    ok(nvrtc.nvrtcGetCUBIN(prog, cubin))
-    ok(nvrtc.nvrtcDestroyProgram(prog))
-    mod = ok(D.cuModuleLoadData(bytes(cubin)))
-    yield ctx, ok(D.cuModuleGetFunction(mod, b"scale")), ok(D.cuModuleGetFunction(mod, b"spin")), clock_khz
+@pytest.fixture
+def gpu(cu, nvrtc_compile):
+    """(context, the scale kernel, the spin kernel, the clock rate in kHz)."""
+    mod = ok(D.cuModuleLoadData(nvrtc_compile(SOURCE, cu.arch, fmt="cubin", name=b"threads.cu")))
+    clock_khz = ok(D.cuDeviceGetAttribute(D.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_CLOCK_RATE, cu.dev))
+    yield cu.ctx, ok(D.cuModuleGetFunction(mod, b"scale")), ok(D.cuModuleGetFunction(mod, b"spin")), clock_khz
     ok(D.cuModuleUnload(mod))
-    ok(D.cuDevicePrimaryCtxRelease(dev))
 
 
 def test_sixteen_threads_with_blocking_calls_beside_them(gpu):
