@@ -75,6 +75,13 @@ def python_env(extra=None):
     return env
 
 
+def stand_in_env(folder, status):
+    """Environment entries that load the stand-in libcuda.so.1 in `folder` (the `stand_in_driver`
+    fixture) ahead of any other, its entry points returning `status`."""
+    return {"LD_LIBRARY_PATH": os.pathsep.join(filter(None, [str(folder), os.environ.get("LD_LIBRARY_PATH")])),
+            "CUDA_STUB_STATUS": str(status)}
+
+
 def run_python(args, timeout=120, env=None, cwd=None):
     """Run `python -c CODE` (a str) or `python ARGS...` (a list) in a fresh interpreter."""
     argv = [sys.executable] + (["-c", args] if isinstance(args, str) else list(args))

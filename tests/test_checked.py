@@ -11,7 +11,7 @@ import tracemalloc
 
 import pytest
 
-from _support import run_python
+from _support import run_python, stand_in_env
 
 from cuda.bindings import driver, nvrtc, runtime
 from cuda.bindings import checked
@@ -123,10 +123,7 @@ def test_checked_calls_do_not_leak():
 
 
 def _on_stand_in(folder, status, code):
-    import os
-    env = {"LD_LIBRARY_PATH": os.pathsep.join(filter(None, [str(folder), os.environ.get("LD_LIBRARY_PATH")])),
-           "CUDA_STUB_STATUS": str(status)}
-    r = run_python(textwrap.dedent(code), env=env)
+    r = run_python(textwrap.dedent(code), env=stand_in_env(folder, status))
     assert r.returncode == 0, r.stdout + r.stderr
     return r.stdout.strip().splitlines()
 

@@ -6,12 +6,13 @@ the stand-in libcuda.so.1 (every entry point returns CUDA_ERROR_UNKNOWN), so no 
 Each module runs in child processes: after a crash the batch starts again after the function
 that crashed, and the crash is reported with its case and the fault's traceback."""
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+from _support import python_env, stand_in_env
 
 ROOT = Path(__file__).resolve().parent.parent
 MODULES = ["driver", "runtime", "nvrtc", "nvjitlink", "nvvm"]
@@ -55,9 +56,8 @@ def run_module(lib, env):
 
 @pytest.mark.parametrize("lib", MODULES)
 def test_bad_arguments_never_crash(lib, stand_in_driver):
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p), CUDA_STUB_STATUS="999")
-    if lib in ("driver", "runtime"):
-        env["LD_LIBRARY_PATH"] = os.pathsep.join(filter(None, [str(stand_in_driver), env.get("LD_LIBRARY_PATH")]))
+    # the driver and the runtime on the stand-in driver, every entry point answering 999 (unknown)
+    env = python_env(stand_in_env(stand_in_driver, 999) if lib in ("driver", "runtime") else None)
     total, cases, outcomes, problems = run_module(lib, env)
     print(f"fuzz {lib}: {total} functions, {cases} cases, crashes {len(problems)}; outcomes {outcomes}")
     assert problems == []

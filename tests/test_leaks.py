@@ -4,10 +4,9 @@ checked style's exceptions) called in a child process on the stand-in libcuda.so
 the wrappers build every output), with the resident set size and the number of live Python
 objects read after a warm-up and at the end."""
 import json
-import os
 import textwrap
 
-from _support import run_python
+from _support import run_python, stand_in_env
 
 CALLS = 1_000_000
 RSS_BOUND = 2 * 1024 * 1024     # bytes the process may grow by after the warm-up
@@ -76,9 +75,7 @@ PROGRAM = textwrap.dedent('''
 def test_a_million_calls_leak_nothing(stand_in_driver, tmp_path):
     script = tmp_path / "leaks.py"
     script.write_text(PROGRAM)
-    env = {"LD_LIBRARY_PATH": os.pathsep.join(filter(None, [str(stand_in_driver), os.environ.get("LD_LIBRARY_PATH")])),
-           "CUDA_STUB_STATUS": "0"}
-    r = run_python([str(script), str(CALLS)], env=env, timeout=600)
+    r = run_python([str(script), str(CALLS)], env=stand_in_env(stand_in_driver, 0), timeout=600)
     assert r.returncode == 0, r.stdout + r.stderr
     grown = json.loads(r.stdout.strip().splitlines()[-1])
     print(f"leaks: {CALLS:,} calls of {grown['kinds']} kinds: RSS {grown['rss']:+,} bytes, "
