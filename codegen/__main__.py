@@ -9,7 +9,7 @@ import sys
 import time
 from pathlib import Path
 
-from . import emit, model, parse, stubs
+from . import emit, model, overrides, parse, stubs
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "cuda_bindings"
@@ -50,6 +50,11 @@ def generate(include_dir, libs=LIBS, dump=None):
     # stubs: runtime's name the driver's handle classes it also takes (stubs.peers)
     if "runtime" in models and "driver" not in models:
         models["driver"] = model.build(parse.read(include_dir, "driver"), "driver")
+    if {"driver", "runtime"} <= set(models):
+        known = {fn.name for lib in ("driver", "runtime") for fn in models[lib].functions}
+        stray = sorted(set(overrides.BUFFER_EXTENT) - known)
+        if stray:
+            raise ValueError(f"overrides.BUFFER_EXTENT names functions no header declares: {stray}")
     for lib in libs:
         files[f"{lib}.pyi"] = stubs.emit_pyi(models[lib], models)
         if lib in stubs.CHECKED_LIBS:

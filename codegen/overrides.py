@@ -371,6 +371,38 @@ MAKE_FUNCTIONS = {
     "make_cudaExtent": ("cudaExtent", ["w", "h", "d"], ["width", "height", "depth"]),
 }
 
+# Host memory a call reads or writes a stated number of bytes of: {function: {parameter: size}},
+# the size an expression of the function's parameters.  Given as a Python buffer or bytes object
+# (whose length the wrapper knows), the argument must hold that many bytes, or the library would
+# read or write past its end: a crash, or memory silently overwritten.  An int address is the
+# caller's to get right.  For a 2D copy the last row needs only `width` bytes.
+_ROWS = "((height - 1) * {} + width if height else 0)"
+BUFFER_EXTENT = {
+    **{f: {"srcHost": "ByteCount"} for f in ("cuMemcpyHtoD", "cuMemcpyHtoDAsync", "cuMemcpyHtoA",
+                                             "cuMemcpyHtoAAsync")},
+    **{f: {"dstHost": "ByteCount"} for f in ("cuMemcpyDtoH", "cuMemcpyDtoHAsync", "cuMemcpyAtoH",
+                                             "cuMemcpyAtoHAsync")},
+    "cuMemHostRegister": {"p": "bytesize"},
+    "cudaHostRegister": {"ptr": "size"},
+    **{f: {"dst": "count", "src": "count"} for f in (
+        "cudaMemcpy", "cudaMemcpyAsync", "cudaMemcpyPeer", "cudaMemcpyPeerAsync",
+        "cudaGraphAddMemcpyNode1D", "cudaGraphMemcpyNodeSetParams1D", "cudaGraphExecMemcpyNodeSetParams1D")},
+    **{f: {"src": "count"} for f in (
+        "cudaMemcpyToSymbol", "cudaMemcpyToSymbolAsync", "cudaMemcpyToArray", "cudaMemcpyToArrayAsync",
+        "cudaGraphAddMemcpyNodeToSymbol", "cudaGraphMemcpyNodeSetParamsToSymbol",
+        "cudaGraphExecMemcpyNodeSetParamsToSymbol")},
+    **{f: {"dst": "count"} for f in (
+        "cudaMemcpyFromSymbol", "cudaMemcpyFromSymbolAsync", "cudaMemcpyFromArray", "cudaMemcpyFromArrayAsync",
+        "cudaGraphAddMemcpyNodeFromSymbol", "cudaGraphMemcpyNodeSetParamsFromSymbol",
+        "cudaGraphExecMemcpyNodeSetParamsFromSymbol")},
+    "cudaMemset": {"devPtr": "count"},
+    "cudaMemsetAsync": {"devPtr": "count"},
+    **{f: {"dst": _ROWS.format("dpitch"), "src": _ROWS.format("spitch")} for f in ("cudaMemcpy2D", "cudaMemcpy2DAsync")},
+    **{f: {"src": _ROWS.format("spitch")} for f in ("cudaMemcpy2DToArray", "cudaMemcpy2DToArrayAsync")},
+    **{f: {"dst": _ROWS.format("dpitch")} for f in ("cudaMemcpy2DFromArray", "cudaMemcpy2DFromArrayAsync")},
+    **{f: {"devPtr": _ROWS.format("pitch")} for f in ("cudaMemset2D", "cudaMemset2DAsync")},
+}
+
 # JIT option lists: options (enum array) + optionValues (void* array whose items are values).
 JIT_OPTION_VALUES = {"optionValues", "jitOptionsValues", "libraryOptionValues"}
 JIT_OPTIONS = {"options", "jitOptions", "libraryOptions"}

@@ -81,6 +81,7 @@ cdef inline void** _href(object o, void** local) except NULL:
     return local
 
 cdef int _vptr(object o, void** out) except -1
+cdef int _vsized(object o, void** out, size_t size) except -1
 cdef void* _sval(object o, Py_ssize_t size) except NULL
 cdef _Buf _structs(object o, Py_ssize_t size)
 cdef object _new_handle(type cls, void* v)
@@ -98,6 +99,7 @@ cdef int _bptr(object o, void** out, size_t size) except -1
 cdef int _live(object h, set consumed, str name, str what) except -1
 cdef int _library_handle(void* p, str name, str what) except -1
 cdef int _consume(object h, set consumed) except -1
+cdef object _arg_error(str function, tuple names, int i)
 cdef _Buf _voidpp(object o)
 cdef _Buf _jitvalues(object o)
 cdef _Buf _kparams(object o)

@@ -9,6 +9,7 @@ from cpython.buffer cimport PyObject_CheckBuffer, PyObject_GetBuffer, PyBuffer_R
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize
 from cpython.long cimport PyLong_AsVoidPtr, PyLong_FromVoidPtr
 from cpython.number cimport PyNumber_Index
+import sys
 cdef extern from "Python.h":
     const Py_ssize_t PY_SSIZE_T_MAX
 
@@ -279,6 +280,22 @@ cdef object _enum(object table, object cls, long long v):
 
 cdef int _vptr(object o, void** out) except -1:
     """A `void*` argument: int address, handle, None, struct, or any buffer (its address)."""
+    return _vptr_len(o, out, NULL)
+
+
+cdef int _vsized(object o, void** out, size_t size) except -1:
+    """_vptr for memory the call reads or writes `size` bytes of (overrides.BUFFER_EXTENT): a
+    Python buffer or bytes object must hold that many, or the library would run past its end;
+    an address is the caller's to get right."""
+    cdef Py_ssize_t n = -1
+    _vptr_len(o, out, &n)
+    if n >= 0 and <size_t>n < size:
+        raise ValueError(f"the {type(o).__name__} has room for {n} bytes; the call uses {size}")
+    return 0
+
+
+cdef int _vptr_len(object o, void** out, Py_ssize_t* n) except -1:
+    """_vptr, also setting n[0] (if n is not NULL) to the length of a bytes or buffer argument."""
     cdef Py_buffer view
     if o is None:
         out[0] = NULL
@@ -299,6 +316,8 @@ cdef int _vptr(object o, void** out) except -1:
         return 0
     if isinstance(o, bytes):
         out[0] = <void*>PyBytes_AS_STRING(o)
+        if n != NULL:
+            n[0] = len(<bytes>o)
         return 0
     if isinstance(o, (str, float)):
         raise TypeError(f"expected an address, a buffer or None, not {type(o).__name__}")
@@ -313,6 +332,8 @@ cdef int _vptr(object o, void** out) except -1:
         pass
     else:
         out[0] = view.buf
+        if n != NULL:
+            n[0] = view.len
         PyBuffer_Release(&view)
         return 0
     for meth in ("__index__", "__int__"):
@@ -382,6 +403,17 @@ cdef int _not_in_page_zero(object k, str name, str what) except -1:
 cdef int _library_handle(void* p, str name, str what) except -1:
     """_not_in_page_zero for a handle argument already converted (the tuple-style NVRTC module)."""
     return _not_in_page_zero(<size_t>p, name, what)
+
+
+cdef object _arg_error(str function, tuple names, int i):
+    """The error being handled, raised converting argument names[i] of `function`, as an exception
+    of the same class whose message names both, in the form of Python's own argument errors.
+    (Taking the error from sys.exc_info() spares each generated wrapper an `as e` clean-up.)"""
+    e = sys.exc_info()[1]
+    try:
+        return type(e)(f"{function}() argument '{names[i]}': {e}")
+    except Exception:       # a subclass that takes other arguments: raised as it is
+        return e
 
 
 cdef int _consume(object h, set consumed) except -1:

@@ -21,7 +21,8 @@ def sizeof(objType):
         import enum
         if issubclass(objType, enum.IntEnum):
             return 4
-    raise TypeError(f'sizeof() expects a binding type, not {objType!r}')
+    raise TypeError(f"sizeof() argument 'objType' must be a binding type (a struct, handle, integer "
+                    f"or enum class), not {objType!r}")
 
 cdef inline size_t sizeof_ptr():
     return sizeof(void*)

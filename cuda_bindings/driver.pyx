@@ -6,7 +6,7 @@ from cuda.bindings cimport cydriver
 from cuda.bindings._base cimport (_Handle, _IntValue, _iv, _Struct, _Buf, _hptr, _href, _vptr, _sval, _wbuf,
     _new_handle, _new_int, _new_struct, _enum, _as_bytes, _array, _from_array, _strlist, _voidpp,
     _jitvalues, _kparams, _attr_in, _attr_out, _attr_size, _attr_bufs, _attr_values, _bufptr, _Buf_new,
-    _check_count, _bptr, _library_handle,
+    _check_count, _bptr, _library_handle, _arg_error, _vsized,
     _structs, _Lazy, _new_lazy)
 from cpython.bytes cimport PyBytes_FromStringAndSize
 from cpython.long cimport PyLong_FromVoidPtr, PyLong_AsVoidPtr
@@ -543,7 +543,7 @@ cdef dict _ATTR_CUmemPool_attribute = {1: 'i4', 2: 'i4', 3: 'i4', 4: 'u8:cuuint6
 cdef dict _ATTR_CUmem_range_attribute = {1: 'i4', 2: 'i4', 3: '*i4', 4: 'i4', 5: 'e:CUmemLocationType', 6: 'i4', 7: 'e:CUmemLocationType', 8: 'i4'}
 cdef dict _ATTR_CUpointer_attribute = {1: 'h:CUcontext', 2: 'u4', 3: 'u8:CUdeviceptr', 4: 'p', 5: 's:CUDA_POINTER_ATTRIBUTE_P2P_TOKENS', 6: 'b', 7: 'u8', 8: 'b', 9: 'i4', 10: 'b', 11: 'u8:CUdeviceptr', 12: 'u8', 13: 'b', 14: 'u8', 15: 'u4', 16: 'u8', 17: 'h:CUmemoryPool', 18: 'u8', 19: 'p', 20: 'u8', 21: 'b'}
 
-def cuGetErrorString(long long error):
+def cuGetErrorString(error):
     """Gets the string description of an error code.
 
     Sets `pStr` to the address of a NULL-terminated string description of the error code
@@ -567,13 +567,18 @@ def cuGetErrorString(long long error):
     CUresult, cudaGetErrorString
     """
     cdef cydriver.CUresult err
+    cdef long long c_error
     cdef const char* c_pStr = NULL
-    err = cydriver.cuGetErrorString(<cydriver.CUresult>error, <const char**>&c_pStr)
+    try:
+        c_error = error
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuGetErrorString', ('error',), 0) from None
+    err = cydriver.cuGetErrorString(<cydriver.CUresult>c_error, <const char**>&c_pStr)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), (<bytes>c_pStr if c_pStr != NULL else None),)
 
-def cuGetErrorName(long long error):
+def cuGetErrorName(error):
     """Gets the string representation of an error code enum name.
 
     Sets `pStr` to the address of a NULL-terminated string representation of the name of
@@ -598,13 +603,18 @@ def cuGetErrorName(long long error):
     CUresult, cudaGetErrorName
     """
     cdef cydriver.CUresult err
+    cdef long long c_error
     cdef const char* c_pStr = NULL
-    err = cydriver.cuGetErrorName(<cydriver.CUresult>error, <const char**>&c_pStr)
+    try:
+        c_error = error
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuGetErrorName', ('error',), 0) from None
+    err = cydriver.cuGetErrorName(<cydriver.CUresult>c_error, <const char**>&c_pStr)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), (<bytes>c_pStr if c_pStr != NULL else None),)
 
-def cuInit(unsigned int Flags):
+def cuInit(Flags):
     """Initialize the CUDA driver API Initializes the driver API and must be called
     before any other function from the driver API in the current process.
 
@@ -628,8 +638,13 @@ def cuInit(unsigned int Flags):
         CUDA_ERROR_SYSTEM_DRIVER_MISMATCH, CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE
     """
     cdef cydriver.CUresult err
+    cdef unsigned int c_Flags
+    try:
+        c_Flags = Flags
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuInit', ('Flags',), 0) from None
     with nogil:
-        err = cydriver.cuInit(Flags)
+        err = cydriver.cuInit(c_Flags)
     return _st1(err)
 
 def cuDriverGetVersion():
@@ -660,7 +675,7 @@ def cuDriverGetVersion():
         return (_st(err), None,)
     return (_ok(), c_driverVersion,)
 
-def cuDeviceGet(int ordinal):
+def cuDeviceGet(ordinal):
     """Returns a handle to a compute device.
 
     Returns, as `device`, a device handle given an ordinal in the range [0,
@@ -686,7 +701,12 @@ def cuDeviceGet(int ordinal):
     """
     cdef cydriver.CUresult err
     cdef cydriver.CUdevice c_device = <cydriver.CUdevice>0
-    err = cydriver.cuDeviceGet(&c_device, ordinal)
+    cdef int c_ordinal
+    try:
+        c_ordinal = ordinal
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuDeviceGet', ('ordinal',), 0) from None
+    err = cydriver.cuDeviceGet(&c_device, c_ordinal)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _new_int(CUdevice, <unsigned long long>c_device, 4, True),)
@@ -718,7 +738,7 @@ def cuDeviceGetCount():
         return (_st(err), None,)
     return (_ok(), c_count,)
 
-def cuDeviceGetName(int length, dev):
+def cuDeviceGetName(length, dev):
     """Returns an identifier string for the device.
 
     Returns an ASCII string identifying the device `dev` in the NULL-terminated string
@@ -749,20 +769,27 @@ def cuDeviceGetName(int length, dev):
     """
     cdef cydriver.CUresult err
     cdef _Buf a_name
+    cdef int c_len
     cdef int c_dev
-    if length < 0: raise ValueError(f'length cannot be negative: {length}')
-    a_name = _Buf_new(length)
-    if isinstance(dev, _IntValue):
-        c_dev = <int>_iv(<_IntValue>dev)
-    elif dev is None:
-        c_dev = 0
-    else:
-        c_dev = dev
+    cdef int _p = 0
+    try:
+        c_len = length
+        if c_len < 0: raise ValueError(f'length cannot be negative: {c_len}')
+        a_name = _Buf_new(c_len)
+        _p = 1
+        if isinstance(dev, _IntValue):
+            c_dev = <int>_iv(<_IntValue>dev)
+        elif dev is None:
+            c_dev = 0
+        else:
+            c_dev = dev
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuDeviceGetName', ('length', 'dev'), _p) from None
     with nogil:
-        err = cydriver.cuDeviceGetName(<char*>a_name.ptr, length, <cydriver.CUdevice>c_dev)
+        err = cydriver.cuDeviceGetName(<char*>a_name.ptr, c_len, <cydriver.CUdevice>c_dev)
     if err != 0:
         return (_st(err), None,)
-    return (_ok(), PyBytes_FromStringAndSize(<char*>a_name.ptr, length),)
+    return (_ok(), PyBytes_FromStringAndSize(<char*>a_name.ptr, c_len),)
 
 def cuDeviceGetUuid(dev):
     """Return an UUID for the device.
@@ -792,12 +819,15 @@ def cuDeviceGetUuid(dev):
     cdef cydriver.CUresult err
     cdef _Struct s_uuid = _new_struct(_L.cls('CUuuid'))
     cdef int c_dev
-    if isinstance(dev, _IntValue):
-        c_dev = <int>_iv(<_IntValue>dev)
-    elif dev is None:
-        c_dev = 0
-    else:
-        c_dev = dev
+    try:
+        if isinstance(dev, _IntValue):
+            c_dev = <int>_iv(<_IntValue>dev)
+        elif dev is None:
+            c_dev = 0
+        else:
+            c_dev = dev
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuDeviceGetUuid', ('dev',), 0) from None
     with nogil:
         err = cydriver.cuDeviceGetUuid(<cydriver.CUuuid*>s_uuid._ptr, <cydriver.CUdevice>c_dev)
     if err != 0:
@@ -834,13 +864,16 @@ def cuDeviceGetLuid(dev):
     cdef _Buf a_luid
     cdef unsigned int c_deviceNodeMask = <unsigned int>0
     cdef int c_dev
-    if isinstance(dev, _IntValue):
-        c_dev = <int>_iv(<_IntValue>dev)
-    elif dev is None:
-        c_dev = 0
-    else:
-        c_dev = dev
     a_luid = _Buf_new((8) * 1)
+    try:
+        if isinstance(dev, _IntValue):
+            c_dev = <int>_iv(<_IntValue>dev)
+        elif dev is None:
+            c_dev = 0
+        else:
+            c_dev = dev
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuDeviceGetLuid', ('dev',), 0) from None
     with nogil:
         err = cydriver.cuDeviceGetLuid(<char*>a_luid.ptr, &c_deviceNodeMask, <cydriver.CUdevice>c_dev)
     if err != 0:
@@ -874,19 +907,22 @@ def cuDeviceTotalMem(dev):
     cdef cydriver.CUresult err
     cdef size_t c_bytes = <size_t>0
     cdef int c_dev
-    if isinstance(dev, _IntValue):
-        c_dev = <int>_iv(<_IntValue>dev)
-    elif dev is None:
-        c_dev = 0
-    else:
-        c_dev = dev
+    try:
+        if isinstance(dev, _IntValue):
+            c_dev = <int>_iv(<_IntValue>dev)
+        elif dev is None:
+            c_dev = 0
+        else:
+            c_dev = dev
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuDeviceTotalMem', ('dev',), 0) from None
     with nogil:
         err = cydriver.cuDeviceTotalMem(&c_bytes, <cydriver.CUdevice>c_dev)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), c_bytes,)
 
-def cuDeviceGetTexture1DLinearMaxWidth(long long pformat, unsigned int numChannels, dev):
+def cuDeviceGetTexture1DLinearMaxWidth(pformat, numChannels, dev):
     """Returns the maximum number of elements allocatable in a 1D linear texture for a
     given texture element size.
 
@@ -918,20 +954,30 @@ def cuDeviceGetTexture1DLinearMaxWidth(long long pformat, unsigned int numChanne
     """
     cdef cydriver.CUresult err
     cdef size_t c_maxWidthInElements = <size_t>0
+    cdef long long c_format
+    cdef unsigned int c_numChannels
     cdef int c_dev
-    if isinstance(dev, _IntValue):
-        c_dev = <int>_iv(<_IntValue>dev)
-    elif dev is None:
-        c_dev = 0
-    else:
-        c_dev = dev
+    cdef int _p = 0
+    try:
+        c_format = pformat
+        _p = 1
+        c_numChannels = numChannels
+        _p = 2
+        if isinstance(dev, _IntValue):
+            c_dev = <int>_iv(<_IntValue>dev)
+        elif dev is None:
+            c_dev = 0
+        else:
+            c_dev = dev
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuDeviceGetTexture1DLinearMaxWidth', ('pformat', 'numChannels', 'dev'), _p) from None
     with nogil:
-        err = cydriver.cuDeviceGetTexture1DLinearMaxWidth(&c_maxWidthInElements, <cydriver.CUarray_format>pformat, numChannels, <cydriver.CUdevice>c_dev)
+        err = cydriver.cuDeviceGetTexture1DLinearMaxWidth(&c_maxWidthInElements, <cydriver.CUarray_format>c_format, c_numChannels, <cydriver.CUdevice>c_dev)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), c_maxWidthInElements,)
 
-def cuDeviceGetAttribute(long long attrib, dev):
+def cuDeviceGetAttribute(attrib, dev):
     """Returns information about the device.
 
     Returns, as `pi`, the integer value of the attribute `attrib` on device `dev`.
@@ -958,23 +1004,30 @@ def cuDeviceGetAttribute(long long attrib, dev):
     """
     cdef cydriver.CUresult err
     cdef int c_pi = <int>0
+    cdef long long c_attrib
     cdef int c_dev
-    if isinstance(dev, _IntValue):
-        c_dev = <int>_iv(<_IntValue>dev)
-    elif dev is None:
-        c_dev = 0
-    else:
-        c_dev = dev
-    if 1 <= attrib <= 12 or 14 <= attrib <= 16 or 18 <= attrib <= 35 or 37 <= attrib <= 85 or 87 <= attrib <= 146:
-        err = cydriver.cuDeviceGetAttribute(&c_pi, <cydriver.CUdevice_attribute>attrib, <cydriver.CUdevice>c_dev)
+    cdef int _p = 0
+    try:
+        c_attrib = attrib
+        _p = 1
+        if isinstance(dev, _IntValue):
+            c_dev = <int>_iv(<_IntValue>dev)
+        elif dev is None:
+            c_dev = 0
+        else:
+            c_dev = dev
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuDeviceGetAttribute', ('attrib', 'dev'), _p) from None
+    if 1 <= c_attrib <= 12 or 14 <= c_attrib <= 16 or 18 <= c_attrib <= 35 or 37 <= c_attrib <= 85 or 87 <= c_attrib <= 146:
+        err = cydriver.cuDeviceGetAttribute(&c_pi, <cydriver.CUdevice_attribute>c_attrib, <cydriver.CUdevice>c_dev)
     else:
         with nogil:
-            err = cydriver.cuDeviceGetAttribute(&c_pi, <cydriver.CUdevice_attribute>attrib, <cydriver.CUdevice>c_dev)
+            err = cydriver.cuDeviceGetAttribute(&c_pi, <cydriver.CUdevice_attribute>c_attrib, <cydriver.CUdevice>c_dev)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), c_pi,)
 
-def cuDeviceGetHostAtomicCapabilities(operations, unsigned int count, dev):
+def cuDeviceGetHostAtomicCapabilities(operations, count, dev):
     """Queries details about atomic operations supported between the device and host.
 
     Returns, as `capabilities`, the details about requested atomic `operations` over the
@@ -1013,24 +1066,37 @@ def cuDeviceGetHostAtomicCapabilities(operations, unsigned int count, dev):
     """
     cdef cydriver.CUresult err
     cdef _Buf a_capabilities
-    cdef _Buf a_operations = _array(operations, 'e', 4)
-    cdef void* p_operations = _bufptr(a_operations)
+    cdef _Buf a_operations
+    cdef void* p_operations
+    cdef unsigned int c_count
     cdef int c_dev
-    if isinstance(dev, _IntValue):
-        c_dev = <int>_iv(<_IntValue>dev)
-    elif dev is None:
-        c_dev = 0
-    else:
-        c_dev = dev
-    _check_count(operations, count, 'operations', 'count')
-    a_capabilities = _Buf_new((count) * 4)
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_count = count
+        _p = 0
+        a_operations = _array(operations, 'e', 4)
+        p_operations = _bufptr(a_operations)
+        _p = 2
+        if isinstance(dev, _IntValue):
+            c_dev = <int>_iv(<_IntValue>dev)
+        elif dev is None:
+            c_dev = 0
+        else:
+            c_dev = dev
+        _p = 0
+        _check_count(operations, c_count, 'operations', 'count')
+        _p = 1
+        a_capabilities = _Buf_new((c_count) * 4)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuDeviceGetHostAtomicCapabilities', ('operations', 'count', 'dev'), _p) from None
     with nogil:
-        err = cydriver.cuDeviceGetHostAtomicCapabilities(<unsigned int*>a_capabilities.ptr, <const cydriver.CUatomicOperation*>p_operations, count, <cydriver.CUdevice>c_dev)
+        err = cydriver.cuDeviceGetHostAtomicCapabilities(<unsigned int*>a_capabilities.ptr, <const cydriver.CUatomicOperation*>p_operations, c_count, <cydriver.CUdevice>c_dev)
     if err != 0:
         return (_st(err), None,)
-    return (_ok(), _from_array(_bufptr(a_capabilities), count, 'u4', None, 4),)
+    return (_ok(), _from_array(_bufptr(a_capabilities), c_count, 'u4', None, 4),)
 
-def cuDeviceGetNvSciSyncAttributes(nvSciSyncAttrList, dev, int flags):
+def cuDeviceGetNvSciSyncAttributes(nvSciSyncAttrList, dev, flags):
     """Return NvSciSync attributes that this device can support.
 
     Returns in `nvSciSyncAttrList`, the properties of NvSciSync that this CUDA device,
@@ -1095,15 +1161,24 @@ def cuDeviceGetNvSciSyncAttributes(nvSciSyncAttrList, dev, int flags):
     cdef cydriver.CUresult err
     cdef void* c_nvSciSyncAttrList
     cdef int c_dev
-    _vptr(nvSciSyncAttrList, &c_nvSciSyncAttrList)
-    if isinstance(dev, _IntValue):
-        c_dev = <int>_iv(<_IntValue>dev)
-    elif dev is None:
-        c_dev = 0
-    else:
-        c_dev = dev
+    cdef int c_flags
+    cdef int _p = 0
+    try:
+        _p = 2
+        c_flags = flags
+        _p = 0
+        _vptr(nvSciSyncAttrList, &c_nvSciSyncAttrList)
+        _p = 1
+        if isinstance(dev, _IntValue):
+            c_dev = <int>_iv(<_IntValue>dev)
+        elif dev is None:
+            c_dev = 0
+        else:
+            c_dev = dev
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuDeviceGetNvSciSyncAttributes', ('nvSciSyncAttrList', 'dev', 'flags'), _p) from None
     with nogil:
-        err = cydriver.cuDeviceGetNvSciSyncAttributes(<void*>c_nvSciSyncAttrList, <cydriver.CUdevice>c_dev, flags)
+        err = cydriver.cuDeviceGetNvSciSyncAttributes(<void*>c_nvSciSyncAttrList, <cydriver.CUdevice>c_dev, c_flags)
     return _st1(err)
 
 def cuDeviceSetMemPool(dev, pool):
@@ -1136,13 +1211,18 @@ def cuDeviceSetMemPool(dev, pool):
     cdef cydriver.CUresult err
     cdef int c_dev
     cdef void* c_pool
-    if isinstance(dev, _IntValue):
-        c_dev = <int>_iv(<_IntValue>dev)
-    elif dev is None:
-        c_dev = 0
-    else:
-        c_dev = dev
-    _hptr(pool, &c_pool)
+    cdef int _p = 0
+    try:
+        if isinstance(dev, _IntValue):
+            c_dev = <int>_iv(<_IntValue>dev)
+        elif dev is None:
+            c_dev = 0
+        else:
+            c_dev = dev
+        _p = 1
+        _hptr(pool, &c_pool)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuDeviceSetMemPool', ('dev', 'pool'), _p) from None
     with nogil:
         err = cydriver.cuDeviceSetMemPool(<cydriver.CUdevice>c_dev, <cydriver.CUmemoryPool>c_pool)
     return _st1(err)
@@ -1173,12 +1253,15 @@ def cuDeviceGetMemPool(dev):
     cdef cydriver.CUresult err
     cdef cydriver.CUmemoryPool c_pool = <cydriver.CUmemoryPool>0
     cdef int c_dev
-    if isinstance(dev, _IntValue):
-        c_dev = <int>_iv(<_IntValue>dev)
-    elif dev is None:
-        c_dev = 0
-    else:
-        c_dev = dev
+    try:
+        if isinstance(dev, _IntValue):
+            c_dev = <int>_iv(<_IntValue>dev)
+        elif dev is None:
+            c_dev = 0
+        else:
+            c_dev = dev
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuDeviceGetMemPool', ('dev',), 0) from None
     with nogil:
         err = cydriver.cuDeviceGetMemPool(&c_pool, <cydriver.CUdevice>c_dev)
     if err != 0:
@@ -1210,19 +1293,22 @@ def cuDeviceGetDefaultMemPool(dev):
     cdef cydriver.CUresult err
     cdef cydriver.CUmemoryPool c_pool_out = <cydriver.CUmemoryPool>0
     cdef int c_dev
-    if isinstance(dev, _IntValue):
-        c_dev = <int>_iv(<_IntValue>dev)
-    elif dev is None:
-        c_dev = 0
-    else:
-        c_dev = dev
+    try:
+        if isinstance(dev, _IntValue):
+            c_dev = <int>_iv(<_IntValue>dev)
+        elif dev is None:
+            c_dev = 0
+        else:
+            c_dev = dev
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuDeviceGetDefaultMemPool', ('dev',), 0) from None
     with nogil:
         err = cydriver.cuDeviceGetDefaultMemPool(&c_pool_out, <cydriver.CUdevice>c_dev)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _new_handle(CUmemoryPool, <void*>c_pool_out),)
 
-def cuDeviceGetExecAffinitySupport(long long typename, dev):
+def cuDeviceGetExecAffinitySupport(typename, dev):
     """Returns information about the execution affinity support of the device.
 
     Returns, as `pi`, whether execution affinity type `typename` is supported by device
@@ -1254,20 +1340,27 @@ def cuDeviceGetExecAffinitySupport(long long typename, dev):
     """
     cdef cydriver.CUresult err
     cdef int c_pi = <int>0
+    cdef long long c_type
     cdef int c_dev
-    if isinstance(dev, _IntValue):
-        c_dev = <int>_iv(<_IntValue>dev)
-    elif dev is None:
-        c_dev = 0
-    else:
-        c_dev = dev
+    cdef int _p = 0
+    try:
+        c_type = typename
+        _p = 1
+        if isinstance(dev, _IntValue):
+            c_dev = <int>_iv(<_IntValue>dev)
+        elif dev is None:
+            c_dev = 0
+        else:
+            c_dev = dev
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuDeviceGetExecAffinitySupport', ('typename', 'dev'), _p) from None
     with nogil:
-        err = cydriver.cuDeviceGetExecAffinitySupport(&c_pi, <cydriver.CUexecAffinityType>typename, <cydriver.CUdevice>c_dev)
+        err = cydriver.cuDeviceGetExecAffinitySupport(&c_pi, <cydriver.CUexecAffinityType>c_type, <cydriver.CUdevice>c_dev)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), c_pi,)
 
-def cuFlushGPUDirectRDMAWrites(long long target, long long scope):
+def cuFlushGPUDirectRDMAWrites(target, scope):
     """Blocks until remote writes are visible to the specified scope.
 
     Blocks until GPUDirect RDMA writes to the target context via mappings created
@@ -1306,8 +1399,17 @@ def cuFlushGPUDirectRDMAWrites(long long target, long long scope):
         CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_VALUE,
     """
     cdef cydriver.CUresult err
+    cdef long long c_target
+    cdef long long c_scope
+    cdef int _p = 0
+    try:
+        c_target = target
+        _p = 1
+        c_scope = scope
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuFlushGPUDirectRDMAWrites', ('target', 'scope'), _p) from None
     with nogil:
-        err = cydriver.cuFlushGPUDirectRDMAWrites(<cydriver.CUflushGPUDirectRDMAWritesTarget>target, <cydriver.CUflushGPUDirectRDMAWritesScope>scope)
+        err = cydriver.cuFlushGPUDirectRDMAWrites(<cydriver.CUflushGPUDirectRDMAWritesTarget>c_target, <cydriver.CUflushGPUDirectRDMAWritesScope>c_scope)
     return _st1(err)
 
 def cuDeviceGetProperties(dev):
@@ -1372,12 +1474,15 @@ def cuDeviceGetProperties(dev):
     cdef cydriver.CUresult err
     cdef _Struct s_prop = _new_struct(_L.cls('CUdevprop'))
     cdef int c_dev
-    if isinstance(dev, _IntValue):
-        c_dev = <int>_iv(<_IntValue>dev)
-    elif dev is None:
-        c_dev = 0
-    else:
-        c_dev = dev
+    try:
+        if isinstance(dev, _IntValue):
+            c_dev = <int>_iv(<_IntValue>dev)
+        elif dev is None:
+            c_dev = 0
+        else:
+            c_dev = dev
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuDeviceGetProperties', ('dev',), 0) from None
     with nogil:
         err = cydriver.cuDeviceGetProperties(<cydriver.CUdevprop*>s_prop._ptr, <cydriver.CUdevice>c_dev)
     if err != 0:
@@ -1419,12 +1524,15 @@ def cuDeviceComputeCapability(dev):
     cdef int c_major = <int>0
     cdef int c_minor = <int>0
     cdef int c_dev
-    if isinstance(dev, _IntValue):
-        c_dev = <int>_iv(<_IntValue>dev)
-    elif dev is None:
-        c_dev = 0
-    else:
-        c_dev = dev
+    try:
+        if isinstance(dev, _IntValue):
+            c_dev = <int>_iv(<_IntValue>dev)
+        elif dev is None:
+            c_dev = 0
+        else:
+            c_dev = dev
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuDeviceComputeCapability', ('dev',), 0) from None
     with nogil:
         err = cydriver.cuDeviceComputeCapability(&c_major, &c_minor, <cydriver.CUdevice>c_dev)
     if err != 0:
@@ -1474,12 +1582,15 @@ def cuDevicePrimaryCtxRetain(dev):
     cdef cydriver.CUresult err
     cdef cydriver.CUcontext c_pctx = <cydriver.CUcontext>0
     cdef int c_dev
-    if isinstance(dev, _IntValue):
-        c_dev = <int>_iv(<_IntValue>dev)
-    elif dev is None:
-        c_dev = 0
-    else:
-        c_dev = dev
+    try:
+        if isinstance(dev, _IntValue):
+            c_dev = <int>_iv(<_IntValue>dev)
+        elif dev is None:
+            c_dev = 0
+        else:
+            c_dev = dev
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuDevicePrimaryCtxRetain', ('dev',), 0) from None
     with nogil:
         err = cydriver.cuDevicePrimaryCtxRetain(&c_pctx, <cydriver.CUdevice>c_dev)
     if err != 0:
@@ -1520,17 +1631,20 @@ def cuDevicePrimaryCtxRelease(dev):
     """
     cdef cydriver.CUresult err
     cdef int c_dev
-    if isinstance(dev, _IntValue):
-        c_dev = <int>_iv(<_IntValue>dev)
-    elif dev is None:
-        c_dev = 0
-    else:
-        c_dev = dev
+    try:
+        if isinstance(dev, _IntValue):
+            c_dev = <int>_iv(<_IntValue>dev)
+        elif dev is None:
+            c_dev = 0
+        else:
+            c_dev = dev
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuDevicePrimaryCtxRelease', ('dev',), 0) from None
     with nogil:
         err = cydriver.cuDevicePrimaryCtxRelease(<cydriver.CUdevice>c_dev)
     return _st1(err)
 
-def cuDevicePrimaryCtxSetFlags(dev, unsigned int flags):
+def cuDevicePrimaryCtxSetFlags(dev, flags):
     """Set flags for the primary context.
 
     Sets the flags for the primary context on the device overwriting perviously set
@@ -1612,14 +1726,22 @@ def cuDevicePrimaryCtxSetFlags(dev, unsigned int flags):
     """
     cdef cydriver.CUresult err
     cdef int c_dev
-    if isinstance(dev, _IntValue):
-        c_dev = <int>_iv(<_IntValue>dev)
-    elif dev is None:
-        c_dev = 0
-    else:
-        c_dev = dev
+    cdef unsigned int c_flags
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_flags = flags
+        _p = 0
+        if isinstance(dev, _IntValue):
+            c_dev = <int>_iv(<_IntValue>dev)
+        elif dev is None:
+            c_dev = 0
+        else:
+            c_dev = dev
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuDevicePrimaryCtxSetFlags', ('dev', 'flags'), _p) from None
     with nogil:
-        err = cydriver.cuDevicePrimaryCtxSetFlags(<cydriver.CUdevice>c_dev, flags)
+        err = cydriver.cuDevicePrimaryCtxSetFlags(<cydriver.CUdevice>c_dev, c_flags)
     return _st1(err)
 
 def cuDevicePrimaryCtxGetState(dev):
@@ -1651,12 +1773,15 @@ def cuDevicePrimaryCtxGetState(dev):
     cdef int c_dev
     cdef unsigned int c_flags = <unsigned int>0
     cdef int c_active = <int>0
-    if isinstance(dev, _IntValue):
-        c_dev = <int>_iv(<_IntValue>dev)
-    elif dev is None:
-        c_dev = 0
-    else:
-        c_dev = dev
+    try:
+        if isinstance(dev, _IntValue):
+            c_dev = <int>_iv(<_IntValue>dev)
+        elif dev is None:
+            c_dev = 0
+        else:
+            c_dev = dev
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuDevicePrimaryCtxGetState', ('dev',), 0) from None
     with nogil:
         err = cydriver.cuDevicePrimaryCtxGetState(<cydriver.CUdevice>c_dev, &c_flags, &c_active)
     if err != 0:
@@ -1696,17 +1821,20 @@ def cuDevicePrimaryCtxReset(dev):
     """
     cdef cydriver.CUresult err
     cdef int c_dev
-    if isinstance(dev, _IntValue):
-        c_dev = <int>_iv(<_IntValue>dev)
-    elif dev is None:
-        c_dev = 0
-    else:
-        c_dev = dev
+    try:
+        if isinstance(dev, _IntValue):
+            c_dev = <int>_iv(<_IntValue>dev)
+        elif dev is None:
+            c_dev = 0
+        else:
+            c_dev = dev
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuDevicePrimaryCtxReset', ('dev',), 0) from None
     with nogil:
         err = cydriver.cuDevicePrimaryCtxReset(<cydriver.CUdevice>c_dev)
     return _st1(err)
 
-def cuCtxCreate(ctxCreateParams, unsigned int flags, dev):
+def cuCtxCreate(ctxCreateParams, flags, dev):
     """Create a CUDA context.
 
     Creates a new CUDA context and associates it with the calling thread. The `flags`
@@ -1847,17 +1975,28 @@ def cuCtxCreate(ctxCreateParams, unsigned int flags, dev):
     """
     cdef cydriver.CUresult err
     cdef cydriver.CUcontext c_pctx = <cydriver.CUcontext>0
-    cdef _Buf a_ctxCreateParams = _structs(ctxCreateParams, sizeof(cydriver.CUctxCreateParams))
-    cdef void* p_ctxCreateParams = _bufptr(a_ctxCreateParams)
+    cdef _Buf a_ctxCreateParams
+    cdef void* p_ctxCreateParams
+    cdef unsigned int c_flags
     cdef int c_dev
-    if isinstance(dev, _IntValue):
-        c_dev = <int>_iv(<_IntValue>dev)
-    elif dev is None:
-        c_dev = 0
-    else:
-        c_dev = dev
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_flags = flags
+        _p = 0
+        a_ctxCreateParams = _structs(ctxCreateParams, sizeof(cydriver.CUctxCreateParams))
+        p_ctxCreateParams = _bufptr(a_ctxCreateParams)
+        _p = 2
+        if isinstance(dev, _IntValue):
+            c_dev = <int>_iv(<_IntValue>dev)
+        elif dev is None:
+            c_dev = 0
+        else:
+            c_dev = dev
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuCtxCreate', ('ctxCreateParams', 'flags', 'dev'), _p) from None
     with nogil:
-        err = cydriver.cuCtxCreate(&c_pctx, <cydriver.CUctxCreateParams*>p_ctxCreateParams, flags, <cydriver.CUdevice>c_dev)
+        err = cydriver.cuCtxCreate(&c_pctx, <cydriver.CUctxCreateParams*>p_ctxCreateParams, c_flags, <cydriver.CUdevice>c_dev)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _new_handle(CUcontext, <void*>c_pctx),)
@@ -1910,7 +2049,10 @@ def cuCtxDestroy(ctx):
     """
     cdef cydriver.CUresult err
     cdef void* c_ctx
-    _hptr(ctx, &c_ctx)
+    try:
+        _hptr(ctx, &c_ctx)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuCtxDestroy', ('ctx',), 0) from None
     with nogil:
         err = cydriver.cuCtxDestroy(<cydriver.CUcontext>c_ctx)
     return _st1(err)
@@ -1944,7 +2086,10 @@ def cuCtxPushCurrent(ctx):
     """
     cdef cydriver.CUresult err
     cdef void* c_ctx
-    _hptr(ctx, &c_ctx)
+    try:
+        _hptr(ctx, &c_ctx)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuCtxPushCurrent', ('ctx',), 0) from None
     with nogil:
         err = cydriver.cuCtxPushCurrent(<cydriver.CUcontext>c_ctx)
     return _st1(err)
@@ -2010,7 +2155,10 @@ def cuCtxSetCurrent(ctx):
     """
     cdef cydriver.CUresult err
     cdef void* c_ctx
-    _hptr(ctx, &c_ctx)
+    try:
+        _hptr(ctx, &c_ctx)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuCtxSetCurrent', ('ctx',), 0) from None
     with nogil:
         err = cydriver.cuCtxSetCurrent(<cydriver.CUcontext>c_ctx)
     return _st1(err)
@@ -2092,7 +2240,10 @@ def cuCtxGetDevice_v2(ctx):
     cdef cydriver.CUresult err
     cdef cydriver.CUdevice c_device = <cydriver.CUdevice>0
     cdef void* c_ctx
-    _hptr(ctx, &c_ctx)
+    try:
+        _hptr(ctx, &c_ctx)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuCtxGetDevice_v2', ('ctx',), 0) from None
     with nogil:
         err = cydriver.cuCtxGetDevice_v2(&c_device, <cydriver.CUcontext>c_ctx)
     if err != 0:
@@ -2127,7 +2278,7 @@ def cuCtxGetFlags():
         return (_st(err), None,)
     return (_ok(), c_flags,)
 
-def cuCtxSetFlags(unsigned int flags):
+def cuCtxSetFlags(flags):
     """Sets the flags for the current context.
 
     Sets the flags for the current context overwriting previously set ones. See
@@ -2151,8 +2302,13 @@ def cuCtxSetFlags(unsigned int flags):
     cuCtxGetFlags, cudaGetDeviceFlags, cuDevicePrimaryCtxSetFlags
     """
     cdef cydriver.CUresult err
+    cdef unsigned int c_flags
+    try:
+        c_flags = flags
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuCtxSetFlags', ('flags',), 0) from None
     with nogil:
-        err = cydriver.cuCtxSetFlags(flags)
+        err = cydriver.cuCtxSetFlags(c_flags)
     return _st1(err)
 
 def cuCtxGetId(ctx):
@@ -2184,7 +2340,10 @@ def cuCtxGetId(ctx):
     cdef cydriver.CUresult err
     cdef void* c_ctx
     cdef unsigned long long c_ctxId = <unsigned long long>0
-    _hptr(ctx, &c_ctx)
+    try:
+        _hptr(ctx, &c_ctx)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuCtxGetId', ('ctx',), 0) from None
     with nogil:
         err = cydriver.cuCtxGetId(<cydriver.CUcontext>c_ctx, &c_ctxId)
     if err != 0:
@@ -2249,12 +2408,15 @@ def cuCtxSynchronize_v2(ctx):
     """
     cdef cydriver.CUresult err
     cdef void* c_ctx
-    _hptr(ctx, &c_ctx)
+    try:
+        _hptr(ctx, &c_ctx)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuCtxSynchronize_v2', ('ctx',), 0) from None
     with nogil:
         err = cydriver.cuCtxSynchronize_v2(<cydriver.CUcontext>c_ctx)
     return _st1(err)
 
-def cuCtxSetLimit(long long limit, size_t value):
+def cuCtxSetLimit(limit, value):
     """Set resource limits.
 
     Setting `limit` to `value` is a request by the application to update the current
@@ -2333,11 +2495,20 @@ def cuCtxSetLimit(long long limit, size_t value):
     cuCtxSetCacheConfig, cuCtxSynchronize, cudaDeviceSetLimit
     """
     cdef cydriver.CUresult err
+    cdef long long c_limit
+    cdef size_t c_value
+    cdef int _p = 0
+    try:
+        c_limit = limit
+        _p = 1
+        c_value = value
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuCtxSetLimit', ('limit', 'value'), _p) from None
     with nogil:
-        err = cydriver.cuCtxSetLimit(<cydriver.CUlimit>limit, value)
+        err = cydriver.cuCtxSetLimit(<cydriver.CUlimit>c_limit, c_value)
     return _st1(err)
 
-def cuCtxGetLimit(long long limit):
+def cuCtxGetLimit(limit):
     """Returns resource limits.
 
     Returns, as `pvalue`, the current size of `limit`. The supported CUlimit values are:
@@ -2375,8 +2546,13 @@ def cuCtxGetLimit(long long limit):
     """
     cdef cydriver.CUresult err
     cdef size_t c_pvalue = <size_t>0
+    cdef long long c_limit
+    try:
+        c_limit = limit
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuCtxGetLimit', ('limit',), 0) from None
     with nogil:
-        err = cydriver.cuCtxGetLimit(&c_pvalue, <cydriver.CUlimit>limit)
+        err = cydriver.cuCtxGetLimit(&c_pvalue, <cydriver.CUlimit>c_limit)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), c_pvalue,)
@@ -2426,7 +2602,7 @@ def cuCtxGetCacheConfig():
         return (_st(err), None,)
     return (_ok(), _enum(_L.cls('CUfunc_cache')._value2member_map_, None, <long long>c_pconfig),)
 
-def cuCtxSetCacheConfig(long long config):
+def cuCtxSetCacheConfig(config):
     """Sets the preferred cache configuration for the current context.
 
     On devices where the L1 cache and shared memory use the same hardware resources,
@@ -2475,8 +2651,13 @@ def cuCtxSetCacheConfig(long long config):
     cuKernelSetCacheConfig
     """
     cdef cydriver.CUresult err
+    cdef long long c_config
+    try:
+        c_config = config
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuCtxSetCacheConfig', ('config',), 0) from None
     with nogil:
-        err = cydriver.cuCtxSetCacheConfig(<cydriver.CUfunc_cache>config)
+        err = cydriver.cuCtxSetCacheConfig(<cydriver.CUfunc_cache>c_config)
     return _st1(err)
 
 def cuCtxGetApiVersion(ctx):
@@ -2514,7 +2695,10 @@ def cuCtxGetApiVersion(ctx):
     cdef cydriver.CUresult err
     cdef void* c_ctx
     cdef unsigned int c_version = <unsigned int>0
-    _hptr(ctx, &c_ctx)
+    try:
+        _hptr(ctx, &c_ctx)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuCtxGetApiVersion', ('ctx',), 0) from None
     with nogil:
         err = cydriver.cuCtxGetApiVersion(<cydriver.CUcontext>c_ctx, &c_version)
     if err != 0:
@@ -2585,7 +2769,7 @@ def cuCtxResetPersistingL2Cache():
         err = cydriver.cuCtxResetPersistingL2Cache()
     return _st1(err)
 
-def cuCtxGetExecAffinity(long long typename):
+def cuCtxGetExecAffinity(typename):
     """Returns the execution affinity setting for the current context.
 
     Returns, as `pExecAffinity`, the current value of `typename`. The supported
@@ -2614,8 +2798,13 @@ def cuCtxGetExecAffinity(long long typename):
     """
     cdef cydriver.CUresult err
     cdef _Struct s_pExecAffinity = _new_struct(_L.cls('CUexecAffinityParam'))
+    cdef long long c_type
+    try:
+        c_type = typename
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuCtxGetExecAffinity', ('typename',), 0) from None
     with nogil:
-        err = cydriver.cuCtxGetExecAffinity(<cydriver.CUexecAffinityParam*>s_pExecAffinity._ptr, <cydriver.CUexecAffinityType>typename)
+        err = cydriver.cuCtxGetExecAffinity(<cydriver.CUexecAffinityParam*>s_pExecAffinity._ptr, <cydriver.CUexecAffinityType>c_type)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), s_pExecAffinity,)
@@ -2660,8 +2849,13 @@ def cuCtxRecordEvent(hCtx, hEvent):
     cdef cydriver.CUresult err
     cdef void* c_hCtx
     cdef void* c_hEvent
-    _hptr(hCtx, &c_hCtx)
-    _hptr(hEvent, &c_hEvent)
+    cdef int _p = 0
+    try:
+        _hptr(hCtx, &c_hCtx)
+        _p = 1
+        _hptr(hEvent, &c_hEvent)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuCtxRecordEvent', ('hCtx', 'hEvent'), _p) from None
     with nogil:
         err = cydriver.cuCtxRecordEvent(<cydriver.CUcontext>c_hCtx, <cydriver.CUevent>c_hEvent)
     return _st1(err)
@@ -2706,13 +2900,18 @@ def cuCtxWaitEvent(hCtx, hEvent):
     cdef cydriver.CUresult err
     cdef void* c_hCtx
     cdef void* c_hEvent
-    _hptr(hCtx, &c_hCtx)
-    _hptr(hEvent, &c_hEvent)
+    cdef int _p = 0
+    try:
+        _hptr(hCtx, &c_hCtx)
+        _p = 1
+        _hptr(hEvent, &c_hEvent)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuCtxWaitEvent', ('hCtx', 'hEvent'), _p) from None
     with nogil:
         err = cydriver.cuCtxWaitEvent(<cydriver.CUcontext>c_hCtx, <cydriver.CUevent>c_hEvent)
     return _st1(err)
 
-def cuCtxAttach(unsigned int flags):
+def cuCtxAttach(flags):
     """Increment a context's usage-count.
 
     Deprecated.
@@ -2746,8 +2945,13 @@ def cuCtxAttach(unsigned int flags):
     """
     cdef cydriver.CUresult err
     cdef cydriver.CUcontext c_pctx = <cydriver.CUcontext>0
+    cdef unsigned int c_flags
+    try:
+        c_flags = flags
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuCtxAttach', ('flags',), 0) from None
     with nogil:
-        err = cydriver.cuCtxAttach(&c_pctx, flags)
+        err = cydriver.cuCtxAttach(&c_pctx, c_flags)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _new_handle(CUcontext, <void*>c_pctx),)
@@ -2782,7 +2986,10 @@ def cuCtxDetach(ctx):
     """
     cdef cydriver.CUresult err
     cdef void* c_ctx
-    _hptr(ctx, &c_ctx)
+    try:
+        _hptr(ctx, &c_ctx)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuCtxDetach', ('ctx',), 0) from None
     with nogil:
         err = cydriver.cuCtxDetach(<cydriver.CUcontext>c_ctx)
     return _st1(err)
@@ -2829,7 +3036,7 @@ def cuCtxGetSharedMemConfig():
         return (_st(err), None,)
     return (_ok(), _enum(_L.cls('CUsharedconfig')._value2member_map_, None, <long long>c_pConfig),)
 
-def cuCtxSetSharedMemConfig(long long config):
+def cuCtxSetSharedMemConfig(config):
     """Sets the shared memory configuration for the current context.
 
     Deprecated.
@@ -2875,8 +3082,13 @@ def cuCtxSetSharedMemConfig(long long config):
     cudaDeviceSetSharedMemConfig
     """
     cdef cydriver.CUresult err
+    cdef long long c_config
+    try:
+        c_config = config
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuCtxSetSharedMemConfig', ('config',), 0) from None
     with nogil:
-        err = cydriver.cuCtxSetSharedMemConfig(<cydriver.CUsharedconfig>config)
+        err = cydriver.cuCtxSetSharedMemConfig(<cydriver.CUsharedconfig>c_config)
     return _st1(err)
 
 def cuModuleLoad(fname):
@@ -2913,8 +3125,13 @@ def cuModuleLoad(fname):
     """
     cdef cydriver.CUresult err
     cdef cydriver.CUmodule c_module = <cydriver.CUmodule>0
-    cdef bytes b_fname = _as_bytes(fname, False)
-    cdef const char* c_fname = <char*>b_fname
+    cdef bytes b_fname
+    cdef const char* c_fname
+    try:
+        b_fname = _as_bytes(fname, False)
+        c_fname = <char*>b_fname
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuModuleLoad', ('fname',), 0) from None
     with nogil:
         err = cydriver.cuModuleLoad(&c_module, <const char*>c_fname)
     if err != 0:
@@ -2952,14 +3169,17 @@ def cuModuleLoadData(image):
     cdef cydriver.CUresult err
     cdef cydriver.CUmodule c_module = <cydriver.CUmodule>0
     cdef void* c_image
-    _vptr(image, &c_image)
+    try:
+        _vptr(image, &c_image)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuModuleLoadData', ('image',), 0) from None
     with nogil:
         err = cydriver.cuModuleLoadData(&c_module, <const void*>c_image)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _new_handle(CUmodule, <void*>c_module),)
 
-def cuModuleLoadDataEx(image, unsigned int numOptions, options, optionValues):
+def cuModuleLoadDataEx(image, numOptions, options, optionValues):
     """Load a module's data with options.
 
     Takes a pointer `image` and loads the corresponding module `module` into the current
@@ -2996,15 +3216,31 @@ def cuModuleLoadDataEx(image, unsigned int numOptions, options, optionValues):
     cdef cydriver.CUresult err
     cdef cydriver.CUmodule c_module = <cydriver.CUmodule>0
     cdef void* c_image
-    cdef _Buf a_options = _array(options, 'e', 4)
-    cdef void* p_options = _bufptr(a_options)
-    cdef _Buf a_optionValues = _jitvalues(optionValues)
-    cdef void* p_optionValues = _bufptr(a_optionValues)
-    _vptr(image, &c_image)
-    _check_count(options, numOptions, 'options', 'numOptions')
-    _check_count(optionValues, numOptions, 'optionValues', 'numOptions')
+    cdef unsigned int c_numOptions
+    cdef _Buf a_options
+    cdef void* p_options
+    cdef _Buf a_optionValues
+    cdef void* p_optionValues
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_numOptions = numOptions
+        _p = 2
+        a_options = _array(options, 'e', 4)
+        p_options = _bufptr(a_options)
+        _p = 3
+        a_optionValues = _jitvalues(optionValues)
+        p_optionValues = _bufptr(a_optionValues)
+        _p = 0
+        _vptr(image, &c_image)
+        _p = 2
+        _check_count(options, c_numOptions, 'options', 'numOptions')
+        _p = 3
+        _check_count(optionValues, c_numOptions, 'optionValues', 'numOptions')
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuModuleLoadDataEx', ('image', 'numOptions', 'options', 'optionValues'), _p) from None
     with nogil:
-        err = cydriver.cuModuleLoadDataEx(&c_module, <const void*>c_image, numOptions, <cydriver.CUjit_option*>p_options, <void**>p_optionValues)
+        err = cydriver.cuModuleLoadDataEx(&c_module, <const void*>c_image, c_numOptions, <cydriver.CUjit_option*>p_options, <void**>p_optionValues)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _new_handle(CUmodule, <void*>c_module),)
@@ -3047,7 +3283,10 @@ def cuModuleLoadFatBinary(fatCubin):
     cdef cydriver.CUresult err
     cdef cydriver.CUmodule c_module = <cydriver.CUmodule>0
     cdef void* c_fatCubin
-    _vptr(fatCubin, &c_fatCubin)
+    try:
+        _vptr(fatCubin, &c_fatCubin)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuModuleLoadFatBinary', ('fatCubin',), 0) from None
     with nogil:
         err = cydriver.cuModuleLoadFatBinary(&c_module, <const void*>c_fatCubin)
     if err != 0:
@@ -3079,7 +3318,10 @@ def cuModuleUnload(hmod):
     """
     cdef cydriver.CUresult err
     cdef void* c_hmod
-    _hptr(hmod, &c_hmod)
+    try:
+        _hptr(hmod, &c_hmod)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuModuleUnload', ('hmod',), 0) from None
     with nogil:
         err = cydriver.cuModuleUnload(<cydriver.CUmodule>c_hmod)
     return _st1(err)
@@ -3139,9 +3381,17 @@ def cuModuleGetFunction(hmod, name):
     cdef cydriver.CUresult err
     cdef cydriver.CUfunction c_hfunc = <cydriver.CUfunction>0
     cdef void* c_hmod
-    cdef bytes b_name = _as_bytes(name, False)
-    cdef const char* c_name = <char*>b_name
-    _hptr(hmod, &c_hmod)
+    cdef bytes b_name
+    cdef const char* c_name
+    cdef int _p = 0
+    try:
+        _p = 1
+        b_name = _as_bytes(name, False)
+        c_name = <char*>b_name
+        _p = 0
+        _hptr(hmod, &c_hmod)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuModuleGetFunction', ('hmod', 'name'), _p) from None
     with nogil:
         err = cydriver.cuModuleGetFunction(&c_hfunc, <cydriver.CUmodule>c_hmod, <const char*>c_name)
     if err != 0:
@@ -3168,14 +3418,17 @@ def cuModuleGetFunctionCount(mod):
     cdef cydriver.CUresult err
     cdef unsigned int c_count = <unsigned int>0
     cdef void* c_mod
-    _hptr(mod, &c_mod)
+    try:
+        _hptr(mod, &c_mod)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuModuleGetFunctionCount', ('mod',), 0) from None
     with nogil:
         err = cydriver.cuModuleGetFunctionCount(&c_count, <cydriver.CUmodule>c_mod)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), c_count,)
 
-def cuModuleEnumerateFunctions(unsigned int numFunctions, mod):
+def cuModuleEnumerateFunctions(numFunctions, mod):
     """Returns the function handles within a module.
 
     Returns, as `functions`, a maximum number of `numFunctions` function handles within
@@ -3207,14 +3460,22 @@ def cuModuleEnumerateFunctions(unsigned int numFunctions, mod):
     """
     cdef cydriver.CUresult err
     cdef _Buf a_functions
+    cdef unsigned int c_numFunctions
     cdef void* c_mod
-    _hptr(mod, &c_mod)
-    a_functions = _Buf_new((numFunctions) * sizeof(void*))
+    cdef int _p = 0
+    try:
+        c_numFunctions = numFunctions
+        _p = 1
+        _hptr(mod, &c_mod)
+        _p = 0
+        a_functions = _Buf_new((c_numFunctions) * sizeof(void*))
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuModuleEnumerateFunctions', ('numFunctions', 'mod'), _p) from None
     with nogil:
-        err = cydriver.cuModuleEnumerateFunctions(<cydriver.CUfunction*>a_functions.ptr, numFunctions, <cydriver.CUmodule>c_mod)
+        err = cydriver.cuModuleEnumerateFunctions(<cydriver.CUfunction*>a_functions.ptr, c_numFunctions, <cydriver.CUmodule>c_mod)
     if err != 0:
         return (_st(err), None,)
-    return (_ok(), _from_array(_bufptr(a_functions), numFunctions, 'h', CUfunction, sizeof(void*)),)
+    return (_ok(), _from_array(_bufptr(a_functions), c_numFunctions, 'h', CUfunction, sizeof(void*)),)
 
 def cuModuleGetGlobal(hmod, name):
     """Returns a global pointer from a module.
@@ -3251,16 +3512,24 @@ def cuModuleGetGlobal(hmod, name):
     cdef cydriver.CUdeviceptr c_dptr = <cydriver.CUdeviceptr>0
     cdef size_t c_bytes = <size_t>0
     cdef void* c_hmod
-    cdef bytes b_name = _as_bytes(name, False)
-    cdef const char* c_name = <char*>b_name
-    _hptr(hmod, &c_hmod)
+    cdef bytes b_name
+    cdef const char* c_name
+    cdef int _p = 0
+    try:
+        _p = 1
+        b_name = _as_bytes(name, False)
+        c_name = <char*>b_name
+        _p = 0
+        _hptr(hmod, &c_hmod)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuModuleGetGlobal', ('hmod', 'name'), _p) from None
     with nogil:
         err = cydriver.cuModuleGetGlobal(&c_dptr, &c_bytes, <cydriver.CUmodule>c_hmod, <const char*>c_name)
     if err != 0:
         return (_st(err), None, None)
     return (_ok(), _new_int(CUdeviceptr, <unsigned long long>c_dptr, 8, False), c_bytes)
 
-def cuLinkCreate(unsigned int numOptions, options, optionValues):
+def cuLinkCreate(numOptions, options, optionValues):
     """Creates a pending JIT linker invocation.
 
     If the call is successful, the caller owns the returned CUlinkState, which should
@@ -3308,20 +3577,34 @@ def cuLinkCreate(unsigned int numOptions, options, optionValues):
     accepted
     """
     cdef cydriver.CUresult err
-    cdef _Buf a_options = _array(options, 'e', 4)
-    cdef void* p_options = _bufptr(a_options)
-    cdef _Buf a_optionValues = _jitvalues(optionValues)
-    cdef void* p_optionValues = _bufptr(a_optionValues)
+    cdef unsigned int c_numOptions
+    cdef _Buf a_options
+    cdef void* p_options
+    cdef _Buf a_optionValues
+    cdef void* p_optionValues
     cdef cydriver.CUlinkState c_stateOut = <cydriver.CUlinkState>0
-    _check_count(options, numOptions, 'options', 'numOptions')
-    _check_count(optionValues, numOptions, 'optionValues', 'numOptions')
+    cdef int _p = 0
+    try:
+        c_numOptions = numOptions
+        _p = 1
+        a_options = _array(options, 'e', 4)
+        p_options = _bufptr(a_options)
+        _p = 2
+        a_optionValues = _jitvalues(optionValues)
+        p_optionValues = _bufptr(a_optionValues)
+        _p = 1
+        _check_count(options, c_numOptions, 'options', 'numOptions')
+        _p = 2
+        _check_count(optionValues, c_numOptions, 'optionValues', 'numOptions')
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuLinkCreate', ('numOptions', 'options', 'optionValues'), _p) from None
     with nogil:
-        err = cydriver.cuLinkCreate(numOptions, <cydriver.CUjit_option*>p_options, <void**>p_optionValues, &c_stateOut)
+        err = cydriver.cuLinkCreate(c_numOptions, <cydriver.CUjit_option*>p_options, <void**>p_optionValues, &c_stateOut)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _new_handle(CUlinkState, <void*>c_stateOut),)
 
-def cuLinkAddData(state, long long typename, data, size_t size, name, unsigned int numOptions, options, optionValues):
+def cuLinkAddData(state, typename, data, size, name, numOptions, options, optionValues):
     """Add an input to a pending linker invocation.
 
     Ownership of `data` is retained by the caller. No reference is retained to any
@@ -3370,22 +3653,48 @@ def cuLinkAddData(state, long long typename, data, size_t size, name, unsigned i
     """
     cdef cydriver.CUresult err
     cdef void* c_state
+    cdef long long c_type
     cdef void* c_data
-    cdef bytes b_name = _as_bytes(name, False)
-    cdef const char* c_name = <char*>b_name
-    cdef _Buf a_options = _array(options, 'e', 4)
-    cdef void* p_options = _bufptr(a_options)
-    cdef _Buf a_optionValues = _jitvalues(optionValues)
-    cdef void* p_optionValues = _bufptr(a_optionValues)
-    _hptr(state, &c_state)
-    _vptr(data, &c_data)
-    _check_count(options, numOptions, 'options', 'numOptions')
-    _check_count(optionValues, numOptions, 'optionValues', 'numOptions')
+    cdef size_t c_size
+    cdef bytes b_name
+    cdef const char* c_name
+    cdef unsigned int c_numOptions
+    cdef _Buf a_options
+    cdef void* p_options
+    cdef _Buf a_optionValues
+    cdef void* p_optionValues
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_type = typename
+        _p = 3
+        c_size = size
+        _p = 5
+        c_numOptions = numOptions
+        _p = 4
+        b_name = _as_bytes(name, False)
+        c_name = <char*>b_name
+        _p = 6
+        a_options = _array(options, 'e', 4)
+        p_options = _bufptr(a_options)
+        _p = 7
+        a_optionValues = _jitvalues(optionValues)
+        p_optionValues = _bufptr(a_optionValues)
+        _p = 0
+        _hptr(state, &c_state)
+        _p = 2
+        _vptr(data, &c_data)
+        _p = 6
+        _check_count(options, c_numOptions, 'options', 'numOptions')
+        _p = 7
+        _check_count(optionValues, c_numOptions, 'optionValues', 'numOptions')
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuLinkAddData', ('state', 'typename', 'data', 'size', 'name', 'numOptions', 'options', 'optionValues'), _p) from None
     with nogil:
-        err = cydriver.cuLinkAddData(<cydriver.CUlinkState>c_state, <cydriver.CUjitInputType>typename, <void*>c_data, size, <const char*>c_name, numOptions, <cydriver.CUjit_option*>p_options, <void**>p_optionValues)
+        err = cydriver.cuLinkAddData(<cydriver.CUlinkState>c_state, <cydriver.CUjitInputType>c_type, <void*>c_data, c_size, <const char*>c_name, c_numOptions, <cydriver.CUjit_option*>p_options, <void**>p_optionValues)
     return _st1(err)
 
-def cuLinkAddFile(state, long long typename, path, unsigned int numOptions, options, optionValues):
+def cuLinkAddFile(state, typename, path, numOptions, options, optionValues):
     """Add a file input to a pending linker invocation.
 
     No reference is retained to any inputs after this call returns.
@@ -3431,17 +3740,39 @@ def cuLinkAddFile(state, long long typename, path, unsigned int numOptions, opti
     """
     cdef cydriver.CUresult err
     cdef void* c_state
-    cdef bytes b_path = _as_bytes(path, False)
-    cdef const char* c_path = <char*>b_path
-    cdef _Buf a_options = _array(options, 'e', 4)
-    cdef void* p_options = _bufptr(a_options)
-    cdef _Buf a_optionValues = _jitvalues(optionValues)
-    cdef void* p_optionValues = _bufptr(a_optionValues)
-    _hptr(state, &c_state)
-    _check_count(options, numOptions, 'options', 'numOptions')
-    _check_count(optionValues, numOptions, 'optionValues', 'numOptions')
+    cdef long long c_type
+    cdef bytes b_path
+    cdef const char* c_path
+    cdef unsigned int c_numOptions
+    cdef _Buf a_options
+    cdef void* p_options
+    cdef _Buf a_optionValues
+    cdef void* p_optionValues
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_type = typename
+        _p = 3
+        c_numOptions = numOptions
+        _p = 2
+        b_path = _as_bytes(path, False)
+        c_path = <char*>b_path
+        _p = 4
+        a_options = _array(options, 'e', 4)
+        p_options = _bufptr(a_options)
+        _p = 5
+        a_optionValues = _jitvalues(optionValues)
+        p_optionValues = _bufptr(a_optionValues)
+        _p = 0
+        _hptr(state, &c_state)
+        _p = 4
+        _check_count(options, c_numOptions, 'options', 'numOptions')
+        _p = 5
+        _check_count(optionValues, c_numOptions, 'optionValues', 'numOptions')
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuLinkAddFile', ('state', 'typename', 'path', 'numOptions', 'options', 'optionValues'), _p) from None
     with nogil:
-        err = cydriver.cuLinkAddFile(<cydriver.CUlinkState>c_state, <cydriver.CUjitInputType>typename, <const char*>c_path, numOptions, <cydriver.CUjit_option*>p_options, <void**>p_optionValues)
+        err = cydriver.cuLinkAddFile(<cydriver.CUlinkState>c_state, <cydriver.CUjitInputType>c_type, <const char*>c_path, c_numOptions, <cydriver.CUjit_option*>p_options, <void**>p_optionValues)
     return _st1(err)
 
 def cuLinkComplete(state):
@@ -3474,7 +3805,10 @@ def cuLinkComplete(state):
     cdef void* c_state
     cdef void* c_cubinOut = NULL
     cdef size_t c_sizeOut = <size_t>0
-    _hptr(state, &c_state)
+    try:
+        _hptr(state, &c_state)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuLinkComplete', ('state',), 0) from None
     with nogil:
         err = cydriver.cuLinkComplete(<cydriver.CUlinkState>c_state, <void**>&c_cubinOut, &c_sizeOut)
     if err != 0:
@@ -3500,7 +3834,10 @@ def cuLinkDestroy(state):
     """
     cdef cydriver.CUresult err
     cdef void* c_state
-    _hptr(state, &c_state)
+    try:
+        _hptr(state, &c_state)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuLinkDestroy', ('state',), 0) from None
     with nogil:
         err = cydriver.cuLinkDestroy(<cydriver.CUlinkState>c_state)
     return _st1(err)
@@ -3538,9 +3875,17 @@ def cuModuleGetTexRef(hmod, name):
     cdef cydriver.CUresult err
     cdef cydriver.CUtexref c_pTexRef = <cydriver.CUtexref>0
     cdef void* c_hmod
-    cdef bytes b_name = _as_bytes(name, False)
-    cdef const char* c_name = <char*>b_name
-    _hptr(hmod, &c_hmod)
+    cdef bytes b_name
+    cdef const char* c_name
+    cdef int _p = 0
+    try:
+        _p = 1
+        b_name = _as_bytes(name, False)
+        c_name = <char*>b_name
+        _p = 0
+        _hptr(hmod, &c_hmod)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuModuleGetTexRef', ('hmod', 'name'), _p) from None
     with nogil:
         err = cydriver.cuModuleGetTexRef(&c_pTexRef, <cydriver.CUmodule>c_hmod, <const char*>c_name)
     if err != 0:
@@ -3579,16 +3924,24 @@ def cuModuleGetSurfRef(hmod, name):
     cdef cydriver.CUresult err
     cdef cydriver.CUsurfref c_pSurfRef = <cydriver.CUsurfref>0
     cdef void* c_hmod
-    cdef bytes b_name = _as_bytes(name, False)
-    cdef const char* c_name = <char*>b_name
-    _hptr(hmod, &c_hmod)
+    cdef bytes b_name
+    cdef const char* c_name
+    cdef int _p = 0
+    try:
+        _p = 1
+        b_name = _as_bytes(name, False)
+        c_name = <char*>b_name
+        _p = 0
+        _hptr(hmod, &c_hmod)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuModuleGetSurfRef', ('hmod', 'name'), _p) from None
     with nogil:
         err = cydriver.cuModuleGetSurfRef(&c_pSurfRef, <cydriver.CUmodule>c_hmod, <const char*>c_name)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _new_handle(CUsurfref, <void*>c_pSurfRef),)
 
-def cuLibraryLoadData(code, jitOptions, jitOptionsValues, unsigned int numJitOptions, libraryOptions, libraryOptionValues, unsigned int numLibraryOptions):
+def cuLibraryLoadData(code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions):
     """Load a library with specified code and options.
 
     Takes a pointer `code` and loads the corresponding library `library` based on the
@@ -3659,26 +4012,53 @@ def cuLibraryLoadData(code, jitOptions, jitOptionsValues, unsigned int numJitOpt
     cdef cydriver.CUresult err
     cdef cydriver.CUlibrary c_library = <cydriver.CUlibrary>0
     cdef void* c_code
-    cdef _Buf a_jitOptions = _array(jitOptions, 'e', 4)
-    cdef void* p_jitOptions = _bufptr(a_jitOptions)
-    cdef _Buf a_jitOptionsValues = _jitvalues(jitOptionsValues)
-    cdef void* p_jitOptionsValues = _bufptr(a_jitOptionsValues)
-    cdef _Buf a_libraryOptions = _array(libraryOptions, 'e', 4)
-    cdef void* p_libraryOptions = _bufptr(a_libraryOptions)
-    cdef _Buf a_libraryOptionValues = _jitvalues(libraryOptionValues)
-    cdef void* p_libraryOptionValues = _bufptr(a_libraryOptionValues)
-    _vptr(code, &c_code)
-    _check_count(jitOptions, numJitOptions, 'jitOptions', 'numJitOptions')
-    _check_count(jitOptionsValues, numJitOptions, 'jitOptionsValues', 'numJitOptions')
-    _check_count(libraryOptions, numLibraryOptions, 'libraryOptions', 'numLibraryOptions')
-    _check_count(libraryOptionValues, numLibraryOptions, 'libraryOptionValues', 'numLibraryOptions')
+    cdef _Buf a_jitOptions
+    cdef void* p_jitOptions
+    cdef _Buf a_jitOptionsValues
+    cdef void* p_jitOptionsValues
+    cdef unsigned int c_numJitOptions
+    cdef _Buf a_libraryOptions
+    cdef void* p_libraryOptions
+    cdef _Buf a_libraryOptionValues
+    cdef void* p_libraryOptionValues
+    cdef unsigned int c_numLibraryOptions
+    cdef int _p = 0
+    try:
+        _p = 3
+        c_numJitOptions = numJitOptions
+        _p = 6
+        c_numLibraryOptions = numLibraryOptions
+        _p = 1
+        a_jitOptions = _array(jitOptions, 'e', 4)
+        p_jitOptions = _bufptr(a_jitOptions)
+        _p = 2
+        a_jitOptionsValues = _jitvalues(jitOptionsValues)
+        p_jitOptionsValues = _bufptr(a_jitOptionsValues)
+        _p = 4
+        a_libraryOptions = _array(libraryOptions, 'e', 4)
+        p_libraryOptions = _bufptr(a_libraryOptions)
+        _p = 5
+        a_libraryOptionValues = _jitvalues(libraryOptionValues)
+        p_libraryOptionValues = _bufptr(a_libraryOptionValues)
+        _p = 0
+        _vptr(code, &c_code)
+        _p = 1
+        _check_count(jitOptions, c_numJitOptions, 'jitOptions', 'numJitOptions')
+        _p = 2
+        _check_count(jitOptionsValues, c_numJitOptions, 'jitOptionsValues', 'numJitOptions')
+        _p = 4
+        _check_count(libraryOptions, c_numLibraryOptions, 'libraryOptions', 'numLibraryOptions')
+        _p = 5
+        _check_count(libraryOptionValues, c_numLibraryOptions, 'libraryOptionValues', 'numLibraryOptions')
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuLibraryLoadData', ('code', 'jitOptions', 'jitOptionsValues', 'numJitOptions', 'libraryOptions', 'libraryOptionValues', 'numLibraryOptions'), _p) from None
     with nogil:
-        err = cydriver.cuLibraryLoadData(&c_library, <const void*>c_code, <cydriver.CUjit_option*>p_jitOptions, <void**>p_jitOptionsValues, numJitOptions, <cydriver.CUlibraryOption*>p_libraryOptions, <void**>p_libraryOptionValues, numLibraryOptions)
+        err = cydriver.cuLibraryLoadData(&c_library, <const void*>c_code, <cydriver.CUjit_option*>p_jitOptions, <void**>p_jitOptionsValues, c_numJitOptions, <cydriver.CUlibraryOption*>p_libraryOptions, <void**>p_libraryOptionValues, c_numLibraryOptions)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _new_handle(CUlibrary, <void*>c_library),)
 
-def cuLibraryLoadFromFile(fileName, jitOptions, jitOptionsValues, unsigned int numJitOptions, libraryOptions, libraryOptionValues, unsigned int numLibraryOptions):
+def cuLibraryLoadFromFile(fileName, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions):
     """Load a library with specified file and options.
 
     Takes a pointer code and loads the corresponding library `library` based on the
@@ -3748,22 +4128,51 @@ def cuLibraryLoadFromFile(fileName, jitOptions, jitOptionsValues, unsigned int n
     """
     cdef cydriver.CUresult err
     cdef cydriver.CUlibrary c_library = <cydriver.CUlibrary>0
-    cdef bytes b_fileName = _as_bytes(fileName, False)
-    cdef const char* c_fileName = <char*>b_fileName
-    cdef _Buf a_jitOptions = _array(jitOptions, 'e', 4)
-    cdef void* p_jitOptions = _bufptr(a_jitOptions)
-    cdef _Buf a_jitOptionsValues = _jitvalues(jitOptionsValues)
-    cdef void* p_jitOptionsValues = _bufptr(a_jitOptionsValues)
-    cdef _Buf a_libraryOptions = _array(libraryOptions, 'e', 4)
-    cdef void* p_libraryOptions = _bufptr(a_libraryOptions)
-    cdef _Buf a_libraryOptionValues = _jitvalues(libraryOptionValues)
-    cdef void* p_libraryOptionValues = _bufptr(a_libraryOptionValues)
-    _check_count(jitOptions, numJitOptions, 'jitOptions', 'numJitOptions')
-    _check_count(jitOptionsValues, numJitOptions, 'jitOptionsValues', 'numJitOptions')
-    _check_count(libraryOptions, numLibraryOptions, 'libraryOptions', 'numLibraryOptions')
-    _check_count(libraryOptionValues, numLibraryOptions, 'libraryOptionValues', 'numLibraryOptions')
+    cdef bytes b_fileName
+    cdef const char* c_fileName
+    cdef _Buf a_jitOptions
+    cdef void* p_jitOptions
+    cdef _Buf a_jitOptionsValues
+    cdef void* p_jitOptionsValues
+    cdef unsigned int c_numJitOptions
+    cdef _Buf a_libraryOptions
+    cdef void* p_libraryOptions
+    cdef _Buf a_libraryOptionValues
+    cdef void* p_libraryOptionValues
+    cdef unsigned int c_numLibraryOptions
+    cdef int _p = 0
+    try:
+        _p = 3
+        c_numJitOptions = numJitOptions
+        _p = 6
+        c_numLibraryOptions = numLibraryOptions
+        _p = 0
+        b_fileName = _as_bytes(fileName, False)
+        c_fileName = <char*>b_fileName
+        _p = 1
+        a_jitOptions = _array(jitOptions, 'e', 4)
+        p_jitOptions = _bufptr(a_jitOptions)
+        _p = 2
+        a_jitOptionsValues = _jitvalues(jitOptionsValues)
+        p_jitOptionsValues = _bufptr(a_jitOptionsValues)
+        _p = 4
+        a_libraryOptions = _array(libraryOptions, 'e', 4)
+        p_libraryOptions = _bufptr(a_libraryOptions)
+        _p = 5
+        a_libraryOptionValues = _jitvalues(libraryOptionValues)
+        p_libraryOptionValues = _bufptr(a_libraryOptionValues)
+        _p = 1
+        _check_count(jitOptions, c_numJitOptions, 'jitOptions', 'numJitOptions')
+        _p = 2
+        _check_count(jitOptionsValues, c_numJitOptions, 'jitOptionsValues', 'numJitOptions')
+        _p = 4
+        _check_count(libraryOptions, c_numLibraryOptions, 'libraryOptions', 'numLibraryOptions')
+        _p = 5
+        _check_count(libraryOptionValues, c_numLibraryOptions, 'libraryOptionValues', 'numLibraryOptions')
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuLibraryLoadFromFile', ('fileName', 'jitOptions', 'jitOptionsValues', 'numJitOptions', 'libraryOptions', 'libraryOptionValues', 'numLibraryOptions'), _p) from None
     with nogil:
-        err = cydriver.cuLibraryLoadFromFile(&c_library, <const char*>c_fileName, <cydriver.CUjit_option*>p_jitOptions, <void**>p_jitOptionsValues, numJitOptions, <cydriver.CUlibraryOption*>p_libraryOptions, <void**>p_libraryOptionValues, numLibraryOptions)
+        err = cydriver.cuLibraryLoadFromFile(&c_library, <const char*>c_fileName, <cydriver.CUjit_option*>p_jitOptions, <void**>p_jitOptionsValues, c_numJitOptions, <cydriver.CUlibraryOption*>p_libraryOptions, <void**>p_libraryOptionValues, c_numLibraryOptions)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _new_handle(CUlibrary, <void*>c_library),)
@@ -3790,7 +4199,10 @@ def cuLibraryUnload(library):
     """
     cdef cydriver.CUresult err
     cdef void* c_library
-    _hptr(library, &c_library)
+    try:
+        _hptr(library, &c_library)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuLibraryUnload', ('library',), 0) from None
     with nogil:
         err = cydriver.cuLibraryUnload(<cydriver.CUlibrary>c_library)
     return _st1(err)
@@ -3824,9 +4236,17 @@ def cuLibraryGetKernel(library, name):
     cdef cydriver.CUresult err
     cdef cydriver.CUkernel c_pKernel = <cydriver.CUkernel>0
     cdef void* c_library
-    cdef bytes b_name = _as_bytes(name, False)
-    cdef const char* c_name = <char*>b_name
-    _hptr(library, &c_library)
+    cdef bytes b_name
+    cdef const char* c_name
+    cdef int _p = 0
+    try:
+        _p = 1
+        b_name = _as_bytes(name, False)
+        c_name = <char*>b_name
+        _p = 0
+        _hptr(library, &c_library)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuLibraryGetKernel', ('library', 'name'), _p) from None
     with nogil:
         err = cydriver.cuLibraryGetKernel(&c_pKernel, <cydriver.CUlibrary>c_library, <const char*>c_name)
     if err != 0:
@@ -3853,14 +4273,17 @@ def cuLibraryGetKernelCount(lib):
     cdef cydriver.CUresult err
     cdef unsigned int c_count = <unsigned int>0
     cdef void* c_lib
-    _hptr(lib, &c_lib)
+    try:
+        _hptr(lib, &c_lib)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuLibraryGetKernelCount', ('lib',), 0) from None
     with nogil:
         err = cydriver.cuLibraryGetKernelCount(&c_count, <cydriver.CUlibrary>c_lib)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), c_count,)
 
-def cuLibraryEnumerateKernels(unsigned int numKernels, lib):
+def cuLibraryEnumerateKernels(numKernels, lib):
     """Retrieve the kernel handles within a library.
 
     Returns, as `kernels`, a maximum number of `numKernels` kernel handles within `lib`.
@@ -3886,14 +4309,22 @@ def cuLibraryEnumerateKernels(unsigned int numKernels, lib):
     """
     cdef cydriver.CUresult err
     cdef _Buf a_kernels
+    cdef unsigned int c_numKernels
     cdef void* c_lib
-    _hptr(lib, &c_lib)
-    a_kernels = _Buf_new((numKernels) * sizeof(void*))
+    cdef int _p = 0
+    try:
+        c_numKernels = numKernels
+        _p = 1
+        _hptr(lib, &c_lib)
+        _p = 0
+        a_kernels = _Buf_new((c_numKernels) * sizeof(void*))
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuLibraryEnumerateKernels', ('numKernels', 'lib'), _p) from None
     with nogil:
-        err = cydriver.cuLibraryEnumerateKernels(<cydriver.CUkernel*>a_kernels.ptr, numKernels, <cydriver.CUlibrary>c_lib)
+        err = cydriver.cuLibraryEnumerateKernels(<cydriver.CUkernel*>a_kernels.ptr, c_numKernels, <cydriver.CUlibrary>c_lib)
     if err != 0:
         return (_st(err), None,)
-    return (_ok(), _from_array(_bufptr(a_kernels), numKernels, 'h', CUkernel, sizeof(void*)),)
+    return (_ok(), _from_array(_bufptr(a_kernels), c_numKernels, 'h', CUkernel, sizeof(void*)),)
 
 def cuLibraryGetModule(library):
     """Returns a module handle.
@@ -3923,7 +4354,10 @@ def cuLibraryGetModule(library):
     cdef cydriver.CUresult err
     cdef cydriver.CUmodule c_pMod = <cydriver.CUmodule>0
     cdef void* c_library
-    _hptr(library, &c_library)
+    try:
+        _hptr(library, &c_library)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuLibraryGetModule', ('library',), 0) from None
     with nogil:
         err = cydriver.cuLibraryGetModule(&c_pMod, <cydriver.CUlibrary>c_library)
     if err != 0:
@@ -3959,7 +4393,10 @@ def cuKernelGetFunction(kernel):
     cdef cydriver.CUresult err
     cdef cydriver.CUfunction c_pFunc = <cydriver.CUfunction>0
     cdef void* c_kernel
-    _hptr(kernel, &c_kernel)
+    try:
+        _hptr(kernel, &c_kernel)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuKernelGetFunction', ('kernel',), 0) from None
     with nogil:
         err = cydriver.cuKernelGetFunction(&c_pFunc, <cydriver.CUkernel>c_kernel)
     if err != 0:
@@ -3991,7 +4428,10 @@ def cuKernelGetLibrary(kernel):
     cdef cydriver.CUresult err
     cdef cydriver.CUlibrary c_pLib = <cydriver.CUlibrary>0
     cdef void* c_kernel
-    _hptr(kernel, &c_kernel)
+    try:
+        _hptr(kernel, &c_kernel)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuKernelGetLibrary', ('kernel',), 0) from None
     with nogil:
         err = cydriver.cuKernelGetLibrary(&c_pLib, <cydriver.CUkernel>c_kernel)
     if err != 0:
@@ -4033,9 +4473,17 @@ def cuLibraryGetGlobal(library, name):
     cdef cydriver.CUdeviceptr c_dptr = <cydriver.CUdeviceptr>0
     cdef size_t c_bytes = <size_t>0
     cdef void* c_library
-    cdef bytes b_name = _as_bytes(name, False)
-    cdef const char* c_name = <char*>b_name
-    _hptr(library, &c_library)
+    cdef bytes b_name
+    cdef const char* c_name
+    cdef int _p = 0
+    try:
+        _p = 1
+        b_name = _as_bytes(name, False)
+        c_name = <char*>b_name
+        _p = 0
+        _hptr(library, &c_library)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuLibraryGetGlobal', ('library', 'name'), _p) from None
     with nogil:
         err = cydriver.cuLibraryGetGlobal(&c_dptr, &c_bytes, <cydriver.CUlibrary>c_library, <const char*>c_name)
     if err != 0:
@@ -4077,9 +4525,17 @@ def cuLibraryGetManaged(library, name):
     cdef cydriver.CUdeviceptr c_dptr = <cydriver.CUdeviceptr>0
     cdef size_t c_bytes = <size_t>0
     cdef void* c_library
-    cdef bytes b_name = _as_bytes(name, False)
-    cdef const char* c_name = <char*>b_name
-    _hptr(library, &c_library)
+    cdef bytes b_name
+    cdef const char* c_name
+    cdef int _p = 0
+    try:
+        _p = 1
+        b_name = _as_bytes(name, False)
+        c_name = <char*>b_name
+        _p = 0
+        _hptr(library, &c_library)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuLibraryGetManaged', ('library', 'name'), _p) from None
     with nogil:
         err = cydriver.cuLibraryGetManaged(&c_dptr, &c_bytes, <cydriver.CUlibrary>c_library, <const char*>c_name)
     if err != 0:
@@ -4117,16 +4573,24 @@ def cuLibraryGetUnifiedFunction(library, symbol):
     cdef cydriver.CUresult err
     cdef void* c_fptr = NULL
     cdef void* c_library
-    cdef bytes b_symbol = _as_bytes(symbol, False)
-    cdef const char* c_symbol = <char*>b_symbol
-    _hptr(library, &c_library)
+    cdef bytes b_symbol
+    cdef const char* c_symbol
+    cdef int _p = 0
+    try:
+        _p = 1
+        b_symbol = _as_bytes(symbol, False)
+        c_symbol = <char*>b_symbol
+        _p = 0
+        _hptr(library, &c_library)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuLibraryGetUnifiedFunction', ('library', 'symbol'), _p) from None
     with nogil:
         err = cydriver.cuLibraryGetUnifiedFunction(<void**>&c_fptr, <cydriver.CUlibrary>c_library, <const char*>c_symbol)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), PyLong_FromVoidPtr(c_fptr),)
 
-def cuKernelGetAttribute(long long attrib, kernel, dev):
+def cuKernelGetAttribute(attrib, kernel, dev):
     """Returns information about a kernel.
 
     Returns, as `pi`, the integer value of the attribute `attrib` for the kernel
@@ -4215,22 +4679,30 @@ def cuKernelGetAttribute(long long attrib, kernel, dev):
     """
     cdef cydriver.CUresult err
     cdef int c_pi = <int>0
+    cdef long long c_attrib
     cdef void* c_kernel
     cdef int c_dev
-    _hptr(kernel, &c_kernel)
-    if isinstance(dev, _IntValue):
-        c_dev = <int>_iv(<_IntValue>dev)
-    elif dev is None:
-        c_dev = 0
-    else:
-        c_dev = dev
+    cdef int _p = 0
+    try:
+        c_attrib = attrib
+        _p = 1
+        _hptr(kernel, &c_kernel)
+        _p = 2
+        if isinstance(dev, _IntValue):
+            c_dev = <int>_iv(<_IntValue>dev)
+        elif dev is None:
+            c_dev = 0
+        else:
+            c_dev = dev
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuKernelGetAttribute', ('attrib', 'kernel', 'dev'), _p) from None
     with nogil:
-        err = cydriver.cuKernelGetAttribute(&c_pi, <cydriver.CUfunction_attribute>attrib, <cydriver.CUkernel>c_kernel, <cydriver.CUdevice>c_dev)
+        err = cydriver.cuKernelGetAttribute(&c_pi, <cydriver.CUfunction_attribute>c_attrib, <cydriver.CUkernel>c_kernel, <cydriver.CUdevice>c_dev)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), c_pi,)
 
-def cuKernelSetAttribute(long long attrib, int val, kernel, dev):
+def cuKernelSetAttribute(attrib, val, kernel, dev):
     """Sets information about a kernel.
 
     This call sets the value of a specified attribute `attrib` on the kernel `kernel`
@@ -4315,20 +4787,31 @@ def cuKernelSetAttribute(long long attrib, int val, kernel, dev):
     depend on the interleavings chosen by the OS scheduler and memory consistency.
     """
     cdef cydriver.CUresult err
+    cdef long long c_attrib
+    cdef int c_val
     cdef void* c_kernel
     cdef int c_dev
-    _hptr(kernel, &c_kernel)
-    if isinstance(dev, _IntValue):
-        c_dev = <int>_iv(<_IntValue>dev)
-    elif dev is None:
-        c_dev = 0
-    else:
-        c_dev = dev
+    cdef int _p = 0
+    try:
+        c_attrib = attrib
+        _p = 1
+        c_val = val
+        _p = 2
+        _hptr(kernel, &c_kernel)
+        _p = 3
+        if isinstance(dev, _IntValue):
+            c_dev = <int>_iv(<_IntValue>dev)
+        elif dev is None:
+            c_dev = 0
+        else:
+            c_dev = dev
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuKernelSetAttribute', ('attrib', 'val', 'kernel', 'dev'), _p) from None
     with nogil:
-        err = cydriver.cuKernelSetAttribute(<cydriver.CUfunction_attribute>attrib, val, <cydriver.CUkernel>c_kernel, <cydriver.CUdevice>c_dev)
+        err = cydriver.cuKernelSetAttribute(<cydriver.CUfunction_attribute>c_attrib, c_val, <cydriver.CUkernel>c_kernel, <cydriver.CUdevice>c_dev)
     return _st1(err)
 
-def cuKernelSetCacheConfig(kernel, long long config, dev):
+def cuKernelSetCacheConfig(kernel, config, dev):
     """Sets the preferred cache configuration for a device kernel.
 
     On devices where the L1 cache and shared memory use the same hardware resources,
@@ -4390,16 +4873,25 @@ def cuKernelSetCacheConfig(kernel, long long config, dev):
     """
     cdef cydriver.CUresult err
     cdef void* c_kernel
+    cdef long long c_config
     cdef int c_dev
-    _hptr(kernel, &c_kernel)
-    if isinstance(dev, _IntValue):
-        c_dev = <int>_iv(<_IntValue>dev)
-    elif dev is None:
-        c_dev = 0
-    else:
-        c_dev = dev
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_config = config
+        _p = 0
+        _hptr(kernel, &c_kernel)
+        _p = 2
+        if isinstance(dev, _IntValue):
+            c_dev = <int>_iv(<_IntValue>dev)
+        elif dev is None:
+            c_dev = 0
+        else:
+            c_dev = dev
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuKernelSetCacheConfig', ('kernel', 'config', 'dev'), _p) from None
     with nogil:
-        err = cydriver.cuKernelSetCacheConfig(<cydriver.CUkernel>c_kernel, <cydriver.CUfunc_cache>config, <cydriver.CUdevice>c_dev)
+        err = cydriver.cuKernelSetCacheConfig(<cydriver.CUkernel>c_kernel, <cydriver.CUfunc_cache>c_config, <cydriver.CUdevice>c_dev)
     return _st1(err)
 
 def cuKernelGetName(hfunc):
@@ -4427,14 +4919,17 @@ def cuKernelGetName(hfunc):
     cdef cydriver.CUresult err
     cdef const char* c_name = NULL
     cdef void* c_hfunc
-    _hptr(hfunc, &c_hfunc)
+    try:
+        _hptr(hfunc, &c_hfunc)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuKernelGetName', ('hfunc',), 0) from None
     with nogil:
         err = cydriver.cuKernelGetName(<const char**>&c_name, <cydriver.CUkernel>c_hfunc)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), (<bytes>c_name if c_name != NULL else None),)
 
-def cuKernelGetParamInfo(kernel, size_t paramIndex):
+def cuKernelGetParamInfo(kernel, paramIndex):
     """Returns the offset and size of a kernel parameter in the device-side parameter
     layout.
 
@@ -4469,11 +4964,19 @@ def cuKernelGetParamInfo(kernel, size_t paramIndex):
     """
     cdef cydriver.CUresult err
     cdef void* c_kernel
+    cdef size_t c_paramIndex
     cdef size_t c_paramOffset = <size_t>0
     cdef size_t c_paramSize = <size_t>0
-    _hptr(kernel, &c_kernel)
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_paramIndex = paramIndex
+        _p = 0
+        _hptr(kernel, &c_kernel)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuKernelGetParamInfo', ('kernel', 'paramIndex'), _p) from None
     with nogil:
-        err = cydriver.cuKernelGetParamInfo(<cydriver.CUkernel>c_kernel, paramIndex, &c_paramOffset, &c_paramSize)
+        err = cydriver.cuKernelGetParamInfo(<cydriver.CUkernel>c_kernel, c_paramIndex, &c_paramOffset, &c_paramSize)
     if err != 0:
         return (_st(err), None, None)
     return (_ok(), c_paramOffset, c_paramSize)
@@ -4526,7 +5029,7 @@ def cuMemGetInfo():
         return (_st(err), None, None)
     return (_ok(), c_free, c_total)
 
-def cuMemAlloc(size_t bytesize):
+def cuMemAlloc(bytesize):
     """Allocates device memory.
 
     Allocates `bytesize` bytes of linear memory on the device and returns, as `dptr`, a
@@ -4560,13 +5063,18 @@ def cuMemAlloc(size_t bytesize):
     """
     cdef cydriver.CUresult err
     cdef cydriver.CUdeviceptr c_dptr = <cydriver.CUdeviceptr>0
+    cdef size_t c_bytesize
+    try:
+        c_bytesize = bytesize
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuMemAlloc', ('bytesize',), 0) from None
     with nogil:
-        err = cydriver.cuMemAlloc(&c_dptr, bytesize)
+        err = cydriver.cuMemAlloc(&c_dptr, c_bytesize)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _new_int(CUdeviceptr, <unsigned long long>c_dptr, 8, False),)
 
-def cuMemAllocPitch(size_t WidthInBytes, size_t Height, unsigned int ElementSizeBytes):
+def cuMemAllocPitch(WidthInBytes, Height, ElementSizeBytes):
     """Allocates pitched device memory.
 
     Allocates at least `WidthInBytes` * `Height` bytes of linear memory on the device
@@ -4629,8 +5137,20 @@ def cuMemAllocPitch(size_t WidthInBytes, size_t Height, unsigned int ElementSize
     cdef cydriver.CUresult err
     cdef cydriver.CUdeviceptr c_dptr = <cydriver.CUdeviceptr>0
     cdef size_t c_pPitch = <size_t>0
+    cdef size_t c_WidthInBytes
+    cdef size_t c_Height
+    cdef unsigned int c_ElementSizeBytes
+    cdef int _p = 0
+    try:
+        c_WidthInBytes = WidthInBytes
+        _p = 1
+        c_Height = Height
+        _p = 2
+        c_ElementSizeBytes = ElementSizeBytes
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuMemAllocPitch', ('WidthInBytes', 'Height', 'ElementSizeBytes'), _p) from None
     with nogil:
-        err = cydriver.cuMemAllocPitch(&c_dptr, &c_pPitch, WidthInBytes, Height, ElementSizeBytes)
+        err = cydriver.cuMemAllocPitch(&c_dptr, &c_pPitch, c_WidthInBytes, c_Height, c_ElementSizeBytes)
     if err != 0:
         return (_st(err), None, None)
     return (_ok(), _new_int(CUdeviceptr, <unsigned long long>c_dptr, 8, False), c_pPitch)
@@ -4674,12 +5194,15 @@ def cuMemFree(dptr):
     """
     cdef cydriver.CUresult err
     cdef unsigned long long c_dptr
-    if isinstance(dptr, _IntValue):
-        c_dptr = <unsigned long long>_iv(<_IntValue>dptr)
-    elif dptr is None:
-        c_dptr = 0
-    else:
-        c_dptr = dptr
+    try:
+        if isinstance(dptr, _IntValue):
+            c_dptr = <unsigned long long>_iv(<_IntValue>dptr)
+        elif dptr is None:
+            c_dptr = 0
+        else:
+            c_dptr = dptr
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuMemFree', ('dptr',), 0) from None
     with nogil:
         err = cydriver.cuMemFree(<cydriver.CUdeviceptr>c_dptr)
     return _st1(err)
@@ -4721,19 +5244,22 @@ def cuMemGetAddressRange(dptr):
     cdef cydriver.CUdeviceptr c_pbase = <cydriver.CUdeviceptr>0
     cdef size_t c_psize = <size_t>0
     cdef unsigned long long c_dptr
-    if isinstance(dptr, _IntValue):
-        c_dptr = <unsigned long long>_iv(<_IntValue>dptr)
-    elif dptr is None:
-        c_dptr = 0
-    else:
-        c_dptr = dptr
+    try:
+        if isinstance(dptr, _IntValue):
+            c_dptr = <unsigned long long>_iv(<_IntValue>dptr)
+        elif dptr is None:
+            c_dptr = 0
+        else:
+            c_dptr = dptr
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuMemGetAddressRange', ('dptr',), 0) from None
     with nogil:
         err = cydriver.cuMemGetAddressRange(&c_pbase, &c_psize, <cydriver.CUdeviceptr>c_dptr)
     if err != 0:
         return (_st(err), None, None)
     return (_ok(), _new_int(CUdeviceptr, <unsigned long long>c_pbase, 8, False), c_psize)
 
-def cuMemAllocHost(size_t bytesize):
+def cuMemAllocHost(bytesize):
     """Allocates page-locked host memory.
 
     Allocates `bytesize` bytes of host memory that is page-locked and accessible to the
@@ -4784,8 +5310,13 @@ def cuMemAllocHost(size_t bytesize):
     """
     cdef cydriver.CUresult err
     cdef void* c_pp = NULL
+    cdef size_t c_bytesize
+    try:
+        c_bytesize = bytesize
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuMemAllocHost', ('bytesize',), 0) from None
     with nogil:
-        err = cydriver.cuMemAllocHost(<void**>&c_pp, bytesize)
+        err = cydriver.cuMemAllocHost(<void**>&c_pp, c_bytesize)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), PyLong_FromVoidPtr(c_pp),)
@@ -4820,12 +5351,15 @@ def cuMemFreeHost(p):
     """
     cdef cydriver.CUresult err
     cdef void* c_p
-    _vptr(p, &c_p)
+    try:
+        _vptr(p, &c_p)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuMemFreeHost', ('p',), 0) from None
     with nogil:
         err = cydriver.cuMemFreeHost(<void*>c_p)
     return _st1(err)
 
-def cuMemHostAlloc(size_t bytesize, unsigned int Flags):
+def cuMemHostAlloc(bytesize, Flags):
     """Allocates page-locked host memory.
 
     Allocates `bytesize` bytes of host memory that is page-locked and accessible to the
@@ -4905,13 +5439,22 @@ def cuMemHostAlloc(size_t bytesize, unsigned int Flags):
     """
     cdef cydriver.CUresult err
     cdef void* c_pp = NULL
+    cdef size_t c_bytesize
+    cdef unsigned int c_Flags
+    cdef int _p = 0
+    try:
+        c_bytesize = bytesize
+        _p = 1
+        c_Flags = Flags
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuMemHostAlloc', ('bytesize', 'Flags'), _p) from None
     with nogil:
-        err = cydriver.cuMemHostAlloc(<void**>&c_pp, bytesize, Flags)
+        err = cydriver.cuMemHostAlloc(<void**>&c_pp, c_bytesize, c_Flags)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), PyLong_FromVoidPtr(c_pp),)
 
-def cuMemHostGetDevicePointer(p, unsigned int Flags):
+def cuMemHostGetDevicePointer(p, Flags):
     """Passes back device pointer of mapped pinned memory.
 
     Passes back the device pointer `pdptr` corresponding to the mapped, pinned host
@@ -4967,9 +5510,17 @@ def cuMemHostGetDevicePointer(p, unsigned int Flags):
     cdef cydriver.CUresult err
     cdef cydriver.CUdeviceptr c_pdptr = <cydriver.CUdeviceptr>0
     cdef void* c_p
-    _vptr(p, &c_p)
+    cdef unsigned int c_Flags
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_Flags = Flags
+        _p = 0
+        _vptr(p, &c_p)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuMemHostGetDevicePointer', ('p', 'Flags'), _p) from None
     with nogil:
-        err = cydriver.cuMemHostGetDevicePointer(&c_pdptr, <void*>c_p, Flags)
+        err = cydriver.cuMemHostGetDevicePointer(&c_pdptr, <void*>c_p, c_Flags)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _new_int(CUdeviceptr, <unsigned long long>c_pdptr, 8, False),)
@@ -5003,14 +5554,17 @@ def cuMemHostGetFlags(p):
     cdef cydriver.CUresult err
     cdef unsigned int c_pFlags = <unsigned int>0
     cdef void* c_p
-    _vptr(p, &c_p)
+    try:
+        _vptr(p, &c_p)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuMemHostGetFlags', ('p',), 0) from None
     with nogil:
         err = cydriver.cuMemHostGetFlags(&c_pFlags, <void*>c_p)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), c_pFlags,)
 
-def cuMemAllocManaged(size_t bytesize, unsigned int flags):
+def cuMemAllocManaged(bytesize, flags):
     """Allocates memory that will be automatically managed by the Unified Memory system.
 
     Allocates `bytesize` bytes of managed memory on the device and returns, as `dptr`, a
@@ -5130,8 +5684,17 @@ def cuMemAllocManaged(size_t bytesize, unsigned int flags):
     """
     cdef cydriver.CUresult err
     cdef cydriver.CUdeviceptr c_dptr = <cydriver.CUdeviceptr>0
+    cdef size_t c_bytesize
+    cdef unsigned int c_flags
+    cdef int _p = 0
+    try:
+        c_bytesize = bytesize
+        _p = 1
+        c_flags = flags
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuMemAllocManaged', ('bytesize', 'flags'), _p) from None
     with nogil:
-        err = cydriver.cuMemAllocManaged(&c_dptr, bytesize, flags)
+        err = cydriver.cuMemAllocManaged(&c_dptr, c_bytesize, c_flags)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _new_int(CUdeviceptr, <unsigned long long>c_dptr, 8, False),)
@@ -5181,14 +5744,20 @@ def cuDeviceRegisterAsyncNotification(device, callbackFunc, userData):
     cdef void* c_callbackFunc
     cdef void* c_userData
     cdef cydriver.CUasyncCallbackHandle c_callback = <cydriver.CUasyncCallbackHandle>0
-    if isinstance(device, _IntValue):
-        c_device = <int>_iv(<_IntValue>device)
-    elif device is None:
-        c_device = 0
-    else:
-        c_device = device
-    _hptr(callbackFunc, &c_callbackFunc)
-    _vptr(userData, &c_userData)
+    cdef int _p = 0
+    try:
+        if isinstance(device, _IntValue):
+            c_device = <int>_iv(<_IntValue>device)
+        elif device is None:
+            c_device = 0
+        else:
+            c_device = device
+        _p = 1
+        _hptr(callbackFunc, &c_callbackFunc)
+        _p = 2
+        _vptr(userData, &c_userData)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuDeviceRegisterAsyncNotification', ('device', 'callbackFunc', 'userData'), _p) from None
     with nogil:
         err = cydriver.cuDeviceRegisterAsyncNotification(<cydriver.CUdevice>c_device, <cydriver.CUasyncCallback>c_callbackFunc, <void*>c_userData, &c_callback)
     if err != 0:
@@ -5221,13 +5790,18 @@ def cuDeviceUnregisterAsyncNotification(device, callback):
     cdef cydriver.CUresult err
     cdef int c_device
     cdef void* c_callback
-    if isinstance(device, _IntValue):
-        c_device = <int>_iv(<_IntValue>device)
-    elif device is None:
-        c_device = 0
-    else:
-        c_device = device
-    _hptr(callback, &c_callback)
+    cdef int _p = 0
+    try:
+        if isinstance(device, _IntValue):
+            c_device = <int>_iv(<_IntValue>device)
+        elif device is None:
+            c_device = 0
+        else:
+            c_device = device
+        _p = 1
+        _hptr(callback, &c_callback)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuDeviceUnregisterAsyncNotification', ('device', 'callback'), _p) from None
     with nogil:
         err = cydriver.cuDeviceUnregisterAsyncNotification(<cydriver.CUdevice>c_device, <cydriver.CUasyncCallbackHandle>c_callback)
     return _st1(err)
@@ -5258,15 +5832,20 @@ def cuDeviceGetByPCIBusId(pciBusId):
     """
     cdef cydriver.CUresult err
     cdef cydriver.CUdevice c_dev = <cydriver.CUdevice>0
-    cdef bytes b_pciBusId = _as_bytes(pciBusId, False)
-    cdef const char* c_pciBusId = <char*>b_pciBusId
+    cdef bytes b_pciBusId
+    cdef const char* c_pciBusId
+    try:
+        b_pciBusId = _as_bytes(pciBusId, False)
+        c_pciBusId = <char*>b_pciBusId
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuDeviceGetByPCIBusId', ('pciBusId',), 0) from None
     with nogil:
         err = cydriver.cuDeviceGetByPCIBusId(&c_dev, <const char*>c_pciBusId)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _new_int(CUdevice, <unsigned long long>c_dev, 4, True),)
 
-def cuDeviceGetPCIBusId(int length, dev):
+def cuDeviceGetPCIBusId(length, dev):
     """Returns a PCI Bus Id string for the device.
 
     Returns an ASCII string identifying the device `dev` in the NULL-terminated string
@@ -5297,20 +5876,27 @@ def cuDeviceGetPCIBusId(int length, dev):
     """
     cdef cydriver.CUresult err
     cdef _Buf a_pciBusId
+    cdef int c_len
     cdef int c_dev
-    if length < 0: raise ValueError(f'length cannot be negative: {length}')
-    a_pciBusId = _Buf_new(length)
-    if isinstance(dev, _IntValue):
-        c_dev = <int>_iv(<_IntValue>dev)
-    elif dev is None:
-        c_dev = 0
-    else:
-        c_dev = dev
+    cdef int _p = 0
+    try:
+        c_len = length
+        if c_len < 0: raise ValueError(f'length cannot be negative: {c_len}')
+        a_pciBusId = _Buf_new(c_len)
+        _p = 1
+        if isinstance(dev, _IntValue):
+            c_dev = <int>_iv(<_IntValue>dev)
+        elif dev is None:
+            c_dev = 0
+        else:
+            c_dev = dev
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuDeviceGetPCIBusId', ('length', 'dev'), _p) from None
     with nogil:
-        err = cydriver.cuDeviceGetPCIBusId(<char*>a_pciBusId.ptr, length, <cydriver.CUdevice>c_dev)
+        err = cydriver.cuDeviceGetPCIBusId(<char*>a_pciBusId.ptr, c_len, <cydriver.CUdevice>c_dev)
     if err != 0:
         return (_st(err), None,)
-    return (_ok(), PyBytes_FromStringAndSize(<char*>a_pciBusId.ptr, length),)
+    return (_ok(), PyBytes_FromStringAndSize(<char*>a_pciBusId.ptr, c_len),)
 
 def cuIpcGetEventHandle(event):
     """Gets an interprocess handle for a previously allocated event.
@@ -5356,7 +5942,10 @@ def cuIpcGetEventHandle(event):
     cdef cydriver.CUresult err
     cdef _Struct s_pHandle = _new_struct(_L.cls('CUipcEventHandle'))
     cdef void* c_event
-    _hptr(event, &c_event)
+    try:
+        _hptr(event, &c_event)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuIpcGetEventHandle', ('event',), 0) from None
     with nogil:
         err = cydriver.cuIpcGetEventHandle(<cydriver.CUipcEventHandle*>s_pHandle._ptr, <cydriver.CUevent>c_event)
     if err != 0:
@@ -5402,7 +5991,11 @@ def cuIpcOpenEventHandle(handle):
     """
     cdef cydriver.CUresult err
     cdef cydriver.CUevent c_phEvent = <cydriver.CUevent>0
-    cdef void* p_handle = _sval(handle, sizeof(cydriver.CUipcEventHandle))
+    cdef void* p_handle
+    try:
+        p_handle = _sval(handle, sizeof(cydriver.CUipcEventHandle))
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuIpcOpenEventHandle', ('handle',), 0) from None
     with nogil:
         err = cydriver.cuIpcOpenEventHandle(&c_phEvent, (<cydriver.CUipcEventHandle*>p_handle)[0])
     if err != 0:
@@ -5447,19 +6040,22 @@ def cuIpcGetMemHandle(dptr):
     cdef cydriver.CUresult err
     cdef _Struct s_pHandle = _new_struct(_L.cls('CUipcMemHandle'))
     cdef unsigned long long c_dptr
-    if isinstance(dptr, _IntValue):
-        c_dptr = <unsigned long long>_iv(<_IntValue>dptr)
-    elif dptr is None:
-        c_dptr = 0
-    else:
-        c_dptr = dptr
+    try:
+        if isinstance(dptr, _IntValue):
+            c_dptr = <unsigned long long>_iv(<_IntValue>dptr)
+        elif dptr is None:
+            c_dptr = 0
+        else:
+            c_dptr = dptr
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuIpcGetMemHandle', ('dptr',), 0) from None
     with nogil:
         err = cydriver.cuIpcGetMemHandle(<cydriver.CUipcMemHandle*>s_pHandle._ptr, <cydriver.CUdeviceptr>c_dptr)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), s_pHandle,)
 
-def cuIpcOpenMemHandle(handle, unsigned int Flags):
+def cuIpcOpenMemHandle(handle, Flags):
     """Opens an interprocess memory handle exported from another process and returns a
     device pointer usable in the local process.
 
@@ -5517,9 +6113,18 @@ def cuIpcOpenMemHandle(handle, unsigned int Flags):
     """
     cdef cydriver.CUresult err
     cdef cydriver.CUdeviceptr c_pdptr = <cydriver.CUdeviceptr>0
-    cdef void* p_handle = _sval(handle, sizeof(cydriver.CUipcMemHandle))
+    cdef void* p_handle
+    cdef unsigned int c_Flags
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_Flags = Flags
+        _p = 0
+        p_handle = _sval(handle, sizeof(cydriver.CUipcMemHandle))
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuIpcOpenMemHandle', ('handle', 'Flags'), _p) from None
     with nogil:
-        err = cydriver.cuIpcOpenMemHandle(&c_pdptr, (<cydriver.CUipcMemHandle*>p_handle)[0], Flags)
+        err = cydriver.cuIpcOpenMemHandle(&c_pdptr, (<cydriver.CUipcMemHandle*>p_handle)[0], c_Flags)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _new_int(CUdeviceptr, <unsigned long long>c_pdptr, 8, False),)
@@ -5559,17 +6164,20 @@ def cuIpcCloseMemHandle(dptr):
     """
     cdef cydriver.CUresult err
     cdef unsigned long long c_dptr
-    if isinstance(dptr, _IntValue):
-        c_dptr = <unsigned long long>_iv(<_IntValue>dptr)
-    elif dptr is None:
-        c_dptr = 0
-    else:
-        c_dptr = dptr
+    try:
+        if isinstance(dptr, _IntValue):
+            c_dptr = <unsigned long long>_iv(<_IntValue>dptr)
+        elif dptr is None:
+            c_dptr = 0
+        else:
+            c_dptr = dptr
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuIpcCloseMemHandle', ('dptr',), 0) from None
     with nogil:
         err = cydriver.cuIpcCloseMemHandle(<cydriver.CUdeviceptr>c_dptr)
     return _st1(err)
 
-def cuMemHostRegister(p, size_t bytesize, unsigned int Flags):
+def cuMemHostRegister(p, bytesize, Flags):
     """Registers an existing host memory range for use by CUDA.
 
     Page-locks the memory range specified by `p` and `bytesize` and maps it for the
@@ -5655,9 +6263,20 @@ def cuMemHostRegister(p, size_t bytesize, unsigned int Flags):
     """
     cdef cydriver.CUresult err
     cdef void* c_p
-    _vptr(p, &c_p)
+    cdef size_t c_bytesize
+    cdef unsigned int c_Flags
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_bytesize = bytesize
+        _p = 2
+        c_Flags = Flags
+        _p = 0
+        _vsized(p, &c_p, c_bytesize)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuMemHostRegister', ('p', 'bytesize', 'Flags'), _p) from None
     with nogil:
-        err = cydriver.cuMemHostRegister(<void*>c_p, bytesize, Flags)
+        err = cydriver.cuMemHostRegister(<void*>c_p, c_bytesize, c_Flags)
     return _st1(err)
 
 def cuMemHostUnregister(p):
@@ -5686,12 +6305,15 @@ def cuMemHostUnregister(p):
     """
     cdef cydriver.CUresult err
     cdef void* c_p
-    _vptr(p, &c_p)
+    try:
+        _vptr(p, &c_p)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuMemHostUnregister', ('p',), 0) from None
     with nogil:
         err = cydriver.cuMemHostUnregister(<void*>c_p)
     return _st1(err)
 
-def cuMemcpy(dst, src, size_t ByteCount):
+def cuMemcpy(dst, src, ByteCount):
     """Copies memory.
 
     Copies data between two pointers. `dst` and `src` are base pointers of the
@@ -5729,23 +6351,32 @@ def cuMemcpy(dst, src, size_t ByteCount):
     cdef cydriver.CUresult err
     cdef unsigned long long c_dst
     cdef unsigned long long c_src
-    if isinstance(dst, _IntValue):
-        c_dst = <unsigned long long>_iv(<_IntValue>dst)
-    elif dst is None:
-        c_dst = 0
-    else:
-        c_dst = dst
-    if isinstance(src, _IntValue):
-        c_src = <unsigned long long>_iv(<_IntValue>src)
-    elif src is None:
-        c_src = 0
-    else:
-        c_src = src
+    cdef size_t c_ByteCount
+    cdef int _p = 0
+    try:
+        _p = 2
+        c_ByteCount = ByteCount
+        _p = 0
+        if isinstance(dst, _IntValue):
+            c_dst = <unsigned long long>_iv(<_IntValue>dst)
+        elif dst is None:
+            c_dst = 0
+        else:
+            c_dst = dst
+        _p = 1
+        if isinstance(src, _IntValue):
+            c_src = <unsigned long long>_iv(<_IntValue>src)
+        elif src is None:
+            c_src = 0
+        else:
+            c_src = src
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuMemcpy', ('dst', 'src', 'ByteCount'), _p) from None
     with nogil:
-        err = cydriver.cuMemcpy(<cydriver.CUdeviceptr>c_dst, <cydriver.CUdeviceptr>c_src, ByteCount)
+        err = cydriver.cuMemcpy(<cydriver.CUdeviceptr>c_dst, <cydriver.CUdeviceptr>c_src, c_ByteCount)
     return _st1(err)
 
-def cuMemcpyPeer(dstDevice, dstContext, srcDevice, srcContext, size_t ByteCount):
+def cuMemcpyPeer(dstDevice, dstContext, srcDevice, srcContext, ByteCount):
     """Copies device memory between two contexts.
 
     Copies from device memory in one context to device memory in another context.
@@ -5783,25 +6414,36 @@ def cuMemcpyPeer(dstDevice, dstContext, srcDevice, srcContext, size_t ByteCount)
     cdef void* c_dstContext
     cdef unsigned long long c_srcDevice
     cdef void* c_srcContext
-    if isinstance(dstDevice, _IntValue):
-        c_dstDevice = <unsigned long long>_iv(<_IntValue>dstDevice)
-    elif dstDevice is None:
-        c_dstDevice = 0
-    else:
-        c_dstDevice = dstDevice
-    _hptr(dstContext, &c_dstContext)
-    if isinstance(srcDevice, _IntValue):
-        c_srcDevice = <unsigned long long>_iv(<_IntValue>srcDevice)
-    elif srcDevice is None:
-        c_srcDevice = 0
-    else:
-        c_srcDevice = srcDevice
-    _hptr(srcContext, &c_srcContext)
+    cdef size_t c_ByteCount
+    cdef int _p = 0
+    try:
+        _p = 4
+        c_ByteCount = ByteCount
+        _p = 0
+        if isinstance(dstDevice, _IntValue):
+            c_dstDevice = <unsigned long long>_iv(<_IntValue>dstDevice)
+        elif dstDevice is None:
+            c_dstDevice = 0
+        else:
+            c_dstDevice = dstDevice
+        _p = 1
+        _hptr(dstContext, &c_dstContext)
+        _p = 2
+        if isinstance(srcDevice, _IntValue):
+            c_srcDevice = <unsigned long long>_iv(<_IntValue>srcDevice)
+        elif srcDevice is None:
+            c_srcDevice = 0
+        else:
+            c_srcDevice = srcDevice
+        _p = 3
+        _hptr(srcContext, &c_srcContext)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuMemcpyPeer', ('dstDevice', 'dstContext', 'srcDevice', 'srcContext', 'ByteCount'), _p) from None
     with nogil:
-        err = cydriver.cuMemcpyPeer(<cydriver.CUdeviceptr>c_dstDevice, <cydriver.CUcontext>c_dstContext, <cydriver.CUdeviceptr>c_srcDevice, <cydriver.CUcontext>c_srcContext, ByteCount)
+        err = cydriver.cuMemcpyPeer(<cydriver.CUdeviceptr>c_dstDevice, <cydriver.CUcontext>c_dstContext, <cydriver.CUdeviceptr>c_srcDevice, <cydriver.CUcontext>c_srcContext, c_ByteCount)
     return _st1(err)
 
-def cuMemcpyHtoD(dstDevice, srcHost, size_t ByteCount):
+def cuMemcpyHtoD(dstDevice, srcHost, ByteCount):
     """Copies memory from Host to Device.
 
     Copies from host memory to device memory. `dstDevice` and `srcHost` are the base
@@ -5837,18 +6479,27 @@ def cuMemcpyHtoD(dstDevice, srcHost, size_t ByteCount):
     cdef cydriver.CUresult err
     cdef unsigned long long c_dstDevice
     cdef void* c_srcHost
-    if isinstance(dstDevice, _IntValue):
-        c_dstDevice = <unsigned long long>_iv(<_IntValue>dstDevice)
-    elif dstDevice is None:
-        c_dstDevice = 0
-    else:
-        c_dstDevice = dstDevice
-    _vptr(srcHost, &c_srcHost)
+    cdef size_t c_ByteCount
+    cdef int _p = 0
+    try:
+        _p = 2
+        c_ByteCount = ByteCount
+        _p = 0
+        if isinstance(dstDevice, _IntValue):
+            c_dstDevice = <unsigned long long>_iv(<_IntValue>dstDevice)
+        elif dstDevice is None:
+            c_dstDevice = 0
+        else:
+            c_dstDevice = dstDevice
+        _p = 1
+        _vsized(srcHost, &c_srcHost, c_ByteCount)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuMemcpyHtoD', ('dstDevice', 'srcHost', 'ByteCount'), _p) from None
     with nogil:
-        err = cydriver.cuMemcpyHtoD(<cydriver.CUdeviceptr>c_dstDevice, <const void*>c_srcHost, ByteCount)
+        err = cydriver.cuMemcpyHtoD(<cydriver.CUdeviceptr>c_dstDevice, <const void*>c_srcHost, c_ByteCount)
     return _st1(err)
 
-def cuMemcpyDtoH(dstHost, srcDevice, size_t ByteCount):
+def cuMemcpyDtoH(dstHost, srcDevice, ByteCount):
     """Copies memory from Device to Host.
 
     Copies from device to host memory. `dstHost` and `srcDevice` specify the base
@@ -5885,18 +6536,27 @@ def cuMemcpyDtoH(dstHost, srcDevice, size_t ByteCount):
     cdef cydriver.CUresult err
     cdef void* c_dstHost
     cdef unsigned long long c_srcDevice
-    _vptr(dstHost, &c_dstHost)
-    if isinstance(srcDevice, _IntValue):
-        c_srcDevice = <unsigned long long>_iv(<_IntValue>srcDevice)
-    elif srcDevice is None:
-        c_srcDevice = 0
-    else:
-        c_srcDevice = srcDevice
+    cdef size_t c_ByteCount
+    cdef int _p = 0
+    try:
+        _p = 2
+        c_ByteCount = ByteCount
+        _p = 0
+        _vsized(dstHost, &c_dstHost, c_ByteCount)
+        _p = 1
+        if isinstance(srcDevice, _IntValue):
+            c_srcDevice = <unsigned long long>_iv(<_IntValue>srcDevice)
+        elif srcDevice is None:
+            c_srcDevice = 0
+        else:
+            c_srcDevice = srcDevice
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuMemcpyDtoH', ('dstHost', 'srcDevice', 'ByteCount'), _p) from None
     with nogil:
-        err = cydriver.cuMemcpyDtoH(<void*>c_dstHost, <cydriver.CUdeviceptr>c_srcDevice, ByteCount)
+        err = cydriver.cuMemcpyDtoH(<void*>c_dstHost, <cydriver.CUdeviceptr>c_srcDevice, c_ByteCount)
     return _st1(err)
 
-def cuMemcpyDtoD(dstDevice, srcDevice, size_t ByteCount):
+def cuMemcpyDtoD(dstDevice, srcDevice, ByteCount):
     """Copies memory from Device to Device.
 
     Copies from device memory to device memory. `dstDevice` and `srcDevice` are the base
@@ -5932,23 +6592,32 @@ def cuMemcpyDtoD(dstDevice, srcDevice, size_t ByteCount):
     cdef cydriver.CUresult err
     cdef unsigned long long c_dstDevice
     cdef unsigned long long c_srcDevice
-    if isinstance(dstDevice, _IntValue):
-        c_dstDevice = <unsigned long long>_iv(<_IntValue>dstDevice)
-    elif dstDevice is None:
-        c_dstDevice = 0
-    else:
-        c_dstDevice = dstDevice
-    if isinstance(srcDevice, _IntValue):
-        c_srcDevice = <unsigned long long>_iv(<_IntValue>srcDevice)
-    elif srcDevice is None:
-        c_srcDevice = 0
-    else:
-        c_srcDevice = srcDevice
+    cdef size_t c_ByteCount
+    cdef int _p = 0
+    try:
+        _p = 2
+        c_ByteCount = ByteCount
+        _p = 0
+        if isinstance(dstDevice, _IntValue):
+            c_dstDevice = <unsigned long long>_iv(<_IntValue>dstDevice)
+        elif dstDevice is None:
+            c_dstDevice = 0
+        else:
+            c_dstDevice = dstDevice
+        _p = 1
+        if isinstance(srcDevice, _IntValue):
+            c_srcDevice = <unsigned long long>_iv(<_IntValue>srcDevice)
+        elif srcDevice is None:
+            c_srcDevice = 0
+        else:
+            c_srcDevice = srcDevice
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuMemcpyDtoD', ('dstDevice', 'srcDevice', 'ByteCount'), _p) from None
     with nogil:
-        err = cydriver.cuMemcpyDtoD(<cydriver.CUdeviceptr>c_dstDevice, <cydriver.CUdeviceptr>c_srcDevice, ByteCount)
+        err = cydriver.cuMemcpyDtoD(<cydriver.CUdeviceptr>c_dstDevice, <cydriver.CUdeviceptr>c_srcDevice, c_ByteCount)
     return _st1(err)
 
-def cuMemcpyDtoA(dstArray, size_t dstOffset, srcDevice, size_t ByteCount):
+def cuMemcpyDtoA(dstArray, dstOffset, srcDevice, ByteCount):
     """Copies memory from Device to Array.
 
     Copies from device memory to a 1D CUDA array. `dstArray` and `dstOffset` specify the
@@ -5985,19 +6654,31 @@ def cuMemcpyDtoA(dstArray, size_t dstOffset, srcDevice, size_t ByteCount):
     """
     cdef cydriver.CUresult err
     cdef void* c_dstArray
+    cdef size_t c_dstOffset
     cdef unsigned long long c_srcDevice
-    _hptr(dstArray, &c_dstArray)
-    if isinstance(srcDevice, _IntValue):
-        c_srcDevice = <unsigned long long>_iv(<_IntValue>srcDevice)
-    elif srcDevice is None:
-        c_srcDevice = 0
-    else:
-        c_srcDevice = srcDevice
+    cdef size_t c_ByteCount
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_dstOffset = dstOffset
+        _p = 3
+        c_ByteCount = ByteCount
+        _p = 0
+        _hptr(dstArray, &c_dstArray)
+        _p = 2
+        if isinstance(srcDevice, _IntValue):
+            c_srcDevice = <unsigned long long>_iv(<_IntValue>srcDevice)
+        elif srcDevice is None:
+            c_srcDevice = 0
+        else:
+            c_srcDevice = srcDevice
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuMemcpyDtoA', ('dstArray', 'dstOffset', 'srcDevice', 'ByteCount'), _p) from None
     with nogil:
-        err = cydriver.cuMemcpyDtoA(<cydriver.CUarray>c_dstArray, dstOffset, <cydriver.CUdeviceptr>c_srcDevice, ByteCount)
+        err = cydriver.cuMemcpyDtoA(<cydriver.CUarray>c_dstArray, c_dstOffset, <cydriver.CUdeviceptr>c_srcDevice, c_ByteCount)
     return _st1(err)
 
-def cuMemcpyAtoD(dstDevice, srcArray, size_t srcOffset, size_t ByteCount):
+def cuMemcpyAtoD(dstDevice, srcArray, srcOffset, ByteCount):
     """Copies memory from Array to Device.
 
     Copies from one 1D CUDA array to device memory. `dstDevice` specifies the base
@@ -6037,18 +6718,30 @@ def cuMemcpyAtoD(dstDevice, srcArray, size_t srcOffset, size_t ByteCount):
     cdef cydriver.CUresult err
     cdef unsigned long long c_dstDevice
     cdef void* c_srcArray
-    if isinstance(dstDevice, _IntValue):
-        c_dstDevice = <unsigned long long>_iv(<_IntValue>dstDevice)
-    elif dstDevice is None:
-        c_dstDevice = 0
-    else:
-        c_dstDevice = dstDevice
-    _hptr(srcArray, &c_srcArray)
+    cdef size_t c_srcOffset
+    cdef size_t c_ByteCount
+    cdef int _p = 0
+    try:
+        _p = 2
+        c_srcOffset = srcOffset
+        _p = 3
+        c_ByteCount = ByteCount
+        _p = 0
+        if isinstance(dstDevice, _IntValue):
+            c_dstDevice = <unsigned long long>_iv(<_IntValue>dstDevice)
+        elif dstDevice is None:
+            c_dstDevice = 0
+        else:
+            c_dstDevice = dstDevice
+        _p = 1
+        _hptr(srcArray, &c_srcArray)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuMemcpyAtoD', ('dstDevice', 'srcArray', 'srcOffset', 'ByteCount'), _p) from None
     with nogil:
-        err = cydriver.cuMemcpyAtoD(<cydriver.CUdeviceptr>c_dstDevice, <cydriver.CUarray>c_srcArray, srcOffset, ByteCount)
+        err = cydriver.cuMemcpyAtoD(<cydriver.CUdeviceptr>c_dstDevice, <cydriver.CUarray>c_srcArray, c_srcOffset, c_ByteCount)
     return _st1(err)
 
-def cuMemcpyHtoA(dstArray, size_t dstOffset, srcHost, size_t ByteCount):
+def cuMemcpyHtoA(dstArray, dstOffset, srcHost, ByteCount):
     """Copies memory from Host to Array.
 
     Copies from host memory to a 1D CUDA array. `dstArray` and `dstOffset` specify the
@@ -6086,14 +6779,26 @@ def cuMemcpyHtoA(dstArray, size_t dstOffset, srcHost, size_t ByteCount):
     """
     cdef cydriver.CUresult err
     cdef void* c_dstArray
+    cdef size_t c_dstOffset
     cdef void* c_srcHost
-    _hptr(dstArray, &c_dstArray)
-    _vptr(srcHost, &c_srcHost)
+    cdef size_t c_ByteCount
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_dstOffset = dstOffset
+        _p = 3
+        c_ByteCount = ByteCount
+        _p = 0
+        _hptr(dstArray, &c_dstArray)
+        _p = 2
+        _vsized(srcHost, &c_srcHost, c_ByteCount)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuMemcpyHtoA', ('dstArray', 'dstOffset', 'srcHost', 'ByteCount'), _p) from None
     with nogil:
-        err = cydriver.cuMemcpyHtoA(<cydriver.CUarray>c_dstArray, dstOffset, <const void*>c_srcHost, ByteCount)
+        err = cydriver.cuMemcpyHtoA(<cydriver.CUarray>c_dstArray, c_dstOffset, <const void*>c_srcHost, c_ByteCount)
     return _st1(err)
 
-def cuMemcpyAtoH(dstHost, srcArray, size_t srcOffset, size_t ByteCount):
+def cuMemcpyAtoH(dstHost, srcArray, srcOffset, ByteCount):
     """Copies memory from Array to Host.
 
     Copies from one 1D CUDA array to host memory. `dstHost` specifies the base pointer
@@ -6132,13 +6837,25 @@ def cuMemcpyAtoH(dstHost, srcArray, size_t srcOffset, size_t ByteCount):
     cdef cydriver.CUresult err
     cdef void* c_dstHost
     cdef void* c_srcArray
-    _vptr(dstHost, &c_dstHost)
-    _hptr(srcArray, &c_srcArray)
+    cdef size_t c_srcOffset
+    cdef size_t c_ByteCount
+    cdef int _p = 0
+    try:
+        _p = 2
+        c_srcOffset = srcOffset
+        _p = 3
+        c_ByteCount = ByteCount
+        _p = 0
+        _vsized(dstHost, &c_dstHost, c_ByteCount)
+        _p = 1
+        _hptr(srcArray, &c_srcArray)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuMemcpyAtoH', ('dstHost', 'srcArray', 'srcOffset', 'ByteCount'), _p) from None
     with nogil:
-        err = cydriver.cuMemcpyAtoH(<void*>c_dstHost, <cydriver.CUarray>c_srcArray, srcOffset, ByteCount)
+        err = cydriver.cuMemcpyAtoH(<void*>c_dstHost, <cydriver.CUarray>c_srcArray, c_srcOffset, c_ByteCount)
     return _st1(err)
 
-def cuMemcpyAtoA(dstArray, size_t dstOffset, srcArray, size_t srcOffset, size_t ByteCount):
+def cuMemcpyAtoA(dstArray, dstOffset, srcArray, srcOffset, ByteCount):
     """Copies memory from Array to Array.
 
     Copies from one 1D CUDA array to another. `dstArray` and `srcArray` specify the
@@ -6180,11 +6897,26 @@ def cuMemcpyAtoA(dstArray, size_t dstOffset, srcArray, size_t srcOffset, size_t 
     """
     cdef cydriver.CUresult err
     cdef void* c_dstArray
+    cdef size_t c_dstOffset
     cdef void* c_srcArray
-    _hptr(dstArray, &c_dstArray)
-    _hptr(srcArray, &c_srcArray)
+    cdef size_t c_srcOffset
+    cdef size_t c_ByteCount
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_dstOffset = dstOffset
+        _p = 3
+        c_srcOffset = srcOffset
+        _p = 4
+        c_ByteCount = ByteCount
+        _p = 0
+        _hptr(dstArray, &c_dstArray)
+        _p = 2
+        _hptr(srcArray, &c_srcArray)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuMemcpyAtoA', ('dstArray', 'dstOffset', 'srcArray', 'srcOffset', 'ByteCount'), _p) from None
     with nogil:
-        err = cydriver.cuMemcpyAtoA(<cydriver.CUarray>c_dstArray, dstOffset, <cydriver.CUarray>c_srcArray, srcOffset, ByteCount)
+        err = cydriver.cuMemcpyAtoA(<cydriver.CUarray>c_dstArray, c_dstOffset, <cydriver.CUarray>c_srcArray, c_srcOffset, c_ByteCount)
     return _st1(err)
 
 def cuMemcpy2D(pCopy):
@@ -6325,8 +7057,13 @@ def cuMemcpy2D(pCopy):
     cudaMemcpy2DToArray, cudaMemcpy2DFromArray
     """
     cdef cydriver.CUresult err
-    cdef _Buf a_pCopy = _structs(pCopy, sizeof(cydriver.CUDA_MEMCPY2D))
-    cdef void* p_pCopy = _bufptr(a_pCopy)
+    cdef _Buf a_pCopy
+    cdef void* p_pCopy
+    try:
+        a_pCopy = _structs(pCopy, sizeof(cydriver.CUDA_MEMCPY2D))
+        p_pCopy = _bufptr(a_pCopy)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuMemcpy2D', ('pCopy',), 0) from None
     with nogil:
         err = cydriver.cuMemcpy2D(<const cydriver.CUDA_MEMCPY2D*>p_pCopy)
     return _st1(err)
@@ -6467,8 +7204,13 @@ def cuMemcpy2DUnaligned(pCopy):
     cudaMemcpy2DToArray, cudaMemcpy2DFromArray
     """
     cdef cydriver.CUresult err
-    cdef _Buf a_pCopy = _structs(pCopy, sizeof(cydriver.CUDA_MEMCPY2D))
-    cdef void* p_pCopy = _bufptr(a_pCopy)
+    cdef _Buf a_pCopy
+    cdef void* p_pCopy
+    try:
+        a_pCopy = _structs(pCopy, sizeof(cydriver.CUDA_MEMCPY2D))
+        p_pCopy = _bufptr(a_pCopy)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuMemcpy2DUnaligned', ('pCopy',), 0) from None
     with nogil:
         err = cydriver.cuMemcpy2DUnaligned(<const cydriver.CUDA_MEMCPY2D*>p_pCopy)
     return _st1(err)
@@ -6616,8 +7358,13 @@ def cuMemcpy3D(pCopy):
     cuMemsetD2D32, cuMemsetD8, cuMemsetD16, cuMemsetD32, cudaMemcpy3D
     """
     cdef cydriver.CUresult err
-    cdef _Buf a_pCopy = _structs(pCopy, sizeof(cydriver.CUDA_MEMCPY3D))
-    cdef void* p_pCopy = _bufptr(a_pCopy)
+    cdef _Buf a_pCopy
+    cdef void* p_pCopy
+    try:
+        a_pCopy = _structs(pCopy, sizeof(cydriver.CUDA_MEMCPY3D))
+        p_pCopy = _bufptr(a_pCopy)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuMemcpy3D', ('pCopy',), 0) from None
     with nogil:
         err = cydriver.cuMemcpy3D(<const cydriver.CUDA_MEMCPY3D*>p_pCopy)
     return _st1(err)
@@ -6645,13 +7392,18 @@ def cuMemcpy3DPeer(pCopy):
     cuMemcpy3DPeerAsync, cudaMemcpy3DPeer
     """
     cdef cydriver.CUresult err
-    cdef _Buf a_pCopy = _structs(pCopy, sizeof(cydriver.CUDA_MEMCPY3D_PEER))
-    cdef void* p_pCopy = _bufptr(a_pCopy)
+    cdef _Buf a_pCopy
+    cdef void* p_pCopy
+    try:
+        a_pCopy = _structs(pCopy, sizeof(cydriver.CUDA_MEMCPY3D_PEER))
+        p_pCopy = _bufptr(a_pCopy)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuMemcpy3DPeer', ('pCopy',), 0) from None
     with nogil:
         err = cydriver.cuMemcpy3DPeer(<const cydriver.CUDA_MEMCPY3D_PEER*>p_pCopy)
     return _st1(err)
 
-def cuMemcpyAsync(dst, src, size_t ByteCount, hStream):
+def cuMemcpyAsync(dst, src, ByteCount, hStream):
     """Copies memory asynchronously.
 
     Copies data between two pointers. `dst` and `src` are base pointers of the
@@ -6693,25 +7445,35 @@ def cuMemcpyAsync(dst, src, size_t ByteCount, hStream):
     cdef cydriver.CUresult err
     cdef unsigned long long c_dst
     cdef unsigned long long c_src
+    cdef size_t c_ByteCount
     cdef void* c_hStream
-    if isinstance(dst, _IntValue):
-        c_dst = <unsigned long long>_iv(<_IntValue>dst)
-    elif dst is None:
-        c_dst = 0
-    else:
-        c_dst = dst
-    if isinstance(src, _IntValue):
-        c_src = <unsigned long long>_iv(<_IntValue>src)
-    elif src is None:
-        c_src = 0
-    else:
-        c_src = src
-    _hptr(hStream, &c_hStream)
+    cdef int _p = 0
+    try:
+        _p = 2
+        c_ByteCount = ByteCount
+        _p = 0
+        if isinstance(dst, _IntValue):
+            c_dst = <unsigned long long>_iv(<_IntValue>dst)
+        elif dst is None:
+            c_dst = 0
+        else:
+            c_dst = dst
+        _p = 1
+        if isinstance(src, _IntValue):
+            c_src = <unsigned long long>_iv(<_IntValue>src)
+        elif src is None:
+            c_src = 0
+        else:
+            c_src = src
+        _p = 3
+        _hptr(hStream, &c_hStream)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuMemcpyAsync', ('dst', 'src', 'ByteCount', 'hStream'), _p) from None
     with nogil:
-        err = cydriver.cuMemcpyAsync(<cydriver.CUdeviceptr>c_dst, <cydriver.CUdeviceptr>c_src, ByteCount, <cydriver.CUstream>c_hStream)
+        err = cydriver.cuMemcpyAsync(<cydriver.CUdeviceptr>c_dst, <cydriver.CUdeviceptr>c_src, c_ByteCount, <cydriver.CUstream>c_hStream)
     return _st1(err)
 
-def cuMemcpyPeerAsync(dstDevice, dstContext, srcDevice, srcContext, size_t ByteCount, hStream):
+def cuMemcpyPeerAsync(dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream):
     """Copies device memory between two contexts asynchronously.
 
     Copies from device memory in one context to device memory in another context.
@@ -6751,27 +7513,39 @@ def cuMemcpyPeerAsync(dstDevice, dstContext, srcDevice, srcContext, size_t ByteC
     cdef void* c_dstContext
     cdef unsigned long long c_srcDevice
     cdef void* c_srcContext
+    cdef size_t c_ByteCount
     cdef void* c_hStream
-    if isinstance(dstDevice, _IntValue):
-        c_dstDevice = <unsigned long long>_iv(<_IntValue>dstDevice)
-    elif dstDevice is None:
-        c_dstDevice = 0
-    else:
-        c_dstDevice = dstDevice
-    _hptr(dstContext, &c_dstContext)
-    if isinstance(srcDevice, _IntValue):
-        c_srcDevice = <unsigned long long>_iv(<_IntValue>srcDevice)
-    elif srcDevice is None:
-        c_srcDevice = 0
-    else:
-        c_srcDevice = srcDevice
-    _hptr(srcContext, &c_srcContext)
-    _hptr(hStream, &c_hStream)
+    cdef int _p = 0
+    try:
+        _p = 4
+        c_ByteCount = ByteCount
+        _p = 0
+        if isinstance(dstDevice, _IntValue):
+            c_dstDevice = <unsigned long long>_iv(<_IntValue>dstDevice)
+        elif dstDevice is None:
+            c_dstDevice = 0
+        else:
+            c_dstDevice = dstDevice
+        _p = 1
+        _hptr(dstContext, &c_dstContext)
+        _p = 2
+        if isinstance(srcDevice, _IntValue):
+            c_srcDevice = <unsigned long long>_iv(<_IntValue>srcDevice)
+        elif srcDevice is None:
+            c_srcDevice = 0
+        else:
+            c_srcDevice = srcDevice
+        _p = 3
+        _hptr(srcContext, &c_srcContext)
+        _p = 5
+        _hptr(hStream, &c_hStream)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuMemcpyPeerAsync', ('dstDevice', 'dstContext', 'srcDevice', 'srcContext', 'ByteCount', 'hStream'), _p) from None
     with nogil:
-        err = cydriver.cuMemcpyPeerAsync(<cydriver.CUdeviceptr>c_dstDevice, <cydriver.CUcontext>c_dstContext, <cydriver.CUdeviceptr>c_srcDevice, <cydriver.CUcontext>c_srcContext, ByteCount, <cydriver.CUstream>c_hStream)
+        err = cydriver.cuMemcpyPeerAsync(<cydriver.CUdeviceptr>c_dstDevice, <cydriver.CUcontext>c_dstContext, <cydriver.CUdeviceptr>c_srcDevice, <cydriver.CUcontext>c_srcContext, c_ByteCount, <cydriver.CUstream>c_hStream)
     return _st1(err)
 
-def cuMemcpyHtoDAsync(dstDevice, srcHost, size_t ByteCount, hStream):
+def cuMemcpyHtoDAsync(dstDevice, srcHost, ByteCount, hStream):
     """Copies memory from Host to Device.
 
     Copies from host memory to device memory. `dstDevice` and `srcHost` are the base
@@ -6811,20 +7585,30 @@ def cuMemcpyHtoDAsync(dstDevice, srcHost, size_t ByteCount, hStream):
     cdef cydriver.CUresult err
     cdef unsigned long long c_dstDevice
     cdef void* c_srcHost
+    cdef size_t c_ByteCount
     cdef void* c_hStream
-    if isinstance(dstDevice, _IntValue):
-        c_dstDevice = <unsigned long long>_iv(<_IntValue>dstDevice)
-    elif dstDevice is None:
-        c_dstDevice = 0
-    else:
-        c_dstDevice = dstDevice
-    _vptr(srcHost, &c_srcHost)
-    _hptr(hStream, &c_hStream)
+    cdef int _p = 0
+    try:
+        _p = 2
+        c_ByteCount = ByteCount
+        _p = 0
+        if isinstance(dstDevice, _IntValue):
+            c_dstDevice = <unsigned long long>_iv(<_IntValue>dstDevice)
+        elif dstDevice is None:
+            c_dstDevice = 0
+        else:
+            c_dstDevice = dstDevice
+        _p = 1
+        _vsized(srcHost, &c_srcHost, c_ByteCount)
+        _p = 3
+        _hptr(hStream, &c_hStream)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuMemcpyHtoDAsync', ('dstDevice', 'srcHost', 'ByteCount', 'hStream'), _p) from None
     with nogil:
-        err = cydriver.cuMemcpyHtoDAsync(<cydriver.CUdeviceptr>c_dstDevice, <const void*>c_srcHost, ByteCount, <cydriver.CUstream>c_hStream)
+        err = cydriver.cuMemcpyHtoDAsync(<cydriver.CUdeviceptr>c_dstDevice, <const void*>c_srcHost, c_ByteCount, <cydriver.CUstream>c_hStream)
     return _st1(err)
 
-def cuMemcpyDtoHAsync(dstHost, srcDevice, size_t ByteCount, hStream):
+def cuMemcpyDtoHAsync(dstHost, srcDevice, ByteCount, hStream):
     """Copies memory from Device to Host.
 
     Copies from device to host memory. `dstHost` and `srcDevice` specify the base
@@ -6864,20 +7648,30 @@ def cuMemcpyDtoHAsync(dstHost, srcDevice, size_t ByteCount, hStream):
     cdef cydriver.CUresult err
     cdef void* c_dstHost
     cdef unsigned long long c_srcDevice
+    cdef size_t c_ByteCount
     cdef void* c_hStream
-    _vptr(dstHost, &c_dstHost)
-    if isinstance(srcDevice, _IntValue):
-        c_srcDevice = <unsigned long long>_iv(<_IntValue>srcDevice)
-    elif srcDevice is None:
-        c_srcDevice = 0
-    else:
-        c_srcDevice = srcDevice
-    _hptr(hStream, &c_hStream)
+    cdef int _p = 0
+    try:
+        _p = 2
+        c_ByteCount = ByteCount
+        _p = 0
+        _vsized(dstHost, &c_dstHost, c_ByteCount)
+        _p = 1
+        if isinstance(srcDevice, _IntValue):
+            c_srcDevice = <unsigned long long>_iv(<_IntValue>srcDevice)
+        elif srcDevice is None:
+            c_srcDevice = 0
+        else:
+            c_srcDevice = srcDevice
+        _p = 3
+        _hptr(hStream, &c_hStream)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuMemcpyDtoHAsync', ('dstHost', 'srcDevice', 'ByteCount', 'hStream'), _p) from None
     with nogil:
-        err = cydriver.cuMemcpyDtoHAsync(<void*>c_dstHost, <cydriver.CUdeviceptr>c_srcDevice, ByteCount, <cydriver.CUstream>c_hStream)
+        err = cydriver.cuMemcpyDtoHAsync(<void*>c_dstHost, <cydriver.CUdeviceptr>c_srcDevice, c_ByteCount, <cydriver.CUstream>c_hStream)
     return _st1(err)
 
-def cuMemcpyDtoDAsync(dstDevice, srcDevice, size_t ByteCount, hStream):
+def cuMemcpyDtoDAsync(dstDevice, srcDevice, ByteCount, hStream):
     """Copies memory from Device to Device.
 
     Copies from device memory to device memory. `dstDevice` and `srcDevice` are the base
@@ -6917,25 +7711,35 @@ def cuMemcpyDtoDAsync(dstDevice, srcDevice, size_t ByteCount, hStream):
     cdef cydriver.CUresult err
     cdef unsigned long long c_dstDevice
     cdef unsigned long long c_srcDevice
+    cdef size_t c_ByteCount
     cdef void* c_hStream
-    if isinstance(dstDevice, _IntValue):
-        c_dstDevice = <unsigned long long>_iv(<_IntValue>dstDevice)
-    elif dstDevice is None:
-        c_dstDevice = 0
-    else:
-        c_dstDevice = dstDevice
-    if isinstance(srcDevice, _IntValue):
-        c_srcDevice = <unsigned long long>_iv(<_IntValue>srcDevice)
-    elif srcDevice is None:
-        c_srcDevice = 0
-    else:
-        c_srcDevice = srcDevice
-    _hptr(hStream, &c_hStream)
+    cdef int _p = 0
+    try:
+        _p = 2
+        c_ByteCount = ByteCount
+        _p = 0
+        if isinstance(dstDevice, _IntValue):
+            c_dstDevice = <unsigned long long>_iv(<_IntValue>dstDevice)
+        elif dstDevice is None:
+            c_dstDevice = 0
+        else:
+            c_dstDevice = dstDevice
+        _p = 1
+        if isinstance(srcDevice, _IntValue):
+            c_srcDevice = <unsigned long long>_iv(<_IntValue>srcDevice)
+        elif srcDevice is None:
+            c_srcDevice = 0
+        else:
+            c_srcDevice = srcDevice
+        _p = 3
+        _hptr(hStream, &c_hStream)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuMemcpyDtoDAsync', ('dstDevice', 'srcDevice', 'ByteCount', 'hStream'), _p) from None
     with nogil:
-        err = cydriver.cuMemcpyDtoDAsync(<cydriver.CUdeviceptr>c_dstDevice, <cydriver.CUdeviceptr>c_srcDevice, ByteCount, <cydriver.CUstream>c_hStream)
+        err = cydriver.cuMemcpyDtoDAsync(<cydriver.CUdeviceptr>c_dstDevice, <cydriver.CUdeviceptr>c_srcDevice, c_ByteCount, <cydriver.CUstream>c_hStream)
     return _st1(err)
 
-def cuMemcpyHtoAAsync(dstArray, size_t dstOffset, srcHost, size_t ByteCount, hStream):
+def cuMemcpyHtoAAsync(dstArray, dstOffset, srcHost, ByteCount, hStream):
     """Copies memory from Host to Array.
 
     Copies from host memory to a 1D CUDA array. `dstArray` and `dstOffset` specify the
@@ -6977,16 +7781,29 @@ def cuMemcpyHtoAAsync(dstArray, size_t dstOffset, srcHost, size_t ByteCount, hSt
     """
     cdef cydriver.CUresult err
     cdef void* c_dstArray
+    cdef size_t c_dstOffset
     cdef void* c_srcHost
+    cdef size_t c_ByteCount
     cdef void* c_hStream
-    _hptr(dstArray, &c_dstArray)
-    _vptr(srcHost, &c_srcHost)
-    _hptr(hStream, &c_hStream)
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_dstOffset = dstOffset
+        _p = 3
+        c_ByteCount = ByteCount
+        _p = 0
+        _hptr(dstArray, &c_dstArray)
+        _p = 2
+        _vsized(srcHost, &c_srcHost, c_ByteCount)
+        _p = 4
+        _hptr(hStream, &c_hStream)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuMemcpyHtoAAsync', ('dstArray', 'dstOffset', 'srcHost', 'ByteCount', 'hStream'), _p) from None
     with nogil:
-        err = cydriver.cuMemcpyHtoAAsync(<cydriver.CUarray>c_dstArray, dstOffset, <const void*>c_srcHost, ByteCount, <cydriver.CUstream>c_hStream)
+        err = cydriver.cuMemcpyHtoAAsync(<cydriver.CUarray>c_dstArray, c_dstOffset, <const void*>c_srcHost, c_ByteCount, <cydriver.CUstream>c_hStream)
     return _st1(err)
 
-def cuMemcpyAtoHAsync(dstHost, srcArray, size_t srcOffset, size_t ByteCount, hStream):
+def cuMemcpyAtoHAsync(dstHost, srcArray, srcOffset, ByteCount, hStream):
     """Copies memory from Array to Host.
 
     Copies from one 1D CUDA array to host memory. `dstHost` specifies the base pointer
@@ -7029,12 +7846,25 @@ def cuMemcpyAtoHAsync(dstHost, srcArray, size_t srcOffset, size_t ByteCount, hSt
     cdef cydriver.CUresult err
     cdef void* c_dstHost
     cdef void* c_srcArray
+    cdef size_t c_srcOffset
+    cdef size_t c_ByteCount
     cdef void* c_hStream
-    _vptr(dstHost, &c_dstHost)
-    _hptr(srcArray, &c_srcArray)
-    _hptr(hStream, &c_hStream)
+    cdef int _p = 0
+    try:
+        _p = 2
+        c_srcOffset = srcOffset
+        _p = 3
+        c_ByteCount = ByteCount
+        _p = 0
+        _vsized(dstHost, &c_dstHost, c_ByteCount)
+        _p = 1
+        _hptr(srcArray, &c_srcArray)
+        _p = 4
+        _hptr(hStream, &c_hStream)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuMemcpyAtoHAsync', ('dstHost', 'srcArray', 'srcOffset', 'ByteCount', 'hStream'), _p) from None
     with nogil:
-        err = cydriver.cuMemcpyAtoHAsync(<void*>c_dstHost, <cydriver.CUarray>c_srcArray, srcOffset, ByteCount, <cydriver.CUstream>c_hStream)
+        err = cydriver.cuMemcpyAtoHAsync(<void*>c_dstHost, <cydriver.CUarray>c_srcArray, c_srcOffset, c_ByteCount, <cydriver.CUstream>c_hStream)
     return _st1(err)
 
 def cuMemcpy2DAsync(pCopy, hStream):
@@ -7179,10 +8009,17 @@ def cuMemcpy2DAsync(pCopy, hStream):
     cudaMemcpy2DAsync, cudaMemcpy2DToArrayAsync, cudaMemcpy2DFromArrayAsync
     """
     cdef cydriver.CUresult err
-    cdef _Buf a_pCopy = _structs(pCopy, sizeof(cydriver.CUDA_MEMCPY2D))
-    cdef void* p_pCopy = _bufptr(a_pCopy)
+    cdef _Buf a_pCopy
+    cdef void* p_pCopy
     cdef void* c_hStream
-    _hptr(hStream, &c_hStream)
+    cdef int _p = 0
+    try:
+        a_pCopy = _structs(pCopy, sizeof(cydriver.CUDA_MEMCPY2D))
+        p_pCopy = _bufptr(a_pCopy)
+        _p = 1
+        _hptr(hStream, &c_hStream)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuMemcpy2DAsync', ('pCopy', 'hStream'), _p) from None
     with nogil:
         err = cydriver.cuMemcpy2DAsync(<const cydriver.CUDA_MEMCPY2D*>p_pCopy, <cydriver.CUstream>c_hStream)
     return _st1(err)
@@ -7334,10 +8171,17 @@ def cuMemcpy3DAsync(pCopy, hStream):
     cudaMemcpy3DAsync
     """
     cdef cydriver.CUresult err
-    cdef _Buf a_pCopy = _structs(pCopy, sizeof(cydriver.CUDA_MEMCPY3D))
-    cdef void* p_pCopy = _bufptr(a_pCopy)
+    cdef _Buf a_pCopy
+    cdef void* p_pCopy
     cdef void* c_hStream
-    _hptr(hStream, &c_hStream)
+    cdef int _p = 0
+    try:
+        a_pCopy = _structs(pCopy, sizeof(cydriver.CUDA_MEMCPY3D))
+        p_pCopy = _bufptr(a_pCopy)
+        _p = 1
+        _hptr(hStream, &c_hStream)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuMemcpy3DAsync', ('pCopy', 'hStream'), _p) from None
     with nogil:
         err = cydriver.cuMemcpy3DAsync(<const cydriver.CUDA_MEMCPY3D*>p_pCopy, <cydriver.CUstream>c_hStream)
     return _st1(err)
@@ -7367,15 +8211,22 @@ def cuMemcpy3DPeerAsync(pCopy, hStream):
     cuMemcpy3DPeerAsync, cudaMemcpy3DPeerAsync
     """
     cdef cydriver.CUresult err
-    cdef _Buf a_pCopy = _structs(pCopy, sizeof(cydriver.CUDA_MEMCPY3D_PEER))
-    cdef void* p_pCopy = _bufptr(a_pCopy)
+    cdef _Buf a_pCopy
+    cdef void* p_pCopy
     cdef void* c_hStream
-    _hptr(hStream, &c_hStream)
+    cdef int _p = 0
+    try:
+        a_pCopy = _structs(pCopy, sizeof(cydriver.CUDA_MEMCPY3D_PEER))
+        p_pCopy = _bufptr(a_pCopy)
+        _p = 1
+        _hptr(hStream, &c_hStream)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuMemcpy3DPeerAsync', ('pCopy', 'hStream'), _p) from None
     with nogil:
         err = cydriver.cuMemcpy3DPeerAsync(<const cydriver.CUDA_MEMCPY3D_PEER*>p_pCopy, <cydriver.CUstream>c_hStream)
     return _st1(err)
 
-def cuMemcpyBatchAsync(dsts, srcs, sizes, size_t count, attrs, attrsIdxs, size_t numAttrs, hStream):
+def cuMemcpyBatchAsync(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, hStream):
     """Performs a batch of memory copies asynchronously.
 
     Performs a batch of memory copies. The batch as a whole executes in stream order but
@@ -7465,28 +8316,59 @@ def cuMemcpyBatchAsync(dsts, srcs, sizes, size_t count, attrs, attrsIdxs, size_t
         CUDA_ERROR_INVALID_VALUE
     """
     cdef cydriver.CUresult err
-    cdef _Buf a_dsts = _array(dsts, 'u8', 8)
-    cdef void* p_dsts = _bufptr(a_dsts)
-    cdef _Buf a_srcs = _array(srcs, 'u8', 8)
-    cdef void* p_srcs = _bufptr(a_srcs)
-    cdef _Buf a_sizes = _array(sizes, 'u8', 8)
-    cdef void* p_sizes = _bufptr(a_sizes)
-    cdef _Buf a_attrs = _array(attrs, 's', sizeof(cydriver.CUmemcpyAttributes))
-    cdef void* p_attrs = _bufptr(a_attrs)
-    cdef _Buf a_attrsIdxs = _array(attrsIdxs, 'u8', 8)
-    cdef void* p_attrsIdxs = _bufptr(a_attrsIdxs)
+    cdef _Buf a_dsts
+    cdef void* p_dsts
+    cdef _Buf a_srcs
+    cdef void* p_srcs
+    cdef _Buf a_sizes
+    cdef void* p_sizes
+    cdef size_t c_count
+    cdef _Buf a_attrs
+    cdef void* p_attrs
+    cdef _Buf a_attrsIdxs
+    cdef void* p_attrsIdxs
+    cdef size_t c_numAttrs
     cdef void* c_hStream
-    _hptr(hStream, &c_hStream)
-    _check_count(dsts, count, 'dsts', 'count')
-    _check_count(srcs, count, 'srcs', 'count')
-    _check_count(sizes, count, 'sizes', 'count')
-    _check_count(attrs, numAttrs, 'attrs', 'numAttrs')
-    _check_count(attrsIdxs, numAttrs, 'attrsIdxs', 'numAttrs')
+    cdef int _p = 0
+    try:
+        _p = 3
+        c_count = count
+        _p = 6
+        c_numAttrs = numAttrs
+        _p = 0
+        a_dsts = _array(dsts, 'u8', 8)
+        p_dsts = _bufptr(a_dsts)
+        _p = 1
+        a_srcs = _array(srcs, 'u8', 8)
+        p_srcs = _bufptr(a_srcs)
+        _p = 2
+        a_sizes = _array(sizes, 'u8', 8)
+        p_sizes = _bufptr(a_sizes)
+        _p = 4
+        a_attrs = _array(attrs, 's', sizeof(cydriver.CUmemcpyAttributes))
+        p_attrs = _bufptr(a_attrs)
+        _p = 5
+        a_attrsIdxs = _array(attrsIdxs, 'u8', 8)
+        p_attrsIdxs = _bufptr(a_attrsIdxs)
+        _p = 7
+        _hptr(hStream, &c_hStream)
+        _p = 0
+        _check_count(dsts, c_count, 'dsts', 'count')
+        _p = 1
+        _check_count(srcs, c_count, 'srcs', 'count')
+        _p = 2
+        _check_count(sizes, c_count, 'sizes', 'count')
+        _p = 4
+        _check_count(attrs, c_numAttrs, 'attrs', 'numAttrs')
+        _p = 5
+        _check_count(attrsIdxs, c_numAttrs, 'attrsIdxs', 'numAttrs')
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuMemcpyBatchAsync', ('dsts', 'srcs', 'sizes', 'count', 'attrs', 'attrsIdxs', 'numAttrs', 'hStream'), _p) from None
     with nogil:
-        err = cydriver.cuMemcpyBatchAsync(<cydriver.CUdeviceptr*>p_dsts, <cydriver.CUdeviceptr*>p_srcs, <size_t*>p_sizes, count, <cydriver.CUmemcpyAttributes*>p_attrs, <size_t*>p_attrsIdxs, numAttrs, <cydriver.CUstream>c_hStream)
+        err = cydriver.cuMemcpyBatchAsync(<cydriver.CUdeviceptr*>p_dsts, <cydriver.CUdeviceptr*>p_srcs, <size_t*>p_sizes, c_count, <cydriver.CUmemcpyAttributes*>p_attrs, <size_t*>p_attrsIdxs, c_numAttrs, <cydriver.CUstream>c_hStream)
     return _st1(err)
 
-def cuMemcpy3DBatchAsync(size_t numOps, opList, unsigned long long flags, hStream):
+def cuMemcpy3DBatchAsync(numOps, opList, flags, hStream):
     """Performs a batch of 3D memory copies asynchronously.
 
     Performs a batch of memory copies. The batch as a whole executes in stream order but
@@ -7568,16 +8450,30 @@ def cuMemcpy3DBatchAsync(size_t numOps, opList, unsigned long long flags, hStrea
         CUDA_ERROR_INVALID_VALUE
     """
     cdef cydriver.CUresult err
-    cdef _Buf a_opList = _array(opList, 's', sizeof(cydriver.CUDA_MEMCPY3D_BATCH_OP))
-    cdef void* p_opList = _bufptr(a_opList)
+    cdef size_t c_numOps
+    cdef _Buf a_opList
+    cdef void* p_opList
+    cdef unsigned long long c_flags
     cdef void* c_hStream
-    _hptr(hStream, &c_hStream)
-    _check_count(opList, numOps, 'opList', 'numOps')
+    cdef int _p = 0
+    try:
+        c_numOps = numOps
+        _p = 2
+        c_flags = flags
+        _p = 1
+        a_opList = _array(opList, 's', sizeof(cydriver.CUDA_MEMCPY3D_BATCH_OP))
+        p_opList = _bufptr(a_opList)
+        _p = 3
+        _hptr(hStream, &c_hStream)
+        _p = 1
+        _check_count(opList, c_numOps, 'opList', 'numOps')
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuMemcpy3DBatchAsync', ('numOps', 'opList', 'flags', 'hStream'), _p) from None
     with nogil:
-        err = cydriver.cuMemcpy3DBatchAsync(numOps, <cydriver.CUDA_MEMCPY3D_BATCH_OP*>p_opList, flags, <cydriver.CUstream>c_hStream)
+        err = cydriver.cuMemcpy3DBatchAsync(c_numOps, <cydriver.CUDA_MEMCPY3D_BATCH_OP*>p_opList, c_flags, <cydriver.CUstream>c_hStream)
     return _st1(err)
 
-def cuMemsetD8(dstDevice, unsigned char uc, size_t N):
+def cuMemsetD8(dstDevice, uc, N):
     """Initializes device memory.
 
     Sets the memory range of `N` 8-bit values to the specified value `uc`.
@@ -7612,17 +8508,28 @@ def cuMemsetD8(dstDevice, unsigned char uc, size_t N):
     """
     cdef cydriver.CUresult err
     cdef unsigned long long c_dstDevice
-    if isinstance(dstDevice, _IntValue):
-        c_dstDevice = <unsigned long long>_iv(<_IntValue>dstDevice)
-    elif dstDevice is None:
-        c_dstDevice = 0
-    else:
-        c_dstDevice = dstDevice
+    cdef unsigned char c_uc
+    cdef size_t c_N
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_uc = uc
+        _p = 2
+        c_N = N
+        _p = 0
+        if isinstance(dstDevice, _IntValue):
+            c_dstDevice = <unsigned long long>_iv(<_IntValue>dstDevice)
+        elif dstDevice is None:
+            c_dstDevice = 0
+        else:
+            c_dstDevice = dstDevice
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuMemsetD8', ('dstDevice', 'uc', 'N'), _p) from None
     with nogil:
-        err = cydriver.cuMemsetD8(<cydriver.CUdeviceptr>c_dstDevice, uc, N)
+        err = cydriver.cuMemsetD8(<cydriver.CUdeviceptr>c_dstDevice, c_uc, c_N)
     return _st1(err)
 
-def cuMemsetD16(dstDevice, unsigned short us, size_t N):
+def cuMemsetD16(dstDevice, us, N):
     """Initializes device memory.
 
     Sets the memory range of `N` 16-bit values to the specified value `us`. The
@@ -7658,17 +8565,28 @@ def cuMemsetD16(dstDevice, unsigned short us, size_t N):
     """
     cdef cydriver.CUresult err
     cdef unsigned long long c_dstDevice
-    if isinstance(dstDevice, _IntValue):
-        c_dstDevice = <unsigned long long>_iv(<_IntValue>dstDevice)
-    elif dstDevice is None:
-        c_dstDevice = 0
-    else:
-        c_dstDevice = dstDevice
+    cdef unsigned short c_us
+    cdef size_t c_N
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_us = us
+        _p = 2
+        c_N = N
+        _p = 0
+        if isinstance(dstDevice, _IntValue):
+            c_dstDevice = <unsigned long long>_iv(<_IntValue>dstDevice)
+        elif dstDevice is None:
+            c_dstDevice = 0
+        else:
+            c_dstDevice = dstDevice
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuMemsetD16', ('dstDevice', 'us', 'N'), _p) from None
     with nogil:
-        err = cydriver.cuMemsetD16(<cydriver.CUdeviceptr>c_dstDevice, us, N)
+        err = cydriver.cuMemsetD16(<cydriver.CUdeviceptr>c_dstDevice, c_us, c_N)
     return _st1(err)
 
-def cuMemsetD32(dstDevice, unsigned int ui, size_t N):
+def cuMemsetD32(dstDevice, ui, N):
     """Initializes device memory.
 
     Sets the memory range of `N` 32-bit values to the specified value `ui`. The
@@ -7704,17 +8622,28 @@ def cuMemsetD32(dstDevice, unsigned int ui, size_t N):
     """
     cdef cydriver.CUresult err
     cdef unsigned long long c_dstDevice
-    if isinstance(dstDevice, _IntValue):
-        c_dstDevice = <unsigned long long>_iv(<_IntValue>dstDevice)
-    elif dstDevice is None:
-        c_dstDevice = 0
-    else:
-        c_dstDevice = dstDevice
+    cdef unsigned int c_ui
+    cdef size_t c_N
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_ui = ui
+        _p = 2
+        c_N = N
+        _p = 0
+        if isinstance(dstDevice, _IntValue):
+            c_dstDevice = <unsigned long long>_iv(<_IntValue>dstDevice)
+        elif dstDevice is None:
+            c_dstDevice = 0
+        else:
+            c_dstDevice = dstDevice
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuMemsetD32', ('dstDevice', 'ui', 'N'), _p) from None
     with nogil:
-        err = cydriver.cuMemsetD32(<cydriver.CUdeviceptr>c_dstDevice, ui, N)
+        err = cydriver.cuMemsetD32(<cydriver.CUdeviceptr>c_dstDevice, c_ui, c_N)
     return _st1(err)
 
-def cuMemsetD2D8(dstDevice, size_t dstPitch, unsigned char uc, size_t Width, size_t Height):
+def cuMemsetD2D8(dstDevice, dstPitch, uc, Width, Height):
     """Initializes device memory.
 
     Sets the 2D memory range of `Width` 8-bit values to the specified value `uc`.
@@ -7756,17 +8685,34 @@ def cuMemsetD2D8(dstDevice, size_t dstPitch, unsigned char uc, size_t Width, siz
     """
     cdef cydriver.CUresult err
     cdef unsigned long long c_dstDevice
-    if isinstance(dstDevice, _IntValue):
-        c_dstDevice = <unsigned long long>_iv(<_IntValue>dstDevice)
-    elif dstDevice is None:
-        c_dstDevice = 0
-    else:
-        c_dstDevice = dstDevice
+    cdef size_t c_dstPitch
+    cdef unsigned char c_uc
+    cdef size_t c_Width
+    cdef size_t c_Height
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_dstPitch = dstPitch
+        _p = 2
+        c_uc = uc
+        _p = 3
+        c_Width = Width
+        _p = 4
+        c_Height = Height
+        _p = 0
+        if isinstance(dstDevice, _IntValue):
+            c_dstDevice = <unsigned long long>_iv(<_IntValue>dstDevice)
+        elif dstDevice is None:
+            c_dstDevice = 0
+        else:
+            c_dstDevice = dstDevice
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuMemsetD2D8', ('dstDevice', 'dstPitch', 'uc', 'Width', 'Height'), _p) from None
     with nogil:
-        err = cydriver.cuMemsetD2D8(<cydriver.CUdeviceptr>c_dstDevice, dstPitch, uc, Width, Height)
+        err = cydriver.cuMemsetD2D8(<cydriver.CUdeviceptr>c_dstDevice, c_dstPitch, c_uc, c_Width, c_Height)
     return _st1(err)
 
-def cuMemsetD2D16(dstDevice, size_t dstPitch, unsigned short us, size_t Width, size_t Height):
+def cuMemsetD2D16(dstDevice, dstPitch, us, Width, Height):
     """Initializes device memory.
 
     Sets the 2D memory range of `Width` 16-bit values to the specified value `us`.
@@ -7809,17 +8755,34 @@ def cuMemsetD2D16(dstDevice, size_t dstPitch, unsigned short us, size_t Width, s
     """
     cdef cydriver.CUresult err
     cdef unsigned long long c_dstDevice
-    if isinstance(dstDevice, _IntValue):
-        c_dstDevice = <unsigned long long>_iv(<_IntValue>dstDevice)
-    elif dstDevice is None:
-        c_dstDevice = 0
-    else:
-        c_dstDevice = dstDevice
+    cdef size_t c_dstPitch
+    cdef unsigned short c_us
+    cdef size_t c_Width
+    cdef size_t c_Height
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_dstPitch = dstPitch
+        _p = 2
+        c_us = us
+        _p = 3
+        c_Width = Width
+        _p = 4
+        c_Height = Height
+        _p = 0
+        if isinstance(dstDevice, _IntValue):
+            c_dstDevice = <unsigned long long>_iv(<_IntValue>dstDevice)
+        elif dstDevice is None:
+            c_dstDevice = 0
+        else:
+            c_dstDevice = dstDevice
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuMemsetD2D16', ('dstDevice', 'dstPitch', 'us', 'Width', 'Height'), _p) from None
     with nogil:
-        err = cydriver.cuMemsetD2D16(<cydriver.CUdeviceptr>c_dstDevice, dstPitch, us, Width, Height)
+        err = cydriver.cuMemsetD2D16(<cydriver.CUdeviceptr>c_dstDevice, c_dstPitch, c_us, c_Width, c_Height)
     return _st1(err)
 
-def cuMemsetD2D32(dstDevice, size_t dstPitch, unsigned int ui, size_t Width, size_t Height):
+def cuMemsetD2D32(dstDevice, dstPitch, ui, Width, Height):
     """Initializes device memory.
 
     Sets the 2D memory range of `Width` 32-bit values to the specified value `ui`.
@@ -7862,17 +8825,34 @@ def cuMemsetD2D32(dstDevice, size_t dstPitch, unsigned int ui, size_t Width, siz
     """
     cdef cydriver.CUresult err
     cdef unsigned long long c_dstDevice
-    if isinstance(dstDevice, _IntValue):
-        c_dstDevice = <unsigned long long>_iv(<_IntValue>dstDevice)
-    elif dstDevice is None:
-        c_dstDevice = 0
-    else:
-        c_dstDevice = dstDevice
+    cdef size_t c_dstPitch
+    cdef unsigned int c_ui
+    cdef size_t c_Width
+    cdef size_t c_Height
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_dstPitch = dstPitch
+        _p = 2
+        c_ui = ui
+        _p = 3
+        c_Width = Width
+        _p = 4
+        c_Height = Height
+        _p = 0
+        if isinstance(dstDevice, _IntValue):
+            c_dstDevice = <unsigned long long>_iv(<_IntValue>dstDevice)
+        elif dstDevice is None:
+            c_dstDevice = 0
+        else:
+            c_dstDevice = dstDevice
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuMemsetD2D32', ('dstDevice', 'dstPitch', 'ui', 'Width', 'Height'), _p) from None
     with nogil:
-        err = cydriver.cuMemsetD2D32(<cydriver.CUdeviceptr>c_dstDevice, dstPitch, ui, Width, Height)
+        err = cydriver.cuMemsetD2D32(<cydriver.CUdeviceptr>c_dstDevice, c_dstPitch, c_ui, c_Width, c_Height)
     return _st1(err)
 
-def cuMemsetD8Async(dstDevice, unsigned char uc, size_t N, hStream):
+def cuMemsetD8Async(dstDevice, uc, N, hStream):
     """Sets device memory.
 
     Sets the memory range of `N` 8-bit values to the specified value `uc`.
@@ -7909,19 +8889,31 @@ def cuMemsetD8Async(dstDevice, unsigned char uc, size_t N, hStream):
     """
     cdef cydriver.CUresult err
     cdef unsigned long long c_dstDevice
+    cdef unsigned char c_uc
+    cdef size_t c_N
     cdef void* c_hStream
-    if isinstance(dstDevice, _IntValue):
-        c_dstDevice = <unsigned long long>_iv(<_IntValue>dstDevice)
-    elif dstDevice is None:
-        c_dstDevice = 0
-    else:
-        c_dstDevice = dstDevice
-    _hptr(hStream, &c_hStream)
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_uc = uc
+        _p = 2
+        c_N = N
+        _p = 0
+        if isinstance(dstDevice, _IntValue):
+            c_dstDevice = <unsigned long long>_iv(<_IntValue>dstDevice)
+        elif dstDevice is None:
+            c_dstDevice = 0
+        else:
+            c_dstDevice = dstDevice
+        _p = 3
+        _hptr(hStream, &c_hStream)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuMemsetD8Async', ('dstDevice', 'uc', 'N', 'hStream'), _p) from None
     with nogil:
-        err = cydriver.cuMemsetD8Async(<cydriver.CUdeviceptr>c_dstDevice, uc, N, <cydriver.CUstream>c_hStream)
+        err = cydriver.cuMemsetD8Async(<cydriver.CUdeviceptr>c_dstDevice, c_uc, c_N, <cydriver.CUstream>c_hStream)
     return _st1(err)
 
-def cuMemsetD16Async(dstDevice, unsigned short us, size_t N, hStream):
+def cuMemsetD16Async(dstDevice, us, N, hStream):
     """Sets device memory.
 
     Sets the memory range of `N` 16-bit values to the specified value `us`. The
@@ -7959,19 +8951,31 @@ def cuMemsetD16Async(dstDevice, unsigned short us, size_t N, hStream):
     """
     cdef cydriver.CUresult err
     cdef unsigned long long c_dstDevice
+    cdef unsigned short c_us
+    cdef size_t c_N
     cdef void* c_hStream
-    if isinstance(dstDevice, _IntValue):
-        c_dstDevice = <unsigned long long>_iv(<_IntValue>dstDevice)
-    elif dstDevice is None:
-        c_dstDevice = 0
-    else:
-        c_dstDevice = dstDevice
-    _hptr(hStream, &c_hStream)
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_us = us
+        _p = 2
+        c_N = N
+        _p = 0
+        if isinstance(dstDevice, _IntValue):
+            c_dstDevice = <unsigned long long>_iv(<_IntValue>dstDevice)
+        elif dstDevice is None:
+            c_dstDevice = 0
+        else:
+            c_dstDevice = dstDevice
+        _p = 3
+        _hptr(hStream, &c_hStream)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuMemsetD16Async', ('dstDevice', 'us', 'N', 'hStream'), _p) from None
     with nogil:
-        err = cydriver.cuMemsetD16Async(<cydriver.CUdeviceptr>c_dstDevice, us, N, <cydriver.CUstream>c_hStream)
+        err = cydriver.cuMemsetD16Async(<cydriver.CUdeviceptr>c_dstDevice, c_us, c_N, <cydriver.CUstream>c_hStream)
     return _st1(err)
 
-def cuMemsetD32Async(dstDevice, unsigned int ui, size_t N, hStream):
+def cuMemsetD32Async(dstDevice, ui, N, hStream):
     """Sets device memory.
 
     Sets the memory range of `N` 32-bit values to the specified value `ui`. The
@@ -8009,19 +9013,31 @@ def cuMemsetD32Async(dstDevice, unsigned int ui, size_t N, hStream):
     """
     cdef cydriver.CUresult err
     cdef unsigned long long c_dstDevice
+    cdef unsigned int c_ui
+    cdef size_t c_N
     cdef void* c_hStream
-    if isinstance(dstDevice, _IntValue):
-        c_dstDevice = <unsigned long long>_iv(<_IntValue>dstDevice)
-    elif dstDevice is None:
-        c_dstDevice = 0
-    else:
-        c_dstDevice = dstDevice
-    _hptr(hStream, &c_hStream)
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_ui = ui
+        _p = 2
+        c_N = N
+        _p = 0
+        if isinstance(dstDevice, _IntValue):
+            c_dstDevice = <unsigned long long>_iv(<_IntValue>dstDevice)
+        elif dstDevice is None:
+            c_dstDevice = 0
+        else:
+            c_dstDevice = dstDevice
+        _p = 3
+        _hptr(hStream, &c_hStream)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuMemsetD32Async', ('dstDevice', 'ui', 'N', 'hStream'), _p) from None
     with nogil:
-        err = cydriver.cuMemsetD32Async(<cydriver.CUdeviceptr>c_dstDevice, ui, N, <cydriver.CUstream>c_hStream)
+        err = cydriver.cuMemsetD32Async(<cydriver.CUdeviceptr>c_dstDevice, c_ui, c_N, <cydriver.CUstream>c_hStream)
     return _st1(err)
 
-def cuMemsetD2D8Async(dstDevice, size_t dstPitch, unsigned char uc, size_t Width, size_t Height, hStream):
+def cuMemsetD2D8Async(dstDevice, dstPitch, uc, Width, Height, hStream):
     """Sets device memory.
 
     Sets the 2D memory range of `Width` 8-bit values to the specified value `uc`.
@@ -8065,19 +9081,37 @@ def cuMemsetD2D8Async(dstDevice, size_t dstPitch, unsigned char uc, size_t Width
     """
     cdef cydriver.CUresult err
     cdef unsigned long long c_dstDevice
+    cdef size_t c_dstPitch
+    cdef unsigned char c_uc
+    cdef size_t c_Width
+    cdef size_t c_Height
     cdef void* c_hStream
-    if isinstance(dstDevice, _IntValue):
-        c_dstDevice = <unsigned long long>_iv(<_IntValue>dstDevice)
-    elif dstDevice is None:
-        c_dstDevice = 0
-    else:
-        c_dstDevice = dstDevice
-    _hptr(hStream, &c_hStream)
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_dstPitch = dstPitch
+        _p = 2
+        c_uc = uc
+        _p = 3
+        c_Width = Width
+        _p = 4
+        c_Height = Height
+        _p = 0
+        if isinstance(dstDevice, _IntValue):
+            c_dstDevice = <unsigned long long>_iv(<_IntValue>dstDevice)
+        elif dstDevice is None:
+            c_dstDevice = 0
+        else:
+            c_dstDevice = dstDevice
+        _p = 5
+        _hptr(hStream, &c_hStream)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuMemsetD2D8Async', ('dstDevice', 'dstPitch', 'uc', 'Width', 'Height', 'hStream'), _p) from None
     with nogil:
-        err = cydriver.cuMemsetD2D8Async(<cydriver.CUdeviceptr>c_dstDevice, dstPitch, uc, Width, Height, <cydriver.CUstream>c_hStream)
+        err = cydriver.cuMemsetD2D8Async(<cydriver.CUdeviceptr>c_dstDevice, c_dstPitch, c_uc, c_Width, c_Height, <cydriver.CUstream>c_hStream)
     return _st1(err)
 
-def cuMemsetD2D16Async(dstDevice, size_t dstPitch, unsigned short us, size_t Width, size_t Height, hStream):
+def cuMemsetD2D16Async(dstDevice, dstPitch, us, Width, Height, hStream):
     """Sets device memory.
 
     Sets the 2D memory range of `Width` 16-bit values to the specified value `us`.
@@ -8122,19 +9156,37 @@ def cuMemsetD2D16Async(dstDevice, size_t dstPitch, unsigned short us, size_t Wid
     """
     cdef cydriver.CUresult err
     cdef unsigned long long c_dstDevice
+    cdef size_t c_dstPitch
+    cdef unsigned short c_us
+    cdef size_t c_Width
+    cdef size_t c_Height
     cdef void* c_hStream
-    if isinstance(dstDevice, _IntValue):
-        c_dstDevice = <unsigned long long>_iv(<_IntValue>dstDevice)
-    elif dstDevice is None:
-        c_dstDevice = 0
-    else:
-        c_dstDevice = dstDevice
-    _hptr(hStream, &c_hStream)
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_dstPitch = dstPitch
+        _p = 2
+        c_us = us
+        _p = 3
+        c_Width = Width
+        _p = 4
+        c_Height = Height
+        _p = 0
+        if isinstance(dstDevice, _IntValue):
+            c_dstDevice = <unsigned long long>_iv(<_IntValue>dstDevice)
+        elif dstDevice is None:
+            c_dstDevice = 0
+        else:
+            c_dstDevice = dstDevice
+        _p = 5
+        _hptr(hStream, &c_hStream)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuMemsetD2D16Async', ('dstDevice', 'dstPitch', 'us', 'Width', 'Height', 'hStream'), _p) from None
     with nogil:
-        err = cydriver.cuMemsetD2D16Async(<cydriver.CUdeviceptr>c_dstDevice, dstPitch, us, Width, Height, <cydriver.CUstream>c_hStream)
+        err = cydriver.cuMemsetD2D16Async(<cydriver.CUdeviceptr>c_dstDevice, c_dstPitch, c_us, c_Width, c_Height, <cydriver.CUstream>c_hStream)
     return _st1(err)
 
-def cuMemsetD2D32Async(dstDevice, size_t dstPitch, unsigned int ui, size_t Width, size_t Height, hStream):
+def cuMemsetD2D32Async(dstDevice, dstPitch, ui, Width, Height, hStream):
     """Sets device memory.
 
     Sets the 2D memory range of `Width` 32-bit values to the specified value `ui`.
@@ -8179,16 +9231,34 @@ def cuMemsetD2D32Async(dstDevice, size_t dstPitch, unsigned int ui, size_t Width
     """
     cdef cydriver.CUresult err
     cdef unsigned long long c_dstDevice
+    cdef size_t c_dstPitch
+    cdef unsigned int c_ui
+    cdef size_t c_Width
+    cdef size_t c_Height
     cdef void* c_hStream
-    if isinstance(dstDevice, _IntValue):
-        c_dstDevice = <unsigned long long>_iv(<_IntValue>dstDevice)
-    elif dstDevice is None:
-        c_dstDevice = 0
-    else:
-        c_dstDevice = dstDevice
-    _hptr(hStream, &c_hStream)
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_dstPitch = dstPitch
+        _p = 2
+        c_ui = ui
+        _p = 3
+        c_Width = Width
+        _p = 4
+        c_Height = Height
+        _p = 0
+        if isinstance(dstDevice, _IntValue):
+            c_dstDevice = <unsigned long long>_iv(<_IntValue>dstDevice)
+        elif dstDevice is None:
+            c_dstDevice = 0
+        else:
+            c_dstDevice = dstDevice
+        _p = 5
+        _hptr(hStream, &c_hStream)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuMemsetD2D32Async', ('dstDevice', 'dstPitch', 'ui', 'Width', 'Height', 'hStream'), _p) from None
     with nogil:
-        err = cydriver.cuMemsetD2D32Async(<cydriver.CUdeviceptr>c_dstDevice, dstPitch, ui, Width, Height, <cydriver.CUstream>c_hStream)
+        err = cydriver.cuMemsetD2D32Async(<cydriver.CUdeviceptr>c_dstDevice, c_dstPitch, c_ui, c_Width, c_Height, <cydriver.CUstream>c_hStream)
     return _st1(err)
 
 def cuArrayCreate(pAllocateArray):
@@ -8336,8 +9406,13 @@ def cuArrayCreate(pAllocateArray):
     """
     cdef cydriver.CUresult err
     cdef cydriver.CUarray c_pHandle = <cydriver.CUarray>0
-    cdef _Buf a_pAllocateArray = _array(pAllocateArray, 's', sizeof(cydriver.CUDA_ARRAY_DESCRIPTOR))
-    cdef void* p_pAllocateArray = _bufptr(a_pAllocateArray)
+    cdef _Buf a_pAllocateArray
+    cdef void* p_pAllocateArray
+    try:
+        a_pAllocateArray = _array(pAllocateArray, 's', sizeof(cydriver.CUDA_ARRAY_DESCRIPTOR))
+        p_pAllocateArray = _bufptr(a_pAllocateArray)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuArrayCreate', ('pAllocateArray',), 0) from None
     with nogil:
         err = cydriver.cuArrayCreate(&c_pHandle, <const cydriver.CUDA_ARRAY_DESCRIPTOR*>p_pAllocateArray)
     if err != 0:
@@ -8379,7 +9454,10 @@ def cuArrayGetDescriptor(hArray):
     cdef cydriver.CUresult err
     cdef _Struct s_pArrayDescriptor = _new_struct(_L.cls('CUDA_ARRAY_DESCRIPTOR'))
     cdef void* c_hArray
-    _hptr(hArray, &c_hArray)
+    try:
+        _hptr(hArray, &c_hArray)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuArrayGetDescriptor', ('hArray',), 0) from None
     with nogil:
         err = cydriver.cuArrayGetDescriptor(<cydriver.CUDA_ARRAY_DESCRIPTOR*>s_pArrayDescriptor._ptr, <cydriver.CUarray>c_hArray)
     if err != 0:
@@ -8420,7 +9498,10 @@ def cuArrayGetSparseProperties(array):
     cdef cydriver.CUresult err
     cdef _Struct s_sparseProperties = _new_struct(_L.cls('CUDA_ARRAY_SPARSE_PROPERTIES'))
     cdef void* c_array
-    _hptr(array, &c_array)
+    try:
+        _hptr(array, &c_array)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuArrayGetSparseProperties', ('array',), 0) from None
     with nogil:
         err = cydriver.cuArrayGetSparseProperties(<cydriver.CUDA_ARRAY_SPARSE_PROPERTIES*>s_sparseProperties._ptr, <cydriver.CUarray>c_array)
     if err != 0:
@@ -8461,7 +9542,10 @@ def cuMipmappedArrayGetSparseProperties(mipmap):
     cdef cydriver.CUresult err
     cdef _Struct s_sparseProperties = _new_struct(_L.cls('CUDA_ARRAY_SPARSE_PROPERTIES'))
     cdef void* c_mipmap
-    _hptr(mipmap, &c_mipmap)
+    try:
+        _hptr(mipmap, &c_mipmap)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuMipmappedArrayGetSparseProperties', ('mipmap',), 0) from None
     with nogil:
         err = cydriver.cuMipmappedArrayGetSparseProperties(<cydriver.CUDA_ARRAY_SPARSE_PROPERTIES*>s_sparseProperties._ptr, <cydriver.CUmipmappedArray>c_mipmap)
     if err != 0:
@@ -8500,13 +9584,18 @@ def cuArrayGetMemoryRequirements(array, device):
     cdef _Struct s_memoryRequirements = _new_struct(_L.cls('CUDA_ARRAY_MEMORY_REQUIREMENTS'))
     cdef void* c_array
     cdef int c_device
-    _hptr(array, &c_array)
-    if isinstance(device, _IntValue):
-        c_device = <int>_iv(<_IntValue>device)
-    elif device is None:
-        c_device = 0
-    else:
-        c_device = device
+    cdef int _p = 0
+    try:
+        _hptr(array, &c_array)
+        _p = 1
+        if isinstance(device, _IntValue):
+            c_device = <int>_iv(<_IntValue>device)
+        elif device is None:
+            c_device = 0
+        else:
+            c_device = device
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuArrayGetMemoryRequirements', ('array', 'device'), _p) from None
     with nogil:
         err = cydriver.cuArrayGetMemoryRequirements(<cydriver.CUDA_ARRAY_MEMORY_REQUIREMENTS*>s_memoryRequirements._ptr, <cydriver.CUarray>c_array, <cydriver.CUdevice>c_device)
     if err != 0:
@@ -8546,20 +9635,25 @@ def cuMipmappedArrayGetMemoryRequirements(mipmap, device):
     cdef _Struct s_memoryRequirements = _new_struct(_L.cls('CUDA_ARRAY_MEMORY_REQUIREMENTS'))
     cdef void* c_mipmap
     cdef int c_device
-    _hptr(mipmap, &c_mipmap)
-    if isinstance(device, _IntValue):
-        c_device = <int>_iv(<_IntValue>device)
-    elif device is None:
-        c_device = 0
-    else:
-        c_device = device
+    cdef int _p = 0
+    try:
+        _hptr(mipmap, &c_mipmap)
+        _p = 1
+        if isinstance(device, _IntValue):
+            c_device = <int>_iv(<_IntValue>device)
+        elif device is None:
+            c_device = 0
+        else:
+            c_device = device
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuMipmappedArrayGetMemoryRequirements', ('mipmap', 'device'), _p) from None
     with nogil:
         err = cydriver.cuMipmappedArrayGetMemoryRequirements(<cydriver.CUDA_ARRAY_MEMORY_REQUIREMENTS*>s_memoryRequirements._ptr, <cydriver.CUmipmappedArray>c_mipmap, <cydriver.CUdevice>c_device)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), s_memoryRequirements,)
 
-def cuArrayGetPlane(hArray, unsigned int planeIdx):
+def cuArrayGetPlane(hArray, planeIdx):
     """Gets a CUDA array plane from a CUDA array.
 
     Returns, as `pPlaneArray`, a CUDA array that represents a single format plane of the
@@ -8598,9 +9692,17 @@ def cuArrayGetPlane(hArray, unsigned int planeIdx):
     cdef cydriver.CUresult err
     cdef cydriver.CUarray c_pPlaneArray = <cydriver.CUarray>0
     cdef void* c_hArray
-    _hptr(hArray, &c_hArray)
+    cdef unsigned int c_planeIdx
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_planeIdx = planeIdx
+        _p = 0
+        _hptr(hArray, &c_hArray)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuArrayGetPlane', ('hArray', 'planeIdx'), _p) from None
     with nogil:
-        err = cydriver.cuArrayGetPlane(&c_pPlaneArray, <cydriver.CUarray>c_hArray, planeIdx)
+        err = cydriver.cuArrayGetPlane(&c_pPlaneArray, <cydriver.CUarray>c_hArray, c_planeIdx)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _new_handle(CUarray, <void*>c_pPlaneArray),)
@@ -8635,7 +9737,10 @@ def cuArrayDestroy(hArray):
     """
     cdef cydriver.CUresult err
     cdef void* c_hArray
-    _hptr(hArray, &c_hArray)
+    try:
+        _hptr(hArray, &c_hArray)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuArrayDestroy', ('hArray',), 0) from None
     with nogil:
         err = cydriver.cuArrayDestroy(<cydriver.CUarray>c_hArray)
     return _st1(err)
@@ -8845,8 +9950,13 @@ def cuArray3DCreate(pAllocateArray):
     """
     cdef cydriver.CUresult err
     cdef cydriver.CUarray c_pHandle = <cydriver.CUarray>0
-    cdef _Buf a_pAllocateArray = _structs(pAllocateArray, sizeof(cydriver.CUDA_ARRAY3D_DESCRIPTOR))
-    cdef void* p_pAllocateArray = _bufptr(a_pAllocateArray)
+    cdef _Buf a_pAllocateArray
+    cdef void* p_pAllocateArray
+    try:
+        a_pAllocateArray = _structs(pAllocateArray, sizeof(cydriver.CUDA_ARRAY3D_DESCRIPTOR))
+        p_pAllocateArray = _bufptr(a_pAllocateArray)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuArray3DCreate', ('pAllocateArray',), 0) from None
     with nogil:
         err = cydriver.cuArray3DCreate(&c_pHandle, <const cydriver.CUDA_ARRAY3D_DESCRIPTOR*>p_pAllocateArray)
     if err != 0:
@@ -8892,14 +10002,17 @@ def cuArray3DGetDescriptor(hArray):
     cdef cydriver.CUresult err
     cdef _Struct s_pArrayDescriptor = _new_struct(_L.cls('CUDA_ARRAY3D_DESCRIPTOR'))
     cdef void* c_hArray
-    _hptr(hArray, &c_hArray)
+    try:
+        _hptr(hArray, &c_hArray)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuArray3DGetDescriptor', ('hArray',), 0) from None
     with nogil:
         err = cydriver.cuArray3DGetDescriptor(<cydriver.CUDA_ARRAY3D_DESCRIPTOR*>s_pArrayDescriptor._ptr, <cydriver.CUarray>c_hArray)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), s_pArrayDescriptor,)
 
-def cuMipmappedArrayCreate(pMipmappedArrayDesc, unsigned int numMipmapLevels):
+def cuMipmappedArrayCreate(pMipmappedArrayDesc, numMipmapLevels):
     """Creates a CUDA mipmapped array.
 
     Creates a CUDA mipmapped array according to the CUDA_ARRAY3D_DESCRIPTOR structure
@@ -9067,16 +10180,26 @@ def cuMipmappedArrayCreate(pMipmappedArrayDesc, unsigned int numMipmapLevels):
     """
     cdef cydriver.CUresult err
     cdef cydriver.CUmipmappedArray c_pHandle = <cydriver.CUmipmappedArray>0
-    cdef _Buf a_pMipmappedArrayDesc = _structs(pMipmappedArrayDesc, sizeof(cydriver.CUDA_ARRAY3D_DESCRIPTOR))
-    cdef void* p_pMipmappedArrayDesc = _bufptr(a_pMipmappedArrayDesc)
-    if isinstance(pMipmappedArrayDesc, (list, tuple)): _check_count(pMipmappedArrayDesc, numMipmapLevels, 'pMipmappedArrayDesc', 'numMipmapLevels')
+    cdef _Buf a_pMipmappedArrayDesc
+    cdef void* p_pMipmappedArrayDesc
+    cdef unsigned int c_numMipmapLevels
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_numMipmapLevels = numMipmapLevels
+        _p = 0
+        a_pMipmappedArrayDesc = _structs(pMipmappedArrayDesc, sizeof(cydriver.CUDA_ARRAY3D_DESCRIPTOR))
+        p_pMipmappedArrayDesc = _bufptr(a_pMipmappedArrayDesc)
+        if isinstance(pMipmappedArrayDesc, (list, tuple)): _check_count(pMipmappedArrayDesc, c_numMipmapLevels, 'pMipmappedArrayDesc', 'numMipmapLevels')
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuMipmappedArrayCreate', ('pMipmappedArrayDesc', 'numMipmapLevels'), _p) from None
     with nogil:
-        err = cydriver.cuMipmappedArrayCreate(&c_pHandle, <const cydriver.CUDA_ARRAY3D_DESCRIPTOR*>p_pMipmappedArrayDesc, numMipmapLevels)
+        err = cydriver.cuMipmappedArrayCreate(&c_pHandle, <const cydriver.CUDA_ARRAY3D_DESCRIPTOR*>p_pMipmappedArrayDesc, c_numMipmapLevels)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _new_handle(CUmipmappedArray, <void*>c_pHandle),)
 
-def cuMipmappedArrayGetLevel(hMipmappedArray, unsigned int level):
+def cuMipmappedArrayGetLevel(hMipmappedArray, level):
     """Gets a mipmap level of a CUDA mipmapped array.
 
     Returns, as `pLevelArray`, a CUDA array that represents a single mipmap level of the
@@ -9108,9 +10231,17 @@ def cuMipmappedArrayGetLevel(hMipmappedArray, unsigned int level):
     cdef cydriver.CUresult err
     cdef cydriver.CUarray c_pLevelArray = <cydriver.CUarray>0
     cdef void* c_hMipmappedArray
-    _hptr(hMipmappedArray, &c_hMipmappedArray)
+    cdef unsigned int c_level
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_level = level
+        _p = 0
+        _hptr(hMipmappedArray, &c_hMipmappedArray)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuMipmappedArrayGetLevel', ('hMipmappedArray', 'level'), _p) from None
     with nogil:
-        err = cydriver.cuMipmappedArrayGetLevel(&c_pLevelArray, <cydriver.CUmipmappedArray>c_hMipmappedArray, level)
+        err = cydriver.cuMipmappedArrayGetLevel(&c_pLevelArray, <cydriver.CUmipmappedArray>c_hMipmappedArray, c_level)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _new_handle(CUarray, <void*>c_pLevelArray),)
@@ -9139,12 +10270,15 @@ def cuMipmappedArrayDestroy(hMipmappedArray):
     """
     cdef cydriver.CUresult err
     cdef void* c_hMipmappedArray
-    _hptr(hMipmappedArray, &c_hMipmappedArray)
+    try:
+        _hptr(hMipmappedArray, &c_hMipmappedArray)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuMipmappedArrayDestroy', ('hMipmappedArray',), 0) from None
     with nogil:
         err = cydriver.cuMipmappedArrayDestroy(<cydriver.CUmipmappedArray>c_hMipmappedArray)
     return _st1(err)
 
-def cuMemGetHandleForAddressRange(dptr, size_t size, long long handleType, unsigned long long flags):
+def cuMemGetHandleForAddressRange(dptr, size, handleType, flags):
     """Retrieve handle for an address range.
 
     Get a handle of the specified type to an address range. When requesting
@@ -9202,19 +10336,33 @@ def cuMemGetHandleForAddressRange(dptr, size_t size, long long handleType, unsig
     cdef cydriver.CUresult err
     cdef unsigned long long c_handle = 0
     cdef unsigned long long c_dptr
-    if isinstance(dptr, _IntValue):
-        c_dptr = <unsigned long long>_iv(<_IntValue>dptr)
-    elif dptr is None:
-        c_dptr = 0
-    else:
-        c_dptr = dptr
+    cdef size_t c_size
+    cdef long long c_handleType
+    cdef unsigned long long c_flags
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_size = size
+        _p = 2
+        c_handleType = handleType
+        _p = 3
+        c_flags = flags
+        _p = 0
+        if isinstance(dptr, _IntValue):
+            c_dptr = <unsigned long long>_iv(<_IntValue>dptr)
+        elif dptr is None:
+            c_dptr = 0
+        else:
+            c_dptr = dptr
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuMemGetHandleForAddressRange', ('dptr', 'size', 'handleType', 'flags'), _p) from None
     with nogil:
-        err = cydriver.cuMemGetHandleForAddressRange(<void*>&c_handle, <cydriver.CUdeviceptr>c_dptr, size, <cydriver.CUmemRangeHandleType>handleType, flags)
+        err = cydriver.cuMemGetHandleForAddressRange(<void*>&c_handle, <cydriver.CUdeviceptr>c_dptr, c_size, <cydriver.CUmemRangeHandleType>c_handleType, c_flags)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), c_handle,)
 
-def cuMemBatchDecompressAsync(paramsArray, size_t count, unsigned int flags, stream):
+def cuMemBatchDecompressAsync(paramsArray, count, flags, stream):
     """Submit a batch of `count` independent decompression operations.
 
     Each of the `count` decompression operations is described by a single entry in the
@@ -9269,19 +10417,34 @@ def cuMemBatchDecompressAsync(paramsArray, size_t count, unsigned int flags, str
     cuMemAlloc, cuMemPoolCreate, cuMemAllocFromPoolAsync
     """
     cdef cydriver.CUresult err
-    cdef _Buf a_paramsArray = _structs(paramsArray, sizeof(cydriver.CUmemDecompressParams))
-    cdef void* p_paramsArray = _bufptr(a_paramsArray)
+    cdef _Buf a_paramsArray
+    cdef void* p_paramsArray
+    cdef size_t c_count
+    cdef unsigned int c_flags
     cdef size_t c_errorIndex = <size_t>0
     cdef void* c_stream
-    _hptr(stream, &c_stream)
-    if isinstance(paramsArray, (list, tuple)): _check_count(paramsArray, count, 'paramsArray', 'count')
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_count = count
+        _p = 2
+        c_flags = flags
+        _p = 0
+        a_paramsArray = _structs(paramsArray, sizeof(cydriver.CUmemDecompressParams))
+        p_paramsArray = _bufptr(a_paramsArray)
+        _p = 3
+        _hptr(stream, &c_stream)
+        _p = 0
+        if isinstance(paramsArray, (list, tuple)): _check_count(paramsArray, c_count, 'paramsArray', 'count')
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuMemBatchDecompressAsync', ('paramsArray', 'count', 'flags', 'stream'), _p) from None
     with nogil:
-        err = cydriver.cuMemBatchDecompressAsync(<cydriver.CUmemDecompressParams*>p_paramsArray, count, flags, &c_errorIndex, <cydriver.CUstream>c_stream)
+        err = cydriver.cuMemBatchDecompressAsync(<cydriver.CUmemDecompressParams*>p_paramsArray, c_count, c_flags, &c_errorIndex, <cydriver.CUstream>c_stream)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), c_errorIndex,)
 
-def cuMemAddressReserve(size_t size, size_t alignment, addr, unsigned long long flags):
+def cuMemAddressReserve(size, alignment, addr, flags):
     """Allocate an address range reservation.
 
     Reserves a virtual address range based on the given parameters, giving the starting
@@ -9318,20 +10481,33 @@ def cuMemAddressReserve(size_t size, size_t alignment, addr, unsigned long long 
     """
     cdef cydriver.CUresult err
     cdef cydriver.CUdeviceptr c_ptr = <cydriver.CUdeviceptr>0
+    cdef size_t c_size
+    cdef size_t c_alignment
     cdef unsigned long long c_addr
-    if isinstance(addr, _IntValue):
-        c_addr = <unsigned long long>_iv(<_IntValue>addr)
-    elif addr is None:
-        c_addr = 0
-    else:
-        c_addr = addr
+    cdef unsigned long long c_flags
+    cdef int _p = 0
+    try:
+        c_size = size
+        _p = 1
+        c_alignment = alignment
+        _p = 3
+        c_flags = flags
+        _p = 2
+        if isinstance(addr, _IntValue):
+            c_addr = <unsigned long long>_iv(<_IntValue>addr)
+        elif addr is None:
+            c_addr = 0
+        else:
+            c_addr = addr
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuMemAddressReserve', ('size', 'alignment', 'addr', 'flags'), _p) from None
     with nogil:
-        err = cydriver.cuMemAddressReserve(&c_ptr, size, alignment, <cydriver.CUdeviceptr>c_addr, flags)
+        err = cydriver.cuMemAddressReserve(&c_ptr, c_size, c_alignment, <cydriver.CUdeviceptr>c_addr, c_flags)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _new_int(CUdeviceptr, <unsigned long long>c_ptr, 8, False),)
 
-def cuMemAddressFree(ptr, size_t size):
+def cuMemAddressFree(ptr, size):
     """Free an address range reservation.
 
     Frees a virtual address range reserved by cuMemAddressReserve. The size must match
@@ -9357,17 +10533,25 @@ def cuMemAddressFree(ptr, size_t size):
     """
     cdef cydriver.CUresult err
     cdef unsigned long long c_ptr
-    if isinstance(ptr, _IntValue):
-        c_ptr = <unsigned long long>_iv(<_IntValue>ptr)
-    elif ptr is None:
-        c_ptr = 0
-    else:
-        c_ptr = ptr
+    cdef size_t c_size
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_size = size
+        _p = 0
+        if isinstance(ptr, _IntValue):
+            c_ptr = <unsigned long long>_iv(<_IntValue>ptr)
+        elif ptr is None:
+            c_ptr = 0
+        else:
+            c_ptr = ptr
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuMemAddressFree', ('ptr', 'size'), _p) from None
     with nogil:
-        err = cydriver.cuMemAddressFree(<cydriver.CUdeviceptr>c_ptr, size)
+        err = cydriver.cuMemAddressFree(<cydriver.CUdeviceptr>c_ptr, c_size)
     return _st1(err)
 
-def cuMemCreate(size_t size, prop, unsigned long long flags):
+def cuMemCreate(size, prop, flags):
     """Create a CUDA memory handle representing a memory allocation of a given size
     described by the given properties.
 
@@ -9438,10 +10622,22 @@ def cuMemCreate(size_t size, prop, unsigned long long flags):
     """
     cdef cydriver.CUresult err
     cdef cydriver.CUmemGenericAllocationHandle c_handle = <cydriver.CUmemGenericAllocationHandle>0
-    cdef _Buf a_prop = _structs(prop, sizeof(cydriver.CUmemAllocationProp))
-    cdef void* p_prop = _bufptr(a_prop)
+    cdef size_t c_size
+    cdef _Buf a_prop
+    cdef void* p_prop
+    cdef unsigned long long c_flags
+    cdef int _p = 0
+    try:
+        c_size = size
+        _p = 2
+        c_flags = flags
+        _p = 1
+        a_prop = _structs(prop, sizeof(cydriver.CUmemAllocationProp))
+        p_prop = _bufptr(a_prop)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuMemCreate', ('size', 'prop', 'flags'), _p) from None
     with nogil:
-        err = cydriver.cuMemCreate(&c_handle, size, <const cydriver.CUmemAllocationProp*>p_prop, flags)
+        err = cydriver.cuMemCreate(&c_handle, c_size, <const cydriver.CUmemAllocationProp*>p_prop, c_flags)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _new_int(CUmemGenericAllocationHandle, <unsigned long long>c_handle, 8, False),)
@@ -9476,17 +10672,20 @@ def cuMemRelease(handle):
     """
     cdef cydriver.CUresult err
     cdef unsigned long long c_handle
-    if isinstance(handle, _IntValue):
-        c_handle = <unsigned long long>_iv(<_IntValue>handle)
-    elif handle is None:
-        c_handle = 0
-    else:
-        c_handle = handle
+    try:
+        if isinstance(handle, _IntValue):
+            c_handle = <unsigned long long>_iv(<_IntValue>handle)
+        elif handle is None:
+            c_handle = 0
+        else:
+            c_handle = handle
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuMemRelease', ('handle',), 0) from None
     with nogil:
         err = cydriver.cuMemRelease(<cydriver.CUmemGenericAllocationHandle>c_handle)
     return _st1(err)
 
-def cuMemMap(ptr, size_t size, size_t offset, handle, unsigned long long flags):
+def cuMemMap(ptr, size, offset, handle, flags):
     """Maps an allocation handle to a reserved virtual address range.
 
     Maps bytes of memory represented by `handle` starting from byte `offset` to `size`
@@ -9546,24 +10745,39 @@ def cuMemMap(ptr, size_t size, size_t offset, handle, unsigned long long flags):
     """
     cdef cydriver.CUresult err
     cdef unsigned long long c_ptr
+    cdef size_t c_size
+    cdef size_t c_offset
     cdef unsigned long long c_handle
-    if isinstance(ptr, _IntValue):
-        c_ptr = <unsigned long long>_iv(<_IntValue>ptr)
-    elif ptr is None:
-        c_ptr = 0
-    else:
-        c_ptr = ptr
-    if isinstance(handle, _IntValue):
-        c_handle = <unsigned long long>_iv(<_IntValue>handle)
-    elif handle is None:
-        c_handle = 0
-    else:
-        c_handle = handle
+    cdef unsigned long long c_flags
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_size = size
+        _p = 2
+        c_offset = offset
+        _p = 4
+        c_flags = flags
+        _p = 0
+        if isinstance(ptr, _IntValue):
+            c_ptr = <unsigned long long>_iv(<_IntValue>ptr)
+        elif ptr is None:
+            c_ptr = 0
+        else:
+            c_ptr = ptr
+        _p = 3
+        if isinstance(handle, _IntValue):
+            c_handle = <unsigned long long>_iv(<_IntValue>handle)
+        elif handle is None:
+            c_handle = 0
+        else:
+            c_handle = handle
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuMemMap', ('ptr', 'size', 'offset', 'handle', 'flags'), _p) from None
     with nogil:
-        err = cydriver.cuMemMap(<cydriver.CUdeviceptr>c_ptr, size, offset, <cydriver.CUmemGenericAllocationHandle>c_handle, flags)
+        err = cydriver.cuMemMap(<cydriver.CUdeviceptr>c_ptr, c_size, c_offset, <cydriver.CUmemGenericAllocationHandle>c_handle, c_flags)
     return _st1(err)
 
-def cuMemMapArrayAsync(mapInfoList, unsigned int count, hStream):
+def cuMemMapArrayAsync(mapInfoList, count, hStream):
     """Maps or unmaps subregions of sparse CUDA arrays and sparse CUDA mipmapped arrays.
 
     Performs map or unmap operations on subregions of sparse CUDA arrays and sparse CUDA
@@ -9711,16 +10925,28 @@ def cuMemMapArrayAsync(mapInfoList, unsigned int count, hStream):
     cuArrayGetSparseProperties, cuMipmappedArrayGetSparseProperties
     """
     cdef cydriver.CUresult err
-    cdef _Buf a_mapInfoList = _structs(mapInfoList, sizeof(cydriver.CUarrayMapInfo))
-    cdef void* p_mapInfoList = _bufptr(a_mapInfoList)
+    cdef _Buf a_mapInfoList
+    cdef void* p_mapInfoList
+    cdef unsigned int c_count
     cdef void* c_hStream
-    _hptr(hStream, &c_hStream)
-    if isinstance(mapInfoList, (list, tuple)): _check_count(mapInfoList, count, 'mapInfoList', 'count')
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_count = count
+        _p = 0
+        a_mapInfoList = _structs(mapInfoList, sizeof(cydriver.CUarrayMapInfo))
+        p_mapInfoList = _bufptr(a_mapInfoList)
+        _p = 2
+        _hptr(hStream, &c_hStream)
+        _p = 0
+        if isinstance(mapInfoList, (list, tuple)): _check_count(mapInfoList, c_count, 'mapInfoList', 'count')
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuMemMapArrayAsync', ('mapInfoList', 'count', 'hStream'), _p) from None
     with nogil:
-        err = cydriver.cuMemMapArrayAsync(<cydriver.CUarrayMapInfo*>p_mapInfoList, count, <cydriver.CUstream>c_hStream)
+        err = cydriver.cuMemMapArrayAsync(<cydriver.CUarrayMapInfo*>p_mapInfoList, c_count, <cydriver.CUstream>c_hStream)
     return _st1(err)
 
-def cuMemUnmap(ptr, size_t size):
+def cuMemUnmap(ptr, size):
     """Unmap the backing memory of a given address range.
 
     The range must be the entire contiguous address range that was mapped to. In other
@@ -9752,17 +10978,25 @@ def cuMemUnmap(ptr, size_t size):
     """
     cdef cydriver.CUresult err
     cdef unsigned long long c_ptr
-    if isinstance(ptr, _IntValue):
-        c_ptr = <unsigned long long>_iv(<_IntValue>ptr)
-    elif ptr is None:
-        c_ptr = 0
-    else:
-        c_ptr = ptr
+    cdef size_t c_size
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_size = size
+        _p = 0
+        if isinstance(ptr, _IntValue):
+            c_ptr = <unsigned long long>_iv(<_IntValue>ptr)
+        elif ptr is None:
+            c_ptr = 0
+        else:
+            c_ptr = ptr
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuMemUnmap', ('ptr', 'size'), _p) from None
     with nogil:
-        err = cydriver.cuMemUnmap(<cydriver.CUdeviceptr>c_ptr, size)
+        err = cydriver.cuMemUnmap(<cydriver.CUdeviceptr>c_ptr, c_size)
     return _st1(err)
 
-def cuMemSetAccess(ptr, size_t size, desc, size_t count):
+def cuMemSetAccess(ptr, size, desc, count):
     """Set the access flags for each location specified in `desc` for the given virtual
     address range.
 
@@ -9804,17 +11038,32 @@ def cuMemSetAccess(ptr, size_t size, desc, size_t count):
     """
     cdef cydriver.CUresult err
     cdef unsigned long long c_ptr
-    cdef _Buf a_desc = _structs(desc, sizeof(cydriver.CUmemAccessDesc))
-    cdef void* p_desc = _bufptr(a_desc)
-    if isinstance(ptr, _IntValue):
-        c_ptr = <unsigned long long>_iv(<_IntValue>ptr)
-    elif ptr is None:
-        c_ptr = 0
-    else:
-        c_ptr = ptr
-    if isinstance(desc, (list, tuple)): _check_count(desc, count, 'desc', 'count')
+    cdef size_t c_size
+    cdef _Buf a_desc
+    cdef void* p_desc
+    cdef size_t c_count
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_size = size
+        _p = 3
+        c_count = count
+        _p = 2
+        a_desc = _structs(desc, sizeof(cydriver.CUmemAccessDesc))
+        p_desc = _bufptr(a_desc)
+        _p = 0
+        if isinstance(ptr, _IntValue):
+            c_ptr = <unsigned long long>_iv(<_IntValue>ptr)
+        elif ptr is None:
+            c_ptr = 0
+        else:
+            c_ptr = ptr
+        _p = 2
+        if isinstance(desc, (list, tuple)): _check_count(desc, c_count, 'desc', 'count')
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuMemSetAccess', ('ptr', 'size', 'desc', 'count'), _p) from None
     with nogil:
-        err = cydriver.cuMemSetAccess(<cydriver.CUdeviceptr>c_ptr, size, <const cydriver.CUmemAccessDesc*>p_desc, count)
+        err = cydriver.cuMemSetAccess(<cydriver.CUdeviceptr>c_ptr, c_size, <const cydriver.CUmemAccessDesc*>p_desc, c_count)
     return _st1(err)
 
 def cuMemGetAccess(location, ptr):
@@ -9842,22 +11091,29 @@ def cuMemGetAccess(location, ptr):
     """
     cdef cydriver.CUresult err
     cdef unsigned long long c_flags = <unsigned long long>0
-    cdef _Buf a_location = _structs(location, sizeof(cydriver.CUmemLocation))
-    cdef void* p_location = _bufptr(a_location)
+    cdef _Buf a_location
+    cdef void* p_location
     cdef unsigned long long c_ptr
-    if isinstance(ptr, _IntValue):
-        c_ptr = <unsigned long long>_iv(<_IntValue>ptr)
-    elif ptr is None:
-        c_ptr = 0
-    else:
-        c_ptr = ptr
+    cdef int _p = 0
+    try:
+        a_location = _structs(location, sizeof(cydriver.CUmemLocation))
+        p_location = _bufptr(a_location)
+        _p = 1
+        if isinstance(ptr, _IntValue):
+            c_ptr = <unsigned long long>_iv(<_IntValue>ptr)
+        elif ptr is None:
+            c_ptr = 0
+        else:
+            c_ptr = ptr
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuMemGetAccess', ('location', 'ptr'), _p) from None
     with nogil:
         err = cydriver.cuMemGetAccess(&c_flags, <const cydriver.CUmemLocation*>p_location, <cydriver.CUdeviceptr>c_ptr)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), c_flags,)
 
-def cuMemExportToShareableHandle(handle, long long handleType, unsigned long long flags):
+def cuMemExportToShareableHandle(handle, handleType, flags):
     """Exports an allocation to a requested shareable handle type.
 
     Given a CUDA memory handle, create a shareable memory allocation handle that can be
@@ -9898,19 +11154,30 @@ def cuMemExportToShareableHandle(handle, long long handleType, unsigned long lon
     cdef cydriver.CUresult err
     cdef unsigned long long c_shareableHandle = 0
     cdef unsigned long long c_handle
-    if isinstance(handle, _IntValue):
-        c_handle = <unsigned long long>_iv(<_IntValue>handle)
-    elif handle is None:
-        c_handle = 0
-    else:
-        c_handle = handle
+    cdef long long c_handleType
+    cdef unsigned long long c_flags
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_handleType = handleType
+        _p = 2
+        c_flags = flags
+        _p = 0
+        if isinstance(handle, _IntValue):
+            c_handle = <unsigned long long>_iv(<_IntValue>handle)
+        elif handle is None:
+            c_handle = 0
+        else:
+            c_handle = handle
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuMemExportToShareableHandle', ('handle', 'handleType', 'flags'), _p) from None
     with nogil:
-        err = cydriver.cuMemExportToShareableHandle(<void*>&c_shareableHandle, <cydriver.CUmemGenericAllocationHandle>c_handle, <cydriver.CUmemAllocationHandleType>handleType, flags)
+        err = cydriver.cuMemExportToShareableHandle(<void*>&c_shareableHandle, <cydriver.CUmemGenericAllocationHandle>c_handle, <cydriver.CUmemAllocationHandleType>c_handleType, c_flags)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), c_shareableHandle,)
 
-def cuMemImportFromShareableHandle(osHandle, long long shHandleType):
+def cuMemImportFromShareableHandle(osHandle, shHandleType):
     """Imports an allocation from a requested shareable handle type.
 
     If the current process cannot support the memory described by this shareable handle,
@@ -9950,14 +11217,22 @@ def cuMemImportFromShareableHandle(osHandle, long long shHandleType):
     cdef cydriver.CUresult err
     cdef cydriver.CUmemGenericAllocationHandle c_handle = <cydriver.CUmemGenericAllocationHandle>0
     cdef void* c_osHandle
-    _vptr(osHandle, &c_osHandle)
+    cdef long long c_shHandleType
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_shHandleType = shHandleType
+        _p = 0
+        _vptr(osHandle, &c_osHandle)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuMemImportFromShareableHandle', ('osHandle', 'shHandleType'), _p) from None
     with nogil:
-        err = cydriver.cuMemImportFromShareableHandle(&c_handle, <void*>c_osHandle, <cydriver.CUmemAllocationHandleType>shHandleType)
+        err = cydriver.cuMemImportFromShareableHandle(&c_handle, <void*>c_osHandle, <cydriver.CUmemAllocationHandleType>c_shHandleType)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _new_int(CUmemGenericAllocationHandle, <unsigned long long>c_handle, 8, False),)
 
-def cuMemGetAllocationGranularity(prop, long long option):
+def cuMemGetAllocationGranularity(prop, option):
     """Calculates either the minimal or recommended granularity.
 
     Calculates either the minimal or recommended granularity for a given allocation
@@ -9985,10 +11260,20 @@ def cuMemGetAllocationGranularity(prop, long long option):
     """
     cdef cydriver.CUresult err
     cdef size_t c_granularity = <size_t>0
-    cdef _Buf a_prop = _structs(prop, sizeof(cydriver.CUmemAllocationProp))
-    cdef void* p_prop = _bufptr(a_prop)
+    cdef _Buf a_prop
+    cdef void* p_prop
+    cdef long long c_option
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_option = option
+        _p = 0
+        a_prop = _structs(prop, sizeof(cydriver.CUmemAllocationProp))
+        p_prop = _bufptr(a_prop)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuMemGetAllocationGranularity', ('prop', 'option'), _p) from None
     with nogil:
-        err = cydriver.cuMemGetAllocationGranularity(&c_granularity, <const cydriver.CUmemAllocationProp*>p_prop, <cydriver.CUmemAllocationGranularity_flags>option)
+        err = cydriver.cuMemGetAllocationGranularity(&c_granularity, <const cydriver.CUmemAllocationProp*>p_prop, <cydriver.CUmemAllocationGranularity_flags>c_option)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), c_granularity,)
@@ -10018,12 +11303,15 @@ def cuMemGetAllocationPropertiesFromHandle(handle):
     cdef cydriver.CUresult err
     cdef _Struct s_prop = _new_struct(_L.cls('CUmemAllocationProp'))
     cdef unsigned long long c_handle
-    if isinstance(handle, _IntValue):
-        c_handle = <unsigned long long>_iv(<_IntValue>handle)
-    elif handle is None:
-        c_handle = 0
-    else:
-        c_handle = handle
+    try:
+        if isinstance(handle, _IntValue):
+            c_handle = <unsigned long long>_iv(<_IntValue>handle)
+        elif handle is None:
+            c_handle = 0
+        else:
+            c_handle = handle
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuMemGetAllocationPropertiesFromHandle', ('handle',), 0) from None
     with nogil:
         err = cydriver.cuMemGetAllocationPropertiesFromHandle(<cydriver.CUmemAllocationProp*>s_prop._ptr, <cydriver.CUmemGenericAllocationHandle>c_handle)
     if err != 0:
@@ -10063,7 +11351,10 @@ def cuMemRetainAllocationHandle(addr):
     cdef cydriver.CUresult err
     cdef cydriver.CUmemGenericAllocationHandle c_handle = <cydriver.CUmemGenericAllocationHandle>0
     cdef void* c_addr
-    _vptr(addr, &c_addr)
+    try:
+        _vptr(addr, &c_addr)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuMemRetainAllocationHandle', ('addr',), 0) from None
     with nogil:
         err = cydriver.cuMemRetainAllocationHandle(&c_handle, <void*>c_addr)
     if err != 0:
@@ -10100,18 +11391,23 @@ def cuMemFreeAsync(dptr, hStream):
     cdef cydriver.CUresult err
     cdef unsigned long long c_dptr
     cdef void* c_hStream
-    if isinstance(dptr, _IntValue):
-        c_dptr = <unsigned long long>_iv(<_IntValue>dptr)
-    elif dptr is None:
-        c_dptr = 0
-    else:
-        c_dptr = dptr
-    _hptr(hStream, &c_hStream)
+    cdef int _p = 0
+    try:
+        if isinstance(dptr, _IntValue):
+            c_dptr = <unsigned long long>_iv(<_IntValue>dptr)
+        elif dptr is None:
+            c_dptr = 0
+        else:
+            c_dptr = dptr
+        _p = 1
+        _hptr(hStream, &c_hStream)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuMemFreeAsync', ('dptr', 'hStream'), _p) from None
     with nogil:
         err = cydriver.cuMemFreeAsync(<cydriver.CUdeviceptr>c_dptr, <cydriver.CUstream>c_hStream)
     return _st1(err)
 
-def cuMemAllocAsync(size_t bytesize, hStream):
+def cuMemAllocAsync(bytesize, hStream):
     """Allocates memory with stream ordered semantics.
 
     Inserts an allocation operation into `hStream`. A pointer to the allocated memory is
@@ -10157,15 +11453,22 @@ def cuMemAllocAsync(size_t bytesize, hStream):
     """
     cdef cydriver.CUresult err
     cdef cydriver.CUdeviceptr c_dptr = <cydriver.CUdeviceptr>0
+    cdef size_t c_bytesize
     cdef void* c_hStream
-    _hptr(hStream, &c_hStream)
+    cdef int _p = 0
+    try:
+        c_bytesize = bytesize
+        _p = 1
+        _hptr(hStream, &c_hStream)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuMemAllocAsync', ('bytesize', 'hStream'), _p) from None
     with nogil:
-        err = cydriver.cuMemAllocAsync(&c_dptr, bytesize, <cydriver.CUstream>c_hStream)
+        err = cydriver.cuMemAllocAsync(&c_dptr, c_bytesize, <cydriver.CUstream>c_hStream)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _new_int(CUdeviceptr, <unsigned long long>c_dptr, 8, False),)
 
-def cuMemPoolTrimTo(pool, size_t minBytesToKeep):
+def cuMemPoolTrimTo(pool, minBytesToKeep):
     """Tries to release memory back to the OS.
 
     Releases memory back to the OS until the pool contains fewer than minBytesToKeep
@@ -10202,12 +11505,20 @@ def cuMemPoolTrimTo(pool, size_t minBytesToKeep):
     """
     cdef cydriver.CUresult err
     cdef void* c_pool
-    _hptr(pool, &c_pool)
+    cdef size_t c_minBytesToKeep
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_minBytesToKeep = minBytesToKeep
+        _p = 0
+        _hptr(pool, &c_pool)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuMemPoolTrimTo', ('pool', 'minBytesToKeep'), _p) from None
     with nogil:
-        err = cydriver.cuMemPoolTrimTo(<cydriver.CUmemoryPool>c_pool, minBytesToKeep)
+        err = cydriver.cuMemPoolTrimTo(<cydriver.CUmemoryPool>c_pool, c_minBytesToKeep)
     return _st1(err)
 
-def cuMemPoolSetAttribute(pool, long long attr, value):
+def cuMemPoolSetAttribute(pool, attr, value):
     """Sets attributes of a memory pool.
 
     Supported attributes are:
@@ -10258,13 +11569,23 @@ def cuMemPoolSetAttribute(pool, long long attr, value):
     """
     cdef cydriver.CUresult err
     cdef void* c_pool
-    cdef _Buf a_value = _attr_in(value, _ATTR_CUmemPool_attribute.get(int(attr), 'u8'), _L)
-    _hptr(pool, &c_pool)
+    cdef long long c_attr
+    cdef _Buf a_value
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_attr = attr
+        _p = 2
+        a_value = _attr_in(value, _ATTR_CUmemPool_attribute.get(int(c_attr), 'u8'), _L)
+        _p = 0
+        _hptr(pool, &c_pool)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuMemPoolSetAttribute', ('pool', 'attr', 'value'), _p) from None
     with nogil:
-        err = cydriver.cuMemPoolSetAttribute(<cydriver.CUmemoryPool>c_pool, <cydriver.CUmemPool_attribute>attr, <void*>a_value.ptr)
+        err = cydriver.cuMemPoolSetAttribute(<cydriver.CUmemoryPool>c_pool, <cydriver.CUmemPool_attribute>c_attr, <void*>a_value.ptr)
     return _st1(err)
 
-def cuMemPoolGetAttribute(pool, long long attr):
+def cuMemPoolGetAttribute(pool, attr):
     """Gets attributes of a memory pool.
 
     Supported attributes are:
@@ -10318,16 +11639,26 @@ def cuMemPoolGetAttribute(pool, long long attr):
     """
     cdef cydriver.CUresult err
     cdef void* c_pool
-    cdef str code_value = _ATTR_CUmemPool_attribute.get(int(attr), 'u8')
-    cdef _Buf a_value = _Buf_new(max(_attr_size(code_value), <Py_ssize_t>0))
-    _hptr(pool, &c_pool)
+    cdef long long c_attr
+    cdef str code_value
+    cdef _Buf a_value
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_attr = attr
+        code_value = _ATTR_CUmemPool_attribute.get(int(c_attr), 'u8')
+        a_value = _Buf_new(max(_attr_size(code_value), <Py_ssize_t>0))
+        _p = 0
+        _hptr(pool, &c_pool)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuMemPoolGetAttribute', ('pool', 'attr'), _p) from None
     with nogil:
-        err = cydriver.cuMemPoolGetAttribute(<cydriver.CUmemoryPool>c_pool, <cydriver.CUmemPool_attribute>attr, <void*>a_value.ptr)
+        err = cydriver.cuMemPoolGetAttribute(<cydriver.CUmemoryPool>c_pool, <cydriver.CUmemPool_attribute>c_attr, <void*>a_value.ptr)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _attr_out(a_value.ptr, code_value, _L, 0),)
 
-def cuMemPoolSetAccess(pool, map, size_t count):
+def cuMemPoolSetAccess(pool, map, count):
     """Controls visibility of pools between devices.
 
     Parameters
@@ -10352,12 +11683,24 @@ def cuMemPoolSetAccess(pool, map, size_t count):
     """
     cdef cydriver.CUresult err
     cdef void* c_pool
-    cdef _Buf a_map = _structs(map, sizeof(cydriver.CUmemAccessDesc))
-    cdef void* p_map = _bufptr(a_map)
-    _hptr(pool, &c_pool)
-    if isinstance(map, (list, tuple)): _check_count(map, count, 'map', 'count')
+    cdef _Buf a_map
+    cdef void* p_map
+    cdef size_t c_count
+    cdef int _p = 0
+    try:
+        _p = 2
+        c_count = count
+        _p = 1
+        a_map = _structs(map, sizeof(cydriver.CUmemAccessDesc))
+        p_map = _bufptr(a_map)
+        _p = 0
+        _hptr(pool, &c_pool)
+        _p = 1
+        if isinstance(map, (list, tuple)): _check_count(map, c_count, 'map', 'count')
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuMemPoolSetAccess', ('pool', 'map', 'count'), _p) from None
     with nogil:
-        err = cydriver.cuMemPoolSetAccess(<cydriver.CUmemoryPool>c_pool, <const cydriver.CUmemAccessDesc*>p_map, count)
+        err = cydriver.cuMemPoolSetAccess(<cydriver.CUmemoryPool>c_pool, <const cydriver.CUmemAccessDesc*>p_map, c_count)
     return _st1(err)
 
 def cuMemPoolGetAccess(memPool, location):
@@ -10387,9 +11730,17 @@ def cuMemPoolGetAccess(memPool, location):
     cdef cydriver.CUresult err
     cdef cydriver.CUmemAccess_flags c_flags = <cydriver.CUmemAccess_flags>0
     cdef void* c_memPool
-    cdef _Buf a_location = _structs(location, sizeof(cydriver.CUmemLocation))
-    cdef void* p_location = _bufptr(a_location)
-    _hptr(memPool, &c_memPool)
+    cdef _Buf a_location
+    cdef void* p_location
+    cdef int _p = 0
+    try:
+        _p = 1
+        a_location = _structs(location, sizeof(cydriver.CUmemLocation))
+        p_location = _bufptr(a_location)
+        _p = 0
+        _hptr(memPool, &c_memPool)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuMemPoolGetAccess', ('memPool', 'location'), _p) from None
     with nogil:
         err = cydriver.cuMemPoolGetAccess(&c_flags, <cydriver.CUmemoryPool>c_memPool, <cydriver.CUmemLocation*>p_location)
     if err != 0:
@@ -10461,8 +11812,13 @@ def cuMemPoolCreate(poolProps):
     """
     cdef cydriver.CUresult err
     cdef cydriver.CUmemoryPool c_pool = <cydriver.CUmemoryPool>0
-    cdef _Buf a_poolProps = _structs(poolProps, sizeof(cydriver.CUmemPoolProps))
-    cdef void* p_poolProps = _bufptr(a_poolProps)
+    cdef _Buf a_poolProps
+    cdef void* p_poolProps
+    try:
+        a_poolProps = _structs(poolProps, sizeof(cydriver.CUmemPoolProps))
+        p_poolProps = _bufptr(a_poolProps)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuMemPoolCreate', ('poolProps',), 0) from None
     with nogil:
         err = cydriver.cuMemPoolCreate(&c_pool, <const cydriver.CUmemPoolProps*>p_poolProps)
     if err != 0:
@@ -10500,12 +11856,15 @@ def cuMemPoolDestroy(pool):
     """
     cdef cydriver.CUresult err
     cdef void* c_pool
-    _hptr(pool, &c_pool)
+    try:
+        _hptr(pool, &c_pool)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuMemPoolDestroy', ('pool',), 0) from None
     with nogil:
         err = cydriver.cuMemPoolDestroy(<cydriver.CUmemoryPool>c_pool)
     return _st1(err)
 
-def cuMemGetDefaultMemPool(location, long long typename):
+def cuMemGetDefaultMemPool(location, typename):
     """Returns the default memory pool for a given location and allocation type.
 
     The memory location can be of one of CUmemLocationType.CU_MEM_LOCATION_TYPE_DEVICE,
@@ -10538,15 +11897,25 @@ def cuMemGetDefaultMemPool(location, long long typename):
     """
     cdef cydriver.CUresult err
     cdef cydriver.CUmemoryPool c_pool_out = <cydriver.CUmemoryPool>0
-    cdef _Buf a_location = _structs(location, sizeof(cydriver.CUmemLocation))
-    cdef void* p_location = _bufptr(a_location)
+    cdef _Buf a_location
+    cdef void* p_location
+    cdef long long c_type
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_type = typename
+        _p = 0
+        a_location = _structs(location, sizeof(cydriver.CUmemLocation))
+        p_location = _bufptr(a_location)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuMemGetDefaultMemPool', ('location', 'typename'), _p) from None
     with nogil:
-        err = cydriver.cuMemGetDefaultMemPool(&c_pool_out, <cydriver.CUmemLocation*>p_location, <cydriver.CUmemAllocationType>typename)
+        err = cydriver.cuMemGetDefaultMemPool(&c_pool_out, <cydriver.CUmemLocation*>p_location, <cydriver.CUmemAllocationType>c_type)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _new_handle(CUmemoryPool, <void*>c_pool_out),)
 
-def cuMemGetMemPool(location, long long typename):
+def cuMemGetMemPool(location, typename):
     """Gets the current memory pool for a memory location and of a particular allocation
     type.
 
@@ -10584,15 +11953,25 @@ def cuMemGetMemPool(location, long long typename):
     """
     cdef cydriver.CUresult err
     cdef cydriver.CUmemoryPool c_pool = <cydriver.CUmemoryPool>0
-    cdef _Buf a_location = _structs(location, sizeof(cydriver.CUmemLocation))
-    cdef void* p_location = _bufptr(a_location)
+    cdef _Buf a_location
+    cdef void* p_location
+    cdef long long c_type
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_type = typename
+        _p = 0
+        a_location = _structs(location, sizeof(cydriver.CUmemLocation))
+        p_location = _bufptr(a_location)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuMemGetMemPool', ('location', 'typename'), _p) from None
     with nogil:
-        err = cydriver.cuMemGetMemPool(&c_pool, <cydriver.CUmemLocation*>p_location, <cydriver.CUmemAllocationType>typename)
+        err = cydriver.cuMemGetMemPool(&c_pool, <cydriver.CUmemLocation*>p_location, <cydriver.CUmemAllocationType>c_type)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _new_handle(CUmemoryPool, <void*>c_pool),)
 
-def cuMemSetMemPool(location, long long typename, pool):
+def cuMemSetMemPool(location, typename, pool):
     """Sets the current memory pool for a memory location and allocation type.
 
     The memory location can be of one of CUmemLocationType.CU_MEM_LOCATION_TYPE_DEVICE,
@@ -10638,15 +12017,26 @@ def cuMemSetMemPool(location, long long typename, pool):
     different than the one the stream runs on.
     """
     cdef cydriver.CUresult err
-    cdef _Buf a_location = _structs(location, sizeof(cydriver.CUmemLocation))
-    cdef void* p_location = _bufptr(a_location)
+    cdef _Buf a_location
+    cdef void* p_location
+    cdef long long c_type
     cdef void* c_pool
-    _hptr(pool, &c_pool)
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_type = typename
+        _p = 0
+        a_location = _structs(location, sizeof(cydriver.CUmemLocation))
+        p_location = _bufptr(a_location)
+        _p = 2
+        _hptr(pool, &c_pool)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuMemSetMemPool', ('location', 'typename', 'pool'), _p) from None
     with nogil:
-        err = cydriver.cuMemSetMemPool(<cydriver.CUmemLocation*>p_location, <cydriver.CUmemAllocationType>typename, <cydriver.CUmemoryPool>c_pool)
+        err = cydriver.cuMemSetMemPool(<cydriver.CUmemLocation*>p_location, <cydriver.CUmemAllocationType>c_type, <cydriver.CUmemoryPool>c_pool)
     return _st1(err)
 
-def cuMemAllocFromPoolAsync(size_t bytesize, pool, hStream):
+def cuMemAllocFromPoolAsync(bytesize, pool, hStream):
     """Allocates memory from a specified pool with stream ordered semantics.
 
     Inserts an allocation operation into `hStream`. A pointer to the allocated memory is
@@ -10692,17 +12082,25 @@ def cuMemAllocFromPoolAsync(size_t bytesize, pool, hStream):
     """
     cdef cydriver.CUresult err
     cdef cydriver.CUdeviceptr c_dptr = <cydriver.CUdeviceptr>0
+    cdef size_t c_bytesize
     cdef void* c_pool
     cdef void* c_hStream
-    _hptr(pool, &c_pool)
-    _hptr(hStream, &c_hStream)
+    cdef int _p = 0
+    try:
+        c_bytesize = bytesize
+        _p = 1
+        _hptr(pool, &c_pool)
+        _p = 2
+        _hptr(hStream, &c_hStream)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuMemAllocFromPoolAsync', ('bytesize', 'pool', 'hStream'), _p) from None
     with nogil:
-        err = cydriver.cuMemAllocFromPoolAsync(&c_dptr, bytesize, <cydriver.CUmemoryPool>c_pool, <cydriver.CUstream>c_hStream)
+        err = cydriver.cuMemAllocFromPoolAsync(&c_dptr, c_bytesize, <cydriver.CUmemoryPool>c_pool, <cydriver.CUstream>c_hStream)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _new_int(CUdeviceptr, <unsigned long long>c_dptr, 8, False),)
 
-def cuMemPoolExportToShareableHandle(pool, long long handleType, unsigned long long flags):
+def cuMemPoolExportToShareableHandle(pool, handleType, flags):
     """Exports a memory pool to the requested handle type.
 
     Given an IPC capable mempool, create an OS handle to share the pool with another
@@ -10743,14 +12141,25 @@ def cuMemPoolExportToShareableHandle(pool, long long handleType, unsigned long l
     cdef cydriver.CUresult err
     cdef unsigned long long c_handle_out = 0
     cdef void* c_pool
-    _hptr(pool, &c_pool)
+    cdef long long c_handleType
+    cdef unsigned long long c_flags
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_handleType = handleType
+        _p = 2
+        c_flags = flags
+        _p = 0
+        _hptr(pool, &c_pool)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuMemPoolExportToShareableHandle', ('pool', 'handleType', 'flags'), _p) from None
     with nogil:
-        err = cydriver.cuMemPoolExportToShareableHandle(<void*>&c_handle_out, <cydriver.CUmemoryPool>c_pool, <cydriver.CUmemAllocationHandleType>handleType, flags)
+        err = cydriver.cuMemPoolExportToShareableHandle(<void*>&c_handle_out, <cydriver.CUmemoryPool>c_pool, <cydriver.CUmemAllocationHandleType>c_handleType, c_flags)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), c_handle_out,)
 
-def cuMemPoolImportFromShareableHandle(handle, long long handleType, unsigned long long flags):
+def cuMemPoolImportFromShareableHandle(handle, handleType, flags):
     """imports a memory pool from a shared handle.
 
     Specific allocations can be imported from the imported pool with
@@ -10789,9 +12198,20 @@ def cuMemPoolImportFromShareableHandle(handle, long long handleType, unsigned lo
     cdef cydriver.CUresult err
     cdef cydriver.CUmemoryPool c_pool_out = <cydriver.CUmemoryPool>0
     cdef void* c_handle
-    _vptr(handle, &c_handle)
+    cdef long long c_handleType
+    cdef unsigned long long c_flags
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_handleType = handleType
+        _p = 2
+        c_flags = flags
+        _p = 0
+        _vptr(handle, &c_handle)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuMemPoolImportFromShareableHandle', ('handle', 'handleType', 'flags'), _p) from None
     with nogil:
-        err = cydriver.cuMemPoolImportFromShareableHandle(&c_pool_out, <void*>c_handle, <cydriver.CUmemAllocationHandleType>handleType, flags)
+        err = cydriver.cuMemPoolImportFromShareableHandle(&c_pool_out, <void*>c_handle, <cydriver.CUmemAllocationHandleType>c_handleType, c_flags)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _new_handle(CUmemoryPool, <void*>c_pool_out),)
@@ -10825,12 +12245,15 @@ def cuMemPoolExportPointer(ptr):
     cdef cydriver.CUresult err
     cdef _Struct s_shareData_out = _new_struct(_L.cls('CUmemPoolPtrExportData'))
     cdef unsigned long long c_ptr
-    if isinstance(ptr, _IntValue):
-        c_ptr = <unsigned long long>_iv(<_IntValue>ptr)
-    elif ptr is None:
-        c_ptr = 0
-    else:
-        c_ptr = ptr
+    try:
+        if isinstance(ptr, _IntValue):
+            c_ptr = <unsigned long long>_iv(<_IntValue>ptr)
+        elif ptr is None:
+            c_ptr = 0
+        else:
+            c_ptr = ptr
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuMemPoolExportPointer', ('ptr',), 0) from None
     with nogil:
         err = cydriver.cuMemPoolExportPointer(<cydriver.CUmemPoolPtrExportData*>s_shareData_out._ptr, <cydriver.CUdeviceptr>c_ptr)
     if err != 0:
@@ -10877,9 +12300,17 @@ def cuMemPoolImportPointer(pool, shareData):
     cdef cydriver.CUresult err
     cdef cydriver.CUdeviceptr c_ptr_out = <cydriver.CUdeviceptr>0
     cdef void* c_pool
-    cdef _Buf a_shareData = _structs(shareData, sizeof(cydriver.CUmemPoolPtrExportData))
-    cdef void* p_shareData = _bufptr(a_shareData)
-    _hptr(pool, &c_pool)
+    cdef _Buf a_shareData
+    cdef void* p_shareData
+    cdef int _p = 0
+    try:
+        _p = 1
+        a_shareData = _structs(shareData, sizeof(cydriver.CUmemPoolPtrExportData))
+        p_shareData = _bufptr(a_shareData)
+        _p = 0
+        _hptr(pool, &c_pool)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuMemPoolImportPointer', ('pool', 'shareData'), _p) from None
     with nogil:
         err = cydriver.cuMemPoolImportPointer(&c_ptr_out, <cydriver.CUmemoryPool>c_pool, <cydriver.CUmemPoolPtrExportData*>p_shareData)
     if err != 0:
@@ -10933,8 +12364,13 @@ def cuMulticastCreate(prop):
     """
     cdef cydriver.CUresult err
     cdef cydriver.CUmemGenericAllocationHandle c_mcHandle = <cydriver.CUmemGenericAllocationHandle>0
-    cdef _Buf a_prop = _structs(prop, sizeof(cydriver.CUmulticastObjectProp))
-    cdef void* p_prop = _bufptr(a_prop)
+    cdef _Buf a_prop
+    cdef void* p_prop
+    try:
+        a_prop = _structs(prop, sizeof(cydriver.CUmulticastObjectProp))
+        p_prop = _bufptr(a_prop)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuMulticastCreate', ('prop',), 0) from None
     with nogil:
         err = cydriver.cuMulticastCreate(&c_mcHandle, <const cydriver.CUmulticastObjectProp*>p_prop)
     if err != 0:
@@ -10975,23 +12411,28 @@ def cuMulticastAddDevice(mcHandle, dev):
     cdef cydriver.CUresult err
     cdef unsigned long long c_mcHandle
     cdef int c_dev
-    if isinstance(mcHandle, _IntValue):
-        c_mcHandle = <unsigned long long>_iv(<_IntValue>mcHandle)
-    elif mcHandle is None:
-        c_mcHandle = 0
-    else:
-        c_mcHandle = mcHandle
-    if isinstance(dev, _IntValue):
-        c_dev = <int>_iv(<_IntValue>dev)
-    elif dev is None:
-        c_dev = 0
-    else:
-        c_dev = dev
+    cdef int _p = 0
+    try:
+        if isinstance(mcHandle, _IntValue):
+            c_mcHandle = <unsigned long long>_iv(<_IntValue>mcHandle)
+        elif mcHandle is None:
+            c_mcHandle = 0
+        else:
+            c_mcHandle = mcHandle
+        _p = 1
+        if isinstance(dev, _IntValue):
+            c_dev = <int>_iv(<_IntValue>dev)
+        elif dev is None:
+            c_dev = 0
+        else:
+            c_dev = dev
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuMulticastAddDevice', ('mcHandle', 'dev'), _p) from None
     with nogil:
         err = cydriver.cuMulticastAddDevice(<cydriver.CUmemGenericAllocationHandle>c_mcHandle, <cydriver.CUdevice>c_dev)
     return _st1(err)
 
-def cuMulticastBindMem(mcHandle, size_t mcOffset, memHandle, size_t memOffset, size_t size, unsigned long long flags):
+def cuMulticastBindMem(mcHandle, mcOffset, memHandle, memOffset, size, flags):
     """Bind a memory allocation represented by a handle to a multicast object.
 
     Binds a memory allocation specified by `memHandle` and created via cuMemCreate to a
@@ -11049,24 +12490,42 @@ def cuMulticastBindMem(mcHandle, size_t mcOffset, memHandle, size_t memOffset, s
     """
     cdef cydriver.CUresult err
     cdef unsigned long long c_mcHandle
+    cdef size_t c_mcOffset
     cdef unsigned long long c_memHandle
-    if isinstance(mcHandle, _IntValue):
-        c_mcHandle = <unsigned long long>_iv(<_IntValue>mcHandle)
-    elif mcHandle is None:
-        c_mcHandle = 0
-    else:
-        c_mcHandle = mcHandle
-    if isinstance(memHandle, _IntValue):
-        c_memHandle = <unsigned long long>_iv(<_IntValue>memHandle)
-    elif memHandle is None:
-        c_memHandle = 0
-    else:
-        c_memHandle = memHandle
+    cdef size_t c_memOffset
+    cdef size_t c_size
+    cdef unsigned long long c_flags
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_mcOffset = mcOffset
+        _p = 3
+        c_memOffset = memOffset
+        _p = 4
+        c_size = size
+        _p = 5
+        c_flags = flags
+        _p = 0
+        if isinstance(mcHandle, _IntValue):
+            c_mcHandle = <unsigned long long>_iv(<_IntValue>mcHandle)
+        elif mcHandle is None:
+            c_mcHandle = 0
+        else:
+            c_mcHandle = mcHandle
+        _p = 2
+        if isinstance(memHandle, _IntValue):
+            c_memHandle = <unsigned long long>_iv(<_IntValue>memHandle)
+        elif memHandle is None:
+            c_memHandle = 0
+        else:
+            c_memHandle = memHandle
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuMulticastBindMem', ('mcHandle', 'mcOffset', 'memHandle', 'memOffset', 'size', 'flags'), _p) from None
     with nogil:
-        err = cydriver.cuMulticastBindMem(<cydriver.CUmemGenericAllocationHandle>c_mcHandle, mcOffset, <cydriver.CUmemGenericAllocationHandle>c_memHandle, memOffset, size, flags)
+        err = cydriver.cuMulticastBindMem(<cydriver.CUmemGenericAllocationHandle>c_mcHandle, c_mcOffset, <cydriver.CUmemGenericAllocationHandle>c_memHandle, c_memOffset, c_size, c_flags)
     return _st1(err)
 
-def cuMulticastBindAddr(mcHandle, size_t mcOffset, memptr, size_t size, unsigned long long flags):
+def cuMulticastBindAddr(mcHandle, mcOffset, memptr, size, flags):
     """Bind a memory allocation represented by a virtual address to a multicast object.
 
     Binds a memory allocation specified by its mapped address `memptr` to a multicast
@@ -11121,24 +12580,39 @@ def cuMulticastBindAddr(mcHandle, size_t mcOffset, memptr, size_t size, unsigned
     """
     cdef cydriver.CUresult err
     cdef unsigned long long c_mcHandle
+    cdef size_t c_mcOffset
     cdef unsigned long long c_memptr
-    if isinstance(mcHandle, _IntValue):
-        c_mcHandle = <unsigned long long>_iv(<_IntValue>mcHandle)
-    elif mcHandle is None:
-        c_mcHandle = 0
-    else:
-        c_mcHandle = mcHandle
-    if isinstance(memptr, _IntValue):
-        c_memptr = <unsigned long long>_iv(<_IntValue>memptr)
-    elif memptr is None:
-        c_memptr = 0
-    else:
-        c_memptr = memptr
+    cdef size_t c_size
+    cdef unsigned long long c_flags
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_mcOffset = mcOffset
+        _p = 3
+        c_size = size
+        _p = 4
+        c_flags = flags
+        _p = 0
+        if isinstance(mcHandle, _IntValue):
+            c_mcHandle = <unsigned long long>_iv(<_IntValue>mcHandle)
+        elif mcHandle is None:
+            c_mcHandle = 0
+        else:
+            c_mcHandle = mcHandle
+        _p = 2
+        if isinstance(memptr, _IntValue):
+            c_memptr = <unsigned long long>_iv(<_IntValue>memptr)
+        elif memptr is None:
+            c_memptr = 0
+        else:
+            c_memptr = memptr
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuMulticastBindAddr', ('mcHandle', 'mcOffset', 'memptr', 'size', 'flags'), _p) from None
     with nogil:
-        err = cydriver.cuMulticastBindAddr(<cydriver.CUmemGenericAllocationHandle>c_mcHandle, mcOffset, <cydriver.CUdeviceptr>c_memptr, size, flags)
+        err = cydriver.cuMulticastBindAddr(<cydriver.CUmemGenericAllocationHandle>c_mcHandle, c_mcOffset, <cydriver.CUdeviceptr>c_memptr, c_size, c_flags)
     return _st1(err)
 
-def cuMulticastUnbind(mcHandle, dev, size_t mcOffset, size_t size):
+def cuMulticastUnbind(mcHandle, dev, mcOffset, size):
     """Unbind any memory allocations bound to a multicast object at a given offset and
     upto a given size.
 
@@ -11179,23 +12653,35 @@ def cuMulticastUnbind(mcHandle, dev, size_t mcOffset, size_t size):
     cdef cydriver.CUresult err
     cdef unsigned long long c_mcHandle
     cdef int c_dev
-    if isinstance(mcHandle, _IntValue):
-        c_mcHandle = <unsigned long long>_iv(<_IntValue>mcHandle)
-    elif mcHandle is None:
-        c_mcHandle = 0
-    else:
-        c_mcHandle = mcHandle
-    if isinstance(dev, _IntValue):
-        c_dev = <int>_iv(<_IntValue>dev)
-    elif dev is None:
-        c_dev = 0
-    else:
-        c_dev = dev
+    cdef size_t c_mcOffset
+    cdef size_t c_size
+    cdef int _p = 0
+    try:
+        _p = 2
+        c_mcOffset = mcOffset
+        _p = 3
+        c_size = size
+        _p = 0
+        if isinstance(mcHandle, _IntValue):
+            c_mcHandle = <unsigned long long>_iv(<_IntValue>mcHandle)
+        elif mcHandle is None:
+            c_mcHandle = 0
+        else:
+            c_mcHandle = mcHandle
+        _p = 1
+        if isinstance(dev, _IntValue):
+            c_dev = <int>_iv(<_IntValue>dev)
+        elif dev is None:
+            c_dev = 0
+        else:
+            c_dev = dev
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuMulticastUnbind', ('mcHandle', 'dev', 'mcOffset', 'size'), _p) from None
     with nogil:
-        err = cydriver.cuMulticastUnbind(<cydriver.CUmemGenericAllocationHandle>c_mcHandle, <cydriver.CUdevice>c_dev, mcOffset, size)
+        err = cydriver.cuMulticastUnbind(<cydriver.CUmemGenericAllocationHandle>c_mcHandle, <cydriver.CUdevice>c_dev, c_mcOffset, c_size)
     return _st1(err)
 
-def cuMulticastGetGranularity(prop, long long option):
+def cuMulticastGetGranularity(prop, option):
     """Calculates either the minimal or recommended granularity for multicast object.
 
     Calculates either the minimal or recommended granularity for a given set of
@@ -11224,15 +12710,25 @@ def cuMulticastGetGranularity(prop, long long option):
     """
     cdef cydriver.CUresult err
     cdef size_t c_granularity = <size_t>0
-    cdef _Buf a_prop = _structs(prop, sizeof(cydriver.CUmulticastObjectProp))
-    cdef void* p_prop = _bufptr(a_prop)
+    cdef _Buf a_prop
+    cdef void* p_prop
+    cdef long long c_option
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_option = option
+        _p = 0
+        a_prop = _structs(prop, sizeof(cydriver.CUmulticastObjectProp))
+        p_prop = _bufptr(a_prop)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuMulticastGetGranularity', ('prop', 'option'), _p) from None
     with nogil:
-        err = cydriver.cuMulticastGetGranularity(&c_granularity, <const cydriver.CUmulticastObjectProp*>p_prop, <cydriver.CUmulticastGranularity_flags>option)
+        err = cydriver.cuMulticastGetGranularity(&c_granularity, <const cydriver.CUmulticastObjectProp*>p_prop, <cydriver.CUmulticastGranularity_flags>c_option)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), c_granularity,)
 
-def cuPointerGetAttribute(long long attribute, ptr):
+def cuPointerGetAttribute(attribute, ptr):
     """Returns information about a pointer.
 
     The supported attributes are:
@@ -11404,22 +12900,31 @@ def cuPointerGetAttribute(long long attribute, ptr):
     cuMemHostAlloc, cuMemHostRegister, cuMemHostUnregister, cudaPointerGetAttributes
     """
     cdef cydriver.CUresult err
-    cdef str code_data = _ATTR_CUpointer_attribute.get(int(attribute), 'u8')
-    cdef _Buf a_data = _Buf_new(max(_attr_size(code_data), <Py_ssize_t>0))
+    cdef str code_data
+    cdef _Buf a_data
+    cdef long long c_attribute
     cdef unsigned long long c_ptr
-    if isinstance(ptr, _IntValue):
-        c_ptr = <unsigned long long>_iv(<_IntValue>ptr)
-    elif ptr is None:
-        c_ptr = 0
-    else:
-        c_ptr = ptr
+    cdef int _p = 0
+    try:
+        c_attribute = attribute
+        code_data = _ATTR_CUpointer_attribute.get(int(c_attribute), 'u8')
+        a_data = _Buf_new(max(_attr_size(code_data), <Py_ssize_t>0))
+        _p = 1
+        if isinstance(ptr, _IntValue):
+            c_ptr = <unsigned long long>_iv(<_IntValue>ptr)
+        elif ptr is None:
+            c_ptr = 0
+        else:
+            c_ptr = ptr
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuPointerGetAttribute', ('attribute', 'ptr'), _p) from None
     with nogil:
-        err = cydriver.cuPointerGetAttribute(<void*>a_data.ptr, <cydriver.CUpointer_attribute>attribute, <cydriver.CUdeviceptr>c_ptr)
+        err = cydriver.cuPointerGetAttribute(<void*>a_data.ptr, <cydriver.CUpointer_attribute>c_attribute, <cydriver.CUdeviceptr>c_ptr)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _attr_out(a_data.ptr, code_data, _L, 0),)
 
-def cuMemPrefetchAsync(devPtr, size_t count, location, unsigned int flags, hStream):
+def cuMemPrefetchAsync(devPtr, count, location, flags, hStream):
     """Prefetches memory to the specified destination location.
 
     Prefetches memory to the specified destination location. `devPtr` is the base device
@@ -11506,20 +13011,34 @@ def cuMemPrefetchAsync(devPtr, size_t count, location, unsigned int flags, hStre
     """
     cdef cydriver.CUresult err
     cdef unsigned long long c_devPtr
-    cdef void* p_location = _sval(location, sizeof(cydriver.CUmemLocation))
+    cdef size_t c_count
+    cdef void* p_location
+    cdef unsigned int c_flags
     cdef void* c_hStream
-    if isinstance(devPtr, _IntValue):
-        c_devPtr = <unsigned long long>_iv(<_IntValue>devPtr)
-    elif devPtr is None:
-        c_devPtr = 0
-    else:
-        c_devPtr = devPtr
-    _hptr(hStream, &c_hStream)
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_count = count
+        _p = 3
+        c_flags = flags
+        _p = 2
+        p_location = _sval(location, sizeof(cydriver.CUmemLocation))
+        _p = 0
+        if isinstance(devPtr, _IntValue):
+            c_devPtr = <unsigned long long>_iv(<_IntValue>devPtr)
+        elif devPtr is None:
+            c_devPtr = 0
+        else:
+            c_devPtr = devPtr
+        _p = 4
+        _hptr(hStream, &c_hStream)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuMemPrefetchAsync', ('devPtr', 'count', 'location', 'flags', 'hStream'), _p) from None
     with nogil:
-        err = cydriver.cuMemPrefetchAsync(<cydriver.CUdeviceptr>c_devPtr, count, (<cydriver.CUmemLocation*>p_location)[0], flags, <cydriver.CUstream>c_hStream)
+        err = cydriver.cuMemPrefetchAsync(<cydriver.CUdeviceptr>c_devPtr, c_count, (<cydriver.CUmemLocation*>p_location)[0], c_flags, <cydriver.CUstream>c_hStream)
     return _st1(err)
 
-def cuMemAdvise(devPtr, size_t count, long long advice, location):
+def cuMemAdvise(devPtr, count, advice, location):
     """Advise about the usage of a given memory range.
 
     Advise the Unified Memory subsystem about the usage pattern for the memory range
@@ -11672,18 +13191,31 @@ def cuMemAdvise(devPtr, size_t count, long long advice, location):
     """
     cdef cydriver.CUresult err
     cdef unsigned long long c_devPtr
-    cdef void* p_location = _sval(location, sizeof(cydriver.CUmemLocation))
-    if isinstance(devPtr, _IntValue):
-        c_devPtr = <unsigned long long>_iv(<_IntValue>devPtr)
-    elif devPtr is None:
-        c_devPtr = 0
-    else:
-        c_devPtr = devPtr
+    cdef size_t c_count
+    cdef long long c_advice
+    cdef void* p_location
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_count = count
+        _p = 2
+        c_advice = advice
+        _p = 3
+        p_location = _sval(location, sizeof(cydriver.CUmemLocation))
+        _p = 0
+        if isinstance(devPtr, _IntValue):
+            c_devPtr = <unsigned long long>_iv(<_IntValue>devPtr)
+        elif devPtr is None:
+            c_devPtr = 0
+        else:
+            c_devPtr = devPtr
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuMemAdvise', ('devPtr', 'count', 'advice', 'location'), _p) from None
     with nogil:
-        err = cydriver.cuMemAdvise(<cydriver.CUdeviceptr>c_devPtr, count, <cydriver.CUmem_advise>advice, (<cydriver.CUmemLocation*>p_location)[0])
+        err = cydriver.cuMemAdvise(<cydriver.CUdeviceptr>c_devPtr, c_count, <cydriver.CUmem_advise>c_advice, (<cydriver.CUmemLocation*>p_location)[0])
     return _st1(err)
 
-def cuMemPrefetchBatchAsync(dptrs, sizes, size_t count, prefetchLocs, prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, hStream):
+def cuMemPrefetchBatchAsync(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream):
     """Performs a batch of memory prefetches asynchronously.
 
     Performs a batch of memory prefetches. The batch as a whole executes in stream order
@@ -11743,25 +13275,55 @@ def cuMemPrefetchBatchAsync(dptrs, sizes, size_t count, prefetchLocs, prefetchLo
         The status of the call.
     """
     cdef cydriver.CUresult err
-    cdef _Buf a_dptrs = _array(dptrs, 'u8', 8)
-    cdef void* p_dptrs = _bufptr(a_dptrs)
-    cdef _Buf a_sizes = _array(sizes, 'u8', 8)
-    cdef void* p_sizes = _bufptr(a_sizes)
-    cdef _Buf a_prefetchLocs = _array(prefetchLocs, 's', sizeof(cydriver.CUmemLocation))
-    cdef void* p_prefetchLocs = _bufptr(a_prefetchLocs)
-    cdef _Buf a_prefetchLocIdxs = _array(prefetchLocIdxs, 'u8', 8)
-    cdef void* p_prefetchLocIdxs = _bufptr(a_prefetchLocIdxs)
+    cdef _Buf a_dptrs
+    cdef void* p_dptrs
+    cdef _Buf a_sizes
+    cdef void* p_sizes
+    cdef size_t c_count
+    cdef _Buf a_prefetchLocs
+    cdef void* p_prefetchLocs
+    cdef _Buf a_prefetchLocIdxs
+    cdef void* p_prefetchLocIdxs
+    cdef size_t c_numPrefetchLocs
+    cdef unsigned long long c_flags
     cdef void* c_hStream
-    _hptr(hStream, &c_hStream)
-    _check_count(dptrs, count, 'dptrs', 'count')
-    _check_count(sizes, count, 'sizes', 'count')
-    _check_count(prefetchLocs, numPrefetchLocs, 'prefetchLocs', 'numPrefetchLocs')
-    _check_count(prefetchLocIdxs, numPrefetchLocs, 'prefetchLocIdxs', 'numPrefetchLocs')
+    cdef int _p = 0
+    try:
+        _p = 2
+        c_count = count
+        _p = 5
+        c_numPrefetchLocs = numPrefetchLocs
+        _p = 6
+        c_flags = flags
+        _p = 0
+        a_dptrs = _array(dptrs, 'u8', 8)
+        p_dptrs = _bufptr(a_dptrs)
+        _p = 1
+        a_sizes = _array(sizes, 'u8', 8)
+        p_sizes = _bufptr(a_sizes)
+        _p = 3
+        a_prefetchLocs = _array(prefetchLocs, 's', sizeof(cydriver.CUmemLocation))
+        p_prefetchLocs = _bufptr(a_prefetchLocs)
+        _p = 4
+        a_prefetchLocIdxs = _array(prefetchLocIdxs, 'u8', 8)
+        p_prefetchLocIdxs = _bufptr(a_prefetchLocIdxs)
+        _p = 7
+        _hptr(hStream, &c_hStream)
+        _p = 0
+        _check_count(dptrs, c_count, 'dptrs', 'count')
+        _p = 1
+        _check_count(sizes, c_count, 'sizes', 'count')
+        _p = 3
+        _check_count(prefetchLocs, c_numPrefetchLocs, 'prefetchLocs', 'numPrefetchLocs')
+        _p = 4
+        _check_count(prefetchLocIdxs, c_numPrefetchLocs, 'prefetchLocIdxs', 'numPrefetchLocs')
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuMemPrefetchBatchAsync', ('dptrs', 'sizes', 'count', 'prefetchLocs', 'prefetchLocIdxs', 'numPrefetchLocs', 'flags', 'hStream'), _p) from None
     with nogil:
-        err = cydriver.cuMemPrefetchBatchAsync(<cydriver.CUdeviceptr*>p_dptrs, <size_t*>p_sizes, count, <cydriver.CUmemLocation*>p_prefetchLocs, <size_t*>p_prefetchLocIdxs, numPrefetchLocs, flags, <cydriver.CUstream>c_hStream)
+        err = cydriver.cuMemPrefetchBatchAsync(<cydriver.CUdeviceptr*>p_dptrs, <size_t*>p_sizes, c_count, <cydriver.CUmemLocation*>p_prefetchLocs, <size_t*>p_prefetchLocIdxs, c_numPrefetchLocs, c_flags, <cydriver.CUstream>c_hStream)
     return _st1(err)
 
-def cuMemDiscardBatchAsync(dptrs, sizes, size_t count, unsigned long long flags, hStream):
+def cuMemDiscardBatchAsync(dptrs, sizes, count, flags, hStream):
     """Performs a batch of memory discards asynchronously.
 
     Performs a batch of memory discards. The batch as a whole executes in stream order
@@ -11806,19 +13368,38 @@ def cuMemDiscardBatchAsync(dptrs, sizes, size_t count, unsigned long long flags,
         The status of the call.
     """
     cdef cydriver.CUresult err
-    cdef _Buf a_dptrs = _array(dptrs, 'u8', 8)
-    cdef void* p_dptrs = _bufptr(a_dptrs)
-    cdef _Buf a_sizes = _array(sizes, 'u8', 8)
-    cdef void* p_sizes = _bufptr(a_sizes)
+    cdef _Buf a_dptrs
+    cdef void* p_dptrs
+    cdef _Buf a_sizes
+    cdef void* p_sizes
+    cdef size_t c_count
+    cdef unsigned long long c_flags
     cdef void* c_hStream
-    _hptr(hStream, &c_hStream)
-    _check_count(dptrs, count, 'dptrs', 'count')
-    _check_count(sizes, count, 'sizes', 'count')
+    cdef int _p = 0
+    try:
+        _p = 2
+        c_count = count
+        _p = 3
+        c_flags = flags
+        _p = 0
+        a_dptrs = _array(dptrs, 'u8', 8)
+        p_dptrs = _bufptr(a_dptrs)
+        _p = 1
+        a_sizes = _array(sizes, 'u8', 8)
+        p_sizes = _bufptr(a_sizes)
+        _p = 4
+        _hptr(hStream, &c_hStream)
+        _p = 0
+        _check_count(dptrs, c_count, 'dptrs', 'count')
+        _p = 1
+        _check_count(sizes, c_count, 'sizes', 'count')
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuMemDiscardBatchAsync', ('dptrs', 'sizes', 'count', 'flags', 'hStream'), _p) from None
     with nogil:
-        err = cydriver.cuMemDiscardBatchAsync(<cydriver.CUdeviceptr*>p_dptrs, <size_t*>p_sizes, count, flags, <cydriver.CUstream>c_hStream)
+        err = cydriver.cuMemDiscardBatchAsync(<cydriver.CUdeviceptr*>p_dptrs, <size_t*>p_sizes, c_count, c_flags, <cydriver.CUstream>c_hStream)
     return _st1(err)
 
-def cuMemDiscardAndPrefetchBatchAsync(dptrs, sizes, size_t count, prefetchLocs, prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, hStream):
+def cuMemDiscardAndPrefetchBatchAsync(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream):
     """Performs a batch of memory discards and prefetches asynchronously.
 
     Performs a batch of memory discards followed by prefetches. The batch as a whole
@@ -11884,25 +13465,55 @@ def cuMemDiscardAndPrefetchBatchAsync(dptrs, sizes, size_t count, prefetchLocs, 
         The status of the call.
     """
     cdef cydriver.CUresult err
-    cdef _Buf a_dptrs = _array(dptrs, 'u8', 8)
-    cdef void* p_dptrs = _bufptr(a_dptrs)
-    cdef _Buf a_sizes = _array(sizes, 'u8', 8)
-    cdef void* p_sizes = _bufptr(a_sizes)
-    cdef _Buf a_prefetchLocs = _array(prefetchLocs, 's', sizeof(cydriver.CUmemLocation))
-    cdef void* p_prefetchLocs = _bufptr(a_prefetchLocs)
-    cdef _Buf a_prefetchLocIdxs = _array(prefetchLocIdxs, 'u8', 8)
-    cdef void* p_prefetchLocIdxs = _bufptr(a_prefetchLocIdxs)
+    cdef _Buf a_dptrs
+    cdef void* p_dptrs
+    cdef _Buf a_sizes
+    cdef void* p_sizes
+    cdef size_t c_count
+    cdef _Buf a_prefetchLocs
+    cdef void* p_prefetchLocs
+    cdef _Buf a_prefetchLocIdxs
+    cdef void* p_prefetchLocIdxs
+    cdef size_t c_numPrefetchLocs
+    cdef unsigned long long c_flags
     cdef void* c_hStream
-    _hptr(hStream, &c_hStream)
-    _check_count(dptrs, count, 'dptrs', 'count')
-    _check_count(sizes, count, 'sizes', 'count')
-    _check_count(prefetchLocs, numPrefetchLocs, 'prefetchLocs', 'numPrefetchLocs')
-    _check_count(prefetchLocIdxs, numPrefetchLocs, 'prefetchLocIdxs', 'numPrefetchLocs')
+    cdef int _p = 0
+    try:
+        _p = 2
+        c_count = count
+        _p = 5
+        c_numPrefetchLocs = numPrefetchLocs
+        _p = 6
+        c_flags = flags
+        _p = 0
+        a_dptrs = _array(dptrs, 'u8', 8)
+        p_dptrs = _bufptr(a_dptrs)
+        _p = 1
+        a_sizes = _array(sizes, 'u8', 8)
+        p_sizes = _bufptr(a_sizes)
+        _p = 3
+        a_prefetchLocs = _array(prefetchLocs, 's', sizeof(cydriver.CUmemLocation))
+        p_prefetchLocs = _bufptr(a_prefetchLocs)
+        _p = 4
+        a_prefetchLocIdxs = _array(prefetchLocIdxs, 'u8', 8)
+        p_prefetchLocIdxs = _bufptr(a_prefetchLocIdxs)
+        _p = 7
+        _hptr(hStream, &c_hStream)
+        _p = 0
+        _check_count(dptrs, c_count, 'dptrs', 'count')
+        _p = 1
+        _check_count(sizes, c_count, 'sizes', 'count')
+        _p = 3
+        _check_count(prefetchLocs, c_numPrefetchLocs, 'prefetchLocs', 'numPrefetchLocs')
+        _p = 4
+        _check_count(prefetchLocIdxs, c_numPrefetchLocs, 'prefetchLocIdxs', 'numPrefetchLocs')
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuMemDiscardAndPrefetchBatchAsync', ('dptrs', 'sizes', 'count', 'prefetchLocs', 'prefetchLocIdxs', 'numPrefetchLocs', 'flags', 'hStream'), _p) from None
     with nogil:
-        err = cydriver.cuMemDiscardAndPrefetchBatchAsync(<cydriver.CUdeviceptr*>p_dptrs, <size_t*>p_sizes, count, <cydriver.CUmemLocation*>p_prefetchLocs, <size_t*>p_prefetchLocIdxs, numPrefetchLocs, flags, <cydriver.CUstream>c_hStream)
+        err = cydriver.cuMemDiscardAndPrefetchBatchAsync(<cydriver.CUdeviceptr*>p_dptrs, <size_t*>p_sizes, c_count, <cydriver.CUmemLocation*>p_prefetchLocs, <size_t*>p_prefetchLocIdxs, c_numPrefetchLocs, c_flags, <cydriver.CUstream>c_hStream)
     return _st1(err)
 
-def cuMemRangeGetAttribute(size_t dataSize, long long attribute, devPtr, size_t count):
+def cuMemRangeGetAttribute(dataSize, attribute, devPtr, count):
     """Query an attribute of a given memory range.
 
     Query an attribute about the memory range starting at `devPtr` with a size of
@@ -12016,22 +13627,39 @@ def cuMemRangeGetAttribute(size_t dataSize, long long attribute, devPtr, size_t 
     cuMemRangeGetAttributes, cuMemPrefetchAsync, cuMemAdvise, cudaMemRangeGetAttribute
     """
     cdef cydriver.CUresult err
-    cdef str code_data = _ATTR_CUmem_range_attribute.get(int(attribute), 'u8')
-    cdef _Buf a_data = _Buf_new(max(_attr_size(code_data), <Py_ssize_t>dataSize))
+    cdef str code_data
+    cdef _Buf a_data
+    cdef size_t c_dataSize
+    cdef long long c_attribute
     cdef unsigned long long c_devPtr
-    if isinstance(devPtr, _IntValue):
-        c_devPtr = <unsigned long long>_iv(<_IntValue>devPtr)
-    elif devPtr is None:
-        c_devPtr = 0
-    else:
-        c_devPtr = devPtr
+    cdef size_t c_count
+    cdef int _p = 0
+    try:
+        c_dataSize = dataSize
+        _p = 1
+        c_attribute = attribute
+        _p = 3
+        c_count = count
+        _p = 1
+        code_data = _ATTR_CUmem_range_attribute.get(int(c_attribute), 'u8')
+        _p = 0
+        a_data = _Buf_new(max(_attr_size(code_data), <Py_ssize_t>c_dataSize))
+        _p = 2
+        if isinstance(devPtr, _IntValue):
+            c_devPtr = <unsigned long long>_iv(<_IntValue>devPtr)
+        elif devPtr is None:
+            c_devPtr = 0
+        else:
+            c_devPtr = devPtr
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuMemRangeGetAttribute', ('dataSize', 'attribute', 'devPtr', 'count'), _p) from None
     with nogil:
-        err = cydriver.cuMemRangeGetAttribute(<void*>a_data.ptr, dataSize, <cydriver.CUmem_range_attribute>attribute, <cydriver.CUdeviceptr>c_devPtr, count)
+        err = cydriver.cuMemRangeGetAttribute(<void*>a_data.ptr, c_dataSize, <cydriver.CUmem_range_attribute>c_attribute, <cydriver.CUdeviceptr>c_devPtr, c_count)
     if err != 0:
         return (_st(err), None,)
-    return (_ok(), _attr_out(a_data.ptr, code_data, _L, dataSize),)
+    return (_ok(), _attr_out(a_data.ptr, code_data, _L, c_dataSize),)
 
-def cuMemRangeGetAttributes(dataSizes, attributes, size_t numAttributes, devPtr, size_t count):
+def cuMemRangeGetAttributes(dataSizes, attributes, numAttributes, devPtr, count):
     """Query attributes of a given memory range.
 
     Query attributes of the memory range starting at `devPtr` with a size of `count`
@@ -12081,27 +13709,48 @@ def cuMemRangeGetAttributes(dataSizes, attributes, size_t numAttributes, devPtr,
     """
     cdef cydriver.CUresult err
     cdef list v_data = []
-    cdef _Buf a_data = _attr_bufs(attributes, _ATTR_CUmem_range_attribute, dataSizes, numAttributes, v_data)
-    cdef _Buf a_dataSizes = _array(dataSizes, 'u8', 8)
-    cdef void* p_dataSizes = _bufptr(a_dataSizes)
-    cdef _Buf a_attributes = _array(attributes, 'e', 4)
-    cdef void* p_attributes = _bufptr(a_attributes)
+    cdef _Buf a_data
+    cdef _Buf a_dataSizes
+    cdef void* p_dataSizes
+    cdef _Buf a_attributes
+    cdef void* p_attributes
+    cdef size_t c_numAttributes
     cdef unsigned long long c_devPtr
-    if isinstance(devPtr, _IntValue):
-        c_devPtr = <unsigned long long>_iv(<_IntValue>devPtr)
-    elif devPtr is None:
-        c_devPtr = 0
-    else:
-        c_devPtr = devPtr
-    _check_count(dataSizes, numAttributes, 'dataSizes', 'numAttributes')
-    _check_count(attributes, numAttributes, 'attributes', 'numAttributes')
+    cdef size_t c_count
+    cdef int _p = 0
+    try:
+        _p = 2
+        c_numAttributes = numAttributes
+        _p = 4
+        c_count = count
+        _p = 1
+        a_data = _attr_bufs(attributes, _ATTR_CUmem_range_attribute, dataSizes, c_numAttributes, v_data)
+        _p = 0
+        a_dataSizes = _array(dataSizes, 'u8', 8)
+        p_dataSizes = _bufptr(a_dataSizes)
+        _p = 1
+        a_attributes = _array(attributes, 'e', 4)
+        p_attributes = _bufptr(a_attributes)
+        _p = 3
+        if isinstance(devPtr, _IntValue):
+            c_devPtr = <unsigned long long>_iv(<_IntValue>devPtr)
+        elif devPtr is None:
+            c_devPtr = 0
+        else:
+            c_devPtr = devPtr
+        _p = 0
+        _check_count(dataSizes, c_numAttributes, 'dataSizes', 'numAttributes')
+        _p = 1
+        _check_count(attributes, c_numAttributes, 'attributes', 'numAttributes')
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuMemRangeGetAttributes', ('dataSizes', 'attributes', 'numAttributes', 'devPtr', 'count'), _p) from None
     with nogil:
-        err = cydriver.cuMemRangeGetAttributes(<void**>a_data.ptr, <size_t*>p_dataSizes, <cydriver.CUmem_range_attribute*>p_attributes, numAttributes, <cydriver.CUdeviceptr>c_devPtr, count)
+        err = cydriver.cuMemRangeGetAttributes(<void**>a_data.ptr, <size_t*>p_dataSizes, <cydriver.CUmem_range_attribute*>p_attributes, c_numAttributes, <cydriver.CUdeviceptr>c_devPtr, c_count)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _attr_values(v_data, _L),)
 
-def cuPointerSetAttribute(value, long long attribute, ptr):
+def cuPointerSetAttribute(value, attribute, ptr):
     """Set attributes on a previously allocated memory region.
 
     The supported attributes are:
@@ -12139,19 +13788,29 @@ def cuPointerSetAttribute(value, long long attribute, ptr):
     cuMemHostUnregister
     """
     cdef cydriver.CUresult err
-    cdef _Buf a_value = _attr_in(value, _ATTR_CUpointer_attribute.get(int(attribute), 'u8'), _L)
+    cdef _Buf a_value
+    cdef long long c_attribute
     cdef unsigned long long c_ptr
-    if isinstance(ptr, _IntValue):
-        c_ptr = <unsigned long long>_iv(<_IntValue>ptr)
-    elif ptr is None:
-        c_ptr = 0
-    else:
-        c_ptr = ptr
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_attribute = attribute
+        _p = 0
+        a_value = _attr_in(value, _ATTR_CUpointer_attribute.get(int(c_attribute), 'u8'), _L)
+        _p = 2
+        if isinstance(ptr, _IntValue):
+            c_ptr = <unsigned long long>_iv(<_IntValue>ptr)
+        elif ptr is None:
+            c_ptr = 0
+        else:
+            c_ptr = ptr
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuPointerSetAttribute', ('value', 'attribute', 'ptr'), _p) from None
     with nogil:
-        err = cydriver.cuPointerSetAttribute(<const void*>a_value.ptr, <cydriver.CUpointer_attribute>attribute, <cydriver.CUdeviceptr>c_ptr)
+        err = cydriver.cuPointerSetAttribute(<const void*>a_value.ptr, <cydriver.CUpointer_attribute>c_attribute, <cydriver.CUdeviceptr>c_ptr)
     return _st1(err)
 
-def cuPointerGetAttributes(unsigned int numAttributes, attributes, ptr):
+def cuPointerGetAttributes(numAttributes, attributes, ptr):
     """Returns information about a pointer.
 
     The supported attributes are (refer to cuPointerGetAttribute for attribute
@@ -12204,25 +13863,37 @@ def cuPointerGetAttributes(unsigned int numAttributes, attributes, ptr):
     cuPointerGetAttribute, cuPointerSetAttribute, cudaPointerGetAttributes
     """
     cdef cydriver.CUresult err
-    cdef _Buf a_attributes = _array(attributes, 'e', 4)
-    cdef void* p_attributes = _bufptr(a_attributes)
+    cdef unsigned int c_numAttributes
+    cdef _Buf a_attributes
+    cdef void* p_attributes
     cdef list v_data = []
-    cdef _Buf a_data = _attr_bufs(attributes, _ATTR_CUpointer_attribute, None, numAttributes, v_data)
+    cdef _Buf a_data
     cdef unsigned long long c_ptr
-    if isinstance(ptr, _IntValue):
-        c_ptr = <unsigned long long>_iv(<_IntValue>ptr)
-    elif ptr is None:
-        c_ptr = 0
-    else:
-        c_ptr = ptr
-    _check_count(attributes, numAttributes, 'attributes', 'numAttributes')
+    cdef int _p = 0
+    try:
+        c_numAttributes = numAttributes
+        _p = 1
+        a_attributes = _array(attributes, 'e', 4)
+        p_attributes = _bufptr(a_attributes)
+        a_data = _attr_bufs(attributes, _ATTR_CUpointer_attribute, None, c_numAttributes, v_data)
+        _p = 2
+        if isinstance(ptr, _IntValue):
+            c_ptr = <unsigned long long>_iv(<_IntValue>ptr)
+        elif ptr is None:
+            c_ptr = 0
+        else:
+            c_ptr = ptr
+        _p = 1
+        _check_count(attributes, c_numAttributes, 'attributes', 'numAttributes')
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuPointerGetAttributes', ('numAttributes', 'attributes', 'ptr'), _p) from None
     with nogil:
-        err = cydriver.cuPointerGetAttributes(numAttributes, <cydriver.CUpointer_attribute*>p_attributes, <void**>a_data.ptr, <cydriver.CUdeviceptr>c_ptr)
+        err = cydriver.cuPointerGetAttributes(c_numAttributes, <cydriver.CUpointer_attribute*>p_attributes, <void**>a_data.ptr, <cydriver.CUdeviceptr>c_ptr)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _attr_values(v_data, _L),)
 
-def cuStreamCreate(unsigned int Flags):
+def cuStreamCreate(Flags):
     """Create a stream.
 
     Creates a stream and returns a handle in `phStream`. The `Flags` argument determines
@@ -12257,13 +13928,18 @@ def cuStreamCreate(unsigned int Flags):
     """
     cdef cydriver.CUresult err
     cdef cydriver.CUstream c_phStream = <cydriver.CUstream>0
+    cdef unsigned int c_Flags
+    try:
+        c_Flags = Flags
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuStreamCreate', ('Flags',), 0) from None
     with nogil:
-        err = cydriver.cuStreamCreate(&c_phStream, Flags)
+        err = cydriver.cuStreamCreate(&c_phStream, c_Flags)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _new_handle(CUstream, <void*>c_phStream),)
 
-def cuStreamCreateWithPriority(unsigned int flags, int priority):
+def cuStreamCreateWithPriority(flags, priority):
     """Create a stream with the given priority.
 
     Creates a stream with the specified priority and returns a handle in `phStream`.
@@ -12312,8 +13988,17 @@ def cuStreamCreateWithPriority(unsigned int flags, int priority):
     """
     cdef cydriver.CUresult err
     cdef cydriver.CUstream c_phStream = <cydriver.CUstream>0
+    cdef unsigned int c_flags
+    cdef int c_priority
+    cdef int _p = 0
+    try:
+        c_flags = flags
+        _p = 1
+        c_priority = priority
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuStreamCreateWithPriority', ('flags', 'priority'), _p) from None
     with nogil:
-        err = cydriver.cuStreamCreateWithPriority(&c_phStream, flags, priority)
+        err = cydriver.cuStreamCreateWithPriority(&c_phStream, c_flags, c_priority)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _new_handle(CUstream, <void*>c_phStream),)
@@ -12351,7 +14036,10 @@ def cuStreamGetPriority(hStream):
     cdef cydriver.CUresult err
     cdef void* c_hStream
     cdef int c_priority = <int>0
-    _hptr(hStream, &c_hStream)
+    try:
+        _hptr(hStream, &c_hStream)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuStreamGetPriority', ('hStream',), 0) from None
     with nogil:
         err = cydriver.cuStreamGetPriority(<cydriver.CUstream>c_hStream, &c_priority)
     if err != 0:
@@ -12384,7 +14072,10 @@ def cuStreamGetDevice(hStream):
     cdef cydriver.CUresult err
     cdef void* c_hStream
     cdef cydriver.CUdevice c_device = <cydriver.CUdevice>0
-    _hptr(hStream, &c_hStream)
+    try:
+        _hptr(hStream, &c_hStream)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuStreamGetDevice', ('hStream',), 0) from None
     with nogil:
         err = cydriver.cuStreamGetDevice(<cydriver.CUstream>c_hStream, &c_device)
     if err != 0:
@@ -12421,7 +14112,10 @@ def cuStreamGetFlags(hStream):
     cdef cydriver.CUresult err
     cdef void* c_hStream
     cdef unsigned int c_flags = <unsigned int>0
-    _hptr(hStream, &c_hStream)
+    try:
+        _hptr(hStream, &c_hStream)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuStreamGetFlags', ('hStream',), 0) from None
     with nogil:
         err = cydriver.cuStreamGetFlags(<cydriver.CUstream>c_hStream, &c_flags)
     if err != 0:
@@ -12463,7 +14157,10 @@ def cuStreamGetId(hStream):
     cdef cydriver.CUresult err
     cdef void* c_hStream
     cdef unsigned long long c_streamId = <unsigned long long>0
-    _hptr(hStream, &c_hStream)
+    try:
+        _hptr(hStream, &c_hStream)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuStreamGetId', ('hStream',), 0) from None
     with nogil:
         err = cydriver.cuStreamGetId(<cydriver.CUstream>c_hStream, &c_streamId)
     if err != 0:
@@ -12515,7 +14212,10 @@ def cuStreamGetCtx(hStream):
     cdef cydriver.CUresult err
     cdef void* c_hStream
     cdef cydriver.CUcontext c_pctx = <cydriver.CUcontext>0
-    _hptr(hStream, &c_hStream)
+    try:
+        _hptr(hStream, &c_hStream)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuStreamGetCtx', ('hStream',), 0) from None
     with nogil:
         err = cydriver.cuStreamGetCtx(<cydriver.CUstream>c_hStream, &c_pctx)
     if err != 0:
@@ -12580,14 +14280,17 @@ def cuStreamGetCtx_v2(hStream):
     cdef void* c_hStream
     cdef cydriver.CUcontext c_pCtx = <cydriver.CUcontext>0
     cdef cydriver.CUgreenCtx c_pGreenCtx = <cydriver.CUgreenCtx>0
-    _hptr(hStream, &c_hStream)
+    try:
+        _hptr(hStream, &c_hStream)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuStreamGetCtx_v2', ('hStream',), 0) from None
     with nogil:
         err = cydriver.cuStreamGetCtx_v2(<cydriver.CUstream>c_hStream, &c_pCtx, &c_pGreenCtx)
     if err != 0:
         return (_st(err), None, None)
     return (_ok(), _new_handle(CUcontext, <void*>c_pCtx), _new_handle(CUgreenCtx, <void*>c_pGreenCtx))
 
-def cuStreamWaitEvent(hStream, hEvent, unsigned int Flags):
+def cuStreamWaitEvent(hStream, hEvent, Flags):
     """Make a compute stream wait on an event.
 
     Makes all future work submitted to `hStream` wait for all work captured in `hEvent`.
@@ -12625,13 +14328,22 @@ def cuStreamWaitEvent(hStream, hEvent, unsigned int Flags):
     cdef cydriver.CUresult err
     cdef void* c_hStream
     cdef void* c_hEvent
-    _hptr(hStream, &c_hStream)
-    _hptr(hEvent, &c_hEvent)
+    cdef unsigned int c_Flags
+    cdef int _p = 0
+    try:
+        _p = 2
+        c_Flags = Flags
+        _p = 0
+        _hptr(hStream, &c_hStream)
+        _p = 1
+        _hptr(hEvent, &c_hEvent)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuStreamWaitEvent', ('hStream', 'hEvent', 'Flags'), _p) from None
     with nogil:
-        err = cydriver.cuStreamWaitEvent(<cydriver.CUstream>c_hStream, <cydriver.CUevent>c_hEvent, Flags)
+        err = cydriver.cuStreamWaitEvent(<cydriver.CUstream>c_hStream, <cydriver.CUevent>c_hEvent, c_Flags)
     return _st1(err)
 
-def cuStreamAddCallback(hStream, callback, userData, unsigned int flags):
+def cuStreamAddCallback(hStream, callback, userData, flags):
     """Add a callback to a compute stream.
 
     Adds a callback to be called on the host after all currently enqueued items in the
@@ -12700,14 +14412,24 @@ def cuStreamAddCallback(hStream, callback, userData, unsigned int flags):
     cdef void* c_hStream
     cdef void* c_callback
     cdef void* c_userData
-    _hptr(hStream, &c_hStream)
-    _hptr(callback, &c_callback)
-    _vptr(userData, &c_userData)
+    cdef unsigned int c_flags
+    cdef int _p = 0
+    try:
+        _p = 3
+        c_flags = flags
+        _p = 0
+        _hptr(hStream, &c_hStream)
+        _p = 1
+        _hptr(callback, &c_callback)
+        _p = 2
+        _vptr(userData, &c_userData)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuStreamAddCallback', ('hStream', 'callback', 'userData', 'flags'), _p) from None
     with nogil:
-        err = cydriver.cuStreamAddCallback(<cydriver.CUstream>c_hStream, <cydriver.CUstreamCallback>c_callback, <void*>c_userData, flags)
+        err = cydriver.cuStreamAddCallback(<cydriver.CUstream>c_hStream, <cydriver.CUstreamCallback>c_callback, <void*>c_userData, c_flags)
     return _st1(err)
 
-def cuStreamBeginCapture(hStream, long long mode):
+def cuStreamBeginCapture(hStream, mode):
     """Begins graph capture on a stream.
 
     Begin graph capture on `hStream`. When a stream is in capture mode, all operations
@@ -12748,12 +14470,20 @@ def cuStreamBeginCapture(hStream, long long mode):
     """
     cdef cydriver.CUresult err
     cdef void* c_hStream
-    _hptr(hStream, &c_hStream)
+    cdef long long c_mode
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_mode = mode
+        _p = 0
+        _hptr(hStream, &c_hStream)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuStreamBeginCapture', ('hStream', 'mode'), _p) from None
     with nogil:
-        err = cydriver.cuStreamBeginCapture(<cydriver.CUstream>c_hStream, <cydriver.CUstreamCaptureMode>mode)
+        err = cydriver.cuStreamBeginCapture(<cydriver.CUstream>c_hStream, <cydriver.CUstreamCaptureMode>c_mode)
     return _st1(err)
 
-def cuStreamBeginCaptureToGraph(hStream, hGraph, dependencies, dependencyData, size_t numDependencies, long long mode):
+def cuStreamBeginCaptureToGraph(hStream, hGraph, dependencies, dependencyData, numDependencies, mode):
     """Begins graph capture on a stream to an existing graph.
 
     Begin graph capture on `hStream`, placing new nodes into an existing graph. When a
@@ -12807,16 +14537,36 @@ def cuStreamBeginCaptureToGraph(hStream, hGraph, dependencies, dependencyData, s
     cdef cydriver.CUresult err
     cdef void* c_hStream
     cdef void* c_hGraph
-    cdef _Buf a_dependencies = _array(dependencies, 'h', sizeof(void*))
-    cdef void* p_dependencies = _bufptr(a_dependencies)
-    cdef _Buf a_dependencyData = _structs(dependencyData, sizeof(cydriver.CUgraphEdgeData))
-    cdef void* p_dependencyData = _bufptr(a_dependencyData)
-    _hptr(hStream, &c_hStream)
-    _hptr(hGraph, &c_hGraph)
-    _check_count(dependencies, numDependencies, 'dependencies', 'numDependencies')
-    if isinstance(dependencyData, (list, tuple)): _check_count(dependencyData, numDependencies, 'dependencyData', 'numDependencies')
+    cdef _Buf a_dependencies
+    cdef void* p_dependencies
+    cdef _Buf a_dependencyData
+    cdef void* p_dependencyData
+    cdef size_t c_numDependencies
+    cdef long long c_mode
+    cdef int _p = 0
+    try:
+        _p = 4
+        c_numDependencies = numDependencies
+        _p = 5
+        c_mode = mode
+        _p = 2
+        a_dependencies = _array(dependencies, 'h', sizeof(void*))
+        p_dependencies = _bufptr(a_dependencies)
+        _p = 3
+        a_dependencyData = _structs(dependencyData, sizeof(cydriver.CUgraphEdgeData))
+        p_dependencyData = _bufptr(a_dependencyData)
+        _p = 0
+        _hptr(hStream, &c_hStream)
+        _p = 1
+        _hptr(hGraph, &c_hGraph)
+        _p = 2
+        _check_count(dependencies, c_numDependencies, 'dependencies', 'numDependencies')
+        _p = 3
+        if isinstance(dependencyData, (list, tuple)): _check_count(dependencyData, c_numDependencies, 'dependencyData', 'numDependencies')
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuStreamBeginCaptureToGraph', ('hStream', 'hGraph', 'dependencies', 'dependencyData', 'numDependencies', 'mode'), _p) from None
     with nogil:
-        err = cydriver.cuStreamBeginCaptureToGraph(<cydriver.CUstream>c_hStream, <cydriver.CUgraph>c_hGraph, <const cydriver.CUgraphNode*>p_dependencies, <const cydriver.CUgraphEdgeData*>p_dependencyData, numDependencies, <cydriver.CUstreamCaptureMode>mode)
+        err = cydriver.cuStreamBeginCaptureToGraph(<cydriver.CUstream>c_hStream, <cydriver.CUgraph>c_hGraph, <const cydriver.CUgraphNode*>p_dependencies, <const cydriver.CUgraphEdgeData*>p_dependencyData, c_numDependencies, <cydriver.CUstreamCaptureMode>c_mode)
     return _st1(err)
 
 def cuThreadExchangeStreamCaptureMode(mode):
@@ -12881,7 +14631,10 @@ def cuThreadExchangeStreamCaptureMode(mode):
     """
     cdef cydriver.CUresult err
     cdef cydriver.CUstreamCaptureMode c_mode = <cydriver.CUstreamCaptureMode>0
-    c_mode = <cydriver.CUstreamCaptureMode><long long>mode
+    try:
+        c_mode = <cydriver.CUstreamCaptureMode><long long>mode
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuThreadExchangeStreamCaptureMode', ('mode',), 0) from None
     with nogil:
         err = cydriver.cuThreadExchangeStreamCaptureMode(&c_mode)
     if err != 0:
@@ -12920,7 +14673,10 @@ def cuStreamEndCapture(hStream):
     cdef cydriver.CUresult err
     cdef void* c_hStream
     cdef cydriver.CUgraph c_phGraph = <cydriver.CUgraph>0
-    _hptr(hStream, &c_hStream)
+    try:
+        _hptr(hStream, &c_hStream)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuStreamEndCapture', ('hStream',), 0) from None
     with nogil:
         err = cydriver.cuStreamEndCapture(<cydriver.CUstream>c_hStream, &c_phGraph)
     if err != 0:
@@ -12970,7 +14726,10 @@ def cuStreamIsCapturing(hStream):
     cdef cydriver.CUresult err
     cdef void* c_hStream
     cdef cydriver.CUstreamCaptureStatus c_captureStatus = <cydriver.CUstreamCaptureStatus>0
-    _hptr(hStream, &c_hStream)
+    try:
+        _hptr(hStream, &c_hStream)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuStreamIsCapturing', ('hStream',), 0) from None
     with nogil:
         err = cydriver.cuStreamIsCapturing(<cydriver.CUstream>c_hStream, &c_captureStatus)
     if err != 0:
@@ -13050,14 +14809,17 @@ def cuStreamGetCaptureInfo(hStream):
     cdef void* c_dependencies_out = NULL
     cdef void* c_edgeData_out = NULL
     cdef size_t c_numDependencies_out = <size_t>0
-    _hptr(hStream, &c_hStream)
+    try:
+        _hptr(hStream, &c_hStream)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuStreamGetCaptureInfo', ('hStream',), 0) from None
     with nogil:
         err = cydriver.cuStreamGetCaptureInfo(<cydriver.CUstream>c_hStream, &c_captureStatus_out, &c_id_out, &c_graph_out, <cydriver.CUgraphNode**>&c_dependencies_out, <cydriver.CUgraphEdgeData**>&c_edgeData_out, &c_numDependencies_out)
     if err != 0:
         return (_st(err), None, None, None, None, None, None)
     return (_ok(), _enum(_L.cls('CUstreamCaptureStatus')._value2member_map_, None, <long long>c_captureStatus_out), _new_int(cuuint64_t, <unsigned long long>c_id_out, 8, False), _new_handle(CUgraph, <void*>c_graph_out), _from_array(c_dependencies_out, c_numDependencies_out, 'h', CUgraphNode, sizeof(void*)), _from_array(c_edgeData_out, c_numDependencies_out, 's', _L.cls('CUgraphEdgeData'), sizeof(cydriver.CUgraphEdgeData)), c_numDependencies_out)
 
-def cuStreamUpdateCaptureDependencies(hStream, dependencies, dependencyData, size_t numDependencies, unsigned int flags):
+def cuStreamUpdateCaptureDependencies(hStream, dependencies, dependencyData, numDependencies, flags):
     """Update the set of dependencies in a capturing stream.
 
     Modifies the dependency set of a capturing stream. The dependency set is the set of
@@ -13101,18 +14863,37 @@ def cuStreamUpdateCaptureDependencies(hStream, dependencies, dependencyData, siz
     """
     cdef cydriver.CUresult err
     cdef void* c_hStream
-    cdef _Buf a_dependencies = _array(dependencies, 'h', sizeof(void*))
-    cdef void* p_dependencies = _bufptr(a_dependencies)
-    cdef _Buf a_dependencyData = _structs(dependencyData, sizeof(cydriver.CUgraphEdgeData))
-    cdef void* p_dependencyData = _bufptr(a_dependencyData)
-    _hptr(hStream, &c_hStream)
-    _check_count(dependencies, numDependencies, 'dependencies', 'numDependencies')
-    if isinstance(dependencyData, (list, tuple)): _check_count(dependencyData, numDependencies, 'dependencyData', 'numDependencies')
+    cdef _Buf a_dependencies
+    cdef void* p_dependencies
+    cdef _Buf a_dependencyData
+    cdef void* p_dependencyData
+    cdef size_t c_numDependencies
+    cdef unsigned int c_flags
+    cdef int _p = 0
+    try:
+        _p = 3
+        c_numDependencies = numDependencies
+        _p = 4
+        c_flags = flags
+        _p = 1
+        a_dependencies = _array(dependencies, 'h', sizeof(void*))
+        p_dependencies = _bufptr(a_dependencies)
+        _p = 2
+        a_dependencyData = _structs(dependencyData, sizeof(cydriver.CUgraphEdgeData))
+        p_dependencyData = _bufptr(a_dependencyData)
+        _p = 0
+        _hptr(hStream, &c_hStream)
+        _p = 1
+        _check_count(dependencies, c_numDependencies, 'dependencies', 'numDependencies')
+        _p = 2
+        if isinstance(dependencyData, (list, tuple)): _check_count(dependencyData, c_numDependencies, 'dependencyData', 'numDependencies')
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuStreamUpdateCaptureDependencies', ('hStream', 'dependencies', 'dependencyData', 'numDependencies', 'flags'), _p) from None
     with nogil:
-        err = cydriver.cuStreamUpdateCaptureDependencies(<cydriver.CUstream>c_hStream, <cydriver.CUgraphNode*>p_dependencies, <const cydriver.CUgraphEdgeData*>p_dependencyData, numDependencies, flags)
+        err = cydriver.cuStreamUpdateCaptureDependencies(<cydriver.CUstream>c_hStream, <cydriver.CUgraphNode*>p_dependencies, <const cydriver.CUgraphEdgeData*>p_dependencyData, c_numDependencies, c_flags)
     return _st1(err)
 
-def cuStreamAttachMemAsync(hStream, dptr, size_t length, unsigned int flags):
+def cuStreamAttachMemAsync(hStream, dptr, length, flags):
     """Attach memory to a stream asynchronously.
 
     Enqueues an operation in `hStream` to specify stream association of `length` bytes
@@ -13198,15 +14979,27 @@ def cuStreamAttachMemAsync(hStream, dptr, size_t length, unsigned int flags):
     cdef cydriver.CUresult err
     cdef void* c_hStream
     cdef unsigned long long c_dptr
-    _hptr(hStream, &c_hStream)
-    if isinstance(dptr, _IntValue):
-        c_dptr = <unsigned long long>_iv(<_IntValue>dptr)
-    elif dptr is None:
-        c_dptr = 0
-    else:
-        c_dptr = dptr
+    cdef size_t c_length
+    cdef unsigned int c_flags
+    cdef int _p = 0
+    try:
+        _p = 2
+        c_length = length
+        _p = 3
+        c_flags = flags
+        _p = 0
+        _hptr(hStream, &c_hStream)
+        _p = 1
+        if isinstance(dptr, _IntValue):
+            c_dptr = <unsigned long long>_iv(<_IntValue>dptr)
+        elif dptr is None:
+            c_dptr = 0
+        else:
+            c_dptr = dptr
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuStreamAttachMemAsync', ('hStream', 'dptr', 'length', 'flags'), _p) from None
     with nogil:
-        err = cydriver.cuStreamAttachMemAsync(<cydriver.CUstream>c_hStream, <cydriver.CUdeviceptr>c_dptr, length, flags)
+        err = cydriver.cuStreamAttachMemAsync(<cydriver.CUstream>c_hStream, <cydriver.CUdeviceptr>c_dptr, c_length, c_flags)
     return _st1(err)
 
 def cuStreamQuery(hStream):
@@ -13236,7 +15029,10 @@ def cuStreamQuery(hStream):
     """
     cdef cydriver.CUresult err
     cdef void* c_hStream
-    _hptr(hStream, &c_hStream)
+    try:
+        _hptr(hStream, &c_hStream)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuStreamQuery', ('hStream',), 0) from None
     with nogil:
         err = cydriver.cuStreamQuery(<cydriver.CUstream>c_hStream)
     return _st1(err)
@@ -13267,7 +15063,10 @@ def cuStreamSynchronize(hStream):
     """
     cdef cydriver.CUresult err
     cdef void* c_hStream
-    _hptr(hStream, &c_hStream)
+    try:
+        _hptr(hStream, &c_hStream)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuStreamSynchronize', ('hStream',), 0) from None
     with nogil:
         err = cydriver.cuStreamSynchronize(<cydriver.CUstream>c_hStream)
     return _st1(err)
@@ -13300,7 +15099,10 @@ def cuStreamDestroy(hStream):
     """
     cdef cydriver.CUresult err
     cdef void* c_hStream
-    _hptr(hStream, &c_hStream)
+    try:
+        _hptr(hStream, &c_hStream)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuStreamDestroy', ('hStream',), 0) from None
     with nogil:
         err = cydriver.cuStreamDestroy(<cydriver.CUstream>c_hStream)
     return _st1(err)
@@ -13330,13 +15132,18 @@ def cuStreamCopyAttributes(dst, src):
     cdef cydriver.CUresult err
     cdef void* c_dst
     cdef void* c_src
-    _hptr(dst, &c_dst)
-    _hptr(src, &c_src)
+    cdef int _p = 0
+    try:
+        _hptr(dst, &c_dst)
+        _p = 1
+        _hptr(src, &c_src)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuStreamCopyAttributes', ('dst', 'src'), _p) from None
     with nogil:
         err = cydriver.cuStreamCopyAttributes(<cydriver.CUstream>c_dst, <cydriver.CUstream>c_src)
     return _st1(err)
 
-def cuStreamGetAttribute(hStream, long long attr):
+def cuStreamGetAttribute(hStream, attr):
     """Queries stream attribute.
 
     Queries attribute `attr` from `hStream` and stores it in corresponding member of
@@ -13359,15 +15166,23 @@ def cuStreamGetAttribute(hStream, long long attr):
     """
     cdef cydriver.CUresult err
     cdef void* c_hStream
+    cdef long long c_attr
     cdef _Struct s_value_out = _new_struct(_L.cls('CUstreamAttrValue'))
-    _hptr(hStream, &c_hStream)
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_attr = attr
+        _p = 0
+        _hptr(hStream, &c_hStream)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuStreamGetAttribute', ('hStream', 'attr'), _p) from None
     with nogil:
-        err = cydriver.cuStreamGetAttribute(<cydriver.CUstream>c_hStream, <cydriver.CUstreamAttrID>attr, <cydriver.CUstreamAttrValue*>s_value_out._ptr)
+        err = cydriver.cuStreamGetAttribute(<cydriver.CUstream>c_hStream, <cydriver.CUstreamAttrID>c_attr, <cydriver.CUstreamAttrValue*>s_value_out._ptr)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), s_value_out,)
 
-def cuStreamSetAttribute(hStream, long long attr, value):
+def cuStreamSetAttribute(hStream, attr, value):
     """Sets stream attribute.
 
     Sets attribute `attr` on `hStream` from corresponding attribute of `value`. The
@@ -13391,14 +15206,25 @@ def cuStreamSetAttribute(hStream, long long attr, value):
     """
     cdef cydriver.CUresult err
     cdef void* c_hStream
-    cdef _Buf a_value = _structs(value, sizeof(cydriver.CUstreamAttrValue))
-    cdef void* p_value = _bufptr(a_value)
-    _hptr(hStream, &c_hStream)
+    cdef long long c_attr
+    cdef _Buf a_value
+    cdef void* p_value
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_attr = attr
+        _p = 2
+        a_value = _structs(value, sizeof(cydriver.CUstreamAttrValue))
+        p_value = _bufptr(a_value)
+        _p = 0
+        _hptr(hStream, &c_hStream)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuStreamSetAttribute', ('hStream', 'attr', 'value'), _p) from None
     with nogil:
-        err = cydriver.cuStreamSetAttribute(<cydriver.CUstream>c_hStream, <cydriver.CUstreamAttrID>attr, <const cydriver.CUstreamAttrValue*>p_value)
+        err = cydriver.cuStreamSetAttribute(<cydriver.CUstream>c_hStream, <cydriver.CUstreamAttrID>c_attr, <const cydriver.CUstreamAttrValue*>p_value)
     return _st1(err)
 
-def cuEventCreate(unsigned int Flags):
+def cuEventCreate(Flags):
     """Creates an event.
 
     Creates an event `phEvent` for the current context with the flags specified via
@@ -13438,8 +15264,13 @@ def cuEventCreate(unsigned int Flags):
     """
     cdef cydriver.CUresult err
     cdef cydriver.CUevent c_phEvent = <cydriver.CUevent>0
+    cdef unsigned int c_Flags
+    try:
+        c_Flags = Flags
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuEventCreate', ('Flags',), 0) from None
     with nogil:
-        err = cydriver.cuEventCreate(&c_phEvent, Flags)
+        err = cydriver.cuEventCreate(&c_phEvent, c_Flags)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _new_handle(CUevent, <void*>c_phEvent),)
@@ -13481,13 +15312,18 @@ def cuEventRecord(hEvent, hStream):
     cdef cydriver.CUresult err
     cdef void* c_hEvent
     cdef void* c_hStream
-    _hptr(hEvent, &c_hEvent)
-    _hptr(hStream, &c_hStream)
+    cdef int _p = 0
+    try:
+        _hptr(hEvent, &c_hEvent)
+        _p = 1
+        _hptr(hStream, &c_hStream)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuEventRecord', ('hEvent', 'hStream'), _p) from None
     with nogil:
         err = cydriver.cuEventRecord(<cydriver.CUevent>c_hEvent, <cydriver.CUstream>c_hStream)
     return _st1(err)
 
-def cuEventRecordWithFlags(hEvent, hStream, unsigned int flags):
+def cuEventRecordWithFlags(hEvent, hStream, flags):
     """Records an event.
 
     Captures in `hEvent` the contents of `hStream` at the time of this call. `hEvent`
@@ -13534,10 +15370,19 @@ def cuEventRecordWithFlags(hEvent, hStream, unsigned int flags):
     cdef cydriver.CUresult err
     cdef void* c_hEvent
     cdef void* c_hStream
-    _hptr(hEvent, &c_hEvent)
-    _hptr(hStream, &c_hStream)
+    cdef unsigned int c_flags
+    cdef int _p = 0
+    try:
+        _p = 2
+        c_flags = flags
+        _p = 0
+        _hptr(hEvent, &c_hEvent)
+        _p = 1
+        _hptr(hStream, &c_hStream)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuEventRecordWithFlags', ('hEvent', 'hStream', 'flags'), _p) from None
     with nogil:
-        err = cydriver.cuEventRecordWithFlags(<cydriver.CUevent>c_hEvent, <cydriver.CUstream>c_hStream, flags)
+        err = cydriver.cuEventRecordWithFlags(<cydriver.CUevent>c_hEvent, <cydriver.CUstream>c_hStream, c_flags)
     return _st1(err)
 
 def cuEventQuery(hEvent):
@@ -13570,7 +15415,10 @@ def cuEventQuery(hEvent):
     """
     cdef cydriver.CUresult err
     cdef void* c_hEvent
-    _hptr(hEvent, &c_hEvent)
+    try:
+        _hptr(hEvent, &c_hEvent)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuEventQuery', ('hEvent',), 0) from None
     with nogil:
         err = cydriver.cuEventQuery(<cydriver.CUevent>c_hEvent)
     return _st1(err)
@@ -13604,7 +15452,10 @@ def cuEventSynchronize(hEvent):
     """
     cdef cydriver.CUresult err
     cdef void* c_hEvent
-    _hptr(hEvent, &c_hEvent)
+    try:
+        _hptr(hEvent, &c_hEvent)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuEventSynchronize', ('hEvent',), 0) from None
     with nogil:
         err = cydriver.cuEventSynchronize(<cydriver.CUevent>c_hEvent)
     return _st1(err)
@@ -13637,7 +15488,10 @@ def cuEventDestroy(hEvent):
     """
     cdef cydriver.CUresult err
     cdef void* c_hEvent
-    _hptr(hEvent, &c_hEvent)
+    try:
+        _hptr(hEvent, &c_hEvent)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuEventDestroy', ('hEvent',), 0) from None
     with nogil:
         err = cydriver.cuEventDestroy(<cydriver.CUevent>c_hEvent)
     return _st1(err)
@@ -13690,8 +15544,13 @@ def cuEventElapsedTime(hStart, hEnd):
     cdef float c_pMilliseconds = <float>0
     cdef void* c_hStart
     cdef void* c_hEnd
-    _hptr(hStart, &c_hStart)
-    _hptr(hEnd, &c_hEnd)
+    cdef int _p = 0
+    try:
+        _hptr(hStart, &c_hStart)
+        _p = 1
+        _hptr(hEnd, &c_hEnd)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuEventElapsedTime', ('hStart', 'hEnd'), _p) from None
     with nogil:
         err = cydriver.cuEventElapsedTime(&c_pMilliseconds, <cydriver.CUevent>c_hStart, <cydriver.CUevent>c_hEnd)
     if err != 0:
@@ -13839,8 +15698,13 @@ def cuImportExternalMemory(memHandleDesc):
     """
     cdef cydriver.CUresult err
     cdef cydriver.CUexternalMemory c_extMem_out = <cydriver.CUexternalMemory>0
-    cdef _Buf a_memHandleDesc = _structs(memHandleDesc, sizeof(cydriver.CUDA_EXTERNAL_MEMORY_HANDLE_DESC))
-    cdef void* p_memHandleDesc = _bufptr(a_memHandleDesc)
+    cdef _Buf a_memHandleDesc
+    cdef void* p_memHandleDesc
+    try:
+        a_memHandleDesc = _structs(memHandleDesc, sizeof(cydriver.CUDA_EXTERNAL_MEMORY_HANDLE_DESC))
+        p_memHandleDesc = _bufptr(a_memHandleDesc)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuImportExternalMemory', ('memHandleDesc',), 0) from None
     with nogil:
         err = cydriver.cuImportExternalMemory(&c_extMem_out, <const cydriver.CUDA_EXTERNAL_MEMORY_HANDLE_DESC*>p_memHandleDesc)
     if err != 0:
@@ -13901,9 +15765,17 @@ def cuExternalMemoryGetMappedBuffer(extMem, bufferDesc):
     cdef cydriver.CUresult err
     cdef cydriver.CUdeviceptr c_devPtr = <cydriver.CUdeviceptr>0
     cdef void* c_extMem
-    cdef _Buf a_bufferDesc = _structs(bufferDesc, sizeof(cydriver.CUDA_EXTERNAL_MEMORY_BUFFER_DESC))
-    cdef void* p_bufferDesc = _bufptr(a_bufferDesc)
-    _hptr(extMem, &c_extMem)
+    cdef _Buf a_bufferDesc
+    cdef void* p_bufferDesc
+    cdef int _p = 0
+    try:
+        _p = 1
+        a_bufferDesc = _structs(bufferDesc, sizeof(cydriver.CUDA_EXTERNAL_MEMORY_BUFFER_DESC))
+        p_bufferDesc = _bufptr(a_bufferDesc)
+        _p = 0
+        _hptr(extMem, &c_extMem)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuExternalMemoryGetMappedBuffer', ('extMem', 'bufferDesc'), _p) from None
     with nogil:
         err = cydriver.cuExternalMemoryGetMappedBuffer(&c_devPtr, <cydriver.CUexternalMemory>c_extMem, <const cydriver.CUDA_EXTERNAL_MEMORY_BUFFER_DESC*>p_bufferDesc)
     if err != 0:
@@ -13967,9 +15839,17 @@ def cuExternalMemoryGetMappedMipmappedArray(extMem, mipmapDesc):
     cdef cydriver.CUresult err
     cdef cydriver.CUmipmappedArray c_mipmap = <cydriver.CUmipmappedArray>0
     cdef void* c_extMem
-    cdef _Buf a_mipmapDesc = _structs(mipmapDesc, sizeof(cydriver.CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC))
-    cdef void* p_mipmapDesc = _bufptr(a_mipmapDesc)
-    _hptr(extMem, &c_extMem)
+    cdef _Buf a_mipmapDesc
+    cdef void* p_mipmapDesc
+    cdef int _p = 0
+    try:
+        _p = 1
+        a_mipmapDesc = _structs(mipmapDesc, sizeof(cydriver.CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC))
+        p_mipmapDesc = _bufptr(a_mipmapDesc)
+        _p = 0
+        _hptr(extMem, &c_extMem)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuExternalMemoryGetMappedMipmappedArray', ('extMem', 'mipmapDesc'), _p) from None
     with nogil:
         err = cydriver.cuExternalMemoryGetMappedMipmappedArray(&c_mipmap, <cydriver.CUexternalMemory>c_extMem, <const cydriver.CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC*>p_mipmapDesc)
     if err != 0:
@@ -14000,7 +15880,10 @@ def cuDestroyExternalMemory(extMem):
     """
     cdef cydriver.CUresult err
     cdef void* c_extMem
-    _hptr(extMem, &c_extMem)
+    try:
+        _hptr(extMem, &c_extMem)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuDestroyExternalMemory', ('extMem',), 0) from None
     with nogil:
         err = cydriver.cuDestroyExternalMemory(<cydriver.CUexternalMemory>c_extMem)
     return _st1(err)
@@ -14134,15 +16017,20 @@ def cuImportExternalSemaphore(semHandleDesc):
     """
     cdef cydriver.CUresult err
     cdef cydriver.CUexternalSemaphore c_extSem_out = <cydriver.CUexternalSemaphore>0
-    cdef _Buf a_semHandleDesc = _structs(semHandleDesc, sizeof(cydriver.CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC))
-    cdef void* p_semHandleDesc = _bufptr(a_semHandleDesc)
+    cdef _Buf a_semHandleDesc
+    cdef void* p_semHandleDesc
+    try:
+        a_semHandleDesc = _structs(semHandleDesc, sizeof(cydriver.CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC))
+        p_semHandleDesc = _bufptr(a_semHandleDesc)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuImportExternalSemaphore', ('semHandleDesc',), 0) from None
     with nogil:
         err = cydriver.cuImportExternalSemaphore(&c_extSem_out, <const cydriver.CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC*>p_semHandleDesc)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _new_handle(CUexternalSemaphore, <void*>c_extSem_out),)
 
-def cuSignalExternalSemaphoresAsync(extSemArray, paramsArray, unsigned int numExtSems, stream):
+def cuSignalExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, stream):
     """Signals a set of external semaphore objects.
 
     Enqueues a signal operation on a set of externally allocated semaphore object in the
@@ -14237,19 +16125,35 @@ def cuSignalExternalSemaphoresAsync(extSemArray, paramsArray, unsigned int numEx
     cuImportExternalSemaphore, cuDestroyExternalSemaphore, cuWaitExternalSemaphoresAsync
     """
     cdef cydriver.CUresult err
-    cdef _Buf a_extSemArray = _array(extSemArray, 'h', sizeof(void*))
-    cdef void* p_extSemArray = _bufptr(a_extSemArray)
-    cdef _Buf a_paramsArray = _array(paramsArray, 's', sizeof(cydriver.CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS))
-    cdef void* p_paramsArray = _bufptr(a_paramsArray)
+    cdef _Buf a_extSemArray
+    cdef void* p_extSemArray
+    cdef _Buf a_paramsArray
+    cdef void* p_paramsArray
+    cdef unsigned int c_numExtSems
     cdef void* c_stream
-    _hptr(stream, &c_stream)
-    _check_count(extSemArray, numExtSems, 'extSemArray', 'numExtSems')
-    _check_count(paramsArray, numExtSems, 'paramsArray', 'numExtSems')
+    cdef int _p = 0
+    try:
+        _p = 2
+        c_numExtSems = numExtSems
+        _p = 0
+        a_extSemArray = _array(extSemArray, 'h', sizeof(void*))
+        p_extSemArray = _bufptr(a_extSemArray)
+        _p = 1
+        a_paramsArray = _array(paramsArray, 's', sizeof(cydriver.CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS))
+        p_paramsArray = _bufptr(a_paramsArray)
+        _p = 3
+        _hptr(stream, &c_stream)
+        _p = 0
+        _check_count(extSemArray, c_numExtSems, 'extSemArray', 'numExtSems')
+        _p = 1
+        _check_count(paramsArray, c_numExtSems, 'paramsArray', 'numExtSems')
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuSignalExternalSemaphoresAsync', ('extSemArray', 'paramsArray', 'numExtSems', 'stream'), _p) from None
     with nogil:
-        err = cydriver.cuSignalExternalSemaphoresAsync(<const cydriver.CUexternalSemaphore*>p_extSemArray, <const cydriver.CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS*>p_paramsArray, numExtSems, <cydriver.CUstream>c_stream)
+        err = cydriver.cuSignalExternalSemaphoresAsync(<const cydriver.CUexternalSemaphore*>p_extSemArray, <const cydriver.CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS*>p_paramsArray, c_numExtSems, <cydriver.CUstream>c_stream)
     return _st1(err)
 
-def cuWaitExternalSemaphoresAsync(extSemArray, paramsArray, unsigned int numExtSems, stream):
+def cuWaitExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, stream):
     """Waits on a set of external semaphore objects.
 
     Enqueues a wait operation on a set of externally allocated semaphore object in the
@@ -14324,16 +16228,32 @@ def cuWaitExternalSemaphoresAsync(extSemArray, paramsArray, unsigned int numExtS
     cuSignalExternalSemaphoresAsync
     """
     cdef cydriver.CUresult err
-    cdef _Buf a_extSemArray = _array(extSemArray, 'h', sizeof(void*))
-    cdef void* p_extSemArray = _bufptr(a_extSemArray)
-    cdef _Buf a_paramsArray = _array(paramsArray, 's', sizeof(cydriver.CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS))
-    cdef void* p_paramsArray = _bufptr(a_paramsArray)
+    cdef _Buf a_extSemArray
+    cdef void* p_extSemArray
+    cdef _Buf a_paramsArray
+    cdef void* p_paramsArray
+    cdef unsigned int c_numExtSems
     cdef void* c_stream
-    _hptr(stream, &c_stream)
-    _check_count(extSemArray, numExtSems, 'extSemArray', 'numExtSems')
-    _check_count(paramsArray, numExtSems, 'paramsArray', 'numExtSems')
+    cdef int _p = 0
+    try:
+        _p = 2
+        c_numExtSems = numExtSems
+        _p = 0
+        a_extSemArray = _array(extSemArray, 'h', sizeof(void*))
+        p_extSemArray = _bufptr(a_extSemArray)
+        _p = 1
+        a_paramsArray = _array(paramsArray, 's', sizeof(cydriver.CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS))
+        p_paramsArray = _bufptr(a_paramsArray)
+        _p = 3
+        _hptr(stream, &c_stream)
+        _p = 0
+        _check_count(extSemArray, c_numExtSems, 'extSemArray', 'numExtSems')
+        _p = 1
+        _check_count(paramsArray, c_numExtSems, 'paramsArray', 'numExtSems')
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuWaitExternalSemaphoresAsync', ('extSemArray', 'paramsArray', 'numExtSems', 'stream'), _p) from None
     with nogil:
-        err = cydriver.cuWaitExternalSemaphoresAsync(<const cydriver.CUexternalSemaphore*>p_extSemArray, <const cydriver.CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS*>p_paramsArray, numExtSems, <cydriver.CUstream>c_stream)
+        err = cydriver.cuWaitExternalSemaphoresAsync(<const cydriver.CUexternalSemaphore*>p_extSemArray, <const cydriver.CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS*>p_paramsArray, c_numExtSems, <cydriver.CUstream>c_stream)
     return _st1(err)
 
 def cuDestroyExternalSemaphore(extSem):
@@ -14360,12 +16280,15 @@ def cuDestroyExternalSemaphore(extSem):
     """
     cdef cydriver.CUresult err
     cdef void* c_extSem
-    _hptr(extSem, &c_extSem)
+    try:
+        _hptr(extSem, &c_extSem)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuDestroyExternalSemaphore', ('extSem',), 0) from None
     with nogil:
         err = cydriver.cuDestroyExternalSemaphore(<cydriver.CUexternalSemaphore>c_extSem)
     return _st1(err)
 
-def cuStreamWaitValue32(stream, addr, value, unsigned int flags):
+def cuStreamWaitValue32(stream, addr, value, flags):
     """Wait on a memory location.
 
     Enqueues a synchronization of the stream on the given memory location. Work ordered
@@ -14413,24 +16336,34 @@ def cuStreamWaitValue32(stream, addr, value, unsigned int flags):
     cdef void* c_stream
     cdef unsigned long long c_addr
     cdef uint32_t c_value
-    _hptr(stream, &c_stream)
-    if isinstance(addr, _IntValue):
-        c_addr = <unsigned long long>_iv(<_IntValue>addr)
-    elif addr is None:
-        c_addr = 0
-    else:
-        c_addr = addr
-    if isinstance(value, _IntValue):
-        c_value = <uint32_t>_iv(<_IntValue>value)
-    elif value is None:
-        c_value = 0
-    else:
-        c_value = value
+    cdef unsigned int c_flags
+    cdef int _p = 0
+    try:
+        _p = 3
+        c_flags = flags
+        _p = 0
+        _hptr(stream, &c_stream)
+        _p = 1
+        if isinstance(addr, _IntValue):
+            c_addr = <unsigned long long>_iv(<_IntValue>addr)
+        elif addr is None:
+            c_addr = 0
+        else:
+            c_addr = addr
+        _p = 2
+        if isinstance(value, _IntValue):
+            c_value = <uint32_t>_iv(<_IntValue>value)
+        elif value is None:
+            c_value = 0
+        else:
+            c_value = value
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuStreamWaitValue32', ('stream', 'addr', 'value', 'flags'), _p) from None
     with nogil:
-        err = cydriver.cuStreamWaitValue32(<cydriver.CUstream>c_stream, <cydriver.CUdeviceptr>c_addr, <cydriver.cuuint32_t>c_value, flags)
+        err = cydriver.cuStreamWaitValue32(<cydriver.CUstream>c_stream, <cydriver.CUdeviceptr>c_addr, <cydriver.cuuint32_t>c_value, c_flags)
     return _st1(err)
 
-def cuStreamWaitValue64(stream, addr, value, unsigned int flags):
+def cuStreamWaitValue64(stream, addr, value, flags):
     """Wait on a memory location.
 
     Enqueues a synchronization of the stream on the given memory location. Work ordered
@@ -14477,24 +16410,34 @@ def cuStreamWaitValue64(stream, addr, value, unsigned int flags):
     cdef void* c_stream
     cdef unsigned long long c_addr
     cdef uint64_t c_value
-    _hptr(stream, &c_stream)
-    if isinstance(addr, _IntValue):
-        c_addr = <unsigned long long>_iv(<_IntValue>addr)
-    elif addr is None:
-        c_addr = 0
-    else:
-        c_addr = addr
-    if isinstance(value, _IntValue):
-        c_value = <uint64_t>_iv(<_IntValue>value)
-    elif value is None:
-        c_value = 0
-    else:
-        c_value = value
+    cdef unsigned int c_flags
+    cdef int _p = 0
+    try:
+        _p = 3
+        c_flags = flags
+        _p = 0
+        _hptr(stream, &c_stream)
+        _p = 1
+        if isinstance(addr, _IntValue):
+            c_addr = <unsigned long long>_iv(<_IntValue>addr)
+        elif addr is None:
+            c_addr = 0
+        else:
+            c_addr = addr
+        _p = 2
+        if isinstance(value, _IntValue):
+            c_value = <uint64_t>_iv(<_IntValue>value)
+        elif value is None:
+            c_value = 0
+        else:
+            c_value = value
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuStreamWaitValue64', ('stream', 'addr', 'value', 'flags'), _p) from None
     with nogil:
-        err = cydriver.cuStreamWaitValue64(<cydriver.CUstream>c_stream, <cydriver.CUdeviceptr>c_addr, <cydriver.cuuint64_t>c_value, flags)
+        err = cydriver.cuStreamWaitValue64(<cydriver.CUstream>c_stream, <cydriver.CUdeviceptr>c_addr, <cydriver.cuuint64_t>c_value, c_flags)
     return _st1(err)
 
-def cuStreamWriteValue32(stream, addr, value, unsigned int flags):
+def cuStreamWriteValue32(stream, addr, value, flags):
     """Write a value to memory.
 
     Write a value to memory.
@@ -14528,24 +16471,34 @@ def cuStreamWriteValue32(stream, addr, value, unsigned int flags):
     cdef void* c_stream
     cdef unsigned long long c_addr
     cdef uint32_t c_value
-    _hptr(stream, &c_stream)
-    if isinstance(addr, _IntValue):
-        c_addr = <unsigned long long>_iv(<_IntValue>addr)
-    elif addr is None:
-        c_addr = 0
-    else:
-        c_addr = addr
-    if isinstance(value, _IntValue):
-        c_value = <uint32_t>_iv(<_IntValue>value)
-    elif value is None:
-        c_value = 0
-    else:
-        c_value = value
+    cdef unsigned int c_flags
+    cdef int _p = 0
+    try:
+        _p = 3
+        c_flags = flags
+        _p = 0
+        _hptr(stream, &c_stream)
+        _p = 1
+        if isinstance(addr, _IntValue):
+            c_addr = <unsigned long long>_iv(<_IntValue>addr)
+        elif addr is None:
+            c_addr = 0
+        else:
+            c_addr = addr
+        _p = 2
+        if isinstance(value, _IntValue):
+            c_value = <uint32_t>_iv(<_IntValue>value)
+        elif value is None:
+            c_value = 0
+        else:
+            c_value = value
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuStreamWriteValue32', ('stream', 'addr', 'value', 'flags'), _p) from None
     with nogil:
-        err = cydriver.cuStreamWriteValue32(<cydriver.CUstream>c_stream, <cydriver.CUdeviceptr>c_addr, <cydriver.cuuint32_t>c_value, flags)
+        err = cydriver.cuStreamWriteValue32(<cydriver.CUstream>c_stream, <cydriver.CUdeviceptr>c_addr, <cydriver.cuuint32_t>c_value, c_flags)
     return _st1(err)
 
-def cuStreamWriteValue64(stream, addr, value, unsigned int flags):
+def cuStreamWriteValue64(stream, addr, value, flags):
     """Write a value to memory.
 
     Write a value to memory.
@@ -14581,24 +16534,34 @@ def cuStreamWriteValue64(stream, addr, value, unsigned int flags):
     cdef void* c_stream
     cdef unsigned long long c_addr
     cdef uint64_t c_value
-    _hptr(stream, &c_stream)
-    if isinstance(addr, _IntValue):
-        c_addr = <unsigned long long>_iv(<_IntValue>addr)
-    elif addr is None:
-        c_addr = 0
-    else:
-        c_addr = addr
-    if isinstance(value, _IntValue):
-        c_value = <uint64_t>_iv(<_IntValue>value)
-    elif value is None:
-        c_value = 0
-    else:
-        c_value = value
+    cdef unsigned int c_flags
+    cdef int _p = 0
+    try:
+        _p = 3
+        c_flags = flags
+        _p = 0
+        _hptr(stream, &c_stream)
+        _p = 1
+        if isinstance(addr, _IntValue):
+            c_addr = <unsigned long long>_iv(<_IntValue>addr)
+        elif addr is None:
+            c_addr = 0
+        else:
+            c_addr = addr
+        _p = 2
+        if isinstance(value, _IntValue):
+            c_value = <uint64_t>_iv(<_IntValue>value)
+        elif value is None:
+            c_value = 0
+        else:
+            c_value = value
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuStreamWriteValue64', ('stream', 'addr', 'value', 'flags'), _p) from None
     with nogil:
-        err = cydriver.cuStreamWriteValue64(<cydriver.CUstream>c_stream, <cydriver.CUdeviceptr>c_addr, <cydriver.cuuint64_t>c_value, flags)
+        err = cydriver.cuStreamWriteValue64(<cydriver.CUstream>c_stream, <cydriver.CUdeviceptr>c_addr, <cydriver.cuuint64_t>c_value, c_flags)
     return _st1(err)
 
-def cuStreamBatchMemOp(stream, unsigned int count, paramArray, unsigned int flags):
+def cuStreamBatchMemOp(stream, count, paramArray, flags):
     """Batch operations to synchronize the stream via memory operations.
 
     This is a batch version of cuStreamWaitValue32 and cuStreamWriteValue32. Batching
@@ -14643,15 +16606,30 @@ def cuStreamBatchMemOp(stream, unsigned int count, paramArray, unsigned int flag
     """
     cdef cydriver.CUresult err
     cdef void* c_stream
-    cdef _Buf a_paramArray = _structs(paramArray, sizeof(cydriver.CUstreamBatchMemOpParams))
-    cdef void* p_paramArray = _bufptr(a_paramArray)
-    _hptr(stream, &c_stream)
-    if isinstance(paramArray, (list, tuple)): _check_count(paramArray, count, 'paramArray', 'count')
+    cdef unsigned int c_count
+    cdef _Buf a_paramArray
+    cdef void* p_paramArray
+    cdef unsigned int c_flags
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_count = count
+        _p = 3
+        c_flags = flags
+        _p = 2
+        a_paramArray = _structs(paramArray, sizeof(cydriver.CUstreamBatchMemOpParams))
+        p_paramArray = _bufptr(a_paramArray)
+        _p = 0
+        _hptr(stream, &c_stream)
+        _p = 2
+        if isinstance(paramArray, (list, tuple)): _check_count(paramArray, c_count, 'paramArray', 'count')
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuStreamBatchMemOp', ('stream', 'count', 'paramArray', 'flags'), _p) from None
     with nogil:
-        err = cydriver.cuStreamBatchMemOp(<cydriver.CUstream>c_stream, count, <cydriver.CUstreamBatchMemOpParams*>p_paramArray, flags)
+        err = cydriver.cuStreamBatchMemOp(<cydriver.CUstream>c_stream, c_count, <cydriver.CUstreamBatchMemOpParams*>p_paramArray, c_flags)
     return _st1(err)
 
-def cuFuncGetAttribute(long long attrib, hfunc):
+def cuFuncGetAttribute(attrib, hfunc):
     """Returns information about a function.
 
     Returns, as `pi`, the integer value of the attribute `attrib` on the kernel given by
@@ -14744,15 +16722,22 @@ def cuFuncGetAttribute(long long attrib, hfunc):
     """
     cdef cydriver.CUresult err
     cdef int c_pi = <int>0
+    cdef long long c_attrib
     cdef void* c_hfunc
-    _hptr(hfunc, &c_hfunc)
+    cdef int _p = 0
+    try:
+        c_attrib = attrib
+        _p = 1
+        _hptr(hfunc, &c_hfunc)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuFuncGetAttribute', ('attrib', 'hfunc'), _p) from None
     with nogil:
-        err = cydriver.cuFuncGetAttribute(&c_pi, <cydriver.CUfunction_attribute>attrib, <cydriver.CUfunction>c_hfunc)
+        err = cydriver.cuFuncGetAttribute(&c_pi, <cydriver.CUfunction_attribute>c_attrib, <cydriver.CUfunction>c_hfunc)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), c_pi,)
 
-def cuFuncSetAttribute(hfunc, long long attrib, int value):
+def cuFuncSetAttribute(hfunc, attrib, value):
     """Sets information about a function.
 
     This call sets the value of a specified attribute `attrib` on the kernel given by
@@ -14821,12 +16806,23 @@ def cuFuncSetAttribute(hfunc, long long attrib, int value):
     """
     cdef cydriver.CUresult err
     cdef void* c_hfunc
-    _hptr(hfunc, &c_hfunc)
+    cdef long long c_attrib
+    cdef int c_value
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_attrib = attrib
+        _p = 2
+        c_value = value
+        _p = 0
+        _hptr(hfunc, &c_hfunc)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuFuncSetAttribute', ('hfunc', 'attrib', 'value'), _p) from None
     with nogil:
-        err = cydriver.cuFuncSetAttribute(<cydriver.CUfunction>c_hfunc, <cydriver.CUfunction_attribute>attrib, value)
+        err = cydriver.cuFuncSetAttribute(<cydriver.CUfunction>c_hfunc, <cydriver.CUfunction_attribute>c_attrib, c_value)
     return _st1(err)
 
-def cuFuncSetCacheConfig(hfunc, long long config):
+def cuFuncSetCacheConfig(hfunc, config):
     """Sets the preferred cache configuration for a device function.
 
     On devices where the L1 cache and shared memory use the same hardware resources,
@@ -14875,9 +16871,17 @@ def cuFuncSetCacheConfig(hfunc, long long config):
     """
     cdef cydriver.CUresult err
     cdef void* c_hfunc
-    _hptr(hfunc, &c_hfunc)
+    cdef long long c_config
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_config = config
+        _p = 0
+        _hptr(hfunc, &c_hfunc)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuFuncSetCacheConfig', ('hfunc', 'config'), _p) from None
     with nogil:
-        err = cydriver.cuFuncSetCacheConfig(<cydriver.CUfunction>c_hfunc, <cydriver.CUfunc_cache>config)
+        err = cydriver.cuFuncSetCacheConfig(<cydriver.CUfunction>c_hfunc, <cydriver.CUfunc_cache>c_config)
     return _st1(err)
 
 def cuFuncGetModule(hfunc):
@@ -14907,7 +16911,10 @@ def cuFuncGetModule(hfunc):
     cdef cydriver.CUresult err
     cdef cydriver.CUmodule c_hmod = <cydriver.CUmodule>0
     cdef void* c_hfunc
-    _hptr(hfunc, &c_hfunc)
+    try:
+        _hptr(hfunc, &c_hfunc)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuFuncGetModule', ('hfunc',), 0) from None
     with nogil:
         err = cydriver.cuFuncGetModule(&c_hmod, <cydriver.CUfunction>c_hfunc)
     if err != 0:
@@ -14939,14 +16946,17 @@ def cuFuncGetName(hfunc):
     cdef cydriver.CUresult err
     cdef const char* c_name = NULL
     cdef void* c_hfunc
-    _hptr(hfunc, &c_hfunc)
+    try:
+        _hptr(hfunc, &c_hfunc)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuFuncGetName', ('hfunc',), 0) from None
     with nogil:
         err = cydriver.cuFuncGetName(<const char**>&c_name, <cydriver.CUfunction>c_hfunc)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), (<bytes>c_name if c_name != NULL else None),)
 
-def cuFuncGetParamInfo(func, size_t paramIndex):
+def cuFuncGetParamInfo(func, paramIndex):
     """Returns the offset and size of a kernel parameter in the device-side parameter
     layout.
 
@@ -14981,11 +16991,19 @@ def cuFuncGetParamInfo(func, size_t paramIndex):
     """
     cdef cydriver.CUresult err
     cdef void* c_func
+    cdef size_t c_paramIndex
     cdef size_t c_paramOffset = <size_t>0
     cdef size_t c_paramSize = <size_t>0
-    _hptr(func, &c_func)
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_paramIndex = paramIndex
+        _p = 0
+        _hptr(func, &c_func)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuFuncGetParamInfo', ('func', 'paramIndex'), _p) from None
     with nogil:
-        err = cydriver.cuFuncGetParamInfo(<cydriver.CUfunction>c_func, paramIndex, &c_paramOffset, &c_paramSize)
+        err = cydriver.cuFuncGetParamInfo(<cydriver.CUfunction>c_func, c_paramIndex, &c_paramOffset, &c_paramSize)
     if err != 0:
         return (_st(err), None, None)
     return (_ok(), c_paramOffset, c_paramSize)
@@ -15014,7 +17032,10 @@ def cuFuncIsLoaded(function):
     cdef cydriver.CUresult err
     cdef cydriver.CUfunctionLoadingState c_state = <cydriver.CUfunctionLoadingState>0
     cdef void* c_function
-    _hptr(function, &c_function)
+    try:
+        _hptr(function, &c_function)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuFuncIsLoaded', ('function',), 0) from None
     with nogil:
         err = cydriver.cuFuncIsLoaded(&c_state, <cydriver.CUfunction>c_function)
     if err != 0:
@@ -15043,12 +17064,15 @@ def cuFuncLoad(function):
     """
     cdef cydriver.CUresult err
     cdef void* c_function
-    _hptr(function, &c_function)
+    try:
+        _hptr(function, &c_function)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuFuncLoad', ('function',), 0) from None
     with nogil:
         err = cydriver.cuFuncLoad(<cydriver.CUfunction>c_function)
     return _st1(err)
 
-def cuLaunchKernel(f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, hStream, kernelParams, extra):
+def cuLaunchKernel(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra):
     """Launches a CUDA function CUfunction or a CUDA kernel CUkernel.
 
     Invokes the function CUfunction or the kernel CUkernel `f` on a `gridDimX` x
@@ -15160,25 +17184,54 @@ def cuLaunchKernel(f, unsigned int gridDimX, unsigned int gridDimY, unsigned int
     """
     cdef cydriver.CUresult err
     cdef void* c_f
+    cdef unsigned int c_gridDimX
+    cdef unsigned int c_gridDimY
+    cdef unsigned int c_gridDimZ
+    cdef unsigned int c_blockDimX
+    cdef unsigned int c_blockDimY
+    cdef unsigned int c_blockDimZ
+    cdef unsigned int c_sharedMemBytes
     cdef void* c_hStream
     cdef _Buf a_kernelParams = None
     cdef void* p_kernelParams = NULL
     cdef _Buf a_extra = None
     cdef void* p_extra = NULL
-    _hptr(f, &c_f)
-    _hptr(hStream, &c_hStream)
-    if type(kernelParams) is int and kernelParams >= 0:
-        p_kernelParams = PyLong_AsVoidPtr(kernelParams)
-    elif kernelParams is not None:
-        a_kernelParams = _kparams(kernelParams)
-        p_kernelParams = _bufptr(a_kernelParams)
-    if type(extra) is int and extra >= 0:
-        p_extra = PyLong_AsVoidPtr(extra)
-    elif extra is not None:
-        a_extra = _voidpp(extra)
-        p_extra = _bufptr(a_extra)
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_gridDimX = gridDimX
+        _p = 2
+        c_gridDimY = gridDimY
+        _p = 3
+        c_gridDimZ = gridDimZ
+        _p = 4
+        c_blockDimX = blockDimX
+        _p = 5
+        c_blockDimY = blockDimY
+        _p = 6
+        c_blockDimZ = blockDimZ
+        _p = 7
+        c_sharedMemBytes = sharedMemBytes
+        _p = 0
+        _hptr(f, &c_f)
+        _p = 8
+        _hptr(hStream, &c_hStream)
+        _p = 9
+        if type(kernelParams) is int and kernelParams >= 0:
+            p_kernelParams = PyLong_AsVoidPtr(kernelParams)
+        elif kernelParams is not None:
+            a_kernelParams = _kparams(kernelParams)
+            p_kernelParams = _bufptr(a_kernelParams)
+        _p = 10
+        if type(extra) is int and extra >= 0:
+            p_extra = PyLong_AsVoidPtr(extra)
+        elif extra is not None:
+            a_extra = _voidpp(extra)
+            p_extra = _bufptr(a_extra)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuLaunchKernel', ('f', 'gridDimX', 'gridDimY', 'gridDimZ', 'blockDimX', 'blockDimY', 'blockDimZ', 'sharedMemBytes', 'hStream', 'kernelParams', 'extra'), _p) from None
     with nogil:
-        err = cydriver.cuLaunchKernel(<cydriver.CUfunction>c_f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, <cydriver.CUstream>c_hStream, <void**>p_kernelParams, <void**>p_extra)
+        err = cydriver.cuLaunchKernel(<cydriver.CUfunction>c_f, c_gridDimX, c_gridDimY, c_gridDimZ, c_blockDimX, c_blockDimY, c_blockDimZ, c_sharedMemBytes, <cydriver.CUstream>c_hStream, <void**>p_kernelParams, <void**>p_extra)
     return _st1(err)
 
 def cuLaunchKernelEx(config, f, kernelParams, extra):
@@ -15440,29 +17493,38 @@ def cuLaunchKernelEx(config, f, kernelParams, extra):
     cuKernelGetAttribute, cuKernelSetAttribute
     """
     cdef cydriver.CUresult err
-    cdef _Buf a_config = _structs(config, sizeof(cydriver.CUlaunchConfig))
-    cdef void* p_config = _bufptr(a_config)
+    cdef _Buf a_config
+    cdef void* p_config
     cdef void* c_f
     cdef _Buf a_kernelParams = None
     cdef void* p_kernelParams = NULL
     cdef _Buf a_extra = None
     cdef void* p_extra = NULL
-    _hptr(f, &c_f)
-    if type(kernelParams) is int and kernelParams >= 0:
-        p_kernelParams = PyLong_AsVoidPtr(kernelParams)
-    elif kernelParams is not None:
-        a_kernelParams = _kparams(kernelParams)
-        p_kernelParams = _bufptr(a_kernelParams)
-    if type(extra) is int and extra >= 0:
-        p_extra = PyLong_AsVoidPtr(extra)
-    elif extra is not None:
-        a_extra = _voidpp(extra)
-        p_extra = _bufptr(a_extra)
+    cdef int _p = 0
+    try:
+        a_config = _structs(config, sizeof(cydriver.CUlaunchConfig))
+        p_config = _bufptr(a_config)
+        _p = 1
+        _hptr(f, &c_f)
+        _p = 2
+        if type(kernelParams) is int and kernelParams >= 0:
+            p_kernelParams = PyLong_AsVoidPtr(kernelParams)
+        elif kernelParams is not None:
+            a_kernelParams = _kparams(kernelParams)
+            p_kernelParams = _bufptr(a_kernelParams)
+        _p = 3
+        if type(extra) is int and extra >= 0:
+            p_extra = PyLong_AsVoidPtr(extra)
+        elif extra is not None:
+            a_extra = _voidpp(extra)
+            p_extra = _bufptr(a_extra)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuLaunchKernelEx', ('config', 'f', 'kernelParams', 'extra'), _p) from None
     with nogil:
         err = cydriver.cuLaunchKernelEx(<const cydriver.CUlaunchConfig*>p_config, <cydriver.CUfunction>c_f, <void**>p_kernelParams, <void**>p_extra)
     return _st1(err)
 
-def cuLaunchCooperativeKernel(f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, hStream, kernelParams):
+def cuLaunchCooperativeKernel(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams):
     """Launches a CUDA function CUfunction or a CUDA kernel CUkernel where thread blocks
     can cooperate and synchronize as they execute.
 
@@ -15551,21 +17613,49 @@ def cuLaunchCooperativeKernel(f, unsigned int gridDimX, unsigned int gridDimY, u
     """
     cdef cydriver.CUresult err
     cdef void* c_f
+    cdef unsigned int c_gridDimX
+    cdef unsigned int c_gridDimY
+    cdef unsigned int c_gridDimZ
+    cdef unsigned int c_blockDimX
+    cdef unsigned int c_blockDimY
+    cdef unsigned int c_blockDimZ
+    cdef unsigned int c_sharedMemBytes
     cdef void* c_hStream
     cdef _Buf a_kernelParams = None
     cdef void* p_kernelParams = NULL
-    _hptr(f, &c_f)
-    _hptr(hStream, &c_hStream)
-    if type(kernelParams) is int and kernelParams >= 0:
-        p_kernelParams = PyLong_AsVoidPtr(kernelParams)
-    elif kernelParams is not None:
-        a_kernelParams = _kparams(kernelParams)
-        p_kernelParams = _bufptr(a_kernelParams)
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_gridDimX = gridDimX
+        _p = 2
+        c_gridDimY = gridDimY
+        _p = 3
+        c_gridDimZ = gridDimZ
+        _p = 4
+        c_blockDimX = blockDimX
+        _p = 5
+        c_blockDimY = blockDimY
+        _p = 6
+        c_blockDimZ = blockDimZ
+        _p = 7
+        c_sharedMemBytes = sharedMemBytes
+        _p = 0
+        _hptr(f, &c_f)
+        _p = 8
+        _hptr(hStream, &c_hStream)
+        _p = 9
+        if type(kernelParams) is int and kernelParams >= 0:
+            p_kernelParams = PyLong_AsVoidPtr(kernelParams)
+        elif kernelParams is not None:
+            a_kernelParams = _kparams(kernelParams)
+            p_kernelParams = _bufptr(a_kernelParams)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuLaunchCooperativeKernel', ('f', 'gridDimX', 'gridDimY', 'gridDimZ', 'blockDimX', 'blockDimY', 'blockDimZ', 'sharedMemBytes', 'hStream', 'kernelParams'), _p) from None
     with nogil:
-        err = cydriver.cuLaunchCooperativeKernel(<cydriver.CUfunction>c_f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, <cydriver.CUstream>c_hStream, <void**>p_kernelParams)
+        err = cydriver.cuLaunchCooperativeKernel(<cydriver.CUfunction>c_f, c_gridDimX, c_gridDimY, c_gridDimZ, c_blockDimX, c_blockDimY, c_blockDimZ, c_sharedMemBytes, <cydriver.CUstream>c_hStream, <void**>p_kernelParams)
     return _st1(err)
 
-def cuLaunchCooperativeKernelMultiDevice(launchParamsList, unsigned int numDevices, unsigned int flags):
+def cuLaunchCooperativeKernelMultiDevice(launchParamsList, numDevices, flags):
     """Launches CUDA functions on multiple devices where thread blocks can cooperate and
     synchronize as they execute.
 
@@ -15707,11 +17797,24 @@ def cuLaunchCooperativeKernelMultiDevice(launchParamsList, unsigned int numDevic
     cuLaunchCooperativeKernel, cudaLaunchCooperativeKernelMultiDevice
     """
     cdef cydriver.CUresult err
-    cdef _Buf a_launchParamsList = _array(launchParamsList, 's', sizeof(cydriver.CUDA_LAUNCH_PARAMS))
-    cdef void* p_launchParamsList = _bufptr(a_launchParamsList)
-    _check_count(launchParamsList, numDevices, 'launchParamsList', 'numDevices')
+    cdef _Buf a_launchParamsList
+    cdef void* p_launchParamsList
+    cdef unsigned int c_numDevices
+    cdef unsigned int c_flags
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_numDevices = numDevices
+        _p = 2
+        c_flags = flags
+        _p = 0
+        a_launchParamsList = _array(launchParamsList, 's', sizeof(cydriver.CUDA_LAUNCH_PARAMS))
+        p_launchParamsList = _bufptr(a_launchParamsList)
+        _check_count(launchParamsList, c_numDevices, 'launchParamsList', 'numDevices')
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuLaunchCooperativeKernelMultiDevice', ('launchParamsList', 'numDevices', 'flags'), _p) from None
     with nogil:
-        err = cydriver.cuLaunchCooperativeKernelMultiDevice(<cydriver.CUDA_LAUNCH_PARAMS*>p_launchParamsList, numDevices, flags)
+        err = cydriver.cuLaunchCooperativeKernelMultiDevice(<cydriver.CUDA_LAUNCH_PARAMS*>p_launchParamsList, c_numDevices, c_flags)
     return _st1(err)
 
 def cuLaunchHostFunc(hStream, fn, userData):
@@ -15773,14 +17876,20 @@ def cuLaunchHostFunc(hStream, fn, userData):
     cdef void* c_hStream
     cdef void* c_fn
     cdef void* c_userData
-    _hptr(hStream, &c_hStream)
-    _hptr(fn, &c_fn)
-    _vptr(userData, &c_userData)
+    cdef int _p = 0
+    try:
+        _hptr(hStream, &c_hStream)
+        _p = 1
+        _hptr(fn, &c_fn)
+        _p = 2
+        _vptr(userData, &c_userData)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuLaunchHostFunc', ('hStream', 'fn', 'userData'), _p) from None
     with nogil:
         err = cydriver.cuLaunchHostFunc(<cydriver.CUstream>c_hStream, <cydriver.CUhostFn>c_fn, <void*>c_userData)
     return _st1(err)
 
-def cuFuncSetBlockShape(hfunc, int x, int y, int z):
+def cuFuncSetBlockShape(hfunc, x, y, z):
     """Sets the block-dimensions for the function.
 
     Deprecated.
@@ -15813,12 +17922,26 @@ def cuFuncSetBlockShape(hfunc, int x, int y, int z):
     """
     cdef cydriver.CUresult err
     cdef void* c_hfunc
-    _hptr(hfunc, &c_hfunc)
+    cdef int c_x
+    cdef int c_y
+    cdef int c_z
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_x = x
+        _p = 2
+        c_y = y
+        _p = 3
+        c_z = z
+        _p = 0
+        _hptr(hfunc, &c_hfunc)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuFuncSetBlockShape', ('hfunc', 'x', 'y', 'z'), _p) from None
     with nogil:
-        err = cydriver.cuFuncSetBlockShape(<cydriver.CUfunction>c_hfunc, x, y, z)
+        err = cydriver.cuFuncSetBlockShape(<cydriver.CUfunction>c_hfunc, c_x, c_y, c_z)
     return _st1(err)
 
-def cuFuncSetSharedSize(hfunc, unsigned int numbytes):
+def cuFuncSetSharedSize(hfunc, numbytes):
     """Sets the dynamic shared-memory size for the function.
 
     Deprecated.
@@ -15847,12 +17970,20 @@ def cuFuncSetSharedSize(hfunc, unsigned int numbytes):
     """
     cdef cydriver.CUresult err
     cdef void* c_hfunc
-    _hptr(hfunc, &c_hfunc)
+    cdef unsigned int c_bytes
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_bytes = numbytes
+        _p = 0
+        _hptr(hfunc, &c_hfunc)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuFuncSetSharedSize', ('hfunc', 'numbytes'), _p) from None
     with nogil:
-        err = cydriver.cuFuncSetSharedSize(<cydriver.CUfunction>c_hfunc, numbytes)
+        err = cydriver.cuFuncSetSharedSize(<cydriver.CUfunction>c_hfunc, c_bytes)
     return _st1(err)
 
-def cuParamSetSize(hfunc, unsigned int numbytes):
+def cuParamSetSize(hfunc, numbytes):
     """Sets the parameter size for the function.
 
     Deprecated.
@@ -15880,12 +18011,20 @@ def cuParamSetSize(hfunc, unsigned int numbytes):
     """
     cdef cydriver.CUresult err
     cdef void* c_hfunc
-    _hptr(hfunc, &c_hfunc)
+    cdef unsigned int c_numbytes
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_numbytes = numbytes
+        _p = 0
+        _hptr(hfunc, &c_hfunc)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuParamSetSize', ('hfunc', 'numbytes'), _p) from None
     with nogil:
-        err = cydriver.cuParamSetSize(<cydriver.CUfunction>c_hfunc, numbytes)
+        err = cydriver.cuParamSetSize(<cydriver.CUfunction>c_hfunc, c_numbytes)
     return _st1(err)
 
-def cuParamSeti(hfunc, int offset, unsigned int value):
+def cuParamSeti(hfunc, offset, value):
     """Adds an integer parameter to the function's argument list.
 
     Deprecated.
@@ -15915,12 +18054,23 @@ def cuParamSeti(hfunc, int offset, unsigned int value):
     """
     cdef cydriver.CUresult err
     cdef void* c_hfunc
-    _hptr(hfunc, &c_hfunc)
+    cdef int c_offset
+    cdef unsigned int c_value
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_offset = offset
+        _p = 2
+        c_value = value
+        _p = 0
+        _hptr(hfunc, &c_hfunc)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuParamSeti', ('hfunc', 'offset', 'value'), _p) from None
     with nogil:
-        err = cydriver.cuParamSeti(<cydriver.CUfunction>c_hfunc, offset, value)
+        err = cydriver.cuParamSeti(<cydriver.CUfunction>c_hfunc, c_offset, c_value)
     return _st1(err)
 
-def cuParamSetf(hfunc, int offset, float value):
+def cuParamSetf(hfunc, offset, value):
     """Adds a floating-point parameter to the function's argument list.
 
     Deprecated.
@@ -15950,12 +18100,23 @@ def cuParamSetf(hfunc, int offset, float value):
     """
     cdef cydriver.CUresult err
     cdef void* c_hfunc
-    _hptr(hfunc, &c_hfunc)
+    cdef int c_offset
+    cdef float c_value
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_offset = offset
+        _p = 2
+        c_value = value
+        _p = 0
+        _hptr(hfunc, &c_hfunc)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuParamSetf', ('hfunc', 'offset', 'value'), _p) from None
     with nogil:
-        err = cydriver.cuParamSetf(<cydriver.CUfunction>c_hfunc, offset, value)
+        err = cydriver.cuParamSetf(<cydriver.CUfunction>c_hfunc, c_offset, c_value)
     return _st1(err)
 
-def cuParamSetv(hfunc, int offset, ptr, unsigned int numbytes):
+def cuParamSetv(hfunc, offset, ptr, numbytes):
     """Adds arbitrary data to the function's argument list.
 
     Deprecated.
@@ -15987,11 +18148,23 @@ def cuParamSetv(hfunc, int offset, ptr, unsigned int numbytes):
     """
     cdef cydriver.CUresult err
     cdef void* c_hfunc
+    cdef int c_offset
     cdef void* c_ptr
-    _hptr(hfunc, &c_hfunc)
-    _vptr(ptr, &c_ptr)
+    cdef unsigned int c_numbytes
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_offset = offset
+        _p = 3
+        c_numbytes = numbytes
+        _p = 0
+        _hptr(hfunc, &c_hfunc)
+        _p = 2
+        _vptr(ptr, &c_ptr)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuParamSetv', ('hfunc', 'offset', 'ptr', 'numbytes'), _p) from None
     with nogil:
-        err = cydriver.cuParamSetv(<cydriver.CUfunction>c_hfunc, offset, <void*>c_ptr, numbytes)
+        err = cydriver.cuParamSetv(<cydriver.CUfunction>c_hfunc, c_offset, <void*>c_ptr, c_numbytes)
     return _st1(err)
 
 def cuLaunch(f):
@@ -16032,12 +18205,15 @@ def cuLaunch(f):
     """
     cdef cydriver.CUresult err
     cdef void* c_f
-    _hptr(f, &c_f)
+    try:
+        _hptr(f, &c_f)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuLaunch', ('f',), 0) from None
     with nogil:
         err = cydriver.cuLaunch(<cydriver.CUfunction>c_f)
     return _st1(err)
 
-def cuLaunchGrid(f, int grid_width, int grid_height):
+def cuLaunchGrid(f, grid_width, grid_height):
     """Launches a CUDA function.
 
     Deprecated.
@@ -16078,12 +18254,23 @@ def cuLaunchGrid(f, int grid_width, int grid_height):
     """
     cdef cydriver.CUresult err
     cdef void* c_f
-    _hptr(f, &c_f)
+    cdef int c_grid_width
+    cdef int c_grid_height
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_grid_width = grid_width
+        _p = 2
+        c_grid_height = grid_height
+        _p = 0
+        _hptr(f, &c_f)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuLaunchGrid', ('f', 'grid_width', 'grid_height'), _p) from None
     with nogil:
-        err = cydriver.cuLaunchGrid(<cydriver.CUfunction>c_f, grid_width, grid_height)
+        err = cydriver.cuLaunchGrid(<cydriver.CUfunction>c_f, c_grid_width, c_grid_height)
     return _st1(err)
 
-def cuLaunchGridAsync(f, int grid_width, int grid_height, hStream):
+def cuLaunchGridAsync(f, grid_width, grid_height, hStream):
     """Launches a CUDA function.
 
     Deprecated.
@@ -16134,14 +18321,26 @@ def cuLaunchGridAsync(f, int grid_width, int grid_height, hStream):
     """
     cdef cydriver.CUresult err
     cdef void* c_f
+    cdef int c_grid_width
+    cdef int c_grid_height
     cdef void* c_hStream
-    _hptr(f, &c_f)
-    _hptr(hStream, &c_hStream)
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_grid_width = grid_width
+        _p = 2
+        c_grid_height = grid_height
+        _p = 0
+        _hptr(f, &c_f)
+        _p = 3
+        _hptr(hStream, &c_hStream)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuLaunchGridAsync', ('f', 'grid_width', 'grid_height', 'hStream'), _p) from None
     with nogil:
-        err = cydriver.cuLaunchGridAsync(<cydriver.CUfunction>c_f, grid_width, grid_height, <cydriver.CUstream>c_hStream)
+        err = cydriver.cuLaunchGridAsync(<cydriver.CUfunction>c_f, c_grid_width, c_grid_height, <cydriver.CUstream>c_hStream)
     return _st1(err)
 
-def cuParamSetTexRef(hfunc, int texunit, hTexRef):
+def cuParamSetTexRef(hfunc, texunit, hTexRef):
     """Adds a texture-reference to the function's argument list.
 
     Deprecated.
@@ -16168,14 +18367,23 @@ def cuParamSetTexRef(hfunc, int texunit, hTexRef):
     """
     cdef cydriver.CUresult err
     cdef void* c_hfunc
+    cdef int c_texunit
     cdef void* c_hTexRef
-    _hptr(hfunc, &c_hfunc)
-    _hptr(hTexRef, &c_hTexRef)
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_texunit = texunit
+        _p = 0
+        _hptr(hfunc, &c_hfunc)
+        _p = 2
+        _hptr(hTexRef, &c_hTexRef)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuParamSetTexRef', ('hfunc', 'texunit', 'hTexRef'), _p) from None
     with nogil:
-        err = cydriver.cuParamSetTexRef(<cydriver.CUfunction>c_hfunc, texunit, <cydriver.CUtexref>c_hTexRef)
+        err = cydriver.cuParamSetTexRef(<cydriver.CUfunction>c_hfunc, c_texunit, <cydriver.CUtexref>c_hTexRef)
     return _st1(err)
 
-def cuFuncSetSharedMemConfig(hfunc, long long config):
+def cuFuncSetSharedMemConfig(hfunc, config):
     """Sets the shared memory configuration for a device function.
 
     Deprecated.
@@ -16227,12 +18435,20 @@ def cuFuncSetSharedMemConfig(hfunc, long long config):
     """
     cdef cydriver.CUresult err
     cdef void* c_hfunc
-    _hptr(hfunc, &c_hfunc)
+    cdef long long c_config
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_config = config
+        _p = 0
+        _hptr(hfunc, &c_hfunc)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuFuncSetSharedMemConfig', ('hfunc', 'config'), _p) from None
     with nogil:
-        err = cydriver.cuFuncSetSharedMemConfig(<cydriver.CUfunction>c_hfunc, <cydriver.CUsharedconfig>config)
+        err = cydriver.cuFuncSetSharedMemConfig(<cydriver.CUfunction>c_hfunc, <cydriver.CUsharedconfig>c_config)
     return _st1(err)
 
-def cuGraphCreate(unsigned int flags):
+def cuGraphCreate(flags):
     """Creates a graph.
 
     Creates an empty graph, which is returned via `phGraph`.
@@ -16258,13 +18474,18 @@ def cuGraphCreate(unsigned int flags):
     """
     cdef cydriver.CUresult err
     cdef cydriver.CUgraph c_phGraph = <cydriver.CUgraph>0
+    cdef unsigned int c_flags
+    try:
+        c_flags = flags
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuGraphCreate', ('flags',), 0) from None
     with nogil:
-        err = cydriver.cuGraphCreate(&c_phGraph, flags)
+        err = cydriver.cuGraphCreate(&c_phGraph, c_flags)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _new_handle(CUgraph, <void*>c_phGraph),)
 
-def cuGraphAddKernelNode(hGraph, dependencies, size_t numDependencies, nodeParams):
+def cuGraphAddKernelNode(hGraph, dependencies, numDependencies, nodeParams):
     """Creates a kernel execution node and adds it to a graph.
 
     Creates a new kernel execution node and adds it to `hGraph` with `numDependencies`
@@ -16365,15 +18586,31 @@ def cuGraphAddKernelNode(hGraph, dependencies, size_t numDependencies, nodeParam
     cdef cydriver.CUresult err
     cdef cydriver.CUgraphNode c_phGraphNode = <cydriver.CUgraphNode>0
     cdef void* c_hGraph
-    cdef _Buf a_dependencies = _array(dependencies, 'h', sizeof(void*))
-    cdef void* p_dependencies = _bufptr(a_dependencies)
-    cdef _Buf a_nodeParams = _structs(nodeParams, sizeof(cydriver.CUDA_KERNEL_NODE_PARAMS))
-    cdef void* p_nodeParams = _bufptr(a_nodeParams)
-    _hptr(hGraph, &c_hGraph)
-    _check_count(dependencies, numDependencies, 'dependencies', 'numDependencies')
-    if isinstance(nodeParams, (list, tuple)): _check_count(nodeParams, numDependencies, 'nodeParams', 'numDependencies')
+    cdef _Buf a_dependencies
+    cdef void* p_dependencies
+    cdef size_t c_numDependencies
+    cdef _Buf a_nodeParams
+    cdef void* p_nodeParams
+    cdef int _p = 0
+    try:
+        _p = 2
+        c_numDependencies = numDependencies
+        _p = 1
+        a_dependencies = _array(dependencies, 'h', sizeof(void*))
+        p_dependencies = _bufptr(a_dependencies)
+        _p = 3
+        a_nodeParams = _structs(nodeParams, sizeof(cydriver.CUDA_KERNEL_NODE_PARAMS))
+        p_nodeParams = _bufptr(a_nodeParams)
+        _p = 0
+        _hptr(hGraph, &c_hGraph)
+        _p = 1
+        _check_count(dependencies, c_numDependencies, 'dependencies', 'numDependencies')
+        _p = 3
+        if isinstance(nodeParams, (list, tuple)): _check_count(nodeParams, c_numDependencies, 'nodeParams', 'numDependencies')
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuGraphAddKernelNode', ('hGraph', 'dependencies', 'numDependencies', 'nodeParams'), _p) from None
     with nogil:
-        err = cydriver.cuGraphAddKernelNode(&c_phGraphNode, <cydriver.CUgraph>c_hGraph, <const cydriver.CUgraphNode*>p_dependencies, numDependencies, <const cydriver.CUDA_KERNEL_NODE_PARAMS*>p_nodeParams)
+        err = cydriver.cuGraphAddKernelNode(&c_phGraphNode, <cydriver.CUgraph>c_hGraph, <const cydriver.CUgraphNode*>p_dependencies, c_numDependencies, <const cydriver.CUDA_KERNEL_NODE_PARAMS*>p_nodeParams)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _new_handle(CUgraphNode, <void*>c_phGraphNode),)
@@ -16410,7 +18647,10 @@ def cuGraphKernelNodeGetParams(hNode):
     cdef cydriver.CUresult err
     cdef void* c_hNode
     cdef _Struct s_nodeParams = _new_struct(_L.cls('CUDA_KERNEL_NODE_PARAMS'))
-    _hptr(hNode, &c_hNode)
+    try:
+        _hptr(hNode, &c_hNode)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuGraphKernelNodeGetParams', ('hNode',), 0) from None
     with nogil:
         err = cydriver.cuGraphKernelNodeGetParams(<cydriver.CUgraphNode>c_hNode, <cydriver.CUDA_KERNEL_NODE_PARAMS*>s_nodeParams._ptr)
     if err != 0:
@@ -16442,14 +18682,22 @@ def cuGraphKernelNodeSetParams(hNode, nodeParams):
     """
     cdef cydriver.CUresult err
     cdef void* c_hNode
-    cdef _Buf a_nodeParams = _structs(nodeParams, sizeof(cydriver.CUDA_KERNEL_NODE_PARAMS))
-    cdef void* p_nodeParams = _bufptr(a_nodeParams)
-    _hptr(hNode, &c_hNode)
+    cdef _Buf a_nodeParams
+    cdef void* p_nodeParams
+    cdef int _p = 0
+    try:
+        _p = 1
+        a_nodeParams = _structs(nodeParams, sizeof(cydriver.CUDA_KERNEL_NODE_PARAMS))
+        p_nodeParams = _bufptr(a_nodeParams)
+        _p = 0
+        _hptr(hNode, &c_hNode)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuGraphKernelNodeSetParams', ('hNode', 'nodeParams'), _p) from None
     with nogil:
         err = cydriver.cuGraphKernelNodeSetParams(<cydriver.CUgraphNode>c_hNode, <const cydriver.CUDA_KERNEL_NODE_PARAMS*>p_nodeParams)
     return _st1(err)
 
-def cuGraphAddMemcpyNode(hGraph, dependencies, size_t numDependencies, copyParams, ctx):
+def cuGraphAddMemcpyNode(hGraph, dependencies, numDependencies, copyParams, ctx):
     """Creates a memcpy node and adds it to a graph.
 
     Creates a new memcpy node and adds it to `hGraph` with `numDependencies`
@@ -16500,17 +18748,34 @@ def cuGraphAddMemcpyNode(hGraph, dependencies, size_t numDependencies, copyParam
     cdef cydriver.CUresult err
     cdef cydriver.CUgraphNode c_phGraphNode = <cydriver.CUgraphNode>0
     cdef void* c_hGraph
-    cdef _Buf a_dependencies = _array(dependencies, 'h', sizeof(void*))
-    cdef void* p_dependencies = _bufptr(a_dependencies)
-    cdef _Buf a_copyParams = _structs(copyParams, sizeof(cydriver.CUDA_MEMCPY3D))
-    cdef void* p_copyParams = _bufptr(a_copyParams)
+    cdef _Buf a_dependencies
+    cdef void* p_dependencies
+    cdef size_t c_numDependencies
+    cdef _Buf a_copyParams
+    cdef void* p_copyParams
     cdef void* c_ctx
-    _hptr(hGraph, &c_hGraph)
-    _hptr(ctx, &c_ctx)
-    _check_count(dependencies, numDependencies, 'dependencies', 'numDependencies')
-    if isinstance(copyParams, (list, tuple)): _check_count(copyParams, numDependencies, 'copyParams', 'numDependencies')
+    cdef int _p = 0
+    try:
+        _p = 2
+        c_numDependencies = numDependencies
+        _p = 1
+        a_dependencies = _array(dependencies, 'h', sizeof(void*))
+        p_dependencies = _bufptr(a_dependencies)
+        _p = 3
+        a_copyParams = _structs(copyParams, sizeof(cydriver.CUDA_MEMCPY3D))
+        p_copyParams = _bufptr(a_copyParams)
+        _p = 0
+        _hptr(hGraph, &c_hGraph)
+        _p = 4
+        _hptr(ctx, &c_ctx)
+        _p = 1
+        _check_count(dependencies, c_numDependencies, 'dependencies', 'numDependencies')
+        _p = 3
+        if isinstance(copyParams, (list, tuple)): _check_count(copyParams, c_numDependencies, 'copyParams', 'numDependencies')
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuGraphAddMemcpyNode', ('hGraph', 'dependencies', 'numDependencies', 'copyParams', 'ctx'), _p) from None
     with nogil:
-        err = cydriver.cuGraphAddMemcpyNode(&c_phGraphNode, <cydriver.CUgraph>c_hGraph, <const cydriver.CUgraphNode*>p_dependencies, numDependencies, <const cydriver.CUDA_MEMCPY3D*>p_copyParams, <cydriver.CUcontext>c_ctx)
+        err = cydriver.cuGraphAddMemcpyNode(&c_phGraphNode, <cydriver.CUgraph>c_hGraph, <const cydriver.CUgraphNode*>p_dependencies, c_numDependencies, <const cydriver.CUDA_MEMCPY3D*>p_copyParams, <cydriver.CUcontext>c_ctx)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _new_handle(CUgraphNode, <void*>c_phGraphNode),)
@@ -16540,7 +18805,10 @@ def cuGraphMemcpyNodeGetParams(hNode):
     cdef cydriver.CUresult err
     cdef void* c_hNode
     cdef _Struct s_nodeParams = _new_struct(_L.cls('CUDA_MEMCPY3D'))
-    _hptr(hNode, &c_hNode)
+    try:
+        _hptr(hNode, &c_hNode)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuGraphMemcpyNodeGetParams', ('hNode',), 0) from None
     with nogil:
         err = cydriver.cuGraphMemcpyNodeGetParams(<cydriver.CUgraphNode>c_hNode, <cydriver.CUDA_MEMCPY3D*>s_nodeParams._ptr)
     if err != 0:
@@ -16571,14 +18839,22 @@ def cuGraphMemcpyNodeSetParams(hNode, nodeParams):
     """
     cdef cydriver.CUresult err
     cdef void* c_hNode
-    cdef _Buf a_nodeParams = _structs(nodeParams, sizeof(cydriver.CUDA_MEMCPY3D))
-    cdef void* p_nodeParams = _bufptr(a_nodeParams)
-    _hptr(hNode, &c_hNode)
+    cdef _Buf a_nodeParams
+    cdef void* p_nodeParams
+    cdef int _p = 0
+    try:
+        _p = 1
+        a_nodeParams = _structs(nodeParams, sizeof(cydriver.CUDA_MEMCPY3D))
+        p_nodeParams = _bufptr(a_nodeParams)
+        _p = 0
+        _hptr(hNode, &c_hNode)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuGraphMemcpyNodeSetParams', ('hNode', 'nodeParams'), _p) from None
     with nogil:
         err = cydriver.cuGraphMemcpyNodeSetParams(<cydriver.CUgraphNode>c_hNode, <const cydriver.CUDA_MEMCPY3D*>p_nodeParams)
     return _st1(err)
 
-def cuGraphAddMemsetNode(hGraph, dependencies, size_t numDependencies, memsetParams, ctx):
+def cuGraphAddMemsetNode(hGraph, dependencies, numDependencies, memsetParams, ctx):
     """Creates a memset node and adds it to a graph.
 
     Creates a new memset node and adds it to `hGraph` with `numDependencies`
@@ -16621,17 +18897,34 @@ def cuGraphAddMemsetNode(hGraph, dependencies, size_t numDependencies, memsetPar
     cdef cydriver.CUresult err
     cdef cydriver.CUgraphNode c_phGraphNode = <cydriver.CUgraphNode>0
     cdef void* c_hGraph
-    cdef _Buf a_dependencies = _array(dependencies, 'h', sizeof(void*))
-    cdef void* p_dependencies = _bufptr(a_dependencies)
-    cdef _Buf a_memsetParams = _structs(memsetParams, sizeof(cydriver.CUDA_MEMSET_NODE_PARAMS))
-    cdef void* p_memsetParams = _bufptr(a_memsetParams)
+    cdef _Buf a_dependencies
+    cdef void* p_dependencies
+    cdef size_t c_numDependencies
+    cdef _Buf a_memsetParams
+    cdef void* p_memsetParams
     cdef void* c_ctx
-    _hptr(hGraph, &c_hGraph)
-    _hptr(ctx, &c_ctx)
-    _check_count(dependencies, numDependencies, 'dependencies', 'numDependencies')
-    if isinstance(memsetParams, (list, tuple)): _check_count(memsetParams, numDependencies, 'memsetParams', 'numDependencies')
+    cdef int _p = 0
+    try:
+        _p = 2
+        c_numDependencies = numDependencies
+        _p = 1
+        a_dependencies = _array(dependencies, 'h', sizeof(void*))
+        p_dependencies = _bufptr(a_dependencies)
+        _p = 3
+        a_memsetParams = _structs(memsetParams, sizeof(cydriver.CUDA_MEMSET_NODE_PARAMS))
+        p_memsetParams = _bufptr(a_memsetParams)
+        _p = 0
+        _hptr(hGraph, &c_hGraph)
+        _p = 4
+        _hptr(ctx, &c_ctx)
+        _p = 1
+        _check_count(dependencies, c_numDependencies, 'dependencies', 'numDependencies')
+        _p = 3
+        if isinstance(memsetParams, (list, tuple)): _check_count(memsetParams, c_numDependencies, 'memsetParams', 'numDependencies')
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuGraphAddMemsetNode', ('hGraph', 'dependencies', 'numDependencies', 'memsetParams', 'ctx'), _p) from None
     with nogil:
-        err = cydriver.cuGraphAddMemsetNode(&c_phGraphNode, <cydriver.CUgraph>c_hGraph, <const cydriver.CUgraphNode*>p_dependencies, numDependencies, <const cydriver.CUDA_MEMSET_NODE_PARAMS*>p_memsetParams, <cydriver.CUcontext>c_ctx)
+        err = cydriver.cuGraphAddMemsetNode(&c_phGraphNode, <cydriver.CUgraph>c_hGraph, <const cydriver.CUgraphNode*>p_dependencies, c_numDependencies, <const cydriver.CUDA_MEMSET_NODE_PARAMS*>p_memsetParams, <cydriver.CUcontext>c_ctx)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _new_handle(CUgraphNode, <void*>c_phGraphNode),)
@@ -16661,7 +18954,10 @@ def cuGraphMemsetNodeGetParams(hNode):
     cdef cydriver.CUresult err
     cdef void* c_hNode
     cdef _Struct s_nodeParams = _new_struct(_L.cls('CUDA_MEMSET_NODE_PARAMS'))
-    _hptr(hNode, &c_hNode)
+    try:
+        _hptr(hNode, &c_hNode)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuGraphMemsetNodeGetParams', ('hNode',), 0) from None
     with nogil:
         err = cydriver.cuGraphMemsetNodeGetParams(<cydriver.CUgraphNode>c_hNode, <cydriver.CUDA_MEMSET_NODE_PARAMS*>s_nodeParams._ptr)
     if err != 0:
@@ -16693,14 +18989,22 @@ def cuGraphMemsetNodeSetParams(hNode, nodeParams):
     """
     cdef cydriver.CUresult err
     cdef void* c_hNode
-    cdef _Buf a_nodeParams = _structs(nodeParams, sizeof(cydriver.CUDA_MEMSET_NODE_PARAMS))
-    cdef void* p_nodeParams = _bufptr(a_nodeParams)
-    _hptr(hNode, &c_hNode)
+    cdef _Buf a_nodeParams
+    cdef void* p_nodeParams
+    cdef int _p = 0
+    try:
+        _p = 1
+        a_nodeParams = _structs(nodeParams, sizeof(cydriver.CUDA_MEMSET_NODE_PARAMS))
+        p_nodeParams = _bufptr(a_nodeParams)
+        _p = 0
+        _hptr(hNode, &c_hNode)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuGraphMemsetNodeSetParams', ('hNode', 'nodeParams'), _p) from None
     with nogil:
         err = cydriver.cuGraphMemsetNodeSetParams(<cydriver.CUgraphNode>c_hNode, <const cydriver.CUDA_MEMSET_NODE_PARAMS*>p_nodeParams)
     return _st1(err)
 
-def cuGraphAddHostNode(hGraph, dependencies, size_t numDependencies, nodeParams):
+def cuGraphAddHostNode(hGraph, dependencies, numDependencies, nodeParams):
     """Creates a host execution node and adds it to a graph.
 
     Creates a new CPU execution node and adds it to `hGraph` with `numDependencies`
@@ -16741,15 +19045,31 @@ def cuGraphAddHostNode(hGraph, dependencies, size_t numDependencies, nodeParams)
     cdef cydriver.CUresult err
     cdef cydriver.CUgraphNode c_phGraphNode = <cydriver.CUgraphNode>0
     cdef void* c_hGraph
-    cdef _Buf a_dependencies = _array(dependencies, 'h', sizeof(void*))
-    cdef void* p_dependencies = _bufptr(a_dependencies)
-    cdef _Buf a_nodeParams = _structs(nodeParams, sizeof(cydriver.CUDA_HOST_NODE_PARAMS))
-    cdef void* p_nodeParams = _bufptr(a_nodeParams)
-    _hptr(hGraph, &c_hGraph)
-    _check_count(dependencies, numDependencies, 'dependencies', 'numDependencies')
-    if isinstance(nodeParams, (list, tuple)): _check_count(nodeParams, numDependencies, 'nodeParams', 'numDependencies')
+    cdef _Buf a_dependencies
+    cdef void* p_dependencies
+    cdef size_t c_numDependencies
+    cdef _Buf a_nodeParams
+    cdef void* p_nodeParams
+    cdef int _p = 0
+    try:
+        _p = 2
+        c_numDependencies = numDependencies
+        _p = 1
+        a_dependencies = _array(dependencies, 'h', sizeof(void*))
+        p_dependencies = _bufptr(a_dependencies)
+        _p = 3
+        a_nodeParams = _structs(nodeParams, sizeof(cydriver.CUDA_HOST_NODE_PARAMS))
+        p_nodeParams = _bufptr(a_nodeParams)
+        _p = 0
+        _hptr(hGraph, &c_hGraph)
+        _p = 1
+        _check_count(dependencies, c_numDependencies, 'dependencies', 'numDependencies')
+        _p = 3
+        if isinstance(nodeParams, (list, tuple)): _check_count(nodeParams, c_numDependencies, 'nodeParams', 'numDependencies')
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuGraphAddHostNode', ('hGraph', 'dependencies', 'numDependencies', 'nodeParams'), _p) from None
     with nogil:
-        err = cydriver.cuGraphAddHostNode(&c_phGraphNode, <cydriver.CUgraph>c_hGraph, <const cydriver.CUgraphNode*>p_dependencies, numDependencies, <const cydriver.CUDA_HOST_NODE_PARAMS*>p_nodeParams)
+        err = cydriver.cuGraphAddHostNode(&c_phGraphNode, <cydriver.CUgraph>c_hGraph, <const cydriver.CUgraphNode*>p_dependencies, c_numDependencies, <const cydriver.CUDA_HOST_NODE_PARAMS*>p_nodeParams)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _new_handle(CUgraphNode, <void*>c_phGraphNode),)
@@ -16779,7 +19099,10 @@ def cuGraphHostNodeGetParams(hNode):
     cdef cydriver.CUresult err
     cdef void* c_hNode
     cdef _Struct s_nodeParams = _new_struct(_L.cls('CUDA_HOST_NODE_PARAMS'))
-    _hptr(hNode, &c_hNode)
+    try:
+        _hptr(hNode, &c_hNode)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuGraphHostNodeGetParams', ('hNode',), 0) from None
     with nogil:
         err = cydriver.cuGraphHostNodeGetParams(<cydriver.CUgraphNode>c_hNode, <cydriver.CUDA_HOST_NODE_PARAMS*>s_nodeParams._ptr)
     if err != 0:
@@ -16810,14 +19133,22 @@ def cuGraphHostNodeSetParams(hNode, nodeParams):
     """
     cdef cydriver.CUresult err
     cdef void* c_hNode
-    cdef _Buf a_nodeParams = _structs(nodeParams, sizeof(cydriver.CUDA_HOST_NODE_PARAMS))
-    cdef void* p_nodeParams = _bufptr(a_nodeParams)
-    _hptr(hNode, &c_hNode)
+    cdef _Buf a_nodeParams
+    cdef void* p_nodeParams
+    cdef int _p = 0
+    try:
+        _p = 1
+        a_nodeParams = _structs(nodeParams, sizeof(cydriver.CUDA_HOST_NODE_PARAMS))
+        p_nodeParams = _bufptr(a_nodeParams)
+        _p = 0
+        _hptr(hNode, &c_hNode)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuGraphHostNodeSetParams', ('hNode', 'nodeParams'), _p) from None
     with nogil:
         err = cydriver.cuGraphHostNodeSetParams(<cydriver.CUgraphNode>c_hNode, <const cydriver.CUDA_HOST_NODE_PARAMS*>p_nodeParams)
     return _st1(err)
 
-def cuGraphAddChildGraphNode(hGraph, dependencies, size_t numDependencies, childGraph):
+def cuGraphAddChildGraphNode(hGraph, dependencies, numDependencies, childGraph):
     """Creates a child graph node and adds it to a graph.
 
     Creates a new node which executes an embedded graph, and adds it to `hGraph` with
@@ -16859,14 +19190,27 @@ def cuGraphAddChildGraphNode(hGraph, dependencies, size_t numDependencies, child
     cdef cydriver.CUresult err
     cdef cydriver.CUgraphNode c_phGraphNode = <cydriver.CUgraphNode>0
     cdef void* c_hGraph
-    cdef _Buf a_dependencies = _array(dependencies, 'h', sizeof(void*))
-    cdef void* p_dependencies = _bufptr(a_dependencies)
+    cdef _Buf a_dependencies
+    cdef void* p_dependencies
+    cdef size_t c_numDependencies
     cdef void* c_childGraph
-    _hptr(hGraph, &c_hGraph)
-    _hptr(childGraph, &c_childGraph)
-    _check_count(dependencies, numDependencies, 'dependencies', 'numDependencies')
+    cdef int _p = 0
+    try:
+        _p = 2
+        c_numDependencies = numDependencies
+        _p = 1
+        a_dependencies = _array(dependencies, 'h', sizeof(void*))
+        p_dependencies = _bufptr(a_dependencies)
+        _p = 0
+        _hptr(hGraph, &c_hGraph)
+        _p = 3
+        _hptr(childGraph, &c_childGraph)
+        _p = 1
+        _check_count(dependencies, c_numDependencies, 'dependencies', 'numDependencies')
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuGraphAddChildGraphNode', ('hGraph', 'dependencies', 'numDependencies', 'childGraph'), _p) from None
     with nogil:
-        err = cydriver.cuGraphAddChildGraphNode(&c_phGraphNode, <cydriver.CUgraph>c_hGraph, <const cydriver.CUgraphNode*>p_dependencies, numDependencies, <cydriver.CUgraph>c_childGraph)
+        err = cydriver.cuGraphAddChildGraphNode(&c_phGraphNode, <cydriver.CUgraph>c_hGraph, <const cydriver.CUgraphNode*>p_dependencies, c_numDependencies, <cydriver.CUgraph>c_childGraph)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _new_handle(CUgraphNode, <void*>c_phGraphNode),)
@@ -16901,14 +19245,17 @@ def cuGraphChildGraphNodeGetGraph(hNode):
     cdef cydriver.CUresult err
     cdef void* c_hNode
     cdef cydriver.CUgraph c_phGraph = <cydriver.CUgraph>0
-    _hptr(hNode, &c_hNode)
+    try:
+        _hptr(hNode, &c_hNode)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuGraphChildGraphNodeGetGraph', ('hNode',), 0) from None
     with nogil:
         err = cydriver.cuGraphChildGraphNodeGetGraph(<cydriver.CUgraphNode>c_hNode, &c_phGraph)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _new_handle(CUgraph, <void*>c_phGraph),)
 
-def cuGraphAddEmptyNode(hGraph, dependencies, size_t numDependencies):
+def cuGraphAddEmptyNode(hGraph, dependencies, numDependencies):
     """Creates an empty node and adds it to a graph.
 
     Creates a new node which performs no operation, and adds it to `hGraph` with
@@ -16947,17 +19294,29 @@ def cuGraphAddEmptyNode(hGraph, dependencies, size_t numDependencies):
     cdef cydriver.CUresult err
     cdef cydriver.CUgraphNode c_phGraphNode = <cydriver.CUgraphNode>0
     cdef void* c_hGraph
-    cdef _Buf a_dependencies = _array(dependencies, 'h', sizeof(void*))
-    cdef void* p_dependencies = _bufptr(a_dependencies)
-    _hptr(hGraph, &c_hGraph)
-    _check_count(dependencies, numDependencies, 'dependencies', 'numDependencies')
+    cdef _Buf a_dependencies
+    cdef void* p_dependencies
+    cdef size_t c_numDependencies
+    cdef int _p = 0
+    try:
+        _p = 2
+        c_numDependencies = numDependencies
+        _p = 1
+        a_dependencies = _array(dependencies, 'h', sizeof(void*))
+        p_dependencies = _bufptr(a_dependencies)
+        _p = 0
+        _hptr(hGraph, &c_hGraph)
+        _p = 1
+        _check_count(dependencies, c_numDependencies, 'dependencies', 'numDependencies')
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuGraphAddEmptyNode', ('hGraph', 'dependencies', 'numDependencies'), _p) from None
     with nogil:
-        err = cydriver.cuGraphAddEmptyNode(&c_phGraphNode, <cydriver.CUgraph>c_hGraph, <const cydriver.CUgraphNode*>p_dependencies, numDependencies)
+        err = cydriver.cuGraphAddEmptyNode(&c_phGraphNode, <cydriver.CUgraph>c_hGraph, <const cydriver.CUgraphNode*>p_dependencies, c_numDependencies)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _new_handle(CUgraphNode, <void*>c_phGraphNode),)
 
-def cuGraphAddEventRecordNode(hGraph, dependencies, size_t numDependencies, event):
+def cuGraphAddEventRecordNode(hGraph, dependencies, numDependencies, event):
     """Creates an event record node and adds it to a graph.
 
     Creates a new event record node and adds it to `hGraph` with `numDependencies`
@@ -16997,14 +19356,27 @@ def cuGraphAddEventRecordNode(hGraph, dependencies, size_t numDependencies, even
     cdef cydriver.CUresult err
     cdef cydriver.CUgraphNode c_phGraphNode = <cydriver.CUgraphNode>0
     cdef void* c_hGraph
-    cdef _Buf a_dependencies = _array(dependencies, 'h', sizeof(void*))
-    cdef void* p_dependencies = _bufptr(a_dependencies)
+    cdef _Buf a_dependencies
+    cdef void* p_dependencies
+    cdef size_t c_numDependencies
     cdef void* c_event
-    _hptr(hGraph, &c_hGraph)
-    _hptr(event, &c_event)
-    _check_count(dependencies, numDependencies, 'dependencies', 'numDependencies')
+    cdef int _p = 0
+    try:
+        _p = 2
+        c_numDependencies = numDependencies
+        _p = 1
+        a_dependencies = _array(dependencies, 'h', sizeof(void*))
+        p_dependencies = _bufptr(a_dependencies)
+        _p = 0
+        _hptr(hGraph, &c_hGraph)
+        _p = 3
+        _hptr(event, &c_event)
+        _p = 1
+        _check_count(dependencies, c_numDependencies, 'dependencies', 'numDependencies')
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuGraphAddEventRecordNode', ('hGraph', 'dependencies', 'numDependencies', 'event'), _p) from None
     with nogil:
-        err = cydriver.cuGraphAddEventRecordNode(&c_phGraphNode, <cydriver.CUgraph>c_hGraph, <const cydriver.CUgraphNode*>p_dependencies, numDependencies, <cydriver.CUevent>c_event)
+        err = cydriver.cuGraphAddEventRecordNode(&c_phGraphNode, <cydriver.CUgraph>c_hGraph, <const cydriver.CUgraphNode*>p_dependencies, c_numDependencies, <cydriver.CUevent>c_event)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _new_handle(CUgraphNode, <void*>c_phGraphNode),)
@@ -17035,7 +19407,10 @@ def cuGraphEventRecordNodeGetEvent(hNode):
     cdef cydriver.CUresult err
     cdef void* c_hNode
     cdef cydriver.CUevent c_event_out = <cydriver.CUevent>0
-    _hptr(hNode, &c_hNode)
+    try:
+        _hptr(hNode, &c_hNode)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuGraphEventRecordNodeGetEvent', ('hNode',), 0) from None
     with nogil:
         err = cydriver.cuGraphEventRecordNodeGetEvent(<cydriver.CUgraphNode>c_hNode, &c_event_out)
     if err != 0:
@@ -17068,13 +19443,18 @@ def cuGraphEventRecordNodeSetEvent(hNode, event):
     cdef cydriver.CUresult err
     cdef void* c_hNode
     cdef void* c_event
-    _hptr(hNode, &c_hNode)
-    _hptr(event, &c_event)
+    cdef int _p = 0
+    try:
+        _hptr(hNode, &c_hNode)
+        _p = 1
+        _hptr(event, &c_event)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuGraphEventRecordNodeSetEvent', ('hNode', 'event'), _p) from None
     with nogil:
         err = cydriver.cuGraphEventRecordNodeSetEvent(<cydriver.CUgraphNode>c_hNode, <cydriver.CUevent>c_event)
     return _st1(err)
 
-def cuGraphAddEventWaitNode(hGraph, dependencies, size_t numDependencies, event):
+def cuGraphAddEventWaitNode(hGraph, dependencies, numDependencies, event):
     """Creates an event wait node and adds it to a graph.
 
     Creates a new event wait node and adds it to `hGraph` with `numDependencies`
@@ -17116,14 +19496,27 @@ def cuGraphAddEventWaitNode(hGraph, dependencies, size_t numDependencies, event)
     cdef cydriver.CUresult err
     cdef cydriver.CUgraphNode c_phGraphNode = <cydriver.CUgraphNode>0
     cdef void* c_hGraph
-    cdef _Buf a_dependencies = _array(dependencies, 'h', sizeof(void*))
-    cdef void* p_dependencies = _bufptr(a_dependencies)
+    cdef _Buf a_dependencies
+    cdef void* p_dependencies
+    cdef size_t c_numDependencies
     cdef void* c_event
-    _hptr(hGraph, &c_hGraph)
-    _hptr(event, &c_event)
-    _check_count(dependencies, numDependencies, 'dependencies', 'numDependencies')
+    cdef int _p = 0
+    try:
+        _p = 2
+        c_numDependencies = numDependencies
+        _p = 1
+        a_dependencies = _array(dependencies, 'h', sizeof(void*))
+        p_dependencies = _bufptr(a_dependencies)
+        _p = 0
+        _hptr(hGraph, &c_hGraph)
+        _p = 3
+        _hptr(event, &c_event)
+        _p = 1
+        _check_count(dependencies, c_numDependencies, 'dependencies', 'numDependencies')
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuGraphAddEventWaitNode', ('hGraph', 'dependencies', 'numDependencies', 'event'), _p) from None
     with nogil:
-        err = cydriver.cuGraphAddEventWaitNode(&c_phGraphNode, <cydriver.CUgraph>c_hGraph, <const cydriver.CUgraphNode*>p_dependencies, numDependencies, <cydriver.CUevent>c_event)
+        err = cydriver.cuGraphAddEventWaitNode(&c_phGraphNode, <cydriver.CUgraph>c_hGraph, <const cydriver.CUgraphNode*>p_dependencies, c_numDependencies, <cydriver.CUevent>c_event)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _new_handle(CUgraphNode, <void*>c_phGraphNode),)
@@ -17154,7 +19547,10 @@ def cuGraphEventWaitNodeGetEvent(hNode):
     cdef cydriver.CUresult err
     cdef void* c_hNode
     cdef cydriver.CUevent c_event_out = <cydriver.CUevent>0
-    _hptr(hNode, &c_hNode)
+    try:
+        _hptr(hNode, &c_hNode)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuGraphEventWaitNodeGetEvent', ('hNode',), 0) from None
     with nogil:
         err = cydriver.cuGraphEventWaitNodeGetEvent(<cydriver.CUgraphNode>c_hNode, &c_event_out)
     if err != 0:
@@ -17187,13 +19583,18 @@ def cuGraphEventWaitNodeSetEvent(hNode, event):
     cdef cydriver.CUresult err
     cdef void* c_hNode
     cdef void* c_event
-    _hptr(hNode, &c_hNode)
-    _hptr(event, &c_event)
+    cdef int _p = 0
+    try:
+        _hptr(hNode, &c_hNode)
+        _p = 1
+        _hptr(event, &c_event)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuGraphEventWaitNodeSetEvent', ('hNode', 'event'), _p) from None
     with nogil:
         err = cydriver.cuGraphEventWaitNodeSetEvent(<cydriver.CUgraphNode>c_hNode, <cydriver.CUevent>c_event)
     return _st1(err)
 
-def cuGraphAddExternalSemaphoresSignalNode(hGraph, dependencies, size_t numDependencies, nodeParams):
+def cuGraphAddExternalSemaphoresSignalNode(hGraph, dependencies, numDependencies, nodeParams):
     """Creates an external semaphore signal node and adds it to a graph.
 
     Creates a new external semaphore signal node and adds it to `hGraph` with
@@ -17239,15 +19640,31 @@ def cuGraphAddExternalSemaphoresSignalNode(hGraph, dependencies, size_t numDepen
     cdef cydriver.CUresult err
     cdef cydriver.CUgraphNode c_phGraphNode = <cydriver.CUgraphNode>0
     cdef void* c_hGraph
-    cdef _Buf a_dependencies = _array(dependencies, 'h', sizeof(void*))
-    cdef void* p_dependencies = _bufptr(a_dependencies)
-    cdef _Buf a_nodeParams = _structs(nodeParams, sizeof(cydriver.CUDA_EXT_SEM_SIGNAL_NODE_PARAMS))
-    cdef void* p_nodeParams = _bufptr(a_nodeParams)
-    _hptr(hGraph, &c_hGraph)
-    _check_count(dependencies, numDependencies, 'dependencies', 'numDependencies')
-    if isinstance(nodeParams, (list, tuple)): _check_count(nodeParams, numDependencies, 'nodeParams', 'numDependencies')
+    cdef _Buf a_dependencies
+    cdef void* p_dependencies
+    cdef size_t c_numDependencies
+    cdef _Buf a_nodeParams
+    cdef void* p_nodeParams
+    cdef int _p = 0
+    try:
+        _p = 2
+        c_numDependencies = numDependencies
+        _p = 1
+        a_dependencies = _array(dependencies, 'h', sizeof(void*))
+        p_dependencies = _bufptr(a_dependencies)
+        _p = 3
+        a_nodeParams = _structs(nodeParams, sizeof(cydriver.CUDA_EXT_SEM_SIGNAL_NODE_PARAMS))
+        p_nodeParams = _bufptr(a_nodeParams)
+        _p = 0
+        _hptr(hGraph, &c_hGraph)
+        _p = 1
+        _check_count(dependencies, c_numDependencies, 'dependencies', 'numDependencies')
+        _p = 3
+        if isinstance(nodeParams, (list, tuple)): _check_count(nodeParams, c_numDependencies, 'nodeParams', 'numDependencies')
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuGraphAddExternalSemaphoresSignalNode', ('hGraph', 'dependencies', 'numDependencies', 'nodeParams'), _p) from None
     with nogil:
-        err = cydriver.cuGraphAddExternalSemaphoresSignalNode(&c_phGraphNode, <cydriver.CUgraph>c_hGraph, <const cydriver.CUgraphNode*>p_dependencies, numDependencies, <const cydriver.CUDA_EXT_SEM_SIGNAL_NODE_PARAMS*>p_nodeParams)
+        err = cydriver.cuGraphAddExternalSemaphoresSignalNode(&c_phGraphNode, <cydriver.CUgraph>c_hGraph, <const cydriver.CUgraphNode*>p_dependencies, c_numDependencies, <const cydriver.CUDA_EXT_SEM_SIGNAL_NODE_PARAMS*>p_nodeParams)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _new_handle(CUgraphNode, <void*>c_phGraphNode),)
@@ -17283,7 +19700,10 @@ def cuGraphExternalSemaphoresSignalNodeGetParams(hNode):
     cdef cydriver.CUresult err
     cdef void* c_hNode
     cdef _Struct s_params_out = _new_struct(_L.cls('CUDA_EXT_SEM_SIGNAL_NODE_PARAMS'))
-    _hptr(hNode, &c_hNode)
+    try:
+        _hptr(hNode, &c_hNode)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuGraphExternalSemaphoresSignalNodeGetParams', ('hNode',), 0) from None
     with nogil:
         err = cydriver.cuGraphExternalSemaphoresSignalNodeGetParams(<cydriver.CUgraphNode>c_hNode, <cydriver.CUDA_EXT_SEM_SIGNAL_NODE_PARAMS*>s_params_out._ptr)
     if err != 0:
@@ -17316,14 +19736,22 @@ def cuGraphExternalSemaphoresSignalNodeSetParams(hNode, nodeParams):
     """
     cdef cydriver.CUresult err
     cdef void* c_hNode
-    cdef _Buf a_nodeParams = _structs(nodeParams, sizeof(cydriver.CUDA_EXT_SEM_SIGNAL_NODE_PARAMS))
-    cdef void* p_nodeParams = _bufptr(a_nodeParams)
-    _hptr(hNode, &c_hNode)
+    cdef _Buf a_nodeParams
+    cdef void* p_nodeParams
+    cdef int _p = 0
+    try:
+        _p = 1
+        a_nodeParams = _structs(nodeParams, sizeof(cydriver.CUDA_EXT_SEM_SIGNAL_NODE_PARAMS))
+        p_nodeParams = _bufptr(a_nodeParams)
+        _p = 0
+        _hptr(hNode, &c_hNode)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuGraphExternalSemaphoresSignalNodeSetParams', ('hNode', 'nodeParams'), _p) from None
     with nogil:
         err = cydriver.cuGraphExternalSemaphoresSignalNodeSetParams(<cydriver.CUgraphNode>c_hNode, <const cydriver.CUDA_EXT_SEM_SIGNAL_NODE_PARAMS*>p_nodeParams)
     return _st1(err)
 
-def cuGraphAddExternalSemaphoresWaitNode(hGraph, dependencies, size_t numDependencies, nodeParams):
+def cuGraphAddExternalSemaphoresWaitNode(hGraph, dependencies, numDependencies, nodeParams):
     """Creates an external semaphore wait node and adds it to a graph.
 
     Creates a new external semaphore wait node and adds it to `hGraph` with
@@ -17369,15 +19797,31 @@ def cuGraphAddExternalSemaphoresWaitNode(hGraph, dependencies, size_t numDepende
     cdef cydriver.CUresult err
     cdef cydriver.CUgraphNode c_phGraphNode = <cydriver.CUgraphNode>0
     cdef void* c_hGraph
-    cdef _Buf a_dependencies = _array(dependencies, 'h', sizeof(void*))
-    cdef void* p_dependencies = _bufptr(a_dependencies)
-    cdef _Buf a_nodeParams = _structs(nodeParams, sizeof(cydriver.CUDA_EXT_SEM_WAIT_NODE_PARAMS))
-    cdef void* p_nodeParams = _bufptr(a_nodeParams)
-    _hptr(hGraph, &c_hGraph)
-    _check_count(dependencies, numDependencies, 'dependencies', 'numDependencies')
-    if isinstance(nodeParams, (list, tuple)): _check_count(nodeParams, numDependencies, 'nodeParams', 'numDependencies')
+    cdef _Buf a_dependencies
+    cdef void* p_dependencies
+    cdef size_t c_numDependencies
+    cdef _Buf a_nodeParams
+    cdef void* p_nodeParams
+    cdef int _p = 0
+    try:
+        _p = 2
+        c_numDependencies = numDependencies
+        _p = 1
+        a_dependencies = _array(dependencies, 'h', sizeof(void*))
+        p_dependencies = _bufptr(a_dependencies)
+        _p = 3
+        a_nodeParams = _structs(nodeParams, sizeof(cydriver.CUDA_EXT_SEM_WAIT_NODE_PARAMS))
+        p_nodeParams = _bufptr(a_nodeParams)
+        _p = 0
+        _hptr(hGraph, &c_hGraph)
+        _p = 1
+        _check_count(dependencies, c_numDependencies, 'dependencies', 'numDependencies')
+        _p = 3
+        if isinstance(nodeParams, (list, tuple)): _check_count(nodeParams, c_numDependencies, 'nodeParams', 'numDependencies')
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuGraphAddExternalSemaphoresWaitNode', ('hGraph', 'dependencies', 'numDependencies', 'nodeParams'), _p) from None
     with nogil:
-        err = cydriver.cuGraphAddExternalSemaphoresWaitNode(&c_phGraphNode, <cydriver.CUgraph>c_hGraph, <const cydriver.CUgraphNode*>p_dependencies, numDependencies, <const cydriver.CUDA_EXT_SEM_WAIT_NODE_PARAMS*>p_nodeParams)
+        err = cydriver.cuGraphAddExternalSemaphoresWaitNode(&c_phGraphNode, <cydriver.CUgraph>c_hGraph, <const cydriver.CUgraphNode*>p_dependencies, c_numDependencies, <const cydriver.CUDA_EXT_SEM_WAIT_NODE_PARAMS*>p_nodeParams)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _new_handle(CUgraphNode, <void*>c_phGraphNode),)
@@ -17413,7 +19857,10 @@ def cuGraphExternalSemaphoresWaitNodeGetParams(hNode):
     cdef cydriver.CUresult err
     cdef void* c_hNode
     cdef _Struct s_params_out = _new_struct(_L.cls('CUDA_EXT_SEM_WAIT_NODE_PARAMS'))
-    _hptr(hNode, &c_hNode)
+    try:
+        _hptr(hNode, &c_hNode)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuGraphExternalSemaphoresWaitNodeGetParams', ('hNode',), 0) from None
     with nogil:
         err = cydriver.cuGraphExternalSemaphoresWaitNodeGetParams(<cydriver.CUgraphNode>c_hNode, <cydriver.CUDA_EXT_SEM_WAIT_NODE_PARAMS*>s_params_out._ptr)
     if err != 0:
@@ -17446,14 +19893,22 @@ def cuGraphExternalSemaphoresWaitNodeSetParams(hNode, nodeParams):
     """
     cdef cydriver.CUresult err
     cdef void* c_hNode
-    cdef _Buf a_nodeParams = _structs(nodeParams, sizeof(cydriver.CUDA_EXT_SEM_WAIT_NODE_PARAMS))
-    cdef void* p_nodeParams = _bufptr(a_nodeParams)
-    _hptr(hNode, &c_hNode)
+    cdef _Buf a_nodeParams
+    cdef void* p_nodeParams
+    cdef int _p = 0
+    try:
+        _p = 1
+        a_nodeParams = _structs(nodeParams, sizeof(cydriver.CUDA_EXT_SEM_WAIT_NODE_PARAMS))
+        p_nodeParams = _bufptr(a_nodeParams)
+        _p = 0
+        _hptr(hNode, &c_hNode)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuGraphExternalSemaphoresWaitNodeSetParams', ('hNode', 'nodeParams'), _p) from None
     with nogil:
         err = cydriver.cuGraphExternalSemaphoresWaitNodeSetParams(<cydriver.CUgraphNode>c_hNode, <const cydriver.CUDA_EXT_SEM_WAIT_NODE_PARAMS*>p_nodeParams)
     return _st1(err)
 
-def cuGraphAddBatchMemOpNode(hGraph, dependencies, size_t numDependencies, nodeParams):
+def cuGraphAddBatchMemOpNode(hGraph, dependencies, numDependencies, nodeParams):
     """Creates a batch memory operation node and adds it to a graph.
 
     Creates a new batch memory operation node and adds it to `hGraph` with
@@ -17503,15 +19958,31 @@ def cuGraphAddBatchMemOpNode(hGraph, dependencies, size_t numDependencies, nodeP
     cdef cydriver.CUresult err
     cdef cydriver.CUgraphNode c_phGraphNode = <cydriver.CUgraphNode>0
     cdef void* c_hGraph
-    cdef _Buf a_dependencies = _array(dependencies, 'h', sizeof(void*))
-    cdef void* p_dependencies = _bufptr(a_dependencies)
-    cdef _Buf a_nodeParams = _structs(nodeParams, sizeof(cydriver.CUDA_BATCH_MEM_OP_NODE_PARAMS))
-    cdef void* p_nodeParams = _bufptr(a_nodeParams)
-    _hptr(hGraph, &c_hGraph)
-    _check_count(dependencies, numDependencies, 'dependencies', 'numDependencies')
-    if isinstance(nodeParams, (list, tuple)): _check_count(nodeParams, numDependencies, 'nodeParams', 'numDependencies')
+    cdef _Buf a_dependencies
+    cdef void* p_dependencies
+    cdef size_t c_numDependencies
+    cdef _Buf a_nodeParams
+    cdef void* p_nodeParams
+    cdef int _p = 0
+    try:
+        _p = 2
+        c_numDependencies = numDependencies
+        _p = 1
+        a_dependencies = _array(dependencies, 'h', sizeof(void*))
+        p_dependencies = _bufptr(a_dependencies)
+        _p = 3
+        a_nodeParams = _structs(nodeParams, sizeof(cydriver.CUDA_BATCH_MEM_OP_NODE_PARAMS))
+        p_nodeParams = _bufptr(a_nodeParams)
+        _p = 0
+        _hptr(hGraph, &c_hGraph)
+        _p = 1
+        _check_count(dependencies, c_numDependencies, 'dependencies', 'numDependencies')
+        _p = 3
+        if isinstance(nodeParams, (list, tuple)): _check_count(nodeParams, c_numDependencies, 'nodeParams', 'numDependencies')
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuGraphAddBatchMemOpNode', ('hGraph', 'dependencies', 'numDependencies', 'nodeParams'), _p) from None
     with nogil:
-        err = cydriver.cuGraphAddBatchMemOpNode(&c_phGraphNode, <cydriver.CUgraph>c_hGraph, <const cydriver.CUgraphNode*>p_dependencies, numDependencies, <const cydriver.CUDA_BATCH_MEM_OP_NODE_PARAMS*>p_nodeParams)
+        err = cydriver.cuGraphAddBatchMemOpNode(&c_phGraphNode, <cydriver.CUgraph>c_hGraph, <const cydriver.CUgraphNode*>p_dependencies, c_numDependencies, <const cydriver.CUDA_BATCH_MEM_OP_NODE_PARAMS*>p_nodeParams)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _new_handle(CUgraphNode, <void*>c_phGraphNode),)
@@ -17545,7 +20016,10 @@ def cuGraphBatchMemOpNodeGetParams(hNode):
     cdef cydriver.CUresult err
     cdef void* c_hNode
     cdef _Struct s_nodeParams_out = _new_struct(_L.cls('CUDA_BATCH_MEM_OP_NODE_PARAMS'))
-    _hptr(hNode, &c_hNode)
+    try:
+        _hptr(hNode, &c_hNode)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuGraphBatchMemOpNodeGetParams', ('hNode',), 0) from None
     with nogil:
         err = cydriver.cuGraphBatchMemOpNodeGetParams(<cydriver.CUgraphNode>c_hNode, <cydriver.CUDA_BATCH_MEM_OP_NODE_PARAMS*>s_nodeParams_out._ptr)
     if err != 0:
@@ -17580,9 +20054,17 @@ def cuGraphBatchMemOpNodeSetParams(hNode, nodeParams):
     """
     cdef cydriver.CUresult err
     cdef void* c_hNode
-    cdef _Buf a_nodeParams = _structs(nodeParams, sizeof(cydriver.CUDA_BATCH_MEM_OP_NODE_PARAMS))
-    cdef void* p_nodeParams = _bufptr(a_nodeParams)
-    _hptr(hNode, &c_hNode)
+    cdef _Buf a_nodeParams
+    cdef void* p_nodeParams
+    cdef int _p = 0
+    try:
+        _p = 1
+        a_nodeParams = _structs(nodeParams, sizeof(cydriver.CUDA_BATCH_MEM_OP_NODE_PARAMS))
+        p_nodeParams = _bufptr(a_nodeParams)
+        _p = 0
+        _hptr(hNode, &c_hNode)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuGraphBatchMemOpNodeSetParams', ('hNode', 'nodeParams'), _p) from None
     with nogil:
         err = cydriver.cuGraphBatchMemOpNodeSetParams(<cydriver.CUgraphNode>c_hNode, <const cydriver.CUDA_BATCH_MEM_OP_NODE_PARAMS*>p_nodeParams)
     return _st1(err)
@@ -17634,15 +20116,24 @@ def cuGraphExecBatchMemOpNodeSetParams(hGraphExec, hNode, nodeParams):
     cdef cydriver.CUresult err
     cdef void* c_hGraphExec
     cdef void* c_hNode
-    cdef _Buf a_nodeParams = _structs(nodeParams, sizeof(cydriver.CUDA_BATCH_MEM_OP_NODE_PARAMS))
-    cdef void* p_nodeParams = _bufptr(a_nodeParams)
-    _hptr(hGraphExec, &c_hGraphExec)
-    _hptr(hNode, &c_hNode)
+    cdef _Buf a_nodeParams
+    cdef void* p_nodeParams
+    cdef int _p = 0
+    try:
+        _p = 2
+        a_nodeParams = _structs(nodeParams, sizeof(cydriver.CUDA_BATCH_MEM_OP_NODE_PARAMS))
+        p_nodeParams = _bufptr(a_nodeParams)
+        _p = 0
+        _hptr(hGraphExec, &c_hGraphExec)
+        _p = 1
+        _hptr(hNode, &c_hNode)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuGraphExecBatchMemOpNodeSetParams', ('hGraphExec', 'hNode', 'nodeParams'), _p) from None
     with nogil:
         err = cydriver.cuGraphExecBatchMemOpNodeSetParams(<cydriver.CUgraphExec>c_hGraphExec, <cydriver.CUgraphNode>c_hNode, <const cydriver.CUDA_BATCH_MEM_OP_NODE_PARAMS*>p_nodeParams)
     return _st1(err)
 
-def cuGraphAddMemAllocNode(hGraph, dependencies, size_t numDependencies, nodeParams):
+def cuGraphAddMemAllocNode(hGraph, dependencies, numDependencies, nodeParams):
     """Creates an allocation node and adds it to a graph.
 
     Creates a new allocation node and adds it to `hGraph` with `numDependencies`
@@ -17720,15 +20211,31 @@ def cuGraphAddMemAllocNode(hGraph, dependencies, size_t numDependencies, nodePar
     cdef cydriver.CUresult err
     cdef cydriver.CUgraphNode c_phGraphNode = <cydriver.CUgraphNode>0
     cdef void* c_hGraph
-    cdef _Buf a_dependencies = _array(dependencies, 'h', sizeof(void*))
-    cdef void* p_dependencies = _bufptr(a_dependencies)
-    cdef _Buf a_nodeParams = _structs(nodeParams, sizeof(cydriver.CUDA_MEM_ALLOC_NODE_PARAMS))
-    cdef void* p_nodeParams = _bufptr(a_nodeParams)
-    _hptr(hGraph, &c_hGraph)
-    _check_count(dependencies, numDependencies, 'dependencies', 'numDependencies')
-    if isinstance(nodeParams, (list, tuple)): _check_count(nodeParams, numDependencies, 'nodeParams', 'numDependencies')
+    cdef _Buf a_dependencies
+    cdef void* p_dependencies
+    cdef size_t c_numDependencies
+    cdef _Buf a_nodeParams
+    cdef void* p_nodeParams
+    cdef int _p = 0
+    try:
+        _p = 2
+        c_numDependencies = numDependencies
+        _p = 1
+        a_dependencies = _array(dependencies, 'h', sizeof(void*))
+        p_dependencies = _bufptr(a_dependencies)
+        _p = 3
+        a_nodeParams = _structs(nodeParams, sizeof(cydriver.CUDA_MEM_ALLOC_NODE_PARAMS))
+        p_nodeParams = _bufptr(a_nodeParams)
+        _p = 0
+        _hptr(hGraph, &c_hGraph)
+        _p = 1
+        _check_count(dependencies, c_numDependencies, 'dependencies', 'numDependencies')
+        _p = 3
+        if isinstance(nodeParams, (list, tuple)): _check_count(nodeParams, c_numDependencies, 'nodeParams', 'numDependencies')
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuGraphAddMemAllocNode', ('hGraph', 'dependencies', 'numDependencies', 'nodeParams'), _p) from None
     with nogil:
-        err = cydriver.cuGraphAddMemAllocNode(&c_phGraphNode, <cydriver.CUgraph>c_hGraph, <const cydriver.CUgraphNode*>p_dependencies, numDependencies, <cydriver.CUDA_MEM_ALLOC_NODE_PARAMS*>p_nodeParams)
+        err = cydriver.cuGraphAddMemAllocNode(&c_phGraphNode, <cydriver.CUgraph>c_hGraph, <const cydriver.CUgraphNode*>p_dependencies, c_numDependencies, <cydriver.CUDA_MEM_ALLOC_NODE_PARAMS*>p_nodeParams)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _new_handle(CUgraphNode, <void*>c_phGraphNode),)
@@ -17760,14 +20267,17 @@ def cuGraphMemAllocNodeGetParams(hNode):
     cdef cydriver.CUresult err
     cdef void* c_hNode
     cdef _Struct s_params_out = _new_struct(_L.cls('CUDA_MEM_ALLOC_NODE_PARAMS'))
-    _hptr(hNode, &c_hNode)
+    try:
+        _hptr(hNode, &c_hNode)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuGraphMemAllocNodeGetParams', ('hNode',), 0) from None
     with nogil:
         err = cydriver.cuGraphMemAllocNodeGetParams(<cydriver.CUgraphNode>c_hNode, <cydriver.CUDA_MEM_ALLOC_NODE_PARAMS*>s_params_out._ptr)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), s_params_out,)
 
-def cuGraphAddMemFreeNode(hGraph, dependencies, size_t numDependencies, dptr):
+def cuGraphAddMemFreeNode(hGraph, dependencies, numDependencies, dptr):
     """Creates a memory free node and adds it to a graph.
 
     Creates a new memory free node and adds it to `hGraph` with `numDependencies`
@@ -17824,19 +20334,32 @@ def cuGraphAddMemFreeNode(hGraph, dependencies, size_t numDependencies, dptr):
     cdef cydriver.CUresult err
     cdef cydriver.CUgraphNode c_phGraphNode = <cydriver.CUgraphNode>0
     cdef void* c_hGraph
-    cdef _Buf a_dependencies = _array(dependencies, 'h', sizeof(void*))
-    cdef void* p_dependencies = _bufptr(a_dependencies)
+    cdef _Buf a_dependencies
+    cdef void* p_dependencies
+    cdef size_t c_numDependencies
     cdef unsigned long long c_dptr
-    _hptr(hGraph, &c_hGraph)
-    if isinstance(dptr, _IntValue):
-        c_dptr = <unsigned long long>_iv(<_IntValue>dptr)
-    elif dptr is None:
-        c_dptr = 0
-    else:
-        c_dptr = dptr
-    _check_count(dependencies, numDependencies, 'dependencies', 'numDependencies')
+    cdef int _p = 0
+    try:
+        _p = 2
+        c_numDependencies = numDependencies
+        _p = 1
+        a_dependencies = _array(dependencies, 'h', sizeof(void*))
+        p_dependencies = _bufptr(a_dependencies)
+        _p = 0
+        _hptr(hGraph, &c_hGraph)
+        _p = 3
+        if isinstance(dptr, _IntValue):
+            c_dptr = <unsigned long long>_iv(<_IntValue>dptr)
+        elif dptr is None:
+            c_dptr = 0
+        else:
+            c_dptr = dptr
+        _p = 1
+        _check_count(dependencies, c_numDependencies, 'dependencies', 'numDependencies')
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuGraphAddMemFreeNode', ('hGraph', 'dependencies', 'numDependencies', 'dptr'), _p) from None
     with nogil:
-        err = cydriver.cuGraphAddMemFreeNode(&c_phGraphNode, <cydriver.CUgraph>c_hGraph, <const cydriver.CUgraphNode*>p_dependencies, numDependencies, <cydriver.CUdeviceptr>c_dptr)
+        err = cydriver.cuGraphAddMemFreeNode(&c_phGraphNode, <cydriver.CUgraph>c_hGraph, <const cydriver.CUgraphNode*>p_dependencies, c_numDependencies, <cydriver.CUdeviceptr>c_dptr)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _new_handle(CUgraphNode, <void*>c_phGraphNode),)
@@ -17866,7 +20389,10 @@ def cuGraphMemFreeNodeGetParams(hNode):
     cdef cydriver.CUresult err
     cdef void* c_hNode
     cdef cydriver.CUdeviceptr c_dptr_out = <cydriver.CUdeviceptr>0
-    _hptr(hNode, &c_hNode)
+    try:
+        _hptr(hNode, &c_hNode)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuGraphMemFreeNodeGetParams', ('hNode',), 0) from None
     with nogil:
         err = cydriver.cuGraphMemFreeNodeGetParams(<cydriver.CUgraphNode>c_hNode, &c_dptr_out)
     if err != 0:
@@ -17897,17 +20423,20 @@ def cuDeviceGraphMemTrim(device):
     """
     cdef cydriver.CUresult err
     cdef int c_device
-    if isinstance(device, _IntValue):
-        c_device = <int>_iv(<_IntValue>device)
-    elif device is None:
-        c_device = 0
-    else:
-        c_device = device
+    try:
+        if isinstance(device, _IntValue):
+            c_device = <int>_iv(<_IntValue>device)
+        elif device is None:
+            c_device = 0
+        else:
+            c_device = device
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuDeviceGraphMemTrim', ('device',), 0) from None
     with nogil:
         err = cydriver.cuDeviceGraphMemTrim(<cydriver.CUdevice>c_device)
     return _st1(err)
 
-def cuDeviceGetGraphMemAttribute(device, long long attr):
+def cuDeviceGetGraphMemAttribute(device, attr):
     """Query asynchronous allocation attributes related to graphs.
 
     Valid attributes are:
@@ -17943,21 +20472,31 @@ def cuDeviceGetGraphMemAttribute(device, long long attr):
     """
     cdef cydriver.CUresult err
     cdef int c_device
-    cdef str code_value = _ATTR_CUgraphMem_attribute.get(int(attr), 'u8')
-    cdef _Buf a_value = _Buf_new(max(_attr_size(code_value), <Py_ssize_t>0))
-    if isinstance(device, _IntValue):
-        c_device = <int>_iv(<_IntValue>device)
-    elif device is None:
-        c_device = 0
-    else:
-        c_device = device
+    cdef long long c_attr
+    cdef str code_value
+    cdef _Buf a_value
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_attr = attr
+        code_value = _ATTR_CUgraphMem_attribute.get(int(c_attr), 'u8')
+        a_value = _Buf_new(max(_attr_size(code_value), <Py_ssize_t>0))
+        _p = 0
+        if isinstance(device, _IntValue):
+            c_device = <int>_iv(<_IntValue>device)
+        elif device is None:
+            c_device = 0
+        else:
+            c_device = device
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuDeviceGetGraphMemAttribute', ('device', 'attr'), _p) from None
     with nogil:
-        err = cydriver.cuDeviceGetGraphMemAttribute(<cydriver.CUdevice>c_device, <cydriver.CUgraphMem_attribute>attr, <void*>a_value.ptr)
+        err = cydriver.cuDeviceGetGraphMemAttribute(<cydriver.CUdevice>c_device, <cydriver.CUgraphMem_attribute>c_attr, <void*>a_value.ptr)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _attr_out(a_value.ptr, code_value, _L, 0),)
 
-def cuDeviceSetGraphMemAttribute(device, long long attr, value):
+def cuDeviceSetGraphMemAttribute(device, attr, value):
     """Set asynchronous allocation attributes related to graphs.
 
     Valid attributes are:
@@ -17989,15 +20528,25 @@ def cuDeviceSetGraphMemAttribute(device, long long attr, value):
     """
     cdef cydriver.CUresult err
     cdef int c_device
-    cdef _Buf a_value = _attr_in(value, _ATTR_CUgraphMem_attribute.get(int(attr), 'u8'), _L)
-    if isinstance(device, _IntValue):
-        c_device = <int>_iv(<_IntValue>device)
-    elif device is None:
-        c_device = 0
-    else:
-        c_device = device
+    cdef long long c_attr
+    cdef _Buf a_value
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_attr = attr
+        _p = 2
+        a_value = _attr_in(value, _ATTR_CUgraphMem_attribute.get(int(c_attr), 'u8'), _L)
+        _p = 0
+        if isinstance(device, _IntValue):
+            c_device = <int>_iv(<_IntValue>device)
+        elif device is None:
+            c_device = 0
+        else:
+            c_device = device
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuDeviceSetGraphMemAttribute', ('device', 'attr', 'value'), _p) from None
     with nogil:
-        err = cydriver.cuDeviceSetGraphMemAttribute(<cydriver.CUdevice>c_device, <cydriver.CUgraphMem_attribute>attr, <void*>a_value.ptr)
+        err = cydriver.cuDeviceSetGraphMemAttribute(<cydriver.CUdevice>c_device, <cydriver.CUgraphMem_attribute>c_attr, <void*>a_value.ptr)
     return _st1(err)
 
 def cuGraphClone(originalGraph):
@@ -18033,7 +20582,10 @@ def cuGraphClone(originalGraph):
     cdef cydriver.CUresult err
     cdef cydriver.CUgraph c_phGraphClone = <cydriver.CUgraph>0
     cdef void* c_originalGraph
-    _hptr(originalGraph, &c_originalGraph)
+    try:
+        _hptr(originalGraph, &c_originalGraph)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuGraphClone', ('originalGraph',), 0) from None
     with nogil:
         err = cydriver.cuGraphClone(&c_phGraphClone, <cydriver.CUgraph>c_originalGraph)
     if err != 0:
@@ -18073,8 +20625,13 @@ def cuGraphNodeFindInClone(hOriginalNode, hClonedGraph):
     cdef cydriver.CUgraphNode c_phNode = <cydriver.CUgraphNode>0
     cdef void* c_hOriginalNode
     cdef void* c_hClonedGraph
-    _hptr(hOriginalNode, &c_hOriginalNode)
-    _hptr(hClonedGraph, &c_hClonedGraph)
+    cdef int _p = 0
+    try:
+        _hptr(hOriginalNode, &c_hOriginalNode)
+        _p = 1
+        _hptr(hClonedGraph, &c_hClonedGraph)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuGraphNodeFindInClone', ('hOriginalNode', 'hClonedGraph'), _p) from None
     with nogil:
         err = cydriver.cuGraphNodeFindInClone(&c_phNode, <cydriver.CUgraphNode>c_hOriginalNode, <cydriver.CUgraph>c_hClonedGraph)
     if err != 0:
@@ -18109,7 +20666,10 @@ def cuGraphNodeGetType(hNode):
     cdef cydriver.CUresult err
     cdef void* c_hNode
     cdef cydriver.CUgraphNodeType c_type = <cydriver.CUgraphNodeType>0
-    _hptr(hNode, &c_hNode)
+    try:
+        _hptr(hNode, &c_hNode)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuGraphNodeGetType', ('hNode',), 0) from None
     with nogil:
         err = cydriver.cuGraphNodeGetType(<cydriver.CUgraphNode>c_hNode, &c_type)
     if err != 0:
@@ -18153,11 +20713,16 @@ def cuGraphGetNodes(hGraph, numNodes=0):
     cdef void* p_nodes
     cdef size_t req_nodes
     cdef size_t c_numNodes = <size_t>0
-    _hptr(hGraph, &c_hGraph)
-    c_numNodes = numNodes
-    a_nodes = _Buf_new((c_numNodes) * sizeof(void*)) if c_numNodes else None
-    p_nodes = _bufptr(a_nodes)
-    req_nodes = c_numNodes
+    cdef int _p = 0
+    try:
+        _hptr(hGraph, &c_hGraph)
+        _p = 1
+        c_numNodes = numNodes
+        a_nodes = _Buf_new((c_numNodes) * sizeof(void*)) if c_numNodes else None
+        p_nodes = _bufptr(a_nodes)
+        req_nodes = c_numNodes
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuGraphGetNodes', ('hGraph', 'numNodes'), _p) from None
     with nogil:
         err = cydriver.cuGraphGetNodes(<cydriver.CUgraph>c_hGraph, <cydriver.CUgraphNode*>p_nodes, &c_numNodes)
     if err != 0:
@@ -18201,11 +20766,16 @@ def cuGraphGetRootNodes(hGraph, numRootNodes=0):
     cdef void* p_rootNodes
     cdef size_t req_rootNodes
     cdef size_t c_numRootNodes = <size_t>0
-    _hptr(hGraph, &c_hGraph)
-    c_numRootNodes = numRootNodes
-    a_rootNodes = _Buf_new((c_numRootNodes) * sizeof(void*)) if c_numRootNodes else None
-    p_rootNodes = _bufptr(a_rootNodes)
-    req_rootNodes = c_numRootNodes
+    cdef int _p = 0
+    try:
+        _hptr(hGraph, &c_hGraph)
+        _p = 1
+        c_numRootNodes = numRootNodes
+        a_rootNodes = _Buf_new((c_numRootNodes) * sizeof(void*)) if c_numRootNodes else None
+        p_rootNodes = _bufptr(a_rootNodes)
+        req_rootNodes = c_numRootNodes
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuGraphGetRootNodes', ('hGraph', 'numRootNodes'), _p) from None
     with nogil:
         err = cydriver.cuGraphGetRootNodes(<cydriver.CUgraph>c_hGraph, <cydriver.CUgraphNode*>p_rootNodes, &c_numRootNodes)
     if err != 0:
@@ -18265,17 +20835,22 @@ def cuGraphGetEdges(hGraph, numEdges=0):
     cdef void* p_edgeData
     cdef size_t req_edgeData
     cdef size_t c_numEdges = <size_t>0
-    _hptr(hGraph, &c_hGraph)
-    c_numEdges = numEdges
-    a_from = _Buf_new((c_numEdges) * sizeof(void*)) if c_numEdges else None
-    p_from = _bufptr(a_from)
-    req_from = c_numEdges
-    a_to = _Buf_new((c_numEdges) * sizeof(void*)) if c_numEdges else None
-    p_to = _bufptr(a_to)
-    req_to = c_numEdges
-    a_edgeData = _Buf_new((c_numEdges) * sizeof(cydriver.CUgraphEdgeData)) if c_numEdges else None
-    p_edgeData = _bufptr(a_edgeData)
-    req_edgeData = c_numEdges
+    cdef int _p = 0
+    try:
+        _hptr(hGraph, &c_hGraph)
+        _p = 1
+        c_numEdges = numEdges
+        a_from = _Buf_new((c_numEdges) * sizeof(void*)) if c_numEdges else None
+        p_from = _bufptr(a_from)
+        req_from = c_numEdges
+        a_to = _Buf_new((c_numEdges) * sizeof(void*)) if c_numEdges else None
+        p_to = _bufptr(a_to)
+        req_to = c_numEdges
+        a_edgeData = _Buf_new((c_numEdges) * sizeof(cydriver.CUgraphEdgeData)) if c_numEdges else None
+        p_edgeData = _bufptr(a_edgeData)
+        req_edgeData = c_numEdges
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuGraphGetEdges', ('hGraph', 'numEdges'), _p) from None
     with nogil:
         err = cydriver.cuGraphGetEdges(<cydriver.CUgraph>c_hGraph, <cydriver.CUgraphNode*>p_from, <cydriver.CUgraphNode*>p_to, <cydriver.CUgraphEdgeData*>p_edgeData, &c_numEdges)
     if err != 0:
@@ -18329,14 +20904,19 @@ def cuGraphNodeGetDependencies(hNode, numDependencies=0):
     cdef void* p_edgeData
     cdef size_t req_edgeData
     cdef size_t c_numDependencies = <size_t>0
-    _hptr(hNode, &c_hNode)
-    c_numDependencies = numDependencies
-    a_dependencies = _Buf_new((c_numDependencies) * sizeof(void*)) if c_numDependencies else None
-    p_dependencies = _bufptr(a_dependencies)
-    req_dependencies = c_numDependencies
-    a_edgeData = _Buf_new((c_numDependencies) * sizeof(cydriver.CUgraphEdgeData)) if c_numDependencies else None
-    p_edgeData = _bufptr(a_edgeData)
-    req_edgeData = c_numDependencies
+    cdef int _p = 0
+    try:
+        _hptr(hNode, &c_hNode)
+        _p = 1
+        c_numDependencies = numDependencies
+        a_dependencies = _Buf_new((c_numDependencies) * sizeof(void*)) if c_numDependencies else None
+        p_dependencies = _bufptr(a_dependencies)
+        req_dependencies = c_numDependencies
+        a_edgeData = _Buf_new((c_numDependencies) * sizeof(cydriver.CUgraphEdgeData)) if c_numDependencies else None
+        p_edgeData = _bufptr(a_edgeData)
+        req_edgeData = c_numDependencies
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuGraphNodeGetDependencies', ('hNode', 'numDependencies'), _p) from None
     with nogil:
         err = cydriver.cuGraphNodeGetDependencies(<cydriver.CUgraphNode>c_hNode, <cydriver.CUgraphNode*>p_dependencies, <cydriver.CUgraphEdgeData*>p_edgeData, &c_numDependencies)
     if err != 0:
@@ -18390,21 +20970,26 @@ def cuGraphNodeGetDependentNodes(hNode, numDependentNodes=0):
     cdef void* p_edgeData
     cdef size_t req_edgeData
     cdef size_t c_numDependentNodes = <size_t>0
-    _hptr(hNode, &c_hNode)
-    c_numDependentNodes = numDependentNodes
-    a_dependentNodes = _Buf_new((c_numDependentNodes) * sizeof(void*)) if c_numDependentNodes else None
-    p_dependentNodes = _bufptr(a_dependentNodes)
-    req_dependentNodes = c_numDependentNodes
-    a_edgeData = _Buf_new((c_numDependentNodes) * sizeof(cydriver.CUgraphEdgeData)) if c_numDependentNodes else None
-    p_edgeData = _bufptr(a_edgeData)
-    req_edgeData = c_numDependentNodes
+    cdef int _p = 0
+    try:
+        _hptr(hNode, &c_hNode)
+        _p = 1
+        c_numDependentNodes = numDependentNodes
+        a_dependentNodes = _Buf_new((c_numDependentNodes) * sizeof(void*)) if c_numDependentNodes else None
+        p_dependentNodes = _bufptr(a_dependentNodes)
+        req_dependentNodes = c_numDependentNodes
+        a_edgeData = _Buf_new((c_numDependentNodes) * sizeof(cydriver.CUgraphEdgeData)) if c_numDependentNodes else None
+        p_edgeData = _bufptr(a_edgeData)
+        req_edgeData = c_numDependentNodes
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuGraphNodeGetDependentNodes', ('hNode', 'numDependentNodes'), _p) from None
     with nogil:
         err = cydriver.cuGraphNodeGetDependentNodes(<cydriver.CUgraphNode>c_hNode, <cydriver.CUgraphNode*>p_dependentNodes, <cydriver.CUgraphEdgeData*>p_edgeData, &c_numDependentNodes)
     if err != 0:
         return (_st(err), None, None, None)
     return (_ok(), _from_array(_bufptr(a_dependentNodes), (c_numDependentNodes if c_numDependentNodes < req_dependentNodes else req_dependentNodes), 'h', CUgraphNode, sizeof(void*)), _from_array(_bufptr(a_edgeData), (c_numDependentNodes if c_numDependentNodes < req_edgeData else req_edgeData), 's', _L.cls('CUgraphEdgeData'), sizeof(cydriver.CUgraphEdgeData)), c_numDependentNodes)
 
-def cuGraphAddDependencies(hGraph, from_, to, edgeData, size_t numDependencies):
+def cuGraphAddDependencies(hGraph, from_, to, edgeData, numDependencies):
     """Adds dependency edges to a graph.
 
     The number of dependencies to be added is defined by `numDependencies` Elements in
@@ -18439,21 +21024,41 @@ def cuGraphAddDependencies(hGraph, from_, to, edgeData, size_t numDependencies):
     """
     cdef cydriver.CUresult err
     cdef void* c_hGraph
-    cdef _Buf a_from = _array(from_, 'h', sizeof(void*))
-    cdef void* p_from = _bufptr(a_from)
-    cdef _Buf a_to = _array(to, 'h', sizeof(void*))
-    cdef void* p_to = _bufptr(a_to)
-    cdef _Buf a_edgeData = _structs(edgeData, sizeof(cydriver.CUgraphEdgeData))
-    cdef void* p_edgeData = _bufptr(a_edgeData)
-    _hptr(hGraph, &c_hGraph)
-    _check_count(from_, numDependencies, 'from_', 'numDependencies')
-    _check_count(to, numDependencies, 'to', 'numDependencies')
-    if isinstance(edgeData, (list, tuple)): _check_count(edgeData, numDependencies, 'edgeData', 'numDependencies')
+    cdef _Buf a_from
+    cdef void* p_from
+    cdef _Buf a_to
+    cdef void* p_to
+    cdef _Buf a_edgeData
+    cdef void* p_edgeData
+    cdef size_t c_numDependencies
+    cdef int _p = 0
+    try:
+        _p = 4
+        c_numDependencies = numDependencies
+        _p = 1
+        a_from = _array(from_, 'h', sizeof(void*))
+        p_from = _bufptr(a_from)
+        _p = 2
+        a_to = _array(to, 'h', sizeof(void*))
+        p_to = _bufptr(a_to)
+        _p = 3
+        a_edgeData = _structs(edgeData, sizeof(cydriver.CUgraphEdgeData))
+        p_edgeData = _bufptr(a_edgeData)
+        _p = 0
+        _hptr(hGraph, &c_hGraph)
+        _p = 1
+        _check_count(from_, c_numDependencies, 'from_', 'numDependencies')
+        _p = 2
+        _check_count(to, c_numDependencies, 'to', 'numDependencies')
+        _p = 3
+        if isinstance(edgeData, (list, tuple)): _check_count(edgeData, c_numDependencies, 'edgeData', 'numDependencies')
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuGraphAddDependencies', ('hGraph', 'from_', 'to', 'edgeData', 'numDependencies'), _p) from None
     with nogil:
-        err = cydriver.cuGraphAddDependencies(<cydriver.CUgraph>c_hGraph, <const cydriver.CUgraphNode*>p_from, <const cydriver.CUgraphNode*>p_to, <const cydriver.CUgraphEdgeData*>p_edgeData, numDependencies)
+        err = cydriver.cuGraphAddDependencies(<cydriver.CUgraph>c_hGraph, <const cydriver.CUgraphNode*>p_from, <const cydriver.CUgraphNode*>p_to, <const cydriver.CUgraphEdgeData*>p_edgeData, c_numDependencies)
     return _st1(err)
 
-def cuGraphRemoveDependencies(hGraph, from_, to, edgeData, size_t numDependencies):
+def cuGraphRemoveDependencies(hGraph, from_, to, edgeData, numDependencies):
     """Removes dependency edges from a graph.
 
     The number of dependencies to be removed is defined by `numDependencies`. Elements
@@ -18494,18 +21099,38 @@ def cuGraphRemoveDependencies(hGraph, from_, to, edgeData, size_t numDependencie
     """
     cdef cydriver.CUresult err
     cdef void* c_hGraph
-    cdef _Buf a_from = _array(from_, 'h', sizeof(void*))
-    cdef void* p_from = _bufptr(a_from)
-    cdef _Buf a_to = _array(to, 'h', sizeof(void*))
-    cdef void* p_to = _bufptr(a_to)
-    cdef _Buf a_edgeData = _structs(edgeData, sizeof(cydriver.CUgraphEdgeData))
-    cdef void* p_edgeData = _bufptr(a_edgeData)
-    _hptr(hGraph, &c_hGraph)
-    _check_count(from_, numDependencies, 'from_', 'numDependencies')
-    _check_count(to, numDependencies, 'to', 'numDependencies')
-    if isinstance(edgeData, (list, tuple)): _check_count(edgeData, numDependencies, 'edgeData', 'numDependencies')
+    cdef _Buf a_from
+    cdef void* p_from
+    cdef _Buf a_to
+    cdef void* p_to
+    cdef _Buf a_edgeData
+    cdef void* p_edgeData
+    cdef size_t c_numDependencies
+    cdef int _p = 0
+    try:
+        _p = 4
+        c_numDependencies = numDependencies
+        _p = 1
+        a_from = _array(from_, 'h', sizeof(void*))
+        p_from = _bufptr(a_from)
+        _p = 2
+        a_to = _array(to, 'h', sizeof(void*))
+        p_to = _bufptr(a_to)
+        _p = 3
+        a_edgeData = _structs(edgeData, sizeof(cydriver.CUgraphEdgeData))
+        p_edgeData = _bufptr(a_edgeData)
+        _p = 0
+        _hptr(hGraph, &c_hGraph)
+        _p = 1
+        _check_count(from_, c_numDependencies, 'from_', 'numDependencies')
+        _p = 2
+        _check_count(to, c_numDependencies, 'to', 'numDependencies')
+        _p = 3
+        if isinstance(edgeData, (list, tuple)): _check_count(edgeData, c_numDependencies, 'edgeData', 'numDependencies')
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuGraphRemoveDependencies', ('hGraph', 'from_', 'to', 'edgeData', 'numDependencies'), _p) from None
     with nogil:
-        err = cydriver.cuGraphRemoveDependencies(<cydriver.CUgraph>c_hGraph, <const cydriver.CUgraphNode*>p_from, <const cydriver.CUgraphNode*>p_to, <const cydriver.CUgraphEdgeData*>p_edgeData, numDependencies)
+        err = cydriver.cuGraphRemoveDependencies(<cydriver.CUgraph>c_hGraph, <const cydriver.CUgraphNode*>p_from, <const cydriver.CUgraphNode*>p_to, <const cydriver.CUgraphEdgeData*>p_edgeData, c_numDependencies)
     return _st1(err)
 
 def cuGraphDestroyNode(hNode):
@@ -18534,12 +21159,15 @@ def cuGraphDestroyNode(hNode):
     """
     cdef cydriver.CUresult err
     cdef void* c_hNode
-    _hptr(hNode, &c_hNode)
+    try:
+        _hptr(hNode, &c_hNode)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuGraphDestroyNode', ('hNode',), 0) from None
     with nogil:
         err = cydriver.cuGraphDestroyNode(<cydriver.CUgraphNode>c_hNode)
     return _st1(err)
 
-def cuGraphInstantiate(hGraph, unsigned long long flags):
+def cuGraphInstantiate(hGraph, flags):
     """Creates an executable graph from a graph.
 
     Instantiates `hGraph` as an executable graph. The graph is validated for any
@@ -18614,9 +21242,17 @@ def cuGraphInstantiate(hGraph, unsigned long long flags):
     cdef cydriver.CUresult err
     cdef cydriver.CUgraphExec c_phGraphExec = <cydriver.CUgraphExec>0
     cdef void* c_hGraph
-    _hptr(hGraph, &c_hGraph)
+    cdef unsigned long long c_flags
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_flags = flags
+        _p = 0
+        _hptr(hGraph, &c_hGraph)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuGraphInstantiate', ('hGraph', 'flags'), _p) from None
     with nogil:
-        err = cydriver.cuGraphInstantiate(&c_phGraphExec, <cydriver.CUgraph>c_hGraph, flags)
+        err = cydriver.cuGraphInstantiate(&c_phGraphExec, <cydriver.CUgraph>c_hGraph, c_flags)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _new_handle(CUgraphExec, <void*>c_phGraphExec),)
@@ -18731,9 +21367,17 @@ def cuGraphInstantiateWithParams(hGraph, instantiateParams):
     cdef cydriver.CUresult err
     cdef cydriver.CUgraphExec c_phGraphExec = <cydriver.CUgraphExec>0
     cdef void* c_hGraph
-    cdef _Buf a_instantiateParams = _structs(instantiateParams, sizeof(cydriver.CUDA_GRAPH_INSTANTIATE_PARAMS))
-    cdef void* p_instantiateParams = _bufptr(a_instantiateParams)
-    _hptr(hGraph, &c_hGraph)
+    cdef _Buf a_instantiateParams
+    cdef void* p_instantiateParams
+    cdef int _p = 0
+    try:
+        _p = 1
+        a_instantiateParams = _structs(instantiateParams, sizeof(cydriver.CUDA_GRAPH_INSTANTIATE_PARAMS))
+        p_instantiateParams = _bufptr(a_instantiateParams)
+        _p = 0
+        _hptr(hGraph, &c_hGraph)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuGraphInstantiateWithParams', ('hGraph', 'instantiateParams'), _p) from None
     with nogil:
         err = cydriver.cuGraphInstantiateWithParams(&c_phGraphExec, <cydriver.CUgraph>c_hGraph, <cydriver.CUDA_GRAPH_INSTANTIATE_PARAMS*>p_instantiateParams)
     if err != 0:
@@ -18766,7 +21410,10 @@ def cuGraphExecGetFlags(hGraphExec):
     cdef cydriver.CUresult err
     cdef void* c_hGraphExec
     cdef cydriver.cuuint64_t c_flags = <cydriver.cuuint64_t>0
-    _hptr(hGraphExec, &c_hGraphExec)
+    try:
+        _hptr(hGraphExec, &c_hGraphExec)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuGraphExecGetFlags', ('hGraphExec',), 0) from None
     with nogil:
         err = cydriver.cuGraphExecGetFlags(<cydriver.CUgraphExec>c_hGraphExec, &c_flags)
     if err != 0:
@@ -18830,10 +21477,19 @@ def cuGraphExecKernelNodeSetParams(hGraphExec, hNode, nodeParams):
     cdef cydriver.CUresult err
     cdef void* c_hGraphExec
     cdef void* c_hNode
-    cdef _Buf a_nodeParams = _structs(nodeParams, sizeof(cydriver.CUDA_KERNEL_NODE_PARAMS))
-    cdef void* p_nodeParams = _bufptr(a_nodeParams)
-    _hptr(hGraphExec, &c_hGraphExec)
-    _hptr(hNode, &c_hNode)
+    cdef _Buf a_nodeParams
+    cdef void* p_nodeParams
+    cdef int _p = 0
+    try:
+        _p = 2
+        a_nodeParams = _structs(nodeParams, sizeof(cydriver.CUDA_KERNEL_NODE_PARAMS))
+        p_nodeParams = _bufptr(a_nodeParams)
+        _p = 0
+        _hptr(hGraphExec, &c_hGraphExec)
+        _p = 1
+        _hptr(hNode, &c_hNode)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuGraphExecKernelNodeSetParams', ('hGraphExec', 'hNode', 'nodeParams'), _p) from None
     with nogil:
         err = cydriver.cuGraphExecKernelNodeSetParams(<cydriver.CUgraphExec>c_hGraphExec, <cydriver.CUgraphNode>c_hNode, <const cydriver.CUDA_KERNEL_NODE_PARAMS*>p_nodeParams)
     return _st1(err)
@@ -18886,12 +21542,22 @@ def cuGraphExecMemcpyNodeSetParams(hGraphExec, hNode, copyParams, ctx):
     cdef cydriver.CUresult err
     cdef void* c_hGraphExec
     cdef void* c_hNode
-    cdef _Buf a_copyParams = _structs(copyParams, sizeof(cydriver.CUDA_MEMCPY3D))
-    cdef void* p_copyParams = _bufptr(a_copyParams)
+    cdef _Buf a_copyParams
+    cdef void* p_copyParams
     cdef void* c_ctx
-    _hptr(hGraphExec, &c_hGraphExec)
-    _hptr(hNode, &c_hNode)
-    _hptr(ctx, &c_ctx)
+    cdef int _p = 0
+    try:
+        _p = 2
+        a_copyParams = _structs(copyParams, sizeof(cydriver.CUDA_MEMCPY3D))
+        p_copyParams = _bufptr(a_copyParams)
+        _p = 0
+        _hptr(hGraphExec, &c_hGraphExec)
+        _p = 1
+        _hptr(hNode, &c_hNode)
+        _p = 3
+        _hptr(ctx, &c_ctx)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuGraphExecMemcpyNodeSetParams', ('hGraphExec', 'hNode', 'copyParams', 'ctx'), _p) from None
     with nogil:
         err = cydriver.cuGraphExecMemcpyNodeSetParams(<cydriver.CUgraphExec>c_hGraphExec, <cydriver.CUgraphNode>c_hNode, <const cydriver.CUDA_MEMCPY3D*>p_copyParams, <cydriver.CUcontext>c_ctx)
     return _st1(err)
@@ -18949,12 +21615,22 @@ def cuGraphExecMemsetNodeSetParams(hGraphExec, hNode, memsetParams, ctx):
     cdef cydriver.CUresult err
     cdef void* c_hGraphExec
     cdef void* c_hNode
-    cdef _Buf a_memsetParams = _structs(memsetParams, sizeof(cydriver.CUDA_MEMSET_NODE_PARAMS))
-    cdef void* p_memsetParams = _bufptr(a_memsetParams)
+    cdef _Buf a_memsetParams
+    cdef void* p_memsetParams
     cdef void* c_ctx
-    _hptr(hGraphExec, &c_hGraphExec)
-    _hptr(hNode, &c_hNode)
-    _hptr(ctx, &c_ctx)
+    cdef int _p = 0
+    try:
+        _p = 2
+        a_memsetParams = _structs(memsetParams, sizeof(cydriver.CUDA_MEMSET_NODE_PARAMS))
+        p_memsetParams = _bufptr(a_memsetParams)
+        _p = 0
+        _hptr(hGraphExec, &c_hGraphExec)
+        _p = 1
+        _hptr(hNode, &c_hNode)
+        _p = 3
+        _hptr(ctx, &c_ctx)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuGraphExecMemsetNodeSetParams', ('hGraphExec', 'hNode', 'memsetParams', 'ctx'), _p) from None
     with nogil:
         err = cydriver.cuGraphExecMemsetNodeSetParams(<cydriver.CUgraphExec>c_hGraphExec, <cydriver.CUgraphNode>c_hNode, <const cydriver.CUDA_MEMSET_NODE_PARAMS*>p_memsetParams, <cydriver.CUcontext>c_ctx)
     return _st1(err)
@@ -18997,10 +21673,19 @@ def cuGraphExecHostNodeSetParams(hGraphExec, hNode, nodeParams):
     cdef cydriver.CUresult err
     cdef void* c_hGraphExec
     cdef void* c_hNode
-    cdef _Buf a_nodeParams = _structs(nodeParams, sizeof(cydriver.CUDA_HOST_NODE_PARAMS))
-    cdef void* p_nodeParams = _bufptr(a_nodeParams)
-    _hptr(hGraphExec, &c_hGraphExec)
-    _hptr(hNode, &c_hNode)
+    cdef _Buf a_nodeParams
+    cdef void* p_nodeParams
+    cdef int _p = 0
+    try:
+        _p = 2
+        a_nodeParams = _structs(nodeParams, sizeof(cydriver.CUDA_HOST_NODE_PARAMS))
+        p_nodeParams = _bufptr(a_nodeParams)
+        _p = 0
+        _hptr(hGraphExec, &c_hGraphExec)
+        _p = 1
+        _hptr(hNode, &c_hNode)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuGraphExecHostNodeSetParams', ('hGraphExec', 'hNode', 'nodeParams'), _p) from None
     with nogil:
         err = cydriver.cuGraphExecHostNodeSetParams(<cydriver.CUgraphExec>c_hGraphExec, <cydriver.CUgraphNode>c_hNode, <const cydriver.CUDA_HOST_NODE_PARAMS*>p_nodeParams)
     return _st1(err)
@@ -19050,9 +21735,15 @@ def cuGraphExecChildGraphNodeSetParams(hGraphExec, hNode, childGraph):
     cdef void* c_hGraphExec
     cdef void* c_hNode
     cdef void* c_childGraph
-    _hptr(hGraphExec, &c_hGraphExec)
-    _hptr(hNode, &c_hNode)
-    _hptr(childGraph, &c_childGraph)
+    cdef int _p = 0
+    try:
+        _hptr(hGraphExec, &c_hGraphExec)
+        _p = 1
+        _hptr(hNode, &c_hNode)
+        _p = 2
+        _hptr(childGraph, &c_childGraph)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuGraphExecChildGraphNodeSetParams', ('hGraphExec', 'hNode', 'childGraph'), _p) from None
     with nogil:
         err = cydriver.cuGraphExecChildGraphNodeSetParams(<cydriver.CUgraphExec>c_hGraphExec, <cydriver.CUgraphNode>c_hNode, <cydriver.CUgraph>c_childGraph)
     return _st1(err)
@@ -19097,9 +21788,15 @@ def cuGraphExecEventRecordNodeSetEvent(hGraphExec, hNode, event):
     cdef void* c_hGraphExec
     cdef void* c_hNode
     cdef void* c_event
-    _hptr(hGraphExec, &c_hGraphExec)
-    _hptr(hNode, &c_hNode)
-    _hptr(event, &c_event)
+    cdef int _p = 0
+    try:
+        _hptr(hGraphExec, &c_hGraphExec)
+        _p = 1
+        _hptr(hNode, &c_hNode)
+        _p = 2
+        _hptr(event, &c_event)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuGraphExecEventRecordNodeSetEvent', ('hGraphExec', 'hNode', 'event'), _p) from None
     with nogil:
         err = cydriver.cuGraphExecEventRecordNodeSetEvent(<cydriver.CUgraphExec>c_hGraphExec, <cydriver.CUgraphNode>c_hNode, <cydriver.CUevent>c_event)
     return _st1(err)
@@ -19144,9 +21841,15 @@ def cuGraphExecEventWaitNodeSetEvent(hGraphExec, hNode, event):
     cdef void* c_hGraphExec
     cdef void* c_hNode
     cdef void* c_event
-    _hptr(hGraphExec, &c_hGraphExec)
-    _hptr(hNode, &c_hNode)
-    _hptr(event, &c_event)
+    cdef int _p = 0
+    try:
+        _hptr(hGraphExec, &c_hGraphExec)
+        _p = 1
+        _hptr(hNode, &c_hNode)
+        _p = 2
+        _hptr(event, &c_event)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuGraphExecEventWaitNodeSetEvent', ('hGraphExec', 'hNode', 'event'), _p) from None
     with nogil:
         err = cydriver.cuGraphExecEventWaitNodeSetEvent(<cydriver.CUgraphExec>c_hGraphExec, <cydriver.CUgraphNode>c_hNode, <cydriver.CUevent>c_event)
     return _st1(err)
@@ -19194,10 +21897,19 @@ def cuGraphExecExternalSemaphoresSignalNodeSetParams(hGraphExec, hNode, nodePara
     cdef cydriver.CUresult err
     cdef void* c_hGraphExec
     cdef void* c_hNode
-    cdef _Buf a_nodeParams = _structs(nodeParams, sizeof(cydriver.CUDA_EXT_SEM_SIGNAL_NODE_PARAMS))
-    cdef void* p_nodeParams = _bufptr(a_nodeParams)
-    _hptr(hGraphExec, &c_hGraphExec)
-    _hptr(hNode, &c_hNode)
+    cdef _Buf a_nodeParams
+    cdef void* p_nodeParams
+    cdef int _p = 0
+    try:
+        _p = 2
+        a_nodeParams = _structs(nodeParams, sizeof(cydriver.CUDA_EXT_SEM_SIGNAL_NODE_PARAMS))
+        p_nodeParams = _bufptr(a_nodeParams)
+        _p = 0
+        _hptr(hGraphExec, &c_hGraphExec)
+        _p = 1
+        _hptr(hNode, &c_hNode)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuGraphExecExternalSemaphoresSignalNodeSetParams', ('hGraphExec', 'hNode', 'nodeParams'), _p) from None
     with nogil:
         err = cydriver.cuGraphExecExternalSemaphoresSignalNodeSetParams(<cydriver.CUgraphExec>c_hGraphExec, <cydriver.CUgraphNode>c_hNode, <const cydriver.CUDA_EXT_SEM_SIGNAL_NODE_PARAMS*>p_nodeParams)
     return _st1(err)
@@ -19245,15 +21957,24 @@ def cuGraphExecExternalSemaphoresWaitNodeSetParams(hGraphExec, hNode, nodeParams
     cdef cydriver.CUresult err
     cdef void* c_hGraphExec
     cdef void* c_hNode
-    cdef _Buf a_nodeParams = _structs(nodeParams, sizeof(cydriver.CUDA_EXT_SEM_WAIT_NODE_PARAMS))
-    cdef void* p_nodeParams = _bufptr(a_nodeParams)
-    _hptr(hGraphExec, &c_hGraphExec)
-    _hptr(hNode, &c_hNode)
+    cdef _Buf a_nodeParams
+    cdef void* p_nodeParams
+    cdef int _p = 0
+    try:
+        _p = 2
+        a_nodeParams = _structs(nodeParams, sizeof(cydriver.CUDA_EXT_SEM_WAIT_NODE_PARAMS))
+        p_nodeParams = _bufptr(a_nodeParams)
+        _p = 0
+        _hptr(hGraphExec, &c_hGraphExec)
+        _p = 1
+        _hptr(hNode, &c_hNode)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuGraphExecExternalSemaphoresWaitNodeSetParams', ('hGraphExec', 'hNode', 'nodeParams'), _p) from None
     with nogil:
         err = cydriver.cuGraphExecExternalSemaphoresWaitNodeSetParams(<cydriver.CUgraphExec>c_hGraphExec, <cydriver.CUgraphNode>c_hNode, <const cydriver.CUDA_EXT_SEM_WAIT_NODE_PARAMS*>p_nodeParams)
     return _st1(err)
 
-def cuGraphNodeSetEnabled(hGraphExec, hNode, unsigned int isEnabled):
+def cuGraphNodeSetEnabled(hGraphExec, hNode, isEnabled):
     """Enables or disables the specified node in the given graphExec.
 
     Sets `hNode` to be either enabled or disabled. Disabled nodes are functionally
@@ -19299,10 +22020,19 @@ def cuGraphNodeSetEnabled(hGraphExec, hNode, unsigned int isEnabled):
     cdef cydriver.CUresult err
     cdef void* c_hGraphExec
     cdef void* c_hNode
-    _hptr(hGraphExec, &c_hGraphExec)
-    _hptr(hNode, &c_hNode)
+    cdef unsigned int c_isEnabled
+    cdef int _p = 0
+    try:
+        _p = 2
+        c_isEnabled = isEnabled
+        _p = 0
+        _hptr(hGraphExec, &c_hGraphExec)
+        _p = 1
+        _hptr(hNode, &c_hNode)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuGraphNodeSetEnabled', ('hGraphExec', 'hNode', 'isEnabled'), _p) from None
     with nogil:
-        err = cydriver.cuGraphNodeSetEnabled(<cydriver.CUgraphExec>c_hGraphExec, <cydriver.CUgraphNode>c_hNode, isEnabled)
+        err = cydriver.cuGraphNodeSetEnabled(<cydriver.CUgraphExec>c_hGraphExec, <cydriver.CUgraphNode>c_hNode, c_isEnabled)
     return _st1(err)
 
 def cuGraphNodeGetEnabled(hGraphExec, hNode):
@@ -19344,8 +22074,13 @@ def cuGraphNodeGetEnabled(hGraphExec, hNode):
     cdef void* c_hGraphExec
     cdef void* c_hNode
     cdef unsigned int c_isEnabled = <unsigned int>0
-    _hptr(hGraphExec, &c_hGraphExec)
-    _hptr(hNode, &c_hNode)
+    cdef int _p = 0
+    try:
+        _hptr(hGraphExec, &c_hGraphExec)
+        _p = 1
+        _hptr(hNode, &c_hNode)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuGraphNodeGetEnabled', ('hGraphExec', 'hNode'), _p) from None
     with nogil:
         err = cydriver.cuGraphNodeGetEnabled(<cydriver.CUgraphExec>c_hGraphExec, <cydriver.CUgraphNode>c_hNode, &c_isEnabled)
     if err != 0:
@@ -19380,8 +22115,13 @@ def cuGraphUpload(hGraphExec, hStream):
     cdef cydriver.CUresult err
     cdef void* c_hGraphExec
     cdef void* c_hStream
-    _hptr(hGraphExec, &c_hGraphExec)
-    _hptr(hStream, &c_hStream)
+    cdef int _p = 0
+    try:
+        _hptr(hGraphExec, &c_hGraphExec)
+        _p = 1
+        _hptr(hStream, &c_hStream)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuGraphUpload', ('hGraphExec', 'hStream'), _p) from None
     with nogil:
         err = cydriver.cuGraphUpload(<cydriver.CUgraphExec>c_hGraphExec, <cydriver.CUstream>c_hStream)
     return _st1(err)
@@ -19420,8 +22160,13 @@ def cuGraphLaunch(hGraphExec, hStream):
     cdef cydriver.CUresult err
     cdef void* c_hGraphExec
     cdef void* c_hStream
-    _hptr(hGraphExec, &c_hGraphExec)
-    _hptr(hStream, &c_hStream)
+    cdef int _p = 0
+    try:
+        _hptr(hGraphExec, &c_hGraphExec)
+        _p = 1
+        _hptr(hStream, &c_hStream)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuGraphLaunch', ('hGraphExec', 'hStream'), _p) from None
     with nogil:
         err = cydriver.cuGraphLaunch(<cydriver.CUgraphExec>c_hGraphExec, <cydriver.CUstream>c_hStream)
     return _st1(err)
@@ -19450,7 +22195,10 @@ def cuGraphExecDestroy(hGraphExec):
     """
     cdef cydriver.CUresult err
     cdef void* c_hGraphExec
-    _hptr(hGraphExec, &c_hGraphExec)
+    try:
+        _hptr(hGraphExec, &c_hGraphExec)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuGraphExecDestroy', ('hGraphExec',), 0) from None
     with nogil:
         err = cydriver.cuGraphExecDestroy(<cydriver.CUgraphExec>c_hGraphExec)
     return _st1(err)
@@ -19477,7 +22225,10 @@ def cuGraphDestroy(hGraph):
     """
     cdef cydriver.CUresult err
     cdef void* c_hGraph
-    _hptr(hGraph, &c_hGraph)
+    try:
+        _hptr(hGraph, &c_hGraph)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuGraphDestroy', ('hGraph',), 0) from None
     with nogil:
         err = cydriver.cuGraphDestroy(<cydriver.CUgraph>c_hGraph)
     return _st1(err)
@@ -19597,8 +22348,13 @@ def cuGraphExecUpdate(hGraphExec, hGraph):
     cdef void* c_hGraphExec
     cdef void* c_hGraph
     cdef _Struct s_resultInfo = _new_struct(_L.cls('CUgraphExecUpdateResultInfo'))
-    _hptr(hGraphExec, &c_hGraphExec)
-    _hptr(hGraph, &c_hGraph)
+    cdef int _p = 0
+    try:
+        _hptr(hGraphExec, &c_hGraphExec)
+        _p = 1
+        _hptr(hGraph, &c_hGraph)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuGraphExecUpdate', ('hGraphExec', 'hGraph'), _p) from None
     with nogil:
         err = cydriver.cuGraphExecUpdate(<cydriver.CUgraphExec>c_hGraphExec, <cydriver.CUgraph>c_hGraph, <cydriver.CUgraphExecUpdateResultInfo*>s_resultInfo._ptr)
     if err != 0:
@@ -19630,13 +22386,18 @@ def cuGraphKernelNodeCopyAttributes(dst, src):
     cdef cydriver.CUresult err
     cdef void* c_dst
     cdef void* c_src
-    _hptr(dst, &c_dst)
-    _hptr(src, &c_src)
+    cdef int _p = 0
+    try:
+        _hptr(dst, &c_dst)
+        _p = 1
+        _hptr(src, &c_src)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuGraphKernelNodeCopyAttributes', ('dst', 'src'), _p) from None
     with nogil:
         err = cydriver.cuGraphKernelNodeCopyAttributes(<cydriver.CUgraphNode>c_dst, <cydriver.CUgraphNode>c_src)
     return _st1(err)
 
-def cuGraphKernelNodeGetAttribute(hNode, long long attr):
+def cuGraphKernelNodeGetAttribute(hNode, attr):
     """Queries node attribute.
 
     Queries attribute `attr` from node `hNode` and stores it in corresponding member of
@@ -19659,15 +22420,23 @@ def cuGraphKernelNodeGetAttribute(hNode, long long attr):
     """
     cdef cydriver.CUresult err
     cdef void* c_hNode
+    cdef long long c_attr
     cdef _Struct s_value_out = _new_struct(_L.cls('CUkernelNodeAttrValue'))
-    _hptr(hNode, &c_hNode)
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_attr = attr
+        _p = 0
+        _hptr(hNode, &c_hNode)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuGraphKernelNodeGetAttribute', ('hNode', 'attr'), _p) from None
     with nogil:
-        err = cydriver.cuGraphKernelNodeGetAttribute(<cydriver.CUgraphNode>c_hNode, <cydriver.CUkernelNodeAttrID>attr, <cydriver.CUkernelNodeAttrValue*>s_value_out._ptr)
+        err = cydriver.cuGraphKernelNodeGetAttribute(<cydriver.CUgraphNode>c_hNode, <cydriver.CUkernelNodeAttrID>c_attr, <cydriver.CUkernelNodeAttrValue*>s_value_out._ptr)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), s_value_out,)
 
-def cuGraphKernelNodeSetAttribute(hNode, long long attr, value):
+def cuGraphKernelNodeSetAttribute(hNode, attr, value):
     """Sets node attribute.
 
     Sets attribute `attr` on node `hNode` from corresponding attribute of `value`.
@@ -19689,14 +22458,25 @@ def cuGraphKernelNodeSetAttribute(hNode, long long attr, value):
     """
     cdef cydriver.CUresult err
     cdef void* c_hNode
-    cdef _Buf a_value = _structs(value, sizeof(cydriver.CUkernelNodeAttrValue))
-    cdef void* p_value = _bufptr(a_value)
-    _hptr(hNode, &c_hNode)
+    cdef long long c_attr
+    cdef _Buf a_value
+    cdef void* p_value
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_attr = attr
+        _p = 2
+        a_value = _structs(value, sizeof(cydriver.CUkernelNodeAttrValue))
+        p_value = _bufptr(a_value)
+        _p = 0
+        _hptr(hNode, &c_hNode)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuGraphKernelNodeSetAttribute', ('hNode', 'attr', 'value'), _p) from None
     with nogil:
-        err = cydriver.cuGraphKernelNodeSetAttribute(<cydriver.CUgraphNode>c_hNode, <cydriver.CUkernelNodeAttrID>attr, <const cydriver.CUkernelNodeAttrValue*>p_value)
+        err = cydriver.cuGraphKernelNodeSetAttribute(<cydriver.CUgraphNode>c_hNode, <cydriver.CUkernelNodeAttrID>c_attr, <const cydriver.CUkernelNodeAttrValue*>p_value)
     return _st1(err)
 
-def cuGraphDebugDotPrint(hGraph, path, unsigned int flags):
+def cuGraphDebugDotPrint(hGraph, path, flags):
     """Write a DOT file describing graph structure.
 
     Using the provided `hGraph`, write to `path` a DOT formatted description of the
@@ -19722,14 +22502,25 @@ def cuGraphDebugDotPrint(hGraph, path, unsigned int flags):
     """
     cdef cydriver.CUresult err
     cdef void* c_hGraph
-    cdef bytes b_path = _as_bytes(path, False)
-    cdef const char* c_path = <char*>b_path
-    _hptr(hGraph, &c_hGraph)
+    cdef bytes b_path
+    cdef const char* c_path
+    cdef unsigned int c_flags
+    cdef int _p = 0
+    try:
+        _p = 2
+        c_flags = flags
+        _p = 1
+        b_path = _as_bytes(path, False)
+        c_path = <char*>b_path
+        _p = 0
+        _hptr(hGraph, &c_hGraph)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuGraphDebugDotPrint', ('hGraph', 'path', 'flags'), _p) from None
     with nogil:
-        err = cydriver.cuGraphDebugDotPrint(<cydriver.CUgraph>c_hGraph, <const char*>c_path, flags)
+        err = cydriver.cuGraphDebugDotPrint(<cydriver.CUgraph>c_hGraph, <const char*>c_path, c_flags)
     return _st1(err)
 
-def cuUserObjectCreate(ptr, destroy, unsigned int initialRefcount, unsigned int flags):
+def cuUserObjectCreate(ptr, destroy, initialRefcount, flags):
     """Create a user object.
 
     Create a user object with the specified destructor callback and initial reference
@@ -19775,15 +22566,27 @@ def cuUserObjectCreate(ptr, destroy, unsigned int initialRefcount, unsigned int 
     cdef cydriver.CUuserObject c_object_out = <cydriver.CUuserObject>0
     cdef void* c_ptr
     cdef void* c_destroy
-    _vptr(ptr, &c_ptr)
-    _hptr(destroy, &c_destroy)
+    cdef unsigned int c_initialRefcount
+    cdef unsigned int c_flags
+    cdef int _p = 0
+    try:
+        _p = 2
+        c_initialRefcount = initialRefcount
+        _p = 3
+        c_flags = flags
+        _p = 0
+        _vptr(ptr, &c_ptr)
+        _p = 1
+        _hptr(destroy, &c_destroy)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuUserObjectCreate', ('ptr', 'destroy', 'initialRefcount', 'flags'), _p) from None
     with nogil:
-        err = cydriver.cuUserObjectCreate(&c_object_out, <void*>c_ptr, <cydriver.CUhostFn>c_destroy, initialRefcount, flags)
+        err = cydriver.cuUserObjectCreate(&c_object_out, <void*>c_ptr, <cydriver.CUhostFn>c_destroy, c_initialRefcount, c_flags)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _new_handle(CUuserObject, <void*>c_object_out),)
 
-def cuUserObjectRetain(object, unsigned int count):
+def cuUserObjectRetain(object, count):
     """Retain a reference to a user object.
 
     Retains new references to a user object. The new references are owned by the caller.
@@ -19811,12 +22614,20 @@ def cuUserObjectRetain(object, unsigned int count):
     """
     cdef cydriver.CUresult err
     cdef void* c_object
-    _hptr(object, &c_object)
+    cdef unsigned int c_count
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_count = count
+        _p = 0
+        _hptr(object, &c_object)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuUserObjectRetain', ('object', 'count'), _p) from None
     with nogil:
-        err = cydriver.cuUserObjectRetain(<cydriver.CUuserObject>c_object, count)
+        err = cydriver.cuUserObjectRetain(<cydriver.CUuserObject>c_object, c_count)
     return _st1(err)
 
-def cuUserObjectRelease(object, unsigned int count):
+def cuUserObjectRelease(object, count):
     """Release a reference to a user object.
 
     Releases user object references owned by the caller. The object's destructor is
@@ -19848,12 +22659,20 @@ def cuUserObjectRelease(object, unsigned int count):
     """
     cdef cydriver.CUresult err
     cdef void* c_object
-    _hptr(object, &c_object)
+    cdef unsigned int c_count
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_count = count
+        _p = 0
+        _hptr(object, &c_object)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuUserObjectRelease', ('object', 'count'), _p) from None
     with nogil:
-        err = cydriver.cuUserObjectRelease(<cydriver.CUuserObject>c_object, count)
+        err = cydriver.cuUserObjectRelease(<cydriver.CUuserObject>c_object, c_count)
     return _st1(err)
 
-def cuGraphRetainUserObject(graph, object, unsigned int count, unsigned int flags):
+def cuGraphRetainUserObject(graph, object, count, flags):
     """Retain a reference to a user object from a graph.
 
     Creates or moves user object references that will be owned by a CUDA graph.
@@ -19888,13 +22707,25 @@ def cuGraphRetainUserObject(graph, object, unsigned int count, unsigned int flag
     cdef cydriver.CUresult err
     cdef void* c_graph
     cdef void* c_object
-    _hptr(graph, &c_graph)
-    _hptr(object, &c_object)
+    cdef unsigned int c_count
+    cdef unsigned int c_flags
+    cdef int _p = 0
+    try:
+        _p = 2
+        c_count = count
+        _p = 3
+        c_flags = flags
+        _p = 0
+        _hptr(graph, &c_graph)
+        _p = 1
+        _hptr(object, &c_object)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuGraphRetainUserObject', ('graph', 'object', 'count', 'flags'), _p) from None
     with nogil:
-        err = cydriver.cuGraphRetainUserObject(<cydriver.CUgraph>c_graph, <cydriver.CUuserObject>c_object, count, flags)
+        err = cydriver.cuGraphRetainUserObject(<cydriver.CUgraph>c_graph, <cydriver.CUuserObject>c_object, c_count, c_flags)
     return _st1(err)
 
-def cuGraphReleaseUserObject(graph, object, unsigned int count):
+def cuGraphReleaseUserObject(graph, object, count):
     """Release a user object reference from a graph.
 
     Releases user object references owned by a graph.
@@ -19925,13 +22756,22 @@ def cuGraphReleaseUserObject(graph, object, unsigned int count):
     cdef cydriver.CUresult err
     cdef void* c_graph
     cdef void* c_object
-    _hptr(graph, &c_graph)
-    _hptr(object, &c_object)
+    cdef unsigned int c_count
+    cdef int _p = 0
+    try:
+        _p = 2
+        c_count = count
+        _p = 0
+        _hptr(graph, &c_graph)
+        _p = 1
+        _hptr(object, &c_object)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuGraphReleaseUserObject', ('graph', 'object', 'count'), _p) from None
     with nogil:
-        err = cydriver.cuGraphReleaseUserObject(<cydriver.CUgraph>c_graph, <cydriver.CUuserObject>c_object, count)
+        err = cydriver.cuGraphReleaseUserObject(<cydriver.CUgraph>c_graph, <cydriver.CUuserObject>c_object, c_count)
     return _st1(err)
 
-def cuGraphAddNode(hGraph, dependencies, dependencyData, size_t numDependencies, nodeParams):
+def cuGraphAddNode(hGraph, dependencies, dependencyData, numDependencies, nodeParams):
     """Adds a node of arbitrary type to a graph.
 
     Creates a new node in `hGraph` described by `nodeParams` with `numDependencies`
@@ -19979,18 +22819,38 @@ def cuGraphAddNode(hGraph, dependencies, dependencyData, size_t numDependencies,
     cdef cydriver.CUresult err
     cdef cydriver.CUgraphNode c_phGraphNode = <cydriver.CUgraphNode>0
     cdef void* c_hGraph
-    cdef _Buf a_dependencies = _array(dependencies, 'h', sizeof(void*))
-    cdef void* p_dependencies = _bufptr(a_dependencies)
-    cdef _Buf a_dependencyData = _structs(dependencyData, sizeof(cydriver.CUgraphEdgeData))
-    cdef void* p_dependencyData = _bufptr(a_dependencyData)
-    cdef _Buf a_nodeParams = _structs(nodeParams, sizeof(cydriver.CUgraphNodeParams))
-    cdef void* p_nodeParams = _bufptr(a_nodeParams)
-    _hptr(hGraph, &c_hGraph)
-    _check_count(dependencies, numDependencies, 'dependencies', 'numDependencies')
-    if isinstance(dependencyData, (list, tuple)): _check_count(dependencyData, numDependencies, 'dependencyData', 'numDependencies')
-    if isinstance(nodeParams, (list, tuple)): _check_count(nodeParams, numDependencies, 'nodeParams', 'numDependencies')
+    cdef _Buf a_dependencies
+    cdef void* p_dependencies
+    cdef _Buf a_dependencyData
+    cdef void* p_dependencyData
+    cdef size_t c_numDependencies
+    cdef _Buf a_nodeParams
+    cdef void* p_nodeParams
+    cdef int _p = 0
+    try:
+        _p = 3
+        c_numDependencies = numDependencies
+        _p = 1
+        a_dependencies = _array(dependencies, 'h', sizeof(void*))
+        p_dependencies = _bufptr(a_dependencies)
+        _p = 2
+        a_dependencyData = _structs(dependencyData, sizeof(cydriver.CUgraphEdgeData))
+        p_dependencyData = _bufptr(a_dependencyData)
+        _p = 4
+        a_nodeParams = _structs(nodeParams, sizeof(cydriver.CUgraphNodeParams))
+        p_nodeParams = _bufptr(a_nodeParams)
+        _p = 0
+        _hptr(hGraph, &c_hGraph)
+        _p = 1
+        _check_count(dependencies, c_numDependencies, 'dependencies', 'numDependencies')
+        _p = 2
+        if isinstance(dependencyData, (list, tuple)): _check_count(dependencyData, c_numDependencies, 'dependencyData', 'numDependencies')
+        _p = 4
+        if isinstance(nodeParams, (list, tuple)): _check_count(nodeParams, c_numDependencies, 'nodeParams', 'numDependencies')
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuGraphAddNode', ('hGraph', 'dependencies', 'dependencyData', 'numDependencies', 'nodeParams'), _p) from None
     with nogil:
-        err = cydriver.cuGraphAddNode(&c_phGraphNode, <cydriver.CUgraph>c_hGraph, <const cydriver.CUgraphNode*>p_dependencies, <const cydriver.CUgraphEdgeData*>p_dependencyData, numDependencies, <cydriver.CUgraphNodeParams*>p_nodeParams)
+        err = cydriver.cuGraphAddNode(&c_phGraphNode, <cydriver.CUgraph>c_hGraph, <const cydriver.CUgraphNode*>p_dependencies, <const cydriver.CUgraphEdgeData*>p_dependencyData, c_numDependencies, <cydriver.CUgraphNodeParams*>p_nodeParams)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _new_handle(CUgraphNode, <void*>c_phGraphNode),)
@@ -20023,9 +22883,17 @@ def cuGraphNodeSetParams(hNode, nodeParams):
     """
     cdef cydriver.CUresult err
     cdef void* c_hNode
-    cdef _Buf a_nodeParams = _structs(nodeParams, sizeof(cydriver.CUgraphNodeParams))
-    cdef void* p_nodeParams = _bufptr(a_nodeParams)
-    _hptr(hNode, &c_hNode)
+    cdef _Buf a_nodeParams
+    cdef void* p_nodeParams
+    cdef int _p = 0
+    try:
+        _p = 1
+        a_nodeParams = _structs(nodeParams, sizeof(cydriver.CUgraphNodeParams))
+        p_nodeParams = _bufptr(a_nodeParams)
+        _p = 0
+        _hptr(hNode, &c_hNode)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuGraphNodeSetParams', ('hNode', 'nodeParams'), _p) from None
     with nogil:
         err = cydriver.cuGraphNodeSetParams(<cydriver.CUgraphNode>c_hNode, <cydriver.CUgraphNodeParams*>p_nodeParams)
     return _st1(err)
@@ -20083,15 +22951,24 @@ def cuGraphExecNodeSetParams(hGraphExec, hNode, nodeParams):
     cdef cydriver.CUresult err
     cdef void* c_hGraphExec
     cdef void* c_hNode
-    cdef _Buf a_nodeParams = _structs(nodeParams, sizeof(cydriver.CUgraphNodeParams))
-    cdef void* p_nodeParams = _bufptr(a_nodeParams)
-    _hptr(hGraphExec, &c_hGraphExec)
-    _hptr(hNode, &c_hNode)
+    cdef _Buf a_nodeParams
+    cdef void* p_nodeParams
+    cdef int _p = 0
+    try:
+        _p = 2
+        a_nodeParams = _structs(nodeParams, sizeof(cydriver.CUgraphNodeParams))
+        p_nodeParams = _bufptr(a_nodeParams)
+        _p = 0
+        _hptr(hGraphExec, &c_hGraphExec)
+        _p = 1
+        _hptr(hNode, &c_hNode)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuGraphExecNodeSetParams', ('hGraphExec', 'hNode', 'nodeParams'), _p) from None
     with nogil:
         err = cydriver.cuGraphExecNodeSetParams(<cydriver.CUgraphExec>c_hGraphExec, <cydriver.CUgraphNode>c_hNode, <cydriver.CUgraphNodeParams*>p_nodeParams)
     return _st1(err)
 
-def cuGraphConditionalHandleCreate(hGraph, ctx, unsigned int defaultLaunchValue, unsigned int flags):
+def cuGraphConditionalHandleCreate(hGraph, ctx, defaultLaunchValue, flags):
     """Create a conditional handle.
 
     Creates a conditional handle associated with `hGraph`.
@@ -20131,15 +23008,27 @@ def cuGraphConditionalHandleCreate(hGraph, ctx, unsigned int defaultLaunchValue,
     cdef cydriver.CUgraphConditionalHandle c_pHandle_out = <cydriver.CUgraphConditionalHandle>0
     cdef void* c_hGraph
     cdef void* c_ctx
-    _hptr(hGraph, &c_hGraph)
-    _hptr(ctx, &c_ctx)
+    cdef unsigned int c_defaultLaunchValue
+    cdef unsigned int c_flags
+    cdef int _p = 0
+    try:
+        _p = 2
+        c_defaultLaunchValue = defaultLaunchValue
+        _p = 3
+        c_flags = flags
+        _p = 0
+        _hptr(hGraph, &c_hGraph)
+        _p = 1
+        _hptr(ctx, &c_ctx)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuGraphConditionalHandleCreate', ('hGraph', 'ctx', 'defaultLaunchValue', 'flags'), _p) from None
     with nogil:
-        err = cydriver.cuGraphConditionalHandleCreate(&c_pHandle_out, <cydriver.CUgraph>c_hGraph, <cydriver.CUcontext>c_ctx, defaultLaunchValue, flags)
+        err = cydriver.cuGraphConditionalHandleCreate(&c_pHandle_out, <cydriver.CUgraph>c_hGraph, <cydriver.CUcontext>c_ctx, c_defaultLaunchValue, c_flags)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _new_int(CUgraphConditionalHandle, <unsigned long long>c_pHandle_out, 8, False),)
 
-def cuOccupancyMaxActiveBlocksPerMultiprocessor(func, int blockSize, size_t dynamicSMemSize):
+def cuOccupancyMaxActiveBlocksPerMultiprocessor(func, blockSize, dynamicSMemSize):
     """Returns occupancy of a function.
 
     Returns, as `numBlocks`, the number of the maximum active blocks per streaming
@@ -20173,14 +23062,25 @@ def cuOccupancyMaxActiveBlocksPerMultiprocessor(func, int blockSize, size_t dyna
     cdef cydriver.CUresult err
     cdef int c_numBlocks = <int>0
     cdef void* c_func
-    _hptr(func, &c_func)
+    cdef int c_blockSize
+    cdef size_t c_dynamicSMemSize
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_blockSize = blockSize
+        _p = 2
+        c_dynamicSMemSize = dynamicSMemSize
+        _p = 0
+        _hptr(func, &c_func)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuOccupancyMaxActiveBlocksPerMultiprocessor', ('func', 'blockSize', 'dynamicSMemSize'), _p) from None
     with nogil:
-        err = cydriver.cuOccupancyMaxActiveBlocksPerMultiprocessor(&c_numBlocks, <cydriver.CUfunction>c_func, blockSize, dynamicSMemSize)
+        err = cydriver.cuOccupancyMaxActiveBlocksPerMultiprocessor(&c_numBlocks, <cydriver.CUfunction>c_func, c_blockSize, c_dynamicSMemSize)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), c_numBlocks,)
 
-def cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(func, int blockSize, size_t dynamicSMemSize, unsigned int flags):
+def cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(func, blockSize, dynamicSMemSize, flags):
     """Returns occupancy of a function.
 
     Returns, as `numBlocks`, the number of the maximum active blocks per streaming
@@ -20229,14 +23129,28 @@ def cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(func, int blockSize, si
     cdef cydriver.CUresult err
     cdef int c_numBlocks = <int>0
     cdef void* c_func
-    _hptr(func, &c_func)
+    cdef int c_blockSize
+    cdef size_t c_dynamicSMemSize
+    cdef unsigned int c_flags
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_blockSize = blockSize
+        _p = 2
+        c_dynamicSMemSize = dynamicSMemSize
+        _p = 3
+        c_flags = flags
+        _p = 0
+        _hptr(func, &c_func)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags', ('func', 'blockSize', 'dynamicSMemSize', 'flags'), _p) from None
     with nogil:
-        err = cydriver.cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(&c_numBlocks, <cydriver.CUfunction>c_func, blockSize, dynamicSMemSize, flags)
+        err = cydriver.cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(&c_numBlocks, <cydriver.CUfunction>c_func, c_blockSize, c_dynamicSMemSize, c_flags)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), c_numBlocks,)
 
-def cuOccupancyMaxPotentialBlockSize(func, blockSizeToDynamicSMemSize, size_t dynamicSMemSize, int blockSizeLimit):
+def cuOccupancyMaxPotentialBlockSize(func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit):
     """Suggest a launch configuration with reasonable occupancy.
 
     Returns, as `blockSize`, a reasonable block size that can achieve the maximum
@@ -20299,15 +23213,27 @@ def cuOccupancyMaxPotentialBlockSize(func, blockSizeToDynamicSMemSize, size_t dy
     cdef int c_blockSize = <int>0
     cdef void* c_func
     cdef void* c_blockSizeToDynamicSMemSize
-    _hptr(func, &c_func)
-    _hptr(blockSizeToDynamicSMemSize, &c_blockSizeToDynamicSMemSize)
+    cdef size_t c_dynamicSMemSize
+    cdef int c_blockSizeLimit
+    cdef int _p = 0
+    try:
+        _p = 2
+        c_dynamicSMemSize = dynamicSMemSize
+        _p = 3
+        c_blockSizeLimit = blockSizeLimit
+        _p = 0
+        _hptr(func, &c_func)
+        _p = 1
+        _hptr(blockSizeToDynamicSMemSize, &c_blockSizeToDynamicSMemSize)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuOccupancyMaxPotentialBlockSize', ('func', 'blockSizeToDynamicSMemSize', 'dynamicSMemSize', 'blockSizeLimit'), _p) from None
     with nogil:
-        err = cydriver.cuOccupancyMaxPotentialBlockSize(&c_minGridSize, &c_blockSize, <cydriver.CUfunction>c_func, <cydriver.CUoccupancyB2DSize>c_blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit)
+        err = cydriver.cuOccupancyMaxPotentialBlockSize(&c_minGridSize, &c_blockSize, <cydriver.CUfunction>c_func, <cydriver.CUoccupancyB2DSize>c_blockSizeToDynamicSMemSize, c_dynamicSMemSize, c_blockSizeLimit)
     if err != 0:
         return (_st(err), None, None)
     return (_ok(), c_minGridSize, c_blockSize)
 
-def cuOccupancyMaxPotentialBlockSizeWithFlags(func, blockSizeToDynamicSMemSize, size_t dynamicSMemSize, int blockSizeLimit, unsigned int flags):
+def cuOccupancyMaxPotentialBlockSizeWithFlags(func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit, flags):
     """Suggest a launch configuration with reasonable occupancy.
 
     An extended version of cuOccupancyMaxPotentialBlockSize. In addition to arguments
@@ -20364,15 +23290,30 @@ def cuOccupancyMaxPotentialBlockSizeWithFlags(func, blockSizeToDynamicSMemSize, 
     cdef int c_blockSize = <int>0
     cdef void* c_func
     cdef void* c_blockSizeToDynamicSMemSize
-    _hptr(func, &c_func)
-    _hptr(blockSizeToDynamicSMemSize, &c_blockSizeToDynamicSMemSize)
+    cdef size_t c_dynamicSMemSize
+    cdef int c_blockSizeLimit
+    cdef unsigned int c_flags
+    cdef int _p = 0
+    try:
+        _p = 2
+        c_dynamicSMemSize = dynamicSMemSize
+        _p = 3
+        c_blockSizeLimit = blockSizeLimit
+        _p = 4
+        c_flags = flags
+        _p = 0
+        _hptr(func, &c_func)
+        _p = 1
+        _hptr(blockSizeToDynamicSMemSize, &c_blockSizeToDynamicSMemSize)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuOccupancyMaxPotentialBlockSizeWithFlags', ('func', 'blockSizeToDynamicSMemSize', 'dynamicSMemSize', 'blockSizeLimit', 'flags'), _p) from None
     with nogil:
-        err = cydriver.cuOccupancyMaxPotentialBlockSizeWithFlags(&c_minGridSize, &c_blockSize, <cydriver.CUfunction>c_func, <cydriver.CUoccupancyB2DSize>c_blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit, flags)
+        err = cydriver.cuOccupancyMaxPotentialBlockSizeWithFlags(&c_minGridSize, &c_blockSize, <cydriver.CUfunction>c_func, <cydriver.CUoccupancyB2DSize>c_blockSizeToDynamicSMemSize, c_dynamicSMemSize, c_blockSizeLimit, c_flags)
     if err != 0:
         return (_st(err), None, None)
     return (_ok(), c_minGridSize, c_blockSize)
 
-def cuOccupancyAvailableDynamicSMemPerBlock(func, int numBlocks, int blockSize):
+def cuOccupancyAvailableDynamicSMemPerBlock(func, numBlocks, blockSize):
     """Returns dynamic shared memory available per block when launching `numBlocks`
     blocks on SM.
 
@@ -20403,9 +23344,20 @@ def cuOccupancyAvailableDynamicSMemPerBlock(func, int numBlocks, int blockSize):
     cdef cydriver.CUresult err
     cdef size_t c_dynamicSmemSize = <size_t>0
     cdef void* c_func
-    _hptr(func, &c_func)
+    cdef int c_numBlocks
+    cdef int c_blockSize
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_numBlocks = numBlocks
+        _p = 2
+        c_blockSize = blockSize
+        _p = 0
+        _hptr(func, &c_func)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuOccupancyAvailableDynamicSMemPerBlock', ('func', 'numBlocks', 'blockSize'), _p) from None
     with nogil:
-        err = cydriver.cuOccupancyAvailableDynamicSMemPerBlock(&c_dynamicSmemSize, <cydriver.CUfunction>c_func, numBlocks, blockSize)
+        err = cydriver.cuOccupancyAvailableDynamicSMemPerBlock(&c_dynamicSmemSize, <cydriver.CUfunction>c_func, c_numBlocks, c_blockSize)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), c_dynamicSmemSize,)
@@ -20452,9 +23404,17 @@ def cuOccupancyMaxPotentialClusterSize(func, config):
     cdef cydriver.CUresult err
     cdef int c_clusterSize = <int>0
     cdef void* c_func
-    cdef _Buf a_config = _structs(config, sizeof(cydriver.CUlaunchConfig))
-    cdef void* p_config = _bufptr(a_config)
-    _hptr(func, &c_func)
+    cdef _Buf a_config
+    cdef void* p_config
+    cdef int _p = 0
+    try:
+        _p = 1
+        a_config = _structs(config, sizeof(cydriver.CUlaunchConfig))
+        p_config = _bufptr(a_config)
+        _p = 0
+        _hptr(func, &c_func)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuOccupancyMaxPotentialClusterSize', ('func', 'config'), _p) from None
     with nogil:
         err = cydriver.cuOccupancyMaxPotentialClusterSize(&c_clusterSize, <cydriver.CUfunction>c_func, <const cydriver.CUlaunchConfig*>p_config)
     if err != 0:
@@ -20503,16 +23463,24 @@ def cuOccupancyMaxActiveClusters(func, config):
     cdef cydriver.CUresult err
     cdef int c_numClusters = <int>0
     cdef void* c_func
-    cdef _Buf a_config = _structs(config, sizeof(cydriver.CUlaunchConfig))
-    cdef void* p_config = _bufptr(a_config)
-    _hptr(func, &c_func)
+    cdef _Buf a_config
+    cdef void* p_config
+    cdef int _p = 0
+    try:
+        _p = 1
+        a_config = _structs(config, sizeof(cydriver.CUlaunchConfig))
+        p_config = _bufptr(a_config)
+        _p = 0
+        _hptr(func, &c_func)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuOccupancyMaxActiveClusters', ('func', 'config'), _p) from None
     with nogil:
         err = cydriver.cuOccupancyMaxActiveClusters(&c_numClusters, <cydriver.CUfunction>c_func, <const cydriver.CUlaunchConfig*>p_config)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), c_numClusters,)
 
-def cuTexRefSetArray(hTexRef, hArray, unsigned int Flags):
+def cuTexRefSetArray(hTexRef, hArray, Flags):
     """Binds an array as a texture reference.
 
     Deprecated.
@@ -20547,13 +23515,22 @@ def cuTexRefSetArray(hTexRef, hArray, unsigned int Flags):
     cdef cydriver.CUresult err
     cdef void* c_hTexRef
     cdef void* c_hArray
-    _hptr(hTexRef, &c_hTexRef)
-    _hptr(hArray, &c_hArray)
+    cdef unsigned int c_Flags
+    cdef int _p = 0
+    try:
+        _p = 2
+        c_Flags = Flags
+        _p = 0
+        _hptr(hTexRef, &c_hTexRef)
+        _p = 1
+        _hptr(hArray, &c_hArray)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuTexRefSetArray', ('hTexRef', 'hArray', 'Flags'), _p) from None
     with nogil:
-        err = cydriver.cuTexRefSetArray(<cydriver.CUtexref>c_hTexRef, <cydriver.CUarray>c_hArray, Flags)
+        err = cydriver.cuTexRefSetArray(<cydriver.CUtexref>c_hTexRef, <cydriver.CUarray>c_hArray, c_Flags)
     return _st1(err)
 
-def cuTexRefSetMipmappedArray(hTexRef, hMipmappedArray, unsigned int Flags):
+def cuTexRefSetMipmappedArray(hTexRef, hMipmappedArray, Flags):
     """Binds a mipmapped array to a texture reference.
 
     Deprecated.
@@ -20588,13 +23565,22 @@ def cuTexRefSetMipmappedArray(hTexRef, hMipmappedArray, unsigned int Flags):
     cdef cydriver.CUresult err
     cdef void* c_hTexRef
     cdef void* c_hMipmappedArray
-    _hptr(hTexRef, &c_hTexRef)
-    _hptr(hMipmappedArray, &c_hMipmappedArray)
+    cdef unsigned int c_Flags
+    cdef int _p = 0
+    try:
+        _p = 2
+        c_Flags = Flags
+        _p = 0
+        _hptr(hTexRef, &c_hTexRef)
+        _p = 1
+        _hptr(hMipmappedArray, &c_hMipmappedArray)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuTexRefSetMipmappedArray', ('hTexRef', 'hMipmappedArray', 'Flags'), _p) from None
     with nogil:
-        err = cydriver.cuTexRefSetMipmappedArray(<cydriver.CUtexref>c_hTexRef, <cydriver.CUmipmappedArray>c_hMipmappedArray, Flags)
+        err = cydriver.cuTexRefSetMipmappedArray(<cydriver.CUtexref>c_hTexRef, <cydriver.CUmipmappedArray>c_hMipmappedArray, c_Flags)
     return _st1(err)
 
-def cuTexRefSetAddress(hTexRef, dptr, size_t numbytes):
+def cuTexRefSetAddress(hTexRef, dptr, numbytes):
     """Binds an address as a texture reference.
 
     Deprecated.
@@ -20646,20 +23632,29 @@ def cuTexRefSetAddress(hTexRef, dptr, size_t numbytes):
     cdef size_t c_ByteOffset = <size_t>0
     cdef void* c_hTexRef
     cdef unsigned long long c_dptr
-    _hptr(hTexRef, &c_hTexRef)
-    if isinstance(dptr, _IntValue):
-        c_dptr = <unsigned long long>_iv(<_IntValue>dptr)
-    elif dptr is None:
-        c_dptr = 0
-    else:
-        c_dptr = dptr
+    cdef size_t c_bytes
+    cdef int _p = 0
+    try:
+        _p = 2
+        c_bytes = numbytes
+        _p = 0
+        _hptr(hTexRef, &c_hTexRef)
+        _p = 1
+        if isinstance(dptr, _IntValue):
+            c_dptr = <unsigned long long>_iv(<_IntValue>dptr)
+        elif dptr is None:
+            c_dptr = 0
+        else:
+            c_dptr = dptr
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuTexRefSetAddress', ('hTexRef', 'dptr', 'numbytes'), _p) from None
     with nogil:
-        err = cydriver.cuTexRefSetAddress(&c_ByteOffset, <cydriver.CUtexref>c_hTexRef, <cydriver.CUdeviceptr>c_dptr, numbytes)
+        err = cydriver.cuTexRefSetAddress(&c_ByteOffset, <cydriver.CUtexref>c_hTexRef, <cydriver.CUdeviceptr>c_dptr, c_bytes)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), c_ByteOffset,)
 
-def cuTexRefSetAddress2D(hTexRef, desc, dptr, size_t Pitch):
+def cuTexRefSetAddress2D(hTexRef, desc, dptr, Pitch):
     """Binds an address as a 2D texture reference.
 
     Deprecated.
@@ -20716,21 +23711,33 @@ def cuTexRefSetAddress2D(hTexRef, desc, dptr, size_t Pitch):
     """
     cdef cydriver.CUresult err
     cdef void* c_hTexRef
-    cdef _Buf a_desc = _structs(desc, sizeof(cydriver.CUDA_ARRAY_DESCRIPTOR))
-    cdef void* p_desc = _bufptr(a_desc)
+    cdef _Buf a_desc
+    cdef void* p_desc
     cdef unsigned long long c_dptr
-    _hptr(hTexRef, &c_hTexRef)
-    if isinstance(dptr, _IntValue):
-        c_dptr = <unsigned long long>_iv(<_IntValue>dptr)
-    elif dptr is None:
-        c_dptr = 0
-    else:
-        c_dptr = dptr
+    cdef size_t c_Pitch
+    cdef int _p = 0
+    try:
+        _p = 3
+        c_Pitch = Pitch
+        _p = 1
+        a_desc = _structs(desc, sizeof(cydriver.CUDA_ARRAY_DESCRIPTOR))
+        p_desc = _bufptr(a_desc)
+        _p = 0
+        _hptr(hTexRef, &c_hTexRef)
+        _p = 2
+        if isinstance(dptr, _IntValue):
+            c_dptr = <unsigned long long>_iv(<_IntValue>dptr)
+        elif dptr is None:
+            c_dptr = 0
+        else:
+            c_dptr = dptr
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuTexRefSetAddress2D', ('hTexRef', 'desc', 'dptr', 'Pitch'), _p) from None
     with nogil:
-        err = cydriver.cuTexRefSetAddress2D(<cydriver.CUtexref>c_hTexRef, <const cydriver.CUDA_ARRAY_DESCRIPTOR*>p_desc, <cydriver.CUdeviceptr>c_dptr, Pitch)
+        err = cydriver.cuTexRefSetAddress2D(<cydriver.CUtexref>c_hTexRef, <const cydriver.CUDA_ARRAY_DESCRIPTOR*>p_desc, <cydriver.CUdeviceptr>c_dptr, c_Pitch)
     return _st1(err)
 
-def cuTexRefSetFormat(hTexRef, long long fmt, int NumPackedComponents):
+def cuTexRefSetFormat(hTexRef, fmt, NumPackedComponents):
     """Sets the format for a texture reference.
 
     Deprecated.
@@ -20764,12 +23771,23 @@ def cuTexRefSetFormat(hTexRef, long long fmt, int NumPackedComponents):
     """
     cdef cydriver.CUresult err
     cdef void* c_hTexRef
-    _hptr(hTexRef, &c_hTexRef)
+    cdef long long c_fmt
+    cdef int c_NumPackedComponents
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_fmt = fmt
+        _p = 2
+        c_NumPackedComponents = NumPackedComponents
+        _p = 0
+        _hptr(hTexRef, &c_hTexRef)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuTexRefSetFormat', ('hTexRef', 'fmt', 'NumPackedComponents'), _p) from None
     with nogil:
-        err = cydriver.cuTexRefSetFormat(<cydriver.CUtexref>c_hTexRef, <cydriver.CUarray_format>fmt, NumPackedComponents)
+        err = cydriver.cuTexRefSetFormat(<cydriver.CUtexref>c_hTexRef, <cydriver.CUarray_format>c_fmt, c_NumPackedComponents)
     return _st1(err)
 
-def cuTexRefSetAddressMode(hTexRef, int dim, long long am):
+def cuTexRefSetAddressMode(hTexRef, dim, am):
     """Sets the addressing mode for a texture reference.
 
     Deprecated.
@@ -20814,12 +23832,23 @@ def cuTexRefSetAddressMode(hTexRef, int dim, long long am):
     """
     cdef cydriver.CUresult err
     cdef void* c_hTexRef
-    _hptr(hTexRef, &c_hTexRef)
+    cdef int c_dim
+    cdef long long c_am
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_dim = dim
+        _p = 2
+        c_am = am
+        _p = 0
+        _hptr(hTexRef, &c_hTexRef)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuTexRefSetAddressMode', ('hTexRef', 'dim', 'am'), _p) from None
     with nogil:
-        err = cydriver.cuTexRefSetAddressMode(<cydriver.CUtexref>c_hTexRef, dim, <cydriver.CUaddress_mode>am)
+        err = cydriver.cuTexRefSetAddressMode(<cydriver.CUtexref>c_hTexRef, c_dim, <cydriver.CUaddress_mode>c_am)
     return _st1(err)
 
-def cuTexRefSetFilterMode(hTexRef, long long fm):
+def cuTexRefSetFilterMode(hTexRef, fm):
     """Sets the filtering mode for a texture reference.
 
     Deprecated.
@@ -20856,12 +23885,20 @@ def cuTexRefSetFilterMode(hTexRef, long long fm):
     """
     cdef cydriver.CUresult err
     cdef void* c_hTexRef
-    _hptr(hTexRef, &c_hTexRef)
+    cdef long long c_fm
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_fm = fm
+        _p = 0
+        _hptr(hTexRef, &c_hTexRef)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuTexRefSetFilterMode', ('hTexRef', 'fm'), _p) from None
     with nogil:
-        err = cydriver.cuTexRefSetFilterMode(<cydriver.CUtexref>c_hTexRef, <cydriver.CUfilter_mode>fm)
+        err = cydriver.cuTexRefSetFilterMode(<cydriver.CUtexref>c_hTexRef, <cydriver.CUfilter_mode>c_fm)
     return _st1(err)
 
-def cuTexRefSetMipmapFilterMode(hTexRef, long long fm):
+def cuTexRefSetMipmapFilterMode(hTexRef, fm):
     """Sets the mipmap filtering mode for a texture reference.
 
     Deprecated.
@@ -20898,12 +23935,20 @@ def cuTexRefSetMipmapFilterMode(hTexRef, long long fm):
     """
     cdef cydriver.CUresult err
     cdef void* c_hTexRef
-    _hptr(hTexRef, &c_hTexRef)
+    cdef long long c_fm
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_fm = fm
+        _p = 0
+        _hptr(hTexRef, &c_hTexRef)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuTexRefSetMipmapFilterMode', ('hTexRef', 'fm'), _p) from None
     with nogil:
-        err = cydriver.cuTexRefSetMipmapFilterMode(<cydriver.CUtexref>c_hTexRef, <cydriver.CUfilter_mode>fm)
+        err = cydriver.cuTexRefSetMipmapFilterMode(<cydriver.CUtexref>c_hTexRef, <cydriver.CUfilter_mode>c_fm)
     return _st1(err)
 
-def cuTexRefSetMipmapLevelBias(hTexRef, float bias):
+def cuTexRefSetMipmapLevelBias(hTexRef, bias):
     """Sets the mipmap level bias for a texture reference.
 
     Deprecated.
@@ -20934,12 +23979,20 @@ def cuTexRefSetMipmapLevelBias(hTexRef, float bias):
     """
     cdef cydriver.CUresult err
     cdef void* c_hTexRef
-    _hptr(hTexRef, &c_hTexRef)
+    cdef float c_bias
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_bias = bias
+        _p = 0
+        _hptr(hTexRef, &c_hTexRef)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuTexRefSetMipmapLevelBias', ('hTexRef', 'bias'), _p) from None
     with nogil:
-        err = cydriver.cuTexRefSetMipmapLevelBias(<cydriver.CUtexref>c_hTexRef, bias)
+        err = cydriver.cuTexRefSetMipmapLevelBias(<cydriver.CUtexref>c_hTexRef, c_bias)
     return _st1(err)
 
-def cuTexRefSetMipmapLevelClamp(hTexRef, float minMipmapLevelClamp, float maxMipmapLevelClamp):
+def cuTexRefSetMipmapLevelClamp(hTexRef, minMipmapLevelClamp, maxMipmapLevelClamp):
     """Sets the mipmap min/max mipmap level clamps for a texture reference.
 
     Deprecated.
@@ -20973,12 +24026,23 @@ def cuTexRefSetMipmapLevelClamp(hTexRef, float minMipmapLevelClamp, float maxMip
     """
     cdef cydriver.CUresult err
     cdef void* c_hTexRef
-    _hptr(hTexRef, &c_hTexRef)
+    cdef float c_minMipmapLevelClamp
+    cdef float c_maxMipmapLevelClamp
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_minMipmapLevelClamp = minMipmapLevelClamp
+        _p = 2
+        c_maxMipmapLevelClamp = maxMipmapLevelClamp
+        _p = 0
+        _hptr(hTexRef, &c_hTexRef)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuTexRefSetMipmapLevelClamp', ('hTexRef', 'minMipmapLevelClamp', 'maxMipmapLevelClamp'), _p) from None
     with nogil:
-        err = cydriver.cuTexRefSetMipmapLevelClamp(<cydriver.CUtexref>c_hTexRef, minMipmapLevelClamp, maxMipmapLevelClamp)
+        err = cydriver.cuTexRefSetMipmapLevelClamp(<cydriver.CUtexref>c_hTexRef, c_minMipmapLevelClamp, c_maxMipmapLevelClamp)
     return _st1(err)
 
-def cuTexRefSetMaxAnisotropy(hTexRef, unsigned int maxAniso):
+def cuTexRefSetMaxAnisotropy(hTexRef, maxAniso):
     """Sets the maximum anisotropy for a texture reference.
 
     Deprecated.
@@ -21009,9 +24073,17 @@ def cuTexRefSetMaxAnisotropy(hTexRef, unsigned int maxAniso):
     """
     cdef cydriver.CUresult err
     cdef void* c_hTexRef
-    _hptr(hTexRef, &c_hTexRef)
+    cdef unsigned int c_maxAniso
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_maxAniso = maxAniso
+        _p = 0
+        _hptr(hTexRef, &c_hTexRef)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuTexRefSetMaxAnisotropy', ('hTexRef', 'maxAniso'), _p) from None
     with nogil:
-        err = cydriver.cuTexRefSetMaxAnisotropy(<cydriver.CUtexref>c_hTexRef, maxAniso)
+        err = cydriver.cuTexRefSetMaxAnisotropy(<cydriver.CUtexref>c_hTexRef, c_maxAniso)
     return _st1(err)
 
 def cuTexRefSetBorderColor(hTexRef, pBorderColor):
@@ -21048,14 +24120,22 @@ def cuTexRefSetBorderColor(hTexRef, pBorderColor):
     """
     cdef cydriver.CUresult err
     cdef void* c_hTexRef
-    cdef _Buf a_pBorderColor = _array(pBorderColor, 'f4', 4)
-    cdef void* p_pBorderColor = _bufptr(a_pBorderColor)
-    _hptr(hTexRef, &c_hTexRef)
+    cdef _Buf a_pBorderColor
+    cdef void* p_pBorderColor
+    cdef int _p = 0
+    try:
+        _p = 1
+        a_pBorderColor = _array(pBorderColor, 'f4', 4)
+        p_pBorderColor = _bufptr(a_pBorderColor)
+        _p = 0
+        _hptr(hTexRef, &c_hTexRef)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuTexRefSetBorderColor', ('hTexRef', 'pBorderColor'), _p) from None
     with nogil:
         err = cydriver.cuTexRefSetBorderColor(<cydriver.CUtexref>c_hTexRef, <float*>p_pBorderColor)
     return _st1(err)
 
-def cuTexRefSetFlags(hTexRef, unsigned int Flags):
+def cuTexRefSetFlags(hTexRef, Flags):
     """Sets the flags for a texture reference.
 
     Deprecated.
@@ -21098,9 +24178,17 @@ def cuTexRefSetFlags(hTexRef, unsigned int Flags):
     """
     cdef cydriver.CUresult err
     cdef void* c_hTexRef
-    _hptr(hTexRef, &c_hTexRef)
+    cdef unsigned int c_Flags
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_Flags = Flags
+        _p = 0
+        _hptr(hTexRef, &c_hTexRef)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuTexRefSetFlags', ('hTexRef', 'Flags'), _p) from None
     with nogil:
-        err = cydriver.cuTexRefSetFlags(<cydriver.CUtexref>c_hTexRef, Flags)
+        err = cydriver.cuTexRefSetFlags(<cydriver.CUtexref>c_hTexRef, c_Flags)
     return _st1(err)
 
 def cuTexRefGetAddress(hTexRef):
@@ -21134,7 +24222,10 @@ def cuTexRefGetAddress(hTexRef):
     cdef cydriver.CUresult err
     cdef cydriver.CUdeviceptr c_pdptr = <cydriver.CUdeviceptr>0
     cdef void* c_hTexRef
-    _hptr(hTexRef, &c_hTexRef)
+    try:
+        _hptr(hTexRef, &c_hTexRef)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuTexRefGetAddress', ('hTexRef',), 0) from None
     with nogil:
         err = cydriver.cuTexRefGetAddress(&c_pdptr, <cydriver.CUtexref>c_hTexRef)
     if err != 0:
@@ -21172,7 +24263,10 @@ def cuTexRefGetArray(hTexRef):
     cdef cydriver.CUresult err
     cdef cydriver.CUarray c_phArray = <cydriver.CUarray>0
     cdef void* c_hTexRef
-    _hptr(hTexRef, &c_hTexRef)
+    try:
+        _hptr(hTexRef, &c_hTexRef)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuTexRefGetArray', ('hTexRef',), 0) from None
     with nogil:
         err = cydriver.cuTexRefGetArray(&c_phArray, <cydriver.CUtexref>c_hTexRef)
     if err != 0:
@@ -21210,14 +24304,17 @@ def cuTexRefGetMipmappedArray(hTexRef):
     cdef cydriver.CUresult err
     cdef cydriver.CUmipmappedArray c_phMipmappedArray = <cydriver.CUmipmappedArray>0
     cdef void* c_hTexRef
-    _hptr(hTexRef, &c_hTexRef)
+    try:
+        _hptr(hTexRef, &c_hTexRef)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuTexRefGetMipmappedArray', ('hTexRef',), 0) from None
     with nogil:
         err = cydriver.cuTexRefGetMipmappedArray(&c_phMipmappedArray, <cydriver.CUtexref>c_hTexRef)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _new_handle(CUmipmappedArray, <void*>c_phMipmappedArray),)
 
-def cuTexRefGetAddressMode(hTexRef, int dim):
+def cuTexRefGetAddressMode(hTexRef, dim):
     """Gets the addressing mode used by a texture reference.
 
     Deprecated.
@@ -21249,9 +24346,17 @@ def cuTexRefGetAddressMode(hTexRef, int dim):
     cdef cydriver.CUresult err
     cdef cydriver.CUaddress_mode c_pam = <cydriver.CUaddress_mode>0
     cdef void* c_hTexRef
-    _hptr(hTexRef, &c_hTexRef)
+    cdef int c_dim
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_dim = dim
+        _p = 0
+        _hptr(hTexRef, &c_hTexRef)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuTexRefGetAddressMode', ('hTexRef', 'dim'), _p) from None
     with nogil:
-        err = cydriver.cuTexRefGetAddressMode(&c_pam, <cydriver.CUtexref>c_hTexRef, dim)
+        err = cydriver.cuTexRefGetAddressMode(&c_pam, <cydriver.CUtexref>c_hTexRef, c_dim)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _enum(_L.cls('CUaddress_mode')._value2member_map_, None, <long long>c_pam),)
@@ -21285,7 +24390,10 @@ def cuTexRefGetFilterMode(hTexRef):
     cdef cydriver.CUresult err
     cdef cydriver.CUfilter_mode c_pfm = <cydriver.CUfilter_mode>0
     cdef void* c_hTexRef
-    _hptr(hTexRef, &c_hTexRef)
+    try:
+        _hptr(hTexRef, &c_hTexRef)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuTexRefGetFilterMode', ('hTexRef',), 0) from None
     with nogil:
         err = cydriver.cuTexRefGetFilterMode(&c_pfm, <cydriver.CUtexref>c_hTexRef)
     if err != 0:
@@ -21326,7 +24434,10 @@ def cuTexRefGetFormat(hTexRef):
     cdef cydriver.CUarray_format c_pFormat = <cydriver.CUarray_format>0
     cdef int c_pNumChannels = <int>0
     cdef void* c_hTexRef
-    _hptr(hTexRef, &c_hTexRef)
+    try:
+        _hptr(hTexRef, &c_hTexRef)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuTexRefGetFormat', ('hTexRef',), 0) from None
     with nogil:
         err = cydriver.cuTexRefGetFormat(&c_pFormat, &c_pNumChannels, <cydriver.CUtexref>c_hTexRef)
     if err != 0:
@@ -21363,7 +24474,10 @@ def cuTexRefGetMipmapFilterMode(hTexRef):
     cdef cydriver.CUresult err
     cdef cydriver.CUfilter_mode c_pfm = <cydriver.CUfilter_mode>0
     cdef void* c_hTexRef
-    _hptr(hTexRef, &c_hTexRef)
+    try:
+        _hptr(hTexRef, &c_hTexRef)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuTexRefGetMipmapFilterMode', ('hTexRef',), 0) from None
     with nogil:
         err = cydriver.cuTexRefGetMipmapFilterMode(&c_pfm, <cydriver.CUtexref>c_hTexRef)
     if err != 0:
@@ -21400,7 +24514,10 @@ def cuTexRefGetMipmapLevelBias(hTexRef):
     cdef cydriver.CUresult err
     cdef float c_pbias = <float>0
     cdef void* c_hTexRef
-    _hptr(hTexRef, &c_hTexRef)
+    try:
+        _hptr(hTexRef, &c_hTexRef)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuTexRefGetMipmapLevelBias', ('hTexRef',), 0) from None
     with nogil:
         err = cydriver.cuTexRefGetMipmapLevelBias(&c_pbias, <cydriver.CUtexref>c_hTexRef)
     if err != 0:
@@ -21441,7 +24558,10 @@ def cuTexRefGetMipmapLevelClamp(hTexRef):
     cdef float c_pminMipmapLevelClamp = <float>0
     cdef float c_pmaxMipmapLevelClamp = <float>0
     cdef void* c_hTexRef
-    _hptr(hTexRef, &c_hTexRef)
+    try:
+        _hptr(hTexRef, &c_hTexRef)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuTexRefGetMipmapLevelClamp', ('hTexRef',), 0) from None
     with nogil:
         err = cydriver.cuTexRefGetMipmapLevelClamp(&c_pminMipmapLevelClamp, &c_pmaxMipmapLevelClamp, <cydriver.CUtexref>c_hTexRef)
     if err != 0:
@@ -21478,7 +24598,10 @@ def cuTexRefGetMaxAnisotropy(hTexRef):
     cdef cydriver.CUresult err
     cdef int c_pmaxAniso = <int>0
     cdef void* c_hTexRef
-    _hptr(hTexRef, &c_hTexRef)
+    try:
+        _hptr(hTexRef, &c_hTexRef)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuTexRefGetMaxAnisotropy', ('hTexRef',), 0) from None
     with nogil:
         err = cydriver.cuTexRefGetMaxAnisotropy(&c_pmaxAniso, <cydriver.CUtexref>c_hTexRef)
     if err != 0:
@@ -21515,7 +24638,10 @@ def cuTexRefGetBorderColor(hTexRef):
     cdef cydriver.CUresult err
     cdef float c_pBorderColor = <float>0
     cdef void* c_hTexRef
-    _hptr(hTexRef, &c_hTexRef)
+    try:
+        _hptr(hTexRef, &c_hTexRef)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuTexRefGetBorderColor', ('hTexRef',), 0) from None
     with nogil:
         err = cydriver.cuTexRefGetBorderColor(&c_pBorderColor, <cydriver.CUtexref>c_hTexRef)
     if err != 0:
@@ -21551,7 +24677,10 @@ def cuTexRefGetFlags(hTexRef):
     cdef cydriver.CUresult err
     cdef unsigned int c_pFlags = <unsigned int>0
     cdef void* c_hTexRef
-    _hptr(hTexRef, &c_hTexRef)
+    try:
+        _hptr(hTexRef, &c_hTexRef)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuTexRefGetFlags', ('hTexRef',), 0) from None
     with nogil:
         err = cydriver.cuTexRefGetFlags(&c_pFlags, <cydriver.CUtexref>c_hTexRef)
     if err != 0:
@@ -21613,12 +24742,15 @@ def cuTexRefDestroy(hTexRef):
     """
     cdef cydriver.CUresult err
     cdef void* c_hTexRef
-    _hptr(hTexRef, &c_hTexRef)
+    try:
+        _hptr(hTexRef, &c_hTexRef)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuTexRefDestroy', ('hTexRef',), 0) from None
     with nogil:
         err = cydriver.cuTexRefDestroy(<cydriver.CUtexref>c_hTexRef)
     return _st1(err)
 
-def cuSurfRefSetArray(hSurfRef, hArray, unsigned int Flags):
+def cuSurfRefSetArray(hSurfRef, hArray, Flags):
     """Sets the CUDA array for a surface reference.
 
     Deprecated.
@@ -21651,10 +24783,19 @@ def cuSurfRefSetArray(hSurfRef, hArray, unsigned int Flags):
     cdef cydriver.CUresult err
     cdef void* c_hSurfRef
     cdef void* c_hArray
-    _hptr(hSurfRef, &c_hSurfRef)
-    _hptr(hArray, &c_hArray)
+    cdef unsigned int c_Flags
+    cdef int _p = 0
+    try:
+        _p = 2
+        c_Flags = Flags
+        _p = 0
+        _hptr(hSurfRef, &c_hSurfRef)
+        _p = 1
+        _hptr(hArray, &c_hArray)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuSurfRefSetArray', ('hSurfRef', 'hArray', 'Flags'), _p) from None
     with nogil:
-        err = cydriver.cuSurfRefSetArray(<cydriver.CUsurfref>c_hSurfRef, <cydriver.CUarray>c_hArray, Flags)
+        err = cydriver.cuSurfRefSetArray(<cydriver.CUsurfref>c_hSurfRef, <cydriver.CUarray>c_hArray, c_Flags)
     return _st1(err)
 
 def cuSurfRefGetArray(hSurfRef):
@@ -21686,7 +24827,10 @@ def cuSurfRefGetArray(hSurfRef):
     cdef cydriver.CUresult err
     cdef cydriver.CUarray c_phArray = <cydriver.CUarray>0
     cdef void* c_hSurfRef
-    _hptr(hSurfRef, &c_hSurfRef)
+    try:
+        _hptr(hSurfRef, &c_hSurfRef)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuSurfRefGetArray', ('hSurfRef',), 0) from None
     with nogil:
         err = cydriver.cuSurfRefGetArray(&c_phArray, <cydriver.CUsurfref>c_hSurfRef)
     if err != 0:
@@ -21928,12 +25072,24 @@ def cuTexObjectCreate(pResDesc, pTexDesc, pResViewDesc):
     """
     cdef cydriver.CUresult err
     cdef cydriver.CUtexObject c_pTexObject = <cydriver.CUtexObject>0
-    cdef _Buf a_pResDesc = _structs(pResDesc, sizeof(cydriver.CUDA_RESOURCE_DESC))
-    cdef void* p_pResDesc = _bufptr(a_pResDesc)
-    cdef _Buf a_pTexDesc = _structs(pTexDesc, sizeof(cydriver.CUDA_TEXTURE_DESC))
-    cdef void* p_pTexDesc = _bufptr(a_pTexDesc)
-    cdef _Buf a_pResViewDesc = _structs(pResViewDesc, sizeof(cydriver.CUDA_RESOURCE_VIEW_DESC))
-    cdef void* p_pResViewDesc = _bufptr(a_pResViewDesc)
+    cdef _Buf a_pResDesc
+    cdef void* p_pResDesc
+    cdef _Buf a_pTexDesc
+    cdef void* p_pTexDesc
+    cdef _Buf a_pResViewDesc
+    cdef void* p_pResViewDesc
+    cdef int _p = 0
+    try:
+        a_pResDesc = _structs(pResDesc, sizeof(cydriver.CUDA_RESOURCE_DESC))
+        p_pResDesc = _bufptr(a_pResDesc)
+        _p = 1
+        a_pTexDesc = _structs(pTexDesc, sizeof(cydriver.CUDA_TEXTURE_DESC))
+        p_pTexDesc = _bufptr(a_pTexDesc)
+        _p = 2
+        a_pResViewDesc = _structs(pResViewDesc, sizeof(cydriver.CUDA_RESOURCE_VIEW_DESC))
+        p_pResViewDesc = _bufptr(a_pResViewDesc)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuTexObjectCreate', ('pResDesc', 'pTexDesc', 'pResViewDesc'), _p) from None
     with nogil:
         err = cydriver.cuTexObjectCreate(&c_pTexObject, <const cydriver.CUDA_RESOURCE_DESC*>p_pResDesc, <const cydriver.CUDA_TEXTURE_DESC*>p_pTexDesc, <const cydriver.CUDA_RESOURCE_VIEW_DESC*>p_pResViewDesc)
     if err != 0:
@@ -21962,12 +25118,15 @@ def cuTexObjectDestroy(texObject):
     """
     cdef cydriver.CUresult err
     cdef unsigned long long c_texObject
-    if isinstance(texObject, _IntValue):
-        c_texObject = <unsigned long long>_iv(<_IntValue>texObject)
-    elif texObject is None:
-        c_texObject = 0
-    else:
-        c_texObject = texObject
+    try:
+        if isinstance(texObject, _IntValue):
+            c_texObject = <unsigned long long>_iv(<_IntValue>texObject)
+        elif texObject is None:
+            c_texObject = 0
+        else:
+            c_texObject = texObject
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuTexObjectDestroy', ('texObject',), 0) from None
     with nogil:
         err = cydriver.cuTexObjectDestroy(<cydriver.CUtexObject>c_texObject)
     return _st1(err)
@@ -21997,12 +25156,15 @@ def cuTexObjectGetResourceDesc(texObject):
     cdef cydriver.CUresult err
     cdef _Struct s_pResDesc = _new_struct(_L.cls('CUDA_RESOURCE_DESC'))
     cdef unsigned long long c_texObject
-    if isinstance(texObject, _IntValue):
-        c_texObject = <unsigned long long>_iv(<_IntValue>texObject)
-    elif texObject is None:
-        c_texObject = 0
-    else:
-        c_texObject = texObject
+    try:
+        if isinstance(texObject, _IntValue):
+            c_texObject = <unsigned long long>_iv(<_IntValue>texObject)
+        elif texObject is None:
+            c_texObject = 0
+        else:
+            c_texObject = texObject
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuTexObjectGetResourceDesc', ('texObject',), 0) from None
     with nogil:
         err = cydriver.cuTexObjectGetResourceDesc(<cydriver.CUDA_RESOURCE_DESC*>s_pResDesc._ptr, <cydriver.CUtexObject>c_texObject)
     if err != 0:
@@ -22034,12 +25196,15 @@ def cuTexObjectGetTextureDesc(texObject):
     cdef cydriver.CUresult err
     cdef _Struct s_pTexDesc = _new_struct(_L.cls('CUDA_TEXTURE_DESC'))
     cdef unsigned long long c_texObject
-    if isinstance(texObject, _IntValue):
-        c_texObject = <unsigned long long>_iv(<_IntValue>texObject)
-    elif texObject is None:
-        c_texObject = 0
-    else:
-        c_texObject = texObject
+    try:
+        if isinstance(texObject, _IntValue):
+            c_texObject = <unsigned long long>_iv(<_IntValue>texObject)
+        elif texObject is None:
+            c_texObject = 0
+        else:
+            c_texObject = texObject
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuTexObjectGetTextureDesc', ('texObject',), 0) from None
     with nogil:
         err = cydriver.cuTexObjectGetTextureDesc(<cydriver.CUDA_TEXTURE_DESC*>s_pTexDesc._ptr, <cydriver.CUtexObject>c_texObject)
     if err != 0:
@@ -22073,12 +25238,15 @@ def cuTexObjectGetResourceViewDesc(texObject):
     cdef cydriver.CUresult err
     cdef _Struct s_pResViewDesc = _new_struct(_L.cls('CUDA_RESOURCE_VIEW_DESC'))
     cdef unsigned long long c_texObject
-    if isinstance(texObject, _IntValue):
-        c_texObject = <unsigned long long>_iv(<_IntValue>texObject)
-    elif texObject is None:
-        c_texObject = 0
-    else:
-        c_texObject = texObject
+    try:
+        if isinstance(texObject, _IntValue):
+            c_texObject = <unsigned long long>_iv(<_IntValue>texObject)
+        elif texObject is None:
+            c_texObject = 0
+        else:
+            c_texObject = texObject
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuTexObjectGetResourceViewDesc', ('texObject',), 0) from None
     with nogil:
         err = cydriver.cuTexObjectGetResourceViewDesc(<cydriver.CUDA_RESOURCE_VIEW_DESC*>s_pResViewDesc._ptr, <cydriver.CUtexObject>c_texObject)
     if err != 0:
@@ -22116,8 +25284,13 @@ def cuSurfObjectCreate(pResDesc):
     """
     cdef cydriver.CUresult err
     cdef cydriver.CUsurfObject c_pSurfObject = <cydriver.CUsurfObject>0
-    cdef _Buf a_pResDesc = _structs(pResDesc, sizeof(cydriver.CUDA_RESOURCE_DESC))
-    cdef void* p_pResDesc = _bufptr(a_pResDesc)
+    cdef _Buf a_pResDesc
+    cdef void* p_pResDesc
+    try:
+        a_pResDesc = _structs(pResDesc, sizeof(cydriver.CUDA_RESOURCE_DESC))
+        p_pResDesc = _bufptr(a_pResDesc)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuSurfObjectCreate', ('pResDesc',), 0) from None
     with nogil:
         err = cydriver.cuSurfObjectCreate(&c_pSurfObject, <const cydriver.CUDA_RESOURCE_DESC*>p_pResDesc)
     if err != 0:
@@ -22146,12 +25319,15 @@ def cuSurfObjectDestroy(surfObject):
     """
     cdef cydriver.CUresult err
     cdef unsigned long long c_surfObject
-    if isinstance(surfObject, _IntValue):
-        c_surfObject = <unsigned long long>_iv(<_IntValue>surfObject)
-    elif surfObject is None:
-        c_surfObject = 0
-    else:
-        c_surfObject = surfObject
+    try:
+        if isinstance(surfObject, _IntValue):
+            c_surfObject = <unsigned long long>_iv(<_IntValue>surfObject)
+        elif surfObject is None:
+            c_surfObject = 0
+        else:
+            c_surfObject = surfObject
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuSurfObjectDestroy', ('surfObject',), 0) from None
     with nogil:
         err = cydriver.cuSurfObjectDestroy(<cydriver.CUsurfObject>c_surfObject)
     return _st1(err)
@@ -22181,19 +25357,22 @@ def cuSurfObjectGetResourceDesc(surfObject):
     cdef cydriver.CUresult err
     cdef _Struct s_pResDesc = _new_struct(_L.cls('CUDA_RESOURCE_DESC'))
     cdef unsigned long long c_surfObject
-    if isinstance(surfObject, _IntValue):
-        c_surfObject = <unsigned long long>_iv(<_IntValue>surfObject)
-    elif surfObject is None:
-        c_surfObject = 0
-    else:
-        c_surfObject = surfObject
+    try:
+        if isinstance(surfObject, _IntValue):
+            c_surfObject = <unsigned long long>_iv(<_IntValue>surfObject)
+        elif surfObject is None:
+            c_surfObject = 0
+        else:
+            c_surfObject = surfObject
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuSurfObjectGetResourceDesc', ('surfObject',), 0) from None
     with nogil:
         err = cydriver.cuSurfObjectGetResourceDesc(<cydriver.CUDA_RESOURCE_DESC*>s_pResDesc._ptr, <cydriver.CUsurfObject>c_surfObject)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), s_pResDesc,)
 
-def cuTensorMapEncodeTiled(long long tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, boxDim, elementStrides, long long interleave, long long swizzle, long long l2Promotion, long long oobFill):
+def cuTensorMapEncodeTiled(tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, boxDim, elementStrides, interleave, swizzle, l2Promotion, oobFill):
     """Create a tensor map descriptor object representing tiled memory region.
 
     Creates a descriptor for Tensor Memory Access (TMA) object specified by the
@@ -22422,30 +25601,62 @@ def cuTensorMapEncodeTiled(long long tensorDataType, tensorRank, globalAddress, 
     """
     cdef cydriver.CUresult err
     cdef _Struct s_tensorMap = _new_struct(_L.cls('CUtensorMap'))
+    cdef long long c_tensorDataType
     cdef uint32_t c_tensorRank
     cdef void* c_globalAddress
-    cdef _Buf a_globalDim = _array(globalDim, 'u8', 8)
-    cdef void* p_globalDim = _bufptr(a_globalDim)
-    cdef _Buf a_globalStrides = _array(globalStrides, 'u8', 8)
-    cdef void* p_globalStrides = _bufptr(a_globalStrides)
-    cdef _Buf a_boxDim = _array(boxDim, 'u4', 4)
-    cdef void* p_boxDim = _bufptr(a_boxDim)
-    cdef _Buf a_elementStrides = _array(elementStrides, 'u4', 4)
-    cdef void* p_elementStrides = _bufptr(a_elementStrides)
-    if isinstance(tensorRank, _IntValue):
-        c_tensorRank = <uint32_t>_iv(<_IntValue>tensorRank)
-    elif tensorRank is None:
-        c_tensorRank = 0
-    else:
-        c_tensorRank = tensorRank
-    _vptr(globalAddress, &c_globalAddress)
+    cdef _Buf a_globalDim
+    cdef void* p_globalDim
+    cdef _Buf a_globalStrides
+    cdef void* p_globalStrides
+    cdef _Buf a_boxDim
+    cdef void* p_boxDim
+    cdef _Buf a_elementStrides
+    cdef void* p_elementStrides
+    cdef long long c_interleave
+    cdef long long c_swizzle
+    cdef long long c_l2Promotion
+    cdef long long c_oobFill
+    cdef int _p = 0
+    try:
+        c_tensorDataType = tensorDataType
+        _p = 7
+        c_interleave = interleave
+        _p = 8
+        c_swizzle = swizzle
+        _p = 9
+        c_l2Promotion = l2Promotion
+        _p = 10
+        c_oobFill = oobFill
+        _p = 3
+        a_globalDim = _array(globalDim, 'u8', 8)
+        p_globalDim = _bufptr(a_globalDim)
+        _p = 4
+        a_globalStrides = _array(globalStrides, 'u8', 8)
+        p_globalStrides = _bufptr(a_globalStrides)
+        _p = 5
+        a_boxDim = _array(boxDim, 'u4', 4)
+        p_boxDim = _bufptr(a_boxDim)
+        _p = 6
+        a_elementStrides = _array(elementStrides, 'u4', 4)
+        p_elementStrides = _bufptr(a_elementStrides)
+        _p = 1
+        if isinstance(tensorRank, _IntValue):
+            c_tensorRank = <uint32_t>_iv(<_IntValue>tensorRank)
+        elif tensorRank is None:
+            c_tensorRank = 0
+        else:
+            c_tensorRank = tensorRank
+        _p = 2
+        _vptr(globalAddress, &c_globalAddress)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuTensorMapEncodeTiled', ('tensorDataType', 'tensorRank', 'globalAddress', 'globalDim', 'globalStrides', 'boxDim', 'elementStrides', 'interleave', 'swizzle', 'l2Promotion', 'oobFill'), _p) from None
     with nogil:
-        err = cydriver.cuTensorMapEncodeTiled(<cydriver.CUtensorMap*>s_tensorMap._ptr, <cydriver.CUtensorMapDataType>tensorDataType, <cydriver.cuuint32_t>c_tensorRank, <void*>c_globalAddress, <const cydriver.cuuint64_t*>p_globalDim, <const cydriver.cuuint64_t*>p_globalStrides, <const cydriver.cuuint32_t*>p_boxDim, <const cydriver.cuuint32_t*>p_elementStrides, <cydriver.CUtensorMapInterleave>interleave, <cydriver.CUtensorMapSwizzle>swizzle, <cydriver.CUtensorMapL2promotion>l2Promotion, <cydriver.CUtensorMapFloatOOBfill>oobFill)
+        err = cydriver.cuTensorMapEncodeTiled(<cydriver.CUtensorMap*>s_tensorMap._ptr, <cydriver.CUtensorMapDataType>c_tensorDataType, <cydriver.cuuint32_t>c_tensorRank, <void*>c_globalAddress, <const cydriver.cuuint64_t*>p_globalDim, <const cydriver.cuuint64_t*>p_globalStrides, <const cydriver.cuuint32_t*>p_boxDim, <const cydriver.cuuint32_t*>p_elementStrides, <cydriver.CUtensorMapInterleave>c_interleave, <cydriver.CUtensorMapSwizzle>c_swizzle, <cydriver.CUtensorMapL2promotion>c_l2Promotion, <cydriver.CUtensorMapFloatOOBfill>c_oobFill)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), s_tensorMap,)
 
-def cuTensorMapEncodeIm2col(long long tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCorner, pixelBoxUpperCorner, channelsPerPixel, pixelsPerColumn, elementStrides, long long interleave, long long swizzle, long long l2Promotion, long long oobFill):
+def cuTensorMapEncodeIm2col(tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCorner, pixelBoxUpperCorner, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, swizzle, l2Promotion, oobFill):
     """Create a tensor map descriptor object representing im2col memory region.
 
     Creates a descriptor for Tensor Memory Access (TMA) object specified by the
@@ -22691,46 +25902,83 @@ def cuTensorMapEncodeIm2col(long long tensorDataType, tensorRank, globalAddress,
     """
     cdef cydriver.CUresult err
     cdef _Struct s_tensorMap = _new_struct(_L.cls('CUtensorMap'))
+    cdef long long c_tensorDataType
     cdef uint32_t c_tensorRank
     cdef void* c_globalAddress
-    cdef _Buf a_globalDim = _array(globalDim, 'u8', 8)
-    cdef void* p_globalDim = _bufptr(a_globalDim)
-    cdef _Buf a_globalStrides = _array(globalStrides, 'u8', 8)
-    cdef void* p_globalStrides = _bufptr(a_globalStrides)
-    cdef _Buf a_pixelBoxLowerCorner = _array(pixelBoxLowerCorner, 'i4', 4)
-    cdef void* p_pixelBoxLowerCorner = _bufptr(a_pixelBoxLowerCorner)
-    cdef _Buf a_pixelBoxUpperCorner = _array(pixelBoxUpperCorner, 'i4', 4)
-    cdef void* p_pixelBoxUpperCorner = _bufptr(a_pixelBoxUpperCorner)
+    cdef _Buf a_globalDim
+    cdef void* p_globalDim
+    cdef _Buf a_globalStrides
+    cdef void* p_globalStrides
+    cdef _Buf a_pixelBoxLowerCorner
+    cdef void* p_pixelBoxLowerCorner
+    cdef _Buf a_pixelBoxUpperCorner
+    cdef void* p_pixelBoxUpperCorner
     cdef uint32_t c_channelsPerPixel
     cdef uint32_t c_pixelsPerColumn
-    cdef _Buf a_elementStrides = _array(elementStrides, 'u4', 4)
-    cdef void* p_elementStrides = _bufptr(a_elementStrides)
-    if isinstance(tensorRank, _IntValue):
-        c_tensorRank = <uint32_t>_iv(<_IntValue>tensorRank)
-    elif tensorRank is None:
-        c_tensorRank = 0
-    else:
-        c_tensorRank = tensorRank
-    _vptr(globalAddress, &c_globalAddress)
-    if isinstance(channelsPerPixel, _IntValue):
-        c_channelsPerPixel = <uint32_t>_iv(<_IntValue>channelsPerPixel)
-    elif channelsPerPixel is None:
-        c_channelsPerPixel = 0
-    else:
-        c_channelsPerPixel = channelsPerPixel
-    if isinstance(pixelsPerColumn, _IntValue):
-        c_pixelsPerColumn = <uint32_t>_iv(<_IntValue>pixelsPerColumn)
-    elif pixelsPerColumn is None:
-        c_pixelsPerColumn = 0
-    else:
-        c_pixelsPerColumn = pixelsPerColumn
+    cdef _Buf a_elementStrides
+    cdef void* p_elementStrides
+    cdef long long c_interleave
+    cdef long long c_swizzle
+    cdef long long c_l2Promotion
+    cdef long long c_oobFill
+    cdef int _p = 0
+    try:
+        c_tensorDataType = tensorDataType
+        _p = 10
+        c_interleave = interleave
+        _p = 11
+        c_swizzle = swizzle
+        _p = 12
+        c_l2Promotion = l2Promotion
+        _p = 13
+        c_oobFill = oobFill
+        _p = 3
+        a_globalDim = _array(globalDim, 'u8', 8)
+        p_globalDim = _bufptr(a_globalDim)
+        _p = 4
+        a_globalStrides = _array(globalStrides, 'u8', 8)
+        p_globalStrides = _bufptr(a_globalStrides)
+        _p = 5
+        a_pixelBoxLowerCorner = _array(pixelBoxLowerCorner, 'i4', 4)
+        p_pixelBoxLowerCorner = _bufptr(a_pixelBoxLowerCorner)
+        _p = 6
+        a_pixelBoxUpperCorner = _array(pixelBoxUpperCorner, 'i4', 4)
+        p_pixelBoxUpperCorner = _bufptr(a_pixelBoxUpperCorner)
+        _p = 9
+        a_elementStrides = _array(elementStrides, 'u4', 4)
+        p_elementStrides = _bufptr(a_elementStrides)
+        _p = 1
+        if isinstance(tensorRank, _IntValue):
+            c_tensorRank = <uint32_t>_iv(<_IntValue>tensorRank)
+        elif tensorRank is None:
+            c_tensorRank = 0
+        else:
+            c_tensorRank = tensorRank
+        _p = 2
+        _vptr(globalAddress, &c_globalAddress)
+        _p = 7
+        if isinstance(channelsPerPixel, _IntValue):
+            c_channelsPerPixel = <uint32_t>_iv(<_IntValue>channelsPerPixel)
+        elif channelsPerPixel is None:
+            c_channelsPerPixel = 0
+        else:
+            c_channelsPerPixel = channelsPerPixel
+        _p = 8
+        if isinstance(pixelsPerColumn, _IntValue):
+            c_pixelsPerColumn = <uint32_t>_iv(<_IntValue>pixelsPerColumn)
+        elif pixelsPerColumn is None:
+            c_pixelsPerColumn = 0
+        else:
+            c_pixelsPerColumn = pixelsPerColumn
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuTensorMapEncodeIm2col', ('tensorDataType', 'tensorRank', 'globalAddress', 'globalDim', 'globalStrides', 'pixelBoxLowerCorner', 'pixelBoxUpperCorner', 'channelsPerPixel', 'pixelsPerColumn', 'elementStrides', 'interleave', 'swizzle', 'l2Promotion', 'oobFill'), _p) from None
     with nogil:
-        err = cydriver.cuTensorMapEncodeIm2col(<cydriver.CUtensorMap*>s_tensorMap._ptr, <cydriver.CUtensorMapDataType>tensorDataType, <cydriver.cuuint32_t>c_tensorRank, <void*>c_globalAddress, <const cydriver.cuuint64_t*>p_globalDim, <const cydriver.cuuint64_t*>p_globalStrides, <const int*>p_pixelBoxLowerCorner, <const int*>p_pixelBoxUpperCorner, <cydriver.cuuint32_t>c_channelsPerPixel, <cydriver.cuuint32_t>c_pixelsPerColumn, <const cydriver.cuuint32_t*>p_elementStrides, <cydriver.CUtensorMapInterleave>interleave, <cydriver.CUtensorMapSwizzle>swizzle, <cydriver.CUtensorMapL2promotion>l2Promotion, <cydriver.CUtensorMapFloatOOBfill>oobFill)
+        err = cydriver.cuTensorMapEncodeIm2col(<cydriver.CUtensorMap*>s_tensorMap._ptr, <cydriver.CUtensorMapDataType>c_tensorDataType, <cydriver.cuuint32_t>c_tensorRank, <void*>c_globalAddress, <const cydriver.cuuint64_t*>p_globalDim, <const cydriver.cuuint64_t*>p_globalStrides, <const int*>p_pixelBoxLowerCorner, <const int*>p_pixelBoxUpperCorner, <cydriver.cuuint32_t>c_channelsPerPixel, <cydriver.cuuint32_t>c_pixelsPerColumn, <const cydriver.cuuint32_t*>p_elementStrides, <cydriver.CUtensorMapInterleave>c_interleave, <cydriver.CUtensorMapSwizzle>c_swizzle, <cydriver.CUtensorMapL2promotion>c_l2Promotion, <cydriver.CUtensorMapFloatOOBfill>c_oobFill)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), s_tensorMap,)
 
-def cuTensorMapEncodeIm2colWide(long long tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, int pixelBoxLowerCornerWidth, int pixelBoxUpperCornerWidth, channelsPerPixel, pixelsPerColumn, elementStrides, long long interleave, long long mode, long long swizzle, long long l2Promotion, long long oobFill):
+def cuTensorMapEncodeIm2colWide(tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCornerWidth, pixelBoxUpperCornerWidth, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, mode, swizzle, l2Promotion, oobFill):
     """Create a tensor map descriptor object representing im2col memory region, but
     where the elements are exclusively loaded along the W dimension.
 
@@ -22972,37 +26220,77 @@ def cuTensorMapEncodeIm2colWide(long long tensorDataType, tensorRank, globalAddr
     """
     cdef cydriver.CUresult err
     cdef _Struct s_tensorMap = _new_struct(_L.cls('CUtensorMap'))
+    cdef long long c_tensorDataType
     cdef uint32_t c_tensorRank
     cdef void* c_globalAddress
-    cdef _Buf a_globalDim = _array(globalDim, 'u8', 8)
-    cdef void* p_globalDim = _bufptr(a_globalDim)
-    cdef _Buf a_globalStrides = _array(globalStrides, 'u8', 8)
-    cdef void* p_globalStrides = _bufptr(a_globalStrides)
+    cdef _Buf a_globalDim
+    cdef void* p_globalDim
+    cdef _Buf a_globalStrides
+    cdef void* p_globalStrides
+    cdef int c_pixelBoxLowerCornerWidth
+    cdef int c_pixelBoxUpperCornerWidth
     cdef uint32_t c_channelsPerPixel
     cdef uint32_t c_pixelsPerColumn
-    cdef _Buf a_elementStrides = _array(elementStrides, 'u4', 4)
-    cdef void* p_elementStrides = _bufptr(a_elementStrides)
-    if isinstance(tensorRank, _IntValue):
-        c_tensorRank = <uint32_t>_iv(<_IntValue>tensorRank)
-    elif tensorRank is None:
-        c_tensorRank = 0
-    else:
-        c_tensorRank = tensorRank
-    _vptr(globalAddress, &c_globalAddress)
-    if isinstance(channelsPerPixel, _IntValue):
-        c_channelsPerPixel = <uint32_t>_iv(<_IntValue>channelsPerPixel)
-    elif channelsPerPixel is None:
-        c_channelsPerPixel = 0
-    else:
-        c_channelsPerPixel = channelsPerPixel
-    if isinstance(pixelsPerColumn, _IntValue):
-        c_pixelsPerColumn = <uint32_t>_iv(<_IntValue>pixelsPerColumn)
-    elif pixelsPerColumn is None:
-        c_pixelsPerColumn = 0
-    else:
-        c_pixelsPerColumn = pixelsPerColumn
+    cdef _Buf a_elementStrides
+    cdef void* p_elementStrides
+    cdef long long c_interleave
+    cdef long long c_mode
+    cdef long long c_swizzle
+    cdef long long c_l2Promotion
+    cdef long long c_oobFill
+    cdef int _p = 0
+    try:
+        c_tensorDataType = tensorDataType
+        _p = 5
+        c_pixelBoxLowerCornerWidth = pixelBoxLowerCornerWidth
+        _p = 6
+        c_pixelBoxUpperCornerWidth = pixelBoxUpperCornerWidth
+        _p = 10
+        c_interleave = interleave
+        _p = 11
+        c_mode = mode
+        _p = 12
+        c_swizzle = swizzle
+        _p = 13
+        c_l2Promotion = l2Promotion
+        _p = 14
+        c_oobFill = oobFill
+        _p = 3
+        a_globalDim = _array(globalDim, 'u8', 8)
+        p_globalDim = _bufptr(a_globalDim)
+        _p = 4
+        a_globalStrides = _array(globalStrides, 'u8', 8)
+        p_globalStrides = _bufptr(a_globalStrides)
+        _p = 9
+        a_elementStrides = _array(elementStrides, 'u4', 4)
+        p_elementStrides = _bufptr(a_elementStrides)
+        _p = 1
+        if isinstance(tensorRank, _IntValue):
+            c_tensorRank = <uint32_t>_iv(<_IntValue>tensorRank)
+        elif tensorRank is None:
+            c_tensorRank = 0
+        else:
+            c_tensorRank = tensorRank
+        _p = 2
+        _vptr(globalAddress, &c_globalAddress)
+        _p = 7
+        if isinstance(channelsPerPixel, _IntValue):
+            c_channelsPerPixel = <uint32_t>_iv(<_IntValue>channelsPerPixel)
+        elif channelsPerPixel is None:
+            c_channelsPerPixel = 0
+        else:
+            c_channelsPerPixel = channelsPerPixel
+        _p = 8
+        if isinstance(pixelsPerColumn, _IntValue):
+            c_pixelsPerColumn = <uint32_t>_iv(<_IntValue>pixelsPerColumn)
+        elif pixelsPerColumn is None:
+            c_pixelsPerColumn = 0
+        else:
+            c_pixelsPerColumn = pixelsPerColumn
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuTensorMapEncodeIm2colWide', ('tensorDataType', 'tensorRank', 'globalAddress', 'globalDim', 'globalStrides', 'pixelBoxLowerCornerWidth', 'pixelBoxUpperCornerWidth', 'channelsPerPixel', 'pixelsPerColumn', 'elementStrides', 'interleave', 'mode', 'swizzle', 'l2Promotion', 'oobFill'), _p) from None
     with nogil:
-        err = cydriver.cuTensorMapEncodeIm2colWide(<cydriver.CUtensorMap*>s_tensorMap._ptr, <cydriver.CUtensorMapDataType>tensorDataType, <cydriver.cuuint32_t>c_tensorRank, <void*>c_globalAddress, <const cydriver.cuuint64_t*>p_globalDim, <const cydriver.cuuint64_t*>p_globalStrides, pixelBoxLowerCornerWidth, pixelBoxUpperCornerWidth, <cydriver.cuuint32_t>c_channelsPerPixel, <cydriver.cuuint32_t>c_pixelsPerColumn, <const cydriver.cuuint32_t*>p_elementStrides, <cydriver.CUtensorMapInterleave>interleave, <cydriver.CUtensorMapIm2ColWideMode>mode, <cydriver.CUtensorMapSwizzle>swizzle, <cydriver.CUtensorMapL2promotion>l2Promotion, <cydriver.CUtensorMapFloatOOBfill>oobFill)
+        err = cydriver.cuTensorMapEncodeIm2colWide(<cydriver.CUtensorMap*>s_tensorMap._ptr, <cydriver.CUtensorMapDataType>c_tensorDataType, <cydriver.cuuint32_t>c_tensorRank, <void*>c_globalAddress, <const cydriver.cuuint64_t*>p_globalDim, <const cydriver.cuuint64_t*>p_globalStrides, c_pixelBoxLowerCornerWidth, c_pixelBoxUpperCornerWidth, <cydriver.cuuint32_t>c_channelsPerPixel, <cydriver.cuuint32_t>c_pixelsPerColumn, <const cydriver.cuuint32_t*>p_elementStrides, <cydriver.CUtensorMapInterleave>c_interleave, <cydriver.CUtensorMapIm2ColWideMode>c_mode, <cydriver.CUtensorMapSwizzle>c_swizzle, <cydriver.CUtensorMapL2promotion>c_l2Promotion, <cydriver.CUtensorMapFloatOOBfill>c_oobFill)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), s_tensorMap,)
@@ -23036,10 +26324,17 @@ def cuTensorMapReplaceAddress(tensorMap, globalAddress):
     cuTensorMapEncodeTiled, cuTensorMapEncodeIm2col, cuTensorMapEncodeIm2colWide
     """
     cdef cydriver.CUresult err
-    cdef _Buf a_tensorMap = _structs(tensorMap, sizeof(cydriver.CUtensorMap))
-    cdef void* p_tensorMap = _bufptr(a_tensorMap)
+    cdef _Buf a_tensorMap
+    cdef void* p_tensorMap
     cdef void* c_globalAddress
-    _vptr(globalAddress, &c_globalAddress)
+    cdef int _p = 0
+    try:
+        a_tensorMap = _structs(tensorMap, sizeof(cydriver.CUtensorMap))
+        p_tensorMap = _bufptr(a_tensorMap)
+        _p = 1
+        _vptr(globalAddress, &c_globalAddress)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuTensorMapReplaceAddress', ('tensorMap', 'globalAddress'), _p) from None
     with nogil:
         err = cydriver.cuTensorMapReplaceAddress(<cydriver.CUtensorMap*>p_tensorMap, <void*>c_globalAddress)
     return _st1(err)
@@ -23075,25 +26370,30 @@ def cuDeviceCanAccessPeer(dev, peerDev):
     cdef int c_canAccessPeer = <int>0
     cdef int c_dev
     cdef int c_peerDev
-    if isinstance(dev, _IntValue):
-        c_dev = <int>_iv(<_IntValue>dev)
-    elif dev is None:
-        c_dev = 0
-    else:
-        c_dev = dev
-    if isinstance(peerDev, _IntValue):
-        c_peerDev = <int>_iv(<_IntValue>peerDev)
-    elif peerDev is None:
-        c_peerDev = 0
-    else:
-        c_peerDev = peerDev
+    cdef int _p = 0
+    try:
+        if isinstance(dev, _IntValue):
+            c_dev = <int>_iv(<_IntValue>dev)
+        elif dev is None:
+            c_dev = 0
+        else:
+            c_dev = dev
+        _p = 1
+        if isinstance(peerDev, _IntValue):
+            c_peerDev = <int>_iv(<_IntValue>peerDev)
+        elif peerDev is None:
+            c_peerDev = 0
+        else:
+            c_peerDev = peerDev
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuDeviceCanAccessPeer', ('dev', 'peerDev'), _p) from None
     with nogil:
         err = cydriver.cuDeviceCanAccessPeer(&c_canAccessPeer, <cydriver.CUdevice>c_dev, <cydriver.CUdevice>c_peerDev)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), c_canAccessPeer,)
 
-def cuCtxEnablePeerAccess(peerContext, unsigned int Flags):
+def cuCtxEnablePeerAccess(peerContext, Flags):
     """Enables direct access to memory allocations in a peer context.
 
     If both the current context and `peerContext` are on devices which support unified
@@ -23146,9 +26446,17 @@ def cuCtxEnablePeerAccess(peerContext, unsigned int Flags):
     """
     cdef cydriver.CUresult err
     cdef void* c_peerContext
-    _hptr(peerContext, &c_peerContext)
+    cdef unsigned int c_Flags
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_Flags = Flags
+        _p = 0
+        _hptr(peerContext, &c_peerContext)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuCtxEnablePeerAccess', ('peerContext', 'Flags'), _p) from None
     with nogil:
-        err = cydriver.cuCtxEnablePeerAccess(<cydriver.CUcontext>c_peerContext, Flags)
+        err = cydriver.cuCtxEnablePeerAccess(<cydriver.CUcontext>c_peerContext, c_Flags)
     return _st1(err)
 
 def cuCtxDisablePeerAccess(peerContext):
@@ -23178,12 +26486,15 @@ def cuCtxDisablePeerAccess(peerContext):
     """
     cdef cydriver.CUresult err
     cdef void* c_peerContext
-    _hptr(peerContext, &c_peerContext)
+    try:
+        _hptr(peerContext, &c_peerContext)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuCtxDisablePeerAccess', ('peerContext',), 0) from None
     with nogil:
         err = cydriver.cuCtxDisablePeerAccess(<cydriver.CUcontext>c_peerContext)
     return _st1(err)
 
-def cuDeviceGetP2PAttribute(long long attrib, srcDevice, dstDevice):
+def cuDeviceGetP2PAttribute(attrib, srcDevice, dstDevice):
     """Queries attributes of the link between two devices.
 
     Returns, as `value`, the value of the requested attribute `attrib` of the link
@@ -23231,27 +26542,35 @@ def cuDeviceGetP2PAttribute(long long attrib, srcDevice, dstDevice):
     """
     cdef cydriver.CUresult err
     cdef int c_value = <int>0
+    cdef long long c_attrib
     cdef int c_srcDevice
     cdef int c_dstDevice
-    if isinstance(srcDevice, _IntValue):
-        c_srcDevice = <int>_iv(<_IntValue>srcDevice)
-    elif srcDevice is None:
-        c_srcDevice = 0
-    else:
-        c_srcDevice = srcDevice
-    if isinstance(dstDevice, _IntValue):
-        c_dstDevice = <int>_iv(<_IntValue>dstDevice)
-    elif dstDevice is None:
-        c_dstDevice = 0
-    else:
-        c_dstDevice = dstDevice
+    cdef int _p = 0
+    try:
+        c_attrib = attrib
+        _p = 1
+        if isinstance(srcDevice, _IntValue):
+            c_srcDevice = <int>_iv(<_IntValue>srcDevice)
+        elif srcDevice is None:
+            c_srcDevice = 0
+        else:
+            c_srcDevice = srcDevice
+        _p = 2
+        if isinstance(dstDevice, _IntValue):
+            c_dstDevice = <int>_iv(<_IntValue>dstDevice)
+        elif dstDevice is None:
+            c_dstDevice = 0
+        else:
+            c_dstDevice = dstDevice
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuDeviceGetP2PAttribute', ('attrib', 'srcDevice', 'dstDevice'), _p) from None
     with nogil:
-        err = cydriver.cuDeviceGetP2PAttribute(&c_value, <cydriver.CUdevice_P2PAttribute>attrib, <cydriver.CUdevice>c_srcDevice, <cydriver.CUdevice>c_dstDevice)
+        err = cydriver.cuDeviceGetP2PAttribute(&c_value, <cydriver.CUdevice_P2PAttribute>c_attrib, <cydriver.CUdevice>c_srcDevice, <cydriver.CUdevice>c_dstDevice)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), c_value,)
 
-def cuDeviceGetP2PAtomicCapabilities(operations, unsigned int count, srcDevice, dstDevice):
+def cuDeviceGetP2PAtomicCapabilities(operations, count, srcDevice, dstDevice):
     """Queries details about atomic operations supported between two devices.
 
     Returns, as `capabilities`, the details about requested atomic `operations` over the
@@ -23293,29 +26612,43 @@ def cuDeviceGetP2PAtomicCapabilities(operations, unsigned int count, srcDevice, 
     """
     cdef cydriver.CUresult err
     cdef _Buf a_capabilities
-    cdef _Buf a_operations = _array(operations, 'e', 4)
-    cdef void* p_operations = _bufptr(a_operations)
+    cdef _Buf a_operations
+    cdef void* p_operations
+    cdef unsigned int c_count
     cdef int c_srcDevice
     cdef int c_dstDevice
-    if isinstance(srcDevice, _IntValue):
-        c_srcDevice = <int>_iv(<_IntValue>srcDevice)
-    elif srcDevice is None:
-        c_srcDevice = 0
-    else:
-        c_srcDevice = srcDevice
-    if isinstance(dstDevice, _IntValue):
-        c_dstDevice = <int>_iv(<_IntValue>dstDevice)
-    elif dstDevice is None:
-        c_dstDevice = 0
-    else:
-        c_dstDevice = dstDevice
-    _check_count(operations, count, 'operations', 'count')
-    a_capabilities = _Buf_new((count) * 4)
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_count = count
+        _p = 0
+        a_operations = _array(operations, 'e', 4)
+        p_operations = _bufptr(a_operations)
+        _p = 2
+        if isinstance(srcDevice, _IntValue):
+            c_srcDevice = <int>_iv(<_IntValue>srcDevice)
+        elif srcDevice is None:
+            c_srcDevice = 0
+        else:
+            c_srcDevice = srcDevice
+        _p = 3
+        if isinstance(dstDevice, _IntValue):
+            c_dstDevice = <int>_iv(<_IntValue>dstDevice)
+        elif dstDevice is None:
+            c_dstDevice = 0
+        else:
+            c_dstDevice = dstDevice
+        _p = 0
+        _check_count(operations, c_count, 'operations', 'count')
+        _p = 1
+        a_capabilities = _Buf_new((c_count) * 4)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuDeviceGetP2PAtomicCapabilities', ('operations', 'count', 'srcDevice', 'dstDevice'), _p) from None
     with nogil:
-        err = cydriver.cuDeviceGetP2PAtomicCapabilities(<unsigned int*>a_capabilities.ptr, <const cydriver.CUatomicOperation*>p_operations, count, <cydriver.CUdevice>c_srcDevice, <cydriver.CUdevice>c_dstDevice)
+        err = cydriver.cuDeviceGetP2PAtomicCapabilities(<unsigned int*>a_capabilities.ptr, <const cydriver.CUatomicOperation*>p_operations, c_count, <cydriver.CUdevice>c_srcDevice, <cydriver.CUdevice>c_dstDevice)
     if err != 0:
         return (_st(err), None,)
-    return (_ok(), _from_array(_bufptr(a_capabilities), count, 'u4', None, 4),)
+    return (_ok(), _from_array(_bufptr(a_capabilities), c_count, 'u4', None, 4),)
 
 def cuGraphicsUnregisterResource(resource):
     """Unregisters a graphics resource for access by CUDA.
@@ -23344,12 +26677,15 @@ def cuGraphicsUnregisterResource(resource):
     """
     cdef cydriver.CUresult err
     cdef void* c_resource
-    _hptr(resource, &c_resource)
+    try:
+        _hptr(resource, &c_resource)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuGraphicsUnregisterResource', ('resource',), 0) from None
     with nogil:
         err = cydriver.cuGraphicsUnregisterResource(<cydriver.CUgraphicsResource>c_resource)
     return _st1(err)
 
-def cuGraphicsSubResourceGetMappedArray(resource, unsigned int arrayIndex, unsigned int mipLevel):
+def cuGraphicsSubResourceGetMappedArray(resource, arrayIndex, mipLevel):
     """Get an array through which to access a subresource of a mapped graphics resource.
 
     Returns, as `pArray`, an array through which the subresource of the mapped graphics
@@ -23389,9 +26725,20 @@ def cuGraphicsSubResourceGetMappedArray(resource, unsigned int arrayIndex, unsig
     cdef cydriver.CUresult err
     cdef cydriver.CUarray c_pArray = <cydriver.CUarray>0
     cdef void* c_resource
-    _hptr(resource, &c_resource)
+    cdef unsigned int c_arrayIndex
+    cdef unsigned int c_mipLevel
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_arrayIndex = arrayIndex
+        _p = 2
+        c_mipLevel = mipLevel
+        _p = 0
+        _hptr(resource, &c_resource)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuGraphicsSubResourceGetMappedArray', ('resource', 'arrayIndex', 'mipLevel'), _p) from None
     with nogil:
-        err = cydriver.cuGraphicsSubResourceGetMappedArray(&c_pArray, <cydriver.CUgraphicsResource>c_resource, arrayIndex, mipLevel)
+        err = cydriver.cuGraphicsSubResourceGetMappedArray(&c_pArray, <cydriver.CUgraphicsResource>c_resource, c_arrayIndex, c_mipLevel)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _new_handle(CUarray, <void*>c_pArray),)
@@ -23428,7 +26775,10 @@ def cuGraphicsResourceGetMappedMipmappedArray(resource):
     cdef cydriver.CUresult err
     cdef cydriver.CUmipmappedArray c_pMipmappedArray = <cydriver.CUmipmappedArray>0
     cdef void* c_resource
-    _hptr(resource, &c_resource)
+    try:
+        _hptr(resource, &c_resource)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuGraphicsResourceGetMappedMipmappedArray', ('resource',), 0) from None
     with nogil:
         err = cydriver.cuGraphicsResourceGetMappedMipmappedArray(&c_pMipmappedArray, <cydriver.CUgraphicsResource>c_resource)
     if err != 0:
@@ -23472,14 +26822,17 @@ def cuGraphicsResourceGetMappedPointer(resource):
     cdef cydriver.CUdeviceptr c_pDevPtr = <cydriver.CUdeviceptr>0
     cdef size_t c_pSize = <size_t>0
     cdef void* c_resource
-    _hptr(resource, &c_resource)
+    try:
+        _hptr(resource, &c_resource)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuGraphicsResourceGetMappedPointer', ('resource',), 0) from None
     with nogil:
         err = cydriver.cuGraphicsResourceGetMappedPointer(&c_pDevPtr, &c_pSize, <cydriver.CUgraphicsResource>c_resource)
     if err != 0:
         return (_st(err), None, None)
     return (_ok(), _new_int(CUdeviceptr, <unsigned long long>c_pDevPtr, 8, False), c_pSize)
 
-def cuGraphicsResourceSetMapFlags(resource, unsigned int flags):
+def cuGraphicsResourceSetMapFlags(resource, flags):
     """Set usage flags for mapping a graphics resource.
 
     Set `flags` for mapping the graphics resource `resource`.
@@ -23521,12 +26874,20 @@ def cuGraphicsResourceSetMapFlags(resource, unsigned int flags):
     """
     cdef cydriver.CUresult err
     cdef void* c_resource
-    _hptr(resource, &c_resource)
+    cdef unsigned int c_flags
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_flags = flags
+        _p = 0
+        _hptr(resource, &c_resource)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuGraphicsResourceSetMapFlags', ('resource', 'flags'), _p) from None
     with nogil:
-        err = cydriver.cuGraphicsResourceSetMapFlags(<cydriver.CUgraphicsResource>c_resource, flags)
+        err = cydriver.cuGraphicsResourceSetMapFlags(<cydriver.CUgraphicsResource>c_resource, c_flags)
     return _st1(err)
 
-def cuGraphicsMapResources(unsigned int count, resources, hStream):
+def cuGraphicsMapResources(count, resources, hStream):
     """Map graphics resources for access by CUDA.
 
     Maps the `count` graphics resources in `resources` for access by CUDA.
@@ -23565,16 +26926,27 @@ def cuGraphicsMapResources(unsigned int count, resources, hStream):
     cuGraphicsUnmapResources, cudaGraphicsMapResources
     """
     cdef cydriver.CUresult err
-    cdef _Buf a_resources = _array(resources, 'h', sizeof(void*))
-    cdef void* p_resources = _bufptr(a_resources)
+    cdef unsigned int c_count
+    cdef _Buf a_resources
+    cdef void* p_resources
     cdef void* c_hStream
-    _hptr(hStream, &c_hStream)
-    _check_count(resources, count, 'resources', 'count')
+    cdef int _p = 0
+    try:
+        c_count = count
+        _p = 1
+        a_resources = _array(resources, 'h', sizeof(void*))
+        p_resources = _bufptr(a_resources)
+        _p = 2
+        _hptr(hStream, &c_hStream)
+        _p = 1
+        _check_count(resources, c_count, 'resources', 'count')
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuGraphicsMapResources', ('count', 'resources', 'hStream'), _p) from None
     with nogil:
-        err = cydriver.cuGraphicsMapResources(count, <cydriver.CUgraphicsResource*>p_resources, <cydriver.CUstream>c_hStream)
+        err = cydriver.cuGraphicsMapResources(c_count, <cydriver.CUgraphicsResource*>p_resources, <cydriver.CUstream>c_hStream)
     return _st1(err)
 
-def cuGraphicsUnmapResources(unsigned int count, resources, hStream):
+def cuGraphicsUnmapResources(count, resources, hStream):
     """Unmap graphics resources.
 
     Unmaps the `count` graphics resources in `resources`.
@@ -23611,16 +26983,27 @@ def cuGraphicsUnmapResources(unsigned int count, resources, hStream):
     cuGraphicsMapResources, cudaGraphicsUnmapResources
     """
     cdef cydriver.CUresult err
-    cdef _Buf a_resources = _array(resources, 'h', sizeof(void*))
-    cdef void* p_resources = _bufptr(a_resources)
+    cdef unsigned int c_count
+    cdef _Buf a_resources
+    cdef void* p_resources
     cdef void* c_hStream
-    _hptr(hStream, &c_hStream)
-    _check_count(resources, count, 'resources', 'count')
+    cdef int _p = 0
+    try:
+        c_count = count
+        _p = 1
+        a_resources = _array(resources, 'h', sizeof(void*))
+        p_resources = _bufptr(a_resources)
+        _p = 2
+        _hptr(hStream, &c_hStream)
+        _p = 1
+        _check_count(resources, c_count, 'resources', 'count')
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuGraphicsUnmapResources', ('count', 'resources', 'hStream'), _p) from None
     with nogil:
-        err = cydriver.cuGraphicsUnmapResources(count, <cydriver.CUgraphicsResource*>p_resources, <cydriver.CUstream>c_hStream)
+        err = cydriver.cuGraphicsUnmapResources(c_count, <cydriver.CUgraphicsResource*>p_resources, <cydriver.CUstream>c_hStream)
     return _st1(err)
 
-def cuGetProcAddress(symbol, int cudaVersion, flags):
+def cuGetProcAddress(symbol, cudaVersion, flags):
     """Returns the requested driver API function pointer.
 
     Returns, as `pfn`, the address of the CUDA driver function for the requested CUDA
@@ -23695,24 +27078,35 @@ def cuGetProcAddress(symbol, int cudaVersion, flags):
     cudaGetDriverEntryPointByVersion
     """
     cdef cydriver.CUresult err
-    cdef bytes b_symbol = _as_bytes(symbol, False)
-    cdef const char* c_symbol = <char*>b_symbol
+    cdef bytes b_symbol
+    cdef const char* c_symbol
     cdef void* c_pfn = NULL
+    cdef int c_cudaVersion
     cdef uint64_t c_flags
     cdef cydriver.CUdriverProcAddressQueryResult c_symbolStatus = <cydriver.CUdriverProcAddressQueryResult>0
-    if isinstance(flags, _IntValue):
-        c_flags = <uint64_t>_iv(<_IntValue>flags)
-    elif flags is None:
-        c_flags = 0
-    else:
-        c_flags = flags
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_cudaVersion = cudaVersion
+        _p = 0
+        b_symbol = _as_bytes(symbol, False)
+        c_symbol = <char*>b_symbol
+        _p = 2
+        if isinstance(flags, _IntValue):
+            c_flags = <uint64_t>_iv(<_IntValue>flags)
+        elif flags is None:
+            c_flags = 0
+        else:
+            c_flags = flags
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuGetProcAddress', ('symbol', 'cudaVersion', 'flags'), _p) from None
     with nogil:
-        err = cydriver.cuGetProcAddress(<const char*>c_symbol, <void**>&c_pfn, cudaVersion, <cydriver.cuuint64_t>c_flags, &c_symbolStatus)
+        err = cydriver.cuGetProcAddress(<const char*>c_symbol, <void**>&c_pfn, c_cudaVersion, <cydriver.cuuint64_t>c_flags, &c_symbolStatus)
     if err != 0:
         return (_st(err), None, None)
     return (_ok(), PyLong_FromVoidPtr(c_pfn), _enum(_L.cls('CUdriverProcAddressQueryResult')._value2member_map_, None, <long long>c_symbolStatus))
 
-def cuCoredumpGetAttribute(long long attrib):
+def cuCoredumpGetAttribute(attrib):
     """Allows caller to fetch a coredump attribute value for the current context.
 
     Returns, as `value`, the requested value specified by `attrib`. It is up to the
@@ -23792,17 +27186,24 @@ def cuCoredumpGetAttribute(long long attrib):
     cuCoredumpGetAttributeGlobal, cuCoredumpSetAttribute, cuCoredumpSetAttributeGlobal
     """
     cdef cydriver.CUresult err
-    cdef str code_value = _ATTR_CUcoredumpSettings.get(int(attrib), 'u8')
-    cdef _Buf a_value = _Buf_new(max(_attr_size(code_value), <Py_ssize_t>0))
+    cdef long long c_attrib
+    cdef str code_value
+    cdef _Buf a_value
     cdef size_t c_size = 0
-    c_size = a_value.size
+    try:
+        c_attrib = attrib
+        code_value = _ATTR_CUcoredumpSettings.get(int(c_attrib), 'u8')
+        a_value = _Buf_new(max(_attr_size(code_value), <Py_ssize_t>0))
+        c_size = a_value.size
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuCoredumpGetAttribute', ('attrib',), 0) from None
     with nogil:
-        err = cydriver.cuCoredumpGetAttribute(<cydriver.CUcoredumpSettings>attrib, <void*>a_value.ptr, &c_size)
+        err = cydriver.cuCoredumpGetAttribute(<cydriver.CUcoredumpSettings>c_attrib, <void*>a_value.ptr, &c_size)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _attr_out(a_value.ptr, code_value, _L, 0),)
 
-def cuCoredumpGetAttributeGlobal(long long attrib):
+def cuCoredumpGetAttributeGlobal(attrib):
     """Allows caller to fetch a coredump attribute value for the entire application.
 
     Returns, as `value`, the requested value specified by `attrib`. It is up to the
@@ -23876,17 +27277,24 @@ def cuCoredumpGetAttributeGlobal(long long attrib):
     cuCoredumpGetAttribute, cuCoredumpSetAttribute, cuCoredumpSetAttributeGlobal
     """
     cdef cydriver.CUresult err
-    cdef str code_value = _ATTR_CUcoredumpSettings.get(int(attrib), 'u8')
-    cdef _Buf a_value = _Buf_new(max(_attr_size(code_value), <Py_ssize_t>0))
+    cdef long long c_attrib
+    cdef str code_value
+    cdef _Buf a_value
     cdef size_t c_size = 0
-    c_size = a_value.size
+    try:
+        c_attrib = attrib
+        code_value = _ATTR_CUcoredumpSettings.get(int(c_attrib), 'u8')
+        a_value = _Buf_new(max(_attr_size(code_value), <Py_ssize_t>0))
+        c_size = a_value.size
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuCoredumpGetAttributeGlobal', ('attrib',), 0) from None
     with nogil:
-        err = cydriver.cuCoredumpGetAttributeGlobal(<cydriver.CUcoredumpSettings>attrib, <void*>a_value.ptr, &c_size)
+        err = cydriver.cuCoredumpGetAttributeGlobal(<cydriver.CUcoredumpSettings>c_attrib, <void*>a_value.ptr, &c_size)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _attr_out(a_value.ptr, code_value, _L, 0),)
 
-def cuCoredumpSetAttribute(long long attrib, value):
+def cuCoredumpSetAttribute(attrib, value):
     """Allows caller to set a coredump attribute value for the current context.
 
     This function should be considered an alternate interface to the CUDA-GDB
@@ -23972,14 +27380,22 @@ def cuCoredumpSetAttribute(long long attrib, value):
     cuCoredumpGetAttributeGlobal, cuCoredumpGetAttribute, cuCoredumpSetAttributeGlobal
     """
     cdef cydriver.CUresult err
-    cdef _Buf a_value = _attr_in(value, _ATTR_CUcoredumpSettings.get(int(attrib), 'u8'), _L)
+    cdef long long c_attrib
+    cdef _Buf a_value
     cdef size_t c_size = 0
-    c_size = a_value.size
+    cdef int _p = 0
+    try:
+        c_attrib = attrib
+        _p = 1
+        a_value = _attr_in(value, _ATTR_CUcoredumpSettings.get(int(c_attrib), 'u8'), _L)
+        c_size = a_value.size
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuCoredumpSetAttribute', ('attrib', 'value'), _p) from None
     with nogil:
-        err = cydriver.cuCoredumpSetAttribute(<cydriver.CUcoredumpSettings>attrib, <void*>a_value.ptr, &c_size)
+        err = cydriver.cuCoredumpSetAttribute(<cydriver.CUcoredumpSettings>c_attrib, <void*>a_value.ptr, &c_size)
     return _st1(err)
 
-def cuCoredumpSetAttributeGlobal(long long attrib, value):
+def cuCoredumpSetAttributeGlobal(attrib, value):
     """Allows caller to set a coredump attribute value globally.
 
     This function should be considered an alternate interface to the CUDA-GDB
@@ -24063,11 +27479,19 @@ def cuCoredumpSetAttributeGlobal(long long attrib, value):
     cuCoredumpGetAttribute, cuCoredumpGetAttributeGlobal, cuCoredumpSetAttribute
     """
     cdef cydriver.CUresult err
-    cdef _Buf a_value = _attr_in(value, _ATTR_CUcoredumpSettings.get(int(attrib), 'u8'), _L)
+    cdef long long c_attrib
+    cdef _Buf a_value
     cdef size_t c_size = 0
-    c_size = a_value.size
+    cdef int _p = 0
+    try:
+        c_attrib = attrib
+        _p = 1
+        a_value = _attr_in(value, _ATTR_CUcoredumpSettings.get(int(c_attrib), 'u8'), _L)
+        c_size = a_value.size
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuCoredumpSetAttributeGlobal', ('attrib', 'value'), _p) from None
     with nogil:
-        err = cydriver.cuCoredumpSetAttributeGlobal(<cydriver.CUcoredumpSettings>attrib, <void*>a_value.ptr, &c_size)
+        err = cydriver.cuCoredumpSetAttributeGlobal(<cydriver.CUcoredumpSettings>c_attrib, <void*>a_value.ptr, &c_size)
     return _st1(err)
 
 def cuGetExportTable(pExportTableId):
@@ -24086,15 +27510,20 @@ def cuGetExportTable(pExportTableId):
     """
     cdef cydriver.CUresult err
     cdef void* c_ppExportTable = NULL
-    cdef _Buf a_pExportTableId = _structs(pExportTableId, sizeof(cydriver.CUuuid))
-    cdef void* p_pExportTableId = _bufptr(a_pExportTableId)
+    cdef _Buf a_pExportTableId
+    cdef void* p_pExportTableId
+    try:
+        a_pExportTableId = _structs(pExportTableId, sizeof(cydriver.CUuuid))
+        p_pExportTableId = _bufptr(a_pExportTableId)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuGetExportTable', ('pExportTableId',), 0) from None
     with nogil:
         err = cydriver.cuGetExportTable(<const void**>&c_ppExportTable, <const cydriver.CUuuid*>p_pExportTableId)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), PyLong_FromVoidPtr(c_ppExportTable),)
 
-def cuGreenCtxCreate(desc, dev, unsigned int flags):
+def cuGreenCtxCreate(desc, dev, flags):
     """Creates a green context with a specified set of resources.
 
     This API creates a green context with the resources specified in the descriptor
@@ -24147,15 +27576,24 @@ def cuGreenCtxCreate(desc, dev, unsigned int flags):
     cdef cydriver.CUgreenCtx c_phCtx = <cydriver.CUgreenCtx>0
     cdef void* c_desc
     cdef int c_dev
-    _hptr(desc, &c_desc)
-    if isinstance(dev, _IntValue):
-        c_dev = <int>_iv(<_IntValue>dev)
-    elif dev is None:
-        c_dev = 0
-    else:
-        c_dev = dev
+    cdef unsigned int c_flags
+    cdef int _p = 0
+    try:
+        _p = 2
+        c_flags = flags
+        _p = 0
+        _hptr(desc, &c_desc)
+        _p = 1
+        if isinstance(dev, _IntValue):
+            c_dev = <int>_iv(<_IntValue>dev)
+        elif dev is None:
+            c_dev = 0
+        else:
+            c_dev = dev
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuGreenCtxCreate', ('desc', 'dev', 'flags'), _p) from None
     with nogil:
-        err = cydriver.cuGreenCtxCreate(&c_phCtx, <cydriver.CUdevResourceDesc>c_desc, <cydriver.CUdevice>c_dev, flags)
+        err = cydriver.cuGreenCtxCreate(&c_phCtx, <cydriver.CUdevResourceDesc>c_desc, <cydriver.CUdevice>c_dev, c_flags)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _new_handle(CUgreenCtx, <void*>c_phCtx),)
@@ -24189,7 +27627,10 @@ def cuGreenCtxDestroy(hCtx):
     """
     cdef cydriver.CUresult err
     cdef void* c_hCtx
-    _hptr(hCtx, &c_hCtx)
+    try:
+        _hptr(hCtx, &c_hCtx)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuGreenCtxDestroy', ('hCtx',), 0) from None
     with nogil:
         err = cydriver.cuGreenCtxDestroy(<cydriver.CUgreenCtx>c_hCtx)
     return _st1(err)
@@ -24227,14 +27668,17 @@ def cuCtxFromGreenCtx(hCtx):
     cdef cydriver.CUresult err
     cdef cydriver.CUcontext c_pContext = <cydriver.CUcontext>0
     cdef void* c_hCtx
-    _hptr(hCtx, &c_hCtx)
+    try:
+        _hptr(hCtx, &c_hCtx)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuCtxFromGreenCtx', ('hCtx',), 0) from None
     with nogil:
         err = cydriver.cuCtxFromGreenCtx(&c_pContext, <cydriver.CUgreenCtx>c_hCtx)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _new_handle(CUcontext, <void*>c_pContext),)
 
-def cuDeviceGetDevResource(device, long long typename):
+def cuDeviceGetDevResource(device, typename):
     """Get device resources.
 
     Get the `typename` resources available to the `device`. This may often be the
@@ -24265,19 +27709,27 @@ def cuDeviceGetDevResource(device, long long typename):
     cdef cydriver.CUresult err
     cdef int c_device
     cdef _Struct s_resource = _new_struct(_L.cls('CUdevResource'))
-    if isinstance(device, _IntValue):
-        c_device = <int>_iv(<_IntValue>device)
-    elif device is None:
-        c_device = 0
-    else:
-        c_device = device
+    cdef long long c_type
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_type = typename
+        _p = 0
+        if isinstance(device, _IntValue):
+            c_device = <int>_iv(<_IntValue>device)
+        elif device is None:
+            c_device = 0
+        else:
+            c_device = device
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuDeviceGetDevResource', ('device', 'typename'), _p) from None
     with nogil:
-        err = cydriver.cuDeviceGetDevResource(<cydriver.CUdevice>c_device, <cydriver.CUdevResource*>s_resource._ptr, <cydriver.CUdevResourceType>typename)
+        err = cydriver.cuDeviceGetDevResource(<cydriver.CUdevice>c_device, <cydriver.CUdevResource*>s_resource._ptr, <cydriver.CUdevResourceType>c_type)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), s_resource,)
 
-def cuCtxGetDevResource(hCtx, long long typename):
+def cuCtxGetDevResource(hCtx, typename):
     """Get context resources.
 
     Get the `typename` resources available to the context represented by `hCtx`
@@ -24307,14 +27759,22 @@ def cuCtxGetDevResource(hCtx, long long typename):
     cdef cydriver.CUresult err
     cdef void* c_hCtx
     cdef _Struct s_resource = _new_struct(_L.cls('CUdevResource'))
-    _hptr(hCtx, &c_hCtx)
+    cdef long long c_type
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_type = typename
+        _p = 0
+        _hptr(hCtx, &c_hCtx)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuCtxGetDevResource', ('hCtx', 'typename'), _p) from None
     with nogil:
-        err = cydriver.cuCtxGetDevResource(<cydriver.CUcontext>c_hCtx, <cydriver.CUdevResource*>s_resource._ptr, <cydriver.CUdevResourceType>typename)
+        err = cydriver.cuCtxGetDevResource(<cydriver.CUcontext>c_hCtx, <cydriver.CUdevResource*>s_resource._ptr, <cydriver.CUdevResourceType>c_type)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), s_resource,)
 
-def cuGreenCtxGetDevResource(hCtx, long long typename):
+def cuGreenCtxGetDevResource(hCtx, typename):
     """Get green context resources.
 
     Get the `typename` resources available to the green context represented by `hCtx`
@@ -24342,14 +27802,22 @@ def cuGreenCtxGetDevResource(hCtx, long long typename):
     cdef cydriver.CUresult err
     cdef void* c_hCtx
     cdef _Struct s_resource = _new_struct(_L.cls('CUdevResource'))
-    _hptr(hCtx, &c_hCtx)
+    cdef long long c_type
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_type = typename
+        _p = 0
+        _hptr(hCtx, &c_hCtx)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuGreenCtxGetDevResource', ('hCtx', 'typename'), _p) from None
     with nogil:
-        err = cydriver.cuGreenCtxGetDevResource(<cydriver.CUgreenCtx>c_hCtx, <cydriver.CUdevResource*>s_resource._ptr, <cydriver.CUdevResourceType>typename)
+        err = cydriver.cuGreenCtxGetDevResource(<cydriver.CUgreenCtx>c_hCtx, <cydriver.CUdevResource*>s_resource._ptr, <cydriver.CUdevResourceType>c_type)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), s_resource,)
 
-def cuDevSmResourceSplitByCount(nbGroups, input_, unsigned int useFlags, unsigned int minCount):
+def cuDevSmResourceSplitByCount(nbGroups, input_, useFlags, minCount):
     """Splits CUdevResourceType.CU_DEV_RESOURCE_TYPE_SM resources.
 
     Splits CUdevResourceType.CU_DEV_RESOURCE_TYPE_SM resources into `nbGroups`, adhering
@@ -24443,20 +27911,34 @@ def cuDevSmResourceSplitByCount(nbGroups, input_, unsigned int useFlags, unsigne
     cdef void* p_result
     cdef size_t req_result
     cdef unsigned int c_nbGroups = <unsigned int>0
-    cdef _Buf a_input = _structs(input_, sizeof(cydriver.CUdevResource))
-    cdef void* p_input = _bufptr(a_input)
+    cdef _Buf a_input
+    cdef void* p_input
     cdef _Struct s_remaining = _new_struct(_L.cls('CUdevResource'))
-    c_nbGroups = nbGroups
-    a_result = _Buf_new((c_nbGroups) * sizeof(cydriver.CUdevResource)) if c_nbGroups else None
-    p_result = _bufptr(a_result)
-    req_result = c_nbGroups
+    cdef unsigned int c_useFlags
+    cdef unsigned int c_minCount
+    cdef int _p = 0
+    try:
+        _p = 2
+        c_useFlags = useFlags
+        _p = 3
+        c_minCount = minCount
+        _p = 1
+        a_input = _structs(input_, sizeof(cydriver.CUdevResource))
+        p_input = _bufptr(a_input)
+        _p = 0
+        c_nbGroups = nbGroups
+        a_result = _Buf_new((c_nbGroups) * sizeof(cydriver.CUdevResource)) if c_nbGroups else None
+        p_result = _bufptr(a_result)
+        req_result = c_nbGroups
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuDevSmResourceSplitByCount', ('nbGroups', 'input_', 'useFlags', 'minCount'), _p) from None
     with nogil:
-        err = cydriver.cuDevSmResourceSplitByCount(<cydriver.CUdevResource*>p_result, &c_nbGroups, <const cydriver.CUdevResource*>p_input, <cydriver.CUdevResource*>s_remaining._ptr, useFlags, minCount)
+        err = cydriver.cuDevSmResourceSplitByCount(<cydriver.CUdevResource*>p_result, &c_nbGroups, <const cydriver.CUdevResource*>p_input, <cydriver.CUdevResource*>s_remaining._ptr, c_useFlags, c_minCount)
     if err != 0:
         return (_st(err), None, None, None)
     return (_ok(), _from_array(_bufptr(a_result), (c_nbGroups if c_nbGroups < req_result else req_result), 's', _L.cls('CUdevResource'), sizeof(cydriver.CUdevResource)), c_nbGroups, s_remaining)
 
-def cuDevResourceGenerateDesc(resources, unsigned int nbResources):
+def cuDevResourceGenerateDesc(resources, nbResources):
     """Generate a resource descriptor.
 
     Generates a single resource descriptor with the set of resources specified in
@@ -24499,11 +27981,21 @@ def cuDevResourceGenerateDesc(resources, unsigned int nbResources):
     """
     cdef cydriver.CUresult err
     cdef cydriver.CUdevResourceDesc c_phDesc = <cydriver.CUdevResourceDesc>0
-    cdef _Buf a_resources = _array(resources, 's', sizeof(cydriver.CUdevResource))
-    cdef void* p_resources = _bufptr(a_resources)
-    _check_count(resources, nbResources, 'resources', 'nbResources')
+    cdef _Buf a_resources
+    cdef void* p_resources
+    cdef unsigned int c_nbResources
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_nbResources = nbResources
+        _p = 0
+        a_resources = _array(resources, 's', sizeof(cydriver.CUdevResource))
+        p_resources = _bufptr(a_resources)
+        _check_count(resources, c_nbResources, 'resources', 'nbResources')
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuDevResourceGenerateDesc', ('resources', 'nbResources'), _p) from None
     with nogil:
-        err = cydriver.cuDevResourceGenerateDesc(&c_phDesc, <cydriver.CUdevResource*>p_resources, nbResources)
+        err = cydriver.cuDevResourceGenerateDesc(&c_phDesc, <cydriver.CUdevResource*>p_resources, c_nbResources)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _new_handle(CUdevResourceDesc, <void*>c_phDesc),)
@@ -24544,8 +28036,13 @@ def cuGreenCtxRecordEvent(hCtx, hEvent):
     cdef cydriver.CUresult err
     cdef void* c_hCtx
     cdef void* c_hEvent
-    _hptr(hCtx, &c_hCtx)
-    _hptr(hEvent, &c_hEvent)
+    cdef int _p = 0
+    try:
+        _hptr(hCtx, &c_hCtx)
+        _p = 1
+        _hptr(hEvent, &c_hEvent)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuGreenCtxRecordEvent', ('hCtx', 'hEvent'), _p) from None
     with nogil:
         err = cydriver.cuGreenCtxRecordEvent(<cydriver.CUgreenCtx>c_hCtx, <cydriver.CUevent>c_hEvent)
     return _st1(err)
@@ -24587,8 +28084,13 @@ def cuGreenCtxWaitEvent(hCtx, hEvent):
     cdef cydriver.CUresult err
     cdef void* c_hCtx
     cdef void* c_hEvent
-    _hptr(hCtx, &c_hCtx)
-    _hptr(hEvent, &c_hEvent)
+    cdef int _p = 0
+    try:
+        _hptr(hCtx, &c_hCtx)
+        _p = 1
+        _hptr(hEvent, &c_hEvent)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuGreenCtxWaitEvent', ('hCtx', 'hEvent'), _p) from None
     with nogil:
         err = cydriver.cuGreenCtxWaitEvent(<cydriver.CUgreenCtx>c_hCtx, <cydriver.CUevent>c_hEvent)
     return _st1(err)
@@ -24636,14 +28138,17 @@ def cuStreamGetGreenCtx(hStream):
     cdef cydriver.CUresult err
     cdef void* c_hStream
     cdef cydriver.CUgreenCtx c_phCtx = <cydriver.CUgreenCtx>0
-    _hptr(hStream, &c_hStream)
+    try:
+        _hptr(hStream, &c_hStream)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuStreamGetGreenCtx', ('hStream',), 0) from None
     with nogil:
         err = cydriver.cuStreamGetGreenCtx(<cydriver.CUstream>c_hStream, &c_phCtx)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _new_handle(CUgreenCtx, <void*>c_phCtx),)
 
-def cuGreenCtxStreamCreate(greenCtx, unsigned int flags, int priority):
+def cuGreenCtxStreamCreate(greenCtx, flags, priority):
     """Create a stream for use in the green context.
 
     Creates a stream for use in the specified green context `greenCtx` and returns a
@@ -24704,9 +28209,20 @@ def cuGreenCtxStreamCreate(greenCtx, unsigned int flags, int priority):
     cdef cydriver.CUresult err
     cdef cydriver.CUstream c_phStream = <cydriver.CUstream>0
     cdef void* c_greenCtx
-    _hptr(greenCtx, &c_greenCtx)
+    cdef unsigned int c_flags
+    cdef int c_priority
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_flags = flags
+        _p = 2
+        c_priority = priority
+        _p = 0
+        _hptr(greenCtx, &c_greenCtx)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuGreenCtxStreamCreate', ('greenCtx', 'flags', 'priority'), _p) from None
     with nogil:
-        err = cydriver.cuGreenCtxStreamCreate(&c_phStream, <cydriver.CUgreenCtx>c_greenCtx, flags, priority)
+        err = cydriver.cuGreenCtxStreamCreate(&c_phStream, <cydriver.CUgreenCtx>c_greenCtx, c_flags, c_priority)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _new_handle(CUstream, <void*>c_phStream),)
@@ -24739,7 +28255,10 @@ def cuGreenCtxGetId(greenCtx):
     cdef cydriver.CUresult err
     cdef void* c_greenCtx
     cdef unsigned long long c_greenCtxId = <unsigned long long>0
-    _hptr(greenCtx, &c_greenCtx)
+    try:
+        _hptr(greenCtx, &c_greenCtx)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuGreenCtxGetId', ('greenCtx',), 0) from None
     with nogil:
         err = cydriver.cuGreenCtxGetId(<cydriver.CUgreenCtx>c_greenCtx, &c_greenCtxId)
     if err != 0:
@@ -24767,8 +28286,13 @@ def cuLogsRegisterCallback(callbackFunc, userData):
     cdef void* c_callbackFunc
     cdef void* c_userData
     cdef cydriver.CUlogsCallbackHandle c_callback_out = <cydriver.CUlogsCallbackHandle>0
-    _hptr(callbackFunc, &c_callbackFunc)
-    _vptr(userData, &c_userData)
+    cdef int _p = 0
+    try:
+        _hptr(callbackFunc, &c_callbackFunc)
+        _p = 1
+        _vptr(userData, &c_userData)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuLogsRegisterCallback', ('callbackFunc', 'userData'), _p) from None
     with nogil:
         err = cydriver.cuLogsRegisterCallback(<cydriver.CUlogsCallback>c_callbackFunc, <void*>c_userData, &c_callback_out)
     if err != 0:
@@ -24790,12 +28314,15 @@ def cuLogsUnregisterCallback(callback):
     """
     cdef cydriver.CUresult err
     cdef void* c_callback
-    _hptr(callback, &c_callback)
+    try:
+        _hptr(callback, &c_callback)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuLogsUnregisterCallback', ('callback',), 0) from None
     with nogil:
         err = cydriver.cuLogsUnregisterCallback(<cydriver.CUlogsCallbackHandle>c_callback)
     return _st1(err)
 
-def cuLogsCurrent(unsigned int flags):
+def cuLogsCurrent(flags):
     """Sets log iterator to point to the end of log buffer, where the next message would
     be written.
 
@@ -24813,13 +28340,18 @@ def cuLogsCurrent(unsigned int flags):
     """
     cdef cydriver.CUresult err
     cdef cydriver.CUlogIterator c_iterator_out = <cydriver.CUlogIterator>0
+    cdef unsigned int c_flags
+    try:
+        c_flags = flags
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuLogsCurrent', ('flags',), 0) from None
     with nogil:
-        err = cydriver.cuLogsCurrent(&c_iterator_out, flags)
+        err = cydriver.cuLogsCurrent(&c_iterator_out, c_flags)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _new_int(CUlogIterator, <unsigned long long>c_iterator_out, 4, False),)
 
-def cuLogsDumpToFile(iterator, pathToFile, unsigned int flags):
+def cuLogsDumpToFile(iterator, pathToFile, flags):
     """Dump accumulated driver logs into a file.
 
     Logs generated by the driver are stored in an internal buffer and can be copied out
@@ -24856,21 +28388,32 @@ def cuLogsDumpToFile(iterator, pathToFile, unsigned int flags):
     """
     cdef cydriver.CUresult err
     cdef cydriver.CUlogIterator c_iterator = <cydriver.CUlogIterator>0
-    cdef bytes b_pathToFile = _as_bytes(pathToFile, False)
-    cdef const char* c_pathToFile = <char*>b_pathToFile
-    if isinstance(iterator, _IntValue):
-        c_iterator = <cydriver.CUlogIterator>_iv(<_IntValue>iterator)
-    elif iterator is None:
-        c_iterator = 0
-    else:
-        c_iterator = iterator
+    cdef bytes b_pathToFile
+    cdef const char* c_pathToFile
+    cdef unsigned int c_flags
+    cdef int _p = 0
+    try:
+        _p = 2
+        c_flags = flags
+        _p = 1
+        b_pathToFile = _as_bytes(pathToFile, False)
+        c_pathToFile = <char*>b_pathToFile
+        _p = 0
+        if isinstance(iterator, _IntValue):
+            c_iterator = <cydriver.CUlogIterator>_iv(<_IntValue>iterator)
+        elif iterator is None:
+            c_iterator = 0
+        else:
+            c_iterator = iterator
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuLogsDumpToFile', ('iterator', 'pathToFile', 'flags'), _p) from None
     with nogil:
-        err = cydriver.cuLogsDumpToFile(&c_iterator, <const char*>c_pathToFile, flags)
+        err = cydriver.cuLogsDumpToFile(&c_iterator, <const char*>c_pathToFile, c_flags)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _new_int(CUlogIterator, <unsigned long long>c_iterator, 4, False),)
 
-def cuLogsDumpToMemory(iterator, buffer, size, unsigned int flags):
+def cuLogsDumpToMemory(iterator, buffer, size, flags):
     """Dump accumulated driver logs into a buffer.
 
     Logs generated by the driver are stored in an internal buffer and can be copied out
@@ -24923,23 +28466,35 @@ def cuLogsDumpToMemory(iterator, buffer, size, unsigned int flags):
     """
     cdef cydriver.CUresult err
     cdef cydriver.CUlogIterator c_iterator = <cydriver.CUlogIterator>0
-    cdef bytes b_buffer = _as_bytes(buffer, False)
-    cdef const char* c_buffer = <char*>b_buffer
+    cdef bytes b_buffer
+    cdef const char* c_buffer
     cdef size_t c_size = <size_t>0
-    if isinstance(iterator, _IntValue):
-        c_iterator = <cydriver.CUlogIterator>_iv(<_IntValue>iterator)
-    elif iterator is None:
-        c_iterator = 0
-    else:
-        c_iterator = iterator
-    c_size = size
+    cdef unsigned int c_flags
+    cdef int _p = 0
+    try:
+        _p = 3
+        c_flags = flags
+        _p = 1
+        b_buffer = _as_bytes(buffer, False)
+        c_buffer = <char*>b_buffer
+        _p = 0
+        if isinstance(iterator, _IntValue):
+            c_iterator = <cydriver.CUlogIterator>_iv(<_IntValue>iterator)
+        elif iterator is None:
+            c_iterator = 0
+        else:
+            c_iterator = iterator
+        _p = 2
+        c_size = size
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuLogsDumpToMemory', ('iterator', 'buffer', 'size', 'flags'), _p) from None
     with nogil:
-        err = cydriver.cuLogsDumpToMemory(&c_iterator, <char*>c_buffer, &c_size, flags)
+        err = cydriver.cuLogsDumpToMemory(&c_iterator, <char*>c_buffer, &c_size, c_flags)
     if err != 0:
         return (_st(err), None, None)
     return (_ok(), _new_int(CUlogIterator, <unsigned long long>c_iterator, 4, False), c_size)
 
-def cuCheckpointProcessGetRestoreThreadId(int pid):
+def cuCheckpointProcessGetRestoreThreadId(pid):
     """Returns the restore thread ID for a CUDA process.
 
     Returns, as `tid`, the thread ID of the CUDA restore thread for the process
@@ -24959,14 +28514,19 @@ def cuCheckpointProcessGetRestoreThreadId(int pid):
         Returned restore thread ID
     """
     cdef cydriver.CUresult err
+    cdef int c_pid
     cdef int c_tid = <int>0
+    try:
+        c_pid = pid
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuCheckpointProcessGetRestoreThreadId', ('pid',), 0) from None
     with nogil:
-        err = cydriver.cuCheckpointProcessGetRestoreThreadId(pid, &c_tid)
+        err = cydriver.cuCheckpointProcessGetRestoreThreadId(c_pid, &c_tid)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), c_tid,)
 
-def cuCheckpointProcessGetState(int pid):
+def cuCheckpointProcessGetState(pid):
     """Returns the process state of a CUDA process.
 
     Returns, as `state`, the current state of the CUDA process specified by `pid`.
@@ -24985,14 +28545,19 @@ def cuCheckpointProcessGetState(int pid):
         Returned CUDA process state
     """
     cdef cydriver.CUresult err
+    cdef int c_pid
     cdef cydriver.CUprocessState c_state = <cydriver.CUprocessState>0
+    try:
+        c_pid = pid
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuCheckpointProcessGetState', ('pid',), 0) from None
     with nogil:
-        err = cydriver.cuCheckpointProcessGetState(pid, &c_state)
+        err = cydriver.cuCheckpointProcessGetState(c_pid, &c_state)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _enum(_L.cls('CUprocessState')._value2member_map_, None, <long long>c_state),)
 
-def cuCheckpointProcessLock(int pid, args):
+def cuCheckpointProcessLock(pid, args):
     """Lock a running CUDA process.
 
     Lock the CUDA process specified by `pid` which will block further CUDA API calls.
@@ -25017,13 +28582,22 @@ def cuCheckpointProcessLock(int pid, args):
         CUDA_ERROR_ILLEGAL_STATE CUDA_ERROR_NOT_SUPPORTED CUDA_ERROR_NOT_READY
     """
     cdef cydriver.CUresult err
-    cdef _Buf a_args = _structs(args, sizeof(cydriver.CUcheckpointLockArgs))
-    cdef void* p_args = _bufptr(a_args)
+    cdef int c_pid
+    cdef _Buf a_args
+    cdef void* p_args
+    cdef int _p = 0
+    try:
+        c_pid = pid
+        _p = 1
+        a_args = _structs(args, sizeof(cydriver.CUcheckpointLockArgs))
+        p_args = _bufptr(a_args)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuCheckpointProcessLock', ('pid', 'args'), _p) from None
     with nogil:
-        err = cydriver.cuCheckpointProcessLock(pid, <cydriver.CUcheckpointLockArgs*>p_args)
+        err = cydriver.cuCheckpointProcessLock(c_pid, <cydriver.CUcheckpointLockArgs*>p_args)
     return _st1(err)
 
-def cuCheckpointProcessCheckpoint(int pid, args):
+def cuCheckpointProcessCheckpoint(pid, args):
     """Checkpoint a CUDA process's GPU memory contents.
 
     Checkpoints a CUDA process specified by `pid` that is in the LOCKED state. The GPU
@@ -25046,13 +28620,22 @@ def cuCheckpointProcessCheckpoint(int pid, args):
         CUDA_ERROR_ILLEGAL_STATE CUDA_ERROR_NOT_SUPPORTED
     """
     cdef cydriver.CUresult err
-    cdef _Buf a_args = _structs(args, sizeof(cydriver.CUcheckpointCheckpointArgs))
-    cdef void* p_args = _bufptr(a_args)
+    cdef int c_pid
+    cdef _Buf a_args
+    cdef void* p_args
+    cdef int _p = 0
+    try:
+        c_pid = pid
+        _p = 1
+        a_args = _structs(args, sizeof(cydriver.CUcheckpointCheckpointArgs))
+        p_args = _bufptr(a_args)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuCheckpointProcessCheckpoint', ('pid', 'args'), _p) from None
     with nogil:
-        err = cydriver.cuCheckpointProcessCheckpoint(pid, <cydriver.CUcheckpointCheckpointArgs*>p_args)
+        err = cydriver.cuCheckpointProcessCheckpoint(c_pid, <cydriver.CUcheckpointCheckpointArgs*>p_args)
     return _st1(err)
 
-def cuCheckpointProcessRestore(int pid, args):
+def cuCheckpointProcessRestore(pid, args):
     """Restore a CUDA process's GPU memory contents from its last checkpoint.
 
     Restores a CUDA process specified by `pid` from its last checkpoint. Process must be
@@ -25086,13 +28669,22 @@ def cuCheckpointProcessRestore(int pid, args):
     cuInit
     """
     cdef cydriver.CUresult err
-    cdef _Buf a_args = _structs(args, sizeof(cydriver.CUcheckpointRestoreArgs))
-    cdef void* p_args = _bufptr(a_args)
+    cdef int c_pid
+    cdef _Buf a_args
+    cdef void* p_args
+    cdef int _p = 0
+    try:
+        c_pid = pid
+        _p = 1
+        a_args = _structs(args, sizeof(cydriver.CUcheckpointRestoreArgs))
+        p_args = _bufptr(a_args)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuCheckpointProcessRestore', ('pid', 'args'), _p) from None
     with nogil:
-        err = cydriver.cuCheckpointProcessRestore(pid, <cydriver.CUcheckpointRestoreArgs*>p_args)
+        err = cydriver.cuCheckpointProcessRestore(c_pid, <cydriver.CUcheckpointRestoreArgs*>p_args)
     return _st1(err)
 
-def cuCheckpointProcessUnlock(int pid, args):
+def cuCheckpointProcessUnlock(pid, args):
     """Unlock a CUDA process to allow CUDA API calls.
 
     Unlocks a process specified by `pid` allowing it to resume making CUDA API calls.
@@ -25114,13 +28706,22 @@ def cuCheckpointProcessUnlock(int pid, args):
         CUDA_ERROR_ILLEGAL_STATE CUDA_ERROR_NOT_SUPPORTED
     """
     cdef cydriver.CUresult err
-    cdef _Buf a_args = _structs(args, sizeof(cydriver.CUcheckpointUnlockArgs))
-    cdef void* p_args = _bufptr(a_args)
+    cdef int c_pid
+    cdef _Buf a_args
+    cdef void* p_args
+    cdef int _p = 0
+    try:
+        c_pid = pid
+        _p = 1
+        a_args = _structs(args, sizeof(cydriver.CUcheckpointUnlockArgs))
+        p_args = _bufptr(a_args)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuCheckpointProcessUnlock', ('pid', 'args'), _p) from None
     with nogil:
-        err = cydriver.cuCheckpointProcessUnlock(pid, <cydriver.CUcheckpointUnlockArgs*>p_args)
+        err = cydriver.cuCheckpointProcessUnlock(c_pid, <cydriver.CUcheckpointUnlockArgs*>p_args)
     return _st1(err)
 
-def cuGraphicsGLRegisterBuffer(buffer, unsigned int Flags):
+def cuGraphicsGLRegisterBuffer(buffer, Flags):
     """Registers an OpenGL buffer object.
 
     Registers the buffer object specified by `buffer` for access by CUDA. A handle to
@@ -25160,19 +28761,27 @@ def cuGraphicsGLRegisterBuffer(buffer, unsigned int Flags):
     cdef cydriver.CUresult err
     cdef cydriver.CUgraphicsResource c_pCudaResource = <cydriver.CUgraphicsResource>0
     cdef unsigned int c_buffer
-    if isinstance(buffer, _IntValue):
-        c_buffer = <unsigned int>_iv(<_IntValue>buffer)
-    elif buffer is None:
-        c_buffer = 0
-    else:
-        c_buffer = buffer
+    cdef unsigned int c_Flags
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_Flags = Flags
+        _p = 0
+        if isinstance(buffer, _IntValue):
+            c_buffer = <unsigned int>_iv(<_IntValue>buffer)
+        elif buffer is None:
+            c_buffer = 0
+        else:
+            c_buffer = buffer
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuGraphicsGLRegisterBuffer', ('buffer', 'Flags'), _p) from None
     with nogil:
-        err = cydriver.cuGraphicsGLRegisterBuffer(&c_pCudaResource, <cydriver.GLuint>c_buffer, Flags)
+        err = cydriver.cuGraphicsGLRegisterBuffer(&c_pCudaResource, <cydriver.GLuint>c_buffer, c_Flags)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _new_handle(CUgraphicsResource, <void*>c_pCudaResource),)
 
-def cuGraphicsGLRegisterImage(image, target, unsigned int Flags):
+def cuGraphicsGLRegisterImage(image, target, Flags):
     """Register an OpenGL texture or renderbuffer object.
 
     Registers the texture or renderbuffer object specified by `image` for access by
@@ -25238,25 +28847,34 @@ def cuGraphicsGLRegisterImage(image, target, unsigned int Flags):
     cdef cydriver.CUgraphicsResource c_pCudaResource = <cydriver.CUgraphicsResource>0
     cdef unsigned int c_image
     cdef unsigned int c_target
-    if isinstance(image, _IntValue):
-        c_image = <unsigned int>_iv(<_IntValue>image)
-    elif image is None:
-        c_image = 0
-    else:
-        c_image = image
-    if isinstance(target, _IntValue):
-        c_target = <unsigned int>_iv(<_IntValue>target)
-    elif target is None:
-        c_target = 0
-    else:
-        c_target = target
+    cdef unsigned int c_Flags
+    cdef int _p = 0
+    try:
+        _p = 2
+        c_Flags = Flags
+        _p = 0
+        if isinstance(image, _IntValue):
+            c_image = <unsigned int>_iv(<_IntValue>image)
+        elif image is None:
+            c_image = 0
+        else:
+            c_image = image
+        _p = 1
+        if isinstance(target, _IntValue):
+            c_target = <unsigned int>_iv(<_IntValue>target)
+        elif target is None:
+            c_target = 0
+        else:
+            c_target = target
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuGraphicsGLRegisterImage', ('image', 'target', 'Flags'), _p) from None
     with nogil:
-        err = cydriver.cuGraphicsGLRegisterImage(&c_pCudaResource, <cydriver.GLuint>c_image, <cydriver.GLenum>c_target, Flags)
+        err = cydriver.cuGraphicsGLRegisterImage(&c_pCudaResource, <cydriver.GLuint>c_image, <cydriver.GLenum>c_target, c_Flags)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _new_handle(CUgraphicsResource, <void*>c_pCudaResource),)
 
-def cuGLGetDevices(unsigned int cudaDeviceCount, long long deviceList):
+def cuGLGetDevices(cudaDeviceCount, deviceList):
     """Gets the CUDA devices associated with the current OpenGL context.
 
     Returns, as `pCudaDeviceCount`, the number of CUDA-compatible devices corresponding
@@ -25300,14 +28918,24 @@ def cuGLGetDevices(unsigned int cudaDeviceCount, long long deviceList):
     cdef cydriver.CUresult err
     cdef unsigned int c_pCudaDeviceCount = <unsigned int>0
     cdef _Buf a_pCudaDevices
-    a_pCudaDevices = _Buf_new((cudaDeviceCount) * 4)
+    cdef unsigned int c_cudaDeviceCount
+    cdef long long c_deviceList
+    cdef int _p = 0
+    try:
+        c_cudaDeviceCount = cudaDeviceCount
+        _p = 1
+        c_deviceList = deviceList
+        _p = 0
+        a_pCudaDevices = _Buf_new((c_cudaDeviceCount) * 4)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuGLGetDevices', ('cudaDeviceCount', 'deviceList'), _p) from None
     with nogil:
-        err = cydriver.cuGLGetDevices(&c_pCudaDeviceCount, <cydriver.CUdevice*>a_pCudaDevices.ptr, cudaDeviceCount, <cydriver.CUGLDeviceList>deviceList)
+        err = cydriver.cuGLGetDevices(&c_pCudaDeviceCount, <cydriver.CUdevice*>a_pCudaDevices.ptr, c_cudaDeviceCount, <cydriver.CUGLDeviceList>c_deviceList)
     if err != 0:
         return (_st(err), None, None)
-    return (_ok(), c_pCudaDeviceCount, _from_array(_bufptr(a_pCudaDevices), cudaDeviceCount, 'i4', CUdevice, 4))
+    return (_ok(), c_pCudaDeviceCount, _from_array(_bufptr(a_pCudaDevices), c_cudaDeviceCount, 'i4', CUdevice, 4))
 
-def cuGLCtxCreate(unsigned int Flags, device):
+def cuGLCtxCreate(Flags, device):
     """Create a CUDA context for interoperability with OpenGL.
 
     Deprecated: This function is deprecated as of Cuda 5.0.
@@ -25339,15 +28967,22 @@ def cuGLCtxCreate(unsigned int Flags, device):
     """
     cdef cydriver.CUresult err
     cdef cydriver.CUcontext c_pCtx = <cydriver.CUcontext>0
+    cdef unsigned int c_Flags
     cdef int c_device
-    if isinstance(device, _IntValue):
-        c_device = <int>_iv(<_IntValue>device)
-    elif device is None:
-        c_device = 0
-    else:
-        c_device = device
+    cdef int _p = 0
+    try:
+        c_Flags = Flags
+        _p = 1
+        if isinstance(device, _IntValue):
+            c_device = <int>_iv(<_IntValue>device)
+        elif device is None:
+            c_device = 0
+        else:
+            c_device = device
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuGLCtxCreate', ('Flags', 'device'), _p) from None
     with nogil:
-        err = cydriver.cuGLCtxCreate(&c_pCtx, Flags, <cydriver.CUdevice>c_device)
+        err = cydriver.cuGLCtxCreate(&c_pCtx, c_Flags, <cydriver.CUdevice>c_device)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _new_handle(CUcontext, <void*>c_pCtx),)
@@ -25405,12 +29040,15 @@ def cuGLRegisterBufferObject(buffer):
     """
     cdef cydriver.CUresult err
     cdef unsigned int c_buffer
-    if isinstance(buffer, _IntValue):
-        c_buffer = <unsigned int>_iv(<_IntValue>buffer)
-    elif buffer is None:
-        c_buffer = 0
-    else:
-        c_buffer = buffer
+    try:
+        if isinstance(buffer, _IntValue):
+            c_buffer = <unsigned int>_iv(<_IntValue>buffer)
+        elif buffer is None:
+            c_buffer = 0
+        else:
+            c_buffer = buffer
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuGLRegisterBufferObject', ('buffer',), 0) from None
     with nogil:
         err = cydriver.cuGLRegisterBufferObject(<cydriver.GLuint>c_buffer)
     return _st1(err)
@@ -25454,12 +29092,15 @@ def cuGLMapBufferObject(buffer):
     cdef cydriver.CUdeviceptr c_dptr = <cydriver.CUdeviceptr>0
     cdef size_t c_size = <size_t>0
     cdef unsigned int c_buffer
-    if isinstance(buffer, _IntValue):
-        c_buffer = <unsigned int>_iv(<_IntValue>buffer)
-    elif buffer is None:
-        c_buffer = 0
-    else:
-        c_buffer = buffer
+    try:
+        if isinstance(buffer, _IntValue):
+            c_buffer = <unsigned int>_iv(<_IntValue>buffer)
+        elif buffer is None:
+            c_buffer = 0
+        else:
+            c_buffer = buffer
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuGLMapBufferObject', ('buffer',), 0) from None
     with nogil:
         err = cydriver.cuGLMapBufferObject(&c_dptr, &c_size, <cydriver.GLuint>c_buffer)
     if err != 0:
@@ -25497,12 +29138,15 @@ def cuGLUnmapBufferObject(buffer):
     """
     cdef cydriver.CUresult err
     cdef unsigned int c_buffer
-    if isinstance(buffer, _IntValue):
-        c_buffer = <unsigned int>_iv(<_IntValue>buffer)
-    elif buffer is None:
-        c_buffer = 0
-    else:
-        c_buffer = buffer
+    try:
+        if isinstance(buffer, _IntValue):
+            c_buffer = <unsigned int>_iv(<_IntValue>buffer)
+        elif buffer is None:
+            c_buffer = 0
+        else:
+            c_buffer = buffer
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuGLUnmapBufferObject', ('buffer',), 0) from None
     with nogil:
         err = cydriver.cuGLUnmapBufferObject(<cydriver.GLuint>c_buffer)
     return _st1(err)
@@ -25537,17 +29181,20 @@ def cuGLUnregisterBufferObject(buffer):
     """
     cdef cydriver.CUresult err
     cdef unsigned int c_buffer
-    if isinstance(buffer, _IntValue):
-        c_buffer = <unsigned int>_iv(<_IntValue>buffer)
-    elif buffer is None:
-        c_buffer = 0
-    else:
-        c_buffer = buffer
+    try:
+        if isinstance(buffer, _IntValue):
+            c_buffer = <unsigned int>_iv(<_IntValue>buffer)
+        elif buffer is None:
+            c_buffer = 0
+        else:
+            c_buffer = buffer
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuGLUnregisterBufferObject', ('buffer',), 0) from None
     with nogil:
         err = cydriver.cuGLUnregisterBufferObject(<cydriver.GLuint>c_buffer)
     return _st1(err)
 
-def cuGLSetBufferObjectMapFlags(buffer, unsigned int Flags):
+def cuGLSetBufferObjectMapFlags(buffer, Flags):
     """Set the map flags for an OpenGL buffer object.
 
     Deprecated: This function is deprecated as of Cuda 3.0.
@@ -25594,14 +29241,22 @@ def cuGLSetBufferObjectMapFlags(buffer, unsigned int Flags):
     """
     cdef cydriver.CUresult err
     cdef unsigned int c_buffer
-    if isinstance(buffer, _IntValue):
-        c_buffer = <unsigned int>_iv(<_IntValue>buffer)
-    elif buffer is None:
-        c_buffer = 0
-    else:
-        c_buffer = buffer
+    cdef unsigned int c_Flags
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_Flags = Flags
+        _p = 0
+        if isinstance(buffer, _IntValue):
+            c_buffer = <unsigned int>_iv(<_IntValue>buffer)
+        elif buffer is None:
+            c_buffer = 0
+        else:
+            c_buffer = buffer
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuGLSetBufferObjectMapFlags', ('buffer', 'Flags'), _p) from None
     with nogil:
-        err = cydriver.cuGLSetBufferObjectMapFlags(<cydriver.GLuint>c_buffer, Flags)
+        err = cydriver.cuGLSetBufferObjectMapFlags(<cydriver.GLuint>c_buffer, c_Flags)
     return _st1(err)
 
 def cuGLMapBufferObjectAsync(buffer, hStream):
@@ -25646,13 +29301,18 @@ def cuGLMapBufferObjectAsync(buffer, hStream):
     cdef size_t c_size = <size_t>0
     cdef unsigned int c_buffer
     cdef void* c_hStream
-    if isinstance(buffer, _IntValue):
-        c_buffer = <unsigned int>_iv(<_IntValue>buffer)
-    elif buffer is None:
-        c_buffer = 0
-    else:
-        c_buffer = buffer
-    _hptr(hStream, &c_hStream)
+    cdef int _p = 0
+    try:
+        if isinstance(buffer, _IntValue):
+            c_buffer = <unsigned int>_iv(<_IntValue>buffer)
+        elif buffer is None:
+            c_buffer = 0
+        else:
+            c_buffer = buffer
+        _p = 1
+        _hptr(hStream, &c_hStream)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuGLMapBufferObjectAsync', ('buffer', 'hStream'), _p) from None
     with nogil:
         err = cydriver.cuGLMapBufferObjectAsync(&c_dptr, &c_size, <cydriver.GLuint>c_buffer, <cydriver.CUstream>c_hStream)
     if err != 0:
@@ -25693,18 +29353,23 @@ def cuGLUnmapBufferObjectAsync(buffer, hStream):
     cdef cydriver.CUresult err
     cdef unsigned int c_buffer
     cdef void* c_hStream
-    if isinstance(buffer, _IntValue):
-        c_buffer = <unsigned int>_iv(<_IntValue>buffer)
-    elif buffer is None:
-        c_buffer = 0
-    else:
-        c_buffer = buffer
-    _hptr(hStream, &c_hStream)
+    cdef int _p = 0
+    try:
+        if isinstance(buffer, _IntValue):
+            c_buffer = <unsigned int>_iv(<_IntValue>buffer)
+        elif buffer is None:
+            c_buffer = 0
+        else:
+            c_buffer = buffer
+        _p = 1
+        _hptr(hStream, &c_hStream)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuGLUnmapBufferObjectAsync', ('buffer', 'hStream'), _p) from None
     with nogil:
         err = cydriver.cuGLUnmapBufferObjectAsync(<cydriver.GLuint>c_buffer, <cydriver.CUstream>c_hStream)
     return _st1(err)
 
-def cuGraphicsEGLRegisterImage(image, unsigned int flags):
+def cuGraphicsEGLRegisterImage(image, flags):
     """Registers an EGL image.
 
     Registers the EGLImageKHR specified by `image` for access by CUDA. A handle to the
@@ -25760,9 +29425,17 @@ def cuGraphicsEGLRegisterImage(image, unsigned int flags):
     cdef cydriver.CUresult err
     cdef cydriver.CUgraphicsResource c_pCudaResource = <cydriver.CUgraphicsResource>0
     cdef void* c_image
-    _hptr(image, &c_image)
+    cdef unsigned int c_flags
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_flags = flags
+        _p = 0
+        _hptr(image, &c_image)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuGraphicsEGLRegisterImage', ('image', 'flags'), _p) from None
     with nogil:
-        err = cydriver.cuGraphicsEGLRegisterImage(&c_pCudaResource, <cydriver.EGLImageKHR>c_image, flags)
+        err = cydriver.cuGraphicsEGLRegisterImage(&c_pCudaResource, <cydriver.EGLImageKHR>c_image, c_flags)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _new_handle(CUgraphicsResource, <void*>c_pCudaResource),)
@@ -25796,14 +29469,17 @@ def cuEGLStreamConsumerConnect(stream):
     cdef cydriver.CUresult err
     cdef cydriver.CUeglStreamConnection c_conn = <cydriver.CUeglStreamConnection>0
     cdef void* c_stream
-    _hptr(stream, &c_stream)
+    try:
+        _hptr(stream, &c_stream)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuEGLStreamConsumerConnect', ('stream',), 0) from None
     with nogil:
         err = cydriver.cuEGLStreamConsumerConnect(&c_conn, <cydriver.EGLStreamKHR>c_stream)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _new_handle(CUeglStreamConnection, <void*>c_conn),)
 
-def cuEGLStreamConsumerConnectWithFlags(stream, unsigned int flags):
+def cuEGLStreamConsumerConnectWithFlags(stream, flags):
     """Connect CUDA to EGLStream as a consumer with given flags.
 
     Connect CUDA as a consumer to EGLStreamKHR specified by `stream` with specified
@@ -25835,9 +29511,17 @@ def cuEGLStreamConsumerConnectWithFlags(stream, unsigned int flags):
     cdef cydriver.CUresult err
     cdef cydriver.CUeglStreamConnection c_conn = <cydriver.CUeglStreamConnection>0
     cdef void* c_stream
-    _hptr(stream, &c_stream)
+    cdef unsigned int c_flags
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_flags = flags
+        _p = 0
+        _hptr(stream, &c_stream)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuEGLStreamConsumerConnectWithFlags', ('stream', 'flags'), _p) from None
     with nogil:
-        err = cydriver.cuEGLStreamConsumerConnectWithFlags(&c_conn, <cydriver.EGLStreamKHR>c_stream, flags)
+        err = cydriver.cuEGLStreamConsumerConnectWithFlags(&c_conn, <cydriver.EGLStreamKHR>c_stream, c_flags)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _new_handle(CUeglStreamConnection, <void*>c_conn),)
@@ -25865,12 +29549,16 @@ def cuEGLStreamConsumerDisconnect(conn):
     """
     cdef cydriver.CUresult err
     cdef void* c_conn
-    cdef void** r_conn = _href(conn, &c_conn)
+    cdef void** r_conn
+    try:
+        r_conn = _href(conn, &c_conn)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuEGLStreamConsumerDisconnect', ('conn',), 0) from None
     with nogil:
         err = cydriver.cuEGLStreamConsumerDisconnect(<cydriver.CUeglStreamConnection*>r_conn)
     return _st1(err)
 
-def cuEGLStreamConsumerAcquireFrame(conn, pCudaResource, pStream, unsigned int timeout):
+def cuEGLStreamConsumerAcquireFrame(conn, pCudaResource, pStream, timeout):
     """Acquire an image frame from the EGLStream with CUDA as a consumer.
 
     Acquire an image frame from EGLStreamKHR. This API can also acquire an old frame
@@ -25907,13 +29595,26 @@ def cuEGLStreamConsumerAcquireFrame(conn, pCudaResource, pStream, unsigned int t
     """
     cdef cydriver.CUresult err
     cdef void* c_conn
-    cdef void** r_conn = _href(conn, &c_conn)
+    cdef void** r_conn
     cdef void* c_pCudaResource
-    cdef void** r_pCudaResource = _href(pCudaResource, &c_pCudaResource)
+    cdef void** r_pCudaResource
     cdef void* c_pStream
-    cdef void** r_pStream = _href(pStream, &c_pStream)
+    cdef void** r_pStream
+    cdef unsigned int c_timeout
+    cdef int _p = 0
+    try:
+        _p = 3
+        c_timeout = timeout
+        _p = 0
+        r_conn = _href(conn, &c_conn)
+        _p = 1
+        r_pCudaResource = _href(pCudaResource, &c_pCudaResource)
+        _p = 2
+        r_pStream = _href(pStream, &c_pStream)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuEGLStreamConsumerAcquireFrame', ('conn', 'pCudaResource', 'pStream', 'timeout'), _p) from None
     with nogil:
-        err = cydriver.cuEGLStreamConsumerAcquireFrame(<cydriver.CUeglStreamConnection*>r_conn, <cydriver.CUgraphicsResource*>r_pCudaResource, <cydriver.CUstream*>r_pStream, timeout)
+        err = cydriver.cuEGLStreamConsumerAcquireFrame(<cydriver.CUeglStreamConnection*>r_conn, <cydriver.CUgraphicsResource*>r_pCudaResource, <cydriver.CUstream*>r_pStream, c_timeout)
     return _st1(err)
 
 def cuEGLStreamConsumerReleaseFrame(conn, pCudaResource, pStream):
@@ -25946,11 +29647,19 @@ def cuEGLStreamConsumerReleaseFrame(conn, pCudaResource, pStream):
     """
     cdef cydriver.CUresult err
     cdef void* c_conn
-    cdef void** r_conn = _href(conn, &c_conn)
+    cdef void** r_conn
     cdef void* c_pCudaResource
     cdef void* c_pStream
-    cdef void** r_pStream = _href(pStream, &c_pStream)
-    _hptr(pCudaResource, &c_pCudaResource)
+    cdef void** r_pStream
+    cdef int _p = 0
+    try:
+        r_conn = _href(conn, &c_conn)
+        _p = 2
+        r_pStream = _href(pStream, &c_pStream)
+        _p = 1
+        _hptr(pCudaResource, &c_pCudaResource)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuEGLStreamConsumerReleaseFrame', ('conn', 'pCudaResource', 'pStream'), _p) from None
     with nogil:
         err = cydriver.cuEGLStreamConsumerReleaseFrame(<cydriver.CUeglStreamConnection*>r_conn, <cydriver.CUgraphicsResource>c_pCudaResource, <cydriver.CUstream*>r_pStream)
     return _st1(err)
@@ -25989,19 +29698,25 @@ def cuEGLStreamProducerConnect(stream, width, height):
     cdef void* c_stream
     cdef int c_width
     cdef int c_height
-    _hptr(stream, &c_stream)
-    if isinstance(width, _IntValue):
-        c_width = <int>_iv(<_IntValue>width)
-    elif width is None:
-        c_width = 0
-    else:
-        c_width = width
-    if isinstance(height, _IntValue):
-        c_height = <int>_iv(<_IntValue>height)
-    elif height is None:
-        c_height = 0
-    else:
-        c_height = height
+    cdef int _p = 0
+    try:
+        _hptr(stream, &c_stream)
+        _p = 1
+        if isinstance(width, _IntValue):
+            c_width = <int>_iv(<_IntValue>width)
+        elif width is None:
+            c_width = 0
+        else:
+            c_width = width
+        _p = 2
+        if isinstance(height, _IntValue):
+            c_height = <int>_iv(<_IntValue>height)
+        elif height is None:
+            c_height = 0
+        else:
+            c_height = height
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuEGLStreamProducerConnect', ('stream', 'width', 'height'), _p) from None
     with nogil:
         err = cydriver.cuEGLStreamProducerConnect(&c_conn, <cydriver.EGLStreamKHR>c_stream, <cydriver.EGLint>c_width, <cydriver.EGLint>c_height)
     if err != 0:
@@ -26030,7 +29745,11 @@ def cuEGLStreamProducerDisconnect(conn):
     """
     cdef cydriver.CUresult err
     cdef void* c_conn
-    cdef void** r_conn = _href(conn, &c_conn)
+    cdef void** r_conn
+    try:
+        r_conn = _href(conn, &c_conn)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuEGLStreamProducerDisconnect', ('conn',), 0) from None
     with nogil:
         err = cydriver.cuEGLStreamProducerDisconnect(<cydriver.CUeglStreamConnection*>r_conn)
     return _st1(err)
@@ -26092,10 +29811,19 @@ def cuEGLStreamProducerPresentFrame(conn, eglframe, pStream):
     """
     cdef cydriver.CUresult err
     cdef void* c_conn
-    cdef void** r_conn = _href(conn, &c_conn)
-    cdef void* p_eglframe = _sval(eglframe, sizeof(cydriver.CUeglFrame))
+    cdef void** r_conn
+    cdef void* p_eglframe
     cdef void* c_pStream
-    cdef void** r_pStream = _href(pStream, &c_pStream)
+    cdef void** r_pStream
+    cdef int _p = 0
+    try:
+        r_conn = _href(conn, &c_conn)
+        _p = 1
+        p_eglframe = _sval(eglframe, sizeof(cydriver.CUeglFrame))
+        _p = 2
+        r_pStream = _href(pStream, &c_pStream)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuEGLStreamProducerPresentFrame', ('conn', 'eglframe', 'pStream'), _p) from None
     with nogil:
         err = cydriver.cuEGLStreamProducerPresentFrame(<cydriver.CUeglStreamConnection*>r_conn, (<cydriver.CUeglFrame*>p_eglframe)[0], <cydriver.CUstream*>r_pStream)
     return _st1(err)
@@ -26127,16 +29855,26 @@ def cuEGLStreamProducerReturnFrame(conn, eglframe, pStream):
     """
     cdef cydriver.CUresult err
     cdef void* c_conn
-    cdef void** r_conn = _href(conn, &c_conn)
-    cdef _Buf a_eglframe = _structs(eglframe, sizeof(cydriver.CUeglFrame))
-    cdef void* p_eglframe = _bufptr(a_eglframe)
+    cdef void** r_conn
+    cdef _Buf a_eglframe
+    cdef void* p_eglframe
     cdef void* c_pStream
-    cdef void** r_pStream = _href(pStream, &c_pStream)
+    cdef void** r_pStream
+    cdef int _p = 0
+    try:
+        r_conn = _href(conn, &c_conn)
+        _p = 1
+        a_eglframe = _structs(eglframe, sizeof(cydriver.CUeglFrame))
+        p_eglframe = _bufptr(a_eglframe)
+        _p = 2
+        r_pStream = _href(pStream, &c_pStream)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuEGLStreamProducerReturnFrame', ('conn', 'eglframe', 'pStream'), _p) from None
     with nogil:
         err = cydriver.cuEGLStreamProducerReturnFrame(<cydriver.CUeglStreamConnection*>r_conn, <cydriver.CUeglFrame*>p_eglframe, <cydriver.CUstream*>r_pStream)
     return _st1(err)
 
-def cuGraphicsResourceGetMappedEglFrame(resource, unsigned int index, unsigned int mipLevel):
+def cuGraphicsResourceGetMappedEglFrame(resource, index, mipLevel):
     """Get an eglFrame through which to access a registered EGL graphics resource.
 
     Returns, as `eglFrame`, an eglFrame pointer through which the registered graphics
@@ -26190,14 +29928,25 @@ def cuGraphicsResourceGetMappedEglFrame(resource, unsigned int index, unsigned i
     cdef cydriver.CUresult err
     cdef _Struct s_eglFrame = _new_struct(_L.cls('CUeglFrame'))
     cdef void* c_resource
-    _hptr(resource, &c_resource)
+    cdef unsigned int c_index
+    cdef unsigned int c_mipLevel
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_index = index
+        _p = 2
+        c_mipLevel = mipLevel
+        _p = 0
+        _hptr(resource, &c_resource)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuGraphicsResourceGetMappedEglFrame', ('resource', 'index', 'mipLevel'), _p) from None
     with nogil:
-        err = cydriver.cuGraphicsResourceGetMappedEglFrame(<cydriver.CUeglFrame*>s_eglFrame._ptr, <cydriver.CUgraphicsResource>c_resource, index, mipLevel)
+        err = cydriver.cuGraphicsResourceGetMappedEglFrame(<cydriver.CUeglFrame*>s_eglFrame._ptr, <cydriver.CUgraphicsResource>c_resource, c_index, c_mipLevel)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), s_eglFrame,)
 
-def cuEventCreateFromEGLSync(eglSync, unsigned int flags):
+def cuEventCreateFromEGLSync(eglSync, flags):
     """Creates an event from EGLSync object.
 
     Creates an event `phEvent` from an EGLSyncKHR eglSync with the flags specified via
@@ -26238,9 +29987,17 @@ def cuEventCreateFromEGLSync(eglSync, unsigned int flags):
     cdef cydriver.CUresult err
     cdef cydriver.CUevent c_phEvent = <cydriver.CUevent>0
     cdef void* c_eglSync
-    _hptr(eglSync, &c_eglSync)
+    cdef unsigned int c_flags
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_flags = flags
+        _p = 0
+        _hptr(eglSync, &c_eglSync)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuEventCreateFromEGLSync', ('eglSync', 'flags'), _p) from None
     with nogil:
-        err = cydriver.cuEventCreateFromEGLSync(&c_phEvent, <cydriver.EGLSyncKHR>c_eglSync, flags)
+        err = cydriver.cuEventCreateFromEGLSync(&c_phEvent, <cydriver.EGLSyncKHR>c_eglSync, c_flags)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _new_handle(CUevent, <void*>c_phEvent),)
@@ -26276,20 +30033,25 @@ def cuVDPAUGetDevice(vdpDevice, vdpGetProcAddress):
     cdef cydriver.CUdevice c_pDevice = <cydriver.CUdevice>0
     cdef uint32_t c_vdpDevice
     cdef void* c_vdpGetProcAddress
-    if isinstance(vdpDevice, _IntValue):
-        c_vdpDevice = <uint32_t>_iv(<_IntValue>vdpDevice)
-    elif vdpDevice is None:
-        c_vdpDevice = 0
-    else:
-        c_vdpDevice = vdpDevice
-    _vptr(vdpGetProcAddress, &c_vdpGetProcAddress)
+    cdef int _p = 0
+    try:
+        if isinstance(vdpDevice, _IntValue):
+            c_vdpDevice = <uint32_t>_iv(<_IntValue>vdpDevice)
+        elif vdpDevice is None:
+            c_vdpDevice = 0
+        else:
+            c_vdpDevice = vdpDevice
+        _p = 1
+        _vptr(vdpGetProcAddress, &c_vdpGetProcAddress)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuVDPAUGetDevice', ('vdpDevice', 'vdpGetProcAddress'), _p) from None
     with nogil:
         err = cydriver.cuVDPAUGetDevice(&c_pDevice, <cydriver.VdpDevice>c_vdpDevice, <cydriver.VdpGetProcAddress*>c_vdpGetProcAddress)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _new_int(CUdevice, <unsigned long long>c_pDevice, 4, True),)
 
-def cuVDPAUCtxCreate(unsigned int flags, device, vdpDevice, vdpGetProcAddress):
+def cuVDPAUCtxCreate(flags, device, vdpDevice, vdpGetProcAddress):
     """Create a CUDA context for interoperability with VDPAU.
 
     Creates a new CUDA context, initializes VDPAU interoperability, and associates the
@@ -26325,29 +30087,38 @@ def cuVDPAUCtxCreate(unsigned int flags, device, vdpDevice, vdpGetProcAddress):
     """
     cdef cydriver.CUresult err
     cdef cydriver.CUcontext c_pCtx = <cydriver.CUcontext>0
+    cdef unsigned int c_flags
     cdef int c_device
     cdef uint32_t c_vdpDevice
     cdef void* c_vdpGetProcAddress
-    if isinstance(device, _IntValue):
-        c_device = <int>_iv(<_IntValue>device)
-    elif device is None:
-        c_device = 0
-    else:
-        c_device = device
-    if isinstance(vdpDevice, _IntValue):
-        c_vdpDevice = <uint32_t>_iv(<_IntValue>vdpDevice)
-    elif vdpDevice is None:
-        c_vdpDevice = 0
-    else:
-        c_vdpDevice = vdpDevice
-    _vptr(vdpGetProcAddress, &c_vdpGetProcAddress)
+    cdef int _p = 0
+    try:
+        c_flags = flags
+        _p = 1
+        if isinstance(device, _IntValue):
+            c_device = <int>_iv(<_IntValue>device)
+        elif device is None:
+            c_device = 0
+        else:
+            c_device = device
+        _p = 2
+        if isinstance(vdpDevice, _IntValue):
+            c_vdpDevice = <uint32_t>_iv(<_IntValue>vdpDevice)
+        elif vdpDevice is None:
+            c_vdpDevice = 0
+        else:
+            c_vdpDevice = vdpDevice
+        _p = 3
+        _vptr(vdpGetProcAddress, &c_vdpGetProcAddress)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuVDPAUCtxCreate', ('flags', 'device', 'vdpDevice', 'vdpGetProcAddress'), _p) from None
     with nogil:
-        err = cydriver.cuVDPAUCtxCreate(&c_pCtx, flags, <cydriver.CUdevice>c_device, <cydriver.VdpDevice>c_vdpDevice, <cydriver.VdpGetProcAddress*>c_vdpGetProcAddress)
+        err = cydriver.cuVDPAUCtxCreate(&c_pCtx, c_flags, <cydriver.CUdevice>c_device, <cydriver.VdpDevice>c_vdpDevice, <cydriver.VdpGetProcAddress*>c_vdpGetProcAddress)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _new_handle(CUcontext, <void*>c_pCtx),)
 
-def cuGraphicsVDPAURegisterVideoSurface(vdpSurface, unsigned int flags):
+def cuGraphicsVDPAURegisterVideoSurface(vdpSurface, flags):
     """Registers a VDPAU VdpVideoSurface object.
 
     Registers the VdpVideoSurface specified by `vdpSurface` for access by CUDA. A handle
@@ -26404,19 +30175,27 @@ def cuGraphicsVDPAURegisterVideoSurface(vdpSurface, unsigned int flags):
     cdef cydriver.CUresult err
     cdef cydriver.CUgraphicsResource c_pCudaResource = <cydriver.CUgraphicsResource>0
     cdef uint32_t c_vdpSurface
-    if isinstance(vdpSurface, _IntValue):
-        c_vdpSurface = <uint32_t>_iv(<_IntValue>vdpSurface)
-    elif vdpSurface is None:
-        c_vdpSurface = 0
-    else:
-        c_vdpSurface = vdpSurface
+    cdef unsigned int c_flags
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_flags = flags
+        _p = 0
+        if isinstance(vdpSurface, _IntValue):
+            c_vdpSurface = <uint32_t>_iv(<_IntValue>vdpSurface)
+        elif vdpSurface is None:
+            c_vdpSurface = 0
+        else:
+            c_vdpSurface = vdpSurface
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuGraphicsVDPAURegisterVideoSurface', ('vdpSurface', 'flags'), _p) from None
     with nogil:
-        err = cydriver.cuGraphicsVDPAURegisterVideoSurface(&c_pCudaResource, <cydriver.VdpVideoSurface>c_vdpSurface, flags)
+        err = cydriver.cuGraphicsVDPAURegisterVideoSurface(&c_pCudaResource, <cydriver.VdpVideoSurface>c_vdpSurface, c_flags)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _new_handle(CUgraphicsResource, <void*>c_pCudaResource),)
 
-def cuGraphicsVDPAURegisterOutputSurface(vdpSurface, unsigned int flags):
+def cuGraphicsVDPAURegisterOutputSurface(vdpSurface, flags):
     """Registers a VDPAU VdpOutputSurface object.
 
     Registers the VdpOutputSurface specified by `vdpSurface` for access by CUDA. A
@@ -26467,14 +30246,22 @@ def cuGraphicsVDPAURegisterOutputSurface(vdpSurface, unsigned int flags):
     cdef cydriver.CUresult err
     cdef cydriver.CUgraphicsResource c_pCudaResource = <cydriver.CUgraphicsResource>0
     cdef uint32_t c_vdpSurface
-    if isinstance(vdpSurface, _IntValue):
-        c_vdpSurface = <uint32_t>_iv(<_IntValue>vdpSurface)
-    elif vdpSurface is None:
-        c_vdpSurface = 0
-    else:
-        c_vdpSurface = vdpSurface
+    cdef unsigned int c_flags
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_flags = flags
+        _p = 0
+        if isinstance(vdpSurface, _IntValue):
+            c_vdpSurface = <uint32_t>_iv(<_IntValue>vdpSurface)
+        elif vdpSurface is None:
+            c_vdpSurface = 0
+        else:
+            c_vdpSurface = vdpSurface
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cuGraphicsVDPAURegisterOutputSurface', ('vdpSurface', 'flags'), _p) from None
     with nogil:
-        err = cydriver.cuGraphicsVDPAURegisterOutputSurface(&c_pCudaResource, <cydriver.VdpOutputSurface>c_vdpSurface, flags)
+        err = cydriver.cuGraphicsVDPAURegisterOutputSurface(&c_pCudaResource, <cydriver.VdpOutputSurface>c_vdpSurface, c_flags)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _new_handle(CUgraphicsResource, <void*>c_pCudaResource),)

@@ -6,7 +6,7 @@ from cuda.bindings cimport cynvjitlink
 from cuda.bindings._base cimport (_Handle, _IntValue, _iv, _Struct, _Buf, _hptr, _href, _vptr, _sval, _wbuf,
     _new_handle, _new_int, _new_struct, _enum, _as_bytes, _array, _from_array, _strlist, _voidpp,
     _jitvalues, _kparams, _attr_in, _attr_out, _attr_size, _attr_bufs, _attr_values, _bufptr, _Buf_new,
-    _check_count, _bptr, _library_handle,
+    _check_count, _bptr, _library_handle, _arg_error, _vsized,
     _structs, _Lazy, _new_lazy)
 from cpython.bytes cimport PyBytes_FromStringAndSize
 from cpython.long cimport PyLong_FromVoidPtr, PyLong_AsVoidPtr
@@ -50,7 +50,7 @@ cdef str _STATUS_NAME = 'nvJitLinkResult'
 include "_module_common.pxi"
 
 
-def _nvJitLinkCreate(uint32_t numOptions, options):
+def _nvJitLinkCreate(numOptions, options):
     """nvJitLinkCreate creates an instance of nvJitLinkHandle with the given input
     options, and sets the output parameter `handle`.
 
@@ -78,11 +78,20 @@ def _nvJitLinkCreate(uint32_t numOptions, options):
     """
     cdef cynvjitlink.nvJitLinkResult err
     cdef cynvjitlink.nvJitLinkHandle c_handle = <cynvjitlink.nvJitLinkHandle>0
-    cdef _Buf a_options = _strlist(options)
-    cdef void* p_options = _bufptr(a_options)
-    _check_count(options, numOptions, 'options', 'numOptions')
+    cdef uint32_t c_numOptions
+    cdef _Buf a_options
+    cdef void* p_options
+    cdef int _p = 0
+    try:
+        c_numOptions = numOptions
+        _p = 1
+        a_options = _strlist(options)
+        p_options = _bufptr(a_options)
+        _check_count(options, c_numOptions, 'options', 'numOptions')
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('create', ('num_options', 'options'), _p) from None
     with nogil:
-        err = cynvjitlink.nvJitLinkCreate(&c_handle, numOptions, <const char**>p_options)
+        err = cynvjitlink.nvJitLinkCreate(&c_handle, c_numOptions, <const char**>p_options)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _new_handle(nvJitLinkHandle, <void*>c_handle),)
@@ -107,12 +116,16 @@ def _nvJitLinkDestroy(handle):
     """
     cdef cynvjitlink.nvJitLinkResult err
     cdef void* c_handle
-    cdef void** r_handle = _href(handle, &c_handle)
+    cdef void** r_handle
+    try:
+        r_handle = _href(handle, &c_handle)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('destroy', ('handle',), 0) from None
     with nogil:
         err = cynvjitlink.nvJitLinkDestroy(<cynvjitlink.nvJitLinkHandle*>r_handle)
     return _st1(err)
 
-def _nvJitLinkAddData(handle, long long inputType, data, size_t size, name):
+def _nvJitLinkAddData(handle, inputType, data, size, name):
     """nvJitLinkAddData adds data image to the link.
 
     Parameters
@@ -135,16 +148,31 @@ def _nvJitLinkAddData(handle, long long inputType, data, size_t size, name):
     """
     cdef cynvjitlink.nvJitLinkResult err
     cdef void* c_handle
+    cdef long long c_inputType
     cdef void* c_data
-    cdef bytes b_name = name.encode() if isinstance(name, str) else _as_bytes(name, False)
-    cdef const char* c_name = <char*>b_name
-    _hptr(handle, &c_handle)
-    _bptr(data, &c_data, size)
+    cdef size_t c_size
+    cdef bytes b_name
+    cdef const char* c_name
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_inputType = inputType
+        _p = 3
+        c_size = size
+        _p = 4
+        b_name = name.encode() if isinstance(name, str) else _as_bytes(name, False)
+        c_name = <char*>b_name
+        _p = 0
+        _hptr(handle, &c_handle)
+        _p = 2
+        _bptr(data, &c_data, c_size)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('add_data', ('handle', 'input_type', 'data', 'size', 'name'), _p) from None
     with nogil:
-        err = cynvjitlink.nvJitLinkAddData(<cynvjitlink.nvJitLinkHandle>c_handle, <cynvjitlink.nvJitLinkInputType>inputType, <const void*>c_data, size, <const char*>c_name)
+        err = cynvjitlink.nvJitLinkAddData(<cynvjitlink.nvJitLinkHandle>c_handle, <cynvjitlink.nvJitLinkInputType>c_inputType, <const void*>c_data, c_size, <const char*>c_name)
     return _st1(err)
 
-def _nvJitLinkAddFile(handle, long long inputType, fileName):
+def _nvJitLinkAddFile(handle, inputType, fileName):
     """nvJitLinkAddFile reads data from file and links it in.
 
     Parameters
@@ -163,11 +191,22 @@ def _nvJitLinkAddFile(handle, long long inputType, fileName):
     """
     cdef cynvjitlink.nvJitLinkResult err
     cdef void* c_handle
-    cdef bytes b_fileName = fileName.encode() if isinstance(fileName, str) else _as_bytes(fileName, False)
-    cdef const char* c_fileName = <char*>b_fileName
-    _hptr(handle, &c_handle)
+    cdef long long c_inputType
+    cdef bytes b_fileName
+    cdef const char* c_fileName
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_inputType = inputType
+        _p = 2
+        b_fileName = fileName.encode() if isinstance(fileName, str) else _as_bytes(fileName, False)
+        c_fileName = <char*>b_fileName
+        _p = 0
+        _hptr(handle, &c_handle)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('add_file', ('handle', 'input_type', 'file_name'), _p) from None
     with nogil:
-        err = cynvjitlink.nvJitLinkAddFile(<cynvjitlink.nvJitLinkHandle>c_handle, <cynvjitlink.nvJitLinkInputType>inputType, <const char*>c_fileName)
+        err = cynvjitlink.nvJitLinkAddFile(<cynvjitlink.nvJitLinkHandle>c_handle, <cynvjitlink.nvJitLinkInputType>c_inputType, <const char*>c_fileName)
     return _st1(err)
 
 def _nvJitLinkComplete(handle):
@@ -185,7 +224,10 @@ def _nvJitLinkComplete(handle):
     """
     cdef cynvjitlink.nvJitLinkResult err
     cdef void* c_handle
-    _hptr(handle, &c_handle)
+    try:
+        _hptr(handle, &c_handle)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('complete', ('handle',), 0) from None
     with nogil:
         err = cynvjitlink.nvJitLinkComplete(<cynvjitlink.nvJitLinkHandle>c_handle)
     return _st1(err)
@@ -212,7 +254,10 @@ def _nvJitLinkGetLinkedCubinSize(handle):
     cdef cynvjitlink.nvJitLinkResult err
     cdef void* c_handle
     cdef size_t c_size = <size_t>0
-    _hptr(handle, &c_handle)
+    try:
+        _hptr(handle, &c_handle)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('get_linked_cubin_size', ('handle',), 0) from None
     with nogil:
         err = cynvjitlink.nvJitLinkGetLinkedCubinSize(<cynvjitlink.nvJitLinkHandle>c_handle, &c_size)
     if err != 0:
@@ -244,8 +289,13 @@ def _nvJitLinkGetLinkedCubin(handle, cubin):
     cdef void* c_handle
     cdef void* c_cubin
     cdef Py_ssize_t n_cubin
-    _hptr(handle, &c_handle)
-    _wbuf(cubin, &c_cubin, &n_cubin, True)
+    cdef int _p = 0
+    try:
+        _hptr(handle, &c_handle)
+        _p = 1
+        _wbuf(cubin, &c_cubin, &n_cubin, True)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('get_linked_cubin', ('handle', 'cubin'), _p) from None
     cdef size_t need_cubin = 0
     if cynvjitlink.nvJitLinkGetLinkedCubinSize(<cynvjitlink.nvJitLinkHandle>c_handle, &need_cubin) == 0 and <size_t>n_cubin < need_cubin:
         raise ValueError(f'cubin has {n_cubin} bytes; nvJitLinkGetLinkedCubin needs {need_cubin}')
@@ -277,7 +327,10 @@ def _nvJitLinkGetLinkedPtxSize(handle):
     cdef cynvjitlink.nvJitLinkResult err
     cdef void* c_handle
     cdef size_t c_size = <size_t>0
-    _hptr(handle, &c_handle)
+    try:
+        _hptr(handle, &c_handle)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('get_linked_ptx_size', ('handle',), 0) from None
     with nogil:
         err = cynvjitlink.nvJitLinkGetLinkedPtxSize(<cynvjitlink.nvJitLinkHandle>c_handle, &c_size)
     if err != 0:
@@ -310,8 +363,13 @@ def _nvJitLinkGetLinkedPtx(handle, ptx):
     cdef void* c_handle
     cdef void* c_ptx
     cdef Py_ssize_t n_ptx
-    _hptr(handle, &c_handle)
-    _wbuf(ptx, &c_ptx, &n_ptx, True)
+    cdef int _p = 0
+    try:
+        _hptr(handle, &c_handle)
+        _p = 1
+        _wbuf(ptx, &c_ptx, &n_ptx, True)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('get_linked_ptx', ('handle', 'ptx'), _p) from None
     cdef size_t need_ptx = 0
     if cynvjitlink.nvJitLinkGetLinkedPtxSize(<cynvjitlink.nvJitLinkHandle>c_handle, &need_ptx) == 0 and <size_t>n_ptx < need_ptx:
         raise ValueError(f'ptx has {n_ptx} bytes; nvJitLinkGetLinkedPtx needs {need_ptx}')
@@ -341,7 +399,10 @@ def _nvJitLinkGetErrorLogSize(handle):
     cdef cynvjitlink.nvJitLinkResult err
     cdef void* c_handle
     cdef size_t c_size = <size_t>0
-    _hptr(handle, &c_handle)
+    try:
+        _hptr(handle, &c_handle)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('get_error_log_size', ('handle',), 0) from None
     with nogil:
         err = cynvjitlink.nvJitLinkGetErrorLogSize(<cynvjitlink.nvJitLinkHandle>c_handle, &c_size)
     if err != 0:
@@ -373,8 +434,13 @@ def _nvJitLinkGetErrorLog(handle, log):
     cdef void* c_handle
     cdef void* c_log
     cdef Py_ssize_t n_log
-    _hptr(handle, &c_handle)
-    _wbuf(log, &c_log, &n_log, True)
+    cdef int _p = 0
+    try:
+        _hptr(handle, &c_handle)
+        _p = 1
+        _wbuf(log, &c_log, &n_log, True)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('get_error_log', ('handle', 'log'), _p) from None
     cdef size_t need_log = 0
     if cynvjitlink.nvJitLinkGetErrorLogSize(<cynvjitlink.nvJitLinkHandle>c_handle, &need_log) == 0 and <size_t>n_log < need_log:
         raise ValueError(f'log has {n_log} bytes; nvJitLinkGetErrorLog needs {need_log}')
@@ -404,7 +470,10 @@ def _nvJitLinkGetInfoLogSize(handle):
     cdef cynvjitlink.nvJitLinkResult err
     cdef void* c_handle
     cdef size_t c_size = <size_t>0
-    _hptr(handle, &c_handle)
+    try:
+        _hptr(handle, &c_handle)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('get_info_log_size', ('handle',), 0) from None
     with nogil:
         err = cynvjitlink.nvJitLinkGetInfoLogSize(<cynvjitlink.nvJitLinkHandle>c_handle, &c_size)
     if err != 0:
@@ -436,8 +505,13 @@ def _nvJitLinkGetInfoLog(handle, log):
     cdef void* c_handle
     cdef void* c_log
     cdef Py_ssize_t n_log
-    _hptr(handle, &c_handle)
-    _wbuf(log, &c_log, &n_log, True)
+    cdef int _p = 0
+    try:
+        _hptr(handle, &c_handle)
+        _p = 1
+        _wbuf(log, &c_log, &n_log, True)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('get_info_log', ('handle', 'log'), _p) from None
     cdef size_t need_log = 0
     if cynvjitlink.nvJitLinkGetInfoLogSize(<cynvjitlink.nvJitLinkHandle>c_handle, &need_log) == 0 and <size_t>n_log < need_log:
         raise ValueError(f'log has {n_log} bytes; nvJitLinkGetInfoLog needs {need_log}')

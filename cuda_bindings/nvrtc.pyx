@@ -6,7 +6,7 @@ from cuda.bindings cimport cynvrtc
 from cuda.bindings._base cimport (_Handle, _IntValue, _iv, _Struct, _Buf, _hptr, _href, _vptr, _sval, _wbuf,
     _new_handle, _new_int, _new_struct, _enum, _as_bytes, _array, _from_array, _strlist, _voidpp,
     _jitvalues, _kparams, _attr_in, _attr_out, _attr_size, _attr_bufs, _attr_values, _bufptr, _Buf_new,
-    _check_count, _bptr, _library_handle,
+    _check_count, _bptr, _library_handle, _arg_error, _vsized,
     _structs, _Lazy, _new_lazy)
 from cpython.bytes cimport PyBytes_FromStringAndSize
 from cpython.long cimport PyLong_FromVoidPtr, PyLong_AsVoidPtr
@@ -46,7 +46,7 @@ cdef str _STATUS_NAME = 'nvrtcResult'
 include "_module_common.pxi"
 
 
-def nvrtcGetErrorString(long long result):
+def nvrtcGetErrorString(result):
     """nvrtcGetErrorString is a helper function that returns a string describing the
     given nvrtcResult code, e.g., NVRTC_SUCCESS to "NVRTC_SUCCESS".
 
@@ -65,7 +65,12 @@ def nvrtcGetErrorString(long long result):
         Message string for the given nvrtcResult code.
     """
     cdef const char* r
-    r = cynvrtc.nvrtcGetErrorString(<cynvrtc.nvrtcResult>result)
+    cdef long long c_result
+    try:
+        c_result = result
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('nvrtcGetErrorString', ('result',), 0) from None
+    r = cynvrtc.nvrtcGetErrorString(<cynvrtc.nvrtcResult>c_result)
     return (_ok(), <bytes>r if r != NULL else None)
 
 def nvrtcVersion():
@@ -140,7 +145,7 @@ def nvrtcGetSupportedArchs():
         return (_st(err), None,)
     return (_ok(), _from_array(_bufptr(a_supportedArchs), n_supportedArchs, 'i4', None, 4),)
 
-def nvrtcCreateProgram(src, name, int numHeaders, headers, includeNames):
+def nvrtcCreateProgram(src, name, numHeaders, headers, includeNames):
     """nvrtcCreateProgram creates an instance of nvrtcProgram with the given input
     parameters, and sets the output parameter `prog` with it.
 
@@ -180,18 +185,39 @@ def nvrtcCreateProgram(src, name, int numHeaders, headers, includeNames):
     """
     cdef cynvrtc.nvrtcResult err
     cdef cynvrtc.nvrtcProgram c_prog = <cynvrtc.nvrtcProgram>0
-    cdef bytes b_src = _as_bytes(src, False)
-    cdef const char* c_src = <char*>b_src
-    cdef bytes b_name = _as_bytes(name, False)
-    cdef const char* c_name = <char*>b_name
-    cdef _Buf a_headers = _strlist(headers)
-    cdef void* p_headers = _bufptr(a_headers)
-    cdef _Buf a_includeNames = _strlist(includeNames)
-    cdef void* p_includeNames = _bufptr(a_includeNames)
-    _check_count(headers, numHeaders, 'headers', 'numHeaders')
-    _check_count(includeNames, numHeaders, 'includeNames', 'numHeaders')
+    cdef bytes b_src
+    cdef const char* c_src
+    cdef bytes b_name
+    cdef const char* c_name
+    cdef int c_numHeaders
+    cdef _Buf a_headers
+    cdef void* p_headers
+    cdef _Buf a_includeNames
+    cdef void* p_includeNames
+    cdef int _p = 0
+    try:
+        _p = 2
+        c_numHeaders = numHeaders
+        _p = 0
+        b_src = _as_bytes(src, False)
+        c_src = <char*>b_src
+        _p = 1
+        b_name = _as_bytes(name, False)
+        c_name = <char*>b_name
+        _p = 3
+        a_headers = _strlist(headers)
+        p_headers = _bufptr(a_headers)
+        _p = 4
+        a_includeNames = _strlist(includeNames)
+        p_includeNames = _bufptr(a_includeNames)
+        _p = 3
+        _check_count(headers, c_numHeaders, 'headers', 'numHeaders')
+        _p = 4
+        _check_count(includeNames, c_numHeaders, 'includeNames', 'numHeaders')
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('nvrtcCreateProgram', ('src', 'name', 'numHeaders', 'headers', 'includeNames'), _p) from None
     with nogil:
-        err = cynvrtc.nvrtcCreateProgram(&c_prog, <const char*>c_src, <const char*>c_name, numHeaders, <const char**>p_headers, <const char**>p_includeNames)
+        err = cynvrtc.nvrtcCreateProgram(&c_prog, <const char*>c_src, <const char*>c_name, c_numHeaders, <const char**>p_headers, <const char**>p_includeNames)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _new_handle(nvrtcProgram, <void*>c_prog),)
@@ -215,13 +241,17 @@ def nvrtcDestroyProgram(prog):
     """
     cdef cynvrtc.nvrtcResult err
     cdef void* c_prog
-    cdef void** r_prog = _href(prog, &c_prog)
-    _library_handle(r_prog[0], 'prog', 'an NVRTC program')
+    cdef void** r_prog
+    try:
+        r_prog = _href(prog, &c_prog)
+        _library_handle(r_prog[0], 'prog', 'an NVRTC program')
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('nvrtcDestroyProgram', ('prog',), 0) from None
     with nogil:
         err = cynvrtc.nvrtcDestroyProgram(<cynvrtc.nvrtcProgram*>r_prog)
     return _st1(err)
 
-def nvrtcCompileProgram(prog, int numOptions, options):
+def nvrtcCompileProgram(prog, numOptions, options):
     """nvrtcCompileProgram compiles the given program.
 
     It supports compile options listed in options.
@@ -247,13 +277,25 @@ def nvrtcCompileProgram(prog, int numOptions, options):
     """
     cdef cynvrtc.nvrtcResult err
     cdef void* c_prog
-    cdef _Buf a_options = _strlist(options)
-    cdef void* p_options = _bufptr(a_options)
-    _hptr(prog, &c_prog)
-    _library_handle(c_prog, 'prog', 'an NVRTC program')
-    _check_count(options, numOptions, 'options', 'numOptions')
+    cdef int c_numOptions
+    cdef _Buf a_options
+    cdef void* p_options
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_numOptions = numOptions
+        _p = 2
+        a_options = _strlist(options)
+        p_options = _bufptr(a_options)
+        _p = 0
+        _hptr(prog, &c_prog)
+        _library_handle(c_prog, 'prog', 'an NVRTC program')
+        _p = 2
+        _check_count(options, c_numOptions, 'options', 'numOptions')
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('nvrtcCompileProgram', ('prog', 'numOptions', 'options'), _p) from None
     with nogil:
-        err = cynvrtc.nvrtcCompileProgram(<cynvrtc.nvrtcProgram>c_prog, numOptions, <const char**>p_options)
+        err = cynvrtc.nvrtcCompileProgram(<cynvrtc.nvrtcProgram>c_prog, c_numOptions, <const char**>p_options)
     return _st1(err)
 
 def nvrtcGetPTXSize(prog):
@@ -279,8 +321,11 @@ def nvrtcGetPTXSize(prog):
     cdef cynvrtc.nvrtcResult err
     cdef void* c_prog
     cdef size_t c_ptxSizeRet = <size_t>0
-    _hptr(prog, &c_prog)
-    _library_handle(c_prog, 'prog', 'an NVRTC program')
+    try:
+        _hptr(prog, &c_prog)
+        _library_handle(c_prog, 'prog', 'an NVRTC program')
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('nvrtcGetPTXSize', ('prog',), 0) from None
     with nogil:
         err = cynvrtc.nvrtcGetPTXSize(<cynvrtc.nvrtcProgram>c_prog, &c_ptxSizeRet)
     if err != 0:
@@ -311,9 +356,14 @@ def nvrtcGetPTX(prog, ptx):
     cdef void* c_prog
     cdef void* c_ptx
     cdef Py_ssize_t n_ptx
-    _hptr(prog, &c_prog)
-    _library_handle(c_prog, 'prog', 'an NVRTC program')
-    _wbuf(ptx, &c_ptx, &n_ptx, False)
+    cdef int _p = 0
+    try:
+        _hptr(prog, &c_prog)
+        _library_handle(c_prog, 'prog', 'an NVRTC program')
+        _p = 1
+        _wbuf(ptx, &c_ptx, &n_ptx, False)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('nvrtcGetPTX', ('prog', 'ptx'), _p) from None
     cdef size_t need_ptx = 0
     if cynvrtc.nvrtcGetPTXSize(<cynvrtc.nvrtcProgram>c_prog, &need_ptx) == 0 and <size_t>n_ptx < need_ptx:
         raise ValueError(f'ptx has {n_ptx} bytes; nvrtcGetPTX needs {need_ptx}')
@@ -347,8 +397,11 @@ def nvrtcGetCUBINSize(prog):
     cdef cynvrtc.nvrtcResult err
     cdef void* c_prog
     cdef size_t c_cubinSizeRet = <size_t>0
-    _hptr(prog, &c_prog)
-    _library_handle(c_prog, 'prog', 'an NVRTC program')
+    try:
+        _hptr(prog, &c_prog)
+        _library_handle(c_prog, 'prog', 'an NVRTC program')
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('nvrtcGetCUBINSize', ('prog',), 0) from None
     with nogil:
         err = cynvrtc.nvrtcGetCUBINSize(<cynvrtc.nvrtcProgram>c_prog, &c_cubinSizeRet)
     if err != 0:
@@ -382,9 +435,14 @@ def nvrtcGetCUBIN(prog, cubin):
     cdef void* c_prog
     cdef void* c_cubin
     cdef Py_ssize_t n_cubin
-    _hptr(prog, &c_prog)
-    _library_handle(c_prog, 'prog', 'an NVRTC program')
-    _wbuf(cubin, &c_cubin, &n_cubin, False)
+    cdef int _p = 0
+    try:
+        _hptr(prog, &c_prog)
+        _library_handle(c_prog, 'prog', 'an NVRTC program')
+        _p = 1
+        _wbuf(cubin, &c_cubin, &n_cubin, False)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('nvrtcGetCUBIN', ('prog', 'cubin'), _p) from None
     cdef size_t need_cubin = 0
     if cynvrtc.nvrtcGetCUBINSize(<cynvrtc.nvrtcProgram>c_prog, &need_cubin) == 0 and <size_t>n_cubin < need_cubin:
         raise ValueError(f'cubin has {n_cubin} bytes; nvrtcGetCUBIN needs {need_cubin}')
@@ -417,8 +475,11 @@ def nvrtcGetLTOIRSize(prog):
     cdef cynvrtc.nvrtcResult err
     cdef void* c_prog
     cdef size_t c_LTOIRSizeRet = <size_t>0
-    _hptr(prog, &c_prog)
-    _library_handle(c_prog, 'prog', 'an NVRTC program')
+    try:
+        _hptr(prog, &c_prog)
+        _library_handle(c_prog, 'prog', 'an NVRTC program')
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('nvrtcGetLTOIRSize', ('prog',), 0) from None
     with nogil:
         err = cynvrtc.nvrtcGetLTOIRSize(<cynvrtc.nvrtcProgram>c_prog, &c_LTOIRSizeRet)
     if err != 0:
@@ -451,9 +512,14 @@ def nvrtcGetLTOIR(prog, LTOIR):
     cdef void* c_prog
     cdef void* c_LTOIR
     cdef Py_ssize_t n_LTOIR
-    _hptr(prog, &c_prog)
-    _library_handle(c_prog, 'prog', 'an NVRTC program')
-    _wbuf(LTOIR, &c_LTOIR, &n_LTOIR, False)
+    cdef int _p = 0
+    try:
+        _hptr(prog, &c_prog)
+        _library_handle(c_prog, 'prog', 'an NVRTC program')
+        _p = 1
+        _wbuf(LTOIR, &c_LTOIR, &n_LTOIR, False)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('nvrtcGetLTOIR', ('prog', 'LTOIR'), _p) from None
     cdef size_t need_LTOIR = 0
     if cynvrtc.nvrtcGetLTOIRSize(<cynvrtc.nvrtcProgram>c_prog, &need_LTOIR) == 0 and <size_t>n_LTOIR < need_LTOIR:
         raise ValueError(f'LTOIR has {n_LTOIR} bytes; nvrtcGetLTOIR needs {need_LTOIR}')
@@ -487,8 +553,11 @@ def nvrtcGetOptiXIRSize(prog):
     cdef cynvrtc.nvrtcResult err
     cdef void* c_prog
     cdef size_t c_optixirSizeRet = <size_t>0
-    _hptr(prog, &c_prog)
-    _library_handle(c_prog, 'prog', 'an NVRTC program')
+    try:
+        _hptr(prog, &c_prog)
+        _library_handle(c_prog, 'prog', 'an NVRTC program')
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('nvrtcGetOptiXIRSize', ('prog',), 0) from None
     with nogil:
         err = cynvrtc.nvrtcGetOptiXIRSize(<cynvrtc.nvrtcProgram>c_prog, &c_optixirSizeRet)
     if err != 0:
@@ -522,9 +591,14 @@ def nvrtcGetOptiXIR(prog, optixir):
     cdef void* c_prog
     cdef void* c_optixir
     cdef Py_ssize_t n_optixir
-    _hptr(prog, &c_prog)
-    _library_handle(c_prog, 'prog', 'an NVRTC program')
-    _wbuf(optixir, &c_optixir, &n_optixir, False)
+    cdef int _p = 0
+    try:
+        _hptr(prog, &c_prog)
+        _library_handle(c_prog, 'prog', 'an NVRTC program')
+        _p = 1
+        _wbuf(optixir, &c_optixir, &n_optixir, False)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('nvrtcGetOptiXIR', ('prog', 'optixir'), _p) from None
     cdef size_t need_optixir = 0
     if cynvrtc.nvrtcGetOptiXIRSize(<cynvrtc.nvrtcProgram>c_prog, &need_optixir) == 0 and <size_t>n_optixir < need_optixir:
         raise ValueError(f'optixir has {n_optixir} bytes; nvrtcGetOptiXIR needs {need_optixir}')
@@ -558,8 +632,11 @@ def nvrtcGetProgramLogSize(prog):
     cdef cynvrtc.nvrtcResult err
     cdef void* c_prog
     cdef size_t c_logSizeRet = <size_t>0
-    _hptr(prog, &c_prog)
-    _library_handle(c_prog, 'prog', 'an NVRTC program')
+    try:
+        _hptr(prog, &c_prog)
+        _library_handle(c_prog, 'prog', 'an NVRTC program')
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('nvrtcGetProgramLogSize', ('prog',), 0) from None
     with nogil:
         err = cynvrtc.nvrtcGetProgramLogSize(<cynvrtc.nvrtcProgram>c_prog, &c_logSizeRet)
     if err != 0:
@@ -590,9 +667,14 @@ def nvrtcGetProgramLog(prog, log):
     cdef void* c_prog
     cdef void* c_log
     cdef Py_ssize_t n_log
-    _hptr(prog, &c_prog)
-    _library_handle(c_prog, 'prog', 'an NVRTC program')
-    _wbuf(log, &c_log, &n_log, False)
+    cdef int _p = 0
+    try:
+        _hptr(prog, &c_prog)
+        _library_handle(c_prog, 'prog', 'an NVRTC program')
+        _p = 1
+        _wbuf(log, &c_log, &n_log, False)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('nvrtcGetProgramLog', ('prog', 'log'), _p) from None
     cdef size_t need_log = 0
     if cynvrtc.nvrtcGetProgramLogSize(<cynvrtc.nvrtcProgram>c_prog, &need_log) == 0 and <size_t>n_log < need_log:
         raise ValueError(f'log has {n_log} bytes; nvrtcGetProgramLog needs {need_log}')
@@ -627,10 +709,18 @@ def nvrtcAddNameExpression(prog, name_expression):
     """
     cdef cynvrtc.nvrtcResult err
     cdef void* c_prog
-    cdef bytes b_name_expression = _as_bytes(name_expression, False)
-    cdef const char* c_name_expression = <char*>b_name_expression
-    _hptr(prog, &c_prog)
-    _library_handle(c_prog, 'prog', 'an NVRTC program')
+    cdef bytes b_name_expression
+    cdef const char* c_name_expression
+    cdef int _p = 0
+    try:
+        _p = 1
+        b_name_expression = _as_bytes(name_expression, False)
+        c_name_expression = <char*>b_name_expression
+        _p = 0
+        _hptr(prog, &c_prog)
+        _library_handle(c_prog, 'prog', 'an NVRTC program')
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('nvrtcAddNameExpression', ('prog', 'name_expression'), _p) from None
     with nogil:
         err = cynvrtc.nvrtcAddNameExpression(<cynvrtc.nvrtcProgram>c_prog, <const char*>c_name_expression)
     return _st1(err)
@@ -667,11 +757,19 @@ def nvrtcGetLoweredName(prog, name_expression):
     """
     cdef cynvrtc.nvrtcResult err
     cdef void* c_prog
-    cdef bytes b_name_expression = _as_bytes(name_expression, False)
-    cdef const char* c_name_expression = <char*>b_name_expression
+    cdef bytes b_name_expression
+    cdef const char* c_name_expression
     cdef const char* c_lowered_name = NULL
-    _hptr(prog, &c_prog)
-    _library_handle(c_prog, 'prog', 'an NVRTC program')
+    cdef int _p = 0
+    try:
+        _p = 1
+        b_name_expression = _as_bytes(name_expression, False)
+        c_name_expression = <char*>b_name_expression
+        _p = 0
+        _hptr(prog, &c_prog)
+        _library_handle(c_prog, 'prog', 'an NVRTC program')
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('nvrtcGetLoweredName', ('prog', 'name_expression'), _p) from None
     with nogil:
         err = cynvrtc.nvrtcGetLoweredName(<cynvrtc.nvrtcProgram>c_prog, <const char*>c_name_expression, <const char**>&c_lowered_name)
     if err != 0:
@@ -696,7 +794,7 @@ def nvrtcGetPCHHeapSize():
         return (_st(err), None,)
     return (_ok(), c_ret,)
 
-def nvrtcSetPCHHeapSize(size_t size):
+def nvrtcSetPCHHeapSize(size):
     """set the size of the PCH Heap.
 
     The requested size may be rounded up to a platform dependent alignment (e.g. page
@@ -714,8 +812,13 @@ def nvrtcSetPCHHeapSize(size_t size):
         NVRTC_SUCCESS
     """
     cdef cynvrtc.nvrtcResult err
+    cdef size_t c_size
+    try:
+        c_size = size
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('nvrtcSetPCHHeapSize', ('size',), 0) from None
     with nogil:
-        err = cynvrtc.nvrtcSetPCHHeapSize(size)
+        err = cynvrtc.nvrtcSetPCHHeapSize(c_size)
     return _st1(err)
 
 def nvrtcGetPCHCreateStatus(prog):
@@ -746,8 +849,11 @@ def nvrtcGetPCHCreateStatus(prog):
     """
     cdef cynvrtc.nvrtcResult err
     cdef void* c_prog
-    _hptr(prog, &c_prog)
-    _library_handle(c_prog, 'prog', 'an NVRTC program')
+    try:
+        _hptr(prog, &c_prog)
+        _library_handle(c_prog, 'prog', 'an NVRTC program')
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('nvrtcGetPCHCreateStatus', ('prog',), 0) from None
     with nogil:
         err = cynvrtc.nvrtcGetPCHCreateStatus(<cynvrtc.nvrtcProgram>c_prog)
     return _st1(err)
@@ -774,8 +880,11 @@ def nvrtcGetPCHHeapSizeRequired(prog):
     cdef cynvrtc.nvrtcResult err
     cdef void* c_prog
     cdef size_t c_size = <size_t>0
-    _hptr(prog, &c_prog)
-    _library_handle(c_prog, 'prog', 'an NVRTC program')
+    try:
+        _hptr(prog, &c_prog)
+        _library_handle(c_prog, 'prog', 'an NVRTC program')
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('nvrtcGetPCHHeapSizeRequired', ('prog',), 0) from None
     with nogil:
         err = cynvrtc.nvrtcGetPCHHeapSizeRequired(<cynvrtc.nvrtcProgram>c_prog, &c_size)
     if err != 0:
@@ -827,10 +936,16 @@ def nvrtcSetFlowCallback(prog, callback, payload):
     cdef void* c_prog
     cdef void* c_callback
     cdef void* c_payload
-    _hptr(prog, &c_prog)
-    _library_handle(c_prog, 'prog', 'an NVRTC program')
-    _hptr(callback, &c_callback)
-    _vptr(payload, &c_payload)
+    cdef int _p = 0
+    try:
+        _hptr(prog, &c_prog)
+        _library_handle(c_prog, 'prog', 'an NVRTC program')
+        _p = 1
+        _hptr(callback, &c_callback)
+        _p = 2
+        _vptr(payload, &c_payload)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('nvrtcSetFlowCallback', ('prog', 'callback', 'payload'), _p) from None
     with nogil:
         err = cynvrtc.nvrtcSetFlowCallback(<cynvrtc.nvrtcProgram>c_prog, <void*>c_callback, <void*>c_payload)
     return _st1(err)

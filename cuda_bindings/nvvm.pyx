@@ -6,7 +6,7 @@ from cuda.bindings cimport cynvvm
 from cuda.bindings._base cimport (_Handle, _IntValue, _iv, _Struct, _Buf, _hptr, _href, _vptr, _sval, _wbuf,
     _new_handle, _new_int, _new_struct, _enum, _as_bytes, _array, _from_array, _strlist, _voidpp,
     _jitvalues, _kparams, _attr_in, _attr_out, _attr_size, _attr_bufs, _attr_values, _bufptr, _Buf_new,
-    _check_count, _bptr, _library_handle,
+    _check_count, _bptr, _library_handle, _arg_error, _vsized,
     _structs, _Lazy, _new_lazy)
 from cpython.bytes cimport PyBytes_FromStringAndSize
 from cpython.long cimport PyLong_FromVoidPtr, PyLong_AsVoidPtr
@@ -48,7 +48,7 @@ cdef str _STATUS_NAME = 'nvvmResult'
 include "_module_common.pxi"
 
 
-def _nvvmGetErrorString(long long result):
+def _nvvmGetErrorString(result):
     """Get the message string for the given nvvmResult code.
 
     Parameters
@@ -64,7 +64,12 @@ def _nvvmGetErrorString(long long result):
         Message string for the given nvvmResult code.
     """
     cdef const char* r
-    r = cynvvm.nvvmGetErrorString(<cynvvm.nvvmResult>result)
+    cdef long long c_result
+    try:
+        c_result = result
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('get_error_string', ('result',), 0) from None
+    r = cynvvm.nvvmGetErrorString(<cynvvm.nvvmResult>c_result)
     return (_ok(), <bytes>r if r != NULL else None)
 
 def _nvvmVersion():
@@ -152,12 +157,16 @@ def _nvvmDestroyProgram(prog):
     """
     cdef cynvvm.nvvmResult err
     cdef void* c_prog
-    cdef void** r_prog = _href(prog, &c_prog)
+    cdef void** r_prog
+    try:
+        r_prog = _href(prog, &c_prog)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('destroy_program', ('prog',), 0) from None
     with nogil:
         err = cynvvm.nvvmDestroyProgram(<cynvvm.nvvmProgram*>r_prog)
     return _st1(err)
 
-def _nvvmAddModuleToProgram(prog, buffer, size_t size, name):
+def _nvvmAddModuleToProgram(prog, buffer, size, name):
     """Add a module level NVVM IR to a program.
 
     The `buffer` should contain an NVVM IR module. The module should have NVVM IR either
@@ -185,15 +194,27 @@ def _nvvmAddModuleToProgram(prog, buffer, size_t size, name):
     cdef cynvvm.nvvmResult err
     cdef void* c_prog
     cdef void* c_buffer
-    cdef bytes b_name = name.encode() if isinstance(name, str) else _as_bytes(name, False)
-    cdef const char* c_name = <char*>b_name
-    _hptr(prog, &c_prog)
-    _bptr(buffer, &c_buffer, size)
+    cdef size_t c_size
+    cdef bytes b_name
+    cdef const char* c_name
+    cdef int _p = 0
+    try:
+        _p = 2
+        c_size = size
+        _p = 3
+        b_name = name.encode() if isinstance(name, str) else _as_bytes(name, False)
+        c_name = <char*>b_name
+        _p = 0
+        _hptr(prog, &c_prog)
+        _p = 1
+        _bptr(buffer, &c_buffer, c_size)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('add_module_to_program', ('prog', 'buffer', 'size', 'name'), _p) from None
     with nogil:
-        err = cynvvm.nvvmAddModuleToProgram(<cynvvm.nvvmProgram>c_prog, <const char*>c_buffer, size, <const char*>c_name)
+        err = cynvvm.nvvmAddModuleToProgram(<cynvvm.nvvmProgram>c_prog, <const char*>c_buffer, c_size, <const char*>c_name)
     return _st1(err)
 
-def _nvvmLazyAddModuleToProgram(prog, buffer, size_t size, name):
+def _nvvmLazyAddModuleToProgram(prog, buffer, size, name):
     """Add a module level NVVM IR to a program.
 
     The `buffer` should contain an NVVM IR module. The module should have NVVM IR in the
@@ -226,15 +247,27 @@ def _nvvmLazyAddModuleToProgram(prog, buffer, size_t size, name):
     cdef cynvvm.nvvmResult err
     cdef void* c_prog
     cdef void* c_buffer
-    cdef bytes b_name = name.encode() if isinstance(name, str) else _as_bytes(name, False)
-    cdef const char* c_name = <char*>b_name
-    _hptr(prog, &c_prog)
-    _bptr(buffer, &c_buffer, size)
+    cdef size_t c_size
+    cdef bytes b_name
+    cdef const char* c_name
+    cdef int _p = 0
+    try:
+        _p = 2
+        c_size = size
+        _p = 3
+        b_name = name.encode() if isinstance(name, str) else _as_bytes(name, False)
+        c_name = <char*>b_name
+        _p = 0
+        _hptr(prog, &c_prog)
+        _p = 1
+        _bptr(buffer, &c_buffer, c_size)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('lazy_add_module_to_program', ('prog', 'buffer', 'size', 'name'), _p) from None
     with nogil:
-        err = cynvvm.nvvmLazyAddModuleToProgram(<cynvvm.nvvmProgram>c_prog, <const char*>c_buffer, size, <const char*>c_name)
+        err = cynvvm.nvvmLazyAddModuleToProgram(<cynvvm.nvvmProgram>c_prog, <const char*>c_buffer, c_size, <const char*>c_name)
     return _st1(err)
 
-def _nvvmCompileProgram(prog, int numOptions, options):
+def _nvvmCompileProgram(prog, numOptions, options):
     """Compile the NVVM program.
 
     The NVVM IR modules in the program will be linked at the IR level. The linked IR
@@ -315,15 +348,27 @@ def _nvvmCompileProgram(prog, int numOptions, options):
     """
     cdef cynvvm.nvvmResult err
     cdef void* c_prog
-    cdef _Buf a_options = _strlist(options)
-    cdef void* p_options = _bufptr(a_options)
-    _hptr(prog, &c_prog)
-    _check_count(options, numOptions, 'options', 'numOptions')
+    cdef int c_numOptions
+    cdef _Buf a_options
+    cdef void* p_options
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_numOptions = numOptions
+        _p = 2
+        a_options = _strlist(options)
+        p_options = _bufptr(a_options)
+        _p = 0
+        _hptr(prog, &c_prog)
+        _p = 2
+        _check_count(options, c_numOptions, 'options', 'numOptions')
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('compile_program', ('prog', 'num_options', 'options'), _p) from None
     with nogil:
-        err = cynvvm.nvvmCompileProgram(<cynvvm.nvvmProgram>c_prog, numOptions, <const char**>p_options)
+        err = cynvvm.nvvmCompileProgram(<cynvvm.nvvmProgram>c_prog, c_numOptions, <const char**>p_options)
     return _st1(err)
 
-def _nvvmVerifyProgram(prog, int numOptions, options):
+def _nvvmVerifyProgram(prog, numOptions, options):
     """Verify the NVVM program.
 
     The valid compiler options are:
@@ -351,12 +396,24 @@ def _nvvmVerifyProgram(prog, int numOptions, options):
     """
     cdef cynvvm.nvvmResult err
     cdef void* c_prog
-    cdef _Buf a_options = _strlist(options)
-    cdef void* p_options = _bufptr(a_options)
-    _hptr(prog, &c_prog)
-    _check_count(options, numOptions, 'options', 'numOptions')
+    cdef int c_numOptions
+    cdef _Buf a_options
+    cdef void* p_options
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_numOptions = numOptions
+        _p = 2
+        a_options = _strlist(options)
+        p_options = _bufptr(a_options)
+        _p = 0
+        _hptr(prog, &c_prog)
+        _p = 2
+        _check_count(options, c_numOptions, 'options', 'numOptions')
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('verify_program', ('prog', 'num_options', 'options'), _p) from None
     with nogil:
-        err = cynvvm.nvvmVerifyProgram(<cynvvm.nvvmProgram>c_prog, numOptions, <const char**>p_options)
+        err = cynvvm.nvvmVerifyProgram(<cynvvm.nvvmProgram>c_prog, c_numOptions, <const char**>p_options)
     return _st1(err)
 
 def _nvvmGetCompiledResultSize(prog):
@@ -377,7 +434,10 @@ def _nvvmGetCompiledResultSize(prog):
     cdef cynvvm.nvvmResult err
     cdef void* c_prog
     cdef size_t c_bufferSizeRet = <size_t>0
-    _hptr(prog, &c_prog)
+    try:
+        _hptr(prog, &c_prog)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('get_compiled_result_size', ('prog',), 0) from None
     with nogil:
         err = cynvvm.nvvmGetCompiledResultSize(<cynvvm.nvvmProgram>c_prog, &c_bufferSizeRet)
     if err != 0:
@@ -405,8 +465,13 @@ def _nvvmGetCompiledResult(prog, buffer):
     cdef void* c_prog
     cdef void* c_buffer
     cdef Py_ssize_t n_buffer
-    _hptr(prog, &c_prog)
-    _wbuf(buffer, &c_buffer, &n_buffer, True)
+    cdef int _p = 0
+    try:
+        _hptr(prog, &c_prog)
+        _p = 1
+        _wbuf(buffer, &c_buffer, &n_buffer, True)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('get_compiled_result', ('prog', 'buffer'), _p) from None
     cdef size_t need_buffer = 0
     if cynvvm.nvvmGetCompiledResultSize(<cynvvm.nvvmProgram>c_prog, &need_buffer) == 0 and <size_t>n_buffer < need_buffer:
         raise ValueError(f'buffer has {n_buffer} bytes; nvvmGetCompiledResult needs {need_buffer}')
@@ -435,7 +500,10 @@ def _nvvmGetProgramLogSize(prog):
     cdef cynvvm.nvvmResult err
     cdef void* c_prog
     cdef size_t c_bufferSizeRet = <size_t>0
-    _hptr(prog, &c_prog)
+    try:
+        _hptr(prog, &c_prog)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('get_program_log_size', ('prog',), 0) from None
     with nogil:
         err = cynvvm.nvvmGetProgramLogSize(<cynvvm.nvvmProgram>c_prog, &c_bufferSizeRet)
     if err != 0:
@@ -464,8 +532,13 @@ def _nvvmGetProgramLog(prog, buffer):
     cdef void* c_prog
     cdef void* c_buffer
     cdef Py_ssize_t n_buffer
-    _hptr(prog, &c_prog)
-    _wbuf(buffer, &c_buffer, &n_buffer, True)
+    cdef int _p = 0
+    try:
+        _hptr(prog, &c_prog)
+        _p = 1
+        _wbuf(buffer, &c_buffer, &n_buffer, True)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('get_program_log', ('prog', 'buffer'), _p) from None
     cdef size_t need_buffer = 0
     if cynvvm.nvvmGetProgramLogSize(<cynvvm.nvvmProgram>c_prog, &need_buffer) == 0 and <size_t>n_buffer < need_buffer:
         raise ValueError(f'buffer has {n_buffer} bytes; nvvmGetProgramLog needs {need_buffer}')

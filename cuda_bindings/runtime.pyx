@@ -6,7 +6,7 @@ from cuda.bindings cimport cyruntime
 from cuda.bindings._base cimport (_Handle, _IntValue, _iv, _Struct, _Buf, _hptr, _href, _vptr, _sval, _wbuf,
     _new_handle, _new_int, _new_struct, _enum, _as_bytes, _array, _from_array, _strlist, _voidpp,
     _jitvalues, _kparams, _attr_in, _attr_out, _attr_size, _attr_bufs, _attr_values, _bufptr, _Buf_new,
-    _check_count, _bptr, _library_handle,
+    _check_count, _bptr, _library_handle, _arg_error, _vsized,
     _structs, _Lazy, _new_lazy)
 from cpython.bytes cimport PyBytes_FromStringAndSize
 from cpython.long cimport PyLong_FromVoidPtr, PyLong_AsVoidPtr
@@ -536,7 +536,7 @@ def cudaDeviceSynchronize():
         err = cyruntime.cudaDeviceSynchronize()
     return _st1(err)
 
-def cudaDeviceSetLimit(long long limit, size_t value):
+def cudaDeviceSetLimit(limit, value):
     """Set resource limits.
 
     Setting `limit` to `value` is a request by the application to update the current
@@ -609,11 +609,20 @@ def cudaDeviceSetLimit(long long limit, size_t value):
     cudaDeviceGetLimit, cuCtxSetLimit
     """
     cdef cyruntime.cudaError_t err
+    cdef long long c_limit
+    cdef size_t c_value
+    cdef int _p = 0
+    try:
+        c_limit = limit
+        _p = 1
+        c_value = value
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaDeviceSetLimit', ('limit', 'value'), _p) from None
     with nogil:
-        err = cyruntime.cudaDeviceSetLimit(<cyruntime.cudaLimit>limit, value)
+        err = cyruntime.cudaDeviceSetLimit(<cyruntime.cudaLimit>c_limit, c_value)
     return _st1(err)
 
-def cudaDeviceGetLimit(long long limit):
+def cudaDeviceGetLimit(limit):
     """Return resource limits.
 
     Returns, as `pValue`, the current size of `limit`. The following cudaLimit values
@@ -652,13 +661,18 @@ def cudaDeviceGetLimit(long long limit):
     """
     cdef cyruntime.cudaError_t err
     cdef size_t c_pValue = <size_t>0
+    cdef long long c_limit
+    try:
+        c_limit = limit
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaDeviceGetLimit', ('limit',), 0) from None
     with nogil:
-        err = cyruntime.cudaDeviceGetLimit(&c_pValue, <cyruntime.cudaLimit>limit)
+        err = cyruntime.cudaDeviceGetLimit(&c_pValue, <cyruntime.cudaLimit>c_limit)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), c_pValue,)
 
-def cudaDeviceGetTexture1DLinearMaxWidth(fmtDesc, int device):
+def cudaDeviceGetTexture1DLinearMaxWidth(fmtDesc, device):
     """Returns the maximum number of elements allocatable in a 1D linear texture for a
     given element size.
 
@@ -684,10 +698,20 @@ def cudaDeviceGetTexture1DLinearMaxWidth(fmtDesc, int device):
     """
     cdef cyruntime.cudaError_t err
     cdef size_t c_maxWidthInElements = <size_t>0
-    cdef _Buf a_fmtDesc = _structs(fmtDesc, sizeof(cyruntime.cudaChannelFormatDesc))
-    cdef void* p_fmtDesc = _bufptr(a_fmtDesc)
+    cdef _Buf a_fmtDesc
+    cdef void* p_fmtDesc
+    cdef int c_device
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_device = device
+        _p = 0
+        a_fmtDesc = _structs(fmtDesc, sizeof(cyruntime.cudaChannelFormatDesc))
+        p_fmtDesc = _bufptr(a_fmtDesc)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaDeviceGetTexture1DLinearMaxWidth', ('fmtDesc', 'device'), _p) from None
     with nogil:
-        err = cyruntime.cudaDeviceGetTexture1DLinearMaxWidth(&c_maxWidthInElements, <const cyruntime.cudaChannelFormatDesc*>p_fmtDesc, device)
+        err = cyruntime.cudaDeviceGetTexture1DLinearMaxWidth(&c_maxWidthInElements, <const cyruntime.cudaChannelFormatDesc*>p_fmtDesc, c_device)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), c_maxWidthInElements,)
@@ -777,7 +801,7 @@ def cudaDeviceGetStreamPriorityRange():
         return (_st(err), None, None)
     return (_ok(), c_leastPriority, c_greatestPriority)
 
-def cudaDeviceSetCacheConfig(long long cacheConfig):
+def cudaDeviceSetCacheConfig(cacheConfig):
     """Sets the preferred cache configuration for the current device.
 
     On devices where the L1 cache and shared memory use the same hardware resources,
@@ -824,8 +848,13 @@ def cudaDeviceSetCacheConfig(long long cacheConfig):
     cudaDeviceGetCacheConfig, enum, cuCtxSetCacheConfig
     """
     cdef cyruntime.cudaError_t err
+    cdef long long c_cacheConfig
+    try:
+        c_cacheConfig = cacheConfig
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaDeviceSetCacheConfig', ('cacheConfig',), 0) from None
     with nogil:
-        err = cyruntime.cudaDeviceSetCacheConfig(<cyruntime.cudaFuncCache>cacheConfig)
+        err = cyruntime.cudaDeviceSetCacheConfig(<cyruntime.cudaFuncCache>c_cacheConfig)
     return _st1(err)
 
 def cudaDeviceGetByPCIBusId(pciBusId):
@@ -853,15 +882,20 @@ def cudaDeviceGetByPCIBusId(pciBusId):
     """
     cdef cyruntime.cudaError_t err
     cdef int c_device = <int>0
-    cdef bytes b_pciBusId = _as_bytes(pciBusId, False)
-    cdef const char* c_pciBusId = <char*>b_pciBusId
+    cdef bytes b_pciBusId
+    cdef const char* c_pciBusId
+    try:
+        b_pciBusId = _as_bytes(pciBusId, False)
+        c_pciBusId = <char*>b_pciBusId
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaDeviceGetByPCIBusId', ('pciBusId',), 0) from None
     with nogil:
         err = cyruntime.cudaDeviceGetByPCIBusId(&c_device, <const char*>c_pciBusId)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), c_device,)
 
-def cudaDeviceGetPCIBusId(int length, int device):
+def cudaDeviceGetPCIBusId(length, device):
     """Returns a PCI Bus Id string for the device.
 
     Returns an ASCII string identifying the device dev in the NULL-terminated string
@@ -891,13 +925,23 @@ def cudaDeviceGetPCIBusId(int length, int device):
     """
     cdef cyruntime.cudaError_t err
     cdef _Buf a_pciBusId
-    if length < 0: raise ValueError(f'length cannot be negative: {length}')
-    a_pciBusId = _Buf_new(length)
+    cdef int c_len
+    cdef int c_device
+    cdef int _p = 0
+    try:
+        c_len = length
+        _p = 1
+        c_device = device
+        _p = 0
+        if c_len < 0: raise ValueError(f'length cannot be negative: {c_len}')
+        a_pciBusId = _Buf_new(c_len)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaDeviceGetPCIBusId', ('length', 'device'), _p) from None
     with nogil:
-        err = cyruntime.cudaDeviceGetPCIBusId(<char*>a_pciBusId.ptr, length, device)
+        err = cyruntime.cudaDeviceGetPCIBusId(<char*>a_pciBusId.ptr, c_len, c_device)
     if err != 0:
         return (_st(err), None,)
-    return (_ok(), PyBytes_FromStringAndSize(<char*>a_pciBusId.ptr, length),)
+    return (_ok(), PyBytes_FromStringAndSize(<char*>a_pciBusId.ptr, c_len),)
 
 def cudaIpcGetEventHandle(event):
     """Gets an interprocess handle for a previously allocated event.
@@ -941,7 +985,10 @@ def cudaIpcGetEventHandle(event):
     cdef cyruntime.cudaError_t err
     cdef _Struct s_handle = _new_struct(_L.cls('cudaIpcEventHandle_t'))
     cdef void* c_event
-    _hptr(event, &c_event)
+    try:
+        _hptr(event, &c_event)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaIpcGetEventHandle', ('event',), 0) from None
     with nogil:
         err = cyruntime.cudaIpcGetEventHandle(<cyruntime.cudaIpcEventHandle_t*>s_handle._ptr, <cyruntime.cudaEvent_t>c_event)
     if err != 0:
@@ -986,7 +1033,11 @@ def cudaIpcOpenEventHandle(handle):
     """
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaEvent_t c_event = <cyruntime.cudaEvent_t>0
-    cdef void* p_handle = _sval(handle, sizeof(cyruntime.cudaIpcEventHandle_t))
+    cdef void* p_handle
+    try:
+        p_handle = _sval(handle, sizeof(cyruntime.cudaIpcEventHandle_t))
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaIpcOpenEventHandle', ('handle',), 0) from None
     with nogil:
         err = cyruntime.cudaIpcOpenEventHandle(&c_event, (<cyruntime.cudaIpcEventHandle_t*>p_handle)[0])
     if err != 0:
@@ -1031,14 +1082,17 @@ def cudaIpcGetMemHandle(devPtr):
     cdef cyruntime.cudaError_t err
     cdef _Struct s_handle = _new_struct(_L.cls('cudaIpcMemHandle_t'))
     cdef void* c_devPtr
-    _vptr(devPtr, &c_devPtr)
+    try:
+        _vptr(devPtr, &c_devPtr)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaIpcGetMemHandle', ('devPtr',), 0) from None
     with nogil:
         err = cyruntime.cudaIpcGetMemHandle(<cyruntime.cudaIpcMemHandle_t*>s_handle._ptr, <void*>c_devPtr)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), s_handle,)
 
-def cudaIpcOpenMemHandle(handle, unsigned int flags):
+def cudaIpcOpenMemHandle(handle, flags):
     """Opens an interprocess memory handle exported from another process and returns a
     device pointer usable in the local process.
 
@@ -1099,9 +1153,18 @@ def cudaIpcOpenMemHandle(handle, unsigned int flags):
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_devPtr = NULL
-    cdef void* p_handle = _sval(handle, sizeof(cyruntime.cudaIpcMemHandle_t))
+    cdef void* p_handle
+    cdef unsigned int c_flags
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_flags = flags
+        _p = 0
+        p_handle = _sval(handle, sizeof(cyruntime.cudaIpcMemHandle_t))
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaIpcOpenMemHandle', ('handle', 'flags'), _p) from None
     with nogil:
-        err = cyruntime.cudaIpcOpenMemHandle(<void**>&c_devPtr, (<cyruntime.cudaIpcMemHandle_t*>p_handle)[0], flags)
+        err = cyruntime.cudaIpcOpenMemHandle(<void**>&c_devPtr, (<cyruntime.cudaIpcMemHandle_t*>p_handle)[0], c_flags)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), PyLong_FromVoidPtr(c_devPtr),)
@@ -1141,12 +1204,15 @@ def cudaIpcCloseMemHandle(devPtr):
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_devPtr
-    _vptr(devPtr, &c_devPtr)
+    try:
+        _vptr(devPtr, &c_devPtr)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaIpcCloseMemHandle', ('devPtr',), 0) from None
     with nogil:
         err = cyruntime.cudaIpcCloseMemHandle(<void*>c_devPtr)
     return _st1(err)
 
-def cudaDeviceFlushGPUDirectRDMAWrites(long long target, long long scope):
+def cudaDeviceFlushGPUDirectRDMAWrites(target, scope):
     """Blocks until remote writes are visible to the specified scope.
 
     Blocks until remote writes to the target context via mappings created through
@@ -1179,11 +1245,20 @@ def cudaDeviceFlushGPUDirectRDMAWrites(long long target, long long scope):
     cuFlushGPUDirectRDMAWrites
     """
     cdef cyruntime.cudaError_t err
+    cdef long long c_target
+    cdef long long c_scope
+    cdef int _p = 0
+    try:
+        c_target = target
+        _p = 1
+        c_scope = scope
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaDeviceFlushGPUDirectRDMAWrites', ('target', 'scope'), _p) from None
     with nogil:
-        err = cyruntime.cudaDeviceFlushGPUDirectRDMAWrites(<cyruntime.cudaFlushGPUDirectRDMAWritesTarget>target, <cyruntime.cudaFlushGPUDirectRDMAWritesScope>scope)
+        err = cyruntime.cudaDeviceFlushGPUDirectRDMAWrites(<cyruntime.cudaFlushGPUDirectRDMAWritesTarget>c_target, <cyruntime.cudaFlushGPUDirectRDMAWritesScope>c_scope)
     return _st1(err)
 
-def cudaDeviceRegisterAsyncNotification(int device, callbackFunc, userData):
+def cudaDeviceRegisterAsyncNotification(device, callbackFunc, userData):
     """Registers a callback function to receive async notifications.
 
     Registers `callbackFunc` to receive async notifications.
@@ -1224,18 +1299,26 @@ def cudaDeviceRegisterAsyncNotification(int device, callbackFunc, userData):
     cudaDeviceUnregisterAsyncNotification
     """
     cdef cyruntime.cudaError_t err
+    cdef int c_device
     cdef void* c_callbackFunc
     cdef void* c_userData
     cdef cyruntime.cudaAsyncCallbackHandle_t c_callback = <cyruntime.cudaAsyncCallbackHandle_t>0
-    _hptr(callbackFunc, &c_callbackFunc)
-    _vptr(userData, &c_userData)
+    cdef int _p = 0
+    try:
+        c_device = device
+        _p = 1
+        _hptr(callbackFunc, &c_callbackFunc)
+        _p = 2
+        _vptr(userData, &c_userData)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaDeviceRegisterAsyncNotification', ('device', 'callbackFunc', 'userData'), _p) from None
     with nogil:
-        err = cyruntime.cudaDeviceRegisterAsyncNotification(device, <cyruntime.cudaAsyncCallback>c_callbackFunc, <void*>c_userData, &c_callback)
+        err = cyruntime.cudaDeviceRegisterAsyncNotification(c_device, <cyruntime.cudaAsyncCallback>c_callbackFunc, <void*>c_userData, &c_callback)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _new_handle(cudaAsyncCallbackHandle_t, <void*>c_callback),)
 
-def cudaDeviceUnregisterAsyncNotification(int device, callback):
+def cudaDeviceUnregisterAsyncNotification(device, callback):
     """Unregisters an async notification callback.
 
     Unregisters `callback` so that the corresponding callback function will stop
@@ -1259,10 +1342,17 @@ def cudaDeviceUnregisterAsyncNotification(int device, callback):
     cudaDeviceRegisterAsyncNotification
     """
     cdef cyruntime.cudaError_t err
+    cdef int c_device
     cdef void* c_callback
-    _hptr(callback, &c_callback)
+    cdef int _p = 0
+    try:
+        c_device = device
+        _p = 1
+        _hptr(callback, &c_callback)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaDeviceUnregisterAsyncNotification', ('device', 'callback'), _p) from None
     with nogil:
-        err = cyruntime.cudaDeviceUnregisterAsyncNotification(device, <cyruntime.cudaAsyncCallbackHandle_t>c_callback)
+        err = cyruntime.cudaDeviceUnregisterAsyncNotification(c_device, <cyruntime.cudaAsyncCallbackHandle_t>c_callback)
     return _st1(err)
 
 def cudaDeviceGetSharedMemConfig():
@@ -1304,7 +1394,7 @@ def cudaDeviceGetSharedMemConfig():
         return (_st(err), None,)
     return (_ok(), _enum(_L.cls('cudaSharedMemConfig')._value2member_map_, None, <long long>c_pConfig),)
 
-def cudaDeviceSetSharedMemConfig(long long config):
+def cudaDeviceSetSharedMemConfig(config):
     """Sets the shared memory configuration for the current device.
 
     Deprecated.
@@ -1349,8 +1439,13 @@ def cudaDeviceSetSharedMemConfig(long long config):
     cudaFuncSetCacheConfig, cuCtxSetSharedMemConfig
     """
     cdef cyruntime.cudaError_t err
+    cdef long long c_config
+    try:
+        c_config = config
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaDeviceSetSharedMemConfig', ('config',), 0) from None
     with nogil:
-        err = cyruntime.cudaDeviceSetSharedMemConfig(<cyruntime.cudaSharedMemConfig>config)
+        err = cyruntime.cudaDeviceSetSharedMemConfig(<cyruntime.cudaSharedMemConfig>c_config)
     return _st1(err)
 
 def cudaGetLastError():
@@ -1425,7 +1520,7 @@ def cudaPeekAtLastError():
         err = cyruntime.cudaPeekAtLastError()
     return _st1(err)
 
-def cudaGetErrorName(long long error):
+def cudaGetErrorName(error):
     """Returns the string representation of an error code enum name.
 
     Returns a string containing the name of an error code in the enum. If the error code
@@ -1448,10 +1543,15 @@ def cudaGetErrorName(long long error):
     cudaGetErrorString, cudaGetLastError, cudaPeekAtLastError, cudaError, cuGetErrorName
     """
     cdef const char* r
-    r = cyruntime.cudaGetErrorName(<cyruntime.cudaError_t>error)
+    cdef long long c_error
+    try:
+        c_error = error
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaGetErrorName', ('error',), 0) from None
+    r = cyruntime.cudaGetErrorName(<cyruntime.cudaError_t>c_error)
     return (_ok(), <bytes>r if r != NULL else None)
 
-def cudaGetErrorString(long long error):
+def cudaGetErrorString(error):
     """Returns the description string for an error code.
 
     Returns the description string for an error code. If the error code is not
@@ -1474,7 +1574,12 @@ def cudaGetErrorString(long long error):
     cudaGetErrorName, cudaGetLastError, cudaPeekAtLastError, cudaError, cuGetErrorString
     """
     cdef const char* r
-    r = cyruntime.cudaGetErrorString(<cyruntime.cudaError_t>error)
+    cdef long long c_error
+    try:
+        c_error = error
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaGetErrorString', ('error',), 0) from None
+    r = cyruntime.cudaGetErrorString(<cyruntime.cudaError_t>c_error)
     return (_ok(), <bytes>r if r != NULL else None)
 
 def cudaGetDeviceCount():
@@ -1503,7 +1608,7 @@ def cudaGetDeviceCount():
         return (_st(err), None,)
     return (_ok(), c_count,)
 
-def cudaGetDeviceProperties(int device):
+def cudaGetDeviceProperties(device):
     """Returns information about the compute-device.
 
     Returns, as `prop`, the properties of device dev.
@@ -1527,13 +1632,18 @@ def cudaGetDeviceProperties(int device):
     """
     cdef cyruntime.cudaError_t err
     cdef _Struct s_prop = _new_struct(_L.cls('cudaDeviceProp'))
+    cdef int c_device
+    try:
+        c_device = device
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaGetDeviceProperties', ('device',), 0) from None
     with nogil:
-        err = cyruntime.cudaGetDeviceProperties(<cyruntime.cudaDeviceProp*>s_prop._ptr, device)
+        err = cyruntime.cudaGetDeviceProperties(<cyruntime.cudaDeviceProp*>s_prop._ptr, c_device)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), s_prop,)
 
-def cudaDeviceGetAttribute(long long attr, int device):
+def cudaDeviceGetAttribute(attr, device):
     """Returns information about the device.
 
     Returns, as `value`, the integer value of the attribute `attr` on device `device`.
@@ -1559,13 +1669,22 @@ def cudaDeviceGetAttribute(long long attr, int device):
     """
     cdef cyruntime.cudaError_t err
     cdef int c_value = <int>0
+    cdef long long c_attr
+    cdef int c_device
+    cdef int _p = 0
+    try:
+        c_attr = attr
+        _p = 1
+        c_device = device
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaDeviceGetAttribute', ('attr', 'device'), _p) from None
     with nogil:
-        err = cyruntime.cudaDeviceGetAttribute(&c_value, <cyruntime.cudaDeviceAttr>attr, device)
+        err = cyruntime.cudaDeviceGetAttribute(&c_value, <cyruntime.cudaDeviceAttr>c_attr, c_device)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), c_value,)
 
-def cudaDeviceGetHostAtomicCapabilities(operations, unsigned int count, int device):
+def cudaDeviceGetHostAtomicCapabilities(operations, count, device):
     """Queries details about atomic operations supported between the device and host.
 
     Returns, as `capabilities`, the details about requested atomic `operations` over the
@@ -1603,16 +1722,29 @@ def cudaDeviceGetHostAtomicCapabilities(operations, unsigned int count, int devi
     """
     cdef cyruntime.cudaError_t err
     cdef unsigned int c_capabilities = <unsigned int>0
-    cdef _Buf a_operations = _array(operations, 'e', 4)
-    cdef void* p_operations = _bufptr(a_operations)
-    _check_count(operations, count, 'operations', 'count')
+    cdef _Buf a_operations
+    cdef void* p_operations
+    cdef unsigned int c_count
+    cdef int c_device
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_count = count
+        _p = 2
+        c_device = device
+        _p = 0
+        a_operations = _array(operations, 'e', 4)
+        p_operations = _bufptr(a_operations)
+        _check_count(operations, c_count, 'operations', 'count')
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaDeviceGetHostAtomicCapabilities', ('operations', 'count', 'device'), _p) from None
     with nogil:
-        err = cyruntime.cudaDeviceGetHostAtomicCapabilities(&c_capabilities, <const cyruntime.cudaAtomicOperation*>p_operations, count, device)
+        err = cyruntime.cudaDeviceGetHostAtomicCapabilities(&c_capabilities, <const cyruntime.cudaAtomicOperation*>p_operations, c_count, c_device)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), c_capabilities,)
 
-def cudaDeviceGetDefaultMemPool(int device):
+def cudaDeviceGetDefaultMemPool(device):
     """Returns the default mempool of a device.
 
     The default mempool of a device contains device memory from that device.
@@ -1636,13 +1768,18 @@ def cudaDeviceGetDefaultMemPool(int device):
     """
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaMemPool_t c_memPool = <cyruntime.cudaMemPool_t>0
+    cdef int c_device
+    try:
+        c_device = device
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaDeviceGetDefaultMemPool', ('device',), 0) from None
     with nogil:
-        err = cyruntime.cudaDeviceGetDefaultMemPool(&c_memPool, device)
+        err = cyruntime.cudaDeviceGetDefaultMemPool(&c_memPool, c_device)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _new_handle(cudaMemPool_t, <void*>c_memPool),)
 
-def cudaDeviceSetMemPool(int device, memPool):
+def cudaDeviceSetMemPool(device, memPool):
     """Sets the current memory pool of a device.
 
     The memory pool must be local to the specified device. Unless a mempool is specified
@@ -1671,13 +1808,20 @@ def cudaDeviceSetMemPool(int device, memPool):
     different than the one the stream runs on.
     """
     cdef cyruntime.cudaError_t err
+    cdef int c_device
     cdef void* c_memPool
-    _hptr(memPool, &c_memPool)
+    cdef int _p = 0
+    try:
+        c_device = device
+        _p = 1
+        _hptr(memPool, &c_memPool)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaDeviceSetMemPool', ('device', 'memPool'), _p) from None
     with nogil:
-        err = cyruntime.cudaDeviceSetMemPool(device, <cyruntime.cudaMemPool_t>c_memPool)
+        err = cyruntime.cudaDeviceSetMemPool(c_device, <cyruntime.cudaMemPool_t>c_memPool)
     return _st1(err)
 
-def cudaDeviceGetMemPool(int device):
+def cudaDeviceGetMemPool(device):
     """Gets the current mempool for a device.
 
     Returns the last pool provided to cudaDeviceSetMemPool for this device or the
@@ -1702,13 +1846,18 @@ def cudaDeviceGetMemPool(int device):
     """
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaMemPool_t c_memPool = <cyruntime.cudaMemPool_t>0
+    cdef int c_device
+    try:
+        c_device = device
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaDeviceGetMemPool', ('device',), 0) from None
     with nogil:
-        err = cyruntime.cudaDeviceGetMemPool(&c_memPool, device)
+        err = cyruntime.cudaDeviceGetMemPool(&c_memPool, c_device)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _new_handle(cudaMemPool_t, <void*>c_memPool),)
 
-def cudaDeviceGetNvSciSyncAttributes(nvSciSyncAttrList, int device, int flags):
+def cudaDeviceGetNvSciSyncAttributes(nvSciSyncAttrList, device, flags):
     """Return NvSciSync attributes that this device can support.
 
     Returns in `nvSciSyncAttrList`, the properties of NvSciSync that this CUDA device,
@@ -1772,12 +1921,23 @@ def cudaDeviceGetNvSciSyncAttributes(nvSciSyncAttrList, int device, int flags):
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_nvSciSyncAttrList
-    _vptr(nvSciSyncAttrList, &c_nvSciSyncAttrList)
+    cdef int c_device
+    cdef int c_flags
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_device = device
+        _p = 2
+        c_flags = flags
+        _p = 0
+        _vptr(nvSciSyncAttrList, &c_nvSciSyncAttrList)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaDeviceGetNvSciSyncAttributes', ('nvSciSyncAttrList', 'device', 'flags'), _p) from None
     with nogil:
-        err = cyruntime.cudaDeviceGetNvSciSyncAttributes(<void*>c_nvSciSyncAttrList, device, flags)
+        err = cyruntime.cudaDeviceGetNvSciSyncAttributes(<void*>c_nvSciSyncAttrList, c_device, c_flags)
     return _st1(err)
 
-def cudaDeviceGetP2PAttribute(long long attr, int srcDevice, int dstDevice):
+def cudaDeviceGetP2PAttribute(attr, srcDevice, dstDevice):
     """Queries attributes of the link between two devices.
 
     Returns, as `value`, the value of the requested attribute attrib of the link between
@@ -1823,13 +1983,25 @@ def cudaDeviceGetP2PAttribute(long long attr, int srcDevice, int dstDevice):
     """
     cdef cyruntime.cudaError_t err
     cdef int c_value = <int>0
+    cdef long long c_attr
+    cdef int c_srcDevice
+    cdef int c_dstDevice
+    cdef int _p = 0
+    try:
+        c_attr = attr
+        _p = 1
+        c_srcDevice = srcDevice
+        _p = 2
+        c_dstDevice = dstDevice
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaDeviceGetP2PAttribute', ('attr', 'srcDevice', 'dstDevice'), _p) from None
     with nogil:
-        err = cyruntime.cudaDeviceGetP2PAttribute(&c_value, <cyruntime.cudaDeviceP2PAttr>attr, srcDevice, dstDevice)
+        err = cyruntime.cudaDeviceGetP2PAttribute(&c_value, <cyruntime.cudaDeviceP2PAttr>c_attr, c_srcDevice, c_dstDevice)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), c_value,)
 
-def cudaDeviceGetP2PAtomicCapabilities(operations, unsigned int count, int srcDevice, int dstDevice):
+def cudaDeviceGetP2PAtomicCapabilities(operations, count, srcDevice, dstDevice):
     """Queries details about atomic operations supported between two devices.
 
     Returns, as `capabilities`, the details about requested atomic `operations` over the
@@ -1870,11 +2042,27 @@ def cudaDeviceGetP2PAtomicCapabilities(operations, unsigned int count, int srcDe
     """
     cdef cyruntime.cudaError_t err
     cdef unsigned int c_capabilities = <unsigned int>0
-    cdef _Buf a_operations = _array(operations, 'e', 4)
-    cdef void* p_operations = _bufptr(a_operations)
-    _check_count(operations, count, 'operations', 'count')
+    cdef _Buf a_operations
+    cdef void* p_operations
+    cdef unsigned int c_count
+    cdef int c_srcDevice
+    cdef int c_dstDevice
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_count = count
+        _p = 2
+        c_srcDevice = srcDevice
+        _p = 3
+        c_dstDevice = dstDevice
+        _p = 0
+        a_operations = _array(operations, 'e', 4)
+        p_operations = _bufptr(a_operations)
+        _check_count(operations, c_count, 'operations', 'count')
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaDeviceGetP2PAtomicCapabilities', ('operations', 'count', 'srcDevice', 'dstDevice'), _p) from None
     with nogil:
-        err = cyruntime.cudaDeviceGetP2PAtomicCapabilities(&c_capabilities, <const cyruntime.cudaAtomicOperation*>p_operations, count, srcDevice, dstDevice)
+        err = cyruntime.cudaDeviceGetP2PAtomicCapabilities(&c_capabilities, <const cyruntime.cudaAtomicOperation*>p_operations, c_count, c_srcDevice, c_dstDevice)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), c_capabilities,)
@@ -1903,15 +2091,20 @@ def cudaChooseDevice(prop):
     """
     cdef cyruntime.cudaError_t err
     cdef int c_device = <int>0
-    cdef _Buf a_prop = _structs(prop, sizeof(cyruntime.cudaDeviceProp))
-    cdef void* p_prop = _bufptr(a_prop)
+    cdef _Buf a_prop
+    cdef void* p_prop
+    try:
+        a_prop = _structs(prop, sizeof(cyruntime.cudaDeviceProp))
+        p_prop = _bufptr(a_prop)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaChooseDevice', ('prop',), 0) from None
     with nogil:
         err = cyruntime.cudaChooseDevice(&c_device, <const cyruntime.cudaDeviceProp*>p_prop)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), c_device,)
 
-def cudaInitDevice(int device, unsigned int deviceFlags, unsigned int flags):
+def cudaInitDevice(device, deviceFlags, flags):
     """Initialize device to be used for GPU executions.
 
     This function will initialize the CUDA Runtime structures and primary context on
@@ -1945,11 +2138,23 @@ def cudaInitDevice(int device, unsigned int deviceFlags, unsigned int flags):
     cudaSetDevice, cuCtxSetCurrent
     """
     cdef cyruntime.cudaError_t err
+    cdef int c_device
+    cdef unsigned int c_deviceFlags
+    cdef unsigned int c_flags
+    cdef int _p = 0
+    try:
+        c_device = device
+        _p = 1
+        c_deviceFlags = deviceFlags
+        _p = 2
+        c_flags = flags
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaInitDevice', ('device', 'deviceFlags', 'flags'), _p) from None
     with nogil:
-        err = cyruntime.cudaInitDevice(device, deviceFlags, flags)
+        err = cyruntime.cudaInitDevice(c_device, c_deviceFlags, c_flags)
     return _st1(err)
 
-def cudaSetDevice(int device):
+def cudaSetDevice(device):
     """Set device to be used for GPU executions.
 
     Sets `device` as the current device for the calling host thread. Valid device id's
@@ -1992,8 +2197,13 @@ def cudaSetDevice(int device):
     cudaInitDevice, cuCtxSetCurrent
     """
     cdef cyruntime.cudaError_t err
+    cdef int c_device
+    try:
+        c_device = device
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaSetDevice', ('device',), 0) from None
     with nogil:
-        err = cyruntime.cudaSetDevice(device)
+        err = cyruntime.cudaSetDevice(c_device)
     return _st1(err)
 
 def cudaGetDevice():
@@ -2021,7 +2231,7 @@ def cudaGetDevice():
         return (_st(err), None,)
     return (_ok(), c_device,)
 
-def cudaSetValidDevices(device_arr, int length):
+def cudaSetValidDevices(device_arr, length):
     """Set a list of devices that can be used for CUDA.
 
     Sets a list of devices for CUDA execution in priority order using `device_arr`. The
@@ -2052,13 +2262,23 @@ def cudaSetValidDevices(device_arr, int length):
     cudaChooseDevice
     """
     cdef cyruntime.cudaError_t err
-    cdef _Buf a_device_arr = _array(device_arr, 'i4', 4)
-    cdef void* p_device_arr = _bufptr(a_device_arr)
+    cdef _Buf a_device_arr
+    cdef void* p_device_arr
+    cdef int c_len
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_len = length
+        _p = 0
+        a_device_arr = _array(device_arr, 'i4', 4)
+        p_device_arr = _bufptr(a_device_arr)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaSetValidDevices', ('device_arr', 'length'), _p) from None
     with nogil:
-        err = cyruntime.cudaSetValidDevices(<int*>p_device_arr, length)
+        err = cyruntime.cudaSetValidDevices(<int*>p_device_arr, c_len)
     return _st1(err)
 
-def cudaSetDeviceFlags(unsigned int flags):
+def cudaSetDeviceFlags(flags):
     """Sets flags to be used for device executions.
 
     Records `flags` as the flags for the current device. If the current device has been
@@ -2123,8 +2343,13 @@ def cudaSetDeviceFlags(unsigned int flags):
     cuDevicePrimaryCtxSetFlags
     """
     cdef cyruntime.cudaError_t err
+    cdef unsigned int c_flags
+    try:
+        c_flags = flags
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaSetDeviceFlags', ('flags',), 0) from None
     with nogil:
-        err = cyruntime.cudaSetDeviceFlags(flags)
+        err = cyruntime.cudaSetDeviceFlags(c_flags)
     return _st1(err)
 
 def cudaGetDeviceFlags():
@@ -2201,7 +2426,7 @@ def cudaStreamCreate():
         return (_st(err), None,)
     return (_ok(), _new_handle(cudaStream_t, <void*>c_pStream),)
 
-def cudaStreamCreateWithFlags(unsigned int flags):
+def cudaStreamCreateWithFlags(flags):
     """Create an asynchronous stream.
 
     Creates a new asynchronous stream on the context that is current to the calling host
@@ -2235,13 +2460,18 @@ def cudaStreamCreateWithFlags(unsigned int flags):
     """
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaStream_t c_pStream = <cyruntime.cudaStream_t>0
+    cdef unsigned int c_flags
+    try:
+        c_flags = flags
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaStreamCreateWithFlags', ('flags',), 0) from None
     with nogil:
-        err = cyruntime.cudaStreamCreateWithFlags(&c_pStream, flags)
+        err = cyruntime.cudaStreamCreateWithFlags(&c_pStream, c_flags)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _new_handle(cudaStream_t, <void*>c_pStream),)
 
-def cudaStreamCreateWithPriority(unsigned int flags, int priority):
+def cudaStreamCreateWithPriority(flags, priority):
     """Create an asynchronous stream with the specified priority.
 
     Creates a stream with the specified priority and returns a handle in `pStream`. The
@@ -2292,8 +2522,17 @@ def cudaStreamCreateWithPriority(unsigned int flags, int priority):
     """
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaStream_t c_pStream = <cyruntime.cudaStream_t>0
+    cdef unsigned int c_flags
+    cdef int c_priority
+    cdef int _p = 0
+    try:
+        c_flags = flags
+        _p = 1
+        c_priority = priority
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaStreamCreateWithPriority', ('flags', 'priority'), _p) from None
     with nogil:
-        err = cyruntime.cudaStreamCreateWithPriority(&c_pStream, flags, priority)
+        err = cyruntime.cudaStreamCreateWithPriority(&c_pStream, c_flags, c_priority)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _new_handle(cudaStream_t, <void*>c_pStream),)
@@ -2326,7 +2565,10 @@ def cudaStreamGetPriority(hStream):
     cdef cyruntime.cudaError_t err
     cdef void* c_hStream
     cdef int c_priority = <int>0
-    _hptr(hStream, &c_hStream)
+    try:
+        _hptr(hStream, &c_hStream)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaStreamGetPriority', ('hStream',), 0) from None
     with nogil:
         err = cyruntime.cudaStreamGetPriority(<cyruntime.cudaStream_t>c_hStream, &c_priority)
     if err != 0:
@@ -2359,7 +2601,10 @@ def cudaStreamGetFlags(hStream):
     cdef cyruntime.cudaError_t err
     cdef void* c_hStream
     cdef unsigned int c_flags = <unsigned int>0
-    _hptr(hStream, &c_hStream)
+    try:
+        _hptr(hStream, &c_hStream)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaStreamGetFlags', ('hStream',), 0) from None
     with nogil:
         err = cyruntime.cudaStreamGetFlags(<cyruntime.cudaStream_t>c_hStream, &c_flags)
     if err != 0:
@@ -2402,7 +2647,10 @@ def cudaStreamGetId(hStream):
     cdef cyruntime.cudaError_t err
     cdef void* c_hStream
     cdef unsigned long long c_streamId = <unsigned long long>0
-    _hptr(hStream, &c_hStream)
+    try:
+        _hptr(hStream, &c_hStream)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaStreamGetId', ('hStream',), 0) from None
     with nogil:
         err = cyruntime.cudaStreamGetId(<cyruntime.cudaStream_t>c_hStream, &c_streamId)
     if err != 0:
@@ -2434,7 +2682,10 @@ def cudaStreamGetDevice(hStream):
     cdef cyruntime.cudaError_t err
     cdef void* c_hStream
     cdef int c_device = <int>0
-    _hptr(hStream, &c_hStream)
+    try:
+        _hptr(hStream, &c_hStream)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaStreamGetDevice', ('hStream',), 0) from None
     with nogil:
         err = cyruntime.cudaStreamGetDevice(<cyruntime.cudaStream_t>c_hStream, &c_device)
     if err != 0:
@@ -2486,13 +2737,18 @@ def cudaStreamCopyAttributes(dst, src):
     cdef cyruntime.cudaError_t err
     cdef void* c_dst
     cdef void* c_src
-    _hptr(dst, &c_dst)
-    _hptr(src, &c_src)
+    cdef int _p = 0
+    try:
+        _hptr(dst, &c_dst)
+        _p = 1
+        _hptr(src, &c_src)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaStreamCopyAttributes', ('dst', 'src'), _p) from None
     with nogil:
         err = cyruntime.cudaStreamCopyAttributes(<cyruntime.cudaStream_t>c_dst, <cyruntime.cudaStream_t>c_src)
     return _st1(err)
 
-def cudaStreamGetAttribute(hStream, long long attr):
+def cudaStreamGetAttribute(hStream, attr):
     """Queries stream attribute.
 
     Queries attribute `attr` from `hStream` and stores it in corresponding member of
@@ -2515,15 +2771,23 @@ def cudaStreamGetAttribute(hStream, long long attr):
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_hStream
+    cdef long long c_attr
     cdef _Struct s_value_out = _new_struct(_L.cls('cudaLaunchAttributeValue'))
-    _hptr(hStream, &c_hStream)
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_attr = attr
+        _p = 0
+        _hptr(hStream, &c_hStream)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaStreamGetAttribute', ('hStream', 'attr'), _p) from None
     with nogil:
-        err = cyruntime.cudaStreamGetAttribute(<cyruntime.cudaStream_t>c_hStream, <cyruntime.cudaLaunchAttributeID>attr, <cyruntime.cudaLaunchAttributeValue*>s_value_out._ptr)
+        err = cyruntime.cudaStreamGetAttribute(<cyruntime.cudaStream_t>c_hStream, <cyruntime.cudaLaunchAttributeID>c_attr, <cyruntime.cudaLaunchAttributeValue*>s_value_out._ptr)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), s_value_out,)
 
-def cudaStreamSetAttribute(hStream, long long attr, value):
+def cudaStreamSetAttribute(hStream, attr, value):
     """Sets stream attribute.
 
     Sets attribute `attr` on `hStream` from corresponding attribute of `value`. The
@@ -2547,11 +2811,22 @@ def cudaStreamSetAttribute(hStream, long long attr, value):
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_hStream
-    cdef _Buf a_value = _structs(value, sizeof(cyruntime.cudaLaunchAttributeValue))
-    cdef void* p_value = _bufptr(a_value)
-    _hptr(hStream, &c_hStream)
+    cdef long long c_attr
+    cdef _Buf a_value
+    cdef void* p_value
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_attr = attr
+        _p = 2
+        a_value = _structs(value, sizeof(cyruntime.cudaLaunchAttributeValue))
+        p_value = _bufptr(a_value)
+        _p = 0
+        _hptr(hStream, &c_hStream)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaStreamSetAttribute', ('hStream', 'attr', 'value'), _p) from None
     with nogil:
-        err = cyruntime.cudaStreamSetAttribute(<cyruntime.cudaStream_t>c_hStream, <cyruntime.cudaLaunchAttributeID>attr, <const cyruntime.cudaLaunchAttributeValue*>p_value)
+        err = cyruntime.cudaStreamSetAttribute(<cyruntime.cudaStream_t>c_hStream, <cyruntime.cudaLaunchAttributeID>c_attr, <const cyruntime.cudaLaunchAttributeValue*>p_value)
     return _st1(err)
 
 def cudaStreamDestroy(stream):
@@ -2581,12 +2856,15 @@ def cudaStreamDestroy(stream):
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_stream
-    _hptr(stream, &c_stream)
+    try:
+        _hptr(stream, &c_stream)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaStreamDestroy', ('stream',), 0) from None
     with nogil:
         err = cyruntime.cudaStreamDestroy(<cyruntime.cudaStream_t>c_stream)
     return _st1(err)
 
-def cudaStreamWaitEvent(stream, event, unsigned int flags):
+def cudaStreamWaitEvent(stream, event, flags):
     """Make a compute stream wait on an event.
 
     Makes all future work submitted to `stream` wait for all work captured in `event`.
@@ -2622,13 +2900,22 @@ def cudaStreamWaitEvent(stream, event, unsigned int flags):
     cdef cyruntime.cudaError_t err
     cdef void* c_stream
     cdef void* c_event
-    _hptr(stream, &c_stream)
-    _hptr(event, &c_event)
+    cdef unsigned int c_flags
+    cdef int _p = 0
+    try:
+        _p = 2
+        c_flags = flags
+        _p = 0
+        _hptr(stream, &c_stream)
+        _p = 1
+        _hptr(event, &c_event)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaStreamWaitEvent', ('stream', 'event', 'flags'), _p) from None
     with nogil:
-        err = cyruntime.cudaStreamWaitEvent(<cyruntime.cudaStream_t>c_stream, <cyruntime.cudaEvent_t>c_event, flags)
+        err = cyruntime.cudaStreamWaitEvent(<cyruntime.cudaStream_t>c_stream, <cyruntime.cudaEvent_t>c_event, c_flags)
     return _st1(err)
 
-def cudaStreamAddCallback(stream, callback, userData, unsigned int flags):
+def cudaStreamAddCallback(stream, callback, userData, flags):
     """Add a callback to a compute stream.
 
     Adds a callback to be called on the host after all currently enqueued items in the
@@ -2696,11 +2983,21 @@ def cudaStreamAddCallback(stream, callback, userData, unsigned int flags):
     cdef void* c_stream
     cdef void* c_callback
     cdef void* c_userData
-    _hptr(stream, &c_stream)
-    _hptr(callback, &c_callback)
-    _vptr(userData, &c_userData)
+    cdef unsigned int c_flags
+    cdef int _p = 0
+    try:
+        _p = 3
+        c_flags = flags
+        _p = 0
+        _hptr(stream, &c_stream)
+        _p = 1
+        _hptr(callback, &c_callback)
+        _p = 2
+        _vptr(userData, &c_userData)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaStreamAddCallback', ('stream', 'callback', 'userData', 'flags'), _p) from None
     with nogil:
-        err = cyruntime.cudaStreamAddCallback(<cyruntime.cudaStream_t>c_stream, <cyruntime.cudaStreamCallback_t>c_callback, <void*>c_userData, flags)
+        err = cyruntime.cudaStreamAddCallback(<cyruntime.cudaStream_t>c_stream, <cyruntime.cudaStreamCallback_t>c_callback, <void*>c_userData, c_flags)
     return _st1(err)
 
 def cudaStreamSynchronize(stream):
@@ -2727,7 +3024,10 @@ def cudaStreamSynchronize(stream):
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_stream
-    _hptr(stream, &c_stream)
+    try:
+        _hptr(stream, &c_stream)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaStreamSynchronize', ('stream',), 0) from None
     with nogil:
         err = cyruntime.cudaStreamSynchronize(<cyruntime.cudaStream_t>c_stream)
     return _st1(err)
@@ -2758,12 +3058,15 @@ def cudaStreamQuery(stream):
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_stream
-    _hptr(stream, &c_stream)
+    try:
+        _hptr(stream, &c_stream)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaStreamQuery', ('stream',), 0) from None
     with nogil:
         err = cyruntime.cudaStreamQuery(<cyruntime.cudaStream_t>c_stream)
     return _st1(err)
 
-def cudaStreamAttachMemAsync(stream, devPtr, size_t length, unsigned int flags):
+def cudaStreamAttachMemAsync(stream, devPtr, length, flags):
     """Attach memory to a stream asynchronously.
 
     Enqueues an operation in `stream` to specify stream association of `length` bytes of
@@ -2851,13 +3154,25 @@ def cudaStreamAttachMemAsync(stream, devPtr, size_t length, unsigned int flags):
     cdef cyruntime.cudaError_t err
     cdef void* c_stream
     cdef void* c_devPtr
-    _hptr(stream, &c_stream)
-    _vptr(devPtr, &c_devPtr)
+    cdef size_t c_length
+    cdef unsigned int c_flags
+    cdef int _p = 0
+    try:
+        _p = 2
+        c_length = length
+        _p = 3
+        c_flags = flags
+        _p = 0
+        _hptr(stream, &c_stream)
+        _p = 1
+        _vptr(devPtr, &c_devPtr)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaStreamAttachMemAsync', ('stream', 'devPtr', 'length', 'flags'), _p) from None
     with nogil:
-        err = cyruntime.cudaStreamAttachMemAsync(<cyruntime.cudaStream_t>c_stream, <void*>c_devPtr, length, flags)
+        err = cyruntime.cudaStreamAttachMemAsync(<cyruntime.cudaStream_t>c_stream, <void*>c_devPtr, c_length, c_flags)
     return _st1(err)
 
-def cudaStreamBeginCapture(stream, long long mode):
+def cudaStreamBeginCapture(stream, mode):
     """Begins graph capture on a stream.
 
     Begin graph capture on `stream`. When a stream is in capture mode, all operations
@@ -2897,12 +3212,20 @@ def cudaStreamBeginCapture(stream, long long mode):
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_stream
-    _hptr(stream, &c_stream)
+    cdef long long c_mode
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_mode = mode
+        _p = 0
+        _hptr(stream, &c_stream)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaStreamBeginCapture', ('stream', 'mode'), _p) from None
     with nogil:
-        err = cyruntime.cudaStreamBeginCapture(<cyruntime.cudaStream_t>c_stream, <cyruntime.cudaStreamCaptureMode>mode)
+        err = cyruntime.cudaStreamBeginCapture(<cyruntime.cudaStream_t>c_stream, <cyruntime.cudaStreamCaptureMode>c_mode)
     return _st1(err)
 
-def cudaStreamBeginCaptureToGraph(stream, graph, dependencies, dependencyData, size_t numDependencies, long long mode):
+def cudaStreamBeginCaptureToGraph(stream, graph, dependencies, dependencyData, numDependencies, mode):
     """Begins graph capture on a stream to an existing graph.
 
     Begin graph capture on `stream`. When a stream is in capture mode, all operations
@@ -2954,16 +3277,36 @@ def cudaStreamBeginCaptureToGraph(stream, graph, dependencies, dependencyData, s
     cdef cyruntime.cudaError_t err
     cdef void* c_stream
     cdef void* c_graph
-    cdef _Buf a_dependencies = _array(dependencies, 'h', sizeof(void*))
-    cdef void* p_dependencies = _bufptr(a_dependencies)
-    cdef _Buf a_dependencyData = _structs(dependencyData, sizeof(cyruntime.cudaGraphEdgeData))
-    cdef void* p_dependencyData = _bufptr(a_dependencyData)
-    _hptr(stream, &c_stream)
-    _hptr(graph, &c_graph)
-    _check_count(dependencies, numDependencies, 'dependencies', 'numDependencies')
-    if isinstance(dependencyData, (list, tuple)): _check_count(dependencyData, numDependencies, 'dependencyData', 'numDependencies')
+    cdef _Buf a_dependencies
+    cdef void* p_dependencies
+    cdef _Buf a_dependencyData
+    cdef void* p_dependencyData
+    cdef size_t c_numDependencies
+    cdef long long c_mode
+    cdef int _p = 0
+    try:
+        _p = 4
+        c_numDependencies = numDependencies
+        _p = 5
+        c_mode = mode
+        _p = 2
+        a_dependencies = _array(dependencies, 'h', sizeof(void*))
+        p_dependencies = _bufptr(a_dependencies)
+        _p = 3
+        a_dependencyData = _structs(dependencyData, sizeof(cyruntime.cudaGraphEdgeData))
+        p_dependencyData = _bufptr(a_dependencyData)
+        _p = 0
+        _hptr(stream, &c_stream)
+        _p = 1
+        _hptr(graph, &c_graph)
+        _p = 2
+        _check_count(dependencies, c_numDependencies, 'dependencies', 'numDependencies')
+        _p = 3
+        if isinstance(dependencyData, (list, tuple)): _check_count(dependencyData, c_numDependencies, 'dependencyData', 'numDependencies')
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaStreamBeginCaptureToGraph', ('stream', 'graph', 'dependencies', 'dependencyData', 'numDependencies', 'mode'), _p) from None
     with nogil:
-        err = cyruntime.cudaStreamBeginCaptureToGraph(<cyruntime.cudaStream_t>c_stream, <cyruntime.cudaGraph_t>c_graph, <const cyruntime.cudaGraphNode_t*>p_dependencies, <const cyruntime.cudaGraphEdgeData*>p_dependencyData, numDependencies, <cyruntime.cudaStreamCaptureMode>mode)
+        err = cyruntime.cudaStreamBeginCaptureToGraph(<cyruntime.cudaStream_t>c_stream, <cyruntime.cudaGraph_t>c_graph, <const cyruntime.cudaGraphNode_t*>p_dependencies, <const cyruntime.cudaGraphEdgeData*>p_dependencyData, c_numDependencies, <cyruntime.cudaStreamCaptureMode>c_mode)
     return _st1(err)
 
 def cudaThreadExchangeStreamCaptureMode(mode):
@@ -3028,7 +3371,10 @@ def cudaThreadExchangeStreamCaptureMode(mode):
     """
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaStreamCaptureMode c_mode = <cyruntime.cudaStreamCaptureMode>0
-    c_mode = <cyruntime.cudaStreamCaptureMode><long long>mode
+    try:
+        c_mode = <cyruntime.cudaStreamCaptureMode><long long>mode
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaThreadExchangeStreamCaptureMode', ('mode',), 0) from None
     with nogil:
         err = cyruntime.cudaThreadExchangeStreamCaptureMode(&c_mode)
     if err != 0:
@@ -3066,7 +3412,10 @@ def cudaStreamEndCapture(stream):
     cdef cyruntime.cudaError_t err
     cdef void* c_stream
     cdef cyruntime.cudaGraph_t c_pGraph = <cyruntime.cudaGraph_t>0
-    _hptr(stream, &c_stream)
+    try:
+        _hptr(stream, &c_stream)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaStreamEndCapture', ('stream',), 0) from None
     with nogil:
         err = cyruntime.cudaStreamEndCapture(<cyruntime.cudaStream_t>c_stream, &c_pGraph)
     if err != 0:
@@ -3115,7 +3464,10 @@ def cudaStreamIsCapturing(stream):
     cdef cyruntime.cudaError_t err
     cdef void* c_stream
     cdef cyruntime.cudaStreamCaptureStatus c_pCaptureStatus = <cyruntime.cudaStreamCaptureStatus>0
-    _hptr(stream, &c_stream)
+    try:
+        _hptr(stream, &c_stream)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaStreamIsCapturing', ('stream',), 0) from None
     with nogil:
         err = cyruntime.cudaStreamIsCapturing(<cyruntime.cudaStream_t>c_stream, &c_pCaptureStatus)
     if err != 0:
@@ -3194,14 +3546,17 @@ def cudaStreamGetCaptureInfo(stream):
     cdef void* c_dependencies_out = NULL
     cdef void* c_edgeData_out = NULL
     cdef size_t c_numDependencies_out = <size_t>0
-    _hptr(stream, &c_stream)
+    try:
+        _hptr(stream, &c_stream)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaStreamGetCaptureInfo', ('stream',), 0) from None
     with nogil:
         err = cyruntime.cudaStreamGetCaptureInfo(<cyruntime.cudaStream_t>c_stream, &c_captureStatus_out, &c_id_out, &c_graph_out, <cyruntime.cudaGraphNode_t**>&c_dependencies_out, <cyruntime.cudaGraphEdgeData**>&c_edgeData_out, &c_numDependencies_out)
     if err != 0:
         return (_st(err), None, None, None, None, None, None)
     return (_ok(), _enum(_L.cls('cudaStreamCaptureStatus')._value2member_map_, None, <long long>c_captureStatus_out), c_id_out, _new_handle(cudaGraph_t, <void*>c_graph_out), _from_array(c_dependencies_out, c_numDependencies_out, 'h', cudaGraphNode_t, sizeof(void*)), _from_array(c_edgeData_out, c_numDependencies_out, 's', _L.cls('cudaGraphEdgeData'), sizeof(cyruntime.cudaGraphEdgeData)), c_numDependencies_out)
 
-def cudaStreamUpdateCaptureDependencies(stream, dependencies, dependencyData, size_t numDependencies, unsigned int flags):
+def cudaStreamUpdateCaptureDependencies(stream, dependencies, dependencyData, numDependencies, flags):
     """Update the set of dependencies in a capturing stream.
 
     Modifies the dependency set of a capturing stream. The dependency set is the set of
@@ -3244,15 +3599,34 @@ def cudaStreamUpdateCaptureDependencies(stream, dependencies, dependencyData, si
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_stream
-    cdef _Buf a_dependencies = _array(dependencies, 'h', sizeof(void*))
-    cdef void* p_dependencies = _bufptr(a_dependencies)
-    cdef _Buf a_dependencyData = _structs(dependencyData, sizeof(cyruntime.cudaGraphEdgeData))
-    cdef void* p_dependencyData = _bufptr(a_dependencyData)
-    _hptr(stream, &c_stream)
-    _check_count(dependencies, numDependencies, 'dependencies', 'numDependencies')
-    if isinstance(dependencyData, (list, tuple)): _check_count(dependencyData, numDependencies, 'dependencyData', 'numDependencies')
+    cdef _Buf a_dependencies
+    cdef void* p_dependencies
+    cdef _Buf a_dependencyData
+    cdef void* p_dependencyData
+    cdef size_t c_numDependencies
+    cdef unsigned int c_flags
+    cdef int _p = 0
+    try:
+        _p = 3
+        c_numDependencies = numDependencies
+        _p = 4
+        c_flags = flags
+        _p = 1
+        a_dependencies = _array(dependencies, 'h', sizeof(void*))
+        p_dependencies = _bufptr(a_dependencies)
+        _p = 2
+        a_dependencyData = _structs(dependencyData, sizeof(cyruntime.cudaGraphEdgeData))
+        p_dependencyData = _bufptr(a_dependencyData)
+        _p = 0
+        _hptr(stream, &c_stream)
+        _p = 1
+        _check_count(dependencies, c_numDependencies, 'dependencies', 'numDependencies')
+        _p = 2
+        if isinstance(dependencyData, (list, tuple)): _check_count(dependencyData, c_numDependencies, 'dependencyData', 'numDependencies')
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaStreamUpdateCaptureDependencies', ('stream', 'dependencies', 'dependencyData', 'numDependencies', 'flags'), _p) from None
     with nogil:
-        err = cyruntime.cudaStreamUpdateCaptureDependencies(<cyruntime.cudaStream_t>c_stream, <cyruntime.cudaGraphNode_t*>p_dependencies, <const cyruntime.cudaGraphEdgeData*>p_dependencyData, numDependencies, flags)
+        err = cyruntime.cudaStreamUpdateCaptureDependencies(<cyruntime.cudaStream_t>c_stream, <cyruntime.cudaGraphNode_t*>p_dependencies, <const cyruntime.cudaGraphEdgeData*>p_dependencyData, c_numDependencies, c_flags)
     return _st1(err)
 
 def cudaEventCreate():
@@ -3282,7 +3656,7 @@ def cudaEventCreate():
         return (_st(err), None,)
     return (_ok(), _new_handle(cudaEvent_t, <void*>c_event),)
 
-def cudaEventCreateWithFlags(unsigned int flags):
+def cudaEventCreateWithFlags(flags):
     """Creates an event object with the specified flags.
 
     Creates an event object for the current device with the specified flags. Valid flags
@@ -3320,8 +3694,13 @@ def cudaEventCreateWithFlags(unsigned int flags):
     """
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaEvent_t c_event = <cyruntime.cudaEvent_t>0
+    cdef unsigned int c_flags
+    try:
+        c_flags = flags
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaEventCreateWithFlags', ('flags',), 0) from None
     with nogil:
-        err = cyruntime.cudaEventCreateWithFlags(&c_event, flags)
+        err = cyruntime.cudaEventCreateWithFlags(&c_event, c_flags)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _new_handle(cudaEvent_t, <void*>c_event),)
@@ -3363,13 +3742,18 @@ def cudaEventRecord(event, stream):
     cdef cyruntime.cudaError_t err
     cdef void* c_event
     cdef void* c_stream
-    _hptr(event, &c_event)
-    _hptr(stream, &c_stream)
+    cdef int _p = 0
+    try:
+        _hptr(event, &c_event)
+        _p = 1
+        _hptr(stream, &c_stream)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaEventRecord', ('event', 'stream'), _p) from None
     with nogil:
         err = cyruntime.cudaEventRecord(<cyruntime.cudaEvent_t>c_event, <cyruntime.cudaStream_t>c_stream)
     return _st1(err)
 
-def cudaEventRecordWithFlags(event, stream, unsigned int flags):
+def cudaEventRecordWithFlags(event, stream, flags):
     """Records an event.
 
     Captures in `event` the contents of `stream` at the time of this call. `event` and
@@ -3414,10 +3798,19 @@ def cudaEventRecordWithFlags(event, stream, unsigned int flags):
     cdef cyruntime.cudaError_t err
     cdef void* c_event
     cdef void* c_stream
-    _hptr(event, &c_event)
-    _hptr(stream, &c_stream)
+    cdef unsigned int c_flags
+    cdef int _p = 0
+    try:
+        _p = 2
+        c_flags = flags
+        _p = 0
+        _hptr(event, &c_event)
+        _p = 1
+        _hptr(stream, &c_stream)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaEventRecordWithFlags', ('event', 'stream', 'flags'), _p) from None
     with nogil:
-        err = cyruntime.cudaEventRecordWithFlags(<cyruntime.cudaEvent_t>c_event, <cyruntime.cudaStream_t>c_stream, flags)
+        err = cyruntime.cudaEventRecordWithFlags(<cyruntime.cudaEvent_t>c_event, <cyruntime.cudaStream_t>c_stream, c_flags)
     return _st1(err)
 
 def cudaEventQuery(event):
@@ -3450,7 +3843,10 @@ def cudaEventQuery(event):
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_event
-    _hptr(event, &c_event)
+    try:
+        _hptr(event, &c_event)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaEventQuery', ('event',), 0) from None
     with nogil:
         err = cyruntime.cudaEventQuery(<cyruntime.cudaEvent_t>c_event)
     return _st1(err)
@@ -3484,7 +3880,10 @@ def cudaEventSynchronize(event):
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_event
-    _hptr(event, &c_event)
+    try:
+        _hptr(event, &c_event)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaEventSynchronize', ('event',), 0) from None
     with nogil:
         err = cyruntime.cudaEventSynchronize(<cyruntime.cudaEvent_t>c_event)
     return _st1(err)
@@ -3517,7 +3916,10 @@ def cudaEventDestroy(event):
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_event
-    _hptr(event, &c_event)
+    try:
+        _hptr(event, &c_event)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaEventDestroy', ('event',), 0) from None
     with nogil:
         err = cyruntime.cudaEventDestroy(<cyruntime.cudaEvent_t>c_event)
     return _st1(err)
@@ -3570,8 +3972,13 @@ def cudaEventElapsedTime(start, end):
     cdef float c_ms = <float>0
     cdef void* c_start
     cdef void* c_end
-    _hptr(start, &c_start)
-    _hptr(end, &c_end)
+    cdef int _p = 0
+    try:
+        _hptr(start, &c_start)
+        _p = 1
+        _hptr(end, &c_end)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaEventElapsedTime', ('start', 'end'), _p) from None
     with nogil:
         err = cyruntime.cudaEventElapsedTime(&c_ms, <cyruntime.cudaEvent_t>c_start, <cyruntime.cudaEvent_t>c_end)
     if err != 0:
@@ -3712,8 +4119,13 @@ def cudaImportExternalMemory(memHandleDesc):
     """
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaExternalMemory_t c_extMem_out = <cyruntime.cudaExternalMemory_t>0
-    cdef _Buf a_memHandleDesc = _structs(memHandleDesc, sizeof(cyruntime.cudaExternalMemoryHandleDesc))
-    cdef void* p_memHandleDesc = _bufptr(a_memHandleDesc)
+    cdef _Buf a_memHandleDesc
+    cdef void* p_memHandleDesc
+    try:
+        a_memHandleDesc = _structs(memHandleDesc, sizeof(cyruntime.cudaExternalMemoryHandleDesc))
+        p_memHandleDesc = _bufptr(a_memHandleDesc)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaImportExternalMemory', ('memHandleDesc',), 0) from None
     with nogil:
         err = cyruntime.cudaImportExternalMemory(&c_extMem_out, <const cyruntime.cudaExternalMemoryHandleDesc*>p_memHandleDesc)
     if err != 0:
@@ -3773,9 +4185,17 @@ def cudaExternalMemoryGetMappedBuffer(extMem, bufferDesc):
     cdef cyruntime.cudaError_t err
     cdef void* c_devPtr = NULL
     cdef void* c_extMem
-    cdef _Buf a_bufferDesc = _structs(bufferDesc, sizeof(cyruntime.cudaExternalMemoryBufferDesc))
-    cdef void* p_bufferDesc = _bufptr(a_bufferDesc)
-    _hptr(extMem, &c_extMem)
+    cdef _Buf a_bufferDesc
+    cdef void* p_bufferDesc
+    cdef int _p = 0
+    try:
+        _p = 1
+        a_bufferDesc = _structs(bufferDesc, sizeof(cyruntime.cudaExternalMemoryBufferDesc))
+        p_bufferDesc = _bufptr(a_bufferDesc)
+        _p = 0
+        _hptr(extMem, &c_extMem)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaExternalMemoryGetMappedBuffer', ('extMem', 'bufferDesc'), _p) from None
     with nogil:
         err = cyruntime.cudaExternalMemoryGetMappedBuffer(<void**>&c_devPtr, <cyruntime.cudaExternalMemory_t>c_extMem, <const cyruntime.cudaExternalMemoryBufferDesc*>p_bufferDesc)
     if err != 0:
@@ -3838,9 +4258,17 @@ def cudaExternalMemoryGetMappedMipmappedArray(extMem, mipmapDesc):
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaMipmappedArray_t c_mipmap = <cyruntime.cudaMipmappedArray_t>0
     cdef void* c_extMem
-    cdef _Buf a_mipmapDesc = _structs(mipmapDesc, sizeof(cyruntime.cudaExternalMemoryMipmappedArrayDesc))
-    cdef void* p_mipmapDesc = _bufptr(a_mipmapDesc)
-    _hptr(extMem, &c_extMem)
+    cdef _Buf a_mipmapDesc
+    cdef void* p_mipmapDesc
+    cdef int _p = 0
+    try:
+        _p = 1
+        a_mipmapDesc = _structs(mipmapDesc, sizeof(cyruntime.cudaExternalMemoryMipmappedArrayDesc))
+        p_mipmapDesc = _bufptr(a_mipmapDesc)
+        _p = 0
+        _hptr(extMem, &c_extMem)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaExternalMemoryGetMappedMipmappedArray', ('extMem', 'mipmapDesc'), _p) from None
     with nogil:
         err = cyruntime.cudaExternalMemoryGetMappedMipmappedArray(&c_mipmap, <cyruntime.cudaExternalMemory_t>c_extMem, <const cyruntime.cudaExternalMemoryMipmappedArrayDesc*>p_mipmapDesc)
     if err != 0:
@@ -3871,7 +4299,10 @@ def cudaDestroyExternalMemory(extMem):
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_extMem
-    _hptr(extMem, &c_extMem)
+    try:
+        _hptr(extMem, &c_extMem)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaDestroyExternalMemory', ('extMem',), 0) from None
     with nogil:
         err = cyruntime.cudaDestroyExternalMemory(<cyruntime.cudaExternalMemory_t>c_extMem)
     return _st1(err)
@@ -4002,15 +4433,20 @@ def cudaImportExternalSemaphore(semHandleDesc):
     """
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaExternalSemaphore_t c_extSem_out = <cyruntime.cudaExternalSemaphore_t>0
-    cdef _Buf a_semHandleDesc = _structs(semHandleDesc, sizeof(cyruntime.cudaExternalSemaphoreHandleDesc))
-    cdef void* p_semHandleDesc = _bufptr(a_semHandleDesc)
+    cdef _Buf a_semHandleDesc
+    cdef void* p_semHandleDesc
+    try:
+        a_semHandleDesc = _structs(semHandleDesc, sizeof(cyruntime.cudaExternalSemaphoreHandleDesc))
+        p_semHandleDesc = _bufptr(a_semHandleDesc)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaImportExternalSemaphore', ('semHandleDesc',), 0) from None
     with nogil:
         err = cyruntime.cudaImportExternalSemaphore(&c_extSem_out, <const cyruntime.cudaExternalSemaphoreHandleDesc*>p_semHandleDesc)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _new_handle(cudaExternalSemaphore_t, <void*>c_extSem_out),)
 
-def cudaSignalExternalSemaphoresAsync(extSemArray, paramsArray, unsigned int numExtSems, stream):
+def cudaSignalExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, stream):
     """Signals a set of external semaphore objects.
 
     Enqueues a signal operation on a set of externally allocated semaphore object in the
@@ -4107,19 +4543,35 @@ def cudaSignalExternalSemaphoresAsync(extSemArray, paramsArray, unsigned int num
     cudaWaitExternalSemaphoresAsync
     """
     cdef cyruntime.cudaError_t err
-    cdef _Buf a_extSemArray = _array(extSemArray, 'h', sizeof(void*))
-    cdef void* p_extSemArray = _bufptr(a_extSemArray)
-    cdef _Buf a_paramsArray = _array(paramsArray, 's', sizeof(cyruntime.cudaExternalSemaphoreSignalParams))
-    cdef void* p_paramsArray = _bufptr(a_paramsArray)
+    cdef _Buf a_extSemArray
+    cdef void* p_extSemArray
+    cdef _Buf a_paramsArray
+    cdef void* p_paramsArray
+    cdef unsigned int c_numExtSems
     cdef void* c_stream
-    _hptr(stream, &c_stream)
-    _check_count(extSemArray, numExtSems, 'extSemArray', 'numExtSems')
-    _check_count(paramsArray, numExtSems, 'paramsArray', 'numExtSems')
+    cdef int _p = 0
+    try:
+        _p = 2
+        c_numExtSems = numExtSems
+        _p = 0
+        a_extSemArray = _array(extSemArray, 'h', sizeof(void*))
+        p_extSemArray = _bufptr(a_extSemArray)
+        _p = 1
+        a_paramsArray = _array(paramsArray, 's', sizeof(cyruntime.cudaExternalSemaphoreSignalParams))
+        p_paramsArray = _bufptr(a_paramsArray)
+        _p = 3
+        _hptr(stream, &c_stream)
+        _p = 0
+        _check_count(extSemArray, c_numExtSems, 'extSemArray', 'numExtSems')
+        _p = 1
+        _check_count(paramsArray, c_numExtSems, 'paramsArray', 'numExtSems')
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaSignalExternalSemaphoresAsync', ('extSemArray', 'paramsArray', 'numExtSems', 'stream'), _p) from None
     with nogil:
-        err = cyruntime.cudaSignalExternalSemaphoresAsync(<const cyruntime.cudaExternalSemaphore_t*>p_extSemArray, <const cyruntime.cudaExternalSemaphoreSignalParams*>p_paramsArray, numExtSems, <cyruntime.cudaStream_t>c_stream)
+        err = cyruntime.cudaSignalExternalSemaphoresAsync(<const cyruntime.cudaExternalSemaphore_t*>p_extSemArray, <const cyruntime.cudaExternalSemaphoreSignalParams*>p_paramsArray, c_numExtSems, <cyruntime.cudaStream_t>c_stream)
     return _st1(err)
 
-def cudaWaitExternalSemaphoresAsync(extSemArray, paramsArray, unsigned int numExtSems, stream):
+def cudaWaitExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, stream):
     """Waits on a set of external semaphore objects.
 
     Enqueues a wait operation on a set of externally allocated semaphore object in the
@@ -4193,16 +4645,32 @@ def cudaWaitExternalSemaphoresAsync(extSemArray, paramsArray, unsigned int numEx
     cudaSignalExternalSemaphoresAsync
     """
     cdef cyruntime.cudaError_t err
-    cdef _Buf a_extSemArray = _array(extSemArray, 'h', sizeof(void*))
-    cdef void* p_extSemArray = _bufptr(a_extSemArray)
-    cdef _Buf a_paramsArray = _array(paramsArray, 's', sizeof(cyruntime.cudaExternalSemaphoreWaitParams))
-    cdef void* p_paramsArray = _bufptr(a_paramsArray)
+    cdef _Buf a_extSemArray
+    cdef void* p_extSemArray
+    cdef _Buf a_paramsArray
+    cdef void* p_paramsArray
+    cdef unsigned int c_numExtSems
     cdef void* c_stream
-    _hptr(stream, &c_stream)
-    _check_count(extSemArray, numExtSems, 'extSemArray', 'numExtSems')
-    _check_count(paramsArray, numExtSems, 'paramsArray', 'numExtSems')
+    cdef int _p = 0
+    try:
+        _p = 2
+        c_numExtSems = numExtSems
+        _p = 0
+        a_extSemArray = _array(extSemArray, 'h', sizeof(void*))
+        p_extSemArray = _bufptr(a_extSemArray)
+        _p = 1
+        a_paramsArray = _array(paramsArray, 's', sizeof(cyruntime.cudaExternalSemaphoreWaitParams))
+        p_paramsArray = _bufptr(a_paramsArray)
+        _p = 3
+        _hptr(stream, &c_stream)
+        _p = 0
+        _check_count(extSemArray, c_numExtSems, 'extSemArray', 'numExtSems')
+        _p = 1
+        _check_count(paramsArray, c_numExtSems, 'paramsArray', 'numExtSems')
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaWaitExternalSemaphoresAsync', ('extSemArray', 'paramsArray', 'numExtSems', 'stream'), _p) from None
     with nogil:
-        err = cyruntime.cudaWaitExternalSemaphoresAsync(<const cyruntime.cudaExternalSemaphore_t*>p_extSemArray, <const cyruntime.cudaExternalSemaphoreWaitParams*>p_paramsArray, numExtSems, <cyruntime.cudaStream_t>c_stream)
+        err = cyruntime.cudaWaitExternalSemaphoresAsync(<const cyruntime.cudaExternalSemaphore_t*>p_extSemArray, <const cyruntime.cudaExternalSemaphoreWaitParams*>p_paramsArray, c_numExtSems, <cyruntime.cudaStream_t>c_stream)
     return _st1(err)
 
 def cudaDestroyExternalSemaphore(extSem):
@@ -4229,12 +4697,15 @@ def cudaDestroyExternalSemaphore(extSem):
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_extSem
-    _hptr(extSem, &c_extSem)
+    try:
+        _hptr(extSem, &c_extSem)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaDestroyExternalSemaphore', ('extSem',), 0) from None
     with nogil:
         err = cyruntime.cudaDestroyExternalSemaphore(<cyruntime.cudaExternalSemaphore_t>c_extSem)
     return _st1(err)
 
-def cudaLaunchKernel(func, gridDim, blockDim, args, size_t sharedMem, stream):
+def cudaLaunchKernel(func, gridDim, blockDim, args, sharedMem, stream):
     """Launches a device function.
 
     The function invokes kernel `func` on `gridDim` (`gridDim`.x x `gridDim`.y x
@@ -4283,20 +4754,34 @@ def cudaLaunchKernel(func, gridDim, blockDim, args, size_t sharedMem, stream):
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_func
-    cdef void* p_gridDim = _sval(gridDim, sizeof(cyruntime.dim3))
-    cdef void* p_blockDim = _sval(blockDim, sizeof(cyruntime.dim3))
+    cdef void* p_gridDim
+    cdef void* p_blockDim
     cdef _Buf a_args = None
     cdef void* p_args = NULL
+    cdef size_t c_sharedMem
     cdef void* c_stream
-    _vptr(func, &c_func)
-    if type(args) is int and args >= 0:
-        p_args = PyLong_AsVoidPtr(args)
-    elif args is not None:
-        a_args = _kparams(args)
-        p_args = _bufptr(a_args)
-    _hptr(stream, &c_stream)
+    cdef int _p = 0
+    try:
+        _p = 4
+        c_sharedMem = sharedMem
+        _p = 1
+        p_gridDim = _sval(gridDim, sizeof(cyruntime.dim3))
+        _p = 2
+        p_blockDim = _sval(blockDim, sizeof(cyruntime.dim3))
+        _p = 0
+        _vptr(func, &c_func)
+        _p = 3
+        if type(args) is int and args >= 0:
+            p_args = PyLong_AsVoidPtr(args)
+        elif args is not None:
+            a_args = _kparams(args)
+            p_args = _bufptr(a_args)
+        _p = 5
+        _hptr(stream, &c_stream)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaLaunchKernel', ('func', 'gridDim', 'blockDim', 'args', 'sharedMem', 'stream'), _p) from None
     with nogil:
-        err = cyruntime.cudaLaunchKernel(<const void*>c_func, (<cyruntime.dim3*>p_gridDim)[0], (<cyruntime.dim3*>p_blockDim)[0], <void**>p_args, sharedMem, <cyruntime.cudaStream_t>c_stream)
+        err = cyruntime.cudaLaunchKernel(<const void*>c_func, (<cyruntime.dim3*>p_gridDim)[0], (<cyruntime.dim3*>p_blockDim)[0], <void**>p_args, c_sharedMem, <cyruntime.cudaStream_t>c_stream)
     return _st1(err)
 
 def cudaLaunchKernelExC(config, func, args):
@@ -4354,22 +4839,30 @@ def cudaLaunchKernelExC(config, func, args):
     cudaLaunchConfig_t, void, ActTypes, cuLaunchKernelEx
     """
     cdef cyruntime.cudaError_t err
-    cdef _Buf a_config = _structs(config, sizeof(cyruntime.cudaLaunchConfig_t))
-    cdef void* p_config = _bufptr(a_config)
+    cdef _Buf a_config
+    cdef void* p_config
     cdef void* c_func
     cdef _Buf a_args = None
     cdef void* p_args = NULL
-    _vptr(func, &c_func)
-    if type(args) is int and args >= 0:
-        p_args = PyLong_AsVoidPtr(args)
-    elif args is not None:
-        a_args = _kparams(args)
-        p_args = _bufptr(a_args)
+    cdef int _p = 0
+    try:
+        a_config = _structs(config, sizeof(cyruntime.cudaLaunchConfig_t))
+        p_config = _bufptr(a_config)
+        _p = 1
+        _vptr(func, &c_func)
+        _p = 2
+        if type(args) is int and args >= 0:
+            p_args = PyLong_AsVoidPtr(args)
+        elif args is not None:
+            a_args = _kparams(args)
+            p_args = _bufptr(a_args)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaLaunchKernelExC', ('config', 'func', 'args'), _p) from None
     with nogil:
         err = cyruntime.cudaLaunchKernelExC(<const cyruntime.cudaLaunchConfig_t*>p_config, <const void*>c_func, <void**>p_args)
     return _st1(err)
 
-def cudaLaunchCooperativeKernel(func, gridDim, blockDim, args, size_t sharedMem, stream):
+def cudaLaunchCooperativeKernel(func, gridDim, blockDim, args, sharedMem, stream):
     """Launches a device function where thread blocks can cooperate and synchronize as
     they execute.
 
@@ -4429,23 +4922,37 @@ def cudaLaunchCooperativeKernel(func, gridDim, blockDim, args, size_t sharedMem,
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_func
-    cdef void* p_gridDim = _sval(gridDim, sizeof(cyruntime.dim3))
-    cdef void* p_blockDim = _sval(blockDim, sizeof(cyruntime.dim3))
+    cdef void* p_gridDim
+    cdef void* p_blockDim
     cdef _Buf a_args = None
     cdef void* p_args = NULL
+    cdef size_t c_sharedMem
     cdef void* c_stream
-    _vptr(func, &c_func)
-    if type(args) is int and args >= 0:
-        p_args = PyLong_AsVoidPtr(args)
-    elif args is not None:
-        a_args = _kparams(args)
-        p_args = _bufptr(a_args)
-    _hptr(stream, &c_stream)
+    cdef int _p = 0
+    try:
+        _p = 4
+        c_sharedMem = sharedMem
+        _p = 1
+        p_gridDim = _sval(gridDim, sizeof(cyruntime.dim3))
+        _p = 2
+        p_blockDim = _sval(blockDim, sizeof(cyruntime.dim3))
+        _p = 0
+        _vptr(func, &c_func)
+        _p = 3
+        if type(args) is int and args >= 0:
+            p_args = PyLong_AsVoidPtr(args)
+        elif args is not None:
+            a_args = _kparams(args)
+            p_args = _bufptr(a_args)
+        _p = 5
+        _hptr(stream, &c_stream)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaLaunchCooperativeKernel', ('func', 'gridDim', 'blockDim', 'args', 'sharedMem', 'stream'), _p) from None
     with nogil:
-        err = cyruntime.cudaLaunchCooperativeKernel(<const void*>c_func, (<cyruntime.dim3*>p_gridDim)[0], (<cyruntime.dim3*>p_blockDim)[0], <void**>p_args, sharedMem, <cyruntime.cudaStream_t>c_stream)
+        err = cyruntime.cudaLaunchCooperativeKernel(<const void*>c_func, (<cyruntime.dim3*>p_gridDim)[0], (<cyruntime.dim3*>p_blockDim)[0], <void**>p_args, c_sharedMem, <cyruntime.cudaStream_t>c_stream)
     return _st1(err)
 
-def cudaFuncSetCacheConfig(func, long long cacheConfig):
+def cudaFuncSetCacheConfig(func, cacheConfig):
     """Sets the preferred cache configuration for a device function.
 
     On devices where the L1 cache and shared memory use the same hardware resources,
@@ -4503,9 +5010,17 @@ def cudaFuncSetCacheConfig(func, long long cacheConfig):
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_func
-    _vptr(func, &c_func)
+    cdef long long c_cacheConfig
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_cacheConfig = cacheConfig
+        _p = 0
+        _vptr(func, &c_func)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaFuncSetCacheConfig', ('func', 'cacheConfig'), _p) from None
     with nogil:
-        err = cyruntime.cudaFuncSetCacheConfig(<const void*>c_func, <cyruntime.cudaFuncCache>cacheConfig)
+        err = cyruntime.cudaFuncSetCacheConfig(<const void*>c_func, <cyruntime.cudaFuncCache>c_cacheConfig)
     return _st1(err)
 
 def cudaFuncGetAttributes(func):
@@ -4540,14 +5055,17 @@ def cudaFuncGetAttributes(func):
     cdef cyruntime.cudaError_t err
     cdef _Struct s_attr = _new_struct(_L.cls('cudaFuncAttributes'))
     cdef void* c_func
-    _vptr(func, &c_func)
+    try:
+        _vptr(func, &c_func)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaFuncGetAttributes', ('func',), 0) from None
     with nogil:
         err = cyruntime.cudaFuncGetAttributes(<cyruntime.cudaFuncAttributes*>s_attr._ptr, <const void*>c_func)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), s_attr,)
 
-def cudaFuncSetAttribute(func, long long attr, int value):
+def cudaFuncSetAttribute(func, attr, value):
     """Set attributes for a given function.
 
     This function sets the attributes of a function specified via `func`. The parameter
@@ -4613,9 +5131,20 @@ def cudaFuncSetAttribute(func, long long attr, int value):
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_func
-    _vptr(func, &c_func)
+    cdef long long c_attr
+    cdef int c_value
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_attr = attr
+        _p = 2
+        c_value = value
+        _p = 0
+        _vptr(func, &c_func)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaFuncSetAttribute', ('func', 'attr', 'value'), _p) from None
     with nogil:
-        err = cyruntime.cudaFuncSetAttribute(<const void*>c_func, <cyruntime.cudaFuncAttribute>attr, value)
+        err = cyruntime.cudaFuncSetAttribute(<const void*>c_func, <cyruntime.cudaFuncAttribute>c_attr, c_value)
     return _st1(err)
 
 def cudaFuncGetName(func):
@@ -4644,14 +5173,17 @@ def cudaFuncGetName(func):
     cdef cyruntime.cudaError_t err
     cdef const char* c_name = NULL
     cdef void* c_func
-    _vptr(func, &c_func)
+    try:
+        _vptr(func, &c_func)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaFuncGetName', ('func',), 0) from None
     with nogil:
         err = cyruntime.cudaFuncGetName(<const char**>&c_name, <const void*>c_func)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), (<bytes>c_name if c_name != NULL else None),)
 
-def cudaFuncGetParamInfo(func, size_t paramIndex):
+def cudaFuncGetParamInfo(func, paramIndex):
     """Returns the offset and size of a kernel parameter in the device-side parameter
     layout.
 
@@ -4681,11 +5213,19 @@ def cudaFuncGetParamInfo(func, size_t paramIndex):
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_func
+    cdef size_t c_paramIndex
     cdef size_t c_paramOffset = <size_t>0
     cdef size_t c_paramSize = <size_t>0
-    _vptr(func, &c_func)
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_paramIndex = paramIndex
+        _p = 0
+        _vptr(func, &c_func)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaFuncGetParamInfo', ('func', 'paramIndex'), _p) from None
     with nogil:
-        err = cyruntime.cudaFuncGetParamInfo(<const void*>c_func, paramIndex, &c_paramOffset, &c_paramSize)
+        err = cyruntime.cudaFuncGetParamInfo(<const void*>c_func, c_paramIndex, &c_paramOffset, &c_paramSize)
     if err != 0:
         return (_st(err), None, None)
     return (_ok(), c_paramOffset, c_paramSize)
@@ -4749,14 +5289,20 @@ def cudaLaunchHostFunc(stream, fn, userData):
     cdef void* c_stream
     cdef void* c_fn
     cdef void* c_userData
-    _hptr(stream, &c_stream)
-    _hptr(fn, &c_fn)
-    _vptr(userData, &c_userData)
+    cdef int _p = 0
+    try:
+        _hptr(stream, &c_stream)
+        _p = 1
+        _hptr(fn, &c_fn)
+        _p = 2
+        _vptr(userData, &c_userData)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaLaunchHostFunc', ('stream', 'fn', 'userData'), _p) from None
     with nogil:
         err = cyruntime.cudaLaunchHostFunc(<cyruntime.cudaStream_t>c_stream, <cyruntime.cudaHostFn_t>c_fn, <void*>c_userData)
     return _st1(err)
 
-def cudaFuncSetSharedMemConfig(func, long long config):
+def cudaFuncSetSharedMemConfig(func, config):
     """Sets the shared memory configuration for a device function.
 
     Deprecated.
@@ -4811,12 +5357,20 @@ def cudaFuncSetSharedMemConfig(func, long long config):
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_func
-    _vptr(func, &c_func)
+    cdef long long c_config
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_config = config
+        _p = 0
+        _vptr(func, &c_func)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaFuncSetSharedMemConfig', ('func', 'config'), _p) from None
     with nogil:
-        err = cyruntime.cudaFuncSetSharedMemConfig(<const void*>c_func, <cyruntime.cudaSharedMemConfig>config)
+        err = cyruntime.cudaFuncSetSharedMemConfig(<const void*>c_func, <cyruntime.cudaSharedMemConfig>c_config)
     return _st1(err)
 
-def cudaOccupancyMaxActiveBlocksPerMultiprocessor(func, int blockSize, size_t dynamicSMemSize):
+def cudaOccupancyMaxActiveBlocksPerMultiprocessor(func, blockSize, dynamicSMemSize):
     """Returns occupancy for a device function.
 
     Returns, as `numBlocks`, the maximum number of active blocks per streaming
@@ -4847,14 +5401,25 @@ def cudaOccupancyMaxActiveBlocksPerMultiprocessor(func, int blockSize, size_t dy
     cdef cyruntime.cudaError_t err
     cdef int c_numBlocks = <int>0
     cdef void* c_func
-    _vptr(func, &c_func)
+    cdef int c_blockSize
+    cdef size_t c_dynamicSMemSize
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_blockSize = blockSize
+        _p = 2
+        c_dynamicSMemSize = dynamicSMemSize
+        _p = 0
+        _vptr(func, &c_func)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaOccupancyMaxActiveBlocksPerMultiprocessor', ('func', 'blockSize', 'dynamicSMemSize'), _p) from None
     with nogil:
-        err = cyruntime.cudaOccupancyMaxActiveBlocksPerMultiprocessor(&c_numBlocks, <const void*>c_func, blockSize, dynamicSMemSize)
+        err = cyruntime.cudaOccupancyMaxActiveBlocksPerMultiprocessor(&c_numBlocks, <const void*>c_func, c_blockSize, c_dynamicSMemSize)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), c_numBlocks,)
 
-def cudaOccupancyAvailableDynamicSMemPerBlock(func, int numBlocks, int blockSize):
+def cudaOccupancyAvailableDynamicSMemPerBlock(func, numBlocks, blockSize):
     """Returns dynamic shared memory available per block when launching `numBlocks`
     blocks on SM.
 
@@ -4886,14 +5451,25 @@ def cudaOccupancyAvailableDynamicSMemPerBlock(func, int numBlocks, int blockSize
     cdef cyruntime.cudaError_t err
     cdef size_t c_dynamicSmemSize = <size_t>0
     cdef void* c_func
-    _vptr(func, &c_func)
+    cdef int c_numBlocks
+    cdef int c_blockSize
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_numBlocks = numBlocks
+        _p = 2
+        c_blockSize = blockSize
+        _p = 0
+        _vptr(func, &c_func)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaOccupancyAvailableDynamicSMemPerBlock', ('func', 'numBlocks', 'blockSize'), _p) from None
     with nogil:
-        err = cyruntime.cudaOccupancyAvailableDynamicSMemPerBlock(&c_dynamicSmemSize, <const void*>c_func, numBlocks, blockSize)
+        err = cyruntime.cudaOccupancyAvailableDynamicSMemPerBlock(&c_dynamicSmemSize, <const void*>c_func, c_numBlocks, c_blockSize)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), c_dynamicSmemSize,)
 
-def cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(func, int blockSize, size_t dynamicSMemSize, unsigned int flags):
+def cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(func, blockSize, dynamicSMemSize, flags):
     """Returns occupancy for a device function with the specified flags.
 
     Returns, as `numBlocks`, the maximum number of active blocks per streaming
@@ -4938,9 +5514,23 @@ def cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(func, int blockSize, 
     cdef cyruntime.cudaError_t err
     cdef int c_numBlocks = <int>0
     cdef void* c_func
-    _vptr(func, &c_func)
+    cdef int c_blockSize
+    cdef size_t c_dynamicSMemSize
+    cdef unsigned int c_flags
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_blockSize = blockSize
+        _p = 2
+        c_dynamicSMemSize = dynamicSMemSize
+        _p = 3
+        c_flags = flags
+        _p = 0
+        _vptr(func, &c_func)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags', ('func', 'blockSize', 'dynamicSMemSize', 'flags'), _p) from None
     with nogil:
-        err = cyruntime.cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(&c_numBlocks, <const void*>c_func, blockSize, dynamicSMemSize, flags)
+        err = cyruntime.cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(&c_numBlocks, <const void*>c_func, c_blockSize, c_dynamicSMemSize, c_flags)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), c_numBlocks,)
@@ -4981,9 +5571,17 @@ def cudaOccupancyMaxPotentialClusterSize(func, launchConfig):
     cdef cyruntime.cudaError_t err
     cdef int c_clusterSize = <int>0
     cdef void* c_func
-    cdef _Buf a_launchConfig = _structs(launchConfig, sizeof(cyruntime.cudaLaunchConfig_t))
-    cdef void* p_launchConfig = _bufptr(a_launchConfig)
-    _vptr(func, &c_func)
+    cdef _Buf a_launchConfig
+    cdef void* p_launchConfig
+    cdef int _p = 0
+    try:
+        _p = 1
+        a_launchConfig = _structs(launchConfig, sizeof(cyruntime.cudaLaunchConfig_t))
+        p_launchConfig = _bufptr(a_launchConfig)
+        _p = 0
+        _vptr(func, &c_func)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaOccupancyMaxPotentialClusterSize', ('func', 'launchConfig'), _p) from None
     with nogil:
         err = cyruntime.cudaOccupancyMaxPotentialClusterSize(&c_clusterSize, <const void*>c_func, <const cyruntime.cudaLaunchConfig_t*>p_launchConfig)
     if err != 0:
@@ -5025,16 +5623,24 @@ def cudaOccupancyMaxActiveClusters(func, launchConfig):
     cdef cyruntime.cudaError_t err
     cdef int c_numClusters = <int>0
     cdef void* c_func
-    cdef _Buf a_launchConfig = _structs(launchConfig, sizeof(cyruntime.cudaLaunchConfig_t))
-    cdef void* p_launchConfig = _bufptr(a_launchConfig)
-    _vptr(func, &c_func)
+    cdef _Buf a_launchConfig
+    cdef void* p_launchConfig
+    cdef int _p = 0
+    try:
+        _p = 1
+        a_launchConfig = _structs(launchConfig, sizeof(cyruntime.cudaLaunchConfig_t))
+        p_launchConfig = _bufptr(a_launchConfig)
+        _p = 0
+        _vptr(func, &c_func)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaOccupancyMaxActiveClusters', ('func', 'launchConfig'), _p) from None
     with nogil:
         err = cyruntime.cudaOccupancyMaxActiveClusters(&c_numClusters, <const void*>c_func, <const cyruntime.cudaLaunchConfig_t*>p_launchConfig)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), c_numClusters,)
 
-def cudaMallocManaged(size_t size, unsigned int flags):
+def cudaMallocManaged(size, flags):
     """Allocates memory that will be automatically managed by the Unified Memory system.
 
     Allocates `size` bytes of managed memory on the device and returns, as `devPtr`, a
@@ -5142,13 +5748,22 @@ def cudaMallocManaged(size_t size, unsigned int flags):
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_devPtr = NULL
+    cdef size_t c_size
+    cdef unsigned int c_flags
+    cdef int _p = 0
+    try:
+        c_size = size
+        _p = 1
+        c_flags = flags
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaMallocManaged', ('size', 'flags'), _p) from None
     with nogil:
-        err = cyruntime.cudaMallocManaged(<void**>&c_devPtr, size, flags)
+        err = cyruntime.cudaMallocManaged(<void**>&c_devPtr, c_size, c_flags)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), PyLong_FromVoidPtr(c_devPtr),)
 
-def cudaMalloc(size_t size):
+def cudaMalloc(size):
     """Allocate memory on the device.
 
     Allocates `size` bytes of linear memory on the device and returns, as `devPtr`, a
@@ -5178,13 +5793,18 @@ def cudaMalloc(size_t size):
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_devPtr = NULL
+    cdef size_t c_size
+    try:
+        c_size = size
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaMalloc', ('size',), 0) from None
     with nogil:
-        err = cyruntime.cudaMalloc(<void**>&c_devPtr, size)
+        err = cyruntime.cudaMalloc(<void**>&c_devPtr, c_size)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), PyLong_FromVoidPtr(c_devPtr),)
 
-def cudaMallocHost(size_t size):
+def cudaMallocHost(size):
     """Allocates page-locked memory on the host.
 
     Allocates `size` bytes of host memory that is page-locked and accessible to the
@@ -5221,13 +5841,18 @@ def cudaMallocHost(size_t size):
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_ptr = NULL
+    cdef size_t c_size
+    try:
+        c_size = size
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaMallocHost', ('size',), 0) from None
     with nogil:
-        err = cyruntime.cudaMallocHost(<void**>&c_ptr, size)
+        err = cyruntime.cudaMallocHost(<void**>&c_ptr, c_size)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), PyLong_FromVoidPtr(c_ptr),)
 
-def cudaMallocPitch(size_t width, size_t height):
+def cudaMallocPitch(width, height):
     """Allocates pitched memory on the device.
 
     Allocates at least `width` (in bytes) * `height` bytes of linear memory on the
@@ -5272,13 +5897,22 @@ def cudaMallocPitch(size_t width, size_t height):
     cdef cyruntime.cudaError_t err
     cdef void* c_devPtr = NULL
     cdef size_t c_pitch = <size_t>0
+    cdef size_t c_width
+    cdef size_t c_height
+    cdef int _p = 0
+    try:
+        c_width = width
+        _p = 1
+        c_height = height
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaMallocPitch', ('width', 'height'), _p) from None
     with nogil:
-        err = cyruntime.cudaMallocPitch(<void**>&c_devPtr, &c_pitch, width, height)
+        err = cyruntime.cudaMallocPitch(<void**>&c_devPtr, &c_pitch, c_width, c_height)
     if err != 0:
         return (_st(err), None, None)
     return (_ok(), PyLong_FromVoidPtr(c_devPtr), c_pitch)
 
-def cudaMallocArray(desc, size_t width, size_t height, unsigned int flags):
+def cudaMallocArray(desc, width, height, flags):
     """Allocate an array on the device.
 
     Allocates a CUDA array according to the cudaChannelFormatDesc structure `desc` and
@@ -5342,10 +5976,26 @@ def cudaMallocArray(desc, size_t width, size_t height, unsigned int flags):
     """
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaArray_t c_array = <cyruntime.cudaArray_t>0
-    cdef _Buf a_desc = _structs(desc, sizeof(cyruntime.cudaChannelFormatDesc))
-    cdef void* p_desc = _bufptr(a_desc)
+    cdef _Buf a_desc
+    cdef void* p_desc
+    cdef size_t c_width
+    cdef size_t c_height
+    cdef unsigned int c_flags
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_width = width
+        _p = 2
+        c_height = height
+        _p = 3
+        c_flags = flags
+        _p = 0
+        a_desc = _structs(desc, sizeof(cyruntime.cudaChannelFormatDesc))
+        p_desc = _bufptr(a_desc)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaMallocArray', ('desc', 'width', 'height', 'flags'), _p) from None
     with nogil:
-        err = cyruntime.cudaMallocArray(&c_array, <const cyruntime.cudaChannelFormatDesc*>p_desc, width, height, flags)
+        err = cyruntime.cudaMallocArray(&c_array, <const cyruntime.cudaChannelFormatDesc*>p_desc, c_width, c_height, c_flags)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _new_handle(cudaArray_t, <void*>c_array),)
@@ -5389,7 +6039,10 @@ def cudaFree(devPtr):
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_devPtr
-    _vptr(devPtr, &c_devPtr)
+    try:
+        _vptr(devPtr, &c_devPtr)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaFree', ('devPtr',), 0) from None
     with nogil:
         err = cyruntime.cudaFree(<void*>c_devPtr)
     return _st1(err)
@@ -5417,7 +6070,10 @@ def cudaFreeHost(ptr):
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_ptr
-    _vptr(ptr, &c_ptr)
+    try:
+        _vptr(ptr, &c_ptr)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaFreeHost', ('ptr',), 0) from None
     with nogil:
         err = cyruntime.cudaFreeHost(<void*>c_ptr)
     return _st1(err)
@@ -5445,7 +6101,10 @@ def cudaFreeArray(array):
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_array
-    _hptr(array, &c_array)
+    try:
+        _hptr(array, &c_array)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaFreeArray', ('array',), 0) from None
     with nogil:
         err = cyruntime.cudaFreeArray(<cyruntime.cudaArray_t>c_array)
     return _st1(err)
@@ -5474,12 +6133,15 @@ def cudaFreeMipmappedArray(mipmappedArray):
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_mipmappedArray
-    _hptr(mipmappedArray, &c_mipmappedArray)
+    try:
+        _hptr(mipmappedArray, &c_mipmappedArray)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaFreeMipmappedArray', ('mipmappedArray',), 0) from None
     with nogil:
         err = cyruntime.cudaFreeMipmappedArray(<cyruntime.cudaMipmappedArray_t>c_mipmappedArray)
     return _st1(err)
 
-def cudaHostAlloc(size_t size, unsigned int flags):
+def cudaHostAlloc(size, flags):
     """Allocates page-locked memory on the host.
 
     Allocates `size` bytes of host memory that is page-locked and accessible to the
@@ -5542,13 +6204,22 @@ def cudaHostAlloc(size_t size, unsigned int flags):
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_pHost = NULL
+    cdef size_t c_size
+    cdef unsigned int c_flags
+    cdef int _p = 0
+    try:
+        c_size = size
+        _p = 1
+        c_flags = flags
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaHostAlloc', ('size', 'flags'), _p) from None
     with nogil:
-        err = cyruntime.cudaHostAlloc(<void**>&c_pHost, size, flags)
+        err = cyruntime.cudaHostAlloc(<void**>&c_pHost, c_size, c_flags)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), PyLong_FromVoidPtr(c_pHost),)
 
-def cudaHostRegister(ptr, size_t size, unsigned int flags):
+def cudaHostRegister(ptr, size, flags):
     """Registers an existing host memory range for use by CUDA.
 
     Page-locks the memory range specified by `ptr` and `size` and maps it for the
@@ -5641,9 +6312,20 @@ def cudaHostRegister(ptr, size_t size, unsigned int flags):
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_ptr
-    _vptr(ptr, &c_ptr)
+    cdef size_t c_size
+    cdef unsigned int c_flags
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_size = size
+        _p = 2
+        c_flags = flags
+        _p = 0
+        _vsized(ptr, &c_ptr, c_size)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaHostRegister', ('ptr', 'size', 'flags'), _p) from None
     with nogil:
-        err = cyruntime.cudaHostRegister(<void*>c_ptr, size, flags)
+        err = cyruntime.cudaHostRegister(<void*>c_ptr, c_size, c_flags)
     return _st1(err)
 
 def cudaHostUnregister(ptr):
@@ -5670,12 +6352,15 @@ def cudaHostUnregister(ptr):
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_ptr
-    _vptr(ptr, &c_ptr)
+    try:
+        _vptr(ptr, &c_ptr)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaHostUnregister', ('ptr',), 0) from None
     with nogil:
         err = cyruntime.cudaHostUnregister(<void*>c_ptr)
     return _st1(err)
 
-def cudaHostGetDevicePointer(pHost, unsigned int flags):
+def cudaHostGetDevicePointer(pHost, flags):
     """Passes back device pointer of mapped host memory allocated by cudaHostAlloc or
     registered by cudaHostRegister.
 
@@ -5724,9 +6409,17 @@ def cudaHostGetDevicePointer(pHost, unsigned int flags):
     cdef cyruntime.cudaError_t err
     cdef void* c_pDevice = NULL
     cdef void* c_pHost
-    _vptr(pHost, &c_pHost)
+    cdef unsigned int c_flags
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_flags = flags
+        _p = 0
+        _vptr(pHost, &c_pHost)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaHostGetDevicePointer', ('pHost', 'flags'), _p) from None
     with nogil:
-        err = cyruntime.cudaHostGetDevicePointer(<void**>&c_pDevice, <void*>c_pHost, flags)
+        err = cyruntime.cudaHostGetDevicePointer(<void**>&c_pDevice, <void*>c_pHost, c_flags)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), PyLong_FromVoidPtr(c_pDevice),)
@@ -5756,7 +6449,10 @@ def cudaHostGetFlags(pHost):
     cdef cyruntime.cudaError_t err
     cdef unsigned int c_pFlags = <unsigned int>0
     cdef void* c_pHost
-    _vptr(pHost, &c_pHost)
+    try:
+        _vptr(pHost, &c_pHost)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaHostGetFlags', ('pHost',), 0) from None
     with nogil:
         err = cyruntime.cudaHostGetFlags(&c_pFlags, <void*>c_pHost)
     if err != 0:
@@ -5802,14 +6498,18 @@ def cudaMalloc3D(extent):
     """
     cdef cyruntime.cudaError_t err
     cdef _Struct s_pitchedDevPtr = _new_struct(_L.cls('cudaPitchedPtr'))
-    cdef void* p_extent = _sval(extent, sizeof(cyruntime.cudaExtent))
+    cdef void* p_extent
+    try:
+        p_extent = _sval(extent, sizeof(cyruntime.cudaExtent))
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaMalloc3D', ('extent',), 0) from None
     with nogil:
         err = cyruntime.cudaMalloc3D(<cyruntime.cudaPitchedPtr*>s_pitchedDevPtr._ptr, (<cyruntime.cudaExtent*>p_extent)[0])
     if err != 0:
         return (_st(err), None,)
     return (_ok(), s_pitchedDevPtr,)
 
-def cudaMalloc3DArray(desc, extent, unsigned int flags):
+def cudaMalloc3DArray(desc, extent, flags):
     """Allocate an array on the device.
 
     Allocates a CUDA array according to the cudaChannelFormatDesc structure `desc` and
@@ -5905,16 +6605,28 @@ def cudaMalloc3DArray(desc, extent, unsigned int flags):
     """
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaArray_t c_array = <cyruntime.cudaArray_t>0
-    cdef _Buf a_desc = _structs(desc, sizeof(cyruntime.cudaChannelFormatDesc))
-    cdef void* p_desc = _bufptr(a_desc)
-    cdef void* p_extent = _sval(extent, sizeof(cyruntime.cudaExtent))
+    cdef _Buf a_desc
+    cdef void* p_desc
+    cdef void* p_extent
+    cdef unsigned int c_flags
+    cdef int _p = 0
+    try:
+        _p = 2
+        c_flags = flags
+        _p = 0
+        a_desc = _structs(desc, sizeof(cyruntime.cudaChannelFormatDesc))
+        p_desc = _bufptr(a_desc)
+        _p = 1
+        p_extent = _sval(extent, sizeof(cyruntime.cudaExtent))
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaMalloc3DArray', ('desc', 'extent', 'flags'), _p) from None
     with nogil:
-        err = cyruntime.cudaMalloc3DArray(&c_array, <const cyruntime.cudaChannelFormatDesc*>p_desc, (<cyruntime.cudaExtent*>p_extent)[0], flags)
+        err = cyruntime.cudaMalloc3DArray(&c_array, <const cyruntime.cudaChannelFormatDesc*>p_desc, (<cyruntime.cudaExtent*>p_extent)[0], c_flags)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _new_handle(cudaArray_t, <void*>c_array),)
 
-def cudaMallocMipmappedArray(desc, extent, unsigned int numLevels, unsigned int flags):
+def cudaMallocMipmappedArray(desc, extent, numLevels, flags):
     """Allocate a mipmapped array on the device.
 
     Allocates a CUDA mipmapped array according to the cudaChannelFormatDesc structure
@@ -6013,17 +6725,33 @@ def cudaMallocMipmappedArray(desc, extent, unsigned int numLevels, unsigned int 
     """
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaMipmappedArray_t c_mipmappedArray = <cyruntime.cudaMipmappedArray_t>0
-    cdef _Buf a_desc = _structs(desc, sizeof(cyruntime.cudaChannelFormatDesc))
-    cdef void* p_desc = _bufptr(a_desc)
-    cdef void* p_extent = _sval(extent, sizeof(cyruntime.cudaExtent))
-    if isinstance(desc, (list, tuple)): _check_count(desc, numLevels, 'desc', 'numLevels')
+    cdef _Buf a_desc
+    cdef void* p_desc
+    cdef void* p_extent
+    cdef unsigned int c_numLevels
+    cdef unsigned int c_flags
+    cdef int _p = 0
+    try:
+        _p = 2
+        c_numLevels = numLevels
+        _p = 3
+        c_flags = flags
+        _p = 0
+        a_desc = _structs(desc, sizeof(cyruntime.cudaChannelFormatDesc))
+        p_desc = _bufptr(a_desc)
+        _p = 1
+        p_extent = _sval(extent, sizeof(cyruntime.cudaExtent))
+        _p = 0
+        if isinstance(desc, (list, tuple)): _check_count(desc, c_numLevels, 'desc', 'numLevels')
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaMallocMipmappedArray', ('desc', 'extent', 'numLevels', 'flags'), _p) from None
     with nogil:
-        err = cyruntime.cudaMallocMipmappedArray(&c_mipmappedArray, <const cyruntime.cudaChannelFormatDesc*>p_desc, (<cyruntime.cudaExtent*>p_extent)[0], numLevels, flags)
+        err = cyruntime.cudaMallocMipmappedArray(&c_mipmappedArray, <const cyruntime.cudaChannelFormatDesc*>p_desc, (<cyruntime.cudaExtent*>p_extent)[0], c_numLevels, c_flags)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _new_handle(cudaMipmappedArray_t, <void*>c_mipmappedArray),)
 
-def cudaGetMipmappedArrayLevel(mipmappedArray, unsigned int level):
+def cudaGetMipmappedArrayLevel(mipmappedArray, level):
     """Gets a mipmap level of a CUDA mipmapped array.
 
     Returns, as `levelArray`, a CUDA array that represents a single mipmap level of the
@@ -6056,9 +6784,17 @@ def cudaGetMipmappedArrayLevel(mipmappedArray, unsigned int level):
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaArray_t c_levelArray = <cyruntime.cudaArray_t>0
     cdef void* c_mipmappedArray
-    _hptr(mipmappedArray, &c_mipmappedArray)
+    cdef unsigned int c_level
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_level = level
+        _p = 0
+        _hptr(mipmappedArray, &c_mipmappedArray)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaGetMipmappedArrayLevel', ('mipmappedArray', 'level'), _p) from None
     with nogil:
-        err = cyruntime.cudaGetMipmappedArrayLevel(&c_levelArray, <cyruntime.cudaMipmappedArray_const_t>c_mipmappedArray, level)
+        err = cyruntime.cudaGetMipmappedArrayLevel(&c_levelArray, <cyruntime.cudaMipmappedArray_const_t>c_mipmappedArray, c_level)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _new_handle(cudaArray_t, <void*>c_levelArray),)
@@ -6159,8 +6895,13 @@ def cudaMemcpy3D(p):
     cudaMemcpyFromSymbolAsync, make_cudaExtent, make_cudaPos, cuMemcpy3D
     """
     cdef cyruntime.cudaError_t err
-    cdef _Buf a_p = _structs(p, sizeof(cyruntime.cudaMemcpy3DParms))
-    cdef void* p_p = _bufptr(a_p)
+    cdef _Buf a_p
+    cdef void* p_p
+    try:
+        a_p = _structs(p, sizeof(cyruntime.cudaMemcpy3DParms))
+        p_p = _bufptr(a_p)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaMemcpy3D', ('p',), 0) from None
     with nogil:
         err = cyruntime.cudaMemcpy3D(<const cyruntime.cudaMemcpy3DParms*>p_p)
     return _st1(err)
@@ -6195,8 +6936,13 @@ def cudaMemcpy3DPeer(p):
     cudaMemcpy3DPeerAsync, cuMemcpy3DPeer
     """
     cdef cyruntime.cudaError_t err
-    cdef _Buf a_p = _structs(p, sizeof(cyruntime.cudaMemcpy3DPeerParms))
-    cdef void* p_p = _bufptr(a_p)
+    cdef _Buf a_p
+    cdef void* p_p
+    try:
+        a_p = _structs(p, sizeof(cyruntime.cudaMemcpy3DPeerParms))
+        p_p = _bufptr(a_p)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaMemcpy3DPeer', ('p',), 0) from None
     with nogil:
         err = cyruntime.cudaMemcpy3DPeer(<const cyruntime.cudaMemcpy3DPeerParms*>p_p)
     return _st1(err)
@@ -6310,10 +7056,17 @@ def cudaMemcpy3DAsync(p, stream):
     make_cudaExtent, make_cudaPos, cuMemcpy3DAsync
     """
     cdef cyruntime.cudaError_t err
-    cdef _Buf a_p = _structs(p, sizeof(cyruntime.cudaMemcpy3DParms))
-    cdef void* p_p = _bufptr(a_p)
+    cdef _Buf a_p
+    cdef void* p_p
     cdef void* c_stream
-    _hptr(stream, &c_stream)
+    cdef int _p = 0
+    try:
+        a_p = _structs(p, sizeof(cyruntime.cudaMemcpy3DParms))
+        p_p = _bufptr(a_p)
+        _p = 1
+        _hptr(stream, &c_stream)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaMemcpy3DAsync', ('p', 'stream'), _p) from None
     with nogil:
         err = cyruntime.cudaMemcpy3DAsync(<const cyruntime.cudaMemcpy3DParms*>p_p, <cyruntime.cudaStream_t>c_stream)
     return _st1(err)
@@ -6344,10 +7097,17 @@ def cudaMemcpy3DPeerAsync(p, stream):
     cudaMemcpy3DPeerAsync, cuMemcpy3DPeerAsync
     """
     cdef cyruntime.cudaError_t err
-    cdef _Buf a_p = _structs(p, sizeof(cyruntime.cudaMemcpy3DPeerParms))
-    cdef void* p_p = _bufptr(a_p)
+    cdef _Buf a_p
+    cdef void* p_p
     cdef void* c_stream
-    _hptr(stream, &c_stream)
+    cdef int _p = 0
+    try:
+        a_p = _structs(p, sizeof(cyruntime.cudaMemcpy3DPeerParms))
+        p_p = _bufptr(a_p)
+        _p = 1
+        _hptr(stream, &c_stream)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaMemcpy3DPeerAsync', ('p', 'stream'), _p) from None
     with nogil:
         err = cyruntime.cudaMemcpy3DPeerAsync(<const cyruntime.cudaMemcpy3DPeerParms*>p_p, <cyruntime.cudaStream_t>c_stream)
     return _st1(err)
@@ -6425,14 +7185,17 @@ def cudaArrayGetInfo(array):
     cdef _Struct s_extent = _new_struct(_L.cls('cudaExtent'))
     cdef unsigned int c_flags = <unsigned int>0
     cdef void* c_array
-    _hptr(array, &c_array)
+    try:
+        _hptr(array, &c_array)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaArrayGetInfo', ('array',), 0) from None
     with nogil:
         err = cyruntime.cudaArrayGetInfo(<cyruntime.cudaChannelFormatDesc*>s_desc._ptr, <cyruntime.cudaExtent*>s_extent._ptr, &c_flags, <cyruntime.cudaArray_t>c_array)
     if err != 0:
         return (_st(err), None, None, None)
     return (_ok(), s_desc, s_extent, c_flags)
 
-def cudaArrayGetPlane(hArray, unsigned int planeIdx):
+def cudaArrayGetPlane(hArray, planeIdx):
     """Gets a CUDA array plane from a CUDA array.
 
     Returns, as `pPlaneArray`, a CUDA array that represents a single format plane of the
@@ -6472,14 +7235,22 @@ def cudaArrayGetPlane(hArray, unsigned int planeIdx):
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaArray_t c_pPlaneArray = <cyruntime.cudaArray_t>0
     cdef void* c_hArray
-    _hptr(hArray, &c_hArray)
+    cdef unsigned int c_planeIdx
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_planeIdx = planeIdx
+        _p = 0
+        _hptr(hArray, &c_hArray)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaArrayGetPlane', ('hArray', 'planeIdx'), _p) from None
     with nogil:
-        err = cyruntime.cudaArrayGetPlane(&c_pPlaneArray, <cyruntime.cudaArray_t>c_hArray, planeIdx)
+        err = cyruntime.cudaArrayGetPlane(&c_pPlaneArray, <cyruntime.cudaArray_t>c_hArray, c_planeIdx)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _new_handle(cudaArray_t, <void*>c_pPlaneArray),)
 
-def cudaArrayGetMemoryRequirements(array, int device):
+def cudaArrayGetMemoryRequirements(array, device):
     """Returns the memory requirements of a CUDA array.
 
     Returns the memory requirements of a CUDA array in `memoryRequirements` If the CUDA
@@ -6510,14 +7281,22 @@ def cudaArrayGetMemoryRequirements(array, int device):
     cdef cyruntime.cudaError_t err
     cdef _Struct s_memoryRequirements = _new_struct(_L.cls('cudaArrayMemoryRequirements'))
     cdef void* c_array
-    _hptr(array, &c_array)
+    cdef int c_device
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_device = device
+        _p = 0
+        _hptr(array, &c_array)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaArrayGetMemoryRequirements', ('array', 'device'), _p) from None
     with nogil:
-        err = cyruntime.cudaArrayGetMemoryRequirements(<cyruntime.cudaArrayMemoryRequirements*>s_memoryRequirements._ptr, <cyruntime.cudaArray_t>c_array, device)
+        err = cyruntime.cudaArrayGetMemoryRequirements(<cyruntime.cudaArrayMemoryRequirements*>s_memoryRequirements._ptr, <cyruntime.cudaArray_t>c_array, c_device)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), s_memoryRequirements,)
 
-def cudaMipmappedArrayGetMemoryRequirements(mipmap, int device):
+def cudaMipmappedArrayGetMemoryRequirements(mipmap, device):
     """Returns the memory requirements of a CUDA mipmapped array.
 
     Returns the memory requirements of a CUDA mipmapped array in `memoryRequirements` If
@@ -6549,9 +7328,17 @@ def cudaMipmappedArrayGetMemoryRequirements(mipmap, int device):
     cdef cyruntime.cudaError_t err
     cdef _Struct s_memoryRequirements = _new_struct(_L.cls('cudaArrayMemoryRequirements'))
     cdef void* c_mipmap
-    _hptr(mipmap, &c_mipmap)
+    cdef int c_device
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_device = device
+        _p = 0
+        _hptr(mipmap, &c_mipmap)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaMipmappedArrayGetMemoryRequirements', ('mipmap', 'device'), _p) from None
     with nogil:
-        err = cyruntime.cudaMipmappedArrayGetMemoryRequirements(<cyruntime.cudaArrayMemoryRequirements*>s_memoryRequirements._ptr, <cyruntime.cudaMipmappedArray_t>c_mipmap, device)
+        err = cyruntime.cudaMipmappedArrayGetMemoryRequirements(<cyruntime.cudaArrayMemoryRequirements*>s_memoryRequirements._ptr, <cyruntime.cudaMipmappedArray_t>c_mipmap, c_device)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), s_memoryRequirements,)
@@ -6590,7 +7377,10 @@ def cudaArrayGetSparseProperties(array):
     cdef cyruntime.cudaError_t err
     cdef _Struct s_sparseProperties = _new_struct(_L.cls('cudaArraySparseProperties'))
     cdef void* c_array
-    _hptr(array, &c_array)
+    try:
+        _hptr(array, &c_array)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaArrayGetSparseProperties', ('array',), 0) from None
     with nogil:
         err = cyruntime.cudaArrayGetSparseProperties(<cyruntime.cudaArraySparseProperties*>s_sparseProperties._ptr, <cyruntime.cudaArray_t>c_array)
     if err != 0:
@@ -6631,14 +7421,17 @@ def cudaMipmappedArrayGetSparseProperties(mipmap):
     cdef cyruntime.cudaError_t err
     cdef _Struct s_sparseProperties = _new_struct(_L.cls('cudaArraySparseProperties'))
     cdef void* c_mipmap
-    _hptr(mipmap, &c_mipmap)
+    try:
+        _hptr(mipmap, &c_mipmap)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaMipmappedArrayGetSparseProperties', ('mipmap',), 0) from None
     with nogil:
         err = cyruntime.cudaMipmappedArrayGetSparseProperties(<cyruntime.cudaArraySparseProperties*>s_sparseProperties._ptr, <cyruntime.cudaMipmappedArray_t>c_mipmap)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), s_sparseProperties,)
 
-def cudaMemcpy(dst, src, size_t count, long long kind):
+def cudaMemcpy(dst, src, count, kind):
     """Copies data between host and device.
 
     Copies `count` bytes from the memory area pointed to by `src` to the memory area
@@ -6677,13 +7470,25 @@ def cudaMemcpy(dst, src, size_t count, long long kind):
     cdef cyruntime.cudaError_t err
     cdef void* c_dst
     cdef void* c_src
-    _vptr(dst, &c_dst)
-    _vptr(src, &c_src)
+    cdef size_t c_count
+    cdef long long c_kind
+    cdef int _p = 0
+    try:
+        _p = 2
+        c_count = count
+        _p = 3
+        c_kind = kind
+        _p = 0
+        _vsized(dst, &c_dst, c_count)
+        _p = 1
+        _vsized(src, &c_src, c_count)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaMemcpy', ('dst', 'src', 'count', 'kind'), _p) from None
     with nogil:
-        err = cyruntime.cudaMemcpy(<void*>c_dst, <const void*>c_src, count, <cyruntime.cudaMemcpyKind>kind)
+        err = cyruntime.cudaMemcpy(<void*>c_dst, <const void*>c_src, c_count, <cyruntime.cudaMemcpyKind>c_kind)
     return _st1(err)
 
-def cudaMemcpyPeer(dst, int dstDevice, src, int srcDevice, size_t count):
+def cudaMemcpyPeer(dst, dstDevice, src, srcDevice, count):
     """Copies memory between two devices.
 
     Copies memory from one device to memory on another device. `dst` is the base device
@@ -6721,14 +7526,29 @@ def cudaMemcpyPeer(dst, int dstDevice, src, int srcDevice, size_t count):
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_dst
+    cdef int c_dstDevice
     cdef void* c_src
-    _vptr(dst, &c_dst)
-    _vptr(src, &c_src)
+    cdef int c_srcDevice
+    cdef size_t c_count
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_dstDevice = dstDevice
+        _p = 3
+        c_srcDevice = srcDevice
+        _p = 4
+        c_count = count
+        _p = 0
+        _vsized(dst, &c_dst, c_count)
+        _p = 2
+        _vsized(src, &c_src, c_count)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaMemcpyPeer', ('dst', 'dstDevice', 'src', 'srcDevice', 'count'), _p) from None
     with nogil:
-        err = cyruntime.cudaMemcpyPeer(<void*>c_dst, dstDevice, <const void*>c_src, srcDevice, count)
+        err = cyruntime.cudaMemcpyPeer(<void*>c_dst, c_dstDevice, <const void*>c_src, c_srcDevice, c_count)
     return _st1(err)
 
-def cudaMemcpy2D(dst, size_t dpitch, src, size_t spitch, size_t width, size_t height, long long kind):
+def cudaMemcpy2D(dst, dpitch, src, spitch, width, height, kind):
     """Copies data between host and device.
 
     Copies a matrix (`height` rows of `width` bytes each) from the memory area pointed
@@ -6778,14 +7598,35 @@ def cudaMemcpy2D(dst, size_t dpitch, src, size_t spitch, size_t width, size_t he
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_dst
+    cdef size_t c_dpitch
     cdef void* c_src
-    _vptr(dst, &c_dst)
-    _vptr(src, &c_src)
+    cdef size_t c_spitch
+    cdef size_t c_width
+    cdef size_t c_height
+    cdef long long c_kind
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_dpitch = dpitch
+        _p = 3
+        c_spitch = spitch
+        _p = 4
+        c_width = width
+        _p = 5
+        c_height = height
+        _p = 6
+        c_kind = kind
+        _p = 0
+        _vsized(dst, &c_dst, ((c_height - 1) * c_dpitch + c_width if c_height else 0))
+        _p = 2
+        _vsized(src, &c_src, ((c_height - 1) * c_spitch + c_width if c_height else 0))
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaMemcpy2D', ('dst', 'dpitch', 'src', 'spitch', 'width', 'height', 'kind'), _p) from None
     with nogil:
-        err = cyruntime.cudaMemcpy2D(<void*>c_dst, dpitch, <const void*>c_src, spitch, width, height, <cyruntime.cudaMemcpyKind>kind)
+        err = cyruntime.cudaMemcpy2D(<void*>c_dst, c_dpitch, <const void*>c_src, c_spitch, c_width, c_height, <cyruntime.cudaMemcpyKind>c_kind)
     return _st1(err)
 
-def cudaMemcpy2DToArray(dst, size_t wOffset, size_t hOffset, src, size_t spitch, size_t width, size_t height, long long kind):
+def cudaMemcpy2DToArray(dst, wOffset, hOffset, src, spitch, width, height, kind):
     """Copies data between host and device.
 
     Copies a matrix (`height` rows of `width` bytes each) from the memory area pointed
@@ -6836,14 +7677,38 @@ def cudaMemcpy2DToArray(dst, size_t wOffset, size_t hOffset, src, size_t spitch,
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_dst
+    cdef size_t c_wOffset
+    cdef size_t c_hOffset
     cdef void* c_src
-    _hptr(dst, &c_dst)
-    _vptr(src, &c_src)
+    cdef size_t c_spitch
+    cdef size_t c_width
+    cdef size_t c_height
+    cdef long long c_kind
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_wOffset = wOffset
+        _p = 2
+        c_hOffset = hOffset
+        _p = 4
+        c_spitch = spitch
+        _p = 5
+        c_width = width
+        _p = 6
+        c_height = height
+        _p = 7
+        c_kind = kind
+        _p = 0
+        _hptr(dst, &c_dst)
+        _p = 3
+        _vsized(src, &c_src, ((c_height - 1) * c_spitch + c_width if c_height else 0))
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaMemcpy2DToArray', ('dst', 'wOffset', 'hOffset', 'src', 'spitch', 'width', 'height', 'kind'), _p) from None
     with nogil:
-        err = cyruntime.cudaMemcpy2DToArray(<cyruntime.cudaArray_t>c_dst, wOffset, hOffset, <const void*>c_src, spitch, width, height, <cyruntime.cudaMemcpyKind>kind)
+        err = cyruntime.cudaMemcpy2DToArray(<cyruntime.cudaArray_t>c_dst, c_wOffset, c_hOffset, <const void*>c_src, c_spitch, c_width, c_height, <cyruntime.cudaMemcpyKind>c_kind)
     return _st1(err)
 
-def cudaMemcpy2DFromArray(dst, size_t dpitch, src, size_t wOffset, size_t hOffset, size_t width, size_t height, long long kind):
+def cudaMemcpy2DFromArray(dst, dpitch, src, wOffset, hOffset, width, height, kind):
     """Copies data between host and device.
 
     Copies a matrix (`height` rows of `width` bytes each) from the CUDA array `src`
@@ -6894,14 +7759,38 @@ def cudaMemcpy2DFromArray(dst, size_t dpitch, src, size_t wOffset, size_t hOffse
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_dst
+    cdef size_t c_dpitch
     cdef void* c_src
-    _vptr(dst, &c_dst)
-    _hptr(src, &c_src)
+    cdef size_t c_wOffset
+    cdef size_t c_hOffset
+    cdef size_t c_width
+    cdef size_t c_height
+    cdef long long c_kind
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_dpitch = dpitch
+        _p = 3
+        c_wOffset = wOffset
+        _p = 4
+        c_hOffset = hOffset
+        _p = 5
+        c_width = width
+        _p = 6
+        c_height = height
+        _p = 7
+        c_kind = kind
+        _p = 0
+        _vsized(dst, &c_dst, ((c_height - 1) * c_dpitch + c_width if c_height else 0))
+        _p = 2
+        _hptr(src, &c_src)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaMemcpy2DFromArray', ('dst', 'dpitch', 'src', 'wOffset', 'hOffset', 'width', 'height', 'kind'), _p) from None
     with nogil:
-        err = cyruntime.cudaMemcpy2DFromArray(<void*>c_dst, dpitch, <cyruntime.cudaArray_const_t>c_src, wOffset, hOffset, width, height, <cyruntime.cudaMemcpyKind>kind)
+        err = cyruntime.cudaMemcpy2DFromArray(<void*>c_dst, c_dpitch, <cyruntime.cudaArray_const_t>c_src, c_wOffset, c_hOffset, c_width, c_height, <cyruntime.cudaMemcpyKind>c_kind)
     return _st1(err)
 
-def cudaMemcpy2DArrayToArray(dst, size_t wOffsetDst, size_t hOffsetDst, src, size_t wOffsetSrc, size_t hOffsetSrc, size_t width, size_t height, long long kind):
+def cudaMemcpy2DArrayToArray(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, width, height, kind):
     """Copies data between host and device.
 
     Copies a matrix (`height` rows of `width` bytes each) from the CUDA array `src`
@@ -6952,14 +7841,41 @@ def cudaMemcpy2DArrayToArray(dst, size_t wOffsetDst, size_t hOffsetDst, src, siz
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_dst
+    cdef size_t c_wOffsetDst
+    cdef size_t c_hOffsetDst
     cdef void* c_src
-    _hptr(dst, &c_dst)
-    _hptr(src, &c_src)
+    cdef size_t c_wOffsetSrc
+    cdef size_t c_hOffsetSrc
+    cdef size_t c_width
+    cdef size_t c_height
+    cdef long long c_kind
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_wOffsetDst = wOffsetDst
+        _p = 2
+        c_hOffsetDst = hOffsetDst
+        _p = 4
+        c_wOffsetSrc = wOffsetSrc
+        _p = 5
+        c_hOffsetSrc = hOffsetSrc
+        _p = 6
+        c_width = width
+        _p = 7
+        c_height = height
+        _p = 8
+        c_kind = kind
+        _p = 0
+        _hptr(dst, &c_dst)
+        _p = 3
+        _hptr(src, &c_src)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaMemcpy2DArrayToArray', ('dst', 'wOffsetDst', 'hOffsetDst', 'src', 'wOffsetSrc', 'hOffsetSrc', 'width', 'height', 'kind'), _p) from None
     with nogil:
-        err = cyruntime.cudaMemcpy2DArrayToArray(<cyruntime.cudaArray_t>c_dst, wOffsetDst, hOffsetDst, <cyruntime.cudaArray_const_t>c_src, wOffsetSrc, hOffsetSrc, width, height, <cyruntime.cudaMemcpyKind>kind)
+        err = cyruntime.cudaMemcpy2DArrayToArray(<cyruntime.cudaArray_t>c_dst, c_wOffsetDst, c_hOffsetDst, <cyruntime.cudaArray_const_t>c_src, c_wOffsetSrc, c_hOffsetSrc, c_width, c_height, <cyruntime.cudaMemcpyKind>c_kind)
     return _st1(err)
 
-def cudaMemcpyToSymbol(symbol, src, size_t count, size_t offset, long long kind):
+def cudaMemcpyToSymbol(symbol, src, count, offset, kind):
     """Copies data to the given symbol on the device.
 
     Copies `count` bytes from the memory area pointed to by `src` to the memory area
@@ -7001,13 +7917,28 @@ def cudaMemcpyToSymbol(symbol, src, size_t count, size_t offset, long long kind)
     cdef cyruntime.cudaError_t err
     cdef void* c_symbol
     cdef void* c_src
-    _vptr(symbol, &c_symbol)
-    _vptr(src, &c_src)
+    cdef size_t c_count
+    cdef size_t c_offset
+    cdef long long c_kind
+    cdef int _p = 0
+    try:
+        _p = 2
+        c_count = count
+        _p = 3
+        c_offset = offset
+        _p = 4
+        c_kind = kind
+        _p = 0
+        _vptr(symbol, &c_symbol)
+        _p = 1
+        _vsized(src, &c_src, c_count)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaMemcpyToSymbol', ('symbol', 'src', 'count', 'offset', 'kind'), _p) from None
     with nogil:
-        err = cyruntime.cudaMemcpyToSymbol(<const void*>c_symbol, <const void*>c_src, count, offset, <cyruntime.cudaMemcpyKind>kind)
+        err = cyruntime.cudaMemcpyToSymbol(<const void*>c_symbol, <const void*>c_src, c_count, c_offset, <cyruntime.cudaMemcpyKind>c_kind)
     return _st1(err)
 
-def cudaMemcpyFromSymbol(dst, symbol, size_t count, size_t offset, long long kind):
+def cudaMemcpyFromSymbol(dst, symbol, count, offset, kind):
     """Copies data from the given symbol on the device.
 
     Copies `count` bytes from the memory area pointed to by `offset` bytes from the
@@ -7049,13 +7980,28 @@ def cudaMemcpyFromSymbol(dst, symbol, size_t count, size_t offset, long long kin
     cdef cyruntime.cudaError_t err
     cdef void* c_dst
     cdef void* c_symbol
-    _vptr(dst, &c_dst)
-    _vptr(symbol, &c_symbol)
+    cdef size_t c_count
+    cdef size_t c_offset
+    cdef long long c_kind
+    cdef int _p = 0
+    try:
+        _p = 2
+        c_count = count
+        _p = 3
+        c_offset = offset
+        _p = 4
+        c_kind = kind
+        _p = 0
+        _vsized(dst, &c_dst, c_count)
+        _p = 1
+        _vptr(symbol, &c_symbol)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaMemcpyFromSymbol', ('dst', 'symbol', 'count', 'offset', 'kind'), _p) from None
     with nogil:
-        err = cyruntime.cudaMemcpyFromSymbol(<void*>c_dst, <const void*>c_symbol, count, offset, <cyruntime.cudaMemcpyKind>kind)
+        err = cyruntime.cudaMemcpyFromSymbol(<void*>c_dst, <const void*>c_symbol, c_count, c_offset, <cyruntime.cudaMemcpyKind>c_kind)
     return _st1(err)
 
-def cudaMemcpyAsync(dst, src, size_t count, long long kind, stream):
+def cudaMemcpyAsync(dst, src, count, kind, stream):
     """Copies data between host and device.
 
     Copies `count` bytes from the memory area pointed to by `src` to the memory area
@@ -7109,15 +8055,28 @@ def cudaMemcpyAsync(dst, src, size_t count, long long kind, stream):
     cdef cyruntime.cudaError_t err
     cdef void* c_dst
     cdef void* c_src
+    cdef size_t c_count
+    cdef long long c_kind
     cdef void* c_stream
-    _vptr(dst, &c_dst)
-    _vptr(src, &c_src)
-    _hptr(stream, &c_stream)
+    cdef int _p = 0
+    try:
+        _p = 2
+        c_count = count
+        _p = 3
+        c_kind = kind
+        _p = 0
+        _vsized(dst, &c_dst, c_count)
+        _p = 1
+        _vsized(src, &c_src, c_count)
+        _p = 4
+        _hptr(stream, &c_stream)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaMemcpyAsync', ('dst', 'src', 'count', 'kind', 'stream'), _p) from None
     with nogil:
-        err = cyruntime.cudaMemcpyAsync(<void*>c_dst, <const void*>c_src, count, <cyruntime.cudaMemcpyKind>kind, <cyruntime.cudaStream_t>c_stream)
+        err = cyruntime.cudaMemcpyAsync(<void*>c_dst, <const void*>c_src, c_count, <cyruntime.cudaMemcpyKind>c_kind, <cyruntime.cudaStream_t>c_stream)
     return _st1(err)
 
-def cudaMemcpyPeerAsync(dst, int dstDevice, src, int srcDevice, size_t count, stream):
+def cudaMemcpyPeerAsync(dst, dstDevice, src, srcDevice, count, stream):
     """Copies memory between two devices asynchronously.
 
     Copies memory from one device to memory on another device. `dst` is the base device
@@ -7155,16 +8114,32 @@ def cudaMemcpyPeerAsync(dst, int dstDevice, src, int srcDevice, size_t count, st
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_dst
+    cdef int c_dstDevice
     cdef void* c_src
+    cdef int c_srcDevice
+    cdef size_t c_count
     cdef void* c_stream
-    _vptr(dst, &c_dst)
-    _vptr(src, &c_src)
-    _hptr(stream, &c_stream)
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_dstDevice = dstDevice
+        _p = 3
+        c_srcDevice = srcDevice
+        _p = 4
+        c_count = count
+        _p = 0
+        _vsized(dst, &c_dst, c_count)
+        _p = 2
+        _vsized(src, &c_src, c_count)
+        _p = 5
+        _hptr(stream, &c_stream)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaMemcpyPeerAsync', ('dst', 'dstDevice', 'src', 'srcDevice', 'count', 'stream'), _p) from None
     with nogil:
-        err = cyruntime.cudaMemcpyPeerAsync(<void*>c_dst, dstDevice, <const void*>c_src, srcDevice, count, <cyruntime.cudaStream_t>c_stream)
+        err = cyruntime.cudaMemcpyPeerAsync(<void*>c_dst, c_dstDevice, <const void*>c_src, c_srcDevice, c_count, <cyruntime.cudaStream_t>c_stream)
     return _st1(err)
 
-def cudaMemcpyBatchAsync(dsts, srcs, sizes, size_t count, attrs, attrsIdxs, size_t numAttrs, stream):
+def cudaMemcpyBatchAsync(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, stream):
     """Performs a batch of memory copies asynchronously.
 
     Performs a batch of memory copies. The batch as a whole executes in stream order but
@@ -7255,34 +8230,61 @@ def cudaMemcpyBatchAsync(dsts, srcs, sizes, size_t count, attrs, attrsIdxs, size
     cdef void* p_dsts = NULL
     cdef _Buf a_srcs = None
     cdef void* p_srcs = NULL
-    cdef _Buf a_sizes = _array(sizes, 'u8', 8)
-    cdef void* p_sizes = _bufptr(a_sizes)
-    cdef _Buf a_attrs = _array(attrs, 's', sizeof(cyruntime.cudaMemcpyAttributes))
-    cdef void* p_attrs = _bufptr(a_attrs)
-    cdef _Buf a_attrsIdxs = _array(attrsIdxs, 'u8', 8)
-    cdef void* p_attrsIdxs = _bufptr(a_attrsIdxs)
+    cdef _Buf a_sizes
+    cdef void* p_sizes
+    cdef size_t c_count
+    cdef _Buf a_attrs
+    cdef void* p_attrs
+    cdef _Buf a_attrsIdxs
+    cdef void* p_attrsIdxs
+    cdef size_t c_numAttrs
     cdef void* c_stream
-    if type(dsts) is int and dsts >= 0:
-        p_dsts = PyLong_AsVoidPtr(dsts)
-    elif dsts is not None:
-        a_dsts = _voidpp(dsts)
-        p_dsts = _bufptr(a_dsts)
-    if type(srcs) is int and srcs >= 0:
-        p_srcs = PyLong_AsVoidPtr(srcs)
-    elif srcs is not None:
-        a_srcs = _voidpp(srcs)
-        p_srcs = _bufptr(a_srcs)
-    _hptr(stream, &c_stream)
-    _check_count(dsts, count, 'dsts', 'count')
-    _check_count(srcs, count, 'srcs', 'count')
-    _check_count(sizes, count, 'sizes', 'count')
-    _check_count(attrs, numAttrs, 'attrs', 'numAttrs')
-    _check_count(attrsIdxs, numAttrs, 'attrsIdxs', 'numAttrs')
+    cdef int _p = 0
+    try:
+        _p = 3
+        c_count = count
+        _p = 6
+        c_numAttrs = numAttrs
+        _p = 2
+        a_sizes = _array(sizes, 'u8', 8)
+        p_sizes = _bufptr(a_sizes)
+        _p = 4
+        a_attrs = _array(attrs, 's', sizeof(cyruntime.cudaMemcpyAttributes))
+        p_attrs = _bufptr(a_attrs)
+        _p = 5
+        a_attrsIdxs = _array(attrsIdxs, 'u8', 8)
+        p_attrsIdxs = _bufptr(a_attrsIdxs)
+        _p = 0
+        if type(dsts) is int and dsts >= 0:
+            p_dsts = PyLong_AsVoidPtr(dsts)
+        elif dsts is not None:
+            a_dsts = _voidpp(dsts)
+            p_dsts = _bufptr(a_dsts)
+        _p = 1
+        if type(srcs) is int and srcs >= 0:
+            p_srcs = PyLong_AsVoidPtr(srcs)
+        elif srcs is not None:
+            a_srcs = _voidpp(srcs)
+            p_srcs = _bufptr(a_srcs)
+        _p = 7
+        _hptr(stream, &c_stream)
+        _p = 0
+        _check_count(dsts, c_count, 'dsts', 'count')
+        _p = 1
+        _check_count(srcs, c_count, 'srcs', 'count')
+        _p = 2
+        _check_count(sizes, c_count, 'sizes', 'count')
+        _p = 4
+        _check_count(attrs, c_numAttrs, 'attrs', 'numAttrs')
+        _p = 5
+        _check_count(attrsIdxs, c_numAttrs, 'attrsIdxs', 'numAttrs')
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaMemcpyBatchAsync', ('dsts', 'srcs', 'sizes', 'count', 'attrs', 'attrsIdxs', 'numAttrs', 'stream'), _p) from None
     with nogil:
-        err = cyruntime.cudaMemcpyBatchAsync(<const void**>p_dsts, <const void**>p_srcs, <const size_t*>p_sizes, count, <cyruntime.cudaMemcpyAttributes*>p_attrs, <size_t*>p_attrsIdxs, numAttrs, <cyruntime.cudaStream_t>c_stream)
+        err = cyruntime.cudaMemcpyBatchAsync(<const void**>p_dsts, <const void**>p_srcs, <const size_t*>p_sizes, c_count, <cyruntime.cudaMemcpyAttributes*>p_attrs, <size_t*>p_attrsIdxs, c_numAttrs, <cyruntime.cudaStream_t>c_stream)
     return _st1(err)
 
-def cudaMemcpy3DBatchAsync(size_t numOps, opList, unsigned long long flags, stream):
+def cudaMemcpy3DBatchAsync(numOps, opList, flags, stream):
     """Performs a batch of 3D memory copies asynchronously.
 
     Performs a batch of memory copies. The batch as a whole executes in stream order but
@@ -7361,16 +8363,30 @@ def cudaMemcpy3DBatchAsync(size_t numOps, opList, unsigned long long flags, stre
         cudaSuccess cudaErrorInvalidValue
     """
     cdef cyruntime.cudaError_t err
-    cdef _Buf a_opList = _array(opList, 's', sizeof(cyruntime.cudaMemcpy3DBatchOp))
-    cdef void* p_opList = _bufptr(a_opList)
+    cdef size_t c_numOps
+    cdef _Buf a_opList
+    cdef void* p_opList
+    cdef unsigned long long c_flags
     cdef void* c_stream
-    _hptr(stream, &c_stream)
-    _check_count(opList, numOps, 'opList', 'numOps')
+    cdef int _p = 0
+    try:
+        c_numOps = numOps
+        _p = 2
+        c_flags = flags
+        _p = 1
+        a_opList = _array(opList, 's', sizeof(cyruntime.cudaMemcpy3DBatchOp))
+        p_opList = _bufptr(a_opList)
+        _p = 3
+        _hptr(stream, &c_stream)
+        _p = 1
+        _check_count(opList, c_numOps, 'opList', 'numOps')
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaMemcpy3DBatchAsync', ('numOps', 'opList', 'flags', 'stream'), _p) from None
     with nogil:
-        err = cyruntime.cudaMemcpy3DBatchAsync(numOps, <cyruntime.cudaMemcpy3DBatchOp*>p_opList, flags, <cyruntime.cudaStream_t>c_stream)
+        err = cyruntime.cudaMemcpy3DBatchAsync(c_numOps, <cyruntime.cudaMemcpy3DBatchOp*>p_opList, c_flags, <cyruntime.cudaStream_t>c_stream)
     return _st1(err)
 
-def cudaMemcpy2DAsync(dst, size_t dpitch, src, size_t spitch, size_t width, size_t height, long long kind, stream):
+def cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, height, kind, stream):
     """Copies data between host and device.
 
     Copies a matrix (`height` rows of `width` bytes each) from the memory area pointed
@@ -7433,16 +8449,38 @@ def cudaMemcpy2DAsync(dst, size_t dpitch, src, size_t spitch, size_t width, size
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_dst
+    cdef size_t c_dpitch
     cdef void* c_src
+    cdef size_t c_spitch
+    cdef size_t c_width
+    cdef size_t c_height
+    cdef long long c_kind
     cdef void* c_stream
-    _vptr(dst, &c_dst)
-    _vptr(src, &c_src)
-    _hptr(stream, &c_stream)
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_dpitch = dpitch
+        _p = 3
+        c_spitch = spitch
+        _p = 4
+        c_width = width
+        _p = 5
+        c_height = height
+        _p = 6
+        c_kind = kind
+        _p = 0
+        _vsized(dst, &c_dst, ((c_height - 1) * c_dpitch + c_width if c_height else 0))
+        _p = 2
+        _vsized(src, &c_src, ((c_height - 1) * c_spitch + c_width if c_height else 0))
+        _p = 7
+        _hptr(stream, &c_stream)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaMemcpy2DAsync', ('dst', 'dpitch', 'src', 'spitch', 'width', 'height', 'kind', 'stream'), _p) from None
     with nogil:
-        err = cyruntime.cudaMemcpy2DAsync(<void*>c_dst, dpitch, <const void*>c_src, spitch, width, height, <cyruntime.cudaMemcpyKind>kind, <cyruntime.cudaStream_t>c_stream)
+        err = cyruntime.cudaMemcpy2DAsync(<void*>c_dst, c_dpitch, <const void*>c_src, c_spitch, c_width, c_height, <cyruntime.cudaMemcpyKind>c_kind, <cyruntime.cudaStream_t>c_stream)
     return _st1(err)
 
-def cudaMemcpy2DToArrayAsync(dst, size_t wOffset, size_t hOffset, src, size_t spitch, size_t width, size_t height, long long kind, stream):
+def cudaMemcpy2DToArrayAsync(dst, wOffset, hOffset, src, spitch, width, height, kind, stream):
     """Copies data between host and device.
 
     Copies a matrix (`height` rows of `width` bytes each) from the memory area pointed
@@ -7503,16 +8541,41 @@ def cudaMemcpy2DToArrayAsync(dst, size_t wOffset, size_t hOffset, src, size_t sp
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_dst
+    cdef size_t c_wOffset
+    cdef size_t c_hOffset
     cdef void* c_src
+    cdef size_t c_spitch
+    cdef size_t c_width
+    cdef size_t c_height
+    cdef long long c_kind
     cdef void* c_stream
-    _hptr(dst, &c_dst)
-    _vptr(src, &c_src)
-    _hptr(stream, &c_stream)
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_wOffset = wOffset
+        _p = 2
+        c_hOffset = hOffset
+        _p = 4
+        c_spitch = spitch
+        _p = 5
+        c_width = width
+        _p = 6
+        c_height = height
+        _p = 7
+        c_kind = kind
+        _p = 0
+        _hptr(dst, &c_dst)
+        _p = 3
+        _vsized(src, &c_src, ((c_height - 1) * c_spitch + c_width if c_height else 0))
+        _p = 8
+        _hptr(stream, &c_stream)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaMemcpy2DToArrayAsync', ('dst', 'wOffset', 'hOffset', 'src', 'spitch', 'width', 'height', 'kind', 'stream'), _p) from None
     with nogil:
-        err = cyruntime.cudaMemcpy2DToArrayAsync(<cyruntime.cudaArray_t>c_dst, wOffset, hOffset, <const void*>c_src, spitch, width, height, <cyruntime.cudaMemcpyKind>kind, <cyruntime.cudaStream_t>c_stream)
+        err = cyruntime.cudaMemcpy2DToArrayAsync(<cyruntime.cudaArray_t>c_dst, c_wOffset, c_hOffset, <const void*>c_src, c_spitch, c_width, c_height, <cyruntime.cudaMemcpyKind>c_kind, <cyruntime.cudaStream_t>c_stream)
     return _st1(err)
 
-def cudaMemcpy2DFromArrayAsync(dst, size_t dpitch, src, size_t wOffset, size_t hOffset, size_t width, size_t height, long long kind, stream):
+def cudaMemcpy2DFromArrayAsync(dst, dpitch, src, wOffset, hOffset, width, height, kind, stream):
     """Copies data between host and device.
 
     Copies a matrix (`height` rows of `width` bytes each) from the CUDA array `src`
@@ -7572,16 +8635,41 @@ def cudaMemcpy2DFromArrayAsync(dst, size_t dpitch, src, size_t wOffset, size_t h
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_dst
+    cdef size_t c_dpitch
     cdef void* c_src
+    cdef size_t c_wOffset
+    cdef size_t c_hOffset
+    cdef size_t c_width
+    cdef size_t c_height
+    cdef long long c_kind
     cdef void* c_stream
-    _vptr(dst, &c_dst)
-    _hptr(src, &c_src)
-    _hptr(stream, &c_stream)
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_dpitch = dpitch
+        _p = 3
+        c_wOffset = wOffset
+        _p = 4
+        c_hOffset = hOffset
+        _p = 5
+        c_width = width
+        _p = 6
+        c_height = height
+        _p = 7
+        c_kind = kind
+        _p = 0
+        _vsized(dst, &c_dst, ((c_height - 1) * c_dpitch + c_width if c_height else 0))
+        _p = 2
+        _hptr(src, &c_src)
+        _p = 8
+        _hptr(stream, &c_stream)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaMemcpy2DFromArrayAsync', ('dst', 'dpitch', 'src', 'wOffset', 'hOffset', 'width', 'height', 'kind', 'stream'), _p) from None
     with nogil:
-        err = cyruntime.cudaMemcpy2DFromArrayAsync(<void*>c_dst, dpitch, <cyruntime.cudaArray_const_t>c_src, wOffset, hOffset, width, height, <cyruntime.cudaMemcpyKind>kind, <cyruntime.cudaStream_t>c_stream)
+        err = cyruntime.cudaMemcpy2DFromArrayAsync(<void*>c_dst, c_dpitch, <cyruntime.cudaArray_const_t>c_src, c_wOffset, c_hOffset, c_width, c_height, <cyruntime.cudaMemcpyKind>c_kind, <cyruntime.cudaStream_t>c_stream)
     return _st1(err)
 
-def cudaMemcpyToSymbolAsync(symbol, src, size_t count, size_t offset, long long kind, stream):
+def cudaMemcpyToSymbolAsync(symbol, src, count, offset, kind, stream):
     """Copies data to the given symbol on the device.
 
     Copies `count` bytes from the memory area pointed to by `src` to the memory area
@@ -7631,15 +8719,31 @@ def cudaMemcpyToSymbolAsync(symbol, src, size_t count, size_t offset, long long 
     cdef cyruntime.cudaError_t err
     cdef void* c_symbol
     cdef void* c_src
+    cdef size_t c_count
+    cdef size_t c_offset
+    cdef long long c_kind
     cdef void* c_stream
-    _vptr(symbol, &c_symbol)
-    _vptr(src, &c_src)
-    _hptr(stream, &c_stream)
+    cdef int _p = 0
+    try:
+        _p = 2
+        c_count = count
+        _p = 3
+        c_offset = offset
+        _p = 4
+        c_kind = kind
+        _p = 0
+        _vptr(symbol, &c_symbol)
+        _p = 1
+        _vsized(src, &c_src, c_count)
+        _p = 5
+        _hptr(stream, &c_stream)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaMemcpyToSymbolAsync', ('symbol', 'src', 'count', 'offset', 'kind', 'stream'), _p) from None
     with nogil:
-        err = cyruntime.cudaMemcpyToSymbolAsync(<const void*>c_symbol, <const void*>c_src, count, offset, <cyruntime.cudaMemcpyKind>kind, <cyruntime.cudaStream_t>c_stream)
+        err = cyruntime.cudaMemcpyToSymbolAsync(<const void*>c_symbol, <const void*>c_src, c_count, c_offset, <cyruntime.cudaMemcpyKind>c_kind, <cyruntime.cudaStream_t>c_stream)
     return _st1(err)
 
-def cudaMemcpyFromSymbolAsync(dst, symbol, size_t count, size_t offset, long long kind, stream):
+def cudaMemcpyFromSymbolAsync(dst, symbol, count, offset, kind, stream):
     """Copies data from the given symbol on the device.
 
     Copies `count` bytes from the memory area pointed to by `offset` bytes from the
@@ -7689,15 +8793,31 @@ def cudaMemcpyFromSymbolAsync(dst, symbol, size_t count, size_t offset, long lon
     cdef cyruntime.cudaError_t err
     cdef void* c_dst
     cdef void* c_symbol
+    cdef size_t c_count
+    cdef size_t c_offset
+    cdef long long c_kind
     cdef void* c_stream
-    _vptr(dst, &c_dst)
-    _vptr(symbol, &c_symbol)
-    _hptr(stream, &c_stream)
+    cdef int _p = 0
+    try:
+        _p = 2
+        c_count = count
+        _p = 3
+        c_offset = offset
+        _p = 4
+        c_kind = kind
+        _p = 0
+        _vsized(dst, &c_dst, c_count)
+        _p = 1
+        _vptr(symbol, &c_symbol)
+        _p = 5
+        _hptr(stream, &c_stream)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaMemcpyFromSymbolAsync', ('dst', 'symbol', 'count', 'offset', 'kind', 'stream'), _p) from None
     with nogil:
-        err = cyruntime.cudaMemcpyFromSymbolAsync(<void*>c_dst, <const void*>c_symbol, count, offset, <cyruntime.cudaMemcpyKind>kind, <cyruntime.cudaStream_t>c_stream)
+        err = cyruntime.cudaMemcpyFromSymbolAsync(<void*>c_dst, <const void*>c_symbol, c_count, c_offset, <cyruntime.cudaMemcpyKind>c_kind, <cyruntime.cudaStream_t>c_stream)
     return _st1(err)
 
-def cudaMemset(devPtr, int value, size_t count):
+def cudaMemset(devPtr, value, count):
     """Initializes or sets device memory to a value.
 
     Fills the first `count` bytes of the memory area pointed to by `devPtr` with the
@@ -7726,12 +8846,23 @@ def cudaMemset(devPtr, int value, size_t count):
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_devPtr
-    _vptr(devPtr, &c_devPtr)
+    cdef int c_value
+    cdef size_t c_count
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_value = value
+        _p = 2
+        c_count = count
+        _p = 0
+        _vsized(devPtr, &c_devPtr, c_count)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaMemset', ('devPtr', 'value', 'count'), _p) from None
     with nogil:
-        err = cyruntime.cudaMemset(<void*>c_devPtr, value, count)
+        err = cyruntime.cudaMemset(<void*>c_devPtr, c_value, c_count)
     return _st1(err)
 
-def cudaMemset2D(devPtr, size_t pitch, int value, size_t width, size_t height):
+def cudaMemset2D(devPtr, pitch, value, width, height):
     """Initializes or sets device memory to a value.
 
     Sets to the specified value `value` a matrix (`height` rows of `width` bytes each)
@@ -7767,12 +8898,29 @@ def cudaMemset2D(devPtr, size_t pitch, int value, size_t width, size_t height):
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_devPtr
-    _vptr(devPtr, &c_devPtr)
+    cdef size_t c_pitch
+    cdef int c_value
+    cdef size_t c_width
+    cdef size_t c_height
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_pitch = pitch
+        _p = 2
+        c_value = value
+        _p = 3
+        c_width = width
+        _p = 4
+        c_height = height
+        _p = 0
+        _vsized(devPtr, &c_devPtr, ((c_height - 1) * c_pitch + c_width if c_height else 0))
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaMemset2D', ('devPtr', 'pitch', 'value', 'width', 'height'), _p) from None
     with nogil:
-        err = cyruntime.cudaMemset2D(<void*>c_devPtr, pitch, value, width, height)
+        err = cyruntime.cudaMemset2D(<void*>c_devPtr, c_pitch, c_value, c_width, c_height)
     return _st1(err)
 
-def cudaMemset3D(pitchedDevPtr, int value, extent):
+def cudaMemset3D(pitchedDevPtr, value, extent):
     """Initializes or sets device memory to a value.
 
     Initializes each element of a 3D array to the specified value `value`. The object to
@@ -7817,13 +8965,24 @@ def cudaMemset3D(pitchedDevPtr, int value, extent):
     cudaMalloc3D, make_cudaPitchedPtr, make_cudaExtent
     """
     cdef cyruntime.cudaError_t err
-    cdef void* p_pitchedDevPtr = _sval(pitchedDevPtr, sizeof(cyruntime.cudaPitchedPtr))
-    cdef void* p_extent = _sval(extent, sizeof(cyruntime.cudaExtent))
+    cdef void* p_pitchedDevPtr
+    cdef int c_value
+    cdef void* p_extent
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_value = value
+        _p = 0
+        p_pitchedDevPtr = _sval(pitchedDevPtr, sizeof(cyruntime.cudaPitchedPtr))
+        _p = 2
+        p_extent = _sval(extent, sizeof(cyruntime.cudaExtent))
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaMemset3D', ('pitchedDevPtr', 'value', 'extent'), _p) from None
     with nogil:
-        err = cyruntime.cudaMemset3D((<cyruntime.cudaPitchedPtr*>p_pitchedDevPtr)[0], value, (<cyruntime.cudaExtent*>p_extent)[0])
+        err = cyruntime.cudaMemset3D((<cyruntime.cudaPitchedPtr*>p_pitchedDevPtr)[0], c_value, (<cyruntime.cudaExtent*>p_extent)[0])
     return _st1(err)
 
-def cudaMemsetAsync(devPtr, int value, size_t count, stream):
+def cudaMemsetAsync(devPtr, value, count, stream):
     """Initializes or sets device memory to a value.
 
     Fills the first `count` bytes of the memory area pointed to by `devPtr` with the
@@ -7860,14 +9019,26 @@ def cudaMemsetAsync(devPtr, int value, size_t count, stream):
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_devPtr
+    cdef int c_value
+    cdef size_t c_count
     cdef void* c_stream
-    _vptr(devPtr, &c_devPtr)
-    _hptr(stream, &c_stream)
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_value = value
+        _p = 2
+        c_count = count
+        _p = 0
+        _vsized(devPtr, &c_devPtr, c_count)
+        _p = 3
+        _hptr(stream, &c_stream)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaMemsetAsync', ('devPtr', 'value', 'count', 'stream'), _p) from None
     with nogil:
-        err = cyruntime.cudaMemsetAsync(<void*>c_devPtr, value, count, <cyruntime.cudaStream_t>c_stream)
+        err = cyruntime.cudaMemsetAsync(<void*>c_devPtr, c_value, c_count, <cyruntime.cudaStream_t>c_stream)
     return _st1(err)
 
-def cudaMemset2DAsync(devPtr, size_t pitch, int value, size_t width, size_t height, stream):
+def cudaMemset2DAsync(devPtr, pitch, value, width, height, stream):
     """Initializes or sets device memory to a value.
 
     Sets to the specified value `value` a matrix (`height` rows of `width` bytes each)
@@ -7910,14 +9081,32 @@ def cudaMemset2DAsync(devPtr, size_t pitch, int value, size_t width, size_t heig
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_devPtr
+    cdef size_t c_pitch
+    cdef int c_value
+    cdef size_t c_width
+    cdef size_t c_height
     cdef void* c_stream
-    _vptr(devPtr, &c_devPtr)
-    _hptr(stream, &c_stream)
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_pitch = pitch
+        _p = 2
+        c_value = value
+        _p = 3
+        c_width = width
+        _p = 4
+        c_height = height
+        _p = 0
+        _vsized(devPtr, &c_devPtr, ((c_height - 1) * c_pitch + c_width if c_height else 0))
+        _p = 5
+        _hptr(stream, &c_stream)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaMemset2DAsync', ('devPtr', 'pitch', 'value', 'width', 'height', 'stream'), _p) from None
     with nogil:
-        err = cyruntime.cudaMemset2DAsync(<void*>c_devPtr, pitch, value, width, height, <cyruntime.cudaStream_t>c_stream)
+        err = cyruntime.cudaMemset2DAsync(<void*>c_devPtr, c_pitch, c_value, c_width, c_height, <cyruntime.cudaStream_t>c_stream)
     return _st1(err)
 
-def cudaMemset3DAsync(pitchedDevPtr, int value, extent, stream):
+def cudaMemset3DAsync(pitchedDevPtr, value, extent, stream):
     """Initializes or sets device memory to a value.
 
     Initializes each element of a 3D array to the specified value `value`. The object to
@@ -7969,12 +9158,24 @@ def cudaMemset3DAsync(pitchedDevPtr, int value, extent, stream):
     cudaMalloc3D, make_cudaPitchedPtr, make_cudaExtent
     """
     cdef cyruntime.cudaError_t err
-    cdef void* p_pitchedDevPtr = _sval(pitchedDevPtr, sizeof(cyruntime.cudaPitchedPtr))
-    cdef void* p_extent = _sval(extent, sizeof(cyruntime.cudaExtent))
+    cdef void* p_pitchedDevPtr
+    cdef int c_value
+    cdef void* p_extent
     cdef void* c_stream
-    _hptr(stream, &c_stream)
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_value = value
+        _p = 0
+        p_pitchedDevPtr = _sval(pitchedDevPtr, sizeof(cyruntime.cudaPitchedPtr))
+        _p = 2
+        p_extent = _sval(extent, sizeof(cyruntime.cudaExtent))
+        _p = 3
+        _hptr(stream, &c_stream)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaMemset3DAsync', ('pitchedDevPtr', 'value', 'extent', 'stream'), _p) from None
     with nogil:
-        err = cyruntime.cudaMemset3DAsync((<cyruntime.cudaPitchedPtr*>p_pitchedDevPtr)[0], value, (<cyruntime.cudaExtent*>p_extent)[0], <cyruntime.cudaStream_t>c_stream)
+        err = cyruntime.cudaMemset3DAsync((<cyruntime.cudaPitchedPtr*>p_pitchedDevPtr)[0], c_value, (<cyruntime.cudaExtent*>p_extent)[0], <cyruntime.cudaStream_t>c_stream)
     return _st1(err)
 
 def cudaGetSymbolAddress(symbol):
@@ -8004,7 +9205,10 @@ def cudaGetSymbolAddress(symbol):
     cdef cyruntime.cudaError_t err
     cdef void* c_devPtr = NULL
     cdef void* c_symbol
-    _vptr(symbol, &c_symbol)
+    try:
+        _vptr(symbol, &c_symbol)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaGetSymbolAddress', ('symbol',), 0) from None
     with nogil:
         err = cyruntime.cudaGetSymbolAddress(<void**>&c_devPtr, <const void*>c_symbol)
     if err != 0:
@@ -8038,14 +9242,17 @@ def cudaGetSymbolSize(symbol):
     cdef cyruntime.cudaError_t err
     cdef size_t c_size = <size_t>0
     cdef void* c_symbol
-    _vptr(symbol, &c_symbol)
+    try:
+        _vptr(symbol, &c_symbol)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaGetSymbolSize', ('symbol',), 0) from None
     with nogil:
         err = cyruntime.cudaGetSymbolSize(&c_size, <const void*>c_symbol)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), c_size,)
 
-def cudaMemPrefetchAsync(devPtr, size_t count, location, unsigned int flags, stream):
+def cudaMemPrefetchAsync(devPtr, count, location, flags, stream):
     """Prefetches memory to the specified destination location.
 
     Prefetches memory to the specified destination location. `devPtr` is the base device
@@ -8133,15 +9340,29 @@ def cudaMemPrefetchAsync(devPtr, size_t count, location, unsigned int flags, str
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_devPtr
-    cdef void* p_location = _sval(location, sizeof(cyruntime.cudaMemLocation))
+    cdef size_t c_count
+    cdef void* p_location
+    cdef unsigned int c_flags
     cdef void* c_stream
-    _vptr(devPtr, &c_devPtr)
-    _hptr(stream, &c_stream)
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_count = count
+        _p = 3
+        c_flags = flags
+        _p = 2
+        p_location = _sval(location, sizeof(cyruntime.cudaMemLocation))
+        _p = 0
+        _vptr(devPtr, &c_devPtr)
+        _p = 4
+        _hptr(stream, &c_stream)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaMemPrefetchAsync', ('devPtr', 'count', 'location', 'flags', 'stream'), _p) from None
     with nogil:
-        err = cyruntime.cudaMemPrefetchAsync(<const void*>c_devPtr, count, (<cyruntime.cudaMemLocation*>p_location)[0], flags, <cyruntime.cudaStream_t>c_stream)
+        err = cyruntime.cudaMemPrefetchAsync(<const void*>c_devPtr, c_count, (<cyruntime.cudaMemLocation*>p_location)[0], c_flags, <cyruntime.cudaStream_t>c_stream)
     return _st1(err)
 
-def cudaMemPrefetchBatchAsync(dptrs, sizes, size_t count, prefetchLocs, prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, stream):
+def cudaMemPrefetchBatchAsync(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, stream):
     """Performs a batch of memory prefetches asynchronously.
 
     Performs a batch of memory prefetches. The batch as a whole executes in stream order
@@ -8201,28 +9422,56 @@ def cudaMemPrefetchBatchAsync(dptrs, sizes, size_t count, prefetchLocs, prefetch
     cdef cyruntime.cudaError_t err
     cdef _Buf a_dptrs = None
     cdef void* p_dptrs = NULL
-    cdef _Buf a_sizes = _array(sizes, 'u8', 8)
-    cdef void* p_sizes = _bufptr(a_sizes)
-    cdef _Buf a_prefetchLocs = _array(prefetchLocs, 's', sizeof(cyruntime.cudaMemLocation))
-    cdef void* p_prefetchLocs = _bufptr(a_prefetchLocs)
-    cdef _Buf a_prefetchLocIdxs = _array(prefetchLocIdxs, 'u8', 8)
-    cdef void* p_prefetchLocIdxs = _bufptr(a_prefetchLocIdxs)
+    cdef _Buf a_sizes
+    cdef void* p_sizes
+    cdef size_t c_count
+    cdef _Buf a_prefetchLocs
+    cdef void* p_prefetchLocs
+    cdef _Buf a_prefetchLocIdxs
+    cdef void* p_prefetchLocIdxs
+    cdef size_t c_numPrefetchLocs
+    cdef unsigned long long c_flags
     cdef void* c_stream
-    if type(dptrs) is int and dptrs >= 0:
-        p_dptrs = PyLong_AsVoidPtr(dptrs)
-    elif dptrs is not None:
-        a_dptrs = _voidpp(dptrs)
-        p_dptrs = _bufptr(a_dptrs)
-    _hptr(stream, &c_stream)
-    _check_count(dptrs, count, 'dptrs', 'count')
-    _check_count(sizes, count, 'sizes', 'count')
-    _check_count(prefetchLocs, numPrefetchLocs, 'prefetchLocs', 'numPrefetchLocs')
-    _check_count(prefetchLocIdxs, numPrefetchLocs, 'prefetchLocIdxs', 'numPrefetchLocs')
+    cdef int _p = 0
+    try:
+        _p = 2
+        c_count = count
+        _p = 5
+        c_numPrefetchLocs = numPrefetchLocs
+        _p = 6
+        c_flags = flags
+        _p = 1
+        a_sizes = _array(sizes, 'u8', 8)
+        p_sizes = _bufptr(a_sizes)
+        _p = 3
+        a_prefetchLocs = _array(prefetchLocs, 's', sizeof(cyruntime.cudaMemLocation))
+        p_prefetchLocs = _bufptr(a_prefetchLocs)
+        _p = 4
+        a_prefetchLocIdxs = _array(prefetchLocIdxs, 'u8', 8)
+        p_prefetchLocIdxs = _bufptr(a_prefetchLocIdxs)
+        _p = 0
+        if type(dptrs) is int and dptrs >= 0:
+            p_dptrs = PyLong_AsVoidPtr(dptrs)
+        elif dptrs is not None:
+            a_dptrs = _voidpp(dptrs)
+            p_dptrs = _bufptr(a_dptrs)
+        _p = 7
+        _hptr(stream, &c_stream)
+        _p = 0
+        _check_count(dptrs, c_count, 'dptrs', 'count')
+        _p = 1
+        _check_count(sizes, c_count, 'sizes', 'count')
+        _p = 3
+        _check_count(prefetchLocs, c_numPrefetchLocs, 'prefetchLocs', 'numPrefetchLocs')
+        _p = 4
+        _check_count(prefetchLocIdxs, c_numPrefetchLocs, 'prefetchLocIdxs', 'numPrefetchLocs')
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaMemPrefetchBatchAsync', ('dptrs', 'sizes', 'count', 'prefetchLocs', 'prefetchLocIdxs', 'numPrefetchLocs', 'flags', 'stream'), _p) from None
     with nogil:
-        err = cyruntime.cudaMemPrefetchBatchAsync(<void**>p_dptrs, <size_t*>p_sizes, count, <cyruntime.cudaMemLocation*>p_prefetchLocs, <size_t*>p_prefetchLocIdxs, numPrefetchLocs, flags, <cyruntime.cudaStream_t>c_stream)
+        err = cyruntime.cudaMemPrefetchBatchAsync(<void**>p_dptrs, <size_t*>p_sizes, c_count, <cyruntime.cudaMemLocation*>p_prefetchLocs, <size_t*>p_prefetchLocIdxs, c_numPrefetchLocs, c_flags, <cyruntime.cudaStream_t>c_stream)
     return _st1(err)
 
-def cudaMemDiscardBatchAsync(dptrs, sizes, size_t count, unsigned long long flags, stream):
+def cudaMemDiscardBatchAsync(dptrs, sizes, count, flags, stream):
     """Performs a batch of memory discards asynchronously.
 
     Performs a batch of memory discards. The batch as a whole executes in stream order
@@ -8267,22 +9516,39 @@ def cudaMemDiscardBatchAsync(dptrs, sizes, size_t count, unsigned long long flag
     cdef cyruntime.cudaError_t err
     cdef _Buf a_dptrs = None
     cdef void* p_dptrs = NULL
-    cdef _Buf a_sizes = _array(sizes, 'u8', 8)
-    cdef void* p_sizes = _bufptr(a_sizes)
+    cdef _Buf a_sizes
+    cdef void* p_sizes
+    cdef size_t c_count
+    cdef unsigned long long c_flags
     cdef void* c_stream
-    if type(dptrs) is int and dptrs >= 0:
-        p_dptrs = PyLong_AsVoidPtr(dptrs)
-    elif dptrs is not None:
-        a_dptrs = _voidpp(dptrs)
-        p_dptrs = _bufptr(a_dptrs)
-    _hptr(stream, &c_stream)
-    _check_count(dptrs, count, 'dptrs', 'count')
-    _check_count(sizes, count, 'sizes', 'count')
+    cdef int _p = 0
+    try:
+        _p = 2
+        c_count = count
+        _p = 3
+        c_flags = flags
+        _p = 1
+        a_sizes = _array(sizes, 'u8', 8)
+        p_sizes = _bufptr(a_sizes)
+        _p = 0
+        if type(dptrs) is int and dptrs >= 0:
+            p_dptrs = PyLong_AsVoidPtr(dptrs)
+        elif dptrs is not None:
+            a_dptrs = _voidpp(dptrs)
+            p_dptrs = _bufptr(a_dptrs)
+        _p = 4
+        _hptr(stream, &c_stream)
+        _p = 0
+        _check_count(dptrs, c_count, 'dptrs', 'count')
+        _p = 1
+        _check_count(sizes, c_count, 'sizes', 'count')
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaMemDiscardBatchAsync', ('dptrs', 'sizes', 'count', 'flags', 'stream'), _p) from None
     with nogil:
-        err = cyruntime.cudaMemDiscardBatchAsync(<void**>p_dptrs, <size_t*>p_sizes, count, flags, <cyruntime.cudaStream_t>c_stream)
+        err = cyruntime.cudaMemDiscardBatchAsync(<void**>p_dptrs, <size_t*>p_sizes, c_count, c_flags, <cyruntime.cudaStream_t>c_stream)
     return _st1(err)
 
-def cudaMemDiscardAndPrefetchBatchAsync(dptrs, sizes, size_t count, prefetchLocs, prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, stream):
+def cudaMemDiscardAndPrefetchBatchAsync(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, stream):
     """Performs a batch of memory discards and prefetches asynchronously.
 
     Performs a batch of memory discards followed by prefetches. The batch as a whole
@@ -8348,28 +9614,56 @@ def cudaMemDiscardAndPrefetchBatchAsync(dptrs, sizes, size_t count, prefetchLocs
     cdef cyruntime.cudaError_t err
     cdef _Buf a_dptrs = None
     cdef void* p_dptrs = NULL
-    cdef _Buf a_sizes = _array(sizes, 'u8', 8)
-    cdef void* p_sizes = _bufptr(a_sizes)
-    cdef _Buf a_prefetchLocs = _array(prefetchLocs, 's', sizeof(cyruntime.cudaMemLocation))
-    cdef void* p_prefetchLocs = _bufptr(a_prefetchLocs)
-    cdef _Buf a_prefetchLocIdxs = _array(prefetchLocIdxs, 'u8', 8)
-    cdef void* p_prefetchLocIdxs = _bufptr(a_prefetchLocIdxs)
+    cdef _Buf a_sizes
+    cdef void* p_sizes
+    cdef size_t c_count
+    cdef _Buf a_prefetchLocs
+    cdef void* p_prefetchLocs
+    cdef _Buf a_prefetchLocIdxs
+    cdef void* p_prefetchLocIdxs
+    cdef size_t c_numPrefetchLocs
+    cdef unsigned long long c_flags
     cdef void* c_stream
-    if type(dptrs) is int and dptrs >= 0:
-        p_dptrs = PyLong_AsVoidPtr(dptrs)
-    elif dptrs is not None:
-        a_dptrs = _voidpp(dptrs)
-        p_dptrs = _bufptr(a_dptrs)
-    _hptr(stream, &c_stream)
-    _check_count(dptrs, count, 'dptrs', 'count')
-    _check_count(sizes, count, 'sizes', 'count')
-    _check_count(prefetchLocs, numPrefetchLocs, 'prefetchLocs', 'numPrefetchLocs')
-    _check_count(prefetchLocIdxs, numPrefetchLocs, 'prefetchLocIdxs', 'numPrefetchLocs')
+    cdef int _p = 0
+    try:
+        _p = 2
+        c_count = count
+        _p = 5
+        c_numPrefetchLocs = numPrefetchLocs
+        _p = 6
+        c_flags = flags
+        _p = 1
+        a_sizes = _array(sizes, 'u8', 8)
+        p_sizes = _bufptr(a_sizes)
+        _p = 3
+        a_prefetchLocs = _array(prefetchLocs, 's', sizeof(cyruntime.cudaMemLocation))
+        p_prefetchLocs = _bufptr(a_prefetchLocs)
+        _p = 4
+        a_prefetchLocIdxs = _array(prefetchLocIdxs, 'u8', 8)
+        p_prefetchLocIdxs = _bufptr(a_prefetchLocIdxs)
+        _p = 0
+        if type(dptrs) is int and dptrs >= 0:
+            p_dptrs = PyLong_AsVoidPtr(dptrs)
+        elif dptrs is not None:
+            a_dptrs = _voidpp(dptrs)
+            p_dptrs = _bufptr(a_dptrs)
+        _p = 7
+        _hptr(stream, &c_stream)
+        _p = 0
+        _check_count(dptrs, c_count, 'dptrs', 'count')
+        _p = 1
+        _check_count(sizes, c_count, 'sizes', 'count')
+        _p = 3
+        _check_count(prefetchLocs, c_numPrefetchLocs, 'prefetchLocs', 'numPrefetchLocs')
+        _p = 4
+        _check_count(prefetchLocIdxs, c_numPrefetchLocs, 'prefetchLocIdxs', 'numPrefetchLocs')
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaMemDiscardAndPrefetchBatchAsync', ('dptrs', 'sizes', 'count', 'prefetchLocs', 'prefetchLocIdxs', 'numPrefetchLocs', 'flags', 'stream'), _p) from None
     with nogil:
-        err = cyruntime.cudaMemDiscardAndPrefetchBatchAsync(<void**>p_dptrs, <size_t*>p_sizes, count, <cyruntime.cudaMemLocation*>p_prefetchLocs, <size_t*>p_prefetchLocIdxs, numPrefetchLocs, flags, <cyruntime.cudaStream_t>c_stream)
+        err = cyruntime.cudaMemDiscardAndPrefetchBatchAsync(<void**>p_dptrs, <size_t*>p_sizes, c_count, <cyruntime.cudaMemLocation*>p_prefetchLocs, <size_t*>p_prefetchLocIdxs, c_numPrefetchLocs, c_flags, <cyruntime.cudaStream_t>c_stream)
     return _st1(err)
 
-def cudaMemAdvise(devPtr, size_t count, long long advice, location):
+def cudaMemAdvise(devPtr, count, advice, location):
     """Advise about the usage of a given memory range.
 
     Advise the Unified Memory subsystem about the usage pattern for the memory range
@@ -8522,13 +9816,26 @@ def cudaMemAdvise(devPtr, size_t count, long long advice, location):
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_devPtr
-    cdef void* p_location = _sval(location, sizeof(cyruntime.cudaMemLocation))
-    _vptr(devPtr, &c_devPtr)
+    cdef size_t c_count
+    cdef long long c_advice
+    cdef void* p_location
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_count = count
+        _p = 2
+        c_advice = advice
+        _p = 3
+        p_location = _sval(location, sizeof(cyruntime.cudaMemLocation))
+        _p = 0
+        _vptr(devPtr, &c_devPtr)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaMemAdvise', ('devPtr', 'count', 'advice', 'location'), _p) from None
     with nogil:
-        err = cyruntime.cudaMemAdvise(<const void*>c_devPtr, count, <cyruntime.cudaMemoryAdvise>advice, (<cyruntime.cudaMemLocation*>p_location)[0])
+        err = cyruntime.cudaMemAdvise(<const void*>c_devPtr, c_count, <cyruntime.cudaMemoryAdvise>c_advice, (<cyruntime.cudaMemLocation*>p_location)[0])
     return _st1(err)
 
-def cudaMemRangeGetAttribute(size_t dataSize, long long attribute, devPtr, size_t count):
+def cudaMemRangeGetAttribute(dataSize, attribute, devPtr, count):
     """Query an attribute of a given memory range.
 
     Query an attribute about the memory range starting at `devPtr` with a size of
@@ -8643,17 +9950,34 @@ def cudaMemRangeGetAttribute(size_t dataSize, long long attribute, devPtr, size_
     cuMemRangeGetAttribute
     """
     cdef cyruntime.cudaError_t err
-    cdef str code_data = _ATTR_cudaMemRangeAttribute.get(int(attribute), 'u8')
-    cdef _Buf a_data = _Buf_new(max(_attr_size(code_data), <Py_ssize_t>dataSize))
+    cdef str code_data
+    cdef _Buf a_data
+    cdef size_t c_dataSize
+    cdef long long c_attribute
     cdef void* c_devPtr
-    _vptr(devPtr, &c_devPtr)
+    cdef size_t c_count
+    cdef int _p = 0
+    try:
+        c_dataSize = dataSize
+        _p = 1
+        c_attribute = attribute
+        _p = 3
+        c_count = count
+        _p = 1
+        code_data = _ATTR_cudaMemRangeAttribute.get(int(c_attribute), 'u8')
+        _p = 0
+        a_data = _Buf_new(max(_attr_size(code_data), <Py_ssize_t>c_dataSize))
+        _p = 2
+        _vptr(devPtr, &c_devPtr)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaMemRangeGetAttribute', ('dataSize', 'attribute', 'devPtr', 'count'), _p) from None
     with nogil:
-        err = cyruntime.cudaMemRangeGetAttribute(<void*>a_data.ptr, dataSize, <cyruntime.cudaMemRangeAttribute>attribute, <const void*>c_devPtr, count)
+        err = cyruntime.cudaMemRangeGetAttribute(<void*>a_data.ptr, c_dataSize, <cyruntime.cudaMemRangeAttribute>c_attribute, <const void*>c_devPtr, c_count)
     if err != 0:
         return (_st(err), None,)
-    return (_ok(), _attr_out(a_data.ptr, code_data, _L, dataSize),)
+    return (_ok(), _attr_out(a_data.ptr, code_data, _L, c_dataSize),)
 
-def cudaMemRangeGetAttributes(dataSizes, attributes, size_t numAttributes, devPtr, size_t count):
+def cudaMemRangeGetAttributes(dataSizes, attributes, numAttributes, devPtr, count):
     """Query attributes of a given memory range.
 
     Query attributes of the memory range starting at `devPtr` with a size of `count`
@@ -8703,22 +10027,43 @@ def cudaMemRangeGetAttributes(dataSizes, attributes, size_t numAttributes, devPt
     """
     cdef cyruntime.cudaError_t err
     cdef list v_data = []
-    cdef _Buf a_data = _attr_bufs(attributes, _ATTR_cudaMemRangeAttribute, dataSizes, numAttributes, v_data)
-    cdef _Buf a_dataSizes = _array(dataSizes, 'u8', 8)
-    cdef void* p_dataSizes = _bufptr(a_dataSizes)
-    cdef _Buf a_attributes = _array(attributes, 'e', 4)
-    cdef void* p_attributes = _bufptr(a_attributes)
+    cdef _Buf a_data
+    cdef _Buf a_dataSizes
+    cdef void* p_dataSizes
+    cdef _Buf a_attributes
+    cdef void* p_attributes
+    cdef size_t c_numAttributes
     cdef void* c_devPtr
-    _vptr(devPtr, &c_devPtr)
-    _check_count(dataSizes, numAttributes, 'dataSizes', 'numAttributes')
-    _check_count(attributes, numAttributes, 'attributes', 'numAttributes')
+    cdef size_t c_count
+    cdef int _p = 0
+    try:
+        _p = 2
+        c_numAttributes = numAttributes
+        _p = 4
+        c_count = count
+        _p = 1
+        a_data = _attr_bufs(attributes, _ATTR_cudaMemRangeAttribute, dataSizes, c_numAttributes, v_data)
+        _p = 0
+        a_dataSizes = _array(dataSizes, 'u8', 8)
+        p_dataSizes = _bufptr(a_dataSizes)
+        _p = 1
+        a_attributes = _array(attributes, 'e', 4)
+        p_attributes = _bufptr(a_attributes)
+        _p = 3
+        _vptr(devPtr, &c_devPtr)
+        _p = 0
+        _check_count(dataSizes, c_numAttributes, 'dataSizes', 'numAttributes')
+        _p = 1
+        _check_count(attributes, c_numAttributes, 'attributes', 'numAttributes')
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaMemRangeGetAttributes', ('dataSizes', 'attributes', 'numAttributes', 'devPtr', 'count'), _p) from None
     with nogil:
-        err = cyruntime.cudaMemRangeGetAttributes(<void**>a_data.ptr, <size_t*>p_dataSizes, <cyruntime.cudaMemRangeAttribute*>p_attributes, numAttributes, <const void*>c_devPtr, count)
+        err = cyruntime.cudaMemRangeGetAttributes(<void**>a_data.ptr, <size_t*>p_dataSizes, <cyruntime.cudaMemRangeAttribute*>p_attributes, c_numAttributes, <const void*>c_devPtr, c_count)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _attr_values(v_data, _L),)
 
-def cudaMemcpyToArray(dst, size_t wOffset, size_t hOffset, src, size_t count, long long kind):
+def cudaMemcpyToArray(dst, wOffset, hOffset, src, count, kind):
     """Copies data between host and device.
 
     Deprecated.
@@ -8764,14 +10109,32 @@ def cudaMemcpyToArray(dst, size_t wOffset, size_t hOffset, src, size_t count, lo
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_dst
+    cdef size_t c_wOffset
+    cdef size_t c_hOffset
     cdef void* c_src
-    _hptr(dst, &c_dst)
-    _vptr(src, &c_src)
+    cdef size_t c_count
+    cdef long long c_kind
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_wOffset = wOffset
+        _p = 2
+        c_hOffset = hOffset
+        _p = 4
+        c_count = count
+        _p = 5
+        c_kind = kind
+        _p = 0
+        _hptr(dst, &c_dst)
+        _p = 3
+        _vsized(src, &c_src, c_count)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaMemcpyToArray', ('dst', 'wOffset', 'hOffset', 'src', 'count', 'kind'), _p) from None
     with nogil:
-        err = cyruntime.cudaMemcpyToArray(<cyruntime.cudaArray_t>c_dst, wOffset, hOffset, <const void*>c_src, count, <cyruntime.cudaMemcpyKind>kind)
+        err = cyruntime.cudaMemcpyToArray(<cyruntime.cudaArray_t>c_dst, c_wOffset, c_hOffset, <const void*>c_src, c_count, <cyruntime.cudaMemcpyKind>c_kind)
     return _st1(err)
 
-def cudaMemcpyFromArray(dst, src, size_t wOffset, size_t hOffset, size_t count, long long kind):
+def cudaMemcpyFromArray(dst, src, wOffset, hOffset, count, kind):
     """Copies data between host and device.
 
     Deprecated.
@@ -8818,13 +10181,31 @@ def cudaMemcpyFromArray(dst, src, size_t wOffset, size_t hOffset, size_t count, 
     cdef cyruntime.cudaError_t err
     cdef void* c_dst
     cdef void* c_src
-    _vptr(dst, &c_dst)
-    _hptr(src, &c_src)
+    cdef size_t c_wOffset
+    cdef size_t c_hOffset
+    cdef size_t c_count
+    cdef long long c_kind
+    cdef int _p = 0
+    try:
+        _p = 2
+        c_wOffset = wOffset
+        _p = 3
+        c_hOffset = hOffset
+        _p = 4
+        c_count = count
+        _p = 5
+        c_kind = kind
+        _p = 0
+        _vsized(dst, &c_dst, c_count)
+        _p = 1
+        _hptr(src, &c_src)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaMemcpyFromArray', ('dst', 'src', 'wOffset', 'hOffset', 'count', 'kind'), _p) from None
     with nogil:
-        err = cyruntime.cudaMemcpyFromArray(<void*>c_dst, <cyruntime.cudaArray_const_t>c_src, wOffset, hOffset, count, <cyruntime.cudaMemcpyKind>kind)
+        err = cyruntime.cudaMemcpyFromArray(<void*>c_dst, <cyruntime.cudaArray_const_t>c_src, c_wOffset, c_hOffset, c_count, <cyruntime.cudaMemcpyKind>c_kind)
     return _st1(err)
 
-def cudaMemcpyArrayToArray(dst, size_t wOffsetDst, size_t hOffsetDst, src, size_t wOffsetSrc, size_t hOffsetSrc, size_t count, long long kind):
+def cudaMemcpyArrayToArray(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, count, kind):
     """Copies data between host and device.
 
     Deprecated.
@@ -8875,14 +10256,38 @@ def cudaMemcpyArrayToArray(dst, size_t wOffsetDst, size_t hOffsetDst, src, size_
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_dst
+    cdef size_t c_wOffsetDst
+    cdef size_t c_hOffsetDst
     cdef void* c_src
-    _hptr(dst, &c_dst)
-    _hptr(src, &c_src)
+    cdef size_t c_wOffsetSrc
+    cdef size_t c_hOffsetSrc
+    cdef size_t c_count
+    cdef long long c_kind
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_wOffsetDst = wOffsetDst
+        _p = 2
+        c_hOffsetDst = hOffsetDst
+        _p = 4
+        c_wOffsetSrc = wOffsetSrc
+        _p = 5
+        c_hOffsetSrc = hOffsetSrc
+        _p = 6
+        c_count = count
+        _p = 7
+        c_kind = kind
+        _p = 0
+        _hptr(dst, &c_dst)
+        _p = 3
+        _hptr(src, &c_src)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaMemcpyArrayToArray', ('dst', 'wOffsetDst', 'hOffsetDst', 'src', 'wOffsetSrc', 'hOffsetSrc', 'count', 'kind'), _p) from None
     with nogil:
-        err = cyruntime.cudaMemcpyArrayToArray(<cyruntime.cudaArray_t>c_dst, wOffsetDst, hOffsetDst, <cyruntime.cudaArray_const_t>c_src, wOffsetSrc, hOffsetSrc, count, <cyruntime.cudaMemcpyKind>kind)
+        err = cyruntime.cudaMemcpyArrayToArray(<cyruntime.cudaArray_t>c_dst, c_wOffsetDst, c_hOffsetDst, <cyruntime.cudaArray_const_t>c_src, c_wOffsetSrc, c_hOffsetSrc, c_count, <cyruntime.cudaMemcpyKind>c_kind)
     return _st1(err)
 
-def cudaMemcpyToArrayAsync(dst, size_t wOffset, size_t hOffset, src, size_t count, long long kind, stream):
+def cudaMemcpyToArrayAsync(dst, wOffset, hOffset, src, count, kind, stream):
     """Copies data between host and device.
 
     Deprecated.
@@ -8936,16 +10341,35 @@ def cudaMemcpyToArrayAsync(dst, size_t wOffset, size_t hOffset, src, size_t coun
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_dst
+    cdef size_t c_wOffset
+    cdef size_t c_hOffset
     cdef void* c_src
+    cdef size_t c_count
+    cdef long long c_kind
     cdef void* c_stream
-    _hptr(dst, &c_dst)
-    _vptr(src, &c_src)
-    _hptr(stream, &c_stream)
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_wOffset = wOffset
+        _p = 2
+        c_hOffset = hOffset
+        _p = 4
+        c_count = count
+        _p = 5
+        c_kind = kind
+        _p = 0
+        _hptr(dst, &c_dst)
+        _p = 3
+        _vsized(src, &c_src, c_count)
+        _p = 6
+        _hptr(stream, &c_stream)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaMemcpyToArrayAsync', ('dst', 'wOffset', 'hOffset', 'src', 'count', 'kind', 'stream'), _p) from None
     with nogil:
-        err = cyruntime.cudaMemcpyToArrayAsync(<cyruntime.cudaArray_t>c_dst, wOffset, hOffset, <const void*>c_src, count, <cyruntime.cudaMemcpyKind>kind, <cyruntime.cudaStream_t>c_stream)
+        err = cyruntime.cudaMemcpyToArrayAsync(<cyruntime.cudaArray_t>c_dst, c_wOffset, c_hOffset, <const void*>c_src, c_count, <cyruntime.cudaMemcpyKind>c_kind, <cyruntime.cudaStream_t>c_stream)
     return _st1(err)
 
-def cudaMemcpyFromArrayAsync(dst, src, size_t wOffset, size_t hOffset, size_t count, long long kind, stream):
+def cudaMemcpyFromArrayAsync(dst, src, wOffset, hOffset, count, kind, stream):
     """Copies data between host and device.
 
     Deprecated.
@@ -9000,15 +10424,34 @@ def cudaMemcpyFromArrayAsync(dst, src, size_t wOffset, size_t hOffset, size_t co
     cdef cyruntime.cudaError_t err
     cdef void* c_dst
     cdef void* c_src
+    cdef size_t c_wOffset
+    cdef size_t c_hOffset
+    cdef size_t c_count
+    cdef long long c_kind
     cdef void* c_stream
-    _vptr(dst, &c_dst)
-    _hptr(src, &c_src)
-    _hptr(stream, &c_stream)
+    cdef int _p = 0
+    try:
+        _p = 2
+        c_wOffset = wOffset
+        _p = 3
+        c_hOffset = hOffset
+        _p = 4
+        c_count = count
+        _p = 5
+        c_kind = kind
+        _p = 0
+        _vsized(dst, &c_dst, c_count)
+        _p = 1
+        _hptr(src, &c_src)
+        _p = 6
+        _hptr(stream, &c_stream)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaMemcpyFromArrayAsync', ('dst', 'src', 'wOffset', 'hOffset', 'count', 'kind', 'stream'), _p) from None
     with nogil:
-        err = cyruntime.cudaMemcpyFromArrayAsync(<void*>c_dst, <cyruntime.cudaArray_const_t>c_src, wOffset, hOffset, count, <cyruntime.cudaMemcpyKind>kind, <cyruntime.cudaStream_t>c_stream)
+        err = cyruntime.cudaMemcpyFromArrayAsync(<void*>c_dst, <cyruntime.cudaArray_const_t>c_src, c_wOffset, c_hOffset, c_count, <cyruntime.cudaMemcpyKind>c_kind, <cyruntime.cudaStream_t>c_stream)
     return _st1(err)
 
-def cudaMallocAsync(size_t size, hStream):
+def cudaMallocAsync(size, hStream):
     """Allocates memory with stream ordered semantics.
 
     Inserts an allocation operation into `hStream`. A pointer to the allocated memory is
@@ -9053,10 +10496,17 @@ def cudaMallocAsync(size_t size, hStream):
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_devPtr = NULL
+    cdef size_t c_size
     cdef void* c_hStream
-    _hptr(hStream, &c_hStream)
+    cdef int _p = 0
+    try:
+        c_size = size
+        _p = 1
+        _hptr(hStream, &c_hStream)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaMallocAsync', ('size', 'hStream'), _p) from None
     with nogil:
-        err = cyruntime.cudaMallocAsync(<void**>&c_devPtr, size, <cyruntime.cudaStream_t>c_hStream)
+        err = cyruntime.cudaMallocAsync(<void**>&c_devPtr, c_size, <cyruntime.cudaStream_t>c_hStream)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), PyLong_FromVoidPtr(c_devPtr),)
@@ -9092,13 +10542,18 @@ def cudaFreeAsync(devPtr, hStream):
     cdef cyruntime.cudaError_t err
     cdef void* c_devPtr
     cdef void* c_hStream
-    _vptr(devPtr, &c_devPtr)
-    _hptr(hStream, &c_hStream)
+    cdef int _p = 0
+    try:
+        _vptr(devPtr, &c_devPtr)
+        _p = 1
+        _hptr(hStream, &c_hStream)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaFreeAsync', ('devPtr', 'hStream'), _p) from None
     with nogil:
         err = cyruntime.cudaFreeAsync(<void*>c_devPtr, <cyruntime.cudaStream_t>c_hStream)
     return _st1(err)
 
-def cudaMemPoolTrimTo(memPool, size_t minBytesToKeep):
+def cudaMemPoolTrimTo(memPool, minBytesToKeep):
     """Tries to release memory back to the OS.
 
     Releases memory back to the OS until the pool contains fewer than minBytesToKeep
@@ -9134,12 +10589,20 @@ def cudaMemPoolTrimTo(memPool, size_t minBytesToKeep):
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_memPool
-    _hptr(memPool, &c_memPool)
+    cdef size_t c_minBytesToKeep
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_minBytesToKeep = minBytesToKeep
+        _p = 0
+        _hptr(memPool, &c_memPool)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaMemPoolTrimTo', ('memPool', 'minBytesToKeep'), _p) from None
     with nogil:
-        err = cyruntime.cudaMemPoolTrimTo(<cyruntime.cudaMemPool_t>c_memPool, minBytesToKeep)
+        err = cyruntime.cudaMemPoolTrimTo(<cyruntime.cudaMemPool_t>c_memPool, c_minBytesToKeep)
     return _st1(err)
 
-def cudaMemPoolSetAttribute(memPool, long long attr, value):
+def cudaMemPoolSetAttribute(memPool, attr, value):
     """Sets attributes of a memory pool.
 
     Supported attributes are:
@@ -9188,13 +10651,23 @@ def cudaMemPoolSetAttribute(memPool, long long attr, value):
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_memPool
-    cdef _Buf a_value = _attr_in(value, _ATTR_cudaMemPoolAttr.get(int(attr), 'u8'), _L)
-    _hptr(memPool, &c_memPool)
+    cdef long long c_attr
+    cdef _Buf a_value
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_attr = attr
+        _p = 2
+        a_value = _attr_in(value, _ATTR_cudaMemPoolAttr.get(int(c_attr), 'u8'), _L)
+        _p = 0
+        _hptr(memPool, &c_memPool)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaMemPoolSetAttribute', ('memPool', 'attr', 'value'), _p) from None
     with nogil:
-        err = cyruntime.cudaMemPoolSetAttribute(<cyruntime.cudaMemPool_t>c_memPool, <cyruntime.cudaMemPoolAttr>attr, <void*>a_value.ptr)
+        err = cyruntime.cudaMemPoolSetAttribute(<cyruntime.cudaMemPool_t>c_memPool, <cyruntime.cudaMemPoolAttr>c_attr, <void*>a_value.ptr)
     return _st1(err)
 
-def cudaMemPoolGetAttribute(memPool, long long attr):
+def cudaMemPoolGetAttribute(memPool, attr):
     """Gets attributes of a memory pool.
 
     Supported attributes are:
@@ -9247,16 +10720,26 @@ def cudaMemPoolGetAttribute(memPool, long long attr):
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_memPool
-    cdef str code_value = _ATTR_cudaMemPoolAttr.get(int(attr), 'u8')
-    cdef _Buf a_value = _Buf_new(max(_attr_size(code_value), <Py_ssize_t>0))
-    _hptr(memPool, &c_memPool)
+    cdef long long c_attr
+    cdef str code_value
+    cdef _Buf a_value
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_attr = attr
+        code_value = _ATTR_cudaMemPoolAttr.get(int(c_attr), 'u8')
+        a_value = _Buf_new(max(_attr_size(code_value), <Py_ssize_t>0))
+        _p = 0
+        _hptr(memPool, &c_memPool)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaMemPoolGetAttribute', ('memPool', 'attr'), _p) from None
     with nogil:
-        err = cyruntime.cudaMemPoolGetAttribute(<cyruntime.cudaMemPool_t>c_memPool, <cyruntime.cudaMemPoolAttr>attr, <void*>a_value.ptr)
+        err = cyruntime.cudaMemPoolGetAttribute(<cyruntime.cudaMemPool_t>c_memPool, <cyruntime.cudaMemPoolAttr>c_attr, <void*>a_value.ptr)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _attr_out(a_value.ptr, code_value, _L, 0),)
 
-def cudaMemPoolSetAccess(memPool, descList, size_t count):
+def cudaMemPoolSetAccess(memPool, descList, count):
     """Controls visibility of pools between devices.
 
     Parameters
@@ -9277,12 +10760,24 @@ def cudaMemPoolSetAccess(memPool, descList, size_t count):
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_memPool
-    cdef _Buf a_descList = _structs(descList, sizeof(cyruntime.cudaMemAccessDesc))
-    cdef void* p_descList = _bufptr(a_descList)
-    _hptr(memPool, &c_memPool)
-    if isinstance(descList, (list, tuple)): _check_count(descList, count, 'descList', 'count')
+    cdef _Buf a_descList
+    cdef void* p_descList
+    cdef size_t c_count
+    cdef int _p = 0
+    try:
+        _p = 2
+        c_count = count
+        _p = 1
+        a_descList = _structs(descList, sizeof(cyruntime.cudaMemAccessDesc))
+        p_descList = _bufptr(a_descList)
+        _p = 0
+        _hptr(memPool, &c_memPool)
+        _p = 1
+        if isinstance(descList, (list, tuple)): _check_count(descList, c_count, 'descList', 'count')
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaMemPoolSetAccess', ('memPool', 'descList', 'count'), _p) from None
     with nogil:
-        err = cyruntime.cudaMemPoolSetAccess(<cyruntime.cudaMemPool_t>c_memPool, <const cyruntime.cudaMemAccessDesc*>p_descList, count)
+        err = cyruntime.cudaMemPoolSetAccess(<cyruntime.cudaMemPool_t>c_memPool, <const cyruntime.cudaMemAccessDesc*>p_descList, c_count)
     return _st1(err)
 
 def cudaMemPoolGetAccess(memPool, location):
@@ -9311,9 +10806,17 @@ def cudaMemPoolGetAccess(memPool, location):
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaMemAccessFlags c_flags = <cyruntime.cudaMemAccessFlags>0
     cdef void* c_memPool
-    cdef _Buf a_location = _structs(location, sizeof(cyruntime.cudaMemLocation))
-    cdef void* p_location = _bufptr(a_location)
-    _hptr(memPool, &c_memPool)
+    cdef _Buf a_location
+    cdef void* p_location
+    cdef int _p = 0
+    try:
+        _p = 1
+        a_location = _structs(location, sizeof(cyruntime.cudaMemLocation))
+        p_location = _bufptr(a_location)
+        _p = 0
+        _hptr(memPool, &c_memPool)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaMemPoolGetAccess', ('memPool', 'location'), _p) from None
     with nogil:
         err = cyruntime.cudaMemPoolGetAccess(&c_flags, <cyruntime.cudaMemPool_t>c_memPool, <cyruntime.cudaMemLocation*>p_location)
     if err != 0:
@@ -9385,8 +10888,13 @@ def cudaMemPoolCreate(poolProps):
     """
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaMemPool_t c_memPool = <cyruntime.cudaMemPool_t>0
-    cdef _Buf a_poolProps = _structs(poolProps, sizeof(cyruntime.cudaMemPoolProps))
-    cdef void* p_poolProps = _bufptr(a_poolProps)
+    cdef _Buf a_poolProps
+    cdef void* p_poolProps
+    try:
+        a_poolProps = _structs(poolProps, sizeof(cyruntime.cudaMemPoolProps))
+        p_poolProps = _bufptr(a_poolProps)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaMemPoolCreate', ('poolProps',), 0) from None
     with nogil:
         err = cyruntime.cudaMemPoolCreate(&c_memPool, <const cyruntime.cudaMemPoolProps*>p_poolProps)
     if err != 0:
@@ -9424,12 +10932,15 @@ def cudaMemPoolDestroy(memPool):
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_memPool
-    _hptr(memPool, &c_memPool)
+    try:
+        _hptr(memPool, &c_memPool)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaMemPoolDestroy', ('memPool',), 0) from None
     with nogil:
         err = cyruntime.cudaMemPoolDestroy(<cyruntime.cudaMemPool_t>c_memPool)
     return _st1(err)
 
-def cudaMemGetDefaultMemPool(location, long long typename):
+def cudaMemGetDefaultMemPool(location, typename):
     """Returns the default memory pool for a given location and allocation type.
 
     The memory location can be of one of cudaMemLocationType.cudaMemLocationTypeDevice,
@@ -9460,15 +10971,25 @@ def cudaMemGetDefaultMemPool(location, long long typename):
     """
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaMemPool_t c_memPool = <cyruntime.cudaMemPool_t>0
-    cdef _Buf a_location = _structs(location, sizeof(cyruntime.cudaMemLocation))
-    cdef void* p_location = _bufptr(a_location)
+    cdef _Buf a_location
+    cdef void* p_location
+    cdef long long c_type
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_type = typename
+        _p = 0
+        a_location = _structs(location, sizeof(cyruntime.cudaMemLocation))
+        p_location = _bufptr(a_location)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaMemGetDefaultMemPool', ('location', 'typename'), _p) from None
     with nogil:
-        err = cyruntime.cudaMemGetDefaultMemPool(&c_memPool, <cyruntime.cudaMemLocation*>p_location, <cyruntime.cudaMemAllocationType>typename)
+        err = cyruntime.cudaMemGetDefaultMemPool(&c_memPool, <cyruntime.cudaMemLocation*>p_location, <cyruntime.cudaMemAllocationType>c_type)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _new_handle(cudaMemPool_t, <void*>c_memPool),)
 
-def cudaMemGetMemPool(location, long long typename):
+def cudaMemGetMemPool(location, typename):
     """Gets the current memory pool for a given memory location and allocation type.
 
     The memory location can be of one of cudaMemLocationType.cudaMemLocationTypeDevice,
@@ -9505,15 +11026,25 @@ def cudaMemGetMemPool(location, long long typename):
     """
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaMemPool_t c_memPool = <cyruntime.cudaMemPool_t>0
-    cdef _Buf a_location = _structs(location, sizeof(cyruntime.cudaMemLocation))
-    cdef void* p_location = _bufptr(a_location)
+    cdef _Buf a_location
+    cdef void* p_location
+    cdef long long c_type
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_type = typename
+        _p = 0
+        a_location = _structs(location, sizeof(cyruntime.cudaMemLocation))
+        p_location = _bufptr(a_location)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaMemGetMemPool', ('location', 'typename'), _p) from None
     with nogil:
-        err = cyruntime.cudaMemGetMemPool(&c_memPool, <cyruntime.cudaMemLocation*>p_location, <cyruntime.cudaMemAllocationType>typename)
+        err = cyruntime.cudaMemGetMemPool(&c_memPool, <cyruntime.cudaMemLocation*>p_location, <cyruntime.cudaMemAllocationType>c_type)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _new_handle(cudaMemPool_t, <void*>c_memPool),)
 
-def cudaMemSetMemPool(location, long long typename, memPool):
+def cudaMemSetMemPool(location, typename, memPool):
     """Sets the current memory pool for a memory location and allocation type.
 
     The memory location can be of one of cudaMemLocationType.cudaMemLocationTypeDevice,
@@ -9558,15 +11089,26 @@ def cudaMemSetMemPool(location, long long typename, memPool):
     different than the one the stream runs on.
     """
     cdef cyruntime.cudaError_t err
-    cdef _Buf a_location = _structs(location, sizeof(cyruntime.cudaMemLocation))
-    cdef void* p_location = _bufptr(a_location)
+    cdef _Buf a_location
+    cdef void* p_location
+    cdef long long c_type
     cdef void* c_memPool
-    _hptr(memPool, &c_memPool)
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_type = typename
+        _p = 0
+        a_location = _structs(location, sizeof(cyruntime.cudaMemLocation))
+        p_location = _bufptr(a_location)
+        _p = 2
+        _hptr(memPool, &c_memPool)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaMemSetMemPool', ('location', 'typename', 'memPool'), _p) from None
     with nogil:
-        err = cyruntime.cudaMemSetMemPool(<cyruntime.cudaMemLocation*>p_location, <cyruntime.cudaMemAllocationType>typename, <cyruntime.cudaMemPool_t>c_memPool)
+        err = cyruntime.cudaMemSetMemPool(<cyruntime.cudaMemLocation*>p_location, <cyruntime.cudaMemAllocationType>c_type, <cyruntime.cudaMemPool_t>c_memPool)
     return _st1(err)
 
-def cudaMallocFromPoolAsync(size_t size, memPool, stream):
+def cudaMallocFromPoolAsync(size, memPool, stream):
     """Allocates memory from a specified pool with stream ordered semantics.
 
     Inserts an allocation operation into hStream. A pointer to the allocated memory is
@@ -9610,17 +11152,25 @@ def cudaMallocFromPoolAsync(size_t size, memPool, stream):
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_ptr = NULL
+    cdef size_t c_size
     cdef void* c_memPool
     cdef void* c_stream
-    _hptr(memPool, &c_memPool)
-    _hptr(stream, &c_stream)
+    cdef int _p = 0
+    try:
+        c_size = size
+        _p = 1
+        _hptr(memPool, &c_memPool)
+        _p = 2
+        _hptr(stream, &c_stream)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaMallocFromPoolAsync', ('size', 'memPool', 'stream'), _p) from None
     with nogil:
-        err = cyruntime.cudaMallocFromPoolAsync(<void**>&c_ptr, size, <cyruntime.cudaMemPool_t>c_memPool, <cyruntime.cudaStream_t>c_stream)
+        err = cyruntime.cudaMallocFromPoolAsync(<void**>&c_ptr, c_size, <cyruntime.cudaMemPool_t>c_memPool, <cyruntime.cudaStream_t>c_stream)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), PyLong_FromVoidPtr(c_ptr),)
 
-def cudaMemPoolExportToShareableHandle(memPool, long long handleType, unsigned int flags):
+def cudaMemPoolExportToShareableHandle(memPool, handleType, flags):
     """Exports a memory pool to the requested handle type.
 
     Given an IPC capable mempool, create an OS handle to share the pool with another
@@ -9658,14 +11208,25 @@ def cudaMemPoolExportToShareableHandle(memPool, long long handleType, unsigned i
     cdef cyruntime.cudaError_t err
     cdef unsigned long long c_shareableHandle = 0
     cdef void* c_memPool
-    _hptr(memPool, &c_memPool)
+    cdef long long c_handleType
+    cdef unsigned int c_flags
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_handleType = handleType
+        _p = 2
+        c_flags = flags
+        _p = 0
+        _hptr(memPool, &c_memPool)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaMemPoolExportToShareableHandle', ('memPool', 'handleType', 'flags'), _p) from None
     with nogil:
-        err = cyruntime.cudaMemPoolExportToShareableHandle(<void*>&c_shareableHandle, <cyruntime.cudaMemPool_t>c_memPool, <cyruntime.cudaMemAllocationHandleType>handleType, flags)
+        err = cyruntime.cudaMemPoolExportToShareableHandle(<void*>&c_shareableHandle, <cyruntime.cudaMemPool_t>c_memPool, <cyruntime.cudaMemAllocationHandleType>c_handleType, c_flags)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), c_shareableHandle,)
 
-def cudaMemPoolImportFromShareableHandle(shareableHandle, long long handleType, unsigned int flags):
+def cudaMemPoolImportFromShareableHandle(shareableHandle, handleType, flags):
     """imports a memory pool from a shared handle.
 
     Specific allocations can be imported from the imported pool with
@@ -9700,9 +11261,20 @@ def cudaMemPoolImportFromShareableHandle(shareableHandle, long long handleType, 
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaMemPool_t c_memPool = <cyruntime.cudaMemPool_t>0
     cdef void* c_shareableHandle
-    _vptr(shareableHandle, &c_shareableHandle)
+    cdef long long c_handleType
+    cdef unsigned int c_flags
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_handleType = handleType
+        _p = 2
+        c_flags = flags
+        _p = 0
+        _vptr(shareableHandle, &c_shareableHandle)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaMemPoolImportFromShareableHandle', ('shareableHandle', 'handleType', 'flags'), _p) from None
     with nogil:
-        err = cyruntime.cudaMemPoolImportFromShareableHandle(&c_memPool, <void*>c_shareableHandle, <cyruntime.cudaMemAllocationHandleType>handleType, flags)
+        err = cyruntime.cudaMemPoolImportFromShareableHandle(&c_memPool, <void*>c_shareableHandle, <cyruntime.cudaMemAllocationHandleType>c_handleType, c_flags)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _new_handle(cudaMemPool_t, <void*>c_memPool),)
@@ -9735,7 +11307,10 @@ def cudaMemPoolExportPointer(ptr):
     cdef cyruntime.cudaError_t err
     cdef _Struct s_exportData = _new_struct(_L.cls('cudaMemPoolPtrExportData'))
     cdef void* c_ptr
-    _vptr(ptr, &c_ptr)
+    try:
+        _vptr(ptr, &c_ptr)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaMemPoolExportPointer', ('ptr',), 0) from None
     with nogil:
         err = cyruntime.cudaMemPoolExportPointer(<cyruntime.cudaMemPoolPtrExportData*>s_exportData._ptr, <void*>c_ptr)
     if err != 0:
@@ -9780,9 +11355,17 @@ def cudaMemPoolImportPointer(memPool, exportData):
     cdef cyruntime.cudaError_t err
     cdef void* c_ptr = NULL
     cdef void* c_memPool
-    cdef _Buf a_exportData = _structs(exportData, sizeof(cyruntime.cudaMemPoolPtrExportData))
-    cdef void* p_exportData = _bufptr(a_exportData)
-    _hptr(memPool, &c_memPool)
+    cdef _Buf a_exportData
+    cdef void* p_exportData
+    cdef int _p = 0
+    try:
+        _p = 1
+        a_exportData = _structs(exportData, sizeof(cyruntime.cudaMemPoolPtrExportData))
+        p_exportData = _bufptr(a_exportData)
+        _p = 0
+        _hptr(memPool, &c_memPool)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaMemPoolImportPointer', ('memPool', 'exportData'), _p) from None
     with nogil:
         err = cyruntime.cudaMemPoolImportPointer(<void**>&c_ptr, <cyruntime.cudaMemPool_t>c_memPool, <cyruntime.cudaMemPoolPtrExportData*>p_exportData)
     if err != 0:
@@ -9852,14 +11435,17 @@ def cudaPointerGetAttributes(ptr):
     cdef cyruntime.cudaError_t err
     cdef _Struct s_attributes = _new_struct(_L.cls('cudaPointerAttributes'))
     cdef void* c_ptr
-    _vptr(ptr, &c_ptr)
+    try:
+        _vptr(ptr, &c_ptr)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaPointerGetAttributes', ('ptr',), 0) from None
     with nogil:
         err = cyruntime.cudaPointerGetAttributes(<cyruntime.cudaPointerAttributes*>s_attributes._ptr, <const void*>c_ptr)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), s_attributes,)
 
-def cudaDeviceCanAccessPeer(int device, int peerDevice):
+def cudaDeviceCanAccessPeer(device, peerDevice):
     """Queries if a device may directly access a peer device's memory.
 
     Returns, as `canAccessPeer`, a value of 1 if device `device` is capable of directly
@@ -9887,13 +11473,22 @@ def cudaDeviceCanAccessPeer(int device, int peerDevice):
     """
     cdef cyruntime.cudaError_t err
     cdef int c_canAccessPeer = <int>0
+    cdef int c_device
+    cdef int c_peerDevice
+    cdef int _p = 0
+    try:
+        c_device = device
+        _p = 1
+        c_peerDevice = peerDevice
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaDeviceCanAccessPeer', ('device', 'peerDevice'), _p) from None
     with nogil:
-        err = cyruntime.cudaDeviceCanAccessPeer(&c_canAccessPeer, device, peerDevice)
+        err = cyruntime.cudaDeviceCanAccessPeer(&c_canAccessPeer, c_device, c_peerDevice)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), c_canAccessPeer,)
 
-def cudaDeviceEnablePeerAccess(int peerDevice, unsigned int flags):
+def cudaDeviceEnablePeerAccess(peerDevice, flags):
     """Enables direct access to memory allocations on a peer device.
 
     On success, all allocations from `peerDevice` will immediately be accessible by the
@@ -9934,11 +11529,20 @@ def cudaDeviceEnablePeerAccess(int peerDevice, unsigned int flags):
     cudaDeviceCanAccessPeer, cudaDeviceDisablePeerAccess, cuCtxEnablePeerAccess
     """
     cdef cyruntime.cudaError_t err
+    cdef int c_peerDevice
+    cdef unsigned int c_flags
+    cdef int _p = 0
+    try:
+        c_peerDevice = peerDevice
+        _p = 1
+        c_flags = flags
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaDeviceEnablePeerAccess', ('peerDevice', 'flags'), _p) from None
     with nogil:
-        err = cyruntime.cudaDeviceEnablePeerAccess(peerDevice, flags)
+        err = cyruntime.cudaDeviceEnablePeerAccess(c_peerDevice, c_flags)
     return _st1(err)
 
-def cudaDeviceDisablePeerAccess(int peerDevice):
+def cudaDeviceDisablePeerAccess(peerDevice):
     """Disables direct access to memory allocations on a peer device.
 
     Returns cudaErrorPeerAccessNotEnabled if direct access to memory on `peerDevice` has
@@ -9959,8 +11563,13 @@ def cudaDeviceDisablePeerAccess(int peerDevice):
     cudaDeviceCanAccessPeer, cudaDeviceEnablePeerAccess, cuCtxDisablePeerAccess
     """
     cdef cyruntime.cudaError_t err
+    cdef int c_peerDevice
+    try:
+        c_peerDevice = peerDevice
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaDeviceDisablePeerAccess', ('peerDevice',), 0) from None
     with nogil:
-        err = cyruntime.cudaDeviceDisablePeerAccess(peerDevice)
+        err = cyruntime.cudaDeviceDisablePeerAccess(c_peerDevice)
     return _st1(err)
 
 def cudaGraphicsUnregisterResource(resource):
@@ -9989,12 +11598,15 @@ def cudaGraphicsUnregisterResource(resource):
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_resource
-    _hptr(resource, &c_resource)
+    try:
+        _hptr(resource, &c_resource)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaGraphicsUnregisterResource', ('resource',), 0) from None
     with nogil:
         err = cyruntime.cudaGraphicsUnregisterResource(<cyruntime.cudaGraphicsResource_t>c_resource)
     return _st1(err)
 
-def cudaGraphicsResourceSetMapFlags(resource, unsigned int flags):
+def cudaGraphicsResourceSetMapFlags(resource, flags):
     """Set usage flags for mapping a graphics resource.
 
     Set `flags` for mapping the graphics resource `resource`.
@@ -10034,12 +11646,20 @@ def cudaGraphicsResourceSetMapFlags(resource, unsigned int flags):
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_resource
-    _hptr(resource, &c_resource)
+    cdef unsigned int c_flags
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_flags = flags
+        _p = 0
+        _hptr(resource, &c_resource)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaGraphicsResourceSetMapFlags', ('resource', 'flags'), _p) from None
     with nogil:
-        err = cyruntime.cudaGraphicsResourceSetMapFlags(<cyruntime.cudaGraphicsResource_t>c_resource, flags)
+        err = cyruntime.cudaGraphicsResourceSetMapFlags(<cyruntime.cudaGraphicsResource_t>c_resource, c_flags)
     return _st1(err)
 
-def cudaGraphicsMapResources(int count, resources, stream):
+def cudaGraphicsMapResources(count, resources, stream):
     """Map graphics resources for access by CUDA.
 
     Maps the `count` graphics resources in `resources` for access by CUDA.
@@ -10076,16 +11696,27 @@ def cudaGraphicsMapResources(int count, resources, stream):
     cudaGraphicsUnmapResources, cuGraphicsMapResources
     """
     cdef cyruntime.cudaError_t err
-    cdef _Buf a_resources = _array(resources, 'h', sizeof(void*))
-    cdef void* p_resources = _bufptr(a_resources)
+    cdef int c_count
+    cdef _Buf a_resources
+    cdef void* p_resources
     cdef void* c_stream
-    _hptr(stream, &c_stream)
-    _check_count(resources, count, 'resources', 'count')
+    cdef int _p = 0
+    try:
+        c_count = count
+        _p = 1
+        a_resources = _array(resources, 'h', sizeof(void*))
+        p_resources = _bufptr(a_resources)
+        _p = 2
+        _hptr(stream, &c_stream)
+        _p = 1
+        _check_count(resources, c_count, 'resources', 'count')
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaGraphicsMapResources', ('count', 'resources', 'stream'), _p) from None
     with nogil:
-        err = cyruntime.cudaGraphicsMapResources(count, <cyruntime.cudaGraphicsResource_t*>p_resources, <cyruntime.cudaStream_t>c_stream)
+        err = cyruntime.cudaGraphicsMapResources(c_count, <cyruntime.cudaGraphicsResource_t*>p_resources, <cyruntime.cudaStream_t>c_stream)
     return _st1(err)
 
-def cudaGraphicsUnmapResources(int count, resources, stream):
+def cudaGraphicsUnmapResources(count, resources, stream):
     """Unmap graphics resources.
 
     Unmaps the `count` graphics resources in `resources`.
@@ -10120,13 +11751,24 @@ def cudaGraphicsUnmapResources(int count, resources, stream):
     cudaGraphicsMapResources, cuGraphicsUnmapResources
     """
     cdef cyruntime.cudaError_t err
-    cdef _Buf a_resources = _array(resources, 'h', sizeof(void*))
-    cdef void* p_resources = _bufptr(a_resources)
+    cdef int c_count
+    cdef _Buf a_resources
+    cdef void* p_resources
     cdef void* c_stream
-    _hptr(stream, &c_stream)
-    _check_count(resources, count, 'resources', 'count')
+    cdef int _p = 0
+    try:
+        c_count = count
+        _p = 1
+        a_resources = _array(resources, 'h', sizeof(void*))
+        p_resources = _bufptr(a_resources)
+        _p = 2
+        _hptr(stream, &c_stream)
+        _p = 1
+        _check_count(resources, c_count, 'resources', 'count')
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaGraphicsUnmapResources', ('count', 'resources', 'stream'), _p) from None
     with nogil:
-        err = cyruntime.cudaGraphicsUnmapResources(count, <cyruntime.cudaGraphicsResource_t*>p_resources, <cyruntime.cudaStream_t>c_stream)
+        err = cyruntime.cudaGraphicsUnmapResources(c_count, <cyruntime.cudaGraphicsResource_t*>p_resources, <cyruntime.cudaStream_t>c_stream)
     return _st1(err)
 
 def cudaGraphicsResourceGetMappedPointer(resource):
@@ -10165,14 +11807,17 @@ def cudaGraphicsResourceGetMappedPointer(resource):
     cdef void* c_devPtr = NULL
     cdef size_t c_size = <size_t>0
     cdef void* c_resource
-    _hptr(resource, &c_resource)
+    try:
+        _hptr(resource, &c_resource)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaGraphicsResourceGetMappedPointer', ('resource',), 0) from None
     with nogil:
         err = cyruntime.cudaGraphicsResourceGetMappedPointer(<void**>&c_devPtr, &c_size, <cyruntime.cudaGraphicsResource_t>c_resource)
     if err != 0:
         return (_st(err), None, None)
     return (_ok(), PyLong_FromVoidPtr(c_devPtr), c_size)
 
-def cudaGraphicsSubResourceGetMappedArray(resource, unsigned int arrayIndex, unsigned int mipLevel):
+def cudaGraphicsSubResourceGetMappedArray(resource, arrayIndex, mipLevel):
     """Get an array through which to access a subresource of a mapped graphics resource.
 
     Returns, as `array`, an array through which the subresource of the mapped graphics
@@ -10211,9 +11856,20 @@ def cudaGraphicsSubResourceGetMappedArray(resource, unsigned int arrayIndex, uns
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaArray_t c_array = <cyruntime.cudaArray_t>0
     cdef void* c_resource
-    _hptr(resource, &c_resource)
+    cdef unsigned int c_arrayIndex
+    cdef unsigned int c_mipLevel
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_arrayIndex = arrayIndex
+        _p = 2
+        c_mipLevel = mipLevel
+        _p = 0
+        _hptr(resource, &c_resource)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaGraphicsSubResourceGetMappedArray', ('resource', 'arrayIndex', 'mipLevel'), _p) from None
     with nogil:
-        err = cyruntime.cudaGraphicsSubResourceGetMappedArray(&c_array, <cyruntime.cudaGraphicsResource_t>c_resource, arrayIndex, mipLevel)
+        err = cyruntime.cudaGraphicsSubResourceGetMappedArray(&c_array, <cyruntime.cudaGraphicsResource_t>c_resource, c_arrayIndex, c_mipLevel)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _new_handle(cudaArray_t, <void*>c_array),)
@@ -10249,7 +11905,10 @@ def cudaGraphicsResourceGetMappedMipmappedArray(resource):
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaMipmappedArray_t c_mipmappedArray = <cyruntime.cudaMipmappedArray_t>0
     cdef void* c_resource
-    _hptr(resource, &c_resource)
+    try:
+        _hptr(resource, &c_resource)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaGraphicsResourceGetMappedMipmappedArray', ('resource',), 0) from None
     with nogil:
         err = cyruntime.cudaGraphicsResourceGetMappedMipmappedArray(&c_mipmappedArray, <cyruntime.cudaGraphicsResource_t>c_resource)
     if err != 0:
@@ -10280,14 +11939,17 @@ def cudaGetChannelDesc(array):
     cdef cyruntime.cudaError_t err
     cdef _Struct s_desc = _new_struct(_L.cls('cudaChannelFormatDesc'))
     cdef void* c_array
-    _hptr(array, &c_array)
+    try:
+        _hptr(array, &c_array)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaGetChannelDesc', ('array',), 0) from None
     with nogil:
         err = cyruntime.cudaGetChannelDesc(<cyruntime.cudaChannelFormatDesc*>s_desc._ptr, <cyruntime.cudaArray_const_t>c_array)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), s_desc,)
 
-def cudaCreateChannelDesc(int x, int y, int z, int w, long long f):
+def cudaCreateChannelDesc(x, y, z, w, f):
     """Returns a channel descriptor using the specified format.
 
     Returns a channel descriptor with format `f` and number of bits of each component
@@ -10330,8 +11992,26 @@ def cudaCreateChannelDesc(int x, int y, int z, int w, long long f):
     """
     cdef cyruntime.cudaChannelFormatDesc r
     cdef _Struct s_r = _new_struct(_L.cls('cudaChannelFormatDesc'))
+    cdef int c_x
+    cdef int c_y
+    cdef int c_z
+    cdef int c_w
+    cdef long long c_f
+    cdef int _p = 0
+    try:
+        c_x = x
+        _p = 1
+        c_y = y
+        _p = 2
+        c_z = z
+        _p = 3
+        c_w = w
+        _p = 4
+        c_f = f
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaCreateChannelDesc', ('x', 'y', 'z', 'w', 'f'), _p) from None
     with nogil:
-        r = cyruntime.cudaCreateChannelDesc(x, y, z, w, <cyruntime.cudaChannelFormatKind>f)
+        r = cyruntime.cudaCreateChannelDesc(c_x, c_y, c_z, c_w, <cyruntime.cudaChannelFormatKind>c_f)
     memcpy(s_r._ptr, &r, sizeof(r))
     return (_ok(), s_r)
 
@@ -10572,12 +12252,24 @@ def cudaCreateTextureObject(pResDesc, pTexDesc, pResViewDesc):
     """
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaTextureObject_t c_pTexObject = <cyruntime.cudaTextureObject_t>0
-    cdef _Buf a_pResDesc = _structs(pResDesc, sizeof(cyruntime.cudaResourceDesc))
-    cdef void* p_pResDesc = _bufptr(a_pResDesc)
-    cdef _Buf a_pTexDesc = _structs(pTexDesc, sizeof(cyruntime.cudaTextureDesc))
-    cdef void* p_pTexDesc = _bufptr(a_pTexDesc)
-    cdef _Buf a_pResViewDesc = _structs(pResViewDesc, sizeof(cyruntime.cudaResourceViewDesc))
-    cdef void* p_pResViewDesc = _bufptr(a_pResViewDesc)
+    cdef _Buf a_pResDesc
+    cdef void* p_pResDesc
+    cdef _Buf a_pTexDesc
+    cdef void* p_pTexDesc
+    cdef _Buf a_pResViewDesc
+    cdef void* p_pResViewDesc
+    cdef int _p = 0
+    try:
+        a_pResDesc = _structs(pResDesc, sizeof(cyruntime.cudaResourceDesc))
+        p_pResDesc = _bufptr(a_pResDesc)
+        _p = 1
+        a_pTexDesc = _structs(pTexDesc, sizeof(cyruntime.cudaTextureDesc))
+        p_pTexDesc = _bufptr(a_pTexDesc)
+        _p = 2
+        a_pResViewDesc = _structs(pResViewDesc, sizeof(cyruntime.cudaResourceViewDesc))
+        p_pResViewDesc = _bufptr(a_pResViewDesc)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaCreateTextureObject', ('pResDesc', 'pTexDesc', 'pResViewDesc'), _p) from None
     with nogil:
         err = cyruntime.cudaCreateTextureObject(&c_pTexObject, <const cyruntime.cudaResourceDesc*>p_pResDesc, <const cyruntime.cudaTextureDesc*>p_pTexDesc, <const cyruntime.cudaResourceViewDesc*>p_pResViewDesc)
     if err != 0:
@@ -10605,12 +12297,15 @@ def cudaDestroyTextureObject(texObject):
     """
     cdef cyruntime.cudaError_t err
     cdef unsigned long long c_texObject
-    if isinstance(texObject, _IntValue):
-        c_texObject = <unsigned long long>_iv(<_IntValue>texObject)
-    elif texObject is None:
-        c_texObject = 0
-    else:
-        c_texObject = texObject
+    try:
+        if isinstance(texObject, _IntValue):
+            c_texObject = <unsigned long long>_iv(<_IntValue>texObject)
+        elif texObject is None:
+            c_texObject = 0
+        else:
+            c_texObject = texObject
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaDestroyTextureObject', ('texObject',), 0) from None
     with nogil:
         err = cyruntime.cudaDestroyTextureObject(<cyruntime.cudaTextureObject_t>c_texObject)
     return _st1(err)
@@ -10639,12 +12334,15 @@ def cudaGetTextureObjectResourceDesc(texObject):
     cdef cyruntime.cudaError_t err
     cdef _Struct s_pResDesc = _new_struct(_L.cls('cudaResourceDesc'))
     cdef unsigned long long c_texObject
-    if isinstance(texObject, _IntValue):
-        c_texObject = <unsigned long long>_iv(<_IntValue>texObject)
-    elif texObject is None:
-        c_texObject = 0
-    else:
-        c_texObject = texObject
+    try:
+        if isinstance(texObject, _IntValue):
+            c_texObject = <unsigned long long>_iv(<_IntValue>texObject)
+        elif texObject is None:
+            c_texObject = 0
+        else:
+            c_texObject = texObject
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaGetTextureObjectResourceDesc', ('texObject',), 0) from None
     with nogil:
         err = cyruntime.cudaGetTextureObjectResourceDesc(<cyruntime.cudaResourceDesc*>s_pResDesc._ptr, <cyruntime.cudaTextureObject_t>c_texObject)
     if err != 0:
@@ -10675,12 +12373,15 @@ def cudaGetTextureObjectTextureDesc(texObject):
     cdef cyruntime.cudaError_t err
     cdef _Struct s_pTexDesc = _new_struct(_L.cls('cudaTextureDesc'))
     cdef unsigned long long c_texObject
-    if isinstance(texObject, _IntValue):
-        c_texObject = <unsigned long long>_iv(<_IntValue>texObject)
-    elif texObject is None:
-        c_texObject = 0
-    else:
-        c_texObject = texObject
+    try:
+        if isinstance(texObject, _IntValue):
+            c_texObject = <unsigned long long>_iv(<_IntValue>texObject)
+        elif texObject is None:
+            c_texObject = 0
+        else:
+            c_texObject = texObject
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaGetTextureObjectTextureDesc', ('texObject',), 0) from None
     with nogil:
         err = cyruntime.cudaGetTextureObjectTextureDesc(<cyruntime.cudaTextureDesc*>s_pTexDesc._ptr, <cyruntime.cudaTextureObject_t>c_texObject)
     if err != 0:
@@ -10712,12 +12413,15 @@ def cudaGetTextureObjectResourceViewDesc(texObject):
     cdef cyruntime.cudaError_t err
     cdef _Struct s_pResViewDesc = _new_struct(_L.cls('cudaResourceViewDesc'))
     cdef unsigned long long c_texObject
-    if isinstance(texObject, _IntValue):
-        c_texObject = <unsigned long long>_iv(<_IntValue>texObject)
-    elif texObject is None:
-        c_texObject = 0
-    else:
-        c_texObject = texObject
+    try:
+        if isinstance(texObject, _IntValue):
+            c_texObject = <unsigned long long>_iv(<_IntValue>texObject)
+        elif texObject is None:
+            c_texObject = 0
+        else:
+            c_texObject = texObject
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaGetTextureObjectResourceViewDesc', ('texObject',), 0) from None
     with nogil:
         err = cyruntime.cudaGetTextureObjectResourceViewDesc(<cyruntime.cudaResourceViewDesc*>s_pResViewDesc._ptr, <cyruntime.cudaTextureObject_t>c_texObject)
     if err != 0:
@@ -10755,8 +12459,13 @@ def cudaCreateSurfaceObject(pResDesc):
     """
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaSurfaceObject_t c_pSurfObject = <cyruntime.cudaSurfaceObject_t>0
-    cdef _Buf a_pResDesc = _structs(pResDesc, sizeof(cyruntime.cudaResourceDesc))
-    cdef void* p_pResDesc = _bufptr(a_pResDesc)
+    cdef _Buf a_pResDesc
+    cdef void* p_pResDesc
+    try:
+        a_pResDesc = _structs(pResDesc, sizeof(cyruntime.cudaResourceDesc))
+        p_pResDesc = _bufptr(a_pResDesc)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaCreateSurfaceObject', ('pResDesc',), 0) from None
     with nogil:
         err = cyruntime.cudaCreateSurfaceObject(&c_pSurfObject, <const cyruntime.cudaResourceDesc*>p_pResDesc)
     if err != 0:
@@ -10784,12 +12493,15 @@ def cudaDestroySurfaceObject(surfObject):
     """
     cdef cyruntime.cudaError_t err
     cdef unsigned long long c_surfObject
-    if isinstance(surfObject, _IntValue):
-        c_surfObject = <unsigned long long>_iv(<_IntValue>surfObject)
-    elif surfObject is None:
-        c_surfObject = 0
-    else:
-        c_surfObject = surfObject
+    try:
+        if isinstance(surfObject, _IntValue):
+            c_surfObject = <unsigned long long>_iv(<_IntValue>surfObject)
+        elif surfObject is None:
+            c_surfObject = 0
+        else:
+            c_surfObject = surfObject
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaDestroySurfaceObject', ('surfObject',), 0) from None
     with nogil:
         err = cyruntime.cudaDestroySurfaceObject(<cyruntime.cudaSurfaceObject_t>c_surfObject)
     return _st1(err)
@@ -10817,12 +12529,15 @@ def cudaGetSurfaceObjectResourceDesc(surfObject):
     cdef cyruntime.cudaError_t err
     cdef _Struct s_pResDesc = _new_struct(_L.cls('cudaResourceDesc'))
     cdef unsigned long long c_surfObject
-    if isinstance(surfObject, _IntValue):
-        c_surfObject = <unsigned long long>_iv(<_IntValue>surfObject)
-    elif surfObject is None:
-        c_surfObject = 0
-    else:
-        c_surfObject = surfObject
+    try:
+        if isinstance(surfObject, _IntValue):
+            c_surfObject = <unsigned long long>_iv(<_IntValue>surfObject)
+        elif surfObject is None:
+            c_surfObject = 0
+        else:
+            c_surfObject = surfObject
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaGetSurfaceObjectResourceDesc', ('surfObject',), 0) from None
     with nogil:
         err = cyruntime.cudaGetSurfaceObjectResourceDesc(<cyruntime.cudaResourceDesc*>s_pResDesc._ptr, <cyruntime.cudaSurfaceObject_t>c_surfObject)
     if err != 0:
@@ -10913,8 +12628,13 @@ def cudaLogsRegisterCallback(callbackFunc, userData):
     cdef void* c_callbackFunc
     cdef void* c_userData
     cdef cyruntime.cudaLogsCallbackHandle c_callback_out = <cyruntime.cudaLogsCallbackHandle>0
-    _hptr(callbackFunc, &c_callbackFunc)
-    _vptr(userData, &c_userData)
+    cdef int _p = 0
+    try:
+        _hptr(callbackFunc, &c_callbackFunc)
+        _p = 1
+        _vptr(userData, &c_userData)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaLogsRegisterCallback', ('callbackFunc', 'userData'), _p) from None
     with nogil:
         err = cyruntime.cudaLogsRegisterCallback(<cyruntime.cudaLogsCallback_t>c_callbackFunc, <void*>c_userData, &c_callback_out)
     if err != 0:
@@ -10936,12 +12656,15 @@ def cudaLogsUnregisterCallback(callback):
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_callback
-    _hptr(callback, &c_callback)
+    try:
+        _hptr(callback, &c_callback)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaLogsUnregisterCallback', ('callback',), 0) from None
     with nogil:
         err = cyruntime.cudaLogsUnregisterCallback(<cyruntime.cudaLogsCallbackHandle>c_callback)
     return _st1(err)
 
-def cudaLogsCurrent(unsigned int flags):
+def cudaLogsCurrent(flags):
     """Sets log iterator to point to the end of log buffer, where the next message would
     be written.
 
@@ -10959,13 +12682,18 @@ def cudaLogsCurrent(unsigned int flags):
     """
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaLogIterator c_iterator_out = <cyruntime.cudaLogIterator>0
+    cdef unsigned int c_flags
+    try:
+        c_flags = flags
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaLogsCurrent', ('flags',), 0) from None
     with nogil:
-        err = cyruntime.cudaLogsCurrent(&c_iterator_out, flags)
+        err = cyruntime.cudaLogsCurrent(&c_iterator_out, c_flags)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _new_int(cudaLogIterator, <unsigned long long>c_iterator_out, 4, False),)
 
-def cudaLogsDumpToFile(iterator, pathToFile, unsigned int flags):
+def cudaLogsDumpToFile(iterator, pathToFile, flags):
     """Dump accumulated driver logs into a file.
 
     Logs generated by the driver are stored in an internal buffer and can be copied out
@@ -11002,21 +12730,32 @@ def cudaLogsDumpToFile(iterator, pathToFile, unsigned int flags):
     """
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaLogIterator c_iterator = <cyruntime.cudaLogIterator>0
-    cdef bytes b_pathToFile = _as_bytes(pathToFile, False)
-    cdef const char* c_pathToFile = <char*>b_pathToFile
-    if isinstance(iterator, _IntValue):
-        c_iterator = <cyruntime.cudaLogIterator>_iv(<_IntValue>iterator)
-    elif iterator is None:
-        c_iterator = 0
-    else:
-        c_iterator = iterator
+    cdef bytes b_pathToFile
+    cdef const char* c_pathToFile
+    cdef unsigned int c_flags
+    cdef int _p = 0
+    try:
+        _p = 2
+        c_flags = flags
+        _p = 1
+        b_pathToFile = _as_bytes(pathToFile, False)
+        c_pathToFile = <char*>b_pathToFile
+        _p = 0
+        if isinstance(iterator, _IntValue):
+            c_iterator = <cyruntime.cudaLogIterator>_iv(<_IntValue>iterator)
+        elif iterator is None:
+            c_iterator = 0
+        else:
+            c_iterator = iterator
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaLogsDumpToFile', ('iterator', 'pathToFile', 'flags'), _p) from None
     with nogil:
-        err = cyruntime.cudaLogsDumpToFile(&c_iterator, <const char*>c_pathToFile, flags)
+        err = cyruntime.cudaLogsDumpToFile(&c_iterator, <const char*>c_pathToFile, c_flags)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _new_int(cudaLogIterator, <unsigned long long>c_iterator, 4, False),)
 
-def cudaLogsDumpToMemory(iterator, buffer, size, unsigned int flags):
+def cudaLogsDumpToMemory(iterator, buffer, size, flags):
     """Dump accumulated driver logs into a buffer.
 
     Logs generated by the driver are stored in an internal buffer and can be copied out
@@ -11069,23 +12808,35 @@ def cudaLogsDumpToMemory(iterator, buffer, size, unsigned int flags):
     """
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaLogIterator c_iterator = <cyruntime.cudaLogIterator>0
-    cdef bytes b_buffer = _as_bytes(buffer, False)
-    cdef const char* c_buffer = <char*>b_buffer
+    cdef bytes b_buffer
+    cdef const char* c_buffer
     cdef size_t c_size = <size_t>0
-    if isinstance(iterator, _IntValue):
-        c_iterator = <cyruntime.cudaLogIterator>_iv(<_IntValue>iterator)
-    elif iterator is None:
-        c_iterator = 0
-    else:
-        c_iterator = iterator
-    c_size = size
+    cdef unsigned int c_flags
+    cdef int _p = 0
+    try:
+        _p = 3
+        c_flags = flags
+        _p = 1
+        b_buffer = _as_bytes(buffer, False)
+        c_buffer = <char*>b_buffer
+        _p = 0
+        if isinstance(iterator, _IntValue):
+            c_iterator = <cyruntime.cudaLogIterator>_iv(<_IntValue>iterator)
+        elif iterator is None:
+            c_iterator = 0
+        else:
+            c_iterator = iterator
+        _p = 2
+        c_size = size
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaLogsDumpToMemory', ('iterator', 'buffer', 'size', 'flags'), _p) from None
     with nogil:
-        err = cyruntime.cudaLogsDumpToMemory(&c_iterator, <char*>c_buffer, &c_size, flags)
+        err = cyruntime.cudaLogsDumpToMemory(&c_iterator, <char*>c_buffer, &c_size, c_flags)
     if err != 0:
         return (_st(err), None, None)
     return (_ok(), _new_int(cudaLogIterator, <unsigned long long>c_iterator, 4, False), c_size)
 
-def cudaGraphCreate(unsigned int flags):
+def cudaGraphCreate(flags):
     """Creates a graph.
 
     Creates an empty graph, which is returned via `pGraph`.
@@ -11111,13 +12862,18 @@ def cudaGraphCreate(unsigned int flags):
     """
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaGraph_t c_pGraph = <cyruntime.cudaGraph_t>0
+    cdef unsigned int c_flags
+    try:
+        c_flags = flags
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaGraphCreate', ('flags',), 0) from None
     with nogil:
-        err = cyruntime.cudaGraphCreate(&c_pGraph, flags)
+        err = cyruntime.cudaGraphCreate(&c_pGraph, c_flags)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _new_handle(cudaGraph_t, <void*>c_pGraph),)
 
-def cudaGraphAddKernelNode(graph, pDependencies, size_t numDependencies, pNodeParams):
+def cudaGraphAddKernelNode(graph, pDependencies, numDependencies, pNodeParams):
     """Creates a kernel execution node and adds it to a graph.
 
     Creates a new kernel execution node and adds it to `graph` with `numDependencies`
@@ -11210,15 +12966,31 @@ def cudaGraphAddKernelNode(graph, pDependencies, size_t numDependencies, pNodePa
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaGraphNode_t c_pGraphNode = <cyruntime.cudaGraphNode_t>0
     cdef void* c_graph
-    cdef _Buf a_pDependencies = _array(pDependencies, 'h', sizeof(void*))
-    cdef void* p_pDependencies = _bufptr(a_pDependencies)
-    cdef _Buf a_pNodeParams = _structs(pNodeParams, sizeof(cyruntime.cudaKernelNodeParams))
-    cdef void* p_pNodeParams = _bufptr(a_pNodeParams)
-    _hptr(graph, &c_graph)
-    _check_count(pDependencies, numDependencies, 'pDependencies', 'numDependencies')
-    if isinstance(pNodeParams, (list, tuple)): _check_count(pNodeParams, numDependencies, 'pNodeParams', 'numDependencies')
+    cdef _Buf a_pDependencies
+    cdef void* p_pDependencies
+    cdef size_t c_numDependencies
+    cdef _Buf a_pNodeParams
+    cdef void* p_pNodeParams
+    cdef int _p = 0
+    try:
+        _p = 2
+        c_numDependencies = numDependencies
+        _p = 1
+        a_pDependencies = _array(pDependencies, 'h', sizeof(void*))
+        p_pDependencies = _bufptr(a_pDependencies)
+        _p = 3
+        a_pNodeParams = _structs(pNodeParams, sizeof(cyruntime.cudaKernelNodeParams))
+        p_pNodeParams = _bufptr(a_pNodeParams)
+        _p = 0
+        _hptr(graph, &c_graph)
+        _p = 1
+        _check_count(pDependencies, c_numDependencies, 'pDependencies', 'numDependencies')
+        _p = 3
+        if isinstance(pNodeParams, (list, tuple)): _check_count(pNodeParams, c_numDependencies, 'pNodeParams', 'numDependencies')
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaGraphAddKernelNode', ('graph', 'pDependencies', 'numDependencies', 'pNodeParams'), _p) from None
     with nogil:
-        err = cyruntime.cudaGraphAddKernelNode(&c_pGraphNode, <cyruntime.cudaGraph_t>c_graph, <const cyruntime.cudaGraphNode_t*>p_pDependencies, numDependencies, <const cyruntime.cudaKernelNodeParams*>p_pNodeParams)
+        err = cyruntime.cudaGraphAddKernelNode(&c_pGraphNode, <cyruntime.cudaGraph_t>c_graph, <const cyruntime.cudaGraphNode_t*>p_pDependencies, c_numDependencies, <const cyruntime.cudaKernelNodeParams*>p_pNodeParams)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _new_handle(cudaGraphNode_t, <void*>c_pGraphNode),)
@@ -11254,7 +13026,10 @@ def cudaGraphKernelNodeGetParams(node):
     cdef cyruntime.cudaError_t err
     cdef void* c_node
     cdef _Struct s_pNodeParams = _new_struct(_L.cls('cudaKernelNodeParams'))
-    _hptr(node, &c_node)
+    try:
+        _hptr(node, &c_node)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaGraphKernelNodeGetParams', ('node',), 0) from None
     with nogil:
         err = cyruntime.cudaGraphKernelNodeGetParams(<cyruntime.cudaGraphNode_t>c_node, <cyruntime.cudaKernelNodeParams*>s_pNodeParams._ptr)
     if err != 0:
@@ -11286,9 +13061,17 @@ def cudaGraphKernelNodeSetParams(node, pNodeParams):
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_node
-    cdef _Buf a_pNodeParams = _structs(pNodeParams, sizeof(cyruntime.cudaKernelNodeParams))
-    cdef void* p_pNodeParams = _bufptr(a_pNodeParams)
-    _hptr(node, &c_node)
+    cdef _Buf a_pNodeParams
+    cdef void* p_pNodeParams
+    cdef int _p = 0
+    try:
+        _p = 1
+        a_pNodeParams = _structs(pNodeParams, sizeof(cyruntime.cudaKernelNodeParams))
+        p_pNodeParams = _bufptr(a_pNodeParams)
+        _p = 0
+        _hptr(node, &c_node)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaGraphKernelNodeSetParams', ('node', 'pNodeParams'), _p) from None
     with nogil:
         err = cyruntime.cudaGraphKernelNodeSetParams(<cyruntime.cudaGraphNode_t>c_node, <const cyruntime.cudaKernelNodeParams*>p_pNodeParams)
     return _st1(err)
@@ -11318,13 +13101,18 @@ def cudaGraphKernelNodeCopyAttributes(hDst, hSrc):
     cdef cyruntime.cudaError_t err
     cdef void* c_hDst
     cdef void* c_hSrc
-    _hptr(hDst, &c_hDst)
-    _hptr(hSrc, &c_hSrc)
+    cdef int _p = 0
+    try:
+        _hptr(hDst, &c_hDst)
+        _p = 1
+        _hptr(hSrc, &c_hSrc)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaGraphKernelNodeCopyAttributes', ('hDst', 'hSrc'), _p) from None
     with nogil:
         err = cyruntime.cudaGraphKernelNodeCopyAttributes(<cyruntime.cudaGraphNode_t>c_hDst, <cyruntime.cudaGraphNode_t>c_hSrc)
     return _st1(err)
 
-def cudaGraphKernelNodeGetAttribute(hNode, long long attr):
+def cudaGraphKernelNodeGetAttribute(hNode, attr):
     """Queries node attribute.
 
     Queries attribute `attr` from node `hNode` and stores it in corresponding member of
@@ -11347,15 +13135,23 @@ def cudaGraphKernelNodeGetAttribute(hNode, long long attr):
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_hNode
+    cdef long long c_attr
     cdef _Struct s_value_out = _new_struct(_L.cls('cudaLaunchAttributeValue'))
-    _hptr(hNode, &c_hNode)
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_attr = attr
+        _p = 0
+        _hptr(hNode, &c_hNode)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaGraphKernelNodeGetAttribute', ('hNode', 'attr'), _p) from None
     with nogil:
-        err = cyruntime.cudaGraphKernelNodeGetAttribute(<cyruntime.cudaGraphNode_t>c_hNode, <cyruntime.cudaLaunchAttributeID>attr, <cyruntime.cudaLaunchAttributeValue*>s_value_out._ptr)
+        err = cyruntime.cudaGraphKernelNodeGetAttribute(<cyruntime.cudaGraphNode_t>c_hNode, <cyruntime.cudaLaunchAttributeID>c_attr, <cyruntime.cudaLaunchAttributeValue*>s_value_out._ptr)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), s_value_out,)
 
-def cudaGraphKernelNodeSetAttribute(hNode, long long attr, value):
+def cudaGraphKernelNodeSetAttribute(hNode, attr, value):
     """Sets node attribute.
 
     Sets attribute `attr` on node `hNode` from corresponding attribute of `value`.
@@ -11377,14 +13173,25 @@ def cudaGraphKernelNodeSetAttribute(hNode, long long attr, value):
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_hNode
-    cdef _Buf a_value = _structs(value, sizeof(cyruntime.cudaLaunchAttributeValue))
-    cdef void* p_value = _bufptr(a_value)
-    _hptr(hNode, &c_hNode)
+    cdef long long c_attr
+    cdef _Buf a_value
+    cdef void* p_value
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_attr = attr
+        _p = 2
+        a_value = _structs(value, sizeof(cyruntime.cudaLaunchAttributeValue))
+        p_value = _bufptr(a_value)
+        _p = 0
+        _hptr(hNode, &c_hNode)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaGraphKernelNodeSetAttribute', ('hNode', 'attr', 'value'), _p) from None
     with nogil:
-        err = cyruntime.cudaGraphKernelNodeSetAttribute(<cyruntime.cudaGraphNode_t>c_hNode, <cyruntime.cudaLaunchAttributeID>attr, <const cyruntime.cudaLaunchAttributeValue*>p_value)
+        err = cyruntime.cudaGraphKernelNodeSetAttribute(<cyruntime.cudaGraphNode_t>c_hNode, <cyruntime.cudaLaunchAttributeID>c_attr, <const cyruntime.cudaLaunchAttributeValue*>p_value)
     return _st1(err)
 
-def cudaGraphAddMemcpyNode(graph, pDependencies, size_t numDependencies, pCopyParams):
+def cudaGraphAddMemcpyNode(graph, pDependencies, numDependencies, pCopyParams):
     """Creates a memcpy node and adds it to a graph.
 
     Creates a new memcpy node and adds it to `graph` with `numDependencies` dependencies
@@ -11430,20 +13237,36 @@ def cudaGraphAddMemcpyNode(graph, pDependencies, size_t numDependencies, pCopyPa
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaGraphNode_t c_pGraphNode = <cyruntime.cudaGraphNode_t>0
     cdef void* c_graph
-    cdef _Buf a_pDependencies = _array(pDependencies, 'h', sizeof(void*))
-    cdef void* p_pDependencies = _bufptr(a_pDependencies)
-    cdef _Buf a_pCopyParams = _structs(pCopyParams, sizeof(cyruntime.cudaMemcpy3DParms))
-    cdef void* p_pCopyParams = _bufptr(a_pCopyParams)
-    _hptr(graph, &c_graph)
-    _check_count(pDependencies, numDependencies, 'pDependencies', 'numDependencies')
-    if isinstance(pCopyParams, (list, tuple)): _check_count(pCopyParams, numDependencies, 'pCopyParams', 'numDependencies')
+    cdef _Buf a_pDependencies
+    cdef void* p_pDependencies
+    cdef size_t c_numDependencies
+    cdef _Buf a_pCopyParams
+    cdef void* p_pCopyParams
+    cdef int _p = 0
+    try:
+        _p = 2
+        c_numDependencies = numDependencies
+        _p = 1
+        a_pDependencies = _array(pDependencies, 'h', sizeof(void*))
+        p_pDependencies = _bufptr(a_pDependencies)
+        _p = 3
+        a_pCopyParams = _structs(pCopyParams, sizeof(cyruntime.cudaMemcpy3DParms))
+        p_pCopyParams = _bufptr(a_pCopyParams)
+        _p = 0
+        _hptr(graph, &c_graph)
+        _p = 1
+        _check_count(pDependencies, c_numDependencies, 'pDependencies', 'numDependencies')
+        _p = 3
+        if isinstance(pCopyParams, (list, tuple)): _check_count(pCopyParams, c_numDependencies, 'pCopyParams', 'numDependencies')
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaGraphAddMemcpyNode', ('graph', 'pDependencies', 'numDependencies', 'pCopyParams'), _p) from None
     with nogil:
-        err = cyruntime.cudaGraphAddMemcpyNode(&c_pGraphNode, <cyruntime.cudaGraph_t>c_graph, <const cyruntime.cudaGraphNode_t*>p_pDependencies, numDependencies, <const cyruntime.cudaMemcpy3DParms*>p_pCopyParams)
+        err = cyruntime.cudaGraphAddMemcpyNode(&c_pGraphNode, <cyruntime.cudaGraph_t>c_graph, <const cyruntime.cudaGraphNode_t*>p_pDependencies, c_numDependencies, <const cyruntime.cudaMemcpy3DParms*>p_pCopyParams)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _new_handle(cudaGraphNode_t, <void*>c_pGraphNode),)
 
-def cudaGraphAddMemcpyNodeToSymbol(graph, pDependencies, size_t numDependencies, symbol, src, size_t count, size_t offset, long long kind):
+def cudaGraphAddMemcpyNodeToSymbol(graph, pDependencies, numDependencies, symbol, src, count, offset, kind):
     """Creates a memcpy node to copy to a symbol on the device and adds it to a graph.
 
     Creates a new memcpy node to copy to `symbol` and adds it to `graph` with
@@ -11504,21 +13327,44 @@ def cudaGraphAddMemcpyNodeToSymbol(graph, pDependencies, size_t numDependencies,
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaGraphNode_t c_pGraphNode = <cyruntime.cudaGraphNode_t>0
     cdef void* c_graph
-    cdef _Buf a_pDependencies = _array(pDependencies, 'h', sizeof(void*))
-    cdef void* p_pDependencies = _bufptr(a_pDependencies)
+    cdef _Buf a_pDependencies
+    cdef void* p_pDependencies
+    cdef size_t c_numDependencies
     cdef void* c_symbol
     cdef void* c_src
-    _hptr(graph, &c_graph)
-    _vptr(symbol, &c_symbol)
-    _vptr(src, &c_src)
-    _check_count(pDependencies, numDependencies, 'pDependencies', 'numDependencies')
+    cdef size_t c_count
+    cdef size_t c_offset
+    cdef long long c_kind
+    cdef int _p = 0
+    try:
+        _p = 2
+        c_numDependencies = numDependencies
+        _p = 5
+        c_count = count
+        _p = 6
+        c_offset = offset
+        _p = 7
+        c_kind = kind
+        _p = 1
+        a_pDependencies = _array(pDependencies, 'h', sizeof(void*))
+        p_pDependencies = _bufptr(a_pDependencies)
+        _p = 0
+        _hptr(graph, &c_graph)
+        _p = 3
+        _vptr(symbol, &c_symbol)
+        _p = 4
+        _vsized(src, &c_src, c_count)
+        _p = 1
+        _check_count(pDependencies, c_numDependencies, 'pDependencies', 'numDependencies')
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaGraphAddMemcpyNodeToSymbol', ('graph', 'pDependencies', 'numDependencies', 'symbol', 'src', 'count', 'offset', 'kind'), _p) from None
     with nogil:
-        err = cyruntime.cudaGraphAddMemcpyNodeToSymbol(&c_pGraphNode, <cyruntime.cudaGraph_t>c_graph, <const cyruntime.cudaGraphNode_t*>p_pDependencies, numDependencies, <const void*>c_symbol, <const void*>c_src, count, offset, <cyruntime.cudaMemcpyKind>kind)
+        err = cyruntime.cudaGraphAddMemcpyNodeToSymbol(&c_pGraphNode, <cyruntime.cudaGraph_t>c_graph, <const cyruntime.cudaGraphNode_t*>p_pDependencies, c_numDependencies, <const void*>c_symbol, <const void*>c_src, c_count, c_offset, <cyruntime.cudaMemcpyKind>c_kind)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _new_handle(cudaGraphNode_t, <void*>c_pGraphNode),)
 
-def cudaGraphAddMemcpyNodeFromSymbol(graph, pDependencies, size_t numDependencies, dst, symbol, size_t count, size_t offset, long long kind):
+def cudaGraphAddMemcpyNodeFromSymbol(graph, pDependencies, numDependencies, dst, symbol, count, offset, kind):
     """Creates a memcpy node to copy from a symbol on the device and adds it to a graph.
 
     Creates a new memcpy node to copy from `symbol` and adds it to `graph` with
@@ -11579,21 +13425,44 @@ def cudaGraphAddMemcpyNodeFromSymbol(graph, pDependencies, size_t numDependencie
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaGraphNode_t c_pGraphNode = <cyruntime.cudaGraphNode_t>0
     cdef void* c_graph
-    cdef _Buf a_pDependencies = _array(pDependencies, 'h', sizeof(void*))
-    cdef void* p_pDependencies = _bufptr(a_pDependencies)
+    cdef _Buf a_pDependencies
+    cdef void* p_pDependencies
+    cdef size_t c_numDependencies
     cdef void* c_dst
     cdef void* c_symbol
-    _hptr(graph, &c_graph)
-    _vptr(dst, &c_dst)
-    _vptr(symbol, &c_symbol)
-    _check_count(pDependencies, numDependencies, 'pDependencies', 'numDependencies')
+    cdef size_t c_count
+    cdef size_t c_offset
+    cdef long long c_kind
+    cdef int _p = 0
+    try:
+        _p = 2
+        c_numDependencies = numDependencies
+        _p = 5
+        c_count = count
+        _p = 6
+        c_offset = offset
+        _p = 7
+        c_kind = kind
+        _p = 1
+        a_pDependencies = _array(pDependencies, 'h', sizeof(void*))
+        p_pDependencies = _bufptr(a_pDependencies)
+        _p = 0
+        _hptr(graph, &c_graph)
+        _p = 3
+        _vsized(dst, &c_dst, c_count)
+        _p = 4
+        _vptr(symbol, &c_symbol)
+        _p = 1
+        _check_count(pDependencies, c_numDependencies, 'pDependencies', 'numDependencies')
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaGraphAddMemcpyNodeFromSymbol', ('graph', 'pDependencies', 'numDependencies', 'dst', 'symbol', 'count', 'offset', 'kind'), _p) from None
     with nogil:
-        err = cyruntime.cudaGraphAddMemcpyNodeFromSymbol(&c_pGraphNode, <cyruntime.cudaGraph_t>c_graph, <const cyruntime.cudaGraphNode_t*>p_pDependencies, numDependencies, <void*>c_dst, <const void*>c_symbol, count, offset, <cyruntime.cudaMemcpyKind>kind)
+        err = cyruntime.cudaGraphAddMemcpyNodeFromSymbol(&c_pGraphNode, <cyruntime.cudaGraph_t>c_graph, <const cyruntime.cudaGraphNode_t*>p_pDependencies, c_numDependencies, <void*>c_dst, <const void*>c_symbol, c_count, c_offset, <cyruntime.cudaMemcpyKind>c_kind)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _new_handle(cudaGraphNode_t, <void*>c_pGraphNode),)
 
-def cudaGraphAddMemcpyNode1D(graph, pDependencies, size_t numDependencies, dst, src, size_t count, long long kind):
+def cudaGraphAddMemcpyNode1D(graph, pDependencies, numDependencies, dst, src, count, kind):
     """Creates a 1D memcpy node and adds it to a graph.
 
     Creates a new 1D memcpy node and adds it to `graph` with `numDependencies`
@@ -11651,16 +13520,36 @@ def cudaGraphAddMemcpyNode1D(graph, pDependencies, size_t numDependencies, dst, 
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaGraphNode_t c_pGraphNode = <cyruntime.cudaGraphNode_t>0
     cdef void* c_graph
-    cdef _Buf a_pDependencies = _array(pDependencies, 'h', sizeof(void*))
-    cdef void* p_pDependencies = _bufptr(a_pDependencies)
+    cdef _Buf a_pDependencies
+    cdef void* p_pDependencies
+    cdef size_t c_numDependencies
     cdef void* c_dst
     cdef void* c_src
-    _hptr(graph, &c_graph)
-    _vptr(dst, &c_dst)
-    _vptr(src, &c_src)
-    _check_count(pDependencies, numDependencies, 'pDependencies', 'numDependencies')
+    cdef size_t c_count
+    cdef long long c_kind
+    cdef int _p = 0
+    try:
+        _p = 2
+        c_numDependencies = numDependencies
+        _p = 5
+        c_count = count
+        _p = 6
+        c_kind = kind
+        _p = 1
+        a_pDependencies = _array(pDependencies, 'h', sizeof(void*))
+        p_pDependencies = _bufptr(a_pDependencies)
+        _p = 0
+        _hptr(graph, &c_graph)
+        _p = 3
+        _vsized(dst, &c_dst, c_count)
+        _p = 4
+        _vsized(src, &c_src, c_count)
+        _p = 1
+        _check_count(pDependencies, c_numDependencies, 'pDependencies', 'numDependencies')
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaGraphAddMemcpyNode1D', ('graph', 'pDependencies', 'numDependencies', 'dst', 'src', 'count', 'kind'), _p) from None
     with nogil:
-        err = cyruntime.cudaGraphAddMemcpyNode1D(&c_pGraphNode, <cyruntime.cudaGraph_t>c_graph, <const cyruntime.cudaGraphNode_t*>p_pDependencies, numDependencies, <void*>c_dst, <const void*>c_src, count, <cyruntime.cudaMemcpyKind>kind)
+        err = cyruntime.cudaGraphAddMemcpyNode1D(&c_pGraphNode, <cyruntime.cudaGraph_t>c_graph, <const cyruntime.cudaGraphNode_t*>p_pDependencies, c_numDependencies, <void*>c_dst, <const void*>c_src, c_count, <cyruntime.cudaMemcpyKind>c_kind)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _new_handle(cudaGraphNode_t, <void*>c_pGraphNode),)
@@ -11689,7 +13578,10 @@ def cudaGraphMemcpyNodeGetParams(node):
     cdef cyruntime.cudaError_t err
     cdef void* c_node
     cdef _Struct s_pNodeParams = _new_struct(_L.cls('cudaMemcpy3DParms'))
-    _hptr(node, &c_node)
+    try:
+        _hptr(node, &c_node)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaGraphMemcpyNodeGetParams', ('node',), 0) from None
     with nogil:
         err = cyruntime.cudaGraphMemcpyNodeGetParams(<cyruntime.cudaGraphNode_t>c_node, <cyruntime.cudaMemcpy3DParms*>s_pNodeParams._ptr)
     if err != 0:
@@ -11721,14 +13613,22 @@ def cudaGraphMemcpyNodeSetParams(node, pNodeParams):
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_node
-    cdef _Buf a_pNodeParams = _structs(pNodeParams, sizeof(cyruntime.cudaMemcpy3DParms))
-    cdef void* p_pNodeParams = _bufptr(a_pNodeParams)
-    _hptr(node, &c_node)
+    cdef _Buf a_pNodeParams
+    cdef void* p_pNodeParams
+    cdef int _p = 0
+    try:
+        _p = 1
+        a_pNodeParams = _structs(pNodeParams, sizeof(cyruntime.cudaMemcpy3DParms))
+        p_pNodeParams = _bufptr(a_pNodeParams)
+        _p = 0
+        _hptr(node, &c_node)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaGraphMemcpyNodeSetParams', ('node', 'pNodeParams'), _p) from None
     with nogil:
         err = cyruntime.cudaGraphMemcpyNodeSetParams(<cyruntime.cudaGraphNode_t>c_node, <const cyruntime.cudaMemcpy3DParms*>p_pNodeParams)
     return _st1(err)
 
-def cudaGraphMemcpyNodeSetParamsToSymbol(node, symbol, src, size_t count, size_t offset, long long kind):
+def cudaGraphMemcpyNodeSetParamsToSymbol(node, symbol, src, count, offset, kind):
     """Sets a memcpy node's parameters to copy to a symbol on the device.
 
     Sets the parameters of memcpy node `node` to the copy described by the provided
@@ -11774,14 +13674,30 @@ def cudaGraphMemcpyNodeSetParamsToSymbol(node, symbol, src, size_t count, size_t
     cdef void* c_node
     cdef void* c_symbol
     cdef void* c_src
-    _hptr(node, &c_node)
-    _vptr(symbol, &c_symbol)
-    _vptr(src, &c_src)
+    cdef size_t c_count
+    cdef size_t c_offset
+    cdef long long c_kind
+    cdef int _p = 0
+    try:
+        _p = 3
+        c_count = count
+        _p = 4
+        c_offset = offset
+        _p = 5
+        c_kind = kind
+        _p = 0
+        _hptr(node, &c_node)
+        _p = 1
+        _vptr(symbol, &c_symbol)
+        _p = 2
+        _vsized(src, &c_src, c_count)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaGraphMemcpyNodeSetParamsToSymbol', ('node', 'symbol', 'src', 'count', 'offset', 'kind'), _p) from None
     with nogil:
-        err = cyruntime.cudaGraphMemcpyNodeSetParamsToSymbol(<cyruntime.cudaGraphNode_t>c_node, <const void*>c_symbol, <const void*>c_src, count, offset, <cyruntime.cudaMemcpyKind>kind)
+        err = cyruntime.cudaGraphMemcpyNodeSetParamsToSymbol(<cyruntime.cudaGraphNode_t>c_node, <const void*>c_symbol, <const void*>c_src, c_count, c_offset, <cyruntime.cudaMemcpyKind>c_kind)
     return _st1(err)
 
-def cudaGraphMemcpyNodeSetParamsFromSymbol(node, dst, symbol, size_t count, size_t offset, long long kind):
+def cudaGraphMemcpyNodeSetParamsFromSymbol(node, dst, symbol, count, offset, kind):
     """Sets a memcpy node's parameters to copy from a symbol on the device.
 
     Sets the parameters of memcpy node `node` to the copy described by the provided
@@ -11827,14 +13743,30 @@ def cudaGraphMemcpyNodeSetParamsFromSymbol(node, dst, symbol, size_t count, size
     cdef void* c_node
     cdef void* c_dst
     cdef void* c_symbol
-    _hptr(node, &c_node)
-    _vptr(dst, &c_dst)
-    _vptr(symbol, &c_symbol)
+    cdef size_t c_count
+    cdef size_t c_offset
+    cdef long long c_kind
+    cdef int _p = 0
+    try:
+        _p = 3
+        c_count = count
+        _p = 4
+        c_offset = offset
+        _p = 5
+        c_kind = kind
+        _p = 0
+        _hptr(node, &c_node)
+        _p = 1
+        _vsized(dst, &c_dst, c_count)
+        _p = 2
+        _vptr(symbol, &c_symbol)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaGraphMemcpyNodeSetParamsFromSymbol', ('node', 'dst', 'symbol', 'count', 'offset', 'kind'), _p) from None
     with nogil:
-        err = cyruntime.cudaGraphMemcpyNodeSetParamsFromSymbol(<cyruntime.cudaGraphNode_t>c_node, <void*>c_dst, <const void*>c_symbol, count, offset, <cyruntime.cudaMemcpyKind>kind)
+        err = cyruntime.cudaGraphMemcpyNodeSetParamsFromSymbol(<cyruntime.cudaGraphNode_t>c_node, <void*>c_dst, <const void*>c_symbol, c_count, c_offset, <cyruntime.cudaMemcpyKind>c_kind)
     return _st1(err)
 
-def cudaGraphMemcpyNodeSetParams1D(node, dst, src, size_t count, long long kind):
+def cudaGraphMemcpyNodeSetParams1D(node, dst, src, count, kind):
     """Sets a memcpy node's parameters to perform a 1-dimensional copy.
 
     Sets the parameters of memcpy node `node` to the copy described by the provided
@@ -11878,14 +13810,27 @@ def cudaGraphMemcpyNodeSetParams1D(node, dst, src, size_t count, long long kind)
     cdef void* c_node
     cdef void* c_dst
     cdef void* c_src
-    _hptr(node, &c_node)
-    _vptr(dst, &c_dst)
-    _vptr(src, &c_src)
+    cdef size_t c_count
+    cdef long long c_kind
+    cdef int _p = 0
+    try:
+        _p = 3
+        c_count = count
+        _p = 4
+        c_kind = kind
+        _p = 0
+        _hptr(node, &c_node)
+        _p = 1
+        _vsized(dst, &c_dst, c_count)
+        _p = 2
+        _vsized(src, &c_src, c_count)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaGraphMemcpyNodeSetParams1D', ('node', 'dst', 'src', 'count', 'kind'), _p) from None
     with nogil:
-        err = cyruntime.cudaGraphMemcpyNodeSetParams1D(<cyruntime.cudaGraphNode_t>c_node, <void*>c_dst, <const void*>c_src, count, <cyruntime.cudaMemcpyKind>kind)
+        err = cyruntime.cudaGraphMemcpyNodeSetParams1D(<cyruntime.cudaGraphNode_t>c_node, <void*>c_dst, <const void*>c_src, c_count, <cyruntime.cudaMemcpyKind>c_kind)
     return _st1(err)
 
-def cudaGraphAddMemsetNode(graph, pDependencies, size_t numDependencies, pMemsetParams):
+def cudaGraphAddMemsetNode(graph, pDependencies, numDependencies, pMemsetParams):
     """Creates a memset node and adds it to a graph.
 
     Creates a new memset node and adds it to `graph` with `numDependencies` dependencies
@@ -11925,15 +13870,31 @@ def cudaGraphAddMemsetNode(graph, pDependencies, size_t numDependencies, pMemset
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaGraphNode_t c_pGraphNode = <cyruntime.cudaGraphNode_t>0
     cdef void* c_graph
-    cdef _Buf a_pDependencies = _array(pDependencies, 'h', sizeof(void*))
-    cdef void* p_pDependencies = _bufptr(a_pDependencies)
-    cdef _Buf a_pMemsetParams = _structs(pMemsetParams, sizeof(cyruntime.cudaMemsetParams))
-    cdef void* p_pMemsetParams = _bufptr(a_pMemsetParams)
-    _hptr(graph, &c_graph)
-    _check_count(pDependencies, numDependencies, 'pDependencies', 'numDependencies')
-    if isinstance(pMemsetParams, (list, tuple)): _check_count(pMemsetParams, numDependencies, 'pMemsetParams', 'numDependencies')
+    cdef _Buf a_pDependencies
+    cdef void* p_pDependencies
+    cdef size_t c_numDependencies
+    cdef _Buf a_pMemsetParams
+    cdef void* p_pMemsetParams
+    cdef int _p = 0
+    try:
+        _p = 2
+        c_numDependencies = numDependencies
+        _p = 1
+        a_pDependencies = _array(pDependencies, 'h', sizeof(void*))
+        p_pDependencies = _bufptr(a_pDependencies)
+        _p = 3
+        a_pMemsetParams = _structs(pMemsetParams, sizeof(cyruntime.cudaMemsetParams))
+        p_pMemsetParams = _bufptr(a_pMemsetParams)
+        _p = 0
+        _hptr(graph, &c_graph)
+        _p = 1
+        _check_count(pDependencies, c_numDependencies, 'pDependencies', 'numDependencies')
+        _p = 3
+        if isinstance(pMemsetParams, (list, tuple)): _check_count(pMemsetParams, c_numDependencies, 'pMemsetParams', 'numDependencies')
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaGraphAddMemsetNode', ('graph', 'pDependencies', 'numDependencies', 'pMemsetParams'), _p) from None
     with nogil:
-        err = cyruntime.cudaGraphAddMemsetNode(&c_pGraphNode, <cyruntime.cudaGraph_t>c_graph, <const cyruntime.cudaGraphNode_t*>p_pDependencies, numDependencies, <const cyruntime.cudaMemsetParams*>p_pMemsetParams)
+        err = cyruntime.cudaGraphAddMemsetNode(&c_pGraphNode, <cyruntime.cudaGraph_t>c_graph, <const cyruntime.cudaGraphNode_t*>p_pDependencies, c_numDependencies, <const cyruntime.cudaMemsetParams*>p_pMemsetParams)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _new_handle(cudaGraphNode_t, <void*>c_pGraphNode),)
@@ -11962,7 +13923,10 @@ def cudaGraphMemsetNodeGetParams(node):
     cdef cyruntime.cudaError_t err
     cdef void* c_node
     cdef _Struct s_pNodeParams = _new_struct(_L.cls('cudaMemsetParams'))
-    _hptr(node, &c_node)
+    try:
+        _hptr(node, &c_node)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaGraphMemsetNodeGetParams', ('node',), 0) from None
     with nogil:
         err = cyruntime.cudaGraphMemsetNodeGetParams(<cyruntime.cudaGraphNode_t>c_node, <cyruntime.cudaMemsetParams*>s_pNodeParams._ptr)
     if err != 0:
@@ -11993,14 +13957,22 @@ def cudaGraphMemsetNodeSetParams(node, pNodeParams):
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_node
-    cdef _Buf a_pNodeParams = _structs(pNodeParams, sizeof(cyruntime.cudaMemsetParams))
-    cdef void* p_pNodeParams = _bufptr(a_pNodeParams)
-    _hptr(node, &c_node)
+    cdef _Buf a_pNodeParams
+    cdef void* p_pNodeParams
+    cdef int _p = 0
+    try:
+        _p = 1
+        a_pNodeParams = _structs(pNodeParams, sizeof(cyruntime.cudaMemsetParams))
+        p_pNodeParams = _bufptr(a_pNodeParams)
+        _p = 0
+        _hptr(node, &c_node)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaGraphMemsetNodeSetParams', ('node', 'pNodeParams'), _p) from None
     with nogil:
         err = cyruntime.cudaGraphMemsetNodeSetParams(<cyruntime.cudaGraphNode_t>c_node, <const cyruntime.cudaMemsetParams*>p_pNodeParams)
     return _st1(err)
 
-def cudaGraphAddHostNode(graph, pDependencies, size_t numDependencies, pNodeParams):
+def cudaGraphAddHostNode(graph, pDependencies, numDependencies, pNodeParams):
     """Creates a host execution node and adds it to a graph.
 
     Creates a new CPU execution node and adds it to `graph` with `numDependencies`
@@ -12040,15 +14012,31 @@ def cudaGraphAddHostNode(graph, pDependencies, size_t numDependencies, pNodePara
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaGraphNode_t c_pGraphNode = <cyruntime.cudaGraphNode_t>0
     cdef void* c_graph
-    cdef _Buf a_pDependencies = _array(pDependencies, 'h', sizeof(void*))
-    cdef void* p_pDependencies = _bufptr(a_pDependencies)
-    cdef _Buf a_pNodeParams = _structs(pNodeParams, sizeof(cyruntime.cudaHostNodeParams))
-    cdef void* p_pNodeParams = _bufptr(a_pNodeParams)
-    _hptr(graph, &c_graph)
-    _check_count(pDependencies, numDependencies, 'pDependencies', 'numDependencies')
-    if isinstance(pNodeParams, (list, tuple)): _check_count(pNodeParams, numDependencies, 'pNodeParams', 'numDependencies')
+    cdef _Buf a_pDependencies
+    cdef void* p_pDependencies
+    cdef size_t c_numDependencies
+    cdef _Buf a_pNodeParams
+    cdef void* p_pNodeParams
+    cdef int _p = 0
+    try:
+        _p = 2
+        c_numDependencies = numDependencies
+        _p = 1
+        a_pDependencies = _array(pDependencies, 'h', sizeof(void*))
+        p_pDependencies = _bufptr(a_pDependencies)
+        _p = 3
+        a_pNodeParams = _structs(pNodeParams, sizeof(cyruntime.cudaHostNodeParams))
+        p_pNodeParams = _bufptr(a_pNodeParams)
+        _p = 0
+        _hptr(graph, &c_graph)
+        _p = 1
+        _check_count(pDependencies, c_numDependencies, 'pDependencies', 'numDependencies')
+        _p = 3
+        if isinstance(pNodeParams, (list, tuple)): _check_count(pNodeParams, c_numDependencies, 'pNodeParams', 'numDependencies')
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaGraphAddHostNode', ('graph', 'pDependencies', 'numDependencies', 'pNodeParams'), _p) from None
     with nogil:
-        err = cyruntime.cudaGraphAddHostNode(&c_pGraphNode, <cyruntime.cudaGraph_t>c_graph, <const cyruntime.cudaGraphNode_t*>p_pDependencies, numDependencies, <const cyruntime.cudaHostNodeParams*>p_pNodeParams)
+        err = cyruntime.cudaGraphAddHostNode(&c_pGraphNode, <cyruntime.cudaGraph_t>c_graph, <const cyruntime.cudaGraphNode_t*>p_pDependencies, c_numDependencies, <const cyruntime.cudaHostNodeParams*>p_pNodeParams)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _new_handle(cudaGraphNode_t, <void*>c_pGraphNode),)
@@ -12077,7 +14065,10 @@ def cudaGraphHostNodeGetParams(node):
     cdef cyruntime.cudaError_t err
     cdef void* c_node
     cdef _Struct s_pNodeParams = _new_struct(_L.cls('cudaHostNodeParams'))
-    _hptr(node, &c_node)
+    try:
+        _hptr(node, &c_node)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaGraphHostNodeGetParams', ('node',), 0) from None
     with nogil:
         err = cyruntime.cudaGraphHostNodeGetParams(<cyruntime.cudaGraphNode_t>c_node, <cyruntime.cudaHostNodeParams*>s_pNodeParams._ptr)
     if err != 0:
@@ -12108,14 +14099,22 @@ def cudaGraphHostNodeSetParams(node, pNodeParams):
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_node
-    cdef _Buf a_pNodeParams = _structs(pNodeParams, sizeof(cyruntime.cudaHostNodeParams))
-    cdef void* p_pNodeParams = _bufptr(a_pNodeParams)
-    _hptr(node, &c_node)
+    cdef _Buf a_pNodeParams
+    cdef void* p_pNodeParams
+    cdef int _p = 0
+    try:
+        _p = 1
+        a_pNodeParams = _structs(pNodeParams, sizeof(cyruntime.cudaHostNodeParams))
+        p_pNodeParams = _bufptr(a_pNodeParams)
+        _p = 0
+        _hptr(node, &c_node)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaGraphHostNodeSetParams', ('node', 'pNodeParams'), _p) from None
     with nogil:
         err = cyruntime.cudaGraphHostNodeSetParams(<cyruntime.cudaGraphNode_t>c_node, <const cyruntime.cudaHostNodeParams*>p_pNodeParams)
     return _st1(err)
 
-def cudaGraphAddChildGraphNode(graph, pDependencies, size_t numDependencies, childGraph):
+def cudaGraphAddChildGraphNode(graph, pDependencies, numDependencies, childGraph):
     """Creates a child graph node and adds it to a graph.
 
     Creates a new node which executes an embedded graph, and adds it to `graph` with
@@ -12156,14 +14155,27 @@ def cudaGraphAddChildGraphNode(graph, pDependencies, size_t numDependencies, chi
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaGraphNode_t c_pGraphNode = <cyruntime.cudaGraphNode_t>0
     cdef void* c_graph
-    cdef _Buf a_pDependencies = _array(pDependencies, 'h', sizeof(void*))
-    cdef void* p_pDependencies = _bufptr(a_pDependencies)
+    cdef _Buf a_pDependencies
+    cdef void* p_pDependencies
+    cdef size_t c_numDependencies
     cdef void* c_childGraph
-    _hptr(graph, &c_graph)
-    _hptr(childGraph, &c_childGraph)
-    _check_count(pDependencies, numDependencies, 'pDependencies', 'numDependencies')
+    cdef int _p = 0
+    try:
+        _p = 2
+        c_numDependencies = numDependencies
+        _p = 1
+        a_pDependencies = _array(pDependencies, 'h', sizeof(void*))
+        p_pDependencies = _bufptr(a_pDependencies)
+        _p = 0
+        _hptr(graph, &c_graph)
+        _p = 3
+        _hptr(childGraph, &c_childGraph)
+        _p = 1
+        _check_count(pDependencies, c_numDependencies, 'pDependencies', 'numDependencies')
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaGraphAddChildGraphNode', ('graph', 'pDependencies', 'numDependencies', 'childGraph'), _p) from None
     with nogil:
-        err = cyruntime.cudaGraphAddChildGraphNode(&c_pGraphNode, <cyruntime.cudaGraph_t>c_graph, <const cyruntime.cudaGraphNode_t*>p_pDependencies, numDependencies, <cyruntime.cudaGraph_t>c_childGraph)
+        err = cyruntime.cudaGraphAddChildGraphNode(&c_pGraphNode, <cyruntime.cudaGraph_t>c_graph, <const cyruntime.cudaGraphNode_t*>p_pDependencies, c_numDependencies, <cyruntime.cudaGraph_t>c_childGraph)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _new_handle(cudaGraphNode_t, <void*>c_pGraphNode),)
@@ -12197,14 +14209,17 @@ def cudaGraphChildGraphNodeGetGraph(node):
     cdef cyruntime.cudaError_t err
     cdef void* c_node
     cdef cyruntime.cudaGraph_t c_pGraph = <cyruntime.cudaGraph_t>0
-    _hptr(node, &c_node)
+    try:
+        _hptr(node, &c_node)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaGraphChildGraphNodeGetGraph', ('node',), 0) from None
     with nogil:
         err = cyruntime.cudaGraphChildGraphNodeGetGraph(<cyruntime.cudaGraphNode_t>c_node, &c_pGraph)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _new_handle(cudaGraph_t, <void*>c_pGraph),)
 
-def cudaGraphAddEmptyNode(graph, pDependencies, size_t numDependencies):
+def cudaGraphAddEmptyNode(graph, pDependencies, numDependencies):
     """Creates an empty node and adds it to a graph.
 
     Creates a new node which performs no operation, and adds it to `graph` with
@@ -12243,17 +14258,29 @@ def cudaGraphAddEmptyNode(graph, pDependencies, size_t numDependencies):
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaGraphNode_t c_pGraphNode = <cyruntime.cudaGraphNode_t>0
     cdef void* c_graph
-    cdef _Buf a_pDependencies = _array(pDependencies, 'h', sizeof(void*))
-    cdef void* p_pDependencies = _bufptr(a_pDependencies)
-    _hptr(graph, &c_graph)
-    _check_count(pDependencies, numDependencies, 'pDependencies', 'numDependencies')
+    cdef _Buf a_pDependencies
+    cdef void* p_pDependencies
+    cdef size_t c_numDependencies
+    cdef int _p = 0
+    try:
+        _p = 2
+        c_numDependencies = numDependencies
+        _p = 1
+        a_pDependencies = _array(pDependencies, 'h', sizeof(void*))
+        p_pDependencies = _bufptr(a_pDependencies)
+        _p = 0
+        _hptr(graph, &c_graph)
+        _p = 1
+        _check_count(pDependencies, c_numDependencies, 'pDependencies', 'numDependencies')
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaGraphAddEmptyNode', ('graph', 'pDependencies', 'numDependencies'), _p) from None
     with nogil:
-        err = cyruntime.cudaGraphAddEmptyNode(&c_pGraphNode, <cyruntime.cudaGraph_t>c_graph, <const cyruntime.cudaGraphNode_t*>p_pDependencies, numDependencies)
+        err = cyruntime.cudaGraphAddEmptyNode(&c_pGraphNode, <cyruntime.cudaGraph_t>c_graph, <const cyruntime.cudaGraphNode_t*>p_pDependencies, c_numDependencies)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _new_handle(cudaGraphNode_t, <void*>c_pGraphNode),)
 
-def cudaGraphAddEventRecordNode(graph, pDependencies, size_t numDependencies, event):
+def cudaGraphAddEventRecordNode(graph, pDependencies, numDependencies, event):
     """Creates an event record node and adds it to a graph.
 
     Creates a new event record node and adds it to hGraph with `numDependencies`
@@ -12293,14 +14320,27 @@ def cudaGraphAddEventRecordNode(graph, pDependencies, size_t numDependencies, ev
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaGraphNode_t c_pGraphNode = <cyruntime.cudaGraphNode_t>0
     cdef void* c_graph
-    cdef _Buf a_pDependencies = _array(pDependencies, 'h', sizeof(void*))
-    cdef void* p_pDependencies = _bufptr(a_pDependencies)
+    cdef _Buf a_pDependencies
+    cdef void* p_pDependencies
+    cdef size_t c_numDependencies
     cdef void* c_event
-    _hptr(graph, &c_graph)
-    _hptr(event, &c_event)
-    _check_count(pDependencies, numDependencies, 'pDependencies', 'numDependencies')
+    cdef int _p = 0
+    try:
+        _p = 2
+        c_numDependencies = numDependencies
+        _p = 1
+        a_pDependencies = _array(pDependencies, 'h', sizeof(void*))
+        p_pDependencies = _bufptr(a_pDependencies)
+        _p = 0
+        _hptr(graph, &c_graph)
+        _p = 3
+        _hptr(event, &c_event)
+        _p = 1
+        _check_count(pDependencies, c_numDependencies, 'pDependencies', 'numDependencies')
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaGraphAddEventRecordNode', ('graph', 'pDependencies', 'numDependencies', 'event'), _p) from None
     with nogil:
-        err = cyruntime.cudaGraphAddEventRecordNode(&c_pGraphNode, <cyruntime.cudaGraph_t>c_graph, <const cyruntime.cudaGraphNode_t*>p_pDependencies, numDependencies, <cyruntime.cudaEvent_t>c_event)
+        err = cyruntime.cudaGraphAddEventRecordNode(&c_pGraphNode, <cyruntime.cudaGraph_t>c_graph, <const cyruntime.cudaGraphNode_t*>p_pDependencies, c_numDependencies, <cyruntime.cudaEvent_t>c_event)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _new_handle(cudaGraphNode_t, <void*>c_pGraphNode),)
@@ -12329,7 +14369,10 @@ def cudaGraphEventRecordNodeGetEvent(node):
     cdef cyruntime.cudaError_t err
     cdef void* c_node
     cdef cyruntime.cudaEvent_t c_event_out = <cyruntime.cudaEvent_t>0
-    _hptr(node, &c_node)
+    try:
+        _hptr(node, &c_node)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaGraphEventRecordNodeGetEvent', ('node',), 0) from None
     with nogil:
         err = cyruntime.cudaGraphEventRecordNodeGetEvent(<cyruntime.cudaGraphNode_t>c_node, &c_event_out)
     if err != 0:
@@ -12361,13 +14404,18 @@ def cudaGraphEventRecordNodeSetEvent(node, event):
     cdef cyruntime.cudaError_t err
     cdef void* c_node
     cdef void* c_event
-    _hptr(node, &c_node)
-    _hptr(event, &c_event)
+    cdef int _p = 0
+    try:
+        _hptr(node, &c_node)
+        _p = 1
+        _hptr(event, &c_event)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaGraphEventRecordNodeSetEvent', ('node', 'event'), _p) from None
     with nogil:
         err = cyruntime.cudaGraphEventRecordNodeSetEvent(<cyruntime.cudaGraphNode_t>c_node, <cyruntime.cudaEvent_t>c_event)
     return _st1(err)
 
-def cudaGraphAddEventWaitNode(graph, pDependencies, size_t numDependencies, event):
+def cudaGraphAddEventWaitNode(graph, pDependencies, numDependencies, event):
     """Creates an event wait node and adds it to a graph.
 
     Creates a new event wait node and adds it to hGraph with `numDependencies`
@@ -12409,14 +14457,27 @@ def cudaGraphAddEventWaitNode(graph, pDependencies, size_t numDependencies, even
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaGraphNode_t c_pGraphNode = <cyruntime.cudaGraphNode_t>0
     cdef void* c_graph
-    cdef _Buf a_pDependencies = _array(pDependencies, 'h', sizeof(void*))
-    cdef void* p_pDependencies = _bufptr(a_pDependencies)
+    cdef _Buf a_pDependencies
+    cdef void* p_pDependencies
+    cdef size_t c_numDependencies
     cdef void* c_event
-    _hptr(graph, &c_graph)
-    _hptr(event, &c_event)
-    _check_count(pDependencies, numDependencies, 'pDependencies', 'numDependencies')
+    cdef int _p = 0
+    try:
+        _p = 2
+        c_numDependencies = numDependencies
+        _p = 1
+        a_pDependencies = _array(pDependencies, 'h', sizeof(void*))
+        p_pDependencies = _bufptr(a_pDependencies)
+        _p = 0
+        _hptr(graph, &c_graph)
+        _p = 3
+        _hptr(event, &c_event)
+        _p = 1
+        _check_count(pDependencies, c_numDependencies, 'pDependencies', 'numDependencies')
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaGraphAddEventWaitNode', ('graph', 'pDependencies', 'numDependencies', 'event'), _p) from None
     with nogil:
-        err = cyruntime.cudaGraphAddEventWaitNode(&c_pGraphNode, <cyruntime.cudaGraph_t>c_graph, <const cyruntime.cudaGraphNode_t*>p_pDependencies, numDependencies, <cyruntime.cudaEvent_t>c_event)
+        err = cyruntime.cudaGraphAddEventWaitNode(&c_pGraphNode, <cyruntime.cudaGraph_t>c_graph, <const cyruntime.cudaGraphNode_t*>p_pDependencies, c_numDependencies, <cyruntime.cudaEvent_t>c_event)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _new_handle(cudaGraphNode_t, <void*>c_pGraphNode),)
@@ -12445,7 +14506,10 @@ def cudaGraphEventWaitNodeGetEvent(node):
     cdef cyruntime.cudaError_t err
     cdef void* c_node
     cdef cyruntime.cudaEvent_t c_event_out = <cyruntime.cudaEvent_t>0
-    _hptr(node, &c_node)
+    try:
+        _hptr(node, &c_node)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaGraphEventWaitNodeGetEvent', ('node',), 0) from None
     with nogil:
         err = cyruntime.cudaGraphEventWaitNodeGetEvent(<cyruntime.cudaGraphNode_t>c_node, &c_event_out)
     if err != 0:
@@ -12476,13 +14540,18 @@ def cudaGraphEventWaitNodeSetEvent(node, event):
     cdef cyruntime.cudaError_t err
     cdef void* c_node
     cdef void* c_event
-    _hptr(node, &c_node)
-    _hptr(event, &c_event)
+    cdef int _p = 0
+    try:
+        _hptr(node, &c_node)
+        _p = 1
+        _hptr(event, &c_event)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaGraphEventWaitNodeSetEvent', ('node', 'event'), _p) from None
     with nogil:
         err = cyruntime.cudaGraphEventWaitNodeSetEvent(<cyruntime.cudaGraphNode_t>c_node, <cyruntime.cudaEvent_t>c_event)
     return _st1(err)
 
-def cudaGraphAddExternalSemaphoresSignalNode(graph, pDependencies, size_t numDependencies, nodeParams):
+def cudaGraphAddExternalSemaphoresSignalNode(graph, pDependencies, numDependencies, nodeParams):
     """Creates an external semaphore signal node and adds it to a graph.
 
     Creates a new external semaphore signal node and adds it to `graph` with
@@ -12527,15 +14596,31 @@ def cudaGraphAddExternalSemaphoresSignalNode(graph, pDependencies, size_t numDep
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaGraphNode_t c_pGraphNode = <cyruntime.cudaGraphNode_t>0
     cdef void* c_graph
-    cdef _Buf a_pDependencies = _array(pDependencies, 'h', sizeof(void*))
-    cdef void* p_pDependencies = _bufptr(a_pDependencies)
-    cdef _Buf a_nodeParams = _structs(nodeParams, sizeof(cyruntime.cudaExternalSemaphoreSignalNodeParams))
-    cdef void* p_nodeParams = _bufptr(a_nodeParams)
-    _hptr(graph, &c_graph)
-    _check_count(pDependencies, numDependencies, 'pDependencies', 'numDependencies')
-    if isinstance(nodeParams, (list, tuple)): _check_count(nodeParams, numDependencies, 'nodeParams', 'numDependencies')
+    cdef _Buf a_pDependencies
+    cdef void* p_pDependencies
+    cdef size_t c_numDependencies
+    cdef _Buf a_nodeParams
+    cdef void* p_nodeParams
+    cdef int _p = 0
+    try:
+        _p = 2
+        c_numDependencies = numDependencies
+        _p = 1
+        a_pDependencies = _array(pDependencies, 'h', sizeof(void*))
+        p_pDependencies = _bufptr(a_pDependencies)
+        _p = 3
+        a_nodeParams = _structs(nodeParams, sizeof(cyruntime.cudaExternalSemaphoreSignalNodeParams))
+        p_nodeParams = _bufptr(a_nodeParams)
+        _p = 0
+        _hptr(graph, &c_graph)
+        _p = 1
+        _check_count(pDependencies, c_numDependencies, 'pDependencies', 'numDependencies')
+        _p = 3
+        if isinstance(nodeParams, (list, tuple)): _check_count(nodeParams, c_numDependencies, 'nodeParams', 'numDependencies')
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaGraphAddExternalSemaphoresSignalNode', ('graph', 'pDependencies', 'numDependencies', 'nodeParams'), _p) from None
     with nogil:
-        err = cyruntime.cudaGraphAddExternalSemaphoresSignalNode(&c_pGraphNode, <cyruntime.cudaGraph_t>c_graph, <const cyruntime.cudaGraphNode_t*>p_pDependencies, numDependencies, <const cyruntime.cudaExternalSemaphoreSignalNodeParams*>p_nodeParams)
+        err = cyruntime.cudaGraphAddExternalSemaphoresSignalNode(&c_pGraphNode, <cyruntime.cudaGraph_t>c_graph, <const cyruntime.cudaGraphNode_t*>p_pDependencies, c_numDependencies, <const cyruntime.cudaExternalSemaphoreSignalNodeParams*>p_nodeParams)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _new_handle(cudaGraphNode_t, <void*>c_pGraphNode),)
@@ -12572,7 +14657,10 @@ def cudaGraphExternalSemaphoresSignalNodeGetParams(hNode):
     cdef cyruntime.cudaError_t err
     cdef void* c_hNode
     cdef _Struct s_params_out = _new_struct(_L.cls('cudaExternalSemaphoreSignalNodeParams'))
-    _hptr(hNode, &c_hNode)
+    try:
+        _hptr(hNode, &c_hNode)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaGraphExternalSemaphoresSignalNodeGetParams', ('hNode',), 0) from None
     with nogil:
         err = cyruntime.cudaGraphExternalSemaphoresSignalNodeGetParams(<cyruntime.cudaGraphNode_t>c_hNode, <cyruntime.cudaExternalSemaphoreSignalNodeParams*>s_params_out._ptr)
     if err != 0:
@@ -12605,14 +14693,22 @@ def cudaGraphExternalSemaphoresSignalNodeSetParams(hNode, nodeParams):
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_hNode
-    cdef _Buf a_nodeParams = _structs(nodeParams, sizeof(cyruntime.cudaExternalSemaphoreSignalNodeParams))
-    cdef void* p_nodeParams = _bufptr(a_nodeParams)
-    _hptr(hNode, &c_hNode)
+    cdef _Buf a_nodeParams
+    cdef void* p_nodeParams
+    cdef int _p = 0
+    try:
+        _p = 1
+        a_nodeParams = _structs(nodeParams, sizeof(cyruntime.cudaExternalSemaphoreSignalNodeParams))
+        p_nodeParams = _bufptr(a_nodeParams)
+        _p = 0
+        _hptr(hNode, &c_hNode)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaGraphExternalSemaphoresSignalNodeSetParams', ('hNode', 'nodeParams'), _p) from None
     with nogil:
         err = cyruntime.cudaGraphExternalSemaphoresSignalNodeSetParams(<cyruntime.cudaGraphNode_t>c_hNode, <const cyruntime.cudaExternalSemaphoreSignalNodeParams*>p_nodeParams)
     return _st1(err)
 
-def cudaGraphAddExternalSemaphoresWaitNode(graph, pDependencies, size_t numDependencies, nodeParams):
+def cudaGraphAddExternalSemaphoresWaitNode(graph, pDependencies, numDependencies, nodeParams):
     """Creates an external semaphore wait node and adds it to a graph.
 
     Creates a new external semaphore wait node and adds it to `graph` with
@@ -12657,15 +14753,31 @@ def cudaGraphAddExternalSemaphoresWaitNode(graph, pDependencies, size_t numDepen
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaGraphNode_t c_pGraphNode = <cyruntime.cudaGraphNode_t>0
     cdef void* c_graph
-    cdef _Buf a_pDependencies = _array(pDependencies, 'h', sizeof(void*))
-    cdef void* p_pDependencies = _bufptr(a_pDependencies)
-    cdef _Buf a_nodeParams = _structs(nodeParams, sizeof(cyruntime.cudaExternalSemaphoreWaitNodeParams))
-    cdef void* p_nodeParams = _bufptr(a_nodeParams)
-    _hptr(graph, &c_graph)
-    _check_count(pDependencies, numDependencies, 'pDependencies', 'numDependencies')
-    if isinstance(nodeParams, (list, tuple)): _check_count(nodeParams, numDependencies, 'nodeParams', 'numDependencies')
+    cdef _Buf a_pDependencies
+    cdef void* p_pDependencies
+    cdef size_t c_numDependencies
+    cdef _Buf a_nodeParams
+    cdef void* p_nodeParams
+    cdef int _p = 0
+    try:
+        _p = 2
+        c_numDependencies = numDependencies
+        _p = 1
+        a_pDependencies = _array(pDependencies, 'h', sizeof(void*))
+        p_pDependencies = _bufptr(a_pDependencies)
+        _p = 3
+        a_nodeParams = _structs(nodeParams, sizeof(cyruntime.cudaExternalSemaphoreWaitNodeParams))
+        p_nodeParams = _bufptr(a_nodeParams)
+        _p = 0
+        _hptr(graph, &c_graph)
+        _p = 1
+        _check_count(pDependencies, c_numDependencies, 'pDependencies', 'numDependencies')
+        _p = 3
+        if isinstance(nodeParams, (list, tuple)): _check_count(nodeParams, c_numDependencies, 'nodeParams', 'numDependencies')
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaGraphAddExternalSemaphoresWaitNode', ('graph', 'pDependencies', 'numDependencies', 'nodeParams'), _p) from None
     with nogil:
-        err = cyruntime.cudaGraphAddExternalSemaphoresWaitNode(&c_pGraphNode, <cyruntime.cudaGraph_t>c_graph, <const cyruntime.cudaGraphNode_t*>p_pDependencies, numDependencies, <const cyruntime.cudaExternalSemaphoreWaitNodeParams*>p_nodeParams)
+        err = cyruntime.cudaGraphAddExternalSemaphoresWaitNode(&c_pGraphNode, <cyruntime.cudaGraph_t>c_graph, <const cyruntime.cudaGraphNode_t*>p_pDependencies, c_numDependencies, <const cyruntime.cudaExternalSemaphoreWaitNodeParams*>p_nodeParams)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _new_handle(cudaGraphNode_t, <void*>c_pGraphNode),)
@@ -12701,7 +14813,10 @@ def cudaGraphExternalSemaphoresWaitNodeGetParams(hNode):
     cdef cyruntime.cudaError_t err
     cdef void* c_hNode
     cdef _Struct s_params_out = _new_struct(_L.cls('cudaExternalSemaphoreWaitNodeParams'))
-    _hptr(hNode, &c_hNode)
+    try:
+        _hptr(hNode, &c_hNode)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaGraphExternalSemaphoresWaitNodeGetParams', ('hNode',), 0) from None
     with nogil:
         err = cyruntime.cudaGraphExternalSemaphoresWaitNodeGetParams(<cyruntime.cudaGraphNode_t>c_hNode, <cyruntime.cudaExternalSemaphoreWaitNodeParams*>s_params_out._ptr)
     if err != 0:
@@ -12733,14 +14848,22 @@ def cudaGraphExternalSemaphoresWaitNodeSetParams(hNode, nodeParams):
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_hNode
-    cdef _Buf a_nodeParams = _structs(nodeParams, sizeof(cyruntime.cudaExternalSemaphoreWaitNodeParams))
-    cdef void* p_nodeParams = _bufptr(a_nodeParams)
-    _hptr(hNode, &c_hNode)
+    cdef _Buf a_nodeParams
+    cdef void* p_nodeParams
+    cdef int _p = 0
+    try:
+        _p = 1
+        a_nodeParams = _structs(nodeParams, sizeof(cyruntime.cudaExternalSemaphoreWaitNodeParams))
+        p_nodeParams = _bufptr(a_nodeParams)
+        _p = 0
+        _hptr(hNode, &c_hNode)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaGraphExternalSemaphoresWaitNodeSetParams', ('hNode', 'nodeParams'), _p) from None
     with nogil:
         err = cyruntime.cudaGraphExternalSemaphoresWaitNodeSetParams(<cyruntime.cudaGraphNode_t>c_hNode, <const cyruntime.cudaExternalSemaphoreWaitNodeParams*>p_nodeParams)
     return _st1(err)
 
-def cudaGraphAddMemAllocNode(graph, pDependencies, size_t numDependencies, nodeParams):
+def cudaGraphAddMemAllocNode(graph, pDependencies, numDependencies, nodeParams):
     """Creates an allocation node and adds it to a graph.
 
     Creates a new allocation node and adds it to `graph` with `numDependencies`
@@ -12817,15 +14940,31 @@ def cudaGraphAddMemAllocNode(graph, pDependencies, size_t numDependencies, nodeP
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaGraphNode_t c_pGraphNode = <cyruntime.cudaGraphNode_t>0
     cdef void* c_graph
-    cdef _Buf a_pDependencies = _array(pDependencies, 'h', sizeof(void*))
-    cdef void* p_pDependencies = _bufptr(a_pDependencies)
-    cdef _Buf a_nodeParams = _structs(nodeParams, sizeof(cyruntime.cudaMemAllocNodeParams))
-    cdef void* p_nodeParams = _bufptr(a_nodeParams)
-    _hptr(graph, &c_graph)
-    _check_count(pDependencies, numDependencies, 'pDependencies', 'numDependencies')
-    if isinstance(nodeParams, (list, tuple)): _check_count(nodeParams, numDependencies, 'nodeParams', 'numDependencies')
+    cdef _Buf a_pDependencies
+    cdef void* p_pDependencies
+    cdef size_t c_numDependencies
+    cdef _Buf a_nodeParams
+    cdef void* p_nodeParams
+    cdef int _p = 0
+    try:
+        _p = 2
+        c_numDependencies = numDependencies
+        _p = 1
+        a_pDependencies = _array(pDependencies, 'h', sizeof(void*))
+        p_pDependencies = _bufptr(a_pDependencies)
+        _p = 3
+        a_nodeParams = _structs(nodeParams, sizeof(cyruntime.cudaMemAllocNodeParams))
+        p_nodeParams = _bufptr(a_nodeParams)
+        _p = 0
+        _hptr(graph, &c_graph)
+        _p = 1
+        _check_count(pDependencies, c_numDependencies, 'pDependencies', 'numDependencies')
+        _p = 3
+        if isinstance(nodeParams, (list, tuple)): _check_count(nodeParams, c_numDependencies, 'nodeParams', 'numDependencies')
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaGraphAddMemAllocNode', ('graph', 'pDependencies', 'numDependencies', 'nodeParams'), _p) from None
     with nogil:
-        err = cyruntime.cudaGraphAddMemAllocNode(&c_pGraphNode, <cyruntime.cudaGraph_t>c_graph, <const cyruntime.cudaGraphNode_t*>p_pDependencies, numDependencies, <cyruntime.cudaMemAllocNodeParams*>p_nodeParams)
+        err = cyruntime.cudaGraphAddMemAllocNode(&c_pGraphNode, <cyruntime.cudaGraph_t>c_graph, <const cyruntime.cudaGraphNode_t*>p_pDependencies, c_numDependencies, <cyruntime.cudaMemAllocNodeParams*>p_nodeParams)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _new_handle(cudaGraphNode_t, <void*>c_pGraphNode),)
@@ -12856,14 +14995,17 @@ def cudaGraphMemAllocNodeGetParams(node):
     cdef cyruntime.cudaError_t err
     cdef void* c_node
     cdef _Struct s_params_out = _new_struct(_L.cls('cudaMemAllocNodeParams'))
-    _hptr(node, &c_node)
+    try:
+        _hptr(node, &c_node)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaGraphMemAllocNodeGetParams', ('node',), 0) from None
     with nogil:
         err = cyruntime.cudaGraphMemAllocNodeGetParams(<cyruntime.cudaGraphNode_t>c_node, <cyruntime.cudaMemAllocNodeParams*>s_params_out._ptr)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), s_params_out,)
 
-def cudaGraphAddMemFreeNode(graph, pDependencies, size_t numDependencies, dptr):
+def cudaGraphAddMemFreeNode(graph, pDependencies, numDependencies, dptr):
     """Creates a memory free node and adds it to a graph.
 
     Creates a new memory free node and adds it to `graph` with `numDependencies`
@@ -12920,14 +15062,27 @@ def cudaGraphAddMemFreeNode(graph, pDependencies, size_t numDependencies, dptr):
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaGraphNode_t c_pGraphNode = <cyruntime.cudaGraphNode_t>0
     cdef void* c_graph
-    cdef _Buf a_pDependencies = _array(pDependencies, 'h', sizeof(void*))
-    cdef void* p_pDependencies = _bufptr(a_pDependencies)
+    cdef _Buf a_pDependencies
+    cdef void* p_pDependencies
+    cdef size_t c_numDependencies
     cdef void* c_dptr
-    _hptr(graph, &c_graph)
-    _vptr(dptr, &c_dptr)
-    _check_count(pDependencies, numDependencies, 'pDependencies', 'numDependencies')
+    cdef int _p = 0
+    try:
+        _p = 2
+        c_numDependencies = numDependencies
+        _p = 1
+        a_pDependencies = _array(pDependencies, 'h', sizeof(void*))
+        p_pDependencies = _bufptr(a_pDependencies)
+        _p = 0
+        _hptr(graph, &c_graph)
+        _p = 3
+        _vptr(dptr, &c_dptr)
+        _p = 1
+        _check_count(pDependencies, c_numDependencies, 'pDependencies', 'numDependencies')
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaGraphAddMemFreeNode', ('graph', 'pDependencies', 'numDependencies', 'dptr'), _p) from None
     with nogil:
-        err = cyruntime.cudaGraphAddMemFreeNode(&c_pGraphNode, <cyruntime.cudaGraph_t>c_graph, <const cyruntime.cudaGraphNode_t*>p_pDependencies, numDependencies, <void*>c_dptr)
+        err = cyruntime.cudaGraphAddMemFreeNode(&c_pGraphNode, <cyruntime.cudaGraph_t>c_graph, <const cyruntime.cudaGraphNode_t*>p_pDependencies, c_numDependencies, <void*>c_dptr)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _new_handle(cudaGraphNode_t, <void*>c_pGraphNode),)
@@ -12956,14 +15111,17 @@ def cudaGraphMemFreeNodeGetParams(node):
     cdef cyruntime.cudaError_t err
     cdef void* c_node
     cdef unsigned long long c_dptr_out = 0
-    _hptr(node, &c_node)
+    try:
+        _hptr(node, &c_node)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaGraphMemFreeNodeGetParams', ('node',), 0) from None
     with nogil:
         err = cyruntime.cudaGraphMemFreeNodeGetParams(<cyruntime.cudaGraphNode_t>c_node, <void*>&c_dptr_out)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), c_dptr_out,)
 
-def cudaDeviceGraphMemTrim(int device):
+def cudaDeviceGraphMemTrim(device):
     """Free unused memory that was cached on the specified device for use with graphs
     back to the OS.
 
@@ -12986,11 +15144,16 @@ def cudaDeviceGraphMemTrim(int device):
     cudaDeviceSetGraphMemAttribute, cudaMallocAsync, cudaFreeAsync
     """
     cdef cyruntime.cudaError_t err
+    cdef int c_device
+    try:
+        c_device = device
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaDeviceGraphMemTrim', ('device',), 0) from None
     with nogil:
-        err = cyruntime.cudaDeviceGraphMemTrim(device)
+        err = cyruntime.cudaDeviceGraphMemTrim(c_device)
     return _st1(err)
 
-def cudaDeviceGetGraphMemAttribute(int device, long long attr):
+def cudaDeviceGetGraphMemAttribute(device, attr):
     """Query asynchronous allocation attributes related to graphs.
 
     Valid attributes are:
@@ -13026,15 +15189,26 @@ def cudaDeviceGetGraphMemAttribute(int device, long long attr):
     cudaDeviceGraphMemTrim, cudaMallocAsync, cudaFreeAsync
     """
     cdef cyruntime.cudaError_t err
-    cdef str code_value = _ATTR_cudaGraphMemAttributeType.get(int(attr), 'u8')
-    cdef _Buf a_value = _Buf_new(max(_attr_size(code_value), <Py_ssize_t>0))
+    cdef int c_device
+    cdef long long c_attr
+    cdef str code_value
+    cdef _Buf a_value
+    cdef int _p = 0
+    try:
+        c_device = device
+        _p = 1
+        c_attr = attr
+        code_value = _ATTR_cudaGraphMemAttributeType.get(int(c_attr), 'u8')
+        a_value = _Buf_new(max(_attr_size(code_value), <Py_ssize_t>0))
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaDeviceGetGraphMemAttribute', ('device', 'attr'), _p) from None
     with nogil:
-        err = cyruntime.cudaDeviceGetGraphMemAttribute(device, <cyruntime.cudaGraphMemAttributeType>attr, <void*>a_value.ptr)
+        err = cyruntime.cudaDeviceGetGraphMemAttribute(c_device, <cyruntime.cudaGraphMemAttributeType>c_attr, <void*>a_value.ptr)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _attr_out(a_value.ptr, code_value, _L, 0),)
 
-def cudaDeviceSetGraphMemAttribute(int device, long long attr, value):
+def cudaDeviceSetGraphMemAttribute(device, attr, value):
     """Set asynchronous allocation attributes related to graphs.
 
     Valid attributes are:
@@ -13066,9 +15240,20 @@ def cudaDeviceSetGraphMemAttribute(int device, long long attr, value):
     cudaDeviceGraphMemTrim, cudaMallocAsync, cudaFreeAsync
     """
     cdef cyruntime.cudaError_t err
-    cdef _Buf a_value = _attr_in(value, _ATTR_cudaGraphMemAttributeType.get(int(attr), 'u8'), _L)
+    cdef int c_device
+    cdef long long c_attr
+    cdef _Buf a_value
+    cdef int _p = 0
+    try:
+        c_device = device
+        _p = 1
+        c_attr = attr
+        _p = 2
+        a_value = _attr_in(value, _ATTR_cudaGraphMemAttributeType.get(int(c_attr), 'u8'), _L)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaDeviceSetGraphMemAttribute', ('device', 'attr', 'value'), _p) from None
     with nogil:
-        err = cyruntime.cudaDeviceSetGraphMemAttribute(device, <cyruntime.cudaGraphMemAttributeType>attr, <void*>a_value.ptr)
+        err = cyruntime.cudaDeviceSetGraphMemAttribute(c_device, <cyruntime.cudaGraphMemAttributeType>c_attr, <void*>a_value.ptr)
     return _st1(err)
 
 def cudaGraphClone(originalGraph):
@@ -13104,7 +15289,10 @@ def cudaGraphClone(originalGraph):
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaGraph_t c_pGraphClone = <cyruntime.cudaGraph_t>0
     cdef void* c_originalGraph
-    _hptr(originalGraph, &c_originalGraph)
+    try:
+        _hptr(originalGraph, &c_originalGraph)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaGraphClone', ('originalGraph',), 0) from None
     with nogil:
         err = cyruntime.cudaGraphClone(&c_pGraphClone, <cyruntime.cudaGraph_t>c_originalGraph)
     if err != 0:
@@ -13144,8 +15332,13 @@ def cudaGraphNodeFindInClone(originalNode, clonedGraph):
     cdef cyruntime.cudaGraphNode_t c_pNode = <cyruntime.cudaGraphNode_t>0
     cdef void* c_originalNode
     cdef void* c_clonedGraph
-    _hptr(originalNode, &c_originalNode)
-    _hptr(clonedGraph, &c_clonedGraph)
+    cdef int _p = 0
+    try:
+        _hptr(originalNode, &c_originalNode)
+        _p = 1
+        _hptr(clonedGraph, &c_clonedGraph)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaGraphNodeFindInClone', ('originalNode', 'clonedGraph'), _p) from None
     with nogil:
         err = cyruntime.cudaGraphNodeFindInClone(&c_pNode, <cyruntime.cudaGraphNode_t>c_originalNode, <cyruntime.cudaGraph_t>c_clonedGraph)
     if err != 0:
@@ -13180,7 +15373,10 @@ def cudaGraphNodeGetType(node):
     cdef cyruntime.cudaError_t err
     cdef void* c_node
     cdef cyruntime.cudaGraphNodeType c_pType = <cyruntime.cudaGraphNodeType>0
-    _hptr(node, &c_node)
+    try:
+        _hptr(node, &c_node)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaGraphNodeGetType', ('node',), 0) from None
     with nogil:
         err = cyruntime.cudaGraphNodeGetType(<cyruntime.cudaGraphNode_t>c_node, &c_pType)
     if err != 0:
@@ -13223,11 +15419,16 @@ def cudaGraphGetNodes(graph, numNodes=0):
     cdef void* p_nodes
     cdef size_t req_nodes
     cdef size_t c_numNodes = <size_t>0
-    _hptr(graph, &c_graph)
-    c_numNodes = numNodes
-    a_nodes = _Buf_new((c_numNodes) * sizeof(void*)) if c_numNodes else None
-    p_nodes = _bufptr(a_nodes)
-    req_nodes = c_numNodes
+    cdef int _p = 0
+    try:
+        _hptr(graph, &c_graph)
+        _p = 1
+        c_numNodes = numNodes
+        a_nodes = _Buf_new((c_numNodes) * sizeof(void*)) if c_numNodes else None
+        p_nodes = _bufptr(a_nodes)
+        req_nodes = c_numNodes
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaGraphGetNodes', ('graph', 'numNodes'), _p) from None
     with nogil:
         err = cyruntime.cudaGraphGetNodes(<cyruntime.cudaGraph_t>c_graph, <cyruntime.cudaGraphNode_t*>p_nodes, &c_numNodes)
     if err != 0:
@@ -13270,11 +15471,16 @@ def cudaGraphGetRootNodes(graph, pNumRootNodes=0):
     cdef void* p_pRootNodes
     cdef size_t req_pRootNodes
     cdef size_t c_pNumRootNodes = <size_t>0
-    _hptr(graph, &c_graph)
-    c_pNumRootNodes = pNumRootNodes
-    a_pRootNodes = _Buf_new((c_pNumRootNodes) * sizeof(void*)) if c_pNumRootNodes else None
-    p_pRootNodes = _bufptr(a_pRootNodes)
-    req_pRootNodes = c_pNumRootNodes
+    cdef int _p = 0
+    try:
+        _hptr(graph, &c_graph)
+        _p = 1
+        c_pNumRootNodes = pNumRootNodes
+        a_pRootNodes = _Buf_new((c_pNumRootNodes) * sizeof(void*)) if c_pNumRootNodes else None
+        p_pRootNodes = _bufptr(a_pRootNodes)
+        req_pRootNodes = c_pNumRootNodes
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaGraphGetRootNodes', ('graph', 'pNumRootNodes'), _p) from None
     with nogil:
         err = cyruntime.cudaGraphGetRootNodes(<cyruntime.cudaGraph_t>c_graph, <cyruntime.cudaGraphNode_t*>p_pRootNodes, &c_pNumRootNodes)
     if err != 0:
@@ -13334,17 +15540,22 @@ def cudaGraphGetEdges(graph, numEdges=0):
     cdef void* p_edgeData
     cdef size_t req_edgeData
     cdef size_t c_numEdges = <size_t>0
-    _hptr(graph, &c_graph)
-    c_numEdges = numEdges
-    a_from = _Buf_new((c_numEdges) * sizeof(void*)) if c_numEdges else None
-    p_from = _bufptr(a_from)
-    req_from = c_numEdges
-    a_to = _Buf_new((c_numEdges) * sizeof(void*)) if c_numEdges else None
-    p_to = _bufptr(a_to)
-    req_to = c_numEdges
-    a_edgeData = _Buf_new((c_numEdges) * sizeof(cyruntime.cudaGraphEdgeData)) if c_numEdges else None
-    p_edgeData = _bufptr(a_edgeData)
-    req_edgeData = c_numEdges
+    cdef int _p = 0
+    try:
+        _hptr(graph, &c_graph)
+        _p = 1
+        c_numEdges = numEdges
+        a_from = _Buf_new((c_numEdges) * sizeof(void*)) if c_numEdges else None
+        p_from = _bufptr(a_from)
+        req_from = c_numEdges
+        a_to = _Buf_new((c_numEdges) * sizeof(void*)) if c_numEdges else None
+        p_to = _bufptr(a_to)
+        req_to = c_numEdges
+        a_edgeData = _Buf_new((c_numEdges) * sizeof(cyruntime.cudaGraphEdgeData)) if c_numEdges else None
+        p_edgeData = _bufptr(a_edgeData)
+        req_edgeData = c_numEdges
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaGraphGetEdges', ('graph', 'numEdges'), _p) from None
     with nogil:
         err = cyruntime.cudaGraphGetEdges(<cyruntime.cudaGraph_t>c_graph, <cyruntime.cudaGraphNode_t*>p_from, <cyruntime.cudaGraphNode_t*>p_to, <cyruntime.cudaGraphEdgeData*>p_edgeData, &c_numEdges)
     if err != 0:
@@ -13397,14 +15608,19 @@ def cudaGraphNodeGetDependencies(node, pNumDependencies=0):
     cdef void* p_edgeData
     cdef size_t req_edgeData
     cdef size_t c_pNumDependencies = <size_t>0
-    _hptr(node, &c_node)
-    c_pNumDependencies = pNumDependencies
-    a_pDependencies = _Buf_new((c_pNumDependencies) * sizeof(void*)) if c_pNumDependencies else None
-    p_pDependencies = _bufptr(a_pDependencies)
-    req_pDependencies = c_pNumDependencies
-    a_edgeData = _Buf_new((c_pNumDependencies) * sizeof(cyruntime.cudaGraphEdgeData)) if c_pNumDependencies else None
-    p_edgeData = _bufptr(a_edgeData)
-    req_edgeData = c_pNumDependencies
+    cdef int _p = 0
+    try:
+        _hptr(node, &c_node)
+        _p = 1
+        c_pNumDependencies = pNumDependencies
+        a_pDependencies = _Buf_new((c_pNumDependencies) * sizeof(void*)) if c_pNumDependencies else None
+        p_pDependencies = _bufptr(a_pDependencies)
+        req_pDependencies = c_pNumDependencies
+        a_edgeData = _Buf_new((c_pNumDependencies) * sizeof(cyruntime.cudaGraphEdgeData)) if c_pNumDependencies else None
+        p_edgeData = _bufptr(a_edgeData)
+        req_edgeData = c_pNumDependencies
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaGraphNodeGetDependencies', ('node', 'pNumDependencies'), _p) from None
     with nogil:
         err = cyruntime.cudaGraphNodeGetDependencies(<cyruntime.cudaGraphNode_t>c_node, <cyruntime.cudaGraphNode_t*>p_pDependencies, <cyruntime.cudaGraphEdgeData*>p_edgeData, &c_pNumDependencies)
     if err != 0:
@@ -13457,21 +15673,26 @@ def cudaGraphNodeGetDependentNodes(node, pNumDependentNodes=0):
     cdef void* p_edgeData
     cdef size_t req_edgeData
     cdef size_t c_pNumDependentNodes = <size_t>0
-    _hptr(node, &c_node)
-    c_pNumDependentNodes = pNumDependentNodes
-    a_pDependentNodes = _Buf_new((c_pNumDependentNodes) * sizeof(void*)) if c_pNumDependentNodes else None
-    p_pDependentNodes = _bufptr(a_pDependentNodes)
-    req_pDependentNodes = c_pNumDependentNodes
-    a_edgeData = _Buf_new((c_pNumDependentNodes) * sizeof(cyruntime.cudaGraphEdgeData)) if c_pNumDependentNodes else None
-    p_edgeData = _bufptr(a_edgeData)
-    req_edgeData = c_pNumDependentNodes
+    cdef int _p = 0
+    try:
+        _hptr(node, &c_node)
+        _p = 1
+        c_pNumDependentNodes = pNumDependentNodes
+        a_pDependentNodes = _Buf_new((c_pNumDependentNodes) * sizeof(void*)) if c_pNumDependentNodes else None
+        p_pDependentNodes = _bufptr(a_pDependentNodes)
+        req_pDependentNodes = c_pNumDependentNodes
+        a_edgeData = _Buf_new((c_pNumDependentNodes) * sizeof(cyruntime.cudaGraphEdgeData)) if c_pNumDependentNodes else None
+        p_edgeData = _bufptr(a_edgeData)
+        req_edgeData = c_pNumDependentNodes
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaGraphNodeGetDependentNodes', ('node', 'pNumDependentNodes'), _p) from None
     with nogil:
         err = cyruntime.cudaGraphNodeGetDependentNodes(<cyruntime.cudaGraphNode_t>c_node, <cyruntime.cudaGraphNode_t*>p_pDependentNodes, <cyruntime.cudaGraphEdgeData*>p_edgeData, &c_pNumDependentNodes)
     if err != 0:
         return (_st(err), None, None, None)
     return (_ok(), _from_array(_bufptr(a_pDependentNodes), (c_pNumDependentNodes if c_pNumDependentNodes < req_pDependentNodes else req_pDependentNodes), 'h', cudaGraphNode_t, sizeof(void*)), _from_array(_bufptr(a_edgeData), (c_pNumDependentNodes if c_pNumDependentNodes < req_edgeData else req_edgeData), 's', _L.cls('cudaGraphEdgeData'), sizeof(cyruntime.cudaGraphEdgeData)), c_pNumDependentNodes)
 
-def cudaGraphAddDependencies(graph, from_, to, edgeData, size_t numDependencies):
+def cudaGraphAddDependencies(graph, from_, to, edgeData, numDependencies):
     """Adds dependency edges to a graph.
 
     The number of dependencies to be added is defined by `numDependencies` Elements in
@@ -13506,21 +15727,41 @@ def cudaGraphAddDependencies(graph, from_, to, edgeData, size_t numDependencies)
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_graph
-    cdef _Buf a_from = _array(from_, 'h', sizeof(void*))
-    cdef void* p_from = _bufptr(a_from)
-    cdef _Buf a_to = _array(to, 'h', sizeof(void*))
-    cdef void* p_to = _bufptr(a_to)
-    cdef _Buf a_edgeData = _structs(edgeData, sizeof(cyruntime.cudaGraphEdgeData))
-    cdef void* p_edgeData = _bufptr(a_edgeData)
-    _hptr(graph, &c_graph)
-    _check_count(from_, numDependencies, 'from_', 'numDependencies')
-    _check_count(to, numDependencies, 'to', 'numDependencies')
-    if isinstance(edgeData, (list, tuple)): _check_count(edgeData, numDependencies, 'edgeData', 'numDependencies')
+    cdef _Buf a_from
+    cdef void* p_from
+    cdef _Buf a_to
+    cdef void* p_to
+    cdef _Buf a_edgeData
+    cdef void* p_edgeData
+    cdef size_t c_numDependencies
+    cdef int _p = 0
+    try:
+        _p = 4
+        c_numDependencies = numDependencies
+        _p = 1
+        a_from = _array(from_, 'h', sizeof(void*))
+        p_from = _bufptr(a_from)
+        _p = 2
+        a_to = _array(to, 'h', sizeof(void*))
+        p_to = _bufptr(a_to)
+        _p = 3
+        a_edgeData = _structs(edgeData, sizeof(cyruntime.cudaGraphEdgeData))
+        p_edgeData = _bufptr(a_edgeData)
+        _p = 0
+        _hptr(graph, &c_graph)
+        _p = 1
+        _check_count(from_, c_numDependencies, 'from_', 'numDependencies')
+        _p = 2
+        _check_count(to, c_numDependencies, 'to', 'numDependencies')
+        _p = 3
+        if isinstance(edgeData, (list, tuple)): _check_count(edgeData, c_numDependencies, 'edgeData', 'numDependencies')
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaGraphAddDependencies', ('graph', 'from_', 'to', 'edgeData', 'numDependencies'), _p) from None
     with nogil:
-        err = cyruntime.cudaGraphAddDependencies(<cyruntime.cudaGraph_t>c_graph, <const cyruntime.cudaGraphNode_t*>p_from, <const cyruntime.cudaGraphNode_t*>p_to, <const cyruntime.cudaGraphEdgeData*>p_edgeData, numDependencies)
+        err = cyruntime.cudaGraphAddDependencies(<cyruntime.cudaGraph_t>c_graph, <const cyruntime.cudaGraphNode_t*>p_from, <const cyruntime.cudaGraphNode_t*>p_to, <const cyruntime.cudaGraphEdgeData*>p_edgeData, c_numDependencies)
     return _st1(err)
 
-def cudaGraphRemoveDependencies(graph, from_, to, edgeData, size_t numDependencies):
+def cudaGraphRemoveDependencies(graph, from_, to, edgeData, numDependencies):
     """Removes dependency edges from a graph.
 
     The number of pDependencies to be removed is defined by `numDependencies`. Elements
@@ -13558,18 +15799,38 @@ def cudaGraphRemoveDependencies(graph, from_, to, edgeData, size_t numDependenci
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_graph
-    cdef _Buf a_from = _array(from_, 'h', sizeof(void*))
-    cdef void* p_from = _bufptr(a_from)
-    cdef _Buf a_to = _array(to, 'h', sizeof(void*))
-    cdef void* p_to = _bufptr(a_to)
-    cdef _Buf a_edgeData = _structs(edgeData, sizeof(cyruntime.cudaGraphEdgeData))
-    cdef void* p_edgeData = _bufptr(a_edgeData)
-    _hptr(graph, &c_graph)
-    _check_count(from_, numDependencies, 'from_', 'numDependencies')
-    _check_count(to, numDependencies, 'to', 'numDependencies')
-    if isinstance(edgeData, (list, tuple)): _check_count(edgeData, numDependencies, 'edgeData', 'numDependencies')
+    cdef _Buf a_from
+    cdef void* p_from
+    cdef _Buf a_to
+    cdef void* p_to
+    cdef _Buf a_edgeData
+    cdef void* p_edgeData
+    cdef size_t c_numDependencies
+    cdef int _p = 0
+    try:
+        _p = 4
+        c_numDependencies = numDependencies
+        _p = 1
+        a_from = _array(from_, 'h', sizeof(void*))
+        p_from = _bufptr(a_from)
+        _p = 2
+        a_to = _array(to, 'h', sizeof(void*))
+        p_to = _bufptr(a_to)
+        _p = 3
+        a_edgeData = _structs(edgeData, sizeof(cyruntime.cudaGraphEdgeData))
+        p_edgeData = _bufptr(a_edgeData)
+        _p = 0
+        _hptr(graph, &c_graph)
+        _p = 1
+        _check_count(from_, c_numDependencies, 'from_', 'numDependencies')
+        _p = 2
+        _check_count(to, c_numDependencies, 'to', 'numDependencies')
+        _p = 3
+        if isinstance(edgeData, (list, tuple)): _check_count(edgeData, c_numDependencies, 'edgeData', 'numDependencies')
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaGraphRemoveDependencies', ('graph', 'from_', 'to', 'edgeData', 'numDependencies'), _p) from None
     with nogil:
-        err = cyruntime.cudaGraphRemoveDependencies(<cyruntime.cudaGraph_t>c_graph, <const cyruntime.cudaGraphNode_t*>p_from, <const cyruntime.cudaGraphNode_t*>p_to, <const cyruntime.cudaGraphEdgeData*>p_edgeData, numDependencies)
+        err = cyruntime.cudaGraphRemoveDependencies(<cyruntime.cudaGraph_t>c_graph, <const cyruntime.cudaGraphNode_t*>p_from, <const cyruntime.cudaGraphNode_t*>p_to, <const cyruntime.cudaGraphEdgeData*>p_edgeData, c_numDependencies)
     return _st1(err)
 
 def cudaGraphDestroyNode(node):
@@ -13598,12 +15859,15 @@ def cudaGraphDestroyNode(node):
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_node
-    _hptr(node, &c_node)
+    try:
+        _hptr(node, &c_node)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaGraphDestroyNode', ('node',), 0) from None
     with nogil:
         err = cyruntime.cudaGraphDestroyNode(<cyruntime.cudaGraphNode_t>c_node)
     return _st1(err)
 
-def cudaGraphInstantiate(graph, unsigned long long flags):
+def cudaGraphInstantiate(graph, flags):
     """Creates an executable graph from a graph.
 
     Instantiates `graph` as an executable graph. The graph is validated for any
@@ -13678,14 +15942,22 @@ def cudaGraphInstantiate(graph, unsigned long long flags):
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaGraphExec_t c_pGraphExec = <cyruntime.cudaGraphExec_t>0
     cdef void* c_graph
-    _hptr(graph, &c_graph)
+    cdef unsigned long long c_flags
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_flags = flags
+        _p = 0
+        _hptr(graph, &c_graph)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaGraphInstantiate', ('graph', 'flags'), _p) from None
     with nogil:
-        err = cyruntime.cudaGraphInstantiate(&c_pGraphExec, <cyruntime.cudaGraph_t>c_graph, flags)
+        err = cyruntime.cudaGraphInstantiate(&c_pGraphExec, <cyruntime.cudaGraph_t>c_graph, c_flags)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _new_handle(cudaGraphExec_t, <void*>c_pGraphExec),)
 
-def cudaGraphInstantiateWithFlags(graph, unsigned long long flags):
+def cudaGraphInstantiateWithFlags(graph, flags):
     """Creates an executable graph from a graph.
 
     Instantiates `graph` as an executable graph. The graph is validated for any
@@ -13760,9 +16032,17 @@ def cudaGraphInstantiateWithFlags(graph, unsigned long long flags):
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaGraphExec_t c_pGraphExec = <cyruntime.cudaGraphExec_t>0
     cdef void* c_graph
-    _hptr(graph, &c_graph)
+    cdef unsigned long long c_flags
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_flags = flags
+        _p = 0
+        _hptr(graph, &c_graph)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaGraphInstantiateWithFlags', ('graph', 'flags'), _p) from None
     with nogil:
-        err = cyruntime.cudaGraphInstantiateWithFlags(&c_pGraphExec, <cyruntime.cudaGraph_t>c_graph, flags)
+        err = cyruntime.cudaGraphInstantiateWithFlags(&c_pGraphExec, <cyruntime.cudaGraph_t>c_graph, c_flags)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _new_handle(cudaGraphExec_t, <void*>c_pGraphExec),)
@@ -13878,9 +16158,17 @@ def cudaGraphInstantiateWithParams(graph, instantiateParams):
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaGraphExec_t c_pGraphExec = <cyruntime.cudaGraphExec_t>0
     cdef void* c_graph
-    cdef _Buf a_instantiateParams = _structs(instantiateParams, sizeof(cyruntime.cudaGraphInstantiateParams))
-    cdef void* p_instantiateParams = _bufptr(a_instantiateParams)
-    _hptr(graph, &c_graph)
+    cdef _Buf a_instantiateParams
+    cdef void* p_instantiateParams
+    cdef int _p = 0
+    try:
+        _p = 1
+        a_instantiateParams = _structs(instantiateParams, sizeof(cyruntime.cudaGraphInstantiateParams))
+        p_instantiateParams = _bufptr(a_instantiateParams)
+        _p = 0
+        _hptr(graph, &c_graph)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaGraphInstantiateWithParams', ('graph', 'instantiateParams'), _p) from None
     with nogil:
         err = cyruntime.cudaGraphInstantiateWithParams(&c_pGraphExec, <cyruntime.cudaGraph_t>c_graph, <cyruntime.cudaGraphInstantiateParams*>p_instantiateParams)
     if err != 0:
@@ -13913,7 +16201,10 @@ def cudaGraphExecGetFlags(graphExec):
     cdef cyruntime.cudaError_t err
     cdef void* c_graphExec
     cdef unsigned long long c_flags = <unsigned long long>0
-    _hptr(graphExec, &c_graphExec)
+    try:
+        _hptr(graphExec, &c_graphExec)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaGraphExecGetFlags', ('graphExec',), 0) from None
     with nogil:
         err = cyruntime.cudaGraphExecGetFlags(<cyruntime.cudaGraphExec_t>c_graphExec, &c_flags)
     if err != 0:
@@ -13977,10 +16268,19 @@ def cudaGraphExecKernelNodeSetParams(hGraphExec, node, pNodeParams):
     cdef cyruntime.cudaError_t err
     cdef void* c_hGraphExec
     cdef void* c_node
-    cdef _Buf a_pNodeParams = _structs(pNodeParams, sizeof(cyruntime.cudaKernelNodeParams))
-    cdef void* p_pNodeParams = _bufptr(a_pNodeParams)
-    _hptr(hGraphExec, &c_hGraphExec)
-    _hptr(node, &c_node)
+    cdef _Buf a_pNodeParams
+    cdef void* p_pNodeParams
+    cdef int _p = 0
+    try:
+        _p = 2
+        a_pNodeParams = _structs(pNodeParams, sizeof(cyruntime.cudaKernelNodeParams))
+        p_pNodeParams = _bufptr(a_pNodeParams)
+        _p = 0
+        _hptr(hGraphExec, &c_hGraphExec)
+        _p = 1
+        _hptr(node, &c_node)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaGraphExecKernelNodeSetParams', ('hGraphExec', 'node', 'pNodeParams'), _p) from None
     with nogil:
         err = cyruntime.cudaGraphExecKernelNodeSetParams(<cyruntime.cudaGraphExec_t>c_hGraphExec, <cyruntime.cudaGraphNode_t>c_node, <const cyruntime.cudaKernelNodeParams*>p_pNodeParams)
     return _st1(err)
@@ -14033,15 +16333,24 @@ def cudaGraphExecMemcpyNodeSetParams(hGraphExec, node, pNodeParams):
     cdef cyruntime.cudaError_t err
     cdef void* c_hGraphExec
     cdef void* c_node
-    cdef _Buf a_pNodeParams = _structs(pNodeParams, sizeof(cyruntime.cudaMemcpy3DParms))
-    cdef void* p_pNodeParams = _bufptr(a_pNodeParams)
-    _hptr(hGraphExec, &c_hGraphExec)
-    _hptr(node, &c_node)
+    cdef _Buf a_pNodeParams
+    cdef void* p_pNodeParams
+    cdef int _p = 0
+    try:
+        _p = 2
+        a_pNodeParams = _structs(pNodeParams, sizeof(cyruntime.cudaMemcpy3DParms))
+        p_pNodeParams = _bufptr(a_pNodeParams)
+        _p = 0
+        _hptr(hGraphExec, &c_hGraphExec)
+        _p = 1
+        _hptr(node, &c_node)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaGraphExecMemcpyNodeSetParams', ('hGraphExec', 'node', 'pNodeParams'), _p) from None
     with nogil:
         err = cyruntime.cudaGraphExecMemcpyNodeSetParams(<cyruntime.cudaGraphExec_t>c_hGraphExec, <cyruntime.cudaGraphNode_t>c_node, <const cyruntime.cudaMemcpy3DParms*>p_pNodeParams)
     return _st1(err)
 
-def cudaGraphExecMemcpyNodeSetParamsToSymbol(hGraphExec, node, symbol, src, size_t count, size_t offset, long long kind):
+def cudaGraphExecMemcpyNodeSetParamsToSymbol(hGraphExec, node, symbol, src, count, offset, kind):
     """Sets the parameters for a memcpy node in the given graphExec to copy to a symbol
     on the device.
 
@@ -14099,15 +16408,32 @@ def cudaGraphExecMemcpyNodeSetParamsToSymbol(hGraphExec, node, symbol, src, size
     cdef void* c_node
     cdef void* c_symbol
     cdef void* c_src
-    _hptr(hGraphExec, &c_hGraphExec)
-    _hptr(node, &c_node)
-    _vptr(symbol, &c_symbol)
-    _vptr(src, &c_src)
+    cdef size_t c_count
+    cdef size_t c_offset
+    cdef long long c_kind
+    cdef int _p = 0
+    try:
+        _p = 4
+        c_count = count
+        _p = 5
+        c_offset = offset
+        _p = 6
+        c_kind = kind
+        _p = 0
+        _hptr(hGraphExec, &c_hGraphExec)
+        _p = 1
+        _hptr(node, &c_node)
+        _p = 2
+        _vptr(symbol, &c_symbol)
+        _p = 3
+        _vsized(src, &c_src, c_count)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaGraphExecMemcpyNodeSetParamsToSymbol', ('hGraphExec', 'node', 'symbol', 'src', 'count', 'offset', 'kind'), _p) from None
     with nogil:
-        err = cyruntime.cudaGraphExecMemcpyNodeSetParamsToSymbol(<cyruntime.cudaGraphExec_t>c_hGraphExec, <cyruntime.cudaGraphNode_t>c_node, <const void*>c_symbol, <const void*>c_src, count, offset, <cyruntime.cudaMemcpyKind>kind)
+        err = cyruntime.cudaGraphExecMemcpyNodeSetParamsToSymbol(<cyruntime.cudaGraphExec_t>c_hGraphExec, <cyruntime.cudaGraphNode_t>c_node, <const void*>c_symbol, <const void*>c_src, c_count, c_offset, <cyruntime.cudaMemcpyKind>c_kind)
     return _st1(err)
 
-def cudaGraphExecMemcpyNodeSetParamsFromSymbol(hGraphExec, node, dst, symbol, size_t count, size_t offset, long long kind):
+def cudaGraphExecMemcpyNodeSetParamsFromSymbol(hGraphExec, node, dst, symbol, count, offset, kind):
     """Sets the parameters for a memcpy node in the given graphExec to copy from a
     symbol on the device.
 
@@ -14165,15 +16491,32 @@ def cudaGraphExecMemcpyNodeSetParamsFromSymbol(hGraphExec, node, dst, symbol, si
     cdef void* c_node
     cdef void* c_dst
     cdef void* c_symbol
-    _hptr(hGraphExec, &c_hGraphExec)
-    _hptr(node, &c_node)
-    _vptr(dst, &c_dst)
-    _vptr(symbol, &c_symbol)
+    cdef size_t c_count
+    cdef size_t c_offset
+    cdef long long c_kind
+    cdef int _p = 0
+    try:
+        _p = 4
+        c_count = count
+        _p = 5
+        c_offset = offset
+        _p = 6
+        c_kind = kind
+        _p = 0
+        _hptr(hGraphExec, &c_hGraphExec)
+        _p = 1
+        _hptr(node, &c_node)
+        _p = 2
+        _vsized(dst, &c_dst, c_count)
+        _p = 3
+        _vptr(symbol, &c_symbol)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaGraphExecMemcpyNodeSetParamsFromSymbol', ('hGraphExec', 'node', 'dst', 'symbol', 'count', 'offset', 'kind'), _p) from None
     with nogil:
-        err = cyruntime.cudaGraphExecMemcpyNodeSetParamsFromSymbol(<cyruntime.cudaGraphExec_t>c_hGraphExec, <cyruntime.cudaGraphNode_t>c_node, <void*>c_dst, <const void*>c_symbol, count, offset, <cyruntime.cudaMemcpyKind>kind)
+        err = cyruntime.cudaGraphExecMemcpyNodeSetParamsFromSymbol(<cyruntime.cudaGraphExec_t>c_hGraphExec, <cyruntime.cudaGraphNode_t>c_node, <void*>c_dst, <const void*>c_symbol, c_count, c_offset, <cyruntime.cudaMemcpyKind>c_kind)
     return _st1(err)
 
-def cudaGraphExecMemcpyNodeSetParams1D(hGraphExec, node, dst, src, size_t count, long long kind):
+def cudaGraphExecMemcpyNodeSetParams1D(hGraphExec, node, dst, src, count, kind):
     """Sets the parameters for a memcpy node in the given graphExec to perform a
     1-dimensional copy.
 
@@ -14228,12 +16571,26 @@ def cudaGraphExecMemcpyNodeSetParams1D(hGraphExec, node, dst, src, size_t count,
     cdef void* c_node
     cdef void* c_dst
     cdef void* c_src
-    _hptr(hGraphExec, &c_hGraphExec)
-    _hptr(node, &c_node)
-    _vptr(dst, &c_dst)
-    _vptr(src, &c_src)
+    cdef size_t c_count
+    cdef long long c_kind
+    cdef int _p = 0
+    try:
+        _p = 4
+        c_count = count
+        _p = 5
+        c_kind = kind
+        _p = 0
+        _hptr(hGraphExec, &c_hGraphExec)
+        _p = 1
+        _hptr(node, &c_node)
+        _p = 2
+        _vsized(dst, &c_dst, c_count)
+        _p = 3
+        _vsized(src, &c_src, c_count)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaGraphExecMemcpyNodeSetParams1D', ('hGraphExec', 'node', 'dst', 'src', 'count', 'kind'), _p) from None
     with nogil:
-        err = cyruntime.cudaGraphExecMemcpyNodeSetParams1D(<cyruntime.cudaGraphExec_t>c_hGraphExec, <cyruntime.cudaGraphNode_t>c_node, <void*>c_dst, <const void*>c_src, count, <cyruntime.cudaMemcpyKind>kind)
+        err = cyruntime.cudaGraphExecMemcpyNodeSetParams1D(<cyruntime.cudaGraphExec_t>c_hGraphExec, <cyruntime.cudaGraphNode_t>c_node, <void*>c_dst, <const void*>c_src, c_count, <cyruntime.cudaMemcpyKind>c_kind)
     return _st1(err)
 
 def cudaGraphExecMemsetNodeSetParams(hGraphExec, node, pNodeParams):
@@ -14287,10 +16644,19 @@ def cudaGraphExecMemsetNodeSetParams(hGraphExec, node, pNodeParams):
     cdef cyruntime.cudaError_t err
     cdef void* c_hGraphExec
     cdef void* c_node
-    cdef _Buf a_pNodeParams = _structs(pNodeParams, sizeof(cyruntime.cudaMemsetParams))
-    cdef void* p_pNodeParams = _bufptr(a_pNodeParams)
-    _hptr(hGraphExec, &c_hGraphExec)
-    _hptr(node, &c_node)
+    cdef _Buf a_pNodeParams
+    cdef void* p_pNodeParams
+    cdef int _p = 0
+    try:
+        _p = 2
+        a_pNodeParams = _structs(pNodeParams, sizeof(cyruntime.cudaMemsetParams))
+        p_pNodeParams = _bufptr(a_pNodeParams)
+        _p = 0
+        _hptr(hGraphExec, &c_hGraphExec)
+        _p = 1
+        _hptr(node, &c_node)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaGraphExecMemsetNodeSetParams', ('hGraphExec', 'node', 'pNodeParams'), _p) from None
     with nogil:
         err = cyruntime.cudaGraphExecMemsetNodeSetParams(<cyruntime.cudaGraphExec_t>c_hGraphExec, <cyruntime.cudaGraphNode_t>c_node, <const cyruntime.cudaMemsetParams*>p_pNodeParams)
     return _st1(err)
@@ -14333,10 +16699,19 @@ def cudaGraphExecHostNodeSetParams(hGraphExec, node, pNodeParams):
     cdef cyruntime.cudaError_t err
     cdef void* c_hGraphExec
     cdef void* c_node
-    cdef _Buf a_pNodeParams = _structs(pNodeParams, sizeof(cyruntime.cudaHostNodeParams))
-    cdef void* p_pNodeParams = _bufptr(a_pNodeParams)
-    _hptr(hGraphExec, &c_hGraphExec)
-    _hptr(node, &c_node)
+    cdef _Buf a_pNodeParams
+    cdef void* p_pNodeParams
+    cdef int _p = 0
+    try:
+        _p = 2
+        a_pNodeParams = _structs(pNodeParams, sizeof(cyruntime.cudaHostNodeParams))
+        p_pNodeParams = _bufptr(a_pNodeParams)
+        _p = 0
+        _hptr(hGraphExec, &c_hGraphExec)
+        _p = 1
+        _hptr(node, &c_node)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaGraphExecHostNodeSetParams', ('hGraphExec', 'node', 'pNodeParams'), _p) from None
     with nogil:
         err = cyruntime.cudaGraphExecHostNodeSetParams(<cyruntime.cudaGraphExec_t>c_hGraphExec, <cyruntime.cudaGraphNode_t>c_node, <const cyruntime.cudaHostNodeParams*>p_pNodeParams)
     return _st1(err)
@@ -14387,9 +16762,15 @@ def cudaGraphExecChildGraphNodeSetParams(hGraphExec, node, childGraph):
     cdef void* c_hGraphExec
     cdef void* c_node
     cdef void* c_childGraph
-    _hptr(hGraphExec, &c_hGraphExec)
-    _hptr(node, &c_node)
-    _hptr(childGraph, &c_childGraph)
+    cdef int _p = 0
+    try:
+        _hptr(hGraphExec, &c_hGraphExec)
+        _p = 1
+        _hptr(node, &c_node)
+        _p = 2
+        _hptr(childGraph, &c_childGraph)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaGraphExecChildGraphNodeSetParams', ('hGraphExec', 'node', 'childGraph'), _p) from None
     with nogil:
         err = cyruntime.cudaGraphExecChildGraphNodeSetParams(<cyruntime.cudaGraphExec_t>c_hGraphExec, <cyruntime.cudaGraphNode_t>c_node, <cyruntime.cudaGraph_t>c_childGraph)
     return _st1(err)
@@ -14435,9 +16816,15 @@ def cudaGraphExecEventRecordNodeSetEvent(hGraphExec, hNode, event):
     cdef void* c_hGraphExec
     cdef void* c_hNode
     cdef void* c_event
-    _hptr(hGraphExec, &c_hGraphExec)
-    _hptr(hNode, &c_hNode)
-    _hptr(event, &c_event)
+    cdef int _p = 0
+    try:
+        _hptr(hGraphExec, &c_hGraphExec)
+        _p = 1
+        _hptr(hNode, &c_hNode)
+        _p = 2
+        _hptr(event, &c_event)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaGraphExecEventRecordNodeSetEvent', ('hGraphExec', 'hNode', 'event'), _p) from None
     with nogil:
         err = cyruntime.cudaGraphExecEventRecordNodeSetEvent(<cyruntime.cudaGraphExec_t>c_hGraphExec, <cyruntime.cudaGraphNode_t>c_hNode, <cyruntime.cudaEvent_t>c_event)
     return _st1(err)
@@ -14483,9 +16870,15 @@ def cudaGraphExecEventWaitNodeSetEvent(hGraphExec, hNode, event):
     cdef void* c_hGraphExec
     cdef void* c_hNode
     cdef void* c_event
-    _hptr(hGraphExec, &c_hGraphExec)
-    _hptr(hNode, &c_hNode)
-    _hptr(event, &c_event)
+    cdef int _p = 0
+    try:
+        _hptr(hGraphExec, &c_hGraphExec)
+        _p = 1
+        _hptr(hNode, &c_hNode)
+        _p = 2
+        _hptr(event, &c_event)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaGraphExecEventWaitNodeSetEvent', ('hGraphExec', 'hNode', 'event'), _p) from None
     with nogil:
         err = cyruntime.cudaGraphExecEventWaitNodeSetEvent(<cyruntime.cudaGraphExec_t>c_hGraphExec, <cyruntime.cudaGraphNode_t>c_hNode, <cyruntime.cudaEvent_t>c_event)
     return _st1(err)
@@ -14533,10 +16926,19 @@ def cudaGraphExecExternalSemaphoresSignalNodeSetParams(hGraphExec, hNode, nodePa
     cdef cyruntime.cudaError_t err
     cdef void* c_hGraphExec
     cdef void* c_hNode
-    cdef _Buf a_nodeParams = _structs(nodeParams, sizeof(cyruntime.cudaExternalSemaphoreSignalNodeParams))
-    cdef void* p_nodeParams = _bufptr(a_nodeParams)
-    _hptr(hGraphExec, &c_hGraphExec)
-    _hptr(hNode, &c_hNode)
+    cdef _Buf a_nodeParams
+    cdef void* p_nodeParams
+    cdef int _p = 0
+    try:
+        _p = 2
+        a_nodeParams = _structs(nodeParams, sizeof(cyruntime.cudaExternalSemaphoreSignalNodeParams))
+        p_nodeParams = _bufptr(a_nodeParams)
+        _p = 0
+        _hptr(hGraphExec, &c_hGraphExec)
+        _p = 1
+        _hptr(hNode, &c_hNode)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaGraphExecExternalSemaphoresSignalNodeSetParams', ('hGraphExec', 'hNode', 'nodeParams'), _p) from None
     with nogil:
         err = cyruntime.cudaGraphExecExternalSemaphoresSignalNodeSetParams(<cyruntime.cudaGraphExec_t>c_hGraphExec, <cyruntime.cudaGraphNode_t>c_hNode, <const cyruntime.cudaExternalSemaphoreSignalNodeParams*>p_nodeParams)
     return _st1(err)
@@ -14584,15 +16986,24 @@ def cudaGraphExecExternalSemaphoresWaitNodeSetParams(hGraphExec, hNode, nodePara
     cdef cyruntime.cudaError_t err
     cdef void* c_hGraphExec
     cdef void* c_hNode
-    cdef _Buf a_nodeParams = _structs(nodeParams, sizeof(cyruntime.cudaExternalSemaphoreWaitNodeParams))
-    cdef void* p_nodeParams = _bufptr(a_nodeParams)
-    _hptr(hGraphExec, &c_hGraphExec)
-    _hptr(hNode, &c_hNode)
+    cdef _Buf a_nodeParams
+    cdef void* p_nodeParams
+    cdef int _p = 0
+    try:
+        _p = 2
+        a_nodeParams = _structs(nodeParams, sizeof(cyruntime.cudaExternalSemaphoreWaitNodeParams))
+        p_nodeParams = _bufptr(a_nodeParams)
+        _p = 0
+        _hptr(hGraphExec, &c_hGraphExec)
+        _p = 1
+        _hptr(hNode, &c_hNode)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaGraphExecExternalSemaphoresWaitNodeSetParams', ('hGraphExec', 'hNode', 'nodeParams'), _p) from None
     with nogil:
         err = cyruntime.cudaGraphExecExternalSemaphoresWaitNodeSetParams(<cyruntime.cudaGraphExec_t>c_hGraphExec, <cyruntime.cudaGraphNode_t>c_hNode, <const cyruntime.cudaExternalSemaphoreWaitNodeParams*>p_nodeParams)
     return _st1(err)
 
-def cudaGraphNodeSetEnabled(hGraphExec, hNode, unsigned int isEnabled):
+def cudaGraphNodeSetEnabled(hGraphExec, hNode, isEnabled):
     """Enables or disables the specified node in the given graphExec.
 
     Sets `hNode` to be either enabled or disabled. Disabled nodes are functionally
@@ -14633,10 +17044,19 @@ def cudaGraphNodeSetEnabled(hGraphExec, hNode, unsigned int isEnabled):
     cdef cyruntime.cudaError_t err
     cdef void* c_hGraphExec
     cdef void* c_hNode
-    _hptr(hGraphExec, &c_hGraphExec)
-    _hptr(hNode, &c_hNode)
+    cdef unsigned int c_isEnabled
+    cdef int _p = 0
+    try:
+        _p = 2
+        c_isEnabled = isEnabled
+        _p = 0
+        _hptr(hGraphExec, &c_hGraphExec)
+        _p = 1
+        _hptr(hNode, &c_hNode)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaGraphNodeSetEnabled', ('hGraphExec', 'hNode', 'isEnabled'), _p) from None
     with nogil:
-        err = cyruntime.cudaGraphNodeSetEnabled(<cyruntime.cudaGraphExec_t>c_hGraphExec, <cyruntime.cudaGraphNode_t>c_hNode, isEnabled)
+        err = cyruntime.cudaGraphNodeSetEnabled(<cyruntime.cudaGraphExec_t>c_hGraphExec, <cyruntime.cudaGraphNode_t>c_hNode, c_isEnabled)
     return _st1(err)
 
 def cudaGraphNodeGetEnabled(hGraphExec, hNode):
@@ -14675,8 +17095,13 @@ def cudaGraphNodeGetEnabled(hGraphExec, hNode):
     cdef void* c_hGraphExec
     cdef void* c_hNode
     cdef unsigned int c_isEnabled = <unsigned int>0
-    _hptr(hGraphExec, &c_hGraphExec)
-    _hptr(hNode, &c_hNode)
+    cdef int _p = 0
+    try:
+        _hptr(hGraphExec, &c_hGraphExec)
+        _p = 1
+        _hptr(hNode, &c_hNode)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaGraphNodeGetEnabled', ('hGraphExec', 'hNode'), _p) from None
     with nogil:
         err = cyruntime.cudaGraphNodeGetEnabled(<cyruntime.cudaGraphExec_t>c_hGraphExec, <cyruntime.cudaGraphNode_t>c_hNode, &c_isEnabled)
     if err != 0:
@@ -14797,8 +17222,13 @@ def cudaGraphExecUpdate(hGraphExec, hGraph):
     cdef void* c_hGraphExec
     cdef void* c_hGraph
     cdef _Struct s_resultInfo = _new_struct(_L.cls('cudaGraphExecUpdateResultInfo'))
-    _hptr(hGraphExec, &c_hGraphExec)
-    _hptr(hGraph, &c_hGraph)
+    cdef int _p = 0
+    try:
+        _hptr(hGraphExec, &c_hGraphExec)
+        _p = 1
+        _hptr(hGraph, &c_hGraph)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaGraphExecUpdate', ('hGraphExec', 'hGraph'), _p) from None
     with nogil:
         err = cyruntime.cudaGraphExecUpdate(<cyruntime.cudaGraphExec_t>c_hGraphExec, <cyruntime.cudaGraph_t>c_hGraph, <cyruntime.cudaGraphExecUpdateResultInfo*>s_resultInfo._ptr)
     if err != 0:
@@ -14830,8 +17260,13 @@ def cudaGraphUpload(graphExec, stream):
     cdef cyruntime.cudaError_t err
     cdef void* c_graphExec
     cdef void* c_stream
-    _hptr(graphExec, &c_graphExec)
-    _hptr(stream, &c_stream)
+    cdef int _p = 0
+    try:
+        _hptr(graphExec, &c_graphExec)
+        _p = 1
+        _hptr(stream, &c_stream)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaGraphUpload', ('graphExec', 'stream'), _p) from None
     with nogil:
         err = cyruntime.cudaGraphUpload(<cyruntime.cudaGraphExec_t>c_graphExec, <cyruntime.cudaStream_t>c_stream)
     return _st1(err)
@@ -14868,8 +17303,13 @@ def cudaGraphLaunch(graphExec, stream):
     cdef cyruntime.cudaError_t err
     cdef void* c_graphExec
     cdef void* c_stream
-    _hptr(graphExec, &c_graphExec)
-    _hptr(stream, &c_stream)
+    cdef int _p = 0
+    try:
+        _hptr(graphExec, &c_graphExec)
+        _p = 1
+        _hptr(stream, &c_stream)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaGraphLaunch', ('graphExec', 'stream'), _p) from None
     with nogil:
         err = cyruntime.cudaGraphLaunch(<cyruntime.cudaGraphExec_t>c_graphExec, <cyruntime.cudaStream_t>c_stream)
     return _st1(err)
@@ -14895,7 +17335,10 @@ def cudaGraphExecDestroy(graphExec):
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_graphExec
-    _hptr(graphExec, &c_graphExec)
+    try:
+        _hptr(graphExec, &c_graphExec)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaGraphExecDestroy', ('graphExec',), 0) from None
     with nogil:
         err = cyruntime.cudaGraphExecDestroy(<cyruntime.cudaGraphExec_t>c_graphExec)
     return _st1(err)
@@ -14921,12 +17364,15 @@ def cudaGraphDestroy(graph):
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_graph
-    _hptr(graph, &c_graph)
+    try:
+        _hptr(graph, &c_graph)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaGraphDestroy', ('graph',), 0) from None
     with nogil:
         err = cyruntime.cudaGraphDestroy(<cyruntime.cudaGraph_t>c_graph)
     return _st1(err)
 
-def cudaGraphDebugDotPrint(graph, path, unsigned int flags):
+def cudaGraphDebugDotPrint(graph, path, flags):
     """Write a DOT file describing graph structure.
 
     Using the provided `graph`, write to `path` a DOT formatted description of the
@@ -14952,14 +17398,25 @@ def cudaGraphDebugDotPrint(graph, path, unsigned int flags):
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_graph
-    cdef bytes b_path = _as_bytes(path, False)
-    cdef const char* c_path = <char*>b_path
-    _hptr(graph, &c_graph)
+    cdef bytes b_path
+    cdef const char* c_path
+    cdef unsigned int c_flags
+    cdef int _p = 0
+    try:
+        _p = 2
+        c_flags = flags
+        _p = 1
+        b_path = _as_bytes(path, False)
+        c_path = <char*>b_path
+        _p = 0
+        _hptr(graph, &c_graph)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaGraphDebugDotPrint', ('graph', 'path', 'flags'), _p) from None
     with nogil:
-        err = cyruntime.cudaGraphDebugDotPrint(<cyruntime.cudaGraph_t>c_graph, <const char*>c_path, flags)
+        err = cyruntime.cudaGraphDebugDotPrint(<cyruntime.cudaGraph_t>c_graph, <const char*>c_path, c_flags)
     return _st1(err)
 
-def cudaUserObjectCreate(ptr, destroy, unsigned int initialRefcount, unsigned int flags):
+def cudaUserObjectCreate(ptr, destroy, initialRefcount, flags):
     """Create a user object.
 
     Create a user object with the specified destructor callback and initial reference
@@ -15005,15 +17462,27 @@ def cudaUserObjectCreate(ptr, destroy, unsigned int initialRefcount, unsigned in
     cdef cyruntime.cudaUserObject_t c_object_out = <cyruntime.cudaUserObject_t>0
     cdef void* c_ptr
     cdef void* c_destroy
-    _vptr(ptr, &c_ptr)
-    _hptr(destroy, &c_destroy)
+    cdef unsigned int c_initialRefcount
+    cdef unsigned int c_flags
+    cdef int _p = 0
+    try:
+        _p = 2
+        c_initialRefcount = initialRefcount
+        _p = 3
+        c_flags = flags
+        _p = 0
+        _vptr(ptr, &c_ptr)
+        _p = 1
+        _hptr(destroy, &c_destroy)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaUserObjectCreate', ('ptr', 'destroy', 'initialRefcount', 'flags'), _p) from None
     with nogil:
-        err = cyruntime.cudaUserObjectCreate(&c_object_out, <void*>c_ptr, <cyruntime.cudaHostFn_t>c_destroy, initialRefcount, flags)
+        err = cyruntime.cudaUserObjectCreate(&c_object_out, <void*>c_ptr, <cyruntime.cudaHostFn_t>c_destroy, c_initialRefcount, c_flags)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _new_handle(cudaUserObject_t, <void*>c_object_out),)
 
-def cudaUserObjectRetain(object, unsigned int count):
+def cudaUserObjectRetain(object, count):
     """Retain a reference to a user object.
 
     Retains new references to a user object. The new references are owned by the caller.
@@ -15041,12 +17510,20 @@ def cudaUserObjectRetain(object, unsigned int count):
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_object
-    _hptr(object, &c_object)
+    cdef unsigned int c_count
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_count = count
+        _p = 0
+        _hptr(object, &c_object)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaUserObjectRetain', ('object', 'count'), _p) from None
     with nogil:
-        err = cyruntime.cudaUserObjectRetain(<cyruntime.cudaUserObject_t>c_object, count)
+        err = cyruntime.cudaUserObjectRetain(<cyruntime.cudaUserObject_t>c_object, c_count)
     return _st1(err)
 
-def cudaUserObjectRelease(object, unsigned int count):
+def cudaUserObjectRelease(object, count):
     """Release a reference to a user object.
 
     Releases user object references owned by the caller. The object's destructor is
@@ -15078,12 +17555,20 @@ def cudaUserObjectRelease(object, unsigned int count):
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_object
-    _hptr(object, &c_object)
+    cdef unsigned int c_count
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_count = count
+        _p = 0
+        _hptr(object, &c_object)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaUserObjectRelease', ('object', 'count'), _p) from None
     with nogil:
-        err = cyruntime.cudaUserObjectRelease(<cyruntime.cudaUserObject_t>c_object, count)
+        err = cyruntime.cudaUserObjectRelease(<cyruntime.cudaUserObject_t>c_object, c_count)
     return _st1(err)
 
-def cudaGraphRetainUserObject(graph, object, unsigned int count, unsigned int flags):
+def cudaGraphRetainUserObject(graph, object, count, flags):
     """Retain a reference to a user object from a graph.
 
     Creates or moves user object references that will be owned by a CUDA graph.
@@ -15118,13 +17603,25 @@ def cudaGraphRetainUserObject(graph, object, unsigned int count, unsigned int fl
     cdef cyruntime.cudaError_t err
     cdef void* c_graph
     cdef void* c_object
-    _hptr(graph, &c_graph)
-    _hptr(object, &c_object)
+    cdef unsigned int c_count
+    cdef unsigned int c_flags
+    cdef int _p = 0
+    try:
+        _p = 2
+        c_count = count
+        _p = 3
+        c_flags = flags
+        _p = 0
+        _hptr(graph, &c_graph)
+        _p = 1
+        _hptr(object, &c_object)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaGraphRetainUserObject', ('graph', 'object', 'count', 'flags'), _p) from None
     with nogil:
-        err = cyruntime.cudaGraphRetainUserObject(<cyruntime.cudaGraph_t>c_graph, <cyruntime.cudaUserObject_t>c_object, count, flags)
+        err = cyruntime.cudaGraphRetainUserObject(<cyruntime.cudaGraph_t>c_graph, <cyruntime.cudaUserObject_t>c_object, c_count, c_flags)
     return _st1(err)
 
-def cudaGraphReleaseUserObject(graph, object, unsigned int count):
+def cudaGraphReleaseUserObject(graph, object, count):
     """Release a user object reference from a graph.
 
     Releases user object references owned by a graph.
@@ -15155,13 +17652,22 @@ def cudaGraphReleaseUserObject(graph, object, unsigned int count):
     cdef cyruntime.cudaError_t err
     cdef void* c_graph
     cdef void* c_object
-    _hptr(graph, &c_graph)
-    _hptr(object, &c_object)
+    cdef unsigned int c_count
+    cdef int _p = 0
+    try:
+        _p = 2
+        c_count = count
+        _p = 0
+        _hptr(graph, &c_graph)
+        _p = 1
+        _hptr(object, &c_object)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaGraphReleaseUserObject', ('graph', 'object', 'count'), _p) from None
     with nogil:
-        err = cyruntime.cudaGraphReleaseUserObject(<cyruntime.cudaGraph_t>c_graph, <cyruntime.cudaUserObject_t>c_object, count)
+        err = cyruntime.cudaGraphReleaseUserObject(<cyruntime.cudaGraph_t>c_graph, <cyruntime.cudaUserObject_t>c_object, c_count)
     return _st1(err)
 
-def cudaGraphAddNode(graph, pDependencies, dependencyData, size_t numDependencies, nodeParams):
+def cudaGraphAddNode(graph, pDependencies, dependencyData, numDependencies, nodeParams):
     """Adds a node of arbitrary type to a graph.
 
     Creates a new node in `graph` described by `nodeParams` with `numDependencies`
@@ -15209,18 +17715,38 @@ def cudaGraphAddNode(graph, pDependencies, dependencyData, size_t numDependencie
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaGraphNode_t c_pGraphNode = <cyruntime.cudaGraphNode_t>0
     cdef void* c_graph
-    cdef _Buf a_pDependencies = _array(pDependencies, 'h', sizeof(void*))
-    cdef void* p_pDependencies = _bufptr(a_pDependencies)
-    cdef _Buf a_dependencyData = _structs(dependencyData, sizeof(cyruntime.cudaGraphEdgeData))
-    cdef void* p_dependencyData = _bufptr(a_dependencyData)
-    cdef _Buf a_nodeParams = _structs(nodeParams, sizeof(cyruntime.cudaGraphNodeParams))
-    cdef void* p_nodeParams = _bufptr(a_nodeParams)
-    _hptr(graph, &c_graph)
-    _check_count(pDependencies, numDependencies, 'pDependencies', 'numDependencies')
-    if isinstance(dependencyData, (list, tuple)): _check_count(dependencyData, numDependencies, 'dependencyData', 'numDependencies')
-    if isinstance(nodeParams, (list, tuple)): _check_count(nodeParams, numDependencies, 'nodeParams', 'numDependencies')
+    cdef _Buf a_pDependencies
+    cdef void* p_pDependencies
+    cdef _Buf a_dependencyData
+    cdef void* p_dependencyData
+    cdef size_t c_numDependencies
+    cdef _Buf a_nodeParams
+    cdef void* p_nodeParams
+    cdef int _p = 0
+    try:
+        _p = 3
+        c_numDependencies = numDependencies
+        _p = 1
+        a_pDependencies = _array(pDependencies, 'h', sizeof(void*))
+        p_pDependencies = _bufptr(a_pDependencies)
+        _p = 2
+        a_dependencyData = _structs(dependencyData, sizeof(cyruntime.cudaGraphEdgeData))
+        p_dependencyData = _bufptr(a_dependencyData)
+        _p = 4
+        a_nodeParams = _structs(nodeParams, sizeof(cyruntime.cudaGraphNodeParams))
+        p_nodeParams = _bufptr(a_nodeParams)
+        _p = 0
+        _hptr(graph, &c_graph)
+        _p = 1
+        _check_count(pDependencies, c_numDependencies, 'pDependencies', 'numDependencies')
+        _p = 2
+        if isinstance(dependencyData, (list, tuple)): _check_count(dependencyData, c_numDependencies, 'dependencyData', 'numDependencies')
+        _p = 4
+        if isinstance(nodeParams, (list, tuple)): _check_count(nodeParams, c_numDependencies, 'nodeParams', 'numDependencies')
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaGraphAddNode', ('graph', 'pDependencies', 'dependencyData', 'numDependencies', 'nodeParams'), _p) from None
     with nogil:
-        err = cyruntime.cudaGraphAddNode(&c_pGraphNode, <cyruntime.cudaGraph_t>c_graph, <const cyruntime.cudaGraphNode_t*>p_pDependencies, <const cyruntime.cudaGraphEdgeData*>p_dependencyData, numDependencies, <cyruntime.cudaGraphNodeParams*>p_nodeParams)
+        err = cyruntime.cudaGraphAddNode(&c_pGraphNode, <cyruntime.cudaGraph_t>c_graph, <const cyruntime.cudaGraphNode_t*>p_pDependencies, <const cyruntime.cudaGraphEdgeData*>p_dependencyData, c_numDependencies, <cyruntime.cudaGraphNodeParams*>p_nodeParams)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _new_handle(cudaGraphNode_t, <void*>c_pGraphNode),)
@@ -15254,9 +17780,17 @@ def cudaGraphNodeSetParams(node, nodeParams):
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_node
-    cdef _Buf a_nodeParams = _structs(nodeParams, sizeof(cyruntime.cudaGraphNodeParams))
-    cdef void* p_nodeParams = _bufptr(a_nodeParams)
-    _hptr(node, &c_node)
+    cdef _Buf a_nodeParams
+    cdef void* p_nodeParams
+    cdef int _p = 0
+    try:
+        _p = 1
+        a_nodeParams = _structs(nodeParams, sizeof(cyruntime.cudaGraphNodeParams))
+        p_nodeParams = _bufptr(a_nodeParams)
+        _p = 0
+        _hptr(node, &c_node)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaGraphNodeSetParams', ('node', 'nodeParams'), _p) from None
     with nogil:
         err = cyruntime.cudaGraphNodeSetParams(<cyruntime.cudaGraphNode_t>c_node, <cyruntime.cudaGraphNodeParams*>p_nodeParams)
     return _st1(err)
@@ -15313,15 +17847,24 @@ def cudaGraphExecNodeSetParams(graphExec, node, nodeParams):
     cdef cyruntime.cudaError_t err
     cdef void* c_graphExec
     cdef void* c_node
-    cdef _Buf a_nodeParams = _structs(nodeParams, sizeof(cyruntime.cudaGraphNodeParams))
-    cdef void* p_nodeParams = _bufptr(a_nodeParams)
-    _hptr(graphExec, &c_graphExec)
-    _hptr(node, &c_node)
+    cdef _Buf a_nodeParams
+    cdef void* p_nodeParams
+    cdef int _p = 0
+    try:
+        _p = 2
+        a_nodeParams = _structs(nodeParams, sizeof(cyruntime.cudaGraphNodeParams))
+        p_nodeParams = _bufptr(a_nodeParams)
+        _p = 0
+        _hptr(graphExec, &c_graphExec)
+        _p = 1
+        _hptr(node, &c_node)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaGraphExecNodeSetParams', ('graphExec', 'node', 'nodeParams'), _p) from None
     with nogil:
         err = cyruntime.cudaGraphExecNodeSetParams(<cyruntime.cudaGraphExec_t>c_graphExec, <cyruntime.cudaGraphNode_t>c_node, <cyruntime.cudaGraphNodeParams*>p_nodeParams)
     return _st1(err)
 
-def cudaGraphConditionalHandleCreate(graph, unsigned int defaultLaunchValue, unsigned int flags):
+def cudaGraphConditionalHandleCreate(graph, defaultLaunchValue, flags):
     """Create a conditional handle.
 
     Creates a conditional handle associated with hGraph.
@@ -15355,14 +17898,25 @@ def cudaGraphConditionalHandleCreate(graph, unsigned int defaultLaunchValue, uns
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaGraphConditionalHandle c_pHandle_out = <cyruntime.cudaGraphConditionalHandle>0
     cdef void* c_graph
-    _hptr(graph, &c_graph)
+    cdef unsigned int c_defaultLaunchValue
+    cdef unsigned int c_flags
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_defaultLaunchValue = defaultLaunchValue
+        _p = 2
+        c_flags = flags
+        _p = 0
+        _hptr(graph, &c_graph)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaGraphConditionalHandleCreate', ('graph', 'defaultLaunchValue', 'flags'), _p) from None
     with nogil:
-        err = cyruntime.cudaGraphConditionalHandleCreate(&c_pHandle_out, <cyruntime.cudaGraph_t>c_graph, defaultLaunchValue, flags)
+        err = cyruntime.cudaGraphConditionalHandleCreate(&c_pHandle_out, <cyruntime.cudaGraph_t>c_graph, c_defaultLaunchValue, c_flags)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _new_int(cudaGraphConditionalHandle, <unsigned long long>c_pHandle_out, 8, False),)
 
-def cudaGetDriverEntryPoint(symbol, unsigned long long flags):
+def cudaGetDriverEntryPoint(symbol, flags):
     """Returns the requested driver API function pointer.
 
     Deprecated: This function is deprecated as of CUDA 13.0
@@ -15443,17 +17997,27 @@ def cudaGetDriverEntryPoint(symbol, unsigned long long flags):
     cudaVersion) should be used instead.
     """
     cdef cyruntime.cudaError_t err
-    cdef bytes b_symbol = _as_bytes(symbol, False)
-    cdef const char* c_symbol = <char*>b_symbol
+    cdef bytes b_symbol
+    cdef const char* c_symbol
     cdef void* c_funcPtr = NULL
+    cdef unsigned long long c_flags
     cdef cyruntime.cudaDriverEntryPointQueryResult c_driverStatus = <cyruntime.cudaDriverEntryPointQueryResult>0
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_flags = flags
+        _p = 0
+        b_symbol = _as_bytes(symbol, False)
+        c_symbol = <char*>b_symbol
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaGetDriverEntryPoint', ('symbol', 'flags'), _p) from None
     with nogil:
-        err = cyruntime.cudaGetDriverEntryPoint(<const char*>c_symbol, <void**>&c_funcPtr, flags, &c_driverStatus)
+        err = cyruntime.cudaGetDriverEntryPoint(<const char*>c_symbol, <void**>&c_funcPtr, c_flags, &c_driverStatus)
     if err != 0:
         return (_st(err), None, None)
     return (_ok(), PyLong_FromVoidPtr(c_funcPtr), _enum(_L.cls('cudaDriverEntryPointQueryResult')._value2member_map_, None, <long long>c_driverStatus))
 
-def cudaGetDriverEntryPointByVersion(symbol, unsigned int cudaVersion, unsigned long long flags):
+def cudaGetDriverEntryPointByVersion(symbol, cudaVersion, flags):
     """Returns the requested driver API function pointer by CUDA version.
 
     Returns, as `funcPtr`, the address of the CUDA driver function for the requested
@@ -15536,17 +18100,30 @@ def cudaGetDriverEntryPointByVersion(symbol, unsigned int cudaVersion, unsigned 
     cuGetProcAddress
     """
     cdef cyruntime.cudaError_t err
-    cdef bytes b_symbol = _as_bytes(symbol, False)
-    cdef const char* c_symbol = <char*>b_symbol
+    cdef bytes b_symbol
+    cdef const char* c_symbol
     cdef void* c_funcPtr = NULL
+    cdef unsigned int c_cudaVersion
+    cdef unsigned long long c_flags
     cdef cyruntime.cudaDriverEntryPointQueryResult c_driverStatus = <cyruntime.cudaDriverEntryPointQueryResult>0
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_cudaVersion = cudaVersion
+        _p = 2
+        c_flags = flags
+        _p = 0
+        b_symbol = _as_bytes(symbol, False)
+        c_symbol = <char*>b_symbol
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaGetDriverEntryPointByVersion', ('symbol', 'cudaVersion', 'flags'), _p) from None
     with nogil:
-        err = cyruntime.cudaGetDriverEntryPointByVersion(<const char*>c_symbol, <void**>&c_funcPtr, cudaVersion, flags, &c_driverStatus)
+        err = cyruntime.cudaGetDriverEntryPointByVersion(<const char*>c_symbol, <void**>&c_funcPtr, c_cudaVersion, c_flags, &c_driverStatus)
     if err != 0:
         return (_st(err), None, None)
     return (_ok(), PyLong_FromVoidPtr(c_funcPtr), _enum(_L.cls('cudaDriverEntryPointQueryResult')._value2member_map_, None, <long long>c_driverStatus))
 
-def cudaLibraryLoadData(code, jitOptions, jitOptionsValues, unsigned int numJitOptions, libraryOptions, libraryOptionValues, unsigned int numLibraryOptions):
+def cudaLibraryLoadData(code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions):
     """Load a library with specified code and options.
 
     Takes a pointer `code` and loads the corresponding library `library` based on the
@@ -15614,26 +18191,53 @@ def cudaLibraryLoadData(code, jitOptions, jitOptionsValues, unsigned int numJitO
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaLibrary_t c_library = <cyruntime.cudaLibrary_t>0
     cdef void* c_code
-    cdef _Buf a_jitOptions = _array(jitOptions, 'e', 4)
-    cdef void* p_jitOptions = _bufptr(a_jitOptions)
-    cdef _Buf a_jitOptionsValues = _jitvalues(jitOptionsValues)
-    cdef void* p_jitOptionsValues = _bufptr(a_jitOptionsValues)
-    cdef _Buf a_libraryOptions = _array(libraryOptions, 'e', 4)
-    cdef void* p_libraryOptions = _bufptr(a_libraryOptions)
-    cdef _Buf a_libraryOptionValues = _jitvalues(libraryOptionValues)
-    cdef void* p_libraryOptionValues = _bufptr(a_libraryOptionValues)
-    _vptr(code, &c_code)
-    _check_count(jitOptions, numJitOptions, 'jitOptions', 'numJitOptions')
-    _check_count(jitOptionsValues, numJitOptions, 'jitOptionsValues', 'numJitOptions')
-    _check_count(libraryOptions, numLibraryOptions, 'libraryOptions', 'numLibraryOptions')
-    _check_count(libraryOptionValues, numLibraryOptions, 'libraryOptionValues', 'numLibraryOptions')
+    cdef _Buf a_jitOptions
+    cdef void* p_jitOptions
+    cdef _Buf a_jitOptionsValues
+    cdef void* p_jitOptionsValues
+    cdef unsigned int c_numJitOptions
+    cdef _Buf a_libraryOptions
+    cdef void* p_libraryOptions
+    cdef _Buf a_libraryOptionValues
+    cdef void* p_libraryOptionValues
+    cdef unsigned int c_numLibraryOptions
+    cdef int _p = 0
+    try:
+        _p = 3
+        c_numJitOptions = numJitOptions
+        _p = 6
+        c_numLibraryOptions = numLibraryOptions
+        _p = 1
+        a_jitOptions = _array(jitOptions, 'e', 4)
+        p_jitOptions = _bufptr(a_jitOptions)
+        _p = 2
+        a_jitOptionsValues = _jitvalues(jitOptionsValues)
+        p_jitOptionsValues = _bufptr(a_jitOptionsValues)
+        _p = 4
+        a_libraryOptions = _array(libraryOptions, 'e', 4)
+        p_libraryOptions = _bufptr(a_libraryOptions)
+        _p = 5
+        a_libraryOptionValues = _jitvalues(libraryOptionValues)
+        p_libraryOptionValues = _bufptr(a_libraryOptionValues)
+        _p = 0
+        _vptr(code, &c_code)
+        _p = 1
+        _check_count(jitOptions, c_numJitOptions, 'jitOptions', 'numJitOptions')
+        _p = 2
+        _check_count(jitOptionsValues, c_numJitOptions, 'jitOptionsValues', 'numJitOptions')
+        _p = 4
+        _check_count(libraryOptions, c_numLibraryOptions, 'libraryOptions', 'numLibraryOptions')
+        _p = 5
+        _check_count(libraryOptionValues, c_numLibraryOptions, 'libraryOptionValues', 'numLibraryOptions')
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaLibraryLoadData', ('code', 'jitOptions', 'jitOptionsValues', 'numJitOptions', 'libraryOptions', 'libraryOptionValues', 'numLibraryOptions'), _p) from None
     with nogil:
-        err = cyruntime.cudaLibraryLoadData(&c_library, <const void*>c_code, <cyruntime.cudaJitOption*>p_jitOptions, <void**>p_jitOptionsValues, numJitOptions, <cyruntime.cudaLibraryOption*>p_libraryOptions, <void**>p_libraryOptionValues, numLibraryOptions)
+        err = cyruntime.cudaLibraryLoadData(&c_library, <const void*>c_code, <cyruntime.cudaJitOption*>p_jitOptions, <void**>p_jitOptionsValues, c_numJitOptions, <cyruntime.cudaLibraryOption*>p_libraryOptions, <void**>p_libraryOptionValues, c_numLibraryOptions)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _new_handle(cudaLibrary_t, <void*>c_library),)
 
-def cudaLibraryLoadFromFile(fileName, jitOptions, jitOptionsValues, unsigned int numJitOptions, libraryOptions, libraryOptionValues, unsigned int numLibraryOptions):
+def cudaLibraryLoadFromFile(fileName, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions):
     """Load a library with specified file and options.
 
     Takes a pointer code and loads the corresponding library `library` based on the
@@ -15700,22 +18304,51 @@ def cudaLibraryLoadFromFile(fileName, jitOptions, jitOptionsValues, unsigned int
     """
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaLibrary_t c_library = <cyruntime.cudaLibrary_t>0
-    cdef bytes b_fileName = _as_bytes(fileName, False)
-    cdef const char* c_fileName = <char*>b_fileName
-    cdef _Buf a_jitOptions = _array(jitOptions, 'e', 4)
-    cdef void* p_jitOptions = _bufptr(a_jitOptions)
-    cdef _Buf a_jitOptionsValues = _jitvalues(jitOptionsValues)
-    cdef void* p_jitOptionsValues = _bufptr(a_jitOptionsValues)
-    cdef _Buf a_libraryOptions = _array(libraryOptions, 'e', 4)
-    cdef void* p_libraryOptions = _bufptr(a_libraryOptions)
-    cdef _Buf a_libraryOptionValues = _jitvalues(libraryOptionValues)
-    cdef void* p_libraryOptionValues = _bufptr(a_libraryOptionValues)
-    _check_count(jitOptions, numJitOptions, 'jitOptions', 'numJitOptions')
-    _check_count(jitOptionsValues, numJitOptions, 'jitOptionsValues', 'numJitOptions')
-    _check_count(libraryOptions, numLibraryOptions, 'libraryOptions', 'numLibraryOptions')
-    _check_count(libraryOptionValues, numLibraryOptions, 'libraryOptionValues', 'numLibraryOptions')
+    cdef bytes b_fileName
+    cdef const char* c_fileName
+    cdef _Buf a_jitOptions
+    cdef void* p_jitOptions
+    cdef _Buf a_jitOptionsValues
+    cdef void* p_jitOptionsValues
+    cdef unsigned int c_numJitOptions
+    cdef _Buf a_libraryOptions
+    cdef void* p_libraryOptions
+    cdef _Buf a_libraryOptionValues
+    cdef void* p_libraryOptionValues
+    cdef unsigned int c_numLibraryOptions
+    cdef int _p = 0
+    try:
+        _p = 3
+        c_numJitOptions = numJitOptions
+        _p = 6
+        c_numLibraryOptions = numLibraryOptions
+        _p = 0
+        b_fileName = _as_bytes(fileName, False)
+        c_fileName = <char*>b_fileName
+        _p = 1
+        a_jitOptions = _array(jitOptions, 'e', 4)
+        p_jitOptions = _bufptr(a_jitOptions)
+        _p = 2
+        a_jitOptionsValues = _jitvalues(jitOptionsValues)
+        p_jitOptionsValues = _bufptr(a_jitOptionsValues)
+        _p = 4
+        a_libraryOptions = _array(libraryOptions, 'e', 4)
+        p_libraryOptions = _bufptr(a_libraryOptions)
+        _p = 5
+        a_libraryOptionValues = _jitvalues(libraryOptionValues)
+        p_libraryOptionValues = _bufptr(a_libraryOptionValues)
+        _p = 1
+        _check_count(jitOptions, c_numJitOptions, 'jitOptions', 'numJitOptions')
+        _p = 2
+        _check_count(jitOptionsValues, c_numJitOptions, 'jitOptionsValues', 'numJitOptions')
+        _p = 4
+        _check_count(libraryOptions, c_numLibraryOptions, 'libraryOptions', 'numLibraryOptions')
+        _p = 5
+        _check_count(libraryOptionValues, c_numLibraryOptions, 'libraryOptionValues', 'numLibraryOptions')
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaLibraryLoadFromFile', ('fileName', 'jitOptions', 'jitOptionsValues', 'numJitOptions', 'libraryOptions', 'libraryOptionValues', 'numLibraryOptions'), _p) from None
     with nogil:
-        err = cyruntime.cudaLibraryLoadFromFile(&c_library, <const char*>c_fileName, <cyruntime.cudaJitOption*>p_jitOptions, <void**>p_jitOptionsValues, numJitOptions, <cyruntime.cudaLibraryOption*>p_libraryOptions, <void**>p_libraryOptionValues, numLibraryOptions)
+        err = cyruntime.cudaLibraryLoadFromFile(&c_library, <const char*>c_fileName, <cyruntime.cudaJitOption*>p_jitOptions, <void**>p_jitOptionsValues, c_numJitOptions, <cyruntime.cudaLibraryOption*>p_libraryOptions, <void**>p_libraryOptionValues, c_numLibraryOptions)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _new_handle(cudaLibrary_t, <void*>c_library),)
@@ -15742,7 +18375,10 @@ def cudaLibraryUnload(library):
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_library
-    _hptr(library, &c_library)
+    try:
+        _hptr(library, &c_library)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaLibraryUnload', ('library',), 0) from None
     with nogil:
         err = cyruntime.cudaLibraryUnload(<cyruntime.cudaLibrary_t>c_library)
     return _st1(err)
@@ -15775,9 +18411,17 @@ def cudaLibraryGetKernel(library, name):
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaKernel_t c_pKernel = <cyruntime.cudaKernel_t>0
     cdef void* c_library
-    cdef bytes b_name = _as_bytes(name, False)
-    cdef const char* c_name = <char*>b_name
-    _hptr(library, &c_library)
+    cdef bytes b_name
+    cdef const char* c_name
+    cdef int _p = 0
+    try:
+        _p = 1
+        b_name = _as_bytes(name, False)
+        c_name = <char*>b_name
+        _p = 0
+        _hptr(library, &c_library)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaLibraryGetKernel', ('library', 'name'), _p) from None
     with nogil:
         err = cyruntime.cudaLibraryGetKernel(&c_pKernel, <cyruntime.cudaLibrary_t>c_library, <const char*>c_name)
     if err != 0:
@@ -15822,9 +18466,17 @@ def cudaLibraryGetGlobal(library, name):
     cdef void* c_dptr = NULL
     cdef size_t c_bytes = <size_t>0
     cdef void* c_library
-    cdef bytes b_name = _as_bytes(name, False)
-    cdef const char* c_name = <char*>b_name
-    _hptr(library, &c_library)
+    cdef bytes b_name
+    cdef const char* c_name
+    cdef int _p = 0
+    try:
+        _p = 1
+        b_name = _as_bytes(name, False)
+        c_name = <char*>b_name
+        _p = 0
+        _hptr(library, &c_library)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaLibraryGetGlobal', ('library', 'name'), _p) from None
     with nogil:
         err = cyruntime.cudaLibraryGetGlobal(<void**>&c_dptr, &c_bytes, <cyruntime.cudaLibrary_t>c_library, <const char*>c_name)
     if err != 0:
@@ -15869,9 +18521,17 @@ def cudaLibraryGetManaged(library, name):
     cdef void* c_dptr = NULL
     cdef size_t c_bytes = <size_t>0
     cdef void* c_library
-    cdef bytes b_name = _as_bytes(name, False)
-    cdef const char* c_name = <char*>b_name
-    _hptr(library, &c_library)
+    cdef bytes b_name
+    cdef const char* c_name
+    cdef int _p = 0
+    try:
+        _p = 1
+        b_name = _as_bytes(name, False)
+        c_name = <char*>b_name
+        _p = 0
+        _hptr(library, &c_library)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaLibraryGetManaged', ('library', 'name'), _p) from None
     with nogil:
         err = cyruntime.cudaLibraryGetManaged(<void**>&c_dptr, &c_bytes, <cyruntime.cudaLibrary_t>c_library, <const char*>c_name)
     if err != 0:
@@ -15910,9 +18570,17 @@ def cudaLibraryGetUnifiedFunction(library, symbol):
     cdef cyruntime.cudaError_t err
     cdef void* c_fptr = NULL
     cdef void* c_library
-    cdef bytes b_symbol = _as_bytes(symbol, False)
-    cdef const char* c_symbol = <char*>b_symbol
-    _hptr(library, &c_library)
+    cdef bytes b_symbol
+    cdef const char* c_symbol
+    cdef int _p = 0
+    try:
+        _p = 1
+        b_symbol = _as_bytes(symbol, False)
+        c_symbol = <char*>b_symbol
+        _p = 0
+        _hptr(library, &c_library)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaLibraryGetUnifiedFunction', ('library', 'symbol'), _p) from None
     with nogil:
         err = cyruntime.cudaLibraryGetUnifiedFunction(<void**>&c_fptr, <cyruntime.cudaLibrary_t>c_library, <const char*>c_symbol)
     if err != 0:
@@ -15945,14 +18613,17 @@ def cudaLibraryGetKernelCount(lib):
     cdef cyruntime.cudaError_t err
     cdef unsigned int c_count = <unsigned int>0
     cdef void* c_lib
-    _hptr(lib, &c_lib)
+    try:
+        _hptr(lib, &c_lib)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaLibraryGetKernelCount', ('lib',), 0) from None
     with nogil:
         err = cyruntime.cudaLibraryGetKernelCount(&c_count, <cyruntime.cudaLibrary_t>c_lib)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), c_count,)
 
-def cudaLibraryEnumerateKernels(unsigned int numKernels, lib):
+def cudaLibraryEnumerateKernels(numKernels, lib):
     """Retrieve the kernel handles within a library.
 
     Returns, as `kernels`, a maximum number of `numKernels` kernel handles within `lib`.
@@ -15979,15 +18650,22 @@ def cudaLibraryEnumerateKernels(unsigned int numKernels, lib):
     """
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaKernel_t c_kernels = <cyruntime.cudaKernel_t>0
+    cdef unsigned int c_numKernels
     cdef void* c_lib
-    _hptr(lib, &c_lib)
+    cdef int _p = 0
+    try:
+        c_numKernels = numKernels
+        _p = 1
+        _hptr(lib, &c_lib)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaLibraryEnumerateKernels', ('numKernels', 'lib'), _p) from None
     with nogil:
-        err = cyruntime.cudaLibraryEnumerateKernels(&c_kernels, numKernels, <cyruntime.cudaLibrary_t>c_lib)
+        err = cyruntime.cudaLibraryEnumerateKernels(&c_kernels, c_numKernels, <cyruntime.cudaLibrary_t>c_lib)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _new_handle(cudaKernel_t, <void*>c_kernels),)
 
-def cudaKernelSetAttributeForDevice(kernel, long long attr, int value, int device):
+def cudaKernelSetAttributeForDevice(kernel, attr, value, device):
     """Sets information about a kernel.
 
     This call sets the value of a specified attribute `attr` on the kernel `kernel` for
@@ -16067,9 +18745,23 @@ def cudaKernelSetAttributeForDevice(kernel, long long attr, int value, int devic
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_kernel
-    _hptr(kernel, &c_kernel)
+    cdef long long c_attr
+    cdef int c_value
+    cdef int c_device
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_attr = attr
+        _p = 2
+        c_value = value
+        _p = 3
+        c_device = device
+        _p = 0
+        _hptr(kernel, &c_kernel)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaKernelSetAttributeForDevice', ('kernel', 'attr', 'value', 'device'), _p) from None
     with nogil:
-        err = cyruntime.cudaKernelSetAttributeForDevice(<cyruntime.cudaKernel_t>c_kernel, <cyruntime.cudaFuncAttribute>attr, value, device)
+        err = cyruntime.cudaKernelSetAttributeForDevice(<cyruntime.cudaKernel_t>c_kernel, <cyruntime.cudaFuncAttribute>c_attr, c_value, c_device)
     return _st1(err)
 
 def cudaGetExportTable(pExportTableId):
@@ -16088,8 +18780,13 @@ def cudaGetExportTable(pExportTableId):
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_ppExportTable = NULL
-    cdef _Buf a_pExportTableId = _structs(pExportTableId, sizeof(cyruntime.cudaUUID_t))
-    cdef void* p_pExportTableId = _bufptr(a_pExportTableId)
+    cdef _Buf a_pExportTableId
+    cdef void* p_pExportTableId
+    try:
+        a_pExportTableId = _structs(pExportTableId, sizeof(cyruntime.cudaUUID_t))
+        p_pExportTableId = _bufptr(a_pExportTableId)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaGetExportTable', ('pExportTableId',), 0) from None
     with nogil:
         err = cyruntime.cudaGetExportTable(<const void**>&c_ppExportTable, <const cyruntime.cudaUUID_t*>p_pExportTableId)
     if err != 0:
@@ -16117,7 +18814,10 @@ def cudaGetFuncBySymbol(symbolPtr):
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaFunction_t c_functionPtr = <cyruntime.cudaFunction_t>0
     cdef void* c_symbolPtr
-    _vptr(symbolPtr, &c_symbolPtr)
+    try:
+        _vptr(symbolPtr, &c_symbolPtr)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaGetFuncBySymbol', ('symbolPtr',), 0) from None
     with nogil:
         err = cyruntime.cudaGetFuncBySymbol(&c_functionPtr, <const void*>c_symbolPtr)
     if err != 0:
@@ -16156,14 +18856,17 @@ def cudaGetKernel(entryFuncAddr):
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaKernel_t c_kernelPtr = <cyruntime.cudaKernel_t>0
     cdef void* c_entryFuncAddr
-    _vptr(entryFuncAddr, &c_entryFuncAddr)
+    try:
+        _vptr(entryFuncAddr, &c_entryFuncAddr)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaGetKernel', ('entryFuncAddr',), 0) from None
     with nogil:
         err = cyruntime.cudaGetKernel(&c_kernelPtr, <const void*>c_entryFuncAddr)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _new_handle(cudaKernel_t, <void*>c_kernelPtr),)
 
-def cudaGLGetDevices(unsigned int cudaDeviceCount, long long deviceList):
+def cudaGLGetDevices(cudaDeviceCount, deviceList):
     """Gets the CUDA devices associated with the current OpenGL context.
 
     Returns, as `pCudaDeviceCount`, the number of CUDA-compatible devices corresponding
@@ -16206,14 +18909,24 @@ def cudaGLGetDevices(unsigned int cudaDeviceCount, long long deviceList):
     cdef cyruntime.cudaError_t err
     cdef unsigned int c_pCudaDeviceCount = <unsigned int>0
     cdef _Buf a_pCudaDevices
-    a_pCudaDevices = _Buf_new((cudaDeviceCount) * 4)
+    cdef unsigned int c_cudaDeviceCount
+    cdef long long c_deviceList
+    cdef int _p = 0
+    try:
+        c_cudaDeviceCount = cudaDeviceCount
+        _p = 1
+        c_deviceList = deviceList
+        _p = 0
+        a_pCudaDevices = _Buf_new((c_cudaDeviceCount) * 4)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaGLGetDevices', ('cudaDeviceCount', 'deviceList'), _p) from None
     with nogil:
-        err = cyruntime.cudaGLGetDevices(&c_pCudaDeviceCount, <int*>a_pCudaDevices.ptr, cudaDeviceCount, <cyruntime.cudaGLDeviceList>deviceList)
+        err = cyruntime.cudaGLGetDevices(&c_pCudaDeviceCount, <int*>a_pCudaDevices.ptr, c_cudaDeviceCount, <cyruntime.cudaGLDeviceList>c_deviceList)
     if err != 0:
         return (_st(err), None, None)
-    return (_ok(), c_pCudaDeviceCount, _from_array(_bufptr(a_pCudaDevices), cudaDeviceCount, 'i4', None, 4))
+    return (_ok(), c_pCudaDeviceCount, _from_array(_bufptr(a_pCudaDevices), c_cudaDeviceCount, 'i4', None, 4))
 
-def cudaGraphicsGLRegisterImage(image, target, unsigned int flags):
+def cudaGraphicsGLRegisterImage(image, target, flags):
     """Register an OpenGL texture or renderbuffer object.
 
     Registers the texture or renderbuffer object specified by `image` for access by
@@ -16279,25 +18992,34 @@ def cudaGraphicsGLRegisterImage(image, target, unsigned int flags):
     cdef cyruntime.cudaGraphicsResource_t c_resource = <cyruntime.cudaGraphicsResource_t>0
     cdef unsigned int c_image
     cdef unsigned int c_target
-    if isinstance(image, _IntValue):
-        c_image = <unsigned int>_iv(<_IntValue>image)
-    elif image is None:
-        c_image = 0
-    else:
-        c_image = image
-    if isinstance(target, _IntValue):
-        c_target = <unsigned int>_iv(<_IntValue>target)
-    elif target is None:
-        c_target = 0
-    else:
-        c_target = target
+    cdef unsigned int c_flags
+    cdef int _p = 0
+    try:
+        _p = 2
+        c_flags = flags
+        _p = 0
+        if isinstance(image, _IntValue):
+            c_image = <unsigned int>_iv(<_IntValue>image)
+        elif image is None:
+            c_image = 0
+        else:
+            c_image = image
+        _p = 1
+        if isinstance(target, _IntValue):
+            c_target = <unsigned int>_iv(<_IntValue>target)
+        elif target is None:
+            c_target = 0
+        else:
+            c_target = target
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaGraphicsGLRegisterImage', ('image', 'target', 'flags'), _p) from None
     with nogil:
-        err = cyruntime.cudaGraphicsGLRegisterImage(&c_resource, <cyruntime.GLuint>c_image, <cyruntime.GLenum>c_target, flags)
+        err = cyruntime.cudaGraphicsGLRegisterImage(&c_resource, <cyruntime.GLuint>c_image, <cyruntime.GLenum>c_target, c_flags)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _new_handle(cudaGraphicsResource_t, <void*>c_resource),)
 
-def cudaGraphicsGLRegisterBuffer(buffer, unsigned int flags):
+def cudaGraphicsGLRegisterBuffer(buffer, flags):
     """Registers an OpenGL buffer object.
 
     Registers the buffer object specified by `buffer` for access by CUDA. A handle to
@@ -16337,19 +19059,27 @@ def cudaGraphicsGLRegisterBuffer(buffer, unsigned int flags):
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaGraphicsResource_t c_resource = <cyruntime.cudaGraphicsResource_t>0
     cdef unsigned int c_buffer
-    if isinstance(buffer, _IntValue):
-        c_buffer = <unsigned int>_iv(<_IntValue>buffer)
-    elif buffer is None:
-        c_buffer = 0
-    else:
-        c_buffer = buffer
+    cdef unsigned int c_flags
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_flags = flags
+        _p = 0
+        if isinstance(buffer, _IntValue):
+            c_buffer = <unsigned int>_iv(<_IntValue>buffer)
+        elif buffer is None:
+            c_buffer = 0
+        else:
+            c_buffer = buffer
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaGraphicsGLRegisterBuffer', ('buffer', 'flags'), _p) from None
     with nogil:
-        err = cyruntime.cudaGraphicsGLRegisterBuffer(&c_resource, <cyruntime.GLuint>c_buffer, flags)
+        err = cyruntime.cudaGraphicsGLRegisterBuffer(&c_resource, <cyruntime.GLuint>c_buffer, c_flags)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _new_handle(cudaGraphicsResource_t, <void*>c_resource),)
 
-def cudaGLSetGLDevice(int device):
+def cudaGLSetGLDevice(device):
     """Sets a CUDA device to use OpenGL interoperability.
 
     Deprecated: This function is deprecated as of CUDA 5.0.
@@ -16375,8 +19105,13 @@ def cudaGLSetGLDevice(int device):
     cudaGraphicsGLRegisterBuffer, cudaGraphicsGLRegisterImage
     """
     cdef cyruntime.cudaError_t err
+    cdef int c_device
+    try:
+        c_device = device
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaGLSetGLDevice', ('device',), 0) from None
     with nogil:
-        err = cyruntime.cudaGLSetGLDevice(device)
+        err = cyruntime.cudaGLSetGLDevice(c_device)
     return _st1(err)
 
 def cudaGLRegisterBufferObject(bufObj):
@@ -16405,12 +19140,15 @@ def cudaGLRegisterBufferObject(bufObj):
     """
     cdef cyruntime.cudaError_t err
     cdef unsigned int c_bufObj
-    if isinstance(bufObj, _IntValue):
-        c_bufObj = <unsigned int>_iv(<_IntValue>bufObj)
-    elif bufObj is None:
-        c_bufObj = 0
-    else:
-        c_bufObj = bufObj
+    try:
+        if isinstance(bufObj, _IntValue):
+            c_bufObj = <unsigned int>_iv(<_IntValue>bufObj)
+        elif bufObj is None:
+            c_bufObj = 0
+        else:
+            c_bufObj = bufObj
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaGLRegisterBufferObject', ('bufObj',), 0) from None
     with nogil:
         err = cyruntime.cudaGLRegisterBufferObject(<cyruntime.GLuint>c_bufObj)
     return _st1(err)
@@ -16448,12 +19186,15 @@ def cudaGLMapBufferObject(bufObj):
     cdef cyruntime.cudaError_t err
     cdef void* c_devPtr = NULL
     cdef unsigned int c_bufObj
-    if isinstance(bufObj, _IntValue):
-        c_bufObj = <unsigned int>_iv(<_IntValue>bufObj)
-    elif bufObj is None:
-        c_bufObj = 0
-    else:
-        c_bufObj = bufObj
+    try:
+        if isinstance(bufObj, _IntValue):
+            c_bufObj = <unsigned int>_iv(<_IntValue>bufObj)
+        elif bufObj is None:
+            c_bufObj = 0
+        else:
+            c_bufObj = bufObj
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaGLMapBufferObject', ('bufObj',), 0) from None
     with nogil:
         err = cyruntime.cudaGLMapBufferObject(<void**>&c_devPtr, <cyruntime.GLuint>c_bufObj)
     if err != 0:
@@ -16489,12 +19230,15 @@ def cudaGLUnmapBufferObject(bufObj):
     """
     cdef cyruntime.cudaError_t err
     cdef unsigned int c_bufObj
-    if isinstance(bufObj, _IntValue):
-        c_bufObj = <unsigned int>_iv(<_IntValue>bufObj)
-    elif bufObj is None:
-        c_bufObj = 0
-    else:
-        c_bufObj = bufObj
+    try:
+        if isinstance(bufObj, _IntValue):
+            c_bufObj = <unsigned int>_iv(<_IntValue>bufObj)
+        elif bufObj is None:
+            c_bufObj = 0
+        else:
+            c_bufObj = bufObj
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaGLUnmapBufferObject', ('bufObj',), 0) from None
     with nogil:
         err = cyruntime.cudaGLUnmapBufferObject(<cyruntime.GLuint>c_bufObj)
     return _st1(err)
@@ -16526,17 +19270,20 @@ def cudaGLUnregisterBufferObject(bufObj):
     """
     cdef cyruntime.cudaError_t err
     cdef unsigned int c_bufObj
-    if isinstance(bufObj, _IntValue):
-        c_bufObj = <unsigned int>_iv(<_IntValue>bufObj)
-    elif bufObj is None:
-        c_bufObj = 0
-    else:
-        c_bufObj = bufObj
+    try:
+        if isinstance(bufObj, _IntValue):
+            c_bufObj = <unsigned int>_iv(<_IntValue>bufObj)
+        elif bufObj is None:
+            c_bufObj = 0
+        else:
+            c_bufObj = bufObj
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaGLUnregisterBufferObject', ('bufObj',), 0) from None
     with nogil:
         err = cyruntime.cudaGLUnregisterBufferObject(<cyruntime.GLuint>c_bufObj)
     return _st1(err)
 
-def cudaGLSetBufferObjectMapFlags(bufObj, unsigned int flags):
+def cudaGLSetBufferObjectMapFlags(bufObj, flags):
     """Set usage flags for mapping an OpenGL buffer.
 
     Deprecated: This function is deprecated as of CUDA 3.0.
@@ -16579,14 +19326,22 @@ def cudaGLSetBufferObjectMapFlags(bufObj, unsigned int flags):
     """
     cdef cyruntime.cudaError_t err
     cdef unsigned int c_bufObj
-    if isinstance(bufObj, _IntValue):
-        c_bufObj = <unsigned int>_iv(<_IntValue>bufObj)
-    elif bufObj is None:
-        c_bufObj = 0
-    else:
-        c_bufObj = bufObj
+    cdef unsigned int c_flags
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_flags = flags
+        _p = 0
+        if isinstance(bufObj, _IntValue):
+            c_bufObj = <unsigned int>_iv(<_IntValue>bufObj)
+        elif bufObj is None:
+            c_bufObj = 0
+        else:
+            c_bufObj = bufObj
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaGLSetBufferObjectMapFlags', ('bufObj', 'flags'), _p) from None
     with nogil:
-        err = cyruntime.cudaGLSetBufferObjectMapFlags(<cyruntime.GLuint>c_bufObj, flags)
+        err = cyruntime.cudaGLSetBufferObjectMapFlags(<cyruntime.GLuint>c_bufObj, c_flags)
     return _st1(err)
 
 def cudaGLMapBufferObjectAsync(bufObj, stream):
@@ -16625,13 +19380,18 @@ def cudaGLMapBufferObjectAsync(bufObj, stream):
     cdef void* c_devPtr = NULL
     cdef unsigned int c_bufObj
     cdef void* c_stream
-    if isinstance(bufObj, _IntValue):
-        c_bufObj = <unsigned int>_iv(<_IntValue>bufObj)
-    elif bufObj is None:
-        c_bufObj = 0
-    else:
-        c_bufObj = bufObj
-    _hptr(stream, &c_stream)
+    cdef int _p = 0
+    try:
+        if isinstance(bufObj, _IntValue):
+            c_bufObj = <unsigned int>_iv(<_IntValue>bufObj)
+        elif bufObj is None:
+            c_bufObj = 0
+        else:
+            c_bufObj = bufObj
+        _p = 1
+        _hptr(stream, &c_stream)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaGLMapBufferObjectAsync', ('bufObj', 'stream'), _p) from None
     with nogil:
         err = cyruntime.cudaGLMapBufferObjectAsync(<void**>&c_devPtr, <cyruntime.GLuint>c_bufObj, <cyruntime.cudaStream_t>c_stream)
     if err != 0:
@@ -16670,18 +19430,23 @@ def cudaGLUnmapBufferObjectAsync(bufObj, stream):
     cdef cyruntime.cudaError_t err
     cdef unsigned int c_bufObj
     cdef void* c_stream
-    if isinstance(bufObj, _IntValue):
-        c_bufObj = <unsigned int>_iv(<_IntValue>bufObj)
-    elif bufObj is None:
-        c_bufObj = 0
-    else:
-        c_bufObj = bufObj
-    _hptr(stream, &c_stream)
+    cdef int _p = 0
+    try:
+        if isinstance(bufObj, _IntValue):
+            c_bufObj = <unsigned int>_iv(<_IntValue>bufObj)
+        elif bufObj is None:
+            c_bufObj = 0
+        else:
+            c_bufObj = bufObj
+        _p = 1
+        _hptr(stream, &c_stream)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaGLUnmapBufferObjectAsync', ('bufObj', 'stream'), _p) from None
     with nogil:
         err = cyruntime.cudaGLUnmapBufferObjectAsync(<cyruntime.GLuint>c_bufObj, <cyruntime.cudaStream_t>c_stream)
     return _st1(err)
 
-def cudaGraphicsEGLRegisterImage(image, unsigned int flags):
+def cudaGraphicsEGLRegisterImage(image, flags):
     """Registers an EGL image.
 
     Registers the EGLImageKHR specified by `image` for access by CUDA. A handle to the
@@ -16736,9 +19501,17 @@ def cudaGraphicsEGLRegisterImage(image, unsigned int flags):
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaGraphicsResource_t c_pCudaResource = <cyruntime.cudaGraphicsResource_t>0
     cdef void* c_image
-    _hptr(image, &c_image)
+    cdef unsigned int c_flags
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_flags = flags
+        _p = 0
+        _hptr(image, &c_image)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaGraphicsEGLRegisterImage', ('image', 'flags'), _p) from None
     with nogil:
-        err = cyruntime.cudaGraphicsEGLRegisterImage(&c_pCudaResource, <cyruntime.EGLImageKHR>c_image, flags)
+        err = cyruntime.cudaGraphicsEGLRegisterImage(&c_pCudaResource, <cyruntime.EGLImageKHR>c_image, c_flags)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _new_handle(cudaGraphicsResource_t, <void*>c_pCudaResource),)
@@ -16771,14 +19544,17 @@ def cudaEGLStreamConsumerConnect(eglStream):
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaEglStreamConnection c_conn = <cyruntime.cudaEglStreamConnection>0
     cdef void* c_eglStream
-    _hptr(eglStream, &c_eglStream)
+    try:
+        _hptr(eglStream, &c_eglStream)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaEGLStreamConsumerConnect', ('eglStream',), 0) from None
     with nogil:
         err = cyruntime.cudaEGLStreamConsumerConnect(&c_conn, <cyruntime.EGLStreamKHR>c_eglStream)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _new_handle(cudaEglStreamConnection, <void*>c_conn),)
 
-def cudaEGLStreamConsumerConnectWithFlags(eglStream, unsigned int flags):
+def cudaEGLStreamConsumerConnectWithFlags(eglStream, flags):
     """Connect CUDA to EGLStream as a consumer with given flags.
 
     Connect CUDA as a consumer to EGLStreamKHR specified by stream with specified
@@ -16809,9 +19585,17 @@ def cudaEGLStreamConsumerConnectWithFlags(eglStream, unsigned int flags):
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaEglStreamConnection c_conn = <cyruntime.cudaEglStreamConnection>0
     cdef void* c_eglStream
-    _hptr(eglStream, &c_eglStream)
+    cdef unsigned int c_flags
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_flags = flags
+        _p = 0
+        _hptr(eglStream, &c_eglStream)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaEGLStreamConsumerConnectWithFlags', ('eglStream', 'flags'), _p) from None
     with nogil:
-        err = cyruntime.cudaEGLStreamConsumerConnectWithFlags(&c_conn, <cyruntime.EGLStreamKHR>c_eglStream, flags)
+        err = cyruntime.cudaEGLStreamConsumerConnectWithFlags(&c_conn, <cyruntime.EGLStreamKHR>c_eglStream, c_flags)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _new_handle(cudaEglStreamConnection, <void*>c_conn),)
@@ -16838,12 +19622,16 @@ def cudaEGLStreamConsumerDisconnect(conn):
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_conn
-    cdef void** r_conn = _href(conn, &c_conn)
+    cdef void** r_conn
+    try:
+        r_conn = _href(conn, &c_conn)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaEGLStreamConsumerDisconnect', ('conn',), 0) from None
     with nogil:
         err = cyruntime.cudaEGLStreamConsumerDisconnect(<cyruntime.cudaEglStreamConnection*>r_conn)
     return _st1(err)
 
-def cudaEGLStreamConsumerAcquireFrame(conn, pCudaResource, pStream, unsigned int timeout):
+def cudaEGLStreamConsumerAcquireFrame(conn, pCudaResource, pStream, timeout):
     """Acquire an image frame from the EGLStream with CUDA as a consumer.
 
     Acquire an image frame from EGLStreamKHR. cudaGraphicsResourceGetMappedEglFrame can
@@ -16873,13 +19661,26 @@ def cudaEGLStreamConsumerAcquireFrame(conn, pCudaResource, pStream, unsigned int
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_conn
-    cdef void** r_conn = _href(conn, &c_conn)
+    cdef void** r_conn
     cdef void* c_pCudaResource
-    cdef void** r_pCudaResource = _href(pCudaResource, &c_pCudaResource)
+    cdef void** r_pCudaResource
     cdef void* c_pStream
-    cdef void** r_pStream = _href(pStream, &c_pStream)
+    cdef void** r_pStream
+    cdef unsigned int c_timeout
+    cdef int _p = 0
+    try:
+        _p = 3
+        c_timeout = timeout
+        _p = 0
+        r_conn = _href(conn, &c_conn)
+        _p = 1
+        r_pCudaResource = _href(pCudaResource, &c_pCudaResource)
+        _p = 2
+        r_pStream = _href(pStream, &c_pStream)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaEGLStreamConsumerAcquireFrame', ('conn', 'pCudaResource', 'pStream', 'timeout'), _p) from None
     with nogil:
-        err = cyruntime.cudaEGLStreamConsumerAcquireFrame(<cyruntime.cudaEglStreamConnection*>r_conn, <cyruntime.cudaGraphicsResource_t*>r_pCudaResource, <cyruntime.cudaStream_t*>r_pStream, timeout)
+        err = cyruntime.cudaEGLStreamConsumerAcquireFrame(<cyruntime.cudaEglStreamConnection*>r_conn, <cyruntime.cudaGraphicsResource_t*>r_pCudaResource, <cyruntime.cudaStream_t*>r_pStream, c_timeout)
     return _st1(err)
 
 def cudaEGLStreamConsumerReleaseFrame(conn, pCudaResource, pStream):
@@ -16908,11 +19709,19 @@ def cudaEGLStreamConsumerReleaseFrame(conn, pCudaResource, pStream):
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_conn
-    cdef void** r_conn = _href(conn, &c_conn)
+    cdef void** r_conn
     cdef void* c_pCudaResource
     cdef void* c_pStream
-    cdef void** r_pStream = _href(pStream, &c_pStream)
-    _hptr(pCudaResource, &c_pCudaResource)
+    cdef void** r_pStream
+    cdef int _p = 0
+    try:
+        r_conn = _href(conn, &c_conn)
+        _p = 2
+        r_pStream = _href(pStream, &c_pStream)
+        _p = 1
+        _hptr(pCudaResource, &c_pCudaResource)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaEGLStreamConsumerReleaseFrame', ('conn', 'pCudaResource', 'pStream'), _p) from None
     with nogil:
         err = cyruntime.cudaEGLStreamConsumerReleaseFrame(<cyruntime.cudaEglStreamConnection*>r_conn, <cyruntime.cudaGraphicsResource_t>c_pCudaResource, <cyruntime.cudaStream_t*>r_pStream)
     return _st1(err)
@@ -16951,19 +19760,25 @@ def cudaEGLStreamProducerConnect(eglStream, width, height):
     cdef void* c_eglStream
     cdef int c_width
     cdef int c_height
-    _hptr(eglStream, &c_eglStream)
-    if isinstance(width, _IntValue):
-        c_width = <int>_iv(<_IntValue>width)
-    elif width is None:
-        c_width = 0
-    else:
-        c_width = width
-    if isinstance(height, _IntValue):
-        c_height = <int>_iv(<_IntValue>height)
-    elif height is None:
-        c_height = 0
-    else:
-        c_height = height
+    cdef int _p = 0
+    try:
+        _hptr(eglStream, &c_eglStream)
+        _p = 1
+        if isinstance(width, _IntValue):
+            c_width = <int>_iv(<_IntValue>width)
+        elif width is None:
+            c_width = 0
+        else:
+            c_width = width
+        _p = 2
+        if isinstance(height, _IntValue):
+            c_height = <int>_iv(<_IntValue>height)
+        elif height is None:
+            c_height = 0
+        else:
+            c_height = height
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaEGLStreamProducerConnect', ('eglStream', 'width', 'height'), _p) from None
     with nogil:
         err = cyruntime.cudaEGLStreamProducerConnect(&c_conn, <cyruntime.EGLStreamKHR>c_eglStream, <cyruntime.EGLint>c_width, <cyruntime.EGLint>c_height)
     if err != 0:
@@ -16992,7 +19807,11 @@ def cudaEGLStreamProducerDisconnect(conn):
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_conn
-    cdef void** r_conn = _href(conn, &c_conn)
+    cdef void** r_conn
+    try:
+        r_conn = _href(conn, &c_conn)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaEGLStreamProducerDisconnect', ('conn',), 0) from None
     with nogil:
         err = cyruntime.cudaEGLStreamProducerDisconnect(<cyruntime.cudaEglStreamConnection*>r_conn)
     return _st1(err)
@@ -17040,10 +19859,19 @@ def cudaEGLStreamProducerPresentFrame(conn, eglframe, pStream):
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_conn
-    cdef void** r_conn = _href(conn, &c_conn)
-    cdef void* p_eglframe = _sval(eglframe, sizeof(cyruntime.cudaEglFrame))
+    cdef void** r_conn
+    cdef void* p_eglframe
     cdef void* c_pStream
-    cdef void** r_pStream = _href(pStream, &c_pStream)
+    cdef void** r_pStream
+    cdef int _p = 0
+    try:
+        r_conn = _href(conn, &c_conn)
+        _p = 1
+        p_eglframe = _sval(eglframe, sizeof(cyruntime.cudaEglFrame))
+        _p = 2
+        r_pStream = _href(pStream, &c_pStream)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaEGLStreamProducerPresentFrame', ('conn', 'eglframe', 'pStream'), _p) from None
     with nogil:
         err = cyruntime.cudaEGLStreamProducerPresentFrame(<cyruntime.cudaEglStreamConnection*>r_conn, (<cyruntime.cudaEglFrame*>p_eglframe)[0], <cyruntime.cudaStream_t*>r_pStream)
     return _st1(err)
@@ -17075,16 +19903,26 @@ def cudaEGLStreamProducerReturnFrame(conn, eglframe, pStream):
     """
     cdef cyruntime.cudaError_t err
     cdef void* c_conn
-    cdef void** r_conn = _href(conn, &c_conn)
-    cdef _Buf a_eglframe = _structs(eglframe, sizeof(cyruntime.cudaEglFrame))
-    cdef void* p_eglframe = _bufptr(a_eglframe)
+    cdef void** r_conn
+    cdef _Buf a_eglframe
+    cdef void* p_eglframe
     cdef void* c_pStream
-    cdef void** r_pStream = _href(pStream, &c_pStream)
+    cdef void** r_pStream
+    cdef int _p = 0
+    try:
+        r_conn = _href(conn, &c_conn)
+        _p = 1
+        a_eglframe = _structs(eglframe, sizeof(cyruntime.cudaEglFrame))
+        p_eglframe = _bufptr(a_eglframe)
+        _p = 2
+        r_pStream = _href(pStream, &c_pStream)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaEGLStreamProducerReturnFrame', ('conn', 'eglframe', 'pStream'), _p) from None
     with nogil:
         err = cyruntime.cudaEGLStreamProducerReturnFrame(<cyruntime.cudaEglStreamConnection*>r_conn, <cyruntime.cudaEglFrame*>p_eglframe, <cyruntime.cudaStream_t*>r_pStream)
     return _st1(err)
 
-def cudaGraphicsResourceGetMappedEglFrame(resource, unsigned int index, unsigned int mipLevel):
+def cudaGraphicsResourceGetMappedEglFrame(resource, index, mipLevel):
     """Get an eglFrame through which to access a registered EGL graphics resource.
 
     Returns, as `eglFrame`, an eglFrame pointer through which the registered graphics
@@ -17134,14 +19972,25 @@ def cudaGraphicsResourceGetMappedEglFrame(resource, unsigned int index, unsigned
     cdef cyruntime.cudaError_t err
     cdef _Struct s_eglFrame = _new_struct(_L.cls('cudaEglFrame'))
     cdef void* c_resource
-    _hptr(resource, &c_resource)
+    cdef unsigned int c_index
+    cdef unsigned int c_mipLevel
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_index = index
+        _p = 2
+        c_mipLevel = mipLevel
+        _p = 0
+        _hptr(resource, &c_resource)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaGraphicsResourceGetMappedEglFrame', ('resource', 'index', 'mipLevel'), _p) from None
     with nogil:
-        err = cyruntime.cudaGraphicsResourceGetMappedEglFrame(<cyruntime.cudaEglFrame*>s_eglFrame._ptr, <cyruntime.cudaGraphicsResource_t>c_resource, index, mipLevel)
+        err = cyruntime.cudaGraphicsResourceGetMappedEglFrame(<cyruntime.cudaEglFrame*>s_eglFrame._ptr, <cyruntime.cudaGraphicsResource_t>c_resource, c_index, c_mipLevel)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), s_eglFrame,)
 
-def cudaEventCreateFromEGLSync(eglSync, unsigned int flags):
+def cudaEventCreateFromEGLSync(eglSync, flags):
     """Creates an event from EGLSync object.
 
     Creates an event `phEvent` from an EGLSyncKHR eglSync with the flages specified via
@@ -17178,9 +20027,17 @@ def cudaEventCreateFromEGLSync(eglSync, unsigned int flags):
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaEvent_t c_phEvent = <cyruntime.cudaEvent_t>0
     cdef void* c_eglSync
-    _hptr(eglSync, &c_eglSync)
+    cdef unsigned int c_flags
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_flags = flags
+        _p = 0
+        _hptr(eglSync, &c_eglSync)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaEventCreateFromEGLSync', ('eglSync', 'flags'), _p) from None
     with nogil:
-        err = cyruntime.cudaEventCreateFromEGLSync(&c_phEvent, <cyruntime.EGLSyncKHR>c_eglSync, flags)
+        err = cyruntime.cudaEventCreateFromEGLSync(&c_phEvent, <cyruntime.EGLSyncKHR>c_eglSync, c_flags)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _new_handle(cudaEvent_t, <void*>c_phEvent),)
@@ -17213,20 +20070,25 @@ def cudaVDPAUGetDevice(vdpDevice, vdpGetProcAddress):
     cdef int c_device = <int>0
     cdef uint32_t c_vdpDevice
     cdef void* c_vdpGetProcAddress
-    if isinstance(vdpDevice, _IntValue):
-        c_vdpDevice = <uint32_t>_iv(<_IntValue>vdpDevice)
-    elif vdpDevice is None:
-        c_vdpDevice = 0
-    else:
-        c_vdpDevice = vdpDevice
-    _vptr(vdpGetProcAddress, &c_vdpGetProcAddress)
+    cdef int _p = 0
+    try:
+        if isinstance(vdpDevice, _IntValue):
+            c_vdpDevice = <uint32_t>_iv(<_IntValue>vdpDevice)
+        elif vdpDevice is None:
+            c_vdpDevice = 0
+        else:
+            c_vdpDevice = vdpDevice
+        _p = 1
+        _vptr(vdpGetProcAddress, &c_vdpGetProcAddress)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaVDPAUGetDevice', ('vdpDevice', 'vdpGetProcAddress'), _p) from None
     with nogil:
         err = cyruntime.cudaVDPAUGetDevice(&c_device, <cyruntime.VdpDevice>c_vdpDevice, <cyruntime.VdpGetProcAddress*>c_vdpGetProcAddress)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), c_device,)
 
-def cudaVDPAUSetVDPAUDevice(int device, vdpDevice, vdpGetProcAddress):
+def cudaVDPAUSetVDPAUDevice(device, vdpDevice, vdpGetProcAddress):
     """Sets a CUDA device to use VDPAU interoperability.
 
     Records `vdpDevice` as the VdpDevice for VDPAU interoperability with the CUDA device
@@ -17258,20 +20120,28 @@ def cudaVDPAUSetVDPAUDevice(int device, vdpDevice, vdpGetProcAddress):
     cudaDeviceReset
     """
     cdef cyruntime.cudaError_t err
+    cdef int c_device
     cdef uint32_t c_vdpDevice
     cdef void* c_vdpGetProcAddress
-    if isinstance(vdpDevice, _IntValue):
-        c_vdpDevice = <uint32_t>_iv(<_IntValue>vdpDevice)
-    elif vdpDevice is None:
-        c_vdpDevice = 0
-    else:
-        c_vdpDevice = vdpDevice
-    _vptr(vdpGetProcAddress, &c_vdpGetProcAddress)
+    cdef int _p = 0
+    try:
+        c_device = device
+        _p = 1
+        if isinstance(vdpDevice, _IntValue):
+            c_vdpDevice = <uint32_t>_iv(<_IntValue>vdpDevice)
+        elif vdpDevice is None:
+            c_vdpDevice = 0
+        else:
+            c_vdpDevice = vdpDevice
+        _p = 2
+        _vptr(vdpGetProcAddress, &c_vdpGetProcAddress)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaVDPAUSetVDPAUDevice', ('device', 'vdpDevice', 'vdpGetProcAddress'), _p) from None
     with nogil:
-        err = cyruntime.cudaVDPAUSetVDPAUDevice(device, <cyruntime.VdpDevice>c_vdpDevice, <cyruntime.VdpGetProcAddress*>c_vdpGetProcAddress)
+        err = cyruntime.cudaVDPAUSetVDPAUDevice(c_device, <cyruntime.VdpDevice>c_vdpDevice, <cyruntime.VdpGetProcAddress*>c_vdpGetProcAddress)
     return _st1(err)
 
-def cudaGraphicsVDPAURegisterVideoSurface(vdpSurface, unsigned int flags):
+def cudaGraphicsVDPAURegisterVideoSurface(vdpSurface, flags):
     """Register a VdpVideoSurface object.
 
     Registers the VdpVideoSurface specified by `vdpSurface` for access by CUDA. A handle
@@ -17310,19 +20180,27 @@ def cudaGraphicsVDPAURegisterVideoSurface(vdpSurface, unsigned int flags):
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaGraphicsResource_t c_resource = <cyruntime.cudaGraphicsResource_t>0
     cdef uint32_t c_vdpSurface
-    if isinstance(vdpSurface, _IntValue):
-        c_vdpSurface = <uint32_t>_iv(<_IntValue>vdpSurface)
-    elif vdpSurface is None:
-        c_vdpSurface = 0
-    else:
-        c_vdpSurface = vdpSurface
+    cdef unsigned int c_flags
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_flags = flags
+        _p = 0
+        if isinstance(vdpSurface, _IntValue):
+            c_vdpSurface = <uint32_t>_iv(<_IntValue>vdpSurface)
+        elif vdpSurface is None:
+            c_vdpSurface = 0
+        else:
+            c_vdpSurface = vdpSurface
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaGraphicsVDPAURegisterVideoSurface', ('vdpSurface', 'flags'), _p) from None
     with nogil:
-        err = cyruntime.cudaGraphicsVDPAURegisterVideoSurface(&c_resource, <cyruntime.VdpVideoSurface>c_vdpSurface, flags)
+        err = cyruntime.cudaGraphicsVDPAURegisterVideoSurface(&c_resource, <cyruntime.VdpVideoSurface>c_vdpSurface, c_flags)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _new_handle(cudaGraphicsResource_t, <void*>c_resource),)
 
-def cudaGraphicsVDPAURegisterOutputSurface(vdpSurface, unsigned int flags):
+def cudaGraphicsVDPAURegisterOutputSurface(vdpSurface, flags):
     """Register a VdpOutputSurface object.
 
     Registers the VdpOutputSurface specified by `vdpSurface` for access by CUDA. A
@@ -17361,14 +20239,22 @@ def cudaGraphicsVDPAURegisterOutputSurface(vdpSurface, unsigned int flags):
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaGraphicsResource_t c_resource = <cyruntime.cudaGraphicsResource_t>0
     cdef uint32_t c_vdpSurface
-    if isinstance(vdpSurface, _IntValue):
-        c_vdpSurface = <uint32_t>_iv(<_IntValue>vdpSurface)
-    elif vdpSurface is None:
-        c_vdpSurface = 0
-    else:
-        c_vdpSurface = vdpSurface
+    cdef unsigned int c_flags
+    cdef int _p = 0
+    try:
+        _p = 1
+        c_flags = flags
+        _p = 0
+        if isinstance(vdpSurface, _IntValue):
+            c_vdpSurface = <uint32_t>_iv(<_IntValue>vdpSurface)
+        elif vdpSurface is None:
+            c_vdpSurface = 0
+        else:
+            c_vdpSurface = vdpSurface
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('cudaGraphicsVDPAURegisterOutputSurface', ('vdpSurface', 'flags'), _p) from None
     with nogil:
-        err = cyruntime.cudaGraphicsVDPAURegisterOutputSurface(&c_resource, <cyruntime.VdpOutputSurface>c_vdpSurface, flags)
+        err = cyruntime.cudaGraphicsVDPAURegisterOutputSurface(&c_resource, <cyruntime.VdpOutputSurface>c_vdpSurface, c_flags)
     if err != 0:
         return (_st(err), None,)
     return (_ok(), _new_handle(cudaGraphicsResource_t, <void*>c_resource),)
@@ -17424,9 +20310,15 @@ def make_cudaExtent(w, h, d):
     make_cudaPitchedPtr, make_cudaPos
     """
     s = _L.cls('cudaExtent')()
-    s.width = w
-    s.height = h
-    s.depth = d
+    cdef int _p = 0
+    try:
+        s.width = w
+        _p = 1
+        s.height = h
+        _p = 2
+        s.depth = d
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('make_cudaExtent', ('w', 'h', 'd'), _p) from None
     return s
 
 def make_cudaPitchedPtr(d, p, xsz, ysz):
@@ -17456,10 +20348,17 @@ def make_cudaPitchedPtr(d, p, xsz, ysz):
     make_cudaExtent, make_cudaPos
     """
     s = _L.cls('cudaPitchedPtr')()
-    s.ptr = d
-    s.pitch = p
-    s.xsize = xsz
-    s.ysize = ysz
+    cdef int _p = 0
+    try:
+        s.ptr = d
+        _p = 1
+        s.pitch = p
+        _p = 2
+        s.xsize = xsz
+        _p = 3
+        s.ysize = ysz
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('make_cudaPitchedPtr', ('d', 'p', 'xsz', 'ysz'), _p) from None
     return s
 
 def make_cudaPos(x, y, z):
@@ -17486,9 +20385,15 @@ def make_cudaPos(x, y, z):
     make_cudaExtent, make_cudaPitchedPtr
     """
     s = _L.cls('cudaPos')()
-    s.x = x
-    s.y = y
-    s.z = z
+    cdef int _p = 0
+    try:
+        s.x = x
+        _p = 1
+        s.y = y
+        _p = 2
+        s.z = z
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('make_cudaPos', ('x', 'y', 'z'), _p) from None
     return s
 
 def getLocalRuntimeVersion():

@@ -156,7 +156,10 @@ def test_emitted_wrapper_releases_the_gil_and_returns_outputs(tiny_model):
     text = emit.emit_py(tiny_model)
     body = text[text.index("def cuThingAlloc("):]
     body = body[:body.index("\ndef ", 1)] if "\ndef " in body[1:] else body
-    assert "def cuThingAlloc(size_t bytesize):" in body
+    assert "def cuThingAlloc(bytesize):" in body
+    # the argument is converted where an error can name it
+    assert "        c_bytesize = bytesize\n    except (TypeError, ValueError, OverflowError):\n" \
+           "        raise _arg_error('cuThingAlloc', ('bytesize',), 0) from None" in body
     assert "with nogil:" in body
     assert "return (_ok(), _new_int(CUdeviceptr" in body
 
@@ -258,5 +261,5 @@ def test_snake_case_layer_from_the_model(nvvm_model):
     assert sum(1 for body in defs.values() if "_live(" in body) == 9
     # compile and verify failures carry the program log (overrides.ERROR_LOG), nothing else does
     assert sorted(n for n, body in defs.items() if "_error_log(prog" in body) == ["compile_program", "verify_program"]
-    assert "_bptr(buffer, &c_buffer, size)" in defs["_nvvmAddModuleToProgram"]
+    assert "_bptr(buffer, &c_buffer, c_size)" in defs["_nvvmAddModuleToProgram"]
     assert "return r[1].decode()" in defs["get_error_string"]

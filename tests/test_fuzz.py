@@ -1,12 +1,11 @@
 """Every public function of every module, called with bad arguments (tests/fuzz/cases.py), ends in
-a Python exception or a returned status: never a crash, an abort or a hang.
+a Python exception or a returned status: never a crash, an abort or a hang; and an argument
+error (TypeError, ValueError, OverflowError) names the argument it is about.
 
 NVRTC, nvJitLink and NVVM run against their real libraries; the driver and the runtime against
 the stand-in libcuda.so.1 (every entry point returns CUDA_ERROR_UNKNOWN), so no GPU is needed.
 Each module runs in child processes: after a crash the batch starts again after the function
 that crashed, and the crash is reported with its case and the fault's traceback."""
-import json
-import subprocess
 import sys
 from pathlib import Path
 
@@ -20,38 +19,24 @@ TIMEOUT = 600       # seconds for one batch; a hang ends it and is reported
 
 
 def run_module(lib, env):
-    """(functions, cases, outcomes {"ok" | exception name: count}, problems [(case, what)])."""
+    """(functions, cases, outcomes {"ok" | exception name: count}, problems [(case, what)]): a
+    problem is a crash, a hang or an argument error that names no argument."""
     sys.path.insert(0, str(ROOT))
     try:
+        from tests.fuzz import batches
         from tests.fuzz.cases import functions
     finally:
         sys.path.remove(str(ROOT))
     import importlib
     todo = functions(importlib.import_module(f"cuda.bindings.{lib}"))
-    total, cases, outcomes, problems = len(todo), 0, {}, []
-    while todo:
-        try:
-            r = subprocess.run([sys.executable, "-m", "tests.fuzz.cases", lib, *todo], cwd=ROOT, env=env,
-                               capture_output=True, text=True, timeout=TIMEOUT)
-            out, err, rc = r.stdout, r.stderr, r.returncode
-        except subprocess.TimeoutExpired as e:
-            out, err, rc = (e.stdout or b"").decode(), (e.stderr or b"").decode(), "timeout"
-        last = None
-        for line in out.splitlines():
-            item = json.loads(line)
-            if item == "DONE":
-                break
-            if item[0] in ("ok", "raised"):
-                key = item[1] if item[0] == "raised" else "ok"
-                outcomes[key] = outcomes.get(key, 0) + 1
-            else:
-                cases += 1
-                last = item
-        if out.rstrip().endswith('"DONE"'):
-            break
-        problems.append((last, f"exit {rc}: " + " | ".join(err.strip().splitlines()[:6])))
-        todo = todo[todo.index(last[0]) + 1:] if last else todo[1:]
-    return total, cases, outcomes, problems
+    results, problems = batches.run("tests.fuzz.cases", [lib], todo, env, TIMEOUT)
+    outcomes = {}
+    for case, end in results:
+        key = "ok" if end[0] == "ok" else end[1]
+        outcomes[key] = outcomes.get(key, 0) + 1
+        if end[0] == "unnamed":
+            problems.append((case, f"{end[1]} naming no argument: {end[2]}"))
+    return len(todo), len(results) + len(problems), outcomes, problems
 
 
 @pytest.mark.parametrize("lib", MODULES)
@@ -59,7 +44,9 @@ def test_bad_arguments_never_crash(lib, stand_in_driver):
     # the driver and the runtime on the stand-in driver, every entry point answering 999 (unknown)
     env = python_env(stand_in_env(stand_in_driver, 999) if lib in ("driver", "runtime") else None)
     total, cases, outcomes, problems = run_module(lib, env)
-    print(f"fuzz {lib}: {total} functions, {cases} cases, crashes {len(problems)}; outcomes {outcomes}")
+    crashes = [p for p in problems if "naming no argument" not in p[1]]
+    print(f"fuzz {lib}: {total} functions, {cases} cases, crashes {len(crashes)}, unnamed argument "
+          f"errors {len(problems) - len(crashes)}; outcomes {outcomes}")
     assert problems == []
     assert total > 0 and cases > 10 * total
     # the wrappers refuse most of these values themselves, with a Python exception

@@ -8,12 +8,17 @@ then with one argument too many and with none.  Before each call one JSON line n
 ([function, position, value]); after it one line says how it ended: ["ok"], or ["raised",
 exception class].  faulthandler is on, so a crash leaves the case that caused it as the last
 named line and a Python traceback on stderr: tests/test_fuzz.py runs this in batches and
-starts again after the crashing function.  A last line "DONE" says the batch finished."""
+starts again after the crashing function.  A last line "DONE" says the batch finished.
+
+An argument error (TypeError, ValueError, OverflowError) must say which argument it is about:
+its message names a parameter of the function, or the function itself (a wrong number of
+arguments).  One that does not ends as ["unnamed", exception class, message]."""
 import enum
 import faulthandler
 import importlib
 import inspect
 import json
+import re
 import sys
 
 POSITIONS = 4
@@ -50,11 +55,21 @@ def _emit(obj):
     sys.stdout.flush()
 
 
-def _call(name, where, f, args):
+def names_an_argument(msg, function, params):
+    """Whether an error message says what it is about: a parameter, or the function."""
+    return f"{function}()" in msg or any(re.search(rf"\b{re.escape(p)}\b", msg) for p in params)
+
+
+def _call(name, where, f, args, params):
     _emit([name, where])
     try:
         f(*args)
-    except Exception as e:       # any Python exception is a clean end
+    except (TypeError, ValueError, OverflowError) as e:
+        if names_an_argument(str(e), name, params):
+            _emit(["raised", type(e).__name__])
+        else:
+            _emit(["unnamed", type(e).__name__, str(e)])
+    except Exception as e:       # any other Python exception (a status error) is a clean end
         _emit(["raised", type(e).__name__])
     else:
         _emit(["ok"])
@@ -81,10 +96,10 @@ def main(argv):
                     continue
                 args = [0] * n
                 args[pos] = bad
-                _call(name, f"{pos}={label}", f, args)
-        _call(name, "one too many", f, [0] * (n + 1))
+                _call(name, f"{pos}={label}", f, args, pnames)
+        _call(name, "one too many", f, [0] * (n + 1), pnames)
         if n:
-            _call(name, "none", f, [])
+            _call(name, "none", f, [], pnames)
     _emit("DONE")
 
 
