@@ -21,6 +21,9 @@ SONAMES = {
     "cudart": "libcudart.so.13",
     "nvvm": "libnvvm.so.4",
 }
+#: The pip wheel that ships each library, for messages that say what to install.
+WHEELS = {"nvrtc": "nvidia-cuda-nvrtc", "nvJitLink": "nvidia-nvjitlink", "cudart": "nvidia-cuda-runtime",
+          "nvvm": "nvidia-nvvm"}
 #: Folders under $CUDA_HOME / $CUDA_PATH, where a library is not in the toolkit's lib64 or lib.
 HOME_SUBDIRS = {"nvvm": (os.path.join("nvvm", "lib64"),)}
 DRIVER_SONAME = "libcuda.so.1"
@@ -88,14 +91,28 @@ def find(libname):
         if not home:
             tried.append(f"${var} (not set)")
             continue
+        if not os.path.isdir(home):
+            tried.append(f"${var}={home} (no such folder)")
+            continue
         for sub in HOME_SUBDIRS.get(libname, ("lib64", "lib")):
             path = os.path.join(home, sub, soname)
-            tried.append(path)
             if os.path.isfile(path):
+                tried.append(path)
                 return path, tried
+            tried.append(path + _other_versions(os.path.dirname(path), soname))
     path, problem = _load(soname)
     tried.append(f"{soname} via the system loader" + (f" ({problem})" if problem else ""))
     return path, tried
+
+
+def _other_versions(folder, soname):
+    """" (absent; the folder has libnvrtc.so.12)" where another major version of the library
+    lies in `folder`: a toolkit of another CUDA major."""
+    import glob
+    stem = soname[:soname.index(".so.") + 4]
+    others = sorted(os.path.basename(p) for p in glob.glob(os.path.join(glob.escape(folder), stem + "*"))
+                    if os.path.basename(p).split(".so.")[1].split(".")[0] != soname.split(".so.")[1])
+    return f" (absent; the folder has {', '.join(others)}: another CUDA version)" if others else ""
 
 
 def find_driver():

@@ -46,8 +46,8 @@ def library(lib):
         from . import _libpaths
         path, tried = _libpaths.find(_SONAMES[lib])
         if path is None:
-            raise NotSupportedError(f"the {lib} library ({_SONAMES[lib]}) was not found; looked in: "
-                               + "; ".join(tried))
+            raise NotSupportedError(f"the {lib} library ({_libpaths.SONAMES.get(_SONAMES[lib], _SONAMES[lib])}) was not found: "
+                                    f"{_install_hint(lib)}. Looked in: " + "; ".join(tried))
         if lib == "nvrtc" and os.path.isabs(path):
             # NVRTC opens its builtins library by name at compile time; the wheels give it no
             # search path, so load it first from the same folder.
@@ -61,9 +61,57 @@ def library(lib):
         try:
             h = ctypes.CDLL(path, mode=os.RTLD_NOW | os.RTLD_GLOBAL)
         except OSError as e:
-            raise NotSupportedError(f"the {lib} library could not be loaded from {path}: {e}") from None
+            home = [f"${v}" for v in ("CUDA_HOME", "CUDA_PATH")
+                    if os.environ.get(v) and path.startswith(os.path.join(os.environ[v], ""))]
+            raise NotSupportedError(
+                f"the {lib} library could not be loaded from {path}"
+                + (f" (found through {home[0]})" if home else "") + f": {e}. The file is damaged or not a "
+                f"library for this machine: " + (f"set {home[0]} to a working CUDA 13 toolkit, or unset it and "
+                                                  f"install the library with {_wheel(lib)}" if home
+                                                  else f"reinstall it with {_wheel(lib)}")) from None
     _libs[lib] = h
     return h
+
+
+def _wheel(lib):
+    """The pip command that installs `lib`: "`pip install nvidia-cuda-nvrtc~=13.0` (or ...)"."""
+    from . import _libpaths
+    wheel = _libpaths.WHEELS.get(_SONAMES.get(lib))
+    return f"`pip install {wheel}~=13.0` (or `pip install cuda-bindings[all]`)" if wheel else "its installer"
+
+
+def _install_hint(lib):
+    """What to install for a missing library."""
+    return f"install it with {_wheel(lib)}, or set CUDA_HOME to a CUDA 13 toolkit"
+
+
+def _library_version(lib, h):
+    """The version a loaded library reports, as text ("CUDA 13.0"), or None."""
+    calls = {"nvrtc": ("nvrtcVersion", 2), "nvjitlink": ("nvJitLinkVersion", 2),
+             "runtime": ("cudaRuntimeGetVersion", 1), "nvvm": ("nvvmVersion", 2)}
+    if lib not in calls:
+        return None
+    name, n = calls[lib]
+    try:
+        f = getattr(h, name)
+    except AttributeError:
+        return None
+    v = [ctypes.c_int(0) for _ in range(n)]
+    f.restype = ctypes.c_int
+    if f(*[ctypes.byref(x) for x in v]) != 0:
+        return None
+    if n == 1:
+        return _cuda(v[0].value)
+    return f"{'NVVM ' if lib == 'nvvm' else 'CUDA '}{v[0].value}.{v[1].value}"
+
+
+def _library_lacks(lib, h):
+    """Why a loaded NVRTC, nvJitLink, runtime or NVVM lacks an entry point: the version it reports
+    and what to install."""
+    v = _library_version(lib, h)
+    return ((f"this library reports {v}; " if v else "") + "the function is newer than the library (or the "
+            f"library is damaged): these bindings are built from the CUDA 13.0 headers; "
+            f"install a newer one with {_wheel(lib)}, or set CUDA_HOME to a newer CUDA 13 toolkit")
 
 
 def _driver_getproc():
@@ -106,9 +154,9 @@ def symbol(lib, entry):
     except AttributeError:
         tried.append(f"dlsym({csym!r})")
         where = "libcuda.so.1" if lib == "driver" else getattr(h, "_name", lib)
-        why = _driver_too_old(h, version) if lib == "driver" else None
+        why = _driver_too_old(h, version) if lib == "driver" else _library_lacks(lib, h)
         raise FunctionNotFoundError(f'Function "{name}" not found in {where} ({"; ".join(tried)}); '
-                                    + (why or "the installed library may be older than the CUDA 13.0 headers")) from None
+                                    + (why or "the installed driver may be older than the CUDA 13.0 headers")) from None
     return ctypes.cast(fn, ctypes.c_void_p).value
 
 

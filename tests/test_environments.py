@@ -1,0 +1,135 @@
+"""Broken environments: each gives one error that says what is wrong and what to install or set.
+
+Every case runs in a fresh interpreter in which the library search is confined to what the case
+sets up ($CUDA_HOME): the pip wheels' folder and the system loader are taken out of the search, so
+the machine's own libraries cannot hide the case.  The stand-in
+libraries are compiled here from a few lines of C (each exports only its version query).
+(The driver older than the headers is tests/test_loader.py's stand-in driver reporting 12.4.)"""
+import subprocess
+
+import pytest
+
+from _support import run_python
+
+# Confines the library search of cuda.bindings to $CUDA_HOME and $CUDA_PATH: no wheel folder,
+# nothing from the system loader.
+CONFINE = """
+from cuda.bindings import _libpaths
+_libpaths.WHEEL_LIB = "no-such-wheel-folder"
+_libpaths._load = lambda soname: (None, "not found")
+"""
+
+STAND_INS = {   # soname (under $CUDA_HOME) -> C source
+    "lib64/libnvrtc.so.13": "int nvrtcVersion(int *a, int *b) { *a = 13; *b = 0; return 0; }",
+    "lib64/libcudart.so.13": "int cudaRuntimeGetVersion(int *v) { *v = 13000; return 0; }",
+    "lib64/libnvJitLink.so.13": "int nvJitLinkVersion(unsigned *a, unsigned *b) { *a = 13; *b = 0; return 0; }",
+    "nvvm/lib64/libnvvm.so.4": "int nvvmVersion(int *a, int *b) { *a = 2; *b = 0; return 0; }",
+}
+
+
+def _message(code, env):
+    """The last line a child prints: `type: message` of the error the case raised."""
+    r = run_python(CONFINE + code, env=env)
+    assert r.returncode == 0, r.stderr
+    return r.stdout.strip().splitlines()[-1]
+
+
+CALL = """
+try:
+    {call}
+except Exception as e:
+    print(type(e).__name__ + ": " + str(e))
+else:
+    print("no error")
+"""
+
+
+def _env(home=None):
+    env = {"CUDA_PATH": ""}
+    env["CUDA_HOME"] = str(home) if home is not None else ""
+    return env
+
+
+def test_no_driver_says_to_install_one():
+    code = ("import ctypes\n_real = ctypes.CDLL\n"
+            "def _no_driver(name, *a, **k):\n"
+            "    if name == 'libcuda.so.1':\n"
+            "        raise OSError('libcuda.so.1: cannot open shared object file: No such file or directory')\n"
+            "    return _real(name, *a, **k)\n"
+            "ctypes.CDLL = _no_driver\n"
+            "from cuda.bindings import driver\n" + CALL.format(call="driver.cuInit(0)"))
+    m = _message(code, _env())
+    print(m)
+    assert m.startswith("NotSupportedError: libcuda.so.1 (the NVIDIA driver library) could not be loaded")
+    assert "cuda.bindings.driver needs an installed NVIDIA driver" in m
+
+
+@pytest.mark.parametrize("lib,module,call,wheel", [
+    ("nvrtc", "nvrtc", "nvrtc.nvrtcVersion()", "nvidia-cuda-nvrtc"),
+    ("runtime", "runtime", "runtime.cudaRuntimeGetVersion()", "nvidia-cuda-runtime"),
+    ("nvjitlink", "nvjitlink", "nvjitlink.version()", "nvidia-nvjitlink"),
+    ("nvvm", "nvvm", "nvvm.version()", "nvidia-nvvm"),
+])
+def test_missing_library_says_what_to_install(lib, module, call, wheel):
+    m = _message(f"from cuda.bindings import {module}\n" + CALL.format(call=call), _env())
+    print(m)
+    assert m.startswith(f"NotSupportedError: the {lib} library (lib")
+    assert f"was not found: install it with `pip install {wheel}~=13.0`" in m
+    assert "or set CUDA_HOME to a CUDA 13 toolkit. Looked in: " in m
+    assert "$CUDA_HOME (not set)" in m
+
+
+@pytest.fixture(scope="module")
+def old_libraries(tmp_path_factory):
+    """A CUDA_HOME whose NVRTC, runtime, nvJitLink and NVVM export only their version query."""
+    home = tmp_path_factory.mktemp("cuda_home")
+    for rel, src in STAND_INS.items():
+        out = home / rel
+        out.parent.mkdir(parents=True, exist_ok=True)
+        c = out.with_suffix(".c")
+        c.write_text(src + "\n")
+        subprocess.run(["cc", "-shared", "-fPIC", "-o", str(out), str(c)], check=True)
+    return home
+
+
+@pytest.mark.parametrize("module,call,reports,wheel", [
+    ("nvrtc", "nvrtc.nvrtcCreateProgram(b'', b'', 0, [], [])", "CUDA 13.0", "nvidia-cuda-nvrtc"),
+    ("runtime", "runtime.cudaGetDeviceCount()", "CUDA 13.0", "nvidia-cuda-runtime"),
+    ("nvjitlink", "nvjitlink.create(1, ['-arch=sm_90'])", "CUDA 13.0", "nvidia-nvjitlink"),
+    ("nvvm", "nvvm.create_program()", "NVVM 2.0", "nvidia-nvvm"),
+])
+def test_library_without_the_symbol_says_what_to_install(old_libraries, module, call, reports, wheel):
+    m = _message(f"from cuda.bindings import {module}\n" + CALL.format(call=call), _env(old_libraries))
+    print(m)
+    assert m.startswith("FunctionNotFoundError: Function ")
+    assert str(old_libraries) in m                          # where the library came from
+    assert f"this library reports {reports}; the function is newer than the library" in m
+    assert f"install a newer one with `pip install {wheel}~=13.0`" in m
+
+
+def test_cuda_home_that_does_not_exist(tmp_path):
+    m = _message("from cuda.bindings import nvrtc\n" + CALL.format(call="nvrtc.nvrtcVersion()"),
+                 _env(tmp_path / "no-such-toolkit"))
+    print(m)
+    assert f"$CUDA_HOME={tmp_path / 'no-such-toolkit'} (no such folder)" in m
+    assert "install it with `pip install nvidia-cuda-nvrtc~=13.0`" in m
+
+
+def test_cuda_home_of_another_cuda_major(tmp_path):
+    (tmp_path / "lib64").mkdir()
+    (tmp_path / "lib64" / "libnvrtc.so.12").write_bytes(b"")
+    m = _message("from cuda.bindings import nvrtc\n" + CALL.format(call="nvrtc.nvrtcVersion()"), _env(tmp_path))
+    print(m)
+    assert (f"{tmp_path / 'lib64' / 'libnvrtc.so.13'} (absent; the folder has libnvrtc.so.12: another CUDA "
+            f"version)") in m
+
+
+def test_cuda_home_with_a_damaged_library(tmp_path):
+    (tmp_path / "lib64").mkdir()
+    (tmp_path / "lib64" / "libnvrtc.so.13").write_text("not a library\n")
+    m = _message("from cuda.bindings import nvrtc\n" + CALL.format(call="nvrtc.nvrtcVersion()"), _env(tmp_path))
+    print(m)
+    assert m.startswith(f"NotSupportedError: the nvrtc library could not be loaded from "
+                        f"{tmp_path / 'lib64' / 'libnvrtc.so.13'} (found through $CUDA_HOME)")
+    assert "The file is damaged or not a library for this machine: set $CUDA_HOME to a working CUDA 13 " \
+           "toolkit, or unset it and install the library with `pip install nvidia-cuda-nvrtc~=13.0`" in m
