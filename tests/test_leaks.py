@@ -6,6 +6,8 @@ objects read after a warm-up and at the end."""
 import json
 import textwrap
 
+import pytest
+
 from _support import run_python, stand_in_env
 
 CALLS = 1_000_000
@@ -79,6 +81,115 @@ def test_a_million_calls_leak_nothing(stand_in_driver, tmp_path):
     assert r.returncode == 0, r.stdout + r.stderr
     grown = json.loads(r.stdout.strip().splitlines()[-1])
     print(f"leaks: {CALLS:,} calls of {grown['kinds']} kinds: RSS {grown['rss']:+,} bytes, "
+          f"objects {grown['objects']:+,}")
+    assert grown["rss"] <= RSS_BOUND, grown
+    assert grown["objects"] <= OBJECTS_BOUND, grown
+
+
+GPU_PROGRAM = textwrap.dedent('''
+    import ctypes, gc, json, sys
+    import numpy as np
+    from cuda.bindings import driver as D, nvrtc, runtime
+    from cuda.bindings.checked import driver as CD, CUDAError
+
+    def ok(r):
+        assert r[0] == 0, r
+        return r[1] if len(r) == 2 else None
+
+    ok(D.cuInit(0))
+    dev = ok(D.cuDeviceGet(0))
+    ctx = ok(D.cuDevicePrimaryCtxRetain(dev))
+    ok(D.cuCtxSetCurrent(ctx))
+    cc = [ok(D.cuDeviceGetAttribute(a, dev)) for a in (
+        D.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
+        D.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)]
+    src = b'extern "C" __global__ void k(float *x, float a, int n) { if (threadIdx.x < n) x[threadIdx.x] *= a; }'
+    prog = ok(nvrtc.nvrtcCreateProgram(src, b"k.cu", 0, [], []))
+    ok(nvrtc.nvrtcCompileProgram(prog, 1, [f"--gpu-architecture=sm_{cc[0]}{cc[1]}".encode()]))
+    cubin = bytearray(ok(nvrtc.nvrtcGetCUBINSize(prog)))
+    ok(nvrtc.nvrtcGetCUBIN(prog, cubin))
+    mod = ok(D.cuModuleLoadData(bytes(cubin)))
+    k = ok(D.cuModuleGetFunction(mod, b"k"))
+    stream = ok(D.cuStreamCreate(0))
+    dptr = ok(D.cuMemAlloc(64 * 4))
+    host = np.ones(64, np.float32)
+    x, a, n = ctypes.c_uint64(int(dptr)), ctypes.c_float(1.0), ctypes.c_int(64)
+    table = np.array([ctypes.addressof(x), ctypes.addressof(a), ctypes.addressof(n)], np.uint64)
+    params = ((dptr, 1.0, 64), (None, ctypes.c_float, ctypes.c_int))
+    graph = ok(D.cuGraphCreate(0))
+    ok(D.cuGraphAddEmptyNode(graph, None, 0))
+    graph_exec = ok(D.cuGraphInstantiate(graph, 0))
+
+    def stream_cycle():
+        ok(D.cuStreamDestroy(ok(D.cuStreamCreate(0))))
+
+    def event_cycle():
+        e = ok(D.cuEventCreate(0))
+        ok(D.cuEventRecord(e, stream))
+        D.cuEventQuery(e)
+        ok(D.cuEventDestroy(e))
+
+    def graph_cycle():
+        g = ok(D.cuGraphCreate(0))
+        ok(D.cuGraphAddEmptyNode(g, None, 0))
+        ok(D.cuGraphDestroy(g))
+
+    def program_cycle():
+        p = ok(nvrtc.nvrtcCreateProgram(src, b"k.cu", 0, [], []))
+        ok(nvrtc.nvrtcGetProgramLogSize(p))
+        ok(nvrtc.nvrtcDestroyProgram(p))
+
+    def failing_checked():
+        try:
+            CD.cuEventQuery(None)                         # a failed checked call: an exception
+        except CUDAError:
+            pass
+
+    calls = [
+        lambda: ok(D.cuMemFree(ok(D.cuMemAlloc(256)))),  # integer-type outputs, real allocations
+        stream_cycle, event_cycle, graph_cycle, program_cycle,   # handle outputs, graph, NVRTC objects
+        lambda: ok(D.cuMemcpyHtoDAsync(dptr, host, host.nbytes, stream)),
+        lambda: ok(D.cuMemcpyDtoHAsync(host, dptr, host.nbytes, stream)),
+        lambda: ok(D.cuLaunchKernel(k, 1, 1, 1, 64, 1, 1, 0, stream, params, 0)),   # kernel parameters:
+        lambda: ok(D.cuLaunchKernel(k, 1, 1, 1, 64, 1, 1, 0, stream, table, 0)),    # every form
+        lambda: ok(D.cuLaunchKernel(k, 1, 1, 1, 64, 1, 1, 0, stream, table.ctypes.data, 0)),
+        lambda: ok(D.cuGraphLaunch(graph_exec, stream)),
+        lambda: ok(D.cuFuncGetAttribute(D.CUfunction_attribute.CU_FUNC_ATTRIBUTE_NUM_REGS, k)),
+        lambda: ok(D.cuDeviceGetName(64, dev)),          # a string output
+        lambda: ok(runtime.cudaGetDeviceProperties(0)),  # a struct output
+        lambda: D.cuEventQuery(None),                    # a failed call: a status
+        failing_checked,
+        lambda: ok(D.cuStreamSynchronize(stream)),
+    ]
+
+    def rss():
+        with open("/proc/self/statm") as fh:
+            return int(fh.read().split()[1]) * 4096
+
+    def run(n):
+        for _ in range(n // len(calls)):
+            for c in calls:
+                c()
+
+    run(50_000)                                          # warm-up
+    gc.collect()
+    r0, o0 = rss(), len(gc.get_objects())
+    run(int(sys.argv[1]))
+    gc.collect()
+    print(json.dumps({"rss": rss() - r0, "objects": len(gc.get_objects()) - o0, "kinds": len(calls)}))
+''')
+
+
+@pytest.mark.gpu
+def test_a_million_calls_on_the_gpu_leak_nothing(tmp_path):
+    """The same on a GPU with the real driver: objects made and destroyed, copies, launches in
+    every kernel-parameter form, graphs, NVRTC programs, failed calls."""
+    script = tmp_path / "leaks_gpu.py"
+    script.write_text(GPU_PROGRAM)
+    r = run_python([str(script), str(CALLS)], timeout=900)
+    assert r.returncode == 0, r.stdout + r.stderr
+    grown = json.loads(r.stdout.strip().splitlines()[-1])
+    print(f"leaks on the GPU: {CALLS:,} calls of {grown['kinds']} kinds: RSS {grown['rss']:+,} bytes, "
           f"objects {grown['objects']:+,}")
     assert grown["rss"] <= RSS_BOUND, grown
     assert grown["objects"] <= OBJECTS_BOUND, grown
