@@ -563,9 +563,9 @@ def _emit_helpers(model):
             o.append("    cdef int _p = 0")
             o.append("    try:")       # a field's error names the argument, as _conversions does
             for i, (a, f) in enumerate(zip(params, fields)):
-                o.append(f"        _p = {i}" if i else f"        s.{f} = {a}")
                 if i:
-                    o.append(f"        s.{f} = {a}")
+                    o.append(f"        _p = {i}")
+                o.append(f"        s.{f} = {a}")
             o.append("    except (TypeError, ValueError, OverflowError):")
             o.append(f"        raise _arg_error({name!r}, {tuple(params)!r}, _p) from None")
             o.append("    return s")
