@@ -993,10 +993,9 @@ def _conversions(model, fn, L, steps):
     tagged = [(tag, line) for tag, line in steps if tag is not None]
     if not tagged:
         return o
-    snake = L.get("snake")
     order = [p for p in fn.params if p.role in ("in", "inout")]
-    names = tuple(_snake(p.pyname) if snake else p.pyname for p in order)
-    shown = _snake(fn.name[len(L["prefix"]):]) if snake else fn.name
+    names = tuple(public_param(p, L) for p in order)
+    shown = public_function(fn, L)
     if len(order) > 1:
         o.append("    cdef int _p = 0")
     o.append("    try:")
@@ -1124,6 +1123,17 @@ def _snake(name):
     return re.sub(r"(?<=[a-z0-9])([A-Z])", r"_\1", name).lower()
 
 
+def public_function(fn, L):
+    """fn's name as users of library L call it: snake_case without the library prefix in the
+    nvJitLink and NVVM modules (LIBS[lib]["snake"]), the C name elsewhere."""
+    return _snake(fn.name[len(L["prefix"]):]) if L.get("snake") else fn.name
+
+
+def public_param(p, L):
+    """Parameter p's name in library L's public functions (snake_case where those are)."""
+    return _snake(p.pyname) if L.get("snake") else p.pyname
+
+
 def snake_refs(model):
     """The docstring references of a snake_case module (its functions by their Python names)."""
     L = LIBS[model.lib]
@@ -1197,10 +1207,10 @@ def _emit_snake_api(model):
     handles = {n for n, _ in model.handles}
     refs = snake_refs(model)
     for fn in model.functions:
-        api = _snake(fn.name[len(L["prefix"]):])
+        api = public_function(fn, L)
         ins = [p for p in fn.params if p.role in ("in", "inout")]
         outs = [p for p in fn.params if p.role in ("out", "inout")]
-        pnames = [_snake(p.pyname) for p in ins]
+        pnames = [public_param(p, L) for p in ins]
         doc = _snake_docstring(model, fn, refs)
         o.append("")
         o.append(f"def {api}({', '.join(pnames)}):")

@@ -14,7 +14,7 @@ from . import overrides as ov
 from . import pytypes
 from .emit import (HEADER, LIBS, F_ARRAY, F_BOOL, F_CHARS, F_CSTR, F_ENUM, F_F, F_HANDLE, F_I, F_INTV,
                    F_KPARAMS, F_PTRARR, F_STRUCT, F_U, F_VOIDP, _docstring, _extra_enums, _field_spec,
-                   _snake, _snake_docstring, snake_refs)
+                   _snake_docstring, public_function, public_param, snake_refs)
 
 CHECKED_LIBS = ("driver", "runtime", "nvrtc")
 CHECKED_ERROR = {"driver": "CUDAError", "runtime": "CUDARuntimeError", "nvrtc": "NVRTCError"}
@@ -152,14 +152,14 @@ def _head(model, doc, extra_imports=()):
     return o + [""]
 
 
-def signature_params(model, fn, prm, snake=False):
+def signature_params(model, fn, prm):
     """The parameter list of fn's Python signature, typed (`prm`: peers)."""
     out = []
     for p in fn.params:
         if p.role not in ("in", "inout"):
             continue
         t = pytypes.param_type(model, fn, p, prm)
-        name = _snake(p.pyname) if snake else p.pyname
+        name = public_param(p, LIBS[model.lib])
         default = f" = {p.extra['default']!r}" if p.role == "inout" and "default" in p.extra else ""
         out.append(f"{name}: {t}{default}")
     return ", ".join(out)
@@ -182,9 +182,9 @@ def signature(model, fn, prm, checked=False):
     function, a tuple-style function, or (`checked`) its form in cuda.bindings.checked."""
     L = LIBS[model.lib]
     if L.get("snake"):
-        name = _snake(fn.name[len(L["prefix"]):])
+        name = public_function(fn, L)
         ret = pytypes.checked_return_type(model, fn) if fn.ret == L["status"] else "str | None"
-        return name, f"{name}({signature_params(model, fn, prm, snake=True)}) -> {ret}"
+        return name, f"{name}({signature_params(model, fn, prm)}) -> {ret}"
     ret = pytypes.checked_return_type(model, fn) if checked else pytypes.return_type(model, fn)
     return fn.name, f"{fn.name}({signature_params(model, fn, prm)}) -> {ret}"
 
