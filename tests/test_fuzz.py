@@ -6,14 +6,10 @@ NVRTC, nvJitLink and NVVM run against their real libraries; the driver and the r
 the stand-in libcuda.so.1 (every entry point returns CUDA_ERROR_UNKNOWN), so no GPU is needed.
 Each module runs in child processes: after a crash the batch starts again after the function
 that crashed, and the crash is reported with its case and the fault's traceback."""
-import sys
-from pathlib import Path
-
 import pytest
 
 from _support import python_env, stand_in_env
 
-ROOT = Path(__file__).resolve().parent.parent
 MODULES = ["driver", "runtime", "nvrtc", "nvjitlink", "nvvm"]
 TIMEOUT = 600       # seconds for one batch; a hang ends it and is reported
 
@@ -21,13 +17,9 @@ TIMEOUT = 600       # seconds for one batch; a hang ends it and is reported
 def run_module(lib, env):
     """(functions, cases, outcomes {"ok" | exception name: count}, problems [(case, what)]): a
     problem is a crash, a hang or an argument error that names no argument."""
-    sys.path.insert(0, str(ROOT))
-    try:
-        from tests.fuzz import batches
-        from tests.fuzz.cases import functions
-    finally:
-        sys.path.remove(str(ROOT))
     import importlib
+    from fuzz import batches               # tests/fuzz: tests/ is on sys.path (conftest.py)
+    from fuzz.cases import functions
     todo = functions(importlib.import_module(f"cuda.bindings.{lib}"))
     results, problems = batches.run("tests.fuzz.cases", [lib], todo, env, TIMEOUT)
     outcomes = {}

@@ -43,15 +43,8 @@ DRIVER_CRASHES = {
 
 
 def test_invalid_inputs_reach_the_driver_without_a_crash():
-    import sys
-    from pathlib import Path
-    root = Path(__file__).resolve().parent.parent
-    sys.path.insert(0, str(root))
-    try:
-        from tests.fuzz import batches
-        from tests.fuzz.gpu_cases import CASES
-    finally:
-        sys.path.remove(str(root))
+    from fuzz import batches               # tests/fuzz: tests/ is on sys.path (conftest.py)
+    from fuzz.gpu_cases import CASES
     results, crashes = batches.run("tests.fuzz.gpu_cases", [], list(CASES), python_env(), 300)
     width = max(map(len, CASES))
     for (name,), end in results:

@@ -14,6 +14,40 @@ CALLS = 1_000_000
 RSS_BOUND = 2 * 1024 * 1024     # bytes the process may grow by after the warm-up
 OBJECTS_BOUND = 100             # live objects (gc-tracked) it may gain
 
+# The end of each program: `warm` calls from its list `calls` (free lists, caches, lazy classes
+# settle), then as many as the command line says, with the RSS and live objects read in between.
+MEASURE = textwrap.dedent('''
+    def rss():
+        with open("/proc/self/statm") as fh:
+            return int(fh.read().split()[1]) * 4096
+
+    def run(n):
+        for _ in range(n // len(calls)):
+            for c in calls:
+                c()
+
+    run(warm)
+    gc.collect()
+    r0, o0 = rss(), len(gc.get_objects())
+    run(int(sys.argv[1]))
+    gc.collect()
+    print(json.dumps({"rss": rss() - r0, "objects": len(gc.get_objects()) - o0, "kinds": len(calls)}))
+''')
+
+
+def _measure(tmp_path, program, what, env=None, timeout=600):
+    """Run `program` + MEASURE for CALLS calls; assert the growth is inside the bounds."""
+    script = tmp_path / "leaks.py"
+    script.write_text(program + MEASURE)
+    r = run_python([str(script), str(CALLS)], env=env, timeout=timeout)
+    assert r.returncode == 0, r.stdout + r.stderr
+    grown = json.loads(r.stdout.strip().splitlines()[-1])
+    print(f"{what}: {CALLS:,} calls of {grown['kinds']} kinds: RSS {grown['rss']:+,} bytes, "
+          f"objects {grown['objects']:+,}")
+    assert grown["rss"] <= RSS_BOUND, grown
+    assert grown["objects"] <= OBJECTS_BOUND, grown
+
+
 PROGRAM = textwrap.dedent('''
     import ctypes, gc, json, sys
     import numpy as np
@@ -55,35 +89,12 @@ PROGRAM = textwrap.dedent('''
         except NVRTCError:
             pass
     calls.append(failing)
-
-    def rss():
-        with open("/proc/self/statm") as fh:
-            return int(fh.read().split()[1]) * 4096
-
-    def run(n):
-        for _ in range(n // len(calls)):
-            for c in calls:
-                c()
-
-    run(100_000)                                         # warm-up: free lists, caches, lazy classes
-    gc.collect()
-    r0, o0 = rss(), len(gc.get_objects())
-    run(int(sys.argv[1]))
-    gc.collect()
-    print(json.dumps({"rss": rss() - r0, "objects": len(gc.get_objects()) - o0, "kinds": len(calls)}))
+    warm = 100_000
 ''')
 
 
 def test_a_million_calls_leak_nothing(stand_in_driver, tmp_path):
-    script = tmp_path / "leaks.py"
-    script.write_text(PROGRAM)
-    r = run_python([str(script), str(CALLS)], env=stand_in_env(stand_in_driver, 0), timeout=600)
-    assert r.returncode == 0, r.stdout + r.stderr
-    grown = json.loads(r.stdout.strip().splitlines()[-1])
-    print(f"leaks: {CALLS:,} calls of {grown['kinds']} kinds: RSS {grown['rss']:+,} bytes, "
-          f"objects {grown['objects']:+,}")
-    assert grown["rss"] <= RSS_BOUND, grown
-    assert grown["objects"] <= OBJECTS_BOUND, grown
+    _measure(tmp_path, PROGRAM, "leaks", env=stand_in_env(stand_in_driver, 0))
 
 
 GPU_PROGRAM = textwrap.dedent('''
@@ -161,22 +172,7 @@ GPU_PROGRAM = textwrap.dedent('''
         failing_checked,
         lambda: ok(D.cuStreamSynchronize(stream)),
     ]
-
-    def rss():
-        with open("/proc/self/statm") as fh:
-            return int(fh.read().split()[1]) * 4096
-
-    def run(n):
-        for _ in range(n // len(calls)):
-            for c in calls:
-                c()
-
-    run(50_000)                                          # warm-up
-    gc.collect()
-    r0, o0 = rss(), len(gc.get_objects())
-    run(int(sys.argv[1]))
-    gc.collect()
-    print(json.dumps({"rss": rss() - r0, "objects": len(gc.get_objects()) - o0, "kinds": len(calls)}))
+    warm = 50_000
 ''')
 
 
@@ -184,12 +180,4 @@ GPU_PROGRAM = textwrap.dedent('''
 def test_a_million_calls_on_the_gpu_leak_nothing(tmp_path):
     """The same on a GPU with the real driver: objects made and destroyed, copies, launches in
     every kernel-parameter form, graphs, NVRTC programs, failed calls."""
-    script = tmp_path / "leaks_gpu.py"
-    script.write_text(GPU_PROGRAM)
-    r = run_python([str(script), str(CALLS)], timeout=900)
-    assert r.returncode == 0, r.stdout + r.stderr
-    grown = json.loads(r.stdout.strip().splitlines()[-1])
-    print(f"leaks on the GPU: {CALLS:,} calls of {grown['kinds']} kinds: RSS {grown['rss']:+,} bytes, "
-          f"objects {grown['objects']:+,}")
-    assert grown["rss"] <= RSS_BOUND, grown
-    assert grown["objects"] <= OBJECTS_BOUND, grown
+    _measure(tmp_path, GPU_PROGRAM, "leaks on the GPU", timeout=900)
