@@ -85,24 +85,37 @@ def _install_hint(lib):
     return f"install it with {_wheel(lib)}, or set CUDA_HOME to a CUDA 13 toolkit"
 
 
-def _library_version(lib, h):
-    """The version a loaded library reports, as text ("CUDA 13.0"), or None."""
-    calls = {"nvrtc": ("nvrtcVersion", 2), "nvjitlink": ("nvJitLinkVersion", 2),
-             "runtime": ("cudaRuntimeGetVersion", 1), "nvvm": ("nvvmVersion", 2)}
-    if lib not in calls:
+# Each library's version query: its name and how many ints it writes (one: 1000 * major + 10 *
+# minor; two: major and minor).
+_VERSION_QUERIES = {"driver": ("cuDriverGetVersion", 1), "runtime": ("cudaRuntimeGetVersion", 1),
+                    "nvrtc": ("nvrtcVersion", 2), "nvjitlink": ("nvJitLinkVersion", 2),
+                    "nvvm": ("nvvmVersion", 2)}
+
+
+def _reported_version(lib, h):
+    """The ints a loaded library's version query writes, or None where it has none or it fails."""
+    if lib not in _VERSION_QUERIES:
         return None
-    name, n = calls[lib]
+    name, n = _VERSION_QUERIES[lib]
     try:
         f = getattr(h, name)
-    except AttributeError:
+        v = [ctypes.c_int(0) for _ in range(n)]
+        f.restype = ctypes.c_int
+        if f(*[ctypes.byref(x) for x in v]) != 0:
+            return None
+    except (AttributeError, OSError):
         return None
-    v = [ctypes.c_int(0) for _ in range(n)]
-    f.restype = ctypes.c_int
-    if f(*[ctypes.byref(x) for x in v]) != 0:
+    return [x.value for x in v]
+
+
+def _library_version(lib, h):
+    """The version a loaded library reports, as text ("CUDA 13.0", "NVVM 2.0"), or None."""
+    v = _reported_version(lib, h)
+    if v is None:
         return None
-    if n == 1:
-        return _cuda(v[0].value)
-    return f"{'NVVM ' if lib == 'nvvm' else 'CUDA '}{v[0].value}.{v[1].value}"
+    if len(v) == 1:
+        return _cuda(v[0])
+    return f"{'NVVM ' if lib == 'nvvm' else 'CUDA '}{v[0]}.{v[1]}"
 
 
 def _library_lacks(lib, h):
@@ -167,19 +180,15 @@ def _cuda(v):
 def _driver_too_old(h, since):
     """Why the driver lacks an entry point that CUDA `since` (the ABI version of the symbol table)
     introduced, from the version the driver reports; None where it reports none."""
-    try:
-        f = h.cuDriverGetVersion
-        v = ctypes.c_int(0)
-        f.restype = ctypes.c_int
-        if f(ctypes.byref(v)) != 0 or v.value <= 0:
-            return None
-    except (AttributeError, OSError):
+    v = _reported_version("driver", h)
+    if v is None or v[0] <= 0:
         return None
-    if since > v.value:
-        return (f"it needs a driver for {_cuda(since)} or newer, and this driver is {_cuda(v.value)} "
-                f"(cuDriverGetVersion = {v.value}): install a newer NVIDIA driver (these bindings are "
+    v = v[0]        # 1000 * major + 10 * minor
+    if since > v:
+        return (f"it needs a driver for {_cuda(since)} or newer, and this driver is {_cuda(v)} "
+                f"(cuDriverGetVersion = {v}): install a newer NVIDIA driver (these bindings are "
                 f"built for CUDA 13.0, which needs driver R580 or newer)")
-    return (f"this driver reports {_cuda(v.value)} (cuDriverGetVersion = {v.value}), which should have it "
+    return (f"this driver reports {_cuda(v)} (cuDriverGetVersion = {v}), which should have it "
             f"(since {_cuda(since)}): the library is damaged or not NVIDIA's driver")
 
 
