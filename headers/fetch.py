@@ -1,24 +1,30 @@
-"""Locate (or download) the CUDA 13.0 header set that the bindings are generated and built from.
+"""Locate (or download) the CUDA header set that the bindings are generated and built from.
 
 The headers are NVIDIA's and are not committed to this repository. They are taken from NVIDIA's
-PyPI wheels, pinned by file name and sha256 in ``pins.json`` beside this file.
+PyPI wheels, pinned by file name and sha256 in ``pins.json`` beside this file, one entry per
+CUDA release the bindings can be built for (12.9, 13.0, 13.5, ...). The release is chosen by the
+``version`` argument, else ``$CUDA_BINDINGS_CUDA_VERSION``, else the ``default`` of ``pins.json``.
 
 ``include_dir()`` returns one directory holding ``cuda.h``, ``cuda_runtime_api.h``,
-``crt/host_defines.h``, ``nvrtc.h``, ``nvJitLink.h``, ``nvvm.h`` and the rest. It looks, in
-this order, at:
+``crt/host_defines.h``, ``nvrtc.h``, ``nvJitLink.h``, ``nvvm.h`` and the rest, for the chosen
+release. It looks, in this order, at:
 
-1. ``$CUDA_BINDINGS_INCLUDE_DIR`` (an explicit override; used as given, never skipped);
-2. the local cache ``headers/cuda-13.0/include/``, when its stamp matches the pins (and, for a
-   cache completed from an installed set, that set is unchanged);
-3. ``nvidia/cu13/include`` under every ``sys.path`` entry (NVIDIA's wheels installed in this
-   Python), when its ``cuda.h`` says ``#define CUDA_VERSION 13000``;
+1. ``$CUDA_BINDINGS_INCLUDE_DIR`` (an explicit override; used as given, never skipped, but
+   refused when its ``cuda.h`` is not of the chosen release);
+2. the local cache ``headers/cuda-<version>/include/``, when its stamp matches the pins (and,
+   for a cache completed from an installed set, that set is unchanged);
+3. the release's ``installed_include`` folder (``nvidia/cu13/include`` for CUDA 13) under every
+   ``sys.path`` entry (NVIDIA's wheels installed in this Python), when its ``cuda.h`` defines
+   the release's ``CUDA_VERSION`` (e.g. 13000); skipped for a release whose wheels keep their
+   headers in several folders (12.9);
 4. ``$CUDA_HOME/include`` and ``$CUDA_PATH/include``, with the same version check;
-5. an installed set from 3 or 4 that lacks only headers a pinned wheel ``completes`` (the
-   runtime/nvrtc/nvjitlink wheels without ``nvidia-cuda-crt``, which has ``crt/host_defines.h``,
-   or without ``nvidia-nvvm``, which has ``nvvm.h``): the cache is built from a copy of that set
-   plus the headers of the completing wheel(s);
+5. an installed set from 3 or 4 that lacks only headers a pinned wheel ``completes`` (for CUDA
+   13, the runtime/nvrtc/nvjitlink wheels without ``nvidia-cuda-crt``, which has
+   ``crt/host_defines.h``, or without ``nvidia-nvvm``, which has ``nvvm.h``): the cache is built
+   from a copy of that set plus the headers of the completing wheel(s);
 6. otherwise it downloads all the pinned wheels from PyPI (standard library only), checks their
-   sha256, and extracts ``nvidia/cu13/include/**`` into the cache.
+   sha256, and extracts what each has under its ``include`` folders (by default the release's
+   ``installed_include``) into the cache.
 
 Wheels already on disk can stand in for the download (in 5 and 6): ``$CUDA_BINDINGS_WHEEL_DIR``
 (or ``--wheel-dir``) names a folder searched for the pinned file names first; they are checked
@@ -30,7 +36,9 @@ The cache's ``stamp.json`` says what it was built from: the pinned wheels, or an
 
 Command line::
 
-    python -m headers.fetch                   # print the include directory
+    python -m headers.fetch                   # print the include directory of the chosen release
+    python -m headers.fetch --cuda 12.9       # ... of CUDA 12.9
+    python -m headers.fetch --all             # every pinned release, one "VERSION PATH" line each
     python -m headers.fetch --force-download  # fetch all pinned wheels again, refresh the cache
 """
 from __future__ import annotations
@@ -56,11 +64,9 @@ from typing import NamedTuple
 HERE = Path(__file__).resolve().parent
 PINS_FILE = HERE / "pins.json"
 
+ENV_CUDA_VERSION = "CUDA_BINDINGS_CUDA_VERSION"
 ENV_INCLUDE_DIR = "CUDA_BINDINGS_INCLUDE_DIR"
 ENV_WHEEL_DIR = "CUDA_BINDINGS_WHEEL_DIR"
-
-#: Where NVIDIA's CUDA 13 wheels keep their headers, inside the wheel and inside site-packages.
-WHEEL_INCLUDE = "nvidia/cu13/include"
 
 #: Headers a usable directory must hold (the generator reads these; the build includes them:
 #: ``cuda_runtime_api.h`` includes ``crt/host_defines.h``, which is in the nvidia-cuda-crt wheel).
@@ -99,9 +105,66 @@ class Located(NamedTuple):
     source: str  # a short description of where the headers came from
 
 
-def load_pins() -> dict:
+def _read_pins() -> dict:
+    """``pins.json`` as written: ``default`` and one entry per version under ``versions``."""
     with open(PINS_FILE, encoding="utf-8") as f:
         return json.load(f)
+
+
+def _version_key(version: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in version.split("."))
+
+
+def versions() -> list[str]:
+    """The pinned CUDA versions, oldest first (e.g. ``["12.9", "13.0", "13.5"]``)."""
+    return sorted(_read_pins()["versions"], key=_version_key)
+
+
+def default_version() -> str:
+    """The version built when none is chosen (``default`` in ``pins.json``)."""
+    return _read_pins()["default"]
+
+
+def _selection(version: str | None) -> tuple[str, str]:
+    """(the chosen pinned version, how it was chosen); see ``selected_version``."""
+    if version is not None:
+        how = "requested"
+    elif os.environ.get(ENV_CUDA_VERSION, "").strip():
+        version, how = os.environ[ENV_CUDA_VERSION].strip(), f"${ENV_CUDA_VERSION}"
+    else:
+        version = default_version()
+        how = f"the default in {PINS_FILE.name}"
+    pinned = versions()
+    if version not in pinned:
+        raise HeadersNotFound(
+            f"CUDA version {version!r} ({how}) is not pinned in {PINS_FILE};"
+            f" pinned versions: {', '.join(pinned)} (choose one with ${ENV_CUDA_VERSION})")
+    return version, how
+
+
+def selected_version(version: str | None = None) -> str:
+    """The CUDA version to build for: ``version`` if given, else ``$CUDA_BINDINGS_CUDA_VERSION``
+    if set and non-empty, else the default. Raises HeadersNotFound for a version not pinned."""
+    return _selection(version)[0]
+
+
+def load_pins(version: str | None = None) -> dict:
+    """The pins of one CUDA version (chosen as by ``selected_version``): ``cuda`` (e.g. "12.9"),
+    ``cuda_version_define``, ``installed_include`` (None when the wheels have no single include
+    folder) and ``wheels``, each of which has its ``include`` folder prefixes filled in."""
+    version = selected_version(version)
+    entry = _read_pins()["versions"][version]
+    installed = entry.get("installed_include")
+    wheels = []
+    for pin in entry["wheels"]:
+        include = pin.get("include") or ([installed] if installed else [])
+        if not include:
+            raise HeadersNotFound(
+                f"{PINS_FILE}: CUDA {version} wheel {pin['filename']} names no \"include\" folder"
+                " and the version has no \"installed_include\"")
+        wheels.append({**pin, "include": [p.strip("/") for p in include]})
+    return {"cuda": version, "cuda_version_define": entry["cuda_version_define"],
+            "installed_include": installed, "wheels": wheels}
 
 
 def cache_root(pins: dict | None = None) -> Path:
@@ -110,7 +173,7 @@ def cache_root(pins: dict | None = None) -> Path:
 
 
 def _pin_stamp(pin: dict) -> dict:
-    return {"filename": pin["filename"], "sha256": pin["sha256"]}
+    return {"filename": pin["filename"], "sha256": pin["sha256"], "include": pin["include"]}
 
 
 def _stamp_of(pins: dict) -> dict:
@@ -187,7 +250,7 @@ def _tree_files(base: Path) -> list[str]:
     return sorted(out)
 
 
-def _base_stamp(base: Path) -> dict:
+def _base_stamp(base: Path, installed_include: str | None) -> dict:
     """What identifies an installed header set: path, CUDA_VERSION, and a digest of its files."""
     h = hashlib.sha256()
     files = _tree_files(base)
@@ -196,8 +259,10 @@ def _base_stamp(base: Path) -> dict:
         h.update(_sha256_file(base / rel).encode() + b"\n")
     stamp = {"path": str(base), "cuda_version": cuda_version_of(base), "files": len(files),
              "sha256": h.hexdigest()}
-    # For a wheel set in site-packages (<site>/nvidia/cu13/include), name its distributions.
-    site = base.parent.parent.parent if base.as_posix().endswith("/" + WHEEL_INCLUDE) else None
+    # For a wheel set in site-packages (<site>/<installed_include>), name its distributions.
+    site = None
+    if installed_include and base.as_posix().endswith("/" + installed_include):
+        site = base.parents[len(PurePosixPath(installed_include).parts) - 1]
     if site is not None:
         dists = sorted(d.name[: -len(".dist-info")] for d in site.glob("nvidia_*.dist-info"))
         if dists:
@@ -210,7 +275,7 @@ def _completed_stamp(pins: dict, base: Path, completers: list[dict]) -> dict:
     return {
         "cuda": pins["cuda"],
         "built_from": "installed headers completed with pinned wheels",
-        "base": _base_stamp(base),
+        "base": _base_stamp(base, pins["installed_include"]),
         "wheels": [_pin_stamp(w) for w in completers],
     }
 
@@ -247,19 +312,24 @@ def _cached(pins: dict) -> tuple[Path | None, str]:
     return (None, why) if why else (include, what)
 
 
-def _installed_candidates() -> list[tuple[Path | None, str]]:
+def _installed_candidates(pins: dict) -> list[tuple[Path | None, str]]:
     """Installed header sets: wheels on sys.path, then $CUDA_HOME and $CUDA_PATH, in order;
     (None, why) stands for a place with nothing to look at."""
     out: list[tuple[Path | None, str]] = []
-    seen: set[Path] = set()
-    for entry in sys.path:
-        candidate = Path(entry or os.getcwd()) / WHEEL_INCLUDE
-        if candidate in seen or not candidate.exists():
-            continue
-        seen.add(candidate)
-        out.append((candidate, "installed wheels on sys.path"))
-    if not seen:
-        out.append((None, f"sys.path: no entry has {WHEEL_INCLUDE}"))
+    installed = pins["installed_include"]
+    if installed:
+        seen: set[Path] = set()
+        for entry in sys.path:
+            candidate = Path(entry or os.getcwd()) / installed
+            if candidate in seen or not candidate.exists():
+                continue
+            seen.add(candidate)
+            out.append((candidate, "installed wheels on sys.path"))
+        if not seen:
+            out.append((None, f"sys.path: no entry has {installed}"))
+    else:
+        out.append((None, f"sys.path: skipped, CUDA {pins['cuda']}'s wheels have no single"
+                          " include folder"))
     for var in ("CUDA_HOME", "CUDA_PATH"):
         home = os.environ.get(var)
         out.append((Path(home) / "include", f"${var}") if home else (None, f"${var}: not set"))
@@ -277,10 +347,12 @@ def _wheel_dir(wheel_dir) -> Path | None:
     return path
 
 
-def locate(*, force_download: bool = False, wheel_dir: str | os.PathLike | None = None,
-           quiet: bool = False) -> Located:
-    """Find a CUDA 13.0 include directory (see the module docstring for the order)."""
-    pins = load_pins()
+def locate(version: str | None = None, *, force_download: bool = False,
+           wheel_dir: str | os.PathLike | None = None, quiet: bool = False) -> Located:
+    """Find the include directory of a CUDA version, chosen as by ``selected_version`` (see the
+    module docstring for the order)."""
+    version, how = _selection(version)
+    pins = load_pins(version)
     want = pins["cuda_version_define"]
     tried: list[str] = []
     wheels = _wheel_dir(wheel_dir)
@@ -288,7 +360,7 @@ def locate(*, force_download: bool = False, wheel_dir: str | os.PathLike | None 
 
     def fail() -> HeadersNotFound:
         return HeadersNotFound(
-            f"no CUDA {pins['cuda']} headers found. Tried:\n  - " + "\n  - ".join(tried)
+            f"no CUDA {version} headers found ({how}). Tried:\n  - " + "\n  - ".join(tried)
             + f"\nWithout network access, put the pinned wheel files (headers/pins.json) in a"
             f" folder and set ${ENV_WHEEL_DIR} to it (or pass --wheel-dir).")
 
@@ -299,6 +371,12 @@ def locate(*, force_download: bool = False, wheel_dir: str | os.PathLike | None 
             why = _problem(include, None, pins)
             if why:
                 raise HeadersNotFound(f"${ENV_INCLUDE_DIR}={env} is not usable: {why}")
+            got = cuda_version_of(include)
+            if got != want:
+                raise HeadersNotFound(
+                    f"${ENV_INCLUDE_DIR}={env} has CUDA_VERSION {got} but the build is for"
+                    f" CUDA {version} ({how}, CUDA_VERSION {want}); point it at CUDA {version}"
+                    f" headers, or choose another version with ${ENV_CUDA_VERSION}")
             return Located(include, f"${ENV_INCLUDE_DIR}")
         tried.append(f"${ENV_INCLUDE_DIR}: not set")
 
@@ -308,7 +386,7 @@ def locate(*, force_download: bool = False, wheel_dir: str | os.PathLike | None 
         tried.append(f"cache {cache_root(pins) / 'include'}: {why}")
 
         completable: list[tuple[Path, str, list[dict]]] = []
-        for candidate, label in _installed_candidates():
+        for candidate, label in _installed_candidates(pins):
             if candidate is None:
                 tried.append(label)
                 continue
@@ -340,9 +418,10 @@ def locate(*, force_download: bool = False, wheel_dir: str | os.PathLike | None 
     return Located(include, "pinned wheels (downloaded)")
 
 
-def include_dir(*, force_download: bool = False) -> Path:
-    """A directory with the CUDA 13.0 headers (cuda.h, cuda_runtime_api.h, nvrtc.h, ...)."""
-    return locate(force_download=force_download).path
+def include_dir(version: str | None = None, *, force_download: bool = False) -> Path:
+    """A directory with the headers (cuda.h, cuda_runtime_api.h, nvrtc.h, ...) of a CUDA version,
+    chosen as by ``selected_version``."""
+    return locate(version, force_download=force_download).path
 
 
 # --------------------------------------------------------------------------- download
@@ -485,15 +564,17 @@ def _fetch_wheel(pin: dict, workdir: Path, wheel_dir, quiet: bool) -> Path:
     raise HeadersNotFound(f"could not get {pin['filename']} (" + "; ".join(problems) + ")")
 
 
-def _extract_headers(wheel: Path, dest_include: Path) -> int:
-    prefix = WHEEL_INCLUDE + "/"
+def _extract_headers(wheel: Path, prefixes: list[str], dest_include: Path) -> int:
+    """Extract the files under each folder of ``prefixes`` into ``dest_include``; how many."""
+    starts = tuple(p + "/" for p in prefixes)
     count = 0
     with zipfile.ZipFile(wheel) as z:
         for info in z.infolist():
             name = info.filename
-            if info.is_dir() or not name.startswith(prefix):
+            start = next((p for p in starts if name.startswith(p)), None)
+            if info.is_dir() or start is None:
                 continue
-            rel = PurePosixPath(name[len(prefix):])
+            rel = PurePosixPath(name[len(start):])
             if rel.is_absolute() or ".." in rel.parts:
                 raise HeadersNotFound(f"{wheel.name}: unsafe member name {name!r}")
             target = dest_include.joinpath(*rel.parts)
@@ -516,11 +597,13 @@ def _fetch_wheels(pins_to_get: list[dict], staging: Path, wheel_dir, quiet) -> l
     return [_fetch_wheel(pin, wheels, wheel_dir, quiet) for pin in pins_to_get]
 
 
-def _extract_all(wheels: list[Path], include: Path) -> None:
-    """Extract the headers of every wheel into ``include`` (later files overwrite earlier ones)."""
-    for wheel in wheels:
-        if _extract_headers(wheel, include) == 0:
-            raise HeadersNotFound(f"{wheel.name} has no files under {WHEEL_INCLUDE}/")
+def _extract_all(pins_got: list[dict], wheels: list[Path], include: Path) -> None:
+    """Extract the headers of every wheel (``wheels[i]`` is the file of ``pins_got[i]``) into
+    ``include``, from the wheel's ``include`` folders (later files overwrite earlier ones)."""
+    for pin, wheel in zip(pins_got, wheels):
+        if _extract_headers(wheel, pin["include"], include) == 0:
+            raise HeadersNotFound(f"{wheel.name} has no files under "
+                                  + ", ".join(p + "/" for p in pin["include"]))
 
 
 def _install(staging: Path, root: Path, stamp: dict, pins: dict) -> Path:
@@ -546,7 +629,8 @@ def download(pins: dict | None = None, *, wheel_dir=None, quiet: bool = False) -
     try:
         include = staging / "include"
         include.mkdir()
-        _extract_all(_fetch_wheels(pins["wheels"], staging, wheel_dir, quiet), include)
+        _extract_all(pins["wheels"], _fetch_wheels(pins["wheels"], staging, wheel_dir, quiet),
+                     include)
         shutil.rmtree(staging / "wheels")
         why = _problem(include, pins["cuda_version_define"])
         if why:
@@ -570,12 +654,12 @@ def complete(pins: dict, base: Path, completers: list[dict], *, wheel_dir=None,
         include = staging / "include"
         _log(quiet, f"copying {base}")
         shutil.copytree(base, include, ignore=shutil.ignore_patterns("__pycache__"))
-        _extract_all(wheels, include)
+        _extract_all(completers, wheels, include)
         shutil.rmtree(staging / "wheels")
         why = _problem(include, pins["cuda_version_define"])
         if why:
             raise HeadersNotFound(f"{base} completed with the pinned wheels is unusable: {why}")
-        if _base_stamp(base) != stamp["base"]:
+        if _base_stamp(base, pins["installed_include"]) != stamp["base"]:
             raise HeadersNotFound(f"{base} changed while it was being copied")
         result = _install(staging, root, stamp, pins)
     finally:
@@ -587,20 +671,30 @@ def complete(pins: dict, base: Path, completers: list[dict], *, wheel_dir=None,
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m headers.fetch", description=__doc__.split("\n\n")[0])
+    which = ap.add_mutually_exclusive_group()
+    which.add_argument("--cuda", metavar="VER",
+                       help=f"CUDA version, one of {', '.join(versions())} (default:"
+                            f" ${ENV_CUDA_VERSION}, else {default_version()})")
+    which.add_argument("--all", action="store_true",
+                       help="every pinned version; prints one \"VERSION PATH\" line each")
     ap.add_argument("--force-download", action="store_true",
                     help="download all pinned wheels again and rebuild the cache from them")
     ap.add_argument("--wheel-dir", help=f"folder with the pinned wheel files (or ${ENV_WHEEL_DIR})")
     ap.add_argument("-v", "--verbose", action="store_true", help="also say where the headers came from")
     args = ap.parse_args(argv)
-    try:
-        found = locate(force_download=args.force_download, wheel_dir=args.wheel_dir)
-    except HeadersNotFound as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 1
-    if args.verbose:
-        print(f"headers from: {found.source}", file=sys.stderr)
-    print(found.path)
-    return 0
+    failed = False
+    for requested in versions() if args.all else [args.cuda]:
+        try:
+            found = locate(requested, force_download=args.force_download, wheel_dir=args.wheel_dir)
+        except HeadersNotFound as e:
+            print(f"error: {e}", file=sys.stderr)
+            failed = True
+            continue
+        version = selected_version(requested)
+        if args.verbose:
+            print(f"CUDA {version} headers from: {found.source}", file=sys.stderr)
+        print(f"{version} {found.path}" if args.all else found.path, flush=True)
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":

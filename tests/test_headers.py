@@ -1,10 +1,12 @@
 """headers.fetch: where the CUDA headers come from (no network, no GPU, no NVIDIA files needed).
 
-Every test works on a fake header set and fake wheels in a temporary folder, with pins.json,
-the cache location, sys.path and the downloader replaced, so nothing here touches the real cache.
+Every test but the checks of the real pins.json works on fake header sets and fake wheels in a
+temporary folder, with pins.json, the cache location, sys.path and the downloader replaced, so
+nothing here touches the real cache.
 """
 import hashlib
 import json
+import re
 import sys
 import urllib.error
 import zipfile
@@ -18,13 +20,19 @@ if str(REPO_ROOT) not in sys.path:
 
 from headers import fetch  # noqa: E402
 
+CU13 = "nvidia/cu13/include"
 CRT = "nvidia_cuda_crt-13.0.0-py3-none-any.whl"
 RUNTIME = "nvidia_cuda_runtime-13.0.0-py3-none-any.whl"
+RUNTIME_135 = "nvidia_cuda_runtime-13.5.0-py3-none-any.whl"
+CU12_RUNTIME = "nvidia_cuda_runtime_cu12-12.9.0-py3-none-any.whl"
+CU12_NVCC = "nvidia_cuda_nvcc_cu12-12.9.0-py3-none-any.whl"
+CU12_RUNTIME_INC = "nvidia/cuda_runtime/include"
+CU12_NVCC_INC = ["nvidia/cuda_nvcc/include", "nvidia/cuda_nvcc/nvvm/include"]
 
 
-def _write_headers(include, *, version=13000, crt=True):
+def _write_headers(include, *, version=13000, crt=True, nvvm=True):
     for h in fetch.REQUIRED_HEADERS:
-        if h.startswith("crt/") and not crt:
+        if (h.startswith("crt/") and not crt) or (h == "nvvm.h" and not nvvm):
             continue
         path = include / h
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -32,32 +40,84 @@ def _write_headers(include, *, version=13000, crt=True):
     (include / "cuda.h").write_text(f"#define CUDA_VERSION {version}\n")
 
 
-def _wheel(path, files):
+def _members(prefix, include):
+    """Every file under ``include`` as a wheel member under ``prefix``."""
+    return {f"{prefix}/{p.relative_to(include).as_posix()}": p.read_text()
+            for p in include.rglob("*") if p.is_file()}
+
+
+def _wheel(path, members):
+    """Write a wheel holding ``members`` (member name -> text); returns its sha256."""
     with zipfile.ZipFile(path, "w") as z:
-        for name, text in files.items():
-            z.writestr(f"{fetch.WHEEL_INCLUDE}/{name}", text)
+        for name, text in members.items():
+            z.writestr(name, text)
     return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _pin(project, filename, sha256, **extra):
+    return {"project": project, "version": filename.split("-")[1], "filename": filename,
+            "sha256": sha256, **extra}
 
 
 @pytest.fixture
 def world(tmp_path, monkeypatch):
-    """A fake repository (pins + cache), a site dir with an installed set lacking crt/, a wheel dir."""
+    """A fake repository (pins for 12.9, 13.0 and 13.5, and the caches), a site dir with a 13.0
+    installed set lacking crt/, and a wheel dir with every pinned wheel."""
     wheels = tmp_path / "wheels"
     wheels.mkdir()
-    crt_sha = _wheel(wheels / CRT, {"crt/host_defines.h": "/* crt */\n"})
-    full = tmp_path / "full"
+
+    # 13.0: a runtime wheel without crt/, completed by the crt wheel.
+    crt_sha = _wheel(wheels / CRT, {f"{CU13}/crt/host_defines.h": "/* crt */\n"})
+    full = tmp_path / "full13"
     _write_headers(full, crt=False)
-    runtime_sha = _wheel(wheels / RUNTIME, {
-        p.relative_to(full).as_posix(): p.read_text() for p in full.rglob("*") if p.is_file()})
+    runtime_sha = _wheel(wheels / RUNTIME, _members(CU13, full))
+
+    # 13.5: one wheel with everything.
+    full = tmp_path / "full135"
+    _write_headers(full, version=13050)
+    runtime_135_sha = _wheel(wheels / RUNTIME_135, _members(CU13, full))
+
+    # 12.9: each wheel keeps its headers in its own folders; the nvcc one has crt/ and nvvm.h.
+    full = tmp_path / "full129"
+    _write_headers(full, version=12090, crt=False, nvvm=False)
+    cu12_runtime_sha = _wheel(wheels / CU12_RUNTIME, {
+        **_members(CU12_RUNTIME_INC, full), "nvidia/cuda_runtime/lib/libcudart.so.12": "ELF"})
+    cu12_nvcc_sha = _wheel(wheels / CU12_NVCC, {
+        f"{CU12_NVCC_INC[0]}/crt/host_defines.h": "/* crt 12.9 */\n",
+        f"{CU12_NVCC_INC[1]}/nvvm.h": "/* nvvm 12.9 */\n",
+        "nvidia/cuda_nvcc/bin/ptxas": "ELF",
+        "nvidia/cuda_nvcc/nvvm/lib64/libnvvm.so": "ELF",
+    })
+
     pins = {
-        "cuda": "13.0",
-        "cuda_version_define": 13000,
-        "wheels": [
-            {"project": "nvidia-cuda-runtime", "version": "13.0.0", "filename": RUNTIME,
-             "sha256": runtime_sha},
-            {"project": "nvidia-cuda-crt", "version": "13.0.0", "filename": CRT,
-             "sha256": crt_sha, "completes": ["crt/host_defines.h"]},
-        ],
+        "comment": "unknown keys are ignored",
+        "default": "13.0",
+        "versions": {
+            "13.0": {
+                "cuda_version_define": 13000,
+                "installed_include": CU13,
+                "wheels": [
+                    _pin("nvidia-cuda-runtime", RUNTIME, runtime_sha),
+                    _pin("nvidia-cuda-crt", CRT, crt_sha, completes=["crt/host_defines.h"]),
+                ],
+            },
+            "13.5": {
+                "cuda_version_define": 13050,
+                "installed_include": CU13,
+                "wheels": [_pin("nvidia-cuda-runtime", RUNTIME_135, runtime_135_sha)],
+            },
+            "12.9": {
+                "comment": "no single include folder",
+                "cuda_version_define": 12090,
+                "installed_include": None,
+                "wheels": [
+                    _pin("nvidia-cuda-runtime-cu12", CU12_RUNTIME, cu12_runtime_sha,
+                         include=[CU12_RUNTIME_INC]),
+                    _pin("nvidia-cuda-nvcc-cu12", CU12_NVCC, cu12_nvcc_sha,
+                         include=CU12_NVCC_INC),
+                ],
+            },
+        },
     }
     repo = tmp_path / "repo" / "headers"
     repo.mkdir(parents=True)
@@ -66,10 +126,12 @@ def world(tmp_path, monkeypatch):
     monkeypatch.setattr(fetch, "PINS_FILE", repo / "pins.json")
 
     site = tmp_path / "site"
-    base = site / fetch.WHEEL_INCLUDE
+    base = site / CU13
     _write_headers(base, crt=False)
+    (site / "nvidia_cuda_runtime-13.0.0.dist-info").mkdir()
     monkeypatch.setattr(sys, "path", [str(site)])
-    for var in (fetch.ENV_INCLUDE_DIR, fetch.ENV_WHEEL_DIR, "CUDA_HOME", "CUDA_PATH"):
+    for var in (fetch.ENV_CUDA_VERSION, fetch.ENV_INCLUDE_DIR, fetch.ENV_WHEEL_DIR,
+                "CUDA_HOME", "CUDA_PATH"):
         monkeypatch.delenv(var, raising=False)
 
     downloads = []
@@ -81,14 +143,202 @@ def world(tmp_path, monkeypatch):
     monkeypatch.setattr(fetch, "_open", offline)
     monkeypatch.setattr(fetch.time, "sleep", lambda s: None)
     return type("World", (), {"repo": repo, "site": site, "base": base, "wheels": wheels,
-                              "pins": pins, "downloads": downloads, "tmp": tmp_path})
+                              "raw_pins": pins, "pins": fetch.load_pins("13.0"),
+                              "downloads": downloads, "tmp": tmp_path})
 
 
-def test_crt_host_defines_is_required():
-    assert "crt/host_defines.h" in fetch.REQUIRED_HEADERS
-    pins = fetch.load_pins()
-    crt = [w for w in pins["wheels"] if w["project"] == "nvidia-cuda-crt"]
-    assert len(crt) == 1 and "crt/host_defines.h" in crt[0]["completes"]
+# ------------------------------------------------------------------------------ the real pins.json
+
+
+def test_real_pins_name_every_version():
+    assert fetch.versions() == ["12.9", "13.0", "13.5"]
+    assert fetch.default_version() == "13.0"
+    for version in fetch.versions():
+        pins = fetch.load_pins(version)
+        assert pins["cuda"] == version
+        major, minor = map(int, version.split("."))
+        assert pins["cuda_version_define"] == major * 1000 + minor * 10
+        assert pins["wheels"]
+        for w in pins["wheels"]:
+            assert re.fullmatch(r"[0-9a-f]{64}", w["sha256"]), w
+            stem = w["project"].replace("-", "_") + "-" + w["version"] + "-"
+            assert w["filename"].startswith(stem) and w["filename"].endswith(".whl"), w
+            assert w["include"], w
+
+
+def test_real_pins_have_the_crt_and_nvvm_sources():
+    assert "crt/host_defines.h" in fetch.REQUIRED_HEADERS and "nvvm.h" in fetch.REQUIRED_HEADERS
+    for version in ("13.0", "13.5"):
+        pins = fetch.load_pins(version)
+        assert pins["installed_include"] == CU13
+        assert all(w["include"] == [CU13] for w in pins["wheels"])
+        by_project = {w["project"]: w for w in pins["wheels"]}
+        assert set(by_project) == {"nvidia-cuda-runtime", "nvidia-cuda-nvrtc", "nvidia-nvjitlink",
+                                   "nvidia-nvvm", "nvidia-cuda-crt"}
+        assert by_project["nvidia-cuda-crt"]["completes"] == ["crt/host_defines.h"]
+        assert by_project["nvidia-nvvm"]["completes"] == ["nvvm.h"]
+        assert {w["version"].rsplit(".", 1)[0] for w in pins["wheels"]} == {version}
+
+    pins = fetch.load_pins("12.9")
+    assert pins["installed_include"] is None
+    by_project = {w["project"]: w for w in pins["wheels"]}
+    assert set(by_project) == {"nvidia-cuda-runtime-cu12", "nvidia-cuda-nvrtc-cu12",
+                               "nvidia-nvjitlink-cu12", "nvidia-cuda-nvcc-cu12"}
+    assert by_project["nvidia-cuda-nvcc-cu12"]["include"] == CU12_NVCC_INC
+    assert by_project["nvidia-cuda-runtime-cu12"]["include"] == [CU12_RUNTIME_INC]
+    assert not any("completes" in w for w in pins["wheels"])
+    assert {w["version"].rsplit(".", 1)[0] for w in pins["wheels"]} == {"12.9"}
+
+
+# ------------------------------------------------------------------------------- version selection
+
+
+def test_version_is_the_argument_else_the_env_var_else_the_default(world, monkeypatch):
+    assert fetch.versions() == ["12.9", "13.0", "13.5"]  # sorted, whatever the file's order
+    assert fetch.selected_version() == "13.0"
+    monkeypatch.setenv(fetch.ENV_CUDA_VERSION, "")
+    assert fetch.selected_version() == "13.0"
+    monkeypatch.setenv(fetch.ENV_CUDA_VERSION, "12.9")
+    assert fetch.selected_version() == "12.9"
+    assert fetch.load_pins()["cuda"] == "12.9"
+    assert fetch.cache_root() == world.repo / "cuda-12.9"
+    assert fetch.selected_version("13.5") == "13.5"
+
+
+def test_versions_sort_numerically(world):
+    raw = dict(world.raw_pins, versions={v: world.raw_pins["versions"]["13.0"]
+                                         for v in ("13.0", "12.10", "12.9")})
+    fetch.PINS_FILE.write_text(json.dumps(raw))
+    assert fetch.versions() == ["12.9", "12.10", "13.0"]
+
+
+@pytest.mark.parametrize("how", ["argument", "env", "default"])
+def test_unknown_version_is_refused_with_the_pinned_ones(world, monkeypatch, how):
+    if how == "argument":
+        call, source = (lambda: fetch.selected_version("12.9.0")), "requested"
+    elif how == "env":
+        monkeypatch.setenv(fetch.ENV_CUDA_VERSION, "12.9.0")
+        call, source = fetch.load_pins, "$CUDA_BINDINGS_CUDA_VERSION"
+    else:
+        fetch.PINS_FILE.write_text(json.dumps(dict(world.raw_pins, default="12.9.0")))
+        call, source = fetch.locate, "the default in pins.json"
+    with pytest.raises(fetch.HeadersNotFound) as e:
+        call()
+    text = str(e.value)
+    assert f"CUDA version '12.9.0' ({source}) is not pinned" in text
+    assert "pinned versions: 12.9, 13.0, 13.5" in text
+    assert "$CUDA_BINDINGS_CUDA_VERSION" in text
+    assert not (world.repo / "cuda-12.9.0").exists()
+
+
+def test_load_pins_is_flat_with_the_include_folders_filled_in(world):
+    pins = fetch.load_pins("13.0")
+    assert set(pins) == {"cuda", "cuda_version_define", "installed_include", "wheels"}
+    assert (pins["cuda"], pins["cuda_version_define"], pins["installed_include"]) == (
+        "13.0", 13000, CU13)
+    assert [w["include"] for w in pins["wheels"]] == [[CU13], [CU13]]
+    assert pins["wheels"][1]["completes"] == ["crt/host_defines.h"]
+    pins = fetch.load_pins("12.9")
+    assert pins["installed_include"] is None
+    assert [w["include"] for w in pins["wheels"]] == [[CU12_RUNTIME_INC], CU12_NVCC_INC]
+
+
+def test_wheel_without_include_folder_needs_an_installed_include(world):
+    raw = world.raw_pins
+    del raw["versions"]["12.9"]["wheels"][1]["include"]
+    fetch.PINS_FILE.write_text(json.dumps(raw))
+    with pytest.raises(fetch.HeadersNotFound, match=f"CUDA 12.9 wheel {CU12_NVCC} names no"):
+        fetch.load_pins("12.9")
+
+
+# ------------------------------------------------------------------------- several include folders
+
+
+def test_version_with_several_include_folders_is_built_from_its_wheels(world):
+    found = fetch.locate("12.9", wheel_dir=world.wheels, quiet=True)
+    include = world.repo / "cuda-12.9" / "include"
+    assert found.path == include and found.source == "pinned wheels (downloaded)"
+    assert fetch.cuda_version_of(include) == 12090
+    assert (include / "crt" / "host_defines.h").read_text() == "/* crt 12.9 */\n"
+    assert (include / "nvvm.h").read_text() == "/* nvvm 12.9 */\n"
+    assert (include / "nvrtc.h").is_file() and (include / "cuda_runtime_api.h").is_file()
+    files = sorted(p.relative_to(include).as_posix() for p in include.rglob("*") if p.is_file())
+    assert files == sorted(fetch.REQUIRED_HEADERS)  # nothing from lib/, bin/ or nvvm/lib64/
+    assert world.downloads == []
+    stamp = json.loads((world.repo / "cuda-12.9" / "stamp.json").read_text())
+    assert stamp == fetch._stamp_of(fetch.load_pins("12.9"))
+    assert [w["include"] for w in stamp["wheels"]] == [[CU12_RUNTIME_INC], CU12_NVCC_INC]
+    assert fetch.locate("12.9", quiet=True).source == "pinned wheels (cache)"
+    assert not (world.repo / "cuda-13.0").exists()  # the other versions are left alone
+
+
+def test_version_without_installed_include_skips_sys_path(world, monkeypatch):
+    _write_headers(world.base, version=12090)  # a complete set, but in a folder 12.9 never uses
+    with pytest.raises(fetch.HeadersNotFound) as e:
+        fetch.locate("12.9", quiet=True)
+    text = str(e.value)
+    assert text.startswith("no CUDA 12.9 headers found (requested)")
+    assert "sys.path: skipped, CUDA 12.9's wheels have no single include folder" in text
+    assert str(world.base) not in text
+
+    home = world.tmp / "cuda"
+    _write_headers(home / "include", version=12090)
+    monkeypatch.setenv("CUDA_HOME", str(home))
+    found = fetch.locate("12.9", quiet=True)
+    assert found.path == home / "include" and found.source == "$CUDA_HOME"
+
+
+def test_wheel_with_nothing_under_its_include_folders_is_an_error(world):
+    raw = world.raw_pins
+    raw["versions"]["12.9"]["wheels"][1]["include"] = ["nvidia/cuda_nvcc/inc"]
+    fetch.PINS_FILE.write_text(json.dumps(raw))
+    with pytest.raises(fetch.HeadersNotFound) as e:
+        fetch.locate("12.9", wheel_dir=world.wheels, quiet=True)
+    assert f"{CU12_NVCC} has no files under nvidia/cuda_nvcc/inc/" in str(e.value)
+    assert not (world.repo / "cuda-12.9").exists()
+
+
+def test_each_version_checks_its_own_cuda_version(world):
+    # The installed 13.0 set on sys.path is not taken for 13.5: its wheel is fetched instead.
+    _write_headers(world.base)
+    found = fetch.locate("13.5", wheel_dir=world.wheels, quiet=True)
+    assert found.path == world.repo / "cuda-13.5" / "include"
+    assert fetch.cuda_version_of(found.path) == 13050
+    assert fetch.locate("13.0", quiet=True).path == world.base
+
+
+def test_cli_all_prints_one_line_per_version(world, capsys):
+    assert fetch.main(["--all", "--wheel-dir", str(world.wheels)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out == [f"{v} {world.repo / f'cuda-{v}' / 'include'}" for v in ("12.9", "13.0", "13.5")]
+    assert fetch.main(["--cuda", "13.5"]) == 0
+    assert capsys.readouterr().out == f"{world.repo / 'cuda-13.5' / 'include'}\n"
+    assert fetch.main(["--cuda", "14.0"]) == 1
+    assert "CUDA version '14.0' (requested) is not pinned" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------------- $CUDA_BINDINGS_INCLUDE_DIR
+
+
+def test_include_dir_override_of_another_version_is_refused(world, monkeypatch):
+    _write_headers(world.base)
+    monkeypatch.setenv(fetch.ENV_INCLUDE_DIR, str(world.base))
+    assert fetch.locate(quiet=True) == (world.base, "$CUDA_BINDINGS_INCLUDE_DIR")
+    monkeypatch.setenv(fetch.ENV_CUDA_VERSION, "12.9")
+    with pytest.raises(fetch.HeadersNotFound) as e:
+        fetch.include_dir()
+    assert (f"$CUDA_BINDINGS_INCLUDE_DIR={world.base} has CUDA_VERSION 13000 but the build is for"
+            " CUDA 12.9 ($CUDA_BINDINGS_CUDA_VERSION, CUDA_VERSION 12090)") in str(e.value)
+    assert not (world.repo / "cuda-12.9").exists()
+
+
+def test_include_dir_override_without_crt_is_rejected(world, monkeypatch):
+    monkeypatch.setenv(fetch.ENV_INCLUDE_DIR, str(world.base))
+    with pytest.raises(fetch.HeadersNotFound, match=r"missing crt/host_defines\.h .*nvidia-cuda-crt"):
+        fetch.locate(quiet=True)
+
+
+# --------------------------------------------------------------------------- installed sets, cache
 
 
 def test_installed_set_without_crt_is_completed_from_the_wheel_dir(world, monkeypatch):
@@ -100,6 +350,7 @@ def test_installed_set_without_crt_is_completed_from_the_wheel_dir(world, monkey
     assert world.downloads == []
     stamp = json.loads((world.repo / "cuda-13.0" / "stamp.json").read_text())
     assert stamp["base"]["path"] == str(world.base)
+    assert stamp["base"]["distributions"] == ["nvidia_cuda_runtime-13.0.0"]
     assert [w["filename"] for w in stamp["wheels"]] == [CRT]
 
     again = fetch.locate(quiet=True)  # the cache is current now
@@ -129,6 +380,8 @@ def test_cuda_home_without_crt_is_completed(world, monkeypatch):
     found = fetch.locate(wheel_dir=world.wheels, quiet=True)
     assert (found.path / "crt" / "host_defines.h").is_file()
     assert found.source.startswith("$CUDA_HOME")
+    stamp = json.loads((world.repo / "cuda-13.0" / "stamp.json").read_text())
+    assert "distributions" not in stamp["base"]
 
 
 def test_complete_installed_set_is_used_as_is(world):
@@ -142,6 +395,7 @@ def test_offline_without_the_crt_wheel_names_every_place(world):
     with pytest.raises(fetch.HeadersNotFound) as e:
         fetch.locate(quiet=True)
     text = str(e.value)
+    assert text.startswith("no CUDA 13.0 headers found (the default in pins.json)")
     assert "CUDA_BINDINGS_INCLUDE_DIR: not set" in text
     assert "cache" in text and "not built yet" in text
     assert f"{world.base} (installed wheels on sys.path): missing crt/host_defines.h" in text
@@ -151,12 +405,6 @@ def test_offline_without_the_crt_wheel_names_every_place(world):
     assert "$CUDA_HOME: not set" in text and fetch.ENV_WHEEL_DIR in text
     assert world.downloads  # it did try the index, once per page (unreachable: no retries)
     assert len(world.downloads) == 6
-
-
-def test_include_dir_override_without_crt_is_rejected(world, monkeypatch):
-    monkeypatch.setenv(fetch.ENV_INCLUDE_DIR, str(world.base))
-    with pytest.raises(fetch.HeadersNotFound, match=r"missing crt/host_defines\.h .*nvidia-cuda-crt"):
-        fetch.locate(quiet=True)
 
 
 def test_force_download_uses_all_pinned_wheels(world):
