@@ -1,8 +1,14 @@
 """Build the ``cuda.bindings`` package: one Cython extension per ``cuda_bindings/*.pyx``.
 
-Metadata lives in pyproject.toml; this file only describes the extensions.
+Static metadata lives in pyproject.toml; this file describes the extensions and the metadata that
+depends on the CUDA release built for.
 
-* The CUDA 13.0 headers come from ``headers.fetch.include_dir()`` (pinned NVIDIA wheels, an
+* ``$CUDA_BINDINGS_CUDA_VERSION`` chooses the CUDA release (one pinned in ``headers/pins.json``;
+  unset: the pins' default). The package version is that release's (``12.9.0``, ``13.0.0``,
+  ``13.5.0``), and its ``all`` and ``test`` extras name that release's library wheels (the
+  ``-cu12`` ones for 12.9). The default release builds from ``cuda_bindings/``; another from a copy
+  of it in ``build/src-cuda-<VER>/`` with ``generated/cuda-<VER>/`` laid over it (docs/cuda-versions.md).
+* The headers come from ``headers.fetch.include_dir()`` (pinned NVIDIA wheels, an
   installed wheel set, completed with the pinned ``nvidia-cuda-crt`` wheel when it lacks
   ``crt/``, or ``$CUDA_BINDINGS_INCLUDE_DIR``); they are looked up only when there is something
   to compile. Offline, ``$CUDA_BINDINGS_WHEEL_DIR`` names a folder with the pinned wheel files.
@@ -25,8 +31,22 @@ ROOT = Path(__file__).resolve().parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))  # for ``headers`` under an isolated PEP 517 build
 
-SRC = "cuda_bindings"
+from headers import fetch  # noqa: E402  (standard library only)
+
+CUDA = fetch.selected_version()
+PINS = fetch.load_pins(CUDA)
 PACKAGE = "cuda.bindings"
+#: Pinned wheels that hold headers only: not libraries the bindings load.
+HEADER_ONLY = {"nvidia-cuda-crt"}
+TEST_REQUIRES = [
+    "pytest",
+    "numpy",
+    "pyclibrary==0.3.0",
+    "Cython>=3.0",          # the cimport test builds a small extension against cydriver/cynvrtc
+    "setuptools",
+    "basedpyright==1.40.2",  # tests/test_typing.py: the stubs as type checkers see them
+    "mypy==2.4.1",
+]
 DEFAULT_CFLAGS = [
     "-O2",
     "-g0",
@@ -35,6 +55,32 @@ DEFAULT_CFLAGS = [
     "-Wno-unused-but-set-variable",
     "-Wno-unused-label",
 ]
+
+
+def _source_dir():
+    """The package's source folder for the release built: cuda_bindings/ for the default one, else
+    a copy of it with that release's generated files laid over it."""
+    if CUDA == fetch.default_version():
+        return "cuda_bindings"
+    overlay = ROOT / "generated" / f"cuda-{CUDA}"
+    if not overlay.is_dir():
+        raise SystemExit(f"no generated sources for CUDA {CUDA} in {overlay}: run `python -m codegen --cuda {CUDA}`")
+    dest = ROOT / "build" / f"src-cuda-{CUDA}"
+    keep = shutil.ignore_patterns("*.c", "*.cpp", "*.so", "*.html", "__pycache__")
+    if dest.exists():
+        shutil.rmtree(dest)
+    shutil.copytree(ROOT / "cuda_bindings", dest, ignore=keep)
+    shutil.copytree(overlay, dest, ignore=shutil.ignore_patterns("REPORT.md", "__pycache__"), dirs_exist_ok=True)
+    return dest.relative_to(ROOT).as_posix()
+
+
+def _library_wheels(spec):
+    """The library wheels of the release built, each with `spec(pin)` appended."""
+    return [pin["project"] + spec(pin) for pin in PINS["wheels"] if pin["project"] not in HEADER_ONLY]
+
+
+SRC = _source_dir()
+MAJOR = CUDA.split(".")[0]
 
 
 def _jobs():
@@ -92,9 +138,7 @@ class BuildExt(build_ext):
         if self.extensions:
             from Cython.Build import cythonize
 
-            from headers.fetch import include_dir
-
-            cuda_include = str(include_dir())
+            cuda_include = str(fetch.include_dir(CUDA))
             print(f"CUDA headers: {cuda_include}")
             for ext in self.extensions:
                 if cuda_include not in ext.include_dirs:
@@ -118,6 +162,25 @@ class BuildExt(build_ext):
 
 
 setup(
+    version=f"{CUDA}.0",
+    description=f"Python bindings for the CUDA {CUDA} driver, runtime, NVRTC, nvJitLink and NVVM, "
+                "generated from the CUDA headers; installs as cuda.bindings",
+    classifiers=[
+        "Programming Language :: Python :: 3",
+        "Programming Language :: Cython",
+        "Operating System :: POSIX :: Linux",
+        f"Environment :: GPU :: NVIDIA CUDA :: {MAJOR}",
+    ],
+    # `all`: the libraries the modules load (the driver comes with the NVIDIA driver), any release
+    # of this major from the one built for; the name is NVIDIA's package's, whose `all` extra
+    # clients ask for (cuda-core[cu13] requires cuda-bindings[all]==13.*). `test`: the pinned ones.
+    extras_require={
+        "all": _library_wheels(lambda pin: f"~={CUDA}"),
+        "test": TEST_REQUIRES + _library_wheels(lambda pin: f"=={pin['version']}"),
+    },
+    # one build folder per release: setuptools copies a file only when it is newer than the
+    # built copy, so releases sharing one would mix their files
+    options={"build": {"build_base": f"build/cuda-{CUDA}"}},
     packages=[PACKAGE, f"{PACKAGE}._bindings", f"{PACKAGE}._internal", f"{PACKAGE}.checked"],
     package_dir={PACKAGE: SRC},
     package_data={PACKAGE: ["*.pxd", "*.pyi", "py.typed"], f"{PACKAGE}.checked": ["*.pyi"]},

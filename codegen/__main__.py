@@ -1,6 +1,10 @@
-"""python -m codegen [--check] [--dump-model DIR] [--lib driver,nvrtc]
+"""python -m codegen [--check] [--cuda VER[,VER...]] [--dump-model DIR] [--lib driver,nvrtc]
 
-Regenerates the committed Cython sources in cuda_bindings/ from the pinned CUDA headers.
+Regenerates the committed Cython sources from the pinned CUDA headers, for every CUDA release
+that headers/pins.json pins (or those named by --cuda): the default release's into cuda_bindings/,
+each other's into generated/cuda-<VER>/ (the files that differ between releases: setup.py lays them
+over cuda_bindings/ when it builds that release; docs/cuda-versions.md says why), and, when every
+release is generated, the changelog between them (docs/cuda-changelog.md).
 --check writes nothing and exits 1 if any generated file differs from what is committed.
 """
 import argparse
@@ -9,21 +13,49 @@ import sys
 import time
 from pathlib import Path
 
-from . import emit, model, overrides, parse, stubs
+from . import changelog, emit, model, overrides, parse, stubs
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "cuda_bindings"
 LIBS = ("driver", "nvrtc", "runtime", "nvjitlink", "nvvm")
+CHANGELOG = ROOT / "docs" / "cuda-changelog.md"
 
 
-def generate(include_dir, libs=LIBS, dump=None):
+def out_dir(cuda, default):
+    """Where the generated files of release `cuda` are committed."""
+    return OUT if cuda == default else ROOT / "generated" / f"cuda-{cuda}"
+
+
+def emit_version(cuda, include_dir):
+    """`_version.py`: the release a build was generated from, which the hand-written modules
+    (the loader's messages, the library file names) and `__init__` read."""
+    v = parse.cuda_version(include_dir)
+    major = v // 1000
+    return "\n".join([
+        emit.HEADER.format(ver=cuda).rstrip("\n"),
+        '"""The CUDA release this build of cuda.bindings was generated from."""',
+        "",
+        f'__version__ = "{cuda}.0"',
+        f'__cuda_version__ = "{cuda}"',
+        f"#: cuda.h's CUDA_VERSION (1000 * major + 10 * minor)",
+        f"CUDA_VERSION = {v}",
+        f"CUDA_MAJOR = {major}",
+        ""])
+
+
+def generate(include_dir, libs=LIBS, dump=None, models_out=None):
+    """The generated files of the release whose headers are in `include_dir`, by path relative to
+    its output folder; `models_out` (a dict), when given, receives the models by library."""
+    cuda = parse.cuda_release(include_dir)
     models = {}
     files, report = {}, ["# Generator report", "",
-                         "Written by `python -m codegen`; regenerated with the sources.", ""]
+                         f"Written by `python -m codegen` from the CUDA {cuda} headers; regenerated with "
+                         "the sources.", ""]
     for lib in libs:
         t0 = time.time()
         raw = parse.read(include_dir, lib)
         m = model.build(raw, lib)
+        m.cuda = cuda
         if dump:
             Path(dump).mkdir(parents=True, exist_ok=True)
             (Path(dump) / f"{lib}.model.json").write_text(m.to_json())
@@ -46,48 +78,98 @@ def generate(include_dir, libs=LIBS, dump=None):
         unknown = [f"{f.name}({p.name})" for f in m.functions for p in f.params if p.conv == "unknown"]
         if unknown:
             report += ["- passed through as plain addresses (no better rule): " + ", ".join(unknown), ""]
-        print(f"codegen: {lib} done in {time.time() - t0:.1f}s", file=sys.stderr)
+        print(f"codegen: CUDA {cuda} {lib} done in {time.time() - t0:.1f}s", file=sys.stderr)
     # stubs: runtime's name the driver's handle classes it also takes (stubs.peers)
     if "runtime" in models and "driver" not in models:
         models["driver"] = model.build(parse.read(include_dir, "driver"), "driver")
-    if {"driver", "runtime"} <= set(models):
-        known = {fn.name for lib in ("driver", "runtime") for fn in models[lib].functions}
-        stray = sorted(set(overrides.BUFFER_EXTENT) - known)
-        if stray:
-            raise ValueError(f"overrides.BUFFER_EXTENT names functions no header declares: {stray}")
+        models["driver"].cuda = cuda
     for lib in libs:
         files[f"{lib}.pyi"] = stubs.emit_pyi(models[lib], models)
         if lib in stubs.CHECKED_LIBS:
             files[f"checked/{lib}.py"] = stubs.emit_checked_py(models[lib])
             files[f"checked/{lib}.pyi"] = stubs.emit_checked_pyi(models[lib], models)
-    files["../codegen/REPORT.md"] = "\n".join(report) + "\n"
+    if set(libs) == set(LIBS):
+        files["_version.py"] = emit_version(cuda, include_dir)
+    files["REPORT.md"] = "\n".join(report) + "\n"
+    if models_out is not None:
+        models_out.update(models)
     return files
+
+
+def stale_overrides(models_by_release):
+    """Override entries that name something no pinned release's headers declare (a typo, or an API
+    every release has dropped). A name that only some releases declare is fine: each release's
+    generation uses what its headers have."""
+    fns = {fn.name for ms in models_by_release.values() for m in ms.values() for fn in m.functions}
+    members = collections.defaultdict(set)
+    for ms in models_by_release.values():
+        for m in ms.values():
+            for e in m.enums:
+                members[e.name].update(n for n, _ in e.members)
+    bad = [f"BUFFER_EXTENT[{f!r}]" for f in sorted(set(overrides.BUFFER_EXTENT) - fns)]
+    for f, (_, enum_name, excluded, _) in overrides.KEEP_GIL_UNLESS.items():
+        if f not in fns:
+            bad.append(f"KEEP_GIL_UNLESS[{f!r}]")
+        bad += [f"KEEP_GIL_UNLESS[{f!r}]: {n}" for n in sorted(set(excluded) - members[enum_name])]
+    return bad
+
+
+def _releases(spec, pins_versions):
+    if not spec or spec == "all":
+        return list(pins_versions)
+    wanted = [v.strip() for v in spec.split(",") if v.strip()]
+    unknown = [v for v in wanted if v not in pins_versions]
+    if unknown:
+        raise SystemExit(f"python -m codegen: --cuda {','.join(unknown)}: not pinned in headers/pins.json "
+                         f"(pinned: {', '.join(pins_versions)})")
+    return wanted
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="python -m codegen")
     ap.add_argument("--check", action="store_true", help="fail if the committed output differs")
+    ap.add_argument("--cuda", default="all",
+                    help="the CUDA releases to generate, comma-separated (default: every pinned one)")
     ap.add_argument("--dump-model", metavar="DIR", help="also write the JSON models here")
     ap.add_argument("--lib", default=",".join(LIBS))
     a = ap.parse_args(argv)
     sys.path.insert(0, str(ROOT))
-    from headers.fetch import include_dir
-    inc = include_dir()
-    files = generate(inc, a.lib.split(","), a.dump_model)
+    from headers import fetch
+    default = fetch.default_version()
+    releases = _releases(a.cuda, fetch.versions())
+    libs = a.lib.split(",")
+    outputs, models = {}, {}
+    for cuda in releases:
+        dump = a.dump_model and str(Path(a.dump_model) / f"cuda-{cuda}")
+        models[cuda] = {}
+        files = generate(fetch.include_dir(cuda), libs, dump, models[cuda])
+        folder = out_dir(cuda, default)
+        report = files.pop("REPORT.md")
+        outputs.update({(folder / name).resolve(): text for name, text in files.items()})
+        outputs[(ROOT / "codegen" / "REPORT.md" if folder == OUT else folder / "REPORT.md").resolve()] = report
+    whole = set(libs) == set(LIBS) and set(releases) == set(fetch.versions())
+    if whole:
+        stale = stale_overrides(models)
+        if stale:
+            print("codegen: override entries name nothing any pinned release declares:\n  "
+                  + "\n  ".join(stale), file=sys.stderr)
+            return 1
+        outputs[CHANGELOG] = changelog.render(models)
     bad = []
-    for name, text in files.items():
-        path = (OUT / name).resolve()
+    for path, text in outputs.items():
         if a.check:
             if not path.exists() or path.read_text() != text:
                 bad.append(str(path.relative_to(ROOT)))
         else:
+            path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(text)
     if a.check:
         if bad:
             print("codegen --check: generated files differ from the committed ones:\n  " + "\n  ".join(bad)
                   + "\nRun `python -m codegen` and commit the result.", file=sys.stderr)
             return 1
-        print(f"codegen --check: {len(files)} generated files match", file=sys.stderr)
+        print(f"codegen --check: {len(outputs)} generated files match (CUDA {', '.join(releases)})",
+              file=sys.stderr)
     return 0
 
 

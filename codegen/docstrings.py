@@ -16,7 +16,7 @@ INDENT = 4      # that indentation
 
 _CODE = "\0"    # marks a line of a literal block (\code ... \endcode) in the parsed sections
 
-_PARAM = re.compile(r"^[\\@]param\s*(?:\[\s*(?:in|out|in\s*,\s*out)\s*\]\s*)?(\w+)\s*(.*)$")
+_PARAM = re.compile(r"^[\\@]param\s*(?:\[\s*(?:in|out|in\s*,\s*out)\s*\]\s*)?\**(\w+)\s*(.*)$")   # `\param *graphId` too
 _CMD = re.compile(r"^[\\@](\w+)\b\s*(.*)$")
 # blocks only one output format reads: the html one is kept (its table becomes a list)
 _DROP_BLOCKS = {"latexonly": "endlatexonly", "xmlonly": "endxmlonly"}
@@ -74,8 +74,11 @@ def sections(doc):
         elif cmd in ("sa", "see"):
             target = out["sa"]
             target.append(rest)
-        elif cmd == "note":
+        elif cmd in ("note", "notes"):     # `\notes`: a misspelt \note in CUDA 13.5's cuda.h
             out["notes"].append([rest])
+            target = out["notes"][-1]
+        elif cmd == "warning":      # CUDA 13.5's deprecation warnings: a note that says so
+            out["notes"].append(["Warning: " + rest])
             target = out["notes"][-1]
         elif cmd == "par":
             target = out["body"]
@@ -198,10 +201,12 @@ def _blocks(lines, conv):
     for ln in lines:
         if ln.startswith(_CODE):
             flush()
+            # a C comment inside the header's comment is escaped there: `\/\* .reserved \*\/`
+            code = re.sub(r"\\([/*])", r"\1", ln[1:])
             if out and out[-1][0] == "code":
-                out[-1][1].append(ln[1:])
+                out[-1][1].append(code)
             else:
-                out.append(["code", [ln[1:]]])
+                out.append(["code", [code]])
         else:
             buf.append(ln)
     flush()

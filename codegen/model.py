@@ -61,6 +61,7 @@ class Struct:
     fields: list
     host: str = ""           # for anonymous nested types: "<C type of the top>|<member path>"
     aliases: list = field(default_factory=list)   # [(alias, parent alias)] in definition order
+    tagless: bool = False    # `typedef struct {...} X;`: C knows it only by the typedef name X
 
 
 @dataclass
@@ -101,6 +102,7 @@ class Function:
 @dataclass
 class Model:
     lib: str
+    cuda: str = ""      # the CUDA release of the headers ("13.0"), set by codegen.__main__.generate
     enums: list = field(default_factory=list)
     structs: list = field(default_factory=list)
     handles: list = field(default_factory=list)      # [(name, parent or "")]
@@ -323,25 +325,29 @@ def build(raw, lib):
 
     for kind, table in (("struct", defs["structs"]), ("union", defs["unions"])):
         for tag in table:
-            if tag.startswith("anon_"):
-                continue
             union = kind == "union"
             names = [n for n, _ in aliases.get(tag, [])]
+            tagless = tag.startswith("anon_")
+            if tagless and not names:
+                continue    # a nested anonymous type: collected through its host
             if not table[tag].members:
                 continue    # opaque: only used through handles
             ctype = names[0] if names else _struct_ctype(tag, union)
-            s = Struct(tag, ctype, union, [])
+            s = Struct(names[0] if tagless else tag, ctype, union, [], tagless=tagless)
+            if tagless:     # named by its first typedef, which is not an alias then
+                names = names[1:]
             collected[tag] = s
             s.fields = fields_of(tag, union, [], ctype)
             # alias chain, parents first
+            root = s.name
             chain = []
             pending = list(names)
-            done = {tag}
+            done = {root}
             guard = 0
             while pending and guard < 100:
                 guard += 1
                 for n in list(pending):
-                    parent = tag if n in names else alias_of.get(n)
+                    parent = root if n in names else alias_of.get(n)
                     if parent in done:
                         chain.append((n, parent))
                         done.add(n)

@@ -34,6 +34,17 @@ PARAM_ROLE = {
     ("cuLinkAddFile", "options"): ("in", "JIT options are inputs"),
     ("cuDevSmResourceSplitByCount", "nbGroups"): ("inout", "in: groups wanted; out: groups made"),
     ("cuDevSmResourceSplitByCount", "result"): ("out", "an array sized by nbGroups"),
+    # CUDA 13.1 renamed `remaining` to `remainder`, which the header's text no longer marks as written
+    ("cuDevSmResourceSplitByCount", "remainder"): ("out", "the resources left over, written"),
+    ("cuDevSmResourceSplit", "remainder"): ("out", "the resources left over, written"),
+    ("cudaDevSmResourceSplit", "remainder"): ("out", "the resources left over, written"),
+    ("cudaDevSmResourceSplitByCount", "nbGroups"): ("inout", "in: groups wanted; out: groups made"),
+    ("cudaDevSmResourceSplitByCount", "result"): ("out", "an array sized by nbGroups"),
+    ("cudaDevSmResourceSplitByCount", "remaining"): ("out", "the resources left over, written"),
+    # NVRTC 13.5's bundled-header calls: the message text is written, like a status string
+    ("nvrtcGetBundledHeadersInfo", "errorLog"): ("out", "the error text, written"),
+    ("nvrtcInstallBundledHeaders", "errorLog"): ("out", "the error text, written"),
+    ("nvrtcRemoveBundledHeaders", "errorLog"): ("out", "the error text, written"),
     ("cuCoredumpSetAttribute", "size"): ("hidden", "the size follows from the attribute's type"),
     ("cuCoredumpSetAttributeGlobal", "size"): ("hidden", "the size follows from the attribute's type"),
     ("cuCoredumpGetAttribute", "size"): ("hidden", "the size follows from the attribute's type"),

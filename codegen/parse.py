@@ -39,10 +39,28 @@ LIB_MACROS = {
 TYPEDEF_HEADERS = {"driver": ["cudaTypedefs.h", "cudaProfilerTypedefs.h"]}
 
 
+_SIZEOF = [(re.compile(r"sizeof\s*\(\s*[\w\s]+\*+\s*\)"), "8"),                      # any pointer, LP64
+           (re.compile(r"sizeof\s*\(\s*(?:unsigned\s+|signed\s+)?int\s*\)"), "4")]
+
+
+def _array_bound(m):
+    """An array bound written with the sizeof of a pointer (`[64 - sizeof(T *) - 2 * sizeof(unsigned
+    int)]`, which pyclibrary cannot read) as the number the compiler makes of it on the target ABI."""
+    text = m.group(1)
+    for pattern, size in _SIZEOF:
+        text = pattern.sub(size, text)
+    if not re.fullmatch(r"[\d\s+\-*/()]+", text):
+        raise ValueError(f"array bound with a sizeof the parser cannot size: [{m.group(1)}]")
+    return f"[{eval(text)}]"   # digits, arithmetic and parentheses only (checked above)
+
+
 # Text the parser cannot follow, with what the C preprocessor makes of it.
 COMMON_REPLACE = {
     # unsigned literal suffixes in shifts (1u<<3) are beyond pyclibrary; same value
     r"\b(\d+)u\s*<<": r"\1<<",
+    # an array bound with the sizeof of a pointer (the checkpoint argument structs' reserved
+    # bytes) stops pyclibrary, which reads other sizeof bounds itself
+    r"\[([^\[\]]*\bsizeof\s*\([^()]*\*\s*\)[^\[\]]*)\]": _array_bound,
 }
 REPLACE = {
     "runtime": {
@@ -52,8 +70,6 @@ REPLACE = {
     "driver": {
         # token pasting (_CONCAT_OUTER) is beyond pyclibrary; RESOURCE_ABI_VERSION is 1 in 13.0
         r"_CONCAT_OUTER\(CUdevResource_v,\s*RESOURCE_ABI_VERSION\)": "CUdevResource_v1",
-        # sizeof of a pointer type in an array bound stops pyclibrary; 8 on LP64 targets
-        r"\[52 - sizeof\(CUcheckpointGpuPair \*\)\]": "[44]",
     },
 }
 
@@ -311,3 +327,17 @@ def read(include_dir, lib):
         "groups": doc_groups(text),
         "interop": interop_names(where),
     }
+
+
+def cuda_version(include_dir):
+    """cuda.h's CUDA_VERSION in `include_dir` (1000 * major + 10 * minor)."""
+    m = re.search(r"^\s*#\s*define\s+CUDA_VERSION\s+(\d+)", (Path(include_dir) / "cuda.h").read_text(), re.M)
+    if not m:
+        raise ValueError(f"{include_dir}/cuda.h defines no CUDA_VERSION")
+    return int(m.group(1))
+
+
+def cuda_release(include_dir):
+    """The CUDA release ("13.0") of the headers in `include_dir`."""
+    v = cuda_version(include_dir)
+    return f"{v // 1000}.{v % 1000 // 10}"

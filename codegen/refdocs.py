@@ -78,7 +78,7 @@ def module_page(m, peers):
     o = [f"# cuda.bindings.{m.lib}", "",
          f"{TITLES[m.lib]}: {len(fns)} functions, {len(enums)} enums, {len(m.structs)} structs and unions, "
          f"{len(m.handles) + len(m.funcptrs)} handle types, {len(m.inttds)} integer types, "
-         f"{len(m.defines)} constants. Generated from the CUDA 13.0 headers by `python -m codegen.refdocs`; "
+         f"{len(m.defines)} constants. Generated from the CUDA {m.cuda} headers by `python -m codegen.refdocs`; "
          "the signatures are the stubs' (`help()` shows the same text at run time).", "",
          "## Contents", ""]
     for g in used:
@@ -165,7 +165,7 @@ def checked_page(models):
 
 def index_page(models):
     o = ["# cuda.bindings: API reference", "",
-         "Generated from the CUDA 13.0 headers by `python -m codegen.refdocs`. How to use the "
+         f"Generated from the CUDA {models['driver'].cuda} headers by `python -m codegen.refdocs`. How to use the "
          "bindings: [the guide](../../docs/guide.md).", "",
          "| module | | functions |", "| --- | --- | ---: |"]
     for lib in MODULES:
@@ -181,6 +181,7 @@ def build(include_dir, out):
     models = {}
     for lib in MODULES:
         models[lib] = model.build(parse.read(include_dir, lib), lib)
+        models[lib].cuda = parse.cuda_release(include_dir)
     pages = {f"{lib}.md": module_page(models[lib], stubs.peers(models[lib], models)) + "\n" for lib in MODULES}
     pages["checked.md"] = checked_page(models) + "\n"
     pages["index.md"] = index_page(models)
@@ -198,7 +199,7 @@ def main(argv=None):
     sys.path.insert(0, str(ROOT))
     from headers.fetch import include_dir
     t0 = time.time()
-    pages, models = build(include_dir(), a.out)
+    pages, models = build(include_dir(), a.out)     # the release $CUDA_BINDINGS_CUDA_VERSION selects
     for lib in MODULES:
         print(f"codegen.refdocs: {lib}: in no header group ({OTHER}): {', '.join(ungrouped(models[lib])) or 'none'}",
               file=sys.stderr)

@@ -143,7 +143,7 @@ def _classes(model, o):
 
 
 def _head(model, doc, extra_imports=()):
-    o = [HEADER.format(ver="13.0").rstrip("\n"), f'"""{doc}"""',
+    o = [HEADER.format(ver=model.cuda).rstrip("\n"), f'"""{doc}"""',
          "from collections.abc import Sequence",
          "from enum import IntEnum",
          "from typing import Any", "",
@@ -207,7 +207,7 @@ def emit_pyi(model, others):
     L = LIBS[model.lib]
     prm = peers(model, others)
     imports = sorted({v.split(".")[0] for v in prm.values()})
-    o = _head(model, f"Types of cuda.bindings.{model.lib} (generated from the CUDA 13.0 headers).",
+    o = _head(model, f"Types of cuda.bindings.{model.lib} (generated from the CUDA {model.cuda} headers).",
               [f"from cuda.bindings import {m}" for m in imports])
     _classes(model, o)
     for n, v in model.defines:
@@ -249,7 +249,7 @@ def emit_checked_py(model):
     err = CHECKED_ERROR[model.lib]
     logs = {f: v for f, v in sorted(ov.ERROR_LOG.items()) if f.startswith(LIBS[model.lib]["prefix"])}
     return "\n".join([
-        HEADER.format(ver="13.0").rstrip("\n"),
+        HEADER.format(ver=model.cuda).rstrip("\n"),
         f'"""cuda.bindings.{model.lib} with exceptions: each function takes the arguments of its tuple-style',
         "form and returns only the outputs (one bare, several as a tuple, none as None); a failed status",
         f'raises {err}.  Every other name (enums, types, constants) is the tuple-style module\'s own."""',
@@ -271,8 +271,8 @@ def emit_checked_pyi(model, others):
     if model.lib == "runtime":
         names += sorted(ov.MAKE_FUNCTIONS)
     imports = sorted({v.split(".")[0] for v in prm.values()})
-    o = [HEADER.format(ver="13.0").rstrip("\n"),
-         f'"""Types of cuda.bindings.checked.{model.lib} (generated from the CUDA 13.0 headers)."""',
+    o = [HEADER.format(ver=model.cuda).rstrip("\n"),
+         f'"""Types of cuda.bindings.checked.{model.lib} (generated from the CUDA {model.cuda} headers)."""',
          "from collections.abc import Sequence",
          "from typing import Any", "",
          "from cuda.bindings._base import Address, Buffer, KernelParams"]

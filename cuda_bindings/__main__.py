@@ -67,6 +67,7 @@ def _driver(out):
     except Exception as e:
         out(f"driver: not available: {_reason(e)}")
         return
+    _newer_than_driver(out, v)
     try:
         _call(driver.cuInit, 0)
         count = _call(driver.cuDeviceGetCount)
@@ -87,6 +88,23 @@ def _driver(out):
             out(f"  {i}: {name} (compute capability {major}.{minor})")
         except Exception as e:
             out(f"  {i}: not available: {_reason(e)}")
+
+
+def _newer_than_driver(out, v):
+    """On a driver older than the headers: which driver calls it cannot run, and what it needs."""
+    from . import _loader
+    from ._symbols_driver import SYMBOLS
+    if v >= _loader.CUDA_VERSION:
+        return
+    newer = [(name, since) for name, since, *_ in SYMBOLS if since > v]
+    out(f"  older than this build's CUDA {__cuda_version__}: {len(newer)} of {len(SYMBOLS)} driver functions "
+        f"came with a newer CUDA and return CUDA_ERROR_NOT_FOUND here (with a FunctionNotFoundWarning "
+        f"saying what they need); {_loader.needs(_loader.CUDA_VERSION)} runs every call")
+    by = {}
+    for name, since in newer:
+        by.setdefault(since, []).append(name)
+    for since in sorted(by):
+        out(f"    {len(by[since])} need {_loader.needs(since)}: {', '.join(by[since])}")
 
 
 def _versions(out):

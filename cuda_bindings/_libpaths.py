@@ -2,7 +2,8 @@
 
 ``find(libname)`` looks for NVRTC, nvJitLink, NVVM or the CUDA runtime, in this order:
 
-1. ``nvidia/cu13/lib/<soname>`` under each ``sys.path`` entry (NVIDIA's pip wheels);
+1. the library's folder of NVIDIA's pip wheels under each ``sys.path`` entry (CUDA 13:
+   ``nvidia/cu13/lib``; CUDA 12: one folder per wheel, ``nvidia/cuda_nvrtc/lib`` and so on);
 2. ``$CUDA_HOME`` then ``$CUDA_PATH``, in ``lib64`` and ``lib`` (NVVM: ``nvvm/lib64``, where
    the toolkit keeps it);
 3. whatever the system loader finds for the bare soname (checked by loading it).
@@ -15,19 +16,26 @@ for error messages. Only the standard library is used, and
 import os
 import sys
 
-SONAMES = {
-    "nvrtc": "libnvrtc.so.13",
-    "nvJitLink": "libnvJitLink.so.13",
-    "cudart": "libcudart.so.13",
-    "nvvm": "libnvvm.so.4",
+from ._version import CUDA_MAJOR
+
+#: Per CUDA major release: each library's file name, the pip wheel that ships it (for messages
+#: that say what to install) and its folder inside that wheel (under site-packages).
+LIBRARIES = {
+    13: {"nvrtc": ("libnvrtc.so.13", "nvidia-cuda-nvrtc", "nvidia/cu13/lib"),
+         "nvJitLink": ("libnvJitLink.so.13", "nvidia-nvjitlink", "nvidia/cu13/lib"),
+         "cudart": ("libcudart.so.13", "nvidia-cuda-runtime", "nvidia/cu13/lib"),
+         "nvvm": ("libnvvm.so.4", "nvidia-nvvm", "nvidia/cu13/lib")},
+    12: {"nvrtc": ("libnvrtc.so.12", "nvidia-cuda-nvrtc-cu12", "nvidia/cuda_nvrtc/lib"),
+         "nvJitLink": ("libnvJitLink.so.12", "nvidia-nvjitlink-cu12", "nvidia/nvjitlink/lib"),
+         "cudart": ("libcudart.so.12", "nvidia-cuda-runtime-cu12", "nvidia/cuda_runtime/lib"),
+         "nvvm": ("libnvvm.so.4", "nvidia-cuda-nvcc-cu12", "nvidia/cuda_nvcc/nvvm/lib64")},
 }
-#: The pip wheel that ships each library, for messages that say what to install.
-WHEELS = {"nvrtc": "nvidia-cuda-nvrtc", "nvJitLink": "nvidia-nvjitlink", "cudart": "nvidia-cuda-runtime",
-          "nvvm": "nvidia-nvvm"}
+SONAMES = {k: v[0] for k, v in LIBRARIES[CUDA_MAJOR].items()}
+WHEELS = {k: v[1] for k, v in LIBRARIES[CUDA_MAJOR].items()}
+WHEEL_LIBS = {k: os.path.join(*v[2].split("/")) for k, v in LIBRARIES[CUDA_MAJOR].items()}
 #: Folders under $CUDA_HOME / $CUDA_PATH, where a library is not in the toolkit's lib64 or lib.
 HOME_SUBDIRS = {"nvvm": (os.path.join("nvvm", "lib64"),)}
 DRIVER_SONAME = "libcuda.so.1"
-WHEEL_LIB = os.path.join("nvidia", "cu13", "lib")
 
 
 def _load(soname):
@@ -79,7 +87,7 @@ def find(libname):
         entry = entry or os.getcwd()
         if not os.path.isdir(entry):
             continue
-        path = os.path.join(entry, WHEEL_LIB, soname)
+        path = os.path.join(entry, WHEEL_LIBS[libname], soname)
         if path in seen:
             continue
         seen.add(path)

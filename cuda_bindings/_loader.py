@@ -11,15 +11,21 @@ once; later calls go straight to the stored pointer.
 * NVRTC, nvJitLink and NVVM are looked up by `_libpaths.find` (pip wheels, CUDA_HOME/CUDA_PATH,
   the system loader path).
 A missing library raises NotSupportedError, a missing symbol FunctionNotFoundError (both
-RuntimeErrors, from cuda.bindings._internal.utils), naming what was looked for and where.
+RuntimeErrors, from cuda.bindings._internal.utils), naming what was looked for and where; except
+that a driver function the installed driver lacks (a driver older than the headers) makes the call
+return CUDA_ERROR_NOT_FOUND, with one FunctionNotFoundWarning per function that says which driver
+it needs.
 """
 import ctypes
 import os
+import warnings
 
-from ._internal.utils import FunctionNotFoundError, NotSupportedError
+from ._internal.utils import FunctionNotFoundError, FunctionNotFoundWarning, NotSupportedError
+from ._version import CUDA_MAJOR, CUDA_VERSION, __cuda_version__
 
 _libs = {}
 _getproc = None
+_lacking = {}       # driver functions the loaded driver lacks: name -> why (see symbol)
 _CU_GET_PROC_ADDRESS_LEGACY_STREAM = 1
 _CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM = 2
 _SONAMES = {"driver": "libcuda.so.1", "nvrtc": "nvrtc", "nvjitlink": "nvJitLink", "runtime": "cudart",
@@ -66,7 +72,7 @@ def library(lib):
             raise NotSupportedError(
                 f"the {lib} library could not be loaded from {path}"
                 + (f" (found through {home[0]})" if home else "") + f": {e}. The file is damaged or not a "
-                f"library for this machine: " + (f"set {home[0]} to a working CUDA 13 toolkit, or unset it and "
+                f"library for this machine: " + (f"set {home[0]} to a working CUDA {CUDA_MAJOR} toolkit, or unset it and "
                                                   f"install the library with {_wheel(lib)}" if home
                                                   else f"reinstall it with {_wheel(lib)}")) from None
     _libs[lib] = h
@@ -77,12 +83,13 @@ def _wheel(lib):
     """The pip command that installs `lib`: "`pip install nvidia-cuda-nvrtc~=13.0` (or ...)"."""
     from . import _libpaths
     wheel = _libpaths.WHEELS.get(_SONAMES.get(lib))
-    return f"`pip install {wheel}~=13.0` (or `pip install cuda-bindings[all]`)" if wheel else "its installer"
+    return (f"`pip install {wheel}~={__cuda_version__}` (or `pip install cuda-bindings[all]`)" if wheel
+            else "its installer")
 
 
 def _install_hint(lib):
     """What to install for a missing library."""
-    return f"install it with {_wheel(lib)}, or set CUDA_HOME to a CUDA 13 toolkit"
+    return f"install it with {_wheel(lib)}, or set CUDA_HOME to a CUDA {CUDA_MAJOR} toolkit"
 
 
 # Each library's version query: its name and how many ints it writes (one: 1000 * major + 10 *
@@ -123,8 +130,8 @@ def _library_lacks(lib, h):
     and what to install."""
     v = _library_version(lib, h)
     return ((f"this library reports {v}; " if v else "") + "the function is newer than the library (or the "
-            f"library is damaged): these bindings are built from the CUDA 13.0 headers; "
-            f"install a newer one with {_wheel(lib)}, or set CUDA_HOME to a newer CUDA 13 toolkit")
+            f"library is damaged): these bindings are built from the CUDA {__cuda_version__} headers; "
+            f"install a newer one with {_wheel(lib)}, or set CUDA_HOME to a newer CUDA {CUDA_MAJOR} toolkit")
 
 
 def _driver_getproc():
@@ -143,10 +150,13 @@ def _driver_getproc():
     return _getproc
 
 
-def symbol(lib, entry):
+def symbol(lib, entry, lacking_ok=False):
     """Address of one entry point.  entry = (API name, ABI version, per-thread suffix,
-    per-thread ABI version, C symbol)."""
+    per-thread ABI version, C symbol).  With `lacking_ok` (the driver's calls), an entry point
+    the loaded library lacks gives 0, and a FunctionNotFoundWarning the first time."""
     name, version, suffix, ptds_version, csym = entry
+    if lacking_ok and name in _lacking:
+        return 0
     h = library(lib)
     tried = []
     if lib == "driver":
@@ -155,7 +165,7 @@ def symbol(lib, entry):
         if gp:
             p = ctypes.c_void_p()
             status = ctypes.c_int(0)
-            ver = (ptds_version if ptds else version) or 13000
+            ver = (ptds_version if ptds else version) or CUDA_VERSION
             flags = _CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM if ptds else _CU_GET_PROC_ADDRESS_LEGACY_STREAM
             r = gp(name.encode(), ctypes.byref(p), ver, flags, ctypes.byref(status))
             if r == 0 and status.value == 0 and p.value:
@@ -168,13 +178,37 @@ def symbol(lib, entry):
         tried.append(f"dlsym({csym!r})")
         where = "libcuda.so.1" if lib == "driver" else getattr(h, "_name", lib)
         why = _driver_too_old(h, version) if lib == "driver" else _library_lacks(lib, h)
-        raise FunctionNotFoundError(f'Function "{name}" not found in {where} ({"; ".join(tried)}); '
-                                    + (why or "the installed driver may be older than the CUDA 13.0 headers")) from None
+        msg = (f'Function "{name}" not found in {where} ({"; ".join(tried)}); '
+               + (why or f"the installed driver may be older than the CUDA {__cuda_version__} headers"))
+        if lacking_ok:
+            _lacking[name] = msg
+            warnings.warn(msg + f"; the call returns {_LACKING_STATUS}", FunctionNotFoundWarning, stacklevel=2)
+            return 0
+        raise FunctionNotFoundError(msg) from None
     return ctypes.cast(fn, ctypes.c_void_p).value
+
+
+_LACKING_STATUS = "CUDA_ERROR_NOT_FOUND"
+
+
+def lacking():
+    """{name: why} for each driver function a call found missing from the loaded driver."""
+    return dict(_lacking)
 
 
 def _cuda(v):
     return f"CUDA {v // 1000}.{v % 1000 // 10}"
+
+
+#: The first driver branch of each CUDA release, where NVIDIA's release notes name it.
+DRIVER_BRANCHES = {12000: "R525", 12010: "R530", 12020: "R535", 12030: "R545", 12040: "R550",
+                   12050: "R555", 12060: "R560", 12080: "R570", 12090: "R575", 13000: "R580"}
+
+
+def needs(version):
+    """ "a driver for CUDA 13.0 (R580) or newer": what runs the calls of CUDA `version`."""
+    branch = DRIVER_BRANCHES.get(version)
+    return f"a driver for {_cuda(version)}" + (f" ({branch})" if branch else "") + " or newer"
 
 
 def _driver_too_old(h, since):
@@ -185,9 +219,9 @@ def _driver_too_old(h, since):
         return None
     v = v[0]        # 1000 * major + 10 * minor
     if since > v:
-        return (f"it needs a driver for {_cuda(since)} or newer, and this driver is {_cuda(v)} "
-                f"(cuDriverGetVersion = {v}): install a newer NVIDIA driver (these bindings are "
-                f"built for CUDA 13.0, which needs driver R580 or newer)")
+        return (f"it needs {needs(since)}, and this driver is {_cuda(v)} (cuDriverGetVersion = {v}): "
+                f"install a newer NVIDIA driver (these bindings are built for CUDA {__cuda_version__}; "
+                f"every call they offer runs on {needs(CUDA_VERSION)})")
     return (f"this driver reports {_cuda(v)} (cuDriverGetVersion = {v}), which should have it "
             f"(since {_cuda(since)}): the library is damaged or not NVIDIA's driver")
 

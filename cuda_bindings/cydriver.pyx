@@ -16,13 +16,15 @@ cdef extern from "Python.h":
 from cpython.exc cimport PyErr_Fetch, PyErr_Restore
 from cpython.ref cimport PyObject, Py_XDECREF
 
-# 0: resolved; -1: not found (a Python exception is set); 1: the interpreter has shut down
+# 0: resolved; -1: not found (a Python exception is set); 1: the interpreter has shut down;
+# 2: the loaded library lacks it (a library whose calls then return a status, see LIBS['lacking'])
 cdef int _resolve(int i) except -1 nogil:
+    cdef int r
     if not Py_IsInitialized():
         return 1
     with gil:
-        _resolve_held(i)
-    return 0
+        r = _resolve_held(i)
+    return r
 
 # The loader is Python code: an exception the caller has pending (a client's __dealloc__
 # running while an error propagates) is set aside while it runs, and put back.
@@ -38,2401 +40,2403 @@ cdef int _resolve_held(int i) except -1:
         Py_XDECREF(v)
         Py_XDECREF(tb)
         raise
-    _slots[i] = <void*><size_t>address
     PyErr_Restore(t, v, tb)
+    if not address:
+        return 2
+    _slots[i] = <void*><size_t>address
     return 0
 
 cdef CUresult cuGetErrorString(CUresult error, const char** pStr) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[0] == NULL and _resolve(0):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUresult, const char**) noexcept nogil>_slots[0])(error, pStr)
 
 cdef CUresult cuGetErrorName(CUresult error, const char** pStr) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[1] == NULL and _resolve(1):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUresult, const char**) noexcept nogil>_slots[1])(error, pStr)
 
 cdef CUresult cuInit(unsigned int Flags) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[2] == NULL and _resolve(2):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(unsigned int) noexcept nogil>_slots[2])(Flags)
 
 cdef CUresult cuDriverGetVersion(int* driverVersion) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[3] == NULL and _resolve(3):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(int*) noexcept nogil>_slots[3])(driverVersion)
 
 cdef CUresult cuDeviceGet(CUdevice* device, int ordinal) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[4] == NULL and _resolve(4):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUdevice*, int) noexcept nogil>_slots[4])(device, ordinal)
 
 cdef CUresult cuDeviceGetCount(int* count) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[5] == NULL and _resolve(5):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(int*) noexcept nogil>_slots[5])(count)
 
 cdef CUresult cuDeviceGetName(char* name, int len_, CUdevice dev) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[6] == NULL and _resolve(6):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(char*, int, CUdevice) noexcept nogil>_slots[6])(name, len_, dev)
 
 cdef CUresult cuDeviceGetUuid(CUuuid* uuid, CUdevice dev) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[7] == NULL and _resolve(7):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUuuid*, CUdevice) noexcept nogil>_slots[7])(uuid, dev)
 
 cdef CUresult cuDeviceGetLuid(char* luid, unsigned int* deviceNodeMask, CUdevice dev) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[8] == NULL and _resolve(8):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(char*, unsigned int*, CUdevice) noexcept nogil>_slots[8])(luid, deviceNodeMask, dev)
 
 cdef CUresult cuDeviceTotalMem(size_t* bytes_, CUdevice dev) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[9] == NULL and _resolve(9):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(size_t*, CUdevice) noexcept nogil>_slots[9])(bytes_, dev)
 
 cdef CUresult cuDeviceGetTexture1DLinearMaxWidth(size_t* maxWidthInElements, CUarray_format format_, unsigned int numChannels, CUdevice dev) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[10] == NULL and _resolve(10):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(size_t*, CUarray_format, unsigned int, CUdevice) noexcept nogil>_slots[10])(maxWidthInElements, format_, numChannels, dev)
 
 cdef CUresult cuDeviceGetAttribute(int* pi, CUdevice_attribute attrib, CUdevice dev) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[11] == NULL and _resolve(11):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(int*, CUdevice_attribute, CUdevice) noexcept nogil>_slots[11])(pi, attrib, dev)
 
 cdef CUresult cuDeviceGetHostAtomicCapabilities(unsigned int* capabilities, const CUatomicOperation* operations, unsigned int count, CUdevice dev) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[12] == NULL and _resolve(12):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(unsigned int*, const CUatomicOperation*, unsigned int, CUdevice) noexcept nogil>_slots[12])(capabilities, operations, count, dev)
 
 cdef CUresult cuDeviceGetNvSciSyncAttributes(void* nvSciSyncAttrList, CUdevice dev, int flags) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[13] == NULL and _resolve(13):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(void*, CUdevice, int) noexcept nogil>_slots[13])(nvSciSyncAttrList, dev, flags)
 
 cdef CUresult cuDeviceSetMemPool(CUdevice dev, CUmemoryPool pool) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[14] == NULL and _resolve(14):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUdevice, CUmemoryPool) noexcept nogil>_slots[14])(dev, pool)
 
 cdef CUresult cuDeviceGetMemPool(CUmemoryPool* pool, CUdevice dev) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[15] == NULL and _resolve(15):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUmemoryPool*, CUdevice) noexcept nogil>_slots[15])(pool, dev)
 
 cdef CUresult cuDeviceGetDefaultMemPool(CUmemoryPool* pool_out, CUdevice dev) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[16] == NULL and _resolve(16):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUmemoryPool*, CUdevice) noexcept nogil>_slots[16])(pool_out, dev)
 
 cdef CUresult cuDeviceGetExecAffinitySupport(int* pi, CUexecAffinityType type_, CUdevice dev) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[17] == NULL and _resolve(17):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(int*, CUexecAffinityType, CUdevice) noexcept nogil>_slots[17])(pi, type_, dev)
 
 cdef CUresult cuFlushGPUDirectRDMAWrites(CUflushGPUDirectRDMAWritesTarget target, CUflushGPUDirectRDMAWritesScope scope) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[18] == NULL and _resolve(18):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUflushGPUDirectRDMAWritesTarget, CUflushGPUDirectRDMAWritesScope) noexcept nogil>_slots[18])(target, scope)
 
 cdef CUresult cuDeviceGetProperties(CUdevprop* prop, CUdevice dev) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[19] == NULL and _resolve(19):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUdevprop*, CUdevice) noexcept nogil>_slots[19])(prop, dev)
 
 cdef CUresult cuDeviceComputeCapability(int* major, int* minor, CUdevice dev) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[20] == NULL and _resolve(20):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(int*, int*, CUdevice) noexcept nogil>_slots[20])(major, minor, dev)
 
 cdef CUresult cuDevicePrimaryCtxRetain(CUcontext* pctx, CUdevice dev) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[21] == NULL and _resolve(21):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUcontext*, CUdevice) noexcept nogil>_slots[21])(pctx, dev)
 
 cdef CUresult cuDevicePrimaryCtxRelease(CUdevice dev) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[22] == NULL and _resolve(22):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUdevice) noexcept nogil>_slots[22])(dev)
 
 cdef CUresult cuDevicePrimaryCtxSetFlags(CUdevice dev, unsigned int flags) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[23] == NULL and _resolve(23):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUdevice, unsigned int) noexcept nogil>_slots[23])(dev, flags)
 
 cdef CUresult cuDevicePrimaryCtxGetState(CUdevice dev, unsigned int* flags, int* active) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[24] == NULL and _resolve(24):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUdevice, unsigned int*, int*) noexcept nogil>_slots[24])(dev, flags, active)
 
 cdef CUresult cuDevicePrimaryCtxReset(CUdevice dev) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[25] == NULL and _resolve(25):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUdevice) noexcept nogil>_slots[25])(dev)
 
 cdef CUresult cuCtxCreate(CUcontext* pctx, CUctxCreateParams* ctxCreateParams, unsigned int flags, CUdevice dev) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[26] == NULL and _resolve(26):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUcontext*, CUctxCreateParams*, unsigned int, CUdevice) noexcept nogil>_slots[26])(pctx, ctxCreateParams, flags, dev)
 
 cdef CUresult cuCtxDestroy(CUcontext ctx) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[27] == NULL and _resolve(27):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUcontext) noexcept nogil>_slots[27])(ctx)
 
 cdef CUresult cuCtxPushCurrent(CUcontext ctx) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[28] == NULL and _resolve(28):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUcontext) noexcept nogil>_slots[28])(ctx)
 
 cdef CUresult cuCtxPopCurrent(CUcontext* pctx) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[29] == NULL and _resolve(29):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUcontext*) noexcept nogil>_slots[29])(pctx)
 
 cdef CUresult cuCtxSetCurrent(CUcontext ctx) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[30] == NULL and _resolve(30):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUcontext) noexcept nogil>_slots[30])(ctx)
 
 cdef CUresult cuCtxGetCurrent(CUcontext* pctx) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[31] == NULL and _resolve(31):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUcontext*) noexcept nogil>_slots[31])(pctx)
 
 cdef CUresult cuCtxGetDevice(CUdevice* device) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[32] == NULL and _resolve(32):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUdevice*) noexcept nogil>_slots[32])(device)
 
 cdef CUresult cuCtxGetDevice_v2(CUdevice* device, CUcontext ctx) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[33] == NULL and _resolve(33):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUdevice*, CUcontext) noexcept nogil>_slots[33])(device, ctx)
 
 cdef CUresult cuCtxGetFlags(unsigned int* flags) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[34] == NULL and _resolve(34):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(unsigned int*) noexcept nogil>_slots[34])(flags)
 
 cdef CUresult cuCtxSetFlags(unsigned int flags) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[35] == NULL and _resolve(35):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(unsigned int) noexcept nogil>_slots[35])(flags)
 
 cdef CUresult cuCtxGetId(CUcontext ctx, unsigned long long* ctxId) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[36] == NULL and _resolve(36):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUcontext, unsigned long long*) noexcept nogil>_slots[36])(ctx, ctxId)
 
 cdef CUresult cuCtxSynchronize() except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[37] == NULL and _resolve(37):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)() noexcept nogil>_slots[37])()
 
 cdef CUresult cuCtxSynchronize_v2(CUcontext ctx) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[38] == NULL and _resolve(38):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUcontext) noexcept nogil>_slots[38])(ctx)
 
 cdef CUresult cuCtxSetLimit(CUlimit limit, size_t value) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[39] == NULL and _resolve(39):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUlimit, size_t) noexcept nogil>_slots[39])(limit, value)
 
 cdef CUresult cuCtxGetLimit(size_t* pvalue, CUlimit limit) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[40] == NULL and _resolve(40):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(size_t*, CUlimit) noexcept nogil>_slots[40])(pvalue, limit)
 
 cdef CUresult cuCtxGetCacheConfig(CUfunc_cache* pconfig) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[41] == NULL and _resolve(41):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUfunc_cache*) noexcept nogil>_slots[41])(pconfig)
 
 cdef CUresult cuCtxSetCacheConfig(CUfunc_cache config) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[42] == NULL and _resolve(42):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUfunc_cache) noexcept nogil>_slots[42])(config)
 
 cdef CUresult cuCtxGetApiVersion(CUcontext ctx, unsigned int* version) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[43] == NULL and _resolve(43):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUcontext, unsigned int*) noexcept nogil>_slots[43])(ctx, version)
 
 cdef CUresult cuCtxGetStreamPriorityRange(int* leastPriority, int* greatestPriority) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[44] == NULL and _resolve(44):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(int*, int*) noexcept nogil>_slots[44])(leastPriority, greatestPriority)
 
 cdef CUresult cuCtxResetPersistingL2Cache() except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[45] == NULL and _resolve(45):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)() noexcept nogil>_slots[45])()
 
 cdef CUresult cuCtxGetExecAffinity(CUexecAffinityParam* pExecAffinity, CUexecAffinityType type_) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[46] == NULL and _resolve(46):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUexecAffinityParam*, CUexecAffinityType) noexcept nogil>_slots[46])(pExecAffinity, type_)
 
 cdef CUresult cuCtxRecordEvent(CUcontext hCtx, CUevent hEvent) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[47] == NULL and _resolve(47):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUcontext, CUevent) noexcept nogil>_slots[47])(hCtx, hEvent)
 
 cdef CUresult cuCtxWaitEvent(CUcontext hCtx, CUevent hEvent) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[48] == NULL and _resolve(48):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUcontext, CUevent) noexcept nogil>_slots[48])(hCtx, hEvent)
 
 cdef CUresult cuCtxAttach(CUcontext* pctx, unsigned int flags) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[49] == NULL and _resolve(49):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUcontext*, unsigned int) noexcept nogil>_slots[49])(pctx, flags)
 
 cdef CUresult cuCtxDetach(CUcontext ctx) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[50] == NULL and _resolve(50):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUcontext) noexcept nogil>_slots[50])(ctx)
 
 cdef CUresult cuCtxGetSharedMemConfig(CUsharedconfig* pConfig) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[51] == NULL and _resolve(51):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUsharedconfig*) noexcept nogil>_slots[51])(pConfig)
 
 cdef CUresult cuCtxSetSharedMemConfig(CUsharedconfig config) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[52] == NULL and _resolve(52):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUsharedconfig) noexcept nogil>_slots[52])(config)
 
 cdef CUresult cuModuleLoad(CUmodule* module, const char* fname) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[53] == NULL and _resolve(53):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUmodule*, const char*) noexcept nogil>_slots[53])(module, fname)
 
 cdef CUresult cuModuleLoadData(CUmodule* module, const void* image) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[54] == NULL and _resolve(54):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUmodule*, const void*) noexcept nogil>_slots[54])(module, image)
 
 cdef CUresult cuModuleLoadDataEx(CUmodule* module, const void* image, unsigned int numOptions, CUjit_option* options, void** optionValues) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[55] == NULL and _resolve(55):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUmodule*, const void*, unsigned int, CUjit_option*, void**) noexcept nogil>_slots[55])(module, image, numOptions, options, optionValues)
 
 cdef CUresult cuModuleLoadFatBinary(CUmodule* module, const void* fatCubin) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[56] == NULL and _resolve(56):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUmodule*, const void*) noexcept nogil>_slots[56])(module, fatCubin)
 
 cdef CUresult cuModuleUnload(CUmodule hmod) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[57] == NULL and _resolve(57):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUmodule) noexcept nogil>_slots[57])(hmod)
 
 cdef CUresult cuModuleGetLoadingMode(CUmoduleLoadingMode* mode) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[58] == NULL and _resolve(58):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUmoduleLoadingMode*) noexcept nogil>_slots[58])(mode)
 
 cdef CUresult cuModuleGetFunction(CUfunction* hfunc, CUmodule hmod, const char* name) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[59] == NULL and _resolve(59):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUfunction*, CUmodule, const char*) noexcept nogil>_slots[59])(hfunc, hmod, name)
 
 cdef CUresult cuModuleGetFunctionCount(unsigned int* count, CUmodule mod) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[60] == NULL and _resolve(60):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(unsigned int*, CUmodule) noexcept nogil>_slots[60])(count, mod)
 
 cdef CUresult cuModuleEnumerateFunctions(CUfunction* functions, unsigned int numFunctions, CUmodule mod) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[61] == NULL and _resolve(61):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUfunction*, unsigned int, CUmodule) noexcept nogil>_slots[61])(functions, numFunctions, mod)
 
 cdef CUresult cuModuleGetGlobal(CUdeviceptr* dptr, size_t* bytes_, CUmodule hmod, const char* name) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[62] == NULL and _resolve(62):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUdeviceptr*, size_t*, CUmodule, const char*) noexcept nogil>_slots[62])(dptr, bytes_, hmod, name)
 
 cdef CUresult cuLinkCreate(unsigned int numOptions, CUjit_option* options, void** optionValues, CUlinkState* stateOut) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[63] == NULL and _resolve(63):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(unsigned int, CUjit_option*, void**, CUlinkState*) noexcept nogil>_slots[63])(numOptions, options, optionValues, stateOut)
 
 cdef CUresult cuLinkAddData(CUlinkState state, CUjitInputType type_, void* data, size_t size, const char* name, unsigned int numOptions, CUjit_option* options, void** optionValues) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[64] == NULL and _resolve(64):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUlinkState, CUjitInputType, void*, size_t, const char*, unsigned int, CUjit_option*, void**) noexcept nogil>_slots[64])(state, type_, data, size, name, numOptions, options, optionValues)
 
 cdef CUresult cuLinkAddFile(CUlinkState state, CUjitInputType type_, const char* path, unsigned int numOptions, CUjit_option* options, void** optionValues) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[65] == NULL and _resolve(65):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUlinkState, CUjitInputType, const char*, unsigned int, CUjit_option*, void**) noexcept nogil>_slots[65])(state, type_, path, numOptions, options, optionValues)
 
 cdef CUresult cuLinkComplete(CUlinkState state, void** cubinOut, size_t* sizeOut) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[66] == NULL and _resolve(66):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUlinkState, void**, size_t*) noexcept nogil>_slots[66])(state, cubinOut, sizeOut)
 
 cdef CUresult cuLinkDestroy(CUlinkState state) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[67] == NULL and _resolve(67):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUlinkState) noexcept nogil>_slots[67])(state)
 
 cdef CUresult cuModuleGetTexRef(CUtexref* pTexRef, CUmodule hmod, const char* name) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[68] == NULL and _resolve(68):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUtexref*, CUmodule, const char*) noexcept nogil>_slots[68])(pTexRef, hmod, name)
 
 cdef CUresult cuModuleGetSurfRef(CUsurfref* pSurfRef, CUmodule hmod, const char* name) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[69] == NULL and _resolve(69):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUsurfref*, CUmodule, const char*) noexcept nogil>_slots[69])(pSurfRef, hmod, name)
 
 cdef CUresult cuLibraryLoadData(CUlibrary* library, const void* code, CUjit_option* jitOptions, void** jitOptionsValues, unsigned int numJitOptions, CUlibraryOption* libraryOptions, void** libraryOptionValues, unsigned int numLibraryOptions) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[70] == NULL and _resolve(70):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUlibrary*, const void*, CUjit_option*, void**, unsigned int, CUlibraryOption*, void**, unsigned int) noexcept nogil>_slots[70])(library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions)
 
 cdef CUresult cuLibraryLoadFromFile(CUlibrary* library, const char* fileName, CUjit_option* jitOptions, void** jitOptionsValues, unsigned int numJitOptions, CUlibraryOption* libraryOptions, void** libraryOptionValues, unsigned int numLibraryOptions) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[71] == NULL and _resolve(71):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUlibrary*, const char*, CUjit_option*, void**, unsigned int, CUlibraryOption*, void**, unsigned int) noexcept nogil>_slots[71])(library, fileName, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions)
 
 cdef CUresult cuLibraryUnload(CUlibrary library) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[72] == NULL and _resolve(72):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUlibrary) noexcept nogil>_slots[72])(library)
 
 cdef CUresult cuLibraryGetKernel(CUkernel* pKernel, CUlibrary library, const char* name) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[73] == NULL and _resolve(73):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUkernel*, CUlibrary, const char*) noexcept nogil>_slots[73])(pKernel, library, name)
 
 cdef CUresult cuLibraryGetKernelCount(unsigned int* count, CUlibrary lib) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[74] == NULL and _resolve(74):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(unsigned int*, CUlibrary) noexcept nogil>_slots[74])(count, lib)
 
 cdef CUresult cuLibraryEnumerateKernels(CUkernel* kernels, unsigned int numKernels, CUlibrary lib) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[75] == NULL and _resolve(75):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUkernel*, unsigned int, CUlibrary) noexcept nogil>_slots[75])(kernels, numKernels, lib)
 
 cdef CUresult cuLibraryGetModule(CUmodule* pMod, CUlibrary library) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[76] == NULL and _resolve(76):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUmodule*, CUlibrary) noexcept nogil>_slots[76])(pMod, library)
 
 cdef CUresult cuKernelGetFunction(CUfunction* pFunc, CUkernel kernel) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[77] == NULL and _resolve(77):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUfunction*, CUkernel) noexcept nogil>_slots[77])(pFunc, kernel)
 
 cdef CUresult cuKernelGetLibrary(CUlibrary* pLib, CUkernel kernel) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[78] == NULL and _resolve(78):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUlibrary*, CUkernel) noexcept nogil>_slots[78])(pLib, kernel)
 
 cdef CUresult cuLibraryGetGlobal(CUdeviceptr* dptr, size_t* bytes_, CUlibrary library, const char* name) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[79] == NULL and _resolve(79):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUdeviceptr*, size_t*, CUlibrary, const char*) noexcept nogil>_slots[79])(dptr, bytes_, library, name)
 
 cdef CUresult cuLibraryGetManaged(CUdeviceptr* dptr, size_t* bytes_, CUlibrary library, const char* name) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[80] == NULL and _resolve(80):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUdeviceptr*, size_t*, CUlibrary, const char*) noexcept nogil>_slots[80])(dptr, bytes_, library, name)
 
 cdef CUresult cuLibraryGetUnifiedFunction(void** fptr, CUlibrary library, const char* symbol) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[81] == NULL and _resolve(81):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(void**, CUlibrary, const char*) noexcept nogil>_slots[81])(fptr, library, symbol)
 
 cdef CUresult cuKernelGetAttribute(int* pi, CUfunction_attribute attrib, CUkernel kernel, CUdevice dev) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[82] == NULL and _resolve(82):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(int*, CUfunction_attribute, CUkernel, CUdevice) noexcept nogil>_slots[82])(pi, attrib, kernel, dev)
 
 cdef CUresult cuKernelSetAttribute(CUfunction_attribute attrib, int val, CUkernel kernel, CUdevice dev) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[83] == NULL and _resolve(83):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUfunction_attribute, int, CUkernel, CUdevice) noexcept nogil>_slots[83])(attrib, val, kernel, dev)
 
 cdef CUresult cuKernelSetCacheConfig(CUkernel kernel, CUfunc_cache config, CUdevice dev) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[84] == NULL and _resolve(84):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUkernel, CUfunc_cache, CUdevice) noexcept nogil>_slots[84])(kernel, config, dev)
 
 cdef CUresult cuKernelGetName(const char** name, CUkernel hfunc) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[85] == NULL and _resolve(85):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(const char**, CUkernel) noexcept nogil>_slots[85])(name, hfunc)
 
 cdef CUresult cuKernelGetParamInfo(CUkernel kernel, size_t paramIndex, size_t* paramOffset, size_t* paramSize) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[86] == NULL and _resolve(86):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUkernel, size_t, size_t*, size_t*) noexcept nogil>_slots[86])(kernel, paramIndex, paramOffset, paramSize)
 
 cdef CUresult cuMemGetInfo(size_t* free, size_t* total) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[87] == NULL and _resolve(87):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(size_t*, size_t*) noexcept nogil>_slots[87])(free, total)
 
 cdef CUresult cuMemAlloc(CUdeviceptr* dptr, size_t bytesize) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[88] == NULL and _resolve(88):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUdeviceptr*, size_t) noexcept nogil>_slots[88])(dptr, bytesize)
 
 cdef CUresult cuMemAllocPitch(CUdeviceptr* dptr, size_t* pPitch, size_t WidthInBytes, size_t Height, unsigned int ElementSizeBytes) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[89] == NULL and _resolve(89):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUdeviceptr*, size_t*, size_t, size_t, unsigned int) noexcept nogil>_slots[89])(dptr, pPitch, WidthInBytes, Height, ElementSizeBytes)
 
 cdef CUresult cuMemFree(CUdeviceptr dptr) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[90] == NULL and _resolve(90):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUdeviceptr) noexcept nogil>_slots[90])(dptr)
 
 cdef CUresult cuMemGetAddressRange(CUdeviceptr* pbase, size_t* psize, CUdeviceptr dptr) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[91] == NULL and _resolve(91):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUdeviceptr*, size_t*, CUdeviceptr) noexcept nogil>_slots[91])(pbase, psize, dptr)
 
 cdef CUresult cuMemAllocHost(void** pp, size_t bytesize) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[92] == NULL and _resolve(92):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(void**, size_t) noexcept nogil>_slots[92])(pp, bytesize)
 
 cdef CUresult cuMemFreeHost(void* p) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[93] == NULL and _resolve(93):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(void*) noexcept nogil>_slots[93])(p)
 
 cdef CUresult cuMemHostAlloc(void** pp, size_t bytesize, unsigned int Flags) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[94] == NULL and _resolve(94):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(void**, size_t, unsigned int) noexcept nogil>_slots[94])(pp, bytesize, Flags)
 
 cdef CUresult cuMemHostGetDevicePointer(CUdeviceptr* pdptr, void* p, unsigned int Flags) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[95] == NULL and _resolve(95):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUdeviceptr*, void*, unsigned int) noexcept nogil>_slots[95])(pdptr, p, Flags)
 
 cdef CUresult cuMemHostGetFlags(unsigned int* pFlags, void* p) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[96] == NULL and _resolve(96):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(unsigned int*, void*) noexcept nogil>_slots[96])(pFlags, p)
 
 cdef CUresult cuMemAllocManaged(CUdeviceptr* dptr, size_t bytesize, unsigned int flags) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[97] == NULL and _resolve(97):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUdeviceptr*, size_t, unsigned int) noexcept nogil>_slots[97])(dptr, bytesize, flags)
 
 cdef CUresult cuDeviceRegisterAsyncNotification(CUdevice device, CUasyncCallback callbackFunc, void* userData, CUasyncCallbackHandle* callback) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[98] == NULL and _resolve(98):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUdevice, CUasyncCallback, void*, CUasyncCallbackHandle*) noexcept nogil>_slots[98])(device, callbackFunc, userData, callback)
 
 cdef CUresult cuDeviceUnregisterAsyncNotification(CUdevice device, CUasyncCallbackHandle callback) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[99] == NULL and _resolve(99):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUdevice, CUasyncCallbackHandle) noexcept nogil>_slots[99])(device, callback)
 
 cdef CUresult cuDeviceGetByPCIBusId(CUdevice* dev, const char* pciBusId) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[100] == NULL and _resolve(100):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUdevice*, const char*) noexcept nogil>_slots[100])(dev, pciBusId)
 
 cdef CUresult cuDeviceGetPCIBusId(char* pciBusId, int len_, CUdevice dev) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[101] == NULL and _resolve(101):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(char*, int, CUdevice) noexcept nogil>_slots[101])(pciBusId, len_, dev)
 
 cdef CUresult cuIpcGetEventHandle(CUipcEventHandle* pHandle, CUevent event) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[102] == NULL and _resolve(102):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUipcEventHandle*, CUevent) noexcept nogil>_slots[102])(pHandle, event)
 
 cdef CUresult cuIpcOpenEventHandle(CUevent* phEvent, CUipcEventHandle handle) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[103] == NULL and _resolve(103):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUevent*, CUipcEventHandle) noexcept nogil>_slots[103])(phEvent, handle)
 
 cdef CUresult cuIpcGetMemHandle(CUipcMemHandle* pHandle, CUdeviceptr dptr) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[104] == NULL and _resolve(104):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUipcMemHandle*, CUdeviceptr) noexcept nogil>_slots[104])(pHandle, dptr)
 
 cdef CUresult cuIpcOpenMemHandle(CUdeviceptr* pdptr, CUipcMemHandle handle, unsigned int Flags) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[105] == NULL and _resolve(105):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUdeviceptr*, CUipcMemHandle, unsigned int) noexcept nogil>_slots[105])(pdptr, handle, Flags)
 
 cdef CUresult cuIpcCloseMemHandle(CUdeviceptr dptr) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[106] == NULL and _resolve(106):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUdeviceptr) noexcept nogil>_slots[106])(dptr)
 
 cdef CUresult cuMemHostRegister(void* p, size_t bytesize, unsigned int Flags) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[107] == NULL and _resolve(107):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(void*, size_t, unsigned int) noexcept nogil>_slots[107])(p, bytesize, Flags)
 
 cdef CUresult cuMemHostUnregister(void* p) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[108] == NULL and _resolve(108):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(void*) noexcept nogil>_slots[108])(p)
 
 cdef CUresult cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[109] == NULL and _resolve(109):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUdeviceptr, CUdeviceptr, size_t) noexcept nogil>_slots[109])(dst, src, ByteCount)
 
 cdef CUresult cuMemcpyPeer(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice, CUcontext srcContext, size_t ByteCount) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[110] == NULL and _resolve(110):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUdeviceptr, CUcontext, CUdeviceptr, CUcontext, size_t) noexcept nogil>_slots[110])(dstDevice, dstContext, srcDevice, srcContext, ByteCount)
 
 cdef CUresult cuMemcpyHtoD(CUdeviceptr dstDevice, const void* srcHost, size_t ByteCount) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[111] == NULL and _resolve(111):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUdeviceptr, const void*, size_t) noexcept nogil>_slots[111])(dstDevice, srcHost, ByteCount)
 
 cdef CUresult cuMemcpyDtoH(void* dstHost, CUdeviceptr srcDevice, size_t ByteCount) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[112] == NULL and _resolve(112):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(void*, CUdeviceptr, size_t) noexcept nogil>_slots[112])(dstHost, srcDevice, ByteCount)
 
 cdef CUresult cuMemcpyDtoD(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[113] == NULL and _resolve(113):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUdeviceptr, CUdeviceptr, size_t) noexcept nogil>_slots[113])(dstDevice, srcDevice, ByteCount)
 
 cdef CUresult cuMemcpyDtoA(CUarray dstArray, size_t dstOffset, CUdeviceptr srcDevice, size_t ByteCount) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[114] == NULL and _resolve(114):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUarray, size_t, CUdeviceptr, size_t) noexcept nogil>_slots[114])(dstArray, dstOffset, srcDevice, ByteCount)
 
 cdef CUresult cuMemcpyAtoD(CUdeviceptr dstDevice, CUarray srcArray, size_t srcOffset, size_t ByteCount) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[115] == NULL and _resolve(115):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUdeviceptr, CUarray, size_t, size_t) noexcept nogil>_slots[115])(dstDevice, srcArray, srcOffset, ByteCount)
 
 cdef CUresult cuMemcpyHtoA(CUarray dstArray, size_t dstOffset, const void* srcHost, size_t ByteCount) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[116] == NULL and _resolve(116):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUarray, size_t, const void*, size_t) noexcept nogil>_slots[116])(dstArray, dstOffset, srcHost, ByteCount)
 
 cdef CUresult cuMemcpyAtoH(void* dstHost, CUarray srcArray, size_t srcOffset, size_t ByteCount) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[117] == NULL and _resolve(117):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(void*, CUarray, size_t, size_t) noexcept nogil>_slots[117])(dstHost, srcArray, srcOffset, ByteCount)
 
 cdef CUresult cuMemcpyAtoA(CUarray dstArray, size_t dstOffset, CUarray srcArray, size_t srcOffset, size_t ByteCount) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[118] == NULL and _resolve(118):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUarray, size_t, CUarray, size_t, size_t) noexcept nogil>_slots[118])(dstArray, dstOffset, srcArray, srcOffset, ByteCount)
 
 cdef CUresult cuMemcpy2D(const CUDA_MEMCPY2D* pCopy) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[119] == NULL and _resolve(119):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(const CUDA_MEMCPY2D*) noexcept nogil>_slots[119])(pCopy)
 
 cdef CUresult cuMemcpy2DUnaligned(const CUDA_MEMCPY2D* pCopy) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[120] == NULL and _resolve(120):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(const CUDA_MEMCPY2D*) noexcept nogil>_slots[120])(pCopy)
 
 cdef CUresult cuMemcpy3D(const CUDA_MEMCPY3D* pCopy) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[121] == NULL and _resolve(121):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(const CUDA_MEMCPY3D*) noexcept nogil>_slots[121])(pCopy)
 
 cdef CUresult cuMemcpy3DPeer(const CUDA_MEMCPY3D_PEER* pCopy) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[122] == NULL and _resolve(122):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(const CUDA_MEMCPY3D_PEER*) noexcept nogil>_slots[122])(pCopy)
 
 cdef CUresult cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount, CUstream hStream) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[123] == NULL and _resolve(123):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUdeviceptr, CUdeviceptr, size_t, CUstream) noexcept nogil>_slots[123])(dst, src, ByteCount, hStream)
 
 cdef CUresult cuMemcpyPeerAsync(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice, CUcontext srcContext, size_t ByteCount, CUstream hStream) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[124] == NULL and _resolve(124):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUdeviceptr, CUcontext, CUdeviceptr, CUcontext, size_t, CUstream) noexcept nogil>_slots[124])(dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream)
 
 cdef CUresult cuMemcpyHtoDAsync(CUdeviceptr dstDevice, const void* srcHost, size_t ByteCount, CUstream hStream) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[125] == NULL and _resolve(125):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUdeviceptr, const void*, size_t, CUstream) noexcept nogil>_slots[125])(dstDevice, srcHost, ByteCount, hStream)
 
 cdef CUresult cuMemcpyDtoHAsync(void* dstHost, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[126] == NULL and _resolve(126):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(void*, CUdeviceptr, size_t, CUstream) noexcept nogil>_slots[126])(dstHost, srcDevice, ByteCount, hStream)
 
 cdef CUresult cuMemcpyDtoDAsync(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[127] == NULL and _resolve(127):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUdeviceptr, CUdeviceptr, size_t, CUstream) noexcept nogil>_slots[127])(dstDevice, srcDevice, ByteCount, hStream)
 
 cdef CUresult cuMemcpyHtoAAsync(CUarray dstArray, size_t dstOffset, const void* srcHost, size_t ByteCount, CUstream hStream) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[128] == NULL and _resolve(128):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUarray, size_t, const void*, size_t, CUstream) noexcept nogil>_slots[128])(dstArray, dstOffset, srcHost, ByteCount, hStream)
 
 cdef CUresult cuMemcpyAtoHAsync(void* dstHost, CUarray srcArray, size_t srcOffset, size_t ByteCount, CUstream hStream) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[129] == NULL and _resolve(129):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(void*, CUarray, size_t, size_t, CUstream) noexcept nogil>_slots[129])(dstHost, srcArray, srcOffset, ByteCount, hStream)
 
 cdef CUresult cuMemcpy2DAsync(const CUDA_MEMCPY2D* pCopy, CUstream hStream) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[130] == NULL and _resolve(130):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(const CUDA_MEMCPY2D*, CUstream) noexcept nogil>_slots[130])(pCopy, hStream)
 
 cdef CUresult cuMemcpy3DAsync(const CUDA_MEMCPY3D* pCopy, CUstream hStream) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[131] == NULL and _resolve(131):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(const CUDA_MEMCPY3D*, CUstream) noexcept nogil>_slots[131])(pCopy, hStream)
 
 cdef CUresult cuMemcpy3DPeerAsync(const CUDA_MEMCPY3D_PEER* pCopy, CUstream hStream) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[132] == NULL and _resolve(132):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(const CUDA_MEMCPY3D_PEER*, CUstream) noexcept nogil>_slots[132])(pCopy, hStream)
 
 cdef CUresult cuMemcpyBatchAsync(CUdeviceptr* dsts, CUdeviceptr* srcs, size_t* sizes, size_t count, CUmemcpyAttributes* attrs, size_t* attrsIdxs, size_t numAttrs, CUstream hStream) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[133] == NULL and _resolve(133):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUdeviceptr*, CUdeviceptr*, size_t*, size_t, CUmemcpyAttributes*, size_t*, size_t, CUstream) noexcept nogil>_slots[133])(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, hStream)
 
 cdef CUresult cuMemcpy3DBatchAsync(size_t numOps, CUDA_MEMCPY3D_BATCH_OP* opList, unsigned long long flags, CUstream hStream) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[134] == NULL and _resolve(134):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(size_t, CUDA_MEMCPY3D_BATCH_OP*, unsigned long long, CUstream) noexcept nogil>_slots[134])(numOps, opList, flags, hStream)
 
 cdef CUresult cuMemsetD8(CUdeviceptr dstDevice, unsigned char uc, size_t N) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[135] == NULL and _resolve(135):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUdeviceptr, unsigned char, size_t) noexcept nogil>_slots[135])(dstDevice, uc, N)
 
 cdef CUresult cuMemsetD16(CUdeviceptr dstDevice, unsigned short us, size_t N) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[136] == NULL and _resolve(136):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUdeviceptr, unsigned short, size_t) noexcept nogil>_slots[136])(dstDevice, us, N)
 
 cdef CUresult cuMemsetD32(CUdeviceptr dstDevice, unsigned int ui, size_t N) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[137] == NULL and _resolve(137):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUdeviceptr, unsigned int, size_t) noexcept nogil>_slots[137])(dstDevice, ui, N)
 
 cdef CUresult cuMemsetD2D8(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc, size_t Width, size_t Height) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[138] == NULL and _resolve(138):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUdeviceptr, size_t, unsigned char, size_t, size_t) noexcept nogil>_slots[138])(dstDevice, dstPitch, uc, Width, Height)
 
 cdef CUresult cuMemsetD2D16(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us, size_t Width, size_t Height) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[139] == NULL and _resolve(139):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUdeviceptr, size_t, unsigned short, size_t, size_t) noexcept nogil>_slots[139])(dstDevice, dstPitch, us, Width, Height)
 
 cdef CUresult cuMemsetD2D32(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui, size_t Width, size_t Height) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[140] == NULL and _resolve(140):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUdeviceptr, size_t, unsigned int, size_t, size_t) noexcept nogil>_slots[140])(dstDevice, dstPitch, ui, Width, Height)
 
 cdef CUresult cuMemsetD8Async(CUdeviceptr dstDevice, unsigned char uc, size_t N, CUstream hStream) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[141] == NULL and _resolve(141):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUdeviceptr, unsigned char, size_t, CUstream) noexcept nogil>_slots[141])(dstDevice, uc, N, hStream)
 
 cdef CUresult cuMemsetD16Async(CUdeviceptr dstDevice, unsigned short us, size_t N, CUstream hStream) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[142] == NULL and _resolve(142):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUdeviceptr, unsigned short, size_t, CUstream) noexcept nogil>_slots[142])(dstDevice, us, N, hStream)
 
 cdef CUresult cuMemsetD32Async(CUdeviceptr dstDevice, unsigned int ui, size_t N, CUstream hStream) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[143] == NULL and _resolve(143):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUdeviceptr, unsigned int, size_t, CUstream) noexcept nogil>_slots[143])(dstDevice, ui, N, hStream)
 
 cdef CUresult cuMemsetD2D8Async(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc, size_t Width, size_t Height, CUstream hStream) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[144] == NULL and _resolve(144):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUdeviceptr, size_t, unsigned char, size_t, size_t, CUstream) noexcept nogil>_slots[144])(dstDevice, dstPitch, uc, Width, Height, hStream)
 
 cdef CUresult cuMemsetD2D16Async(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us, size_t Width, size_t Height, CUstream hStream) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[145] == NULL and _resolve(145):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUdeviceptr, size_t, unsigned short, size_t, size_t, CUstream) noexcept nogil>_slots[145])(dstDevice, dstPitch, us, Width, Height, hStream)
 
 cdef CUresult cuMemsetD2D32Async(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui, size_t Width, size_t Height, CUstream hStream) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[146] == NULL and _resolve(146):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUdeviceptr, size_t, unsigned int, size_t, size_t, CUstream) noexcept nogil>_slots[146])(dstDevice, dstPitch, ui, Width, Height, hStream)
 
 cdef CUresult cuArrayCreate(CUarray* pHandle, const CUDA_ARRAY_DESCRIPTOR* pAllocateArray) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[147] == NULL and _resolve(147):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUarray*, const CUDA_ARRAY_DESCRIPTOR*) noexcept nogil>_slots[147])(pHandle, pAllocateArray)
 
 cdef CUresult cuArrayGetDescriptor(CUDA_ARRAY_DESCRIPTOR* pArrayDescriptor, CUarray hArray) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[148] == NULL and _resolve(148):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUDA_ARRAY_DESCRIPTOR*, CUarray) noexcept nogil>_slots[148])(pArrayDescriptor, hArray)
 
 cdef CUresult cuArrayGetSparseProperties(CUDA_ARRAY_SPARSE_PROPERTIES* sparseProperties, CUarray array) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[149] == NULL and _resolve(149):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUDA_ARRAY_SPARSE_PROPERTIES*, CUarray) noexcept nogil>_slots[149])(sparseProperties, array)
 
 cdef CUresult cuMipmappedArrayGetSparseProperties(CUDA_ARRAY_SPARSE_PROPERTIES* sparseProperties, CUmipmappedArray mipmap) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[150] == NULL and _resolve(150):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUDA_ARRAY_SPARSE_PROPERTIES*, CUmipmappedArray) noexcept nogil>_slots[150])(sparseProperties, mipmap)
 
 cdef CUresult cuArrayGetMemoryRequirements(CUDA_ARRAY_MEMORY_REQUIREMENTS* memoryRequirements, CUarray array, CUdevice device) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[151] == NULL and _resolve(151):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUDA_ARRAY_MEMORY_REQUIREMENTS*, CUarray, CUdevice) noexcept nogil>_slots[151])(memoryRequirements, array, device)
 
 cdef CUresult cuMipmappedArrayGetMemoryRequirements(CUDA_ARRAY_MEMORY_REQUIREMENTS* memoryRequirements, CUmipmappedArray mipmap, CUdevice device) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[152] == NULL and _resolve(152):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUDA_ARRAY_MEMORY_REQUIREMENTS*, CUmipmappedArray, CUdevice) noexcept nogil>_slots[152])(memoryRequirements, mipmap, device)
 
 cdef CUresult cuArrayGetPlane(CUarray* pPlaneArray, CUarray hArray, unsigned int planeIdx) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[153] == NULL and _resolve(153):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUarray*, CUarray, unsigned int) noexcept nogil>_slots[153])(pPlaneArray, hArray, planeIdx)
 
 cdef CUresult cuArrayDestroy(CUarray hArray) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[154] == NULL and _resolve(154):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUarray) noexcept nogil>_slots[154])(hArray)
 
 cdef CUresult cuArray3DCreate(CUarray* pHandle, const CUDA_ARRAY3D_DESCRIPTOR* pAllocateArray) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[155] == NULL and _resolve(155):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUarray*, const CUDA_ARRAY3D_DESCRIPTOR*) noexcept nogil>_slots[155])(pHandle, pAllocateArray)
 
 cdef CUresult cuArray3DGetDescriptor(CUDA_ARRAY3D_DESCRIPTOR* pArrayDescriptor, CUarray hArray) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[156] == NULL and _resolve(156):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUDA_ARRAY3D_DESCRIPTOR*, CUarray) noexcept nogil>_slots[156])(pArrayDescriptor, hArray)
 
 cdef CUresult cuMipmappedArrayCreate(CUmipmappedArray* pHandle, const CUDA_ARRAY3D_DESCRIPTOR* pMipmappedArrayDesc, unsigned int numMipmapLevels) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[157] == NULL and _resolve(157):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUmipmappedArray*, const CUDA_ARRAY3D_DESCRIPTOR*, unsigned int) noexcept nogil>_slots[157])(pHandle, pMipmappedArrayDesc, numMipmapLevels)
 
 cdef CUresult cuMipmappedArrayGetLevel(CUarray* pLevelArray, CUmipmappedArray hMipmappedArray, unsigned int level) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[158] == NULL and _resolve(158):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUarray*, CUmipmappedArray, unsigned int) noexcept nogil>_slots[158])(pLevelArray, hMipmappedArray, level)
 
 cdef CUresult cuMipmappedArrayDestroy(CUmipmappedArray hMipmappedArray) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[159] == NULL and _resolve(159):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUmipmappedArray) noexcept nogil>_slots[159])(hMipmappedArray)
 
 cdef CUresult cuMemGetHandleForAddressRange(void* handle, CUdeviceptr dptr, size_t size, CUmemRangeHandleType handleType, unsigned long long flags) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[160] == NULL and _resolve(160):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(void*, CUdeviceptr, size_t, CUmemRangeHandleType, unsigned long long) noexcept nogil>_slots[160])(handle, dptr, size, handleType, flags)
 
 cdef CUresult cuMemBatchDecompressAsync(CUmemDecompressParams* paramsArray, size_t count, unsigned int flags, size_t* errorIndex, CUstream stream) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[161] == NULL and _resolve(161):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUmemDecompressParams*, size_t, unsigned int, size_t*, CUstream) noexcept nogil>_slots[161])(paramsArray, count, flags, errorIndex, stream)
 
 cdef CUresult cuMemAddressReserve(CUdeviceptr* ptr, size_t size, size_t alignment, CUdeviceptr addr, unsigned long long flags) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[162] == NULL and _resolve(162):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUdeviceptr*, size_t, size_t, CUdeviceptr, unsigned long long) noexcept nogil>_slots[162])(ptr, size, alignment, addr, flags)
 
 cdef CUresult cuMemAddressFree(CUdeviceptr ptr, size_t size) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[163] == NULL and _resolve(163):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUdeviceptr, size_t) noexcept nogil>_slots[163])(ptr, size)
 
 cdef CUresult cuMemCreate(CUmemGenericAllocationHandle* handle, size_t size, const CUmemAllocationProp* prop, unsigned long long flags) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[164] == NULL and _resolve(164):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUmemGenericAllocationHandle*, size_t, const CUmemAllocationProp*, unsigned long long) noexcept nogil>_slots[164])(handle, size, prop, flags)
 
 cdef CUresult cuMemRelease(CUmemGenericAllocationHandle handle) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[165] == NULL and _resolve(165):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUmemGenericAllocationHandle) noexcept nogil>_slots[165])(handle)
 
 cdef CUresult cuMemMap(CUdeviceptr ptr, size_t size, size_t offset, CUmemGenericAllocationHandle handle, unsigned long long flags) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[166] == NULL and _resolve(166):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUdeviceptr, size_t, size_t, CUmemGenericAllocationHandle, unsigned long long) noexcept nogil>_slots[166])(ptr, size, offset, handle, flags)
 
 cdef CUresult cuMemMapArrayAsync(CUarrayMapInfo* mapInfoList, unsigned int count, CUstream hStream) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[167] == NULL and _resolve(167):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUarrayMapInfo*, unsigned int, CUstream) noexcept nogil>_slots[167])(mapInfoList, count, hStream)
 
 cdef CUresult cuMemUnmap(CUdeviceptr ptr, size_t size) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[168] == NULL and _resolve(168):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUdeviceptr, size_t) noexcept nogil>_slots[168])(ptr, size)
 
 cdef CUresult cuMemSetAccess(CUdeviceptr ptr, size_t size, const CUmemAccessDesc* desc, size_t count) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[169] == NULL and _resolve(169):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUdeviceptr, size_t, const CUmemAccessDesc*, size_t) noexcept nogil>_slots[169])(ptr, size, desc, count)
 
 cdef CUresult cuMemGetAccess(unsigned long long* flags, const CUmemLocation* location, CUdeviceptr ptr) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[170] == NULL and _resolve(170):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(unsigned long long*, const CUmemLocation*, CUdeviceptr) noexcept nogil>_slots[170])(flags, location, ptr)
 
 cdef CUresult cuMemExportToShareableHandle(void* shareableHandle, CUmemGenericAllocationHandle handle, CUmemAllocationHandleType handleType, unsigned long long flags) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[171] == NULL and _resolve(171):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(void*, CUmemGenericAllocationHandle, CUmemAllocationHandleType, unsigned long long) noexcept nogil>_slots[171])(shareableHandle, handle, handleType, flags)
 
 cdef CUresult cuMemImportFromShareableHandle(CUmemGenericAllocationHandle* handle, void* osHandle, CUmemAllocationHandleType shHandleType) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[172] == NULL and _resolve(172):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUmemGenericAllocationHandle*, void*, CUmemAllocationHandleType) noexcept nogil>_slots[172])(handle, osHandle, shHandleType)
 
 cdef CUresult cuMemGetAllocationGranularity(size_t* granularity, const CUmemAllocationProp* prop, CUmemAllocationGranularity_flags option) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[173] == NULL and _resolve(173):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(size_t*, const CUmemAllocationProp*, CUmemAllocationGranularity_flags) noexcept nogil>_slots[173])(granularity, prop, option)
 
 cdef CUresult cuMemGetAllocationPropertiesFromHandle(CUmemAllocationProp* prop, CUmemGenericAllocationHandle handle) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[174] == NULL and _resolve(174):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUmemAllocationProp*, CUmemGenericAllocationHandle) noexcept nogil>_slots[174])(prop, handle)
 
 cdef CUresult cuMemRetainAllocationHandle(CUmemGenericAllocationHandle* handle, void* addr) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[175] == NULL and _resolve(175):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUmemGenericAllocationHandle*, void*) noexcept nogil>_slots[175])(handle, addr)
 
 cdef CUresult cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[176] == NULL and _resolve(176):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUdeviceptr, CUstream) noexcept nogil>_slots[176])(dptr, hStream)
 
 cdef CUresult cuMemAllocAsync(CUdeviceptr* dptr, size_t bytesize, CUstream hStream) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[177] == NULL and _resolve(177):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUdeviceptr*, size_t, CUstream) noexcept nogil>_slots[177])(dptr, bytesize, hStream)
 
 cdef CUresult cuMemPoolTrimTo(CUmemoryPool pool, size_t minBytesToKeep) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[178] == NULL and _resolve(178):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUmemoryPool, size_t) noexcept nogil>_slots[178])(pool, minBytesToKeep)
 
 cdef CUresult cuMemPoolSetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void* value) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[179] == NULL and _resolve(179):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUmemoryPool, CUmemPool_attribute, void*) noexcept nogil>_slots[179])(pool, attr, value)
 
 cdef CUresult cuMemPoolGetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void* value) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[180] == NULL and _resolve(180):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUmemoryPool, CUmemPool_attribute, void*) noexcept nogil>_slots[180])(pool, attr, value)
 
 cdef CUresult cuMemPoolSetAccess(CUmemoryPool pool, const CUmemAccessDesc* map, size_t count) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[181] == NULL and _resolve(181):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUmemoryPool, const CUmemAccessDesc*, size_t) noexcept nogil>_slots[181])(pool, map, count)
 
 cdef CUresult cuMemPoolGetAccess(CUmemAccess_flags* flags, CUmemoryPool memPool, CUmemLocation* location) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[182] == NULL and _resolve(182):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUmemAccess_flags*, CUmemoryPool, CUmemLocation*) noexcept nogil>_slots[182])(flags, memPool, location)
 
 cdef CUresult cuMemPoolCreate(CUmemoryPool* pool, const CUmemPoolProps* poolProps) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[183] == NULL and _resolve(183):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUmemoryPool*, const CUmemPoolProps*) noexcept nogil>_slots[183])(pool, poolProps)
 
 cdef CUresult cuMemPoolDestroy(CUmemoryPool pool) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[184] == NULL and _resolve(184):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUmemoryPool) noexcept nogil>_slots[184])(pool)
 
 cdef CUresult cuMemGetDefaultMemPool(CUmemoryPool* pool_out, CUmemLocation* location, CUmemAllocationType type_) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[185] == NULL and _resolve(185):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUmemoryPool*, CUmemLocation*, CUmemAllocationType) noexcept nogil>_slots[185])(pool_out, location, type_)
 
 cdef CUresult cuMemGetMemPool(CUmemoryPool* pool, CUmemLocation* location, CUmemAllocationType type_) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[186] == NULL and _resolve(186):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUmemoryPool*, CUmemLocation*, CUmemAllocationType) noexcept nogil>_slots[186])(pool, location, type_)
 
 cdef CUresult cuMemSetMemPool(CUmemLocation* location, CUmemAllocationType type_, CUmemoryPool pool) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[187] == NULL and _resolve(187):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUmemLocation*, CUmemAllocationType, CUmemoryPool) noexcept nogil>_slots[187])(location, type_, pool)
 
 cdef CUresult cuMemAllocFromPoolAsync(CUdeviceptr* dptr, size_t bytesize, CUmemoryPool pool, CUstream hStream) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[188] == NULL and _resolve(188):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUdeviceptr*, size_t, CUmemoryPool, CUstream) noexcept nogil>_slots[188])(dptr, bytesize, pool, hStream)
 
 cdef CUresult cuMemPoolExportToShareableHandle(void* handle_out, CUmemoryPool pool, CUmemAllocationHandleType handleType, unsigned long long flags) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[189] == NULL and _resolve(189):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(void*, CUmemoryPool, CUmemAllocationHandleType, unsigned long long) noexcept nogil>_slots[189])(handle_out, pool, handleType, flags)
 
 cdef CUresult cuMemPoolImportFromShareableHandle(CUmemoryPool* pool_out, void* handle, CUmemAllocationHandleType handleType, unsigned long long flags) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[190] == NULL and _resolve(190):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUmemoryPool*, void*, CUmemAllocationHandleType, unsigned long long) noexcept nogil>_slots[190])(pool_out, handle, handleType, flags)
 
 cdef CUresult cuMemPoolExportPointer(CUmemPoolPtrExportData* shareData_out, CUdeviceptr ptr) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[191] == NULL and _resolve(191):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUmemPoolPtrExportData*, CUdeviceptr) noexcept nogil>_slots[191])(shareData_out, ptr)
 
 cdef CUresult cuMemPoolImportPointer(CUdeviceptr* ptr_out, CUmemoryPool pool, CUmemPoolPtrExportData* shareData) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[192] == NULL and _resolve(192):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUdeviceptr*, CUmemoryPool, CUmemPoolPtrExportData*) noexcept nogil>_slots[192])(ptr_out, pool, shareData)
 
 cdef CUresult cuMulticastCreate(CUmemGenericAllocationHandle* mcHandle, const CUmulticastObjectProp* prop) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[193] == NULL and _resolve(193):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUmemGenericAllocationHandle*, const CUmulticastObjectProp*) noexcept nogil>_slots[193])(mcHandle, prop)
 
 cdef CUresult cuMulticastAddDevice(CUmemGenericAllocationHandle mcHandle, CUdevice dev) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[194] == NULL and _resolve(194):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUmemGenericAllocationHandle, CUdevice) noexcept nogil>_slots[194])(mcHandle, dev)
 
 cdef CUresult cuMulticastBindMem(CUmemGenericAllocationHandle mcHandle, size_t mcOffset, CUmemGenericAllocationHandle memHandle, size_t memOffset, size_t size, unsigned long long flags) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[195] == NULL and _resolve(195):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUmemGenericAllocationHandle, size_t, CUmemGenericAllocationHandle, size_t, size_t, unsigned long long) noexcept nogil>_slots[195])(mcHandle, mcOffset, memHandle, memOffset, size, flags)
 
 cdef CUresult cuMulticastBindAddr(CUmemGenericAllocationHandle mcHandle, size_t mcOffset, CUdeviceptr memptr, size_t size, unsigned long long flags) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[196] == NULL and _resolve(196):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUmemGenericAllocationHandle, size_t, CUdeviceptr, size_t, unsigned long long) noexcept nogil>_slots[196])(mcHandle, mcOffset, memptr, size, flags)
 
 cdef CUresult cuMulticastUnbind(CUmemGenericAllocationHandle mcHandle, CUdevice dev, size_t mcOffset, size_t size) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[197] == NULL and _resolve(197):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUmemGenericAllocationHandle, CUdevice, size_t, size_t) noexcept nogil>_slots[197])(mcHandle, dev, mcOffset, size)
 
 cdef CUresult cuMulticastGetGranularity(size_t* granularity, const CUmulticastObjectProp* prop, CUmulticastGranularity_flags option) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[198] == NULL and _resolve(198):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(size_t*, const CUmulticastObjectProp*, CUmulticastGranularity_flags) noexcept nogil>_slots[198])(granularity, prop, option)
 
 cdef CUresult cuPointerGetAttribute(void* data, CUpointer_attribute attribute, CUdeviceptr ptr) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[199] == NULL and _resolve(199):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(void*, CUpointer_attribute, CUdeviceptr) noexcept nogil>_slots[199])(data, attribute, ptr)
 
 cdef CUresult cuMemPrefetchAsync(CUdeviceptr devPtr, size_t count, CUmemLocation location, unsigned int flags, CUstream hStream) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[200] == NULL and _resolve(200):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUdeviceptr, size_t, CUmemLocation, unsigned int, CUstream) noexcept nogil>_slots[200])(devPtr, count, location, flags, hStream)
 
 cdef CUresult cuMemAdvise(CUdeviceptr devPtr, size_t count, CUmem_advise advice, CUmemLocation location) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[201] == NULL and _resolve(201):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUdeviceptr, size_t, CUmem_advise, CUmemLocation) noexcept nogil>_slots[201])(devPtr, count, advice, location)
 
 cdef CUresult cuMemPrefetchBatchAsync(CUdeviceptr* dptrs, size_t* sizes, size_t count, CUmemLocation* prefetchLocs, size_t* prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, CUstream hStream) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[202] == NULL and _resolve(202):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUdeviceptr*, size_t*, size_t, CUmemLocation*, size_t*, size_t, unsigned long long, CUstream) noexcept nogil>_slots[202])(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream)
 
 cdef CUresult cuMemDiscardBatchAsync(CUdeviceptr* dptrs, size_t* sizes, size_t count, unsigned long long flags, CUstream hStream) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[203] == NULL and _resolve(203):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUdeviceptr*, size_t*, size_t, unsigned long long, CUstream) noexcept nogil>_slots[203])(dptrs, sizes, count, flags, hStream)
 
 cdef CUresult cuMemDiscardAndPrefetchBatchAsync(CUdeviceptr* dptrs, size_t* sizes, size_t count, CUmemLocation* prefetchLocs, size_t* prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, CUstream hStream) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[204] == NULL and _resolve(204):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUdeviceptr*, size_t*, size_t, CUmemLocation*, size_t*, size_t, unsigned long long, CUstream) noexcept nogil>_slots[204])(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream)
 
 cdef CUresult cuMemRangeGetAttribute(void* data, size_t dataSize, CUmem_range_attribute attribute, CUdeviceptr devPtr, size_t count) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[205] == NULL and _resolve(205):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(void*, size_t, CUmem_range_attribute, CUdeviceptr, size_t) noexcept nogil>_slots[205])(data, dataSize, attribute, devPtr, count)
 
 cdef CUresult cuMemRangeGetAttributes(void** data, size_t* dataSizes, CUmem_range_attribute* attributes, size_t numAttributes, CUdeviceptr devPtr, size_t count) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[206] == NULL and _resolve(206):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(void**, size_t*, CUmem_range_attribute*, size_t, CUdeviceptr, size_t) noexcept nogil>_slots[206])(data, dataSizes, attributes, numAttributes, devPtr, count)
 
 cdef CUresult cuPointerSetAttribute(const void* value, CUpointer_attribute attribute, CUdeviceptr ptr) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[207] == NULL and _resolve(207):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(const void*, CUpointer_attribute, CUdeviceptr) noexcept nogil>_slots[207])(value, attribute, ptr)
 
 cdef CUresult cuPointerGetAttributes(unsigned int numAttributes, CUpointer_attribute* attributes, void** data, CUdeviceptr ptr) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[208] == NULL and _resolve(208):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(unsigned int, CUpointer_attribute*, void**, CUdeviceptr) noexcept nogil>_slots[208])(numAttributes, attributes, data, ptr)
 
 cdef CUresult cuStreamCreate(CUstream* phStream, unsigned int Flags) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[209] == NULL and _resolve(209):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUstream*, unsigned int) noexcept nogil>_slots[209])(phStream, Flags)
 
 cdef CUresult cuStreamCreateWithPriority(CUstream* phStream, unsigned int flags, int priority) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[210] == NULL and _resolve(210):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUstream*, unsigned int, int) noexcept nogil>_slots[210])(phStream, flags, priority)
 
 cdef CUresult cuStreamGetPriority(CUstream hStream, int* priority) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[211] == NULL and _resolve(211):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUstream, int*) noexcept nogil>_slots[211])(hStream, priority)
 
 cdef CUresult cuStreamGetDevice(CUstream hStream, CUdevice* device) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[212] == NULL and _resolve(212):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUstream, CUdevice*) noexcept nogil>_slots[212])(hStream, device)
 
 cdef CUresult cuStreamGetFlags(CUstream hStream, unsigned int* flags) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[213] == NULL and _resolve(213):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUstream, unsigned int*) noexcept nogil>_slots[213])(hStream, flags)
 
 cdef CUresult cuStreamGetId(CUstream hStream, unsigned long long* streamId) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[214] == NULL and _resolve(214):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUstream, unsigned long long*) noexcept nogil>_slots[214])(hStream, streamId)
 
 cdef CUresult cuStreamGetCtx(CUstream hStream, CUcontext* pctx) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[215] == NULL and _resolve(215):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUstream, CUcontext*) noexcept nogil>_slots[215])(hStream, pctx)
 
 cdef CUresult cuStreamGetCtx_v2(CUstream hStream, CUcontext* pCtx, CUgreenCtx* pGreenCtx) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[216] == NULL and _resolve(216):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUstream, CUcontext*, CUgreenCtx*) noexcept nogil>_slots[216])(hStream, pCtx, pGreenCtx)
 
 cdef CUresult cuStreamWaitEvent(CUstream hStream, CUevent hEvent, unsigned int Flags) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[217] == NULL and _resolve(217):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUstream, CUevent, unsigned int) noexcept nogil>_slots[217])(hStream, hEvent, Flags)
 
 cdef CUresult cuStreamAddCallback(CUstream hStream, CUstreamCallback callback, void* userData, unsigned int flags) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[218] == NULL and _resolve(218):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUstream, CUstreamCallback, void*, unsigned int) noexcept nogil>_slots[218])(hStream, callback, userData, flags)
 
 cdef CUresult cuStreamBeginCapture(CUstream hStream, CUstreamCaptureMode mode) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[219] == NULL and _resolve(219):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUstream, CUstreamCaptureMode) noexcept nogil>_slots[219])(hStream, mode)
 
 cdef CUresult cuStreamBeginCaptureToGraph(CUstream hStream, CUgraph hGraph, const CUgraphNode* dependencies, const CUgraphEdgeData* dependencyData, size_t numDependencies, CUstreamCaptureMode mode) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[220] == NULL and _resolve(220):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUstream, CUgraph, const CUgraphNode*, const CUgraphEdgeData*, size_t, CUstreamCaptureMode) noexcept nogil>_slots[220])(hStream, hGraph, dependencies, dependencyData, numDependencies, mode)
 
 cdef CUresult cuThreadExchangeStreamCaptureMode(CUstreamCaptureMode* mode) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[221] == NULL and _resolve(221):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUstreamCaptureMode*) noexcept nogil>_slots[221])(mode)
 
 cdef CUresult cuStreamEndCapture(CUstream hStream, CUgraph* phGraph) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[222] == NULL and _resolve(222):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUstream, CUgraph*) noexcept nogil>_slots[222])(hStream, phGraph)
 
 cdef CUresult cuStreamIsCapturing(CUstream hStream, CUstreamCaptureStatus* captureStatus) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[223] == NULL and _resolve(223):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUstream, CUstreamCaptureStatus*) noexcept nogil>_slots[223])(hStream, captureStatus)
 
 cdef CUresult cuStreamGetCaptureInfo(CUstream hStream, CUstreamCaptureStatus* captureStatus_out, cuuint64_t* id_out, CUgraph* graph_out, const CUgraphNode** dependencies_out, const CUgraphEdgeData** edgeData_out, size_t* numDependencies_out) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[224] == NULL and _resolve(224):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUstream, CUstreamCaptureStatus*, cuuint64_t*, CUgraph*, const CUgraphNode**, const CUgraphEdgeData**, size_t*) noexcept nogil>_slots[224])(hStream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out)
 
 cdef CUresult cuStreamUpdateCaptureDependencies(CUstream hStream, CUgraphNode* dependencies, const CUgraphEdgeData* dependencyData, size_t numDependencies, unsigned int flags) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[225] == NULL and _resolve(225):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUstream, CUgraphNode*, const CUgraphEdgeData*, size_t, unsigned int) noexcept nogil>_slots[225])(hStream, dependencies, dependencyData, numDependencies, flags)
 
 cdef CUresult cuStreamAttachMemAsync(CUstream hStream, CUdeviceptr dptr, size_t length, unsigned int flags) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[226] == NULL and _resolve(226):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUstream, CUdeviceptr, size_t, unsigned int) noexcept nogil>_slots[226])(hStream, dptr, length, flags)
 
 cdef CUresult cuStreamQuery(CUstream hStream) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[227] == NULL and _resolve(227):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUstream) noexcept nogil>_slots[227])(hStream)
 
 cdef CUresult cuStreamSynchronize(CUstream hStream) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[228] == NULL and _resolve(228):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUstream) noexcept nogil>_slots[228])(hStream)
 
 cdef CUresult cuStreamDestroy(CUstream hStream) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[229] == NULL and _resolve(229):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUstream) noexcept nogil>_slots[229])(hStream)
 
 cdef CUresult cuStreamCopyAttributes(CUstream dst, CUstream src) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[230] == NULL and _resolve(230):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUstream, CUstream) noexcept nogil>_slots[230])(dst, src)
 
 cdef CUresult cuStreamGetAttribute(CUstream hStream, CUstreamAttrID attr, CUstreamAttrValue* value_out) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[231] == NULL and _resolve(231):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUstream, CUstreamAttrID, CUstreamAttrValue*) noexcept nogil>_slots[231])(hStream, attr, value_out)
 
 cdef CUresult cuStreamSetAttribute(CUstream hStream, CUstreamAttrID attr, const CUstreamAttrValue* value) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[232] == NULL and _resolve(232):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUstream, CUstreamAttrID, const CUstreamAttrValue*) noexcept nogil>_slots[232])(hStream, attr, value)
 
 cdef CUresult cuEventCreate(CUevent* phEvent, unsigned int Flags) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[233] == NULL and _resolve(233):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUevent*, unsigned int) noexcept nogil>_slots[233])(phEvent, Flags)
 
 cdef CUresult cuEventRecord(CUevent hEvent, CUstream hStream) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[234] == NULL and _resolve(234):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUevent, CUstream) noexcept nogil>_slots[234])(hEvent, hStream)
 
 cdef CUresult cuEventRecordWithFlags(CUevent hEvent, CUstream hStream, unsigned int flags) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[235] == NULL and _resolve(235):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUevent, CUstream, unsigned int) noexcept nogil>_slots[235])(hEvent, hStream, flags)
 
 cdef CUresult cuEventQuery(CUevent hEvent) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[236] == NULL and _resolve(236):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUevent) noexcept nogil>_slots[236])(hEvent)
 
 cdef CUresult cuEventSynchronize(CUevent hEvent) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[237] == NULL and _resolve(237):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUevent) noexcept nogil>_slots[237])(hEvent)
 
 cdef CUresult cuEventDestroy(CUevent hEvent) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[238] == NULL and _resolve(238):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUevent) noexcept nogil>_slots[238])(hEvent)
 
 cdef CUresult cuEventElapsedTime(float* pMilliseconds, CUevent hStart, CUevent hEnd) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[239] == NULL and _resolve(239):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(float*, CUevent, CUevent) noexcept nogil>_slots[239])(pMilliseconds, hStart, hEnd)
 
 cdef CUresult cuImportExternalMemory(CUexternalMemory* extMem_out, const CUDA_EXTERNAL_MEMORY_HANDLE_DESC* memHandleDesc) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[240] == NULL and _resolve(240):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUexternalMemory*, const CUDA_EXTERNAL_MEMORY_HANDLE_DESC*) noexcept nogil>_slots[240])(extMem_out, memHandleDesc)
 
 cdef CUresult cuExternalMemoryGetMappedBuffer(CUdeviceptr* devPtr, CUexternalMemory extMem, const CUDA_EXTERNAL_MEMORY_BUFFER_DESC* bufferDesc) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[241] == NULL and _resolve(241):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUdeviceptr*, CUexternalMemory, const CUDA_EXTERNAL_MEMORY_BUFFER_DESC*) noexcept nogil>_slots[241])(devPtr, extMem, bufferDesc)
 
 cdef CUresult cuExternalMemoryGetMappedMipmappedArray(CUmipmappedArray* mipmap, CUexternalMemory extMem, const CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC* mipmapDesc) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[242] == NULL and _resolve(242):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUmipmappedArray*, CUexternalMemory, const CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC*) noexcept nogil>_slots[242])(mipmap, extMem, mipmapDesc)
 
 cdef CUresult cuDestroyExternalMemory(CUexternalMemory extMem) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[243] == NULL and _resolve(243):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUexternalMemory) noexcept nogil>_slots[243])(extMem)
 
 cdef CUresult cuImportExternalSemaphore(CUexternalSemaphore* extSem_out, const CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC* semHandleDesc) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[244] == NULL and _resolve(244):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUexternalSemaphore*, const CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC*) noexcept nogil>_slots[244])(extSem_out, semHandleDesc)
 
 cdef CUresult cuSignalExternalSemaphoresAsync(const CUexternalSemaphore* extSemArray, const CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS* paramsArray, unsigned int numExtSems, CUstream stream) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[245] == NULL and _resolve(245):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(const CUexternalSemaphore*, const CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS*, unsigned int, CUstream) noexcept nogil>_slots[245])(extSemArray, paramsArray, numExtSems, stream)
 
 cdef CUresult cuWaitExternalSemaphoresAsync(const CUexternalSemaphore* extSemArray, const CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS* paramsArray, unsigned int numExtSems, CUstream stream) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[246] == NULL and _resolve(246):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(const CUexternalSemaphore*, const CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS*, unsigned int, CUstream) noexcept nogil>_slots[246])(extSemArray, paramsArray, numExtSems, stream)
 
 cdef CUresult cuDestroyExternalSemaphore(CUexternalSemaphore extSem) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[247] == NULL and _resolve(247):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUexternalSemaphore) noexcept nogil>_slots[247])(extSem)
 
 cdef CUresult cuStreamWaitValue32(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[248] == NULL and _resolve(248):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUstream, CUdeviceptr, cuuint32_t, unsigned int) noexcept nogil>_slots[248])(stream, addr, value, flags)
 
 cdef CUresult cuStreamWaitValue64(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[249] == NULL and _resolve(249):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUstream, CUdeviceptr, cuuint64_t, unsigned int) noexcept nogil>_slots[249])(stream, addr, value, flags)
 
 cdef CUresult cuStreamWriteValue32(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[250] == NULL and _resolve(250):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUstream, CUdeviceptr, cuuint32_t, unsigned int) noexcept nogil>_slots[250])(stream, addr, value, flags)
 
 cdef CUresult cuStreamWriteValue64(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[251] == NULL and _resolve(251):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUstream, CUdeviceptr, cuuint64_t, unsigned int) noexcept nogil>_slots[251])(stream, addr, value, flags)
 
 cdef CUresult cuStreamBatchMemOp(CUstream stream, unsigned int count, CUstreamBatchMemOpParams* paramArray, unsigned int flags) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[252] == NULL and _resolve(252):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUstream, unsigned int, CUstreamBatchMemOpParams*, unsigned int) noexcept nogil>_slots[252])(stream, count, paramArray, flags)
 
 cdef CUresult cuFuncGetAttribute(int* pi, CUfunction_attribute attrib, CUfunction hfunc) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[253] == NULL and _resolve(253):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(int*, CUfunction_attribute, CUfunction) noexcept nogil>_slots[253])(pi, attrib, hfunc)
 
 cdef CUresult cuFuncSetAttribute(CUfunction hfunc, CUfunction_attribute attrib, int value) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[254] == NULL and _resolve(254):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUfunction, CUfunction_attribute, int) noexcept nogil>_slots[254])(hfunc, attrib, value)
 
 cdef CUresult cuFuncSetCacheConfig(CUfunction hfunc, CUfunc_cache config) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[255] == NULL and _resolve(255):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUfunction, CUfunc_cache) noexcept nogil>_slots[255])(hfunc, config)
 
 cdef CUresult cuFuncGetModule(CUmodule* hmod, CUfunction hfunc) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[256] == NULL and _resolve(256):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUmodule*, CUfunction) noexcept nogil>_slots[256])(hmod, hfunc)
 
 cdef CUresult cuFuncGetName(const char** name, CUfunction hfunc) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[257] == NULL and _resolve(257):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(const char**, CUfunction) noexcept nogil>_slots[257])(name, hfunc)
 
 cdef CUresult cuFuncGetParamInfo(CUfunction func, size_t paramIndex, size_t* paramOffset, size_t* paramSize) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[258] == NULL and _resolve(258):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUfunction, size_t, size_t*, size_t*) noexcept nogil>_slots[258])(func, paramIndex, paramOffset, paramSize)
 
 cdef CUresult cuFuncIsLoaded(CUfunctionLoadingState* state, CUfunction function) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[259] == NULL and _resolve(259):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUfunctionLoadingState*, CUfunction) noexcept nogil>_slots[259])(state, function)
 
 cdef CUresult cuFuncLoad(CUfunction function) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[260] == NULL and _resolve(260):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUfunction) noexcept nogil>_slots[260])(function)
 
 cdef CUresult cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream, void** kernelParams, void** extra) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[261] == NULL and _resolve(261):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUfunction, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, CUstream, void**, void**) noexcept nogil>_slots[261])(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra)
 
 cdef CUresult cuLaunchKernelEx(const CUlaunchConfig* config, CUfunction f, void** kernelParams, void** extra) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[262] == NULL and _resolve(262):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(const CUlaunchConfig*, CUfunction, void**, void**) noexcept nogil>_slots[262])(config, f, kernelParams, extra)
 
 cdef CUresult cuLaunchCooperativeKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream, void** kernelParams) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[263] == NULL and _resolve(263):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUfunction, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, CUstream, void**) noexcept nogil>_slots[263])(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams)
 
 cdef CUresult cuLaunchCooperativeKernelMultiDevice(CUDA_LAUNCH_PARAMS* launchParamsList, unsigned int numDevices, unsigned int flags) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[264] == NULL and _resolve(264):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUDA_LAUNCH_PARAMS*, unsigned int, unsigned int) noexcept nogil>_slots[264])(launchParamsList, numDevices, flags)
 
 cdef CUresult cuLaunchHostFunc(CUstream hStream, CUhostFn fn, void* userData) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[265] == NULL and _resolve(265):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUstream, CUhostFn, void*) noexcept nogil>_slots[265])(hStream, fn, userData)
 
 cdef CUresult cuFuncSetBlockShape(CUfunction hfunc, int x, int y, int z) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[266] == NULL and _resolve(266):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUfunction, int, int, int) noexcept nogil>_slots[266])(hfunc, x, y, z)
 
 cdef CUresult cuFuncSetSharedSize(CUfunction hfunc, unsigned int bytes_) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[267] == NULL and _resolve(267):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUfunction, unsigned int) noexcept nogil>_slots[267])(hfunc, bytes_)
 
 cdef CUresult cuParamSetSize(CUfunction hfunc, unsigned int numbytes) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[268] == NULL and _resolve(268):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUfunction, unsigned int) noexcept nogil>_slots[268])(hfunc, numbytes)
 
 cdef CUresult cuParamSeti(CUfunction hfunc, int offset, unsigned int value) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[269] == NULL and _resolve(269):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUfunction, int, unsigned int) noexcept nogil>_slots[269])(hfunc, offset, value)
 
 cdef CUresult cuParamSetf(CUfunction hfunc, int offset, float value) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[270] == NULL and _resolve(270):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUfunction, int, float) noexcept nogil>_slots[270])(hfunc, offset, value)
 
 cdef CUresult cuParamSetv(CUfunction hfunc, int offset, void* ptr, unsigned int numbytes) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[271] == NULL and _resolve(271):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUfunction, int, void*, unsigned int) noexcept nogil>_slots[271])(hfunc, offset, ptr, numbytes)
 
 cdef CUresult cuLaunch(CUfunction f) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[272] == NULL and _resolve(272):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUfunction) noexcept nogil>_slots[272])(f)
 
 cdef CUresult cuLaunchGrid(CUfunction f, int grid_width, int grid_height) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[273] == NULL and _resolve(273):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUfunction, int, int) noexcept nogil>_slots[273])(f, grid_width, grid_height)
 
 cdef CUresult cuLaunchGridAsync(CUfunction f, int grid_width, int grid_height, CUstream hStream) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[274] == NULL and _resolve(274):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUfunction, int, int, CUstream) noexcept nogil>_slots[274])(f, grid_width, grid_height, hStream)
 
 cdef CUresult cuParamSetTexRef(CUfunction hfunc, int texunit, CUtexref hTexRef) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[275] == NULL and _resolve(275):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUfunction, int, CUtexref) noexcept nogil>_slots[275])(hfunc, texunit, hTexRef)
 
 cdef CUresult cuFuncSetSharedMemConfig(CUfunction hfunc, CUsharedconfig config) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[276] == NULL and _resolve(276):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUfunction, CUsharedconfig) noexcept nogil>_slots[276])(hfunc, config)
 
 cdef CUresult cuGraphCreate(CUgraph* phGraph, unsigned int flags) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[277] == NULL and _resolve(277):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUgraph*, unsigned int) noexcept nogil>_slots[277])(phGraph, flags)
 
 cdef CUresult cuGraphAddKernelNode(CUgraphNode* phGraphNode, CUgraph hGraph, const CUgraphNode* dependencies, size_t numDependencies, const CUDA_KERNEL_NODE_PARAMS* nodeParams) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[278] == NULL and _resolve(278):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUgraphNode*, CUgraph, const CUgraphNode*, size_t, const CUDA_KERNEL_NODE_PARAMS*) noexcept nogil>_slots[278])(phGraphNode, hGraph, dependencies, numDependencies, nodeParams)
 
 cdef CUresult cuGraphKernelNodeGetParams(CUgraphNode hNode, CUDA_KERNEL_NODE_PARAMS* nodeParams) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[279] == NULL and _resolve(279):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUgraphNode, CUDA_KERNEL_NODE_PARAMS*) noexcept nogil>_slots[279])(hNode, nodeParams)
 
 cdef CUresult cuGraphKernelNodeSetParams(CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS* nodeParams) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[280] == NULL and _resolve(280):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUgraphNode, const CUDA_KERNEL_NODE_PARAMS*) noexcept nogil>_slots[280])(hNode, nodeParams)
 
 cdef CUresult cuGraphAddMemcpyNode(CUgraphNode* phGraphNode, CUgraph hGraph, const CUgraphNode* dependencies, size_t numDependencies, const CUDA_MEMCPY3D* copyParams, CUcontext ctx) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[281] == NULL and _resolve(281):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUgraphNode*, CUgraph, const CUgraphNode*, size_t, const CUDA_MEMCPY3D*, CUcontext) noexcept nogil>_slots[281])(phGraphNode, hGraph, dependencies, numDependencies, copyParams, ctx)
 
 cdef CUresult cuGraphMemcpyNodeGetParams(CUgraphNode hNode, CUDA_MEMCPY3D* nodeParams) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[282] == NULL and _resolve(282):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUgraphNode, CUDA_MEMCPY3D*) noexcept nogil>_slots[282])(hNode, nodeParams)
 
 cdef CUresult cuGraphMemcpyNodeSetParams(CUgraphNode hNode, const CUDA_MEMCPY3D* nodeParams) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[283] == NULL and _resolve(283):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUgraphNode, const CUDA_MEMCPY3D*) noexcept nogil>_slots[283])(hNode, nodeParams)
 
 cdef CUresult cuGraphAddMemsetNode(CUgraphNode* phGraphNode, CUgraph hGraph, const CUgraphNode* dependencies, size_t numDependencies, const CUDA_MEMSET_NODE_PARAMS* memsetParams, CUcontext ctx) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[284] == NULL and _resolve(284):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUgraphNode*, CUgraph, const CUgraphNode*, size_t, const CUDA_MEMSET_NODE_PARAMS*, CUcontext) noexcept nogil>_slots[284])(phGraphNode, hGraph, dependencies, numDependencies, memsetParams, ctx)
 
 cdef CUresult cuGraphMemsetNodeGetParams(CUgraphNode hNode, CUDA_MEMSET_NODE_PARAMS* nodeParams) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[285] == NULL and _resolve(285):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUgraphNode, CUDA_MEMSET_NODE_PARAMS*) noexcept nogil>_slots[285])(hNode, nodeParams)
 
 cdef CUresult cuGraphMemsetNodeSetParams(CUgraphNode hNode, const CUDA_MEMSET_NODE_PARAMS* nodeParams) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[286] == NULL and _resolve(286):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUgraphNode, const CUDA_MEMSET_NODE_PARAMS*) noexcept nogil>_slots[286])(hNode, nodeParams)
 
 cdef CUresult cuGraphAddHostNode(CUgraphNode* phGraphNode, CUgraph hGraph, const CUgraphNode* dependencies, size_t numDependencies, const CUDA_HOST_NODE_PARAMS* nodeParams) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[287] == NULL and _resolve(287):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUgraphNode*, CUgraph, const CUgraphNode*, size_t, const CUDA_HOST_NODE_PARAMS*) noexcept nogil>_slots[287])(phGraphNode, hGraph, dependencies, numDependencies, nodeParams)
 
 cdef CUresult cuGraphHostNodeGetParams(CUgraphNode hNode, CUDA_HOST_NODE_PARAMS* nodeParams) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[288] == NULL and _resolve(288):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUgraphNode, CUDA_HOST_NODE_PARAMS*) noexcept nogil>_slots[288])(hNode, nodeParams)
 
 cdef CUresult cuGraphHostNodeSetParams(CUgraphNode hNode, const CUDA_HOST_NODE_PARAMS* nodeParams) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[289] == NULL and _resolve(289):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUgraphNode, const CUDA_HOST_NODE_PARAMS*) noexcept nogil>_slots[289])(hNode, nodeParams)
 
 cdef CUresult cuGraphAddChildGraphNode(CUgraphNode* phGraphNode, CUgraph hGraph, const CUgraphNode* dependencies, size_t numDependencies, CUgraph childGraph) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[290] == NULL and _resolve(290):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUgraphNode*, CUgraph, const CUgraphNode*, size_t, CUgraph) noexcept nogil>_slots[290])(phGraphNode, hGraph, dependencies, numDependencies, childGraph)
 
 cdef CUresult cuGraphChildGraphNodeGetGraph(CUgraphNode hNode, CUgraph* phGraph) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[291] == NULL and _resolve(291):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUgraphNode, CUgraph*) noexcept nogil>_slots[291])(hNode, phGraph)
 
 cdef CUresult cuGraphAddEmptyNode(CUgraphNode* phGraphNode, CUgraph hGraph, const CUgraphNode* dependencies, size_t numDependencies) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[292] == NULL and _resolve(292):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUgraphNode*, CUgraph, const CUgraphNode*, size_t) noexcept nogil>_slots[292])(phGraphNode, hGraph, dependencies, numDependencies)
 
 cdef CUresult cuGraphAddEventRecordNode(CUgraphNode* phGraphNode, CUgraph hGraph, const CUgraphNode* dependencies, size_t numDependencies, CUevent event) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[293] == NULL and _resolve(293):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUgraphNode*, CUgraph, const CUgraphNode*, size_t, CUevent) noexcept nogil>_slots[293])(phGraphNode, hGraph, dependencies, numDependencies, event)
 
 cdef CUresult cuGraphEventRecordNodeGetEvent(CUgraphNode hNode, CUevent* event_out) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[294] == NULL and _resolve(294):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUgraphNode, CUevent*) noexcept nogil>_slots[294])(hNode, event_out)
 
 cdef CUresult cuGraphEventRecordNodeSetEvent(CUgraphNode hNode, CUevent event) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[295] == NULL and _resolve(295):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUgraphNode, CUevent) noexcept nogil>_slots[295])(hNode, event)
 
 cdef CUresult cuGraphAddEventWaitNode(CUgraphNode* phGraphNode, CUgraph hGraph, const CUgraphNode* dependencies, size_t numDependencies, CUevent event) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[296] == NULL and _resolve(296):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUgraphNode*, CUgraph, const CUgraphNode*, size_t, CUevent) noexcept nogil>_slots[296])(phGraphNode, hGraph, dependencies, numDependencies, event)
 
 cdef CUresult cuGraphEventWaitNodeGetEvent(CUgraphNode hNode, CUevent* event_out) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[297] == NULL and _resolve(297):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUgraphNode, CUevent*) noexcept nogil>_slots[297])(hNode, event_out)
 
 cdef CUresult cuGraphEventWaitNodeSetEvent(CUgraphNode hNode, CUevent event) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[298] == NULL and _resolve(298):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUgraphNode, CUevent) noexcept nogil>_slots[298])(hNode, event)
 
 cdef CUresult cuGraphAddExternalSemaphoresSignalNode(CUgraphNode* phGraphNode, CUgraph hGraph, const CUgraphNode* dependencies, size_t numDependencies, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS* nodeParams) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[299] == NULL and _resolve(299):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUgraphNode*, CUgraph, const CUgraphNode*, size_t, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS*) noexcept nogil>_slots[299])(phGraphNode, hGraph, dependencies, numDependencies, nodeParams)
 
 cdef CUresult cuGraphExternalSemaphoresSignalNodeGetParams(CUgraphNode hNode, CUDA_EXT_SEM_SIGNAL_NODE_PARAMS* params_out) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[300] == NULL and _resolve(300):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUgraphNode, CUDA_EXT_SEM_SIGNAL_NODE_PARAMS*) noexcept nogil>_slots[300])(hNode, params_out)
 
 cdef CUresult cuGraphExternalSemaphoresSignalNodeSetParams(CUgraphNode hNode, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS* nodeParams) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[301] == NULL and _resolve(301):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUgraphNode, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS*) noexcept nogil>_slots[301])(hNode, nodeParams)
 
 cdef CUresult cuGraphAddExternalSemaphoresWaitNode(CUgraphNode* phGraphNode, CUgraph hGraph, const CUgraphNode* dependencies, size_t numDependencies, const CUDA_EXT_SEM_WAIT_NODE_PARAMS* nodeParams) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[302] == NULL and _resolve(302):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUgraphNode*, CUgraph, const CUgraphNode*, size_t, const CUDA_EXT_SEM_WAIT_NODE_PARAMS*) noexcept nogil>_slots[302])(phGraphNode, hGraph, dependencies, numDependencies, nodeParams)
 
 cdef CUresult cuGraphExternalSemaphoresWaitNodeGetParams(CUgraphNode hNode, CUDA_EXT_SEM_WAIT_NODE_PARAMS* params_out) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[303] == NULL and _resolve(303):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUgraphNode, CUDA_EXT_SEM_WAIT_NODE_PARAMS*) noexcept nogil>_slots[303])(hNode, params_out)
 
 cdef CUresult cuGraphExternalSemaphoresWaitNodeSetParams(CUgraphNode hNode, const CUDA_EXT_SEM_WAIT_NODE_PARAMS* nodeParams) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[304] == NULL and _resolve(304):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUgraphNode, const CUDA_EXT_SEM_WAIT_NODE_PARAMS*) noexcept nogil>_slots[304])(hNode, nodeParams)
 
 cdef CUresult cuGraphAddBatchMemOpNode(CUgraphNode* phGraphNode, CUgraph hGraph, const CUgraphNode* dependencies, size_t numDependencies, const CUDA_BATCH_MEM_OP_NODE_PARAMS* nodeParams) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[305] == NULL and _resolve(305):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUgraphNode*, CUgraph, const CUgraphNode*, size_t, const CUDA_BATCH_MEM_OP_NODE_PARAMS*) noexcept nogil>_slots[305])(phGraphNode, hGraph, dependencies, numDependencies, nodeParams)
 
 cdef CUresult cuGraphBatchMemOpNodeGetParams(CUgraphNode hNode, CUDA_BATCH_MEM_OP_NODE_PARAMS* nodeParams_out) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[306] == NULL and _resolve(306):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUgraphNode, CUDA_BATCH_MEM_OP_NODE_PARAMS*) noexcept nogil>_slots[306])(hNode, nodeParams_out)
 
 cdef CUresult cuGraphBatchMemOpNodeSetParams(CUgraphNode hNode, const CUDA_BATCH_MEM_OP_NODE_PARAMS* nodeParams) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[307] == NULL and _resolve(307):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUgraphNode, const CUDA_BATCH_MEM_OP_NODE_PARAMS*) noexcept nogil>_slots[307])(hNode, nodeParams)
 
 cdef CUresult cuGraphExecBatchMemOpNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_BATCH_MEM_OP_NODE_PARAMS* nodeParams) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[308] == NULL and _resolve(308):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUgraphExec, CUgraphNode, const CUDA_BATCH_MEM_OP_NODE_PARAMS*) noexcept nogil>_slots[308])(hGraphExec, hNode, nodeParams)
 
 cdef CUresult cuGraphAddMemAllocNode(CUgraphNode* phGraphNode, CUgraph hGraph, const CUgraphNode* dependencies, size_t numDependencies, CUDA_MEM_ALLOC_NODE_PARAMS* nodeParams) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[309] == NULL and _resolve(309):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUgraphNode*, CUgraph, const CUgraphNode*, size_t, CUDA_MEM_ALLOC_NODE_PARAMS*) noexcept nogil>_slots[309])(phGraphNode, hGraph, dependencies, numDependencies, nodeParams)
 
 cdef CUresult cuGraphMemAllocNodeGetParams(CUgraphNode hNode, CUDA_MEM_ALLOC_NODE_PARAMS* params_out) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[310] == NULL and _resolve(310):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUgraphNode, CUDA_MEM_ALLOC_NODE_PARAMS*) noexcept nogil>_slots[310])(hNode, params_out)
 
 cdef CUresult cuGraphAddMemFreeNode(CUgraphNode* phGraphNode, CUgraph hGraph, const CUgraphNode* dependencies, size_t numDependencies, CUdeviceptr dptr) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[311] == NULL and _resolve(311):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUgraphNode*, CUgraph, const CUgraphNode*, size_t, CUdeviceptr) noexcept nogil>_slots[311])(phGraphNode, hGraph, dependencies, numDependencies, dptr)
 
 cdef CUresult cuGraphMemFreeNodeGetParams(CUgraphNode hNode, CUdeviceptr* dptr_out) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[312] == NULL and _resolve(312):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUgraphNode, CUdeviceptr*) noexcept nogil>_slots[312])(hNode, dptr_out)
 
 cdef CUresult cuDeviceGraphMemTrim(CUdevice device) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[313] == NULL and _resolve(313):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUdevice) noexcept nogil>_slots[313])(device)
 
 cdef CUresult cuDeviceGetGraphMemAttribute(CUdevice device, CUgraphMem_attribute attr, void* value) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[314] == NULL and _resolve(314):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUdevice, CUgraphMem_attribute, void*) noexcept nogil>_slots[314])(device, attr, value)
 
 cdef CUresult cuDeviceSetGraphMemAttribute(CUdevice device, CUgraphMem_attribute attr, void* value) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[315] == NULL and _resolve(315):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUdevice, CUgraphMem_attribute, void*) noexcept nogil>_slots[315])(device, attr, value)
 
 cdef CUresult cuGraphClone(CUgraph* phGraphClone, CUgraph originalGraph) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[316] == NULL and _resolve(316):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUgraph*, CUgraph) noexcept nogil>_slots[316])(phGraphClone, originalGraph)
 
 cdef CUresult cuGraphNodeFindInClone(CUgraphNode* phNode, CUgraphNode hOriginalNode, CUgraph hClonedGraph) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[317] == NULL and _resolve(317):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUgraphNode*, CUgraphNode, CUgraph) noexcept nogil>_slots[317])(phNode, hOriginalNode, hClonedGraph)
 
 cdef CUresult cuGraphNodeGetType(CUgraphNode hNode, CUgraphNodeType* type_) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[318] == NULL and _resolve(318):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUgraphNode, CUgraphNodeType*) noexcept nogil>_slots[318])(hNode, type_)
 
 cdef CUresult cuGraphGetNodes(CUgraph hGraph, CUgraphNode* nodes, size_t* numNodes) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[319] == NULL and _resolve(319):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUgraph, CUgraphNode*, size_t*) noexcept nogil>_slots[319])(hGraph, nodes, numNodes)
 
 cdef CUresult cuGraphGetRootNodes(CUgraph hGraph, CUgraphNode* rootNodes, size_t* numRootNodes) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[320] == NULL and _resolve(320):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUgraph, CUgraphNode*, size_t*) noexcept nogil>_slots[320])(hGraph, rootNodes, numRootNodes)
 
 cdef CUresult cuGraphGetEdges(CUgraph hGraph, CUgraphNode* from_, CUgraphNode* to, CUgraphEdgeData* edgeData, size_t* numEdges) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[321] == NULL and _resolve(321):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUgraph, CUgraphNode*, CUgraphNode*, CUgraphEdgeData*, size_t*) noexcept nogil>_slots[321])(hGraph, from_, to, edgeData, numEdges)
 
 cdef CUresult cuGraphNodeGetDependencies(CUgraphNode hNode, CUgraphNode* dependencies, CUgraphEdgeData* edgeData, size_t* numDependencies) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[322] == NULL and _resolve(322):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUgraphNode, CUgraphNode*, CUgraphEdgeData*, size_t*) noexcept nogil>_slots[322])(hNode, dependencies, edgeData, numDependencies)
 
 cdef CUresult cuGraphNodeGetDependentNodes(CUgraphNode hNode, CUgraphNode* dependentNodes, CUgraphEdgeData* edgeData, size_t* numDependentNodes) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[323] == NULL and _resolve(323):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUgraphNode, CUgraphNode*, CUgraphEdgeData*, size_t*) noexcept nogil>_slots[323])(hNode, dependentNodes, edgeData, numDependentNodes)
 
 cdef CUresult cuGraphAddDependencies(CUgraph hGraph, const CUgraphNode* from_, const CUgraphNode* to, const CUgraphEdgeData* edgeData, size_t numDependencies) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[324] == NULL and _resolve(324):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUgraph, const CUgraphNode*, const CUgraphNode*, const CUgraphEdgeData*, size_t) noexcept nogil>_slots[324])(hGraph, from_, to, edgeData, numDependencies)
 
 cdef CUresult cuGraphRemoveDependencies(CUgraph hGraph, const CUgraphNode* from_, const CUgraphNode* to, const CUgraphEdgeData* edgeData, size_t numDependencies) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[325] == NULL and _resolve(325):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUgraph, const CUgraphNode*, const CUgraphNode*, const CUgraphEdgeData*, size_t) noexcept nogil>_slots[325])(hGraph, from_, to, edgeData, numDependencies)
 
 cdef CUresult cuGraphDestroyNode(CUgraphNode hNode) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[326] == NULL and _resolve(326):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUgraphNode) noexcept nogil>_slots[326])(hNode)
 
 cdef CUresult cuGraphInstantiate(CUgraphExec* phGraphExec, CUgraph hGraph, unsigned long long flags) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[327] == NULL and _resolve(327):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUgraphExec*, CUgraph, unsigned long long) noexcept nogil>_slots[327])(phGraphExec, hGraph, flags)
 
 cdef CUresult cuGraphInstantiateWithParams(CUgraphExec* phGraphExec, CUgraph hGraph, CUDA_GRAPH_INSTANTIATE_PARAMS* instantiateParams) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[328] == NULL and _resolve(328):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUgraphExec*, CUgraph, CUDA_GRAPH_INSTANTIATE_PARAMS*) noexcept nogil>_slots[328])(phGraphExec, hGraph, instantiateParams)
 
 cdef CUresult cuGraphExecGetFlags(CUgraphExec hGraphExec, cuuint64_t* flags) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[329] == NULL and _resolve(329):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUgraphExec, cuuint64_t*) noexcept nogil>_slots[329])(hGraphExec, flags)
 
 cdef CUresult cuGraphExecKernelNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS* nodeParams) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[330] == NULL and _resolve(330):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUgraphExec, CUgraphNode, const CUDA_KERNEL_NODE_PARAMS*) noexcept nogil>_slots[330])(hGraphExec, hNode, nodeParams)
 
 cdef CUresult cuGraphExecMemcpyNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_MEMCPY3D* copyParams, CUcontext ctx) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[331] == NULL and _resolve(331):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUgraphExec, CUgraphNode, const CUDA_MEMCPY3D*, CUcontext) noexcept nogil>_slots[331])(hGraphExec, hNode, copyParams, ctx)
 
 cdef CUresult cuGraphExecMemsetNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_MEMSET_NODE_PARAMS* memsetParams, CUcontext ctx) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[332] == NULL and _resolve(332):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUgraphExec, CUgraphNode, const CUDA_MEMSET_NODE_PARAMS*, CUcontext) noexcept nogil>_slots[332])(hGraphExec, hNode, memsetParams, ctx)
 
 cdef CUresult cuGraphExecHostNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_HOST_NODE_PARAMS* nodeParams) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[333] == NULL and _resolve(333):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUgraphExec, CUgraphNode, const CUDA_HOST_NODE_PARAMS*) noexcept nogil>_slots[333])(hGraphExec, hNode, nodeParams)
 
 cdef CUresult cuGraphExecChildGraphNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, CUgraph childGraph) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[334] == NULL and _resolve(334):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUgraphExec, CUgraphNode, CUgraph) noexcept nogil>_slots[334])(hGraphExec, hNode, childGraph)
 
 cdef CUresult cuGraphExecEventRecordNodeSetEvent(CUgraphExec hGraphExec, CUgraphNode hNode, CUevent event) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[335] == NULL and _resolve(335):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUgraphExec, CUgraphNode, CUevent) noexcept nogil>_slots[335])(hGraphExec, hNode, event)
 
 cdef CUresult cuGraphExecEventWaitNodeSetEvent(CUgraphExec hGraphExec, CUgraphNode hNode, CUevent event) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[336] == NULL and _resolve(336):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUgraphExec, CUgraphNode, CUevent) noexcept nogil>_slots[336])(hGraphExec, hNode, event)
 
 cdef CUresult cuGraphExecExternalSemaphoresSignalNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS* nodeParams) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[337] == NULL and _resolve(337):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUgraphExec, CUgraphNode, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS*) noexcept nogil>_slots[337])(hGraphExec, hNode, nodeParams)
 
 cdef CUresult cuGraphExecExternalSemaphoresWaitNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_EXT_SEM_WAIT_NODE_PARAMS* nodeParams) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[338] == NULL and _resolve(338):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUgraphExec, CUgraphNode, const CUDA_EXT_SEM_WAIT_NODE_PARAMS*) noexcept nogil>_slots[338])(hGraphExec, hNode, nodeParams)
 
 cdef CUresult cuGraphNodeSetEnabled(CUgraphExec hGraphExec, CUgraphNode hNode, unsigned int isEnabled) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[339] == NULL and _resolve(339):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUgraphExec, CUgraphNode, unsigned int) noexcept nogil>_slots[339])(hGraphExec, hNode, isEnabled)
 
 cdef CUresult cuGraphNodeGetEnabled(CUgraphExec hGraphExec, CUgraphNode hNode, unsigned int* isEnabled) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[340] == NULL and _resolve(340):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUgraphExec, CUgraphNode, unsigned int*) noexcept nogil>_slots[340])(hGraphExec, hNode, isEnabled)
 
 cdef CUresult cuGraphUpload(CUgraphExec hGraphExec, CUstream hStream) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[341] == NULL and _resolve(341):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUgraphExec, CUstream) noexcept nogil>_slots[341])(hGraphExec, hStream)
 
 cdef CUresult cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[342] == NULL and _resolve(342):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUgraphExec, CUstream) noexcept nogil>_slots[342])(hGraphExec, hStream)
 
 cdef CUresult cuGraphExecDestroy(CUgraphExec hGraphExec) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[343] == NULL and _resolve(343):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUgraphExec) noexcept nogil>_slots[343])(hGraphExec)
 
 cdef CUresult cuGraphDestroy(CUgraph hGraph) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[344] == NULL and _resolve(344):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUgraph) noexcept nogil>_slots[344])(hGraph)
 
 cdef CUresult cuGraphExecUpdate(CUgraphExec hGraphExec, CUgraph hGraph, CUgraphExecUpdateResultInfo* resultInfo) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[345] == NULL and _resolve(345):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUgraphExec, CUgraph, CUgraphExecUpdateResultInfo*) noexcept nogil>_slots[345])(hGraphExec, hGraph, resultInfo)
 
 cdef CUresult cuGraphKernelNodeCopyAttributes(CUgraphNode dst, CUgraphNode src) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[346] == NULL and _resolve(346):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUgraphNode, CUgraphNode) noexcept nogil>_slots[346])(dst, src)
 
 cdef CUresult cuGraphKernelNodeGetAttribute(CUgraphNode hNode, CUkernelNodeAttrID attr, CUkernelNodeAttrValue* value_out) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[347] == NULL and _resolve(347):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUgraphNode, CUkernelNodeAttrID, CUkernelNodeAttrValue*) noexcept nogil>_slots[347])(hNode, attr, value_out)
 
 cdef CUresult cuGraphKernelNodeSetAttribute(CUgraphNode hNode, CUkernelNodeAttrID attr, const CUkernelNodeAttrValue* value) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[348] == NULL and _resolve(348):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUgraphNode, CUkernelNodeAttrID, const CUkernelNodeAttrValue*) noexcept nogil>_slots[348])(hNode, attr, value)
 
 cdef CUresult cuGraphDebugDotPrint(CUgraph hGraph, const char* path, unsigned int flags) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[349] == NULL and _resolve(349):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUgraph, const char*, unsigned int) noexcept nogil>_slots[349])(hGraph, path, flags)
 
 cdef CUresult cuUserObjectCreate(CUuserObject* object_out, void* ptr, CUhostFn destroy, unsigned int initialRefcount, unsigned int flags) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[350] == NULL and _resolve(350):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUuserObject*, void*, CUhostFn, unsigned int, unsigned int) noexcept nogil>_slots[350])(object_out, ptr, destroy, initialRefcount, flags)
 
 cdef CUresult cuUserObjectRetain(CUuserObject object, unsigned int count) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[351] == NULL and _resolve(351):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUuserObject, unsigned int) noexcept nogil>_slots[351])(object, count)
 
 cdef CUresult cuUserObjectRelease(CUuserObject object, unsigned int count) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[352] == NULL and _resolve(352):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUuserObject, unsigned int) noexcept nogil>_slots[352])(object, count)
 
 cdef CUresult cuGraphRetainUserObject(CUgraph graph, CUuserObject object, unsigned int count, unsigned int flags) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[353] == NULL and _resolve(353):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUgraph, CUuserObject, unsigned int, unsigned int) noexcept nogil>_slots[353])(graph, object, count, flags)
 
 cdef CUresult cuGraphReleaseUserObject(CUgraph graph, CUuserObject object, unsigned int count) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[354] == NULL and _resolve(354):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUgraph, CUuserObject, unsigned int) noexcept nogil>_slots[354])(graph, object, count)
 
 cdef CUresult cuGraphAddNode(CUgraphNode* phGraphNode, CUgraph hGraph, const CUgraphNode* dependencies, const CUgraphEdgeData* dependencyData, size_t numDependencies, CUgraphNodeParams* nodeParams) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[355] == NULL and _resolve(355):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUgraphNode*, CUgraph, const CUgraphNode*, const CUgraphEdgeData*, size_t, CUgraphNodeParams*) noexcept nogil>_slots[355])(phGraphNode, hGraph, dependencies, dependencyData, numDependencies, nodeParams)
 
 cdef CUresult cuGraphNodeSetParams(CUgraphNode hNode, CUgraphNodeParams* nodeParams) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[356] == NULL and _resolve(356):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUgraphNode, CUgraphNodeParams*) noexcept nogil>_slots[356])(hNode, nodeParams)
 
 cdef CUresult cuGraphExecNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, CUgraphNodeParams* nodeParams) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[357] == NULL and _resolve(357):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUgraphExec, CUgraphNode, CUgraphNodeParams*) noexcept nogil>_slots[357])(hGraphExec, hNode, nodeParams)
 
 cdef CUresult cuGraphConditionalHandleCreate(CUgraphConditionalHandle* pHandle_out, CUgraph hGraph, CUcontext ctx, unsigned int defaultLaunchValue, unsigned int flags) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[358] == NULL and _resolve(358):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUgraphConditionalHandle*, CUgraph, CUcontext, unsigned int, unsigned int) noexcept nogil>_slots[358])(pHandle_out, hGraph, ctx, defaultLaunchValue, flags)
 
 cdef CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int* numBlocks, CUfunction func, int blockSize, size_t dynamicSMemSize) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[359] == NULL and _resolve(359):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(int*, CUfunction, int, size_t) noexcept nogil>_slots[359])(numBlocks, func, blockSize, dynamicSMemSize)
 
 cdef CUresult cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int* numBlocks, CUfunction func, int blockSize, size_t dynamicSMemSize, unsigned int flags) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[360] == NULL and _resolve(360):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(int*, CUfunction, int, size_t, unsigned int) noexcept nogil>_slots[360])(numBlocks, func, blockSize, dynamicSMemSize, flags)
 
 cdef CUresult cuOccupancyMaxPotentialBlockSize(int* minGridSize, int* blockSize, CUfunction func, CUoccupancyB2DSize blockSizeToDynamicSMemSize, size_t dynamicSMemSize, int blockSizeLimit) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[361] == NULL and _resolve(361):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(int*, int*, CUfunction, CUoccupancyB2DSize, size_t, int) noexcept nogil>_slots[361])(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit)
 
 cdef CUresult cuOccupancyMaxPotentialBlockSizeWithFlags(int* minGridSize, int* blockSize, CUfunction func, CUoccupancyB2DSize blockSizeToDynamicSMemSize, size_t dynamicSMemSize, int blockSizeLimit, unsigned int flags) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[362] == NULL and _resolve(362):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(int*, int*, CUfunction, CUoccupancyB2DSize, size_t, int, unsigned int) noexcept nogil>_slots[362])(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit, flags)
 
 cdef CUresult cuOccupancyAvailableDynamicSMemPerBlock(size_t* dynamicSmemSize, CUfunction func, int numBlocks, int blockSize) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[363] == NULL and _resolve(363):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(size_t*, CUfunction, int, int) noexcept nogil>_slots[363])(dynamicSmemSize, func, numBlocks, blockSize)
 
 cdef CUresult cuOccupancyMaxPotentialClusterSize(int* clusterSize, CUfunction func, const CUlaunchConfig* config) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[364] == NULL and _resolve(364):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(int*, CUfunction, const CUlaunchConfig*) noexcept nogil>_slots[364])(clusterSize, func, config)
 
 cdef CUresult cuOccupancyMaxActiveClusters(int* numClusters, CUfunction func, const CUlaunchConfig* config) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[365] == NULL and _resolve(365):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(int*, CUfunction, const CUlaunchConfig*) noexcept nogil>_slots[365])(numClusters, func, config)
 
 cdef CUresult cuTexRefSetArray(CUtexref hTexRef, CUarray hArray, unsigned int Flags) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[366] == NULL and _resolve(366):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUtexref, CUarray, unsigned int) noexcept nogil>_slots[366])(hTexRef, hArray, Flags)
 
 cdef CUresult cuTexRefSetMipmappedArray(CUtexref hTexRef, CUmipmappedArray hMipmappedArray, unsigned int Flags) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[367] == NULL and _resolve(367):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUtexref, CUmipmappedArray, unsigned int) noexcept nogil>_slots[367])(hTexRef, hMipmappedArray, Flags)
 
 cdef CUresult cuTexRefSetAddress(size_t* ByteOffset, CUtexref hTexRef, CUdeviceptr dptr, size_t bytes_) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[368] == NULL and _resolve(368):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(size_t*, CUtexref, CUdeviceptr, size_t) noexcept nogil>_slots[368])(ByteOffset, hTexRef, dptr, bytes_)
 
 cdef CUresult cuTexRefSetAddress2D(CUtexref hTexRef, const CUDA_ARRAY_DESCRIPTOR* desc, CUdeviceptr dptr, size_t Pitch) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[369] == NULL and _resolve(369):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUtexref, const CUDA_ARRAY_DESCRIPTOR*, CUdeviceptr, size_t) noexcept nogil>_slots[369])(hTexRef, desc, dptr, Pitch)
 
 cdef CUresult cuTexRefSetFormat(CUtexref hTexRef, CUarray_format fmt, int NumPackedComponents) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[370] == NULL and _resolve(370):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUtexref, CUarray_format, int) noexcept nogil>_slots[370])(hTexRef, fmt, NumPackedComponents)
 
 cdef CUresult cuTexRefSetAddressMode(CUtexref hTexRef, int dim, CUaddress_mode am) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[371] == NULL and _resolve(371):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUtexref, int, CUaddress_mode) noexcept nogil>_slots[371])(hTexRef, dim, am)
 
 cdef CUresult cuTexRefSetFilterMode(CUtexref hTexRef, CUfilter_mode fm) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[372] == NULL and _resolve(372):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUtexref, CUfilter_mode) noexcept nogil>_slots[372])(hTexRef, fm)
 
 cdef CUresult cuTexRefSetMipmapFilterMode(CUtexref hTexRef, CUfilter_mode fm) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[373] == NULL and _resolve(373):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUtexref, CUfilter_mode) noexcept nogil>_slots[373])(hTexRef, fm)
 
 cdef CUresult cuTexRefSetMipmapLevelBias(CUtexref hTexRef, float bias) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[374] == NULL and _resolve(374):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUtexref, float) noexcept nogil>_slots[374])(hTexRef, bias)
 
 cdef CUresult cuTexRefSetMipmapLevelClamp(CUtexref hTexRef, float minMipmapLevelClamp, float maxMipmapLevelClamp) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[375] == NULL and _resolve(375):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUtexref, float, float) noexcept nogil>_slots[375])(hTexRef, minMipmapLevelClamp, maxMipmapLevelClamp)
 
 cdef CUresult cuTexRefSetMaxAnisotropy(CUtexref hTexRef, unsigned int maxAniso) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[376] == NULL and _resolve(376):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUtexref, unsigned int) noexcept nogil>_slots[376])(hTexRef, maxAniso)
 
 cdef CUresult cuTexRefSetBorderColor(CUtexref hTexRef, float* pBorderColor) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[377] == NULL and _resolve(377):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUtexref, float*) noexcept nogil>_slots[377])(hTexRef, pBorderColor)
 
 cdef CUresult cuTexRefSetFlags(CUtexref hTexRef, unsigned int Flags) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[378] == NULL and _resolve(378):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUtexref, unsigned int) noexcept nogil>_slots[378])(hTexRef, Flags)
 
 cdef CUresult cuTexRefGetAddress(CUdeviceptr* pdptr, CUtexref hTexRef) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[379] == NULL and _resolve(379):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUdeviceptr*, CUtexref) noexcept nogil>_slots[379])(pdptr, hTexRef)
 
 cdef CUresult cuTexRefGetArray(CUarray* phArray, CUtexref hTexRef) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[380] == NULL and _resolve(380):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUarray*, CUtexref) noexcept nogil>_slots[380])(phArray, hTexRef)
 
 cdef CUresult cuTexRefGetMipmappedArray(CUmipmappedArray* phMipmappedArray, CUtexref hTexRef) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[381] == NULL and _resolve(381):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUmipmappedArray*, CUtexref) noexcept nogil>_slots[381])(phMipmappedArray, hTexRef)
 
 cdef CUresult cuTexRefGetAddressMode(CUaddress_mode* pam, CUtexref hTexRef, int dim) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[382] == NULL and _resolve(382):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUaddress_mode*, CUtexref, int) noexcept nogil>_slots[382])(pam, hTexRef, dim)
 
 cdef CUresult cuTexRefGetFilterMode(CUfilter_mode* pfm, CUtexref hTexRef) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[383] == NULL and _resolve(383):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUfilter_mode*, CUtexref) noexcept nogil>_slots[383])(pfm, hTexRef)
 
 cdef CUresult cuTexRefGetFormat(CUarray_format* pFormat, int* pNumChannels, CUtexref hTexRef) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[384] == NULL and _resolve(384):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUarray_format*, int*, CUtexref) noexcept nogil>_slots[384])(pFormat, pNumChannels, hTexRef)
 
 cdef CUresult cuTexRefGetMipmapFilterMode(CUfilter_mode* pfm, CUtexref hTexRef) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[385] == NULL and _resolve(385):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUfilter_mode*, CUtexref) noexcept nogil>_slots[385])(pfm, hTexRef)
 
 cdef CUresult cuTexRefGetMipmapLevelBias(float* pbias, CUtexref hTexRef) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[386] == NULL and _resolve(386):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(float*, CUtexref) noexcept nogil>_slots[386])(pbias, hTexRef)
 
 cdef CUresult cuTexRefGetMipmapLevelClamp(float* pminMipmapLevelClamp, float* pmaxMipmapLevelClamp, CUtexref hTexRef) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[387] == NULL and _resolve(387):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(float*, float*, CUtexref) noexcept nogil>_slots[387])(pminMipmapLevelClamp, pmaxMipmapLevelClamp, hTexRef)
 
 cdef CUresult cuTexRefGetMaxAnisotropy(int* pmaxAniso, CUtexref hTexRef) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[388] == NULL and _resolve(388):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(int*, CUtexref) noexcept nogil>_slots[388])(pmaxAniso, hTexRef)
 
 cdef CUresult cuTexRefGetBorderColor(float* pBorderColor, CUtexref hTexRef) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[389] == NULL and _resolve(389):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(float*, CUtexref) noexcept nogil>_slots[389])(pBorderColor, hTexRef)
 
 cdef CUresult cuTexRefGetFlags(unsigned int* pFlags, CUtexref hTexRef) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[390] == NULL and _resolve(390):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(unsigned int*, CUtexref) noexcept nogil>_slots[390])(pFlags, hTexRef)
 
 cdef CUresult cuTexRefCreate(CUtexref* pTexRef) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[391] == NULL and _resolve(391):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUtexref*) noexcept nogil>_slots[391])(pTexRef)
 
 cdef CUresult cuTexRefDestroy(CUtexref hTexRef) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[392] == NULL and _resolve(392):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUtexref) noexcept nogil>_slots[392])(hTexRef)
 
 cdef CUresult cuSurfRefSetArray(CUsurfref hSurfRef, CUarray hArray, unsigned int Flags) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[393] == NULL and _resolve(393):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUsurfref, CUarray, unsigned int) noexcept nogil>_slots[393])(hSurfRef, hArray, Flags)
 
 cdef CUresult cuSurfRefGetArray(CUarray* phArray, CUsurfref hSurfRef) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[394] == NULL and _resolve(394):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUarray*, CUsurfref) noexcept nogil>_slots[394])(phArray, hSurfRef)
 
 cdef CUresult cuTexObjectCreate(CUtexObject* pTexObject, const CUDA_RESOURCE_DESC* pResDesc, const CUDA_TEXTURE_DESC* pTexDesc, const CUDA_RESOURCE_VIEW_DESC* pResViewDesc) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[395] == NULL and _resolve(395):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUtexObject*, const CUDA_RESOURCE_DESC*, const CUDA_TEXTURE_DESC*, const CUDA_RESOURCE_VIEW_DESC*) noexcept nogil>_slots[395])(pTexObject, pResDesc, pTexDesc, pResViewDesc)
 
 cdef CUresult cuTexObjectDestroy(CUtexObject texObject) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[396] == NULL and _resolve(396):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUtexObject) noexcept nogil>_slots[396])(texObject)
 
 cdef CUresult cuTexObjectGetResourceDesc(CUDA_RESOURCE_DESC* pResDesc, CUtexObject texObject) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[397] == NULL and _resolve(397):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUDA_RESOURCE_DESC*, CUtexObject) noexcept nogil>_slots[397])(pResDesc, texObject)
 
 cdef CUresult cuTexObjectGetTextureDesc(CUDA_TEXTURE_DESC* pTexDesc, CUtexObject texObject) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[398] == NULL and _resolve(398):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUDA_TEXTURE_DESC*, CUtexObject) noexcept nogil>_slots[398])(pTexDesc, texObject)
 
 cdef CUresult cuTexObjectGetResourceViewDesc(CUDA_RESOURCE_VIEW_DESC* pResViewDesc, CUtexObject texObject) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[399] == NULL and _resolve(399):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUDA_RESOURCE_VIEW_DESC*, CUtexObject) noexcept nogil>_slots[399])(pResViewDesc, texObject)
 
 cdef CUresult cuSurfObjectCreate(CUsurfObject* pSurfObject, const CUDA_RESOURCE_DESC* pResDesc) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[400] == NULL and _resolve(400):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUsurfObject*, const CUDA_RESOURCE_DESC*) noexcept nogil>_slots[400])(pSurfObject, pResDesc)
 
 cdef CUresult cuSurfObjectDestroy(CUsurfObject surfObject) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[401] == NULL and _resolve(401):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUsurfObject) noexcept nogil>_slots[401])(surfObject)
 
 cdef CUresult cuSurfObjectGetResourceDesc(CUDA_RESOURCE_DESC* pResDesc, CUsurfObject surfObject) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[402] == NULL and _resolve(402):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUDA_RESOURCE_DESC*, CUsurfObject) noexcept nogil>_slots[402])(pResDesc, surfObject)
 
 cdef CUresult cuTensorMapEncodeTiled(CUtensorMap* tensorMap, CUtensorMapDataType tensorDataType, cuuint32_t tensorRank, void* globalAddress, const cuuint64_t* globalDim, const cuuint64_t* globalStrides, const cuuint32_t* boxDim, const cuuint32_t* elementStrides, CUtensorMapInterleave interleave, CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion, CUtensorMapFloatOOBfill oobFill) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[403] == NULL and _resolve(403):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*, const cuuint64_t*, const cuuint64_t*, const cuuint32_t*, const cuuint32_t*, CUtensorMapInterleave, CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill) noexcept nogil>_slots[403])(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, boxDim, elementStrides, interleave, swizzle, l2Promotion, oobFill)
 
 cdef CUresult cuTensorMapEncodeIm2col(CUtensorMap* tensorMap, CUtensorMapDataType tensorDataType, cuuint32_t tensorRank, void* globalAddress, const cuuint64_t* globalDim, const cuuint64_t* globalStrides, const int* pixelBoxLowerCorner, const int* pixelBoxUpperCorner, cuuint32_t channelsPerPixel, cuuint32_t pixelsPerColumn, const cuuint32_t* elementStrides, CUtensorMapInterleave interleave, CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion, CUtensorMapFloatOOBfill oobFill) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[404] == NULL and _resolve(404):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*, const cuuint64_t*, const cuuint64_t*, const int*, const int*, cuuint32_t, cuuint32_t, const cuuint32_t*, CUtensorMapInterleave, CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill) noexcept nogil>_slots[404])(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCorner, pixelBoxUpperCorner, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, swizzle, l2Promotion, oobFill)
 
 cdef CUresult cuTensorMapEncodeIm2colWide(CUtensorMap* tensorMap, CUtensorMapDataType tensorDataType, cuuint32_t tensorRank, void* globalAddress, const cuuint64_t* globalDim, const cuuint64_t* globalStrides, int pixelBoxLowerCornerWidth, int pixelBoxUpperCornerWidth, cuuint32_t channelsPerPixel, cuuint32_t pixelsPerColumn, const cuuint32_t* elementStrides, CUtensorMapInterleave interleave, CUtensorMapIm2ColWideMode mode, CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion, CUtensorMapFloatOOBfill oobFill) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[405] == NULL and _resolve(405):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*, const cuuint64_t*, const cuuint64_t*, int, int, cuuint32_t, cuuint32_t, const cuuint32_t*, CUtensorMapInterleave, CUtensorMapIm2ColWideMode, CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill) noexcept nogil>_slots[405])(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCornerWidth, pixelBoxUpperCornerWidth, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, mode, swizzle, l2Promotion, oobFill)
 
 cdef CUresult cuTensorMapReplaceAddress(CUtensorMap* tensorMap, void* globalAddress) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[406] == NULL and _resolve(406):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUtensorMap*, void*) noexcept nogil>_slots[406])(tensorMap, globalAddress)
 
 cdef CUresult cuDeviceCanAccessPeer(int* canAccessPeer, CUdevice dev, CUdevice peerDev) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[407] == NULL and _resolve(407):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(int*, CUdevice, CUdevice) noexcept nogil>_slots[407])(canAccessPeer, dev, peerDev)
 
 cdef CUresult cuCtxEnablePeerAccess(CUcontext peerContext, unsigned int Flags) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[408] == NULL and _resolve(408):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUcontext, unsigned int) noexcept nogil>_slots[408])(peerContext, Flags)
 
 cdef CUresult cuCtxDisablePeerAccess(CUcontext peerContext) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[409] == NULL and _resolve(409):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUcontext) noexcept nogil>_slots[409])(peerContext)
 
 cdef CUresult cuDeviceGetP2PAttribute(int* value, CUdevice_P2PAttribute attrib, CUdevice srcDevice, CUdevice dstDevice) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[410] == NULL and _resolve(410):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(int*, CUdevice_P2PAttribute, CUdevice, CUdevice) noexcept nogil>_slots[410])(value, attrib, srcDevice, dstDevice)
 
 cdef CUresult cuDeviceGetP2PAtomicCapabilities(unsigned int* capabilities, const CUatomicOperation* operations, unsigned int count, CUdevice srcDevice, CUdevice dstDevice) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[411] == NULL and _resolve(411):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(unsigned int*, const CUatomicOperation*, unsigned int, CUdevice, CUdevice) noexcept nogil>_slots[411])(capabilities, operations, count, srcDevice, dstDevice)
 
 cdef CUresult cuGraphicsUnregisterResource(CUgraphicsResource resource) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[412] == NULL and _resolve(412):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUgraphicsResource) noexcept nogil>_slots[412])(resource)
 
 cdef CUresult cuGraphicsSubResourceGetMappedArray(CUarray* pArray, CUgraphicsResource resource, unsigned int arrayIndex, unsigned int mipLevel) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[413] == NULL and _resolve(413):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUarray*, CUgraphicsResource, unsigned int, unsigned int) noexcept nogil>_slots[413])(pArray, resource, arrayIndex, mipLevel)
 
 cdef CUresult cuGraphicsResourceGetMappedMipmappedArray(CUmipmappedArray* pMipmappedArray, CUgraphicsResource resource) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[414] == NULL and _resolve(414):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUmipmappedArray*, CUgraphicsResource) noexcept nogil>_slots[414])(pMipmappedArray, resource)
 
 cdef CUresult cuGraphicsResourceGetMappedPointer(CUdeviceptr* pDevPtr, size_t* pSize, CUgraphicsResource resource) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[415] == NULL and _resolve(415):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUdeviceptr*, size_t*, CUgraphicsResource) noexcept nogil>_slots[415])(pDevPtr, pSize, resource)
 
 cdef CUresult cuGraphicsResourceSetMapFlags(CUgraphicsResource resource, unsigned int flags) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[416] == NULL and _resolve(416):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUgraphicsResource, unsigned int) noexcept nogil>_slots[416])(resource, flags)
 
 cdef CUresult cuGraphicsMapResources(unsigned int count, CUgraphicsResource* resources, CUstream hStream) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[417] == NULL and _resolve(417):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(unsigned int, CUgraphicsResource*, CUstream) noexcept nogil>_slots[417])(count, resources, hStream)
 
 cdef CUresult cuGraphicsUnmapResources(unsigned int count, CUgraphicsResource* resources, CUstream hStream) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[418] == NULL and _resolve(418):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(unsigned int, CUgraphicsResource*, CUstream) noexcept nogil>_slots[418])(count, resources, hStream)
 
 cdef CUresult cuGetProcAddress(const char* symbol, void** pfn, int cudaVersion, cuuint64_t flags, CUdriverProcAddressQueryResult* symbolStatus) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[419] == NULL and _resolve(419):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(const char*, void**, int, cuuint64_t, CUdriverProcAddressQueryResult*) noexcept nogil>_slots[419])(symbol, pfn, cudaVersion, flags, symbolStatus)
 
 cdef CUresult cuCoredumpGetAttribute(CUcoredumpSettings attrib, void* value, size_t* size) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[420] == NULL and _resolve(420):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUcoredumpSettings, void*, size_t*) noexcept nogil>_slots[420])(attrib, value, size)
 
 cdef CUresult cuCoredumpGetAttributeGlobal(CUcoredumpSettings attrib, void* value, size_t* size) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[421] == NULL and _resolve(421):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUcoredumpSettings, void*, size_t*) noexcept nogil>_slots[421])(attrib, value, size)
 
 cdef CUresult cuCoredumpSetAttribute(CUcoredumpSettings attrib, void* value, size_t* size) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[422] == NULL and _resolve(422):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUcoredumpSettings, void*, size_t*) noexcept nogil>_slots[422])(attrib, value, size)
 
 cdef CUresult cuCoredumpSetAttributeGlobal(CUcoredumpSettings attrib, void* value, size_t* size) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[423] == NULL and _resolve(423):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUcoredumpSettings, void*, size_t*) noexcept nogil>_slots[423])(attrib, value, size)
 
 cdef CUresult cuGetExportTable(const void** ppExportTable, const CUuuid* pExportTableId) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[424] == NULL and _resolve(424):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(const void**, const CUuuid*) noexcept nogil>_slots[424])(ppExportTable, pExportTableId)
 
 cdef CUresult cuGreenCtxCreate(CUgreenCtx* phCtx, CUdevResourceDesc desc, CUdevice dev, unsigned int flags) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[425] == NULL and _resolve(425):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUgreenCtx*, CUdevResourceDesc, CUdevice, unsigned int) noexcept nogil>_slots[425])(phCtx, desc, dev, flags)
 
 cdef CUresult cuGreenCtxDestroy(CUgreenCtx hCtx) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[426] == NULL and _resolve(426):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUgreenCtx) noexcept nogil>_slots[426])(hCtx)
 
 cdef CUresult cuCtxFromGreenCtx(CUcontext* pContext, CUgreenCtx hCtx) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[427] == NULL and _resolve(427):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUcontext*, CUgreenCtx) noexcept nogil>_slots[427])(pContext, hCtx)
 
 cdef CUresult cuDeviceGetDevResource(CUdevice device, CUdevResource* resource, CUdevResourceType type_) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[428] == NULL and _resolve(428):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUdevice, CUdevResource*, CUdevResourceType) noexcept nogil>_slots[428])(device, resource, type_)
 
 cdef CUresult cuCtxGetDevResource(CUcontext hCtx, CUdevResource* resource, CUdevResourceType type_) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[429] == NULL and _resolve(429):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUcontext, CUdevResource*, CUdevResourceType) noexcept nogil>_slots[429])(hCtx, resource, type_)
 
 cdef CUresult cuGreenCtxGetDevResource(CUgreenCtx hCtx, CUdevResource* resource, CUdevResourceType type_) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[430] == NULL and _resolve(430):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUgreenCtx, CUdevResource*, CUdevResourceType) noexcept nogil>_slots[430])(hCtx, resource, type_)
 
 cdef CUresult cuDevSmResourceSplitByCount(CUdevResource* result, unsigned int* nbGroups, const CUdevResource* input_, CUdevResource* remaining, unsigned int useFlags, unsigned int minCount) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[431] == NULL and _resolve(431):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUdevResource*, unsigned int*, const CUdevResource*, CUdevResource*, unsigned int, unsigned int) noexcept nogil>_slots[431])(result, nbGroups, input_, remaining, useFlags, minCount)
 
 cdef CUresult cuDevResourceGenerateDesc(CUdevResourceDesc* phDesc, CUdevResource* resources, unsigned int nbResources) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[432] == NULL and _resolve(432):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUdevResourceDesc*, CUdevResource*, unsigned int) noexcept nogil>_slots[432])(phDesc, resources, nbResources)
 
 cdef CUresult cuGreenCtxRecordEvent(CUgreenCtx hCtx, CUevent hEvent) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[433] == NULL and _resolve(433):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUgreenCtx, CUevent) noexcept nogil>_slots[433])(hCtx, hEvent)
 
 cdef CUresult cuGreenCtxWaitEvent(CUgreenCtx hCtx, CUevent hEvent) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[434] == NULL and _resolve(434):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUgreenCtx, CUevent) noexcept nogil>_slots[434])(hCtx, hEvent)
 
 cdef CUresult cuStreamGetGreenCtx(CUstream hStream, CUgreenCtx* phCtx) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[435] == NULL and _resolve(435):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUstream, CUgreenCtx*) noexcept nogil>_slots[435])(hStream, phCtx)
 
 cdef CUresult cuGreenCtxStreamCreate(CUstream* phStream, CUgreenCtx greenCtx, unsigned int flags, int priority) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[436] == NULL and _resolve(436):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUstream*, CUgreenCtx, unsigned int, int) noexcept nogil>_slots[436])(phStream, greenCtx, flags, priority)
 
 cdef CUresult cuGreenCtxGetId(CUgreenCtx greenCtx, unsigned long long* greenCtxId) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[437] == NULL and _resolve(437):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUgreenCtx, unsigned long long*) noexcept nogil>_slots[437])(greenCtx, greenCtxId)
 
 cdef CUresult cuLogsRegisterCallback(CUlogsCallback callbackFunc, void* userData, CUlogsCallbackHandle* callback_out) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[438] == NULL and _resolve(438):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUlogsCallback, void*, CUlogsCallbackHandle*) noexcept nogil>_slots[438])(callbackFunc, userData, callback_out)
 
 cdef CUresult cuLogsUnregisterCallback(CUlogsCallbackHandle callback) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[439] == NULL and _resolve(439):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUlogsCallbackHandle) noexcept nogil>_slots[439])(callback)
 
 cdef CUresult cuLogsCurrent(CUlogIterator* iterator_out, unsigned int flags) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[440] == NULL and _resolve(440):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUlogIterator*, unsigned int) noexcept nogil>_slots[440])(iterator_out, flags)
 
 cdef CUresult cuLogsDumpToFile(CUlogIterator* iterator, const char* pathToFile, unsigned int flags) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[441] == NULL and _resolve(441):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUlogIterator*, const char*, unsigned int) noexcept nogil>_slots[441])(iterator, pathToFile, flags)
 
 cdef CUresult cuLogsDumpToMemory(CUlogIterator* iterator, char* buffer, size_t* size, unsigned int flags) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[442] == NULL and _resolve(442):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUlogIterator*, char*, size_t*, unsigned int) noexcept nogil>_slots[442])(iterator, buffer, size, flags)
 
 cdef CUresult cuCheckpointProcessGetRestoreThreadId(int pid, int* tid) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[443] == NULL and _resolve(443):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(int, int*) noexcept nogil>_slots[443])(pid, tid)
 
 cdef CUresult cuCheckpointProcessGetState(int pid, CUprocessState* state) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[444] == NULL and _resolve(444):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(int, CUprocessState*) noexcept nogil>_slots[444])(pid, state)
 
 cdef CUresult cuCheckpointProcessLock(int pid, CUcheckpointLockArgs* args) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[445] == NULL and _resolve(445):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(int, CUcheckpointLockArgs*) noexcept nogil>_slots[445])(pid, args)
 
 cdef CUresult cuCheckpointProcessCheckpoint(int pid, CUcheckpointCheckpointArgs* args) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[446] == NULL and _resolve(446):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(int, CUcheckpointCheckpointArgs*) noexcept nogil>_slots[446])(pid, args)
 
 cdef CUresult cuCheckpointProcessRestore(int pid, CUcheckpointRestoreArgs* args) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[447] == NULL and _resolve(447):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(int, CUcheckpointRestoreArgs*) noexcept nogil>_slots[447])(pid, args)
 
 cdef CUresult cuCheckpointProcessUnlock(int pid, CUcheckpointUnlockArgs* args) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[448] == NULL and _resolve(448):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(int, CUcheckpointUnlockArgs*) noexcept nogil>_slots[448])(pid, args)
 
 cdef CUresult cuGraphicsGLRegisterBuffer(CUgraphicsResource* pCudaResource, GLuint buffer, unsigned int Flags) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[449] == NULL and _resolve(449):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUgraphicsResource*, GLuint, unsigned int) noexcept nogil>_slots[449])(pCudaResource, buffer, Flags)
 
 cdef CUresult cuGraphicsGLRegisterImage(CUgraphicsResource* pCudaResource, GLuint image, GLenum target, unsigned int Flags) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[450] == NULL and _resolve(450):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUgraphicsResource*, GLuint, GLenum, unsigned int) noexcept nogil>_slots[450])(pCudaResource, image, target, Flags)
 
 cdef CUresult cuGLGetDevices(unsigned int* pCudaDeviceCount, CUdevice* pCudaDevices, unsigned int cudaDeviceCount, CUGLDeviceList deviceList) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[451] == NULL and _resolve(451):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(unsigned int*, CUdevice*, unsigned int, CUGLDeviceList) noexcept nogil>_slots[451])(pCudaDeviceCount, pCudaDevices, cudaDeviceCount, deviceList)
 
 cdef CUresult cuGLCtxCreate(CUcontext* pCtx, unsigned int Flags, CUdevice device) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[452] == NULL and _resolve(452):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUcontext*, unsigned int, CUdevice) noexcept nogil>_slots[452])(pCtx, Flags, device)
 
 cdef CUresult cuGLInit() except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[453] == NULL and _resolve(453):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)() noexcept nogil>_slots[453])()
 
 cdef CUresult cuGLRegisterBufferObject(GLuint buffer) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[454] == NULL and _resolve(454):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(GLuint) noexcept nogil>_slots[454])(buffer)
 
 cdef CUresult cuGLMapBufferObject(CUdeviceptr* dptr, size_t* size, GLuint buffer) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[455] == NULL and _resolve(455):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUdeviceptr*, size_t*, GLuint) noexcept nogil>_slots[455])(dptr, size, buffer)
 
 cdef CUresult cuGLUnmapBufferObject(GLuint buffer) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[456] == NULL and _resolve(456):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(GLuint) noexcept nogil>_slots[456])(buffer)
 
 cdef CUresult cuGLUnregisterBufferObject(GLuint buffer) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[457] == NULL and _resolve(457):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(GLuint) noexcept nogil>_slots[457])(buffer)
 
 cdef CUresult cuGLSetBufferObjectMapFlags(GLuint buffer, unsigned int Flags) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[458] == NULL and _resolve(458):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(GLuint, unsigned int) noexcept nogil>_slots[458])(buffer, Flags)
 
 cdef CUresult cuGLMapBufferObjectAsync(CUdeviceptr* dptr, size_t* size, GLuint buffer, CUstream hStream) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[459] == NULL and _resolve(459):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUdeviceptr*, size_t*, GLuint, CUstream) noexcept nogil>_slots[459])(dptr, size, buffer, hStream)
 
 cdef CUresult cuGLUnmapBufferObjectAsync(GLuint buffer, CUstream hStream) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[460] == NULL and _resolve(460):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(GLuint, CUstream) noexcept nogil>_slots[460])(buffer, hStream)
 
 cdef CUresult cuGraphicsEGLRegisterImage(CUgraphicsResource* pCudaResource, EGLImageKHR image, unsigned int flags) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[461] == NULL and _resolve(461):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUgraphicsResource*, EGLImageKHR, unsigned int) noexcept nogil>_slots[461])(pCudaResource, image, flags)
 
 cdef CUresult cuEGLStreamConsumerConnect(CUeglStreamConnection* conn, EGLStreamKHR stream) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[462] == NULL and _resolve(462):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUeglStreamConnection*, EGLStreamKHR) noexcept nogil>_slots[462])(conn, stream)
 
 cdef CUresult cuEGLStreamConsumerConnectWithFlags(CUeglStreamConnection* conn, EGLStreamKHR stream, unsigned int flags) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[463] == NULL and _resolve(463):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUeglStreamConnection*, EGLStreamKHR, unsigned int) noexcept nogil>_slots[463])(conn, stream, flags)
 
 cdef CUresult cuEGLStreamConsumerDisconnect(CUeglStreamConnection* conn) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[464] == NULL and _resolve(464):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUeglStreamConnection*) noexcept nogil>_slots[464])(conn)
 
 cdef CUresult cuEGLStreamConsumerAcquireFrame(CUeglStreamConnection* conn, CUgraphicsResource* pCudaResource, CUstream* pStream, unsigned int timeout) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[465] == NULL and _resolve(465):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUeglStreamConnection*, CUgraphicsResource*, CUstream*, unsigned int) noexcept nogil>_slots[465])(conn, pCudaResource, pStream, timeout)
 
 cdef CUresult cuEGLStreamConsumerReleaseFrame(CUeglStreamConnection* conn, CUgraphicsResource pCudaResource, CUstream* pStream) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[466] == NULL and _resolve(466):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUeglStreamConnection*, CUgraphicsResource, CUstream*) noexcept nogil>_slots[466])(conn, pCudaResource, pStream)
 
 cdef CUresult cuEGLStreamProducerConnect(CUeglStreamConnection* conn, EGLStreamKHR stream, EGLint width, EGLint height) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[467] == NULL and _resolve(467):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUeglStreamConnection*, EGLStreamKHR, EGLint, EGLint) noexcept nogil>_slots[467])(conn, stream, width, height)
 
 cdef CUresult cuEGLStreamProducerDisconnect(CUeglStreamConnection* conn) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[468] == NULL and _resolve(468):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUeglStreamConnection*) noexcept nogil>_slots[468])(conn)
 
 cdef CUresult cuEGLStreamProducerPresentFrame(CUeglStreamConnection* conn, CUeglFrame eglframe, CUstream* pStream) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[469] == NULL and _resolve(469):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUeglStreamConnection*, CUeglFrame, CUstream*) noexcept nogil>_slots[469])(conn, eglframe, pStream)
 
 cdef CUresult cuEGLStreamProducerReturnFrame(CUeglStreamConnection* conn, CUeglFrame* eglframe, CUstream* pStream) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[470] == NULL and _resolve(470):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUeglStreamConnection*, CUeglFrame*, CUstream*) noexcept nogil>_slots[470])(conn, eglframe, pStream)
 
 cdef CUresult cuGraphicsResourceGetMappedEglFrame(CUeglFrame* eglFrame, CUgraphicsResource resource, unsigned int index, unsigned int mipLevel) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[471] == NULL and _resolve(471):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUeglFrame*, CUgraphicsResource, unsigned int, unsigned int) noexcept nogil>_slots[471])(eglFrame, resource, index, mipLevel)
 
 cdef CUresult cuEventCreateFromEGLSync(CUevent* phEvent, EGLSyncKHR eglSync, unsigned int flags) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[472] == NULL and _resolve(472):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUevent*, EGLSyncKHR, unsigned int) noexcept nogil>_slots[472])(phEvent, eglSync, flags)
 
 cdef CUresult cuVDPAUGetDevice(CUdevice* pDevice, VdpDevice vdpDevice, VdpGetProcAddress* vdpGetProcAddress) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[473] == NULL and _resolve(473):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUdevice*, VdpDevice, VdpGetProcAddress*) noexcept nogil>_slots[473])(pDevice, vdpDevice, vdpGetProcAddress)
 
 cdef CUresult cuVDPAUCtxCreate(CUcontext* pCtx, unsigned int flags, CUdevice device, VdpDevice vdpDevice, VdpGetProcAddress* vdpGetProcAddress) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[474] == NULL and _resolve(474):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUcontext*, unsigned int, CUdevice, VdpDevice, VdpGetProcAddress*) noexcept nogil>_slots[474])(pCtx, flags, device, vdpDevice, vdpGetProcAddress)
 
 cdef CUresult cuGraphicsVDPAURegisterVideoSurface(CUgraphicsResource* pCudaResource, VdpVideoSurface vdpSurface, unsigned int flags) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[475] == NULL and _resolve(475):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUgraphicsResource*, VdpVideoSurface, unsigned int) noexcept nogil>_slots[475])(pCudaResource, vdpSurface, flags)
 
 cdef CUresult cuGraphicsVDPAURegisterOutputSurface(CUgraphicsResource* pCudaResource, VdpOutputSurface vdpSurface, unsigned int flags) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[476] == NULL and _resolve(476):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUgraphicsResource*, VdpOutputSurface, unsigned int) noexcept nogil>_slots[476])(pCudaResource, vdpSurface, flags)
 
 cdef CUresult cuProfilerStart() except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[477] == NULL and _resolve(477):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)() noexcept nogil>_slots[477])()
 
 cdef CUresult cuProfilerStop() except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[478] == NULL and _resolve(478):
-        return CUDA_ERROR_DEINITIALIZED
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)() noexcept nogil>_slots[478])()

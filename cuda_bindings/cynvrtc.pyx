@@ -16,13 +16,15 @@ cdef extern from "Python.h":
 from cpython.exc cimport PyErr_Fetch, PyErr_Restore
 from cpython.ref cimport PyObject, Py_XDECREF
 
-# 0: resolved; -1: not found (a Python exception is set); 1: the interpreter has shut down
+# 0: resolved; -1: not found (a Python exception is set); 1: the interpreter has shut down;
+# 2: the loaded library lacks it (a library whose calls then return a status, see LIBS['lacking'])
 cdef int _resolve(int i) except -1 nogil:
+    cdef int r
     if not Py_IsInitialized():
         return 1
     with gil:
-        _resolve_held(i)
-    return 0
+        r = _resolve_held(i)
+    return r
 
 # The loader is Python code: an exception the caller has pending (a client's __dealloc__
 # running while an error propagates) is set aside while it runs, and put back.
@@ -38,8 +40,10 @@ cdef int _resolve_held(int i) except -1:
         Py_XDECREF(v)
         Py_XDECREF(tb)
         raise
-    _slots[i] = <void*><size_t>address
     PyErr_Restore(t, v, tb)
+    if not address:
+        return 2
+    _slots[i] = <void*><size_t>address
     return 0
 
 cdef const char* nvrtcGetErrorString(nvrtcResult result) except? NULL nogil:

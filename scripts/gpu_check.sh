@@ -17,6 +17,8 @@
 #    and tests/clients/programs.py (cuda.core) under the machine's NVIDIA cuda-bindings and ours;
 # 7. ends with a summary. It keeps going after a failure and exits 1 if anything failed.
 #
+# CUDA_BINDINGS_CUDA_VERSION picks the CUDA release built (headers/pins.json; the import check
+# fails if the build is for another one); give each release its own DEST.
 # GPU_CHECK_STEPS picks steps 3-6 (default "tests examples kparams"; add "clients", or give
 # "clients" alone for the client check after the build and import check).
 # Logs go to $OUT if set (else /tmp/gpu_check): info.log build.log pytest.log examples.log
@@ -120,7 +122,13 @@ if [ $built = 1 ]; then
     case "$where" in
     "$DEST"/*)
         imported=1
-        add "import: cuda.bindings from $where"
+        built_for=$(PYTHONPATH="$path" "$PY" -c 'import cuda.bindings as c; print(c.__cuda_version__)' 2>/dev/null)
+        add "import: cuda.bindings from $where (built for CUDA ${built_for:-?})"
+        if [ -n "${CUDA_BINDINGS_CUDA_VERSION:-}" ] && [ "$built_for" != "$CUDA_BINDINGS_CUDA_VERSION" ]; then
+            add "import: WRONG RELEASE: CUDA_BINDINGS_CUDA_VERSION=$CUDA_BINDINGS_CUDA_VERSION, the build is for ${built_for:-?}"
+            fail "import"
+            imported=0
+        fi
         ;;
     "")
         add "import: FAILED (our build does not import; see info.log)"

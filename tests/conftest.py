@@ -220,5 +220,6 @@ def stand_in_driver(tmp_path_factory):
         from tests.conformance import stub
     finally:
         sys.path.remove(root)
-    m = model.build(parse.read(include_dir(), "driver"), "driver")
+    from cuda.bindings import __cuda_version__
+    m = model.build(parse.read(include_dir(__cuda_version__), "driver"), "driver")   # the build under test
     return stub.build(dataclasses.asdict(m), tmp_path_factory.mktemp("stub"))

@@ -13,6 +13,12 @@ from pathlib import Path
 
 import pytest
 
+from cuda.bindings import __cuda_version__
+
+# NVIDIA's 13.0.3 is the reference of the 13.0 build only (other releases: docs/cuda-versions.md)
+pytestmark = pytest.mark.skipif(__cuda_version__ != "13.0",
+                                reason=f"compares with NVIDIA's cuda-bindings 13.0.3; this build is for CUDA {__cuda_version__}")
+
 REFERENCE = Path(__file__).resolve().parent / "data" / "cuda-bindings-13.0.3.capi.json"
 CAPI = json.loads(REFERENCE.read_text())
 

@@ -15,7 +15,7 @@ MARKUP = re.compile(r"\\|::|@param|\\p\b|</?(?:b|i|tt|li|ul|td|tr|table|br|small
 
 SAMPLES = [
     ("driver", "cuMemAlloc", ["bytesize"], ["dptr"]),
-    ("driver", "cuCtxCreate", ["ctxCreateParams", "flags", "dev"], ["pctx"]),
+    ("driver", "cuMemAllocPitch", ["WidthInBytes", "Height", "ElementSizeBytes"], ["dptr", "pPitch"]),
     ("driver", "cuLaunchKernel", ["f", "gridDimX", "kernelParams", "extra"], []),
     ("runtime", "cudaMalloc", ["size"], ["devPtr"]),
     ("runtime", "cudaMemcpy", ["dst", "src", "count", "kind"], []),

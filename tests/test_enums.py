@@ -3,6 +3,8 @@ import enum
 
 import pytest
 
+from cuda.bindings._version import CUDA_VERSION
+
 from _support import driver, nvrtc
 
 
@@ -77,7 +79,7 @@ def test_nvrtc_result_enum():
 @pytest.mark.parametrize(
     "name, value",
     [
-        ("CUDA_VERSION", 13000),
+        ("CUDA_VERSION", CUDA_VERSION),     # the release this build is for
         ("CU_STREAM_LEGACY", 1),
         ("CU_STREAM_PER_THREAD", 2),
         ("CU_LAUNCH_PARAM_END", 0),

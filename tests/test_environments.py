@@ -10,20 +10,26 @@ import subprocess
 import pytest
 
 from _support import run_python
+from cuda.bindings import _libpaths
+from cuda.bindings._version import CUDA_MAJOR, __cuda_version__
+
+SO, WHEEL = _libpaths.SONAMES, _libpaths.WHEELS     # this build's library file names and wheels
+OTHER_MAJOR = 12 if CUDA_MAJOR == 13 else 13
 
 # Confines the library search of cuda.bindings to $CUDA_HOME and $CUDA_PATH: no wheel folder,
 # nothing from the system loader.
 CONFINE = """
 from cuda.bindings import _libpaths
-_libpaths.WHEEL_LIB = "no-such-wheel-folder"
+_libpaths.WHEEL_LIBS = dict.fromkeys(_libpaths.WHEEL_LIBS, "no-such-wheel-folder")
 _libpaths._load = lambda soname: (None, "not found")
 """
 
 STAND_INS = {   # soname (under $CUDA_HOME) -> C source
-    "lib64/libnvrtc.so.13": "int nvrtcVersion(int *a, int *b) { *a = 13; *b = 0; return 0; }",
-    "lib64/libcudart.so.13": "int cudaRuntimeGetVersion(int *v) { *v = 13000; return 0; }",
-    "lib64/libnvJitLink.so.13": "int nvJitLinkVersion(unsigned *a, unsigned *b) { *a = 13; *b = 0; return 0; }",
-    "nvvm/lib64/libnvvm.so.4": "int nvvmVersion(int *a, int *b) { *a = 2; *b = 0; return 0; }",
+    f"lib64/{SO['nvrtc']}": f"int nvrtcVersion(int *a, int *b) {{ *a = {CUDA_MAJOR}; *b = 0; return 0; }}",
+    f"lib64/{SO['cudart']}": f"int cudaRuntimeGetVersion(int *v) {{ *v = {CUDA_MAJOR}000; return 0; }}",
+    f"lib64/{SO['nvJitLink']}":
+        f"int nvJitLinkVersion(unsigned *a, unsigned *b) {{ *a = {CUDA_MAJOR}; *b = 0; return 0; }}",
+    f"nvvm/lib64/{SO['nvvm']}": "int nvvmVersion(int *a, int *b) { *a = 2; *b = 0; return 0; }",
 }
 
 
@@ -65,17 +71,17 @@ def test_no_driver_says_to_install_one():
 
 
 @pytest.mark.parametrize("lib,module,call,wheel", [
-    ("nvrtc", "nvrtc", "nvrtc.nvrtcVersion()", "nvidia-cuda-nvrtc"),
-    ("runtime", "runtime", "runtime.cudaRuntimeGetVersion()", "nvidia-cuda-runtime"),
-    ("nvjitlink", "nvjitlink", "nvjitlink.version()", "nvidia-nvjitlink"),
-    ("nvvm", "nvvm", "nvvm.version()", "nvidia-nvvm"),
+    ("nvrtc", "nvrtc", "nvrtc.nvrtcVersion()", WHEEL["nvrtc"]),
+    ("runtime", "runtime", "runtime.cudaRuntimeGetVersion()", WHEEL["cudart"]),
+    ("nvjitlink", "nvjitlink", "nvjitlink.version()", WHEEL["nvJitLink"]),
+    ("nvvm", "nvvm", "nvvm.version()", WHEEL["nvvm"]),
 ])
 def test_missing_library_says_what_to_install(lib, module, call, wheel):
     m = _message(f"from cuda.bindings import {module}\n" + CALL.format(call=call), _env())
     print(m)
     assert m.startswith(f"NotSupportedError: the {lib} library (lib")
-    assert f"was not found: install it with `pip install {wheel}~=13.0`" in m
-    assert "or set CUDA_HOME to a CUDA 13 toolkit. Looked in: " in m
+    assert f"was not found: install it with `pip install {wheel}~={__cuda_version__}`" in m
+    assert f"or set CUDA_HOME to a CUDA {CUDA_MAJOR} toolkit. Looked in: " in m
     assert "$CUDA_HOME (not set)" in m
 
 
@@ -93,10 +99,10 @@ def old_libraries(tmp_path_factory):
 
 
 @pytest.mark.parametrize("module,call,reports,wheel", [
-    ("nvrtc", "nvrtc.nvrtcCreateProgram(b'', b'', 0, [], [])", "CUDA 13.0", "nvidia-cuda-nvrtc"),
-    ("runtime", "runtime.cudaGetDeviceCount()", "CUDA 13.0", "nvidia-cuda-runtime"),
-    ("nvjitlink", "nvjitlink.create(1, ['-arch=sm_90'])", "CUDA 13.0", "nvidia-nvjitlink"),
-    ("nvvm", "nvvm.create_program()", "NVVM 2.0", "nvidia-nvvm"),
+    ("nvrtc", "nvrtc.nvrtcCreateProgram(b'', b'', 0, [], [])", f"CUDA {CUDA_MAJOR}.0", WHEEL["nvrtc"]),
+    ("runtime", "runtime.cudaGetDeviceCount()", f"CUDA {CUDA_MAJOR}.0", WHEEL["cudart"]),
+    ("nvjitlink", "nvjitlink.create(1, ['-arch=sm_90'])", f"CUDA {CUDA_MAJOR}.0", WHEEL["nvJitLink"]),
+    ("nvvm", "nvvm.create_program()", "NVVM 2.0", WHEEL["nvvm"]),
 ])
 def test_library_without_the_symbol_says_what_to_install(old_libraries, module, call, reports, wheel):
     m = _message(f"from cuda.bindings import {module}\n" + CALL.format(call=call), _env(old_libraries))
@@ -104,7 +110,7 @@ def test_library_without_the_symbol_says_what_to_install(old_libraries, module, 
     assert m.startswith("FunctionNotFoundError: Function ")
     assert str(old_libraries) in m                          # where the library came from
     assert f"this library reports {reports}; the function is newer than the library" in m
-    assert f"install a newer one with `pip install {wheel}~=13.0`" in m
+    assert f"install a newer one with `pip install {wheel}~={__cuda_version__}`" in m
 
 
 def test_cuda_home_that_does_not_exist(tmp_path):
@@ -112,24 +118,24 @@ def test_cuda_home_that_does_not_exist(tmp_path):
                  _env(tmp_path / "no-such-toolkit"))
     print(m)
     assert f"$CUDA_HOME={tmp_path / 'no-such-toolkit'} (no such folder)" in m
-    assert "install it with `pip install nvidia-cuda-nvrtc~=13.0`" in m
+    assert f"install it with `pip install {WHEEL['nvrtc']}~={__cuda_version__}`" in m
 
 
 def test_cuda_home_of_another_cuda_major(tmp_path):
     (tmp_path / "lib64").mkdir()
-    (tmp_path / "lib64" / "libnvrtc.so.12").write_bytes(b"")
+    (tmp_path / "lib64" / f"libnvrtc.so.{OTHER_MAJOR}").write_bytes(b"")
     m = _message("from cuda.bindings import nvrtc\n" + CALL.format(call="nvrtc.nvrtcVersion()"), _env(tmp_path))
     print(m)
-    assert (f"{tmp_path / 'lib64' / 'libnvrtc.so.13'} (absent; the folder has libnvrtc.so.12: another CUDA "
+    assert (f"{tmp_path / 'lib64' / SO['nvrtc']} (absent; the folder has libnvrtc.so.{OTHER_MAJOR}: another CUDA "
             f"version)") in m
 
 
 def test_cuda_home_with_a_damaged_library(tmp_path):
     (tmp_path / "lib64").mkdir()
-    (tmp_path / "lib64" / "libnvrtc.so.13").write_text("not a library\n")
+    (tmp_path / "lib64" / SO["nvrtc"]).write_text("not a library\n")
     m = _message("from cuda.bindings import nvrtc\n" + CALL.format(call="nvrtc.nvrtcVersion()"), _env(tmp_path))
     print(m)
     assert m.startswith(f"NotSupportedError: the nvrtc library could not be loaded from "
-                        f"{tmp_path / 'lib64' / 'libnvrtc.so.13'} (found through $CUDA_HOME)")
-    assert "The file is damaged or not a library for this machine: set $CUDA_HOME to a working CUDA 13 " \
-           "toolkit, or unset it and install the library with `pip install nvidia-cuda-nvrtc~=13.0`" in m
+                        f"{tmp_path / 'lib64' / SO['nvrtc']} (found through $CUDA_HOME)")
+    assert (f"The file is damaged or not a library for this machine: set $CUDA_HOME to a working CUDA {CUDA_MAJOR} "
+            f"toolkit, or unset it and install the library with `pip install {WHEEL['nvrtc']}~={__cuda_version__}`") in m

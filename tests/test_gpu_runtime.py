@@ -152,7 +152,8 @@ def host_view(addr, nbytes, dtype):
 
 def test_device_count_and_versions(rt):
     assert ok(runtime.cudaGetDeviceCount()) >= 1
-    assert ok(runtime.cudaRuntimeGetVersion()) == 13000
+    from cuda.bindings._version import CUDA_MAJOR
+    assert ok(runtime.cudaRuntimeGetVersion()) // 1000 == CUDA_MAJOR
     assert ok(runtime.cudaDriverGetVersion()) >= 13000
     assert ok(runtime.cudaGetDevice()) == 0
 

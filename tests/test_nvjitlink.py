@@ -96,13 +96,16 @@ def linked_cubin(h):
 
 
 def test_version():
-    assert nvjitlink.version() == (13, 0)
+    from cuda.bindings._version import CUDA_MAJOR
+    v = nvjitlink.version()
+    assert v[0] == CUDA_MAJOR and len(v) == 2 and all(type(x) is int for x in v), v
 
 
 def test_enums():
     R, T = nvjitlink.Result, nvjitlink.InputType
     assert R.SUCCESS == 0 and R(0) is R.SUCCESS
-    assert R.ERROR_INVALID_INPUT == 3 and R.ERROR_INCORRECT_INPUT_TYPE == 12
+    assert R.ERROR_INVALID_INPUT == 3
+    assert CUDA_MAJOR < 13 or R.ERROR_INCORRECT_INPUT_TYPE == 12      # new in 13.0
     assert (T.NONE, T.CUBIN, T.PTX, T.LTOIR, T.FATBIN, T.OBJECT, T.LIBRARY, T.INDEX, T.ANY) == (0, 1, 2, 3, 4, 5, 6, 7, 10)
     assert T.PTX.name == "PTX" and T(3) is T.LTOIR
     with pytest.raises(ValueError):
@@ -242,6 +245,7 @@ def test_unknown_option_raises():
     check_error(excinfo, nvjitlink.Result.ERROR_UNRECOGNIZED_OPTION)
 
 
+@pytest.mark.skipif(CUDA_MAJOR < 13, reason="CUDA 13's signature (Result.ERROR_NULL_INPUT, new in 13.0); the 12.x one differs (docs/cuda-changelog.md)")
 def test_null_handle_raises():
     with pytest.raises(nvjitlink.nvJitLinkError) as excinfo:
         nvjitlink.get_linked_cubin_size(0)
@@ -257,6 +261,7 @@ def test_ptx_of_a_non_lto_link_is_invalid_input(handles, ptx):
     check_error(excinfo, nvjitlink.Result.ERROR_INVALID_INPUT)
 
 
+@pytest.mark.skipif(CUDA_MAJOR < 13, reason="CUDA 13's signature (Result.ERROR_LTO_NOT_ENABLED, new in 13.0); the 12.x one differs (docs/cuda-changelog.md)")
 def test_lto_ir_without_lto_option_fails(handles, ltoir):
     h = new_linker(handles, "-arch=sm_90")
     with pytest.raises(nvjitlink.nvJitLinkError) as excinfo:

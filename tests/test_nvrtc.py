@@ -41,7 +41,8 @@ def compile_ok(prog, *options):
 
 def test_version():
     res = nvrtc.nvrtcVersion()
-    assert res == (nvrtc.nvrtcResult.NVRTC_SUCCESS, 13, 0)
+    from cuda.bindings._version import CUDA_MAJOR
+    assert res[0] == nvrtc.nvrtcResult.NVRTC_SUCCESS and res[1] == CUDA_MAJOR     # a library of the build's major
     assert isinstance(res[0], nvrtc.nvrtcResult)
     assert isinstance(res[1], int) and isinstance(res[2], int)
 
