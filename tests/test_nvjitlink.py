@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from _support import LazyModule, nvrtc, ok, run_python
+from cuda.bindings._version import CUDA_MAJOR
 
 nvjitlink = LazyModule("cuda.bindings.nvjitlink")
 
@@ -96,7 +97,6 @@ def linked_cubin(h):
 
 
 def test_version():
-    from cuda.bindings._version import CUDA_MAJOR
     v = nvjitlink.version()
     assert v[0] == CUDA_MAJOR and len(v) == 2 and all(type(x) is int for x in v), v
 
