@@ -431,9 +431,17 @@ def build(raw, lib):
     # ---- #define values (ints only)
     enum_values = {k for e in defs["enums"].values() for k in e}
     enum_value_of = {k: v for e in defs["enums"].values() for k, v in e.items()}
+    member_of = {k: e for e in m.enums for k, _ in e.members}
     for k, v in defs["values"].items():
-        if v is None and defs["macros"].get(k) in enum_value_of and k not in enum_values:
-            v = enum_value_of[defs["macros"][k]]   # #define CU_STREAM_ATTRIBUTE_X CU_LAUNCH_ATTRIBUTE_X
+        target = defs["macros"].get(k)
+        if target in member_of and k not in enum_values and k.split("_")[:2] == target.split("_")[:2]:
+            # #define NVJITLINK_ERROR_NULL_INPUT NVJITLINK_ERROR_INVALID_INPUT (12.9: a code of a
+            # later release spelt as an existing one): another name of that enum's member
+            e = member_of[target]
+            e.members.append((k, dict(e.members)[target]))
+            continue
+        if v is None and target in enum_value_of and k not in enum_values:
+            v = enum_value_of[target]   # #define CU_STREAM_ATTRIBUTE_X CU_LAUNCH_ATTRIBUTE_X
         if k in enum_values or v is None or k.startswith("_"):
             continue
         if isinstance(v, (int, float)) and not isinstance(v, bool):

@@ -58,6 +58,8 @@ def _array_bound(m):
 COMMON_REPLACE = {
     # unsigned literal suffixes in shifts (1u<<3) are beyond pyclibrary; same value
     r"\b(\d+)u\s*<<": r"\1<<",
+    # ~0u (13.5's "any locality domain"): all bits of an unsigned int
+    r"~0[uU]\b": "0xffffffff",
     # an array bound with the sizeof of a pointer (the checkpoint argument structs' reserved
     # bytes) stops pyclibrary, which reads other sizeof bounds itself
     r"\[([^\[\]]*\bsizeof\s*\([^()]*\*\s*\)[^\[\]]*)\]": _array_bound,

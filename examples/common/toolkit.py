@@ -30,18 +30,37 @@ def _candidate_include_dirs():
         if entry and os.path.isdir(entry):
             yield os.path.join(entry, "nvidia", "cu13", "include")
     yield "/usr/local/cuda/include"
-    yield from sorted(glob.glob("/usr/local/cuda-13*/include"), reverse=True)
+    yield from sorted(glob.glob("/usr/local/cuda-1[23]*/include"), reverse=True)
+
+
+def _cuda_major(inc):
+    """The CUDA major release of the headers in `inc` (cuda.h's CUDA_VERSION), or None."""
+    try:
+        with open(os.path.join(inc, "cuda.h"), encoding="latin-1") as f:
+            for line in f:
+                if line.startswith("#define CUDA_VERSION "):
+                    return int(line.split()[2]) // 1000
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
 
 
 def cuda_include_options(required=("cooperative_groups.h", "nv/target", "cuda/std/type_traits")):
     """NVRTC `-I` options (bytes) for one CUDA toolkit's headers (its include folder and, where
-    present, the `cccl/` folder inside it), or None when no candidate has all of `required`."""
+    present, the `cccl/` folder inside it), or None when no candidate has all of `required`.
+    A folder whose headers are of another CUDA major than NVRTC's is passed over: NVRTC 12
+    cannot compile CUDA 13's headers."""
+    from cuda.bindings import nvrtc
+    v = nvrtc.nvrtcVersion()
+    major = v[1] if v[0] == nvrtc.nvrtcResult.NVRTC_SUCCESS else None
     seen = set()
     for inc in _candidate_include_dirs():
         inc = os.path.realpath(inc)
         if inc in seen or not os.path.isdir(inc):
             continue
         seen.add(inc)
+        if major is not None and _cuda_major(inc) not in (None, major):
+            continue
         dirs = [d for d in (inc, os.path.join(inc, "cccl")) if os.path.isdir(d)]
         if all(any(os.path.exists(os.path.join(d, name)) for d in dirs) for name in required):
             return [b"-I" + d.encode() for d in dirs]

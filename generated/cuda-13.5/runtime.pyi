@@ -2631,6 +2631,7 @@ cudaExternalSemaphoreWaitSkipNvSciBufMemSync: int
 cudaNvSciSyncAttrSignal: int
 cudaNvSciSyncAttrWait: int
 RESOURCE_ABI_BYTES: int
+cudaDevSmResourceGroupLocalityDomainIdAny: int
 cudaGraphKernelNodePortDefault: int
 cudaGraphKernelNodePortProgrammatic: int
 cudaGraphKernelNodePortLaunchCompletion: int

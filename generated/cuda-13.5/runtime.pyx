@@ -460,6 +460,7 @@ cudaExternalSemaphoreWaitSkipNvSciBufMemSync = 2
 cudaNvSciSyncAttrSignal = 1
 cudaNvSciSyncAttrWait = 2
 RESOURCE_ABI_BYTES = 40
+cudaDevSmResourceGroupLocalityDomainIdAny = 4294967295
 cudaGraphKernelNodePortDefault = 0
 cudaGraphKernelNodePortProgrammatic = 1
 cudaGraphKernelNodePortLaunchCompletion = 2

@@ -16,7 +16,7 @@ def tuple_style() -> None:
     err, dev = driver.cuDeviceGet(0)
     assert_type(err, driver.CUresult)
     assert_type(dev, driver.CUdevice | None)
-    err, ctx = driver.cuCtxCreate(None, 0, dev)
+    err, ctx = driver.cuDevicePrimaryCtxRetain(dev)     # the same in every CUDA release's stubs
     assert_type(ctx, driver.CUcontext | None)
     err, dptr = driver.cuMemAlloc(1 << 20)
     assert_type(dptr, driver.CUdeviceptr | None)

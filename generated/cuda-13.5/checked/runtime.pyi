@@ -97,6 +97,7 @@ from cuda.bindings.runtime import (
     cudaDevResourceType as cudaDevResourceType,
     cudaDevResource_st as cudaDevResource_st,
     cudaDevSmResource as cudaDevSmResource,
+    cudaDevSmResourceGroupLocalityDomainIdAny as cudaDevSmResourceGroupLocalityDomainIdAny,
     cudaDevSmResourceGroupParams as cudaDevSmResourceGroupParams,
     cudaDevSmResourceGroupParams_st as cudaDevSmResourceGroupParams_st,
     cudaDevSmResourceGroup_flags as cudaDevSmResourceGroup_flags,
