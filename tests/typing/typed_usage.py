@@ -63,7 +63,7 @@ def checked_style() -> None:
     assert_type(cdriver.cuInit(0), None)
     dev = cdriver.cuDeviceGet(0)
     assert_type(dev, driver.CUdevice)
-    ctx = cdriver.cuCtxCreate(None, 0, dev)
+    ctx = cdriver.cuDevicePrimaryCtxRetain(dev)     # the same in every CUDA release
     assert_type(ctx, driver.CUcontext)
     dptr = cdriver.cuMemAlloc(1024)
     assert_type(dptr, driver.CUdeviceptr)
