@@ -91,17 +91,26 @@ def _driver(out):
 
 
 def _newer_than_driver(out, v):
-    """On a driver older than the headers: which driver calls it cannot run, and what it needs."""
+    """On a driver older than the headers: which driver calls it cannot run, and what they need.
+    A function whose newest entry point is newer than the driver but which the driver has in an
+    older form (cuGraphAddNode) runs; only those it lacks altogether are listed."""
     from . import _loader
+    from ._internal.utils import FunctionNotFoundError
     from ._symbols_driver import SYMBOLS
     if v >= _loader.CUDA_VERSION:
         return
-    newer = [(name, since) for name, since, *_ in SYMBOLS if since > v]
-    out(f"  older than this build's CUDA {__cuda_version__}: {len(newer)} of {len(SYMBOLS)} driver functions "
+    lacking = []
+    for entry in SYMBOLS:
+        if entry[1] > v:
+            try:
+                _loader.symbol("driver", entry)
+            except FunctionNotFoundError:
+                lacking.append((entry[0], entry[1]))
+    out(f"  older than this build's CUDA {__cuda_version__}: {len(lacking)} of {len(SYMBOLS)} driver functions "
         f"came with a newer CUDA and return CUDA_ERROR_NOT_FOUND here (with a FunctionNotFoundWarning "
         f"saying what they need); {_loader.needs(_loader.CUDA_VERSION)} runs every call")
     by = {}
-    for name, since in newer:
+    for name, since in lacking:
         by.setdefault(since, []).append(name)
     for since in sorted(by):
         out(f"    {len(by[since])} need {_loader.needs(since)}: {', '.join(by[since])}")
