@@ -191,10 +191,6 @@ def symbol(lib, entry, lacking_ok=False):
 _LACKING_STATUS = "CUDA_ERROR_NOT_FOUND"
 
 
-def lacking():
-    """{name: why} for each driver function a call found missing from the loaded driver."""
-    return dict(_lacking)
-
 
 def _cuda(v):
     return f"CUDA {v // 1000}.{v % 1000 // 10}"
