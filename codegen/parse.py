@@ -333,10 +333,11 @@ def read(include_dir, lib):
 
 def cuda_version(include_dir):
     """cuda.h's CUDA_VERSION in `include_dir` (1000 * major + 10 * minor)."""
-    m = re.search(r"^\s*#\s*define\s+CUDA_VERSION\s+(\d+)", (Path(include_dir) / "cuda.h").read_text(), re.M)
-    if not m:
+    from headers.fetch import cuda_version_of
+    v = cuda_version_of(Path(include_dir))
+    if v is None:
         raise ValueError(f"{include_dir}/cuda.h defines no CUDA_VERSION")
-    return int(m.group(1))
+    return v
 
 
 def cuda_release(include_dir):

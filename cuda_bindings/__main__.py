@@ -95,17 +95,11 @@ def _newer_than_driver(out, v):
     A function whose newest entry point is newer than the driver but which the driver has in an
     older form (cuGraphAddNode) runs; only those it lacks altogether are listed."""
     from . import _loader
-    from ._internal.utils import FunctionNotFoundError
     from ._symbols_driver import SYMBOLS
     if v >= _loader.CUDA_VERSION:
         return
-    lacking = []
-    for entry in SYMBOLS:
-        if entry[1] > v:
-            try:
-                _loader.symbol("driver", entry)
-            except FunctionNotFoundError:
-                lacking.append((entry[0], entry[1]))
+    found = _loader.inspector("driver")[0]()     # every entry point's address, 0 where it lacks one
+    lacking = [(name, since) for name, since, _, _, csym in SYMBOLS if since > v and not found["__" + csym]]
     out(f"  older than this build's CUDA {__cuda_version__}: {len(lacking)} of {len(SYMBOLS)} driver functions "
         f"came with a newer CUDA and return CUDA_ERROR_NOT_FOUND here (with a FunctionNotFoundWarning "
         f"saying what they need); {_loader.needs(_loader.CUDA_VERSION)} runs every call")

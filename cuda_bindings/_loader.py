@@ -25,7 +25,7 @@ from ._version import CUDA_MAJOR, CUDA_VERSION, __cuda_version__
 
 _libs = {}
 _getproc = None
-_lacking = {}       # driver functions the loaded driver lacks: name -> why (see symbol)
+_lacking = set()    # the driver functions the loaded driver lacks (see symbol)
 _CU_GET_PROC_ADDRESS_LEGACY_STREAM = 1
 _CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM = 2
 _SONAMES = {"driver": "libcuda.so.1", "nvrtc": "nvrtc", "nvjitlink": "nvJitLink", "runtime": "cudart",
@@ -181,15 +181,11 @@ def symbol(lib, entry, lacking_ok=False):
         msg = (f'Function "{name}" not found in {where} ({"; ".join(tried)}); '
                + (why or f"the installed driver may be older than the CUDA {__cuda_version__} headers"))
         if lacking_ok:
-            _lacking[name] = msg
-            warnings.warn(msg + f"; the call returns {_LACKING_STATUS}", FunctionNotFoundWarning, stacklevel=2)
+            _lacking.add(name)
+            warnings.warn(msg + "; the call returns CUDA_ERROR_NOT_FOUND", FunctionNotFoundWarning, stacklevel=2)
             return 0
         raise FunctionNotFoundError(msg) from None
     return ctypes.cast(fn, ctypes.c_void_p).value
-
-
-_LACKING_STATUS = "CUDA_ERROR_NOT_FOUND"
-
 
 
 def _cuda(v):
