@@ -26,6 +26,8 @@ from common import check, compile_source, requirement_not_met  # noqa: E402
 from common.toolkit import host_array, rt_check, runtime_device_count  # noqa: E402
 from cuda.bindings import driver, runtime  # noqa: E402
 
+GPUS_NEEDED = 2  # read by tests/test_examples.py and scripts/gpu_check.sh: fewer is a skip there
+
 SIMPLE_KERNEL = b"""
 extern "C" __global__ void SimpleKernel(const float *src, float *dst)
 {
@@ -44,8 +46,8 @@ def main():
     print("simpleP2P: checking for multiple GPUs...")
     count = runtime_device_count(1)
     print(f"CUDA-capable device count: {count}")
-    if count < 2:
-        requirement_not_met(f"two or more GPUs with peer-to-peer access are needed, found {count}")
+    if count < GPUS_NEEDED:
+        requirement_not_met(f"needs two GPUs (with peer-to-peer access), found {count}")
 
     props = [rt_check(runtime.cudaGetDeviceProperties(i)) for i in range(count)]
     names = [p.name.split(b"\0", 1)[0].decode() for p in props]

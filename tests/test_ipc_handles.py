@@ -1,0 +1,76 @@
+"""IPC handle objects carried to another process (no GPU needed).
+
+An IPC handle is 64 opaque bytes (`reserved`); a program hands it to another process as those bytes
+or, with multiprocessing, as the pickled object. Children here are spawned interpreters
+(multiprocessing's 'spawn' start method): they import cuda.bindings afresh.
+"""
+import ctypes
+import multiprocessing
+import os
+import pickle
+
+import pytest
+
+import ipc_child
+from _support import driver, runtime
+
+HANDLES = ["driver.CUipcMemHandle", "driver.CUipcEventHandle", "runtime.cudaIpcMemHandle_t",
+           "runtime.cudaIpcEventHandle_t", "driver.CUmemPoolPtrExportData", "runtime.cudaMemPoolPtrExportData"]
+
+
+def _class(name):
+    module, _, cls = name.partition(".")
+    return getattr(driver if module == "driver" else runtime, cls)
+
+
+def _payload(name):
+    # distinct bytes per class, no zero byte (a C string copy would stop there)
+    seed = sum(name.encode())
+    return bytes((seed + 37 * i) % 255 + 1 for i in range(64))
+
+
+@pytest.fixture(scope="module")
+def spawned():
+    ctx = multiprocessing.get_context("spawn")
+    with ctx.Pool(1) as pool:
+        yield pool
+
+
+@pytest.mark.parametrize("name", HANDLES)
+def test_handle_built_from_bytes_is_those_bytes_in_its_c_memory(name):
+    cls = _class(name)
+    data = _payload(name)
+    h = cls()
+    assert h.reserved == bytes(64)
+    h.reserved = data
+    assert h.reserved == data and type(h.reserved) is bytes
+    assert ctypes.string_at(h.getPtr(), 64) == data
+    assert cls(_ptr=h.getPtr()).reserved == data       # a view of the same 64 bytes
+
+
+@pytest.mark.parametrize("name", HANDLES)
+def test_handle_rebuilt_from_its_bytes_in_a_spawned_child(name, spawned):
+    data = _payload(name)
+    h = _class(name)()
+    h.reserved = data
+    as_seen, c_memory, pid = spawned.apply(ipc_child.rebuild_from_bytes, (name, bytes(h.reserved)))
+    assert pid != os.getpid()
+    assert as_seen == data and c_memory == data
+
+
+# Neither package pickles these structs today: NVIDIA's 13.0.3 and ours raise the same TypeError
+# (Cython's "no default __reduce__ due to non-trivial __cinit__"). The test asserts what a pickling
+# struct must do; any failure other than that TypeError, or a pass, is reported.
+@pytest.mark.xfail(raises=TypeError, strict=True, reason="the struct classes do not pickle (as in NVIDIA's 13.0.3)")
+@pytest.mark.parametrize("name", HANDLES)
+def test_handle_pickles_and_unpickles_in_a_spawned_child(name, spawned):
+    """multiprocessing pickles the arguments of a call into a child: the handle arrives with its
+    bytes, in memory it owns."""
+    data = _payload(name)
+    h = _class(name)()
+    h.reserved = data
+    back = pickle.loads(pickle.dumps(h))
+    assert type(back) is type(h) and back.reserved == data and back.getPtr() != h.getPtr()
+    as_seen, c_memory, pid = spawned.apply(ipc_child.reserved_of, (h,))
+    assert pid != os.getpid()
+    assert as_seen == data and c_memory == data
