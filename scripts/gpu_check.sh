@@ -8,25 +8,33 @@
 # 2. puts that folder first on PYTHONPATH and makes sure `cuda.bindings` is imported from it (a
 #    regular `cuda` package installed elsewhere would shadow our namespace portion: said plainly);
 # 3. runs `nvidia-smi -L`, `python -m cuda.bindings`, the whole test suite with GPU tests required
-#    (CUDA_BINDINGS_REQUIRE_GPU=1: no device is a failure, not a skip) and every example;
+#    (CUDA_BINDINGS_REQUIRE_GPU=1: no device is a failure, not a skip) and every example. The
+#    number of GPUs `nvidia-smi -L` lists (fewer where CUDA_VISIBLE_DEVICES names fewer) is
+#    exported as CUDA_BINDINGS_REQUIRE_GPUS: the tests marked two_gpus, and the examples that say
+#    `GPUS_NEEDED = 2`, run where there are two and are skipped with the reason where there is
+#    one (an example's exit 3 is then a skip, not a failure); with two, a skip is a failure;
 # 4. runs scripts/kernel_params_diff.py: every kernelParams form through every launch API, with our
 #    build and with the machine's NVIDIA cuda-bindings, kernels reporting the bytes they received;
 # 5. if .bench/overhead.py exists (a git-ignored copy of the shared benchmark), runs it with the
 #    machine's own cuda.bindings (PYTHONPATH unset) and with ours, and prints them side by side;
 # 6. with `clients` in GPU_CHECK_STEPS, runs scripts/client_check.py: numba-cuda's own test suite
 #    and tests/clients/programs.py (cuda.core) under the machine's NVIDIA cuda-bindings and ours;
+#    with `ipc`, scripts/ipc_clients.py: numba-cuda's interprocess test modules (serially) and
+#    tests/clients/ipc_programs.py (cuda.core's IPC memory and events) under both;
 # 7. ends with a summary. It keeps going after a failure and exits 1 if anything failed.
 #
 # CUDA_BINDINGS_CUDA_VERSION picks the CUDA release built (headers/pins.json; the import check
 # fails if the build is for another one); give each release its own DEST.
-# GPU_CHECK_STEPS picks steps 3-6 (default "tests examples kparams"; add "clients", or give
-# "clients" alone for the client check after the build and import check).
+# GPU_CHECK_STEPS picks steps 3-6 (default "tests examples kparams"; add "clients" and/or "ipc",
+# or give "clients" alone for the client check after the build and import check).
+# GPU_CHECK_TESTS: the pytest paths and options of the tests step (default "tests": all of them);
+# GPU_CHECK_EXAMPLES: an extended regular expression; only the examples whose path matches run.
 # Logs go to $OUT if set (else /tmp/gpu_check): info.log build.log pytest.log examples.log
 # kernel_params.log kernel_params.json bench.log summary.txt.
 # Environment: PYTHON (default python3), DEST (build folder, default /tmp/ours),
 # GPU_CHECK_SKIP_BUILD=1 (reuse an existing build in DEST), timeouts in seconds:
 # BUILD_TIMEOUT (900), PYTEST_TIMEOUT (900), EXAMPLE_TIMEOUT (300), KPARAMS_TIMEOUT (600),
-# BENCH_TIMEOUT (300), CLIENTS_TIMEOUT (900). KERNEL_PARAMS_REF_DIRS: more NVIDIA copies to compare with (see the script).
+# BENCH_TIMEOUT (300), CLIENTS_TIMEOUT (900), IPC_TIMEOUT (1200). KERNEL_PARAMS_REF_DIRS: more NVIDIA copies to compare with (see the script).
 # Wheels the machine lacks can be put in .whl/ (x86_64, this Python): they are installed into a
 # folder of their own, placed after the build on PYTHONPATH.
 set -u -o pipefail
@@ -61,11 +69,23 @@ say "machine"
     "$PY" -m pip list 2>/dev/null | grep -i -E '^(cuda-|cython|numpy|pytest|setuptools|nvidia-cuda)' || true
     "$PY" -c 'import cuda; f = getattr(cuda, "__file__", None); print("installed cuda package:", "regular, " + f if f else "namespace", list(cuda.__path__))' 2>&1 || true
 } | tee -a "$LOG/info.log"
+GPU_COUNT=0
 if nvidia-smi -L 2>&1 | tee -a "$LOG/info.log"; then
     add "nvidia-smi -L: $(nvidia-smi -L 2>/dev/null | head -n 1)"
+    GPU_COUNT=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ')
 else
     add "nvidia-smi -L: FAILED"
     fail "nvidia-smi"
+fi
+# the devices a CUDA program here sees: CUDA_VISIBLE_DEVICES may name fewer than the machine has
+if [ -n "${CUDA_VISIBLE_DEVICES+set}" ]; then
+    visible=$(printf '%s' "$CUDA_VISIBLE_DEVICES" | tr ',' '\n' | grep -c -v '^ *$')
+    [ "$visible" -lt "$GPU_COUNT" ] && GPU_COUNT=$visible
+fi
+if [ "$GPU_COUNT" -ge 2 ]; then
+    add "GPUs: $GPU_COUNT; the two-GPU tests and examples run (CUDA_BINDINGS_REQUIRE_GPUS=$GPU_COUNT: none may skip)"
+else
+    add "GPUs: $GPU_COUNT; the two-GPU tests and examples are skipped (needs 2 CUDA devices, found $GPU_COUNT)"
 fi
 
 # --- build ---------------------------------------------------------------------------------------
@@ -155,6 +175,8 @@ if [ $imported = 1 ]; then
     export PYTHONPATH="$path"
     export CUDA_BINDINGS_EXPECT_PREFIX="$DEST"
     export CUDA_BINDINGS_REQUIRE_GPU=1
+    # the count this machine has: a test needing up to that many fails rather than skips
+    export CUDA_BINDINGS_REQUIRE_GPUS=${CUDA_BINDINGS_REQUIRE_GPUS:-$GPU_COUNT}
     # tests/test_clients.py takes the machine's cuda-core and numba-cuda (no network here)
     purelib=$("$PY" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])' 2>/dev/null)
     if [ -z "${CUDA_BINDINGS_CLIENTS_DIR:-}" ] && compgen -G "$purelib/cuda_core-*.dist-info" >/dev/null; then
@@ -183,7 +205,8 @@ if [ $imported = 1 ]; then
         topt+=(--ignore=tests/test_typing.py)
         add "pytest: tests/test_typing.py left out (basedpyright/mypy not installed)"
     fi
-    timeout "${PYTEST_TIMEOUT:-900}" "$PY" -m pytest tests -rfEs -p no:cacheprovider \
+    read -r -a test_args <<<"${GPU_CHECK_TESTS:-tests}"
+    timeout "${PYTEST_TIMEOUT:-900}" "$PY" -m pytest "${test_args[@]}" -rfEs -p no:cacheprovider \
         --junitxml="$WORK/junit.xml" "${topt[@]}" "$@" >"$LOG/pytest.log" 2>&1
     rc=$?
     counts=$("$PY" - "$WORK/junit.xml" <<'EOF' 2>/dev/null
@@ -211,19 +234,31 @@ EOF
     say "examples"
     : >"$LOG/examples.log"
     while IFS= read -r ex; do
+        # an example needing several GPUs says so: `GPUS_NEEDED = N` (tests/test_examples.py reads it too)
+        needs=$(sed -n 's/^GPUS_NEEDED = \([0-9][0-9]*\).*/\1/p' "$ex" | head -n 1)
+        needs=${needs:-1}
         echo "### $ex" >>"$LOG/examples.log"
-        timeout "${EXAMPLE_TIMEOUT:-300}" "$PY" "$ex" >>"$LOG/examples.log" 2>&1
+        timeout "${EXAMPLE_TIMEOUT:-300}" "$PY" "$ex" >"$WORK/example.out" 2>&1
         rc=$?
+        cat "$WORK/example.out" >>"$LOG/examples.log"
         echo "### exit $rc" >>"$LOG/examples.log"
         case $rc in
         0) status="pass" ;;
-        3) status="SKIP (requirement not met: counted as a failure here)"; fail "example $ex" ;;
+        3)
+            why=$(grep -m1 '^requirement not met' "$WORK/example.out")
+            if [ "$needs" -gt 1 ] && [ "$needs" -gt "$GPU_COUNT" ]; then
+                status="skip (needs $needs GPUs, found $GPU_COUNT: ${why:-no reason printed})"
+            else
+                status="SKIP (${why:-requirement not met}: counted as a failure here)"; fail "example $ex"
+            fi
+            ;;
         124) status="FAIL (timed out)"; fail "example $ex" ;;
         *) status="FAIL (exit $rc)"; fail "example $ex" ;;
         esac
         echo "$ex: $status"
         add "example $ex: $status"
-    done < <(find examples -name '*.py' -not -path '*/common/*' -not -name '__init__.py' | sort)
+    done < <(find examples -name '*.py' -not -path '*/common/*' -not -name '__init__.py' | sort \
+             | grep -E -- "${GPU_CHECK_EXAMPLES:-.}")
     fi
 
     # --- kernel parameters, ours vs NVIDIA's package ---------------------------------------------
@@ -254,8 +289,26 @@ EOF
     while IFS= read -r line; do [ -n "$line" ] && add "clients: $line"; done <<<"$summary"
     [ $rc -eq 0 ] || { add "clients: exit $rc"; fail "clients"; }
     fi
+
+    # --- IPC clients: numba-cuda's interprocess tests and cuda.core's IPC programs -----------------
+    if wanted ipc; then
+    say "IPC clients: numba-cuda's interprocess tests and cuda.core's IPC programs, NVIDIA's cuda-bindings vs ours"
+    deps_arg=()
+    [ "$path" = "$DEST" ] || deps_arg=(--deps "$DEPS")
+    timeout "${IPC_TIMEOUT:-1200}" "$PY" scripts/ipc_clients.py --ours "$DEST" "${deps_arg[@]}" \
+        --out "$LOG/ipc_clients" >"$LOG/ipc_clients.log" 2>&1
+    rc=$?
+    summary=$(sed -n '/^==== IPC client check summary/,$p' "$LOG/ipc_clients.log" | tail -n +2)
+    if [ -n "$summary" ]; then echo "$summary"; else show_tail "$LOG/ipc_clients.log" 40; fi
+    while IFS= read -r line; do [ -n "$line" ] && add "ipc: $line"; done <<<"$summary"
+    case $rc in
+    0) ;;
+    3) add "ipc: nothing compared (no numba-cuda or cuda.core on this machine)" ;;
+    *) add "ipc: exit $rc"; fail "ipc clients" ;;
+    esac
+    fi
 else
-    for step in "python -m cuda.bindings" "pytest" "examples" "kernel params" "clients"; do
+    for step in "python -m cuda.bindings" "pytest" "examples" "kernel params" "clients" "ipc"; do
         add "$step: not run ($([ $built = 1 ] && echo "our build is not the cuda.bindings imported" || echo "no build"))"
     done
 fi
