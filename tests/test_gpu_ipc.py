@@ -365,3 +365,49 @@ def test_memory_pool_export_of_a_pool_without_handle_types_is_refused(cu):
         assert isinstance(res[0], d.CUresult) and res[0] != d.CUresult.CUDA_SUCCESS and res[1] is None, res
     finally:
         ok(d.cuMemPoolDestroy(pool))
+
+
+FABRIC_EXPORT = r"""
+import json, sys
+from cuda.bindings import driver as d
+assert int(d.cuInit(0)[0]) == 0
+dev = d.cuDeviceGet(0)[1]
+ctx = d.cuDevicePrimaryCtxRetain(dev)[1]
+assert int(d.cuCtxSetCurrent(ctx)[0]) == 0
+FABRIC = d.CUmemAllocationHandleType.CU_MEM_HANDLE_TYPE_FABRIC
+if not d.cuDeviceGetAttribute(d.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_FABRIC_SUPPORTED, dev)[1]:
+    print(json.dumps({"skip": "the device has no fabric handles"})); sys.exit(0)
+prop = d.CUmemAllocationProp()
+prop.type = d.CUmemAllocationType.CU_MEM_ALLOCATION_TYPE_PINNED
+prop.location.type = d.CUmemLocationType.CU_MEM_LOCATION_TYPE_DEVICE
+prop.location.id = 0
+prop.requestedHandleTypes = FABRIC
+size = d.cuMemGetAllocationGranularity(prop, d.CUmemAllocationGranularity_flags.CU_MEM_ALLOC_GRANULARITY_MINIMUM)[1]
+err, handle = d.cuMemCreate(size, prop, 0)
+if int(err) != 0:
+    print(json.dumps({"skip": "cuMemCreate with a fabric handle type returned %s (no IMEX channel?)" % err.name})); sys.exit(0)
+err, shared = d.cuMemExportToShareableHandle(handle, FABRIC, 0)
+out = {"status": err.name, "type": type(shared).__name__}
+if isinstance(shared, d.CUmemFabricHandle):
+    out["nonzero"] = bytes(shared.data) != bytes(64)
+    err2, imported = d.cuMemImportFromShareableHandle(shared, FABRIC)
+    out["import"] = err2.name
+    if imported is not None:
+        d.cuMemRelease(imported)
+d.cuMemRelease(handle)
+print(json.dumps(out))
+"""
+
+
+def test_fabric_handle_export_is_a_CUmemFabricHandle(cu):
+    """CU_MEM_HANDLE_TYPE_FABRIC: the driver writes a 64-byte CUmemFabricHandle where the handle
+    goes; NVIDIA's package returns it as a CUmemFabricHandle (a POSIX fd as an int). Run in a child:
+    written into 8 bytes, the 64 would overrun the caller's stack."""
+    proc = run_python(FABRIC_EXPORT, timeout=120)
+    assert proc.returncode == 0, f"exit {proc.returncode}\n{proc.stdout}\n{proc.stderr}"
+    got = json.loads(proc.stdout.strip().splitlines()[-1])
+    if "skip" in got:
+        pytest.skip(got["skip"])
+    assert got["status"] == "CUDA_SUCCESS", got
+    assert got["type"] == "CUmemFabricHandle", got
+    assert got["nonzero"] and got["import"] == "CUDA_SUCCESS", got

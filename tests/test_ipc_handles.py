@@ -74,3 +74,22 @@ def test_handle_pickles_and_unpickles_in_a_spawned_child(name, spawned):
     as_seen, c_memory, pid = spawned.apply(ipc_child.reserved_of, (h,))
     assert pid != os.getpid()
     assert as_seen == data and c_memory == data
+
+
+@pytest.mark.parametrize("name", HANDLES)
+def test_handle_bytes_longer_than_the_handle_are_refused(name):
+    h = _class(name)()
+    with pytest.raises(ValueError):
+        h.reserved = bytes(65)
+    assert h.reserved == bytes(64)
+
+
+# NVIDIA's 13.0.3 refuses a value of another length than 64 ("ValueError: reserved length must be
+# 64, is 2"); ours zero-pads a shorter one, so a truncated handle goes to the driver as a handle.
+@pytest.mark.xfail(raises=pytest.fail.Exception, strict=True,
+                   reason="a shorter value is zero-padded (NVIDIA's 13.0.3 raises ValueError)")
+@pytest.mark.parametrize("name", HANDLES)
+def test_handle_bytes_shorter_than_the_handle_are_refused(name):
+    h = _class(name)()
+    with pytest.raises(ValueError):
+        h.reserved = b"\x01\x02"
