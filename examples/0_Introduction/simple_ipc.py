@@ -147,6 +147,7 @@ def child_process(id):
     print(f"Process {id}: Starting on device {device}...")
 
     rt_check(runtime.cudaSetDevice(device))
+    rt_check(runtime.cudaFree(0))            # the primary context, current for the driver calls too
     prop = rt_check(runtime.cudaGetDeviceProperties(device))
     stream = rt_check(runtime.cudaStreamCreateWithFlags(runtime.cudaStreamNonBlocking))
     module = check(driver.cuModuleLoadData(compile_source(SIMPLE_KERNEL, f"{prop.major}{prop.minor}",
