@@ -73,10 +73,6 @@ def cytype(base, ptr=0, const=False, mod=""):
     return ("const " if const and ptr else "") + s + "*" * ptr
 
 
-def _q(s):
-    return repr(s)
-
-
 # ------------------------------------------------------------------------------------- pxd
 
 def _struct_order(model):
