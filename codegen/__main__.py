@@ -14,10 +14,11 @@ import time
 from pathlib import Path
 
 from . import changelog, emit, model, overrides, parse, stubs
+from .libs import GENERATED, checked
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "cuda_bindings"
-LIBS = ("driver", "nvrtc", "runtime", "nvjitlink", "nvvm")
+LIBS = GENERATED
 CHANGELOG = ROOT / "docs" / "cuda-changelog.md"
 
 
@@ -85,7 +86,7 @@ def generate(include_dir, libs=LIBS, dump=None, models_out=None):
         models["driver"].cuda = cuda
     for lib in libs:
         files[f"{lib}.pyi"] = stubs.emit_pyi(models[lib], models)
-        if lib in stubs.CHECKED_LIBS:
+        if lib in checked():
             files[f"checked/{lib}.py"] = stubs.emit_checked_py(models[lib])
             files[f"checked/{lib}.pyi"] = stubs.emit_checked_pyi(models[lib], models)
     if set(libs) == set(LIBS):

@@ -8,6 +8,7 @@ qualified (`driver.CUstream`).  Each type says what the wrapper accepts (see the
 `cuda_bindings/_base.pyx`): where a wrapper is more lenient than its documented use (an enum
 parameter takes any int), the type keeps to the documented use, so that a checker reports the
 mistake."""
+from .libs import LIBS
 from .model import SCALARS
 
 
@@ -80,7 +81,6 @@ def param_type(model, fn, p, peers=None):
         return _accepts(model, p, peers)
     if conv == "enum":
         if snake:   # the snake_case modules' short-named enum (InputType), or a plain int
-            from .emit import LIBS
             short = LIBS[model.lib]["snake"]["enums"].get(_bare(p.ctype))
             return f"{short[0]} | int" if short else "int"
         return item(model, p)
@@ -147,13 +147,11 @@ def outputs(model, fn):
 
 
 def status(model):
-    from .emit import LIBS      # here: emit.py imports this module
     return LIBS[model.lib]["status"]
 
 
 def _snake_module(model):
     """The library's module has the snake_case style (nvJitLink, NVVM): handles are plain ints."""
-    from .emit import LIBS
     return bool(LIBS[model.lib].get("snake"))
 
 

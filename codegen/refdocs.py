@@ -15,14 +15,12 @@ import sys
 import time
 from pathlib import Path
 
-from . import docstrings, model, parse, pytypes, stubs
+from . import docstrings, libs, model, parse, pytypes, stubs
 from . import overrides as ov
-from .emit import LIBS, _docstring, _extra_enums, _field_spec, _snake_docstring, snake_refs
+from .emit import _docstring, _extra_enums, _field_spec, _snake_docstring, snake_refs
+from .libs import LIBS
 
 ROOT = Path(__file__).resolve().parent.parent
-MODULES = ("driver", "runtime", "nvrtc", "nvjitlink", "nvvm")
-TITLES = {"driver": "CUDA driver API", "runtime": "CUDA runtime API", "nvrtc": "NVRTC (runtime compilation)",
-          "nvjitlink": "nvJitLink (JIT linking)", "nvvm": "NVVM (libNVVM)"}
 OTHER = "Other"            # functions the headers put in no group
 HELPERS = "Helpers"        # functions of the module that no C function makes
 
@@ -76,7 +74,7 @@ def module_page(m, peers):
         g = m.type_groups.get(short.get(name, name))
         return f", in {titles[g]}" if g in titles else ""
     o = [f"# cuda.bindings.{m.lib}", "",
-         f"{TITLES[m.lib]}: {len(fns)} functions, {len(enums)} enums, {len(m.structs)} structs and unions, "
+         f"{LIBS[m.lib]['title']}: {len(fns)} functions, {len(enums)} enums, {len(m.structs)} structs and unions, "
          f"{len(m.handles) + len(m.funcptrs)} handle types, {len(m.inttds)} integer types, "
          f"{len(m.defines)} constants. Generated from the CUDA {m.cuda} headers by `python -m codegen.refdocs`; "
          "the signatures are the stubs' (`help()` shows the same text at run time).", "",
@@ -145,11 +143,11 @@ def checked_page(models):
          "function's text is its tuple-style form's, linked.", "",
          "| exception | raised by | `status` |", "| --- | --- | --- |",
          "| `StatusError` | (the base of the three below) | the enum member |"]
-    o += [f"| `{stubs.CHECKED_ERROR[lib]}` | `cuda.bindings.checked.{lib}` | `{LIBS[lib]['status']}` |"
-          for lib in stubs.CHECKED_LIBS]
+    o += [f"| `{LIBS[lib]['checked']}` | `cuda.bindings.checked.{lib}` | `{LIBS[lib]['status']}` |"
+          for lib in libs.checked()]
     o += ["", "Each carries `status`, `name`, `message` (the library's own text), `function` and `log` "
           "(the compile log after a failed `nvrtcCompileProgram`).", ""]
-    for lib in stubs.CHECKED_LIBS:
+    for lib in libs.checked():
         m = models[lib]
         peers = stubs.peers(m, models)
         o += [f"## cuda.bindings.checked.{lib}", ""]
@@ -168,10 +166,10 @@ def index_page(models):
          f"Generated from the CUDA {models['driver'].cuda} headers by `python -m codegen.refdocs`. How to use the "
          "bindings: [the guide](../../docs/guide.md).", "",
          "| module | | functions |", "| --- | --- | ---: |"]
-    for lib in MODULES:
+    for lib in libs.names():
         n = sum(1 for fn in models[lib].functions if fn.python)
-        o.append(f"| [cuda.bindings.{lib}]({lib}.md) | {TITLES[lib]} | {n} |")
-    n = sum(1 for lib in stubs.CHECKED_LIBS for fn in models[lib].functions if fn.python)
+        o.append(f"| [cuda.bindings.{lib}]({lib}.md) | {LIBS[lib]['title']} | {n} |")
+    n = sum(1 for lib in libs.checked() for fn in models[lib].functions if fn.python)
     o.append(f"| [cuda.bindings.checked](checked.md) | driver, runtime and NVRTC raising exceptions | {n} |")
     return "\n".join(o) + "\n"
 
@@ -179,10 +177,10 @@ def index_page(models):
 def build(include_dir, out):
     """Write the pages into `out`; returns ({file name: text}, {lib: model})."""
     models = {}
-    for lib in MODULES:
+    for lib in libs.names():
         models[lib] = model.build(parse.read(include_dir, lib), lib)
         models[lib].cuda = parse.cuda_release(include_dir)
-    pages = {f"{lib}.md": module_page(models[lib], stubs.peers(models[lib], models)) + "\n" for lib in MODULES}
+    pages = {f"{lib}.md": module_page(models[lib], stubs.peers(models[lib], models)) + "\n" for lib in libs.names()}
     pages["checked.md"] = checked_page(models) + "\n"
     pages["index.md"] = index_page(models)
     out = Path(out)
@@ -200,7 +198,7 @@ def main(argv=None):
     from headers.fetch import include_dir
     t0 = time.time()
     pages, models = build(include_dir(), a.out)     # the release $CUDA_BINDINGS_CUDA_VERSION selects
-    for lib in MODULES:
+    for lib in libs.names():
         print(f"codegen.refdocs: {lib}: in no header group ({OTHER}): {', '.join(ungrouped(models[lib])) or 'none'}",
               file=sys.stderr)
     size = sum(len(t.encode()) for t in pages.values())

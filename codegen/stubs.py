@@ -12,12 +12,10 @@ import re
 from . import docstrings
 from . import overrides as ov
 from . import pytypes
-from .emit import (HEADER, LIBS, F_ARRAY, F_BOOL, F_CHARS, F_CSTR, F_ENUM, F_F, F_HANDLE, F_I, F_INTV,
+from .emit import (HEADER, F_ARRAY, F_BOOL, F_CHARS, F_CSTR, F_ENUM, F_F, F_HANDLE, F_I, F_INTV,
                    F_KPARAMS, F_PTRARR, F_STRUCT, F_U, F_VOIDP, _docstring, _extra_enums, _field_spec,
                    _snake_docstring, public_function, public_param, snake_refs)
-
-CHECKED_LIBS = ("driver", "runtime", "nvrtc")
-CHECKED_ERROR = {"driver": "CUDAError", "runtime": "CUDARuntimeError", "nvrtc": "NVRTCError"}
+from .libs import LIBS
 
 
 def peers(model, others):
@@ -246,7 +244,7 @@ def emit_checked_py(model):
             line = ""
         line += n + " "
     lines.append(line)
-    err = CHECKED_ERROR[model.lib]
+    err = LIBS[model.lib]['checked']
     logs = {f: v for f, v in sorted(ov.ERROR_LOG.items()) if f.startswith(LIBS[model.lib]["prefix"])}
     return "\n".join([
         HEADER.format(ver=model.cuda).rstrip("\n"),
@@ -277,7 +275,7 @@ def emit_checked_pyi(model, others):
          "from typing import Any", "",
          "from cuda.bindings._base import Address, Buffer, KernelParams"]
     o += [f"from cuda.bindings import {m}" for m in imports]
-    o.append(f"from cuda.bindings.checked import {CHECKED_ERROR[model.lib]} as {CHECKED_ERROR[model.lib]}")
+    o.append(f"from cuda.bindings.checked import {LIBS[model.lib]['checked']} as {LIBS[model.lib]['checked']}")
     o.append(f"from cuda.bindings.{model.lib} import (")
     o += [f"    {n} as {n}," for n in names]
     o += [")", ""]
