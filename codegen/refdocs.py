@@ -15,10 +15,11 @@ import sys
 import time
 from pathlib import Path
 
-from . import docstrings, libs, model, parse, pytypes, stubs
+from . import docstrings, libs, model, parse, pytypes
 from . import overrides as ov
-from .emit import _docstring, _extra_enums, _field_spec, _snake_docstring, snake_refs
+from .common import extra_enums, field_spec
 from .libs import LIBS
+from .pyapi import helper_signatures, signature, snake_docstring, snake_refs, tuple_docstring
 
 ROOT = Path(__file__).resolve().parent.parent
 OTHER = "Other"            # functions the headers put in no group
@@ -47,8 +48,8 @@ def _functions(m, peers):
     for fn in m.functions:
         if not fn.python:
             continue
-        name, sig = stubs.signature(m, fn, peers)
-        doc = docstrings.quoted(_snake_docstring(m, fn, refs)) if snake else _docstring(m, fn, refs)
+        name, sig = signature(m, fn, peers)
+        doc = docstrings.quoted(snake_docstring(m, fn, refs)) if snake else tuple_docstring(m, fn, refs)
         out.append((name, sig, doc, fn.group))
     return out
 
@@ -67,7 +68,7 @@ def module_page(m, peers):
     if ungrouped(m):
         used.append(OTHER)
     short = {v[0]: c for c, v in LIBS[m.lib].get("snake", {}).get("enums", {}).items()}   # Result: nvvmResult
-    enums = [(e.name, e.members, e.aliases) for e in m.enums] + [(n, mem, []) for n, mem in _extra_enums(m)]
+    enums = [(e.name, e.members, e.aliases) for e in m.enums] + [(n, mem, []) for n, mem in extra_enums(m)]
 
     def in_group(name):
         """`, in <header group title>` for a type the headers place in a group, else ''."""
@@ -95,7 +96,7 @@ def module_page(m, peers):
     o += [f"## {HELPERS}", "", "Written by hand rather than generated from a C function.", "",
           "### sizeof", "", "```python", "def sizeof(objType: type) -> int", "```", "",
           "The C size in bytes of a struct, handle, integer or enum class of this module.", ""]
-    for sig in stubs.helper_signatures(m):
+    for sig in helper_signatures(m):
         name = sig.split("(", 1)[0]
         if name in ov.MAKE_FUNCTIONS:
             cls, _, fields = ov.MAKE_FUNCTIONS[name]
@@ -115,7 +116,7 @@ def module_page(m, peers):
     o += [f"- `{n}`" + (f" (a `{p}`)" if p else "") + in_group(n) for n, p in m.handles + m.funcptrs] + [""]
     o += ["### Integer types", "", "| type | C type |", "| --- | --- |"]
     o += [f"| `{n}` | `{cy}`" + (f", a `{p}`" if p else "") + in_group(n) + " |" for n, p, cy, _, _ in m.inttds] + [""]
-    classes = pytypes._classes(m)
+    classes = pytypes.classes(m)
     for s in m.structs:
         o += [f"### {s.name}", "", f"C {'union' if s.union else 'struct'} `{s.ctype}`{in_group(s.name)}"
               + ("; also named " + ", ".join(f"`{a}`" for a, _ in s.aliases if a != s.name)
@@ -124,8 +125,8 @@ def module_page(m, peers):
         for f in s.fields:
             if None in f.dims:
                 continue
-            kind, _, clsname, ekind, _, _ = _field_spec(m, s, f, classes)
-            read, write = stubs.field_types(m, kind, clsname, ekind)
+            kind, _, clsname, ekind, _, _ = field_spec(m, s, f, classes)
+            read, write = pytypes.field_types(m, kind, clsname, ekind)
             rows.append(f"| `{f.name}` | `{read}` |" + (f" `{write}` |" if write != read else " |"))
         if rows:
             o += ["| field | type | set from |", "| --- | --- | --- |"] + rows + [""]
@@ -149,11 +150,11 @@ def checked_page(models):
           "(the compile log after a failed `nvrtcCompileProgram`).", ""]
     for lib in libs.checked():
         m = models[lib]
-        peers = stubs.peers(m, models)
+        peers = pytypes.peers(m, models)
         o += [f"## cuda.bindings.checked.{lib}", ""]
         for fn in m.functions:
             if fn.python:
-                sig = stubs.signature(m, fn, peers, checked=True)[1]
+                sig = signature(m, fn, peers, checked=True)[1]
                 o.append(f"- [`{sig}`]({lib}.md#{anchor(fn.name)})")
         if lib == "runtime":
             o.append("- [`getLocalRuntimeVersion() -> int`](runtime.md#getlocalruntimeversion)")
@@ -180,7 +181,7 @@ def build(include_dir, out):
     for lib in libs.names():
         models[lib] = model.build(parse.read(include_dir, lib), lib)
         models[lib].cuda = parse.cuda_release(include_dir)
-    pages = {f"{lib}.md": module_page(models[lib], stubs.peers(models[lib], models)) + "\n" for lib in libs.names()}
+    pages = {f"{lib}.md": module_page(models[lib], pytypes.peers(models[lib], models)) + "\n" for lib in libs.names()}
     pages["checked.md"] = checked_page(models) + "\n"
     pages["index.md"] = index_page(models)
     out = Path(out)
