@@ -5,26 +5,19 @@ One place decides them for the stubs (`stubs.py`), the docstrings (`pyapi.py`) a
 pages; likewise the types of struct fields (`field_types`) and the classes of another module that
 a wrapper also takes (`peers`).  The text names the module's own classes bare (`CUstream`), the
 aliases of the hand-written stub `cuda/bindings/_base.pyi` (`Address`, `KernelParams`, `Buffer`)
-bare, and another module's classes qualified (`driver.CUstream`).  Each type says what the wrapper accepts (see the conversions in
-`cuda_bindings/_base.pyx`): where a wrapper is more lenient than its documented use (an enum
-parameter takes any int), the type keeps to the documented use, so that a checker reports the
-mistake."""
+bare, and another module's classes qualified (`driver.CUstream`).  Each type says what the
+wrapper accepts (see the conversions in `cuda_bindings/_base.pyx`): where a wrapper is more
+lenient than its documented use (an enum parameter takes any int), the type keeps to the
+documented use, so that a checker reports the mistake."""
 from .common import (F_ARRAY, F_BOOL, F_CHARS, F_CSTR, F_ENUM, F_F, F_HANDLE, F_I, F_INTV, F_KPARAMS, F_PTRARR,
-                     F_STRUCT, F_U, F_VOIDP, field_spec)
+                     F_STRUCT, F_U, F_VOIDP, bare, field_spec)
 from .libs import LIBS
 from .model import SCALARS
 
 
-def _bare(name):
-    for p in ("struct ", "union ", "enum "):
-        if name.startswith(p):
-            return name[len(p):]
-    return name
-
-
 def scalar(ctype):
     """int, float or bool, for a C scalar type name."""
-    cy, _, kind = SCALARS[_bare(ctype)]
+    cy, _, kind = SCALARS[bare(ctype)]
     if cy == "bint":
         return "bool"
     return "float" if kind == "f" else "int"
@@ -53,7 +46,7 @@ def classes(model):
 
 def item(model, p):
     """The Python type of one value of p's base type, as a call returns it."""
-    b = _bare(p.ctype)
+    b = bare(p.ctype)
     if p.cls == "scalar" and b in SCALARS:
         return scalar(b)
     if p.cls == "enum":
@@ -84,7 +77,7 @@ def param_type(model, fn, p, peers=None):
         return _accepts(model, p, peers)
     if conv == "enum":
         if snake:   # the snake_case modules' short-named enum (InputType), or a plain int
-            short = LIBS[model.lib]["snake"]["enums"].get(_bare(p.ctype))
+            short = LIBS[model.lib]["snake"]["enums"].get(bare(p.ctype))
             return f"{short[0]} | int" if short else "int"
         return item(model, p)
     if conv == "handle_ref":
@@ -129,7 +122,7 @@ def output_type(model, fn, p):
     if conv == "strbuf":
         return "bytes"
     if conv in ("array_out", "array_ref_out"):
-        return "bytes" if _bare(p.ctype) == "char" else f"list[{item(model, p)}]"
+        return "bytes" if bare(p.ctype) == "char" else f"list[{item(model, p)}]"
     if conv == "attr":
         return "Any"
     if conv == "attr_list":
@@ -145,7 +138,7 @@ def outputs(model, fn):
     """Types of the values after the status, as a successful call returns them."""
     if fn.ret != status(model):
         # a C function that returns a value, not a status: a struct, or a string (bytes)
-        return [_bare(fn.ret) if _bare(fn.ret) in classes(model) else "bytes | None"]
+        return [bare(fn.ret) if bare(fn.ret) in classes(model) else "bytes | None"]
     return [output_type(model, fn, p) for p in fn.params if p.role in ("out", "inout")]
 
 
