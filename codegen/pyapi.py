@@ -57,6 +57,19 @@ def snake_docstring(model, fn, refs):
         status=result, raises=raises)
 
 
+def module_refs(model):
+    """The docstring references of the library's module, in its style (snake_case or tuple)."""
+    return snake_refs(model) if LIBS[model.lib].get("snake") else docstrings.Refs(model)
+
+
+def docstring(model, fn, refs):
+    """fn's public function's docstring as the generated source quotes it, in its module's style
+    (`refs`: module_refs(model))."""
+    if LIBS[model.lib].get("snake"):
+        return docstrings.quoted(snake_docstring(model, fn, refs))
+    return tuple_docstring(model, fn, refs)
+
+
 def signature_params(model, fn, prm):
     """The parameter list of fn's Python signature, typed (`prm`: peers)."""
     out = []

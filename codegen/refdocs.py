@@ -15,11 +15,11 @@ import sys
 import time
 from pathlib import Path
 
-from . import docstrings, libs, model, parse, pytypes
+from . import libs, model, parse, pytypes
 from . import overrides as ov
 from .common import extra_enums, field_spec
 from .libs import LIBS
-from .pyapi import helper_signatures, signature, snake_docstring, snake_refs, tuple_docstring
+from .pyapi import docstring, helper_signatures, module_refs, signature
 
 ROOT = Path(__file__).resolve().parent.parent
 OTHER = "Other"            # functions the headers put in no group
@@ -42,15 +42,13 @@ def _doc_block(text):
 
 def _functions(m, peers):
     """[(Python name, signature text, docstring text, group name)] of the module's public functions."""
-    snake = LIBS[m.lib].get("snake")
-    refs = snake_refs(m) if snake else docstrings.Refs(m)
+    refs = module_refs(m)
     out = []
     for fn in m.functions:
         if not fn.python:
             continue
         name, sig = signature(m, fn, peers)
-        doc = docstrings.quoted(snake_docstring(m, fn, refs)) if snake else tuple_docstring(m, fn, refs)
-        out.append((name, sig, doc, fn.group))
+        out.append((name, sig, docstring(m, fn, refs), fn.group))
     return out
 
 

@@ -10,12 +10,11 @@ on a failed status (cuda_bindings/checked/__init__.py), and its stub.
 import keyword
 import re
 
-from . import docstrings
 from . import overrides as ov
 from . import pytypes
 from .common import HEADER, extra_enums, field_spec
 from .libs import LIBS
-from .pyapi import helper_signatures, signature, snake_docstring, snake_refs, tuple_docstring
+from .pyapi import docstring, helper_signatures, module_refs, signature
 from .pytypes import field_types, peers
 
 
@@ -23,12 +22,11 @@ def summaries(model):
     """Function name -> the summary line of its docstring (as quoted in the .pyx).  An editor
     shows a stub's docstring, and cannot read the compiled module's: the stubs carry this one
     line, and help() the whole text."""
-    snake = LIBS[model.lib].get("snake")
-    refs = snake_refs(model) if snake else docstrings.Refs(model)
+    refs = module_refs(model)
     out = {}
     for fn in model.functions:
         if fn.python:
-            text = docstrings.quoted(snake_docstring(model, fn, refs)) if snake else tuple_docstring(model, fn, refs)
+            text = docstring(model, fn, refs)
             first = re.split(r"\n\s*\n", text, maxsplit=1)[0]    # the summary paragraph
             out[fn.name] = " ".join(ln.strip() for ln in first.splitlines())
     return out
