@@ -39,7 +39,7 @@ def emit_version(cuda, include_dir):
         "",
         f'__version__ = "{cuda}.0"',
         f'__cuda_version__ = "{cuda}"',
-        f"#: cuda.h's CUDA_VERSION (1000 * major + 10 * minor)",
+        "#: cuda.h's CUDA_VERSION (1000 * major + 10 * minor)",
         f"CUDA_VERSION = {v}",
         f"CUDA_MAJOR = {major}",
         ""])

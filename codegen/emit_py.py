@@ -632,7 +632,6 @@ def _keep_gil_test(model, fname, arg):
     of the headers' enum except the excluded ones, written as value ranges."""
     _, enum_name, excluded, _ = ov.KEEP_GIL_UNLESS[fname]
     e = next(x for x in model.enums if x.name == enum_name)
-    names = {n for n, _ in e.members}
     bad = {int(v) for n, v in e.members if n in excluded}
     vals = sorted({int(v) for n, v in e.members} - bad)
     ranges = []
