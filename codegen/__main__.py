@@ -13,11 +13,13 @@ import sys
 import time
 from pathlib import Path
 
-from . import changelog, emit, model, overrides, parse, stubs
+from . import changelog, emit_c, emit_py, model, overrides, parse, stubs
+from .common import HEADER
+from .libs import GENERATED, checked
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "cuda_bindings"
-LIBS = ("driver", "nvrtc", "runtime", "nvjitlink", "nvvm")
+LIBS = GENERATED
 CHANGELOG = ROOT / "docs" / "cuda-changelog.md"
 
 
@@ -32,12 +34,12 @@ def emit_version(cuda, include_dir):
     v = parse.cuda_version(include_dir)
     major = v // 1000
     return "\n".join([
-        emit.HEADER.format(ver=cuda).rstrip("\n"),
+        HEADER.format(ver=cuda).rstrip("\n"),
         '"""The CUDA release this build of cuda.bindings was generated from."""',
         "",
         f'__version__ = "{cuda}.0"',
         f'__cuda_version__ = "{cuda}"',
-        f"#: cuda.h's CUDA_VERSION (1000 * major + 10 * minor)",
+        "#: cuda.h's CUDA_VERSION (1000 * major + 10 * minor)",
         f"CUDA_VERSION = {v}",
         f"CUDA_MAJOR = {major}",
         ""])
@@ -59,10 +61,10 @@ def generate(include_dir, libs=LIBS, dump=None, models_out=None):
         if dump:
             Path(dump).mkdir(parents=True, exist_ok=True)
             (Path(dump) / f"{lib}.model.json").write_text(m.to_json())
-        files[f"cy{lib}.pxd"] = emit.emit_pxd(m)
-        files[f"cy{lib}.pyx"] = emit.emit_cypyx(m)
-        files[f"_symbols_{lib}.py"] = emit.emit_loader(m)
-        files[f"{lib}.pyx"] = emit.emit_py(m)
+        files[f"cy{lib}.pxd"] = emit_c.emit_pxd(m)
+        files[f"cy{lib}.pyx"] = emit_c.emit_cypyx(m)
+        files[f"_symbols_{lib}.py"] = emit_c.emit_symbols(m)
+        files[f"{lib}.pyx"] = emit_py.emit_py(m)
         models[lib] = m
         roles = collections.Counter((p.role, p.conv) for f in m.functions if f.python for p in f.params)
         cy_only = [f.name for f in m.functions if not f.python]
@@ -79,13 +81,13 @@ def generate(include_dir, libs=LIBS, dump=None, models_out=None):
         if unknown:
             report += ["- passed through as plain addresses (no better rule): " + ", ".join(unknown), ""]
         print(f"codegen: CUDA {cuda} {lib} done in {time.time() - t0:.1f}s", file=sys.stderr)
-    # stubs: runtime's name the driver's handle classes it also takes (stubs.peers)
+    # stubs: runtime's name the driver's handle classes it also takes (pytypes.peers)
     if "runtime" in models and "driver" not in models:
         models["driver"] = model.build(parse.read(include_dir, "driver"), "driver")
         models["driver"].cuda = cuda
     for lib in libs:
         files[f"{lib}.pyi"] = stubs.emit_pyi(models[lib], models)
-        if lib in stubs.CHECKED_LIBS:
+        if lib in checked():
             files[f"checked/{lib}.py"] = stubs.emit_checked_py(models[lib])
             files[f"checked/{lib}.pyi"] = stubs.emit_checked_pyi(models[lib], models)
     if set(libs) == set(LIBS):

@@ -4,9 +4,8 @@ For each pair of neighbouring releases and each module it lists what a user of t
 sees change: functions added or removed, functions whose Python parameters changed, enums and
 enum members, structs and their fields, constants. Everything not listed is the same in both.
 """
-from .emit import LIBS, _extra_enums, public_function, public_param
-
-MODULES = ("driver", "runtime", "nvrtc", "nvjitlink", "nvvm")
+from .common import extra_enums, public_function, public_param
+from .libs import LIBS, names
 
 
 def _release_key(v):
@@ -19,7 +18,7 @@ def surface(m):
     fns = {public_function(fn, L): tuple(public_param(p, L) for p in fn.params if p.role in ("in", "inout"))
            for fn in m.functions if fn.python}
     enums = {e.name: {n for n, _ in e.members} for e in m.enums}
-    enums.update({n: {k for k, _ in mem} for n, mem in _extra_enums(m)})
+    enums.update({n: {k for k, _ in mem} for n, mem in extra_enums(m)})
     structs = {s.name: {f.name for f in s.fields} for s in m.structs if not s.host}
     consts = {n for n, _ in m.defines}
     return fns, enums, structs, consts
@@ -75,13 +74,13 @@ def render(models_by_release):
          "[cuda-versions.md](cuda-versions.md).", ""]
     o.append("| module | " + " | ".join(f"CUDA {r}" for r in releases) + " |")
     o.append("| --- |" + " ---: |" * len(releases))
-    for lib in MODULES:
+    for lib in names():
         o.append(f"| {lib} functions | " + " | ".join(
             str(len(surface(models_by_release[r][lib])[0])) for r in releases) + " |")
     o.append("")
     for old, new in zip(releases, releases[1:]):
         o += [f"## CUDA {old} to {new}", ""]
-        for lib in MODULES:
+        for lib in names():
             lines = _diff_module(models_by_release[old][lib], models_by_release[new][lib])
             o += [f"### {lib}", ""] + (lines or ["No change."]) + [""]
     return "\n".join(o)

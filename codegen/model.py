@@ -73,7 +73,7 @@ class Param:
     const: bool
     cls: str                 # category of the base type
     role: str                # in / out / inout / hidden
-    conv: str                # conversion (see emit.py)
+    conv: str                # conversion (see emit_py.py)
     extra: dict = field(default_factory=dict)
     decl: list = field(default_factory=list)  # [base, ptr] as the header declares it, where ctype/ptr differ
 

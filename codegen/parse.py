@@ -8,35 +8,19 @@ import bisect
 import re
 from pathlib import Path
 
+from .libs import LIBS, interop_headers
+
 # Predefined macros for the target ABI (x86-64 / aarch64 Linux, LP64).
 _ABI_MACROS = {"__LP64__": "1", "__linux__": "1", "__x86_64__": "1", "__GNUC__": "13"}
 
-# Header sets, by library.  The profiler header is not shipped in the wheels: its two entry
-# points come from cudaProfilerTypedefs.h instead (see model.py).
-HEADER_SETS = {
-    "driver": ["cuda.h", "cudaGL.h", "cudaEGL.h", "cudaVDPAU.h"],
-    "nvrtc": ["nvrtc.h"],
-    "runtime": ["driver_types.h", "vector_types.h", "surface_types.h", "texture_types.h",
-                "library_types.h", "device_types.h", "cuda_runtime_api.h", "driver_functions.h",
-                "cuda_gl_interop.h", "cuda_egl_interop.h", "cuda_vdpau_interop.h"],
-    "nvjitlink": ["nvJitLink.h"],
-    "nvvm": ["nvvm.h"],
-}
 # The graphics interop headers include GL/EGL/VDPAU headers; the few types they use come from
-# the stand-ins in headers/stubs (see its README), read first.
+# the stand-ins in headers/stubs (see its README), read first by every library with interop
+# headers (libs.LIBS[lib]["interop"]).
 STUBS = Path(__file__).resolve().parent.parent / "headers" / "stubs"
 STUB_FILES = [str(STUBS / "GL" / "gl.h"), str(STUBS / "EGL" / "egl.h"), str(STUBS / "vdpau" / "vdpau.h")]
-INTEROP = {"driver": STUB_FILES, "runtime": STUB_FILES}
 # Files whose types belong to graphics interop (the CUDA interop headers and the stand-ins):
 # the generated .pxd declares these types itself, at the Cython level (model.py: cython_level).
-INTEROP_FILES = {"cudaGL.h", "cudaEGL.h", "cudaVDPAU.h", "cuda_gl_interop.h", "cuda_egl_interop.h",
-                 "cuda_vdpau_interop.h"} | {Path(f).name for f in STUB_FILES}
-# Macros the runtime headers take from headers the parser does not read (crt/host_defines.h).
-LIB_MACROS = {
-    "runtime": {"CUDARTAPI": "", "__host__": "", "__device__": "", "__cudart_builtin__": "",
-                "CUDART_CB": "", "__CUDA_DEPRECATED": "", "CUDART_DEVICE": ""},
-}
-TYPEDEF_HEADERS = {"driver": ["cudaTypedefs.h", "cudaProfilerTypedefs.h"]}
+INTEROP_FILES = interop_headers() | {Path(f).name for f in STUB_FILES}
 
 
 _SIZEOF = [(re.compile(r"sizeof\s*\(\s*[\w\s]+\*+\s*\)"), "8"),                      # any pointer, LP64
@@ -54,7 +38,8 @@ def _array_bound(m):
     return f"[{eval(text)}]"   # digits, arithmetic and parentheses only (checked above)
 
 
-# Text the parser cannot follow, with what the C preprocessor makes of it.
+# Text the parser cannot follow, with what the C preprocessor makes of it, in every library's
+# headers (each library's own: libs.LIBS[lib]["replace"]).
 COMMON_REPLACE = {
     # unsigned literal suffixes in shifts (1u<<3) are beyond pyclibrary; same value
     r"\b(\d+)u\s*<<": r"\1<<",
@@ -63,16 +48,6 @@ COMMON_REPLACE = {
     # an array bound with the sizeof of a pointer (the checkpoint argument structs' reserved
     # bytes) stops pyclibrary, which reads other sizeof bounds itself
     r"\[([^\[\]]*\bsizeof\s*\([^()]*\*\s*\)[^\[\]]*)\]": _array_bound,
-}
-REPLACE = {
-    "runtime": {
-        # an attribute macro from crt/host_defines.h, which the parser does not read
-        r"__device_builtin__": "",
-    },
-    "driver": {
-        # token pasting (_CONCAT_OUTER) is beyond pyclibrary; RESOURCE_ABI_VERSION is 1 in 13.0
-        r"_CONCAT_OUTER\(CUdevResource_v,\s*RESOURCE_ABI_VERSION\)": "CUdevResource_v1",
-    },
 }
 
 
@@ -309,12 +284,13 @@ def spelled_params(text):
 def read(include_dir, lib):
     """Everything the model needs for one library, as plain data."""
     inc = Path(include_dir)
-    files = HEADER_SETS[lib]
-    defs, where = run_pyclibrary(inc, INTEROP.get(lib, []) + files, dict(COMMON_REPLACE, **REPLACE.get(lib, {})),
-                                 LIB_MACROS.get(lib), origins=True)
+    L = LIBS[lib]
+    files = L["headers"]
+    defs, where = run_pyclibrary(inc, (STUB_FILES if L.get("interop") else []) + files,
+                                 dict(COMMON_REPLACE, **L.get("replace", {})), L.get("macros"), origins=True)
     text = "\n".join((inc / f).read_text(encoding="utf-8", errors="replace") for f in files)
     tdtext = "\n".join((inc / f).read_text(encoding="utf-8", errors="replace")
-                       for f in TYPEDEF_HEADERS.get(lib, []))
+                       for f in L.get("typedef_headers", []))
     docs = doc_comments(text)
     return {
         "defs": defs,

@@ -1,26 +1,23 @@
 """Python types of the generated API, from the model: what each parameter accepts and what each
 call returns, as annotation text.
 
-One place decides them for the stubs (`stubs.py`), the docstrings and the reference pages.  The
-text names the module's own classes bare (`CUstream`), the aliases of the hand-written stub
-`cuda/bindings/_base.pyi` (`Address`, `KernelParams`, `Buffer`) bare, and another module's classes
-qualified (`driver.CUstream`).  Each type says what the wrapper accepts (see the conversions in
-`cuda_bindings/_base.pyx`): where a wrapper is more lenient than its documented use (an enum
-parameter takes any int), the type keeps to the documented use, so that a checker reports the
-mistake."""
+One place decides them for the stubs (`stubs.py`), the docstrings (`pyapi.py`) and the reference
+pages; likewise the types of struct fields (`field_types`) and the classes of another module that
+a wrapper also takes (`peers`).  The text names the module's own classes bare (`CUstream`), the
+aliases of the hand-written stub `cuda/bindings/_base.pyi` (`Address`, `KernelParams`, `Buffer`)
+bare, and another module's classes qualified (`driver.CUstream`).  Each type says what the
+wrapper accepts (see the conversions in `cuda_bindings/_base.pyx`): where a wrapper is more
+lenient than its documented use (an enum parameter takes any int), the type keeps to the
+documented use, so that a checker reports the mistake."""
+from .common import (F_ARRAY, F_BOOL, F_CHARS, F_CSTR, F_ENUM, F_F, F_HANDLE, F_I, F_INTV, F_KPARAMS, F_PTRARR,
+                     F_STRUCT, F_U, F_VOIDP, bare, field_spec)
+from .libs import LIBS
 from .model import SCALARS
-
-
-def _bare(name):
-    for p in ("struct ", "union ", "enum "):
-        if name.startswith(p):
-            return name[len(p):]
-    return name
 
 
 def scalar(ctype):
     """int, float or bool, for a C scalar type name."""
-    cy, _, kind = SCALARS[_bare(ctype)]
+    cy, _, kind = SCALARS[bare(ctype)]
     if cy == "bint":
         return "bool"
     return "float" if kind == "f" else "int"
@@ -36,7 +33,7 @@ def _enum_names(model):
     return out
 
 
-def _classes(model):
+def classes(model):
     """Every class name the module defines."""
     names = set(_enum_names(model))
     names.update(n for n, _ in model.handles + model.funcptrs)
@@ -49,12 +46,12 @@ def _classes(model):
 
 def item(model, p):
     """The Python type of one value of p's base type, as a call returns it."""
-    b = _bare(p.ctype)
+    b = bare(p.ctype)
     if p.cls == "scalar" and b in SCALARS:
         return scalar(b)
     if p.cls == "enum":
         return _enum_names(model).get(b, "int")
-    if p.cls in ("inttd", "handle", "funcptr", "struct") and b in _classes(model):
+    if p.cls in ("inttd", "handle", "funcptr", "struct") and b in classes(model):
         return b
     return "int"
 
@@ -80,8 +77,7 @@ def param_type(model, fn, p, peers=None):
         return _accepts(model, p, peers)
     if conv == "enum":
         if snake:   # the snake_case modules' short-named enum (InputType), or a plain int
-            from .emit import LIBS
-            short = LIBS[model.lib]["snake"]["enums"].get(_bare(p.ctype))
+            short = LIBS[model.lib]["snake"]["enums"].get(bare(p.ctype))
             return f"{short[0]} | int" if short else "int"
         return item(model, p)
     if conv == "handle_ref":
@@ -126,7 +122,7 @@ def output_type(model, fn, p):
     if conv == "strbuf":
         return "bytes"
     if conv in ("array_out", "array_ref_out"):
-        return "bytes" if _bare(p.ctype) == "char" else f"list[{item(model, p)}]"
+        return "bytes" if bare(p.ctype) == "char" else f"list[{item(model, p)}]"
     if conv == "attr":
         return "Any"
     if conv == "attr_list":
@@ -142,18 +138,16 @@ def outputs(model, fn):
     """Types of the values after the status, as a successful call returns them."""
     if fn.ret != status(model):
         # a C function that returns a value, not a status: a struct, or a string (bytes)
-        return [_bare(fn.ret) if _bare(fn.ret) in _classes(model) else "bytes | None"]
+        return [bare(fn.ret) if bare(fn.ret) in classes(model) else "bytes | None"]
     return [output_type(model, fn, p) for p in fn.params if p.role in ("out", "inout")]
 
 
 def status(model):
-    from .emit import LIBS      # here: emit.py imports this module
     return LIBS[model.lib]["status"]
 
 
 def _snake_module(model):
     """The library's module has the snake_case style (nvJitLink, NVVM): handles are plain ints."""
-    from .emit import LIBS
     return bool(LIBS[model.lib].get("snake"))
 
 
@@ -170,3 +164,62 @@ def checked_return_type(model, fn):
     if len(outs) == 1:
         return outs[0]
     return "tuple[" + ", ".join(outs) + "]"
+
+
+def peers(model, others):
+    """A handle class of this module -> the class of the same C type in another module that its
+    wrappers take as well (runtime's cudaStream_t and driver.CUstream: both `struct CUstream_st*`)."""
+    out = {}
+    for lib, m in others.items():
+        if lib == model.lib:
+            continue
+        by_target = {}
+        for h, tgt in m.handle_targets.items():
+            if tgt != "void":
+                by_target.setdefault(tgt, h)
+        for h, tgt in model.handle_targets.items():
+            if tgt in by_target:
+                out[h] = f"{lib}.{by_target[tgt]}"
+    return out
+
+
+def field_types(model, kind, clsname, ekind):
+    """(type read, type accepted) of a struct field."""
+    def one(k, cls):
+        if k in (F_I, F_U):
+            return "int", "int"
+        if k == F_F:
+            return "float", "float"
+        if k == F_BOOL:
+            return "bool", "bool"
+        if k == F_ENUM:
+            return (f"{cls} | None", f"{cls} | int") if cls else ("int", "int")
+        if k in (F_HANDLE, F_INTV):
+            return (cls, f"{cls} | int | None") if cls else ("int", "Address")
+        if k == F_STRUCT:
+            return (cls, cls) if cls else ("int", "int")
+        return "int", "Address"
+    if kind == F_CHARS:
+        return "bytes", "bytes | Sequence[int]"
+    if kind in (F_ARRAY, F_PTRARR):
+        r, w = one(ekind, clsname)
+        return f"list[{r}]", f"Sequence[{w}]"
+    if kind == F_CSTR:
+        return "bytes | None", "bytes | None"
+    if kind == F_KPARAMS:
+        return "int", "KernelParams"
+    if kind == F_VOIDP:
+        return "int", "Address"
+    return one(kind, clsname)
+
+
+def make_param_types(model, cls, fields):
+    """The types a runtime make_* helper's parameters take: what each struct field it sets takes."""
+    s = next(x for x in model.structs if x.name == cls)
+    by_name = {f.name: f for f in s.fields}
+    known = classes(model)
+    types = []
+    for f in fields:
+        kind, _, clsname, ekind, _, _ = field_spec(model, s, by_name[f], known)
+        types.append(field_types(model, kind, clsname, ekind)[1])
+    return types

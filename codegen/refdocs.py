@@ -15,14 +15,13 @@ import sys
 import time
 from pathlib import Path
 
-from . import docstrings, model, parse, pytypes, stubs
+from . import libs, model, parse, pytypes
 from . import overrides as ov
-from .emit import LIBS, _docstring, _extra_enums, _field_spec, _snake_docstring, snake_refs
+from .common import extra_enums, field_spec
+from .libs import LIBS
+from .pyapi import docstring, helper_signatures, module_refs, signature
 
 ROOT = Path(__file__).resolve().parent.parent
-MODULES = ("driver", "runtime", "nvrtc", "nvjitlink", "nvvm")
-TITLES = {"driver": "CUDA driver API", "runtime": "CUDA runtime API", "nvrtc": "NVRTC (runtime compilation)",
-          "nvjitlink": "nvJitLink (JIT linking)", "nvvm": "NVVM (libNVVM)"}
 OTHER = "Other"            # functions the headers put in no group
 HELPERS = "Helpers"        # functions of the module that no C function makes
 
@@ -43,15 +42,13 @@ def _doc_block(text):
 
 def _functions(m, peers):
     """[(Python name, signature text, docstring text, group name)] of the module's public functions."""
-    snake = LIBS[m.lib].get("snake")
-    refs = snake_refs(m) if snake else docstrings.Refs(m)
+    refs = module_refs(m)
     out = []
     for fn in m.functions:
         if not fn.python:
             continue
-        name, sig = stubs.signature(m, fn, peers)
-        doc = docstrings.quoted(_snake_docstring(m, fn, refs)) if snake else _docstring(m, fn, refs)
-        out.append((name, sig, doc, fn.group))
+        name, sig = signature(m, fn, peers)
+        out.append((name, sig, docstring(m, fn, refs), fn.group))
     return out
 
 
@@ -69,14 +66,14 @@ def module_page(m, peers):
     if ungrouped(m):
         used.append(OTHER)
     short = {v[0]: c for c, v in LIBS[m.lib].get("snake", {}).get("enums", {}).items()}   # Result: nvvmResult
-    enums = [(e.name, e.members, e.aliases) for e in m.enums] + [(n, mem, []) for n, mem in _extra_enums(m)]
+    enums = [(e.name, e.members, e.aliases) for e in m.enums] + [(n, mem, []) for n, mem in extra_enums(m)]
 
     def in_group(name):
         """`, in <header group title>` for a type the headers place in a group, else ''."""
         g = m.type_groups.get(short.get(name, name))
         return f", in {titles[g]}" if g in titles else ""
     o = [f"# cuda.bindings.{m.lib}", "",
-         f"{TITLES[m.lib]}: {len(fns)} functions, {len(enums)} enums, {len(m.structs)} structs and unions, "
+         f"{LIBS[m.lib]['title']}: {len(fns)} functions, {len(enums)} enums, {len(m.structs)} structs and unions, "
          f"{len(m.handles) + len(m.funcptrs)} handle types, {len(m.inttds)} integer types, "
          f"{len(m.defines)} constants. Generated from the CUDA {m.cuda} headers by `python -m codegen.refdocs`; "
          "the signatures are the stubs' (`help()` shows the same text at run time).", "",
@@ -97,7 +94,7 @@ def module_page(m, peers):
     o += [f"## {HELPERS}", "", "Written by hand rather than generated from a C function.", "",
           "### sizeof", "", "```python", "def sizeof(objType: type) -> int", "```", "",
           "The C size in bytes of a struct, handle, integer or enum class of this module.", ""]
-    for sig in stubs.helper_signatures(m):
+    for sig in helper_signatures(m):
         name = sig.split("(", 1)[0]
         if name in ov.MAKE_FUNCTIONS:
             cls, _, fields = ov.MAKE_FUNCTIONS[name]
@@ -117,7 +114,7 @@ def module_page(m, peers):
     o += [f"- `{n}`" + (f" (a `{p}`)" if p else "") + in_group(n) for n, p in m.handles + m.funcptrs] + [""]
     o += ["### Integer types", "", "| type | C type |", "| --- | --- |"]
     o += [f"| `{n}` | `{cy}`" + (f", a `{p}`" if p else "") + in_group(n) + " |" for n, p, cy, _, _ in m.inttds] + [""]
-    classes = pytypes._classes(m)
+    classes = pytypes.classes(m)
     for s in m.structs:
         o += [f"### {s.name}", "", f"C {'union' if s.union else 'struct'} `{s.ctype}`{in_group(s.name)}"
               + ("; also named " + ", ".join(f"`{a}`" for a, _ in s.aliases if a != s.name)
@@ -126,8 +123,8 @@ def module_page(m, peers):
         for f in s.fields:
             if None in f.dims:
                 continue
-            kind, _, clsname, ekind, _, _ = _field_spec(m, s, f, classes)
-            read, write = stubs.field_types(m, kind, clsname, ekind)
+            kind, _, clsname, ekind, _, _ = field_spec(m, s, f, classes)
+            read, write = pytypes.field_types(m, kind, clsname, ekind)
             rows.append(f"| `{f.name}` | `{read}` |" + (f" `{write}` |" if write != read else " |"))
         if rows:
             o += ["| field | type | set from |", "| --- | --- | --- |"] + rows + [""]
@@ -145,17 +142,17 @@ def checked_page(models):
          "function's text is its tuple-style form's, linked.", "",
          "| exception | raised by | `status` |", "| --- | --- | --- |",
          "| `StatusError` | (the base of the three below) | the enum member |"]
-    o += [f"| `{stubs.CHECKED_ERROR[lib]}` | `cuda.bindings.checked.{lib}` | `{LIBS[lib]['status']}` |"
-          for lib in stubs.CHECKED_LIBS]
+    o += [f"| `{LIBS[lib]['checked']}` | `cuda.bindings.checked.{lib}` | `{LIBS[lib]['status']}` |"
+          for lib in libs.checked()]
     o += ["", "Each carries `status`, `name`, `message` (the library's own text), `function` and `log` "
           "(the compile log after a failed `nvrtcCompileProgram`).", ""]
-    for lib in stubs.CHECKED_LIBS:
+    for lib in libs.checked():
         m = models[lib]
-        peers = stubs.peers(m, models)
+        peers = pytypes.peers(m, models)
         o += [f"## cuda.bindings.checked.{lib}", ""]
         for fn in m.functions:
             if fn.python:
-                sig = stubs.signature(m, fn, peers, checked=True)[1]
+                sig = signature(m, fn, peers, checked=True)[1]
                 o.append(f"- [`{sig}`]({lib}.md#{anchor(fn.name)})")
         if lib == "runtime":
             o.append("- [`getLocalRuntimeVersion() -> int`](runtime.md#getlocalruntimeversion)")
@@ -168,10 +165,10 @@ def index_page(models):
          f"Generated from the CUDA {models['driver'].cuda} headers by `python -m codegen.refdocs`. How to use the "
          "bindings: [the guide](../../docs/guide.md).", "",
          "| module | | functions |", "| --- | --- | ---: |"]
-    for lib in MODULES:
+    for lib in libs.names():
         n = sum(1 for fn in models[lib].functions if fn.python)
-        o.append(f"| [cuda.bindings.{lib}]({lib}.md) | {TITLES[lib]} | {n} |")
-    n = sum(1 for lib in stubs.CHECKED_LIBS for fn in models[lib].functions if fn.python)
+        o.append(f"| [cuda.bindings.{lib}]({lib}.md) | {LIBS[lib]['title']} | {n} |")
+    n = sum(1 for lib in libs.checked() for fn in models[lib].functions if fn.python)
     o.append(f"| [cuda.bindings.checked](checked.md) | driver, runtime and NVRTC raising exceptions | {n} |")
     return "\n".join(o) + "\n"
 
@@ -179,10 +176,10 @@ def index_page(models):
 def build(include_dir, out):
     """Write the pages into `out`; returns ({file name: text}, {lib: model})."""
     models = {}
-    for lib in MODULES:
+    for lib in libs.names():
         models[lib] = model.build(parse.read(include_dir, lib), lib)
         models[lib].cuda = parse.cuda_release(include_dir)
-    pages = {f"{lib}.md": module_page(models[lib], stubs.peers(models[lib], models)) + "\n" for lib in MODULES}
+    pages = {f"{lib}.md": module_page(models[lib], pytypes.peers(models[lib], models)) + "\n" for lib in libs.names()}
     pages["checked.md"] = checked_page(models) + "\n"
     pages["index.md"] = index_page(models)
     out = Path(out)
@@ -200,7 +197,7 @@ def main(argv=None):
     from headers.fetch import include_dir
     t0 = time.time()
     pages, models = build(include_dir(), a.out)     # the release $CUDA_BINDINGS_CUDA_VERSION selects
-    for lib in MODULES:
+    for lib in libs.names():
         print(f"codegen.refdocs: {lib}: in no header group ({OTHER}): {', '.join(ungrouped(models[lib])) or 'none'}",
               file=sys.stderr)
     size = sum(len(t.encode()) for t in pages.values())

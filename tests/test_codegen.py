@@ -10,7 +10,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from codegen import emit, model, parse  # noqa: E402
+from codegen import common, emit_c, emit_py, model, parse  # noqa: E402
 
 
 def test_doc_params_joins_continuation_lines():
@@ -153,7 +153,7 @@ def test_model_types_and_json(tiny_model):
 
 
 def test_emitted_wrapper_releases_the_gil_and_returns_outputs(tiny_model):
-    text = emit.emit_py(tiny_model)
+    text = emit_py.emit_py(tiny_model)
     body = text[text.index("def cuThingAlloc("):]
     body = body[:body.index("\ndef ", 1)] if "\ndef " in body[1:] else body
     assert "def cuThingAlloc(bytesize):" in body
@@ -188,7 +188,7 @@ def test_interop_types_and_macro_aliases_are_declared_at_the_cython_level(tmp_pa
            "spelled": parse.spelled_params(CYLEVEL_BASE + CYLEVEL_GL), "interop": parse.interop_names(where)}
     m = model.build(raw, "driver")
     assert m.cython_level == ["CUGLDeviceList", "CUstreamAttrID", "GLuint"]
-    pxd = emit.emit_pxd(m)
+    pxd = emit_c.emit_pxd(m)
     extern, own = pxd.split("\n# Declared here")
     own = own[:own.index("cdef enum:")]
     assert "\nctypedef unsigned int GLuint\n" in own
@@ -217,13 +217,13 @@ def test_generated_code_never_names_a_lazy_class_directly(tiny_model):
     enum_name = tiny_model.enums[0].name
     ok = ["def f():", f'    """Returns a {enum_name}."""', f"    return _L.cls({enum_name!r})",
           f"    x = cy.{enum_name}  # {enum_name}"]
-    emit._check_lazy_refs(ok, tiny_model)
+    emit_py.check_lazy_refs(ok, tiny_model)
     with pytest.raises(ValueError, match=enum_name):
-        emit._check_lazy_refs(ok + [f"    return {enum_name}(0)"], tiny_model)
+        emit_py.check_lazy_refs(ok + [f"    return {enum_name}(0)"], tiny_model)
 
 
 def test_snake_case_names():
-    assert [emit._snake(n) for n in ("IRVersion", "GetLinkedPtxSize", "LazyAddModuleToProgram", "Version")] == [
+    assert [common.snake_case(n) for n in ("IRVersion", "GetLinkedPtxSize", "LazyAddModuleToProgram", "Version")] == [
         "ir_version", "get_linked_ptx_size", "lazy_add_module_to_program", "version"]
 
 
@@ -247,7 +247,7 @@ def test_nvvm_model_roles(nvvm_model):
 
 
 def test_snake_case_layer_from_the_model(nvvm_model):
-    text = emit.emit_py(nvvm_model)
+    text = emit_py.emit_py(nvvm_model)
     defs = {m.group(1): m.group(0) for m in re.finditer(r"(?ms)^def (\w+)\(.*?(?=^def |\Z)", text)}
     assert set(n for n in defs if not n.startswith("_")) == {
         "version", "ir_version", "create_program", "destroy_program", "add_module_to_program",

@@ -1,0 +1,263 @@
+"""Stage 3, the C level: per library `cy<lib>.pxd` (C declarations for Cython users), `cy<lib>.pyx`
+(the lazy loader and one nogil function per C entry point) and `_symbols_<lib>.py` (the symbol
+table the loader reads)."""
+from .common import HEADER, bare, cname, cytype, returns_struct
+from .libs import LIBS, status_types
+
+# ------------------------------------------------------------------------------------- pxd
+
+def _struct_order(model):
+    by = {s.name: s for s in model.structs}
+    alias_to_tag = {}
+    for s in model.structs:
+        for a, _ in s.aliases:
+            alias_to_tag[a] = s.name
+        alias_to_tag[s.name] = s.name
+    seen, order = set(), []
+
+    def visit(name):
+        if name in seen:
+            return
+        seen.add(name)
+        s = by[name]
+        for f in s.fields:
+            if f.cls == "struct" and f.ptr == 0:
+                t = alias_to_tag.get(f.ctype)
+                if t and t in by:
+                    visit(t)
+        order.append(s)
+    for s in model.structs:
+        visit(s.name)
+    return order
+
+
+def emit_pxd(model):
+    L = LIBS[model.lib]
+    o = [HEADER.format(ver=model.cuda), "# cython: language_level=3",
+         "from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t, intptr_t, uintptr_t",
+         "from libc.stddef cimport size_t", ""]
+    if L.get("interop"):
+        # The graphics interop headers need GL/EGL/VDPAU headers: included when the compiler
+        # finds them (the package's own build supplies stand-ins, headers/stubs).
+        o += ["cdef extern from *:", '    """', f'    #include "{L["header"]}"']
+        for h, needs in L["interop"].items():
+            cond = " && ".join(f"__has_include(<{n}>)" for n in needs)
+            o += [f"    #if defined(__has_include) && {cond}"] + [f"    #include <{n}>" for n in needs]
+            o += [f'    #include "{h}"', "    #endif"]
+        o += ['    """', ""]
+    # Each type goes into the `cdef extern` block (C's own name, from the header) or, for the
+    # names in model.cython_level, is declared at module level: Cython then defines it in the C
+    # it writes, under a mangled name, and the C-API signatures spell that name.
+    cylevel = set(model.cython_level)
+    ext, cyd = [], []
+    ind = "    "
+
+    def put(name, line):
+        (cyd.append(line) if name in cylevel else ext.append(ind + line))
+
+    # forward declarations (structs with fields, and the opaque targets of handles)
+    seen = set()
+    for s in model.structs:
+        if not s.name.startswith("anon_") and not s.tagless:    # C has no tag to declare a tagless one by
+            put(s.name, f"cdef {'union' if s.union else 'struct'} {s.name}")
+            seen.add(s.name)
+    for tgt in model.handle_targets.values():
+        if tgt != "void" and bare(tgt) not in seen:
+            put(bare(tgt), f"cdef {tgt.split(' ')[0]} {bare(tgt)}")
+            seen.add(bare(tgt))
+    ext.append("")
+    for e in model.enums:
+        put(e.name, f"{'cdef' if e.tag_only else 'ctypedef'} enum {e.name}:")
+        for n, v in e.members:
+            # a Cython-level enum is defined by the C that Cython writes: it needs the values
+            put(e.name, f"    {n} = {v}" if e.name in cylevel else f"    {n}")
+        for a in e.aliases:
+            put(a, f"ctypedef {e.name} {a}")
+    ext.append("")
+    for name, parent, cy, size, k in model.inttds:
+        put(name, f"ctypedef {parent or cy} {name}")
+    for name, parent in model.handles:
+        if parent:
+            put(name, f"ctypedef {parent} {name}")
+        else:
+            tgt = model.handle_targets.get(name, "void")
+            put(name, f"ctypedef {bare(tgt) if tgt != 'void' else 'void'}* {name}")
+    for name, parent in model.funcptrs:
+        if parent:
+            put(name, f"ctypedef {parent} {name}")
+        else:
+            ret, params = model.funcptr_sigs[name]
+            plist = ", ".join(cytype(_tag(model, p[1], p[2]), p[2], p[3]) + " " + p[0] for p in params)
+            decl = f"{name}({plist})" if name in model.functypes else f"(*{name})({plist})"
+            put(name, f"ctypedef {cytype(*ret)} {decl}" + (" noexcept nogil" if name in cylevel else ""))
+    ext.append("")
+    for s in _struct_order(model):
+        kw = "union" if s.union else "struct"
+        put(s.name, f"ctypedef {kw} {s.name}:" if s.tagless else f"cdef {kw} {s.name}:")
+        n = 0
+        for f in s.fields:
+            if f.cls == "funcptr" and f.ctype not in model.typedefs:
+                t = "void*"
+            else:
+                t = cytype(_tag(model, f.ctype, f.ptr), f.ptr)
+            if None in f.dims:
+                if s.name in cylevel:
+                    raise ValueError(f"{s.name}.{f.name}: a Cython-level struct needs every field")
+                continue    # size expression the parser cannot evaluate (padding)
+            dims = "".join(f"[{d}]" for d in f.dims)
+            put(s.name, f"    {t} {f.name}{dims}")
+            n += 1
+        if not n:
+            put(s.name, "    pass")
+        for a, parent in s.aliases:
+            put(a, f"ctypedef {parent} {a}")
+    ext.append("")
+    o.append(f'cdef extern from "{L["header"]}" nogil:')
+    o.extend(ext)
+    if cyd:
+        o.append("# Declared here rather than taken from the C headers (codegen/model.py: cython_level)")
+        o.extend(cyd)
+        o.append("")
+    o.append(f"cdef enum:\n    _CB_NUM_FUNCTIONS = {len(_loaded(model))}")
+    for fn in model.functions:
+        o.append(f"cdef {_cret(fn, model)} {fn.name}({_cparams(fn)}) {_except(fn, L, model)} nogil")
+    return "\n".join(o) + "\n"
+
+
+def _cret(fn, model):
+    if fn.ret in status_types() or returns_struct(fn, model):
+        return bare(fn.ret)
+    return "const char*"
+
+
+def _except(fn, L, model):
+    if fn.ret == L["status"]:
+        return f"except ?{L['notfound']}"
+    return "except *" if returns_struct(fn, model) else "except? NULL"
+
+
+def _tag(model, name, ptr):
+    """Inside the type declarations, a pointer to a struct is spelled with the struct's tag,
+    which is forward-declared, so declaration order does not matter."""
+    if ptr < 1:
+        return name
+    for s in model.structs:
+        if s.name == name or any(a == name for a, _ in s.aliases):
+            return s.name if not s.name.startswith("anon_") else name
+    return name
+
+
+def _ctype(p, mod=""):
+    """A parameter's type in the C declarations: as the header spells it."""
+    base, ptr = p.decl or (p.ctype, p.ptr)
+    return cytype(base, ptr, p.const, mod)
+
+
+def _cparams(fn, mod=""):
+    return ", ".join(f"{_ctype(p, mod)} {cname(p.name)}" for p in fn.params)
+
+
+# ------------------------------------------------------------------------------------- cy pyx
+
+def _loaded(model):
+    """The functions that are library entry points (one slot each), in order."""
+    return [fn for fn in model.functions if not fn.inline and not fn.calls]
+
+
+def emit_cypyx(model):
+    L = LIBS[model.lib]
+    # The symbol table (and the loader, and ctypes) are imported by the first call, not by import.
+    o = [HEADER.format(ver=model.cuda), "# cython: language_level=3", "",
+         f"cdef void* _slots[{max(len(_loaded(model)), 1)}]", "",
+         "cdef object _symbol(int i):",
+         f"    from cuda.bindings._symbols_{model.lib} import _symbol",
+         "    return _symbol(i)", "",
+         "from libc.string cimport memset", "",
+         'cdef extern from "Python.h":',
+         "    int Py_IsInitialized() nogil", "",
+         "from cpython.exc cimport PyErr_Fetch, PyErr_Restore",
+         "from cpython.ref cimport PyObject, Py_XDECREF", "",
+         "# 0: resolved; -1: not found (a Python exception is set); 1: the interpreter has shut down;",
+         "# 2: the loaded library lacks it (a library whose calls then return a status, see LIBS['lacking'])",
+         "cdef int _resolve(int i) except -1 nogil:",
+         "    cdef int r",
+         "    if not Py_IsInitialized():",
+         "        return 1",
+         "    with gil:",
+         "        r = _resolve_held(i)",
+         "    return r", "",
+         "# The loader is Python code: an exception the caller has pending (a client's __dealloc__",
+         "# running while an error propagates) is set aside while it runs, and put back.",
+         "cdef int _resolve_held(int i) except -1:",
+         "    cdef PyObject* t",
+         "    cdef PyObject* v",
+         "    cdef PyObject* tb",
+         "    PyErr_Fetch(&t, &v, &tb)",
+         "    try:",
+         "        address = _symbol(i)",
+         "    except BaseException:",
+         "        Py_XDECREF(t)",
+         "        Py_XDECREF(v)",
+         "        Py_XDECREF(tb)",
+         "        raise",
+         "    PyErr_Restore(t, v, tb)",
+         "    if not address:",
+         "        return 2",
+         "    _slots[i] = <void*><size_t>address",
+         "    return 0", ""]
+    # the headers' static inline functions, under a private name
+    inline = [fn for fn in model.functions if fn.inline]
+    for h in dict.fromkeys(fn.inline for fn in inline):
+        o.append(f'cdef extern from "{h}" nogil:')
+        for fn in inline:
+            if fn.inline == h:
+                o.append(f'    {_cret(fn, model)} _inline_{fn.name} "{fn.name}"({_cparams(fn)})')
+        o.append("")
+    slot = {fn.name: i for i, fn in enumerate(_loaded(model))}
+    for fn in model.functions:
+        args = ", ".join(cname(p.name) for p in fn.params)
+        types = ", ".join(_ctype(p) for p in fn.params)
+        o.append(f"cdef {_cret(fn, model)} {fn.name}({_cparams(fn)}) {_except(fn, L, model)} nogil:")
+        if fn.inline:
+            o.append(f"    return _inline_{fn.name}({args})")
+        elif fn.calls:
+            o.append(f"    return {fn.calls}({args})")
+        else:
+            i = slot[fn.name]
+            ret = _cret(fn, model)
+            if ret == L["status"] and "lacking" in L:
+                o.append(f"    if _slots[{i}] == NULL and _resolve({i}):")
+                o.append(f"        return {L['lacking']} if Py_IsInitialized() else {L['shutdown']}")
+            elif ret == L["status"] or ret in _SHUTDOWN_RETURN:
+                o.append(f"    if _slots[{i}] == NULL and _resolve({i}):")
+                o.append(f"        return {L['shutdown'] if ret == L['status'] else _SHUTDOWN_RETURN[ret]}")
+            else:                                  # a struct: zeroed
+                o.append(f"    cdef {ret} _none")
+                o.append(f"    if _slots[{i}] == NULL and _resolve({i}):")
+                o.append("        memset(&_none, 0, sizeof(_none))")
+                o.append("        return _none")
+            o.append(f"    return (<{ret} (*)({types}) noexcept nogil>_slots[{i}])({args})")
+        o.append("")
+    return "\n".join(o)
+
+
+# What a call returning a string gives after the interpreter has shut down (see `shutdown`); one
+# returning a struct gives it zeroed.
+_SHUTDOWN_RETURN = {"const char*": '""'}
+
+
+def emit_symbols(model):
+    """Per-library symbol table (Python data) for the loader in _loader.py."""
+    o = [HEADER.format(ver=model.cuda),
+         f'"""Symbol table of the {model.lib} library: (API name, ABI version, per-thread suffix,',
+         'per-thread ABI version, C symbol).  Read by cuda.bindings._loader on first use."""',
+         "from cuda.bindings import _loader", "",
+         "SYMBOLS = ("]
+    for fn in _loaded(model):
+        o.append(f"    ({(fn.proc or fn.name)!r}, {fn.pfn_version}, {fn.ptds!r}, {fn.ptds_version}, {fn.csym!r}),")
+    o.append(")")
+    o.append("")
+    o.append("")
+    o.append("def _symbol(i):")
+    o.append(f"    return _loader.symbol({model.lib!r}, SYMBOLS[i]{', lacking_ok=True' if 'lacking' in LIBS[model.lib] else ''})")
+    return "\n".join(o) + "\n"

@@ -1,0 +1,101 @@
+"""Stage 3, the snake_case layer of `<lib>.pyx` for the libraries that libs.LIBS marks `snake`
+(nvJitLink, NVVM): public snake_case functions over the private tuple-returning wrappers."""
+from . import docstrings
+from . import overrides as ov
+from .common import bare, public_function, public_param
+from .libs import LIBS
+from .pyapi import snake_docstring, snake_refs
+
+
+def emit_snake_api(model):
+    """The reference's style for nvJitLink and NVVM (LIBS[lib]["snake"]): snake_case functions over
+    the private tuple-returning wrappers, which return their outputs and raise the module's error
+    class on failure; plain int handles; the short-named enums (Result, ...) are in _ENUMS.
+
+    A handle passed by reference to a call that clears it (`handle_ref`: nvJitLinkDestroy,
+    nvvmDestroyProgram) is consumed: its int value is remembered, and a later call given it raises
+    instead of handing the library freed memory; a handle a call returns is live again."""
+    L = LIBS[model.lib]
+    cfg = L["snake"]
+    err = cfg["error"]
+    short = " and ".join(v[0] for v in cfg["enums"].values())
+    logs = {f: v for f, v in ov.ERROR_LOG.items() if f.startswith(L["prefix"])}
+    o = ["", f"# ---- the Python API (snake_case, exceptions); {short} {'are' if ' and ' in short else 'is'} in _ENUMS", ""]
+    o.append(f"class {err}(Exception):")
+    o.append(f'    """A failed {cfg["title"]} call: `status` is the Result member; the message is the status,')
+    o.append('    followed by the library\'s log where it keeps one for the failed call."""')
+    o.append("")
+    o.append("    def __init__(self, status, log=None):")
+    o.append("        try:")
+    o.append("            status = _L.cls('Result')(int(status))")
+    o.append("        except ValueError:")
+    o.append("            pass")
+    o.append("        self.status = status")
+    o.append("        self._log = log")
+    o.append("        name = status.name if isinstance(status, _L.cls('Result')) else str(status)")
+    o.append("        super().__init__(f'{name} ({int(status)})' + (f'\\n{log}' if log else ''))")
+    o.append("")
+    o.append("    def __reduce__(self):")
+    o.append("        return (type(self), (int(self.status), self._log))")
+    o.append("")
+    o.append("")
+    o.append("cdef set _CONSUMED = set()   # int values of the handles a destroy call consumed")
+    o.append("")
+    if logs:
+        o.append("")
+        o.append("def _error_log(h, size_fn, log_fn):")
+        o.append('    """The log the library keeps for h, as text (None where it is empty or unreadable)."""')
+        o.append("    r = size_fn(h)")
+        o.append("    if r[0] != 0 or r[1] <= 1:")
+        o.append("        return None")
+        o.append("    buf = bytearray(r[1])")
+        o.append("    if log_fn(h, buf)[0] != 0:")
+        o.append("        return None")
+        o.append("    return bytes(buf).rstrip(b'\\0').decode(errors='replace') or None")
+        o.append("")
+    handles = {n for n, _ in model.handles}
+    refs = snake_refs(model)
+    for fn in model.functions:
+        api = public_function(fn, L)
+        ins = [p for p in fn.params if p.role in ("in", "inout")]
+        outs = [p for p in fn.params if p.role in ("out", "inout")]
+        pnames = [public_param(p, L) for p in ins]
+        doc = snake_docstring(model, fn, refs)
+        o.append("")
+        o.append(f"def {api}({', '.join(pnames)}):")
+        o.append('    """' + docstrings.quoted(doc) + '\n    """')
+        consumed = []
+        for p, n in zip(ins, pnames):
+            if bare(p.ctype) in handles:     # a handle is an int, as the create call returns it
+                o.append(f"    _live({n}, _CONSUMED, {n!r}, {cfg['what']!r})")
+                if p.conv == "handle_ref":
+                    consumed.append(n)
+        o.append(f"    r = _{fn.name}({', '.join(pnames)})")
+        if fn.ret != L["status"]:     # a string, not a status (nvvmGetErrorString): text
+            o.append("    return r[1].decode() if r[1] is not None else None")
+            continue
+        o.append("    if r[0] != 0:")
+        if fn.name in logs:
+            size_fn, log_fn = logs[fn.name]
+            h = pnames[[i for i, p in enumerate(ins) if bare(p.ctype) in handles][0]]
+            o.append(f"        raise {err}(r[0], _error_log({h}, _{size_fn}, _{log_fn}))")
+        else:
+            o.append(f"        raise {err}(r[0])")
+        for n in consumed:
+            o.append(f"    _consume({n}, _CONSUMED)")
+        conv = []
+        for i, p in enumerate(outs):
+            if bare(p.ctype) in handles:
+                o.append(f"    h{i} = int(r[{i + 1}])")
+                o.append(f"    _CONSUMED.discard(h{i})")
+                conv.append(f"h{i}")
+            else:
+                conv.append(f"r[{i + 1}]")
+        if not conv:
+            o.append("    return None")
+        elif len(conv) == 1:
+            o.append(f"    return {conv[0]}")
+        else:
+            o.append(f"    return ({', '.join(conv)})")
+    o.append("")
+    return o

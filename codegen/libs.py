@@ -1,0 +1,130 @@
+"""The libraries the generator binds: everything it needs to know about each, in one table.
+
+Every other module of the generator reads the libraries from here; adding a library means adding
+its entry (and, where its API needs them, entries in overrides.py).  Data only, plus a few
+accessors.  The keys of an entry:
+
+Reading the headers (parse.py):
+  headers          the header files pyclibrary reads, in order
+  typedef_headers  headers read for the ABI version of each entry point (`PFN_cuMemAlloc_v3020`)
+  macros           macros predefined for this library's headers (besides the target ABI's), where
+                   they come from headers the parser does not read
+  replace          header text pyclibrary cannot follow -> what the C preprocessor makes of it
+                   (each with its reason); parse.COMMON_REPLACE holds those of every library
+  interop          the graphics interop headers among `headers` -> the GL/EGL/VDPAU headers each
+                   needs: the parser reads the stand-ins of headers/stubs before them, the model
+                   declares their types at the Cython level, and the .pxd includes each only when
+                   the compiler finds what it needs
+
+The generated modules:
+  title            what the reference pages call the library
+  header           the header the `cdef extern` blocks of cy<lib>.pxd name
+  prefix           the C prefix of its function names
+  status           the status type its functions return
+  notfound         the value returned, with a Python exception set, when an entry point cannot be
+                   resolved: the cdef functions' `except ?` value, which a compiled client checks by
+                   the reference package's value (the C-API signature strings do not carry it), so
+                   it is the reference's; -42 is the reference's value outside nvJitLink's and
+                   NVVM's enums
+  shutdown         returned, with no exception, by a call whose entry point was never resolved when
+                   it comes after the interpreter has shut down (a client's C++ destructors at
+                   process exit): there is no loader to ask any more; a status that is not
+                   `notfound`, so no caller looks for an exception
+  lacking          (the driver only) returned, with no exception, by a call whose entry point the
+                   loaded library lacks (a driver older than the headers); the loader warns once per
+                   function, saying which driver it needs.  The other libraries raise
+                   FunctionNotFoundError instead
+  checked          the exception class of its module in cuda.bindings.checked (the tuple-style
+                   modules: checked/<lib>.py is generated for each library that has one)
+  snake            the library's Python module follows the reference's snake_case style (nvJitLink,
+                   NVVM): the tuple-returning wrappers are private (`_nvvmVersion`), and a thin layer
+                   of snake_case functions (`version`) returns the outputs and raises `error` (a
+                   class of the module) on failure; handles are plain ints (`what` names one in
+                   messages, `title` the library); `enums` are Python-level enums named without the
+                   C prefix (nvvmResult -> Result, NVVM_SUCCESS -> SUCCESS)
+
+The order of LIBS is the order the reference pages, the changelog and the checked modules list
+the libraries in; GENERATED is the order `python -m codegen` generates them in (and
+codegen/REPORT.md's sections).
+"""
+
+_GL = ["GL/gl.h"]
+_EGL = ["EGL/egl.h", "EGL/eglext.h"]
+_VDPAU = ["vdpau/vdpau.h"]
+
+LIBS = {
+    "driver": dict(
+        title="CUDA driver API",
+        headers=["cuda.h", "cudaGL.h", "cudaEGL.h", "cudaVDPAU.h"],
+        # the profiler header is not shipped in the wheels: its two entry points come from
+        # cudaProfilerTypedefs.h instead (see model.py)
+        typedef_headers=["cudaTypedefs.h", "cudaProfilerTypedefs.h"],
+        replace={
+            # token pasting (_CONCAT_OUTER) is beyond pyclibrary; RESOURCE_ABI_VERSION is 1 in 13.0
+            r"_CONCAT_OUTER\(CUdevResource_v,\s*RESOURCE_ABI_VERSION\)": "CUdevResource_v1",
+        },
+        interop={"cudaGL.h": _GL, "cudaEGL.h": _EGL, "cudaVDPAU.h": _VDPAU},
+        header="cuda.h", prefix="cu", status="CUresult",
+        notfound="CUDA_ERROR_NOT_FOUND", shutdown="CUDA_ERROR_DEINITIALIZED", lacking="CUDA_ERROR_NOT_FOUND",
+        checked="CUDAError"),
+    "runtime": dict(
+        title="CUDA runtime API",
+        headers=["driver_types.h", "vector_types.h", "surface_types.h", "texture_types.h",
+                 "library_types.h", "device_types.h", "cuda_runtime_api.h", "driver_functions.h",
+                 "cuda_gl_interop.h", "cuda_egl_interop.h", "cuda_vdpau_interop.h"],
+        # macros the runtime headers take from crt/host_defines.h, which the parser does not read
+        macros={"CUDARTAPI": "", "__host__": "", "__device__": "", "__cudart_builtin__": "",
+                "CUDART_CB": "", "__CUDA_DEPRECATED": "", "CUDART_DEVICE": ""},
+        replace={
+            # an attribute macro from crt/host_defines.h, which the parser does not read
+            r"__device_builtin__": "",
+        },
+        interop={"cuda_gl_interop.h": _GL, "cuda_egl_interop.h": _EGL, "cuda_vdpau_interop.h": _VDPAU},
+        header="cuda_runtime_api.h", prefix="cuda", status="cudaError_t",
+        notfound="cudaErrorCallRequiresNewerDriver", shutdown="cudaErrorCudartUnloading",
+        checked="CUDARuntimeError"),
+    "nvrtc": dict(
+        title="NVRTC (runtime compilation)",
+        headers=["nvrtc.h"],
+        header="nvrtc.h", prefix="nvrtc", status="nvrtcResult",
+        notfound="NVRTC_ERROR_INVALID_INPUT", shutdown="NVRTC_ERROR_INTERNAL_ERROR",
+        checked="NVRTCError"),
+    "nvjitlink": dict(
+        title="nvJitLink (JIT linking)",
+        headers=["nvJitLink.h"],
+        header="nvJitLink.h", prefix="nvJitLink", status="nvJitLinkResult",
+        notfound="<nvJitLinkResult>-42", shutdown="NVJITLINK_ERROR_INTERNAL",
+        snake=dict(error="nvJitLinkError", title="nvJitLink", what="an nvJitLink handle",
+                   enums={"nvJitLinkResult": ("Result", "NVJITLINK_"),
+                          "nvJitLinkInputType": ("InputType", "NVJITLINK_INPUT_")})),
+    "nvvm": dict(
+        title="NVVM (libNVVM)",
+        headers=["nvvm.h"],
+        # NVVM has no internal-error status: a shut-down call reports CANCELLED
+        header="nvvm.h", prefix="nvvm", status="nvvmResult",
+        notfound="<nvvmResult>-42", shutdown="NVVM_ERROR_CANCELLED",
+        snake=dict(error="nvvmError", title="NVVM", what="an NVVM program",
+                   enums={"nvvmResult": ("Result", "NVVM_")})),
+}
+
+GENERATED = ("driver", "nvrtc", "runtime", "nvjitlink", "nvvm")
+
+
+def names():
+    """Every library, in LIBS's order."""
+    return tuple(LIBS)
+
+
+def checked():
+    """The libraries with a checked companion module (cuda.bindings.checked.<lib>)."""
+    return tuple(lib for lib, L in LIBS.items() if "checked" in L)
+
+
+def status_types():
+    """The status type of every library."""
+    return [L["status"] for L in LIBS.values()]
+
+
+def interop_headers():
+    """The graphics interop headers of every library (cudaGL.h, cuda_gl_interop.h, ...)."""
+    return {h for L in LIBS.values() for h in L.get("interop", {})}
