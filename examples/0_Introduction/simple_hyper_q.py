@@ -114,6 +114,7 @@ def main():
     # host memory for the output (reduced to a single value)
     a_ptr = check(runtime.cudaMallocHost(8))
     a = host_array(a_ptr, 1, np.int64)
+    a[0] = 0
 
     # device memory for the output (one value for each kernel)
     d_a = check(runtime.cudaMalloc(2 * nstreams * 8))

@@ -14,8 +14,9 @@ virtual address once the input is freed). It runs six ways:
      kernel launched after the graph validates them on the device, then cudaFree frees them;
   5. the same graph launched again, the negated squares freed with cudaFreeAsync;
   6. launched once more, the negated squares freed by a second graph holding only a free node.
-Runs 1-4 are validated against numpy on the host, runs 4-6 by the validating kernel, which
-compares with a reference array computed by numpy and sets a flag in managed memory.
+Every run is validated against numpy on the host (the sample checks runs 5 and 6 on the device
+only); runs 4-6 also by the validating kernel, which compares with a reference array computed by
+numpy and sets a flag in managed memory.
 
 Run: python examples/3_CUDA_Features/graph_memory_nodes.py
 Exit status: 0 when every run validates, 1 otherwise, 3 when no CUDA device with memory pools
@@ -386,6 +387,7 @@ def main():
     check(runtime.cudaFreeAsync(d_neg_square, stream))
     check(runtime.cudaStreamSynchronize(stream))
     print("Validating negateSquares with d_negSquare freed outside the graph...")
+    validate_host(host, found_validation_failure)
     check_validation_failure(found_validation_failure, sample)
     host.reset_outputs()
 
@@ -396,6 +398,7 @@ def main():
     check(runtime.cudaGraphLaunch(graph_exec_free_c, stream))
     check(runtime.cudaStreamSynchronize(stream))
     print("Validating negateSquares with d_negSquare freed in a different graph...")
+    validate_host(host, found_validation_failure)
     check_validation_failure(found_validation_failure, sample)
 
     print("Cleaning up sample.")

@@ -15,7 +15,9 @@ three ways (-gpumethod 0, 1 or 2); here all three run by default:
      cudaGraphExecUpdate (instantiated again only if the update fails);
   2: the same work launched into a stream directly.
 After convergence a second kernel computes the error sum of |x - 1|. The same iteration on the
-CPU (numpy) gives the reference: each GPU error must be within the threshold of the CPU's.
+CPU (numpy) gives the reference: each method's error must be within the threshold of the CPU's
+(the sample's check), its x within the threshold of the CPU's x, its error sum equal to numpy's
+on its x, and its iteration count within one of the CPU's.
 
 Run: python examples/3_CUDA_Features/jacobi_cuda_graphs.py [--gpumethod 0|1|2]
 Exit status: 0 when every method converges to the CPU's result, 1 otherwise, 3 when no CUDA
@@ -23,6 +25,7 @@ device (or no CUDA headers for <cooperative_groups.h>) is available.
 """
 import argparse
 import ctypes
+import math
 import os
 import sys
 import time
@@ -142,7 +145,8 @@ class Jacobi:
         self.nblocks = dim3(N_ROWS // ROWS_PER_CTA + 2, 1, 1)
 
     def final_error(self, x, d_sum, h_sum, stream, k):
-        """The error sum |x - 1| of the converged x, into h_sum; prints and returns it."""
+        """The error sum |x - 1| of the converged x, into h_sum; prints it and returns
+        (error, iterations, x copied to the host)."""
         check(runtime.cudaMemsetAsync(d_sum, 0, 8, stream))
         nblocks = dim3(N_ROWS // self.nthreads.x + 1)
         shared_mem_size = (self.nthreads.x // 32 + 1) * 8
@@ -152,7 +156,9 @@ class Jacobi:
         check(runtime.cudaStreamSynchronize(stream))
         print(f"GPU iterations : {k + 1}")
         print(f"GPU error : {float(h_sum[0]):.3e}")
-        return float(h_sum[0])
+        h_x = np.empty(N_ROWS, dtype=np.float64)
+        check(runtime.cudaMemcpy(h_x, x, h_x.nbytes, D2H))
+        return float(h_sum[0]), k + 1, h_x
 
     def graph_exec_kernel_set_params(self, A, b, conv_threshold, max_iter, x, x_new, stream):
         """Method 0: one instantiated graph whose kernel node alternates between two argument sets."""
@@ -348,10 +354,24 @@ def main():
         check(runtime.cudaMemsetAsync(d_x_new, 0, 8 * N_ROWS, stream1))
         check(runtime.cudaStreamSynchronize(stream1))
         t0 = time.perf_counter()
-        sum_gpu = getattr(jacobi, func)(d_A, d_b, conv_threshold, max_iter, d_x, d_x_new, stream1)
+        result = getattr(jacobi, func)(d_A, d_b, conv_threshold, max_iter, d_x, d_x_new, stream1)
         print(f"GPU Processing time: {(time.perf_counter() - t0) * 1e3:f} (ms)")
-        ok = sum_gpu is not None and abs(sum_cpu - sum_gpu) < conv_threshold
-        print(f"GPU error against CPU error: {'ok' if ok else 'WRONG RESULT'}")
+        if result is None:
+            print(f"did not converge in {max_iter} iterations: WRONG RESULT")
+            passed = False
+            continue
+        sum_gpu, iterations, x_gpu = result
+        # the sample's check, and more: the GPU's x itself against the CPU's, the finalError
+        # kernel against numpy on that x, the iteration counts within one of each other
+        checks = {
+            "error against the CPU's": abs(sum_cpu - sum_gpu) < conv_threshold,
+            "x against the CPU's": float(np.abs(x_gpu - x).max()) < conv_threshold,
+            "finalError against numpy": math.isclose(sum_gpu, float(np.abs(x_gpu - 1.0).sum()), rel_tol=1e-9, abs_tol=1e-12),
+            "iterations": abs(iterations - cnt) <= 1,
+        }
+        ok = all(checks.values())
+        print("; ".join(f"{k}: {'ok' if v else 'WRONG'}" for k, v in checks.items()))
+        passed = passed and ok
         passed = passed and ok
 
     for d in (d_b, d_A, d_x, d_x_new):
