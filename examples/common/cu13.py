@@ -22,8 +22,10 @@ from collections.abc import Callable
 import cuda.bindings
 from cuda.bindings import driver
 
-#: the CUDA major release this build of cuda.bindings was generated from
-CUDA_MAJOR = int(str(getattr(cuda.bindings, "__cuda_version__", cuda.bindings.__version__)).split(".")[0])
+#: the CUDA major release this build of cuda.bindings was generated from (its __cuda_version__;
+#: a package without one has the CUDA release as its own version)
+CUDA_MAJOR = int(str(getattr(cuda.bindings, "__cuda_version__", None)
+                     or getattr(cuda.bindings, "__version__")).split(".")[0])
 
 _Stream = driver.CUstream | int | None
 
