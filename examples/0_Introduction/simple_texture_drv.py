@@ -112,7 +112,7 @@ def main():
     desc.Width = width
     desc.Height = height
     # (one descriptor, as in C; the stub declares a list of them)
-    cu_array = check(driver.cuArrayCreate(desc))  # pyright: ignore[reportArgumentType]
+    cu_array = check(driver.cuArrayCreate(desc))  # type: ignore[arg-type]
 
     copy_param = driver.CUDA_MEMCPY2D()
     copy_param.dstMemoryType = driver.CUmemorytype.CU_MEMORYTYPE_ARRAY

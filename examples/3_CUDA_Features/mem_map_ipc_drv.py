@@ -197,7 +197,8 @@ def select_devices():
     dev_count = check(driver.cuDeviceGetCount())
     devices = [check(driver.cuDeviceGet(i)) for i in range(dev_count)]
     attr = driver.CUdevice_attribute
-    ctxs, selected = [], []
+    ctxs: list[driver.CUcontext] = []
+    selected: list[int] = []
     for i, dev in enumerate(devices):
         compute_mode = check(driver.cuDeviceGetAttribute(attr.CU_DEVICE_ATTRIBUTE_COMPUTE_MODE, dev))
         vmm = check(driver.cuDeviceGetAttribute(attr.CU_DEVICE_ATTRIBUTE_VIRTUAL_ADDRESS_MANAGEMENT_SUPPORTED, dev))
