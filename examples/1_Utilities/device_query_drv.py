@@ -5,7 +5,8 @@ API area: device management: cuInit, cuDeviceGetCount, cuDeviceGet, cuDeviceGetN
 cuDeviceGetAttribute (one CU_DEVICE_ATTRIBUTE_* at a time), cuDeviceTotalMem, cuDriverGetVersion,
 and cuDeviceCanAccessPeer between devices.
 
-The properties are printed as the sample prints them. Then, since a listing checks nothing by
+The properties are printed as the sample prints them (the few whose runtime counterparts CUDA 13
+deprecated or dropped, such as the clock rates, only when the driver still reports them). Then, since a listing checks nothing by
 itself, a few facts are cross-checked: the warp size is 32 and the block limits fit in the
 threads-per-block limit; cuDeviceGetPCIBusId names the same PCI domain, bus and device as the
 attributes, and cuDeviceGetByPCIBusId maps it back to the device; cuDeviceGetUuid is not all
@@ -59,6 +60,18 @@ def get_attribute(attr, dev):
     return check(driver.cuDeviceGetAttribute(attr, dev))
 
 
+def optional_attribute(attr, dev):
+    """An attribute whose runtime counterpart CUDA 13 deprecated or dropped (clock rates, overlap,
+    kernel timeout, multi-device cooperative launch): None, not a failure, if the driver no
+    longer reports it."""
+    err, value = driver.cuDeviceGetAttribute(attr, dev)
+    return value if err == driver.CUresult.CUDA_SUCCESS else None
+
+
+def yes_no_na(v):
+    return "n/a (not reported by the driver)" if v is None else yes_no(v)
+
+
 def yes_no(v):
     return "Yes" if v else "No"
 
@@ -81,10 +94,12 @@ def query_device(dev):
     sm_count = get_attribute(A.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev)
     cores = cores_per_sm(major, minor)
     print(f"  ({sm_count:2d}) Multiprocessors, ({cores:3d}) CUDA Cores/MP:     {cores * sm_count} CUDA Cores")
-    clock_rate = get_attribute(A.CU_DEVICE_ATTRIBUTE_CLOCK_RATE, dev)
-    print(f"  GPU Max Clock rate:                            {clock_rate * 1e-3:.0f} MHz ({clock_rate * 1e-6:0.2f} GHz)")
-    memory_clock = get_attribute(A.CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE, dev)
-    print(f"  Memory Clock rate:                             {memory_clock * 1e-3:.0f} MHz")
+    clock_rate = optional_attribute(A.CU_DEVICE_ATTRIBUTE_CLOCK_RATE, dev)
+    if clock_rate is not None:
+        print(f"  GPU Max Clock rate:                            {clock_rate * 1e-3:.0f} MHz ({clock_rate * 1e-6:0.2f} GHz)")
+    memory_clock = optional_attribute(A.CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE, dev)
+    if memory_clock is not None:
+        print(f"  Memory Clock rate:                             {memory_clock * 1e-3:.0f} MHz")
     bus_width = get_attribute(A.CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH, dev)
     print(f"  Memory Bus Width:                              {bus_width}-bit")
     l2_cache_size = get_attribute(A.CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, dev)
@@ -132,11 +147,12 @@ def query_device(dev):
           f"{get_attribute(A.CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT, dev)} bytes")
     print(f"  Maximum memory pitch:                          {get_attribute(A.CU_DEVICE_ATTRIBUTE_MAX_PITCH, dev)} bytes")
 
-    gpu_overlap = get_attribute(A.CU_DEVICE_ATTRIBUTE_GPU_OVERLAP, dev)
+    gpu_overlap = optional_attribute(A.CU_DEVICE_ATTRIBUTE_GPU_OVERLAP, dev)
     async_engines = get_attribute(A.CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT, dev)
-    print(f"  Concurrent copy and kernel execution:          {yes_no(gpu_overlap)} with {async_engines} copy engine(s)")
+    print(f"  Concurrent copy and kernel execution:          {yes_no(gpu_overlap or async_engines)} with "
+          f"{async_engines} copy engine(s)")
     print(f"  Run time limit on kernels:                     "
-          f"{yes_no(get_attribute(A.CU_DEVICE_ATTRIBUTE_KERNEL_EXEC_TIMEOUT, dev))}")
+          f"{yes_no_na(optional_attribute(A.CU_DEVICE_ATTRIBUTE_KERNEL_EXEC_TIMEOUT, dev))}")
     print(f"  Integrated GPU sharing Host Memory:            {yes_no(get_attribute(A.CU_DEVICE_ATTRIBUTE_INTEGRATED, dev))}")
     print(f"  Support host page-locked memory mapping:       "
           f"{yes_no(get_attribute(A.CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY, dev))}")
@@ -154,7 +170,7 @@ def query_device(dev):
     print(f"  Supports Cooperative Kernel Launch:            "
           f"{yes_no(get_attribute(A.CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH, dev))}")
     print(f"  Supports MultiDevice Co-op Kernel Launch:      "
-          f"{yes_no(get_attribute(A.CU_DEVICE_ATTRIBUTE_COOPERATIVE_MULTI_DEVICE_LAUNCH, dev))}")
+          f"{yes_no_na(optional_attribute(A.CU_DEVICE_ATTRIBUTE_COOPERATIVE_MULTI_DEVICE_LAUNCH, dev))}")
     pci = [get_attribute(a, dev) for a in (A.CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID, A.CU_DEVICE_ATTRIBUTE_PCI_BUS_ID,
                                            A.CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID)]
     print(f"  Device PCI Domain ID / Bus ID / location ID:   {pci[0]} / {pci[1]} / {pci[2]}")
