@@ -113,7 +113,9 @@ def main():
     h_input = rng.integers(0, NBINS, size=ARRAY_SIZE, dtype=np.int32)
     expected = np.bincount(h_input, minlength=NBINS)
     d_input = check(driver.cuMemAlloc(h_input.nbytes))
-    check(driver.cuMemcpyHtoD(d_input, h_input, h_input.nbytes))
+    # (on the stream: a copy from pageable memory may return before the data has landed, and the
+    # non-blocking stream does not wait for the legacy default stream)
+    check(driver.cuMemcpyHtoDAsync(d_input, h_input, h_input.nbytes, stream))
     d_bins = check(driver.cuMemAlloc(NBINS * 4))
     d_info = check(driver.cuMemAlloc(BLOCKS * 3 * 4))
 

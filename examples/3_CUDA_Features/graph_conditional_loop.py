@@ -128,7 +128,8 @@ def while_node(handle, ctx):
 def run(graph_exec, stream, d_counts, start):
     """Launch with the counter at `start`; returns the four counts."""
     counts = np.array([start, 0, 0, 0], dtype=np.int32)
-    check(driver.cuMemcpyHtoD(d_counts, counts, counts.nbytes))
+    # the copy goes on the graph's stream: that orders it before the launch
+    check(driver.cuMemcpyHtoDAsync(d_counts, counts, counts.nbytes, stream))
     check(driver.cuGraphLaunch(graph_exec, stream))
     check(driver.cuStreamSynchronize(stream))
     check(driver.cuMemcpyDtoH(counts, d_counts, counts.nbytes))
