@@ -79,11 +79,16 @@ LOG_SIZE = 8192
 
 def link_with_cudadevrt(ptx, devrt):
     """The driver's linker: the relocatable PTX plus libcudadevrt.a, into a loaded module."""
-    info_log, error_log = bytearray(LOG_SIZE), bytearray(LOG_SIZE)
+    info_log = ctypes.create_string_buffer(LOG_SIZE)
+    error_log = ctypes.create_string_buffer(LOG_SIZE)
     jit = driver.CUjit_option
     options = [jit.CU_JIT_INFO_LOG_BUFFER, jit.CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES,
                jit.CU_JIT_ERROR_LOG_BUFFER, jit.CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES]
-    values = [info_log, LOG_SIZE, error_log, LOG_SIZE]
+    # void *optionVals[]: the log sizes are output options, which the driver updates in this
+    # array until cuLinkDestroy, so it is a C array that lives as long as the link state (a list
+    # would be copied into an array that lasts only for the cuLinkCreate call)
+    values = (ctypes.c_void_p * len(options))(ctypes.addressof(info_log), LOG_SIZE,
+                                              ctypes.addressof(error_log), LOG_SIZE)
     state = check(driver.cuLinkCreate(len(options), options, values))
     try:
         check(driver.cuLinkAddData(state, driver.CUjitInputType.CU_JIT_INPUT_PTX, ptx, len(ptx),
@@ -91,7 +96,7 @@ def link_with_cudadevrt(ptx, devrt):
         check(driver.cuLinkAddFile(state, driver.CUjitInputType.CU_JIT_INPUT_LIBRARY, devrt, 0, None, None))
         err, cubin, size = driver.cuLinkComplete(state)
         if err != driver.CUresult.CUDA_SUCCESS or cubin is None:
-            print(bytes(error_log).split(b"\0", 1)[0].decode(errors="replace"))
+            print(error_log.value.decode(errors="replace"))
             check((err,))
         assert cubin is not None
         print(f"> linked with {os.path.basename(devrt.decode())}: {size} bytes of CUBIN")
@@ -99,6 +104,7 @@ def link_with_cudadevrt(ptx, devrt):
         module = check(driver.cuModuleLoadData(cubin))
     finally:
         check(driver.cuLinkDestroy(state))
+        del values  # (only now)
     return module
 
 
