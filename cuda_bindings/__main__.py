@@ -44,16 +44,24 @@ def _reason(e):
     return str(e) if isinstance(e, _Failed) else f"{type(e).__name__}: {e}"
 
 
+#: The libraries besides the driver, by label and the loader's name for them.
+_LIBRARIES = (("NVRTC", "nvrtc"), ("nvJitLink", "nvjitlink"), ("NVVM", "nvvm"), ("cudart", "runtime"),
+              ("nvFatbin", "nvfatbin"), ("cuFile", "cufile"), ("NVML", "nvml"), ("cuDLA", "cudla"))
+
+
 def _libraries(out):
+    from . import _loader
     out("libraries:")
     out(f"  {_libpaths.describe_driver()}")
-    for label, libname in (("NVRTC", "nvrtc"), ("nvJitLink", "nvJitLink"), ("NVVM", "nvvm"), ("cudart", "cudart")):
-        path, tried = _libpaths.find(libname)
-        if path is None:
-            out(f"  {label}: missing (tried: {'; '.join(tried)})")
+    for label, lib in _LIBRARIES:
+        if not _loader.in_build(lib):
+            out(f"  {label}: not looked for: {_loader.not_in_build(lib)}")
             continue
-        via = "" if path in tried else " (system loader)"
-        out(f"  {label}: {path}{via}")
+        found = _libpaths.locate(_loader._SONAMES[lib])
+        if found.path is None:
+            out(f"  {label}: missing: {_loader._not_found(lib, found)}")
+        else:
+            out(f"  {label}: {found.path} ({found.via})")
 
 
 def _driver(out):
@@ -132,15 +140,39 @@ def _versions(out):
             out(f"NVRTC version: not available: {_reason(e)}")
 
     for label, name, query in (("nvJitLink", "nvjitlink", "version"), ("NVVM", "nvvm", "version"),
-                               ("NVVM IR", "nvvm", "ir_version")):
+                               ("NVVM IR", "nvvm", "ir_version"), ("nvFatbin", "nvfatbin", "version"),
+                               ("cuFile", "cufile", "get_version"), ("NVML driver", "nvml", None),
+                               ("cuDLA", "cudla", "get_version")):
+        if not _in_build(name):
+            continue
         mod, err = _module(name)
         if mod is None:
             out(f"{label} version: missing (cuda.bindings.{name}: {err})")
             continue
         try:
-            out(f"{label} version: " + ".".join(map(str, getattr(mod, query)())))
+            out(f"{label} version: " + _version_text(mod, name, query))
         except Exception as e:
             out(f"{label} version: not available: {_reason(e)}")
+
+
+def _in_build(lib):
+    from . import _loader
+    return _loader.in_build(lib)
+
+
+def _version_text(mod, name, query):
+    """A library's version, through its module's own call."""
+    if name == "nvml":          # the driver's version, between NVML's init and shutdown
+        mod.init_v2()
+        try:
+            v = mod.system_get_driver_version()
+        finally:
+            mod.shutdown()
+        return v.decode() if isinstance(v, bytes) else str(v)
+    v = getattr(mod, query)()
+    if name == "cufile":        # 1000 * major + 10 * minor
+        return f"{v // 1000}.{v % 1000 // 10} (cuFileGetVersion = {v})"
+    return ".".join(map(str, v)) if isinstance(v, (tuple, list)) else str(v)
 
 
 def main(out=print):

@@ -8,8 +8,11 @@ once; later calls go straight to the stored pointer.
   declared signature; a plain dlsym of the versioned C name is the fallback.
 * CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM=1 selects the per-thread default stream variants
   (_ptds/_ptsz); unset, empty or "0" means the legacy default stream.
-* NVRTC, nvJitLink and NVVM are looked up by `_libpaths.find` (pip wheels, CUDA_HOME/CUDA_PATH,
-  the system loader path).
+* The runtime, NVRTC, nvJitLink, NVVM, nvFatbin, cuFile, NVML and cuDLA are looked up by
+  `_libpaths.locate` (NVIDIA's cuda-pathfinder first, then the pip wheels, $CONDA_PREFIX,
+  $CUDA_PATH/$CUDA_HOME and the system loader; only a library of this build's CUDA major), and
+  their entry points by a plain dlsym of the C name.
+A library's bindings are part of a build when its symbol table (`_symbols_<lib>.py`) is.
 A missing library raises NotSupportedError, a missing symbol FunctionNotFoundError (both
 RuntimeErrors, from cuda.bindings._internal.utils), naming what was looked for and where; except
 that a driver function the installed driver lacks (a driver older than the headers) makes the call
@@ -18,6 +21,7 @@ it needs.
 """
 import ctypes
 import os
+import sys
 import warnings
 
 from ._internal.utils import FunctionNotFoundError, FunctionNotFoundWarning, NotSupportedError
@@ -28,12 +32,38 @@ _getproc = None
 _lacking = set()    # the driver functions the loaded driver lacks (see symbol)
 _CU_GET_PROC_ADDRESS_LEGACY_STREAM = 1
 _CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM = 2
+#: Each library by the loader's name (the symbol tables' `lib`): the driver's file name, or the
+#: name `_libpaths` (and cuda-pathfinder) know it by.
 _SONAMES = {"driver": "libcuda.so.1", "nvrtc": "nvrtc", "nvjitlink": "nvJitLink", "runtime": "cudart",
-            "nvvm": "nvvm"}
+            "nvvm": "nvvm", "nvfatbin": "nvfatbin", "cufile": "cufile", "nvml": "nvml", "cudla": "cudla"}
+#: The release whose build first has bindings for a library some builds lack (for messages).
+_FIRST_BUILD = {"cudla": "13.5"}
 
 
 def per_thread_default_stream():
     return os.environ.get("CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM", "0").strip() not in ("", "0")
+
+
+def in_build(lib):
+    """Whether this build has bindings for `lib`: its symbol table `_symbols_<lib>.py` is part of
+    it (cuDLA's only in 13.5 builds)."""
+    if lib not in _SONAMES:
+        return False
+    name = f"{__package__}._symbols_{lib}"
+    if name in sys.modules:
+        return True
+    import importlib.util
+    try:
+        return importlib.util.find_spec(name) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def not_in_build(lib):
+    """Why this build has no bindings for `lib` (a sentence)."""
+    first = _FIRST_BUILD.get(lib)
+    return (f"this build of cuda.bindings (CUDA {__cuda_version__}) has no {lib} bindings"
+            + (f"; they come with the CUDA {first} build" if first else ""))
 
 
 def library(lib):
@@ -50,15 +80,15 @@ def library(lib):
                 f"loader path: {e}. cuda.bindings.driver needs an installed NVIDIA driver.") from None
     else:
         from . import _libpaths
-        path, tried = _libpaths.find(_SONAMES[lib])
-        if path is None:
-            raise NotSupportedError(f"the {lib} library ({_libpaths.SONAMES.get(_SONAMES[lib], _SONAMES[lib])}) was not found: "
-                                    f"{_install_hint(lib)}. Looked in: " + "; ".join(tried))
+        found = _libpaths.locate(_SONAMES[lib])
+        if found.path is None:
+            raise NotSupportedError(_not_found(lib, found))
+        path = found.path
         if lib == "nvrtc" and os.path.isabs(path):
             # NVRTC opens its builtins library by name at compile time; the wheels give it no
             # search path, so load it first from the same folder.
             import glob
-            for b in sorted(glob.glob(os.path.join(os.path.dirname(path), "libnvrtc-builtins.so.*"))):
+            for b in sorted(glob.glob(os.path.join(glob.escape(os.path.dirname(path)), "libnvrtc-builtins.so.*"))):
                 try:
                     ctypes.CDLL(b, mode=os.RTLD_NOW | os.RTLD_GLOBAL)
                     break
@@ -67,36 +97,73 @@ def library(lib):
         try:
             h = ctypes.CDLL(path, mode=os.RTLD_NOW | os.RTLD_GLOBAL)
         except OSError as e:
-            home = [f"${v}" for v in ("CUDA_HOME", "CUDA_PATH")
+            home = [f"${v}" for v in ("CUDA_PATH", "CUDA_HOME", "CONDA_PREFIX")
                     if os.environ.get(v) and path.startswith(os.path.join(os.environ[v], ""))]
             raise NotSupportedError(
                 f"the {lib} library could not be loaded from {path}"
                 + (f" (found through {home[0]})" if home else "") + f": {e}. The file is damaged or not a "
                 f"library for this machine: " + (f"set {home[0]} to a working CUDA {CUDA_MAJOR} toolkit, or unset it and "
-                                                  f"install the library with {_wheel(lib)}" if home
-                                                  else f"reinstall it with {_wheel(lib)}")) from None
+                                                  f"install the library with {_wheel(lib) or 'its installer'}" if home
+                                                  else _reinstall_hint(lib))) from None
     _libs[lib] = h
     return h
 
 
-def _wheel(lib):
-    """The pip command that installs `lib`: "`pip install nvidia-cuda-nvrtc~=13.0` (or ...)"."""
+def _not_found(lib, found):
+    """The message for a library `_libpaths.locate` did not find: what, why, what to do, where."""
     from . import _libpaths
-    wheel = _libpaths.WHEELS.get(_SONAMES.get(lib))
-    return (f"`pip install {wheel}~={__cuda_version__}` (or `pip install cuda-bindings[all]`)" if wheel
-            else "its installer")
+    soname = _libpaths.SONAMES[_SONAMES[lib]]
+    msg = f"the {lib} library ({soname}) was not found: "
+    if found.other_major:
+        path, major = found.other_major[0]
+        msg += (f"{path} is a CUDA {major} library, and these bindings are built for CUDA {__cuda_version__}, "
+                f"which needs the CUDA {CUDA_MAJOR} one ({soname}); ")
+    if lib == "cudla" and _libpaths.machine() != "aarch64":
+        msg += (f"cuDLA is for DLA hardware only (NVIDIA Jetson and DRIVE, aarch64); there is no {soname} for "
+                f"{_libpaths.machine() or 'this architecture'}, so cuda.bindings.cudla cannot load on this machine")
+    else:
+        msg += _install_hint(lib)
+    return msg + ". Looked in: " + "; ".join(found.tried)
+
+
+def _wheel(lib):
+    """The pip command that installs `lib`: "`pip install nvidia-cuda-nvrtc~=13.0` (or ...)", or
+    None where no pip wheel has it."""
+    from . import _libpaths
+    name = _SONAMES.get(lib)
+    wheel = _libpaths.WHEELS.get(name)
+    if not wheel:
+        return None
+    spec = f"{wheel}~={__cuda_version__}" if name in _libpaths.CUDA_VERSIONED_WHEELS else wheel
+    return f"`pip install {spec}` (or `pip install cuda-bindings[all]`)"
 
 
 def _install_hint(lib):
     """What to install for a missing library."""
-    return f"install it with {_wheel(lib)}, or set CUDA_HOME to a CUDA {CUDA_MAJOR} toolkit"
+    if lib == "nvml":
+        return ("NVML comes with the NVIDIA driver (no pip wheel has it): install the NVIDIA driver, or add the "
+                "folder that holds libnvidia-ml.so.1 to the system loader's path (ldconfig, LD_LIBRARY_PATH)")
+    wheel = _wheel(lib)
+    if lib == "cudla":
+        return ("cuDLA comes with JetPack and DRIVE OS" + (f"; install it with {wheel}" if wheel else "")
+                + f", or set CUDA_HOME to a CUDA {CUDA_MAJOR} toolkit for this machine")
+    return f"install it with {wheel or 'its installer'}, or set CUDA_HOME to a CUDA {CUDA_MAJOR} toolkit"
+
+
+def _reinstall_hint(lib):
+    if lib == "nvml":
+        return "reinstall the NVIDIA driver (NVML comes with it)"
+    wheel = _wheel(lib)
+    return f"reinstall it with {wheel}" if wheel else "reinstall it"
 
 
 # Each library's version query: its name and how many ints it writes (one: 1000 * major + 10 *
-# minor; two: major and minor).
+# minor; two: major and minor).  cuFileGetVersion's status is a struct whose first int is 0 on
+# success.  NVML's needs nvmlInit, cuDLA's has its own numbering: the driver's version speaks for NVML.
 _VERSION_QUERIES = {"driver": ("cuDriverGetVersion", 1), "runtime": ("cudaRuntimeGetVersion", 1),
                     "nvrtc": ("nvrtcVersion", 2), "nvjitlink": ("nvJitLinkVersion", 2),
-                    "nvvm": ("nvvmVersion", 2)}
+                    "nvvm": ("nvvmVersion", 2), "nvfatbin": ("nvFatbinVersion", 2),
+                    "cufile": ("cuFileGetVersion", 1)}
 
 
 def _reported_version(lib, h):
@@ -116,22 +183,35 @@ def _reported_version(lib, h):
 
 
 def _library_version(lib, h):
-    """The version a loaded library reports, as text ("CUDA 13.0", "NVVM 2.0"), or None."""
+    """The version a loaded library reports, as text ("CUDA 13.0", "NVVM 2.0", "cuFile 1.15"),
+    or None."""
     v = _reported_version(lib, h)
     if v is None:
         return None
     if len(v) == 1:
-        return _cuda(v[0])
+        return f"cuFile {v[0] // 1000}.{v[0] % 1000 // 10}" if lib == "cufile" else _cuda(v[0])
     return f"{'NVVM ' if lib == 'nvvm' else 'CUDA '}{v[0]}.{v[1]}"
 
 
 def _library_lacks(lib, h):
-    """Why a loaded NVRTC, nvJitLink, runtime or NVVM lacks an entry point: the version it reports
-    and what to install."""
+    """Why a loaded library (not the driver) lacks an entry point: the version it reports and what
+    to install."""
+    if lib == "nvml":
+        try:
+            v = _reported_version("driver", library("driver"))
+        except Exception:  # a message: no driver to ask is no reason to fail here
+            v = None
+        return ((f"the NVIDIA driver is {_cuda(v[0])} (cuDriverGetVersion = {v[0]}); " if v and v[0] > 0 else "")
+                + f"the function is newer than this NVML (or the library is damaged): these bindings are built "
+                f"from the CUDA {__cuda_version__} headers; NVML comes with the NVIDIA driver: install a newer driver")
     v = _library_version(lib, h)
-    return ((f"this library reports {v}; " if v else "") + "the function is newer than the library (or the "
-            f"library is damaged): these bindings are built from the CUDA {__cuda_version__} headers; "
-            f"install a newer one with {_wheel(lib)}, or set CUDA_HOME to a newer CUDA {CUDA_MAJOR} toolkit")
+    head = ((f"this library reports {v}; " if v else "") + "the function is newer than the library (or the "
+            f"library is damaged): these bindings are built from the CUDA {__cuda_version__} headers; ")
+    if lib == "cudla":
+        wheel = _wheel(lib)
+        return head + "install a newer cuDLA: it comes with JetPack and DRIVE OS" + (f", or {wheel}" if wheel else "")
+    return (head + f"install a newer one with {_wheel(lib) or 'its installer'}, or set CUDA_HOME to a newer "
+            f"CUDA {CUDA_MAJOR} toolkit")
 
 
 def _driver_getproc():
@@ -224,14 +304,18 @@ def inspector(lib):
     every entry point's address keyed by "__" and its C symbol (nvJitLink's without the version
     suffix), 0 where the loaded library lacks it, and one lookup in that dict (KeyError for a name
     it does not hold).  The library is loaded by the first call (NotSupportedError if it is
-    absent)."""
+    absent).  For a library this build has no bindings for, ImportError (the private module that
+    calls this is then absent, as in the reference package's builds without it)."""
+    if not in_build(lib):
+        raise ImportError(not_in_build(lib) + f" (no {__package__}._symbols_{lib})",
+                          name=f"{__package__}._internal.{lib}")
     table = None
 
     def _inspect_function_pointers():
         nonlocal table
         if table is None:
             import importlib
-            entries = importlib.import_module(f"cuda.bindings._symbols_{lib}").SYMBOLS
+            entries = importlib.import_module(f"{__package__}._symbols_{lib}").SYMBOLS
             library(lib)
             found = {}
             for entry in entries:

@@ -16,10 +16,11 @@ from cuda.bindings._version import CUDA_MAJOR, __cuda_version__
 SO, WHEEL = _libpaths.SONAMES, _libpaths.WHEELS     # this build's library file names and wheels
 OTHER_MAJOR = 12 if CUDA_MAJOR == 13 else 13
 
-# Confines the library search of cuda.bindings to $CUDA_HOME and $CUDA_PATH: no wheel folder,
-# nothing from the system loader.
+# Confines the library search of cuda.bindings to $CUDA_HOME and $CUDA_PATH: nothing from
+# cuda-pathfinder, no wheel folder, nothing from the system loader.
 CONFINE = """
 from cuda.bindings import _libpaths
+_libpaths._pathfinder = lambda libname: (None, "cuda-pathfinder: hidden by the test")
 _libpaths.WHEEL_LIBS = dict.fromkeys(_libpaths.WHEEL_LIBS, "no-such-wheel-folder")
 _libpaths._load = lambda soname: (None, "not found")
 """
@@ -51,7 +52,7 @@ else:
 
 
 def _env(home=None):
-    env = {"CUDA_PATH": ""}
+    env = {"CUDA_PATH": "", "CONDA_PREFIX": ""}
     env["CUDA_HOME"] = str(home) if home is not None else ""
     return env
 

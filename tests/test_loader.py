@@ -83,8 +83,9 @@ def test_missing_library_and_symbol_raise_the_classes_clients_catch(monkeypatch)
     # numba-cuda and cuda.core catch these two (RuntimeError subclasses) by their import path
     from cuda.bindings._internal.utils import FunctionNotFoundError, NotSupportedError
     from cuda.bindings import _libpaths
-    monkeypatch.setitem(_loader._SONAMES, "nosuchlib", "libnosuchlib")
-    monkeypatch.setattr(_libpaths, "find", lambda soname: (None, [f"{soname} in /nowhere"]))
+    monkeypatch.setitem(_loader._SONAMES, "nosuchlib", "nosuchlib")
+    monkeypatch.setitem(_libpaths.SONAMES, "nosuchlib", "libnosuchlib.so.1")
+    monkeypatch.setattr(_libpaths, "locate", lambda name: _libpaths.Located(None, "", [f"{name} in /nowhere"], []))
     with pytest.raises(NotSupportedError, match="libnosuchlib.*/nowhere"):
         _loader.library("nosuchlib")
     assert "nosuchlib" not in _loader._libs
@@ -96,10 +97,12 @@ def test_missing_library_and_symbol_raise_the_classes_clients_catch(monkeypatch)
 def test_nvvm_is_looked_for_where_the_toolkit_keeps_it(monkeypatch, tmp_path):
     # a toolkit keeps libnvvm in $CUDA_HOME/nvvm/lib64, not in lib64 with the other libraries
     from cuda.bindings import _libpaths
+    monkeypatch.setattr(_libpaths, "_pathfinder", lambda name: (None, "cuda-pathfinder: hidden by the test"))
     monkeypatch.setattr(_libpaths, "WHEEL_LIBS", dict.fromkeys(_libpaths.WHEEL_LIBS, "no-such-folder"))
     monkeypatch.setattr(_libpaths, "_load", lambda soname: (None, "absent"))
     monkeypatch.setenv("CUDA_HOME", str(tmp_path))
     monkeypatch.delenv("CUDA_PATH", raising=False)
+    monkeypatch.delenv("CONDA_PREFIX", raising=False)
     lib = tmp_path / "nvvm" / "lib64" / "libnvvm.so.4"
     path, tried = _libpaths.find("nvvm")
     assert path is None and str(lib) in tried and str(tmp_path / "lib64" / "libnvvm.so.4") not in tried, tried

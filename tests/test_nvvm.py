@@ -345,6 +345,7 @@ def test_destroyed_program_raises_instead_of_crashing():
 _NOT_FOUND = r"""
 import json, os, sys
 from cuda.bindings import _libpaths, nvvm
+_libpaths._pathfinder = lambda libname: (None, "cuda-pathfinder: hidden by the test")
 _libpaths.WHEEL_LIBS = dict.fromkeys(_libpaths.WHEEL_LIBS, os.path.join("no", "such", "folder"))      # hide the wheel's copy
 if _libpaths._load("libnvvm.so.4")[0]:                          # and a system-wide one
     _libpaths._load = lambda soname: (None, "hidden by the test")
@@ -359,7 +360,7 @@ else:
 
 def test_missing_library_is_a_clear_error(tmp_path):
     proc = run_python(_NOT_FOUND, env={"CUDA_HOME": str(tmp_path), "CUDA_PATH": "",
-                                       "LD_LIBRARY_PATH": ""})
+                                       "CONDA_PREFIX": "", "LD_LIBRARY_PATH": ""})
     assert proc.returncode == 0, proc.stderr[-2000:]
     out = json.loads(proc.stdout.strip().splitlines()[-1])
     assert out["exc"] == "NotSupportedError" and "RuntimeError" in out["mro"], out
@@ -376,6 +377,7 @@ real = os.environ["REAL_LIBNVVM"]
 home = os.environ["CUDA_HOME"]
 os.makedirs(os.path.join(home, "nvvm", "lib64"))
 os.symlink(real, os.path.join(home, "nvvm", "lib64", "libnvvm.so.4"))
+_libpaths._pathfinder = lambda libname: (None, "cuda-pathfinder: hidden by the test")
 _libpaths.WHEEL_LIBS = dict.fromkeys(_libpaths.WHEEL_LIBS, os.path.join("no", "such", "folder"))
 from cuda.bindings import _loader, nvvm
 print(json.dumps({"version": nvvm.version(), "path": _loader.library("nvvm")._name}))
@@ -388,7 +390,8 @@ def test_library_from_cuda_home_nvvm_lib64(tmp_path):
     real, tried = _libpaths.find("nvvm")
     if real is None or not os.path.isabs(real):
         pytest.skip(f"libnvvm is not a file found by path here ({real!r}; {tried})")
-    proc = run_python(_FROM_CUDA_HOME, env={"CUDA_HOME": str(tmp_path / "cuda"), "REAL_LIBNVVM": real})
+    proc = run_python(_FROM_CUDA_HOME, env={"CUDA_HOME": str(tmp_path / "cuda"), "CUDA_PATH": "",
+                                               "CONDA_PREFIX": "", "REAL_LIBNVVM": real})
     assert proc.returncode == 0, proc.stderr[-2000:]
     out = json.loads(proc.stdout.strip().splitlines()[-1])
     assert out == {"version": [2, 0], "path": str(tmp_path / "cuda" / "nvvm" / "lib64" / "libnvvm.so.4")}
