@@ -7,7 +7,7 @@ once; later calls go straight to the stored pointer.
   the ABI version the headers declare (cudaTypedefs.h), so an old symbol name never shadows the
   declared signature; a plain dlsym of the versioned C name is the fallback.
 * CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM=1 selects the per-thread default stream variants
-  (_ptds/_ptsz); unset, empty or "0" means the legacy default stream.
+  (_ptds/_ptsz); unset, empty, "0" or "false" means the legacy default stream.
 * The runtime, NVRTC, nvJitLink, NVVM, nvFatbin, cuFile, NVML and cuDLA are looked up by
   `_libpaths.locate` (NVIDIA's cuda-pathfinder first, then the pip wheels, $CONDA_PREFIX,
   $CUDA_PATH/$CUDA_HOME and the system loader; only a library of this build's CUDA major), and
@@ -41,7 +41,10 @@ _FIRST_BUILD = {"cudla": "13.5"}
 
 
 def per_thread_default_stream():
-    return os.environ.get("CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM", "0").strip() not in ("", "0")
+    """CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM as a switch (utils.envvar_bool: "1", "true",
+    "yes", "on" select the per-thread variants; unset, empty, "0", "false", "no", "off" do not)."""
+    from .utils._envvar import envvar_bool
+    return envvar_bool("CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM", False)
 
 
 def in_build(lib):

@@ -9,7 +9,8 @@ from _support import run_python
 from cuda.bindings import __cuda_version__, _loader, _symbols_driver, _symbols_runtime, _symbols_nvjitlink, _symbols_nvvm
 
 
-@pytest.mark.parametrize("value, expected", [(None, False), ("", False), ("0", False), ("1", True), (" 1 ", True)])
+@pytest.mark.parametrize("value, expected", [(None, False), ("", False), ("0", False), ("1", True), (" 1 ", True),
+                                             ("false", False), ("Off", False), ("true", True), ("2", True)])
 def test_per_thread_default_stream_switch(monkeypatch, value, expected):
     if value is None:
         monkeypatch.delenv("CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM", raising=False)
