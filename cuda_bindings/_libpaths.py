@@ -51,7 +51,11 @@ LIBRARIES = {
          "cudla": ("libcudla.so.1", None, False, None),
          "nvml": ("libnvidia-ml.so.1", None, False, None)},
 }
+#: Other names a library's file has where it is looked for (the CUDA 12 nvcc wheel's NVVM is
+#: libnvvm.so only), after the one above.
+OTHER_NAMES = {12: {"nvvm": ("libnvvm.so",)}, 13: {}}
 SONAMES = {k: v[0] for k, v in LIBRARIES[CUDA_MAJOR].items()}
+FILE_NAMES = {k: (v[0],) + OTHER_NAMES[CUDA_MAJOR].get(k, ()) for k, v in LIBRARIES[CUDA_MAJOR].items()}
 WHEELS = {k: v[1] for k, v in LIBRARIES[CUDA_MAJOR].items() if v[1]}
 #: Wheels whose version is CUDA's (``~=13.0`` installs one of this release's minor line).
 CUDA_VERSIONED_WHEELS = {k for k, v in LIBRARIES[CUDA_MAJOR].items() if v[2]}
@@ -201,6 +205,15 @@ def _accept(path, libname, tried, other, where):
     return False
 
 
+def _first_file(folder, libname):
+    """The first of the library's file names (FILE_NAMES) that is a file in `folder`, or None."""
+    for name in FILE_NAMES[libname]:
+        path = os.path.join(folder, name)
+        if os.path.isfile(path):
+            return path
+    return None
+
+
 def locate(libname):
     """Find ``libname``: a ``Located`` (see the module's docstring for the order)."""
     try:
@@ -227,12 +240,12 @@ def locate(libname):
             if path in seen:
                 continue
             seen.add(path)
-            if os.path.isfile(path):
-                if _accept(path, libname, tried, other, "pip wheel"):
-                    tried.append(path)
-                    return Located(path, "pip wheel", tried, other)
-            else:
+            path = _first_file(os.path.dirname(path), libname)
+            if path and _accept(path, libname, tried, other, "pip wheel"):
                 tried.append(path)
+                return Located(path, "pip wheel", tried, other)
+            if not path:
+                tried.append(os.path.join(entry, wheel_dir, soname))
         for var in ("CONDA_PREFIX", "CUDA_PATH", "CUDA_HOME"):
             home = os.environ.get(var)
             if not home:
@@ -243,13 +256,13 @@ def locate(libname):
                 tried.append(f"${var}={home} (no such folder)")
                 continue
             for sub in HOME_SUBDIRS.get(libname, ("lib64", "lib")):
-                path = os.path.join(home, sub, soname)
-                if os.path.isfile(path):
-                    if _accept(path, libname, tried, other, f"${var}"):
-                        tried.append(path)
-                        return Located(path, f"${var}", tried, other)
-                else:
-                    tried.append(path + _other_versions(os.path.dirname(path), soname))
+                path = _first_file(os.path.join(home, sub), libname)
+                if path and _accept(path, libname, tried, other, f"${var}"):
+                    tried.append(path)
+                    return Located(path, f"${var}", tried, other)
+                if not path:
+                    folder = os.path.join(home, sub)
+                    tried.append(os.path.join(folder, soname) + _other_versions(folder, soname))
     path, problem = _load(soname)
     if path is not None and (not os.path.isabs(path) or _accept(path, libname, tried, other, "system loader")):
         tried.append(f"{soname} via the system loader")
