@@ -444,8 +444,8 @@ def test_python_m_cuda_bindings_lists_the_new_libraries(sites):
     tables = {lib: ["x"] for lib in ("nvfatbin", "cufile", "nvml", "cudla")}
     code = """
 sys.modules["cuda.pathfinder"] = None
-from cuda.bindings.__main__ import main
-main()
+from cuda.bindings.__main__ import _libraries
+_libraries(print)            # (the fake tables are no real modules' tables: no version calls)
 """
     lines = child(code, tables=tables, hide="system", env={
         "PYTHONPATH": os.pathsep.join([str(sites.own)] + sys.path), "TEST_MACHINE": "x86_64"})
@@ -456,7 +456,7 @@ main()
                                   "the NVIDIA driver"), lines
     if CUDA_MAJOR == 13:
         assert lib["cuDLA"] == f"{own_path(sites.own, 'cudla')} (pip wheel)", lines
-    lines = child("from cuda.bindings.__main__ import main\nmain()", hide="pathfinder wheels system",
+    lines = child("from cuda.bindings.__main__ import _libraries\n_libraries(print)", hide="pathfinder wheels system",
                   env={"TEST_MACHINE": "x86_64"}, tables={"cudla": ["x"]})
     lib = {ln.split(":")[0].strip(): ln.split(":", 1)[1].strip() for ln in lines if ln.startswith("  ")}
     assert "DLA hardware only" in lib["cuDLA"] and lib["cuDLA"].startswith("missing: "), lines
