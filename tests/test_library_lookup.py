@@ -463,3 +463,29 @@ _libraries(print)            # (the fake tables are no real modules' tables: no 
     for label, name in (("nvFatbin", "nvfatbin"), ("cuFile", "cufile"), ("NVML", "nvml")):
         if not _loader.in_build(name):
             assert lib[label] == f"not looked for: {_loader.not_in_build(name)}", lines
+
+
+# --- on a machine with an NVIDIA driver -----------------------------------------------------------
+
+REAL_DRIVER = """
+import json, warnings
+from cuda.bindings import _libpaths, _loader, driver
+from cuda.bindings.utils import warn_if_cuda_major_version_mismatch
+found = _libpaths.locate("nvml")
+_loader.library("nvml")
+init = _loader.symbol("nvml", ("nvmlInit", 0, None, 0, "nvmlInit_v2"))
+with warnings.catch_warnings(record=True) as seen:
+    warnings.simplefilter("always")
+    warn_if_cuda_major_version_mismatch()
+print(json.dumps({"path": found.path, "via": found.via, "init": init, "driver": driver.cuDriverGetVersion()[1],
+                  "warned": [str(w.message) for w in seen if w.category is UserWarning]}))
+"""
+
+
+@pytest.mark.gpu
+def test_the_drivers_nvml_and_the_major_version_check():
+    r = run_python(REAL_DRIVER)
+    assert r.returncode == 0, r.stderr[-3000:]
+    out = json.loads(r.stdout.strip().splitlines()[-1])
+    assert os.path.basename(out["path"]) == "libnvidia-ml.so.1" and out["init"] != 0, out
+    assert bool(out["warned"]) is (out["driver"] // 1000 < CUDA_MAJOR), out
