@@ -89,7 +89,7 @@ PARAM_ROLE = {
     ("cudaStreamGetCaptureInfo", "dependencies_out"): ("out", "runtime-owned array, copied to a list"),
     ("cudaStreamGetCaptureInfo", "edgeData_out"): ("out", "runtime-owned array, copied to a list"),
     ("cudaStreamUpdateCaptureDependencies", "dependencies"): ("in", "an array of nodes, read"),
-    ("cudaMemPoolExportToShareableHandle", "shareableHandle"): ("out", "the OS handle is returned as an int"),
+    ("cudaMemPoolExportToShareableHandle", "shareableHandle"): ("out", "the shareable handle is returned, typed by handleType"),
     ("cudaGetExportTable", "ppExportTable"): ("out", "the table address is returned as an int"),
     # nvJitLink: caller buffers the library fills (sized by the matching *Size call)
     ("nvJitLinkGetLinkedCubin", "cubin"): ("in", "a caller buffer, filled"),
@@ -130,8 +130,8 @@ PARAM_ROLE = {
     ("cuFuncGetParamInfo", "paramOffset"): ("out", "returned offset"),
     ("cuTexRefSetAddress", "ByteOffset"): ("out", "returned offset"),
     ("cuMemGetHandleForAddressRange", "handle"): ("out", "the OS handle is returned as an int"),
-    ("cuMemExportToShareableHandle", "shareableHandle"): ("out", "the OS handle is returned as an int"),
-    ("cuMemPoolExportToShareableHandle", "handle_out"): ("out", "the OS handle is returned as an int"),
+    ("cuMemExportToShareableHandle", "shareableHandle"): ("out", "the shareable handle is returned, typed by handleType"),
+    ("cuMemPoolExportToShareableHandle", "handle_out"): ("out", "the shareable handle is returned, typed by handleType"),
 }
 
 # Functions whose output array has a count given by another parameter (C name of count).
@@ -302,6 +302,24 @@ ATTRIBUTE_TYPES = {
         "CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION_TYPE": "CUmemLocationType",
         "CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION_ID": "int",
     },
+    # what a shareable-handle export writes (the enum's doxygen names the type of each): an int
+    # (a POSIX fd, a KMT handle), a pointer-sized Win32 HANDLE, or a 64-byte fabric handle (so 8
+    # bytes of storage would be overrun); NONE is refused by the driver, read as an int as the
+    # reference does
+    "CUmemAllocationHandleType": {
+        "CU_MEM_HANDLE_TYPE_NONE": "int",
+        "CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR": "int",
+        "CU_MEM_HANDLE_TYPE_WIN32": "void*",
+        "CU_MEM_HANDLE_TYPE_WIN32_KMT": "unsigned int",
+        "CU_MEM_HANDLE_TYPE_FABRIC": "CUmemFabricHandle",
+    },
+    "cudaMemAllocationHandleType": {
+        "cudaMemHandleTypeNone": "int",
+        "cudaMemHandleTypePosixFileDescriptor": "int",
+        "cudaMemHandleTypeWin32": "void*",
+        "cudaMemHandleTypeWin32Kmt": "unsigned int",
+        "cudaMemHandleTypeFabric": "cudaMemFabricHandle_t",
+    },
     "CUcoredumpSettings": {
         "CU_COREDUMP_ENABLE_ON_EXCEPTION": "bool",
         "CU_COREDUMP_TRIGGER_HOST": "bool",
@@ -334,6 +352,10 @@ ATTRIBUTE_PARAMS = {
     ("cuCoredumpGetAttributeGlobal", "value"): ("attrib", "CUcoredumpSettings"),
     ("cuCoredumpSetAttribute", "value"): ("attrib", "CUcoredumpSettings"),
     ("cuCoredumpSetAttributeGlobal", "value"): ("attrib", "CUcoredumpSettings"),
+    # outputs (PARAM_ROLE) whose type is chosen by the handle type asked for
+    ("cuMemExportToShareableHandle", "shareableHandle"): ("handleType", "CUmemAllocationHandleType"),
+    ("cuMemPoolExportToShareableHandle", "handle_out"): ("handleType", "CUmemAllocationHandleType"),
+    ("cudaMemPoolExportToShareableHandle", "shareableHandle"): ("handleType", "cudaMemAllocationHandleType"),
 }
 
 # `void** data` outputs holding one attribute value per attribute of a list: (function, data

@@ -2753,7 +2753,7 @@ def cudaMemSetMemPool(location: cudaMemLocation | None, typename: cudaMemAllocat
     """Sets the current memory pool for a memory location and allocation type."""
 def cudaMallocFromPoolAsync(size: int, memPool: cudaMemPool_t | driver.CUmemoryPool | int | None, stream: cudaStream_t | driver.CUstream | int | None) -> tuple[cudaError_t, int | None]:
     """Allocates memory from a specified pool with stream ordered semantics."""
-def cudaMemPoolExportToShareableHandle(memPool: cudaMemPool_t | driver.CUmemoryPool | int | None, handleType: cudaMemAllocationHandleType, flags: int) -> tuple[cudaError_t, int | None]:
+def cudaMemPoolExportToShareableHandle(memPool: cudaMemPool_t | driver.CUmemoryPool | int | None, handleType: cudaMemAllocationHandleType, flags: int) -> tuple[cudaError_t, Any]:
     """Exports a memory pool to the requested handle type."""
 def cudaMemPoolImportFromShareableHandle(shareableHandle: Address, handleType: cudaMemAllocationHandleType, flags: int) -> tuple[cudaError_t, cudaMemPool_t | None]:
     """imports a memory pool from a shared handle."""

@@ -5,6 +5,7 @@ or, with multiprocessing, as the pickled object. Children here are spawned inter
 (multiprocessing's 'spawn' start method): they import cuda.bindings afresh.
 """
 import ctypes
+import json
 import multiprocessing
 import os
 import pickle
@@ -12,7 +13,7 @@ import pickle
 import pytest
 
 import ipc_child
-from _support import driver, runtime
+from _support import driver, run_python, runtime, stand_in_env
 
 HANDLES = ["driver.CUipcMemHandle", "driver.CUipcEventHandle", "runtime.cudaIpcMemHandle_t",
            "runtime.cudaIpcEventHandle_t", "driver.CUmemPoolPtrExportData", "runtime.cudaMemPoolPtrExportData"]
@@ -93,3 +94,44 @@ def test_handle_bytes_shorter_than_the_handle_are_refused(name):
     h = _class(name)()
     with pytest.raises(ValueError):
         h.reserved = b"\x01\x02"
+
+
+# The stand-in driver (tests/conformance/stub.py) writes as many pattern bytes (1, 2, 3, ...) into
+# the output as the driver writes for each handle type: an int for a POSIX fd and a KMT handle, a
+# pointer-sized Win32 HANDLE, a 64-byte CUmemFabricHandle. NVIDIA's 13.0.3, 12.9.10 and 13.5.0 return
+# these as an int and a CUmemFabricHandle holding the 64 bytes.
+SHAREABLE_EXPORTS = r"""
+import ctypes, json
+from cuda.bindings import driver as d
+stub = ctypes.CDLL("libcuda.so.1")
+T = d.CUmemAllocationHandleType
+out = []
+for f in ("cuMemExportToShareableHandle", "cuMemPoolExportToShareableHandle"):
+    for ht, n in ((T.CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 8), (T.CU_MEM_HANDLE_TYPE_WIN32, 8),
+                  (T.CU_MEM_HANDLE_TYPE_WIN32_KMT, 4), (T.CU_MEM_HANDLE_TYPE_FABRIC, 64)):
+        stub.cuStubFill(0, n)
+        err, value = getattr(d, f)(5, ht, 0)
+        stub.cuStubFill(-1, 0)
+        shown = value.data.hex() if isinstance(value, d.CUmemFabricHandle) else hex(value)
+        out.append([f, ht.name, err.name, type(value).__name__, shown])
+print(json.dumps(out))
+"""
+
+
+def test_shareable_handle_export_is_typed_by_the_handle_type(stand_in_driver):
+    """The export's storage is as large as what the driver writes for the handle type asked for:
+    with CU_MEM_HANDLE_TYPE_FABRIC, 64 bytes that come back as a CUmemFabricHandle (into an 8-byte
+    int the driver would write 56 bytes past it, on the stack)."""
+    proc = run_python(SHAREABLE_EXPORTS, env=stand_in_env(stand_in_driver, 0))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    got = json.loads(proc.stdout.strip().splitlines()[-1])
+    pattern = bytes(range(1, 65))
+    for f in ("cuMemExportToShareableHandle", "cuMemPoolExportToShareableHandle"):
+        rows = {r[1]: r[2:] for r in got if r[0] == f}
+        assert rows == {
+            # a C int: 4 of the 8 bytes written
+            "CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR": ["CUDA_SUCCESS", "int", "0x4030201"],
+            "CU_MEM_HANDLE_TYPE_WIN32": ["CUDA_SUCCESS", "int", "0x807060504030201"],
+            "CU_MEM_HANDLE_TYPE_WIN32_KMT": ["CUDA_SUCCESS", "int", "0x4030201"],
+            "CU_MEM_HANDLE_TYPE_FABRIC": ["CUDA_SUCCESS", "CUmemFabricHandle", pattern.hex()],
+        }, f

@@ -3282,7 +3282,7 @@ def cuMemSetAccess(ptr: CUdeviceptr | int | None, size: int, desc: CUmemAccessDe
     """Set the access flags for each location specified in `desc` for the given virtual address range."""
 def cuMemGetAccess(location: CUmemLocation | None, ptr: CUdeviceptr | int | None) -> tuple[CUresult, int | None]:
     """Get the access `flags` set for the given `location` and `ptr`."""
-def cuMemExportToShareableHandle(handle: CUmemGenericAllocationHandle | int | None, handleType: CUmemAllocationHandleType, flags: int) -> tuple[CUresult, int | None]:
+def cuMemExportToShareableHandle(handle: CUmemGenericAllocationHandle | int | None, handleType: CUmemAllocationHandleType, flags: int) -> tuple[CUresult, Any]:
     """Exports an allocation to a requested shareable handle type."""
 def cuMemImportFromShareableHandle(osHandle: Address, shHandleType: CUmemAllocationHandleType) -> tuple[CUresult, CUmemGenericAllocationHandle | None]:
     """Imports an allocation from a requested shareable handle type."""
@@ -3312,7 +3312,7 @@ def cuMemPoolDestroy(pool: CUmemoryPool | runtime.cudaMemPool_t | int | None) ->
     """Destroys the specified memory pool."""
 def cuMemAllocFromPoolAsync(bytesize: int, pool: CUmemoryPool | runtime.cudaMemPool_t | int | None, hStream: CUstream | runtime.cudaStream_t | int | None) -> tuple[CUresult, CUdeviceptr | None]:
     """Allocates memory from a specified pool with stream ordered semantics."""
-def cuMemPoolExportToShareableHandle(pool: CUmemoryPool | runtime.cudaMemPool_t | int | None, handleType: CUmemAllocationHandleType, flags: int) -> tuple[CUresult, int | None]:
+def cuMemPoolExportToShareableHandle(pool: CUmemoryPool | runtime.cudaMemPool_t | int | None, handleType: CUmemAllocationHandleType, flags: int) -> tuple[CUresult, Any]:
     """Exports a memory pool to the requested handle type."""
 def cuMemPoolImportFromShareableHandle(handle: Address, handleType: CUmemAllocationHandleType, flags: int) -> tuple[CUresult, CUmemoryPool | None]:
     """imports a memory pool from a shared handle."""

@@ -536,6 +536,7 @@ include "_module_common.pxi"
 
 cdef dict _ATTR_CUcoredumpSettings = {1: 'b', 2: 'b', 3: 'b', 4: 'b', 5: 'c1024', 6: 'c1024', 7: 'i4'}
 cdef dict _ATTR_CUgraphMem_attribute = {0: 'u8:cuuint64_t', 1: 'u8:cuuint64_t', 2: 'u8:cuuint64_t', 3: 'u8:cuuint64_t'}
+cdef dict _ATTR_CUmemAllocationHandleType = {0: 'i4', 1: 'i4', 2: 'p', 4: 'u4', 8: 's:CUmemFabricHandle'}
 cdef dict _ATTR_CUmemPool_attribute = {1: 'i4', 2: 'i4', 3: 'i4', 4: 'u8:cuuint64_t', 5: 'u8:cuuint64_t', 6: 'u8:cuuint64_t', 7: 'u8:cuuint64_t', 8: 'u8:cuuint64_t'}
 cdef dict _ATTR_CUmem_range_attribute = {1: 'i4', 2: 'i4', 3: '*i4', 4: 'i4', 5: 'e:CUmemLocationType', 6: 'i4', 7: 'e:CUmemLocationType', 8: 'i4'}
 cdef dict _ATTR_CUpointer_attribute = {1: 'h:CUcontext', 2: 'u4', 3: 'u8:CUdeviceptr', 4: 'p', 5: 's:CUDA_POINTER_ATTRIBUTE_P2P_TOKENS', 6: 'b', 7: 'u8', 8: 'b', 9: 'i4', 10: 'b', 11: 'u8:CUdeviceptr', 12: 'u8', 13: 'b', 14: 'u8', 15: 'u4', 16: 'u8', 17: 'h:CUmemoryPool', 18: 'u8', 19: 'p', 20: 'u8', 21: 'b'}
@@ -11591,7 +11592,7 @@ def cuMemExportToShareableHandle(handle, handleType, flags):
     CUresult
         CUDA_SUCCESS, CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_NOT_INITIALIZED,
         CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_PERMITTED, CUDA_ERROR_NOT_SUPPORTED
-    shareableHandle : int
+    shareableHandle : Any
         Pointer to the location in which to store the requested handle type
 
     See Also
@@ -11599,7 +11600,8 @@ def cuMemExportToShareableHandle(handle, handleType, flags):
     cuMemImportFromShareableHandle
     """
     cdef cydriver.CUresult err
-    cdef unsigned long long c_shareableHandle = 0
+    cdef str code_shareableHandle
+    cdef _Buf a_shareableHandle
     cdef unsigned long long c_handle
     cdef long long c_handleType
     cdef unsigned long long c_flags
@@ -11609,6 +11611,9 @@ def cuMemExportToShareableHandle(handle, handleType, flags):
         c_handleType = handleType
         _p = 2
         c_flags = flags
+        _p = 1
+        code_shareableHandle = _ATTR_CUmemAllocationHandleType.get(int(c_handleType), 'u8')
+        a_shareableHandle = _Buf_new(max(_attr_size(code_shareableHandle), <Py_ssize_t>0))
         _p = 0
         if isinstance(handle, _IntValue):
             c_handle = <unsigned long long>_iv(<_IntValue>handle)
@@ -11619,10 +11624,10 @@ def cuMemExportToShareableHandle(handle, handleType, flags):
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('cuMemExportToShareableHandle', ('handle', 'handleType', 'flags'), _p) from None
     with nogil:
-        err = cydriver.cuMemExportToShareableHandle(<void*>&c_shareableHandle, <cydriver.CUmemGenericAllocationHandle>c_handle, <cydriver.CUmemAllocationHandleType>c_handleType, c_flags)
+        err = cydriver.cuMemExportToShareableHandle(<void*>a_shareableHandle.ptr, <cydriver.CUmemGenericAllocationHandle>c_handle, <cydriver.CUmemAllocationHandleType>c_handleType, c_flags)
     if err != 0:
         return (_st(err), None,)
-    return (_ok(), c_shareableHandle,)
+    return (_ok(), _attr_out(a_shareableHandle.ptr, code_shareableHandle, _L, 0),)
 
 def cuMemImportFromShareableHandle(osHandle, shHandleType):
     """Imports an allocation from a requested shareable handle type.
@@ -12393,7 +12398,7 @@ def cuMemPoolExportToShareableHandle(pool, handleType, flags):
     CUresult
         CUDA_SUCCESS, CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_NOT_INITIALIZED,
         CUDA_ERROR_OUT_OF_MEMORY
-    handle_out : int
+    handle_out : Any
         Returned OS handle
 
     See Also
@@ -12408,7 +12413,8 @@ def cuMemPoolExportToShareableHandle(pool, handleType, flags):
     CUmemAllocationHandleType other than CU_MEM_HANDLE_TYPE_NONE.
     """
     cdef cydriver.CUresult err
-    cdef unsigned long long c_handle_out = 0
+    cdef str code_handle_out
+    cdef _Buf a_handle_out
     cdef void* c_pool
     cdef long long c_handleType
     cdef unsigned long long c_flags
@@ -12418,15 +12424,18 @@ def cuMemPoolExportToShareableHandle(pool, handleType, flags):
         c_handleType = handleType
         _p = 2
         c_flags = flags
+        _p = 1
+        code_handle_out = _ATTR_CUmemAllocationHandleType.get(int(c_handleType), 'u8')
+        a_handle_out = _Buf_new(max(_attr_size(code_handle_out), <Py_ssize_t>0))
         _p = 0
         _hptr(pool, &c_pool)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('cuMemPoolExportToShareableHandle', ('pool', 'handleType', 'flags'), _p) from None
     with nogil:
-        err = cydriver.cuMemPoolExportToShareableHandle(<void*>&c_handle_out, <cydriver.CUmemoryPool>c_pool, <cydriver.CUmemAllocationHandleType>c_handleType, c_flags)
+        err = cydriver.cuMemPoolExportToShareableHandle(<void*>a_handle_out.ptr, <cydriver.CUmemoryPool>c_pool, <cydriver.CUmemAllocationHandleType>c_handleType, c_flags)
     if err != 0:
         return (_st(err), None,)
-    return (_ok(), c_handle_out,)
+    return (_ok(), _attr_out(a_handle_out.ptr, code_handle_out, _L, 0),)
 
 def cuMemPoolImportFromShareableHandle(handle, handleType, flags):
     """imports a memory pool from a shared handle.

@@ -500,6 +500,7 @@ cdef str _STATUS_NAME = 'cudaError_t'
 include "_module_common.pxi"
 
 cdef dict _ATTR_cudaGraphMemAttributeType = {0: 'u8', 1: 'u8', 2: 'u8', 3: 'u8'}
+cdef dict _ATTR_cudaMemAllocationHandleType = {0: 'i4', 1: 'i4', 2: 'p', 4: 'u4', 8: 's:cudaMemFabricHandle_t'}
 cdef dict _ATTR_cudaMemPoolAttr = {1: 'i4', 2: 'i4', 3: 'i4', 4: 'u8', 5: 'u8', 6: 'u8', 7: 'u8', 8: 'u8', 9: 'e:cudaMemAllocationType', 10: 'e:cudaMemAllocationHandleType', 11: 'i4', 12: 'e:cudaMemLocationType', 13: 'u8', 14: 'i4'}
 cdef dict _ATTR_cudaMemRangeAttribute = {1: 'i4', 2: 'i4', 3: '*i4', 4: 'i4', 5: 'e:cudaMemLocationType', 6: 'i4', 7: 'e:cudaMemLocationType', 8: 'i4'}
 
@@ -11713,7 +11714,7 @@ def cudaMemPoolExportToShareableHandle(memPool, handleType, flags):
     -------
     cudaError_t
         cudaSuccess, cudaErrorInvalidValue, cudaErrorOutOfMemory
-    shareableHandle : int
+    shareableHandle : Any
         shareableHandle
 
     See Also
@@ -11727,7 +11728,8 @@ def cudaMemPoolExportToShareableHandle(memPool, handleType, flags):
     CUmemAllocationHandleType other than cudaMemHandleTypeNone.
     """
     cdef cyruntime.cudaError_t err
-    cdef unsigned long long c_shareableHandle = 0
+    cdef str code_shareableHandle
+    cdef _Buf a_shareableHandle
     cdef void* c_memPool
     cdef long long c_handleType
     cdef unsigned int c_flags
@@ -11737,15 +11739,18 @@ def cudaMemPoolExportToShareableHandle(memPool, handleType, flags):
         c_handleType = handleType
         _p = 2
         c_flags = flags
+        _p = 1
+        code_shareableHandle = _ATTR_cudaMemAllocationHandleType.get(int(c_handleType), 'u8')
+        a_shareableHandle = _Buf_new(max(_attr_size(code_shareableHandle), <Py_ssize_t>0))
         _p = 0
         _hptr(memPool, &c_memPool)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('cudaMemPoolExportToShareableHandle', ('memPool', 'handleType', 'flags'), _p) from None
     with nogil:
-        err = cyruntime.cudaMemPoolExportToShareableHandle(<void*>&c_shareableHandle, <cyruntime.cudaMemPool_t>c_memPool, <cyruntime.cudaMemAllocationHandleType>c_handleType, c_flags)
+        err = cyruntime.cudaMemPoolExportToShareableHandle(<void*>a_shareableHandle.ptr, <cyruntime.cudaMemPool_t>c_memPool, <cyruntime.cudaMemAllocationHandleType>c_handleType, c_flags)
     if err != 0:
         return (_st(err), None,)
-    return (_ok(), c_shareableHandle,)
+    return (_ok(), _attr_out(a_shareableHandle.ptr, code_shareableHandle, _L, 0),)
 
 def cudaMemPoolImportFromShareableHandle(shareableHandle, handleType, flags):
     """imports a memory pool from a shared handle.

@@ -5,6 +5,9 @@ Every entry returns one status (the environment variable CUDA_STUB_STATUS, read 
 records its own name and the first six integer argument registers (x86-64 System V: rdi, rsi,
 rdx, rcx, r8, r9), so a probe can see which C symbol a binding reached and what it passed:
 `cuStubReset()`, `cuStubLast()` (name or NULL), `cuStubArgs()` (u64[6]).
+`cuStubFill(i, n)` makes every later entry (until `cuStubFill(-1, 0)`) write n bytes 1, 2, 3, ...
+(modulo 256) at the address in argument register i, when it is not NULL, as a driver writes an
+output: a probe sees how large a buffer a binding gave for it and what it made of the bytes.
 The exceptions, which both packages need to load at all:
   cuDriverGetVersion   writes 13000, returns 0
   cuInit               returns 0
@@ -33,6 +36,7 @@ typedef unsigned long long u64;
 static int g_status = 999;
 static const char *g_last;
 static u64 g_args[6];
+static int g_fill_arg = -1, g_fill_n;
 static void *g_self;
 
 __attribute__((constructor)) static void stub_init(void) {
@@ -46,10 +50,16 @@ void cuStubSetStatus(int s) { g_status = s; }
 void cuStubReset(void) { g_last = NULL; memset(g_args, 0, sizeof g_args); }
 const char *cuStubLast(void) { return g_last; }
 u64 *cuStubArgs(void) { return g_args; }
+void cuStubFill(int arg, int n) { g_fill_arg = arg; g_fill_n = n; }
+static void fill(void) {
+    if (g_fill_arg < 0 || g_fill_arg > 5 || !g_args[g_fill_arg]) return;
+    unsigned char *p = (unsigned char *)g_args[g_fill_arg];
+    for (int i = 0; i < g_fill_n; i++) p[i] = (unsigned char)(i + 1);
+}
 
 #define E(name) int name(u64 a, u64 b, u64 c, u64 d, u64 e, u64 f) { \
     g_last = #name; g_args[0] = a; g_args[1] = b; g_args[2] = c; \
-    g_args[3] = d; g_args[4] = e; g_args[5] = f; return g_status; }
+    g_args[3] = d; g_args[4] = e; g_args[5] = f; fill(); return g_status; }
 
 int cuDriverGetVersion(int *v) { g_last = "cuDriverGetVersion"; if (v) *v = 13000; return 0; }
 int cuInit(unsigned int flags) { g_last = "cuInit"; g_args[0] = flags; return 0; }

@@ -732,7 +732,7 @@ def cudaMemPoolDestroy(memPool: cudaMemPool_t | driver.CUmemoryPool | int | None
     """Destroys the specified memory pool."""
 def cudaMallocFromPoolAsync(size: int, memPool: cudaMemPool_t | driver.CUmemoryPool | int | None, stream: cudaStream_t | driver.CUstream | int | None) -> int:
     """Allocates memory from a specified pool with stream ordered semantics."""
-def cudaMemPoolExportToShareableHandle(memPool: cudaMemPool_t | driver.CUmemoryPool | int | None, handleType: cudaMemAllocationHandleType, flags: int) -> int:
+def cudaMemPoolExportToShareableHandle(memPool: cudaMemPool_t | driver.CUmemoryPool | int | None, handleType: cudaMemAllocationHandleType, flags: int) -> Any:
     """Exports a memory pool to the requested handle type."""
 def cudaMemPoolImportFromShareableHandle(shareableHandle: Address, handleType: cudaMemAllocationHandleType, flags: int) -> cudaMemPool_t:
     """imports a memory pool from a shared handle."""

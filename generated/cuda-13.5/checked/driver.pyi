@@ -918,7 +918,7 @@ def cuMemSetAccess(ptr: CUdeviceptr | int | None, size: int, desc: CUmemAccessDe
     """Set the access flags for each location specified in `desc` for the given virtual address range."""
 def cuMemGetAccess(location: CUmemLocation | None, ptr: CUdeviceptr | int | None) -> int:
     """Get the access `flags` set for the given `location` and `ptr`."""
-def cuMemExportToShareableHandle(handle: CUmemGenericAllocationHandle | int | None, handleType: CUmemAllocationHandleType, flags: int) -> int:
+def cuMemExportToShareableHandle(handle: CUmemGenericAllocationHandle | int | None, handleType: CUmemAllocationHandleType, flags: int) -> Any:
     """Exports an allocation to a requested shareable handle type."""
 def cuMemImportFromShareableHandle(osHandle: Address, shHandleType: CUmemAllocationHandleType) -> CUmemGenericAllocationHandle:
     """Imports an allocation from a requested shareable handle type."""
@@ -954,7 +954,7 @@ def cuMemSetMemPool(location: CUmemLocation | None, typename: CUmemAllocationTyp
     """Sets the current memory pool for a memory location and allocation type."""
 def cuMemAllocFromPoolAsync(bytesize: int, pool: CUmemoryPool | runtime.cudaMemPool_t | int | None, hStream: CUstream | runtime.cudaStream_t | int | None) -> CUdeviceptr:
     """Allocates memory from a specified pool with stream ordered semantics."""
-def cuMemPoolExportToShareableHandle(pool: CUmemoryPool | runtime.cudaMemPool_t | int | None, handleType: CUmemAllocationHandleType, flags: int) -> int:
+def cuMemPoolExportToShareableHandle(pool: CUmemoryPool | runtime.cudaMemPool_t | int | None, handleType: CUmemAllocationHandleType, flags: int) -> Any:
     """Exports a memory pool to the requested handle type."""
 def cuMemPoolImportFromShareableHandle(handle: Address, handleType: CUmemAllocationHandleType, flags: int) -> CUmemoryPool:
     """imports a memory pool from a shared handle."""
