@@ -135,3 +135,39 @@ def test_shareable_handle_export_is_typed_by_the_handle_type(stand_in_driver):
             "CU_MEM_HANDLE_TYPE_WIN32_KMT": ["CUDA_SUCCESS", "int", "0x4030201"],
             "CU_MEM_HANDLE_TYPE_FABRIC": ["CUDA_SUCCESS", "CUmemFabricHandle", pattern.hex()],
         }, f
+
+
+IMPORTS = r"""
+import ctypes, json
+from cuda.bindings import driver as d
+stub = ctypes.CDLL("libcuda.so.1")
+stub.cuStubArgs.restype = ctypes.POINTER(ctypes.c_uint64)
+T = d.CUmemAllocationHandleType
+fabric = d.CUmemFabricHandle()
+fabric.data = bytes(range(64))
+out = []
+for label, value, ht in (("fd", 7, T.CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR),
+                         ("fabric", fabric, T.CU_MEM_HANDLE_TYPE_FABRIC),
+                         ("fabric bytes", bytes(fabric.data), T.CU_MEM_HANDLE_TYPE_FABRIC)):
+    for f, register in (("cuMemImportFromShareableHandle", 1), ("cuMemPoolImportFromShareableHandle", 1)):
+        args = (value, ht) if f == "cuMemImportFromShareableHandle" else (value, ht, 0)
+        err, _ = getattr(d, f)(*args)
+        passed = stub.cuStubArgs()[register]
+        shows = ctypes.string_at(passed, 64).hex() if label != "fd" else passed
+        out.append([f, label, err.name, shows, passed == fabric.getPtr()])
+print(json.dumps(out))
+"""
+
+
+def test_shareable_handle_import_takes_an_fd_or_a_fabric_handle(stand_in_driver):
+    """The C API passes a POSIX fd as the pointer's value and a fabric handle by its address: an
+    int goes as it is; a CUmemFabricHandle (or its bytes) goes by the address of its 64 bytes.
+    (NVIDIA's packages refuse the CUmemFabricHandle object: TypeError.)"""
+    proc = run_python(IMPORTS, env=stand_in_env(stand_in_driver, 0))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    got = json.loads(proc.stdout.strip().splitlines()[-1])
+    for f in ("cuMemImportFromShareableHandle", "cuMemPoolImportFromShareableHandle"):
+        rows = {r[1]: r[2:] for r in got if r[0] == f}
+        assert rows["fd"] == ["CUDA_SUCCESS", 7, False], f
+        assert rows["fabric"] == ["CUDA_SUCCESS", bytes(range(64)).hex(), True], f
+        assert rows["fabric bytes"][:2] == ["CUDA_SUCCESS", bytes(range(64)).hex()], f
