@@ -747,6 +747,70 @@ cdef class _Struct:
     def __repr__(self):
         return "\n".join(_repr_lines(self))
 
+    def __reduce__(self):
+        """Pickled as its C bytes, rebuilt into memory the new object owns (an IPC handle sent to
+        another process).  Refused while a pointer or handle field holds an address: it would
+        mean nothing in another process, and the object it may keep alive does not travel."""
+        cls = type(self)
+        _check_portable(cls, self._ptr, cls.__name__)
+        return (_rebuild_struct, (cls, PyBytes_FromStringAndSize(self._ptr, cls._c_size)))
+
+    def __copy__(self):
+        return _struct_copy(self)
+
+    def __deepcopy__(self, memo):
+        return _struct_copy(self)
+
+
+def _rebuild_struct(cls, data):
+    """A new `cls` owning a copy of `data`, its C bytes (what a pickled struct is rebuilt by)."""
+    if not (isinstance(cls, type) and issubclass(cls, _Struct)) or not isinstance(data, bytes):
+        raise TypeError("expected a struct class and its bytes")
+    if len(<bytes>data) != cls._c_size:
+        raise ValueError(f"{cls.__name__} has {cls._c_size} bytes, got {len(<bytes>data)}")
+    cdef _Struct s = _new_struct(cls)
+    memcpy(s._ptr, PyBytes_AS_STRING(data), len(<bytes>data))
+    return s
+
+
+cdef _Struct _struct_copy(_Struct src):
+    """copy.copy and copy.deepcopy of a struct: its bytes in memory the copy owns, as C's
+    assignment copies them, and the Python objects that its pointer fields' addresses belong to,
+    kept alive by the copy as well (the pointers point at the same objects, not at copies)."""
+    cls = type(src)
+    cdef _Struct dst = _new_struct(cls)
+    _copy_struct(dst, dst._ptr, src, cls, cls._c_size, cls.__name__)
+    return dst
+
+
+cdef int _check_portable(object cls, char* base, str path) except -1:
+    """Raise TypeError if a pointer or handle field of the struct at `base` (nested structs and
+    arrays included) holds an address: see _Struct.__reduce__.  `path` names the struct."""
+    cdef _Field f
+    cdef char* p
+    cdef void* v
+    cdef Py_ssize_t i, n
+    cdef int kind
+    for name in cls._c_fields:
+        f = <_Field>getattr(cls, name)
+        kind = f.kind
+        n = 1
+        if kind == F_ARRAY:
+            kind = f.ekind
+            n = f.count
+        for i in range(n):
+            p = base + f.off + i * f.size
+            where = f"{path}.{name}[{i}]" if f.kind == F_ARRAY else f"{path}.{name}"
+            if kind == F_STRUCT:
+                _check_portable(f.item_cls(), p, where)
+            elif kind == F_VOIDP or kind == F_CSTR or kind == F_PTRARR or kind == F_KPARAMS or kind == F_HANDLE:
+                v = (<void**>p)[0]
+                if v != NULL:
+                    raise TypeError(f"cannot pickle {where.partition('.')[0]}: {where} holds the address "
+                                    f"{PyLong_FromVoidPtr(v):#x}, which means nothing in another process "
+                                    "(a struct pickles with its pointer and handle fields NULL)")
+    return 0
+
 
 cdef list _repr_lines(_Struct s):
     """`field : value` lines; a nested struct's lines follow its name, indented by four."""

@@ -4,6 +4,7 @@ An IPC handle is 64 opaque bytes (`reserved`); a program hands it to another pro
 or, with multiprocessing, as the pickled object. Children here are spawned interpreters
 (multiprocessing's 'spawn' start method): they import cuda.bindings afresh.
 """
+import copy
 import ctypes
 import json
 import multiprocessing
@@ -59,10 +60,8 @@ def test_handle_rebuilt_from_its_bytes_in_a_spawned_child(name, spawned):
     assert as_seen == data and c_memory == data
 
 
-# Neither package pickles these structs today: NVIDIA's 13.0.3 and ours raise the same TypeError
-# (Cython's "no default __reduce__ due to non-trivial __cinit__"). The test asserts what a pickling
-# struct must do; any failure other than that TypeError, or a pass, is reported.
-@pytest.mark.xfail(raises=TypeError, strict=True, reason="the struct classes do not pickle (as in NVIDIA's 13.0.3)")
+# NVIDIA's packages (12.9.10, 13.0.3, 13.5.0) do not pickle these structs (TypeError: "no default
+# __reduce__ due to non-trivial __cinit__"); ours pickles a struct as its C bytes.
 @pytest.mark.parametrize("name", HANDLES)
 def test_handle_pickles_and_unpickles_in_a_spawned_child(name, spawned):
     """multiprocessing pickles the arguments of a call into a child: the handle arrives with its
@@ -75,6 +74,18 @@ def test_handle_pickles_and_unpickles_in_a_spawned_child(name, spawned):
     as_seen, c_memory, pid = spawned.apply(ipc_child.reserved_of, (h,))
     assert pid != os.getpid()
     assert as_seen == data and c_memory == data
+
+
+@pytest.mark.parametrize("name", HANDLES)
+def test_handle_copies_own_their_bytes(name):
+    data = _payload(name)
+    h = _class(name)()
+    h.reserved = data
+    for c in (copy.copy(h), copy.deepcopy(h)):
+        assert type(c) is type(h) and c.reserved == data and c.getPtr() != h.getPtr()
+    c = copy.copy(h)
+    h.reserved = bytes(64)
+    assert c.reserved == data
 
 
 @pytest.mark.parametrize("name", HANDLES)

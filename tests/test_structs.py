@@ -1,6 +1,8 @@
 """Struct and union classes: fields, views into parent memory, sizeof, repr (no GPU needed)."""
+import copy
 import ctypes
 import gc
+import pickle
 import re
 import weakref
 
@@ -334,3 +336,78 @@ def test_pointer_field_written_by_c_reads_as_many_items_as_its_count_field():
     ctypes.c_void_p.from_address(cond.getPtr() + 16).value = ctypes.addressof(graphs)
     cond.size = 2
     assert cond.phGraph_out == [driver.CUgraph(0x11), driver.CUgraph(0x22)]
+
+
+# --- pickling and copying --------------------------------------------------------------------------
+
+def test_struct_pickles_as_its_bytes_nested_members_included():
+    prop = driver.CUmemAllocationProp()
+    prop.type = driver.CUmemAllocationType.CU_MEM_ALLOCATION_TYPE_PINNED
+    prop.location.type = driver.CUmemLocationType.CU_MEM_LOCATION_TYPE_DEVICE
+    prop.location.id = 3
+    prop.requestedHandleTypes = driver.CUmemAllocationHandleType.CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR
+    back = pickle.loads(pickle.dumps(prop))
+    assert type(back) is driver.CUmemAllocationProp and back.getPtr() != prop.getPtr()
+    size = driver.sizeof(driver.CUmemAllocationProp)
+    assert ctypes.string_at(back.getPtr(), size) == ctypes.string_at(prop.getPtr(), size)
+    assert back.location.id == 3
+    props = runtime.cudaDeviceProp()
+    props.name = b"device"
+    props.maxThreadsDim = [1, 2, 3]
+    back = pickle.loads(pickle.dumps(props, protocol=pickle.HIGHEST_PROTOCOL))
+    assert back.name == b"device" and back.maxThreadsDim == [1, 2, 3]
+    # a view (T(_ptr=...), a nested member) pickles as the bytes it views, into an owned struct
+    view = driver.CUmemLocation(_ptr=prop.location.getPtr())
+    back = pickle.loads(pickle.dumps(view))
+    assert back.id == 3 and back.getPtr() != view.getPtr()
+
+
+def test_struct_with_an_address_in_a_pointer_or_handle_field_does_not_pickle():
+    m = driver.CUDA_MEMCPY2D()
+    m.WidthInBytes = 8
+    assert pickle.loads(pickle.dumps(m)).WidthInBytes == 8          # every pointer NULL
+    m.srcHost = bytearray(8)
+    with pytest.raises(TypeError, match=r"CUDA_MEMCPY2D\.srcHost holds the address 0x[0-9a-f]+, which means nothing"):
+        pickle.dumps(m)
+    m.srcHost = None
+    pickle.dumps(m)
+    params = driver.CUDA_KERNEL_NODE_PARAMS()
+    params.func = driver.CUfunction(0x1000)
+    with pytest.raises(TypeError, match=r"CUDA_KERNEL_NODE_PARAMS\.func holds"):
+        pickle.dumps(params)
+    node = driver.CUgraphNodeParams()                                 # nested, in a union
+    node.kernel.kernelParams = 0x2000
+    with pytest.raises(TypeError, match=r"CUgraphNodeParams\.kernel\.kernelParams holds"):
+        pickle.dumps(node)
+
+
+def test_struct_rebuilt_from_bytes_of_another_size_is_refused():
+    reduce = driver.CUuuid().__reduce__()
+    rebuild, (cls, data) = reduce
+    assert cls is driver.CUuuid and data == bytes(16)
+    with pytest.raises(ValueError, match="CUuuid has 16 bytes, got 3"):
+        rebuild(cls, b"abc")
+    with pytest.raises(TypeError):
+        rebuild(int, bytes(16))
+
+
+def test_struct_copies_own_their_bytes_and_keep_what_the_original_keeps_alive():
+    m = driver.CUDA_MEMCPY2D()
+    arr = np.arange(4, dtype=np.uint8)
+    alive = weakref.ref(arr)
+    m.srcHost = arr
+    m.Height = 2
+    copies = [copy.copy(m), copy.deepcopy(m)]
+    for c in copies:
+        assert type(c) is driver.CUDA_MEMCPY2D and c.getPtr() != m.getPtr()
+        assert c.Height == 2 and c.srcHost == m.srcHost            # the same address, as in C
+    address = m.srcHost
+    del m, arr
+    gc.collect()
+    assert alive() is not None, "a copy keeps the buffer its pointer field points at alive"
+    assert ctypes.string_at(address, 4) == bytes([0, 1, 2, 3])
+    copies[0].Height = 7
+    assert copies[1].Height == 2
+    del copies, c
+    gc.collect()
+    assert alive() is None
