@@ -983,7 +983,7 @@ cdef class _Field:
         cdef Py_ssize_t i
         cdef _Buf b
         if self.kind == F_CHARS:
-            _set_chars(p, self.count, value, self.name)
+            _set_chars(p, self.count, value, self.name, self.ekind == 1)
         elif self.kind == F_ARRAY:
             if not isinstance(value, (list, tuple)):
                 try:
@@ -1069,9 +1069,11 @@ cdef object _get_item(char* p, int kind, int size, object cls, object owner, Py_
     raise TypeError("unsupported field kind")
 
 
-cdef int _set_chars(char* p, Py_ssize_t count, object value, str name) except -1:
-    """A char[count] field from bytes (or a bytes-like object) or a list of ints -128..255, at
-    most `count` long; the rest is zeroed."""
+cdef int _set_chars(char* p, Py_ssize_t count, object value, str name, bint cstring) except -1:
+    """A char[count] field from bytes (or a bytes-like object) or a list of ints -128..255.  Binary
+    data (an IPC handle, a UUID, padding) must have exactly `count` bytes, as in the reference
+    package: a handle cut short would reach the driver as another handle.  A C string
+    (`cudaDeviceProp.name`) may be shorter: the rest is zeroed, so it ends with a NUL."""
     cdef Py_ssize_t i, n
     if isinstance(value, (list, tuple)):
         for i, x in enumerate(value):
@@ -1082,8 +1084,10 @@ cdef int _set_chars(char* p, Py_ssize_t count, object value, str name) except -1
     else:
         value = _as_bytes(value, False)
     n = len(value)
-    if n > count:
+    if cstring and n > count:
         raise ValueError(f"{name} holds at most {count} bytes, got {n}")
+    if not cstring and n != count:
+        raise ValueError(f"{name} length must be {count}, is {n}")
     memset(p, 0, count)
     memcpy(p, PyBytes_AS_STRING(value), n)
     return 0

@@ -300,13 +300,47 @@ def test_struct_array_field_is_copied_by_value():
 
 def test_char_array_takes_bytes_or_a_list_of_byte_values():
     h = driver.CUipcMemHandle()
-    h.reserved = b"ab"
+    h.reserved = b"ab" + bytes(62)
     assert h.reserved[:3] == b"ab\0" and len(h.reserved) == 64
-    h.reserved = [1, -1, 255, -128]
+    h.reserved = [1, -1, 255, -128] + [0] * 60
     assert h.reserved[:5] == b"\x01\xff\xff\x80\0"
-    for bad, error in (([256], OverflowError), ([-129], OverflowError), (["a"], TypeError), (b"x" * 65, ValueError)):
+    for bad, error in (([256] * 64, OverflowError), ([-129] * 64, OverflowError), (["a"] * 64, TypeError),
+                       ("a" * 64, TypeError)):
         with pytest.raises(error):
             h.reserved = bad
+
+
+@pytest.mark.parametrize("cls, field, size", [("driver.CUipcMemHandle", "reserved", 64),
+                                              ("runtime.cudaIpcEventHandle_t", "reserved", 64),
+                                              ("driver.CUmemFabricHandle", "data", 64),
+                                              ("driver.CUuuid", "bytes", 16),
+                                              ("runtime.cudaDeviceProp", "luid", 8),
+                                              ("driver.CUgraphEdgeData", "reserved", 5)])
+def test_binary_char_array_takes_exactly_its_size(cls, field, size):
+    """As in NVIDIA's package: a handle, UUID or LUID cut short would reach the driver as another
+    one, so a value of another length is refused (ValueError naming the field and both lengths)."""
+    module, _, name = cls.partition(".")
+    obj = getattr(driver if module == "driver" else runtime, name)()
+    setattr(obj, field, bytes(range(1, size + 1)))
+    for bad in (b"\x07\x08", bytes(size + 1), b"", [1, 2], bytearray(size - 1)):
+        with pytest.raises(ValueError, match=f"^{field} length must be {size}, is {len(bad)}$"):
+            setattr(obj, field, bad)
+        assert getattr(obj, field) == bytes(range(1, size + 1))      # unchanged
+    setattr(obj, field, bytearray(size))
+    assert getattr(obj, field) == bytes(size)
+
+
+def test_c_string_char_array_takes_a_shorter_value_nul_terminated():
+    props = runtime.cudaDeviceProp()
+    props.name = b"x" * 256
+    props.name = b"GPU"
+    assert props.name == b"GPU"
+    assert ctypes.string_at(props.getPtr(), 256) == b"GPU" + bytes(253)     # name is the first field
+    props.name = b"y" * 256                                                # no room for a NUL: C's strncpy
+    assert props.name == b"y" * 256
+    with pytest.raises(ValueError, match="name holds at most 256 bytes, got 257"):
+        props.name = b"z" * 257
+    assert props.name == b"y" * 256
 
 
 def test_pointer_and_count_fields_take_lists_of_handles_and_structs():

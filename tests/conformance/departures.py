@@ -75,9 +75,15 @@ DEPARTURES = [
     (r"re:\.struct\.anon_(struct|union)\d+\.ptr$", None,
      "T(_ptr=address) views the memory at address for every struct class; for the type of an "
      "anonymous member the reference adds the member's offset in its enclosing struct instead"),
-    (r"re:\.field\..*:scalar\.set=(bytes|list_int|list_handle|list_struct|str)$", (None, {"exc": "*"}),
-     "char[] fields take bytes or a list of byte values up to the field's size, zero-padded (the "
-     "reference demands exactly the size, ValueError); other types raise TypeError"),
+    (r"re:\.field\..*:scalar\.set=(str|list_handle|list_struct)$", ({"exc": "TypeError"}, {"exc": "*"}),
+     "a char[] field takes bytes or a list of byte values: a str or a list of other objects raises "
+     "TypeError (the reference measures its length first: ValueError, IndexError)"),
+    (r"re:\.field\.CUuuid_st\.bytes:scalar\.set=", (None, {"exc": "AttributeError"}),
+     "CUuuid.bytes can be set (exactly 16 bytes, as every binary char[] field), so a UUID can be made "
+     "for cuGetExportTable; the reference's is read-only"),
+    (r"re:^runtime\.field\.cudaDeviceProp\.name:scalar\.set=(bytes|list_int)$", (None, {"exc": "IndexError"}),
+     "a C-string char[] field (cudaDeviceProp.name) takes a shorter value, NUL-padded (the reference "
+     "demands all 256 bytes, IndexError); binary char[] fields take exactly their size, as there"),
     (r"re:\.fn\..*:(array|struct_ptr|scalar)=(none|handle|int|float)$", ({"exc": "RuntimeError"}, None),
      "ours checks every list argument against the count argument that goes with it (a larger count "
      "would let the C function read past the list); the reference checks only some"),
