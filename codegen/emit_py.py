@@ -123,8 +123,7 @@ def emit_py(model):
     if not layout:
         o.append('    ""')
     o.append(")")
-    defaults = {n: d for n, d in ov.STRUCT_DEFAULTS.items() if n in classes}
-    o.append(f"_STRUCT_DEFAULTS = {defaults!r}   # field values of a new struct other than 0 (overrides.py)")
+    o.append(f"_STRUCT_DEFAULTS = {struct_defaults(model)!r}   # field values of a new struct other than 0")
     o.append(f"cdef _Lazy _L = _new_lazy(globals(), __name__, _ENUMS, _STRUCTS, __cb_{model.lib}_off, "
              f"__cb_{model.lib}_fsize, __cb_{model.lib}_psize, __cb_{model.lib}_ssize)")
     o.append("")
@@ -160,6 +159,35 @@ def emit_py(model):
     o.append("")
     check_lazy_refs(o, model)
     return "\n".join(o) + "\n"
+
+
+def struct_defaults(model):
+    """The field values of a newly made struct other than 0, by struct name: those of
+    overrides.STRUCT_DEFAULTS, and those of each struct member's own type, as dotted paths
+    (`gridDim.x`), nested to any depth, as C++ constructs a struct's members
+    (cudaKernelNodeParams' dim3 members are (1, 1, 1), as in the reference).  Not inside a union:
+    C++ constructs no member of a union, named or anonymous, and the reference leaves them zero
+    too (cudaGraphNodeParams.kernel.gridDim is (0, 0, 0))."""
+    by_name = {}
+    for s in model.structs:
+        by_name[s.name] = s
+        for a, _ in s.aliases:
+            by_name[a] = s
+    memo = {}
+
+    def of(s):
+        if s.name not in memo:
+            memo[s.name] = {}            # a struct cannot hold itself, but stay finite if it did
+            out = {}
+            if not s.union:
+                out.update(ov.STRUCT_DEFAULTS.get(s.name, {}))
+                for f in s.fields:
+                    if f.cls == "struct" and f.ptr == 0 and not f.dims and not f.in_union and f.ctype in by_name:
+                        out.update({f"{f.name}.{k}": v for k, v in of(by_name[f.ctype]).items()})
+            memo[s.name] = out
+        return memo[s.name]
+
+    return {s.name: of(s) for s in model.structs if of(s)}
 
 
 def _emit_helpers(model):

@@ -51,6 +51,7 @@ class Field:
     dims: list               # array dimensions
     cls: str                 # category of the base type: scalar/enum/inttd/handle/struct/funcptr/void
     count: str = ""          # name of the sibling field counting a pointer-array field
+    in_union: bool = False   # a member of an anonymous union (C11) of the struct: shares its bytes
 
 
 @dataclass
@@ -273,7 +274,10 @@ def build(raw, lib):
             if fname is None and (b.startswith("struct ") or b.startswith("union ")):
                 # C11 anonymous member: its fields belong to the enclosing type
                 inner = b.split(" ", 1)[1]
-                out.extend(fields_of(inner, b.startswith("union "), host_path, top_ctype))
+                members = fields_of(inner, b.startswith("union "), host_path, top_ctype)
+                for m in members:
+                    m.in_union = m.in_union or b.startswith("union ")
+                out.extend(members)
                 continue
             if fsig is not None:
                 cat = "funcptr"

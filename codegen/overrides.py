@@ -449,7 +449,8 @@ BINARY_CHAR_FIELDS = {"bytes", "luid", "reserved", "reserved0", "reserved1", "pa
 # and LUIDs); the values themselves are bytes like every binary char[] field.
 HEX_CHAR_FIELDS = {"bytes", "luid"}
 
-# Field values of a newly made struct other than zero: struct -> {field: value}.
+# Field values of a newly made struct other than zero: struct -> {field: value}.  A struct
+# (not a union) holding one of these as a member gets its values too (emit_py.struct_defaults).
 STRUCT_DEFAULTS = {
     "dim3": {"x": 1, "y": 1, "z": 1},   # the C++ constructor's defaults, as the reference's dim3()
 }

@@ -732,9 +732,15 @@ cdef class _Struct:
             raise MemoryError()
         self._own = True
         for name, value in type(self)._c_defaults:
-            setattr(self, name, value)
+            obj = self
+            path, _, name = name.rpartition(".")
+            if path:                          # a member's field: gridDim.x
+                for part in path.split("."):
+                    obj = getattr(obj, part)
+            setattr(obj, name, value)
 
-    _c_defaults = ()          # (field, value) pairs other than zero for a new struct
+    # (field, value) pairs other than zero for a new struct; a member's field is a dotted path
+    _c_defaults = ()
 
     def __dealloc__(self):
         if self._own and self._ptr != NULL:

@@ -456,7 +456,7 @@ _STRUCTS = (
     "CUtensorMap_st|0|526|CUtensorMap:CUtensorMap_st|opaque:9:16:cuuint64_t:6:\n"
     "CUuuid_st|0|527|CUuuid:CUuuid_st|bytes:8:16::2:\n"
 )
-_STRUCT_DEFAULTS = {}   # field values of a new struct other than 0 (overrides.py)
+_STRUCT_DEFAULTS = {}   # field values of a new struct other than 0
 cdef _Lazy _L = _new_lazy(globals(), __name__, _ENUMS, _STRUCTS, __cb_driver_off, __cb_driver_fsize, __cb_driver_psize, __cb_driver_ssize)
 
 CUDA_VERSION = 13000

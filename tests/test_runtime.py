@@ -144,6 +144,32 @@ def test_dim3_and_nested_structs():
     assert int(params.kind) == 1
 
 
+@pytest.mark.parametrize("name", ["cudaKernelNodeParams", "cudaKernelNodeParamsV2", "cudaLaunchConfig_t"])
+def test_dim3_members_of_a_new_struct_are_one(name):
+    """C++ constructs a struct's dim3 members (1, 1, 1), and so does NVIDIA's 13.0.3 for the kernel
+    node parameters; launching with a grid left unset then runs one block, not none."""
+    cls = getattr(runtime, name)
+    params = cls()
+    for member in (params.gridDim, params.blockDim):
+        assert (member.x, member.y, member.z) == (1, 1, 1)
+    assert struct.unpack("=3I", ctypes.string_at(params.gridDim.getPtr(), 12)) == (1, 1, 1)  # in C memory
+    assert (params.dynamicSmemBytes if name == "cudaLaunchConfig_t" else params.sharedMemBytes) == 0
+    zeroed = ctypes.create_string_buffer(runtime.sizeof(cls))
+    view = cls(_ptr=ctypes.addressof(zeroed))                  # a view shows the memory as it is
+    assert (view.gridDim.x, view.blockDim.z) == (0, 0)
+
+
+def test_dim3_members_in_a_union_are_not_constructed():
+    """C++ constructs no member of a union (nor does NVIDIA's package): the kernel parameters
+    inside cudaGraphNodeParams' anonymous union start at zero like its other members."""
+    node = runtime.cudaGraphNodeParams()
+    assert (node.kernel.gridDim.x, node.kernel.blockDim.y) == (0, 0)
+    assert ctypes.string_at(node.getPtr(), runtime.sizeof(runtime.cudaGraphNodeParams)) == bytes(
+        runtime.sizeof(runtime.cudaGraphNodeParams))
+    update = runtime.cudaGraphKernelNodeUpdate()
+    assert update.updateData.gridDim.x == 0
+
+
 def test_channel_desc_by_hand():
     desc = runtime.cudaChannelFormatDesc()
     desc.x = 32
