@@ -652,6 +652,9 @@ def classify_params(fn, params, T):
                 prm.conv = "struct_out"
             elif role == "in" and prm.conv == "voidp_out_val":
                 prm.conv = "voidp"
+        also = ov.HANDLE_ALSO.get(b)
+        if also and prm.conv == "handle" and prm.role == "in" and re.search(also[1], fn.doc):
+            prm.extra = dict(prm.extra, also=also[0])
         out.append(prm)
     _sized_data(out)
     _pair_list_counts(fn.name, out)

@@ -506,3 +506,14 @@ SKIP_PYTHON = {}
 LIBRARY_HANDLES = {
     "nvrtcProgram": "an NVRTC program",
 }
+
+
+# Handle parameters that also take a handle of another type where the function's doxygen text
+# says so: handle type -> (the other type, a regular expression over the text).  The driver reads
+# a context-less kernel (CUkernel, from cuLibraryGetKernel) given where a CUfunction goes to the
+# launch and occupancy calls ("Function ::CUfunction or Kernel ::CUkernel to launch", "can also be
+# used with context-less kernel ::CUkernel ... by casting to ::CUfunction"); the wrappers take
+# any handle, and the stubs' types say that these take a CUkernel (and runtime.cudaKernel_t).
+HANDLE_ALSO = {
+    "CUfunction": ("CUkernel", r"Kernel ::CUkernel|context-less kernel ::CUkernel"),
+}

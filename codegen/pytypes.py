@@ -57,11 +57,14 @@ def item(model, p):
 
 
 def _accepts(model, p, peers=None):
-    """What a parameter of p's base type accepts as one value (an item of a list, too)."""
+    """What a parameter of p's base type accepts as one value (an item of a list, too): its class,
+    the same C type's class of another module, and a handle type the function also documents
+    (overrides.HANDLE_ALSO, model: extra["also"])."""
     t = item(model, p)
     if p.cls in ("inttd", "handle", "funcptr") and t != "int":
-        alt = (peers or {}).get(t)
-        return f"{t} | {alt} | int | None" if alt else f"{t} | int | None"
+        types = [t] + ([p.extra["also"]] if "also" in p.extra else [])
+        types += [(peers or {})[x] for x in types if x in (peers or {})]
+        return " | ".join(types + ["int", "None"])
     return t
 
 

@@ -3516,11 +3516,11 @@ def cuFuncIsLoaded(function: CUfunction | runtime.cudaFunction_t | int | None) -
     """Returns if the function is loaded."""
 def cuFuncLoad(function: CUfunction | runtime.cudaFunction_t | int | None) -> tuple[CUresult]:
     """Loads a function."""
-def cuLaunchKernel(f: CUfunction | runtime.cudaFunction_t | int | None, gridDimX: int, gridDimY: int, gridDimZ: int, blockDimX: int, blockDimY: int, blockDimZ: int, sharedMemBytes: int, hStream: CUstream | runtime.cudaStream_t | int | None, kernelParams: KernelParams, extra: Sequence[Any] | Address) -> tuple[CUresult]:
+def cuLaunchKernel(f: CUfunction | CUkernel | runtime.cudaFunction_t | runtime.cudaKernel_t | int | None, gridDimX: int, gridDimY: int, gridDimZ: int, blockDimX: int, blockDimY: int, blockDimZ: int, sharedMemBytes: int, hStream: CUstream | runtime.cudaStream_t | int | None, kernelParams: KernelParams, extra: Sequence[Any] | Address) -> tuple[CUresult]:
     """Launches a CUDA function CUfunction or a CUDA kernel CUkernel."""
-def cuLaunchKernelEx(config: CUlaunchConfig | None, f: CUfunction | runtime.cudaFunction_t | int | None, kernelParams: KernelParams, extra: Sequence[Any] | Address) -> tuple[CUresult]:
+def cuLaunchKernelEx(config: CUlaunchConfig | None, f: CUfunction | CUkernel | runtime.cudaFunction_t | runtime.cudaKernel_t | int | None, kernelParams: KernelParams, extra: Sequence[Any] | Address) -> tuple[CUresult]:
     """Launches a CUDA function CUfunction or a CUDA kernel CUkernel with launch-time configuration."""
-def cuLaunchCooperativeKernel(f: CUfunction | runtime.cudaFunction_t | int | None, gridDimX: int, gridDimY: int, gridDimZ: int, blockDimX: int, blockDimY: int, blockDimZ: int, sharedMemBytes: int, hStream: CUstream | runtime.cudaStream_t | int | None, kernelParams: KernelParams) -> tuple[CUresult]:
+def cuLaunchCooperativeKernel(f: CUfunction | CUkernel | runtime.cudaFunction_t | runtime.cudaKernel_t | int | None, gridDimX: int, gridDimY: int, gridDimZ: int, blockDimX: int, blockDimY: int, blockDimZ: int, sharedMemBytes: int, hStream: CUstream | runtime.cudaStream_t | int | None, kernelParams: KernelParams) -> tuple[CUresult]:
     """Launches a CUDA function CUfunction or a CUDA kernel CUkernel where thread blocks can cooperate and synchronize as they execute."""
 def cuLaunchCooperativeKernelMultiDevice(launchParamsList: Sequence[CUDA_LAUNCH_PARAMS] | Buffer | int | None, numDevices: int, flags: int) -> tuple[CUresult]:
     """Launches CUDA functions on multiple devices where thread blocks can cooperate and synchronize as they execute."""
@@ -3712,19 +3712,19 @@ def cuGraphExecNodeSetParams(hGraphExec: CUgraphExec | runtime.cudaGraphExec_t |
     """Update's a graph node's parameters in an instantiated graph."""
 def cuGraphConditionalHandleCreate(hGraph: CUgraph | runtime.cudaGraph_t | int | None, ctx: CUcontext | int | None, defaultLaunchValue: int, flags: int) -> tuple[CUresult, CUgraphConditionalHandle | None]:
     """Create a conditional handle."""
-def cuOccupancyMaxActiveBlocksPerMultiprocessor(func: CUfunction | runtime.cudaFunction_t | int | None, blockSize: int, dynamicSMemSize: int) -> tuple[CUresult, int | None]:
+def cuOccupancyMaxActiveBlocksPerMultiprocessor(func: CUfunction | CUkernel | runtime.cudaFunction_t | runtime.cudaKernel_t | int | None, blockSize: int, dynamicSMemSize: int) -> tuple[CUresult, int | None]:
     """Returns occupancy of a function."""
-def cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(func: CUfunction | runtime.cudaFunction_t | int | None, blockSize: int, dynamicSMemSize: int, flags: int) -> tuple[CUresult, int | None]:
+def cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(func: CUfunction | CUkernel | runtime.cudaFunction_t | runtime.cudaKernel_t | int | None, blockSize: int, dynamicSMemSize: int, flags: int) -> tuple[CUresult, int | None]:
     """Returns occupancy of a function."""
-def cuOccupancyMaxPotentialBlockSize(func: CUfunction | runtime.cudaFunction_t | int | None, blockSizeToDynamicSMemSize: CUoccupancyB2DSize | int | None, dynamicSMemSize: int, blockSizeLimit: int) -> tuple[CUresult, int | None, int | None]:
+def cuOccupancyMaxPotentialBlockSize(func: CUfunction | CUkernel | runtime.cudaFunction_t | runtime.cudaKernel_t | int | None, blockSizeToDynamicSMemSize: CUoccupancyB2DSize | int | None, dynamicSMemSize: int, blockSizeLimit: int) -> tuple[CUresult, int | None, int | None]:
     """Suggest a launch configuration with reasonable occupancy."""
-def cuOccupancyMaxPotentialBlockSizeWithFlags(func: CUfunction | runtime.cudaFunction_t | int | None, blockSizeToDynamicSMemSize: CUoccupancyB2DSize | int | None, dynamicSMemSize: int, blockSizeLimit: int, flags: int) -> tuple[CUresult, int | None, int | None]:
+def cuOccupancyMaxPotentialBlockSizeWithFlags(func: CUfunction | CUkernel | runtime.cudaFunction_t | runtime.cudaKernel_t | int | None, blockSizeToDynamicSMemSize: CUoccupancyB2DSize | int | None, dynamicSMemSize: int, blockSizeLimit: int, flags: int) -> tuple[CUresult, int | None, int | None]:
     """Suggest a launch configuration with reasonable occupancy."""
-def cuOccupancyAvailableDynamicSMemPerBlock(func: CUfunction | runtime.cudaFunction_t | int | None, numBlocks: int, blockSize: int) -> tuple[CUresult, int | None]:
+def cuOccupancyAvailableDynamicSMemPerBlock(func: CUfunction | CUkernel | runtime.cudaFunction_t | runtime.cudaKernel_t | int | None, numBlocks: int, blockSize: int) -> tuple[CUresult, int | None]:
     """Returns dynamic shared memory available per block when launching `numBlocks` blocks on SM."""
-def cuOccupancyMaxPotentialClusterSize(func: CUfunction | runtime.cudaFunction_t | int | None, config: CUlaunchConfig | None) -> tuple[CUresult, int | None]:
+def cuOccupancyMaxPotentialClusterSize(func: CUfunction | CUkernel | runtime.cudaFunction_t | runtime.cudaKernel_t | int | None, config: CUlaunchConfig | None) -> tuple[CUresult, int | None]:
     """Given the kernel function (`func`) and launch configuration (`config`), return the maximum cluster size as `clusterSize`."""
-def cuOccupancyMaxActiveClusters(func: CUfunction | runtime.cudaFunction_t | int | None, config: CUlaunchConfig | None) -> tuple[CUresult, int | None]:
+def cuOccupancyMaxActiveClusters(func: CUfunction | CUkernel | runtime.cudaFunction_t | runtime.cudaKernel_t | int | None, config: CUlaunchConfig | None) -> tuple[CUresult, int | None]:
     """Given the kernel function (`func`) and launch configuration (`config`), return the maximum number of clusters that could co-exist on the target device as `numClusters`."""
 def cuTexRefSetArray(hTexRef: CUtexref | int | None, hArray: CUarray | int | None, Flags: int) -> tuple[CUresult]:
     """Binds an array as a texture reference."""

@@ -17152,7 +17152,7 @@ def cuLaunchKernel(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockD
 
     Parameters
     ----------
-    f : CUfunction | int | None
+    f : CUfunction | CUkernel | int | None
         Function CUfunction or Kernel CUkernel to launch
     gridDimX : int
         Width of grid in blocks
@@ -17477,7 +17477,7 @@ def cuLaunchKernelEx(config, f, kernelParams, extra):
     ----------
     config : CUlaunchConfig | None
         Config to launch
-    f : CUfunction | int | None
+    f : CUfunction | CUkernel | int | None
         Function CUfunction or Kernel CUkernel to launch
     kernelParams : KernelParams
         Array of pointers to kernel parameters
@@ -17581,7 +17581,7 @@ def cuLaunchCooperativeKernel(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockD
 
     Parameters
     ----------
-    f : CUfunction | int | None
+    f : CUfunction | CUkernel | int | None
         Function CUfunction or Kernel CUkernel to launch
     gridDimX : int
         Width of grid in blocks
@@ -23049,7 +23049,7 @@ def cuOccupancyMaxActiveBlocksPerMultiprocessor(func, blockSize, dynamicSMemSize
 
     Parameters
     ----------
-    func : CUfunction | int | None
+    func : CUfunction | CUkernel | int | None
         Kernel for which occupancy is calculated
     blockSize : int
         Block size the kernel is intended to be launched with
@@ -23114,7 +23114,7 @@ def cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(func, blockSize, dynami
 
     Parameters
     ----------
-    func : CUfunction | int | None
+    func : CUfunction | CUkernel | int | None
         Kernel for which occupancy is calculated
     blockSize : int
         Block size the kernel is intended to be launched with
@@ -23193,7 +23193,7 @@ def cuOccupancyMaxPotentialBlockSize(func, blockSizeToDynamicSMemSize, dynamicSM
 
     Parameters
     ----------
-    func : CUfunction | int | None
+    func : CUfunction | CUkernel | int | None
         Kernel for which launch configuration is calculated
     blockSizeToDynamicSMemSize : CUoccupancyB2DSize | int | None
         A function that calculates how much per-block dynamic shared memory `func` uses
@@ -23268,7 +23268,7 @@ def cuOccupancyMaxPotentialBlockSizeWithFlags(func, blockSizeToDynamicSMemSize, 
 
     Parameters
     ----------
-    func : CUfunction | int | None
+    func : CUfunction | CUkernel | int | None
         Kernel for which launch configuration is calculated
     blockSizeToDynamicSMemSize : CUoccupancyB2DSize | int | None
         A function that calculates how much per-block dynamic shared memory `func` uses
@@ -23335,7 +23335,7 @@ def cuOccupancyAvailableDynamicSMemPerBlock(func, numBlocks, blockSize):
 
     Parameters
     ----------
-    func : CUfunction | int | None
+    func : CUfunction | CUkernel | int | None
         Kernel function for which occupancy is calculated
     numBlocks : int
         Number of blocks to fit on SM
@@ -23392,7 +23392,7 @@ def cuOccupancyMaxPotentialClusterSize(func, config):
 
     Parameters
     ----------
-    func : CUfunction | int | None
+    func : CUfunction | CUkernel | int | None
         Kernel function for which maximum cluster size is calculated
     config : CUlaunchConfig | None
         Launch configuration for the given kernel function
@@ -23451,7 +23451,7 @@ def cuOccupancyMaxActiveClusters(func, config):
 
     Parameters
     ----------
-    func : CUfunction | int | None
+    func : CUfunction | CUkernel | int | None
         Kernel function for which maximum number of clusters are calculated
     config : CUlaunchConfig | None
         Launch configuration for the given kernel function

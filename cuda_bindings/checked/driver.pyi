@@ -1034,11 +1034,11 @@ def cuFuncIsLoaded(function: CUfunction | runtime.cudaFunction_t | int | None) -
     """Returns if the function is loaded."""
 def cuFuncLoad(function: CUfunction | runtime.cudaFunction_t | int | None) -> None:
     """Loads a function."""
-def cuLaunchKernel(f: CUfunction | runtime.cudaFunction_t | int | None, gridDimX: int, gridDimY: int, gridDimZ: int, blockDimX: int, blockDimY: int, blockDimZ: int, sharedMemBytes: int, hStream: CUstream | runtime.cudaStream_t | int | None, kernelParams: KernelParams, extra: Sequence[Any] | Address) -> None:
+def cuLaunchKernel(f: CUfunction | CUkernel | runtime.cudaFunction_t | runtime.cudaKernel_t | int | None, gridDimX: int, gridDimY: int, gridDimZ: int, blockDimX: int, blockDimY: int, blockDimZ: int, sharedMemBytes: int, hStream: CUstream | runtime.cudaStream_t | int | None, kernelParams: KernelParams, extra: Sequence[Any] | Address) -> None:
     """Launches a CUDA function CUfunction or a CUDA kernel CUkernel."""
-def cuLaunchKernelEx(config: CUlaunchConfig | None, f: CUfunction | runtime.cudaFunction_t | int | None, kernelParams: KernelParams, extra: Sequence[Any] | Address) -> None:
+def cuLaunchKernelEx(config: CUlaunchConfig | None, f: CUfunction | CUkernel | runtime.cudaFunction_t | runtime.cudaKernel_t | int | None, kernelParams: KernelParams, extra: Sequence[Any] | Address) -> None:
     """Launches a CUDA function CUfunction or a CUDA kernel CUkernel with launch-time configuration."""
-def cuLaunchCooperativeKernel(f: CUfunction | runtime.cudaFunction_t | int | None, gridDimX: int, gridDimY: int, gridDimZ: int, blockDimX: int, blockDimY: int, blockDimZ: int, sharedMemBytes: int, hStream: CUstream | runtime.cudaStream_t | int | None, kernelParams: KernelParams) -> None:
+def cuLaunchCooperativeKernel(f: CUfunction | CUkernel | runtime.cudaFunction_t | runtime.cudaKernel_t | int | None, gridDimX: int, gridDimY: int, gridDimZ: int, blockDimX: int, blockDimY: int, blockDimZ: int, sharedMemBytes: int, hStream: CUstream | runtime.cudaStream_t | int | None, kernelParams: KernelParams) -> None:
     """Launches a CUDA function CUfunction or a CUDA kernel CUkernel where thread blocks can cooperate and synchronize as they execute."""
 def cuLaunchCooperativeKernelMultiDevice(launchParamsList: Sequence[CUDA_LAUNCH_PARAMS] | Buffer | int | None, numDevices: int, flags: int) -> None:
     """Launches CUDA functions on multiple devices where thread blocks can cooperate and synchronize as they execute."""
@@ -1230,19 +1230,19 @@ def cuGraphExecNodeSetParams(hGraphExec: CUgraphExec | runtime.cudaGraphExec_t |
     """Update's a graph node's parameters in an instantiated graph."""
 def cuGraphConditionalHandleCreate(hGraph: CUgraph | runtime.cudaGraph_t | int | None, ctx: CUcontext | int | None, defaultLaunchValue: int, flags: int) -> CUgraphConditionalHandle:
     """Create a conditional handle."""
-def cuOccupancyMaxActiveBlocksPerMultiprocessor(func: CUfunction | runtime.cudaFunction_t | int | None, blockSize: int, dynamicSMemSize: int) -> int:
+def cuOccupancyMaxActiveBlocksPerMultiprocessor(func: CUfunction | CUkernel | runtime.cudaFunction_t | runtime.cudaKernel_t | int | None, blockSize: int, dynamicSMemSize: int) -> int:
     """Returns occupancy of a function."""
-def cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(func: CUfunction | runtime.cudaFunction_t | int | None, blockSize: int, dynamicSMemSize: int, flags: int) -> int:
+def cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(func: CUfunction | CUkernel | runtime.cudaFunction_t | runtime.cudaKernel_t | int | None, blockSize: int, dynamicSMemSize: int, flags: int) -> int:
     """Returns occupancy of a function."""
-def cuOccupancyMaxPotentialBlockSize(func: CUfunction | runtime.cudaFunction_t | int | None, blockSizeToDynamicSMemSize: CUoccupancyB2DSize | int | None, dynamicSMemSize: int, blockSizeLimit: int) -> tuple[int, int]:
+def cuOccupancyMaxPotentialBlockSize(func: CUfunction | CUkernel | runtime.cudaFunction_t | runtime.cudaKernel_t | int | None, blockSizeToDynamicSMemSize: CUoccupancyB2DSize | int | None, dynamicSMemSize: int, blockSizeLimit: int) -> tuple[int, int]:
     """Suggest a launch configuration with reasonable occupancy."""
-def cuOccupancyMaxPotentialBlockSizeWithFlags(func: CUfunction | runtime.cudaFunction_t | int | None, blockSizeToDynamicSMemSize: CUoccupancyB2DSize | int | None, dynamicSMemSize: int, blockSizeLimit: int, flags: int) -> tuple[int, int]:
+def cuOccupancyMaxPotentialBlockSizeWithFlags(func: CUfunction | CUkernel | runtime.cudaFunction_t | runtime.cudaKernel_t | int | None, blockSizeToDynamicSMemSize: CUoccupancyB2DSize | int | None, dynamicSMemSize: int, blockSizeLimit: int, flags: int) -> tuple[int, int]:
     """Suggest a launch configuration with reasonable occupancy."""
-def cuOccupancyAvailableDynamicSMemPerBlock(func: CUfunction | runtime.cudaFunction_t | int | None, numBlocks: int, blockSize: int) -> int:
+def cuOccupancyAvailableDynamicSMemPerBlock(func: CUfunction | CUkernel | runtime.cudaFunction_t | runtime.cudaKernel_t | int | None, numBlocks: int, blockSize: int) -> int:
     """Returns dynamic shared memory available per block when launching `numBlocks` blocks on SM."""
-def cuOccupancyMaxPotentialClusterSize(func: CUfunction | runtime.cudaFunction_t | int | None, config: CUlaunchConfig | None) -> int:
+def cuOccupancyMaxPotentialClusterSize(func: CUfunction | CUkernel | runtime.cudaFunction_t | runtime.cudaKernel_t | int | None, config: CUlaunchConfig | None) -> int:
     """Given the kernel function (`func`) and launch configuration (`config`), return the maximum cluster size as `clusterSize`."""
-def cuOccupancyMaxActiveClusters(func: CUfunction | runtime.cudaFunction_t | int | None, config: CUlaunchConfig | None) -> int:
+def cuOccupancyMaxActiveClusters(func: CUfunction | CUkernel | runtime.cudaFunction_t | runtime.cudaKernel_t | int | None, config: CUlaunchConfig | None) -> int:
     """Given the kernel function (`func`) and launch configuration (`config`), return the maximum number of clusters that could co-exist on the target device as `numClusters`."""
 def cuTexRefSetArray(hTexRef: CUtexref | int | None, hArray: CUarray | int | None, Flags: int) -> None:
     """Binds an array as a texture reference."""

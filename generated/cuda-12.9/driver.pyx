@@ -17580,7 +17580,7 @@ def cuLaunchKernel(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockD
 
     Parameters
     ----------
-    f : CUfunction | int | None
+    f : CUfunction | CUkernel | int | None
         Function CUfunction or Kernel CUkernel to launch
     gridDimX : int
         Width of grid in blocks
@@ -17905,7 +17905,7 @@ def cuLaunchKernelEx(config, f, kernelParams, extra):
     ----------
     config : CUlaunchConfig | None
         Config to launch
-    f : CUfunction | int | None
+    f : CUfunction | CUkernel | int | None
         Function CUfunction or Kernel CUkernel to launch
     kernelParams : KernelParams
         Array of pointers to kernel parameters
@@ -18009,7 +18009,7 @@ def cuLaunchCooperativeKernel(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockD
 
     Parameters
     ----------
-    f : CUfunction | int | None
+    f : CUfunction | CUkernel | int | None
         Function CUfunction or Kernel CUkernel to launch
     gridDimX : int
         Width of grid in blocks
@@ -23797,7 +23797,7 @@ def cuOccupancyMaxActiveBlocksPerMultiprocessor(func, blockSize, dynamicSMemSize
 
     Parameters
     ----------
-    func : CUfunction | int | None
+    func : CUfunction | CUkernel | int | None
         Kernel for which occupancy is calculated
     blockSize : int
         Block size the kernel is intended to be launched with
@@ -23862,7 +23862,7 @@ def cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(func, blockSize, dynami
 
     Parameters
     ----------
-    func : CUfunction | int | None
+    func : CUfunction | CUkernel | int | None
         Kernel for which occupancy is calculated
     blockSize : int
         Block size the kernel is intended to be launched with
@@ -23941,7 +23941,7 @@ def cuOccupancyMaxPotentialBlockSize(func, blockSizeToDynamicSMemSize, dynamicSM
 
     Parameters
     ----------
-    func : CUfunction | int | None
+    func : CUfunction | CUkernel | int | None
         Kernel for which launch configuration is calculated
     blockSizeToDynamicSMemSize : CUoccupancyB2DSize | int | None
         A function that calculates how much per-block dynamic shared memory `func` uses
@@ -24016,7 +24016,7 @@ def cuOccupancyMaxPotentialBlockSizeWithFlags(func, blockSizeToDynamicSMemSize, 
 
     Parameters
     ----------
-    func : CUfunction | int | None
+    func : CUfunction | CUkernel | int | None
         Kernel for which launch configuration is calculated
     blockSizeToDynamicSMemSize : CUoccupancyB2DSize | int | None
         A function that calculates how much per-block dynamic shared memory `func` uses
@@ -24083,7 +24083,7 @@ def cuOccupancyAvailableDynamicSMemPerBlock(func, numBlocks, blockSize):
 
     Parameters
     ----------
-    func : CUfunction | int | None
+    func : CUfunction | CUkernel | int | None
         Kernel function for which occupancy is calculated
     numBlocks : int
         Number of blocks to fit on SM
@@ -24140,7 +24140,7 @@ def cuOccupancyMaxPotentialClusterSize(func, config):
 
     Parameters
     ----------
-    func : CUfunction | int | None
+    func : CUfunction | CUkernel | int | None
         Kernel function for which maximum cluster size is calculated
     config : CUlaunchConfig | None
         Launch configuration for the given kernel function
@@ -24199,7 +24199,7 @@ def cuOccupancyMaxActiveClusters(func, config):
 
     Parameters
     ----------
-    func : CUfunction | int | None
+    func : CUfunction | CUkernel | int | None
         Kernel function for which maximum number of clusters are calculated
     config : CUlaunchConfig | None
         Launch configuration for the given kernel function

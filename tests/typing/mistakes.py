@@ -25,5 +25,8 @@ def mistakes(stream: driver.CUstream) -> None:
     driver.cuMemAlocc(16)  # expect: reportAttributeAccessIssue attr-defined
     copy = driver.CUDA_MEMCPY2D()
     copy.WidthInBytes = "wide"  # expect: reportAttributeAccessIssue assignment
+    # a CUkernel where only a CUfunction goes (the launch and occupancy calls take both)
+    kerr, kernel = driver.cuLibraryGetKernel(0, b"saxpy")
+    driver.cuFuncGetName(kernel)  # expect: reportArgumentType arg-type
     # the checked style returns the value itself, not a tuple
     err, ptr = cdriver.cuMemAlloc(16)  # expect: reportGeneralTypeIssues misc

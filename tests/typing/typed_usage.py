@@ -59,6 +59,17 @@ def tuple_style() -> None:
     assert_type(size, int | None)
 
 
+def context_less_kernels(library: driver.CUlibrary, rkernel: runtime.cudaKernel_t) -> None:
+    # a CUkernel goes where the launch and occupancy calls take a CUfunction (the driver documents it)
+    err, kernel = driver.cuLibraryGetKernel(library, b"saxpy")
+    assert_type(kernel, driver.CUkernel | None)
+    err, = driver.cuLaunchKernel(kernel, 1, 1, 1, 32, 1, 1, 0, None, None, None)
+    err, = driver.cuLaunchCooperativeKernel(rkernel, 1, 1, 1, 32, 1, 1, 0, None, None)
+    err, = driver.cuLaunchKernelEx(driver.CUlaunchConfig(), kernel, None, None)
+    err, blocks = driver.cuOccupancyMaxActiveBlocksPerMultiprocessor(kernel, 32, 0)
+    cdriver.cuLaunchKernel(rkernel, 1, 1, 1, 32, 1, 1, 0, None, None, None)
+
+
 def checked_style() -> None:
     assert_type(cdriver.cuInit(0), None)
     dev = cdriver.cuDeviceGet(0)
