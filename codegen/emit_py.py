@@ -397,7 +397,8 @@ def _emit_function(model, fn, mod, L, refs):
                     pre.append((tag, f"_bptr({py}, &{c}, {size})"))
                 elif p.name in ov.BUFFER_EXTENT.get(fn.name, {}):
                     size = re.sub(r"\w+", lambda m: val(m[0]), ov.BUFFER_EXTENT[fn.name][p.name])
-                    pre.append((tag, f"_vsized({py}, &{c}, {size})"))
+                    written = p.name in ov.WRITTEN_BUFFERS
+                    pre.append((tag, f"_vsized({py}, &{c}, {size}, {written})"))
                 else:
                     pre.append((tag, f"_vptr({py}, &{c})"))
                 call_args.append(f"<{ct}>{c}")
@@ -413,10 +414,19 @@ def _emit_function(model, fn, mod, L, refs):
                 pyparams.append(py)
                 cdecls.append(f"cdef void* {c}")
                 cdecls.append(f"cdef Py_ssize_t n_{p.name}")
-                pre.append((tag, f"_wbuf({py}, &{c}, &n_{p.name}, {bool(L.get('snake'))})"))  # nvJitLink, NVVM: addresses too
+                # nvJitLink, NVVM: addresses too; NVRTC's, nvJitLink's and NVVM's getters take
+                # bytes too (the reference's `b" " * size`), not the CALLER_BUFFERS
                 szf = ov.NVRTC_BUFFER_SIZE.get(fn.name)
+                take_bytes = "size" not in p.extra
+                pre.append((tag, f"_wbuf({py}, &{c}, &n_{p.name}, {bool(L.get('snake'))}, {take_bytes})"))
                 if szf:
                     size_check.append((szf, p.name, py))
+                if "size" in p.extra:
+                    # at least as many bytes as the size argument says (read once every input is)
+                    q = byname[p.extra["size"]]
+                    cexpr = f"c_{q.name}" if q.role in ("out", "inout") else val(q.name)
+                    late.append((tag, f"if n_{p.name} < <Py_ssize_t>{cexpr}: raise ValueError("
+                                      f"f'holds {{n_{p.name}}} bytes, fewer than {q.pyname} = {{{cexpr}}}')"))
                 call_args.append(f"<{ct}>{c}")
             elif conv == "array":
                 kind, cls, es = _elem(model, p)

@@ -560,6 +560,9 @@ def classify_params(fn, params, T):
             prm.conv = "kparams"
         elif fn.name in ov.NVRTC_BUFFER_SIZE and p == 1 and b in ("char", "void") and not c:
             prm.conv = "buf_w"      # a caller buffer, checked against the size query
+        elif key in ov.CALLER_BUFFERS:
+            prm.conv = "buf_w"      # a caller buffer, checked against its size parameter
+            prm.extra = {"size": ov.CALLER_BUFFERS[key]}
         elif fsig is not None:
             prm.conv = "handle"
         elif cname in ov.JIT_OPTION_VALUES and b == "void" and p == 2:

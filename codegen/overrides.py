@@ -54,7 +54,7 @@ PARAM_ROLE = {
     ("cuLogsDumpToFile", "iterator"): ("inout", "an auto-advancing iterator"),
     ("cuLogsDumpToMemory", "iterator"): ("inout", "an auto-advancing iterator"),
     ("cuLogsDumpToMemory", "size"): ("inout", "in: buffer size; out: bytes written"),
-    ("cuLogsDumpToMemory", "buffer"): ("in", "a caller buffer the driver fills"),
+    ("cuLogsDumpToMemory", "buffer"): ("in", "a caller buffer the driver fills (CALLER_BUFFERS)"),
     ("cuMemMapArrayAsync", "mapInfoList"): ("in", "an array of mappings the driver reads"),
     ("cuTensorMapReplaceAddress", "tensorMap"): ("in", "the tensor map is updated in place"),
     ("cuTensorMapEncodeTiled", "tensorMap"): ("out", "the encoded tensor map is returned"),
@@ -84,7 +84,7 @@ PARAM_ROLE = {
     ("cudaLogsDumpToFile", "iterator"): ("inout", "an auto-advancing iterator"),
     ("cudaLogsDumpToMemory", "iterator"): ("inout", "an auto-advancing iterator"),
     ("cudaLogsDumpToMemory", "size"): ("inout", "in: buffer size; out: bytes written"),
-    ("cudaLogsDumpToMemory", "buffer"): ("in", "a caller buffer the runtime fills"),
+    ("cudaLogsDumpToMemory", "buffer"): ("in", "a caller buffer the runtime fills (CALLER_BUFFERS)"),
     ("cudaDeviceGetNvSciSyncAttributes", "nvSciSyncAttrList"): ("in", "a caller-allocated list"),
     ("cudaStreamGetCaptureInfo", "dependencies_out"): ("out", "runtime-owned array, copied to a list"),
     ("cudaStreamGetCaptureInfo", "edgeData_out"): ("out", "runtime-owned array, copied to a list"),
@@ -434,6 +434,20 @@ BUFFER_EXTENT = {
     **{f: {"src": _ROWS.format("spitch")} for f in ("cudaMemcpy2DToArray", "cudaMemcpy2DToArrayAsync")},
     **{f: {"dst": _ROWS.format("dpitch")} for f in ("cudaMemcpy2DFromArray", "cudaMemcpy2DFromArrayAsync")},
     **{f: {"devPtr": _ROWS.format("pitch")} for f in ("cudaMemset2D", "cudaMemset2DAsync")},
+}
+
+# The BUFFER_EXTENT parameters a call writes (memcpy destinations, memset targets): given as a
+# Python object, it must be a writable buffer; bytes and read-only views raise TypeError naming
+# the argument, where the library would write into an immutable object (NVIDIA's package lets
+# it: cuMemcpyDtoH(b"....", dptr, 4) changes the bytes object).
+WRITTEN_BUFFERS = {"dst", "dstHost", "devPtr"}
+
+# `char*` buffers the library fills, whose size is another parameter: (function, buffer) -> the
+# size parameter.  A writable buffer of at least that many bytes (ValueError otherwise: the
+# library would write past its end; TypeError for bytes, which are immutable).
+CALLER_BUFFERS = {
+    ("cuLogsDumpToMemory", "buffer"): "size",
+    ("cudaLogsDumpToMemory", "buffer"): "size",
 }
 
 # JIT option lists: options (enum array) + optionValues (void* array whose items are values).

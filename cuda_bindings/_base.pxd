@@ -81,7 +81,7 @@ cdef inline void** _href(object o, void** local) except NULL:
     return local
 
 cdef int _vptr(object o, void** out) except -1
-cdef int _vsized(object o, void** out, size_t size) except -1
+cdef int _vsized(object o, void** out, size_t size, bint written) except -1
 cdef void* _sval(object o, Py_ssize_t size) except NULL
 cdef _Buf _structs(object o, Py_ssize_t size)
 cdef object _new_handle(type cls, void* v)
@@ -103,7 +103,7 @@ cdef object _arg_error(str function, tuple names, int i)
 cdef _Buf _voidpp(object o)
 cdef _Buf _jitvalues(object o)
 cdef _Buf _kparams(object o)
-cdef int _wbuf(object o, void** out, Py_ssize_t* n, bint address) except -1
+cdef int _wbuf(object o, void** out, Py_ssize_t* n, bint address, bint take_bytes) except -1
 cdef _Buf _attr_in(object value, str code, _Lazy classes)
 cdef object _attr_out(void* p, str code, _Lazy classes, Py_ssize_t nbytes=*)
 cdef _Buf _attr_bufs(object attrs, dict codes, object sizes, Py_ssize_t n, list out)

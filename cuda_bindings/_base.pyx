@@ -280,22 +280,42 @@ cdef object _enum(object table, object cls, long long v):
 
 cdef int _vptr(object o, void** out) except -1:
     """A `void*` argument: int address, handle, None, struct, or any buffer (its address)."""
-    return _vptr_len(o, out, NULL)
+    return _vptr_len(o, out, NULL, False)
 
 
-cdef int _vsized(object o, void** out, size_t size) except -1:
+cdef int _vsized(object o, void** out, size_t size, bint written) except -1:
     """_vptr for memory the call reads or writes `size` bytes of (overrides.BUFFER_EXTENT): a
     Python buffer or bytes object must hold that many, or the library would run past its end;
-    an address is the caller's to get right."""
+    an address is the caller's to get right.  Memory the call writes (`written`: a memcpy's
+    destination) must be a writable buffer, not bytes or a read-only view (TypeError): the
+    library would write into an immutable object."""
     cdef Py_ssize_t n = -1
-    _vptr_len(o, out, &n)
+    _vptr_len(o, out, &n, written)
     if n >= 0 and <size_t>n < size:
         raise ValueError(f"the {type(o).__name__} has room for {n} bytes; the call uses {size}")
     return 0
 
 
-cdef int _vptr_len(object o, void** out, Py_ssize_t* n) except -1:
-    """_vptr, also setting n[0] (if n is not NULL) to the length of a bytes or buffer argument."""
+cdef str _READ_ONLY = "the call writes into this buffer, which is read-only{}: pass a bytearray or a writable array"
+
+
+cdef bint _read_only(object o):
+    """Whether o is a contiguous buffer that refuses to be written (bytes, a read-only memoryview
+    or numpy array)."""
+    cdef Py_buffer view
+    if not PyObject_CheckBuffer(o):
+        return False
+    try:
+        PyObject_GetBuffer(o, &view, PyBUF_ANY_CONTIGUOUS)
+    except (TypeError, BufferError):
+        return False
+    PyBuffer_Release(&view)
+    return True
+
+
+cdef int _vptr_len(object o, void** out, Py_ssize_t* n, bint written) except -1:
+    """_vptr, also setting n[0] (if n is not NULL) to the length of a bytes or buffer argument;
+    `written`: the call writes there, so a read-only buffer is refused."""
     cdef Py_buffer view
     if o is None:
         out[0] = NULL
@@ -315,6 +335,8 @@ cdef int _vptr_len(object o, void** out, Py_ssize_t* n) except -1:
         out[0] = (<_Struct>o)._ptr
         return 0
     if isinstance(o, bytes):
+        if written:
+            raise TypeError(_READ_ONLY.format(" (bytes)"))
         out[0] = <void*>PyBytes_AS_STRING(o)
         if n != NULL:
             n[0] = len(<bytes>o)
@@ -327,9 +349,14 @@ cdef int _vptr_len(object o, void** out, Py_ssize_t* n) except -1:
         out[0] = PyLong_AsVoidPtr(ct.cast(o, ct.c_void_p).value or 0)
         return 0
     try:
-        PyObject_GetBuffer(o, &view, PyBUF_ANY_CONTIGUOUS)
+        PyObject_GetBuffer(o, &view, PyBUF_ANY_CONTIGUOUS | (PyBUF_WRITABLE if written else 0))
+    except ValueError:                 # numpy: a read-only or a non-contiguous array
+        if written and _read_only(o):
+            raise TypeError(_READ_ONLY.format(f" ({type(o).__name__})")) from None
+        raise
     except (TypeError, BufferError):
-        pass
+        if written and _read_only(o):
+            raise TypeError(_READ_ONLY.format(f" ({type(o).__name__})")) from None
     else:
         out[0] = view.buf
         if n != NULL:
@@ -425,14 +452,23 @@ cdef int _consume(object h, set consumed) except -1:
     return 0
 
 
-cdef int _wbuf(object o, void** out, Py_ssize_t* n, bint address) except -1:
-    """A caller buffer the C function writes into: writable buffer, or (as the reference API
-    allows) a bytes object, which is then filled in place.  A bare address only where the
-    reference takes one (nvJitLink's outputs, `address`): its size cannot be checked."""
+cdef char _SCRATCH[8]
+
+
+cdef int _wbuf(object o, void** out, Py_ssize_t* n, bint address, bint take_bytes) except -1:
+    """A caller buffer the C function writes into: a writable buffer.  A bytes object too where
+    the reference's documented use fills one in place (`take_bytes`: NVRTC's, nvJitLink's and
+    NVVM's getters, `log = b" " * size`); a one-byte bytes object is the interpreter's own shared
+    one (CPython caches them; `b" " * 1` is the constant b" " itself), so what the library writes
+    there, the NUL of an empty log, goes to a scratch byte instead.  Elsewhere bytes are refused
+    (TypeError), as an immutable object.  A bare address only where the reference takes one
+    (nvJitLink's outputs, `address`): its size cannot be checked."""
     cdef Py_buffer view
     if isinstance(o, bytes):
-        out[0] = <void*>PyBytes_AS_STRING(o)
+        if not take_bytes:
+            raise TypeError(_READ_ONLY.format(" (bytes)"))
         n[0] = len(<bytes>o)
+        out[0] = <void*>PyBytes_AS_STRING(o) if n[0] > 1 else <void*>_SCRATCH
         return 0
     if address and isinstance(o, int):
         if o <= 0:
@@ -441,11 +477,17 @@ cdef int _wbuf(object o, void** out, Py_ssize_t* n, bint address) except -1:
         n[0] = PY_SSIZE_T_MAX    # an address: its size is the caller's responsibility
         return 0
     if o is None:
-        raise TypeError("expected a writable buffer (bytearray, bytes, numpy array), not None")
+        raise TypeError("expected a writable buffer (bytearray, numpy array), not None")
     try:
         PyObject_GetBuffer(o, &view, PyBUF_ANY_CONTIGUOUS | PyBUF_WRITABLE)
+    except ValueError:                 # numpy: a read-only or a non-contiguous array
+        if _read_only(o):
+            raise TypeError(_READ_ONLY.format(f" ({type(o).__name__})")) from None
+        raise
     except (TypeError, BufferError) as e:
-        raise TypeError(f"expected a writable buffer (bytearray, bytes, numpy array), not {type(o).__name__}") from e
+        if _read_only(o):
+            raise TypeError(_READ_ONLY.format(f" ({type(o).__name__})")) from None
+        raise TypeError(f"expected a writable buffer (bytearray, numpy array), not {type(o).__name__}") from e
     out[0] = view.buf
     n[0] = view.len
     PyBuffer_Release(&view)

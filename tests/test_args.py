@@ -1,8 +1,11 @@
 """Argument conversion happens before the driver is needed: wrong Python types raise TypeError
 even on a machine without libcuda.so.1 (no GPU needed)."""
+import json
+import re
+
 import pytest
 
-from _support import driver, nvrtc
+from _support import driver, nvrtc, run_python, runtime, stand_in_env
 
 
 @pytest.mark.parametrize(
@@ -36,3 +39,101 @@ def test_nvrtc_wrong_python_type_raises_typeerror():
         nvrtc.nvrtcCreateProgram("source as str, not bytes", b"k.cu", 0, [], [])
     with pytest.raises(TypeError):
         nvrtc.nvrtcGetPTXSize("not a program")
+
+
+# --- memory a call writes --------------------------------------------------------------------------
+
+def _read_only_views():
+    import numpy as np
+    frozen = np.zeros(16, dtype=np.uint8)
+    frozen.flags.writeable = False
+    return [("bytes", bytes(16)), ("memoryview", memoryview(bytearray(16)).toreadonly()), ("ndarray", frozen)]
+
+
+@pytest.mark.parametrize("call, argument", [
+    (lambda buf: driver.cuMemcpyDtoH(buf, 0x1000, 16), "cuMemcpyDtoH() argument 'dstHost'"),
+    (lambda buf: driver.cuMemcpyDtoHAsync(buf, 0x1000, 16, None), "cuMemcpyDtoHAsync() argument 'dstHost'"),
+    (lambda buf: driver.cuMemcpyAtoH(buf, None, 0, 16), "cuMemcpyAtoH() argument 'dstHost'"),
+    (lambda buf: runtime.cudaMemcpy(buf, 0x1000, 16, 2), "cudaMemcpy() argument 'dst'"),
+    (lambda buf: runtime.cudaMemcpyAsync(buf, 0x1000, 16, 2, None), "cudaMemcpyAsync() argument 'dst'"),
+    (lambda buf: runtime.cudaMemcpy2D(buf, 16, 0x1000, 16, 16, 1, 2), "cudaMemcpy2D() argument 'dst'"),
+    (lambda buf: runtime.cudaMemcpyFromSymbol(buf, 0x1000, 16, 0, 2), "cudaMemcpyFromSymbol() argument 'dst'"),
+    (lambda buf: runtime.cudaMemset(buf, 0, 16), "cudaMemset() argument 'devPtr'"),
+    (lambda buf: driver.cuLogsDumpToMemory(None, buf, 16, 0), "cuLogsDumpToMemory() argument 'buffer'"),
+    (lambda buf: runtime.cudaLogsDumpToMemory(None, buf, 16, 0), "cudaLogsDumpToMemory() argument 'buffer'"),
+], ids=lambda x: "" if callable(x) else x.split("(")[0])
+def test_memory_a_call_writes_must_be_writable(call, argument):
+    """A memcpy's destination, a memset's target and a log buffer are written by the library:
+    a read-only buffer (bytes, a read-only view or array) raises TypeError naming the argument
+    before any library is needed (NVIDIA's package writes into the immutable object)."""
+    for kind, buf in _read_only_views():
+        with pytest.raises(TypeError, match=rf"^{re.escape(argument)}: the call writes into this buffer, "
+                                            rf"which is read-only \({kind}\)"):
+            call(buf)
+        assert bytes(buf) == bytes(16), kind
+
+
+def test_memory_a_call_only_reads_may_be_read_only():
+    with pytest.raises(TypeError, match="argument 'dstHost'"):
+        driver.cuMemcpyDtoH(b"x" * 16, 0x1000, 16)
+    for kind, buf in _read_only_views():
+        try:
+            driver.cuMemcpyHtoD(0, buf, 16)               # the source: read, so read-only is fine
+        except (RuntimeError, TypeError) as e:         # no driver here: what it raises is not a TypeError
+            assert not isinstance(e, TypeError), (kind, e)
+
+
+def test_log_buffer_must_hold_the_size_it_is_given():
+    with pytest.raises(ValueError, match=r"^cuLogsDumpToMemory\(\) argument 'buffer': holds 8 bytes, fewer than size = 16$"):
+        driver.cuLogsDumpToMemory(None, bytearray(8), 16, 0)
+
+
+def test_nvrtc_getters_still_fill_bytes_and_spare_the_shared_one_byte_object():
+    """NVIDIA's documented idiom `log = b" " * size; nvrtcGetProgramLog(prog, log)` fills a bytes
+    object in place.  A log of size 1 (a successful compile: only the NUL) makes `b" " * 1`, which
+    CPython shares: the NUL goes to a scratch byte, not into every b" " of the process."""
+    err, prog = nvrtc.nvrtcCreateProgram(b"__global__ void k() {}", b"k.cu", 0, [], [])
+    try:
+        assert int(nvrtc.nvrtcCompileProgram(prog, 1, [b"-arch=compute_75"])[0]) == 0
+        err, size = nvrtc.nvrtcGetProgramLogSize(prog)
+        assert size == 1
+        log = b" " * size
+        assert int(nvrtc.nvrtcGetProgramLog(prog, log)[0]) == 0
+        assert log[0] == 32 and bytes([32])[0] == 32
+        err, size = nvrtc.nvrtcGetPTXSize(prog)
+        ptx = b" " * size
+        assert int(nvrtc.nvrtcGetPTX(prog, ptx)[0]) == 0
+        assert b".entry" in ptx and ptx.endswith(b"\0")              # filled in place
+    finally:
+        nvrtc.nvrtcDestroyProgram(prog)
+
+
+WRITES_ARRIVE = r"""
+import ctypes, json
+import numpy as np
+from cuda.bindings import driver as d
+stub = ctypes.CDLL("libcuda.so.1")
+out = {}
+for kind, make in (("bytearray", lambda: bytearray(16)), ("ndarray", lambda: np.zeros(16, np.uint8))):
+    buf = make()
+    stub.cuStubFill(1, 8)                      # the log buffer is the second argument
+    err, it, size = d.cuLogsDumpToMemory(None, buf, 16, 0)
+    out["logs " + kind] = [err.name, bytes(buf).hex()]
+    buf = make()
+    stub.cuStubFill(0, 8)                      # the destination is the first
+    err, = d.cuMemcpyDtoH(buf, 0x1000, 8)
+    out["dtoh " + kind] = [err.name, bytes(buf).hex()]
+    stub.cuStubFill(-1, 0)
+print(json.dumps(out))
+"""
+
+
+def test_what_the_driver_writes_arrives_in_the_callers_buffer(stand_in_driver):
+    """The stand-in writes 8 pattern bytes where the call points it: into the caller's own buffer
+    (cuLogsDumpToMemory wrote into a copy of a bytearray, so the caller saw nothing)."""
+    proc = run_python(WRITES_ARRIVE, env=stand_in_env(stand_in_driver, 0))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    got = json.loads(proc.stdout.strip().splitlines()[-1])
+    written = (bytes(range(1, 9)) + bytes(8)).hex()
+    assert got == {f"{call} {kind}": ["CUDA_SUCCESS", written]
+                   for call in ("logs", "dtoh") for kind in ("bytearray", "ndarray")}

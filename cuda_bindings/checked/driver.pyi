@@ -1395,7 +1395,7 @@ def cuLogsCurrent(flags: int) -> CUlogIterator:
     """Sets log iterator to point to the end of log buffer, where the next message would be written."""
 def cuLogsDumpToFile(iterator: CUlogIterator | int | None, pathToFile: bytes, flags: int) -> CUlogIterator:
     """Dump accumulated driver logs into a file."""
-def cuLogsDumpToMemory(iterator: CUlogIterator | int | None, buffer: bytes, size: int, flags: int) -> tuple[CUlogIterator, int]:
+def cuLogsDumpToMemory(iterator: CUlogIterator | int | None, buffer: Buffer, size: int, flags: int) -> tuple[CUlogIterator, int]:
     """Dump accumulated driver logs into a buffer."""
 def cuCheckpointProcessGetRestoreThreadId(pid: int) -> int:
     """Returns the restore thread ID for a CUDA process."""

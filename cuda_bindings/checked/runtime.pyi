@@ -783,7 +783,7 @@ def cudaLogsCurrent(flags: int) -> cudaLogIterator:
     """Sets log iterator to point to the end of log buffer, where the next message would be written."""
 def cudaLogsDumpToFile(iterator: cudaLogIterator | int | None, pathToFile: bytes, flags: int) -> cudaLogIterator:
     """Dump accumulated driver logs into a file."""
-def cudaLogsDumpToMemory(iterator: cudaLogIterator | int | None, buffer: bytes, size: int, flags: int) -> tuple[cudaLogIterator, int]:
+def cudaLogsDumpToMemory(iterator: cudaLogIterator | int | None, buffer: Buffer, size: int, flags: int) -> tuple[cudaLogIterator, int]:
     """Dump accumulated driver logs into a buffer."""
 def cudaGraphCreate(flags: int) -> cudaGraph_t:
     """Creates a graph."""

@@ -3829,7 +3829,7 @@ def cuLogsCurrent(flags: int) -> tuple[CUresult, CUlogIterator | None]:
     """Sets log iterator to point to the end of log buffer, where the next message would be written."""
 def cuLogsDumpToFile(iterator: CUlogIterator | int | None, pathToFile: bytes, flags: int) -> tuple[CUresult, CUlogIterator | None]:
     """Dump accumulated driver logs into a file."""
-def cuLogsDumpToMemory(iterator: CUlogIterator | int | None, buffer: bytes, size: int, flags: int) -> tuple[CUresult, CUlogIterator | None, int | None]:
+def cuLogsDumpToMemory(iterator: CUlogIterator | int | None, buffer: Buffer, size: int, flags: int) -> tuple[CUresult, CUlogIterator | None, int | None]:
     """Dump accumulated driver logs into a buffer."""
 def cuCheckpointProcessGetRestoreThreadId(pid: int) -> tuple[CUresult, int | None]:
     """Returns the restore thread ID for a CUDA process."""

@@ -6708,7 +6708,7 @@ def cuMemHostRegister(p, bytesize, Flags):
         _p = 2
         c_Flags = Flags
         _p = 0
-        _vsized(p, &c_p, c_bytesize)
+        _vsized(p, &c_p, c_bytesize, False)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('cuMemHostRegister', ('p', 'bytesize', 'Flags'), _p) from None
     with nogil:
@@ -6928,7 +6928,7 @@ def cuMemcpyHtoD(dstDevice, srcHost, ByteCount):
         else:
             c_dstDevice = dstDevice
         _p = 1
-        _vsized(srcHost, &c_srcHost, c_ByteCount)
+        _vsized(srcHost, &c_srcHost, c_ByteCount, False)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('cuMemcpyHtoD', ('dstDevice', 'srcHost', 'ByteCount'), _p) from None
     with nogil:
@@ -6978,7 +6978,7 @@ def cuMemcpyDtoH(dstHost, srcDevice, ByteCount):
         _p = 2
         c_ByteCount = ByteCount
         _p = 0
-        _vsized(dstHost, &c_dstHost, c_ByteCount)
+        _vsized(dstHost, &c_dstHost, c_ByteCount, True)
         _p = 1
         if isinstance(srcDevice, _IntValue):
             c_srcDevice = <unsigned long long>_iv(<_IntValue>srcDevice)
@@ -7227,7 +7227,7 @@ def cuMemcpyHtoA(dstArray, dstOffset, srcHost, ByteCount):
         _p = 0
         _hptr(dstArray, &c_dstArray)
         _p = 2
-        _vsized(srcHost, &c_srcHost, c_ByteCount)
+        _vsized(srcHost, &c_srcHost, c_ByteCount, False)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('cuMemcpyHtoA', ('dstArray', 'dstOffset', 'srcHost', 'ByteCount'), _p) from None
     with nogil:
@@ -7282,7 +7282,7 @@ def cuMemcpyAtoH(dstHost, srcArray, srcOffset, ByteCount):
         _p = 3
         c_ByteCount = ByteCount
         _p = 0
-        _vsized(dstHost, &c_dstHost, c_ByteCount)
+        _vsized(dstHost, &c_dstHost, c_ByteCount, True)
         _p = 1
         _hptr(srcArray, &c_srcArray)
     except (TypeError, ValueError, OverflowError):
@@ -8035,7 +8035,7 @@ def cuMemcpyHtoDAsync(dstDevice, srcHost, ByteCount, hStream):
         else:
             c_dstDevice = dstDevice
         _p = 1
-        _vsized(srcHost, &c_srcHost, c_ByteCount)
+        _vsized(srcHost, &c_srcHost, c_ByteCount, False)
         _p = 3
         _hptr(hStream, &c_hStream)
     except (TypeError, ValueError, OverflowError):
@@ -8091,7 +8091,7 @@ def cuMemcpyDtoHAsync(dstHost, srcDevice, ByteCount, hStream):
         _p = 2
         c_ByteCount = ByteCount
         _p = 0
-        _vsized(dstHost, &c_dstHost, c_ByteCount)
+        _vsized(dstHost, &c_dstHost, c_ByteCount, True)
         _p = 1
         if isinstance(srcDevice, _IntValue):
             c_srcDevice = <unsigned long long>_iv(<_IntValue>srcDevice)
@@ -8230,7 +8230,7 @@ def cuMemcpyHtoAAsync(dstArray, dstOffset, srcHost, ByteCount, hStream):
         _p = 0
         _hptr(dstArray, &c_dstArray)
         _p = 2
-        _vsized(srcHost, &c_srcHost, c_ByteCount)
+        _vsized(srcHost, &c_srcHost, c_ByteCount, False)
         _p = 4
         _hptr(hStream, &c_hStream)
     except (TypeError, ValueError, OverflowError):
@@ -8292,7 +8292,7 @@ def cuMemcpyAtoHAsync(dstHost, srcArray, srcOffset, ByteCount, hStream):
         _p = 3
         c_ByteCount = ByteCount
         _p = 0
-        _vsized(dstHost, &c_dstHost, c_ByteCount)
+        _vsized(dstHost, &c_dstHost, c_ByteCount, True)
         _p = 1
         _hptr(srcArray, &c_srcArray)
         _p = 4
@@ -29056,7 +29056,7 @@ def cuLogsDumpToMemory(iterator, buffer, size, flags):
     iterator : CUlogIterator | int | None
         Optional auto-advancing iterator specifying the starting log to read. NULL value
         dumps all logs.
-    buffer : bytes
+    buffer : Buffer
         Pointer to dump logs
     size : int
         See description
@@ -29091,17 +29091,14 @@ def cuLogsDumpToMemory(iterator, buffer, size, flags):
     """
     cdef cydriver.CUresult err
     cdef cydriver.CUlogIterator c_iterator = <cydriver.CUlogIterator>0
-    cdef bytes b_buffer
-    cdef const char* c_buffer
+    cdef void* c_buffer
+    cdef Py_ssize_t n_buffer
     cdef size_t c_size = <size_t>0
     cdef unsigned int c_flags
     cdef int _p = 0
     try:
         _p = 3
         c_flags = flags
-        _p = 1
-        b_buffer = _as_bytes(buffer, False)
-        c_buffer = <char*>b_buffer
         _p = 0
         if isinstance(iterator, _IntValue):
             c_iterator = <cydriver.CUlogIterator>_iv(<_IntValue>iterator)
@@ -29109,8 +29106,12 @@ def cuLogsDumpToMemory(iterator, buffer, size, flags):
             c_iterator = 0
         else:
             c_iterator = iterator
+        _p = 1
+        _wbuf(buffer, &c_buffer, &n_buffer, False, False)
         _p = 2
         c_size = size
+        _p = 1
+        if n_buffer < <Py_ssize_t>c_size: raise ValueError(f'holds {n_buffer} bytes, fewer than size = {c_size}')
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('cuLogsDumpToMemory', ('iterator', 'buffer', 'size', 'flags'), _p) from None
     with nogil:

@@ -7314,7 +7314,7 @@ def cudaHostRegister(ptr, size, flags):
         _p = 2
         c_flags = flags
         _p = 0
-        _vsized(ptr, &c_ptr, c_size)
+        _vsized(ptr, &c_ptr, c_size, False)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('cudaHostRegister', ('ptr', 'size', 'flags'), _p) from None
     with nogil:
@@ -8472,9 +8472,9 @@ def cudaMemcpy(dst, src, count, kind):
         _p = 3
         c_kind = kind
         _p = 0
-        _vsized(dst, &c_dst, c_count)
+        _vsized(dst, &c_dst, c_count, True)
         _p = 1
-        _vsized(src, &c_src, c_count)
+        _vsized(src, &c_src, c_count, False)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('cudaMemcpy', ('dst', 'src', 'count', 'kind'), _p) from None
     with nogil:
@@ -8532,9 +8532,9 @@ def cudaMemcpyPeer(dst, dstDevice, src, srcDevice, count):
         _p = 4
         c_count = count
         _p = 0
-        _vsized(dst, &c_dst, c_count)
+        _vsized(dst, &c_dst, c_count, True)
         _p = 2
-        _vsized(src, &c_src, c_count)
+        _vsized(src, &c_src, c_count, False)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('cudaMemcpyPeer', ('dst', 'dstDevice', 'src', 'srcDevice', 'count'), _p) from None
     with nogil:
@@ -8610,9 +8610,9 @@ def cudaMemcpy2D(dst, dpitch, src, spitch, width, height, kind):
         _p = 6
         c_kind = kind
         _p = 0
-        _vsized(dst, &c_dst, ((c_height - 1) * c_dpitch + c_width if c_height else 0))
+        _vsized(dst, &c_dst, ((c_height - 1) * c_dpitch + c_width if c_height else 0), True)
         _p = 2
-        _vsized(src, &c_src, ((c_height - 1) * c_spitch + c_width if c_height else 0))
+        _vsized(src, &c_src, ((c_height - 1) * c_spitch + c_width if c_height else 0), False)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('cudaMemcpy2D', ('dst', 'dpitch', 'src', 'spitch', 'width', 'height', 'kind'), _p) from None
     with nogil:
@@ -8694,7 +8694,7 @@ def cudaMemcpy2DToArray(dst, wOffset, hOffset, src, spitch, width, height, kind)
         _p = 0
         _hptr(dst, &c_dst)
         _p = 3
-        _vsized(src, &c_src, ((c_height - 1) * c_spitch + c_width if c_height else 0))
+        _vsized(src, &c_src, ((c_height - 1) * c_spitch + c_width if c_height else 0), False)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('cudaMemcpy2DToArray', ('dst', 'wOffset', 'hOffset', 'src', 'spitch', 'width', 'height', 'kind'), _p) from None
     with nogil:
@@ -8774,7 +8774,7 @@ def cudaMemcpy2DFromArray(dst, dpitch, src, wOffset, hOffset, width, height, kin
         _p = 7
         c_kind = kind
         _p = 0
-        _vsized(dst, &c_dst, ((c_height - 1) * c_dpitch + c_width if c_height else 0))
+        _vsized(dst, &c_dst, ((c_height - 1) * c_dpitch + c_width if c_height else 0), True)
         _p = 2
         _hptr(src, &c_src)
     except (TypeError, ValueError, OverflowError):
@@ -8924,7 +8924,7 @@ def cudaMemcpyToSymbol(symbol, src, count, offset, kind):
         _p = 0
         _vptr(symbol, &c_symbol)
         _p = 1
-        _vsized(src, &c_src, c_count)
+        _vsized(src, &c_src, c_count, False)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('cudaMemcpyToSymbol', ('symbol', 'src', 'count', 'offset', 'kind'), _p) from None
     with nogil:
@@ -8985,7 +8985,7 @@ def cudaMemcpyFromSymbol(dst, symbol, count, offset, kind):
         _p = 4
         c_kind = kind
         _p = 0
-        _vsized(dst, &c_dst, c_count)
+        _vsized(dst, &c_dst, c_count, True)
         _p = 1
         _vptr(symbol, &c_symbol)
     except (TypeError, ValueError, OverflowError):
@@ -9058,9 +9058,9 @@ def cudaMemcpyAsync(dst, src, count, kind, stream):
         _p = 3
         c_kind = kind
         _p = 0
-        _vsized(dst, &c_dst, c_count)
+        _vsized(dst, &c_dst, c_count, True)
         _p = 1
-        _vsized(src, &c_src, c_count)
+        _vsized(src, &c_src, c_count, False)
         _p = 4
         _hptr(stream, &c_stream)
     except (TypeError, ValueError, OverflowError):
@@ -9121,9 +9121,9 @@ def cudaMemcpyPeerAsync(dst, dstDevice, src, srcDevice, count, stream):
         _p = 4
         c_count = count
         _p = 0
-        _vsized(dst, &c_dst, c_count)
+        _vsized(dst, &c_dst, c_count, True)
         _p = 2
-        _vsized(src, &c_src, c_count)
+        _vsized(src, &c_src, c_count, False)
         _p = 5
         _hptr(stream, &c_stream)
     except (TypeError, ValueError, OverflowError):
@@ -9482,9 +9482,9 @@ def cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, height, kind, stream):
         _p = 6
         c_kind = kind
         _p = 0
-        _vsized(dst, &c_dst, ((c_height - 1) * c_dpitch + c_width if c_height else 0))
+        _vsized(dst, &c_dst, ((c_height - 1) * c_dpitch + c_width if c_height else 0), True)
         _p = 2
-        _vsized(src, &c_src, ((c_height - 1) * c_spitch + c_width if c_height else 0))
+        _vsized(src, &c_src, ((c_height - 1) * c_spitch + c_width if c_height else 0), False)
         _p = 7
         _hptr(stream, &c_stream)
     except (TypeError, ValueError, OverflowError):
@@ -9579,7 +9579,7 @@ def cudaMemcpy2DToArrayAsync(dst, wOffset, hOffset, src, spitch, width, height, 
         _p = 0
         _hptr(dst, &c_dst)
         _p = 3
-        _vsized(src, &c_src, ((c_height - 1) * c_spitch + c_width if c_height else 0))
+        _vsized(src, &c_src, ((c_height - 1) * c_spitch + c_width if c_height else 0), False)
         _p = 8
         _hptr(stream, &c_stream)
     except (TypeError, ValueError, OverflowError):
@@ -9671,7 +9671,7 @@ def cudaMemcpy2DFromArrayAsync(dst, dpitch, src, wOffset, hOffset, width, height
         _p = 7
         c_kind = kind
         _p = 0
-        _vsized(dst, &c_dst, ((c_height - 1) * c_dpitch + c_width if c_height else 0))
+        _vsized(dst, &c_dst, ((c_height - 1) * c_dpitch + c_width if c_height else 0), True)
         _p = 2
         _hptr(src, &c_src)
         _p = 8
@@ -9747,7 +9747,7 @@ def cudaMemcpyToSymbolAsync(symbol, src, count, offset, kind, stream):
         _p = 0
         _vptr(symbol, &c_symbol)
         _p = 1
-        _vsized(src, &c_src, c_count)
+        _vsized(src, &c_src, c_count, False)
         _p = 5
         _hptr(stream, &c_stream)
     except (TypeError, ValueError, OverflowError):
@@ -9819,7 +9819,7 @@ def cudaMemcpyFromSymbolAsync(dst, symbol, count, offset, kind, stream):
         _p = 4
         c_kind = kind
         _p = 0
-        _vsized(dst, &c_dst, c_count)
+        _vsized(dst, &c_dst, c_count, True)
         _p = 1
         _vptr(symbol, &c_symbol)
         _p = 5
@@ -9868,7 +9868,7 @@ def cudaMemset(devPtr, value, count):
         _p = 2
         c_count = count
         _p = 0
-        _vsized(devPtr, &c_devPtr, c_count)
+        _vsized(devPtr, &c_devPtr, c_count, True)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('cudaMemset', ('devPtr', 'value', 'count'), _p) from None
     with nogil:
@@ -9926,7 +9926,7 @@ def cudaMemset2D(devPtr, pitch, value, width, height):
         _p = 4
         c_height = height
         _p = 0
-        _vsized(devPtr, &c_devPtr, ((c_height - 1) * c_pitch + c_width if c_height else 0))
+        _vsized(devPtr, &c_devPtr, ((c_height - 1) * c_pitch + c_width if c_height else 0), True)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('cudaMemset2D', ('devPtr', 'pitch', 'value', 'width', 'height'), _p) from None
     with nogil:
@@ -10042,7 +10042,7 @@ def cudaMemsetAsync(devPtr, value, count, stream):
         _p = 2
         c_count = count
         _p = 0
-        _vsized(devPtr, &c_devPtr, c_count)
+        _vsized(devPtr, &c_devPtr, c_count, True)
         _p = 3
         _hptr(stream, &c_stream)
     except (TypeError, ValueError, OverflowError):
@@ -10110,7 +10110,7 @@ def cudaMemset2DAsync(devPtr, pitch, value, width, height, stream):
         _p = 4
         c_height = height
         _p = 0
-        _vsized(devPtr, &c_devPtr, ((c_height - 1) * c_pitch + c_width if c_height else 0))
+        _vsized(devPtr, &c_devPtr, ((c_height - 1) * c_pitch + c_width if c_height else 0), True)
         _p = 5
         _hptr(stream, &c_stream)
     except (TypeError, ValueError, OverflowError):
@@ -11084,7 +11084,7 @@ def cudaMemcpyToArray(dst, wOffset, hOffset, src, count, kind):
         _p = 0
         _hptr(dst, &c_dst)
         _p = 3
-        _vsized(src, &c_src, c_count)
+        _vsized(src, &c_src, c_count, False)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('cudaMemcpyToArray', ('dst', 'wOffset', 'hOffset', 'src', 'count', 'kind'), _p) from None
     with nogil:
@@ -11153,7 +11153,7 @@ def cudaMemcpyFromArray(dst, src, wOffset, hOffset, count, kind):
         _p = 5
         c_kind = kind
         _p = 0
-        _vsized(dst, &c_dst, c_count)
+        _vsized(dst, &c_dst, c_count, True)
         _p = 1
         _hptr(src, &c_src)
     except (TypeError, ValueError, OverflowError):
@@ -11317,7 +11317,7 @@ def cudaMemcpyToArrayAsync(dst, wOffset, hOffset, src, count, kind, stream):
         _p = 0
         _hptr(dst, &c_dst)
         _p = 3
-        _vsized(src, &c_src, c_count)
+        _vsized(src, &c_src, c_count, False)
         _p = 6
         _hptr(stream, &c_stream)
     except (TypeError, ValueError, OverflowError):
@@ -11397,7 +11397,7 @@ def cudaMemcpyFromArrayAsync(dst, src, wOffset, hOffset, count, kind, stream):
         _p = 5
         c_kind = kind
         _p = 0
-        _vsized(dst, &c_dst, c_count)
+        _vsized(dst, &c_dst, c_count, True)
         _p = 1
         _hptr(src, &c_src)
         _p = 6
@@ -13909,7 +13909,7 @@ def cudaGraphAddMemcpyNodeToSymbol(graph, pDependencies, numDependencies, symbol
         _p = 3
         _vptr(symbol, &c_symbol)
         _p = 4
-        _vsized(src, &c_src, c_count)
+        _vsized(src, &c_src, c_count, False)
         _p = 1
         _check_count(pDependencies, c_numDependencies, 'pDependencies', 'numDependencies')
     except (TypeError, ValueError, OverflowError):
@@ -14005,7 +14005,7 @@ def cudaGraphAddMemcpyNodeFromSymbol(graph, pDependencies, numDependencies, dst,
         _p = 0
         _hptr(graph, &c_graph)
         _p = 3
-        _vsized(dst, &c_dst, c_count)
+        _vsized(dst, &c_dst, c_count, True)
         _p = 4
         _vptr(symbol, &c_symbol)
         _p = 1
@@ -14097,9 +14097,9 @@ def cudaGraphAddMemcpyNode1D(graph, pDependencies, numDependencies, dst, src, co
         _p = 0
         _hptr(graph, &c_graph)
         _p = 3
-        _vsized(dst, &c_dst, c_count)
+        _vsized(dst, &c_dst, c_count, True)
         _p = 4
-        _vsized(src, &c_src, c_count)
+        _vsized(src, &c_src, c_count, False)
         _p = 1
         _check_count(pDependencies, c_numDependencies, 'pDependencies', 'numDependencies')
     except (TypeError, ValueError, OverflowError):
@@ -14246,7 +14246,7 @@ def cudaGraphMemcpyNodeSetParamsToSymbol(node, symbol, src, count, offset, kind)
         _p = 1
         _vptr(symbol, &c_symbol)
         _p = 2
-        _vsized(src, &c_src, c_count)
+        _vsized(src, &c_src, c_count, False)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('cudaGraphMemcpyNodeSetParamsToSymbol', ('node', 'symbol', 'src', 'count', 'offset', 'kind'), _p) from None
     with nogil:
@@ -14313,7 +14313,7 @@ def cudaGraphMemcpyNodeSetParamsFromSymbol(node, dst, symbol, count, offset, kin
         _p = 0
         _hptr(node, &c_node)
         _p = 1
-        _vsized(dst, &c_dst, c_count)
+        _vsized(dst, &c_dst, c_count, True)
         _p = 2
         _vptr(symbol, &c_symbol)
     except (TypeError, ValueError, OverflowError):
@@ -14377,9 +14377,9 @@ def cudaGraphMemcpyNodeSetParams1D(node, dst, src, count, kind):
         _p = 0
         _hptr(node, &c_node)
         _p = 1
-        _vsized(dst, &c_dst, c_count)
+        _vsized(dst, &c_dst, c_count, True)
         _p = 2
-        _vsized(src, &c_src, c_count)
+        _vsized(src, &c_src, c_count, False)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('cudaGraphMemcpyNodeSetParams1D', ('node', 'dst', 'src', 'count', 'kind'), _p) from None
     with nogil:
@@ -17221,7 +17221,7 @@ def cudaGraphExecMemcpyNodeSetParamsToSymbol(hGraphExec, node, symbol, src, coun
         _p = 2
         _vptr(symbol, &c_symbol)
         _p = 3
-        _vsized(src, &c_src, c_count)
+        _vsized(src, &c_src, c_count, False)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('cudaGraphExecMemcpyNodeSetParamsToSymbol', ('hGraphExec', 'node', 'symbol', 'src', 'count', 'offset', 'kind'), _p) from None
     with nogil:
@@ -17302,7 +17302,7 @@ def cudaGraphExecMemcpyNodeSetParamsFromSymbol(hGraphExec, node, dst, symbol, co
         _p = 1
         _hptr(node, &c_node)
         _p = 2
-        _vsized(dst, &c_dst, c_count)
+        _vsized(dst, &c_dst, c_count, True)
         _p = 3
         _vptr(symbol, &c_symbol)
     except (TypeError, ValueError, OverflowError):
@@ -17379,9 +17379,9 @@ def cudaGraphExecMemcpyNodeSetParams1D(hGraphExec, node, dst, src, count, kind):
         _p = 1
         _hptr(node, &c_node)
         _p = 2
-        _vsized(dst, &c_dst, c_count)
+        _vsized(dst, &c_dst, c_count, True)
         _p = 3
-        _vsized(src, &c_src, c_count)
+        _vsized(src, &c_src, c_count, False)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('cudaGraphExecMemcpyNodeSetParams1D', ('hGraphExec', 'node', 'dst', 'src', 'count', 'kind'), _p) from None
     with nogil:

@@ -293,7 +293,7 @@ def _nvJitLinkGetLinkedCubin(handle, cubin):
     try:
         _hptr(handle, &c_handle)
         _p = 1
-        _wbuf(cubin, &c_cubin, &n_cubin, True)
+        _wbuf(cubin, &c_cubin, &n_cubin, True, True)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('get_linked_cubin', ('handle', 'cubin'), _p) from None
     cdef size_t need_cubin = 0
@@ -367,7 +367,7 @@ def _nvJitLinkGetLinkedPtx(handle, ptx):
     try:
         _hptr(handle, &c_handle)
         _p = 1
-        _wbuf(ptx, &c_ptx, &n_ptx, True)
+        _wbuf(ptx, &c_ptx, &n_ptx, True, True)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('get_linked_ptx', ('handle', 'ptx'), _p) from None
     cdef size_t need_ptx = 0
@@ -510,7 +510,7 @@ def _nvJitLinkGetErrorLog(handle, log):
     try:
         _hptr(handle, &c_handle)
         _p = 1
-        _wbuf(log, &c_log, &n_log, True)
+        _wbuf(log, &c_log, &n_log, True, True)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('get_error_log', ('handle', 'log'), _p) from None
     cdef size_t need_log = 0
@@ -581,7 +581,7 @@ def _nvJitLinkGetInfoLog(handle, log):
     try:
         _hptr(handle, &c_handle)
         _p = 1
-        _wbuf(log, &c_log, &n_log, True)
+        _wbuf(log, &c_log, &n_log, True, True)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('get_info_log', ('handle', 'log'), _p) from None
     cdef size_t need_log = 0

@@ -364,7 +364,7 @@ def nvrtcGetPTX(prog, ptx):
         _hptr(prog, &c_prog)
         _library_handle(c_prog, 'prog', 'an NVRTC program')
         _p = 1
-        _wbuf(ptx, &c_ptx, &n_ptx, False)
+        _wbuf(ptx, &c_ptx, &n_ptx, False, True)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('nvrtcGetPTX', ('prog', 'ptx'), _p) from None
     cdef size_t need_ptx = 0
@@ -445,7 +445,7 @@ def nvrtcGetCUBIN(prog, cubin):
         _hptr(prog, &c_prog)
         _library_handle(c_prog, 'prog', 'an NVRTC program')
         _p = 1
-        _wbuf(cubin, &c_cubin, &n_cubin, False)
+        _wbuf(cubin, &c_cubin, &n_cubin, False, True)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('nvrtcGetCUBIN', ('prog', 'cubin'), _p) from None
     cdef size_t need_cubin = 0
@@ -522,7 +522,7 @@ def nvrtcGetLTOIR(prog, LTOIR):
         _hptr(prog, &c_prog)
         _library_handle(c_prog, 'prog', 'an NVRTC program')
         _p = 1
-        _wbuf(LTOIR, &c_LTOIR, &n_LTOIR, False)
+        _wbuf(LTOIR, &c_LTOIR, &n_LTOIR, False, True)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('nvrtcGetLTOIR', ('prog', 'LTOIR'), _p) from None
     cdef size_t need_LTOIR = 0
@@ -601,7 +601,7 @@ def nvrtcGetOptiXIR(prog, optixir):
         _hptr(prog, &c_prog)
         _library_handle(c_prog, 'prog', 'an NVRTC program')
         _p = 1
-        _wbuf(optixir, &c_optixir, &n_optixir, False)
+        _wbuf(optixir, &c_optixir, &n_optixir, False, True)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('nvrtcGetOptiXIR', ('prog', 'optixir'), _p) from None
     cdef size_t need_optixir = 0
@@ -677,7 +677,7 @@ def nvrtcGetProgramLog(prog, log):
         _hptr(prog, &c_prog)
         _library_handle(c_prog, 'prog', 'an NVRTC program')
         _p = 1
-        _wbuf(log, &c_log, &n_log, False)
+        _wbuf(log, &c_log, &n_log, False, True)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('nvrtcGetProgramLog', ('prog', 'log'), _p) from None
     cdef size_t need_log = 0
@@ -1018,7 +1018,7 @@ def nvrtcGetTileIR(prog, TileIR):
         _hptr(prog, &c_prog)
         _library_handle(c_prog, 'prog', 'an NVRTC program')
         _p = 1
-        _wbuf(TileIR, &c_TileIR, &n_TileIR, False)
+        _wbuf(TileIR, &c_TileIR, &n_TileIR, False, True)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('nvrtcGetTileIR', ('prog', 'TileIR'), _p) from None
     with nogil:

@@ -509,7 +509,7 @@ def _nvvmGetCompiledResult(prog, buffer):
     try:
         _hptr(prog, &c_prog)
         _p = 1
-        _wbuf(buffer, &c_buffer, &n_buffer, True)
+        _wbuf(buffer, &c_buffer, &n_buffer, True, True)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('get_compiled_result', ('prog', 'buffer'), _p) from None
     cdef size_t need_buffer = 0
@@ -576,7 +576,7 @@ def _nvvmGetProgramLog(prog, buffer):
     try:
         _hptr(prog, &c_prog)
         _p = 1
-        _wbuf(buffer, &c_buffer, &n_buffer, True)
+        _wbuf(buffer, &c_buffer, &n_buffer, True, True)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('get_program_log', ('prog', 'buffer'), _p) from None
     cdef size_t need_buffer = 0

@@ -3090,7 +3090,7 @@ def cudaLogsCurrent(flags: int) -> tuple[cudaError_t, cudaLogIterator | None]:
     """Sets log iterator to point to the end of log buffer, where the next message would be written."""
 def cudaLogsDumpToFile(iterator: cudaLogIterator | int | None, pathToFile: bytes, flags: int) -> tuple[cudaError_t, cudaLogIterator | None]:
     """Dump accumulated driver logs into a file."""
-def cudaLogsDumpToMemory(iterator: cudaLogIterator | int | None, buffer: bytes, size: int, flags: int) -> tuple[cudaError_t, cudaLogIterator | None, int | None]:
+def cudaLogsDumpToMemory(iterator: cudaLogIterator | int | None, buffer: Buffer, size: int, flags: int) -> tuple[cudaError_t, cudaLogIterator | None, int | None]:
     """Dump accumulated driver logs into a buffer."""
 def cudaGraphCreate(flags: int) -> tuple[cudaError_t, cudaGraph_t | None]:
     """Creates a graph."""

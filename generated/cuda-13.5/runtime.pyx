@@ -6544,7 +6544,7 @@ def cudaHostRegister(ptr, size, flags):
         _p = 2
         c_flags = flags
         _p = 0
-        _vsized(ptr, &c_ptr, c_size)
+        _vsized(ptr, &c_ptr, c_size, False)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('cudaHostRegister', ('ptr', 'size', 'flags'), _p) from None
     with nogil:
@@ -7744,9 +7744,9 @@ def cudaMemcpy(dst, src, count, kind):
         _p = 3
         c_kind = kind
         _p = 0
-        _vsized(dst, &c_dst, c_count)
+        _vsized(dst, &c_dst, c_count, True)
         _p = 1
-        _vsized(src, &c_src, c_count)
+        _vsized(src, &c_src, c_count, False)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('cudaMemcpy', ('dst', 'src', 'count', 'kind'), _p) from None
     with nogil:
@@ -7804,9 +7804,9 @@ def cudaMemcpyPeer(dst, dstDevice, src, srcDevice, count):
         _p = 4
         c_count = count
         _p = 0
-        _vsized(dst, &c_dst, c_count)
+        _vsized(dst, &c_dst, c_count, True)
         _p = 2
-        _vsized(src, &c_src, c_count)
+        _vsized(src, &c_src, c_count, False)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('cudaMemcpyPeer', ('dst', 'dstDevice', 'src', 'srcDevice', 'count'), _p) from None
     with nogil:
@@ -7882,9 +7882,9 @@ def cudaMemcpy2D(dst, dpitch, src, spitch, width, height, kind):
         _p = 6
         c_kind = kind
         _p = 0
-        _vsized(dst, &c_dst, ((c_height - 1) * c_dpitch + c_width if c_height else 0))
+        _vsized(dst, &c_dst, ((c_height - 1) * c_dpitch + c_width if c_height else 0), True)
         _p = 2
-        _vsized(src, &c_src, ((c_height - 1) * c_spitch + c_width if c_height else 0))
+        _vsized(src, &c_src, ((c_height - 1) * c_spitch + c_width if c_height else 0), False)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('cudaMemcpy2D', ('dst', 'dpitch', 'src', 'spitch', 'width', 'height', 'kind'), _p) from None
     with nogil:
@@ -7966,7 +7966,7 @@ def cudaMemcpy2DToArray(dst, wOffset, hOffset, src, spitch, width, height, kind)
         _p = 0
         _hptr(dst, &c_dst)
         _p = 3
-        _vsized(src, &c_src, ((c_height - 1) * c_spitch + c_width if c_height else 0))
+        _vsized(src, &c_src, ((c_height - 1) * c_spitch + c_width if c_height else 0), False)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('cudaMemcpy2DToArray', ('dst', 'wOffset', 'hOffset', 'src', 'spitch', 'width', 'height', 'kind'), _p) from None
     with nogil:
@@ -8046,7 +8046,7 @@ def cudaMemcpy2DFromArray(dst, dpitch, src, wOffset, hOffset, width, height, kin
         _p = 7
         c_kind = kind
         _p = 0
-        _vsized(dst, &c_dst, ((c_height - 1) * c_dpitch + c_width if c_height else 0))
+        _vsized(dst, &c_dst, ((c_height - 1) * c_dpitch + c_width if c_height else 0), True)
         _p = 2
         _hptr(src, &c_src)
     except (TypeError, ValueError, OverflowError):
@@ -8196,7 +8196,7 @@ def cudaMemcpyToSymbol(symbol, src, count, offset, kind):
         _p = 0
         _vptr(symbol, &c_symbol)
         _p = 1
-        _vsized(src, &c_src, c_count)
+        _vsized(src, &c_src, c_count, False)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('cudaMemcpyToSymbol', ('symbol', 'src', 'count', 'offset', 'kind'), _p) from None
     with nogil:
@@ -8257,7 +8257,7 @@ def cudaMemcpyFromSymbol(dst, symbol, count, offset, kind):
         _p = 4
         c_kind = kind
         _p = 0
-        _vsized(dst, &c_dst, c_count)
+        _vsized(dst, &c_dst, c_count, True)
         _p = 1
         _vptr(symbol, &c_symbol)
     except (TypeError, ValueError, OverflowError):
@@ -8330,9 +8330,9 @@ def cudaMemcpyAsync(dst, src, count, kind, stream):
         _p = 3
         c_kind = kind
         _p = 0
-        _vsized(dst, &c_dst, c_count)
+        _vsized(dst, &c_dst, c_count, True)
         _p = 1
-        _vsized(src, &c_src, c_count)
+        _vsized(src, &c_src, c_count, False)
         _p = 4
         _hptr(stream, &c_stream)
     except (TypeError, ValueError, OverflowError):
@@ -8393,9 +8393,9 @@ def cudaMemcpyPeerAsync(dst, dstDevice, src, srcDevice, count, stream):
         _p = 4
         c_count = count
         _p = 0
-        _vsized(dst, &c_dst, c_count)
+        _vsized(dst, &c_dst, c_count, True)
         _p = 2
-        _vsized(src, &c_src, c_count)
+        _vsized(src, &c_src, c_count, False)
         _p = 5
         _hptr(stream, &c_stream)
     except (TypeError, ValueError, OverflowError):
@@ -8846,9 +8846,9 @@ def cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, height, kind, stream):
         _p = 6
         c_kind = kind
         _p = 0
-        _vsized(dst, &c_dst, ((c_height - 1) * c_dpitch + c_width if c_height else 0))
+        _vsized(dst, &c_dst, ((c_height - 1) * c_dpitch + c_width if c_height else 0), True)
         _p = 2
-        _vsized(src, &c_src, ((c_height - 1) * c_spitch + c_width if c_height else 0))
+        _vsized(src, &c_src, ((c_height - 1) * c_spitch + c_width if c_height else 0), False)
         _p = 7
         _hptr(stream, &c_stream)
     except (TypeError, ValueError, OverflowError):
@@ -8943,7 +8943,7 @@ def cudaMemcpy2DToArrayAsync(dst, wOffset, hOffset, src, spitch, width, height, 
         _p = 0
         _hptr(dst, &c_dst)
         _p = 3
-        _vsized(src, &c_src, ((c_height - 1) * c_spitch + c_width if c_height else 0))
+        _vsized(src, &c_src, ((c_height - 1) * c_spitch + c_width if c_height else 0), False)
         _p = 8
         _hptr(stream, &c_stream)
     except (TypeError, ValueError, OverflowError):
@@ -9035,7 +9035,7 @@ def cudaMemcpy2DFromArrayAsync(dst, dpitch, src, wOffset, hOffset, width, height
         _p = 7
         c_kind = kind
         _p = 0
-        _vsized(dst, &c_dst, ((c_height - 1) * c_dpitch + c_width if c_height else 0))
+        _vsized(dst, &c_dst, ((c_height - 1) * c_dpitch + c_width if c_height else 0), True)
         _p = 2
         _hptr(src, &c_src)
         _p = 8
@@ -9111,7 +9111,7 @@ def cudaMemcpyToSymbolAsync(symbol, src, count, offset, kind, stream):
         _p = 0
         _vptr(symbol, &c_symbol)
         _p = 1
-        _vsized(src, &c_src, c_count)
+        _vsized(src, &c_src, c_count, False)
         _p = 5
         _hptr(stream, &c_stream)
     except (TypeError, ValueError, OverflowError):
@@ -9183,7 +9183,7 @@ def cudaMemcpyFromSymbolAsync(dst, symbol, count, offset, kind, stream):
         _p = 4
         c_kind = kind
         _p = 0
-        _vsized(dst, &c_dst, c_count)
+        _vsized(dst, &c_dst, c_count, True)
         _p = 1
         _vptr(symbol, &c_symbol)
         _p = 5
@@ -9232,7 +9232,7 @@ def cudaMemset(devPtr, value, count):
         _p = 2
         c_count = count
         _p = 0
-        _vsized(devPtr, &c_devPtr, c_count)
+        _vsized(devPtr, &c_devPtr, c_count, True)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('cudaMemset', ('devPtr', 'value', 'count'), _p) from None
     with nogil:
@@ -9290,7 +9290,7 @@ def cudaMemset2D(devPtr, pitch, value, width, height):
         _p = 4
         c_height = height
         _p = 0
-        _vsized(devPtr, &c_devPtr, ((c_height - 1) * c_pitch + c_width if c_height else 0))
+        _vsized(devPtr, &c_devPtr, ((c_height - 1) * c_pitch + c_width if c_height else 0), True)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('cudaMemset2D', ('devPtr', 'pitch', 'value', 'width', 'height'), _p) from None
     with nogil:
@@ -9406,7 +9406,7 @@ def cudaMemsetAsync(devPtr, value, count, stream):
         _p = 2
         c_count = count
         _p = 0
-        _vsized(devPtr, &c_devPtr, c_count)
+        _vsized(devPtr, &c_devPtr, c_count, True)
         _p = 3
         _hptr(stream, &c_stream)
     except (TypeError, ValueError, OverflowError):
@@ -9474,7 +9474,7 @@ def cudaMemset2DAsync(devPtr, pitch, value, width, height, stream):
         _p = 4
         c_height = height
         _p = 0
-        _vsized(devPtr, &c_devPtr, ((c_height - 1) * c_pitch + c_width if c_height else 0))
+        _vsized(devPtr, &c_devPtr, ((c_height - 1) * c_pitch + c_width if c_height else 0), True)
         _p = 5
         _hptr(stream, &c_stream)
     except (TypeError, ValueError, OverflowError):
@@ -10594,7 +10594,7 @@ def cudaMemcpyToArray(dst, wOffset, hOffset, src, count, kind):
         _p = 0
         _hptr(dst, &c_dst)
         _p = 3
-        _vsized(src, &c_src, c_count)
+        _vsized(src, &c_src, c_count, False)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('cudaMemcpyToArray', ('dst', 'wOffset', 'hOffset', 'src', 'count', 'kind'), _p) from None
     with nogil:
@@ -10663,7 +10663,7 @@ def cudaMemcpyFromArray(dst, src, wOffset, hOffset, count, kind):
         _p = 5
         c_kind = kind
         _p = 0
-        _vsized(dst, &c_dst, c_count)
+        _vsized(dst, &c_dst, c_count, True)
         _p = 1
         _hptr(src, &c_src)
     except (TypeError, ValueError, OverflowError):
@@ -10827,7 +10827,7 @@ def cudaMemcpyToArrayAsync(dst, wOffset, hOffset, src, count, kind, stream):
         _p = 0
         _hptr(dst, &c_dst)
         _p = 3
-        _vsized(src, &c_src, c_count)
+        _vsized(src, &c_src, c_count, False)
         _p = 6
         _hptr(stream, &c_stream)
     except (TypeError, ValueError, OverflowError):
@@ -10907,7 +10907,7 @@ def cudaMemcpyFromArrayAsync(dst, src, wOffset, hOffset, count, kind, stream):
         _p = 5
         c_kind = kind
         _p = 0
-        _vsized(dst, &c_dst, c_count)
+        _vsized(dst, &c_dst, c_count, True)
         _p = 1
         _hptr(src, &c_src)
         _p = 6
@@ -13307,7 +13307,7 @@ def cudaLogsDumpToMemory(iterator, buffer, size, flags):
     iterator : cudaLogIterator | int | None
         Optional auto-advancing iterator specifying the starting log to read. NULL value
         dumps all logs.
-    buffer : bytes
+    buffer : Buffer
         Pointer to dump logs
     size : int
         See description
@@ -13342,17 +13342,14 @@ def cudaLogsDumpToMemory(iterator, buffer, size, flags):
     """
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaLogIterator c_iterator = <cyruntime.cudaLogIterator>0
-    cdef bytes b_buffer
-    cdef const char* c_buffer
+    cdef void* c_buffer
+    cdef Py_ssize_t n_buffer
     cdef size_t c_size = <size_t>0
     cdef unsigned int c_flags
     cdef int _p = 0
     try:
         _p = 3
         c_flags = flags
-        _p = 1
-        b_buffer = _as_bytes(buffer, False)
-        c_buffer = <char*>b_buffer
         _p = 0
         if isinstance(iterator, _IntValue):
             c_iterator = <cyruntime.cudaLogIterator>_iv(<_IntValue>iterator)
@@ -13360,8 +13357,12 @@ def cudaLogsDumpToMemory(iterator, buffer, size, flags):
             c_iterator = 0
         else:
             c_iterator = iterator
+        _p = 1
+        _wbuf(buffer, &c_buffer, &n_buffer, False, False)
         _p = 2
         c_size = size
+        _p = 1
+        if n_buffer < <Py_ssize_t>c_size: raise ValueError(f'holds {n_buffer} bytes, fewer than size = {c_size}')
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('cudaLogsDumpToMemory', ('iterator', 'buffer', 'size', 'flags'), _p) from None
     with nogil:
@@ -13906,7 +13907,7 @@ def cudaGraphAddMemcpyNodeToSymbol(graph, pDependencies, numDependencies, symbol
         _p = 3
         _vptr(symbol, &c_symbol)
         _p = 4
-        _vsized(src, &c_src, c_count)
+        _vsized(src, &c_src, c_count, False)
         _p = 1
         _check_count(pDependencies, c_numDependencies, 'pDependencies', 'numDependencies')
     except (TypeError, ValueError, OverflowError):
@@ -14002,7 +14003,7 @@ def cudaGraphAddMemcpyNodeFromSymbol(graph, pDependencies, numDependencies, dst,
         _p = 0
         _hptr(graph, &c_graph)
         _p = 3
-        _vsized(dst, &c_dst, c_count)
+        _vsized(dst, &c_dst, c_count, True)
         _p = 4
         _vptr(symbol, &c_symbol)
         _p = 1
@@ -14094,9 +14095,9 @@ def cudaGraphAddMemcpyNode1D(graph, pDependencies, numDependencies, dst, src, co
         _p = 0
         _hptr(graph, &c_graph)
         _p = 3
-        _vsized(dst, &c_dst, c_count)
+        _vsized(dst, &c_dst, c_count, True)
         _p = 4
-        _vsized(src, &c_src, c_count)
+        _vsized(src, &c_src, c_count, False)
         _p = 1
         _check_count(pDependencies, c_numDependencies, 'pDependencies', 'numDependencies')
     except (TypeError, ValueError, OverflowError):
@@ -14254,7 +14255,7 @@ def cudaGraphMemcpyNodeSetParamsToSymbol(node, symbol, src, count, offset, kind)
         _p = 1
         _vptr(symbol, &c_symbol)
         _p = 2
-        _vsized(src, &c_src, c_count)
+        _vsized(src, &c_src, c_count, False)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('cudaGraphMemcpyNodeSetParamsToSymbol', ('node', 'symbol', 'src', 'count', 'offset', 'kind'), _p) from None
     with nogil:
@@ -14321,7 +14322,7 @@ def cudaGraphMemcpyNodeSetParamsFromSymbol(node, dst, symbol, count, offset, kin
         _p = 0
         _hptr(node, &c_node)
         _p = 1
-        _vsized(dst, &c_dst, c_count)
+        _vsized(dst, &c_dst, c_count, True)
         _p = 2
         _vptr(symbol, &c_symbol)
     except (TypeError, ValueError, OverflowError):
@@ -14385,9 +14386,9 @@ def cudaGraphMemcpyNodeSetParams1D(node, dst, src, count, kind):
         _p = 0
         _hptr(node, &c_node)
         _p = 1
-        _vsized(dst, &c_dst, c_count)
+        _vsized(dst, &c_dst, c_count, True)
         _p = 2
-        _vsized(src, &c_src, c_count)
+        _vsized(src, &c_src, c_count, False)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('cudaGraphMemcpyNodeSetParams1D', ('node', 'dst', 'src', 'count', 'kind'), _p) from None
     with nogil:
@@ -17305,7 +17306,7 @@ def cudaGraphExecMemcpyNodeSetParamsToSymbol(hGraphExec, node, symbol, src, coun
         _p = 2
         _vptr(symbol, &c_symbol)
         _p = 3
-        _vsized(src, &c_src, c_count)
+        _vsized(src, &c_src, c_count, False)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('cudaGraphExecMemcpyNodeSetParamsToSymbol', ('hGraphExec', 'node', 'symbol', 'src', 'count', 'offset', 'kind'), _p) from None
     with nogil:
@@ -17386,7 +17387,7 @@ def cudaGraphExecMemcpyNodeSetParamsFromSymbol(hGraphExec, node, dst, symbol, co
         _p = 1
         _hptr(node, &c_node)
         _p = 2
-        _vsized(dst, &c_dst, c_count)
+        _vsized(dst, &c_dst, c_count, True)
         _p = 3
         _vptr(symbol, &c_symbol)
     except (TypeError, ValueError, OverflowError):
@@ -17463,9 +17464,9 @@ def cudaGraphExecMemcpyNodeSetParams1D(hGraphExec, node, dst, src, count, kind):
         _p = 1
         _hptr(node, &c_node)
         _p = 2
-        _vsized(dst, &c_dst, c_count)
+        _vsized(dst, &c_dst, c_count, True)
         _p = 3
-        _vsized(src, &c_src, c_count)
+        _vsized(src, &c_src, c_count, False)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('cudaGraphExecMemcpyNodeSetParams1D', ('hGraphExec', 'node', 'dst', 'src', 'count', 'kind'), _p) from None
     with nogil:

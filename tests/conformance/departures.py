@@ -93,6 +93,12 @@ DEPARTURES = [
     ("re:^nvrtc\\.fn\\..*:buf_w=(numpy|ctypes)$", (None, {"exc": "TypeError"}),
      "NVRTC getters write into any writable buffer (numpy, ctypes, bytearray; the contract), checked "
      "against the size query"),
+    (r"re:\.fn\..*\.(dst|dstHost|devPtr|buffer):(voidp|buf_w)=bytes$", ({"exc": "TypeError"}, None),
+     "memory a call writes (a memcpy's destination, a memset's target, a log buffer) must be a writable "
+     "buffer: bytes are immutable (the reference lets the library write into them)"),
+    (r"re:^(driver|runtime)\.fn\.cu(da)?LogsDumpToMemory\.buffer:buf_w=(numpy|ctypes)$", (None, {"exc": "TypeError"}),
+     "a log buffer is any writable buffer (bytearray, numpy, ctypes) of at least size bytes (the "
+     "reference takes bytes and bytearray only)"),
     ("re:^(nvjitlink|nvvm)\\.fn\\..*:buf_w=bytes$", None,
      "bytes is a caller buffer the library fills in place, in every module"),
     ("re:^(nvjitlink|nvvm)\\.fn\\..*:handle(_ref)?=handle$", None,
