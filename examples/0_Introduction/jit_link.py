@@ -137,7 +137,7 @@ def run(cubin, hx, hy):
 def main():
     n = 100_000
     dev, _ctx = select_device(0)
-    name = check(driver.cuDeviceGetName(128, dev)).rstrip(b"\0").decode()
+    name = check(driver.cuDeviceGetName(128, dev)).split(b"\0", 1)[0].decode()
     arch = device_arch(dev)
     major, minor = nvjitlink.version()
     print(f"jit_link on {name} (sm_{arch}), nvJitLink {major}.{minor}")

@@ -84,7 +84,7 @@ def main():
     angle = 0.5  # radians
 
     dev, _ctx = select_device(0)
-    name = check(driver.cuDeviceGetName(128, dev)).rstrip(b"\0").decode()
+    name = check(driver.cuDeviceGetName(128, dev)).split(b"\0", 1)[0].decode()
     rt_check(runtime.cudaSetDevice(int(dev)))  # the runtime uses the same (primary) context
 
     module = check(driver.cuModuleLoadData(compile_kernel(device_arch(dev))))

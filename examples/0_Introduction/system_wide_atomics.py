@@ -144,7 +144,7 @@ def run_test(kernel, atomics, arr, address, label):
 
 def main():
     dev, _ctx = select_device(0)
-    name = check(driver.cuDeviceGetName(128, dev)).rstrip(b"\0").decode()
+    name = check(driver.cuDeviceGetName(128, dev)).split(b"\0", 1)[0].decode()
     rt_check(runtime.cudaSetDevice(int(dev)))
     prop = rt_check(runtime.cudaGetDeviceProperties(int(dev)))
     if not prop.managedMemory:

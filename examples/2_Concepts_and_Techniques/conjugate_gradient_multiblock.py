@@ -168,7 +168,7 @@ def main():
     if not check(driver.cuDeviceGetAttribute(attr.CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH, dev)):
         requirement_not_met("the device does not support cooperative launches "
                             "(CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH is 0)")
-    name = check(driver.cuDeviceGetName(128, dev)).rstrip(b"\0").decode()
+    name = check(driver.cuDeviceGetName(128, dev)).split(b"\0", 1)[0].decode()
     sm_count = check(driver.cuDeviceGetAttribute(attr.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev))
 
     module = check(driver.cuModuleLoadData(compile_kernel(device_arch(dev))))

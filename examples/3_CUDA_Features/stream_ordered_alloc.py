@@ -9,8 +9,9 @@ allocations and frees in a stream, between the copies and kernels that use the m
      device's current pool (`cudaDeviceSetMemPool`), then trimmed and destroyed.
 
 The kernel is compiled by NVRTC and loaded with `cudaLibraryLoadData`; the runtime kernel handle is
-launched with the driver's `cuLaunchKernel` (the CUDA runtime's own launch call,
-`cudaLaunchKernel`, is not part of the Python runtime module), in the runtime's stream.
+launched with the driver's `cuLaunchKernel`, in the runtime's stream: the CUDA runtime's own launch
+call, `cudaLaunchKernel`, is in this package's runtime module but not in NVIDIA's (12.9 to 13.5), and
+the program runs on either.
 
 Exit status: 0 on correct results, 1 on a wrong one, 3 when no CUDA device with memory pools is
 available.

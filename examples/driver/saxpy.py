@@ -29,7 +29,7 @@ def main():
     grid = (n + block - 1) // block
 
     dev, _ctx = select_device(0)
-    name = check(driver.cuDeviceGetName(128, dev)).rstrip(b"\0").decode()
+    name = check(driver.cuDeviceGetName(128, dev)).split(b"\0", 1)[0].decode()
     module = load_module(SAXPY, dev, fmt="ptx")
     kernel = check(driver.cuModuleGetFunction(module, b"saxpy"))
     stream = check(driver.cuStreamCreate(0))
