@@ -7,7 +7,7 @@ from . import docstrings, pytypes
 from . import overrides as ov
 from .common import HEADER, bare, cytype, extra_enums, field_spec, public_function, public_param, returns_struct
 from .emit_snake import emit_snake_api
-from .libs import LIBS
+from .libs import LIBS, helpers
 from .model import SCALARS
 from .pyapi import tuple_docstring
 
@@ -194,7 +194,7 @@ def _emit_helpers(model):
     o = []
     if LIBS[model.lib].get("snake"):
         o.extend(emit_snake_api(model))
-    if model.lib == "runtime":
+    if helpers(model.lib):
         refs = docstrings.Refs(model)
         docs = {f.name: f.doc for f in model.functions}
         for name, (cls, params, fields) in sorted(ov.MAKE_FUNCTIONS.items()):

@@ -36,6 +36,12 @@ The generated modules:
                    FunctionNotFoundError instead
   checked          the exception class of its module in cuda.bindings.checked (the tuple-style
                    modules: checked/<lib>.py is generated for each library that has one)
+  char_buffers     a non-const `char*` parameter is a buffer the caller sizes and the library fills
+                   (NVRTC's and nvJitLink's getters: `nvrtcGetPTX(prog, ptx)`), not a C string;
+                   it takes a bytes object too, filled in place, as the reference's examples pass
+  helpers          the module's Python-level functions that no entry point makes: the make_*
+                   functions of overrides.MAKE_FUNCTIONS (the header's inline functions) and those
+                   of overrides.CALL_FUNCTIONS[lib] (getLocalRuntimeVersion)
   snake            the library's Python module follows the reference's snake_case style (nvJitLink,
                    NVVM): the tuple-returning wrappers are private (`_nvvmVersion`), and a thin layer
                    of snake_case functions (`version`) returns the outputs and raises `error` (a
@@ -82,18 +88,18 @@ LIBS = {
         interop={"cuda_gl_interop.h": _GL, "cuda_egl_interop.h": _EGL, "cuda_vdpau_interop.h": _VDPAU},
         header="cuda_runtime_api.h", prefix="cuda", status="cudaError_t",
         notfound="cudaErrorCallRequiresNewerDriver", shutdown="cudaErrorCudartUnloading",
-        checked="CUDARuntimeError"),
+        checked="CUDARuntimeError", helpers=True),
     "nvrtc": dict(
         title="NVRTC (runtime compilation)",
         headers=["nvrtc.h"],
         header="nvrtc.h", prefix="nvrtc", status="nvrtcResult",
         notfound="NVRTC_ERROR_INVALID_INPUT", shutdown="NVRTC_ERROR_INTERNAL_ERROR",
-        checked="NVRTCError"),
+        checked="NVRTCError", char_buffers=True),
     "nvjitlink": dict(
         title="nvJitLink (JIT linking)",
         headers=["nvJitLink.h"],
         header="nvJitLink.h", prefix="nvJitLink", status="nvJitLinkResult",
-        notfound="<nvJitLinkResult>-42", shutdown="NVJITLINK_ERROR_INTERNAL",
+        notfound="<nvJitLinkResult>-42", shutdown="NVJITLINK_ERROR_INTERNAL", char_buffers=True,
         snake=dict(error="nvJitLinkError", title="nvJitLink", what="an nvJitLink handle",
                    enums={"nvJitLinkResult": ("Result", "NVJITLINK_"),
                           "nvJitLinkInputType": ("InputType", "NVJITLINK_INPUT_")})),
@@ -123,6 +129,11 @@ def checked():
 def status_types():
     """The status type of every library."""
     return [L["status"] for L in LIBS.values()]
+
+
+def helpers(lib):
+    """Whether library lib's module has Python-level helpers that no entry point makes."""
+    return bool(LIBS[lib].get("helpers"))
 
 
 def interop_headers():

@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass, field
 
 from . import overrides as ov
+from .libs import LIBS
 from .parse import doc_params
 
 # C scalar types: name -> (Cython spelling, size, kind) kind: i (signed), u (unsigned), f (float)
@@ -484,7 +485,7 @@ def build(raw, lib):
         if fn.ptds:
             pv = [x for x in pfn if x[1] == fn.ptds]
             fn.ptds_version = max([x[0] for x in pv], default=fn.pfn_version)
-        fn.params = classify_params(fn, params, T)
+        fn.params = classify_params(fn, params, T, lib)
         # a parameter the header types with a #define alias (cudaStreamAttrID) keeps that name in
         # the declarations: the parser only saw what the macro expands to
         spelled = raw.get("spelled", {}).get(csym) or raw.get("spelled", {}).get(api) or []
@@ -535,7 +536,7 @@ _OUTWORDS = re.compile(r"^(Returned|The returned|Returns|Return |Pointer to retu
                        r"Pointer to an? (?:\w+ )?(?:handle|value|location)\b.*return)", re.I)
 
 
-def classify_params(fn, params, T):
+def classify_params(fn, params, T, lib):
     dp = doc_params(fn.doc)
     out = []
     handle_of = {}
@@ -585,7 +586,8 @@ def classify_params(fn, params, T):
             prm.conv = {"scalar": "scalar", "enum": "enum", "inttd": "inttd", "handle": "handle",
                         "funcptr": "handle", "struct": "struct_val"}.get(cat, "unknown")
         elif b == "char" and p == 1:
-            prm.conv = "cstr" if c else ("buf_w" if fn.name.startswith(("nvrtc", "nvJitLink")) else "cstr")
+            # a C string, or a buffer the library fills where the library says so (libs.py)
+            prm.conv = "buf_w" if not c and LIBS[lib].get("char_buffers") else "cstr"
             if not c and is_out_doc:
                 lens = [n for n, _ in params if n in ("len", "length", "bufferSize", "size")]
                 if lens:

@@ -4,7 +4,7 @@ pages (`refdocs.py`) show them."""
 from . import docstrings, pytypes
 from . import overrides as ov
 from .common import public_function, public_param, snake_case
-from .libs import LIBS
+from .libs import LIBS, helpers
 from .pytypes import make_param_types
 
 
@@ -98,7 +98,7 @@ def signature(model, fn, prm, checked=False):
 def helper_signatures(model):
     """Signatures of the module's functions that no C function makes (the runtime's make_*
     helpers and getLocalRuntimeVersion)."""
-    if model.lib != "runtime":
+    if not helpers(model.lib):
         return []
     out = []
     for name, (cls, params, fields) in sorted(ov.MAKE_FUNCTIONS.items()):

@@ -18,7 +18,7 @@ from pathlib import Path
 from . import libs, model, parse, pytypes
 from . import overrides as ov
 from .common import extra_enums, field_spec
-from .libs import LIBS
+from .libs import LIBS, helpers
 from .pyapi import docstring, helper_signatures, module_refs, signature
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -154,7 +154,7 @@ def checked_page(models):
             if fn.python:
                 sig = signature(m, fn, peers, checked=True)[1]
                 o.append(f"- [`{sig}`]({lib}.md#{anchor(fn.name)})")
-        if lib == "runtime":
+        if helpers(lib):
             o.append("- [`getLocalRuntimeVersion() -> int`](runtime.md#getlocalruntimeversion)")
         o.append("")
     return "\n".join(o)

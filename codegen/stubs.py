@@ -13,7 +13,7 @@ import re
 from . import overrides as ov
 from . import pytypes
 from .common import HEADER, extra_enums, field_spec
-from .libs import LIBS
+from .libs import LIBS, helpers
 from .pyapi import docstring, helper_signatures, module_refs, signature
 from .pytypes import field_types, peers
 
@@ -130,7 +130,7 @@ def emit_pyi(model, others):
 def checked_names(model):
     """The functions of a tuple-style module that have a checked form: those returning a status."""
     names = [fn.name for fn in model.functions if fn.python]
-    if model.lib == "runtime":
+    if helpers(model.lib):
         names.append("getLocalRuntimeVersion")
     return names
 
@@ -168,7 +168,7 @@ def emit_checked_pyi(model, others):
     prm = peers(model, others)
     names = sorted(pytypes.classes(model) | {n for n, _ in model.defines}
                    | {n for n, _ in extra_enums(model)} | {"sizeof"})
-    if model.lib == "runtime":
+    if helpers(model.lib):
         names += sorted(ov.MAKE_FUNCTIONS)
     imports = sorted({v.split(".")[0] for v in prm.values()})
     o = [HEADER.format(ver=model.cuda).rstrip("\n"),
@@ -185,6 +185,6 @@ def emit_checked_pyi(model, others):
     for fn in model.functions:
         if fn.python:
             o += _def(signature(model, fn, prm, checked=True)[1], summary[fn.name])
-    if model.lib == "runtime":
+    if helpers(model.lib):
         o.append("def getLocalRuntimeVersion() -> int: ...")
     return "\n".join(o) + "\n"

@@ -142,6 +142,21 @@ def test_model_classifies_parameters(tiny_model):
                     ("names", "in", "array"), ("count", "in", "scalar")]
 
 
+@pytest.mark.parametrize("char_buffers, conv", [(False, "cstr"), (True, "buf_w")])
+def test_a_library_entry_says_whether_char_pointers_are_buffers_it_fills(tmp_path, monkeypatch, char_buffers, conv):
+    """libs.LIBS[lib]["char_buffers"]: a non-const char* is a buffer the library fills (NVRTC's
+    getters), else a C string; a const one is a C string either way."""
+    pytest.importorskip("pyclibrary", reason="the generator's parser (pyclibrary) is not installed")
+    from codegen import libs
+    monkeypatch.setitem(libs.LIBS["driver"], "char_buffers", char_buffers)
+    header = HEADER + "CUresult CUDAAPI cuThingName(char *name, const char *key);\n"
+    (tmp_path / "tiny.h").write_text(header)
+    raw = {"defs": parse.run_pyclibrary(tmp_path, ["tiny.h"]), "docs": parse.doc_comments(header),
+           "versioned": {}, "ptds": {}, "pfn": {}}
+    fn = {f.name: f for f in model.build(raw, "driver").functions}["cuThingName"]
+    assert [(p.name, p.role, p.conv) for p in fn.params] == [("name", "in", conv), ("key", "in", "cstr")]
+
+
 def test_model_types_and_json(tiny_model):
     assert [e.name for e in tiny_model.enums] == ["CUresult"]
     assert ("CUstream", "") in tiny_model.handles
