@@ -416,7 +416,7 @@ def _emit_function(model, fn, mod, L, refs):
                 cdecls.append(f"cdef Py_ssize_t n_{p.name}")
                 # nvJitLink, NVVM: addresses too; NVRTC's, nvJitLink's and NVVM's getters take
                 # bytes too (the reference's `b" " * size`), not the CALLER_BUFFERS
-                szf = ov.NVRTC_BUFFER_SIZE.get(fn.name)
+                szf = fn.size_query
                 take_bytes = "size" not in p.extra
                 pre.append((tag, f"_wbuf({py}, &{c}, &n_{p.name}, {bool(L.get('snake'))}, {take_bytes})"))
                 if szf:

@@ -99,6 +99,9 @@ class Function:
     cdecl: str = ""          # C parameter list text
     inline: str = ""         # a static inline function of this header (make_cudaExtent): no library symbol
     calls: str = ""          # not in the headers: calls this entry point with its own arguments
+    # a getter filling a caller buffer (nvrtcGetPTX(prog, char*)): the function that tells its byte
+    # count (nvrtcGetPTXSize(prog, size_t*)), which the wrapper asks to check the buffer
+    size_query: str = ""
 
 
 @dataclass
@@ -454,6 +457,7 @@ def build(raw, lib):
 
     # ---- functions
     vmap = raw["versioned"]
+    size_queries = _size_queries({vmap.get(c, c): ft for c, ft in defs["functions"].items()})
     for csym, ft in defs["functions"].items():
         api = vmap.get(csym, csym)
         # static inline in the header (make_cudaExtent, ...): no library symbol; the Cython-level
@@ -467,6 +471,7 @@ def build(raw, lib):
             guarded = raw.get("guarded_docs", {})
             fn.pydoc = guarded.get(api, guarded.get(csym, ""))
         fn.group = fn_group.get(api, fn_group.get(csym, ""))
+        fn.size_query = size_queries.get(api, "")
         fn.cdecl = ", ".join(_cdecl(t, n) for n, t in params) or "void"
         pfn = raw["pfn"].get(api, [])
         names = [n for n, _ in params]
@@ -536,6 +541,26 @@ _OUTWORDS = re.compile(r"^(Returned|The returned|Returns|Return |Pointer to retu
                        r"Pointer to an? (?:\w+ )?(?:handle|value|location)\b.*return)", re.I)
 
 
+def _size_queries(functions):
+    """{getter: size query} for the getters that fill a caller buffer whose byte count another
+    function tells: `XGetY(h, char* or void* buffer)` beside `XGetYSize(h, size_t*)`, `h` of one
+    type (nvrtcGetPTX / nvrtcGetPTXSize, nvJitLinkGetLinkedCubin / nvJitLinkGetLinkedCubinSize,
+    nvvmGetProgramLog / nvvmGetProgramLogSize, ...)."""
+    def sig(ft):
+        return [_tstr(t)[:4] for n, t, _ in ft[1] if n is not None]
+    out = {}
+    for name, ft in functions.items():
+        q = functions.get(name + "Size")
+        if q is None:
+            continue
+        mine, theirs = sig(ft), sig(q)
+        if (len(mine) == 2 and len(theirs) == 2 and mine[0] == theirs[0]
+                and mine[1][0] in ("char", "void") and mine[1][1] == 1 and not mine[1][3]
+                and theirs[1][:2] == ("size_t", 1)):
+            out[name] = name + "Size"
+    return out
+
+
 def classify_params(fn, params, T, lib):
     dp = doc_params(fn.doc)
     out = []
@@ -559,7 +584,7 @@ def classify_params(fn, params, T, lib):
         key = (fn.name, cname)
         if key in ov.KERNEL_PARAMS:
             prm.conv = "kparams"
-        elif fn.name in ov.NVRTC_BUFFER_SIZE and p == 1 and b in ("char", "void") and not c:
+        elif fn.size_query and p == 1 and b in ("char", "void") and not c:
             prm.conv = "buf_w"      # a caller buffer, checked against the size query
         elif key in ov.CALLER_BUFFERS:
             prm.conv = "buf_w"      # a caller buffer, checked against its size parameter

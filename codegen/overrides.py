@@ -191,22 +191,6 @@ STRBUF_LEN = {
     ("cuDeviceGetPCIBusId", "pciBusId"): "len",
 }
 
-# NVRTC, nvJitLink and NVVM getters that write into a caller buffer: the size query that bounds
-# it, so a buffer that is too small is a ValueError instead of a write past its end.
-NVRTC_BUFFER_SIZE = {
-    "nvJitLinkGetLinkedCubin": "nvJitLinkGetLinkedCubinSize",
-    "nvJitLinkGetLinkedPtx": "nvJitLinkGetLinkedPtxSize",
-    "nvJitLinkGetErrorLog": "nvJitLinkGetErrorLogSize",
-    "nvJitLinkGetInfoLog": "nvJitLinkGetInfoLogSize",
-    "nvrtcGetPTX": "nvrtcGetPTXSize",
-    "nvrtcGetCUBIN": "nvrtcGetCUBINSize",
-    "nvrtcGetLTOIR": "nvrtcGetLTOIRSize",
-    "nvrtcGetOptiXIR": "nvrtcGetOptiXIRSize",
-    "nvrtcGetProgramLog": "nvrtcGetProgramLogSize",
-    "nvvmGetCompiledResult": "nvvmGetCompiledResultSize",
-    "nvvmGetProgramLog": "nvvmGetProgramLogSize",
-}
-
 # Calls whose failure the library explains in a log it keeps: (size query, log getter).  The
 # snake_case modules and the checked companion (cuda_bindings/checked) read the log after a
 # failure and add it to the exception's message, so a compile error says what is wrong with the

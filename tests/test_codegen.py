@@ -157,6 +157,28 @@ def test_a_library_entry_says_whether_char_pointers_are_buffers_it_fills(tmp_pat
     assert [(p.name, p.role, p.conv) for p in fn.params] == [("name", "in", conv), ("key", "in", "cstr")]
 
 
+def test_a_getter_beside_its_size_query_checks_the_buffer_against_it(tmp_path):
+    """`XGetY(h, void* buf)` beside `XGetYSize(h, size_t*)`: the getter's buffer is a caller buffer
+    whose size the wrapper asks first (a short one is a ValueError, not a write past its end); a
+    getter whose twin takes another handle, or no twin, is left alone."""
+    pytest.importorskip("pyclibrary", reason="the generator's parser (pyclibrary) is not installed")
+    header = HEADER + textwrap.dedent("""\
+        CUresult CUDAAPI cuThingGetBlob(CUstream h, void *blob);
+        CUresult CUDAAPI cuThingGetBlobSize(CUstream h, size_t *size);
+        CUresult CUDAAPI cuThingGetOther(CUstream h, void *other);
+        CUresult CUDAAPI cuThingGetOtherSize(CUdeviceptr h, size_t *size);
+        CUresult CUDAAPI cuThingGetLone(CUstream h, void *lone);
+        """)
+    (tmp_path / "tiny.h").write_text(header)
+    raw = {"defs": parse.run_pyclibrary(tmp_path, ["tiny.h"]), "docs": parse.doc_comments(header),
+           "versioned": {}, "ptds": {}, "pfn": {}}
+    fns = {f.name: f for f in model.build(raw, "driver").functions}
+    assert fns["cuThingGetBlob"].size_query == "cuThingGetBlobSize"
+    assert fns["cuThingGetBlob"].params[1].conv == "buf_w"
+    assert fns["cuThingGetOther"].size_query == fns["cuThingGetLone"].size_query == ""
+    assert fns["cuThingGetOther"].params[1].conv != "buf_w"
+
+
 def test_model_types_and_json(tiny_model):
     assert [e.name for e in tiny_model.enums] == ["CUresult"]
     assert ("CUstream", "") in tiny_model.handles

@@ -503,6 +503,9 @@ def nvrtcGetNVVM(prog, nvvm):
         _wbuf(nvvm, &c_nvvm, &n_nvvm, False, True)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('nvrtcGetNVVM', ('prog', 'nvvm'), _p) from None
+    cdef size_t need_nvvm = 0
+    if cynvrtc.nvrtcGetNVVMSize(<cynvrtc.nvrtcProgram>c_prog, &need_nvvm) == 0 and <size_t>n_nvvm < need_nvvm:
+        raise ValueError(f'nvvm has {n_nvvm} bytes; nvrtcGetNVVM needs {need_nvvm}')
     with nogil:
         err = cynvrtc.nvrtcGetNVVM(<cynvrtc.nvrtcProgram>c_prog, <char*>c_nvvm)
     return _st1(err)

@@ -438,13 +438,17 @@ def _nvJitLinkGetLinkedLTOIR(handle, ltoir):
     cdef cynvjitlink.nvJitLinkResult err
     cdef void* c_handle
     cdef void* c_ltoir
+    cdef Py_ssize_t n_ltoir
     cdef int _p = 0
     try:
         _hptr(handle, &c_handle)
         _p = 1
-        _bptr(ltoir, &c_ltoir, 0)
+        _wbuf(ltoir, &c_ltoir, &n_ltoir, True, True)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('get_linked_ltoir', ('handle', 'ltoir'), _p) from None
+    cdef size_t need_ltoir = 0
+    if cynvjitlink.nvJitLinkGetLinkedLTOIRSize(<cynvjitlink.nvJitLinkHandle>c_handle, &need_ltoir) == 0 and <size_t>n_ltoir < need_ltoir:
+        raise ValueError(f'ltoir has {n_ltoir} bytes; nvJitLinkGetLinkedLTOIR needs {need_ltoir}')
     with nogil:
         err = cynvjitlink.nvJitLinkGetLinkedLTOIR(<cynvjitlink.nvJitLinkHandle>c_handle, <void*>c_ltoir)
     return _st1(err)

@@ -1021,6 +1021,9 @@ def nvrtcGetTileIR(prog, TileIR):
         _wbuf(TileIR, &c_TileIR, &n_TileIR, False, True)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('nvrtcGetTileIR', ('prog', 'TileIR'), _p) from None
+    cdef size_t need_TileIR = 0
+    if cynvrtc.nvrtcGetTileIRSize(<cynvrtc.nvrtcProgram>c_prog, &need_TileIR) == 0 and <size_t>n_TileIR < need_TileIR:
+        raise ValueError(f'TileIR has {n_TileIR} bytes; nvrtcGetTileIR needs {need_TileIR}')
     with nogil:
         err = cynvrtc.nvrtcGetTileIR(<cynvrtc.nvrtcProgram>c_prog, <char*>c_TileIR)
     return _st1(err)
