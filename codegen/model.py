@@ -543,21 +543,24 @@ _OUTWORDS = re.compile(r"^(Returned|The returned|Returns|Return |Pointer to retu
 
 def _size_queries(functions):
     """{getter: size query} for the getters that fill a caller buffer whose byte count another
-    function tells: `XGetY(h, char* or void* buffer)` beside `XGetYSize(h, size_t*)`, `h` of one
-    type (nvrtcGetPTX / nvrtcGetPTXSize, nvJitLinkGetLinkedCubin / nvJitLinkGetLinkedCubinSize,
-    nvvmGetProgramLog / nvvmGetProgramLogSize, ...)."""
+    function tells: `XGetY(h, char* or void* buffer)` beside `XGetYSize(h, size_t*)`, or `XGet`
+    beside `XSize`, `h` of one type (nvrtcGetPTX / nvrtcGetPTXSize, nvJitLinkGetLinkedCubin /
+    nvJitLinkGetLinkedCubinSize, nvvmGetProgramLog / nvvmGetProgramLogSize, nvFatbinGet /
+    nvFatbinSize)."""
     def sig(ft):
         return [_tstr(t)[:4] for n, t, _ in ft[1] if n is not None]
     out = {}
     for name, ft in functions.items():
-        q = functions.get(name + "Size")
-        if q is None:
+        qname = next((n for n in (name + "Size", name[:-3] + "Size" if name.endswith("Get") else "")
+                      if n in functions), None)
+        if qname is None:
             continue
+        q = functions[qname]
         mine, theirs = sig(ft), sig(q)
         if (len(mine) == 2 and len(theirs) == 2 and mine[0] == theirs[0]
                 and mine[1][0] in ("char", "void") and mine[1][1] == 1 and not mine[1][3]
                 and theirs[1][:2] == ("size_t", 1)):
-            out[name] = name + "Size"
+            out[name] = qname
     return out
 
 

@@ -168,6 +168,8 @@ def test_a_getter_beside_its_size_query_checks_the_buffer_against_it(tmp_path):
         CUresult CUDAAPI cuThingGetOther(CUstream h, void *other);
         CUresult CUDAAPI cuThingGetOtherSize(CUdeviceptr h, size_t *size);
         CUresult CUDAAPI cuThingGetLone(CUstream h, void *lone);
+        CUresult CUDAAPI cuWidgetGet(CUstream h, void *widget);
+        CUresult CUDAAPI cuWidgetSize(CUstream h, size_t *size);
         """)
     (tmp_path / "tiny.h").write_text(header)
     raw = {"defs": parse.run_pyclibrary(tmp_path, ["tiny.h"]), "docs": parse.doc_comments(header),
@@ -175,6 +177,7 @@ def test_a_getter_beside_its_size_query_checks_the_buffer_against_it(tmp_path):
     fns = {f.name: f for f in model.build(raw, "driver").functions}
     assert fns["cuThingGetBlob"].size_query == "cuThingGetBlobSize"
     assert fns["cuThingGetBlob"].params[1].conv == "buf_w"
+    assert fns["cuWidgetGet"].size_query == "cuWidgetSize"
     assert fns["cuThingGetOther"].size_query == fns["cuThingGetLone"].size_query == ""
     assert fns["cuThingGetOther"].params[1].conv != "buf_w"
 
