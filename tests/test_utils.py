@@ -75,7 +75,7 @@ NVVM_OPTIONS = [
     (["-opt=3"], True), (["-opt=0"], True), (["-arch=compute_100"], True), (["-arch=compute_120"], True),
     (["-arch=compute_75"], True), (["-ftz=1"], True), (["-prec-div=0"], True), (["-gen-lto"], True),
     ([b"-g"], True), (("-g",), True),
-    (["-arch=compute_999"], False), (["-arch=sm_90"], False), (["-bogus"], False), (["-numba-debug"], False),
+    (["-arch=compute_999"], False), (["-arch=sm_90"], False), (["-bogus"], False),
     (["-opt=4"], False), (["-g", "-g"], False), ([""], False),
 ]
 
