@@ -46,7 +46,7 @@ MODULES = [
 ]
 
 
-def run_module(env, module, log_path, timeout):
+def run_module(env, module, log, timeout):
     t0 = time.time()
     try:
         p = subprocess.run([sys.executable, "-m", "numba.runtests", "-v", module], env=env, capture_output=True,
@@ -55,9 +55,9 @@ def run_module(env, module, log_path, timeout):
     except subprocess.TimeoutExpired as e:
         out = (e.stdout or b"").decode(errors="replace") + "\n" + (e.stderr or b"").decode(errors="replace")
         rc = "timeout"
-    Path(log_path).write_text(out)
+    log.append(out)
     tests, ran = parse_suite(out)
-    return {"tests": tests, "ran": ran, "exit": rc, "seconds": round(time.time() - t0, 1)}
+    return {"tests": tests, "ran": ran, "exit": rc, "seconds": round(time.time() - t0, 1), "tail": out[-600:]}
 
 
 def run_program(env, name, timeout):
@@ -107,13 +107,20 @@ def main(argv=None):
     lost = []
     if have["numba-cuda"]:
         lines.append(f"{'numba-cuda module (passed/failed/errors/skipped)':58s} {'NVIDIA':>30s}   {'ours':>30s}")
+        numba_logs = []                  # one file: the device tool brings back few files
         for module in modules:
-            res = {p: run_module(e, module, out / f"{module.rsplit('.', 1)[-1]}_{p}.log", a.module_timeout)
-                   for p, e in envs.items()}
+            res = {}
+            for p, e in envs.items():
+                numba_logs.append(f"\n######## {module} under {p}\n")
+                res[p] = run_module(e, module, numba_logs, a.module_timeout)
+            (out / "numba_modules.log").write_text("".join(numba_logs))
             report["numba"][module] = {p: {"counts": counts(r["tests"]), "ran": r["ran"], "exit": r["exit"],
                                            "seconds": r["seconds"]} for p, r in res.items()}
             cells = {p: fmt(counts(r["tests"]), r["ran"], r["exit"]) for p, r in res.items()}
             lines.append(f"{module:58s} {cells['nvidia']:>30s}   {cells['ours']:>30s}")
+            for p, r in res.items():      # a module that ran nothing: what it said last
+                if r["exit"] != 0 and not r["tests"]:
+                    lines.append(f"    {p} ran nothing; its last words: " + " | ".join(r["tail"].strip().splitlines()[-4:]))
             nv, ours = res["nvidia"]["tests"], res["ours"]["tests"]
             for t, k in sorted(nv.items()):
                 if k in PASSING and ours.get(t) not in PASSING:

@@ -227,8 +227,7 @@ def core_ipc_event_orders_work_across_processes():
     flag.value = 0
     k = _kernel(dev, "wait_flag")
     launch(s, LaunchConfig(grid=1, block=1), k, flag_buf, buf, np.int32(42), np.uint64(30_000_000_000))
-    event = dev.create_event(EventOptions(ipc_enabled=True))
-    s.record(event)
+    event = s.record(options=EventOptions(ipc_enabled=True))   # cuda.core makes an IPC event bound to a stream
     check(event.is_ipc_enabled and not event.is_done, "an IPC event behind the blocked kernel")
 
     ctx = multiprocessing.get_context("spawn")
