@@ -564,8 +564,58 @@ def _size_queries(functions):
     return out
 
 
+# An output the text calls an array or buffer the function fills: "Output array of resources",
+# "Optional array to return edge data", "Array to store ...", "Buffer where the kernel handles are
+# returned to"; not "Array of resources to be included" (read) or "Returned array" (a CUDA array).
+_OUT_LIST_DOC = re.compile(r"^Output\s+(?:array|list|buffer)\b"
+                           r"|^(?:Optional\s+)?(?:[Aa]rray|[Ll]ist|[Bb]uffer)\s+(?:to|where|in which)\s+[^.]*?"
+                           r"\b(?:return|store|write|fill)")
+# parameters that may count the items of an array: numX, pNumX, nbX, count, xCount
+_COUNT_NAME = re.compile(r"^p?(?:[Nn]um|nb)[A-Z]|^count$|Count$")
+
+
+def _count_stem(name):
+    return re.sub(r"^p?(?:[Nn]um|nb)(?=[A-Z])|Count$", "", name).lower()
+
+
+def _output_array_count(cname, params, dp):
+    """The parameter counting an output array the doxygen text describes as one (_OUT_LIST_DOC), or
+    None.  Candidates are the integer parameters named like counts (_COUNT_NAME), passed by value
+    or by pointer; the pick is the one whose text names the array (`\\p result`), or that the
+    array's text names, or whose name's stem (nbGroups: "groups") the array's name or text has, or
+    the only candidate."""
+    doc = dp.get(cname, "")
+    cands = [n for n, t in params if n != cname and _COUNT_NAME.search(n)
+             and _tstr(t)[0] in SCALARS and _tstr(t)[1] <= 1 and not _tstr(t)[3]]
+    if not cands:
+        return None
+    for ok in (lambda n: re.search(rf"\\p\s+{cname}\b", dp.get(n, "")),
+               lambda n: re.search(rf"\\p\s+{n}\b", doc),
+               lambda n: len(_count_stem(n)) >= 4 and (_count_stem(n) in doc.lower()
+                                                       or cname.lower().startswith(_count_stem(n)[:4]))):
+        hit = [n for n in cands if ok(n)]
+        if len(hit) == 1:
+            return hit[0]
+    return cands[0] if len(cands) == 1 else None
+
+
+def _array_count(fn_name, cname, names):
+    """overrides.ARRAY_COUNT's count for an output array, also for a runtime function from the entry
+    of its driver twin (cudaLibraryEnumerateKernels from cuLibraryEnumerateKernels) when the
+    parameter and its count have the same names there: the runtime's wrapper of a driver call
+    writes the same array."""
+    if (fn_name, cname) in ov.ARRAY_COUNT:
+        return ov.ARRAY_COUNT[(fn_name, cname)]
+    if fn_name.startswith("cuda"):
+        cnt = ov.ARRAY_COUNT.get(("cu" + fn_name[4:], cname))
+        if cnt is not None and (isinstance(cnt, int) or cnt in names):
+            return cnt
+    return None
+
+
 def classify_params(fn, params, T, lib):
     dp = doc_params(fn.doc)
+    names = [n for n, _ in params]
     out = []
     handle_of = {}
     for hname, tgt in getattr(T, "handle_targets", {}).items():
@@ -639,9 +689,13 @@ def classify_params(fn, params, T, lib):
             else:
                 prm.conv = "voidpp"
         elif p == 1 and cat in ("scalar", "enum", "inttd", "handle", "funcptr", "struct"):
-            if key in ov.ARRAY_COUNT:
+            counted = _array_count(fn.name, cname, names)
+            if counted is None and not c and _OUT_LIST_DOC.match(doc) and ov.PARAM_ROLE.get(key, ("",))[0] != "in":
+                counted = _output_array_count(cname, params, dp)
+            if counted is not None:
+                # an array the call fills, sized by its count (ARRAY_COUNT, or the doxygen text)
                 prm.role, prm.conv = "out", "array_out"
-                prm.extra = {"count": ov.ARRAY_COUNT[key]}
+                prm.extra = {"count": counted}
             elif c:
                 # const T*: a struct read by the driver, or an array of items
                 if cat == "struct" and not re.match(r"^(Array|An array|List)\b", doc):
@@ -672,9 +726,9 @@ def classify_params(fn, params, T, lib):
                 prm.conv = "handle_ref"
             elif role == "in" and prm.conv in ("struct_out", "value_out"):
                 prm.conv = "array" if "rray" in ov.PARAM_ROLE[key][1] else "struct_ptr"
-            elif role == "out" and key in ov.ARRAY_COUNT:
+            elif role == "out" and _array_count(fn.name, cname, names) is not None:
                 prm.conv = "array_ref_out" if p == 2 else "array_out"
-                prm.extra = {"count": ov.ARRAY_COUNT[key]}
+                prm.extra = {"count": _array_count(fn.name, cname, names)}
             elif role == "out" and prm.conv in ("voidp", "voidpp", "unknown"):
                 prm.conv = "voidp_out" if p == 2 else ("voidp_out_val" if b == "void" else "value_out")
             elif role == "inout":

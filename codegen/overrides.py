@@ -134,7 +134,10 @@ PARAM_ROLE = {
     ("cuMemPoolExportToShareableHandle", "handle_out"): ("out", "the shareable handle is returned, typed by handleType"),
 }
 
-# Functions whose output array has a count given by another parameter (C name of count).
+# Functions whose output array has a count given by another parameter (C name of count), where
+# the doxygen text does not say so in a way model._OUT_LIST_DOC reads ("Output array of ...",
+# "Buffer where ... returned").  An entry of a driver function holds for its runtime twin too
+# (cudaX of cuX) when the parameter and its count have the same names there.
 ARRAY_COUNT = {
     ("cuModuleEnumerateFunctions", "functions"): "numFunctions",
     ("cuLibraryEnumerateKernels", "kernels"): "numKernels",

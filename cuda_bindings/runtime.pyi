@@ -2457,7 +2457,7 @@ def cudaGetDeviceProperties(device: int) -> tuple[cudaError_t, cudaDeviceProp | 
     """Returns information about the compute-device."""
 def cudaDeviceGetAttribute(attr: cudaDeviceAttr, device: int) -> tuple[cudaError_t, int | None]:
     """Returns information about the device."""
-def cudaDeviceGetHostAtomicCapabilities(operations: Sequence[cudaAtomicOperation] | Buffer | int | None, count: int, device: int) -> tuple[cudaError_t, int | None]:
+def cudaDeviceGetHostAtomicCapabilities(operations: Sequence[cudaAtomicOperation] | Buffer | int | None, count: int, device: int) -> tuple[cudaError_t, list[int] | None]:
     """Queries details about atomic operations supported between the device and host."""
 def cudaDeviceGetDefaultMemPool(device: int) -> tuple[cudaError_t, cudaMemPool_t | None]:
     """Returns the default mempool of a device."""
@@ -2469,7 +2469,7 @@ def cudaDeviceGetNvSciSyncAttributes(nvSciSyncAttrList: Address, device: int, fl
     """Return NvSciSync attributes that this device can support."""
 def cudaDeviceGetP2PAttribute(attr: cudaDeviceP2PAttr, srcDevice: int, dstDevice: int) -> tuple[cudaError_t, int | None]:
     """Queries attributes of the link between two devices."""
-def cudaDeviceGetP2PAtomicCapabilities(operations: Sequence[cudaAtomicOperation] | Buffer | int | None, count: int, srcDevice: int, dstDevice: int) -> tuple[cudaError_t, int | None]:
+def cudaDeviceGetP2PAtomicCapabilities(operations: Sequence[cudaAtomicOperation] | Buffer | int | None, count: int, srcDevice: int, dstDevice: int) -> tuple[cudaError_t, list[int] | None]:
     """Queries details about atomic operations supported between two devices."""
 def cudaChooseDevice(prop: cudaDeviceProp | None) -> tuple[cudaError_t, int | None]:
     """Select compute-device which best matches criteria."""
@@ -3013,7 +3013,7 @@ def cudaLibraryGetUnifiedFunction(library: cudaLibrary_t | driver.CUlibrary | in
     """Returns a pointer to a unified function."""
 def cudaLibraryGetKernelCount(lib: cudaLibrary_t | driver.CUlibrary | int | None) -> tuple[cudaError_t, int | None]:
     """Returns the number of kernels within a library."""
-def cudaLibraryEnumerateKernels(numKernels: int, lib: cudaLibrary_t | driver.CUlibrary | int | None) -> tuple[cudaError_t, cudaKernel_t | None]:
+def cudaLibraryEnumerateKernels(numKernels: int, lib: cudaLibrary_t | driver.CUlibrary | int | None) -> tuple[cudaError_t, list[cudaKernel_t] | None]:
     """Retrieve the kernel handles within a library."""
 def cudaKernelSetAttributeForDevice(kernel: cudaKernel_t | driver.CUkernel | int | None, attr: cudaFuncAttribute, value: int, device: int) -> tuple[cudaError_t]:
     """Sets information about a kernel."""

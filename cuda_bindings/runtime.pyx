@@ -1713,7 +1713,7 @@ def cudaDeviceGetHostAtomicCapabilities(operations, count, device):
     -------
     cudaError_t
         cudaSuccess, cudaErrorInvalidDevice, cudaErrorInvalidValue
-    capabilities : int
+    capabilities : list[int]
         Returned capability details of each requested operation
 
     See Also
@@ -1722,7 +1722,7 @@ def cudaDeviceGetHostAtomicCapabilities(operations, count, device):
     cuDeviceGeHostAtomicCapabilities
     """
     cdef cyruntime.cudaError_t err
-    cdef unsigned int c_capabilities = <unsigned int>0
+    cdef _Buf a_capabilities
     cdef _Buf a_operations
     cdef void* p_operations
     cdef unsigned int c_count
@@ -1737,13 +1737,15 @@ def cudaDeviceGetHostAtomicCapabilities(operations, count, device):
         a_operations = _array(operations, 'e', 4)
         p_operations = _bufptr(a_operations)
         _check_count(operations, c_count, 'operations', 'count')
+        _p = 1
+        a_capabilities = _Buf_new((c_count) * 4)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('cudaDeviceGetHostAtomicCapabilities', ('operations', 'count', 'device'), _p) from None
     with nogil:
-        err = cyruntime.cudaDeviceGetHostAtomicCapabilities(&c_capabilities, <const cyruntime.cudaAtomicOperation*>p_operations, c_count, c_device)
+        err = cyruntime.cudaDeviceGetHostAtomicCapabilities(<unsigned int*>a_capabilities.ptr, <const cyruntime.cudaAtomicOperation*>p_operations, c_count, c_device)
     if err != 0:
         return (_st(err), None,)
-    return (_ok(), c_capabilities,)
+    return (_ok(), _from_array(_bufptr(a_capabilities), c_count, 'u4', None, 4),)
 
 def cudaDeviceGetDefaultMemPool(device):
     """Returns the default mempool of a device.
@@ -2034,7 +2036,7 @@ def cudaDeviceGetP2PAtomicCapabilities(operations, count, srcDevice, dstDevice):
     -------
     cudaError_t
         cudaSuccess, cudaErrorInvalidDevice, cudaErrorInvalidValue
-    capabilities : int
+    capabilities : list[int]
         Returned capability details of each requested operation
 
     See Also
@@ -2042,7 +2044,7 @@ def cudaDeviceGetP2PAtomicCapabilities(operations, count, srcDevice, dstDevice):
     cudaDeviceGetP2PAttribute, cuDeviceGetP2PAttribute, cuDeviceGetP2PAtomicCapabilities
     """
     cdef cyruntime.cudaError_t err
-    cdef unsigned int c_capabilities = <unsigned int>0
+    cdef _Buf a_capabilities
     cdef _Buf a_operations
     cdef void* p_operations
     cdef unsigned int c_count
@@ -2060,13 +2062,15 @@ def cudaDeviceGetP2PAtomicCapabilities(operations, count, srcDevice, dstDevice):
         a_operations = _array(operations, 'e', 4)
         p_operations = _bufptr(a_operations)
         _check_count(operations, c_count, 'operations', 'count')
+        _p = 1
+        a_capabilities = _Buf_new((c_count) * 4)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('cudaDeviceGetP2PAtomicCapabilities', ('operations', 'count', 'srcDevice', 'dstDevice'), _p) from None
     with nogil:
-        err = cyruntime.cudaDeviceGetP2PAtomicCapabilities(&c_capabilities, <const cyruntime.cudaAtomicOperation*>p_operations, c_count, c_srcDevice, c_dstDevice)
+        err = cyruntime.cudaDeviceGetP2PAtomicCapabilities(<unsigned int*>a_capabilities.ptr, <const cyruntime.cudaAtomicOperation*>p_operations, c_count, c_srcDevice, c_dstDevice)
     if err != 0:
         return (_st(err), None,)
-    return (_ok(), c_capabilities,)
+    return (_ok(), _from_array(_bufptr(a_capabilities), c_count, 'u4', None, 4),)
 
 def cudaChooseDevice(prop):
     """Select compute-device which best matches criteria.
@@ -18647,7 +18651,7 @@ def cudaLibraryEnumerateKernels(numKernels, lib):
     cudaError_t
         cudaSuccess, cudaErrorCudartUnloading, cudaErrorInitializationError,
         cudaErrorInvalidValue, cudaErrorInvalidResourceHandle
-    kernels : cudaKernel_t
+    kernels : list[cudaKernel_t]
         Buffer where the kernel handles are returned to
 
     See Also
@@ -18655,7 +18659,7 @@ def cudaLibraryEnumerateKernels(numKernels, lib):
     cudaLibraryGetKernelCount, cuLibraryEnumerateKernels
     """
     cdef cyruntime.cudaError_t err
-    cdef cyruntime.cudaKernel_t c_kernels = <cyruntime.cudaKernel_t>0
+    cdef _Buf a_kernels
     cdef unsigned int c_numKernels
     cdef void* c_lib
     cdef int _p = 0
@@ -18663,13 +18667,15 @@ def cudaLibraryEnumerateKernels(numKernels, lib):
         c_numKernels = numKernels
         _p = 1
         _hptr(lib, &c_lib)
+        _p = 0
+        a_kernels = _Buf_new((c_numKernels) * sizeof(void*))
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('cudaLibraryEnumerateKernels', ('numKernels', 'lib'), _p) from None
     with nogil:
-        err = cyruntime.cudaLibraryEnumerateKernels(&c_kernels, c_numKernels, <cyruntime.cudaLibrary_t>c_lib)
+        err = cyruntime.cudaLibraryEnumerateKernels(<cyruntime.cudaKernel_t*>a_kernels.ptr, c_numKernels, <cyruntime.cudaLibrary_t>c_lib)
     if err != 0:
         return (_st(err), None,)
-    return (_ok(), _new_handle(cudaKernel_t, <void*>c_kernels),)
+    return (_ok(), _from_array(_bufptr(a_kernels), c_numKernels, 'h', cudaKernel_t, sizeof(void*)),)
 
 def cudaKernelSetAttributeForDevice(kernel, attr, value, device):
     """Sets information about a kernel.

@@ -425,7 +425,7 @@ def cudaGetDeviceProperties(device: int) -> cudaDeviceProp:
     """Returns information about the compute-device."""
 def cudaDeviceGetAttribute(attr: cudaDeviceAttr, device: int) -> int:
     """Returns information about the device."""
-def cudaDeviceGetHostAtomicCapabilities(operations: Sequence[cudaAtomicOperation] | Buffer | int | None, count: int, device: int) -> int:
+def cudaDeviceGetHostAtomicCapabilities(operations: Sequence[cudaAtomicOperation] | Buffer | int | None, count: int, device: int) -> list[int]:
     """Queries details about atomic operations supported between the device and host."""
 def cudaDeviceGetDefaultMemPool(device: int) -> cudaMemPool_t:
     """Returns the default mempool of a device."""
@@ -437,7 +437,7 @@ def cudaDeviceGetNvSciSyncAttributes(nvSciSyncAttrList: Address, device: int, fl
     """Return NvSciSync attributes that this device can support."""
 def cudaDeviceGetP2PAttribute(attr: cudaDeviceP2PAttr, srcDevice: int, dstDevice: int) -> int:
     """Queries attributes of the link between two devices."""
-def cudaDeviceGetP2PAtomicCapabilities(operations: Sequence[cudaAtomicOperation] | Buffer | int | None, count: int, srcDevice: int, dstDevice: int) -> int:
+def cudaDeviceGetP2PAtomicCapabilities(operations: Sequence[cudaAtomicOperation] | Buffer | int | None, count: int, srcDevice: int, dstDevice: int) -> list[int]:
     """Queries details about atomic operations supported between two devices."""
 def cudaChooseDevice(prop: cudaDeviceProp | None) -> int:
     """Select compute-device which best matches criteria."""
@@ -981,7 +981,7 @@ def cudaLibraryGetUnifiedFunction(library: cudaLibrary_t | driver.CUlibrary | in
     """Returns a pointer to a unified function."""
 def cudaLibraryGetKernelCount(lib: cudaLibrary_t | driver.CUlibrary | int | None) -> int:
     """Returns the number of kernels within a library."""
-def cudaLibraryEnumerateKernels(numKernels: int, lib: cudaLibrary_t | driver.CUlibrary | int | None) -> cudaKernel_t:
+def cudaLibraryEnumerateKernels(numKernels: int, lib: cudaLibrary_t | driver.CUlibrary | int | None) -> list[cudaKernel_t]:
     """Retrieve the kernel handles within a library."""
 def cudaKernelSetAttributeForDevice(kernel: cudaKernel_t | driver.CUkernel | int | None, attr: cudaFuncAttribute, value: int, device: int) -> None:
     """Sets information about a kernel."""

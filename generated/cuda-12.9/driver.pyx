@@ -21393,7 +21393,7 @@ def cuGraphNodeGetDependencies(hNode, numDependencies=0):
         return (_st(err), None, None)
     return (_ok(), _from_array(_bufptr(a_dependencies), (c_numDependencies if c_numDependencies < req_dependencies else req_dependencies), 'h', CUgraphNode, sizeof(void*)), c_numDependencies)
 
-def cuGraphNodeGetDependencies_v2(hNode):
+def cuGraphNodeGetDependencies_v2(hNode, numDependencies=0):
     """Returns a node's dependencies (12.3+).
 
     Returns a list of node's dependencies. `dependencies` may be NULL, in which case
@@ -21411,6 +21411,8 @@ def cuGraphNodeGetDependencies_v2(hNode):
     ----------
     hNode : CUgraphNode | int | None
         Node to query
+    numDependencies : int
+        See description
 
     Returns
     -------
@@ -21419,7 +21421,7 @@ def cuGraphNodeGetDependencies_v2(hNode):
         CUDA_ERROR_NOT_INITIALIZED, CUDA_ERROR_INVALID_VALUE
     dependencies : CUgraphNode
         Pointer to return the dependencies
-    edgeData : CUgraphEdgeData
+    edgeData : list[CUgraphEdgeData]
         Optional array to return edge data for each dependency
     numDependencies : int
         See description
@@ -21432,17 +21434,25 @@ def cuGraphNodeGetDependencies_v2(hNode):
     cdef cydriver.CUresult err
     cdef void* c_hNode
     cdef cydriver.CUgraphNode c_dependencies = <cydriver.CUgraphNode>0
-    cdef _Struct s_edgeData = _new_struct(_L.cls('CUgraphEdgeData'))
+    cdef _Buf a_edgeData
+    cdef void* p_edgeData
+    cdef size_t req_edgeData
     cdef size_t c_numDependencies = <size_t>0
+    cdef int _p = 0
     try:
         _hptr(hNode, &c_hNode)
+        _p = 1
+        c_numDependencies = numDependencies
+        a_edgeData = _Buf_new((c_numDependencies) * sizeof(cydriver.CUgraphEdgeData)) if c_numDependencies else None
+        p_edgeData = _bufptr(a_edgeData)
+        req_edgeData = c_numDependencies
     except (TypeError, ValueError, OverflowError):
-        raise _arg_error('cuGraphNodeGetDependencies_v2', ('hNode',), 0) from None
+        raise _arg_error('cuGraphNodeGetDependencies_v2', ('hNode', 'numDependencies'), _p) from None
     with nogil:
-        err = cydriver.cuGraphNodeGetDependencies_v2(<cydriver.CUgraphNode>c_hNode, &c_dependencies, <cydriver.CUgraphEdgeData*>s_edgeData._ptr, &c_numDependencies)
+        err = cydriver.cuGraphNodeGetDependencies_v2(<cydriver.CUgraphNode>c_hNode, &c_dependencies, <cydriver.CUgraphEdgeData*>p_edgeData, &c_numDependencies)
     if err != 0:
         return (_st(err), None, None, None)
-    return (_ok(), _new_handle(CUgraphNode, <void*>c_dependencies), s_edgeData, c_numDependencies)
+    return (_ok(), _new_handle(CUgraphNode, <void*>c_dependencies), _from_array(_bufptr(a_edgeData), (c_numDependencies if c_numDependencies < req_edgeData else req_edgeData), 's', _L.cls('CUgraphEdgeData'), sizeof(cydriver.CUgraphEdgeData)), c_numDependencies)
 
 def cuGraphNodeGetDependentNodes(hNode, numDependentNodes=0):
     """Returns a node's dependent nodes.

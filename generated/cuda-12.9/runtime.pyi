@@ -2899,7 +2899,7 @@ def cudaGraphGetEdges_v2(graph: cudaGraph_t | driver.CUgraph | int | None) -> tu
     """Returns a graph's dependency edges (12.3+)."""
 def cudaGraphNodeGetDependencies(node: cudaGraphNode_t | driver.CUgraphNode | int | None, pNumDependencies: int = 0) -> tuple[cudaError_t, list[cudaGraphNode_t] | None, int | None]:
     """Returns a node's dependencies."""
-def cudaGraphNodeGetDependencies_v2(node: cudaGraphNode_t | driver.CUgraphNode | int | None) -> tuple[cudaError_t, cudaGraphNode_t | None, cudaGraphEdgeData | None, int | None]:
+def cudaGraphNodeGetDependencies_v2(node: cudaGraphNode_t | driver.CUgraphNode | int | None, pNumDependencies: int = 0) -> tuple[cudaError_t, cudaGraphNode_t | None, list[cudaGraphEdgeData] | None, int | None]:
     """Returns a node's dependencies (12.3+)."""
 def cudaGraphNodeGetDependentNodes(node: cudaGraphNode_t | driver.CUgraphNode | int | None, pNumDependentNodes: int = 0) -> tuple[cudaError_t, list[cudaGraphNode_t] | None, int | None]:
     """Returns a node's dependent nodes."""
@@ -3003,7 +3003,7 @@ def cudaLibraryGetUnifiedFunction(library: cudaLibrary_t | driver.CUlibrary | in
     """Returns a pointer to a unified function."""
 def cudaLibraryGetKernelCount(lib: cudaLibrary_t | driver.CUlibrary | int | None) -> tuple[cudaError_t, int | None]:
     """Returns the number of kernels within a library."""
-def cudaLibraryEnumerateKernels(numKernels: int, lib: cudaLibrary_t | driver.CUlibrary | int | None) -> tuple[cudaError_t, cudaKernel_t | None]:
+def cudaLibraryEnumerateKernels(numKernels: int, lib: cudaLibrary_t | driver.CUlibrary | int | None) -> tuple[cudaError_t, list[cudaKernel_t] | None]:
     """Retrieve the kernel handles within a library."""
 def cudaKernelSetAttributeForDevice(kernel: cudaKernel_t | driver.CUkernel | int | None, attr: cudaFuncAttribute, value: int, device: int) -> tuple[cudaError_t]:
     """Sets information about a kernel."""

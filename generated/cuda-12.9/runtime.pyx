@@ -16214,7 +16214,7 @@ def cudaGraphNodeGetDependencies(node, pNumDependencies=0):
         return (_st(err), None, None)
     return (_ok(), _from_array(_bufptr(a_pDependencies), (c_pNumDependencies if c_pNumDependencies < req_pDependencies else req_pDependencies), 'h', cudaGraphNode_t, sizeof(void*)), c_pNumDependencies)
 
-def cudaGraphNodeGetDependencies_v2(node):
+def cudaGraphNodeGetDependencies_v2(node, pNumDependencies=0):
     """Returns a node's dependencies (12.3+).
 
     Returns a list of `node`'s dependencies. `pDependencies` may be NULL, in which case
@@ -16232,6 +16232,8 @@ def cudaGraphNodeGetDependencies_v2(node):
     ----------
     node : cudaGraphNode_t | int | None
         Node to query
+    pNumDependencies : int
+        See description
 
     Returns
     -------
@@ -16239,7 +16241,7 @@ def cudaGraphNodeGetDependencies_v2(node):
         cudaSuccess, cudaErrorLossyQuery, cudaErrorInvalidValue
     pDependencies : cudaGraphNode_t
         Pointer to return the dependencies
-    edgeData : cudaGraphEdgeData
+    edgeData : list[cudaGraphEdgeData]
         Optional array to return edge data for each dependency
     pNumDependencies : int
         See description
@@ -16252,17 +16254,25 @@ def cudaGraphNodeGetDependencies_v2(node):
     cdef cyruntime.cudaError_t err
     cdef void* c_node
     cdef cyruntime.cudaGraphNode_t c_pDependencies = <cyruntime.cudaGraphNode_t>0
-    cdef _Struct s_edgeData = _new_struct(_L.cls('cudaGraphEdgeData'))
+    cdef _Buf a_edgeData
+    cdef void* p_edgeData
+    cdef size_t req_edgeData
     cdef size_t c_pNumDependencies = <size_t>0
+    cdef int _p = 0
     try:
         _hptr(node, &c_node)
+        _p = 1
+        c_pNumDependencies = pNumDependencies
+        a_edgeData = _Buf_new((c_pNumDependencies) * sizeof(cyruntime.cudaGraphEdgeData)) if c_pNumDependencies else None
+        p_edgeData = _bufptr(a_edgeData)
+        req_edgeData = c_pNumDependencies
     except (TypeError, ValueError, OverflowError):
-        raise _arg_error('cudaGraphNodeGetDependencies_v2', ('node',), 0) from None
+        raise _arg_error('cudaGraphNodeGetDependencies_v2', ('node', 'pNumDependencies'), _p) from None
     with nogil:
-        err = cyruntime.cudaGraphNodeGetDependencies_v2(<cyruntime.cudaGraphNode_t>c_node, &c_pDependencies, <cyruntime.cudaGraphEdgeData*>s_edgeData._ptr, &c_pNumDependencies)
+        err = cyruntime.cudaGraphNodeGetDependencies_v2(<cyruntime.cudaGraphNode_t>c_node, &c_pDependencies, <cyruntime.cudaGraphEdgeData*>p_edgeData, &c_pNumDependencies)
     if err != 0:
         return (_st(err), None, None, None)
-    return (_ok(), _new_handle(cudaGraphNode_t, <void*>c_pDependencies), s_edgeData, c_pNumDependencies)
+    return (_ok(), _new_handle(cudaGraphNode_t, <void*>c_pDependencies), _from_array(_bufptr(a_edgeData), (c_pNumDependencies if c_pNumDependencies < req_edgeData else req_edgeData), 's', _L.cls('cudaGraphEdgeData'), sizeof(cyruntime.cudaGraphEdgeData)), c_pNumDependencies)
 
 def cudaGraphNodeGetDependentNodes(node, pNumDependentNodes=0):
     """Returns a node's dependent nodes.
@@ -19501,7 +19511,7 @@ def cudaLibraryEnumerateKernels(numKernels, lib):
     cudaError_t
         cudaSuccess, cudaErrorCudartUnloading, cudaErrorInitializationError,
         cudaErrorInvalidValue, cudaErrorInvalidResourceHandle
-    kernels : cudaKernel_t
+    kernels : list[cudaKernel_t]
         Buffer where the kernel handles are returned to
 
     See Also
@@ -19509,7 +19519,7 @@ def cudaLibraryEnumerateKernels(numKernels, lib):
     cudaLibraryGetKernelCount, cuLibraryEnumerateKernels
     """
     cdef cyruntime.cudaError_t err
-    cdef cyruntime.cudaKernel_t c_kernels = <cyruntime.cudaKernel_t>0
+    cdef _Buf a_kernels
     cdef unsigned int c_numKernels
     cdef void* c_lib
     cdef int _p = 0
@@ -19517,13 +19527,15 @@ def cudaLibraryEnumerateKernels(numKernels, lib):
         c_numKernels = numKernels
         _p = 1
         _hptr(lib, &c_lib)
+        _p = 0
+        a_kernels = _Buf_new((c_numKernels) * sizeof(void*))
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('cudaLibraryEnumerateKernels', ('numKernels', 'lib'), _p) from None
     with nogil:
-        err = cyruntime.cudaLibraryEnumerateKernels(&c_kernels, c_numKernels, <cyruntime.cudaLibrary_t>c_lib)
+        err = cyruntime.cudaLibraryEnumerateKernels(<cyruntime.cudaKernel_t*>a_kernels.ptr, c_numKernels, <cyruntime.cudaLibrary_t>c_lib)
     if err != 0:
         return (_st(err), None,)
-    return (_ok(), _new_handle(cudaKernel_t, <void*>c_kernels),)
+    return (_ok(), _from_array(_bufptr(a_kernels), c_numKernels, 'h', cudaKernel_t, sizeof(void*)),)
 
 def cudaKernelSetAttributeForDevice(kernel, attr, value, device):
     """Sets information about a kernel.

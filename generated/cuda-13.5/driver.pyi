@@ -4392,7 +4392,7 @@ def cuGreenCtxGetDevResource(hCtx: CUgreenCtx | int | None, typename: CUdevResou
     """Get green context resources."""
 def cuDevSmResourceSplitByCount(nbGroups: int, input_: CUdevResource | None, flags: int, minCount: int) -> tuple[CUresult, list[CUdevResource] | None, int | None, CUdevResource | None]:
     """Splits CUdevResourceType.CU_DEV_RESOURCE_TYPE_SM resources."""
-def cuDevSmResourceSplit(nbGroups: int, input_: CUdevResource | Sequence[CUdevResource] | None, flags: int, groupParams: CU_DEV_SM_RESOURCE_GROUP_PARAMS | Sequence[CU_DEV_SM_RESOURCE_GROUP_PARAMS] | None) -> tuple[CUresult, CUdevResource | None, CUdevResource | None]:
+def cuDevSmResourceSplit(nbGroups: int, input_: CUdevResource | Sequence[CUdevResource] | None, flags: int, groupParams: CU_DEV_SM_RESOURCE_GROUP_PARAMS | Sequence[CU_DEV_SM_RESOURCE_GROUP_PARAMS] | None) -> tuple[CUresult, list[CUdevResource] | None, CUdevResource | None]:
     """Splits a CUdevResourceType.CU_DEV_RESOURCE_TYPE_SM resource into structured groups."""
 def cuDevResourceGenerateDesc(resources: Sequence[CUdevResource] | Buffer | int | None, nbResources: int) -> tuple[CUresult, CUdevResourceDesc | None]:
     """Generate a resource descriptor."""

@@ -31188,7 +31188,7 @@ def cuDevSmResourceSplit(nbGroups, input_, flags, groupParams):
         CUDA_SUCCESS, CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
         CUDA_ERROR_INVALID_DEVICE, CUDA_ERROR_INVALID_VALUE,
         CUDA_ERROR_INVALID_RESOURCE_TYPE, CUDA_ERROR_INVALID_RESOURCE_CONFIGURATION
-    result : CUdevResource
+    result : list[CUdevResource]
         Output array of CUdevResource resources. Can be NULL, alongside an smCount of 0,
         for discovery purpose.
     remainder : CUdevResource
@@ -31199,7 +31199,7 @@ def cuDevSmResourceSplit(nbGroups, input_, flags, groupParams):
     cuGreenCtxGetDevResource, cuCtxGetDevResource, cuDeviceGetDevResource
     """
     cdef cydriver.CUresult err
-    cdef _Struct s_result = _new_struct(_L.cls('CUdevResource'))
+    cdef _Buf a_result
     cdef unsigned int c_nbGroups
     cdef _Buf a_input
     cdef void* p_input
@@ -31222,13 +31222,15 @@ def cuDevSmResourceSplit(nbGroups, input_, flags, groupParams):
         if isinstance(input_, (list, tuple)): _check_count(input_, c_nbGroups, 'input_', 'nbGroups')
         _p = 3
         if isinstance(groupParams, (list, tuple)): _check_count(groupParams, c_nbGroups, 'groupParams', 'nbGroups')
+        _p = 0
+        a_result = _Buf_new((c_nbGroups) * sizeof(cydriver.CUdevResource))
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('cuDevSmResourceSplit', ('nbGroups', 'input_', 'flags', 'groupParams'), _p) from None
     with nogil:
-        err = cydriver.cuDevSmResourceSplit(<cydriver.CUdevResource*>s_result._ptr, c_nbGroups, <const cydriver.CUdevResource*>p_input, <cydriver.CUdevResource*>s_remainder._ptr, c_flags, <cydriver.CU_DEV_SM_RESOURCE_GROUP_PARAMS*>p_groupParams)
+        err = cydriver.cuDevSmResourceSplit(<cydriver.CUdevResource*>a_result.ptr, c_nbGroups, <const cydriver.CUdevResource*>p_input, <cydriver.CUdevResource*>s_remainder._ptr, c_flags, <cydriver.CU_DEV_SM_RESOURCE_GROUP_PARAMS*>p_groupParams)
     if err != 0:
         return (_st(err), None, None)
-    return (_ok(), s_result, s_remainder)
+    return (_ok(), _from_array(_bufptr(a_result), c_nbGroups, 's', _L.cls('CUdevResource'), sizeof(cydriver.CUdevResource)), s_remainder)
 
 def cuDevResourceGenerateDesc(resources, nbResources):
     """Generate a resource descriptor.

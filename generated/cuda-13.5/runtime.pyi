@@ -2722,7 +2722,7 @@ def cudaGetDeviceProperties(device: int) -> tuple[cudaError_t, cudaDeviceProp | 
     """Returns information about the compute-device."""
 def cudaDeviceGetAttribute(attr: cudaDeviceAttr, device: int) -> tuple[cudaError_t, int | None]:
     """Returns information about the device."""
-def cudaDeviceGetHostAtomicCapabilities(operations: Sequence[cudaAtomicOperation] | Buffer | int | None, count: int, device: int) -> tuple[cudaError_t, int | None]:
+def cudaDeviceGetHostAtomicCapabilities(operations: Sequence[cudaAtomicOperation] | Buffer | int | None, count: int, device: int) -> tuple[cudaError_t, list[int] | None]:
     """Queries details about atomic operations supported between the device and host."""
 def cudaDeviceGetDefaultMemPool(device: int) -> tuple[cudaError_t, cudaMemPool_t | None]:
     """Returns the default mempool of a device."""
@@ -2734,7 +2734,7 @@ def cudaDeviceGetNvSciSyncAttributes(nvSciSyncAttrList: Address, device: int, fl
     """Return NvSciSync attributes that this device can support."""
 def cudaDeviceGetP2PAttribute(attr: cudaDeviceP2PAttr, srcDevice: int, dstDevice: int) -> tuple[cudaError_t, int | None]:
     """Queries attributes of the link between two devices."""
-def cudaDeviceGetP2PAtomicCapabilities(operations: Sequence[cudaAtomicOperation] | Buffer | int | None, count: int, srcDevice: int, dstDevice: int) -> tuple[cudaError_t, int | None]:
+def cudaDeviceGetP2PAtomicCapabilities(operations: Sequence[cudaAtomicOperation] | Buffer | int | None, count: int, srcDevice: int, dstDevice: int) -> tuple[cudaError_t, list[int] | None]:
     """Queries details about atomic operations supported between two devices."""
 def cudaChooseDevice(prop: cudaDeviceProp | None) -> tuple[cudaError_t, int | None]:
     """Select compute-device which best matches criteria."""
@@ -3302,15 +3302,15 @@ def cudaLibraryGetUnifiedFunction(library: cudaLibrary_t | driver.CUlibrary | in
     """Returns a pointer to a unified function."""
 def cudaLibraryGetKernelCount(lib: cudaLibrary_t | driver.CUlibrary | int | None) -> tuple[cudaError_t, int | None]:
     """Returns the number of kernels within a library."""
-def cudaLibraryEnumerateKernels(numKernels: int, lib: cudaLibrary_t | driver.CUlibrary | int | None) -> tuple[cudaError_t, cudaKernel_t | None]:
+def cudaLibraryEnumerateKernels(numKernels: int, lib: cudaLibrary_t | driver.CUlibrary | int | None) -> tuple[cudaError_t, list[cudaKernel_t] | None]:
     """Retrieve the kernel handles within a library."""
 def cudaKernelSetAttributeForDevice(kernel: cudaKernel_t | driver.CUkernel | int | None, attr: cudaFuncAttribute, value: int, device: int) -> tuple[cudaError_t]:
     """Sets information about a kernel."""
 def cudaDeviceGetDevResource(device: int, typename: cudaDevResourceType) -> tuple[cudaError_t, cudaDevResource | None]:
     """Get device resources."""
-def cudaDevSmResourceSplitByCount(nbGroups: int, input_: cudaDevResource | None, flags: int, minCount: int) -> tuple[cudaError_t, cudaDevResource | None, int | None, cudaDevResource | None]:
+def cudaDevSmResourceSplitByCount(nbGroups: int, input_: cudaDevResource | None, flags: int, minCount: int) -> tuple[cudaError_t, list[cudaDevResource] | None, int | None, cudaDevResource | None]:
     """Splits cudaDevResourceType.cudaDevResourceTypeSm resources."""
-def cudaDevSmResourceSplit(nbGroups: int, input_: cudaDevResource | Sequence[cudaDevResource] | None, flags: int, groupParams: cudaDevSmResourceGroupParams | Sequence[cudaDevSmResourceGroupParams] | None) -> tuple[cudaError_t, cudaDevResource | None, cudaDevResource | None]:
+def cudaDevSmResourceSplit(nbGroups: int, input_: cudaDevResource | Sequence[cudaDevResource] | None, flags: int, groupParams: cudaDevSmResourceGroupParams | Sequence[cudaDevSmResourceGroupParams] | None) -> tuple[cudaError_t, list[cudaDevResource] | None, cudaDevResource | None]:
     """Splits a cudaDevResourceType.cudaDevResourceTypeSm resource into structured groups."""
 def cudaDevResourceGenerateDesc(resources: Sequence[cudaDevResource] | Buffer | int | None, nbResources: int) -> tuple[cudaError_t, cudaDevResourceDesc_t | None]:
     """Generate a resource descriptor."""

@@ -1743,7 +1743,7 @@ def cudaDeviceGetHostAtomicCapabilities(operations, count, device):
     -------
     cudaError_t
         cudaSuccess, cudaErrorInvalidDevice, cudaErrorInvalidValue
-    capabilities : int
+    capabilities : list[int]
         Returned capability details of each requested operation
 
     See Also
@@ -1752,7 +1752,7 @@ def cudaDeviceGetHostAtomicCapabilities(operations, count, device):
     cuDeviceGeHostAtomicCapabilities
     """
     cdef cyruntime.cudaError_t err
-    cdef unsigned int c_capabilities = <unsigned int>0
+    cdef _Buf a_capabilities
     cdef _Buf a_operations
     cdef void* p_operations
     cdef unsigned int c_count
@@ -1767,13 +1767,15 @@ def cudaDeviceGetHostAtomicCapabilities(operations, count, device):
         a_operations = _array(operations, 'e', 4)
         p_operations = _bufptr(a_operations)
         _check_count(operations, c_count, 'operations', 'count')
+        _p = 1
+        a_capabilities = _Buf_new((c_count) * 4)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('cudaDeviceGetHostAtomicCapabilities', ('operations', 'count', 'device'), _p) from None
     with nogil:
-        err = cyruntime.cudaDeviceGetHostAtomicCapabilities(&c_capabilities, <const cyruntime.cudaAtomicOperation*>p_operations, c_count, c_device)
+        err = cyruntime.cudaDeviceGetHostAtomicCapabilities(<unsigned int*>a_capabilities.ptr, <const cyruntime.cudaAtomicOperation*>p_operations, c_count, c_device)
     if err != 0:
         return (_st(err), None,)
-    return (_ok(), c_capabilities,)
+    return (_ok(), _from_array(_bufptr(a_capabilities), c_count, 'u4', None, 4),)
 
 def cudaDeviceGetDefaultMemPool(device):
     """Returns the default mempool of a device.
@@ -2064,7 +2066,7 @@ def cudaDeviceGetP2PAtomicCapabilities(operations, count, srcDevice, dstDevice):
     -------
     cudaError_t
         cudaSuccess, cudaErrorInvalidDevice, cudaErrorInvalidValue
-    capabilities : int
+    capabilities : list[int]
         Returned capability details of each requested operation
 
     See Also
@@ -2072,7 +2074,7 @@ def cudaDeviceGetP2PAtomicCapabilities(operations, count, srcDevice, dstDevice):
     cudaDeviceGetP2PAttribute, cuDeviceGetP2PAttribute, cuDeviceGetP2PAtomicCapabilities
     """
     cdef cyruntime.cudaError_t err
-    cdef unsigned int c_capabilities = <unsigned int>0
+    cdef _Buf a_capabilities
     cdef _Buf a_operations
     cdef void* p_operations
     cdef unsigned int c_count
@@ -2090,13 +2092,15 @@ def cudaDeviceGetP2PAtomicCapabilities(operations, count, srcDevice, dstDevice):
         a_operations = _array(operations, 'e', 4)
         p_operations = _bufptr(a_operations)
         _check_count(operations, c_count, 'operations', 'count')
+        _p = 1
+        a_capabilities = _Buf_new((c_count) * 4)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('cudaDeviceGetP2PAtomicCapabilities', ('operations', 'count', 'srcDevice', 'dstDevice'), _p) from None
     with nogil:
-        err = cyruntime.cudaDeviceGetP2PAtomicCapabilities(&c_capabilities, <const cyruntime.cudaAtomicOperation*>p_operations, c_count, c_srcDevice, c_dstDevice)
+        err = cyruntime.cudaDeviceGetP2PAtomicCapabilities(<unsigned int*>a_capabilities.ptr, <const cyruntime.cudaAtomicOperation*>p_operations, c_count, c_srcDevice, c_dstDevice)
     if err != 0:
         return (_st(err), None,)
-    return (_ok(), c_capabilities,)
+    return (_ok(), _from_array(_bufptr(a_capabilities), c_count, 'u4', None, 4),)
 
 def cudaChooseDevice(prop):
     """Select compute-device which best matches criteria.
@@ -19665,7 +19669,7 @@ def cudaLibraryEnumerateKernels(numKernels, lib):
     cudaError_t
         cudaSuccess, cudaErrorCudartUnloading, cudaErrorInitializationError,
         cudaErrorInvalidValue, cudaErrorInvalidResourceHandle
-    kernels : cudaKernel_t
+    kernels : list[cudaKernel_t]
         Buffer where the kernel handles are returned to
 
     See Also
@@ -19673,7 +19677,7 @@ def cudaLibraryEnumerateKernels(numKernels, lib):
     cudaLibraryGetKernelCount, cuLibraryEnumerateKernels
     """
     cdef cyruntime.cudaError_t err
-    cdef cyruntime.cudaKernel_t c_kernels = <cyruntime.cudaKernel_t>0
+    cdef _Buf a_kernels
     cdef unsigned int c_numKernels
     cdef void* c_lib
     cdef int _p = 0
@@ -19681,13 +19685,15 @@ def cudaLibraryEnumerateKernels(numKernels, lib):
         c_numKernels = numKernels
         _p = 1
         _hptr(lib, &c_lib)
+        _p = 0
+        a_kernels = _Buf_new((c_numKernels) * sizeof(void*))
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('cudaLibraryEnumerateKernels', ('numKernels', 'lib'), _p) from None
     with nogil:
-        err = cyruntime.cudaLibraryEnumerateKernels(&c_kernels, c_numKernels, <cyruntime.cudaLibrary_t>c_lib)
+        err = cyruntime.cudaLibraryEnumerateKernels(<cyruntime.cudaKernel_t*>a_kernels.ptr, c_numKernels, <cyruntime.cudaLibrary_t>c_lib)
     if err != 0:
         return (_st(err), None,)
-    return (_ok(), _new_handle(cudaKernel_t, <void*>c_kernels),)
+    return (_ok(), _from_array(_bufptr(a_kernels), c_numKernels, 'h', cudaKernel_t, sizeof(void*)),)
 
 def cudaKernelSetAttributeForDevice(kernel, attr, value, device):
     """Sets information about a kernel.
@@ -19906,7 +19912,7 @@ def cudaDevSmResourceSplitByCount(nbGroups, input_, flags, minCount):
         cudaSuccess, cudaErrorInvalidValue, cudaErrorNotPermitted,
         cudaErrorInvalidResourceType, cudaErrorInvalidResourceConfiguration,
         cudaErrorNotSupported, cudaErrorCudartUnloading, cudaErrorInitializationError
-    result : cudaDevResource
+    result : list[cudaDevResource]
         Output array of cudaDevResource resources. Can be NULL to query the number of
         groups.
     nbGroups : int
@@ -19923,7 +19929,9 @@ def cudaDevSmResourceSplitByCount(nbGroups, input_, flags, minCount):
     cudaExecutionCtxGetDevResource, cudaDevResourceGenerateDesc
     """
     cdef cyruntime.cudaError_t err
-    cdef _Struct s_result = _new_struct(_L.cls('cudaDevResource'))
+    cdef _Buf a_result
+    cdef void* p_result
+    cdef size_t req_result
     cdef unsigned int c_nbGroups = <unsigned int>0
     cdef _Buf a_input
     cdef void* p_input
@@ -19941,13 +19949,16 @@ def cudaDevSmResourceSplitByCount(nbGroups, input_, flags, minCount):
         p_input = _bufptr(a_input)
         _p = 0
         c_nbGroups = nbGroups
+        a_result = _Buf_new((c_nbGroups) * sizeof(cyruntime.cudaDevResource)) if c_nbGroups else None
+        p_result = _bufptr(a_result)
+        req_result = c_nbGroups
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('cudaDevSmResourceSplitByCount', ('nbGroups', 'input_', 'flags', 'minCount'), _p) from None
     with nogil:
-        err = cyruntime.cudaDevSmResourceSplitByCount(<cyruntime.cudaDevResource*>s_result._ptr, &c_nbGroups, <const cyruntime.cudaDevResource*>p_input, <cyruntime.cudaDevResource*>s_remaining._ptr, c_flags, c_minCount)
+        err = cyruntime.cudaDevSmResourceSplitByCount(<cyruntime.cudaDevResource*>p_result, &c_nbGroups, <const cyruntime.cudaDevResource*>p_input, <cyruntime.cudaDevResource*>s_remaining._ptr, c_flags, c_minCount)
     if err != 0:
         return (_st(err), None, None, None)
-    return (_ok(), s_result, c_nbGroups, s_remaining)
+    return (_ok(), _from_array(_bufptr(a_result), (c_nbGroups if c_nbGroups < req_result else req_result), 's', _L.cls('cudaDevResource'), sizeof(cyruntime.cudaDevResource)), c_nbGroups, s_remaining)
 
 def cudaDevSmResourceSplit(nbGroups, input_, flags, groupParams):
     """Splits a cudaDevResourceType.cudaDevResourceTypeSm resource into structured
@@ -20094,7 +20105,7 @@ def cudaDevSmResourceSplit(nbGroups, input_, flags, groupParams):
         cudaSuccess, cudaErrorInvalidValue, cudaErrorNotPermitted,
         cudaErrorInvalidResourceType, cudaErrorInvalidResourceConfiguration,
         cudaErrorNotSupported, cudaErrorCudartUnloading, cudaErrorInitializationError
-    result : cudaDevResource
+    result : list[cudaDevResource]
         Output array of cudaDevResource resources. Can be NULL, alongside an smCount of
         0, for discovery purpose.
     remainder : cudaDevResource
@@ -20106,7 +20117,7 @@ def cudaDevSmResourceSplit(nbGroups, input_, flags, groupParams):
     cudaDevResourceGenerateDesc
     """
     cdef cyruntime.cudaError_t err
-    cdef _Struct s_result = _new_struct(_L.cls('cudaDevResource'))
+    cdef _Buf a_result
     cdef unsigned int c_nbGroups
     cdef _Buf a_input
     cdef void* p_input
@@ -20129,13 +20140,15 @@ def cudaDevSmResourceSplit(nbGroups, input_, flags, groupParams):
         if isinstance(input_, (list, tuple)): _check_count(input_, c_nbGroups, 'input_', 'nbGroups')
         _p = 3
         if isinstance(groupParams, (list, tuple)): _check_count(groupParams, c_nbGroups, 'groupParams', 'nbGroups')
+        _p = 0
+        a_result = _Buf_new((c_nbGroups) * sizeof(cyruntime.cudaDevResource))
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('cudaDevSmResourceSplit', ('nbGroups', 'input_', 'flags', 'groupParams'), _p) from None
     with nogil:
-        err = cyruntime.cudaDevSmResourceSplit(<cyruntime.cudaDevResource*>s_result._ptr, c_nbGroups, <const cyruntime.cudaDevResource*>p_input, <cyruntime.cudaDevResource*>s_remainder._ptr, c_flags, <cyruntime.cudaDevSmResourceGroupParams*>p_groupParams)
+        err = cyruntime.cudaDevSmResourceSplit(<cyruntime.cudaDevResource*>a_result.ptr, c_nbGroups, <const cyruntime.cudaDevResource*>p_input, <cyruntime.cudaDevResource*>s_remainder._ptr, c_flags, <cyruntime.cudaDevSmResourceGroupParams*>p_groupParams)
     if err != 0:
         return (_st(err), None, None)
-    return (_ok(), s_result, s_remainder)
+    return (_ok(), _from_array(_bufptr(a_result), c_nbGroups, 's', _L.cls('cudaDevResource'), sizeof(cyruntime.cudaDevResource)), s_remainder)
 
 def cudaDevResourceGenerateDesc(resources, nbResources):
     """Generate a resource descriptor.

@@ -1154,7 +1154,7 @@ def cuGraphGetEdges_v2(hGraph: CUgraph | runtime.cudaGraph_t | int | None) -> tu
     """Returns a graph's dependency edges (12.3+)."""
 def cuGraphNodeGetDependencies(hNode: CUgraphNode | runtime.cudaGraphNode_t | int | None, numDependencies: int = 0) -> tuple[list[CUgraphNode], int]:
     """Returns a node's dependencies."""
-def cuGraphNodeGetDependencies_v2(hNode: CUgraphNode | runtime.cudaGraphNode_t | int | None) -> tuple[CUgraphNode, CUgraphEdgeData, int]:
+def cuGraphNodeGetDependencies_v2(hNode: CUgraphNode | runtime.cudaGraphNode_t | int | None, numDependencies: int = 0) -> tuple[CUgraphNode, list[CUgraphEdgeData], int]:
     """Returns a node's dependencies (12.3+)."""
 def cuGraphNodeGetDependentNodes(hNode: CUgraphNode | runtime.cudaGraphNode_t | int | None, numDependentNodes: int = 0) -> tuple[list[CUgraphNode], int]:
     """Returns a node's dependent nodes."""

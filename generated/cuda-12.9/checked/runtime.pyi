@@ -890,7 +890,7 @@ def cudaGraphGetEdges_v2(graph: cudaGraph_t | driver.CUgraph | int | None) -> tu
     """Returns a graph's dependency edges (12.3+)."""
 def cudaGraphNodeGetDependencies(node: cudaGraphNode_t | driver.CUgraphNode | int | None, pNumDependencies: int = 0) -> tuple[list[cudaGraphNode_t], int]:
     """Returns a node's dependencies."""
-def cudaGraphNodeGetDependencies_v2(node: cudaGraphNode_t | driver.CUgraphNode | int | None) -> tuple[cudaGraphNode_t, cudaGraphEdgeData, int]:
+def cudaGraphNodeGetDependencies_v2(node: cudaGraphNode_t | driver.CUgraphNode | int | None, pNumDependencies: int = 0) -> tuple[cudaGraphNode_t, list[cudaGraphEdgeData], int]:
     """Returns a node's dependencies (12.3+)."""
 def cudaGraphNodeGetDependentNodes(node: cudaGraphNode_t | driver.CUgraphNode | int | None, pNumDependentNodes: int = 0) -> tuple[list[cudaGraphNode_t], int]:
     """Returns a node's dependent nodes."""
@@ -994,7 +994,7 @@ def cudaLibraryGetUnifiedFunction(library: cudaLibrary_t | driver.CUlibrary | in
     """Returns a pointer to a unified function."""
 def cudaLibraryGetKernelCount(lib: cudaLibrary_t | driver.CUlibrary | int | None) -> int:
     """Returns the number of kernels within a library."""
-def cudaLibraryEnumerateKernels(numKernels: int, lib: cudaLibrary_t | driver.CUlibrary | int | None) -> cudaKernel_t:
+def cudaLibraryEnumerateKernels(numKernels: int, lib: cudaLibrary_t | driver.CUlibrary | int | None) -> list[cudaKernel_t]:
     """Retrieve the kernel handles within a library."""
 def cudaKernelSetAttributeForDevice(kernel: cudaKernel_t | driver.CUkernel | int | None, attr: cudaFuncAttribute, value: int, device: int) -> None:
     """Sets information about a kernel."""

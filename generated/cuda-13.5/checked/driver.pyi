@@ -1513,7 +1513,7 @@ def cuGreenCtxGetDevResource(hCtx: CUgreenCtx | int | None, typename: CUdevResou
     """Get green context resources."""
 def cuDevSmResourceSplitByCount(nbGroups: int, input_: CUdevResource | None, flags: int, minCount: int) -> tuple[list[CUdevResource], int, CUdevResource]:
     """Splits CUdevResourceType.CU_DEV_RESOURCE_TYPE_SM resources."""
-def cuDevSmResourceSplit(nbGroups: int, input_: CUdevResource | Sequence[CUdevResource] | None, flags: int, groupParams: CU_DEV_SM_RESOURCE_GROUP_PARAMS | Sequence[CU_DEV_SM_RESOURCE_GROUP_PARAMS] | None) -> tuple[CUdevResource, CUdevResource]:
+def cuDevSmResourceSplit(nbGroups: int, input_: CUdevResource | Sequence[CUdevResource] | None, flags: int, groupParams: CU_DEV_SM_RESOURCE_GROUP_PARAMS | Sequence[CU_DEV_SM_RESOURCE_GROUP_PARAMS] | None) -> tuple[list[CUdevResource], CUdevResource]:
     """Splits a CUdevResourceType.CU_DEV_RESOURCE_TYPE_SM resource into structured groups."""
 def cuDevResourceGenerateDesc(resources: Sequence[CUdevResource] | Buffer | int | None, nbResources: int) -> CUdevResourceDesc:
     """Generate a resource descriptor."""

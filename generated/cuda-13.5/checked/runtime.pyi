@@ -451,7 +451,7 @@ def cudaGetDeviceProperties(device: int) -> cudaDeviceProp:
     """Returns information about the compute-device."""
 def cudaDeviceGetAttribute(attr: cudaDeviceAttr, device: int) -> int:
     """Returns information about the device."""
-def cudaDeviceGetHostAtomicCapabilities(operations: Sequence[cudaAtomicOperation] | Buffer | int | None, count: int, device: int) -> int:
+def cudaDeviceGetHostAtomicCapabilities(operations: Sequence[cudaAtomicOperation] | Buffer | int | None, count: int, device: int) -> list[int]:
     """Queries details about atomic operations supported between the device and host."""
 def cudaDeviceGetDefaultMemPool(device: int) -> cudaMemPool_t:
     """Returns the default mempool of a device."""
@@ -463,7 +463,7 @@ def cudaDeviceGetNvSciSyncAttributes(nvSciSyncAttrList: Address, device: int, fl
     """Return NvSciSync attributes that this device can support."""
 def cudaDeviceGetP2PAttribute(attr: cudaDeviceP2PAttr, srcDevice: int, dstDevice: int) -> int:
     """Queries attributes of the link between two devices."""
-def cudaDeviceGetP2PAtomicCapabilities(operations: Sequence[cudaAtomicOperation] | Buffer | int | None, count: int, srcDevice: int, dstDevice: int) -> int:
+def cudaDeviceGetP2PAtomicCapabilities(operations: Sequence[cudaAtomicOperation] | Buffer | int | None, count: int, srcDevice: int, dstDevice: int) -> list[int]:
     """Queries details about atomic operations supported between two devices."""
 def cudaChooseDevice(prop: cudaDeviceProp | None) -> int:
     """Select compute-device which best matches criteria."""
@@ -1031,15 +1031,15 @@ def cudaLibraryGetUnifiedFunction(library: cudaLibrary_t | driver.CUlibrary | in
     """Returns a pointer to a unified function."""
 def cudaLibraryGetKernelCount(lib: cudaLibrary_t | driver.CUlibrary | int | None) -> int:
     """Returns the number of kernels within a library."""
-def cudaLibraryEnumerateKernels(numKernels: int, lib: cudaLibrary_t | driver.CUlibrary | int | None) -> cudaKernel_t:
+def cudaLibraryEnumerateKernels(numKernels: int, lib: cudaLibrary_t | driver.CUlibrary | int | None) -> list[cudaKernel_t]:
     """Retrieve the kernel handles within a library."""
 def cudaKernelSetAttributeForDevice(kernel: cudaKernel_t | driver.CUkernel | int | None, attr: cudaFuncAttribute, value: int, device: int) -> None:
     """Sets information about a kernel."""
 def cudaDeviceGetDevResource(device: int, typename: cudaDevResourceType) -> cudaDevResource:
     """Get device resources."""
-def cudaDevSmResourceSplitByCount(nbGroups: int, input_: cudaDevResource | None, flags: int, minCount: int) -> tuple[cudaDevResource, int, cudaDevResource]:
+def cudaDevSmResourceSplitByCount(nbGroups: int, input_: cudaDevResource | None, flags: int, minCount: int) -> tuple[list[cudaDevResource], int, cudaDevResource]:
     """Splits cudaDevResourceType.cudaDevResourceTypeSm resources."""
-def cudaDevSmResourceSplit(nbGroups: int, input_: cudaDevResource | Sequence[cudaDevResource] | None, flags: int, groupParams: cudaDevSmResourceGroupParams | Sequence[cudaDevSmResourceGroupParams] | None) -> tuple[cudaDevResource, cudaDevResource]:
+def cudaDevSmResourceSplit(nbGroups: int, input_: cudaDevResource | Sequence[cudaDevResource] | None, flags: int, groupParams: cudaDevSmResourceGroupParams | Sequence[cudaDevSmResourceGroupParams] | None) -> tuple[list[cudaDevResource], cudaDevResource]:
     """Splits a cudaDevResourceType.cudaDevResourceTypeSm resource into structured groups."""
 def cudaDevResourceGenerateDesc(resources: Sequence[cudaDevResource] | Buffer | int | None, nbResources: int) -> cudaDevResourceDesc_t:
     """Generate a resource descriptor."""
