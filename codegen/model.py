@@ -564,6 +564,10 @@ def _size_queries(functions):
     return out
 
 
+# A parameter the doxygen text calls a list of items ("Array of nodes", "An array of attributes",
+# "List of launch parameters", "Array containing ...", "Array to store ..."), not "Array
+# descriptor" (cuArrayCreate's: one descriptor of a CUDA array).
+_LIST_DOC = re.compile(r"^(?:Array|An array|List)\s+(?:of|containing|to)\b")
 # An output the text calls an array or buffer the function fills: "Output array of resources",
 # "Optional array to return edge data", "Array to store ...", "Buffer where the kernel handles are
 # returned to"; not "Array of resources to be included" (read) or "Returned array" (a CUDA array).
@@ -698,12 +702,12 @@ def classify_params(fn, params, T, lib):
                 prm.extra = {"count": counted}
             elif c:
                 # const T*: a struct read by the driver, or an array of items
-                if cat == "struct" and not re.match(r"^(Array|An array|List)\b", doc):
+                if cat == "struct" and not _LIST_DOC.match(doc):
                     prm.conv = "struct_ptr"
                 else:
                     prm.conv = "array"
             elif cat == "struct":
-                if re.match(r"^(Array|An array|List)\b", doc):
+                if _LIST_DOC.match(doc):
                     prm.conv = "array"
                 elif is_out_doc or "Get" in fn.name:
                     prm.role, prm.conv = "out", "struct_out"
@@ -711,7 +715,7 @@ def classify_params(fn, params, T, lib):
                     # a non-const struct pointer that the doc does not call returned is read
                     prm.conv = "struct_ptr"
             else:
-                if re.match(r"^(Array|An array|List)\b", doc):
+                if _LIST_DOC.match(doc):
                     prm.conv = "array"
                 else:
                     prm.role, prm.conv = "out", "value_out"

@@ -6,6 +6,9 @@ would (`cuStubFill`: as many bytes as `count` items take, the bytes 1, 2, 3, ...
 hands C a single slot would have C write past it (a stack or heap overflow) and return one value,
 not a list: each call runs in a child process, so a crash fails the test instead of ending the
 session.
+
+The converse: a parameter that points to one struct (cuArrayCreate's descriptor) takes that struct,
+not a list.
 """
 import os
 import sys
@@ -87,3 +90,21 @@ def test_output_array_holds_count_items(name, n, stand_in_driver, stand_in_runti
     if r.stdout.strip() == "absent":
         pytest.skip(f"{name} is not in this build's release")
     assert r.stdout.strip().startswith("ok"), r.stdout
+
+
+def test_one_array_descriptor_is_what_cuArrayCreate_gets(stand_in_driver):
+    code = """
+    import ctypes
+    from cuda.bindings import driver
+    lib = ctypes.CDLL("libcuda.so.1")
+    lib.cuStubArgs.restype = ctypes.POINTER(ctypes.c_uint64)
+    desc = driver.CUDA_ARRAY_DESCRIPTOR()
+    desc.Width, desc.Height, desc.NumChannels = 64, 32, 1
+    desc.Format = driver.CUarray_format.CU_AD_FORMAT_FLOAT
+    err, array = driver.cuArrayCreate(desc)
+    assert int(err) == 0 and isinstance(array, driver.CUarray), (err, array)
+    print(lib.cuStubArgs()[1] == desc.getPtr())
+    """
+    r = run_python(textwrap.dedent(code), env=stand_in_env(stand_in_driver, 0))
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert r.stdout.split() == ["True"]      # the descriptor's own memory, read by C

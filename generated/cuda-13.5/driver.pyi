@@ -3749,7 +3749,7 @@ def cuMemsetD2D16Async(dstDevice: CUdeviceptr | int | None, dstPitch: int, us: i
     """Sets device memory."""
 def cuMemsetD2D32Async(dstDevice: CUdeviceptr | int | None, dstPitch: int, ui: int, Width: int, Height: int, hStream: CUstream | runtime.cudaStream_t | int | None) -> tuple[CUresult]:
     """Sets device memory."""
-def cuArrayCreate(pAllocateArray: Sequence[CUDA_ARRAY_DESCRIPTOR] | Buffer | int | None) -> tuple[CUresult, CUarray | None]:
+def cuArrayCreate(pAllocateArray: CUDA_ARRAY_DESCRIPTOR | None) -> tuple[CUresult, CUarray | None]:
     """Creates a 1D or 2D CUDA array."""
 def cuArrayGetDescriptor(hArray: CUarray | int | None) -> tuple[CUresult, CUDA_ARRAY_DESCRIPTOR | None]:
     """Get a 1D or 2D CUDA array descriptor."""

@@ -9629,7 +9629,7 @@ def cuArrayCreate(pAllocateArray):
 
     Parameters
     ----------
-    pAllocateArray : Sequence[CUDA_ARRAY_DESCRIPTOR] | Buffer | int | None
+    pAllocateArray : CUDA_ARRAY_DESCRIPTOR | None
         Array descriptor
 
     Returns
@@ -9657,7 +9657,7 @@ def cuArrayCreate(pAllocateArray):
     cdef _Buf a_pAllocateArray
     cdef void* p_pAllocateArray
     try:
-        a_pAllocateArray = _array(pAllocateArray, 's', sizeof(cydriver.CUDA_ARRAY_DESCRIPTOR))
+        a_pAllocateArray = _structs(pAllocateArray, sizeof(cydriver.CUDA_ARRAY_DESCRIPTOR))
         p_pAllocateArray = _bufptr(a_pAllocateArray)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('cuArrayCreate', ('pAllocateArray',), 0) from None

@@ -172,7 +172,6 @@ for _f in ("nvvmAddModuleToProgram", "nvvmLazyAddModuleToProgram"):
 # reference's shape (the reference is the oracle; ours then shows the difference once, at .base):
 # "list" wraps the model's single item in a list, "item" passes one item instead of a list.
 REF_SHAPE = {
-    ("cuArrayCreate", "pAllocateArray"): "item",
     ("cuGraphicsMapResources", "resources"): "item", ("cuGraphicsUnmapResources", "resources"): "item",
     ("cudaGraphicsMapResources", "resources"): "item", ("cudaGraphicsUnmapResources", "resources"): "item",
     ("cuTexRefSetBorderColor", "pBorderColor"): "item",

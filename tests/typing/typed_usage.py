@@ -51,6 +51,11 @@ def tuple_style() -> None:
     assert_type(copy.dstDevice, driver.CUdeviceptr)
     assert_type(copy.srcMemoryType, driver.CUmemorytype | None)
     err, = driver.cuMemcpy2D(copy)
+    # a CUDA array is made from one descriptor
+    desc = driver.CUDA_ARRAY_DESCRIPTOR()
+    desc.Format = driver.CUarray_format.CU_AD_FORMAT_FLOAT
+    err, array = driver.cuArrayCreate(desc)
+    assert_type(array, driver.CUarray | None)
 
     nerr, prog = nvrtc.nvrtcCreateProgram(b"__global__ void k() {}", b"k.cu", 0, [], [])
     assert_type(prog, nvrtc.nvrtcProgram | None)

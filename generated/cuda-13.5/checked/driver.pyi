@@ -870,7 +870,7 @@ def cuMemsetD2D16Async(dstDevice: CUdeviceptr | int | None, dstPitch: int, us: i
     """Sets device memory."""
 def cuMemsetD2D32Async(dstDevice: CUdeviceptr | int | None, dstPitch: int, ui: int, Width: int, Height: int, hStream: CUstream | runtime.cudaStream_t | int | None) -> None:
     """Sets device memory."""
-def cuArrayCreate(pAllocateArray: Sequence[CUDA_ARRAY_DESCRIPTOR] | Buffer | int | None) -> CUarray:
+def cuArrayCreate(pAllocateArray: CUDA_ARRAY_DESCRIPTOR | None) -> CUarray:
     """Creates a 1D or 2D CUDA array."""
 def cuArrayGetDescriptor(hArray: CUarray | int | None) -> CUDA_ARRAY_DESCRIPTOR:
     """Get a 1D or 2D CUDA array descriptor."""
