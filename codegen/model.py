@@ -117,6 +117,7 @@ class Model:
     defines: list = field(default_factory=list)      # [(name, value)]
     typedefs: dict = field(default_factory=dict)     # handle / function pointer names
     handle_targets: dict = field(default_factory=dict)   # handle -> 'struct X' or 'void'
+    const_handles: list = field(default_factory=list)    # handles to a const target (cudaArray_const_t)
     funcptr_sigs: dict = field(default_factory=dict)     # function pointer -> (ret, params)
     type_categories: dict = field(default_factory=dict)  # typedef name -> category
     functypes: list = field(default_factory=list)       # function types (not pointers): VdpGetProcAddress
@@ -393,6 +394,8 @@ def build(raw, lib):
             m.handles.append((tname, ""))
             m.handle_targets[tname] = b
             T.handle_targets[tname] = b
+            if c:
+                m.const_handles.append(tname)
         elif p == 0 and b in SCALARS and tname not in SCALARS:
             cy, size, k = SCALARS[b]
             m.inttds.append((tname, "", cy, size, k))

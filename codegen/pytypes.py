@@ -56,13 +56,25 @@ def item(model, p):
     return "int"
 
 
+def const_twins(model, t):
+    """The handle classes a parameter of handle class `t` also takes because C converts them to it
+    implicitly: for a handle to a const object (cudaArray_const_t), the handles to the same
+    object type that are not const (cudaArray_t)."""
+    if t not in model.const_handles:
+        return []
+    target = model.handle_targets.get(t)
+    return [h for h, _ in model.handles
+            if h != t and h not in model.const_handles and model.handle_targets.get(h) == target]
+
+
 def _accepts(model, p, peers=None):
     """What a parameter of p's base type accepts as one value (an item of a list, too): its class,
-    the same C type's class of another module, and a handle type the function also documents
-    (overrides.HANDLE_ALSO, model: extra["also"])."""
+    its non-const twin for a handle to a const object (const_twins), a handle type the function
+    also documents (overrides.HANDLE_ALSO, model: extra["also"]), and the same C type's class of
+    another module."""
     t = item(model, p)
     if p.cls in ("inttd", "handle", "funcptr") and t != "int":
-        types = [t] + ([p.extra["also"]] if "also" in p.extra else [])
+        types = [t] + const_twins(model, t) + ([p.extra["also"]] if "also" in p.extra else [])
         types += [(peers or {})[x] for x in types if x in (peers or {})]
         return " | ".join(types + ["int", "None"])
     return t

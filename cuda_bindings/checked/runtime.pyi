@@ -597,7 +597,7 @@ def cudaMalloc3DArray(desc: cudaChannelFormatDesc | None, extent: cudaExtent, fl
     """Allocate an array on the device."""
 def cudaMallocMipmappedArray(desc: cudaChannelFormatDesc | Sequence[cudaChannelFormatDesc] | None, extent: cudaExtent, numLevels: int, flags: int) -> cudaMipmappedArray_t:
     """Allocate a mipmapped array on the device."""
-def cudaGetMipmappedArrayLevel(mipmappedArray: cudaMipmappedArray_const_t | int | None, level: int) -> cudaArray_t:
+def cudaGetMipmappedArrayLevel(mipmappedArray: cudaMipmappedArray_const_t | cudaMipmappedArray_t | int | None, level: int) -> cudaArray_t:
     """Gets a mipmap level of a CUDA mipmapped array."""
 def cudaMemcpy3D(p: cudaMemcpy3DParms | None) -> None:
     """Copies data between 3D objects."""
@@ -629,9 +629,9 @@ def cudaMemcpy2D(dst: Address, dpitch: int, src: Address, spitch: int, width: in
     """Copies data between host and device."""
 def cudaMemcpy2DToArray(dst: cudaArray_t | int | None, wOffset: int, hOffset: int, src: Address, spitch: int, width: int, height: int, kind: cudaMemcpyKind) -> None:
     """Copies data between host and device."""
-def cudaMemcpy2DFromArray(dst: Address, dpitch: int, src: cudaArray_const_t | int | None, wOffset: int, hOffset: int, width: int, height: int, kind: cudaMemcpyKind) -> None:
+def cudaMemcpy2DFromArray(dst: Address, dpitch: int, src: cudaArray_const_t | cudaArray_t | int | None, wOffset: int, hOffset: int, width: int, height: int, kind: cudaMemcpyKind) -> None:
     """Copies data between host and device."""
-def cudaMemcpy2DArrayToArray(dst: cudaArray_t | int | None, wOffsetDst: int, hOffsetDst: int, src: cudaArray_const_t | int | None, wOffsetSrc: int, hOffsetSrc: int, width: int, height: int, kind: cudaMemcpyKind) -> None:
+def cudaMemcpy2DArrayToArray(dst: cudaArray_t | int | None, wOffsetDst: int, hOffsetDst: int, src: cudaArray_const_t | cudaArray_t | int | None, wOffsetSrc: int, hOffsetSrc: int, width: int, height: int, kind: cudaMemcpyKind) -> None:
     """Copies data between host and device."""
 def cudaMemcpyToSymbol(symbol: Address, src: Address, count: int, offset: int, kind: cudaMemcpyKind) -> None:
     """Copies data to the given symbol on the device."""
@@ -649,7 +649,7 @@ def cudaMemcpy2DAsync(dst: Address, dpitch: int, src: Address, spitch: int, widt
     """Copies data between host and device."""
 def cudaMemcpy2DToArrayAsync(dst: cudaArray_t | int | None, wOffset: int, hOffset: int, src: Address, spitch: int, width: int, height: int, kind: cudaMemcpyKind, stream: cudaStream_t | driver.CUstream | int | None) -> None:
     """Copies data between host and device."""
-def cudaMemcpy2DFromArrayAsync(dst: Address, dpitch: int, src: cudaArray_const_t | int | None, wOffset: int, hOffset: int, width: int, height: int, kind: cudaMemcpyKind, stream: cudaStream_t | driver.CUstream | int | None) -> None:
+def cudaMemcpy2DFromArrayAsync(dst: Address, dpitch: int, src: cudaArray_const_t | cudaArray_t | int | None, wOffset: int, hOffset: int, width: int, height: int, kind: cudaMemcpyKind, stream: cudaStream_t | driver.CUstream | int | None) -> None:
     """Copies data between host and device."""
 def cudaMemcpyToSymbolAsync(symbol: Address, src: Address, count: int, offset: int, kind: cudaMemcpyKind, stream: cudaStream_t | driver.CUstream | int | None) -> None:
     """Copies data to the given symbol on the device."""
@@ -687,13 +687,13 @@ def cudaMemRangeGetAttributes(dataSizes: Sequence[int] | Buffer | int | None, at
     """Query attributes of a given memory range."""
 def cudaMemcpyToArray(dst: cudaArray_t | int | None, wOffset: int, hOffset: int, src: Address, count: int, kind: cudaMemcpyKind) -> None:
     """Copies data between host and device."""
-def cudaMemcpyFromArray(dst: Address, src: cudaArray_const_t | int | None, wOffset: int, hOffset: int, count: int, kind: cudaMemcpyKind) -> None:
+def cudaMemcpyFromArray(dst: Address, src: cudaArray_const_t | cudaArray_t | int | None, wOffset: int, hOffset: int, count: int, kind: cudaMemcpyKind) -> None:
     """Copies data between host and device."""
-def cudaMemcpyArrayToArray(dst: cudaArray_t | int | None, wOffsetDst: int, hOffsetDst: int, src: cudaArray_const_t | int | None, wOffsetSrc: int, hOffsetSrc: int, count: int, kind: cudaMemcpyKind) -> None:
+def cudaMemcpyArrayToArray(dst: cudaArray_t | int | None, wOffsetDst: int, hOffsetDst: int, src: cudaArray_const_t | cudaArray_t | int | None, wOffsetSrc: int, hOffsetSrc: int, count: int, kind: cudaMemcpyKind) -> None:
     """Copies data between host and device."""
 def cudaMemcpyToArrayAsync(dst: cudaArray_t | int | None, wOffset: int, hOffset: int, src: Address, count: int, kind: cudaMemcpyKind, stream: cudaStream_t | driver.CUstream | int | None) -> None:
     """Copies data between host and device."""
-def cudaMemcpyFromArrayAsync(dst: Address, src: cudaArray_const_t | int | None, wOffset: int, hOffset: int, count: int, kind: cudaMemcpyKind, stream: cudaStream_t | driver.CUstream | int | None) -> None:
+def cudaMemcpyFromArrayAsync(dst: Address, src: cudaArray_const_t | cudaArray_t | int | None, wOffset: int, hOffset: int, count: int, kind: cudaMemcpyKind, stream: cudaStream_t | driver.CUstream | int | None) -> None:
     """Copies data between host and device."""
 def cudaMallocAsync(size: int, hStream: cudaStream_t | driver.CUstream | int | None) -> int:
     """Allocates memory with stream ordered semantics."""
@@ -751,7 +751,7 @@ def cudaGraphicsSubResourceGetMappedArray(resource: cudaGraphicsResource_t | int
     """Get an array through which to access a subresource of a mapped graphics resource."""
 def cudaGraphicsResourceGetMappedMipmappedArray(resource: cudaGraphicsResource_t | int | None) -> cudaMipmappedArray_t:
     """Get a mipmapped array through which to access a mapped graphics resource."""
-def cudaGetChannelDesc(array: cudaArray_const_t | int | None) -> cudaChannelFormatDesc:
+def cudaGetChannelDesc(array: cudaArray_const_t | cudaArray_t | int | None) -> cudaChannelFormatDesc:
     """Get the channel descriptor of an array."""
 def cudaCreateChannelDesc(x: int, y: int, z: int, w: int, f: cudaChannelFormatKind) -> cudaChannelFormatDesc:
     """Returns a channel descriptor using the specified format."""

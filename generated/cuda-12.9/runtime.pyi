@@ -2625,7 +2625,7 @@ def cudaMalloc3DArray(desc: cudaChannelFormatDesc | None, extent: cudaExtent, fl
     """Allocate an array on the device."""
 def cudaMallocMipmappedArray(desc: cudaChannelFormatDesc | Sequence[cudaChannelFormatDesc] | None, extent: cudaExtent, numLevels: int, flags: int) -> tuple[cudaError_t, cudaMipmappedArray_t | None]:
     """Allocate a mipmapped array on the device."""
-def cudaGetMipmappedArrayLevel(mipmappedArray: cudaMipmappedArray_const_t | int | None, level: int) -> tuple[cudaError_t, cudaArray_t | None]:
+def cudaGetMipmappedArrayLevel(mipmappedArray: cudaMipmappedArray_const_t | cudaMipmappedArray_t | int | None, level: int) -> tuple[cudaError_t, cudaArray_t | None]:
     """Gets a mipmap level of a CUDA mipmapped array."""
 def cudaMemcpy3D(p: cudaMemcpy3DParms | None) -> tuple[cudaError_t]:
     """Copies data between 3D objects."""
@@ -2657,9 +2657,9 @@ def cudaMemcpy2D(dst: Address, dpitch: int, src: Address, spitch: int, width: in
     """Copies data between host and device."""
 def cudaMemcpy2DToArray(dst: cudaArray_t | int | None, wOffset: int, hOffset: int, src: Address, spitch: int, width: int, height: int, kind: cudaMemcpyKind) -> tuple[cudaError_t]:
     """Copies data between host and device."""
-def cudaMemcpy2DFromArray(dst: Address, dpitch: int, src: cudaArray_const_t | int | None, wOffset: int, hOffset: int, width: int, height: int, kind: cudaMemcpyKind) -> tuple[cudaError_t]:
+def cudaMemcpy2DFromArray(dst: Address, dpitch: int, src: cudaArray_const_t | cudaArray_t | int | None, wOffset: int, hOffset: int, width: int, height: int, kind: cudaMemcpyKind) -> tuple[cudaError_t]:
     """Copies data between host and device."""
-def cudaMemcpy2DArrayToArray(dst: cudaArray_t | int | None, wOffsetDst: int, hOffsetDst: int, src: cudaArray_const_t | int | None, wOffsetSrc: int, hOffsetSrc: int, width: int, height: int, kind: cudaMemcpyKind) -> tuple[cudaError_t]:
+def cudaMemcpy2DArrayToArray(dst: cudaArray_t | int | None, wOffsetDst: int, hOffsetDst: int, src: cudaArray_const_t | cudaArray_t | int | None, wOffsetSrc: int, hOffsetSrc: int, width: int, height: int, kind: cudaMemcpyKind) -> tuple[cudaError_t]:
     """Copies data between host and device."""
 def cudaMemcpyToSymbol(symbol: Address, src: Address, count: int, offset: int, kind: cudaMemcpyKind) -> tuple[cudaError_t]:
     """Copies data to the given symbol on the device."""
@@ -2677,7 +2677,7 @@ def cudaMemcpy2DAsync(dst: Address, dpitch: int, src: Address, spitch: int, widt
     """Copies data between host and device."""
 def cudaMemcpy2DToArrayAsync(dst: cudaArray_t | int | None, wOffset: int, hOffset: int, src: Address, spitch: int, width: int, height: int, kind: cudaMemcpyKind, stream: cudaStream_t | driver.CUstream | int | None) -> tuple[cudaError_t]:
     """Copies data between host and device."""
-def cudaMemcpy2DFromArrayAsync(dst: Address, dpitch: int, src: cudaArray_const_t | int | None, wOffset: int, hOffset: int, width: int, height: int, kind: cudaMemcpyKind, stream: cudaStream_t | driver.CUstream | int | None) -> tuple[cudaError_t]:
+def cudaMemcpy2DFromArrayAsync(dst: Address, dpitch: int, src: cudaArray_const_t | cudaArray_t | int | None, wOffset: int, hOffset: int, width: int, height: int, kind: cudaMemcpyKind, stream: cudaStream_t | driver.CUstream | int | None) -> tuple[cudaError_t]:
     """Copies data between host and device."""
 def cudaMemcpyToSymbolAsync(symbol: Address, src: Address, count: int, offset: int, kind: cudaMemcpyKind, stream: cudaStream_t | driver.CUstream | int | None) -> tuple[cudaError_t]:
     """Copies data to the given symbol on the device."""
@@ -2713,13 +2713,13 @@ def cudaMemRangeGetAttributes(dataSizes: Sequence[int] | Buffer | int | None, at
     """Query attributes of a given memory range."""
 def cudaMemcpyToArray(dst: cudaArray_t | int | None, wOffset: int, hOffset: int, src: Address, count: int, kind: cudaMemcpyKind) -> tuple[cudaError_t]:
     """Copies data between host and device."""
-def cudaMemcpyFromArray(dst: Address, src: cudaArray_const_t | int | None, wOffset: int, hOffset: int, count: int, kind: cudaMemcpyKind) -> tuple[cudaError_t]:
+def cudaMemcpyFromArray(dst: Address, src: cudaArray_const_t | cudaArray_t | int | None, wOffset: int, hOffset: int, count: int, kind: cudaMemcpyKind) -> tuple[cudaError_t]:
     """Copies data between host and device."""
-def cudaMemcpyArrayToArray(dst: cudaArray_t | int | None, wOffsetDst: int, hOffsetDst: int, src: cudaArray_const_t | int | None, wOffsetSrc: int, hOffsetSrc: int, count: int, kind: cudaMemcpyKind) -> tuple[cudaError_t]:
+def cudaMemcpyArrayToArray(dst: cudaArray_t | int | None, wOffsetDst: int, hOffsetDst: int, src: cudaArray_const_t | cudaArray_t | int | None, wOffsetSrc: int, hOffsetSrc: int, count: int, kind: cudaMemcpyKind) -> tuple[cudaError_t]:
     """Copies data between host and device."""
 def cudaMemcpyToArrayAsync(dst: cudaArray_t | int | None, wOffset: int, hOffset: int, src: Address, count: int, kind: cudaMemcpyKind, stream: cudaStream_t | driver.CUstream | int | None) -> tuple[cudaError_t]:
     """Copies data between host and device."""
-def cudaMemcpyFromArrayAsync(dst: Address, src: cudaArray_const_t | int | None, wOffset: int, hOffset: int, count: int, kind: cudaMemcpyKind, stream: cudaStream_t | driver.CUstream | int | None) -> tuple[cudaError_t]:
+def cudaMemcpyFromArrayAsync(dst: Address, src: cudaArray_const_t | cudaArray_t | int | None, wOffset: int, hOffset: int, count: int, kind: cudaMemcpyKind, stream: cudaStream_t | driver.CUstream | int | None) -> tuple[cudaError_t]:
     """Copies data between host and device."""
 def cudaMallocAsync(size: int, hStream: cudaStream_t | driver.CUstream | int | None) -> tuple[cudaError_t, int | None]:
     """Allocates memory with stream ordered semantics."""
@@ -2771,7 +2771,7 @@ def cudaGraphicsSubResourceGetMappedArray(resource: cudaGraphicsResource_t | int
     """Get an array through which to access a subresource of a mapped graphics resource."""
 def cudaGraphicsResourceGetMappedMipmappedArray(resource: cudaGraphicsResource_t | int | None) -> tuple[cudaError_t, cudaMipmappedArray_t | None]:
     """Get a mipmapped array through which to access a mapped graphics resource."""
-def cudaGetChannelDesc(array: cudaArray_const_t | int | None) -> tuple[cudaError_t, cudaChannelFormatDesc | None]:
+def cudaGetChannelDesc(array: cudaArray_const_t | cudaArray_t | int | None) -> tuple[cudaError_t, cudaChannelFormatDesc | None]:
     """Get the channel descriptor of an array."""
 def cudaCreateChannelDesc(x: int, y: int, z: int, w: int, f: cudaChannelFormatKind) -> tuple[cudaError_t, cudaChannelFormatDesc | None]:
     """Returns a channel descriptor using the specified format."""

@@ -7757,7 +7757,7 @@ def cudaGetMipmappedArrayLevel(mipmappedArray, level):
 
     Parameters
     ----------
-    mipmappedArray : cudaMipmappedArray_const_t | int | None
+    mipmappedArray : cudaMipmappedArray_const_t | cudaMipmappedArray_t | int | None
         CUDA mipmapped array
     level : int
         Mipmap level
@@ -8724,7 +8724,7 @@ def cudaMemcpy2DFromArray(dst, dpitch, src, wOffset, hOffset, width, height, kin
         Destination memory address
     dpitch : int
         Pitch of destination memory
-    src : cudaArray_const_t | int | None
+    src : cudaArray_const_t | cudaArray_t | int | None
         Source memory address
     wOffset : int
         Source starting X offset (columns in bytes)
@@ -8807,7 +8807,7 @@ def cudaMemcpy2DArrayToArray(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffs
         Destination starting X offset (columns in bytes)
     hOffsetDst : int
         Destination starting Y offset (rows)
-    src : cudaArray_const_t | int | None
+    src : cudaArray_const_t | cudaArray_t | int | None
         Source memory address
     wOffsetSrc : int
         Source starting X offset (columns in bytes)
@@ -9619,7 +9619,7 @@ def cudaMemcpy2DFromArrayAsync(dst, dpitch, src, wOffset, hOffset, width, height
         Destination memory address
     dpitch : int
         Pitch of destination memory
-    src : cudaArray_const_t | int | None
+    src : cudaArray_const_t | cudaArray_t | int | None
         Source memory address
     wOffset : int
         Source starting X offset (columns in bytes)
@@ -11110,7 +11110,7 @@ def cudaMemcpyFromArray(dst, src, wOffset, hOffset, count, kind):
     ----------
     dst : Address
         Destination memory address
-    src : cudaArray_const_t | int | None
+    src : cudaArray_const_t | cudaArray_t | int | None
         Source memory address
     wOffset : int
         Source starting X offset (columns in bytes)
@@ -11186,7 +11186,7 @@ def cudaMemcpyArrayToArray(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffset
         Destination starting X offset (columns in bytes)
     hOffsetDst : int
         Destination starting Y offset (rows)
-    src : cudaArray_const_t | int | None
+    src : cudaArray_const_t | cudaArray_t | int | None
         Source memory address
     wOffsetSrc : int
         Source starting X offset (columns in bytes)
@@ -11351,7 +11351,7 @@ def cudaMemcpyFromArrayAsync(dst, src, wOffset, hOffset, count, kind, stream):
     ----------
     dst : Address
         Destination memory address
-    src : cudaArray_const_t | int | None
+    src : cudaArray_const_t | cudaArray_t | int | None
         Source memory address
     wOffset : int
         Source starting X offset (columns in bytes)
@@ -12709,7 +12709,7 @@ def cudaGetChannelDesc(array):
 
     Parameters
     ----------
-    array : cudaArray_const_t | int | None
+    array : cudaArray_const_t | cudaArray_t | int | None
         Memory array on device
 
     Returns

@@ -43,6 +43,23 @@ def tuple_style() -> None:
     rerr, rptr = runtime.cudaMalloc(256)
     assert_type(rptr, int | None)
     rerr, = runtime.cudaMemcpy(rptr, host, 256, runtime.cudaMemcpyKind.cudaMemcpyHostToDevice)
+    # a CUDA array goes where C takes its const twin (cudaArray_const_t, cudaMipmappedArray_const_t)
+    kind = runtime.cudaChannelFormatKind.cudaChannelFormatKindFloat
+    rerr, fmt = runtime.cudaCreateChannelDesc(32, 0, 0, 0, kind)
+    rerr, carray = runtime.cudaMallocArray(fmt, 16, 16, 0)
+    assert_type(carray, runtime.cudaArray_t | None)
+    to_host, on_device = runtime.cudaMemcpyKind.cudaMemcpyDeviceToHost, runtime.cudaMemcpyKind.cudaMemcpyDeviceToDevice
+    rerr, = runtime.cudaMemcpy2DFromArray(host, 64, carray, 0, 0, 64, 1, to_host)
+    rerr, = runtime.cudaMemcpy2DFromArrayAsync(host, 64, carray, 0, 0, 64, 1, to_host, stream)
+    rerr, = runtime.cudaMemcpy2DArrayToArray(carray, 0, 1, carray, 0, 0, 64, 1, on_device)
+    rerr, = runtime.cudaMemcpyFromArray(host, carray, 0, 0, 64, to_host)
+    rerr, = runtime.cudaMemcpyFromArrayAsync(host, carray, 0, 0, 64, to_host, stream)
+    rerr, = runtime.cudaMemcpyArrayToArray(carray, 0, 1, carray, 0, 0, 64, on_device)
+    rerr, channels = runtime.cudaGetChannelDesc(carray)
+    assert_type(channels, runtime.cudaChannelFormatDesc | None)
+    rerr, mipmapped = runtime.cudaMallocMipmappedArray(fmt, runtime.make_cudaExtent(16, 16, 0), 2, 0)
+    rerr, level = runtime.cudaGetMipmappedArrayLevel(mipmapped, 1)
+    assert_type(level, runtime.cudaArray_t | None)
 
     copy = driver.CUDA_MEMCPY2D()
     copy.srcMemoryType = driver.CUmemorytype.CU_MEMORYTYPE_HOST
