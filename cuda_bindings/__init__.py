@@ -7,4 +7,7 @@ needs it.
 ``python -m cuda.bindings`` prints what is installed and which libraries and devices it finds.
 """
 
-from ._version import __cuda_version__, __version__  # noqa: F401  (the release this build is for)
+# the release this build is for; `X as X` re-exports them for type checkers (a py.typed package's
+# plain imports are private to it)
+from ._version import __cuda_version__ as __cuda_version__
+from ._version import __version__ as __version__

@@ -4,7 +4,8 @@ from typing import assert_type
 
 import numpy as np
 
-from cuda.bindings import driver, nvjitlink, nvrtc, nvvm, runtime
+import cuda.bindings
+from cuda.bindings import __cuda_version__, __version__, driver, nvjitlink, nvrtc, nvvm, runtime
 from cuda.bindings.checked import CUDAError, CUDARuntimeError, NVRTCError
 from cuda.bindings.checked import driver as cdriver
 from cuda.bindings.checked import nvrtc as cnvrtc
@@ -90,6 +91,13 @@ def context_less_kernels(library: driver.CUlibrary, rkernel: runtime.cudaKernel_
     err, = driver.cuLaunchKernelEx(driver.CUlaunchConfig(), kernel, None, None)
     err, blocks = driver.cuOccupancyMaxActiveBlocksPerMultiprocessor(kernel, 32, 0)
     cdriver.cuLaunchKernel(rkernel, 1, 1, 1, 32, 1, 1, 0, None, None, None)
+
+
+def versions() -> None:
+    # the package's versions are public names (imported without reportPrivateImportUsage)
+    release: str = __cuda_version__
+    version: str = cuda.bindings.__version__
+    print(release, version, __version__, cuda.bindings.__cuda_version__)
 
 
 def checked_style() -> None:
