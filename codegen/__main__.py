@@ -9,6 +9,7 @@ release is generated, the changelog between them (docs/cuda-changelog.md).
 """
 import argparse
 import collections
+import re
 import sys
 import time
 from pathlib import Path
@@ -109,11 +110,23 @@ def stale_overrides(models_by_release):
             for e in m.enums:
                 members[e.name].update(n for n, _ in e.members)
     bad = [f"BUFFER_EXTENT[{f!r}]" for f in sorted(set(overrides.BUFFER_EXTENT) - fns)]
+    bad += [f"KEEP_UNTIL_RELEASE[{f!r}]" for f in sorted(set(overrides.KEEP_UNTIL_RELEASE) - fns)]
     for f, (_, enum_name, excluded, _) in overrides.KEEP_GIL_UNLESS.items():
         if f not in fns:
             bad.append(f"KEEP_GIL_UNLESS[{f!r}]")
         bad += [f"KEEP_GIL_UNLESS[{f!r}]: {n}" for n in sorted(set(excluded) - members[enum_name])]
     return bad
+
+
+_LIFETIME = re.compile(r"must remain valid for the (?:life|lifetime)\b", re.I)
+
+
+def unkept_lifetimes(models_by_release):
+    """Functions whose doxygen text says an input must stay valid after the call returns ("must
+    remain valid for the life of the CUlinkState") that overrides.KEEP_UNTIL_RELEASE does not
+    name: the wrapper would free the converted input on return while the library goes on using it."""
+    return sorted({fn.name for ms in models_by_release.values() for m in ms.values() for fn in m.functions
+                   if fn.python and _LIFETIME.search(fn.doc or fn.pydoc) and fn.name not in overrides.KEEP_UNTIL_RELEASE})
 
 
 def _releases(spec, pins_versions):
@@ -155,6 +168,11 @@ def main(argv=None):
         if stale:
             print("codegen: override entries name nothing any pinned release declares:\n  "
                   + "\n  ".join(stale), file=sys.stderr)
+            return 1
+        unkept = unkept_lifetimes(models)
+        if unkept:
+            print("codegen: these functions' inputs must stay valid after the call returns; say which "
+                  "and until what in overrides.KEEP_UNTIL_RELEASE:\n  " + "\n  ".join(unkept), file=sys.stderr)
             return 1
         outputs[CHANGELOG] = changelog.render(models)
     bad = []

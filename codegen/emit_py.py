@@ -32,6 +32,8 @@ def emit_py(model):
          ""]
     if L.get("snake"):
         o.insert(-1, "from cuda.bindings._base cimport _live, _consume")
+    if _kept_roles(model):
+        o.insert(-1, "from cuda.bindings._base cimport _keep_until_release, _release_kept")
     classes = set()
     # ---- enums: specs only; the IntEnum classes are made on first use (cuda.bindings._base._Lazy,
     # docs/design.md "Lazy classes")
@@ -625,14 +627,47 @@ def _emit_function(model, fn, mod, L, refs):
         o.append(f"    if cy{model.lib}.{szf}(<cy{model.lib}.{bare(h.ctype)}>c_{h.name}, &need_{pname}) == 0 and <size_t>n_{pname} < need_{pname}:")
         o.append(f"        raise ValueError(f'{py} has {{n_{pname}}} bytes; {fn.name} needs {{need_{pname}}}')")
     o.append(c_call(f"err = cy{model.lib}.{fn.name}({', '.join(call_args)})"))
+    kept = _kept_roles(model).get(fn.name)
+    if kept and kept[0] == "release":
+        # the handle is released: what its creating call kept for it may go
+        o.append(f"    if err == 0:\n        _release_kept({kept[1]!r}, <void*>c_{kept[2]})")
     if not outs:
         o.append("    return _st1(err)")
     else:
         o.append("    if err != 0:")
         o.append("        return (_st(err), " + ", ".join(["None"] * len(outs)) + ("," if len(outs) == 1 else "") + ")")
+        if kept and kept[0] == "keep":
+            # the library goes on using these arguments until the handle is released
+            held = ", ".join(f"a_{n}" for n in kept[3]) + ("," if len(kept[3]) == 1 else "")
+            o.append(f"    _keep_until_release({kept[1]!r}, <void*>c_{kept[2]}, ({held}))")
         o.append("    return (_ok(), " + ", ".join(outs) + ("," if len(outs) == 1 else "") + ")")
     o.append("")
     return o
+
+
+def _kept_roles(model):
+    """overrides.KEEP_UNTIL_RELEASE for this module's functions: function -> ("keep", handle type,
+    handle output, kept inputs) for a creating call, ("release", handle type, handle parameter)
+    for its releasing call.  The kept inputs must be converted ones (`a_<name>`), and the handle
+    the releasing call takes is its parameter of the handle's type."""
+    fns = {f.name: f for f in model.functions if f.python}
+    out = {}
+    for name, (handle, release, inputs, _) in ov.KEEP_UNTIL_RELEASE.items():
+        if name not in fns:
+            continue
+        by = {p.name: p for p in fns[name].params}
+        h = by[handle]
+        if h.conv != "value_out" or h.cls != "handle":
+            raise ValueError(f"KEEP_UNTIL_RELEASE[{name!r}]: {handle} is not a handle output")
+        bad = [n for n in inputs if by[n].conv not in ("array", "jitvalues", "voidpp", "strlist")]
+        if bad:
+            raise ValueError(f"KEEP_UNTIL_RELEASE[{name!r}]: {bad} are not converted arrays")
+        rel = [p for p in fns[release].params if p.ctype == h.ctype and p.ptr == 0 and p.role == "in"]
+        if len(rel) != 1:
+            raise ValueError(f"KEEP_UNTIL_RELEASE[{name!r}]: {release} takes no one {h.ctype}")
+        out[name] = ("keep", bare(h.ctype), handle, inputs)
+        out[release] = ("release", bare(h.ctype), rel[0].name)
+    return out
 
 
 def _conversions(model, fn, L, steps):

@@ -173,6 +173,19 @@ ARRAY_COUNT = {
     ("cuStreamGetCaptureInfo", "edgeData_out"): "numDependencies_out",
 }
 
+# Inputs the library goes on using after the call that takes them has returned, until a later call
+# releases the handle that call made: function -> (its handle output, the releasing function, the
+# inputs, reason).  The converted inputs (and the Python objects they point to) are kept with the
+# handle's value until the releasing call succeeds on it (cuda_bindings/_base.pyx,
+# _keep_until_release).  The generator refuses a function whose doxygen text states such a rule
+# ("must remain valid for the life of") without an entry here (__main__.unkept_lifetimes).
+KEEP_UNTIL_RELEASE = {
+    "cuLinkCreate": ("stateOut", "cuLinkDestroy", ("options", "optionValues"),
+                     "\"optionValues must remain valid for the life of the CUlinkState if output options "
+                     "are used\": the driver writes CU_JIT_WALL_TIME and the log sizes into it, and the "
+                     "log messages into the buffers it points to, until cuLinkDestroy"),
+}
+
 # Pointer struct fields whose item count is a sibling field the naming rules (numX, XCount,
 # count) do not find: field name -> count field name.
 POINTER_COUNT = {

@@ -99,6 +99,8 @@ cdef int _bptr(object o, void** out, size_t size) except -1
 cdef int _live(object h, set consumed, str name, str what) except -1
 cdef int _library_handle(void* p, str name, str what) except -1
 cdef int _consume(object h, set consumed) except -1
+cdef int _keep_until_release(str kind, void* handle, object kept) except -1
+cdef int _release_kept(str kind, void* handle) except -1
 cdef object _arg_error(str function, tuple names, int i)
 cdef _Buf _voidpp(object o)
 cdef _Buf _jitvalues(object o)

@@ -452,6 +452,34 @@ cdef int _consume(object h, set consumed) except -1:
     return 0
 
 
+# What a library goes on using after the call that was given it returns, until a later call
+# releases the handle that call made (overrides.KEEP_UNTIL_RELEASE: cuLinkCreate's option arrays,
+# which the driver writes output options into and reads log buffers from until cuLinkDestroy):
+# (handle type, handle value) -> the converted arguments, which keep the Python objects they
+# point to.  Keyed by the value, not held by the handle object: a copy of the handle, or its int,
+# given to the releasing call releases them, and dropping the handle object does not.
+cdef dict _kept_until_release = {}
+
+
+cdef int _keep_until_release(str kind, void* handle, object kept) except -1:
+    """Keep `kept` until `_release_kept(kind, handle)`."""
+    _kept_until_release[(kind, <size_t>handle)] = kept
+    return 0
+
+
+cdef int _release_kept(str kind, void* handle) except -1:
+    """The releasing call succeeded: what `_keep_until_release` kept for the handle may go."""
+    _kept_until_release.pop((kind, <size_t>handle), None)
+    return 0
+
+
+def _kept_for(kind, handle):
+    """What is kept for a handle (None if nothing): for tests and diagnostics."""
+    cdef void* p = NULL
+    _hptr(handle, &p)
+    return _kept_until_release.get((kind, <size_t>p))
+
+
 cdef char _SCRATCH[8]
 
 

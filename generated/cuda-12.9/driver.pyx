@@ -13,6 +13,7 @@ from cpython.long cimport PyLong_FromVoidPtr, PyLong_AsVoidPtr
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t, intptr_t, uintptr_t
 from libc.stdlib cimport malloc, free
 from libc.string cimport memcpy
+from cuda.bindings._base cimport _keep_until_release, _release_kept
 
 _ENUMS = (
     "CUipcMem_flags||CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS=1\n"
@@ -4038,6 +4039,7 @@ def cuLinkCreate(numOptions, options, optionValues):
         err = cydriver.cuLinkCreate(c_numOptions, <cydriver.CUjit_option*>p_options, <void**>p_optionValues, &c_stateOut)
     if err != 0:
         return (_st(err), None,)
+    _keep_until_release('CUlinkState', <void*>c_stateOut, (a_options, a_optionValues))
     return (_ok(), _new_handle(CUlinkState, <void*>c_stateOut),)
 
 def cuLinkAddData(state, typename, data, size, name, numOptions, options, optionValues):
@@ -4276,6 +4278,8 @@ def cuLinkDestroy(state):
         raise _arg_error('cuLinkDestroy', ('state',), 0) from None
     with nogil:
         err = cydriver.cuLinkDestroy(<cydriver.CUlinkState>c_state)
+    if err == 0:
+        _release_kept('CUlinkState', <void*>c_state)
     return _st1(err)
 
 def cuModuleGetTexRef(hmod, name):
