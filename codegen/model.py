@@ -751,7 +751,7 @@ def classify_params(fn, params, T, lib):
             prm.extra = dict(prm.extra, also=also[0])
         out.append(prm)
     _sized_data(out)
-    _pair_list_counts(fn.name, out)
+    _pair_list_counts(fn.name, out, dp)
     # array outputs' counts that are pointers become in/out, and may be omitted: 0 asks for the
     # count alone (the arrays are then not written)
     for prm in out:
@@ -777,11 +777,15 @@ def _sized_data(params):
 _LIST_CONVS = ("array", "struct_ptr", "strlist", "jitvalues", "voidpp")
 
 
-def _pair_list_counts(fn_name, params):
+def _pair_list_counts(fn_name, params, dp=None):
     """Give each input list the input count that says how many of its items the C function
     reads (extra["count_param"]): a count numX/nbX goes with the lists whose names start like X
     (numJitOptions: jitOptions, jitOptionsValues; numDependencies: pDependencies,
-    dependencyData); the other lists go with `count`, or with the function's only count."""
+    dependencyData); the other lists go with `count`, or with the function's only count.  A
+    struct pointer (one struct, or a list) is paired with an unrelated numX/nbX only when its text
+    calls it an array or list (cuGraphAddDependencies' edgeData: "Optional array of edge data"),
+    not a struct the call reads once (cuGraphAddKernelNode's nodeParams, cuDevSmResourceSplit's
+    input, cudaMallocMipmappedArray's desc)."""
     counts = [q for q in params if q.role == "in" and q.conv == "scalar"
               and (q.name == "count" or re.match(r"^(num|nb)[A-Z]", q.name))]
     lists = [q for q in params if q.role == "in" and q.conv in _LIST_CONVS]
@@ -797,6 +801,9 @@ def _pair_list_counts(fn_name, params):
         match = [c for c in counts if c.name != "count"
                  and len(os.path.commonprefix([re.sub(r"^(num|nb)", "", c.name).lower(), name])) >= 4]
         pick = match or generic
+        if (pick and not match and lst.conv == "struct_ptr" and pick[0].name != "count"
+                and not re.search(r"\b(?:array|list)\b", (dp or {}).get(lst.name, ""), re.I)):
+            continue
         if pick:
             lst.extra = dict(lst.extra, count_param=pick[0].name)
 

@@ -18572,7 +18572,7 @@ def cuGraphAddKernelNode(hGraph, dependencies, numDependencies, nodeParams):
         Dependencies of the node
     numDependencies : int
         Number of dependencies
-    nodeParams : CUDA_KERNEL_NODE_PARAMS | Sequence[CUDA_KERNEL_NODE_PARAMS] | None
+    nodeParams : CUDA_KERNEL_NODE_PARAMS | None
         Parameters for the GPU execution node
 
     Returns
@@ -18618,8 +18618,6 @@ def cuGraphAddKernelNode(hGraph, dependencies, numDependencies, nodeParams):
         _hptr(hGraph, &c_hGraph)
         _p = 1
         _check_count(dependencies, c_numDependencies, 'dependencies', 'numDependencies')
-        _p = 3
-        if isinstance(nodeParams, (list, tuple)): _check_count(nodeParams, c_numDependencies, 'nodeParams', 'numDependencies')
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('cuGraphAddKernelNode', ('hGraph', 'dependencies', 'numDependencies', 'nodeParams'), _p) from None
     with nogil:
@@ -18739,7 +18737,7 @@ def cuGraphAddMemcpyNode(hGraph, dependencies, numDependencies, copyParams, ctx)
         Dependencies of the node
     numDependencies : int
         Number of dependencies
-    copyParams : CUDA_MEMCPY3D | Sequence[CUDA_MEMCPY3D] | None
+    copyParams : CUDA_MEMCPY3D | None
         Parameters for the memory copy
     ctx : CUcontext | int | None
         Context on which to run the node
@@ -18783,8 +18781,6 @@ def cuGraphAddMemcpyNode(hGraph, dependencies, numDependencies, copyParams, ctx)
         _hptr(ctx, &c_ctx)
         _p = 1
         _check_count(dependencies, c_numDependencies, 'dependencies', 'numDependencies')
-        _p = 3
-        if isinstance(copyParams, (list, tuple)): _check_count(copyParams, c_numDependencies, 'copyParams', 'numDependencies')
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('cuGraphAddMemcpyNode', ('hGraph', 'dependencies', 'numDependencies', 'copyParams', 'ctx'), _p) from None
     with nogil:
@@ -18887,7 +18883,7 @@ def cuGraphAddMemsetNode(hGraph, dependencies, numDependencies, memsetParams, ct
         Dependencies of the node
     numDependencies : int
         Number of dependencies
-    memsetParams : CUDA_MEMSET_NODE_PARAMS | Sequence[CUDA_MEMSET_NODE_PARAMS] | None
+    memsetParams : CUDA_MEMSET_NODE_PARAMS | None
         Parameters for the memory set
     ctx : CUcontext | int | None
         Context on which to run the node
@@ -18932,8 +18928,6 @@ def cuGraphAddMemsetNode(hGraph, dependencies, numDependencies, memsetParams, ct
         _hptr(ctx, &c_ctx)
         _p = 1
         _check_count(dependencies, c_numDependencies, 'dependencies', 'numDependencies')
-        _p = 3
-        if isinstance(memsetParams, (list, tuple)): _check_count(memsetParams, c_numDependencies, 'memsetParams', 'numDependencies')
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('cuGraphAddMemsetNode', ('hGraph', 'dependencies', 'numDependencies', 'memsetParams', 'ctx'), _p) from None
     with nogil:
@@ -19037,7 +19031,7 @@ def cuGraphAddHostNode(hGraph, dependencies, numDependencies, nodeParams):
         Dependencies of the node
     numDependencies : int
         Number of dependencies
-    nodeParams : CUDA_HOST_NODE_PARAMS | Sequence[CUDA_HOST_NODE_PARAMS] | None
+    nodeParams : CUDA_HOST_NODE_PARAMS | None
         Parameters for the host node
 
     Returns
@@ -19077,8 +19071,6 @@ def cuGraphAddHostNode(hGraph, dependencies, numDependencies, nodeParams):
         _hptr(hGraph, &c_hGraph)
         _p = 1
         _check_count(dependencies, c_numDependencies, 'dependencies', 'numDependencies')
-        _p = 3
-        if isinstance(nodeParams, (list, tuple)): _check_count(nodeParams, c_numDependencies, 'nodeParams', 'numDependencies')
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('cuGraphAddHostNode', ('hGraph', 'dependencies', 'numDependencies', 'nodeParams'), _p) from None
     with nogil:
@@ -19628,7 +19620,7 @@ def cuGraphAddExternalSemaphoresSignalNode(hGraph, dependencies, numDependencies
         Dependencies of the node
     numDependencies : int
         Number of dependencies
-    nodeParams : CUDA_EXT_SEM_SIGNAL_NODE_PARAMS | Sequence[CUDA_EXT_SEM_SIGNAL_NODE_PARAMS] | None
+    nodeParams : CUDA_EXT_SEM_SIGNAL_NODE_PARAMS | None
         Parameters for the node
 
     Returns
@@ -19672,8 +19664,6 @@ def cuGraphAddExternalSemaphoresSignalNode(hGraph, dependencies, numDependencies
         _hptr(hGraph, &c_hGraph)
         _p = 1
         _check_count(dependencies, c_numDependencies, 'dependencies', 'numDependencies')
-        _p = 3
-        if isinstance(nodeParams, (list, tuple)): _check_count(nodeParams, c_numDependencies, 'nodeParams', 'numDependencies')
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('cuGraphAddExternalSemaphoresSignalNode', ('hGraph', 'dependencies', 'numDependencies', 'nodeParams'), _p) from None
     with nogil:
@@ -19785,7 +19775,7 @@ def cuGraphAddExternalSemaphoresWaitNode(hGraph, dependencies, numDependencies, 
         Dependencies of the node
     numDependencies : int
         Number of dependencies
-    nodeParams : CUDA_EXT_SEM_WAIT_NODE_PARAMS | Sequence[CUDA_EXT_SEM_WAIT_NODE_PARAMS] | None
+    nodeParams : CUDA_EXT_SEM_WAIT_NODE_PARAMS | None
         Parameters for the node
 
     Returns
@@ -19829,8 +19819,6 @@ def cuGraphAddExternalSemaphoresWaitNode(hGraph, dependencies, numDependencies, 
         _hptr(hGraph, &c_hGraph)
         _p = 1
         _check_count(dependencies, c_numDependencies, 'dependencies', 'numDependencies')
-        _p = 3
-        if isinstance(nodeParams, (list, tuple)): _check_count(nodeParams, c_numDependencies, 'nodeParams', 'numDependencies')
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('cuGraphAddExternalSemaphoresWaitNode', ('hGraph', 'dependencies', 'numDependencies', 'nodeParams'), _p) from None
     with nogil:
@@ -19941,7 +19929,7 @@ def cuGraphAddBatchMemOpNode(hGraph, dependencies, numDependencies, nodeParams):
         Dependencies of the node
     numDependencies : int
         Number of dependencies
-    nodeParams : CUDA_BATCH_MEM_OP_NODE_PARAMS | Sequence[CUDA_BATCH_MEM_OP_NODE_PARAMS] | None
+    nodeParams : CUDA_BATCH_MEM_OP_NODE_PARAMS | None
         Parameters for the node
 
     Returns
@@ -19990,8 +19978,6 @@ def cuGraphAddBatchMemOpNode(hGraph, dependencies, numDependencies, nodeParams):
         _hptr(hGraph, &c_hGraph)
         _p = 1
         _check_count(dependencies, c_numDependencies, 'dependencies', 'numDependencies')
-        _p = 3
-        if isinstance(nodeParams, (list, tuple)): _check_count(nodeParams, c_numDependencies, 'nodeParams', 'numDependencies')
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('cuGraphAddBatchMemOpNode', ('hGraph', 'dependencies', 'numDependencies', 'nodeParams'), _p) from None
     with nogil:
@@ -20200,7 +20186,7 @@ def cuGraphAddMemAllocNode(hGraph, dependencies, numDependencies, nodeParams):
         Dependencies of the node
     numDependencies : int
         Number of dependencies
-    nodeParams : CUDA_MEM_ALLOC_NODE_PARAMS | Sequence[CUDA_MEM_ALLOC_NODE_PARAMS] | None
+    nodeParams : CUDA_MEM_ALLOC_NODE_PARAMS | None
         Parameters for the node
 
     Returns
@@ -20243,8 +20229,6 @@ def cuGraphAddMemAllocNode(hGraph, dependencies, numDependencies, nodeParams):
         _hptr(hGraph, &c_hGraph)
         _p = 1
         _check_count(dependencies, c_numDependencies, 'dependencies', 'numDependencies')
-        _p = 3
-        if isinstance(nodeParams, (list, tuple)): _check_count(nodeParams, c_numDependencies, 'nodeParams', 'numDependencies')
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('cuGraphAddMemAllocNode', ('hGraph', 'dependencies', 'numDependencies', 'nodeParams'), _p) from None
     with nogil:
@@ -22814,7 +22798,7 @@ def cuGraphAddNode(hGraph, dependencies, dependencyData, numDependencies, nodePa
         default (zeroed) for all dependencies.
     numDependencies : int
         Number of dependencies
-    nodeParams : CUgraphNodeParams | Sequence[CUgraphNodeParams] | None
+    nodeParams : CUgraphNodeParams | None
         Specification of the node
 
     Returns
@@ -22858,8 +22842,6 @@ def cuGraphAddNode(hGraph, dependencies, dependencyData, numDependencies, nodePa
         _check_count(dependencies, c_numDependencies, 'dependencies', 'numDependencies')
         _p = 2
         if isinstance(dependencyData, (list, tuple)): _check_count(dependencyData, c_numDependencies, 'dependencyData', 'numDependencies')
-        _p = 4
-        if isinstance(nodeParams, (list, tuple)): _check_count(nodeParams, c_numDependencies, 'nodeParams', 'numDependencies')
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('cuGraphAddNode', ('hGraph', 'dependencies', 'dependencyData', 'numDependencies', 'nodeParams'), _p) from None
     with nogil:

@@ -2627,7 +2627,7 @@ def cudaMalloc3D(extent: cudaExtent) -> tuple[cudaError_t, cudaPitchedPtr | None
     """Allocates logical 1D, 2D, or 3D memory objects on the device."""
 def cudaMalloc3DArray(desc: cudaChannelFormatDesc | None, extent: cudaExtent, flags: int) -> tuple[cudaError_t, cudaArray_t | None]:
     """Allocate an array on the device."""
-def cudaMallocMipmappedArray(desc: cudaChannelFormatDesc | Sequence[cudaChannelFormatDesc] | None, extent: cudaExtent, numLevels: int, flags: int) -> tuple[cudaError_t, cudaMipmappedArray_t | None]:
+def cudaMallocMipmappedArray(desc: cudaChannelFormatDesc | None, extent: cudaExtent, numLevels: int, flags: int) -> tuple[cudaError_t, cudaMipmappedArray_t | None]:
     """Allocate a mipmapped array on the device."""
 def cudaGetMipmappedArrayLevel(mipmappedArray: cudaMipmappedArray_const_t | cudaMipmappedArray_t | int | None, level: int) -> tuple[cudaError_t, cudaArray_t | None]:
     """Gets a mipmap level of a CUDA mipmapped array."""
@@ -2819,7 +2819,7 @@ def cudaLogsDumpToMemory(iterator: cudaLogIterator | int | None, buffer: Buffer,
     """Dump accumulated driver logs into a buffer."""
 def cudaGraphCreate(flags: int) -> tuple[cudaError_t, cudaGraph_t | None]:
     """Creates a graph."""
-def cudaGraphAddKernelNode(graph: cudaGraph_t | driver.CUgraph | int | None, pDependencies: Sequence[cudaGraphNode_t | driver.CUgraphNode | int | None] | Buffer | int | None, numDependencies: int, pNodeParams: cudaKernelNodeParams | Sequence[cudaKernelNodeParams] | None) -> tuple[cudaError_t, cudaGraphNode_t | None]:
+def cudaGraphAddKernelNode(graph: cudaGraph_t | driver.CUgraph | int | None, pDependencies: Sequence[cudaGraphNode_t | driver.CUgraphNode | int | None] | Buffer | int | None, numDependencies: int, pNodeParams: cudaKernelNodeParams | None) -> tuple[cudaError_t, cudaGraphNode_t | None]:
     """Creates a kernel execution node and adds it to a graph."""
 def cudaGraphKernelNodeGetParams(node: cudaGraphNode_t | driver.CUgraphNode | int | None) -> tuple[cudaError_t, cudaKernelNodeParams | None]:
     """Returns a kernel node's parameters."""
@@ -2831,7 +2831,7 @@ def cudaGraphKernelNodeGetAttribute(hNode: cudaGraphNode_t | driver.CUgraphNode 
     """Queries node attribute."""
 def cudaGraphKernelNodeSetAttribute(hNode: cudaGraphNode_t | driver.CUgraphNode | int | None, attr: cudaLaunchAttributeID, value: cudaLaunchAttributeValue | None) -> tuple[cudaError_t]:
     """Sets node attribute."""
-def cudaGraphAddMemcpyNode(graph: cudaGraph_t | driver.CUgraph | int | None, pDependencies: Sequence[cudaGraphNode_t | driver.CUgraphNode | int | None] | Buffer | int | None, numDependencies: int, pCopyParams: cudaMemcpy3DParms | Sequence[cudaMemcpy3DParms] | None) -> tuple[cudaError_t, cudaGraphNode_t | None]:
+def cudaGraphAddMemcpyNode(graph: cudaGraph_t | driver.CUgraph | int | None, pDependencies: Sequence[cudaGraphNode_t | driver.CUgraphNode | int | None] | Buffer | int | None, numDependencies: int, pCopyParams: cudaMemcpy3DParms | None) -> tuple[cudaError_t, cudaGraphNode_t | None]:
     """Creates a memcpy node and adds it to a graph."""
 def cudaGraphAddMemcpyNodeToSymbol(graph: cudaGraph_t | driver.CUgraph | int | None, pDependencies: Sequence[cudaGraphNode_t | driver.CUgraphNode | int | None] | Buffer | int | None, numDependencies: int, symbol: Address, src: Address, count: int, offset: int, kind: cudaMemcpyKind) -> tuple[cudaError_t, cudaGraphNode_t | None]:
     """Creates a memcpy node to copy to a symbol on the device and adds it to a graph."""
@@ -2849,13 +2849,13 @@ def cudaGraphMemcpyNodeSetParamsFromSymbol(node: cudaGraphNode_t | driver.CUgrap
     """Sets a memcpy node's parameters to copy from a symbol on the device."""
 def cudaGraphMemcpyNodeSetParams1D(node: cudaGraphNode_t | driver.CUgraphNode | int | None, dst: Address, src: Address, count: int, kind: cudaMemcpyKind) -> tuple[cudaError_t]:
     """Sets a memcpy node's parameters to perform a 1-dimensional copy."""
-def cudaGraphAddMemsetNode(graph: cudaGraph_t | driver.CUgraph | int | None, pDependencies: Sequence[cudaGraphNode_t | driver.CUgraphNode | int | None] | Buffer | int | None, numDependencies: int, pMemsetParams: cudaMemsetParams | Sequence[cudaMemsetParams] | None) -> tuple[cudaError_t, cudaGraphNode_t | None]:
+def cudaGraphAddMemsetNode(graph: cudaGraph_t | driver.CUgraph | int | None, pDependencies: Sequence[cudaGraphNode_t | driver.CUgraphNode | int | None] | Buffer | int | None, numDependencies: int, pMemsetParams: cudaMemsetParams | None) -> tuple[cudaError_t, cudaGraphNode_t | None]:
     """Creates a memset node and adds it to a graph."""
 def cudaGraphMemsetNodeGetParams(node: cudaGraphNode_t | driver.CUgraphNode | int | None) -> tuple[cudaError_t, cudaMemsetParams | None]:
     """Returns a memset node's parameters."""
 def cudaGraphMemsetNodeSetParams(node: cudaGraphNode_t | driver.CUgraphNode | int | None, pNodeParams: cudaMemsetParams | None) -> tuple[cudaError_t]:
     """Sets a memset node's parameters."""
-def cudaGraphAddHostNode(graph: cudaGraph_t | driver.CUgraph | int | None, pDependencies: Sequence[cudaGraphNode_t | driver.CUgraphNode | int | None] | Buffer | int | None, numDependencies: int, pNodeParams: cudaHostNodeParams | Sequence[cudaHostNodeParams] | None) -> tuple[cudaError_t, cudaGraphNode_t | None]:
+def cudaGraphAddHostNode(graph: cudaGraph_t | driver.CUgraph | int | None, pDependencies: Sequence[cudaGraphNode_t | driver.CUgraphNode | int | None] | Buffer | int | None, numDependencies: int, pNodeParams: cudaHostNodeParams | None) -> tuple[cudaError_t, cudaGraphNode_t | None]:
     """Creates a host execution node and adds it to a graph."""
 def cudaGraphHostNodeGetParams(node: cudaGraphNode_t | driver.CUgraphNode | int | None) -> tuple[cudaError_t, cudaHostNodeParams | None]:
     """Returns a host node's parameters."""
@@ -2879,19 +2879,19 @@ def cudaGraphEventWaitNodeGetEvent(node: cudaGraphNode_t | driver.CUgraphNode | 
     """Returns the event associated with an event wait node."""
 def cudaGraphEventWaitNodeSetEvent(node: cudaGraphNode_t | driver.CUgraphNode | int | None, event: cudaEvent_t | driver.CUevent | int | None) -> tuple[cudaError_t]:
     """Sets an event wait node's event."""
-def cudaGraphAddExternalSemaphoresSignalNode(graph: cudaGraph_t | driver.CUgraph | int | None, pDependencies: Sequence[cudaGraphNode_t | driver.CUgraphNode | int | None] | Buffer | int | None, numDependencies: int, nodeParams: cudaExternalSemaphoreSignalNodeParams | Sequence[cudaExternalSemaphoreSignalNodeParams] | None) -> tuple[cudaError_t, cudaGraphNode_t | None]:
+def cudaGraphAddExternalSemaphoresSignalNode(graph: cudaGraph_t | driver.CUgraph | int | None, pDependencies: Sequence[cudaGraphNode_t | driver.CUgraphNode | int | None] | Buffer | int | None, numDependencies: int, nodeParams: cudaExternalSemaphoreSignalNodeParams | None) -> tuple[cudaError_t, cudaGraphNode_t | None]:
     """Creates an external semaphore signal node and adds it to a graph."""
 def cudaGraphExternalSemaphoresSignalNodeGetParams(hNode: cudaGraphNode_t | driver.CUgraphNode | int | None) -> tuple[cudaError_t, cudaExternalSemaphoreSignalNodeParams | None]:
     """Returns an external semaphore signal node's parameters."""
 def cudaGraphExternalSemaphoresSignalNodeSetParams(hNode: cudaGraphNode_t | driver.CUgraphNode | int | None, nodeParams: cudaExternalSemaphoreSignalNodeParams | None) -> tuple[cudaError_t]:
     """Sets an external semaphore signal node's parameters."""
-def cudaGraphAddExternalSemaphoresWaitNode(graph: cudaGraph_t | driver.CUgraph | int | None, pDependencies: Sequence[cudaGraphNode_t | driver.CUgraphNode | int | None] | Buffer | int | None, numDependencies: int, nodeParams: cudaExternalSemaphoreWaitNodeParams | Sequence[cudaExternalSemaphoreWaitNodeParams] | None) -> tuple[cudaError_t, cudaGraphNode_t | None]:
+def cudaGraphAddExternalSemaphoresWaitNode(graph: cudaGraph_t | driver.CUgraph | int | None, pDependencies: Sequence[cudaGraphNode_t | driver.CUgraphNode | int | None] | Buffer | int | None, numDependencies: int, nodeParams: cudaExternalSemaphoreWaitNodeParams | None) -> tuple[cudaError_t, cudaGraphNode_t | None]:
     """Creates an external semaphore wait node and adds it to a graph."""
 def cudaGraphExternalSemaphoresWaitNodeGetParams(hNode: cudaGraphNode_t | driver.CUgraphNode | int | None) -> tuple[cudaError_t, cudaExternalSemaphoreWaitNodeParams | None]:
     """Returns an external semaphore wait node's parameters."""
 def cudaGraphExternalSemaphoresWaitNodeSetParams(hNode: cudaGraphNode_t | driver.CUgraphNode | int | None, nodeParams: cudaExternalSemaphoreWaitNodeParams | None) -> tuple[cudaError_t]:
     """Sets an external semaphore wait node's parameters."""
-def cudaGraphAddMemAllocNode(graph: cudaGraph_t | driver.CUgraph | int | None, pDependencies: Sequence[cudaGraphNode_t | driver.CUgraphNode | int | None] | Buffer | int | None, numDependencies: int, nodeParams: cudaMemAllocNodeParams | Sequence[cudaMemAllocNodeParams] | None) -> tuple[cudaError_t, cudaGraphNode_t | None]:
+def cudaGraphAddMemAllocNode(graph: cudaGraph_t | driver.CUgraph | int | None, pDependencies: Sequence[cudaGraphNode_t | driver.CUgraphNode | int | None] | Buffer | int | None, numDependencies: int, nodeParams: cudaMemAllocNodeParams | None) -> tuple[cudaError_t, cudaGraphNode_t | None]:
     """Creates an allocation node and adds it to a graph."""
 def cudaGraphMemAllocNodeGetParams(node: cudaGraphNode_t | driver.CUgraphNode | int | None) -> tuple[cudaError_t, cudaMemAllocNodeParams | None]:
     """Returns a memory alloc node's parameters."""
@@ -2985,7 +2985,7 @@ def cudaGraphRetainUserObject(graph: cudaGraph_t | driver.CUgraph | int | None, 
     """Retain a reference to a user object from a graph."""
 def cudaGraphReleaseUserObject(graph: cudaGraph_t | driver.CUgraph | int | None, object: cudaUserObject_t | driver.CUuserObject | int | None, count: int) -> tuple[cudaError_t]:
     """Release a user object reference from a graph."""
-def cudaGraphAddNode(graph: cudaGraph_t | driver.CUgraph | int | None, pDependencies: Sequence[cudaGraphNode_t | driver.CUgraphNode | int | None] | Buffer | int | None, dependencyData: cudaGraphEdgeData | Sequence[cudaGraphEdgeData] | None, numDependencies: int, nodeParams: cudaGraphNodeParams | Sequence[cudaGraphNodeParams] | None) -> tuple[cudaError_t, cudaGraphNode_t | None]:
+def cudaGraphAddNode(graph: cudaGraph_t | driver.CUgraph | int | None, pDependencies: Sequence[cudaGraphNode_t | driver.CUgraphNode | int | None] | Buffer | int | None, dependencyData: cudaGraphEdgeData | Sequence[cudaGraphEdgeData] | None, numDependencies: int, nodeParams: cudaGraphNodeParams | None) -> tuple[cudaError_t, cudaGraphNode_t | None]:
     """Adds a node of arbitrary type to a graph."""
 def cudaGraphNodeSetParams(node: cudaGraphNode_t | driver.CUgraphNode | int | None, nodeParams: cudaGraphNodeParams | None) -> tuple[cudaError_t]:
     """Update's a graph node's parameters."""

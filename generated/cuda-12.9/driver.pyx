@@ -19000,7 +19000,7 @@ def cuGraphAddKernelNode(hGraph, dependencies, numDependencies, nodeParams):
         Dependencies of the node
     numDependencies : int
         Number of dependencies
-    nodeParams : CUDA_KERNEL_NODE_PARAMS | Sequence[CUDA_KERNEL_NODE_PARAMS] | None
+    nodeParams : CUDA_KERNEL_NODE_PARAMS | None
         Parameters for the GPU execution node
 
     Returns
@@ -19046,8 +19046,6 @@ def cuGraphAddKernelNode(hGraph, dependencies, numDependencies, nodeParams):
         _hptr(hGraph, &c_hGraph)
         _p = 1
         _check_count(dependencies, c_numDependencies, 'dependencies', 'numDependencies')
-        _p = 3
-        if isinstance(nodeParams, (list, tuple)): _check_count(nodeParams, c_numDependencies, 'nodeParams', 'numDependencies')
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('cuGraphAddKernelNode', ('hGraph', 'dependencies', 'numDependencies', 'nodeParams'), _p) from None
     with nogil:
@@ -19167,7 +19165,7 @@ def cuGraphAddMemcpyNode(hGraph, dependencies, numDependencies, copyParams, ctx)
         Dependencies of the node
     numDependencies : int
         Number of dependencies
-    copyParams : CUDA_MEMCPY3D | Sequence[CUDA_MEMCPY3D] | None
+    copyParams : CUDA_MEMCPY3D | None
         Parameters for the memory copy
     ctx : CUcontext | int | None
         Context on which to run the node
@@ -19211,8 +19209,6 @@ def cuGraphAddMemcpyNode(hGraph, dependencies, numDependencies, copyParams, ctx)
         _hptr(ctx, &c_ctx)
         _p = 1
         _check_count(dependencies, c_numDependencies, 'dependencies', 'numDependencies')
-        _p = 3
-        if isinstance(copyParams, (list, tuple)): _check_count(copyParams, c_numDependencies, 'copyParams', 'numDependencies')
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('cuGraphAddMemcpyNode', ('hGraph', 'dependencies', 'numDependencies', 'copyParams', 'ctx'), _p) from None
     with nogil:
@@ -19315,7 +19311,7 @@ def cuGraphAddMemsetNode(hGraph, dependencies, numDependencies, memsetParams, ct
         Dependencies of the node
     numDependencies : int
         Number of dependencies
-    memsetParams : CUDA_MEMSET_NODE_PARAMS | Sequence[CUDA_MEMSET_NODE_PARAMS] | None
+    memsetParams : CUDA_MEMSET_NODE_PARAMS | None
         Parameters for the memory set
     ctx : CUcontext | int | None
         Context on which to run the node
@@ -19360,8 +19356,6 @@ def cuGraphAddMemsetNode(hGraph, dependencies, numDependencies, memsetParams, ct
         _hptr(ctx, &c_ctx)
         _p = 1
         _check_count(dependencies, c_numDependencies, 'dependencies', 'numDependencies')
-        _p = 3
-        if isinstance(memsetParams, (list, tuple)): _check_count(memsetParams, c_numDependencies, 'memsetParams', 'numDependencies')
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('cuGraphAddMemsetNode', ('hGraph', 'dependencies', 'numDependencies', 'memsetParams', 'ctx'), _p) from None
     with nogil:
@@ -19465,7 +19459,7 @@ def cuGraphAddHostNode(hGraph, dependencies, numDependencies, nodeParams):
         Dependencies of the node
     numDependencies : int
         Number of dependencies
-    nodeParams : CUDA_HOST_NODE_PARAMS | Sequence[CUDA_HOST_NODE_PARAMS] | None
+    nodeParams : CUDA_HOST_NODE_PARAMS | None
         Parameters for the host node
 
     Returns
@@ -19505,8 +19499,6 @@ def cuGraphAddHostNode(hGraph, dependencies, numDependencies, nodeParams):
         _hptr(hGraph, &c_hGraph)
         _p = 1
         _check_count(dependencies, c_numDependencies, 'dependencies', 'numDependencies')
-        _p = 3
-        if isinstance(nodeParams, (list, tuple)): _check_count(nodeParams, c_numDependencies, 'nodeParams', 'numDependencies')
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('cuGraphAddHostNode', ('hGraph', 'dependencies', 'numDependencies', 'nodeParams'), _p) from None
     with nogil:
@@ -20056,7 +20048,7 @@ def cuGraphAddExternalSemaphoresSignalNode(hGraph, dependencies, numDependencies
         Dependencies of the node
     numDependencies : int
         Number of dependencies
-    nodeParams : CUDA_EXT_SEM_SIGNAL_NODE_PARAMS | Sequence[CUDA_EXT_SEM_SIGNAL_NODE_PARAMS] | None
+    nodeParams : CUDA_EXT_SEM_SIGNAL_NODE_PARAMS | None
         Parameters for the node
 
     Returns
@@ -20100,8 +20092,6 @@ def cuGraphAddExternalSemaphoresSignalNode(hGraph, dependencies, numDependencies
         _hptr(hGraph, &c_hGraph)
         _p = 1
         _check_count(dependencies, c_numDependencies, 'dependencies', 'numDependencies')
-        _p = 3
-        if isinstance(nodeParams, (list, tuple)): _check_count(nodeParams, c_numDependencies, 'nodeParams', 'numDependencies')
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('cuGraphAddExternalSemaphoresSignalNode', ('hGraph', 'dependencies', 'numDependencies', 'nodeParams'), _p) from None
     with nogil:
@@ -20213,7 +20203,7 @@ def cuGraphAddExternalSemaphoresWaitNode(hGraph, dependencies, numDependencies, 
         Dependencies of the node
     numDependencies : int
         Number of dependencies
-    nodeParams : CUDA_EXT_SEM_WAIT_NODE_PARAMS | Sequence[CUDA_EXT_SEM_WAIT_NODE_PARAMS] | None
+    nodeParams : CUDA_EXT_SEM_WAIT_NODE_PARAMS | None
         Parameters for the node
 
     Returns
@@ -20257,8 +20247,6 @@ def cuGraphAddExternalSemaphoresWaitNode(hGraph, dependencies, numDependencies, 
         _hptr(hGraph, &c_hGraph)
         _p = 1
         _check_count(dependencies, c_numDependencies, 'dependencies', 'numDependencies')
-        _p = 3
-        if isinstance(nodeParams, (list, tuple)): _check_count(nodeParams, c_numDependencies, 'nodeParams', 'numDependencies')
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('cuGraphAddExternalSemaphoresWaitNode', ('hGraph', 'dependencies', 'numDependencies', 'nodeParams'), _p) from None
     with nogil:
@@ -20369,7 +20357,7 @@ def cuGraphAddBatchMemOpNode(hGraph, dependencies, numDependencies, nodeParams):
         Dependencies of the node
     numDependencies : int
         Number of dependencies
-    nodeParams : CUDA_BATCH_MEM_OP_NODE_PARAMS | Sequence[CUDA_BATCH_MEM_OP_NODE_PARAMS] | None
+    nodeParams : CUDA_BATCH_MEM_OP_NODE_PARAMS | None
         Parameters for the node
 
     Returns
@@ -20420,8 +20408,6 @@ def cuGraphAddBatchMemOpNode(hGraph, dependencies, numDependencies, nodeParams):
         _hptr(hGraph, &c_hGraph)
         _p = 1
         _check_count(dependencies, c_numDependencies, 'dependencies', 'numDependencies')
-        _p = 3
-        if isinstance(nodeParams, (list, tuple)): _check_count(nodeParams, c_numDependencies, 'nodeParams', 'numDependencies')
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('cuGraphAddBatchMemOpNode', ('hGraph', 'dependencies', 'numDependencies', 'nodeParams'), _p) from None
     with nogil:
@@ -20630,7 +20616,7 @@ def cuGraphAddMemAllocNode(hGraph, dependencies, numDependencies, nodeParams):
         Dependencies of the node
     numDependencies : int
         Number of dependencies
-    nodeParams : CUDA_MEM_ALLOC_NODE_PARAMS | Sequence[CUDA_MEM_ALLOC_NODE_PARAMS] | None
+    nodeParams : CUDA_MEM_ALLOC_NODE_PARAMS | None
         Parameters for the node
 
     Returns
@@ -20673,8 +20659,6 @@ def cuGraphAddMemAllocNode(hGraph, dependencies, numDependencies, nodeParams):
         _hptr(hGraph, &c_hGraph)
         _p = 1
         _check_count(dependencies, c_numDependencies, 'dependencies', 'numDependencies')
-        _p = 3
-        if isinstance(nodeParams, (list, tuple)): _check_count(nodeParams, c_numDependencies, 'nodeParams', 'numDependencies')
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('cuGraphAddMemAllocNode', ('hGraph', 'dependencies', 'numDependencies', 'nodeParams'), _p) from None
     with nogil:
@@ -23495,7 +23479,7 @@ def cuGraphAddNode(hGraph, dependencies, numDependencies, nodeParams):
         Dependencies of the node
     numDependencies : int
         Number of dependencies
-    nodeParams : CUgraphNodeParams | Sequence[CUgraphNodeParams] | None
+    nodeParams : CUgraphNodeParams | None
         Specification of the node
 
     Returns
@@ -23532,8 +23516,6 @@ def cuGraphAddNode(hGraph, dependencies, numDependencies, nodeParams):
         _hptr(hGraph, &c_hGraph)
         _p = 1
         _check_count(dependencies, c_numDependencies, 'dependencies', 'numDependencies')
-        _p = 3
-        if isinstance(nodeParams, (list, tuple)): _check_count(nodeParams, c_numDependencies, 'nodeParams', 'numDependencies')
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('cuGraphAddNode', ('hGraph', 'dependencies', 'numDependencies', 'nodeParams'), _p) from None
     with nogil:
@@ -23572,7 +23554,7 @@ def cuGraphAddNode_v2(hGraph, dependencies, dependencyData, numDependencies, nod
         default (zeroed) for all dependencies.
     numDependencies : int
         Number of dependencies
-    nodeParams : CUgraphNodeParams | Sequence[CUgraphNodeParams] | None
+    nodeParams : CUgraphNodeParams | None
         Specification of the node
 
     Returns
@@ -23616,8 +23598,6 @@ def cuGraphAddNode_v2(hGraph, dependencies, dependencyData, numDependencies, nod
         _check_count(dependencies, c_numDependencies, 'dependencies', 'numDependencies')
         _p = 2
         if isinstance(dependencyData, (list, tuple)): _check_count(dependencyData, c_numDependencies, 'dependencyData', 'numDependencies')
-        _p = 4
-        if isinstance(nodeParams, (list, tuple)): _check_count(nodeParams, c_numDependencies, 'nodeParams', 'numDependencies')
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('cuGraphAddNode_v2', ('hGraph', 'dependencies', 'dependencyData', 'numDependencies', 'nodeParams'), _p) from None
     with nogil:

@@ -7695,7 +7695,7 @@ def cudaMallocMipmappedArray(desc, extent, numLevels, flags):
 
     Parameters
     ----------
-    desc : cudaChannelFormatDesc | Sequence[cudaChannelFormatDesc] | None
+    desc : cudaChannelFormatDesc | None
         Requested channel format
     extent : cudaExtent
         Requested allocation size (width field in elements)
@@ -7734,8 +7734,6 @@ def cudaMallocMipmappedArray(desc, extent, numLevels, flags):
         p_desc = _bufptr(a_desc)
         _p = 1
         p_extent = _sval(extent, sizeof(cyruntime.cudaExtent))
-        _p = 0
-        if isinstance(desc, (list, tuple)): _check_count(desc, c_numLevels, 'desc', 'numLevels')
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('cudaMallocMipmappedArray', ('desc', 'extent', 'numLevels', 'flags'), _p) from None
     with nogil:
@@ -13498,7 +13496,7 @@ def cudaGraphAddKernelNode(graph, pDependencies, numDependencies, pNodeParams):
         Dependencies of the node
     numDependencies : int
         Number of dependencies
-    pNodeParams : cudaKernelNodeParams | Sequence[cudaKernelNodeParams] | None
+    pNodeParams : cudaKernelNodeParams | None
         Parameters for the GPU execution node
 
     Returns
@@ -13543,8 +13541,6 @@ def cudaGraphAddKernelNode(graph, pDependencies, numDependencies, pNodeParams):
         _hptr(graph, &c_graph)
         _p = 1
         _check_count(pDependencies, c_numDependencies, 'pDependencies', 'numDependencies')
-        _p = 3
-        if isinstance(pNodeParams, (list, tuple)): _check_count(pNodeParams, c_numDependencies, 'pNodeParams', 'numDependencies')
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('cudaGraphAddKernelNode', ('graph', 'pDependencies', 'numDependencies', 'pNodeParams'), _p) from None
     with nogil:
@@ -13772,7 +13768,7 @@ def cudaGraphAddMemcpyNode(graph, pDependencies, numDependencies, pCopyParams):
         Dependencies of the node
     numDependencies : int
         Number of dependencies
-    pCopyParams : cudaMemcpy3DParms | Sequence[cudaMemcpy3DParms] | None
+    pCopyParams : cudaMemcpy3DParms | None
         Parameters for the memory copy
 
     Returns
@@ -13812,8 +13808,6 @@ def cudaGraphAddMemcpyNode(graph, pDependencies, numDependencies, pCopyParams):
         _hptr(graph, &c_graph)
         _p = 1
         _check_count(pDependencies, c_numDependencies, 'pDependencies', 'numDependencies')
-        _p = 3
-        if isinstance(pCopyParams, (list, tuple)): _check_count(pCopyParams, c_numDependencies, 'pCopyParams', 'numDependencies')
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('cudaGraphAddMemcpyNode', ('graph', 'pDependencies', 'numDependencies', 'pCopyParams'), _p) from None
     with nogil:
@@ -14406,7 +14400,7 @@ def cudaGraphAddMemsetNode(graph, pDependencies, numDependencies, pMemsetParams)
         Dependencies of the node
     numDependencies : int
         Number of dependencies
-    pMemsetParams : cudaMemsetParams | Sequence[cudaMemsetParams] | None
+    pMemsetParams : cudaMemsetParams | None
         Parameters for the memory set
 
     Returns
@@ -14445,8 +14439,6 @@ def cudaGraphAddMemsetNode(graph, pDependencies, numDependencies, pMemsetParams)
         _hptr(graph, &c_graph)
         _p = 1
         _check_count(pDependencies, c_numDependencies, 'pDependencies', 'numDependencies')
-        _p = 3
-        if isinstance(pMemsetParams, (list, tuple)): _check_count(pMemsetParams, c_numDependencies, 'pMemsetParams', 'numDependencies')
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('cudaGraphAddMemsetNode', ('graph', 'pDependencies', 'numDependencies', 'pMemsetParams'), _p) from None
     with nogil:
@@ -14548,7 +14540,7 @@ def cudaGraphAddHostNode(graph, pDependencies, numDependencies, pNodeParams):
         Dependencies of the node
     numDependencies : int
         Number of dependencies
-    pNodeParams : cudaHostNodeParams | Sequence[cudaHostNodeParams] | None
+    pNodeParams : cudaHostNodeParams | None
         Parameters for the host node
 
     Returns
@@ -14587,8 +14579,6 @@ def cudaGraphAddHostNode(graph, pDependencies, numDependencies, pNodeParams):
         _hptr(graph, &c_graph)
         _p = 1
         _check_count(pDependencies, c_numDependencies, 'pDependencies', 'numDependencies')
-        _p = 3
-        if isinstance(pNodeParams, (list, tuple)): _check_count(pNodeParams, c_numDependencies, 'pNodeParams', 'numDependencies')
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('cudaGraphAddHostNode', ('graph', 'pDependencies', 'numDependencies', 'pNodeParams'), _p) from None
     with nogil:
@@ -15128,7 +15118,7 @@ def cudaGraphAddExternalSemaphoresSignalNode(graph, pDependencies, numDependenci
         Dependencies of the node
     numDependencies : int
         Number of dependencies
-    nodeParams : cudaExternalSemaphoreSignalNodeParams | Sequence[cudaExternalSemaphoreSignalNodeParams] | None
+    nodeParams : cudaExternalSemaphoreSignalNodeParams | None
         Parameters for the node
 
     Returns
@@ -15171,8 +15161,6 @@ def cudaGraphAddExternalSemaphoresSignalNode(graph, pDependencies, numDependenci
         _hptr(graph, &c_graph)
         _p = 1
         _check_count(pDependencies, c_numDependencies, 'pDependencies', 'numDependencies')
-        _p = 3
-        if isinstance(nodeParams, (list, tuple)): _check_count(nodeParams, c_numDependencies, 'nodeParams', 'numDependencies')
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('cudaGraphAddExternalSemaphoresSignalNode', ('graph', 'pDependencies', 'numDependencies', 'nodeParams'), _p) from None
     with nogil:
@@ -15285,7 +15273,7 @@ def cudaGraphAddExternalSemaphoresWaitNode(graph, pDependencies, numDependencies
         Dependencies of the node
     numDependencies : int
         Number of dependencies
-    nodeParams : cudaExternalSemaphoreWaitNodeParams | Sequence[cudaExternalSemaphoreWaitNodeParams] | None
+    nodeParams : cudaExternalSemaphoreWaitNodeParams | None
         Parameters for the node
 
     Returns
@@ -15328,8 +15316,6 @@ def cudaGraphAddExternalSemaphoresWaitNode(graph, pDependencies, numDependencies
         _hptr(graph, &c_graph)
         _p = 1
         _check_count(pDependencies, c_numDependencies, 'pDependencies', 'numDependencies')
-        _p = 3
-        if isinstance(nodeParams, (list, tuple)): _check_count(nodeParams, c_numDependencies, 'nodeParams', 'numDependencies')
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('cudaGraphAddExternalSemaphoresWaitNode', ('graph', 'pDependencies', 'numDependencies', 'nodeParams'), _p) from None
     with nogil:
@@ -15472,7 +15458,7 @@ def cudaGraphAddMemAllocNode(graph, pDependencies, numDependencies, nodeParams):
         Dependencies of the node
     numDependencies : int
         Number of dependencies
-    nodeParams : cudaMemAllocNodeParams | Sequence[cudaMemAllocNodeParams] | None
+    nodeParams : cudaMemAllocNodeParams | None
         Parameters for the node
 
     Returns
@@ -15515,8 +15501,6 @@ def cudaGraphAddMemAllocNode(graph, pDependencies, numDependencies, nodeParams):
         _hptr(graph, &c_graph)
         _p = 1
         _check_count(pDependencies, c_numDependencies, 'pDependencies', 'numDependencies')
-        _p = 3
-        if isinstance(nodeParams, (list, tuple)): _check_count(nodeParams, c_numDependencies, 'nodeParams', 'numDependencies')
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('cudaGraphAddMemAllocNode', ('graph', 'pDependencies', 'numDependencies', 'nodeParams'), _p) from None
     with nogil:
@@ -18499,7 +18483,7 @@ def cudaGraphAddNode(graph, pDependencies, numDependencies, nodeParams):
         Dependencies of the node
     numDependencies : int
         Number of dependencies
-    nodeParams : cudaGraphNodeParams | Sequence[cudaGraphNodeParams] | None
+    nodeParams : cudaGraphNodeParams | None
         Specification of the node
 
     Returns
@@ -18536,8 +18520,6 @@ def cudaGraphAddNode(graph, pDependencies, numDependencies, nodeParams):
         _hptr(graph, &c_graph)
         _p = 1
         _check_count(pDependencies, c_numDependencies, 'pDependencies', 'numDependencies')
-        _p = 3
-        if isinstance(nodeParams, (list, tuple)): _check_count(nodeParams, c_numDependencies, 'nodeParams', 'numDependencies')
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('cudaGraphAddNode', ('graph', 'pDependencies', 'numDependencies', 'nodeParams'), _p) from None
     with nogil:
@@ -18576,7 +18558,7 @@ def cudaGraphAddNode_v2(graph, pDependencies, dependencyData, numDependencies, n
         default (zeroed) for all dependencies.
     numDependencies : int
         Number of dependencies
-    nodeParams : cudaGraphNodeParams | Sequence[cudaGraphNodeParams] | None
+    nodeParams : cudaGraphNodeParams | None
         Specification of the node
 
     Returns
@@ -18620,8 +18602,6 @@ def cudaGraphAddNode_v2(graph, pDependencies, dependencyData, numDependencies, n
         _check_count(pDependencies, c_numDependencies, 'pDependencies', 'numDependencies')
         _p = 2
         if isinstance(dependencyData, (list, tuple)): _check_count(dependencyData, c_numDependencies, 'dependencyData', 'numDependencies')
-        _p = 4
-        if isinstance(nodeParams, (list, tuple)): _check_count(nodeParams, c_numDependencies, 'nodeParams', 'numDependencies')
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('cudaGraphAddNode_v2', ('graph', 'pDependencies', 'dependencyData', 'numDependencies', 'nodeParams'), _p) from None
     with nogil:

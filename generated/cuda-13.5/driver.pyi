@@ -4059,25 +4059,25 @@ def cuFuncSetSharedMemConfig(hfunc: CUfunction | runtime.cudaFunction_t | int | 
     """Sets the shared memory configuration for a device function."""
 def cuGraphCreate(flags: int) -> tuple[CUresult, CUgraph | None]:
     """Creates a graph."""
-def cuGraphAddKernelNode(hGraph: CUgraph | runtime.cudaGraph_t | int | None, dependencies: Sequence[CUgraphNode | runtime.cudaGraphNode_t | int | None] | Buffer | int | None, numDependencies: int, nodeParams: CUDA_KERNEL_NODE_PARAMS | Sequence[CUDA_KERNEL_NODE_PARAMS] | None) -> tuple[CUresult, CUgraphNode | None]:
+def cuGraphAddKernelNode(hGraph: CUgraph | runtime.cudaGraph_t | int | None, dependencies: Sequence[CUgraphNode | runtime.cudaGraphNode_t | int | None] | Buffer | int | None, numDependencies: int, nodeParams: CUDA_KERNEL_NODE_PARAMS | None) -> tuple[CUresult, CUgraphNode | None]:
     """Creates a kernel execution node and adds it to a graph."""
 def cuGraphKernelNodeGetParams(hNode: CUgraphNode | runtime.cudaGraphNode_t | int | None) -> tuple[CUresult, CUDA_KERNEL_NODE_PARAMS | None]:
     """Returns a kernel node's parameters."""
 def cuGraphKernelNodeSetParams(hNode: CUgraphNode | runtime.cudaGraphNode_t | int | None, nodeParams: CUDA_KERNEL_NODE_PARAMS | None) -> tuple[CUresult]:
     """Sets a kernel node's parameters."""
-def cuGraphAddMemcpyNode(hGraph: CUgraph | runtime.cudaGraph_t | int | None, dependencies: Sequence[CUgraphNode | runtime.cudaGraphNode_t | int | None] | Buffer | int | None, numDependencies: int, copyParams: CUDA_MEMCPY3D | Sequence[CUDA_MEMCPY3D] | None, ctx: CUcontext | int | None) -> tuple[CUresult, CUgraphNode | None]:
+def cuGraphAddMemcpyNode(hGraph: CUgraph | runtime.cudaGraph_t | int | None, dependencies: Sequence[CUgraphNode | runtime.cudaGraphNode_t | int | None] | Buffer | int | None, numDependencies: int, copyParams: CUDA_MEMCPY3D | None, ctx: CUcontext | int | None) -> tuple[CUresult, CUgraphNode | None]:
     """Creates a memcpy node and adds it to a graph."""
 def cuGraphMemcpyNodeGetParams(hNode: CUgraphNode | runtime.cudaGraphNode_t | int | None) -> tuple[CUresult, CUDA_MEMCPY3D | None]:
     """Returns a memcpy node's parameters."""
 def cuGraphMemcpyNodeSetParams(hNode: CUgraphNode | runtime.cudaGraphNode_t | int | None, nodeParams: CUDA_MEMCPY3D | None) -> tuple[CUresult]:
     """Sets a memcpy node's parameters."""
-def cuGraphAddMemsetNode(hGraph: CUgraph | runtime.cudaGraph_t | int | None, dependencies: Sequence[CUgraphNode | runtime.cudaGraphNode_t | int | None] | Buffer | int | None, numDependencies: int, memsetParams: CUDA_MEMSET_NODE_PARAMS | Sequence[CUDA_MEMSET_NODE_PARAMS] | None, ctx: CUcontext | int | None) -> tuple[CUresult, CUgraphNode | None]:
+def cuGraphAddMemsetNode(hGraph: CUgraph | runtime.cudaGraph_t | int | None, dependencies: Sequence[CUgraphNode | runtime.cudaGraphNode_t | int | None] | Buffer | int | None, numDependencies: int, memsetParams: CUDA_MEMSET_NODE_PARAMS | None, ctx: CUcontext | int | None) -> tuple[CUresult, CUgraphNode | None]:
     """Creates a memset node and adds it to a graph."""
 def cuGraphMemsetNodeGetParams(hNode: CUgraphNode | runtime.cudaGraphNode_t | int | None) -> tuple[CUresult, CUDA_MEMSET_NODE_PARAMS | None]:
     """Returns a memset node's parameters."""
 def cuGraphMemsetNodeSetParams(hNode: CUgraphNode | runtime.cudaGraphNode_t | int | None, nodeParams: CUDA_MEMSET_NODE_PARAMS | None) -> tuple[CUresult]:
     """Sets a memset node's parameters."""
-def cuGraphAddHostNode(hGraph: CUgraph | runtime.cudaGraph_t | int | None, dependencies: Sequence[CUgraphNode | runtime.cudaGraphNode_t | int | None] | Buffer | int | None, numDependencies: int, nodeParams: CUDA_HOST_NODE_PARAMS | Sequence[CUDA_HOST_NODE_PARAMS] | None) -> tuple[CUresult, CUgraphNode | None]:
+def cuGraphAddHostNode(hGraph: CUgraph | runtime.cudaGraph_t | int | None, dependencies: Sequence[CUgraphNode | runtime.cudaGraphNode_t | int | None] | Buffer | int | None, numDependencies: int, nodeParams: CUDA_HOST_NODE_PARAMS | None) -> tuple[CUresult, CUgraphNode | None]:
     """Creates a host execution node and adds it to a graph."""
 def cuGraphHostNodeGetParams(hNode: CUgraphNode | runtime.cudaGraphNode_t | int | None) -> tuple[CUresult, CUDA_HOST_NODE_PARAMS | None]:
     """Returns a host node's parameters."""
@@ -4101,19 +4101,19 @@ def cuGraphEventWaitNodeGetEvent(hNode: CUgraphNode | runtime.cudaGraphNode_t | 
     """Returns the event associated with an event wait node."""
 def cuGraphEventWaitNodeSetEvent(hNode: CUgraphNode | runtime.cudaGraphNode_t | int | None, event: CUevent | runtime.cudaEvent_t | int | None) -> tuple[CUresult]:
     """Sets an event wait node's event."""
-def cuGraphAddExternalSemaphoresSignalNode(hGraph: CUgraph | runtime.cudaGraph_t | int | None, dependencies: Sequence[CUgraphNode | runtime.cudaGraphNode_t | int | None] | Buffer | int | None, numDependencies: int, nodeParams: CUDA_EXT_SEM_SIGNAL_NODE_PARAMS | Sequence[CUDA_EXT_SEM_SIGNAL_NODE_PARAMS] | None) -> tuple[CUresult, CUgraphNode | None]:
+def cuGraphAddExternalSemaphoresSignalNode(hGraph: CUgraph | runtime.cudaGraph_t | int | None, dependencies: Sequence[CUgraphNode | runtime.cudaGraphNode_t | int | None] | Buffer | int | None, numDependencies: int, nodeParams: CUDA_EXT_SEM_SIGNAL_NODE_PARAMS | None) -> tuple[CUresult, CUgraphNode | None]:
     """Creates an external semaphore signal node and adds it to a graph."""
 def cuGraphExternalSemaphoresSignalNodeGetParams(hNode: CUgraphNode | runtime.cudaGraphNode_t | int | None) -> tuple[CUresult, CUDA_EXT_SEM_SIGNAL_NODE_PARAMS | None]:
     """Returns an external semaphore signal node's parameters."""
 def cuGraphExternalSemaphoresSignalNodeSetParams(hNode: CUgraphNode | runtime.cudaGraphNode_t | int | None, nodeParams: CUDA_EXT_SEM_SIGNAL_NODE_PARAMS | None) -> tuple[CUresult]:
     """Sets an external semaphore signal node's parameters."""
-def cuGraphAddExternalSemaphoresWaitNode(hGraph: CUgraph | runtime.cudaGraph_t | int | None, dependencies: Sequence[CUgraphNode | runtime.cudaGraphNode_t | int | None] | Buffer | int | None, numDependencies: int, nodeParams: CUDA_EXT_SEM_WAIT_NODE_PARAMS | Sequence[CUDA_EXT_SEM_WAIT_NODE_PARAMS] | None) -> tuple[CUresult, CUgraphNode | None]:
+def cuGraphAddExternalSemaphoresWaitNode(hGraph: CUgraph | runtime.cudaGraph_t | int | None, dependencies: Sequence[CUgraphNode | runtime.cudaGraphNode_t | int | None] | Buffer | int | None, numDependencies: int, nodeParams: CUDA_EXT_SEM_WAIT_NODE_PARAMS | None) -> tuple[CUresult, CUgraphNode | None]:
     """Creates an external semaphore wait node and adds it to a graph."""
 def cuGraphExternalSemaphoresWaitNodeGetParams(hNode: CUgraphNode | runtime.cudaGraphNode_t | int | None) -> tuple[CUresult, CUDA_EXT_SEM_WAIT_NODE_PARAMS | None]:
     """Returns an external semaphore wait node's parameters."""
 def cuGraphExternalSemaphoresWaitNodeSetParams(hNode: CUgraphNode | runtime.cudaGraphNode_t | int | None, nodeParams: CUDA_EXT_SEM_WAIT_NODE_PARAMS | None) -> tuple[CUresult]:
     """Sets an external semaphore wait node's parameters."""
-def cuGraphAddBatchMemOpNode(hGraph: CUgraph | runtime.cudaGraph_t | int | None, dependencies: Sequence[CUgraphNode | runtime.cudaGraphNode_t | int | None] | Buffer | int | None, numDependencies: int, nodeParams: CUDA_BATCH_MEM_OP_NODE_PARAMS | Sequence[CUDA_BATCH_MEM_OP_NODE_PARAMS] | None) -> tuple[CUresult, CUgraphNode | None]:
+def cuGraphAddBatchMemOpNode(hGraph: CUgraph | runtime.cudaGraph_t | int | None, dependencies: Sequence[CUgraphNode | runtime.cudaGraphNode_t | int | None] | Buffer | int | None, numDependencies: int, nodeParams: CUDA_BATCH_MEM_OP_NODE_PARAMS | None) -> tuple[CUresult, CUgraphNode | None]:
     """Creates a batch memory operation node and adds it to a graph."""
 def cuGraphBatchMemOpNodeGetParams(hNode: CUgraphNode | runtime.cudaGraphNode_t | int | None) -> tuple[CUresult, CUDA_BATCH_MEM_OP_NODE_PARAMS | None]:
     """Returns a batch mem op node's parameters."""
@@ -4121,7 +4121,7 @@ def cuGraphBatchMemOpNodeSetParams(hNode: CUgraphNode | runtime.cudaGraphNode_t 
     """Sets a batch mem op node's parameters."""
 def cuGraphExecBatchMemOpNodeSetParams(hGraphExec: CUgraphExec | runtime.cudaGraphExec_t | int | None, hNode: CUgraphNode | runtime.cudaGraphNode_t | int | None, nodeParams: CUDA_BATCH_MEM_OP_NODE_PARAMS | None) -> tuple[CUresult]:
     """Sets the parameters for a batch mem op node in the given graphExec."""
-def cuGraphAddMemAllocNode(hGraph: CUgraph | runtime.cudaGraph_t | int | None, dependencies: Sequence[CUgraphNode | runtime.cudaGraphNode_t | int | None] | Buffer | int | None, numDependencies: int, nodeParams: CUDA_MEM_ALLOC_NODE_PARAMS | Sequence[CUDA_MEM_ALLOC_NODE_PARAMS] | None) -> tuple[CUresult, CUgraphNode | None]:
+def cuGraphAddMemAllocNode(hGraph: CUgraph | runtime.cudaGraph_t | int | None, dependencies: Sequence[CUgraphNode | runtime.cudaGraphNode_t | int | None] | Buffer | int | None, numDependencies: int, nodeParams: CUDA_MEM_ALLOC_NODE_PARAMS | None) -> tuple[CUresult, CUgraphNode | None]:
     """Creates an allocation node and adds it to a graph."""
 def cuGraphMemAllocNodeGetParams(hNode: CUgraphNode | runtime.cudaGraphNode_t | int | None) -> tuple[CUresult, CUDA_MEM_ALLOC_NODE_PARAMS | None]:
     """Returns a memory alloc node's parameters."""
@@ -4223,9 +4223,9 @@ def cuGraphRetainUserObject(graph: CUgraph | runtime.cudaGraph_t | int | None, o
     """Retain a reference to a user object from a graph."""
 def cuGraphReleaseUserObject(graph: CUgraph | runtime.cudaGraph_t | int | None, object: CUuserObject | runtime.cudaUserObject_t | int | None, count: int) -> tuple[CUresult]:
     """Release a user object reference from a graph."""
-def cuGraphAddNode(hGraph: CUgraph | runtime.cudaGraph_t | int | None, dependencies: Sequence[CUgraphNode | runtime.cudaGraphNode_t | int | None] | Buffer | int | None, dependencyData: CUgraphEdgeData | Sequence[CUgraphEdgeData] | None, numDependencies: int, nodeParams: CUgraphNodeParams | Sequence[CUgraphNodeParams] | None) -> tuple[CUresult, CUgraphNode | None]:
+def cuGraphAddNode(hGraph: CUgraph | runtime.cudaGraph_t | int | None, dependencies: Sequence[CUgraphNode | runtime.cudaGraphNode_t | int | None] | Buffer | int | None, dependencyData: CUgraphEdgeData | Sequence[CUgraphEdgeData] | None, numDependencies: int, nodeParams: CUgraphNodeParams | None) -> tuple[CUresult, CUgraphNode | None]:
     """Adds a node of arbitrary type to a graph."""
-def cuGraphAddNode_v3(hGraph: CUgraph | runtime.cudaGraph_t | int | None, dependencies: Sequence[CUgraphNode | runtime.cudaGraphNode_t | int | None] | Buffer | int | None, dependencyData: CUgraphEdgeData | Sequence[CUgraphEdgeData] | None, numDependencies: int, nodeParams: CUgraphNodeParams | Sequence[CUgraphNodeParams] | None) -> tuple[CUresult, CUgraphNode | None]:
+def cuGraphAddNode_v3(hGraph: CUgraph | runtime.cudaGraph_t | int | None, dependencies: Sequence[CUgraphNode | runtime.cudaGraphNode_t | int | None] | Buffer | int | None, dependencyData: CUgraphEdgeData | Sequence[CUgraphEdgeData] | None, numDependencies: int, nodeParams: CUgraphNodeParams | None) -> tuple[CUresult, CUgraphNode | None]:
     """Adds a node of arbitrary type to a graph."""
 def cuGraphNodeSetParams(hNode: CUgraphNode | runtime.cudaGraphNode_t | int | None, nodeParams: CUgraphNodeParams | None) -> tuple[CUresult]:
     """Update a graph node's parameters."""
@@ -4392,7 +4392,7 @@ def cuGreenCtxGetDevResource(hCtx: CUgreenCtx | int | None, typename: CUdevResou
     """Get green context resources."""
 def cuDevSmResourceSplitByCount(nbGroups: int, input_: CUdevResource | None, flags: int, minCount: int) -> tuple[CUresult, list[CUdevResource] | None, int | None, CUdevResource | None]:
     """Splits CUdevResourceType.CU_DEV_RESOURCE_TYPE_SM resources."""
-def cuDevSmResourceSplit(nbGroups: int, input_: CUdevResource | Sequence[CUdevResource] | None, flags: int, groupParams: CU_DEV_SM_RESOURCE_GROUP_PARAMS | Sequence[CU_DEV_SM_RESOURCE_GROUP_PARAMS] | None) -> tuple[CUresult, list[CUdevResource] | None, CUdevResource | None]:
+def cuDevSmResourceSplit(nbGroups: int, input_: CUdevResource | None, flags: int, groupParams: CU_DEV_SM_RESOURCE_GROUP_PARAMS | Sequence[CU_DEV_SM_RESOURCE_GROUP_PARAMS] | None) -> tuple[CUresult, list[CUdevResource] | None, CUdevResource | None]:
     """Splits a CUdevResourceType.CU_DEV_RESOURCE_TYPE_SM resource into structured groups."""
 def cuDevResourceGenerateDesc(resources: Sequence[CUdevResource] | Buffer | int | None, nbResources: int) -> tuple[CUresult, CUdevResourceDesc | None]:
     """Generate a resource descriptor."""

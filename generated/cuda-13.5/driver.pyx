@@ -20711,7 +20711,7 @@ def cuGraphAddKernelNode(hGraph, dependencies, numDependencies, nodeParams):
         Dependencies of the node
     numDependencies : int
         Number of dependencies
-    nodeParams : CUDA_KERNEL_NODE_PARAMS | Sequence[CUDA_KERNEL_NODE_PARAMS] | None
+    nodeParams : CUDA_KERNEL_NODE_PARAMS | None
         Parameters for the GPU execution node
 
     Returns
@@ -20760,8 +20760,6 @@ def cuGraphAddKernelNode(hGraph, dependencies, numDependencies, nodeParams):
         _hptr(hGraph, &c_hGraph)
         _p = 1
         _check_count(dependencies, c_numDependencies, 'dependencies', 'numDependencies')
-        _p = 3
-        if isinstance(nodeParams, (list, tuple)): _check_count(nodeParams, c_numDependencies, 'nodeParams', 'numDependencies')
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('cuGraphAddKernelNode', ('hGraph', 'dependencies', 'numDependencies', 'nodeParams'), _p) from None
     with nogil:
@@ -20892,7 +20890,7 @@ def cuGraphAddMemcpyNode(hGraph, dependencies, numDependencies, copyParams, ctx)
         Dependencies of the node
     numDependencies : int
         Number of dependencies
-    copyParams : CUDA_MEMCPY3D | Sequence[CUDA_MEMCPY3D] | None
+    copyParams : CUDA_MEMCPY3D | None
         Parameters for the memory copy
     ctx : CUcontext | int | None
         Context on which to run the node
@@ -20941,8 +20939,6 @@ def cuGraphAddMemcpyNode(hGraph, dependencies, numDependencies, copyParams, ctx)
         _hptr(ctx, &c_ctx)
         _p = 1
         _check_count(dependencies, c_numDependencies, 'dependencies', 'numDependencies')
-        _p = 3
-        if isinstance(copyParams, (list, tuple)): _check_count(copyParams, c_numDependencies, 'copyParams', 'numDependencies')
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('cuGraphAddMemcpyNode', ('hGraph', 'dependencies', 'numDependencies', 'copyParams', 'ctx'), _p) from None
     with nogil:
@@ -21055,7 +21051,7 @@ def cuGraphAddMemsetNode(hGraph, dependencies, numDependencies, memsetParams, ct
         Dependencies of the node
     numDependencies : int
         Number of dependencies
-    memsetParams : CUDA_MEMSET_NODE_PARAMS | Sequence[CUDA_MEMSET_NODE_PARAMS] | None
+    memsetParams : CUDA_MEMSET_NODE_PARAMS | None
         Parameters for the memory set
     ctx : CUcontext | int | None
         Context on which to run the node
@@ -21105,8 +21101,6 @@ def cuGraphAddMemsetNode(hGraph, dependencies, numDependencies, memsetParams, ct
         _hptr(ctx, &c_ctx)
         _p = 1
         _check_count(dependencies, c_numDependencies, 'dependencies', 'numDependencies')
-        _p = 3
-        if isinstance(memsetParams, (list, tuple)): _check_count(memsetParams, c_numDependencies, 'memsetParams', 'numDependencies')
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('cuGraphAddMemsetNode', ('hGraph', 'dependencies', 'numDependencies', 'memsetParams', 'ctx'), _p) from None
     with nogil:
@@ -21221,7 +21215,7 @@ def cuGraphAddHostNode(hGraph, dependencies, numDependencies, nodeParams):
         Dependencies of the node
     numDependencies : int
         Number of dependencies
-    nodeParams : CUDA_HOST_NODE_PARAMS | Sequence[CUDA_HOST_NODE_PARAMS] | None
+    nodeParams : CUDA_HOST_NODE_PARAMS | None
         Parameters for the host node
 
     Returns
@@ -21266,8 +21260,6 @@ def cuGraphAddHostNode(hGraph, dependencies, numDependencies, nodeParams):
         _hptr(hGraph, &c_hGraph)
         _p = 1
         _check_count(dependencies, c_numDependencies, 'dependencies', 'numDependencies')
-        _p = 3
-        if isinstance(nodeParams, (list, tuple)): _check_count(nodeParams, c_numDependencies, 'nodeParams', 'numDependencies')
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('cuGraphAddHostNode', ('hGraph', 'dependencies', 'numDependencies', 'nodeParams'), _p) from None
     with nogil:
@@ -21874,7 +21866,7 @@ def cuGraphAddExternalSemaphoresSignalNode(hGraph, dependencies, numDependencies
         Dependencies of the node
     numDependencies : int
         Number of dependencies
-    nodeParams : CUDA_EXT_SEM_SIGNAL_NODE_PARAMS | Sequence[CUDA_EXT_SEM_SIGNAL_NODE_PARAMS] | None
+    nodeParams : CUDA_EXT_SEM_SIGNAL_NODE_PARAMS | None
         Parameters for the node
 
     Returns
@@ -21923,8 +21915,6 @@ def cuGraphAddExternalSemaphoresSignalNode(hGraph, dependencies, numDependencies
         _hptr(hGraph, &c_hGraph)
         _p = 1
         _check_count(dependencies, c_numDependencies, 'dependencies', 'numDependencies')
-        _p = 3
-        if isinstance(nodeParams, (list, tuple)): _check_count(nodeParams, c_numDependencies, 'nodeParams', 'numDependencies')
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('cuGraphAddExternalSemaphoresSignalNode', ('hGraph', 'dependencies', 'numDependencies', 'nodeParams'), _p) from None
     with nogil:
@@ -22046,7 +22036,7 @@ def cuGraphAddExternalSemaphoresWaitNode(hGraph, dependencies, numDependencies, 
         Dependencies of the node
     numDependencies : int
         Number of dependencies
-    nodeParams : CUDA_EXT_SEM_WAIT_NODE_PARAMS | Sequence[CUDA_EXT_SEM_WAIT_NODE_PARAMS] | None
+    nodeParams : CUDA_EXT_SEM_WAIT_NODE_PARAMS | None
         Parameters for the node
 
     Returns
@@ -22095,8 +22085,6 @@ def cuGraphAddExternalSemaphoresWaitNode(hGraph, dependencies, numDependencies, 
         _hptr(hGraph, &c_hGraph)
         _p = 1
         _check_count(dependencies, c_numDependencies, 'dependencies', 'numDependencies')
-        _p = 3
-        if isinstance(nodeParams, (list, tuple)): _check_count(nodeParams, c_numDependencies, 'nodeParams', 'numDependencies')
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('cuGraphAddExternalSemaphoresWaitNode', ('hGraph', 'dependencies', 'numDependencies', 'nodeParams'), _p) from None
     with nogil:
@@ -22217,7 +22205,7 @@ def cuGraphAddBatchMemOpNode(hGraph, dependencies, numDependencies, nodeParams):
         Dependencies of the node
     numDependencies : int
         Number of dependencies
-    nodeParams : CUDA_BATCH_MEM_OP_NODE_PARAMS | Sequence[CUDA_BATCH_MEM_OP_NODE_PARAMS] | None
+    nodeParams : CUDA_BATCH_MEM_OP_NODE_PARAMS | None
         Parameters for the node
 
     Returns
@@ -22269,8 +22257,6 @@ def cuGraphAddBatchMemOpNode(hGraph, dependencies, numDependencies, nodeParams):
         _hptr(hGraph, &c_hGraph)
         _p = 1
         _check_count(dependencies, c_numDependencies, 'dependencies', 'numDependencies')
-        _p = 3
-        if isinstance(nodeParams, (list, tuple)): _check_count(nodeParams, c_numDependencies, 'nodeParams', 'numDependencies')
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('cuGraphAddBatchMemOpNode', ('hGraph', 'dependencies', 'numDependencies', 'nodeParams'), _p) from None
     with nogil:
@@ -22495,7 +22481,7 @@ def cuGraphAddMemAllocNode(hGraph, dependencies, numDependencies, nodeParams):
         Dependencies of the node
     numDependencies : int
         Number of dependencies
-    nodeParams : CUDA_MEM_ALLOC_NODE_PARAMS | Sequence[CUDA_MEM_ALLOC_NODE_PARAMS] | None
+    nodeParams : CUDA_MEM_ALLOC_NODE_PARAMS | None
         Parameters for the node
 
     Returns
@@ -22543,8 +22529,6 @@ def cuGraphAddMemAllocNode(hGraph, dependencies, numDependencies, nodeParams):
         _hptr(hGraph, &c_hGraph)
         _p = 1
         _check_count(dependencies, c_numDependencies, 'dependencies', 'numDependencies')
-        _p = 3
-        if isinstance(nodeParams, (list, tuple)): _check_count(nodeParams, c_numDependencies, 'nodeParams', 'numDependencies')
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('cuGraphAddMemAllocNode', ('hGraph', 'dependencies', 'numDependencies', 'nodeParams'), _p) from None
     with nogil:
@@ -25364,7 +25348,7 @@ def cuGraphAddNode(hGraph, dependencies, dependencyData, numDependencies, nodePa
         default (zeroed) for all dependencies.
     numDependencies : int
         Number of dependencies
-    nodeParams : CUgraphNodeParams | Sequence[CUgraphNodeParams] | None
+    nodeParams : CUgraphNodeParams | None
         Specification of the node
 
     Returns
@@ -25408,8 +25392,6 @@ def cuGraphAddNode(hGraph, dependencies, dependencyData, numDependencies, nodePa
         _check_count(dependencies, c_numDependencies, 'dependencies', 'numDependencies')
         _p = 2
         if isinstance(dependencyData, (list, tuple)): _check_count(dependencyData, c_numDependencies, 'dependencyData', 'numDependencies')
-        _p = 4
-        if isinstance(nodeParams, (list, tuple)): _check_count(nodeParams, c_numDependencies, 'nodeParams', 'numDependencies')
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('cuGraphAddNode', ('hGraph', 'dependencies', 'dependencyData', 'numDependencies', 'nodeParams'), _p) from None
     with nogil:
@@ -25452,7 +25434,7 @@ def cuGraphAddNode_v3(hGraph, dependencies, dependencyData, numDependencies, nod
         default (zeroed) for all dependencies.
     numDependencies : int
         Number of dependencies
-    nodeParams : CUgraphNodeParams | Sequence[CUgraphNodeParams] | None
+    nodeParams : CUgraphNodeParams | None
         Specification of the node
 
     Returns
@@ -25496,8 +25478,6 @@ def cuGraphAddNode_v3(hGraph, dependencies, dependencyData, numDependencies, nod
         _check_count(dependencies, c_numDependencies, 'dependencies', 'numDependencies')
         _p = 2
         if isinstance(dependencyData, (list, tuple)): _check_count(dependencyData, c_numDependencies, 'dependencyData', 'numDependencies')
-        _p = 4
-        if isinstance(nodeParams, (list, tuple)): _check_count(nodeParams, c_numDependencies, 'nodeParams', 'numDependencies')
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('cuGraphAddNode_v3', ('hGraph', 'dependencies', 'dependencyData', 'numDependencies', 'nodeParams'), _p) from None
     with nogil:
@@ -31177,7 +31157,7 @@ def cuDevSmResourceSplit(nbGroups, input_, flags, groupParams):
     ----------
     nbGroups : int
         Specifies the number of groups in `result` and `groupParams`
-    input_ : CUdevResource | Sequence[CUdevResource] | None
+    input_ : CUdevResource | None
         Input SM resource to be split. Must be a valid
         CUdevResourceType.CU_DEV_RESOURCE_TYPE_SM resource.
     flags : int
@@ -31222,9 +31202,6 @@ def cuDevSmResourceSplit(nbGroups, input_, flags, groupParams):
         _p = 3
         a_groupParams = _structs(groupParams, sizeof(cydriver.CU_DEV_SM_RESOURCE_GROUP_PARAMS))
         p_groupParams = _bufptr(a_groupParams)
-        _p = 1
-        if isinstance(input_, (list, tuple)): _check_count(input_, c_nbGroups, 'input_', 'nbGroups')
-        _p = 3
         if isinstance(groupParams, (list, tuple)): _check_count(groupParams, c_nbGroups, 'groupParams', 'nbGroups')
         _p = 0
         a_result = _Buf_new((c_nbGroups) * sizeof(cydriver.CUdevResource))

@@ -6971,7 +6971,7 @@ def cudaMallocMipmappedArray(desc, extent, numLevels, flags):
 
     Parameters
     ----------
-    desc : cudaChannelFormatDesc | Sequence[cudaChannelFormatDesc] | None
+    desc : cudaChannelFormatDesc | None
         Requested channel format
     extent : cudaExtent
         Requested allocation size (width field in elements)
@@ -7010,8 +7010,6 @@ def cudaMallocMipmappedArray(desc, extent, numLevels, flags):
         p_desc = _bufptr(a_desc)
         _p = 1
         p_extent = _sval(extent, sizeof(cyruntime.cudaExtent))
-        _p = 0
-        if isinstance(desc, (list, tuple)): _check_count(desc, c_numLevels, 'desc', 'numLevels')
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('cudaMallocMipmappedArray', ('desc', 'extent', 'numLevels', 'flags'), _p) from None
     with nogil:
@@ -13479,7 +13477,7 @@ def cudaGraphAddKernelNode(graph, pDependencies, numDependencies, pNodeParams):
         Dependencies of the node
     numDependencies : int
         Number of dependencies
-    pNodeParams : cudaKernelNodeParams | Sequence[cudaKernelNodeParams] | None
+    pNodeParams : cudaKernelNodeParams | None
         Parameters for the GPU execution node
 
     Returns
@@ -13527,8 +13525,6 @@ def cudaGraphAddKernelNode(graph, pDependencies, numDependencies, pNodeParams):
         _hptr(graph, &c_graph)
         _p = 1
         _check_count(pDependencies, c_numDependencies, 'pDependencies', 'numDependencies')
-        _p = 3
-        if isinstance(pNodeParams, (list, tuple)): _check_count(pNodeParams, c_numDependencies, 'pNodeParams', 'numDependencies')
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('cudaGraphAddKernelNode', ('graph', 'pDependencies', 'numDependencies', 'pNodeParams'), _p) from None
     with nogil:
@@ -13769,7 +13765,7 @@ def cudaGraphAddMemcpyNode(graph, pDependencies, numDependencies, pCopyParams):
         Dependencies of the node
     numDependencies : int
         Number of dependencies
-    pCopyParams : cudaMemcpy3DParms | Sequence[cudaMemcpy3DParms] | None
+    pCopyParams : cudaMemcpy3DParms | None
         Parameters for the memory copy
 
     Returns
@@ -13814,8 +13810,6 @@ def cudaGraphAddMemcpyNode(graph, pDependencies, numDependencies, pCopyParams):
         _hptr(graph, &c_graph)
         _p = 1
         _check_count(pDependencies, c_numDependencies, 'pDependencies', 'numDependencies')
-        _p = 3
-        if isinstance(pCopyParams, (list, tuple)): _check_count(pCopyParams, c_numDependencies, 'pCopyParams', 'numDependencies')
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('cudaGraphAddMemcpyNode', ('graph', 'pDependencies', 'numDependencies', 'pCopyParams'), _p) from None
     with nogil:
@@ -14419,7 +14413,7 @@ def cudaGraphAddMemsetNode(graph, pDependencies, numDependencies, pMemsetParams)
         Dependencies of the node
     numDependencies : int
         Number of dependencies
-    pMemsetParams : cudaMemsetParams | Sequence[cudaMemsetParams] | None
+    pMemsetParams : cudaMemsetParams | None
         Parameters for the memory set
 
     Returns
@@ -14463,8 +14457,6 @@ def cudaGraphAddMemsetNode(graph, pDependencies, numDependencies, pMemsetParams)
         _hptr(graph, &c_graph)
         _p = 1
         _check_count(pDependencies, c_numDependencies, 'pDependencies', 'numDependencies')
-        _p = 3
-        if isinstance(pMemsetParams, (list, tuple)): _check_count(pMemsetParams, c_numDependencies, 'pMemsetParams', 'numDependencies')
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('cudaGraphAddMemsetNode', ('graph', 'pDependencies', 'numDependencies', 'pMemsetParams'), _p) from None
     with nogil:
@@ -14577,7 +14569,7 @@ def cudaGraphAddHostNode(graph, pDependencies, numDependencies, pNodeParams):
         Dependencies of the node
     numDependencies : int
         Number of dependencies
-    pNodeParams : cudaHostNodeParams | Sequence[cudaHostNodeParams] | None
+    pNodeParams : cudaHostNodeParams | None
         Parameters for the host node
 
     Returns
@@ -14621,8 +14613,6 @@ def cudaGraphAddHostNode(graph, pDependencies, numDependencies, pNodeParams):
         _hptr(graph, &c_graph)
         _p = 1
         _check_count(pDependencies, c_numDependencies, 'pDependencies', 'numDependencies')
-        _p = 3
-        if isinstance(pNodeParams, (list, tuple)): _check_count(pNodeParams, c_numDependencies, 'pNodeParams', 'numDependencies')
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('cudaGraphAddHostNode', ('graph', 'pDependencies', 'numDependencies', 'pNodeParams'), _p) from None
     with nogil:
@@ -15218,7 +15208,7 @@ def cudaGraphAddExternalSemaphoresSignalNode(graph, pDependencies, numDependenci
         Dependencies of the node
     numDependencies : int
         Number of dependencies
-    nodeParams : cudaExternalSemaphoreSignalNodeParams | Sequence[cudaExternalSemaphoreSignalNodeParams] | None
+    nodeParams : cudaExternalSemaphoreSignalNodeParams | None
         Parameters for the node
 
     Returns
@@ -15266,8 +15256,6 @@ def cudaGraphAddExternalSemaphoresSignalNode(graph, pDependencies, numDependenci
         _hptr(graph, &c_graph)
         _p = 1
         _check_count(pDependencies, c_numDependencies, 'pDependencies', 'numDependencies')
-        _p = 3
-        if isinstance(nodeParams, (list, tuple)): _check_count(nodeParams, c_numDependencies, 'nodeParams', 'numDependencies')
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('cudaGraphAddExternalSemaphoresSignalNode', ('graph', 'pDependencies', 'numDependencies', 'nodeParams'), _p) from None
     with nogil:
@@ -15390,7 +15378,7 @@ def cudaGraphAddExternalSemaphoresWaitNode(graph, pDependencies, numDependencies
         Dependencies of the node
     numDependencies : int
         Number of dependencies
-    nodeParams : cudaExternalSemaphoreWaitNodeParams | Sequence[cudaExternalSemaphoreWaitNodeParams] | None
+    nodeParams : cudaExternalSemaphoreWaitNodeParams | None
         Parameters for the node
 
     Returns
@@ -15438,8 +15426,6 @@ def cudaGraphAddExternalSemaphoresWaitNode(graph, pDependencies, numDependencies
         _hptr(graph, &c_graph)
         _p = 1
         _check_count(pDependencies, c_numDependencies, 'pDependencies', 'numDependencies')
-        _p = 3
-        if isinstance(nodeParams, (list, tuple)): _check_count(nodeParams, c_numDependencies, 'nodeParams', 'numDependencies')
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('cudaGraphAddExternalSemaphoresWaitNode', ('graph', 'pDependencies', 'numDependencies', 'nodeParams'), _p) from None
     with nogil:
@@ -15592,7 +15578,7 @@ def cudaGraphAddMemAllocNode(graph, pDependencies, numDependencies, nodeParams):
         Dependencies of the node
     numDependencies : int
         Number of dependencies
-    nodeParams : cudaMemAllocNodeParams | Sequence[cudaMemAllocNodeParams] | None
+    nodeParams : cudaMemAllocNodeParams | None
         Parameters for the node
 
     Returns
@@ -15640,8 +15626,6 @@ def cudaGraphAddMemAllocNode(graph, pDependencies, numDependencies, nodeParams):
         _hptr(graph, &c_graph)
         _p = 1
         _check_count(pDependencies, c_numDependencies, 'pDependencies', 'numDependencies')
-        _p = 3
-        if isinstance(nodeParams, (list, tuple)): _check_count(nodeParams, c_numDependencies, 'nodeParams', 'numDependencies')
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('cudaGraphAddMemAllocNode', ('graph', 'pDependencies', 'numDependencies', 'nodeParams'), _p) from None
     with nogil:
@@ -18618,7 +18602,7 @@ def cudaGraphAddNode(graph, pDependencies, dependencyData, numDependencies, node
         default (zeroed) for all dependencies.
     numDependencies : int
         Number of dependencies
-    nodeParams : cudaGraphNodeParams | Sequence[cudaGraphNodeParams] | None
+    nodeParams : cudaGraphNodeParams | None
         Specification of the node
 
     Returns
@@ -18662,8 +18646,6 @@ def cudaGraphAddNode(graph, pDependencies, dependencyData, numDependencies, node
         _check_count(pDependencies, c_numDependencies, 'pDependencies', 'numDependencies')
         _p = 2
         if isinstance(dependencyData, (list, tuple)): _check_count(dependencyData, c_numDependencies, 'dependencyData', 'numDependencies')
-        _p = 4
-        if isinstance(nodeParams, (list, tuple)): _check_count(nodeParams, c_numDependencies, 'nodeParams', 'numDependencies')
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('cudaGraphAddNode', ('graph', 'pDependencies', 'dependencyData', 'numDependencies', 'nodeParams'), _p) from None
     with nogil:
@@ -20090,7 +20072,7 @@ def cudaDevSmResourceSplit(nbGroups, input_, flags, groupParams):
     ----------
     nbGroups : int
         Specifies the number of groups in `result` and `groupParams`
-    input_ : cudaDevResource | Sequence[cudaDevResource] | None
+    input_ : cudaDevResource | None
         Input SM resource to be split. Must be a valid
         cudaDevResourceType.cudaDevResourceTypeSm resource.
     flags : int
@@ -20136,9 +20118,6 @@ def cudaDevSmResourceSplit(nbGroups, input_, flags, groupParams):
         _p = 3
         a_groupParams = _structs(groupParams, sizeof(cyruntime.cudaDevSmResourceGroupParams))
         p_groupParams = _bufptr(a_groupParams)
-        _p = 1
-        if isinstance(input_, (list, tuple)): _check_count(input_, c_nbGroups, 'input_', 'nbGroups')
-        _p = 3
         if isinstance(groupParams, (list, tuple)): _check_count(groupParams, c_nbGroups, 'groupParams', 'nbGroups')
         _p = 0
         a_result = _Buf_new((c_nbGroups) * sizeof(cyruntime.cudaDevResource))

@@ -30,3 +30,6 @@ def mistakes(stream: driver.CUstream) -> None:
     driver.cuFuncGetName(kernel)  # expect: reportArgumentType arg-type
     # the checked style returns the value itself, not a tuple
     err, ptr = cdriver.cuMemAlloc(16)  # expect: reportGeneralTypeIssues misc
+    # a list where the call reads one struct (the count counts something else)
+    desc = runtime.cudaChannelFormatDesc()
+    runtime.cudaMallocMipmappedArray([desc], runtime.make_cudaExtent(4, 4, 0), 2, 0)  # expect: reportArgumentType arg-type

@@ -627,7 +627,7 @@ def cudaMalloc3D(extent: cudaExtent) -> cudaPitchedPtr:
     """Allocates logical 1D, 2D, or 3D memory objects on the device."""
 def cudaMalloc3DArray(desc: cudaChannelFormatDesc | None, extent: cudaExtent, flags: int) -> cudaArray_t:
     """Allocate an array on the device."""
-def cudaMallocMipmappedArray(desc: cudaChannelFormatDesc | Sequence[cudaChannelFormatDesc] | None, extent: cudaExtent, numLevels: int, flags: int) -> cudaMipmappedArray_t:
+def cudaMallocMipmappedArray(desc: cudaChannelFormatDesc | None, extent: cudaExtent, numLevels: int, flags: int) -> cudaMipmappedArray_t:
     """Allocate a mipmapped array on the device."""
 def cudaGetMipmappedArrayLevel(mipmappedArray: cudaMipmappedArray_const_t | cudaMipmappedArray_t | int | None, level: int) -> cudaArray_t:
     """Gets a mipmap level of a CUDA mipmapped array."""
@@ -823,7 +823,7 @@ def cudaLogsDumpToMemory(iterator: cudaLogIterator | int | None, buffer: Buffer,
     """Dump accumulated driver logs into a buffer."""
 def cudaGraphCreate(flags: int) -> cudaGraph_t:
     """Creates a graph."""
-def cudaGraphAddKernelNode(graph: cudaGraph_t | driver.CUgraph | int | None, pDependencies: Sequence[cudaGraphNode_t | driver.CUgraphNode | int | None] | Buffer | int | None, numDependencies: int, pNodeParams: cudaKernelNodeParams | Sequence[cudaKernelNodeParams] | None) -> cudaGraphNode_t:
+def cudaGraphAddKernelNode(graph: cudaGraph_t | driver.CUgraph | int | None, pDependencies: Sequence[cudaGraphNode_t | driver.CUgraphNode | int | None] | Buffer | int | None, numDependencies: int, pNodeParams: cudaKernelNodeParams | None) -> cudaGraphNode_t:
     """Creates a kernel execution node and adds it to a graph."""
 def cudaGraphKernelNodeGetParams(node: cudaGraphNode_t | driver.CUgraphNode | int | None) -> cudaKernelNodeParams:
     """Returns a kernel node's parameters."""
@@ -835,7 +835,7 @@ def cudaGraphKernelNodeGetAttribute(hNode: cudaGraphNode_t | driver.CUgraphNode 
     """Queries node attribute."""
 def cudaGraphKernelNodeSetAttribute(hNode: cudaGraphNode_t | driver.CUgraphNode | int | None, attr: cudaLaunchAttributeID, value: cudaLaunchAttributeValue | None) -> None:
     """Sets node attribute."""
-def cudaGraphAddMemcpyNode(graph: cudaGraph_t | driver.CUgraph | int | None, pDependencies: Sequence[cudaGraphNode_t | driver.CUgraphNode | int | None] | Buffer | int | None, numDependencies: int, pCopyParams: cudaMemcpy3DParms | Sequence[cudaMemcpy3DParms] | None) -> cudaGraphNode_t:
+def cudaGraphAddMemcpyNode(graph: cudaGraph_t | driver.CUgraph | int | None, pDependencies: Sequence[cudaGraphNode_t | driver.CUgraphNode | int | None] | Buffer | int | None, numDependencies: int, pCopyParams: cudaMemcpy3DParms | None) -> cudaGraphNode_t:
     """Creates a memcpy node and adds it to a graph."""
 def cudaGraphAddMemcpyNodeToSymbol(graph: cudaGraph_t | driver.CUgraph | int | None, pDependencies: Sequence[cudaGraphNode_t | driver.CUgraphNode | int | None] | Buffer | int | None, numDependencies: int, symbol: Address, src: Address, count: int, offset: int, kind: cudaMemcpyKind) -> cudaGraphNode_t:
     """Creates a memcpy node to copy to a symbol on the device and adds it to a graph."""
@@ -853,13 +853,13 @@ def cudaGraphMemcpyNodeSetParamsFromSymbol(node: cudaGraphNode_t | driver.CUgrap
     """Sets a memcpy node's parameters to copy from a symbol on the device."""
 def cudaGraphMemcpyNodeSetParams1D(node: cudaGraphNode_t | driver.CUgraphNode | int | None, dst: Address, src: Address, count: int, kind: cudaMemcpyKind) -> None:
     """Sets a memcpy node's parameters to perform a 1-dimensional copy."""
-def cudaGraphAddMemsetNode(graph: cudaGraph_t | driver.CUgraph | int | None, pDependencies: Sequence[cudaGraphNode_t | driver.CUgraphNode | int | None] | Buffer | int | None, numDependencies: int, pMemsetParams: cudaMemsetParams | Sequence[cudaMemsetParams] | None) -> cudaGraphNode_t:
+def cudaGraphAddMemsetNode(graph: cudaGraph_t | driver.CUgraph | int | None, pDependencies: Sequence[cudaGraphNode_t | driver.CUgraphNode | int | None] | Buffer | int | None, numDependencies: int, pMemsetParams: cudaMemsetParams | None) -> cudaGraphNode_t:
     """Creates a memset node and adds it to a graph."""
 def cudaGraphMemsetNodeGetParams(node: cudaGraphNode_t | driver.CUgraphNode | int | None) -> cudaMemsetParams:
     """Returns a memset node's parameters."""
 def cudaGraphMemsetNodeSetParams(node: cudaGraphNode_t | driver.CUgraphNode | int | None, pNodeParams: cudaMemsetParams | None) -> None:
     """Sets a memset node's parameters."""
-def cudaGraphAddHostNode(graph: cudaGraph_t | driver.CUgraph | int | None, pDependencies: Sequence[cudaGraphNode_t | driver.CUgraphNode | int | None] | Buffer | int | None, numDependencies: int, pNodeParams: cudaHostNodeParams | Sequence[cudaHostNodeParams] | None) -> cudaGraphNode_t:
+def cudaGraphAddHostNode(graph: cudaGraph_t | driver.CUgraph | int | None, pDependencies: Sequence[cudaGraphNode_t | driver.CUgraphNode | int | None] | Buffer | int | None, numDependencies: int, pNodeParams: cudaHostNodeParams | None) -> cudaGraphNode_t:
     """Creates a host execution node and adds it to a graph."""
 def cudaGraphHostNodeGetParams(node: cudaGraphNode_t | driver.CUgraphNode | int | None) -> cudaHostNodeParams:
     """Returns a host node's parameters."""
@@ -883,19 +883,19 @@ def cudaGraphEventWaitNodeGetEvent(node: cudaGraphNode_t | driver.CUgraphNode | 
     """Returns the event associated with an event wait node."""
 def cudaGraphEventWaitNodeSetEvent(node: cudaGraphNode_t | driver.CUgraphNode | int | None, event: cudaEvent_t | driver.CUevent | int | None) -> None:
     """Sets an event wait node's event."""
-def cudaGraphAddExternalSemaphoresSignalNode(graph: cudaGraph_t | driver.CUgraph | int | None, pDependencies: Sequence[cudaGraphNode_t | driver.CUgraphNode | int | None] | Buffer | int | None, numDependencies: int, nodeParams: cudaExternalSemaphoreSignalNodeParams | Sequence[cudaExternalSemaphoreSignalNodeParams] | None) -> cudaGraphNode_t:
+def cudaGraphAddExternalSemaphoresSignalNode(graph: cudaGraph_t | driver.CUgraph | int | None, pDependencies: Sequence[cudaGraphNode_t | driver.CUgraphNode | int | None] | Buffer | int | None, numDependencies: int, nodeParams: cudaExternalSemaphoreSignalNodeParams | None) -> cudaGraphNode_t:
     """Creates an external semaphore signal node and adds it to a graph."""
 def cudaGraphExternalSemaphoresSignalNodeGetParams(hNode: cudaGraphNode_t | driver.CUgraphNode | int | None) -> cudaExternalSemaphoreSignalNodeParams:
     """Returns an external semaphore signal node's parameters."""
 def cudaGraphExternalSemaphoresSignalNodeSetParams(hNode: cudaGraphNode_t | driver.CUgraphNode | int | None, nodeParams: cudaExternalSemaphoreSignalNodeParams | None) -> None:
     """Sets an external semaphore signal node's parameters."""
-def cudaGraphAddExternalSemaphoresWaitNode(graph: cudaGraph_t | driver.CUgraph | int | None, pDependencies: Sequence[cudaGraphNode_t | driver.CUgraphNode | int | None] | Buffer | int | None, numDependencies: int, nodeParams: cudaExternalSemaphoreWaitNodeParams | Sequence[cudaExternalSemaphoreWaitNodeParams] | None) -> cudaGraphNode_t:
+def cudaGraphAddExternalSemaphoresWaitNode(graph: cudaGraph_t | driver.CUgraph | int | None, pDependencies: Sequence[cudaGraphNode_t | driver.CUgraphNode | int | None] | Buffer | int | None, numDependencies: int, nodeParams: cudaExternalSemaphoreWaitNodeParams | None) -> cudaGraphNode_t:
     """Creates an external semaphore wait node and adds it to a graph."""
 def cudaGraphExternalSemaphoresWaitNodeGetParams(hNode: cudaGraphNode_t | driver.CUgraphNode | int | None) -> cudaExternalSemaphoreWaitNodeParams:
     """Returns an external semaphore wait node's parameters."""
 def cudaGraphExternalSemaphoresWaitNodeSetParams(hNode: cudaGraphNode_t | driver.CUgraphNode | int | None, nodeParams: cudaExternalSemaphoreWaitNodeParams | None) -> None:
     """Sets an external semaphore wait node's parameters."""
-def cudaGraphAddMemAllocNode(graph: cudaGraph_t | driver.CUgraph | int | None, pDependencies: Sequence[cudaGraphNode_t | driver.CUgraphNode | int | None] | Buffer | int | None, numDependencies: int, nodeParams: cudaMemAllocNodeParams | Sequence[cudaMemAllocNodeParams] | None) -> cudaGraphNode_t:
+def cudaGraphAddMemAllocNode(graph: cudaGraph_t | driver.CUgraph | int | None, pDependencies: Sequence[cudaGraphNode_t | driver.CUgraphNode | int | None] | Buffer | int | None, numDependencies: int, nodeParams: cudaMemAllocNodeParams | None) -> cudaGraphNode_t:
     """Creates an allocation node and adds it to a graph."""
 def cudaGraphMemAllocNodeGetParams(node: cudaGraphNode_t | driver.CUgraphNode | int | None) -> cudaMemAllocNodeParams:
     """Returns a memory alloc node's parameters."""
@@ -999,7 +999,7 @@ def cudaGraphRetainUserObject(graph: cudaGraph_t | driver.CUgraph | int | None, 
     """Retain a reference to a user object from a graph."""
 def cudaGraphReleaseUserObject(graph: cudaGraph_t | driver.CUgraph | int | None, object: cudaUserObject_t | driver.CUuserObject | int | None, count: int) -> None:
     """Release a user object reference from a graph."""
-def cudaGraphAddNode(graph: cudaGraph_t | driver.CUgraph | int | None, pDependencies: Sequence[cudaGraphNode_t | driver.CUgraphNode | int | None] | Buffer | int | None, dependencyData: cudaGraphEdgeData | Sequence[cudaGraphEdgeData] | None, numDependencies: int, nodeParams: cudaGraphNodeParams | Sequence[cudaGraphNodeParams] | None) -> cudaGraphNode_t:
+def cudaGraphAddNode(graph: cudaGraph_t | driver.CUgraph | int | None, pDependencies: Sequence[cudaGraphNode_t | driver.CUgraphNode | int | None] | Buffer | int | None, dependencyData: cudaGraphEdgeData | Sequence[cudaGraphEdgeData] | None, numDependencies: int, nodeParams: cudaGraphNodeParams | None) -> cudaGraphNode_t:
     """Adds a node of arbitrary type to a graph."""
 def cudaGraphNodeSetParams(node: cudaGraphNode_t | driver.CUgraphNode | int | None, nodeParams: cudaGraphNodeParams | None) -> None:
     """Update a graph node's parameters."""
@@ -1039,7 +1039,7 @@ def cudaDeviceGetDevResource(device: int, typename: cudaDevResourceType) -> cuda
     """Get device resources."""
 def cudaDevSmResourceSplitByCount(nbGroups: int, input_: cudaDevResource | None, flags: int, minCount: int) -> tuple[list[cudaDevResource], int, cudaDevResource]:
     """Splits cudaDevResourceType.cudaDevResourceTypeSm resources."""
-def cudaDevSmResourceSplit(nbGroups: int, input_: cudaDevResource | Sequence[cudaDevResource] | None, flags: int, groupParams: cudaDevSmResourceGroupParams | Sequence[cudaDevSmResourceGroupParams] | None) -> tuple[list[cudaDevResource], cudaDevResource]:
+def cudaDevSmResourceSplit(nbGroups: int, input_: cudaDevResource | None, flags: int, groupParams: cudaDevSmResourceGroupParams | Sequence[cudaDevSmResourceGroupParams] | None) -> tuple[list[cudaDevResource], cudaDevResource]:
     """Splits a cudaDevResourceType.cudaDevResourceTypeSm resource into structured groups."""
 def cudaDevResourceGenerateDesc(resources: Sequence[cudaDevResource] | Buffer | int | None, nbResources: int) -> cudaDevResourceDesc_t:
     """Generate a resource descriptor."""
