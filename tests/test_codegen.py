@@ -204,6 +204,73 @@ def test_emitted_wrapper_releases_the_gil_and_returns_outputs(tiny_model):
     assert "return (_ok(), _new_int(CUdeviceptr" in body
 
 
+ARRAYS = textwrap.dedent("""\
+    typedef enum cudaError_enum { CUDA_SUCCESS = 0 } CUresult;
+    typedef struct CUkern_st *CUkern;
+    typedef struct CUres_st { unsigned int smCount; } CUres;
+    typedef struct CUdesc_st { unsigned int width; } CUdesc;
+    typedef struct cudaArr *cudaArr_t;
+    typedef const struct cudaArr *cudaArr_const_t;
+    #define CUDAAPI
+    /**
+     * \\param result   - Output array of \\p CUres resources
+     * \\param nbGroups - Number of groups in \\p result
+     * \\param input    - Input resource to split
+     */
+    CUresult CUDAAPI cuThingSplit(CUres *result, unsigned int nbGroups, const CUres *input);
+    /**
+     * \\param kernels    - Buffer where the kernel handles are returned to
+     * \\param numKernels - Maximum number of kernel handles
+     */
+    CUresult CUDAAPI cuThingEnumerate(CUkern *kernels, unsigned int numKernels);
+    /**
+     * \\param pHandle - Returned kernel
+     * \\param pDesc   - Array descriptor
+     */
+    CUresult CUDAAPI cuThingCreate(CUkern *pHandle, const CUdesc *pDesc);
+    /**
+     * \\param capabilities - Returned capability details of each requested operation
+     * \\param operations   - Requested operations
+     * \\param count        - Count of requested operations
+     */
+    CUresult CUDAAPI cudaDeviceGetHostAtomicCapabilities(unsigned int *capabilities, const int *operations, unsigned int count);
+    CUresult CUDAAPI cudaThingCopy(cudaArr_t dst, cudaArr_const_t src);
+    """)
+
+
+@pytest.fixture(scope="module")
+def arrays_model(tmp_path_factory):
+    pytest.importorskip("pyclibrary", reason="the generator's parser (pyclibrary) is not installed")
+    d = tmp_path_factory.mktemp("arrays")
+    (d / "arrays.h").write_text(ARRAYS)
+    raw = {"defs": parse.run_pyclibrary(d, ["arrays.h"]), "docs": parse.doc_comments(ARRAYS), "versioned": {},
+           "ptds": {}, "pfn": {}}
+    return model.build(raw, "driver")
+
+
+def test_output_arrays_are_sized_by_their_count(arrays_model):
+    roles = {(f.name, p.name): (p.role, p.conv, p.extra) for f in arrays_model.functions for p in f.params}
+    # the doxygen text calls the output an array or buffer: a list of the count's length
+    assert roles[("cuThingSplit", "result")] == ("out", "array_out", {"count": "nbGroups"})
+    assert roles[("cuThingEnumerate", "kernels")] == ("out", "array_out", {"count": "numKernels"})
+    # one struct read once, though the function has a count
+    assert roles[("cuThingSplit", "input")] == ("in", "struct_ptr", {})
+    # overrides.ARRAY_COUNT's entry of the driver's cuDeviceGetHostAtomicCapabilities holds for the
+    # runtime's twin, whose text does not say "array"
+    assert roles[("cudaDeviceGetHostAtomicCapabilities", "capabilities")] == ("out", "array_out", {"count": "count"})
+    # "Array descriptor" is one descriptor (of a CUDA array), not a list
+    assert roles[("cuThingCreate", "pDesc")] == ("in", "struct_ptr", {})
+
+
+def test_const_handle_parameters_take_the_non_const_handle(arrays_model):
+    from codegen import pytypes
+    assert arrays_model.const_handles == ["cudaArr_const_t"]
+    fn = next(f for f in arrays_model.functions if f.name == "cudaThingCopy")
+    dst, src = fn.params
+    assert pytypes.param_type(arrays_model, fn, src) == "cudaArr_const_t | cudaArr_t | int | None"
+    assert pytypes.param_type(arrays_model, fn, dst) == "cudaArr_t | int | None"    # not the reverse
+
+
 CYLEVEL_BASE = textwrap.dedent("""\
     typedef enum cudaError_enum { CUDA_SUCCESS = 0 } CUresult;
     typedef struct CUstream_st *CUstream;
