@@ -530,7 +530,7 @@ def listed(types, form, api, a, b):
         exc = detail.split(": ")[1] if rec["outcome"] == "exception" and detail.count(": ") >= 2 else None
         return {"outcome": rec["outcome"], **({"exc": exc} if exc else {})}
     entry = departure(f"kparams.{types}.{form}.{api}", obs(a), obs(b), DEPARTURES)
-    return entry[2] if entry else None
+    return entry[-1] if entry else None
 
 
 def compare(ours, ref, ids):

@@ -1,7 +1,8 @@
 """Differential conformance: every public name of our cuda.bindings probed side by side with
-NVIDIA's cuda-bindings 13.0.3, on a stand-in libcuda.so.1 (no GPU).  How it works and how to list
-a deliberate departure: docs/conformance.md.  The whole run happens once, in a session fixture;
-each test below reports one family's differences, grouped by kind, with examples."""
+NVIDIA's cuda-bindings of the release this build is for (its twin: conformance.run.TWINS), on a
+stand-in libcuda.so.1 (no GPU).  How it works and how to list a deliberate departure:
+docs/conformance.md.  The whole run happens once, in a session fixture; each test below reports
+one family's differences, grouped by kind, with examples."""
 import collections
 import re
 
@@ -9,16 +10,9 @@ import pytest
 
 from cuda.bindings import __cuda_version__
 
-# NVIDIA's 13.0.3 is the reference of the 13.0 build only (other releases: docs/cuda-versions.md)
-pytestmark = pytest.mark.skipif(__cuda_version__ != "13.0",
-                                reason=f"compares with NVIDIA's cuda-bindings 13.0.3; this build is for CUDA {__cuda_version__}")
-
 from conformance import run
 from conformance.departures import DEPARTURES
-
-FAMILIES = [(lib, fam) for lib in ("driver", "runtime") for fam in ("name", "const", "enum", "handle", "struct",
-                                                                     "field", "fn")]
-FAMILIES += [(lib, fam) for lib in ("nvrtc", "nvjitlink", "nvvm") for fam in ("name", "enum", "fn")]
+from conformance.spec import FAMILIES
 
 
 @pytest.fixture(scope="session")
@@ -33,7 +27,16 @@ def conformance():
     return res
 
 
+def test_every_release_has_a_twin():
+    import sys
+    sys.path.insert(0, str(run.ROOT))
+    from headers import fetch
+    assert set(fetch.versions()) <= set(run.TWINS), "name NVIDIA's release for each pinned one in run.TWINS"
+    assert __cuda_version__ in run.TWINS
+
+
 def test_probes_ran_to_the_end_under_both_packages(conformance):
+    assert conformance["release"] == __cuda_version__
     assert not conformance["problems"], "\n".join(conformance["problems"])
     assert conformance["probes"] > 20000, f"only {conformance['probes']} probes ran"
 
@@ -43,7 +46,7 @@ def test_no_unlisted_differences(conformance, lib, family):
     mine = [d for d in conformance["differences"] if run.family(d[0])[:2] == (lib, family)]
     if mine:
         part = dict(conformance, differences=mine)
-        pytest.fail(f"{len(mine)} differences from NVIDIA's cuda-bindings 13.0.3 in {lib}.{family} "
+        pytest.fail(f"{len(mine)} differences from NVIDIA's cuda-bindings {conformance['twin']} in {lib}.{family} "
                     f"(deliberate ones go in tests/conformance/departures.py):\n"
                     + run.summary_text(part, limit=25, totals=False), pytrace=False)
 
@@ -52,6 +55,17 @@ def test_every_listed_departure_is_still_needed(conformance):
     used = collections.Counter(reason for *_, reason in conformance["departures"])
     # entries for kernel-parameter cases (ids kparams.*) are used by scripts/kernel_params_diff.py,
     # which compares launches on a GPU
-    stale = [f"{pattern}: {reason}" for pattern, _, reason in DEPARTURES
-             if not used[reason] and not re.sub(r"^re:\^?", "", pattern).startswith("kparams")]
-    assert not stale, "departures.py entries that cover no difference any more:\n  " + "\n  ".join(stale)
+    stale = [f"{entry[0]}: {entry[-1]}" for entry in DEPARTURES
+             if run.covers(entry, __cuda_version__) and not used[entry[-1]]
+             and not re.sub(r"^re:\^?", "", entry[0]).startswith("kparams")]
+    assert not stale, (f"departures.py entries listed for CUDA {__cuda_version__} that cover no difference "
+                       "there:\n  " + "\n  ".join(stale))
+
+
+def test_departure_entries_are_well_formed():
+    reasons = [entry[-1] for entry in DEPARTURES]
+    assert len(reasons) == len(set(reasons)), "reasons must be unique (the stale check counts by reason)"
+    for entry in DEPARTURES:
+        assert len(entry) == 4, entry
+        releases = entry[2]
+        assert releases == "all" or set(releases.split()) <= set(run.TWINS), entry

@@ -1,15 +1,18 @@
-"""Deliberate departures from NVIDIA's cuda-bindings 13.0.3, one line each.
+"""Deliberate departures from NVIDIA's cuda-bindings (the twin of each CUDA release: run.TWINS),
+one line each.
 
 Every observation in which our package differs from the reference fails the conformance test
 unless an entry here covers it.  An entry is
-    (probe id pattern, expected observations, reason)
+    (probe id pattern, expected observations, releases, reason)
 * the pattern is a glob over probe ids (`fnmatch`), or a regular expression when it starts with
   "re:";
 * expected observations: None (any difference at the matching ids) or a pair (ours, reference),
   each None (anything) or a dict that the observation must contain key for key ("*": any value),
   e.g. ({"exc": "TypeError"}, {"exc": "AttributeError"}); an entry stops covering a probe as soon
-  as either side behaves otherwise, so a stale entry shows up as a difference again (and
-  tests/test_conformance.py fails on an entry that covers nothing);
+  as either side behaves otherwise, so a stale entry shows up as a difference again;
+* releases: the CUDA releases whose comparison the entry belongs to, "all" or space-separated
+  ("12.9 13.5"); tests/test_conformance.py fails on an entry that covers nothing in a release it
+  names;
 * the reason says why we differ on purpose (and, for a reference bug, where NVIDIA fixed it).
   Reasons are unique: the test counts the probes each one covers.
 
@@ -20,156 +23,156 @@ so the test keeps failing on it until it is fixed.
 DEPARTURES = [
     # --- what a wrong value raises --------------------------------------------------------------
     ("*", ({"exc": "TypeError"}, {"exc": "AttributeError"}),
-     "a wrong Python type raises TypeError (the API contract); the reference's AttributeError is an "
+     "all", "a wrong Python type raises TypeError (the API contract); the reference's AttributeError is an "
      "accident of calling .getPtr()/.value on whatever it was given"),
     ("re:^(nvjitlink|nvvm)\\.fn\\..*:(buf_w|voidp)=", ({"exc": "TypeError"}, {"exc": "ValueError"}),
-     "a buffer argument of the wrong type raises TypeError, as in every module (the reference's "
+     "all", "a buffer argument of the wrong type raises TypeError, as in every module (the reference's "
      "nvJitLink and NVVM raise ValueError)"),
     (r"re:(\.fn\..*:handle=float|\.handle\..*\.new\(float\)|\.field\..*:(handle|funcptr|voidpp)\.set=float|:voidpp=float)$",
      ({"exc": "TypeError"}, None),
-     "a float is never a handle or an address: handle and void** arguments, fields and constructors "
+     "all", "a float is never a handle or an address: handle and void** arguments, fields and constructors "
      "raise TypeError (the reference truncates it to an int)"),
     (r"re:\.field\..*:(enum|handle|voidp|struct)\.set=(bytes|str|list_\w+)$", ({"exc": "IndexError"}, None),
-     "a fixed-size array field checks the length of what it is given first (IndexError), then the items"),
+     "all", "a fixed-size array field checks the length of what it is given first (IndexError), then the items"),
     ("*", (None, {"crash": "*"}),
-     "the reference crashes the interpreter (a segfault) on this input; nothing can rely on that, so "
+     "all", "the reference crashes the interpreter (a segfault) on this input; nothing can rely on that, so "
      "ours may raise or return instead (what ours does here is not compared)"),
     (r"re:\.field\..*:structptr\.set=(list_int|list_handle|bytes|str)$", None,
-     "the reference reads these items as structs (undefined behaviour: a segfault or garbage, by "
+     "all", "the reference reads these items as structs (undefined behaviour: a segfault or garbage, by "
      "chance), so the run would be flaky; what ours does here is not compared"),
     (r"re:\.field\..*:handleptr\.set=(list_int|list_struct|bytes|str)$", None,
-     "the reference reads these items as handles (undefined behaviour: a segfault or garbage, by "
+     "all", "the reference reads these items as handles (undefined behaviour: a segfault or garbage, by "
      "chance), so the run would be flaky; what ours does here is not compared"),
 
     # --- what ours also takes ----------------------------------------------------------------------
     ("re:^(nvjitlink|nvvm)\\.fn\\..*(=swapped|:cstr=bytes)$", None,
-     "nvjitlink and nvvm also take bytes where the reference takes only str (options, names, paths), "
+     "all", "nvjitlink and nvvm also take bytes where the reference takes only str (options, names, paths), "
      "like NVRTC and the driver, which take bytes"),
     (r"re:\.fn\..*:(enum|value_inout|attr)=(int|float|handle|numpy)$|\.field\..*:enum\.set=(int|big|neg|float|handle)$",
      (None, {"exc": "AttributeError"}),
-     "an enum argument or field takes any integer (a member, a plain int, an object with __index__), "
+     "all", "an enum argument or field takes any integer (a member, a plain int, an object with __index__), "
      "as C does; 13.0.3 calls .value on it (AttributeError); NVIDIA's 13.3.1 takes ints as ours does"),
     (r"re:\.fn\..*:(array|voidpp|jitvalues|kparams)=(int|numpy|bytes|ctypes|handle)$", (None, {"exc": "*"}),
-     "a list argument may also be the address or a buffer of a ready-made C array (a numpy array of "
+     "all", "a list argument may also be the address or a buffer of a ready-made C array (a numpy array of "
      "the items; one handle or struct: its own storage), as void** arguments are"),
     (r"re:\.fn\..*:jitvalues=str$", ({"exc": "TypeError"}, None),
-     "a str is not a list of option values (the reference passes its characters' buffer)"),
+     "all", "a str is not a list of option values (the reference passes its characters' buffer)"),
     (r"re:\.fn\..*:(voidp|handle_ref|kparams)=(handle|bytes|numpy|ctypes)$", (None, {"exc": "TypeError"}),
-     "void* and handle arguments take any handle-like object and buffers (the API contract)"),
+     "all", "void* and handle arguments take any handle-like object and buffers (the API contract)"),
     ("*.field.*:voidp.set=handle", (None, {"exc": "TypeError"}),
-     "a void* field takes a handle object (its value), as void* arguments do (the API contract); "
+     "all", "a void* field takes a handle object (its value), as void* arguments do (the API contract); "
      "13.0.3 raises TypeError, NVIDIA's 13.3.1 takes it as ours does"),
     (r"re:\.field\..*:(voidp|voidpp)\.set=(struct|bytes|none|handle)$", (None, {"exc": "TypeError"}),
-     "void* and void** fields take what void* arguments take: a struct or buffer (its address), a "
+     "all", "void* and void** fields take what void* arguments take: a struct or buffer (its address), a "
      "handle, None (NULL)"),
     (r"re:\.handle\..*\.new\(none\)$", (None, {"exc": "TypeError"}),
-     "a handle or integer class made from None is NULL/0, as None stands for NULL in every handle argument"),
+     "all", "a handle or integer class made from None is NULL/0, as None stands for NULL in every handle argument"),
     ("*.handle.EGLint.new(neg)", (None, {"exc": "OverflowError"}),
-     "EGLint is a signed C int, so -1 fits (13.0.3 range-checks it as unsigned)"),
+     "all", "EGLint is a signed C int, so -1 fits (13.0.3 range-checks it as unsigned)"),
     (r"re:\.handle\..*\.(eq_same|ne_same|hash|index)$", None,
-     "integer-typedef and function-pointer objects compare and hash by value and have __index__, so "
+     "all", "integer-typedef and function-pointer objects compare and hash by value and have __index__, so "
      "they work wherever an int does (the contract); the reference compares them by identity"),
     (r"re:\.struct\..*\.(new\(\)|sizeof)$", (None, {"exc": "TypeError"}),
-     "every struct class can be made on its own and measured with sizeof(), the types of anonymous and "
+     "all", "every struct class can be made on its own and measured with sizeof(), the types of anonymous and "
      "union members too (the reference refuses those without _ptr)"),
     (r"re:\.struct\.anon_(struct|union)\d+\.ptr$", None,
-     "T(_ptr=address) views the memory at address for every struct class; for the type of an "
+     "all", "T(_ptr=address) views the memory at address for every struct class; for the type of an "
      "anonymous member the reference adds the member's offset in its enclosing struct instead"),
     (r"re:\.field\..*:scalar\.set=(str|list_handle|list_struct)$", ({"exc": "TypeError"}, {"exc": "*"}),
-     "a char[] field takes bytes or a list of byte values: a str or a list of other objects raises "
+     "all", "a char[] field takes bytes or a list of byte values: a str or a list of other objects raises "
      "TypeError (the reference measures its length first: ValueError, IndexError)"),
     (r"re:\.field\.CUuuid_st\.bytes:scalar\.set=", (None, {"exc": "AttributeError"}),
-     "CUuuid.bytes can be set (exactly 16 bytes, as every binary char[] field), so a UUID can be made "
+     "all", "CUuuid.bytes can be set (exactly 16 bytes, as every binary char[] field), so a UUID can be made "
      "for cuGetExportTable; the reference's is read-only"),
     (r"re:^runtime\.field\.cudaDeviceProp\.name:scalar\.set=(bytes|list_int)$", (None, {"exc": "IndexError"}),
-     "a C-string char[] field (cudaDeviceProp.name) takes a shorter value, NUL-padded (the reference "
+     "all", "a C-string char[] field (cudaDeviceProp.name) takes a shorter value, NUL-padded (the reference "
      "demands all 256 bytes, IndexError); binary char[] fields take exactly their size, as there"),
     (r"re:\.fn\..*:(array|struct_ptr|scalar)=(none|handle|int|float)$", ({"exc": "RuntimeError"}, None),
-     "ours checks every list argument against the count argument that goes with it (a larger count "
+     "all", "ours checks every list argument against the count argument that goes with it (a larger count "
      "would let the C function read past the list); the reference checks only some"),
     (r"re:\.fn\..*:(jitvalues|handle|voidp|voidpp|handle_ref|struct_ptr)=none$", None,
-     "None is NULL: ours passes it as given, where the reference substitutes a pointer of its own "
+     "all", "None is NULL: ours passes it as given, where the reference substitutes a pointer of its own "
      "(empty option lists, callback trampolines)"),
     ("re:^nvrtc\\.fn\\..*:buf_w=(numpy|ctypes)$", (None, {"exc": "TypeError"}),
-     "NVRTC getters write into any writable buffer (numpy, ctypes, bytearray; the contract), checked "
+     "all", "NVRTC getters write into any writable buffer (numpy, ctypes, bytearray; the contract), checked "
      "against the size query"),
     (r"re:\.fn\..*\.(dst|dstHost|devPtr|buffer):(voidp|buf_w)=bytes$", ({"exc": "TypeError"}, None),
-     "memory a call writes (a memcpy's destination, a memset's target, a log buffer) must be a writable "
+     "all", "memory a call writes (a memcpy's destination, a memset's target, a log buffer) must be a writable "
      "buffer: bytes are immutable (the reference lets the library write into them)"),
     (r"re:^(driver|runtime)\.fn\.cu(da)?LogsDumpToMemory\.buffer:buf_w=(numpy|ctypes)$", (None, {"exc": "TypeError"}),
-     "a log buffer is any writable buffer (bytearray, numpy, ctypes) of at least size bytes (the "
+     "all", "a log buffer is any writable buffer (bytearray, numpy, ctypes) of at least size bytes (the "
      "reference takes bytes and bytearray only)"),
     ("re:^(nvjitlink|nvvm)\\.fn\\..*:buf_w=bytes$", None,
-     "bytes is a caller buffer the library fills in place, in every module"),
+     "all", "bytes is a caller buffer the library fills in place, in every module"),
     ("re:^(nvjitlink|nvvm)\\.fn\\..*:handle(_ref)?=handle$", None,
-     "an object with __index__ is an int where nvJitLink and NVVM take their int handle (the "
+     "all", "an object with __index__ is an int where nvJitLink and NVVM take their int handle (the "
      "reference refuses binding objects)"),
     ("re:^nvrtc\\.fn\\.nvrtc\\w+\\.\\w+:strlist=(ctypes|swapped)$", None,
-     "NVRTC options are a list of bytes or str; other objects raise TypeError"),
+     "all", "NVRTC options are a list of bytes or str; other objects raise TypeError"),
     ("re:^nvjitlink\\.fn\\.create\\.options:strlist=(none|str)$", None,
-     "nvJitLink options are a list of str or bytes, checked against numOptions before the call"),
+     "all", "nvJitLink options are a list of str or bytes, checked against numOptions before the call"),
     ("re:^nvvm\\.fn\\.(compile|verify)_program\\.options:strlist=(none|str|bytes)$", None,
-     "NVVM options are a list of str or bytes, checked against num_options before the call (the "
+     "all", "NVVM options are a list of str or bytes, checked against num_options before the call (the "
      "reference reads one str or bytes as a list of its characters, which libNVVM refuses)"),
     ("re:\\.fn\\..*\\.success$", (None, {"exc": "ValueError"}),
-     "an output the stand-in driver leaves unwritten is 0 (ours zeroes outputs); the reference reads "
+     "all", "an output the stand-in driver leaves unwritten is 0 (ours zeroes outputs); the reference reads "
      "uninitialised memory and fails to make an enum of it"),
     ("re:\\.fn\\.cu(da)?TexRefSetBorderColor\\.", None,
-     "pBorderColor is the four floats (RGBA) the driver reads; the reference takes one float"),
+     "all", "pBorderColor is the four floats (RGBA) the driver reads; the reference takes one float"),
     ("driver.field.CUmemDecompressParams_st.dstActBytes:*", None,
-     "a lone cuuint32_t* field (no count) is an address, an int; the reference returns a cuuint32_t"),
+     "all", "a lone cuuint32_t* field (no count) is an address, an int; the reference returns a cuuint32_t"),
     ("re:\\.struct\\.CUmemDecompressParams(_st)?\\.repr$", None,
-     "a lone cuuint32_t* field (no count) is an address, an int; the reference shows a cuuint32_t"),
+     "all", "a lone cuuint32_t* field (no count) is an address, an int; the reference shows a cuuint32_t"),
     ("re:\\.struct\\.(CU(da)?[eE]glFrame\\w*|anon_union15)\\.repr$", (None, {"exc": "TypeError"}),
-     "the repr of an EGL frame lists its fields (13.0.3 raises TypeError on its union)"),
+     "all", "the repr of an EGL frame lists its fields (13.0.3 raises TypeError on its union)"),
 
     (r"re:\.fn\.cu(da)?LogsDumpTo(File|Memory)\.iterator:value_inout=", None,
-     "a log iterator in/out argument takes an int, an integer object or None (0), and returns the new "
+     "all", "a log iterator in/out argument takes an int, an integer object or None (0), and returns the new "
      "position (the reference takes only its own class)"),
     ("re:\\.field\\..*\\.phGraph_out:handleptr\\.set=list_handle$", (None, {"exc": "AttributeError"}),
-     "a T* field takes a list of handles (the reference's conditional body graphs are read-only)"),
+     "all", "a T* field takes a list of handles (the reference's conditional body graphs are read-only)"),
     ("re:\\.fn\\.cu(da)?MemRangeGetAttributes\\.dataSizes:array=bytes$", None,
-     "the data sizes are a list of ints (one per attribute, each sizing a value ours allocates)"),
+     "all", "the data sizes are a list of ints (one per attribute, each sizing a value ours allocates)"),
     ("re:^driver\\.fn\\.cuPointerSetAttribute\\.value:attr=", None,
-     "a pointer attribute value is converted by the attribute's type: None, bytes and buffers where "
+     "all", "a pointer attribute value is converted by the attribute's type: None, bytes and buffers where "
      "it is an address (the reference needs its own objects)"),
     ("re:^nvjitlink\\.fn\\.add_data\\.(size:scalar|data:voidp)=(int|float|handle|bytes|ctypes|numpy)$", None,
-     "nvJitLink checks its input itself (nvJitLinkError); the reference first compares size with the "
+     "all", "nvJitLink checks its input itself (nvJitLinkError); the reference first compares size with the "
      "buffer's length (ValueError)"),
     ("re:^nvvm\\.fn\\.(lazy_)?add_module_to_program\\.(size:scalar|buffer:voidp)=(int|float|handle|bytes|ctypes|numpy)$",
      None,
-     "an NVVM IR buffer may be longer than size (libNVVM reads size bytes of it; a shorter one is a "
+     "all", "an NVVM IR buffer may be longer than size (libNVVM reads size bytes of it; a shorter one is a "
      "ValueError, as in the reference, which demands exactly size bytes)"),
     ("re:^nvrtc\\.fn\\.nvrtcSetFlowCallback\\.(callback|prog):handle=", None,
-     "a callback is a C function address: an int, a ctypes function or a handle-like object (the "
+     "all", "a callback is a C function address: an int, a ctypes function or a handle-like object (the "
      "reference takes any buffer); a float is not one"),
 
     ("re:^kparams\\.struct\\.ctypes-values\\.", ({"outcome": "ok"}, {"exc": "TypeError"}),
-     "a (values, types) kernel argument may be typed with a ctypes.Structure class (its instance or a "
+     "all", "a (values, types) kernel argument may be typed with a ctypes.Structure class (its instance or a "
      "tuple of its fields, passed by value; scripts/kernel_params_diff.py on the GPU); the reference "
      "takes only scalar types there"),
 
     # --- how things are shown -----------------------------------------------------------------------
     (r"re:^runtime\.(handle\..*\.repr|struct\..*\.repr)$", None,
-     "a runtime handle shows its own class name (<cudaStream_t 0x5>; the reference shows the driver's, "
+     "all", "a runtime handle shows its own class name (<cudaStream_t 0x5>; the reference shows the driver's, "
      "<CUstream 0x5>), and function-pointer types their address in hex like every handle"),
     ("driver.handle.VdpGetProcAddress.repr", None,
-     "function-pointer types show their address in hex like every handle (the reference: decimal)"),
+     "all", "function-pointer types show their address in hex like every handle (the reference: decimal)"),
 
     # --- names and values ----------------------------------------------------------------------------
     (r"re:^(driver|runtime|nvjitlink|nvvm)\.name\.", ({"kind": "*"}, None),
-     "names the reference leaves out: the deprecated GL buffer functions and the C++-only runtime "
+     "all", "names the reference leaves out: the deprecated GL buffer functions and the C++-only runtime "
      "functions (cudaLaunchKernel, ...), the vector types (char1, int3, ...), aliases the headers "
      "declare (cudaLaunchConfig_t, VdpFuncId, ...), nvjitlink's and nvvm's C type names and sizeof"),
     ("driver.name.CUoutput_mode", None,
-     "CUoutput_mode is declared only in cudaProfiler.h, which NVIDIA's 13.0 wheels do not ship"),
+     "all", "CUoutput_mode is declared only in cudaProfiler.h, which NVIDIA's 13.0 wheels do not ship"),
     ("re:^(driver|runtime)\\.name\\.cudaBindings(Driver|Runtime)Global$", None,
-     "internal objects of the reference package, not part of CUDA"),
+     "all", "internal objects of the reference package, not part of CUDA"),
     (r"re:^(driver|runtime)\.enum\.(CU|cuda)[Aa]tomicOperationCapability\.", None,
-     "the atomic operation capability enums have the header's members (13.0.3's are empty)"),
+     "all", "the atomic operation capability enums have the header's members (13.0.3's are empty)"),
     (r"re:^(driver|runtime)\.enum\.(CU|cuda)\w*AttrID\.alias$", None,
-     "an enum's typedef aliases (CUstreamAttrID, CUkernelNodeAttrID of CUlaunchAttributeID) are the "
+     "all", "an enum's typedef aliases (CUstreamAttrID, CUkernelNodeAttrID of CUlaunchAttributeID) are the "
      "same class; the reference makes a copy of the class for each"),
     ("driver.const.CUDA_EGL_INFINITE_TIMEOUT", None,
-     "the header defines it as 0xFFFFFFFF (an unsigned value); the reference reads it as -1"),
+     "all", "the header defines it as 0xFFFFFFFF (an unsigned value); the reference reads it as -1"),
 ]

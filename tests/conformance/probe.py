@@ -204,11 +204,28 @@ def _int(v):
     return str(v)
 
 
+def is_enum_class(cls):
+    """An enum class: enum.Enum's, or one of NVIDIA's FastEnum kind (12.9.x, 13.5: an int subclass
+    whose metaclass gives __members__, a name -> member dict of members with .name and .value)."""
+    if not isinstance(cls, type):
+        return False
+    if issubclass(cls, enum.Enum):
+        return True
+    members = getattr(cls, "__members__", None)
+    return (issubclass(cls, int) and isinstance(members, dict)
+            and all(hasattr(m, "name") and hasattr(m, "value") for m in list(members.values())[:3]))
+
+
+def is_enum_member(v):
+    return isinstance(v, enum.Enum) or (isinstance(v, int) and type(v) is not int and type(v) is not bool
+                                        and is_enum_class(type(v)) and hasattr(v, "name"))
+
+
 def norm(v):
     """A short, address-free rendering of a value (type included)."""
     if v is None or isinstance(v, bool):
         return repr(v)
-    if isinstance(v, enum.Enum):
+    if is_enum_member(v):
         return f"{type(v).__name__}.{v.name}"
     if type(v) is int:
         return _int(v)
@@ -240,7 +257,7 @@ def kind(v):
     if isinstance(v, (list, tuple)):
         items = ", ".join(kind(x) for x in v[:8])
         return ("(%s)" if isinstance(v, tuple) else f"list[{len(v)}]:[%s]") % items
-    if isinstance(v, enum.Enum):
+    if is_enum_member(v):
         return type(v).__name__ if int(v.value) != 0 else f"{type(v).__name__}.{v.name}"
     return type(v).__name__
 
@@ -416,7 +433,7 @@ def op_names(pid, lib):
         home = getattr(obj, "__module__", None) if (inspect.isclass(obj) or callable(obj)) else None
         if home is not None and not home.startswith("cuda."):
             continue                      # re-exported from typing, enum, ...
-        kind_ = ("enum" if inspect.isclass(obj) and issubclass(obj, enum.Enum) else "class" if inspect.isclass(obj)
+        kind_ = ("enum" if is_enum_class(obj) else "class" if inspect.isclass(obj)
                  else "function" if callable(obj) else type(obj).__name__)
         out[f"{pid}.{k}"] = {"kind": kind_}
     return out
@@ -510,16 +527,20 @@ def main():
         sys.exit(f"cuda.bindings was imported from {where}, not from under {a.expect_under}")
     if a.expect_not_under and where.startswith(os.path.join(os.path.abspath(a.expect_not_under), "")):
         sys.exit(f"cuda.bindings was imported from {where}, under {a.expect_not_under}")
+    with open(a.spec) as fh:
+        spec = json.load(fh)
     import importlib
-    for lib in ("driver", "runtime", "nvrtc", "nvjitlink", "nvvm"):
+    for lib in spec["libs"]:
         M[lib] = importlib.import_module(f"cuda.bindings.{lib}")
     # load the libraries once here, so workers start with them resolved
-    for warm in (lambda: M["driver"].cuInit(0), lambda: M["runtime"].cudaGetDeviceCount(),
-                 lambda: M["nvrtc"].nvrtcVersion(), lambda: M["nvjitlink"].version(), lambda: M["nvvm"].version()):
+    warm_ups = {"driver": lambda: M["driver"].cuInit(0), "runtime": lambda: M["runtime"].cudaGetDeviceCount(),
+                "nvrtc": lambda: M["nvrtc"].nvrtcVersion(), "nvjitlink": lambda: M["nvjitlink"].version(),
+                "nvvm": lambda: M["nvvm"].version()}
+    for lib in spec["libs"]:
         try:
-            warm()
+            warm_ups.get(lib, lambda: None)()
         except Exception as e:
-            print(f"warm-up: {type(e).__name__}: {e}", file=sys.stderr)
+            print(f"warm-up {lib}: {type(e).__name__}: {e}", file=sys.stderr)
     try:
         lib = ctypes.CDLL("libcuda.so.1", mode=os.RTLD_NOLOAD | os.RTLD_NOW)
         lib.cuStubLast.restype = ctypes.c_char_p
@@ -529,8 +550,6 @@ def main():
     except (OSError, AttributeError):
         print("libcuda.so.1 is not the conformance stub: no symbol/argument records", file=sys.stderr)
     k, n = map(int, a.shard.split("/"))
-    with open(a.spec) as fh:
-        spec = json.load(fh)
     groups = spec["groups"][k::n]
     BUF, KERNEL, NVVM_IR = spec["buf"], spec["kernel"], spec["nvvm_ir"]
     with open(a.out, "w") as out:

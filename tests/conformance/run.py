@@ -1,17 +1,19 @@
-"""Differential conformance: run every probe under our package and under NVIDIA's reference
-cuda-bindings 13.0.3, compare, and write a summary.
+"""Differential conformance: run every probe under our package and under NVIDIA's cuda-bindings of
+the same CUDA release (its twin, TWINS below), compare, and write a summary.
 
     python -m tests.conformance [--out DIR] [--jobs N]      (from the repository root)
 
-Steps: build the generator's model (parse the pinned headers), write the probe list (spec.py),
-compile a stand-in libcuda.so.1 (stub.py), install the reference into its own folder (once),
-run probe.py under each package (in parallel shards), compare the observations, and write
-DIR/summary.txt and DIR/summary.json (DIR defaults to build/conformance).  The last line printed
-is the one-line total.
+The release is the one the imported cuda.bindings was built for (`__cuda_version__`).  Steps:
+build the generator's model of that release (parse its pinned headers), write the probe list
+(spec.py), compile a stand-in libcuda.so.1 (stub.py), install the twin into its own folder (once),
+run probe.py under each package (in parallel shards), compare the observations (the departures
+listed for this release apart), and write DIR/summary.txt and DIR/summary.json (DIR defaults to
+build/conformance/cuda-<release>).  The last line printed is the one-line total.
 
 Environment:
-  CUDA_BINDINGS_REFERENCE_DIR  an existing `pip install --target` folder holding cuda-bindings
-                               13.0.3 and cuda-pathfinder (for offline machines)
+  CUDA_BINDINGS_REFERENCE_DIR  an existing `pip install --target` folder holding the twin and
+                               cuda-pathfinder (for offline machines); "{twin}" in it is replaced
+                               by the twin's version (/opt/ref-{twin} serves every release)
   CUDA_STUB_STATUS             the status the stand-in driver returns (default 999)
 """
 import argparse
@@ -34,7 +36,10 @@ from .departures import DEPARTURES
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 OUT = ROOT / "build" / "conformance"
-REFERENCE = ("cuda-bindings==13.0.3", "cuda-pathfinder==1.9.0")
+#: NVIDIA's cuda-bindings release each pinned CUDA release is compared with (a new pin in
+#: headers/pins.json names its twin here: the newest NVIDIA release of that CUDA version on PyPI)
+TWINS = {"12.9": "12.9.10", "13.0": "13.0.3", "13.5": "13.5.0"}
+PATHFINDER = "cuda-pathfinder==1.9.0"
 CHILD_TIMEOUT = 900
 EXAMPLES = 3
 
@@ -46,18 +51,48 @@ class SetupError(RuntimeError):
 # ---------------------------------------------------------------------------------------------
 # the reference package
 
-def reference_dir(out=OUT):
-    """A folder holding the reference package: CUDA_BINDINGS_REFERENCE_DIR, or out/reference,
-    installed there with pip on first use."""
-    return pip_target(Path(out) / "reference", REFERENCE, "CUDA_BINDINGS_REFERENCE_DIR",
-                      "cuda/bindings/__init__.py", "NVIDIA's reference package for the conformance suite")
+def build_release():
+    """The CUDA release the imported cuda.bindings was built for."""
+    import cuda.bindings
+    return cuda.bindings.__cuda_version__
 
 
-def pip_target(path, requirements, env_var, probe, what):
+def twin(release):
+    if release not in TWINS:
+        raise SetupError(f"no NVIDIA release named for CUDA {release}: add it to TWINS in {Path(__file__).name}")
+    return TWINS[release]
+
+
+def reference_dir(release, out=OUT):
+    """A folder holding NVIDIA's twin of `release`: CUDA_BINDINGS_REFERENCE_DIR, or
+    out/reference-<twin>, installed there with pip on first use."""
+    version = twin(release)
+    given = os.environ.get("CUDA_BINDINGS_REFERENCE_DIR")
+    env = {}
+    if given:
+        env["CUDA_BINDINGS_REFERENCE_DIR"] = given.replace("{twin}", version)
+    path = pip_target(Path(out) / f"reference-{version}", (f"cuda-bindings=={version}", PATHFINDER),
+                      "CUDA_BINDINGS_REFERENCE_DIR", "cuda/bindings/__init__.py",
+                      f"NVIDIA's cuda-bindings {version} for the conformance suite", environ=env)
+    found = installed_version(path)
+    if found != version:
+        raise SetupError(f"{path} holds cuda-bindings {found}, not {version} (NVIDIA's twin of CUDA {release})")
+    return path
+
+
+def installed_version(folder):
+    """The cuda-bindings version a `pip install --target` folder holds (from its dist-info)."""
+    for d in Path(folder).glob("cuda_bindings-*.dist-info"):
+        return d.name[len("cuda_bindings-"):-len(".dist-info")]
+    return None
+
+
+def pip_target(path, requirements, env_var, probe, what, environ=None):
     """A folder holding `requirements` (`pip install --no-deps --target`): the one the environment
-    variable `env_var` names, else `path`, installed there on first use.  `probe` is a file the
-    folder must hold; a SetupError says how to make the folder on a machine without network."""
-    given = os.environ.get(env_var)
+    variable `env_var` names (looked up in `environ`, default os.environ), else `path`, installed
+    there on first use.  `probe` is a file the folder must hold; a SetupError says how to make the
+    folder on a machine without network."""
+    given = (os.environ if environ is None else environ).get(env_var)
     path = Path(given) if given else Path(path)
     if (path / probe).exists():
         return path
@@ -143,10 +178,18 @@ def _fits(pattern, obs):
     return isinstance(obs, dict) and all(k in obs and v in ("*", obs[k]) for k, v in pattern.items())
 
 
-def departure(pid, ours, ref, table=DEPARTURES):
-    """The table entry covering this difference, or None."""
+def covers(entry, release):
+    """Whether a departures.py entry is listed for CUDA `release` (None: any release)."""
+    releases = entry[2]
+    return release is None or releases == "all" or release in releases.split()
+
+
+def departure(pid, ours, ref, table=DEPARTURES, release=None):
+    """The table entry covering this difference (among those listed for `release`), or None."""
     for entry in table:
-        pattern, expected, _ = entry
+        pattern, expected = entry[:2]
+        if not covers(entry, release):
+            continue
         if _match(pattern, pid) and (expected is None or (_fits(expected[0], ours) and _fits(expected[1], ref))):
             return entry
     return None
@@ -189,7 +232,7 @@ def _absent(pid, o, r):
     return family(pid)[1] != "name" and any(x is not None and "missing" in x for x in (o, r))
 
 
-def compare(ours, ref, table=DEPARTURES):
+def compare(ours, ref, table=DEPARTURES, release=None):
     res = {"probes": 0, "identical": 0, "absent": 0, "departures": [], "differences": [],
            "crashes": {"ours": sorted(k for k, v in ours.items() if "crash" in v or "hang" in v),
                        "reference": sorted(k for k, v in ref.items() if "crash" in v or "hang" in v)}}
@@ -200,8 +243,8 @@ def compare(ours, ref, table=DEPARTURES):
             res["identical"] += 1
         elif _absent(pid, o, r):
             res["absent"] += 1
-        elif (entry := departure(pid, o, r, table)) is not None:
-            res["departures"].append([pid, o, r, entry[2]])
+        elif (entry := departure(pid, o, r, table, release)) is not None:
+            res["departures"].append([pid, o, r, entry[-1]])
         else:
             res["differences"].append([pid, o, r])
     return res
@@ -226,7 +269,8 @@ def grouped(diffs):
 
 
 def total_line(res):
-    return (f"conformance: {res['probes']} probes, {res['identical']} identical, "
+    who = f" (CUDA {res['release']} vs NVIDIA's {res['twin']})" if "release" in res else ""
+    return (f"conformance{who}: {res['probes']} probes, {res['identical']} identical, "
             f"{len(res['departures'])} listed departures, {len(res['differences'])} unlisted differences, "
             f"{res['absent']} not comparable (name absent in one package); crashes: "
             f"ours {len(res['crashes']['ours'])}, reference {len(res['crashes']['reference'])}")
@@ -273,25 +317,29 @@ def write_summary(res, out, meta):
 
 # ---------------------------------------------------------------------------------------------
 
-def run(out=OUT, jobs=None, models=None, log=print):
-    """The whole suite; returns the comparison (see compare) plus 'problems' and 'meta'."""
-    out = Path(out)
+def run(out=None, jobs=None, models=None, log=print, release=None):
+    """The whole suite for `release` (default: the imported build's); returns the comparison (see
+    compare) plus 'problems', 'meta', 'release' and 'twin'."""
+    release = release or build_release()
+    out = Path(out) if out else OUT / f"cuda-{release}"
     out.mkdir(parents=True, exist_ok=True)
     jobs = jobs or os.cpu_count() or 2
     t0 = time.time()
-    ref = reference_dir(out)
-    models = models or spec.load_models(jobs)
+    ref = reference_dir(release, OUT)
+    models = models or spec.load_models(release, jobs)
     t1 = time.time()
     n = spec.write(models, out / "spec.json")
     try:
         stubdir = stub.build(models["driver"], out / "stub")
     except (OSError, RuntimeError) as e:
         raise SetupError(str(e)) from None
-    log(f"conformance: model and {n} probes in {t1 - t0:.1f}s; reference at {ref}")
+    log(f"conformance: CUDA {release}: model and {n} probes in {t1 - t0:.1f}s; NVIDIA's {twin(release)} at {ref}")
     results, problems = run_probes(out / "spec.json", stubdir, ref, out, jobs)
     t2 = time.time()
-    res = compare(results["ours"], results["reference"])
-    meta = {"seconds": {"setup": round(t1 - t0, 1), "probes": round(t2 - t1, 1)}, "reference": str(ref),
+    res = compare(results["ours"], results["reference"], release=release)
+    res["release"], res["twin"] = release, twin(release)
+    meta = {"release": release, "twin": twin(release),
+            "seconds": {"setup": round(t1 - t0, 1), "probes": round(t2 - t1, 1)}, "reference": str(ref),
             "problems": problems}
     write_summary(res, out, meta)
     res["problems"], res["meta"] = problems, meta
@@ -300,7 +348,7 @@ def run(out=OUT, jobs=None, models=None, log=print):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="python -m tests.conformance")
-    ap.add_argument("--out", default=str(OUT))
+    ap.add_argument("--out", default=None, help="default: build/conformance/cuda-<release>")
     ap.add_argument("--jobs", type=int, default=None)
     ap.add_argument("--groups", type=int, default=40, help="difference groups printed (all are in summary.txt)")
     a = ap.parse_args(argv)

@@ -28,8 +28,33 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-LIBS = ("driver", "runtime", "nvrtc", "nvjitlink", "nvvm")
-SNAKE = {"nvjitlink": "nvJitLink", "nvvm": "nvvm"}      # the snake_case modules and their C prefix
+# The modules probed, one entry each: a new module is an entry here (and, where its functions need
+# real objects to work on, their values in BASE and probe.context).
+#   style     "tuple": functions return (status, outputs...) under their C names (driver, runtime,
+#             nvrtc); "snake": snake_case functions that raise the module's exception (nvjitlink, nvvm)
+#   families  the probe families run on it (tests/test_conformance.py reports one test per family)
+#   prefix    ("snake") the C prefix the Python names drop
+#   enums     ("snake") C enum -> (Python class name, prefix its member names drop)
+#   status    ("tuple") the status enum and a member of it other than success, for enum fields
+#   part      modules whose models are built in the same process (driver and runtime are the slow ones)
+_TUPLE_FAMILIES = ("name", "const", "enum", "handle", "struct", "field", "fn")
+MODULES = {
+    "driver": {"style": "tuple", "families": _TUPLE_FAMILIES, "part": 0,
+               "status": ("CUresult", "CUDA_ERROR_INVALID_VALUE")},
+    "runtime": {"style": "tuple", "families": _TUPLE_FAMILIES, "part": 1,
+                "status": ("cudaError_t", "cudaErrorInvalidValue")},
+    "nvrtc": {"style": "tuple", "families": _TUPLE_FAMILIES, "part": 2,
+              "status": ("nvrtcResult", "NVRTC_ERROR_INVALID_INPUT")},
+    "nvjitlink": {"style": "snake", "families": ("name", "enum", "fn"), "part": 2, "prefix": "nvJitLink",
+                  "enums": {"nvJitLinkResult": ("Result", "NVJITLINK_"),
+                            "nvJitLinkInputType": ("InputType", "NVJITLINK_INPUT_")}},
+    "nvvm": {"style": "snake", "families": ("name", "enum", "fn"), "part": 2, "prefix": "nvvm",
+             "enums": {"nvvmResult": ("Result", "NVVM_")}},
+}
+LIBS = tuple(MODULES)
+SNAKE = {lib: m["prefix"] for lib, m in MODULES.items() if m["style"] == "snake"}
+PARTS = [[lib for lib in LIBS if MODULES[lib]["part"] == k] for k in sorted({m["part"] for m in MODULES.values()})]
+FAMILIES = [(lib, fam) for lib in LIBS for fam in MODULES[lib]["families"]]
 BUF = 16384                       # size of every buffer a probe passes (larger than any output)
 KERNEL = ('extern "C" __global__ void k(float *x) { x[threadIdx.x] *= 2.0f; }\n'
           'template <typename T> __global__ void t(T *x) { x[0] = T(); }\n')
@@ -49,30 +74,30 @@ SWEEP = ("int", "handle", "none", "bytes", "numpy", "ctypes", "str", "float", "o
 FIELD_VALUES = ("int", "float", "neg", "big", "enum", "handle", "struct", "list_int", "list_handle",
                 "list_struct", "bytes", "none", "str", "object")
 _FLOATS = ("float", "double")
-_STATUS = {"driver": ("CUresult", "CUDA_ERROR_INVALID_VALUE"), "runtime": ("cudaError_t", "cudaErrorInvalidValue")}
 _HANDLES = {"driver": ("CUstream", "CUevent"), "runtime": ("cudaStream_t", "cudaEvent_t")}
 
 
 # ---------------------------------------------------------------------------------------------
 # the model
 
-def _build_one(libs):
+def _build_one(release, libs):
     sys.path.insert(0, str(ROOT))
     from codegen import model, parse
     from headers.fetch import include_dir
-    inc = include_dir()
+    inc = include_dir(release)
     return {lib: json.loads(model.build(parse.read(inc, lib), lib).to_json()) for lib in libs}
 
 
-def load_models(jobs=2):
-    """{lib: model dict}, as `python -m codegen --dump-model` writes them (built in `jobs` processes)."""
-    parts = [("driver",), ("runtime",), ("nvrtc", "nvjitlink", "nvvm")]
+def load_models(release, jobs=2):
+    """{lib: model dict} of CUDA `release` (a version pinned in headers/pins.json), as
+    `python -m codegen --dump-model` writes them (built in up to `jobs` processes)."""
+    parts = [tuple(libs) for libs in PARTS]
     if jobs <= 1:
-        return _build_one(LIBS)
+        return _build_one(release, LIBS)
     out = {}
     ctx = multiprocessing.get_context("fork")      # the workers need this module's sys.path
     with concurrent.futures.ProcessPoolExecutor(min(jobs, len(parts)), mp_context=ctx) as ex:
-        for d in ex.map(_build_one, parts):
+        for d in ex.map(_build_one, [release] * len(parts), parts):
             out.update(d)
     return out
 
@@ -109,8 +134,7 @@ class Lib:
         if self.lib not in SNAKE:
             return _strip(e["name"]), {k: k for k, _ in e["members"]}
         names = [k for k, _ in e["members"]]
-        cls, prefix = {"nvJitLinkResult": ("Result", "NVJITLINK_"), "nvJitLinkInputType": ("InputType", "NVJITLINK_INPUT_"),
-                       "nvvmResult": ("Result", "NVVM_")}[e["name"]]
+        cls, prefix = MODULES[self.lib]["enums"][e["name"]]
         return cls, {k: k[len(prefix):] for k in names}
 
     def enum_member(self, ctype, index=0):
@@ -125,8 +149,9 @@ class Lib:
         if self.lib in _HANDLES:
             a, b = _HANDLES[self.lib]
             return ["cls", b if avoid == a else a, ["int", 16]]
-        if self.lib == "nvrtc":
-            return ["cls", "nvrtcProgram", ["int", 0]]
+        if self.lib == "nvrtc":        # (its own class again, except where that is the class probed)
+            return (["mod", "driver", ["cls", "CUstream", ["int", 16]]] if avoid == "nvrtcProgram"
+                    else ["cls", "nvrtcProgram", ["int", 0]])
         return ["mod", "driver", ["cls", "CUstream", ["int", 0]]]
 
     def item(self, cls, ctype):
@@ -337,14 +362,15 @@ def field_value(L, f, kind):
     own = {"enum": f["cls"] == "enum", "handle": f["cls"] in ("handle", "inttd", "funcptr"),
            "struct": f["cls"] in ("struct", "structptr")}
     if kind == "enum":
-        return L.enum_member(f["ctype"], 1) if own["enum"] else ["enum", *_STATUS[L.lib]]
+        return L.enum_member(f["ctype"], 1) if own["enum"] else ["enum", *MODULES[L.lib]["status"]]
     if kind == "handle":
         return L.item(f["cls"], f["ctype"]) if own["handle"] else L.foreign_handle()
     if kind == "struct":
         s = L.structs.get(f["ctype"]) if own["struct"] else None
         if s:
             return ["inst", f["ctype"], bool(s["host"])]
-        return ["inst", "CUuuid" if L.lib == "driver" else "dim3", False]
+        return {"driver": ["inst", "CUuuid", False], "runtime": ["inst", "dim3", False]}.get(
+            L.lib, ["mod", "driver", ["inst", "CUuuid", False]])
     if kind == "list_handle":
         h = field_value(L, f, "handle")
         return ["list", [h, h]]
@@ -409,7 +435,7 @@ def groups(models):
         for e in m["enums"]:
             misc += enum_probes(L, e)
         out.append({"g": f"{lib}.enum", "lib": lib, "probes": misc})
-        if lib in ("driver", "runtime"):
+        if MODULES[lib]["style"] == "tuple":
             sizes = {n: size for n, _, _, size, _ in m["inttds"]}
             for n, _ in m["handles"] + m["funcptrs"] + [(n, "") for n in sizes]:
                 out.append(class_group(L, n, sizes.get(n, 8)))
@@ -424,5 +450,6 @@ def groups(models):
 
 def write(models, path):
     gs = groups(models)
-    Path(path).write_text(json.dumps({"buf": BUF, "kernel": KERNEL, "nvvm_ir": NVVM_IR, "groups": gs}))
+    Path(path).write_text(json.dumps({"buf": BUF, "kernel": KERNEL, "nvvm_ir": NVVM_IR, "libs": list(LIBS),
+                                      "groups": gs}))
     return sum(len(g["probes"]) for g in gs)

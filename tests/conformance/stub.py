@@ -9,7 +9,7 @@ rdx, rcx, r8, r9), so a probe can see which C symbol a binding reached and what 
 (modulo 256) at the address in argument register i, when it is not NULL, as a driver writes an
 output: a probe sees how large a buffer a binding gave for it and what it made of the bytes.
 The exceptions, which both packages need to load at all:
-  cuDriverGetVersion   writes 13000, returns 0
+  cuDriverGetVersion   writes the headers' CUDA_VERSION (13000 for 13.0), returns 0
   cuInit               returns 0
   cuGetProcAddress(_v2) maps (name, ABI version, per-thread flag) to a symbol of this library as
                        the real driver does, from the model's table (the newest entry point at
@@ -63,7 +63,7 @@ static void fill(void) {
 """
 
 _HEAD = _CONTROL + r"""
-int cuDriverGetVersion(int *v) { g_last = "cuDriverGetVersion"; if (v) *v = 13000; return 0; }
+int cuDriverGetVersion(int *v) { g_last = "cuDriverGetVersion"; if (v) *v = STUB_CUDA_VERSION; return 0; }
 int cuInit(unsigned int flags) { g_last = "cuInit"; g_args[0] = flags; return 0; }
 int cuGetExportTable(const void **table, const void *id) { return 801; }
 struct entry { const char *name; int version; const char *csym; const char *ptds; };
@@ -123,7 +123,8 @@ def source(driver_model):
         base = re.sub(r"_v\d+$", "", f["name"])
         version = f["pfn_version"] or newest[base] + 1
         table.append(f'    {{"{base}", {version}, "{f["csym"]}", ' + (f'"{ptds}"' if ptds else "NULL") + "},\n")
-    return (_HEAD + "".join(f"E({n})\n" for n in sorted(names - _SPECIAL))
+    version = dict((k, v) for k, v in driver_model["defines"]).get("CUDA_VERSION", 13000)
+    return (f"#define STUB_CUDA_VERSION {int(version)}\n" + _HEAD + "".join(f"E({n})\n" for n in sorted(names - _SPECIAL))
             + "static const struct entry TABLE[] = {\n" + "".join(sorted(table)) + "};\n" + _GETPROC)
 
 
