@@ -1215,13 +1215,32 @@ cdef int _set_item(_Struct s, char* p, int kind, int size, object value, str nam
 
 # ----------------------------------------------------------------------------- lazy module namespace
 
-cdef object _enum_module = None
+cdef object _enum_module = None      # (name, [(member, value)], module) -> enum class
+
+
+def _enum_maker():
+    """How this build makes its enum classes: enum.IntEnum, or, where NVIDIA's package of the same
+    release uses its FastEnum (the generated _version.FAST_ENUM), cuda.bindings._internal._fast_enum."""
+    from cuda.bindings import _version
+    if getattr(_version, "FAST_ENUM", False):
+        from cuda.bindings._internal._fast_enum import FastEnum, FastEnumMetaclass
+
+        def make(name, members, module):
+            ns = {"__module__": module, "__qualname__": name}
+            ns.update(members)
+            return FastEnumMetaclass(name, (FastEnum,), ns)
+        return make
+    import enum
+
+    def make(name, members, module):
+        return enum.IntEnum(name, members, module=module, qualname=name)
+    return make
 
 
 cdef class _Lazy:
     """The enum and struct classes of one generated module, created on first use.
 
-    Creating ~110 IntEnum classes and ~120 struct classes (plus ~330 aliases) took most of
+    Creating ~110 enum classes and ~120 struct classes (plus ~330 aliases) took most of
     `import cuda.bindings.driver`; a program touches a handful.  The module keeps their specs as
     two text tables (one line per class: no Python object per member or field until needed);
     its `__getattr__` and its wrappers (through `cls`) create a class the first time its name
@@ -1297,13 +1316,12 @@ cdef class _Lazy:
             e = self.enums.get(name)
             if e is not None:
                 if _enum_module is None:
-                    import enum
-                    _enum_module = enum
+                    _enum_module = _enum_maker()
                 members = []
                 for m in (<str>e).split(","):
                     n, v = m.split("=")
                     members.append((n, int(v)))
-                r = _enum_module.IntEnum(name, members, module=self.modname, qualname=name)
+                r = _enum_module(name, members, self.modname)
                 self.g[name] = r
                 return r
             st = self.structs.get(name)

@@ -19,7 +19,7 @@ def sizeof(objType):
         if issubclass(objType, _IntValue):
             return objType._c_size
         import enum
-        if issubclass(objType, enum.IntEnum):
+        if issubclass(objType, enum.IntEnum) or (issubclass(objType, int) and hasattr(objType, "_value2member_map_")):
             return 4
     raise TypeError(f"sizeof() argument 'objType' must be a binding type (a struct, handle, integer "
                     f"or enum class), not {objType!r}")
