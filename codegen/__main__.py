@@ -43,6 +43,8 @@ def emit_version(cuda, include_dir):
         "#: cuda.h's CUDA_VERSION (1000 * major + 10 * minor)",
         f"CUDA_VERSION = {v}",
         f"CUDA_MAJOR = {major}",
+        "#: enums are cuda.bindings._internal._fast_enum classes, as in NVIDIA's package of this release",
+        f"FAST_ENUM = {bool(overrides.TWIN_STYLE.get(cuda, {}).get('fast_enum'))}",
         ""])
 
 

@@ -4,7 +4,7 @@ For each pair of neighbouring releases and each module it lists what a user of t
 sees change: functions added or removed, functions whose Python parameters changed, enums and
 enum members, structs and their fields, constants. Everything not listed is the same in both.
 """
-from .common import extra_enums, public_function, public_param
+from .common import extra_enums, public_function, public_param, py_field
 from .libs import LIBS, names
 
 
@@ -19,7 +19,7 @@ def surface(m):
            for fn in m.functions if fn.python}
     enums = {e.name: {n for n, _ in e.members} for e in m.enums}
     enums.update({n: {k for k, _ in mem} for n, mem in extra_enums(m)})
-    structs = {s.name: {f.name for f in s.fields} for s in m.structs if not s.host}
+    structs = {s.name: {f.name for f in s.fields if py_field(m, s, f)} for s in m.structs if not s.host}
     consts = {n for n, _ in m.defines}
     return fns, enums, structs, consts
 

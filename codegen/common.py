@@ -94,6 +94,20 @@ def _item_kind(model, f):
             "struct": F_STRUCT}.get(f.cls, F_VOIDP)
 
 
+def count_spec(s, f):
+    """A list field's count field as the _STRUCTS table gives it: the name, then `!` where setting
+    the list sets the count (overrides.SETS_COUNT), or `&partner` where the list shares its count
+    with another and both are set together (overrides.COUNTED_TOGETHER)."""
+    if not f.count:
+        return ""
+    if (s.name, f.name) in ov.SETS_COUNT:
+        return f.count + "!"
+    group = ov.COUNTED_TOGETHER.get(s.name, ())
+    if f.name in group:
+        return f.count + "&" + ",".join(group)
+    return f.count
+
+
 def field_spec(model, s, f, classes):
     """-> (kind, count, clsname, ekind, countname, needs pointee size)"""
     count = 1
@@ -117,18 +131,35 @@ def field_spec(model, s, f, classes):
         return k, 1, clsname, 0, "", False
     if f.ptr == 1 and bare(f.ctype) == "char":
         return F_CSTR, 1, "", 0, "", False
+    if (s.name, f.name) in ov.ADDRESS_FIELDS:
+        return F_VOIDP, 1, "", 0, "", False
     if f.ptr == 2 and bare(f.ctype) == "void" and f.name == "kernelParams":
         return F_KPARAMS, 1, "", 0, "", False
     # T* fields of structs and handles are lists (the count field, if any, says how many the C
     # side holds); of scalars only with a count field (a lone `cuuint32_t*` stays an address)
     if f.ptr == 1 and f.cls == "structptr" and clsname:
-        return F_PTRARR, 1, clsname, F_STRUCT, f.count, True
+        return F_PTRARR, 1, clsname, F_STRUCT, count_spec(s, f), True
     if f.ptr == 1 and f.cls == "handleptr" and clsname:
-        return F_PTRARR, 1, clsname, F_HANDLE, f.count, True
+        return F_PTRARR, 1, clsname, F_HANDLE, count_spec(s, f), True
     if f.count and f.ptr == 1 and f.cls == "ptrarray":
         cat = model.type_categories.get(f.ctype, "scalar")
         if cat == "scalar" and bare(f.ctype) in SCALARS:
-            return F_PTRARR, 1, "", _scalar_kind(f.ctype), f.count, True
+            return F_PTRARR, 1, "", _scalar_kind(f.ctype), count_spec(s, f), True
         if cat in ("enum", "inttd") and clsname:
-            return F_PTRARR, 1, clsname, F_ENUM if cat == "enum" else F_INTV, f.count, True
+            return F_PTRARR, 1, clsname, F_ENUM if cat == "enum" else F_INTV, count_spec(s, f), True
     return F_VOIDP, 1, "", int(f.cls == "voidp"), "", False   # ekind 1: a void*, shown in hex
+
+
+def twin_style(model):
+    """How NVIDIA's package of the model's release is made (overrides.TWIN_STYLE; {} for 13.0)."""
+    return ov.TWIN_STYLE.get(model.cuda, {})
+
+
+def py_field(model, s, f):
+    """Whether field f of struct s is a Python attribute of its class: not padding sized by an
+    expression (CUlaunchAttribute.pad), nor a field the release's twin hides (reserved bytes;
+    overrides.SHOWN_FIELDS apart)."""
+    if None in f.dims:
+        return False
+    hidden = twin_style(model).get("hidden_fields")
+    return not (hidden and re.match(hidden, f.name) and (s.name, f.name) not in ov.SHOWN_FIELDS)

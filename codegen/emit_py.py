@@ -5,7 +5,8 @@ import re
 
 from . import docstrings, pytypes
 from . import overrides as ov
-from .common import HEADER, bare, cytype, extra_enums, field_spec, public_function, public_param, returns_struct
+from .common import (HEADER, bare, cytype, extra_enums, field_spec, public_function, public_param, py_field,
+                     returns_struct)
 from .emit_snake import emit_snake_api
 from .libs import LIBS, helpers
 from .model import SCALARS
@@ -84,8 +85,8 @@ def emit_py(model):
             top, path, base = s.ctype, "", None
         specs = []
         for f in s.fields:
-            if None in f.dims:
-                continue    # padding sized by an expression (CUlaunchAttribute.pad): not a field
+            if not py_field(model, s, f):
+                continue    # padding sized by an expression (CUlaunchAttribute.pad), hidden reserved bytes
             kind, count, clsname, ekind, countname, psize = field_spec(model, s, f, classes)
             fpath = f"{path}.{f.name}" if path else f.name
             if s.host:
@@ -118,7 +119,7 @@ def emit_py(model):
     for s, specs, ssize in layout:
         aliases = ",".join(f"{_ident(a)}:{_ident(parent)}" for a, parent in s.aliases
                            if a != s.name)  # dim3: typedef struct dim3 dim3
-        fields = ";".join(":".join([_ident(n), str(k), str(c), _ident(cl), str(ek), _ident(cn)])
+        fields = ";".join(":".join([_ident(n), str(k), str(c), _ident(cl), str(ek), _count_ident(cn)])
                           for n, k, c, cl, ek, cn in specs)
         o.append(f'    "{s.name}|{int(bool(s.union))}|{first}|{aliases}|{fields}\\n"')
         first += len(specs)
@@ -126,6 +127,19 @@ def emit_py(model):
         o.append('    ""')
     o.append(")")
     o.append(f"_STRUCT_DEFAULTS = {struct_defaults(model)!r}   # field values of a new struct other than 0")
+    # methods that set list fields sharing one count field together (overrides.COUNTED_TOGETHER)
+    methods = {}
+    for sname, group in sorted(ov.COUNTED_TOGETHER.items()):
+        if sname in classes:
+            mname = "set_" + "_".join(group)
+            o.append(f"def _{sname}_{mname}(self, {', '.join(group)}):")
+            count = next(f.count for st in model.structs if st.name == sname for f in st.fields if f.name == group[0])
+            o.append(f'    """Give {" and ".join(group)} their lists, of one length, which goes into {count}: the '
+                     f'C side reads that many items of each, so none of them is set alone."""')
+            o.append(f"    _L.set_together(self, ({', '.join(f'({g!r}, {g})' for g in group)}))")
+            methods.setdefault(sname, {})[mname] = f"_{sname}_{mname}"
+    o.append("_STRUCT_METHODS = {" + ", ".join(
+        f"{k!r}: {{" + ", ".join(f"{mn!r}: {fn}" for mn, fn in v.items()) + "}" for k, v in methods.items()) + "}")
     o.append(f"cdef _Lazy _L = _new_lazy(globals(), __name__, _ENUMS, _STRUCTS, __cb_{model.lib}_off, "
              f"__cb_{model.lib}_fsize, __cb_{model.lib}_psize, __cb_{model.lib}_ssize)")
     o.append("")
@@ -714,6 +728,14 @@ def _keep_gil_test(model, fname, arg):
         else:
             ranges.append([v, v])
     return " or ".join(f"{arg} == {a}" if a == b else f"{a} <= {arg} <= {b}" for a, b in ranges)
+
+
+def _count_ident(spec):
+    """A count field spec (common.count_spec: name, then `!` or `&a,b`) for the _Lazy table."""
+    m = re.fullmatch(r"(\w*)(!|&(\w+(?:,\w+)*))?", spec)
+    if not m:
+        raise ValueError(f"not a count field spec: {spec!r}")
+    return spec
 
 
 def _ident(name):

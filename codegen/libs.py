@@ -98,6 +98,10 @@ LIBS = {
     "nvjitlink": dict(
         title="nvJitLink (JIT linking)",
         headers=["nvJitLink.h"],
+        # 12.9's header keeps the codes of a later release behind NEW_ERROR_CODES (its #defines
+        # spell them as existing codes); NVIDIA's 12.9.x binds them with the values CUDA 13 gives
+        # them, as the header does with the macro defined (13.x headers do not look at it)
+        macros={"NEW_ERROR_CODES": ""},
         header="nvJitLink.h", prefix="nvJitLink", status="nvJitLinkResult",
         notfound="<nvJitLinkResult>-42", shutdown="NVJITLINK_ERROR_INTERNAL", char_buffers=True,
         snake=dict(error="nvJitLinkError", title="nvJitLink", what="an nvJitLink handle",

@@ -226,7 +226,11 @@ def build(raw, lib):
                 continue
             names, tag_only = [tag], True
         primary = names[0]
-        m.enums.append(Enum(primary, list(members.items()), names[1:], tag_only))
+        values = list(members.items())
+        for extra_name, value in raw.get("extra_members", {}).get(primary, []):   # overrides.EXTRA_ENUM_MEMBERS
+            if extra_name not in members:
+                values.append((extra_name, value))
+        m.enums.append(Enum(primary, values, names[1:], tag_only))
 
     # typedefs of enum typedefs (CUstreamAttrID -> CUlaunchAttributeID)
     by_name = {}
@@ -429,6 +433,10 @@ def build(raw, lib):
     for kind in ("structs", "unions"):
         cy.update(n for n in io.get(kind, ()) if defs[kind][n].members)
     cy.update(type_aliases)
+    # types declared by overrides.EXTRA_DECLARATIONS (CUoutput_mode): no header C includes has them
+    extra = raw.get("extra", {})
+    cy.update(n for n in extra.get("types", ()) if not n.startswith(("struct ", "union ", "enum ")))
+    cy.update(e.name for e in m.enums if e.name in extra.get("enums", ()) or set(e.aliases) & set(extra.get("types", ())))
     m.cython_level = sorted(cy)
 
     # ---- the headers' group of each type, by the first of its names that the headers place
@@ -504,6 +512,8 @@ def build(raw, lib):
                     prm.decl = [alias[0], prm.ptr]
         if api in ov.SKIP_PYTHON or inline:
             fn.python = False
+        if api in raw.get("extra", {}).get("python", {}):    # overrides.EXTRA_DECLARATIONS
+            fn.python = raw["extra"]["python"][api]
         fn.inline = inline
         m.functions.append(fn)
     # Cython-level functions that are not in the headers, each calling an entry point
@@ -620,6 +630,20 @@ def _array_count(fn_name, cname, names):
     return None
 
 
+def _override_key(fn_name, cname):
+    """The key of a parameter in the override tables: (function, C parameter).  A versioned entry
+    point that the tables do not name takes the entries of its unversioned name: 12.9's
+    cuGraphGetEdges_v2 has the parameters (and the C signature) of 13.0's cuGraphGetEdges, and
+    NVIDIA's package wraps the two alike."""
+    key = (fn_name, cname)
+    base = re.sub(r"_v\d+$", "", fn_name)
+    tables = (ov.PARAM_ROLE, ov.ARRAY_COUNT, ov.KERNEL_PARAMS, ov.ATTRIBUTE_PARAMS, ov.ATTRIBUTE_LISTS,
+              ov.STRBUF_LEN, ov.LIST_COUNT, ov.PARAM_TYPE)
+    if base != fn_name and not any(key in t for t in tables) and any((base, cname) in t for t in tables):
+        return base, cname
+    return key
+
+
 def classify_params(fn, params, T, lib):
     dp = doc_params(fn.doc)
     names = [n for n, _ in params]
@@ -631,6 +655,9 @@ def classify_params(fn, params, T, lib):
     for cname, t in params:
         b, p, d, c, fsig = _tstr(t)
         decl = []
+        typed = ov.PARAM_TYPE.get((fn.name, cname))
+        if typed and b == "void" and p == 1:
+            b = typed[0]                # overrides.PARAM_TYPE: a void* with one pointee type
         if p == 2 and b in handle_of:
             decl = [b, p]               # the C declarations keep the header's spelling
             b, p = handle_of[b], 1      # `struct cudaGraphicsResource **`: a handle output
@@ -641,7 +668,7 @@ def classify_params(fn, params, T, lib):
         is_out_doc = bool(_OUTWORDS.match(doc)) or cname.endswith("_out") or cname.endswith("Out")
         pyname = ov.RENAME.get(cname, cname)
         prm = Param(cname, pyname, b, p, c, cat, "in", "", decl=decl)
-        key = (fn.name, cname)
+        key = _override_key(fn.name, cname)
         if key in ov.KERNEL_PARAMS:
             prm.conv = "kparams"
         elif fn.size_query and p == 1 and b in ("char", "void") and not c:
@@ -696,7 +723,7 @@ def classify_params(fn, params, T, lib):
             else:
                 prm.conv = "voidpp"
         elif p == 1 and cat in ("scalar", "enum", "inttd", "handle", "funcptr", "struct"):
-            counted = _array_count(fn.name, cname, names)
+            counted = _array_count(key[0], cname, names)
             if counted is None and not c and _OUT_LIST_DOC.match(doc) and ov.PARAM_ROLE.get(key, ("",))[0] != "in":
                 counted = _output_array_count(cname, params, dp)
             if counted is not None:
@@ -733,9 +760,9 @@ def classify_params(fn, params, T, lib):
                 prm.conv = "handle_ref"
             elif role == "in" and prm.conv in ("struct_out", "value_out"):
                 prm.conv = "array" if "rray" in ov.PARAM_ROLE[key][1] else "struct_ptr"
-            elif role == "out" and _array_count(fn.name, cname, names) is not None:
+            elif role == "out" and _array_count(key[0], cname, names) is not None:
                 prm.conv = "array_ref_out" if p == 2 else "array_out"
-                prm.extra = {"count": _array_count(fn.name, cname, names)}
+                prm.extra = {"count": _array_count(key[0], cname, names)}
             elif role == "out" and prm.conv in ("voidp", "voidpp", "unknown"):
                 prm.conv = "voidp_out" if p == 2 else ("voidp_out_val" if b == "void" else "value_out")
             elif role == "inout":
@@ -760,6 +787,16 @@ def classify_params(fn, params, T, lib):
                 if q.name == prm.extra["count"] and q.ptr == 1 and q.role == "out":
                     q.role, q.conv = "inout", "value_inout"
                     q.extra = {"default": 0}
+    # a default only where every later argument has one too (cuDeviceGetCliqueInfo(count, dev):
+    # the count comes first, so it must be given)
+    required = False
+    for prm in reversed(out):
+        if prm.role not in ("in", "inout"):
+            continue
+        if "default" not in prm.extra:
+            required = True
+        elif required:
+            prm.extra = {k: v for k, v in prm.extra.items() if k != "default"}
     return out
 
 
@@ -793,7 +830,7 @@ def _pair_list_counts(fn_name, params, dp=None):
         return
     generic = [q for q in counts if q.name == "count"] or (counts if len(counts) == 1 else [])
     for lst in lists:
-        fixed = ov.LIST_COUNT.get((fn_name, lst.name))
+        fixed = ov.LIST_COUNT.get(_override_key(fn_name, lst.name))
         if fixed:
             lst.extra = dict(lst.extra, count_param=fixed)
             continue

@@ -132,6 +132,19 @@ PARAM_ROLE = {
     ("cuMemGetHandleForAddressRange", "handle"): ("out", "the OS handle is returned as an int"),
     ("cuMemExportToShareableHandle", "shareableHandle"): ("out", "the shareable handle is returned, typed by handleType"),
     ("cuMemPoolExportToShareableHandle", "handle_out"): ("out", "the shareable handle is returned, typed by handleType"),
+    # 13.5: as NVIDIA's package has them
+    ("cuLogicalEndpointExport", "handle"): ("out", "the exported handle is returned (PARAM_TYPE: its type)"),
+    ("cuMemGetLocationInfo", "location_out"): ("in", "a caller-made location the driver writes, as "
+                                               "cudaMemGetLocationInfo takes it"),
+    ("cudaMemGetLocationInfo", "location_out"): ("in", "a caller-made location the runtime writes"),
+}
+
+# void* parameters whose pointee has one type, which the wrapper makes (an output) or takes:
+# (function, C parameter) -> (type, reason).
+PARAM_TYPE = {
+    ("cuLogicalEndpointExport", "handle"): ("CUlogicalEndpointFabricHandle",
+                                            "the one handle type there is (CU_LOGICAL_ENDPOINT_IPC_HANDLE_TYPE_FABRIC); "
+                                            "NVIDIA's package returns one whatever the type asked for"),
 }
 
 # Functions whose output array has a count given by another parameter (C name of count), where
@@ -152,6 +165,7 @@ ARRAY_COUNT = {
     ("cuGraphNodeGetDependentNodes", "edgeData"): "numDependentNodes",
     ("cuDevSmResourceSplitByCount", "result"): "nbGroups",
     ("cuDeviceGetLuid", "luid"): 8,
+    ("cuDeviceGetCliqueInfo", "cliqueInfo"): "count",
     ("cuGLGetDevices", "pCudaDevices"): "cudaDeviceCount",
     ("cudaGLGetDevices", "pCudaDevices"): "cudaDeviceCount",
     ("cudaGraphGetNodes", "nodes"): "numNodes",
@@ -531,3 +545,108 @@ LIBRARY_HANDLES = {
 HANDLE_ALSO = {
     "CUfunction": ("CUkernel", r"Kernel ::CUkernel|context-less kernel ::CUkernel"),
 }
+
+# How NVIDIA's package of a release (its twin: tests/conformance/run.TWINS) is made, where that
+# differs from 13.0.3: NVIDIA's 12.9.x and 13.2 onwards come from a later generation of its
+# generator, and each build matches the package of its own release.
+#   fast_enum      enums are classes of cuda.bindings._internal._fast_enum.FastEnum (numba-cuda
+#                  and cuda.core look for that module), not enum.IntEnum; reading an enum field
+#                  that holds no member's value raises ValueError (13.0.3: None)
+#   hidden_fields  struct fields that are not Python attributes (reserved and padding bytes),
+#                  a regular expression over field names; the C declarations keep them
+_RESERVED = r"^(reserved|padding|unused)\d*$"
+TWIN_STYLE = {
+    "12.9": {"fast_enum": True, "hidden_fields": _RESERVED},
+    "13.5": {"fast_enum": True, "hidden_fields": _RESERVED},
+}
+
+# Fields that stay Python attributes although TWIN_STYLE's hidden_fields names them: the bytes of
+# an IPC handle or an exported pool pointer are what a program sends to another process, and the
+# clients read and write them as `.reserved` (numba-cuda's IPC, LMCache, Triton's client; the two
+# latter had to change when NVIDIA's 13.4 hid them).  A departure from NVIDIA's 12.9.10 and
+# 13.5.0, listed in tests/conformance/departures.py.
+SHOWN_FIELDS = {
+    ("CUipcMemHandle_st", "reserved"), ("CUipcEventHandle_st", "reserved"),
+    ("cudaIpcMemHandle_st", "reserved"), ("cudaIpcEventHandle_st", "reserved"),
+    ("CUmemPoolPtrExportData_st", "reserved"), ("cudaMemPoolPtrExportData", "reserved"),
+}
+
+# Pointer fields that are addresses (an int; a buffer or struct gives its address), not lists, as
+# NVIDIA's package has them: arrays whose count field is shared with other arrays, so a list set
+# alone could not say how many items the C side reads: (struct, field) -> reason.
+ADDRESS_FIELDS = {
+    ("CUDA_MEMCPY_BATCH_NODE_PARAMS_V1_st", "sizes"): "one size per copy: counted by `count`, with dsts and srcs",
+    ("CUDA_MEMCPY_BATCH_NODE_PARAMS_V1_st", "attrsIdxs"): "one index per attribute: counted by numAttrs, with attrs",
+    ("cudaMemcpyBatchNodeParams", "sizes"): "one size per copy: counted by `count`, with dsts and srcs",
+    ("cudaMemcpyBatchNodeParams", "attrsIdxs"): "one index per attribute: counted by numAttrs, with attrs",
+}
+
+# List fields that share one count field and are set together, by a method `set_<a>_<b>(a, b)`
+# that sets the count too (each alone refuses, AttributeError), as NVIDIA's package has it:
+# struct -> the fields, in order.
+COUNTED_TOGETHER = {
+    "CUDA_MEMCPY_BATCH_NODE_PARAMS_V1_st": ("dsts", "srcs"),   # a copy from each src to its dst
+}
+
+# List fields whose count field is set to the list's length when the list is set, as NVIDIA's
+# package does for these: (struct, field).
+SETS_COUNT = {
+    ("CUDA_MEMCPY_BATCH_NODE_PARAMS_V1_st", "attrs"),   # numAttrs
+    ("cudaMemcpyBatchNodeParams", "attrs"),             # numAttrs
+}
+
+# C declarations that NVIDIA's package of a release binds although the pinned headers do not
+# declare them (or only in their internal section), read after the library's headers by the same
+# parser: release ("*": every release) -> library -> [(C text, Python wrapper?, reason)].  Each
+# entry point is resolved when first called, so a library that lacks it raises the not-found
+# error (the driver: CUDA_ERROR_NOT_FOUND).
+EXTRA_DECLARATIONS = {
+    "*": {
+        "driver": [
+            ("typedef enum CUoutput_mode_enum { CU_OUT_KEY_VALUE_PAIR = 0x00, CU_OUT_CSV = 0x01 } CUoutput_mode;\n"
+             "CUresult cuProfilerInitialize(const char *configFile, const char *outputFile, CUoutput_mode outputMode);",
+             False, "cudaProfiler.h, which the wheels do not ship, declares them; cudaProfilerTypedefs.h "
+                    "gives the entry point's ABI version; NVIDIA's package has the enum and the C-API function"),
+        ],
+    },
+    "12.9": {
+        # NVIDIA's 12.9.x binds the nvJitLink and NVVM API of the CUDA 13 headers
+        "nvjitlink": [
+            ("nvJitLinkResult nvJitLinkGetLinkedLTOIRSize(nvJitLinkHandle handle, size_t *size);\n"
+             "nvJitLinkResult nvJitLinkGetLinkedLTOIR(nvJitLinkHandle handle, void *ltoir);",
+             True, "the linked LTO-IR (CUDA 13's nvJitLink, which NVIDIA's 12.9.x binds)"),
+        ],
+        "nvvm": [
+            ("nvvmResult nvvmLLVMVersion(const char *arch, int *major);",
+             True, "the LLVM version of an architecture (CUDA 13's libNVVM, which NVIDIA's 12.9.x binds)"),
+        ],
+    },
+    "13.5": {
+        "driver": [
+            ("CUresult cuCtxCreate_v2(CUcontext *pctx, unsigned int flags, CUdevice dev);\n"
+             "CUresult cuCtxCreate_v3(CUcontext *pctx, CUexecAffinityParam *paramsArray, int numParams, "
+             "unsigned int flags, CUdevice dev);\n"
+             "CUresult cuStreamGetCaptureInfo_v2(CUstream hStream, CUstreamCaptureStatus *captureStatus_out, "
+             "cuuint64_t *id_out, CUgraph *graph_out, const CUgraphNode **dependencies_out, "
+             "size_t *numDependencies_out);",
+             False, "earlier entry points that the 13.5 headers declare only for the driver's own build; "
+                    "NVIDIA's 13.5.0 keeps them in its C-API"),
+        ],
+    },
+}
+
+# Enum members that NVIDIA's package of a release has beyond the release's headers: release ->
+# enum -> [(member, value)], with the reason.
+EXTRA_ENUM_MEMBERS = {
+    "12.9": {
+        # CUDA 13's codes (NVIDIA's 12.9.x binds its nvJitLink.h; the 12.9 header's other new
+        # codes are read with NEW_ERROR_CODES defined: libs.py)
+        "nvJitLinkResult": [("NVJITLINK_ERROR_UNRECOGNIZED_ARCH", 16), ("NVJITLINK_ERROR_UNSUPPORTED_ARCH", 17),
+                            ("NVJITLINK_ERROR_LTO_NOT_ENABLED", 18)],
+    },
+}
+
+
+def extra_declarations(release, lib):
+    """The EXTRA_DECLARATIONS entries of a library for one release."""
+    return EXTRA_DECLARATIONS.get("*", {}).get(lib, []) + EXTRA_DECLARATIONS.get(release, {}).get(lib, [])

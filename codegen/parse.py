@@ -6,8 +6,10 @@ with deliberately simple regular expressions.
 """
 import bisect
 import re
+import tempfile
 from pathlib import Path
 
+from . import overrides as ov
 from .libs import LIBS, interop_headers
 
 # Predefined macros for the target ABI (x86-64 / aarch64 Linux, LP64).
@@ -286,8 +288,22 @@ def read(include_dir, lib):
     inc = Path(include_dir)
     L = LIBS[lib]
     files = L["headers"]
-    defs, where = run_pyclibrary(inc, (STUB_FILES if L.get("interop") else []) + files,
-                                 dict(COMMON_REPLACE, **L.get("replace", {})), L.get("macros"), origins=True)
+    release = cuda_release(inc)
+    extra = ov.extra_declarations(release, lib)
+    with tempfile.TemporaryDirectory(prefix="codegen-extra.") as tmp:
+        parsed = list(files)
+        if extra:    # declarations the headers lack (overrides.EXTRA_DECLARATIONS), parsed after them
+            extra_file = Path(tmp) / f"{lib}_extra.h"
+            extra_file.write_text("\n".join(text for text, _, _ in extra) + "\n")
+            parsed.append(str(extra_file))
+        defs, where = run_pyclibrary(inc, (STUB_FILES if L.get("interop") else []) + parsed,
+                                     dict(COMMON_REPLACE, **L.get("replace", {})), L.get("macros"), origins=True)
+        from_extra = {k: sorted(n for n, f in names.items() if extra and f == extra_file.name)
+                      for k, names in where.items()}
+    python = {}
+    for text, wrapped, _ in extra:
+        for name in _PROTO.findall(text):
+            python[name[0]] = wrapped
     text = "\n".join((inc / f).read_text(encoding="utf-8", errors="replace") for f in files)
     tdtext = "\n".join((inc / f).read_text(encoding="utf-8", errors="replace")
                        for f in L.get("typedef_headers", []))
@@ -304,6 +320,10 @@ def read(include_dir, lib):
         "spelled": spelled_params(text),
         "groups": doc_groups(text),
         "interop": interop_names(where),
+        # what overrides.EXTRA_DECLARATIONS declared: {kind: names}, and per function whether it
+        # gets a Python wrapper; EXTRA_ENUM_MEMBERS of this release
+        "extra": dict(from_extra, python=python),
+        "extra_members": ov.EXTRA_ENUM_MEMBERS.get(release, {}),
     }
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from . import libs, model, parse, pytypes
 from . import overrides as ov
-from .common import extra_enums, field_spec
+from .common import extra_enums, field_spec, py_field
 from .libs import LIBS, helpers
 from .pyapi import docstring, helper_signatures, module_refs, signature
 
@@ -121,7 +121,7 @@ def module_page(m, peers):
                  if any(a != s.name for a, _ in s.aliases) else "") + ".", ""]
         rows = []
         for f in s.fields:
-            if None in f.dims:
+            if not py_field(m, s, f):
                 continue
             kind, _, clsname, ekind, _, _ = field_spec(m, s, f, classes)
             read, write = pytypes.field_types(m, kind, clsname, ekind)

@@ -12,7 +12,7 @@ import re
 
 from . import overrides as ov
 from . import pytypes
-from .common import HEADER, extra_enums, field_spec
+from .common import HEADER, extra_enums, field_spec, py_field
 from .libs import LIBS, helpers
 from .pyapi import docstring, helper_signatures, module_refs, signature
 from .pytypes import field_types, peers
@@ -72,7 +72,7 @@ def _classes(model, o):
         o.append(f"class {s.name}(_Struct):")
         body = []
         for f in s.fields:
-            if None in f.dims or keyword.iskeyword(f.name):
+            if not py_field(model, s, f) or keyword.iskeyword(f.name):
                 continue
             kind, _, clsname, ekind, _, _ = field_spec(model, s, f, classes)
             r, w = field_types(model, kind, clsname, ekind)
@@ -81,6 +81,14 @@ def _classes(model, o):
             else:
                 body += ["    @property", f"    def {f.name}(self) -> {r}: ...",
                          f"    @{f.name}.setter", f"    def {f.name}(self, value: {w}) -> None: ..."]
+        group = ov.COUNTED_TOGETHER.get(s.name, ())
+        if group:
+            types = []
+            for name in group:
+                f = next(x for x in s.fields if x.name == name)
+                kind, _, clsname, ekind, _, _ = field_spec(model, s, f, classes)
+                types.append(f"{name}: {field_types(model, kind, clsname, ekind)[1]}")
+            body.append(f"    def set_{'_'.join(group)}(self, {', '.join(types)}) -> None: ...")
         o.extend(body or ["    ..."])
         o.append("")
         # an alias is a subclass of the same layout at run time; to a checker, the same class:

@@ -1010,7 +1010,9 @@ cdef class _Field:
     cdef object cls        # enum/handle/int/struct class of the item, or its name until first use
     cdef _Lazy ns          # resolves that name
     cdef int ekind         # item kind for arrays
-    cdef str countname     # for F_PTRARR
+    cdef str countname     # for F_PTRARR: the count field
+    cdef bint sets_count   # setting the list sets the count field
+    cdef tuple together    # the list fields sharing the count field, set together (or None)
 
     def __init__(self, str name, Py_ssize_t off, int kind, int size, Py_ssize_t count, cls, _Lazy ns, int ekind, str countname):
         self.name = name
@@ -1021,6 +1023,14 @@ cdef class _Field:
         self.cls = cls
         self.ns = ns
         self.ekind = ekind
+        # the count spec: name, then "!" (setting the list sets it) or "&a,b" (a, b set together)
+        self.together = None
+        if countname.endswith("!"):
+            countname = countname[:-1]
+            self.sets_count = True
+        elif "&" in countname:
+            countname, group = countname.split("&")
+            self.together = tuple(group.split(","))
         self.countname = countname
 
     cdef inline object item_cls(self):
@@ -1042,6 +1052,13 @@ cdef class _Field:
         cdef char* q = (<char**>p)[0]
         cdef Py_ssize_t i, n
         if q == NULL:
+            # handles the C side has not written yet (a conditional node's body graphs before
+            # cuGraphAddNode): as many NULL handles as the count says, as NVIDIA's package shows them
+            if self.ekind == F_HANDLE and self.countname:
+                n = int(getattr(s, self.countname))
+                if n > 0:
+                    cls = self.item_cls()
+                    return [_new_handle(cls, NULL) for i in range(n)]
             return []
         kept = _kept(s, p)
         if kept is not None and (<tuple>kept)[0] is not None and (<_Buf>(<tuple>kept)[0]).ptr == <void*>q:
@@ -1052,6 +1069,17 @@ cdef class _Field:
             owner = s
         cls = self.item_cls()
         return [_get_item(q + i * self.size, self.ekind, self.size, cls, owner, 0, 0) for i in range(n)]
+
+    cdef int set_items(self, _Struct s, object value) except -1:
+        """Point a list field at a C array of `value`'s items, kept alive by the struct."""
+        cdef char* p = s._ptr + self.off
+        cdef _Buf b
+        if not isinstance(value, (list, tuple)):
+            raise TypeError(f"{self.name} expects a list, not {type(value).__name__}")
+        b = _array(value, _item_code(self.ekind, self.size), self.size)
+        (<void**>p)[0] = b.ptr if b.n else NULL
+        _keep(s, p, (b, value))
+        return 0
 
     def __set__(self, obj, value):
         cdef _Struct s = <_Struct>obj
@@ -1075,11 +1103,14 @@ cdef class _Field:
             (<void**>p)[0] = _bufptr(b)
             _keep(s, p, (b, value) if b is not None else None)
         elif self.kind == F_PTRARR:
-            if not isinstance(value, (list, tuple)):
-                raise TypeError(f"{self.name} expects a list, not {type(value).__name__}")
-            b = _array(value, _item_code(self.ekind, self.size), self.size)
-            (<void**>p)[0] = b.ptr if b.n else NULL
-            _keep(s, p, (b, value))
+            if self.together is not None:
+                raise AttributeError(
+                    f"{self.name} shares its count field {self.countname} with "
+                    f"{', '.join(x for x in self.together if x != self.name)}: set them together with "
+                    f"set_{'_'.join(self.together)}()")
+            self.set_items(s, value)
+            if self.sets_count:
+                setattr(s, self.countname, len(value))
         else:
             _set_item(s, p, self.kind, self.size, value, self.name, self)
 
@@ -1120,8 +1151,14 @@ cdef object _get_item(char* p, int kind, int size, object cls, object owner, Py_
     if kind == F_ENUM:
         if cls is None:
             return (<int32_t*>p)[0]
-        # a value that names no member reads as None, as in the reference package
-        return (<dict>cls._value2member_map_).get((<int32_t*>p)[0])
+        # a value that names no member reads as None, as in NVIDIA's 13.0 package; where NVIDIA's
+        # package of this release makes FastEnum classes (12.9, 13.5), it raises ValueError, as there
+        r = (<dict>cls._value2member_map_).get((<int32_t*>p)[0])
+        if r is None:
+            r = (<dict>cls._value2member_map_).get((<uint32_t*>p)[0])   # a member above INT_MAX
+            if r is None and _strict_enum_fields:
+                raise ValueError(f"{(<uint32_t*>p)[0]} is not a valid {cls.__name__}")
+        return r
     if kind == F_HANDLE:
         return _field_view(cls, p, owner, 0)
     if kind == F_INTV:
@@ -1216,14 +1253,17 @@ cdef int _set_item(_Struct s, char* p, int kind, int size, object value, str nam
 # ----------------------------------------------------------------------------- lazy module namespace
 
 cdef object _enum_module = None      # (name, [(member, value)], module) -> enum class
+cdef bint _strict_enum_fields = False   # an enum field holding no member's value raises ValueError
 
 
 def _enum_maker():
     """How this build makes its enum classes: enum.IntEnum, or, where NVIDIA's package of the same
     release uses its FastEnum (the generated _version.FAST_ENUM), cuda.bindings._internal._fast_enum."""
+    global _strict_enum_fields
     from cuda.bindings import _version
     if getattr(_version, "FAST_ENUM", False):
         from cuda.bindings._internal._fast_enum import FastEnum, FastEnumMetaclass
+        _strict_enum_fields = True
 
         def make(name, members, module):
             ns = {"__module__": module, "__qualname__": name}
@@ -1344,10 +1384,29 @@ cdef class _Lazy:
                 names.append(fname)
                 fi += 1
             r._c_fields = tuple(names)
+            for mname, fn in (<dict>self.g.get("_STRUCT_METHODS", {})).get(name, {}).items():
+                setattr(r, mname, fn)
             defaults = (<dict>self.g.get("_STRUCT_DEFAULTS", {})).get(name)
             if defaults:
                 r._c_defaults = tuple(defaults.items())
             return r
+
+    def set_together(self, obj, tuple pairs):
+        """Set list fields that share one count field ((name, list), ...) and the count, after
+        checking that the lists have one length (the generated set_<a>_<b> methods)."""
+        cdef _Field f
+        cls = type(obj)
+        n = None
+        for fname, value in pairs:
+            if not isinstance(value, (list, tuple)):
+                raise TypeError(f"{fname} expects a list, not {type(value).__name__}")
+            if n is not None and len(value) != n:
+                raise ValueError(f"{', '.join(x for x, _ in pairs)} must be lists of one length")
+            n = len(value)
+        for fname, value in pairs:
+            f = <_Field>getattr(cls, fname)
+            f.set_items(<_Struct>obj, value)
+        setattr(obj, f.countname, n)
 
     def attr(self, str name):
         """The module's `__getattr__`: a class not created yet, or AttributeError."""

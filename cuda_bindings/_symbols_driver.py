@@ -482,6 +482,7 @@ SYMBOLS = (
     ('cuVDPAUCtxCreate', 0, '', 0, 'cuVDPAUCtxCreate_v2'),
     ('cuGraphicsVDPAURegisterVideoSurface', 0, '', 0, 'cuGraphicsVDPAURegisterVideoSurface'),
     ('cuGraphicsVDPAURegisterOutputSurface', 0, '', 0, 'cuGraphicsVDPAURegisterOutputSurface'),
+    ('cuProfilerInitialize', 4000, '', 0, 'cuProfilerInitialize'),
     ('cuProfilerStart', 4000, '', 0, 'cuProfilerStart'),
     ('cuProfilerStop', 4000, '', 0, 'cuProfilerStop'),
 )

@@ -2,7 +2,7 @@
 
 # cython: language_level=3
 
-cdef void* _slots[479]
+cdef void* _slots[480]
 
 cdef object _symbol(int i):
     from cuda.bindings._symbols_driver import _symbol
@@ -2431,12 +2431,17 @@ cdef CUresult cuGraphicsVDPAURegisterOutputSurface(CUgraphicsResource* pCudaReso
         return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUgraphicsResource*, VdpOutputSurface, unsigned int) noexcept nogil>_slots[476])(pCudaResource, vdpSurface, flags)
 
-cdef CUresult cuProfilerStart() except ?CUDA_ERROR_NOT_FOUND nogil:
+cdef CUresult cuProfilerInitialize(const char* configFile, const char* outputFile, CUoutput_mode outputMode) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[477] == NULL and _resolve(477):
         return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
-    return (<CUresult (*)() noexcept nogil>_slots[477])()
+    return (<CUresult (*)(const char*, const char*, CUoutput_mode) noexcept nogil>_slots[477])(configFile, outputFile, outputMode)
 
-cdef CUresult cuProfilerStop() except ?CUDA_ERROR_NOT_FOUND nogil:
+cdef CUresult cuProfilerStart() except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[478] == NULL and _resolve(478):
         return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)() noexcept nogil>_slots[478])()
+
+cdef CUresult cuProfilerStop() except ?CUDA_ERROR_NOT_FOUND nogil:
+    if _slots[479] == NULL and _resolve(479):
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
+    return (<CUresult (*)() noexcept nogil>_slots[479])()

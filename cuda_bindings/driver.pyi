@@ -1240,6 +1240,10 @@ class CUeglColorFormat(IntEnum):
     CU_EGL_COLOR_FORMAT_UYVY_2020 = 116
     CU_EGL_COLOR_FORMAT_MAX = 117
 
+class CUoutput_mode(IntEnum):
+    CU_OUT_KEY_VALUE_PAIR = 0
+    CU_OUT_CSV = 1
+
 
 class EGLImageKHR(_Handle): ...
 class EGLStreamKHR(_Handle): ...

@@ -41,6 +41,7 @@ _STRUCTS = (
     ""
 )
 _STRUCT_DEFAULTS = {}   # field values of a new struct other than 0
+_STRUCT_METHODS = {}
 cdef _Lazy _L = _new_lazy(globals(), __name__, _ENUMS, _STRUCTS, __cb_nvvm_off, __cb_nvvm_fsize, __cb_nvvm_psize, __cb_nvvm_ssize)
 
 

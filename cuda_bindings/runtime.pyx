@@ -372,6 +372,7 @@ _STRUCTS = (
     "ushort3|0|501||x:2:1::0:;y:2:1::0:;z:2:1::0:\n"
 )
 _STRUCT_DEFAULTS = {'cudaKernelNodeParams': {'gridDim.x': 1, 'gridDim.y': 1, 'gridDim.z': 1, 'blockDim.x': 1, 'blockDim.y': 1, 'blockDim.z': 1}, 'cudaKernelNodeParamsV2': {'gridDim.x': 1, 'gridDim.y': 1, 'gridDim.z': 1, 'blockDim.x': 1, 'blockDim.y': 1, 'blockDim.z': 1}, 'cudaLaunchConfig_st': {'gridDim.x': 1, 'gridDim.y': 1, 'gridDim.z': 1, 'blockDim.x': 1, 'blockDim.y': 1, 'blockDim.z': 1}, 'dim3': {'x': 1, 'y': 1, 'z': 1}}   # field values of a new struct other than 0
+_STRUCT_METHODS = {}
 cdef _Lazy _L = _new_lazy(globals(), __name__, _ENUMS, _STRUCTS, __cb_runtime_off, __cb_runtime_fsize, __cb_runtime_psize, __cb_runtime_ssize)
 
 cudaHostAllocDefault = 0

@@ -406,6 +406,7 @@ from cuda.bindings.driver import (
     CUoffset3D as CUoffset3D,
     CUoffset3D_st as CUoffset3D_st,
     CUoffset3D_v1 as CUoffset3D_v1,
+    CUoutput_mode as CUoutput_mode,
     CUpointer_attribute as CUpointer_attribute,
     CUprocessState as CUprocessState,
     CUresourceViewFormat as CUresourceViewFormat,

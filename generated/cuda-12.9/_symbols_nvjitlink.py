@@ -19,6 +19,8 @@ SYMBOLS = (
     ('nvJitLinkGetInfoLogSize', 0, '', 0, '__nvJitLinkGetInfoLogSize_12_9'),
     ('nvJitLinkGetInfoLog', 0, '', 0, '__nvJitLinkGetInfoLog_12_9'),
     ('nvJitLinkVersion', 0, '', 0, 'nvJitLinkVersion'),
+    ('nvJitLinkGetLinkedLTOIRSize', 0, '', 0, 'nvJitLinkGetLinkedLTOIRSize'),
+    ('nvJitLinkGetLinkedLTOIR', 0, '', 0, 'nvJitLinkGetLinkedLTOIR'),
 )
 
 

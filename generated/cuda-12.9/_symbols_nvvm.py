@@ -18,6 +18,7 @@ SYMBOLS = (
     ('nvvmGetCompiledResult', 0, '', 0, 'nvvmGetCompiledResult'),
     ('nvvmGetProgramLogSize', 0, '', 0, 'nvvmGetProgramLogSize'),
     ('nvvmGetProgramLog', 0, '', 0, 'nvvmGetProgramLog'),
+    ('nvvmLLVMVersion', 0, '', 0, 'nvvmLLVMVersion'),
 )
 
 

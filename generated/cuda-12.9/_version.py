@@ -6,3 +6,5 @@ __cuda_version__ = "12.9"
 #: cuda.h's CUDA_VERSION (1000 * major + 10 * minor)
 CUDA_VERSION = 12090
 CUDA_MAJOR = 12
+#: enums are cuda.bindings._internal._fast_enum classes, as in NVIDIA's package of this release
+FAST_ENUM = True

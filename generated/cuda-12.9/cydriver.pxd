@@ -2028,6 +2028,9 @@ ctypedef enum CUeglColorFormat:
     CU_EGL_COLOR_FORMAT_UYVY_709_ER = 115
     CU_EGL_COLOR_FORMAT_UYVY_2020 = 116
     CU_EGL_COLOR_FORMAT_MAX = 117
+ctypedef enum CUoutput_mode:
+    CU_OUT_KEY_VALUE_PAIR = 0
+    CU_OUT_CSV = 1
 ctypedef unsigned int GLenum
 ctypedef unsigned int GLuint
 ctypedef int EGLint
@@ -2059,7 +2062,7 @@ ctypedef CUeglFrame_st CUeglFrame_v1
 ctypedef CUeglFrame_v1 CUeglFrame
 
 cdef enum:
-    _CB_NUM_FUNCTIONS = 482
+    _CB_NUM_FUNCTIONS = 483
 cdef CUresult cuGetErrorString(CUresult error, const char** pStr) except ?CUDA_ERROR_NOT_FOUND nogil
 cdef CUresult cuGetErrorName(CUresult error, const char** pStr) except ?CUDA_ERROR_NOT_FOUND nogil
 cdef CUresult cuInit(unsigned int Flags) except ?CUDA_ERROR_NOT_FOUND nogil
@@ -2540,5 +2543,6 @@ cdef CUresult cuVDPAUGetDevice(CUdevice* pDevice, VdpDevice vdpDevice, VdpGetPro
 cdef CUresult cuVDPAUCtxCreate(CUcontext* pCtx, unsigned int flags, CUdevice device, VdpDevice vdpDevice, VdpGetProcAddress* vdpGetProcAddress) except ?CUDA_ERROR_NOT_FOUND nogil
 cdef CUresult cuGraphicsVDPAURegisterVideoSurface(CUgraphicsResource* pCudaResource, VdpVideoSurface vdpSurface, unsigned int flags) except ?CUDA_ERROR_NOT_FOUND nogil
 cdef CUresult cuGraphicsVDPAURegisterOutputSurface(CUgraphicsResource* pCudaResource, VdpOutputSurface vdpSurface, unsigned int flags) except ?CUDA_ERROR_NOT_FOUND nogil
+cdef CUresult cuProfilerInitialize(const char* configFile, const char* outputFile, CUoutput_mode outputMode) except ?CUDA_ERROR_NOT_FOUND nogil
 cdef CUresult cuProfilerStart() except ?CUDA_ERROR_NOT_FOUND nogil
 cdef CUresult cuProfilerStop() except ?CUDA_ERROR_NOT_FOUND nogil

@@ -2,7 +2,7 @@
 
 # cython: language_level=3
 
-cdef void* _slots[482]
+cdef void* _slots[483]
 
 cdef object _symbol(int i):
     from cuda.bindings._symbols_driver import _symbol
@@ -2446,12 +2446,17 @@ cdef CUresult cuGraphicsVDPAURegisterOutputSurface(CUgraphicsResource* pCudaReso
         return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUgraphicsResource*, VdpOutputSurface, unsigned int) noexcept nogil>_slots[479])(pCudaResource, vdpSurface, flags)
 
-cdef CUresult cuProfilerStart() except ?CUDA_ERROR_NOT_FOUND nogil:
+cdef CUresult cuProfilerInitialize(const char* configFile, const char* outputFile, CUoutput_mode outputMode) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[480] == NULL and _resolve(480):
         return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
-    return (<CUresult (*)() noexcept nogil>_slots[480])()
+    return (<CUresult (*)(const char*, const char*, CUoutput_mode) noexcept nogil>_slots[480])(configFile, outputFile, outputMode)
 
-cdef CUresult cuProfilerStop() except ?CUDA_ERROR_NOT_FOUND nogil:
+cdef CUresult cuProfilerStart() except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[481] == NULL and _resolve(481):
         return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)() noexcept nogil>_slots[481])()
+
+cdef CUresult cuProfilerStop() except ?CUDA_ERROR_NOT_FOUND nogil:
+    if _slots[482] == NULL and _resolve(482):
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
+    return (<CUresult (*)() noexcept nogil>_slots[482])()

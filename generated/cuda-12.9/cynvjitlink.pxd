@@ -24,6 +24,9 @@ cdef extern from "nvJitLink.h" nogil:
         NVJITLINK_ERROR_ARCH_MISMATCH
         NVJITLINK_ERROR_OUTDATED_LIBRARY
         NVJITLINK_ERROR_MISSING_FATBIN
+        NVJITLINK_ERROR_UNRECOGNIZED_ARCH
+        NVJITLINK_ERROR_UNSUPPORTED_ARCH
+        NVJITLINK_ERROR_LTO_NOT_ENABLED
     ctypedef enum nvJitLinkInputType:
         NVJITLINK_INPUT_NONE
         NVJITLINK_INPUT_CUBIN
@@ -39,7 +42,7 @@ cdef extern from "nvJitLink.h" nogil:
 
 
 cdef enum:
-    _CB_NUM_FUNCTIONS = 14
+    _CB_NUM_FUNCTIONS = 16
 cdef nvJitLinkResult nvJitLinkCreate(nvJitLinkHandle* handle, uint32_t numOptions, const char** options) except ?<nvJitLinkResult>-42 nogil
 cdef nvJitLinkResult nvJitLinkDestroy(nvJitLinkHandle* handle) except ?<nvJitLinkResult>-42 nogil
 cdef nvJitLinkResult nvJitLinkAddData(nvJitLinkHandle handle, nvJitLinkInputType inputType, const void* data, size_t size, const char* name) except ?<nvJitLinkResult>-42 nogil
@@ -54,3 +57,5 @@ cdef nvJitLinkResult nvJitLinkGetErrorLog(nvJitLinkHandle handle, char* log) exc
 cdef nvJitLinkResult nvJitLinkGetInfoLogSize(nvJitLinkHandle handle, size_t* size) except ?<nvJitLinkResult>-42 nogil
 cdef nvJitLinkResult nvJitLinkGetInfoLog(nvJitLinkHandle handle, char* log) except ?<nvJitLinkResult>-42 nogil
 cdef nvJitLinkResult nvJitLinkVersion(unsigned int* major, unsigned int* minor) except ?<nvJitLinkResult>-42 nogil
+cdef nvJitLinkResult nvJitLinkGetLinkedLTOIRSize(nvJitLinkHandle handle, size_t* size) except ?<nvJitLinkResult>-42 nogil
+cdef nvJitLinkResult nvJitLinkGetLinkedLTOIR(nvJitLinkHandle handle, void* ltoir) except ?<nvJitLinkResult>-42 nogil

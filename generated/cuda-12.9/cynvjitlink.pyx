@@ -2,7 +2,7 @@
 
 # cython: language_level=3
 
-cdef void* _slots[14]
+cdef void* _slots[16]
 
 cdef object _symbol(int i):
     from cuda.bindings._symbols_nvjitlink import _symbol
@@ -115,3 +115,13 @@ cdef nvJitLinkResult nvJitLinkVersion(unsigned int* major, unsigned int* minor) 
     if _slots[13] == NULL and _resolve(13):
         return NVJITLINK_ERROR_INTERNAL
     return (<nvJitLinkResult (*)(unsigned int*, unsigned int*) noexcept nogil>_slots[13])(major, minor)
+
+cdef nvJitLinkResult nvJitLinkGetLinkedLTOIRSize(nvJitLinkHandle handle, size_t* size) except ?<nvJitLinkResult>-42 nogil:
+    if _slots[14] == NULL and _resolve(14):
+        return NVJITLINK_ERROR_INTERNAL
+    return (<nvJitLinkResult (*)(nvJitLinkHandle, size_t*) noexcept nogil>_slots[14])(handle, size)
+
+cdef nvJitLinkResult nvJitLinkGetLinkedLTOIR(nvJitLinkHandle handle, void* ltoir) except ?<nvJitLinkResult>-42 nogil:
+    if _slots[15] == NULL and _resolve(15):
+        return NVJITLINK_ERROR_INTERNAL
+    return (<nvJitLinkResult (*)(nvJitLinkHandle, void*) noexcept nogil>_slots[15])(handle, ltoir)

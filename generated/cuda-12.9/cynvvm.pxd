@@ -24,7 +24,7 @@ cdef extern from "nvvm.h" nogil:
 
 
 cdef enum:
-    _CB_NUM_FUNCTIONS = 13
+    _CB_NUM_FUNCTIONS = 14
 cdef const char* nvvmGetErrorString(nvvmResult result) except? NULL nogil
 cdef nvvmResult nvvmVersion(int* major, int* minor) except ?<nvvmResult>-42 nogil
 cdef nvvmResult nvvmIRVersion(int* majorIR, int* minorIR, int* majorDbg, int* minorDbg) except ?<nvvmResult>-42 nogil
@@ -38,3 +38,4 @@ cdef nvvmResult nvvmGetCompiledResultSize(nvvmProgram prog, size_t* bufferSizeRe
 cdef nvvmResult nvvmGetCompiledResult(nvvmProgram prog, char* buffer) except ?<nvvmResult>-42 nogil
 cdef nvvmResult nvvmGetProgramLogSize(nvvmProgram prog, size_t* bufferSizeRet) except ?<nvvmResult>-42 nogil
 cdef nvvmResult nvvmGetProgramLog(nvvmProgram prog, char* buffer) except ?<nvvmResult>-42 nogil
+cdef nvvmResult nvvmLLVMVersion(const char* arch, int* major) except ?<nvvmResult>-42 nogil

@@ -2,7 +2,7 @@
 
 # cython: language_level=3
 
-cdef void* _slots[13]
+cdef void* _slots[14]
 
 cdef object _symbol(int i):
     from cuda.bindings._symbols_nvvm import _symbol
@@ -110,3 +110,8 @@ cdef nvvmResult nvvmGetProgramLog(nvvmProgram prog, char* buffer) except ?<nvvmR
     if _slots[12] == NULL and _resolve(12):
         return NVVM_ERROR_CANCELLED
     return (<nvvmResult (*)(nvvmProgram, char*) noexcept nogil>_slots[12])(prog, buffer)
+
+cdef nvvmResult nvvmLLVMVersion(const char* arch, int* major) except ?<nvvmResult>-42 nogil:
+    if _slots[13] == NULL and _resolve(13):
+        return NVVM_ERROR_CANCELLED
+    return (<nvvmResult (*)(const char*, int*) noexcept nogil>_slots[13])(arch, major)

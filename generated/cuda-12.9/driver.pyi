@@ -1204,6 +1204,10 @@ class CUeglColorFormat(IntEnum):
     CU_EGL_COLOR_FORMAT_UYVY_2020 = 116
     CU_EGL_COLOR_FORMAT_MAX = 117
 
+class CUoutput_mode(IntEnum):
+    CU_OUT_KEY_VALUE_PAIR = 0
+    CU_OUT_CSV = 1
+
 
 class EGLImageKHR(_Handle): ...
 class EGLStreamKHR(_Handle): ...
@@ -1342,10 +1346,7 @@ class anon_struct10(_Struct):
     pitchInBytes: int
 
 class anon_struct11(_Struct):
-    @property
-    def reserved(self) -> list[int]: ...
-    @reserved.setter
-    def reserved(self, value: Sequence[int]) -> None: ...
+    ...
 
 class anon_struct12(_Struct):
     @property
@@ -1377,10 +1378,6 @@ class anon_struct16(_Struct):
     fence: anon_struct14
     nvSciSync: anon_union7
     keyedMutex: anon_struct15
-    @property
-    def reserved(self) -> list[int]: ...
-    @reserved.setter
-    def reserved(self, value: Sequence[int]) -> None: ...
 
 class anon_struct17(_Struct):
     value: int
@@ -1393,10 +1390,6 @@ class anon_struct19(_Struct):
     fence: anon_struct17
     nvSciSync: anon_union8
     keyedMutex: anon_struct18
-    @property
-    def reserved(self) -> list[int]: ...
-    @reserved.setter
-    def reserved(self, value: Sequence[int]) -> None: ...
 
 class anon_struct20(_Struct):
     level: int
@@ -1417,10 +1410,6 @@ class anon_struct22(_Struct):
     compressionType: int
     gpuDirectRDMACapable: int
     usage: int
-    @property
-    def reserved(self) -> bytes: ...
-    @reserved.setter
-    def reserved(self, value: bytes | Sequence[int]) -> None: ...
 
 class anon_struct23(_Struct):
     @property
@@ -1449,7 +1438,6 @@ class anon_union4(_Struct):
     mipmap: anon_struct8
     linear: anon_struct9
     pitch2D: anon_struct10
-    reserved: anon_struct11
 
 class anon_union5(_Struct):
     fd: int
@@ -1472,14 +1460,12 @@ class anon_union7(_Struct):
     def fence(self) -> int: ...
     @fence.setter
     def fence(self, value: Address) -> None: ...
-    reserved: int
 
 class anon_union8(_Struct):
     @property
     def fence(self) -> int: ...
     @fence.setter
     def fence(self, value: Address) -> None: ...
-    reserved: int
 
 class anon_union9(_Struct):
     @property
@@ -1544,10 +1530,6 @@ CUDA_ARRAY_DESCRIPTOR = CUDA_ARRAY_DESCRIPTOR_st
 class CUDA_ARRAY_MEMORY_REQUIREMENTS_st(_Struct):
     size: int
     alignment: int
-    @property
-    def reserved(self) -> list[int]: ...
-    @reserved.setter
-    def reserved(self, value: Sequence[int]) -> None: ...
 
 CUDA_ARRAY_MEMORY_REQUIREMENTS_v1 = CUDA_ARRAY_MEMORY_REQUIREMENTS_st
 CUDA_ARRAY_MEMORY_REQUIREMENTS = CUDA_ARRAY_MEMORY_REQUIREMENTS_st
@@ -1557,10 +1539,6 @@ class CUDA_ARRAY_SPARSE_PROPERTIES_st(_Struct):
     miptailFirstLevel: int
     miptailSize: int
     flags: int
-    @property
-    def reserved(self) -> list[int]: ...
-    @reserved.setter
-    def reserved(self, value: Sequence[int]) -> None: ...
 
 CUDA_ARRAY_SPARSE_PROPERTIES_v1 = CUDA_ARRAY_SPARSE_PROPERTIES_st
 CUDA_ARRAY_SPARSE_PROPERTIES = CUDA_ARRAY_SPARSE_PROPERTIES_st
@@ -1646,10 +1624,6 @@ class CUDA_EXTERNAL_MEMORY_BUFFER_DESC_st(_Struct):
     offset: int
     size: int
     flags: int
-    @property
-    def reserved(self) -> list[int]: ...
-    @reserved.setter
-    def reserved(self, value: Sequence[int]) -> None: ...
 
 CUDA_EXTERNAL_MEMORY_BUFFER_DESC_v1 = CUDA_EXTERNAL_MEMORY_BUFFER_DESC_st
 CUDA_EXTERNAL_MEMORY_BUFFER_DESC = CUDA_EXTERNAL_MEMORY_BUFFER_DESC_st
@@ -1662,10 +1636,6 @@ class CUDA_EXTERNAL_MEMORY_HANDLE_DESC_st(_Struct):
     handle: anon_union5
     size: int
     flags: int
-    @property
-    def reserved(self) -> list[int]: ...
-    @reserved.setter
-    def reserved(self, value: Sequence[int]) -> None: ...
 
 CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1 = CUDA_EXTERNAL_MEMORY_HANDLE_DESC_st
 CUDA_EXTERNAL_MEMORY_HANDLE_DESC = CUDA_EXTERNAL_MEMORY_HANDLE_DESC_st
@@ -1674,10 +1644,6 @@ class CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_st(_Struct):
     offset: int
     arrayDesc: CUDA_ARRAY3D_DESCRIPTOR
     numLevels: int
-    @property
-    def reserved(self) -> list[int]: ...
-    @reserved.setter
-    def reserved(self, value: Sequence[int]) -> None: ...
 
 CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_v1 = CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_st
 CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC = CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_st
@@ -1689,10 +1655,6 @@ class CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_st(_Struct):
     def type(self, value: CUexternalSemaphoreHandleType | int) -> None: ...
     handle: anon_union6
     flags: int
-    @property
-    def reserved(self) -> list[int]: ...
-    @reserved.setter
-    def reserved(self, value: Sequence[int]) -> None: ...
 
 CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1 = CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_st
 CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC = CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_st
@@ -1700,10 +1662,6 @@ CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC = CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_st
 class CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_st(_Struct):
     params: anon_struct16
     flags: int
-    @property
-    def reserved(self) -> list[int]: ...
-    @reserved.setter
-    def reserved(self, value: Sequence[int]) -> None: ...
 
 CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1 = CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_st
 CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS = CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_st
@@ -1711,10 +1669,6 @@ CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS = CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_st
 class CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_st(_Struct):
     params: anon_struct19
     flags: int
-    @property
-    def reserved(self) -> list[int]: ...
-    @reserved.setter
-    def reserved(self, value: Sequence[int]) -> None: ...
 
 CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1 = CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_st
 CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS = CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_st
@@ -2067,10 +2021,6 @@ class CUDA_MEMCPY3D_st(_Struct):
     def srcArray(self) -> CUarray: ...
     @srcArray.setter
     def srcArray(self, value: CUarray | int | None) -> None: ...
-    @property
-    def reserved0(self) -> int: ...
-    @reserved0.setter
-    def reserved0(self, value: Address) -> None: ...
     srcPitch: int
     srcHeight: int
     dstXInBytes: int
@@ -2093,10 +2043,6 @@ class CUDA_MEMCPY3D_st(_Struct):
     def dstArray(self) -> CUarray: ...
     @dstArray.setter
     def dstArray(self, value: CUarray | int | None) -> None: ...
-    @property
-    def reserved1(self) -> int: ...
-    @reserved1.setter
-    def reserved1(self, value: Address) -> None: ...
     dstPitch: int
     dstHeight: int
     WidthInBytes: int
@@ -2108,7 +2054,6 @@ CUDA_MEMCPY3D = CUDA_MEMCPY3D_st
 
 class CUDA_MEMCPY_NODE_PARAMS_st(_Struct):
     flags: int
-    reserved: int
     @property
     def copyCtx(self) -> CUcontext: ...
     @copyCtx.setter
@@ -2217,10 +2162,6 @@ class CUDA_RESOURCE_VIEW_DESC_st(_Struct):
     lastMipmapLevel: int
     firstLayer: int
     lastLayer: int
-    @property
-    def reserved(self) -> list[int]: ...
-    @reserved.setter
-    def reserved(self, value: Sequence[int]) -> None: ...
 
 CUDA_RESOURCE_VIEW_DESC_v1 = CUDA_RESOURCE_VIEW_DESC_st
 CUDA_RESOURCE_VIEW_DESC = CUDA_RESOURCE_VIEW_DESC_st
@@ -2247,10 +2188,6 @@ class CUDA_TEXTURE_DESC_st(_Struct):
     def borderColor(self) -> list[float]: ...
     @borderColor.setter
     def borderColor(self, value: Sequence[float]) -> None: ...
-    @property
-    def reserved(self) -> list[int]: ...
-    @reserved.setter
-    def reserved(self, value: Sequence[int]) -> None: ...
 
 CUDA_TEXTURE_DESC_v1 = CUDA_TEXTURE_DESC_st
 CUDA_TEXTURE_DESC = CUDA_TEXTURE_DESC_st
@@ -2297,10 +2234,6 @@ class CUarrayMapInfo_st(_Struct):
     offset: int
     deviceBitMask: int
     flags: int
-    @property
-    def reserved(self) -> list[int]: ...
-    @reserved.setter
-    def reserved(self, value: Sequence[int]) -> None: ...
 
 CUarrayMapInfo_v1 = CUarrayMapInfo_st
 CUarrayMapInfo = CUarrayMapInfo_st
@@ -2315,36 +2248,22 @@ class CUasyncNotificationInfo_st(_Struct):
 CUasyncNotificationInfo = CUasyncNotificationInfo_st
 
 class CUcheckpointCheckpointArgs_st(_Struct):
-    @property
-    def reserved(self) -> list[cuuint64_t]: ...
-    @reserved.setter
-    def reserved(self, value: Sequence[cuuint64_t | int | None]) -> None: ...
+    ...
 
 CUcheckpointCheckpointArgs = CUcheckpointCheckpointArgs_st
 
 class CUcheckpointLockArgs_st(_Struct):
     timeoutMs: int
-    reserved0: int
-    @property
-    def reserved1(self) -> list[cuuint64_t]: ...
-    @reserved1.setter
-    def reserved1(self, value: Sequence[cuuint64_t | int | None]) -> None: ...
 
 CUcheckpointLockArgs = CUcheckpointLockArgs_st
 
 class CUcheckpointRestoreArgs_st(_Struct):
-    @property
-    def reserved(self) -> list[cuuint64_t]: ...
-    @reserved.setter
-    def reserved(self, value: Sequence[cuuint64_t | int | None]) -> None: ...
+    ...
 
 CUcheckpointRestoreArgs = CUcheckpointRestoreArgs_st
 
 class CUcheckpointUnlockArgs_st(_Struct):
-    @property
-    def reserved(self) -> list[cuuint64_t]: ...
-    @reserved.setter
-    def reserved(self, value: Sequence[cuuint64_t | int | None]) -> None: ...
+    ...
 
 CUcheckpointUnlockArgs = CUcheckpointUnlockArgs_st
 
@@ -2469,10 +2388,6 @@ class CUgraphEdgeData_st(_Struct):
     from_port: int
     to_port: int
     type: int
-    @property
-    def reserved(self) -> bytes: ...
-    @reserved.setter
-    def reserved(self, value: bytes | Sequence[int]) -> None: ...
 
 CUgraphEdgeData = CUgraphEdgeData_st
 
@@ -2498,14 +2413,6 @@ class CUgraphNodeParams_st(_Struct):
     def type(self) -> CUgraphNodeType | None: ...
     @type.setter
     def type(self, value: CUgraphNodeType | int) -> None: ...
-    @property
-    def reserved0(self) -> list[int]: ...
-    @reserved0.setter
-    def reserved0(self, value: Sequence[int]) -> None: ...
-    @property
-    def reserved1(self) -> list[int]: ...
-    @reserved1.setter
-    def reserved1(self, value: Sequence[int]) -> None: ...
     kernel: CUDA_KERNEL_NODE_PARAMS_v3
     memcpy: CUDA_MEMCPY_NODE_PARAMS
     memset: CUDA_MEMSET_NODE_PARAMS_v2
@@ -2519,7 +2426,6 @@ class CUgraphNodeParams_st(_Struct):
     free: CUDA_MEM_FREE_NODE_PARAMS
     memOp: CUDA_BATCH_MEM_OP_NODE_PARAMS_v2
     conditional: CUDA_CONDITIONAL_NODE_PARAMS
-    reserved2: int
 
 CUgraphNodeParams = CUgraphNodeParams_st
 
@@ -2673,10 +2579,6 @@ class CUmemDecompressParams_st(_Struct):
     def algo(self) -> CUmemDecompressAlgorithm | None: ...
     @algo.setter
     def algo(self, value: CUmemDecompressAlgorithm | int) -> None: ...
-    @property
-    def padding(self) -> bytes: ...
-    @padding.setter
-    def padding(self, value: bytes | Sequence[int]) -> None: ...
 
 CUmemDecompressParams = CUmemDecompressParams_st
 
@@ -2715,10 +2617,6 @@ class CUmemPoolProps_st(_Struct):
     def win32SecurityAttributes(self, value: Address) -> None: ...
     maxSize: int
     usage: int
-    @property
-    def reserved(self) -> bytes: ...
-    @reserved.setter
-    def reserved(self, value: bytes | Sequence[int]) -> None: ...
 
 CUmemPoolProps_v1 = CUmemPoolProps_st
 CUmemPoolProps = CUmemPoolProps_st
@@ -3382,11 +3280,11 @@ def cuStreamIsCapturing(hStream: CUstream | runtime.cudaStream_t | int | None) -
     """Returns a stream's capture status."""
 def cuStreamGetCaptureInfo(hStream: CUstream | runtime.cudaStream_t | int | None) -> tuple[CUresult, CUstreamCaptureStatus | None, cuuint64_t | None, CUgraph | None, list[CUgraphNode] | None, int | None]:
     """Query a stream's capture state."""
-def cuStreamGetCaptureInfo_v3(hStream: CUstream | runtime.cudaStream_t | int | None, dependencies_out: Address, edgeData_out: Address) -> tuple[CUresult, CUstreamCaptureStatus | None, cuuint64_t | None, CUgraph | None, int | None]:
+def cuStreamGetCaptureInfo_v3(hStream: CUstream | runtime.cudaStream_t | int | None) -> tuple[CUresult, CUstreamCaptureStatus | None, cuuint64_t | None, CUgraph | None, list[CUgraphNode] | None, list[CUgraphEdgeData] | None, int | None]:
     """Query a stream's capture state (12.3+)."""
 def cuStreamUpdateCaptureDependencies(hStream: CUstream | runtime.cudaStream_t | int | None, dependencies: Sequence[CUgraphNode | runtime.cudaGraphNode_t | int | None] | Buffer | int | None, numDependencies: int, flags: int) -> tuple[CUresult]:
     """Update the set of dependencies in a capturing stream (11.3+)."""
-def cuStreamUpdateCaptureDependencies_v2(hStream: CUstream | runtime.cudaStream_t | int | None, dependencyData: CUgraphEdgeData | Sequence[CUgraphEdgeData] | None, numDependencies: int, flags: int) -> tuple[CUresult, CUgraphNode | None]:
+def cuStreamUpdateCaptureDependencies_v2(hStream: CUstream | runtime.cudaStream_t | int | None, dependencies: Sequence[CUgraphNode | runtime.cudaGraphNode_t | int | None] | Buffer | int | None, dependencyData: CUgraphEdgeData | Sequence[CUgraphEdgeData] | None, numDependencies: int, flags: int) -> tuple[CUresult]:
     """Update the set of dependencies in a capturing stream (12.3+)."""
 def cuStreamAttachMemAsync(hStream: CUstream | runtime.cudaStream_t | int | None, dptr: CUdeviceptr | int | None, length: int, flags: int) -> tuple[CUresult]:
     """Attach memory to a stream asynchronously."""
@@ -3582,15 +3480,15 @@ def cuGraphGetRootNodes(hGraph: CUgraph | runtime.cudaGraph_t | int | None, numR
     """Returns a graph's root nodes."""
 def cuGraphGetEdges(hGraph: CUgraph | runtime.cudaGraph_t | int | None, numEdges: int = 0) -> tuple[CUresult, list[CUgraphNode] | None, list[CUgraphNode] | None, int | None]:
     """Returns a graph's dependency edges."""
-def cuGraphGetEdges_v2(hGraph: CUgraph | runtime.cudaGraph_t | int | None) -> tuple[CUresult, CUgraphNode | None, CUgraphNode | None, CUgraphEdgeData | None, int | None]:
+def cuGraphGetEdges_v2(hGraph: CUgraph | runtime.cudaGraph_t | int | None, numEdges: int = 0) -> tuple[CUresult, list[CUgraphNode] | None, list[CUgraphNode] | None, list[CUgraphEdgeData] | None, int | None]:
     """Returns a graph's dependency edges (12.3+)."""
 def cuGraphNodeGetDependencies(hNode: CUgraphNode | runtime.cudaGraphNode_t | int | None, numDependencies: int = 0) -> tuple[CUresult, list[CUgraphNode] | None, int | None]:
     """Returns a node's dependencies."""
-def cuGraphNodeGetDependencies_v2(hNode: CUgraphNode | runtime.cudaGraphNode_t | int | None, numDependencies: int = 0) -> tuple[CUresult, CUgraphNode | None, list[CUgraphEdgeData] | None, int | None]:
+def cuGraphNodeGetDependencies_v2(hNode: CUgraphNode | runtime.cudaGraphNode_t | int | None, numDependencies: int = 0) -> tuple[CUresult, list[CUgraphNode] | None, list[CUgraphEdgeData] | None, int | None]:
     """Returns a node's dependencies (12.3+)."""
 def cuGraphNodeGetDependentNodes(hNode: CUgraphNode | runtime.cudaGraphNode_t | int | None, numDependentNodes: int = 0) -> tuple[CUresult, list[CUgraphNode] | None, int | None]:
     """Returns a node's dependent nodes."""
-def cuGraphNodeGetDependentNodes_v2(hNode: CUgraphNode | runtime.cudaGraphNode_t | int | None) -> tuple[CUresult, CUgraphNode | None, CUgraphEdgeData | None, int | None]:
+def cuGraphNodeGetDependentNodes_v2(hNode: CUgraphNode | runtime.cudaGraphNode_t | int | None, numDependentNodes: int = 0) -> tuple[CUresult, list[CUgraphNode] | None, list[CUgraphEdgeData] | None, int | None]:
     """Returns a node's dependent nodes (12.3+)."""
 def cuGraphAddDependencies(hGraph: CUgraph | runtime.cudaGraph_t | int | None, from_: Sequence[CUgraphNode | runtime.cudaGraphNode_t | int | None] | Buffer | int | None, to: Sequence[CUgraphNode | runtime.cudaGraphNode_t | int | None] | Buffer | int | None, numDependencies: int) -> tuple[CUresult]:
     """Adds dependency edges to a graph."""

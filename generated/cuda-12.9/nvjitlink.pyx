@@ -16,9 +16,9 @@ from libc.string cimport memcpy
 from cuda.bindings._base cimport _live, _consume
 
 _ENUMS = (
-    "nvJitLinkResult||NVJITLINK_SUCCESS=0,NVJITLINK_ERROR_UNRECOGNIZED_OPTION=1,NVJITLINK_ERROR_MISSING_ARCH=2,NVJITLINK_ERROR_INVALID_INPUT=3,NVJITLINK_ERROR_PTX_COMPILE=4,NVJITLINK_ERROR_NVVM_COMPILE=5,NVJITLINK_ERROR_INTERNAL=6,NVJITLINK_ERROR_THREADPOOL=7,NVJITLINK_ERROR_UNRECOGNIZED_INPUT=8,NVJITLINK_ERROR_FINALIZE=9,NVJITLINK_ERROR_NULL_INPUT=3,NVJITLINK_ERROR_INCOMPATIBLE_OPTIONS=3,NVJITLINK_ERROR_INCORRECT_INPUT_TYPE=3,NVJITLINK_ERROR_ARCH_MISMATCH=6,NVJITLINK_ERROR_OUTDATED_LIBRARY=6,NVJITLINK_ERROR_MISSING_FATBIN=3\n"
+    "nvJitLinkResult||NVJITLINK_SUCCESS=0,NVJITLINK_ERROR_UNRECOGNIZED_OPTION=1,NVJITLINK_ERROR_MISSING_ARCH=2,NVJITLINK_ERROR_INVALID_INPUT=3,NVJITLINK_ERROR_PTX_COMPILE=4,NVJITLINK_ERROR_NVVM_COMPILE=5,NVJITLINK_ERROR_INTERNAL=6,NVJITLINK_ERROR_THREADPOOL=7,NVJITLINK_ERROR_UNRECOGNIZED_INPUT=8,NVJITLINK_ERROR_FINALIZE=9,NVJITLINK_ERROR_NULL_INPUT=10,NVJITLINK_ERROR_INCOMPATIBLE_OPTIONS=11,NVJITLINK_ERROR_INCORRECT_INPUT_TYPE=12,NVJITLINK_ERROR_ARCH_MISMATCH=13,NVJITLINK_ERROR_OUTDATED_LIBRARY=14,NVJITLINK_ERROR_MISSING_FATBIN=15,NVJITLINK_ERROR_UNRECOGNIZED_ARCH=16,NVJITLINK_ERROR_UNSUPPORTED_ARCH=17,NVJITLINK_ERROR_LTO_NOT_ENABLED=18\n"
     "nvJitLinkInputType||NVJITLINK_INPUT_NONE=0,NVJITLINK_INPUT_CUBIN=1,NVJITLINK_INPUT_PTX=2,NVJITLINK_INPUT_LTOIR=3,NVJITLINK_INPUT_FATBIN=4,NVJITLINK_INPUT_OBJECT=5,NVJITLINK_INPUT_LIBRARY=6,NVJITLINK_INPUT_INDEX=7,NVJITLINK_INPUT_ANY=10\n"
-    "Result||SUCCESS=0,ERROR_UNRECOGNIZED_OPTION=1,ERROR_MISSING_ARCH=2,ERROR_INVALID_INPUT=3,ERROR_PTX_COMPILE=4,ERROR_NVVM_COMPILE=5,ERROR_INTERNAL=6,ERROR_THREADPOOL=7,ERROR_UNRECOGNIZED_INPUT=8,ERROR_FINALIZE=9,ERROR_NULL_INPUT=3,ERROR_INCOMPATIBLE_OPTIONS=3,ERROR_INCORRECT_INPUT_TYPE=3,ERROR_ARCH_MISMATCH=6,ERROR_OUTDATED_LIBRARY=6,ERROR_MISSING_FATBIN=3\n"
+    "Result||SUCCESS=0,ERROR_UNRECOGNIZED_OPTION=1,ERROR_MISSING_ARCH=2,ERROR_INVALID_INPUT=3,ERROR_PTX_COMPILE=4,ERROR_NVVM_COMPILE=5,ERROR_INTERNAL=6,ERROR_THREADPOOL=7,ERROR_UNRECOGNIZED_INPUT=8,ERROR_FINALIZE=9,ERROR_NULL_INPUT=10,ERROR_INCOMPATIBLE_OPTIONS=11,ERROR_INCORRECT_INPUT_TYPE=12,ERROR_ARCH_MISMATCH=13,ERROR_OUTDATED_LIBRARY=14,ERROR_MISSING_FATBIN=15,ERROR_UNRECOGNIZED_ARCH=16,ERROR_UNSUPPORTED_ARCH=17,ERROR_LTO_NOT_ENABLED=18\n"
     "InputType||NONE=0,CUBIN=1,PTX=2,LTOIR=3,FATBIN=4,OBJECT=5,LIBRARY=6,INDEX=7,ANY=10\n"
 )
 
@@ -43,6 +43,7 @@ _STRUCTS = (
     ""
 )
 _STRUCT_DEFAULTS = {}   # field values of a new struct other than 0
+_STRUCT_METHODS = {}
 cdef _Lazy _L = _new_lazy(globals(), __name__, _ENUMS, _STRUCTS, __cb_nvjitlink_off, __cb_nvjitlink_fsize, __cb_nvjitlink_psize, __cb_nvjitlink_ssize)
 
 
@@ -539,6 +540,64 @@ def _nvJitLinkVersion():
         return (_st(err), None, None)
     return (_ok(), c_major, c_minor)
 
+def _nvJitLinkGetLinkedLTOIRSize(handle):
+    """
+
+    Parameters
+    ----------
+    handle : int
+
+    Returns
+    -------
+    nvJitLinkResult
+        The status of the call.
+    size : int
+        size
+    """
+    cdef cynvjitlink.nvJitLinkResult err
+    cdef void* c_handle
+    cdef size_t c_size = <size_t>0
+    try:
+        _hptr(handle, &c_handle)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('get_linked_ltoir_size', ('handle',), 0) from None
+    with nogil:
+        err = cynvjitlink.nvJitLinkGetLinkedLTOIRSize(<cynvjitlink.nvJitLinkHandle>c_handle, &c_size)
+    if err != 0:
+        return (_st(err), None,)
+    return (_ok(), c_size,)
+
+def _nvJitLinkGetLinkedLTOIR(handle, ltoir):
+    """
+
+    Parameters
+    ----------
+    handle : int
+    ltoir : Buffer | int
+
+    Returns
+    -------
+    nvJitLinkResult
+        The status of the call.
+    """
+    cdef cynvjitlink.nvJitLinkResult err
+    cdef void* c_handle
+    cdef void* c_ltoir
+    cdef Py_ssize_t n_ltoir
+    cdef int _p = 0
+    try:
+        _hptr(handle, &c_handle)
+        _p = 1
+        _wbuf(ltoir, &c_ltoir, &n_ltoir, True, True)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('get_linked_ltoir', ('handle', 'ltoir'), _p) from None
+    cdef size_t need_ltoir = 0
+    if cynvjitlink.nvJitLinkGetLinkedLTOIRSize(<cynvjitlink.nvJitLinkHandle>c_handle, &need_ltoir) == 0 and <size_t>n_ltoir < need_ltoir:
+        raise ValueError(f'ltoir has {n_ltoir} bytes; nvJitLinkGetLinkedLTOIR needs {need_ltoir}')
+    with nogil:
+        err = cynvjitlink.nvJitLinkGetLinkedLTOIR(<cynvjitlink.nvJitLinkHandle>c_handle, <void*>c_ltoir)
+    return _st1(err)
+
 
 # ---- the Python API (snake_case, exceptions); Result and InputType are in _ENUMS
 
@@ -994,5 +1053,51 @@ def version():
     if r[0] != 0:
         raise nvJitLinkError(r[0])
     return (r[1], r[2])
+
+def get_linked_ltoir_size(handle):
+    """
+
+    Parameters
+    ----------
+    handle : int
+
+    Returns
+    -------
+    size : int
+        size
+
+    Raises
+    ------
+    nvJitLinkError
+        If the call fails, with the Result member in its `status`.
+    """
+    _live(handle, _CONSUMED, 'handle', 'an nvJitLink handle')
+    r = _nvJitLinkGetLinkedLTOIRSize(handle)
+    if r[0] != 0:
+        raise nvJitLinkError(r[0])
+    return r[1]
+
+def get_linked_ltoir(handle, ltoir):
+    """
+
+    Parameters
+    ----------
+    handle : int
+    ltoir : Buffer | int
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    nvJitLinkError
+        If the call fails, with the Result member in its `status`.
+    """
+    _live(handle, _CONSUMED, 'handle', 'an nvJitLink handle')
+    r = _nvJitLinkGetLinkedLTOIR(handle, ltoir)
+    if r[0] != 0:
+        raise nvJitLinkError(r[0])
+    return None
 
 

@@ -68,3 +68,4 @@ def get_program_log_size(prog: int) -> int:
     """Get the Size of Compiler/Verifier Message."""
 def get_program_log(prog: int, buffer: Buffer | int) -> None:
     """Get the Compiler/Verifier Message."""
+def llvm_version(arch: str | bytes) -> int: ...

@@ -41,6 +41,7 @@ _STRUCTS = (
     ""
 )
 _STRUCT_DEFAULTS = {}   # field values of a new struct other than 0
+_STRUCT_METHODS = {}
 cdef _Lazy _L = _new_lazy(globals(), __name__, _ENUMS, _STRUCTS, __cb_nvvm_off, __cb_nvvm_fsize, __cb_nvvm_psize, __cb_nvvm_ssize)
 
 
@@ -541,6 +542,35 @@ def _nvvmGetProgramLog(prog, buffer):
         err = cynvvm.nvvmGetProgramLog(<cynvvm.nvvmProgram>c_prog, <char*>c_buffer)
     return _st1(err)
 
+def _nvvmLLVMVersion(arch):
+    """
+
+    Parameters
+    ----------
+    arch : str | bytes
+
+    Returns
+    -------
+    nvvmResult
+        The status of the call.
+    major : int
+        major
+    """
+    cdef cynvvm.nvvmResult err
+    cdef bytes b_arch
+    cdef const char* c_arch
+    cdef int c_major = <int>0
+    try:
+        b_arch = arch.encode() if isinstance(arch, str) else _as_bytes(arch, False)
+        c_arch = <char*>b_arch
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('llvm_version', ('arch',), 0) from None
+    with nogil:
+        err = cynvvm.nvvmLLVMVersion(<const char*>c_arch, &c_major)
+    if err != 0:
+        return (_st(err), None,)
+    return (_ok(), c_major,)
+
 
 # ---- the Python API (snake_case, exceptions); Result is in _ENUMS
 
@@ -1002,5 +1032,27 @@ def get_program_log(prog, buffer):
     if r[0] != 0:
         raise nvvmError(r[0])
     return None
+
+def llvm_version(arch):
+    """
+
+    Parameters
+    ----------
+    arch : str | bytes
+
+    Returns
+    -------
+    major : int
+        major
+
+    Raises
+    ------
+    nvvmError
+        If the call fails, with the Result member in its `status`.
+    """
+    r = _nvvmLLVMVersion(arch)
+    if r[0] != 0:
+        raise nvvmError(r[0])
+    return r[1]
 
 

@@ -1090,10 +1090,6 @@ class anon_struct17(_Struct):
     fence: anon_struct15
     nvSciSync: anon_union6
     keyedMutex: anon_struct16
-    @property
-    def reserved(self) -> list[int]: ...
-    @reserved.setter
-    def reserved(self, value: Sequence[int]) -> None: ...
 
 class anon_struct18(_Struct):
     value: int
@@ -1106,10 +1102,6 @@ class anon_struct20(_Struct):
     fence: anon_struct18
     nvSciSync: anon_union7
     keyedMutex: anon_struct19
-    @property
-    def reserved(self) -> list[int]: ...
-    @reserved.setter
-    def reserved(self, value: Sequence[int]) -> None: ...
 
 class anon_struct21(_Struct):
     @property
@@ -1185,28 +1177,24 @@ class anon_union4(_Struct):
     def fence(self) -> int: ...
     @fence.setter
     def fence(self, value: Address) -> None: ...
-    reserved: int
 
 class anon_union5(_Struct):
     @property
     def fence(self) -> int: ...
     @fence.setter
     def fence(self, value: Address) -> None: ...
-    reserved: int
 
 class anon_union6(_Struct):
     @property
     def fence(self) -> int: ...
     @fence.setter
     def fence(self, value: Address) -> None: ...
-    reserved: int
 
 class anon_union7(_Struct):
     @property
     def fence(self) -> int: ...
     @fence.setter
     def fence(self, value: Address) -> None: ...
-    reserved: int
 
 class anon_union9(_Struct):
     gridDim: dim3
@@ -1264,20 +1252,12 @@ class cudaAccessPolicyWindow(_Struct):
 class cudaArrayMemoryRequirements(_Struct):
     size: int
     alignment: int
-    @property
-    def reserved(self) -> list[int]: ...
-    @reserved.setter
-    def reserved(self, value: Sequence[int]) -> None: ...
 
 class cudaArraySparseProperties(_Struct):
     tileExtent: anon_struct0
     miptailFirstLevel: int
     miptailSize: int
     flags: int
-    @property
-    def reserved(self) -> list[int]: ...
-    @reserved.setter
-    def reserved(self, value: Sequence[int]) -> None: ...
 
 class cudaAsyncNotificationInfo(_Struct):
     @property
@@ -1471,10 +1451,6 @@ class cudaDeviceProp(_Struct):
     ipcEventSupported: int
     clusterLaunch: int
     unifiedFunctionPointers: int
-    @property
-    def reserved(self) -> list[int]: ...
-    @reserved.setter
-    def reserved(self, value: Sequence[int]) -> None: ...
 
 class cudaEglFrame_st(_Struct):
     frame: anon_union11
@@ -1501,10 +1477,6 @@ class cudaEglPlaneDesc_st(_Struct):
     pitch: int
     numChannels: int
     channelDesc: cudaChannelFormatDesc
-    @property
-    def reserved(self) -> list[int]: ...
-    @reserved.setter
-    def reserved(self, value: Sequence[int]) -> None: ...
 
 cudaEglPlaneDesc = cudaEglPlaneDesc_st
 
@@ -1579,10 +1551,6 @@ class cudaExternalSemaphoreSignalNodeParamsV2(_Struct):
 class cudaExternalSemaphoreSignalParams(_Struct):
     params: anon_struct17
     flags: int
-    @property
-    def reserved(self) -> list[int]: ...
-    @reserved.setter
-    def reserved(self, value: Sequence[int]) -> None: ...
 
 class cudaExternalSemaphoreSignalParams_v1(_Struct):
     params: anon_struct11
@@ -1613,10 +1581,6 @@ class cudaExternalSemaphoreWaitNodeParamsV2(_Struct):
 class cudaExternalSemaphoreWaitParams(_Struct):
     params: anon_struct20
     flags: int
-    @property
-    def reserved(self) -> list[int]: ...
-    @reserved.setter
-    def reserved(self, value: Sequence[int]) -> None: ...
 
 class cudaExternalSemaphoreWaitParams_v1(_Struct):
     params: anon_struct14
@@ -1639,19 +1603,11 @@ class cudaFuncAttributes(_Struct):
     requiredClusterDepth: int
     clusterSchedulingPolicyPreference: int
     nonPortableClusterSizeAllowed: int
-    @property
-    def reserved(self) -> list[int]: ...
-    @reserved.setter
-    def reserved(self, value: Sequence[int]) -> None: ...
 
 class cudaGraphEdgeData_st(_Struct):
     from_port: int
     to_port: int
     type: int
-    @property
-    def reserved(self) -> bytes: ...
-    @reserved.setter
-    def reserved(self, value: bytes | Sequence[int]) -> None: ...
 
 cudaGraphEdgeData = cudaGraphEdgeData_st
 
@@ -1704,14 +1660,6 @@ class cudaGraphNodeParams(_Struct):
     def type(self) -> cudaGraphNodeType | None: ...
     @type.setter
     def type(self, value: cudaGraphNodeType | int) -> None: ...
-    @property
-    def reserved0(self) -> list[int]: ...
-    @reserved0.setter
-    def reserved0(self, value: Sequence[int]) -> None: ...
-    @property
-    def reserved1(self) -> list[int]: ...
-    @reserved1.setter
-    def reserved1(self, value: Sequence[int]) -> None: ...
     kernel: cudaKernelNodeParamsV2
     memcpy: cudaMemcpyNodeParams
     memset: cudaMemsetParamsV2
@@ -1724,7 +1672,6 @@ class cudaGraphNodeParams(_Struct):
     alloc: cudaMemAllocNodeParamsV2
     free: cudaMemFreeNodeParams
     conditional: cudaConditionalNodeParams
-    reserved2: int
 
 class cudaHostNodeParams(_Struct):
     @property
@@ -1910,10 +1857,7 @@ class cudaMemAllocNodeParamsV2(_Struct):
     def dptr(self, value: Address) -> None: ...
 
 class cudaMemFabricHandle_st(_Struct):
-    @property
-    def reserved(self) -> bytes: ...
-    @reserved.setter
-    def reserved(self, value: bytes | Sequence[int]) -> None: ...
+    ...
 
 cudaMemFabricHandle_t = cudaMemFabricHandle_st
 
@@ -1946,10 +1890,6 @@ class cudaMemPoolProps(_Struct):
     def win32SecurityAttributes(self, value: Address) -> None: ...
     maxSize: int
     usage: int
-    @property
-    def reserved(self) -> bytes: ...
-    @reserved.setter
-    def reserved(self, value: bytes | Sequence[int]) -> None: ...
 
 class cudaMemPoolPtrExportData(_Struct):
     @property
@@ -2021,10 +1961,6 @@ class cudaMemcpyAttributes(_Struct):
 
 class cudaMemcpyNodeParams(_Struct):
     flags: int
-    @property
-    def reserved(self) -> list[int]: ...
-    @reserved.setter
-    def reserved(self, value: Sequence[int]) -> None: ...
     copyParams: cudaMemcpy3DParms
 
 class cudaMemsetParams(_Struct):
@@ -2515,11 +2451,11 @@ def cudaStreamIsCapturing(stream: cudaStream_t | driver.CUstream | int | None) -
     """Returns a stream's capture status."""
 def cudaStreamGetCaptureInfo(stream: cudaStream_t | driver.CUstream | int | None) -> tuple[cudaError_t, cudaStreamCaptureStatus | None, int | None, cudaGraph_t | None, list[cudaGraphNode_t] | None, int | None]:
     """Query a stream's capture state."""
-def cudaStreamGetCaptureInfo_v3(stream: cudaStream_t | driver.CUstream | int | None, dependencies_out: Address, edgeData_out: Address) -> tuple[cudaError_t, cudaStreamCaptureStatus | None, int | None, cudaGraph_t | None, int | None]:
+def cudaStreamGetCaptureInfo_v3(stream: cudaStream_t | driver.CUstream | int | None) -> tuple[cudaError_t, cudaStreamCaptureStatus | None, int | None, cudaGraph_t | None, list[cudaGraphNode_t] | None, list[cudaGraphEdgeData] | None, int | None]:
     """Query a stream's capture state (12.3+)."""
 def cudaStreamUpdateCaptureDependencies(stream: cudaStream_t | driver.CUstream | int | None, dependencies: Sequence[cudaGraphNode_t | driver.CUgraphNode | int | None] | Buffer | int | None, numDependencies: int, flags: int) -> tuple[cudaError_t]:
     """Update the set of dependencies in a capturing stream (11.3+)."""
-def cudaStreamUpdateCaptureDependencies_v2(stream: cudaStream_t | driver.CUstream | int | None, dependencyData: cudaGraphEdgeData | Sequence[cudaGraphEdgeData] | None, numDependencies: int, flags: int) -> tuple[cudaError_t, cudaGraphNode_t | None]:
+def cudaStreamUpdateCaptureDependencies_v2(stream: cudaStream_t | driver.CUstream | int | None, dependencies: Sequence[cudaGraphNode_t | driver.CUgraphNode | int | None] | Buffer | int | None, dependencyData: cudaGraphEdgeData | Sequence[cudaGraphEdgeData] | None, numDependencies: int, flags: int) -> tuple[cudaError_t]:
     """Update the set of dependencies in a capturing stream (12.3+)."""
 def cudaEventCreate() -> tuple[cudaError_t, cudaEvent_t | None]:
     """Creates an event object."""
@@ -2895,15 +2831,15 @@ def cudaGraphGetRootNodes(graph: cudaGraph_t | driver.CUgraph | int | None, pNum
     """Returns a graph's root nodes."""
 def cudaGraphGetEdges(graph: cudaGraph_t | driver.CUgraph | int | None, numEdges: int = 0) -> tuple[cudaError_t, list[cudaGraphNode_t] | None, list[cudaGraphNode_t] | None, int | None]:
     """Returns a graph's dependency edges."""
-def cudaGraphGetEdges_v2(graph: cudaGraph_t | driver.CUgraph | int | None) -> tuple[cudaError_t, cudaGraphNode_t | None, cudaGraphNode_t | None, cudaGraphEdgeData | None, int | None]:
+def cudaGraphGetEdges_v2(graph: cudaGraph_t | driver.CUgraph | int | None, numEdges: int = 0) -> tuple[cudaError_t, list[cudaGraphNode_t] | None, list[cudaGraphNode_t] | None, list[cudaGraphEdgeData] | None, int | None]:
     """Returns a graph's dependency edges (12.3+)."""
 def cudaGraphNodeGetDependencies(node: cudaGraphNode_t | driver.CUgraphNode | int | None, pNumDependencies: int = 0) -> tuple[cudaError_t, list[cudaGraphNode_t] | None, int | None]:
     """Returns a node's dependencies."""
-def cudaGraphNodeGetDependencies_v2(node: cudaGraphNode_t | driver.CUgraphNode | int | None, pNumDependencies: int = 0) -> tuple[cudaError_t, cudaGraphNode_t | None, list[cudaGraphEdgeData] | None, int | None]:
+def cudaGraphNodeGetDependencies_v2(node: cudaGraphNode_t | driver.CUgraphNode | int | None, pNumDependencies: int = 0) -> tuple[cudaError_t, list[cudaGraphNode_t] | None, list[cudaGraphEdgeData] | None, int | None]:
     """Returns a node's dependencies (12.3+)."""
 def cudaGraphNodeGetDependentNodes(node: cudaGraphNode_t | driver.CUgraphNode | int | None, pNumDependentNodes: int = 0) -> tuple[cudaError_t, list[cudaGraphNode_t] | None, int | None]:
     """Returns a node's dependent nodes."""
-def cudaGraphNodeGetDependentNodes_v2(node: cudaGraphNode_t | driver.CUgraphNode | int | None) -> tuple[cudaError_t, cudaGraphNode_t | None, cudaGraphEdgeData | None, int | None]:
+def cudaGraphNodeGetDependentNodes_v2(node: cudaGraphNode_t | driver.CUgraphNode | int | None, pNumDependentNodes: int = 0) -> tuple[cudaError_t, list[cudaGraphNode_t] | None, list[cudaGraphEdgeData] | None, int | None]:
     """Returns a node's dependent nodes (12.3+)."""
 def cudaGraphAddDependencies(graph: cudaGraph_t | driver.CUgraph | int | None, from_: Sequence[cudaGraphNode_t | driver.CUgraphNode | int | None] | Buffer | int | None, to: Sequence[cudaGraphNode_t | driver.CUgraphNode | int | None] | Buffer | int | None, numDependencies: int) -> tuple[cudaError_t]:
     """Adds dependency edges to a graph."""

@@ -525,6 +525,10 @@ SYMBOLS = (
     ('cuVDPAUCtxCreate', 0, '', 0, 'cuVDPAUCtxCreate_v2'),
     ('cuGraphicsVDPAURegisterVideoSurface', 0, '', 0, 'cuGraphicsVDPAURegisterVideoSurface'),
     ('cuGraphicsVDPAURegisterOutputSurface', 0, '', 0, 'cuGraphicsVDPAURegisterOutputSurface'),
+    ('cuProfilerInitialize', 4000, '', 0, 'cuProfilerInitialize'),
+    ('cuCtxCreate_v2', 0, '', 0, 'cuCtxCreate_v2'),
+    ('cuCtxCreate_v3', 0, '', 0, 'cuCtxCreate_v3'),
+    ('cuStreamGetCaptureInfo_v2', 0, '', 0, 'cuStreamGetCaptureInfo_v2'),
     ('cuProfilerStart', 4000, '', 0, 'cuProfilerStart'),
     ('cuProfilerStop', 4000, '', 0, 'cuProfilerStop'),
 )

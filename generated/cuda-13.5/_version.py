@@ -6,3 +6,5 @@ __cuda_version__ = "13.5"
 #: cuda.h's CUDA_VERSION (1000 * major + 10 * minor)
 CUDA_VERSION = 13050
 CUDA_MAJOR = 13
+#: enums are cuda.bindings._internal._fast_enum classes, as in NVIDIA's package of this release
+FAST_ENUM = True

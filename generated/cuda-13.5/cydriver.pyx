@@ -2,7 +2,7 @@
 
 # cython: language_level=3
 
-cdef void* _slots[522]
+cdef void* _slots[526]
 
 cdef object _symbol(int i):
     from cuda.bindings._symbols_driver import _symbol
@@ -1121,10 +1121,10 @@ cdef CUresult cuLogicalEndpointUnbind(CUlogicalEndpointId leId, CUdevice dev, cu
         return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUlogicalEndpointId, CUdevice, cuuint64_t, cuuint64_t) noexcept nogil>_slots[214])(leId, dev, offset, size)
 
-cdef CUresult cuLogicalEndpointExport(void* handle, CUlogicalEndpointId leId, CUlogicalEndpointIpcHandleType handleType) except ?CUDA_ERROR_NOT_FOUND nogil:
+cdef CUresult cuLogicalEndpointExport(CUlogicalEndpointFabricHandle* handle, CUlogicalEndpointId leId, CUlogicalEndpointIpcHandleType handleType) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[215] == NULL and _resolve(215):
         return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
-    return (<CUresult (*)(void*, CUlogicalEndpointId, CUlogicalEndpointIpcHandleType) noexcept nogil>_slots[215])(handle, leId, handleType)
+    return (<CUresult (*)(CUlogicalEndpointFabricHandle*, CUlogicalEndpointId, CUlogicalEndpointIpcHandleType) noexcept nogil>_slots[215])(handle, leId, handleType)
 
 cdef CUresult cuLogicalEndpointImport(CUlogicalEndpointId leId, const void* handle, CUlogicalEndpointIpcHandleType handleType) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[216] == NULL and _resolve(216):
@@ -2646,12 +2646,32 @@ cdef CUresult cuGraphicsVDPAURegisterOutputSurface(CUgraphicsResource* pCudaReso
         return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUgraphicsResource*, VdpOutputSurface, unsigned int) noexcept nogil>_slots[519])(pCudaResource, vdpSurface, flags)
 
-cdef CUresult cuProfilerStart() except ?CUDA_ERROR_NOT_FOUND nogil:
+cdef CUresult cuProfilerInitialize(const char* configFile, const char* outputFile, CUoutput_mode outputMode) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[520] == NULL and _resolve(520):
         return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
-    return (<CUresult (*)() noexcept nogil>_slots[520])()
+    return (<CUresult (*)(const char*, const char*, CUoutput_mode) noexcept nogil>_slots[520])(configFile, outputFile, outputMode)
 
-cdef CUresult cuProfilerStop() except ?CUDA_ERROR_NOT_FOUND nogil:
+cdef CUresult cuCtxCreate_v2(CUcontext* pctx, unsigned int flags, CUdevice dev) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[521] == NULL and _resolve(521):
         return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
-    return (<CUresult (*)() noexcept nogil>_slots[521])()
+    return (<CUresult (*)(CUcontext*, unsigned int, CUdevice) noexcept nogil>_slots[521])(pctx, flags, dev)
+
+cdef CUresult cuCtxCreate_v3(CUcontext* pctx, CUexecAffinityParam* paramsArray, int numParams, unsigned int flags, CUdevice dev) except ?CUDA_ERROR_NOT_FOUND nogil:
+    if _slots[522] == NULL and _resolve(522):
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
+    return (<CUresult (*)(CUcontext*, CUexecAffinityParam*, int, unsigned int, CUdevice) noexcept nogil>_slots[522])(pctx, paramsArray, numParams, flags, dev)
+
+cdef CUresult cuStreamGetCaptureInfo_v2(CUstream hStream, CUstreamCaptureStatus* captureStatus_out, cuuint64_t* id_out, CUgraph* graph_out, const CUgraphNode** dependencies_out, size_t* numDependencies_out) except ?CUDA_ERROR_NOT_FOUND nogil:
+    if _slots[523] == NULL and _resolve(523):
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
+    return (<CUresult (*)(CUstream, CUstreamCaptureStatus*, cuuint64_t*, CUgraph*, const CUgraphNode**, size_t*) noexcept nogil>_slots[523])(hStream, captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out)
+
+cdef CUresult cuProfilerStart() except ?CUDA_ERROR_NOT_FOUND nogil:
+    if _slots[524] == NULL and _resolve(524):
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
+    return (<CUresult (*)() noexcept nogil>_slots[524])()
+
+cdef CUresult cuProfilerStop() except ?CUDA_ERROR_NOT_FOUND nogil:
+    if _slots[525] == NULL and _resolve(525):
+        return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
+    return (<CUresult (*)() noexcept nogil>_slots[525])()

@@ -1384,6 +1384,10 @@ class CUeglColorFormat(IntEnum):
     CU_EGL_COLOR_FORMAT_UYVY_2020 = 116
     CU_EGL_COLOR_FORMAT_MAX = 117
 
+class CUoutput_mode(IntEnum):
+    CU_OUT_KEY_VALUE_PAIR = 0
+    CU_OUT_CSV = 1
+
 
 class EGLImageKHR(_Handle): ...
 class EGLStreamKHR(_Handle): ...
@@ -1527,10 +1531,7 @@ class anon_struct10(_Struct):
     pitchInBytes: int
 
 class anon_struct11(_Struct):
-    @property
-    def reserved(self) -> list[int]: ...
-    @reserved.setter
-    def reserved(self, value: Sequence[int]) -> None: ...
+    ...
 
 class anon_struct12(_Struct):
     @property
@@ -1562,10 +1563,6 @@ class anon_struct16(_Struct):
     fence: anon_struct14
     nvSciSync: anon_union8
     keyedMutex: anon_struct15
-    @property
-    def reserved(self) -> list[int]: ...
-    @reserved.setter
-    def reserved(self, value: Sequence[int]) -> None: ...
 
 class anon_struct17(_Struct):
     value: int
@@ -1578,10 +1575,6 @@ class anon_struct19(_Struct):
     fence: anon_struct17
     nvSciSync: anon_union9
     keyedMutex: anon_struct18
-    @property
-    def reserved(self) -> list[int]: ...
-    @reserved.setter
-    def reserved(self, value: Sequence[int]) -> None: ...
 
 class anon_struct20(_Struct):
     level: int
@@ -1606,10 +1599,6 @@ class anon_struct23(_Struct):
     compressionType: int
     gpuDirectRDMACapable: int
     usage: int
-    @property
-    def reserved(self) -> bytes: ...
-    @reserved.setter
-    def reserved(self, value: bytes | Sequence[int]) -> None: ...
 
 class anon_struct24(_Struct):
     @property
@@ -1664,7 +1653,6 @@ class anon_union5(_Struct):
     mipmap: anon_struct8
     linear: anon_struct9
     pitch2D: anon_struct10
-    reserved: anon_struct11
 
 class anon_union6(_Struct):
     fd: int
@@ -1687,14 +1675,12 @@ class anon_union8(_Struct):
     def fence(self) -> int: ...
     @fence.setter
     def fence(self, value: Address) -> None: ...
-    reserved: int
 
 class anon_union9(_Struct):
     @property
     def fence(self) -> int: ...
     @fence.setter
     def fence(self, value: Address) -> None: ...
-    reserved: int
 
 class anon_union12(_Struct):
     @property
@@ -1763,10 +1749,6 @@ CUDA_ARRAY_DESCRIPTOR = CUDA_ARRAY_DESCRIPTOR_st
 class CUDA_ARRAY_MEMORY_REQUIREMENTS_st(_Struct):
     size: int
     alignment: int
-    @property
-    def reserved(self) -> list[int]: ...
-    @reserved.setter
-    def reserved(self, value: Sequence[int]) -> None: ...
 
 CUDA_ARRAY_MEMORY_REQUIREMENTS_v1 = CUDA_ARRAY_MEMORY_REQUIREMENTS_st
 CUDA_ARRAY_MEMORY_REQUIREMENTS = CUDA_ARRAY_MEMORY_REQUIREMENTS_st
@@ -1776,10 +1758,6 @@ class CUDA_ARRAY_SPARSE_PROPERTIES_st(_Struct):
     miptailFirstLevel: int
     miptailSize: int
     flags: int
-    @property
-    def reserved(self) -> list[int]: ...
-    @reserved.setter
-    def reserved(self, value: Sequence[int]) -> None: ...
 
 CUDA_ARRAY_SPARSE_PROPERTIES_v1 = CUDA_ARRAY_SPARSE_PROPERTIES_st
 CUDA_ARRAY_SPARSE_PROPERTIES = CUDA_ARRAY_SPARSE_PROPERTIES_st
@@ -1873,10 +1851,6 @@ class CUDA_EXTERNAL_MEMORY_BUFFER_DESC_st(_Struct):
     offset: int
     size: int
     flags: int
-    @property
-    def reserved(self) -> list[int]: ...
-    @reserved.setter
-    def reserved(self, value: Sequence[int]) -> None: ...
 
 CUDA_EXTERNAL_MEMORY_BUFFER_DESC_v1 = CUDA_EXTERNAL_MEMORY_BUFFER_DESC_st
 CUDA_EXTERNAL_MEMORY_BUFFER_DESC = CUDA_EXTERNAL_MEMORY_BUFFER_DESC_st
@@ -1889,10 +1863,6 @@ class CUDA_EXTERNAL_MEMORY_HANDLE_DESC_st(_Struct):
     handle: anon_union6
     size: int
     flags: int
-    @property
-    def reserved(self) -> list[int]: ...
-    @reserved.setter
-    def reserved(self, value: Sequence[int]) -> None: ...
 
 CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1 = CUDA_EXTERNAL_MEMORY_HANDLE_DESC_st
 CUDA_EXTERNAL_MEMORY_HANDLE_DESC = CUDA_EXTERNAL_MEMORY_HANDLE_DESC_st
@@ -1901,10 +1871,6 @@ class CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_st(_Struct):
     offset: int
     arrayDesc: CUDA_ARRAY3D_DESCRIPTOR
     numLevels: int
-    @property
-    def reserved(self) -> list[int]: ...
-    @reserved.setter
-    def reserved(self, value: Sequence[int]) -> None: ...
 
 CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_v1 = CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_st
 CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC = CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_st
@@ -1916,10 +1882,6 @@ class CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_st(_Struct):
     def type(self, value: CUexternalSemaphoreHandleType | int) -> None: ...
     handle: anon_union7
     flags: int
-    @property
-    def reserved(self) -> list[int]: ...
-    @reserved.setter
-    def reserved(self, value: Sequence[int]) -> None: ...
 
 CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1 = CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_st
 CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC = CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_st
@@ -1927,10 +1889,6 @@ CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC = CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_st
 class CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_st(_Struct):
     params: anon_struct16
     flags: int
-    @property
-    def reserved(self) -> list[int]: ...
-    @reserved.setter
-    def reserved(self, value: Sequence[int]) -> None: ...
 
 CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1 = CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_st
 CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS = CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_st
@@ -1938,10 +1896,6 @@ CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS = CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_st
 class CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_st(_Struct):
     params: anon_struct19
     flags: int
-    @property
-    def reserved(self) -> list[int]: ...
-    @reserved.setter
-    def reserved(self, value: Sequence[int]) -> None: ...
 
 CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1 = CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_st
 CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS = CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_st
@@ -2347,10 +2301,6 @@ class CUDA_MEMCPY3D_st(_Struct):
     def srcArray(self) -> CUarray: ...
     @srcArray.setter
     def srcArray(self, value: CUarray | int | None) -> None: ...
-    @property
-    def reserved0(self) -> int: ...
-    @reserved0.setter
-    def reserved0(self, value: Address) -> None: ...
     srcPitch: int
     srcHeight: int
     dstXInBytes: int
@@ -2373,10 +2323,6 @@ class CUDA_MEMCPY3D_st(_Struct):
     def dstArray(self) -> CUarray: ...
     @dstArray.setter
     def dstArray(self, value: CUarray | int | None) -> None: ...
-    @property
-    def reserved1(self) -> int: ...
-    @reserved1.setter
-    def reserved1(self, value: Address) -> None: ...
     dstPitch: int
     dstHeight: int
     WidthInBytes: int
@@ -2397,17 +2343,17 @@ class CUDA_MEMCPY_BATCH_NODE_PARAMS_V1_st(_Struct):
     @srcs.setter
     def srcs(self, value: Sequence[CUdeviceptr | int | None]) -> None: ...
     @property
-    def sizes(self) -> list[int]: ...
+    def sizes(self) -> int: ...
     @sizes.setter
-    def sizes(self, value: Sequence[int]) -> None: ...
+    def sizes(self, value: Address) -> None: ...
     @property
     def attrs(self) -> list[CUmemcpyAttributes]: ...
     @attrs.setter
     def attrs(self, value: Sequence[CUmemcpyAttributes]) -> None: ...
     @property
-    def attrsIdxs(self) -> list[int]: ...
+    def attrsIdxs(self) -> int: ...
     @attrsIdxs.setter
-    def attrsIdxs(self, value: Sequence[int]) -> None: ...
+    def attrsIdxs(self, value: Address) -> None: ...
     numAttrs: int
     @property
     def ctx(self) -> CUcontext: ...
@@ -2417,13 +2363,13 @@ class CUDA_MEMCPY_BATCH_NODE_PARAMS_V1_st(_Struct):
     def gCtx(self) -> CUgreenCtx: ...
     @gCtx.setter
     def gCtx(self, value: CUgreenCtx | int | None) -> None: ...
+    def set_dsts_srcs(self, dsts: Sequence[CUdeviceptr | int | None], srcs: Sequence[CUdeviceptr | int | None]) -> None: ...
 
 CUDA_MEMCPY_BATCH_NODE_PARAMS_V1 = CUDA_MEMCPY_BATCH_NODE_PARAMS_V1_st
 CUDA_MEMCPY_BATCH_NODE_PARAMS = CUDA_MEMCPY_BATCH_NODE_PARAMS_V1_st
 
 class CUDA_MEMCPY_NODE_PARAMS_st(_Struct):
     flags: int
-    reserved: int
     @property
     def copyCtx(self) -> CUcontext: ...
     @copyCtx.setter
@@ -2532,10 +2478,6 @@ class CUDA_RESOURCE_VIEW_DESC_st(_Struct):
     lastMipmapLevel: int
     firstLayer: int
     lastLayer: int
-    @property
-    def reserved(self) -> list[int]: ...
-    @reserved.setter
-    def reserved(self, value: Sequence[int]) -> None: ...
 
 CUDA_RESOURCE_VIEW_DESC_v1 = CUDA_RESOURCE_VIEW_DESC_st
 CUDA_RESOURCE_VIEW_DESC = CUDA_RESOURCE_VIEW_DESC_st
@@ -2562,10 +2504,6 @@ class CUDA_TEXTURE_DESC_st(_Struct):
     def borderColor(self) -> list[float]: ...
     @borderColor.setter
     def borderColor(self, value: Sequence[float]) -> None: ...
-    @property
-    def reserved(self) -> list[int]: ...
-    @reserved.setter
-    def reserved(self, value: Sequence[int]) -> None: ...
 
 CUDA_TEXTURE_DESC_v1 = CUDA_TEXTURE_DESC_st
 CUDA_TEXTURE_DESC = CUDA_TEXTURE_DESC_st
@@ -2576,10 +2514,6 @@ class CU_DEV_SM_RESOURCE_GROUP_PARAMS_st(_Struct):
     preferredCoscheduledSmCount: int
     flags: int
     localityDomainId: int
-    @property
-    def reserved(self) -> list[int]: ...
-    @reserved.setter
-    def reserved(self, value: Sequence[int]) -> None: ...
 
 CU_DEV_SM_RESOURCE_GROUP_PARAMS = CU_DEV_SM_RESOURCE_GROUP_PARAMS_st
 
@@ -2625,10 +2559,6 @@ class CUarrayMapInfo_st(_Struct):
     offset: int
     deviceBitMask: int
     flags: int
-    @property
-    def reserved(self) -> list[int]: ...
-    @reserved.setter
-    def reserved(self, value: Sequence[int]) -> None: ...
 
 CUarrayMapInfo_v1 = CUarrayMapInfo_st
 CUarrayMapInfo = CUarrayMapInfo_st
@@ -2647,10 +2577,6 @@ class CUcheckpointCheckpointArgs_st(_Struct):
     def customStorageInfo_out(self) -> int: ...
     @customStorageInfo_out.setter
     def customStorageInfo_out(self, value: Address) -> None: ...
-    @property
-    def reserved(self) -> bytes: ...
-    @reserved.setter
-    def reserved(self, value: bytes | Sequence[int]) -> None: ...
 
 CUcheckpointCheckpointArgs = CUcheckpointCheckpointArgs_st
 
@@ -2688,11 +2614,6 @@ CUcheckpointGpuPair = CUcheckpointGpuPair_st
 
 class CUcheckpointLockArgs_st(_Struct):
     timeoutMs: int
-    reserved0: int
-    @property
-    def reserved1(self) -> list[cuuint64_t]: ...
-    @reserved1.setter
-    def reserved1(self, value: Sequence[cuuint64_t | int | None]) -> None: ...
 
 CUcheckpointLockArgs = CUcheckpointLockArgs_st
 
@@ -2702,23 +2623,15 @@ class CUcheckpointRestoreArgs_st(_Struct):
     @gpuPairs.setter
     def gpuPairs(self, value: Sequence[CUcheckpointGpuPair]) -> None: ...
     gpuPairsCount: int
-    padding0: int
     @property
     def customStorageInfo_out(self) -> int: ...
     @customStorageInfo_out.setter
     def customStorageInfo_out(self, value: Address) -> None: ...
-    @property
-    def reserved(self) -> bytes: ...
-    @reserved.setter
-    def reserved(self, value: bytes | Sequence[int]) -> None: ...
 
 CUcheckpointRestoreArgs = CUcheckpointRestoreArgs_st
 
 class CUcheckpointUnlockArgs_st(_Struct):
-    @property
-    def reserved(self) -> list[cuuint64_t]: ...
-    @reserved.setter
-    def reserved(self, value: Sequence[cuuint64_t | int | None]) -> None: ...
+    ...
 
 CUcheckpointUnlockArgs = CUcheckpointUnlockArgs_st
 
@@ -2803,10 +2716,7 @@ class CUdevWorkqueueConfigResource_st(_Struct):
 CUdevWorkqueueConfigResource = CUdevWorkqueueConfigResource_st
 
 class CUdevWorkqueueResource_st(_Struct):
-    @property
-    def reserved(self) -> bytes: ...
-    @reserved.setter
-    def reserved(self, value: bytes | Sequence[int]) -> None: ...
+    ...
 
 CUdevWorkqueueResource = CUdevWorkqueueResource_st
 
@@ -2892,10 +2802,6 @@ class CUgraphEdgeData_st(_Struct):
     from_port: int
     to_port: int
     type: int
-    @property
-    def reserved(self) -> bytes: ...
-    @reserved.setter
-    def reserved(self, value: bytes | Sequence[int]) -> None: ...
 
 CUgraphEdgeData = CUgraphEdgeData_st
 
@@ -2921,14 +2827,6 @@ class CUgraphNodeParams_st(_Struct):
     def type(self) -> CUgraphNodeType | None: ...
     @type.setter
     def type(self, value: CUgraphNodeType | int) -> None: ...
-    @property
-    def reserved0(self) -> list[int]: ...
-    @reserved0.setter
-    def reserved0(self, value: Sequence[int]) -> None: ...
-    @property
-    def reserved1(self) -> list[int]: ...
-    @reserved1.setter
-    def reserved1(self, value: Sequence[int]) -> None: ...
     kernel: CUDA_KERNEL_NODE_PARAMS_v3
     memcpy: CUDA_MEMCPY_NODE_PARAMS
     memset: CUDA_MEMSET_NODE_PARAMS_v2
@@ -2948,7 +2846,6 @@ class CUgraphNodeParams_st(_Struct):
     def asBytes(self) -> bytes: ...
     @asBytes.setter
     def asBytes(self, value: bytes | Sequence[int]) -> None: ...
-    reserved2: int
 
 CUgraphNodeParams = CUgraphNodeParams_st
 
@@ -3132,10 +3029,6 @@ class CUmemDecompressParams_st(_Struct):
     def algo(self) -> CUmemDecompressAlgorithm | None: ...
     @algo.setter
     def algo(self, value: CUmemDecompressAlgorithm | int) -> None: ...
-    @property
-    def padding(self) -> bytes: ...
-    @padding.setter
-    def padding(self, value: bytes | Sequence[int]) -> None: ...
 
 CUmemDecompressParams = CUmemDecompressParams_st
 
@@ -3176,10 +3069,6 @@ class CUmemPoolProps_st(_Struct):
     maxSize: int
     usage: int
     gpuDirectRDMACapable: int
-    @property
-    def reserved(self) -> bytes: ...
-    @reserved.setter
-    def reserved(self, value: bytes | Sequence[int]) -> None: ...
 
 CUmemPoolProps_v1 = CUmemPoolProps_st
 CUmemPoolProps = CUmemPoolProps_st
@@ -3861,7 +3750,7 @@ def cuDeviceGetFabricClusterUuid(dev: CUdevice | int | None) -> tuple[CUresult, 
     """Retrieves the fabric cluster UUID."""
 def cuDeviceGetCliqueCount(dev: CUdevice | int | None) -> tuple[CUresult, int | None]:
     """Retrieves the number of fabric cliques."""
-def cuDeviceGetCliqueInfo(dev: CUdevice | int | None) -> tuple[CUresult, CUcliqueInfo | None, int | None]:
+def cuDeviceGetCliqueInfo(count: int, dev: CUdevice | int | None) -> tuple[CUresult, list[CUcliqueInfo] | None, int | None]:
     """Retrieves fabric clique information."""
 def cuLogicalEndpointIdReserve(count: cuuint32_t | int | None) -> tuple[CUresult, CUlogicalEndpointId | None]:
     """Reserves a range of logical endpoint ids."""
@@ -3879,7 +3768,7 @@ def cuLogicalEndpointBindMem(leId: CUlogicalEndpointId | int | None, dev: CUdevi
     """Binds memory object represented by a handle to the logical endpoint."""
 def cuLogicalEndpointUnbind(leId: CUlogicalEndpointId | int | None, dev: CUdevice | int | None, offset: cuuint64_t | int | None, size: cuuint64_t | int | None) -> tuple[CUresult]:
     """Unbinds any binding at offset from the logical endpoint."""
-def cuLogicalEndpointExport(handle: Address, leId: CUlogicalEndpointId | int | None, handleType: CUlogicalEndpointIpcHandleType) -> tuple[CUresult]:
+def cuLogicalEndpointExport(leId: CUlogicalEndpointId | int | None, handleType: CUlogicalEndpointIpcHandleType) -> tuple[CUresult, CUlogicalEndpointFabricHandle | None]:
     """Exports a logical endpoint associated with leId to an IPC handle."""
 def cuLogicalEndpointImport(leId: CUlogicalEndpointId | int | None, handle: Address, handleType: CUlogicalEndpointIpcHandleType) -> tuple[CUresult]:
     """Imports a logical endpoint from the given IPC handle and associates it with a logical endpoint id."""
@@ -3901,7 +3790,7 @@ def cuMemDiscardBatchAsync(dptrs: Sequence[CUdeviceptr | int | None] | Buffer | 
     """Performs a batch of memory discards asynchronously."""
 def cuMemDiscardAndPrefetchBatchAsync(dptrs: Sequence[CUdeviceptr | int | None] | Buffer | int | None, sizes: Sequence[int] | Buffer | int | None, count: int, prefetchLocs: Sequence[CUmemLocation] | Buffer | int | None, prefetchLocIdxs: Sequence[int] | Buffer | int | None, numPrefetchLocs: int, flags: int, hStream: CUstream | runtime.cudaStream_t | int | None) -> tuple[CUresult]:
     """Performs a batch of memory discards and prefetches asynchronously."""
-def cuMemGetLocationInfo(ptr: CUdeviceptr | int | None, size: int, summaryGranularity: int, samplingGranularity: int) -> tuple[CUresult, CUmemLocation | None]:
+def cuMemGetLocationInfo(ptr: CUdeviceptr | int | None, size: int, summaryGranularity: int, samplingGranularity: int, location_out: CUmemLocation | None) -> tuple[CUresult]:
     """Gets residency information for a memory address range."""
 def cuMemRangeGetAttribute(dataSize: int, attribute: CUmem_range_attribute, devPtr: CUdeviceptr | int | None, count: int) -> tuple[CUresult, Any]:
     """Query an attribute of a given memory range."""

@@ -39,6 +39,7 @@ _STRUCTS = (
     "nvrtcBundledHeadersInfo|0|0||available:1:1::0:;compressedSize:2:1::0:;uncompressedSize:2:1::0:;cudaVersionMajor:1:1::0:;cudaVersionMinor:1:1::0:;numFiles:2:1::0:\n"
 )
 _STRUCT_DEFAULTS = {}   # field values of a new struct other than 0
+_STRUCT_METHODS = {}
 cdef _Lazy _L = _new_lazy(globals(), __name__, _ENUMS, _STRUCTS, __cb_nvrtc_off, __cb_nvrtc_fsize, __cb_nvrtc_psize, __cb_nvrtc_ssize)
 
 NVRTC_INSTALL_HEADERS_SKIP_IF_EXISTS = 0

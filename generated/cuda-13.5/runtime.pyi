@@ -1181,10 +1181,7 @@ class anon_struct4(_Struct):
     pitchInBytes: int
 
 class anon_struct5(_Struct):
-    @property
-    def reserved(self) -> list[int]: ...
-    @reserved.setter
-    def reserved(self, value: Sequence[int]) -> None: ...
+    ...
 
 class anon_struct6(_Struct):
     deviceId: int
@@ -1236,10 +1233,6 @@ class anon_struct13(_Struct):
     fence: anon_struct11
     nvSciSync: anon_union6
     keyedMutex: anon_struct12
-    @property
-    def reserved(self) -> list[int]: ...
-    @reserved.setter
-    def reserved(self, value: Sequence[int]) -> None: ...
 
 class anon_struct14(_Struct):
     value: int
@@ -1252,10 +1245,6 @@ class anon_struct16(_Struct):
     fence: anon_struct14
     nvSciSync: anon_union7
     keyedMutex: anon_struct15
-    @property
-    def reserved(self) -> list[int]: ...
-    @reserved.setter
-    def reserved(self, value: Sequence[int]) -> None: ...
 
 class anon_struct17(_Struct):
     @property
@@ -1305,7 +1294,6 @@ class anon_union0(_Struct):
     mipmap: anon_struct2
     linear: anon_struct3
     pitch2D: anon_struct4
-    reserved: anon_struct5
 
 class anon_union3(_Struct):
     ptr: anon_struct7
@@ -1332,14 +1320,12 @@ class anon_union6(_Struct):
     def fence(self) -> int: ...
     @fence.setter
     def fence(self, value: Address) -> None: ...
-    reserved: int
 
 class anon_union7(_Struct):
     @property
     def fence(self) -> int: ...
     @fence.setter
     def fence(self, value: Address) -> None: ...
-    reserved: int
 
 class anon_union11(_Struct):
     gridDim: dim3
@@ -1397,20 +1383,12 @@ class cudaAccessPolicyWindow(_Struct):
 class cudaArrayMemoryRequirements(_Struct):
     size: int
     alignment: int
-    @property
-    def reserved(self) -> list[int]: ...
-    @reserved.setter
-    def reserved(self, value: Sequence[int]) -> None: ...
 
 class cudaArraySparseProperties(_Struct):
     tileExtent: anon_struct0
     miptailFirstLevel: int
     miptailSize: int
     flags: int
-    @property
-    def reserved(self) -> list[int]: ...
-    @reserved.setter
-    def reserved(self, value: Sequence[int]) -> None: ...
 
 class cudaAsyncNotificationInfo(_Struct):
     @property
@@ -1496,10 +1474,6 @@ class cudaDevSmResourceGroupParams_st(_Struct):
     preferredCoscheduledSmCount: int
     flags: int
     localityDomainId: int
-    @property
-    def reserved(self) -> list[int]: ...
-    @reserved.setter
-    def reserved(self, value: Sequence[int]) -> None: ...
 
 cudaDevSmResourceGroupParams = cudaDevSmResourceGroupParams_st
 
@@ -1512,10 +1486,7 @@ class cudaDevWorkqueueConfigResource(_Struct):
     def sharingScope(self, value: cudaDevWorkqueueConfigScope | int) -> None: ...
 
 class cudaDevWorkqueueResource(_Struct):
-    @property
-    def reserved(self) -> bytes: ...
-    @reserved.setter
-    def reserved(self, value: bytes | Sequence[int]) -> None: ...
+    ...
 
 class cudaDeviceProp(_Struct):
     @property
@@ -1664,10 +1635,6 @@ class cudaDeviceProp(_Struct):
     gpuPciDeviceID: int
     gpuPciSubsystemID: int
     hostNumaMultinodeIpcSupported: int
-    @property
-    def reserved(self) -> list[int]: ...
-    @reserved.setter
-    def reserved(self, value: Sequence[int]) -> None: ...
 
 class cudaEglFrame_st(_Struct):
     frame: anon_union13
@@ -1694,10 +1661,6 @@ class cudaEglPlaneDesc_st(_Struct):
     pitch: int
     numChannels: int
     channelDesc: cudaChannelFormatDesc
-    @property
-    def reserved(self) -> list[int]: ...
-    @reserved.setter
-    def reserved(self, value: Sequence[int]) -> None: ...
 
 cudaEglPlaneDesc = cudaEglPlaneDesc_st
 
@@ -1726,10 +1689,6 @@ class cudaExternalMemoryBufferDesc(_Struct):
     offset: int
     size: int
     flags: int
-    @property
-    def reserved(self) -> list[int]: ...
-    @reserved.setter
-    def reserved(self, value: Sequence[int]) -> None: ...
 
 class cudaExternalMemoryHandleDesc(_Struct):
     @property
@@ -1739,10 +1698,6 @@ class cudaExternalMemoryHandleDesc(_Struct):
     handle: anon_union4
     size: int
     flags: int
-    @property
-    def reserved(self) -> list[int]: ...
-    @reserved.setter
-    def reserved(self, value: Sequence[int]) -> None: ...
 
 class cudaExternalMemoryMipmappedArrayDesc(_Struct):
     offset: int
@@ -1750,10 +1705,6 @@ class cudaExternalMemoryMipmappedArrayDesc(_Struct):
     extent: cudaExtent
     flags: int
     numLevels: int
-    @property
-    def reserved(self) -> list[int]: ...
-    @reserved.setter
-    def reserved(self, value: Sequence[int]) -> None: ...
 
 class cudaExternalSemaphoreHandleDesc(_Struct):
     @property
@@ -1762,10 +1713,6 @@ class cudaExternalSemaphoreHandleDesc(_Struct):
     def type(self, value: cudaExternalSemaphoreHandleType | int) -> None: ...
     handle: anon_union5
     flags: int
-    @property
-    def reserved(self) -> list[int]: ...
-    @reserved.setter
-    def reserved(self, value: Sequence[int]) -> None: ...
 
 class cudaExternalSemaphoreSignalNodeParams(_Struct):
     @property
@@ -1796,10 +1743,6 @@ class cudaExternalSemaphoreSignalNodeParamsV2(_Struct):
 class cudaExternalSemaphoreSignalParams(_Struct):
     params: anon_struct13
     flags: int
-    @property
-    def reserved(self) -> list[int]: ...
-    @reserved.setter
-    def reserved(self, value: Sequence[int]) -> None: ...
 
 class cudaExternalSemaphoreWaitNodeParams(_Struct):
     @property
@@ -1830,10 +1773,6 @@ class cudaExternalSemaphoreWaitNodeParamsV2(_Struct):
 class cudaExternalSemaphoreWaitParams(_Struct):
     params: anon_struct16
     flags: int
-    @property
-    def reserved(self) -> list[int]: ...
-    @reserved.setter
-    def reserved(self, value: Sequence[int]) -> None: ...
 
 class cudaFuncAttributes(_Struct):
     sharedSizeBytes: int
@@ -1857,19 +1796,11 @@ class cudaFuncAttributes(_Struct):
     def sharedMemoryMode(self) -> cudaSharedMemoryMode | None: ...
     @sharedMemoryMode.setter
     def sharedMemoryMode(self, value: cudaSharedMemoryMode | int) -> None: ...
-    @property
-    def reserved(self) -> list[int]: ...
-    @reserved.setter
-    def reserved(self, value: Sequence[int]) -> None: ...
 
 class cudaGraphEdgeData_st(_Struct):
     from_port: int
     to_port: int
     type: int
-    @property
-    def reserved(self) -> bytes: ...
-    @reserved.setter
-    def reserved(self, value: bytes | Sequence[int]) -> None: ...
 
 cudaGraphEdgeData = cudaGraphEdgeData_st
 
@@ -1922,14 +1853,6 @@ class cudaGraphNodeParams(_Struct):
     def type(self) -> cudaGraphNodeType | None: ...
     @type.setter
     def type(self, value: cudaGraphNodeType | int) -> None: ...
-    @property
-    def reserved0(self) -> list[int]: ...
-    @reserved0.setter
-    def reserved0(self, value: Sequence[int]) -> None: ...
-    @property
-    def reserved1(self) -> list[int]: ...
-    @reserved1.setter
-    def reserved1(self, value: Sequence[int]) -> None: ...
     kernel: cudaKernelNodeParamsV2
     memcpy: cudaMemcpyNodeParams
     memset: cudaMemsetParamsV2
@@ -1943,7 +1866,6 @@ class cudaGraphNodeParams(_Struct):
     free: cudaMemFreeNodeParams
     conditional: cudaConditionalNodeParams
     memcpyBatch: cudaMemcpyBatchNodeParams
-    reserved2: int
 
 class cudaGraphRecaptureCallbackData(_Struct):
     @property
@@ -2152,10 +2074,7 @@ class cudaMemAllocNodeParamsV2(_Struct):
     def dptr(self, value: Address) -> None: ...
 
 class cudaMemFabricHandle_st(_Struct):
-    @property
-    def reserved(self) -> bytes: ...
-    @reserved.setter
-    def reserved(self, value: bytes | Sequence[int]) -> None: ...
+    ...
 
 cudaMemFabricHandle_t = cudaMemFabricHandle_st
 
@@ -2189,11 +2108,6 @@ class cudaMemPoolProps(_Struct):
     def win32SecurityAttributes(self, value: Address) -> None: ...
     maxSize: int
     usage: int
-    @property
-    def reserved(self) -> bytes: ...
-    @reserved.setter
-    def reserved(self, value: bytes | Sequence[int]) -> None: ...
-    reserved1: int
 
 class cudaMemPoolPtrExportData(_Struct):
     @property
@@ -2274,17 +2188,17 @@ class cudaMemcpyBatchNodeParams(_Struct):
     @srcs.setter
     def srcs(self, value: Address) -> None: ...
     @property
-    def sizes(self) -> list[int]: ...
+    def sizes(self) -> int: ...
     @sizes.setter
-    def sizes(self, value: Sequence[int]) -> None: ...
+    def sizes(self, value: Address) -> None: ...
     @property
     def attrs(self) -> list[cudaMemcpyAttributes]: ...
     @attrs.setter
     def attrs(self, value: Sequence[cudaMemcpyAttributes]) -> None: ...
     @property
-    def attrsIdxs(self) -> list[int]: ...
+    def attrsIdxs(self) -> int: ...
     @attrsIdxs.setter
-    def attrsIdxs(self, value: Sequence[int]) -> None: ...
+    def attrsIdxs(self, value: Address) -> None: ...
     numAttrs: int
     @property
     def ctx(self) -> cudaExecutionContext_t: ...
@@ -2293,7 +2207,6 @@ class cudaMemcpyBatchNodeParams(_Struct):
 
 class cudaMemcpyNodeParams(_Struct):
     flags: int
-    reserved: int
     @property
     def ctx(self) -> cudaExecutionContext_t: ...
     @ctx.setter
@@ -2355,11 +2268,6 @@ class cudaPointerAttributes(_Struct):
     @hostPointer.setter
     def hostPointer(self, value: Address) -> None: ...
     localityDomainOrdinal: int
-    unused: int
-    @property
-    def reserved(self) -> list[int]: ...
-    @reserved.setter
-    def reserved(self, value: Sequence[int]) -> None: ...
 
 class cudaPos(_Struct):
     x: int
@@ -2386,10 +2294,6 @@ class cudaResourceViewDesc(_Struct):
     lastMipmapLevel: int
     firstLayer: int
     lastLayer: int
-    @property
-    def reserved(self) -> list[int]: ...
-    @reserved.setter
-    def reserved(self, value: Sequence[int]) -> None: ...
 
 class cudaTextureDesc(_Struct):
     @property

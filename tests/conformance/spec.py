@@ -28,32 +28,34 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-# The modules probed, one entry each: a new module is an entry here (and, where its functions need
-# real objects to work on, their values in BASE and probe.context).
-#   style     "tuple": functions return (status, outputs...) under their C names (driver, runtime,
-#             nvrtc); "snake": snake_case functions that raise the module's exception (nvjitlink, nvvm)
-#   families  the probe families run on it (tests/test_conformance.py reports one test per family)
-#   prefix    ("snake") the C prefix the Python names drop
-#   enums     ("snake") C enum -> (Python class name, prefix its member names drop)
-#   status    ("tuple") the status enum and a member of it other than success, for enum fields
-#   part      modules whose models are built in the same process (driver and runtime are the slow ones)
+sys.path.insert(0, str(ROOT))
+from codegen import libs as _libs  # noqa: E402  (the generator's table of libraries: data only)
+
+# The modules probed.  What each is comes from the generator's table of libraries (codegen/libs.py):
+# its style ("tuple": functions return (status, outputs...) under their C names; "snake":
+# snake_case functions raising the module's exception, enums renamed), C prefix and status type.
+# A module of that table joins the suite by being named here with the probe families to run on it
+# (tests/test_conformance.py reports one test per family); where its functions need real objects
+# to work on (a program, a linker), their values go in BASE below and in probe.context.
 _TUPLE_FAMILIES = ("name", "const", "enum", "handle", "struct", "field", "fn")
-MODULES = {
-    "driver": {"style": "tuple", "families": _TUPLE_FAMILIES, "part": 0,
-               "status": ("CUresult", "CUDA_ERROR_INVALID_VALUE")},
-    "runtime": {"style": "tuple", "families": _TUPLE_FAMILIES, "part": 1,
-                "status": ("cudaError_t", "cudaErrorInvalidValue")},
-    "nvrtc": {"style": "tuple", "families": _TUPLE_FAMILIES, "part": 2,
-              "status": ("nvrtcResult", "NVRTC_ERROR_INVALID_INPUT")},
-    "nvjitlink": {"style": "snake", "families": ("name", "enum", "fn"), "part": 2, "prefix": "nvJitLink",
-                  "enums": {"nvJitLinkResult": ("Result", "NVJITLINK_"),
-                            "nvJitLinkInputType": ("InputType", "NVJITLINK_INPUT_")}},
-    "nvvm": {"style": "snake", "families": ("name", "enum", "fn"), "part": 2, "prefix": "nvvm",
-             "enums": {"nvvmResult": ("Result", "NVVM_")}},
-}
-LIBS = tuple(MODULES)
+_SNAKE_FAMILIES = ("name", "enum", "fn")
+PROBED = ("driver", "runtime", "nvrtc", "nvjitlink", "nvvm")
+# the models built in one process (the driver's and the runtime's are the slow ones)
+PARTS = [["driver"], ["runtime"], ["nvrtc", "nvjitlink", "nvvm"]]
+
+
+def _module(lib):
+    L = _libs.LIBS[lib]
+    snake = L.get("snake")
+    return {"style": "snake" if snake else "tuple", "prefix": L["prefix"], "status": L["status"],
+            "enums": dict(snake["enums"]) if snake else {},
+            "families": _SNAKE_FAMILIES if snake else _TUPLE_FAMILIES}
+
+
+MODULES = {lib: _module(lib) for lib in PROBED}
+LIBS = PROBED
 SNAKE = {lib: m["prefix"] for lib, m in MODULES.items() if m["style"] == "snake"}
-PARTS = [[lib for lib in LIBS if MODULES[lib]["part"] == k] for k in sorted({m["part"] for m in MODULES.values()})]
+assert sorted(sum(PARTS, [])) == sorted(LIBS), "every probed module's model is built in one part"
 FAMILIES = [(lib, fam) for lib in LIBS for fam in MODULES[lib]["families"]]
 BUF = 16384                       # size of every buffer a probe passes (larger than any output)
 KERNEL = ('extern "C" __global__ void k(float *x) { x[threadIdx.x] *= 2.0f; }\n'
@@ -81,7 +83,6 @@ _HANDLES = {"driver": ("CUstream", "CUevent"), "runtime": ("cudaStream_t", "cuda
 # the model
 
 def _build_one(release, libs):
-    sys.path.insert(0, str(ROOT))
     from codegen import model, parse
     from headers.fetch import include_dir
     inc = include_dir(release)
@@ -222,7 +223,8 @@ def base_value(L, fn, p):
     key = (fn["name"], p["name"])
     if key in BASE:
         return BASE[key]
-    shape = REF_SHAPE.get(key)
+    # a versioned entry point (12.9's cuGraphAddNode_v2) is shaped as its unversioned name
+    shape = REF_SHAPE.get(key, REF_SHAPE.get((re.sub(r"_v\d+$", "", fn["name"]), p["name"])))
     if isinstance(shape, list):
         return shape
     if shape:
@@ -362,7 +364,7 @@ def field_value(L, f, kind):
     own = {"enum": f["cls"] == "enum", "handle": f["cls"] in ("handle", "inttd", "funcptr"),
            "struct": f["cls"] in ("struct", "structptr")}
     if kind == "enum":
-        return L.enum_member(f["ctype"], 1) if own["enum"] else ["enum", *MODULES[L.lib]["status"]]
+        return L.enum_member(f["ctype"], 1) if own["enum"] else L.enum_member(MODULES[L.lib]["status"], 1)
     if kind == "handle":
         return L.item(f["cls"], f["ctype"]) if own["handle"] else L.foreign_handle()
     if kind == "struct":

@@ -402,6 +402,7 @@ from cuda.bindings.driver import (
     CUoffset3D as CUoffset3D,
     CUoffset3D_st as CUoffset3D_st,
     CUoffset3D_v1 as CUoffset3D_v1,
+    CUoutput_mode as CUoutput_mode,
     CUpointer_attribute as CUpointer_attribute,
     CUprocessState as CUprocessState,
     CUresourceViewFormat as CUresourceViewFormat,
@@ -950,11 +951,11 @@ def cuStreamIsCapturing(hStream: CUstream | runtime.cudaStream_t | int | None) -
     """Returns a stream's capture status."""
 def cuStreamGetCaptureInfo(hStream: CUstream | runtime.cudaStream_t | int | None) -> tuple[CUstreamCaptureStatus, cuuint64_t, CUgraph, list[CUgraphNode], int]:
     """Query a stream's capture state."""
-def cuStreamGetCaptureInfo_v3(hStream: CUstream | runtime.cudaStream_t | int | None, dependencies_out: Address, edgeData_out: Address) -> tuple[CUstreamCaptureStatus, cuuint64_t, CUgraph, int]:
+def cuStreamGetCaptureInfo_v3(hStream: CUstream | runtime.cudaStream_t | int | None) -> tuple[CUstreamCaptureStatus, cuuint64_t, CUgraph, list[CUgraphNode], list[CUgraphEdgeData], int]:
     """Query a stream's capture state (12.3+)."""
 def cuStreamUpdateCaptureDependencies(hStream: CUstream | runtime.cudaStream_t | int | None, dependencies: Sequence[CUgraphNode | runtime.cudaGraphNode_t | int | None] | Buffer | int | None, numDependencies: int, flags: int) -> None:
     """Update the set of dependencies in a capturing stream (11.3+)."""
-def cuStreamUpdateCaptureDependencies_v2(hStream: CUstream | runtime.cudaStream_t | int | None, dependencyData: CUgraphEdgeData | Sequence[CUgraphEdgeData] | None, numDependencies: int, flags: int) -> CUgraphNode:
+def cuStreamUpdateCaptureDependencies_v2(hStream: CUstream | runtime.cudaStream_t | int | None, dependencies: Sequence[CUgraphNode | runtime.cudaGraphNode_t | int | None] | Buffer | int | None, dependencyData: CUgraphEdgeData | Sequence[CUgraphEdgeData] | None, numDependencies: int, flags: int) -> None:
     """Update the set of dependencies in a capturing stream (12.3+)."""
 def cuStreamAttachMemAsync(hStream: CUstream | runtime.cudaStream_t | int | None, dptr: CUdeviceptr | int | None, length: int, flags: int) -> None:
     """Attach memory to a stream asynchronously."""
@@ -1150,15 +1151,15 @@ def cuGraphGetRootNodes(hGraph: CUgraph | runtime.cudaGraph_t | int | None, numR
     """Returns a graph's root nodes."""
 def cuGraphGetEdges(hGraph: CUgraph | runtime.cudaGraph_t | int | None, numEdges: int = 0) -> tuple[list[CUgraphNode], list[CUgraphNode], int]:
     """Returns a graph's dependency edges."""
-def cuGraphGetEdges_v2(hGraph: CUgraph | runtime.cudaGraph_t | int | None) -> tuple[CUgraphNode, CUgraphNode, CUgraphEdgeData, int]:
+def cuGraphGetEdges_v2(hGraph: CUgraph | runtime.cudaGraph_t | int | None, numEdges: int = 0) -> tuple[list[CUgraphNode], list[CUgraphNode], list[CUgraphEdgeData], int]:
     """Returns a graph's dependency edges (12.3+)."""
 def cuGraphNodeGetDependencies(hNode: CUgraphNode | runtime.cudaGraphNode_t | int | None, numDependencies: int = 0) -> tuple[list[CUgraphNode], int]:
     """Returns a node's dependencies."""
-def cuGraphNodeGetDependencies_v2(hNode: CUgraphNode | runtime.cudaGraphNode_t | int | None, numDependencies: int = 0) -> tuple[CUgraphNode, list[CUgraphEdgeData], int]:
+def cuGraphNodeGetDependencies_v2(hNode: CUgraphNode | runtime.cudaGraphNode_t | int | None, numDependencies: int = 0) -> tuple[list[CUgraphNode], list[CUgraphEdgeData], int]:
     """Returns a node's dependencies (12.3+)."""
 def cuGraphNodeGetDependentNodes(hNode: CUgraphNode | runtime.cudaGraphNode_t | int | None, numDependentNodes: int = 0) -> tuple[list[CUgraphNode], int]:
     """Returns a node's dependent nodes."""
-def cuGraphNodeGetDependentNodes_v2(hNode: CUgraphNode | runtime.cudaGraphNode_t | int | None) -> tuple[CUgraphNode, CUgraphEdgeData, int]:
+def cuGraphNodeGetDependentNodes_v2(hNode: CUgraphNode | runtime.cudaGraphNode_t | int | None, numDependentNodes: int = 0) -> tuple[list[CUgraphNode], list[CUgraphEdgeData], int]:
     """Returns a node's dependent nodes (12.3+)."""
 def cuGraphAddDependencies(hGraph: CUgraph | runtime.cudaGraph_t | int | None, from_: Sequence[CUgraphNode | runtime.cudaGraphNode_t | int | None] | Buffer | int | None, to: Sequence[CUgraphNode | runtime.cudaGraphNode_t | int | None] | Buffer | int | None, numDependencies: int) -> None:
     """Adds dependency edges to a graph."""

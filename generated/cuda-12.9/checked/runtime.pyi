@@ -506,11 +506,11 @@ def cudaStreamIsCapturing(stream: cudaStream_t | driver.CUstream | int | None) -
     """Returns a stream's capture status."""
 def cudaStreamGetCaptureInfo(stream: cudaStream_t | driver.CUstream | int | None) -> tuple[cudaStreamCaptureStatus, int, cudaGraph_t, list[cudaGraphNode_t], int]:
     """Query a stream's capture state."""
-def cudaStreamGetCaptureInfo_v3(stream: cudaStream_t | driver.CUstream | int | None, dependencies_out: Address, edgeData_out: Address) -> tuple[cudaStreamCaptureStatus, int, cudaGraph_t, int]:
+def cudaStreamGetCaptureInfo_v3(stream: cudaStream_t | driver.CUstream | int | None) -> tuple[cudaStreamCaptureStatus, int, cudaGraph_t, list[cudaGraphNode_t], list[cudaGraphEdgeData], int]:
     """Query a stream's capture state (12.3+)."""
 def cudaStreamUpdateCaptureDependencies(stream: cudaStream_t | driver.CUstream | int | None, dependencies: Sequence[cudaGraphNode_t | driver.CUgraphNode | int | None] | Buffer | int | None, numDependencies: int, flags: int) -> None:
     """Update the set of dependencies in a capturing stream (11.3+)."""
-def cudaStreamUpdateCaptureDependencies_v2(stream: cudaStream_t | driver.CUstream | int | None, dependencyData: cudaGraphEdgeData | Sequence[cudaGraphEdgeData] | None, numDependencies: int, flags: int) -> cudaGraphNode_t:
+def cudaStreamUpdateCaptureDependencies_v2(stream: cudaStream_t | driver.CUstream | int | None, dependencies: Sequence[cudaGraphNode_t | driver.CUgraphNode | int | None] | Buffer | int | None, dependencyData: cudaGraphEdgeData | Sequence[cudaGraphEdgeData] | None, numDependencies: int, flags: int) -> None:
     """Update the set of dependencies in a capturing stream (12.3+)."""
 def cudaEventCreate() -> cudaEvent_t:
     """Creates an event object."""
@@ -886,15 +886,15 @@ def cudaGraphGetRootNodes(graph: cudaGraph_t | driver.CUgraph | int | None, pNum
     """Returns a graph's root nodes."""
 def cudaGraphGetEdges(graph: cudaGraph_t | driver.CUgraph | int | None, numEdges: int = 0) -> tuple[list[cudaGraphNode_t], list[cudaGraphNode_t], int]:
     """Returns a graph's dependency edges."""
-def cudaGraphGetEdges_v2(graph: cudaGraph_t | driver.CUgraph | int | None) -> tuple[cudaGraphNode_t, cudaGraphNode_t, cudaGraphEdgeData, int]:
+def cudaGraphGetEdges_v2(graph: cudaGraph_t | driver.CUgraph | int | None, numEdges: int = 0) -> tuple[list[cudaGraphNode_t], list[cudaGraphNode_t], list[cudaGraphEdgeData], int]:
     """Returns a graph's dependency edges (12.3+)."""
 def cudaGraphNodeGetDependencies(node: cudaGraphNode_t | driver.CUgraphNode | int | None, pNumDependencies: int = 0) -> tuple[list[cudaGraphNode_t], int]:
     """Returns a node's dependencies."""
-def cudaGraphNodeGetDependencies_v2(node: cudaGraphNode_t | driver.CUgraphNode | int | None, pNumDependencies: int = 0) -> tuple[cudaGraphNode_t, list[cudaGraphEdgeData], int]:
+def cudaGraphNodeGetDependencies_v2(node: cudaGraphNode_t | driver.CUgraphNode | int | None, pNumDependencies: int = 0) -> tuple[list[cudaGraphNode_t], list[cudaGraphEdgeData], int]:
     """Returns a node's dependencies (12.3+)."""
 def cudaGraphNodeGetDependentNodes(node: cudaGraphNode_t | driver.CUgraphNode | int | None, pNumDependentNodes: int = 0) -> tuple[list[cudaGraphNode_t], int]:
     """Returns a node's dependent nodes."""
-def cudaGraphNodeGetDependentNodes_v2(node: cudaGraphNode_t | driver.CUgraphNode | int | None) -> tuple[cudaGraphNode_t, cudaGraphEdgeData, int]:
+def cudaGraphNodeGetDependentNodes_v2(node: cudaGraphNode_t | driver.CUgraphNode | int | None, pNumDependentNodes: int = 0) -> tuple[list[cudaGraphNode_t], list[cudaGraphEdgeData], int]:
     """Returns a node's dependent nodes (12.3+)."""
 def cudaGraphAddDependencies(graph: cudaGraph_t | driver.CUgraph | int | None, from_: Sequence[cudaGraphNode_t | driver.CUgraphNode | int | None] | Buffer | int | None, to: Sequence[cudaGraphNode_t | driver.CUgraphNode | int | None] | Buffer | int | None, numDependencies: int) -> None:
     """Adds dependency edges to a graph."""

@@ -450,6 +450,7 @@ from cuda.bindings.driver import (
     CUoffset3D as CUoffset3D,
     CUoffset3D_st as CUoffset3D_st,
     CUoffset3D_v1 as CUoffset3D_v1,
+    CUoutput_mode as CUoutput_mode,
     CUpointer_attribute as CUpointer_attribute,
     CUprocessState as CUprocessState,
     CUresourceViewFormat as CUresourceViewFormat,
@@ -982,7 +983,7 @@ def cuDeviceGetFabricClusterUuid(dev: CUdevice | int | None) -> CUuuid:
     """Retrieves the fabric cluster UUID."""
 def cuDeviceGetCliqueCount(dev: CUdevice | int | None) -> int:
     """Retrieves the number of fabric cliques."""
-def cuDeviceGetCliqueInfo(dev: CUdevice | int | None) -> tuple[CUcliqueInfo, int]:
+def cuDeviceGetCliqueInfo(count: int, dev: CUdevice | int | None) -> tuple[list[CUcliqueInfo], int]:
     """Retrieves fabric clique information."""
 def cuLogicalEndpointIdReserve(count: cuuint32_t | int | None) -> CUlogicalEndpointId:
     """Reserves a range of logical endpoint ids."""
@@ -1000,7 +1001,7 @@ def cuLogicalEndpointBindMem(leId: CUlogicalEndpointId | int | None, dev: CUdevi
     """Binds memory object represented by a handle to the logical endpoint."""
 def cuLogicalEndpointUnbind(leId: CUlogicalEndpointId | int | None, dev: CUdevice | int | None, offset: cuuint64_t | int | None, size: cuuint64_t | int | None) -> None:
     """Unbinds any binding at offset from the logical endpoint."""
-def cuLogicalEndpointExport(handle: Address, leId: CUlogicalEndpointId | int | None, handleType: CUlogicalEndpointIpcHandleType) -> None:
+def cuLogicalEndpointExport(leId: CUlogicalEndpointId | int | None, handleType: CUlogicalEndpointIpcHandleType) -> CUlogicalEndpointFabricHandle:
     """Exports a logical endpoint associated with leId to an IPC handle."""
 def cuLogicalEndpointImport(leId: CUlogicalEndpointId | int | None, handle: Address, handleType: CUlogicalEndpointIpcHandleType) -> None:
     """Imports a logical endpoint from the given IPC handle and associates it with a logical endpoint id."""
@@ -1022,7 +1023,7 @@ def cuMemDiscardBatchAsync(dptrs: Sequence[CUdeviceptr | int | None] | Buffer | 
     """Performs a batch of memory discards asynchronously."""
 def cuMemDiscardAndPrefetchBatchAsync(dptrs: Sequence[CUdeviceptr | int | None] | Buffer | int | None, sizes: Sequence[int] | Buffer | int | None, count: int, prefetchLocs: Sequence[CUmemLocation] | Buffer | int | None, prefetchLocIdxs: Sequence[int] | Buffer | int | None, numPrefetchLocs: int, flags: int, hStream: CUstream | runtime.cudaStream_t | int | None) -> None:
     """Performs a batch of memory discards and prefetches asynchronously."""
-def cuMemGetLocationInfo(ptr: CUdeviceptr | int | None, size: int, summaryGranularity: int, samplingGranularity: int) -> CUmemLocation:
+def cuMemGetLocationInfo(ptr: CUdeviceptr | int | None, size: int, summaryGranularity: int, samplingGranularity: int, location_out: CUmemLocation | None) -> None:
     """Gets residency information for a memory address range."""
 def cuMemRangeGetAttribute(dataSize: int, attribute: CUmem_range_attribute, devPtr: CUdeviceptr | int | None, count: int) -> Any:
     """Query an attribute of a given memory range."""
