@@ -161,5 +161,5 @@ def py_field(model, s, f):
     overrides.SHOWN_FIELDS apart)."""
     if None in f.dims:
         return False
-    hidden = twin_style(model).get("hidden_fields")
+    hidden = twin_style(model).get("hidden_fields", {}).get(model.lib)
     return not (hidden and re.match(hidden, f.name) and (s.name, f.name) not in ov.SHOWN_FIELDS)

@@ -36,6 +36,8 @@ def emit_pxd(model):
     o = [HEADER.format(ver=model.cuda), "# cython: language_level=3",
          "from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t, intptr_t, uintptr_t",
          "from libc.stddef cimport size_t", ""]
+    if model.c_prelude and not L.get("interop"):
+        raise ValueError(f"{model.lib}: C declarations for the .pxd's prelude, which only a library with interop headers has")
     if L.get("interop"):
         # The graphics interop headers need GL/EGL/VDPAU headers: included when the compiler
         # finds them (the package's own build supplies stand-ins, headers/stubs).
@@ -44,6 +46,7 @@ def emit_pxd(model):
             cond = " && ".join(f"__has_include(<{n}>)" for n in needs)
             o += [f"    #if defined(__has_include) && {cond}"] + [f"    #include <{n}>" for n in needs]
             o += [f'    #include "{h}"', "    #endif"]
+        o += ["    " + line for text in model.c_prelude for line in text.splitlines()]
         o += ['    """', ""]
     # Each type goes into the `cdef extern` block (C's own name, from the header) or, for the
     # names in model.cython_level, is declared at module level: Cython then defines it in the C

@@ -124,6 +124,7 @@ class Model:
     # Type names the .pxd declares itself, at the Cython level, instead of importing the C
     # header's (see build): C code then sees Cython's mangled name for them.
     cython_level: list = field(default_factory=list)
+    c_prelude: list = field(default_factory=list)    # C declarations the .pxd writes itself (overrides.EXTRA_DECLARATIONS)
     groups: list = field(default_factory=list)      # [(name, title)]: the headers' doxygen groups, in order
     # the headers' group of each enum, struct, handle, integer and function pointer type, by its name
     type_groups: dict = field(default_factory=dict)
@@ -433,11 +434,10 @@ def build(raw, lib):
     for kind in ("structs", "unions"):
         cy.update(n for n in io.get(kind, ()) if defs[kind][n].members)
     cy.update(type_aliases)
-    # types declared by overrides.EXTRA_DECLARATIONS (CUoutput_mode): no header C includes has them
-    extra = raw.get("extra", {})
-    cy.update(n for n in extra.get("types", ()) if not n.startswith(("struct ", "union ", "enum ")))
-    cy.update(e.name for e in m.enums if e.name in extra.get("enums", ()) or set(e.aliases) & set(extra.get("types", ())))
     m.cython_level = sorted(cy)
+    # types declared by overrides.EXTRA_DECLARATIONS (CUoutput_mode): the .pxd gives C their
+    # declarations itself, and Cython their C names, as if a header had them
+    m.c_prelude = [text for text, _, _ in raw.get("extra_entries", []) if "typedef" in text]
 
     # ---- the headers' group of each type, by the first of its names that the headers place
     typenames = [[e.name] + e.aliases for e in m.enums] + [[s.name] + [a for a, _ in s.aliases] for s in m.structs]
@@ -486,6 +486,10 @@ def build(raw, lib):
         fn.cdecl = ", ".join(_cdecl(t, n) for n, t in params) or "void"
         pfn = raw["pfn"].get(api, [])
         names = [n for n, _ in params]
+        if not pfn and re.search(r"_v\d+$", api):
+            # a versioned entry point the header declares under its own name (12.9's cuCtxCreate_v4):
+            # the ABI version of its unversioned name's typedef with the same parameters
+            pfn = [x for x in raw["pfn"].get(re.sub(r"_v\d+$", "", api), []) if x[2] == names]
         plain = sorted([x for x in pfn if not x[1]], key=lambda x: -x[0])
         match = [x for x in plain if x[2] == names]
         if not match and csym != api:
@@ -495,6 +499,11 @@ def build(raw, lib):
             target = [x for x in raw["pfn"].get(csym, []) if not x[1] and x[2] == names]
             if target:
                 fn.proc, match = csym, target
+        if match and any(re.fullmatch(re.escape(api) + r"_v\d+", other) and other != csym and vmap.get(other, other) != api
+                         for other in defs["functions"]):
+            # the header also declares api_vN with these parameters (12.9's cuEventElapsedTime and
+            # cuEventElapsedTime_v2): the unversioned name is the older entry point
+            match = match[-1:]
         pick = (match or plain or [(0, "", [])])[0]
         fn.pfn_version = pick[0]
         fn.ptds = raw["ptds"].get(api, "")
@@ -658,6 +667,7 @@ def classify_params(fn, params, T, lib):
         typed = ov.PARAM_TYPE.get((fn.name, cname))
         if typed and b == "void" and p == 1:
             b = typed[0]                # overrides.PARAM_TYPE: a void* with one pointee type
+            decl = ["void", 1]          # (the C declaration stays void*)
         if p == 2 and b in handle_of:
             decl = [b, p]               # the C declarations keep the header's spelling
             b, p = handle_of[b], 1      # `struct cudaGraphicsResource **`: a handle output
@@ -760,6 +770,8 @@ def classify_params(fn, params, T, lib):
                 prm.conv = "handle_ref"
             elif role == "in" and prm.conv in ("struct_out", "value_out"):
                 prm.conv = "array" if "rray" in ov.PARAM_ROLE[key][1] else "struct_ptr"
+            elif role == "in" and prm.conv == "array" and cat == "struct" and "rray" not in ov.PARAM_ROLE[key][1]:
+                prm.conv = "struct_ptr"     # one struct, which the doc's "Array" wording does not make a list
             elif role == "out" and _array_count(key[0], cname, names) is not None:
                 prm.conv = "array_ref_out" if p == 2 else "array_out"
                 prm.extra = {"count": _array_count(key[0], cname, names)}

@@ -166,6 +166,8 @@ ARRAY_COUNT = {
     ("cuDevSmResourceSplitByCount", "result"): "nbGroups",
     ("cuDeviceGetLuid", "luid"): 8,
     ("cuDeviceGetCliqueInfo", "cliqueInfo"): "count",
+    ("cuDevSmResourceSplit", "result"): "nbGroups",
+    ("cudaDevSmResourceSplit", "result"): "nbGroups",
     ("cuGLGetDevices", "pCudaDevices"): "cudaDeviceCount",
     ("cudaGLGetDevices", "pCudaDevices"): "cudaDeviceCount",
     ("cudaGraphGetNodes", "nodes"): "numNodes",
@@ -471,7 +473,7 @@ JIT_OPTIONS = {"options", "jitOptions", "libraryOptions"}
 # char[] struct fields that hold binary data, returned whole; every other char[] field is a C
 # string, returned up to its first NUL (cudaDeviceProp.name).
 BINARY_CHAR_FIELDS = {"bytes", "luid", "reserved", "reserved0", "reserved1", "pad", "_oversize",
-                      "_internal_padding", "opaque"}
+                      "_internal_padding", "opaque", "asBytes"}
 
 # Binary char[] fields that repr shows as hex digits (the reference package's display of UUIDs
 # and LUIDs); the values themselves are bytes like every binary char[] field.
@@ -552,12 +554,12 @@ HANDLE_ALSO = {
 #   fast_enum      enums are classes of cuda.bindings._internal._fast_enum.FastEnum (numba-cuda
 #                  and cuda.core look for that module), not enum.IntEnum; reading an enum field
 #                  that holds no member's value raises ValueError (13.0.3: None)
-#   hidden_fields  struct fields that are not Python attributes (reserved and padding bytes),
-#                  a regular expression over field names; the C declarations keep them
+#   hidden_fields  struct fields that are not Python attributes (reserved and padding bytes):
+#                  library -> a regular expression over field names; the C declarations keep them
 _RESERVED = r"^(reserved|padding|unused)\d*$"
 TWIN_STYLE = {
-    "12.9": {"fast_enum": True, "hidden_fields": _RESERVED},
-    "13.5": {"fast_enum": True, "hidden_fields": _RESERVED},
+    "12.9": {"fast_enum": True, "hidden_fields": {"driver": _RESERVED}},   # 12.9.10's runtime shows them
+    "13.5": {"fast_enum": True, "hidden_fields": {"driver": _RESERVED, "runtime": _RESERVED}},
 }
 
 # Fields that stay Python attributes although TWIN_STYLE's hidden_fields names them: the bytes of
@@ -569,6 +571,7 @@ SHOWN_FIELDS = {
     ("CUipcMemHandle_st", "reserved"), ("CUipcEventHandle_st", "reserved"),
     ("cudaIpcMemHandle_st", "reserved"), ("cudaIpcEventHandle_st", "reserved"),
     ("CUmemPoolPtrExportData_st", "reserved"), ("cudaMemPoolPtrExportData", "reserved"),
+    ("cudaMemFabricHandle_st", "reserved"),
 }
 
 # Pointer fields that are addresses (an int; a buffer or struct gives its address), not lists, as
@@ -597,13 +600,17 @@ SETS_COUNT = {
 
 # C declarations that NVIDIA's package of a release binds although the pinned headers do not
 # declare them (or only in their internal section), read after the library's headers by the same
-# parser: release ("*": every release) -> library -> [(C text, Python wrapper?, reason)].  Each
+# parser: release ("*": every release) -> library -> [(C text, Python wrapper?, reason)]; an entry
+# that declares a type (a typedef) is also written into the .pxd's C prelude (only the driver's
+# .pxd has one), so that C knows the type and Cython its C name.  Each
 # entry point is resolved when first called, so a library that lacks it raises the not-found
 # error (the driver: CUDA_ERROR_NOT_FOUND).
 EXTRA_DECLARATIONS = {
     "*": {
         "driver": [
-            ("typedef enum CUoutput_mode_enum { CU_OUT_KEY_VALUE_PAIR = 0x00, CU_OUT_CSV = 0x01 } CUoutput_mode;\n"
+            ("#ifndef __cudaProfiler_h__  /* the header's own guard: where a client has it, it says the same */\n"
+             "typedef enum CUoutput_mode_enum { CU_OUT_KEY_VALUE_PAIR = 0x00, CU_OUT_CSV = 0x01 } CUoutput_mode;\n"
+             "#endif\n"
              "CUresult cuProfilerInitialize(const char *configFile, const char *outputFile, CUoutput_mode outputMode);",
              False, "cudaProfiler.h, which the wheels do not ship, declares them; cudaProfilerTypedefs.h "
                     "gives the entry point's ABI version; NVIDIA's package has the enum and the C-API function"),

@@ -323,6 +323,7 @@ def read(include_dir, lib):
         # what overrides.EXTRA_DECLARATIONS declared: {kind: names}, and per function whether it
         # gets a Python wrapper; EXTRA_ENUM_MEMBERS of this release
         "extra": dict(from_extra, python=python),
+        "extra_entries": extra,
         "extra_members": ov.EXTRA_ENUM_MEMBERS.get(release, {}),
     }
 

@@ -20,6 +20,10 @@ cdef extern from *:
     #include <vdpau/vdpau.h>
     #include "cudaVDPAU.h"
     #endif
+    #ifndef __cudaProfiler_h__  /* the header's own guard: where a client has it, it says the same */
+    typedef enum CUoutput_mode_enum { CU_OUT_KEY_VALUE_PAIR = 0x00, CU_OUT_CSV = 0x01 } CUoutput_mode;
+    #endif
+    CUresult cuProfilerInitialize(const char *configFile, const char *outputFile, CUoutput_mode outputMode);
     """
 
 cdef extern from "cuda.h" nogil:
@@ -1122,6 +1126,9 @@ cdef extern from "cuda.h" nogil:
     ctypedef enum CUlogLevel:
         CU_LOG_LEVEL_ERROR
         CU_LOG_LEVEL_WARNING
+    ctypedef enum CUoutput_mode:
+        CU_OUT_KEY_VALUE_PAIR
+        CU_OUT_CSV
 
     ctypedef uint32_t cuuint32_t
     ctypedef uint64_t cuuint64_t
@@ -2073,9 +2080,6 @@ ctypedef enum CUeglColorFormat:
     CU_EGL_COLOR_FORMAT_UYVY_709_ER = 115
     CU_EGL_COLOR_FORMAT_UYVY_2020 = 116
     CU_EGL_COLOR_FORMAT_MAX = 117
-ctypedef enum CUoutput_mode:
-    CU_OUT_KEY_VALUE_PAIR = 0
-    CU_OUT_CSV = 1
 ctypedef unsigned int GLenum
 ctypedef unsigned int GLuint
 ctypedef int EGLint

@@ -1090,6 +1090,10 @@ class anon_struct17(_Struct):
     fence: anon_struct15
     nvSciSync: anon_union6
     keyedMutex: anon_struct16
+    @property
+    def reserved(self) -> list[int]: ...
+    @reserved.setter
+    def reserved(self, value: Sequence[int]) -> None: ...
 
 class anon_struct18(_Struct):
     value: int
@@ -1102,6 +1106,10 @@ class anon_struct20(_Struct):
     fence: anon_struct18
     nvSciSync: anon_union7
     keyedMutex: anon_struct19
+    @property
+    def reserved(self) -> list[int]: ...
+    @reserved.setter
+    def reserved(self, value: Sequence[int]) -> None: ...
 
 class anon_struct21(_Struct):
     @property
@@ -1177,24 +1185,28 @@ class anon_union4(_Struct):
     def fence(self) -> int: ...
     @fence.setter
     def fence(self, value: Address) -> None: ...
+    reserved: int
 
 class anon_union5(_Struct):
     @property
     def fence(self) -> int: ...
     @fence.setter
     def fence(self, value: Address) -> None: ...
+    reserved: int
 
 class anon_union6(_Struct):
     @property
     def fence(self) -> int: ...
     @fence.setter
     def fence(self, value: Address) -> None: ...
+    reserved: int
 
 class anon_union7(_Struct):
     @property
     def fence(self) -> int: ...
     @fence.setter
     def fence(self, value: Address) -> None: ...
+    reserved: int
 
 class anon_union9(_Struct):
     gridDim: dim3
@@ -1252,12 +1264,20 @@ class cudaAccessPolicyWindow(_Struct):
 class cudaArrayMemoryRequirements(_Struct):
     size: int
     alignment: int
+    @property
+    def reserved(self) -> list[int]: ...
+    @reserved.setter
+    def reserved(self, value: Sequence[int]) -> None: ...
 
 class cudaArraySparseProperties(_Struct):
     tileExtent: anon_struct0
     miptailFirstLevel: int
     miptailSize: int
     flags: int
+    @property
+    def reserved(self) -> list[int]: ...
+    @reserved.setter
+    def reserved(self, value: Sequence[int]) -> None: ...
 
 class cudaAsyncNotificationInfo(_Struct):
     @property
@@ -1451,6 +1471,10 @@ class cudaDeviceProp(_Struct):
     ipcEventSupported: int
     clusterLaunch: int
     unifiedFunctionPointers: int
+    @property
+    def reserved(self) -> list[int]: ...
+    @reserved.setter
+    def reserved(self, value: Sequence[int]) -> None: ...
 
 class cudaEglFrame_st(_Struct):
     frame: anon_union11
@@ -1477,6 +1501,10 @@ class cudaEglPlaneDesc_st(_Struct):
     pitch: int
     numChannels: int
     channelDesc: cudaChannelFormatDesc
+    @property
+    def reserved(self) -> list[int]: ...
+    @reserved.setter
+    def reserved(self, value: Sequence[int]) -> None: ...
 
 cudaEglPlaneDesc = cudaEglPlaneDesc_st
 
@@ -1551,6 +1579,10 @@ class cudaExternalSemaphoreSignalNodeParamsV2(_Struct):
 class cudaExternalSemaphoreSignalParams(_Struct):
     params: anon_struct17
     flags: int
+    @property
+    def reserved(self) -> list[int]: ...
+    @reserved.setter
+    def reserved(self, value: Sequence[int]) -> None: ...
 
 class cudaExternalSemaphoreSignalParams_v1(_Struct):
     params: anon_struct11
@@ -1581,6 +1613,10 @@ class cudaExternalSemaphoreWaitNodeParamsV2(_Struct):
 class cudaExternalSemaphoreWaitParams(_Struct):
     params: anon_struct20
     flags: int
+    @property
+    def reserved(self) -> list[int]: ...
+    @reserved.setter
+    def reserved(self, value: Sequence[int]) -> None: ...
 
 class cudaExternalSemaphoreWaitParams_v1(_Struct):
     params: anon_struct14
@@ -1603,11 +1639,19 @@ class cudaFuncAttributes(_Struct):
     requiredClusterDepth: int
     clusterSchedulingPolicyPreference: int
     nonPortableClusterSizeAllowed: int
+    @property
+    def reserved(self) -> list[int]: ...
+    @reserved.setter
+    def reserved(self, value: Sequence[int]) -> None: ...
 
 class cudaGraphEdgeData_st(_Struct):
     from_port: int
     to_port: int
     type: int
+    @property
+    def reserved(self) -> bytes: ...
+    @reserved.setter
+    def reserved(self, value: bytes | Sequence[int]) -> None: ...
 
 cudaGraphEdgeData = cudaGraphEdgeData_st
 
@@ -1660,6 +1704,14 @@ class cudaGraphNodeParams(_Struct):
     def type(self) -> cudaGraphNodeType | None: ...
     @type.setter
     def type(self, value: cudaGraphNodeType | int) -> None: ...
+    @property
+    def reserved0(self) -> list[int]: ...
+    @reserved0.setter
+    def reserved0(self, value: Sequence[int]) -> None: ...
+    @property
+    def reserved1(self) -> list[int]: ...
+    @reserved1.setter
+    def reserved1(self, value: Sequence[int]) -> None: ...
     kernel: cudaKernelNodeParamsV2
     memcpy: cudaMemcpyNodeParams
     memset: cudaMemsetParamsV2
@@ -1672,6 +1724,7 @@ class cudaGraphNodeParams(_Struct):
     alloc: cudaMemAllocNodeParamsV2
     free: cudaMemFreeNodeParams
     conditional: cudaConditionalNodeParams
+    reserved2: int
 
 class cudaHostNodeParams(_Struct):
     @property
@@ -1857,7 +1910,10 @@ class cudaMemAllocNodeParamsV2(_Struct):
     def dptr(self, value: Address) -> None: ...
 
 class cudaMemFabricHandle_st(_Struct):
-    ...
+    @property
+    def reserved(self) -> bytes: ...
+    @reserved.setter
+    def reserved(self, value: bytes | Sequence[int]) -> None: ...
 
 cudaMemFabricHandle_t = cudaMemFabricHandle_st
 
@@ -1890,6 +1946,10 @@ class cudaMemPoolProps(_Struct):
     def win32SecurityAttributes(self, value: Address) -> None: ...
     maxSize: int
     usage: int
+    @property
+    def reserved(self) -> bytes: ...
+    @reserved.setter
+    def reserved(self, value: bytes | Sequence[int]) -> None: ...
 
 class cudaMemPoolPtrExportData(_Struct):
     @property
@@ -1961,6 +2021,10 @@ class cudaMemcpyAttributes(_Struct):
 
 class cudaMemcpyNodeParams(_Struct):
     flags: int
+    @property
+    def reserved(self) -> list[int]: ...
+    @reserved.setter
+    def reserved(self, value: Sequence[int]) -> None: ...
     copyParams: cudaMemcpy3DParms
 
 class cudaMemsetParams(_Struct):

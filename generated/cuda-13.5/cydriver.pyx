@@ -1121,10 +1121,10 @@ cdef CUresult cuLogicalEndpointUnbind(CUlogicalEndpointId leId, CUdevice dev, cu
         return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
     return (<CUresult (*)(CUlogicalEndpointId, CUdevice, cuuint64_t, cuuint64_t) noexcept nogil>_slots[214])(leId, dev, offset, size)
 
-cdef CUresult cuLogicalEndpointExport(CUlogicalEndpointFabricHandle* handle, CUlogicalEndpointId leId, CUlogicalEndpointIpcHandleType handleType) except ?CUDA_ERROR_NOT_FOUND nogil:
+cdef CUresult cuLogicalEndpointExport(void* handle, CUlogicalEndpointId leId, CUlogicalEndpointIpcHandleType handleType) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[215] == NULL and _resolve(215):
         return CUDA_ERROR_NOT_FOUND if Py_IsInitialized() else CUDA_ERROR_DEINITIALIZED
-    return (<CUresult (*)(CUlogicalEndpointFabricHandle*, CUlogicalEndpointId, CUlogicalEndpointIpcHandleType) noexcept nogil>_slots[215])(handle, leId, handleType)
+    return (<CUresult (*)(void*, CUlogicalEndpointId, CUlogicalEndpointIpcHandleType) noexcept nogil>_slots[215])(handle, leId, handleType)
 
 cdef CUresult cuLogicalEndpointImport(CUlogicalEndpointId leId, const void* handle, CUlogicalEndpointIpcHandleType handleType) except ?CUDA_ERROR_NOT_FOUND nogil:
     if _slots[216] == NULL and _resolve(216):

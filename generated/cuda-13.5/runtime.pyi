@@ -2074,7 +2074,10 @@ class cudaMemAllocNodeParamsV2(_Struct):
     def dptr(self, value: Address) -> None: ...
 
 class cudaMemFabricHandle_st(_Struct):
-    ...
+    @property
+    def reserved(self) -> bytes: ...
+    @reserved.setter
+    def reserved(self, value: bytes | Sequence[int]) -> None: ...
 
 cudaMemFabricHandle_t = cudaMemFabricHandle_st
 
@@ -2888,7 +2891,7 @@ def cudaMemDiscardBatchAsync(dptrs: Sequence[Any] | Address, sizes: Sequence[int
     """Performs a batch of memory discards asynchronously."""
 def cudaMemDiscardAndPrefetchBatchAsync(dptrs: Sequence[Any] | Address, sizes: Sequence[int] | Buffer | int | None, count: int, prefetchLocs: Sequence[cudaMemLocation] | Buffer | int | None, prefetchLocIdxs: Sequence[int] | Buffer | int | None, numPrefetchLocs: int, flags: int, stream: cudaStream_t | driver.CUstream | int | None) -> tuple[cudaError_t]:
     """Performs a batch of memory discards and prefetches asynchronously."""
-def cudaMemGetLocationInfo(devPtr: Address, size: int, summaryGranularity: int, samplingGranularity: int, location_out: Sequence[cudaMemLocation] | Buffer | int | None) -> tuple[cudaError_t]:
+def cudaMemGetLocationInfo(devPtr: Address, size: int, summaryGranularity: int, samplingGranularity: int, location_out: cudaMemLocation | None) -> tuple[cudaError_t]:
     """Gets location information for a memory address range."""
 def cudaMemAdvise(devPtr: Address, count: int, advice: cudaMemoryAdvise, location: cudaMemLocation) -> tuple[cudaError_t]:
     """Advise about the usage of a given memory range."""

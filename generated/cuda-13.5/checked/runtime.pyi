@@ -713,7 +713,7 @@ def cudaMemDiscardBatchAsync(dptrs: Sequence[Any] | Address, sizes: Sequence[int
     """Performs a batch of memory discards asynchronously."""
 def cudaMemDiscardAndPrefetchBatchAsync(dptrs: Sequence[Any] | Address, sizes: Sequence[int] | Buffer | int | None, count: int, prefetchLocs: Sequence[cudaMemLocation] | Buffer | int | None, prefetchLocIdxs: Sequence[int] | Buffer | int | None, numPrefetchLocs: int, flags: int, stream: cudaStream_t | driver.CUstream | int | None) -> None:
     """Performs a batch of memory discards and prefetches asynchronously."""
-def cudaMemGetLocationInfo(devPtr: Address, size: int, summaryGranularity: int, samplingGranularity: int, location_out: Sequence[cudaMemLocation] | Buffer | int | None) -> None:
+def cudaMemGetLocationInfo(devPtr: Address, size: int, summaryGranularity: int, samplingGranularity: int, location_out: cudaMemLocation | None) -> None:
     """Gets location information for a memory address range."""
 def cudaMemAdvise(devPtr: Address, count: int, advice: cudaMemoryAdvise, location: cudaMemLocation) -> None:
     """Advise about the usage of a given memory range."""
