@@ -245,7 +245,7 @@ def test_unknown_option_raises():
     check_error(excinfo, nvjitlink.Result.ERROR_UNRECOGNIZED_OPTION)
 
 
-@pytest.mark.skipif(CUDA_MAJOR < 13, reason="CUDA 13's signature (Result.ERROR_NULL_INPUT, a code of its own from 13.0; 12.9's is another name of ERROR_INVALID_INPUT); the 12.x one differs (docs/cuda-changelog.md)")
+@pytest.mark.skipif(CUDA_MAJOR < 13, reason="CUDA 13's library reports Result.ERROR_NULL_INPUT; the 12.x one reports ERROR_INVALID_INPUT (its header spells the later code as that one)")
 def test_null_handle_raises():
     with pytest.raises(nvjitlink.nvJitLinkError) as excinfo:
         nvjitlink.get_linked_cubin_size(0)

@@ -60,9 +60,9 @@ DEPARTURES = [
     (r"re:\.fn\..*:(voidp|handle_ref|kparams)=(handle|bytes|numpy|ctypes)$", (None, {"exc": "TypeError"}),
      "all", "void* and handle arguments take any handle-like object and buffers (the API contract)"),
     ("*.field.*:voidp.set=handle", (None, {"exc": "TypeError"}),
-     "all", "a void* field takes a handle object (its value), as void* arguments do (the API contract); "
+     "13.0", "a void* field takes a handle object (its value), as void* arguments do (the API contract); "
      "13.0.3 raises TypeError, NVIDIA's 13.3.1 takes it as ours does"),
-    (r"re:\.field\..*:(voidp|voidpp)\.set=(struct|bytes|none|handle)$", (None, {"exc": "TypeError"}),
+    (r"re:\.field\..*:(voidp|voidpp|ptrarray|structptr)\.set=(struct|bytes|none|handle)$", (None, {"exc": "TypeError"}),
      "all", "void* and void** fields take what void* arguments take: a struct or buffer (its address), a "
      "handle, None (NULL)"),
     (r"re:\.handle\..*\.new\(none\)$", (None, {"exc": "TypeError"}),
@@ -109,9 +109,9 @@ DEPARTURES = [
      "reference refuses binding objects)"),
     ("re:^nvrtc\\.fn\\.nvrtc\\w+\\.\\w+:strlist=(ctypes|swapped)$", None,
      "all", "NVRTC options are a list of bytes or str; other objects raise TypeError"),
-    ("re:^nvjitlink\\.fn\\.create\\.options:strlist=(none|str)$", None,
+    ("re:^nvjitlink\\.fn\\.create\\.options:strlist=(none|str|bytes|ctypes)$", None,
      "all", "nvJitLink options are a list of str or bytes, checked against numOptions before the call"),
-    ("re:^nvvm\\.fn\\.(compile|verify)_program\\.options:strlist=(none|str|bytes)$", None,
+    ("re:^nvvm\\.fn\\.(compile|verify)_program\\.options:strlist=(none|str|bytes|ctypes)$", None,
      "all", "NVVM options are a list of str or bytes, checked against num_options before the call (the "
      "reference reads one str or bytes as a list of its characters, which libNVVM refuses)"),
     ("re:\\.fn\\..*\\.success$", (None, {"exc": "ValueError"}),
@@ -123,7 +123,7 @@ DEPARTURES = [
      "all", "a lone cuuint32_t* field (no count) is an address, an int; the reference returns a cuuint32_t"),
     ("re:\\.struct\\.CUmemDecompressParams(_st)?\\.repr$", None,
      "all", "a lone cuuint32_t* field (no count) is an address, an int; the reference shows a cuuint32_t"),
-    ("re:\\.struct\\.(CU(da)?[eE]glFrame\\w*|anon_union15)\\.repr$", (None, {"exc": "TypeError"}),
+    ("re:\\.struct\\.(CU(da)?[eE]glFrame\\w*|anon_union\\d+)\\.repr$", (None, {"exc": "TypeError"}),
      "all", "the repr of an EGL frame lists its fields (13.0.3 raises TypeError on its union)"),
 
     (r"re:\.fn\.cu(da)?LogsDumpTo(File|Memory)\.iterator:value_inout=", None,
@@ -164,15 +164,46 @@ DEPARTURES = [
      "all", "names the reference leaves out: the deprecated GL buffer functions and the C++-only runtime "
      "functions (cudaLaunchKernel, ...), the vector types (char1, int3, ...), aliases the headers "
      "declare (cudaLaunchConfig_t, VdpFuncId, ...), nvjitlink's and nvvm's C type names and sizeof"),
-    ("driver.name.CUoutput_mode", None,
-     "all", "CUoutput_mode is declared only in cudaProfiler.h, which NVIDIA's 13.0 wheels do not ship"),
     ("re:^(driver|runtime)\\.name\\.cudaBindings(Driver|Runtime)Global$", None,
      "all", "internal objects of the reference package, not part of CUDA"),
     (r"re:^(driver|runtime)\.enum\.(CU|cuda)[Aa]tomicOperationCapability\.", None,
-     "all", "the atomic operation capability enums have the header's members (13.0.3's are empty)"),
+     "13.0", "the atomic operation capability enums have the header's members (13.0.3's are empty)"),
     (r"re:^(driver|runtime)\.enum\.(CU|cuda)\w*AttrID\.alias$", None,
      "all", "an enum's typedef aliases (CUstreamAttrID, CUkernelNodeAttrID of CUlaunchAttributeID) are the "
      "same class; the reference makes a copy of the class for each"),
     ("driver.const.CUDA_EGL_INFINITE_TIMEOUT", None,
-     "all", "the header defines it as 0xFFFFFFFF (an unsigned value); the reference reads it as -1"),
+     "12.9 13.0", "the header defines it as 0xFFFFFFFF (an unsigned value); the reference reads it as -1"),
+
+    # --- NVIDIA's 12.9.x and 13.5.0 (a later generation of NVIDIA's generator than 13.0.3) --------------
+    (r"re:(\.fn\..*:(enum|value_inout)=(bytes|ctypes|str)|\.field\..*:enum\.set=(bytes|str))$",
+     ({"exc": "TypeError"}, {"exc": "ValueError"}),
+     "12.9 13.5", "an enum argument or field given something that is not an integer raises TypeError, the "
+     "API contract's error for a wrong type; NVIDIA's 12.9.10 and 13.5.0 look the object up among the "
+     "enum's values and raise ValueError"),
+    (r"re:(\.fn\..*:voidp=float|\.field\..*:(voidp|ptrarray|structptr)\.set=float)$", ({"exc": "TypeError"}, None),
+     "12.9 13.5", "a float is never an address: void* arguments and address fields raise TypeError, as in "
+     "13.0.3 (NVIDIA's 12.9.10 and 13.5.0 truncate it to an int)"),
+    (r"re:\.field\..*:(voidp|ptrarray)\.set=(big|neg)$", ({"exc": "OverflowError"}, {"exc": "TypeError"}),
+     "12.9 13.5", "an address field given an integer out of its range raises OverflowError, as every integer "
+     "argument and field does (NVIDIA's 12.9.10 and 13.5.0: TypeError)"),
+    (r"re:^(driver|runtime)\.(struct\.(CU|cuda)([Ii]pc\w+Handle|[Mm]emPoolPtrExportData|[Mm]emFabricHandle)\w*\.(ptr|repr)|"
+     r"field\.(CU|cuda)([Ii]pc\w+Handle|[Mm]emPoolPtrExportData|[Mm]emFabricHandle)\w*\.reserved:)", None,
+     "12.9 13.5", "the bytes of an IPC handle or an exported pool pointer stay readable and writable as "
+     "`reserved` (codegen/overrides.py SHOWN_FIELDS): a program sends them to another process, and "
+     "numba-cuda's IPC reads and writes handle.reserved; NVIDIA's 12.9.10 and 13.4 onwards hide them, which "
+     "broke clients that do (LMCache, Triton's client)"),
+    (r"re:^(nvjitlink|nvvm)\.fn\..*:buf_w=none$", ({"exc": "TypeError"}, None),
+     "12.9 13.5", "None is not a buffer for the library to fill: TypeError before the call (NVIDIA's 12.9.10 "
+     "and 13.5.0 pass NULL and raise the library's error)"),
+    ("driver.enum.CUCoredumpGenerationFlags.member.CU_COREDUMP_LOG_ONLY", None,
+     "13.5", "the header gives it as 0x80000000, an unsigned value (2147483648); NVIDIA's 13.5.0 reads it as "
+     "a signed int"),
+    ("driver.const.RESOURCE_ABI_EXTERNAL_BYTES", None,
+     "12.9", "the 12.9 header (as 13.0's) defines it as 48; NVIDIA's 12.9.10 has 42"),
+    ("re:^nvrtc\\.name\\.nvrtcGetNVVM(Size)?$", ({"kind": "function"}, None),
+     "12.9", "NVRTC 12.9 declares nvrtcGetNVVM and nvrtcGetNVVMSize; NVIDIA's 12.9.x binds CUDA 13's NVRTC "
+     "API, which dropped them"),
+    ("re:^nvjitlink\\.fn\\.get_linked_ltoir(_size)?\\.", (None, {"exc": "FunctionNotFoundError"}),
+     "12.9", "the 12.9 nvJitLink library has no LTO-IR getters, so both packages raise; ours checks its "
+     "arguments before it looks the entry point up"),
 ]

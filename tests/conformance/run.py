@@ -346,14 +346,34 @@ def run(out=None, jobs=None, models=None, log=print, release=None):
     return res
 
 
+def recompare(out=None, release=None):
+    """The last run's observations (out/ours.N.jsonl, reference.N.jsonl) compared again, with the
+    departures table as it is now: no probes run (for editing departures.py)."""
+    release = release or build_release()
+    out = Path(out) if out else OUT / f"cuda-{release}"
+    results = {}
+    for name in ("ours", "reference"):
+        results[name] = {}
+        for f in sorted(out.glob(f"{name}.*.jsonl")):
+            for line in f.read_text().splitlines():
+                results[name].update({k: v for k, v in json.loads(line).items() if not k.startswith("__")})
+    if not results["ours"] or not results["reference"]:
+        raise SetupError(f"no observations in {out}: run the suite first")
+    res = compare(results["ours"], results["reference"], release=release)
+    res["release"], res["twin"], res["problems"] = release, twin(release), []
+    return res
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="python -m tests.conformance")
     ap.add_argument("--out", default=None, help="default: build/conformance/cuda-<release>")
     ap.add_argument("--jobs", type=int, default=None)
     ap.add_argument("--groups", type=int, default=40, help="difference groups printed (all are in summary.txt)")
+    ap.add_argument("--recompare", action="store_true",
+                    help="compare the last run's observations again with departures.py as it is now")
     a = ap.parse_args(argv)
     try:
-        res = run(a.out, a.jobs)
+        res = recompare(a.out) if a.recompare else run(a.out, a.jobs)
     except SetupError as e:
         print(f"conformance: setup failed: {e}", file=sys.stderr)
         print("conformance: not run (setup failed)")

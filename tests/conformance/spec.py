@@ -204,6 +204,8 @@ REF_SHAPE = {
     ("cuMemMapArrayAsync", "mapInfoList"): "list", ("cuMemPoolSetAccess", "map"): "list",
     ("cuMemSetAccess", "desc"): "list", ("cuStreamBatchMemOp", "paramArray"): "list",
     ("cudaMemPoolSetAccess", "descList"): "list",
+    ("cuCtxCreate_v3", "paramsArray"): "list",
+    ("cuDevSmResourceSplit", "groupParams"): "list", ("cudaDevSmResourceSplit", "groupParams"): "list",
     ("cudaStreamSetAttribute", "value"): ["cls", "cudaStreamAttrValue"],
     ("cudaGraphKernelNodeSetAttribute", "value"): ["cls", "cudaKernelNodeAttrValue"],
 }
@@ -219,12 +221,17 @@ _FRESH_PROGRAM = {"nvvmAddModuleToProgram", "nvvmLazyAddModuleToProgram", "nvvmC
                   "nvvmVerifyProgram", "nvvmDestroyProgram"}
 
 
+def _ref_shape(fname, pname):
+    """REF_SHAPE's entry; a versioned entry point (12.9's cuGraphAddNode_v2) is shaped as its
+    unversioned name."""
+    return REF_SHAPE.get((fname, pname), REF_SHAPE.get((re.sub(r"_v\d+$", "", fname), pname)))
+
+
 def base_value(L, fn, p):
     key = (fn["name"], p["name"])
     if key in BASE:
         return BASE[key]
-    # a versioned entry point (12.9's cuGraphAddNode_v2) is shaped as its unversioned name
-    shape = REF_SHAPE.get(key, REF_SHAPE.get((re.sub(r"_v\d+$", "", fn["name"]), p["name"])))
+    shape = _ref_shape(*key)
     if isinstance(shape, list):
         return shape
     if shape:
@@ -280,7 +287,7 @@ def _reg_kind(L, fn, p):
     is as right as the caller's storage (NULL shown only when the caller passed None)."""
     callback = any(q["cls"] == "funcptr" for q in fn["params"])   # may be wrapped in a trampoline
     if (p["role"] in ("out", "hidden") or p["conv"] in _COPIED or (callback and p["cls"] in ("funcptr", "void"))
-            or REF_SHAPE.get((fn["name"], p["name"])) == "list"):
+            or _ref_shape(fn["name"], p["name"]) == "list"):
         return ["ptr", "copy"]
     if p["ptr"] or p["conv"] not in ("scalar", "enum", "inttd", "handle"):
         return ["ptr"]               # the caller's buffer or struct must be what the C call sees

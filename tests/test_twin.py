@@ -1,0 +1,151 @@
+"""Each build makes what NVIDIA's package of its release makes (codegen/overrides.py TWIN_STYLE,
+EXTRA_DECLARATIONS): FastEnum enums and hidden reserved fields in 12.9 and 13.5, the names
+NVIDIA's 12.9.x binds beyond the 12.9 headers, the 13.5 functions' parameters, the batch memcpy
+node's fields.  No GPU needed; tests/test_conformance.py compares everything with NVIDIA's package."""
+import copy
+import enum
+import importlib
+import inspect
+import pickle
+
+import pytest
+
+from cuda.bindings import _version, driver, nvjitlink, nvvm, runtime
+
+FAST = _version.FAST_ENUM
+RELEASE = _version.__cuda_version__
+fast_only = pytest.mark.skipif(not FAST, reason=f"CUDA {RELEASE}: enums are enum.IntEnum, as in NVIDIA's package")
+
+
+def test_fast_enum_module_exists_where_nvidia_has_it():
+    if not FAST:
+        with pytest.raises(ImportError, match="IntEnum"):
+            importlib.import_module("cuda.bindings._internal._fast_enum")
+        assert issubclass(driver.CUresult, enum.IntEnum)
+        return
+    fe = importlib.import_module("cuda.bindings._internal._fast_enum")
+    for cls in (driver.CUresult, runtime.cudaError_t, nvjitlink.Result, nvvm.Result):
+        assert issubclass(cls, fe.FastEnum) and isinstance(cls, fe.FastEnumMetaclass)
+        assert not issubclass(cls, enum.Enum)
+        assert cls.__mro__[1:] == (fe.FastEnum, int, object)
+
+
+@fast_only
+def test_fast_enum_members():
+    E = driver.CUresult
+    m = E.CUDA_ERROR_INVALID_VALUE
+    assert E(1) is m and E(m) is m and m == 1 and isinstance(m, int)
+    assert (m.name, m.value, type(m.value)) == ("CUDA_ERROR_INVALID_VALUE", 1, int)
+    assert repr(m) == str(m) == "<CUresult.CUDA_ERROR_INVALID_VALUE: 1>" and f"{m:d}" == "1"
+    assert repr(E) == "<enum 'CUresult'>"
+    assert type(E.__members__) is dict and E.__members__["CUDA_SUCCESS"] is E.CUDA_SUCCESS
+    assert list(E)[0] is E.CUDA_SUCCESS and len(E) == len(list(E))
+    assert m in E and 1 in E and 123456 not in E and [] not in E
+    assert pickle.loads(pickle.dumps(m)) is m and copy.deepcopy(m) is m
+    with pytest.raises(ValueError, match="123456 is not a valid CUresult"):
+        E(123456)
+    with pytest.raises(ValueError):
+        E("CUDA_SUCCESS")
+
+
+@fast_only
+def test_fast_enum_subclass_as_cuda_core_defines_one():
+    from cuda.bindings._internal._fast_enum import FastEnum, FastEnumMetaclass
+
+    class Arch(FastEnum):          # cuda.core.system.DeviceArch's way
+        KEPLER = 30
+        HOPPER = 90
+        OTHER = 30
+        DOC = (100, "with a docstring")
+
+    assert list(Arch) == [Arch.KEPLER, Arch.HOPPER, Arch.DOC]
+    assert Arch.OTHER is Arch.KEPLER and Arch(90) is Arch.HOPPER and Arch.KEPLER < Arch.HOPPER
+    assert Arch.DOC.__doc__ == "with a docstring" and isinstance(Arch, FastEnumMetaclass)
+
+
+def test_enum_field_holding_no_member():
+    s = driver.CUDA_ARRAY3D_DESCRIPTOR()          # Format 0 is no CUarray_format
+    if FAST:
+        with pytest.raises(ValueError, match="0 is not a valid CUarray_format"):
+            s.Format
+        assert "Format : <ValueError>" in repr(s)
+    else:
+        assert s.Format is None
+    s.Format = driver.CUarray_format.CU_AD_FORMAT_FLOAT
+    assert s.Format is driver.CUarray_format.CU_AD_FORMAT_FLOAT
+
+
+def test_reserved_fields_as_nvidia_shows_them():
+    hidden = {"12.9": ("driver",), "13.5": ("driver", "runtime")}.get(RELEASE, ())
+    assert hasattr(driver.CUDA_ARRAY_MEMORY_REQUIREMENTS(), "reserved") == ("driver" not in hidden)
+    assert hasattr(runtime.cudaArrayMemoryRequirements(), "reserved") == ("runtime" not in hidden)
+    # an IPC handle's bytes are what a program sends to another process: always there
+    for h in (driver.CUipcMemHandle(), driver.CUipcEventHandle(), runtime.cudaIpcMemHandle_t()):
+        h.reserved = b"\x01" * 64
+        assert h.reserved == b"\x01" * 64
+
+
+def test_conditional_body_graphs_before_the_driver_writes_them():
+    p = driver.CUgraphNodeParams()
+    c = p.conditional
+    assert c.phGraph_out == []
+    c.size = 1
+    out = c.phGraph_out
+    assert len(out) == 1 and isinstance(out[0], driver.CUgraph) and int(out[0]) == 0
+
+
+def test_profiler_initialize_in_the_c_api():
+    from cuda.bindings import cydriver
+    assert "cuProfilerInitialize" in cydriver.__pyx_capi__
+    assert [m.name for m in driver.CUoutput_mode] == ["CU_OUT_KEY_VALUE_PAIR", "CU_OUT_CSV"]
+
+
+@pytest.mark.skipif(RELEASE != "12.9", reason="the 12.9 build's versioned graph entry points")
+def test_12_9_versioned_entry_points_take_the_count():
+    assert list(inspect.signature(driver.cuGraphGetEdges_v2).parameters) == ["hGraph", "numEdges"]
+    assert list(inspect.signature(driver.cuStreamGetCaptureInfo_v3).parameters) == ["hStream"]
+    assert list(inspect.signature(runtime.cudaGraphNodeGetDependencies_v2).parameters) == ["node", "pNumDependencies"]
+    assert "dependencies" in inspect.signature(driver.cuStreamUpdateCaptureDependencies_v2).parameters
+
+
+@pytest.mark.skipif(RELEASE != "12.9", reason="what NVIDIA's 12.9.x binds beyond the 12.9 headers")
+def test_12_9_binds_cuda_13_nvjitlink_and_nvvm_names():
+    assert nvjitlink.Result.ERROR_LTO_NOT_ENABLED == 18 and nvjitlink.Result.ERROR_NULL_INPUT == 10
+    from cuda.bindings import cynvjitlink, cynvvm
+    assert {"nvJitLinkGetLinkedLTOIR", "nvJitLinkGetLinkedLTOIRSize"} <= set(cynvjitlink.__pyx_capi__)
+    assert "nvvmLLVMVersion" in cynvvm.__pyx_capi__
+    from cuda.bindings._internal.utils import FunctionNotFoundError
+    h = nvjitlink.create(1, ["-arch=sm_90"])
+    try:                                   # the 12.9 library lacks it: the not-found error
+        with pytest.raises(FunctionNotFoundError):
+            nvjitlink.get_linked_ltoir_size(h)
+    finally:
+        nvjitlink.destroy(h)
+
+
+@pytest.mark.skipif(RELEASE != "13.5", reason="13.5's functions")
+def test_13_5_functions_as_nvidia_has_them():
+    sig = lambda f: list(inspect.signature(f).parameters)   # noqa: E731
+    assert sig(driver.cuDeviceGetCliqueInfo) == ["count", "dev"]
+    assert sig(driver.cuLogicalEndpointExport) == ["leId", "handleType"]
+    assert sig(driver.cuMemGetLocationInfo)[-1] == "location_out"
+    from cuda.bindings import cydriver
+    assert {"cuCtxCreate_v2", "cuCtxCreate_v3", "cuStreamGetCaptureInfo_v2"} <= set(cydriver.__pyx_capi__)
+
+
+@pytest.mark.skipif(RELEASE != "13.5", reason="the batch memcpy node is new in 13.x after 13.0")
+def test_batch_memcpy_node_sets_dsts_and_srcs_together():
+    for cls in (driver.CUDA_MEMCPY_BATCH_NODE_PARAMS, driver.CUDA_MEMCPY_BATCH_NODE_PARAMS_V1_st):
+        b = cls()
+        with pytest.raises(AttributeError, match="set_dsts_srcs"):
+            b.dsts = [driver.CUdeviceptr(1)]
+        b.set_dsts_srcs([driver.CUdeviceptr(16), 32], [48, driver.CUdeviceptr(64)])
+        assert [int(x) for x in b.dsts] == [16, 32] and [int(x) for x in b.srcs] == [48, 64] and b.count == 2
+        with pytest.raises(ValueError):
+            b.set_dsts_srcs([1, 2], [3])
+        b.set_dsts_srcs([], [])
+        assert b.count == 0 and b.dsts == []
+        b.attrs = [driver.CUmemcpyAttributes()]
+        assert b.numAttrs == 1
+        b.sizes = 0                         # an address, as NVIDIA's has it
+        assert b.sizes == 0
