@@ -14,7 +14,10 @@ test helpers import), put on the path of both runs.
 2. tests/clients/programs.py --gpu (cuda.core: compile, link, NVVM, launches, memory resources,
    events and streams, graphs, occupancy, errors) under both.
 numba-cuda 0.30.4 calls numpy.row_stack, gone from numpy >= 2.4: both runs get a sitecustomize.py
-that aliases it to numpy.vstack.  Logs and clients.json go to --out; the summary is printed last.
+that aliases it to numpy.vstack.  --preload names shared libraries (separated by ':') that the
+same sitecustomize.py loads first in both runs, so both packages use those copies (a CUDA
+library of another release than the machine's wheels: scripts/client_releases.sh).  Logs and
+clients.json go to --out; the summary is printed last.
 Exit status 1 if a test or program passes under NVIDIA's but not under ours.
 """
 import argparse
@@ -137,11 +140,17 @@ def main(argv=None):
     ap.add_argument("--jobs", type=int, default=max(1, (os.cpu_count() or 2) // 2))
     ap.add_argument("--suite-timeout", type=int, default=480)
     ap.add_argument("--max-reruns", type=int, default=30, help="tests rerun alone, at most")
+    ap.add_argument("--rerun-timeout", type=int, default=300, help="seconds for one test rerun alone")
+    ap.add_argument("--preload", default="", help="shared libraries both runs load first (':'-separated)")
     a = ap.parse_args(argv)
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
     site = Path(tempfile.mkdtemp(prefix="client_site."))
-    (site / "sitecustomize.py").write_text(ROW_STACK_ALIAS)
+    preload = [p for p in (a.preload or "").split(":") if p]
+    (site / "sitecustomize.py").write_text(
+        "import ctypes as _ctypes\n"
+        + "".join(f"_ctypes.CDLL({p!r}, mode=_ctypes.RTLD_GLOBAL)\n" for p in preload)
+        + ROW_STACK_ALIAS)
     envs = {"nvidia": environment(site, None, a.deps), "ours": environment(site, a.ours, a.deps)}
     report = {"bindings": {p: which_bindings(e) for p, e in envs.items()}}
     if not report["bindings"]["ours"].startswith(str(Path(a.ours).resolve())) and \
@@ -166,7 +175,8 @@ def main(argv=None):
                      f"{c.get('expected failure', 0)} ({secs} s, exit {rc})")
     only_nvidia = sorted(t for t, k in suites["nvidia"].items() if k in PASSING and suites["ours"].get(t) not in PASSING)
     only_ours = sorted(t for t, k in suites["ours"].items() if k in PASSING and suites["nvidia"].get(t) not in PASSING)
-    reruns = {t: ({p: rerun_alone(envs[p], t) for p in envs} if i < a.max_reruns else {"ours": "not rerun"})
+    reruns = {t: ({p: rerun_alone(envs[p], t, a.rerun_timeout) for p in envs} if i < a.max_reruns
+                  else {"ours": "not rerun"})
               for i, t in enumerate(only_nvidia)}
     lost = [t for t in only_nvidia if reruns[t]["ours"] not in PASSING]
     report["numba_only_nvidia"] = {t: {"ours": suites["ours"].get(t, "absent"), "alone": reruns[t]} for t in only_nvidia}

@@ -34,7 +34,11 @@
 # Environment: PYTHON (default python3), DEST (build folder, default /tmp/ours),
 # GPU_CHECK_SKIP_BUILD=1 (reuse an existing build in DEST), timeouts in seconds:
 # BUILD_TIMEOUT (900), PYTEST_TIMEOUT (900), EXAMPLE_TIMEOUT (300), KPARAMS_TIMEOUT (600),
-# BENCH_TIMEOUT (300), CLIENTS_TIMEOUT (900), IPC_TIMEOUT (1200). KERNEL_PARAMS_REF_DIRS: more NVIDIA copies to compare with (see the script).
+# BENCH_TIMEOUT (300), CLIENTS_TIMEOUT (900), IPC_TIMEOUT (1200), CLIENTS_SUITE_TIMEOUT (480:
+# numba-cuda's suite), CLIENTS_MAX_RERUNS (30), CLIENTS_RERUN_TIMEOUT (300). KERNEL_PARAMS_REF_DIRS:
+# more NVIDIA copies to compare with (see the script).
+# GPU_CHECK_DEPS: a folder of packages to put after the build on the path (instead of .whl/);
+# CLIENT_CHECK_PRELOAD: libraries the client runs load first (scripts/client_check.py --preload).
 # Wheels the machine lacks can be put in .whl/ (x86_64, this Python): they are installed into a
 # folder of their own, placed after the build on PYTHONPATH.
 set -u -o pipefail
@@ -122,7 +126,12 @@ else
 fi
 
 path="$DEST"
-if compgen -G ".whl/*.whl" >/dev/null; then
+if [ -n "${GPU_CHECK_DEPS:-}" ]; then
+    # a folder of packages prepared elsewhere (scripts/client_releases.sh): after the build on the path
+    DEPS=$GPU_CHECK_DEPS
+    path="$DEST:$DEPS"
+    add "extra packages from $DEPS"
+elif compgen -G ".whl/*.whl" >/dev/null; then
     rm -rf "$DEPS"
     if "$PY" -m pip install -q --no-index --no-deps --no-compile --target "$DEPS" .whl/*.whl >>"$LOG/build.log" 2>&1; then
         path="$DEST:$DEPS"
@@ -282,6 +291,8 @@ EOF
     deps_arg=()
     [ "$path" = "$DEST" ] || deps_arg=(--deps "$DEPS")
     timeout "${CLIENTS_TIMEOUT:-900}" "$PY" scripts/client_check.py --ours "$DEST" "${deps_arg[@]}" \
+        --preload "${CLIENT_CHECK_PRELOAD:-}" --suite-timeout "${CLIENTS_SUITE_TIMEOUT:-480}" \
+        --max-reruns "${CLIENTS_MAX_RERUNS:-30}" --rerun-timeout "${CLIENTS_RERUN_TIMEOUT:-300}" \
         --out "$LOG/clients" >"$LOG/clients.log" 2>&1
     rc=$?
     summary=$(sed -n '/^==== client check summary/,$p' "$LOG/clients.log" | tail -n +2)
