@@ -138,8 +138,13 @@ def run_probes(spec_path, stubdir, ref_dir, out, jobs):
         for k in range(shards):
             res, log = Path(out) / f"{name}.{k}.jsonl", Path(out) / f"{name}.{k}.log"
             cmd = [sys.executable, str(HERE / "probe.py"), str(spec_path), str(res), "--shard", f"{k}/{shards}", *check]
+            # a folder of its own: probes given relative paths (nvrtcInstallBundledHeaders("x") and
+            # nvrtcRemoveBundledHeaders("x")) must not see what the other package's probes made
+            cwd = tmp / f"{name}.{k}"
+            shutil.rmtree(cwd, ignore_errors=True)
+            cwd.mkdir()
             with open(log, "w") as fh:
-                p = subprocess.Popen(cmd, stdout=fh, stderr=subprocess.STDOUT, env=_env(path, stubdir, tmp), cwd=tmp,
+                p = subprocess.Popen(cmd, stdout=fh, stderr=subprocess.STDOUT, env=_env(path, stubdir, tmp), cwd=cwd,
                                      start_new_session=True)
             procs.append((name, p, res, log))
     results = {name: {} for name in packages}
