@@ -173,6 +173,9 @@ def main(argv=None):
         lines.append(f"numba-cuda suite on {p:6}: ran {ran}, passed {c.get('passed', 0)}, failed {c.get('failed', 0)}, "
                      f"errors {c.get('error', 0)}, skipped {c.get('skipped', 0)}, expected failures "
                      f"{c.get('expected failure', 0)} ({secs} s, exit {rc})")
+        if ran is None and rc != 0:      # the runner stopped before any test: what it said last
+            tail = (out / f"numba_{p}.log").read_text(errors="replace").strip().splitlines()[-4:]
+            lines.append(f"    its last lines: {' | '.join(tail)}")
     only_nvidia = sorted(t for t, k in suites["nvidia"].items() if k in PASSING and suites["ours"].get(t) not in PASSING)
     only_ours = sorted(t for t, k in suites["ours"].items() if k in PASSING and suites["nvidia"].get(t) not in PASSING)
     reruns = {t: ({p: rerun_alone(envs[p], t, a.rerun_timeout) for p in envs} if i < a.max_reruns

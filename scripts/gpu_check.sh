@@ -131,6 +131,15 @@ if [ -n "${GPU_CHECK_DEPS:-}" ]; then
     DEPS=$GPU_CHECK_DEPS
     path="$DEST:$DEPS"
     add "extra packages from $DEPS"
+    # the wheels of .whl/ too (numba-cuda's test suite imports filecheck: without it the runner stops at once)
+    if compgen -G ".whl/*.whl" >/dev/null; then
+        if "$PY" -m pip install -q --no-index --no-deps --no-compile --target "$DEPS" .whl/*.whl >>"$LOG/build.log" 2>&1; then
+            add "extra wheels from .whl/ into $DEPS: $(ls .whl | tr '\n' ' ')"
+        else
+            add "extra wheels from .whl/: FAILED to install"
+            fail "extra wheels"
+        fi
+    fi
 elif compgen -G ".whl/*.whl" >/dev/null; then
     rm -rf "$DEPS"
     if "$PY" -m pip install -q --no-index --no-deps --no-compile --target "$DEPS" .whl/*.whl >>"$LOG/build.log" 2>&1; then
