@@ -500,9 +500,12 @@ def build(raw, lib):
             if target:
                 fn.proc, match = csym, target
         if match and any(re.fullmatch(re.escape(api) + r"_v\d+", other) and other != csym and vmap.get(other, other) != api
-                         for other in defs["functions"]):
+                         and [n for n, _, _ in oft[1] if n is not None] == names
+                         for other, oft in defs["functions"].items()):
             # the header also declares api_vN with these parameters (12.9's cuEventElapsedTime and
-            # cuEventElapsedTime_v2): the unversioned name is the older entry point
+            # cuEventElapsedTime_v2): the unversioned name is the older entry point.  Not where
+            # api_vN takes other parameters (12.9's cuCtxCreate, #defined to cuCtxCreate_v2, beside
+            # cuCtxCreate_v3 and _v4): there the newest ABI version with these parameters is it
             match = match[-1:]
         pick = (match or plain or [(0, "", [])])[0]
         fn.pfn_version = pick[0]

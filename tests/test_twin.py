@@ -149,3 +149,18 @@ def test_batch_memcpy_node_sets_dsts_and_srcs_together():
         assert b.numAttrs == 1
         b.sizes = 0                         # an address, as NVIDIA's has it
         assert b.sizes == 0
+
+
+def test_plain_entry_points_ask_for_the_abi_version_of_their_parameters():
+    # the ABI version asked of cuGetProcAddress is the one whose C signature the wrapper calls:
+    # cuCtxCreate(flags, dev) is cuCtxCreate_v2 (3020) in 12.9, whose headers also declare
+    # cuCtxCreate_v3/_v4 with other parameters (asking for 2000 reached no usable entry point);
+    # 12.9's cuEventElapsedTime beside cuEventElapsedTime_v2 is the older one
+    from cuda.bindings import _symbols_driver
+    rows = {r[0]: r for r in _symbols_driver.SYMBOLS}
+    if _version.CUDA_MAJOR == 12:
+        assert rows["cuCtxCreate"][1:] == (3020, "", 0, "cuCtxCreate_v2")
+        assert rows["cuEventElapsedTime"][1] < rows["cuEventElapsedTime_v2"][1] == 12080
+    else:
+        assert rows["cuCtxCreate"][1:] == (12050, "", 0, "cuCtxCreate_v4")
+        assert rows["cuEventElapsedTime"][1:] == (12080, "", 0, "cuEventElapsedTime_v2")

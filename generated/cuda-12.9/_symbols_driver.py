@@ -31,7 +31,7 @@ SYMBOLS = (
     ('cuDevicePrimaryCtxSetFlags', 11000, '', 0, 'cuDevicePrimaryCtxSetFlags_v2'),
     ('cuDevicePrimaryCtxGetState', 7000, '', 0, 'cuDevicePrimaryCtxGetState'),
     ('cuDevicePrimaryCtxReset', 11000, '', 0, 'cuDevicePrimaryCtxReset_v2'),
-    ('cuCtxCreate', 2000, '', 0, 'cuCtxCreate_v2'),
+    ('cuCtxCreate', 3020, '', 0, 'cuCtxCreate_v2'),
     ('cuCtxCreate_v3', 11040, '', 0, 'cuCtxCreate_v3'),
     ('cuCtxCreate_v4', 12050, '', 0, 'cuCtxCreate_v4'),
     ('cuCtxDestroy', 4000, '', 0, 'cuCtxDestroy_v2'),
