@@ -36,8 +36,9 @@ from headers import fetch  # noqa: E402  (standard library only)
 CUDA = fetch.selected_version()
 PINS = fetch.load_pins(CUDA)
 PACKAGE = "cuda.bindings"
-#: Pinned wheels that hold headers only: not libraries the bindings load.
-HEADER_ONLY = {"nvidia-cuda-crt"}
+#: Pinned wheels that hold headers only (``"header_only"`` in pins.json: nvidia-cuda-crt, and
+#: nvidia-nvml-dev, whose library comes with the driver): not libraries the bindings load.
+HEADER_ONLY = {pin["project"] for pin in PINS["wheels"] if pin.get("header_only")}
 TEST_REQUIRES = [
     "pytest",
     "numpy",
@@ -75,8 +76,17 @@ def _source_dir():
 
 
 def _library_wheels(spec):
-    """The library wheels of the release built, each with `spec(pin)` appended."""
-    return [pin["project"] + spec(pin) for pin in PINS["wheels"] if pin["project"] not in HEADER_ONLY]
+    """The library wheels of the release built, each with `spec(pin)` appended, and the pin's
+    environment marker where it has one (nvidia-cudla is published for aarch64 Linux only,
+    nvidia-cufile for Linux only)."""
+    return [pin["project"] + spec(pin) + (f"; {pin['marker']}" if pin.get("marker") else "")
+            for pin in PINS["wheels"] if pin["project"] not in HEADER_ONLY]
+
+
+def _compatible(pin):
+    """`~=X.Y` of the pin's version: any later release of that series (13.0.88 -> ~=13.0, the
+    cuFile wheel's 1.15.1.6 -> ~=1.15)."""
+    return "~=" + ".".join(pin["version"].split(".")[:2])
 
 
 SRC = _source_dir()
@@ -175,7 +185,7 @@ setup(
     # of this major from the one built for; the name is NVIDIA's package's, whose `all` extra
     # clients ask for (cuda-core[cu13] requires cuda-bindings[all]==13.*). `test`: the pinned ones.
     extras_require={
-        "all": _library_wheels(lambda pin: f"~={CUDA}"),
+        "all": _library_wheels(_compatible),
         "test": TEST_REQUIRES + _library_wheels(lambda pin: f"=={pin['version']}"),
     },
     # one build folder per release: setuptools copies a file only when it is newer than the

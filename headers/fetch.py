@@ -6,8 +6,9 @@ CUDA release the bindings can be built for (12.9, 13.0, 13.5, ...). The release 
 ``version`` argument, else ``$CUDA_BINDINGS_CUDA_VERSION``, else the ``default`` of ``pins.json``.
 
 ``include_dir()`` returns one directory holding ``cuda.h``, ``cuda_runtime_api.h``,
-``crt/host_defines.h``, ``nvrtc.h``, ``nvJitLink.h``, ``nvvm.h`` and the rest, for the chosen
-release. It looks, in this order, at:
+``crt/host_defines.h``, ``nvrtc.h``, ``nvJitLink.h``, ``nvvm.h``, the library headers the
+release's wheels ``complete`` (``cufile.h``, ``nvFatbin.h``, ``nvml.h``, on 13.5 ``cudla.h``) and
+the rest, for the chosen release. It looks, in this order, at:
 
 1. ``$CUDA_BINDINGS_INCLUDE_DIR`` (an explicit override; used as given, never skipped, but
    refused when its ``cuda.h`` is not of the chosen release);
@@ -20,11 +21,13 @@ release. It looks, in this order, at:
 4. ``$CUDA_HOME/include`` and ``$CUDA_PATH/include``, with the same version check;
 5. an installed set from 3 or 4 that lacks only headers a pinned wheel ``completes`` (for CUDA
    13, the runtime/nvrtc/nvjitlink wheels without ``nvidia-cuda-crt``, which has
-   ``crt/host_defines.h``, or without ``nvidia-nvvm``, which has ``nvvm.h``): the cache is built
-   from a copy of that set plus the headers of the completing wheel(s);
+   ``crt/host_defines.h``, or without ``nvidia-nvvm``, which has ``nvvm.h``, or without the
+   cuFile, nvFatbin, NVML or cuDLA wheels): the cache is built from a copy of that set plus the
+   headers of the completing wheel(s);
 6. otherwise it downloads all the pinned wheels from PyPI (standard library only), checks their
    sha256, and extracts what each has under its ``include`` folders (by default the release's
-   ``installed_include``) into the cache.
+   ``installed_include``) into the cache. A wheel is fetched by its pinned file name, whatever
+   its platform: ``nvidia-cudla`` exists for aarch64 only, and its header serves every platform.
 
 Wheels already on disk can stand in for the download (in 5 and 6): ``$CUDA_BINDINGS_WHEEL_DIR``
 (or ``--wheel-dir``) names a folder searched for the pinned file names first; they are checked
@@ -198,8 +201,17 @@ def cuda_version_of(include: Path) -> int | None:
     return int(m.group(1)) if m else None
 
 
-def _missing(include: Path) -> list[str]:
-    return [h for h in REQUIRED_HEADERS if not (include / h).is_file()]
+def required_headers(pins: dict | None = None) -> list[str]:
+    """The headers a usable directory of a release must hold: ``REQUIRED_HEADERS`` plus every
+    header a pinned wheel of the release ``completes`` (``cufile.h``, ``nvml.h``, ...), in order."""
+    out = list(REQUIRED_HEADERS)
+    for pin in (pins or {}).get("wheels", ()):
+        out += [h for h in pin.get("completes", ()) if h not in out]
+    return out
+
+
+def _missing(include: Path, pins: dict | None = None) -> list[str]:
+    return [h for h in required_headers(pins) if not (include / h).is_file()]
 
 
 def _completers(pins: dict, missing: list[str]) -> list[dict] | None:
@@ -218,7 +230,7 @@ def _problem(include: Path, want_version: int | None, pins: dict | None = None) 
     """Why ``include`` is not usable as it is, or None when it is."""
     if not include.is_dir():
         return "no such directory"
-    missing = _missing(include)
+    missing = _missing(include, pins)
     if missing:
         why = "missing " + ", ".join(missing)
         completers = _completers(pins, missing) if pins else None
@@ -237,7 +249,7 @@ def _completion(include: Path, want_version: int, pins: dict) -> list[dict] | No
     """The pinned wheels that would make ``include`` usable, when it lacks only what they supply."""
     if not include.is_dir() or cuda_version_of(include) != want_version:
         return None
-    return _completers(pins, _missing(include))
+    return _completers(pins, _missing(include, pins))
 
 
 def _tree_files(base: Path) -> list[str]:
@@ -308,7 +320,7 @@ def _cached(pins: dict) -> tuple[Path | None, str]:
         if stamp != _completed_stamp(pins, base_path, completers):
             return None, f"stamp does not match pins.json and the current {base_path}"
         what = f"{base_path} + " + ", ".join(w["project"] for w in completers)
-    why = _problem(include, pins["cuda_version_define"])
+    why = _problem(include, pins["cuda_version_define"], pins)
     return (None, why) if why else (include, what)
 
 
@@ -632,7 +644,7 @@ def download(pins: dict | None = None, *, wheel_dir=None, quiet: bool = False) -
         _extract_all(pins["wheels"], _fetch_wheels(pins["wheels"], staging, wheel_dir, quiet),
                      include)
         shutil.rmtree(staging / "wheels")
-        why = _problem(include, pins["cuda_version_define"])
+        why = _problem(include, pins["cuda_version_define"], pins)
         if why:
             raise HeadersNotFound(f"the pinned wheels gave an unusable header set: {why}")
         result = _install(staging, root, _stamp_of(pins), pins)
@@ -656,7 +668,7 @@ def complete(pins: dict, base: Path, completers: list[dict], *, wheel_dir=None,
         shutil.copytree(base, include, ignore=shutil.ignore_patterns("__pycache__"))
         _extract_all(completers, wheels, include)
         shutil.rmtree(staging / "wheels")
-        why = _problem(include, pins["cuda_version_define"])
+        why = _problem(include, pins["cuda_version_define"], pins)
         if why:
             raise HeadersNotFound(f"{base} completed with the pinned wheels is unusable: {why}")
         if _base_stamp(base, pins["installed_include"]) != stamp["base"]:

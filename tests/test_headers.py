@@ -173,21 +173,50 @@ def test_real_pins_have_the_crt_and_nvvm_sources():
         assert pins["installed_include"] == CU13
         assert all(w["include"] == [CU13] for w in pins["wheels"])
         by_project = {w["project"]: w for w in pins["wheels"]}
-        assert set(by_project) == {"nvidia-cuda-runtime", "nvidia-cuda-nvrtc", "nvidia-nvjitlink",
-                                   "nvidia-nvvm", "nvidia-cuda-crt"}
+        assert set(by_project) - {"nvidia-cudla"} == {
+            "nvidia-cuda-runtime", "nvidia-cuda-nvrtc", "nvidia-nvjitlink", "nvidia-nvvm",
+            "nvidia-cuda-crt", "nvidia-cufile", "nvidia-nvfatbin", "nvidia-nvml-dev"}
         assert by_project["nvidia-cuda-crt"]["completes"] == ["crt/host_defines.h"]
         assert by_project["nvidia-nvvm"]["completes"] == ["nvvm.h"]
-        assert {w["version"].rsplit(".", 1)[0] for w in pins["wheels"]} == {version}
+        # cuFile has its own version numbers (1.15 came with CUDA 13.0, 1.20 with 13.5)
+        assert {w["version"].rsplit(".", 1)[0] for w in pins["wheels"]
+                if w["project"] != "nvidia-cufile"} == {version}
 
     pins = fetch.load_pins("12.9")
     assert pins["installed_include"] is None
     by_project = {w["project"]: w for w in pins["wheels"]}
     assert set(by_project) == {"nvidia-cuda-runtime-cu12", "nvidia-cuda-nvrtc-cu12",
-                               "nvidia-nvjitlink-cu12", "nvidia-cuda-nvcc-cu12"}
+                               "nvidia-nvjitlink-cu12", "nvidia-cuda-nvcc-cu12",
+                               "nvidia-cufile-cu12", "nvidia-nvfatbin-cu12", "nvidia-nvml-dev-cu12"}
     assert by_project["nvidia-cuda-nvcc-cu12"]["include"] == CU12_NVCC_INC
     assert by_project["nvidia-cuda-runtime-cu12"]["include"] == [CU12_RUNTIME_INC]
-    assert not any("completes" in w for w in pins["wheels"])
-    assert {w["version"].rsplit(".", 1)[0] for w in pins["wheels"]} == {"12.9"}
+    assert by_project["nvidia-cufile-cu12"]["include"] == ["nvidia/cufile/include"]
+    assert not any("completes" in w for w in pins["wheels"] if w["project"].startswith("nvidia-cuda"))
+    assert {w["version"].rsplit(".", 1)[0] for w in pins["wheels"]
+            if w["project"] != "nvidia-cufile-cu12"} == {"12.9"}
+
+
+@pytest.mark.parametrize("version", ["12.9", "13.0", "13.5"])
+def test_real_pins_have_the_library_headers(version):
+    """cuFile, nvFatbin and NVML on every release, cuDLA on 13.5: each header is required, and a
+    set lacking it is completed from its wheel; NVML's wheel is header-only (the library comes
+    with the driver), cuDLA's is for aarch64 Linux only (its cudla.h is the same everywhere)."""
+    pins = fetch.load_pins(version)
+    by_header = {h: w for w in pins["wheels"] for h in w.get("completes", ())}
+    wanted = ["cufile.h", "nvFatbin.h", "nvml.h"] + (["cudla.h"] if version == "13.5" else [])
+    assert set(wanted) <= set(by_header)
+    assert ("cudla.h" in by_header) == (version == "13.5")
+    required = fetch.required_headers(pins)
+    assert required[:len(fetch.REQUIRED_HEADERS)] == list(fetch.REQUIRED_HEADERS)
+    assert set(wanted) <= set(required)
+    assert by_header["nvml.h"].get("header_only") is True
+    assert not by_header["cufile.h"].get("header_only")
+    assert by_header["cufile.h"]["marker"] == 'sys_platform == "linux"'
+    if version == "13.5":
+        assert "aarch64" in by_header["cudla.h"]["filename"]
+        assert 'platform_machine == "aarch64"' in by_header["cudla.h"]["marker"]
+    header_only = {w["project"] for w in pins["wheels"] if w.get("header_only")}
+    assert header_only == ({"nvidia-cuda-crt"} if version != "12.9" else set()) | {by_header["nvml.h"]["project"]}
 
 
 # ------------------------------------------------------------------------------- version selection
@@ -427,3 +456,30 @@ def test_cache_from_a_vanished_base_is_stale(world):
     world.site.rename(moved)
     include, why = fetch._cached(world.pins)
     assert include is None and "is no longer usable (no such directory)" in why
+
+
+def test_a_header_a_wheel_completes_is_required_and_completed(world, monkeypatch):
+    """A release whose pins add a library header (cufile.h in nvidia-cufile): a set without it is
+    not usable as it is, and is completed from that wheel like crt/."""
+    cufile = "nvidia_cufile-1.15.0-py3-none-any.whl"
+    sha = _wheel(world.wheels / cufile, {f"{CU13}/cufile.h": "/* cufile */\n",
+                                         "nvidia/cu13/lib/libcufile.so.0": "ELF"})
+    raw = world.raw_pins
+    raw["versions"]["13.0"]["wheels"].append(
+        _pin("nvidia-cufile", cufile, sha, completes=["cufile.h"], marker='sys_platform == "linux"'))
+    fetch.PINS_FILE.write_text(json.dumps(raw))
+    pins = fetch.load_pins("13.0")
+    assert fetch.required_headers(pins)[-1] == "cufile.h"
+    assert "cufile.h" not in fetch.required_headers(fetch.load_pins("13.5"))
+
+    _write_headers(world.base)  # crt/ is there now; cufile.h is not
+    with pytest.raises(fetch.HeadersNotFound) as e:
+        fetch.locate(quiet=True)
+    assert f"{world.base} (installed wheels on sys.path): missing cufile.h (shipped in nvidia-cufile 1.15.0)" in str(e.value)
+
+    found = fetch.locate(wheel_dir=world.wheels, quiet=True)
+    assert found.path == world.repo / "cuda-13.0" / "include"
+    assert (found.path / "cufile.h").read_text() == "/* cufile */\n"
+    assert not (found.path / "lib").exists()
+    stamp = json.loads((world.repo / "cuda-13.0" / "stamp.json").read_text())
+    assert [w["filename"] for w in stamp["wheels"]] == [cufile]
