@@ -46,6 +46,9 @@ cdef class _Lazy:
     cdef const size_t* fsize
     cdef const size_t* psize
     cdef const size_t* ssize
+    # the struct classes in NVIDIA's style (cuda.bindings._records._Space), for the modules whose
+    # structs are made that way (cufile, nvml, nvfatbin, cudla); None elsewhere
+    cdef public object records
     cdef object cls(self, str name)
     cdef object make(self, str name)
     cdef int index(self) except -1

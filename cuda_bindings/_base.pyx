@@ -759,21 +759,7 @@ cdef _Buf _jitvalues(object o):
 
 # ----------------------------------------------------------------------------- structs
 
-# Field kinds (ints for a fast switch)
-DEF F_I = 1        # signed int of size n
-DEF F_U = 2        # unsigned int of size n
-DEF F_F = 3        # float/double of size n
-DEF F_ENUM = 4
-DEF F_HANDLE = 5
-DEF F_INTV = 6     # integer typedef class
-DEF F_STRUCT = 7   # nested struct (view)
-DEF F_CHARS = 8    # char[n] -> bytes
-DEF F_ARRAY = 9    # T[n] -> list
-DEF F_VOIDP = 10   # void* (int), keeps a Python buffer alive
-DEF F_CSTR = 11    # char* -> bytes
-DEF F_PTRARR = 12  # T* -> list: the items set from Python, else as many as the count field says
-DEF F_BOOL = 13
-DEF F_KPARAMS = 14  # void** kernel parameters: every form cuLaunchKernel accepts
+include "_field_kinds.pxi"
 
 
 cdef class _Struct:
@@ -1368,6 +1354,10 @@ cdef class _Lazy:
             if st is None:
                 raise AttributeError(f"module {self.modname!r} has no attribute {name!r}")
             i, union, fi, fields = st
+            if self.records is not None:
+                r = self.records.make(self, name, i, union, fi, fields)
+                self.g[name] = r
+                return r
             r = type(name, (_Struct,), {
                 "__slots__": (), "__module__": self.modname, "__qualname__": name,
                 "__doc__": f"C {'union' if union else 'struct'} {name}."})
@@ -1418,6 +1408,13 @@ cdef class _Lazy:
             self.index()
         if name in self.enums or name in self.structs or name in self.aliases:
             return self.cls(name)
+        if self.records is not None and name in self.records.dtypes:
+            with self.lock:
+                r = self.g.get(name)
+                if r is None:
+                    r = self.cls(self.records.dtypes[name])._dtype()
+                    self.g[name] = r
+            return r
         raise AttributeError(f"module {self.modname!r} has no attribute {name!r}")
 
     def names(self):
@@ -1426,6 +1423,8 @@ cdef class _Lazy:
             self.index()
         s = {n for n in self.g if not n.startswith("_")}
         s.update(self.enums, self.structs, self.aliases)
+        if self.records is not None:
+            s.update(self.records.dtypes)
         return sorted(s)
 
 

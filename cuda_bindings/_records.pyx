@@ -1,0 +1,624 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+"""Struct classes in the style of NVIDIA's cufile, nvml, nvfatbin and cudla modules.
+
+One mechanism for the four modules (docs/library-modules.md, "Struct classes"): a class holds the
+C memory of one struct or of an array of them (`T()`, `T(size)`, or a view: `T.from_ptr`,
+`T.from_buffer`, `T.from_data`); its fields are descriptors reading and writing that memory at the
+offsets the C compiler gave (the generated module's layout tables, as for the other modules'
+struct classes); each class has a numpy structured dtype with the same layout (`<name>_dtype` in
+its module).  The classes are made on first use by the module's `_Lazy` namespace, which hands
+the records it holds to `_Space.make`; numpy is imported only when a dtype, an array field or a
+view of several structs is asked for.  Hand-written; the generated modules hold the tables."""
+cimport cython
+from libc.stdlib cimport calloc, free
+from libc.string cimport memcpy, memset, memcmp
+from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
+from cpython.buffer cimport PyObject_GetBuffer, PyBuffer_Release, PyBUF_ANY_CONTIGUOUS, PyBUF_WRITABLE, PyBUF_SIMPLE
+from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize
+from cpython.long cimport PyLong_AsVoidPtr, PyLong_FromVoidPtr
+from cpython.unicode cimport PyUnicode_DecodeUTF8
+from cuda.bindings._base cimport _Struct, _Lazy, _Handle, _IntValue
+
+include "_field_kinds.pxi"
+
+cdef extern from *:
+    """
+    static PyObject *__cb_rec_tp_new(PyObject *t, PyObject *args) {
+        return ((PyTypeObject *)t)->tp_new((PyTypeObject *)t, args, NULL);
+    }
+    """
+    object _tp_new "__cb_rec_tp_new"(object t, object args)
+
+cdef tuple _NOARGS = ()
+cdef char* _FORMAT_B = "B"
+cdef object _np = None
+
+# field flags (the 7th item of a field spec in a records module's _STRUCTS line)
+DEF R_HIDDEN = 1   # no property: a count of a sibling array, or reserved bytes
+DEF R_BINARY = 2   # a char array of binary data: read as a numpy int8 array, not as text
+
+
+cdef object _numpy():
+    global _np
+    if _np is None:
+        import numpy
+        _np = numpy
+    return _np
+
+
+cdef inline _Record _root(_Record r):
+    """The record whose memory r is part of (itself unless it is a view of another record)."""
+    while isinstance(r._owner, _Record):
+        r = <_Record>r._owner
+    return r
+
+
+cdef _Record _new_record(type cls, Py_ssize_t n):
+    """A zeroed record of `n` structs of class `cls` (owning its memory)."""
+    cdef _Record r = <_Record>_tp_new(cls, _NOARGS)
+    cdef Py_ssize_t size = cls._c_size
+    if n < 0:
+        raise ValueError(f"size cannot be negative: {n}")
+    r._ptr = <char*>calloc(n if n > 0 else 1, size if size > 0 else 1)
+    if r._ptr == NULL:
+        raise MemoryError()
+    r._own = True
+    r._n = n
+    return r
+
+
+cdef _Record _record_view(type cls, void* p, Py_ssize_t n, object owner, bint readonly):
+    """A record over memory someone else owns (`owner` is kept alive)."""
+    cdef _Record r = <_Record>_tp_new(cls, _NOARGS)
+    r._ptr = <char*>p
+    r._own = False
+    r._owner = owner
+    r._n = n
+    r._ro = readonly
+    return r
+
+
+cdef void* _record_ptr(object o, type cls, str name) except? NULL:
+    """A struct argument: a record of `cls` (or of a class of the same C size: an alias), an int
+    address, or None (NULL)."""
+    if isinstance(o, _Record):
+        if type(o) is cls or type(o)._c_size == cls._c_size:
+            return (<_Record>o)._ptr
+        raise TypeError(f"{name} must be a {cls.__name__}, not {type(o).__name__}")
+    if o is None:
+        return NULL
+    if isinstance(o, int) and not isinstance(o, bool):
+        if o < 0:
+            raise OverflowError(f"{name}: an address cannot be negative: {o}")
+        return PyLong_AsVoidPtr(o)
+    raise TypeError(f"{name} must be a {cls.__name__} or an address (int), not {type(o).__name__}")
+
+
+@cython.final
+cdef class _RField:
+    """One field of a record class (see the module docstring)."""
+    cdef public str name
+    cdef Py_ssize_t off
+    cdef readonly int kind
+    cdef int size            # item size
+    cdef Py_ssize_t count    # array length (1 for a scalar)
+    cdef object cls          # the nested record class (or its name until first use)
+    cdef _Lazy ns
+    cdef int ekind           # item kind of an array
+    cdef str countname       # the field that counts this array's items ("" if none)
+    cdef int flags
+    cdef _RField counter     # that field, once looked up
+
+    def __init__(self, str name, Py_ssize_t off, int kind, int size, Py_ssize_t count, cls, _Lazy ns,
+                 int ekind, str countname, int flags):
+        self.name = name
+        self.off = off
+        self.kind = kind
+        self.size = size
+        self.count = count
+        self.cls = cls
+        self.ns = ns
+        self.ekind = ekind
+        self.countname = countname
+        self.flags = flags
+        self.counter = None
+
+    cdef inline object item_cls(self):
+        if type(self.cls) is str:
+            self.cls = self.ns.cls(self.cls)
+        return self.cls
+
+    cdef _RField count_field(self, type owner):
+        if self.counter is None and self.countname:
+            self.counter = <_RField>owner._c_all[self.countname]
+        return self.counter
+
+    cdef Py_ssize_t items(self, _Record r, char* base):
+        """How many items of this array field are in use: its count field's value (at most the
+        array's length), or the whole array."""
+        cdef _RField c = self.count_field(type(r))
+        cdef long long v
+        if c is None:
+            return self.count
+        v = _read_int(base + c.off, c.kind, c.size)
+        if v < 0:
+            return 0
+        if self.kind == F_ARRAY and v > self.count:
+            return self.count
+        return v
+
+    def __get__(self, obj, objtype):
+        if obj is None:
+            return self
+        cdef _Record r = <_Record>obj
+        if r._n != 1:
+            return r._view()[self.name]
+        return self.get(r, r._ptr)
+
+    cdef object get(self, _Record r, char* base):
+        cdef char* p = base + self.off
+        cdef Py_ssize_t n
+        cdef char* q
+        k = self.kind
+        if k == F_I or k == F_U or k == F_ENUM or k == F_BOOL:
+            if k == F_BOOL:
+                return (<uint8_t*>p)[0] != 0
+            if k == F_U:
+                if self.size == 4: return (<uint32_t*>p)[0]
+                if self.size == 8: return (<uint64_t*>p)[0]
+                if self.size == 1: return (<uint8_t*>p)[0]
+                return (<uint16_t*>p)[0]
+            return _read_int(p, k, self.size)
+        if k == F_F:
+            return (<float*>p)[0] if self.size == 4 else (<double*>p)[0]
+        if k == F_CHARS:
+            if self.flags & R_BINARY:
+                return r._field_array(self.off, "i1", self.count)
+            n = 0
+            while n < self.count and p[n] != 0:
+                n += 1
+            return PyUnicode_DecodeUTF8(p, n, "replace")
+        if k == F_STRUCT:
+            return _record_view(self.item_cls(), p, 1, _root(r), r._ro)
+        if k == F_ARRAY:
+            if self.ekind == F_STRUCT:
+                return _record_view(self.item_cls(), p, self.items(r, base), _root(r), r._ro)
+            return r._field_array(self.off, _item_format(self.ekind, self.size), self.items(r, base))
+        if k == F_PTRARR and self.ekind == F_STRUCT:
+            q = (<char**>p)[0]
+            if q == NULL:
+                return None
+            return _record_view(self.item_cls(), q, self.items(r, base), _root(r), r._ro)
+        if k == F_CSTR:
+            q = (<char**>p)[0]
+            return None if q == NULL else (<bytes>q).decode("utf-8", "replace")
+        if k == F_INTV:
+            return _read_int(p, F_U, self.size)
+        # handles, void* and other pointers: the address
+        return PyLong_FromVoidPtr((<void**>p)[0])
+
+    def __set__(self, obj, value):
+        cdef _Record r = <_Record>obj
+        if r._ro:
+            raise ValueError(f"this {type(r).__name__} is read-only")
+        if r._n != 1:
+            r._view()[self.name] = value
+            return
+        try:
+            self.set(r, r._ptr, value)
+        except (OverflowError, TypeError, ValueError) as e:
+            if str(e).startswith(self.name):
+                raise
+            raise type(e)(f"{self.name}: {e}") from None
+
+    cdef int set(self, _Record r, char* base, object value) except -1:
+        cdef char* p = base + self.off
+        cdef Py_ssize_t n, i
+        cdef _Record src
+        cdef _RField c
+        cdef void* vp
+        k = self.kind
+        if k == F_I or k == F_ENUM:
+            if self.size == 4: (<int32_t*>p)[0] = value
+            elif self.size == 8: (<int64_t*>p)[0] = value
+            elif self.size == 1: (<int8_t*>p)[0] = value
+            else: (<int16_t*>p)[0] = value
+        elif k == F_U or k == F_INTV:
+            if self.size == 4: (<uint32_t*>p)[0] = value
+            elif self.size == 8: (<uint64_t*>p)[0] = value
+            elif self.size == 1: (<uint8_t*>p)[0] = value
+            else: (<uint16_t*>p)[0] = value
+        elif k == F_BOOL:
+            (<uint8_t*>p)[0] = 1 if value else 0
+        elif k == F_F:
+            if self.size == 4: (<float*>p)[0] = value
+            else: (<double*>p)[0] = value
+        elif k == F_CHARS and not (self.flags & R_BINARY):
+            if isinstance(value, str):
+                value = (<str>value).encode()
+            elif not isinstance(value, bytes):
+                raise TypeError(f"expected a str, not {type(value).__name__}")
+            n = len(<bytes>value)
+            if n >= self.count:
+                raise ValueError(f"the text is {n} bytes long; the field holds at most {self.count - 1}")
+            memset(p, 0, self.count)
+            memcpy(p, PyBytes_AS_STRING(value), n)
+        elif k == F_STRUCT or (k == F_ARRAY and self.ekind == F_STRUCT):
+            cls = self.item_cls()
+            if not isinstance(value, _Record) or (<_Record>value)._ptr == NULL or type(value)._c_size != cls._c_size:
+                raise TypeError(f"expected a {cls.__name__}, not {type(value).__name__}")
+            src = <_Record>value
+            n = src._n if k == F_ARRAY else 1
+            if n > self.count:
+                raise ValueError(f"the field holds {self.count} items, got {n}")
+            if k == F_ARRAY:
+                memset(p, 0, self.count * self.size)
+            memmove_(p, src._ptr, n * self.size)
+            c = self.count_field(type(r))
+            if k == F_ARRAY and c is not None:
+                c.set(r, base, n)
+        elif k == F_ARRAY or (k == F_CHARS and self.flags & R_BINARY):
+            a = r._field_array(self.off, _item_format(self.ekind, self.size) if k == F_ARRAY else "i1", self.count)
+            vals = _numpy().asarray(value)
+            if vals.ndim != 1 or len(vals) > self.count or (len(vals) != self.count and self.count_field(type(r)) is None):
+                raise ValueError(f"expected {self.count} items, got {len(vals) if vals.ndim == 1 else vals.shape}")
+            a[:len(vals)] = vals
+            c = self.count_field(type(r))
+            if c is not None:
+                a[len(vals):] = 0
+                c.set(r, base, len(vals))
+        elif k == F_PTRARR and self.ekind == F_STRUCT:
+            cls = self.item_cls()
+            if value is None:
+                (<void**>p)[0] = NULL
+                n = 0
+            elif isinstance(value, _Record) and type(value)._c_size == cls._c_size:
+                (<void**>p)[0] = (<_Record>value)._ptr
+                n = (<_Record>value)._n
+            else:
+                raise TypeError(f"expected a {cls.__name__} or None, not {type(value).__name__}")
+            _keep_for(r, p, value)
+            c = self.count_field(type(r))
+            if c is not None:
+                c.set(r, base, n)
+        elif k == F_CSTR:
+            if value is None:
+                (<void**>p)[0] = NULL
+            else:
+                data = (<str>value).encode() if isinstance(value, str) else bytes(value)
+                (<char**>p)[0] = PyBytes_AS_STRING(data)
+                value = data
+            _keep_for(r, p, value)
+        else:
+            # handles, void* and other pointers: an address (int), None, or a record (its memory)
+            if value is None:
+                vp = NULL
+            elif isinstance(value, _Record):
+                vp = (<_Record>value)._ptr
+            elif isinstance(value, int) and not isinstance(value, bool):
+                if value < 0:
+                    raise OverflowError(f"an address cannot be negative: {value}")
+                vp = PyLong_AsVoidPtr(value)
+            else:
+                raise TypeError(f"expected an address (int), not {type(value).__name__}")
+            (<void**>p)[0] = vp
+            _keep_for(r, p, value if isinstance(value, _Record) else None)
+        return 0
+
+
+cdef inline void memmove_(char* dst, char* src, Py_ssize_t n) noexcept:
+    cdef Py_ssize_t i
+    if dst == src or n <= 0:
+        return
+    if dst < src or dst >= src + n:
+        memcpy(dst, src, n)
+    else:
+        for i in range(n - 1, -1, -1):
+            dst[i] = src[i]
+
+
+cdef int _keep_for(_Record r, char* p, object value) except -1:
+    """Keep `value` alive as long as the memory that now points at it (the root record)."""
+    cdef _Record root = _root(r)
+    key = <Py_ssize_t>(p - root._ptr)
+    if value is None:
+        if root._keep is not None:
+            root._keep.pop(key, None)
+        return 0
+    if root._keep is None:
+        root._keep = {}
+    root._keep[key] = value
+    return 0
+
+
+cdef inline long long _read_int(char* p, int kind, int size) noexcept:
+    if kind == F_U or kind == F_INTV:
+        if size == 4: return (<uint32_t*>p)[0]
+        if size == 8: return <long long>(<uint64_t*>p)[0]
+        if size == 1: return (<uint8_t*>p)[0]
+        return (<uint16_t*>p)[0]
+    if size == 4: return (<int32_t*>p)[0]
+    if size == 8: return (<int64_t*>p)[0]
+    if size == 1: return (<int8_t*>p)[0]
+    return (<int16_t*>p)[0]
+
+
+cdef str _item_format(int kind, int size):
+    """The numpy format of one item of a field kind."""
+    if kind == F_F:
+        return "<f%d" % size
+    if kind == F_I or kind == F_ENUM:
+        return "i1" if size == 1 else "<i%d" % size
+    if kind == F_U or kind == F_INTV or kind == F_BOOL:
+        return "u1" if size == 1 else "<u%d" % size
+    return "<i8"     # handles and pointers: addresses
+
+
+cdef class _Record(_Struct):
+    """Base of the struct classes of cufile, nvml, nvfatbin and cudla: the C memory of `len(obj)`
+    structs (one, unless made with a size or as a view of several).
+
+    `T(size=1)` makes zeroed structs; `T.from_ptr(address, size=1, readonly=False, owner=None)`,
+    `T.from_buffer(buffer)` and `T.from_data(array)` view memory held elsewhere.  `ptr` (also
+    `int(obj)`) is the address; `obj[i]` and `obj[i:j]` are views of items; `==` compares the
+    bytes.  Each field is a property (see the class's fields); on several structs a field reads as
+    the numpy array of that field of every struct."""
+
+    def __cinit__(self, *args, **kwargs):
+        self._n = 1
+
+    def __init__(self, size=1):
+        cdef Py_ssize_t n, csize
+        if self._ptr != NULL:
+            return
+        if isinstance(size, bool) or not isinstance(size, int):
+            raise TypeError(f"{type(self).__name__}() argument 'size' must be an int, not {type(size).__name__}")
+        n = size
+        if n < 0:
+            raise ValueError(f"{type(self).__name__}() argument 'size' cannot be negative: {n}")
+        csize = type(self)._c_size
+        self._ptr = <char*>calloc(n if n > 0 else 1, csize if csize > 0 else 1)
+        if self._ptr == NULL:
+            raise MemoryError()
+        self._own = True
+        self._n = n
+
+    @property
+    def ptr(self):
+        """The address of the (first) struct, as an int."""
+        return PyLong_FromVoidPtr(self._ptr)
+
+    def __int__(self):
+        return PyLong_FromVoidPtr(self._ptr)
+
+    def getPtr(self):
+        """The address of the (first) struct, as an int (the same as `ptr`)."""
+        return PyLong_FromVoidPtr(self._ptr)
+
+    def __len__(self):
+        return self._n
+
+    cdef Py_ssize_t nbytes(self):
+        return self._n * <Py_ssize_t>type(self)._c_size
+
+    def __getbuffer__(self, Py_buffer* view, int flags):
+        if (flags & PyBUF_WRITABLE) and self._ro:
+            raise BufferError(f"this {type(self).__name__} is read-only")
+        view.buf = self._ptr
+        view.obj = self
+        view.len = self.nbytes()
+        view.readonly = self._ro
+        view.itemsize = 1
+        view.format = NULL
+        if flags & 4:                                    # PyBUF_FORMAT
+            view.format = _FORMAT_B
+        view.ndim = 1
+        view.shape = &view.len if (flags & 8) else NULL  # PyBUF_ND
+        view.strides = &view.itemsize if (flags & 16) == 16 else NULL  # PyBUF_STRIDES
+        view.suboffsets = NULL
+        view.internal = NULL
+
+    def __releasebuffer__(self, Py_buffer* view):
+        pass
+
+    cdef object _view(self):
+        """A numpy structured array over the memory (sharing it, keeping this record alive)."""
+        np = _numpy()
+        return np.frombuffer(self, dtype=type(self)._dtype(), count=self._n)
+
+    cdef object _field_array(self, Py_ssize_t off, str fmt, Py_ssize_t count):
+        """A numpy array of `count` items of `fmt` at byte `off` (a view: writes go to the struct)."""
+        np = _numpy()
+        return np.frombuffer(_root_of(self), dtype=np.dtype(fmt), count=count,
+                             offset=(self._ptr - (<_Record>_root_of(self))._ptr) + off)
+
+    def __getitem__(self, key):
+        cdef Py_ssize_t i, start, stop, step
+        cdef type cls = type(self)
+        if isinstance(key, slice):
+            start, stop, step = key.indices(self._n)
+            if step != 1:
+                raise ValueError(f"{cls.__name__} views take contiguous slices only (step 1), not step {step}")
+            return _record_view(cls, self._ptr + start * <Py_ssize_t>cls._c_size, max(stop - start, 0), _root(self), self._ro)
+        if isinstance(key, bool) or not isinstance(key, int):
+            raise TypeError(f"{cls.__name__} indices must be ints or slices, not {type(key).__name__}")
+        i = key
+        if i < 0:
+            i += self._n
+        if not 0 <= i < self._n:
+            raise IndexError(f"index {key} is out of range for {self._n} {cls.__name__} struct(s)")
+        return _record_view(cls, self._ptr + i * <Py_ssize_t>cls._c_size, 1, _root(self), self._ro)
+
+    def __setitem__(self, key, value):
+        cdef _Record dst = self[key]
+        cdef _Record src
+        if self._ro:
+            raise ValueError(f"this {type(self).__name__} is read-only")
+        if not isinstance(value, _Record) or type(value)._c_size != type(self)._c_size:
+            raise TypeError(f"expected a {type(self).__name__}, not {type(value).__name__}")
+        src = <_Record>value
+        if src._n != dst._n:
+            raise ValueError(f"cannot assign {src._n} struct(s) to {dst._n}")
+        memmove_(dst._ptr, src._ptr, dst.nbytes())
+
+    def __eq__(self, other):
+        cdef _Record o
+        if not isinstance(other, _Record) or type(other)._c_size != type(self)._c_size:
+            return NotImplemented
+        o = <_Record>other
+        return o._n == self._n and (o._ptr == self._ptr or memcmp(o._ptr, self._ptr, self.nbytes()) == 0)
+
+    def __ne__(self, other):
+        r = self.__eq__(other)
+        return r if r is NotImplemented else not r
+
+    __hash__ = None
+
+    def __repr__(self):
+        cls = type(self)
+        if self._n != 1:
+            return f"<{cls.__module__}.{cls.__name__} of {self._n} structs at {<size_t>self._ptr:#x}>"
+        parts = []
+        for name in cls._c_fields:
+            try:
+                v = getattr(self, name)
+            except Exception as e:
+                v = f"<{type(e).__name__}>"
+            if isinstance(v, _Record):
+                v = f"{type(v).__name__}(...)" if len(v) == 1 else f"<{len(v)} {type(v).__name__}>"
+            elif not isinstance(v, (int, float, str, type(None))):
+                v = "array(...)"
+            else:
+                v = repr(v)
+            parts.append(f"{name}={v}")
+        return f"{cls.__name__}({', '.join(parts)})"
+
+    def __reduce__(self):
+        return (_unpickle, (type(self), PyBytes_FromStringAndSize(self._ptr, self.nbytes()), self._n))
+
+    @classmethod
+    def from_ptr(cls, ptr, size=1, readonly=False, owner=None):
+        """A view of `size` structs at the address `ptr` (an int); `owner`, which holds that
+        memory, is kept alive as long as the view."""
+        if isinstance(ptr, bool) or not isinstance(ptr, int):
+            raise TypeError(f"ptr must be an address (int), not {type(ptr).__name__}")
+        if ptr == 0:
+            raise ValueError("ptr must not be 0 (NULL)")
+        if ptr < 0:
+            raise OverflowError(f"ptr cannot be negative: {ptr}")
+        if isinstance(size, bool) or not isinstance(size, int):
+            raise TypeError(f"size must be an int, not {type(size).__name__}")
+        if size < 0:
+            raise ValueError(f"size cannot be negative: {size}")
+        return _record_view(cls, PyLong_AsVoidPtr(ptr), size, owner, bool(readonly))
+
+    @classmethod
+    def from_buffer(cls, buffer):
+        """A view of the structs in a contiguous buffer (bytearray, numpy array, ...) whose length
+        is a multiple of the struct's size; read-only if the buffer is."""
+        cdef Py_buffer view
+        cdef bint ro = False
+        cdef Py_ssize_t size = cls._c_size
+        try:
+            PyObject_GetBuffer(buffer, &view, PyBUF_ANY_CONTIGUOUS | PyBUF_WRITABLE)
+        except (TypeError, BufferError):
+            PyObject_GetBuffer(buffer, &view, PyBUF_ANY_CONTIGUOUS)
+            ro = True
+        try:
+            if view.len == 0 or view.len % size:
+                raise ValueError(f"the buffer has {view.len} bytes, not a positive multiple of the "
+                                 f"{size} bytes of a {cls.__name__}")
+            return _record_view(cls, view.buf, view.len // size, memoryview(buffer), ro)
+        finally:
+            PyBuffer_Release(&view)
+
+    @classmethod
+    def from_data(cls, data):
+        """A view of a one-dimensional numpy array of this class's dtype."""
+        np = _numpy()
+        if not isinstance(data, np.ndarray):
+            raise TypeError(f"data must be a numpy array, not {type(data).__name__}")
+        if data.dtype != cls._dtype():
+            raise ValueError(f"data must have the dtype of {cls.__name__}, not {data.dtype}")
+        if data.ndim != 1 or not data.flags.c_contiguous:
+            raise ValueError("data must be a contiguous one-dimensional array")
+        if data.size == 0:
+            raise ValueError("data holds no struct")
+        return _record_view(cls, PyLong_AsVoidPtr(data.ctypes.data), data.size, data, not data.flags.writeable)
+
+    @classmethod
+    def _dtype(cls):
+        """The numpy structured dtype with the C layout (names, formats, offsets, itemsize)."""
+        d = cls.__dict__.get("_np_dtype")
+        if d is None:
+            np = _numpy()
+            names, formats, offsets = [], [], []
+            for name, f in cls._c_all.items():
+                names.append(name)
+                formats.append(_field_format(<_RField>f))
+                offsets.append((<_RField>f).off)
+            d = np.dtype({"names": names, "formats": formats, "offsets": offsets, "itemsize": cls._c_size})
+            cls._np_dtype = d
+        return d
+
+
+cdef object _root_of(_Record r):
+    """The record whose buffer holds r's memory: r's root when r is a view of a record, else r."""
+    cdef _Record root = _root(r)
+    return root
+
+
+cdef object _field_format(_RField f):
+    np = _numpy()
+    if f.kind == F_STRUCT:
+        return f.item_cls()._dtype()
+    if f.kind == F_CHARS:
+        return ("i1", (f.count,))
+    if f.kind == F_ARRAY:
+        if f.ekind == F_STRUCT:
+            return (f.item_cls()._dtype(), (f.count,))
+        return (_item_format(f.ekind, f.size), (f.count,))
+    if f.kind in (F_I, F_U, F_F, F_ENUM, F_BOOL, F_INTV):
+        return _item_format(f.kind, f.size)
+    return "<i8"
+
+
+def _unpickle(cls, bytes data, Py_ssize_t n):
+    cdef _Record r = _new_record(cls, n)
+    memcpy(r._ptr, PyBytes_AS_STRING(data), min(len(data), r.nbytes()))
+    return r
+
+
+cdef class _Space:
+    """The record classes of one generated module: `_L.records`.  `dtypes` maps each dtype name
+    (`memory_v2_dtype`) to its class's name."""
+    cdef public dict dtypes
+
+    def __init__(self, str dtypes):
+        self.dtypes = dict(item.split(":") for item in dtypes.split(",")) if dtypes else {}
+
+    def make(self, _Lazy L, str name, Py_ssize_t i, bint union, Py_ssize_t fi, str fields):
+        """Make the record class `name` from its _STRUCTS line (fields: name:kind:count:class:
+        item kind:count field:flags)."""
+        cdef Py_ssize_t count, size
+        cdef int kind
+        r = type(name, (_Record,), {
+            "__module__": L.modname, "__qualname__": name,
+            "__doc__": f"C {'union' if union else 'struct'} (or array of them) {name}: see the fields."})
+        r._c_size = L.ssize[i]
+        L.g[name] = r                    # before the fields: a field may name this class
+        public, every = [], {}
+        for f in fields.split(";") if fields else ():
+            fname, k, c, clsname, ekind, countname, flags = f.split(":")
+            kind = int(k)
+            count = int(c)
+            size = L.fsize[fi] // count if kind != F_PTRARR else L.psize[fi]
+            fd = _RField(fname, L.off[fi], kind, size, count, clsname or None, L, int(ekind), countname, int(flags or 0))
+            every[fname] = fd
+            if not (int(flags or 0) & R_HIDDEN):
+                setattr(r, fname, fd)
+                public.append(fname)
+            fi += 1
+        r._c_fields = tuple(public)
+        r._c_all = every
+        return r
