@@ -173,7 +173,8 @@ class BuildExt(build_ext):
 
 setup(
     version=f"{CUDA}.0",
-    description=f"Python bindings for the CUDA {CUDA} driver, runtime, NVRTC, nvJitLink and NVVM, "
+    description=f"Python bindings for the CUDA {CUDA} driver, runtime, NVRTC, nvJitLink, NVVM, nvFatbin, "
+                "cuFile, NVML and cuDLA, "
                 "generated from the CUDA headers; installs as cuda.bindings",
     classifiers=[
         "Programming Language :: Python :: 3",

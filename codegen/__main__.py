@@ -17,6 +17,7 @@ from pathlib import Path
 from . import changelog, emit_c, emit_py, model, overrides, parse, stubs
 from .common import HEADER
 from .libs import GENERATED, checked
+from .libs import LIBS as LIBS_ALL
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "cuda_bindings"
@@ -56,7 +57,9 @@ def generate(include_dir, libs=LIBS, dump=None, models_out=None):
     files, report = {}, ["# Generator report", "",
                          f"Written by `python -m codegen` from the CUDA {cuda} headers; regenerated with "
                          "the sources.", ""]
-    for lib in libs:
+    # a library whose header the release lacks (cuDLA before 13.5) has no bindings in it
+    present = [lib for lib in libs if (Path(include_dir) / LIBS_ALL[lib]["header"]).is_file()]
+    for lib in present:
         t0 = time.time()
         raw = parse.read(include_dir, lib)
         m = model.build(raw, lib)
@@ -88,7 +91,7 @@ def generate(include_dir, libs=LIBS, dump=None, models_out=None):
     if "runtime" in models and "driver" not in models:
         models["driver"] = model.build(parse.read(include_dir, "driver"), "driver")
         models["driver"].cuda = cuda
-    for lib in libs:
+    for lib in present:
         files[f"{lib}.pyi"] = stubs.emit_pyi(models[lib], models)
         if lib in checked():
             files[f"checked/{lib}.py"] = stubs.emit_checked_py(models[lib])

@@ -4,8 +4,9 @@ For each pair of neighbouring releases and each module it lists what a user of t
 sees change: functions added or removed, functions whose Python parameters changed, enums and
 enum members, structs and their fields, constants. Everything not listed is the same in both.
 """
-from .common import extra_enums, public_function, public_param, py_field
+from .common import extra_enums, public_function, public_param, py_field, record_names, records_style
 from .libs import LIBS, names
+from .pyapi import public_inputs
 
 
 def _release_key(v):
@@ -17,6 +18,15 @@ def surface(m):
     L = LIBS[m.lib]
     fns = {public_function(fn, L): tuple(public_param(p, L) for p in fn.params if p.role in ("in", "inout"))
            for fn in m.functions if fn.python}
+    if records_style(L):
+        # the struct-style modules (cuFile, NVML, nvFatbin, cuDLA) by their Python names
+        r = record_names(m)
+        fns = {public_function(fn, L): tuple(n for n, *_ in public_inputs(m, fn))
+               for fn in m.functions if fn.python}
+        enums = {py: {n for n, _ in mem} for _, py, mem in r.enums}
+        structs = {r.cls[s.name]: set(r.fields.get(s.name, {}).values())
+                   for s in m.structs if not s.host and s.name in r.cls}
+        return fns, enums, structs, {n for n, _ in m.defines}
     enums = {e.name: {n for n, _ in e.members} for e in m.enums}
     enums.update({n: {k for k, _ in mem} for n, mem in extra_enums(m)})
     structs = {s.name: {f.name for f in s.fields if py_field(m, s, f)} for s in m.structs if not s.host}
@@ -76,11 +86,20 @@ def render(models_by_release):
     o.append("| --- |" + " ---: |" * len(releases))
     for lib in names():
         o.append(f"| {lib} functions | " + " | ".join(
-            str(len(surface(models_by_release[r][lib])[0])) for r in releases) + " |")
+            str(len(surface(models_by_release[r][lib])[0])) if lib in models_by_release[r] else "-"
+            for r in releases) + " |")
     o.append("")
     for old, new in zip(releases, releases[1:]):
         o += [f"## CUDA {old} to {new}", ""]
         for lib in names():
-            lines = _diff_module(models_by_release[old][lib], models_by_release[new][lib])
+            before, after = models_by_release[old].get(lib), models_by_release[new].get(lib)
+            if before is None and after is None:
+                continue
+            if before is None:
+                lines = [f"- new in this release: {len(surface(after)[0])} functions"]
+            elif after is None:
+                lines = ["- not in this release (no pinned header)"]
+            else:
+                lines = _diff_module(before, after)
             o += [f"### {lib}", ""] + (lines or ["No change."]) + [""]
     return "\n".join(o)

@@ -4,6 +4,7 @@ which the stubs and the reference pages type)."""
 import keyword
 import re
 
+from . import names
 from . import overrides as ov
 from .libs import LIBS
 from .model import SCALARS
@@ -26,7 +27,8 @@ def cytype(base, ptr=0, const=False, mod=""):
     if b in SCALARS:
         s = SCALARS[b][0]
         if s == "bint":
-            s = "bool"
+            # C's bool: the .pxd of a library that uses it declares it (`ctypedef bint bool`)
+            s = mod + "bool" if mod else "bool"
     elif b == "void":
         s = "void"
     else:
@@ -46,20 +48,21 @@ def returns_struct(fn, model):
     return any(fn.ret == s.name or any(fn.ret == a for a, _ in s.aliases) for s in model.structs)
 
 
-def snake_case(name):
-    """IRVersion -> ir_version, GetLinkedPtxSize -> get_linked_ptx_size."""
-    name = re.sub(r"(?<=[A-Z])(?=[A-Z][a-z])", "_", name)
-    return re.sub(r"(?<=[a-z0-9])([A-Z])", r"_\1", name).lower()
+snake_case = names.snake_case
 
 
 def public_function(fn, L):
     """fn's name as users of library L call it: snake_case without the library prefix in the
     nvJitLink and NVVM modules (LIBS[lib]["snake"]), the C name elsewhere."""
+    if L.get("snake", {}).get("records"):
+        return names.function_name(fn.name, L["prefix"], ov.PUBLIC_FUNCTION)
     return snake_case(fn.name[len(L["prefix"]):]) if L.get("snake") else fn.name
 
 
 def public_param(p, L):
     """Parameter p's name in library L's public functions (snake_case where those are)."""
+    if L.get("snake", {}).get("records"):
+        return p.pyname         # already the reference's name (model.classify_params)
     return snake_case(p.pyname) if L.get("snake") else p.pyname
 
 
@@ -163,3 +166,152 @@ def py_field(model, s, f):
         return False
     hidden = twin_style(model).get("hidden_fields", {}).get(model.lib)
     return not (hidden and re.match(hidden, f.name) and (s.name, f.name) not in ov.SHOWN_FIELDS)
+# ------------------------------------------------------------------------------------- struct-style modules
+
+def records_style(L):
+    """Whether library L's module is in the struct style of cuFile, NVML, nvFatbin and cuDLA."""
+    return bool(L.get("snake", {}).get("records"))
+
+
+class RecordNames:
+    """The Python names of a struct-style module's types (docs/library-modules.md, "Names"):
+    `cls` maps every C name of a struct (tag, typedefs, anonymous name) to its class name,
+    `fields[struct][C field]` its field names, `enums` the enums as
+    [(C name, Python name, [(member, value)])], `dtypes` {dtype name: class name}."""
+
+    def __init__(self, model):
+        L = LIBS[model.lib]
+        cfg = L["snake"]
+        prefixes = cfg.get("type_prefixes", (L["prefix"],))
+        self.cls, self.fields, self.dtypes = {}, {}, {}
+        anon = [n for n, nested in model.anonymous if nested]
+        fixed = ov.ANONYMOUS_NUMBER.get(model.lib, {})
+        hosts = {s.host: s.name for s in model.structs if s.host}
+        pinned = {hosts[h]: n for h, n in fixed.items() if h in hosts}
+        order = [n for n in anon if n not in pinned]
+        for s in model.structs:
+            if s.name.startswith("anon_") and s.host:
+                num = pinned.get(s.name, order.index(s.name) if s.name in order else None)
+                py = f"_py_anon_pod{num}"
+            else:
+                cname = s.aliases[0][0] if s.aliases and not s.tagless else s.name
+                py = ov.PUBLIC_CLASS.get(cname) or names.class_name(cname, prefixes)
+            for n in [s.name] + [a for a, _ in s.aliases]:
+                self.cls[n] = py
+            self.dtypes[names.dtype_name(py)] = py
+            cnames = [s.name] + [a for a, _ in s.aliases]
+            self.fields[s.name] = {f.name: next((ov.FIELD_NAME[(c, f.name)] for c in cnames if (c, f.name) in ov.FIELD_NAME),
+                                                names.field_name(f.name)) for f in s.fields}
+        short = cfg.get("enums", {})
+        mprefixes = cfg.get("member_prefixes", ())
+        self.enums = []
+        for e in model.enums:
+            if e.name in short:
+                py, pre = short[e.name]
+                members = [(n[len(pre):] if n.startswith(pre) else n, v) for n, v in e.members]
+            else:
+                py = ov.PUBLIC_CLASS.get(e.name) or names.class_name(e.name, prefixes)
+                fixed_prefix = ov.ENUM_MEMBER_PREFIX.get(e.name)
+                members = list(zip(names.member_names([n for n, _ in e.members], mprefixes, fixed_prefix),
+                                   [v for _, v in e.members]))
+            members += self._aliases(e, L, members)
+            self.enums.append((e.name, py, members))
+        self.enum_cls = {c: py for c, py, _ in self.enums}
+
+    @staticmethod
+    def _aliases(e, L, members):
+        """[(alias, value)]: the other names the reference gives members of enum e (overrides
+        ENUM_C_ALIASES, ENUM_ALIASES); an IntEnum takes a name of a value already named as an
+        alias of that member."""
+        taken = {n for n, _ in members}
+        values = {n: v for n, v in e.members}
+        out = []
+        if e.name in ov.ENUM_C_ALIASES:
+            for n, v in e.members:
+                for p in (L["prefix"].upper() + "_", L["prefix"], "CU_FILE_", "CUFILE_"):
+                    if n.startswith(p):
+                        n = n[len(p):]
+                        break
+                if n not in taken and n.isidentifier():
+                    out.append((n, v))
+                    taken.add(n)
+        for alias, cname in ov.ENUM_ALIASES.get(e.name, {}).items():
+            if alias not in taken and cname in values:
+                out.append((alias, values[cname]))
+                taken.add(alias)
+        return out
+
+
+_RECORD_NAMES = {}
+
+
+def record_names(model):
+    """RecordNames of a struct-style model (made once per model)."""
+    r = _RECORD_NAMES.get(id(model))
+    if r is None or r[0] is not model:
+        r = _RECORD_NAMES[id(model)] = (model, RecordNames(model))
+    return r[1]
+
+
+def record_field_spec(model, s, f, classes, rn):
+    """The _STRUCTS field spec of a struct-style module's field: as field_spec, with the reference's
+    field name, Python class names, the flags of _records (1: a count of another field, not a
+    property; 2: a char array of binary data), and fixed arrays counted by a sibling field."""
+    kind, count, clsname, ekind, countname, psize = field_spec(model, s, f, classes)
+    numbers = ov.POINTER_NUMBERS.get((s.name, f.name))
+    if numbers is not None:
+        base = next((cy for n, _, cy, _, _ in model.inttds if n == f.ctype), f.ctype)
+        kind, count, clsname, ekind, countname, psize = F_PTRARR, 1, "", _scalar_kind(base), numbers, True
+    elif kind == F_PTRARR and ekind != F_STRUCT:
+        kind, count, clsname, ekind, countname, psize = F_VOIDP, 1, "", 0, "", False
+    if f.ptr == 1 and f.cls == "structptr" and not f.count:
+        kind, count, clsname, ekind, countname, psize = F_VOIDP, 1, "", 0, "", False
+    if kind in (F_STRUCT, F_ARRAY, F_PTRARR) and clsname:
+        clsname = rn.cls.get(clsname, "") if (kind != F_ARRAY or ekind == F_STRUCT) else ""
+    elif kind not in (F_STRUCT, F_ARRAY, F_PTRARR):
+        clsname = ""
+    fname = rn.fields[s.name][f.name]
+    flags = 2 if (kind == F_CHARS and f.name in ov.BINARY_RECORD_FIELDS) else 0
+    if kind == F_ARRAY and not countname:
+        countname = array_count_field(s, f) or ""
+    if countname:
+        countname = rn.fields[s.name].get(countname, countname)
+    return fname, kind, count, clsname, ekind, countname, psize, flags
+
+
+def array_count_field(s, f):
+    """The sibling field that counts the used items of a fixed array field (bridgeCount of
+    bridgeChipInfo[128]), by the same naming rules as pointer arrays, or None."""
+    names = {x.name for x in s.fields}
+    cap = f.name[0].upper() + f.name[1:]
+    for cand in ("num" + cap, "num" + cap + "s", f.name + "Count", f.name[:-1] + "Count",
+                 ov.POINTER_COUNT.get(f.name)):
+        if cand in names:
+            return cand
+    return ov.ARRAY_FIELD_COUNT.get((s.name, f.name))
+
+
+def counted_fields(st):
+    """The fields of a struct that count another field's items (not properties: the array reads
+    as that many items)."""
+    out = {f.count for f in st.fields if f.count}
+    out |= {c for f in st.fields if f.dims for c in [array_count_field(st, f)] if c}
+    out |= {c for (s, _), c in ov.POINTER_NUMBERS.items() if s == st.name and c}
+    return out - {f for s, f in ov.COUNT_PROPERTIES if s == st.name}
+
+
+def status_error_classes(model):
+    """[(class name, status member, value)]: the exception subclass per failed status of a
+    struct-style module whose LIBS entry says `message: "library"` (NVML): ERROR_NOT_SUPPORTED ->
+    NotSupportedError; a name that would hide a builtin takes the library's prefix
+    (overrides.ERROR_CLASS)."""
+    L = LIBS[model.lib]
+    if L.get("snake", {}).get("message") != "library":
+        return []
+    members = next(m for c, _, m in record_names(model).enums if c == L["status"])
+    out = []
+    for name, value in members:
+        if name.startswith("ERROR_"):
+            cls = "".join(w.capitalize() for w in name[len("ERROR_"):].split("_")) + "Error"
+            out.append((ov.ERROR_CLASS.get(cls, cls), name, int(value)))
+    return out

@@ -1,7 +1,10 @@
 """Stage 3, the C level: per library `cy<lib>.pxd` (C declarations for Cython users), `cy<lib>.pyx`
 (the lazy loader and one nogil function per C entry point) and `_symbols_<lib>.py` (the symbol
 table the loader reads)."""
+import re
+
 from .common import HEADER, bare, cname, cytype, returns_struct
+from .model import SCALARS
 from .libs import LIBS, status_types
 
 # ------------------------------------------------------------------------------------- pxd
@@ -35,7 +38,7 @@ def emit_pxd(model):
     L = LIBS[model.lib]
     o = [HEADER.format(ver=model.cuda), "# cython: language_level=3",
          "from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t, intptr_t, uintptr_t",
-         "from libc.stddef cimport size_t", ""]
+         "from libc.stddef cimport size_t"] + L.get("pxd_imports", []) + [""]
     if model.c_prelude and not L.get("interop"):
         raise ValueError(f"{model.lib}: C declarations for the .pxd's prelude, which only a library with interop headers has")
     if L.get("interop"):
@@ -130,13 +133,21 @@ def emit_pxd(model):
 def _cret(fn, model):
     if fn.ret in status_types() or returns_struct(fn, model):
         return bare(fn.ret)
-    return "const char*"
+    if fn.ret == "void":
+        return "void"
+    if bare(fn.ret) in SCALARS and bare(fn.ret) != "char":   # cuFileRead's ssize_t, cuFileUseCount's long
+        return SCALARS[bare(fn.ret)][0]
+    return "const char*"        # the parser drops the `*` of a returned `const char *`
 
 
 def _except(fn, L, model):
+    if returns_struct(fn, model) or fn.ret == "void":
+        return "except *"       # cuFile's status struct, and its functions that return nothing
     if fn.ret == L["status"]:
         return f"except ?{L['notfound']}"
-    return "except *" if returns_struct(fn, model) else "except? NULL"
+    if bare(fn.ret) in SCALARS and bare(fn.ret) != "char":
+        return "except? -1"
+    return "except? NULL"
 
 
 def _tag(model, name, ptr):
@@ -152,6 +163,10 @@ def _tag(model, name, ptr):
 
 def _ctype(p, mod=""):
     """A parameter's type in the C declarations: as the header spells it."""
+    if p.cdecl:
+        return p.cdecl if not mod else re.sub(r"\b(?!const\b)([A-Za-z_]\w*)\b(?=\s*(\*|$))",
+                                               lambda m: m.group(1) if m.group(1) in SCALARS or m.group(1) == "void"
+                                               else mod + m.group(1), p.cdecl, count=1)
     base, ptr = p.decl or (p.ctype, p.ptr)
     return cytype(base, ptr, p.const, mod)
 
@@ -231,15 +246,26 @@ def emit_cypyx(model):
             if ret == L["status"] and "lacking" in L:
                 o.append(f"    if _slots[{i}] == NULL and _resolve({i}):")
                 o.append(f"        return {L['lacking']} if Py_IsInitialized() else {L['shutdown']}")
-            elif ret == L["status"] or ret in _SHUTDOWN_RETURN:
+            elif (ret == L["status"] and not returns_struct(fn, model)) or ret in _SHUTDOWN_RETURN:
                 o.append(f"    if _slots[{i}] == NULL and _resolve({i}):")
                 o.append(f"        return {L['shutdown'] if ret == L['status'] else _SHUTDOWN_RETURN[ret]}")
-            else:                                  # a struct: zeroed
+            elif ret == "void":
+                o.append(f"    if _slots[{i}] == NULL and _resolve({i}):")
+                o.append("        return")
+            elif bare(fn.ret) in SCALARS:
+                o.append(f"    if _slots[{i}] == NULL and _resolve({i}):")
+                o.append("        return -1")
+            else:                                  # a struct: zeroed (a status struct: the shutdown status)
                 o.append(f"    cdef {ret} _none")
                 o.append(f"    if _slots[{i}] == NULL and _resolve({i}):")
                 o.append("        memset(&_none, 0, sizeof(_none))")
+                if ret == L["status"]:
+                    o.append(f"        _none.err = {L['shutdown']}")
                 o.append("        return _none")
-            o.append(f"    return (<{ret} (*)({types}) noexcept nogil>_slots[{i}])({args})")
+            if ret == "void":
+                o.append(f"    (<void (*)({types}) noexcept nogil>_slots[{i}])({args})")
+            else:
+                o.append(f"    return (<{ret} (*)({types}) noexcept nogil>_slots[{i}])({args})")
         o.append("")
     return "\n".join(o)
 

@@ -5,16 +5,18 @@ import re
 
 from . import docstrings, pytypes
 from . import overrides as ov
-from .common import (HEADER, bare, cytype, extra_enums, field_spec, public_function, public_param, py_field,
-                     returns_struct)
+from .common import (HEADER, bare, counted_fields, cytype, extra_enums, field_spec, public_function, public_param,
+                     py_field, record_field_spec, record_names, records_style, returns_struct, status_error_classes)
 from .emit_snake import emit_snake_api
 from .libs import LIBS, helpers
 from .model import SCALARS
-from .pyapi import tuple_docstring
+from .pyapi import snake_docstring, snake_refs, tuple_docstring
 
 
 def emit_py(model):
     L = LIBS[model.lib]
+    if records_style(L):
+        return _emit_records_module(model)
     mod = "cy" + model.lib + "."
     o = [HEADER.format(ver=model.cuda),
          "# cython: language_level=3, boundscheck=False, wraparound=False, binding=True",
@@ -326,6 +328,9 @@ def _check_buffer_extent(model):
 
 def _emit_function(model, fn, mod, L, refs):
     o = []
+    nv = records_style(L)       # cufile, nvml, nvfatbin, cudla: snake_case functions, written directly
+    rn = record_names(model) if nv else None
+    two_call, setters = [], []  # (struct-style) arrays sized by asking first; struct fields set from arguments
     pyparams, call_args, outs = [], [], []
     size_check = []
     byname = {q.name: q for q in fn.params}
@@ -363,8 +368,54 @@ def _emit_function(model, fn, mod, L, refs):
             continue
         if p.role == "in":
             conv = p.conv
-            if conv == "scalar":
+            if nv and conv in ("fixed", "fixed_ref", "count_ref"):
+                t = cytype(p.ctype, 0, False, mod)
+                cdecls.append(f"cdef {t} {c} = {p.extra.get('value', 0)}")
+                call_args.append(c if conv == "fixed" else f"&{c}")
+            elif nv and conv == "value_ref":
+                t = cytype(p.ctype, 0, False, mod)
                 pyparams.append(py)
+                decl(f"cdef {t} {c} = {py}", tag, scalars)
+                call_args.append(f"&{c}")
+            elif nv and conv == "struct_args":
+                cls = rn.cls[bare(p.ctype)]
+                cdecls.append(f"cdef _Record s_{p.name} = _new_record(_L.cls({cls!r}), 1)")
+                ver = _struct_version(model, p.ctype)
+                if ver:
+                    cdecls.append(f"(<unsigned int*>s_{p.name}._ptr)[0] = {ver}")
+                st = next(x for x in model.structs if x.name == bare(p.ctype) or any(a == bare(p.ctype) for a, _ in x.aliases))
+                for arg, path in p.extra["inputs"]:
+                    pyparams.append(arg)
+                    if path.startswith("alloc:"):
+                        # an array of `arg` items for a pointer field, and its count field
+                        _, fld, n = path.split(":")
+                        f = next(x for x in st.fields if rn.fields[st.name][x.name] == fld)
+                        setters.append((arg, f"{fld} = _new_record(_L.cls({rn.cls[f.ctype]!r}), {arg})", f"s_{p.name}"))
+                        setters.append((arg, f"{n} = {arg}", f"s_{p.name}"))
+                    else:
+                        setters.append((arg, f"{path} = {arg}", f"s_{p.name}"))
+                call_args.append(f"<{cytype(p.ctype, p.ptr, False, mod)}>s_{p.name}._ptr")
+                out = p.extra["output"]
+                if out == "*":
+                    outs.append(f"s_{p.name}")
+                elif out:
+                    outs.append(f"s_{p.name}.{out}")
+            elif nv and "implicit" in p.extra:
+                # the length of the struct array it counts (a struct object of the module)
+                counted = byname[p.extra["implicit"]]
+                arr = counted.pyname
+                cdecls.append(f"cdef {SCALARS[bare(p.ctype)][0]} {c} = 0")
+                if counted.conv == "records_io":
+                    # made into a struct object already (from a sequence of field ids, say)
+                    pre.append((counted, f"{c} = len(r_{counted.name})"))
+                else:
+                    pre.append((counted,
+                                f"if not isinstance({arr}, _Record): raise TypeError('{arr} must be a "
+                                f"{rn.cls[bare(counted.ctype)]}, whose length is the count')"))
+                    pre.append((counted, f"{c} = len(<_Record>{arr})"))
+                call_args.append(c)
+            elif conv == "scalar":
+                pyparams.append(f"{py}={p.extra['default']!r}" if "default" in p.extra else py)
                 decl(f"cdef {SCALARS[bare(p.ctype)][0]} {c} = {py}", tag, scalars)
                 call_args.append(c)
             elif conv == "enum":
@@ -398,6 +449,11 @@ def _emit_function(model, fn, mod, L, refs):
                 pyparams.append(py)
                 decl(f"cdef void* p_{p.name} = _sval({py}, sizeof({base_t}))", tag)
                 call_args.append(f"(<{base_t}*>p_{p.name})[0]")
+            elif conv == "struct_ptr" and nv:
+                # a struct object of the module (one, or an array of them), an address, or None
+                pyparams.append(py)
+                decl(f"cdef void* p_{p.name} = _record_ptr({py}, _L.cls({rn.cls[bare(p.ctype)]!r}), {py!r})", tag)
+                call_args.append(f"<{ct}>p_{p.name}")
             elif conv == "struct_ptr":
                 pyparams.append(py)
                 decl(f"cdef _Buf a_{p.name} = _structs({py}, sizeof(cy{model.lib}.{bare(p.ctype)}))", tag)
@@ -492,6 +548,13 @@ def _emit_function(model, fn, mod, L, refs):
                         pre.append((tag, f"c_{q.name} = a_{p.name}.size"))
             else:
                 raise ValueError(f"{fn.name}: no input conversion {conv}")
+        elif nv and p.conv == "records_io":
+            # the module's struct object (filled in place), or a list of its first field's values
+            cls = rn.cls[bare(p.ctype)]
+            pyparams.append(py)
+            decl(f"cdef _Record r_{p.name} = _records_in({py}, _L.cls({cls!r}), {p.extra['field']!r})", tag)
+            call_args.append(f"<{cytype(p.ctype, p.ptr, False, mod)}>r_{p.name}._ptr")
+            outs.append(f"r_{p.name}")
         elif p.role in ("out", "inout"):
             conv = p.conv
             if conv in ("value_out", "value_inout"):
@@ -510,7 +573,14 @@ def _emit_function(model, fn, mod, L, refs):
                     else:
                         pre.append((tag, f"{c} = {py}"))
                 call_args.append(f"&{c}")
-                outs.append(_to_py(model, p, c, mod))
+                outs.append(_nv_value(model, p, c) if nv else _to_py(model, p, c, mod))
+            elif conv == "struct_out" and nv:
+                cdecls.append(f"cdef _Record s_{p.name} = _new_record(_L.cls({rn.cls[bare(p.ctype)]!r}), 1)")
+                ver = _struct_version(model, p.ctype)
+                if ver:
+                    cdecls.append(f"(<unsigned int*>s_{p.name}._ptr)[0] = {ver}")
+                call_args.append(f"<{cytype(p.ctype, p.ptr, False, mod)}>s_{p.name}._ptr")
+                outs.append(f"s_{p.name}.{p.extra['unwrap']}" if "unwrap" in p.extra else f"s_{p.name}")
             elif conv == "struct_out":
                 cdecls.append(f"cdef _Struct s_{p.name} = _new_struct(_L.cls({bare(p.ctype)!r}))")
                 call_args.append(f"<{cytype(p.ctype, p.ptr, False, mod)}>s_{p.name}._ptr")
@@ -527,6 +597,11 @@ def _emit_function(model, fn, mod, L, refs):
                 cdecls.append(f"cdef const char* {c} = NULL")
                 call_args.append(f"<{cytype(p.ctype, p.ptr, p.const, mod)}>&{c}")
                 outs.append(f"(<bytes>{c} if {c} != NULL else None)")
+            elif conv == "strbuf" and nv and (not p.extra.get("len") or byname[p.extra["len"]].conv in ("fixed", "fixed_ref")):
+                # a string the library writes into a buffer of the documented size
+                cdecls.append(f"cdef _Buf a_{p.name} = _Buf_new({p.extra['size']})")
+                call_args.append(f"<char*>a_{p.name}.ptr")
+                outs.append(f"_text(<char*>a_{p.name}.ptr, {p.extra['size']})")
             elif conv == "strbuf":
                 ln = p.extra["len"]
                 lpy, lv, tag = ov.RENAME.get(ln, ln), val(ln), byname[ln]
@@ -534,7 +609,14 @@ def _emit_function(model, fn, mod, L, refs):
                 cdecls.append(f"cdef _Buf a_{p.name}")
                 pre.append((tag, f"a_{p.name} = _Buf_new({lv})"))
                 call_args.append(f"<char*>a_{p.name}.ptr")
-                outs.append(f"PyBytes_FromStringAndSize(<char*>a_{p.name}.ptr, {lv})")
+                outs.append(f"_text(<char*>a_{p.name}.ptr, {lv})" if nv else
+                            f"PyBytes_FromStringAndSize(<char*>a_{p.name}.ptr, {lv})")
+            elif conv == "array_out" and nv and p.extra.get("two_call"):
+                # sized by asking the library first (_nv_call_and_return calls twice)
+                kind, cls, es = _elem(model, p)
+                two_call.append((p, kind, es))
+                call_args.append(f"__ARRAY_{p.name}__")
+                outs.append(f"__OUT_{p.name}__")
             elif conv in ("array_out", "array_ref_out"):
                 kind, cls, es = _elem(model, p)
                 cnt = p.extra["count"]
@@ -566,6 +648,10 @@ def _emit_function(model, fn, mod, L, refs):
                         call_args.append(f"<{cytype(p.ctype, p.ptr, False, mod)}>a_{p.name}.ptr")
                     if bare(p.ctype) == "char":
                         outs.append(f"PyBytes_FromStringAndSize(<char*>_bufptr(a_{p.name}), {cexpr})")
+                    elif nv and kind == "s":
+                        outs.append(f"_records_of(_L.cls({rn.cls[bare(p.ctype)]!r}), _bufptr(a_{p.name}), {cexpr})")
+                    elif nv:
+                        outs.append(f"_numbers_of(_bufptr(a_{p.name}), {cexpr}, {_np_format(model, p)!r})")
                     else:
                         outs.append(f"_from_array(_bufptr(a_{p.name}), {cexpr}, {kind!r}, {cls}, {es})")
                 else:
@@ -600,9 +686,16 @@ def _emit_function(model, fn, mod, L, refs):
             # a struct pointer is a list only when given one (one struct is not counted)
             pre.append((p, f"if isinstance({py}, (list, tuple)): {check}" if p.conv == "struct_ptr" else check))
     sig = ", ".join(pyparams)
-    o.append(f"def {'_' if L.get('snake') else ''}{fn.name}({sig}):")
-    o.append('    """' + tuple_docstring(model, fn, refs) + '\n    """')
-    if fn.ret != L["status"] and returns_struct(fn, model):
+    if nv:
+        o.append(f"def {public_function(fn, L)}({sig}):")
+        o.append('    """' + docstrings.quoted(snake_docstring(model, fn, refs)) + '\n    """')
+        o.extend(_nv_handle_checks(model, fn, L))
+    else:
+        o.append(f"def {'_' if L.get('snake') else ''}{fn.name}({sig}):")
+        o.append('    """' + tuple_docstring(model, fn, refs) + '\n    """')
+    if nv and fn.ret != L["status"]:
+        o.append(f"    cdef {_nv_ret_type(model, fn)} r")
+    elif fn.ret != L["status"] and returns_struct(fn, model):
         o.append(f"    cdef cy{model.lib}.{bare(fn.ret)} r")
         o.append(f"    cdef _Struct s_r = _new_struct(_L.cls({bare(fn.ret)!r}))")
     elif fn.ret != L["status"]:
@@ -626,6 +719,14 @@ def _emit_function(model, fn, mod, L, refs):
                     f"    else:\n        with nogil:\n            {stmt}")
         return f"    with nogil:\n        {stmt}"
 
+    if nv:
+        for arg, assignment, rec in setters:
+            o.append("    try:")
+            o.append(f"        {rec}.{assignment}")
+            o.append("    except (TypeError, ValueError, OverflowError) as e:")
+            o.append(f"        raise type(e)(f\"{public_function(fn, L)}() argument '{arg}': {{e}}\") from None")
+        o.extend(_nv_call_and_return(model, fn, L, c_call, call_args, outs, size_check, two_call, mod, rn))
+        return o
     if fn.ret != L["status"]:
         o.append(c_call(f"r = cy{model.lib}.{fn.name}({', '.join(call_args)})"))
         if returns_struct(fn, model):
@@ -785,3 +886,392 @@ def check_lazy_refs(lines, model):
         for m in _IDENT.finditer(code):
             if m.group(1) in lazy:
                 raise ValueError(f"generated code names the lazy class {m.group(1)!r} directly: {line.strip()}")
+
+
+# ------------------------------------------------------------------------------------- struct-style modules
+
+def _nv_value(model, p, var):
+    """A struct-style module's Python value of an output's C local: handles and pointers as ints,
+    enums and integer types as ints (as the reference package returns them)."""
+    if p.cls in ("handle", "funcptr"):
+        return f"PyLong_FromVoidPtr(<void*>{var})"
+    if p.cls in ("enum", "inttd"):
+        return f"<long long>{var}"
+    return var
+
+
+def _struct_version(model, ctype):
+    """The value a versioned struct's `version` member is set to before a call fills the struct
+    (NVML: `nvmlMemory_v2` for nvmlMemory_v2_t, the header's NVML_STRUCT_VERSION), or None."""
+    name = bare(ctype)
+    s = next((x for x in model.structs if x.name == name or any(a == name for a, _ in x.aliases)), None)
+    if s is None or not s.fields or s.fields[0].name != "version":
+        return None
+    values = dict(model.defines)
+    for n in [name] + [a for a, _ in s.aliases] + [s.name]:
+        macro = n[:-2] if n.endswith("_t") else n
+        if macro in values and isinstance(values[macro], int):
+            return values[macro]
+    return None
+
+
+def _np_format(model, p):
+    """The numpy format of one item of an array output of scalars."""
+    b = bare(p.ctype)
+    if p.cls == "enum":
+        return "<i4"
+    if p.cls == "inttd":
+        for n, _, cy, size, k in model.inttds:
+            if n == b:
+                return f"<{k}{size}"
+    if p.cls in ("handle", "funcptr"):
+        return "<u8"
+    cy, size, k = SCALARS[b]
+    return f"<{k}{size}"
+
+
+def _nv_ret_type(model, fn):
+    """The Cython type of the C return value of a function that returns no status."""
+    if fn.ret == "void":
+        return "int"
+    b = bare(fn.ret)
+    if b in SCALARS and b != "char":      # `char` is a string: the parser drops the `*` of returns
+        return SCALARS[b][0]
+    return "const char*"
+
+
+def _nv_handle_checks(model, fn, L):
+    """Lines refusing a handle argument the library would crash on: None, a value in the first page,
+    one that a destroy call consumed (docs/design.md, "nvJitLink's and NVVM's style")."""
+    handles = {n for n, _ in model.handles}
+    what = L["snake"]["what"]
+    o = []
+    for p in fn.params:
+        if p.role in ("in", "inout") and bare(p.ctype) in handles and p.conv in ("handle", "handle_ref"):
+            o.append(f"    _live({p.pyname}, _CONSUMED, {p.pyname!r}, {what!r})")
+    return o
+
+
+def _nv_call_and_return(model, fn, L, c_call, call_args, outs, size_check, two_call=(), mod="", rn=None):
+    """The C call of a struct-style function, the raise on a failed status, what it returns."""
+    o = []
+    if two_call:
+        return _nv_two_call(model, fn, L, c_call, call_args, outs, two_call, mod, rn)
+    handles = {n for n, _ in model.handles}
+    for szf, pname, py in size_check:
+        h = fn.params[0]
+        o.append(f"    cdef size_t need_{pname} = 0")
+        o.append(f"    if cy{model.lib}.{szf}(<cy{model.lib}.{bare(h.ctype)}>c_{h.name}, &need_{pname}) == 0 "
+                 f"and <size_t>n_{pname} < need_{pname}:")
+        o.append(f"        raise ValueError(f'{py}: the buffer has {{n_{pname}}} bytes; {public_function(fn, L)} "
+                 f"writes {{need_{pname}}}')")
+    call = f"cy{model.lib}.{fn.name}({', '.join(call_args)})"
+    consumed = [p.pyname for p in fn.params if p.conv == "handle_ref"
+                or (fn.name, p.name) in ov.CONSUMES]
+    if fn.ret != L["status"]:
+        if fn.ret == "void":
+            o.append(c_call(call))
+        else:
+            o.append(c_call(f"r = {call}"))
+        o.extend(f"    _consume({n}, _CONSUMED)" for n in consumed)
+        if fn.ret == "void":
+            o.append("    return None")
+        elif bare(fn.ret) in SCALARS and bare(fn.ret) != "char":
+            o.append("    return r")
+        else:
+            o.append("    return _text0(r)")
+        o.append("")
+        return o
+    o.append(c_call(f"err = {call}"))
+    if fn.name in ov.STATUS_RESULT:
+        o.append("    return <int>err")
+        o.append("")
+        return o
+    status_struct = returns_struct(fn, model)
+    o.append(f"    if {'err.err != 0' if status_struct else 'err != 0'}:")
+    o.append(f"        _raise({'err.err, err.cu_err' if status_struct else 'err'})")
+    o.extend(f"    _consume({n}, _CONSUMED)" for n in consumed)
+    for i, p in enumerate([q for q in fn.params if q.role in ("out", "inout")]):
+        if bare(p.ctype) in handles and i < len(outs):
+            o.append(f"    _CONSUMED.discard({outs[i]})")
+    if not outs:
+        o.append("    return None")
+    elif len(outs) == 1:
+        o.append(f"    return {outs[0]}")
+    else:
+        o.append(f"    return ({', '.join(outs)})")
+    o.append("")
+    return o
+
+
+def _emit_records_module(model):
+    """<lib>.pyx of a struct-style library (cuFile, NVML, nvFatbin, cuDLA; docs/library-modules.md):
+    the enums by the reference's short names, the struct classes (cuda.bindings._records), the
+    exception class(es), and one snake_case function per entry point that returns its outputs and
+    raises on a failed status."""
+    L = LIBS[model.lib]
+    cfg = L["snake"]
+    rn = record_names(model)
+    mod = "cy" + model.lib + "."
+    o = [HEADER.format(ver=model.cuda),
+         "# cython: language_level=3, boundscheck=False, wraparound=False, binding=True",
+         f'"""{L["title"]}: Python bindings generated from the CUDA {model.cuda} headers, in the style of '
+         f'NVIDIA\'s cuda.bindings.{model.lib}."""',
+         f"from cuda.bindings cimport cy{model.lib}",
+         "from cuda.bindings._base cimport (_Buf, _hptr, _href, _vptr, _wbuf, _as_bytes, _array, _strlist, _bufptr,",
+         "    _Buf_new, _check_count, _bptr, _arg_error, _vsized, _library_handle, _Lazy, _new_lazy, _live, _consume,",
+         "    _Handle, _IntValue, _iv, _Struct, _enum)",
+         "from cuda.bindings._records cimport (_Record, _new_record, _record_ptr, _text, _text0, _records_of,",
+         "    _numbers_of, _records_in)",
+         "from cpython.long cimport PyLong_FromVoidPtr, PyLong_AsVoidPtr",
+         "from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t, intptr_t, uintptr_t",
+         "from libc.string cimport memcpy",
+         "from posix.types cimport off_t",
+         "from cuda.bindings import _records",
+         ""]
+    # ---- enums: by their short names; made on first use
+    o.append("_ENUMS = (")
+    for cname, py, members in rn.enums:
+        o.append(f'    "{py}||' + ",".join(f"{_ident(n)}={int(v)}" for n, v in members) + '\\n"')
+    for py, members in ov.DEFINE_ENUMS_OF(model):
+        o.append(f'    "{py}||' + ",".join(f"{_ident(n)}={int(v)}" for n, v in members) + '\\n"')
+    if o[-1] == "_ENUMS = (":
+        o.append('    ""')
+    o.append(")")
+    o.append("")
+    classes = {e.name for e in model.enums} | {a for e in model.enums for a in e.aliases}
+    for st in model.structs:
+        classes.add(st.name)
+        classes.update(a for a, _ in st.aliases)
+    # ---- struct layout, from the compiler
+    exprs_off, exprs_size, exprs_psize, layout = [], [], [], []
+    skip = set(cfg.get("hide_structs", ()))
+    for st in model.structs:
+        if st.name in skip or any(a in skip for a, _ in st.aliases):
+            continue
+        if st.host:
+            top, path = st.host.split("|")
+            base = f"(({top}*)0)->{path}"
+        else:
+            top, path, base = st.ctype, "", None
+        specs = []
+        for f in st.fields:
+            if None in f.dims or f.name is None:
+                continue
+            fname, kind, count, clsname, ekind, countname, psize, flags = record_field_spec(model, st, f, classes, rn)
+            fpath = f"{path}.{f.name}" if path else f.name
+            exprs_off.append(f"offsetof({top}, {fpath}) - offsetof({top}, {path})" if st.host
+                             else f"offsetof({top}, {fpath})")
+            exprs_size.append(f"sizeof((({top}*)0)->{fpath})")
+            exprs_psize.append(f"sizeof(*((({top}*)0)->{fpath}))" if psize else "0")
+            hidden = f.name in counted_fields(st) or (st.name, f.name) in ov.HIDDEN_FIELDS
+            specs.append((fname, kind, count, clsname, ekind, countname, flags | (1 if hidden else 0)))
+        layout.append((st, specs, f"sizeof({base})" if st.host else f"sizeof({top})"))
+    nfields = max(len(exprs_off), 1)
+    o.append("cdef extern from *:")
+    o.append('    """')
+    o.append("    #include <stddef.h>")
+    o.append(f"    static const size_t __cb_{model.lib}_off[] = {{{', '.join(exprs_off) or '0'}}};")
+    o.append(f"    static const size_t __cb_{model.lib}_fsize[] = {{{', '.join(exprs_size) or '0'}}};")
+    o.append(f"    static const size_t __cb_{model.lib}_psize[] = {{{', '.join(exprs_psize) or '0'}}};")
+    o.append(f"    static const size_t __cb_{model.lib}_ssize[] = {{{', '.join(x[2] for x in layout) or '0'}}};")
+    o.append('    """')
+    o.append(f"    const size_t __cb_{model.lib}_off[{nfields}]")
+    o.append(f"    const size_t __cb_{model.lib}_fsize[{nfields}]")
+    o.append(f"    const size_t __cb_{model.lib}_psize[{nfields}]")
+    o.append(f"    const size_t __cb_{model.lib}_ssize[{max(len(layout), 1)}]")
+    o.append("")
+    # one line per struct: name|union|first field|(no aliases)|name:kind:count:class:item kind:count field:flags;...
+    o.append("_STRUCTS = (")
+    first = 0
+    for st, specs, _ in layout:
+        fields = ";".join(":".join([n, str(k), str(c), cl, str(ek), cn, str(fl)]) for n, k, c, cl, ek, cn, fl in specs)
+        o.append(f'    "{rn.cls[st.name]}|{int(bool(st.union))}|{first}||{fields}\\n"')
+        first += len(specs)
+    if not layout:
+        o.append('    ""')
+    o.append(")")
+    dtypes = ",".join(f"{d}:{c}" for d, c in rn.dtypes.items() if c in {rn.cls[st.name] for st, _, _ in layout})
+    o.append(f'_DTYPES = "{dtypes}"')
+    o.append(f"cdef _Lazy _L = _new_lazy(globals(), __name__, _ENUMS, _STRUCTS, __cb_{model.lib}_off, "
+             f"__cb_{model.lib}_fsize, __cb_{model.lib}_psize, __cb_{model.lib}_ssize)")
+    o.append(f"_L.records = _records._Space(_DTYPES, {cfg.get('imports', {})!r})")
+    o.append("")
+    for n, v in ov.PUBLIC_CONSTANTS.get(model.lib, {}).items():
+        o.append(f"{v} = {dict(model.defines)[n]!r}")
+    o.append("")
+    status_py = rn.enum_cls.get(L["status"]) or rn.enum_cls.get(cfg.get("status_enum", ""))
+    o.append(f"cdef str _STATUS_NAME = {status_py!r}")
+    o.append('include "_module_common.pxi"')
+    o.append("")
+    o.extend(_records_errors(model, status_py))
+    o.append("cdef set _CONSUMED = set()   # int values of the handles a destroy call consumed")
+    o.append("")
+    refs = snake_refs(model)
+    _check_buffer_extent(model)
+    for fn in model.functions:
+        if fn.python:
+            o.extend(_emit_function(model, fn, mod, L, refs))
+    o.append("")
+    return "\n".join(o) + "\n"
+
+
+def _records_errors(model, status_py):
+    """The exception class(es) of a struct-style module and `_raise`, which raises the one of a
+    status (LIBS[lib]["snake"]: `error`, and for NVML `per_status`: one subclass per status)."""
+    L = LIBS[model.lib]
+    cfg = L["snake"]
+    err = cfg["error"]
+    o = [f"class {err}(Exception):",
+         f'    """A failed {cfg["title"]} call: `status` is the {status_py} value."""',
+         ""]
+    if cfg.get("message") == "cufile":
+        o = ["def _status_text(int status):",
+             '    """cuFile\'s text for a status (cufile.h\'s cufileop_status_error)."""',
+             f"    return _text0(cy{model.lib}.cufileop_status_error(<cy{model.lib}.CUfileOpError>status))",
+             "",
+             "",
+             "def _cuda_status_name(int status):",
+             '    """The CUresult member name of a CUDA status (its number where it names none)."""',
+             "    try:",
+             "        from cuda.bindings.driver import CUresult",
+             "        return CUresult(status).name",
+             "    except (ImportError, ValueError):",
+             "        return str(status)",
+             "",
+             ""] + o
+        o += ["    def __init__(self, status, cuda_error=None):",
+              "        self.status = int(status)",
+              "        self.cuda_error = None if cuda_error is None else int(cuda_error)",
+              "        msg = f'{_status_name(self.status)} ({self.status}): {_status_text(self.status)}'",
+              "        if self.cuda_error:",
+              "            msg += f'; CUDA status: {_cuda_status_name(self.cuda_error)} ({self.cuda_error})'",
+              "        super().__init__(msg)",
+              "",
+              "    def __reduce__(self):",
+              "        return (type(self), (self.status, self.cuda_error))",
+              "",
+              "",
+              "cdef object _raise(int status, long long cuda_error) except *:",
+              f"    raise {err}(status, cuda_error if cuda_error != 0 else None)",
+              ""]
+    elif cfg.get("message") == "library":
+        # the library's text for the status (nvmlErrorString, which needs no initialisation);
+        # one subclass per status, named after it: ERROR_NOT_SUPPORTED -> NotSupportedError
+        o += ["    def __init__(self, status):",
+              "        self.status = int(status)",
+              "        super().__init__(_status_text(self.status))",
+              "",
+              "    def __reduce__(self):",
+              "        return (type(self), (self.status,))",
+              "",
+              ""]
+        by_value = {}
+        for cls, name, value in status_error_classes(model):
+            by_value[value] = cls
+            o += [f"class {cls}({err}):", f'    """{L["title"]} status {name} ({value})."""', "",
+                  "    def __init__(self, status=None):",
+                  f"        super().__init__({value} if status is None else status)", "", ""]
+        for alias, cls in ov.ERROR_CLASS_ALIASES.items():
+            o.append(f"{alias} = {cls}")
+        o += ["", f"cdef dict _ERRORS = {{{', '.join(f'{v}: {c}' for v, c in sorted(by_value.items()))}}}", "", "",
+              f"def _status_text(int status):",
+              '    """The library\'s text for a status (its number where the library cannot say)."""',
+              "    try:",
+              f"        return _text0(cy{model.lib}.{L['prefix']}ErrorString(<cy{model.lib}.{L['status']}>status))",
+              "    except Exception:",
+              "        return f'{_status_name(status)} ({status})'",
+              "", "",
+              "cdef object _raise(long long status) except *:",
+              f"    raise _ERRORS.get(status, {err})(status)",
+              ""]
+        if cfg.get("check_status_size", True):
+            o += ["", "def check_status_size(status):",
+                  f'    """check_status, but {cfg["insufficient"][len(L["prefix"]) + 1:]} (the size query of a two-call function) is no failure."""',
+                  "    cdef long long s = status",
+                  f"    if s != 0 and s != cy{model.lib}.{cfg['insufficient']}:",
+                  "        _raise(s)",
+                  "    return 0", ""]
+    else:
+        o += ["    def __init__(self, status):",
+              "        self.status = int(status)",
+              "        super().__init__(f'{_status_name(self.status)} ({self.status})')",
+              "",
+              "    def __reduce__(self):",
+              "        return (type(self), (self.status,))",
+              "",
+              "",
+              "cdef object _raise(long long status) except *:",
+              f"    raise {err}(status)",
+              ""]
+    if "check_status" in cfg:
+        o += ["",
+              "def check_status(status):",
+              f'    """Raise the exception of a {status_py} value; return {cfg["check_status"]!r} when it is success."""',
+              "    cdef long long s = status",
+              "    if s != 0:",
+              "        _raise(s)",
+              f"    return {cfg['check_status']!r}",
+              ""]
+    o += ["",
+          "def _status_name(int status):",
+          f'    """The {status_py} member name of a status (its number where it names none)."""',
+          "    try:",
+          f"        return _L.cls({status_py!r})(status).name",
+          "    except ValueError:",
+          "        return str(status)",
+          ""]
+    return o
+
+
+def _nv_two_call(model, fn, L, c_call, call_args, outs, arrays, mod, rn):
+    """A struct-style function whose output arrays' size the library tells: called with a count of
+    0 and no arrays first, then with arrays of that size (again while the library says they are too
+    small: the count may grow between the calls).  The arrays come back as the module's struct
+    class (structs) or numpy arrays (numbers), as many items as the library filled."""
+    cnt = arrays[0][0].extra["count"]
+    insufficient = L["snake"]["insufficient"]
+    first = [a if not a.startswith("__ARRAY_") else "NULL" for a in call_args]
+    second = []
+    for a in call_args:
+        if a.startswith("__ARRAY_"):
+            name = a[len("__ARRAY_"):-2]
+            p = next(q for q in fn.params if q.name == name)
+            second.append(f"<{cytype(p.ctype, p.ptr, False, mod)}>a_{name}.ptr")
+        else:
+            second.append(a)
+    o = [f"    cdef unsigned int req_{cnt} = 0"]
+    for p, kind, es in arrays:
+        o.append(f"    cdef _Buf a_{p.name} = None")
+    o.append(c_call(f"err = cy{model.lib}.{fn.name}({', '.join(first)})"))
+    o.append(f"    if err != 0 and err != cy{model.lib}.{insufficient}:")
+    o.append("        _raise(err)")
+    o.append("    for _ in range(8):")
+    o.append(f"        req_{cnt} = c_{cnt}")
+    for p, kind, es in arrays:
+        o.append(f"        a_{p.name} = _Buf_new(<Py_ssize_t>req_{cnt} * {es})")
+    inner = c_call(f"err = cy{model.lib}.{fn.name}({', '.join(second)})").replace("\n", "\n    ")
+    o.append("    " + inner)
+    o.append(f"        if err != cy{model.lib}.{insufficient} or c_{cnt} <= req_{cnt}:")
+    o.append("            break")
+    o.append("    if err != 0:")
+    o.append("        _raise(err)")
+    o.append(f"    if c_{cnt} > req_{cnt}:")
+    o.append(f"        c_{cnt} = req_{cnt}")
+    res = []
+    for out in outs:
+        if out.startswith("__OUT_"):
+            name = out[len("__OUT_"):-2]
+            p, kind, es = next(x for x in arrays if x[0].name == name)
+            if kind == "s":
+                res.append(f"_records_of(_L.cls({rn.cls[bare(p.ctype)]!r}), a_{name}.ptr, c_{cnt})")
+            else:
+                res.append(f"_numbers_of(a_{name}.ptr, c_{cnt}, {_np_format(model, p)!r})")
+        else:
+            res.append(out)
+    if len(res) == 1:
+        o.append(f"    return {res[0]}")
+    else:
+        o.append(f"    return ({', '.join(res)})")
+    o.append("")
+    return o

@@ -54,6 +54,19 @@ the libraries in; GENERATED is the order `python -m codegen` generates them in (
 codegen/REPORT.md's sections).
 """
 
+import re
+
+
+def _xmacro_enum(m):
+    """cufile.h's status enum, whose members an X-macro table lists (`CUFILE_OP(code, name, text)`
+    lines of `#define CUFILEOP_STATUS_ENTRIES`), as a plain enum: the table is kept, the enum body
+    written out."""
+    table = m.group(1)
+    members = re.findall(r"CUFILE_OP\(\s*([^,]+?)\s*,\s*(\w+)\s*,", table)
+    body = "".join(f"    {name} = {code},\n" for code, name in members)
+    return table + "typedef enum CUfileOpError {\n" + body + "} CUfileOpError;"
+
+
 _GL = ["GL/gl.h"]
 _EGL = ["EGL/egl.h", "EGL/eglext.h"]
 _VDPAU = ["vdpau/vdpau.h"]
@@ -115,9 +128,55 @@ LIBS = {
         notfound="<nvvmResult>-42", shutdown="NVVM_ERROR_CANCELLED",
         snake=dict(error="nvvmError", title="NVVM", what="an NVVM program",
                    enums={"nvvmResult": ("Result", "NVVM_")})),
+    "nvfatbin": dict(
+        title="nvFatbin (fatbinary creation)",
+        headers=["nvFatbin.h"],
+        header="nvFatbin.h", prefix="nvFatbin", status="nvFatbinResult",
+        notfound="<nvFatbinResult>-42", shutdown="NVFATBIN_ERROR_INTERNAL",
+        snake=dict(error="nvFatbinError", title="nvFatbin", what="an nvFatbin handle", records=True,
+                   enums={"nvFatbinResult": ("Result", "NVFATBIN_")})),
+    "cufile": dict(
+        title="cuFile (GPUDirect Storage)",
+        headers=["cufile.h"],
+        replace={
+            # the status enum is an X-macro table (CUFILEOP_STATUS_ENTRIES) that pyclibrary does not
+            # expand: its entries are written out as the preprocessor would
+            r"(?s)(#define\s+CUFILEOP_STATUS_ENTRIES\b.*?)typedef enum CUfileOpError \{.*?\} CUfileOpError;": _xmacro_enum,
+        },
+        # types of cuda.h that cufile.h uses: taken from cydriver; POSIX types from Cython's posix/
+        foreign={"CUstream": "handle", "CUresult": "enum"},
+        pxd_imports=["from cuda.bindings.cydriver cimport CUstream, CUresult",
+                     "from posix.types cimport off_t", "from posix.time cimport timespec",
+                     'cdef extern from "<stdbool.h>":', "    ctypedef bint bool"],
+        header="cufile.h", prefix="cuFile", status="CUfileError_t",
+        notfound="*", shutdown="CU_FILE_INTERNAL_ERROR",
+        snake=dict(error="cuFileError", title="cuFile", what="a cuFile handle", records=True, message="cufile",
+                   status_enum="CUfileOpError", hide_structs=("CUfileError_t",),
+                   type_prefixes=("CUfile", "CUFile", "cufile"), member_prefixes=("CU_FILE_", "CUFILE_"),
+                   # the driver's CUresult, in which cuFile reports a CUDA error
+                   imports={"pyCUresult": ("cuda.bindings.driver", "CUresult")})),
+    "cudla": dict(
+        title="cuDLA (deep learning accelerator)",
+        headers=["cudla.h"],
+        header="cudla.h", prefix="cudla", status="cudlaStatus",
+        notfound="<cudlaStatus>-42", shutdown="cudlaErrorUnknown",
+        # the C-API keeps the header's const qualifiers where they stand (`uint64_t const`,
+        # `cudlaDevHandle *const`): the reference's signatures spell them so
+        keep_const=True,
+        snake=dict(error="CudlaError", title="cuDLA", what="a cuDLA handle", records=True, check_status=None,
+                   type_prefixes=("cudla", "Cudla"), member_prefixes=("CUDLA_", "cudla"))),
+    "nvml": dict(
+        title="NVML (NVIDIA Management Library)",
+        headers=["nvml.h"],
+        header="nvml.h", prefix="nvml", status="nvmlReturn_t",
+        notfound="<nvmlReturn_t>-42", shutdown="NVML_ERROR_UNINITIALIZED",
+        snake=dict(error="NvmlError", title="NVML", what="an NVML handle", records=True, message="library",
+                   per_status=True, check_status=0, hide_lengths=True,
+                   insufficient="NVML_ERROR_INSUFFICIENT_SIZE",
+                   type_prefixes=("nvml",), member_prefixes=("NVML_",))),
 }
 
-GENERATED = ("driver", "nvrtc", "runtime", "nvjitlink", "nvvm")
+GENERATED = ("driver", "nvrtc", "runtime", "nvjitlink", "nvvm", "nvfatbin", "cufile", "cudla", "nvml")
 
 
 def names():

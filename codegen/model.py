@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 
 from . import overrides as ov
 from .libs import LIBS
-from .parse import doc_params
+from .names import param_name
+from .parse import doc_param_dirs, doc_params, doc_params_any
 
 # C scalar types: name -> (Cython spelling, size, kind) kind: i (signed), u (unsigned), f (float)
 SCALARS = {
@@ -31,6 +32,8 @@ SCALARS = {
     "uintptr_t": ("uintptr_t", 8, "u"), "intptr_t": ("intptr_t", 8, "i"),
     "bool": ("bint", 1, "u"), "_Bool": ("bint", 1, "u"),
     "unsigned": ("unsigned int", 4, "u"), "signed": ("int", 4, "i"),
+    # POSIX types of cufile.h (Cython spells ssize_t as Py_ssize_t; off_t comes from posix.types)
+    "ssize_t": ("Py_ssize_t", 8, "i"), "off_t": ("off_t", 8, "i"),
     "long int": ("long", 8, "i"), "unsigned long int": ("unsigned long", 8, "u"),
     "short int": ("short", 2, "i"), "unsigned short int": ("unsigned short", 2, "u"),
 }
@@ -78,6 +81,9 @@ class Param:
     conv: str                # conversion (see emit_py.py)
     extra: dict = field(default_factory=dict)
     decl: list = field(default_factory=list)  # [base, ptr] as the header declares it, where ctype/ptr differ
+    # the Cython type keeping the header's const qualifiers where they stand (`const uint64_t`,
+    # `cudlaDevHandle* const`), for a library whose C-API spells them so (libs.LIBS: keep_const)
+    cdecl: str = ""
 
 
 @dataclass
@@ -126,6 +132,8 @@ class Model:
     cython_level: list = field(default_factory=list)
     c_prelude: list = field(default_factory=list)    # C declarations the .pxd writes itself (overrides.EXTRA_DECLARATIONS)
     groups: list = field(default_factory=list)      # [(name, title)]: the headers' doxygen groups, in order
+    # the anonymous structs and unions in the order the headers have them: [(name, nested)]
+    anonymous: list = field(default_factory=list)
     # the headers' group of each enum, struct, handle, integer and function pointer type, by its name
     type_groups: dict = field(default_factory=dict)
 
@@ -175,6 +183,9 @@ class Types:
         return name, ptr, dims, fsig, chain
 
     def category(self, name):
+        foreign = LIBS.get(getattr(self, "lib", ""), {}).get("foreign", {})
+        if name in foreign:        # a type of another header (cufile.h's CUstream, CUresult)
+            return foreign[name]
         if name in SCALARS or name == "void":
             return "scalar" if name != "void" else "void"
         base, ptr, dims, fsig, chain = self.resolve(name)
@@ -209,8 +220,11 @@ def _struct_ctype(tag, union):
 def build(raw, lib):
     defs = raw["defs"]
     T = Types(defs)
+    T.lib = lib
+    T.cuda = raw.get("cuda", "")
+    T.spelled = raw.get("spelled", {})
     group_order, fn_group, type_group = raw.get("groups", ([], {}, {}))
-    m = Model(lib=lib, groups=[list(g) for g in group_order])
+    m = Model(lib=lib, groups=[list(g) for g in group_order], anonymous=[list(a) for a in raw.get("anonymous", [])])
     types = defs["types"]
 
     # ---- enums: typedef name -> members
@@ -301,7 +315,8 @@ def build(raw, lib):
                 else:
                     cat = "unknown"
                 if inner.startswith("anon_") and p == 0:
-                    collect(inner, b.startswith("union "), top_ctype, host_path + [fname])
+                    # an array of them is reached through its first item (offsetof needs one)
+                    collect(inner, b.startswith("union "), top_ctype, host_path + [fname + "[0]" * len(d)])
             else:
                 cat = T.category(b)
                 if cat == "struct" and p >= 1:
@@ -357,6 +372,9 @@ def build(raw, lib):
             chain = []
             pending = list(names)
             done = {root}
+            if tagless and LIBS.get(lib, {}).get("snake", {}).get("records"):
+                # the typedefs of a tagless struct's typedef (`typedef nvmlX_v1_t nvmlX_t;`)
+                pending += [n for n, parent in alias_of.items() if parent == root and n not in pending]
             guard = 0
             while pending and guard < 100:
                 guard += 1
@@ -467,7 +485,9 @@ def build(raw, lib):
             m.defines.append((k, v))
 
     # ---- functions
-    vmap = raw["versioned"]
+    # the struct-style modules bind every entry point by its own name (cuFileDriverClose and
+    # cuFileDriverClose_v2 both), as the reference does
+    vmap = {} if LIBS.get(lib, {}).get("snake", {}).get("records") else raw["versioned"]
     size_queries = _size_queries({vmap.get(c, c): ft for c, ft in defs["functions"].items()})
     for csym, ft in defs["functions"].items():
         api = vmap.get(csym, csym)
@@ -522,7 +542,7 @@ def build(raw, lib):
                 alias = [w for w in re.findall(r"[A-Za-z_]\w*", text) if w in type_aliases]
                 if alias and not prm.decl:
                     prm.decl = [alias[0], prm.ptr]
-        if api in ov.SKIP_PYTHON or inline:
+        if api in ov.SKIP_PYTHON or (inline and not LIBS.get(lib, {}).get("snake", {}).get("records")):
             fn.python = False
         if api in raw.get("extra", {}).get("python", {}):    # overrides.EXTRA_DECLARATIONS
             fn.python = raw["extra"]["python"][api]
@@ -656,8 +676,41 @@ def _override_key(fn_name, cname):
     return key
 
 
+# NVML's and cuFile's words for an output: "Reference in which to return the name", "Reference to
+# return the ...", "size of the returned ..."
+_OUTWORDS_LIB = re.compile(r"^(Reference (?:in which )?to return|Reference in which|Returns? the|"
+                           r"Pointer to (?:hold|return|store)|The number of .* will be)", re.I)
+
+
+def spelled_type(text, name):
+    """(Cython type text, whether the pointed-to or plain base type is const) of a parameter as the
+    header writes it: `uint64_t const * const ptr` -> (`const uint64_t* const`, True)."""
+    words = re.findall(r"\*|[A-Za-z_]\w*", text)
+    if words and words[-1] == name:
+        words = words[:-1]
+    base, stars, base_const = [], [], False
+    for w in words:
+        if w == "*":
+            stars.append(False)
+        elif w == "const":
+            if stars:
+                stars[-1] = True
+            else:
+                base_const = True
+        else:
+            base.append(w)
+    cy = ("const " if base_const else "") + " ".join(base) + "".join("*" + (" const" if c else "") for c in stars)
+    return cy, base_const
+
+
 def classify_params(fn, params, T, lib):
-    dp = doc_params(fn.doc)
+    records = LIBS.get(getattr(T, "lib", ""), {}).get("snake", {}).get("records")
+    keep_const = LIBS.get(getattr(T, "lib", ""), {}).get("keep_const")
+    spelled = getattr(T, "spelled", {}).get(fn.csym) or getattr(T, "spelled", {}).get(fn.name) or []
+    if len(spelled) != len(params):
+        spelled = []
+    dp = doc_params_any(fn.doc) if records else doc_params(fn.doc)
+    dirs = doc_param_dirs(fn.doc) if records else {}
     names = [n for n, _ in params]
     out = []
     handle_of = {}
@@ -677,11 +730,25 @@ def classify_params(fn, params, T, lib):
         cat = T.category(b) if fsig is None else "funcptr"
         if fsig is not None:
             b, p, c = "void", 1, False   # an inline function pointer: passed as an address
+        cdecl = ""
+        if keep_const and spelled:
+            # `T *const x` is a const pointer to a T the call may write, not a `const T*` input
+            cdecl, c = spelled_type(spelled[len([x for x in params[:params.index((cname, t))]])], cname)
         doc = dp.get(cname, "")
         is_out_doc = bool(_OUTWORDS.match(doc)) or cname.endswith("_out") or cname.endswith("Out")
-        pyname = ov.RENAME.get(cname, cname)
-        prm = Param(cname, pyname, b, p, c, cat, "in", "", decl=decl)
-        key = _override_key(fn.name, cname)
+        if records:
+            # the struct-style libraries say "[out]" or "Reference in which to return"
+            is_out_doc = dirs.get(cname) in ("out", "inout") or (
+                dirs.get(cname) is None and (is_out_doc or bool(_OUTWORDS_LIB.match(doc))))
+        if records:
+            # the struct-style modules: the reference's names, snake_case of the C name
+            pyname = (ov.PUBLIC_PARAM.get((getattr(T, "cuda", ""), fn.name, cname))
+                      or ov.PUBLIC_PARAM.get((fn.name, cname)) or param_name(cname))
+        else:
+            pyname = ov.RENAME.get(cname, cname)
+        prm = Param(cname, pyname, b, p, c, cat, "in", "", decl=decl, cdecl=cdecl)
+        # the struct-style modules' tables name each versioned entry point itself
+        key = (fn.name, cname) if records else _override_key(fn.name, cname)
         if key in ov.KERNEL_PARAMS:
             prm.conv = "kparams"
         elif fn.size_query and p == 1 and b in ("char", "void") and not c:
@@ -764,7 +831,11 @@ def classify_params(fn, params, T, lib):
                     prm.role, prm.conv = "out", "value_out"
         else:
             prm.conv = "unknown"
-        if key in ov.PARAM_ROLE:
+        if key in ov.PARAM_ROLE and ov.PARAM_ROLE[key][0] == "addr":
+            prm.role, prm.conv = "in", "voidp"      # memory the caller gives by address
+        elif key in ov.PARAM_ROLE and ov.PARAM_ROLE[key][0] == "ref":
+            prm.role, prm.conv = "in", "value_ref"  # a value the wrapper passes by reference
+        elif key in ov.PARAM_ROLE:
             role = ov.PARAM_ROLE[key][0]
             prm.role = role
             if role == "in" and prm.conv == "value_out" and cat == "funcptr":
@@ -792,8 +863,20 @@ def classify_params(fn, params, T, lib):
         if also and prm.conv == "handle" and prm.role == "in" and re.search(also[1], fn.doc):
             prm.extra = dict(prm.extra, also=also[0])
         out.append(prm)
+    if records:
+        _records_rules(fn, out, T)
     _sized_data(out)
+    for prm in out:
+        if (fn.name, prm.name) in ov.SIZED_DATA:
+            prm.conv = "voidp"
+            prm.extra = dict(prm.extra, size=ov.SIZED_DATA[fn.name, prm.name])
     _pair_list_counts(fn.name, out, dp)
+    for prm in out:
+        if (fn.name, prm.name) in ov.IMPLICIT_COUNT:
+            # a count the struct-style modules take from the length of the struct array it counts
+            prm.extra = dict(prm.extra, implicit=ov.IMPLICIT_COUNT[fn.name, prm.name])
+        if (fn.name, prm.name) in ov.PARAM_DEFAULT:
+            prm.extra = dict(prm.extra, default=ov.PARAM_DEFAULT[fn.name, prm.name])
     # array outputs' counts that are pointers become in/out, and may be omitted: 0 asks for the
     # count alone (the arrays are then not written)
     for prm in out:
@@ -838,8 +921,9 @@ def _pair_list_counts(fn_name, params, dp=None):
     calls it an array or list (cuGraphAddDependencies' edgeData: "Optional array of edge data"),
     not a struct the call reads once (cuGraphAddKernelNode's nodeParams, cuDevSmResourceSplit's
     input, cudaMallocMipmappedArray's desc)."""
+    named = {c for (f, _), c in ov.LIST_COUNT.items() if f == fn_name}
     counts = [q for q in params if q.role == "in" and q.conv == "scalar"
-              and (q.name == "count" or re.match(r"^(num|nb)[A-Z]", q.name))]
+              and (q.name == "count" or re.match(r"^(num|nb)[A-Z]", q.name) or q.name in named)]
     lists = [q for q in params if q.role == "in" and q.conv in _LIST_CONVS]
     if not counts or not lists:
         return
@@ -859,3 +943,70 @@ def _pair_list_counts(fn_name, params, dp=None):
         if pick:
             lst.extra = dict(lst.extra, count_param=pick[0].name)
 
+
+
+_LENGTHS = ("length", "size", "bufferSize", "len")
+_BUFSIZE = re.compile(r"\b(NVML_\w*BUF(?:FER)?_SIZE)\b")
+
+
+def _records_rules(fn, params, T):
+    """The struct-style modules' parameter rules (docs/library-modules.md, "Functions"), after the
+    general classification:
+
+    * a `char *` the call writes is a string output, its buffer as long as the largest
+      `NVML_*_BUFFER_SIZE` its documentation names (else 256); where the library hides the lengths
+      (NVML), the length that follows it is passed by the wrapper, by value or by reference;
+    * a non-const array the call fills whose count is a sibling `<name>Size` value is an output of
+      that many items (`cpuSet`, `cpuSetSize`);
+    * an output array with an in/out count (ARRAY_COUNT, or a `<stem>Count` of the same stem) is
+      sized by asking the library first (the wrappers call twice)."""
+    cfg = LIBS[T.lib]["snake"]
+    values = T.defs.get("values", {})
+    byname = {p.name: p for p in params}
+    for i, p in enumerate(params):
+        if p.ctype == "char" and p.ptr == 1 and not p.const and p.conv in ("cstr", "strbuf", "buf_w"):
+            sizes = [values[n] for n in _BUFSIZE.findall(fn.doc) if isinstance(values.get(n), int)]
+            size = max(sizes) if sizes else 256
+            nxt = params[i + 1] if i + 1 < len(params) else None
+            lenp = nxt if nxt is not None and nxt.name in _LENGTHS and nxt.ctype != "char" else None
+            p.role, p.conv = "out", "strbuf"
+            p.extra = {"len": lenp.name if lenp else "", "size": size}
+            if lenp is not None and cfg.get("hide_lengths"):
+                lenp.role = "in"
+                lenp.conv = "fixed_ref" if lenp.ptr else "fixed"
+                lenp.extra = {"value": size}
+            elif lenp is not None and lenp.ptr:
+                lenp.role, lenp.conv, lenp.extra = "in", "fixed_ref", {"value": size}
+    for p in params:
+        if p.role == "in" and p.conv == "array" and not p.const and p.ptr == 1:
+            count = byname.get(p.name + "Size")
+            if count is not None and count.ptr == 0:
+                p.role, p.conv, p.extra = "out", "array_out", {"count": count.name}
+    counts = [q for q in params if q.ptr == 1 and q.cls == "scalar" and q.ctype in ("unsigned int", "int")
+              and (q.name == "count" or q.name.endswith("Count"))]
+    for p in params:
+        key = (fn.name, p.name)
+        cnt = ov.ARRAY_COUNT.get(key)
+        if cnt is None and p.ptr == 1 and p.ctype != "char" and p not in counts and not p.const:
+            stem = [q.name for q in counts if q.name != "count" and p.name.startswith(q.name[:-5])
+                    and len(q.name) > 5]
+            cnt = stem[0] if stem else None
+        if isinstance(cnt, str) and cnt in byname and byname[cnt].ptr == 1:
+            p.role, p.conv, p.extra = "out", "array_out", {"count": cnt, "two_call": True}
+            q = byname[cnt]
+            q.role, q.conv, q.extra = "in", "count_ref", {}
+        elif isinstance(cnt, int):
+            p.role, p.conv, p.extra = "out", "array_out", {"count": cnt}
+    for p in params:
+        key = (fn.name, p.name)
+        if key in ov.FIXED_ARG:
+            p.role, p.conv, p.extra = "in", "fixed_ref" if p.ptr else "fixed", {"value": ov.FIXED_ARG[key]}
+        if key in ov.RECORDS_IO:
+            p.role, p.conv, p.extra = "inout", "records_io", {"field": ov.RECORDS_IO[key]}
+        if key in ov.UNWRAP_OUTPUT and p.conv == "struct_out":
+            p.extra = dict(p.extra, unwrap=ov.UNWRAP_OUTPUT[key])
+    spec = ov.STRUCT_ARGS.get(fn.name)
+    if spec:
+        p = byname[spec[0]]
+        p.role, p.conv = "in", "struct_args"
+        p.extra = {"inputs": [list(x) for x in spec[1]], "output": spec[2]}

@@ -95,6 +95,40 @@ PARAM_ROLE = {
     ("nvJitLinkGetLinkedCubin", "cubin"): ("in", "a caller buffer, filled"),
     ("nvJitLinkDestroy", "handle"): ("in", "takes the handle; the C API clears the caller's copy"),
     ("nvvmDestroyProgram", "prog"): ("in", "takes the program; the C API clears the caller's copy"),
+    ("nvFatbinDestroy", "handle_indirect"): ("in", "takes the handle; the C API clears the caller's copy"),
+    # cuFile: memory the library reads, or writes later (an asynchronous call completes when the
+    # stream reaches it): the caller's, by address or struct object, as the reference takes them
+    ("cuFileReadAsync", "size_p"): ("addr", "read when the stream reaches the call: the caller's memory"),
+    ("cuFileReadAsync", "file_offset_p"): ("addr", "read when the stream reaches the call: the caller's memory"),
+    ("cuFileReadAsync", "bufPtr_offset_p"): ("addr", "read when the stream reaches the call: the caller's memory"),
+    ("cuFileReadAsync", "bytes_read_p"): ("addr", "written when the stream reaches the call: the caller's memory"),
+    ("cuFileWriteAsync", "size_p"): ("addr", "read when the stream reaches the call: the caller's memory"),
+    ("cuFileWriteAsync", "file_offset_p"): ("addr", "read when the stream reaches the call: the caller's memory"),
+    ("cuFileWriteAsync", "bufPtr_offset_p"): ("addr", "read when the stream reaches the call: the caller's memory"),
+    ("cuFileWriteAsync", "bytes_written_p"): ("addr", "written when the stream reaches the call: the caller's memory"),
+    ("cuFileBatchIOGetStatus", "nr"): ("addr", "in/out count in the caller's memory (the reference takes its address)"),
+    ("cuFileBatchIOGetStatus", "iocbp"): ("in", "the caller's IOEvents, filled"),
+    ("cuFileBatchIOGetStatus", "timeout"): ("addr", "a struct timespec the caller gives by address (or 0)"),
+    ("cuFileDriverGetProperties", "props"): ("in", "the caller's DrvProps, filled (the reference takes it)"),
+    ("cuFileGetStatsL1", "stats"): ("in", "the caller's StatsLevel1, filled (the reference takes it)"),
+    ("cuFileGetStatsL2", "stats"): ("in", "the caller's StatsLevel2, filled (the reference takes it)"),
+    ("cuFileGetStatsL3", "stats"): ("in", "the caller's StatsLevel3, filled (the reference takes it)"),
+    # NVML: struct inputs the doc's "Get" wording would make outputs, and a value passed by reference
+    ("nvmlGetVgpuCompatibility", "vgpuMetadata"): ("in", "the vGPU's metadata, read"),
+    ("nvmlGetVgpuCompatibility", "pgpuMetadata"): ("in", "the physical GPU's metadata, read"),
+    ("nvmlDeviceLockNvlinkRemapTable_v1", "remapTableLockInfo"): ("in", "the lock request, read"),
+    ("nvmlDeviceSetPowerMizerMode_v1", "powerMizerMode"): ("in", "the mode to set, read"),
+    ("nvmlDeviceSetTemperatureThreshold", "temp"): ("ref", "the threshold to set, passed by reference"),
+    # cuDLA: addresses of memory registered with the DLA (the reference takes them as ints)
+    ("cudlaMemRegister", "ptr"): ("addr", "the address of the CUDA memory to register"),
+    ("cudlaMemRegister", "devPtr"): ("out", "the DLA address of the registered memory is returned"),
+    ("cudlaMemUnregister", "devPtr"): ("addr", "the DLA address to unregister"),
+    ("cudlaImportExternalMemory", "devPtr"): ("out", "the DLA address of the imported memory is returned"),
+    ("cudlaImportExternalSemaphore", "devPtr"): ("out", "the DLA address of the imported semaphore is returned"),
+    ("cuFileGetParameterPosixPoolSlabArray", "size_values"): ("addr", "the caller's array of len items, filled"),
+    ("cuFileGetParameterPosixPoolSlabArray", "count_values"): ("addr", "the caller's array of len items, filled"),
+    ("cuFileGetParameterGpuBounceBufferSlabArray", "size_values"): ("addr", "the caller's array of len items, filled"),
+    ("cuFileGetParameterGpuBounceBufferSlabArray", "count_values"): ("addr", "the caller's array of len items, filled"),
     # graphics interop: EGL stream connections and streams are read and updated in place: the
     # call gets the address of the handle object's own value (as the reference package passes
     # it), so what it writes there is what the object then holds; the VDPAU entry point getter
@@ -152,6 +186,9 @@ PARAM_TYPE = {
 # "Buffer where ... returned").  An entry of a driver function holds for its runtime twin too
 # (cudaX of cuX) when the parameter and its count have the same names there.
 ARRAY_COUNT = {
+    ("nvmlDeviceGetTopologyNearestGpus", "deviceArray"): "count",
+    ("nvmlSystemGetTopologyGpuSet", "deviceArray"): "count",
+    ("nvmlDeviceGetSupportedPerformanceStates", "pstates"): 16,     # NVML_MAX_GPU_PERF_PSTATES
     ("cuModuleEnumerateFunctions", "functions"): "numFunctions",
     ("cuLibraryEnumerateKernels", "kernels"): "numKernels",
     ("cuGraphGetNodes", "nodes"): "numNodes",
@@ -210,15 +247,326 @@ POINTER_COUNT = {
     "phGraph_out": "size",         # the body graphs the driver makes for a conditional node
 }
 
-# Input lists whose count the naming rules (model._pair_list_counts) would pair wrongly:
-# (function, list parameter) -> its count parameter.
+# Input lists whose count the naming rules (model._pair_list_counts) would pair wrongly, or do
+# not find: (function, list parameter) -> its count parameter.
 LIST_COUNT = {
+    ("nvFatbinCreate", "options"): "optionsCount",
     ("cuMemRangeGetAttributes", "dataSizes"): "numAttributes",   # `count` is the range's size in bytes
     ("cudaMemRangeGetAttributes", "dataSizes"): "numAttributes",
 }
 
+# Public function names of the struct-style modules that the naming rule (names.function_name) does
+# not give: C name -> the reference package's name.
+PUBLIC_FUNCTION = {
+    # the reference keeps NvLink as two words in this one name (every other NVML name has `nvlink`)
+    "nvmlDeviceGetNvLinkTelemetrySamples_v1": "device_get_nv_link_telemetry_samples_v1",
+    "cufileop_status_error": "op_status_error",     # the header's inline status-text helper
+}
+
+# Class names of the struct-style modules that the naming rule (names.class_name) does not give:
+# C type name -> the reference's name.
+PUBLIC_CLASS = {
+    # the struct's functions take it as nvmlProcessInfo_t: the reference names it so
+    "nvmlProcessInfo_v2_t": "ProcessInfo",
+}
+
+# The reference's number of an anonymous nested struct or union (its class `_py_anon_pod<N>`)
+# where it is not the type's place among the header's anonymous types: library -> {host C type
+# and member path: N}.  The others are numbered in the order they appear, skipping these.
+ANONYMOUS_NUMBER = {
+    "nvml": {"nvmlPerfMetricControllerSample_t|data": 8},
+}
+
+# Enums of the struct-style modules whose members also answer to their C name without the
+# library prefix (NVML_CLOCK_GRAPHICS: ClockType.GRAPHICS, also ClockType.CLOCK_GRAPHICS), as in
+# the reference package, where clients use them (cuda.core's system module reads
+# ClockType.CLOCK_GRAPHICS).  The reference has them for these enums only.
+ENUM_C_ALIASES = {
+    "nvmlBrandType_t", "nvmlBridgeChipType_t", "nvmlClockType_t", "nvmlComputeMode_t", "nvmlCoolerControl_t",
+    "nvmlDetachGpuState_t", "nvmlDeviceAddressingModeType_t", "nvmlDeviceGpuRecoveryAction_t",
+    "nvmlDeviceVgpuCapability_t", "nvmlDriverModel_t", "nvmlEnableState_t", "nvmlEncoderType_t", "nvmlFanState_t",
+    "nvmlGpmMetricId_t", "nvmlGpuOperationMode_t", "nvmlGpuP2PCapsIndex_t", "nvmlGpuP2PStatus_t",
+    "nvmlGpuTopologyLevel_t", "nvmlGpuUtilizationDomainId_t", "nvmlInforomObject_t", "nvmlIntNvLinkDeviceType_t",
+    "nvmlNvLinkCapability_t", "nvmlNvLinkErrorCounter_t", "nvmlNvLinkUtilizationCountPktTypes_t",
+    "nvmlNvLinkUtilizationCountUnits_t", "nvmlPcieLinkState_t", "nvmlPcieUtilCounter_t", "nvmlPerfPolicyType_t",
+    "nvmlPowerProfileType_t", "nvmlTemperatureSensors_t", "nvmlTemperatureThresholds_t", "nvmlVgpuCapability_t",
+    "nvmlVgpuDriverCapability_t", "nvmlVgpuGuestInfoState_t", "nvmlVgpuPgpuCompatibilityLimitCode_t",
+    "nvmlVgpuVmIdType_t",
+    "cudlaFenceType", "cudlaModuleLoadFlags", "cudlaStatus", "cudlaSubmissionFlags", "cudlaScratchMemoryConfig",
+}
+
+# Further member aliases the reference has: C enum -> {alias: C member}.
+ENUM_ALIASES = {
+    "nvmlCoolerTarget_t": {"THERMAL_" + m: "NVML_THERMAL_COOLER_TARGET_" + m
+                           for m in ("NONE", "GPU", "MEMORY", "POWER_SUPPLY", "GPU_RELATED")},
+    "nvmlEccCounterType_t": {"COUNT": "NVML_ECC_COUNTER_TYPE_COUNT"},
+    "nvmlEventDataType_t": {"EVENT": "NVML_EVENT_DATA_TYPE_NVML_EVENT"},
+    "nvmlNvlinkVersion_t": {"VERSION_" + m: "NVML_NVLINK_VERSION_" + m
+                            for m in ("INVALID", "1_0", "2_0", "2_2", "3_0", "3_1", "4_0", "5_0", "6_0")},
+    "cudlaScratchMemoryConfig": {"MAX": "CUDLA_SCRATCH_MEMORY_CONFIG_MAX"},
+}
+
+# Enums of the struct-style modules whose members keep more than the naming rule
+# (names.member_names) would leave them: C enum -> the prefix taken off.
+ENUM_MEMBER_PREFIX = {
+    # cuFile 1.15 has only POSIX_POOL_SLAB_SIZE_KB and _COUNT: the reference keeps POSIX_POOL_SLAB_
+    "CUFileArrayConfigParameter_t": "CUFILE_PARAM_",
+}
+
+# Calls of the struct-style modules that free what a handle argument (passed by value) refers to:
+# (function, parameter).  A later call given that handle raises ValueError instead of handing the
+# library freed memory (as for the destroy calls that take the handle by reference).
+CONSUMES = {
+    ("cuFileHandleDeregister", "fh"),
+    ("cuFileBatchIODestroy", "batch_idp"),
+    ("cudlaDestroyDevice", "devHandle"),
+    ("cudlaModuleUnload", "hModule"),
+    ("nvmlEventSetFree", "set"),
+    ("nvmlGpuInstanceDestroy", "gpuInstance"),
+    ("nvmlComputeInstanceDestroy", "computeInstance"),
+}
+
+# char[] fields of the struct-style modules that hold binary data (read as numpy int8 arrays, as
+# in the reference package); the others are text.
+BINARY_RECORD_FIELDS = {"uuid"}
+
+# Fields of the struct-style modules that are not properties (besides the counts of array fields,
+# which the naming rules find): (struct, C field).
+HIDDEN_FIELDS = set()
+
+# Pointer-to-number fields of the struct-style modules that the reference reads as numpy arrays
+# and sets from sequences of numbers (the others are addresses): (struct, field) -> the field
+# counting the items ("" for none).  A count field no property shows takes the array's length.
+POINTER_NUMBERS = {
+    ("nvmlActiveVgpuInstanceInfo_v1_t", "vgpuInstances"): "vgpuCount",
+    ("nvmlVgpuTypeIdInfo_v1_t", "vgpuTypeIds"): "vgpuCount",
+    ("nvmlVgpuPlacementList_v1_t", "placementIds"): "count",
+    ("nvmlVgpuPlacementList_v2_t", "placementIds"): "count",
+    ("nvmlVgpuCreatablePlacementInfo_v1_t", "placementIds"): "count",
+}
+
+# Fields that count a sibling array and that the reference still shows as properties (the other
+# count fields are not properties: the array reads as that many items): (struct, field).
+COUNT_PROPERTIES = {
+    ("nvmlGpuFabricInfo_v4_t", "numCliques"),
+    ("nvmlNvlinkTelemetrySample_v1_t", "sampleCount"),
+    ("nvmlVgpuCreatablePlacementInfo_v1_t", "count"),
+}
+
+# Field names of the struct-style modules that the naming rule (names.field_name) does not give:
+# (struct, C field) -> the reference's name.
+FIELD_NAME = {
+    ("nvmlBAR1Memory_t", "bar1Total"): "bar1_total",     # where VgpuTypeBar1Info_v1 has `bar1size`
+    ("nvmlBAR1Memory_t", "bar1Free"): "bar1_free",
+    ("nvmlBAR1Memory_t", "bar1Used"): "bar1_used",
+}
+
+# Fixed-size array fields of the struct-style modules whose count field the naming rules do not
+# find: (struct, array field) -> count field.
+ARRAY_FIELD_COUNT = {}
+
+# #define constants a struct-style module exposes, by the reference's names: library -> {C name: name}.
+PUBLIC_CONSTANTS = {
+    "nvml": {"NVML_NVLINK_MAX_LINKS": "NVLINK_MAX_LINKS", "NVML_MAX_GPU_UTILIZATIONS": "MAX_GPU_UTILIZATIONS",
+             "NVML_GRID_LICENSE_FEATURE_MAX_COUNT": "GRID_LICENSE_FEATURE_MAX_COUNT"},
+}
+
+
+# Enums of the struct-style modules that the header writes as groups of #defines (NVML's `NVML_FI_*`
+# field ids are `FieldId`), by the reference's names: library -> {enum: spec}.  A spec is the
+# prefix taken off the #define names (a camelCase one, `nvmlClocks...`, gives upper-case words) and,
+# where not every #define starting with it belongs, a pattern the names match; or a list of
+# (member, #define) pairs.  #defines ending in _SHIFT or _WIDTH (bit-field layouts) are left out.
+DEFINE_ENUMS = {"nvml": {
+    "AffinityScope": "NVML_AFFINITY_SCOPE_", "BusType": "NVML_BUS_TYPE_",
+    "C2CPowerState": "NVML_C2C_POWER_STATE_", "CCAcceptingClientRequests": "NVML_CC_ACCEPTING_CLIENT_REQUESTS_",
+    "CCSystemCpuCaps": "NVML_CC_SYSTEM_CPU_CAPS_", "CCSystemDevtoolsMode": "NVML_CC_SYSTEM_DEVTOOLS_MODE_",
+    "CCSystemEnvironment": "NVML_CC_SYSTEM_ENVIRONMENT_", "CCSystemGpus": "NVML_CC_SYSTEM_GPUS_",
+    "CCSystemMultiGpu": "NVML_CC_SYSTEM_MULTIGPU_", "CCSystemFeature": "NVML_CC_SYSTEM_FEATURE_",
+    "ClocksEventReasons": ("nvmlClocks", r"nvmlClocks(Event|Throttle)Reason"),
+    "ComputeInstanceEngineProfile": "NVML_COMPUTE_INSTANCE_ENGINE_PROFILE_",
+    "ComputeInstanceProfile": ("NVML_COMPUTE_INSTANCE_", r"NVML_COMPUTE_INSTANCE_PROFILE_(?!CAPS)"),
+    "ComputeInstanceProfileCaps": "NVML_COMPUTE_INSTANCE_PROFILE_CAPS_",
+    "DeviceArch": "NVML_DEVICE_ARCH_", "DeviceMig": "NVML_DEVICE_MIG_",
+    "EventType": ("nvmlEventType", r"nvmlEventType", [("MIG_CONFIG_CHANGE", "nvmlEventMigConfigChange")]),
+    # the header spells the first NVML_FAN_POLICY_TEMPERATURE_CONTINOUS_SW; the reference corrects it
+    "FanControlPolicy": [("TEMPERATURE_CONTINUOUS_SW", "NVML_FAN_POLICY_TEMPERATURE_CONTINOUS_SW"),
+                         ("MANUAL", "NVML_FAN_POLICY_MANUAL")],
+    "FieldId": "NVML_FI_",
+    "GpuFabricHealthMaskAccessTimeout": "NVML_GPU_FABRIC_HEALTH_MASK_ACCESS_TIMEOUT_RECOVERY_",
+    "GpuFabricHealthMaskDegradedBw": "NVML_GPU_FABRIC_HEALTH_MASK_DEGRADED_BW_",
+    "GpuFabricHealthMaskIncorrectConfiguration": "NVML_GPU_FABRIC_HEALTH_MASK_INCORRECT_CONFIGURATION_",
+    "GpuFabricHealthMaskRouteRecovery": "NVML_GPU_FABRIC_HEALTH_MASK_ROUTE_RECOVERY_",
+    "GpuFabricHealthMaskRouteUnhealthy": "NVML_GPU_FABRIC_HEALTH_MASK_ROUTE_UNHEALTHY_",
+    "GpuFabricHealthSummary": "NVML_GPU_FABRIC_HEALTH_SUMMARY_", "GpuFabricState": "NVML_GPU_FABRIC_STATE_",
+    "GpuInstanceProfile": ("NVML_GPU_INSTANCE_", r"NVML_GPU_INSTANCE_PROFILE_(?!CAPS)"),
+    "GpuInstanceProfileCaps": "NVML_GPU_INSTANCE_PROFILE_CAPS_",
+    "GridLicenseExpiryEnum": "NVML_GRID_LICENSE_EXPIRY_", "GridLicenseState": "NVML_GRID_LICENSE_STATE_",
+    "InitFlag": "NVML_INIT_FLAG_", "NvFBCSessionFlag": "NVML_NVFBC_SESSION_FLAG_",
+    "NvlinkFirmwareUcodeType": "NVML_NVLINK_FIRMWARE_UCODE_TYPE_",
+    "NvlinkLowPowerThreshold": ("NVML_NVLINK_LOW_POWER_THRESHOLD_", r"NVML_NVLINK_LOW_POWER_THRESHOLD_(?!UNIT)"),
+    "NvlinkLowPowerThresholdUnit": ("NVML_NVLINK_LOW_POWER_THRESHOLD_", r"NVML_NVLINK_LOW_POWER_THRESHOLD_UNIT"),
+    # the header's second member is NVML_NVLINK_POWER_STATE_LOW; the reference names it LOW_SPEED
+    "NvlinkPowerState": [("HIGH_SPEED", "NVML_NVLINK_POWER_STATE_HIGH_SPEED"), ("LOW_SPEED", "NVML_NVLINK_POWER_STATE_LOW")],
+    "NvlinkState": "NVML_NVLINK_STATE_",
+    "PcieAtomicsCap": ("NVML_PCIE_ATOMICS_CAP_", r"NVML_PCIE_ATOMICS_CAP_", [("MAX", "NVML_PCIE_ATOMICS_OPS_MAX")]),
+    "PcieLinkMaxSpeed": "NVML_PCIE_LINK_MAX_", "PowerMizerMode": "NVML_POWER_MIZER_MODE_",
+    "PowerScope": "NVML_POWER_SCOPE_", "PowerSmoothingProfileParam": "NVML_POWER_SMOOTHING_PROFILE_PARAM_",
+    "PowerSource": "NVML_POWER_SOURCE_", "RUSD": "NVML_RUSD_",
+    "SystemEventType": ("nvmlSystemEventType", r"nvmlSystemEventType"),
+    "VgpuPgpu": ("NVML_VGPU_PGPU_", r"NVML_VGPU_PGPU_H(ETER|OM)OGENEOUS_MODE$"), "VgpuPgpuVirtualizationCapMigration": "NVML_VGPU_PGPU_VIRTUALIZATION_CAP_MIGRATION_",
+    "VgpuSchedulerArr": "NVML_VGPU_SCHEDULER_ARR_", "VgpuSchedulerEngineType": "NVML_VGPU_SCHEDULER_ENGINE_TYPE_",
+    "VgpuSchedulerPolicy": "NVML_VGPU_SCHEDULER_POLICY_",
+    "VgpuVirtualizationCapMigration": "NVML_VGPU_VIRTUALIZATION_CAP_MIGRATION_",
+    "AdaptiveClockingInfoStatus": "NVML_ADAPTIVE_CLOCKING_INFO_STATUS_", "EncoderQuery": [(m, "NVML_ENCODER_QUERY_" + m) for m in ("H264", "HEVC", "AV1", "UNKNOWN")],
+}}
+
+
+def DEFINE_ENUMS_OF(model):
+    """The DEFINE_ENUMS of a model's library, with their members from its #defines:
+    [(name, [(member, value)])]; an enum none of whose #defines a release has is left out."""
+    import re
+    defines = [(n, v) for n, v in model.defines if isinstance(v, int)]
+    values = dict(defines)
+    # a list spec may also name members of a C enum (the reference's EncoderQuery repeats
+    # nvmlEncoderType_t under the name of its tag, nvmlEncoderQueryType_enum)
+    values.update((n, int(v)) for e in model.enums for n, v in e.members if n not in values)
+    out = []
+    for name, spec in DEFINE_ENUMS.get(model.lib, {}).items():
+        members = []
+        if isinstance(spec, list):
+            members = [(m, values[d]) for m, d in spec if d in values]
+        else:
+            strip, pattern, extra = (spec, re.escape(spec), []) if isinstance(spec, str) else (list(spec) + [[]])[:3]
+            for n, v in defines:
+                if re.match(pattern, n) and not n.endswith(("_SHIFT", "_WIDTH")):
+                    rest = n[len(strip):]
+                    # camelCase: a `_` before each capital after a lower-case letter (PState -> PSTATE)
+                    members.append((rest if rest.isupper() or "_" in rest or rest.isdigit()
+                                    else re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", rest).upper(), v))
+            members += [(m, values[d]) for m, d in extra if d in values]
+        members = [(m if not m[:1].isdigit() else "_" + m, v) for m, v in members]
+        if members:
+            out.append((name, members))
+    return out
+
+
+# Input data of the struct-style modules followed by its byte count (the naming rule of
+# model._sized_data looks for `size`): (function, data parameter) -> the count parameter.  A buffer
+# must hold that many bytes.
+SIZED_DATA = {
+    ("cudlaModuleLoadFromMemory", "pModule"): "moduleSize",
+}
+
+# Functions of the struct-style modules whose status is their result, not a failure to raise
+# (cudlaGetLastError reports the last error of a device).
+STATUS_RESULT = {"cudlaGetLastError"}
+
+# NVML's functions whose versioned struct parameter the reference fills from the function's own
+# parameters: function -> (struct parameter, [(Python parameter, struct field)], what is returned:
+# a field, "*" the struct, or None).  The struct's `version` is set as for an output.  A field
+# written "alloc:F:N" is an array the wrapper allocates, of as many items as the parameter says,
+# for the pointer field F counted by the field N.
+STRUCT_ARGS = {
+    "nvmlDeviceGetClockOffsets": ("info", [("clock_type", "type"), ("pstate", "pstate")], "*"),
+    "nvmlDeviceGetConfComputeGpuAttestationReport": ("gpuAtstReport", [("nonce", "nonce")], "*"),
+    "nvmlDeviceGetFanSpeedRPM": ("fanSpeed", [("fan", "fan")], "speed"),
+    "nvmlDeviceGetHandleByUUIDV": ("uuid", [("type", "type"), ("uuid", "value.str")], None),
+    "nvmlDeviceGetProcessesUtilizationInfo": ("procesesUtilInfo", [("last_seen_time_stamp", "last_seen_time_stamp")], "*"),
+    "nvmlDeviceGetRunningProcessDetailList": ("plist", [("mode", "mode")], "*"),
+    # the reference names this parameter as the header does
+    "nvmlDeviceGetTemperatureV": ("temperature", [("sensorType", "sensor_type")], "temperature"),
+    "nvmlDeviceGetVgpuProcessesUtilizationInfo": ("vgpuProcUtilInfo", [("last_seen_time_stamp", "last_seen_time_stamp")], "*"),
+    "nvmlDeviceGetVgpuTypeCreatablePlacements": ("pPlacementList", [("mode", "mode")], "*"),
+    "nvmlDeviceGetVgpuTypeSupportedPlacements": ("pPlacementList", [("mode", "mode")], "*"),
+    "nvmlDeviceSetNvLinkDeviceLowPowerThreshold": ("info", [("threshold", "low_pwr_threshold")], None),
+    "nvmlDeviceSetPowerManagementLimit_v2": ("powerValue", [("power_scope", "power_scope"), ("power_value_mw", "power_value_mw")], None),
+    "nvmlDeviceSetRusdSettings_v1": ("settings", [("poll_mask", "poll_mask")], None),
+    "nvmlDeviceSetVgpuHeterogeneousMode": ("pHeterogeneousMode", [("mode", "mode")], None),
+    "nvmlEventSetGetContextData_v1": ("params", [("index", "index")], "*"),
+    "nvmlEventSetGetContextInfo_v1": ("params", [("index", "index")], "*"),
+    "nvmlEventSetGetGpuOperationalEventContextLegacyXid_v1": ("params", [("index", "index")], "*"),
+    "nvmlEventSetWait_v3": ("params", [("timeout_ms", "timeout_ms")], "*"),
+    "nvmlGpuInstanceGetVgpuTypeCreatablePlacements": ("pCreatablePlacementInfo", [("vgpu_type_id", "vgpu_type_id")], "*"),
+    "nvmlGpuInstanceSetVgpuHeterogeneousMode": ("pHeterogeneousMode", [("mode", "mode")], None),
+    "nvmlSystemEventSetCreate": ("request", [], "set"),
+    "nvmlSystemEventSetFree": ("request", [("event_set", "set")], None),
+    "nvmlSystemEventSetWait": ("request", [("event_set", "set"), ("timeout_ms", "timeoutms"),
+                                           ("buffer_size", "alloc:data_:data_size")], "*"),
+    "nvmlSystemRegisterEvents": ("request", [("event_types", "event_types"), ("event_set", "set")], None),
+    "nvmlSystemSetConfComputeKeyRotationThresholdInfo": ("pKeyRotationThrInfo", [("max_attacker_advantage", "max_attacker_advantage")], None),
+    "nvmlVgpuTypeGetMaxInstancesPerGpuInstance": ("pMaxInstance", [("vgpu_type_id", "vgpu_type_id")], "max_instance_per_gi"),
+    "nvmlDeviceReadPRMCounters_v1": ("counterList", [("counters", "counters")], "counters"),
+    "nvmlDeviceReadWritePRM_v1": ("buffer", [("in_data", "in_data")], "*"),
+}
+
+# NVML's functions that return one field of the versioned struct they fill (the reference's):
+# (function, struct parameter) -> field.
+UNWRAP_OUTPUT = {
+    ("nvmlDeviceGetCurrentClockFreqs", "currentClockFreqs"): "str",
+    ("nvmlDeviceGetPerformanceModes", "perfModes"): "str",
+    ("nvmlDeviceGetDramEncryptionMode", "current"): "encryption_state",
+    ("nvmlDeviceGetDramEncryptionMode", "pending"): "encryption_state",
+    ("nvmlDeviceGetHostname_v1", "hostname"): "value",
+    ("nvmlDeviceGetMarginTemperature", "marginTempInfo"): "margin_temperature",
+    ("nvmlDeviceGetPdi", "pdi"): "value",
+    ("nvmlDeviceGetUnrepairableMemoryFlag_v1", "unrepairableMemoryStatus"): "b_unrepairable_memory",
+    ("nvmlDeviceGetVgpuHeterogeneousMode", "pHeterogeneousMode"): "mode",
+    ("nvmlGpuInstanceGetVgpuHeterogeneousMode", "pHeterogeneousMode"): "mode",
+    ("nvmlSystemGetConfComputeKeyRotationThresholdInfo", "pKeyRotationThrInfo"): "attacker_advantage",
+    ("nvmlSystemGetDriverBranch", "branchInfo"): "branch",
+    ("nvmlVgpuInstanceGetPlacementId", "pPlacement"): "placement_id",
+    ("nvmlVgpuInstanceGetRuntimeStateSize", "pState"): "size_",
+    ("nvmlDeviceGetCapabilities", "caps"): "cap_mask",
+}
+
+# Arguments the struct-style wrappers pass themselves: (function, parameter) -> value (a byte
+# size, or a count the header documents as fixed).
+FIXED_ARG = {
+    ("nvmlSystemGetDriverBranch", "length"): 80,              # NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE
+    ("nvmlDeviceGetSupportedPerformanceStates", "size"): 64,  # NVML_MAX_GPU_PERF_PSTATES entries of 4 bytes
+}
+
+# Struct-array arguments the struct-style wrappers take as the module's struct object or as a
+# list of the value of its first field (NVML's field ids), and return filled: (function,
+# parameter) -> that field.
+RECORDS_IO = {
+    ("nvmlDeviceGetFieldValues", "values"): "field_id",
+    ("nvmlDeviceClearFieldValues", "values"): "field_id",
+}
+
+# Counts the struct-style modules take from the length of the struct array they count (the
+# reference's readv(fh, iov, file_offset, flags)): (function, count) -> the array parameter.
+IMPLICIT_COUNT = {
+    ("nvmlDeviceGetFieldValues", "valuesCount"): "values",
+    ("nvmlDeviceClearFieldValues", "valuesCount"): "values",
+    ("cuFileReadv", "iovcnt"): "iov",
+    ("cuFileWritev", "iovcnt"): "iov",
+}
+
+# Parameters of the struct-style modules with a default value (the reference's): (function,
+# parameter) -> value.
+PARAM_DEFAULT = {
+    ("cuFileReadv", "flags"): 0,
+    ("cuFileWritev", "flags"): 0,
+}
+
+# NVML's exception classes (one per status, `<Status words>Error`) whose names would be Python's
+# own: the reference's names, and the builtin-shadowing names it also keeps as aliases.
+ERROR_CLASS = {"MemoryError": "NvmlMemoryError", "TimeoutError": "NvmlTimeoutError"}
+ERROR_CLASS_ALIASES = {"MemoryError": "NvmlMemoryError", "TimeoutError": "NvmlTimeoutError"}
+
+# Public parameter names of the snake_case modules that are not the C name in snake_case (the
+# reference package's names): (function, C parameter) -> name.
+PUBLIC_PARAM = {
+    ("nvFatbinDestroy", "handle_indirect"): "handle",   # the handle, passed by value
+    # (release, function, parameter): the name the reference's build of that release has
+    ("13.0", "cuFileGetBARSizeInKB", "gpuIndex"): "gpu_ind_ex",   # cuda-bindings 13.0.x spells it so
+}
+
 # Output char buffers whose size is another parameter.
 STRBUF_LEN = {
+    ("cuFileGetParameterString", "desc_str"): "len",
     ("cuDeviceGetName", "name"): "len",
     ("cuDeviceGetPCIBusId", "pciBusId"): "len",
 }

@@ -187,6 +187,40 @@ def doc_groups(text):
 _PARAM = re.compile(r"^\\param\s+(\w+)\s*(.*)$")
 
 
+_PARAM_DIR = re.compile(r"^[\\@]param\s*\[\s*(in|out|in\s*,\s*out|inout)\s*\]\s*(\w+)|^[\\@]param\s+(\w+)\s*\[\s*(in|out)\s*\]")
+
+
+def doc_param_dirs(doc):
+    """The directions doxygen gives parameters (`\\param[out] x`, `@param [in] x`): name -> "in",
+    "out" or "inout"."""
+    out = {}
+    for ln in doc.splitlines():
+        m = _PARAM_DIR.match(ln.strip())
+        if m:
+            d, name = (m.group(1), m.group(2)) if m.group(1) else (m.group(4), m.group(3))
+            out[name] = "inout" if "," in d or d == "inout" else d
+    return out
+
+
+_PARAM_ANY = re.compile(r"^[\\@]param\s*(?:\[[^\]]*\]\s*)?(\w+)\s*(?:\[[^\]]*\])?\s*(.*)$")
+
+
+def doc_params_any(doc):
+    """doc_params for the headers that write `@param` and direction brackets (cuFile, NVML, cuDLA,
+    nvFatbin): name -> description."""
+    params, cur = {}, None
+    for ln in doc.splitlines():
+        m = _PARAM_ANY.match(ln.strip())
+        if m:
+            cur = m.group(1)
+            params[cur] = m.group(2).lstrip("-: ").strip()
+        elif cur and ln.strip() and not ln.strip().startswith(("\\", "@")):
+            params[cur] += " " + ln.strip()
+        else:
+            cur = None
+    return params
+
+
 def doc_params(doc):
     """\\param entries of a doxygen text: name -> description (continuation lines joined)."""
     params, cur = {}, None
@@ -283,6 +317,29 @@ def spelled_params(text):
     return out
 
 
+def anonymous_order(text):
+    """The names pyclibrary gives the anonymous structs and unions (anon_struct0, anon_union0, ...:
+    each kind counted in the order their definitions end, so a nested one before the type around
+    it), in the order they begin in the text, each with whether it is nested in another type (not
+    the body of a typedef)."""
+    bare = re.sub(r"/\*.*?\*/|//[^\n]*", " ", text, flags=re.S)
+    found = []
+    for m in re.finditer(r"\b(typedef\s+)?(struct|union)\s*\{", bare):
+        depth, i = 0, m.end() - 1
+        while i < len(bare):
+            depth += {"{": 1, "}": -1}.get(bare[i], 0)
+            if depth == 0:
+                break
+            i += 1
+        found.append((m.start(), i, m.group(2), not m.group(1)))
+    count = {"struct": 0, "union": 0}
+    name = {}
+    for start, _, kind, _ in sorted(found, key=lambda f: f[1]):
+        name[start] = f"anon_{kind}{count[kind]}"
+        count[kind] += 1
+    return [(name[start], nested) for start, _, _, nested in found]
+
+
 def read(include_dir, lib):
     """Everything the model needs for one library, as plain data."""
     inc = Path(include_dir)
@@ -318,6 +375,8 @@ def read(include_dir, lib):
         "csyms": abi_symbols(text),
         "inline": {n: where["functions"].get(n, "") for n in sorted(inline_functions(text))},
         "spelled": spelled_params(text),
+        "anonymous": anonymous_order(text),
+        "cuda": cuda_release(inc),
         "groups": doc_groups(text),
         "interop": interop_names(where),
         # what overrides.EXTRA_DECLARATIONS declared: {kind: names}, and per function whether it

@@ -10,7 +10,7 @@ wrapper accepts (see the conversions in `cuda_bindings/_base.pyx`): where a wrap
 lenient than its documented use (an enum parameter takes any int), the type keeps to the
 documented use, so that a checker reports the mistake."""
 from .common import (F_ARRAY, F_BOOL, F_CHARS, F_CSTR, F_ENUM, F_F, F_HANDLE, F_I, F_INTV, F_KPARAMS, F_PTRARR,
-                     F_STRUCT, F_U, F_VOIDP, bare, field_spec)
+                     F_STRUCT, F_U, F_VOIDP, bare, field_spec, record_names, records_style)
 from .libs import LIBS
 from .model import SCALARS
 
@@ -44,9 +44,19 @@ def classes(model):
     return names
 
 
+def _records(model):
+    return records_style(LIBS[model.lib])
+
+
 def item(model, p):
     """The Python type of one value of p's base type, as a call returns it."""
     b = bare(p.ctype)
+    if _records(model):     # the struct-style modules: numbers, ints, and the struct classes
+        if p.cls == "scalar" and b in SCALARS:
+            return scalar(b)
+        if p.cls == "struct":
+            return record_names(model).cls.get(b, "int")
+        return "int"
     if p.cls == "scalar" and b in SCALARS:
         return scalar(b)
     if p.cls == "enum":
@@ -86,6 +96,10 @@ def param_type(model, fn, p, peers=None):
     takes driver.CUstream)."""
     conv = p.conv
     snake = _snake_module(model)
+    if _records(model):
+        t = _records_param_type(model, fn, p)
+        if t:
+            return t
     if conv in ("scalar", "inttd", "handle", "value_inout"):
         if snake and p.cls in ("handle", "funcptr"):
             return "int"
@@ -121,9 +135,37 @@ def param_type(model, fn, p, peers=None):
     raise ValueError(f"{fn.name}({p.name}): no Python type for conversion {conv!r}")
 
 
+def _records_param_type(model, fn, p):
+    """A struct-style module's parameter type, where it differs from the other modules'."""
+    conv = p.conv
+    if conv == "enum":
+        py = record_names(model).enum_cls.get(bare(p.ctype))
+        return f"{py} | int" if py else "int"
+    if conv == "struct_ptr":
+        return f"{item(model, p)} | int | None"
+    if conv in ("handle", "handle_ref", "inttd", "value_ref", "fixed", "fixed_ref", "count_ref"):
+        return "int"
+    if conv == "records_io":
+        return f"{item(model, p)} | Sequence[int]"
+    if conv == "struct_args":
+        return "Any"
+    if conv == "array":
+        return "Sequence[int] | Buffer | int | None"
+    return None
+
+
 def output_type(model, fn, p):
     """Type of one output as a successful call returns it."""
     conv = p.conv
+    if _records(model):
+        if conv == "strbuf":
+            return "str"
+        if conv == "records_io":
+            return item(model, p)
+        if conv == "struct_out" and "unwrap" in p.extra:
+            return "Any"
+        if conv in ("array_out", "array_ref_out"):
+            return item(model, p) if p.cls == "struct" else "Any"
     if conv in ("value_out", "value_inout"):
         if _snake_module(model) and p.cls in ("handle", "funcptr"):
             return "int"
@@ -166,8 +208,18 @@ def _snake_module(model):
     return bool(LIBS[model.lib].get("snake"))
 
 
+def records_return(model, fn):
+    """What a struct-style module's function returns whose C function returns no status."""
+    if fn.ret == "void":
+        return "None"
+    b = bare(fn.ret)
+    return scalar(b) if b in SCALARS and b != "char" else "str"
+
+
 def return_type(model, fn):
     """The tuple a tuple-style call returns: the status, then each output (None on failure)."""
+    if _records(model) and fn.ret != status(model):
+        return records_return(model, fn)
     return "tuple[" + ", ".join([status(model)] + [_optional(t) for t in outputs(model, fn)]) + "]"
 
 
@@ -238,3 +290,21 @@ def make_param_types(model, cls, fields):
         kind, _, clsname, ekind, _, _ = field_spec(model, s, by_name[f], known)
         types.append(field_types(model, kind, clsname, ekind)[1])
     return types
+
+
+def record_field_type(model, kind, clsname, ekind, flags, rn):
+    """(read type, write type) of a struct-style module's field (cuda/bindings/_records.pyx)."""
+    if kind == F_STRUCT:
+        return clsname, clsname
+    if kind == F_ARRAY and ekind == F_STRUCT:
+        return clsname, clsname
+    if kind == F_CHARS and not flags & 2:
+        return "str", "str | bytes"
+    if kind in (F_ARRAY, F_CHARS):
+        return "NDArray[Any]", "Sequence[int] | NDArray[Any]"
+    if kind == F_PTRARR:        # numbers behind a pointer (overrides.POINTER_NUMBERS)
+        return "NDArray[Any]", "Sequence[int] | NDArray[Any] | None"
+    r, w = field_types(model, kind, "", ekind)
+    if r not in ("int", "float", "bool"):
+        r = "int"
+    return r, ("int" if r == "int" else r)

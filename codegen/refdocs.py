@@ -1,6 +1,7 @@
 """python -m codegen.refdocs [--out DIR]: the API reference, as Markdown pages, from the model.
 
-One page per module (driver, runtime, nvrtc, nvjitlink, nvvm) and one for the checked companion,
+One page per module (driver, runtime, nvrtc, nvjitlink, nvvm, and cufile, nvfatbin, nvml and
+cudla in their struct style) and one for the checked companion,
 plus an index. A module page lists its functions grouped as the headers group them (doxygen
 `\\defgroup`, in header order), each with its typed signature (`pytypes.py`, as in the stubs) and
 the docstring it has at run time; then its enums with their members, its types (handles,
@@ -17,7 +18,8 @@ from pathlib import Path
 
 from . import libs, model, parse, pytypes
 from . import overrides as ov
-from .common import extra_enums, field_spec, py_field
+from .common import (counted_fields, extra_enums, field_spec, py_field, record_field_spec, record_names,
+                     records_style, status_error_classes)
 from .libs import LIBS, helpers
 from .pyapi import docstring, helper_signatures, module_refs, signature
 
@@ -58,8 +60,95 @@ def ungrouped(m):
     return [fn.name for fn in m.functions if fn.python and fn.group not in titles]
 
 
+def records_page(m, peers):
+    """The Markdown page of a struct-style module (cuFile, NVML, nvFatbin, cuDLA): its functions
+    grouped as the header groups them, its exceptions, enums, struct classes (with their numpy
+    dtypes and fields) and constants, all by their Python names."""
+    L = LIBS[m.lib]
+    cfg = L["snake"]
+    rn = record_names(m)
+    fns = _functions(m, peers)
+    titles = dict((g, t) for g, t in m.groups)
+    used = [g for g, _ in m.groups if any(f[3] == g for f in fns)]
+    if ungrouped(m):
+        used.append(OTHER)
+    enums = [(c, py, mem) for c, py, mem in rn.enums] + [(None, py, mem) for py, mem in ov.DEFINE_ENUMS_OF(m)]
+    skip = set(cfg.get("hide_structs", ()))
+    structs = [s for s in m.structs if s.name not in skip and not any(a in skip for a, _ in s.aliases)]
+    dtype_of = {c: d for d, c in rn.dtypes.items()}
+    errors = status_error_classes(m)
+    o = [f"# cuda.bindings.{m.lib}", "",
+         f"{L['title']}: {len(fns)} functions, {len(enums)} enums, {len(structs)} struct classes, "
+         f"{len(m.defines)} constants, in the snake_case style of NVIDIA's module "
+         "([library-modules.md](../../docs/library-modules.md)): a function returns its outputs and "
+         f"raises `{cfg['error']}` on a failed status. Generated from the CUDA {m.cuda} headers by "
+         "`python -m codegen.refdocs`; the signatures are the stubs'.", "",
+         "## Contents", ""]
+    for g in used:
+        title = titles.get(g, OTHER)
+        n = sum(1 for f in fns if (f[3] if f[3] in titles else OTHER) == g)
+        o.append(f"- [{title}](#{anchor(title)}) ({n})")
+    o += [f"- [{HELPERS}](#{anchor(HELPERS)})", "- [Exceptions](#exceptions)", "- [Enums](#enums)",
+          "- [Types](#types)", "- [Constants](#constants)", ""]
+    for g in used:
+        title = titles.get(g, OTHER)
+        o += [f"## {title}", ""]
+        for name, sig, doc, group in fns:
+            if (group if group in titles else OTHER) == g:
+                o += [f"### {name}", "", "```python", f"def {sig}", "```", "", *_doc_block(doc), ""]
+    status_py = rn.enum_cls.get(L["status"]) or rn.enum_cls.get(cfg.get("status_enum", ""), L["status"])
+    o += [f"## {HELPERS}", "", "Written by hand rather than generated from a C function.", "",
+          "### sizeof", "", "```python", "def sizeof(objType: type) -> int", "```", "",
+          "The C size in bytes of a struct class of this module.", ""]
+    if "check_status" in cfg:
+        ret = "None" if cfg["check_status"] is None else "int"
+        o += ["### check_status", "", "```python", f"def check_status(status: int) -> {ret}", "```", "",
+              f"Raises the exception of a failed `{status_py}` value; returns `{cfg['check_status']!r}` for success.", ""]
+        if cfg.get("message") == "library" and cfg.get("check_status_size", True):
+            o += ["### check_status_size", "", "```python", "def check_status_size(status: int) -> int", "```", "",
+                  f"As `check_status`, but `{cfg['insufficient'][len(L['prefix']) + 1:]}` (the answer of a size "
+                  "query) is no failure.", ""]
+    status_py = rn.enum_cls.get(L["status"]) or rn.enum_cls.get(cfg.get("status_enum", ""), L["status"])
+    o += ["## Exceptions", "", f"`{cfg['error']}(Exception)`: a failed call; `status` is the `{status_py}` value"
+          + (", `cuda_error` the CUDA status where cuFile reports one" if cfg.get("message") == "cufile" else "")
+          + ". The message names the status" + (" and gives the library's text for it" if cfg.get("message") else "")
+          + ".", ""]
+    if errors:
+        o += [f"One subclass of `{cfg['error']}` per failed status; `except` one status by its class:", "",
+              "| class | status |", "| --- | ---: |"] + [f"| `{c}` | `{n}` ({v}) |" for c, n, v in errors] + [""]
+        o += [f"`{a}` is another name of `{c}`." for a, c in ov.ERROR_CLASS_ALIASES.items()] + [""]
+    o += ["## Enums", ""]
+    for c, py, members in enums:
+        o += [f"### {py}", "", (f"C enum `{c}`." if c else "From the header's `#define` constants of one kind.") + "", ""]
+        o += ["| member | value |", "| --- | ---: |"] + [f"| `{n}` | {int(v)} |" for n, v in members] + [""]
+    o += ["## Types", "", "Each class holds the C memory of one struct or of an array of them: "
+          "`ptr` is its address, `from_ptr`, `from_buffer` and `from_data` make one over existing memory, "
+          "a numpy record of its dtype, or a copy; fields read and write as properties.", ""]
+    classes = pytypes.classes(m)
+    for st in structs:
+        py = rn.cls[st.name]
+        cname = st.aliases[0][0] if st.aliases and st.name.startswith("anon_") else st.ctype
+        o += [f"### {py}", "", f"C {'union' if st.union else 'struct'} `{cname}`"
+              + (f"; numpy dtype `{dtype_of[py]}`" if py in dtype_of else "") + ".", ""]
+        rows = []
+        hidden = counted_fields(st)
+        for f in st.fields:
+            if None in f.dims or f.name in hidden or (st.name, f.name) in ov.HIDDEN_FIELDS:
+                continue
+            fname, kind, _, clsname, ekind, _, _, flags = record_field_spec(m, st, f, classes, rn)
+            read, write = pytypes.record_field_type(m, kind, clsname, ekind, flags, rn)
+            rows.append(f"| `{fname}` | `{f.name}` | `{read}` |" + (f" `{write}` |" if write != read else " |"))
+        if rows:
+            o += ["| field | C field | type | set from |", "| --- | --- | --- | --- |"] + rows + [""]
+    o += ["## Constants", "", "| name | value |", "| --- | --- |"]
+    o += [f"| `{n}` | `{v!r}` |" for n, v in m.defines] + [""]
+    return "\n".join(o)
+
+
 def module_page(m, peers):
     """The Markdown page of cuda.bindings.<lib>."""
+    if records_style(LIBS[m.lib]):
+        return records_page(m, peers)
     fns = _functions(m, peers)
     titles = dict((g, t) for g, t in m.groups)
     used = [g for g, _ in m.groups if any(f[3] == g for f in fns)]
@@ -166,6 +255,8 @@ def index_page(models):
          "bindings: [the guide](../../docs/guide.md).", "",
          "| module | | functions |", "| --- | --- | ---: |"]
     for lib in libs.names():
+        if lib not in models:
+            continue            # no header of it in this release (cuDLA before 13.5)
         n = sum(1 for fn in models[lib].functions if fn.python)
         o.append(f"| [cuda.bindings.{lib}]({lib}.md) | {LIBS[lib]['title']} | {n} |")
     n = sum(1 for lib in libs.checked() for fn in models[lib].functions if fn.python)
@@ -177,9 +268,11 @@ def build(include_dir, out):
     """Write the pages into `out`; returns ({file name: text}, {lib: model})."""
     models = {}
     for lib in libs.names():
+        if not (Path(include_dir) / LIBS[lib]["header"]).is_file():
+            continue            # a library this release's pinned headers lack (cuDLA before 13.5)
         models[lib] = model.build(parse.read(include_dir, lib), lib)
         models[lib].cuda = parse.cuda_release(include_dir)
-    pages = {f"{lib}.md": module_page(models[lib], pytypes.peers(models[lib], models)) + "\n" for lib in libs.names()}
+    pages = {f"{lib}.md": module_page(models[lib], pytypes.peers(models[lib], models)) + "\n" for lib in models}
     pages["checked.md"] = checked_page(models) + "\n"
     pages["index.md"] = index_page(models)
     out = Path(out)
@@ -197,7 +290,7 @@ def main(argv=None):
     from headers.fetch import include_dir
     t0 = time.time()
     pages, models = build(include_dir(), a.out)     # the release $CUDA_BINDINGS_CUDA_VERSION selects
-    for lib in libs.names():
+    for lib in models:
         print(f"codegen.refdocs: {lib}: in no header group ({OTHER}): {', '.join(ungrouped(models[lib])) or 'none'}",
               file=sys.stderr)
     size = sum(len(t.encode()) for t in pages.values())

@@ -12,10 +12,11 @@ import re
 
 from . import overrides as ov
 from . import pytypes
-from .common import HEADER, extra_enums, field_spec, py_field
+from .common import (HEADER, counted_fields, extra_enums, field_spec, py_field, record_field_spec,
+                     record_names, records_style, status_error_classes)
 from .libs import LIBS, helpers
 from .pyapi import docstring, helper_signatures, module_refs, signature
-from .pytypes import field_types, peers
+from .pytypes import field_types, peers, record_field_type
 
 
 def summaries(model):
@@ -113,6 +114,8 @@ def _head(model, doc, extra_imports=()):
 def emit_pyi(model, others):
     """The stub of `<lib>.pyx`."""
     L = LIBS[model.lib]
+    if records_style(L):
+        return emit_records_pyi(model)
     prm = peers(model, others)
     imports = sorted({v.split(".")[0] for v in prm.values()})
     o = _head(model, f"Types of cuda.bindings.{model.lib} (generated from the CUDA {model.cuda} headers).",
@@ -195,4 +198,79 @@ def emit_checked_pyi(model, others):
             o += _def(signature(model, fn, prm, checked=True)[1], summary[fn.name])
     if helpers(model.lib):
         o.append("def getLocalRuntimeVersion() -> int: ...")
+    return "\n".join(o) + "\n"
+
+
+def emit_records_pyi(model):
+    """The stub of a struct-style module (cuFile, NVML, nvFatbin, cuDLA)."""
+    L = LIBS[model.lib]
+    cfg = L["snake"]
+    rn = record_names(model)
+    o = [HEADER.format(ver=model.cuda).rstrip("\n"),
+         f'"""Types of cuda.bindings.{model.lib} (generated from the CUDA {model.cuda} headers)."""',
+         "from collections.abc import Sequence",
+         "from enum import IntEnum",
+         "from typing import Any", "",
+         "from numpy import dtype",
+         "from numpy.typing import NDArray", "",
+         "from cuda.bindings._base import Buffer",
+         "from cuda.bindings._records import _Record", ""]
+    for _, py, members in rn.enums:
+        _enum_class(o, py, members)
+    for py, members in ov.DEFINE_ENUMS_OF(model):
+        _enum_class(o, py, members)
+    for name, (module, attr) in cfg.get("imports", {}).items():
+        o.append(f"from {module} import {attr} as {name}")
+    o.append("")
+    classes = pytypes.classes(model)
+    skip = set(cfg.get("hide_structs", ()))
+    made = []
+    for st in model.structs:
+        if st.name in skip or any(a in skip for a, _ in st.aliases):
+            continue
+        py = rn.cls[st.name]
+        made.append(py)
+        o.append(f"class {py}(_Record):")
+        body = []
+        hidden = counted_fields(st)
+        for f in st.fields:
+            if None in f.dims or f.name in hidden or (st.name, f.name) in ov.HIDDEN_FIELDS:
+                continue
+            fname, kind, _, clsname, ekind, _, _, flags = record_field_spec(model, st, f, classes, rn)
+            r, w = record_field_type(model, kind, clsname, ekind, flags, rn)
+            if r == w:
+                body.append(f"    {fname}: {r}")
+            else:
+                body += ["    @property", f"    def {fname}(self) -> {r}: ...",
+                         f"    @{fname}.setter", f"    def {fname}(self, value: {w}) -> None: ..."]
+        o.extend(body or ["    ..."])
+        o.append("")
+    for d, c in rn.dtypes.items():
+        if c in made:
+            o.append(f"{d}: dtype[Any]")
+    o.append("")
+    for n, v in ov.PUBLIC_CONSTANTS.get(model.lib, {}).items():
+        o.append(f"{v}: int")
+    o += ["", f"class {cfg['error']}(Exception):", "    status: int"]
+    if cfg.get("message") == "cufile":
+        o += ["    cuda_error: int | None",
+              "    def __init__(self, status: int, cuda_error: int | None = None) -> None: ..."]
+    else:
+        o += ["    def __init__(self, status: int) -> None: ..."]
+    o.append("")
+    for cls, _, _ in status_error_classes(model):
+        o += [f"class {cls}({cfg['error']}):", "    def __init__(self, status: int | None = None) -> None: ..."]
+    for alias, cls in ov.ERROR_CLASS_ALIASES.items() if status_error_classes(model) else ():
+        o.append(f"{alias} = {cls}")
+    o.append("")
+    summary = summaries(model)
+    for fn in model.functions:
+        if fn.python:
+            o += _def(signature(model, fn, {})[1], summary[fn.name])
+    if "check_status" in cfg:
+        ret = "None" if cfg["check_status"] is None else "int"
+        o.append(f"def check_status(status: int) -> {ret}: ...")
+        if cfg.get("message") == "library" and cfg.get("check_status_size", True):
+            o.append("def check_status_size(status: int) -> int: ...")
+    o.append("def sizeof(objType: type) -> int: ...")
     return "\n".join(o) + "\n"

@@ -1408,6 +1408,10 @@ cdef class _Lazy:
             self.index()
         if name in self.enums or name in self.structs or name in self.aliases:
             return self.cls(name)
+        if self.records is not None and name in self.records.imports:
+            r = self.records.imported(name)
+            self.g[name] = r
+            return r
         if self.records is not None and name in self.records.dtypes:
             with self.lock:
                 r = self.g.get(name)
@@ -1425,6 +1429,7 @@ cdef class _Lazy:
         s.update(self.enums, self.structs, self.aliases)
         if self.records is not None:
             s.update(self.records.dtypes)
+            s.update(self.records.imports)
         return sorted(s)
 
 

@@ -12,3 +12,8 @@ cdef class _Record(_Struct):
 cdef _Record _new_record(type cls, Py_ssize_t n)
 cdef _Record _record_view(type cls, void* p, Py_ssize_t n, object owner, bint readonly)
 cdef void* _record_ptr(object o, type cls, str name) except? NULL
+cdef str _text(const char* p, Py_ssize_t n)
+cdef str _text0(const char* p)
+cdef object _records_of(type cls, void* p, Py_ssize_t n)
+cdef object _numbers_of(void* p, Py_ssize_t n, str fmt)
+cdef _Record _records_in(object value, type cls, str field)

@@ -82,7 +82,7 @@ cdef void* _record_ptr(object o, type cls, str name) except? NULL:
     """A struct argument: a record of `cls` (or of a class of the same C size: an alias), an int
     address, or None (NULL)."""
     if isinstance(o, _Record):
-        if type(o) is cls or type(o)._c_size == cls._c_size:
+        if isinstance(o, cls):
             return (<_Record>o)._ptr
         raise TypeError(f"{name} must be a {cls.__name__}, not {type(o).__name__}")
     if o is None:
@@ -147,6 +147,26 @@ cdef class _RField:
             return self.count
         return v
 
+    cdef object get_numbers(self, _Record r, char* base):
+        """A pointer-to-numbers field: the numpy array set from Python while the pointer is still
+        its memory (as many items as a count field says, if there is one), else a copy of the items
+        the count field says are there (none without one)."""
+        cdef char* p = base + self.off
+        cdef char* q = (<char**>p)[0]
+        cdef Py_ssize_t n
+        cdef _RField c
+        np = _numpy()
+        fmt = np.dtype(_item_format(self.ekind, self.size))
+        kept = _kept(r, p)
+        n = self.items(r, base) if self.countname else -1
+        c = self.count_field(type(r))
+        if isinstance(kept, np.ndarray) and q != NULL and PyLong_AsVoidPtr(kept.ctypes.data) == <void*>q:
+            # a count the class shows is the caller's to set: the array reads whole
+            return kept if c is None or not (c.flags & R_HIDDEN) or n >= len(kept) else kept[:n]
+        if q == NULL or n <= 0:
+            return np.zeros(0, dtype=fmt)
+        return np.frombuffer(PyBytes_FromStringAndSize(q, n * self.size), dtype=fmt).copy()
+
     def __get__(self, obj, objtype):
         if obj is None:
             return self
@@ -189,6 +209,8 @@ cdef class _RField:
             if q == NULL:
                 return None
             return _record_view(self.item_cls(), q, self.items(r, base), _root(r), r._ro)
+        if k == F_PTRARR:
+            return self.get_numbers(r, base)
         if k == F_CSTR:
             q = (<char**>p)[0]
             return None if q == NULL else (<bytes>q).decode("utf-8", "replace")
@@ -281,6 +303,24 @@ cdef class _RField:
             c = self.count_field(type(r))
             if c is not None:
                 c.set(r, base, n)
+        elif k == F_PTRARR:
+            # a pointer to numbers: set from a sequence or array of them (kept alive with the
+            # struct), or None; a count field the class hides becomes its length
+            if value is None:
+                (<void**>p)[0] = NULL
+                n = 0
+            else:
+                np = _numpy()
+                arr = np.ascontiguousarray(value, dtype=np.dtype(_item_format(self.ekind, self.size)))
+                if arr.ndim != 1:
+                    raise ValueError(f"expected a 1-D sequence of numbers, got shape {arr.shape}")
+                n = len(arr)
+                (<void**>p)[0] = PyLong_AsVoidPtr(arr.ctypes.data) if n else NULL
+                value = arr
+            _keep_for(r, p, value)
+            c = self.count_field(type(r))
+            if c is not None and c.flags & R_HIDDEN:
+                c.set(r, base, n)
         elif k == F_CSTR:
             if value is None:
                 (<void**>p)[0] = NULL
@@ -315,6 +355,14 @@ cdef inline void memmove_(char* dst, char* src, Py_ssize_t n) noexcept:
     else:
         for i in range(n - 1, -1, -1):
             dst[i] = src[i]
+
+
+cdef object _kept(_Record r, char* p):
+    """What _keep_for keeps for the pointer at p (None if nothing)."""
+    cdef _Record root = _root(r)
+    if root._keep is None:
+        return None
+    return root._keep.get(<Py_ssize_t>(p - root._ptr))
 
 
 cdef int _keep_for(_Record r, char* p, object value) except -1:
@@ -466,7 +514,12 @@ cdef class _Record(_Struct):
         if not isinstance(other, _Record) or type(other)._c_size != type(self)._c_size:
             return NotImplemented
         o = <_Record>other
-        return o._n == self._n and (o._ptr == self._ptr or memcmp(o._ptr, self._ptr, self.nbytes()) == 0)
+        if o._n != self._n or type(other) is not type(self) and type(other)._dtype() != type(self)._dtype():
+            return False
+        if o._ptr == self._ptr or memcmp(o._ptr, self._ptr, self.nbytes()) == 0:
+            return True
+        # the same field values with other bytes in the padding (a numpy copy leaves it unset)
+        return bool((self._view() == o._view()).all())
 
     def __ne__(self, other):
         r = self.__eq__(other)
@@ -593,9 +646,17 @@ cdef class _Space:
     """The record classes of one generated module: `_L.records`.  `dtypes` maps each dtype name
     (`memory_v2_dtype`) to its class's name."""
     cdef public dict dtypes
+    cdef public dict imports     # names the module takes from another module: name -> (module, attribute)
 
-    def __init__(self, str dtypes):
+    def __init__(self, str dtypes, dict imports=None):
         self.dtypes = dict(item.split(":") for item in dtypes.split(",")) if dtypes else {}
+        self.imports = imports or {}
+
+    def imported(self, str name):
+        """The object another module gives for `name` (cufile's pyCUresult is the driver's CUresult)."""
+        import importlib
+        module, attr = self.imports[name]
+        return getattr(importlib.import_module(module), attr)
 
     def make(self, _Lazy L, str name, Py_ssize_t i, bint union, Py_ssize_t fi, str fields):
         """Make the record class `name` from its _STRUCTS line (fields: name:kind:count:class:
@@ -603,7 +664,7 @@ cdef class _Space:
         cdef Py_ssize_t count, size
         cdef int kind
         r = type(name, (_Record,), {
-            "__module__": L.modname, "__qualname__": name,
+            "__module__": L.modname, "__qualname__": name, "__slots__": (),   # a misspelt field raises
             "__doc__": f"C {'union' if union else 'struct'} (or array of them) {name}: see the fields."})
         r._c_size = L.ssize[i]
         L.g[name] = r                    # before the fields: a field may name this class
@@ -622,3 +683,57 @@ cdef class _Space:
         r._c_fields = tuple(public)
         r._c_all = every
         return r
+
+
+# ----------------------------------------------------------------------------- outputs of the functions
+
+cdef str _text(const char* p, Py_ssize_t n):
+    """The text a library wrote into a char buffer of n bytes: up to its first NUL."""
+    cdef Py_ssize_t k = 0
+    if p == NULL:
+        return ""
+    while k < n and p[k] != 0:
+        k += 1
+    return PyUnicode_DecodeUTF8(p, k, "replace")
+
+
+cdef str _text0(const char* p):
+    """A NUL-terminated string a library returned ("" for NULL)."""
+    if p == NULL:
+        return ""
+    return (<bytes>p).decode("utf-8", "replace")
+
+
+cdef object _records_of(type cls, void* p, Py_ssize_t n):
+    """A record of `n` structs of `cls`, copied from the array at p."""
+    cdef _Record r = _new_record(cls, n if n > 0 else 0)
+    if n > 0 and p != NULL:
+        memcpy(r._ptr, p, n * <Py_ssize_t>cls._c_size)
+    return r
+
+
+cdef object _numbers_of(void* p, Py_ssize_t n, str fmt):
+    """A numpy array of `n` numbers of `fmt`, copied from the array at p."""
+    np = _numpy()
+    dt = np.dtype(fmt)
+    if n <= 0 or p == NULL:
+        return np.zeros(0, dtype=dt)
+    return np.frombuffer(PyBytes_FromStringAndSize(<char*>p, n * dt.itemsize), dtype=dt).copy()
+
+
+cdef _Record _records_in(object value, type cls, str field):
+    """A struct-array argument that the call fills: the module's struct object of `cls` (filled in
+    place), or a sequence of the values of its first field (`field`: NVML's field ids), made into
+    a new one."""
+    cdef _Record r
+    cdef Py_ssize_t i
+    if isinstance(value, _Record):
+        if type(value)._c_size != cls._c_size:
+            raise TypeError(f"expected a {cls.__name__}, not {type(value).__name__}")
+        return <_Record>value
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__len__"):
+        raise TypeError(f"expected a {cls.__name__} or a sequence of {field} values, not {type(value).__name__}")
+    r = _new_record(cls, len(value))
+    for i in range(len(value)):
+        setattr(r[i], field, value[i])
+    return r
