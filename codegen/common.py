@@ -270,8 +270,12 @@ def record_field_spec(model, s, f, classes, rn):
         clsname = rn.cls.get(clsname, "") if (kind != F_ARRAY or ekind == F_STRUCT) else ""
     elif kind not in (F_STRUCT, F_ARRAY, F_PTRARR):
         clsname = ""
+    if kind == F_CHARS and bare(f.ctype) == "unsigned char":
+        # bytes of data (a nonce, a certificate, link modes): a numpy uint8 array, as the reference
+        # reads them
+        kind, ekind = F_ARRAY, F_U
     fname = rn.fields[s.name][f.name]
-    flags = 2 if (kind == F_CHARS and f.name in ov.BINARY_RECORD_FIELDS) else 0
+    flags = 2 if (kind == F_CHARS and (s.name, f.name) in ov.BINARY_RECORD_FIELDS) else 0
     if kind == F_ARRAY and not countname:
         countname = array_count_field(s, f) or ""
     if countname:

@@ -380,7 +380,7 @@ def _emit_function(model, fn, mod, L, refs):
             elif nv and conv == "struct_args":
                 cls = rn.cls[bare(p.ctype)]
                 cdecls.append(f"cdef _Record s_{p.name} = _new_record(_L.cls({cls!r}), 1)")
-                ver = _struct_version(model, p.ctype)
+                ver = _struct_version(model, p.ctype, mod)
                 if ver:
                     cdecls.append(f"(<unsigned int*>s_{p.name}._ptr)[0] = {ver}")
                 st = next(x for x in model.structs if x.name == bare(p.ctype) or any(a == bare(p.ctype) for a, _ in x.aliases))
@@ -576,7 +576,7 @@ def _emit_function(model, fn, mod, L, refs):
                 outs.append(_nv_value(model, p, c) if nv else _to_py(model, p, c, mod))
             elif conv == "struct_out" and nv:
                 cdecls.append(f"cdef _Record s_{p.name} = _new_record(_L.cls({rn.cls[bare(p.ctype)]!r}), 1)")
-                ver = _struct_version(model, p.ctype)
+                ver = _struct_version(model, p.ctype, mod)
                 if ver:
                     cdecls.append(f"(<unsigned int*>s_{p.name}._ptr)[0] = {ver}")
                 call_args.append(f"<{cytype(p.ctype, p.ptr, False, mod)}>s_{p.name}._ptr")
@@ -634,7 +634,7 @@ def _emit_function(model, fn, mod, L, refs):
                     # allocated after every input is converted (the count may be an in/out)
                     if isinstance(cnt, str) and not cnt.startswith("call:") and [x for x in fn.params if x.name == cnt][0].role == "inout":
                         cdecls.append(f"cdef _Buf a_{p.name}")
-                        late.append((tag, f"a_{p.name} = _Buf_new(({cexpr}) * {es}) if {cexpr} else None"))
+                        late.append((tag, f"a_{p.name} = _Buf_new((<Py_ssize_t>{cexpr}) * {es}) if {cexpr} else None"))
                         cdecls.append(f"cdef void* p_{p.name}")
                         late.append((tag, f"p_{p.name} = _bufptr(a_{p.name})"))
                         call_args.append(f"<{cytype(p.ctype, p.ptr, False, mod)}>p_{p.name}")
@@ -642,9 +642,20 @@ def _emit_function(model, fn, mod, L, refs):
                         cdecls.append(f"cdef size_t req_{p.name}")
                         late.append((tag, f"req_{p.name} = {cexpr}"))
                         cexpr = f"({cexpr} if {cexpr} < req_{p.name} else req_{p.name})"
+                    elif nv and kind != "s" and bare(p.ctype) != "char":
+                        # numbers, as many as a count the caller chooses: a numpy array the
+                        # library fills, returned as it is (no copy; pages it does not write
+                        # cost nothing, whatever the count)
+                        cdecls.append(f"cdef object n_{p.name}")
+                        cdecls.append(f"cdef void* p_{p.name}")
+                        late.append((tag, f"n_{p.name} = _numbers_new(<Py_ssize_t>({cexpr}), {_np_format(model, p)!r})"))
+                        late.append((tag, f"p_{p.name} = _numbers_ptr(n_{p.name})"))
+                        call_args.append(f"<{cytype(p.ctype, p.ptr, False, mod)}>p_{p.name}")
+                        outs.append(f"n_{p.name}")
+                        continue
                     else:
                         cdecls.append(f"cdef _Buf a_{p.name}")
-                        late.append((tag, f"a_{p.name} = _Buf_new(({cexpr}) * {es})"))
+                        late.append((tag, f"a_{p.name} = _Buf_new((<Py_ssize_t>{cexpr}) * {es})"))
                         call_args.append(f"<{cytype(p.ctype, p.ptr, False, mod)}>a_{p.name}.ptr")
                     if bare(p.ctype) == "char":
                         outs.append(f"PyBytes_FromStringAndSize(<char*>_bufptr(a_{p.name}), {cexpr})")
@@ -724,7 +735,7 @@ def _emit_function(model, fn, mod, L, refs):
             o.append("    try:")
             o.append(f"        {rec}.{assignment}")
             o.append("    except (TypeError, ValueError, OverflowError) as e:")
-            o.append(f"        raise type(e)(f\"{public_function(fn, L)}() argument '{arg}': {{e}}\") from None")
+            o.append(f"        raise e.__class__(f\"{public_function(fn, L)}() argument '{arg}': {{e}}\") from None")
         o.extend(_nv_call_and_return(model, fn, L, c_call, call_args, outs, size_check, two_call, mod, rn))
         return o
     if fn.ret != L["status"]:
@@ -900,18 +911,26 @@ def _nv_value(model, p, var):
     return var
 
 
-def _struct_version(model, ctype):
+def _struct_version(model, ctype, mod):
     """The value a versioned struct's `version` member is set to before a call fills the struct
-    (NVML: `nvmlMemory_v2` for nvmlMemory_v2_t, the header's NVML_STRUCT_VERSION), or None."""
+    (NVML: `nvmlMemory_v2` for nvmlMemory_v2_t, the header's NVML_STRUCT_VERSION, which is
+    `sizeof(nvmlMemory_v2_t) | 2 << 24`), as Cython text, or None."""
     name = bare(ctype)
     s = next((x for x in model.structs if x.name == name or any(a == name for a, _ in x.aliases)), None)
     if s is None or not s.fields or s.fields[0].name != "version":
         return None
     values = dict(model.defines)
+    exprs = dict(model.sizeof_defines)
     for n in [name] + [a for a, _ in s.aliases] + [s.name]:
         macro = n[:-2] if n.endswith("_t") else n
         if macro in values and isinstance(values[macro], int):
-            return values[macro]
+            return str(values[macro])
+        if macro in exprs:
+            # the C expression in Cython's spelling: casts in <>, no integer suffixes, the types
+            # of the C-API module
+            e = re.sub(r"\((unsigned int|int)\)", r"<\1>", exprs[macro])
+            e = re.sub(r"\b(\d+)[uUlL]+\b", r"\1", e)
+            return re.sub(r"sizeof\((\w+)\)", lambda m: f"sizeof({cytype(m.group(1), 0, False, mod)})", e)
     return None
 
 
@@ -1022,7 +1041,7 @@ def _emit_records_module(model):
          "    _Buf_new, _check_count, _bptr, _arg_error, _vsized, _library_handle, _Lazy, _new_lazy, _live, _consume,",
          "    _Handle, _IntValue, _iv, _Struct, _enum)",
          "from cuda.bindings._records cimport (_Record, _new_record, _record_ptr, _text, _text0, _records_of,",
-         "    _numbers_of, _records_in)",
+         "    _numbers_of, _numbers_new, _numbers_ptr, _records_in)",
          "from cpython.long cimport PyLong_FromVoidPtr, PyLong_AsVoidPtr",
          "from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t, intptr_t, uintptr_t",
          "from libc.string cimport memcpy",
@@ -1126,12 +1145,14 @@ def _records_errors(model, status_py):
          f'    """A failed {cfg["title"]} call: `status` is the {status_py} value."""',
          ""]
     if cfg.get("message") == "cufile":
-        o = ["def _status_text(int status):",
+        o = ["def _status_text(long long status):",
              '    """cuFile\'s text for a status (cufile.h\'s cufileop_status_error)."""',
+             "    if not -2**31 <= status < 2**31:",
+             "        return 'unknown status'",
              f"    return _text0(cy{model.lib}.cufileop_status_error(<cy{model.lib}.CUfileOpError>status))",
              "",
              "",
-             "def _cuda_status_name(int status):",
+             "def _cuda_status_name(long long status):",
              '    """The CUresult member name of a CUDA status (its number where it names none)."""',
              "    try:",
              "        from cuda.bindings.driver import CUresult",
@@ -1175,9 +1196,11 @@ def _records_errors(model, status_py):
         for alias, cls in ov.ERROR_CLASS_ALIASES.items():
             o.append(f"{alias} = {cls}")
         o += ["", f"cdef dict _ERRORS = {{{', '.join(f'{v}: {c}' for v, c in sorted(by_value.items()))}}}", "", "",
-              f"def _status_text(int status):",
+              f"def _status_text(long long status):",
               '    """The library\'s text for a status (its number where the library cannot say)."""',
               "    try:",
+              "        if not -2**31 <= status < 2**31:",
+              "            raise ValueError(status)",
               f"        return _text0(cy{model.lib}.{L['prefix']}ErrorString(<cy{model.lib}.{L['status']}>status))",
               "    except Exception:",
               "        return f'{_status_name(status)} ({status})'",
@@ -1188,7 +1211,7 @@ def _records_errors(model, status_py):
         if cfg.get("check_status_size", True):
             o += ["", "def check_status_size(status):",
                   f'    """check_status, but {cfg["insufficient"][len(L["prefix"]) + 1:]} (the size query of a two-call function) is no failure."""',
-                  "    cdef long long s = status",
+                  "    cdef long long s = _status_arg(status)",
                   f"    if s != 0 and s != cy{model.lib}.{cfg['insufficient']}:",
                   "        _raise(s)",
                   "    return 0", ""]
@@ -1208,13 +1231,21 @@ def _records_errors(model, status_py):
         o += ["",
               "def check_status(status):",
               f'    """Raise the exception of a {status_py} value; return {cfg["check_status"]!r} when it is success."""',
-              "    cdef long long s = status",
+              "    cdef long long s = _status_arg(status)",
               "    if s != 0:",
               "        _raise(s)",
               f"    return {cfg['check_status']!r}",
               ""]
     o += ["",
-          "def _status_name(int status):",
+          "cdef long long _status_arg(object status) except? -1:",
+          '    """A status given to check_status: an integer, or an error naming the argument."""',
+          "    try:",
+          "        return status",
+          "    except (TypeError, ValueError, OverflowError) as e:",
+          "        raise e.__class__(f\"status: {e}\") from None",
+          "",
+          "",
+          "def _status_name(long long status):",
           f'    """The {status_py} member name of a status (its number where it names none)."""',
           "    try:",
           f"        return _L.cls({status_py!r})(status).name",

@@ -121,6 +121,10 @@ class Model:
     funcptrs: list = field(default_factory=list)     # [(name, parent or "")]
     functions: list = field(default_factory=list)
     defines: list = field(default_factory=list)      # [(name, value)]
+    # #defines whose value is a C expression of sizeof() (NVML's struct versions:
+    # `nvmlMemory_v2` = `sizeof(nvmlMemory_v2_t) | 2 << 24`): [(name, expression)], the expression
+    # with its token pasting done, for the C compiler to evaluate
+    sizeof_defines: list = field(default_factory=list)
     typedefs: dict = field(default_factory=dict)     # handle / function pointer names
     handle_targets: dict = field(default_factory=dict)   # handle -> 'struct X' or 'void'
     const_handles: list = field(default_factory=list)    # handles to a const target (cudaArray_const_t)
@@ -479,6 +483,10 @@ def build(raw, lib):
             continue
         if v is None and target in enum_value_of and k not in enum_values:
             v = enum_value_of[target]   # #define CU_STREAM_ATTRIBUTE_X CU_LAUNCH_ATTRIBUTE_X
+        if v is None and "sizeof" in (defs["macros"].get(k) or "") and not k.startswith("_"):
+            # pyclibrary leaves `##` in a function-like macro's expansion: pasted here
+            m.sizeof_defines.append((k, re.sub(r"\s*##\s*", "", " ".join(defs["macros"][k].split()))))
+            continue
         if k in enum_values or v is None or k.startswith("_"):
             continue
         if isinstance(v, (int, float)) and not isinstance(v, bool):

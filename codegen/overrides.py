@@ -245,6 +245,15 @@ POINTER_COUNT = {
     "extSemArray": "numExtSems",   # the semaphores of an external-semaphore node
     "paramsArray": "numExtSems",   # ... and their parameters, one per semaphore
     "phGraph_out": "size",         # the body graphs the driver makes for a conditional node
+    # NVML's lists the library fills: the reference reads each as that many structs
+    "procArray": "numProcArrayEntries",             # nvmlProcessDetailList_v1_t
+    "procUtilArray": "processSamplesCount",         # nvmlProcessesUtilizationInfo_v1_t
+    "vgpuUtilArray": "vgpuInstanceCount",           # nvmlVgpuInstancesUtilizationInfo_v1_t
+    "vgpuProcUtilArray": "vgpuProcessCount",        # nvmlVgpuProcessesUtilizationInfo_v1_t
+    "entries": "entryCount",                        # nvmlEccSramUniqueUncorrectedErrorCounts_v1_t
+    # cuDLA's fences of a task's wait and signal events
+    "preFences": "numEvents",                       # cudlaWaitEvents
+    "eofFences": "numEvents",                       # cudlaSignalEvents
 }
 
 # Input lists whose count the naming rules (model._pair_list_counts) would pair wrongly, or do
@@ -327,12 +336,19 @@ CONSUMES = {
 }
 
 # char[] fields of the struct-style modules that hold binary data (read as numpy int8 arrays, as
-# in the reference package); the others are text.
-BINARY_RECORD_FIELDS = {"uuid"}
+# in the reference package): (struct, field); the others are text (NVML's `uuid` fields are the
+# ASCII "GPU-..." strings).
+BINARY_RECORD_FIELDS = {("CUfilePerGpuStats", "uuid")}
 
 # Fields of the struct-style modules that are not properties (besides the counts of array fields,
 # which the naming rules find): (struct, C field).
-HIDDEN_FIELDS = set()
+HIDDEN_FIELDS = {
+    # NVML's reserved arrays, which the reference's classes do not show (their dtypes keep them;
+    # nvmlMemory_v2_t's `reserved`, memory the driver keeps, is a value and stays)
+    ("nvmlAccountingStats_st", "reserved"),
+    ("nvmlVgpuMetadata_st", "reserved"),
+    ("nvmlVgpuPgpuMetadata_st", "reserved"),
+}
 
 # Pointer-to-number fields of the struct-style modules that the reference reads as numpy arrays
 # and sets from sequences of numbers (the others are addresses): (struct, field) -> the field
@@ -343,6 +359,10 @@ POINTER_NUMBERS = {
     ("nvmlVgpuPlacementList_v1_t", "placementIds"): "count",
     ("nvmlVgpuPlacementList_v2_t", "placementIds"): "count",
     ("nvmlVgpuCreatablePlacementInfo_v1_t", "placementIds"): "count",
+    # cuDLA's arrays of tensor addresses (uint64_t *const *): the addresses, as numbers
+    ("cudlaTask_t", "inputTensor"): "numInputTensors",
+    ("cudlaTask_t", "outputTensor"): "numOutputTensors",
+    ("cudlaSignalEvents", "devPtrs"): "numEvents",
 }
 
 # Fields that count a sibling array and that the reference still shows as properties (the other
@@ -363,7 +383,18 @@ FIELD_NAME = {
 
 # Fixed-size array fields of the struct-style modules whose count field the naming rules do not
 # find: (struct, array field) -> count field.
-ARRAY_FIELD_COUNT = {}
+ARRAY_FIELD_COUNT = {
+    # NVML: the reference reads each array as that many items, and shows no count property
+    ("nvmlBridgeChipHierarchy_st", "bridgeChipInfo"): "bridgeCount",
+    ("nvmlClkMonStatus_status", "clkMonList"): "clkMonListSize",
+    ("nvmlConfComputeGpuAttestationReport_st", "attestationReport"): "attestationReportSize",
+    ("nvmlConfComputeGpuAttestationReport_st", "cecAttestationReport"): "cecAttestationReportSize",
+    ("nvmlConfComputeGpuCertificate_st", "certChain"): "certChainSize",
+    ("nvmlConfComputeGpuCertificate_st", "attestationCertChain"): "attestationCertChainSize",
+    ("nvmlGridLicensableFeatures_st", "gridLicensableFeatures"): "licensableFeaturesCount",
+    ("nvmlNvlinkSupportedBwModes_v1_t", "bwModes"): "totalBwModes",
+    ("nvmlNvlinkFirmwareInfo_t", "firmwareVersion"): "numValidEntries",
+}
 
 # #define constants a struct-style module exposes, by the reference's names: library -> {C name: name}.
 PUBLIC_CONSTANTS = {

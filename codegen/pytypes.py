@@ -302,6 +302,8 @@ def record_field_type(model, kind, clsname, ekind, flags, rn):
         return "str", "str | bytes"
     if kind in (F_ARRAY, F_CHARS):
         return "NDArray[Any]", "Sequence[int] | NDArray[Any]"
+    if kind == F_PTRARR and ekind == F_STRUCT:      # an empty list while the pointer is NULL
+        return f"{clsname} | list[{clsname}]", f"{clsname} | None"
     if kind == F_PTRARR:        # numbers behind a pointer (overrides.POINTER_NUMBERS)
         return "NDArray[Any]", "Sequence[int] | NDArray[Any] | None"
     r, w = field_types(model, kind, "", ekind)

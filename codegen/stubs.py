@@ -220,7 +220,8 @@ def emit_records_pyi(model):
     for py, members in ov.DEFINE_ENUMS_OF(model):
         _enum_class(o, py, members)
     for name, (module, attr) in cfg.get("imports", {}).items():
-        o.append(f"from {module} import {attr} as {name}")
+        # a name the module takes from another (cuFile's pyCUresult): an alias this stub exports
+        o += [f"from {module} import {attr} as _{name}", f"{name} = _{name}"]
     o.append("")
     classes = pytypes.classes(model)
     skip = set(cfg.get("hide_structs", ()))

@@ -16,4 +16,6 @@ cdef str _text(const char* p, Py_ssize_t n)
 cdef str _text0(const char* p)
 cdef object _records_of(type cls, void* p, Py_ssize_t n)
 cdef object _numbers_of(void* p, Py_ssize_t n, str fmt)
+cdef object _numbers_new(Py_ssize_t n, str fmt)
+cdef void* _numbers_ptr(object a) except? NULL
 cdef _Record _records_in(object value, type cls, str field)

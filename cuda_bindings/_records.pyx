@@ -207,7 +207,7 @@ cdef class _RField:
         if k == F_PTRARR and self.ekind == F_STRUCT:
             q = (<char**>p)[0]
             if q == NULL:
-                return None
+                return []           # no array yet: none of its items (as the reference reads it)
             return _record_view(self.item_cls(), q, self.items(r, base), _root(r), r._ro)
         if k == F_PTRARR:
             return self.get_numbers(r, base)
@@ -719,6 +719,21 @@ cdef object _numbers_of(void* p, Py_ssize_t n, str fmt):
     if n <= 0 or p == NULL:
         return np.zeros(0, dtype=dt)
     return np.frombuffer(PyBytes_FromStringAndSize(<char*>p, n * dt.itemsize), dtype=dt).copy()
+
+
+cdef object _numbers_new(Py_ssize_t n, str fmt):
+    """A zeroed numpy array of `n` numbers of `fmt` for the library to fill, returned as it is:
+    its memory is not touched before the library writes it, so a count far larger than what the
+    library writes (a caller's choice) costs no memory."""
+    if n < 0:
+        raise ValueError(f"a buffer size cannot be negative: {n}")
+    np = _numpy()
+    return np.zeros(n, dtype=np.dtype(fmt))
+
+
+cdef void* _numbers_ptr(object a) except? NULL:
+    """The address of the data of an array made by _numbers_new."""
+    return PyLong_AsVoidPtr(a.ctypes.data)
 
 
 cdef _Record _records_in(object value, type cls, str field):

@@ -143,7 +143,8 @@ class ArrayConfigParameter(IntEnum):
     POSIX_POOL_SLAB_SIZE_KB = 0
     POSIX_POOL_SLAB_COUNT = 1
 
-from cuda.bindings.driver import CUresult as pyCUresult
+from cuda.bindings.driver import CUresult as _pyCUresult
+pyCUresult = _pyCUresult
 
 class _py_anon_pod0(_Record):
     major_version: int

@@ -868,7 +868,7 @@ def cuDeviceGetLuid(dev):
     cdef _Buf a_luid
     cdef unsigned int c_deviceNodeMask = <unsigned int>0
     cdef int c_dev
-    a_luid = _Buf_new((8) * 1)
+    a_luid = _Buf_new((<Py_ssize_t>8) * 1)
     try:
         if isinstance(dev, _IntValue):
             c_dev = <int>_iv(<_IntValue>dev)
@@ -1091,7 +1091,7 @@ def cuDeviceGetHostAtomicCapabilities(operations, count, dev):
         _p = 0
         _check_count(operations, c_count, 'operations', 'count')
         _p = 1
-        a_capabilities = _Buf_new((c_count) * 4)
+        a_capabilities = _Buf_new((<Py_ssize_t>c_count) * 4)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('cuDeviceGetHostAtomicCapabilities', ('operations', 'count', 'dev'), _p) from None
     with nogil:
@@ -3472,7 +3472,7 @@ def cuModuleEnumerateFunctions(numFunctions, mod):
         _p = 1
         _hptr(mod, &c_mod)
         _p = 0
-        a_functions = _Buf_new((c_numFunctions) * sizeof(void*))
+        a_functions = _Buf_new((<Py_ssize_t>c_numFunctions) * sizeof(void*))
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('cuModuleEnumerateFunctions', ('numFunctions', 'mod'), _p) from None
     with nogil:
@@ -4324,7 +4324,7 @@ def cuLibraryEnumerateKernels(numKernels, lib):
         _p = 1
         _hptr(lib, &c_lib)
         _p = 0
-        a_kernels = _Buf_new((c_numKernels) * sizeof(void*))
+        a_kernels = _Buf_new((<Py_ssize_t>c_numKernels) * sizeof(void*))
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('cuLibraryEnumerateKernels', ('numKernels', 'lib'), _p) from None
     with nogil:
@@ -20717,7 +20717,7 @@ def cuGraphGetNodes(hGraph, numNodes=0):
         _hptr(hGraph, &c_hGraph)
         _p = 1
         c_numNodes = numNodes
-        a_nodes = _Buf_new((c_numNodes) * sizeof(void*)) if c_numNodes else None
+        a_nodes = _Buf_new((<Py_ssize_t>c_numNodes) * sizeof(void*)) if c_numNodes else None
         p_nodes = _bufptr(a_nodes)
         req_nodes = c_numNodes
     except (TypeError, ValueError, OverflowError):
@@ -20770,7 +20770,7 @@ def cuGraphGetRootNodes(hGraph, numRootNodes=0):
         _hptr(hGraph, &c_hGraph)
         _p = 1
         c_numRootNodes = numRootNodes
-        a_rootNodes = _Buf_new((c_numRootNodes) * sizeof(void*)) if c_numRootNodes else None
+        a_rootNodes = _Buf_new((<Py_ssize_t>c_numRootNodes) * sizeof(void*)) if c_numRootNodes else None
         p_rootNodes = _bufptr(a_rootNodes)
         req_rootNodes = c_numRootNodes
     except (TypeError, ValueError, OverflowError):
@@ -20839,13 +20839,13 @@ def cuGraphGetEdges(hGraph, numEdges=0):
         _hptr(hGraph, &c_hGraph)
         _p = 1
         c_numEdges = numEdges
-        a_from = _Buf_new((c_numEdges) * sizeof(void*)) if c_numEdges else None
+        a_from = _Buf_new((<Py_ssize_t>c_numEdges) * sizeof(void*)) if c_numEdges else None
         p_from = _bufptr(a_from)
         req_from = c_numEdges
-        a_to = _Buf_new((c_numEdges) * sizeof(void*)) if c_numEdges else None
+        a_to = _Buf_new((<Py_ssize_t>c_numEdges) * sizeof(void*)) if c_numEdges else None
         p_to = _bufptr(a_to)
         req_to = c_numEdges
-        a_edgeData = _Buf_new((c_numEdges) * sizeof(cydriver.CUgraphEdgeData)) if c_numEdges else None
+        a_edgeData = _Buf_new((<Py_ssize_t>c_numEdges) * sizeof(cydriver.CUgraphEdgeData)) if c_numEdges else None
         p_edgeData = _bufptr(a_edgeData)
         req_edgeData = c_numEdges
     except (TypeError, ValueError, OverflowError):
@@ -20908,10 +20908,10 @@ def cuGraphNodeGetDependencies(hNode, numDependencies=0):
         _hptr(hNode, &c_hNode)
         _p = 1
         c_numDependencies = numDependencies
-        a_dependencies = _Buf_new((c_numDependencies) * sizeof(void*)) if c_numDependencies else None
+        a_dependencies = _Buf_new((<Py_ssize_t>c_numDependencies) * sizeof(void*)) if c_numDependencies else None
         p_dependencies = _bufptr(a_dependencies)
         req_dependencies = c_numDependencies
-        a_edgeData = _Buf_new((c_numDependencies) * sizeof(cydriver.CUgraphEdgeData)) if c_numDependencies else None
+        a_edgeData = _Buf_new((<Py_ssize_t>c_numDependencies) * sizeof(cydriver.CUgraphEdgeData)) if c_numDependencies else None
         p_edgeData = _bufptr(a_edgeData)
         req_edgeData = c_numDependencies
     except (TypeError, ValueError, OverflowError):
@@ -20974,10 +20974,10 @@ def cuGraphNodeGetDependentNodes(hNode, numDependentNodes=0):
         _hptr(hNode, &c_hNode)
         _p = 1
         c_numDependentNodes = numDependentNodes
-        a_dependentNodes = _Buf_new((c_numDependentNodes) * sizeof(void*)) if c_numDependentNodes else None
+        a_dependentNodes = _Buf_new((<Py_ssize_t>c_numDependentNodes) * sizeof(void*)) if c_numDependentNodes else None
         p_dependentNodes = _bufptr(a_dependentNodes)
         req_dependentNodes = c_numDependentNodes
-        a_edgeData = _Buf_new((c_numDependentNodes) * sizeof(cydriver.CUgraphEdgeData)) if c_numDependentNodes else None
+        a_edgeData = _Buf_new((<Py_ssize_t>c_numDependentNodes) * sizeof(cydriver.CUgraphEdgeData)) if c_numDependentNodes else None
         p_edgeData = _bufptr(a_edgeData)
         req_edgeData = c_numDependentNodes
     except (TypeError, ValueError, OverflowError):
@@ -26638,7 +26638,7 @@ def cuDeviceGetP2PAtomicCapabilities(operations, count, srcDevice, dstDevice):
         _p = 0
         _check_count(operations, c_count, 'operations', 'count')
         _p = 1
-        a_capabilities = _Buf_new((c_count) * 4)
+        a_capabilities = _Buf_new((<Py_ssize_t>c_count) * 4)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('cuDeviceGetP2PAtomicCapabilities', ('operations', 'count', 'srcDevice', 'dstDevice'), _p) from None
     with nogil:
@@ -27924,7 +27924,7 @@ def cuDevSmResourceSplitByCount(nbGroups, input_, useFlags, minCount):
         p_input = _bufptr(a_input)
         _p = 0
         c_nbGroups = nbGroups
-        a_result = _Buf_new((c_nbGroups) * sizeof(cydriver.CUdevResource)) if c_nbGroups else None
+        a_result = _Buf_new((<Py_ssize_t>c_nbGroups) * sizeof(cydriver.CUdevResource)) if c_nbGroups else None
         p_result = _bufptr(a_result)
         req_result = c_nbGroups
     except (TypeError, ValueError, OverflowError):
@@ -28924,7 +28924,7 @@ def cuGLGetDevices(cudaDeviceCount, deviceList):
         _p = 1
         c_deviceList = deviceList
         _p = 0
-        a_pCudaDevices = _Buf_new((c_cudaDeviceCount) * 4)
+        a_pCudaDevices = _Buf_new((<Py_ssize_t>c_cudaDeviceCount) * 4)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('cuGLGetDevices', ('cudaDeviceCount', 'deviceList'), _p) from None
     with nogil:

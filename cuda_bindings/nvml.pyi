@@ -1699,10 +1699,6 @@ class AccountingStats(_Record):
     time: int
     start_time: int
     is_running: int
-    @property
-    def reserved(self) -> NDArray[Any]: ...
-    @reserved.setter
-    def reserved(self, value: Sequence[int] | NDArray[Any]) -> None: ...
 
 class ActiveVgpuInstanceInfo_v1(_Record):
     version: int
@@ -1717,7 +1713,6 @@ class BAR1Memory(_Record):
     bar1_used: int
 
 class BridgeChipHierarchy(_Record):
-    bridge_count: int
     bridge_chip_info: BridgeChipInfo
 
 class BridgeChipInfo(_Record):
@@ -1733,7 +1728,6 @@ class ClkMonFaultInfo(_Record):
 
 class ClkMonStatus(_Record):
     b_global_status: int
-    clk_mon_list_size: int
     clk_mon_list: ClkMonFaultInfo
 
 class ClockOffset_v1(_Record):
@@ -1805,32 +1799,28 @@ class ConfComputeGetKeyRotationThresholdInfo_v1(_Record):
 
 class ConfComputeGpuAttestationReport(_Record):
     is_cec_attestation_report_present: int
-    attestation_report_size: int
-    cec_attestation_report_size: int
     @property
-    def nonce(self) -> str: ...
+    def nonce(self) -> NDArray[Any]: ...
     @nonce.setter
-    def nonce(self, value: str | bytes) -> None: ...
+    def nonce(self, value: Sequence[int] | NDArray[Any]) -> None: ...
     @property
-    def attestation_report(self) -> str: ...
+    def attestation_report(self) -> NDArray[Any]: ...
     @attestation_report.setter
-    def attestation_report(self, value: str | bytes) -> None: ...
+    def attestation_report(self, value: Sequence[int] | NDArray[Any]) -> None: ...
     @property
-    def cec_attestation_report(self) -> str: ...
+    def cec_attestation_report(self) -> NDArray[Any]: ...
     @cec_attestation_report.setter
-    def cec_attestation_report(self, value: str | bytes) -> None: ...
+    def cec_attestation_report(self, value: Sequence[int] | NDArray[Any]) -> None: ...
 
 class ConfComputeGpuCertificate(_Record):
-    cert_chain_size: int
-    attestation_cert_chain_size: int
     @property
-    def cert_chain(self) -> str: ...
+    def cert_chain(self) -> NDArray[Any]: ...
     @cert_chain.setter
-    def cert_chain(self, value: str | bytes) -> None: ...
+    def cert_chain(self, value: Sequence[int] | NDArray[Any]) -> None: ...
     @property
-    def attestation_cert_chain(self) -> str: ...
+    def attestation_cert_chain(self) -> NDArray[Any]: ...
     @attestation_cert_chain.setter
-    def attestation_cert_chain(self, value: str | bytes) -> None: ...
+    def attestation_cert_chain(self, value: Sequence[int] | NDArray[Any]) -> None: ...
 
 class ConfComputeMemSizeInfo(_Record):
     protected_mem_size_kib: int
@@ -1920,8 +1910,10 @@ class EccSramErrorStatus_v1(_Record):
 
 class EccSramUniqueUncorrectedErrorCounts_v1(_Record):
     version: int
-    entry_count: int
-    entries: int
+    @property
+    def entries(self) -> EccSramUniqueUncorrectedErrorEntry_v1 | list[EccSramUniqueUncorrectedErrorEntry_v1]: ...
+    @entries.setter
+    def entries(self, value: EccSramUniqueUncorrectedErrorEntry_v1 | None) -> None: ...
 
 class EccSramUniqueUncorrectedErrorEntry_v1(_Record):
     unit: int
@@ -1952,9 +1944,9 @@ class EventData(_Record):
 class ExcludedDeviceInfo(_Record):
     pci_info: PciInfo
     @property
-    def uuid(self) -> NDArray[Any]: ...
+    def uuid(self) -> str: ...
     @uuid.setter
-    def uuid(self, value: Sequence[int] | NDArray[Any]) -> None: ...
+    def uuid(self, value: str | bytes) -> None: ...
 
 class FBCSessionInfo(_Record):
     session_id: int
@@ -2011,9 +2003,9 @@ class GpuDynamicPstatesInfo(_Record):
 
 class GpuFabricInfo(_Record):
     @property
-    def cluster_uuid(self) -> str: ...
+    def cluster_uuid(self) -> NDArray[Any]: ...
     @cluster_uuid.setter
-    def cluster_uuid(self, value: str | bytes) -> None: ...
+    def cluster_uuid(self, value: Sequence[int] | NDArray[Any]) -> None: ...
     status: int
     clique_id: int
     state: int
@@ -2021,9 +2013,9 @@ class GpuFabricInfo(_Record):
 class GpuFabricInfo_v2(_Record):
     version: int
     @property
-    def cluster_uuid(self) -> str: ...
+    def cluster_uuid(self) -> NDArray[Any]: ...
     @cluster_uuid.setter
-    def cluster_uuid(self, value: str | bytes) -> None: ...
+    def cluster_uuid(self, value: Sequence[int] | NDArray[Any]) -> None: ...
     status: int
     clique_id: int
     state: int
@@ -2032,9 +2024,9 @@ class GpuFabricInfo_v2(_Record):
 class GpuFabricInfo_v3(_Record):
     version: int
     @property
-    def cluster_uuid(self) -> str: ...
+    def cluster_uuid(self) -> NDArray[Any]: ...
     @cluster_uuid.setter
-    def cluster_uuid(self, value: str | bytes) -> None: ...
+    def cluster_uuid(self, value: Sequence[int] | NDArray[Any]) -> None: ...
     status: int
     clique_id: int
     state: int
@@ -2120,7 +2112,6 @@ class GridLicensableFeature(_Record):
 
 class GridLicensableFeatures(_Record):
     is_grid_license_supported: int
-    licensable_features_count: int
     grid_licensable_features: GridLicensableFeature
 
 class GridLicenseExpiry(_Record):
@@ -2192,7 +2183,6 @@ class NvLinkUtilizationControl(_Record):
 
 class NvlinkFirmwareInfo(_Record):
     firmware_version: NvlinkFirmwareVersion
-    num_valid_entries: int
 
 class NvlinkFirmwareVersion(_Record):
     ucode_type: int
@@ -2213,22 +2203,21 @@ class NvlinkSetBwMode_v1(_Record):
 class NvlinkSupportedBwModes_v1(_Record):
     version: int
     @property
-    def bw_modes(self) -> str: ...
+    def bw_modes(self) -> NDArray[Any]: ...
     @bw_modes.setter
-    def bw_modes(self, value: str | bytes) -> None: ...
-    total_bw_modes: int
+    def bw_modes(self, value: Sequence[int] | NDArray[Any]) -> None: ...
 
 class PRMTLV_v1(_Record):
     data_size: int
     status: int
     @property
-    def in_data(self) -> str: ...
+    def in_data(self) -> NDArray[Any]: ...
     @in_data.setter
-    def in_data(self, value: str | bytes) -> None: ...
+    def in_data(self, value: Sequence[int] | NDArray[Any]) -> None: ...
     @property
-    def out_data(self) -> str: ...
+    def out_data(self) -> NDArray[Any]: ...
     @out_data.setter
-    def out_data(self, value: str | bytes) -> None: ...
+    def out_data(self, value: Sequence[int] | NDArray[Any]) -> None: ...
 
 class PSUInfo(_Record):
     @property
@@ -2275,13 +2264,13 @@ class Pdi_v1(_Record):
 class PlatformInfo_v1(_Record):
     version: int
     @property
-    def ib_guid(self) -> str: ...
+    def ib_guid(self) -> NDArray[Any]: ...
     @ib_guid.setter
-    def ib_guid(self, value: str | bytes) -> None: ...
+    def ib_guid(self, value: Sequence[int] | NDArray[Any]) -> None: ...
     @property
-    def rack_guid(self) -> str: ...
+    def rack_guid(self) -> NDArray[Any]: ...
     @rack_guid.setter
-    def rack_guid(self, value: str | bytes) -> None: ...
+    def rack_guid(self, value: Sequence[int] | NDArray[Any]) -> None: ...
     chassis_physical_slot_number: int
     compute_slot_index: int
     node_index: int
@@ -2291,13 +2280,13 @@ class PlatformInfo_v1(_Record):
 class PlatformInfo_v2(_Record):
     version: int
     @property
-    def ib_guid(self) -> str: ...
+    def ib_guid(self) -> NDArray[Any]: ...
     @ib_guid.setter
-    def ib_guid(self, value: str | bytes) -> None: ...
+    def ib_guid(self, value: Sequence[int] | NDArray[Any]) -> None: ...
     @property
-    def chassis_serial_number(self) -> str: ...
+    def chassis_serial_number(self) -> NDArray[Any]: ...
     @chassis_serial_number.setter
-    def chassis_serial_number(self, value: str | bytes) -> None: ...
+    def chassis_serial_number(self, value: Sequence[int] | NDArray[Any]) -> None: ...
     slot_number: int
     tray_index: int
     host_id: int
@@ -2322,8 +2311,10 @@ class PowerValue_v2(_Record):
 class ProcessDetailList_v1(_Record):
     version: int
     mode: int
-    num_proc_array_entries: int
-    proc_array: int
+    @property
+    def proc_array(self) -> ProcessDetail_v1 | list[ProcessDetail_v1]: ...
+    @proc_array.setter
+    def proc_array(self, value: ProcessDetail_v1 | None) -> None: ...
 
 class ProcessDetail_v1(_Record):
     pid: int
@@ -2362,9 +2353,11 @@ class ProcessUtilizationSample(_Record):
 
 class ProcessesUtilizationInfo_v1(_Record):
     version: int
-    process_samples_count: int
     last_seen_time_stamp: int
-    proc_util_array: int
+    @property
+    def proc_util_array(self) -> ProcessUtilizationInfo_v1 | list[ProcessUtilizationInfo_v1]: ...
+    @proc_util_array.setter
+    def proc_util_array(self, value: ProcessUtilizationInfo_v1 | None) -> None: ...
 
 class RepairStatus_v1(_Record):
     version: int
@@ -2432,9 +2425,9 @@ class UUIDValue(_Record):
     @str.setter
     def str(self, value: str | bytes) -> None: ...
     @property
-    def bytes(self) -> str: ...
+    def bytes(self) -> NDArray[Any]: ...
     @bytes.setter
-    def bytes(self, value: str | bytes) -> None: ...
+    def bytes(self, value: Sequence[int] | NDArray[Any]) -> None: ...
 
 class UUID_v1(_Record):
     version: int
@@ -2515,9 +2508,11 @@ class VgpuInstanceUtilizationSample(_Record):
 class VgpuInstancesUtilizationInfo_v1(_Record):
     version: int
     sample_val_type: int
-    vgpu_instance_count: int
     last_seen_time_stamp: int
-    vgpu_util_array: int
+    @property
+    def vgpu_util_array(self) -> VgpuInstanceUtilizationInfo_v1 | list[VgpuInstanceUtilizationInfo_v1]: ...
+    @vgpu_util_array.setter
+    def vgpu_util_array(self, value: VgpuInstanceUtilizationInfo_v1 | None) -> None: ...
 
 class VgpuLicenseExpiry(_Record):
     year: int
@@ -2545,10 +2540,6 @@ class VgpuMetadata(_Record):
     def host_driver_version(self) -> str: ...
     @host_driver_version.setter
     def host_driver_version(self, value: str | bytes) -> None: ...
-    @property
-    def reserved(self) -> NDArray[Any]: ...
-    @reserved.setter
-    def reserved(self, value: Sequence[int] | NDArray[Any]) -> None: ...
     vgpu_virtualization_caps: int
     guest_vgpu_version: int
     opaque_data_size: int
@@ -2569,10 +2560,6 @@ class VgpuPgpuMetadata(_Record):
     @host_driver_version.setter
     def host_driver_version(self, value: str | bytes) -> None: ...
     pgpu_virtualization_caps: int
-    @property
-    def reserved(self) -> NDArray[Any]: ...
-    @reserved.setter
-    def reserved(self, value: Sequence[int] | NDArray[Any]) -> None: ...
     host_supported_vgpu_range: VgpuVersion
     opaque_data_size: int
     @property
@@ -2631,9 +2618,11 @@ class VgpuProcessUtilizationSample(_Record):
 
 class VgpuProcessesUtilizationInfo_v1(_Record):
     version: int
-    vgpu_process_count: int
     last_seen_time_stamp: int
-    vgpu_proc_util_array: int
+    @property
+    def vgpu_proc_util_array(self) -> VgpuProcessUtilizationInfo_v1 | list[VgpuProcessUtilizationInfo_v1]: ...
+    @vgpu_proc_util_array.setter
+    def vgpu_proc_util_array(self, value: VgpuProcessUtilizationInfo_v1 | None) -> None: ...
 
 class VgpuRuntimeState_v1(_Record):
     version: int

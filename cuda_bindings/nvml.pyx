@@ -7,7 +7,7 @@ from cuda.bindings._base cimport (_Buf, _hptr, _href, _vptr, _wbuf, _as_bytes, _
     _Buf_new, _check_count, _bptr, _arg_error, _vsized, _library_handle, _Lazy, _new_lazy, _live, _consume,
     _Handle, _IntValue, _iv, _Struct, _enum)
 from cuda.bindings._records cimport (_Record, _new_record, _record_ptr, _text, _text0, _records_of,
-    _numbers_of, _records_in)
+    _numbers_of, _numbers_new, _numbers_ptr, _records_in)
 from cpython.long cimport PyLong_FromVoidPtr, PyLong_AsVoidPtr
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t, intptr_t, uintptr_t
 from libc.string cimport memcpy
@@ -132,7 +132,7 @@ cdef extern from *:
     #include <stddef.h>
     static const size_t __cb_nvml_off[] = {offsetof(nvmlGpuThermalSettings_t, sensor[0].controller) - offsetof(nvmlGpuThermalSettings_t, sensor[0]), offsetof(nvmlGpuThermalSettings_t, sensor[0].defaultMinTemp) - offsetof(nvmlGpuThermalSettings_t, sensor[0]), offsetof(nvmlGpuThermalSettings_t, sensor[0].defaultMaxTemp) - offsetof(nvmlGpuThermalSettings_t, sensor[0]), offsetof(nvmlGpuThermalSettings_t, sensor[0].currentTemp) - offsetof(nvmlGpuThermalSettings_t, sensor[0]), offsetof(nvmlGpuThermalSettings_t, sensor[0].target) - offsetof(nvmlGpuThermalSettings_t, sensor[0]), offsetof(nvmlGpuDynamicPstatesInfo_t, utilization[0].bIsPresent) - offsetof(nvmlGpuDynamicPstatesInfo_t, utilization[0]), offsetof(nvmlGpuDynamicPstatesInfo_t, utilization[0].percentage) - offsetof(nvmlGpuDynamicPstatesInfo_t, utilization[0]), offsetof(nvmlGpuDynamicPstatesInfo_t, utilization[0].incThreshold) - offsetof(nvmlGpuDynamicPstatesInfo_t, utilization[0]), offsetof(nvmlGpuDynamicPstatesInfo_t, utilization[0].decThreshold) - offsetof(nvmlGpuDynamicPstatesInfo_t, utilization[0]), offsetof(nvmlVgpuSchedulerParams_t, vgpuSchedDataWithARR.avgFactor) - offsetof(nvmlVgpuSchedulerParams_t, vgpuSchedDataWithARR), offsetof(nvmlVgpuSchedulerParams_t, vgpuSchedDataWithARR.timeslice) - offsetof(nvmlVgpuSchedulerParams_t, vgpuSchedDataWithARR), offsetof(nvmlVgpuSchedulerParams_t, vgpuSchedData.timeslice) - offsetof(nvmlVgpuSchedulerParams_t, vgpuSchedData), offsetof(nvmlVgpuSchedulerSetParams_t, vgpuSchedDataWithARR.avgFactor) - offsetof(nvmlVgpuSchedulerSetParams_t, vgpuSchedDataWithARR), offsetof(nvmlVgpuSchedulerSetParams_t, vgpuSchedDataWithARR.frequency) - offsetof(nvmlVgpuSchedulerSetParams_t, vgpuSchedDataWithARR), offsetof(nvmlVgpuSchedulerSetParams_t, vgpuSchedData.timeslice) - offsetof(nvmlVgpuSchedulerSetParams_t, vgpuSchedData), offsetof(nvmlGpmMetric_t, metricInfo.shortName) - offsetof(nvmlGpmMetric_t, metricInfo), offsetof(nvmlGpmMetric_t, metricInfo.longName) - offsetof(nvmlGpmMetric_t, metricInfo), offsetof(nvmlGpmMetric_t, metricInfo.unit) - offsetof(nvmlGpmMetric_t, metricInfo), offsetof(nvmlAccountingStats_t, gpuUtilization), offsetof(nvmlAccountingStats_t, memoryUtilization), offsetof(nvmlAccountingStats_t, maxMemoryUsage), offsetof(nvmlAccountingStats_t, time), offsetof(nvmlAccountingStats_t, startTime), offsetof(nvmlAccountingStats_t, isRunning), offsetof(nvmlAccountingStats_t, reserved), offsetof(nvmlActiveVgpuInstanceInfo_v1_t, version), offsetof(nvmlActiveVgpuInstanceInfo_v1_t, vgpuCount), offsetof(nvmlActiveVgpuInstanceInfo_v1_t, vgpuInstances), offsetof(nvmlBAR1Memory_t, bar1Total), offsetof(nvmlBAR1Memory_t, bar1Free), offsetof(nvmlBAR1Memory_t, bar1Used), offsetof(nvmlBridgeChipHierarchy_t, bridgeCount), offsetof(nvmlBridgeChipHierarchy_t, bridgeChipInfo), offsetof(nvmlBridgeChipInfo_t, type), offsetof(nvmlBridgeChipInfo_t, fwVersion), offsetof(nvmlC2cModeInfo_v1_t, isC2cEnabled), offsetof(nvmlClkMonFaultInfo_t, clkApiDomain), offsetof(nvmlClkMonFaultInfo_t, clkDomainFaultMask), offsetof(nvmlClkMonStatus_t, bGlobalStatus), offsetof(nvmlClkMonStatus_t, clkMonListSize), offsetof(nvmlClkMonStatus_t, clkMonList), offsetof(nvmlClockOffset_v1_t, version), offsetof(nvmlClockOffset_v1_t, type), offsetof(nvmlClockOffset_v1_t, pstate), offsetof(nvmlClockOffset_v1_t, clockOffsetMHz), offsetof(nvmlClockOffset_v1_t, minClockOffsetMHz), offsetof(nvmlClockOffset_v1_t, maxClockOffsetMHz), offsetof(nvmlComputeInstanceInfo_t, device), offsetof(nvmlComputeInstanceInfo_t, gpuInstance), offsetof(nvmlComputeInstanceInfo_t, id), offsetof(nvmlComputeInstanceInfo_t, profileId), offsetof(nvmlComputeInstanceInfo_t, placement), offsetof(nvmlComputeInstancePlacement_t, start), offsetof(nvmlComputeInstancePlacement_t, size), offsetof(nvmlComputeInstanceProfileInfo_t, id), offsetof(nvmlComputeInstanceProfileInfo_t, sliceCount), offsetof(nvmlComputeInstanceProfileInfo_t, instanceCount), offsetof(nvmlComputeInstanceProfileInfo_t, multiprocessorCount), offsetof(nvmlComputeInstanceProfileInfo_t, sharedCopyEngineCount), offsetof(nvmlComputeInstanceProfileInfo_t, sharedDecoderCount), offsetof(nvmlComputeInstanceProfileInfo_t, sharedEncoderCount), offsetof(nvmlComputeInstanceProfileInfo_t, sharedJpegCount), offsetof(nvmlComputeInstanceProfileInfo_t, sharedOfaCount), offsetof(nvmlComputeInstanceProfileInfo_v2_t, version), offsetof(nvmlComputeInstanceProfileInfo_v2_t, id), offsetof(nvmlComputeInstanceProfileInfo_v2_t, sliceCount), offsetof(nvmlComputeInstanceProfileInfo_v2_t, instanceCount), offsetof(nvmlComputeInstanceProfileInfo_v2_t, multiprocessorCount), offsetof(nvmlComputeInstanceProfileInfo_v2_t, sharedCopyEngineCount), offsetof(nvmlComputeInstanceProfileInfo_v2_t, sharedDecoderCount), offsetof(nvmlComputeInstanceProfileInfo_v2_t, sharedEncoderCount), offsetof(nvmlComputeInstanceProfileInfo_v2_t, sharedJpegCount), offsetof(nvmlComputeInstanceProfileInfo_v2_t, sharedOfaCount), offsetof(nvmlComputeInstanceProfileInfo_v2_t, name), offsetof(nvmlComputeInstanceProfileInfo_v3_t, version), offsetof(nvmlComputeInstanceProfileInfo_v3_t, id), offsetof(nvmlComputeInstanceProfileInfo_v3_t, sliceCount), offsetof(nvmlComputeInstanceProfileInfo_v3_t, instanceCount), offsetof(nvmlComputeInstanceProfileInfo_v3_t, multiprocessorCount), offsetof(nvmlComputeInstanceProfileInfo_v3_t, sharedCopyEngineCount), offsetof(nvmlComputeInstanceProfileInfo_v3_t, sharedDecoderCount), offsetof(nvmlComputeInstanceProfileInfo_v3_t, sharedEncoderCount), offsetof(nvmlComputeInstanceProfileInfo_v3_t, sharedJpegCount), offsetof(nvmlComputeInstanceProfileInfo_v3_t, sharedOfaCount), offsetof(nvmlComputeInstanceProfileInfo_v3_t, name), offsetof(nvmlComputeInstanceProfileInfo_v3_t, capabilities), offsetof(nvmlConfComputeGetKeyRotationThresholdInfo_v1_t, version), offsetof(nvmlConfComputeGetKeyRotationThresholdInfo_v1_t, attackerAdvantage), offsetof(nvmlConfComputeGpuAttestationReport_t, isCecAttestationReportPresent), offsetof(nvmlConfComputeGpuAttestationReport_t, attestationReportSize), offsetof(nvmlConfComputeGpuAttestationReport_t, cecAttestationReportSize), offsetof(nvmlConfComputeGpuAttestationReport_t, nonce), offsetof(nvmlConfComputeGpuAttestationReport_t, attestationReport), offsetof(nvmlConfComputeGpuAttestationReport_t, cecAttestationReport), offsetof(nvmlConfComputeGpuCertificate_t, certChainSize), offsetof(nvmlConfComputeGpuCertificate_t, attestationCertChainSize), offsetof(nvmlConfComputeGpuCertificate_t, certChain), offsetof(nvmlConfComputeGpuCertificate_t, attestationCertChain), offsetof(nvmlConfComputeMemSizeInfo_t, protectedMemSizeKib), offsetof(nvmlConfComputeMemSizeInfo_t, unprotectedMemSizeKib), offsetof(nvmlConfComputeSetKeyRotationThresholdInfo_v1_t, version), offsetof(nvmlConfComputeSetKeyRotationThresholdInfo_v1_t, maxAttackerAdvantage), offsetof(nvmlConfComputeSystemCaps_t, cpuCaps), offsetof(nvmlConfComputeSystemCaps_t, gpusCaps), offsetof(nvmlConfComputeSystemState_t, environment), offsetof(nvmlConfComputeSystemState_t, ccFeature), offsetof(nvmlConfComputeSystemState_t, devToolsMode), offsetof(nvmlCoolerInfo_v1_t, version), offsetof(nvmlCoolerInfo_v1_t, index), offsetof(nvmlCoolerInfo_v1_t, signalType), offsetof(nvmlCoolerInfo_v1_t, target), offsetof(nvmlDeviceAddressingMode_v1_t, version), offsetof(nvmlDeviceAddressingMode_v1_t, value), offsetof(nvmlDeviceAttributes_t, multiprocessorCount), offsetof(nvmlDeviceAttributes_t, sharedCopyEngineCount), offsetof(nvmlDeviceAttributes_t, sharedDecoderCount), offsetof(nvmlDeviceAttributes_t, sharedEncoderCount), offsetof(nvmlDeviceAttributes_t, sharedJpegCount), offsetof(nvmlDeviceAttributes_t, sharedOfaCount), offsetof(nvmlDeviceAttributes_t, gpuInstanceSliceCount), offsetof(nvmlDeviceAttributes_t, computeInstanceSliceCount), offsetof(nvmlDeviceAttributes_t, memorySizeMB), offsetof(nvmlDeviceCapabilities_v1_t, version), offsetof(nvmlDeviceCapabilities_v1_t, capMask), offsetof(nvmlDeviceCurrentClockFreqs_v1_t, version), offsetof(nvmlDeviceCurrentClockFreqs_v1_t, str), offsetof(nvmlDevicePerfModes_v1_t, version), offsetof(nvmlDevicePerfModes_v1_t, str), offsetof(nvmlDevicePowerMizerModes_v1_t, currentMode), offsetof(nvmlDevicePowerMizerModes_v1_t, mode), offsetof(nvmlDevicePowerMizerModes_v1_t, supportedPowerMizerModes), offsetof(nvmlDramEncryptionInfo_v1_t, version), offsetof(nvmlDramEncryptionInfo_v1_t, encryptionState), offsetof(nvmlEccErrorCounts_t, l1Cache), offsetof(nvmlEccErrorCounts_t, l2Cache), offsetof(nvmlEccErrorCounts_t, deviceMemory), offsetof(nvmlEccErrorCounts_t, registerFile), offsetof(nvmlEccSramErrorStatus_v1_t, version), offsetof(nvmlEccSramErrorStatus_v1_t, aggregateUncParity), offsetof(nvmlEccSramErrorStatus_v1_t, aggregateUncSecDed), offsetof(nvmlEccSramErrorStatus_v1_t, aggregateCor), offsetof(nvmlEccSramErrorStatus_v1_t, volatileUncParity), offsetof(nvmlEccSramErrorStatus_v1_t, volatileUncSecDed), offsetof(nvmlEccSramErrorStatus_v1_t, volatileCor), offsetof(nvmlEccSramErrorStatus_v1_t, aggregateUncBucketL2), offsetof(nvmlEccSramErrorStatus_v1_t, aggregateUncBucketSm), offsetof(nvmlEccSramErrorStatus_v1_t, aggregateUncBucketPcie), offsetof(nvmlEccSramErrorStatus_v1_t, aggregateUncBucketMcu), offsetof(nvmlEccSramErrorStatus_v1_t, aggregateUncBucketOther), offsetof(nvmlEccSramErrorStatus_v1_t, bThresholdExceeded), offsetof(nvmlEccSramUniqueUncorrectedErrorCounts_v1_t, version), offsetof(nvmlEccSramUniqueUncorrectedErrorCounts_v1_t, entryCount), offsetof(nvmlEccSramUniqueUncorrectedErrorCounts_v1_t, entries), offsetof(nvmlEccSramUniqueUncorrectedErrorEntry_v1_t, unit), offsetof(nvmlEccSramUniqueUncorrectedErrorEntry_v1_t, location), offsetof(nvmlEccSramUniqueUncorrectedErrorEntry_v1_t, sublocation), offsetof(nvmlEccSramUniqueUncorrectedErrorEntry_v1_t, extlocation), offsetof(nvmlEccSramUniqueUncorrectedErrorEntry_v1_t, address), offsetof(nvmlEccSramUniqueUncorrectedErrorEntry_v1_t, isParity), offsetof(nvmlEccSramUniqueUncorrectedErrorEntry_v1_t, count), offsetof(nvmlEncoderSessionInfo_t, sessionId), offsetof(nvmlEncoderSessionInfo_t, pid), offsetof(nvmlEncoderSessionInfo_t, vgpuInstance), offsetof(nvmlEncoderSessionInfo_t, codecType), offsetof(nvmlEncoderSessionInfo_t, hResolution), offsetof(nvmlEncoderSessionInfo_t, vResolution), offsetof(nvmlEncoderSessionInfo_t, averageFps), offsetof(nvmlEncoderSessionInfo_t, averageLatency), offsetof(nvmlEventData_t, device), offsetof(nvmlEventData_t, eventType), offsetof(nvmlEventData_t, eventData), offsetof(nvmlEventData_t, gpuInstanceId), offsetof(nvmlEventData_t, computeInstanceId), offsetof(nvmlExcludedDeviceInfo_t, pciInfo), offsetof(nvmlExcludedDeviceInfo_t, uuid), offsetof(nvmlFBCSessionInfo_t, sessionId), offsetof(nvmlFBCSessionInfo_t, pid), offsetof(nvmlFBCSessionInfo_t, vgpuInstance), offsetof(nvmlFBCSessionInfo_t, displayOrdinal), offsetof(nvmlFBCSessionInfo_t, sessionType), offsetof(nvmlFBCSessionInfo_t, sessionFlags), offsetof(nvmlFBCSessionInfo_t, hMaxResolution), offsetof(nvmlFBCSessionInfo_t, vMaxResolution), offsetof(nvmlFBCSessionInfo_t, hResolution), offsetof(nvmlFBCSessionInfo_t, vResolution), offsetof(nvmlFBCSessionInfo_t, averageFPS), offsetof(nvmlFBCSessionInfo_t, averageLatency), offsetof(nvmlFBCStats_t, sessionsCount), offsetof(nvmlFBCStats_t, averageFPS), offsetof(nvmlFBCStats_t, averageLatency), offsetof(nvmlFanSpeedInfo_v1_t, version), offsetof(nvmlFanSpeedInfo_v1_t, fan), offsetof(nvmlFanSpeedInfo_v1_t, speed), offsetof(nvmlFieldValue_t, fieldId), offsetof(nvmlFieldValue_t, scopeId), offsetof(nvmlFieldValue_t, timestamp), offsetof(nvmlFieldValue_t, latencyUsec), offsetof(nvmlFieldValue_t, valueType), offsetof(nvmlFieldValue_t, nvmlReturn), offsetof(nvmlFieldValue_t, value), offsetof(nvmlGpmMetric_t, metricId), offsetof(nvmlGpmMetric_t, nvmlReturn), offsetof(nvmlGpmMetric_t, value), offsetof(nvmlGpmMetric_t, metricInfo), offsetof(nvmlGpmMetricsGet_t, version), offsetof(nvmlGpmMetricsGet_t, numMetrics), offsetof(nvmlGpmMetricsGet_t, sample1), offsetof(nvmlGpmMetricsGet_t, sample2), offsetof(nvmlGpmMetricsGet_t, metrics), offsetof(nvmlGpmSupport_t, version), offsetof(nvmlGpmSupport_t, isSupportedDevice), offsetof(nvmlGpuDynamicPstatesInfo_t, flags), offsetof(nvmlGpuDynamicPstatesInfo_t, utilization), offsetof(nvmlGpuFabricInfo_t, clusterUuid), offsetof(nvmlGpuFabricInfo_t, status), offsetof(nvmlGpuFabricInfo_t, cliqueId), offsetof(nvmlGpuFabricInfo_t, state), offsetof(nvmlGpuFabricInfo_v2_t, version), offsetof(nvmlGpuFabricInfo_v2_t, clusterUuid), offsetof(nvmlGpuFabricInfo_v2_t, status), offsetof(nvmlGpuFabricInfo_v2_t, cliqueId), offsetof(nvmlGpuFabricInfo_v2_t, state), offsetof(nvmlGpuFabricInfo_v2_t, healthMask), offsetof(nvmlGpuFabricInfo_v3_t, version), offsetof(nvmlGpuFabricInfo_v3_t, clusterUuid), offsetof(nvmlGpuFabricInfo_v3_t, status), offsetof(nvmlGpuFabricInfo_v3_t, cliqueId), offsetof(nvmlGpuFabricInfo_v3_t, state), offsetof(nvmlGpuFabricInfo_v3_t, healthMask), offsetof(nvmlGpuFabricInfo_v3_t, healthSummary), offsetof(nvmlGpuInstanceInfo_t, device), offsetof(nvmlGpuInstanceInfo_t, id), offsetof(nvmlGpuInstanceInfo_t, profileId), offsetof(nvmlGpuInstanceInfo_t, placement), offsetof(nvmlGpuInstancePlacement_t, start), offsetof(nvmlGpuInstancePlacement_t, size), offsetof(nvmlGpuInstanceProfileInfo_t, id), offsetof(nvmlGpuInstanceProfileInfo_t, isP2pSupported), offsetof(nvmlGpuInstanceProfileInfo_t, sliceCount), offsetof(nvmlGpuInstanceProfileInfo_t, instanceCount), offsetof(nvmlGpuInstanceProfileInfo_t, multiprocessorCount), offsetof(nvmlGpuInstanceProfileInfo_t, copyEngineCount), offsetof(nvmlGpuInstanceProfileInfo_t, decoderCount), offsetof(nvmlGpuInstanceProfileInfo_t, encoderCount), offsetof(nvmlGpuInstanceProfileInfo_t, jpegCount), offsetof(nvmlGpuInstanceProfileInfo_t, ofaCount), offsetof(nvmlGpuInstanceProfileInfo_t, memorySizeMB), offsetof(nvmlGpuInstanceProfileInfo_v2_t, version), offsetof(nvmlGpuInstanceProfileInfo_v2_t, id), offsetof(nvmlGpuInstanceProfileInfo_v2_t, isP2pSupported), offsetof(nvmlGpuInstanceProfileInfo_v2_t, sliceCount), offsetof(nvmlGpuInstanceProfileInfo_v2_t, instanceCount), offsetof(nvmlGpuInstanceProfileInfo_v2_t, multiprocessorCount), offsetof(nvmlGpuInstanceProfileInfo_v2_t, copyEngineCount), offsetof(nvmlGpuInstanceProfileInfo_v2_t, decoderCount), offsetof(nvmlGpuInstanceProfileInfo_v2_t, encoderCount), offsetof(nvmlGpuInstanceProfileInfo_v2_t, jpegCount), offsetof(nvmlGpuInstanceProfileInfo_v2_t, ofaCount), offsetof(nvmlGpuInstanceProfileInfo_v2_t, memorySizeMB), offsetof(nvmlGpuInstanceProfileInfo_v2_t, name), offsetof(nvmlGpuInstanceProfileInfo_v3_t, version), offsetof(nvmlGpuInstanceProfileInfo_v3_t, id), offsetof(nvmlGpuInstanceProfileInfo_v3_t, sliceCount), offsetof(nvmlGpuInstanceProfileInfo_v3_t, instanceCount), offsetof(nvmlGpuInstanceProfileInfo_v3_t, multiprocessorCount), offsetof(nvmlGpuInstanceProfileInfo_v3_t, copyEngineCount), offsetof(nvmlGpuInstanceProfileInfo_v3_t, decoderCount), offsetof(nvmlGpuInstanceProfileInfo_v3_t, encoderCount), offsetof(nvmlGpuInstanceProfileInfo_v3_t, jpegCount), offsetof(nvmlGpuInstanceProfileInfo_v3_t, ofaCount), offsetof(nvmlGpuInstanceProfileInfo_v3_t, memorySizeMB), offsetof(nvmlGpuInstanceProfileInfo_v3_t, name), offsetof(nvmlGpuInstanceProfileInfo_v3_t, capabilities), offsetof(nvmlGpuThermalSettings_t, count), offsetof(nvmlGpuThermalSettings_t, sensor), offsetof(nvmlGridLicensableFeature_t, featureCode), offsetof(nvmlGridLicensableFeature_t, featureState), offsetof(nvmlGridLicensableFeature_t, licenseInfo), offsetof(nvmlGridLicensableFeature_t, productName), offsetof(nvmlGridLicensableFeature_t, featureEnabled), offsetof(nvmlGridLicensableFeature_t, licenseExpiry), offsetof(nvmlGridLicensableFeatures_t, isGridLicenseSupported), offsetof(nvmlGridLicensableFeatures_t, licensableFeaturesCount), offsetof(nvmlGridLicensableFeatures_t, gridLicensableFeatures), offsetof(nvmlGridLicenseExpiry_t, year), offsetof(nvmlGridLicenseExpiry_t, month), offsetof(nvmlGridLicenseExpiry_t, day), offsetof(nvmlGridLicenseExpiry_t, hour), offsetof(nvmlGridLicenseExpiry_t, min), offsetof(nvmlGridLicenseExpiry_t, sec), offsetof(nvmlGridLicenseExpiry_t, status), offsetof(nvmlHostname_v1_t, value), offsetof(nvmlHwbcEntry_t, hwbcId), offsetof(nvmlHwbcEntry_t, firmwareVersion), offsetof(nvmlLedState_t, cause), offsetof(nvmlLedState_t, color), offsetof(nvmlMarginTemperature_v1_t, version), offsetof(nvmlMarginTemperature_v1_t, marginTemperature), offsetof(nvmlMask255_t, mask), offsetof(nvmlMemory_t, total), offsetof(nvmlMemory_t, free), offsetof(nvmlMemory_t, used), offsetof(nvmlMemory_v2_t, version), offsetof(nvmlMemory_v2_t, total), offsetof(nvmlMemory_v2_t, reserved), offsetof(nvmlMemory_v2_t, free), offsetof(nvmlMemory_v2_t, used), offsetof(nvmlNvLinkInfo_v1_t, version), offsetof(nvmlNvLinkInfo_v1_t, isNvleEnabled), offsetof(nvmlNvLinkInfo_v2_t, version), offsetof(nvmlNvLinkInfo_v2_t, isNvleEnabled), offsetof(nvmlNvLinkInfo_v2_t, firmwareInfo), offsetof(nvmlNvLinkPowerThres_t, lowPwrThreshold), offsetof(nvmlNvLinkUtilizationControl_t, units), offsetof(nvmlNvLinkUtilizationControl_t, pktfilter), offsetof(nvmlNvlinkFirmwareInfo_t, firmwareVersion), offsetof(nvmlNvlinkFirmwareInfo_t, numValidEntries), offsetof(nvmlNvlinkFirmwareVersion_t, ucodeType), offsetof(nvmlNvlinkFirmwareVersion_t, major), offsetof(nvmlNvlinkFirmwareVersion_t, minor), offsetof(nvmlNvlinkFirmwareVersion_t, subMinor), offsetof(nvmlNvlinkGetBwMode_v1_t, version), offsetof(nvmlNvlinkGetBwMode_v1_t, bIsBest), offsetof(nvmlNvlinkGetBwMode_v1_t, bwMode), offsetof(nvmlNvlinkSetBwMode_v1_t, version), offsetof(nvmlNvlinkSetBwMode_v1_t, bSetBest), offsetof(nvmlNvlinkSetBwMode_v1_t, bwMode), offsetof(nvmlNvlinkSupportedBwModes_v1_t, version), offsetof(nvmlNvlinkSupportedBwModes_v1_t, bwModes), offsetof(nvmlNvlinkSupportedBwModes_v1_t, totalBwModes), offsetof(nvmlPRMTLV_v1_t, dataSize), offsetof(nvmlPRMTLV_v1_t, status), offsetof(nvmlPRMTLV_v1_t, inData), offsetof(nvmlPRMTLV_v1_t, outData), offsetof(nvmlPSUInfo_t, state), offsetof(nvmlPSUInfo_t, current), offsetof(nvmlPSUInfo_t, voltage), offsetof(nvmlPSUInfo_t, power), offsetof(nvmlPciInfoExt_v1_t, version), offsetof(nvmlPciInfoExt_v1_t, domain), offsetof(nvmlPciInfoExt_v1_t, bus), offsetof(nvmlPciInfoExt_v1_t, device), offsetof(nvmlPciInfoExt_v1_t, pciDeviceId), offsetof(nvmlPciInfoExt_v1_t, pciSubSystemId), offsetof(nvmlPciInfoExt_v1_t, baseClass), offsetof(nvmlPciInfoExt_v1_t, subClass), offsetof(nvmlPciInfoExt_v1_t, busId), offsetof(nvmlPciInfo_t, busIdLegacy), offsetof(nvmlPciInfo_t, domain), offsetof(nvmlPciInfo_t, bus), offsetof(nvmlPciInfo_t, device), offsetof(nvmlPciInfo_t, pciDeviceId), offsetof(nvmlPciInfo_t, pciSubSystemId), offsetof(nvmlPciInfo_t, busId), offsetof(nvmlPdi_v1_t, version), offsetof(nvmlPdi_v1_t, value), offsetof(nvmlPlatformInfo_v1_t, version), offsetof(nvmlPlatformInfo_v1_t, ibGuid), offsetof(nvmlPlatformInfo_v1_t, rackGuid), offsetof(nvmlPlatformInfo_v1_t, chassisPhysicalSlotNumber), offsetof(nvmlPlatformInfo_v1_t, computeSlotIndex), offsetof(nvmlPlatformInfo_v1_t, nodeIndex), offsetof(nvmlPlatformInfo_v1_t, peerType), offsetof(nvmlPlatformInfo_v1_t, moduleId), offsetof(nvmlPlatformInfo_v2_t, version), offsetof(nvmlPlatformInfo_v2_t, ibGuid), offsetof(nvmlPlatformInfo_v2_t, chassisSerialNumber), offsetof(nvmlPlatformInfo_v2_t, slotNumber), offsetof(nvmlPlatformInfo_v2_t, trayIndex), offsetof(nvmlPlatformInfo_v2_t, hostId), offsetof(nvmlPlatformInfo_v2_t, peerType), offsetof(nvmlPlatformInfo_v2_t, moduleId), offsetof(nvmlPowerSmoothingProfile_v1_t, version), offsetof(nvmlPowerSmoothingProfile_v1_t, profileId), offsetof(nvmlPowerSmoothingProfile_v1_t, paramId), offsetof(nvmlPowerSmoothingProfile_v1_t, value), offsetof(nvmlPowerSmoothingState_v1_t, version), offsetof(nvmlPowerSmoothingState_v1_t, state), offsetof(nvmlPowerValue_v2_t, version), offsetof(nvmlPowerValue_v2_t, powerScope), offsetof(nvmlPowerValue_v2_t, powerValueMw), offsetof(nvmlProcessDetailList_v1_t, version), offsetof(nvmlProcessDetailList_v1_t, mode), offsetof(nvmlProcessDetailList_v1_t, numProcArrayEntries), offsetof(nvmlProcessDetailList_v1_t, procArray), offsetof(nvmlProcessDetail_v1_t, pid), offsetof(nvmlProcessDetail_v1_t, usedGpuMemory), offsetof(nvmlProcessDetail_v1_t, gpuInstanceId), offsetof(nvmlProcessDetail_v1_t, computeInstanceId), offsetof(nvmlProcessDetail_v1_t, usedGpuCcProtectedMemory), offsetof(nvmlProcessInfo_v1_t, pid), offsetof(nvmlProcessInfo_v1_t, usedGpuMemory), offsetof(nvmlProcessInfo_v2_t, pid), offsetof(nvmlProcessInfo_v2_t, usedGpuMemory), offsetof(nvmlProcessInfo_v2_t, gpuInstanceId), offsetof(nvmlProcessInfo_v2_t, computeInstanceId), offsetof(nvmlProcessUtilizationInfo_v1_t, timeStamp), offsetof(nvmlProcessUtilizationInfo_v1_t, pid), offsetof(nvmlProcessUtilizationInfo_v1_t, smUtil), offsetof(nvmlProcessUtilizationInfo_v1_t, memUtil), offsetof(nvmlProcessUtilizationInfo_v1_t, encUtil), offsetof(nvmlProcessUtilizationInfo_v1_t, decUtil), offsetof(nvmlProcessUtilizationInfo_v1_t, jpgUtil), offsetof(nvmlProcessUtilizationInfo_v1_t, ofaUtil), offsetof(nvmlProcessUtilizationSample_t, pid), offsetof(nvmlProcessUtilizationSample_t, timeStamp), offsetof(nvmlProcessUtilizationSample_t, smUtil), offsetof(nvmlProcessUtilizationSample_t, memUtil), offsetof(nvmlProcessUtilizationSample_t, encUtil), offsetof(nvmlProcessUtilizationSample_t, decUtil), offsetof(nvmlProcessesUtilizationInfo_v1_t, version), offsetof(nvmlProcessesUtilizationInfo_v1_t, processSamplesCount), offsetof(nvmlProcessesUtilizationInfo_v1_t, lastSeenTimeStamp), offsetof(nvmlProcessesUtilizationInfo_v1_t, procUtilArray), offsetof(nvmlRepairStatus_v1_t, version), offsetof(nvmlRepairStatus_v1_t, bChannelRepairPending), offsetof(nvmlRepairStatus_v1_t, bTpcRepairPending), offsetof(nvmlRowRemapperHistogramValues_t, max), offsetof(nvmlRowRemapperHistogramValues_t, high), offsetof(nvmlRowRemapperHistogramValues_t, partial), offsetof(nvmlRowRemapperHistogramValues_t, low), offsetof(nvmlRowRemapperHistogramValues_t, none), offsetof(nvmlSample_t, timeStamp), offsetof(nvmlSample_t, sampleValue), offsetof(nvmlSystemConfComputeSettings_v1_t, version), offsetof(nvmlSystemConfComputeSettings_v1_t, environment), offsetof(nvmlSystemConfComputeSettings_v1_t, ccFeature), offsetof(nvmlSystemConfComputeSettings_v1_t, devToolsMode), offsetof(nvmlSystemConfComputeSettings_v1_t, multiGpuMode), offsetof(nvmlSystemDriverBranchInfo_v1_t, version), offsetof(nvmlSystemDriverBranchInfo_v1_t, branch), offsetof(nvmlSystemEventData_v1_t, eventType), offsetof(nvmlSystemEventData_v1_t, gpuId), offsetof(nvmlSystemEventSetCreateRequest_v1_t, version), offsetof(nvmlSystemEventSetCreateRequest_v1_t, set), offsetof(nvmlSystemEventSetFreeRequest_v1_t, version), offsetof(nvmlSystemEventSetFreeRequest_v1_t, set), offsetof(nvmlSystemEventSetWaitRequest_v1_t, version), offsetof(nvmlSystemEventSetWaitRequest_v1_t, timeoutms), offsetof(nvmlSystemEventSetWaitRequest_v1_t, set), offsetof(nvmlSystemEventSetWaitRequest_v1_t, data), offsetof(nvmlSystemEventSetWaitRequest_v1_t, dataSize), offsetof(nvmlSystemEventSetWaitRequest_v1_t, numEvent), offsetof(nvmlSystemRegisterEventRequest_v1_t, version), offsetof(nvmlSystemRegisterEventRequest_v1_t, eventTypes), offsetof(nvmlSystemRegisterEventRequest_v1_t, set), offsetof(nvmlTemperature_v1_t, version), offsetof(nvmlTemperature_v1_t, sensorType), offsetof(nvmlTemperature_v1_t, temperature), offsetof(nvmlUUIDValue_t, str), offsetof(nvmlUUIDValue_t, bytes), offsetof(nvmlUUID_v1_t, version), offsetof(nvmlUUID_v1_t, type), offsetof(nvmlUUID_v1_t, value), offsetof(nvmlUnitFanInfo_t, speed), offsetof(nvmlUnitFanInfo_t, state), offsetof(nvmlUnitFanSpeeds_t, fans), offsetof(nvmlUnitFanSpeeds_t, count), offsetof(nvmlUnitInfo_t, name), offsetof(nvmlUnitInfo_t, id), offsetof(nvmlUnitInfo_t, serial), offsetof(nvmlUnitInfo_t, firmwareVersion), offsetof(nvmlUtilization_t, gpu), offsetof(nvmlUtilization_t, memory), offsetof(nvmlValue_t, dVal), offsetof(nvmlValue_t, siVal), offsetof(nvmlValue_t, uiVal), offsetof(nvmlValue_t, ulVal), offsetof(nvmlValue_t, ullVal), offsetof(nvmlValue_t, sllVal), offsetof(nvmlValue_t, usVal), offsetof(nvmlVgpuCreatablePlacementInfo_v1_t, version), offsetof(nvmlVgpuCreatablePlacementInfo_v1_t, vgpuTypeId), offsetof(nvmlVgpuCreatablePlacementInfo_v1_t, count), offsetof(nvmlVgpuCreatablePlacementInfo_v1_t, placementIds), offsetof(nvmlVgpuCreatablePlacementInfo_v1_t, placementSize), offsetof(nvmlVgpuHeterogeneousMode_v1_t, version), offsetof(nvmlVgpuHeterogeneousMode_v1_t, mode), offsetof(nvmlVgpuInstanceUtilizationInfo_v1_t, timeStamp), offsetof(nvmlVgpuInstanceUtilizationInfo_v1_t, vgpuInstance), offsetof(nvmlVgpuInstanceUtilizationInfo_v1_t, smUtil), offsetof(nvmlVgpuInstanceUtilizationInfo_v1_t, memUtil), offsetof(nvmlVgpuInstanceUtilizationInfo_v1_t, encUtil), offsetof(nvmlVgpuInstanceUtilizationInfo_v1_t, decUtil), offsetof(nvmlVgpuInstanceUtilizationInfo_v1_t, jpgUtil), offsetof(nvmlVgpuInstanceUtilizationInfo_v1_t, ofaUtil), offsetof(nvmlVgpuInstanceUtilizationSample_t, vgpuInstance), offsetof(nvmlVgpuInstanceUtilizationSample_t, timeStamp), offsetof(nvmlVgpuInstanceUtilizationSample_t, smUtil), offsetof(nvmlVgpuInstanceUtilizationSample_t, memUtil), offsetof(nvmlVgpuInstanceUtilizationSample_t, encUtil), offsetof(nvmlVgpuInstanceUtilizationSample_t, decUtil), offsetof(nvmlVgpuInstancesUtilizationInfo_v1_t, version), offsetof(nvmlVgpuInstancesUtilizationInfo_v1_t, sampleValType), offsetof(nvmlVgpuInstancesUtilizationInfo_v1_t, vgpuInstanceCount), offsetof(nvmlVgpuInstancesUtilizationInfo_v1_t, lastSeenTimeStamp), offsetof(nvmlVgpuInstancesUtilizationInfo_v1_t, vgpuUtilArray), offsetof(nvmlVgpuLicenseExpiry_t, year), offsetof(nvmlVgpuLicenseExpiry_t, month), offsetof(nvmlVgpuLicenseExpiry_t, day), offsetof(nvmlVgpuLicenseExpiry_t, hour), offsetof(nvmlVgpuLicenseExpiry_t, min), offsetof(nvmlVgpuLicenseExpiry_t, sec), offsetof(nvmlVgpuLicenseExpiry_t, status), offsetof(nvmlVgpuLicenseInfo_t, isLicensed), offsetof(nvmlVgpuLicenseInfo_t, licenseExpiry), offsetof(nvmlVgpuLicenseInfo_t, currentState), offsetof(nvmlVgpuMetadata_t, version), offsetof(nvmlVgpuMetadata_t, revision), offsetof(nvmlVgpuMetadata_t, guestInfoState), offsetof(nvmlVgpuMetadata_t, guestDriverVersion), offsetof(nvmlVgpuMetadata_t, hostDriverVersion), offsetof(nvmlVgpuMetadata_t, reserved), offsetof(nvmlVgpuMetadata_t, vgpuVirtualizationCaps), offsetof(nvmlVgpuMetadata_t, guestVgpuVersion), offsetof(nvmlVgpuMetadata_t, opaqueDataSize), offsetof(nvmlVgpuMetadata_t, opaqueData), offsetof(nvmlVgpuPgpuCompatibility_t, vgpuVmCompatibility), offsetof(nvmlVgpuPgpuCompatibility_t, compatibilityLimitCode), offsetof(nvmlVgpuPgpuMetadata_t, version), offsetof(nvmlVgpuPgpuMetadata_t, revision), offsetof(nvmlVgpuPgpuMetadata_t, hostDriverVersion), offsetof(nvmlVgpuPgpuMetadata_t, pgpuVirtualizationCaps), offsetof(nvmlVgpuPgpuMetadata_t, reserved), offsetof(nvmlVgpuPgpuMetadata_t, hostSupportedVgpuRange), offsetof(nvmlVgpuPgpuMetadata_t, opaqueDataSize), offsetof(nvmlVgpuPgpuMetadata_t, opaqueData), offsetof(nvmlVgpuPlacementId_v1_t, version), offsetof(nvmlVgpuPlacementId_v1_t, placementId), offsetof(nvmlVgpuPlacementList_v1_t, version), offsetof(nvmlVgpuPlacementList_v1_t, placementSize), offsetof(nvmlVgpuPlacementList_v1_t, count), offsetof(nvmlVgpuPlacementList_v1_t, placementIds), offsetof(nvmlVgpuPlacementList_v2_t, version), offsetof(nvmlVgpuPlacementList_v2_t, placementSize), offsetof(nvmlVgpuPlacementList_v2_t, count), offsetof(nvmlVgpuPlacementList_v2_t, placementIds), offsetof(nvmlVgpuPlacementList_v2_t, mode), offsetof(nvmlVgpuProcessUtilizationInfo_v1_t, processName), offsetof(nvmlVgpuProcessUtilizationInfo_v1_t, timeStamp), offsetof(nvmlVgpuProcessUtilizationInfo_v1_t, vgpuInstance), offsetof(nvmlVgpuProcessUtilizationInfo_v1_t, pid), offsetof(nvmlVgpuProcessUtilizationInfo_v1_t, smUtil), offsetof(nvmlVgpuProcessUtilizationInfo_v1_t, memUtil), offsetof(nvmlVgpuProcessUtilizationInfo_v1_t, encUtil), offsetof(nvmlVgpuProcessUtilizationInfo_v1_t, decUtil), offsetof(nvmlVgpuProcessUtilizationInfo_v1_t, jpgUtil), offsetof(nvmlVgpuProcessUtilizationInfo_v1_t, ofaUtil), offsetof(nvmlVgpuProcessUtilizationSample_t, vgpuInstance), offsetof(nvmlVgpuProcessUtilizationSample_t, pid), offsetof(nvmlVgpuProcessUtilizationSample_t, processName), offsetof(nvmlVgpuProcessUtilizationSample_t, timeStamp), offsetof(nvmlVgpuProcessUtilizationSample_t, smUtil), offsetof(nvmlVgpuProcessUtilizationSample_t, memUtil), offsetof(nvmlVgpuProcessUtilizationSample_t, encUtil), offsetof(nvmlVgpuProcessUtilizationSample_t, decUtil), offsetof(nvmlVgpuProcessesUtilizationInfo_v1_t, version), offsetof(nvmlVgpuProcessesUtilizationInfo_v1_t, vgpuProcessCount), offsetof(nvmlVgpuProcessesUtilizationInfo_v1_t, lastSeenTimeStamp), offsetof(nvmlVgpuProcessesUtilizationInfo_v1_t, vgpuProcUtilArray), offsetof(nvmlVgpuRuntimeState_v1_t, version), offsetof(nvmlVgpuRuntimeState_v1_t, size), offsetof(nvmlVgpuSchedulerCapabilities_t, supportedSchedulers), offsetof(nvmlVgpuSchedulerCapabilities_t, maxTimeslice), offsetof(nvmlVgpuSchedulerCapabilities_t, minTimeslice), offsetof(nvmlVgpuSchedulerCapabilities_t, isArrModeSupported), offsetof(nvmlVgpuSchedulerCapabilities_t, maxFrequencyForARR), offsetof(nvmlVgpuSchedulerCapabilities_t, minFrequencyForARR), offsetof(nvmlVgpuSchedulerCapabilities_t, maxAvgFactorForARR), offsetof(nvmlVgpuSchedulerCapabilities_t, minAvgFactorForARR), offsetof(nvmlVgpuSchedulerGetState_t, schedulerPolicy), offsetof(nvmlVgpuSchedulerGetState_t, arrMode), offsetof(nvmlVgpuSchedulerGetState_t, schedulerParams), offsetof(nvmlVgpuSchedulerLogEntry_t, timestamp), offsetof(nvmlVgpuSchedulerLogEntry_t, timeRunTotal), offsetof(nvmlVgpuSchedulerLogEntry_t, timeRun), offsetof(nvmlVgpuSchedulerLogEntry_t, swRunlistId), offsetof(nvmlVgpuSchedulerLogEntry_t, targetTimeSlice), offsetof(nvmlVgpuSchedulerLogEntry_t, cumulativePreemptionTime), offsetof(nvmlVgpuSchedulerLogInfo_v1_t, version), offsetof(nvmlVgpuSchedulerLogInfo_v1_t, engineId), offsetof(nvmlVgpuSchedulerLogInfo_v1_t, schedulerPolicy), offsetof(nvmlVgpuSchedulerLogInfo_v1_t, arrMode), offsetof(nvmlVgpuSchedulerLogInfo_v1_t, schedulerParams), offsetof(nvmlVgpuSchedulerLogInfo_v1_t, entriesCount), offsetof(nvmlVgpuSchedulerLogInfo_v1_t, logEntries), offsetof(nvmlVgpuSchedulerLog_t, engineId), offsetof(nvmlVgpuSchedulerLog_t, schedulerPolicy), offsetof(nvmlVgpuSchedulerLog_t, arrMode), offsetof(nvmlVgpuSchedulerLog_t, schedulerParams), offsetof(nvmlVgpuSchedulerLog_t, entriesCount), offsetof(nvmlVgpuSchedulerLog_t, logEntries), offsetof(nvmlVgpuSchedulerParams_t, vgpuSchedDataWithARR), offsetof(nvmlVgpuSchedulerParams_t, vgpuSchedData), offsetof(nvmlVgpuSchedulerSetParams_t, vgpuSchedDataWithARR), offsetof(nvmlVgpuSchedulerSetParams_t, vgpuSchedData), offsetof(nvmlVgpuSchedulerSetState_t, schedulerPolicy), offsetof(nvmlVgpuSchedulerSetState_t, enableARRMode), offsetof(nvmlVgpuSchedulerSetState_t, schedulerParams), offsetof(nvmlVgpuSchedulerStateInfo_v1_t, version), offsetof(nvmlVgpuSchedulerStateInfo_v1_t, engineId), offsetof(nvmlVgpuSchedulerStateInfo_v1_t, schedulerPolicy), offsetof(nvmlVgpuSchedulerStateInfo_v1_t, arrMode), offsetof(nvmlVgpuSchedulerStateInfo_v1_t, schedulerParams), offsetof(nvmlVgpuSchedulerState_v1_t, version), offsetof(nvmlVgpuSchedulerState_v1_t, engineId), offsetof(nvmlVgpuSchedulerState_v1_t, schedulerPolicy), offsetof(nvmlVgpuSchedulerState_v1_t, enableARRMode), offsetof(nvmlVgpuSchedulerState_v1_t, schedulerParams), offsetof(nvmlVgpuTypeBar1Info_v1_t, version), offsetof(nvmlVgpuTypeBar1Info_v1_t, bar1Size), offsetof(nvmlVgpuTypeIdInfo_v1_t, version), offsetof(nvmlVgpuTypeIdInfo_v1_t, vgpuCount), offsetof(nvmlVgpuTypeIdInfo_v1_t, vgpuTypeIds), offsetof(nvmlVgpuTypeMaxInstance_v1_t, version), offsetof(nvmlVgpuTypeMaxInstance_v1_t, vgpuTypeId), offsetof(nvmlVgpuTypeMaxInstance_v1_t, maxInstancePerGI), offsetof(nvmlVgpuVersion_t, minVersion), offsetof(nvmlVgpuVersion_t, maxVersion), offsetof(nvmlViolationTime_t, referenceTime), offsetof(nvmlViolationTime_t, violationTime), offsetof(nvmlWorkloadPowerProfileCurrentProfiles_v1_t, version), offsetof(nvmlWorkloadPowerProfileCurrentProfiles_v1_t, perfProfilesMask), offsetof(nvmlWorkloadPowerProfileCurrentProfiles_v1_t, requestedProfilesMask), offsetof(nvmlWorkloadPowerProfileCurrentProfiles_v1_t, enforcedProfilesMask), offsetof(nvmlWorkloadPowerProfileInfo_v1_t, version), offsetof(nvmlWorkloadPowerProfileInfo_v1_t, profileId), offsetof(nvmlWorkloadPowerProfileInfo_v1_t, priority), offsetof(nvmlWorkloadPowerProfileInfo_v1_t, conflictingMask), offsetof(nvmlWorkloadPowerProfileProfilesInfo_v1_t, version), offsetof(nvmlWorkloadPowerProfileProfilesInfo_v1_t, perfProfilesMask), offsetof(nvmlWorkloadPowerProfileProfilesInfo_v1_t, perfProfile), offsetof(nvmlWorkloadPowerProfileRequestedProfiles_v1_t, version), offsetof(nvmlWorkloadPowerProfileRequestedProfiles_v1_t, requestedProfilesMask)};
     static const size_t __cb_nvml_fsize[] = {sizeof(((nvmlGpuThermalSettings_t*)0)->sensor[0].controller), sizeof(((nvmlGpuThermalSettings_t*)0)->sensor[0].defaultMinTemp), sizeof(((nvmlGpuThermalSettings_t*)0)->sensor[0].defaultMaxTemp), sizeof(((nvmlGpuThermalSettings_t*)0)->sensor[0].currentTemp), sizeof(((nvmlGpuThermalSettings_t*)0)->sensor[0].target), sizeof(((nvmlGpuDynamicPstatesInfo_t*)0)->utilization[0].bIsPresent), sizeof(((nvmlGpuDynamicPstatesInfo_t*)0)->utilization[0].percentage), sizeof(((nvmlGpuDynamicPstatesInfo_t*)0)->utilization[0].incThreshold), sizeof(((nvmlGpuDynamicPstatesInfo_t*)0)->utilization[0].decThreshold), sizeof(((nvmlVgpuSchedulerParams_t*)0)->vgpuSchedDataWithARR.avgFactor), sizeof(((nvmlVgpuSchedulerParams_t*)0)->vgpuSchedDataWithARR.timeslice), sizeof(((nvmlVgpuSchedulerParams_t*)0)->vgpuSchedData.timeslice), sizeof(((nvmlVgpuSchedulerSetParams_t*)0)->vgpuSchedDataWithARR.avgFactor), sizeof(((nvmlVgpuSchedulerSetParams_t*)0)->vgpuSchedDataWithARR.frequency), sizeof(((nvmlVgpuSchedulerSetParams_t*)0)->vgpuSchedData.timeslice), sizeof(((nvmlGpmMetric_t*)0)->metricInfo.shortName), sizeof(((nvmlGpmMetric_t*)0)->metricInfo.longName), sizeof(((nvmlGpmMetric_t*)0)->metricInfo.unit), sizeof(((nvmlAccountingStats_t*)0)->gpuUtilization), sizeof(((nvmlAccountingStats_t*)0)->memoryUtilization), sizeof(((nvmlAccountingStats_t*)0)->maxMemoryUsage), sizeof(((nvmlAccountingStats_t*)0)->time), sizeof(((nvmlAccountingStats_t*)0)->startTime), sizeof(((nvmlAccountingStats_t*)0)->isRunning), sizeof(((nvmlAccountingStats_t*)0)->reserved), sizeof(((nvmlActiveVgpuInstanceInfo_v1_t*)0)->version), sizeof(((nvmlActiveVgpuInstanceInfo_v1_t*)0)->vgpuCount), sizeof(((nvmlActiveVgpuInstanceInfo_v1_t*)0)->vgpuInstances), sizeof(((nvmlBAR1Memory_t*)0)->bar1Total), sizeof(((nvmlBAR1Memory_t*)0)->bar1Free), sizeof(((nvmlBAR1Memory_t*)0)->bar1Used), sizeof(((nvmlBridgeChipHierarchy_t*)0)->bridgeCount), sizeof(((nvmlBridgeChipHierarchy_t*)0)->bridgeChipInfo), sizeof(((nvmlBridgeChipInfo_t*)0)->type), sizeof(((nvmlBridgeChipInfo_t*)0)->fwVersion), sizeof(((nvmlC2cModeInfo_v1_t*)0)->isC2cEnabled), sizeof(((nvmlClkMonFaultInfo_t*)0)->clkApiDomain), sizeof(((nvmlClkMonFaultInfo_t*)0)->clkDomainFaultMask), sizeof(((nvmlClkMonStatus_t*)0)->bGlobalStatus), sizeof(((nvmlClkMonStatus_t*)0)->clkMonListSize), sizeof(((nvmlClkMonStatus_t*)0)->clkMonList), sizeof(((nvmlClockOffset_v1_t*)0)->version), sizeof(((nvmlClockOffset_v1_t*)0)->type), sizeof(((nvmlClockOffset_v1_t*)0)->pstate), sizeof(((nvmlClockOffset_v1_t*)0)->clockOffsetMHz), sizeof(((nvmlClockOffset_v1_t*)0)->minClockOffsetMHz), sizeof(((nvmlClockOffset_v1_t*)0)->maxClockOffsetMHz), sizeof(((nvmlComputeInstanceInfo_t*)0)->device), sizeof(((nvmlComputeInstanceInfo_t*)0)->gpuInstance), sizeof(((nvmlComputeInstanceInfo_t*)0)->id), sizeof(((nvmlComputeInstanceInfo_t*)0)->profileId), sizeof(((nvmlComputeInstanceInfo_t*)0)->placement), sizeof(((nvmlComputeInstancePlacement_t*)0)->start), sizeof(((nvmlComputeInstancePlacement_t*)0)->size), sizeof(((nvmlComputeInstanceProfileInfo_t*)0)->id), sizeof(((nvmlComputeInstanceProfileInfo_t*)0)->sliceCount), sizeof(((nvmlComputeInstanceProfileInfo_t*)0)->instanceCount), sizeof(((nvmlComputeInstanceProfileInfo_t*)0)->multiprocessorCount), sizeof(((nvmlComputeInstanceProfileInfo_t*)0)->sharedCopyEngineCount), sizeof(((nvmlComputeInstanceProfileInfo_t*)0)->sharedDecoderCount), sizeof(((nvmlComputeInstanceProfileInfo_t*)0)->sharedEncoderCount), sizeof(((nvmlComputeInstanceProfileInfo_t*)0)->sharedJpegCount), sizeof(((nvmlComputeInstanceProfileInfo_t*)0)->sharedOfaCount), sizeof(((nvmlComputeInstanceProfileInfo_v2_t*)0)->version), sizeof(((nvmlComputeInstanceProfileInfo_v2_t*)0)->id), sizeof(((nvmlComputeInstanceProfileInfo_v2_t*)0)->sliceCount), sizeof(((nvmlComputeInstanceProfileInfo_v2_t*)0)->instanceCount), sizeof(((nvmlComputeInstanceProfileInfo_v2_t*)0)->multiprocessorCount), sizeof(((nvmlComputeInstanceProfileInfo_v2_t*)0)->sharedCopyEngineCount), sizeof(((nvmlComputeInstanceProfileInfo_v2_t*)0)->sharedDecoderCount), sizeof(((nvmlComputeInstanceProfileInfo_v2_t*)0)->sharedEncoderCount), sizeof(((nvmlComputeInstanceProfileInfo_v2_t*)0)->sharedJpegCount), sizeof(((nvmlComputeInstanceProfileInfo_v2_t*)0)->sharedOfaCount), sizeof(((nvmlComputeInstanceProfileInfo_v2_t*)0)->name), sizeof(((nvmlComputeInstanceProfileInfo_v3_t*)0)->version), sizeof(((nvmlComputeInstanceProfileInfo_v3_t*)0)->id), sizeof(((nvmlComputeInstanceProfileInfo_v3_t*)0)->sliceCount), sizeof(((nvmlComputeInstanceProfileInfo_v3_t*)0)->instanceCount), sizeof(((nvmlComputeInstanceProfileInfo_v3_t*)0)->multiprocessorCount), sizeof(((nvmlComputeInstanceProfileInfo_v3_t*)0)->sharedCopyEngineCount), sizeof(((nvmlComputeInstanceProfileInfo_v3_t*)0)->sharedDecoderCount), sizeof(((nvmlComputeInstanceProfileInfo_v3_t*)0)->sharedEncoderCount), sizeof(((nvmlComputeInstanceProfileInfo_v3_t*)0)->sharedJpegCount), sizeof(((nvmlComputeInstanceProfileInfo_v3_t*)0)->sharedOfaCount), sizeof(((nvmlComputeInstanceProfileInfo_v3_t*)0)->name), sizeof(((nvmlComputeInstanceProfileInfo_v3_t*)0)->capabilities), sizeof(((nvmlConfComputeGetKeyRotationThresholdInfo_v1_t*)0)->version), sizeof(((nvmlConfComputeGetKeyRotationThresholdInfo_v1_t*)0)->attackerAdvantage), sizeof(((nvmlConfComputeGpuAttestationReport_t*)0)->isCecAttestationReportPresent), sizeof(((nvmlConfComputeGpuAttestationReport_t*)0)->attestationReportSize), sizeof(((nvmlConfComputeGpuAttestationReport_t*)0)->cecAttestationReportSize), sizeof(((nvmlConfComputeGpuAttestationReport_t*)0)->nonce), sizeof(((nvmlConfComputeGpuAttestationReport_t*)0)->attestationReport), sizeof(((nvmlConfComputeGpuAttestationReport_t*)0)->cecAttestationReport), sizeof(((nvmlConfComputeGpuCertificate_t*)0)->certChainSize), sizeof(((nvmlConfComputeGpuCertificate_t*)0)->attestationCertChainSize), sizeof(((nvmlConfComputeGpuCertificate_t*)0)->certChain), sizeof(((nvmlConfComputeGpuCertificate_t*)0)->attestationCertChain), sizeof(((nvmlConfComputeMemSizeInfo_t*)0)->protectedMemSizeKib), sizeof(((nvmlConfComputeMemSizeInfo_t*)0)->unprotectedMemSizeKib), sizeof(((nvmlConfComputeSetKeyRotationThresholdInfo_v1_t*)0)->version), sizeof(((nvmlConfComputeSetKeyRotationThresholdInfo_v1_t*)0)->maxAttackerAdvantage), sizeof(((nvmlConfComputeSystemCaps_t*)0)->cpuCaps), sizeof(((nvmlConfComputeSystemCaps_t*)0)->gpusCaps), sizeof(((nvmlConfComputeSystemState_t*)0)->environment), sizeof(((nvmlConfComputeSystemState_t*)0)->ccFeature), sizeof(((nvmlConfComputeSystemState_t*)0)->devToolsMode), sizeof(((nvmlCoolerInfo_v1_t*)0)->version), sizeof(((nvmlCoolerInfo_v1_t*)0)->index), sizeof(((nvmlCoolerInfo_v1_t*)0)->signalType), sizeof(((nvmlCoolerInfo_v1_t*)0)->target), sizeof(((nvmlDeviceAddressingMode_v1_t*)0)->version), sizeof(((nvmlDeviceAddressingMode_v1_t*)0)->value), sizeof(((nvmlDeviceAttributes_t*)0)->multiprocessorCount), sizeof(((nvmlDeviceAttributes_t*)0)->sharedCopyEngineCount), sizeof(((nvmlDeviceAttributes_t*)0)->sharedDecoderCount), sizeof(((nvmlDeviceAttributes_t*)0)->sharedEncoderCount), sizeof(((nvmlDeviceAttributes_t*)0)->sharedJpegCount), sizeof(((nvmlDeviceAttributes_t*)0)->sharedOfaCount), sizeof(((nvmlDeviceAttributes_t*)0)->gpuInstanceSliceCount), sizeof(((nvmlDeviceAttributes_t*)0)->computeInstanceSliceCount), sizeof(((nvmlDeviceAttributes_t*)0)->memorySizeMB), sizeof(((nvmlDeviceCapabilities_v1_t*)0)->version), sizeof(((nvmlDeviceCapabilities_v1_t*)0)->capMask), sizeof(((nvmlDeviceCurrentClockFreqs_v1_t*)0)->version), sizeof(((nvmlDeviceCurrentClockFreqs_v1_t*)0)->str), sizeof(((nvmlDevicePerfModes_v1_t*)0)->version), sizeof(((nvmlDevicePerfModes_v1_t*)0)->str), sizeof(((nvmlDevicePowerMizerModes_v1_t*)0)->currentMode), sizeof(((nvmlDevicePowerMizerModes_v1_t*)0)->mode), sizeof(((nvmlDevicePowerMizerModes_v1_t*)0)->supportedPowerMizerModes), sizeof(((nvmlDramEncryptionInfo_v1_t*)0)->version), sizeof(((nvmlDramEncryptionInfo_v1_t*)0)->encryptionState), sizeof(((nvmlEccErrorCounts_t*)0)->l1Cache), sizeof(((nvmlEccErrorCounts_t*)0)->l2Cache), sizeof(((nvmlEccErrorCounts_t*)0)->deviceMemory), sizeof(((nvmlEccErrorCounts_t*)0)->registerFile), sizeof(((nvmlEccSramErrorStatus_v1_t*)0)->version), sizeof(((nvmlEccSramErrorStatus_v1_t*)0)->aggregateUncParity), sizeof(((nvmlEccSramErrorStatus_v1_t*)0)->aggregateUncSecDed), sizeof(((nvmlEccSramErrorStatus_v1_t*)0)->aggregateCor), sizeof(((nvmlEccSramErrorStatus_v1_t*)0)->volatileUncParity), sizeof(((nvmlEccSramErrorStatus_v1_t*)0)->volatileUncSecDed), sizeof(((nvmlEccSramErrorStatus_v1_t*)0)->volatileCor), sizeof(((nvmlEccSramErrorStatus_v1_t*)0)->aggregateUncBucketL2), sizeof(((nvmlEccSramErrorStatus_v1_t*)0)->aggregateUncBucketSm), sizeof(((nvmlEccSramErrorStatus_v1_t*)0)->aggregateUncBucketPcie), sizeof(((nvmlEccSramErrorStatus_v1_t*)0)->aggregateUncBucketMcu), sizeof(((nvmlEccSramErrorStatus_v1_t*)0)->aggregateUncBucketOther), sizeof(((nvmlEccSramErrorStatus_v1_t*)0)->bThresholdExceeded), sizeof(((nvmlEccSramUniqueUncorrectedErrorCounts_v1_t*)0)->version), sizeof(((nvmlEccSramUniqueUncorrectedErrorCounts_v1_t*)0)->entryCount), sizeof(((nvmlEccSramUniqueUncorrectedErrorCounts_v1_t*)0)->entries), sizeof(((nvmlEccSramUniqueUncorrectedErrorEntry_v1_t*)0)->unit), sizeof(((nvmlEccSramUniqueUncorrectedErrorEntry_v1_t*)0)->location), sizeof(((nvmlEccSramUniqueUncorrectedErrorEntry_v1_t*)0)->sublocation), sizeof(((nvmlEccSramUniqueUncorrectedErrorEntry_v1_t*)0)->extlocation), sizeof(((nvmlEccSramUniqueUncorrectedErrorEntry_v1_t*)0)->address), sizeof(((nvmlEccSramUniqueUncorrectedErrorEntry_v1_t*)0)->isParity), sizeof(((nvmlEccSramUniqueUncorrectedErrorEntry_v1_t*)0)->count), sizeof(((nvmlEncoderSessionInfo_t*)0)->sessionId), sizeof(((nvmlEncoderSessionInfo_t*)0)->pid), sizeof(((nvmlEncoderSessionInfo_t*)0)->vgpuInstance), sizeof(((nvmlEncoderSessionInfo_t*)0)->codecType), sizeof(((nvmlEncoderSessionInfo_t*)0)->hResolution), sizeof(((nvmlEncoderSessionInfo_t*)0)->vResolution), sizeof(((nvmlEncoderSessionInfo_t*)0)->averageFps), sizeof(((nvmlEncoderSessionInfo_t*)0)->averageLatency), sizeof(((nvmlEventData_t*)0)->device), sizeof(((nvmlEventData_t*)0)->eventType), sizeof(((nvmlEventData_t*)0)->eventData), sizeof(((nvmlEventData_t*)0)->gpuInstanceId), sizeof(((nvmlEventData_t*)0)->computeInstanceId), sizeof(((nvmlExcludedDeviceInfo_t*)0)->pciInfo), sizeof(((nvmlExcludedDeviceInfo_t*)0)->uuid), sizeof(((nvmlFBCSessionInfo_t*)0)->sessionId), sizeof(((nvmlFBCSessionInfo_t*)0)->pid), sizeof(((nvmlFBCSessionInfo_t*)0)->vgpuInstance), sizeof(((nvmlFBCSessionInfo_t*)0)->displayOrdinal), sizeof(((nvmlFBCSessionInfo_t*)0)->sessionType), sizeof(((nvmlFBCSessionInfo_t*)0)->sessionFlags), sizeof(((nvmlFBCSessionInfo_t*)0)->hMaxResolution), sizeof(((nvmlFBCSessionInfo_t*)0)->vMaxResolution), sizeof(((nvmlFBCSessionInfo_t*)0)->hResolution), sizeof(((nvmlFBCSessionInfo_t*)0)->vResolution), sizeof(((nvmlFBCSessionInfo_t*)0)->averageFPS), sizeof(((nvmlFBCSessionInfo_t*)0)->averageLatency), sizeof(((nvmlFBCStats_t*)0)->sessionsCount), sizeof(((nvmlFBCStats_t*)0)->averageFPS), sizeof(((nvmlFBCStats_t*)0)->averageLatency), sizeof(((nvmlFanSpeedInfo_v1_t*)0)->version), sizeof(((nvmlFanSpeedInfo_v1_t*)0)->fan), sizeof(((nvmlFanSpeedInfo_v1_t*)0)->speed), sizeof(((nvmlFieldValue_t*)0)->fieldId), sizeof(((nvmlFieldValue_t*)0)->scopeId), sizeof(((nvmlFieldValue_t*)0)->timestamp), sizeof(((nvmlFieldValue_t*)0)->latencyUsec), sizeof(((nvmlFieldValue_t*)0)->valueType), sizeof(((nvmlFieldValue_t*)0)->nvmlReturn), sizeof(((nvmlFieldValue_t*)0)->value), sizeof(((nvmlGpmMetric_t*)0)->metricId), sizeof(((nvmlGpmMetric_t*)0)->nvmlReturn), sizeof(((nvmlGpmMetric_t*)0)->value), sizeof(((nvmlGpmMetric_t*)0)->metricInfo), sizeof(((nvmlGpmMetricsGet_t*)0)->version), sizeof(((nvmlGpmMetricsGet_t*)0)->numMetrics), sizeof(((nvmlGpmMetricsGet_t*)0)->sample1), sizeof(((nvmlGpmMetricsGet_t*)0)->sample2), sizeof(((nvmlGpmMetricsGet_t*)0)->metrics), sizeof(((nvmlGpmSupport_t*)0)->version), sizeof(((nvmlGpmSupport_t*)0)->isSupportedDevice), sizeof(((nvmlGpuDynamicPstatesInfo_t*)0)->flags), sizeof(((nvmlGpuDynamicPstatesInfo_t*)0)->utilization), sizeof(((nvmlGpuFabricInfo_t*)0)->clusterUuid), sizeof(((nvmlGpuFabricInfo_t*)0)->status), sizeof(((nvmlGpuFabricInfo_t*)0)->cliqueId), sizeof(((nvmlGpuFabricInfo_t*)0)->state), sizeof(((nvmlGpuFabricInfo_v2_t*)0)->version), sizeof(((nvmlGpuFabricInfo_v2_t*)0)->clusterUuid), sizeof(((nvmlGpuFabricInfo_v2_t*)0)->status), sizeof(((nvmlGpuFabricInfo_v2_t*)0)->cliqueId), sizeof(((nvmlGpuFabricInfo_v2_t*)0)->state), sizeof(((nvmlGpuFabricInfo_v2_t*)0)->healthMask), sizeof(((nvmlGpuFabricInfo_v3_t*)0)->version), sizeof(((nvmlGpuFabricInfo_v3_t*)0)->clusterUuid), sizeof(((nvmlGpuFabricInfo_v3_t*)0)->status), sizeof(((nvmlGpuFabricInfo_v3_t*)0)->cliqueId), sizeof(((nvmlGpuFabricInfo_v3_t*)0)->state), sizeof(((nvmlGpuFabricInfo_v3_t*)0)->healthMask), sizeof(((nvmlGpuFabricInfo_v3_t*)0)->healthSummary), sizeof(((nvmlGpuInstanceInfo_t*)0)->device), sizeof(((nvmlGpuInstanceInfo_t*)0)->id), sizeof(((nvmlGpuInstanceInfo_t*)0)->profileId), sizeof(((nvmlGpuInstanceInfo_t*)0)->placement), sizeof(((nvmlGpuInstancePlacement_t*)0)->start), sizeof(((nvmlGpuInstancePlacement_t*)0)->size), sizeof(((nvmlGpuInstanceProfileInfo_t*)0)->id), sizeof(((nvmlGpuInstanceProfileInfo_t*)0)->isP2pSupported), sizeof(((nvmlGpuInstanceProfileInfo_t*)0)->sliceCount), sizeof(((nvmlGpuInstanceProfileInfo_t*)0)->instanceCount), sizeof(((nvmlGpuInstanceProfileInfo_t*)0)->multiprocessorCount), sizeof(((nvmlGpuInstanceProfileInfo_t*)0)->copyEngineCount), sizeof(((nvmlGpuInstanceProfileInfo_t*)0)->decoderCount), sizeof(((nvmlGpuInstanceProfileInfo_t*)0)->encoderCount), sizeof(((nvmlGpuInstanceProfileInfo_t*)0)->jpegCount), sizeof(((nvmlGpuInstanceProfileInfo_t*)0)->ofaCount), sizeof(((nvmlGpuInstanceProfileInfo_t*)0)->memorySizeMB), sizeof(((nvmlGpuInstanceProfileInfo_v2_t*)0)->version), sizeof(((nvmlGpuInstanceProfileInfo_v2_t*)0)->id), sizeof(((nvmlGpuInstanceProfileInfo_v2_t*)0)->isP2pSupported), sizeof(((nvmlGpuInstanceProfileInfo_v2_t*)0)->sliceCount), sizeof(((nvmlGpuInstanceProfileInfo_v2_t*)0)->instanceCount), sizeof(((nvmlGpuInstanceProfileInfo_v2_t*)0)->multiprocessorCount), sizeof(((nvmlGpuInstanceProfileInfo_v2_t*)0)->copyEngineCount), sizeof(((nvmlGpuInstanceProfileInfo_v2_t*)0)->decoderCount), sizeof(((nvmlGpuInstanceProfileInfo_v2_t*)0)->encoderCount), sizeof(((nvmlGpuInstanceProfileInfo_v2_t*)0)->jpegCount), sizeof(((nvmlGpuInstanceProfileInfo_v2_t*)0)->ofaCount), sizeof(((nvmlGpuInstanceProfileInfo_v2_t*)0)->memorySizeMB), sizeof(((nvmlGpuInstanceProfileInfo_v2_t*)0)->name), sizeof(((nvmlGpuInstanceProfileInfo_v3_t*)0)->version), sizeof(((nvmlGpuInstanceProfileInfo_v3_t*)0)->id), sizeof(((nvmlGpuInstanceProfileInfo_v3_t*)0)->sliceCount), sizeof(((nvmlGpuInstanceProfileInfo_v3_t*)0)->instanceCount), sizeof(((nvmlGpuInstanceProfileInfo_v3_t*)0)->multiprocessorCount), sizeof(((nvmlGpuInstanceProfileInfo_v3_t*)0)->copyEngineCount), sizeof(((nvmlGpuInstanceProfileInfo_v3_t*)0)->decoderCount), sizeof(((nvmlGpuInstanceProfileInfo_v3_t*)0)->encoderCount), sizeof(((nvmlGpuInstanceProfileInfo_v3_t*)0)->jpegCount), sizeof(((nvmlGpuInstanceProfileInfo_v3_t*)0)->ofaCount), sizeof(((nvmlGpuInstanceProfileInfo_v3_t*)0)->memorySizeMB), sizeof(((nvmlGpuInstanceProfileInfo_v3_t*)0)->name), sizeof(((nvmlGpuInstanceProfileInfo_v3_t*)0)->capabilities), sizeof(((nvmlGpuThermalSettings_t*)0)->count), sizeof(((nvmlGpuThermalSettings_t*)0)->sensor), sizeof(((nvmlGridLicensableFeature_t*)0)->featureCode), sizeof(((nvmlGridLicensableFeature_t*)0)->featureState), sizeof(((nvmlGridLicensableFeature_t*)0)->licenseInfo), sizeof(((nvmlGridLicensableFeature_t*)0)->productName), sizeof(((nvmlGridLicensableFeature_t*)0)->featureEnabled), sizeof(((nvmlGridLicensableFeature_t*)0)->licenseExpiry), sizeof(((nvmlGridLicensableFeatures_t*)0)->isGridLicenseSupported), sizeof(((nvmlGridLicensableFeatures_t*)0)->licensableFeaturesCount), sizeof(((nvmlGridLicensableFeatures_t*)0)->gridLicensableFeatures), sizeof(((nvmlGridLicenseExpiry_t*)0)->year), sizeof(((nvmlGridLicenseExpiry_t*)0)->month), sizeof(((nvmlGridLicenseExpiry_t*)0)->day), sizeof(((nvmlGridLicenseExpiry_t*)0)->hour), sizeof(((nvmlGridLicenseExpiry_t*)0)->min), sizeof(((nvmlGridLicenseExpiry_t*)0)->sec), sizeof(((nvmlGridLicenseExpiry_t*)0)->status), sizeof(((nvmlHostname_v1_t*)0)->value), sizeof(((nvmlHwbcEntry_t*)0)->hwbcId), sizeof(((nvmlHwbcEntry_t*)0)->firmwareVersion), sizeof(((nvmlLedState_t*)0)->cause), sizeof(((nvmlLedState_t*)0)->color), sizeof(((nvmlMarginTemperature_v1_t*)0)->version), sizeof(((nvmlMarginTemperature_v1_t*)0)->marginTemperature), sizeof(((nvmlMask255_t*)0)->mask), sizeof(((nvmlMemory_t*)0)->total), sizeof(((nvmlMemory_t*)0)->free), sizeof(((nvmlMemory_t*)0)->used), sizeof(((nvmlMemory_v2_t*)0)->version), sizeof(((nvmlMemory_v2_t*)0)->total), sizeof(((nvmlMemory_v2_t*)0)->reserved), sizeof(((nvmlMemory_v2_t*)0)->free), sizeof(((nvmlMemory_v2_t*)0)->used), sizeof(((nvmlNvLinkInfo_v1_t*)0)->version), sizeof(((nvmlNvLinkInfo_v1_t*)0)->isNvleEnabled), sizeof(((nvmlNvLinkInfo_v2_t*)0)->version), sizeof(((nvmlNvLinkInfo_v2_t*)0)->isNvleEnabled), sizeof(((nvmlNvLinkInfo_v2_t*)0)->firmwareInfo), sizeof(((nvmlNvLinkPowerThres_t*)0)->lowPwrThreshold), sizeof(((nvmlNvLinkUtilizationControl_t*)0)->units), sizeof(((nvmlNvLinkUtilizationControl_t*)0)->pktfilter), sizeof(((nvmlNvlinkFirmwareInfo_t*)0)->firmwareVersion), sizeof(((nvmlNvlinkFirmwareInfo_t*)0)->numValidEntries), sizeof(((nvmlNvlinkFirmwareVersion_t*)0)->ucodeType), sizeof(((nvmlNvlinkFirmwareVersion_t*)0)->major), sizeof(((nvmlNvlinkFirmwareVersion_t*)0)->minor), sizeof(((nvmlNvlinkFirmwareVersion_t*)0)->subMinor), sizeof(((nvmlNvlinkGetBwMode_v1_t*)0)->version), sizeof(((nvmlNvlinkGetBwMode_v1_t*)0)->bIsBest), sizeof(((nvmlNvlinkGetBwMode_v1_t*)0)->bwMode), sizeof(((nvmlNvlinkSetBwMode_v1_t*)0)->version), sizeof(((nvmlNvlinkSetBwMode_v1_t*)0)->bSetBest), sizeof(((nvmlNvlinkSetBwMode_v1_t*)0)->bwMode), sizeof(((nvmlNvlinkSupportedBwModes_v1_t*)0)->version), sizeof(((nvmlNvlinkSupportedBwModes_v1_t*)0)->bwModes), sizeof(((nvmlNvlinkSupportedBwModes_v1_t*)0)->totalBwModes), sizeof(((nvmlPRMTLV_v1_t*)0)->dataSize), sizeof(((nvmlPRMTLV_v1_t*)0)->status), sizeof(((nvmlPRMTLV_v1_t*)0)->inData), sizeof(((nvmlPRMTLV_v1_t*)0)->outData), sizeof(((nvmlPSUInfo_t*)0)->state), sizeof(((nvmlPSUInfo_t*)0)->current), sizeof(((nvmlPSUInfo_t*)0)->voltage), sizeof(((nvmlPSUInfo_t*)0)->power), sizeof(((nvmlPciInfoExt_v1_t*)0)->version), sizeof(((nvmlPciInfoExt_v1_t*)0)->domain), sizeof(((nvmlPciInfoExt_v1_t*)0)->bus), sizeof(((nvmlPciInfoExt_v1_t*)0)->device), sizeof(((nvmlPciInfoExt_v1_t*)0)->pciDeviceId), sizeof(((nvmlPciInfoExt_v1_t*)0)->pciSubSystemId), sizeof(((nvmlPciInfoExt_v1_t*)0)->baseClass), sizeof(((nvmlPciInfoExt_v1_t*)0)->subClass), sizeof(((nvmlPciInfoExt_v1_t*)0)->busId), sizeof(((nvmlPciInfo_t*)0)->busIdLegacy), sizeof(((nvmlPciInfo_t*)0)->domain), sizeof(((nvmlPciInfo_t*)0)->bus), sizeof(((nvmlPciInfo_t*)0)->device), sizeof(((nvmlPciInfo_t*)0)->pciDeviceId), sizeof(((nvmlPciInfo_t*)0)->pciSubSystemId), sizeof(((nvmlPciInfo_t*)0)->busId), sizeof(((nvmlPdi_v1_t*)0)->version), sizeof(((nvmlPdi_v1_t*)0)->value), sizeof(((nvmlPlatformInfo_v1_t*)0)->version), sizeof(((nvmlPlatformInfo_v1_t*)0)->ibGuid), sizeof(((nvmlPlatformInfo_v1_t*)0)->rackGuid), sizeof(((nvmlPlatformInfo_v1_t*)0)->chassisPhysicalSlotNumber), sizeof(((nvmlPlatformInfo_v1_t*)0)->computeSlotIndex), sizeof(((nvmlPlatformInfo_v1_t*)0)->nodeIndex), sizeof(((nvmlPlatformInfo_v1_t*)0)->peerType), sizeof(((nvmlPlatformInfo_v1_t*)0)->moduleId), sizeof(((nvmlPlatformInfo_v2_t*)0)->version), sizeof(((nvmlPlatformInfo_v2_t*)0)->ibGuid), sizeof(((nvmlPlatformInfo_v2_t*)0)->chassisSerialNumber), sizeof(((nvmlPlatformInfo_v2_t*)0)->slotNumber), sizeof(((nvmlPlatformInfo_v2_t*)0)->trayIndex), sizeof(((nvmlPlatformInfo_v2_t*)0)->hostId), sizeof(((nvmlPlatformInfo_v2_t*)0)->peerType), sizeof(((nvmlPlatformInfo_v2_t*)0)->moduleId), sizeof(((nvmlPowerSmoothingProfile_v1_t*)0)->version), sizeof(((nvmlPowerSmoothingProfile_v1_t*)0)->profileId), sizeof(((nvmlPowerSmoothingProfile_v1_t*)0)->paramId), sizeof(((nvmlPowerSmoothingProfile_v1_t*)0)->value), sizeof(((nvmlPowerSmoothingState_v1_t*)0)->version), sizeof(((nvmlPowerSmoothingState_v1_t*)0)->state), sizeof(((nvmlPowerValue_v2_t*)0)->version), sizeof(((nvmlPowerValue_v2_t*)0)->powerScope), sizeof(((nvmlPowerValue_v2_t*)0)->powerValueMw), sizeof(((nvmlProcessDetailList_v1_t*)0)->version), sizeof(((nvmlProcessDetailList_v1_t*)0)->mode), sizeof(((nvmlProcessDetailList_v1_t*)0)->numProcArrayEntries), sizeof(((nvmlProcessDetailList_v1_t*)0)->procArray), sizeof(((nvmlProcessDetail_v1_t*)0)->pid), sizeof(((nvmlProcessDetail_v1_t*)0)->usedGpuMemory), sizeof(((nvmlProcessDetail_v1_t*)0)->gpuInstanceId), sizeof(((nvmlProcessDetail_v1_t*)0)->computeInstanceId), sizeof(((nvmlProcessDetail_v1_t*)0)->usedGpuCcProtectedMemory), sizeof(((nvmlProcessInfo_v1_t*)0)->pid), sizeof(((nvmlProcessInfo_v1_t*)0)->usedGpuMemory), sizeof(((nvmlProcessInfo_v2_t*)0)->pid), sizeof(((nvmlProcessInfo_v2_t*)0)->usedGpuMemory), sizeof(((nvmlProcessInfo_v2_t*)0)->gpuInstanceId), sizeof(((nvmlProcessInfo_v2_t*)0)->computeInstanceId), sizeof(((nvmlProcessUtilizationInfo_v1_t*)0)->timeStamp), sizeof(((nvmlProcessUtilizationInfo_v1_t*)0)->pid), sizeof(((nvmlProcessUtilizationInfo_v1_t*)0)->smUtil), sizeof(((nvmlProcessUtilizationInfo_v1_t*)0)->memUtil), sizeof(((nvmlProcessUtilizationInfo_v1_t*)0)->encUtil), sizeof(((nvmlProcessUtilizationInfo_v1_t*)0)->decUtil), sizeof(((nvmlProcessUtilizationInfo_v1_t*)0)->jpgUtil), sizeof(((nvmlProcessUtilizationInfo_v1_t*)0)->ofaUtil), sizeof(((nvmlProcessUtilizationSample_t*)0)->pid), sizeof(((nvmlProcessUtilizationSample_t*)0)->timeStamp), sizeof(((nvmlProcessUtilizationSample_t*)0)->smUtil), sizeof(((nvmlProcessUtilizationSample_t*)0)->memUtil), sizeof(((nvmlProcessUtilizationSample_t*)0)->encUtil), sizeof(((nvmlProcessUtilizationSample_t*)0)->decUtil), sizeof(((nvmlProcessesUtilizationInfo_v1_t*)0)->version), sizeof(((nvmlProcessesUtilizationInfo_v1_t*)0)->processSamplesCount), sizeof(((nvmlProcessesUtilizationInfo_v1_t*)0)->lastSeenTimeStamp), sizeof(((nvmlProcessesUtilizationInfo_v1_t*)0)->procUtilArray), sizeof(((nvmlRepairStatus_v1_t*)0)->version), sizeof(((nvmlRepairStatus_v1_t*)0)->bChannelRepairPending), sizeof(((nvmlRepairStatus_v1_t*)0)->bTpcRepairPending), sizeof(((nvmlRowRemapperHistogramValues_t*)0)->max), sizeof(((nvmlRowRemapperHistogramValues_t*)0)->high), sizeof(((nvmlRowRemapperHistogramValues_t*)0)->partial), sizeof(((nvmlRowRemapperHistogramValues_t*)0)->low), sizeof(((nvmlRowRemapperHistogramValues_t*)0)->none), sizeof(((nvmlSample_t*)0)->timeStamp), sizeof(((nvmlSample_t*)0)->sampleValue), sizeof(((nvmlSystemConfComputeSettings_v1_t*)0)->version), sizeof(((nvmlSystemConfComputeSettings_v1_t*)0)->environment), sizeof(((nvmlSystemConfComputeSettings_v1_t*)0)->ccFeature), sizeof(((nvmlSystemConfComputeSettings_v1_t*)0)->devToolsMode), sizeof(((nvmlSystemConfComputeSettings_v1_t*)0)->multiGpuMode), sizeof(((nvmlSystemDriverBranchInfo_v1_t*)0)->version), sizeof(((nvmlSystemDriverBranchInfo_v1_t*)0)->branch), sizeof(((nvmlSystemEventData_v1_t*)0)->eventType), sizeof(((nvmlSystemEventData_v1_t*)0)->gpuId), sizeof(((nvmlSystemEventSetCreateRequest_v1_t*)0)->version), sizeof(((nvmlSystemEventSetCreateRequest_v1_t*)0)->set), sizeof(((nvmlSystemEventSetFreeRequest_v1_t*)0)->version), sizeof(((nvmlSystemEventSetFreeRequest_v1_t*)0)->set), sizeof(((nvmlSystemEventSetWaitRequest_v1_t*)0)->version), sizeof(((nvmlSystemEventSetWaitRequest_v1_t*)0)->timeoutms), sizeof(((nvmlSystemEventSetWaitRequest_v1_t*)0)->set), sizeof(((nvmlSystemEventSetWaitRequest_v1_t*)0)->data), sizeof(((nvmlSystemEventSetWaitRequest_v1_t*)0)->dataSize), sizeof(((nvmlSystemEventSetWaitRequest_v1_t*)0)->numEvent), sizeof(((nvmlSystemRegisterEventRequest_v1_t*)0)->version), sizeof(((nvmlSystemRegisterEventRequest_v1_t*)0)->eventTypes), sizeof(((nvmlSystemRegisterEventRequest_v1_t*)0)->set), sizeof(((nvmlTemperature_v1_t*)0)->version), sizeof(((nvmlTemperature_v1_t*)0)->sensorType), sizeof(((nvmlTemperature_v1_t*)0)->temperature), sizeof(((nvmlUUIDValue_t*)0)->str), sizeof(((nvmlUUIDValue_t*)0)->bytes), sizeof(((nvmlUUID_v1_t*)0)->version), sizeof(((nvmlUUID_v1_t*)0)->type), sizeof(((nvmlUUID_v1_t*)0)->value), sizeof(((nvmlUnitFanInfo_t*)0)->speed), sizeof(((nvmlUnitFanInfo_t*)0)->state), sizeof(((nvmlUnitFanSpeeds_t*)0)->fans), sizeof(((nvmlUnitFanSpeeds_t*)0)->count), sizeof(((nvmlUnitInfo_t*)0)->name), sizeof(((nvmlUnitInfo_t*)0)->id), sizeof(((nvmlUnitInfo_t*)0)->serial), sizeof(((nvmlUnitInfo_t*)0)->firmwareVersion), sizeof(((nvmlUtilization_t*)0)->gpu), sizeof(((nvmlUtilization_t*)0)->memory), sizeof(((nvmlValue_t*)0)->dVal), sizeof(((nvmlValue_t*)0)->siVal), sizeof(((nvmlValue_t*)0)->uiVal), sizeof(((nvmlValue_t*)0)->ulVal), sizeof(((nvmlValue_t*)0)->ullVal), sizeof(((nvmlValue_t*)0)->sllVal), sizeof(((nvmlValue_t*)0)->usVal), sizeof(((nvmlVgpuCreatablePlacementInfo_v1_t*)0)->version), sizeof(((nvmlVgpuCreatablePlacementInfo_v1_t*)0)->vgpuTypeId), sizeof(((nvmlVgpuCreatablePlacementInfo_v1_t*)0)->count), sizeof(((nvmlVgpuCreatablePlacementInfo_v1_t*)0)->placementIds), sizeof(((nvmlVgpuCreatablePlacementInfo_v1_t*)0)->placementSize), sizeof(((nvmlVgpuHeterogeneousMode_v1_t*)0)->version), sizeof(((nvmlVgpuHeterogeneousMode_v1_t*)0)->mode), sizeof(((nvmlVgpuInstanceUtilizationInfo_v1_t*)0)->timeStamp), sizeof(((nvmlVgpuInstanceUtilizationInfo_v1_t*)0)->vgpuInstance), sizeof(((nvmlVgpuInstanceUtilizationInfo_v1_t*)0)->smUtil), sizeof(((nvmlVgpuInstanceUtilizationInfo_v1_t*)0)->memUtil), sizeof(((nvmlVgpuInstanceUtilizationInfo_v1_t*)0)->encUtil), sizeof(((nvmlVgpuInstanceUtilizationInfo_v1_t*)0)->decUtil), sizeof(((nvmlVgpuInstanceUtilizationInfo_v1_t*)0)->jpgUtil), sizeof(((nvmlVgpuInstanceUtilizationInfo_v1_t*)0)->ofaUtil), sizeof(((nvmlVgpuInstanceUtilizationSample_t*)0)->vgpuInstance), sizeof(((nvmlVgpuInstanceUtilizationSample_t*)0)->timeStamp), sizeof(((nvmlVgpuInstanceUtilizationSample_t*)0)->smUtil), sizeof(((nvmlVgpuInstanceUtilizationSample_t*)0)->memUtil), sizeof(((nvmlVgpuInstanceUtilizationSample_t*)0)->encUtil), sizeof(((nvmlVgpuInstanceUtilizationSample_t*)0)->decUtil), sizeof(((nvmlVgpuInstancesUtilizationInfo_v1_t*)0)->version), sizeof(((nvmlVgpuInstancesUtilizationInfo_v1_t*)0)->sampleValType), sizeof(((nvmlVgpuInstancesUtilizationInfo_v1_t*)0)->vgpuInstanceCount), sizeof(((nvmlVgpuInstancesUtilizationInfo_v1_t*)0)->lastSeenTimeStamp), sizeof(((nvmlVgpuInstancesUtilizationInfo_v1_t*)0)->vgpuUtilArray), sizeof(((nvmlVgpuLicenseExpiry_t*)0)->year), sizeof(((nvmlVgpuLicenseExpiry_t*)0)->month), sizeof(((nvmlVgpuLicenseExpiry_t*)0)->day), sizeof(((nvmlVgpuLicenseExpiry_t*)0)->hour), sizeof(((nvmlVgpuLicenseExpiry_t*)0)->min), sizeof(((nvmlVgpuLicenseExpiry_t*)0)->sec), sizeof(((nvmlVgpuLicenseExpiry_t*)0)->status), sizeof(((nvmlVgpuLicenseInfo_t*)0)->isLicensed), sizeof(((nvmlVgpuLicenseInfo_t*)0)->licenseExpiry), sizeof(((nvmlVgpuLicenseInfo_t*)0)->currentState), sizeof(((nvmlVgpuMetadata_t*)0)->version), sizeof(((nvmlVgpuMetadata_t*)0)->revision), sizeof(((nvmlVgpuMetadata_t*)0)->guestInfoState), sizeof(((nvmlVgpuMetadata_t*)0)->guestDriverVersion), sizeof(((nvmlVgpuMetadata_t*)0)->hostDriverVersion), sizeof(((nvmlVgpuMetadata_t*)0)->reserved), sizeof(((nvmlVgpuMetadata_t*)0)->vgpuVirtualizationCaps), sizeof(((nvmlVgpuMetadata_t*)0)->guestVgpuVersion), sizeof(((nvmlVgpuMetadata_t*)0)->opaqueDataSize), sizeof(((nvmlVgpuMetadata_t*)0)->opaqueData), sizeof(((nvmlVgpuPgpuCompatibility_t*)0)->vgpuVmCompatibility), sizeof(((nvmlVgpuPgpuCompatibility_t*)0)->compatibilityLimitCode), sizeof(((nvmlVgpuPgpuMetadata_t*)0)->version), sizeof(((nvmlVgpuPgpuMetadata_t*)0)->revision), sizeof(((nvmlVgpuPgpuMetadata_t*)0)->hostDriverVersion), sizeof(((nvmlVgpuPgpuMetadata_t*)0)->pgpuVirtualizationCaps), sizeof(((nvmlVgpuPgpuMetadata_t*)0)->reserved), sizeof(((nvmlVgpuPgpuMetadata_t*)0)->hostSupportedVgpuRange), sizeof(((nvmlVgpuPgpuMetadata_t*)0)->opaqueDataSize), sizeof(((nvmlVgpuPgpuMetadata_t*)0)->opaqueData), sizeof(((nvmlVgpuPlacementId_v1_t*)0)->version), sizeof(((nvmlVgpuPlacementId_v1_t*)0)->placementId), sizeof(((nvmlVgpuPlacementList_v1_t*)0)->version), sizeof(((nvmlVgpuPlacementList_v1_t*)0)->placementSize), sizeof(((nvmlVgpuPlacementList_v1_t*)0)->count), sizeof(((nvmlVgpuPlacementList_v1_t*)0)->placementIds), sizeof(((nvmlVgpuPlacementList_v2_t*)0)->version), sizeof(((nvmlVgpuPlacementList_v2_t*)0)->placementSize), sizeof(((nvmlVgpuPlacementList_v2_t*)0)->count), sizeof(((nvmlVgpuPlacementList_v2_t*)0)->placementIds), sizeof(((nvmlVgpuPlacementList_v2_t*)0)->mode), sizeof(((nvmlVgpuProcessUtilizationInfo_v1_t*)0)->processName), sizeof(((nvmlVgpuProcessUtilizationInfo_v1_t*)0)->timeStamp), sizeof(((nvmlVgpuProcessUtilizationInfo_v1_t*)0)->vgpuInstance), sizeof(((nvmlVgpuProcessUtilizationInfo_v1_t*)0)->pid), sizeof(((nvmlVgpuProcessUtilizationInfo_v1_t*)0)->smUtil), sizeof(((nvmlVgpuProcessUtilizationInfo_v1_t*)0)->memUtil), sizeof(((nvmlVgpuProcessUtilizationInfo_v1_t*)0)->encUtil), sizeof(((nvmlVgpuProcessUtilizationInfo_v1_t*)0)->decUtil), sizeof(((nvmlVgpuProcessUtilizationInfo_v1_t*)0)->jpgUtil), sizeof(((nvmlVgpuProcessUtilizationInfo_v1_t*)0)->ofaUtil), sizeof(((nvmlVgpuProcessUtilizationSample_t*)0)->vgpuInstance), sizeof(((nvmlVgpuProcessUtilizationSample_t*)0)->pid), sizeof(((nvmlVgpuProcessUtilizationSample_t*)0)->processName), sizeof(((nvmlVgpuProcessUtilizationSample_t*)0)->timeStamp), sizeof(((nvmlVgpuProcessUtilizationSample_t*)0)->smUtil), sizeof(((nvmlVgpuProcessUtilizationSample_t*)0)->memUtil), sizeof(((nvmlVgpuProcessUtilizationSample_t*)0)->encUtil), sizeof(((nvmlVgpuProcessUtilizationSample_t*)0)->decUtil), sizeof(((nvmlVgpuProcessesUtilizationInfo_v1_t*)0)->version), sizeof(((nvmlVgpuProcessesUtilizationInfo_v1_t*)0)->vgpuProcessCount), sizeof(((nvmlVgpuProcessesUtilizationInfo_v1_t*)0)->lastSeenTimeStamp), sizeof(((nvmlVgpuProcessesUtilizationInfo_v1_t*)0)->vgpuProcUtilArray), sizeof(((nvmlVgpuRuntimeState_v1_t*)0)->version), sizeof(((nvmlVgpuRuntimeState_v1_t*)0)->size), sizeof(((nvmlVgpuSchedulerCapabilities_t*)0)->supportedSchedulers), sizeof(((nvmlVgpuSchedulerCapabilities_t*)0)->maxTimeslice), sizeof(((nvmlVgpuSchedulerCapabilities_t*)0)->minTimeslice), sizeof(((nvmlVgpuSchedulerCapabilities_t*)0)->isArrModeSupported), sizeof(((nvmlVgpuSchedulerCapabilities_t*)0)->maxFrequencyForARR), sizeof(((nvmlVgpuSchedulerCapabilities_t*)0)->minFrequencyForARR), sizeof(((nvmlVgpuSchedulerCapabilities_t*)0)->maxAvgFactorForARR), sizeof(((nvmlVgpuSchedulerCapabilities_t*)0)->minAvgFactorForARR), sizeof(((nvmlVgpuSchedulerGetState_t*)0)->schedulerPolicy), sizeof(((nvmlVgpuSchedulerGetState_t*)0)->arrMode), sizeof(((nvmlVgpuSchedulerGetState_t*)0)->schedulerParams), sizeof(((nvmlVgpuSchedulerLogEntry_t*)0)->timestamp), sizeof(((nvmlVgpuSchedulerLogEntry_t*)0)->timeRunTotal), sizeof(((nvmlVgpuSchedulerLogEntry_t*)0)->timeRun), sizeof(((nvmlVgpuSchedulerLogEntry_t*)0)->swRunlistId), sizeof(((nvmlVgpuSchedulerLogEntry_t*)0)->targetTimeSlice), sizeof(((nvmlVgpuSchedulerLogEntry_t*)0)->cumulativePreemptionTime), sizeof(((nvmlVgpuSchedulerLogInfo_v1_t*)0)->version), sizeof(((nvmlVgpuSchedulerLogInfo_v1_t*)0)->engineId), sizeof(((nvmlVgpuSchedulerLogInfo_v1_t*)0)->schedulerPolicy), sizeof(((nvmlVgpuSchedulerLogInfo_v1_t*)0)->arrMode), sizeof(((nvmlVgpuSchedulerLogInfo_v1_t*)0)->schedulerParams), sizeof(((nvmlVgpuSchedulerLogInfo_v1_t*)0)->entriesCount), sizeof(((nvmlVgpuSchedulerLogInfo_v1_t*)0)->logEntries), sizeof(((nvmlVgpuSchedulerLog_t*)0)->engineId), sizeof(((nvmlVgpuSchedulerLog_t*)0)->schedulerPolicy), sizeof(((nvmlVgpuSchedulerLog_t*)0)->arrMode), sizeof(((nvmlVgpuSchedulerLog_t*)0)->schedulerParams), sizeof(((nvmlVgpuSchedulerLog_t*)0)->entriesCount), sizeof(((nvmlVgpuSchedulerLog_t*)0)->logEntries), sizeof(((nvmlVgpuSchedulerParams_t*)0)->vgpuSchedDataWithARR), sizeof(((nvmlVgpuSchedulerParams_t*)0)->vgpuSchedData), sizeof(((nvmlVgpuSchedulerSetParams_t*)0)->vgpuSchedDataWithARR), sizeof(((nvmlVgpuSchedulerSetParams_t*)0)->vgpuSchedData), sizeof(((nvmlVgpuSchedulerSetState_t*)0)->schedulerPolicy), sizeof(((nvmlVgpuSchedulerSetState_t*)0)->enableARRMode), sizeof(((nvmlVgpuSchedulerSetState_t*)0)->schedulerParams), sizeof(((nvmlVgpuSchedulerStateInfo_v1_t*)0)->version), sizeof(((nvmlVgpuSchedulerStateInfo_v1_t*)0)->engineId), sizeof(((nvmlVgpuSchedulerStateInfo_v1_t*)0)->schedulerPolicy), sizeof(((nvmlVgpuSchedulerStateInfo_v1_t*)0)->arrMode), sizeof(((nvmlVgpuSchedulerStateInfo_v1_t*)0)->schedulerParams), sizeof(((nvmlVgpuSchedulerState_v1_t*)0)->version), sizeof(((nvmlVgpuSchedulerState_v1_t*)0)->engineId), sizeof(((nvmlVgpuSchedulerState_v1_t*)0)->schedulerPolicy), sizeof(((nvmlVgpuSchedulerState_v1_t*)0)->enableARRMode), sizeof(((nvmlVgpuSchedulerState_v1_t*)0)->schedulerParams), sizeof(((nvmlVgpuTypeBar1Info_v1_t*)0)->version), sizeof(((nvmlVgpuTypeBar1Info_v1_t*)0)->bar1Size), sizeof(((nvmlVgpuTypeIdInfo_v1_t*)0)->version), sizeof(((nvmlVgpuTypeIdInfo_v1_t*)0)->vgpuCount), sizeof(((nvmlVgpuTypeIdInfo_v1_t*)0)->vgpuTypeIds), sizeof(((nvmlVgpuTypeMaxInstance_v1_t*)0)->version), sizeof(((nvmlVgpuTypeMaxInstance_v1_t*)0)->vgpuTypeId), sizeof(((nvmlVgpuTypeMaxInstance_v1_t*)0)->maxInstancePerGI), sizeof(((nvmlVgpuVersion_t*)0)->minVersion), sizeof(((nvmlVgpuVersion_t*)0)->maxVersion), sizeof(((nvmlViolationTime_t*)0)->referenceTime), sizeof(((nvmlViolationTime_t*)0)->violationTime), sizeof(((nvmlWorkloadPowerProfileCurrentProfiles_v1_t*)0)->version), sizeof(((nvmlWorkloadPowerProfileCurrentProfiles_v1_t*)0)->perfProfilesMask), sizeof(((nvmlWorkloadPowerProfileCurrentProfiles_v1_t*)0)->requestedProfilesMask), sizeof(((nvmlWorkloadPowerProfileCurrentProfiles_v1_t*)0)->enforcedProfilesMask), sizeof(((nvmlWorkloadPowerProfileInfo_v1_t*)0)->version), sizeof(((nvmlWorkloadPowerProfileInfo_v1_t*)0)->profileId), sizeof(((nvmlWorkloadPowerProfileInfo_v1_t*)0)->priority), sizeof(((nvmlWorkloadPowerProfileInfo_v1_t*)0)->conflictingMask), sizeof(((nvmlWorkloadPowerProfileProfilesInfo_v1_t*)0)->version), sizeof(((nvmlWorkloadPowerProfileProfilesInfo_v1_t*)0)->perfProfilesMask), sizeof(((nvmlWorkloadPowerProfileProfilesInfo_v1_t*)0)->perfProfile), sizeof(((nvmlWorkloadPowerProfileRequestedProfiles_v1_t*)0)->version), sizeof(((nvmlWorkloadPowerProfileRequestedProfiles_v1_t*)0)->requestedProfilesMask)};
-    static const size_t __cb_nvml_psize[] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, sizeof(*(((nvmlActiveVgpuInstanceInfo_v1_t*)0)->vgpuInstances)), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, sizeof(*(((nvmlVgpuCreatablePlacementInfo_v1_t*)0)->placementIds)), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, sizeof(*(((nvmlVgpuPlacementList_v1_t*)0)->placementIds)), 0, 0, 0, sizeof(*(((nvmlVgpuPlacementList_v2_t*)0)->placementIds)), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, sizeof(*(((nvmlVgpuTypeIdInfo_v1_t*)0)->vgpuTypeIds)), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+    static const size_t __cb_nvml_psize[] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, sizeof(*(((nvmlActiveVgpuInstanceInfo_v1_t*)0)->vgpuInstances)), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, sizeof(*(((nvmlEccSramUniqueUncorrectedErrorCounts_v1_t*)0)->entries)), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, sizeof(*(((nvmlProcessDetailList_v1_t*)0)->procArray)), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, sizeof(*(((nvmlProcessesUtilizationInfo_v1_t*)0)->procUtilArray)), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, sizeof(*(((nvmlVgpuCreatablePlacementInfo_v1_t*)0)->placementIds)), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, sizeof(*(((nvmlVgpuInstancesUtilizationInfo_v1_t*)0)->vgpuUtilArray)), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, sizeof(*(((nvmlVgpuPlacementList_v1_t*)0)->placementIds)), 0, 0, 0, sizeof(*(((nvmlVgpuPlacementList_v2_t*)0)->placementIds)), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, sizeof(*(((nvmlVgpuProcessesUtilizationInfo_v1_t*)0)->vgpuProcUtilArray)), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, sizeof(*(((nvmlVgpuTypeIdInfo_v1_t*)0)->vgpuTypeIds)), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
     static const size_t __cb_nvml_ssize[] = {sizeof(((nvmlGpuThermalSettings_t*)0)->sensor[0]), sizeof(((nvmlGpuDynamicPstatesInfo_t*)0)->utilization[0]), sizeof(((nvmlVgpuSchedulerParams_t*)0)->vgpuSchedDataWithARR), sizeof(((nvmlVgpuSchedulerParams_t*)0)->vgpuSchedData), sizeof(((nvmlVgpuSchedulerSetParams_t*)0)->vgpuSchedDataWithARR), sizeof(((nvmlVgpuSchedulerSetParams_t*)0)->vgpuSchedData), sizeof(((nvmlGpmMetric_t*)0)->metricInfo), sizeof(nvmlAccountingStats_t), sizeof(nvmlActiveVgpuInstanceInfo_v1_t), sizeof(nvmlBAR1Memory_t), sizeof(nvmlBridgeChipHierarchy_t), sizeof(nvmlBridgeChipInfo_t), sizeof(nvmlC2cModeInfo_v1_t), sizeof(nvmlClkMonFaultInfo_t), sizeof(nvmlClkMonStatus_t), sizeof(nvmlClockOffset_v1_t), sizeof(nvmlComputeInstanceInfo_t), sizeof(nvmlComputeInstancePlacement_t), sizeof(nvmlComputeInstanceProfileInfo_t), sizeof(nvmlComputeInstanceProfileInfo_v2_t), sizeof(nvmlComputeInstanceProfileInfo_v3_t), sizeof(nvmlConfComputeGetKeyRotationThresholdInfo_v1_t), sizeof(nvmlConfComputeGpuAttestationReport_t), sizeof(nvmlConfComputeGpuCertificate_t), sizeof(nvmlConfComputeMemSizeInfo_t), sizeof(nvmlConfComputeSetKeyRotationThresholdInfo_v1_t), sizeof(nvmlConfComputeSystemCaps_t), sizeof(nvmlConfComputeSystemState_t), sizeof(nvmlCoolerInfo_v1_t), sizeof(nvmlDeviceAddressingMode_v1_t), sizeof(nvmlDeviceAttributes_t), sizeof(nvmlDeviceCapabilities_v1_t), sizeof(nvmlDeviceCurrentClockFreqs_v1_t), sizeof(nvmlDevicePerfModes_v1_t), sizeof(nvmlDevicePowerMizerModes_v1_t), sizeof(nvmlDramEncryptionInfo_v1_t), sizeof(nvmlEccErrorCounts_t), sizeof(nvmlEccSramErrorStatus_v1_t), sizeof(nvmlEccSramUniqueUncorrectedErrorCounts_v1_t), sizeof(nvmlEccSramUniqueUncorrectedErrorEntry_v1_t), sizeof(nvmlEncoderSessionInfo_t), sizeof(nvmlEventData_t), sizeof(nvmlExcludedDeviceInfo_t), sizeof(nvmlFBCSessionInfo_t), sizeof(nvmlFBCStats_t), sizeof(nvmlFanSpeedInfo_v1_t), sizeof(nvmlFieldValue_t), sizeof(nvmlGpmMetric_t), sizeof(nvmlGpmMetricsGet_t), sizeof(nvmlGpmSupport_t), sizeof(nvmlGpuDynamicPstatesInfo_t), sizeof(nvmlGpuFabricInfo_t), sizeof(nvmlGpuFabricInfo_v2_t), sizeof(nvmlGpuFabricInfo_v3_t), sizeof(nvmlGpuInstanceInfo_t), sizeof(nvmlGpuInstancePlacement_t), sizeof(nvmlGpuInstanceProfileInfo_t), sizeof(nvmlGpuInstanceProfileInfo_v2_t), sizeof(nvmlGpuInstanceProfileInfo_v3_t), sizeof(nvmlGpuThermalSettings_t), sizeof(nvmlGridLicensableFeature_t), sizeof(nvmlGridLicensableFeatures_t), sizeof(nvmlGridLicenseExpiry_t), sizeof(nvmlHostname_v1_t), sizeof(nvmlHwbcEntry_t), sizeof(nvmlLedState_t), sizeof(nvmlMarginTemperature_v1_t), sizeof(nvmlMask255_t), sizeof(nvmlMemory_t), sizeof(nvmlMemory_v2_t), sizeof(nvmlNvLinkInfo_v1_t), sizeof(nvmlNvLinkInfo_v2_t), sizeof(nvmlNvLinkPowerThres_t), sizeof(nvmlNvLinkUtilizationControl_t), sizeof(nvmlNvlinkFirmwareInfo_t), sizeof(nvmlNvlinkFirmwareVersion_t), sizeof(nvmlNvlinkGetBwMode_v1_t), sizeof(nvmlNvlinkSetBwMode_v1_t), sizeof(nvmlNvlinkSupportedBwModes_v1_t), sizeof(nvmlPRMTLV_v1_t), sizeof(nvmlPSUInfo_t), sizeof(nvmlPciInfoExt_v1_t), sizeof(nvmlPciInfo_t), sizeof(nvmlPdi_v1_t), sizeof(nvmlPlatformInfo_v1_t), sizeof(nvmlPlatformInfo_v2_t), sizeof(nvmlPowerSmoothingProfile_v1_t), sizeof(nvmlPowerSmoothingState_v1_t), sizeof(nvmlPowerValue_v2_t), sizeof(nvmlProcessDetailList_v1_t), sizeof(nvmlProcessDetail_v1_t), sizeof(nvmlProcessInfo_v1_t), sizeof(nvmlProcessInfo_v2_t), sizeof(nvmlProcessUtilizationInfo_v1_t), sizeof(nvmlProcessUtilizationSample_t), sizeof(nvmlProcessesUtilizationInfo_v1_t), sizeof(nvmlRepairStatus_v1_t), sizeof(nvmlRowRemapperHistogramValues_t), sizeof(nvmlSample_t), sizeof(nvmlSystemConfComputeSettings_v1_t), sizeof(nvmlSystemDriverBranchInfo_v1_t), sizeof(nvmlSystemEventData_v1_t), sizeof(nvmlSystemEventSetCreateRequest_v1_t), sizeof(nvmlSystemEventSetFreeRequest_v1_t), sizeof(nvmlSystemEventSetWaitRequest_v1_t), sizeof(nvmlSystemRegisterEventRequest_v1_t), sizeof(nvmlTemperature_v1_t), sizeof(nvmlUUIDValue_t), sizeof(nvmlUUID_v1_t), sizeof(nvmlUnitFanInfo_t), sizeof(nvmlUnitFanSpeeds_t), sizeof(nvmlUnitInfo_t), sizeof(nvmlUtilization_t), sizeof(nvmlValue_t), sizeof(nvmlVgpuCreatablePlacementInfo_v1_t), sizeof(nvmlVgpuHeterogeneousMode_v1_t), sizeof(nvmlVgpuInstanceUtilizationInfo_v1_t), sizeof(nvmlVgpuInstanceUtilizationSample_t), sizeof(nvmlVgpuInstancesUtilizationInfo_v1_t), sizeof(nvmlVgpuLicenseExpiry_t), sizeof(nvmlVgpuLicenseInfo_t), sizeof(nvmlVgpuMetadata_t), sizeof(nvmlVgpuPgpuCompatibility_t), sizeof(nvmlVgpuPgpuMetadata_t), sizeof(nvmlVgpuPlacementId_v1_t), sizeof(nvmlVgpuPlacementList_v1_t), sizeof(nvmlVgpuPlacementList_v2_t), sizeof(nvmlVgpuProcessUtilizationInfo_v1_t), sizeof(nvmlVgpuProcessUtilizationSample_t), sizeof(nvmlVgpuProcessesUtilizationInfo_v1_t), sizeof(nvmlVgpuRuntimeState_v1_t), sizeof(nvmlVgpuSchedulerCapabilities_t), sizeof(nvmlVgpuSchedulerGetState_t), sizeof(nvmlVgpuSchedulerLogEntry_t), sizeof(nvmlVgpuSchedulerLogInfo_v1_t), sizeof(nvmlVgpuSchedulerLog_t), sizeof(nvmlVgpuSchedulerParams_t), sizeof(nvmlVgpuSchedulerSetParams_t), sizeof(nvmlVgpuSchedulerSetState_t), sizeof(nvmlVgpuSchedulerStateInfo_v1_t), sizeof(nvmlVgpuSchedulerState_v1_t), sizeof(nvmlVgpuTypeBar1Info_v1_t), sizeof(nvmlVgpuTypeIdInfo_v1_t), sizeof(nvmlVgpuTypeMaxInstance_v1_t), sizeof(nvmlVgpuVersion_t), sizeof(nvmlViolationTime_t), sizeof(nvmlWorkloadPowerProfileCurrentProfiles_v1_t), sizeof(nvmlWorkloadPowerProfileInfo_v1_t), sizeof(nvmlWorkloadPowerProfileProfilesInfo_v1_t), sizeof(nvmlWorkloadPowerProfileRequestedProfiles_v1_t)};
     """
     const size_t __cb_nvml_off[634]
@@ -148,14 +148,14 @@ _STRUCTS = (
     "_py_anon_pod4|0|12||avg_factor:2:1::0::0;frequency:2:1::0::0\n"
     "_py_anon_pod5|0|14||timeslice:2:1::0::0\n"
     "_py_anon_pod7|0|15||short_name:11:1::0::0;long_name:11:1::0::0;unit:11:1::0::0\n"
-    "AccountingStats|0|18||gpu_utilization:2:1::0::0;memory_utilization:2:1::0::0;max_memory_usage:2:1::0::0;time:2:1::0::0;start_time:2:1::0::0;is_running:2:1::0::0;reserved:9:5::2::0\n"
+    "AccountingStats|0|18||gpu_utilization:2:1::0::0;memory_utilization:2:1::0::0;max_memory_usage:2:1::0::0;time:2:1::0::0;start_time:2:1::0::0;is_running:2:1::0::0;reserved:9:5::2::1\n"
     "ActiveVgpuInstanceInfo_v1|0|25||version:2:1::0::0;vgpu_count:2:1::0::1;vgpu_instances:12:1::2:vgpu_count:0\n"
     "BAR1Memory|0|28||bar1_total:2:1::0::0;bar1_free:2:1::0::0;bar1_used:2:1::0::0\n"
-    "BridgeChipHierarchy|0|31||bridge_count:2:1::0::0;bridge_chip_info:9:128:BridgeChipInfo:7::0\n"
+    "BridgeChipHierarchy|0|31||bridge_count:2:1::0::1;bridge_chip_info:9:128:BridgeChipInfo:7:bridge_count:0\n"
     "BridgeChipInfo|0|33||type:4:1::0::0;fw_version:2:1::0::0\n"
     "C2cModeInfo_v1|0|35||is_c2c_enabled:2:1::0::0\n"
     "ClkMonFaultInfo|0|36||clk_api_domain:2:1::0::0;clk_domain_fault_mask:2:1::0::0\n"
-    "ClkMonStatus|0|38||b_global_status:2:1::0::0;clk_mon_list_size:2:1::0::0;clk_mon_list:9:32:ClkMonFaultInfo:7::0\n"
+    "ClkMonStatus|0|38||b_global_status:2:1::0::0;clk_mon_list_size:2:1::0::1;clk_mon_list:9:32:ClkMonFaultInfo:7:clk_mon_list_size:0\n"
     "ClockOffset_v1|0|41||version:2:1::0::0;type:4:1::0::0;pstate:4:1::0::0;clock_offset_m_hz:1:1::0::0;min_clock_offset_m_hz:1:1::0::0;max_clock_offset_m_hz:1:1::0::0\n"
     "ComputeInstanceInfo|0|47||device_:10:1::0::0;gpu_instance:10:1::0::0;id:2:1::0::0;profile_id:2:1::0::0;placement:7:1:ComputeInstancePlacement:0::0\n"
     "ComputeInstancePlacement|0|52||start:2:1::0::0;size_:2:1::0::0\n"
@@ -163,8 +163,8 @@ _STRUCTS = (
     "ComputeInstanceProfileInfo_v2|0|63||version:2:1::0::0;id:2:1::0::0;slice_count:2:1::0::0;instance_count:2:1::0::0;multiprocessor_count:2:1::0::0;shared_copy_engine_count:2:1::0::0;shared_decoder_count:2:1::0::0;shared_encoder_count:2:1::0::0;shared_jpeg_count:2:1::0::0;shared_ofa_count:2:1::0::0;name:8:96::1::0\n"
     "ComputeInstanceProfileInfo_v3|0|74||version:2:1::0::0;id:2:1::0::0;slice_count:2:1::0::0;instance_count:2:1::0::0;multiprocessor_count:2:1::0::0;shared_copy_engine_count:2:1::0::0;shared_decoder_count:2:1::0::0;shared_encoder_count:2:1::0::0;shared_jpeg_count:2:1::0::0;shared_ofa_count:2:1::0::0;name:8:96::1::0;capabilities:2:1::0::0\n"
     "ConfComputeGetKeyRotationThresholdInfo_v1|0|86||version:2:1::0::0;attacker_advantage:2:1::0::0\n"
-    "ConfComputeGpuAttestationReport|0|88||is_cec_attestation_report_present:2:1::0::0;attestation_report_size:2:1::0::0;cec_attestation_report_size:2:1::0::0;nonce:8:32::0::0;attestation_report:8:8192::0::0;cec_attestation_report:8:4096::0::0\n"
-    "ConfComputeGpuCertificate|0|94||cert_chain_size:2:1::0::0;attestation_cert_chain_size:2:1::0::0;cert_chain:8:4096::0::0;attestation_cert_chain:8:5120::0::0\n"
+    "ConfComputeGpuAttestationReport|0|88||is_cec_attestation_report_present:2:1::0::0;attestation_report_size:2:1::0::1;cec_attestation_report_size:2:1::0::1;nonce:9:32::2::0;attestation_report:9:8192::2:attestation_report_size:0;cec_attestation_report:9:4096::2:cec_attestation_report_size:0\n"
+    "ConfComputeGpuCertificate|0|94||cert_chain_size:2:1::0::1;attestation_cert_chain_size:2:1::0::1;cert_chain:9:4096::2:cert_chain_size:0;attestation_cert_chain:9:5120::2:attestation_cert_chain_size:0\n"
     "ConfComputeMemSizeInfo|0|98||protected_mem_size_kib:2:1::0::0;unprotected_mem_size_kib:2:1::0::0\n"
     "ConfComputeSetKeyRotationThresholdInfo_v1|0|100||version:2:1::0::0;max_attacker_advantage:2:1::0::0\n"
     "ConfComputeSystemCaps|0|102||cpu_caps:2:1::0::0;gpus_caps:2:1::0::0\n"
@@ -179,11 +179,11 @@ _STRUCTS = (
     "DramEncryptionInfo_v1|0|131||version:2:1::0::0;encryption_state:4:1::0::0\n"
     "EccErrorCounts|0|133||l1cache:2:1::0::0;l2cache:2:1::0::0;device_memory:2:1::0::0;register_file:2:1::0::0\n"
     "EccSramErrorStatus_v1|0|137||version:2:1::0::0;aggregate_unc_parity:2:1::0::0;aggregate_unc_sec_ded:2:1::0::0;aggregate_cor:2:1::0::0;volatile_unc_parity:2:1::0::0;volatile_unc_sec_ded:2:1::0::0;volatile_cor:2:1::0::0;aggregate_unc_bucket_l2:2:1::0::0;aggregate_unc_bucket_sm:2:1::0::0;aggregate_unc_bucket_pcie:2:1::0::0;aggregate_unc_bucket_mcu:2:1::0::0;aggregate_unc_bucket_other:2:1::0::0;b_threshold_exceeded:2:1::0::0\n"
-    "EccSramUniqueUncorrectedErrorCounts_v1|0|150||version:2:1::0::0;entry_count:2:1::0::0;entries:10:1::0::0\n"
+    "EccSramUniqueUncorrectedErrorCounts_v1|0|150||version:2:1::0::0;entry_count:2:1::0::1;entries:12:1:EccSramUniqueUncorrectedErrorEntry_v1:7:entry_count:0\n"
     "EccSramUniqueUncorrectedErrorEntry_v1|0|153||unit:2:1::0::0;location:2:1::0::0;sublocation:2:1::0::0;extlocation:2:1::0::0;address:2:1::0::0;is_parity:2:1::0::0;count:2:1::0::0\n"
     "EncoderSessionInfo|0|160||session_id:2:1::0::0;pid:2:1::0::0;vgpu_instance:2:1::0::0;codec_type:4:1::0::0;h_resolution:2:1::0::0;v_resolution:2:1::0::0;average_fps:2:1::0::0;average_latency:2:1::0::0\n"
     "EventData|0|168||device_:10:1::0::0;event_type:2:1::0::0;event_data:2:1::0::0;gpu_instance_id:2:1::0::0;compute_instance_id:2:1::0::0\n"
-    "ExcludedDeviceInfo|0|173||pci_info:7:1:PciInfo:0::0;uuid:8:80::1::2\n"
+    "ExcludedDeviceInfo|0|173||pci_info:7:1:PciInfo:0::0;uuid:8:80::1::0\n"
     "FBCSessionInfo|0|175||session_id:2:1::0::0;pid:2:1::0::0;vgpu_instance:2:1::0::0;display_ordinal:2:1::0::0;session_type:4:1::0::0;session_flags:2:1::0::0;h_max_resolution:2:1::0::0;v_max_resolution:2:1::0::0;h_resolution:2:1::0::0;v_resolution:2:1::0::0;average_fps:2:1::0::0;average_latency:2:1::0::0\n"
     "FBCStats|0|187||sessions_count:2:1::0::0;average_fps:2:1::0::0;average_latency:2:1::0::0\n"
     "FanSpeedInfo_v1|0|190||version:2:1::0::0;fan:2:1::0::0;speed:2:1::0::0\n"
@@ -192,9 +192,9 @@ _STRUCTS = (
     "GpmMetricsGet|0|204||version:2:1::0::0;num_metrics:2:1::0::1;sample1:10:1::0::0;sample2:10:1::0::0;metrics:9:210:GpmMetric:7:num_metrics:0\n"
     "GpmSupport|0|209||version:2:1::0::0;is_supported_device:2:1::0::0\n"
     "GpuDynamicPstatesInfo|0|211||flags_:2:1::0::0;utilization:9:8:_py_anon_pod1:7::0\n"
-    "GpuFabricInfo|0|213||cluster_uuid:8:16::0::0;status:4:1::0::0;clique_id:2:1::0::0;state:2:1::0::0\n"
-    "GpuFabricInfo_v2|0|217||version:2:1::0::0;cluster_uuid:8:16::0::0;status:4:1::0::0;clique_id:2:1::0::0;state:2:1::0::0;health_mask:2:1::0::0\n"
-    "GpuFabricInfo_v3|0|223||version:2:1::0::0;cluster_uuid:8:16::0::0;status:4:1::0::0;clique_id:2:1::0::0;state:2:1::0::0;health_mask:2:1::0::0;health_summary:2:1::0::0\n"
+    "GpuFabricInfo|0|213||cluster_uuid:9:16::2::0;status:4:1::0::0;clique_id:2:1::0::0;state:2:1::0::0\n"
+    "GpuFabricInfo_v2|0|217||version:2:1::0::0;cluster_uuid:9:16::2::0;status:4:1::0::0;clique_id:2:1::0::0;state:2:1::0::0;health_mask:2:1::0::0\n"
+    "GpuFabricInfo_v3|0|223||version:2:1::0::0;cluster_uuid:9:16::2::0;status:4:1::0::0;clique_id:2:1::0::0;state:2:1::0::0;health_mask:2:1::0::0;health_summary:2:1::0::0\n"
     "GpuInstanceInfo|0|230||device_:10:1::0::0;id:2:1::0::0;profile_id:2:1::0::0;placement:7:1:GpuInstancePlacement:0::0\n"
     "GpuInstancePlacement|0|234||start:2:1::0::0;size_:2:1::0::0\n"
     "GpuInstanceProfileInfo|0|236||id:2:1::0::0;is_p2p_supported:2:1::0::0;slice_count:2:1::0::0;instance_count:2:1::0::0;multiprocessor_count:2:1::0::0;copy_engine_count:2:1::0::0;decoder_count:2:1::0::0;encoder_count:2:1::0::0;jpeg_count:2:1::0::0;ofa_count:2:1::0::0;memory_size_mb:2:1::0::0\n"
@@ -202,7 +202,7 @@ _STRUCTS = (
     "GpuInstanceProfileInfo_v3|0|260||version:2:1::0::0;id:2:1::0::0;slice_count:2:1::0::0;instance_count:2:1::0::0;multiprocessor_count:2:1::0::0;copy_engine_count:2:1::0::0;decoder_count:2:1::0::0;encoder_count:2:1::0::0;jpeg_count:2:1::0::0;ofa_count:2:1::0::0;memory_size_mb:2:1::0::0;name:8:96::1::0;capabilities:2:1::0::0\n"
     "GpuThermalSettings|0|273||count:2:1::0::0;sensor:9:3:_py_anon_pod0:7::0\n"
     "GridLicensableFeature|0|275||feature_code:4:1::0::0;feature_state:2:1::0::0;license_info:8:128::1::0;product_name:8:128::1::0;feature_enabled:2:1::0::0;license_expiry:7:1:GridLicenseExpiry:0::0\n"
-    "GridLicensableFeatures|0|281||is_grid_license_supported:1:1::0::0;licensable_features_count:2:1::0::0;grid_licensable_features:9:3:GridLicensableFeature:7::0\n"
+    "GridLicensableFeatures|0|281||is_grid_license_supported:1:1::0::0;licensable_features_count:2:1::0::1;grid_licensable_features:9:3:GridLicensableFeature:7:licensable_features_count:0\n"
     "GridLicenseExpiry|0|284||year:2:1::0::0;month:2:1::0::0;day:2:1::0::0;hour:2:1::0::0;min_:2:1::0::0;sec:2:1::0::0;status:2:1::0::0\n"
     "Hostname_v1|0|291||value:8:64::1::0\n"
     "HwbcEntry|0|292||hwbc_id:2:1::0::0;firmware_version:8:32::1::0\n"
@@ -215,28 +215,28 @@ _STRUCTS = (
     "NvLinkInfo_v2|0|309||version:2:1::0::0;is_nvle_enabled:2:1::0::0;firmware_info:7:1:NvlinkFirmwareInfo:0::0\n"
     "NvLinkPowerThres|0|312||low_pwr_threshold:2:1::0::0\n"
     "NvLinkUtilizationControl|0|313||units:4:1::0::0;pktfilter:4:1::0::0\n"
-    "NvlinkFirmwareInfo|0|315||firmware_version:9:100:NvlinkFirmwareVersion:7::0;num_valid_entries:2:1::0::0\n"
+    "NvlinkFirmwareInfo|0|315||firmware_version:9:100:NvlinkFirmwareVersion:7:num_valid_entries:0;num_valid_entries:2:1::0::1\n"
     "NvlinkFirmwareVersion|0|317||ucode_type:2:1::0::0;major:2:1::0::0;minor:2:1::0::0;sub_minor:2:1::0::0\n"
     "NvlinkGetBwMode_v1|0|321||version:2:1::0::0;b_is_best:2:1::0::0;bw_mode:2:1::0::0\n"
     "NvlinkSetBwMode_v1|0|324||version:2:1::0::0;b_set_best:2:1::0::0;bw_mode:2:1::0::0\n"
-    "NvlinkSupportedBwModes_v1|0|327||version:2:1::0::0;bw_modes:8:23::0::0;total_bw_modes:2:1::0::0\n"
-    "PRMTLV_v1|0|330||data_size:2:1::0::0;status:2:1::0::0;in_data:8:496::0::0;out_data:8:496::0::0\n"
+    "NvlinkSupportedBwModes_v1|0|327||version:2:1::0::0;bw_modes:9:23::2:total_bw_modes:0;total_bw_modes:2:1::0::1\n"
+    "PRMTLV_v1|0|330||data_size:2:1::0::0;status:2:1::0::0;in_data:9:496::2::0;out_data:9:496::2::0\n"
     "PSUInfo|0|334||state:8:256::1::0;current:2:1::0::0;voltage:2:1::0::0;power:2:1::0::0\n"
     "PciInfoExt_v1|0|338||version:2:1::0::0;domain:2:1::0::0;bus:2:1::0::0;device_:2:1::0::0;pci_device_id:2:1::0::0;pci_sub_system_id:2:1::0::0;base_class:2:1::0::0;sub_class:2:1::0::0;bus_id:8:32::1::0\n"
     "PciInfo|0|347||bus_id_legacy:8:16::1::0;domain:2:1::0::0;bus:2:1::0::0;device_:2:1::0::0;pci_device_id:2:1::0::0;pci_sub_system_id:2:1::0::0;bus_id:8:32::1::0\n"
     "Pdi_v1|0|354||version:2:1::0::0;value:2:1::0::0\n"
-    "PlatformInfo_v1|0|356||version:2:1::0::0;ib_guid:8:16::0::0;rack_guid:8:16::0::0;chassis_physical_slot_number:2:1::0::0;compute_slot_index:2:1::0::0;node_index:2:1::0::0;peer_type:2:1::0::0;module_id:2:1::0::0\n"
-    "PlatformInfo_v2|0|364||version:2:1::0::0;ib_guid:8:16::0::0;chassis_serial_number:8:16::0::0;slot_number:2:1::0::0;tray_index:2:1::0::0;host_id:2:1::0::0;peer_type:2:1::0::0;module_id:2:1::0::0\n"
+    "PlatformInfo_v1|0|356||version:2:1::0::0;ib_guid:9:16::2::0;rack_guid:9:16::2::0;chassis_physical_slot_number:2:1::0::0;compute_slot_index:2:1::0::0;node_index:2:1::0::0;peer_type:2:1::0::0;module_id:2:1::0::0\n"
+    "PlatformInfo_v2|0|364||version:2:1::0::0;ib_guid:9:16::2::0;chassis_serial_number:9:16::2::0;slot_number:2:1::0::0;tray_index:2:1::0::0;host_id:2:1::0::0;peer_type:2:1::0::0;module_id:2:1::0::0\n"
     "PowerSmoothingProfile_v1|0|372||version:2:1::0::0;profile_id:2:1::0::0;param_id:2:1::0::0;value:3:1::0::0\n"
     "PowerSmoothingState_v1|0|376||version:2:1::0::0;state:4:1::0::0\n"
     "PowerValue_v2|0|378||version:2:1::0::0;power_scope:2:1::0::0;power_value_mw:2:1::0::0\n"
-    "ProcessDetailList_v1|0|381||version:2:1::0::0;mode:2:1::0::0;num_proc_array_entries:2:1::0::0;proc_array:10:1::0::0\n"
+    "ProcessDetailList_v1|0|381||version:2:1::0::0;mode:2:1::0::0;num_proc_array_entries:2:1::0::1;proc_array:12:1:ProcessDetail_v1:7:num_proc_array_entries:0\n"
     "ProcessDetail_v1|0|385||pid:2:1::0::0;used_gpu_memory:2:1::0::0;gpu_instance_id:2:1::0::0;compute_instance_id:2:1::0::0;used_gpu_cc_protected_memory:2:1::0::0\n"
     "ProcessInfo_v1|0|390||pid:2:1::0::0;used_gpu_memory:2:1::0::0\n"
     "ProcessInfo|0|392||pid:2:1::0::0;used_gpu_memory:2:1::0::0;gpu_instance_id:2:1::0::0;compute_instance_id:2:1::0::0\n"
     "ProcessUtilizationInfo_v1|0|396||time_stamp:2:1::0::0;pid:2:1::0::0;sm_util:2:1::0::0;mem_util:2:1::0::0;enc_util:2:1::0::0;dec_util:2:1::0::0;jpg_util:2:1::0::0;ofa_util:2:1::0::0\n"
     "ProcessUtilizationSample|0|404||pid:2:1::0::0;time_stamp:2:1::0::0;sm_util:2:1::0::0;mem_util:2:1::0::0;enc_util:2:1::0::0;dec_util:2:1::0::0\n"
-    "ProcessesUtilizationInfo_v1|0|410||version:2:1::0::0;process_samples_count:2:1::0::0;last_seen_time_stamp:2:1::0::0;proc_util_array:10:1::0::0\n"
+    "ProcessesUtilizationInfo_v1|0|410||version:2:1::0::0;process_samples_count:2:1::0::1;last_seen_time_stamp:2:1::0::0;proc_util_array:12:1:ProcessUtilizationInfo_v1:7:process_samples_count:0\n"
     "RepairStatus_v1|0|414||version:2:1::0::0;b_channel_repair_pending:2:1::0::0;b_tpc_repair_pending:2:1::0::0\n"
     "RowRemapperHistogramValues|0|417||max_:2:1::0::0;high:2:1::0::0;partial:2:1::0::0;low:2:1::0::0;none:2:1::0::0\n"
     "Sample|0|422||time_stamp:2:1::0::0;sample_value:7:1:Value:0::0\n"
@@ -248,7 +248,7 @@ _STRUCTS = (
     "SystemEventSetWaitRequest_v1|0|437||version:2:1::0::0;timeoutms:2:1::0::0;set:10:1::0::0;data_:10:1::0::0;data_size:2:1::0::0;num_event:2:1::0::0\n"
     "SystemRegisterEventRequest_v1|0|443||version:2:1::0::0;event_types:2:1::0::0;set:10:1::0::0\n"
     "Temperature_v1|0|446||version:2:1::0::0;sensor_type:4:1::0::0;temperature:1:1::0::0\n"
-    "UUIDValue|1|449||str:8:41::1::0;bytes:8:16::2::0\n"
+    "UUIDValue|1|449||str:8:41::1::0;bytes:9:16::2::0\n"
     "UUID_v1|0|451||version:2:1::0::0;type:2:1::0::0;value:7:1:UUIDValue:0::0\n"
     "UnitFanInfo|0|454||speed:2:1::0::0;state:4:1::0::0\n"
     "UnitFanSpeeds|0|456||fans:9:24:UnitFanInfo:7::0;count:2:1::0::0\n"
@@ -259,18 +259,18 @@ _STRUCTS = (
     "VgpuHeterogeneousMode_v1|0|476||version:2:1::0::0;mode:2:1::0::0\n"
     "VgpuInstanceUtilizationInfo_v1|0|478||time_stamp:2:1::0::0;vgpu_instance:2:1::0::0;sm_util:7:1:Value:0::0;mem_util:7:1:Value:0::0;enc_util:7:1:Value:0::0;dec_util:7:1:Value:0::0;jpg_util:7:1:Value:0::0;ofa_util:7:1:Value:0::0\n"
     "VgpuInstanceUtilizationSample|0|486||vgpu_instance:2:1::0::0;time_stamp:2:1::0::0;sm_util:7:1:Value:0::0;mem_util:7:1:Value:0::0;enc_util:7:1:Value:0::0;dec_util:7:1:Value:0::0\n"
-    "VgpuInstancesUtilizationInfo_v1|0|492||version:2:1::0::0;sample_val_type:4:1::0::0;vgpu_instance_count:2:1::0::0;last_seen_time_stamp:2:1::0::0;vgpu_util_array:10:1::0::0\n"
+    "VgpuInstancesUtilizationInfo_v1|0|492||version:2:1::0::0;sample_val_type:4:1::0::0;vgpu_instance_count:2:1::0::1;last_seen_time_stamp:2:1::0::0;vgpu_util_array:12:1:VgpuInstanceUtilizationInfo_v1:7:vgpu_instance_count:0\n"
     "VgpuLicenseExpiry|0|497||year:2:1::0::0;month:2:1::0::0;day:2:1::0::0;hour:2:1::0::0;min_:2:1::0::0;sec:2:1::0::0;status:2:1::0::0\n"
     "VgpuLicenseInfo|0|504||is_licensed:2:1::0::0;license_expiry:7:1:VgpuLicenseExpiry:0::0;current_state:2:1::0::0\n"
-    "VgpuMetadata|0|507||version:2:1::0::0;revision:2:1::0::0;guest_info_state:4:1::0::0;guest_driver_version:8:80::1::0;host_driver_version:8:80::1::0;reserved:9:6::2::0;vgpu_virtualization_caps:2:1::0::0;guest_vgpu_version:2:1::0::0;opaque_data_size:2:1::0::0;opaque_data:8:4::1::0\n"
+    "VgpuMetadata|0|507||version:2:1::0::0;revision:2:1::0::0;guest_info_state:4:1::0::0;guest_driver_version:8:80::1::0;host_driver_version:8:80::1::0;reserved:9:6::2::1;vgpu_virtualization_caps:2:1::0::0;guest_vgpu_version:2:1::0::0;opaque_data_size:2:1::0::0;opaque_data:8:4::1::0\n"
     "VgpuPgpuCompatibility|0|517||vgpu_vm_compatibility:4:1::0::0;compatibility_limit_code:4:1::0::0\n"
-    "VgpuPgpuMetadata|0|519||version:2:1::0::0;revision:2:1::0::0;host_driver_version:8:80::1::0;pgpu_virtualization_caps:2:1::0::0;reserved:9:5::2::0;host_supported_vgpu_range:7:1:VgpuVersion:0::0;opaque_data_size:2:1::0::0;opaque_data:8:4::1::0\n"
+    "VgpuPgpuMetadata|0|519||version:2:1::0::0;revision:2:1::0::0;host_driver_version:8:80::1::0;pgpu_virtualization_caps:2:1::0::0;reserved:9:5::2::1;host_supported_vgpu_range:7:1:VgpuVersion:0::0;opaque_data_size:2:1::0::0;opaque_data:8:4::1::0\n"
     "VgpuPlacementId_v1|0|527||version:2:1::0::0;placement_id:2:1::0::0\n"
     "VgpuPlacementList_v1|0|529||version:2:1::0::0;placement_size:2:1::0::0;count:2:1::0::1;placement_ids:12:1::2:count:0\n"
     "VgpuPlacementList_v2|0|533||version:2:1::0::0;placement_size:2:1::0::0;count:2:1::0::1;placement_ids:12:1::2:count:0;mode:2:1::0::0\n"
     "VgpuProcessUtilizationInfo_v1|0|538||process_name:8:64::1::0;time_stamp:2:1::0::0;vgpu_instance:2:1::0::0;pid:2:1::0::0;sm_util:2:1::0::0;mem_util:2:1::0::0;enc_util:2:1::0::0;dec_util:2:1::0::0;jpg_util:2:1::0::0;ofa_util:2:1::0::0\n"
     "VgpuProcessUtilizationSample|0|548||vgpu_instance:2:1::0::0;pid:2:1::0::0;process_name:8:64::1::0;time_stamp:2:1::0::0;sm_util:2:1::0::0;mem_util:2:1::0::0;enc_util:2:1::0::0;dec_util:2:1::0::0\n"
-    "VgpuProcessesUtilizationInfo_v1|0|556||version:2:1::0::0;vgpu_process_count:2:1::0::0;last_seen_time_stamp:2:1::0::0;vgpu_proc_util_array:10:1::0::0\n"
+    "VgpuProcessesUtilizationInfo_v1|0|556||version:2:1::0::0;vgpu_process_count:2:1::0::1;last_seen_time_stamp:2:1::0::0;vgpu_proc_util_array:12:1:VgpuProcessUtilizationInfo_v1:7:vgpu_process_count:0\n"
     "VgpuRuntimeState_v1|0|560||version:2:1::0::0;size_:2:1::0::0\n"
     "VgpuSchedulerCapabilities|0|562||supported_schedulers:9:3::2::0;max_timeslice:2:1::0::0;min_timeslice:2:1::0::0;is_arr_mode_supported:2:1::0::0;max_frequency_for_arr:2:1::0::0;min_frequency_for_arr:2:1::0::0;max_avg_factor_for_arr:2:1::0::0;min_avg_factor_for_arr:2:1::0::0\n"
     "VgpuSchedulerGetState|0|570||scheduler_policy:2:1::0::0;arr_mode:2:1::0::0;scheduler_params:7:1:VgpuSchedulerParams:0::0\n"
@@ -537,9 +537,11 @@ TimeoutError = NvmlTimeoutError
 cdef dict _ERRORS = {1: UninitializedError, 2: InvalidArgumentError, 3: NotSupportedError, 4: NoPermissionError, 5: AlreadyInitializedError, 6: NotFoundError, 7: InsufficientSizeError, 8: InsufficientPowerError, 9: DriverNotLoadedError, 10: NvmlTimeoutError, 11: IrqIssueError, 12: LibraryNotFoundError, 13: FunctionNotFoundError, 14: CorruptedInforomError, 15: GpuIsLostError, 16: ResetRequiredError, 17: OperatingSystemError, 18: LibRmVersionMismatchError, 19: InUseError, 20: NvmlMemoryError, 21: NoDataError, 22: VgpuEccNotSupportedError, 23: InsufficientResourcesError, 24: FreqNotSupportedError, 25: ArgumentVersionMismatchError, 26: DeprecatedError, 27: NotReadyError, 28: GpuNotFoundError, 29: InvalidStateError, 30: ResetTypeNotSupportedError, 999: UnknownError}
 
 
-def _status_text(int status):
+def _status_text(long long status):
     """The library's text for a status (its number where the library cannot say)."""
     try:
+        if not -2**31 <= status < 2**31:
+            raise ValueError(status)
         return _text0(cynvml.nvmlErrorString(<cynvml.nvmlReturn_t>status))
     except Exception:
         return f'{_status_name(status)} ({status})'
@@ -551,7 +553,7 @@ cdef object _raise(long long status) except *:
 
 def check_status_size(status):
     """check_status, but ERROR_INSUFFICIENT_SIZE (the size query of a two-call function) is no failure."""
-    cdef long long s = status
+    cdef long long s = _status_arg(status)
     if s != 0 and s != cynvml.NVML_ERROR_INSUFFICIENT_SIZE:
         _raise(s)
     return 0
@@ -559,13 +561,21 @@ def check_status_size(status):
 
 def check_status(status):
     """Raise the exception of a Return value; return 0 when it is success."""
-    cdef long long s = status
+    cdef long long s = _status_arg(status)
     if s != 0:
         _raise(s)
     return 0
 
 
-def _status_name(int status):
+cdef long long _status_arg(object status) except? -1:
+    """A status given to check_status: an integer, or an error naming the argument."""
+    try:
+        return status
+    except (TypeError, ValueError, OverflowError) as e:
+        raise e.__class__(f"status: {e}") from None
+
+
+def _status_name(long long status):
     """The Return member name of a status (its number where it names none)."""
     try:
         return _L.cls('Return')(status).name
@@ -1024,6 +1034,7 @@ def system_get_driver_branch():
     """
     cdef cynvml.nvmlReturn_t err
     cdef _Record s_branchInfo = _new_record(_L.cls('SystemDriverBranchInfo_v1'), 1)
+    (<unsigned int*>s_branchInfo._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlSystemDriverBranchInfo_v1_t) | (1 << 24))
     cdef unsigned int c_length = 80
     with nogil:
         err = cynvml.nvmlSystemGetDriverBranch(<cynvml.nvmlSystemDriverBranchInfo_t*>s_branchInfo._ptr, c_length)
@@ -1683,15 +1694,16 @@ def device_get_handle_by_uuidv(type, uuid):
     """
     cdef cynvml.nvmlReturn_t err
     cdef _Record s_uuid = _new_record(_L.cls('UUID_v1'), 1)
+    (<unsigned int*>s_uuid._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlUUID_v1_t) | (1 << 24))
     cdef cynvml.nvmlDevice_t c_device = <cynvml.nvmlDevice_t>0
     try:
         s_uuid.type = type
     except (TypeError, ValueError, OverflowError) as e:
-        raise type(e)(f"device_get_handle_by_uuidv() argument 'type': {e}") from None
+        raise e.__class__(f"device_get_handle_by_uuidv() argument 'type': {e}") from None
     try:
         s_uuid.value.str = uuid
     except (TypeError, ValueError, OverflowError) as e:
-        raise type(e)(f"device_get_handle_by_uuidv() argument 'uuid': {e}") from None
+        raise e.__class__(f"device_get_handle_by_uuidv() argument 'uuid': {e}") from None
     with nogil:
         err = cynvml.nvmlDeviceGetHandleByUUIDV(<cynvml.nvmlUUID_t*>s_uuid._ptr, &c_device)
     if err != 0:
@@ -2101,7 +2113,8 @@ def device_get_memory_affinity(device, node_set_size, scope):
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_nodeSetSize
-    cdef _Buf a_nodeSet
+    cdef object n_nodeSet
+    cdef void* p_nodeSet
     cdef unsigned int c_scope
     cdef int _p = 0
     try:
@@ -2117,14 +2130,15 @@ def device_get_memory_affinity(device, node_set_size, scope):
         else:
             c_scope = scope
         _p = 1
-        a_nodeSet = _Buf_new((c_nodeSetSize) * 8)
+        n_nodeSet = _numbers_new(<Py_ssize_t>(c_nodeSetSize), '<u8')
+        p_nodeSet = _numbers_ptr(n_nodeSet)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('device_get_memory_affinity', ('device', 'node_set_size', 'scope'), _p) from None
     with nogil:
-        err = cynvml.nvmlDeviceGetMemoryAffinity(<cynvml.nvmlDevice_t>c_device, c_nodeSetSize, <unsigned long*>a_nodeSet.ptr, <cynvml.nvmlAffinityScope_t>c_scope)
+        err = cynvml.nvmlDeviceGetMemoryAffinity(<cynvml.nvmlDevice_t>c_device, c_nodeSetSize, <unsigned long*>p_nodeSet, <cynvml.nvmlAffinityScope_t>c_scope)
     if err != 0:
         _raise(err)
-    return _numbers_of(_bufptr(a_nodeSet), c_nodeSetSize, '<u8')
+    return n_nodeSet
 
 def device_get_cpu_affinity_within_scope(device, cpu_set_size, scope):
     """
@@ -2173,7 +2187,8 @@ def device_get_cpu_affinity_within_scope(device, cpu_set_size, scope):
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_cpuSetSize
-    cdef _Buf a_cpuSet
+    cdef object n_cpuSet
+    cdef void* p_cpuSet
     cdef unsigned int c_scope
     cdef int _p = 0
     try:
@@ -2189,14 +2204,15 @@ def device_get_cpu_affinity_within_scope(device, cpu_set_size, scope):
         else:
             c_scope = scope
         _p = 1
-        a_cpuSet = _Buf_new((c_cpuSetSize) * 8)
+        n_cpuSet = _numbers_new(<Py_ssize_t>(c_cpuSetSize), '<u8')
+        p_cpuSet = _numbers_ptr(n_cpuSet)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('device_get_cpu_affinity_within_scope', ('device', 'cpu_set_size', 'scope'), _p) from None
     with nogil:
-        err = cynvml.nvmlDeviceGetCpuAffinityWithinScope(<cynvml.nvmlDevice_t>c_device, c_cpuSetSize, <unsigned long*>a_cpuSet.ptr, <cynvml.nvmlAffinityScope_t>c_scope)
+        err = cynvml.nvmlDeviceGetCpuAffinityWithinScope(<cynvml.nvmlDevice_t>c_device, c_cpuSetSize, <unsigned long*>p_cpuSet, <cynvml.nvmlAffinityScope_t>c_scope)
     if err != 0:
         _raise(err)
-    return _numbers_of(_bufptr(a_cpuSet), c_cpuSetSize, '<u8')
+    return n_cpuSet
 
 def device_get_cpu_affinity(device, cpu_set_size):
     """
@@ -2239,7 +2255,8 @@ def device_get_cpu_affinity(device, cpu_set_size):
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_cpuSetSize
-    cdef _Buf a_cpuSet
+    cdef object n_cpuSet
+    cdef void* p_cpuSet
     cdef int _p = 0
     try:
         _p = 1
@@ -2247,14 +2264,15 @@ def device_get_cpu_affinity(device, cpu_set_size):
         _p = 0
         _hptr(device, &c_device)
         _p = 1
-        a_cpuSet = _Buf_new((c_cpuSetSize) * 8)
+        n_cpuSet = _numbers_new(<Py_ssize_t>(c_cpuSetSize), '<u8')
+        p_cpuSet = _numbers_ptr(n_cpuSet)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('device_get_cpu_affinity', ('device', 'cpu_set_size'), _p) from None
     with nogil:
-        err = cynvml.nvmlDeviceGetCpuAffinity(<cynvml.nvmlDevice_t>c_device, c_cpuSetSize, <unsigned long*>a_cpuSet.ptr)
+        err = cynvml.nvmlDeviceGetCpuAffinity(<cynvml.nvmlDevice_t>c_device, c_cpuSetSize, <unsigned long*>p_cpuSet)
     if err != 0:
         _raise(err)
-    return _numbers_of(_bufptr(a_cpuSet), c_cpuSetSize, '<u8')
+    return n_cpuSet
 
 def device_set_cpu_affinity(device):
     """
@@ -2416,6 +2434,7 @@ def device_get_addressing_mode(device):
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_mode = _new_record(_L.cls('DeviceAddressingMode_v1'), 1)
+    (<unsigned int*>s_mode._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlDeviceAddressingMode_v1_t) | (1 << 24))
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
@@ -2459,6 +2478,7 @@ def device_get_repair_status(device):
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_repairStatus = _new_record(_L.cls('RepairStatus_v1'), 1)
+    (<unsigned int*>s_repairStatus._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlRepairStatus_v1_t) | (1 << 24))
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
@@ -3210,6 +3230,7 @@ def device_get_pci_info_ext(device):
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_pci = _new_record(_L.cls('PciInfoExt_v1'), 1)
+    (<unsigned int*>s_pci._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlPciInfoExt_v1_t) | (1 << 24))
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
@@ -4229,6 +4250,7 @@ def device_get_fan_speed_rpm(device, fan):
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_fanSpeed = _new_record(_L.cls('FanSpeedInfo_v1'), 1)
+    (<unsigned int*>s_fanSpeed._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlFanSpeedInfo_v1_t) | (1 << 24))
     cdef int _p = 0
     try:
         _hptr(device, &c_device)
@@ -4237,7 +4259,7 @@ def device_get_fan_speed_rpm(device, fan):
     try:
         s_fanSpeed.fan = fan
     except (TypeError, ValueError, OverflowError) as e:
-        raise type(e)(f"device_get_fan_speed_rpm() argument 'fan': {e}") from None
+        raise e.__class__(f"device_get_fan_speed_rpm() argument 'fan': {e}") from None
     with nogil:
         err = cynvml.nvmlDeviceGetFanSpeedRPM(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlFanSpeedInfo_t*>s_fanSpeed._ptr)
     if err != 0:
@@ -4519,6 +4541,7 @@ def device_get_cooler_info(device):
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_coolerInfo = _new_record(_L.cls('CoolerInfo_v1'), 1)
+    (<unsigned int*>s_coolerInfo._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlCoolerInfo_v1_t) | (1 << 24))
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
@@ -4563,6 +4586,7 @@ def device_get_temperature_v(device, sensorType):
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_temperature = _new_record(_L.cls('Temperature_v1'), 1)
+    (<unsigned int*>s_temperature._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlTemperature_v1_t) | (1 << 24))
     cdef int _p = 0
     try:
         _hptr(device, &c_device)
@@ -4571,7 +4595,7 @@ def device_get_temperature_v(device, sensorType):
     try:
         s_temperature.sensor_type = sensorType
     except (TypeError, ValueError, OverflowError) as e:
-        raise type(e)(f"device_get_temperature_v() argument 'sensorType': {e}") from None
+        raise e.__class__(f"device_get_temperature_v() argument 'sensorType': {e}") from None
     with nogil:
         err = cynvml.nvmlDeviceGetTemperatureV(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlTemperature_t*>s_temperature._ptr)
     if err != 0:
@@ -4675,6 +4699,7 @@ def device_get_margin_temperature(device):
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_marginTempInfo = _new_record(_L.cls('MarginTemperature_v1'), 1)
+    (<unsigned int*>s_marginTempInfo._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlMarginTemperature_v1_t) | (1 << 24))
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
@@ -5145,19 +5170,21 @@ def device_get_supported_performance_states(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Buf a_pstates
+    cdef object n_pstates
+    cdef void* p_pstates
     cdef unsigned int c_size = 64
-    a_pstates = _Buf_new((16) * 4)
+    n_pstates = _numbers_new(<Py_ssize_t>(16), '<i4')
+    p_pstates = _numbers_ptr(n_pstates)
     cdef int _p = 0
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('device_get_supported_performance_states', ('device', 'size'), _p) from None
     with nogil:
-        err = cynvml.nvmlDeviceGetSupportedPerformanceStates(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlPstates_t*>a_pstates.ptr, c_size)
+        err = cynvml.nvmlDeviceGetSupportedPerformanceStates(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlPstates_t*>p_pstates, c_size)
     if err != 0:
         _raise(err)
-    return _numbers_of(_bufptr(a_pstates), 16, '<i4')
+    return n_pstates
 
 def device_get_gpc_clk_min_max_vf_offset(device):
     """
@@ -5281,6 +5308,7 @@ def device_get_clock_offsets(device, clock_type, pstate):
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_info = _new_record(_L.cls('ClockOffset_v1'), 1)
+    (<unsigned int*>s_info._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlClockOffset_v1_t) | (1 << 24))
     cdef int _p = 0
     try:
         _hptr(device, &c_device)
@@ -5289,11 +5317,11 @@ def device_get_clock_offsets(device, clock_type, pstate):
     try:
         s_info.type = clock_type
     except (TypeError, ValueError, OverflowError) as e:
-        raise type(e)(f"device_get_clock_offsets() argument 'clock_type': {e}") from None
+        raise e.__class__(f"device_get_clock_offsets() argument 'clock_type': {e}") from None
     try:
         s_info.pstate = pstate
     except (TypeError, ValueError, OverflowError) as e:
-        raise type(e)(f"device_get_clock_offsets() argument 'pstate': {e}") from None
+        raise e.__class__(f"device_get_clock_offsets() argument 'pstate': {e}") from None
     with nogil:
         err = cynvml.nvmlDeviceGetClockOffsets(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlClockOffset_t*>s_info._ptr)
     if err != 0:
@@ -5421,6 +5449,7 @@ def device_get_performance_modes(device):
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_perfModes = _new_record(_L.cls('DevicePerfModes_v1'), 1)
+    (<unsigned int*>s_perfModes._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlDevicePerfModes_v1_t) | (1 << 24))
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
@@ -5491,6 +5520,7 @@ def device_get_current_clock_freqs(device):
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_currentClockFreqs = _new_record(_L.cls('DeviceCurrentClockFreqs_v1'), 1)
+    (<unsigned int*>s_currentClockFreqs._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlDeviceCurrentClockFreqs_v1_t) | (1 << 24))
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
@@ -6071,6 +6101,7 @@ def device_get_memory_info_v2(device):
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_memory = _new_record(_L.cls('Memory_v2'), 1)
+    (<unsigned int*>s_memory._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlMemory_v2_t) | (2 << 24))
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
@@ -6226,7 +6257,9 @@ def device_get_dram_encryption_mode(device):
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_current = _new_record(_L.cls('DramEncryptionInfo_v1'), 1)
+    (<unsigned int*>s_current._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlDramEncryptionInfo_v1_t) | (1 << 24))
     cdef _Record s_pending = _new_record(_L.cls('DramEncryptionInfo_v1'), 1)
+    (<unsigned int*>s_pending._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlDramEncryptionInfo_v1_t) | (1 << 24))
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
@@ -7713,6 +7746,7 @@ def device_get_running_process_detail_list(device, mode):
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_plist = _new_record(_L.cls('ProcessDetailList_v1'), 1)
+    (<unsigned int*>s_plist._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlProcessDetailList_v1_t) | (1 << 24))
     cdef int _p = 0
     try:
         _hptr(device, &c_device)
@@ -7721,7 +7755,7 @@ def device_get_running_process_detail_list(device, mode):
     try:
         s_plist.mode = mode
     except (TypeError, ValueError, OverflowError) as e:
-        raise type(e)(f"device_get_running_process_detail_list() argument 'mode': {e}") from None
+        raise e.__class__(f"device_get_running_process_detail_list() argument 'mode': {e}") from None
     with nogil:
         err = cynvml.nvmlDeviceGetRunningProcessDetailList(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlProcessDetailList_t*>s_plist._ptr)
     if err != 0:
@@ -8432,6 +8466,7 @@ def device_get_gpu_fabric_info_v(device):
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_gpuFabricInfo = _new_record(_L.cls('GpuFabricInfo_v3'), 1)
+    (<unsigned int*>s_gpuFabricInfo._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlGpuFabricInfo_v3_t) | (3 << 24))
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
@@ -8694,7 +8729,7 @@ def device_get_conf_compute_gpu_attestation_report(device, nonce):
     try:
         s_gpuAtstReport.nonce = nonce
     except (TypeError, ValueError, OverflowError) as e:
-        raise type(e)(f"device_get_conf_compute_gpu_attestation_report() argument 'nonce': {e}") from None
+        raise e.__class__(f"device_get_conf_compute_gpu_attestation_report() argument 'nonce': {e}") from None
     with nogil:
         err = cynvml.nvmlDeviceGetConfComputeGpuAttestationReport(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlConfComputeGpuAttestationReport_t*>s_gpuAtstReport._ptr)
     if err != 0:
@@ -8725,6 +8760,7 @@ def system_get_conf_compute_key_rotation_threshold_info():
     """
     cdef cynvml.nvmlReturn_t err
     cdef _Record s_pKeyRotationThrInfo = _new_record(_L.cls('ConfComputeGetKeyRotationThresholdInfo_v1'), 1)
+    (<unsigned int*>s_pKeyRotationThrInfo._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlConfComputeGetKeyRotationThresholdInfo_v1_t) | (1 << 24))
     with nogil:
         err = cynvml.nvmlSystemGetConfComputeKeyRotationThresholdInfo(<cynvml.nvmlConfComputeGetKeyRotationThresholdInfo_t*>s_pKeyRotationThrInfo._ptr)
     if err != 0:
@@ -8850,10 +8886,11 @@ def system_set_conf_compute_key_rotation_threshold_info(max_attacker_advantage):
     """
     cdef cynvml.nvmlReturn_t err
     cdef _Record s_pKeyRotationThrInfo = _new_record(_L.cls('ConfComputeSetKeyRotationThresholdInfo_v1'), 1)
+    (<unsigned int*>s_pKeyRotationThrInfo._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlConfComputeSetKeyRotationThresholdInfo_v1_t) | (1 << 24))
     try:
         s_pKeyRotationThrInfo.max_attacker_advantage = max_attacker_advantage
     except (TypeError, ValueError, OverflowError) as e:
-        raise type(e)(f"system_set_conf_compute_key_rotation_threshold_info() argument 'max_attacker_advantage': {e}") from None
+        raise e.__class__(f"system_set_conf_compute_key_rotation_threshold_info() argument 'max_attacker_advantage': {e}") from None
     with nogil:
         err = cynvml.nvmlSystemSetConfComputeKeyRotationThresholdInfo(<cynvml.nvmlConfComputeSetKeyRotationThresholdInfo_t*>s_pKeyRotationThrInfo._ptr)
     if err != 0:
@@ -8888,6 +8925,7 @@ def system_get_conf_compute_settings():
     """
     cdef cynvml.nvmlReturn_t err
     cdef _Record s_settings = _new_record(_L.cls('SystemConfComputeSettings_v1'), 1)
+    (<unsigned int*>s_settings._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlSystemConfComputeSettings_v1_t) | (1 << 24))
     with nogil:
         err = cynvml.nvmlSystemGetConfComputeSettings(<cynvml.nvmlSystemConfComputeSettings_t*>s_settings._ptr)
     if err != 0:
@@ -9019,6 +9057,7 @@ def device_get_sram_ecc_error_status(device):
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_status = _new_record(_L.cls('EccSramErrorStatus_v1'), 1)
+    (<unsigned int*>s_status._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlEccSramErrorStatus_v1_t) | (1 << 24))
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
@@ -9082,6 +9121,7 @@ def device_set_power_management_limit_v2(device, power_scope, power_value_mw):
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_powerValue = _new_record(_L.cls('PowerValue_v2'), 1)
+    (<unsigned int*>s_powerValue._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlPowerValue_v2_t) | (2 << 24))
     cdef int _p = 0
     try:
         _hptr(device, &c_device)
@@ -9090,11 +9130,11 @@ def device_set_power_management_limit_v2(device, power_scope, power_value_mw):
     try:
         s_powerValue.power_scope = power_scope
     except (TypeError, ValueError, OverflowError) as e:
-        raise type(e)(f"device_set_power_management_limit_v2() argument 'power_scope': {e}") from None
+        raise e.__class__(f"device_set_power_management_limit_v2() argument 'power_scope': {e}") from None
     try:
         s_powerValue.power_value_mw = power_value_mw
     except (TypeError, ValueError, OverflowError) as e:
-        raise type(e)(f"device_set_power_management_limit_v2() argument 'power_value_mw': {e}") from None
+        raise e.__class__(f"device_set_power_management_limit_v2() argument 'power_value_mw': {e}") from None
     with nogil:
         err = cynvml.nvmlDeviceSetPowerManagementLimit_v2(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlPowerValue_v2_t*>s_powerValue._ptr)
     if err != 0:
@@ -9859,6 +9899,7 @@ def device_get_processes_utilization_info(device, last_seen_time_stamp):
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_procesesUtilInfo = _new_record(_L.cls('ProcessesUtilizationInfo_v1'), 1)
+    (<unsigned int*>s_procesesUtilInfo._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlProcessesUtilizationInfo_v1_t) | (1 << 24))
     cdef int _p = 0
     try:
         _hptr(device, &c_device)
@@ -9867,7 +9908,7 @@ def device_get_processes_utilization_info(device, last_seen_time_stamp):
     try:
         s_procesesUtilInfo.last_seen_time_stamp = last_seen_time_stamp
     except (TypeError, ValueError, OverflowError) as e:
-        raise type(e)(f"device_get_processes_utilization_info() argument 'last_seen_time_stamp': {e}") from None
+        raise e.__class__(f"device_get_processes_utilization_info() argument 'last_seen_time_stamp': {e}") from None
     with nogil:
         err = cynvml.nvmlDeviceGetProcessesUtilizationInfo(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlProcessesUtilizationInfo_t*>s_procesesUtilInfo._ptr)
     if err != 0:
@@ -9909,6 +9950,7 @@ def device_get_platform_info(device):
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_platformInfo = _new_record(_L.cls('PlatformInfo_v2'), 1)
+    (<unsigned int*>s_platformInfo._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlPlatformInfo_v2_t) | (2 << 24))
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
@@ -9955,6 +9997,7 @@ def device_get_pdi(device):
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_pdi = _new_record(_L.cls('Pdi_v1'), 1)
+    (<unsigned int*>s_pdi._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlPdi_v1_t) | (1 << 24))
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
@@ -12105,7 +12148,7 @@ def device_set_nvlink_device_low_power_threshold(device, threshold):
     try:
         s_info.low_pwr_threshold = threshold
     except (TypeError, ValueError, OverflowError) as e:
-        raise type(e)(f"device_set_nvlink_device_low_power_threshold() argument 'threshold': {e}") from None
+        raise e.__class__(f"device_set_nvlink_device_low_power_threshold() argument 'threshold': {e}") from None
     with nogil:
         err = cynvml.nvmlDeviceSetNvLinkDeviceLowPowerThreshold(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlNvLinkPowerThres_t*>s_info._ptr)
     if err != 0:
@@ -12205,6 +12248,7 @@ def device_get_nvlink_supported_bw_modes(device):
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_supportedBwMode = _new_record(_L.cls('NvlinkSupportedBwModes_v1'), 1)
+    (<unsigned int*>s_supportedBwMode._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlNvlinkSupportedBwModes_v1_t) | (1 << 24))
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
@@ -12245,6 +12289,7 @@ def device_get_nvlink_bw_mode(device):
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_getBwMode = _new_record(_L.cls('NvlinkGetBwMode_v1'), 1)
+    (<unsigned int*>s_getBwMode._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlNvlinkGetBwMode_v1_t) | (1 << 24))
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
@@ -12334,6 +12379,7 @@ def device_get_nvlink_info(device):
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_info = _new_record(_L.cls('NvLinkInfo_v2'), 1)
+    (<unsigned int*>s_info._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlNvLinkInfo_v2_t) | (2 << 24))
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
@@ -12646,6 +12692,7 @@ def system_event_set_create():
     """
     cdef cynvml.nvmlReturn_t err
     cdef _Record s_request = _new_record(_L.cls('SystemEventSetCreateRequest_v1'), 1)
+    (<unsigned int*>s_request._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlSystemEventSetCreateRequest_v1_t) | (1 << 24))
     with nogil:
         err = cynvml.nvmlSystemEventSetCreate(<cynvml.nvmlSystemEventSetCreateRequest_t*>s_request._ptr)
     if err != 0:
@@ -12683,10 +12730,11 @@ def system_event_set_free(event_set):
     """
     cdef cynvml.nvmlReturn_t err
     cdef _Record s_request = _new_record(_L.cls('SystemEventSetFreeRequest_v1'), 1)
+    (<unsigned int*>s_request._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlSystemEventSetFreeRequest_v1_t) | (1 << 24))
     try:
         s_request.set = event_set
     except (TypeError, ValueError, OverflowError) as e:
-        raise type(e)(f"system_event_set_free() argument 'event_set': {e}") from None
+        raise e.__class__(f"system_event_set_free() argument 'event_set': {e}") from None
     with nogil:
         err = cynvml.nvmlSystemEventSetFree(<cynvml.nvmlSystemEventSetFreeRequest_t*>s_request._ptr)
     if err != 0:
@@ -12734,14 +12782,15 @@ def system_register_events(event_types, event_set):
     """
     cdef cynvml.nvmlReturn_t err
     cdef _Record s_request = _new_record(_L.cls('SystemRegisterEventRequest_v1'), 1)
+    (<unsigned int*>s_request._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlSystemRegisterEventRequest_v1_t) | (1 << 24))
     try:
         s_request.event_types = event_types
     except (TypeError, ValueError, OverflowError) as e:
-        raise type(e)(f"system_register_events() argument 'event_types': {e}") from None
+        raise e.__class__(f"system_register_events() argument 'event_types': {e}") from None
     try:
         s_request.set = event_set
     except (TypeError, ValueError, OverflowError) as e:
-        raise type(e)(f"system_register_events() argument 'event_set': {e}") from None
+        raise e.__class__(f"system_register_events() argument 'event_set': {e}") from None
     with nogil:
         err = cynvml.nvmlSystemRegisterEvents(<cynvml.nvmlSystemRegisterEventRequest_t*>s_request._ptr)
     if err != 0:
@@ -12791,22 +12840,23 @@ def system_event_set_wait(event_set, timeout_ms, buffer_size):
     """
     cdef cynvml.nvmlReturn_t err
     cdef _Record s_request = _new_record(_L.cls('SystemEventSetWaitRequest_v1'), 1)
+    (<unsigned int*>s_request._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlSystemEventSetWaitRequest_v1_t) | (1 << 24))
     try:
         s_request.set = event_set
     except (TypeError, ValueError, OverflowError) as e:
-        raise type(e)(f"system_event_set_wait() argument 'event_set': {e}") from None
+        raise e.__class__(f"system_event_set_wait() argument 'event_set': {e}") from None
     try:
         s_request.timeoutms = timeout_ms
     except (TypeError, ValueError, OverflowError) as e:
-        raise type(e)(f"system_event_set_wait() argument 'timeout_ms': {e}") from None
+        raise e.__class__(f"system_event_set_wait() argument 'timeout_ms': {e}") from None
     try:
         s_request.data_ = _new_record(_L.cls('SystemEventData_v1'), buffer_size)
     except (TypeError, ValueError, OverflowError) as e:
-        raise type(e)(f"system_event_set_wait() argument 'buffer_size': {e}") from None
+        raise e.__class__(f"system_event_set_wait() argument 'buffer_size': {e}") from None
     try:
         s_request.data_size = buffer_size
     except (TypeError, ValueError, OverflowError) as e:
-        raise type(e)(f"system_event_set_wait() argument 'buffer_size': {e}") from None
+        raise e.__class__(f"system_event_set_wait() argument 'buffer_size': {e}") from None
     with nogil:
         err = cynvml.nvmlSystemEventSetWait(<cynvml.nvmlSystemEventSetWaitRequest_t*>s_request._ptr)
     if err != 0:
@@ -13295,6 +13345,7 @@ def device_get_vgpu_heterogeneous_mode(device):
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_pHeterogeneousMode = _new_record(_L.cls('VgpuHeterogeneousMode_v1'), 1)
+    (<unsigned int*>s_pHeterogeneousMode._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlVgpuHeterogeneousMode_v1_t) | (1 << 24))
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
@@ -13355,6 +13406,7 @@ def device_set_vgpu_heterogeneous_mode(device, mode):
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_pHeterogeneousMode = _new_record(_L.cls('VgpuHeterogeneousMode_v1'), 1)
+    (<unsigned int*>s_pHeterogeneousMode._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlVgpuHeterogeneousMode_v1_t) | (1 << 24))
     cdef int _p = 0
     try:
         _hptr(device, &c_device)
@@ -13363,7 +13415,7 @@ def device_set_vgpu_heterogeneous_mode(device, mode):
     try:
         s_pHeterogeneousMode.mode = mode
     except (TypeError, ValueError, OverflowError) as e:
-        raise type(e)(f"device_set_vgpu_heterogeneous_mode() argument 'mode': {e}") from None
+        raise e.__class__(f"device_set_vgpu_heterogeneous_mode() argument 'mode': {e}") from None
     with nogil:
         err = cynvml.nvmlDeviceSetVgpuHeterogeneousMode(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlVgpuHeterogeneousMode_t*>s_pHeterogeneousMode._ptr)
     if err != 0:
@@ -13405,6 +13457,7 @@ def vgpu_instance_get_placement_id(vgpu_instance):
     cdef cynvml.nvmlReturn_t err
     cdef unsigned int c_vgpuInstance
     cdef _Record s_pPlacement = _new_record(_L.cls('VgpuPlacementId_v1'), 1)
+    (<unsigned int*>s_pPlacement._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlVgpuPlacementId_v1_t) | (1 << 24))
     try:
         if isinstance(vgpu_instance, _IntValue):
             c_vgpuInstance = <unsigned int>_iv(<_IntValue>vgpu_instance)
@@ -13474,6 +13527,7 @@ def device_get_vgpu_type_supported_placements(device, vgpu_type_id, mode):
     cdef void* c_device
     cdef unsigned int c_vgpuTypeId
     cdef _Record s_pPlacementList = _new_record(_L.cls('VgpuPlacementList_v2'), 1)
+    (<unsigned int*>s_pPlacementList._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlVgpuPlacementList_v2_t) | (2 << 24))
     cdef int _p = 0
     try:
         _hptr(device, &c_device)
@@ -13489,7 +13543,7 @@ def device_get_vgpu_type_supported_placements(device, vgpu_type_id, mode):
     try:
         s_pPlacementList.mode = mode
     except (TypeError, ValueError, OverflowError) as e:
-        raise type(e)(f"device_get_vgpu_type_supported_placements() argument 'mode': {e}") from None
+        raise e.__class__(f"device_get_vgpu_type_supported_placements() argument 'mode': {e}") from None
     with nogil:
         err = cynvml.nvmlDeviceGetVgpuTypeSupportedPlacements(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlVgpuTypeId_t>c_vgpuTypeId, <cynvml.nvmlVgpuPlacementList_t*>s_pPlacementList._ptr)
     if err != 0:
@@ -13547,6 +13601,7 @@ def device_get_vgpu_type_creatable_placements(device, vgpu_type_id, mode):
     cdef void* c_device
     cdef unsigned int c_vgpuTypeId
     cdef _Record s_pPlacementList = _new_record(_L.cls('VgpuPlacementList_v2'), 1)
+    (<unsigned int*>s_pPlacementList._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlVgpuPlacementList_v2_t) | (2 << 24))
     cdef int _p = 0
     try:
         _hptr(device, &c_device)
@@ -13562,7 +13617,7 @@ def device_get_vgpu_type_creatable_placements(device, vgpu_type_id, mode):
     try:
         s_pPlacementList.mode = mode
     except (TypeError, ValueError, OverflowError) as e:
-        raise type(e)(f"device_get_vgpu_type_creatable_placements() argument 'mode': {e}") from None
+        raise e.__class__(f"device_get_vgpu_type_creatable_placements() argument 'mode': {e}") from None
     with nogil:
         err = cynvml.nvmlDeviceGetVgpuTypeCreatablePlacements(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlVgpuTypeId_t>c_vgpuTypeId, <cynvml.nvmlVgpuPlacementList_t*>s_pPlacementList._ptr)
     if err != 0:
@@ -13689,6 +13744,7 @@ def vgpu_instance_get_runtime_state_size(vgpu_instance):
     cdef cynvml.nvmlReturn_t err
     cdef unsigned int c_vgpuInstance
     cdef _Record s_pState = _new_record(_L.cls('VgpuRuntimeState_v1'), 1)
+    (<unsigned int*>s_pState._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlVgpuRuntimeState_v1_t) | (1 << 24))
     try:
         if isinstance(vgpu_instance, _IntValue):
             c_vgpuInstance = <unsigned int>_iv(<_IntValue>vgpu_instance)
@@ -14603,6 +14659,7 @@ def vgpu_type_get_bar1_info(vgpu_type_id):
     cdef cynvml.nvmlReturn_t err
     cdef unsigned int c_vgpuTypeId
     cdef _Record s_bar1Info = _new_record(_L.cls('VgpuTypeBar1Info_v1'), 1)
+    (<unsigned int*>s_bar1Info._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlVgpuTypeBar1Info_v1_t) | (1 << 24))
     try:
         if isinstance(vgpu_type_id, _IntValue):
             c_vgpuTypeId = <unsigned int>_iv(<_IntValue>vgpu_type_id)
@@ -15690,6 +15747,7 @@ def gpu_instance_get_creatable_vgpus(gpu_instance):
     cdef cynvml.nvmlReturn_t err
     cdef void* c_gpuInstance
     cdef _Record s_pVgpus = _new_record(_L.cls('VgpuTypeIdInfo_v1'), 1)
+    (<unsigned int*>s_pVgpus._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlVgpuTypeIdInfo_v1_t) | (1 << 24))
     try:
         _hptr(gpu_instance, &c_gpuInstance)
     except (TypeError, ValueError, OverflowError):
@@ -15728,10 +15786,11 @@ def vgpu_type_get_max_instances_per_gpu_instance(vgpu_type_id):
     """
     cdef cynvml.nvmlReturn_t err
     cdef _Record s_pMaxInstance = _new_record(_L.cls('VgpuTypeMaxInstance_v1'), 1)
+    (<unsigned int*>s_pMaxInstance._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlVgpuTypeMaxInstance_v1_t) | (1 << 24))
     try:
         s_pMaxInstance.vgpu_type_id = vgpu_type_id
     except (TypeError, ValueError, OverflowError) as e:
-        raise type(e)(f"vgpu_type_get_max_instances_per_gpu_instance() argument 'vgpu_type_id': {e}") from None
+        raise e.__class__(f"vgpu_type_get_max_instances_per_gpu_instance() argument 'vgpu_type_id': {e}") from None
     with nogil:
         err = cynvml.nvmlVgpuTypeGetMaxInstancesPerGpuInstance(<cynvml.nvmlVgpuTypeMaxInstance_t*>s_pMaxInstance._ptr)
     if err != 0:
@@ -15785,6 +15844,7 @@ def gpu_instance_get_active_vgpus(gpu_instance):
     cdef cynvml.nvmlReturn_t err
     cdef void* c_gpuInstance
     cdef _Record s_pVgpuInstanceInfo = _new_record(_L.cls('ActiveVgpuInstanceInfo_v1'), 1)
+    (<unsigned int*>s_pVgpuInstanceInfo._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlActiveVgpuInstanceInfo_v1_t) | (1 << 24))
     try:
         _hptr(gpu_instance, &c_gpuInstance)
     except (TypeError, ValueError, OverflowError):
@@ -15889,6 +15949,7 @@ def gpu_instance_get_vgpu_scheduler_state(gpu_instance):
     cdef cynvml.nvmlReturn_t err
     cdef void* c_gpuInstance
     cdef _Record s_pSchedulerStateInfo = _new_record(_L.cls('VgpuSchedulerStateInfo_v1'), 1)
+    (<unsigned int*>s_pSchedulerStateInfo._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlVgpuSchedulerStateInfo_v1_t) | (1 << 24))
     try:
         _hptr(gpu_instance, &c_gpuInstance)
     except (TypeError, ValueError, OverflowError):
@@ -15937,6 +15998,7 @@ def gpu_instance_get_vgpu_scheduler_log(gpu_instance):
     cdef cynvml.nvmlReturn_t err
     cdef void* c_gpuInstance
     cdef _Record s_pSchedulerLogInfo = _new_record(_L.cls('VgpuSchedulerLogInfo_v1'), 1)
+    (<unsigned int*>s_pSchedulerLogInfo._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlVgpuSchedulerLogInfo_v1_t) | (1 << 24))
     try:
         _hptr(gpu_instance, &c_gpuInstance)
     except (TypeError, ValueError, OverflowError):
@@ -15997,6 +16059,7 @@ def gpu_instance_get_vgpu_type_creatable_placements(gpu_instance, vgpu_type_id):
     cdef cynvml.nvmlReturn_t err
     cdef void* c_gpuInstance
     cdef _Record s_pCreatablePlacementInfo = _new_record(_L.cls('VgpuCreatablePlacementInfo_v1'), 1)
+    (<unsigned int*>s_pCreatablePlacementInfo._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlVgpuCreatablePlacementInfo_v1_t) | (1 << 24))
     cdef int _p = 0
     try:
         _hptr(gpu_instance, &c_gpuInstance)
@@ -16005,7 +16068,7 @@ def gpu_instance_get_vgpu_type_creatable_placements(gpu_instance, vgpu_type_id):
     try:
         s_pCreatablePlacementInfo.vgpu_type_id = vgpu_type_id
     except (TypeError, ValueError, OverflowError) as e:
-        raise type(e)(f"gpu_instance_get_vgpu_type_creatable_placements() argument 'vgpu_type_id': {e}") from None
+        raise e.__class__(f"gpu_instance_get_vgpu_type_creatable_placements() argument 'vgpu_type_id': {e}") from None
     with nogil:
         err = cynvml.nvmlGpuInstanceGetVgpuTypeCreatablePlacements(<cynvml.nvmlGpuInstance_t>c_gpuInstance, <cynvml.nvmlVgpuCreatablePlacementInfo_t*>s_pCreatablePlacementInfo._ptr)
     if err != 0:
@@ -16056,6 +16119,7 @@ def gpu_instance_get_vgpu_heterogeneous_mode(gpu_instance):
     cdef cynvml.nvmlReturn_t err
     cdef void* c_gpuInstance
     cdef _Record s_pHeterogeneousMode = _new_record(_L.cls('VgpuHeterogeneousMode_v1'), 1)
+    (<unsigned int*>s_pHeterogeneousMode._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlVgpuHeterogeneousMode_v1_t) | (1 << 24))
     try:
         _hptr(gpu_instance, &c_gpuInstance)
     except (TypeError, ValueError, OverflowError):
@@ -16112,6 +16176,7 @@ def gpu_instance_set_vgpu_heterogeneous_mode(gpu_instance, mode):
     cdef cynvml.nvmlReturn_t err
     cdef void* c_gpuInstance
     cdef _Record s_pHeterogeneousMode = _new_record(_L.cls('VgpuHeterogeneousMode_v1'), 1)
+    (<unsigned int*>s_pHeterogeneousMode._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlVgpuHeterogeneousMode_v1_t) | (1 << 24))
     cdef int _p = 0
     try:
         _hptr(gpu_instance, &c_gpuInstance)
@@ -16120,7 +16185,7 @@ def gpu_instance_set_vgpu_heterogeneous_mode(gpu_instance, mode):
     try:
         s_pHeterogeneousMode.mode = mode
     except (TypeError, ValueError, OverflowError) as e:
-        raise type(e)(f"gpu_instance_set_vgpu_heterogeneous_mode() argument 'mode': {e}") from None
+        raise e.__class__(f"gpu_instance_set_vgpu_heterogeneous_mode() argument 'mode': {e}") from None
     with nogil:
         err = cynvml.nvmlGpuInstanceSetVgpuHeterogeneousMode(<cynvml.nvmlGpuInstance_t>c_gpuInstance, <cynvml.nvmlVgpuHeterogeneousMode_t*>s_pHeterogeneousMode._ptr)
     if err != 0:
@@ -16805,6 +16870,7 @@ def device_get_vgpu_instances_utilization_info(device):
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_vgpuUtilInfo = _new_record(_L.cls('VgpuInstancesUtilizationInfo_v1'), 1)
+    (<unsigned int*>s_vgpuUtilInfo._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlVgpuInstancesUtilizationInfo_v1_t) | (1 << 24))
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
@@ -16977,6 +17043,7 @@ def device_get_vgpu_processes_utilization_info(device, last_seen_time_stamp):
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_vgpuProcUtilInfo = _new_record(_L.cls('VgpuProcessesUtilizationInfo_v1'), 1)
+    (<unsigned int*>s_vgpuProcUtilInfo._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlVgpuProcessesUtilizationInfo_v1_t) | (1 << 24))
     cdef int _p = 0
     try:
         _hptr(device, &c_device)
@@ -16985,7 +17052,7 @@ def device_get_vgpu_processes_utilization_info(device, last_seen_time_stamp):
     try:
         s_vgpuProcUtilInfo.last_seen_time_stamp = last_seen_time_stamp
     except (TypeError, ValueError, OverflowError) as e:
-        raise type(e)(f"device_get_vgpu_processes_utilization_info() argument 'last_seen_time_stamp': {e}") from None
+        raise e.__class__(f"device_get_vgpu_processes_utilization_info() argument 'last_seen_time_stamp': {e}") from None
     with nogil:
         err = cynvml.nvmlDeviceGetVgpuProcessesUtilizationInfo(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlVgpuProcessesUtilizationInfo_t*>s_vgpuProcUtilInfo._ptr)
     if err != 0:
@@ -17402,7 +17469,7 @@ def device_read_write_prm_v1(device, in_data):
     try:
         s_buffer.in_data = in_data
     except (TypeError, ValueError, OverflowError) as e:
-        raise type(e)(f"device_read_write_prm_v1() argument 'in_data': {e}") from None
+        raise e.__class__(f"device_read_write_prm_v1() argument 'in_data': {e}") from None
     with nogil:
         err = cynvml.nvmlDeviceReadWritePRM_v1(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlPRMTLV_v1_t*>s_buffer._ptr)
     if err != 0:
@@ -17633,6 +17700,7 @@ def device_get_gpu_instance_profile_info_v(device, profile):
     cdef void* c_device
     cdef unsigned int c_profile
     cdef _Record s_info = _new_record(_L.cls('GpuInstanceProfileInfo_v2'), 1)
+    (<unsigned int*>s_info._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlGpuInstanceProfileInfo_v2_t) | (2 << 24))
     cdef int _p = 0
     try:
         _p = 1
@@ -17698,6 +17766,7 @@ def device_get_gpu_instance_profile_info_by_id_v(device, profile_id):
     cdef void* c_device
     cdef unsigned int c_profileId
     cdef _Record s_info = _new_record(_L.cls('GpuInstanceProfileInfo_v2'), 1)
+    (<unsigned int*>s_info._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlGpuInstanceProfileInfo_v2_t) | (2 << 24))
     cdef int _p = 0
     try:
         _p = 1
@@ -18260,6 +18329,7 @@ def gpu_instance_get_compute_instance_profile_info_v(gpu_instance, profile, eng_
     cdef unsigned int c_profile
     cdef unsigned int c_engProfile
     cdef _Record s_info = _new_record(_L.cls('ComputeInstanceProfileInfo_v2'), 1)
+    (<unsigned int*>s_info._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlComputeInstanceProfileInfo_v2_t) | (2 << 24))
     cdef int _p = 0
     try:
         _p = 1
@@ -19361,6 +19431,7 @@ def device_get_capabilities(device):
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_caps = _new_record(_L.cls('DeviceCapabilities_v1'), 1)
+    (<unsigned int*>s_caps._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlDeviceCapabilities_v1_t) | (1 << 24))
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
@@ -19414,6 +19485,7 @@ def device_workload_power_profile_get_profiles_info(device):
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_profilesInfo = _new_record(_L.cls('WorkloadPowerProfileProfilesInfo_v1'), 1)
+    (<unsigned int*>s_profilesInfo._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlWorkloadPowerProfileProfilesInfo_v1_t) | (1 << 24))
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
@@ -19465,6 +19537,7 @@ def device_workload_power_profile_get_current_profiles(device):
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_currentProfiles = _new_record(_L.cls('WorkloadPowerProfileCurrentProfiles_v1'), 1)
+    (<unsigned int*>s_currentProfiles._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlWorkloadPowerProfileCurrentProfiles_v1_t) | (1 << 24))
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
@@ -19797,6 +19870,7 @@ def device_get_sram_unique_uncorrected_ecc_error_counts(device):
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_errorCounts = _new_record(_L.cls('EccSramUniqueUncorrectedErrorCounts_v1'), 1)
+    (<unsigned int*>s_errorCounts._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlEccSramUniqueUncorrectedErrorCounts_v1_t) | (1 << 24))
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):

@@ -128,7 +128,8 @@ class StringConfigParameter(IntEnum):
     ENV_LOGFILE_PATH = 1
     LOG_DIR = 2
 
-from cuda.bindings.driver import CUresult as pyCUresult
+from cuda.bindings.driver import CUresult as _pyCUresult
+pyCUresult = _pyCUresult
 
 class _py_anon_pod0(_Record):
     major_version: int

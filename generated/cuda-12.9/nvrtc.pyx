@@ -139,7 +139,7 @@ def nvrtcGetSupportedArchs():
     cdef int n_supportedArchs = 0
     cdef _Buf a_supportedArchs
     _st_raise(cynvrtc.nvrtcGetNumSupportedArchs(&n_supportedArchs))
-    a_supportedArchs = _Buf_new((n_supportedArchs) * 4)
+    a_supportedArchs = _Buf_new((<Py_ssize_t>n_supportedArchs) * 4)
     with nogil:
         err = cynvrtc.nvrtcGetSupportedArchs(<int*>a_supportedArchs.ptr)
     if err != 0:

@@ -157,20 +157,33 @@ class ModuleTensorDescriptor(_Record):
     def stride(self, value: Sequence[int] | NDArray[Any]) -> None: ...
 
 class SignalEvents(_Record):
-    dev_ptrs: int
-    eof_fences: int
-    num_events: int
+    @property
+    def dev_ptrs(self) -> NDArray[Any]: ...
+    @dev_ptrs.setter
+    def dev_ptrs(self, value: Sequence[int] | NDArray[Any] | None) -> None: ...
+    @property
+    def eof_fences(self) -> Fence | list[Fence]: ...
+    @eof_fences.setter
+    def eof_fences(self, value: Fence | None) -> None: ...
 
 class Task(_Record):
     module_handle: int
-    output_tensor: int
-    input_tensor: int
+    @property
+    def output_tensor(self) -> NDArray[Any]: ...
+    @output_tensor.setter
+    def output_tensor(self, value: Sequence[int] | NDArray[Any] | None) -> None: ...
+    @property
+    def input_tensor(self) -> NDArray[Any]: ...
+    @input_tensor.setter
+    def input_tensor(self, value: Sequence[int] | NDArray[Any] | None) -> None: ...
     wait_events: int
     signal_events: int
 
 class WaitEvents(_Record):
-    pre_fences: int
-    num_events: int
+    @property
+    def pre_fences(self) -> Fence | list[Fence]: ...
+    @pre_fences.setter
+    def pre_fences(self, value: Fence | None) -> None: ...
 
 fence_dtype: dtype[Any]
 dev_attribute_dtype: dtype[Any]

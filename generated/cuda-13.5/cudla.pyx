@@ -7,7 +7,7 @@ from cuda.bindings._base cimport (_Buf, _hptr, _href, _vptr, _wbuf, _as_bytes, _
     _Buf_new, _check_count, _bptr, _arg_error, _vsized, _library_handle, _Lazy, _new_lazy, _live, _consume,
     _Handle, _IntValue, _iv, _Struct, _enum)
 from cuda.bindings._records cimport (_Record, _new_record, _record_ptr, _text, _text0, _records_of,
-    _numbers_of, _records_in)
+    _numbers_of, _numbers_new, _numbers_ptr, _records_in)
 from cpython.long cimport PyLong_FromVoidPtr, PyLong_AsVoidPtr
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t, intptr_t, uintptr_t
 from libc.string cimport memcpy
@@ -32,7 +32,7 @@ cdef extern from *:
     #include <stddef.h>
     static const size_t __cb_cudla_off[] = {offsetof(CudlaFence, fence), offsetof(CudlaFence, type), offsetof(cudlaDevAttribute, unifiedAddressingSupported), offsetof(cudlaDevAttribute, deviceVersion), offsetof(cudlaExternalMemoryHandleDesc, extBufObject), offsetof(cudlaExternalMemoryHandleDesc, size), offsetof(cudlaExternalSemaphoreHandleDesc, extSyncObject), offsetof(cudlaModuleAttribute, numInputTensors), offsetof(cudlaModuleAttribute, numOutputTensors), offsetof(cudlaModuleAttribute, inputTensorDesc), offsetof(cudlaModuleAttribute, outputTensorDesc), offsetof(cudlaModuleTensorDescriptor, name), offsetof(cudlaModuleTensorDescriptor, size), offsetof(cudlaModuleTensorDescriptor, n), offsetof(cudlaModuleTensorDescriptor, c), offsetof(cudlaModuleTensorDescriptor, h), offsetof(cudlaModuleTensorDescriptor, w), offsetof(cudlaModuleTensorDescriptor, dataFormat), offsetof(cudlaModuleTensorDescriptor, dataType), offsetof(cudlaModuleTensorDescriptor, dataCategory), offsetof(cudlaModuleTensorDescriptor, pixelFormat), offsetof(cudlaModuleTensorDescriptor, pixelMapping), offsetof(cudlaModuleTensorDescriptor, stride), offsetof(cudlaSignalEvents, devPtrs), offsetof(cudlaSignalEvents, eofFences), offsetof(cudlaSignalEvents, numEvents), offsetof(cudlaTask, moduleHandle), offsetof(cudlaTask, outputTensor), offsetof(cudlaTask, numOutputTensors), offsetof(cudlaTask, numInputTensors), offsetof(cudlaTask, inputTensor), offsetof(cudlaTask, waitEvents), offsetof(cudlaTask, signalEvents), offsetof(cudlaWaitEvents, preFences), offsetof(cudlaWaitEvents, numEvents)};
     static const size_t __cb_cudla_fsize[] = {sizeof(((CudlaFence*)0)->fence), sizeof(((CudlaFence*)0)->type), sizeof(((cudlaDevAttribute*)0)->unifiedAddressingSupported), sizeof(((cudlaDevAttribute*)0)->deviceVersion), sizeof(((cudlaExternalMemoryHandleDesc*)0)->extBufObject), sizeof(((cudlaExternalMemoryHandleDesc*)0)->size), sizeof(((cudlaExternalSemaphoreHandleDesc*)0)->extSyncObject), sizeof(((cudlaModuleAttribute*)0)->numInputTensors), sizeof(((cudlaModuleAttribute*)0)->numOutputTensors), sizeof(((cudlaModuleAttribute*)0)->inputTensorDesc), sizeof(((cudlaModuleAttribute*)0)->outputTensorDesc), sizeof(((cudlaModuleTensorDescriptor*)0)->name), sizeof(((cudlaModuleTensorDescriptor*)0)->size), sizeof(((cudlaModuleTensorDescriptor*)0)->n), sizeof(((cudlaModuleTensorDescriptor*)0)->c), sizeof(((cudlaModuleTensorDescriptor*)0)->h), sizeof(((cudlaModuleTensorDescriptor*)0)->w), sizeof(((cudlaModuleTensorDescriptor*)0)->dataFormat), sizeof(((cudlaModuleTensorDescriptor*)0)->dataType), sizeof(((cudlaModuleTensorDescriptor*)0)->dataCategory), sizeof(((cudlaModuleTensorDescriptor*)0)->pixelFormat), sizeof(((cudlaModuleTensorDescriptor*)0)->pixelMapping), sizeof(((cudlaModuleTensorDescriptor*)0)->stride), sizeof(((cudlaSignalEvents*)0)->devPtrs), sizeof(((cudlaSignalEvents*)0)->eofFences), sizeof(((cudlaSignalEvents*)0)->numEvents), sizeof(((cudlaTask*)0)->moduleHandle), sizeof(((cudlaTask*)0)->outputTensor), sizeof(((cudlaTask*)0)->numOutputTensors), sizeof(((cudlaTask*)0)->numInputTensors), sizeof(((cudlaTask*)0)->inputTensor), sizeof(((cudlaTask*)0)->waitEvents), sizeof(((cudlaTask*)0)->signalEvents), sizeof(((cudlaWaitEvents*)0)->preFences), sizeof(((cudlaWaitEvents*)0)->numEvents)};
-    static const size_t __cb_cudla_psize[] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+    static const size_t __cb_cudla_psize[] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, sizeof(*(((cudlaSignalEvents*)0)->devPtrs)), sizeof(*(((cudlaSignalEvents*)0)->eofFences)), 0, 0, sizeof(*(((cudlaTask*)0)->outputTensor)), 0, 0, sizeof(*(((cudlaTask*)0)->inputTensor)), 0, 0, sizeof(*(((cudlaWaitEvents*)0)->preFences)), 0};
     static const size_t __cb_cudla_ssize[] = {sizeof(CudlaFence), sizeof(cudlaDevAttribute), sizeof(cudlaExternalMemoryHandleDesc), sizeof(cudlaExternalSemaphoreHandleDesc), sizeof(cudlaModuleAttribute), sizeof(cudlaModuleTensorDescriptor), sizeof(cudlaSignalEvents), sizeof(cudlaTask), sizeof(cudlaWaitEvents)};
     """
     const size_t __cb_cudla_off[35]
@@ -47,9 +47,9 @@ _STRUCTS = (
     "ExternalSemaphoreHandleDesc|0|6||ext_sync_object:10:1::1::0\n"
     "ModuleAttribute|1|7||num_input_tensors:2:1::0::0;num_output_tensors:2:1::0::0;input_tensor_desc:10:1::0::0;output_tensor_desc:10:1::0::0\n"
     "ModuleTensorDescriptor|0|11||name:8:81::1::0;size_:2:1::0::0;n:2:1::0::0;c:2:1::0::0;h:2:1::0::0;w:2:1::0::0;data_format:2:1::0::0;data_type:2:1::0::0;data_category:2:1::0::0;pixel_format:2:1::0::0;pixel_mapping:2:1::0::0;stride:9:8::2::0\n"
-    "SignalEvents|0|23||dev_ptrs:10:1::0::0;eof_fences:10:1::0::0;num_events:2:1::0::0\n"
-    "Task|0|26||module_handle:10:1::0::0;output_tensor:10:1::0::0;num_output_tensors:2:1::0::1;num_input_tensors:2:1::0::1;input_tensor:10:1::0::0;wait_events:10:1::0::0;signal_events:10:1::0::0\n"
-    "WaitEvents|0|33||pre_fences:10:1::0::0;num_events:2:1::0::0\n"
+    "SignalEvents|0|23||dev_ptrs:12:1::2:num_events:0;eof_fences:12:1:Fence:7:num_events:0;num_events:2:1::0::1\n"
+    "Task|0|26||module_handle:10:1::0::0;output_tensor:12:1::2:num_output_tensors:0;num_output_tensors:2:1::0::1;num_input_tensors:2:1::0::1;input_tensor:12:1::2:num_input_tensors:0;wait_events:10:1::0::0;signal_events:10:1::0::0\n"
+    "WaitEvents|0|33||pre_fences:12:1:Fence:7:num_events:0;num_events:2:1::0::1\n"
 )
 _DTYPES = "fence_dtype:Fence,dev_attribute_dtype:DevAttribute,external_memory_handle_desc_dtype:ExternalMemoryHandleDesc,external_semaphore_handle_desc_dtype:ExternalSemaphoreHandleDesc,module_attribute_dtype:ModuleAttribute,module_tensor_descriptor_dtype:ModuleTensorDescriptor,signal_events_dtype:SignalEvents,task_dtype:Task,wait_events_dtype:WaitEvents"
 cdef _Lazy _L = _new_lazy(globals(), __name__, _ENUMS, _STRUCTS, __cb_cudla_off, __cb_cudla_fsize, __cb_cudla_psize, __cb_cudla_ssize)
@@ -76,13 +76,21 @@ cdef object _raise(long long status) except *:
 
 def check_status(status):
     """Raise the exception of a Status value; return None when it is success."""
-    cdef long long s = status
+    cdef long long s = _status_arg(status)
     if s != 0:
         _raise(s)
     return None
 
 
-def _status_name(int status):
+cdef long long _status_arg(object status) except? -1:
+    """A status given to check_status: an integer, or an error naming the argument."""
+    try:
+        return status
+    except (TypeError, ValueError, OverflowError) as e:
+        raise e.__class__(f"status: {e}") from None
+
+
+def _status_name(long long status):
     """The Status member name of a status (its number where it names none)."""
     try:
         return _L.cls('Status')(status).name

@@ -162,7 +162,8 @@ class ArrayConfigParameter(IntEnum):
     GPU_BOUNCE_BUFFER_SLAB_SIZE_KB = 2
     GPU_BOUNCE_BUFFER_SLAB_COUNT = 3
 
-from cuda.bindings.driver import CUresult as pyCUresult
+from cuda.bindings.driver import CUresult as _pyCUresult
+pyCUresult = _pyCUresult
 
 class _py_anon_pod0(_Record):
     major_version: int

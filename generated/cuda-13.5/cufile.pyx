@@ -7,7 +7,7 @@ from cuda.bindings._base cimport (_Buf, _hptr, _href, _vptr, _wbuf, _as_bytes, _
     _Buf_new, _check_count, _bptr, _arg_error, _vsized, _library_handle, _Lazy, _new_lazy, _live, _consume,
     _Handle, _IntValue, _iv, _Struct, _enum)
 from cuda.bindings._records cimport (_Record, _new_record, _record_ptr, _text, _text0, _records_of,
-    _numbers_of, _records_in)
+    _numbers_of, _numbers_new, _numbers_ptr, _records_in)
 from cpython.long cimport PyLong_FromVoidPtr, PyLong_AsVoidPtr
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t, intptr_t, uintptr_t
 from libc.string cimport memcpy
@@ -69,12 +69,14 @@ _L.records = _records._Space(_DTYPES, {'pyCUresult': ('cuda.bindings.driver', 'C
 cdef str _STATUS_NAME = 'OpError'
 include "_module_common.pxi"
 
-def _status_text(int status):
+def _status_text(long long status):
     """cuFile's text for a status (cufile.h's cufileop_status_error)."""
+    if not -2**31 <= status < 2**31:
+        return 'unknown status'
     return _text0(cycufile.cufileop_status_error(<cycufile.CUfileOpError>status))
 
 
-def _cuda_status_name(int status):
+def _cuda_status_name(long long status):
     """The CUresult member name of a CUDA status (its number where it names none)."""
     try:
         from cuda.bindings.driver import CUresult
@@ -102,7 +104,15 @@ cdef object _raise(int status, long long cuda_error) except *:
     raise cuFileError(status, cuda_error if cuda_error != 0 else None)
 
 
-def _status_name(int status):
+cdef long long _status_arg(object status) except? -1:
+    """A status given to check_status: an integer, or an error naming the argument."""
+    try:
+        return status
+    except (TypeError, ValueError, OverflowError) as e:
+        raise e.__class__(f"status: {e}") from None
+
+
+def _status_name(long long status):
     """The OpError member name of a status (its number where it names none)."""
     try:
         return _L.cls('OpError')(status).name

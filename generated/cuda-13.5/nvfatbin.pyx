@@ -7,7 +7,7 @@ from cuda.bindings._base cimport (_Buf, _hptr, _href, _vptr, _wbuf, _as_bytes, _
     _Buf_new, _check_count, _bptr, _arg_error, _vsized, _library_handle, _Lazy, _new_lazy, _live, _consume,
     _Handle, _IntValue, _iv, _Struct, _enum)
 from cuda.bindings._records cimport (_Record, _new_record, _record_ptr, _text, _text0, _records_of,
-    _numbers_of, _records_in)
+    _numbers_of, _numbers_new, _numbers_ptr, _records_in)
 from cpython.long cimport PyLong_FromVoidPtr, PyLong_AsVoidPtr
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t, intptr_t, uintptr_t
 from libc.string cimport memcpy
@@ -57,7 +57,15 @@ cdef object _raise(long long status) except *:
     raise nvFatbinError(status)
 
 
-def _status_name(int status):
+cdef long long _status_arg(object status) except? -1:
+    """A status given to check_status: an integer, or an error naming the argument."""
+    try:
+        return status
+    except (TypeError, ValueError, OverflowError) as e:
+        raise e.__class__(f"status: {e}") from None
+
+
+def _status_name(long long status):
     """The Result member name of a status (its number where it names none)."""
     try:
         return _L.cls('Result')(status).name

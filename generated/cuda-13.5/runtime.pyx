@@ -16283,7 +16283,7 @@ def cudaGraphGetNodes(graph, numNodes=0):
         _hptr(graph, &c_graph)
         _p = 1
         c_numNodes = numNodes
-        a_nodes = _Buf_new((c_numNodes) * sizeof(void*)) if c_numNodes else None
+        a_nodes = _Buf_new((<Py_ssize_t>c_numNodes) * sizeof(void*)) if c_numNodes else None
         p_nodes = _bufptr(a_nodes)
         req_nodes = c_numNodes
     except (TypeError, ValueError, OverflowError):
@@ -16335,7 +16335,7 @@ def cudaGraphGetRootNodes(graph, pNumRootNodes=0):
         _hptr(graph, &c_graph)
         _p = 1
         c_pNumRootNodes = pNumRootNodes
-        a_pRootNodes = _Buf_new((c_pNumRootNodes) * sizeof(void*)) if c_pNumRootNodes else None
+        a_pRootNodes = _Buf_new((<Py_ssize_t>c_pNumRootNodes) * sizeof(void*)) if c_pNumRootNodes else None
         p_pRootNodes = _bufptr(a_pRootNodes)
         req_pRootNodes = c_pNumRootNodes
     except (TypeError, ValueError, OverflowError):
@@ -16404,13 +16404,13 @@ def cudaGraphGetEdges(graph, numEdges=0):
         _hptr(graph, &c_graph)
         _p = 1
         c_numEdges = numEdges
-        a_from = _Buf_new((c_numEdges) * sizeof(void*)) if c_numEdges else None
+        a_from = _Buf_new((<Py_ssize_t>c_numEdges) * sizeof(void*)) if c_numEdges else None
         p_from = _bufptr(a_from)
         req_from = c_numEdges
-        a_to = _Buf_new((c_numEdges) * sizeof(void*)) if c_numEdges else None
+        a_to = _Buf_new((<Py_ssize_t>c_numEdges) * sizeof(void*)) if c_numEdges else None
         p_to = _bufptr(a_to)
         req_to = c_numEdges
-        a_edgeData = _Buf_new((c_numEdges) * sizeof(cyruntime.cudaGraphEdgeData)) if c_numEdges else None
+        a_edgeData = _Buf_new((<Py_ssize_t>c_numEdges) * sizeof(cyruntime.cudaGraphEdgeData)) if c_numEdges else None
         p_edgeData = _bufptr(a_edgeData)
         req_edgeData = c_numEdges
     except (TypeError, ValueError, OverflowError):
@@ -16472,10 +16472,10 @@ def cudaGraphNodeGetDependencies(node, pNumDependencies=0):
         _hptr(node, &c_node)
         _p = 1
         c_pNumDependencies = pNumDependencies
-        a_pDependencies = _Buf_new((c_pNumDependencies) * sizeof(void*)) if c_pNumDependencies else None
+        a_pDependencies = _Buf_new((<Py_ssize_t>c_pNumDependencies) * sizeof(void*)) if c_pNumDependencies else None
         p_pDependencies = _bufptr(a_pDependencies)
         req_pDependencies = c_pNumDependencies
-        a_edgeData = _Buf_new((c_pNumDependencies) * sizeof(cyruntime.cudaGraphEdgeData)) if c_pNumDependencies else None
+        a_edgeData = _Buf_new((<Py_ssize_t>c_pNumDependencies) * sizeof(cyruntime.cudaGraphEdgeData)) if c_pNumDependencies else None
         p_edgeData = _bufptr(a_edgeData)
         req_edgeData = c_pNumDependencies
     except (TypeError, ValueError, OverflowError):
@@ -16537,10 +16537,10 @@ def cudaGraphNodeGetDependentNodes(node, pNumDependentNodes=0):
         _hptr(node, &c_node)
         _p = 1
         c_pNumDependentNodes = pNumDependentNodes
-        a_pDependentNodes = _Buf_new((c_pNumDependentNodes) * sizeof(void*)) if c_pNumDependentNodes else None
+        a_pDependentNodes = _Buf_new((<Py_ssize_t>c_pNumDependentNodes) * sizeof(void*)) if c_pNumDependentNodes else None
         p_pDependentNodes = _bufptr(a_pDependentNodes)
         req_pDependentNodes = c_pNumDependentNodes
-        a_edgeData = _Buf_new((c_pNumDependentNodes) * sizeof(cyruntime.cudaGraphEdgeData)) if c_pNumDependentNodes else None
+        a_edgeData = _Buf_new((<Py_ssize_t>c_pNumDependentNodes) * sizeof(cyruntime.cudaGraphEdgeData)) if c_pNumDependentNodes else None
         p_edgeData = _bufptr(a_edgeData)
         req_edgeData = c_pNumDependentNodes
     except (TypeError, ValueError, OverflowError):
@@ -20884,7 +20884,7 @@ def cudaGLGetDevices(cudaDeviceCount, deviceList):
         _p = 1
         c_deviceList = deviceList
         _p = 0
-        a_pCudaDevices = _Buf_new((c_cudaDeviceCount) * 4)
+        a_pCudaDevices = _Buf_new((<Py_ssize_t>c_cudaDeviceCount) * 4)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('cudaGLGetDevices', ('cudaDeviceCount', 'deviceList'), _p) from None
     with nogil:
