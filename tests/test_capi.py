@@ -24,10 +24,12 @@ DATA = Path(__file__).resolve().parent / "data"
 TWIN = TWINS[__cuda_version__]
 REFERENCE = DATA / f"cuda-bindings-{TWIN}.capi.json"
 CAPI = json.loads(REFERENCE.read_text())
-# The Cython modules compared.  NVIDIA's 12.9.10 and 13.5.0 also have cycufile, cynvml, cynvfatbin
-# and cycudla (13.0.3: cycufile); when this package gains a module, add it here: from then on a
-# reference that has it and a build that lacks it fails, like the five below.
-MODULES = ("cydriver", "cyruntime", "cynvrtc", "cynvjitlink", "cynvvm")
+# The Cython modules compared.  Every reference has the first five; NVIDIA's 12.9.10 has cycufile,
+# cynvml and cynvfatbin too, 13.0.3 cycufile, 13.5.0 all four (LIBRARY_MODULES): where a
+# reference has one, a build that lacks it fails.
+CORE_MODULES = ("cydriver", "cyruntime", "cynvrtc", "cynvjitlink", "cynvvm")
+LIBRARY_MODULES = ("cycufile", "cynvfatbin", "cynvml", "cycudla")
+MODULES = CORE_MODULES + LIBRARY_MODULES
 
 # PyCapsule_GetName through a prototype of our own (no change to ctypes.pythonapi's shared one)
 _capsule_name = ctypes.PYFUNCTYPE(ctypes.c_char_p, ctypes.py_object)(("PyCapsule_GetName", ctypes.pythonapi))
@@ -41,9 +43,13 @@ def signatures(module):
 
 @pytest.mark.parametrize("module", MODULES)
 def test_capi_matches_the_reference(module):
-    if module not in CAPI:
+    if module not in CAPI or "__import_error__" in CAPI[module]:
         pytest.skip(f"NVIDIA's {TWIN} has no {module}")
-    ours, ref = signatures(module), CAPI[module]
+    try:
+        ours = signatures(module)
+    except ImportError as e:
+        pytest.fail(f"NVIDIA's {TWIN} has {module}; this build does not: {e}")
+    ref = CAPI[module]
     missing = sorted(name for name in ref if name not in ours)
     differ = sorted(name for name in ref if name in ours and ours[name] != ref[name])
     lines = [f"missing   {n}: {ref[n]}" for n in missing]
@@ -55,5 +61,33 @@ def test_capi_matches_the_reference(module):
 def test_every_release_has_its_reference():
     for release, twin in TWINS.items():
         data = json.loads((DATA / f"cuda-bindings-{twin}.capi.json").read_text())
-        assert set(MODULES) <= set(data), f"{twin} lacks {set(MODULES) - set(data)}"
-        assert all(len(data[m]) > 10 for m in MODULES), twin
+        assert set(CORE_MODULES) <= set(data), f"{twin} lacks {set(CORE_MODULES) - set(data)}"
+        assert all(len(data[m]) > 10 for m in CORE_MODULES), twin
+        have = {m for m in LIBRARY_MODULES if m in data and "__import_error__" not in data[m]}
+        assert have == {"12.9.10": {"cycufile", "cynvfatbin", "cynvml"}, "13.0.3": {"cycufile"}}.get(
+            twin, set(LIBRARY_MODULES)), twin
+
+
+def test_signatures_spell_the_types_as_cython_does():
+    # the comparison above can fail: a signature string is the C declaration Cython was given
+    # (ssize_t as Py_ssize_t, cuDLA's const qualifiers where the header puts them)
+    if "cycufile" in CAPI:
+        assert CAPI["cycufile"]["cuFileRead"] == "Py_ssize_t (CUfileHandle_t, void *, size_t, off_t, off_t)"
+        assert signatures("cycufile")["cuFileRead"] == CAPI["cycufile"]["cuFileRead"]
+    if "cycudla" in CAPI and "__import_error__" not in CAPI["cycudla"]:
+        assert signatures("cycudla")["cudlaCreateDevice"] == \
+            "cudlaStatus (uint64_t const , cudlaDevHandle *const , uint32_t const )"
+
+
+def test_our_build_has_the_modules_of_its_release():
+    # cufile, nvml and nvfatbin come with every pinned release, cudla where the headers have
+    # cudla.h (13.5 on)
+    have = set()
+    for m in LIBRARY_MODULES:
+        try:
+            importlib.import_module("cuda.bindings." + m)
+            have.add(m)
+        except ImportError:
+            pass
+    newer = tuple(map(int, __cuda_version__.split("."))) >= (13, 5)
+    assert have == {"cycufile", "cynvfatbin", "cynvml"} | ({"cycudla"} if newer else set())

@@ -1,6 +1,7 @@
 """The API reference pages (`python -m codegen.refdocs`), built here as in CI: every public function
 of each module once, under the header's group; links that resolve; enums as the modules have them."""
 import importlib
+import importlib.util
 import os
 import re
 import subprocess
@@ -11,6 +12,9 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 MODULES = ["driver", "runtime", "nvrtc", "nvjitlink", "nvvm"]
+# the struct-style modules; cuDLA's in the builds whose headers have cudla.h (13.5 on)
+RECORDS = ["cufile", "nvfatbin", "nvml"] + (["cudla"] if importlib.util.find_spec("cuda.bindings.cudla") else [])
+MODULES += RECORDS
 
 
 @pytest.fixture(scope="module")
@@ -64,18 +68,24 @@ def _extra_declared(lib):
 def test_every_public_function_once_under_a_group(pages, lib):
     mod = importlib.import_module(f"cuda.bindings.{lib}")
     secs = _sections(pages[f"{lib}.md"])
-    groups = {k: v for k, v in secs.items() if k not in ("Contents", "Enums", "Types", "Constants")}
+    groups = {k: v for k, v in secs.items() if k not in ("Contents", "Exceptions", "Enums", "Types", "Constants")}
     listed = [f for fs in groups.values() for f in fs]
     assert sorted(listed) == sorted(set(listed)), "a function is listed twice"
     assert set(listed) == _public_functions(mod)
     assert all(groups.values()), [g for g, fs in groups.items() if not fs]
+    if lib == "cufile":
+        assert set(groups) == {"Other", "Helpers"}      # cufile.h groups nothing
+        return
     # "Other" holds only what the headers declare outside every group (the export tables) or do
     # not declare (the profiler entry points, from cudaProfilerTypedefs.h; the declarations the
     # override table adds for a release, overrides.EXTRA_DECLARATIONS)
     assert set(groups.get("Other", [])) <= {"cuGetExportTable", "cuProfilerStart", "cuProfilerStop",
                                             "cudaGetExportTable", "cudaProfilerStart", "cudaProfilerStop",
                                             # 12.9's deprecated NVVM getters, outside every group
-                                            "nvrtcGetNVVM", "nvrtcGetNVVMSize"} | _extra_declared(lib)
+                                            "nvrtcGetNVVM", "nvrtcGetNVVMSize",
+                                            # nvml.h's functions after its last group
+                                            "device_get_capabilities",
+                                            "device_get_sram_unique_uncorrected_ecc_error_counts"} | _extra_declared(lib)
     if lib == "driver":
         assert {"cuLinkCreate", "cuLinkDestroy", "cuModuleLoadData"} <= set(groups["Module Management"])
     from_headers = [g for g in groups if g not in ("Other", "Helpers")]
@@ -116,6 +126,7 @@ def test_index_and_checked_page(pages):
     index = pages["index.md"]
     targets = re.findall(r"\]\(([\w.]+\.md)\)", index)
     assert set(targets) == {f"{lib}.md" for lib in MODULES} | {"checked.md"}
+    assert set(pages) == {f"{lib}.md" for lib in MODULES} | {"checked.md", "index.md"}
     sections = re.split(r"^## cuda\.bindings\.checked\.(\w+)\n", pages["checked.md"], flags=re.M)
     listed = {lib: set(re.findall(r"^- \[`(\w+)\(", body, flags=re.M)) for lib, body in zip(sections[1::2], sections[2::2])}
     assert sorted(listed) == ["driver", "nvrtc", "runtime"]
@@ -124,3 +135,25 @@ def test_index_and_checked_page(pages):
         helpers = {n for n in _public_functions(mod) if n == "sizeof" or n.startswith("make_")}
         assert names == _public_functions(mod) - helpers, lib
     assert "- [`cuMemAlloc(bytesize: int) -> CUdeviceptr`](driver.md#cumemalloc)" in pages["checked.md"]
+
+
+@pytest.mark.parametrize("lib", RECORDS)
+def test_struct_classes_with_their_dtypes_and_fields(pages, lib):
+    mod = importlib.import_module(f"cuda.bindings.{lib}")
+    from cuda.bindings._records import _Record
+    classes = [n for n in dir(mod) if isinstance(getattr(mod, n), type) and issubclass(getattr(mod, n), _Record)]
+    text = pages[f"{lib}.md"].partition("\n## Types\n")[2].split("\n## Constants\n", 1)[0]
+    blocks = re.findall(r"^### (\w+)\n\nC (?:struct|union) `\w+`(?:; numpy dtype `(\w+)`)?\.\n(.*?)(?=^### |\Z)",
+                        text, flags=re.S | re.M)
+    # every struct class has its block (nvFatbin has none)
+    assert {name for name, _, _ in blocks} >= {c for c in classes if not c.startswith("_py_anon")}
+    assert bool(blocks) == bool(classes)
+    for name, dtype, body in blocks:
+        cls = getattr(mod, name)
+        fields = re.findall(r"^\| `(\w+)` \| `\w+` \|", body, flags=re.M)
+        assert all(isinstance(getattr(cls, f, None), property) or hasattr(cls, f) for f in fields), name
+        if dtype:
+            assert getattr(mod, dtype).itemsize == mod.sizeof(cls), name
+    errors = pages[f"{lib}.md"].split("\n## Exceptions\n", 1)[1].split("\n## Enums\n", 1)[0]
+    for cls in re.findall(r"^\| `(\w+)` \| `ERROR_", errors, flags=re.M):
+        assert issubclass(getattr(mod, cls), Exception)

@@ -6,6 +6,7 @@ examples, `typing/typed_usage.py` (whose `assert_type` calls pin what a checker 
 the stubs themselves, and report every deliberate mistake of `typing/mistakes.py`, with the rule
 marked on its line, and nothing else."""
 import importlib
+import importlib.util
 import json
 import os
 import re
@@ -17,7 +18,9 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 TYPING = ROOT / "tests" / "typing"
-MODULES = ["driver", "runtime", "nvrtc", "nvjitlink", "nvvm"]
+MODULES = ["driver", "runtime", "nvrtc", "nvjitlink", "nvvm", "cufile", "nvfatbin", "nvml"]
+# cuDLA's module comes with the builds whose headers have cudla.h (CUDA 13.5 on)
+MODULES += ["cudla"] if importlib.util.find_spec("cuda.bindings.cudla") else []
 CHECKED = ["checked.driver", "checked.runtime", "checked.nvrtc"]
 EXPECT = re.compile(r"#\s*expect:\s*(\S+)\s+(\S+)\s*$")
 
