@@ -10,7 +10,10 @@ import pytest
 
 from _support import python_env, stand_in_env
 
-MODULES = ["driver", "runtime", "nvrtc", "nvjitlink", "nvvm"]
+MODULES = ["driver", "runtime", "nvrtc", "nvjitlink", "nvvm", "nvfatbin", "cufile", "nvml", "cudla"]
+# cuFile, NVML and cuDLA on stand-ins (tests/stand_in.py: every entry point returns success and
+# writes nothing); nvFatbin on its real library
+STAND_INS = ("cufile", "nvml", "cudla")
 TIMEOUT = 600       # seconds for one batch; a hang ends it and is reported
 
 
@@ -32,9 +35,15 @@ def run_module(lib, env):
 
 
 @pytest.mark.parametrize("lib", MODULES)
-def test_bad_arguments_never_crash(lib, stand_in_driver):
+def test_bad_arguments_never_crash(lib, stand_in_driver, tmp_path):
+    import importlib.util
+    if importlib.util.find_spec(f"cuda.bindings.{lib}") is None:
+        pytest.skip(f"this build (CUDA {__import__('cuda.bindings').bindings.__cuda_version__}) has no {lib} bindings")
     # the driver and the runtime on the stand-in driver, every entry point answering 999 (unknown)
     env = python_env(stand_in_env(stand_in_driver, 999) if lib in ("driver", "runtime") else None)
+    if lib in STAND_INS:
+        import stand_in
+        env["STAND_IN_LIBS"] = f"{lib}:{stand_in.build(lib, tmp_path)}"
     total, cases, outcomes, problems = run_module(lib, env)
     crashes = [p for p in problems if "naming no argument" not in p[1]]
     print(f"fuzz {lib}: {total} functions, {cases} cases, crashes {len(crashes)}, unnamed argument "

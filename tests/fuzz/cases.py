@@ -18,6 +18,7 @@ import faulthandler
 import importlib
 import inspect
 import json
+import os
 import re
 import sys
 
@@ -46,7 +47,7 @@ BAD = {
 # package; docs/conformance.md).  What the wrappers can refuse they do: None, negative and
 # too-large values, other types, and a handle after its destroy call.  These parameters are
 # given every BAD value except a plausible address.
-HANDLES_THE_LIBRARY_READS = {"nvrtc": "prog", "nvjitlink": "handle", "nvvm": "prog"}
+HANDLES_THE_LIBRARY_READS = {"nvrtc": "prog", "nvjitlink": "handle", "nvvm": "prog", "nvfatbin": "handle"}
 ADDRESS = "2**31"
 
 
@@ -80,8 +81,21 @@ def functions(mod):
             and not isinstance(getattr(mod, n), type)]
 
 
+def use_stand_ins():
+    """$STAND_IN_LIBS ("cufile:/path/libcufile.so.0,..."): the stand-in libraries (tests/stand_in.py)
+    the bindings use instead of looking for the real ones."""
+    spec = os.environ.get("STAND_IN_LIBS", "")
+    if spec:
+        import ctypes
+        from cuda.bindings import _loader
+        for item in spec.split(","):
+            lib, _, path = item.partition(":")
+            _loader._libs[lib] = ctypes.CDLL(path, mode=os.RTLD_NOW | os.RTLD_GLOBAL)
+
+
 def main(argv):
     faulthandler.enable()
+    use_stand_ins()
     mod = importlib.import_module(f"cuda.bindings.{argv[0]}")
     for name in argv[1:] or functions(mod):
         f = getattr(mod, name)
