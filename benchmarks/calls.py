@@ -103,6 +103,59 @@ def run_case(name, stmt, names, queued=False, after=None):
     emit({"case": name, "ns": round(ns, 2), "iters": iters, "repeats": repeats})
 
 
+def nvml_and_nvfatbin_cases(cubin):
+    """NVML (cuda.bindings.nvml, and nvidia-ml-py's pynvml where it is installed: the same library
+    calls through ctypes) and nvFatbin, in the snake_case style both packages share.  The names
+    of a release that lacks the versioned form fall back to the plain one."""
+    try:
+        from cuda.bindings import nvml
+    except ImportError as e:
+        emit({"case": "nvml.device_get_count_v2", "error": f"ImportError: {e}"})
+    else:
+        try:
+            nvml.init_v2()
+            h = nvml.device_get_handle_by_index_v2(0)
+        except Exception as e:
+            emit({"case": "nvml.device_get_count_v2", "error": f"{type(e).__name__}: {e}"})
+        else:
+            mem = getattr(nvml, "device_get_memory_info_v2", None) or nvml.device_get_memory_info
+            run_case("nvml.device_get_count_v2", "f()", {"f": nvml.device_get_count_v2})
+            run_case("nvml.device_get_memory_info_v2", "f(h)", {"f": mem, "h": h})
+            run_case("nvml.device_get_utilization_rates", "f(h)", {"f": nvml.device_get_utilization_rates, "h": h})
+            run_case("nvml.device_get_temperature_v", "f(h, 0)", {"f": nvml.device_get_temperature_v, "h": h})
+    try:
+        import pynvml
+    except ImportError as e:
+        emit({"case": "pynvml.nvmlDeviceGetMemoryInfo", "error": f"ImportError: {e}"})
+    else:
+        pynvml.nvmlInit()
+        ph = pynvml.nvmlDeviceGetHandleByIndex(0)
+        run_case("pynvml.nvmlDeviceGetCount", "f()", {"f": pynvml.nvmlDeviceGetCount})
+        # the same entry point as ours (nvmlDeviceGetMemoryInfo_v2) where this nvidia-ml-py has it
+        v2 = getattr(pynvml, "nvmlMemory_v2", None)
+        if v2 is not None:
+            run_case("pynvml.nvmlDeviceGetMemoryInfo", "f(h, version=v)",
+                     {"f": pynvml.nvmlDeviceGetMemoryInfo, "h": ph, "v": v2})
+        else:
+            run_case("pynvml.nvmlDeviceGetMemoryInfo", "f(h)", {"f": pynvml.nvmlDeviceGetMemoryInfo, "h": ph})
+        run_case("pynvml.nvmlDeviceGetUtilizationRates", "f(h)", {"f": pynvml.nvmlDeviceGetUtilizationRates, "h": ph})
+    try:
+        from cuda.bindings import nvfatbin
+    except ImportError as e:
+        emit({"case": "nvfatbin.version", "error": f"ImportError: {e}"})
+        return
+    run_case("nvfatbin.version", "f()", {"f": nvfatbin.version})
+
+    def build():
+        h = nvfatbin.create([], 0)
+        nvfatbin.add_cubin(h, cubin, len(cubin), "90", "k")
+        out = bytearray(nvfatbin.size(h))
+        nvfatbin.get(h, out)
+        nvfatbin.destroy(h)
+        return out
+    run_case("nvfatbin.create+add_cubin+get+destroy", "f()", {"f": build})
+
+
 def where_check(args):
     import cuda.bindings
 
@@ -252,6 +305,7 @@ def main():
                   queued=True, after=sync)
 
     run_case("nvrtcVersion", "f()", {"f": nvrtc.nvrtcVersion})
+    nvml_and_nvfatbin_cases(image)
     run_case("cudaGetErrorString", "f(e)",
              {"f": runtime.cudaGetErrorString, "e": runtime.cudaError_t.cudaErrorInvalidValue})
 

@@ -68,6 +68,27 @@ def checked_rows(res, calls):
     return rows
 
 
+PYNVML = "pynvml."   # nvidia-ml-py's cases (the same package in both processes): the NVML table only
+# NVML's queries: our case -> nvidia-ml-py's (benchmarks/calls.py)
+NVML_TWINS = {"nvml.device_get_count_v2": "pynvml.nvmlDeviceGetCount",
+              "nvml.device_get_memory_info_v2": "pynvml.nvmlDeviceGetMemoryInfo",
+              "nvml.device_get_utilization_rates": "pynvml.nvmlDeviceGetUtilizationRates"}
+
+
+def nvml_rows(calls):
+    """(query, NVIDIA's cuda.bindings.nvml, ours, nvidia-ml-py, ours / NVIDIA, ours / nvidia-ml-py)
+    per NVML query both packages ran; nvidia-ml-py's figure is the median over every process."""
+    rows = []
+    for case, twin in NVML_TWINS.items():
+        o, n = calls.value("ours", case), calls.value("nvidia", case)
+        p = med(calls.raw["ours"].get(twin, []) + calls.raw["nvidia"].get(twin, []))
+        if o is None and n is None and p is None:
+            continue
+        rows.append((case[len("nvml."):], f_ns(n), f_ns(o), f_ns(p), f_ratio(o / n if o and n else None),
+                     f_ratio(o / p if o and p else None)))
+    return rows
+
+
 def c_twin(case):
     m = re.match(r"cuLaunchKernel_(\d+)args_", case)
     return f"cuLaunchKernel_{m.group(1)}args" if m else case
@@ -89,6 +110,12 @@ def describe(case):
         "cuStreamCreate+cuStreamDestroy": "cuStreamCreate + cuStreamDestroy",
         "cudaGetErrorString": "cudaGetErrorString (runtime)",
         "nvrtcVersion": "nvrtcVersion (NVRTC)",
+        "nvml.device_get_count_v2": "NVML device_get_count_v2",
+        "nvml.device_get_memory_info_v2": "NVML device_get_memory_info_v2",
+        "nvml.device_get_utilization_rates": "NVML device_get_utilization_rates",
+        "nvml.device_get_temperature_v": "NVML device_get_temperature_v",
+        "nvfatbin.version": "nvFatbin version",
+        "nvfatbin.create+add_cubin+get+destroy": "nvFatbin: create, add a cubin, size, get, destroy",
     }.get(case, case)
 
 
@@ -110,11 +137,11 @@ class Calls:
         seen = []
         for impl in ("nvidia", "ours"):
             for c in self.raw[impl]:
-                if c not in seen and not c.startswith(("floor_", CHECKED)):
+                if c not in seen and not c.startswith(("floor_", CHECKED, PYNVML)):
                     seen.append(c)
         for impl in ("nvidia", "ours"):
             for c in self.errors.get(impl, {}):
-                if c not in seen and not c.startswith(("(", "floor_", CHECKED)):
+                if c not in seen and not c.startswith(("(", "floor_", CHECKED, PYNVML)):
                     seen.append(c)
         return seen
 
@@ -278,6 +305,18 @@ def render(res):
     L.append(table(["case", "C", "NVIDIA", "ours", "ours / NVIDIA", "(ours − C) / (NVIDIA − C)",
                     "NVIDIA min..max", "ours min..max"], rows))
     L.append("")
+
+    nrows = nvml_rows(calls)
+    if nrows:
+        L.append("### NVML: ours, NVIDIA's `cuda.bindings.nvml` and nvidia-ml-py")
+        L.append("")
+        L.append("The same NVML queries on the same device through each package, in the same processes "
+                 "(nvidia-ml-py, the ctypes binding `pynvml`, runs in both packages' processes: its "
+                 "column is the median over all of them). Below 1 is faster.")
+        L.append("")
+        L.append(table(["query", "NVIDIA", "ours", "nvidia-ml-py", "ours / NVIDIA", "ours / nvidia-ml-py"],
+                       nrows, ["---", "---:", "---:", "---:", "---:", "---:"]))
+        L.append("")
 
     floor = [c for c in ("floor_tuple_nogil", "floor_tuple_gil", "floor_noop")
              if calls.raw["ours"].get(c) or calls.raw["nvidia"].get(c)]
