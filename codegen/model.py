@@ -986,7 +986,7 @@ def _records_rules(fn, params, T):
             elif lenp is not None and lenp.ptr:
                 lenp.role, lenp.conv, lenp.extra = "in", "fixed_ref", {"value": size}
     for p in params:
-        if p.role == "in" and p.conv == "array" and not p.const and p.ptr == 1:
+        if ((p.role, p.conv) in (("in", "array"), ("out", "value_out"))) and not p.const and p.ptr == 1:
             count = byname.get(p.name + "Size")
             if count is not None and count.ptr == 0:
                 p.role, p.conv, p.extra = "out", "array_out", {"count": count.name}
@@ -995,6 +995,8 @@ def _records_rules(fn, params, T):
     for p in params:
         key = (fn.name, p.name)
         cnt = ov.ARRAY_COUNT.get(key)
+        if cnt is None and p.conv == "array_out":
+            cnt = p.extra.get("count")      # an output array the general rules paired with its count
         if cnt is None and p.ptr == 1 and p.ctype != "char" and p not in counts and not p.const:
             stem = [q.name for q in counts if q.name != "count" and p.name.startswith(q.name[:-5])
                     and len(q.name) > 5]

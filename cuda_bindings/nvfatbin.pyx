@@ -636,7 +636,7 @@ def get(handle, buffer):
     try:
         _hptr(handle, &c_handle)
         _p = 1
-        _wbuf(buffer, &c_buffer, &n_buffer, True)
+        _wbuf(buffer, &c_buffer, &n_buffer, True, True)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('get', ('handle', 'buffer'), _p) from None
     cdef size_t need_buffer = 0

@@ -1739,7 +1739,7 @@ def cudaDeviceGetHostAtomicCapabilities(operations, count, device):
         p_operations = _bufptr(a_operations)
         _check_count(operations, c_count, 'operations', 'count')
         _p = 1
-        a_capabilities = _Buf_new((c_count) * 4)
+        a_capabilities = _Buf_new((<Py_ssize_t>c_count) * 4)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('cudaDeviceGetHostAtomicCapabilities', ('operations', 'count', 'device'), _p) from None
     with nogil:
@@ -2064,7 +2064,7 @@ def cudaDeviceGetP2PAtomicCapabilities(operations, count, srcDevice, dstDevice):
         p_operations = _bufptr(a_operations)
         _check_count(operations, c_count, 'operations', 'count')
         _p = 1
-        a_capabilities = _Buf_new((c_count) * 4)
+        a_capabilities = _Buf_new((<Py_ssize_t>c_count) * 4)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('cudaDeviceGetP2PAtomicCapabilities', ('operations', 'count', 'srcDevice', 'dstDevice'), _p) from None
     with nogil:
@@ -18651,7 +18651,7 @@ def cudaLibraryEnumerateKernels(numKernels, lib):
         _p = 1
         _hptr(lib, &c_lib)
         _p = 0
-        a_kernels = _Buf_new((c_numKernels) * sizeof(void*))
+        a_kernels = _Buf_new((<Py_ssize_t>c_numKernels) * sizeof(void*))
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('cudaLibraryEnumerateKernels', ('numKernels', 'lib'), _p) from None
     with nogil:

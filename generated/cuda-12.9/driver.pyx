@@ -21331,13 +21331,13 @@ def cuGraphGetEdges_v2(hGraph, numEdges=0):
         _hptr(hGraph, &c_hGraph)
         _p = 1
         c_numEdges = numEdges
-        a_from = _Buf_new((c_numEdges) * sizeof(void*)) if c_numEdges else None
+        a_from = _Buf_new((<Py_ssize_t>c_numEdges) * sizeof(void*)) if c_numEdges else None
         p_from = _bufptr(a_from)
         req_from = c_numEdges
-        a_to = _Buf_new((c_numEdges) * sizeof(void*)) if c_numEdges else None
+        a_to = _Buf_new((<Py_ssize_t>c_numEdges) * sizeof(void*)) if c_numEdges else None
         p_to = _bufptr(a_to)
         req_to = c_numEdges
-        a_edgeData = _Buf_new((c_numEdges) * sizeof(cydriver.CUgraphEdgeData)) if c_numEdges else None
+        a_edgeData = _Buf_new((<Py_ssize_t>c_numEdges) * sizeof(cydriver.CUgraphEdgeData)) if c_numEdges else None
         p_edgeData = _bufptr(a_edgeData)
         req_edgeData = c_numEdges
     except (TypeError, ValueError, OverflowError):
@@ -21454,10 +21454,10 @@ def cuGraphNodeGetDependencies_v2(hNode, numDependencies=0):
         _hptr(hNode, &c_hNode)
         _p = 1
         c_numDependencies = numDependencies
-        a_dependencies = _Buf_new((c_numDependencies) * sizeof(void*)) if c_numDependencies else None
+        a_dependencies = _Buf_new((<Py_ssize_t>c_numDependencies) * sizeof(void*)) if c_numDependencies else None
         p_dependencies = _bufptr(a_dependencies)
         req_dependencies = c_numDependencies
-        a_edgeData = _Buf_new((c_numDependencies) * sizeof(cydriver.CUgraphEdgeData)) if c_numDependencies else None
+        a_edgeData = _Buf_new((<Py_ssize_t>c_numDependencies) * sizeof(cydriver.CUgraphEdgeData)) if c_numDependencies else None
         p_edgeData = _bufptr(a_edgeData)
         req_edgeData = c_numDependencies
     except (TypeError, ValueError, OverflowError):
@@ -21574,10 +21574,10 @@ def cuGraphNodeGetDependentNodes_v2(hNode, numDependentNodes=0):
         _hptr(hNode, &c_hNode)
         _p = 1
         c_numDependentNodes = numDependentNodes
-        a_dependentNodes = _Buf_new((c_numDependentNodes) * sizeof(void*)) if c_numDependentNodes else None
+        a_dependentNodes = _Buf_new((<Py_ssize_t>c_numDependentNodes) * sizeof(void*)) if c_numDependentNodes else None
         p_dependentNodes = _bufptr(a_dependentNodes)
         req_dependentNodes = c_numDependentNodes
-        a_edgeData = _Buf_new((c_numDependentNodes) * sizeof(cydriver.CUgraphEdgeData)) if c_numDependentNodes else None
+        a_edgeData = _Buf_new((<Py_ssize_t>c_numDependentNodes) * sizeof(cydriver.CUgraphEdgeData)) if c_numDependentNodes else None
         p_edgeData = _bufptr(a_edgeData)
         req_edgeData = c_numDependentNodes
     except (TypeError, ValueError, OverflowError):

@@ -16148,13 +16148,13 @@ def cudaGraphGetEdges_v2(graph, numEdges=0):
         _hptr(graph, &c_graph)
         _p = 1
         c_numEdges = numEdges
-        a_from = _Buf_new((c_numEdges) * sizeof(void*)) if c_numEdges else None
+        a_from = _Buf_new((<Py_ssize_t>c_numEdges) * sizeof(void*)) if c_numEdges else None
         p_from = _bufptr(a_from)
         req_from = c_numEdges
-        a_to = _Buf_new((c_numEdges) * sizeof(void*)) if c_numEdges else None
+        a_to = _Buf_new((<Py_ssize_t>c_numEdges) * sizeof(void*)) if c_numEdges else None
         p_to = _bufptr(a_to)
         req_to = c_numEdges
-        a_edgeData = _Buf_new((c_numEdges) * sizeof(cyruntime.cudaGraphEdgeData)) if c_numEdges else None
+        a_edgeData = _Buf_new((<Py_ssize_t>c_numEdges) * sizeof(cyruntime.cudaGraphEdgeData)) if c_numEdges else None
         p_edgeData = _bufptr(a_edgeData)
         req_edgeData = c_numEdges
     except (TypeError, ValueError, OverflowError):
@@ -16269,10 +16269,10 @@ def cudaGraphNodeGetDependencies_v2(node, pNumDependencies=0):
         _hptr(node, &c_node)
         _p = 1
         c_pNumDependencies = pNumDependencies
-        a_pDependencies = _Buf_new((c_pNumDependencies) * sizeof(void*)) if c_pNumDependencies else None
+        a_pDependencies = _Buf_new((<Py_ssize_t>c_pNumDependencies) * sizeof(void*)) if c_pNumDependencies else None
         p_pDependencies = _bufptr(a_pDependencies)
         req_pDependencies = c_pNumDependencies
-        a_edgeData = _Buf_new((c_pNumDependencies) * sizeof(cyruntime.cudaGraphEdgeData)) if c_pNumDependencies else None
+        a_edgeData = _Buf_new((<Py_ssize_t>c_pNumDependencies) * sizeof(cyruntime.cudaGraphEdgeData)) if c_pNumDependencies else None
         p_edgeData = _bufptr(a_edgeData)
         req_edgeData = c_pNumDependencies
     except (TypeError, ValueError, OverflowError):
@@ -16387,10 +16387,10 @@ def cudaGraphNodeGetDependentNodes_v2(node, pNumDependentNodes=0):
         _hptr(node, &c_node)
         _p = 1
         c_pNumDependentNodes = pNumDependentNodes
-        a_pDependentNodes = _Buf_new((c_pNumDependentNodes) * sizeof(void*)) if c_pNumDependentNodes else None
+        a_pDependentNodes = _Buf_new((<Py_ssize_t>c_pNumDependentNodes) * sizeof(void*)) if c_pNumDependentNodes else None
         p_pDependentNodes = _bufptr(a_pDependentNodes)
         req_pDependentNodes = c_pNumDependentNodes
-        a_edgeData = _Buf_new((c_pNumDependentNodes) * sizeof(cyruntime.cudaGraphEdgeData)) if c_pNumDependentNodes else None
+        a_edgeData = _Buf_new((<Py_ssize_t>c_pNumDependentNodes) * sizeof(cyruntime.cudaGraphEdgeData)) if c_pNumDependentNodes else None
         p_edgeData = _bufptr(a_edgeData)
         req_edgeData = c_pNumDependentNodes
     except (TypeError, ValueError, OverflowError):
@@ -19548,7 +19548,7 @@ def cudaLibraryEnumerateKernels(numKernels, lib):
         _p = 1
         _hptr(lib, &c_lib)
         _p = 0
-        a_kernels = _Buf_new((c_numKernels) * sizeof(void*))
+        a_kernels = _Buf_new((<Py_ssize_t>c_numKernels) * sizeof(void*))
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('cudaLibraryEnumerateKernels', ('numKernels', 'lib'), _p) from None
     with nogil:

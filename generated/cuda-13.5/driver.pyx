@@ -13528,7 +13528,7 @@ def cuDeviceGetCliqueInfo(count, dev):
         else:
             c_dev = dev
         _p = 0
-        a_cliqueInfo = _Buf_new((c_count) * sizeof(cydriver.CUcliqueInfo)) if c_count else None
+        a_cliqueInfo = _Buf_new((<Py_ssize_t>c_count) * sizeof(cydriver.CUcliqueInfo)) if c_count else None
         p_cliqueInfo = _bufptr(a_cliqueInfo)
         req_cliqueInfo = c_count
     except (TypeError, ValueError, OverflowError):
@@ -31223,7 +31223,7 @@ def cuDevSmResourceSplit(nbGroups, input_, flags, groupParams):
         p_groupParams = _bufptr(a_groupParams)
         if isinstance(groupParams, (list, tuple)): _check_count(groupParams, c_nbGroups, 'groupParams', 'nbGroups')
         _p = 0
-        a_result = _Buf_new((c_nbGroups) * sizeof(cydriver.CUdevResource))
+        a_result = _Buf_new((<Py_ssize_t>c_nbGroups) * sizeof(cydriver.CUdevResource))
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('cuDevSmResourceSplit', ('nbGroups', 'input_', 'flags', 'groupParams'), _p) from None
     with nogil:

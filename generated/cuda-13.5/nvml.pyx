@@ -9813,11 +9813,7 @@ def device_get_retired_pages(device, cause):
 
     Returns
     -------
-    page_count : int
-        Reference in which to provide the addresses buffer size, and to return the
-        number of retired pages that match cause Set to 0 to query the size without
-        allocating an addresses buffer
-    addresses : int
+    addresses : Any
         Buffer to write the page addresses into
 
     Raises
@@ -9840,8 +9836,7 @@ def device_get_retired_pages(device, cause):
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_cause
-    cdef unsigned int c_pageCount = <unsigned int>0
-    cdef unsigned long long c_addresses = <unsigned long long>0
+    cdef unsigned int c_pageCount = 0
     cdef int _p = 0
     try:
         _p = 1
@@ -9849,12 +9844,25 @@ def device_get_retired_pages(device, cause):
         _p = 0
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_retired_pages', ('device', 'cause'), _p) from None
+        raise _arg_error('device_get_retired_pages', ('device', 'cause', 'page_count'), _p) from None
+    cdef unsigned int req_pageCount = 0
+    cdef _Buf a_addresses = None
     with nogil:
-        err = cynvml.nvmlDeviceGetRetiredPages(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlPageRetirementCause_t>c_cause, &c_pageCount, &c_addresses)
+        err = cynvml.nvmlDeviceGetRetiredPages(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlPageRetirementCause_t>c_cause, &c_pageCount, NULL)
+    if err != 0 and err != cynvml.NVML_ERROR_INSUFFICIENT_SIZE:
+        _raise(err)
+    for _ in range(8):
+        req_pageCount = c_pageCount
+        a_addresses = _Buf_new(<Py_ssize_t>req_pageCount * 8)
+        with nogil:
+            err = cynvml.nvmlDeviceGetRetiredPages(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlPageRetirementCause_t>c_cause, &c_pageCount, <unsigned long long*>a_addresses.ptr)
+        if err != cynvml.NVML_ERROR_INSUFFICIENT_SIZE or c_pageCount <= req_pageCount:
+            break
     if err != 0:
         _raise(err)
-    return (c_pageCount, c_addresses)
+    if c_pageCount > req_pageCount:
+        c_pageCount = req_pageCount
+    return _numbers_of(a_addresses.ptr, c_pageCount, '<u8')
 
 def device_get_retired_pages_v2(device, cause):
     """
@@ -9875,13 +9883,9 @@ def device_get_retired_pages_v2(device, cause):
 
     Returns
     -------
-    page_count : int
-        Reference in which to provide the addresses buffer size, and to return the
-        number of retired pages that match cause Set to 0 to query the size without
-        allocating an addresses buffer
-    addresses : int
+    addresses : Any
         Buffer to write the page addresses into
-    timestamps : int
+    timestamps : Any
         Buffer to write the timestamps of page retirement, additional for _v2
 
     Raises
@@ -9909,9 +9913,7 @@ def device_get_retired_pages_v2(device, cause):
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_cause
-    cdef unsigned int c_pageCount = <unsigned int>0
-    cdef unsigned long long c_addresses = <unsigned long long>0
-    cdef unsigned long long c_timestamps = <unsigned long long>0
+    cdef unsigned int c_pageCount = 0
     cdef int _p = 0
     try:
         _p = 1
@@ -9919,12 +9921,27 @@ def device_get_retired_pages_v2(device, cause):
         _p = 0
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_retired_pages_v2', ('device', 'cause'), _p) from None
+        raise _arg_error('device_get_retired_pages_v2', ('device', 'cause', 'page_count'), _p) from None
+    cdef unsigned int req_pageCount = 0
+    cdef _Buf a_addresses = None
+    cdef _Buf a_timestamps = None
     with nogil:
-        err = cynvml.nvmlDeviceGetRetiredPages_v2(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlPageRetirementCause_t>c_cause, &c_pageCount, &c_addresses, &c_timestamps)
+        err = cynvml.nvmlDeviceGetRetiredPages_v2(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlPageRetirementCause_t>c_cause, &c_pageCount, NULL, NULL)
+    if err != 0 and err != cynvml.NVML_ERROR_INSUFFICIENT_SIZE:
+        _raise(err)
+    for _ in range(8):
+        req_pageCount = c_pageCount
+        a_addresses = _Buf_new(<Py_ssize_t>req_pageCount * 8)
+        a_timestamps = _Buf_new(<Py_ssize_t>req_pageCount * 8)
+        with nogil:
+            err = cynvml.nvmlDeviceGetRetiredPages_v2(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlPageRetirementCause_t>c_cause, &c_pageCount, <unsigned long long*>a_addresses.ptr, <unsigned long long*>a_timestamps.ptr)
+        if err != cynvml.NVML_ERROR_INSUFFICIENT_SIZE or c_pageCount <= req_pageCount:
+            break
     if err != 0:
         _raise(err)
-    return (c_pageCount, c_addresses, c_timestamps)
+    if c_pageCount > req_pageCount:
+        c_pageCount = req_pageCount
+    return (_numbers_of(a_addresses.ptr, c_pageCount, '<u8'), _numbers_of(a_timestamps.ptr, c_pageCount, '<u8'))
 
 def device_get_retired_pages_pending_status(device):
     """

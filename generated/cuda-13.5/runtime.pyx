@@ -1769,7 +1769,7 @@ def cudaDeviceGetHostAtomicCapabilities(operations, count, device):
         p_operations = _bufptr(a_operations)
         _check_count(operations, c_count, 'operations', 'count')
         _p = 1
-        a_capabilities = _Buf_new((c_count) * 4)
+        a_capabilities = _Buf_new((<Py_ssize_t>c_count) * 4)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('cudaDeviceGetHostAtomicCapabilities', ('operations', 'count', 'device'), _p) from None
     with nogil:
@@ -2094,7 +2094,7 @@ def cudaDeviceGetP2PAtomicCapabilities(operations, count, srcDevice, dstDevice):
         p_operations = _bufptr(a_operations)
         _check_count(operations, c_count, 'operations', 'count')
         _p = 1
-        a_capabilities = _Buf_new((c_count) * 4)
+        a_capabilities = _Buf_new((<Py_ssize_t>c_count) * 4)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('cudaDeviceGetP2PAtomicCapabilities', ('operations', 'count', 'srcDevice', 'dstDevice'), _p) from None
     with nogil:
@@ -19669,7 +19669,7 @@ def cudaLibraryEnumerateKernels(numKernels, lib):
         _p = 1
         _hptr(lib, &c_lib)
         _p = 0
-        a_kernels = _Buf_new((c_numKernels) * sizeof(void*))
+        a_kernels = _Buf_new((<Py_ssize_t>c_numKernels) * sizeof(void*))
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('cudaLibraryEnumerateKernels', ('numKernels', 'lib'), _p) from None
     with nogil:
@@ -19932,7 +19932,7 @@ def cudaDevSmResourceSplitByCount(nbGroups, input_, flags, minCount):
         p_input = _bufptr(a_input)
         _p = 0
         c_nbGroups = nbGroups
-        a_result = _Buf_new((c_nbGroups) * sizeof(cyruntime.cudaDevResource)) if c_nbGroups else None
+        a_result = _Buf_new((<Py_ssize_t>c_nbGroups) * sizeof(cyruntime.cudaDevResource)) if c_nbGroups else None
         p_result = _bufptr(a_result)
         req_result = c_nbGroups
     except (TypeError, ValueError, OverflowError):
@@ -20121,7 +20121,7 @@ def cudaDevSmResourceSplit(nbGroups, input_, flags, groupParams):
         p_groupParams = _bufptr(a_groupParams)
         if isinstance(groupParams, (list, tuple)): _check_count(groupParams, c_nbGroups, 'groupParams', 'nbGroups')
         _p = 0
-        a_result = _Buf_new((c_nbGroups) * sizeof(cyruntime.cudaDevResource))
+        a_result = _Buf_new((<Py_ssize_t>c_nbGroups) * sizeof(cyruntime.cudaDevResource))
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('cudaDevSmResourceSplit', ('nbGroups', 'input_', 'flags', 'groupParams'), _p) from None
     with nogil:
