@@ -6,7 +6,8 @@ import re
 from . import docstrings, pytypes
 from . import overrides as ov
 from .common import (HEADER, bare, counted_fields, cytype, extra_enums, field_spec, public_function, public_param,
-                     py_field, record_field_spec, record_names, records_style, returns_struct, status_error_classes)
+                     py_field, record_field_spec, record_names, records_style, returns_struct, status_error_classes,
+                     twin_style)
 from .emit_snake import emit_snake_api
 from .libs import LIBS, helpers
 from .model import SCALARS
@@ -1115,6 +1116,8 @@ def _emit_records_module(model):
     o.append(f"cdef _Lazy _L = _new_lazy(globals(), __name__, _ENUMS, _STRUCTS, __cb_{model.lib}_off, "
              f"__cb_{model.lib}_fsize, __cb_{model.lib}_psize, __cb_{model.lib}_ssize)")
     o.append(f"_L.records = _records._Space(_DTYPES, {cfg.get('imports', {})!r})")
+    if model.lib in twin_style(model).get("int_enum_libs", ()):
+        o.append("_L.int_enums = True      # enum.IntEnum here, as NVIDIA's package of this release has them")
     o.append("")
     for n, v in ov.PUBLIC_CONSTANTS.get(model.lib, {}).items():
         o.append(f"{v} = {dict(model.defines)[n]!r}")

@@ -992,12 +992,33 @@ def _records_rules(fn, params, T):
                 p.role, p.conv, p.extra = "out", "array_out", {"count": count.name}
     counts = [q for q in params if q.ptr == 1 and q.cls == "scalar" and q.ctype in ("unsigned int", "int")
               and (q.name == "count" or q.name.endswith("Count"))]
+    # an array whose count's text says so: "Reference in which to provide the \a clocksMHz array
+    # size", "Pointer to caller-supplied array size" (with the one output its text calls a
+    # caller-supplied buffer), or an array the call takes as NULL to count ("Can be NULL to discover
+    # number of ...", with the count named `count`)
+    dp = doc_params_any(fn.doc)
+    sized = {}
+    for q in counts:
+        text = dp.get(q.name, "")
+        named = re.search(r"\\a\s+(\w+)\s+array size", text)
+        if named and named.group(1) in byname:
+            sized[named.group(1)] = q.name
+        elif "caller-supplied array size" in text:
+            bufs = [p.name for p in params if p is not q and p.ptr == 1 and not p.const and p.cls != "enum"
+                    and p.ctype != "char" and "caller-supplied buffer" in dp.get(p.name, "")]
+            if len(bufs) == 1:
+                sized[bufs[0]] = q.name
+    for p in params:
+        if p.ptr == 1 and not p.const and "Can be NULL to discover" in dp.get(p.name, "") and "count" in byname:
+            sized.setdefault(p.name, "count")
     for p in params:
         key = (fn.name, p.name)
         cnt = ov.ARRAY_COUNT.get(key)
         if cnt is None and p.conv == "array_out":
             cnt = p.extra.get("count")      # an output array the general rules paired with its count
-        if cnt is None and p.ptr == 1 and p.ctype != "char" and p not in counts and not p.const:
+        if cnt is None:
+            cnt = sized.get(p.name)
+        if cnt is None and p.ptr == 1 and p.ctype != "char" and p not in counts and not p.const and p.cls != "enum":
             stem = [q.name for q in counts if q.name != "count" and p.name.startswith(q.name[:-5])
                     and len(q.name) > 5]
             cnt = stem[0] if stem else None

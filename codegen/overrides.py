@@ -251,6 +251,7 @@ POINTER_COUNT = {
     "vgpuUtilArray": "vgpuInstanceCount",           # nvmlVgpuInstancesUtilizationInfo_v1_t
     "vgpuProcUtilArray": "vgpuProcessCount",        # nvmlVgpuProcessesUtilizationInfo_v1_t
     "entries": "entryCount",                        # nvmlEccSramUniqueUncorrectedErrorCounts_v1_t
+    "telemetrySamples": "telemetryCount",           # nvmlNvlinkTelemetrySamples_v1_t
     # cuDLA's fences of a task's wait and signal events
     "preFences": "numEvents",                       # cudlaWaitEvents
     "eofFences": "numEvents",                       # cudlaSignalEvents
@@ -394,6 +395,10 @@ ARRAY_FIELD_COUNT = {
     ("nvmlGridLicensableFeatures_st", "gridLicensableFeatures"): "licensableFeaturesCount",
     ("nvmlNvlinkSupportedBwModes_v1_t", "bwModes"): "totalBwModes",
     ("nvmlNvlinkFirmwareInfo_t", "firmwareVersion"): "numValidEntries",
+    ("nvmlNvlinkGetRemapTableInfo_v1_t", "flaRemapTabAddr"): "remapTabSize",
+    ("nvmlNvlinkGetRemapTableInfo_v1_t", "gpaRemapTabAddr"): "remapTabSize",
+    ("nvmlNvlinkNvlePrivateInfo_v1_t", "data"): "size",
+    ("nvmlPwrModelMetricsPfpp1x_t", "estimatedMetrics"): "numVfPoints",
 }
 
 # #define constants a struct-style module exposes, by the reference's names: library -> {C name: name}.
@@ -556,6 +561,9 @@ UNWRAP_OUTPUT = {
 FIXED_ARG = {
     ("nvmlSystemGetDriverBranch", "length"): 80,              # NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE
     ("nvmlDeviceGetSupportedPerformanceStates", "size"): 64,  # NVML_MAX_GPU_PERF_PSTATES entries of 4 bytes
+    # the size of the one struct the call fills (the reference returns the struct alone)
+    ("nvmlDeviceGetVgpuMetadata", "bufferSize"): "sizeof(cynvml.nvmlVgpuPgpuMetadata_t)",
+    ("nvmlVgpuInstanceGetMetadata", "bufferSize"): "sizeof(cynvml.nvmlVgpuMetadata_t)",
 }
 
 # Struct-array arguments the struct-style wrappers take as the module's struct object or as a
@@ -933,12 +941,15 @@ HANDLE_ALSO = {
 #   fast_enum      enums are classes of cuda.bindings._internal._fast_enum.FastEnum (numba-cuda
 #                  and cuda.core look for that module), not enum.IntEnum; reading an enum field
 #                  that holds no member's value raises ValueError (13.0.3: None)
+#   int_enum_libs  struct-style modules whose enums stay enum.IntEnum where fast_enum is on
 #   hidden_fields  struct fields that are not Python attributes (reserved and padding bytes):
 #                  library -> a regular expression over field names; the C declarations keep them
 _RESERVED = r"^(reserved|padding|unused)\d*$"
 TWIN_STYLE = {
     "12.9": {"fast_enum": True, "hidden_fields": {"driver": _RESERVED}},   # 12.9.10's runtime shows them
-    "13.5": {"fast_enum": True, "hidden_fields": {"driver": _RESERVED, "runtime": _RESERVED}},
+    # its cudla module alone makes enum.IntEnum classes
+    "13.5": {"fast_enum": True, "hidden_fields": {"driver": _RESERVED, "runtime": _RESERVED},
+             "int_enum_libs": ("cudla",)},
 }
 
 # Fields that stay Python attributes although TWIN_STYLE's hidden_fields names them: the bytes of
@@ -1005,6 +1016,11 @@ EXTRA_DECLARATIONS = {
         "nvvm": [
             ("nvvmResult nvvmLLVMVersion(const char *arch, int *major);",
              True, "the LLVM version of an architecture (CUDA 13's libNVVM, which NVIDIA's 12.9.x binds)"),
+        ],
+        "nvfatbin": [
+            ("nvFatbinResult nvFatbinAddTileIR(nvFatbinHandle handle, const void *code, size_t size, "
+             "const char *identifier, const char *optionsCmdLine);",
+             True, "Tile IR entries (CUDA 13's nvFatbin, which NVIDIA's 12.9.x binds)"),
         ],
     },
     "13.5": {

@@ -49,6 +49,9 @@ cdef class _Lazy:
     # the struct classes in NVIDIA's style (cuda.bindings._records._Space), for the modules whose
     # structs are made that way (cufile, nvml, nvfatbin, cudla); None elsewhere
     cdef public object records
+    # enum.IntEnum classes whatever the build's FAST_ENUM says (a module NVIDIA's package of the
+    # release makes so: 13.5's cudla)
+    cdef public bint int_enums
     cdef object cls(self, str name)
     cdef object make(self, str name)
     cdef int index(self) except -1

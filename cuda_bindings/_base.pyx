@@ -1347,7 +1347,11 @@ cdef class _Lazy:
                 for m in (<str>e).split(","):
                     n, v = m.split("=")
                     members.append((n, int(v)))
-                r = _enum_module(name, members, self.modname)
+                if self.int_enums:
+                    import enum
+                    r = enum.IntEnum(name, members, module=self.modname, qualname=name)
+                else:
+                    r = _enum_module(name, members, self.modname)
                 self.g[name] = r
                 return r
             st = self.structs.get(name)

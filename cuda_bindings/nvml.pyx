@@ -3948,10 +3948,7 @@ def device_get_supported_memory_clocks(device):
 
     Returns
     -------
-    count : int
-        Reference in which to provide the clocksMHz array size, and to return the number
-        of elements
-    clocks_m_hz : int
+    clocks_m_hz : Any
         Reference in which to return the clock in MHz
 
     Raises
@@ -3975,17 +3972,30 @@ def device_get_supported_memory_clocks(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef unsigned int c_count = <unsigned int>0
-    cdef unsigned int c_clocksMHz = <unsigned int>0
+    cdef unsigned int c_count = 0
+    cdef int _p = 0
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_supported_memory_clocks', ('device',), 0) from None
+        raise _arg_error('device_get_supported_memory_clocks', ('device', 'count'), _p) from None
+    cdef unsigned int req_count = 0
+    cdef _Buf a_clocksMHz = None
     with nogil:
-        err = cynvml.nvmlDeviceGetSupportedMemoryClocks(<cynvml.nvmlDevice_t>c_device, &c_count, &c_clocksMHz)
+        err = cynvml.nvmlDeviceGetSupportedMemoryClocks(<cynvml.nvmlDevice_t>c_device, &c_count, NULL)
+    if err != 0 and err != cynvml.NVML_ERROR_INSUFFICIENT_SIZE:
+        _raise(err)
+    for _ in range(8):
+        req_count = c_count
+        a_clocksMHz = _Buf_new(<Py_ssize_t>req_count * 4)
+        with nogil:
+            err = cynvml.nvmlDeviceGetSupportedMemoryClocks(<cynvml.nvmlDevice_t>c_device, &c_count, <unsigned int*>a_clocksMHz.ptr)
+        if err != cynvml.NVML_ERROR_INSUFFICIENT_SIZE or c_count <= req_count:
+            break
     if err != 0:
         _raise(err)
-    return (c_count, c_clocksMHz)
+    if c_count > req_count:
+        c_count = req_count
+    return _numbers_of(a_clocksMHz.ptr, c_count, '<u4')
 
 def device_get_supported_graphics_clocks(device, memory_clock_m_hz):
     """
@@ -4004,10 +4014,7 @@ def device_get_supported_graphics_clocks(device, memory_clock_m_hz):
 
     Returns
     -------
-    count : int
-        Reference in which to provide the clocksMHz array size, and to return the number
-        of elements
-    clocks_m_hz : int
+    clocks_m_hz : Any
         Reference in which to return the clocks in MHz
 
     Raises
@@ -4033,8 +4040,7 @@ def device_get_supported_graphics_clocks(device, memory_clock_m_hz):
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_memoryClockMHz
-    cdef unsigned int c_count = <unsigned int>0
-    cdef unsigned int c_clocksMHz = <unsigned int>0
+    cdef unsigned int c_count = 0
     cdef int _p = 0
     try:
         _p = 1
@@ -4042,12 +4048,25 @@ def device_get_supported_graphics_clocks(device, memory_clock_m_hz):
         _p = 0
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_supported_graphics_clocks', ('device', 'memory_clock_m_hz'), _p) from None
+        raise _arg_error('device_get_supported_graphics_clocks', ('device', 'memory_clock_m_hz', 'count'), _p) from None
+    cdef unsigned int req_count = 0
+    cdef _Buf a_clocksMHz = None
     with nogil:
-        err = cynvml.nvmlDeviceGetSupportedGraphicsClocks(<cynvml.nvmlDevice_t>c_device, c_memoryClockMHz, &c_count, &c_clocksMHz)
+        err = cynvml.nvmlDeviceGetSupportedGraphicsClocks(<cynvml.nvmlDevice_t>c_device, c_memoryClockMHz, &c_count, NULL)
+    if err != 0 and err != cynvml.NVML_ERROR_INSUFFICIENT_SIZE:
+        _raise(err)
+    for _ in range(8):
+        req_count = c_count
+        a_clocksMHz = _Buf_new(<Py_ssize_t>req_count * 4)
+        with nogil:
+            err = cynvml.nvmlDeviceGetSupportedGraphicsClocks(<cynvml.nvmlDevice_t>c_device, c_memoryClockMHz, &c_count, <unsigned int*>a_clocksMHz.ptr)
+        if err != cynvml.NVML_ERROR_INSUFFICIENT_SIZE or c_count <= req_count:
+            break
     if err != 0:
         _raise(err)
-    return (c_count, c_clocksMHz)
+    if c_count > req_count:
+        c_count = req_count
+    return _numbers_of(a_clocksMHz.ptr, c_count, '<u4')
 
 def device_get_auto_boosted_clocks_enabled(device):
     """
@@ -7913,7 +7932,7 @@ def device_get_samples(device, type, last_seen_time_stamp):
 
     Returns
     -------
-    sample_val_type : Any
+    sample_val_type : int
         Output parameter to represent the type of sample value as described in
         nvmlSampleVal_t
     samples : Sample
@@ -7945,6 +7964,7 @@ def device_get_samples(device, type, last_seen_time_stamp):
     cdef void* c_device
     cdef long long c_type
     cdef unsigned long long c_lastSeenTimeStamp
+    cdef cynvml.nvmlValueType_t c_sampleValType = <cynvml.nvmlValueType_t>0
     cdef unsigned int c_sampleCount = 0
     cdef int _p = 0
     try:
@@ -7957,25 +7977,23 @@ def device_get_samples(device, type, last_seen_time_stamp):
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('device_get_samples', ('device', 'type', 'last_seen_time_stamp', 'sample_count'), _p) from None
     cdef unsigned int req_sampleCount = 0
-    cdef _Buf a_sampleValType = None
     cdef _Buf a_samples = None
     with nogil:
-        err = cynvml.nvmlDeviceGetSamples(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlSamplingType_t>c_type, c_lastSeenTimeStamp, NULL, &c_sampleCount, NULL)
+        err = cynvml.nvmlDeviceGetSamples(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlSamplingType_t>c_type, c_lastSeenTimeStamp, &c_sampleValType, &c_sampleCount, NULL)
     if err != 0 and err != cynvml.NVML_ERROR_INSUFFICIENT_SIZE:
         _raise(err)
     for _ in range(8):
         req_sampleCount = c_sampleCount
-        a_sampleValType = _Buf_new(<Py_ssize_t>req_sampleCount * 4)
         a_samples = _Buf_new(<Py_ssize_t>req_sampleCount * sizeof(cynvml.nvmlSample_t))
         with nogil:
-            err = cynvml.nvmlDeviceGetSamples(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlSamplingType_t>c_type, c_lastSeenTimeStamp, <cynvml.nvmlValueType_t*>a_sampleValType.ptr, &c_sampleCount, <cynvml.nvmlSample_t*>a_samples.ptr)
+            err = cynvml.nvmlDeviceGetSamples(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlSamplingType_t>c_type, c_lastSeenTimeStamp, &c_sampleValType, &c_sampleCount, <cynvml.nvmlSample_t*>a_samples.ptr)
         if err != cynvml.NVML_ERROR_INSUFFICIENT_SIZE or c_sampleCount <= req_sampleCount:
             break
     if err != 0:
         _raise(err)
     if c_sampleCount > req_sampleCount:
         c_sampleCount = req_sampleCount
-    return (_numbers_of(a_sampleValType.ptr, c_sampleCount, '<i4'), _records_of(_L.cls('Sample'), a_samples.ptr, c_sampleCount))
+    return (<long long>c_sampleValType, _records_of(_L.cls('Sample'), a_samples.ptr, c_sampleCount))
 
 def device_get_bar1_memory_info(device):
     """
@@ -9270,7 +9288,7 @@ def device_get_accounting_pids(device):
     For Kepler &tm; or newer fully supported devices.
 
     To query the number of processes under Accounting Mode, call this function with
-    `count` = 0 and pids=NULL. The return code will be NVML_ERROR_INSUFFICIENT_SIZE with
+    *count = 0 and pids=NULL. The return code will be NVML_ERROR_INSUFFICIENT_SIZE with
     an updated count value indicating the number of processes.
 
     For more details see device_get_accounting_stats.
@@ -9282,10 +9300,7 @@ def device_get_accounting_pids(device):
 
     Returns
     -------
-    count : int
-        Reference in which to provide the pids array size, and to return the number of
-        elements ready to be queried
-    pids : int
+    pids : Any
         Reference in which to return list of process ids
 
     Raises
@@ -9313,17 +9328,30 @@ def device_get_accounting_pids(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef unsigned int c_count = <unsigned int>0
-    cdef unsigned int c_pids = <unsigned int>0
+    cdef unsigned int c_count = 0
+    cdef int _p = 0
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_accounting_pids', ('device',), 0) from None
+        raise _arg_error('device_get_accounting_pids', ('device', 'count'), _p) from None
+    cdef unsigned int req_count = 0
+    cdef _Buf a_pids = None
     with nogil:
-        err = cynvml.nvmlDeviceGetAccountingPids(<cynvml.nvmlDevice_t>c_device, &c_count, &c_pids)
+        err = cynvml.nvmlDeviceGetAccountingPids(<cynvml.nvmlDevice_t>c_device, &c_count, NULL)
+    if err != 0 and err != cynvml.NVML_ERROR_INSUFFICIENT_SIZE:
+        _raise(err)
+    for _ in range(8):
+        req_count = c_count
+        a_pids = _Buf_new(<Py_ssize_t>req_count * 4)
+        with nogil:
+            err = cynvml.nvmlDeviceGetAccountingPids(<cynvml.nvmlDevice_t>c_device, &c_count, <unsigned int*>a_pids.ptr)
+        if err != cynvml.NVML_ERROR_INSUFFICIENT_SIZE or c_count <= req_count:
+            break
     if err != 0:
         _raise(err)
-    return (c_count, c_pids)
+    if c_count > req_count:
+        c_count = req_count
+    return _numbers_of(a_pids.ptr, c_count, '<u4')
 
 def device_get_accounting_buffer_size(device):
     """
@@ -9798,8 +9826,6 @@ def device_get_process_utilization(device, last_seen_time_stamp):
     utilization : ProcessUtilizationSample
         Pointer to caller-supplied buffer in which guest process utilization samples are
         returned
-    process_samples_count : int
-        Pointer to caller-supplied array size, and returns number of processes running
 
     Raises
     ------
@@ -9822,22 +9848,34 @@ def device_get_process_utilization(device, last_seen_time_stamp):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_utilization = _new_record(_L.cls('ProcessUtilizationSample'), 1)
-    cdef unsigned int c_processSamplesCount = <unsigned int>0
+    cdef unsigned int c_processSamplesCount = 0
     cdef unsigned long long c_lastSeenTimeStamp
     cdef int _p = 0
     try:
-        _p = 1
+        _p = 2
         c_lastSeenTimeStamp = last_seen_time_stamp
         _p = 0
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_process_utilization', ('device', 'last_seen_time_stamp'), _p) from None
+        raise _arg_error('device_get_process_utilization', ('device', 'process_samples_count', 'last_seen_time_stamp'), _p) from None
+    cdef unsigned int req_processSamplesCount = 0
+    cdef _Buf a_utilization = None
     with nogil:
-        err = cynvml.nvmlDeviceGetProcessUtilization(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlProcessUtilizationSample_t*>s_utilization._ptr, &c_processSamplesCount, c_lastSeenTimeStamp)
+        err = cynvml.nvmlDeviceGetProcessUtilization(<cynvml.nvmlDevice_t>c_device, NULL, &c_processSamplesCount, c_lastSeenTimeStamp)
+    if err != 0 and err != cynvml.NVML_ERROR_INSUFFICIENT_SIZE:
+        _raise(err)
+    for _ in range(8):
+        req_processSamplesCount = c_processSamplesCount
+        a_utilization = _Buf_new(<Py_ssize_t>req_processSamplesCount * sizeof(cynvml.nvmlProcessUtilizationSample_t))
+        with nogil:
+            err = cynvml.nvmlDeviceGetProcessUtilization(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlProcessUtilizationSample_t*>a_utilization.ptr, &c_processSamplesCount, c_lastSeenTimeStamp)
+        if err != cynvml.NVML_ERROR_INSUFFICIENT_SIZE or c_processSamplesCount <= req_processSamplesCount:
+            break
     if err != 0:
         _raise(err)
-    return (s_utilization, c_processSamplesCount)
+    if c_processSamplesCount > req_processSamplesCount:
+        c_processSamplesCount = req_processSamplesCount
+    return _records_of(_L.cls('ProcessUtilizationSample'), a_utilization.ptr, c_processSamplesCount)
 
 def device_get_processes_utilization_info(device, last_seen_time_stamp):
     """
@@ -16241,8 +16279,6 @@ def vgpu_instance_get_metadata(vgpu_instance):
     -------
     vgpu_metadata : VgpuMetadata
         Pointer to caller-supplied buffer into which vGPU metadata is written
-    buffer_size : int
-        Size of vgpuMetadata buffer
 
     Raises
     ------
@@ -16260,7 +16296,8 @@ def vgpu_instance_get_metadata(vgpu_instance):
     cdef cynvml.nvmlReturn_t err
     cdef unsigned int c_vgpuInstance
     cdef _Record s_vgpuMetadata = _new_record(_L.cls('VgpuMetadata'), 1)
-    cdef unsigned int c_bufferSize = <unsigned int>0
+    cdef unsigned int c_bufferSize = sizeof(cynvml.nvmlVgpuMetadata_t)
+    cdef int _p = 0
     try:
         if isinstance(vgpu_instance, _IntValue):
             c_vgpuInstance = <unsigned int>_iv(<_IntValue>vgpu_instance)
@@ -16269,12 +16306,12 @@ def vgpu_instance_get_metadata(vgpu_instance):
         else:
             c_vgpuInstance = vgpu_instance
     except (TypeError, ValueError, OverflowError):
-        raise _arg_error('vgpu_instance_get_metadata', ('vgpu_instance',), 0) from None
+        raise _arg_error('vgpu_instance_get_metadata', ('vgpu_instance', 'buffer_size'), _p) from None
     with nogil:
         err = cynvml.nvmlVgpuInstanceGetMetadata(<cynvml.nvmlVgpuInstance_t>c_vgpuInstance, <cynvml.nvmlVgpuMetadata_t*>s_vgpuMetadata._ptr, &c_bufferSize)
     if err != 0:
         _raise(err)
-    return (s_vgpuMetadata, c_bufferSize)
+    return s_vgpuMetadata
 
 def device_get_vgpu_metadata(device):
     """
@@ -16298,8 +16335,6 @@ def device_get_vgpu_metadata(device):
     -------
     pgpu_metadata : VgpuPgpuMetadata
         Pointer to caller-supplied buffer into which pgpuMetadata is written
-    buffer_size : int
-        Pointer to size of pgpuMetadata buffer
 
     Raises
     ------
@@ -16317,16 +16352,17 @@ def device_get_vgpu_metadata(device):
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_pgpuMetadata = _new_record(_L.cls('VgpuPgpuMetadata'), 1)
-    cdef unsigned int c_bufferSize = <unsigned int>0
+    cdef unsigned int c_bufferSize = sizeof(cynvml.nvmlVgpuPgpuMetadata_t)
+    cdef int _p = 0
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_vgpu_metadata', ('device',), 0) from None
+        raise _arg_error('device_get_vgpu_metadata', ('device', 'buffer_size'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceGetVgpuMetadata(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlVgpuPgpuMetadata_t*>s_pgpuMetadata._ptr, &c_bufferSize)
     if err != 0:
         _raise(err)
-    return (s_pgpuMetadata, c_bufferSize)
+    return s_pgpuMetadata
 
 def get_vgpu_compatibility(vgpu_metadata, pgpu_metadata):
     """
@@ -16772,8 +16808,6 @@ def device_get_vgpu_utilization(device, last_seen_time_stamp):
     -------
     sample_val_type : int
         Pointer to caller-supplied buffer to hold the type of returned sample values
-    vgpu_instance_samples_count : int
-        Pointer to caller-supplied array size, and returns number of vGPU instances
     utilization_samples : VgpuInstanceUtilizationSample
         Pointer to caller-supplied buffer in which vGPU utilization samples are returned
 
@@ -16799,8 +16833,7 @@ def device_get_vgpu_utilization(device, last_seen_time_stamp):
     cdef void* c_device
     cdef unsigned long long c_lastSeenTimeStamp
     cdef cynvml.nvmlValueType_t c_sampleValType = <cynvml.nvmlValueType_t>0
-    cdef unsigned int c_vgpuInstanceSamplesCount = <unsigned int>0
-    cdef _Record s_utilizationSamples = _new_record(_L.cls('VgpuInstanceUtilizationSample'), 1)
+    cdef unsigned int c_vgpuInstanceSamplesCount = 0
     cdef int _p = 0
     try:
         _p = 1
@@ -16808,12 +16841,25 @@ def device_get_vgpu_utilization(device, last_seen_time_stamp):
         _p = 0
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_vgpu_utilization', ('device', 'last_seen_time_stamp'), _p) from None
+        raise _arg_error('device_get_vgpu_utilization', ('device', 'last_seen_time_stamp', 'vgpu_instance_samples_count'), _p) from None
+    cdef unsigned int req_vgpuInstanceSamplesCount = 0
+    cdef _Buf a_utilizationSamples = None
     with nogil:
-        err = cynvml.nvmlDeviceGetVgpuUtilization(<cynvml.nvmlDevice_t>c_device, c_lastSeenTimeStamp, &c_sampleValType, &c_vgpuInstanceSamplesCount, <cynvml.nvmlVgpuInstanceUtilizationSample_t*>s_utilizationSamples._ptr)
+        err = cynvml.nvmlDeviceGetVgpuUtilization(<cynvml.nvmlDevice_t>c_device, c_lastSeenTimeStamp, &c_sampleValType, &c_vgpuInstanceSamplesCount, NULL)
+    if err != 0 and err != cynvml.NVML_ERROR_INSUFFICIENT_SIZE:
+        _raise(err)
+    for _ in range(8):
+        req_vgpuInstanceSamplesCount = c_vgpuInstanceSamplesCount
+        a_utilizationSamples = _Buf_new(<Py_ssize_t>req_vgpuInstanceSamplesCount * sizeof(cynvml.nvmlVgpuInstanceUtilizationSample_t))
+        with nogil:
+            err = cynvml.nvmlDeviceGetVgpuUtilization(<cynvml.nvmlDevice_t>c_device, c_lastSeenTimeStamp, &c_sampleValType, &c_vgpuInstanceSamplesCount, <cynvml.nvmlVgpuInstanceUtilizationSample_t*>a_utilizationSamples.ptr)
+        if err != cynvml.NVML_ERROR_INSUFFICIENT_SIZE or c_vgpuInstanceSamplesCount <= req_vgpuInstanceSamplesCount:
+            break
     if err != 0:
         _raise(err)
-    return (<long long>c_sampleValType, c_vgpuInstanceSamplesCount, s_utilizationSamples)
+    if c_vgpuInstanceSamplesCount > req_vgpuInstanceSamplesCount:
+        c_vgpuInstanceSamplesCount = req_vgpuInstanceSamplesCount
+    return (<long long>c_sampleValType, _records_of(_L.cls('VgpuInstanceUtilizationSample'), a_utilizationSamples.ptr, c_vgpuInstanceSamplesCount))
 
 def device_get_vgpu_instances_utilization_info(device):
     """
@@ -16943,9 +16989,6 @@ def device_get_vgpu_process_utilization(device, last_seen_time_stamp):
 
     Returns
     -------
-    vgpu_process_samples_count : int
-        Pointer to caller-supplied array size, and returns number of processes running
-        on vGPU instances
     utilization_samples : VgpuProcessUtilizationSample
         Pointer to caller-supplied buffer in which vGPU sub process utilization samples
         are returned
@@ -16970,8 +17013,7 @@ def device_get_vgpu_process_utilization(device, last_seen_time_stamp):
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned long long c_lastSeenTimeStamp
-    cdef unsigned int c_vgpuProcessSamplesCount = <unsigned int>0
-    cdef _Record s_utilizationSamples = _new_record(_L.cls('VgpuProcessUtilizationSample'), 1)
+    cdef unsigned int c_vgpuProcessSamplesCount = 0
     cdef int _p = 0
     try:
         _p = 1
@@ -16979,12 +17021,25 @@ def device_get_vgpu_process_utilization(device, last_seen_time_stamp):
         _p = 0
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_vgpu_process_utilization', ('device', 'last_seen_time_stamp'), _p) from None
+        raise _arg_error('device_get_vgpu_process_utilization', ('device', 'last_seen_time_stamp', 'vgpu_process_samples_count'), _p) from None
+    cdef unsigned int req_vgpuProcessSamplesCount = 0
+    cdef _Buf a_utilizationSamples = None
     with nogil:
-        err = cynvml.nvmlDeviceGetVgpuProcessUtilization(<cynvml.nvmlDevice_t>c_device, c_lastSeenTimeStamp, &c_vgpuProcessSamplesCount, <cynvml.nvmlVgpuProcessUtilizationSample_t*>s_utilizationSamples._ptr)
+        err = cynvml.nvmlDeviceGetVgpuProcessUtilization(<cynvml.nvmlDevice_t>c_device, c_lastSeenTimeStamp, &c_vgpuProcessSamplesCount, NULL)
+    if err != 0 and err != cynvml.NVML_ERROR_INSUFFICIENT_SIZE:
+        _raise(err)
+    for _ in range(8):
+        req_vgpuProcessSamplesCount = c_vgpuProcessSamplesCount
+        a_utilizationSamples = _Buf_new(<Py_ssize_t>req_vgpuProcessSamplesCount * sizeof(cynvml.nvmlVgpuProcessUtilizationSample_t))
+        with nogil:
+            err = cynvml.nvmlDeviceGetVgpuProcessUtilization(<cynvml.nvmlDevice_t>c_device, c_lastSeenTimeStamp, &c_vgpuProcessSamplesCount, <cynvml.nvmlVgpuProcessUtilizationSample_t*>a_utilizationSamples.ptr)
+        if err != cynvml.NVML_ERROR_INSUFFICIENT_SIZE or c_vgpuProcessSamplesCount <= req_vgpuProcessSamplesCount:
+            break
     if err != 0:
         _raise(err)
-    return (c_vgpuProcessSamplesCount, s_utilizationSamples)
+    if c_vgpuProcessSamplesCount > req_vgpuProcessSamplesCount:
+        c_vgpuProcessSamplesCount = req_vgpuProcessSamplesCount
+    return _records_of(_L.cls('VgpuProcessUtilizationSample'), a_utilizationSamples.ptr, c_vgpuProcessSamplesCount)
 
 def device_get_vgpu_processes_utilization_info(device, last_seen_time_stamp):
     """
@@ -17134,7 +17189,7 @@ def vgpu_instance_get_accounting_pids(vgpu_instance):
     For Maxwell &tm; or newer fully supported devices.
 
     To just query the maximum number of processes that can be queried, call this
-    function with `count` = 0 and pids=NULL. The return code will be
+    function with *count = 0 and pids=NULL. The return code will be
     NVML_ERROR_INSUFFICIENT_SIZE, or NVML_SUCCESS if list is empty.
 
     For more details see vgpu_instance_get_accounting_stats.
@@ -17146,10 +17201,7 @@ def vgpu_instance_get_accounting_pids(vgpu_instance):
 
     Returns
     -------
-    count : int
-        Reference in which to provide the pids array size, and to return the number of
-        elements ready to be queried
-    pids : int
+    pids : Any
         Reference in which to return list of process ids
 
     Raises
@@ -17178,8 +17230,8 @@ def vgpu_instance_get_accounting_pids(vgpu_instance):
     """
     cdef cynvml.nvmlReturn_t err
     cdef unsigned int c_vgpuInstance
-    cdef unsigned int c_count = <unsigned int>0
-    cdef unsigned int c_pids = <unsigned int>0
+    cdef unsigned int c_count = 0
+    cdef int _p = 0
     try:
         if isinstance(vgpu_instance, _IntValue):
             c_vgpuInstance = <unsigned int>_iv(<_IntValue>vgpu_instance)
@@ -17188,12 +17240,25 @@ def vgpu_instance_get_accounting_pids(vgpu_instance):
         else:
             c_vgpuInstance = vgpu_instance
     except (TypeError, ValueError, OverflowError):
-        raise _arg_error('vgpu_instance_get_accounting_pids', ('vgpu_instance',), 0) from None
+        raise _arg_error('vgpu_instance_get_accounting_pids', ('vgpu_instance', 'count'), _p) from None
+    cdef unsigned int req_count = 0
+    cdef _Buf a_pids = None
     with nogil:
-        err = cynvml.nvmlVgpuInstanceGetAccountingPids(<cynvml.nvmlVgpuInstance_t>c_vgpuInstance, &c_count, &c_pids)
+        err = cynvml.nvmlVgpuInstanceGetAccountingPids(<cynvml.nvmlVgpuInstance_t>c_vgpuInstance, &c_count, NULL)
+    if err != 0 and err != cynvml.NVML_ERROR_INSUFFICIENT_SIZE:
+        _raise(err)
+    for _ in range(8):
+        req_count = c_count
+        a_pids = _Buf_new(<Py_ssize_t>req_count * 4)
+        with nogil:
+            err = cynvml.nvmlVgpuInstanceGetAccountingPids(<cynvml.nvmlVgpuInstance_t>c_vgpuInstance, &c_count, <unsigned int*>a_pids.ptr)
+        if err != cynvml.NVML_ERROR_INSUFFICIENT_SIZE or c_count <= req_count:
+            break
     if err != 0:
         _raise(err)
-    return (c_count, c_pids)
+    if c_count > req_count:
+        c_count = req_count
+    return _numbers_of(a_pids.ptr, c_count, '<u4')
 
 def vgpu_instance_get_accounting_stats(vgpu_instance, pid):
     """
@@ -17825,8 +17890,6 @@ def device_get_gpu_instance_possible_placements_v2(device, profile_id):
         Returns placements allowed for the profile. Can be NULL to discover number of
         allowed placements for this profile. If non-NULL must be large enough to
         accommodate the placements supported by the profile.
-    count : int
-        Returns number of allowed placemenets for the profile.
 
     Raises
     ------
@@ -17844,8 +17907,7 @@ def device_get_gpu_instance_possible_placements_v2(device, profile_id):
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_profileId
-    cdef _Record s_placements = _new_record(_L.cls('GpuInstancePlacement'), 1)
-    cdef unsigned int c_count = <unsigned int>0
+    cdef unsigned int c_count = 0
     cdef int _p = 0
     try:
         _p = 1
@@ -17853,12 +17915,25 @@ def device_get_gpu_instance_possible_placements_v2(device, profile_id):
         _p = 0
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_gpu_instance_possible_placements_v2', ('device', 'profile_id'), _p) from None
+        raise _arg_error('device_get_gpu_instance_possible_placements_v2', ('device', 'profile_id', 'count'), _p) from None
+    cdef unsigned int req_count = 0
+    cdef _Buf a_placements = None
     with nogil:
-        err = cynvml.nvmlDeviceGetGpuInstancePossiblePlacements_v2(<cynvml.nvmlDevice_t>c_device, c_profileId, <cynvml.nvmlGpuInstancePlacement_t*>s_placements._ptr, &c_count)
+        err = cynvml.nvmlDeviceGetGpuInstancePossiblePlacements_v2(<cynvml.nvmlDevice_t>c_device, c_profileId, NULL, &c_count)
+    if err != 0 and err != cynvml.NVML_ERROR_INSUFFICIENT_SIZE:
+        _raise(err)
+    for _ in range(8):
+        req_count = c_count
+        a_placements = _Buf_new(<Py_ssize_t>req_count * sizeof(cynvml.nvmlGpuInstancePlacement_t))
+        with nogil:
+            err = cynvml.nvmlDeviceGetGpuInstancePossiblePlacements_v2(<cynvml.nvmlDevice_t>c_device, c_profileId, <cynvml.nvmlGpuInstancePlacement_t*>a_placements.ptr, &c_count)
+        if err != cynvml.NVML_ERROR_INSUFFICIENT_SIZE or c_count <= req_count:
+            break
     if err != 0:
         _raise(err)
-    return (s_placements, c_count)
+    if c_count > req_count:
+        c_count = req_count
+    return _records_of(_L.cls('GpuInstancePlacement'), a_placements.ptr, c_count)
 
 def device_get_gpu_instance_remaining_capacity(device, profile_id):
     """
@@ -18443,8 +18518,6 @@ def gpu_instance_get_compute_instance_possible_placements(gpu_instance, profile_
         Returns placements allowed for the profile. Can be NULL to discover number of
         allowed placements for this profile. If non-NULL must be large enough to
         accommodate the placements supported by the profile.
-    count : int
-        Returns number of allowed placemenets for the profile.
 
     Raises
     ------
@@ -18462,8 +18535,7 @@ def gpu_instance_get_compute_instance_possible_placements(gpu_instance, profile_
     cdef cynvml.nvmlReturn_t err
     cdef void* c_gpuInstance
     cdef unsigned int c_profileId
-    cdef _Record s_placements = _new_record(_L.cls('ComputeInstancePlacement'), 1)
-    cdef unsigned int c_count = <unsigned int>0
+    cdef unsigned int c_count = 0
     cdef int _p = 0
     try:
         _p = 1
@@ -18471,12 +18543,25 @@ def gpu_instance_get_compute_instance_possible_placements(gpu_instance, profile_
         _p = 0
         _hptr(gpu_instance, &c_gpuInstance)
     except (TypeError, ValueError, OverflowError):
-        raise _arg_error('gpu_instance_get_compute_instance_possible_placements', ('gpu_instance', 'profile_id'), _p) from None
+        raise _arg_error('gpu_instance_get_compute_instance_possible_placements', ('gpu_instance', 'profile_id', 'count'), _p) from None
+    cdef unsigned int req_count = 0
+    cdef _Buf a_placements = None
     with nogil:
-        err = cynvml.nvmlGpuInstanceGetComputeInstancePossiblePlacements(<cynvml.nvmlGpuInstance_t>c_gpuInstance, c_profileId, <cynvml.nvmlComputeInstancePlacement_t*>s_placements._ptr, &c_count)
+        err = cynvml.nvmlGpuInstanceGetComputeInstancePossiblePlacements(<cynvml.nvmlGpuInstance_t>c_gpuInstance, c_profileId, NULL, &c_count)
+    if err != 0 and err != cynvml.NVML_ERROR_INSUFFICIENT_SIZE:
+        _raise(err)
+    for _ in range(8):
+        req_count = c_count
+        a_placements = _Buf_new(<Py_ssize_t>req_count * sizeof(cynvml.nvmlComputeInstancePlacement_t))
+        with nogil:
+            err = cynvml.nvmlGpuInstanceGetComputeInstancePossiblePlacements(<cynvml.nvmlGpuInstance_t>c_gpuInstance, c_profileId, <cynvml.nvmlComputeInstancePlacement_t*>a_placements.ptr, &c_count)
+        if err != cynvml.NVML_ERROR_INSUFFICIENT_SIZE or c_count <= req_count:
+            break
     if err != 0:
         _raise(err)
-    return (s_placements, c_count)
+    if c_count > req_count:
+        c_count = req_count
+    return _records_of(_L.cls('ComputeInstancePlacement'), a_placements.ptr, c_count)
 
 def gpu_instance_create_compute_instance(gpu_instance, profile_id):
     """

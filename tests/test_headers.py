@@ -187,13 +187,17 @@ def test_real_pins_have_the_crt_and_nvvm_sources():
     by_project = {w["project"]: w for w in pins["wheels"]}
     assert set(by_project) == {"nvidia-cuda-runtime-cu12", "nvidia-cuda-nvrtc-cu12",
                                "nvidia-nvjitlink-cu12", "nvidia-cuda-nvcc-cu12",
-                               "nvidia-cufile-cu12", "nvidia-nvfatbin-cu12", "nvidia-nvml-dev-cu12"}
+                               "nvidia-cufile-cu12", "nvidia-nvfatbin-cu12", "nvidia-nvml-dev"}
     assert by_project["nvidia-cuda-nvcc-cu12"]["include"] == CU12_NVCC_INC
     assert by_project["nvidia-cuda-runtime-cu12"]["include"] == [CU12_RUNTIME_INC]
     assert by_project["nvidia-cufile-cu12"]["include"] == ["nvidia/cufile/include"]
     assert not any("completes" in w for w in pins["wheels"] if w["project"].startswith("nvidia-cuda"))
     assert {w["version"].rsplit(".", 1)[0] for w in pins["wheels"]
-            if w["project"] != "nvidia-cufile-cu12"} == {"12.9"}
+            if w["project"] not in ("nvidia-cufile-cu12", "nvidia-nvml-dev")} == {"12.9"}
+    # NVML 13.4's nvml.h, whose API NVIDIA's 12.9.x nvml module binds (NVML comes with the
+    # driver): header only, so no extra installs it
+    nvml = by_project["nvidia-nvml-dev"]
+    assert nvml["version"].startswith("13.4.") and nvml["header_only"] and nvml["include"] == ["nvidia/cu13/include"]
 
 
 @pytest.mark.parametrize("version", ["12.9", "13.0", "13.5"])

@@ -16,6 +16,7 @@ SYMBOLS = (
     ('nvFatbinSize', 0, '', 0, 'nvFatbinSize'),
     ('nvFatbinGet', 0, '', 0, 'nvFatbinGet'),
     ('nvFatbinVersion', 0, '', 0, 'nvFatbinVersion'),
+    ('nvFatbinAddTileIR', 0, '', 0, 'nvFatbinAddTileIR'),
 )
 
 

@@ -31,7 +31,7 @@ cdef extern from "nvFatbin.h" nogil:
 
 
 cdef enum:
-    _CB_NUM_FUNCTIONS = 11
+    _CB_NUM_FUNCTIONS = 12
 cdef const char* nvFatbinGetErrorString(nvFatbinResult result) except? NULL nogil
 cdef nvFatbinResult nvFatbinCreate(nvFatbinHandle* handle_indirect, const char** options, size_t optionsCount) except ?<nvFatbinResult>-42 nogil
 cdef nvFatbinResult nvFatbinDestroy(nvFatbinHandle* handle_indirect) except ?<nvFatbinResult>-42 nogil
@@ -43,3 +43,4 @@ cdef nvFatbinResult nvFatbinAddReloc(nvFatbinHandle handle, const void* code, si
 cdef nvFatbinResult nvFatbinSize(nvFatbinHandle handle, size_t* size) except ?<nvFatbinResult>-42 nogil
 cdef nvFatbinResult nvFatbinGet(nvFatbinHandle handle, void* buffer) except ?<nvFatbinResult>-42 nogil
 cdef nvFatbinResult nvFatbinVersion(unsigned int* major, unsigned int* minor) except ?<nvFatbinResult>-42 nogil
+cdef nvFatbinResult nvFatbinAddTileIR(nvFatbinHandle handle, const void* code, size_t size, const char* identifier, const char* optionsCmdLine) except ?<nvFatbinResult>-42 nogil

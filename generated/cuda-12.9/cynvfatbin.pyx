@@ -2,7 +2,7 @@
 
 # cython: language_level=3
 
-cdef void* _slots[11]
+cdef void* _slots[12]
 
 cdef object _symbol(int i):
     from cuda.bindings._symbols_nvfatbin import _symbol
@@ -100,3 +100,8 @@ cdef nvFatbinResult nvFatbinVersion(unsigned int* major, unsigned int* minor) ex
     if _slots[10] == NULL and _resolve(10):
         return NVFATBIN_ERROR_INTERNAL
     return (<nvFatbinResult (*)(unsigned int*, unsigned int*) noexcept nogil>_slots[10])(major, minor)
+
+cdef nvFatbinResult nvFatbinAddTileIR(nvFatbinHandle handle, const void* code, size_t size, const char* identifier, const char* optionsCmdLine) except ?<nvFatbinResult>-42 nogil:
+    if _slots[11] == NULL and _resolve(11):
+        return NVFATBIN_ERROR_INTERNAL
+    return (<nvFatbinResult (*)(nvFatbinHandle, const void*, size_t, const char*, const char*) noexcept nogil>_slots[11])(handle, code, size, identifier, optionsCmdLine)

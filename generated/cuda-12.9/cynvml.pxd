@@ -37,6 +37,7 @@ cdef extern from "nvml.h" nogil:
     cdef struct nvmlGpuInstanceProfileInfo_st
     cdef struct nvmlGpuInstanceProfileInfo_v2_st
     cdef struct nvmlGpuInstanceProfileInfo_v3_st
+    cdef struct nvmlGpuOperationalEventConfig_v1_st
     cdef struct nvmlGridLicensableFeature_st
     cdef struct nvmlGridLicensableFeatures_st
     cdef struct nvmlGridLicenseExpiry_st
@@ -51,6 +52,7 @@ cdef extern from "nvml.h" nogil:
     cdef struct nvmlProcessInfo_v1_st
     cdef struct nvmlProcessInfo_v2_st
     cdef struct nvmlProcessUtilizationSample_st
+    cdef struct nvmlRemappedRowsInfo_v2_t
     cdef struct nvmlRowRemapperHistogramValues_st
     cdef struct nvmlSample_st
     cdef struct nvmlUnitFanInfo_st
@@ -80,6 +82,16 @@ cdef extern from "nvml.h" nogil:
     cdef struct nvmlComputeInstance_st
     cdef struct nvmlGpmSample_st
 
+    ctypedef enum nvmlProcessMode_t:
+        NVML_PROCESS_MODE_COMPUTE
+        NVML_PROCESS_MODE_GRAPHICS
+        NVML_PROCESS_MODE_MPS
+        NVML_PROCESS_MODE_ALL
+        NVML_PROCESS_MODE_MAX
+    ctypedef enum nvmlDeviceAddressingModeType_t:
+        NVML_DEVICE_ADDRESSING_MODE_NONE
+        NVML_DEVICE_ADDRESSING_MODE_HMM
+        NVML_DEVICE_ADDRESSING_MODE_ATS
     ctypedef enum nvmlBridgeChipType_t:
         NVML_BRIDGE_CHIP_PLX
         NVML_BRIDGE_CHIP_BRO4
@@ -247,6 +259,9 @@ cdef extern from "nvml.h" nogil:
         NVML_BRAND_NVIDIA
         NVML_BRAND_GEFORCE_RTX
         NVML_BRAND_TITAN_RTX
+        NVML_BRAND_NVIDIA_DLA
+        NVML_BRAND_NVIDIA_VGAMEDEV
+        NVML_BRAND_NVIDIA_NPU
         NVML_BRAND_COUNT
     ctypedef enum nvmlTemperatureThresholds_t:
         NVML_TEMPERATURE_THRESHOLD_SHUTDOWN
@@ -260,6 +275,7 @@ cdef extern from "nvml.h" nogil:
         NVML_TEMPERATURE_THRESHOLD_COUNT
     ctypedef enum nvmlTemperatureSensors_t:
         NVML_TEMPERATURE_GPU
+        NVML_TEMPERATURE_GPU_MAX
         NVML_TEMPERATURE_COUNT
     ctypedef enum nvmlComputeMode_t:
         NVML_COMPUTEMODE_DEFAULT
@@ -271,15 +287,6 @@ cdef extern from "nvml.h" nogil:
         NVML_MEMORY_ERROR_TYPE_CORRECTED
         NVML_MEMORY_ERROR_TYPE_UNCORRECTED
         NVML_MEMORY_ERROR_TYPE_COUNT
-    ctypedef enum nvmlNvlinkVersion_t:
-        NVML_NVLINK_VERSION_INVALID
-        NVML_NVLINK_VERSION_1_0
-        NVML_NVLINK_VERSION_2_0
-        NVML_NVLINK_VERSION_2_2
-        NVML_NVLINK_VERSION_3_0
-        NVML_NVLINK_VERSION_3_1
-        NVML_NVLINK_VERSION_4_0
-        NVML_NVLINK_VERSION_5_0
     ctypedef enum nvmlEccCounterType_t:
         NVML_VOLATILE_ECC
         NVML_AGGREGATE_ECC
@@ -359,6 +366,7 @@ cdef extern from "nvml.h" nogil:
         NVML_ERROR_NOT_READY
         NVML_ERROR_GPU_NOT_FOUND
         NVML_ERROR_INVALID_STATE
+        NVML_ERROR_RESET_TYPE_NOT_SUPPORTED
         NVML_ERROR_UNKNOWN
     ctypedef enum nvmlMemoryLocation_t:
         NVML_MEMORY_LOCATION_L1_CACHE
@@ -406,6 +414,7 @@ cdef extern from "nvml.h" nogil:
         NVML_GRID_LICENSE_FEATURE_CODE_VWORKSTATION
         NVML_GRID_LICENSE_FEATURE_CODE_GAMING
         NVML_GRID_LICENSE_FEATURE_CODE_COMPUTE
+        NVML_GRID_LICENSE_FEATURE_CODE_VGAMEDEV
     ctypedef enum nvmlVgpuCapability_t:
         NVML_VGPU_CAP_NVLINK_P2P
         NVML_VGPU_CAP_GPUDIRECT
@@ -437,12 +446,34 @@ cdef extern from "nvml.h" nogil:
         NVML_GPU_RECOVERY_ACTION_NODE_REBOOT
         NVML_GPU_RECOVERY_ACTION_DRAIN_P2P
         NVML_GPU_RECOVERY_ACTION_DRAIN_AND_RESET
+        NVML_GPU_RECOVERY_ACTION_RECOVER_IMEX_DOMAIN
+        NVML_GPU_RECOVERY_ACTION_BUS_RESET
+        NVML_GPU_RECOVERY_ACTION_SYSTEM_REBOOT
     ctypedef enum nvmlFanState_t:
         NVML_FAN_NORMAL
         NVML_FAN_FAILED
     ctypedef enum nvmlLedColor_t:
         NVML_LED_COLOR_GREEN
         NVML_LED_COLOR_AMBER
+    ctypedef enum nvmlGpuOperationalEventLogLevel_t:
+        NVML_GPU_OPERATIONAL_EVENT_LOG_LEVEL_ALL
+        NVML_GPU_OPERATIONAL_EVENT_LOG_LEVEL_TELEMETRY
+        NVML_GPU_OPERATIONAL_EVENT_LOG_LEVEL_DIAG
+        NVML_GPU_OPERATIONAL_EVENT_LOG_LEVEL_NOTICE
+        NVML_GPU_OPERATIONAL_EVENT_LOG_LEVEL_WARNING
+        NVML_GPU_OPERATIONAL_EVENT_LOG_LEVEL_ERROR
+    ctypedef enum nvmlOperationalEventSeverity_t:
+        NVML_OPERATIONAL_EVENT_SEVERITY_ALL
+        NVML_OPERATIONAL_EVENT_SEVERITY_INFORMATIONAL
+        NVML_OPERATIONAL_EVENT_SEVERITY_CORRECTED
+        NVML_OPERATIONAL_EVENT_SEVERITY_RECOVERABLE
+        NVML_OPERATIONAL_EVENT_SEVERITY_FATAL
+    ctypedef enum nvmlEventDataType_t:
+        NVML_EVENT_DATA_TYPE_NVML_EVENT
+        NVML_EVENT_DATA_TYPE_GPU_OPERATIONAL_EVENT
+    ctypedef enum nvmlGpuOperationalEventContextType_t:
+        NVML_GPU_OPERATIONAL_EVENT_CONTEXT_TYPE_UNKNOWN
+        NVML_GPU_OPERATIONAL_EVENT_CONTEXT_TYPE_LEGACY_XID
     ctypedef enum nvmlEncoderType_t:
         NVML_ENCODER_QUERY_H264
         NVML_ENCODER_QUERY_HEVC
@@ -460,10 +491,26 @@ cdef extern from "nvml.h" nogil:
     ctypedef enum nvmlPcieLinkState_t:
         NVML_PCIE_LINK_KEEP
         NVML_PCIE_LINK_SHUT_DOWN
+    ctypedef enum nvmlCPERType_t:
+        NVML_CPER_ACCESS_TYPE_GPU
     ctypedef enum nvmlClockLimitId_t:
         NVML_CLOCK_LIMIT_ID_RANGE_START
         NVML_CLOCK_LIMIT_ID_TDP
         NVML_CLOCK_LIMIT_ID_UNLIMITED
+    ctypedef enum nvmlNvlinkVersion_t:
+        NVML_NVLINK_VERSION_INVALID
+        NVML_NVLINK_VERSION_1_0
+        NVML_NVLINK_VERSION_2_0
+        NVML_NVLINK_VERSION_2_2
+        NVML_NVLINK_VERSION_3_0
+        NVML_NVLINK_VERSION_3_1
+        NVML_NVLINK_VERSION_4_0
+        NVML_NVLINK_VERSION_5_0
+        NVML_NVLINK_VERSION_6_0
+    ctypedef enum nvmlNvlinkTelemetrySampleType_t:
+        NVML_NVLINK_TELEMETRY_SAMPLE_TYPE_THROUGHPUT_RAW_TX
+        NVML_NVLINK_TELEMETRY_SAMPLE_TYPE_THROUGHPUT_RAW_RX
+        NVML_NVLINK_TELEMETRY_SAMPLE_TYPE_COUNT
     ctypedef enum nvmlVgpuVmCompatibility_t:
         NVML_VGPU_VM_COMPATIBILITY_NONE
         NVML_VGPU_VM_COMPATIBILITY_COLD
@@ -476,6 +523,30 @@ cdef extern from "nvml.h" nogil:
         NVML_VGPU_COMPATIBILITY_LIMIT_GUEST_DRIVER
         NVML_VGPU_COMPATIBILITY_LIMIT_GPU
         NVML_VGPU_COMPATIBILITY_LIMIT_OTHER
+    ctypedef enum nvmlPRMCounterId_t:
+        NVML_PRM_COUNTER_ID_NONE
+        NVML_PRM_COUNTER_ID_PPCNT_PHYSICAL_LAYER_CTRS_LINK_DOWN_EVENTS
+        NVML_PRM_COUNTER_ID_PPCNT_PHYSICAL_LAYER_CTRS_SUCCESSFUL_RECOVERY_EVENTS
+        NVML_PRM_COUNTER_ID_PPCNT_RECOVERY_CTRS_TOTAL_SUCCESSFUL_RECOVERY_EVENTS
+        NVML_PRM_COUNTER_ID_PPCNT_RECOVERY_CTRS_TIME_SINCE_LAST_RECOVERY
+        NVML_PRM_COUNTER_ID_PPCNT_RECOVERY_CTRS_TIME_BETWEEN_LAST_TWO_RECOVERIES
+        NVML_PRM_COUNTER_ID_PPCNT_RECOVERY_CTRS_TIME_IN_LAST_HOST_SERDES_FEQ_RECOVERY
+        NVML_PRM_COUNTER_ID_PPCNT_RECOVERY_CTRS_TOTAL_TIME_IN_HOST_SERDES_FEQ_RECOVERY
+        NVML_PRM_COUNTER_ID_PPCNT_RECOVERY_CTRS_TOTAL_HOST_SERDES_FEQ_RECOVERY_COUNT
+        NVML_PRM_COUNTER_ID_PPCNT_RECOVERY_CTRS_TOTAL_HOST_SERDES_FEQ_SUCCESSFUL_RECOVERY_COUNT
+        NVML_PRM_COUNTER_ID_PPCNT_RECOVERY_CTRS_LAST_HOST_SERDES_FEQ_ATTEMPTS_COUNT
+        NVML_PRM_COUNTER_ID_PPCNT_RECOVERY_CTRS_LAST_SUCCESSFUL_RECOVERY_STEP_ATTEMPTS
+        NVML_PRM_COUNTER_ID_PPCNT_RECOVERY_CTRS_LAST_SUCCESSFUL_RECOVERY_TIME
+        NVML_PRM_COUNTER_ID_PPCNT_RECOVERY_CTRS_TOTAL_SUCCESSFUL_RECOVERY_TIME
+        NVML_PRM_COUNTER_ID_PPCNT_PORTCOUNTERS_PORT_XMIT_WAIT
+        NVML_PRM_COUNTER_ID_PPCNT_PLR_RCV_CODES
+        NVML_PRM_COUNTER_ID_PPCNT_PLR_RCV_CODE_ERR
+        NVML_PRM_COUNTER_ID_PPCNT_PLR_RCV_UNCORRECTABLE_CODE
+        NVML_PRM_COUNTER_ID_PPCNT_PLR_XMIT_CODES
+        NVML_PRM_COUNTER_ID_PPCNT_PLR_XMIT_RETRY_CODES
+        NVML_PRM_COUNTER_ID_PPCNT_PLR_XMIT_RETRY_EVENTS
+        NVML_PRM_COUNTER_ID_PPCNT_PLR_SYNC_EVENTS
+        NVML_PRM_COUNTER_ID_PPRM_OPER_RECOVERY
     ctypedef enum nvmlGpmMetricId_t:
         NVML_GPM_METRIC_GRAPHICS_UTIL
         NVML_GPM_METRIC_SM_UTIL
@@ -484,6 +555,7 @@ cdef extern from "nvml.h" nogil:
         NVML_GPM_METRIC_ANY_TENSOR_UTIL
         NVML_GPM_METRIC_DFMA_TENSOR_UTIL
         NVML_GPM_METRIC_HMMA_TENSOR_UTIL
+        NVML_GPM_METRIC_DMMA_TENSOR_UTIL
         NVML_GPM_METRIC_IMMA_TENSOR_UTIL
         NVML_GPM_METRIC_DRAM_BW_UTIL
         NVML_GPM_METRIC_FP64_UTIL
@@ -657,6 +729,271 @@ cdef extern from "nvml.h" nogil:
         NVML_GPM_METRIC_GR7_CTXSW_REQUESTS
         NVML_GPM_METRIC_GR7_CTXSW_CYCLES_PER_REQ
         NVML_GPM_METRIC_GR7_CTXSW_ACTIVE_PCT
+        NVML_GPM_METRIC_NVLINK_L18_RX_PER_SEC
+        NVML_GPM_METRIC_NVLINK_L18_TX_PER_SEC
+        NVML_GPM_METRIC_NVLINK_L19_RX_PER_SEC
+        NVML_GPM_METRIC_NVLINK_L19_TX_PER_SEC
+        NVML_GPM_METRIC_NVLINK_L20_RX_PER_SEC
+        NVML_GPM_METRIC_NVLINK_L20_TX_PER_SEC
+        NVML_GPM_METRIC_NVLINK_L21_RX_PER_SEC
+        NVML_GPM_METRIC_NVLINK_L21_TX_PER_SEC
+        NVML_GPM_METRIC_NVLINK_L22_RX_PER_SEC
+        NVML_GPM_METRIC_NVLINK_L22_TX_PER_SEC
+        NVML_GPM_METRIC_NVLINK_L23_RX_PER_SEC
+        NVML_GPM_METRIC_NVLINK_L23_TX_PER_SEC
+        NVML_GPM_METRIC_NVLINK_L24_RX_PER_SEC
+        NVML_GPM_METRIC_NVLINK_L24_TX_PER_SEC
+        NVML_GPM_METRIC_NVLINK_L25_RX_PER_SEC
+        NVML_GPM_METRIC_NVLINK_L25_TX_PER_SEC
+        NVML_GPM_METRIC_NVLINK_L26_RX_PER_SEC
+        NVML_GPM_METRIC_NVLINK_L26_TX_PER_SEC
+        NVML_GPM_METRIC_NVLINK_L27_RX_PER_SEC
+        NVML_GPM_METRIC_NVLINK_L27_TX_PER_SEC
+        NVML_GPM_METRIC_NVLINK_L28_RX_PER_SEC
+        NVML_GPM_METRIC_NVLINK_L28_TX_PER_SEC
+        NVML_GPM_METRIC_NVLINK_L29_RX_PER_SEC
+        NVML_GPM_METRIC_NVLINK_L29_TX_PER_SEC
+        NVML_GPM_METRIC_NVLINK_L30_RX_PER_SEC
+        NVML_GPM_METRIC_NVLINK_L30_TX_PER_SEC
+        NVML_GPM_METRIC_NVLINK_L31_RX_PER_SEC
+        NVML_GPM_METRIC_NVLINK_L31_TX_PER_SEC
+        NVML_GPM_METRIC_NVLINK_L32_RX_PER_SEC
+        NVML_GPM_METRIC_NVLINK_L32_TX_PER_SEC
+        NVML_GPM_METRIC_NVLINK_L33_RX_PER_SEC
+        NVML_GPM_METRIC_NVLINK_L33_TX_PER_SEC
+        NVML_GPM_METRIC_NVLINK_L34_RX_PER_SEC
+        NVML_GPM_METRIC_NVLINK_L34_TX_PER_SEC
+        NVML_GPM_METRIC_NVLINK_L35_RX_PER_SEC
+        NVML_GPM_METRIC_NVLINK_L35_TX_PER_SEC
+        NVML_GPM_METRIC_SM_CYCLES_ELAPSED
+        NVML_GPM_METRIC_SM_CYCLES_ACTIVE
+        NVML_GPM_METRIC_MMA_CYCLES_ACTIVE
+        NVML_GPM_METRIC_DMMA_CYCLES_ACTIVE
+        NVML_GPM_METRIC_HMMA_CYCLES_ACTIVE
+        NVML_GPM_METRIC_IMMA_CYCLES_ACTIVE
+        NVML_GPM_METRIC_DFMA_CYCLES_ACTIVE
+        NVML_GPM_METRIC_PCIE_TX
+        NVML_GPM_METRIC_PCIE_RX
+        NVML_GPM_METRIC_INTEGER_CYCLES_ACTIVE
+        NVML_GPM_METRIC_FP64_CYCLES_ACTIVE
+        NVML_GPM_METRIC_FP32_CYCLES_ACTIVE
+        NVML_GPM_METRIC_FP16_CYCLES_ACTIVE
+        NVML_GPM_METRIC_NVLINK_L0_RX
+        NVML_GPM_METRIC_NVLINK_L0_TX
+        NVML_GPM_METRIC_NVLINK_L1_RX
+        NVML_GPM_METRIC_NVLINK_L1_TX
+        NVML_GPM_METRIC_NVLINK_L2_RX
+        NVML_GPM_METRIC_NVLINK_L2_TX
+        NVML_GPM_METRIC_NVLINK_L3_RX
+        NVML_GPM_METRIC_NVLINK_L3_TX
+        NVML_GPM_METRIC_NVLINK_L4_RX
+        NVML_GPM_METRIC_NVLINK_L4_TX
+        NVML_GPM_METRIC_NVLINK_L5_RX
+        NVML_GPM_METRIC_NVLINK_L5_TX
+        NVML_GPM_METRIC_NVLINK_L6_RX
+        NVML_GPM_METRIC_NVLINK_L6_TX
+        NVML_GPM_METRIC_NVLINK_L7_RX
+        NVML_GPM_METRIC_NVLINK_L7_TX
+        NVML_GPM_METRIC_NVLINK_L8_RX
+        NVML_GPM_METRIC_NVLINK_L8_TX
+        NVML_GPM_METRIC_NVLINK_L9_RX
+        NVML_GPM_METRIC_NVLINK_L9_TX
+        NVML_GPM_METRIC_NVLINK_L10_RX
+        NVML_GPM_METRIC_NVLINK_L10_TX
+        NVML_GPM_METRIC_NVLINK_L11_RX
+        NVML_GPM_METRIC_NVLINK_L11_TX
+        NVML_GPM_METRIC_NVLINK_L12_RX
+        NVML_GPM_METRIC_NVLINK_L12_TX
+        NVML_GPM_METRIC_NVLINK_L13_RX
+        NVML_GPM_METRIC_NVLINK_L13_TX
+        NVML_GPM_METRIC_NVLINK_L14_RX
+        NVML_GPM_METRIC_NVLINK_L14_TX
+        NVML_GPM_METRIC_NVLINK_L15_RX
+        NVML_GPM_METRIC_NVLINK_L15_TX
+        NVML_GPM_METRIC_NVLINK_L16_RX
+        NVML_GPM_METRIC_NVLINK_L16_TX
+        NVML_GPM_METRIC_NVLINK_L17_RX
+        NVML_GPM_METRIC_NVLINK_L17_TX
+        NVML_GPM_METRIC_NVLINK_L18_RX
+        NVML_GPM_METRIC_NVLINK_L18_TX
+        NVML_GPM_METRIC_NVLINK_L19_RX
+        NVML_GPM_METRIC_NVLINK_L19_TX
+        NVML_GPM_METRIC_NVLINK_L20_RX
+        NVML_GPM_METRIC_NVLINK_L20_TX
+        NVML_GPM_METRIC_NVLINK_L21_RX
+        NVML_GPM_METRIC_NVLINK_L21_TX
+        NVML_GPM_METRIC_NVLINK_L22_RX
+        NVML_GPM_METRIC_NVLINK_L22_TX
+        NVML_GPM_METRIC_NVLINK_L23_RX
+        NVML_GPM_METRIC_NVLINK_L23_TX
+        NVML_GPM_METRIC_NVLINK_L24_RX
+        NVML_GPM_METRIC_NVLINK_L24_TX
+        NVML_GPM_METRIC_NVLINK_L25_RX
+        NVML_GPM_METRIC_NVLINK_L25_TX
+        NVML_GPM_METRIC_NVLINK_L26_RX
+        NVML_GPM_METRIC_NVLINK_L26_TX
+        NVML_GPM_METRIC_NVLINK_L27_RX
+        NVML_GPM_METRIC_NVLINK_L27_TX
+        NVML_GPM_METRIC_NVLINK_L28_RX
+        NVML_GPM_METRIC_NVLINK_L28_TX
+        NVML_GPM_METRIC_NVLINK_L29_RX
+        NVML_GPM_METRIC_NVLINK_L29_TX
+        NVML_GPM_METRIC_NVLINK_L30_RX
+        NVML_GPM_METRIC_NVLINK_L30_TX
+        NVML_GPM_METRIC_NVLINK_L31_RX
+        NVML_GPM_METRIC_NVLINK_L31_TX
+        NVML_GPM_METRIC_NVLINK_L32_RX
+        NVML_GPM_METRIC_NVLINK_L32_TX
+        NVML_GPM_METRIC_NVLINK_L33_RX
+        NVML_GPM_METRIC_NVLINK_L33_TX
+        NVML_GPM_METRIC_NVLINK_L34_RX
+        NVML_GPM_METRIC_NVLINK_L34_TX
+        NVML_GPM_METRIC_NVLINK_L35_RX
+        NVML_GPM_METRIC_NVLINK_L35_TX
+        NVML_GPM_METRIC_NVLINK_L36_RX
+        NVML_GPM_METRIC_NVLINK_L36_TX
+        NVML_GPM_METRIC_NVLINK_L37_RX
+        NVML_GPM_METRIC_NVLINK_L37_TX
+        NVML_GPM_METRIC_NVLINK_L38_RX
+        NVML_GPM_METRIC_NVLINK_L38_TX
+        NVML_GPM_METRIC_NVLINK_L39_RX
+        NVML_GPM_METRIC_NVLINK_L39_TX
+        NVML_GPM_METRIC_NVLINK_L40_RX
+        NVML_GPM_METRIC_NVLINK_L40_TX
+        NVML_GPM_METRIC_NVLINK_L41_RX
+        NVML_GPM_METRIC_NVLINK_L41_TX
+        NVML_GPM_METRIC_NVLINK_L42_RX
+        NVML_GPM_METRIC_NVLINK_L42_TX
+        NVML_GPM_METRIC_NVLINK_L43_RX
+        NVML_GPM_METRIC_NVLINK_L43_TX
+        NVML_GPM_METRIC_NVLINK_L44_RX
+        NVML_GPM_METRIC_NVLINK_L44_TX
+        NVML_GPM_METRIC_NVLINK_L45_RX
+        NVML_GPM_METRIC_NVLINK_L45_TX
+        NVML_GPM_METRIC_NVLINK_L46_RX
+        NVML_GPM_METRIC_NVLINK_L46_TX
+        NVML_GPM_METRIC_NVLINK_L47_RX
+        NVML_GPM_METRIC_NVLINK_L47_TX
+        NVML_GPM_METRIC_NVLINK_L48_RX
+        NVML_GPM_METRIC_NVLINK_L48_TX
+        NVML_GPM_METRIC_NVLINK_L49_RX
+        NVML_GPM_METRIC_NVLINK_L49_TX
+        NVML_GPM_METRIC_NVLINK_L50_RX
+        NVML_GPM_METRIC_NVLINK_L50_TX
+        NVML_GPM_METRIC_NVLINK_L51_RX
+        NVML_GPM_METRIC_NVLINK_L51_TX
+        NVML_GPM_METRIC_NVLINK_L52_RX
+        NVML_GPM_METRIC_NVLINK_L52_TX
+        NVML_GPM_METRIC_NVLINK_L53_RX
+        NVML_GPM_METRIC_NVLINK_L53_TX
+        NVML_GPM_METRIC_NVLINK_L54_RX
+        NVML_GPM_METRIC_NVLINK_L54_TX
+        NVML_GPM_METRIC_NVLINK_L55_RX
+        NVML_GPM_METRIC_NVLINK_L55_TX
+        NVML_GPM_METRIC_NVLINK_L56_RX
+        NVML_GPM_METRIC_NVLINK_L56_TX
+        NVML_GPM_METRIC_NVLINK_L57_RX
+        NVML_GPM_METRIC_NVLINK_L57_TX
+        NVML_GPM_METRIC_NVLINK_L58_RX
+        NVML_GPM_METRIC_NVLINK_L58_TX
+        NVML_GPM_METRIC_NVLINK_L59_RX
+        NVML_GPM_METRIC_NVLINK_L59_TX
+        NVML_GPM_METRIC_NVLINK_L60_RX
+        NVML_GPM_METRIC_NVLINK_L60_TX
+        NVML_GPM_METRIC_NVLINK_L61_RX
+        NVML_GPM_METRIC_NVLINK_L61_TX
+        NVML_GPM_METRIC_NVLINK_L62_RX
+        NVML_GPM_METRIC_NVLINK_L62_TX
+        NVML_GPM_METRIC_NVLINK_L63_RX
+        NVML_GPM_METRIC_NVLINK_L63_TX
+        NVML_GPM_METRIC_NVLINK_L64_RX
+        NVML_GPM_METRIC_NVLINK_L64_TX
+        NVML_GPM_METRIC_NVLINK_L65_RX
+        NVML_GPM_METRIC_NVLINK_L65_TX
+        NVML_GPM_METRIC_NVLINK_L66_RX
+        NVML_GPM_METRIC_NVLINK_L66_TX
+        NVML_GPM_METRIC_NVLINK_L67_RX
+        NVML_GPM_METRIC_NVLINK_L67_TX
+        NVML_GPM_METRIC_NVLINK_L68_RX
+        NVML_GPM_METRIC_NVLINK_L68_TX
+        NVML_GPM_METRIC_NVLINK_L69_RX
+        NVML_GPM_METRIC_NVLINK_L69_TX
+        NVML_GPM_METRIC_NVLINK_L70_RX
+        NVML_GPM_METRIC_NVLINK_L70_TX
+        NVML_GPM_METRIC_NVLINK_L71_RX
+        NVML_GPM_METRIC_NVLINK_L71_TX
+        NVML_GPM_METRIC_NVLINK_L36_RX_PER_SEC
+        NVML_GPM_METRIC_NVLINK_L36_TX_PER_SEC
+        NVML_GPM_METRIC_NVLINK_L37_RX_PER_SEC
+        NVML_GPM_METRIC_NVLINK_L37_TX_PER_SEC
+        NVML_GPM_METRIC_NVLINK_L38_RX_PER_SEC
+        NVML_GPM_METRIC_NVLINK_L38_TX_PER_SEC
+        NVML_GPM_METRIC_NVLINK_L39_RX_PER_SEC
+        NVML_GPM_METRIC_NVLINK_L39_TX_PER_SEC
+        NVML_GPM_METRIC_NVLINK_L40_RX_PER_SEC
+        NVML_GPM_METRIC_NVLINK_L40_TX_PER_SEC
+        NVML_GPM_METRIC_NVLINK_L41_RX_PER_SEC
+        NVML_GPM_METRIC_NVLINK_L41_TX_PER_SEC
+        NVML_GPM_METRIC_NVLINK_L42_RX_PER_SEC
+        NVML_GPM_METRIC_NVLINK_L42_TX_PER_SEC
+        NVML_GPM_METRIC_NVLINK_L43_RX_PER_SEC
+        NVML_GPM_METRIC_NVLINK_L43_TX_PER_SEC
+        NVML_GPM_METRIC_NVLINK_L44_RX_PER_SEC
+        NVML_GPM_METRIC_NVLINK_L44_TX_PER_SEC
+        NVML_GPM_METRIC_NVLINK_L45_RX_PER_SEC
+        NVML_GPM_METRIC_NVLINK_L45_TX_PER_SEC
+        NVML_GPM_METRIC_NVLINK_L46_RX_PER_SEC
+        NVML_GPM_METRIC_NVLINK_L46_TX_PER_SEC
+        NVML_GPM_METRIC_NVLINK_L47_RX_PER_SEC
+        NVML_GPM_METRIC_NVLINK_L47_TX_PER_SEC
+        NVML_GPM_METRIC_NVLINK_L48_RX_PER_SEC
+        NVML_GPM_METRIC_NVLINK_L48_TX_PER_SEC
+        NVML_GPM_METRIC_NVLINK_L49_RX_PER_SEC
+        NVML_GPM_METRIC_NVLINK_L49_TX_PER_SEC
+        NVML_GPM_METRIC_NVLINK_L50_RX_PER_SEC
+        NVML_GPM_METRIC_NVLINK_L50_TX_PER_SEC
+        NVML_GPM_METRIC_NVLINK_L51_RX_PER_SEC
+        NVML_GPM_METRIC_NVLINK_L51_TX_PER_SEC
+        NVML_GPM_METRIC_NVLINK_L52_RX_PER_SEC
+        NVML_GPM_METRIC_NVLINK_L52_TX_PER_SEC
+        NVML_GPM_METRIC_NVLINK_L53_RX_PER_SEC
+        NVML_GPM_METRIC_NVLINK_L53_TX_PER_SEC
+        NVML_GPM_METRIC_NVLINK_L54_RX_PER_SEC
+        NVML_GPM_METRIC_NVLINK_L54_TX_PER_SEC
+        NVML_GPM_METRIC_NVLINK_L55_RX_PER_SEC
+        NVML_GPM_METRIC_NVLINK_L55_TX_PER_SEC
+        NVML_GPM_METRIC_NVLINK_L56_RX_PER_SEC
+        NVML_GPM_METRIC_NVLINK_L56_TX_PER_SEC
+        NVML_GPM_METRIC_NVLINK_L57_RX_PER_SEC
+        NVML_GPM_METRIC_NVLINK_L57_TX_PER_SEC
+        NVML_GPM_METRIC_NVLINK_L58_RX_PER_SEC
+        NVML_GPM_METRIC_NVLINK_L58_TX_PER_SEC
+        NVML_GPM_METRIC_NVLINK_L59_RX_PER_SEC
+        NVML_GPM_METRIC_NVLINK_L59_TX_PER_SEC
+        NVML_GPM_METRIC_NVLINK_L60_RX_PER_SEC
+        NVML_GPM_METRIC_NVLINK_L60_TX_PER_SEC
+        NVML_GPM_METRIC_NVLINK_L61_RX_PER_SEC
+        NVML_GPM_METRIC_NVLINK_L61_TX_PER_SEC
+        NVML_GPM_METRIC_NVLINK_L62_RX_PER_SEC
+        NVML_GPM_METRIC_NVLINK_L62_TX_PER_SEC
+        NVML_GPM_METRIC_NVLINK_L63_RX_PER_SEC
+        NVML_GPM_METRIC_NVLINK_L63_TX_PER_SEC
+        NVML_GPM_METRIC_NVLINK_L64_RX_PER_SEC
+        NVML_GPM_METRIC_NVLINK_L64_TX_PER_SEC
+        NVML_GPM_METRIC_NVLINK_L65_RX_PER_SEC
+        NVML_GPM_METRIC_NVLINK_L65_TX_PER_SEC
+        NVML_GPM_METRIC_NVLINK_L66_RX_PER_SEC
+        NVML_GPM_METRIC_NVLINK_L66_TX_PER_SEC
+        NVML_GPM_METRIC_NVLINK_L67_RX_PER_SEC
+        NVML_GPM_METRIC_NVLINK_L67_TX_PER_SEC
+        NVML_GPM_METRIC_NVLINK_L68_RX_PER_SEC
+        NVML_GPM_METRIC_NVLINK_L68_TX_PER_SEC
+        NVML_GPM_METRIC_NVLINK_L69_RX_PER_SEC
+        NVML_GPM_METRIC_NVLINK_L69_TX_PER_SEC
+        NVML_GPM_METRIC_NVLINK_L70_RX_PER_SEC
+        NVML_GPM_METRIC_NVLINK_L70_TX_PER_SEC
+        NVML_GPM_METRIC_NVLINK_L71_RX_PER_SEC
+        NVML_GPM_METRIC_NVLINK_L71_TX_PER_SEC
         NVML_GPM_METRIC_MAX
     ctypedef enum nvmlPowerProfileType_t:
         NVML_POWER_PROFILE_MAX_P
@@ -674,7 +1011,22 @@ cdef extern from "nvml.h" nogil:
         NVML_POWER_PROFILE_SYNC_BALANCED
         NVML_POWER_PROFILE_HPC
         NVML_POWER_PROFILE_MIG
+        NVML_POWER_PROFILE_MAX_Q_1
+        NVML_POWER_PROFILE_NETWORK_BOUND
+        NVML_POWER_PROFILE_HIGH_THROUGHPUT_INFERENCE
+        NVML_POWER_PROFILE_MEDIUM_THROUGHPUT_INFERENCE
+        NVML_POWER_PROFILE_LOW_LATENCY_INFERENCE
+        NVML_POWER_PROFILE_TRAINING
+        NVML_POWER_PROFILE_INFERENCE
+        NVML_POWER_PROFILE_MAX_Q_2
+        NVML_POWER_PROFILE_MAX_Q_3
+        NVML_POWER_PROFILE_LOW_PRIORITY_BACKGROUND
         NVML_POWER_PROFILE_MAX
+    ctypedef enum nvmlPowerProfileOperation_t:
+        NVML_POWER_PROFILE_OPERATION_CLEAR
+        NVML_POWER_PROFILE_OPERATION_SET
+        NVML_POWER_PROFILE_OPERATION_SET_AND_OVERWRITE
+        NVML_POWER_PROFILE_OPERATION_MAX
 
     ctypedef unsigned int nvmlDeviceArchitecture_t
     ctypedef unsigned int nvmlBusType_t
@@ -684,6 +1036,7 @@ cdef extern from "nvml.h" nogil:
     ctypedef unsigned int nvmlVgpuTypeId_t
     ctypedef unsigned int nvmlVgpuInstance_t
     ctypedef unsigned char nvmlGpuFabricState_t
+    ctypedef unsigned long long nvmlCPERCursorHandle_t
     ctypedef unsigned int nvmlAffinityScope_t
     ctypedef nvmlDevice_st* nvmlDevice_t
     ctypedef nvmlGpuInstance_st* nvmlGpuInstance_t
@@ -693,31 +1046,76 @@ cdef extern from "nvml.h" nogil:
     ctypedef nvmlComputeInstance_st* nvmlComputeInstance_t
     ctypedef nvmlGpmSample_st* nvmlGpmSample_t
 
-    cdef struct anon_struct4:
+    cdef struct anon_struct9:
         nvmlThermalController_t controller
         int defaultMinTemp
         int defaultMaxTemp
         int currentTemp
         nvmlThermalTarget_t target
-    cdef struct anon_struct19:
+    cdef struct anon_struct46:
         unsigned int bIsPresent
         unsigned int percentage
         unsigned int incThreshold
         unsigned int decThreshold
-    cdef struct anon_struct31:
+    cdef struct anon_struct59:
         unsigned int avgFactor
         unsigned int timeslice
-    cdef struct anon_struct32:
+    cdef struct anon_struct60:
         unsigned int timeslice
-    cdef struct anon_struct33:
+    cdef struct anon_struct61:
         unsigned int avgFactor
         unsigned int frequency
-    cdef struct anon_struct34:
+    cdef struct anon_struct62:
         unsigned int timeslice
-    cdef struct anon_struct55:
+    cdef struct anon_struct110:
         char* shortName
         char* longName
         char* unit
+    ctypedef struct nvmlRailMetrics_t:
+        unsigned int freqkHz
+        unsigned long long utilPct
+    ctypedef struct nvmlCoreRailMetrics_t:
+        nvmlRailMetrics_t rails[2]
+    ctypedef struct nvmlPmgrPwrTuple_t:
+        unsigned int pwrmW
+    ctypedef struct nvmlPwrModelMetricsDlppm1xPerf_t:
+        unsigned int perfms
+    ctypedef struct nvmlPwrModelMetricsDlppm1x_t:
+        unsigned char bValid
+        nvmlCoreRailMetrics_t coreRail
+        nvmlRailMetrics_t fbRail
+        nvmlPmgrPwrTuple_t tgpPwrTuple
+        nvmlPwrModelMetricsDlppm1xPerf_t perfMetrics
+    ctypedef struct nvmlPwrModelMetricsDlppm1xDramclkEstimates_t:
+        nvmlPwrModelMetricsDlppm1x_t estimatedMetrics[8]
+        unsigned char numEstimatedMetrics
+    ctypedef struct nvmlObservedMetrics_t:
+        nvmlPwrModelMetricsDlppm1xDramclkEstimates_t initialDramclkEst[3]
+        unsigned char bValid
+        nvmlCoreRailMetrics_t coreRail
+        nvmlRailMetrics_t fbRail
+        nvmlPmgrPwrTuple_t tgpPwrTuple
+        nvmlPwrModelMetricsDlppm1xPerf_t perfMetrics
+    ctypedef struct nvmlPerfMetricsDlppc2xSample_t:
+        nvmlObservedMetrics_t observedMetrics
+    ctypedef struct nvmlPwrModelMetricsSamplePfpp1x_t:
+        unsigned int freqkHz[16]
+        unsigned int estTgpPwrmW
+    ctypedef struct nvmlPwrModelOperatingPointPfpp1x_t:
+        unsigned int freqkHz
+        unsigned int pwrmW
+    ctypedef struct nvmlPwrModelMetricsPfpp1x_t:
+        unsigned char numVfPoints
+        nvmlPwrModelMetricsSamplePfpp1x_t estimatedMetrics[32]
+        unsigned char bValid
+        nvmlPwrModelOperatingPointPfpp1x_t maxPerfPerWattPoint
+        nvmlPwrModelOperatingPointPfpp1x_t fmaxAtVmaxPoint
+        unsigned int tgpHeadroommW
+    ctypedef struct nvmlPerfMetricsPfpp1xSample_t:
+        nvmlPwrModelMetricsPfpp1x_t estimatedMetrics
+    cdef union anon_union1:
+        nvmlPerfMetricsDlppc2xSample_t dlppc2x
+        nvmlPerfMetricsPfpp1xSample_t pfpp1x
     cdef struct nvmlAccountingStats_st:
         unsigned int gpuUtilization
         unsigned int memoryUtilization
@@ -727,16 +1125,35 @@ cdef extern from "nvml.h" nogil:
         unsigned int isRunning
         unsigned int reserved[5]
     ctypedef nvmlAccountingStats_st nvmlAccountingStats_t
+    ctypedef struct nvmlAccountingStats_v2_t:
+        unsigned int pid
+        unsigned int isRunning
+        unsigned int gpuUtilization
+        unsigned int memoryUtilization
+        unsigned long long maxMemoryUsage
+        unsigned int sampleCount
+        unsigned long long sumGpuUtil
+        unsigned long long sumFbUtil
+        unsigned long long time
+        unsigned long long startTime
     ctypedef struct nvmlActiveVgpuInstanceInfo_v1_t:
         unsigned int version
         unsigned int vgpuCount
         nvmlVgpuInstance_t* vgpuInstances
     ctypedef nvmlActiveVgpuInstanceInfo_v1_t nvmlActiveVgpuInstanceInfo_t
+    ctypedef struct nvmlAdaptiveTgpModeInfo_v1_t:
+        nvmlEnableState_t inBandEnableRequest
+        nvmlEnableState_t featureAllowedByAdmin
+        nvmlEnableState_t adminOverrideEnabled
+        nvmlEnableState_t enablementStatus
+        unsigned int adjustedLimitMw
     cdef struct nvmlBAR1Memory_st:
         unsigned long long bar1Total
         unsigned long long bar1Free
         unsigned long long bar1Used
     ctypedef nvmlBAR1Memory_st nvmlBAR1Memory_t
+    ctypedef struct nvmlBBXTimeData_v1_t:
+        unsigned int timeRun
     cdef struct nvmlBridgeChipInfo_st:
         nvmlBridgeChipType_t type
         unsigned int fwVersion
@@ -747,6 +1164,10 @@ cdef extern from "nvml.h" nogil:
     ctypedef nvmlBridgeChipHierarchy_st nvmlBridgeChipHierarchy_t
     ctypedef struct nvmlC2cModeInfo_v1_t:
         unsigned int isC2cEnabled
+    ctypedef struct nvmlCPERCursor_v1_t:
+        unsigned int cperTypeMask
+        char uuid[80]
+        nvmlCPERCursorHandle_t handle
     cdef struct nvmlClkMonFaultInfo_struct:
         unsigned int clkApiDomain
         unsigned int clkDomainFaultMask
@@ -856,6 +1277,10 @@ cdef extern from "nvml.h" nogil:
         nvmlCoolerControl_t signalType
         nvmlCoolerTarget_t target
     ctypedef nvmlCoolerInfo_v1_t nvmlCoolerInfo_t
+    ctypedef struct nvmlDeviceAddressingMode_v1_t:
+        unsigned int version
+        unsigned int value
+    ctypedef nvmlDeviceAddressingMode_v1_t nvmlDeviceAddressingMode_t
     cdef struct nvmlDeviceAttributes_st:
         unsigned int multiprocessorCount
         unsigned int sharedCopyEngineCount
@@ -879,10 +1304,22 @@ cdef extern from "nvml.h" nogil:
         unsigned int version
         char str[2048]
     ctypedef nvmlDevicePerfModes_v1_t nvmlDevicePerfModes_t
+    ctypedef struct nvmlDevicePowerMizerModes_v1_t:
+        unsigned int currentMode
+        unsigned int mode
+        unsigned int supportedPowerMizerModes
     ctypedef struct nvmlDramEncryptionInfo_v1_t:
         unsigned int version
         nvmlEnableState_t encryptionState
     ctypedef nvmlDramEncryptionInfo_v1_t nvmlDramEncryptionInfo_t
+    ctypedef struct nvmlEccBankRemapperHistogram_v1_t:
+        unsigned int maxSpareGroupCount
+        unsigned int noSpareGroupCount
+    ctypedef struct nvmlEccBankRemapperStatus_v1_t:
+        unsigned int activeRemappings
+        unsigned int inactiveRemappings
+        unsigned int bPending
+        nvmlEccBankRemapperHistogram_v1_t histogram
     cdef struct nvmlEccErrorCounts_st:
         unsigned long long l1Cache
         unsigned long long l2Cache
@@ -904,6 +1341,19 @@ cdef extern from "nvml.h" nogil:
         unsigned long long aggregateUncBucketOther
         unsigned int bThresholdExceeded
     ctypedef nvmlEccSramErrorStatus_v1_t nvmlEccSramErrorStatus_t
+    ctypedef struct nvmlEccSramUniqueUncorrectedErrorCounts_v1_t:
+        unsigned int version
+        unsigned int entryCount
+        nvmlEccSramUniqueUncorrectedErrorEntry_v1_t* entries
+    ctypedef nvmlEccSramUniqueUncorrectedErrorCounts_v1_t nvmlEccSramUniqueUncorrectedErrorCounts_t
+    ctypedef struct nvmlEccSramUniqueUncorrectedErrorEntry_v1_t:
+        unsigned int unit
+        unsigned int location
+        unsigned int sublocation
+        unsigned int extlocation
+        unsigned int address
+        unsigned int isParity
+        unsigned int count
     cdef struct nvmlEncoderSessionInfo_st:
         unsigned int sessionId
         unsigned int pid
@@ -921,6 +1371,47 @@ cdef extern from "nvml.h" nogil:
         unsigned int gpuInstanceId
         unsigned int computeInstanceId
     ctypedef nvmlEventData_st nvmlEventData_t
+    ctypedef struct nvmlEventSetGetContextCount_v1_t:
+        unsigned int count
+    ctypedef struct nvmlEventSetGetContextData_v1_t:
+        void* data
+        unsigned int index
+        unsigned int dataSize
+    ctypedef struct nvmlEventSetGetContextInfo_v1_t:
+        unsigned int index
+        unsigned int nvmlGpuOperationalEventContextType
+        unsigned int sourceEventContextType
+        unsigned int dataSize
+        unsigned short dataFormatVersion
+    ctypedef struct nvmlEventSetGetGpuOperationalEventContextLegacyXid_v1_t:
+        unsigned int index
+        unsigned int xidCode
+    ctypedef struct nvmlEventSetWait_v3_t:
+        unsigned int timeoutMs
+        unsigned int dataType
+        char uuid[96]
+        char sourceModule[16]
+        unsigned long long eventType
+        unsigned long long eventData
+        unsigned long long groupCursor
+        unsigned long long instanceId
+        unsigned long long timestampUsec
+        unsigned long long traceId
+        unsigned int gpuInstanceId
+        unsigned int computeInstanceId
+        unsigned int severity
+        unsigned int categoryId
+        unsigned int moduleEventCode
+        unsigned int scope
+        unsigned int originator
+        unsigned int moduleInstance
+        unsigned int chipletId
+        unsigned int logLevel
+        unsigned int attributes
+        unsigned int groupCperSize
+        unsigned int groupAttributes
+        unsigned char groupSize
+        unsigned char groupIndex
     cdef struct nvmlPciInfo_st:
         char busIdLegacy[16]
         unsigned int domain
@@ -976,24 +1467,36 @@ cdef extern from "nvml.h" nogil:
         nvmlReturn_t nvmlReturn
         nvmlValue_t value
     ctypedef nvmlFieldValue_st nvmlFieldValue_t
+    ctypedef struct nvmlGetCPER_v1_t:
+        nvmlCPERCursor_v1_t cursor
+        unsigned char* buffer
+        unsigned int bufferSize
+    ctypedef struct nvmlGetMemoryLimits_v1_t:
+        char* nameSpace
+        unsigned long long softLimit
+        unsigned long long hardLimit
+        unsigned long long currentUsed
     ctypedef struct nvmlGpmMetric_t:
         unsigned int metricId
         nvmlReturn_t nvmlReturn
         double value
-        anon_struct55 metricInfo
+        anon_struct110 metricInfo
     ctypedef struct nvmlGpmMetricsGet_t:
         unsigned int version
         unsigned int numMetrics
         nvmlGpmSample_t sample1
         nvmlGpmSample_t sample2
-        nvmlGpmMetric_t metrics[210]
+        nvmlGpmMetric_t metrics[477]
     ctypedef struct nvmlGpmSupport_t:
         unsigned int version
         unsigned int isSupportedDevice
     cdef struct nvmlGpuDynamicPstatesInfo_st:
         unsigned int flags
-        anon_struct19 utilization[8]
+        anon_struct46 utilization[8]
     ctypedef nvmlGpuDynamicPstatesInfo_st nvmlGpuDynamicPstatesInfo_t
+    ctypedef struct nvmlGpuFabricClique_v1_t:
+        unsigned char type
+        unsigned int id
     ctypedef struct nvmlGpuFabricInfo_t:
         unsigned char clusterUuid[16]
         nvmlReturn_t status
@@ -1006,7 +1509,23 @@ cdef extern from "nvml.h" nogil:
         unsigned int cliqueId
         nvmlGpuFabricState_t state
         unsigned int healthMask
-    ctypedef nvmlGpuFabricInfo_v2_t nvmlGpuFabricInfoV_t
+    ctypedef struct nvmlGpuFabricInfo_v3_t:
+        unsigned int version
+        unsigned char clusterUuid[16]
+        nvmlReturn_t status
+        unsigned int cliqueId
+        nvmlGpuFabricState_t state
+        unsigned int healthMask
+        unsigned char healthSummary
+    ctypedef nvmlGpuFabricInfo_v3_t nvmlGpuFabricInfoV_t
+    ctypedef struct nvmlGpuFabricInfo_v4_t:
+        unsigned char clusterUuid[16]
+        nvmlReturn_t status
+        nvmlGpuFabricClique_v1_t cliques[64]
+        unsigned int numCliques
+        nvmlGpuFabricState_t state
+        unsigned int healthMask
+        unsigned char healthSummary
     cdef struct nvmlGpuInstancePlacement_st:
         unsigned int start
         unsigned int size
@@ -1060,9 +1579,14 @@ cdef extern from "nvml.h" nogil:
         char name[96]
         unsigned int capabilities
     ctypedef nvmlGpuInstanceProfileInfo_v3_st nvmlGpuInstanceProfileInfo_v3_t
+    cdef struct nvmlGpuOperationalEventConfig_v1_st:
+        char uuid[96]
+        unsigned int minLogLevel
+        unsigned int minSeverity
+    ctypedef nvmlGpuOperationalEventConfig_v1_st nvmlGpuOperationalEventConfig_v1_t
     ctypedef struct nvmlGpuThermalSettings_t:
         unsigned int count
-        anon_struct4 sensor[3]
+        anon_struct9 sensor[3]
     cdef struct nvmlGridLicenseExpiry_st:
         unsigned int year
         unsigned short month
@@ -1085,6 +1609,8 @@ cdef extern from "nvml.h" nogil:
         unsigned int licensableFeaturesCount
         nvmlGridLicensableFeature_t gridLicensableFeatures[3]
     ctypedef nvmlGridLicensableFeatures_st nvmlGridLicensableFeatures_t
+    ctypedef struct nvmlHostname_v1_t:
+        char value[64]
     cdef struct nvmlHwbcEntry_st:
         unsigned int hwbcId
         char firmwareVersion[32]
@@ -1111,6 +1637,22 @@ cdef extern from "nvml.h" nogil:
         unsigned long long free
         unsigned long long used
     ctypedef nvmlMemory_v2_st nvmlMemory_v2_t
+    ctypedef struct nvmlNvLinkInfo_v1_t:
+        unsigned int version
+        unsigned int isNvleEnabled
+    ctypedef struct nvmlNvlinkFirmwareVersion_t:
+        unsigned char ucodeType
+        unsigned int major
+        unsigned int minor
+        unsigned int subMinor
+    ctypedef struct nvmlNvlinkFirmwareInfo_t:
+        nvmlNvlinkFirmwareVersion_t firmwareVersion[100]
+        unsigned int numValidEntries
+    ctypedef struct nvmlNvLinkInfo_v2_t:
+        unsigned int version
+        unsigned int isNvleEnabled
+        nvmlNvlinkFirmwareInfo_t firmwareInfo
+    ctypedef nvmlNvLinkInfo_v2_t nvmlNvLinkInfo_t
     cdef struct nvmlNvLinkPowerThres_st:
         unsigned int lowPwrThreshold
     ctypedef nvmlNvLinkPowerThres_st nvmlNvLinkPowerThres_t
@@ -1123,6 +1665,10 @@ cdef extern from "nvml.h" nogil:
         unsigned int bIsBest
         unsigned char bwMode
     ctypedef nvmlNvlinkGetBwMode_v1_t nvmlNvlinkGetBwMode_t
+    ctypedef struct nvmlNvlinkSetBwModeAsync_v1_t:
+        unsigned int bSetBest
+        unsigned int bwMode
+        unsigned int asyncPollTimeoutMs
     ctypedef struct nvmlNvlinkSetBwMode_v1_t:
         unsigned int version
         unsigned int bSetBest
@@ -1133,6 +1679,33 @@ cdef extern from "nvml.h" nogil:
         unsigned char bwModes[23]
         unsigned char totalBwModes
     ctypedef nvmlNvlinkSupportedBwModes_v1_t nvmlNvlinkSupportedBwModes_t
+    ctypedef struct nvmlNvlinkTelemetrySample_v1_t:
+        unsigned int linkId
+        unsigned int sampleType
+        unsigned int sampleCount
+        unsigned long long* samples
+        nvmlReturn_t nvmlReturn
+    ctypedef struct nvmlNvlinkTelemetrySamples_v1_t:
+        unsigned int telemetryCount
+        nvmlNvlinkTelemetrySample_v1_t* telemetrySamples
+    ctypedef struct nvmlPRMCounterInput_v1_t:
+        unsigned int localPort
+    ctypedef struct nvmlPRMCounterList_v1_t:
+        unsigned int numCounters
+        nvmlPRMCounter_v1_t* counters
+    ctypedef struct nvmlPRMCounterValue_v1_t:
+        nvmlReturn_t status
+        nvmlValueType_t outputType
+        nvmlValue_t outputValue
+    ctypedef struct nvmlPRMCounter_v1_t:
+        unsigned int counterId
+        nvmlPRMCounterInput_v1_t inData
+        nvmlPRMCounterValue_v1_t counterValue
+    ctypedef struct nvmlPRMTLV_v1_t:
+        unsigned int dataSize
+        unsigned int status
+        unsigned char inData[496]
+        unsigned char outData[496]
     cdef struct nvmlPSUInfo_st:
         char state[256]
         unsigned int current
@@ -1150,6 +1723,19 @@ cdef extern from "nvml.h" nogil:
         unsigned int subClass
         char busId[32]
     ctypedef nvmlPciInfoExt_v1_t nvmlPciInfoExt_t
+    ctypedef struct nvmlPdi_v1_t:
+        unsigned int version
+        unsigned long long value
+    ctypedef nvmlPdi_v1_t nvmlPdi_t
+    ctypedef struct nvmlPerfMetricControllerSample_t:
+        unsigned int controllerType
+        anon_union1 data
+    ctypedef struct nvmlPerfMetricsSample_t:
+        unsigned char numControllerData
+        nvmlPerfMetricControllerSample_t controllerData[4]
+    ctypedef struct nvmlPerfMetricsSamples_v1_t:
+        unsigned int numSamples
+        nvmlPerfMetricsSample_t samples[13]
     ctypedef struct nvmlPlatformInfo_v1_t:
         unsigned int version
         unsigned char ibGuid[16]
@@ -1229,6 +1815,19 @@ cdef extern from "nvml.h" nogil:
         unsigned long long lastSeenTimeStamp
         nvmlProcessUtilizationInfo_v1_t* procUtilArray
     ctypedef nvmlProcessesUtilizationInfo_v1_t nvmlProcessesUtilizationInfo_t
+    cdef struct nvmlRemappedRowsInfo_v2_t:
+        unsigned int corrActiveRemaps
+        unsigned int corrInactiveRemaps
+        unsigned int uncActiveRemaps
+        unsigned int uncInactiveRemaps
+        unsigned int bPending
+        unsigned int bFailureOccurred
+    ctypedef nvmlRemappedRowsInfo_v2_t nvmlRemappedRowsInfo_v2_t
+    ctypedef struct nvmlRepairStatus_v1_t:
+        unsigned int version
+        unsigned int bChannelRepairPending
+        unsigned int bTpcRepairPending
+    ctypedef nvmlRepairStatus_v1_t nvmlRepairStatus_t
     cdef struct nvmlRowRemapperHistogramValues_st:
         unsigned int max
         unsigned int high
@@ -1236,10 +1835,17 @@ cdef extern from "nvml.h" nogil:
         unsigned int low
         unsigned int none
     ctypedef nvmlRowRemapperHistogramValues_st nvmlRowRemapperHistogramValues_t
+    ctypedef struct nvmlRusdSettings_v1_t:
+        unsigned int version
+        unsigned long long pollMask
     cdef struct nvmlSample_st:
         unsigned long long timeStamp
         nvmlValue_t sampleValue
     ctypedef nvmlSample_st nvmlSample_t
+    ctypedef struct nvmlSetMemoryLimits_v1_t:
+        char* nameSpace
+        unsigned long long softLimit
+        unsigned long long hardLimit
     ctypedef struct nvmlSystemConfComputeSettings_v1_t:
         unsigned int version
         unsigned int environment
@@ -1302,6 +1908,8 @@ cdef extern from "nvml.h" nogil:
         char serial[96]
         char firmwareVersion[96]
     ctypedef nvmlUnitInfo_st nvmlUnitInfo_t
+    ctypedef struct nvmlUnrepairableMemoryStatus_v1_t:
+        unsigned int bUnrepairableMemory
     cdef struct nvmlUtilization_st:
         unsigned int gpu
         unsigned int memory
@@ -1443,8 +2051,8 @@ cdef extern from "nvml.h" nogil:
         unsigned int minAvgFactorForARR
     ctypedef nvmlVgpuSchedulerCapabilities_st nvmlVgpuSchedulerCapabilities_t
     ctypedef union nvmlVgpuSchedulerParams_t:
-        anon_struct31 vgpuSchedDataWithARR
-        anon_struct32 vgpuSchedData
+        anon_struct59 vgpuSchedDataWithARR
+        anon_struct60 vgpuSchedData
     cdef struct nvmlVgpuSchedulerGetState_st:
         unsigned int schedulerPolicy
         unsigned int arrMode
@@ -1458,6 +2066,14 @@ cdef extern from "nvml.h" nogil:
         unsigned long long targetTimeSlice
         unsigned long long cumulativePreemptionTime
     ctypedef nvmlVgpuSchedulerLogEntries_st nvmlVgpuSchedulerLogEntry_t
+    ctypedef struct nvmlVgpuSchedulerLogEntry_v2_t:
+        unsigned long long timestamp
+        unsigned long long timeRunTotal
+        unsigned long long timeRun
+        unsigned int swRunlistId
+        unsigned long long targetTimeSlice
+        unsigned long long cumulativePreemptionTime
+        unsigned int weight
     ctypedef struct nvmlVgpuSchedulerLogInfo_v1_t:
         unsigned int version
         unsigned int engineId
@@ -1467,6 +2083,13 @@ cdef extern from "nvml.h" nogil:
         unsigned int entriesCount
         nvmlVgpuSchedulerLogEntry_t logEntries[200]
     ctypedef nvmlVgpuSchedulerLogInfo_v1_t nvmlVgpuSchedulerLogInfo_t
+    ctypedef struct nvmlVgpuSchedulerLogInfo_v2_t:
+        unsigned int engineId
+        unsigned int schedulerPolicy
+        unsigned int avgFactor
+        unsigned int timeslice
+        unsigned int entriesCount
+        nvmlVgpuSchedulerLogEntry_v2_t logEntries[200]
     cdef struct nvmlVgpuSchedulerLog_st:
         unsigned int engineId
         unsigned int schedulerPolicy
@@ -1476,8 +2099,8 @@ cdef extern from "nvml.h" nogil:
         nvmlVgpuSchedulerLogEntry_t logEntries[200]
     ctypedef nvmlVgpuSchedulerLog_st nvmlVgpuSchedulerLog_t
     ctypedef union nvmlVgpuSchedulerSetParams_t:
-        anon_struct33 vgpuSchedDataWithARR
-        anon_struct34 vgpuSchedData
+        anon_struct61 vgpuSchedDataWithARR
+        anon_struct62 vgpuSchedData
     cdef struct nvmlVgpuSchedulerSetState_st:
         unsigned int schedulerPolicy
         unsigned int enableARRMode
@@ -1490,6 +2113,11 @@ cdef extern from "nvml.h" nogil:
         unsigned int arrMode
         nvmlVgpuSchedulerParams_t schedulerParams
     ctypedef nvmlVgpuSchedulerStateInfo_v1_t nvmlVgpuSchedulerStateInfo_t
+    ctypedef struct nvmlVgpuSchedulerStateInfo_v2_t:
+        unsigned int engineId
+        unsigned int schedulerPolicy
+        unsigned int avgFactor
+        unsigned int timeslice
     ctypedef struct nvmlVgpuSchedulerState_v1_t:
         unsigned int version
         unsigned int engineId
@@ -1497,6 +2125,11 @@ cdef extern from "nvml.h" nogil:
         unsigned int enableARRMode
         nvmlVgpuSchedulerSetParams_t schedulerParams
     ctypedef nvmlVgpuSchedulerState_v1_t nvmlVgpuSchedulerState_t
+    ctypedef struct nvmlVgpuSchedulerState_v2_t:
+        unsigned int engineId
+        unsigned int schedulerPolicy
+        unsigned int avgFactor
+        unsigned int frequency
     ctypedef struct nvmlVgpuTypeBar1Info_v1_t:
         unsigned int version
         unsigned long long bar1Size
@@ -1536,13 +2169,16 @@ cdef extern from "nvml.h" nogil:
         unsigned int version
         nvmlMask255_t requestedProfilesMask
     ctypedef nvmlWorkloadPowerProfileRequestedProfiles_v1_t nvmlWorkloadPowerProfileRequestedProfiles_t
+    ctypedef struct nvmlWorkloadPowerProfileUpdateProfiles_v1_t:
+        nvmlPowerProfileOperation_t operation
+        nvmlMask255_t updateProfilesMask
 
 # Declared here rather than taken from the C headers (codegen/model.py: cython_level)
 ctypedef nvmlMemoryErrorType_t nvmlEccBitType_t
 ctypedef nvmlExcludedDeviceInfo_t nvmlBlacklistDeviceInfo_t
 
 cdef enum:
-    _CB_NUM_FUNCTIONS = 364
+    _CB_NUM_FUNCTIONS = 405
 cdef nvmlReturn_t nvmlInit_v2() except ?<nvmlReturn_t>-42 nogil
 cdef nvmlReturn_t nvmlInitWithFlags(unsigned int flags) except ?<nvmlReturn_t>-42 nogil
 cdef nvmlReturn_t nvmlShutdown() except ?<nvmlReturn_t>-42 nogil
@@ -1555,6 +2191,7 @@ cdef nvmlReturn_t nvmlSystemGetProcessName(unsigned int pid, char* name, unsigne
 cdef nvmlReturn_t nvmlSystemGetHicVersion(unsigned int* hwbcCount, nvmlHwbcEntry_t* hwbcEntries) except ?<nvmlReturn_t>-42 nogil
 cdef nvmlReturn_t nvmlSystemGetTopologyGpuSet(unsigned int cpuNumber, unsigned int* count, nvmlDevice_t* deviceArray) except ?<nvmlReturn_t>-42 nogil
 cdef nvmlReturn_t nvmlSystemGetDriverBranch(nvmlSystemDriverBranchInfo_t* branchInfo, unsigned int length) except ?<nvmlReturn_t>-42 nogil
+cdef nvmlReturn_t nvmlSystemGetCPER_v1(nvmlGetCPER_v1_t* cper) except ?<nvmlReturn_t>-42 nogil
 cdef nvmlReturn_t nvmlUnitGetCount(unsigned int* unitCount) except ?<nvmlReturn_t>-42 nogil
 cdef nvmlReturn_t nvmlUnitGetHandleByIndex(unsigned int index, nvmlUnit_t* unit) except ?<nvmlReturn_t>-42 nogil
 cdef nvmlReturn_t nvmlUnitGetUnitInfo(nvmlUnit_t unit, nvmlUnitInfo_t* info) except ?<nvmlReturn_t>-42 nogil
@@ -1582,6 +2219,9 @@ cdef nvmlReturn_t nvmlDeviceGetCpuAffinity(nvmlDevice_t device, unsigned int cpu
 cdef nvmlReturn_t nvmlDeviceSetCpuAffinity(nvmlDevice_t device) except ?<nvmlReturn_t>-42 nogil
 cdef nvmlReturn_t nvmlDeviceClearCpuAffinity(nvmlDevice_t device) except ?<nvmlReturn_t>-42 nogil
 cdef nvmlReturn_t nvmlDeviceGetNumaNodeId(nvmlDevice_t device, unsigned int* node) except ?<nvmlReturn_t>-42 nogil
+cdef nvmlReturn_t nvmlDeviceGetAddressingMode(nvmlDevice_t device, nvmlDeviceAddressingMode_t* mode) except ?<nvmlReturn_t>-42 nogil
+cdef nvmlReturn_t nvmlDeviceGetRepairStatus(nvmlDevice_t device, nvmlRepairStatus_t* repairStatus) except ?<nvmlReturn_t>-42 nogil
+cdef nvmlReturn_t nvmlDeviceGetUnrepairableMemoryFlag_v1(nvmlDevice_t device, nvmlUnrepairableMemoryStatus_v1_t* unrepairableMemoryStatus) except ?<nvmlReturn_t>-42 nogil
 cdef nvmlReturn_t nvmlDeviceGetTopologyCommonAncestor(nvmlDevice_t device1, nvmlDevice_t device2, nvmlGpuTopologyLevel_t* pathInfo) except ?<nvmlReturn_t>-42 nogil
 cdef nvmlReturn_t nvmlDeviceGetTopologyNearestGpus(nvmlDevice_t device, nvmlGpuTopologyLevel_t level, unsigned int* count, nvmlDevice_t* deviceArray) except ?<nvmlReturn_t>-42 nogil
 cdef nvmlReturn_t nvmlDeviceGetP2PStatus(nvmlDevice_t device1, nvmlDevice_t device2, nvmlGpuP2PCapsIndex_t p2pIndex, nvmlGpuP2PStatus_t* p2pStatus) except ?<nvmlReturn_t>-42 nogil
@@ -1593,6 +2233,7 @@ cdef nvmlReturn_t nvmlDeviceGetInforomImageVersion(nvmlDevice_t device, char* ve
 cdef nvmlReturn_t nvmlDeviceGetInforomConfigurationChecksum(nvmlDevice_t device, unsigned int* checksum) except ?<nvmlReturn_t>-42 nogil
 cdef nvmlReturn_t nvmlDeviceValidateInforom(nvmlDevice_t device) except ?<nvmlReturn_t>-42 nogil
 cdef nvmlReturn_t nvmlDeviceGetLastBBXFlushTime(nvmlDevice_t device, unsigned long long* timestamp, unsigned long* durationUs) except ?<nvmlReturn_t>-42 nogil
+cdef nvmlReturn_t nvmlDeviceGetBBXTimeData_v1(nvmlDevice_t device, nvmlBBXTimeData_v1_t* timeData) except ?<nvmlReturn_t>-42 nogil
 cdef nvmlReturn_t nvmlDeviceGetDisplayMode(nvmlDevice_t device, nvmlEnableState_t* display) except ?<nvmlReturn_t>-42 nogil
 cdef nvmlReturn_t nvmlDeviceGetDisplayActive(nvmlDevice_t device, nvmlEnableState_t* isActive) except ?<nvmlReturn_t>-42 nogil
 cdef nvmlReturn_t nvmlDeviceGetPersistenceMode(nvmlDevice_t device, nvmlEnableState_t* mode) except ?<nvmlReturn_t>-42 nogil
@@ -1649,11 +2290,17 @@ cdef nvmlReturn_t nvmlDeviceGetPowerManagementLimit(nvmlDevice_t device, unsigne
 cdef nvmlReturn_t nvmlDeviceGetPowerManagementLimitConstraints(nvmlDevice_t device, unsigned int* minLimit, unsigned int* maxLimit) except ?<nvmlReturn_t>-42 nogil
 cdef nvmlReturn_t nvmlDeviceGetPowerManagementDefaultLimit(nvmlDevice_t device, unsigned int* defaultLimit) except ?<nvmlReturn_t>-42 nogil
 cdef nvmlReturn_t nvmlDeviceGetPowerUsage(nvmlDevice_t device, unsigned int* power) except ?<nvmlReturn_t>-42 nogil
+cdef nvmlReturn_t nvmlDeviceGetPowerMizerMode_v1(nvmlDevice_t device, nvmlDevicePowerMizerModes_v1_t* powerMizerMode) except ?<nvmlReturn_t>-42 nogil
+cdef nvmlReturn_t nvmlDeviceSetPowerMizerMode_v1(nvmlDevice_t device, nvmlDevicePowerMizerModes_v1_t* powerMizerMode) except ?<nvmlReturn_t>-42 nogil
 cdef nvmlReturn_t nvmlDeviceGetTotalEnergyConsumption(nvmlDevice_t device, unsigned long long* energy) except ?<nvmlReturn_t>-42 nogil
 cdef nvmlReturn_t nvmlDeviceGetEnforcedPowerLimit(nvmlDevice_t device, unsigned int* limit) except ?<nvmlReturn_t>-42 nogil
+cdef nvmlReturn_t nvmlDeviceSetAdaptiveTgpMode_v1(nvmlDevice_t device, nvmlEnableState_t mode) except ?<nvmlReturn_t>-42 nogil
+cdef nvmlReturn_t nvmlDeviceGetAdaptiveTgpModeInfo_v1(nvmlDevice_t device, nvmlAdaptiveTgpModeInfo_v1_t* info) except ?<nvmlReturn_t>-42 nogil
 cdef nvmlReturn_t nvmlDeviceGetGpuOperationMode(nvmlDevice_t device, nvmlGpuOperationMode_t* current, nvmlGpuOperationMode_t* pending) except ?<nvmlReturn_t>-42 nogil
 cdef nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t device, nvmlMemory_t* memory) except ?<nvmlReturn_t>-42 nogil
 cdef nvmlReturn_t nvmlDeviceGetMemoryInfo_v2(nvmlDevice_t device, nvmlMemory_v2_t* memory) except ?<nvmlReturn_t>-42 nogil
+cdef nvmlReturn_t nvmlDeviceSetMemoryLimits_v1(nvmlDevice_t device, nvmlSetMemoryLimits_v1_t* limits) except ?<nvmlReturn_t>-42 nogil
+cdef nvmlReturn_t nvmlDeviceGetMemoryLimits_v1(nvmlDevice_t device, nvmlGetMemoryLimits_v1_t* limits) except ?<nvmlReturn_t>-42 nogil
 cdef nvmlReturn_t nvmlDeviceGetComputeMode(nvmlDevice_t device, nvmlComputeMode_t* mode) except ?<nvmlReturn_t>-42 nogil
 cdef nvmlReturn_t nvmlDeviceGetCudaComputeCapability(nvmlDevice_t device, int* major, int* minor) except ?<nvmlReturn_t>-42 nogil
 cdef nvmlReturn_t nvmlDeviceGetDramEncryptionMode(nvmlDevice_t device, nvmlDramEncryptionInfo_t* current, nvmlDramEncryptionInfo_t* pending) except ?<nvmlReturn_t>-42 nogil
@@ -1697,6 +2344,7 @@ cdef nvmlReturn_t nvmlDeviceGetAdaptiveClockInfoStatus(nvmlDevice_t device, unsi
 cdef nvmlReturn_t nvmlDeviceGetBusType(nvmlDevice_t device, nvmlBusType_t* type_) except ?<nvmlReturn_t>-42 nogil
 cdef nvmlReturn_t nvmlDeviceGetGpuFabricInfo(nvmlDevice_t device, nvmlGpuFabricInfo_t* gpuFabricInfo) except ?<nvmlReturn_t>-42 nogil
 cdef nvmlReturn_t nvmlDeviceGetGpuFabricInfoV(nvmlDevice_t device, nvmlGpuFabricInfoV_t* gpuFabricInfo) except ?<nvmlReturn_t>-42 nogil
+cdef nvmlReturn_t nvmlDeviceGetGpuFabricInfo_v4(nvmlDevice_t device, nvmlGpuFabricInfo_v4_t* gpuFabricInfo) except ?<nvmlReturn_t>-42 nogil
 cdef nvmlReturn_t nvmlSystemGetConfComputeCapabilities(nvmlConfComputeSystemCaps_t* capabilities) except ?<nvmlReturn_t>-42 nogil
 cdef nvmlReturn_t nvmlSystemGetConfComputeState(nvmlConfComputeSystemState_t* state) except ?<nvmlReturn_t>-42 nogil
 cdef nvmlReturn_t nvmlDeviceGetConfComputeMemSizeInfo(nvmlDevice_t device, nvmlConfComputeMemSizeInfo_t* memInfo) except ?<nvmlReturn_t>-42 nogil
@@ -1712,10 +2360,12 @@ cdef nvmlReturn_t nvmlSystemGetConfComputeSettings(nvmlSystemConfComputeSettings
 cdef nvmlReturn_t nvmlDeviceGetGspFirmwareVersion(nvmlDevice_t device, char* version) except ?<nvmlReturn_t>-42 nogil
 cdef nvmlReturn_t nvmlDeviceGetGspFirmwareMode(nvmlDevice_t device, unsigned int* isEnabled, unsigned int* defaultMode) except ?<nvmlReturn_t>-42 nogil
 cdef nvmlReturn_t nvmlDeviceGetSramEccErrorStatus(nvmlDevice_t device, nvmlEccSramErrorStatus_t* status) except ?<nvmlReturn_t>-42 nogil
+cdef nvmlReturn_t nvmlDeviceSetPowerManagementLimit_v2(nvmlDevice_t device, nvmlPowerValue_v2_t* powerValue) except ?<nvmlReturn_t>-42 nogil
 cdef nvmlReturn_t nvmlDeviceGetAccountingMode(nvmlDevice_t device, nvmlEnableState_t* mode) except ?<nvmlReturn_t>-42 nogil
 cdef nvmlReturn_t nvmlDeviceGetAccountingStats(nvmlDevice_t device, unsigned int pid, nvmlAccountingStats_t* stats) except ?<nvmlReturn_t>-42 nogil
 cdef nvmlReturn_t nvmlDeviceGetAccountingPids(nvmlDevice_t device, unsigned int* count, unsigned int* pids) except ?<nvmlReturn_t>-42 nogil
 cdef nvmlReturn_t nvmlDeviceGetAccountingBufferSize(nvmlDevice_t device, unsigned int* bufferSize) except ?<nvmlReturn_t>-42 nogil
+cdef nvmlReturn_t nvmlDeviceGetAccountingStats_v2(nvmlDevice_t device, nvmlAccountingStats_v2_t* stats) except ?<nvmlReturn_t>-42 nogil
 cdef nvmlReturn_t nvmlDeviceGetRetiredPages(nvmlDevice_t device, nvmlPageRetirementCause_t cause, unsigned int* pageCount, unsigned long long* addresses) except ?<nvmlReturn_t>-42 nogil
 cdef nvmlReturn_t nvmlDeviceGetRetiredPages_v2(nvmlDevice_t device, nvmlPageRetirementCause_t cause, unsigned int* pageCount, unsigned long long* addresses, unsigned long long* timestamps) except ?<nvmlReturn_t>-42 nogil
 cdef nvmlReturn_t nvmlDeviceGetRetiredPagesPendingStatus(nvmlDevice_t device, nvmlEnableState_t* isPending) except ?<nvmlReturn_t>-42 nogil
@@ -1726,6 +2376,10 @@ cdef nvmlReturn_t nvmlDeviceGetClkMonStatus(nvmlDevice_t device, nvmlClkMonStatu
 cdef nvmlReturn_t nvmlDeviceGetProcessUtilization(nvmlDevice_t device, nvmlProcessUtilizationSample_t* utilization, unsigned int* processSamplesCount, unsigned long long lastSeenTimeStamp) except ?<nvmlReturn_t>-42 nogil
 cdef nvmlReturn_t nvmlDeviceGetProcessesUtilizationInfo(nvmlDevice_t device, nvmlProcessesUtilizationInfo_t* procesesUtilInfo) except ?<nvmlReturn_t>-42 nogil
 cdef nvmlReturn_t nvmlDeviceGetPlatformInfo(nvmlDevice_t device, nvmlPlatformInfo_t* platformInfo) except ?<nvmlReturn_t>-42 nogil
+cdef nvmlReturn_t nvmlDeviceGetPdi(nvmlDevice_t device, nvmlPdi_t* pdi) except ?<nvmlReturn_t>-42 nogil
+cdef nvmlReturn_t nvmlDeviceSetHostname_v1(nvmlDevice_t device, nvmlHostname_v1_t* hostname) except ?<nvmlReturn_t>-42 nogil
+cdef nvmlReturn_t nvmlDeviceGetHostname_v1(nvmlDevice_t device, nvmlHostname_v1_t* hostname) except ?<nvmlReturn_t>-42 nogil
+cdef nvmlReturn_t nvmlDevicePerfMetricsGetSamples_v1(nvmlDevice_t device, nvmlPerfMetricsSamples_v1_t* samples) except ?<nvmlReturn_t>-42 nogil
 cdef nvmlReturn_t nvmlUnitSetLedState(nvmlUnit_t unit, nvmlLedColor_t color) except ?<nvmlReturn_t>-42 nogil
 cdef nvmlReturn_t nvmlDeviceSetPersistenceMode(nvmlDevice_t device, nvmlEnableState_t mode) except ?<nvmlReturn_t>-42 nogil
 cdef nvmlReturn_t nvmlDeviceSetComputeMode(nvmlDevice_t device, nvmlComputeMode_t mode) except ?<nvmlReturn_t>-42 nogil
@@ -1751,7 +2405,6 @@ cdef nvmlReturn_t nvmlDeviceSetGpcClkVfOffset(nvmlDevice_t device, int offset) e
 cdef nvmlReturn_t nvmlDeviceSetMemClkVfOffset(nvmlDevice_t device, int offset) except ?<nvmlReturn_t>-42 nogil
 cdef nvmlReturn_t nvmlDeviceSetAccountingMode(nvmlDevice_t device, nvmlEnableState_t mode) except ?<nvmlReturn_t>-42 nogil
 cdef nvmlReturn_t nvmlDeviceClearAccountingPids(nvmlDevice_t device) except ?<nvmlReturn_t>-42 nogil
-cdef nvmlReturn_t nvmlDeviceSetPowerManagementLimit_v2(nvmlDevice_t device, nvmlPowerValue_v2_t* powerValue) except ?<nvmlReturn_t>-42 nogil
 cdef nvmlReturn_t nvmlDeviceGetNvLinkState(nvmlDevice_t device, unsigned int link, nvmlEnableState_t* isActive) except ?<nvmlReturn_t>-42 nogil
 cdef nvmlReturn_t nvmlDeviceGetNvLinkVersion(nvmlDevice_t device, unsigned int link, unsigned int* version) except ?<nvmlReturn_t>-42 nogil
 cdef nvmlReturn_t nvmlDeviceGetNvLinkCapability(nvmlDevice_t device, unsigned int link, nvmlNvLinkCapability_t capability, unsigned int* capResult) except ?<nvmlReturn_t>-42 nogil
@@ -1770,10 +2423,19 @@ cdef nvmlReturn_t nvmlSystemGetNvlinkBwMode(unsigned int* nvlinkBwMode) except ?
 cdef nvmlReturn_t nvmlDeviceGetNvlinkSupportedBwModes(nvmlDevice_t device, nvmlNvlinkSupportedBwModes_t* supportedBwMode) except ?<nvmlReturn_t>-42 nogil
 cdef nvmlReturn_t nvmlDeviceGetNvlinkBwMode(nvmlDevice_t device, nvmlNvlinkGetBwMode_t* getBwMode) except ?<nvmlReturn_t>-42 nogil
 cdef nvmlReturn_t nvmlDeviceSetNvlinkBwMode(nvmlDevice_t device, nvmlNvlinkSetBwMode_t* setBwMode) except ?<nvmlReturn_t>-42 nogil
+cdef nvmlReturn_t nvmlDeviceSetNvlinkBwModeAsync_v1(nvmlDevice_t device, nvmlNvlinkSetBwModeAsync_v1_t* setBwModeAsync) except ?<nvmlReturn_t>-42 nogil
+cdef nvmlReturn_t nvmlDeviceGetNvLinkInfo(nvmlDevice_t device, nvmlNvLinkInfo_t* info) except ?<nvmlReturn_t>-42 nogil
+cdef nvmlReturn_t nvmlDeviceGetNvLinkTelemetrySamples_v1(nvmlDevice_t device, nvmlNvlinkTelemetrySamples_v1_t* samples) except ?<nvmlReturn_t>-42 nogil
 cdef nvmlReturn_t nvmlEventSetCreate(nvmlEventSet_t* set) except ?<nvmlReturn_t>-42 nogil
 cdef nvmlReturn_t nvmlDeviceRegisterEvents(nvmlDevice_t device, unsigned long long eventTypes, nvmlEventSet_t set) except ?<nvmlReturn_t>-42 nogil
 cdef nvmlReturn_t nvmlDeviceGetSupportedEventTypes(nvmlDevice_t device, unsigned long long* eventTypes) except ?<nvmlReturn_t>-42 nogil
 cdef nvmlReturn_t nvmlEventSetWait_v2(nvmlEventSet_t set, nvmlEventData_t* data, unsigned int timeoutms) except ?<nvmlReturn_t>-42 nogil
+cdef nvmlReturn_t nvmlEventSetRegisterGpuOperationalEvents_v1(nvmlEventSet_t eventSet, const nvmlGpuOperationalEventConfig_v1_t* config) except ?<nvmlReturn_t>-42 nogil
+cdef nvmlReturn_t nvmlEventSetWait_v3(nvmlEventSet_t set, nvmlEventSetWait_v3_t* params) except ?<nvmlReturn_t>-42 nogil
+cdef nvmlReturn_t nvmlEventSetGetContextCount_v1(nvmlEventSet_t set, nvmlEventSetGetContextCount_v1_t* params) except ?<nvmlReturn_t>-42 nogil
+cdef nvmlReturn_t nvmlEventSetGetContextInfo_v1(nvmlEventSet_t set, nvmlEventSetGetContextInfo_v1_t* params) except ?<nvmlReturn_t>-42 nogil
+cdef nvmlReturn_t nvmlEventSetGetContextData_v1(nvmlEventSet_t set, nvmlEventSetGetContextData_v1_t* params) except ?<nvmlReturn_t>-42 nogil
+cdef nvmlReturn_t nvmlEventSetGetGpuOperationalEventContextLegacyXid_v1(nvmlEventSet_t set, nvmlEventSetGetGpuOperationalEventContextLegacyXid_v1_t* params) except ?<nvmlReturn_t>-42 nogil
 cdef nvmlReturn_t nvmlEventSetFree(nvmlEventSet_t set) except ?<nvmlReturn_t>-42 nogil
 cdef nvmlReturn_t nvmlSystemEventSetCreate(nvmlSystemEventSetCreateRequest_t* request) except ?<nvmlReturn_t>-42 nogil
 cdef nvmlReturn_t nvmlSystemEventSetFree(nvmlSystemEventSetFreeRequest_t* request) except ?<nvmlReturn_t>-42 nogil
@@ -1797,6 +2459,7 @@ cdef nvmlReturn_t nvmlVgpuTypeGetGspHeapSize(nvmlVgpuTypeId_t vgpuTypeId, unsign
 cdef nvmlReturn_t nvmlVgpuTypeGetFbReservation(nvmlVgpuTypeId_t vgpuTypeId, unsigned long long* fbReservation) except ?<nvmlReturn_t>-42 nogil
 cdef nvmlReturn_t nvmlVgpuInstanceGetRuntimeStateSize(nvmlVgpuInstance_t vgpuInstance, nvmlVgpuRuntimeState_t* pState) except ?<nvmlReturn_t>-42 nogil
 cdef nvmlReturn_t nvmlDeviceSetVgpuCapabilities(nvmlDevice_t device, nvmlDeviceVgpuCapability_t capability, nvmlEnableState_t state) except ?<nvmlReturn_t>-42 nogil
+cdef nvmlReturn_t nvmlDeviceVgpuForceGspUnload(nvmlDevice_t device) except ?<nvmlReturn_t>-42 nogil
 cdef nvmlReturn_t nvmlDeviceGetGridLicensableFeatures_v4(nvmlDevice_t device, nvmlGridLicensableFeatures_t* pGridLicensableFeatures) except ?<nvmlReturn_t>-42 nogil
 cdef nvmlReturn_t nvmlGetVgpuDriverCapabilities(nvmlVgpuDriverCapability_t capability, unsigned int* capResult) except ?<nvmlReturn_t>-42 nogil
 cdef nvmlReturn_t nvmlDeviceGetVgpuCapabilities(nvmlDevice_t device, nvmlDeviceVgpuCapability_t capability, unsigned int* capResult) except ?<nvmlReturn_t>-42 nogil
@@ -1842,14 +2505,20 @@ cdef nvmlReturn_t nvmlGpuInstanceGetVgpuSchedulerLog(nvmlGpuInstance_t gpuInstan
 cdef nvmlReturn_t nvmlGpuInstanceGetVgpuTypeCreatablePlacements(nvmlGpuInstance_t gpuInstance, nvmlVgpuCreatablePlacementInfo_t* pCreatablePlacementInfo) except ?<nvmlReturn_t>-42 nogil
 cdef nvmlReturn_t nvmlGpuInstanceGetVgpuHeterogeneousMode(nvmlGpuInstance_t gpuInstance, nvmlVgpuHeterogeneousMode_t* pHeterogeneousMode) except ?<nvmlReturn_t>-42 nogil
 cdef nvmlReturn_t nvmlGpuInstanceSetVgpuHeterogeneousMode(nvmlGpuInstance_t gpuInstance, const nvmlVgpuHeterogeneousMode_t* pHeterogeneousMode) except ?<nvmlReturn_t>-42 nogil
+cdef nvmlReturn_t nvmlDeviceGetVgpuSchedulerState_v2(nvmlDevice_t device, nvmlVgpuSchedulerStateInfo_v2_t* pSchedulerStateInfo) except ?<nvmlReturn_t>-42 nogil
+cdef nvmlReturn_t nvmlGpuInstanceGetVgpuSchedulerState_v2(nvmlGpuInstance_t gpuInstance, nvmlVgpuSchedulerStateInfo_v2_t* pSchedulerStateInfo) except ?<nvmlReturn_t>-42 nogil
+cdef nvmlReturn_t nvmlDeviceGetVgpuSchedulerLog_v2(nvmlDevice_t device, nvmlVgpuSchedulerLogInfo_v2_t* pSchedulerLogInfo) except ?<nvmlReturn_t>-42 nogil
+cdef nvmlReturn_t nvmlGpuInstanceGetVgpuSchedulerLog_v2(nvmlGpuInstance_t gpuInstance, nvmlVgpuSchedulerLogInfo_v2_t* pSchedulerLogInfo) except ?<nvmlReturn_t>-42 nogil
+cdef nvmlReturn_t nvmlDeviceSetVgpuSchedulerState_v2(nvmlDevice_t device, nvmlVgpuSchedulerState_v2_t* pSchedulerState) except ?<nvmlReturn_t>-42 nogil
+cdef nvmlReturn_t nvmlGpuInstanceSetVgpuSchedulerState_v2(nvmlGpuInstance_t gpuInstance, nvmlVgpuSchedulerState_v2_t* pSchedulerState) except ?<nvmlReturn_t>-42 nogil
 cdef nvmlReturn_t nvmlVgpuInstanceGetMetadata(nvmlVgpuInstance_t vgpuInstance, nvmlVgpuMetadata_t* vgpuMetadata, unsigned int* bufferSize) except ?<nvmlReturn_t>-42 nogil
 cdef nvmlReturn_t nvmlDeviceGetVgpuMetadata(nvmlDevice_t device, nvmlVgpuPgpuMetadata_t* pgpuMetadata, unsigned int* bufferSize) except ?<nvmlReturn_t>-42 nogil
 cdef nvmlReturn_t nvmlGetVgpuCompatibility(nvmlVgpuMetadata_t* vgpuMetadata, nvmlVgpuPgpuMetadata_t* pgpuMetadata, nvmlVgpuPgpuCompatibility_t* compatibilityInfo) except ?<nvmlReturn_t>-42 nogil
 cdef nvmlReturn_t nvmlDeviceGetPgpuMetadataString(nvmlDevice_t device, char* pgpuMetadata, unsigned int* bufferSize) except ?<nvmlReturn_t>-42 nogil
 cdef nvmlReturn_t nvmlDeviceGetVgpuSchedulerLog(nvmlDevice_t device, nvmlVgpuSchedulerLog_t* pSchedulerLog) except ?<nvmlReturn_t>-42 nogil
 cdef nvmlReturn_t nvmlDeviceGetVgpuSchedulerState(nvmlDevice_t device, nvmlVgpuSchedulerGetState_t* pSchedulerState) except ?<nvmlReturn_t>-42 nogil
-cdef nvmlReturn_t nvmlDeviceGetVgpuSchedulerCapabilities(nvmlDevice_t device, nvmlVgpuSchedulerCapabilities_t* pCapabilities) except ?<nvmlReturn_t>-42 nogil
 cdef nvmlReturn_t nvmlDeviceSetVgpuSchedulerState(nvmlDevice_t device, nvmlVgpuSchedulerSetState_t* pSchedulerState) except ?<nvmlReturn_t>-42 nogil
+cdef nvmlReturn_t nvmlDeviceGetVgpuSchedulerCapabilities(nvmlDevice_t device, nvmlVgpuSchedulerCapabilities_t* pCapabilities) except ?<nvmlReturn_t>-42 nogil
 cdef nvmlReturn_t nvmlGetVgpuVersion(nvmlVgpuVersion_t* supported, nvmlVgpuVersion_t* current) except ?<nvmlReturn_t>-42 nogil
 cdef nvmlReturn_t nvmlSetVgpuVersion(nvmlVgpuVersion_t* vgpuVersion) except ?<nvmlReturn_t>-42 nogil
 cdef nvmlReturn_t nvmlDeviceGetVgpuUtilization(nvmlDevice_t device, unsigned long long lastSeenTimeStamp, nvmlValueType_t* sampleValType, unsigned int* vgpuInstanceSamplesCount, nvmlVgpuInstanceUtilizationSample_t* utilizationSamples) except ?<nvmlReturn_t>-42 nogil
@@ -1863,10 +2532,13 @@ cdef nvmlReturn_t nvmlVgpuInstanceClearAccountingPids(nvmlVgpuInstance_t vgpuIns
 cdef nvmlReturn_t nvmlVgpuInstanceGetLicenseInfo_v2(nvmlVgpuInstance_t vgpuInstance, nvmlVgpuLicenseInfo_t* licenseInfo) except ?<nvmlReturn_t>-42 nogil
 cdef nvmlReturn_t nvmlGetExcludedDeviceCount(unsigned int* deviceCount) except ?<nvmlReturn_t>-42 nogil
 cdef nvmlReturn_t nvmlGetExcludedDeviceInfoByIndex(unsigned int index, nvmlExcludedDeviceInfo_t* info) except ?<nvmlReturn_t>-42 nogil
+cdef nvmlReturn_t nvmlDeviceReadWritePRM_v1(nvmlDevice_t device, nvmlPRMTLV_v1_t* buffer) except ?<nvmlReturn_t>-42 nogil
+cdef nvmlReturn_t nvmlDeviceReadPRMCounters_v1(nvmlDevice_t device, nvmlPRMCounterList_v1_t* counterList) except ?<nvmlReturn_t>-42 nogil
 cdef nvmlReturn_t nvmlDeviceSetMigMode(nvmlDevice_t device, unsigned int mode, nvmlReturn_t* activationStatus) except ?<nvmlReturn_t>-42 nogil
 cdef nvmlReturn_t nvmlDeviceGetMigMode(nvmlDevice_t device, unsigned int* currentMode, unsigned int* pendingMode) except ?<nvmlReturn_t>-42 nogil
 cdef nvmlReturn_t nvmlDeviceGetGpuInstanceProfileInfo(nvmlDevice_t device, unsigned int profile, nvmlGpuInstanceProfileInfo_t* info) except ?<nvmlReturn_t>-42 nogil
 cdef nvmlReturn_t nvmlDeviceGetGpuInstanceProfileInfoV(nvmlDevice_t device, unsigned int profile, nvmlGpuInstanceProfileInfo_v2_t* info) except ?<nvmlReturn_t>-42 nogil
+cdef nvmlReturn_t nvmlDeviceGetGpuInstanceProfileInfoByIdV(nvmlDevice_t device, unsigned int profileId, nvmlGpuInstanceProfileInfo_v2_t* info) except ?<nvmlReturn_t>-42 nogil
 cdef nvmlReturn_t nvmlDeviceGetGpuInstancePossiblePlacements_v2(nvmlDevice_t device, unsigned int profileId, nvmlGpuInstancePlacement_t* placements, unsigned int* count) except ?<nvmlReturn_t>-42 nogil
 cdef nvmlReturn_t nvmlDeviceGetGpuInstanceRemainingCapacity(nvmlDevice_t device, unsigned int profileId, unsigned int* count) except ?<nvmlReturn_t>-42 nogil
 cdef nvmlReturn_t nvmlDeviceCreateGpuInstance(nvmlDevice_t device, unsigned int profileId, nvmlGpuInstance_t* gpuInstance) except ?<nvmlReturn_t>-42 nogil
@@ -1904,6 +2576,11 @@ cdef nvmlReturn_t nvmlDeviceWorkloadPowerProfileGetProfilesInfo(nvmlDevice_t dev
 cdef nvmlReturn_t nvmlDeviceWorkloadPowerProfileGetCurrentProfiles(nvmlDevice_t device, nvmlWorkloadPowerProfileCurrentProfiles_t* currentProfiles) except ?<nvmlReturn_t>-42 nogil
 cdef nvmlReturn_t nvmlDeviceWorkloadPowerProfileSetRequestedProfiles(nvmlDevice_t device, nvmlWorkloadPowerProfileRequestedProfiles_t* requestedProfiles) except ?<nvmlReturn_t>-42 nogil
 cdef nvmlReturn_t nvmlDeviceWorkloadPowerProfileClearRequestedProfiles(nvmlDevice_t device, nvmlWorkloadPowerProfileRequestedProfiles_t* requestedProfiles) except ?<nvmlReturn_t>-42 nogil
+cdef nvmlReturn_t nvmlDeviceWorkloadPowerProfileUpdateProfiles_v1(nvmlDevice_t device, nvmlWorkloadPowerProfileUpdateProfiles_v1_t* updateProfiles) except ?<nvmlReturn_t>-42 nogil
 cdef nvmlReturn_t nvmlDevicePowerSmoothingActivatePresetProfile(nvmlDevice_t device, nvmlPowerSmoothingProfile_t* profile) except ?<nvmlReturn_t>-42 nogil
 cdef nvmlReturn_t nvmlDevicePowerSmoothingUpdatePresetProfileParam(nvmlDevice_t device, nvmlPowerSmoothingProfile_t* profile) except ?<nvmlReturn_t>-42 nogil
 cdef nvmlReturn_t nvmlDevicePowerSmoothingSetState(nvmlDevice_t device, nvmlPowerSmoothingState_t* state) except ?<nvmlReturn_t>-42 nogil
+cdef nvmlReturn_t nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts(nvmlDevice_t device, nvmlEccSramUniqueUncorrectedErrorCounts_t* errorCounts) except ?<nvmlReturn_t>-42 nogil
+cdef nvmlReturn_t nvmlDeviceGetRemappedRows_v2(nvmlDevice_t device, nvmlRemappedRowsInfo_v2_t* info) except ?<nvmlReturn_t>-42 nogil
+cdef nvmlReturn_t nvmlDeviceSetRusdSettings_v1(nvmlDevice_t device, nvmlRusdSettings_v1_t* settings) except ?<nvmlReturn_t>-42 nogil
+cdef nvmlReturn_t nvmlDeviceGetBankRemapperStatus_v1(nvmlDevice_t device, nvmlEccBankRemapperStatus_v1_t* pBankRemapperStatus) except ?<nvmlReturn_t>-42 nogil

@@ -2,7 +2,7 @@
 
 # cython: language_level=3
 
-cdef void* _slots[364]
+cdef void* _slots[405]
 
 cdef object _symbol(int i):
     from cuda.bindings._symbols_nvml import _symbol
@@ -106,1762 +106,1967 @@ cdef nvmlReturn_t nvmlSystemGetDriverBranch(nvmlSystemDriverBranchInfo_t* branch
         return NVML_ERROR_UNINITIALIZED
     return (<nvmlReturn_t (*)(nvmlSystemDriverBranchInfo_t*, unsigned int) noexcept nogil>_slots[11])(branchInfo, length)
 
-cdef nvmlReturn_t nvmlUnitGetCount(unsigned int* unitCount) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlSystemGetCPER_v1(nvmlGetCPER_v1_t* cper) except ?<nvmlReturn_t>-42 nogil:
     if _slots[12] == NULL and _resolve(12):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(unsigned int*) noexcept nogil>_slots[12])(unitCount)
+    return (<nvmlReturn_t (*)(nvmlGetCPER_v1_t*) noexcept nogil>_slots[12])(cper)
 
-cdef nvmlReturn_t nvmlUnitGetHandleByIndex(unsigned int index, nvmlUnit_t* unit) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlUnitGetCount(unsigned int* unitCount) except ?<nvmlReturn_t>-42 nogil:
     if _slots[13] == NULL and _resolve(13):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(unsigned int, nvmlUnit_t*) noexcept nogil>_slots[13])(index, unit)
+    return (<nvmlReturn_t (*)(unsigned int*) noexcept nogil>_slots[13])(unitCount)
 
-cdef nvmlReturn_t nvmlUnitGetUnitInfo(nvmlUnit_t unit, nvmlUnitInfo_t* info) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlUnitGetHandleByIndex(unsigned int index, nvmlUnit_t* unit) except ?<nvmlReturn_t>-42 nogil:
     if _slots[14] == NULL and _resolve(14):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlUnit_t, nvmlUnitInfo_t*) noexcept nogil>_slots[14])(unit, info)
+    return (<nvmlReturn_t (*)(unsigned int, nvmlUnit_t*) noexcept nogil>_slots[14])(index, unit)
 
-cdef nvmlReturn_t nvmlUnitGetLedState(nvmlUnit_t unit, nvmlLedState_t* state) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlUnitGetUnitInfo(nvmlUnit_t unit, nvmlUnitInfo_t* info) except ?<nvmlReturn_t>-42 nogil:
     if _slots[15] == NULL and _resolve(15):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlUnit_t, nvmlLedState_t*) noexcept nogil>_slots[15])(unit, state)
+    return (<nvmlReturn_t (*)(nvmlUnit_t, nvmlUnitInfo_t*) noexcept nogil>_slots[15])(unit, info)
 
-cdef nvmlReturn_t nvmlUnitGetPsuInfo(nvmlUnit_t unit, nvmlPSUInfo_t* psu) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlUnitGetLedState(nvmlUnit_t unit, nvmlLedState_t* state) except ?<nvmlReturn_t>-42 nogil:
     if _slots[16] == NULL and _resolve(16):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlUnit_t, nvmlPSUInfo_t*) noexcept nogil>_slots[16])(unit, psu)
+    return (<nvmlReturn_t (*)(nvmlUnit_t, nvmlLedState_t*) noexcept nogil>_slots[16])(unit, state)
 
-cdef nvmlReturn_t nvmlUnitGetTemperature(nvmlUnit_t unit, unsigned int type_, unsigned int* temp) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlUnitGetPsuInfo(nvmlUnit_t unit, nvmlPSUInfo_t* psu) except ?<nvmlReturn_t>-42 nogil:
     if _slots[17] == NULL and _resolve(17):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlUnit_t, unsigned int, unsigned int*) noexcept nogil>_slots[17])(unit, type_, temp)
+    return (<nvmlReturn_t (*)(nvmlUnit_t, nvmlPSUInfo_t*) noexcept nogil>_slots[17])(unit, psu)
 
-cdef nvmlReturn_t nvmlUnitGetFanSpeedInfo(nvmlUnit_t unit, nvmlUnitFanSpeeds_t* fanSpeeds) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlUnitGetTemperature(nvmlUnit_t unit, unsigned int type_, unsigned int* temp) except ?<nvmlReturn_t>-42 nogil:
     if _slots[18] == NULL and _resolve(18):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlUnit_t, nvmlUnitFanSpeeds_t*) noexcept nogil>_slots[18])(unit, fanSpeeds)
+    return (<nvmlReturn_t (*)(nvmlUnit_t, unsigned int, unsigned int*) noexcept nogil>_slots[18])(unit, type_, temp)
 
-cdef nvmlReturn_t nvmlUnitGetDevices(nvmlUnit_t unit, unsigned int* deviceCount, nvmlDevice_t* devices) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlUnitGetFanSpeedInfo(nvmlUnit_t unit, nvmlUnitFanSpeeds_t* fanSpeeds) except ?<nvmlReturn_t>-42 nogil:
     if _slots[19] == NULL and _resolve(19):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlUnit_t, unsigned int*, nvmlDevice_t*) noexcept nogil>_slots[19])(unit, deviceCount, devices)
+    return (<nvmlReturn_t (*)(nvmlUnit_t, nvmlUnitFanSpeeds_t*) noexcept nogil>_slots[19])(unit, fanSpeeds)
 
-cdef nvmlReturn_t nvmlDeviceGetCount_v2(unsigned int* deviceCount) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlUnitGetDevices(nvmlUnit_t unit, unsigned int* deviceCount, nvmlDevice_t* devices) except ?<nvmlReturn_t>-42 nogil:
     if _slots[20] == NULL and _resolve(20):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(unsigned int*) noexcept nogil>_slots[20])(deviceCount)
+    return (<nvmlReturn_t (*)(nvmlUnit_t, unsigned int*, nvmlDevice_t*) noexcept nogil>_slots[20])(unit, deviceCount, devices)
 
-cdef nvmlReturn_t nvmlDeviceGetAttributes_v2(nvmlDevice_t device, nvmlDeviceAttributes_t* attributes) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetCount_v2(unsigned int* deviceCount) except ?<nvmlReturn_t>-42 nogil:
     if _slots[21] == NULL and _resolve(21):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlDeviceAttributes_t*) noexcept nogil>_slots[21])(device, attributes)
+    return (<nvmlReturn_t (*)(unsigned int*) noexcept nogil>_slots[21])(deviceCount)
 
-cdef nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned int index, nvmlDevice_t* device) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetAttributes_v2(nvmlDevice_t device, nvmlDeviceAttributes_t* attributes) except ?<nvmlReturn_t>-42 nogil:
     if _slots[22] == NULL and _resolve(22):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(unsigned int, nvmlDevice_t*) noexcept nogil>_slots[22])(index, device)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlDeviceAttributes_t*) noexcept nogil>_slots[22])(device, attributes)
 
-cdef nvmlReturn_t nvmlDeviceGetHandleBySerial(const char* serial, nvmlDevice_t* device) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned int index, nvmlDevice_t* device) except ?<nvmlReturn_t>-42 nogil:
     if _slots[23] == NULL and _resolve(23):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(const char*, nvmlDevice_t*) noexcept nogil>_slots[23])(serial, device)
+    return (<nvmlReturn_t (*)(unsigned int, nvmlDevice_t*) noexcept nogil>_slots[23])(index, device)
 
-cdef nvmlReturn_t nvmlDeviceGetHandleByUUID(const char* uuid, nvmlDevice_t* device) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetHandleBySerial(const char* serial, nvmlDevice_t* device) except ?<nvmlReturn_t>-42 nogil:
     if _slots[24] == NULL and _resolve(24):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(const char*, nvmlDevice_t*) noexcept nogil>_slots[24])(uuid, device)
+    return (<nvmlReturn_t (*)(const char*, nvmlDevice_t*) noexcept nogil>_slots[24])(serial, device)
 
-cdef nvmlReturn_t nvmlDeviceGetHandleByUUIDV(const nvmlUUID_t* uuid, nvmlDevice_t* device) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetHandleByUUID(const char* uuid, nvmlDevice_t* device) except ?<nvmlReturn_t>-42 nogil:
     if _slots[25] == NULL and _resolve(25):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(const nvmlUUID_t*, nvmlDevice_t*) noexcept nogil>_slots[25])(uuid, device)
+    return (<nvmlReturn_t (*)(const char*, nvmlDevice_t*) noexcept nogil>_slots[25])(uuid, device)
 
-cdef nvmlReturn_t nvmlDeviceGetHandleByPciBusId_v2(const char* pciBusId, nvmlDevice_t* device) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetHandleByUUIDV(const nvmlUUID_t* uuid, nvmlDevice_t* device) except ?<nvmlReturn_t>-42 nogil:
     if _slots[26] == NULL and _resolve(26):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(const char*, nvmlDevice_t*) noexcept nogil>_slots[26])(pciBusId, device)
+    return (<nvmlReturn_t (*)(const nvmlUUID_t*, nvmlDevice_t*) noexcept nogil>_slots[26])(uuid, device)
 
-cdef nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t device, char* name, unsigned int length) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetHandleByPciBusId_v2(const char* pciBusId, nvmlDevice_t* device) except ?<nvmlReturn_t>-42 nogil:
     if _slots[27] == NULL and _resolve(27):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, char*, unsigned int) noexcept nogil>_slots[27])(device, name, length)
+    return (<nvmlReturn_t (*)(const char*, nvmlDevice_t*) noexcept nogil>_slots[27])(pciBusId, device)
 
-cdef nvmlReturn_t nvmlDeviceGetBrand(nvmlDevice_t device, nvmlBrandType_t* type_) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t device, char* name, unsigned int length) except ?<nvmlReturn_t>-42 nogil:
     if _slots[28] == NULL and _resolve(28):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlBrandType_t*) noexcept nogil>_slots[28])(device, type_)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, char*, unsigned int) noexcept nogil>_slots[28])(device, name, length)
 
-cdef nvmlReturn_t nvmlDeviceGetIndex(nvmlDevice_t device, unsigned int* index) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetBrand(nvmlDevice_t device, nvmlBrandType_t* type_) except ?<nvmlReturn_t>-42 nogil:
     if _slots[29] == NULL and _resolve(29):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int*) noexcept nogil>_slots[29])(device, index)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlBrandType_t*) noexcept nogil>_slots[29])(device, type_)
 
-cdef nvmlReturn_t nvmlDeviceGetSerial(nvmlDevice_t device, char* serial, unsigned int length) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetIndex(nvmlDevice_t device, unsigned int* index) except ?<nvmlReturn_t>-42 nogil:
     if _slots[30] == NULL and _resolve(30):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, char*, unsigned int) noexcept nogil>_slots[30])(device, serial, length)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int*) noexcept nogil>_slots[30])(device, index)
 
-cdef nvmlReturn_t nvmlDeviceGetModuleId(nvmlDevice_t device, unsigned int* moduleId) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetSerial(nvmlDevice_t device, char* serial, unsigned int length) except ?<nvmlReturn_t>-42 nogil:
     if _slots[31] == NULL and _resolve(31):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int*) noexcept nogil>_slots[31])(device, moduleId)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, char*, unsigned int) noexcept nogil>_slots[31])(device, serial, length)
 
-cdef nvmlReturn_t nvmlDeviceGetC2cModeInfoV(nvmlDevice_t device, nvmlC2cModeInfo_v1_t* c2cModeInfo) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetModuleId(nvmlDevice_t device, unsigned int* moduleId) except ?<nvmlReturn_t>-42 nogil:
     if _slots[32] == NULL and _resolve(32):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlC2cModeInfo_v1_t*) noexcept nogil>_slots[32])(device, c2cModeInfo)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int*) noexcept nogil>_slots[32])(device, moduleId)
 
-cdef nvmlReturn_t nvmlDeviceGetMemoryAffinity(nvmlDevice_t device, unsigned int nodeSetSize, unsigned long* nodeSet, nvmlAffinityScope_t scope) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetC2cModeInfoV(nvmlDevice_t device, nvmlC2cModeInfo_v1_t* c2cModeInfo) except ?<nvmlReturn_t>-42 nogil:
     if _slots[33] == NULL and _resolve(33):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int, unsigned long*, nvmlAffinityScope_t) noexcept nogil>_slots[33])(device, nodeSetSize, nodeSet, scope)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlC2cModeInfo_v1_t*) noexcept nogil>_slots[33])(device, c2cModeInfo)
 
-cdef nvmlReturn_t nvmlDeviceGetCpuAffinityWithinScope(nvmlDevice_t device, unsigned int cpuSetSize, unsigned long* cpuSet, nvmlAffinityScope_t scope) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetMemoryAffinity(nvmlDevice_t device, unsigned int nodeSetSize, unsigned long* nodeSet, nvmlAffinityScope_t scope) except ?<nvmlReturn_t>-42 nogil:
     if _slots[34] == NULL and _resolve(34):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int, unsigned long*, nvmlAffinityScope_t) noexcept nogil>_slots[34])(device, cpuSetSize, cpuSet, scope)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int, unsigned long*, nvmlAffinityScope_t) noexcept nogil>_slots[34])(device, nodeSetSize, nodeSet, scope)
 
-cdef nvmlReturn_t nvmlDeviceGetCpuAffinity(nvmlDevice_t device, unsigned int cpuSetSize, unsigned long* cpuSet) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetCpuAffinityWithinScope(nvmlDevice_t device, unsigned int cpuSetSize, unsigned long* cpuSet, nvmlAffinityScope_t scope) except ?<nvmlReturn_t>-42 nogil:
     if _slots[35] == NULL and _resolve(35):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int, unsigned long*) noexcept nogil>_slots[35])(device, cpuSetSize, cpuSet)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int, unsigned long*, nvmlAffinityScope_t) noexcept nogil>_slots[35])(device, cpuSetSize, cpuSet, scope)
 
-cdef nvmlReturn_t nvmlDeviceSetCpuAffinity(nvmlDevice_t device) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetCpuAffinity(nvmlDevice_t device, unsigned int cpuSetSize, unsigned long* cpuSet) except ?<nvmlReturn_t>-42 nogil:
     if _slots[36] == NULL and _resolve(36):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t) noexcept nogil>_slots[36])(device)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int, unsigned long*) noexcept nogil>_slots[36])(device, cpuSetSize, cpuSet)
 
-cdef nvmlReturn_t nvmlDeviceClearCpuAffinity(nvmlDevice_t device) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceSetCpuAffinity(nvmlDevice_t device) except ?<nvmlReturn_t>-42 nogil:
     if _slots[37] == NULL and _resolve(37):
         return NVML_ERROR_UNINITIALIZED
     return (<nvmlReturn_t (*)(nvmlDevice_t) noexcept nogil>_slots[37])(device)
 
-cdef nvmlReturn_t nvmlDeviceGetNumaNodeId(nvmlDevice_t device, unsigned int* node) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceClearCpuAffinity(nvmlDevice_t device) except ?<nvmlReturn_t>-42 nogil:
     if _slots[38] == NULL and _resolve(38):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int*) noexcept nogil>_slots[38])(device, node)
+    return (<nvmlReturn_t (*)(nvmlDevice_t) noexcept nogil>_slots[38])(device)
 
-cdef nvmlReturn_t nvmlDeviceGetTopologyCommonAncestor(nvmlDevice_t device1, nvmlDevice_t device2, nvmlGpuTopologyLevel_t* pathInfo) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetNumaNodeId(nvmlDevice_t device, unsigned int* node) except ?<nvmlReturn_t>-42 nogil:
     if _slots[39] == NULL and _resolve(39):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlDevice_t, nvmlGpuTopologyLevel_t*) noexcept nogil>_slots[39])(device1, device2, pathInfo)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int*) noexcept nogil>_slots[39])(device, node)
 
-cdef nvmlReturn_t nvmlDeviceGetTopologyNearestGpus(nvmlDevice_t device, nvmlGpuTopologyLevel_t level, unsigned int* count, nvmlDevice_t* deviceArray) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetAddressingMode(nvmlDevice_t device, nvmlDeviceAddressingMode_t* mode) except ?<nvmlReturn_t>-42 nogil:
     if _slots[40] == NULL and _resolve(40):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlGpuTopologyLevel_t, unsigned int*, nvmlDevice_t*) noexcept nogil>_slots[40])(device, level, count, deviceArray)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlDeviceAddressingMode_t*) noexcept nogil>_slots[40])(device, mode)
 
-cdef nvmlReturn_t nvmlDeviceGetP2PStatus(nvmlDevice_t device1, nvmlDevice_t device2, nvmlGpuP2PCapsIndex_t p2pIndex, nvmlGpuP2PStatus_t* p2pStatus) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetRepairStatus(nvmlDevice_t device, nvmlRepairStatus_t* repairStatus) except ?<nvmlReturn_t>-42 nogil:
     if _slots[41] == NULL and _resolve(41):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlDevice_t, nvmlGpuP2PCapsIndex_t, nvmlGpuP2PStatus_t*) noexcept nogil>_slots[41])(device1, device2, p2pIndex, p2pStatus)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlRepairStatus_t*) noexcept nogil>_slots[41])(device, repairStatus)
 
-cdef nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t device, char* uuid, unsigned int length) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetUnrepairableMemoryFlag_v1(nvmlDevice_t device, nvmlUnrepairableMemoryStatus_v1_t* unrepairableMemoryStatus) except ?<nvmlReturn_t>-42 nogil:
     if _slots[42] == NULL and _resolve(42):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, char*, unsigned int) noexcept nogil>_slots[42])(device, uuid, length)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlUnrepairableMemoryStatus_v1_t*) noexcept nogil>_slots[42])(device, unrepairableMemoryStatus)
 
-cdef nvmlReturn_t nvmlDeviceGetMinorNumber(nvmlDevice_t device, unsigned int* minorNumber) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetTopologyCommonAncestor(nvmlDevice_t device1, nvmlDevice_t device2, nvmlGpuTopologyLevel_t* pathInfo) except ?<nvmlReturn_t>-42 nogil:
     if _slots[43] == NULL and _resolve(43):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int*) noexcept nogil>_slots[43])(device, minorNumber)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlDevice_t, nvmlGpuTopologyLevel_t*) noexcept nogil>_slots[43])(device1, device2, pathInfo)
 
-cdef nvmlReturn_t nvmlDeviceGetBoardPartNumber(nvmlDevice_t device, char* partNumber, unsigned int length) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetTopologyNearestGpus(nvmlDevice_t device, nvmlGpuTopologyLevel_t level, unsigned int* count, nvmlDevice_t* deviceArray) except ?<nvmlReturn_t>-42 nogil:
     if _slots[44] == NULL and _resolve(44):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, char*, unsigned int) noexcept nogil>_slots[44])(device, partNumber, length)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlGpuTopologyLevel_t, unsigned int*, nvmlDevice_t*) noexcept nogil>_slots[44])(device, level, count, deviceArray)
 
-cdef nvmlReturn_t nvmlDeviceGetInforomVersion(nvmlDevice_t device, nvmlInforomObject_t object, char* version, unsigned int length) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetP2PStatus(nvmlDevice_t device1, nvmlDevice_t device2, nvmlGpuP2PCapsIndex_t p2pIndex, nvmlGpuP2PStatus_t* p2pStatus) except ?<nvmlReturn_t>-42 nogil:
     if _slots[45] == NULL and _resolve(45):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlInforomObject_t, char*, unsigned int) noexcept nogil>_slots[45])(device, object, version, length)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlDevice_t, nvmlGpuP2PCapsIndex_t, nvmlGpuP2PStatus_t*) noexcept nogil>_slots[45])(device1, device2, p2pIndex, p2pStatus)
 
-cdef nvmlReturn_t nvmlDeviceGetInforomImageVersion(nvmlDevice_t device, char* version, unsigned int length) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t device, char* uuid, unsigned int length) except ?<nvmlReturn_t>-42 nogil:
     if _slots[46] == NULL and _resolve(46):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, char*, unsigned int) noexcept nogil>_slots[46])(device, version, length)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, char*, unsigned int) noexcept nogil>_slots[46])(device, uuid, length)
 
-cdef nvmlReturn_t nvmlDeviceGetInforomConfigurationChecksum(nvmlDevice_t device, unsigned int* checksum) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetMinorNumber(nvmlDevice_t device, unsigned int* minorNumber) except ?<nvmlReturn_t>-42 nogil:
     if _slots[47] == NULL and _resolve(47):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int*) noexcept nogil>_slots[47])(device, checksum)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int*) noexcept nogil>_slots[47])(device, minorNumber)
 
-cdef nvmlReturn_t nvmlDeviceValidateInforom(nvmlDevice_t device) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetBoardPartNumber(nvmlDevice_t device, char* partNumber, unsigned int length) except ?<nvmlReturn_t>-42 nogil:
     if _slots[48] == NULL and _resolve(48):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t) noexcept nogil>_slots[48])(device)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, char*, unsigned int) noexcept nogil>_slots[48])(device, partNumber, length)
 
-cdef nvmlReturn_t nvmlDeviceGetLastBBXFlushTime(nvmlDevice_t device, unsigned long long* timestamp, unsigned long* durationUs) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetInforomVersion(nvmlDevice_t device, nvmlInforomObject_t object, char* version, unsigned int length) except ?<nvmlReturn_t>-42 nogil:
     if _slots[49] == NULL and _resolve(49):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned long long*, unsigned long*) noexcept nogil>_slots[49])(device, timestamp, durationUs)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlInforomObject_t, char*, unsigned int) noexcept nogil>_slots[49])(device, object, version, length)
 
-cdef nvmlReturn_t nvmlDeviceGetDisplayMode(nvmlDevice_t device, nvmlEnableState_t* display) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetInforomImageVersion(nvmlDevice_t device, char* version, unsigned int length) except ?<nvmlReturn_t>-42 nogil:
     if _slots[50] == NULL and _resolve(50):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlEnableState_t*) noexcept nogil>_slots[50])(device, display)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, char*, unsigned int) noexcept nogil>_slots[50])(device, version, length)
 
-cdef nvmlReturn_t nvmlDeviceGetDisplayActive(nvmlDevice_t device, nvmlEnableState_t* isActive) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetInforomConfigurationChecksum(nvmlDevice_t device, unsigned int* checksum) except ?<nvmlReturn_t>-42 nogil:
     if _slots[51] == NULL and _resolve(51):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlEnableState_t*) noexcept nogil>_slots[51])(device, isActive)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int*) noexcept nogil>_slots[51])(device, checksum)
 
-cdef nvmlReturn_t nvmlDeviceGetPersistenceMode(nvmlDevice_t device, nvmlEnableState_t* mode) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceValidateInforom(nvmlDevice_t device) except ?<nvmlReturn_t>-42 nogil:
     if _slots[52] == NULL and _resolve(52):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlEnableState_t*) noexcept nogil>_slots[52])(device, mode)
+    return (<nvmlReturn_t (*)(nvmlDevice_t) noexcept nogil>_slots[52])(device)
 
-cdef nvmlReturn_t nvmlDeviceGetPciInfoExt(nvmlDevice_t device, nvmlPciInfoExt_t* pci) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetLastBBXFlushTime(nvmlDevice_t device, unsigned long long* timestamp, unsigned long* durationUs) except ?<nvmlReturn_t>-42 nogil:
     if _slots[53] == NULL and _resolve(53):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlPciInfoExt_t*) noexcept nogil>_slots[53])(device, pci)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned long long*, unsigned long*) noexcept nogil>_slots[53])(device, timestamp, durationUs)
 
-cdef nvmlReturn_t nvmlDeviceGetPciInfo_v3(nvmlDevice_t device, nvmlPciInfo_t* pci) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetBBXTimeData_v1(nvmlDevice_t device, nvmlBBXTimeData_v1_t* timeData) except ?<nvmlReturn_t>-42 nogil:
     if _slots[54] == NULL and _resolve(54):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlPciInfo_t*) noexcept nogil>_slots[54])(device, pci)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlBBXTimeData_v1_t*) noexcept nogil>_slots[54])(device, timeData)
 
-cdef nvmlReturn_t nvmlDeviceGetMaxPcieLinkGeneration(nvmlDevice_t device, unsigned int* maxLinkGen) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetDisplayMode(nvmlDevice_t device, nvmlEnableState_t* display) except ?<nvmlReturn_t>-42 nogil:
     if _slots[55] == NULL and _resolve(55):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int*) noexcept nogil>_slots[55])(device, maxLinkGen)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlEnableState_t*) noexcept nogil>_slots[55])(device, display)
 
-cdef nvmlReturn_t nvmlDeviceGetGpuMaxPcieLinkGeneration(nvmlDevice_t device, unsigned int* maxLinkGenDevice) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetDisplayActive(nvmlDevice_t device, nvmlEnableState_t* isActive) except ?<nvmlReturn_t>-42 nogil:
     if _slots[56] == NULL and _resolve(56):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int*) noexcept nogil>_slots[56])(device, maxLinkGenDevice)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlEnableState_t*) noexcept nogil>_slots[56])(device, isActive)
 
-cdef nvmlReturn_t nvmlDeviceGetMaxPcieLinkWidth(nvmlDevice_t device, unsigned int* maxLinkWidth) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetPersistenceMode(nvmlDevice_t device, nvmlEnableState_t* mode) except ?<nvmlReturn_t>-42 nogil:
     if _slots[57] == NULL and _resolve(57):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int*) noexcept nogil>_slots[57])(device, maxLinkWidth)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlEnableState_t*) noexcept nogil>_slots[57])(device, mode)
 
-cdef nvmlReturn_t nvmlDeviceGetCurrPcieLinkGeneration(nvmlDevice_t device, unsigned int* currLinkGen) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetPciInfoExt(nvmlDevice_t device, nvmlPciInfoExt_t* pci) except ?<nvmlReturn_t>-42 nogil:
     if _slots[58] == NULL and _resolve(58):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int*) noexcept nogil>_slots[58])(device, currLinkGen)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlPciInfoExt_t*) noexcept nogil>_slots[58])(device, pci)
 
-cdef nvmlReturn_t nvmlDeviceGetCurrPcieLinkWidth(nvmlDevice_t device, unsigned int* currLinkWidth) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetPciInfo_v3(nvmlDevice_t device, nvmlPciInfo_t* pci) except ?<nvmlReturn_t>-42 nogil:
     if _slots[59] == NULL and _resolve(59):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int*) noexcept nogil>_slots[59])(device, currLinkWidth)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlPciInfo_t*) noexcept nogil>_slots[59])(device, pci)
 
-cdef nvmlReturn_t nvmlDeviceGetPcieThroughput(nvmlDevice_t device, nvmlPcieUtilCounter_t counter, unsigned int* value) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetMaxPcieLinkGeneration(nvmlDevice_t device, unsigned int* maxLinkGen) except ?<nvmlReturn_t>-42 nogil:
     if _slots[60] == NULL and _resolve(60):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlPcieUtilCounter_t, unsigned int*) noexcept nogil>_slots[60])(device, counter, value)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int*) noexcept nogil>_slots[60])(device, maxLinkGen)
 
-cdef nvmlReturn_t nvmlDeviceGetPcieReplayCounter(nvmlDevice_t device, unsigned int* value) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetGpuMaxPcieLinkGeneration(nvmlDevice_t device, unsigned int* maxLinkGenDevice) except ?<nvmlReturn_t>-42 nogil:
     if _slots[61] == NULL and _resolve(61):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int*) noexcept nogil>_slots[61])(device, value)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int*) noexcept nogil>_slots[61])(device, maxLinkGenDevice)
 
-cdef nvmlReturn_t nvmlDeviceGetClockInfo(nvmlDevice_t device, nvmlClockType_t type_, unsigned int* clock) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetMaxPcieLinkWidth(nvmlDevice_t device, unsigned int* maxLinkWidth) except ?<nvmlReturn_t>-42 nogil:
     if _slots[62] == NULL and _resolve(62):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlClockType_t, unsigned int*) noexcept nogil>_slots[62])(device, type_, clock)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int*) noexcept nogil>_slots[62])(device, maxLinkWidth)
 
-cdef nvmlReturn_t nvmlDeviceGetMaxClockInfo(nvmlDevice_t device, nvmlClockType_t type_, unsigned int* clock) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetCurrPcieLinkGeneration(nvmlDevice_t device, unsigned int* currLinkGen) except ?<nvmlReturn_t>-42 nogil:
     if _slots[63] == NULL and _resolve(63):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlClockType_t, unsigned int*) noexcept nogil>_slots[63])(device, type_, clock)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int*) noexcept nogil>_slots[63])(device, currLinkGen)
 
-cdef nvmlReturn_t nvmlDeviceGetGpcClkVfOffset(nvmlDevice_t device, int* offset) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetCurrPcieLinkWidth(nvmlDevice_t device, unsigned int* currLinkWidth) except ?<nvmlReturn_t>-42 nogil:
     if _slots[64] == NULL and _resolve(64):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, int*) noexcept nogil>_slots[64])(device, offset)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int*) noexcept nogil>_slots[64])(device, currLinkWidth)
 
-cdef nvmlReturn_t nvmlDeviceGetApplicationsClock(nvmlDevice_t device, nvmlClockType_t clockType, unsigned int* clockMHz) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetPcieThroughput(nvmlDevice_t device, nvmlPcieUtilCounter_t counter, unsigned int* value) except ?<nvmlReturn_t>-42 nogil:
     if _slots[65] == NULL and _resolve(65):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlClockType_t, unsigned int*) noexcept nogil>_slots[65])(device, clockType, clockMHz)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlPcieUtilCounter_t, unsigned int*) noexcept nogil>_slots[65])(device, counter, value)
 
-cdef nvmlReturn_t nvmlDeviceGetDefaultApplicationsClock(nvmlDevice_t device, nvmlClockType_t clockType, unsigned int* clockMHz) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetPcieReplayCounter(nvmlDevice_t device, unsigned int* value) except ?<nvmlReturn_t>-42 nogil:
     if _slots[66] == NULL and _resolve(66):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlClockType_t, unsigned int*) noexcept nogil>_slots[66])(device, clockType, clockMHz)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int*) noexcept nogil>_slots[66])(device, value)
 
-cdef nvmlReturn_t nvmlDeviceGetClock(nvmlDevice_t device, nvmlClockType_t clockType, nvmlClockId_t clockId, unsigned int* clockMHz) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetClockInfo(nvmlDevice_t device, nvmlClockType_t type_, unsigned int* clock) except ?<nvmlReturn_t>-42 nogil:
     if _slots[67] == NULL and _resolve(67):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlClockType_t, nvmlClockId_t, unsigned int*) noexcept nogil>_slots[67])(device, clockType, clockId, clockMHz)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlClockType_t, unsigned int*) noexcept nogil>_slots[67])(device, type_, clock)
 
-cdef nvmlReturn_t nvmlDeviceGetMaxCustomerBoostClock(nvmlDevice_t device, nvmlClockType_t clockType, unsigned int* clockMHz) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetMaxClockInfo(nvmlDevice_t device, nvmlClockType_t type_, unsigned int* clock) except ?<nvmlReturn_t>-42 nogil:
     if _slots[68] == NULL and _resolve(68):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlClockType_t, unsigned int*) noexcept nogil>_slots[68])(device, clockType, clockMHz)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlClockType_t, unsigned int*) noexcept nogil>_slots[68])(device, type_, clock)
 
-cdef nvmlReturn_t nvmlDeviceGetSupportedMemoryClocks(nvmlDevice_t device, unsigned int* count, unsigned int* clocksMHz) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetGpcClkVfOffset(nvmlDevice_t device, int* offset) except ?<nvmlReturn_t>-42 nogil:
     if _slots[69] == NULL and _resolve(69):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int*, unsigned int*) noexcept nogil>_slots[69])(device, count, clocksMHz)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, int*) noexcept nogil>_slots[69])(device, offset)
 
-cdef nvmlReturn_t nvmlDeviceGetSupportedGraphicsClocks(nvmlDevice_t device, unsigned int memoryClockMHz, unsigned int* count, unsigned int* clocksMHz) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetApplicationsClock(nvmlDevice_t device, nvmlClockType_t clockType, unsigned int* clockMHz) except ?<nvmlReturn_t>-42 nogil:
     if _slots[70] == NULL and _resolve(70):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int, unsigned int*, unsigned int*) noexcept nogil>_slots[70])(device, memoryClockMHz, count, clocksMHz)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlClockType_t, unsigned int*) noexcept nogil>_slots[70])(device, clockType, clockMHz)
 
-cdef nvmlReturn_t nvmlDeviceGetAutoBoostedClocksEnabled(nvmlDevice_t device, nvmlEnableState_t* isEnabled, nvmlEnableState_t* defaultIsEnabled) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetDefaultApplicationsClock(nvmlDevice_t device, nvmlClockType_t clockType, unsigned int* clockMHz) except ?<nvmlReturn_t>-42 nogil:
     if _slots[71] == NULL and _resolve(71):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlEnableState_t*, nvmlEnableState_t*) noexcept nogil>_slots[71])(device, isEnabled, defaultIsEnabled)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlClockType_t, unsigned int*) noexcept nogil>_slots[71])(device, clockType, clockMHz)
 
-cdef nvmlReturn_t nvmlDeviceGetFanSpeed(nvmlDevice_t device, unsigned int* speed) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetClock(nvmlDevice_t device, nvmlClockType_t clockType, nvmlClockId_t clockId, unsigned int* clockMHz) except ?<nvmlReturn_t>-42 nogil:
     if _slots[72] == NULL and _resolve(72):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int*) noexcept nogil>_slots[72])(device, speed)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlClockType_t, nvmlClockId_t, unsigned int*) noexcept nogil>_slots[72])(device, clockType, clockId, clockMHz)
 
-cdef nvmlReturn_t nvmlDeviceGetFanSpeed_v2(nvmlDevice_t device, unsigned int fan, unsigned int* speed) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetMaxCustomerBoostClock(nvmlDevice_t device, nvmlClockType_t clockType, unsigned int* clockMHz) except ?<nvmlReturn_t>-42 nogil:
     if _slots[73] == NULL and _resolve(73):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int, unsigned int*) noexcept nogil>_slots[73])(device, fan, speed)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlClockType_t, unsigned int*) noexcept nogil>_slots[73])(device, clockType, clockMHz)
 
-cdef nvmlReturn_t nvmlDeviceGetFanSpeedRPM(nvmlDevice_t device, nvmlFanSpeedInfo_t* fanSpeed) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetSupportedMemoryClocks(nvmlDevice_t device, unsigned int* count, unsigned int* clocksMHz) except ?<nvmlReturn_t>-42 nogil:
     if _slots[74] == NULL and _resolve(74):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlFanSpeedInfo_t*) noexcept nogil>_slots[74])(device, fanSpeed)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int*, unsigned int*) noexcept nogil>_slots[74])(device, count, clocksMHz)
 
-cdef nvmlReturn_t nvmlDeviceGetTargetFanSpeed(nvmlDevice_t device, unsigned int fan, unsigned int* targetSpeed) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetSupportedGraphicsClocks(nvmlDevice_t device, unsigned int memoryClockMHz, unsigned int* count, unsigned int* clocksMHz) except ?<nvmlReturn_t>-42 nogil:
     if _slots[75] == NULL and _resolve(75):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int, unsigned int*) noexcept nogil>_slots[75])(device, fan, targetSpeed)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int, unsigned int*, unsigned int*) noexcept nogil>_slots[75])(device, memoryClockMHz, count, clocksMHz)
 
-cdef nvmlReturn_t nvmlDeviceGetMinMaxFanSpeed(nvmlDevice_t device, unsigned int* minSpeed, unsigned int* maxSpeed) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetAutoBoostedClocksEnabled(nvmlDevice_t device, nvmlEnableState_t* isEnabled, nvmlEnableState_t* defaultIsEnabled) except ?<nvmlReturn_t>-42 nogil:
     if _slots[76] == NULL and _resolve(76):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int*, unsigned int*) noexcept nogil>_slots[76])(device, minSpeed, maxSpeed)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlEnableState_t*, nvmlEnableState_t*) noexcept nogil>_slots[76])(device, isEnabled, defaultIsEnabled)
 
-cdef nvmlReturn_t nvmlDeviceGetFanControlPolicy_v2(nvmlDevice_t device, unsigned int fan, nvmlFanControlPolicy_t* policy) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetFanSpeed(nvmlDevice_t device, unsigned int* speed) except ?<nvmlReturn_t>-42 nogil:
     if _slots[77] == NULL and _resolve(77):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int, nvmlFanControlPolicy_t*) noexcept nogil>_slots[77])(device, fan, policy)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int*) noexcept nogil>_slots[77])(device, speed)
 
-cdef nvmlReturn_t nvmlDeviceGetNumFans(nvmlDevice_t device, unsigned int* numFans) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetFanSpeed_v2(nvmlDevice_t device, unsigned int fan, unsigned int* speed) except ?<nvmlReturn_t>-42 nogil:
     if _slots[78] == NULL and _resolve(78):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int*) noexcept nogil>_slots[78])(device, numFans)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int, unsigned int*) noexcept nogil>_slots[78])(device, fan, speed)
 
-cdef nvmlReturn_t nvmlDeviceGetTemperature(nvmlDevice_t device, nvmlTemperatureSensors_t sensorType, unsigned int* temp) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetFanSpeedRPM(nvmlDevice_t device, nvmlFanSpeedInfo_t* fanSpeed) except ?<nvmlReturn_t>-42 nogil:
     if _slots[79] == NULL and _resolve(79):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlTemperatureSensors_t, unsigned int*) noexcept nogil>_slots[79])(device, sensorType, temp)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlFanSpeedInfo_t*) noexcept nogil>_slots[79])(device, fanSpeed)
 
-cdef nvmlReturn_t nvmlDeviceGetCoolerInfo(nvmlDevice_t device, nvmlCoolerInfo_t* coolerInfo) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetTargetFanSpeed(nvmlDevice_t device, unsigned int fan, unsigned int* targetSpeed) except ?<nvmlReturn_t>-42 nogil:
     if _slots[80] == NULL and _resolve(80):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlCoolerInfo_t*) noexcept nogil>_slots[80])(device, coolerInfo)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int, unsigned int*) noexcept nogil>_slots[80])(device, fan, targetSpeed)
 
-cdef nvmlReturn_t nvmlDeviceGetTemperatureV(nvmlDevice_t device, nvmlTemperature_t* temperature) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetMinMaxFanSpeed(nvmlDevice_t device, unsigned int* minSpeed, unsigned int* maxSpeed) except ?<nvmlReturn_t>-42 nogil:
     if _slots[81] == NULL and _resolve(81):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlTemperature_t*) noexcept nogil>_slots[81])(device, temperature)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int*, unsigned int*) noexcept nogil>_slots[81])(device, minSpeed, maxSpeed)
 
-cdef nvmlReturn_t nvmlDeviceGetTemperatureThreshold(nvmlDevice_t device, nvmlTemperatureThresholds_t thresholdType, unsigned int* temp) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetFanControlPolicy_v2(nvmlDevice_t device, unsigned int fan, nvmlFanControlPolicy_t* policy) except ?<nvmlReturn_t>-42 nogil:
     if _slots[82] == NULL and _resolve(82):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlTemperatureThresholds_t, unsigned int*) noexcept nogil>_slots[82])(device, thresholdType, temp)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int, nvmlFanControlPolicy_t*) noexcept nogil>_slots[82])(device, fan, policy)
 
-cdef nvmlReturn_t nvmlDeviceGetMarginTemperature(nvmlDevice_t device, nvmlMarginTemperature_t* marginTempInfo) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetNumFans(nvmlDevice_t device, unsigned int* numFans) except ?<nvmlReturn_t>-42 nogil:
     if _slots[83] == NULL and _resolve(83):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlMarginTemperature_t*) noexcept nogil>_slots[83])(device, marginTempInfo)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int*) noexcept nogil>_slots[83])(device, numFans)
 
-cdef nvmlReturn_t nvmlDeviceGetThermalSettings(nvmlDevice_t device, unsigned int sensorIndex, nvmlGpuThermalSettings_t* pThermalSettings) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetTemperature(nvmlDevice_t device, nvmlTemperatureSensors_t sensorType, unsigned int* temp) except ?<nvmlReturn_t>-42 nogil:
     if _slots[84] == NULL and _resolve(84):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int, nvmlGpuThermalSettings_t*) noexcept nogil>_slots[84])(device, sensorIndex, pThermalSettings)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlTemperatureSensors_t, unsigned int*) noexcept nogil>_slots[84])(device, sensorType, temp)
 
-cdef nvmlReturn_t nvmlDeviceGetPerformanceState(nvmlDevice_t device, nvmlPstates_t* pState) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetCoolerInfo(nvmlDevice_t device, nvmlCoolerInfo_t* coolerInfo) except ?<nvmlReturn_t>-42 nogil:
     if _slots[85] == NULL and _resolve(85):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlPstates_t*) noexcept nogil>_slots[85])(device, pState)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlCoolerInfo_t*) noexcept nogil>_slots[85])(device, coolerInfo)
 
-cdef nvmlReturn_t nvmlDeviceGetCurrentClocksEventReasons(nvmlDevice_t device, unsigned long long* clocksEventReasons) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetTemperatureV(nvmlDevice_t device, nvmlTemperature_t* temperature) except ?<nvmlReturn_t>-42 nogil:
     if _slots[86] == NULL and _resolve(86):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned long long*) noexcept nogil>_slots[86])(device, clocksEventReasons)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlTemperature_t*) noexcept nogil>_slots[86])(device, temperature)
 
-cdef nvmlReturn_t nvmlDeviceGetCurrentClocksThrottleReasons(nvmlDevice_t device, unsigned long long* clocksThrottleReasons) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetTemperatureThreshold(nvmlDevice_t device, nvmlTemperatureThresholds_t thresholdType, unsigned int* temp) except ?<nvmlReturn_t>-42 nogil:
     if _slots[87] == NULL and _resolve(87):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned long long*) noexcept nogil>_slots[87])(device, clocksThrottleReasons)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlTemperatureThresholds_t, unsigned int*) noexcept nogil>_slots[87])(device, thresholdType, temp)
 
-cdef nvmlReturn_t nvmlDeviceGetSupportedClocksEventReasons(nvmlDevice_t device, unsigned long long* supportedClocksEventReasons) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetMarginTemperature(nvmlDevice_t device, nvmlMarginTemperature_t* marginTempInfo) except ?<nvmlReturn_t>-42 nogil:
     if _slots[88] == NULL and _resolve(88):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned long long*) noexcept nogil>_slots[88])(device, supportedClocksEventReasons)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlMarginTemperature_t*) noexcept nogil>_slots[88])(device, marginTempInfo)
 
-cdef nvmlReturn_t nvmlDeviceGetSupportedClocksThrottleReasons(nvmlDevice_t device, unsigned long long* supportedClocksThrottleReasons) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetThermalSettings(nvmlDevice_t device, unsigned int sensorIndex, nvmlGpuThermalSettings_t* pThermalSettings) except ?<nvmlReturn_t>-42 nogil:
     if _slots[89] == NULL and _resolve(89):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned long long*) noexcept nogil>_slots[89])(device, supportedClocksThrottleReasons)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int, nvmlGpuThermalSettings_t*) noexcept nogil>_slots[89])(device, sensorIndex, pThermalSettings)
 
-cdef nvmlReturn_t nvmlDeviceGetPowerState(nvmlDevice_t device, nvmlPstates_t* pState) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetPerformanceState(nvmlDevice_t device, nvmlPstates_t* pState) except ?<nvmlReturn_t>-42 nogil:
     if _slots[90] == NULL and _resolve(90):
         return NVML_ERROR_UNINITIALIZED
     return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlPstates_t*) noexcept nogil>_slots[90])(device, pState)
 
-cdef nvmlReturn_t nvmlDeviceGetDynamicPstatesInfo(nvmlDevice_t device, nvmlGpuDynamicPstatesInfo_t* pDynamicPstatesInfo) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetCurrentClocksEventReasons(nvmlDevice_t device, unsigned long long* clocksEventReasons) except ?<nvmlReturn_t>-42 nogil:
     if _slots[91] == NULL and _resolve(91):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlGpuDynamicPstatesInfo_t*) noexcept nogil>_slots[91])(device, pDynamicPstatesInfo)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned long long*) noexcept nogil>_slots[91])(device, clocksEventReasons)
 
-cdef nvmlReturn_t nvmlDeviceGetMemClkVfOffset(nvmlDevice_t device, int* offset) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetCurrentClocksThrottleReasons(nvmlDevice_t device, unsigned long long* clocksThrottleReasons) except ?<nvmlReturn_t>-42 nogil:
     if _slots[92] == NULL and _resolve(92):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, int*) noexcept nogil>_slots[92])(device, offset)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned long long*) noexcept nogil>_slots[92])(device, clocksThrottleReasons)
 
-cdef nvmlReturn_t nvmlDeviceGetMinMaxClockOfPState(nvmlDevice_t device, nvmlClockType_t type_, nvmlPstates_t pstate, unsigned int* minClockMHz, unsigned int* maxClockMHz) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetSupportedClocksEventReasons(nvmlDevice_t device, unsigned long long* supportedClocksEventReasons) except ?<nvmlReturn_t>-42 nogil:
     if _slots[93] == NULL and _resolve(93):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlClockType_t, nvmlPstates_t, unsigned int*, unsigned int*) noexcept nogil>_slots[93])(device, type_, pstate, minClockMHz, maxClockMHz)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned long long*) noexcept nogil>_slots[93])(device, supportedClocksEventReasons)
 
-cdef nvmlReturn_t nvmlDeviceGetSupportedPerformanceStates(nvmlDevice_t device, nvmlPstates_t* pstates, unsigned int size) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetSupportedClocksThrottleReasons(nvmlDevice_t device, unsigned long long* supportedClocksThrottleReasons) except ?<nvmlReturn_t>-42 nogil:
     if _slots[94] == NULL and _resolve(94):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlPstates_t*, unsigned int) noexcept nogil>_slots[94])(device, pstates, size)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned long long*) noexcept nogil>_slots[94])(device, supportedClocksThrottleReasons)
 
-cdef nvmlReturn_t nvmlDeviceGetGpcClkMinMaxVfOffset(nvmlDevice_t device, int* minOffset, int* maxOffset) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetPowerState(nvmlDevice_t device, nvmlPstates_t* pState) except ?<nvmlReturn_t>-42 nogil:
     if _slots[95] == NULL and _resolve(95):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, int*, int*) noexcept nogil>_slots[95])(device, minOffset, maxOffset)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlPstates_t*) noexcept nogil>_slots[95])(device, pState)
 
-cdef nvmlReturn_t nvmlDeviceGetMemClkMinMaxVfOffset(nvmlDevice_t device, int* minOffset, int* maxOffset) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetDynamicPstatesInfo(nvmlDevice_t device, nvmlGpuDynamicPstatesInfo_t* pDynamicPstatesInfo) except ?<nvmlReturn_t>-42 nogil:
     if _slots[96] == NULL and _resolve(96):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, int*, int*) noexcept nogil>_slots[96])(device, minOffset, maxOffset)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlGpuDynamicPstatesInfo_t*) noexcept nogil>_slots[96])(device, pDynamicPstatesInfo)
 
-cdef nvmlReturn_t nvmlDeviceGetClockOffsets(nvmlDevice_t device, nvmlClockOffset_t* info) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetMemClkVfOffset(nvmlDevice_t device, int* offset) except ?<nvmlReturn_t>-42 nogil:
     if _slots[97] == NULL and _resolve(97):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlClockOffset_t*) noexcept nogil>_slots[97])(device, info)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, int*) noexcept nogil>_slots[97])(device, offset)
 
-cdef nvmlReturn_t nvmlDeviceSetClockOffsets(nvmlDevice_t device, nvmlClockOffset_t* info) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetMinMaxClockOfPState(nvmlDevice_t device, nvmlClockType_t type_, nvmlPstates_t pstate, unsigned int* minClockMHz, unsigned int* maxClockMHz) except ?<nvmlReturn_t>-42 nogil:
     if _slots[98] == NULL and _resolve(98):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlClockOffset_t*) noexcept nogil>_slots[98])(device, info)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlClockType_t, nvmlPstates_t, unsigned int*, unsigned int*) noexcept nogil>_slots[98])(device, type_, pstate, minClockMHz, maxClockMHz)
 
-cdef nvmlReturn_t nvmlDeviceGetPerformanceModes(nvmlDevice_t device, nvmlDevicePerfModes_t* perfModes) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetSupportedPerformanceStates(nvmlDevice_t device, nvmlPstates_t* pstates, unsigned int size) except ?<nvmlReturn_t>-42 nogil:
     if _slots[99] == NULL and _resolve(99):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlDevicePerfModes_t*) noexcept nogil>_slots[99])(device, perfModes)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlPstates_t*, unsigned int) noexcept nogil>_slots[99])(device, pstates, size)
 
-cdef nvmlReturn_t nvmlDeviceGetCurrentClockFreqs(nvmlDevice_t device, nvmlDeviceCurrentClockFreqs_t* currentClockFreqs) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetGpcClkMinMaxVfOffset(nvmlDevice_t device, int* minOffset, int* maxOffset) except ?<nvmlReturn_t>-42 nogil:
     if _slots[100] == NULL and _resolve(100):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlDeviceCurrentClockFreqs_t*) noexcept nogil>_slots[100])(device, currentClockFreqs)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, int*, int*) noexcept nogil>_slots[100])(device, minOffset, maxOffset)
 
-cdef nvmlReturn_t nvmlDeviceGetPowerManagementMode(nvmlDevice_t device, nvmlEnableState_t* mode) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetMemClkMinMaxVfOffset(nvmlDevice_t device, int* minOffset, int* maxOffset) except ?<nvmlReturn_t>-42 nogil:
     if _slots[101] == NULL and _resolve(101):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlEnableState_t*) noexcept nogil>_slots[101])(device, mode)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, int*, int*) noexcept nogil>_slots[101])(device, minOffset, maxOffset)
 
-cdef nvmlReturn_t nvmlDeviceGetPowerManagementLimit(nvmlDevice_t device, unsigned int* limit) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetClockOffsets(nvmlDevice_t device, nvmlClockOffset_t* info) except ?<nvmlReturn_t>-42 nogil:
     if _slots[102] == NULL and _resolve(102):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int*) noexcept nogil>_slots[102])(device, limit)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlClockOffset_t*) noexcept nogil>_slots[102])(device, info)
 
-cdef nvmlReturn_t nvmlDeviceGetPowerManagementLimitConstraints(nvmlDevice_t device, unsigned int* minLimit, unsigned int* maxLimit) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceSetClockOffsets(nvmlDevice_t device, nvmlClockOffset_t* info) except ?<nvmlReturn_t>-42 nogil:
     if _slots[103] == NULL and _resolve(103):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int*, unsigned int*) noexcept nogil>_slots[103])(device, minLimit, maxLimit)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlClockOffset_t*) noexcept nogil>_slots[103])(device, info)
 
-cdef nvmlReturn_t nvmlDeviceGetPowerManagementDefaultLimit(nvmlDevice_t device, unsigned int* defaultLimit) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetPerformanceModes(nvmlDevice_t device, nvmlDevicePerfModes_t* perfModes) except ?<nvmlReturn_t>-42 nogil:
     if _slots[104] == NULL and _resolve(104):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int*) noexcept nogil>_slots[104])(device, defaultLimit)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlDevicePerfModes_t*) noexcept nogil>_slots[104])(device, perfModes)
 
-cdef nvmlReturn_t nvmlDeviceGetPowerUsage(nvmlDevice_t device, unsigned int* power) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetCurrentClockFreqs(nvmlDevice_t device, nvmlDeviceCurrentClockFreqs_t* currentClockFreqs) except ?<nvmlReturn_t>-42 nogil:
     if _slots[105] == NULL and _resolve(105):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int*) noexcept nogil>_slots[105])(device, power)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlDeviceCurrentClockFreqs_t*) noexcept nogil>_slots[105])(device, currentClockFreqs)
 
-cdef nvmlReturn_t nvmlDeviceGetTotalEnergyConsumption(nvmlDevice_t device, unsigned long long* energy) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetPowerManagementMode(nvmlDevice_t device, nvmlEnableState_t* mode) except ?<nvmlReturn_t>-42 nogil:
     if _slots[106] == NULL and _resolve(106):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned long long*) noexcept nogil>_slots[106])(device, energy)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlEnableState_t*) noexcept nogil>_slots[106])(device, mode)
 
-cdef nvmlReturn_t nvmlDeviceGetEnforcedPowerLimit(nvmlDevice_t device, unsigned int* limit) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetPowerManagementLimit(nvmlDevice_t device, unsigned int* limit) except ?<nvmlReturn_t>-42 nogil:
     if _slots[107] == NULL and _resolve(107):
         return NVML_ERROR_UNINITIALIZED
     return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int*) noexcept nogil>_slots[107])(device, limit)
 
-cdef nvmlReturn_t nvmlDeviceGetGpuOperationMode(nvmlDevice_t device, nvmlGpuOperationMode_t* current, nvmlGpuOperationMode_t* pending) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetPowerManagementLimitConstraints(nvmlDevice_t device, unsigned int* minLimit, unsigned int* maxLimit) except ?<nvmlReturn_t>-42 nogil:
     if _slots[108] == NULL and _resolve(108):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlGpuOperationMode_t*, nvmlGpuOperationMode_t*) noexcept nogil>_slots[108])(device, current, pending)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int*, unsigned int*) noexcept nogil>_slots[108])(device, minLimit, maxLimit)
 
-cdef nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t device, nvmlMemory_t* memory) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetPowerManagementDefaultLimit(nvmlDevice_t device, unsigned int* defaultLimit) except ?<nvmlReturn_t>-42 nogil:
     if _slots[109] == NULL and _resolve(109):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlMemory_t*) noexcept nogil>_slots[109])(device, memory)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int*) noexcept nogil>_slots[109])(device, defaultLimit)
 
-cdef nvmlReturn_t nvmlDeviceGetMemoryInfo_v2(nvmlDevice_t device, nvmlMemory_v2_t* memory) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetPowerUsage(nvmlDevice_t device, unsigned int* power) except ?<nvmlReturn_t>-42 nogil:
     if _slots[110] == NULL and _resolve(110):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlMemory_v2_t*) noexcept nogil>_slots[110])(device, memory)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int*) noexcept nogil>_slots[110])(device, power)
 
-cdef nvmlReturn_t nvmlDeviceGetComputeMode(nvmlDevice_t device, nvmlComputeMode_t* mode) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetPowerMizerMode_v1(nvmlDevice_t device, nvmlDevicePowerMizerModes_v1_t* powerMizerMode) except ?<nvmlReturn_t>-42 nogil:
     if _slots[111] == NULL and _resolve(111):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlComputeMode_t*) noexcept nogil>_slots[111])(device, mode)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlDevicePowerMizerModes_v1_t*) noexcept nogil>_slots[111])(device, powerMizerMode)
 
-cdef nvmlReturn_t nvmlDeviceGetCudaComputeCapability(nvmlDevice_t device, int* major, int* minor) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceSetPowerMizerMode_v1(nvmlDevice_t device, nvmlDevicePowerMizerModes_v1_t* powerMizerMode) except ?<nvmlReturn_t>-42 nogil:
     if _slots[112] == NULL and _resolve(112):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, int*, int*) noexcept nogil>_slots[112])(device, major, minor)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlDevicePowerMizerModes_v1_t*) noexcept nogil>_slots[112])(device, powerMizerMode)
 
-cdef nvmlReturn_t nvmlDeviceGetDramEncryptionMode(nvmlDevice_t device, nvmlDramEncryptionInfo_t* current, nvmlDramEncryptionInfo_t* pending) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetTotalEnergyConsumption(nvmlDevice_t device, unsigned long long* energy) except ?<nvmlReturn_t>-42 nogil:
     if _slots[113] == NULL and _resolve(113):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlDramEncryptionInfo_t*, nvmlDramEncryptionInfo_t*) noexcept nogil>_slots[113])(device, current, pending)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned long long*) noexcept nogil>_slots[113])(device, energy)
 
-cdef nvmlReturn_t nvmlDeviceSetDramEncryptionMode(nvmlDevice_t device, const nvmlDramEncryptionInfo_t* dramEncryption) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetEnforcedPowerLimit(nvmlDevice_t device, unsigned int* limit) except ?<nvmlReturn_t>-42 nogil:
     if _slots[114] == NULL and _resolve(114):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, const nvmlDramEncryptionInfo_t*) noexcept nogil>_slots[114])(device, dramEncryption)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int*) noexcept nogil>_slots[114])(device, limit)
 
-cdef nvmlReturn_t nvmlDeviceGetEccMode(nvmlDevice_t device, nvmlEnableState_t* current, nvmlEnableState_t* pending) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceSetAdaptiveTgpMode_v1(nvmlDevice_t device, nvmlEnableState_t mode) except ?<nvmlReturn_t>-42 nogil:
     if _slots[115] == NULL and _resolve(115):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlEnableState_t*, nvmlEnableState_t*) noexcept nogil>_slots[115])(device, current, pending)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlEnableState_t) noexcept nogil>_slots[115])(device, mode)
 
-cdef nvmlReturn_t nvmlDeviceGetDefaultEccMode(nvmlDevice_t device, nvmlEnableState_t* defaultMode) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetAdaptiveTgpModeInfo_v1(nvmlDevice_t device, nvmlAdaptiveTgpModeInfo_v1_t* info) except ?<nvmlReturn_t>-42 nogil:
     if _slots[116] == NULL and _resolve(116):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlEnableState_t*) noexcept nogil>_slots[116])(device, defaultMode)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlAdaptiveTgpModeInfo_v1_t*) noexcept nogil>_slots[116])(device, info)
 
-cdef nvmlReturn_t nvmlDeviceGetBoardId(nvmlDevice_t device, unsigned int* boardId) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetGpuOperationMode(nvmlDevice_t device, nvmlGpuOperationMode_t* current, nvmlGpuOperationMode_t* pending) except ?<nvmlReturn_t>-42 nogil:
     if _slots[117] == NULL and _resolve(117):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int*) noexcept nogil>_slots[117])(device, boardId)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlGpuOperationMode_t*, nvmlGpuOperationMode_t*) noexcept nogil>_slots[117])(device, current, pending)
 
-cdef nvmlReturn_t nvmlDeviceGetMultiGpuBoard(nvmlDevice_t device, unsigned int* multiGpuBool) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t device, nvmlMemory_t* memory) except ?<nvmlReturn_t>-42 nogil:
     if _slots[118] == NULL and _resolve(118):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int*) noexcept nogil>_slots[118])(device, multiGpuBool)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlMemory_t*) noexcept nogil>_slots[118])(device, memory)
 
-cdef nvmlReturn_t nvmlDeviceGetTotalEccErrors(nvmlDevice_t device, nvmlMemoryErrorType_t errorType, nvmlEccCounterType_t counterType, unsigned long long* eccCounts) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetMemoryInfo_v2(nvmlDevice_t device, nvmlMemory_v2_t* memory) except ?<nvmlReturn_t>-42 nogil:
     if _slots[119] == NULL and _resolve(119):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlMemoryErrorType_t, nvmlEccCounterType_t, unsigned long long*) noexcept nogil>_slots[119])(device, errorType, counterType, eccCounts)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlMemory_v2_t*) noexcept nogil>_slots[119])(device, memory)
 
-cdef nvmlReturn_t nvmlDeviceGetDetailedEccErrors(nvmlDevice_t device, nvmlMemoryErrorType_t errorType, nvmlEccCounterType_t counterType, nvmlEccErrorCounts_t* eccCounts) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceSetMemoryLimits_v1(nvmlDevice_t device, nvmlSetMemoryLimits_v1_t* limits) except ?<nvmlReturn_t>-42 nogil:
     if _slots[120] == NULL and _resolve(120):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlMemoryErrorType_t, nvmlEccCounterType_t, nvmlEccErrorCounts_t*) noexcept nogil>_slots[120])(device, errorType, counterType, eccCounts)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlSetMemoryLimits_v1_t*) noexcept nogil>_slots[120])(device, limits)
 
-cdef nvmlReturn_t nvmlDeviceGetMemoryErrorCounter(nvmlDevice_t device, nvmlMemoryErrorType_t errorType, nvmlEccCounterType_t counterType, nvmlMemoryLocation_t locationType, unsigned long long* count) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetMemoryLimits_v1(nvmlDevice_t device, nvmlGetMemoryLimits_v1_t* limits) except ?<nvmlReturn_t>-42 nogil:
     if _slots[121] == NULL and _resolve(121):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlMemoryErrorType_t, nvmlEccCounterType_t, nvmlMemoryLocation_t, unsigned long long*) noexcept nogil>_slots[121])(device, errorType, counterType, locationType, count)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlGetMemoryLimits_v1_t*) noexcept nogil>_slots[121])(device, limits)
 
-cdef nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t device, nvmlUtilization_t* utilization) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetComputeMode(nvmlDevice_t device, nvmlComputeMode_t* mode) except ?<nvmlReturn_t>-42 nogil:
     if _slots[122] == NULL and _resolve(122):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlUtilization_t*) noexcept nogil>_slots[122])(device, utilization)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlComputeMode_t*) noexcept nogil>_slots[122])(device, mode)
 
-cdef nvmlReturn_t nvmlDeviceGetEncoderUtilization(nvmlDevice_t device, unsigned int* utilization, unsigned int* samplingPeriodUs) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetCudaComputeCapability(nvmlDevice_t device, int* major, int* minor) except ?<nvmlReturn_t>-42 nogil:
     if _slots[123] == NULL and _resolve(123):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int*, unsigned int*) noexcept nogil>_slots[123])(device, utilization, samplingPeriodUs)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, int*, int*) noexcept nogil>_slots[123])(device, major, minor)
 
-cdef nvmlReturn_t nvmlDeviceGetEncoderCapacity(nvmlDevice_t device, nvmlEncoderType_t encoderQueryType, unsigned int* encoderCapacity) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetDramEncryptionMode(nvmlDevice_t device, nvmlDramEncryptionInfo_t* current, nvmlDramEncryptionInfo_t* pending) except ?<nvmlReturn_t>-42 nogil:
     if _slots[124] == NULL and _resolve(124):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlEncoderType_t, unsigned int*) noexcept nogil>_slots[124])(device, encoderQueryType, encoderCapacity)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlDramEncryptionInfo_t*, nvmlDramEncryptionInfo_t*) noexcept nogil>_slots[124])(device, current, pending)
 
-cdef nvmlReturn_t nvmlDeviceGetEncoderStats(nvmlDevice_t device, unsigned int* sessionCount, unsigned int* averageFps, unsigned int* averageLatency) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceSetDramEncryptionMode(nvmlDevice_t device, const nvmlDramEncryptionInfo_t* dramEncryption) except ?<nvmlReturn_t>-42 nogil:
     if _slots[125] == NULL and _resolve(125):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int*, unsigned int*, unsigned int*) noexcept nogil>_slots[125])(device, sessionCount, averageFps, averageLatency)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, const nvmlDramEncryptionInfo_t*) noexcept nogil>_slots[125])(device, dramEncryption)
 
-cdef nvmlReturn_t nvmlDeviceGetEncoderSessions(nvmlDevice_t device, unsigned int* sessionCount, nvmlEncoderSessionInfo_t* sessionInfos) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetEccMode(nvmlDevice_t device, nvmlEnableState_t* current, nvmlEnableState_t* pending) except ?<nvmlReturn_t>-42 nogil:
     if _slots[126] == NULL and _resolve(126):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int*, nvmlEncoderSessionInfo_t*) noexcept nogil>_slots[126])(device, sessionCount, sessionInfos)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlEnableState_t*, nvmlEnableState_t*) noexcept nogil>_slots[126])(device, current, pending)
 
-cdef nvmlReturn_t nvmlDeviceGetDecoderUtilization(nvmlDevice_t device, unsigned int* utilization, unsigned int* samplingPeriodUs) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetDefaultEccMode(nvmlDevice_t device, nvmlEnableState_t* defaultMode) except ?<nvmlReturn_t>-42 nogil:
     if _slots[127] == NULL and _resolve(127):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int*, unsigned int*) noexcept nogil>_slots[127])(device, utilization, samplingPeriodUs)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlEnableState_t*) noexcept nogil>_slots[127])(device, defaultMode)
 
-cdef nvmlReturn_t nvmlDeviceGetJpgUtilization(nvmlDevice_t device, unsigned int* utilization, unsigned int* samplingPeriodUs) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetBoardId(nvmlDevice_t device, unsigned int* boardId) except ?<nvmlReturn_t>-42 nogil:
     if _slots[128] == NULL and _resolve(128):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int*, unsigned int*) noexcept nogil>_slots[128])(device, utilization, samplingPeriodUs)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int*) noexcept nogil>_slots[128])(device, boardId)
 
-cdef nvmlReturn_t nvmlDeviceGetOfaUtilization(nvmlDevice_t device, unsigned int* utilization, unsigned int* samplingPeriodUs) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetMultiGpuBoard(nvmlDevice_t device, unsigned int* multiGpuBool) except ?<nvmlReturn_t>-42 nogil:
     if _slots[129] == NULL and _resolve(129):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int*, unsigned int*) noexcept nogil>_slots[129])(device, utilization, samplingPeriodUs)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int*) noexcept nogil>_slots[129])(device, multiGpuBool)
 
-cdef nvmlReturn_t nvmlDeviceGetFBCStats(nvmlDevice_t device, nvmlFBCStats_t* fbcStats) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetTotalEccErrors(nvmlDevice_t device, nvmlMemoryErrorType_t errorType, nvmlEccCounterType_t counterType, unsigned long long* eccCounts) except ?<nvmlReturn_t>-42 nogil:
     if _slots[130] == NULL and _resolve(130):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlFBCStats_t*) noexcept nogil>_slots[130])(device, fbcStats)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlMemoryErrorType_t, nvmlEccCounterType_t, unsigned long long*) noexcept nogil>_slots[130])(device, errorType, counterType, eccCounts)
 
-cdef nvmlReturn_t nvmlDeviceGetFBCSessions(nvmlDevice_t device, unsigned int* sessionCount, nvmlFBCSessionInfo_t* sessionInfo) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetDetailedEccErrors(nvmlDevice_t device, nvmlMemoryErrorType_t errorType, nvmlEccCounterType_t counterType, nvmlEccErrorCounts_t* eccCounts) except ?<nvmlReturn_t>-42 nogil:
     if _slots[131] == NULL and _resolve(131):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int*, nvmlFBCSessionInfo_t*) noexcept nogil>_slots[131])(device, sessionCount, sessionInfo)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlMemoryErrorType_t, nvmlEccCounterType_t, nvmlEccErrorCounts_t*) noexcept nogil>_slots[131])(device, errorType, counterType, eccCounts)
 
-cdef nvmlReturn_t nvmlDeviceGetDriverModel_v2(nvmlDevice_t device, nvmlDriverModel_t* current, nvmlDriverModel_t* pending) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetMemoryErrorCounter(nvmlDevice_t device, nvmlMemoryErrorType_t errorType, nvmlEccCounterType_t counterType, nvmlMemoryLocation_t locationType, unsigned long long* count) except ?<nvmlReturn_t>-42 nogil:
     if _slots[132] == NULL and _resolve(132):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlDriverModel_t*, nvmlDriverModel_t*) noexcept nogil>_slots[132])(device, current, pending)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlMemoryErrorType_t, nvmlEccCounterType_t, nvmlMemoryLocation_t, unsigned long long*) noexcept nogil>_slots[132])(device, errorType, counterType, locationType, count)
 
-cdef nvmlReturn_t nvmlDeviceGetVbiosVersion(nvmlDevice_t device, char* version, unsigned int length) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t device, nvmlUtilization_t* utilization) except ?<nvmlReturn_t>-42 nogil:
     if _slots[133] == NULL and _resolve(133):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, char*, unsigned int) noexcept nogil>_slots[133])(device, version, length)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlUtilization_t*) noexcept nogil>_slots[133])(device, utilization)
 
-cdef nvmlReturn_t nvmlDeviceGetBridgeChipInfo(nvmlDevice_t device, nvmlBridgeChipHierarchy_t* bridgeHierarchy) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetEncoderUtilization(nvmlDevice_t device, unsigned int* utilization, unsigned int* samplingPeriodUs) except ?<nvmlReturn_t>-42 nogil:
     if _slots[134] == NULL and _resolve(134):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlBridgeChipHierarchy_t*) noexcept nogil>_slots[134])(device, bridgeHierarchy)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int*, unsigned int*) noexcept nogil>_slots[134])(device, utilization, samplingPeriodUs)
 
-cdef nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t device, unsigned int* infoCount, nvmlProcessInfo_t* infos) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetEncoderCapacity(nvmlDevice_t device, nvmlEncoderType_t encoderQueryType, unsigned int* encoderCapacity) except ?<nvmlReturn_t>-42 nogil:
     if _slots[135] == NULL and _resolve(135):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int*, nvmlProcessInfo_t*) noexcept nogil>_slots[135])(device, infoCount, infos)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlEncoderType_t, unsigned int*) noexcept nogil>_slots[135])(device, encoderQueryType, encoderCapacity)
 
-cdef nvmlReturn_t nvmlDeviceGetGraphicsRunningProcesses_v3(nvmlDevice_t device, unsigned int* infoCount, nvmlProcessInfo_t* infos) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetEncoderStats(nvmlDevice_t device, unsigned int* sessionCount, unsigned int* averageFps, unsigned int* averageLatency) except ?<nvmlReturn_t>-42 nogil:
     if _slots[136] == NULL and _resolve(136):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int*, nvmlProcessInfo_t*) noexcept nogil>_slots[136])(device, infoCount, infos)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int*, unsigned int*, unsigned int*) noexcept nogil>_slots[136])(device, sessionCount, averageFps, averageLatency)
 
-cdef nvmlReturn_t nvmlDeviceGetMPSComputeRunningProcesses_v3(nvmlDevice_t device, unsigned int* infoCount, nvmlProcessInfo_t* infos) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetEncoderSessions(nvmlDevice_t device, unsigned int* sessionCount, nvmlEncoderSessionInfo_t* sessionInfos) except ?<nvmlReturn_t>-42 nogil:
     if _slots[137] == NULL and _resolve(137):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int*, nvmlProcessInfo_t*) noexcept nogil>_slots[137])(device, infoCount, infos)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int*, nvmlEncoderSessionInfo_t*) noexcept nogil>_slots[137])(device, sessionCount, sessionInfos)
 
-cdef nvmlReturn_t nvmlDeviceGetRunningProcessDetailList(nvmlDevice_t device, nvmlProcessDetailList_t* plist) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetDecoderUtilization(nvmlDevice_t device, unsigned int* utilization, unsigned int* samplingPeriodUs) except ?<nvmlReturn_t>-42 nogil:
     if _slots[138] == NULL and _resolve(138):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlProcessDetailList_t*) noexcept nogil>_slots[138])(device, plist)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int*, unsigned int*) noexcept nogil>_slots[138])(device, utilization, samplingPeriodUs)
 
-cdef nvmlReturn_t nvmlDeviceOnSameBoard(nvmlDevice_t device1, nvmlDevice_t device2, int* onSameBoard) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetJpgUtilization(nvmlDevice_t device, unsigned int* utilization, unsigned int* samplingPeriodUs) except ?<nvmlReturn_t>-42 nogil:
     if _slots[139] == NULL and _resolve(139):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlDevice_t, int*) noexcept nogil>_slots[139])(device1, device2, onSameBoard)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int*, unsigned int*) noexcept nogil>_slots[139])(device, utilization, samplingPeriodUs)
 
-cdef nvmlReturn_t nvmlDeviceGetAPIRestriction(nvmlDevice_t device, nvmlRestrictedAPI_t apiType, nvmlEnableState_t* isRestricted) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetOfaUtilization(nvmlDevice_t device, unsigned int* utilization, unsigned int* samplingPeriodUs) except ?<nvmlReturn_t>-42 nogil:
     if _slots[140] == NULL and _resolve(140):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlRestrictedAPI_t, nvmlEnableState_t*) noexcept nogil>_slots[140])(device, apiType, isRestricted)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int*, unsigned int*) noexcept nogil>_slots[140])(device, utilization, samplingPeriodUs)
 
-cdef nvmlReturn_t nvmlDeviceGetSamples(nvmlDevice_t device, nvmlSamplingType_t type_, unsigned long long lastSeenTimeStamp, nvmlValueType_t* sampleValType, unsigned int* sampleCount, nvmlSample_t* samples) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetFBCStats(nvmlDevice_t device, nvmlFBCStats_t* fbcStats) except ?<nvmlReturn_t>-42 nogil:
     if _slots[141] == NULL and _resolve(141):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlSamplingType_t, unsigned long long, nvmlValueType_t*, unsigned int*, nvmlSample_t*) noexcept nogil>_slots[141])(device, type_, lastSeenTimeStamp, sampleValType, sampleCount, samples)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlFBCStats_t*) noexcept nogil>_slots[141])(device, fbcStats)
 
-cdef nvmlReturn_t nvmlDeviceGetBAR1MemoryInfo(nvmlDevice_t device, nvmlBAR1Memory_t* bar1Memory) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetFBCSessions(nvmlDevice_t device, unsigned int* sessionCount, nvmlFBCSessionInfo_t* sessionInfo) except ?<nvmlReturn_t>-42 nogil:
     if _slots[142] == NULL and _resolve(142):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlBAR1Memory_t*) noexcept nogil>_slots[142])(device, bar1Memory)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int*, nvmlFBCSessionInfo_t*) noexcept nogil>_slots[142])(device, sessionCount, sessionInfo)
 
-cdef nvmlReturn_t nvmlDeviceGetViolationStatus(nvmlDevice_t device, nvmlPerfPolicyType_t perfPolicyType, nvmlViolationTime_t* violTime) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetDriverModel_v2(nvmlDevice_t device, nvmlDriverModel_t* current, nvmlDriverModel_t* pending) except ?<nvmlReturn_t>-42 nogil:
     if _slots[143] == NULL and _resolve(143):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlPerfPolicyType_t, nvmlViolationTime_t*) noexcept nogil>_slots[143])(device, perfPolicyType, violTime)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlDriverModel_t*, nvmlDriverModel_t*) noexcept nogil>_slots[143])(device, current, pending)
 
-cdef nvmlReturn_t nvmlDeviceGetIrqNum(nvmlDevice_t device, unsigned int* irqNum) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetVbiosVersion(nvmlDevice_t device, char* version, unsigned int length) except ?<nvmlReturn_t>-42 nogil:
     if _slots[144] == NULL and _resolve(144):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int*) noexcept nogil>_slots[144])(device, irqNum)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, char*, unsigned int) noexcept nogil>_slots[144])(device, version, length)
 
-cdef nvmlReturn_t nvmlDeviceGetNumGpuCores(nvmlDevice_t device, unsigned int* numCores) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetBridgeChipInfo(nvmlDevice_t device, nvmlBridgeChipHierarchy_t* bridgeHierarchy) except ?<nvmlReturn_t>-42 nogil:
     if _slots[145] == NULL and _resolve(145):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int*) noexcept nogil>_slots[145])(device, numCores)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlBridgeChipHierarchy_t*) noexcept nogil>_slots[145])(device, bridgeHierarchy)
 
-cdef nvmlReturn_t nvmlDeviceGetPowerSource(nvmlDevice_t device, nvmlPowerSource_t* powerSource) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t device, unsigned int* infoCount, nvmlProcessInfo_t* infos) except ?<nvmlReturn_t>-42 nogil:
     if _slots[146] == NULL and _resolve(146):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlPowerSource_t*) noexcept nogil>_slots[146])(device, powerSource)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int*, nvmlProcessInfo_t*) noexcept nogil>_slots[146])(device, infoCount, infos)
 
-cdef nvmlReturn_t nvmlDeviceGetMemoryBusWidth(nvmlDevice_t device, unsigned int* busWidth) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetGraphicsRunningProcesses_v3(nvmlDevice_t device, unsigned int* infoCount, nvmlProcessInfo_t* infos) except ?<nvmlReturn_t>-42 nogil:
     if _slots[147] == NULL and _resolve(147):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int*) noexcept nogil>_slots[147])(device, busWidth)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int*, nvmlProcessInfo_t*) noexcept nogil>_slots[147])(device, infoCount, infos)
 
-cdef nvmlReturn_t nvmlDeviceGetPcieLinkMaxSpeed(nvmlDevice_t device, unsigned int* maxSpeed) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetMPSComputeRunningProcesses_v3(nvmlDevice_t device, unsigned int* infoCount, nvmlProcessInfo_t* infos) except ?<nvmlReturn_t>-42 nogil:
     if _slots[148] == NULL and _resolve(148):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int*) noexcept nogil>_slots[148])(device, maxSpeed)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int*, nvmlProcessInfo_t*) noexcept nogil>_slots[148])(device, infoCount, infos)
 
-cdef nvmlReturn_t nvmlDeviceGetPcieSpeed(nvmlDevice_t device, unsigned int* pcieSpeed) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetRunningProcessDetailList(nvmlDevice_t device, nvmlProcessDetailList_t* plist) except ?<nvmlReturn_t>-42 nogil:
     if _slots[149] == NULL and _resolve(149):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int*) noexcept nogil>_slots[149])(device, pcieSpeed)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlProcessDetailList_t*) noexcept nogil>_slots[149])(device, plist)
 
-cdef nvmlReturn_t nvmlDeviceGetAdaptiveClockInfoStatus(nvmlDevice_t device, unsigned int* adaptiveClockStatus) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceOnSameBoard(nvmlDevice_t device1, nvmlDevice_t device2, int* onSameBoard) except ?<nvmlReturn_t>-42 nogil:
     if _slots[150] == NULL and _resolve(150):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int*) noexcept nogil>_slots[150])(device, adaptiveClockStatus)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlDevice_t, int*) noexcept nogil>_slots[150])(device1, device2, onSameBoard)
 
-cdef nvmlReturn_t nvmlDeviceGetBusType(nvmlDevice_t device, nvmlBusType_t* type_) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetAPIRestriction(nvmlDevice_t device, nvmlRestrictedAPI_t apiType, nvmlEnableState_t* isRestricted) except ?<nvmlReturn_t>-42 nogil:
     if _slots[151] == NULL and _resolve(151):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlBusType_t*) noexcept nogil>_slots[151])(device, type_)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlRestrictedAPI_t, nvmlEnableState_t*) noexcept nogil>_slots[151])(device, apiType, isRestricted)
 
-cdef nvmlReturn_t nvmlDeviceGetGpuFabricInfo(nvmlDevice_t device, nvmlGpuFabricInfo_t* gpuFabricInfo) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetSamples(nvmlDevice_t device, nvmlSamplingType_t type_, unsigned long long lastSeenTimeStamp, nvmlValueType_t* sampleValType, unsigned int* sampleCount, nvmlSample_t* samples) except ?<nvmlReturn_t>-42 nogil:
     if _slots[152] == NULL and _resolve(152):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlGpuFabricInfo_t*) noexcept nogil>_slots[152])(device, gpuFabricInfo)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlSamplingType_t, unsigned long long, nvmlValueType_t*, unsigned int*, nvmlSample_t*) noexcept nogil>_slots[152])(device, type_, lastSeenTimeStamp, sampleValType, sampleCount, samples)
 
-cdef nvmlReturn_t nvmlDeviceGetGpuFabricInfoV(nvmlDevice_t device, nvmlGpuFabricInfoV_t* gpuFabricInfo) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetBAR1MemoryInfo(nvmlDevice_t device, nvmlBAR1Memory_t* bar1Memory) except ?<nvmlReturn_t>-42 nogil:
     if _slots[153] == NULL and _resolve(153):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlGpuFabricInfoV_t*) noexcept nogil>_slots[153])(device, gpuFabricInfo)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlBAR1Memory_t*) noexcept nogil>_slots[153])(device, bar1Memory)
 
-cdef nvmlReturn_t nvmlSystemGetConfComputeCapabilities(nvmlConfComputeSystemCaps_t* capabilities) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetViolationStatus(nvmlDevice_t device, nvmlPerfPolicyType_t perfPolicyType, nvmlViolationTime_t* violTime) except ?<nvmlReturn_t>-42 nogil:
     if _slots[154] == NULL and _resolve(154):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlConfComputeSystemCaps_t*) noexcept nogil>_slots[154])(capabilities)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlPerfPolicyType_t, nvmlViolationTime_t*) noexcept nogil>_slots[154])(device, perfPolicyType, violTime)
 
-cdef nvmlReturn_t nvmlSystemGetConfComputeState(nvmlConfComputeSystemState_t* state) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetIrqNum(nvmlDevice_t device, unsigned int* irqNum) except ?<nvmlReturn_t>-42 nogil:
     if _slots[155] == NULL and _resolve(155):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlConfComputeSystemState_t*) noexcept nogil>_slots[155])(state)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int*) noexcept nogil>_slots[155])(device, irqNum)
 
-cdef nvmlReturn_t nvmlDeviceGetConfComputeMemSizeInfo(nvmlDevice_t device, nvmlConfComputeMemSizeInfo_t* memInfo) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetNumGpuCores(nvmlDevice_t device, unsigned int* numCores) except ?<nvmlReturn_t>-42 nogil:
     if _slots[156] == NULL and _resolve(156):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlConfComputeMemSizeInfo_t*) noexcept nogil>_slots[156])(device, memInfo)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int*) noexcept nogil>_slots[156])(device, numCores)
 
-cdef nvmlReturn_t nvmlSystemGetConfComputeGpusReadyState(unsigned int* isAcceptingWork) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetPowerSource(nvmlDevice_t device, nvmlPowerSource_t* powerSource) except ?<nvmlReturn_t>-42 nogil:
     if _slots[157] == NULL and _resolve(157):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(unsigned int*) noexcept nogil>_slots[157])(isAcceptingWork)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlPowerSource_t*) noexcept nogil>_slots[157])(device, powerSource)
 
-cdef nvmlReturn_t nvmlDeviceGetConfComputeProtectedMemoryUsage(nvmlDevice_t device, nvmlMemory_t* memory) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetMemoryBusWidth(nvmlDevice_t device, unsigned int* busWidth) except ?<nvmlReturn_t>-42 nogil:
     if _slots[158] == NULL and _resolve(158):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlMemory_t*) noexcept nogil>_slots[158])(device, memory)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int*) noexcept nogil>_slots[158])(device, busWidth)
 
-cdef nvmlReturn_t nvmlDeviceGetConfComputeGpuCertificate(nvmlDevice_t device, nvmlConfComputeGpuCertificate_t* gpuCert) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetPcieLinkMaxSpeed(nvmlDevice_t device, unsigned int* maxSpeed) except ?<nvmlReturn_t>-42 nogil:
     if _slots[159] == NULL and _resolve(159):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlConfComputeGpuCertificate_t*) noexcept nogil>_slots[159])(device, gpuCert)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int*) noexcept nogil>_slots[159])(device, maxSpeed)
 
-cdef nvmlReturn_t nvmlDeviceGetConfComputeGpuAttestationReport(nvmlDevice_t device, nvmlConfComputeGpuAttestationReport_t* gpuAtstReport) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetPcieSpeed(nvmlDevice_t device, unsigned int* pcieSpeed) except ?<nvmlReturn_t>-42 nogil:
     if _slots[160] == NULL and _resolve(160):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlConfComputeGpuAttestationReport_t*) noexcept nogil>_slots[160])(device, gpuAtstReport)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int*) noexcept nogil>_slots[160])(device, pcieSpeed)
 
-cdef nvmlReturn_t nvmlSystemGetConfComputeKeyRotationThresholdInfo(nvmlConfComputeGetKeyRotationThresholdInfo_t* pKeyRotationThrInfo) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetAdaptiveClockInfoStatus(nvmlDevice_t device, unsigned int* adaptiveClockStatus) except ?<nvmlReturn_t>-42 nogil:
     if _slots[161] == NULL and _resolve(161):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlConfComputeGetKeyRotationThresholdInfo_t*) noexcept nogil>_slots[161])(pKeyRotationThrInfo)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int*) noexcept nogil>_slots[161])(device, adaptiveClockStatus)
 
-cdef nvmlReturn_t nvmlDeviceSetConfComputeUnprotectedMemSize(nvmlDevice_t device, unsigned long long sizeKiB) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetBusType(nvmlDevice_t device, nvmlBusType_t* type_) except ?<nvmlReturn_t>-42 nogil:
     if _slots[162] == NULL and _resolve(162):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned long long) noexcept nogil>_slots[162])(device, sizeKiB)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlBusType_t*) noexcept nogil>_slots[162])(device, type_)
 
-cdef nvmlReturn_t nvmlSystemSetConfComputeGpusReadyState(unsigned int isAcceptingWork) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetGpuFabricInfo(nvmlDevice_t device, nvmlGpuFabricInfo_t* gpuFabricInfo) except ?<nvmlReturn_t>-42 nogil:
     if _slots[163] == NULL and _resolve(163):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(unsigned int) noexcept nogil>_slots[163])(isAcceptingWork)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlGpuFabricInfo_t*) noexcept nogil>_slots[163])(device, gpuFabricInfo)
 
-cdef nvmlReturn_t nvmlSystemSetConfComputeKeyRotationThresholdInfo(nvmlConfComputeSetKeyRotationThresholdInfo_t* pKeyRotationThrInfo) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetGpuFabricInfoV(nvmlDevice_t device, nvmlGpuFabricInfoV_t* gpuFabricInfo) except ?<nvmlReturn_t>-42 nogil:
     if _slots[164] == NULL and _resolve(164):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlConfComputeSetKeyRotationThresholdInfo_t*) noexcept nogil>_slots[164])(pKeyRotationThrInfo)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlGpuFabricInfoV_t*) noexcept nogil>_slots[164])(device, gpuFabricInfo)
 
-cdef nvmlReturn_t nvmlSystemGetConfComputeSettings(nvmlSystemConfComputeSettings_t* settings) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetGpuFabricInfo_v4(nvmlDevice_t device, nvmlGpuFabricInfo_v4_t* gpuFabricInfo) except ?<nvmlReturn_t>-42 nogil:
     if _slots[165] == NULL and _resolve(165):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlSystemConfComputeSettings_t*) noexcept nogil>_slots[165])(settings)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlGpuFabricInfo_v4_t*) noexcept nogil>_slots[165])(device, gpuFabricInfo)
 
-cdef nvmlReturn_t nvmlDeviceGetGspFirmwareVersion(nvmlDevice_t device, char* version) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlSystemGetConfComputeCapabilities(nvmlConfComputeSystemCaps_t* capabilities) except ?<nvmlReturn_t>-42 nogil:
     if _slots[166] == NULL and _resolve(166):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, char*) noexcept nogil>_slots[166])(device, version)
+    return (<nvmlReturn_t (*)(nvmlConfComputeSystemCaps_t*) noexcept nogil>_slots[166])(capabilities)
 
-cdef nvmlReturn_t nvmlDeviceGetGspFirmwareMode(nvmlDevice_t device, unsigned int* isEnabled, unsigned int* defaultMode) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlSystemGetConfComputeState(nvmlConfComputeSystemState_t* state) except ?<nvmlReturn_t>-42 nogil:
     if _slots[167] == NULL and _resolve(167):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int*, unsigned int*) noexcept nogil>_slots[167])(device, isEnabled, defaultMode)
+    return (<nvmlReturn_t (*)(nvmlConfComputeSystemState_t*) noexcept nogil>_slots[167])(state)
 
-cdef nvmlReturn_t nvmlDeviceGetSramEccErrorStatus(nvmlDevice_t device, nvmlEccSramErrorStatus_t* status) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetConfComputeMemSizeInfo(nvmlDevice_t device, nvmlConfComputeMemSizeInfo_t* memInfo) except ?<nvmlReturn_t>-42 nogil:
     if _slots[168] == NULL and _resolve(168):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlEccSramErrorStatus_t*) noexcept nogil>_slots[168])(device, status)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlConfComputeMemSizeInfo_t*) noexcept nogil>_slots[168])(device, memInfo)
 
-cdef nvmlReturn_t nvmlDeviceGetAccountingMode(nvmlDevice_t device, nvmlEnableState_t* mode) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlSystemGetConfComputeGpusReadyState(unsigned int* isAcceptingWork) except ?<nvmlReturn_t>-42 nogil:
     if _slots[169] == NULL and _resolve(169):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlEnableState_t*) noexcept nogil>_slots[169])(device, mode)
+    return (<nvmlReturn_t (*)(unsigned int*) noexcept nogil>_slots[169])(isAcceptingWork)
 
-cdef nvmlReturn_t nvmlDeviceGetAccountingStats(nvmlDevice_t device, unsigned int pid, nvmlAccountingStats_t* stats) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetConfComputeProtectedMemoryUsage(nvmlDevice_t device, nvmlMemory_t* memory) except ?<nvmlReturn_t>-42 nogil:
     if _slots[170] == NULL and _resolve(170):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int, nvmlAccountingStats_t*) noexcept nogil>_slots[170])(device, pid, stats)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlMemory_t*) noexcept nogil>_slots[170])(device, memory)
 
-cdef nvmlReturn_t nvmlDeviceGetAccountingPids(nvmlDevice_t device, unsigned int* count, unsigned int* pids) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetConfComputeGpuCertificate(nvmlDevice_t device, nvmlConfComputeGpuCertificate_t* gpuCert) except ?<nvmlReturn_t>-42 nogil:
     if _slots[171] == NULL and _resolve(171):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int*, unsigned int*) noexcept nogil>_slots[171])(device, count, pids)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlConfComputeGpuCertificate_t*) noexcept nogil>_slots[171])(device, gpuCert)
 
-cdef nvmlReturn_t nvmlDeviceGetAccountingBufferSize(nvmlDevice_t device, unsigned int* bufferSize) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetConfComputeGpuAttestationReport(nvmlDevice_t device, nvmlConfComputeGpuAttestationReport_t* gpuAtstReport) except ?<nvmlReturn_t>-42 nogil:
     if _slots[172] == NULL and _resolve(172):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int*) noexcept nogil>_slots[172])(device, bufferSize)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlConfComputeGpuAttestationReport_t*) noexcept nogil>_slots[172])(device, gpuAtstReport)
 
-cdef nvmlReturn_t nvmlDeviceGetRetiredPages(nvmlDevice_t device, nvmlPageRetirementCause_t cause, unsigned int* pageCount, unsigned long long* addresses) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlSystemGetConfComputeKeyRotationThresholdInfo(nvmlConfComputeGetKeyRotationThresholdInfo_t* pKeyRotationThrInfo) except ?<nvmlReturn_t>-42 nogil:
     if _slots[173] == NULL and _resolve(173):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlPageRetirementCause_t, unsigned int*, unsigned long long*) noexcept nogil>_slots[173])(device, cause, pageCount, addresses)
+    return (<nvmlReturn_t (*)(nvmlConfComputeGetKeyRotationThresholdInfo_t*) noexcept nogil>_slots[173])(pKeyRotationThrInfo)
 
-cdef nvmlReturn_t nvmlDeviceGetRetiredPages_v2(nvmlDevice_t device, nvmlPageRetirementCause_t cause, unsigned int* pageCount, unsigned long long* addresses, unsigned long long* timestamps) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceSetConfComputeUnprotectedMemSize(nvmlDevice_t device, unsigned long long sizeKiB) except ?<nvmlReturn_t>-42 nogil:
     if _slots[174] == NULL and _resolve(174):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlPageRetirementCause_t, unsigned int*, unsigned long long*, unsigned long long*) noexcept nogil>_slots[174])(device, cause, pageCount, addresses, timestamps)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned long long) noexcept nogil>_slots[174])(device, sizeKiB)
 
-cdef nvmlReturn_t nvmlDeviceGetRetiredPagesPendingStatus(nvmlDevice_t device, nvmlEnableState_t* isPending) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlSystemSetConfComputeGpusReadyState(unsigned int isAcceptingWork) except ?<nvmlReturn_t>-42 nogil:
     if _slots[175] == NULL and _resolve(175):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlEnableState_t*) noexcept nogil>_slots[175])(device, isPending)
+    return (<nvmlReturn_t (*)(unsigned int) noexcept nogil>_slots[175])(isAcceptingWork)
 
-cdef nvmlReturn_t nvmlDeviceGetRemappedRows(nvmlDevice_t device, unsigned int* corrRows, unsigned int* uncRows, unsigned int* isPending, unsigned int* failureOccurred) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlSystemSetConfComputeKeyRotationThresholdInfo(nvmlConfComputeSetKeyRotationThresholdInfo_t* pKeyRotationThrInfo) except ?<nvmlReturn_t>-42 nogil:
     if _slots[176] == NULL and _resolve(176):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int*, unsigned int*, unsigned int*, unsigned int*) noexcept nogil>_slots[176])(device, corrRows, uncRows, isPending, failureOccurred)
+    return (<nvmlReturn_t (*)(nvmlConfComputeSetKeyRotationThresholdInfo_t*) noexcept nogil>_slots[176])(pKeyRotationThrInfo)
 
-cdef nvmlReturn_t nvmlDeviceGetRowRemapperHistogram(nvmlDevice_t device, nvmlRowRemapperHistogramValues_t* values) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlSystemGetConfComputeSettings(nvmlSystemConfComputeSettings_t* settings) except ?<nvmlReturn_t>-42 nogil:
     if _slots[177] == NULL and _resolve(177):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlRowRemapperHistogramValues_t*) noexcept nogil>_slots[177])(device, values)
+    return (<nvmlReturn_t (*)(nvmlSystemConfComputeSettings_t*) noexcept nogil>_slots[177])(settings)
 
-cdef nvmlReturn_t nvmlDeviceGetArchitecture(nvmlDevice_t device, nvmlDeviceArchitecture_t* arch) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetGspFirmwareVersion(nvmlDevice_t device, char* version) except ?<nvmlReturn_t>-42 nogil:
     if _slots[178] == NULL and _resolve(178):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlDeviceArchitecture_t*) noexcept nogil>_slots[178])(device, arch)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, char*) noexcept nogil>_slots[178])(device, version)
 
-cdef nvmlReturn_t nvmlDeviceGetClkMonStatus(nvmlDevice_t device, nvmlClkMonStatus_t* status) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetGspFirmwareMode(nvmlDevice_t device, unsigned int* isEnabled, unsigned int* defaultMode) except ?<nvmlReturn_t>-42 nogil:
     if _slots[179] == NULL and _resolve(179):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlClkMonStatus_t*) noexcept nogil>_slots[179])(device, status)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int*, unsigned int*) noexcept nogil>_slots[179])(device, isEnabled, defaultMode)
 
-cdef nvmlReturn_t nvmlDeviceGetProcessUtilization(nvmlDevice_t device, nvmlProcessUtilizationSample_t* utilization, unsigned int* processSamplesCount, unsigned long long lastSeenTimeStamp) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetSramEccErrorStatus(nvmlDevice_t device, nvmlEccSramErrorStatus_t* status) except ?<nvmlReturn_t>-42 nogil:
     if _slots[180] == NULL and _resolve(180):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlProcessUtilizationSample_t*, unsigned int*, unsigned long long) noexcept nogil>_slots[180])(device, utilization, processSamplesCount, lastSeenTimeStamp)
-
-cdef nvmlReturn_t nvmlDeviceGetProcessesUtilizationInfo(nvmlDevice_t device, nvmlProcessesUtilizationInfo_t* procesesUtilInfo) except ?<nvmlReturn_t>-42 nogil:
-    if _slots[181] == NULL and _resolve(181):
-        return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlProcessesUtilizationInfo_t*) noexcept nogil>_slots[181])(device, procesesUtilInfo)
-
-cdef nvmlReturn_t nvmlDeviceGetPlatformInfo(nvmlDevice_t device, nvmlPlatformInfo_t* platformInfo) except ?<nvmlReturn_t>-42 nogil:
-    if _slots[182] == NULL and _resolve(182):
-        return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlPlatformInfo_t*) noexcept nogil>_slots[182])(device, platformInfo)
-
-cdef nvmlReturn_t nvmlUnitSetLedState(nvmlUnit_t unit, nvmlLedColor_t color) except ?<nvmlReturn_t>-42 nogil:
-    if _slots[183] == NULL and _resolve(183):
-        return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlUnit_t, nvmlLedColor_t) noexcept nogil>_slots[183])(unit, color)
-
-cdef nvmlReturn_t nvmlDeviceSetPersistenceMode(nvmlDevice_t device, nvmlEnableState_t mode) except ?<nvmlReturn_t>-42 nogil:
-    if _slots[184] == NULL and _resolve(184):
-        return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlEnableState_t) noexcept nogil>_slots[184])(device, mode)
-
-cdef nvmlReturn_t nvmlDeviceSetComputeMode(nvmlDevice_t device, nvmlComputeMode_t mode) except ?<nvmlReturn_t>-42 nogil:
-    if _slots[185] == NULL and _resolve(185):
-        return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlComputeMode_t) noexcept nogil>_slots[185])(device, mode)
-
-cdef nvmlReturn_t nvmlDeviceSetEccMode(nvmlDevice_t device, nvmlEnableState_t ecc) except ?<nvmlReturn_t>-42 nogil:
-    if _slots[186] == NULL and _resolve(186):
-        return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlEnableState_t) noexcept nogil>_slots[186])(device, ecc)
-
-cdef nvmlReturn_t nvmlDeviceClearEccErrorCounts(nvmlDevice_t device, nvmlEccCounterType_t counterType) except ?<nvmlReturn_t>-42 nogil:
-    if _slots[187] == NULL and _resolve(187):
-        return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlEccCounterType_t) noexcept nogil>_slots[187])(device, counterType)
-
-cdef nvmlReturn_t nvmlDeviceSetDriverModel(nvmlDevice_t device, nvmlDriverModel_t driverModel, unsigned int flags) except ?<nvmlReturn_t>-42 nogil:
-    if _slots[188] == NULL and _resolve(188):
-        return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlDriverModel_t, unsigned int) noexcept nogil>_slots[188])(device, driverModel, flags)
-
-cdef nvmlReturn_t nvmlDeviceSetGpuLockedClocks(nvmlDevice_t device, unsigned int minGpuClockMHz, unsigned int maxGpuClockMHz) except ?<nvmlReturn_t>-42 nogil:
-    if _slots[189] == NULL and _resolve(189):
-        return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int, unsigned int) noexcept nogil>_slots[189])(device, minGpuClockMHz, maxGpuClockMHz)
-
-cdef nvmlReturn_t nvmlDeviceResetGpuLockedClocks(nvmlDevice_t device) except ?<nvmlReturn_t>-42 nogil:
-    if _slots[190] == NULL and _resolve(190):
-        return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t) noexcept nogil>_slots[190])(device)
-
-cdef nvmlReturn_t nvmlDeviceSetMemoryLockedClocks(nvmlDevice_t device, unsigned int minMemClockMHz, unsigned int maxMemClockMHz) except ?<nvmlReturn_t>-42 nogil:
-    if _slots[191] == NULL and _resolve(191):
-        return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int, unsigned int) noexcept nogil>_slots[191])(device, minMemClockMHz, maxMemClockMHz)
-
-cdef nvmlReturn_t nvmlDeviceResetMemoryLockedClocks(nvmlDevice_t device) except ?<nvmlReturn_t>-42 nogil:
-    if _slots[192] == NULL and _resolve(192):
-        return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t) noexcept nogil>_slots[192])(device)
-
-cdef nvmlReturn_t nvmlDeviceSetApplicationsClocks(nvmlDevice_t device, unsigned int memClockMHz, unsigned int graphicsClockMHz) except ?<nvmlReturn_t>-42 nogil:
-    if _slots[193] == NULL and _resolve(193):
-        return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int, unsigned int) noexcept nogil>_slots[193])(device, memClockMHz, graphicsClockMHz)
-
-cdef nvmlReturn_t nvmlDeviceResetApplicationsClocks(nvmlDevice_t device) except ?<nvmlReturn_t>-42 nogil:
-    if _slots[194] == NULL and _resolve(194):
-        return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t) noexcept nogil>_slots[194])(device)
-
-cdef nvmlReturn_t nvmlDeviceSetAutoBoostedClocksEnabled(nvmlDevice_t device, nvmlEnableState_t enabled) except ?<nvmlReturn_t>-42 nogil:
-    if _slots[195] == NULL and _resolve(195):
-        return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlEnableState_t) noexcept nogil>_slots[195])(device, enabled)
-
-cdef nvmlReturn_t nvmlDeviceSetDefaultAutoBoostedClocksEnabled(nvmlDevice_t device, nvmlEnableState_t enabled, unsigned int flags) except ?<nvmlReturn_t>-42 nogil:
-    if _slots[196] == NULL and _resolve(196):
-        return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlEnableState_t, unsigned int) noexcept nogil>_slots[196])(device, enabled, flags)
-
-cdef nvmlReturn_t nvmlDeviceSetDefaultFanSpeed_v2(nvmlDevice_t device, unsigned int fan) except ?<nvmlReturn_t>-42 nogil:
-    if _slots[197] == NULL and _resolve(197):
-        return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int) noexcept nogil>_slots[197])(device, fan)
-
-cdef nvmlReturn_t nvmlDeviceSetFanControlPolicy(nvmlDevice_t device, unsigned int fan, nvmlFanControlPolicy_t policy) except ?<nvmlReturn_t>-42 nogil:
-    if _slots[198] == NULL and _resolve(198):
-        return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int, nvmlFanControlPolicy_t) noexcept nogil>_slots[198])(device, fan, policy)
-
-cdef nvmlReturn_t nvmlDeviceSetTemperatureThreshold(nvmlDevice_t device, nvmlTemperatureThresholds_t thresholdType, int* temp) except ?<nvmlReturn_t>-42 nogil:
-    if _slots[199] == NULL and _resolve(199):
-        return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlTemperatureThresholds_t, int*) noexcept nogil>_slots[199])(device, thresholdType, temp)
-
-cdef nvmlReturn_t nvmlDeviceSetPowerManagementLimit(nvmlDevice_t device, unsigned int limit) except ?<nvmlReturn_t>-42 nogil:
-    if _slots[200] == NULL and _resolve(200):
-        return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int) noexcept nogil>_slots[200])(device, limit)
-
-cdef nvmlReturn_t nvmlDeviceSetGpuOperationMode(nvmlDevice_t device, nvmlGpuOperationMode_t mode) except ?<nvmlReturn_t>-42 nogil:
-    if _slots[201] == NULL and _resolve(201):
-        return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlGpuOperationMode_t) noexcept nogil>_slots[201])(device, mode)
-
-cdef nvmlReturn_t nvmlDeviceSetAPIRestriction(nvmlDevice_t device, nvmlRestrictedAPI_t apiType, nvmlEnableState_t isRestricted) except ?<nvmlReturn_t>-42 nogil:
-    if _slots[202] == NULL and _resolve(202):
-        return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlRestrictedAPI_t, nvmlEnableState_t) noexcept nogil>_slots[202])(device, apiType, isRestricted)
-
-cdef nvmlReturn_t nvmlDeviceSetFanSpeed_v2(nvmlDevice_t device, unsigned int fan, unsigned int speed) except ?<nvmlReturn_t>-42 nogil:
-    if _slots[203] == NULL and _resolve(203):
-        return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int, unsigned int) noexcept nogil>_slots[203])(device, fan, speed)
-
-cdef nvmlReturn_t nvmlDeviceSetGpcClkVfOffset(nvmlDevice_t device, int offset) except ?<nvmlReturn_t>-42 nogil:
-    if _slots[204] == NULL and _resolve(204):
-        return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, int) noexcept nogil>_slots[204])(device, offset)
-
-cdef nvmlReturn_t nvmlDeviceSetMemClkVfOffset(nvmlDevice_t device, int offset) except ?<nvmlReturn_t>-42 nogil:
-    if _slots[205] == NULL and _resolve(205):
-        return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, int) noexcept nogil>_slots[205])(device, offset)
-
-cdef nvmlReturn_t nvmlDeviceSetAccountingMode(nvmlDevice_t device, nvmlEnableState_t mode) except ?<nvmlReturn_t>-42 nogil:
-    if _slots[206] == NULL and _resolve(206):
-        return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlEnableState_t) noexcept nogil>_slots[206])(device, mode)
-
-cdef nvmlReturn_t nvmlDeviceClearAccountingPids(nvmlDevice_t device) except ?<nvmlReturn_t>-42 nogil:
-    if _slots[207] == NULL and _resolve(207):
-        return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t) noexcept nogil>_slots[207])(device)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlEccSramErrorStatus_t*) noexcept nogil>_slots[180])(device, status)
 
 cdef nvmlReturn_t nvmlDeviceSetPowerManagementLimit_v2(nvmlDevice_t device, nvmlPowerValue_v2_t* powerValue) except ?<nvmlReturn_t>-42 nogil:
+    if _slots[181] == NULL and _resolve(181):
+        return NVML_ERROR_UNINITIALIZED
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlPowerValue_v2_t*) noexcept nogil>_slots[181])(device, powerValue)
+
+cdef nvmlReturn_t nvmlDeviceGetAccountingMode(nvmlDevice_t device, nvmlEnableState_t* mode) except ?<nvmlReturn_t>-42 nogil:
+    if _slots[182] == NULL and _resolve(182):
+        return NVML_ERROR_UNINITIALIZED
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlEnableState_t*) noexcept nogil>_slots[182])(device, mode)
+
+cdef nvmlReturn_t nvmlDeviceGetAccountingStats(nvmlDevice_t device, unsigned int pid, nvmlAccountingStats_t* stats) except ?<nvmlReturn_t>-42 nogil:
+    if _slots[183] == NULL and _resolve(183):
+        return NVML_ERROR_UNINITIALIZED
+    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int, nvmlAccountingStats_t*) noexcept nogil>_slots[183])(device, pid, stats)
+
+cdef nvmlReturn_t nvmlDeviceGetAccountingPids(nvmlDevice_t device, unsigned int* count, unsigned int* pids) except ?<nvmlReturn_t>-42 nogil:
+    if _slots[184] == NULL and _resolve(184):
+        return NVML_ERROR_UNINITIALIZED
+    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int*, unsigned int*) noexcept nogil>_slots[184])(device, count, pids)
+
+cdef nvmlReturn_t nvmlDeviceGetAccountingBufferSize(nvmlDevice_t device, unsigned int* bufferSize) except ?<nvmlReturn_t>-42 nogil:
+    if _slots[185] == NULL and _resolve(185):
+        return NVML_ERROR_UNINITIALIZED
+    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int*) noexcept nogil>_slots[185])(device, bufferSize)
+
+cdef nvmlReturn_t nvmlDeviceGetAccountingStats_v2(nvmlDevice_t device, nvmlAccountingStats_v2_t* stats) except ?<nvmlReturn_t>-42 nogil:
+    if _slots[186] == NULL and _resolve(186):
+        return NVML_ERROR_UNINITIALIZED
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlAccountingStats_v2_t*) noexcept nogil>_slots[186])(device, stats)
+
+cdef nvmlReturn_t nvmlDeviceGetRetiredPages(nvmlDevice_t device, nvmlPageRetirementCause_t cause, unsigned int* pageCount, unsigned long long* addresses) except ?<nvmlReturn_t>-42 nogil:
+    if _slots[187] == NULL and _resolve(187):
+        return NVML_ERROR_UNINITIALIZED
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlPageRetirementCause_t, unsigned int*, unsigned long long*) noexcept nogil>_slots[187])(device, cause, pageCount, addresses)
+
+cdef nvmlReturn_t nvmlDeviceGetRetiredPages_v2(nvmlDevice_t device, nvmlPageRetirementCause_t cause, unsigned int* pageCount, unsigned long long* addresses, unsigned long long* timestamps) except ?<nvmlReturn_t>-42 nogil:
+    if _slots[188] == NULL and _resolve(188):
+        return NVML_ERROR_UNINITIALIZED
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlPageRetirementCause_t, unsigned int*, unsigned long long*, unsigned long long*) noexcept nogil>_slots[188])(device, cause, pageCount, addresses, timestamps)
+
+cdef nvmlReturn_t nvmlDeviceGetRetiredPagesPendingStatus(nvmlDevice_t device, nvmlEnableState_t* isPending) except ?<nvmlReturn_t>-42 nogil:
+    if _slots[189] == NULL and _resolve(189):
+        return NVML_ERROR_UNINITIALIZED
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlEnableState_t*) noexcept nogil>_slots[189])(device, isPending)
+
+cdef nvmlReturn_t nvmlDeviceGetRemappedRows(nvmlDevice_t device, unsigned int* corrRows, unsigned int* uncRows, unsigned int* isPending, unsigned int* failureOccurred) except ?<nvmlReturn_t>-42 nogil:
+    if _slots[190] == NULL and _resolve(190):
+        return NVML_ERROR_UNINITIALIZED
+    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int*, unsigned int*, unsigned int*, unsigned int*) noexcept nogil>_slots[190])(device, corrRows, uncRows, isPending, failureOccurred)
+
+cdef nvmlReturn_t nvmlDeviceGetRowRemapperHistogram(nvmlDevice_t device, nvmlRowRemapperHistogramValues_t* values) except ?<nvmlReturn_t>-42 nogil:
+    if _slots[191] == NULL and _resolve(191):
+        return NVML_ERROR_UNINITIALIZED
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlRowRemapperHistogramValues_t*) noexcept nogil>_slots[191])(device, values)
+
+cdef nvmlReturn_t nvmlDeviceGetArchitecture(nvmlDevice_t device, nvmlDeviceArchitecture_t* arch) except ?<nvmlReturn_t>-42 nogil:
+    if _slots[192] == NULL and _resolve(192):
+        return NVML_ERROR_UNINITIALIZED
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlDeviceArchitecture_t*) noexcept nogil>_slots[192])(device, arch)
+
+cdef nvmlReturn_t nvmlDeviceGetClkMonStatus(nvmlDevice_t device, nvmlClkMonStatus_t* status) except ?<nvmlReturn_t>-42 nogil:
+    if _slots[193] == NULL and _resolve(193):
+        return NVML_ERROR_UNINITIALIZED
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlClkMonStatus_t*) noexcept nogil>_slots[193])(device, status)
+
+cdef nvmlReturn_t nvmlDeviceGetProcessUtilization(nvmlDevice_t device, nvmlProcessUtilizationSample_t* utilization, unsigned int* processSamplesCount, unsigned long long lastSeenTimeStamp) except ?<nvmlReturn_t>-42 nogil:
+    if _slots[194] == NULL and _resolve(194):
+        return NVML_ERROR_UNINITIALIZED
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlProcessUtilizationSample_t*, unsigned int*, unsigned long long) noexcept nogil>_slots[194])(device, utilization, processSamplesCount, lastSeenTimeStamp)
+
+cdef nvmlReturn_t nvmlDeviceGetProcessesUtilizationInfo(nvmlDevice_t device, nvmlProcessesUtilizationInfo_t* procesesUtilInfo) except ?<nvmlReturn_t>-42 nogil:
+    if _slots[195] == NULL and _resolve(195):
+        return NVML_ERROR_UNINITIALIZED
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlProcessesUtilizationInfo_t*) noexcept nogil>_slots[195])(device, procesesUtilInfo)
+
+cdef nvmlReturn_t nvmlDeviceGetPlatformInfo(nvmlDevice_t device, nvmlPlatformInfo_t* platformInfo) except ?<nvmlReturn_t>-42 nogil:
+    if _slots[196] == NULL and _resolve(196):
+        return NVML_ERROR_UNINITIALIZED
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlPlatformInfo_t*) noexcept nogil>_slots[196])(device, platformInfo)
+
+cdef nvmlReturn_t nvmlDeviceGetPdi(nvmlDevice_t device, nvmlPdi_t* pdi) except ?<nvmlReturn_t>-42 nogil:
+    if _slots[197] == NULL and _resolve(197):
+        return NVML_ERROR_UNINITIALIZED
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlPdi_t*) noexcept nogil>_slots[197])(device, pdi)
+
+cdef nvmlReturn_t nvmlDeviceSetHostname_v1(nvmlDevice_t device, nvmlHostname_v1_t* hostname) except ?<nvmlReturn_t>-42 nogil:
+    if _slots[198] == NULL and _resolve(198):
+        return NVML_ERROR_UNINITIALIZED
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlHostname_v1_t*) noexcept nogil>_slots[198])(device, hostname)
+
+cdef nvmlReturn_t nvmlDeviceGetHostname_v1(nvmlDevice_t device, nvmlHostname_v1_t* hostname) except ?<nvmlReturn_t>-42 nogil:
+    if _slots[199] == NULL and _resolve(199):
+        return NVML_ERROR_UNINITIALIZED
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlHostname_v1_t*) noexcept nogil>_slots[199])(device, hostname)
+
+cdef nvmlReturn_t nvmlDevicePerfMetricsGetSamples_v1(nvmlDevice_t device, nvmlPerfMetricsSamples_v1_t* samples) except ?<nvmlReturn_t>-42 nogil:
+    if _slots[200] == NULL and _resolve(200):
+        return NVML_ERROR_UNINITIALIZED
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlPerfMetricsSamples_v1_t*) noexcept nogil>_slots[200])(device, samples)
+
+cdef nvmlReturn_t nvmlUnitSetLedState(nvmlUnit_t unit, nvmlLedColor_t color) except ?<nvmlReturn_t>-42 nogil:
+    if _slots[201] == NULL and _resolve(201):
+        return NVML_ERROR_UNINITIALIZED
+    return (<nvmlReturn_t (*)(nvmlUnit_t, nvmlLedColor_t) noexcept nogil>_slots[201])(unit, color)
+
+cdef nvmlReturn_t nvmlDeviceSetPersistenceMode(nvmlDevice_t device, nvmlEnableState_t mode) except ?<nvmlReturn_t>-42 nogil:
+    if _slots[202] == NULL and _resolve(202):
+        return NVML_ERROR_UNINITIALIZED
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlEnableState_t) noexcept nogil>_slots[202])(device, mode)
+
+cdef nvmlReturn_t nvmlDeviceSetComputeMode(nvmlDevice_t device, nvmlComputeMode_t mode) except ?<nvmlReturn_t>-42 nogil:
+    if _slots[203] == NULL and _resolve(203):
+        return NVML_ERROR_UNINITIALIZED
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlComputeMode_t) noexcept nogil>_slots[203])(device, mode)
+
+cdef nvmlReturn_t nvmlDeviceSetEccMode(nvmlDevice_t device, nvmlEnableState_t ecc) except ?<nvmlReturn_t>-42 nogil:
+    if _slots[204] == NULL and _resolve(204):
+        return NVML_ERROR_UNINITIALIZED
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlEnableState_t) noexcept nogil>_slots[204])(device, ecc)
+
+cdef nvmlReturn_t nvmlDeviceClearEccErrorCounts(nvmlDevice_t device, nvmlEccCounterType_t counterType) except ?<nvmlReturn_t>-42 nogil:
+    if _slots[205] == NULL and _resolve(205):
+        return NVML_ERROR_UNINITIALIZED
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlEccCounterType_t) noexcept nogil>_slots[205])(device, counterType)
+
+cdef nvmlReturn_t nvmlDeviceSetDriverModel(nvmlDevice_t device, nvmlDriverModel_t driverModel, unsigned int flags) except ?<nvmlReturn_t>-42 nogil:
+    if _slots[206] == NULL and _resolve(206):
+        return NVML_ERROR_UNINITIALIZED
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlDriverModel_t, unsigned int) noexcept nogil>_slots[206])(device, driverModel, flags)
+
+cdef nvmlReturn_t nvmlDeviceSetGpuLockedClocks(nvmlDevice_t device, unsigned int minGpuClockMHz, unsigned int maxGpuClockMHz) except ?<nvmlReturn_t>-42 nogil:
+    if _slots[207] == NULL and _resolve(207):
+        return NVML_ERROR_UNINITIALIZED
+    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int, unsigned int) noexcept nogil>_slots[207])(device, minGpuClockMHz, maxGpuClockMHz)
+
+cdef nvmlReturn_t nvmlDeviceResetGpuLockedClocks(nvmlDevice_t device) except ?<nvmlReturn_t>-42 nogil:
     if _slots[208] == NULL and _resolve(208):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlPowerValue_v2_t*) noexcept nogil>_slots[208])(device, powerValue)
+    return (<nvmlReturn_t (*)(nvmlDevice_t) noexcept nogil>_slots[208])(device)
 
-cdef nvmlReturn_t nvmlDeviceGetNvLinkState(nvmlDevice_t device, unsigned int link, nvmlEnableState_t* isActive) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceSetMemoryLockedClocks(nvmlDevice_t device, unsigned int minMemClockMHz, unsigned int maxMemClockMHz) except ?<nvmlReturn_t>-42 nogil:
     if _slots[209] == NULL and _resolve(209):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int, nvmlEnableState_t*) noexcept nogil>_slots[209])(device, link, isActive)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int, unsigned int) noexcept nogil>_slots[209])(device, minMemClockMHz, maxMemClockMHz)
 
-cdef nvmlReturn_t nvmlDeviceGetNvLinkVersion(nvmlDevice_t device, unsigned int link, unsigned int* version) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceResetMemoryLockedClocks(nvmlDevice_t device) except ?<nvmlReturn_t>-42 nogil:
     if _slots[210] == NULL and _resolve(210):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int, unsigned int*) noexcept nogil>_slots[210])(device, link, version)
+    return (<nvmlReturn_t (*)(nvmlDevice_t) noexcept nogil>_slots[210])(device)
 
-cdef nvmlReturn_t nvmlDeviceGetNvLinkCapability(nvmlDevice_t device, unsigned int link, nvmlNvLinkCapability_t capability, unsigned int* capResult) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceSetApplicationsClocks(nvmlDevice_t device, unsigned int memClockMHz, unsigned int graphicsClockMHz) except ?<nvmlReturn_t>-42 nogil:
     if _slots[211] == NULL and _resolve(211):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int, nvmlNvLinkCapability_t, unsigned int*) noexcept nogil>_slots[211])(device, link, capability, capResult)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int, unsigned int) noexcept nogil>_slots[211])(device, memClockMHz, graphicsClockMHz)
 
-cdef nvmlReturn_t nvmlDeviceGetNvLinkRemotePciInfo_v2(nvmlDevice_t device, unsigned int link, nvmlPciInfo_t* pci) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceResetApplicationsClocks(nvmlDevice_t device) except ?<nvmlReturn_t>-42 nogil:
     if _slots[212] == NULL and _resolve(212):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int, nvmlPciInfo_t*) noexcept nogil>_slots[212])(device, link, pci)
+    return (<nvmlReturn_t (*)(nvmlDevice_t) noexcept nogil>_slots[212])(device)
 
-cdef nvmlReturn_t nvmlDeviceGetNvLinkErrorCounter(nvmlDevice_t device, unsigned int link, nvmlNvLinkErrorCounter_t counter, unsigned long long* counterValue) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceSetAutoBoostedClocksEnabled(nvmlDevice_t device, nvmlEnableState_t enabled) except ?<nvmlReturn_t>-42 nogil:
     if _slots[213] == NULL and _resolve(213):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int, nvmlNvLinkErrorCounter_t, unsigned long long*) noexcept nogil>_slots[213])(device, link, counter, counterValue)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlEnableState_t) noexcept nogil>_slots[213])(device, enabled)
 
-cdef nvmlReturn_t nvmlDeviceResetNvLinkErrorCounters(nvmlDevice_t device, unsigned int link) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceSetDefaultAutoBoostedClocksEnabled(nvmlDevice_t device, nvmlEnableState_t enabled, unsigned int flags) except ?<nvmlReturn_t>-42 nogil:
     if _slots[214] == NULL and _resolve(214):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int) noexcept nogil>_slots[214])(device, link)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlEnableState_t, unsigned int) noexcept nogil>_slots[214])(device, enabled, flags)
 
-cdef nvmlReturn_t nvmlDeviceSetNvLinkUtilizationControl(nvmlDevice_t device, unsigned int link, unsigned int counter, nvmlNvLinkUtilizationControl_t* control, unsigned int reset) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceSetDefaultFanSpeed_v2(nvmlDevice_t device, unsigned int fan) except ?<nvmlReturn_t>-42 nogil:
     if _slots[215] == NULL and _resolve(215):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int, unsigned int, nvmlNvLinkUtilizationControl_t*, unsigned int) noexcept nogil>_slots[215])(device, link, counter, control, reset)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int) noexcept nogil>_slots[215])(device, fan)
 
-cdef nvmlReturn_t nvmlDeviceGetNvLinkUtilizationControl(nvmlDevice_t device, unsigned int link, unsigned int counter, nvmlNvLinkUtilizationControl_t* control) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceSetFanControlPolicy(nvmlDevice_t device, unsigned int fan, nvmlFanControlPolicy_t policy) except ?<nvmlReturn_t>-42 nogil:
     if _slots[216] == NULL and _resolve(216):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int, unsigned int, nvmlNvLinkUtilizationControl_t*) noexcept nogil>_slots[216])(device, link, counter, control)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int, nvmlFanControlPolicy_t) noexcept nogil>_slots[216])(device, fan, policy)
 
-cdef nvmlReturn_t nvmlDeviceGetNvLinkUtilizationCounter(nvmlDevice_t device, unsigned int link, unsigned int counter, unsigned long long* rxcounter, unsigned long long* txcounter) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceSetTemperatureThreshold(nvmlDevice_t device, nvmlTemperatureThresholds_t thresholdType, int* temp) except ?<nvmlReturn_t>-42 nogil:
     if _slots[217] == NULL and _resolve(217):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int, unsigned int, unsigned long long*, unsigned long long*) noexcept nogil>_slots[217])(device, link, counter, rxcounter, txcounter)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlTemperatureThresholds_t, int*) noexcept nogil>_slots[217])(device, thresholdType, temp)
 
-cdef nvmlReturn_t nvmlDeviceFreezeNvLinkUtilizationCounter(nvmlDevice_t device, unsigned int link, unsigned int counter, nvmlEnableState_t freeze) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceSetPowerManagementLimit(nvmlDevice_t device, unsigned int limit) except ?<nvmlReturn_t>-42 nogil:
     if _slots[218] == NULL and _resolve(218):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int, unsigned int, nvmlEnableState_t) noexcept nogil>_slots[218])(device, link, counter, freeze)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int) noexcept nogil>_slots[218])(device, limit)
 
-cdef nvmlReturn_t nvmlDeviceResetNvLinkUtilizationCounter(nvmlDevice_t device, unsigned int link, unsigned int counter) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceSetGpuOperationMode(nvmlDevice_t device, nvmlGpuOperationMode_t mode) except ?<nvmlReturn_t>-42 nogil:
     if _slots[219] == NULL and _resolve(219):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int, unsigned int) noexcept nogil>_slots[219])(device, link, counter)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlGpuOperationMode_t) noexcept nogil>_slots[219])(device, mode)
 
-cdef nvmlReturn_t nvmlDeviceGetNvLinkRemoteDeviceType(nvmlDevice_t device, unsigned int link, nvmlIntNvLinkDeviceType_t* pNvLinkDeviceType) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceSetAPIRestriction(nvmlDevice_t device, nvmlRestrictedAPI_t apiType, nvmlEnableState_t isRestricted) except ?<nvmlReturn_t>-42 nogil:
     if _slots[220] == NULL and _resolve(220):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int, nvmlIntNvLinkDeviceType_t*) noexcept nogil>_slots[220])(device, link, pNvLinkDeviceType)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlRestrictedAPI_t, nvmlEnableState_t) noexcept nogil>_slots[220])(device, apiType, isRestricted)
 
-cdef nvmlReturn_t nvmlDeviceSetNvLinkDeviceLowPowerThreshold(nvmlDevice_t device, nvmlNvLinkPowerThres_t* info) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceSetFanSpeed_v2(nvmlDevice_t device, unsigned int fan, unsigned int speed) except ?<nvmlReturn_t>-42 nogil:
     if _slots[221] == NULL and _resolve(221):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlNvLinkPowerThres_t*) noexcept nogil>_slots[221])(device, info)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int, unsigned int) noexcept nogil>_slots[221])(device, fan, speed)
 
-cdef nvmlReturn_t nvmlSystemSetNvlinkBwMode(unsigned int nvlinkBwMode) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceSetGpcClkVfOffset(nvmlDevice_t device, int offset) except ?<nvmlReturn_t>-42 nogil:
     if _slots[222] == NULL and _resolve(222):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(unsigned int) noexcept nogil>_slots[222])(nvlinkBwMode)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, int) noexcept nogil>_slots[222])(device, offset)
 
-cdef nvmlReturn_t nvmlSystemGetNvlinkBwMode(unsigned int* nvlinkBwMode) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceSetMemClkVfOffset(nvmlDevice_t device, int offset) except ?<nvmlReturn_t>-42 nogil:
     if _slots[223] == NULL and _resolve(223):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(unsigned int*) noexcept nogil>_slots[223])(nvlinkBwMode)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, int) noexcept nogil>_slots[223])(device, offset)
 
-cdef nvmlReturn_t nvmlDeviceGetNvlinkSupportedBwModes(nvmlDevice_t device, nvmlNvlinkSupportedBwModes_t* supportedBwMode) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceSetAccountingMode(nvmlDevice_t device, nvmlEnableState_t mode) except ?<nvmlReturn_t>-42 nogil:
     if _slots[224] == NULL and _resolve(224):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlNvlinkSupportedBwModes_t*) noexcept nogil>_slots[224])(device, supportedBwMode)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlEnableState_t) noexcept nogil>_slots[224])(device, mode)
 
-cdef nvmlReturn_t nvmlDeviceGetNvlinkBwMode(nvmlDevice_t device, nvmlNvlinkGetBwMode_t* getBwMode) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceClearAccountingPids(nvmlDevice_t device) except ?<nvmlReturn_t>-42 nogil:
     if _slots[225] == NULL and _resolve(225):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlNvlinkGetBwMode_t*) noexcept nogil>_slots[225])(device, getBwMode)
+    return (<nvmlReturn_t (*)(nvmlDevice_t) noexcept nogil>_slots[225])(device)
 
-cdef nvmlReturn_t nvmlDeviceSetNvlinkBwMode(nvmlDevice_t device, nvmlNvlinkSetBwMode_t* setBwMode) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetNvLinkState(nvmlDevice_t device, unsigned int link, nvmlEnableState_t* isActive) except ?<nvmlReturn_t>-42 nogil:
     if _slots[226] == NULL and _resolve(226):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlNvlinkSetBwMode_t*) noexcept nogil>_slots[226])(device, setBwMode)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int, nvmlEnableState_t*) noexcept nogil>_slots[226])(device, link, isActive)
 
-cdef nvmlReturn_t nvmlEventSetCreate(nvmlEventSet_t* set) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetNvLinkVersion(nvmlDevice_t device, unsigned int link, unsigned int* version) except ?<nvmlReturn_t>-42 nogil:
     if _slots[227] == NULL and _resolve(227):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlEventSet_t*) noexcept nogil>_slots[227])(set)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int, unsigned int*) noexcept nogil>_slots[227])(device, link, version)
 
-cdef nvmlReturn_t nvmlDeviceRegisterEvents(nvmlDevice_t device, unsigned long long eventTypes, nvmlEventSet_t set) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetNvLinkCapability(nvmlDevice_t device, unsigned int link, nvmlNvLinkCapability_t capability, unsigned int* capResult) except ?<nvmlReturn_t>-42 nogil:
     if _slots[228] == NULL and _resolve(228):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned long long, nvmlEventSet_t) noexcept nogil>_slots[228])(device, eventTypes, set)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int, nvmlNvLinkCapability_t, unsigned int*) noexcept nogil>_slots[228])(device, link, capability, capResult)
 
-cdef nvmlReturn_t nvmlDeviceGetSupportedEventTypes(nvmlDevice_t device, unsigned long long* eventTypes) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetNvLinkRemotePciInfo_v2(nvmlDevice_t device, unsigned int link, nvmlPciInfo_t* pci) except ?<nvmlReturn_t>-42 nogil:
     if _slots[229] == NULL and _resolve(229):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned long long*) noexcept nogil>_slots[229])(device, eventTypes)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int, nvmlPciInfo_t*) noexcept nogil>_slots[229])(device, link, pci)
 
-cdef nvmlReturn_t nvmlEventSetWait_v2(nvmlEventSet_t set, nvmlEventData_t* data, unsigned int timeoutms) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetNvLinkErrorCounter(nvmlDevice_t device, unsigned int link, nvmlNvLinkErrorCounter_t counter, unsigned long long* counterValue) except ?<nvmlReturn_t>-42 nogil:
     if _slots[230] == NULL and _resolve(230):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlEventSet_t, nvmlEventData_t*, unsigned int) noexcept nogil>_slots[230])(set, data, timeoutms)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int, nvmlNvLinkErrorCounter_t, unsigned long long*) noexcept nogil>_slots[230])(device, link, counter, counterValue)
 
-cdef nvmlReturn_t nvmlEventSetFree(nvmlEventSet_t set) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceResetNvLinkErrorCounters(nvmlDevice_t device, unsigned int link) except ?<nvmlReturn_t>-42 nogil:
     if _slots[231] == NULL and _resolve(231):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlEventSet_t) noexcept nogil>_slots[231])(set)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int) noexcept nogil>_slots[231])(device, link)
 
-cdef nvmlReturn_t nvmlSystemEventSetCreate(nvmlSystemEventSetCreateRequest_t* request) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceSetNvLinkUtilizationControl(nvmlDevice_t device, unsigned int link, unsigned int counter, nvmlNvLinkUtilizationControl_t* control, unsigned int reset) except ?<nvmlReturn_t>-42 nogil:
     if _slots[232] == NULL and _resolve(232):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlSystemEventSetCreateRequest_t*) noexcept nogil>_slots[232])(request)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int, unsigned int, nvmlNvLinkUtilizationControl_t*, unsigned int) noexcept nogil>_slots[232])(device, link, counter, control, reset)
 
-cdef nvmlReturn_t nvmlSystemEventSetFree(nvmlSystemEventSetFreeRequest_t* request) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetNvLinkUtilizationControl(nvmlDevice_t device, unsigned int link, unsigned int counter, nvmlNvLinkUtilizationControl_t* control) except ?<nvmlReturn_t>-42 nogil:
     if _slots[233] == NULL and _resolve(233):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlSystemEventSetFreeRequest_t*) noexcept nogil>_slots[233])(request)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int, unsigned int, nvmlNvLinkUtilizationControl_t*) noexcept nogil>_slots[233])(device, link, counter, control)
 
-cdef nvmlReturn_t nvmlSystemRegisterEvents(nvmlSystemRegisterEventRequest_t* request) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetNvLinkUtilizationCounter(nvmlDevice_t device, unsigned int link, unsigned int counter, unsigned long long* rxcounter, unsigned long long* txcounter) except ?<nvmlReturn_t>-42 nogil:
     if _slots[234] == NULL and _resolve(234):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlSystemRegisterEventRequest_t*) noexcept nogil>_slots[234])(request)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int, unsigned int, unsigned long long*, unsigned long long*) noexcept nogil>_slots[234])(device, link, counter, rxcounter, txcounter)
 
-cdef nvmlReturn_t nvmlSystemEventSetWait(nvmlSystemEventSetWaitRequest_t* request) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceFreezeNvLinkUtilizationCounter(nvmlDevice_t device, unsigned int link, unsigned int counter, nvmlEnableState_t freeze) except ?<nvmlReturn_t>-42 nogil:
     if _slots[235] == NULL and _resolve(235):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlSystemEventSetWaitRequest_t*) noexcept nogil>_slots[235])(request)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int, unsigned int, nvmlEnableState_t) noexcept nogil>_slots[235])(device, link, counter, freeze)
 
-cdef nvmlReturn_t nvmlDeviceModifyDrainState(nvmlPciInfo_t* pciInfo, nvmlEnableState_t newState) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceResetNvLinkUtilizationCounter(nvmlDevice_t device, unsigned int link, unsigned int counter) except ?<nvmlReturn_t>-42 nogil:
     if _slots[236] == NULL and _resolve(236):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlPciInfo_t*, nvmlEnableState_t) noexcept nogil>_slots[236])(pciInfo, newState)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int, unsigned int) noexcept nogil>_slots[236])(device, link, counter)
 
-cdef nvmlReturn_t nvmlDeviceQueryDrainState(nvmlPciInfo_t* pciInfo, nvmlEnableState_t* currentState) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetNvLinkRemoteDeviceType(nvmlDevice_t device, unsigned int link, nvmlIntNvLinkDeviceType_t* pNvLinkDeviceType) except ?<nvmlReturn_t>-42 nogil:
     if _slots[237] == NULL and _resolve(237):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlPciInfo_t*, nvmlEnableState_t*) noexcept nogil>_slots[237])(pciInfo, currentState)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int, nvmlIntNvLinkDeviceType_t*) noexcept nogil>_slots[237])(device, link, pNvLinkDeviceType)
 
-cdef nvmlReturn_t nvmlDeviceRemoveGpu_v2(nvmlPciInfo_t* pciInfo, nvmlDetachGpuState_t gpuState, nvmlPcieLinkState_t linkState) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceSetNvLinkDeviceLowPowerThreshold(nvmlDevice_t device, nvmlNvLinkPowerThres_t* info) except ?<nvmlReturn_t>-42 nogil:
     if _slots[238] == NULL and _resolve(238):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlPciInfo_t*, nvmlDetachGpuState_t, nvmlPcieLinkState_t) noexcept nogil>_slots[238])(pciInfo, gpuState, linkState)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlNvLinkPowerThres_t*) noexcept nogil>_slots[238])(device, info)
 
-cdef nvmlReturn_t nvmlDeviceDiscoverGpus(nvmlPciInfo_t* pciInfo) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlSystemSetNvlinkBwMode(unsigned int nvlinkBwMode) except ?<nvmlReturn_t>-42 nogil:
     if _slots[239] == NULL and _resolve(239):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlPciInfo_t*) noexcept nogil>_slots[239])(pciInfo)
+    return (<nvmlReturn_t (*)(unsigned int) noexcept nogil>_slots[239])(nvlinkBwMode)
 
-cdef nvmlReturn_t nvmlDeviceGetFieldValues(nvmlDevice_t device, int valuesCount, nvmlFieldValue_t* values) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlSystemGetNvlinkBwMode(unsigned int* nvlinkBwMode) except ?<nvmlReturn_t>-42 nogil:
     if _slots[240] == NULL and _resolve(240):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, int, nvmlFieldValue_t*) noexcept nogil>_slots[240])(device, valuesCount, values)
+    return (<nvmlReturn_t (*)(unsigned int*) noexcept nogil>_slots[240])(nvlinkBwMode)
 
-cdef nvmlReturn_t nvmlDeviceClearFieldValues(nvmlDevice_t device, int valuesCount, nvmlFieldValue_t* values) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetNvlinkSupportedBwModes(nvmlDevice_t device, nvmlNvlinkSupportedBwModes_t* supportedBwMode) except ?<nvmlReturn_t>-42 nogil:
     if _slots[241] == NULL and _resolve(241):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, int, nvmlFieldValue_t*) noexcept nogil>_slots[241])(device, valuesCount, values)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlNvlinkSupportedBwModes_t*) noexcept nogil>_slots[241])(device, supportedBwMode)
 
-cdef nvmlReturn_t nvmlDeviceGetVirtualizationMode(nvmlDevice_t device, nvmlGpuVirtualizationMode_t* pVirtualMode) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetNvlinkBwMode(nvmlDevice_t device, nvmlNvlinkGetBwMode_t* getBwMode) except ?<nvmlReturn_t>-42 nogil:
     if _slots[242] == NULL and _resolve(242):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlGpuVirtualizationMode_t*) noexcept nogil>_slots[242])(device, pVirtualMode)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlNvlinkGetBwMode_t*) noexcept nogil>_slots[242])(device, getBwMode)
 
-cdef nvmlReturn_t nvmlDeviceGetHostVgpuMode(nvmlDevice_t device, nvmlHostVgpuMode_t* pHostVgpuMode) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceSetNvlinkBwMode(nvmlDevice_t device, nvmlNvlinkSetBwMode_t* setBwMode) except ?<nvmlReturn_t>-42 nogil:
     if _slots[243] == NULL and _resolve(243):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlHostVgpuMode_t*) noexcept nogil>_slots[243])(device, pHostVgpuMode)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlNvlinkSetBwMode_t*) noexcept nogil>_slots[243])(device, setBwMode)
 
-cdef nvmlReturn_t nvmlDeviceSetVirtualizationMode(nvmlDevice_t device, nvmlGpuVirtualizationMode_t virtualMode) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceSetNvlinkBwModeAsync_v1(nvmlDevice_t device, nvmlNvlinkSetBwModeAsync_v1_t* setBwModeAsync) except ?<nvmlReturn_t>-42 nogil:
     if _slots[244] == NULL and _resolve(244):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlGpuVirtualizationMode_t) noexcept nogil>_slots[244])(device, virtualMode)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlNvlinkSetBwModeAsync_v1_t*) noexcept nogil>_slots[244])(device, setBwModeAsync)
 
-cdef nvmlReturn_t nvmlDeviceGetVgpuHeterogeneousMode(nvmlDevice_t device, nvmlVgpuHeterogeneousMode_t* pHeterogeneousMode) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetNvLinkInfo(nvmlDevice_t device, nvmlNvLinkInfo_t* info) except ?<nvmlReturn_t>-42 nogil:
     if _slots[245] == NULL and _resolve(245):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlVgpuHeterogeneousMode_t*) noexcept nogil>_slots[245])(device, pHeterogeneousMode)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlNvLinkInfo_t*) noexcept nogil>_slots[245])(device, info)
 
-cdef nvmlReturn_t nvmlDeviceSetVgpuHeterogeneousMode(nvmlDevice_t device, const nvmlVgpuHeterogeneousMode_t* pHeterogeneousMode) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetNvLinkTelemetrySamples_v1(nvmlDevice_t device, nvmlNvlinkTelemetrySamples_v1_t* samples) except ?<nvmlReturn_t>-42 nogil:
     if _slots[246] == NULL and _resolve(246):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, const nvmlVgpuHeterogeneousMode_t*) noexcept nogil>_slots[246])(device, pHeterogeneousMode)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlNvlinkTelemetrySamples_v1_t*) noexcept nogil>_slots[246])(device, samples)
 
-cdef nvmlReturn_t nvmlVgpuInstanceGetPlacementId(nvmlVgpuInstance_t vgpuInstance, nvmlVgpuPlacementId_t* pPlacement) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlEventSetCreate(nvmlEventSet_t* set) except ?<nvmlReturn_t>-42 nogil:
     if _slots[247] == NULL and _resolve(247):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlVgpuInstance_t, nvmlVgpuPlacementId_t*) noexcept nogil>_slots[247])(vgpuInstance, pPlacement)
+    return (<nvmlReturn_t (*)(nvmlEventSet_t*) noexcept nogil>_slots[247])(set)
 
-cdef nvmlReturn_t nvmlDeviceGetVgpuTypeSupportedPlacements(nvmlDevice_t device, nvmlVgpuTypeId_t vgpuTypeId, nvmlVgpuPlacementList_t* pPlacementList) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceRegisterEvents(nvmlDevice_t device, unsigned long long eventTypes, nvmlEventSet_t set) except ?<nvmlReturn_t>-42 nogil:
     if _slots[248] == NULL and _resolve(248):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlVgpuTypeId_t, nvmlVgpuPlacementList_t*) noexcept nogil>_slots[248])(device, vgpuTypeId, pPlacementList)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned long long, nvmlEventSet_t) noexcept nogil>_slots[248])(device, eventTypes, set)
 
-cdef nvmlReturn_t nvmlDeviceGetVgpuTypeCreatablePlacements(nvmlDevice_t device, nvmlVgpuTypeId_t vgpuTypeId, nvmlVgpuPlacementList_t* pPlacementList) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetSupportedEventTypes(nvmlDevice_t device, unsigned long long* eventTypes) except ?<nvmlReturn_t>-42 nogil:
     if _slots[249] == NULL and _resolve(249):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlVgpuTypeId_t, nvmlVgpuPlacementList_t*) noexcept nogil>_slots[249])(device, vgpuTypeId, pPlacementList)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned long long*) noexcept nogil>_slots[249])(device, eventTypes)
 
-cdef nvmlReturn_t nvmlVgpuTypeGetGspHeapSize(nvmlVgpuTypeId_t vgpuTypeId, unsigned long long* gspHeapSize) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlEventSetWait_v2(nvmlEventSet_t set, nvmlEventData_t* data, unsigned int timeoutms) except ?<nvmlReturn_t>-42 nogil:
     if _slots[250] == NULL and _resolve(250):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlVgpuTypeId_t, unsigned long long*) noexcept nogil>_slots[250])(vgpuTypeId, gspHeapSize)
+    return (<nvmlReturn_t (*)(nvmlEventSet_t, nvmlEventData_t*, unsigned int) noexcept nogil>_slots[250])(set, data, timeoutms)
 
-cdef nvmlReturn_t nvmlVgpuTypeGetFbReservation(nvmlVgpuTypeId_t vgpuTypeId, unsigned long long* fbReservation) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlEventSetRegisterGpuOperationalEvents_v1(nvmlEventSet_t eventSet, const nvmlGpuOperationalEventConfig_v1_t* config) except ?<nvmlReturn_t>-42 nogil:
     if _slots[251] == NULL and _resolve(251):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlVgpuTypeId_t, unsigned long long*) noexcept nogil>_slots[251])(vgpuTypeId, fbReservation)
+    return (<nvmlReturn_t (*)(nvmlEventSet_t, const nvmlGpuOperationalEventConfig_v1_t*) noexcept nogil>_slots[251])(eventSet, config)
 
-cdef nvmlReturn_t nvmlVgpuInstanceGetRuntimeStateSize(nvmlVgpuInstance_t vgpuInstance, nvmlVgpuRuntimeState_t* pState) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlEventSetWait_v3(nvmlEventSet_t set, nvmlEventSetWait_v3_t* params) except ?<nvmlReturn_t>-42 nogil:
     if _slots[252] == NULL and _resolve(252):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlVgpuInstance_t, nvmlVgpuRuntimeState_t*) noexcept nogil>_slots[252])(vgpuInstance, pState)
+    return (<nvmlReturn_t (*)(nvmlEventSet_t, nvmlEventSetWait_v3_t*) noexcept nogil>_slots[252])(set, params)
 
-cdef nvmlReturn_t nvmlDeviceSetVgpuCapabilities(nvmlDevice_t device, nvmlDeviceVgpuCapability_t capability, nvmlEnableState_t state) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlEventSetGetContextCount_v1(nvmlEventSet_t set, nvmlEventSetGetContextCount_v1_t* params) except ?<nvmlReturn_t>-42 nogil:
     if _slots[253] == NULL and _resolve(253):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlDeviceVgpuCapability_t, nvmlEnableState_t) noexcept nogil>_slots[253])(device, capability, state)
+    return (<nvmlReturn_t (*)(nvmlEventSet_t, nvmlEventSetGetContextCount_v1_t*) noexcept nogil>_slots[253])(set, params)
 
-cdef nvmlReturn_t nvmlDeviceGetGridLicensableFeatures_v4(nvmlDevice_t device, nvmlGridLicensableFeatures_t* pGridLicensableFeatures) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlEventSetGetContextInfo_v1(nvmlEventSet_t set, nvmlEventSetGetContextInfo_v1_t* params) except ?<nvmlReturn_t>-42 nogil:
     if _slots[254] == NULL and _resolve(254):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlGridLicensableFeatures_t*) noexcept nogil>_slots[254])(device, pGridLicensableFeatures)
+    return (<nvmlReturn_t (*)(nvmlEventSet_t, nvmlEventSetGetContextInfo_v1_t*) noexcept nogil>_slots[254])(set, params)
 
-cdef nvmlReturn_t nvmlGetVgpuDriverCapabilities(nvmlVgpuDriverCapability_t capability, unsigned int* capResult) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlEventSetGetContextData_v1(nvmlEventSet_t set, nvmlEventSetGetContextData_v1_t* params) except ?<nvmlReturn_t>-42 nogil:
     if _slots[255] == NULL and _resolve(255):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlVgpuDriverCapability_t, unsigned int*) noexcept nogil>_slots[255])(capability, capResult)
+    return (<nvmlReturn_t (*)(nvmlEventSet_t, nvmlEventSetGetContextData_v1_t*) noexcept nogil>_slots[255])(set, params)
 
-cdef nvmlReturn_t nvmlDeviceGetVgpuCapabilities(nvmlDevice_t device, nvmlDeviceVgpuCapability_t capability, unsigned int* capResult) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlEventSetGetGpuOperationalEventContextLegacyXid_v1(nvmlEventSet_t set, nvmlEventSetGetGpuOperationalEventContextLegacyXid_v1_t* params) except ?<nvmlReturn_t>-42 nogil:
     if _slots[256] == NULL and _resolve(256):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlDeviceVgpuCapability_t, unsigned int*) noexcept nogil>_slots[256])(device, capability, capResult)
+    return (<nvmlReturn_t (*)(nvmlEventSet_t, nvmlEventSetGetGpuOperationalEventContextLegacyXid_v1_t*) noexcept nogil>_slots[256])(set, params)
 
-cdef nvmlReturn_t nvmlDeviceGetSupportedVgpus(nvmlDevice_t device, unsigned int* vgpuCount, nvmlVgpuTypeId_t* vgpuTypeIds) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlEventSetFree(nvmlEventSet_t set) except ?<nvmlReturn_t>-42 nogil:
     if _slots[257] == NULL and _resolve(257):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int*, nvmlVgpuTypeId_t*) noexcept nogil>_slots[257])(device, vgpuCount, vgpuTypeIds)
+    return (<nvmlReturn_t (*)(nvmlEventSet_t) noexcept nogil>_slots[257])(set)
 
-cdef nvmlReturn_t nvmlDeviceGetCreatableVgpus(nvmlDevice_t device, unsigned int* vgpuCount, nvmlVgpuTypeId_t* vgpuTypeIds) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlSystemEventSetCreate(nvmlSystemEventSetCreateRequest_t* request) except ?<nvmlReturn_t>-42 nogil:
     if _slots[258] == NULL and _resolve(258):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int*, nvmlVgpuTypeId_t*) noexcept nogil>_slots[258])(device, vgpuCount, vgpuTypeIds)
+    return (<nvmlReturn_t (*)(nvmlSystemEventSetCreateRequest_t*) noexcept nogil>_slots[258])(request)
 
-cdef nvmlReturn_t nvmlVgpuTypeGetClass(nvmlVgpuTypeId_t vgpuTypeId, char* vgpuTypeClass, unsigned int* size) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlSystemEventSetFree(nvmlSystemEventSetFreeRequest_t* request) except ?<nvmlReturn_t>-42 nogil:
     if _slots[259] == NULL and _resolve(259):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlVgpuTypeId_t, char*, unsigned int*) noexcept nogil>_slots[259])(vgpuTypeId, vgpuTypeClass, size)
+    return (<nvmlReturn_t (*)(nvmlSystemEventSetFreeRequest_t*) noexcept nogil>_slots[259])(request)
 
-cdef nvmlReturn_t nvmlVgpuTypeGetName(nvmlVgpuTypeId_t vgpuTypeId, char* vgpuTypeName, unsigned int* size) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlSystemRegisterEvents(nvmlSystemRegisterEventRequest_t* request) except ?<nvmlReturn_t>-42 nogil:
     if _slots[260] == NULL and _resolve(260):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlVgpuTypeId_t, char*, unsigned int*) noexcept nogil>_slots[260])(vgpuTypeId, vgpuTypeName, size)
+    return (<nvmlReturn_t (*)(nvmlSystemRegisterEventRequest_t*) noexcept nogil>_slots[260])(request)
 
-cdef nvmlReturn_t nvmlVgpuTypeGetGpuInstanceProfileId(nvmlVgpuTypeId_t vgpuTypeId, unsigned int* gpuInstanceProfileId) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlSystemEventSetWait(nvmlSystemEventSetWaitRequest_t* request) except ?<nvmlReturn_t>-42 nogil:
     if _slots[261] == NULL and _resolve(261):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlVgpuTypeId_t, unsigned int*) noexcept nogil>_slots[261])(vgpuTypeId, gpuInstanceProfileId)
+    return (<nvmlReturn_t (*)(nvmlSystemEventSetWaitRequest_t*) noexcept nogil>_slots[261])(request)
 
-cdef nvmlReturn_t nvmlVgpuTypeGetDeviceID(nvmlVgpuTypeId_t vgpuTypeId, unsigned long long* deviceID, unsigned long long* subsystemID) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceModifyDrainState(nvmlPciInfo_t* pciInfo, nvmlEnableState_t newState) except ?<nvmlReturn_t>-42 nogil:
     if _slots[262] == NULL and _resolve(262):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlVgpuTypeId_t, unsigned long long*, unsigned long long*) noexcept nogil>_slots[262])(vgpuTypeId, deviceID, subsystemID)
+    return (<nvmlReturn_t (*)(nvmlPciInfo_t*, nvmlEnableState_t) noexcept nogil>_slots[262])(pciInfo, newState)
 
-cdef nvmlReturn_t nvmlVgpuTypeGetFramebufferSize(nvmlVgpuTypeId_t vgpuTypeId, unsigned long long* fbSize) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceQueryDrainState(nvmlPciInfo_t* pciInfo, nvmlEnableState_t* currentState) except ?<nvmlReturn_t>-42 nogil:
     if _slots[263] == NULL and _resolve(263):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlVgpuTypeId_t, unsigned long long*) noexcept nogil>_slots[263])(vgpuTypeId, fbSize)
+    return (<nvmlReturn_t (*)(nvmlPciInfo_t*, nvmlEnableState_t*) noexcept nogil>_slots[263])(pciInfo, currentState)
 
-cdef nvmlReturn_t nvmlVgpuTypeGetNumDisplayHeads(nvmlVgpuTypeId_t vgpuTypeId, unsigned int* numDisplayHeads) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceRemoveGpu_v2(nvmlPciInfo_t* pciInfo, nvmlDetachGpuState_t gpuState, nvmlPcieLinkState_t linkState) except ?<nvmlReturn_t>-42 nogil:
     if _slots[264] == NULL and _resolve(264):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlVgpuTypeId_t, unsigned int*) noexcept nogil>_slots[264])(vgpuTypeId, numDisplayHeads)
+    return (<nvmlReturn_t (*)(nvmlPciInfo_t*, nvmlDetachGpuState_t, nvmlPcieLinkState_t) noexcept nogil>_slots[264])(pciInfo, gpuState, linkState)
 
-cdef nvmlReturn_t nvmlVgpuTypeGetResolution(nvmlVgpuTypeId_t vgpuTypeId, unsigned int displayIndex, unsigned int* xdim, unsigned int* ydim) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceDiscoverGpus(nvmlPciInfo_t* pciInfo) except ?<nvmlReturn_t>-42 nogil:
     if _slots[265] == NULL and _resolve(265):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlVgpuTypeId_t, unsigned int, unsigned int*, unsigned int*) noexcept nogil>_slots[265])(vgpuTypeId, displayIndex, xdim, ydim)
+    return (<nvmlReturn_t (*)(nvmlPciInfo_t*) noexcept nogil>_slots[265])(pciInfo)
 
-cdef nvmlReturn_t nvmlVgpuTypeGetLicense(nvmlVgpuTypeId_t vgpuTypeId, char* vgpuTypeLicenseString, unsigned int size) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetFieldValues(nvmlDevice_t device, int valuesCount, nvmlFieldValue_t* values) except ?<nvmlReturn_t>-42 nogil:
     if _slots[266] == NULL and _resolve(266):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlVgpuTypeId_t, char*, unsigned int) noexcept nogil>_slots[266])(vgpuTypeId, vgpuTypeLicenseString, size)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, int, nvmlFieldValue_t*) noexcept nogil>_slots[266])(device, valuesCount, values)
 
-cdef nvmlReturn_t nvmlVgpuTypeGetFrameRateLimit(nvmlVgpuTypeId_t vgpuTypeId, unsigned int* frameRateLimit) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceClearFieldValues(nvmlDevice_t device, int valuesCount, nvmlFieldValue_t* values) except ?<nvmlReturn_t>-42 nogil:
     if _slots[267] == NULL and _resolve(267):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlVgpuTypeId_t, unsigned int*) noexcept nogil>_slots[267])(vgpuTypeId, frameRateLimit)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, int, nvmlFieldValue_t*) noexcept nogil>_slots[267])(device, valuesCount, values)
 
-cdef nvmlReturn_t nvmlVgpuTypeGetMaxInstances(nvmlDevice_t device, nvmlVgpuTypeId_t vgpuTypeId, unsigned int* vgpuInstanceCount) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetVirtualizationMode(nvmlDevice_t device, nvmlGpuVirtualizationMode_t* pVirtualMode) except ?<nvmlReturn_t>-42 nogil:
     if _slots[268] == NULL and _resolve(268):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlVgpuTypeId_t, unsigned int*) noexcept nogil>_slots[268])(device, vgpuTypeId, vgpuInstanceCount)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlGpuVirtualizationMode_t*) noexcept nogil>_slots[268])(device, pVirtualMode)
 
-cdef nvmlReturn_t nvmlVgpuTypeGetMaxInstancesPerVm(nvmlVgpuTypeId_t vgpuTypeId, unsigned int* vgpuInstanceCountPerVm) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetHostVgpuMode(nvmlDevice_t device, nvmlHostVgpuMode_t* pHostVgpuMode) except ?<nvmlReturn_t>-42 nogil:
     if _slots[269] == NULL and _resolve(269):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlVgpuTypeId_t, unsigned int*) noexcept nogil>_slots[269])(vgpuTypeId, vgpuInstanceCountPerVm)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlHostVgpuMode_t*) noexcept nogil>_slots[269])(device, pHostVgpuMode)
 
-cdef nvmlReturn_t nvmlVgpuTypeGetBAR1Info(nvmlVgpuTypeId_t vgpuTypeId, nvmlVgpuTypeBar1Info_t* bar1Info) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceSetVirtualizationMode(nvmlDevice_t device, nvmlGpuVirtualizationMode_t virtualMode) except ?<nvmlReturn_t>-42 nogil:
     if _slots[270] == NULL and _resolve(270):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlVgpuTypeId_t, nvmlVgpuTypeBar1Info_t*) noexcept nogil>_slots[270])(vgpuTypeId, bar1Info)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlGpuVirtualizationMode_t) noexcept nogil>_slots[270])(device, virtualMode)
 
-cdef nvmlReturn_t nvmlDeviceGetActiveVgpus(nvmlDevice_t device, unsigned int* vgpuCount, nvmlVgpuInstance_t* vgpuInstances) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetVgpuHeterogeneousMode(nvmlDevice_t device, nvmlVgpuHeterogeneousMode_t* pHeterogeneousMode) except ?<nvmlReturn_t>-42 nogil:
     if _slots[271] == NULL and _resolve(271):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int*, nvmlVgpuInstance_t*) noexcept nogil>_slots[271])(device, vgpuCount, vgpuInstances)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlVgpuHeterogeneousMode_t*) noexcept nogil>_slots[271])(device, pHeterogeneousMode)
 
-cdef nvmlReturn_t nvmlVgpuInstanceGetVmID(nvmlVgpuInstance_t vgpuInstance, char* vmId, unsigned int size, nvmlVgpuVmIdType_t* vmIdType) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceSetVgpuHeterogeneousMode(nvmlDevice_t device, const nvmlVgpuHeterogeneousMode_t* pHeterogeneousMode) except ?<nvmlReturn_t>-42 nogil:
     if _slots[272] == NULL and _resolve(272):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlVgpuInstance_t, char*, unsigned int, nvmlVgpuVmIdType_t*) noexcept nogil>_slots[272])(vgpuInstance, vmId, size, vmIdType)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, const nvmlVgpuHeterogeneousMode_t*) noexcept nogil>_slots[272])(device, pHeterogeneousMode)
 
-cdef nvmlReturn_t nvmlVgpuInstanceGetUUID(nvmlVgpuInstance_t vgpuInstance, char* uuid, unsigned int size) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlVgpuInstanceGetPlacementId(nvmlVgpuInstance_t vgpuInstance, nvmlVgpuPlacementId_t* pPlacement) except ?<nvmlReturn_t>-42 nogil:
     if _slots[273] == NULL and _resolve(273):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlVgpuInstance_t, char*, unsigned int) noexcept nogil>_slots[273])(vgpuInstance, uuid, size)
+    return (<nvmlReturn_t (*)(nvmlVgpuInstance_t, nvmlVgpuPlacementId_t*) noexcept nogil>_slots[273])(vgpuInstance, pPlacement)
 
-cdef nvmlReturn_t nvmlVgpuInstanceGetVmDriverVersion(nvmlVgpuInstance_t vgpuInstance, char* version, unsigned int length) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetVgpuTypeSupportedPlacements(nvmlDevice_t device, nvmlVgpuTypeId_t vgpuTypeId, nvmlVgpuPlacementList_t* pPlacementList) except ?<nvmlReturn_t>-42 nogil:
     if _slots[274] == NULL and _resolve(274):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlVgpuInstance_t, char*, unsigned int) noexcept nogil>_slots[274])(vgpuInstance, version, length)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlVgpuTypeId_t, nvmlVgpuPlacementList_t*) noexcept nogil>_slots[274])(device, vgpuTypeId, pPlacementList)
 
-cdef nvmlReturn_t nvmlVgpuInstanceGetFbUsage(nvmlVgpuInstance_t vgpuInstance, unsigned long long* fbUsage) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetVgpuTypeCreatablePlacements(nvmlDevice_t device, nvmlVgpuTypeId_t vgpuTypeId, nvmlVgpuPlacementList_t* pPlacementList) except ?<nvmlReturn_t>-42 nogil:
     if _slots[275] == NULL and _resolve(275):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlVgpuInstance_t, unsigned long long*) noexcept nogil>_slots[275])(vgpuInstance, fbUsage)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlVgpuTypeId_t, nvmlVgpuPlacementList_t*) noexcept nogil>_slots[275])(device, vgpuTypeId, pPlacementList)
 
-cdef nvmlReturn_t nvmlVgpuInstanceGetLicenseStatus(nvmlVgpuInstance_t vgpuInstance, unsigned int* licensed) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlVgpuTypeGetGspHeapSize(nvmlVgpuTypeId_t vgpuTypeId, unsigned long long* gspHeapSize) except ?<nvmlReturn_t>-42 nogil:
     if _slots[276] == NULL and _resolve(276):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlVgpuInstance_t, unsigned int*) noexcept nogil>_slots[276])(vgpuInstance, licensed)
+    return (<nvmlReturn_t (*)(nvmlVgpuTypeId_t, unsigned long long*) noexcept nogil>_slots[276])(vgpuTypeId, gspHeapSize)
 
-cdef nvmlReturn_t nvmlVgpuInstanceGetType(nvmlVgpuInstance_t vgpuInstance, nvmlVgpuTypeId_t* vgpuTypeId) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlVgpuTypeGetFbReservation(nvmlVgpuTypeId_t vgpuTypeId, unsigned long long* fbReservation) except ?<nvmlReturn_t>-42 nogil:
     if _slots[277] == NULL and _resolve(277):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlVgpuInstance_t, nvmlVgpuTypeId_t*) noexcept nogil>_slots[277])(vgpuInstance, vgpuTypeId)
+    return (<nvmlReturn_t (*)(nvmlVgpuTypeId_t, unsigned long long*) noexcept nogil>_slots[277])(vgpuTypeId, fbReservation)
 
-cdef nvmlReturn_t nvmlVgpuInstanceGetFrameRateLimit(nvmlVgpuInstance_t vgpuInstance, unsigned int* frameRateLimit) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlVgpuInstanceGetRuntimeStateSize(nvmlVgpuInstance_t vgpuInstance, nvmlVgpuRuntimeState_t* pState) except ?<nvmlReturn_t>-42 nogil:
     if _slots[278] == NULL and _resolve(278):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlVgpuInstance_t, unsigned int*) noexcept nogil>_slots[278])(vgpuInstance, frameRateLimit)
+    return (<nvmlReturn_t (*)(nvmlVgpuInstance_t, nvmlVgpuRuntimeState_t*) noexcept nogil>_slots[278])(vgpuInstance, pState)
 
-cdef nvmlReturn_t nvmlVgpuInstanceGetEccMode(nvmlVgpuInstance_t vgpuInstance, nvmlEnableState_t* eccMode) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceSetVgpuCapabilities(nvmlDevice_t device, nvmlDeviceVgpuCapability_t capability, nvmlEnableState_t state) except ?<nvmlReturn_t>-42 nogil:
     if _slots[279] == NULL and _resolve(279):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlVgpuInstance_t, nvmlEnableState_t*) noexcept nogil>_slots[279])(vgpuInstance, eccMode)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlDeviceVgpuCapability_t, nvmlEnableState_t) noexcept nogil>_slots[279])(device, capability, state)
 
-cdef nvmlReturn_t nvmlVgpuInstanceGetEncoderCapacity(nvmlVgpuInstance_t vgpuInstance, unsigned int* encoderCapacity) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceVgpuForceGspUnload(nvmlDevice_t device) except ?<nvmlReturn_t>-42 nogil:
     if _slots[280] == NULL and _resolve(280):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlVgpuInstance_t, unsigned int*) noexcept nogil>_slots[280])(vgpuInstance, encoderCapacity)
+    return (<nvmlReturn_t (*)(nvmlDevice_t) noexcept nogil>_slots[280])(device)
 
-cdef nvmlReturn_t nvmlVgpuInstanceSetEncoderCapacity(nvmlVgpuInstance_t vgpuInstance, unsigned int encoderCapacity) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetGridLicensableFeatures_v4(nvmlDevice_t device, nvmlGridLicensableFeatures_t* pGridLicensableFeatures) except ?<nvmlReturn_t>-42 nogil:
     if _slots[281] == NULL and _resolve(281):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlVgpuInstance_t, unsigned int) noexcept nogil>_slots[281])(vgpuInstance, encoderCapacity)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlGridLicensableFeatures_t*) noexcept nogil>_slots[281])(device, pGridLicensableFeatures)
 
-cdef nvmlReturn_t nvmlVgpuInstanceGetEncoderStats(nvmlVgpuInstance_t vgpuInstance, unsigned int* sessionCount, unsigned int* averageFps, unsigned int* averageLatency) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlGetVgpuDriverCapabilities(nvmlVgpuDriverCapability_t capability, unsigned int* capResult) except ?<nvmlReturn_t>-42 nogil:
     if _slots[282] == NULL and _resolve(282):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlVgpuInstance_t, unsigned int*, unsigned int*, unsigned int*) noexcept nogil>_slots[282])(vgpuInstance, sessionCount, averageFps, averageLatency)
+    return (<nvmlReturn_t (*)(nvmlVgpuDriverCapability_t, unsigned int*) noexcept nogil>_slots[282])(capability, capResult)
 
-cdef nvmlReturn_t nvmlVgpuInstanceGetEncoderSessions(nvmlVgpuInstance_t vgpuInstance, unsigned int* sessionCount, nvmlEncoderSessionInfo_t* sessionInfo) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetVgpuCapabilities(nvmlDevice_t device, nvmlDeviceVgpuCapability_t capability, unsigned int* capResult) except ?<nvmlReturn_t>-42 nogil:
     if _slots[283] == NULL and _resolve(283):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlVgpuInstance_t, unsigned int*, nvmlEncoderSessionInfo_t*) noexcept nogil>_slots[283])(vgpuInstance, sessionCount, sessionInfo)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlDeviceVgpuCapability_t, unsigned int*) noexcept nogil>_slots[283])(device, capability, capResult)
 
-cdef nvmlReturn_t nvmlVgpuInstanceGetFBCStats(nvmlVgpuInstance_t vgpuInstance, nvmlFBCStats_t* fbcStats) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetSupportedVgpus(nvmlDevice_t device, unsigned int* vgpuCount, nvmlVgpuTypeId_t* vgpuTypeIds) except ?<nvmlReturn_t>-42 nogil:
     if _slots[284] == NULL and _resolve(284):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlVgpuInstance_t, nvmlFBCStats_t*) noexcept nogil>_slots[284])(vgpuInstance, fbcStats)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int*, nvmlVgpuTypeId_t*) noexcept nogil>_slots[284])(device, vgpuCount, vgpuTypeIds)
 
-cdef nvmlReturn_t nvmlVgpuInstanceGetFBCSessions(nvmlVgpuInstance_t vgpuInstance, unsigned int* sessionCount, nvmlFBCSessionInfo_t* sessionInfo) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetCreatableVgpus(nvmlDevice_t device, unsigned int* vgpuCount, nvmlVgpuTypeId_t* vgpuTypeIds) except ?<nvmlReturn_t>-42 nogil:
     if _slots[285] == NULL and _resolve(285):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlVgpuInstance_t, unsigned int*, nvmlFBCSessionInfo_t*) noexcept nogil>_slots[285])(vgpuInstance, sessionCount, sessionInfo)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int*, nvmlVgpuTypeId_t*) noexcept nogil>_slots[285])(device, vgpuCount, vgpuTypeIds)
 
-cdef nvmlReturn_t nvmlVgpuInstanceGetGpuInstanceId(nvmlVgpuInstance_t vgpuInstance, unsigned int* gpuInstanceId) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlVgpuTypeGetClass(nvmlVgpuTypeId_t vgpuTypeId, char* vgpuTypeClass, unsigned int* size) except ?<nvmlReturn_t>-42 nogil:
     if _slots[286] == NULL and _resolve(286):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlVgpuInstance_t, unsigned int*) noexcept nogil>_slots[286])(vgpuInstance, gpuInstanceId)
+    return (<nvmlReturn_t (*)(nvmlVgpuTypeId_t, char*, unsigned int*) noexcept nogil>_slots[286])(vgpuTypeId, vgpuTypeClass, size)
 
-cdef nvmlReturn_t nvmlVgpuInstanceGetGpuPciId(nvmlVgpuInstance_t vgpuInstance, char* vgpuPciId, unsigned int* length) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlVgpuTypeGetName(nvmlVgpuTypeId_t vgpuTypeId, char* vgpuTypeName, unsigned int* size) except ?<nvmlReturn_t>-42 nogil:
     if _slots[287] == NULL and _resolve(287):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlVgpuInstance_t, char*, unsigned int*) noexcept nogil>_slots[287])(vgpuInstance, vgpuPciId, length)
+    return (<nvmlReturn_t (*)(nvmlVgpuTypeId_t, char*, unsigned int*) noexcept nogil>_slots[287])(vgpuTypeId, vgpuTypeName, size)
 
-cdef nvmlReturn_t nvmlVgpuTypeGetCapabilities(nvmlVgpuTypeId_t vgpuTypeId, nvmlVgpuCapability_t capability, unsigned int* capResult) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlVgpuTypeGetGpuInstanceProfileId(nvmlVgpuTypeId_t vgpuTypeId, unsigned int* gpuInstanceProfileId) except ?<nvmlReturn_t>-42 nogil:
     if _slots[288] == NULL and _resolve(288):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlVgpuTypeId_t, nvmlVgpuCapability_t, unsigned int*) noexcept nogil>_slots[288])(vgpuTypeId, capability, capResult)
+    return (<nvmlReturn_t (*)(nvmlVgpuTypeId_t, unsigned int*) noexcept nogil>_slots[288])(vgpuTypeId, gpuInstanceProfileId)
 
-cdef nvmlReturn_t nvmlVgpuInstanceGetMdevUUID(nvmlVgpuInstance_t vgpuInstance, char* mdevUuid, unsigned int size) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlVgpuTypeGetDeviceID(nvmlVgpuTypeId_t vgpuTypeId, unsigned long long* deviceID, unsigned long long* subsystemID) except ?<nvmlReturn_t>-42 nogil:
     if _slots[289] == NULL and _resolve(289):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlVgpuInstance_t, char*, unsigned int) noexcept nogil>_slots[289])(vgpuInstance, mdevUuid, size)
+    return (<nvmlReturn_t (*)(nvmlVgpuTypeId_t, unsigned long long*, unsigned long long*) noexcept nogil>_slots[289])(vgpuTypeId, deviceID, subsystemID)
 
-cdef nvmlReturn_t nvmlGpuInstanceGetCreatableVgpus(nvmlGpuInstance_t gpuInstance, nvmlVgpuTypeIdInfo_t* pVgpus) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlVgpuTypeGetFramebufferSize(nvmlVgpuTypeId_t vgpuTypeId, unsigned long long* fbSize) except ?<nvmlReturn_t>-42 nogil:
     if _slots[290] == NULL and _resolve(290):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlGpuInstance_t, nvmlVgpuTypeIdInfo_t*) noexcept nogil>_slots[290])(gpuInstance, pVgpus)
+    return (<nvmlReturn_t (*)(nvmlVgpuTypeId_t, unsigned long long*) noexcept nogil>_slots[290])(vgpuTypeId, fbSize)
 
-cdef nvmlReturn_t nvmlVgpuTypeGetMaxInstancesPerGpuInstance(nvmlVgpuTypeMaxInstance_t* pMaxInstance) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlVgpuTypeGetNumDisplayHeads(nvmlVgpuTypeId_t vgpuTypeId, unsigned int* numDisplayHeads) except ?<nvmlReturn_t>-42 nogil:
     if _slots[291] == NULL and _resolve(291):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlVgpuTypeMaxInstance_t*) noexcept nogil>_slots[291])(pMaxInstance)
+    return (<nvmlReturn_t (*)(nvmlVgpuTypeId_t, unsigned int*) noexcept nogil>_slots[291])(vgpuTypeId, numDisplayHeads)
 
-cdef nvmlReturn_t nvmlGpuInstanceGetActiveVgpus(nvmlGpuInstance_t gpuInstance, nvmlActiveVgpuInstanceInfo_t* pVgpuInstanceInfo) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlVgpuTypeGetResolution(nvmlVgpuTypeId_t vgpuTypeId, unsigned int displayIndex, unsigned int* xdim, unsigned int* ydim) except ?<nvmlReturn_t>-42 nogil:
     if _slots[292] == NULL and _resolve(292):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlGpuInstance_t, nvmlActiveVgpuInstanceInfo_t*) noexcept nogil>_slots[292])(gpuInstance, pVgpuInstanceInfo)
+    return (<nvmlReturn_t (*)(nvmlVgpuTypeId_t, unsigned int, unsigned int*, unsigned int*) noexcept nogil>_slots[292])(vgpuTypeId, displayIndex, xdim, ydim)
 
-cdef nvmlReturn_t nvmlGpuInstanceSetVgpuSchedulerState(nvmlGpuInstance_t gpuInstance, nvmlVgpuSchedulerState_t* pScheduler) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlVgpuTypeGetLicense(nvmlVgpuTypeId_t vgpuTypeId, char* vgpuTypeLicenseString, unsigned int size) except ?<nvmlReturn_t>-42 nogil:
     if _slots[293] == NULL and _resolve(293):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlGpuInstance_t, nvmlVgpuSchedulerState_t*) noexcept nogil>_slots[293])(gpuInstance, pScheduler)
+    return (<nvmlReturn_t (*)(nvmlVgpuTypeId_t, char*, unsigned int) noexcept nogil>_slots[293])(vgpuTypeId, vgpuTypeLicenseString, size)
 
-cdef nvmlReturn_t nvmlGpuInstanceGetVgpuSchedulerState(nvmlGpuInstance_t gpuInstance, nvmlVgpuSchedulerStateInfo_t* pSchedulerStateInfo) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlVgpuTypeGetFrameRateLimit(nvmlVgpuTypeId_t vgpuTypeId, unsigned int* frameRateLimit) except ?<nvmlReturn_t>-42 nogil:
     if _slots[294] == NULL and _resolve(294):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlGpuInstance_t, nvmlVgpuSchedulerStateInfo_t*) noexcept nogil>_slots[294])(gpuInstance, pSchedulerStateInfo)
+    return (<nvmlReturn_t (*)(nvmlVgpuTypeId_t, unsigned int*) noexcept nogil>_slots[294])(vgpuTypeId, frameRateLimit)
 
-cdef nvmlReturn_t nvmlGpuInstanceGetVgpuSchedulerLog(nvmlGpuInstance_t gpuInstance, nvmlVgpuSchedulerLogInfo_t* pSchedulerLogInfo) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlVgpuTypeGetMaxInstances(nvmlDevice_t device, nvmlVgpuTypeId_t vgpuTypeId, unsigned int* vgpuInstanceCount) except ?<nvmlReturn_t>-42 nogil:
     if _slots[295] == NULL and _resolve(295):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlGpuInstance_t, nvmlVgpuSchedulerLogInfo_t*) noexcept nogil>_slots[295])(gpuInstance, pSchedulerLogInfo)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlVgpuTypeId_t, unsigned int*) noexcept nogil>_slots[295])(device, vgpuTypeId, vgpuInstanceCount)
 
-cdef nvmlReturn_t nvmlGpuInstanceGetVgpuTypeCreatablePlacements(nvmlGpuInstance_t gpuInstance, nvmlVgpuCreatablePlacementInfo_t* pCreatablePlacementInfo) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlVgpuTypeGetMaxInstancesPerVm(nvmlVgpuTypeId_t vgpuTypeId, unsigned int* vgpuInstanceCountPerVm) except ?<nvmlReturn_t>-42 nogil:
     if _slots[296] == NULL and _resolve(296):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlGpuInstance_t, nvmlVgpuCreatablePlacementInfo_t*) noexcept nogil>_slots[296])(gpuInstance, pCreatablePlacementInfo)
+    return (<nvmlReturn_t (*)(nvmlVgpuTypeId_t, unsigned int*) noexcept nogil>_slots[296])(vgpuTypeId, vgpuInstanceCountPerVm)
 
-cdef nvmlReturn_t nvmlGpuInstanceGetVgpuHeterogeneousMode(nvmlGpuInstance_t gpuInstance, nvmlVgpuHeterogeneousMode_t* pHeterogeneousMode) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlVgpuTypeGetBAR1Info(nvmlVgpuTypeId_t vgpuTypeId, nvmlVgpuTypeBar1Info_t* bar1Info) except ?<nvmlReturn_t>-42 nogil:
     if _slots[297] == NULL and _resolve(297):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlGpuInstance_t, nvmlVgpuHeterogeneousMode_t*) noexcept nogil>_slots[297])(gpuInstance, pHeterogeneousMode)
+    return (<nvmlReturn_t (*)(nvmlVgpuTypeId_t, nvmlVgpuTypeBar1Info_t*) noexcept nogil>_slots[297])(vgpuTypeId, bar1Info)
 
-cdef nvmlReturn_t nvmlGpuInstanceSetVgpuHeterogeneousMode(nvmlGpuInstance_t gpuInstance, const nvmlVgpuHeterogeneousMode_t* pHeterogeneousMode) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetActiveVgpus(nvmlDevice_t device, unsigned int* vgpuCount, nvmlVgpuInstance_t* vgpuInstances) except ?<nvmlReturn_t>-42 nogil:
     if _slots[298] == NULL and _resolve(298):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlGpuInstance_t, const nvmlVgpuHeterogeneousMode_t*) noexcept nogil>_slots[298])(gpuInstance, pHeterogeneousMode)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int*, nvmlVgpuInstance_t*) noexcept nogil>_slots[298])(device, vgpuCount, vgpuInstances)
 
-cdef nvmlReturn_t nvmlVgpuInstanceGetMetadata(nvmlVgpuInstance_t vgpuInstance, nvmlVgpuMetadata_t* vgpuMetadata, unsigned int* bufferSize) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlVgpuInstanceGetVmID(nvmlVgpuInstance_t vgpuInstance, char* vmId, unsigned int size, nvmlVgpuVmIdType_t* vmIdType) except ?<nvmlReturn_t>-42 nogil:
     if _slots[299] == NULL and _resolve(299):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlVgpuInstance_t, nvmlVgpuMetadata_t*, unsigned int*) noexcept nogil>_slots[299])(vgpuInstance, vgpuMetadata, bufferSize)
+    return (<nvmlReturn_t (*)(nvmlVgpuInstance_t, char*, unsigned int, nvmlVgpuVmIdType_t*) noexcept nogil>_slots[299])(vgpuInstance, vmId, size, vmIdType)
 
-cdef nvmlReturn_t nvmlDeviceGetVgpuMetadata(nvmlDevice_t device, nvmlVgpuPgpuMetadata_t* pgpuMetadata, unsigned int* bufferSize) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlVgpuInstanceGetUUID(nvmlVgpuInstance_t vgpuInstance, char* uuid, unsigned int size) except ?<nvmlReturn_t>-42 nogil:
     if _slots[300] == NULL and _resolve(300):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlVgpuPgpuMetadata_t*, unsigned int*) noexcept nogil>_slots[300])(device, pgpuMetadata, bufferSize)
+    return (<nvmlReturn_t (*)(nvmlVgpuInstance_t, char*, unsigned int) noexcept nogil>_slots[300])(vgpuInstance, uuid, size)
 
-cdef nvmlReturn_t nvmlGetVgpuCompatibility(nvmlVgpuMetadata_t* vgpuMetadata, nvmlVgpuPgpuMetadata_t* pgpuMetadata, nvmlVgpuPgpuCompatibility_t* compatibilityInfo) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlVgpuInstanceGetVmDriverVersion(nvmlVgpuInstance_t vgpuInstance, char* version, unsigned int length) except ?<nvmlReturn_t>-42 nogil:
     if _slots[301] == NULL and _resolve(301):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlVgpuMetadata_t*, nvmlVgpuPgpuMetadata_t*, nvmlVgpuPgpuCompatibility_t*) noexcept nogil>_slots[301])(vgpuMetadata, pgpuMetadata, compatibilityInfo)
+    return (<nvmlReturn_t (*)(nvmlVgpuInstance_t, char*, unsigned int) noexcept nogil>_slots[301])(vgpuInstance, version, length)
 
-cdef nvmlReturn_t nvmlDeviceGetPgpuMetadataString(nvmlDevice_t device, char* pgpuMetadata, unsigned int* bufferSize) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlVgpuInstanceGetFbUsage(nvmlVgpuInstance_t vgpuInstance, unsigned long long* fbUsage) except ?<nvmlReturn_t>-42 nogil:
     if _slots[302] == NULL and _resolve(302):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, char*, unsigned int*) noexcept nogil>_slots[302])(device, pgpuMetadata, bufferSize)
+    return (<nvmlReturn_t (*)(nvmlVgpuInstance_t, unsigned long long*) noexcept nogil>_slots[302])(vgpuInstance, fbUsage)
 
-cdef nvmlReturn_t nvmlDeviceGetVgpuSchedulerLog(nvmlDevice_t device, nvmlVgpuSchedulerLog_t* pSchedulerLog) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlVgpuInstanceGetLicenseStatus(nvmlVgpuInstance_t vgpuInstance, unsigned int* licensed) except ?<nvmlReturn_t>-42 nogil:
     if _slots[303] == NULL and _resolve(303):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlVgpuSchedulerLog_t*) noexcept nogil>_slots[303])(device, pSchedulerLog)
+    return (<nvmlReturn_t (*)(nvmlVgpuInstance_t, unsigned int*) noexcept nogil>_slots[303])(vgpuInstance, licensed)
 
-cdef nvmlReturn_t nvmlDeviceGetVgpuSchedulerState(nvmlDevice_t device, nvmlVgpuSchedulerGetState_t* pSchedulerState) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlVgpuInstanceGetType(nvmlVgpuInstance_t vgpuInstance, nvmlVgpuTypeId_t* vgpuTypeId) except ?<nvmlReturn_t>-42 nogil:
     if _slots[304] == NULL and _resolve(304):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlVgpuSchedulerGetState_t*) noexcept nogil>_slots[304])(device, pSchedulerState)
+    return (<nvmlReturn_t (*)(nvmlVgpuInstance_t, nvmlVgpuTypeId_t*) noexcept nogil>_slots[304])(vgpuInstance, vgpuTypeId)
 
-cdef nvmlReturn_t nvmlDeviceGetVgpuSchedulerCapabilities(nvmlDevice_t device, nvmlVgpuSchedulerCapabilities_t* pCapabilities) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlVgpuInstanceGetFrameRateLimit(nvmlVgpuInstance_t vgpuInstance, unsigned int* frameRateLimit) except ?<nvmlReturn_t>-42 nogil:
     if _slots[305] == NULL and _resolve(305):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlVgpuSchedulerCapabilities_t*) noexcept nogil>_slots[305])(device, pCapabilities)
+    return (<nvmlReturn_t (*)(nvmlVgpuInstance_t, unsigned int*) noexcept nogil>_slots[305])(vgpuInstance, frameRateLimit)
 
-cdef nvmlReturn_t nvmlDeviceSetVgpuSchedulerState(nvmlDevice_t device, nvmlVgpuSchedulerSetState_t* pSchedulerState) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlVgpuInstanceGetEccMode(nvmlVgpuInstance_t vgpuInstance, nvmlEnableState_t* eccMode) except ?<nvmlReturn_t>-42 nogil:
     if _slots[306] == NULL and _resolve(306):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlVgpuSchedulerSetState_t*) noexcept nogil>_slots[306])(device, pSchedulerState)
+    return (<nvmlReturn_t (*)(nvmlVgpuInstance_t, nvmlEnableState_t*) noexcept nogil>_slots[306])(vgpuInstance, eccMode)
 
-cdef nvmlReturn_t nvmlGetVgpuVersion(nvmlVgpuVersion_t* supported, nvmlVgpuVersion_t* current) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlVgpuInstanceGetEncoderCapacity(nvmlVgpuInstance_t vgpuInstance, unsigned int* encoderCapacity) except ?<nvmlReturn_t>-42 nogil:
     if _slots[307] == NULL and _resolve(307):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlVgpuVersion_t*, nvmlVgpuVersion_t*) noexcept nogil>_slots[307])(supported, current)
+    return (<nvmlReturn_t (*)(nvmlVgpuInstance_t, unsigned int*) noexcept nogil>_slots[307])(vgpuInstance, encoderCapacity)
 
-cdef nvmlReturn_t nvmlSetVgpuVersion(nvmlVgpuVersion_t* vgpuVersion) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlVgpuInstanceSetEncoderCapacity(nvmlVgpuInstance_t vgpuInstance, unsigned int encoderCapacity) except ?<nvmlReturn_t>-42 nogil:
     if _slots[308] == NULL and _resolve(308):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlVgpuVersion_t*) noexcept nogil>_slots[308])(vgpuVersion)
+    return (<nvmlReturn_t (*)(nvmlVgpuInstance_t, unsigned int) noexcept nogil>_slots[308])(vgpuInstance, encoderCapacity)
 
-cdef nvmlReturn_t nvmlDeviceGetVgpuUtilization(nvmlDevice_t device, unsigned long long lastSeenTimeStamp, nvmlValueType_t* sampleValType, unsigned int* vgpuInstanceSamplesCount, nvmlVgpuInstanceUtilizationSample_t* utilizationSamples) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlVgpuInstanceGetEncoderStats(nvmlVgpuInstance_t vgpuInstance, unsigned int* sessionCount, unsigned int* averageFps, unsigned int* averageLatency) except ?<nvmlReturn_t>-42 nogil:
     if _slots[309] == NULL and _resolve(309):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned long long, nvmlValueType_t*, unsigned int*, nvmlVgpuInstanceUtilizationSample_t*) noexcept nogil>_slots[309])(device, lastSeenTimeStamp, sampleValType, vgpuInstanceSamplesCount, utilizationSamples)
+    return (<nvmlReturn_t (*)(nvmlVgpuInstance_t, unsigned int*, unsigned int*, unsigned int*) noexcept nogil>_slots[309])(vgpuInstance, sessionCount, averageFps, averageLatency)
 
-cdef nvmlReturn_t nvmlDeviceGetVgpuInstancesUtilizationInfo(nvmlDevice_t device, nvmlVgpuInstancesUtilizationInfo_t* vgpuUtilInfo) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlVgpuInstanceGetEncoderSessions(nvmlVgpuInstance_t vgpuInstance, unsigned int* sessionCount, nvmlEncoderSessionInfo_t* sessionInfo) except ?<nvmlReturn_t>-42 nogil:
     if _slots[310] == NULL and _resolve(310):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlVgpuInstancesUtilizationInfo_t*) noexcept nogil>_slots[310])(device, vgpuUtilInfo)
+    return (<nvmlReturn_t (*)(nvmlVgpuInstance_t, unsigned int*, nvmlEncoderSessionInfo_t*) noexcept nogil>_slots[310])(vgpuInstance, sessionCount, sessionInfo)
 
-cdef nvmlReturn_t nvmlDeviceGetVgpuProcessUtilization(nvmlDevice_t device, unsigned long long lastSeenTimeStamp, unsigned int* vgpuProcessSamplesCount, nvmlVgpuProcessUtilizationSample_t* utilizationSamples) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlVgpuInstanceGetFBCStats(nvmlVgpuInstance_t vgpuInstance, nvmlFBCStats_t* fbcStats) except ?<nvmlReturn_t>-42 nogil:
     if _slots[311] == NULL and _resolve(311):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned long long, unsigned int*, nvmlVgpuProcessUtilizationSample_t*) noexcept nogil>_slots[311])(device, lastSeenTimeStamp, vgpuProcessSamplesCount, utilizationSamples)
+    return (<nvmlReturn_t (*)(nvmlVgpuInstance_t, nvmlFBCStats_t*) noexcept nogil>_slots[311])(vgpuInstance, fbcStats)
 
-cdef nvmlReturn_t nvmlDeviceGetVgpuProcessesUtilizationInfo(nvmlDevice_t device, nvmlVgpuProcessesUtilizationInfo_t* vgpuProcUtilInfo) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlVgpuInstanceGetFBCSessions(nvmlVgpuInstance_t vgpuInstance, unsigned int* sessionCount, nvmlFBCSessionInfo_t* sessionInfo) except ?<nvmlReturn_t>-42 nogil:
     if _slots[312] == NULL and _resolve(312):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlVgpuProcessesUtilizationInfo_t*) noexcept nogil>_slots[312])(device, vgpuProcUtilInfo)
+    return (<nvmlReturn_t (*)(nvmlVgpuInstance_t, unsigned int*, nvmlFBCSessionInfo_t*) noexcept nogil>_slots[312])(vgpuInstance, sessionCount, sessionInfo)
 
-cdef nvmlReturn_t nvmlVgpuInstanceGetAccountingMode(nvmlVgpuInstance_t vgpuInstance, nvmlEnableState_t* mode) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlVgpuInstanceGetGpuInstanceId(nvmlVgpuInstance_t vgpuInstance, unsigned int* gpuInstanceId) except ?<nvmlReturn_t>-42 nogil:
     if _slots[313] == NULL and _resolve(313):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlVgpuInstance_t, nvmlEnableState_t*) noexcept nogil>_slots[313])(vgpuInstance, mode)
+    return (<nvmlReturn_t (*)(nvmlVgpuInstance_t, unsigned int*) noexcept nogil>_slots[313])(vgpuInstance, gpuInstanceId)
 
-cdef nvmlReturn_t nvmlVgpuInstanceGetAccountingPids(nvmlVgpuInstance_t vgpuInstance, unsigned int* count, unsigned int* pids) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlVgpuInstanceGetGpuPciId(nvmlVgpuInstance_t vgpuInstance, char* vgpuPciId, unsigned int* length) except ?<nvmlReturn_t>-42 nogil:
     if _slots[314] == NULL and _resolve(314):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlVgpuInstance_t, unsigned int*, unsigned int*) noexcept nogil>_slots[314])(vgpuInstance, count, pids)
+    return (<nvmlReturn_t (*)(nvmlVgpuInstance_t, char*, unsigned int*) noexcept nogil>_slots[314])(vgpuInstance, vgpuPciId, length)
 
-cdef nvmlReturn_t nvmlVgpuInstanceGetAccountingStats(nvmlVgpuInstance_t vgpuInstance, unsigned int pid, nvmlAccountingStats_t* stats) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlVgpuTypeGetCapabilities(nvmlVgpuTypeId_t vgpuTypeId, nvmlVgpuCapability_t capability, unsigned int* capResult) except ?<nvmlReturn_t>-42 nogil:
     if _slots[315] == NULL and _resolve(315):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlVgpuInstance_t, unsigned int, nvmlAccountingStats_t*) noexcept nogil>_slots[315])(vgpuInstance, pid, stats)
+    return (<nvmlReturn_t (*)(nvmlVgpuTypeId_t, nvmlVgpuCapability_t, unsigned int*) noexcept nogil>_slots[315])(vgpuTypeId, capability, capResult)
 
-cdef nvmlReturn_t nvmlVgpuInstanceClearAccountingPids(nvmlVgpuInstance_t vgpuInstance) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlVgpuInstanceGetMdevUUID(nvmlVgpuInstance_t vgpuInstance, char* mdevUuid, unsigned int size) except ?<nvmlReturn_t>-42 nogil:
     if _slots[316] == NULL and _resolve(316):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlVgpuInstance_t) noexcept nogil>_slots[316])(vgpuInstance)
+    return (<nvmlReturn_t (*)(nvmlVgpuInstance_t, char*, unsigned int) noexcept nogil>_slots[316])(vgpuInstance, mdevUuid, size)
 
-cdef nvmlReturn_t nvmlVgpuInstanceGetLicenseInfo_v2(nvmlVgpuInstance_t vgpuInstance, nvmlVgpuLicenseInfo_t* licenseInfo) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlGpuInstanceGetCreatableVgpus(nvmlGpuInstance_t gpuInstance, nvmlVgpuTypeIdInfo_t* pVgpus) except ?<nvmlReturn_t>-42 nogil:
     if _slots[317] == NULL and _resolve(317):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlVgpuInstance_t, nvmlVgpuLicenseInfo_t*) noexcept nogil>_slots[317])(vgpuInstance, licenseInfo)
+    return (<nvmlReturn_t (*)(nvmlGpuInstance_t, nvmlVgpuTypeIdInfo_t*) noexcept nogil>_slots[317])(gpuInstance, pVgpus)
 
-cdef nvmlReturn_t nvmlGetExcludedDeviceCount(unsigned int* deviceCount) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlVgpuTypeGetMaxInstancesPerGpuInstance(nvmlVgpuTypeMaxInstance_t* pMaxInstance) except ?<nvmlReturn_t>-42 nogil:
     if _slots[318] == NULL and _resolve(318):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(unsigned int*) noexcept nogil>_slots[318])(deviceCount)
+    return (<nvmlReturn_t (*)(nvmlVgpuTypeMaxInstance_t*) noexcept nogil>_slots[318])(pMaxInstance)
 
-cdef nvmlReturn_t nvmlGetExcludedDeviceInfoByIndex(unsigned int index, nvmlExcludedDeviceInfo_t* info) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlGpuInstanceGetActiveVgpus(nvmlGpuInstance_t gpuInstance, nvmlActiveVgpuInstanceInfo_t* pVgpuInstanceInfo) except ?<nvmlReturn_t>-42 nogil:
     if _slots[319] == NULL and _resolve(319):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(unsigned int, nvmlExcludedDeviceInfo_t*) noexcept nogil>_slots[319])(index, info)
+    return (<nvmlReturn_t (*)(nvmlGpuInstance_t, nvmlActiveVgpuInstanceInfo_t*) noexcept nogil>_slots[319])(gpuInstance, pVgpuInstanceInfo)
 
-cdef nvmlReturn_t nvmlDeviceSetMigMode(nvmlDevice_t device, unsigned int mode, nvmlReturn_t* activationStatus) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlGpuInstanceSetVgpuSchedulerState(nvmlGpuInstance_t gpuInstance, nvmlVgpuSchedulerState_t* pScheduler) except ?<nvmlReturn_t>-42 nogil:
     if _slots[320] == NULL and _resolve(320):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int, nvmlReturn_t*) noexcept nogil>_slots[320])(device, mode, activationStatus)
+    return (<nvmlReturn_t (*)(nvmlGpuInstance_t, nvmlVgpuSchedulerState_t*) noexcept nogil>_slots[320])(gpuInstance, pScheduler)
 
-cdef nvmlReturn_t nvmlDeviceGetMigMode(nvmlDevice_t device, unsigned int* currentMode, unsigned int* pendingMode) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlGpuInstanceGetVgpuSchedulerState(nvmlGpuInstance_t gpuInstance, nvmlVgpuSchedulerStateInfo_t* pSchedulerStateInfo) except ?<nvmlReturn_t>-42 nogil:
     if _slots[321] == NULL and _resolve(321):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int*, unsigned int*) noexcept nogil>_slots[321])(device, currentMode, pendingMode)
+    return (<nvmlReturn_t (*)(nvmlGpuInstance_t, nvmlVgpuSchedulerStateInfo_t*) noexcept nogil>_slots[321])(gpuInstance, pSchedulerStateInfo)
 
-cdef nvmlReturn_t nvmlDeviceGetGpuInstanceProfileInfo(nvmlDevice_t device, unsigned int profile, nvmlGpuInstanceProfileInfo_t* info) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlGpuInstanceGetVgpuSchedulerLog(nvmlGpuInstance_t gpuInstance, nvmlVgpuSchedulerLogInfo_t* pSchedulerLogInfo) except ?<nvmlReturn_t>-42 nogil:
     if _slots[322] == NULL and _resolve(322):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int, nvmlGpuInstanceProfileInfo_t*) noexcept nogil>_slots[322])(device, profile, info)
+    return (<nvmlReturn_t (*)(nvmlGpuInstance_t, nvmlVgpuSchedulerLogInfo_t*) noexcept nogil>_slots[322])(gpuInstance, pSchedulerLogInfo)
 
-cdef nvmlReturn_t nvmlDeviceGetGpuInstanceProfileInfoV(nvmlDevice_t device, unsigned int profile, nvmlGpuInstanceProfileInfo_v2_t* info) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlGpuInstanceGetVgpuTypeCreatablePlacements(nvmlGpuInstance_t gpuInstance, nvmlVgpuCreatablePlacementInfo_t* pCreatablePlacementInfo) except ?<nvmlReturn_t>-42 nogil:
     if _slots[323] == NULL and _resolve(323):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int, nvmlGpuInstanceProfileInfo_v2_t*) noexcept nogil>_slots[323])(device, profile, info)
+    return (<nvmlReturn_t (*)(nvmlGpuInstance_t, nvmlVgpuCreatablePlacementInfo_t*) noexcept nogil>_slots[323])(gpuInstance, pCreatablePlacementInfo)
 
-cdef nvmlReturn_t nvmlDeviceGetGpuInstancePossiblePlacements_v2(nvmlDevice_t device, unsigned int profileId, nvmlGpuInstancePlacement_t* placements, unsigned int* count) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlGpuInstanceGetVgpuHeterogeneousMode(nvmlGpuInstance_t gpuInstance, nvmlVgpuHeterogeneousMode_t* pHeterogeneousMode) except ?<nvmlReturn_t>-42 nogil:
     if _slots[324] == NULL and _resolve(324):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int, nvmlGpuInstancePlacement_t*, unsigned int*) noexcept nogil>_slots[324])(device, profileId, placements, count)
+    return (<nvmlReturn_t (*)(nvmlGpuInstance_t, nvmlVgpuHeterogeneousMode_t*) noexcept nogil>_slots[324])(gpuInstance, pHeterogeneousMode)
 
-cdef nvmlReturn_t nvmlDeviceGetGpuInstanceRemainingCapacity(nvmlDevice_t device, unsigned int profileId, unsigned int* count) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlGpuInstanceSetVgpuHeterogeneousMode(nvmlGpuInstance_t gpuInstance, const nvmlVgpuHeterogeneousMode_t* pHeterogeneousMode) except ?<nvmlReturn_t>-42 nogil:
     if _slots[325] == NULL and _resolve(325):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int, unsigned int*) noexcept nogil>_slots[325])(device, profileId, count)
+    return (<nvmlReturn_t (*)(nvmlGpuInstance_t, const nvmlVgpuHeterogeneousMode_t*) noexcept nogil>_slots[325])(gpuInstance, pHeterogeneousMode)
 
-cdef nvmlReturn_t nvmlDeviceCreateGpuInstance(nvmlDevice_t device, unsigned int profileId, nvmlGpuInstance_t* gpuInstance) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetVgpuSchedulerState_v2(nvmlDevice_t device, nvmlVgpuSchedulerStateInfo_v2_t* pSchedulerStateInfo) except ?<nvmlReturn_t>-42 nogil:
     if _slots[326] == NULL and _resolve(326):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int, nvmlGpuInstance_t*) noexcept nogil>_slots[326])(device, profileId, gpuInstance)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlVgpuSchedulerStateInfo_v2_t*) noexcept nogil>_slots[326])(device, pSchedulerStateInfo)
 
-cdef nvmlReturn_t nvmlDeviceCreateGpuInstanceWithPlacement(nvmlDevice_t device, unsigned int profileId, const nvmlGpuInstancePlacement_t* placement, nvmlGpuInstance_t* gpuInstance) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlGpuInstanceGetVgpuSchedulerState_v2(nvmlGpuInstance_t gpuInstance, nvmlVgpuSchedulerStateInfo_v2_t* pSchedulerStateInfo) except ?<nvmlReturn_t>-42 nogil:
     if _slots[327] == NULL and _resolve(327):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int, const nvmlGpuInstancePlacement_t*, nvmlGpuInstance_t*) noexcept nogil>_slots[327])(device, profileId, placement, gpuInstance)
+    return (<nvmlReturn_t (*)(nvmlGpuInstance_t, nvmlVgpuSchedulerStateInfo_v2_t*) noexcept nogil>_slots[327])(gpuInstance, pSchedulerStateInfo)
 
-cdef nvmlReturn_t nvmlGpuInstanceDestroy(nvmlGpuInstance_t gpuInstance) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetVgpuSchedulerLog_v2(nvmlDevice_t device, nvmlVgpuSchedulerLogInfo_v2_t* pSchedulerLogInfo) except ?<nvmlReturn_t>-42 nogil:
     if _slots[328] == NULL and _resolve(328):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlGpuInstance_t) noexcept nogil>_slots[328])(gpuInstance)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlVgpuSchedulerLogInfo_v2_t*) noexcept nogil>_slots[328])(device, pSchedulerLogInfo)
 
-cdef nvmlReturn_t nvmlDeviceGetGpuInstances(nvmlDevice_t device, unsigned int profileId, nvmlGpuInstance_t* gpuInstances, unsigned int* count) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlGpuInstanceGetVgpuSchedulerLog_v2(nvmlGpuInstance_t gpuInstance, nvmlVgpuSchedulerLogInfo_v2_t* pSchedulerLogInfo) except ?<nvmlReturn_t>-42 nogil:
     if _slots[329] == NULL and _resolve(329):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int, nvmlGpuInstance_t*, unsigned int*) noexcept nogil>_slots[329])(device, profileId, gpuInstances, count)
+    return (<nvmlReturn_t (*)(nvmlGpuInstance_t, nvmlVgpuSchedulerLogInfo_v2_t*) noexcept nogil>_slots[329])(gpuInstance, pSchedulerLogInfo)
 
-cdef nvmlReturn_t nvmlDeviceGetGpuInstanceById(nvmlDevice_t device, unsigned int id, nvmlGpuInstance_t* gpuInstance) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceSetVgpuSchedulerState_v2(nvmlDevice_t device, nvmlVgpuSchedulerState_v2_t* pSchedulerState) except ?<nvmlReturn_t>-42 nogil:
     if _slots[330] == NULL and _resolve(330):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int, nvmlGpuInstance_t*) noexcept nogil>_slots[330])(device, id, gpuInstance)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlVgpuSchedulerState_v2_t*) noexcept nogil>_slots[330])(device, pSchedulerState)
 
-cdef nvmlReturn_t nvmlGpuInstanceGetInfo(nvmlGpuInstance_t gpuInstance, nvmlGpuInstanceInfo_t* info) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlGpuInstanceSetVgpuSchedulerState_v2(nvmlGpuInstance_t gpuInstance, nvmlVgpuSchedulerState_v2_t* pSchedulerState) except ?<nvmlReturn_t>-42 nogil:
     if _slots[331] == NULL and _resolve(331):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlGpuInstance_t, nvmlGpuInstanceInfo_t*) noexcept nogil>_slots[331])(gpuInstance, info)
+    return (<nvmlReturn_t (*)(nvmlGpuInstance_t, nvmlVgpuSchedulerState_v2_t*) noexcept nogil>_slots[331])(gpuInstance, pSchedulerState)
 
-cdef nvmlReturn_t nvmlGpuInstanceGetComputeInstanceProfileInfo(nvmlGpuInstance_t gpuInstance, unsigned int profile, unsigned int engProfile, nvmlComputeInstanceProfileInfo_t* info) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlVgpuInstanceGetMetadata(nvmlVgpuInstance_t vgpuInstance, nvmlVgpuMetadata_t* vgpuMetadata, unsigned int* bufferSize) except ?<nvmlReturn_t>-42 nogil:
     if _slots[332] == NULL and _resolve(332):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlGpuInstance_t, unsigned int, unsigned int, nvmlComputeInstanceProfileInfo_t*) noexcept nogil>_slots[332])(gpuInstance, profile, engProfile, info)
+    return (<nvmlReturn_t (*)(nvmlVgpuInstance_t, nvmlVgpuMetadata_t*, unsigned int*) noexcept nogil>_slots[332])(vgpuInstance, vgpuMetadata, bufferSize)
 
-cdef nvmlReturn_t nvmlGpuInstanceGetComputeInstanceProfileInfoV(nvmlGpuInstance_t gpuInstance, unsigned int profile, unsigned int engProfile, nvmlComputeInstanceProfileInfo_v2_t* info) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetVgpuMetadata(nvmlDevice_t device, nvmlVgpuPgpuMetadata_t* pgpuMetadata, unsigned int* bufferSize) except ?<nvmlReturn_t>-42 nogil:
     if _slots[333] == NULL and _resolve(333):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlGpuInstance_t, unsigned int, unsigned int, nvmlComputeInstanceProfileInfo_v2_t*) noexcept nogil>_slots[333])(gpuInstance, profile, engProfile, info)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlVgpuPgpuMetadata_t*, unsigned int*) noexcept nogil>_slots[333])(device, pgpuMetadata, bufferSize)
 
-cdef nvmlReturn_t nvmlGpuInstanceGetComputeInstanceRemainingCapacity(nvmlGpuInstance_t gpuInstance, unsigned int profileId, unsigned int* count) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlGetVgpuCompatibility(nvmlVgpuMetadata_t* vgpuMetadata, nvmlVgpuPgpuMetadata_t* pgpuMetadata, nvmlVgpuPgpuCompatibility_t* compatibilityInfo) except ?<nvmlReturn_t>-42 nogil:
     if _slots[334] == NULL and _resolve(334):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlGpuInstance_t, unsigned int, unsigned int*) noexcept nogil>_slots[334])(gpuInstance, profileId, count)
+    return (<nvmlReturn_t (*)(nvmlVgpuMetadata_t*, nvmlVgpuPgpuMetadata_t*, nvmlVgpuPgpuCompatibility_t*) noexcept nogil>_slots[334])(vgpuMetadata, pgpuMetadata, compatibilityInfo)
 
-cdef nvmlReturn_t nvmlGpuInstanceGetComputeInstancePossiblePlacements(nvmlGpuInstance_t gpuInstance, unsigned int profileId, nvmlComputeInstancePlacement_t* placements, unsigned int* count) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetPgpuMetadataString(nvmlDevice_t device, char* pgpuMetadata, unsigned int* bufferSize) except ?<nvmlReturn_t>-42 nogil:
     if _slots[335] == NULL and _resolve(335):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlGpuInstance_t, unsigned int, nvmlComputeInstancePlacement_t*, unsigned int*) noexcept nogil>_slots[335])(gpuInstance, profileId, placements, count)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, char*, unsigned int*) noexcept nogil>_slots[335])(device, pgpuMetadata, bufferSize)
 
-cdef nvmlReturn_t nvmlGpuInstanceCreateComputeInstance(nvmlGpuInstance_t gpuInstance, unsigned int profileId, nvmlComputeInstance_t* computeInstance) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetVgpuSchedulerLog(nvmlDevice_t device, nvmlVgpuSchedulerLog_t* pSchedulerLog) except ?<nvmlReturn_t>-42 nogil:
     if _slots[336] == NULL and _resolve(336):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlGpuInstance_t, unsigned int, nvmlComputeInstance_t*) noexcept nogil>_slots[336])(gpuInstance, profileId, computeInstance)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlVgpuSchedulerLog_t*) noexcept nogil>_slots[336])(device, pSchedulerLog)
 
-cdef nvmlReturn_t nvmlGpuInstanceCreateComputeInstanceWithPlacement(nvmlGpuInstance_t gpuInstance, unsigned int profileId, const nvmlComputeInstancePlacement_t* placement, nvmlComputeInstance_t* computeInstance) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetVgpuSchedulerState(nvmlDevice_t device, nvmlVgpuSchedulerGetState_t* pSchedulerState) except ?<nvmlReturn_t>-42 nogil:
     if _slots[337] == NULL and _resolve(337):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlGpuInstance_t, unsigned int, const nvmlComputeInstancePlacement_t*, nvmlComputeInstance_t*) noexcept nogil>_slots[337])(gpuInstance, profileId, placement, computeInstance)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlVgpuSchedulerGetState_t*) noexcept nogil>_slots[337])(device, pSchedulerState)
 
-cdef nvmlReturn_t nvmlComputeInstanceDestroy(nvmlComputeInstance_t computeInstance) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceSetVgpuSchedulerState(nvmlDevice_t device, nvmlVgpuSchedulerSetState_t* pSchedulerState) except ?<nvmlReturn_t>-42 nogil:
     if _slots[338] == NULL and _resolve(338):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlComputeInstance_t) noexcept nogil>_slots[338])(computeInstance)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlVgpuSchedulerSetState_t*) noexcept nogil>_slots[338])(device, pSchedulerState)
 
-cdef nvmlReturn_t nvmlGpuInstanceGetComputeInstances(nvmlGpuInstance_t gpuInstance, unsigned int profileId, nvmlComputeInstance_t* computeInstances, unsigned int* count) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetVgpuSchedulerCapabilities(nvmlDevice_t device, nvmlVgpuSchedulerCapabilities_t* pCapabilities) except ?<nvmlReturn_t>-42 nogil:
     if _slots[339] == NULL and _resolve(339):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlGpuInstance_t, unsigned int, nvmlComputeInstance_t*, unsigned int*) noexcept nogil>_slots[339])(gpuInstance, profileId, computeInstances, count)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlVgpuSchedulerCapabilities_t*) noexcept nogil>_slots[339])(device, pCapabilities)
 
-cdef nvmlReturn_t nvmlGpuInstanceGetComputeInstanceById(nvmlGpuInstance_t gpuInstance, unsigned int id, nvmlComputeInstance_t* computeInstance) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlGetVgpuVersion(nvmlVgpuVersion_t* supported, nvmlVgpuVersion_t* current) except ?<nvmlReturn_t>-42 nogil:
     if _slots[340] == NULL and _resolve(340):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlGpuInstance_t, unsigned int, nvmlComputeInstance_t*) noexcept nogil>_slots[340])(gpuInstance, id, computeInstance)
+    return (<nvmlReturn_t (*)(nvmlVgpuVersion_t*, nvmlVgpuVersion_t*) noexcept nogil>_slots[340])(supported, current)
 
-cdef nvmlReturn_t nvmlComputeInstanceGetInfo_v2(nvmlComputeInstance_t computeInstance, nvmlComputeInstanceInfo_t* info) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlSetVgpuVersion(nvmlVgpuVersion_t* vgpuVersion) except ?<nvmlReturn_t>-42 nogil:
     if _slots[341] == NULL and _resolve(341):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlComputeInstance_t, nvmlComputeInstanceInfo_t*) noexcept nogil>_slots[341])(computeInstance, info)
+    return (<nvmlReturn_t (*)(nvmlVgpuVersion_t*) noexcept nogil>_slots[341])(vgpuVersion)
 
-cdef nvmlReturn_t nvmlDeviceIsMigDeviceHandle(nvmlDevice_t device, unsigned int* isMigDevice) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetVgpuUtilization(nvmlDevice_t device, unsigned long long lastSeenTimeStamp, nvmlValueType_t* sampleValType, unsigned int* vgpuInstanceSamplesCount, nvmlVgpuInstanceUtilizationSample_t* utilizationSamples) except ?<nvmlReturn_t>-42 nogil:
     if _slots[342] == NULL and _resolve(342):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int*) noexcept nogil>_slots[342])(device, isMigDevice)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned long long, nvmlValueType_t*, unsigned int*, nvmlVgpuInstanceUtilizationSample_t*) noexcept nogil>_slots[342])(device, lastSeenTimeStamp, sampleValType, vgpuInstanceSamplesCount, utilizationSamples)
 
-cdef nvmlReturn_t nvmlDeviceGetGpuInstanceId(nvmlDevice_t device, unsigned int* id) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetVgpuInstancesUtilizationInfo(nvmlDevice_t device, nvmlVgpuInstancesUtilizationInfo_t* vgpuUtilInfo) except ?<nvmlReturn_t>-42 nogil:
     if _slots[343] == NULL and _resolve(343):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int*) noexcept nogil>_slots[343])(device, id)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlVgpuInstancesUtilizationInfo_t*) noexcept nogil>_slots[343])(device, vgpuUtilInfo)
 
-cdef nvmlReturn_t nvmlDeviceGetComputeInstanceId(nvmlDevice_t device, unsigned int* id) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetVgpuProcessUtilization(nvmlDevice_t device, unsigned long long lastSeenTimeStamp, unsigned int* vgpuProcessSamplesCount, nvmlVgpuProcessUtilizationSample_t* utilizationSamples) except ?<nvmlReturn_t>-42 nogil:
     if _slots[344] == NULL and _resolve(344):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int*) noexcept nogil>_slots[344])(device, id)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned long long, unsigned int*, nvmlVgpuProcessUtilizationSample_t*) noexcept nogil>_slots[344])(device, lastSeenTimeStamp, vgpuProcessSamplesCount, utilizationSamples)
 
-cdef nvmlReturn_t nvmlDeviceGetMaxMigDeviceCount(nvmlDevice_t device, unsigned int* count) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetVgpuProcessesUtilizationInfo(nvmlDevice_t device, nvmlVgpuProcessesUtilizationInfo_t* vgpuProcUtilInfo) except ?<nvmlReturn_t>-42 nogil:
     if _slots[345] == NULL and _resolve(345):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int*) noexcept nogil>_slots[345])(device, count)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlVgpuProcessesUtilizationInfo_t*) noexcept nogil>_slots[345])(device, vgpuProcUtilInfo)
 
-cdef nvmlReturn_t nvmlDeviceGetMigDeviceHandleByIndex(nvmlDevice_t device, unsigned int index, nvmlDevice_t* migDevice) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlVgpuInstanceGetAccountingMode(nvmlVgpuInstance_t vgpuInstance, nvmlEnableState_t* mode) except ?<nvmlReturn_t>-42 nogil:
     if _slots[346] == NULL and _resolve(346):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int, nvmlDevice_t*) noexcept nogil>_slots[346])(device, index, migDevice)
+    return (<nvmlReturn_t (*)(nvmlVgpuInstance_t, nvmlEnableState_t*) noexcept nogil>_slots[346])(vgpuInstance, mode)
 
-cdef nvmlReturn_t nvmlDeviceGetDeviceHandleFromMigDeviceHandle(nvmlDevice_t migDevice, nvmlDevice_t* device) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlVgpuInstanceGetAccountingPids(nvmlVgpuInstance_t vgpuInstance, unsigned int* count, unsigned int* pids) except ?<nvmlReturn_t>-42 nogil:
     if _slots[347] == NULL and _resolve(347):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlDevice_t*) noexcept nogil>_slots[347])(migDevice, device)
+    return (<nvmlReturn_t (*)(nvmlVgpuInstance_t, unsigned int*, unsigned int*) noexcept nogil>_slots[347])(vgpuInstance, count, pids)
 
-cdef nvmlReturn_t nvmlGpmMetricsGet(nvmlGpmMetricsGet_t* metricsGet) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlVgpuInstanceGetAccountingStats(nvmlVgpuInstance_t vgpuInstance, unsigned int pid, nvmlAccountingStats_t* stats) except ?<nvmlReturn_t>-42 nogil:
     if _slots[348] == NULL and _resolve(348):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlGpmMetricsGet_t*) noexcept nogil>_slots[348])(metricsGet)
+    return (<nvmlReturn_t (*)(nvmlVgpuInstance_t, unsigned int, nvmlAccountingStats_t*) noexcept nogil>_slots[348])(vgpuInstance, pid, stats)
 
-cdef nvmlReturn_t nvmlGpmSampleFree(nvmlGpmSample_t gpmSample) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlVgpuInstanceClearAccountingPids(nvmlVgpuInstance_t vgpuInstance) except ?<nvmlReturn_t>-42 nogil:
     if _slots[349] == NULL and _resolve(349):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlGpmSample_t) noexcept nogil>_slots[349])(gpmSample)
+    return (<nvmlReturn_t (*)(nvmlVgpuInstance_t) noexcept nogil>_slots[349])(vgpuInstance)
 
-cdef nvmlReturn_t nvmlGpmSampleAlloc(nvmlGpmSample_t* gpmSample) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlVgpuInstanceGetLicenseInfo_v2(nvmlVgpuInstance_t vgpuInstance, nvmlVgpuLicenseInfo_t* licenseInfo) except ?<nvmlReturn_t>-42 nogil:
     if _slots[350] == NULL and _resolve(350):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlGpmSample_t*) noexcept nogil>_slots[350])(gpmSample)
+    return (<nvmlReturn_t (*)(nvmlVgpuInstance_t, nvmlVgpuLicenseInfo_t*) noexcept nogil>_slots[350])(vgpuInstance, licenseInfo)
 
-cdef nvmlReturn_t nvmlGpmSampleGet(nvmlDevice_t device, nvmlGpmSample_t gpmSample) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlGetExcludedDeviceCount(unsigned int* deviceCount) except ?<nvmlReturn_t>-42 nogil:
     if _slots[351] == NULL and _resolve(351):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlGpmSample_t) noexcept nogil>_slots[351])(device, gpmSample)
+    return (<nvmlReturn_t (*)(unsigned int*) noexcept nogil>_slots[351])(deviceCount)
 
-cdef nvmlReturn_t nvmlGpmMigSampleGet(nvmlDevice_t device, unsigned int gpuInstanceId, nvmlGpmSample_t gpmSample) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlGetExcludedDeviceInfoByIndex(unsigned int index, nvmlExcludedDeviceInfo_t* info) except ?<nvmlReturn_t>-42 nogil:
     if _slots[352] == NULL and _resolve(352):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int, nvmlGpmSample_t) noexcept nogil>_slots[352])(device, gpuInstanceId, gpmSample)
+    return (<nvmlReturn_t (*)(unsigned int, nvmlExcludedDeviceInfo_t*) noexcept nogil>_slots[352])(index, info)
 
-cdef nvmlReturn_t nvmlGpmQueryDeviceSupport(nvmlDevice_t device, nvmlGpmSupport_t* gpmSupport) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceReadWritePRM_v1(nvmlDevice_t device, nvmlPRMTLV_v1_t* buffer) except ?<nvmlReturn_t>-42 nogil:
     if _slots[353] == NULL and _resolve(353):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlGpmSupport_t*) noexcept nogil>_slots[353])(device, gpmSupport)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlPRMTLV_v1_t*) noexcept nogil>_slots[353])(device, buffer)
 
-cdef nvmlReturn_t nvmlGpmQueryIfStreamingEnabled(nvmlDevice_t device, unsigned int* state) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceReadPRMCounters_v1(nvmlDevice_t device, nvmlPRMCounterList_v1_t* counterList) except ?<nvmlReturn_t>-42 nogil:
     if _slots[354] == NULL and _resolve(354):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int*) noexcept nogil>_slots[354])(device, state)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlPRMCounterList_v1_t*) noexcept nogil>_slots[354])(device, counterList)
 
-cdef nvmlReturn_t nvmlGpmSetStreamingEnabled(nvmlDevice_t device, unsigned int state) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceSetMigMode(nvmlDevice_t device, unsigned int mode, nvmlReturn_t* activationStatus) except ?<nvmlReturn_t>-42 nogil:
     if _slots[355] == NULL and _resolve(355):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int) noexcept nogil>_slots[355])(device, state)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int, nvmlReturn_t*) noexcept nogil>_slots[355])(device, mode, activationStatus)
 
-cdef nvmlReturn_t nvmlDeviceGetCapabilities(nvmlDevice_t device, nvmlDeviceCapabilities_t* caps) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetMigMode(nvmlDevice_t device, unsigned int* currentMode, unsigned int* pendingMode) except ?<nvmlReturn_t>-42 nogil:
     if _slots[356] == NULL and _resolve(356):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlDeviceCapabilities_t*) noexcept nogil>_slots[356])(device, caps)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int*, unsigned int*) noexcept nogil>_slots[356])(device, currentMode, pendingMode)
 
-cdef nvmlReturn_t nvmlDeviceWorkloadPowerProfileGetProfilesInfo(nvmlDevice_t device, nvmlWorkloadPowerProfileProfilesInfo_t* profilesInfo) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetGpuInstanceProfileInfo(nvmlDevice_t device, unsigned int profile, nvmlGpuInstanceProfileInfo_t* info) except ?<nvmlReturn_t>-42 nogil:
     if _slots[357] == NULL and _resolve(357):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlWorkloadPowerProfileProfilesInfo_t*) noexcept nogil>_slots[357])(device, profilesInfo)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int, nvmlGpuInstanceProfileInfo_t*) noexcept nogil>_slots[357])(device, profile, info)
 
-cdef nvmlReturn_t nvmlDeviceWorkloadPowerProfileGetCurrentProfiles(nvmlDevice_t device, nvmlWorkloadPowerProfileCurrentProfiles_t* currentProfiles) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetGpuInstanceProfileInfoV(nvmlDevice_t device, unsigned int profile, nvmlGpuInstanceProfileInfo_v2_t* info) except ?<nvmlReturn_t>-42 nogil:
     if _slots[358] == NULL and _resolve(358):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlWorkloadPowerProfileCurrentProfiles_t*) noexcept nogil>_slots[358])(device, currentProfiles)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int, nvmlGpuInstanceProfileInfo_v2_t*) noexcept nogil>_slots[358])(device, profile, info)
 
-cdef nvmlReturn_t nvmlDeviceWorkloadPowerProfileSetRequestedProfiles(nvmlDevice_t device, nvmlWorkloadPowerProfileRequestedProfiles_t* requestedProfiles) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetGpuInstanceProfileInfoByIdV(nvmlDevice_t device, unsigned int profileId, nvmlGpuInstanceProfileInfo_v2_t* info) except ?<nvmlReturn_t>-42 nogil:
     if _slots[359] == NULL and _resolve(359):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlWorkloadPowerProfileRequestedProfiles_t*) noexcept nogil>_slots[359])(device, requestedProfiles)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int, nvmlGpuInstanceProfileInfo_v2_t*) noexcept nogil>_slots[359])(device, profileId, info)
 
-cdef nvmlReturn_t nvmlDeviceWorkloadPowerProfileClearRequestedProfiles(nvmlDevice_t device, nvmlWorkloadPowerProfileRequestedProfiles_t* requestedProfiles) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetGpuInstancePossiblePlacements_v2(nvmlDevice_t device, unsigned int profileId, nvmlGpuInstancePlacement_t* placements, unsigned int* count) except ?<nvmlReturn_t>-42 nogil:
     if _slots[360] == NULL and _resolve(360):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlWorkloadPowerProfileRequestedProfiles_t*) noexcept nogil>_slots[360])(device, requestedProfiles)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int, nvmlGpuInstancePlacement_t*, unsigned int*) noexcept nogil>_slots[360])(device, profileId, placements, count)
 
-cdef nvmlReturn_t nvmlDevicePowerSmoothingActivatePresetProfile(nvmlDevice_t device, nvmlPowerSmoothingProfile_t* profile) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceGetGpuInstanceRemainingCapacity(nvmlDevice_t device, unsigned int profileId, unsigned int* count) except ?<nvmlReturn_t>-42 nogil:
     if _slots[361] == NULL and _resolve(361):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlPowerSmoothingProfile_t*) noexcept nogil>_slots[361])(device, profile)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int, unsigned int*) noexcept nogil>_slots[361])(device, profileId, count)
 
-cdef nvmlReturn_t nvmlDevicePowerSmoothingUpdatePresetProfileParam(nvmlDevice_t device, nvmlPowerSmoothingProfile_t* profile) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceCreateGpuInstance(nvmlDevice_t device, unsigned int profileId, nvmlGpuInstance_t* gpuInstance) except ?<nvmlReturn_t>-42 nogil:
     if _slots[362] == NULL and _resolve(362):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlPowerSmoothingProfile_t*) noexcept nogil>_slots[362])(device, profile)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int, nvmlGpuInstance_t*) noexcept nogil>_slots[362])(device, profileId, gpuInstance)
 
-cdef nvmlReturn_t nvmlDevicePowerSmoothingSetState(nvmlDevice_t device, nvmlPowerSmoothingState_t* state) except ?<nvmlReturn_t>-42 nogil:
+cdef nvmlReturn_t nvmlDeviceCreateGpuInstanceWithPlacement(nvmlDevice_t device, unsigned int profileId, const nvmlGpuInstancePlacement_t* placement, nvmlGpuInstance_t* gpuInstance) except ?<nvmlReturn_t>-42 nogil:
     if _slots[363] == NULL and _resolve(363):
         return NVML_ERROR_UNINITIALIZED
-    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlPowerSmoothingState_t*) noexcept nogil>_slots[363])(device, state)
+    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int, const nvmlGpuInstancePlacement_t*, nvmlGpuInstance_t*) noexcept nogil>_slots[363])(device, profileId, placement, gpuInstance)
+
+cdef nvmlReturn_t nvmlGpuInstanceDestroy(nvmlGpuInstance_t gpuInstance) except ?<nvmlReturn_t>-42 nogil:
+    if _slots[364] == NULL and _resolve(364):
+        return NVML_ERROR_UNINITIALIZED
+    return (<nvmlReturn_t (*)(nvmlGpuInstance_t) noexcept nogil>_slots[364])(gpuInstance)
+
+cdef nvmlReturn_t nvmlDeviceGetGpuInstances(nvmlDevice_t device, unsigned int profileId, nvmlGpuInstance_t* gpuInstances, unsigned int* count) except ?<nvmlReturn_t>-42 nogil:
+    if _slots[365] == NULL and _resolve(365):
+        return NVML_ERROR_UNINITIALIZED
+    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int, nvmlGpuInstance_t*, unsigned int*) noexcept nogil>_slots[365])(device, profileId, gpuInstances, count)
+
+cdef nvmlReturn_t nvmlDeviceGetGpuInstanceById(nvmlDevice_t device, unsigned int id, nvmlGpuInstance_t* gpuInstance) except ?<nvmlReturn_t>-42 nogil:
+    if _slots[366] == NULL and _resolve(366):
+        return NVML_ERROR_UNINITIALIZED
+    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int, nvmlGpuInstance_t*) noexcept nogil>_slots[366])(device, id, gpuInstance)
+
+cdef nvmlReturn_t nvmlGpuInstanceGetInfo(nvmlGpuInstance_t gpuInstance, nvmlGpuInstanceInfo_t* info) except ?<nvmlReturn_t>-42 nogil:
+    if _slots[367] == NULL and _resolve(367):
+        return NVML_ERROR_UNINITIALIZED
+    return (<nvmlReturn_t (*)(nvmlGpuInstance_t, nvmlGpuInstanceInfo_t*) noexcept nogil>_slots[367])(gpuInstance, info)
+
+cdef nvmlReturn_t nvmlGpuInstanceGetComputeInstanceProfileInfo(nvmlGpuInstance_t gpuInstance, unsigned int profile, unsigned int engProfile, nvmlComputeInstanceProfileInfo_t* info) except ?<nvmlReturn_t>-42 nogil:
+    if _slots[368] == NULL and _resolve(368):
+        return NVML_ERROR_UNINITIALIZED
+    return (<nvmlReturn_t (*)(nvmlGpuInstance_t, unsigned int, unsigned int, nvmlComputeInstanceProfileInfo_t*) noexcept nogil>_slots[368])(gpuInstance, profile, engProfile, info)
+
+cdef nvmlReturn_t nvmlGpuInstanceGetComputeInstanceProfileInfoV(nvmlGpuInstance_t gpuInstance, unsigned int profile, unsigned int engProfile, nvmlComputeInstanceProfileInfo_v2_t* info) except ?<nvmlReturn_t>-42 nogil:
+    if _slots[369] == NULL and _resolve(369):
+        return NVML_ERROR_UNINITIALIZED
+    return (<nvmlReturn_t (*)(nvmlGpuInstance_t, unsigned int, unsigned int, nvmlComputeInstanceProfileInfo_v2_t*) noexcept nogil>_slots[369])(gpuInstance, profile, engProfile, info)
+
+cdef nvmlReturn_t nvmlGpuInstanceGetComputeInstanceRemainingCapacity(nvmlGpuInstance_t gpuInstance, unsigned int profileId, unsigned int* count) except ?<nvmlReturn_t>-42 nogil:
+    if _slots[370] == NULL and _resolve(370):
+        return NVML_ERROR_UNINITIALIZED
+    return (<nvmlReturn_t (*)(nvmlGpuInstance_t, unsigned int, unsigned int*) noexcept nogil>_slots[370])(gpuInstance, profileId, count)
+
+cdef nvmlReturn_t nvmlGpuInstanceGetComputeInstancePossiblePlacements(nvmlGpuInstance_t gpuInstance, unsigned int profileId, nvmlComputeInstancePlacement_t* placements, unsigned int* count) except ?<nvmlReturn_t>-42 nogil:
+    if _slots[371] == NULL and _resolve(371):
+        return NVML_ERROR_UNINITIALIZED
+    return (<nvmlReturn_t (*)(nvmlGpuInstance_t, unsigned int, nvmlComputeInstancePlacement_t*, unsigned int*) noexcept nogil>_slots[371])(gpuInstance, profileId, placements, count)
+
+cdef nvmlReturn_t nvmlGpuInstanceCreateComputeInstance(nvmlGpuInstance_t gpuInstance, unsigned int profileId, nvmlComputeInstance_t* computeInstance) except ?<nvmlReturn_t>-42 nogil:
+    if _slots[372] == NULL and _resolve(372):
+        return NVML_ERROR_UNINITIALIZED
+    return (<nvmlReturn_t (*)(nvmlGpuInstance_t, unsigned int, nvmlComputeInstance_t*) noexcept nogil>_slots[372])(gpuInstance, profileId, computeInstance)
+
+cdef nvmlReturn_t nvmlGpuInstanceCreateComputeInstanceWithPlacement(nvmlGpuInstance_t gpuInstance, unsigned int profileId, const nvmlComputeInstancePlacement_t* placement, nvmlComputeInstance_t* computeInstance) except ?<nvmlReturn_t>-42 nogil:
+    if _slots[373] == NULL and _resolve(373):
+        return NVML_ERROR_UNINITIALIZED
+    return (<nvmlReturn_t (*)(nvmlGpuInstance_t, unsigned int, const nvmlComputeInstancePlacement_t*, nvmlComputeInstance_t*) noexcept nogil>_slots[373])(gpuInstance, profileId, placement, computeInstance)
+
+cdef nvmlReturn_t nvmlComputeInstanceDestroy(nvmlComputeInstance_t computeInstance) except ?<nvmlReturn_t>-42 nogil:
+    if _slots[374] == NULL and _resolve(374):
+        return NVML_ERROR_UNINITIALIZED
+    return (<nvmlReturn_t (*)(nvmlComputeInstance_t) noexcept nogil>_slots[374])(computeInstance)
+
+cdef nvmlReturn_t nvmlGpuInstanceGetComputeInstances(nvmlGpuInstance_t gpuInstance, unsigned int profileId, nvmlComputeInstance_t* computeInstances, unsigned int* count) except ?<nvmlReturn_t>-42 nogil:
+    if _slots[375] == NULL and _resolve(375):
+        return NVML_ERROR_UNINITIALIZED
+    return (<nvmlReturn_t (*)(nvmlGpuInstance_t, unsigned int, nvmlComputeInstance_t*, unsigned int*) noexcept nogil>_slots[375])(gpuInstance, profileId, computeInstances, count)
+
+cdef nvmlReturn_t nvmlGpuInstanceGetComputeInstanceById(nvmlGpuInstance_t gpuInstance, unsigned int id, nvmlComputeInstance_t* computeInstance) except ?<nvmlReturn_t>-42 nogil:
+    if _slots[376] == NULL and _resolve(376):
+        return NVML_ERROR_UNINITIALIZED
+    return (<nvmlReturn_t (*)(nvmlGpuInstance_t, unsigned int, nvmlComputeInstance_t*) noexcept nogil>_slots[376])(gpuInstance, id, computeInstance)
+
+cdef nvmlReturn_t nvmlComputeInstanceGetInfo_v2(nvmlComputeInstance_t computeInstance, nvmlComputeInstanceInfo_t* info) except ?<nvmlReturn_t>-42 nogil:
+    if _slots[377] == NULL and _resolve(377):
+        return NVML_ERROR_UNINITIALIZED
+    return (<nvmlReturn_t (*)(nvmlComputeInstance_t, nvmlComputeInstanceInfo_t*) noexcept nogil>_slots[377])(computeInstance, info)
+
+cdef nvmlReturn_t nvmlDeviceIsMigDeviceHandle(nvmlDevice_t device, unsigned int* isMigDevice) except ?<nvmlReturn_t>-42 nogil:
+    if _slots[378] == NULL and _resolve(378):
+        return NVML_ERROR_UNINITIALIZED
+    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int*) noexcept nogil>_slots[378])(device, isMigDevice)
+
+cdef nvmlReturn_t nvmlDeviceGetGpuInstanceId(nvmlDevice_t device, unsigned int* id) except ?<nvmlReturn_t>-42 nogil:
+    if _slots[379] == NULL and _resolve(379):
+        return NVML_ERROR_UNINITIALIZED
+    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int*) noexcept nogil>_slots[379])(device, id)
+
+cdef nvmlReturn_t nvmlDeviceGetComputeInstanceId(nvmlDevice_t device, unsigned int* id) except ?<nvmlReturn_t>-42 nogil:
+    if _slots[380] == NULL and _resolve(380):
+        return NVML_ERROR_UNINITIALIZED
+    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int*) noexcept nogil>_slots[380])(device, id)
+
+cdef nvmlReturn_t nvmlDeviceGetMaxMigDeviceCount(nvmlDevice_t device, unsigned int* count) except ?<nvmlReturn_t>-42 nogil:
+    if _slots[381] == NULL and _resolve(381):
+        return NVML_ERROR_UNINITIALIZED
+    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int*) noexcept nogil>_slots[381])(device, count)
+
+cdef nvmlReturn_t nvmlDeviceGetMigDeviceHandleByIndex(nvmlDevice_t device, unsigned int index, nvmlDevice_t* migDevice) except ?<nvmlReturn_t>-42 nogil:
+    if _slots[382] == NULL and _resolve(382):
+        return NVML_ERROR_UNINITIALIZED
+    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int, nvmlDevice_t*) noexcept nogil>_slots[382])(device, index, migDevice)
+
+cdef nvmlReturn_t nvmlDeviceGetDeviceHandleFromMigDeviceHandle(nvmlDevice_t migDevice, nvmlDevice_t* device) except ?<nvmlReturn_t>-42 nogil:
+    if _slots[383] == NULL and _resolve(383):
+        return NVML_ERROR_UNINITIALIZED
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlDevice_t*) noexcept nogil>_slots[383])(migDevice, device)
+
+cdef nvmlReturn_t nvmlGpmMetricsGet(nvmlGpmMetricsGet_t* metricsGet) except ?<nvmlReturn_t>-42 nogil:
+    if _slots[384] == NULL and _resolve(384):
+        return NVML_ERROR_UNINITIALIZED
+    return (<nvmlReturn_t (*)(nvmlGpmMetricsGet_t*) noexcept nogil>_slots[384])(metricsGet)
+
+cdef nvmlReturn_t nvmlGpmSampleFree(nvmlGpmSample_t gpmSample) except ?<nvmlReturn_t>-42 nogil:
+    if _slots[385] == NULL and _resolve(385):
+        return NVML_ERROR_UNINITIALIZED
+    return (<nvmlReturn_t (*)(nvmlGpmSample_t) noexcept nogil>_slots[385])(gpmSample)
+
+cdef nvmlReturn_t nvmlGpmSampleAlloc(nvmlGpmSample_t* gpmSample) except ?<nvmlReturn_t>-42 nogil:
+    if _slots[386] == NULL and _resolve(386):
+        return NVML_ERROR_UNINITIALIZED
+    return (<nvmlReturn_t (*)(nvmlGpmSample_t*) noexcept nogil>_slots[386])(gpmSample)
+
+cdef nvmlReturn_t nvmlGpmSampleGet(nvmlDevice_t device, nvmlGpmSample_t gpmSample) except ?<nvmlReturn_t>-42 nogil:
+    if _slots[387] == NULL and _resolve(387):
+        return NVML_ERROR_UNINITIALIZED
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlGpmSample_t) noexcept nogil>_slots[387])(device, gpmSample)
+
+cdef nvmlReturn_t nvmlGpmMigSampleGet(nvmlDevice_t device, unsigned int gpuInstanceId, nvmlGpmSample_t gpmSample) except ?<nvmlReturn_t>-42 nogil:
+    if _slots[388] == NULL and _resolve(388):
+        return NVML_ERROR_UNINITIALIZED
+    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int, nvmlGpmSample_t) noexcept nogil>_slots[388])(device, gpuInstanceId, gpmSample)
+
+cdef nvmlReturn_t nvmlGpmQueryDeviceSupport(nvmlDevice_t device, nvmlGpmSupport_t* gpmSupport) except ?<nvmlReturn_t>-42 nogil:
+    if _slots[389] == NULL and _resolve(389):
+        return NVML_ERROR_UNINITIALIZED
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlGpmSupport_t*) noexcept nogil>_slots[389])(device, gpmSupport)
+
+cdef nvmlReturn_t nvmlGpmQueryIfStreamingEnabled(nvmlDevice_t device, unsigned int* state) except ?<nvmlReturn_t>-42 nogil:
+    if _slots[390] == NULL and _resolve(390):
+        return NVML_ERROR_UNINITIALIZED
+    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int*) noexcept nogil>_slots[390])(device, state)
+
+cdef nvmlReturn_t nvmlGpmSetStreamingEnabled(nvmlDevice_t device, unsigned int state) except ?<nvmlReturn_t>-42 nogil:
+    if _slots[391] == NULL and _resolve(391):
+        return NVML_ERROR_UNINITIALIZED
+    return (<nvmlReturn_t (*)(nvmlDevice_t, unsigned int) noexcept nogil>_slots[391])(device, state)
+
+cdef nvmlReturn_t nvmlDeviceGetCapabilities(nvmlDevice_t device, nvmlDeviceCapabilities_t* caps) except ?<nvmlReturn_t>-42 nogil:
+    if _slots[392] == NULL and _resolve(392):
+        return NVML_ERROR_UNINITIALIZED
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlDeviceCapabilities_t*) noexcept nogil>_slots[392])(device, caps)
+
+cdef nvmlReturn_t nvmlDeviceWorkloadPowerProfileGetProfilesInfo(nvmlDevice_t device, nvmlWorkloadPowerProfileProfilesInfo_t* profilesInfo) except ?<nvmlReturn_t>-42 nogil:
+    if _slots[393] == NULL and _resolve(393):
+        return NVML_ERROR_UNINITIALIZED
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlWorkloadPowerProfileProfilesInfo_t*) noexcept nogil>_slots[393])(device, profilesInfo)
+
+cdef nvmlReturn_t nvmlDeviceWorkloadPowerProfileGetCurrentProfiles(nvmlDevice_t device, nvmlWorkloadPowerProfileCurrentProfiles_t* currentProfiles) except ?<nvmlReturn_t>-42 nogil:
+    if _slots[394] == NULL and _resolve(394):
+        return NVML_ERROR_UNINITIALIZED
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlWorkloadPowerProfileCurrentProfiles_t*) noexcept nogil>_slots[394])(device, currentProfiles)
+
+cdef nvmlReturn_t nvmlDeviceWorkloadPowerProfileSetRequestedProfiles(nvmlDevice_t device, nvmlWorkloadPowerProfileRequestedProfiles_t* requestedProfiles) except ?<nvmlReturn_t>-42 nogil:
+    if _slots[395] == NULL and _resolve(395):
+        return NVML_ERROR_UNINITIALIZED
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlWorkloadPowerProfileRequestedProfiles_t*) noexcept nogil>_slots[395])(device, requestedProfiles)
+
+cdef nvmlReturn_t nvmlDeviceWorkloadPowerProfileClearRequestedProfiles(nvmlDevice_t device, nvmlWorkloadPowerProfileRequestedProfiles_t* requestedProfiles) except ?<nvmlReturn_t>-42 nogil:
+    if _slots[396] == NULL and _resolve(396):
+        return NVML_ERROR_UNINITIALIZED
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlWorkloadPowerProfileRequestedProfiles_t*) noexcept nogil>_slots[396])(device, requestedProfiles)
+
+cdef nvmlReturn_t nvmlDeviceWorkloadPowerProfileUpdateProfiles_v1(nvmlDevice_t device, nvmlWorkloadPowerProfileUpdateProfiles_v1_t* updateProfiles) except ?<nvmlReturn_t>-42 nogil:
+    if _slots[397] == NULL and _resolve(397):
+        return NVML_ERROR_UNINITIALIZED
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlWorkloadPowerProfileUpdateProfiles_v1_t*) noexcept nogil>_slots[397])(device, updateProfiles)
+
+cdef nvmlReturn_t nvmlDevicePowerSmoothingActivatePresetProfile(nvmlDevice_t device, nvmlPowerSmoothingProfile_t* profile) except ?<nvmlReturn_t>-42 nogil:
+    if _slots[398] == NULL and _resolve(398):
+        return NVML_ERROR_UNINITIALIZED
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlPowerSmoothingProfile_t*) noexcept nogil>_slots[398])(device, profile)
+
+cdef nvmlReturn_t nvmlDevicePowerSmoothingUpdatePresetProfileParam(nvmlDevice_t device, nvmlPowerSmoothingProfile_t* profile) except ?<nvmlReturn_t>-42 nogil:
+    if _slots[399] == NULL and _resolve(399):
+        return NVML_ERROR_UNINITIALIZED
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlPowerSmoothingProfile_t*) noexcept nogil>_slots[399])(device, profile)
+
+cdef nvmlReturn_t nvmlDevicePowerSmoothingSetState(nvmlDevice_t device, nvmlPowerSmoothingState_t* state) except ?<nvmlReturn_t>-42 nogil:
+    if _slots[400] == NULL and _resolve(400):
+        return NVML_ERROR_UNINITIALIZED
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlPowerSmoothingState_t*) noexcept nogil>_slots[400])(device, state)
+
+cdef nvmlReturn_t nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts(nvmlDevice_t device, nvmlEccSramUniqueUncorrectedErrorCounts_t* errorCounts) except ?<nvmlReturn_t>-42 nogil:
+    if _slots[401] == NULL and _resolve(401):
+        return NVML_ERROR_UNINITIALIZED
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlEccSramUniqueUncorrectedErrorCounts_t*) noexcept nogil>_slots[401])(device, errorCounts)
+
+cdef nvmlReturn_t nvmlDeviceGetRemappedRows_v2(nvmlDevice_t device, nvmlRemappedRowsInfo_v2_t* info) except ?<nvmlReturn_t>-42 nogil:
+    if _slots[402] == NULL and _resolve(402):
+        return NVML_ERROR_UNINITIALIZED
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlRemappedRowsInfo_v2_t*) noexcept nogil>_slots[402])(device, info)
+
+cdef nvmlReturn_t nvmlDeviceSetRusdSettings_v1(nvmlDevice_t device, nvmlRusdSettings_v1_t* settings) except ?<nvmlReturn_t>-42 nogil:
+    if _slots[403] == NULL and _resolve(403):
+        return NVML_ERROR_UNINITIALIZED
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlRusdSettings_v1_t*) noexcept nogil>_slots[403])(device, settings)
+
+cdef nvmlReturn_t nvmlDeviceGetBankRemapperStatus_v1(nvmlDevice_t device, nvmlEccBankRemapperStatus_v1_t* pBankRemapperStatus) except ?<nvmlReturn_t>-42 nogil:
+    if _slots[404] == NULL and _resolve(404):
+        return NVML_ERROR_UNINITIALIZED
+    return (<nvmlReturn_t (*)(nvmlDevice_t, nvmlEccBankRemapperStatus_v1_t*) noexcept nogil>_slots[404])(device, pBankRemapperStatus)

@@ -674,4 +674,55 @@ def version():
         _raise(err)
     return (c_major, c_minor)
 
+def add_tile_ir(handle, code, size, identifier, options_cmd_line):
+    """
+
+    Parameters
+    ----------
+    handle : int
+    code : Buffer | int
+    size : int
+    identifier : str | bytes
+    options_cmd_line : str | bytes
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    nvFatbinError
+        If the call fails, with the Result member in its `status`.
+    """
+    _live(handle, _CONSUMED, 'handle', 'an nvFatbin handle')
+    cdef cynvfatbin.nvFatbinResult err
+    cdef void* c_handle
+    cdef void* c_code
+    cdef size_t c_size
+    cdef bytes b_identifier
+    cdef const char* c_identifier
+    cdef bytes b_optionsCmdLine
+    cdef const char* c_optionsCmdLine
+    cdef int _p = 0
+    try:
+        _p = 2
+        c_size = size
+        _p = 3
+        b_identifier = identifier.encode() if isinstance(identifier, str) else _as_bytes(identifier, False)
+        c_identifier = <char*>b_identifier
+        _p = 4
+        b_optionsCmdLine = options_cmd_line.encode() if isinstance(options_cmd_line, str) else _as_bytes(options_cmd_line, False)
+        c_optionsCmdLine = <char*>b_optionsCmdLine
+        _p = 0
+        _hptr(handle, &c_handle)
+        _p = 1
+        _bptr(code, &c_code, c_size)
+    except (TypeError, ValueError, OverflowError):
+        raise _arg_error('add_tile_ir', ('handle', 'code', 'size', 'identifier', 'options_cmd_line'), _p) from None
+    with nogil:
+        err = cynvfatbin.nvFatbinAddTileIR(<cynvfatbin.nvFatbinHandle>c_handle, <const void*>c_code, c_size, <const char*>c_identifier, <const char*>c_optionsCmdLine)
+    if err != 0:
+        _raise(err)
+    return None
+
 

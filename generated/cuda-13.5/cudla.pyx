@@ -54,6 +54,7 @@ _STRUCTS = (
 _DTYPES = "fence_dtype:Fence,dev_attribute_dtype:DevAttribute,external_memory_handle_desc_dtype:ExternalMemoryHandleDesc,external_semaphore_handle_desc_dtype:ExternalSemaphoreHandleDesc,module_attribute_dtype:ModuleAttribute,module_tensor_descriptor_dtype:ModuleTensorDescriptor,signal_events_dtype:SignalEvents,task_dtype:Task,wait_events_dtype:WaitEvents"
 cdef _Lazy _L = _new_lazy(globals(), __name__, _ENUMS, _STRUCTS, __cb_cudla_off, __cb_cudla_fsize, __cb_cudla_psize, __cb_cudla_ssize)
 _L.records = _records._Space(_DTYPES, {})
+_L.int_enums = True      # enum.IntEnum here, as NVIDIA's package of this release has them
 
 
 cdef str _STATUS_NAME = 'Status'
