@@ -206,4 +206,67 @@ DEPARTURES = [
     ("re:^nvjitlink\\.fn\\.get_linked_ltoir(_size)?\\.", (None, {"exc": "FunctionNotFoundError"}),
      "12.9", "the 12.9 nvJitLink library has no LTO-IR getters, so both packages raise; ours checks its "
      "arguments before it looks the entry point up"),
+
+    # --- the struct-style modules: cuFile, NVML, nvFatbin, cuDLA (docs/library-modules.md) ----------------
+    (r"re:^(cufile|nvml|nvfatbin|cudla)\.(fn|record)\.", ({"exc": "*"}, {"exc": "*"}),
+     "all", "a bad argument or field value raises the API contract's exception (TypeError for a wrong type, "
+     "OverflowError for an integer out of range, ValueError for a handle in the first page, a negative size "
+     "or a buffer of the wrong size) before the library is called; NVIDIA's package raises numpy's or "
+     "Cython's error for the same value, or the library's, or decodes garbage (UnicodeDecodeError)"),
+    (r"re:^(cufile|nvml|nvfatbin|cudla)\.fn\..*:handle=int$", ({"exc": "ValueError"}, None),
+     "all", "a handle in the first page of memory (1 here) is refused before the library dereferences it "
+     "(ValueError, as nvJitLink's and NVVM's handles); NVIDIA's package passes it on"),
+    (r"re:^(cufile|nvml|nvfatbin|cudla)\.record\..*\.set=(int|float|neg|big|list_int|str|object|none)$", ({"exc": "*"}, None),
+     "all", "a field refuses a value it cannot hold exactly (a float in an integer field, an int for a "
+     "nested struct or array, a negative number in an unsigned or address field, a list of the wrong "
+     "length), as the driver's struct fields do; NVIDIA's classes assign through numpy, which truncates, "
+     "broadcasts or wraps it"),
+    (r"re:^(cufile|nvml|nvfatbin|cudla)\.fn\..*:(strlist|cstr|field|struct_ptr|records_io)=(int|bytes|str|ctypes|float|numpy)$", ({"exc": "*"}, None),
+     "all", "a list of options is a list of str or bytes, a text a str or bytes, a struct argument an object "
+     "of its class or an int address: other objects raise TypeError (NVIDIA's package reads some of them "
+     "as an address, or as a sequence, or a field-values array as raw bytes)"),
+    (r"re:^(cufile|nvml|nvfatbin|cudla)\.fn\.", (None, {"exc": "*"}),
+     "all", "ours takes what NVIDIA's package refuses here: None as NULL (or 0 for an integer typedef), bytes "
+     "for text, a buffer or struct object where an address is wanted, an array or list where NVIDIA's wants "
+     "an address; and it zeroes an output buffer before the call, where NVIDIA's package decodes what the "
+     "library left there (the stand-in writes nothing: uninitialised memory, UnicodeDecodeError)"),
+    (r"re:^(cufile|nvml|nvfatbin|cudla)\.record\.", (None, {"exc": "*"}),
+     "all", "a struct class also holds an array of structs (T(n), from_data of several items, len()), the "
+     "module has sizeof() for its classes, and an address field takes None as NULL: NVIDIA's classes hold "
+     "one struct, and its modules have no sizeof()"),
+    (r"re:^(cufile|nvml|nvfatbin|cudla)\.record\..*\.(get|set=\w+)$", ({"get": "*"}, {"get": "*"}),
+     "all", "a new struct object is zeroed and each field reads as the class or type of its C field: a nested "
+     "struct or union as a view of its class, an array as a numpy array of the field's shape (one struct: "
+     "no leading axis), a counted array as that many items (uint8 for bytes of data, also when empty), text "
+     "as str, a pointer to numbers as a numpy array; NVIDIA's classes read some nested structs and unions as "
+     "numpy recarrays, arrays with a leading axis of 1, some text as int8 arrays, an empty counted array as "
+     "float64, pointers to numbers as Cython memoryviews or array.array (13.0.3: and a new object's "
+     "uninitialised memory)"),
+    (r"re:^(cufile|nvml|nvfatbin|cudla)\.record\..*\.(new\(.*\)|from_data|eq)$", None,
+     "all", "a struct object holds one struct or an array of them (len() says how many), and == compares "
+     "their bytes; NVIDIA's objects have no length, and 13.0.3's compare by identity"),
+    (r"re:^(cufile|nvml|nvfatbin|cudla)\.fn\..*\.(base|\w+:\w+=\w+)$", ({"ret": "*"}, {"ret": "*"}),
+     "all", "an array of numbers comes back as a numpy array (NVIDIA's package: a Cython memoryview or an "
+     "array.array); an NVML versioned query returns the struct version the header declares for it (where "
+     "NVIDIA's fills a newer or older one); an array argument the call fills comes back as well "
+     "(device_clear_field_values); cuFile's read, write and use_count return their count (13.0.3: None); "
+     "event_set_get_context_data_v1, system_event_set_wait and cudla's module_get_attributes return the "
+     "struct the call filled (NVIDIA's: bytes, the event data, an address)"),
+    (r"re:^(cufile|nvml|nvfatbin|cudla)\.name\.", ({"kind": "*"}, None),
+     "all", "every struct and function the pinned header declares, and sizeof(): NVIDIA's package leaves "
+     "some out"),
+    (r"re:^(cufile|nvml|nvfatbin|cudla)\.enum\..*\.(member\.\w+|members)$", ({"value": "*"}, None),
+     "12.9 13.5", "the pinned header's members that NVIDIA's package lacks, and the second names its C names give "
+     "(THROTTLE_REASON_* beside EVENT_REASON_*)"),
+    (r"re:^(cufile|nvml|nvfatbin|cudla)\.enum\..*\.members$", ({"count": "*"}, {"count": "*"}),
+     "12.9 13.5", "an enum has the pinned header's members (and their second names): some are newer than NVIDIA's "
+     "package of the release"),
+    (r"re:^nvml\.(enum\.(ComputeInstanceProfile|GpuInstanceProfile|DeviceVgpuCapability)\.member\.(\w*_)?(PROFILE_)?COUNT|const\.NVLINK_MAX_LINKS)$",
+     ({"value": "*"}, {"value": "*"}),
+     "12.9 13.5", "the count is the pinned header's (PROFILE_COUNT 9 and 18, DEVICE_VGPU_CAP_COUNT 13, "
+     "NVML_NVLINK_MAX_LINKS 36); NVIDIA's package has an older header's value"),
+    (r"re:^nvml\.record\.(NvlinkFirmwareInfo|VgpuCreatablePlacementInfo_v1)\.(fields|num_valid_entries\.\w+|placement_size\.\w+)", None,
+     "12.9 13.5", "VgpuCreatablePlacementInfo_v1.placement_size (the slots a vGPU type occupies) is a field "
+     "as in VgpuPlacementList_v2; NvlinkFirmwareInfo's num_valid_entries counts firmware_version, which "
+     "reads as that many items (as NVIDIA's 13.5.0 has it; 12.9.10 shows the count and reads all 100)"),
 ]

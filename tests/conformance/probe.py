@@ -149,6 +149,8 @@ def context(what):
         return p
     if what == "prog_new":
         return _ok(nvrtc.nvrtcCreateProgram(KERNEL.encode(), b"k.cu", 0, [], []))
+    if what == "fatbin_new":
+        return M["nvfatbin"].create([], 0)
     if what == "linker_new":
         h = nvjitlink.create(1, ["-arch=sm_90"])
         nvjitlink.add_data(h, nvjitlink.InputType.PTX, context("ptx"), len(context("ptx")), "k.ptx")
@@ -180,6 +182,8 @@ def context(what):
         with open(path, "wb") as fh:
             fh.write(context("ptx"))
         CTX[what] = path
+    elif what == "fatbin":
+        CTX[what] = context("fatbin_new")
     elif what == "linker":
         h = context("linker_new")
         nvjitlink.complete(h)
@@ -277,7 +281,7 @@ def op_call(lib, name, args, opts):
         STUB.cuStubReset()
         STUB.cuStubSetStatus(opts.get("status", DEFAULT_STATUS))
     global REAL_LIBRARY
-    REAL_LIBRARY = lib in ("nvrtc", "nvjitlink", "nvvm")
+    REAL_LIBRARY = lib in ("nvrtc", "nvjitlink", "nvvm", "nvfatbin")
     try:
         r = fn(*vals)
         obs = {"ret": norm(r) if opts.get("values") else kind(r)}
@@ -439,9 +443,67 @@ def op_names(pid, lib):
     return out
 
 
+# the struct classes of the struct-style modules (cuFile, NVML, nvFatbin, cuDLA)
+
+def rkind(v):
+    """What a struct-style module's field or object is: its type, a numpy array's dtype and shape,
+    a struct object's length; numbers and text by value."""
+    if isinstance(v, numpy.ndarray):
+        return f"{type(v).__name__}[{v.dtype.str if v.dtype.fields is None else 'record'},{v.shape}]"
+    if v is None or isinstance(v, (bool, int, float, str)):
+        return norm(v)
+    try:
+        n = len(v)
+    except TypeError:
+        n = "-"
+    return f"{type(v).__name__}[{n}]"
+
+
+def op_rnew(lib, name, args):
+    return {"new": rkind(get(lib, name)(*[value(a, lib) for a in args]))}
+
+
+def op_rfields(lib, name):
+    cls = get(lib, name)
+    return {"fields": ", ".join(sorted(a for a in dir(cls) if not a.startswith("_")
+                                       and inspect.isdatadescriptor(inspect.getattr_static(cls, a))))}
+
+
+def op_rdtype(lib, name):
+    dt = get(lib, name)
+    descr = str(dt.descr)
+    return {"names": ", ".join(dt.names or ()), "itemsize": str(dt.itemsize),
+            "offsets": ", ".join(str(dt.fields[n][1]) for n in dt.names or ()),
+            "descr": descr if len(descr) <= 80 else hashlib.sha1(descr.encode()).hexdigest()[:12]}
+
+
+def op_rfromdata(lib, name, dtype):
+    dt = get(lib, dtype) if dtype else numpy.uint8
+    return {"from_data": rkind(get(lib, name).from_data(numpy.zeros(2, dtype=dt)))}
+
+
+def op_req(lib, name):
+    cls = get(lib, name)
+    return {"eq": repr(cls() == cls())}
+
+
+def op_rget(lib, name, field):
+    return {"get": rkind(getattr(get(lib, name)(), field))}
+
+
+def op_rset(lib, name, field, desc):
+    obj = get(lib, name)()
+    setattr(obj, field, value(desc, lib))
+    try:
+        return {"get": rkind(getattr(obj, field))}
+    except BaseException as e:
+        return {"get_exc": type(e).__name__}
+
+
 OPS = {"call": op_call, "sig": op_sig, "new": op_new, "view": op_view, "getptr": op_getptr, "unary": op_unary,
        "sizeof": op_sizeof, "alias": op_alias, "fget": op_fget, "fset": op_fset, "call_cls": op_call_cls,
-       "mro": op_mro, "const": op_const}
+       "mro": op_mro, "const": op_const, "rnew": op_rnew, "rfields": op_rfields, "rdtype": op_rdtype,
+       "rfromdata": op_rfromdata, "req": op_req, "rget": op_rget, "rset": op_rset}
 MULTI = {"members": op_members, "names": op_names}
 
 
@@ -521,6 +583,10 @@ def main():
     ap.add_argument("--expect-not-under")
     a = ap.parse_args()
     faulthandler.enable()
+    # stand-in libraries loaded first (NVML, cuFile, cuDLA: run.py builds them): both packages'
+    # loaders take a library already loaded under its name
+    for path in filter(None, os.environ.get("CONFORMANCE_PRELOAD", "").split(os.pathsep)):
+        ctypes.CDLL(path, mode=os.RTLD_NOW | os.RTLD_GLOBAL)
     import cuda.bindings
     where = os.path.abspath(cuda.bindings.__file__)
     if a.expect_under and not where.startswith(os.path.join(os.path.abspath(a.expect_under), "")):
@@ -535,7 +601,9 @@ def main():
     # load the libraries once here, so workers start with them resolved
     warm_ups = {"driver": lambda: M["driver"].cuInit(0), "runtime": lambda: M["runtime"].cudaGetDeviceCount(),
                 "nvrtc": lambda: M["nvrtc"].nvrtcVersion(), "nvjitlink": lambda: M["nvjitlink"].version(),
-                "nvvm": lambda: M["nvvm"].version()}
+                "nvvm": lambda: M["nvvm"].version(), "nvfatbin": lambda: M["nvfatbin"].version(),
+                "cufile": lambda: M["cufile"].get_version(), "nvml": lambda: M["nvml"].init_v2(),
+                "cudla": lambda: M["cudla"].get_version()}
     for lib in spec["libs"]:
         try:
             warm_ups.get(lib, lambda: None)()

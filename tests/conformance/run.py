@@ -116,8 +116,22 @@ def pip_target(path, requirements, env_var, probe, what, environ=None):
 # ---------------------------------------------------------------------------------------------
 # running the probes
 
-def _env(pythonpath, stubdir, tmp):
+def stand_ins(libs, folder):
+    """The stand-in libraries (tests/stand_in.py: every entry point returns success and writes
+    nothing) of the probed libraries that need one here: NVML (the driver's), cuDLA (DLA hardware
+    only) and cuFile (the real one needs GPUDirect Storage, and its calls with made-up handles
+    are not safe); both packages take them, loaded before the package (probe.py)."""
+    sys.path.insert(0, str(HERE.parent))
+    import stand_in
+    try:
+        return [str(stand_in.build(lib, Path(folder))) for lib in libs if lib in ("cufile", "nvml", "cudla")]
+    except (OSError, subprocess.CalledProcessError) as e:
+        raise SetupError(f"could not build the stand-in libraries: {e}") from None
+
+
+def _env(pythonpath, stubdir, tmp, preload=()):
     env = {k: v for k, v in os.environ.items() if k != "CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM"}
+    env["CONFORMANCE_PRELOAD"] = os.pathsep.join(preload)
     env["PYTHONPATH"] = os.pathsep.join(str(p) for p in pythonpath)
     env["LD_LIBRARY_PATH"] = os.pathsep.join(filter(None, [str(stubdir), env.get("LD_LIBRARY_PATH")]))
     env.setdefault("CUDA_STUB_STATUS", "999")
@@ -125,7 +139,7 @@ def _env(pythonpath, stubdir, tmp):
     return env
 
 
-def run_probes(spec_path, stubdir, ref_dir, out, jobs):
+def run_probes(spec_path, stubdir, ref_dir, out, jobs, preload=()):
     """Run probe.py under both packages; returns {package: {probe id: observation}}, logs."""
     ours_path = [p for p in sys.path if p and Path(p).resolve() != Path(ref_dir).resolve()]
     packages = {"ours": (ours_path, ["--expect-not-under", str(ref_dir)]),
@@ -144,7 +158,7 @@ def run_probes(spec_path, stubdir, ref_dir, out, jobs):
             shutil.rmtree(cwd, ignore_errors=True)
             cwd.mkdir()
             with open(log, "w") as fh:
-                p = subprocess.Popen(cmd, stdout=fh, stderr=subprocess.STDOUT, env=_env(path, stubdir, tmp), cwd=cwd,
+                p = subprocess.Popen(cmd, stdout=fh, stderr=subprocess.STDOUT, env=_env(path, stubdir, tmp, preload), cwd=cwd,
                                      start_new_session=True)
             procs.append((name, p, res, log))
     results = {name: {} for name in packages}
@@ -339,7 +353,8 @@ def run(out=None, jobs=None, models=None, log=print, release=None):
     except (OSError, RuntimeError) as e:
         raise SetupError(str(e)) from None
     log(f"conformance: CUDA {release}: model and {n} probes in {t1 - t0:.1f}s; NVIDIA's {twin(release)} at {ref}")
-    results, problems = run_probes(out / "spec.json", stubdir, ref, out, jobs)
+    preload = stand_ins(list(models), out / "stand-ins")
+    results, problems = run_probes(out / "spec.json", stubdir, ref, out, jobs, preload)
     t2 = time.time()
     res = compare(results["ours"], results["reference"], release=release)
     res["release"], res["twin"] = release, twin(release)

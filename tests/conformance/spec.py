@@ -39,23 +39,45 @@ from codegen import libs as _libs  # noqa: E402  (the generator's table of libra
 # to work on (a program, a linker), their values go in BASE below and in probe.context.
 _TUPLE_FAMILIES = ("name", "const", "enum", "handle", "struct", "field", "fn")
 _SNAKE_FAMILIES = ("name", "enum", "fn")
-PROBED = ("driver", "runtime", "nvrtc", "nvjitlink", "nvvm")
-# the models built in one process (the driver's and the runtime's are the slow ones)
-PARTS = [["driver"], ["runtime"], ["nvrtc", "nvjitlink", "nvvm"]]
+# the struct-style modules (cuFile, NVML, nvFatbin, cuDLA): their struct classes are the `record`
+# family (construction, numpy dtype, fields and what each reads and takes)
+_RECORD_FAMILIES = ("name", "enum", "record", "fn")
+CORE = ("driver", "runtime", "nvrtc", "nvjitlink", "nvvm")
+RECORDS = ("nvfatbin", "cufile", "nvml", "cudla")
+PROBED = CORE + RECORDS
+# The struct-style modules NVIDIA's package of each release has (its twin, run.TWINS: 12.9.10 has
+# cufile, nvfatbin and nvml, 13.0.3 cufile, 13.5.0 all four): the ones probed for that release.
+RECORDS_IN = {"12.9": ("nvfatbin", "cufile", "nvml"), "13.0": ("cufile",), "13.5": RECORDS}
+# the models built in one process (the driver's, the runtime's and NVML's are the slow ones)
+PARTS = [["driver"], ["runtime"], ["nvrtc", "nvjitlink", "nvvm", "nvfatbin", "cufile", "cudla"], ["nvml"]]
 
 
 def _module(lib):
     L = _libs.LIBS[lib]
     snake = L.get("snake")
-    return {"style": "snake" if snake else "tuple", "prefix": L["prefix"], "status": L["status"],
-            "enums": dict(snake["enums"]) if snake else {},
-            "families": _SNAKE_FAMILIES if snake else _TUPLE_FAMILIES}
+    style = "records" if snake and snake.get("records") else "snake" if snake else "tuple"
+    return {"style": style, "prefix": L["prefix"], "status": L["status"],
+            "enums": dict(snake.get("enums", {})) if snake else {},
+            "families": {"tuple": _TUPLE_FAMILIES, "snake": _SNAKE_FAMILIES, "records": _RECORD_FAMILIES}[style]}
+
+
+def libs_for(release):
+    """The modules probed for CUDA `release`: the five, and the struct-style ones its twin has."""
+    return CORE + tuple(lib for lib in RECORDS if lib in RECORDS_IN.get(release, ()))
+
+
+def _build_release():
+    try:
+        from cuda.bindings import __cuda_version__
+        return __cuda_version__
+    except Exception:           # no build importable: every family is listed
+        return None
 
 
 MODULES = {lib: _module(lib) for lib in PROBED}
-LIBS = PROBED
+LIBS = libs_for(_build_release()) if _build_release() else PROBED
 SNAKE = {lib: m["prefix"] for lib, m in MODULES.items() if m["style"] == "snake"}
-assert sorted(sum(PARTS, [])) == sorted(LIBS), "every probed module's model is built in one part"
+assert sorted(sum(PARTS, [])) == sorted(PROBED), "every probed module's model is built in one part"
 FAMILIES = [(lib, fam) for lib in LIBS for fam in MODULES[lib]["families"]]
 BUF = 16384                       # size of every buffer a probe passes (larger than any output)
 KERNEL = ('extern "C" __global__ void k(float *x) { x[threadIdx.x] *= 2.0f; }\n'
@@ -82,19 +104,56 @@ _HANDLES = {"driver": ("CUstream", "CUevent"), "runtime": ("cudaStream_t", "cuda
 # ---------------------------------------------------------------------------------------------
 # the model
 
+def _records_py(m):
+    """What the generator names in a struct-style module (`py` of its model dict): the enums with
+    their members (those of the #define groups too), the struct classes with their dtype and the
+    fields they show, and each function's Python name and inputs (name, type, C parameter)."""
+    from codegen import overrides as ov
+    from codegen.common import counted_fields, public_function, record_names
+    from codegen.pyapi import public_inputs
+    L = _libs.LIBS[m.lib]
+    rn = record_names(m)
+    enums = [[py, [[n, int(v)] for n, v in members]] for _, py, members in rn.enums]
+    enums += [[py, [[n, int(v)] for n, v in members]] for py, members in ov.DEFINE_ENUMS_OF(m)]
+    hide = set(L["snake"].get("hide_structs", ()))
+    dtype_of = {c: d for d, c in rn.dtypes.items()}
+    classes = []
+    for s in m.structs:
+        if s.name in hide or any(a in hide for a, _ in s.aliases) or rn.cls[s.name].startswith("_"):
+            continue
+        hidden = counted_fields(s)
+        fields = [rn.fields[s.name][f.name] for f in s.fields
+                  if None not in f.dims and f.name not in hidden and (s.name, f.name) not in ov.HIDDEN_FIELDS]
+        classes.append([rn.cls[s.name], dtype_of.get(rn.cls[s.name], ""), fields])
+    functions = {fn.name: [public_function(fn, L), [[n, t, c] for n, t, c, _ in public_inputs(m, fn, {})]]
+                 for fn in m.functions if fn.python}
+    constants = [py for c, py in ov.PUBLIC_CONSTANTS.get(m.lib, {}).items() if c in dict(m.defines)]
+    return {"enums": enums, "classes": classes, "functions": functions, "constants": constants}
+
+
 def _build_one(release, libs):
     from codegen import model, parse
     from headers.fetch import include_dir
     inc = include_dir(release)
-    return {lib: json.loads(model.build(parse.read(inc, lib), lib).to_json()) for lib in libs}
+    out = {}
+    for lib in libs:
+        m = model.build(parse.read(inc, lib), lib)
+        m.cuda = release
+        out[lib] = json.loads(m.to_json())
+        if MODULES[lib]["style"] == "records":
+            out[lib]["py"] = _records_py(m)
+    return out
 
 
 def load_models(release, jobs=2):
     """{lib: model dict} of CUDA `release` (a version pinned in headers/pins.json), as
-    `python -m codegen --dump-model` writes them (built in up to `jobs` processes)."""
-    parts = [tuple(libs) for libs in PARTS]
+    `python -m codegen --dump-model` writes them (built in up to `jobs` processes), for the modules
+    probed for that release (libs_for); a struct-style module's dict also has `py` (_records_py)."""
+    wanted = libs_for(release)
+    parts = [tuple(lib for lib in libs if lib in wanted) for libs in PARTS]
+    parts = [p for p in parts if p]
     if jobs <= 1:
-        return _build_one(release, LIBS)
+        return _build_one(release, wanted)
     out = {}
     ctx = multiprocessing.get_context("fork")      # the workers need this module's sys.path
     with concurrent.futures.ProcessPoolExecutor(min(jobs, len(parts)), mp_context=ctx) as ex:
@@ -132,6 +191,8 @@ class Lib:
 
     def enum_py(self, e):
         """(Python class name, member name map) of an enum; the snake_case modules rename both."""
+        if MODULES[self.lib]["style"] == "records":
+            raise ValueError("a struct-style module's enums come from its `py` names (record_groups)")
         if self.lib not in SNAKE:
             return _strip(e["name"]), {k: k for k, _ in e["members"]}
         names = [k for k, _ in e["members"]]
@@ -433,12 +494,120 @@ def enum_probes(L, e):
     return probes
 
 
+# ---------------------------------------------------------------------------------------------
+# the struct-style modules (cuFile, NVML, nvFatbin, cuDLA)
+
+# values that the model cannot know: nvFatbin works on a real handle and real PTX
+RECORD_BASE = {
+    ("nvfatbin", "code"): ["ctx", "ptx"], ("nvfatbin", "size"): ["ctx", "ptx_size"],
+    ("nvfatbin", "arch"): ["str", "90"], ("nvfatbin", "identifier"): ["str", "k"],
+    ("nvfatbin", "options_cmd_line"): ["str", ""], ("nvfatbin", "options"): ["list", []],
+    ("nvfatbin", "options_count"): ["int", 0],
+}
+HANDLE = 0x10000      # a handle the stand-in libraries take (beyond the first page, which ours refuses)
+# releases whose twin takes a struct argument only as an address (NVIDIA's 13.0.3 cufile: intptr_t;
+# ours takes the struct object or its address): the base call passes an address there
+STRUCTS_BY_ADDRESS = ("13.0",)
+
+
+def _record_value(lib, fname, name, typ, p, classes, enums, by_address=False):
+    """A valid value for one input of a struct-style module's function, from its name and type."""
+    if (lib, name) in RECORD_BASE:
+        if lib == "nvfatbin" and name == "size" and fname == "size":
+            return ["ctx", "fatbin"]
+        return RECORD_BASE[(lib, name)]
+    first = typ.split(" | ")[0].strip()
+    if p is not None and p["conv"] == "voidp":
+        return ["addr"]             # memory given by address, as both packages take it
+    if p is not None and p["cls"] == "handle" and "int" in typ:
+        if lib == "nvfatbin":
+            return ["ctx", "fatbin_new" if fname == "destroy" else "fatbin"]
+        return ["int", HANDLE]
+    if first in classes:
+        return ["addr"] if by_address else ["cls", first]
+    if first in enums and enums[first]:
+        return ["enum", first, enums[first][0][0]]
+    if first == "str" or "str" in typ.split(" | "):
+        return ["str", "x"]
+    if first in ("Buffer", "bytes", "bytearray"):
+        return ["sizedbuf", "size", ["ctx", "fatbin"]] if lib == "nvfatbin" and name == "buffer" else ["bytes", BUF]
+    if first.startswith(("Sequence", "list")):
+        return ["list", []]
+    return ["int", 0]
+
+
+def record_function_group(L, fn):
+    py = L.m["py"]
+    name, inputs = py["functions"][fn["name"]]
+    classes = {c for c, _, _ in py["classes"]}
+    enums = {e: m for e, m in py["enums"]}
+    params = {p["name"]: p for p in fn["params"]}
+    pid = f"{L.lib}.fn.{name}"
+    by_address = L.m.get("cuda") in STRUCTS_BY_ADDRESS
+    args = [_record_value(L.lib, name, n, t, params.get(c), classes, enums, by_address) for n, t, c in inputs]
+    # the stand-in libraries write nothing, so an output is what the package's own buffer held:
+    # its type is compared, not its value
+    opts = {"values": False}
+    probes = [[f"{pid}.sig", "sig", name], [f"{pid}.base", "call", name, args, opts]]
+    sweep = {"int": ["int", 1], "none": ["none"], "bytes": ["bytes", BUF], "numpy": ["numpy", BUF],
+             "ctypes": ["ctypes", BUF], "str": ["str", "x"], "float": ["float", 1.5], "object": ["obj"]}
+    for i, (n, t, c) in enumerate(inputs):
+        conv = params[c]["conv"] if c in params else "field"
+        for kind in SWEEP:
+            if kind == "handle":
+                continue
+            probes.append([f"{pid}.{n}:{conv}={kind}", "call", name, args[:i] + [sweep[kind]] + args[i + 1:], opts])
+    # each call its own made-up handle: a call that destroys one (module_unload, handle_deregister)
+    # makes ours refuse it afterwards, in the same process
+    for k, pr in enumerate(probes):
+        if pr[1] == "call":
+            pr[3] = [["int", HANDLE + 0x100 * k] if a == ["int", HANDLE] else a for a in pr[3]]
+    return {"g": pid, "lib": L.lib, "probes": probes}
+
+
+_RECORD_SET = {"int": ["int", 1], "neg": ["int", -1], "big": ["int", 2 ** 64], "float": ["float", 2.5],
+               "str": ["str", "s"], "none": ["none"], "list_int": ["list", [["int", 1], ["int", 2]]], "object": ["obj"]}
+
+
+def record_groups(L):
+    """The enum and record probes of a struct-style module."""
+    py = L.m["py"]
+    misc = []
+    for cls, members in py["enums"]:
+        pid = f"{L.lib}.enum.{cls}"
+        misc += [[f"{pid}.members", "members", cls],
+                 [f"{pid}.lookup", "call_cls", cls, [["int", members[0][1] if members else 0]]],
+                 [f"{pid}.unknown", "call_cls", cls, [["int", 0x7FFF0123]]],
+                 [f"{pid}.type", "mro", cls]]
+    misc += [[f"{L.lib}.const.{k}", "const", k] for k in py.get("constants", [])]
+    out = [{"g": f"{L.lib}.enum", "lib": L.lib, "probes": misc}]
+    for cls, dtype, fields in py["classes"]:
+        pid = f"{L.lib}.record.{cls}"
+        probes = [[f"{pid}.new()", "rnew", cls, []], [f"{pid}.new(2)", "rnew", cls, [["int", 2]]],
+                  [f"{pid}.new(-1)", "rnew", cls, [["int", -1]]], [f"{pid}.new(str)", "rnew", cls, [["str", "2"]]],
+                  [f"{pid}.fields", "rfields", cls], [f"{pid}.sizeof", "sizeof", cls],
+                  [f"{pid}.from_data", "rfromdata", cls, dtype], [f"{pid}.eq", "req", cls]]
+        if dtype:
+            probes.append([f"{pid}.dtype", "rdtype", dtype])
+        for f in fields:
+            probes.append([f"{pid}.{f}.get", "rget", cls, f])
+            for kind, v in _RECORD_SET.items():
+                probes.append([f"{pid}.{f}.set={kind}", "rset", cls, f, v])
+        out.append({"g": pid, "lib": L.lib, "probes": probes})
+    return out
+
+
 def groups(models):
     """Every probe group for every library, from the models ({lib: model dict})."""
     out = []
-    for lib in LIBS:
+    for lib in [x for x in PROBED if x in models]:
         L = Lib(lib, models[lib])
         m = L.m
+        if MODULES[lib]["style"] == "records":
+            out.append({"g": f"{lib}.name", "lib": lib, "probes": [[f"{lib}.name", "names"]]})
+            out += record_groups(L)
+            out += [record_function_group(L, fn) for fn in m["functions"] if fn["python"]]
+            continue
         out.append({"g": f"{lib}.name", "lib": lib, "probes": [[f"{lib}.name", "names"]]})
         misc = [[f"{lib}.const.{k}", "const", k] for k, _ in m["defines"]]
         for e in m["enums"]:
@@ -459,6 +628,6 @@ def groups(models):
 
 def write(models, path):
     gs = groups(models)
-    Path(path).write_text(json.dumps({"buf": BUF, "kernel": KERNEL, "nvvm_ir": NVVM_IR, "libs": list(LIBS),
-                                      "groups": gs}))
+    Path(path).write_text(json.dumps({"buf": BUF, "kernel": KERNEL, "nvvm_ir": NVVM_IR,
+                                      "libs": [lib for lib in PROBED if lib in models], "groups": gs}))
     return sum(len(g["probes"]) for g in gs)
