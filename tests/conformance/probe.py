@@ -583,8 +583,9 @@ def main():
     ap.add_argument("--expect-not-under")
     a = ap.parse_args()
     faulthandler.enable()
-    # stand-in libraries loaded first (NVML, cuFile, cuDLA: run.py builds them): both packages'
-    # loaders take a library already loaded under its name
+    # the libraries both packages are to use, loaded first (run.py: the toolkit files our loader
+    # resolves, and the stand-ins of NVML, cuFile and cuDLA): both packages' loaders take a
+    # library already loaded under its name
     for path in filter(None, os.environ.get("CONFORMANCE_PRELOAD", "").split(os.pathsep)):
         ctypes.CDLL(path, mode=os.RTLD_NOW | os.RTLD_GLOBAL)
     import cuda.bindings

@@ -129,6 +129,40 @@ def stand_ins(libs, folder):
         raise SetupError(f"could not build the stand-in libraries: {e}") from None
 
 
+#: The toolkit libraries probed with real files (the driver is the stub, the others stand-ins).
+REAL_LIBS = ("nvrtc", "nvjitlink", "nvvm", "nvfatbin")
+
+_RESOLVE = """
+import glob, json, os, sys
+from cuda.bindings import _libpaths, _loader
+paths = []
+for lib in sys.argv[1:]:
+    path = _libpaths.locate(_loader._SONAMES[lib]).path
+    if path and os.path.isabs(path):
+        if lib == "nvrtc":   # its builtins first, from the same folder, as our loader does
+            paths += sorted(glob.glob(os.path.join(glob.escape(os.path.dirname(path)), "libnvrtc-builtins.so.*")))[:1]
+        paths.append(path)
+print(json.dumps(paths))
+"""
+
+
+def real_libraries(libs, pythonpath):
+    """The files our loader takes for the probed toolkit libraries (REAL_LIBS), to be loaded first
+    in both packages' probe processes.  NVIDIA's loader (cuda-pathfinder) takes a library already
+    loaded under one of its names; left to search on its own, it may find another release's wheel
+    in the same site-packages (the CUDA 13 nvrtc beside the CUDA 12 one) and the two packages would
+    be probing different libraries."""
+    wanted = [lib for lib in libs if lib in REAL_LIBS]
+    if not wanted:
+        return []
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(str(p) for p in pythonpath))
+    proc = subprocess.run([sys.executable, "-c", _RESOLVE, *wanted], capture_output=True, text=True, env=env,
+                          cwd=tempfile.gettempdir())
+    if proc.returncode != 0:
+        raise SetupError(f"could not resolve the libraries {wanted} with our loader:\n{proc.stderr[-2000:]}")
+    return json.loads(proc.stdout.splitlines()[-1])
+
+
 def _env(pythonpath, stubdir, tmp, preload=()):
     env = {k: v for k, v in os.environ.items() if k != "CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM"}
     env["CONFORMANCE_PRELOAD"] = os.pathsep.join(preload)
@@ -139,9 +173,14 @@ def _env(pythonpath, stubdir, tmp, preload=()):
     return env
 
 
+def _ours_path(ref_dir):
+    """sys.path without the reference folder: where our package is imported from."""
+    return [p for p in sys.path if p and Path(p).resolve() != Path(ref_dir).resolve()]
+
+
 def run_probes(spec_path, stubdir, ref_dir, out, jobs, preload=()):
     """Run probe.py under both packages; returns {package: {probe id: observation}}, logs."""
-    ours_path = [p for p in sys.path if p and Path(p).resolve() != Path(ref_dir).resolve()]
+    ours_path = _ours_path(ref_dir)
     packages = {"ours": (ours_path, ["--expect-not-under", str(ref_dir)]),
                 "reference": ([ref_dir] + ours_path, ["--expect-under", str(ref_dir)])}
     shards = max(1, jobs // 2)
@@ -353,7 +392,7 @@ def run(out=None, jobs=None, models=None, log=print, release=None):
     except (OSError, RuntimeError) as e:
         raise SetupError(str(e)) from None
     log(f"conformance: CUDA {release}: model and {n} probes in {t1 - t0:.1f}s; NVIDIA's {twin(release)} at {ref}")
-    preload = stand_ins(list(models), out / "stand-ins")
+    preload = real_libraries(list(models), _ours_path(ref)) + stand_ins(list(models), out / "stand-ins")
     results, problems = run_probes(out / "spec.json", stubdir, ref, out, jobs, preload)
     t2 = time.time()
     res = compare(results["ours"], results["reference"], release=release)
