@@ -4,8 +4,8 @@ Static metadata lives in pyproject.toml; this file describes the extensions and 
 depends on the CUDA release built for.
 
 * ``$CUDA_BINDINGS_CUDA_VERSION`` chooses the CUDA release (one pinned in ``headers/pins.json``;
-  unset: the pins' default). The package version is that release's (``12.9.0``, ``13.0.0``,
-  ``13.5.0``), and its ``all`` and ``test`` extras name that release's library wheels (the
+  unset: the pins' default). The package version is that of NVIDIA's cuda-bindings release whose
+  API the build matches, the pins' ``twin`` (``12.9.10``, ``13.0.3``, ``13.5.0``), and its ``all`` and ``test`` extras name that release's library wheels (the
   ``-cu12`` ones for 12.9). The default release builds from ``cuda_bindings/``; another from a copy
   of it in ``build/src-cuda-<VER>/`` with ``generated/cuda-<VER>/`` laid over it (docs/cuda-versions.md).
 * The headers come from ``headers.fetch.include_dir()`` (pinned NVIDIA wheels, an
@@ -172,7 +172,7 @@ class BuildExt(build_ext):
 
 
 setup(
-    version=f"{CUDA}.0",
+    version=PINS["twin"],
     description=f"Python bindings for the CUDA {CUDA} driver, runtime, NVRTC, nvJitLink, NVVM, nvFatbin, "
                 "cuFile, NVML and cuDLA, "
                 "generated from the CUDA headers; installs as cuda.bindings",

@@ -33,13 +33,21 @@ def out_dir(cuda, default):
 def emit_version(cuda, include_dir):
     """`_version.py`: the release a build was generated from, which the hand-written modules
     (the loader's messages, the library file names) and `__init__` read."""
+    from headers import fetch
     v = parse.cuda_version(include_dir)
     major = v // 1000
+    # the package version is the twin's, NVIDIA's release whose API the build matches: clients
+    # gate features on it (cuda.core's NVML support: cuda-bindings >= 12.9.6 or >= 13.2.0)
+    twin = fetch.load_pins(cuda)["twin"]
+    parts = tuple(int(x) for x in twin.split("."))
     return "\n".join([
         HEADER.format(ver=cuda).rstrip("\n"),
-        '"""The CUDA release this build of cuda.bindings was generated from."""',
+        '"""The CUDA release this build of cuda.bindings was generated from, and the package version:',
+        "that of NVIDIA's cuda-bindings release whose API it matches (headers/pins.json's twin).\"\"\"",
         "",
-        f'__version__ = "{cuda}.0"',
+        f'__version__ = version = "{twin}"',
+        f"__version_tuple__ = version_tuple = {parts!r}",
+        "__commit_id__ = commit_id = None",
         f'__cuda_version__ = "{cuda}"',
         "#: cuda.h's CUDA_VERSION (1000 * major + 10 * minor)",
         f"CUDA_VERSION = {v}",

@@ -153,7 +153,8 @@ def selected_version(version: str | None = None) -> str:
 
 def load_pins(version: str | None = None) -> dict:
     """The pins of one CUDA version (chosen as by ``selected_version``): ``cuda`` (e.g. "12.9"),
-    ``cuda_version_define``, ``installed_include`` (None when the wheels have no single include
+    ``cuda_version_define``, ``twin`` (NVIDIA's cuda-bindings release whose API the build matches:
+    the package version), ``installed_include`` (None when the wheels have no single include
     folder) and ``wheels``, each of which has its ``include`` folder prefixes filled in."""
     version = selected_version(version)
     entry = _read_pins()["versions"][version]
@@ -166,7 +167,7 @@ def load_pins(version: str | None = None) -> dict:
                 f"{PINS_FILE}: CUDA {version} wheel {pin['filename']} names no \"include\" folder"
                 " and the version has no \"installed_include\"")
         wheels.append({**pin, "include": [p.strip("/") for p in include]})
-    return {"cuda": version, "cuda_version_define": entry["cuda_version_define"],
+    return {"cuda": version, "cuda_version_define": entry["cuda_version_define"], "twin": entry["twin"],
             "installed_include": installed, "wheels": wheels}
 
 

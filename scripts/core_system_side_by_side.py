@@ -16,11 +16,12 @@ memory, clocks, temperature, utilization, power) are compared by type only.
 --ours: our build folder (default $DEST, else /tmp/ours), put first on PYTHONPATH; NVIDIA's is
 the machine's installed cuda-bindings (PYTHONPATH unset), or the copy in --reference DIR (a
 `pip install --target` folder of NVIDIA's package of our build's release), put first on
-PYTHONPATH. cuda.core turns its device queries on only where the bindings' NVML suits it
-(`CUDA_BINDINGS_NVML_IS_COMPATIBLE`: among other things it imports
-`cuda.bindings._internal._fast_enum`, which NVIDIA's 12.9.x and 13.1+ packages have and 13.0.3
-lacks), so compare a build with NVIDIA's package of the same release. Exit status: 0 no
-difference, 1 differences, 2 a child failed, 3 cuda.core or a GPU is missing.
+PYTHONPATH. cuda.core turns its device queries on only where the bindings' version says they
+have the NVML it needs (`CUDA_BINDINGS_NVML_IS_COMPATIBLE`: `cuda.bindings._version.
+__version_tuple__` 12.9.6 or newer within 12.x, or 13.2.0 or newer, and `cuda.bindings.nvml`
+imports; our builds carry their twin's version, docs/cuda-versions.md), so compare a build with
+NVIDIA's package of the same release. Exit status: 0 no difference, 1 differences, 2 a child
+failed, 3 cuda.core or a GPU is missing.
 """
 import argparse
 import json

@@ -95,6 +95,7 @@ def world(tmp_path, monkeypatch):
         "versions": {
             "13.0": {
                 "cuda_version_define": 13000,
+                "twin": "13.0.3",
                 "installed_include": CU13,
                 "wheels": [
                     _pin("nvidia-cuda-runtime", RUNTIME, runtime_sha),
@@ -103,12 +104,14 @@ def world(tmp_path, monkeypatch):
             },
             "13.5": {
                 "cuda_version_define": 13050,
+                "twin": "13.5.0",
                 "installed_include": CU13,
                 "wheels": [_pin("nvidia-cuda-runtime", RUNTIME_135, runtime_135_sha)],
             },
             "12.9": {
                 "comment": "no single include folder",
                 "cuda_version_define": 12090,
+                "twin": "12.9.10",
                 "installed_include": None,
                 "wheels": [
                     _pin("nvidia-cuda-runtime-cu12", CU12_RUNTIME, cu12_runtime_sha,
@@ -158,6 +161,7 @@ def test_real_pins_name_every_version():
         assert pins["cuda"] == version
         major, minor = map(int, version.split("."))
         assert pins["cuda_version_define"] == major * 1000 + minor * 10
+        assert re.fullmatch(rf"{major}\.{minor}\.[0-9]+", pins["twin"]), pins["twin"]
         assert pins["wheels"]
         for w in pins["wheels"]:
             assert re.fullmatch(r"[0-9a-f]{64}", w["sha256"]), w
@@ -266,7 +270,7 @@ def test_unknown_version_is_refused_with_the_pinned_ones(world, monkeypatch, how
 
 def test_load_pins_is_flat_with_the_include_folders_filled_in(world):
     pins = fetch.load_pins("13.0")
-    assert set(pins) == {"cuda", "cuda_version_define", "installed_include", "wheels"}
+    assert set(pins) == {"cuda", "cuda_version_define", "twin", "installed_include", "wheels"}
     assert (pins["cuda"], pins["cuda_version_define"], pins["installed_include"]) == (
         "13.0", 13000, CU13)
     assert [w["include"] for w in pins["wheels"]] == [[CU13], [CU13]]

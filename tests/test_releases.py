@@ -27,7 +27,9 @@ def _module_values(path):
 def test_every_pinned_release_has_its_committed_output(release):
     folder = out_dir(release, fetch.default_version())
     v = _module_values(folder / "_version.py")
-    assert v["__cuda_version__"] == release and v["__version__"] == release + ".0"
+    twin = fetch.load_pins(release)["twin"]
+    assert v["__cuda_version__"] == release and v["__version__"] == v["version"] == twin
+    assert v["__version_tuple__"] == v["version_tuple"] == tuple(int(x) for x in twin.split("."))
     assert v["CUDA_VERSION"] == fetch.load_pins(release)["cuda_version_define"]
     assert v["CUDA_MAJOR"] == int(release.split(".")[0])
     for name in ("cydriver.pyx", "driver.pyx", "runtime.pyi", "_symbols_nvjitlink.py", "checked/driver.py"):

@@ -36,9 +36,9 @@ from .departures import DEPARTURES
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 OUT = ROOT / "build" / "conformance"
-#: NVIDIA's cuda-bindings release each pinned CUDA release is compared with (a new pin in
-#: headers/pins.json names its twin here: the newest NVIDIA release of that CUDA version on PyPI)
-TWINS = {"12.9": "12.9.10", "13.0": "13.0.3", "13.5": "13.5.0"}
+#: NVIDIA's cuda-bindings release each pinned CUDA release is compared with: its twin in
+#: headers/pins.json (the newest NVIDIA release of that CUDA version on PyPI), also the package version
+TWINS = {v: entry["twin"] for v, entry in json.loads((ROOT / "headers" / "pins.json").read_text())["versions"].items()}
 PATHFINDER = "cuda-pathfinder==1.9.0"
 CHILD_TIMEOUT = 900
 EXAMPLES = 3
@@ -59,7 +59,7 @@ def build_release():
 
 def twin(release):
     if release not in TWINS:
-        raise SetupError(f"no NVIDIA release named for CUDA {release}: add it to TWINS in {Path(__file__).name}")
+        raise SetupError(f"no NVIDIA release named for CUDA {release}: give it a twin in headers/pins.json")
     return TWINS[release]
 
 
