@@ -478,7 +478,7 @@ def _emit_function(model, fn, mod, L, refs):
             elif conv == "cstr":
                 pyparams.append(py)
                 if L.get("snake"):   # the reference's nvJitLink and NVVM take str; bytes work too
-                    decl(f"cdef bytes b_{p.name} = {py}.encode() if isinstance({py}, str) else _as_bytes({py}, False)", tag)
+                    decl(f"cdef bytes b_{p.name} = (<str>{py}).encode() if isinstance({py}, str) else _as_bytes({py}, False)", tag)
                 else:
                     decl(f"cdef bytes b_{p.name} = _as_bytes({py}, False)", tag)
                 decl(f"cdef const char* {c} = <char*>b_{p.name}", tag)
@@ -1013,7 +1013,8 @@ def _nv_call_and_return(model, fn, L, c_call, call_args, outs, size_check, two_c
     o.extend(f"    _consume({n}, _CONSUMED)" for n in consumed)
     for i, p in enumerate([q for q in fn.params if q.role in ("out", "inout")]):
         if bare(p.ctype) in handles and i < len(outs):
-            o.append(f"    _CONSUMED.discard({outs[i]})")
+            # (the set is empty until a destroy call: then no int is made for the look-up)
+            o.append(f"    if _CONSUMED: _CONSUMED.discard({outs[i]})")
     if not outs:
         o.append("    return None")
     elif len(outs) == 1:

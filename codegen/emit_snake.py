@@ -87,7 +87,7 @@ def emit_snake_api(model):
         for i, p in enumerate(outs):
             if bare(p.ctype) in handles:
                 o.append(f"    h{i} = int(r[{i + 1}])")
-                o.append(f"    _CONSUMED.discard(h{i})")
+                o.append(f"    if _CONSUMED: _CONSUMED.discard(h{i})")
                 conv.append(f"h{i}")
             else:
                 conv.append(f"r[{i + 1}]")

@@ -770,9 +770,8 @@ cdef class _Struct:
     kept alive by the struct that owns the memory, keyed by the field's offset in it, so a nested
     view (`params.memcpy.copyParams.dstHost = array`) keeps them as long as the outermost struct."""
 
-    def __cinit__(self, *args, **kwargs):
-        self._ptr = NULL
-        self._own = False
+    # No __cinit__: tp_new zeroes the object (_ptr NULL, _own False), and one taking *args and
+    # **kwargs made a tuple and a dict for every struct the wrappers return.
 
     def __init__(self, _ptr=0):
         cdef Py_ssize_t size

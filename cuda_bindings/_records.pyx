@@ -412,7 +412,7 @@ cdef class _Record(_Struct):
     bytes.  Each field is a property (see the class's fields); on several structs a field reads as
     the numpy array of that field of every struct."""
 
-    def __cinit__(self, *args, **kwargs):
+    def __cinit__(self):    # no arguments: the constructor's are left to __init__, and none are packed
         self._n = 1
 
     def __init__(self, size=1):

@@ -191,7 +191,7 @@ def handle_register(descr):
         err = cycufile.cuFileHandleRegister(&c_fh, <cycufile.CUfileDescr_t*>p_descr)
     if err.err != 0:
         _raise(err.err, err.cu_err)
-    _CONSUMED.discard(PyLong_FromVoidPtr(<void*>c_fh))
+    if _CONSUMED: _CONSUMED.discard(PyLong_FromVoidPtr(<void*>c_fh))
     return PyLong_FromVoidPtr(<void*>c_fh)
 
 def handle_deregister(fh):
@@ -754,7 +754,7 @@ def batch_io_set_up(nr):
         err = cycufile.cuFileBatchIOSetUp(&c_batch_idp, c_nr)
     if err.err != 0:
         _raise(err.err, err.cu_err)
-    _CONSUMED.discard(PyLong_FromVoidPtr(<void*>c_batch_idp))
+    if _CONSUMED: _CONSUMED.discard(PyLong_FromVoidPtr(<void*>c_batch_idp))
     return PyLong_FromVoidPtr(<void*>c_batch_idp)
 
 def batch_io_submit(batch_idp, nr, iocbp, flags):
@@ -1465,7 +1465,7 @@ def set_parameter_string(param, desc_str):
     try:
         c_param = param
         _p = 1
-        b_desc_str = desc_str.encode() if isinstance(desc_str, str) else _as_bytes(desc_str, False)
+        b_desc_str = (<str>desc_str).encode() if isinstance(desc_str, str) else _as_bytes(desc_str, False)
         c_desc_str = <char*>b_desc_str
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('set_parameter_string', ('param', 'desc_str'), _p) from None

@@ -140,7 +140,7 @@ def create(options, options_count):
         err = cynvfatbin.nvFatbinCreate(&c_handle_indirect, <const char**>p_options, c_optionsCount)
     if err != 0:
         _raise(err)
-    _CONSUMED.discard(PyLong_FromVoidPtr(<void*>c_handle_indirect))
+    if _CONSUMED: _CONSUMED.discard(PyLong_FromVoidPtr(<void*>c_handle_indirect))
     return PyLong_FromVoidPtr(<void*>c_handle_indirect)
 
 def destroy(handle):
@@ -244,13 +244,13 @@ def add_ptx(handle, code, size, arch, identifier, options_cmd_line):
         _p = 2
         c_size = size
         _p = 3
-        b_arch = arch.encode() if isinstance(arch, str) else _as_bytes(arch, False)
+        b_arch = (<str>arch).encode() if isinstance(arch, str) else _as_bytes(arch, False)
         c_arch = <char*>b_arch
         _p = 4
-        b_identifier = identifier.encode() if isinstance(identifier, str) else _as_bytes(identifier, False)
+        b_identifier = (<str>identifier).encode() if isinstance(identifier, str) else _as_bytes(identifier, False)
         c_identifier = <char*>b_identifier
         _p = 5
-        b_optionsCmdLine = options_cmd_line.encode() if isinstance(options_cmd_line, str) else _as_bytes(options_cmd_line, False)
+        b_optionsCmdLine = (<str>options_cmd_line).encode() if isinstance(options_cmd_line, str) else _as_bytes(options_cmd_line, False)
         c_optionsCmdLine = <char*>b_optionsCmdLine
         _p = 0
         _hptr(handle, &c_handle)
@@ -315,10 +315,10 @@ def add_cubin(handle, code, size, arch, identifier):
         _p = 2
         c_size = size
         _p = 3
-        b_arch = arch.encode() if isinstance(arch, str) else _as_bytes(arch, False)
+        b_arch = (<str>arch).encode() if isinstance(arch, str) else _as_bytes(arch, False)
         c_arch = <char*>b_arch
         _p = 4
-        b_identifier = identifier.encode() if isinstance(identifier, str) else _as_bytes(identifier, False)
+        b_identifier = (<str>identifier).encode() if isinstance(identifier, str) else _as_bytes(identifier, False)
         c_identifier = <char*>b_identifier
         _p = 0
         _hptr(handle, &c_handle)
@@ -415,13 +415,13 @@ def add_ltoir(handle, code, size, arch, identifier, options_cmd_line):
         _p = 2
         c_size = size
         _p = 3
-        b_arch = arch.encode() if isinstance(arch, str) else _as_bytes(arch, False)
+        b_arch = (<str>arch).encode() if isinstance(arch, str) else _as_bytes(arch, False)
         c_arch = <char*>b_arch
         _p = 4
-        b_identifier = identifier.encode() if isinstance(identifier, str) else _as_bytes(identifier, False)
+        b_identifier = (<str>identifier).encode() if isinstance(identifier, str) else _as_bytes(identifier, False)
         c_identifier = <char*>b_identifier
         _p = 5
-        b_optionsCmdLine = options_cmd_line.encode() if isinstance(options_cmd_line, str) else _as_bytes(options_cmd_line, False)
+        b_optionsCmdLine = (<str>options_cmd_line).encode() if isinstance(options_cmd_line, str) else _as_bytes(options_cmd_line, False)
         c_optionsCmdLine = <char*>b_optionsCmdLine
         _p = 0
         _hptr(handle, &c_handle)
@@ -482,7 +482,7 @@ def add_index(handle, code, size, identifier):
         _p = 2
         c_size = size
         _p = 3
-        b_identifier = identifier.encode() if isinstance(identifier, str) else _as_bytes(identifier, False)
+        b_identifier = (<str>identifier).encode() if isinstance(identifier, str) else _as_bytes(identifier, False)
         c_identifier = <char*>b_identifier
         _p = 0
         _hptr(handle, &c_handle)

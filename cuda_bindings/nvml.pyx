@@ -1115,7 +1115,7 @@ def unit_get_handle_by_index(index):
         err = cynvml.nvmlUnitGetHandleByIndex(c_index, &c_unit)
     if err != 0:
         _raise(err)
-    _CONSUMED.discard(PyLong_FromVoidPtr(<void*>c_unit))
+    if _CONSUMED: _CONSUMED.discard(PyLong_FromVoidPtr(<void*>c_unit))
     return PyLong_FromVoidPtr(<void*>c_unit)
 
 def unit_get_unit_info(unit):
@@ -1561,7 +1561,7 @@ def device_get_handle_by_index_v2(index):
         err = cynvml.nvmlDeviceGetHandleByIndex_v2(c_index, &c_device)
     if err != 0:
         _raise(err)
-    _CONSUMED.discard(PyLong_FromVoidPtr(<void*>c_device))
+    if _CONSUMED: _CONSUMED.discard(PyLong_FromVoidPtr(<void*>c_device))
     return PyLong_FromVoidPtr(<void*>c_device)
 
 def device_get_handle_by_serial(serial):
@@ -1586,7 +1586,7 @@ def device_get_handle_by_serial(serial):
     cdef const char* c_serial
     cdef cynvml.nvmlDevice_t c_device = <cynvml.nvmlDevice_t>0
     try:
-        b_serial = serial.encode() if isinstance(serial, str) else _as_bytes(serial, False)
+        b_serial = (<str>serial).encode() if isinstance(serial, str) else _as_bytes(serial, False)
         c_serial = <char*>b_serial
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('device_get_handle_by_serial', ('serial',), 0) from None
@@ -1594,7 +1594,7 @@ def device_get_handle_by_serial(serial):
         err = cynvml.nvmlDeviceGetHandleBySerial(<const char*>c_serial, &c_device)
     if err != 0:
         _raise(err)
-    _CONSUMED.discard(PyLong_FromVoidPtr(<void*>c_device))
+    if _CONSUMED: _CONSUMED.discard(PyLong_FromVoidPtr(<void*>c_device))
     return PyLong_FromVoidPtr(<void*>c_device)
 
 def device_get_handle_by_uuid(uuid):
@@ -1643,7 +1643,7 @@ def device_get_handle_by_uuid(uuid):
     cdef const char* c_uuid
     cdef cynvml.nvmlDevice_t c_device = <cynvml.nvmlDevice_t>0
     try:
-        b_uuid = uuid.encode() if isinstance(uuid, str) else _as_bytes(uuid, False)
+        b_uuid = (<str>uuid).encode() if isinstance(uuid, str) else _as_bytes(uuid, False)
         c_uuid = <char*>b_uuid
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('device_get_handle_by_uuid', ('uuid',), 0) from None
@@ -1651,7 +1651,7 @@ def device_get_handle_by_uuid(uuid):
         err = cynvml.nvmlDeviceGetHandleByUUID(<const char*>c_uuid, &c_device)
     if err != 0:
         _raise(err)
-    _CONSUMED.discard(PyLong_FromVoidPtr(<void*>c_device))
+    if _CONSUMED: _CONSUMED.discard(PyLong_FromVoidPtr(<void*>c_device))
     return PyLong_FromVoidPtr(<void*>c_device)
 
 def device_get_handle_by_uuidv(type, uuid):
@@ -1708,7 +1708,7 @@ def device_get_handle_by_uuidv(type, uuid):
         err = cynvml.nvmlDeviceGetHandleByUUIDV(<cynvml.nvmlUUID_t*>s_uuid._ptr, &c_device)
     if err != 0:
         _raise(err)
-    _CONSUMED.discard(PyLong_FromVoidPtr(<void*>c_device))
+    if _CONSUMED: _CONSUMED.discard(PyLong_FromVoidPtr(<void*>c_device))
     return PyLong_FromVoidPtr(<void*>c_device)
 
 def device_get_handle_by_pci_bus_id_v2(pci_bus_id):
@@ -1766,7 +1766,7 @@ def device_get_handle_by_pci_bus_id_v2(pci_bus_id):
     cdef const char* c_pciBusId
     cdef cynvml.nvmlDevice_t c_device = <cynvml.nvmlDevice_t>0
     try:
-        b_pciBusId = pci_bus_id.encode() if isinstance(pci_bus_id, str) else _as_bytes(pci_bus_id, False)
+        b_pciBusId = (<str>pci_bus_id).encode() if isinstance(pci_bus_id, str) else _as_bytes(pci_bus_id, False)
         c_pciBusId = <char*>b_pciBusId
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('device_get_handle_by_pci_bus_id_v2', ('pci_bus_id',), 0) from None
@@ -1774,7 +1774,7 @@ def device_get_handle_by_pci_bus_id_v2(pci_bus_id):
         err = cynvml.nvmlDeviceGetHandleByPciBusId_v2(<const char*>c_pciBusId, &c_device)
     if err != 0:
         _raise(err)
-    _CONSUMED.discard(PyLong_FromVoidPtr(<void*>c_device))
+    if _CONSUMED: _CONSUMED.discard(PyLong_FromVoidPtr(<void*>c_device))
     return PyLong_FromVoidPtr(<void*>c_device)
 
 def device_get_name(device):
@@ -12476,7 +12476,7 @@ def event_set_create():
         err = cynvml.nvmlEventSetCreate(&c_set)
     if err != 0:
         _raise(err)
-    _CONSUMED.discard(PyLong_FromVoidPtr(<void*>c_set))
+    if _CONSUMED: _CONSUMED.discard(PyLong_FromVoidPtr(<void*>c_set))
     return PyLong_FromVoidPtr(<void*>c_set)
 
 def device_register_events(device, event_types, set):
@@ -18042,7 +18042,7 @@ def device_create_gpu_instance(device, profile_id):
         err = cynvml.nvmlDeviceCreateGpuInstance(<cynvml.nvmlDevice_t>c_device, c_profileId, &c_gpuInstance)
     if err != 0:
         _raise(err)
-    _CONSUMED.discard(PyLong_FromVoidPtr(<void*>c_gpuInstance))
+    if _CONSUMED: _CONSUMED.discard(PyLong_FromVoidPtr(<void*>c_gpuInstance))
     return PyLong_FromVoidPtr(<void*>c_gpuInstance)
 
 def device_create_gpu_instance_with_placement(device, profile_id, placement):
@@ -18106,7 +18106,7 @@ def device_create_gpu_instance_with_placement(device, profile_id, placement):
         err = cynvml.nvmlDeviceCreateGpuInstanceWithPlacement(<cynvml.nvmlDevice_t>c_device, c_profileId, <const cynvml.nvmlGpuInstancePlacement_t*>p_placement, &c_gpuInstance)
     if err != 0:
         _raise(err)
-    _CONSUMED.discard(PyLong_FromVoidPtr(<void*>c_gpuInstance))
+    if _CONSUMED: _CONSUMED.discard(PyLong_FromVoidPtr(<void*>c_gpuInstance))
     return PyLong_FromVoidPtr(<void*>c_gpuInstance)
 
 def gpu_instance_destroy(gpu_instance):
@@ -18209,7 +18209,7 @@ def device_get_gpu_instances(device, profile_id):
         err = cynvml.nvmlDeviceGetGpuInstances(<cynvml.nvmlDevice_t>c_device, c_profileId, &c_gpuInstances, &c_count)
     if err != 0:
         _raise(err)
-    _CONSUMED.discard(PyLong_FromVoidPtr(<void*>c_gpuInstances))
+    if _CONSUMED: _CONSUMED.discard(PyLong_FromVoidPtr(<void*>c_gpuInstances))
     return (PyLong_FromVoidPtr(<void*>c_gpuInstances), c_count)
 
 def device_get_gpu_instance_by_id(device, id):
@@ -18261,7 +18261,7 @@ def device_get_gpu_instance_by_id(device, id):
         err = cynvml.nvmlDeviceGetGpuInstanceById(<cynvml.nvmlDevice_t>c_device, c_id, &c_gpuInstance)
     if err != 0:
         _raise(err)
-    _CONSUMED.discard(PyLong_FromVoidPtr(<void*>c_gpuInstance))
+    if _CONSUMED: _CONSUMED.discard(PyLong_FromVoidPtr(<void*>c_gpuInstance))
     return PyLong_FromVoidPtr(<void*>c_gpuInstance)
 
 def gpu_instance_get_info(gpu_instance):
@@ -18619,7 +18619,7 @@ def gpu_instance_create_compute_instance(gpu_instance, profile_id):
         err = cynvml.nvmlGpuInstanceCreateComputeInstance(<cynvml.nvmlGpuInstance_t>c_gpuInstance, c_profileId, &c_computeInstance)
     if err != 0:
         _raise(err)
-    _CONSUMED.discard(PyLong_FromVoidPtr(<void*>c_computeInstance))
+    if _CONSUMED: _CONSUMED.discard(PyLong_FromVoidPtr(<void*>c_computeInstance))
     return PyLong_FromVoidPtr(<void*>c_computeInstance)
 
 def gpu_instance_create_compute_instance_with_placement(gpu_instance, profile_id, placement):
@@ -18684,7 +18684,7 @@ def gpu_instance_create_compute_instance_with_placement(gpu_instance, profile_id
         err = cynvml.nvmlGpuInstanceCreateComputeInstanceWithPlacement(<cynvml.nvmlGpuInstance_t>c_gpuInstance, c_profileId, <const cynvml.nvmlComputeInstancePlacement_t*>p_placement, &c_computeInstance)
     if err != 0:
         _raise(err)
-    _CONSUMED.discard(PyLong_FromVoidPtr(<void*>c_computeInstance))
+    if _CONSUMED: _CONSUMED.discard(PyLong_FromVoidPtr(<void*>c_computeInstance))
     return PyLong_FromVoidPtr(<void*>c_computeInstance)
 
 def compute_instance_destroy(compute_instance):
@@ -18786,7 +18786,7 @@ def gpu_instance_get_compute_instances(gpu_instance, profile_id):
         err = cynvml.nvmlGpuInstanceGetComputeInstances(<cynvml.nvmlGpuInstance_t>c_gpuInstance, c_profileId, &c_computeInstances, &c_count)
     if err != 0:
         _raise(err)
-    _CONSUMED.discard(PyLong_FromVoidPtr(<void*>c_computeInstances))
+    if _CONSUMED: _CONSUMED.discard(PyLong_FromVoidPtr(<void*>c_computeInstances))
     return (PyLong_FromVoidPtr(<void*>c_computeInstances), c_count)
 
 def gpu_instance_get_compute_instance_by_id(gpu_instance, id):
@@ -18838,7 +18838,7 @@ def gpu_instance_get_compute_instance_by_id(gpu_instance, id):
         err = cynvml.nvmlGpuInstanceGetComputeInstanceById(<cynvml.nvmlGpuInstance_t>c_gpuInstance, c_id, &c_computeInstance)
     if err != 0:
         _raise(err)
-    _CONSUMED.discard(PyLong_FromVoidPtr(<void*>c_computeInstance))
+    if _CONSUMED: _CONSUMED.discard(PyLong_FromVoidPtr(<void*>c_computeInstance))
     return PyLong_FromVoidPtr(<void*>c_computeInstance)
 
 def compute_instance_get_info_v2(compute_instance):
@@ -19111,7 +19111,7 @@ def device_get_mig_device_handle_by_index(device, index):
         err = cynvml.nvmlDeviceGetMigDeviceHandleByIndex(<cynvml.nvmlDevice_t>c_device, c_index, &c_migDevice)
     if err != 0:
         _raise(err)
-    _CONSUMED.discard(PyLong_FromVoidPtr(<void*>c_migDevice))
+    if _CONSUMED: _CONSUMED.discard(PyLong_FromVoidPtr(<void*>c_migDevice))
     return PyLong_FromVoidPtr(<void*>c_migDevice)
 
 def device_get_device_handle_from_mig_device_handle(mig_device):
@@ -19153,7 +19153,7 @@ def device_get_device_handle_from_mig_device_handle(mig_device):
         err = cynvml.nvmlDeviceGetDeviceHandleFromMigDeviceHandle(<cynvml.nvmlDevice_t>c_migDevice, &c_device)
     if err != 0:
         _raise(err)
-    _CONSUMED.discard(PyLong_FromVoidPtr(<void*>c_device))
+    if _CONSUMED: _CONSUMED.discard(PyLong_FromVoidPtr(<void*>c_device))
     return PyLong_FromVoidPtr(<void*>c_device)
 
 def gpm_metrics_get():
@@ -19259,7 +19259,7 @@ def gpm_sample_alloc():
         err = cynvml.nvmlGpmSampleAlloc(&c_gpmSample)
     if err != 0:
         _raise(err)
-    _CONSUMED.discard(PyLong_FromVoidPtr(<void*>c_gpmSample))
+    if _CONSUMED: _CONSUMED.discard(PyLong_FromVoidPtr(<void*>c_gpmSample))
     return PyLong_FromVoidPtr(<void*>c_gpmSample)
 
 def gpm_sample_get(device, gpm_sample):

@@ -203,7 +203,7 @@ def _nvvmAddModuleToProgram(prog, buffer, size, name):
         _p = 2
         c_size = size
         _p = 3
-        b_name = name.encode() if isinstance(name, str) else _as_bytes(name, False)
+        b_name = (<str>name).encode() if isinstance(name, str) else _as_bytes(name, False)
         c_name = <char*>b_name
         _p = 0
         _hptr(prog, &c_prog)
@@ -256,7 +256,7 @@ def _nvvmLazyAddModuleToProgram(prog, buffer, size, name):
         _p = 2
         c_size = size
         _p = 3
-        b_name = name.encode() if isinstance(name, str) else _as_bytes(name, False)
+        b_name = (<str>name).encode() if isinstance(name, str) else _as_bytes(name, False)
         c_name = <char*>b_name
         _p = 0
         _hptr(prog, &c_prog)
@@ -664,7 +664,7 @@ def create_program():
     if r[0] != 0:
         raise nvvmError(r[0])
     h0 = int(r[1])
-    _CONSUMED.discard(h0)
+    if _CONSUMED: _CONSUMED.discard(h0)
     return h0
 
 def destroy_program(prog):

@@ -161,7 +161,7 @@ def _nvJitLinkAddData(handle, inputType, data, size, name):
         _p = 3
         c_size = size
         _p = 4
-        b_name = name.encode() if isinstance(name, str) else _as_bytes(name, False)
+        b_name = (<str>name).encode() if isinstance(name, str) else _as_bytes(name, False)
         c_name = <char*>b_name
         _p = 0
         _hptr(handle, &c_handle)
@@ -200,7 +200,7 @@ def _nvJitLinkAddFile(handle, inputType, fileName):
         _p = 1
         c_inputType = inputType
         _p = 2
-        b_fileName = fileName.encode() if isinstance(fileName, str) else _as_bytes(fileName, False)
+        b_fileName = (<str>fileName).encode() if isinstance(fileName, str) else _as_bytes(fileName, False)
         c_fileName = <char*>b_fileName
         _p = 0
         _hptr(handle, &c_handle)
@@ -656,7 +656,7 @@ def create(num_options, options):
     if r[0] != 0:
         raise nvJitLinkError(r[0])
     h0 = int(r[1])
-    _CONSUMED.discard(h0)
+    if _CONSUMED: _CONSUMED.discard(h0)
     return h0
 
 def destroy(handle):

@@ -213,7 +213,7 @@ def create_device(device, flags):
         err = cycudla.cudlaCreateDevice(c_device, &c_devHandle, c_flags)
     if err != 0:
         _raise(err)
-    _CONSUMED.discard(PyLong_FromVoidPtr(<void*>c_devHandle))
+    if _CONSUMED: _CONSUMED.discard(PyLong_FromVoidPtr(<void*>c_devHandle))
     return PyLong_FromVoidPtr(<void*>c_devHandle)
 
 def mem_register(dev_handle, ptr, size, flags):
@@ -368,7 +368,7 @@ def module_load_from_memory(dev_handle, p_module, module_size, flags):
         err = cycudla.cudlaModuleLoadFromMemory(<cycudla.cudlaDevHandle>c_devHandle, <const uint8_t*>c_pModule, c_moduleSize, &c_hModule, c_flags)
     if err != 0:
         _raise(err)
-    _CONSUMED.discard(PyLong_FromVoidPtr(<void*>c_hModule))
+    if _CONSUMED: _CONSUMED.discard(PyLong_FromVoidPtr(<void*>c_hModule))
     return PyLong_FromVoidPtr(<void*>c_hModule)
 
 def module_get_attributes(h_module, attr_type):

@@ -141,7 +141,7 @@ def _nvvmLLVMVersion(arch):
     cdef const char* c_arch
     cdef int c_major = <int>0
     try:
-        b_arch = arch.encode() if isinstance(arch, str) else _as_bytes(arch, False)
+        b_arch = (<str>arch).encode() if isinstance(arch, str) else _as_bytes(arch, False)
         c_arch = <char*>b_arch
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('llvm_version', ('arch',), 0) from None
@@ -235,7 +235,7 @@ def _nvvmAddModuleToProgram(prog, buffer, size, name):
         _p = 2
         c_size = size
         _p = 3
-        b_name = name.encode() if isinstance(name, str) else _as_bytes(name, False)
+        b_name = (<str>name).encode() if isinstance(name, str) else _as_bytes(name, False)
         c_name = <char*>b_name
         _p = 0
         _hptr(prog, &c_prog)
@@ -288,7 +288,7 @@ def _nvvmLazyAddModuleToProgram(prog, buffer, size, name):
         _p = 2
         c_size = size
         _p = 3
-        b_name = name.encode() if isinstance(name, str) else _as_bytes(name, False)
+        b_name = (<str>name).encode() if isinstance(name, str) else _as_bytes(name, False)
         c_name = <char*>b_name
         _p = 0
         _hptr(prog, &c_prog)
@@ -731,7 +731,7 @@ def create_program():
     if r[0] != 0:
         raise nvvmError(r[0])
     h0 = int(r[1])
-    _CONSUMED.discard(h0)
+    if _CONSUMED: _CONSUMED.discard(h0)
     return h0
 
 def destroy_program(prog):
