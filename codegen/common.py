@@ -177,7 +177,10 @@ class RecordNames:
     """The Python names of a struct-style module's types (docs/library-modules.md, "Names"):
     `cls` maps every C name of a struct (tag, typedefs, anonymous name) to its class name,
     `fields[struct][C field]` its field names, `enums` the enums as
-    [(C name, Python name, [(member, value)])], `dtypes` {dtype name: class name}."""
+    [(C name, Python name, [(member, value)])], `dtypes` {dtype name: class name}, `layout` the
+    structs the module describes (its _STRUCTS lines and size table, in this order) and `slot`
+    {class name: its index there} (the generated code makes a record of one struct by that index:
+    `_new_record_at`, with no name look-up and no size read from the class)."""
 
     def __init__(self, model):
         L = LIBS[model.lib]
@@ -217,6 +220,9 @@ class RecordNames:
             members += self._aliases(e, L, members)
             self.enums.append((e.name, py, members))
         self.enum_cls = {c: py for c, py, _ in self.enums}
+        skip = set(cfg.get("hide_structs", ()))
+        self.layout = [s for s in model.structs if s.name not in skip and not any(a in skip for a, _ in s.aliases)]
+        self.slot = {self.cls[s.name]: i for i, s in enumerate(self.layout)}
 
     @staticmethod
     def _aliases(e, L, members):

@@ -5,7 +5,7 @@ import re
 
 from . import docstrings, pytypes
 from . import overrides as ov
-from .common import (HEADER, bare, counted_fields, cytype, extra_enums, field_spec, public_function, public_param,
+from .common import (F_ENUM, F_F, F_I, F_U, HEADER, bare, counted_fields, cytype, extra_enums, field_spec, public_function, public_param,
                      py_field, record_field_spec, record_names, records_style, returns_struct, status_error_classes,
                      twin_style)
 from .emit_snake import emit_snake_api
@@ -340,6 +340,7 @@ def _emit_function(model, fn, mod, L, refs):
     # so that a conversion error can name it (_conversions).  A `cdef` line with an initializer,
     # added with a tag, is split into its declaration and an assignment among the conversions.
     cdecls, scalars, first, pre, late = [], [], [], [], []
+    after = []      # lines between the conversions and the call, which may fail on their own
 
     def val(name):
         """The body's value of parameter `name` (C name): the C local of a converted scalar or
@@ -379,12 +380,23 @@ def _emit_function(model, fn, mod, L, refs):
                 decl(f"cdef {t} {c} = {py}", tag, scalars)
                 call_args.append(f"&{c}")
             elif nv and conv == "struct_args":
-                cls = rn.cls[bare(p.ctype)]
-                cdecls.append(f"cdef _Record s_{p.name} = _new_record(_L.cls({cls!r}), 1)")
+                st = _struct_of(model, p.ctype)
+                out = p.extra["output"]
+                stack = _stack_fields(model, st, [path for _, path in p.extra["inputs"]], out, rn)
+                if stack is not None:
+                    # only numbers in and out: a C struct on the stack, as the reference does it
+                    _stack_struct(model, p, mod, cdecls)
+                    for arg, path in p.extra["inputs"]:
+                        pyparams.append(arg)
+                        setters.append((arg, f"{stack[path][0]} = {stack[path][1]}{arg}", f"s_{p.name}"))
+                    call_args.append(f"&s_{p.name}")
+                    if out:
+                        outs.append(f"s_{p.name}.{stack[out][0]}")
+                    continue
+                cdecls.append(f"cdef _Record s_{p.name} = {_one_record(rn, rn.cls[bare(p.ctype)])}")
                 ver = _struct_version(model, p.ctype, mod)
                 if ver:
                     cdecls.append(f"(<unsigned int*>s_{p.name}._ptr)[0] = {ver}")
-                st = next(x for x in model.structs if x.name == bare(p.ctype) or any(a == bare(p.ctype) for a, _ in x.aliases))
                 for arg, path in p.extra["inputs"]:
                     pyparams.append(arg)
                     if path.startswith("alloc:"):
@@ -396,7 +408,6 @@ def _emit_function(model, fn, mod, L, refs):
                     else:
                         setters.append((arg, f"{path} = {arg}", f"s_{p.name}"))
                 call_args.append(f"<{cytype(p.ctype, p.ptr, False, mod)}>s_{p.name}._ptr")
-                out = p.extra["output"]
                 if out == "*":
                     outs.append(f"s_{p.name}")
                 elif out:
@@ -575,8 +586,14 @@ def _emit_function(model, fn, mod, L, refs):
                         pre.append((tag, f"{c} = {py}"))
                 call_args.append(f"&{c}")
                 outs.append(_nv_value(model, p, c) if nv else _to_py(model, p, c, mod))
+            elif conv == "struct_out" and nv and "unwrap" in p.extra and \
+                    (stack := _stack_fields(model, _struct_of(model, p.ctype), [], p.extra["unwrap"], rn)):
+                # one number out of the struct: a C struct on the stack, as the reference does it
+                _stack_struct(model, p, mod, cdecls)
+                call_args.append(f"&s_{p.name}")
+                outs.append(f"s_{p.name}.{stack[p.extra['unwrap']][0]}")
             elif conv == "struct_out" and nv:
-                cdecls.append(f"cdef _Record s_{p.name} = _new_record(_L.cls({rn.cls[bare(p.ctype)]!r}), 1)")
+                cdecls.append(f"cdef _Record s_{p.name} = {_one_record(rn, rn.cls[bare(p.ctype)])}")
                 ver = _struct_version(model, p.ctype, mod)
                 if ver:
                     cdecls.append(f"(<unsigned int*>s_{p.name}._ptr)[0] = {ver}")
@@ -612,6 +629,21 @@ def _emit_function(model, fn, mod, L, refs):
                 call_args.append(f"<char*>a_{p.name}.ptr")
                 outs.append(f"_text(<char*>a_{p.name}.ptr, {lv})" if nv else
                             f"PyBytes_FromStringAndSize(<char*>a_{p.name}.ptr, {lv})")
+            elif conv == "array_out" and nv and "capacity" in p.extra:
+                # handles, as many as the library says it wrote, into room for as many as the
+                # bound it gives first (overrides.ARRAY_CAPACITY)
+                kind, _, es = _elem(model, p)
+                assert kind == "h", (fn.name, p.name)
+                n = f"c_{p.extra['count']}"
+                cdecls.append(f"cdef {cytype(byname[p.extra['count']].ctype, 0, False, mod)} cap_{p.name} = 0")
+                cdecls.append(f"cdef _Buf a_{p.name}")
+                bound = p.extra["capacity"].format(n=f"&cap_{p.name}")
+                after.append(f"err = cy{model.lib}.{bound}")
+                after.append("if err != 0:")
+                after.append("    _raise(err)")
+                after.append(f"a_{p.name} = _Buf_new((<Py_ssize_t>cap_{p.name} + 1) * {es})")
+                call_args.append(f"<{cytype(p.ctype, p.ptr, False, mod)}>a_{p.name}.ptr")
+                outs.append(f"[PyLong_FromVoidPtr((<void**>a_{p.name}.ptr)[i]) for i in range({n} if {n} < cap_{p.name} else cap_{p.name})]")
             elif conv == "array_out" and nv and p.extra.get("two_call"):
                 # sized by asking the library first (_nv_call_and_return calls twice)
                 kind, cls, es = _elem(model, p)
@@ -718,6 +750,7 @@ def _emit_function(model, fn, mod, L, refs):
     for d in cdecls:
         o.append("    " + d)
     o.extend(_conversions(model, fn, L, scalars + first + pre + late))
+    o.extend("    " + line for line in after)
     gil = fn.name in ov.KEEP_GIL     # a non-blocking lookup: see the table's reasons
 
     def c_call(stmt):
@@ -912,6 +945,60 @@ def _nv_value(model, p, var):
     return var
 
 
+def _type_names(model):
+    """The C names of the model's enums and structs (tags and typedefs)."""
+    names_ = {e.name for e in model.enums} | {a for e in model.enums for a in e.aliases}
+    for st in model.structs:
+        names_.add(st.name)
+        names_.update(a for a, _ in st.aliases)
+    return names_
+
+
+def _struct_of(model, ctype):
+    """The model's struct that C type `ctype` (a pointer to it, say) names."""
+    name = bare(ctype)
+    return next(x for x in model.structs if x.name == name or any(a == name for a, _ in x.aliases))
+
+
+def _one_record(rn, cls):
+    """Cython expression: a new zeroed record of one struct of class `cls` (by its index in the
+    module's layout tables where it has one: no name look-up, no size read from the class)."""
+    if cls in rn.slot:
+        return f"_new_record_at(_L, {rn.slot[cls]}, {cls!r})"
+    return f"_new_record(_L.cls({cls!r}), 1)"
+
+
+def _stack_fields(model, st, inputs, output, rn):
+    """For a struct a wrapper fills from number arguments and returns one number of (or nothing):
+    {Python field name: (C field name, cast for the argument)} of the fields it sets and reads,
+    or None where one of them is no plain number (an enum is taken as an input only: as output
+    it would be its class's member, which the record's field makes)."""
+    by_py = {rn.fields[st.name][f.name]: f for f in st.fields if f.name}
+    classes = _type_names(model)
+    out = {}
+    for path, is_out in [(x, False) for x in inputs] + ([(output, True)] if output and output != "*" else []):
+        f = by_py.get(path)
+        if f is None or st.union:
+            return None
+        kind = field_spec(model, st, f, classes)[0]
+        if kind in (F_I, F_U, F_F):
+            out[path] = (f.name, "")
+        elif kind == F_ENUM and not is_out:
+            out[path] = (f.name, f"<{cytype(f.ctype, 0, False, 'cy' + model.lib + '.')}><int>")
+        else:
+            return None
+    return out if output != "*" else None
+
+
+def _stack_struct(model, p, mod, cdecls):
+    """Declares the zeroed C struct `s_<p>` a struct parameter points to, its `version` set."""
+    cdecls.append(f"cdef {cytype(p.ctype, p.ptr - 1, False, mod)} s_{p.name}")
+    cdecls.append(f"memset(&s_{p.name}, 0, sizeof(s_{p.name}))")
+    ver = _struct_version(model, p.ctype, mod)
+    if ver:
+        cdecls.append(f"s_{p.name}.version = {ver}")
+
+
 def _struct_version(model, ctype, mod):
     """The value a versioned struct's `version` member is set to before a call fills the struct
     (NVML: `nvmlMemory_v2` for nvmlMemory_v2_t, the header's NVML_STRUCT_VERSION, which is
@@ -1011,10 +1098,14 @@ def _nv_call_and_return(model, fn, L, c_call, call_args, outs, size_check, two_c
     o.append(f"    if {'err.err != 0' if status_struct else 'err != 0'}:")
     o.append(f"        _raise({'err.err, err.cu_err' if status_struct else 'err'})")
     o.extend(f"    _consume({n}, _CONSUMED)" for n in consumed)
+    outs = list(outs)
     for i, p in enumerate([q for q in fn.params if q.role in ("out", "inout")]):
-        if bare(p.ctype) in handles and i < len(outs):
-            # (the set is empty until a destroy call: then no int is made for the look-up)
-            o.append(f"    if _CONSUMED: _CONSUMED.discard({outs[i]})")
+        if bare(p.ctype) in handles and i < len(outs) and p.conv not in ("array_out", "array_ref_out"):
+            # a new handle is no longer a destroyed one (the library may reuse the address); the
+            # int is made once, for the look-up and the return
+            o.append(f"    h_out{i} = {outs[i]}")
+            o.append(f"    if _CONSUMED: _CONSUMED.discard(h_out{i})")
+            outs[i] = f"h_out{i}"
     if not outs:
         o.append("    return None")
     elif len(outs) == 1:
@@ -1042,11 +1133,11 @@ def _emit_records_module(model):
          "from cuda.bindings._base cimport (_Buf, _hptr, _href, _vptr, _wbuf, _as_bytes, _array, _strlist, _bufptr,",
          "    _Buf_new, _check_count, _bptr, _arg_error, _vsized, _library_handle, _Lazy, _new_lazy, _live, _consume,",
          "    _Handle, _IntValue, _iv, _Struct, _enum)",
-         "from cuda.bindings._records cimport (_Record, _new_record, _record_ptr, _text, _text0, _records_of,",
+         "from cuda.bindings._records cimport (_Record, _new_record, _new_record_at, _record_ptr, _text, _text0, _records_of,",
          "    _numbers_of, _numbers_new, _numbers_ptr, _records_in)",
          "from cpython.long cimport PyLong_FromVoidPtr, PyLong_AsVoidPtr",
          "from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t, intptr_t, uintptr_t",
-         "from libc.string cimport memcpy",
+         "from libc.string cimport memcpy, memset",
          "from posix.types cimport off_t",
          "from cuda.bindings import _records",
          ""]
@@ -1060,16 +1151,10 @@ def _emit_records_module(model):
         o.append('    ""')
     o.append(")")
     o.append("")
-    classes = {e.name for e in model.enums} | {a for e in model.enums for a in e.aliases}
-    for st in model.structs:
-        classes.add(st.name)
-        classes.update(a for a, _ in st.aliases)
+    classes = _type_names(model)
     # ---- struct layout, from the compiler
     exprs_off, exprs_size, exprs_psize, layout = [], [], [], []
-    skip = set(cfg.get("hide_structs", ()))
-    for st in model.structs:
-        if st.name in skip or any(a in skip for a, _ in st.aliases):
-            continue
+    for st in rn.layout:
         if st.host:
             top, path = st.host.split("|")
             base = f"(({top}*)0)->{path}"

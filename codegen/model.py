@@ -1013,6 +1013,11 @@ def _records_rules(fn, params, T):
             sized.setdefault(p.name, "count")
     for p in params:
         key = (fn.name, p.name)
+        if key in ov.ARRAY_CAPACITY:
+            cnt, bound = ov.ARRAY_CAPACITY[key]
+            p.role, p.conv, p.extra = "out", "array_out", {"count": cnt, "capacity": bound}
+            byname[cnt].role = "hidden"     # passed and read, not returned: the list's length
+            continue
         cnt = ov.ARRAY_COUNT.get(key)
         if cnt is None and p.conv == "array_out":
             cnt = p.extra.get("count")      # an output array the general rules paired with its count

@@ -226,6 +226,19 @@ ARRAY_COUNT = {
     ("cuStreamGetCaptureInfo", "edgeData_out"): "numDependencies_out",
 }
 
+# Output arrays whose length the library neither takes nor reports before the call (it writes as
+# many items as exist, up to what the object can hold, and says how many in `count`; a NULL array
+# does not ask for the count): (function, array parameter) -> (its count parameter, the call that
+# gives an upper bound, in the wrapper's C locals, `{n}` standing for its count pointer).  NVML
+# documents the possible placements of the profile as that bound (an array sized by a guess
+# would be overrun on a GPU with more instances than the guess).
+ARRAY_CAPACITY = {
+    ("nvmlDeviceGetGpuInstances", "gpuInstances"):
+        ("count", "nvmlDeviceGetGpuInstancePossiblePlacements_v2(<cynvml.nvmlDevice_t>c_device, c_profileId, NULL, {n})"),
+    ("nvmlGpuInstanceGetComputeInstances", "computeInstances"):
+        ("count", "nvmlGpuInstanceGetComputeInstancePossiblePlacements(<cynvml.nvmlGpuInstance_t>c_gpuInstance, c_profileId, NULL, {n})"),
+}
+
 # Inputs the library goes on using after the call that takes them has returned, until a later call
 # releases the handle that call made: function -> (its handle output, the releasing function, the
 # inputs, reason).  The converted inputs (and the Python objects they point to) are kept with the

@@ -165,6 +165,8 @@ def output_type(model, fn, p):
         if conv == "struct_out" and "unwrap" in p.extra:
             return "Any"
         if conv in ("array_out", "array_ref_out"):
+            if p.cls == "handle":
+                return "list[int]"
             return item(model, p) if p.cls == "struct" else "Any"
     if conv in ("value_out", "value_inout"):
         if _snake_module(model) and p.cls in ("handle", "funcptr"):

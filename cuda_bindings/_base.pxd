@@ -3,6 +3,7 @@
 # classes, and the conversions from Python objects to C values.  Generated modules cimport it.
 from libc.stdint cimport int64_t, uint64_t
 from cpython.object cimport PyObject
+from cpython.long cimport PyLong_AsLongLongAndOverflow
 
 # A handle or integer object owns its value (`_v`) or is a view of the value at an address
 # (`_ptr=address`, or a struct field read back: then `_owner` is the struct, kept alive); `_p`
@@ -52,7 +53,10 @@ cdef class _Lazy:
     # enum.IntEnum classes whatever the build's FAST_ENUM says (a module NVIDIA's package of the
     # release makes so: 13.5's cudla)
     cdef public bint int_enums
+    # the struct classes made so far, by their index in the module's struct table (cls_at)
+    cdef list slots
     cdef object cls(self, str name)
+    cdef object cls_at(self, Py_ssize_t i, str name)
     cdef object make(self, str name)
     cdef int index(self) except -1
 
@@ -69,13 +73,21 @@ cdef class _Buf:
     cdef object keep
     cdef char small[_BUF_SMALL]
 
+cdef object _struct_class(str name, type base, dict ns)
 cdef int _hptr_slow(object o, void** out) except -1
 
 cdef inline int _hptr(object o, void** out) except -1:
     """A handle argument: handle object, int, None, or anything with __index__/__int__."""
+    cdef int overflow
+    cdef long long v
     if isinstance(o, _Handle):
         out[0] = (<_Handle>o)._p[0]
         return 0
+    if type(o) is int:
+        v = PyLong_AsLongLongAndOverflow(o, &overflow)
+        if overflow == 0 and v >= 0:
+            out[0] = <void*><size_t>v
+            return 0
     return _hptr_slow(o, out)
 
 cdef inline void** _href(object o, void** local) except NULL:
@@ -102,7 +114,19 @@ cdef list _from_array(void* p, Py_ssize_t n, str kind, object cls, Py_ssize_t el
 cdef _Buf _strlist(object o)
 cdef int _check_count(object items, object count, str name, str count_name) except -1
 cdef int _bptr(object o, void** out, size_t size) except -1
-cdef int _live(object h, set consumed, str name, str what) except -1
+cdef int _live_slow(object h, set consumed, str name, str what) except -1
+
+cdef inline int _live(object h, set consumed, str name, str what) except -1:
+    """A handle argument of the snake_case modules: not None, not in the first page of memory,
+    not one a destroy call consumed (_live_slow, which also says why).  An int handle takes
+    this short way unless it fails one of them."""
+    cdef int overflow
+    cdef long long v
+    if type(h) is int:
+        v = PyLong_AsLongLongAndOverflow(h, &overflow)
+        if (overflow != 0 or v <= 0 or v >= 4096) and not (consumed and h in consumed):
+            return 0
+    return _live_slow(h, consumed, name, what)
 cdef int _library_handle(void* p, str name, str what) except -1
 cdef int _consume(object h, set consumed) except -1
 cdef int _keep_until_release(str kind, void* handle, object kept) except -1

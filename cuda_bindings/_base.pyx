@@ -3,6 +3,7 @@
 module uses.  Hand-written; the generated modules hold only per-API data and thin wrappers."""
 cimport cython
 from libc.stdlib cimport malloc, calloc, free
+from cpython.mem cimport PyMem_Calloc, PyMem_Free
 from libc.string cimport memcpy, memset
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
 from cpython.buffer cimport PyObject_CheckBuffer, PyObject_GetBuffer, PyBuffer_Release, PyBUF_ANY_CONTIGUOUS, PyBUF_WRITABLE, PyBUF_SIMPLE
@@ -23,6 +24,47 @@ cdef extern from *:
     }
     """
     object _tp_new "__cb_tp_new"(object t, object args)
+
+
+cdef extern from *:
+    """
+    /* The struct classes are heap types (made on first use), whose instances CPython frees
+       through subtype_dealloc: it untracks the object from the GC, tracks it again for the base
+       class's tp_dealloc (which untracks it), then drops the instance's reference to its type.
+       Their instances hold no __dict__, no weakref list and no slots of their own, and their
+       classes define no __del__, so the base's tp_dealloc followed by that last step is all
+       there is to do: __cb_struct_dealloc does it.  A heap type's tp_dealloc drops the type's
+       reference itself (subtype_dealloc of a user's subclass then leaves it to this one). */
+    static void __cb_struct_dealloc(PyObject *o) {
+        PyTypeObject *t = Py_TYPE(o), *b = t;
+        while (b->tp_flags & Py_TPFLAGS_HEAPTYPE)
+            b = b->tp_base;
+        b->tp_dealloc(o);       /* the static base's: _Struct's or _Record's */
+        Py_DECREF(t);
+    }
+    #ifndef Py_TPFLAGS_MANAGED_DICT
+    #define Py_TPFLAGS_MANAGED_DICT 0
+    #endif
+    #ifndef Py_TPFLAGS_MANAGED_WEAKREF
+    #define Py_TPFLAGS_MANAGED_WEAKREF 0
+    #endif
+    static void __cb_fast_dealloc(PyObject *cls) {
+        PyTypeObject *c = (PyTypeObject *)cls;
+        if (!(c->tp_flags & (Py_TPFLAGS_MANAGED_DICT | Py_TPFLAGS_MANAGED_WEAKREF)) && (c->tp_flags & Py_TPFLAGS_HEAPTYPE) && !c->tp_dictoffset && !c->tp_weaklistoffset
+                && !c->tp_finalize && !c->tp_del && c->tp_basicsize == c->tp_base->tp_basicsize)
+            c->tp_dealloc = __cb_struct_dealloc;
+    }
+    """
+    void __cb_fast_dealloc(object cls)
+
+
+cdef object _struct_class(str name, type base, dict ns):
+    """type(name, (`base`,), ns) for a struct class of a generated module (`base` is _Struct,
+    _records._Record or such a class), its instances freed by the static base class's
+    tp_dealloc without CPython's subtype_dealloc (see __cb_struct_dealloc above)."""
+    r = type(name, (base,), ns)
+    __cb_fast_dealloc(r)
+    return r
 
 
 cdef tuple _CT_POINTERS = None
@@ -403,10 +445,11 @@ cdef object _hkey(object h):
         return None
 
 
-cdef int _live(object h, set consumed, str name, str what) except -1:
-    """A handle argument of the snake_case modules (nvJitLink, NVVM): not None, and not one that a
-    destroy call of the module consumed (`_consume`): the library freed what it points to, so
-    using it again would crash, not fail."""
+cdef int _live_slow(object h, set consumed, str name, str what) except -1:
+    """A handle argument of the snake_case modules (nvJitLink, NVVM, and the struct-style ones):
+    not None, and not one that a destroy call of the module consumed (`_consume`): the library
+    freed what it points to, so using it again would crash, not fail.  (`_live`, inline, is the
+    short way for an int while nothing was destroyed.)"""
     if h is None:
         raise TypeError(f"{name} must be {what} (an int), not None")
     k = _hkey(h)
@@ -696,6 +739,8 @@ cdef _Buf _strlist(object o):
     cdef Py_ssize_t i
     if o is None:
         return None
+    if (type(o) is list or type(o) is tuple) and not o:
+        return None           # no strings: a NULL array (the count is 0)
     if not isinstance(o, (list, tuple)):
         raise TypeError(f"expected a list of bytes, not {type(o).__name__}")
     keep = [(<str>x).encode() if isinstance(x, str) else _as_bytes(x, False) for x in o]
@@ -782,7 +827,7 @@ cdef class _Struct:
             self._own = False
             return
         size = type(self)._c_size
-        self._ptr = <char*>calloc(1, size if size > 0 else 1)
+        self._ptr = <char*>PyMem_Calloc(1, size if size > 0 else 1)
         if self._ptr == NULL:
             raise MemoryError()
         self._own = True
@@ -799,7 +844,7 @@ cdef class _Struct:
 
     def __dealloc__(self):
         if self._own and self._ptr != NULL:
-            free(self._ptr)
+            PyMem_Free(self._ptr)     # (struct memory comes from PyMem_Calloc: Python's small-object allocator)
 
     def getPtr(self):
         """Address of the C value."""
@@ -902,7 +947,7 @@ cdef list _repr_lines(_Struct s):
 cdef _Struct _new_struct(type cls):
     cdef _Struct s = <_Struct>_tp_new(cls, _NOARGS)
     cdef Py_ssize_t size = cls._c_size
-    s._ptr = <char*>calloc(1, size if size > 0 else 1)
+    s._ptr = <char*>PyMem_Calloc(1, size if size > 0 else 1)
     if s._ptr == NULL:
         raise MemoryError()
     s._own = True
@@ -1277,6 +1322,7 @@ cdef class _Lazy:
     Field:       name:kind:count:class name:item kind:count field"""
 
     def __init__(self, dict g, str modname, str enums, str structs):
+        self.slots = []
         self.g = g
         self.modname = modname
         self.enum_text = enums
@@ -1316,6 +1362,20 @@ cdef class _Lazy:
             r = self.make(name)
         return r
 
+    cdef object cls_at(self, Py_ssize_t i, str name):
+        """The class `name`, the i-th of the module's struct table: `cls(name)`, kept in a list by
+        its index so that the generated wrappers find it without a look-up by name."""
+        cdef list s = self.slots
+        if i < len(s):
+            r = s[i]
+            if r is not None:
+                return r
+        r = self.cls(name)
+        if i >= len(s):
+            s.extend([None] * (i + 1 - len(s)))
+        s[i] = r
+        return r
+
     cdef object make(self, str name):
         global _enum_module
         cdef Py_ssize_t i, fi, count, size
@@ -1333,7 +1393,8 @@ cdef class _Lazy:
                 else:                            # a struct alias: a subclass with the same layout
                     base, parent = a
                     st = self.structs[base]
-                    r = type(name, (self.cls(parent),), {
+                    parent_cls = self.cls(parent)
+                    r = _struct_class(name, parent_cls, {
                         "__slots__": (), "__module__": self.modname, "__qualname__": name,
                         "__doc__": f"C {'union' if st[1] else 'struct'} {name} (same layout as {base})."})
                 self.g[name] = r
@@ -1361,7 +1422,7 @@ cdef class _Lazy:
                 r = self.records.make(self, name, i, union, fi, fields)
                 self.g[name] = r
                 return r
-            r = type(name, (_Struct,), {
+            r = _struct_class(name, _Struct, {
                 "__slots__": (), "__module__": self.modname, "__qualname__": name,
                 "__doc__": f"C {'union' if union else 'struct'} {name}."})
             r._c_size = self.ssize[i]

@@ -10,14 +10,14 @@ its module).  The classes are made on first use by the module's `_Lazy` namespac
 the records it holds to `_Space.make`; numpy is imported only when a dtype, an array field or a
 view of several structs is asked for.  Hand-written; the generated modules hold the tables."""
 cimport cython
-from libc.stdlib cimport calloc, free
+from cpython.mem cimport PyMem_Calloc
 from libc.string cimport memcpy, memset, memcmp
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
 from cpython.buffer cimport PyObject_GetBuffer, PyBuffer_Release, PyBUF_ANY_CONTIGUOUS, PyBUF_WRITABLE, PyBUF_SIMPLE
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize
 from cpython.long cimport PyLong_AsVoidPtr, PyLong_FromVoidPtr
 from cpython.unicode cimport PyUnicode_DecodeUTF8
-from cuda.bindings._base cimport _Struct, _Lazy, _Handle, _IntValue
+from cuda.bindings._base cimport _Struct, _Lazy, _Handle, _IntValue, _struct_class
 
 include "_field_kinds.pxi"
 
@@ -53,17 +53,38 @@ cdef inline _Record _root(_Record r):
     return r
 
 
+cdef int _alloc(_Record r, Py_ssize_t n, Py_ssize_t size) except -1:
+    """Zeroed memory for `n` structs of `size` bytes: the record's own inline bytes where they
+    fit (the object is zeroed when made, and freed with it), else from Python's allocator."""
+    if n < 0:
+        raise ValueError(f"size cannot be negative: {n}")
+    if n * size <= <Py_ssize_t>sizeof(r._small) and n * size > 0:
+        r._ptr = <char*>r._small
+    else:
+        r._ptr = <char*>PyMem_Calloc(n if n > 0 else 1, size if size > 0 else 1)
+        if r._ptr == NULL:
+            raise MemoryError()
+        r._own = True
+    r._n = n
+    return 0
+
+
 cdef _Record _new_record(type cls, Py_ssize_t n):
     """A zeroed record of `n` structs of class `cls` (owning its memory)."""
     cdef _Record r = <_Record>_tp_new(cls, _NOARGS)
-    cdef Py_ssize_t size = cls._c_size
-    if n < 0:
-        raise ValueError(f"size cannot be negative: {n}")
-    r._ptr = <char*>calloc(n if n > 0 else 1, size if size > 0 else 1)
-    if r._ptr == NULL:
-        raise MemoryError()
-    r._own = True
-    r._n = n
+    _alloc(r, n, cls._c_size)
+    return r
+
+
+cdef _Record _new_record_at(_Lazy L, Py_ssize_t i, str name):
+    """A zeroed record of one struct of class `name`, the i-th of the module's struct table (what
+    the wrappers return: the class by its index, the size from the table, not from the class)."""
+    cdef list made = L.slots
+    cls = made[i] if i < len(made) else None
+    if cls is None:
+        cls = L.cls_at(i, name)
+    cdef _Record r = <_Record>_tp_new(cls, _NOARGS)
+    _alloc(r, 1, L.ssize[i])
     return r
 
 
@@ -412,11 +433,11 @@ cdef class _Record(_Struct):
     bytes.  Each field is a property (see the class's fields); on several structs a field reads as
     the numpy array of that field of every struct."""
 
-    def __cinit__(self):    # no arguments: the constructor's are left to __init__, and none are packed
-        self._n = 1
+    # No __cinit__: what makes a record sets its count (_n; 0 in one made by __new__ alone, whose
+    # memory is NULL).
 
     def __init__(self, size=1):
-        cdef Py_ssize_t n, csize
+        cdef Py_ssize_t n
         if self._ptr != NULL:
             return
         if isinstance(size, bool) or not isinstance(size, int):
@@ -424,12 +445,7 @@ cdef class _Record(_Struct):
         n = size
         if n < 0:
             raise ValueError(f"{type(self).__name__}() argument 'size' cannot be negative: {n}")
-        csize = type(self)._c_size
-        self._ptr = <char*>calloc(n if n > 0 else 1, csize if csize > 0 else 1)
-        if self._ptr == NULL:
-            raise MemoryError()
-        self._own = True
-        self._n = n
+        _alloc(self, n, type(self)._c_size)
 
     @property
     def ptr(self):
@@ -663,7 +679,7 @@ cdef class _Space:
         item kind:count field:flags)."""
         cdef Py_ssize_t count, size
         cdef int kind
-        r = type(name, (_Record,), {
+        r = _struct_class(name, _Record, {
             "__module__": L.modname, "__qualname__": name, "__slots__": (),   # a misspelt field raises
             "__doc__": f"C {'union' if union else 'struct'} (or array of them) {name}: see the fields."})
         r._c_size = L.ssize[i]

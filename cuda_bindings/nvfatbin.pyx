@@ -6,11 +6,11 @@ from cuda.bindings cimport cynvfatbin
 from cuda.bindings._base cimport (_Buf, _hptr, _href, _vptr, _wbuf, _as_bytes, _array, _strlist, _bufptr,
     _Buf_new, _check_count, _bptr, _arg_error, _vsized, _library_handle, _Lazy, _new_lazy, _live, _consume,
     _Handle, _IntValue, _iv, _Struct, _enum)
-from cuda.bindings._records cimport (_Record, _new_record, _record_ptr, _text, _text0, _records_of,
+from cuda.bindings._records cimport (_Record, _new_record, _new_record_at, _record_ptr, _text, _text0, _records_of,
     _numbers_of, _numbers_new, _numbers_ptr, _records_in)
 from cpython.long cimport PyLong_FromVoidPtr, PyLong_AsVoidPtr
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t, intptr_t, uintptr_t
-from libc.string cimport memcpy
+from libc.string cimport memcpy, memset
 from posix.types cimport off_t
 from cuda.bindings import _records
 
@@ -140,8 +140,9 @@ def create(options, options_count):
         err = cynvfatbin.nvFatbinCreate(&c_handle_indirect, <const char**>p_options, c_optionsCount)
     if err != 0:
         _raise(err)
-    if _CONSUMED: _CONSUMED.discard(PyLong_FromVoidPtr(<void*>c_handle_indirect))
-    return PyLong_FromVoidPtr(<void*>c_handle_indirect)
+    h_out0 = PyLong_FromVoidPtr(<void*>c_handle_indirect)
+    if _CONSUMED: _CONSUMED.discard(h_out0)
+    return h_out0
 
 def destroy(handle):
     """nvFatbinDestroy destroys the handle.

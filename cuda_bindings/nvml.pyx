@@ -6,11 +6,11 @@ from cuda.bindings cimport cynvml
 from cuda.bindings._base cimport (_Buf, _hptr, _href, _vptr, _wbuf, _as_bytes, _array, _strlist, _bufptr,
     _Buf_new, _check_count, _bptr, _arg_error, _vsized, _library_handle, _Lazy, _new_lazy, _live, _consume,
     _Handle, _IntValue, _iv, _Struct, _enum)
-from cuda.bindings._records cimport (_Record, _new_record, _record_ptr, _text, _text0, _records_of,
+from cuda.bindings._records cimport (_Record, _new_record, _new_record_at, _record_ptr, _text, _text0, _records_of,
     _numbers_of, _numbers_new, _numbers_ptr, _records_in)
 from cpython.long cimport PyLong_FromVoidPtr, PyLong_AsVoidPtr
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t, intptr_t, uintptr_t
-from libc.string cimport memcpy
+from libc.string cimport memcpy, memset
 from posix.types cimport off_t
 from cuda.bindings import _records
 
@@ -966,7 +966,7 @@ def system_get_topology_gpu_set(cpu_number):
 
     Returns
     -------
-    device_array : Any
+    device_array : list[int]
         An array of device handles for GPUs found with affinity to cpuNumber
 
     Raises
@@ -1033,7 +1033,7 @@ def system_get_driver_branch():
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
     cdef cynvml.nvmlReturn_t err
-    cdef _Record s_branchInfo = _new_record(_L.cls('SystemDriverBranchInfo_v1'), 1)
+    cdef _Record s_branchInfo = _new_record_at(_L, 100, 'SystemDriverBranchInfo_v1')
     (<unsigned int*>s_branchInfo._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlSystemDriverBranchInfo_v1_t) | (1 << 24))
     cdef unsigned int c_length = 80
     with nogil:
@@ -1115,8 +1115,9 @@ def unit_get_handle_by_index(index):
         err = cynvml.nvmlUnitGetHandleByIndex(c_index, &c_unit)
     if err != 0:
         _raise(err)
-    if _CONSUMED: _CONSUMED.discard(PyLong_FromVoidPtr(<void*>c_unit))
-    return PyLong_FromVoidPtr(<void*>c_unit)
+    h_out0 = PyLong_FromVoidPtr(<void*>c_unit)
+    if _CONSUMED: _CONSUMED.discard(h_out0)
+    return h_out0
 
 def unit_get_unit_info(unit):
     """
@@ -1148,7 +1149,7 @@ def unit_get_unit_info(unit):
     _live(unit, _CONSUMED, 'unit', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_unit
-    cdef _Record s_info = _new_record(_L.cls('UnitInfo'), 1)
+    cdef _Record s_info = _new_record_at(_L, 111, 'UnitInfo')
     try:
         _hptr(unit, &c_unit)
     except (TypeError, ValueError, OverflowError):
@@ -1194,7 +1195,7 @@ def unit_get_led_state(unit):
     _live(unit, _CONSUMED, 'unit', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_unit
-    cdef _Record s_state = _new_record(_L.cls('LedState'), 1)
+    cdef _Record s_state = _new_record_at(_L, 65, 'LedState')
     try:
         _hptr(unit, &c_unit)
     except (TypeError, ValueError, OverflowError):
@@ -1237,7 +1238,7 @@ def unit_get_psu_info(unit):
     _live(unit, _CONSUMED, 'unit', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_unit
-    cdef _Record s_psu = _new_record(_L.cls('PSUInfo'), 1)
+    cdef _Record s_psu = _new_record_at(_L, 80, 'PSUInfo')
     try:
         _hptr(unit, &c_unit)
     except (TypeError, ValueError, OverflowError):
@@ -1331,7 +1332,7 @@ def unit_get_fan_speed_info(unit):
     _live(unit, _CONSUMED, 'unit', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_unit
-    cdef _Record s_fanSpeeds = _new_record(_L.cls('UnitFanSpeeds'), 1)
+    cdef _Record s_fanSpeeds = _new_record_at(_L, 110, 'UnitFanSpeeds')
     try:
         _hptr(unit, &c_unit)
     except (TypeError, ValueError, OverflowError):
@@ -1359,7 +1360,7 @@ def unit_get_devices(unit):
 
     Returns
     -------
-    devices : Any
+    devices : list[int]
         Reference in which to return the references to the attached GPU devices
 
     Raises
@@ -1473,7 +1474,7 @@ def device_get_attributes_v2(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_attributes = _new_record(_L.cls('DeviceAttributes'), 1)
+    cdef _Record s_attributes = _new_record_at(_L, 30, 'DeviceAttributes')
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
@@ -1561,8 +1562,9 @@ def device_get_handle_by_index_v2(index):
         err = cynvml.nvmlDeviceGetHandleByIndex_v2(c_index, &c_device)
     if err != 0:
         _raise(err)
-    if _CONSUMED: _CONSUMED.discard(PyLong_FromVoidPtr(<void*>c_device))
-    return PyLong_FromVoidPtr(<void*>c_device)
+    h_out0 = PyLong_FromVoidPtr(<void*>c_device)
+    if _CONSUMED: _CONSUMED.discard(h_out0)
+    return h_out0
 
 def device_get_handle_by_serial(serial):
     """
@@ -1594,8 +1596,9 @@ def device_get_handle_by_serial(serial):
         err = cynvml.nvmlDeviceGetHandleBySerial(<const char*>c_serial, &c_device)
     if err != 0:
         _raise(err)
-    if _CONSUMED: _CONSUMED.discard(PyLong_FromVoidPtr(<void*>c_device))
-    return PyLong_FromVoidPtr(<void*>c_device)
+    h_out0 = PyLong_FromVoidPtr(<void*>c_device)
+    if _CONSUMED: _CONSUMED.discard(h_out0)
+    return h_out0
 
 def device_get_handle_by_uuid(uuid):
     """
@@ -1651,8 +1654,9 @@ def device_get_handle_by_uuid(uuid):
         err = cynvml.nvmlDeviceGetHandleByUUID(<const char*>c_uuid, &c_device)
     if err != 0:
         _raise(err)
-    if _CONSUMED: _CONSUMED.discard(PyLong_FromVoidPtr(<void*>c_device))
-    return PyLong_FromVoidPtr(<void*>c_device)
+    h_out0 = PyLong_FromVoidPtr(<void*>c_device)
+    if _CONSUMED: _CONSUMED.discard(h_out0)
+    return h_out0
 
 def device_get_handle_by_uuidv(type, uuid):
     """
@@ -1693,7 +1697,7 @@ def device_get_handle_by_uuidv(type, uuid):
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
     cdef cynvml.nvmlReturn_t err
-    cdef _Record s_uuid = _new_record(_L.cls('UUID_v1'), 1)
+    cdef _Record s_uuid = _new_record_at(_L, 108, 'UUID_v1')
     (<unsigned int*>s_uuid._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlUUID_v1_t) | (1 << 24))
     cdef cynvml.nvmlDevice_t c_device = <cynvml.nvmlDevice_t>0
     try:
@@ -1708,8 +1712,9 @@ def device_get_handle_by_uuidv(type, uuid):
         err = cynvml.nvmlDeviceGetHandleByUUIDV(<cynvml.nvmlUUID_t*>s_uuid._ptr, &c_device)
     if err != 0:
         _raise(err)
-    if _CONSUMED: _CONSUMED.discard(PyLong_FromVoidPtr(<void*>c_device))
-    return PyLong_FromVoidPtr(<void*>c_device)
+    h_out0 = PyLong_FromVoidPtr(<void*>c_device)
+    if _CONSUMED: _CONSUMED.discard(h_out0)
+    return h_out0
 
 def device_get_handle_by_pci_bus_id_v2(pci_bus_id):
     """
@@ -1774,8 +1779,9 @@ def device_get_handle_by_pci_bus_id_v2(pci_bus_id):
         err = cynvml.nvmlDeviceGetHandleByPciBusId_v2(<const char*>c_pciBusId, &c_device)
     if err != 0:
         _raise(err)
-    if _CONSUMED: _CONSUMED.discard(PyLong_FromVoidPtr(<void*>c_device))
-    return PyLong_FromVoidPtr(<void*>c_device)
+    h_out0 = PyLong_FromVoidPtr(<void*>c_device)
+    if _CONSUMED: _CONSUMED.discard(h_out0)
+    return h_out0
 
 def device_get_name(device):
     """
@@ -2055,7 +2061,7 @@ def device_get_c2c_mode_info_v(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_c2cModeInfo = _new_record(_L.cls('C2cModeInfo_v1'), 1)
+    cdef _Record s_c2cModeInfo = _new_record_at(_L, 12, 'C2cModeInfo_v1')
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
@@ -2433,7 +2439,7 @@ def device_get_addressing_mode(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_mode = _new_record(_L.cls('DeviceAddressingMode_v1'), 1)
+    cdef _Record s_mode = _new_record_at(_L, 29, 'DeviceAddressingMode_v1')
     (<unsigned int*>s_mode._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlDeviceAddressingMode_v1_t) | (1 << 24))
     try:
         _hptr(device, &c_device)
@@ -2477,7 +2483,7 @@ def device_get_repair_status(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_repairStatus = _new_record(_L.cls('RepairStatus_v1'), 1)
+    cdef _Record s_repairStatus = _new_record_at(_L, 96, 'RepairStatus_v1')
     (<unsigned int*>s_repairStatus._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlRepairStatus_v1_t) | (1 << 24))
     try:
         _hptr(device, &c_device)
@@ -2543,7 +2549,7 @@ def device_get_topology_nearest_gpus(device, level):
 
     Returns
     -------
-    device_array : Any
+    device_array : list[int]
         An array of device handles for GPUs found at level
 
     Raises
@@ -3229,7 +3235,7 @@ def device_get_pci_info_ext(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_pci = _new_record(_L.cls('PciInfoExt_v1'), 1)
+    cdef _Record s_pci = _new_record_at(_L, 81, 'PciInfoExt_v1')
     (<unsigned int*>s_pci._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlPciInfoExt_v1_t) | (1 << 24))
     try:
         _hptr(device, &c_device)
@@ -3274,7 +3280,7 @@ def device_get_pci_info_v3(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_pci = _new_record(_L.cls('PciInfo'), 1)
+    cdef _Record s_pci = _new_record_at(_L, 82, 'PciInfo')
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
@@ -4268,8 +4274,9 @@ def device_get_fan_speed_rpm(device, fan):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_fanSpeed = _new_record(_L.cls('FanSpeedInfo_v1'), 1)
-    (<unsigned int*>s_fanSpeed._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlFanSpeedInfo_v1_t) | (1 << 24))
+    cdef cynvml.nvmlFanSpeedInfo_t s_fanSpeed
+    memset(&s_fanSpeed, 0, sizeof(s_fanSpeed))
+    s_fanSpeed.version = <unsigned int>(sizeof(cynvml.nvmlFanSpeedInfo_v1_t) | (1 << 24))
     cdef int _p = 0
     try:
         _hptr(device, &c_device)
@@ -4280,7 +4287,7 @@ def device_get_fan_speed_rpm(device, fan):
     except (TypeError, ValueError, OverflowError) as e:
         raise e.__class__(f"device_get_fan_speed_rpm() argument 'fan': {e}") from None
     with nogil:
-        err = cynvml.nvmlDeviceGetFanSpeedRPM(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlFanSpeedInfo_t*>s_fanSpeed._ptr)
+        err = cynvml.nvmlDeviceGetFanSpeedRPM(<cynvml.nvmlDevice_t>c_device, &s_fanSpeed)
     if err != 0:
         _raise(err)
     return s_fanSpeed.speed
@@ -4559,7 +4566,7 @@ def device_get_cooler_info(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_coolerInfo = _new_record(_L.cls('CoolerInfo_v1'), 1)
+    cdef _Record s_coolerInfo = _new_record_at(_L, 28, 'CoolerInfo_v1')
     (<unsigned int*>s_coolerInfo._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlCoolerInfo_v1_t) | (1 << 24))
     try:
         _hptr(device, &c_device)
@@ -4604,19 +4611,20 @@ def device_get_temperature_v(device, sensorType):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_temperature = _new_record(_L.cls('Temperature_v1'), 1)
-    (<unsigned int*>s_temperature._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlTemperature_v1_t) | (1 << 24))
+    cdef cynvml.nvmlTemperature_t s_temperature
+    memset(&s_temperature, 0, sizeof(s_temperature))
+    s_temperature.version = <unsigned int>(sizeof(cynvml.nvmlTemperature_v1_t) | (1 << 24))
     cdef int _p = 0
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('device_get_temperature_v', ('device', 'temperature'), _p) from None
     try:
-        s_temperature.sensor_type = sensorType
+        s_temperature.sensorType = <cynvml.nvmlTemperatureSensors_t><int>sensorType
     except (TypeError, ValueError, OverflowError) as e:
         raise e.__class__(f"device_get_temperature_v() argument 'sensorType': {e}") from None
     with nogil:
-        err = cynvml.nvmlDeviceGetTemperatureV(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlTemperature_t*>s_temperature._ptr)
+        err = cynvml.nvmlDeviceGetTemperatureV(<cynvml.nvmlDevice_t>c_device, &s_temperature)
     if err != 0:
         _raise(err)
     return s_temperature.temperature
@@ -4717,17 +4725,18 @@ def device_get_margin_temperature(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_marginTempInfo = _new_record(_L.cls('MarginTemperature_v1'), 1)
-    (<unsigned int*>s_marginTempInfo._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlMarginTemperature_v1_t) | (1 << 24))
+    cdef cynvml.nvmlMarginTemperature_t s_marginTempInfo
+    memset(&s_marginTempInfo, 0, sizeof(s_marginTempInfo))
+    s_marginTempInfo.version = <unsigned int>(sizeof(cynvml.nvmlMarginTemperature_v1_t) | (1 << 24))
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('device_get_margin_temperature', ('device',), 0) from None
     with nogil:
-        err = cynvml.nvmlDeviceGetMarginTemperature(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlMarginTemperature_t*>s_marginTempInfo._ptr)
+        err = cynvml.nvmlDeviceGetMarginTemperature(<cynvml.nvmlDevice_t>c_device, &s_marginTempInfo)
     if err != 0:
         _raise(err)
-    return s_marginTempInfo.margin_temperature
+    return s_marginTempInfo.marginTemperature
 
 def device_get_thermal_settings(device, sensor_index):
     """
@@ -4762,7 +4771,7 @@ def device_get_thermal_settings(device, sensor_index):
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_sensorIndex
-    cdef _Record s_pThermalSettings = _new_record(_L.cls('GpuThermalSettings'), 1)
+    cdef _Record s_pThermalSettings = _new_record_at(_L, 59, 'GpuThermalSettings')
     cdef int _p = 0
     try:
         _p = 1
@@ -5046,7 +5055,7 @@ def device_get_dynamic_pstates_info(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_pDynamicPstatesInfo = _new_record(_L.cls('GpuDynamicPstatesInfo'), 1)
+    cdef _Record s_pDynamicPstatesInfo = _new_record_at(_L, 50, 'GpuDynamicPstatesInfo')
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
@@ -5326,7 +5335,7 @@ def device_get_clock_offsets(device, clock_type, pstate):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_info = _new_record(_L.cls('ClockOffset_v1'), 1)
+    cdef _Record s_info = _new_record_at(_L, 15, 'ClockOffset_v1')
     (<unsigned int*>s_info._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlClockOffset_v1_t) | (1 << 24))
     cdef int _p = 0
     try:
@@ -5467,7 +5476,7 @@ def device_get_performance_modes(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_perfModes = _new_record(_L.cls('DevicePerfModes_v1'), 1)
+    cdef _Record s_perfModes = _new_record_at(_L, 33, 'DevicePerfModes_v1')
     (<unsigned int*>s_perfModes._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlDevicePerfModes_v1_t) | (1 << 24))
     try:
         _hptr(device, &c_device)
@@ -5538,7 +5547,7 @@ def device_get_current_clock_freqs(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_currentClockFreqs = _new_record(_L.cls('DeviceCurrentClockFreqs_v1'), 1)
+    cdef _Record s_currentClockFreqs = _new_record_at(_L, 32, 'DeviceCurrentClockFreqs_v1')
     (<unsigned int*>s_currentClockFreqs._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlDeviceCurrentClockFreqs_v1_t) | (1 << 24))
     try:
         _hptr(device, &c_device)
@@ -5816,7 +5825,7 @@ def device_get_power_mizer_mode_v1(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_powerMizerMode = _new_record(_L.cls('DevicePowerMizerModes_v1'), 1)
+    cdef _Record s_powerMizerMode = _new_record_at(_L, 34, 'DevicePowerMizerModes_v1')
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
@@ -6085,7 +6094,7 @@ def device_get_memory_info(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_memory = _new_record(_L.cls('Memory'), 1)
+    cdef _Record s_memory = _new_record_at(_L, 68, 'Memory')
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
@@ -6119,7 +6128,7 @@ def device_get_memory_info_v2(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_memory = _new_record(_L.cls('Memory_v2'), 1)
+    cdef _Record s_memory = _new_record_at(_L, 69, 'Memory_v2')
     (<unsigned int*>s_memory._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlMemory_v2_t) | (2 << 24))
     try:
         _hptr(device, &c_device)
@@ -6275,9 +6284,9 @@ def device_get_dram_encryption_mode(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_current = _new_record(_L.cls('DramEncryptionInfo_v1'), 1)
+    cdef _Record s_current = _new_record_at(_L, 35, 'DramEncryptionInfo_v1')
     (<unsigned int*>s_current._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlDramEncryptionInfo_v1_t) | (1 << 24))
-    cdef _Record s_pending = _new_record(_L.cls('DramEncryptionInfo_v1'), 1)
+    cdef _Record s_pending = _new_record_at(_L, 35, 'DramEncryptionInfo_v1')
     (<unsigned int*>s_pending._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlDramEncryptionInfo_v1_t) | (1 << 24))
     try:
         _hptr(device, &c_device)
@@ -6643,7 +6652,7 @@ def device_get_detailed_ecc_errors(device, error_type, counter_type):
     cdef void* c_device
     cdef long long c_errorType
     cdef long long c_counterType
-    cdef _Record s_eccCounts = _new_record(_L.cls('EccErrorCounts'), 1)
+    cdef _Record s_eccCounts = _new_record_at(_L, 36, 'EccErrorCounts')
     cdef int _p = 0
     try:
         _p = 1
@@ -6783,7 +6792,7 @@ def device_get_utilization_rates(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_utilization = _new_record(_L.cls('Utilization'), 1)
+    cdef _Record s_utilization = _new_record_at(_L, 112, 'Utilization')
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
@@ -7201,7 +7210,7 @@ def device_get_fbc_stats(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_fbcStats = _new_record(_L.cls('FBCStats'), 1)
+    cdef _Record s_fbcStats = _new_record_at(_L, 44, 'FBCStats')
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
@@ -7423,7 +7432,7 @@ def device_get_bridge_chip_info(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_bridgeHierarchy = _new_record(_L.cls('BridgeChipHierarchy'), 1)
+    cdef _Record s_bridgeHierarchy = _new_record_at(_L, 10, 'BridgeChipHierarchy')
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
@@ -7764,7 +7773,7 @@ def device_get_running_process_detail_list(device, mode):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_plist = _new_record(_L.cls('ProcessDetailList_v1'), 1)
+    cdef _Record s_plist = _new_record_at(_L, 89, 'ProcessDetailList_v1')
     (<unsigned int*>s_plist._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlProcessDetailList_v1_t) | (1 << 24))
     cdef int _p = 0
     try:
@@ -8036,7 +8045,7 @@ def device_get_bar1_memory_info(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_bar1Memory = _new_record(_L.cls('BAR1Memory'), 1)
+    cdef _Record s_bar1Memory = _new_record_at(_L, 9, 'BAR1Memory')
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
@@ -8069,7 +8078,7 @@ def device_get_violation_status(device, perf_policy_type):
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_perfPolicyType
-    cdef _Record s_violTime = _new_record(_L.cls('ViolationTime'), 1)
+    cdef _Record s_violTime = _new_record_at(_L, 145, 'ViolationTime')
     cdef int _p = 0
     try:
         _p = 1
@@ -8434,7 +8443,7 @@ def device_get_gpu_fabric_info(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_gpuFabricInfo = _new_record(_L.cls('GpuFabricInfo'), 1)
+    cdef _Record s_gpuFabricInfo = _new_record_at(_L, 51, 'GpuFabricInfo')
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
@@ -8483,7 +8492,7 @@ def device_get_gpu_fabric_info_v(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_gpuFabricInfo = _new_record(_L.cls('GpuFabricInfo_v3'), 1)
+    cdef _Record s_gpuFabricInfo = _new_record_at(_L, 53, 'GpuFabricInfo_v3')
     (<unsigned int*>s_gpuFabricInfo._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlGpuFabricInfo_v3_t) | (3 << 24))
     try:
         _hptr(device, &c_device)
@@ -8517,7 +8526,7 @@ def system_get_conf_compute_capabilities():
         - NVML_ERROR_NOT_SUPPORTED if this query is not supported by the device
     """
     cdef cynvml.nvmlReturn_t err
-    cdef _Record s_capabilities = _new_record(_L.cls('ConfComputeSystemCaps'), 1)
+    cdef _Record s_capabilities = _new_record_at(_L, 26, 'ConfComputeSystemCaps')
     with nogil:
         err = cynvml.nvmlSystemGetConfComputeCapabilities(<cynvml.nvmlConfComputeSystemCaps_t*>s_capabilities._ptr)
     if err != 0:
@@ -8546,7 +8555,7 @@ def system_get_conf_compute_state():
         - NVML_ERROR_NOT_SUPPORTED if this query is not supported by the device
     """
     cdef cynvml.nvmlReturn_t err
-    cdef _Record s_state = _new_record(_L.cls('ConfComputeSystemState'), 1)
+    cdef _Record s_state = _new_record_at(_L, 27, 'ConfComputeSystemState')
     with nogil:
         err = cynvml.nvmlSystemGetConfComputeState(<cynvml.nvmlConfComputeSystemState_t*>s_state._ptr)
     if err != 0:
@@ -8582,7 +8591,7 @@ def device_get_conf_compute_mem_size_info(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_memInfo = _new_record(_L.cls('ConfComputeMemSizeInfo'), 1)
+    cdef _Record s_memInfo = _new_record_at(_L, 24, 'ConfComputeMemSizeInfo')
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
@@ -8656,7 +8665,7 @@ def device_get_conf_compute_protected_memory_usage(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_memory = _new_record(_L.cls('Memory'), 1)
+    cdef _Record s_memory = _new_record_at(_L, 68, 'Memory')
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
@@ -8697,7 +8706,7 @@ def device_get_conf_compute_gpu_certificate(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_gpuCert = _new_record(_L.cls('ConfComputeGpuCertificate'), 1)
+    cdef _Record s_gpuCert = _new_record_at(_L, 23, 'ConfComputeGpuCertificate')
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
@@ -8738,7 +8747,7 @@ def device_get_conf_compute_gpu_attestation_report(device, nonce):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_gpuAtstReport = _new_record(_L.cls('ConfComputeGpuAttestationReport'), 1)
+    cdef _Record s_gpuAtstReport = _new_record_at(_L, 22, 'ConfComputeGpuAttestationReport')
     cdef int _p = 0
     try:
         _hptr(device, &c_device)
@@ -8777,13 +8786,14 @@ def system_get_conf_compute_key_rotation_threshold_info():
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
     cdef cynvml.nvmlReturn_t err
-    cdef _Record s_pKeyRotationThrInfo = _new_record(_L.cls('ConfComputeGetKeyRotationThresholdInfo_v1'), 1)
-    (<unsigned int*>s_pKeyRotationThrInfo._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlConfComputeGetKeyRotationThresholdInfo_v1_t) | (1 << 24))
+    cdef cynvml.nvmlConfComputeGetKeyRotationThresholdInfo_t s_pKeyRotationThrInfo
+    memset(&s_pKeyRotationThrInfo, 0, sizeof(s_pKeyRotationThrInfo))
+    s_pKeyRotationThrInfo.version = <unsigned int>(sizeof(cynvml.nvmlConfComputeGetKeyRotationThresholdInfo_v1_t) | (1 << 24))
     with nogil:
-        err = cynvml.nvmlSystemGetConfComputeKeyRotationThresholdInfo(<cynvml.nvmlConfComputeGetKeyRotationThresholdInfo_t*>s_pKeyRotationThrInfo._ptr)
+        err = cynvml.nvmlSystemGetConfComputeKeyRotationThresholdInfo(&s_pKeyRotationThrInfo)
     if err != 0:
         _raise(err)
-    return s_pKeyRotationThrInfo.attacker_advantage
+    return s_pKeyRotationThrInfo.attackerAdvantage
 
 def device_set_conf_compute_unprotected_mem_size(device, size_ki_b):
     """
@@ -8903,14 +8913,15 @@ def system_set_conf_compute_key_rotation_threshold_info(max_attacker_advantage):
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
     cdef cynvml.nvmlReturn_t err
-    cdef _Record s_pKeyRotationThrInfo = _new_record(_L.cls('ConfComputeSetKeyRotationThresholdInfo_v1'), 1)
-    (<unsigned int*>s_pKeyRotationThrInfo._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlConfComputeSetKeyRotationThresholdInfo_v1_t) | (1 << 24))
+    cdef cynvml.nvmlConfComputeSetKeyRotationThresholdInfo_t s_pKeyRotationThrInfo
+    memset(&s_pKeyRotationThrInfo, 0, sizeof(s_pKeyRotationThrInfo))
+    s_pKeyRotationThrInfo.version = <unsigned int>(sizeof(cynvml.nvmlConfComputeSetKeyRotationThresholdInfo_v1_t) | (1 << 24))
     try:
-        s_pKeyRotationThrInfo.max_attacker_advantage = max_attacker_advantage
+        s_pKeyRotationThrInfo.maxAttackerAdvantage = max_attacker_advantage
     except (TypeError, ValueError, OverflowError) as e:
         raise e.__class__(f"system_set_conf_compute_key_rotation_threshold_info() argument 'max_attacker_advantage': {e}") from None
     with nogil:
-        err = cynvml.nvmlSystemSetConfComputeKeyRotationThresholdInfo(<cynvml.nvmlConfComputeSetKeyRotationThresholdInfo_t*>s_pKeyRotationThrInfo._ptr)
+        err = cynvml.nvmlSystemSetConfComputeKeyRotationThresholdInfo(&s_pKeyRotationThrInfo)
     if err != 0:
         _raise(err)
     return None
@@ -8942,7 +8953,7 @@ def system_get_conf_compute_settings():
         - NVML_ERROR_UNKNOWN On any unexpected error
     """
     cdef cynvml.nvmlReturn_t err
-    cdef _Record s_settings = _new_record(_L.cls('SystemConfComputeSettings_v1'), 1)
+    cdef _Record s_settings = _new_record_at(_L, 99, 'SystemConfComputeSettings_v1')
     (<unsigned int*>s_settings._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlSystemConfComputeSettings_v1_t) | (1 << 24))
     with nogil:
         err = cynvml.nvmlSystemGetConfComputeSettings(<cynvml.nvmlSystemConfComputeSettings_t*>s_settings._ptr)
@@ -9074,7 +9085,7 @@ def device_get_sram_ecc_error_status(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_status = _new_record(_L.cls('EccSramErrorStatus_v1'), 1)
+    cdef _Record s_status = _new_record_at(_L, 37, 'EccSramErrorStatus_v1')
     (<unsigned int*>s_status._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlEccSramErrorStatus_v1_t) | (1 << 24))
     try:
         _hptr(device, &c_device)
@@ -9138,23 +9149,24 @@ def device_set_power_management_limit_v2(device, power_scope, power_value_mw):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_powerValue = _new_record(_L.cls('PowerValue_v2'), 1)
-    (<unsigned int*>s_powerValue._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlPowerValue_v2_t) | (2 << 24))
+    cdef cynvml.nvmlPowerValue_v2_t s_powerValue
+    memset(&s_powerValue, 0, sizeof(s_powerValue))
+    s_powerValue.version = <unsigned int>(sizeof(cynvml.nvmlPowerValue_v2_t) | (2 << 24))
     cdef int _p = 0
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('device_set_power_management_limit_v2', ('device', 'power_value'), _p) from None
     try:
-        s_powerValue.power_scope = power_scope
+        s_powerValue.powerScope = power_scope
     except (TypeError, ValueError, OverflowError) as e:
         raise e.__class__(f"device_set_power_management_limit_v2() argument 'power_scope': {e}") from None
     try:
-        s_powerValue.power_value_mw = power_value_mw
+        s_powerValue.powerValueMw = power_value_mw
     except (TypeError, ValueError, OverflowError) as e:
         raise e.__class__(f"device_set_power_management_limit_v2() argument 'power_value_mw': {e}") from None
     with nogil:
-        err = cynvml.nvmlDeviceSetPowerManagementLimit_v2(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlPowerValue_v2_t*>s_powerValue._ptr)
+        err = cynvml.nvmlDeviceSetPowerManagementLimit_v2(<cynvml.nvmlDevice_t>c_device, &s_powerValue)
     if err != 0:
         _raise(err)
     return None
@@ -9264,7 +9276,7 @@ def device_get_accounting_stats(device, pid):
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_pid
-    cdef _Record s_stats = _new_record(_L.cls('AccountingStats'), 1)
+    cdef _Record s_stats = _new_record_at(_L, 7, 'AccountingStats')
     cdef int _p = 0
     try:
         _p = 1
@@ -9684,7 +9696,7 @@ def device_get_row_remapper_histogram(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_values = _new_record(_L.cls('RowRemapperHistogramValues'), 1)
+    cdef _Record s_values = _new_record_at(_L, 97, 'RowRemapperHistogramValues')
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
@@ -9770,7 +9782,7 @@ def device_get_clk_mon_status(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_status = _new_record(_L.cls('ClkMonStatus'), 1)
+    cdef _Record s_status = _new_record_at(_L, 14, 'ClkMonStatus')
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
@@ -9953,7 +9965,7 @@ def device_get_processes_utilization_info(device, last_seen_time_stamp):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_procesesUtilInfo = _new_record(_L.cls('ProcessesUtilizationInfo_v1'), 1)
+    cdef _Record s_procesesUtilInfo = _new_record_at(_L, 95, 'ProcessesUtilizationInfo_v1')
     (<unsigned int*>s_procesesUtilInfo._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlProcessesUtilizationInfo_v1_t) | (1 << 24))
     cdef int _p = 0
     try:
@@ -10004,7 +10016,7 @@ def device_get_platform_info(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_platformInfo = _new_record(_L.cls('PlatformInfo_v2'), 1)
+    cdef _Record s_platformInfo = _new_record_at(_L, 85, 'PlatformInfo_v2')
     (<unsigned int*>s_platformInfo._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlPlatformInfo_v2_t) | (2 << 24))
     try:
         _hptr(device, &c_device)
@@ -10051,14 +10063,15 @@ def device_get_pdi(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_pdi = _new_record(_L.cls('Pdi_v1'), 1)
-    (<unsigned int*>s_pdi._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlPdi_v1_t) | (1 << 24))
+    cdef cynvml.nvmlPdi_t s_pdi
+    memset(&s_pdi, 0, sizeof(s_pdi))
+    s_pdi.version = <unsigned int>(sizeof(cynvml.nvmlPdi_v1_t) | (1 << 24))
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('device_get_pdi', ('device',), 0) from None
     with nogil:
-        err = cynvml.nvmlDeviceGetPdi(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlPdi_t*>s_pdi._ptr)
+        err = cynvml.nvmlDeviceGetPdi(<cynvml.nvmlDevice_t>c_device, &s_pdi)
     if err != 0:
         _raise(err)
     return s_pdi.value
@@ -10161,7 +10174,7 @@ def device_get_hostname_v1(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_hostname = _new_record(_L.cls('Hostname_v1'), 1)
+    cdef _Record s_hostname = _new_record_at(_L, 63, 'Hostname_v1')
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
@@ -11782,7 +11795,7 @@ def device_get_nvlink_remote_pci_info_v2(device, link):
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_link
-    cdef _Record s_pci = _new_record(_L.cls('PciInfo'), 1)
+    cdef _Record s_pci = _new_record_at(_L, 82, 'PciInfo')
     cdef int _p = 0
     try:
         _p = 1
@@ -11970,7 +11983,7 @@ def device_get_nvlink_utilization_control(device, link, counter):
     cdef void* c_device
     cdef unsigned int c_link
     cdef unsigned int c_counter
-    cdef _Record s_control = _new_record(_L.cls('NvLinkUtilizationControl'), 1)
+    cdef _Record s_control = _new_record_at(_L, 73, 'NvLinkUtilizationControl')
     cdef int _p = 0
     try:
         _p = 1
@@ -12194,18 +12207,19 @@ def device_set_nvlink_device_low_power_threshold(device, threshold):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_info = _new_record(_L.cls('NvLinkPowerThres'), 1)
+    cdef cynvml.nvmlNvLinkPowerThres_t s_info
+    memset(&s_info, 0, sizeof(s_info))
     cdef int _p = 0
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('device_set_nvlink_device_low_power_threshold', ('device', 'info'), _p) from None
     try:
-        s_info.low_pwr_threshold = threshold
+        s_info.lowPwrThreshold = threshold
     except (TypeError, ValueError, OverflowError) as e:
         raise e.__class__(f"device_set_nvlink_device_low_power_threshold() argument 'threshold': {e}") from None
     with nogil:
-        err = cynvml.nvmlDeviceSetNvLinkDeviceLowPowerThreshold(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlNvLinkPowerThres_t*>s_info._ptr)
+        err = cynvml.nvmlDeviceSetNvLinkDeviceLowPowerThreshold(<cynvml.nvmlDevice_t>c_device, &s_info)
     if err != 0:
         _raise(err)
     return None
@@ -12302,7 +12316,7 @@ def device_get_nvlink_supported_bw_modes(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_supportedBwMode = _new_record(_L.cls('NvlinkSupportedBwModes_v1'), 1)
+    cdef _Record s_supportedBwMode = _new_record_at(_L, 78, 'NvlinkSupportedBwModes_v1')
     (<unsigned int*>s_supportedBwMode._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlNvlinkSupportedBwModes_v1_t) | (1 << 24))
     try:
         _hptr(device, &c_device)
@@ -12343,7 +12357,7 @@ def device_get_nvlink_bw_mode(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_getBwMode = _new_record(_L.cls('NvlinkGetBwMode_v1'), 1)
+    cdef _Record s_getBwMode = _new_record_at(_L, 76, 'NvlinkGetBwMode_v1')
     (<unsigned int*>s_getBwMode._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlNvlinkGetBwMode_v1_t) | (1 << 24))
     try:
         _hptr(device, &c_device)
@@ -12433,7 +12447,7 @@ def device_get_nvlink_info(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_info = _new_record(_L.cls('NvLinkInfo_v2'), 1)
+    cdef _Record s_info = _new_record_at(_L, 71, 'NvLinkInfo_v2')
     (<unsigned int*>s_info._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlNvLinkInfo_v2_t) | (2 << 24))
     try:
         _hptr(device, &c_device)
@@ -12476,8 +12490,9 @@ def event_set_create():
         err = cynvml.nvmlEventSetCreate(&c_set)
     if err != 0:
         _raise(err)
-    if _CONSUMED: _CONSUMED.discard(PyLong_FromVoidPtr(<void*>c_set))
-    return PyLong_FromVoidPtr(<void*>c_set)
+    h_out0 = PyLong_FromVoidPtr(<void*>c_set)
+    if _CONSUMED: _CONSUMED.discard(h_out0)
+    return h_out0
 
 def device_register_events(device, event_types, set):
     """
@@ -12661,7 +12676,7 @@ def event_set_wait_v2(set, timeoutms):
     _live(set, _CONSUMED, 'set', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_set
-    cdef _Record s_data = _new_record(_L.cls('EventData'), 1)
+    cdef _Record s_data = _new_record_at(_L, 41, 'EventData')
     cdef unsigned int c_timeoutms
     cdef int _p = 0
     try:
@@ -12746,7 +12761,7 @@ def system_event_set_create():
     system_event_set_free
     """
     cdef cynvml.nvmlReturn_t err
-    cdef _Record s_request = _new_record(_L.cls('SystemEventSetCreateRequest_v1'), 1)
+    cdef _Record s_request = _new_record_at(_L, 102, 'SystemEventSetCreateRequest_v1')
     (<unsigned int*>s_request._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlSystemEventSetCreateRequest_v1_t) | (1 << 24))
     with nogil:
         err = cynvml.nvmlSystemEventSetCreate(<cynvml.nvmlSystemEventSetCreateRequest_t*>s_request._ptr)
@@ -12784,7 +12799,7 @@ def system_event_set_free(event_set):
     device_register_events
     """
     cdef cynvml.nvmlReturn_t err
-    cdef _Record s_request = _new_record(_L.cls('SystemEventSetFreeRequest_v1'), 1)
+    cdef _Record s_request = _new_record_at(_L, 103, 'SystemEventSetFreeRequest_v1')
     (<unsigned int*>s_request._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlSystemEventSetFreeRequest_v1_t) | (1 << 24))
     try:
         s_request.set = event_set
@@ -12836,7 +12851,7 @@ def system_register_events(event_types, event_set):
     nvmlSystemEventType, system_event_set_wait, event_set_free
     """
     cdef cynvml.nvmlReturn_t err
-    cdef _Record s_request = _new_record(_L.cls('SystemRegisterEventRequest_v1'), 1)
+    cdef _Record s_request = _new_record_at(_L, 105, 'SystemRegisterEventRequest_v1')
     (<unsigned int*>s_request._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlSystemRegisterEventRequest_v1_t) | (1 << 24))
     try:
         s_request.event_types = event_types
@@ -12894,7 +12909,7 @@ def system_event_set_wait(event_set, timeout_ms, buffer_size):
     nvmlSystemEventType, system_register_events
     """
     cdef cynvml.nvmlReturn_t err
-    cdef _Record s_request = _new_record(_L.cls('SystemEventSetWaitRequest_v1'), 1)
+    cdef _Record s_request = _new_record_at(_L, 104, 'SystemEventSetWaitRequest_v1')
     (<unsigned int*>s_request._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlSystemEventSetWaitRequest_v1_t) | (1 << 24))
     try:
         s_request.set = event_set
@@ -13399,14 +13414,15 @@ def device_get_vgpu_heterogeneous_mode(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_pHeterogeneousMode = _new_record(_L.cls('VgpuHeterogeneousMode_v1'), 1)
-    (<unsigned int*>s_pHeterogeneousMode._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlVgpuHeterogeneousMode_v1_t) | (1 << 24))
+    cdef cynvml.nvmlVgpuHeterogeneousMode_t s_pHeterogeneousMode
+    memset(&s_pHeterogeneousMode, 0, sizeof(s_pHeterogeneousMode))
+    s_pHeterogeneousMode.version = <unsigned int>(sizeof(cynvml.nvmlVgpuHeterogeneousMode_v1_t) | (1 << 24))
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('device_get_vgpu_heterogeneous_mode', ('device',), 0) from None
     with nogil:
-        err = cynvml.nvmlDeviceGetVgpuHeterogeneousMode(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlVgpuHeterogeneousMode_t*>s_pHeterogeneousMode._ptr)
+        err = cynvml.nvmlDeviceGetVgpuHeterogeneousMode(<cynvml.nvmlDevice_t>c_device, &s_pHeterogeneousMode)
     if err != 0:
         _raise(err)
     return s_pHeterogeneousMode.mode
@@ -13460,8 +13476,9 @@ def device_set_vgpu_heterogeneous_mode(device, mode):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_pHeterogeneousMode = _new_record(_L.cls('VgpuHeterogeneousMode_v1'), 1)
-    (<unsigned int*>s_pHeterogeneousMode._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlVgpuHeterogeneousMode_v1_t) | (1 << 24))
+    cdef cynvml.nvmlVgpuHeterogeneousMode_t s_pHeterogeneousMode
+    memset(&s_pHeterogeneousMode, 0, sizeof(s_pHeterogeneousMode))
+    s_pHeterogeneousMode.version = <unsigned int>(sizeof(cynvml.nvmlVgpuHeterogeneousMode_v1_t) | (1 << 24))
     cdef int _p = 0
     try:
         _hptr(device, &c_device)
@@ -13472,7 +13489,7 @@ def device_set_vgpu_heterogeneous_mode(device, mode):
     except (TypeError, ValueError, OverflowError) as e:
         raise e.__class__(f"device_set_vgpu_heterogeneous_mode() argument 'mode': {e}") from None
     with nogil:
-        err = cynvml.nvmlDeviceSetVgpuHeterogeneousMode(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlVgpuHeterogeneousMode_t*>s_pHeterogeneousMode._ptr)
+        err = cynvml.nvmlDeviceSetVgpuHeterogeneousMode(<cynvml.nvmlDevice_t>c_device, &s_pHeterogeneousMode)
     if err != 0:
         _raise(err)
     return None
@@ -13511,8 +13528,9 @@ def vgpu_instance_get_placement_id(vgpu_instance):
     """
     cdef cynvml.nvmlReturn_t err
     cdef unsigned int c_vgpuInstance
-    cdef _Record s_pPlacement = _new_record(_L.cls('VgpuPlacementId_v1'), 1)
-    (<unsigned int*>s_pPlacement._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlVgpuPlacementId_v1_t) | (1 << 24))
+    cdef cynvml.nvmlVgpuPlacementId_t s_pPlacement
+    memset(&s_pPlacement, 0, sizeof(s_pPlacement))
+    s_pPlacement.version = <unsigned int>(sizeof(cynvml.nvmlVgpuPlacementId_v1_t) | (1 << 24))
     try:
         if isinstance(vgpu_instance, _IntValue):
             c_vgpuInstance = <unsigned int>_iv(<_IntValue>vgpu_instance)
@@ -13523,10 +13541,10 @@ def vgpu_instance_get_placement_id(vgpu_instance):
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('vgpu_instance_get_placement_id', ('vgpu_instance',), 0) from None
     with nogil:
-        err = cynvml.nvmlVgpuInstanceGetPlacementId(<cynvml.nvmlVgpuInstance_t>c_vgpuInstance, <cynvml.nvmlVgpuPlacementId_t*>s_pPlacement._ptr)
+        err = cynvml.nvmlVgpuInstanceGetPlacementId(<cynvml.nvmlVgpuInstance_t>c_vgpuInstance, &s_pPlacement)
     if err != 0:
         _raise(err)
-    return s_pPlacement.placement_id
+    return s_pPlacement.placementId
 
 def device_get_vgpu_type_supported_placements(device, vgpu_type_id, mode):
     """
@@ -13581,7 +13599,7 @@ def device_get_vgpu_type_supported_placements(device, vgpu_type_id, mode):
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_vgpuTypeId
-    cdef _Record s_pPlacementList = _new_record(_L.cls('VgpuPlacementList_v2'), 1)
+    cdef _Record s_pPlacementList = _new_record_at(_L, 126, 'VgpuPlacementList_v2')
     (<unsigned int*>s_pPlacementList._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlVgpuPlacementList_v2_t) | (2 << 24))
     cdef int _p = 0
     try:
@@ -13655,7 +13673,7 @@ def device_get_vgpu_type_creatable_placements(device, vgpu_type_id, mode):
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_vgpuTypeId
-    cdef _Record s_pPlacementList = _new_record(_L.cls('VgpuPlacementList_v2'), 1)
+    cdef _Record s_pPlacementList = _new_record_at(_L, 126, 'VgpuPlacementList_v2')
     (<unsigned int*>s_pPlacementList._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlVgpuPlacementList_v2_t) | (2 << 24))
     cdef int _p = 0
     try:
@@ -13798,8 +13816,9 @@ def vgpu_instance_get_runtime_state_size(vgpu_instance):
     """
     cdef cynvml.nvmlReturn_t err
     cdef unsigned int c_vgpuInstance
-    cdef _Record s_pState = _new_record(_L.cls('VgpuRuntimeState_v1'), 1)
-    (<unsigned int*>s_pState._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlVgpuRuntimeState_v1_t) | (1 << 24))
+    cdef cynvml.nvmlVgpuRuntimeState_t s_pState
+    memset(&s_pState, 0, sizeof(s_pState))
+    s_pState.version = <unsigned int>(sizeof(cynvml.nvmlVgpuRuntimeState_v1_t) | (1 << 24))
     try:
         if isinstance(vgpu_instance, _IntValue):
             c_vgpuInstance = <unsigned int>_iv(<_IntValue>vgpu_instance)
@@ -13810,10 +13829,10 @@ def vgpu_instance_get_runtime_state_size(vgpu_instance):
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('vgpu_instance_get_runtime_state_size', ('vgpu_instance',), 0) from None
     with nogil:
-        err = cynvml.nvmlVgpuInstanceGetRuntimeStateSize(<cynvml.nvmlVgpuInstance_t>c_vgpuInstance, <cynvml.nvmlVgpuRuntimeState_t*>s_pState._ptr)
+        err = cynvml.nvmlVgpuInstanceGetRuntimeStateSize(<cynvml.nvmlVgpuInstance_t>c_vgpuInstance, &s_pState)
     if err != 0:
         _raise(err)
-    return s_pState.size_
+    return s_pState.size
 
 def device_set_vgpu_capabilities(device, capability, state):
     """
@@ -13898,7 +13917,7 @@ def device_get_grid_licensable_features_v4(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_pGridLicensableFeatures = _new_record(_L.cls('GridLicensableFeatures'), 1)
+    cdef _Record s_pGridLicensableFeatures = _new_record_at(_L, 61, 'GridLicensableFeatures')
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
@@ -14713,7 +14732,7 @@ def vgpu_type_get_bar1_info(vgpu_type_id):
     """
     cdef cynvml.nvmlReturn_t err
     cdef unsigned int c_vgpuTypeId
-    cdef _Record s_bar1Info = _new_record(_L.cls('VgpuTypeBar1Info_v1'), 1)
+    cdef _Record s_bar1Info = _new_record_at(_L, 141, 'VgpuTypeBar1Info_v1')
     (<unsigned int*>s_bar1Info._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlVgpuTypeBar1Info_v1_t) | (1 << 24))
     try:
         if isinstance(vgpu_type_id, _IntValue):
@@ -15449,7 +15468,7 @@ def vgpu_instance_get_fbc_stats(vgpu_instance):
     """
     cdef cynvml.nvmlReturn_t err
     cdef unsigned int c_vgpuInstance
-    cdef _Record s_fbcStats = _new_record(_L.cls('FBCStats'), 1)
+    cdef _Record s_fbcStats = _new_record_at(_L, 44, 'FBCStats')
     try:
         if isinstance(vgpu_instance, _IntValue):
             c_vgpuInstance = <unsigned int>_iv(<_IntValue>vgpu_instance)
@@ -15801,7 +15820,7 @@ def gpu_instance_get_creatable_vgpus(gpu_instance):
     _live(gpu_instance, _CONSUMED, 'gpu_instance', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_gpuInstance
-    cdef _Record s_pVgpus = _new_record(_L.cls('VgpuTypeIdInfo_v1'), 1)
+    cdef _Record s_pVgpus = _new_record_at(_L, 142, 'VgpuTypeIdInfo_v1')
     (<unsigned int*>s_pVgpus._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlVgpuTypeIdInfo_v1_t) | (1 << 24))
     try:
         _hptr(gpu_instance, &c_gpuInstance)
@@ -15840,17 +15859,18 @@ def vgpu_type_get_max_instances_per_gpu_instance(vgpu_type_id):
         - NVML_ERROR_UNKNOWN On any unexpected error
     """
     cdef cynvml.nvmlReturn_t err
-    cdef _Record s_pMaxInstance = _new_record(_L.cls('VgpuTypeMaxInstance_v1'), 1)
-    (<unsigned int*>s_pMaxInstance._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlVgpuTypeMaxInstance_v1_t) | (1 << 24))
+    cdef cynvml.nvmlVgpuTypeMaxInstance_t s_pMaxInstance
+    memset(&s_pMaxInstance, 0, sizeof(s_pMaxInstance))
+    s_pMaxInstance.version = <unsigned int>(sizeof(cynvml.nvmlVgpuTypeMaxInstance_v1_t) | (1 << 24))
     try:
-        s_pMaxInstance.vgpu_type_id = vgpu_type_id
+        s_pMaxInstance.vgpuTypeId = vgpu_type_id
     except (TypeError, ValueError, OverflowError) as e:
         raise e.__class__(f"vgpu_type_get_max_instances_per_gpu_instance() argument 'vgpu_type_id': {e}") from None
     with nogil:
-        err = cynvml.nvmlVgpuTypeGetMaxInstancesPerGpuInstance(<cynvml.nvmlVgpuTypeMaxInstance_t*>s_pMaxInstance._ptr)
+        err = cynvml.nvmlVgpuTypeGetMaxInstancesPerGpuInstance(&s_pMaxInstance)
     if err != 0:
         _raise(err)
-    return s_pMaxInstance.max_instance_per_gi
+    return s_pMaxInstance.maxInstancePerGI
 
 def gpu_instance_get_active_vgpus(gpu_instance):
     """
@@ -15898,7 +15918,7 @@ def gpu_instance_get_active_vgpus(gpu_instance):
     _live(gpu_instance, _CONSUMED, 'gpu_instance', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_gpuInstance
-    cdef _Record s_pVgpuInstanceInfo = _new_record(_L.cls('ActiveVgpuInstanceInfo_v1'), 1)
+    cdef _Record s_pVgpuInstanceInfo = _new_record_at(_L, 8, 'ActiveVgpuInstanceInfo_v1')
     (<unsigned int*>s_pVgpuInstanceInfo._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlActiveVgpuInstanceInfo_v1_t) | (1 << 24))
     try:
         _hptr(gpu_instance, &c_gpuInstance)
@@ -16003,7 +16023,7 @@ def gpu_instance_get_vgpu_scheduler_state(gpu_instance):
     _live(gpu_instance, _CONSUMED, 'gpu_instance', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_gpuInstance
-    cdef _Record s_pSchedulerStateInfo = _new_record(_L.cls('VgpuSchedulerStateInfo_v1'), 1)
+    cdef _Record s_pSchedulerStateInfo = _new_record_at(_L, 139, 'VgpuSchedulerStateInfo_v1')
     (<unsigned int*>s_pSchedulerStateInfo._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlVgpuSchedulerStateInfo_v1_t) | (1 << 24))
     try:
         _hptr(gpu_instance, &c_gpuInstance)
@@ -16052,7 +16072,7 @@ def gpu_instance_get_vgpu_scheduler_log(gpu_instance):
     _live(gpu_instance, _CONSUMED, 'gpu_instance', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_gpuInstance
-    cdef _Record s_pSchedulerLogInfo = _new_record(_L.cls('VgpuSchedulerLogInfo_v1'), 1)
+    cdef _Record s_pSchedulerLogInfo = _new_record_at(_L, 134, 'VgpuSchedulerLogInfo_v1')
     (<unsigned int*>s_pSchedulerLogInfo._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlVgpuSchedulerLogInfo_v1_t) | (1 << 24))
     try:
         _hptr(gpu_instance, &c_gpuInstance)
@@ -16113,7 +16133,7 @@ def gpu_instance_get_vgpu_type_creatable_placements(gpu_instance, vgpu_type_id):
     _live(gpu_instance, _CONSUMED, 'gpu_instance', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_gpuInstance
-    cdef _Record s_pCreatablePlacementInfo = _new_record(_L.cls('VgpuCreatablePlacementInfo_v1'), 1)
+    cdef _Record s_pCreatablePlacementInfo = _new_record_at(_L, 114, 'VgpuCreatablePlacementInfo_v1')
     (<unsigned int*>s_pCreatablePlacementInfo._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlVgpuCreatablePlacementInfo_v1_t) | (1 << 24))
     cdef int _p = 0
     try:
@@ -16173,14 +16193,15 @@ def gpu_instance_get_vgpu_heterogeneous_mode(gpu_instance):
     _live(gpu_instance, _CONSUMED, 'gpu_instance', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_gpuInstance
-    cdef _Record s_pHeterogeneousMode = _new_record(_L.cls('VgpuHeterogeneousMode_v1'), 1)
-    (<unsigned int*>s_pHeterogeneousMode._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlVgpuHeterogeneousMode_v1_t) | (1 << 24))
+    cdef cynvml.nvmlVgpuHeterogeneousMode_t s_pHeterogeneousMode
+    memset(&s_pHeterogeneousMode, 0, sizeof(s_pHeterogeneousMode))
+    s_pHeterogeneousMode.version = <unsigned int>(sizeof(cynvml.nvmlVgpuHeterogeneousMode_v1_t) | (1 << 24))
     try:
         _hptr(gpu_instance, &c_gpuInstance)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('gpu_instance_get_vgpu_heterogeneous_mode', ('gpu_instance',), 0) from None
     with nogil:
-        err = cynvml.nvmlGpuInstanceGetVgpuHeterogeneousMode(<cynvml.nvmlGpuInstance_t>c_gpuInstance, <cynvml.nvmlVgpuHeterogeneousMode_t*>s_pHeterogeneousMode._ptr)
+        err = cynvml.nvmlGpuInstanceGetVgpuHeterogeneousMode(<cynvml.nvmlGpuInstance_t>c_gpuInstance, &s_pHeterogeneousMode)
     if err != 0:
         _raise(err)
     return s_pHeterogeneousMode.mode
@@ -16230,8 +16251,9 @@ def gpu_instance_set_vgpu_heterogeneous_mode(gpu_instance, mode):
     _live(gpu_instance, _CONSUMED, 'gpu_instance', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_gpuInstance
-    cdef _Record s_pHeterogeneousMode = _new_record(_L.cls('VgpuHeterogeneousMode_v1'), 1)
-    (<unsigned int*>s_pHeterogeneousMode._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlVgpuHeterogeneousMode_v1_t) | (1 << 24))
+    cdef cynvml.nvmlVgpuHeterogeneousMode_t s_pHeterogeneousMode
+    memset(&s_pHeterogeneousMode, 0, sizeof(s_pHeterogeneousMode))
+    s_pHeterogeneousMode.version = <unsigned int>(sizeof(cynvml.nvmlVgpuHeterogeneousMode_v1_t) | (1 << 24))
     cdef int _p = 0
     try:
         _hptr(gpu_instance, &c_gpuInstance)
@@ -16242,7 +16264,7 @@ def gpu_instance_set_vgpu_heterogeneous_mode(gpu_instance, mode):
     except (TypeError, ValueError, OverflowError) as e:
         raise e.__class__(f"gpu_instance_set_vgpu_heterogeneous_mode() argument 'mode': {e}") from None
     with nogil:
-        err = cynvml.nvmlGpuInstanceSetVgpuHeterogeneousMode(<cynvml.nvmlGpuInstance_t>c_gpuInstance, <cynvml.nvmlVgpuHeterogeneousMode_t*>s_pHeterogeneousMode._ptr)
+        err = cynvml.nvmlGpuInstanceSetVgpuHeterogeneousMode(<cynvml.nvmlGpuInstance_t>c_gpuInstance, &s_pHeterogeneousMode)
     if err != 0:
         _raise(err)
     return None
@@ -16295,7 +16317,7 @@ def vgpu_instance_get_metadata(vgpu_instance):
     """
     cdef cynvml.nvmlReturn_t err
     cdef unsigned int c_vgpuInstance
-    cdef _Record s_vgpuMetadata = _new_record(_L.cls('VgpuMetadata'), 1)
+    cdef _Record s_vgpuMetadata = _new_record_at(_L, 121, 'VgpuMetadata')
     cdef unsigned int c_bufferSize = sizeof(cynvml.nvmlVgpuMetadata_t)
     cdef int _p = 0
     try:
@@ -16351,7 +16373,7 @@ def device_get_vgpu_metadata(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_pgpuMetadata = _new_record(_L.cls('VgpuPgpuMetadata'), 1)
+    cdef _Record s_pgpuMetadata = _new_record_at(_L, 123, 'VgpuPgpuMetadata')
     cdef unsigned int c_bufferSize = sizeof(cynvml.nvmlVgpuPgpuMetadata_t)
     cdef int _p = 0
     try:
@@ -16404,7 +16426,7 @@ def get_vgpu_compatibility(vgpu_metadata, pgpu_metadata):
     cdef cynvml.nvmlReturn_t err
     cdef void* p_vgpuMetadata
     cdef void* p_pgpuMetadata
-    cdef _Record s_compatibilityInfo = _new_record(_L.cls('VgpuPgpuCompatibility'), 1)
+    cdef _Record s_compatibilityInfo = _new_record_at(_L, 122, 'VgpuPgpuCompatibility')
     cdef int _p = 0
     try:
         p_vgpuMetadata = _record_ptr(vgpu_metadata, _L.cls('VgpuMetadata'), 'vgpu_metadata')
@@ -16499,7 +16521,7 @@ def device_get_vgpu_scheduler_log(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_pSchedulerLog = _new_record(_L.cls('VgpuSchedulerLog'), 1)
+    cdef _Record s_pSchedulerLog = _new_record_at(_L, 135, 'VgpuSchedulerLog')
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
@@ -16540,7 +16562,7 @@ def device_get_vgpu_scheduler_state(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_pSchedulerState = _new_record(_L.cls('VgpuSchedulerGetState'), 1)
+    cdef _Record s_pSchedulerState = _new_record_at(_L, 132, 'VgpuSchedulerGetState')
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
@@ -16587,7 +16609,7 @@ def device_get_vgpu_scheduler_capabilities(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_pCapabilities = _new_record(_L.cls('VgpuSchedulerCapabilities'), 1)
+    cdef _Record s_pCapabilities = _new_record_at(_L, 131, 'VgpuSchedulerCapabilities')
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
@@ -16689,8 +16711,8 @@ def get_vgpu_version():
         - NVML_ERROR_UNKNOWN An error occurred while the data was being fetched.
     """
     cdef cynvml.nvmlReturn_t err
-    cdef _Record s_supported = _new_record(_L.cls('VgpuVersion'), 1)
-    cdef _Record s_current = _new_record(_L.cls('VgpuVersion'), 1)
+    cdef _Record s_supported = _new_record_at(_L, 144, 'VgpuVersion')
+    cdef _Record s_current = _new_record_at(_L, 144, 'VgpuVersion')
     with nogil:
         err = cynvml.nvmlGetVgpuVersion(<cynvml.nvmlVgpuVersion_t*>s_supported._ptr, <cynvml.nvmlVgpuVersion_t*>s_current._ptr)
     if err != 0:
@@ -16932,7 +16954,7 @@ def device_get_vgpu_instances_utilization_info(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_vgpuUtilInfo = _new_record(_L.cls('VgpuInstancesUtilizationInfo_v1'), 1)
+    cdef _Record s_vgpuUtilInfo = _new_record_at(_L, 118, 'VgpuInstancesUtilizationInfo_v1')
     (<unsigned int*>s_vgpuUtilInfo._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlVgpuInstancesUtilizationInfo_v1_t) | (1 << 24))
     try:
         _hptr(device, &c_device)
@@ -17114,7 +17136,7 @@ def device_get_vgpu_processes_utilization_info(device, last_seen_time_stamp):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_vgpuProcUtilInfo = _new_record(_L.cls('VgpuProcessesUtilizationInfo_v1'), 1)
+    cdef _Record s_vgpuProcUtilInfo = _new_record_at(_L, 129, 'VgpuProcessesUtilizationInfo_v1')
     (<unsigned int*>s_vgpuProcUtilInfo._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlVgpuProcessesUtilizationInfo_v1_t) | (1 << 24))
     cdef int _p = 0
     try:
@@ -17315,7 +17337,7 @@ def vgpu_instance_get_accounting_stats(vgpu_instance, pid):
     cdef cynvml.nvmlReturn_t err
     cdef unsigned int c_vgpuInstance
     cdef unsigned int c_pid
-    cdef _Record s_stats = _new_record(_L.cls('AccountingStats'), 1)
+    cdef _Record s_stats = _new_record_at(_L, 7, 'AccountingStats')
     cdef int _p = 0
     try:
         _p = 1
@@ -17419,7 +17441,7 @@ def vgpu_instance_get_license_info_v2(vgpu_instance):
     """
     cdef cynvml.nvmlReturn_t err
     cdef unsigned int c_vgpuInstance
-    cdef _Record s_licenseInfo = _new_record(_L.cls('VgpuLicenseInfo'), 1)
+    cdef _Record s_licenseInfo = _new_record_at(_L, 120, 'VgpuLicenseInfo')
     try:
         if isinstance(vgpu_instance, _IntValue):
             c_vgpuInstance = <unsigned int>_iv(<_IntValue>vgpu_instance)
@@ -17496,7 +17518,7 @@ def get_excluded_device_info_by_index(index):
     """
     cdef cynvml.nvmlReturn_t err
     cdef unsigned int c_index
-    cdef _Record s_info = _new_record(_L.cls('ExcludedDeviceInfo'), 1)
+    cdef _Record s_info = _new_record_at(_L, 42, 'ExcludedDeviceInfo')
     try:
         c_index = index
     except (TypeError, ValueError, OverflowError):
@@ -17542,7 +17564,7 @@ def device_read_write_prm_v1(device, in_data):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_buffer = _new_record(_L.cls('PRMTLV_v1'), 1)
+    cdef _Record s_buffer = _new_record_at(_L, 79, 'PRMTLV_v1')
     cdef int _p = 0
     try:
         _hptr(device, &c_device)
@@ -17717,7 +17739,7 @@ def device_get_gpu_instance_profile_info(device, profile):
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_profile
-    cdef _Record s_info = _new_record(_L.cls('GpuInstanceProfileInfo'), 1)
+    cdef _Record s_info = _new_record_at(_L, 56, 'GpuInstanceProfileInfo')
     cdef int _p = 0
     try:
         _p = 1
@@ -17781,7 +17803,7 @@ def device_get_gpu_instance_profile_info_v(device, profile):
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_profile
-    cdef _Record s_info = _new_record(_L.cls('GpuInstanceProfileInfo_v2'), 1)
+    cdef _Record s_info = _new_record_at(_L, 57, 'GpuInstanceProfileInfo_v2')
     (<unsigned int*>s_info._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlGpuInstanceProfileInfo_v2_t) | (2 << 24))
     cdef int _p = 0
     try:
@@ -17847,7 +17869,7 @@ def device_get_gpu_instance_profile_info_by_id_v(device, profile_id):
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_profileId
-    cdef _Record s_info = _new_record(_L.cls('GpuInstanceProfileInfo_v2'), 1)
+    cdef _Record s_info = _new_record_at(_L, 57, 'GpuInstanceProfileInfo_v2')
     (<unsigned int*>s_info._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlGpuInstanceProfileInfo_v2_t) | (2 << 24))
     cdef int _p = 0
     try:
@@ -18042,8 +18064,9 @@ def device_create_gpu_instance(device, profile_id):
         err = cynvml.nvmlDeviceCreateGpuInstance(<cynvml.nvmlDevice_t>c_device, c_profileId, &c_gpuInstance)
     if err != 0:
         _raise(err)
-    if _CONSUMED: _CONSUMED.discard(PyLong_FromVoidPtr(<void*>c_gpuInstance))
-    return PyLong_FromVoidPtr(<void*>c_gpuInstance)
+    h_out0 = PyLong_FromVoidPtr(<void*>c_gpuInstance)
+    if _CONSUMED: _CONSUMED.discard(h_out0)
+    return h_out0
 
 def device_create_gpu_instance_with_placement(device, profile_id, placement):
     """
@@ -18106,8 +18129,9 @@ def device_create_gpu_instance_with_placement(device, profile_id, placement):
         err = cynvml.nvmlDeviceCreateGpuInstanceWithPlacement(<cynvml.nvmlDevice_t>c_device, c_profileId, <const cynvml.nvmlGpuInstancePlacement_t*>p_placement, &c_gpuInstance)
     if err != 0:
         _raise(err)
-    if _CONSUMED: _CONSUMED.discard(PyLong_FromVoidPtr(<void*>c_gpuInstance))
-    return PyLong_FromVoidPtr(<void*>c_gpuInstance)
+    h_out0 = PyLong_FromVoidPtr(<void*>c_gpuInstance)
+    if _CONSUMED: _CONSUMED.discard(h_out0)
+    return h_out0
 
 def gpu_instance_destroy(gpu_instance):
     """
@@ -18172,12 +18196,10 @@ def device_get_gpu_instances(device, profile_id):
 
     Returns
     -------
-    gpu_instances : int
+    gpu_instances : list[int]
         Returns pre-exiting GPU instances, the buffer must be large enough to
         accommodate the instances supported by the profile. See
         device_get_gpu_instance_profile_info
-    count : int
-        The count of returned GPU instances
 
     Raises
     ------
@@ -18195,8 +18217,9 @@ def device_get_gpu_instances(device, profile_id):
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_profileId
-    cdef cynvml.nvmlGpuInstance_t c_gpuInstances = <cynvml.nvmlGpuInstance_t>0
-    cdef unsigned int c_count = <unsigned int>0
+    cdef unsigned int cap_gpuInstances = 0
+    cdef _Buf a_gpuInstances
+    cdef unsigned int c_count = 0
     cdef int _p = 0
     try:
         _p = 1
@@ -18205,12 +18228,15 @@ def device_get_gpu_instances(device, profile_id):
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('device_get_gpu_instances', ('device', 'profile_id'), _p) from None
-    with nogil:
-        err = cynvml.nvmlDeviceGetGpuInstances(<cynvml.nvmlDevice_t>c_device, c_profileId, &c_gpuInstances, &c_count)
+    err = cynvml.nvmlDeviceGetGpuInstancePossiblePlacements_v2(<cynvml.nvmlDevice_t>c_device, c_profileId, NULL, &cap_gpuInstances)
     if err != 0:
         _raise(err)
-    if _CONSUMED: _CONSUMED.discard(PyLong_FromVoidPtr(<void*>c_gpuInstances))
-    return (PyLong_FromVoidPtr(<void*>c_gpuInstances), c_count)
+    a_gpuInstances = _Buf_new((<Py_ssize_t>cap_gpuInstances + 1) * sizeof(void*))
+    with nogil:
+        err = cynvml.nvmlDeviceGetGpuInstances(<cynvml.nvmlDevice_t>c_device, c_profileId, <cynvml.nvmlGpuInstance_t*>a_gpuInstances.ptr, &c_count)
+    if err != 0:
+        _raise(err)
+    return [PyLong_FromVoidPtr((<void**>a_gpuInstances.ptr)[i]) for i in range(c_count if c_count < cap_gpuInstances else cap_gpuInstances)]
 
 def device_get_gpu_instance_by_id(device, id):
     """
@@ -18261,8 +18287,9 @@ def device_get_gpu_instance_by_id(device, id):
         err = cynvml.nvmlDeviceGetGpuInstanceById(<cynvml.nvmlDevice_t>c_device, c_id, &c_gpuInstance)
     if err != 0:
         _raise(err)
-    if _CONSUMED: _CONSUMED.discard(PyLong_FromVoidPtr(<void*>c_gpuInstance))
-    return PyLong_FromVoidPtr(<void*>c_gpuInstance)
+    h_out0 = PyLong_FromVoidPtr(<void*>c_gpuInstance)
+    if _CONSUMED: _CONSUMED.discard(h_out0)
+    return h_out0
 
 def gpu_instance_get_info(gpu_instance):
     """
@@ -18294,7 +18321,7 @@ def gpu_instance_get_info(gpu_instance):
     _live(gpu_instance, _CONSUMED, 'gpu_instance', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_gpuInstance
-    cdef _Record s_info = _new_record(_L.cls('GpuInstanceInfo'), 1)
+    cdef _Record s_info = _new_record_at(_L, 54, 'GpuInstanceInfo')
     try:
         _hptr(gpu_instance, &c_gpuInstance)
     except (TypeError, ValueError, OverflowError):
@@ -18351,7 +18378,7 @@ def gpu_instance_get_compute_instance_profile_info(gpu_instance, profile, eng_pr
     cdef void* c_gpuInstance
     cdef unsigned int c_profile
     cdef unsigned int c_engProfile
-    cdef _Record s_info = _new_record(_L.cls('ComputeInstanceProfileInfo'), 1)
+    cdef _Record s_info = _new_record_at(_L, 18, 'ComputeInstanceProfileInfo')
     cdef int _p = 0
     try:
         _p = 1
@@ -18420,7 +18447,7 @@ def gpu_instance_get_compute_instance_profile_info_v(gpu_instance, profile, eng_
     cdef void* c_gpuInstance
     cdef unsigned int c_profile
     cdef unsigned int c_engProfile
-    cdef _Record s_info = _new_record(_L.cls('ComputeInstanceProfileInfo_v2'), 1)
+    cdef _Record s_info = _new_record_at(_L, 19, 'ComputeInstanceProfileInfo_v2')
     (<unsigned int*>s_info._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlComputeInstanceProfileInfo_v2_t) | (2 << 24))
     cdef int _p = 0
     try:
@@ -18619,8 +18646,9 @@ def gpu_instance_create_compute_instance(gpu_instance, profile_id):
         err = cynvml.nvmlGpuInstanceCreateComputeInstance(<cynvml.nvmlGpuInstance_t>c_gpuInstance, c_profileId, &c_computeInstance)
     if err != 0:
         _raise(err)
-    if _CONSUMED: _CONSUMED.discard(PyLong_FromVoidPtr(<void*>c_computeInstance))
-    return PyLong_FromVoidPtr(<void*>c_computeInstance)
+    h_out0 = PyLong_FromVoidPtr(<void*>c_computeInstance)
+    if _CONSUMED: _CONSUMED.discard(h_out0)
+    return h_out0
 
 def gpu_instance_create_compute_instance_with_placement(gpu_instance, profile_id, placement):
     """
@@ -18684,8 +18712,9 @@ def gpu_instance_create_compute_instance_with_placement(gpu_instance, profile_id
         err = cynvml.nvmlGpuInstanceCreateComputeInstanceWithPlacement(<cynvml.nvmlGpuInstance_t>c_gpuInstance, c_profileId, <const cynvml.nvmlComputeInstancePlacement_t*>p_placement, &c_computeInstance)
     if err != 0:
         _raise(err)
-    if _CONSUMED: _CONSUMED.discard(PyLong_FromVoidPtr(<void*>c_computeInstance))
-    return PyLong_FromVoidPtr(<void*>c_computeInstance)
+    h_out0 = PyLong_FromVoidPtr(<void*>c_computeInstance)
+    if _CONSUMED: _CONSUMED.discard(h_out0)
+    return h_out0
 
 def compute_instance_destroy(compute_instance):
     """
@@ -18749,12 +18778,10 @@ def gpu_instance_get_compute_instances(gpu_instance, profile_id):
 
     Returns
     -------
-    compute_instances : int
+    compute_instances : list[int]
         Returns pre-exiting compute instances, the buffer must be large enough to
         accommodate the instances supported by the profile. See
         gpu_instance_get_compute_instance_profile_info
-    count : int
-        The count of returned compute instances
 
     Raises
     ------
@@ -18772,8 +18799,9 @@ def gpu_instance_get_compute_instances(gpu_instance, profile_id):
     cdef cynvml.nvmlReturn_t err
     cdef void* c_gpuInstance
     cdef unsigned int c_profileId
-    cdef cynvml.nvmlComputeInstance_t c_computeInstances = <cynvml.nvmlComputeInstance_t>0
-    cdef unsigned int c_count = <unsigned int>0
+    cdef unsigned int cap_computeInstances = 0
+    cdef _Buf a_computeInstances
+    cdef unsigned int c_count = 0
     cdef int _p = 0
     try:
         _p = 1
@@ -18782,12 +18810,15 @@ def gpu_instance_get_compute_instances(gpu_instance, profile_id):
         _hptr(gpu_instance, &c_gpuInstance)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('gpu_instance_get_compute_instances', ('gpu_instance', 'profile_id'), _p) from None
-    with nogil:
-        err = cynvml.nvmlGpuInstanceGetComputeInstances(<cynvml.nvmlGpuInstance_t>c_gpuInstance, c_profileId, &c_computeInstances, &c_count)
+    err = cynvml.nvmlGpuInstanceGetComputeInstancePossiblePlacements(<cynvml.nvmlGpuInstance_t>c_gpuInstance, c_profileId, NULL, &cap_computeInstances)
     if err != 0:
         _raise(err)
-    if _CONSUMED: _CONSUMED.discard(PyLong_FromVoidPtr(<void*>c_computeInstances))
-    return (PyLong_FromVoidPtr(<void*>c_computeInstances), c_count)
+    a_computeInstances = _Buf_new((<Py_ssize_t>cap_computeInstances + 1) * sizeof(void*))
+    with nogil:
+        err = cynvml.nvmlGpuInstanceGetComputeInstances(<cynvml.nvmlGpuInstance_t>c_gpuInstance, c_profileId, <cynvml.nvmlComputeInstance_t*>a_computeInstances.ptr, &c_count)
+    if err != 0:
+        _raise(err)
+    return [PyLong_FromVoidPtr((<void**>a_computeInstances.ptr)[i]) for i in range(c_count if c_count < cap_computeInstances else cap_computeInstances)]
 
 def gpu_instance_get_compute_instance_by_id(gpu_instance, id):
     """
@@ -18838,8 +18869,9 @@ def gpu_instance_get_compute_instance_by_id(gpu_instance, id):
         err = cynvml.nvmlGpuInstanceGetComputeInstanceById(<cynvml.nvmlGpuInstance_t>c_gpuInstance, c_id, &c_computeInstance)
     if err != 0:
         _raise(err)
-    if _CONSUMED: _CONSUMED.discard(PyLong_FromVoidPtr(<void*>c_computeInstance))
-    return PyLong_FromVoidPtr(<void*>c_computeInstance)
+    h_out0 = PyLong_FromVoidPtr(<void*>c_computeInstance)
+    if _CONSUMED: _CONSUMED.discard(h_out0)
+    return h_out0
 
 def compute_instance_get_info_v2(compute_instance):
     """
@@ -18871,7 +18903,7 @@ def compute_instance_get_info_v2(compute_instance):
     _live(compute_instance, _CONSUMED, 'compute_instance', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_computeInstance
-    cdef _Record s_info = _new_record(_L.cls('ComputeInstanceInfo'), 1)
+    cdef _Record s_info = _new_record_at(_L, 16, 'ComputeInstanceInfo')
     try:
         _hptr(compute_instance, &c_computeInstance)
     except (TypeError, ValueError, OverflowError):
@@ -19111,8 +19143,9 @@ def device_get_mig_device_handle_by_index(device, index):
         err = cynvml.nvmlDeviceGetMigDeviceHandleByIndex(<cynvml.nvmlDevice_t>c_device, c_index, &c_migDevice)
     if err != 0:
         _raise(err)
-    if _CONSUMED: _CONSUMED.discard(PyLong_FromVoidPtr(<void*>c_migDevice))
-    return PyLong_FromVoidPtr(<void*>c_migDevice)
+    h_out0 = PyLong_FromVoidPtr(<void*>c_migDevice)
+    if _CONSUMED: _CONSUMED.discard(h_out0)
+    return h_out0
 
 def device_get_device_handle_from_mig_device_handle(mig_device):
     """
@@ -19153,8 +19186,9 @@ def device_get_device_handle_from_mig_device_handle(mig_device):
         err = cynvml.nvmlDeviceGetDeviceHandleFromMigDeviceHandle(<cynvml.nvmlDevice_t>c_migDevice, &c_device)
     if err != 0:
         _raise(err)
-    if _CONSUMED: _CONSUMED.discard(PyLong_FromVoidPtr(<void*>c_device))
-    return PyLong_FromVoidPtr(<void*>c_device)
+    h_out0 = PyLong_FromVoidPtr(<void*>c_device)
+    if _CONSUMED: _CONSUMED.discard(h_out0)
+    return h_out0
 
 def gpm_metrics_get():
     """
@@ -19189,7 +19223,7 @@ def gpm_metrics_get():
     to retrieve the metrics, which will be stored at metricsGet->metrics
     """
     cdef cynvml.nvmlReturn_t err
-    cdef _Record s_metricsGet = _new_record(_L.cls('GpmMetricsGet'), 1)
+    cdef _Record s_metricsGet = _new_record_at(_L, 48, 'GpmMetricsGet')
     with nogil:
         err = cynvml.nvmlGpmMetricsGet(<cynvml.nvmlGpmMetricsGet_t*>s_metricsGet._ptr)
     if err != 0:
@@ -19259,8 +19293,9 @@ def gpm_sample_alloc():
         err = cynvml.nvmlGpmSampleAlloc(&c_gpmSample)
     if err != 0:
         _raise(err)
-    if _CONSUMED: _CONSUMED.discard(PyLong_FromVoidPtr(<void*>c_gpmSample))
-    return PyLong_FromVoidPtr(<void*>c_gpmSample)
+    h_out0 = PyLong_FromVoidPtr(<void*>c_gpmSample)
+    if _CONSUMED: _CONSUMED.discard(h_out0)
+    return h_out0
 
 def gpm_sample_get(device, gpm_sample):
     """
@@ -19532,17 +19567,18 @@ def device_get_capabilities(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_caps = _new_record(_L.cls('DeviceCapabilities_v1'), 1)
-    (<unsigned int*>s_caps._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlDeviceCapabilities_v1_t) | (1 << 24))
+    cdef cynvml.nvmlDeviceCapabilities_t s_caps
+    memset(&s_caps, 0, sizeof(s_caps))
+    s_caps.version = <unsigned int>(sizeof(cynvml.nvmlDeviceCapabilities_v1_t) | (1 << 24))
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('device_get_capabilities', ('device',), 0) from None
     with nogil:
-        err = cynvml.nvmlDeviceGetCapabilities(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlDeviceCapabilities_t*>s_caps._ptr)
+        err = cynvml.nvmlDeviceGetCapabilities(<cynvml.nvmlDevice_t>c_device, &s_caps)
     if err != 0:
         _raise(err)
-    return s_caps.cap_mask
+    return s_caps.capMask
 
 def device_workload_power_profile_get_profiles_info(device):
     """
@@ -19586,7 +19622,7 @@ def device_workload_power_profile_get_profiles_info(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_profilesInfo = _new_record(_L.cls('WorkloadPowerProfileProfilesInfo_v1'), 1)
+    cdef _Record s_profilesInfo = _new_record_at(_L, 148, 'WorkloadPowerProfileProfilesInfo_v1')
     (<unsigned int*>s_profilesInfo._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlWorkloadPowerProfileProfilesInfo_v1_t) | (1 << 24))
     try:
         _hptr(device, &c_device)
@@ -19638,7 +19674,7 @@ def device_workload_power_profile_get_current_profiles(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_currentProfiles = _new_record(_L.cls('WorkloadPowerProfileCurrentProfiles_v1'), 1)
+    cdef _Record s_currentProfiles = _new_record_at(_L, 146, 'WorkloadPowerProfileCurrentProfiles_v1')
     (<unsigned int*>s_currentProfiles._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlWorkloadPowerProfileCurrentProfiles_v1_t) | (1 << 24))
     try:
         _hptr(device, &c_device)
@@ -19971,7 +20007,7 @@ def device_get_sram_unique_uncorrected_ecc_error_counts(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_errorCounts = _new_record(_L.cls('EccSramUniqueUncorrectedErrorCounts_v1'), 1)
+    cdef _Record s_errorCounts = _new_record_at(_L, 38, 'EccSramUniqueUncorrectedErrorCounts_v1')
     (<unsigned int*>s_errorCounts._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlEccSramUniqueUncorrectedErrorCounts_v1_t) | (1 << 24))
     try:
         _hptr(device, &c_device)

@@ -139,6 +139,35 @@ def test_arrays_sized_by_asking_first(stub):
         nvml.device_get_compute_running_processes_v3(DEVICE)
 
 
+def test_mig_instance_lists_are_sized_by_the_possible_placements(stub):
+    # nvmlDeviceGetGpuInstances takes no NULL array to report a count: the wrapper makes room for
+    # as many instances as the profile has possible placements, and returns the handles written
+    bound, name = "nvmlDeviceGetGpuInstancePossiblePlacements_v2", "nvmlDeviceGetGpuInstances"
+    stub.write(bound, 3, struct.pack("<I", 3))
+    stub.write(name, 2, struct.pack("<3Q", 0x5000, 0x6000, 0x7000))
+    stub.write(name, 3, struct.pack("<I", 2))
+    assert nvml.device_get_gpu_instances(DEVICE, 5) == [0x5000, 0x6000]
+    assert stub.args()[:2] == [DEVICE, 5]
+    assert stub.calls(bound) == 1 and stub.calls(name) == 1
+    # a count above the room made is never read past it
+    stub.write(name, 3, struct.pack("<I", 9))
+    assert nvml.device_get_gpu_instances(DEVICE, 5) == [0x5000, 0x6000, 0x7000]
+    # the bound's failure is the call's
+    stub.reset()
+    stub.status(bound, 3)
+    with pytest.raises(nvml.NotSupportedError):
+        nvml.device_get_gpu_instances(DEVICE, 5)
+    assert stub.calls(name) == 0
+    stub.reset()
+    bound, name = "nvmlGpuInstanceGetComputeInstancePossiblePlacements", "nvmlGpuInstanceGetComputeInstances"
+    stub.write(bound, 3, struct.pack("<I", 1))
+    stub.write(name, 2, struct.pack("<Q", 0x8000))
+    stub.write(name, 3, struct.pack("<I", 1))
+    assert nvml.gpu_instance_get_compute_instances(0x5000, 0) == [0x8000]
+    stub.write(name, 3, struct.pack("<I", 0))
+    assert nvml.gpu_instance_get_compute_instances(0x5000, 0) == []
+
+
 def test_struct_filled_from_the_arguments(stub):
     raw = np.zeros(1, dtype=nvml.temperature_v1_dtype)
     raw["temperature"] = 42
@@ -146,6 +175,11 @@ def test_struct_filled_from_the_arguments(stub):
     assert nvml.device_get_temperature_v(DEVICE, nvml.TemperatureSensors.TEMPERATURE_GPU) == 42
     with pytest.raises(TypeError, match="sensorType"):
         nvml.device_get_temperature_v(DEVICE, "gpu")
+    with pytest.raises(OverflowError, match="sensorType"):
+        nvml.device_get_temperature_v(DEVICE, 1 << 40)
+    stub.reset()
+    nvml.device_get_temperature_v(DEVICE, 1)
+    assert stub.calls("nvmlDeviceGetTemperatureV") == 1
 
 
 def test_field_values(stub):

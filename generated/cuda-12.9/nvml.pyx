@@ -6,11 +6,11 @@ from cuda.bindings cimport cynvml
 from cuda.bindings._base cimport (_Buf, _hptr, _href, _vptr, _wbuf, _as_bytes, _array, _strlist, _bufptr,
     _Buf_new, _check_count, _bptr, _arg_error, _vsized, _library_handle, _Lazy, _new_lazy, _live, _consume,
     _Handle, _IntValue, _iv, _Struct, _enum)
-from cuda.bindings._records cimport (_Record, _new_record, _record_ptr, _text, _text0, _records_of,
+from cuda.bindings._records cimport (_Record, _new_record, _new_record_at, _record_ptr, _text, _text0, _records_of,
     _numbers_of, _numbers_new, _numbers_ptr, _records_in)
 from cpython.long cimport PyLong_FromVoidPtr, PyLong_AsVoidPtr
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t, intptr_t, uintptr_t
-from libc.string cimport memcpy
+from libc.string cimport memcpy, memset
 from posix.types cimport off_t
 from cuda.bindings import _records
 
@@ -1034,7 +1034,7 @@ def system_get_topology_gpu_set(cpu_number):
 
     Returns
     -------
-    device_array : Any
+    device_array : list[int]
         An array of device handles for GPUs found with affinity to cpuNumber
 
     Raises
@@ -1101,7 +1101,7 @@ def system_get_driver_branch():
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
     cdef cynvml.nvmlReturn_t err
-    cdef _Record s_branchInfo = _new_record(_L.cls('SystemDriverBranchInfo_v1'), 1)
+    cdef _Record s_branchInfo = _new_record_at(_L, 142, 'SystemDriverBranchInfo_v1')
     (<unsigned int*>s_branchInfo._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlSystemDriverBranchInfo_v1_t) | (1 << 24))
     cdef unsigned int c_length = 80
     with nogil:
@@ -1151,7 +1151,7 @@ def system_get_cper_v1():
         - NVML_ERROR_UNKNOWN An unexpected error occurred.
     """
     cdef cynvml.nvmlReturn_t err
-    cdef _Record s_cper = _new_record(_L.cls('GetCPER_v1'), 1)
+    cdef _Record s_cper = _new_record_at(_L, 60, 'GetCPER_v1')
     with nogil:
         err = cynvml.nvmlSystemGetCPER_v1(<cynvml.nvmlGetCPER_v1_t*>s_cper._ptr)
     if err != 0:
@@ -1231,8 +1231,9 @@ def unit_get_handle_by_index(index):
         err = cynvml.nvmlUnitGetHandleByIndex(c_index, &c_unit)
     if err != 0:
         _raise(err)
-    if _CONSUMED: _CONSUMED.discard(PyLong_FromVoidPtr(<void*>c_unit))
-    return PyLong_FromVoidPtr(<void*>c_unit)
+    h_out0 = PyLong_FromVoidPtr(<void*>c_unit)
+    if _CONSUMED: _CONSUMED.discard(h_out0)
+    return h_out0
 
 def unit_get_unit_info(unit):
     """
@@ -1264,7 +1265,7 @@ def unit_get_unit_info(unit):
     _live(unit, _CONSUMED, 'unit', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_unit
-    cdef _Record s_info = _new_record(_L.cls('UnitInfo'), 1)
+    cdef _Record s_info = _new_record_at(_L, 153, 'UnitInfo')
     try:
         _hptr(unit, &c_unit)
     except (TypeError, ValueError, OverflowError):
@@ -1310,7 +1311,7 @@ def unit_get_led_state(unit):
     _live(unit, _CONSUMED, 'unit', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_unit
-    cdef _Record s_state = _new_record(_L.cls('LedState'), 1)
+    cdef _Record s_state = _new_record_at(_L, 83, 'LedState')
     try:
         _hptr(unit, &c_unit)
     except (TypeError, ValueError, OverflowError):
@@ -1353,7 +1354,7 @@ def unit_get_psu_info(unit):
     _live(unit, _CONSUMED, 'unit', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_unit
-    cdef _Record s_psu = _new_record(_L.cls('PSUInfo'), 1)
+    cdef _Record s_psu = _new_record_at(_L, 106, 'PSUInfo')
     try:
         _hptr(unit, &c_unit)
     except (TypeError, ValueError, OverflowError):
@@ -1447,7 +1448,7 @@ def unit_get_fan_speed_info(unit):
     _live(unit, _CONSUMED, 'unit', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_unit
-    cdef _Record s_fanSpeeds = _new_record(_L.cls('UnitFanSpeeds'), 1)
+    cdef _Record s_fanSpeeds = _new_record_at(_L, 152, 'UnitFanSpeeds')
     try:
         _hptr(unit, &c_unit)
     except (TypeError, ValueError, OverflowError):
@@ -1475,7 +1476,7 @@ def unit_get_devices(unit):
 
     Returns
     -------
-    devices : Any
+    devices : list[int]
         Reference in which to return the references to the attached GPU devices
 
     Raises
@@ -1589,7 +1590,7 @@ def device_get_attributes_v2(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_attributes = _new_record(_L.cls('DeviceAttributes'), 1)
+    cdef _Record s_attributes = _new_record_at(_L, 36, 'DeviceAttributes')
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
@@ -1677,8 +1678,9 @@ def device_get_handle_by_index_v2(index):
         err = cynvml.nvmlDeviceGetHandleByIndex_v2(c_index, &c_device)
     if err != 0:
         _raise(err)
-    if _CONSUMED: _CONSUMED.discard(PyLong_FromVoidPtr(<void*>c_device))
-    return PyLong_FromVoidPtr(<void*>c_device)
+    h_out0 = PyLong_FromVoidPtr(<void*>c_device)
+    if _CONSUMED: _CONSUMED.discard(h_out0)
+    return h_out0
 
 def device_get_handle_by_serial(serial):
     """
@@ -1710,8 +1712,9 @@ def device_get_handle_by_serial(serial):
         err = cynvml.nvmlDeviceGetHandleBySerial(<const char*>c_serial, &c_device)
     if err != 0:
         _raise(err)
-    if _CONSUMED: _CONSUMED.discard(PyLong_FromVoidPtr(<void*>c_device))
-    return PyLong_FromVoidPtr(<void*>c_device)
+    h_out0 = PyLong_FromVoidPtr(<void*>c_device)
+    if _CONSUMED: _CONSUMED.discard(h_out0)
+    return h_out0
 
 def device_get_handle_by_uuid(uuid):
     """
@@ -1767,8 +1770,9 @@ def device_get_handle_by_uuid(uuid):
         err = cynvml.nvmlDeviceGetHandleByUUID(<const char*>c_uuid, &c_device)
     if err != 0:
         _raise(err)
-    if _CONSUMED: _CONSUMED.discard(PyLong_FromVoidPtr(<void*>c_device))
-    return PyLong_FromVoidPtr(<void*>c_device)
+    h_out0 = PyLong_FromVoidPtr(<void*>c_device)
+    if _CONSUMED: _CONSUMED.discard(h_out0)
+    return h_out0
 
 def device_get_handle_by_uuidv(type, uuid):
     """
@@ -1809,7 +1813,7 @@ def device_get_handle_by_uuidv(type, uuid):
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
     cdef cynvml.nvmlReturn_t err
-    cdef _Record s_uuid = _new_record(_L.cls('UUID_v1'), 1)
+    cdef _Record s_uuid = _new_record_at(_L, 150, 'UUID_v1')
     (<unsigned int*>s_uuid._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlUUID_v1_t) | (1 << 24))
     cdef cynvml.nvmlDevice_t c_device = <cynvml.nvmlDevice_t>0
     try:
@@ -1824,8 +1828,9 @@ def device_get_handle_by_uuidv(type, uuid):
         err = cynvml.nvmlDeviceGetHandleByUUIDV(<cynvml.nvmlUUID_t*>s_uuid._ptr, &c_device)
     if err != 0:
         _raise(err)
-    if _CONSUMED: _CONSUMED.discard(PyLong_FromVoidPtr(<void*>c_device))
-    return PyLong_FromVoidPtr(<void*>c_device)
+    h_out0 = PyLong_FromVoidPtr(<void*>c_device)
+    if _CONSUMED: _CONSUMED.discard(h_out0)
+    return h_out0
 
 def device_get_handle_by_pci_bus_id_v2(pci_bus_id):
     """
@@ -1890,8 +1895,9 @@ def device_get_handle_by_pci_bus_id_v2(pci_bus_id):
         err = cynvml.nvmlDeviceGetHandleByPciBusId_v2(<const char*>c_pciBusId, &c_device)
     if err != 0:
         _raise(err)
-    if _CONSUMED: _CONSUMED.discard(PyLong_FromVoidPtr(<void*>c_device))
-    return PyLong_FromVoidPtr(<void*>c_device)
+    h_out0 = PyLong_FromVoidPtr(<void*>c_device)
+    if _CONSUMED: _CONSUMED.discard(h_out0)
+    return h_out0
 
 def device_get_name(device):
     """
@@ -2171,7 +2177,7 @@ def device_get_c2c_mode_info_v(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_c2cModeInfo = _new_record(_L.cls('C2cModeInfo_v1'), 1)
+    cdef _Record s_c2cModeInfo = _new_record_at(_L, 16, 'C2cModeInfo_v1')
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
@@ -2549,7 +2555,7 @@ def device_get_addressing_mode(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_mode = _new_record(_L.cls('DeviceAddressingMode_v1'), 1)
+    cdef _Record s_mode = _new_record_at(_L, 35, 'DeviceAddressingMode_v1')
     (<unsigned int*>s_mode._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlDeviceAddressingMode_v1_t) | (1 << 24))
     try:
         _hptr(device, &c_device)
@@ -2593,7 +2599,7 @@ def device_get_repair_status(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_repairStatus = _new_record(_L.cls('RepairStatus_v1'), 1)
+    cdef _Record s_repairStatus = _new_record_at(_L, 136, 'RepairStatus_v1')
     (<unsigned int*>s_repairStatus._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlRepairStatus_v1_t) | (1 << 24))
     try:
         _hptr(device, &c_device)
@@ -2637,16 +2643,17 @@ def device_get_unrepairable_memory_flag_v1(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_unrepairableMemoryStatus = _new_record(_L.cls('UnrepairableMemoryStatus_v1'), 1)
+    cdef cynvml.nvmlUnrepairableMemoryStatus_v1_t s_unrepairableMemoryStatus
+    memset(&s_unrepairableMemoryStatus, 0, sizeof(s_unrepairableMemoryStatus))
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('device_get_unrepairable_memory_flag_v1', ('device',), 0) from None
     with nogil:
-        err = cynvml.nvmlDeviceGetUnrepairableMemoryFlag_v1(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlUnrepairableMemoryStatus_v1_t*>s_unrepairableMemoryStatus._ptr)
+        err = cynvml.nvmlDeviceGetUnrepairableMemoryFlag_v1(<cynvml.nvmlDevice_t>c_device, &s_unrepairableMemoryStatus)
     if err != 0:
         _raise(err)
-    return s_unrepairableMemoryStatus.b_unrepairable_memory
+    return s_unrepairableMemoryStatus.bUnrepairableMemory
 
 def device_get_topology_common_ancestor(device1, device2):
     """
@@ -2702,7 +2709,7 @@ def device_get_topology_nearest_gpus(device, level):
 
     Returns
     -------
-    device_array : Any
+    device_array : list[int]
         An array of device handles for GPUs found at level
 
     Raises
@@ -3238,7 +3245,7 @@ def device_get_bbx_time_data_v1(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_timeData = _new_record(_L.cls('BBXTimeData_v1'), 1)
+    cdef _Record s_timeData = _new_record_at(_L, 13, 'BBXTimeData_v1')
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
@@ -3431,7 +3438,7 @@ def device_get_pci_info_ext(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_pci = _new_record(_L.cls('PciInfoExt_v1'), 1)
+    cdef _Record s_pci = _new_record_at(_L, 107, 'PciInfoExt_v1')
     (<unsigned int*>s_pci._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlPciInfoExt_v1_t) | (1 << 24))
     try:
         _hptr(device, &c_device)
@@ -3476,7 +3483,7 @@ def device_get_pci_info_v3(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_pci = _new_record(_L.cls('PciInfo'), 1)
+    cdef _Record s_pci = _new_record_at(_L, 108, 'PciInfo')
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
@@ -4470,8 +4477,9 @@ def device_get_fan_speed_rpm(device, fan):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_fanSpeed = _new_record(_L.cls('FanSpeedInfo_v1'), 1)
-    (<unsigned int*>s_fanSpeed._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlFanSpeedInfo_v1_t) | (1 << 24))
+    cdef cynvml.nvmlFanSpeedInfo_t s_fanSpeed
+    memset(&s_fanSpeed, 0, sizeof(s_fanSpeed))
+    s_fanSpeed.version = <unsigned int>(sizeof(cynvml.nvmlFanSpeedInfo_v1_t) | (1 << 24))
     cdef int _p = 0
     try:
         _hptr(device, &c_device)
@@ -4482,7 +4490,7 @@ def device_get_fan_speed_rpm(device, fan):
     except (TypeError, ValueError, OverflowError) as e:
         raise e.__class__(f"device_get_fan_speed_rpm() argument 'fan': {e}") from None
     with nogil:
-        err = cynvml.nvmlDeviceGetFanSpeedRPM(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlFanSpeedInfo_t*>s_fanSpeed._ptr)
+        err = cynvml.nvmlDeviceGetFanSpeedRPM(<cynvml.nvmlDevice_t>c_device, &s_fanSpeed)
     if err != 0:
         _raise(err)
     return s_fanSpeed.speed
@@ -4761,7 +4769,7 @@ def device_get_cooler_info(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_coolerInfo = _new_record(_L.cls('CoolerInfo_v1'), 1)
+    cdef _Record s_coolerInfo = _new_record_at(_L, 33, 'CoolerInfo_v1')
     (<unsigned int*>s_coolerInfo._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlCoolerInfo_v1_t) | (1 << 24))
     try:
         _hptr(device, &c_device)
@@ -4806,19 +4814,20 @@ def device_get_temperature_v(device, sensorType):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_temperature = _new_record(_L.cls('Temperature_v1'), 1)
-    (<unsigned int*>s_temperature._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlTemperature_v1_t) | (1 << 24))
+    cdef cynvml.nvmlTemperature_t s_temperature
+    memset(&s_temperature, 0, sizeof(s_temperature))
+    s_temperature.version = <unsigned int>(sizeof(cynvml.nvmlTemperature_v1_t) | (1 << 24))
     cdef int _p = 0
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('device_get_temperature_v', ('device', 'temperature'), _p) from None
     try:
-        s_temperature.sensor_type = sensorType
+        s_temperature.sensorType = <cynvml.nvmlTemperatureSensors_t><int>sensorType
     except (TypeError, ValueError, OverflowError) as e:
         raise e.__class__(f"device_get_temperature_v() argument 'sensorType': {e}") from None
     with nogil:
-        err = cynvml.nvmlDeviceGetTemperatureV(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlTemperature_t*>s_temperature._ptr)
+        err = cynvml.nvmlDeviceGetTemperatureV(<cynvml.nvmlDevice_t>c_device, &s_temperature)
     if err != 0:
         _raise(err)
     return s_temperature.temperature
@@ -4919,17 +4928,18 @@ def device_get_margin_temperature(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_marginTempInfo = _new_record(_L.cls('MarginTemperature_v1'), 1)
-    (<unsigned int*>s_marginTempInfo._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlMarginTemperature_v1_t) | (1 << 24))
+    cdef cynvml.nvmlMarginTemperature_t s_marginTempInfo
+    memset(&s_marginTempInfo, 0, sizeof(s_marginTempInfo))
+    s_marginTempInfo.version = <unsigned int>(sizeof(cynvml.nvmlMarginTemperature_v1_t) | (1 << 24))
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('device_get_margin_temperature', ('device',), 0) from None
     with nogil:
-        err = cynvml.nvmlDeviceGetMarginTemperature(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlMarginTemperature_t*>s_marginTempInfo._ptr)
+        err = cynvml.nvmlDeviceGetMarginTemperature(<cynvml.nvmlDevice_t>c_device, &s_marginTempInfo)
     if err != 0:
         _raise(err)
-    return s_marginTempInfo.margin_temperature
+    return s_marginTempInfo.marginTemperature
 
 def device_get_thermal_settings(device, sensor_index):
     """
@@ -4964,7 +4974,7 @@ def device_get_thermal_settings(device, sensor_index):
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_sensorIndex
-    cdef _Record s_pThermalSettings = _new_record(_L.cls('GpuThermalSettings'), 1)
+    cdef _Record s_pThermalSettings = _new_record_at(_L, 77, 'GpuThermalSettings')
     cdef int _p = 0
     try:
         _p = 1
@@ -5248,7 +5258,7 @@ def device_get_dynamic_pstates_info(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_pDynamicPstatesInfo = _new_record(_L.cls('GpuDynamicPstatesInfo'), 1)
+    cdef _Record s_pDynamicPstatesInfo = _new_record_at(_L, 65, 'GpuDynamicPstatesInfo')
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
@@ -5528,7 +5538,7 @@ def device_get_clock_offsets(device, clock_type, pstate):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_info = _new_record(_L.cls('ClockOffset_v1'), 1)
+    cdef _Record s_info = _new_record_at(_L, 20, 'ClockOffset_v1')
     (<unsigned int*>s_info._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlClockOffset_v1_t) | (1 << 24))
     cdef int _p = 0
     try:
@@ -5669,7 +5679,7 @@ def device_get_performance_modes(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_perfModes = _new_record(_L.cls('DevicePerfModes_v1'), 1)
+    cdef _Record s_perfModes = _new_record_at(_L, 39, 'DevicePerfModes_v1')
     (<unsigned int*>s_perfModes._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlDevicePerfModes_v1_t) | (1 << 24))
     try:
         _hptr(device, &c_device)
@@ -5740,7 +5750,7 @@ def device_get_current_clock_freqs(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_currentClockFreqs = _new_record(_L.cls('DeviceCurrentClockFreqs_v1'), 1)
+    cdef _Record s_currentClockFreqs = _new_record_at(_L, 38, 'DeviceCurrentClockFreqs_v1')
     (<unsigned int*>s_currentClockFreqs._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlDeviceCurrentClockFreqs_v1_t) | (1 << 24))
     try:
         _hptr(device, &c_device)
@@ -6018,7 +6028,7 @@ def device_get_power_mizer_mode_v1(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_powerMizerMode = _new_record(_L.cls('DevicePowerMizerModes_v1'), 1)
+    cdef _Record s_powerMizerMode = _new_record_at(_L, 40, 'DevicePowerMizerModes_v1')
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
@@ -6267,7 +6277,7 @@ def device_get_adaptive_tgp_mode_info_v1(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_info = _new_record(_L.cls('AdaptiveTgpModeInfo_v1'), 1)
+    cdef _Record s_info = _new_record_at(_L, 11, 'AdaptiveTgpModeInfo_v1')
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
@@ -6396,7 +6406,7 @@ def device_get_memory_info(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_memory = _new_record(_L.cls('Memory'), 1)
+    cdef _Record s_memory = _new_record_at(_L, 86, 'Memory')
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
@@ -6468,7 +6478,7 @@ def device_get_memory_info_v2(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_memory = _new_record(_L.cls('Memory_v2'), 1)
+    cdef _Record s_memory = _new_record_at(_L, 87, 'Memory_v2')
     (<unsigned int*>s_memory._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlMemory_v2_t) | (2 << 24))
     try:
         _hptr(device, &c_device)
@@ -6573,7 +6583,7 @@ def device_get_memory_limits_v1(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_limits = _new_record(_L.cls('GetMemoryLimits_v1'), 1)
+    cdef _Record s_limits = _new_record_at(_L, 61, 'GetMemoryLimits_v1')
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
@@ -6732,9 +6742,9 @@ def device_get_dram_encryption_mode(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_current = _new_record(_L.cls('DramEncryptionInfo_v1'), 1)
+    cdef _Record s_current = _new_record_at(_L, 41, 'DramEncryptionInfo_v1')
     (<unsigned int*>s_current._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlDramEncryptionInfo_v1_t) | (1 << 24))
-    cdef _Record s_pending = _new_record(_L.cls('DramEncryptionInfo_v1'), 1)
+    cdef _Record s_pending = _new_record_at(_L, 41, 'DramEncryptionInfo_v1')
     (<unsigned int*>s_pending._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlDramEncryptionInfo_v1_t) | (1 << 24))
     try:
         _hptr(device, &c_device)
@@ -7100,7 +7110,7 @@ def device_get_detailed_ecc_errors(device, error_type, counter_type):
     cdef void* c_device
     cdef long long c_errorType
     cdef long long c_counterType
-    cdef _Record s_eccCounts = _new_record(_L.cls('EccErrorCounts'), 1)
+    cdef _Record s_eccCounts = _new_record_at(_L, 44, 'EccErrorCounts')
     cdef int _p = 0
     try:
         _p = 1
@@ -7240,7 +7250,7 @@ def device_get_utilization_rates(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_utilization = _new_record(_L.cls('Utilization'), 1)
+    cdef _Record s_utilization = _new_record_at(_L, 155, 'Utilization')
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
@@ -7658,7 +7668,7 @@ def device_get_fbc_stats(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_fbcStats = _new_record(_L.cls('FBCStats'), 1)
+    cdef _Record s_fbcStats = _new_record_at(_L, 57, 'FBCStats')
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
@@ -7882,7 +7892,7 @@ def device_get_bridge_chip_info(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_bridgeHierarchy = _new_record(_L.cls('BridgeChipHierarchy'), 1)
+    cdef _Record s_bridgeHierarchy = _new_record_at(_L, 14, 'BridgeChipHierarchy')
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
@@ -8223,7 +8233,7 @@ def device_get_running_process_detail_list(device, mode):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_plist = _new_record(_L.cls('ProcessDetailList_v1'), 1)
+    cdef _Record s_plist = _new_record_at(_L, 121, 'ProcessDetailList_v1')
     (<unsigned int*>s_plist._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlProcessDetailList_v1_t) | (1 << 24))
     cdef int _p = 0
     try:
@@ -8495,7 +8505,7 @@ def device_get_bar1_memory_info(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_bar1Memory = _new_record(_L.cls('BAR1Memory'), 1)
+    cdef _Record s_bar1Memory = _new_record_at(_L, 12, 'BAR1Memory')
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
@@ -8528,7 +8538,7 @@ def device_get_violation_status(device, perf_policy_type):
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_perfPolicyType
-    cdef _Record s_violTime = _new_record(_L.cls('ViolationTime'), 1)
+    cdef _Record s_violTime = _new_record_at(_L, 192, 'ViolationTime')
     cdef int _p = 0
     try:
         _p = 1
@@ -8893,7 +8903,7 @@ def device_get_gpu_fabric_info(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_gpuFabricInfo = _new_record(_L.cls('GpuFabricInfo'), 1)
+    cdef _Record s_gpuFabricInfo = _new_record_at(_L, 67, 'GpuFabricInfo')
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
@@ -8942,7 +8952,7 @@ def device_get_gpu_fabric_info_v(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_gpuFabricInfo = _new_record(_L.cls('GpuFabricInfo_v3'), 1)
+    cdef _Record s_gpuFabricInfo = _new_record_at(_L, 69, 'GpuFabricInfo_v3')
     (<unsigned int*>s_gpuFabricInfo._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlGpuFabricInfo_v3_t) | (3 << 24))
     try:
         _hptr(device, &c_device)
@@ -8995,7 +9005,7 @@ def device_get_gpu_fabric_info_v4(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_gpuFabricInfo = _new_record(_L.cls('GpuFabricInfo_v4'), 1)
+    cdef _Record s_gpuFabricInfo = _new_record_at(_L, 70, 'GpuFabricInfo_v4')
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
@@ -9028,7 +9038,7 @@ def system_get_conf_compute_capabilities():
         - NVML_ERROR_NOT_SUPPORTED if this query is not supported by the device
     """
     cdef cynvml.nvmlReturn_t err
-    cdef _Record s_capabilities = _new_record(_L.cls('ConfComputeSystemCaps'), 1)
+    cdef _Record s_capabilities = _new_record_at(_L, 31, 'ConfComputeSystemCaps')
     with nogil:
         err = cynvml.nvmlSystemGetConfComputeCapabilities(<cynvml.nvmlConfComputeSystemCaps_t*>s_capabilities._ptr)
     if err != 0:
@@ -9057,7 +9067,7 @@ def system_get_conf_compute_state():
         - NVML_ERROR_NOT_SUPPORTED if this query is not supported by the device
     """
     cdef cynvml.nvmlReturn_t err
-    cdef _Record s_state = _new_record(_L.cls('ConfComputeSystemState'), 1)
+    cdef _Record s_state = _new_record_at(_L, 32, 'ConfComputeSystemState')
     with nogil:
         err = cynvml.nvmlSystemGetConfComputeState(<cynvml.nvmlConfComputeSystemState_t*>s_state._ptr)
     if err != 0:
@@ -9093,7 +9103,7 @@ def device_get_conf_compute_mem_size_info(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_memInfo = _new_record(_L.cls('ConfComputeMemSizeInfo'), 1)
+    cdef _Record s_memInfo = _new_record_at(_L, 29, 'ConfComputeMemSizeInfo')
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
@@ -9167,7 +9177,7 @@ def device_get_conf_compute_protected_memory_usage(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_memory = _new_record(_L.cls('Memory'), 1)
+    cdef _Record s_memory = _new_record_at(_L, 86, 'Memory')
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
@@ -9208,7 +9218,7 @@ def device_get_conf_compute_gpu_certificate(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_gpuCert = _new_record(_L.cls('ConfComputeGpuCertificate'), 1)
+    cdef _Record s_gpuCert = _new_record_at(_L, 28, 'ConfComputeGpuCertificate')
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
@@ -9249,7 +9259,7 @@ def device_get_conf_compute_gpu_attestation_report(device, nonce):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_gpuAtstReport = _new_record(_L.cls('ConfComputeGpuAttestationReport'), 1)
+    cdef _Record s_gpuAtstReport = _new_record_at(_L, 27, 'ConfComputeGpuAttestationReport')
     cdef int _p = 0
     try:
         _hptr(device, &c_device)
@@ -9288,13 +9298,14 @@ def system_get_conf_compute_key_rotation_threshold_info():
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
     cdef cynvml.nvmlReturn_t err
-    cdef _Record s_pKeyRotationThrInfo = _new_record(_L.cls('ConfComputeGetKeyRotationThresholdInfo_v1'), 1)
-    (<unsigned int*>s_pKeyRotationThrInfo._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlConfComputeGetKeyRotationThresholdInfo_v1_t) | (1 << 24))
+    cdef cynvml.nvmlConfComputeGetKeyRotationThresholdInfo_t s_pKeyRotationThrInfo
+    memset(&s_pKeyRotationThrInfo, 0, sizeof(s_pKeyRotationThrInfo))
+    s_pKeyRotationThrInfo.version = <unsigned int>(sizeof(cynvml.nvmlConfComputeGetKeyRotationThresholdInfo_v1_t) | (1 << 24))
     with nogil:
-        err = cynvml.nvmlSystemGetConfComputeKeyRotationThresholdInfo(<cynvml.nvmlConfComputeGetKeyRotationThresholdInfo_t*>s_pKeyRotationThrInfo._ptr)
+        err = cynvml.nvmlSystemGetConfComputeKeyRotationThresholdInfo(&s_pKeyRotationThrInfo)
     if err != 0:
         _raise(err)
-    return s_pKeyRotationThrInfo.attacker_advantage
+    return s_pKeyRotationThrInfo.attackerAdvantage
 
 def device_set_conf_compute_unprotected_mem_size(device, size_ki_b):
     """
@@ -9414,14 +9425,15 @@ def system_set_conf_compute_key_rotation_threshold_info(max_attacker_advantage):
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
     cdef cynvml.nvmlReturn_t err
-    cdef _Record s_pKeyRotationThrInfo = _new_record(_L.cls('ConfComputeSetKeyRotationThresholdInfo_v1'), 1)
-    (<unsigned int*>s_pKeyRotationThrInfo._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlConfComputeSetKeyRotationThresholdInfo_v1_t) | (1 << 24))
+    cdef cynvml.nvmlConfComputeSetKeyRotationThresholdInfo_t s_pKeyRotationThrInfo
+    memset(&s_pKeyRotationThrInfo, 0, sizeof(s_pKeyRotationThrInfo))
+    s_pKeyRotationThrInfo.version = <unsigned int>(sizeof(cynvml.nvmlConfComputeSetKeyRotationThresholdInfo_v1_t) | (1 << 24))
     try:
-        s_pKeyRotationThrInfo.max_attacker_advantage = max_attacker_advantage
+        s_pKeyRotationThrInfo.maxAttackerAdvantage = max_attacker_advantage
     except (TypeError, ValueError, OverflowError) as e:
         raise e.__class__(f"system_set_conf_compute_key_rotation_threshold_info() argument 'max_attacker_advantage': {e}") from None
     with nogil:
-        err = cynvml.nvmlSystemSetConfComputeKeyRotationThresholdInfo(<cynvml.nvmlConfComputeSetKeyRotationThresholdInfo_t*>s_pKeyRotationThrInfo._ptr)
+        err = cynvml.nvmlSystemSetConfComputeKeyRotationThresholdInfo(&s_pKeyRotationThrInfo)
     if err != 0:
         _raise(err)
     return None
@@ -9453,7 +9465,7 @@ def system_get_conf_compute_settings():
         - NVML_ERROR_UNKNOWN On any unexpected error
     """
     cdef cynvml.nvmlReturn_t err
-    cdef _Record s_settings = _new_record(_L.cls('SystemConfComputeSettings_v1'), 1)
+    cdef _Record s_settings = _new_record_at(_L, 141, 'SystemConfComputeSettings_v1')
     (<unsigned int*>s_settings._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlSystemConfComputeSettings_v1_t) | (1 << 24))
     with nogil:
         err = cynvml.nvmlSystemGetConfComputeSettings(<cynvml.nvmlSystemConfComputeSettings_t*>s_settings._ptr)
@@ -9585,7 +9597,7 @@ def device_get_sram_ecc_error_status(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_status = _new_record(_L.cls('EccSramErrorStatus_v1'), 1)
+    cdef _Record s_status = _new_record_at(_L, 45, 'EccSramErrorStatus_v1')
     (<unsigned int*>s_status._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlEccSramErrorStatus_v1_t) | (1 << 24))
     try:
         _hptr(device, &c_device)
@@ -9649,23 +9661,24 @@ def device_set_power_management_limit_v2(device, power_scope, power_value_mw):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_powerValue = _new_record(_L.cls('PowerValue_v2'), 1)
-    (<unsigned int*>s_powerValue._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlPowerValue_v2_t) | (2 << 24))
+    cdef cynvml.nvmlPowerValue_v2_t s_powerValue
+    memset(&s_powerValue, 0, sizeof(s_powerValue))
+    s_powerValue.version = <unsigned int>(sizeof(cynvml.nvmlPowerValue_v2_t) | (2 << 24))
     cdef int _p = 0
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('device_set_power_management_limit_v2', ('device', 'power_value'), _p) from None
     try:
-        s_powerValue.power_scope = power_scope
+        s_powerValue.powerScope = power_scope
     except (TypeError, ValueError, OverflowError) as e:
         raise e.__class__(f"device_set_power_management_limit_v2() argument 'power_scope': {e}") from None
     try:
-        s_powerValue.power_value_mw = power_value_mw
+        s_powerValue.powerValueMw = power_value_mw
     except (TypeError, ValueError, OverflowError) as e:
         raise e.__class__(f"device_set_power_management_limit_v2() argument 'power_value_mw': {e}") from None
     with nogil:
-        err = cynvml.nvmlDeviceSetPowerManagementLimit_v2(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlPowerValue_v2_t*>s_powerValue._ptr)
+        err = cynvml.nvmlDeviceSetPowerManagementLimit_v2(<cynvml.nvmlDevice_t>c_device, &s_powerValue)
     if err != 0:
         _raise(err)
     return None
@@ -9775,7 +9788,7 @@ def device_get_accounting_stats(device, pid):
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_pid
-    cdef _Record s_stats = _new_record(_L.cls('AccountingStats'), 1)
+    cdef _Record s_stats = _new_record_at(_L, 8, 'AccountingStats')
     cdef int _p = 0
     try:
         _p = 1
@@ -9975,7 +9988,7 @@ def device_get_accounting_stats_v2(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_stats = _new_record(_L.cls('AccountingStats_v2'), 1)
+    cdef _Record s_stats = _new_record_at(_L, 9, 'AccountingStats_v2')
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
@@ -10265,7 +10278,7 @@ def device_get_row_remapper_histogram(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_values = _new_record(_L.cls('RowRemapperHistogramValues'), 1)
+    cdef _Record s_values = _new_record_at(_L, 137, 'RowRemapperHistogramValues')
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
@@ -10351,7 +10364,7 @@ def device_get_clk_mon_status(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_status = _new_record(_L.cls('ClkMonStatus'), 1)
+    cdef _Record s_status = _new_record_at(_L, 19, 'ClkMonStatus')
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
@@ -10534,7 +10547,7 @@ def device_get_processes_utilization_info(device, last_seen_time_stamp):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_procesesUtilInfo = _new_record(_L.cls('ProcessesUtilizationInfo_v1'), 1)
+    cdef _Record s_procesesUtilInfo = _new_record_at(_L, 127, 'ProcessesUtilizationInfo_v1')
     (<unsigned int*>s_procesesUtilInfo._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlProcessesUtilizationInfo_v1_t) | (1 << 24))
     cdef int _p = 0
     try:
@@ -10585,7 +10598,7 @@ def device_get_platform_info(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_platformInfo = _new_record(_L.cls('PlatformInfo_v2'), 1)
+    cdef _Record s_platformInfo = _new_record_at(_L, 116, 'PlatformInfo_v2')
     (<unsigned int*>s_platformInfo._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlPlatformInfo_v2_t) | (2 << 24))
     try:
         _hptr(device, &c_device)
@@ -10632,14 +10645,15 @@ def device_get_pdi(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_pdi = _new_record(_L.cls('Pdi_v1'), 1)
-    (<unsigned int*>s_pdi._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlPdi_v1_t) | (1 << 24))
+    cdef cynvml.nvmlPdi_t s_pdi
+    memset(&s_pdi, 0, sizeof(s_pdi))
+    s_pdi.version = <unsigned int>(sizeof(cynvml.nvmlPdi_v1_t) | (1 << 24))
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('device_get_pdi', ('device',), 0) from None
     with nogil:
-        err = cynvml.nvmlDeviceGetPdi(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlPdi_t*>s_pdi._ptr)
+        err = cynvml.nvmlDeviceGetPdi(<cynvml.nvmlDevice_t>c_device, &s_pdi)
     if err != 0:
         _raise(err)
     return s_pdi.value
@@ -10742,7 +10756,7 @@ def device_get_hostname_v1(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_hostname = _new_record(_L.cls('Hostname_v1'), 1)
+    cdef _Record s_hostname = _new_record_at(_L, 81, 'Hostname_v1')
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
@@ -10780,7 +10794,7 @@ def device_perf_metrics_get_samples_v1(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_samples = _new_record(_L.cls('PerfMetricsSamples_v1'), 1)
+    cdef _Record s_samples = _new_record_at(_L, 114, 'PerfMetricsSamples_v1')
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
@@ -12408,7 +12422,7 @@ def device_get_nvlink_remote_pci_info_v2(device, link):
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_link
-    cdef _Record s_pci = _new_record(_L.cls('PciInfo'), 1)
+    cdef _Record s_pci = _new_record_at(_L, 108, 'PciInfo')
     cdef int _p = 0
     try:
         _p = 1
@@ -12596,7 +12610,7 @@ def device_get_nvlink_utilization_control(device, link, counter):
     cdef void* c_device
     cdef unsigned int c_link
     cdef unsigned int c_counter
-    cdef _Record s_control = _new_record(_L.cls('NvLinkUtilizationControl'), 1)
+    cdef _Record s_control = _new_record_at(_L, 91, 'NvLinkUtilizationControl')
     cdef int _p = 0
     try:
         _p = 1
@@ -12820,18 +12834,19 @@ def device_set_nvlink_device_low_power_threshold(device, threshold):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_info = _new_record(_L.cls('NvLinkPowerThres'), 1)
+    cdef cynvml.nvmlNvLinkPowerThres_t s_info
+    memset(&s_info, 0, sizeof(s_info))
     cdef int _p = 0
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('device_set_nvlink_device_low_power_threshold', ('device', 'info'), _p) from None
     try:
-        s_info.low_pwr_threshold = threshold
+        s_info.lowPwrThreshold = threshold
     except (TypeError, ValueError, OverflowError) as e:
         raise e.__class__(f"device_set_nvlink_device_low_power_threshold() argument 'threshold': {e}") from None
     with nogil:
-        err = cynvml.nvmlDeviceSetNvLinkDeviceLowPowerThreshold(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlNvLinkPowerThres_t*>s_info._ptr)
+        err = cynvml.nvmlDeviceSetNvLinkDeviceLowPowerThreshold(<cynvml.nvmlDevice_t>c_device, &s_info)
     if err != 0:
         _raise(err)
     return None
@@ -12928,7 +12943,7 @@ def device_get_nvlink_supported_bw_modes(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_supportedBwMode = _new_record(_L.cls('NvlinkSupportedBwModes_v1'), 1)
+    cdef _Record s_supportedBwMode = _new_record_at(_L, 97, 'NvlinkSupportedBwModes_v1')
     (<unsigned int*>s_supportedBwMode._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlNvlinkSupportedBwModes_v1_t) | (1 << 24))
     try:
         _hptr(device, &c_device)
@@ -12969,7 +12984,7 @@ def device_get_nvlink_bw_mode(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_getBwMode = _new_record(_L.cls('NvlinkGetBwMode_v1'), 1)
+    cdef _Record s_getBwMode = _new_record_at(_L, 94, 'NvlinkGetBwMode_v1')
     (<unsigned int*>s_getBwMode._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlNvlinkGetBwMode_v1_t) | (1 << 24))
     try:
         _hptr(device, &c_device)
@@ -13063,7 +13078,7 @@ def device_set_nvlink_bw_mode_async_v1(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_setBwModeAsync = _new_record(_L.cls('NvlinkSetBwModeAsync_v1'), 1)
+    cdef _Record s_setBwModeAsync = _new_record_at(_L, 95, 'NvlinkSetBwModeAsync_v1')
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
@@ -13105,7 +13120,7 @@ def device_get_nvlink_info(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_info = _new_record(_L.cls('NvLinkInfo_v2'), 1)
+    cdef _Record s_info = _new_record_at(_L, 89, 'NvLinkInfo_v2')
     (<unsigned int*>s_info._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlNvLinkInfo_v2_t) | (2 << 24))
     try:
         _hptr(device, &c_device)
@@ -13154,7 +13169,7 @@ def device_get_nv_link_telemetry_samples_v1(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_samples = _new_record(_L.cls('NvlinkTelemetrySamples_v1'), 1)
+    cdef _Record s_samples = _new_record_at(_L, 99, 'NvlinkTelemetrySamples_v1')
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
@@ -13196,8 +13211,9 @@ def event_set_create():
         err = cynvml.nvmlEventSetCreate(&c_set)
     if err != 0:
         _raise(err)
-    if _CONSUMED: _CONSUMED.discard(PyLong_FromVoidPtr(<void*>c_set))
-    return PyLong_FromVoidPtr(<void*>c_set)
+    h_out0 = PyLong_FromVoidPtr(<void*>c_set)
+    if _CONSUMED: _CONSUMED.discard(h_out0)
+    return h_out0
 
 def device_register_events(device, event_types, set):
     """
@@ -13381,7 +13397,7 @@ def event_set_wait_v2(set, timeoutms):
     _live(set, _CONSUMED, 'set', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_set
-    cdef _Record s_data = _new_record(_L.cls('EventData'), 1)
+    cdef _Record s_data = _new_record_at(_L, 49, 'EventData')
     cdef unsigned int c_timeoutms
     cdef int _p = 0
     try:
@@ -13536,7 +13552,7 @@ def event_set_wait_v3(set, timeout_ms):
     _live(set, _CONSUMED, 'set', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_set
-    cdef _Record s_params = _new_record(_L.cls('EventSetWait_v3'), 1)
+    cdef _Record s_params = _new_record_at(_L, 54, 'EventSetWait_v3')
     cdef int _p = 0
     try:
         _hptr(set, &c_set)
@@ -13593,7 +13609,7 @@ def event_set_get_context_count_v1(set):
     _live(set, _CONSUMED, 'set', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_set
-    cdef _Record s_params = _new_record(_L.cls('EventSetGetContextCount_v1'), 1)
+    cdef _Record s_params = _new_record_at(_L, 50, 'EventSetGetContextCount_v1')
     try:
         _hptr(set, &c_set)
     except (TypeError, ValueError, OverflowError):
@@ -13650,7 +13666,7 @@ def event_set_get_context_info_v1(set, index):
     _live(set, _CONSUMED, 'set', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_set
-    cdef _Record s_params = _new_record(_L.cls('EventSetGetContextInfo_v1'), 1)
+    cdef _Record s_params = _new_record_at(_L, 52, 'EventSetGetContextInfo_v1')
     cdef int _p = 0
     try:
         _hptr(set, &c_set)
@@ -13711,7 +13727,7 @@ def event_set_get_context_data_v1(set, index):
     _live(set, _CONSUMED, 'set', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_set
-    cdef _Record s_params = _new_record(_L.cls('EventSetGetContextData_v1'), 1)
+    cdef _Record s_params = _new_record_at(_L, 51, 'EventSetGetContextData_v1')
     cdef int _p = 0
     try:
         _hptr(set, &c_set)
@@ -13772,7 +13788,7 @@ def event_set_get_gpu_operational_event_context_legacy_xid_v1(set, index):
     _live(set, _CONSUMED, 'set', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_set
-    cdef _Record s_params = _new_record(_L.cls('EventSetGetGpuOperationalEventContextLegacyXid_v1'), 1)
+    cdef _Record s_params = _new_record_at(_L, 53, 'EventSetGetGpuOperationalEventContextLegacyXid_v1')
     cdef int _p = 0
     try:
         _hptr(set, &c_set)
@@ -13857,7 +13873,7 @@ def system_event_set_create():
     system_event_set_free
     """
     cdef cynvml.nvmlReturn_t err
-    cdef _Record s_request = _new_record(_L.cls('SystemEventSetCreateRequest_v1'), 1)
+    cdef _Record s_request = _new_record_at(_L, 144, 'SystemEventSetCreateRequest_v1')
     (<unsigned int*>s_request._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlSystemEventSetCreateRequest_v1_t) | (1 << 24))
     with nogil:
         err = cynvml.nvmlSystemEventSetCreate(<cynvml.nvmlSystemEventSetCreateRequest_t*>s_request._ptr)
@@ -13895,7 +13911,7 @@ def system_event_set_free(event_set):
     device_register_events
     """
     cdef cynvml.nvmlReturn_t err
-    cdef _Record s_request = _new_record(_L.cls('SystemEventSetFreeRequest_v1'), 1)
+    cdef _Record s_request = _new_record_at(_L, 145, 'SystemEventSetFreeRequest_v1')
     (<unsigned int*>s_request._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlSystemEventSetFreeRequest_v1_t) | (1 << 24))
     try:
         s_request.set = event_set
@@ -13947,7 +13963,7 @@ def system_register_events(event_types, event_set):
     nvmlSystemEventType, system_event_set_wait, event_set_free
     """
     cdef cynvml.nvmlReturn_t err
-    cdef _Record s_request = _new_record(_L.cls('SystemRegisterEventRequest_v1'), 1)
+    cdef _Record s_request = _new_record_at(_L, 147, 'SystemRegisterEventRequest_v1')
     (<unsigned int*>s_request._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlSystemRegisterEventRequest_v1_t) | (1 << 24))
     try:
         s_request.event_types = event_types
@@ -14005,7 +14021,7 @@ def system_event_set_wait(event_set, timeout_ms, buffer_size):
     nvmlSystemEventType, system_register_events
     """
     cdef cynvml.nvmlReturn_t err
-    cdef _Record s_request = _new_record(_L.cls('SystemEventSetWaitRequest_v1'), 1)
+    cdef _Record s_request = _new_record_at(_L, 146, 'SystemEventSetWaitRequest_v1')
     (<unsigned int*>s_request._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlSystemEventSetWaitRequest_v1_t) | (1 << 24))
     try:
         s_request.set = event_set
@@ -14510,14 +14526,15 @@ def device_get_vgpu_heterogeneous_mode(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_pHeterogeneousMode = _new_record(_L.cls('VgpuHeterogeneousMode_v1'), 1)
-    (<unsigned int*>s_pHeterogeneousMode._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlVgpuHeterogeneousMode_v1_t) | (1 << 24))
+    cdef cynvml.nvmlVgpuHeterogeneousMode_t s_pHeterogeneousMode
+    memset(&s_pHeterogeneousMode, 0, sizeof(s_pHeterogeneousMode))
+    s_pHeterogeneousMode.version = <unsigned int>(sizeof(cynvml.nvmlVgpuHeterogeneousMode_v1_t) | (1 << 24))
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('device_get_vgpu_heterogeneous_mode', ('device',), 0) from None
     with nogil:
-        err = cynvml.nvmlDeviceGetVgpuHeterogeneousMode(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlVgpuHeterogeneousMode_t*>s_pHeterogeneousMode._ptr)
+        err = cynvml.nvmlDeviceGetVgpuHeterogeneousMode(<cynvml.nvmlDevice_t>c_device, &s_pHeterogeneousMode)
     if err != 0:
         _raise(err)
     return s_pHeterogeneousMode.mode
@@ -14571,8 +14588,9 @@ def device_set_vgpu_heterogeneous_mode(device, mode):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_pHeterogeneousMode = _new_record(_L.cls('VgpuHeterogeneousMode_v1'), 1)
-    (<unsigned int*>s_pHeterogeneousMode._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlVgpuHeterogeneousMode_v1_t) | (1 << 24))
+    cdef cynvml.nvmlVgpuHeterogeneousMode_t s_pHeterogeneousMode
+    memset(&s_pHeterogeneousMode, 0, sizeof(s_pHeterogeneousMode))
+    s_pHeterogeneousMode.version = <unsigned int>(sizeof(cynvml.nvmlVgpuHeterogeneousMode_v1_t) | (1 << 24))
     cdef int _p = 0
     try:
         _hptr(device, &c_device)
@@ -14583,7 +14601,7 @@ def device_set_vgpu_heterogeneous_mode(device, mode):
     except (TypeError, ValueError, OverflowError) as e:
         raise e.__class__(f"device_set_vgpu_heterogeneous_mode() argument 'mode': {e}") from None
     with nogil:
-        err = cynvml.nvmlDeviceSetVgpuHeterogeneousMode(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlVgpuHeterogeneousMode_t*>s_pHeterogeneousMode._ptr)
+        err = cynvml.nvmlDeviceSetVgpuHeterogeneousMode(<cynvml.nvmlDevice_t>c_device, &s_pHeterogeneousMode)
     if err != 0:
         _raise(err)
     return None
@@ -14622,8 +14640,9 @@ def vgpu_instance_get_placement_id(vgpu_instance):
     """
     cdef cynvml.nvmlReturn_t err
     cdef unsigned int c_vgpuInstance
-    cdef _Record s_pPlacement = _new_record(_L.cls('VgpuPlacementId_v1'), 1)
-    (<unsigned int*>s_pPlacement._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlVgpuPlacementId_v1_t) | (1 << 24))
+    cdef cynvml.nvmlVgpuPlacementId_t s_pPlacement
+    memset(&s_pPlacement, 0, sizeof(s_pPlacement))
+    s_pPlacement.version = <unsigned int>(sizeof(cynvml.nvmlVgpuPlacementId_v1_t) | (1 << 24))
     try:
         if isinstance(vgpu_instance, _IntValue):
             c_vgpuInstance = <unsigned int>_iv(<_IntValue>vgpu_instance)
@@ -14634,10 +14653,10 @@ def vgpu_instance_get_placement_id(vgpu_instance):
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('vgpu_instance_get_placement_id', ('vgpu_instance',), 0) from None
     with nogil:
-        err = cynvml.nvmlVgpuInstanceGetPlacementId(<cynvml.nvmlVgpuInstance_t>c_vgpuInstance, <cynvml.nvmlVgpuPlacementId_t*>s_pPlacement._ptr)
+        err = cynvml.nvmlVgpuInstanceGetPlacementId(<cynvml.nvmlVgpuInstance_t>c_vgpuInstance, &s_pPlacement)
     if err != 0:
         _raise(err)
-    return s_pPlacement.placement_id
+    return s_pPlacement.placementId
 
 def device_get_vgpu_type_supported_placements(device, vgpu_type_id, mode):
     """
@@ -14692,7 +14711,7 @@ def device_get_vgpu_type_supported_placements(device, vgpu_type_id, mode):
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_vgpuTypeId
-    cdef _Record s_pPlacementList = _new_record(_L.cls('VgpuPlacementList_v2'), 1)
+    cdef _Record s_pPlacementList = _new_record_at(_L, 169, 'VgpuPlacementList_v2')
     (<unsigned int*>s_pPlacementList._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlVgpuPlacementList_v2_t) | (2 << 24))
     cdef int _p = 0
     try:
@@ -14766,7 +14785,7 @@ def device_get_vgpu_type_creatable_placements(device, vgpu_type_id, mode):
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_vgpuTypeId
-    cdef _Record s_pPlacementList = _new_record(_L.cls('VgpuPlacementList_v2'), 1)
+    cdef _Record s_pPlacementList = _new_record_at(_L, 169, 'VgpuPlacementList_v2')
     (<unsigned int*>s_pPlacementList._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlVgpuPlacementList_v2_t) | (2 << 24))
     cdef int _p = 0
     try:
@@ -14909,8 +14928,9 @@ def vgpu_instance_get_runtime_state_size(vgpu_instance):
     """
     cdef cynvml.nvmlReturn_t err
     cdef unsigned int c_vgpuInstance
-    cdef _Record s_pState = _new_record(_L.cls('VgpuRuntimeState_v1'), 1)
-    (<unsigned int*>s_pState._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlVgpuRuntimeState_v1_t) | (1 << 24))
+    cdef cynvml.nvmlVgpuRuntimeState_t s_pState
+    memset(&s_pState, 0, sizeof(s_pState))
+    s_pState.version = <unsigned int>(sizeof(cynvml.nvmlVgpuRuntimeState_v1_t) | (1 << 24))
     try:
         if isinstance(vgpu_instance, _IntValue):
             c_vgpuInstance = <unsigned int>_iv(<_IntValue>vgpu_instance)
@@ -14921,10 +14941,10 @@ def vgpu_instance_get_runtime_state_size(vgpu_instance):
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('vgpu_instance_get_runtime_state_size', ('vgpu_instance',), 0) from None
     with nogil:
-        err = cynvml.nvmlVgpuInstanceGetRuntimeStateSize(<cynvml.nvmlVgpuInstance_t>c_vgpuInstance, <cynvml.nvmlVgpuRuntimeState_t*>s_pState._ptr)
+        err = cynvml.nvmlVgpuInstanceGetRuntimeStateSize(<cynvml.nvmlVgpuInstance_t>c_vgpuInstance, &s_pState)
     if err != 0:
         _raise(err)
-    return s_pState.size_
+    return s_pState.size
 
 def device_set_vgpu_capabilities(device, capability, state):
     """
@@ -15062,7 +15082,7 @@ def device_get_grid_licensable_features_v4(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_pGridLicensableFeatures = _new_record(_L.cls('GridLicensableFeatures'), 1)
+    cdef _Record s_pGridLicensableFeatures = _new_record_at(_L, 79, 'GridLicensableFeatures')
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
@@ -15877,7 +15897,7 @@ def vgpu_type_get_bar1_info(vgpu_type_id):
     """
     cdef cynvml.nvmlReturn_t err
     cdef unsigned int c_vgpuTypeId
-    cdef _Record s_bar1Info = _new_record(_L.cls('VgpuTypeBar1Info_v1'), 1)
+    cdef _Record s_bar1Info = _new_record_at(_L, 188, 'VgpuTypeBar1Info_v1')
     (<unsigned int*>s_bar1Info._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlVgpuTypeBar1Info_v1_t) | (1 << 24))
     try:
         if isinstance(vgpu_type_id, _IntValue):
@@ -16613,7 +16633,7 @@ def vgpu_instance_get_fbc_stats(vgpu_instance):
     """
     cdef cynvml.nvmlReturn_t err
     cdef unsigned int c_vgpuInstance
-    cdef _Record s_fbcStats = _new_record(_L.cls('FBCStats'), 1)
+    cdef _Record s_fbcStats = _new_record_at(_L, 57, 'FBCStats')
     try:
         if isinstance(vgpu_instance, _IntValue):
             c_vgpuInstance = <unsigned int>_iv(<_IntValue>vgpu_instance)
@@ -16965,7 +16985,7 @@ def gpu_instance_get_creatable_vgpus(gpu_instance):
     _live(gpu_instance, _CONSUMED, 'gpu_instance', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_gpuInstance
-    cdef _Record s_pVgpus = _new_record(_L.cls('VgpuTypeIdInfo_v1'), 1)
+    cdef _Record s_pVgpus = _new_record_at(_L, 189, 'VgpuTypeIdInfo_v1')
     (<unsigned int*>s_pVgpus._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlVgpuTypeIdInfo_v1_t) | (1 << 24))
     try:
         _hptr(gpu_instance, &c_gpuInstance)
@@ -17004,17 +17024,18 @@ def vgpu_type_get_max_instances_per_gpu_instance(vgpu_type_id):
         - NVML_ERROR_UNKNOWN On any unexpected error
     """
     cdef cynvml.nvmlReturn_t err
-    cdef _Record s_pMaxInstance = _new_record(_L.cls('VgpuTypeMaxInstance_v1'), 1)
-    (<unsigned int*>s_pMaxInstance._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlVgpuTypeMaxInstance_v1_t) | (1 << 24))
+    cdef cynvml.nvmlVgpuTypeMaxInstance_t s_pMaxInstance
+    memset(&s_pMaxInstance, 0, sizeof(s_pMaxInstance))
+    s_pMaxInstance.version = <unsigned int>(sizeof(cynvml.nvmlVgpuTypeMaxInstance_v1_t) | (1 << 24))
     try:
-        s_pMaxInstance.vgpu_type_id = vgpu_type_id
+        s_pMaxInstance.vgpuTypeId = vgpu_type_id
     except (TypeError, ValueError, OverflowError) as e:
         raise e.__class__(f"vgpu_type_get_max_instances_per_gpu_instance() argument 'vgpu_type_id': {e}") from None
     with nogil:
-        err = cynvml.nvmlVgpuTypeGetMaxInstancesPerGpuInstance(<cynvml.nvmlVgpuTypeMaxInstance_t*>s_pMaxInstance._ptr)
+        err = cynvml.nvmlVgpuTypeGetMaxInstancesPerGpuInstance(&s_pMaxInstance)
     if err != 0:
         _raise(err)
-    return s_pMaxInstance.max_instance_per_gi
+    return s_pMaxInstance.maxInstancePerGI
 
 def gpu_instance_get_active_vgpus(gpu_instance):
     """
@@ -17062,7 +17083,7 @@ def gpu_instance_get_active_vgpus(gpu_instance):
     _live(gpu_instance, _CONSUMED, 'gpu_instance', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_gpuInstance
-    cdef _Record s_pVgpuInstanceInfo = _new_record(_L.cls('ActiveVgpuInstanceInfo_v1'), 1)
+    cdef _Record s_pVgpuInstanceInfo = _new_record_at(_L, 10, 'ActiveVgpuInstanceInfo_v1')
     (<unsigned int*>s_pVgpuInstanceInfo._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlActiveVgpuInstanceInfo_v1_t) | (1 << 24))
     try:
         _hptr(gpu_instance, &c_gpuInstance)
@@ -17129,7 +17150,7 @@ def gpu_instance_get_vgpu_scheduler_state(gpu_instance):
     _live(gpu_instance, _CONSUMED, 'gpu_instance', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_gpuInstance
-    cdef _Record s_pSchedulerStateInfo = _new_record(_L.cls('VgpuSchedulerStateInfo_v1'), 1)
+    cdef _Record s_pSchedulerStateInfo = _new_record_at(_L, 184, 'VgpuSchedulerStateInfo_v1')
     (<unsigned int*>s_pSchedulerStateInfo._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlVgpuSchedulerStateInfo_v1_t) | (1 << 24))
     try:
         _hptr(gpu_instance, &c_gpuInstance)
@@ -17161,7 +17182,7 @@ def gpu_instance_get_vgpu_scheduler_log(gpu_instance):
     _live(gpu_instance, _CONSUMED, 'gpu_instance', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_gpuInstance
-    cdef _Record s_pSchedulerLogInfo = _new_record(_L.cls('VgpuSchedulerLogInfo_v1'), 1)
+    cdef _Record s_pSchedulerLogInfo = _new_record_at(_L, 178, 'VgpuSchedulerLogInfo_v1')
     (<unsigned int*>s_pSchedulerLogInfo._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlVgpuSchedulerLogInfo_v1_t) | (1 << 24))
     try:
         _hptr(gpu_instance, &c_gpuInstance)
@@ -17222,7 +17243,7 @@ def gpu_instance_get_vgpu_type_creatable_placements(gpu_instance, vgpu_type_id):
     _live(gpu_instance, _CONSUMED, 'gpu_instance', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_gpuInstance
-    cdef _Record s_pCreatablePlacementInfo = _new_record(_L.cls('VgpuCreatablePlacementInfo_v1'), 1)
+    cdef _Record s_pCreatablePlacementInfo = _new_record_at(_L, 157, 'VgpuCreatablePlacementInfo_v1')
     (<unsigned int*>s_pCreatablePlacementInfo._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlVgpuCreatablePlacementInfo_v1_t) | (1 << 24))
     cdef int _p = 0
     try:
@@ -17282,14 +17303,15 @@ def gpu_instance_get_vgpu_heterogeneous_mode(gpu_instance):
     _live(gpu_instance, _CONSUMED, 'gpu_instance', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_gpuInstance
-    cdef _Record s_pHeterogeneousMode = _new_record(_L.cls('VgpuHeterogeneousMode_v1'), 1)
-    (<unsigned int*>s_pHeterogeneousMode._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlVgpuHeterogeneousMode_v1_t) | (1 << 24))
+    cdef cynvml.nvmlVgpuHeterogeneousMode_t s_pHeterogeneousMode
+    memset(&s_pHeterogeneousMode, 0, sizeof(s_pHeterogeneousMode))
+    s_pHeterogeneousMode.version = <unsigned int>(sizeof(cynvml.nvmlVgpuHeterogeneousMode_v1_t) | (1 << 24))
     try:
         _hptr(gpu_instance, &c_gpuInstance)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('gpu_instance_get_vgpu_heterogeneous_mode', ('gpu_instance',), 0) from None
     with nogil:
-        err = cynvml.nvmlGpuInstanceGetVgpuHeterogeneousMode(<cynvml.nvmlGpuInstance_t>c_gpuInstance, <cynvml.nvmlVgpuHeterogeneousMode_t*>s_pHeterogeneousMode._ptr)
+        err = cynvml.nvmlGpuInstanceGetVgpuHeterogeneousMode(<cynvml.nvmlGpuInstance_t>c_gpuInstance, &s_pHeterogeneousMode)
     if err != 0:
         _raise(err)
     return s_pHeterogeneousMode.mode
@@ -17339,8 +17361,9 @@ def gpu_instance_set_vgpu_heterogeneous_mode(gpu_instance, mode):
     _live(gpu_instance, _CONSUMED, 'gpu_instance', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_gpuInstance
-    cdef _Record s_pHeterogeneousMode = _new_record(_L.cls('VgpuHeterogeneousMode_v1'), 1)
-    (<unsigned int*>s_pHeterogeneousMode._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlVgpuHeterogeneousMode_v1_t) | (1 << 24))
+    cdef cynvml.nvmlVgpuHeterogeneousMode_t s_pHeterogeneousMode
+    memset(&s_pHeterogeneousMode, 0, sizeof(s_pHeterogeneousMode))
+    s_pHeterogeneousMode.version = <unsigned int>(sizeof(cynvml.nvmlVgpuHeterogeneousMode_v1_t) | (1 << 24))
     cdef int _p = 0
     try:
         _hptr(gpu_instance, &c_gpuInstance)
@@ -17351,7 +17374,7 @@ def gpu_instance_set_vgpu_heterogeneous_mode(gpu_instance, mode):
     except (TypeError, ValueError, OverflowError) as e:
         raise e.__class__(f"gpu_instance_set_vgpu_heterogeneous_mode() argument 'mode': {e}") from None
     with nogil:
-        err = cynvml.nvmlGpuInstanceSetVgpuHeterogeneousMode(<cynvml.nvmlGpuInstance_t>c_gpuInstance, <cynvml.nvmlVgpuHeterogeneousMode_t*>s_pHeterogeneousMode._ptr)
+        err = cynvml.nvmlGpuInstanceSetVgpuHeterogeneousMode(<cynvml.nvmlGpuInstance_t>c_gpuInstance, &s_pHeterogeneousMode)
     if err != 0:
         _raise(err)
     return None
@@ -17387,7 +17410,7 @@ def device_get_vgpu_scheduler_state_v2(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_pSchedulerStateInfo = _new_record(_L.cls('VgpuSchedulerStateInfo_v2'), 1)
+    cdef _Record s_pSchedulerStateInfo = _new_record_at(_L, 185, 'VgpuSchedulerStateInfo_v2')
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
@@ -17431,7 +17454,7 @@ def gpu_instance_get_vgpu_scheduler_state_v2(gpu_instance):
     _live(gpu_instance, _CONSUMED, 'gpu_instance', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_gpuInstance
-    cdef _Record s_pSchedulerStateInfo = _new_record(_L.cls('VgpuSchedulerStateInfo_v2'), 1)
+    cdef _Record s_pSchedulerStateInfo = _new_record_at(_L, 185, 'VgpuSchedulerStateInfo_v2')
     try:
         _hptr(gpu_instance, &c_gpuInstance)
     except (TypeError, ValueError, OverflowError):
@@ -17475,7 +17498,7 @@ def device_get_vgpu_scheduler_log_v2(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_pSchedulerLogInfo = _new_record(_L.cls('VgpuSchedulerLogInfo_v2'), 1)
+    cdef _Record s_pSchedulerLogInfo = _new_record_at(_L, 179, 'VgpuSchedulerLogInfo_v2')
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
@@ -17521,7 +17544,7 @@ def gpu_instance_get_vgpu_scheduler_log_v2(gpu_instance):
     _live(gpu_instance, _CONSUMED, 'gpu_instance', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_gpuInstance
-    cdef _Record s_pSchedulerLogInfo = _new_record(_L.cls('VgpuSchedulerLogInfo_v2'), 1)
+    cdef _Record s_pSchedulerLogInfo = _new_record_at(_L, 179, 'VgpuSchedulerLogInfo_v2')
     try:
         _hptr(gpu_instance, &c_gpuInstance)
     except (TypeError, ValueError, OverflowError):
@@ -17686,7 +17709,7 @@ def vgpu_instance_get_metadata(vgpu_instance):
     """
     cdef cynvml.nvmlReturn_t err
     cdef unsigned int c_vgpuInstance
-    cdef _Record s_vgpuMetadata = _new_record(_L.cls('VgpuMetadata'), 1)
+    cdef _Record s_vgpuMetadata = _new_record_at(_L, 164, 'VgpuMetadata')
     cdef unsigned int c_bufferSize = sizeof(cynvml.nvmlVgpuMetadata_t)
     cdef int _p = 0
     try:
@@ -17742,7 +17765,7 @@ def device_get_vgpu_metadata(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_pgpuMetadata = _new_record(_L.cls('VgpuPgpuMetadata'), 1)
+    cdef _Record s_pgpuMetadata = _new_record_at(_L, 166, 'VgpuPgpuMetadata')
     cdef unsigned int c_bufferSize = sizeof(cynvml.nvmlVgpuPgpuMetadata_t)
     cdef int _p = 0
     try:
@@ -17795,7 +17818,7 @@ def get_vgpu_compatibility(vgpu_metadata, pgpu_metadata):
     cdef cynvml.nvmlReturn_t err
     cdef void* p_vgpuMetadata
     cdef void* p_pgpuMetadata
-    cdef _Record s_compatibilityInfo = _new_record(_L.cls('VgpuPgpuCompatibility'), 1)
+    cdef _Record s_compatibilityInfo = _new_record_at(_L, 165, 'VgpuPgpuCompatibility')
     cdef int _p = 0
     try:
         p_vgpuMetadata = _record_ptr(vgpu_metadata, _L.cls('VgpuMetadata'), 'vgpu_metadata')
@@ -17877,7 +17900,7 @@ def device_get_vgpu_scheduler_log(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_pSchedulerLog = _new_record(_L.cls('VgpuSchedulerLog'), 1)
+    cdef _Record s_pSchedulerLog = _new_record_at(_L, 180, 'VgpuSchedulerLog')
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
@@ -17908,7 +17931,7 @@ def device_get_vgpu_scheduler_state(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_pSchedulerState = _new_record(_L.cls('VgpuSchedulerGetState'), 1)
+    cdef _Record s_pSchedulerState = _new_record_at(_L, 175, 'VgpuSchedulerGetState')
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
@@ -17990,7 +18013,7 @@ def device_get_vgpu_scheduler_capabilities(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_pCapabilities = _new_record(_L.cls('VgpuSchedulerCapabilities'), 1)
+    cdef _Record s_pCapabilities = _new_record_at(_L, 174, 'VgpuSchedulerCapabilities')
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
@@ -18038,8 +18061,8 @@ def get_vgpu_version():
         - NVML_ERROR_UNKNOWN An error occurred while the data was being fetched.
     """
     cdef cynvml.nvmlReturn_t err
-    cdef _Record s_supported = _new_record(_L.cls('VgpuVersion'), 1)
-    cdef _Record s_current = _new_record(_L.cls('VgpuVersion'), 1)
+    cdef _Record s_supported = _new_record_at(_L, 191, 'VgpuVersion')
+    cdef _Record s_current = _new_record_at(_L, 191, 'VgpuVersion')
     with nogil:
         err = cynvml.nvmlGetVgpuVersion(<cynvml.nvmlVgpuVersion_t*>s_supported._ptr, <cynvml.nvmlVgpuVersion_t*>s_current._ptr)
     if err != 0:
@@ -18281,7 +18304,7 @@ def device_get_vgpu_instances_utilization_info(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_vgpuUtilInfo = _new_record(_L.cls('VgpuInstancesUtilizationInfo_v1'), 1)
+    cdef _Record s_vgpuUtilInfo = _new_record_at(_L, 161, 'VgpuInstancesUtilizationInfo_v1')
     (<unsigned int*>s_vgpuUtilInfo._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlVgpuInstancesUtilizationInfo_v1_t) | (1 << 24))
     try:
         _hptr(device, &c_device)
@@ -18463,7 +18486,7 @@ def device_get_vgpu_processes_utilization_info(device, last_seen_time_stamp):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_vgpuProcUtilInfo = _new_record(_L.cls('VgpuProcessesUtilizationInfo_v1'), 1)
+    cdef _Record s_vgpuProcUtilInfo = _new_record_at(_L, 172, 'VgpuProcessesUtilizationInfo_v1')
     (<unsigned int*>s_vgpuProcUtilInfo._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlVgpuProcessesUtilizationInfo_v1_t) | (1 << 24))
     cdef int _p = 0
     try:
@@ -18664,7 +18687,7 @@ def vgpu_instance_get_accounting_stats(vgpu_instance, pid):
     cdef cynvml.nvmlReturn_t err
     cdef unsigned int c_vgpuInstance
     cdef unsigned int c_pid
-    cdef _Record s_stats = _new_record(_L.cls('AccountingStats'), 1)
+    cdef _Record s_stats = _new_record_at(_L, 8, 'AccountingStats')
     cdef int _p = 0
     try:
         _p = 1
@@ -18768,7 +18791,7 @@ def vgpu_instance_get_license_info_v2(vgpu_instance):
     """
     cdef cynvml.nvmlReturn_t err
     cdef unsigned int c_vgpuInstance
-    cdef _Record s_licenseInfo = _new_record(_L.cls('VgpuLicenseInfo'), 1)
+    cdef _Record s_licenseInfo = _new_record_at(_L, 163, 'VgpuLicenseInfo')
     try:
         if isinstance(vgpu_instance, _IntValue):
             c_vgpuInstance = <unsigned int>_iv(<_IntValue>vgpu_instance)
@@ -18845,7 +18868,7 @@ def get_excluded_device_info_by_index(index):
     """
     cdef cynvml.nvmlReturn_t err
     cdef unsigned int c_index
-    cdef _Record s_info = _new_record(_L.cls('ExcludedDeviceInfo'), 1)
+    cdef _Record s_info = _new_record_at(_L, 55, 'ExcludedDeviceInfo')
     try:
         c_index = index
     except (TypeError, ValueError, OverflowError):
@@ -18889,7 +18912,7 @@ def device_read_write_prm_v1(device, in_data):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_buffer = _new_record(_L.cls('PRMTLV_v1'), 1)
+    cdef _Record s_buffer = _new_record_at(_L, 105, 'PRMTLV_v1')
     cdef int _p = 0
     try:
         _hptr(device, &c_device)
@@ -18938,7 +18961,7 @@ def device_read_prm_counters_v1(device, counters):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_counterList = _new_record(_L.cls('PRMCounterList_v1'), 1)
+    cdef _Record s_counterList = _new_record_at(_L, 102, 'PRMCounterList_v1')
     cdef int _p = 0
     try:
         _hptr(device, &c_device)
@@ -19113,7 +19136,7 @@ def device_get_gpu_instance_profile_info(device, profile):
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_profile
-    cdef _Record s_info = _new_record(_L.cls('GpuInstanceProfileInfo'), 1)
+    cdef _Record s_info = _new_record_at(_L, 73, 'GpuInstanceProfileInfo')
     cdef int _p = 0
     try:
         _p = 1
@@ -19177,7 +19200,7 @@ def device_get_gpu_instance_profile_info_v(device, profile):
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_profile
-    cdef _Record s_info = _new_record(_L.cls('GpuInstanceProfileInfo_v2'), 1)
+    cdef _Record s_info = _new_record_at(_L, 74, 'GpuInstanceProfileInfo_v2')
     (<unsigned int*>s_info._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlGpuInstanceProfileInfo_v2_t) | (2 << 24))
     cdef int _p = 0
     try:
@@ -19243,7 +19266,7 @@ def device_get_gpu_instance_profile_info_by_id_v(device, profile_id):
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_profileId
-    cdef _Record s_info = _new_record(_L.cls('GpuInstanceProfileInfo_v2'), 1)
+    cdef _Record s_info = _new_record_at(_L, 74, 'GpuInstanceProfileInfo_v2')
     (<unsigned int*>s_info._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlGpuInstanceProfileInfo_v2_t) | (2 << 24))
     cdef int _p = 0
     try:
@@ -19438,8 +19461,9 @@ def device_create_gpu_instance(device, profile_id):
         err = cynvml.nvmlDeviceCreateGpuInstance(<cynvml.nvmlDevice_t>c_device, c_profileId, &c_gpuInstance)
     if err != 0:
         _raise(err)
-    if _CONSUMED: _CONSUMED.discard(PyLong_FromVoidPtr(<void*>c_gpuInstance))
-    return PyLong_FromVoidPtr(<void*>c_gpuInstance)
+    h_out0 = PyLong_FromVoidPtr(<void*>c_gpuInstance)
+    if _CONSUMED: _CONSUMED.discard(h_out0)
+    return h_out0
 
 def device_create_gpu_instance_with_placement(device, profile_id, placement):
     """
@@ -19502,8 +19526,9 @@ def device_create_gpu_instance_with_placement(device, profile_id, placement):
         err = cynvml.nvmlDeviceCreateGpuInstanceWithPlacement(<cynvml.nvmlDevice_t>c_device, c_profileId, <const cynvml.nvmlGpuInstancePlacement_t*>p_placement, &c_gpuInstance)
     if err != 0:
         _raise(err)
-    if _CONSUMED: _CONSUMED.discard(PyLong_FromVoidPtr(<void*>c_gpuInstance))
-    return PyLong_FromVoidPtr(<void*>c_gpuInstance)
+    h_out0 = PyLong_FromVoidPtr(<void*>c_gpuInstance)
+    if _CONSUMED: _CONSUMED.discard(h_out0)
+    return h_out0
 
 def gpu_instance_destroy(gpu_instance):
     """
@@ -19568,12 +19593,10 @@ def device_get_gpu_instances(device, profile_id):
 
     Returns
     -------
-    gpu_instances : int
+    gpu_instances : list[int]
         Returns pre-exiting GPU instances, the buffer must be large enough to
         accommodate the instances supported by the profile. See
         device_get_gpu_instance_profile_info
-    count : int
-        The count of returned GPU instances
 
     Raises
     ------
@@ -19591,8 +19614,9 @@ def device_get_gpu_instances(device, profile_id):
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_profileId
-    cdef cynvml.nvmlGpuInstance_t c_gpuInstances = <cynvml.nvmlGpuInstance_t>0
-    cdef unsigned int c_count = <unsigned int>0
+    cdef unsigned int cap_gpuInstances = 0
+    cdef _Buf a_gpuInstances
+    cdef unsigned int c_count = 0
     cdef int _p = 0
     try:
         _p = 1
@@ -19601,12 +19625,15 @@ def device_get_gpu_instances(device, profile_id):
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('device_get_gpu_instances', ('device', 'profile_id'), _p) from None
-    with nogil:
-        err = cynvml.nvmlDeviceGetGpuInstances(<cynvml.nvmlDevice_t>c_device, c_profileId, &c_gpuInstances, &c_count)
+    err = cynvml.nvmlDeviceGetGpuInstancePossiblePlacements_v2(<cynvml.nvmlDevice_t>c_device, c_profileId, NULL, &cap_gpuInstances)
     if err != 0:
         _raise(err)
-    if _CONSUMED: _CONSUMED.discard(PyLong_FromVoidPtr(<void*>c_gpuInstances))
-    return (PyLong_FromVoidPtr(<void*>c_gpuInstances), c_count)
+    a_gpuInstances = _Buf_new((<Py_ssize_t>cap_gpuInstances + 1) * sizeof(void*))
+    with nogil:
+        err = cynvml.nvmlDeviceGetGpuInstances(<cynvml.nvmlDevice_t>c_device, c_profileId, <cynvml.nvmlGpuInstance_t*>a_gpuInstances.ptr, &c_count)
+    if err != 0:
+        _raise(err)
+    return [PyLong_FromVoidPtr((<void**>a_gpuInstances.ptr)[i]) for i in range(c_count if c_count < cap_gpuInstances else cap_gpuInstances)]
 
 def device_get_gpu_instance_by_id(device, id):
     """
@@ -19657,8 +19684,9 @@ def device_get_gpu_instance_by_id(device, id):
         err = cynvml.nvmlDeviceGetGpuInstanceById(<cynvml.nvmlDevice_t>c_device, c_id, &c_gpuInstance)
     if err != 0:
         _raise(err)
-    if _CONSUMED: _CONSUMED.discard(PyLong_FromVoidPtr(<void*>c_gpuInstance))
-    return PyLong_FromVoidPtr(<void*>c_gpuInstance)
+    h_out0 = PyLong_FromVoidPtr(<void*>c_gpuInstance)
+    if _CONSUMED: _CONSUMED.discard(h_out0)
+    return h_out0
 
 def gpu_instance_get_info(gpu_instance):
     """
@@ -19690,7 +19718,7 @@ def gpu_instance_get_info(gpu_instance):
     _live(gpu_instance, _CONSUMED, 'gpu_instance', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_gpuInstance
-    cdef _Record s_info = _new_record(_L.cls('GpuInstanceInfo'), 1)
+    cdef _Record s_info = _new_record_at(_L, 71, 'GpuInstanceInfo')
     try:
         _hptr(gpu_instance, &c_gpuInstance)
     except (TypeError, ValueError, OverflowError):
@@ -19747,7 +19775,7 @@ def gpu_instance_get_compute_instance_profile_info(gpu_instance, profile, eng_pr
     cdef void* c_gpuInstance
     cdef unsigned int c_profile
     cdef unsigned int c_engProfile
-    cdef _Record s_info = _new_record(_L.cls('ComputeInstanceProfileInfo'), 1)
+    cdef _Record s_info = _new_record_at(_L, 23, 'ComputeInstanceProfileInfo')
     cdef int _p = 0
     try:
         _p = 1
@@ -19816,7 +19844,7 @@ def gpu_instance_get_compute_instance_profile_info_v(gpu_instance, profile, eng_
     cdef void* c_gpuInstance
     cdef unsigned int c_profile
     cdef unsigned int c_engProfile
-    cdef _Record s_info = _new_record(_L.cls('ComputeInstanceProfileInfo_v2'), 1)
+    cdef _Record s_info = _new_record_at(_L, 24, 'ComputeInstanceProfileInfo_v2')
     (<unsigned int*>s_info._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlComputeInstanceProfileInfo_v2_t) | (2 << 24))
     cdef int _p = 0
     try:
@@ -20015,8 +20043,9 @@ def gpu_instance_create_compute_instance(gpu_instance, profile_id):
         err = cynvml.nvmlGpuInstanceCreateComputeInstance(<cynvml.nvmlGpuInstance_t>c_gpuInstance, c_profileId, &c_computeInstance)
     if err != 0:
         _raise(err)
-    if _CONSUMED: _CONSUMED.discard(PyLong_FromVoidPtr(<void*>c_computeInstance))
-    return PyLong_FromVoidPtr(<void*>c_computeInstance)
+    h_out0 = PyLong_FromVoidPtr(<void*>c_computeInstance)
+    if _CONSUMED: _CONSUMED.discard(h_out0)
+    return h_out0
 
 def gpu_instance_create_compute_instance_with_placement(gpu_instance, profile_id, placement):
     """
@@ -20080,8 +20109,9 @@ def gpu_instance_create_compute_instance_with_placement(gpu_instance, profile_id
         err = cynvml.nvmlGpuInstanceCreateComputeInstanceWithPlacement(<cynvml.nvmlGpuInstance_t>c_gpuInstance, c_profileId, <const cynvml.nvmlComputeInstancePlacement_t*>p_placement, &c_computeInstance)
     if err != 0:
         _raise(err)
-    if _CONSUMED: _CONSUMED.discard(PyLong_FromVoidPtr(<void*>c_computeInstance))
-    return PyLong_FromVoidPtr(<void*>c_computeInstance)
+    h_out0 = PyLong_FromVoidPtr(<void*>c_computeInstance)
+    if _CONSUMED: _CONSUMED.discard(h_out0)
+    return h_out0
 
 def compute_instance_destroy(compute_instance):
     """
@@ -20145,12 +20175,10 @@ def gpu_instance_get_compute_instances(gpu_instance, profile_id):
 
     Returns
     -------
-    compute_instances : int
+    compute_instances : list[int]
         Returns pre-exiting compute instances, the buffer must be large enough to
         accommodate the instances supported by the profile. See
         gpu_instance_get_compute_instance_profile_info
-    count : int
-        The count of returned compute instances
 
     Raises
     ------
@@ -20168,8 +20196,9 @@ def gpu_instance_get_compute_instances(gpu_instance, profile_id):
     cdef cynvml.nvmlReturn_t err
     cdef void* c_gpuInstance
     cdef unsigned int c_profileId
-    cdef cynvml.nvmlComputeInstance_t c_computeInstances = <cynvml.nvmlComputeInstance_t>0
-    cdef unsigned int c_count = <unsigned int>0
+    cdef unsigned int cap_computeInstances = 0
+    cdef _Buf a_computeInstances
+    cdef unsigned int c_count = 0
     cdef int _p = 0
     try:
         _p = 1
@@ -20178,12 +20207,15 @@ def gpu_instance_get_compute_instances(gpu_instance, profile_id):
         _hptr(gpu_instance, &c_gpuInstance)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('gpu_instance_get_compute_instances', ('gpu_instance', 'profile_id'), _p) from None
-    with nogil:
-        err = cynvml.nvmlGpuInstanceGetComputeInstances(<cynvml.nvmlGpuInstance_t>c_gpuInstance, c_profileId, &c_computeInstances, &c_count)
+    err = cynvml.nvmlGpuInstanceGetComputeInstancePossiblePlacements(<cynvml.nvmlGpuInstance_t>c_gpuInstance, c_profileId, NULL, &cap_computeInstances)
     if err != 0:
         _raise(err)
-    if _CONSUMED: _CONSUMED.discard(PyLong_FromVoidPtr(<void*>c_computeInstances))
-    return (PyLong_FromVoidPtr(<void*>c_computeInstances), c_count)
+    a_computeInstances = _Buf_new((<Py_ssize_t>cap_computeInstances + 1) * sizeof(void*))
+    with nogil:
+        err = cynvml.nvmlGpuInstanceGetComputeInstances(<cynvml.nvmlGpuInstance_t>c_gpuInstance, c_profileId, <cynvml.nvmlComputeInstance_t*>a_computeInstances.ptr, &c_count)
+    if err != 0:
+        _raise(err)
+    return [PyLong_FromVoidPtr((<void**>a_computeInstances.ptr)[i]) for i in range(c_count if c_count < cap_computeInstances else cap_computeInstances)]
 
 def gpu_instance_get_compute_instance_by_id(gpu_instance, id):
     """
@@ -20234,8 +20266,9 @@ def gpu_instance_get_compute_instance_by_id(gpu_instance, id):
         err = cynvml.nvmlGpuInstanceGetComputeInstanceById(<cynvml.nvmlGpuInstance_t>c_gpuInstance, c_id, &c_computeInstance)
     if err != 0:
         _raise(err)
-    if _CONSUMED: _CONSUMED.discard(PyLong_FromVoidPtr(<void*>c_computeInstance))
-    return PyLong_FromVoidPtr(<void*>c_computeInstance)
+    h_out0 = PyLong_FromVoidPtr(<void*>c_computeInstance)
+    if _CONSUMED: _CONSUMED.discard(h_out0)
+    return h_out0
 
 def compute_instance_get_info_v2(compute_instance):
     """
@@ -20267,7 +20300,7 @@ def compute_instance_get_info_v2(compute_instance):
     _live(compute_instance, _CONSUMED, 'compute_instance', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_computeInstance
-    cdef _Record s_info = _new_record(_L.cls('ComputeInstanceInfo'), 1)
+    cdef _Record s_info = _new_record_at(_L, 21, 'ComputeInstanceInfo')
     try:
         _hptr(compute_instance, &c_computeInstance)
     except (TypeError, ValueError, OverflowError):
@@ -20507,8 +20540,9 @@ def device_get_mig_device_handle_by_index(device, index):
         err = cynvml.nvmlDeviceGetMigDeviceHandleByIndex(<cynvml.nvmlDevice_t>c_device, c_index, &c_migDevice)
     if err != 0:
         _raise(err)
-    if _CONSUMED: _CONSUMED.discard(PyLong_FromVoidPtr(<void*>c_migDevice))
-    return PyLong_FromVoidPtr(<void*>c_migDevice)
+    h_out0 = PyLong_FromVoidPtr(<void*>c_migDevice)
+    if _CONSUMED: _CONSUMED.discard(h_out0)
+    return h_out0
 
 def device_get_device_handle_from_mig_device_handle(mig_device):
     """
@@ -20549,8 +20583,9 @@ def device_get_device_handle_from_mig_device_handle(mig_device):
         err = cynvml.nvmlDeviceGetDeviceHandleFromMigDeviceHandle(<cynvml.nvmlDevice_t>c_migDevice, &c_device)
     if err != 0:
         _raise(err)
-    if _CONSUMED: _CONSUMED.discard(PyLong_FromVoidPtr(<void*>c_device))
-    return PyLong_FromVoidPtr(<void*>c_device)
+    h_out0 = PyLong_FromVoidPtr(<void*>c_device)
+    if _CONSUMED: _CONSUMED.discard(h_out0)
+    return h_out0
 
 def gpm_metrics_get():
     """
@@ -20585,7 +20620,7 @@ def gpm_metrics_get():
     to retrieve the metrics, which will be stored at metricsGet->metrics
     """
     cdef cynvml.nvmlReturn_t err
-    cdef _Record s_metricsGet = _new_record(_L.cls('GpmMetricsGet'), 1)
+    cdef _Record s_metricsGet = _new_record_at(_L, 63, 'GpmMetricsGet')
     with nogil:
         err = cynvml.nvmlGpmMetricsGet(<cynvml.nvmlGpmMetricsGet_t*>s_metricsGet._ptr)
     if err != 0:
@@ -20655,8 +20690,9 @@ def gpm_sample_alloc():
         err = cynvml.nvmlGpmSampleAlloc(&c_gpmSample)
     if err != 0:
         _raise(err)
-    if _CONSUMED: _CONSUMED.discard(PyLong_FromVoidPtr(<void*>c_gpmSample))
-    return PyLong_FromVoidPtr(<void*>c_gpmSample)
+    h_out0 = PyLong_FromVoidPtr(<void*>c_gpmSample)
+    if _CONSUMED: _CONSUMED.discard(h_out0)
+    return h_out0
 
 def gpm_sample_get(device, gpm_sample):
     """
@@ -20934,17 +20970,18 @@ def device_get_capabilities(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_caps = _new_record(_L.cls('DeviceCapabilities_v1'), 1)
-    (<unsigned int*>s_caps._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlDeviceCapabilities_v1_t) | (1 << 24))
+    cdef cynvml.nvmlDeviceCapabilities_t s_caps
+    memset(&s_caps, 0, sizeof(s_caps))
+    s_caps.version = <unsigned int>(sizeof(cynvml.nvmlDeviceCapabilities_v1_t) | (1 << 24))
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('device_get_capabilities', ('device',), 0) from None
     with nogil:
-        err = cynvml.nvmlDeviceGetCapabilities(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlDeviceCapabilities_t*>s_caps._ptr)
+        err = cynvml.nvmlDeviceGetCapabilities(<cynvml.nvmlDevice_t>c_device, &s_caps)
     if err != 0:
         _raise(err)
-    return s_caps.cap_mask
+    return s_caps.capMask
 
 def device_workload_power_profile_get_profiles_info(device):
     """
@@ -20988,7 +21025,7 @@ def device_workload_power_profile_get_profiles_info(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_profilesInfo = _new_record(_L.cls('WorkloadPowerProfileProfilesInfo_v1'), 1)
+    cdef _Record s_profilesInfo = _new_record_at(_L, 195, 'WorkloadPowerProfileProfilesInfo_v1')
     (<unsigned int*>s_profilesInfo._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlWorkloadPowerProfileProfilesInfo_v1_t) | (1 << 24))
     try:
         _hptr(device, &c_device)
@@ -21040,7 +21077,7 @@ def device_workload_power_profile_get_current_profiles(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_currentProfiles = _new_record(_L.cls('WorkloadPowerProfileCurrentProfiles_v1'), 1)
+    cdef _Record s_currentProfiles = _new_record_at(_L, 193, 'WorkloadPowerProfileCurrentProfiles_v1')
     (<unsigned int*>s_currentProfiles._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlWorkloadPowerProfileCurrentProfiles_v1_t) | (1 << 24))
     try:
         _hptr(device, &c_device)
@@ -21387,7 +21424,7 @@ def device_get_sram_unique_uncorrected_ecc_error_counts(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_errorCounts = _new_record(_L.cls('EccSramUniqueUncorrectedErrorCounts_v1'), 1)
+    cdef _Record s_errorCounts = _new_record_at(_L, 46, 'EccSramUniqueUncorrectedErrorCounts_v1')
     (<unsigned int*>s_errorCounts._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlEccSramUniqueUncorrectedErrorCounts_v1_t) | (1 << 24))
     try:
         _hptr(device, &c_device)
@@ -21434,7 +21471,7 @@ def device_get_remapped_rows_v2(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_info = _new_record(_L.cls('RemappedRowsInfo_v2'), 1)
+    cdef _Record s_info = _new_record_at(_L, 135, 'RemappedRowsInfo_v2')
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
@@ -21476,19 +21513,20 @@ def device_set_rusd_settings_v1(device, poll_mask):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_settings = _new_record(_L.cls('RusdSettings_v1'), 1)
-    (<unsigned int*>s_settings._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlRusdSettings_v1_t) | (1 << 24))
+    cdef cynvml.nvmlRusdSettings_v1_t s_settings
+    memset(&s_settings, 0, sizeof(s_settings))
+    s_settings.version = <unsigned int>(sizeof(cynvml.nvmlRusdSettings_v1_t) | (1 << 24))
     cdef int _p = 0
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('device_set_rusd_settings_v1', ('device', 'settings'), _p) from None
     try:
-        s_settings.poll_mask = poll_mask
+        s_settings.pollMask = poll_mask
     except (TypeError, ValueError, OverflowError) as e:
         raise e.__class__(f"device_set_rusd_settings_v1() argument 'poll_mask': {e}") from None
     with nogil:
-        err = cynvml.nvmlDeviceSetRusdSettings_v1(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlRusdSettings_v1_t*>s_settings._ptr)
+        err = cynvml.nvmlDeviceSetRusdSettings_v1(<cynvml.nvmlDevice_t>c_device, &s_settings)
     if err != 0:
         _raise(err)
     return None
@@ -21526,7 +21564,7 @@ def device_get_bank_remapper_status_v1(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_pBankRemapperStatus = _new_record(_L.cls('EccBankRemapperStatus_v1'), 1)
+    cdef _Record s_pBankRemapperStatus = _new_record_at(_L, 43, 'EccBankRemapperStatus_v1')
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):

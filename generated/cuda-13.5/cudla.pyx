@@ -6,11 +6,11 @@ from cuda.bindings cimport cycudla
 from cuda.bindings._base cimport (_Buf, _hptr, _href, _vptr, _wbuf, _as_bytes, _array, _strlist, _bufptr,
     _Buf_new, _check_count, _bptr, _arg_error, _vsized, _library_handle, _Lazy, _new_lazy, _live, _consume,
     _Handle, _IntValue, _iv, _Struct, _enum)
-from cuda.bindings._records cimport (_Record, _new_record, _record_ptr, _text, _text0, _records_of,
+from cuda.bindings._records cimport (_Record, _new_record, _new_record_at, _record_ptr, _text, _text0, _records_of,
     _numbers_of, _numbers_new, _numbers_ptr, _records_in)
 from cpython.long cimport PyLong_FromVoidPtr, PyLong_AsVoidPtr
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t, intptr_t, uintptr_t
-from libc.string cimport memcpy
+from libc.string cimport memcpy, memset
 from posix.types cimport off_t
 from cuda.bindings import _records
 
@@ -213,8 +213,9 @@ def create_device(device, flags):
         err = cycudla.cudlaCreateDevice(c_device, &c_devHandle, c_flags)
     if err != 0:
         _raise(err)
-    if _CONSUMED: _CONSUMED.discard(PyLong_FromVoidPtr(<void*>c_devHandle))
-    return PyLong_FromVoidPtr(<void*>c_devHandle)
+    h_out0 = PyLong_FromVoidPtr(<void*>c_devHandle)
+    if _CONSUMED: _CONSUMED.discard(h_out0)
+    return h_out0
 
 def mem_register(dev_handle, ptr, size, flags):
     """Registers the CUDA memory to DLA engine.
@@ -368,8 +369,9 @@ def module_load_from_memory(dev_handle, p_module, module_size, flags):
         err = cycudla.cudlaModuleLoadFromMemory(<cycudla.cudlaDevHandle>c_devHandle, <const uint8_t*>c_pModule, c_moduleSize, &c_hModule, c_flags)
     if err != 0:
         _raise(err)
-    if _CONSUMED: _CONSUMED.discard(PyLong_FromVoidPtr(<void*>c_hModule))
-    return PyLong_FromVoidPtr(<void*>c_hModule)
+    h_out0 = PyLong_FromVoidPtr(<void*>c_hModule)
+    if _CONSUMED: _CONSUMED.discard(h_out0)
+    return h_out0
 
 def module_get_attributes(h_module, attr_type):
     """Get DLA module attributes.
@@ -406,7 +408,7 @@ def module_get_attributes(h_module, attr_type):
     cdef cycudla.cudlaStatus err
     cdef void* c_hModule
     cdef long long c_attrType
-    cdef _Record s_attribute = _new_record(_L.cls('ModuleAttribute'), 1)
+    cdef _Record s_attribute = _new_record_at(_L, 4, 'ModuleAttribute')
     cdef int _p = 0
     try:
         _p = 1
@@ -723,7 +725,7 @@ def device_get_attribute(dev_handle, attrib):
     cdef cycudla.cudlaStatus err
     cdef void* c_devHandle
     cdef long long c_attrib
-    cdef _Record s_pAttribute = _new_record(_L.cls('DevAttribute'), 1)
+    cdef _Record s_pAttribute = _new_record_at(_L, 1, 'DevAttribute')
     cdef int _p = 0
     try:
         _p = 1

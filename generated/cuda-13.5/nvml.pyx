@@ -6,11 +6,11 @@ from cuda.bindings cimport cynvml
 from cuda.bindings._base cimport (_Buf, _hptr, _href, _vptr, _wbuf, _as_bytes, _array, _strlist, _bufptr,
     _Buf_new, _check_count, _bptr, _arg_error, _vsized, _library_handle, _Lazy, _new_lazy, _live, _consume,
     _Handle, _IntValue, _iv, _Struct, _enum)
-from cuda.bindings._records cimport (_Record, _new_record, _record_ptr, _text, _text0, _records_of,
+from cuda.bindings._records cimport (_Record, _new_record, _new_record_at, _record_ptr, _text, _text0, _records_of,
     _numbers_of, _numbers_new, _numbers_ptr, _records_in)
 from cpython.long cimport PyLong_FromVoidPtr, PyLong_AsVoidPtr
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t, intptr_t, uintptr_t
-from libc.string cimport memcpy
+from libc.string cimport memcpy, memset
 from posix.types cimport off_t
 from cuda.bindings import _records
 
@@ -1004,7 +1004,7 @@ def system_get_topology_gpu_set(cpu_number):
 
     Returns
     -------
-    device_array : Any
+    device_array : list[int]
         An array of device handles for GPUs found with affinity to cpuNumber
 
     Raises
@@ -1071,7 +1071,7 @@ def system_get_driver_branch():
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
     cdef cynvml.nvmlReturn_t err
-    cdef _Record s_branchInfo = _new_record(_L.cls('SystemDriverBranchInfo_v1'), 1)
+    cdef _Record s_branchInfo = _new_record_at(_L, 150, 'SystemDriverBranchInfo_v1')
     (<unsigned int*>s_branchInfo._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlSystemDriverBranchInfo_v1_t) | (1 << 24))
     cdef unsigned int c_length = 80
     with nogil:
@@ -1121,7 +1121,7 @@ def system_get_cper_v1():
         - NVML_ERROR_UNKNOWN An unexpected error occurred.
     """
     cdef cynvml.nvmlReturn_t err
-    cdef _Record s_cper = _new_record(_L.cls('GetCPER_v1'), 1)
+    cdef _Record s_cper = _new_record_at(_L, 60, 'GetCPER_v1')
     with nogil:
         err = cynvml.nvmlSystemGetCPER_v1(<cynvml.nvmlGetCPER_v1_t*>s_cper._ptr)
     if err != 0:
@@ -1201,8 +1201,9 @@ def unit_get_handle_by_index(index):
         err = cynvml.nvmlUnitGetHandleByIndex(c_index, &c_unit)
     if err != 0:
         _raise(err)
-    if _CONSUMED: _CONSUMED.discard(PyLong_FromVoidPtr(<void*>c_unit))
-    return PyLong_FromVoidPtr(<void*>c_unit)
+    h_out0 = PyLong_FromVoidPtr(<void*>c_unit)
+    if _CONSUMED: _CONSUMED.discard(h_out0)
+    return h_out0
 
 def unit_get_unit_info(unit):
     """
@@ -1234,7 +1235,7 @@ def unit_get_unit_info(unit):
     _live(unit, _CONSUMED, 'unit', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_unit
-    cdef _Record s_info = _new_record(_L.cls('UnitInfo'), 1)
+    cdef _Record s_info = _new_record_at(_L, 161, 'UnitInfo')
     try:
         _hptr(unit, &c_unit)
     except (TypeError, ValueError, OverflowError):
@@ -1280,7 +1281,7 @@ def unit_get_led_state(unit):
     _live(unit, _CONSUMED, 'unit', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_unit
-    cdef _Record s_state = _new_record(_L.cls('LedState'), 1)
+    cdef _Record s_state = _new_record_at(_L, 84, 'LedState')
     try:
         _hptr(unit, &c_unit)
     except (TypeError, ValueError, OverflowError):
@@ -1323,7 +1324,7 @@ def unit_get_psu_info(unit):
     _live(unit, _CONSUMED, 'unit', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_unit
-    cdef _Record s_psu = _new_record(_L.cls('PSUInfo'), 1)
+    cdef _Record s_psu = _new_record_at(_L, 113, 'PSUInfo')
     try:
         _hptr(unit, &c_unit)
     except (TypeError, ValueError, OverflowError):
@@ -1417,7 +1418,7 @@ def unit_get_fan_speed_info(unit):
     _live(unit, _CONSUMED, 'unit', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_unit
-    cdef _Record s_fanSpeeds = _new_record(_L.cls('UnitFanSpeeds'), 1)
+    cdef _Record s_fanSpeeds = _new_record_at(_L, 160, 'UnitFanSpeeds')
     try:
         _hptr(unit, &c_unit)
     except (TypeError, ValueError, OverflowError):
@@ -1445,7 +1446,7 @@ def unit_get_devices(unit):
 
     Returns
     -------
-    devices : Any
+    devices : list[int]
         Reference in which to return the references to the attached GPU devices
 
     Raises
@@ -1547,7 +1548,7 @@ def device_get_attributes_v2(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_attributes = _new_record(_L.cls('DeviceAttributes'), 1)
+    cdef _Record s_attributes = _new_record_at(_L, 36, 'DeviceAttributes')
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
@@ -1603,8 +1604,9 @@ def device_get_handle_by_index_v2(index):
         err = cynvml.nvmlDeviceGetHandleByIndex_v2(c_index, &c_device)
     if err != 0:
         _raise(err)
-    if _CONSUMED: _CONSUMED.discard(PyLong_FromVoidPtr(<void*>c_device))
-    return PyLong_FromVoidPtr(<void*>c_device)
+    h_out0 = PyLong_FromVoidPtr(<void*>c_device)
+    if _CONSUMED: _CONSUMED.discard(h_out0)
+    return h_out0
 
 def device_get_handle_by_serial(serial):
     """
@@ -1636,8 +1638,9 @@ def device_get_handle_by_serial(serial):
         err = cynvml.nvmlDeviceGetHandleBySerial(<const char*>c_serial, &c_device)
     if err != 0:
         _raise(err)
-    if _CONSUMED: _CONSUMED.discard(PyLong_FromVoidPtr(<void*>c_device))
-    return PyLong_FromVoidPtr(<void*>c_device)
+    h_out0 = PyLong_FromVoidPtr(<void*>c_device)
+    if _CONSUMED: _CONSUMED.discard(h_out0)
+    return h_out0
 
 def device_get_handle_by_uuid(uuid):
     """
@@ -1684,8 +1687,9 @@ def device_get_handle_by_uuid(uuid):
         err = cynvml.nvmlDeviceGetHandleByUUID(<const char*>c_uuid, &c_device)
     if err != 0:
         _raise(err)
-    if _CONSUMED: _CONSUMED.discard(PyLong_FromVoidPtr(<void*>c_device))
-    return PyLong_FromVoidPtr(<void*>c_device)
+    h_out0 = PyLong_FromVoidPtr(<void*>c_device)
+    if _CONSUMED: _CONSUMED.discard(h_out0)
+    return h_out0
 
 def device_get_handle_by_uuidv(type, uuid):
     """
@@ -1716,7 +1720,7 @@ def device_get_handle_by_uuidv(type, uuid):
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
     cdef cynvml.nvmlReturn_t err
-    cdef _Record s_uuid = _new_record(_L.cls('UUID_v1'), 1)
+    cdef _Record s_uuid = _new_record_at(_L, 158, 'UUID_v1')
     (<unsigned int*>s_uuid._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlUUID_v1_t) | (1 << 24))
     cdef cynvml.nvmlDevice_t c_device = <cynvml.nvmlDevice_t>0
     try:
@@ -1731,8 +1735,9 @@ def device_get_handle_by_uuidv(type, uuid):
         err = cynvml.nvmlDeviceGetHandleByUUIDV(<cynvml.nvmlUUID_t*>s_uuid._ptr, &c_device)
     if err != 0:
         _raise(err)
-    if _CONSUMED: _CONSUMED.discard(PyLong_FromVoidPtr(<void*>c_device))
-    return PyLong_FromVoidPtr(<void*>c_device)
+    h_out0 = PyLong_FromVoidPtr(<void*>c_device)
+    if _CONSUMED: _CONSUMED.discard(h_out0)
+    return h_out0
 
 def device_get_handle_by_pci_bus_id_v2(pci_bus_id):
     """
@@ -1780,8 +1785,9 @@ def device_get_handle_by_pci_bus_id_v2(pci_bus_id):
         err = cynvml.nvmlDeviceGetHandleByPciBusId_v2(<const char*>c_pciBusId, &c_device)
     if err != 0:
         _raise(err)
-    if _CONSUMED: _CONSUMED.discard(PyLong_FromVoidPtr(<void*>c_device))
-    return PyLong_FromVoidPtr(<void*>c_device)
+    h_out0 = PyLong_FromVoidPtr(<void*>c_device)
+    if _CONSUMED: _CONSUMED.discard(h_out0)
+    return h_out0
 
 def device_get_name(device):
     """
@@ -2030,7 +2036,7 @@ def device_get_c2c_mode_info_v(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_c2cModeInfo = _new_record(_L.cls('C2cModeInfo_v1'), 1)
+    cdef _Record s_c2cModeInfo = _new_record_at(_L, 16, 'C2cModeInfo_v1')
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
@@ -2397,7 +2403,7 @@ def device_get_addressing_mode(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_mode = _new_record(_L.cls('DeviceAddressingMode_v1'), 1)
+    cdef _Record s_mode = _new_record_at(_L, 35, 'DeviceAddressingMode_v1')
     (<unsigned int*>s_mode._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlDeviceAddressingMode_v1_t) | (1 << 24))
     try:
         _hptr(device, &c_device)
@@ -2441,7 +2447,7 @@ def device_get_repair_status(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_repairStatus = _new_record(_L.cls('RepairStatus_v1'), 1)
+    cdef _Record s_repairStatus = _new_record_at(_L, 143, 'RepairStatus_v1')
     (<unsigned int*>s_repairStatus._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlRepairStatus_v1_t) | (1 << 24))
     try:
         _hptr(device, &c_device)
@@ -2485,16 +2491,17 @@ def device_get_unrepairable_memory_flag_v1(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_unrepairableMemoryStatus = _new_record(_L.cls('UnrepairableMemoryStatus_v1'), 1)
+    cdef cynvml.nvmlUnrepairableMemoryStatus_v1_t s_unrepairableMemoryStatus
+    memset(&s_unrepairableMemoryStatus, 0, sizeof(s_unrepairableMemoryStatus))
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('device_get_unrepairable_memory_flag_v1', ('device',), 0) from None
     with nogil:
-        err = cynvml.nvmlDeviceGetUnrepairableMemoryFlag_v1(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlUnrepairableMemoryStatus_v1_t*>s_unrepairableMemoryStatus._ptr)
+        err = cynvml.nvmlDeviceGetUnrepairableMemoryFlag_v1(<cynvml.nvmlDevice_t>c_device, &s_unrepairableMemoryStatus)
     if err != 0:
         _raise(err)
-    return s_unrepairableMemoryStatus.b_unrepairable_memory
+    return s_unrepairableMemoryStatus.bUnrepairableMemory
 
 def device_get_topology_common_ancestor(device1, device2):
     """
@@ -2550,7 +2557,7 @@ def device_get_topology_nearest_gpus(device, level):
 
     Returns
     -------
-    device_array : Any
+    device_array : list[int]
         An array of device handles for GPUs found at level
 
     Raises
@@ -3070,7 +3077,7 @@ def device_get_bbx_time_data_v1(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_timeData = _new_record(_L.cls('BBXTimeData_v1'), 1)
+    cdef _Record s_timeData = _new_record_at(_L, 13, 'BBXTimeData_v1')
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
@@ -3115,7 +3122,7 @@ def device_get_gpu_uptime_v1(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_uptime = _new_record(_L.cls('GpuUptime_v1'), 1)
+    cdef _Record s_uptime = _new_record_at(_L, 78, 'GpuUptime_v1')
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
@@ -3308,7 +3315,7 @@ def device_get_pci_info_ext(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_pci = _new_record(_L.cls('PciInfoExt_v1'), 1)
+    cdef _Record s_pci = _new_record_at(_L, 114, 'PciInfoExt_v1')
     (<unsigned int*>s_pci._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlPciInfoExt_v1_t) | (1 << 24))
     try:
         _hptr(device, &c_device)
@@ -3347,7 +3354,7 @@ def device_get_pci_info_v3(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_pci = _new_record(_L.cls('PciInfo'), 1)
+    cdef _Record s_pci = _new_record_at(_L, 115, 'PciInfo')
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
@@ -4341,8 +4348,9 @@ def device_get_fan_speed_rpm(device, fan):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_fanSpeed = _new_record(_L.cls('FanSpeedInfo_v1'), 1)
-    (<unsigned int*>s_fanSpeed._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlFanSpeedInfo_v1_t) | (1 << 24))
+    cdef cynvml.nvmlFanSpeedInfo_t s_fanSpeed
+    memset(&s_fanSpeed, 0, sizeof(s_fanSpeed))
+    s_fanSpeed.version = <unsigned int>(sizeof(cynvml.nvmlFanSpeedInfo_v1_t) | (1 << 24))
     cdef int _p = 0
     try:
         _hptr(device, &c_device)
@@ -4353,7 +4361,7 @@ def device_get_fan_speed_rpm(device, fan):
     except (TypeError, ValueError, OverflowError) as e:
         raise e.__class__(f"device_get_fan_speed_rpm() argument 'fan': {e}") from None
     with nogil:
-        err = cynvml.nvmlDeviceGetFanSpeedRPM(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlFanSpeedInfo_t*>s_fanSpeed._ptr)
+        err = cynvml.nvmlDeviceGetFanSpeedRPM(<cynvml.nvmlDevice_t>c_device, &s_fanSpeed)
     if err != 0:
         _raise(err)
     return s_fanSpeed.speed
@@ -4632,7 +4640,7 @@ def device_get_cooler_info(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_coolerInfo = _new_record(_L.cls('CoolerInfo_v1'), 1)
+    cdef _Record s_coolerInfo = _new_record_at(_L, 33, 'CoolerInfo_v1')
     (<unsigned int*>s_coolerInfo._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlCoolerInfo_v1_t) | (1 << 24))
     try:
         _hptr(device, &c_device)
@@ -4682,19 +4690,20 @@ def device_get_temperature_v(device, sensorType):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_temperature = _new_record(_L.cls('Temperature_v1'), 1)
-    (<unsigned int*>s_temperature._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlTemperature_v1_t) | (1 << 24))
+    cdef cynvml.nvmlTemperature_t s_temperature
+    memset(&s_temperature, 0, sizeof(s_temperature))
+    s_temperature.version = <unsigned int>(sizeof(cynvml.nvmlTemperature_v1_t) | (1 << 24))
     cdef int _p = 0
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('device_get_temperature_v', ('device', 'temperature'), _p) from None
     try:
-        s_temperature.sensor_type = sensorType
+        s_temperature.sensorType = <cynvml.nvmlTemperatureSensors_t><int>sensorType
     except (TypeError, ValueError, OverflowError) as e:
         raise e.__class__(f"device_get_temperature_v() argument 'sensorType': {e}") from None
     with nogil:
-        err = cynvml.nvmlDeviceGetTemperatureV(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlTemperature_t*>s_temperature._ptr)
+        err = cynvml.nvmlDeviceGetTemperatureV(<cynvml.nvmlDevice_t>c_device, &s_temperature)
     if err != 0:
         _raise(err)
     return s_temperature.temperature
@@ -4795,17 +4804,18 @@ def device_get_margin_temperature(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_marginTempInfo = _new_record(_L.cls('MarginTemperature_v1'), 1)
-    (<unsigned int*>s_marginTempInfo._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlMarginTemperature_v1_t) | (1 << 24))
+    cdef cynvml.nvmlMarginTemperature_t s_marginTempInfo
+    memset(&s_marginTempInfo, 0, sizeof(s_marginTempInfo))
+    s_marginTempInfo.version = <unsigned int>(sizeof(cynvml.nvmlMarginTemperature_v1_t) | (1 << 24))
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('device_get_margin_temperature', ('device',), 0) from None
     with nogil:
-        err = cynvml.nvmlDeviceGetMarginTemperature(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlMarginTemperature_t*>s_marginTempInfo._ptr)
+        err = cynvml.nvmlDeviceGetMarginTemperature(<cynvml.nvmlDevice_t>c_device, &s_marginTempInfo)
     if err != 0:
         _raise(err)
-    return s_marginTempInfo.margin_temperature
+    return s_marginTempInfo.marginTemperature
 
 def device_get_thermal_settings(device, sensor_index):
     """
@@ -4840,7 +4850,7 @@ def device_get_thermal_settings(device, sensor_index):
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_sensorIndex
-    cdef _Record s_pThermalSettings = _new_record(_L.cls('GpuThermalSettings'), 1)
+    cdef _Record s_pThermalSettings = _new_record_at(_L, 77, 'GpuThermalSettings')
     cdef int _p = 0
     try:
         _p = 1
@@ -5124,7 +5134,7 @@ def device_get_dynamic_pstates_info(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_pDynamicPstatesInfo = _new_record(_L.cls('GpuDynamicPstatesInfo'), 1)
+    cdef _Record s_pDynamicPstatesInfo = _new_record_at(_L, 65, 'GpuDynamicPstatesInfo')
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
@@ -5404,7 +5414,7 @@ def device_get_clock_offsets(device, clock_type, pstate):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_info = _new_record(_L.cls('ClockOffset_v1'), 1)
+    cdef _Record s_info = _new_record_at(_L, 20, 'ClockOffset_v1')
     (<unsigned int*>s_info._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlClockOffset_v1_t) | (1 << 24))
     cdef int _p = 0
     try:
@@ -5545,7 +5555,7 @@ def device_get_performance_modes(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_perfModes = _new_record(_L.cls('DevicePerfModes_v1'), 1)
+    cdef _Record s_perfModes = _new_record_at(_L, 39, 'DevicePerfModes_v1')
     (<unsigned int*>s_perfModes._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlDevicePerfModes_v1_t) | (1 << 24))
     try:
         _hptr(device, &c_device)
@@ -5616,7 +5626,7 @@ def device_get_current_clock_freqs(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_currentClockFreqs = _new_record(_L.cls('DeviceCurrentClockFreqs_v1'), 1)
+    cdef _Record s_currentClockFreqs = _new_record_at(_L, 38, 'DeviceCurrentClockFreqs_v1')
     (<unsigned int*>s_currentClockFreqs._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlDeviceCurrentClockFreqs_v1_t) | (1 << 24))
     try:
         _hptr(device, &c_device)
@@ -5894,7 +5904,7 @@ def device_get_power_mizer_mode_v1(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_powerMizerMode = _new_record(_L.cls('DevicePowerMizerModes_v1'), 1)
+    cdef _Record s_powerMizerMode = _new_record_at(_L, 40, 'DevicePowerMizerModes_v1')
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
@@ -6143,7 +6153,7 @@ def device_get_adaptive_tgp_mode_info_v1(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_info = _new_record(_L.cls('AdaptiveTgpModeInfo_v1'), 1)
+    cdef _Record s_info = _new_record_at(_L, 11, 'AdaptiveTgpModeInfo_v1')
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
@@ -6238,7 +6248,7 @@ def device_get_memory_info(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_memory = _new_record(_L.cls('Memory'), 1)
+    cdef _Record s_memory = _new_record_at(_L, 87, 'Memory')
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
@@ -6279,7 +6289,7 @@ def device_get_memory_info_v2(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_memory = _new_record(_L.cls('Memory_v2'), 1)
+    cdef _Record s_memory = _new_record_at(_L, 88, 'Memory_v2')
     (<unsigned int*>s_memory._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlMemory_v2_t) | (2 << 24))
     try:
         _hptr(device, &c_device)
@@ -6384,7 +6394,7 @@ def device_get_memory_limits_v1(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_limits = _new_record(_L.cls('GetMemoryLimits_v1'), 1)
+    cdef _Record s_limits = _new_record_at(_L, 61, 'GetMemoryLimits_v1')
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
@@ -6533,9 +6543,9 @@ def device_get_dram_encryption_mode(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_current = _new_record(_L.cls('DramEncryptionInfo_v1'), 1)
+    cdef _Record s_current = _new_record_at(_L, 41, 'DramEncryptionInfo_v1')
     (<unsigned int*>s_current._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlDramEncryptionInfo_v1_t) | (1 << 24))
-    cdef _Record s_pending = _new_record(_L.cls('DramEncryptionInfo_v1'), 1)
+    cdef _Record s_pending = _new_record_at(_L, 41, 'DramEncryptionInfo_v1')
     (<unsigned int*>s_pending._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlDramEncryptionInfo_v1_t) | (1 << 24))
     try:
         _hptr(device, &c_device)
@@ -6901,7 +6911,7 @@ def device_get_detailed_ecc_errors(device, error_type, counter_type):
     cdef void* c_device
     cdef long long c_errorType
     cdef long long c_counterType
-    cdef _Record s_eccCounts = _new_record(_L.cls('EccErrorCounts'), 1)
+    cdef _Record s_eccCounts = _new_record_at(_L, 44, 'EccErrorCounts')
     cdef int _p = 0
     try:
         _p = 1
@@ -7041,7 +7051,7 @@ def device_get_utilization_rates(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_utilization = _new_record(_L.cls('Utilization'), 1)
+    cdef _Record s_utilization = _new_record_at(_L, 163, 'Utilization')
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
@@ -7459,7 +7469,7 @@ def device_get_fbc_stats(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_fbcStats = _new_record(_L.cls('FBCStats'), 1)
+    cdef _Record s_fbcStats = _new_record_at(_L, 57, 'FBCStats')
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
@@ -7683,7 +7693,7 @@ def device_get_bridge_chip_info(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_bridgeHierarchy = _new_record(_L.cls('BridgeChipHierarchy'), 1)
+    cdef _Record s_bridgeHierarchy = _new_record_at(_L, 14, 'BridgeChipHierarchy')
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
@@ -8024,7 +8034,7 @@ def device_get_running_process_detail_list(device, mode):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_plist = _new_record(_L.cls('ProcessDetailList_v1'), 1)
+    cdef _Record s_plist = _new_record_at(_L, 128, 'ProcessDetailList_v1')
     (<unsigned int*>s_plist._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlProcessDetailList_v1_t) | (1 << 24))
     cdef int _p = 0
     try:
@@ -8296,7 +8306,7 @@ def device_get_bar1_memory_info(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_bar1Memory = _new_record(_L.cls('BAR1Memory'), 1)
+    cdef _Record s_bar1Memory = _new_record_at(_L, 12, 'BAR1Memory')
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
@@ -8329,7 +8339,7 @@ def device_get_violation_status(device, perf_policy_type):
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_perfPolicyType
-    cdef _Record s_violTime = _new_record(_L.cls('ViolationTime'), 1)
+    cdef _Record s_violTime = _new_record_at(_L, 200, 'ViolationTime')
     cdef int _p = 0
     try:
         _p = 1
@@ -8694,7 +8704,7 @@ def device_get_gpu_fabric_info(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_gpuFabricInfo = _new_record(_L.cls('GpuFabricInfo'), 1)
+    cdef _Record s_gpuFabricInfo = _new_record_at(_L, 67, 'GpuFabricInfo')
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
@@ -8743,7 +8753,7 @@ def device_get_gpu_fabric_info_v(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_gpuFabricInfo = _new_record(_L.cls('GpuFabricInfo_v3'), 1)
+    cdef _Record s_gpuFabricInfo = _new_record_at(_L, 69, 'GpuFabricInfo_v3')
     (<unsigned int*>s_gpuFabricInfo._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlGpuFabricInfo_v3_t) | (3 << 24))
     try:
         _hptr(device, &c_device)
@@ -8796,7 +8806,7 @@ def device_get_gpu_fabric_info_v4(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_gpuFabricInfo = _new_record(_L.cls('GpuFabricInfo_v4'), 1)
+    cdef _Record s_gpuFabricInfo = _new_record_at(_L, 70, 'GpuFabricInfo_v4')
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
@@ -8829,7 +8839,7 @@ def system_get_conf_compute_capabilities():
         - NVML_ERROR_NOT_SUPPORTED if this query is not supported by the device
     """
     cdef cynvml.nvmlReturn_t err
-    cdef _Record s_capabilities = _new_record(_L.cls('ConfComputeSystemCaps'), 1)
+    cdef _Record s_capabilities = _new_record_at(_L, 31, 'ConfComputeSystemCaps')
     with nogil:
         err = cynvml.nvmlSystemGetConfComputeCapabilities(<cynvml.nvmlConfComputeSystemCaps_t*>s_capabilities._ptr)
     if err != 0:
@@ -8858,7 +8868,7 @@ def system_get_conf_compute_state():
         - NVML_ERROR_NOT_SUPPORTED if this query is not supported by the device
     """
     cdef cynvml.nvmlReturn_t err
-    cdef _Record s_state = _new_record(_L.cls('ConfComputeSystemState'), 1)
+    cdef _Record s_state = _new_record_at(_L, 32, 'ConfComputeSystemState')
     with nogil:
         err = cynvml.nvmlSystemGetConfComputeState(<cynvml.nvmlConfComputeSystemState_t*>s_state._ptr)
     if err != 0:
@@ -8894,7 +8904,7 @@ def device_get_conf_compute_mem_size_info(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_memInfo = _new_record(_L.cls('ConfComputeMemSizeInfo'), 1)
+    cdef _Record s_memInfo = _new_record_at(_L, 29, 'ConfComputeMemSizeInfo')
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
@@ -8968,7 +8978,7 @@ def device_get_conf_compute_protected_memory_usage(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_memory = _new_record(_L.cls('Memory'), 1)
+    cdef _Record s_memory = _new_record_at(_L, 87, 'Memory')
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
@@ -9009,7 +9019,7 @@ def device_get_conf_compute_gpu_certificate(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_gpuCert = _new_record(_L.cls('ConfComputeGpuCertificate'), 1)
+    cdef _Record s_gpuCert = _new_record_at(_L, 28, 'ConfComputeGpuCertificate')
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
@@ -9050,7 +9060,7 @@ def device_get_conf_compute_gpu_attestation_report(device, nonce):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_gpuAtstReport = _new_record(_L.cls('ConfComputeGpuAttestationReport'), 1)
+    cdef _Record s_gpuAtstReport = _new_record_at(_L, 27, 'ConfComputeGpuAttestationReport')
     cdef int _p = 0
     try:
         _hptr(device, &c_device)
@@ -9089,13 +9099,14 @@ def system_get_conf_compute_key_rotation_threshold_info():
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
     cdef cynvml.nvmlReturn_t err
-    cdef _Record s_pKeyRotationThrInfo = _new_record(_L.cls('ConfComputeGetKeyRotationThresholdInfo_v1'), 1)
-    (<unsigned int*>s_pKeyRotationThrInfo._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlConfComputeGetKeyRotationThresholdInfo_v1_t) | (1 << 24))
+    cdef cynvml.nvmlConfComputeGetKeyRotationThresholdInfo_t s_pKeyRotationThrInfo
+    memset(&s_pKeyRotationThrInfo, 0, sizeof(s_pKeyRotationThrInfo))
+    s_pKeyRotationThrInfo.version = <unsigned int>(sizeof(cynvml.nvmlConfComputeGetKeyRotationThresholdInfo_v1_t) | (1 << 24))
     with nogil:
-        err = cynvml.nvmlSystemGetConfComputeKeyRotationThresholdInfo(<cynvml.nvmlConfComputeGetKeyRotationThresholdInfo_t*>s_pKeyRotationThrInfo._ptr)
+        err = cynvml.nvmlSystemGetConfComputeKeyRotationThresholdInfo(&s_pKeyRotationThrInfo)
     if err != 0:
         _raise(err)
-    return s_pKeyRotationThrInfo.attacker_advantage
+    return s_pKeyRotationThrInfo.attackerAdvantage
 
 def device_set_conf_compute_unprotected_mem_size(device, size_ki_b):
     """
@@ -9215,14 +9226,15 @@ def system_set_conf_compute_key_rotation_threshold_info(max_attacker_advantage):
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
     cdef cynvml.nvmlReturn_t err
-    cdef _Record s_pKeyRotationThrInfo = _new_record(_L.cls('ConfComputeSetKeyRotationThresholdInfo_v1'), 1)
-    (<unsigned int*>s_pKeyRotationThrInfo._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlConfComputeSetKeyRotationThresholdInfo_v1_t) | (1 << 24))
+    cdef cynvml.nvmlConfComputeSetKeyRotationThresholdInfo_t s_pKeyRotationThrInfo
+    memset(&s_pKeyRotationThrInfo, 0, sizeof(s_pKeyRotationThrInfo))
+    s_pKeyRotationThrInfo.version = <unsigned int>(sizeof(cynvml.nvmlConfComputeSetKeyRotationThresholdInfo_v1_t) | (1 << 24))
     try:
-        s_pKeyRotationThrInfo.max_attacker_advantage = max_attacker_advantage
+        s_pKeyRotationThrInfo.maxAttackerAdvantage = max_attacker_advantage
     except (TypeError, ValueError, OverflowError) as e:
         raise e.__class__(f"system_set_conf_compute_key_rotation_threshold_info() argument 'max_attacker_advantage': {e}") from None
     with nogil:
-        err = cynvml.nvmlSystemSetConfComputeKeyRotationThresholdInfo(<cynvml.nvmlConfComputeSetKeyRotationThresholdInfo_t*>s_pKeyRotationThrInfo._ptr)
+        err = cynvml.nvmlSystemSetConfComputeKeyRotationThresholdInfo(&s_pKeyRotationThrInfo)
     if err != 0:
         _raise(err)
     return None
@@ -9254,7 +9266,7 @@ def system_get_conf_compute_settings():
         - NVML_ERROR_UNKNOWN On any unexpected error
     """
     cdef cynvml.nvmlReturn_t err
-    cdef _Record s_settings = _new_record(_L.cls('SystemConfComputeSettings_v1'), 1)
+    cdef _Record s_settings = _new_record_at(_L, 148, 'SystemConfComputeSettings_v1')
     (<unsigned int*>s_settings._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlSystemConfComputeSettings_v1_t) | (1 << 24))
     with nogil:
         err = cynvml.nvmlSystemGetConfComputeSettings(<cynvml.nvmlSystemConfComputeSettings_t*>s_settings._ptr)
@@ -9295,7 +9307,7 @@ def system_get_conf_compute_settings_v2():
         - NVML_ERROR_UNKNOWN On any unexpected error
     """
     cdef cynvml.nvmlReturn_t err
-    cdef _Record s_settings = _new_record(_L.cls('SystemConfComputeSettings_v2'), 1)
+    cdef _Record s_settings = _new_record_at(_L, 149, 'SystemConfComputeSettings_v2')
     (<unsigned int*>s_settings._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlSystemConfComputeSettings_v2_t) | (2 << 24))
     with nogil:
         err = cynvml.nvmlSystemGetConfComputeSettings_v2(<cynvml.nvmlSystemConfComputeSettings_v2_t*>s_settings._ptr)
@@ -9427,7 +9439,7 @@ def device_get_sram_ecc_error_status(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_status = _new_record(_L.cls('EccSramErrorStatus_v1'), 1)
+    cdef _Record s_status = _new_record_at(_L, 45, 'EccSramErrorStatus_v1')
     (<unsigned int*>s_status._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlEccSramErrorStatus_v1_t) | (1 << 24))
     try:
         _hptr(device, &c_device)
@@ -9491,23 +9503,24 @@ def device_set_power_management_limit_v2(device, power_scope, power_value_mw):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_powerValue = _new_record(_L.cls('PowerValue_v2'), 1)
-    (<unsigned int*>s_powerValue._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlPowerValue_v2_t) | (2 << 24))
+    cdef cynvml.nvmlPowerValue_v2_t s_powerValue
+    memset(&s_powerValue, 0, sizeof(s_powerValue))
+    s_powerValue.version = <unsigned int>(sizeof(cynvml.nvmlPowerValue_v2_t) | (2 << 24))
     cdef int _p = 0
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('device_set_power_management_limit_v2', ('device', 'power_value'), _p) from None
     try:
-        s_powerValue.power_scope = power_scope
+        s_powerValue.powerScope = power_scope
     except (TypeError, ValueError, OverflowError) as e:
         raise e.__class__(f"device_set_power_management_limit_v2() argument 'power_scope': {e}") from None
     try:
-        s_powerValue.power_value_mw = power_value_mw
+        s_powerValue.powerValueMw = power_value_mw
     except (TypeError, ValueError, OverflowError) as e:
         raise e.__class__(f"device_set_power_management_limit_v2() argument 'power_value_mw': {e}") from None
     with nogil:
-        err = cynvml.nvmlDeviceSetPowerManagementLimit_v2(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlPowerValue_v2_t*>s_powerValue._ptr)
+        err = cynvml.nvmlDeviceSetPowerManagementLimit_v2(<cynvml.nvmlDevice_t>c_device, &s_powerValue)
     if err != 0:
         _raise(err)
     return None
@@ -9611,7 +9624,7 @@ def device_get_accounting_stats(device, pid):
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_pid
-    cdef _Record s_stats = _new_record(_L.cls('AccountingStats'), 1)
+    cdef _Record s_stats = _new_record_at(_L, 8, 'AccountingStats')
     cdef int _p = 0
     try:
         _p = 1
@@ -9811,7 +9824,7 @@ def device_get_accounting_stats_v2(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_stats = _new_record(_L.cls('AccountingStats_v2'), 1)
+    cdef _Record s_stats = _new_record_at(_L, 9, 'AccountingStats_v2')
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
@@ -10101,7 +10114,7 @@ def device_get_row_remapper_histogram(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_values = _new_record(_L.cls('RowRemapperHistogramValues'), 1)
+    cdef _Record s_values = _new_record_at(_L, 144, 'RowRemapperHistogramValues')
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
@@ -10187,7 +10200,7 @@ def device_get_clk_mon_status(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_status = _new_record(_L.cls('ClkMonStatus'), 1)
+    cdef _Record s_status = _new_record_at(_L, 19, 'ClkMonStatus')
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
@@ -10370,7 +10383,7 @@ def device_get_processes_utilization_info(device, last_seen_time_stamp):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_procesesUtilInfo = _new_record(_L.cls('ProcessesUtilizationInfo_v1'), 1)
+    cdef _Record s_procesesUtilInfo = _new_record_at(_L, 134, 'ProcessesUtilizationInfo_v1')
     (<unsigned int*>s_procesesUtilInfo._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlProcessesUtilizationInfo_v1_t) | (1 << 24))
     cdef int _p = 0
     try:
@@ -10421,7 +10434,7 @@ def device_get_platform_info(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_platformInfo = _new_record(_L.cls('PlatformInfo_v2'), 1)
+    cdef _Record s_platformInfo = _new_record_at(_L, 123, 'PlatformInfo_v2')
     (<unsigned int*>s_platformInfo._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlPlatformInfo_v2_t) | (2 << 24))
     try:
         _hptr(device, &c_device)
@@ -10468,14 +10481,15 @@ def device_get_pdi(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_pdi = _new_record(_L.cls('Pdi_v1'), 1)
-    (<unsigned int*>s_pdi._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlPdi_v1_t) | (1 << 24))
+    cdef cynvml.nvmlPdi_t s_pdi
+    memset(&s_pdi, 0, sizeof(s_pdi))
+    s_pdi.version = <unsigned int>(sizeof(cynvml.nvmlPdi_v1_t) | (1 << 24))
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('device_get_pdi', ('device',), 0) from None
     with nogil:
-        err = cynvml.nvmlDeviceGetPdi(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlPdi_t*>s_pdi._ptr)
+        err = cynvml.nvmlDeviceGetPdi(<cynvml.nvmlDevice_t>c_device, &s_pdi)
     if err != 0:
         _raise(err)
     return s_pdi.value
@@ -10578,7 +10592,7 @@ def device_get_hostname_v1(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_hostname = _new_record(_L.cls('Hostname_v1'), 1)
+    cdef _Record s_hostname = _new_record_at(_L, 82, 'Hostname_v1')
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
@@ -10616,7 +10630,7 @@ def device_perf_metrics_get_samples_v1(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_samples = _new_record(_L.cls('PerfMetricsSamples_v1'), 1)
+    cdef _Record s_samples = _new_record_at(_L, 121, 'PerfMetricsSamples_v1')
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
@@ -12244,7 +12258,7 @@ def device_get_nvlink_remote_pci_info_v2(device, link):
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_link
-    cdef _Record s_pci = _new_record(_L.cls('PciInfo'), 1)
+    cdef _Record s_pci = _new_record_at(_L, 115, 'PciInfo')
     cdef int _p = 0
     try:
         _p = 1
@@ -12432,7 +12446,7 @@ def device_get_nvlink_utilization_control(device, link, counter):
     cdef void* c_device
     cdef unsigned int c_link
     cdef unsigned int c_counter
-    cdef _Record s_control = _new_record(_L.cls('NvLinkUtilizationControl'), 1)
+    cdef _Record s_control = _new_record_at(_L, 93, 'NvLinkUtilizationControl')
     cdef int _p = 0
     try:
         _p = 1
@@ -12656,18 +12670,19 @@ def device_set_nvlink_device_low_power_threshold(device, threshold):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_info = _new_record(_L.cls('NvLinkPowerThres'), 1)
+    cdef cynvml.nvmlNvLinkPowerThres_t s_info
+    memset(&s_info, 0, sizeof(s_info))
     cdef int _p = 0
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('device_set_nvlink_device_low_power_threshold', ('device', 'info'), _p) from None
     try:
-        s_info.low_pwr_threshold = threshold
+        s_info.lowPwrThreshold = threshold
     except (TypeError, ValueError, OverflowError) as e:
         raise e.__class__(f"device_set_nvlink_device_low_power_threshold() argument 'threshold': {e}") from None
     with nogil:
-        err = cynvml.nvmlDeviceSetNvLinkDeviceLowPowerThreshold(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlNvLinkPowerThres_t*>s_info._ptr)
+        err = cynvml.nvmlDeviceSetNvLinkDeviceLowPowerThreshold(<cynvml.nvmlDevice_t>c_device, &s_info)
     if err != 0:
         _raise(err)
     return None
@@ -12764,7 +12779,7 @@ def device_get_nvlink_supported_bw_modes(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_supportedBwMode = _new_record(_L.cls('NvlinkSupportedBwModes_v1'), 1)
+    cdef _Record s_supportedBwMode = _new_record_at(_L, 104, 'NvlinkSupportedBwModes_v1')
     (<unsigned int*>s_supportedBwMode._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlNvlinkSupportedBwModes_v1_t) | (1 << 24))
     try:
         _hptr(device, &c_device)
@@ -12805,7 +12820,7 @@ def device_get_nvlink_bw_mode(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_getBwMode = _new_record(_L.cls('NvlinkGetBwMode_v1'), 1)
+    cdef _Record s_getBwMode = _new_record_at(_L, 96, 'NvlinkGetBwMode_v1')
     (<unsigned int*>s_getBwMode._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlNvlinkGetBwMode_v1_t) | (1 << 24))
     try:
         _hptr(device, &c_device)
@@ -12899,7 +12914,7 @@ def device_set_nvlink_bw_mode_async_v1(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_setBwModeAsync = _new_record(_L.cls('NvlinkSetBwModeAsync_v1'), 1)
+    cdef _Record s_setBwModeAsync = _new_record_at(_L, 100, 'NvlinkSetBwModeAsync_v1')
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
@@ -12941,7 +12956,7 @@ def device_get_nvlink_info(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_info = _new_record(_L.cls('NvLinkInfo_v2'), 1)
+    cdef _Record s_info = _new_record_at(_L, 90, 'NvLinkInfo_v2')
     (<unsigned int*>s_info._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlNvLinkInfo_v2_t) | (2 << 24))
     try:
         _hptr(device, &c_device)
@@ -12983,7 +12998,7 @@ def device_get_nvlink_info_v3(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_info = _new_record(_L.cls('NvLinkInfo_v3'), 1)
+    cdef _Record s_info = _new_record_at(_L, 91, 'NvLinkInfo_v3')
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
@@ -13031,7 +13046,7 @@ def device_get_nv_link_telemetry_samples_v1(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_samples = _new_record(_L.cls('NvlinkTelemetrySamples_v1'), 1)
+    cdef _Record s_samples = _new_record_at(_L, 106, 'NvlinkTelemetrySamples_v1')
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
@@ -13074,7 +13089,7 @@ def device_get_nvlink_remap_table_info_v1(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_remapTableInfo = _new_record(_L.cls('NvlinkGetRemapTableInfo_v1'), 1)
+    cdef _Record s_remapTableInfo = _new_record_at(_L, 97, 'NvlinkGetRemapTableInfo_v1')
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
@@ -13259,7 +13274,7 @@ def device_get_nvlink_nvle_private_info_v1(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_privateInfo = _new_record(_L.cls('NvlinkNvlePrivateInfo_v1'), 1)
+    cdef _Record s_privateInfo = _new_record_at(_L, 99, 'NvlinkNvlePrivateInfo_v1')
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
@@ -13301,8 +13316,9 @@ def event_set_create():
         err = cynvml.nvmlEventSetCreate(&c_set)
     if err != 0:
         _raise(err)
-    if _CONSUMED: _CONSUMED.discard(PyLong_FromVoidPtr(<void*>c_set))
-    return PyLong_FromVoidPtr(<void*>c_set)
+    h_out0 = PyLong_FromVoidPtr(<void*>c_set)
+    if _CONSUMED: _CONSUMED.discard(h_out0)
+    return h_out0
 
 def device_register_events(device, event_types, set):
     """
@@ -13486,7 +13502,7 @@ def event_set_wait_v2(set, timeoutms):
     _live(set, _CONSUMED, 'set', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_set
-    cdef _Record s_data = _new_record(_L.cls('EventData'), 1)
+    cdef _Record s_data = _new_record_at(_L, 49, 'EventData')
     cdef unsigned int c_timeoutms
     cdef int _p = 0
     try:
@@ -13641,7 +13657,7 @@ def event_set_wait_v3(set, timeout_ms):
     _live(set, _CONSUMED, 'set', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_set
-    cdef _Record s_params = _new_record(_L.cls('EventSetWait_v3'), 1)
+    cdef _Record s_params = _new_record_at(_L, 54, 'EventSetWait_v3')
     cdef int _p = 0
     try:
         _hptr(set, &c_set)
@@ -13698,7 +13714,7 @@ def event_set_get_context_count_v1(set):
     _live(set, _CONSUMED, 'set', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_set
-    cdef _Record s_params = _new_record(_L.cls('EventSetGetContextCount_v1'), 1)
+    cdef _Record s_params = _new_record_at(_L, 50, 'EventSetGetContextCount_v1')
     try:
         _hptr(set, &c_set)
     except (TypeError, ValueError, OverflowError):
@@ -13755,7 +13771,7 @@ def event_set_get_context_info_v1(set, index):
     _live(set, _CONSUMED, 'set', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_set
-    cdef _Record s_params = _new_record(_L.cls('EventSetGetContextInfo_v1'), 1)
+    cdef _Record s_params = _new_record_at(_L, 52, 'EventSetGetContextInfo_v1')
     cdef int _p = 0
     try:
         _hptr(set, &c_set)
@@ -13816,7 +13832,7 @@ def event_set_get_context_data_v1(set, index):
     _live(set, _CONSUMED, 'set', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_set
-    cdef _Record s_params = _new_record(_L.cls('EventSetGetContextData_v1'), 1)
+    cdef _Record s_params = _new_record_at(_L, 51, 'EventSetGetContextData_v1')
     cdef int _p = 0
     try:
         _hptr(set, &c_set)
@@ -13877,7 +13893,7 @@ def event_set_get_gpu_operational_event_context_legacy_xid_v1(set, index):
     _live(set, _CONSUMED, 'set', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_set
-    cdef _Record s_params = _new_record(_L.cls('EventSetGetGpuOperationalEventContextLegacyXid_v1'), 1)
+    cdef _Record s_params = _new_record_at(_L, 53, 'EventSetGetGpuOperationalEventContextLegacyXid_v1')
     cdef int _p = 0
     try:
         _hptr(set, &c_set)
@@ -13962,7 +13978,7 @@ def system_event_set_create():
     system_event_set_free
     """
     cdef cynvml.nvmlReturn_t err
-    cdef _Record s_request = _new_record(_L.cls('SystemEventSetCreateRequest_v1'), 1)
+    cdef _Record s_request = _new_record_at(_L, 152, 'SystemEventSetCreateRequest_v1')
     (<unsigned int*>s_request._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlSystemEventSetCreateRequest_v1_t) | (1 << 24))
     with nogil:
         err = cynvml.nvmlSystemEventSetCreate(<cynvml.nvmlSystemEventSetCreateRequest_t*>s_request._ptr)
@@ -14000,7 +14016,7 @@ def system_event_set_free(event_set):
     device_register_events
     """
     cdef cynvml.nvmlReturn_t err
-    cdef _Record s_request = _new_record(_L.cls('SystemEventSetFreeRequest_v1'), 1)
+    cdef _Record s_request = _new_record_at(_L, 153, 'SystemEventSetFreeRequest_v1')
     (<unsigned int*>s_request._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlSystemEventSetFreeRequest_v1_t) | (1 << 24))
     try:
         s_request.set = event_set
@@ -14052,7 +14068,7 @@ def system_register_events(event_types, event_set):
     nvmlSystemEventType, system_event_set_wait, event_set_free
     """
     cdef cynvml.nvmlReturn_t err
-    cdef _Record s_request = _new_record(_L.cls('SystemRegisterEventRequest_v1'), 1)
+    cdef _Record s_request = _new_record_at(_L, 155, 'SystemRegisterEventRequest_v1')
     (<unsigned int*>s_request._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlSystemRegisterEventRequest_v1_t) | (1 << 24))
     try:
         s_request.event_types = event_types
@@ -14110,7 +14126,7 @@ def system_event_set_wait(event_set, timeout_ms, buffer_size):
     nvmlSystemEventType, system_register_events
     """
     cdef cynvml.nvmlReturn_t err
-    cdef _Record s_request = _new_record(_L.cls('SystemEventSetWaitRequest_v1'), 1)
+    cdef _Record s_request = _new_record_at(_L, 154, 'SystemEventSetWaitRequest_v1')
     (<unsigned int*>s_request._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlSystemEventSetWaitRequest_v1_t) | (1 << 24))
     try:
         s_request.set = event_set
@@ -14615,14 +14631,15 @@ def device_get_vgpu_heterogeneous_mode(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_pHeterogeneousMode = _new_record(_L.cls('VgpuHeterogeneousMode_v1'), 1)
-    (<unsigned int*>s_pHeterogeneousMode._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlVgpuHeterogeneousMode_v1_t) | (1 << 24))
+    cdef cynvml.nvmlVgpuHeterogeneousMode_t s_pHeterogeneousMode
+    memset(&s_pHeterogeneousMode, 0, sizeof(s_pHeterogeneousMode))
+    s_pHeterogeneousMode.version = <unsigned int>(sizeof(cynvml.nvmlVgpuHeterogeneousMode_v1_t) | (1 << 24))
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('device_get_vgpu_heterogeneous_mode', ('device',), 0) from None
     with nogil:
-        err = cynvml.nvmlDeviceGetVgpuHeterogeneousMode(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlVgpuHeterogeneousMode_t*>s_pHeterogeneousMode._ptr)
+        err = cynvml.nvmlDeviceGetVgpuHeterogeneousMode(<cynvml.nvmlDevice_t>c_device, &s_pHeterogeneousMode)
     if err != 0:
         _raise(err)
     return s_pHeterogeneousMode.mode
@@ -14676,8 +14693,9 @@ def device_set_vgpu_heterogeneous_mode(device, mode):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_pHeterogeneousMode = _new_record(_L.cls('VgpuHeterogeneousMode_v1'), 1)
-    (<unsigned int*>s_pHeterogeneousMode._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlVgpuHeterogeneousMode_v1_t) | (1 << 24))
+    cdef cynvml.nvmlVgpuHeterogeneousMode_t s_pHeterogeneousMode
+    memset(&s_pHeterogeneousMode, 0, sizeof(s_pHeterogeneousMode))
+    s_pHeterogeneousMode.version = <unsigned int>(sizeof(cynvml.nvmlVgpuHeterogeneousMode_v1_t) | (1 << 24))
     cdef int _p = 0
     try:
         _hptr(device, &c_device)
@@ -14688,7 +14706,7 @@ def device_set_vgpu_heterogeneous_mode(device, mode):
     except (TypeError, ValueError, OverflowError) as e:
         raise e.__class__(f"device_set_vgpu_heterogeneous_mode() argument 'mode': {e}") from None
     with nogil:
-        err = cynvml.nvmlDeviceSetVgpuHeterogeneousMode(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlVgpuHeterogeneousMode_t*>s_pHeterogeneousMode._ptr)
+        err = cynvml.nvmlDeviceSetVgpuHeterogeneousMode(<cynvml.nvmlDevice_t>c_device, &s_pHeterogeneousMode)
     if err != 0:
         _raise(err)
     return None
@@ -14727,8 +14745,9 @@ def vgpu_instance_get_placement_id(vgpu_instance):
     """
     cdef cynvml.nvmlReturn_t err
     cdef unsigned int c_vgpuInstance
-    cdef _Record s_pPlacement = _new_record(_L.cls('VgpuPlacementId_v1'), 1)
-    (<unsigned int*>s_pPlacement._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlVgpuPlacementId_v1_t) | (1 << 24))
+    cdef cynvml.nvmlVgpuPlacementId_t s_pPlacement
+    memset(&s_pPlacement, 0, sizeof(s_pPlacement))
+    s_pPlacement.version = <unsigned int>(sizeof(cynvml.nvmlVgpuPlacementId_v1_t) | (1 << 24))
     try:
         if isinstance(vgpu_instance, _IntValue):
             c_vgpuInstance = <unsigned int>_iv(<_IntValue>vgpu_instance)
@@ -14739,10 +14758,10 @@ def vgpu_instance_get_placement_id(vgpu_instance):
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('vgpu_instance_get_placement_id', ('vgpu_instance',), 0) from None
     with nogil:
-        err = cynvml.nvmlVgpuInstanceGetPlacementId(<cynvml.nvmlVgpuInstance_t>c_vgpuInstance, <cynvml.nvmlVgpuPlacementId_t*>s_pPlacement._ptr)
+        err = cynvml.nvmlVgpuInstanceGetPlacementId(<cynvml.nvmlVgpuInstance_t>c_vgpuInstance, &s_pPlacement)
     if err != 0:
         _raise(err)
-    return s_pPlacement.placement_id
+    return s_pPlacement.placementId
 
 def device_get_vgpu_type_supported_placements(device, vgpu_type_id, mode):
     """
@@ -14797,7 +14816,7 @@ def device_get_vgpu_type_supported_placements(device, vgpu_type_id, mode):
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_vgpuTypeId
-    cdef _Record s_pPlacementList = _new_record(_L.cls('VgpuPlacementList_v2'), 1)
+    cdef _Record s_pPlacementList = _new_record_at(_L, 177, 'VgpuPlacementList_v2')
     (<unsigned int*>s_pPlacementList._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlVgpuPlacementList_v2_t) | (2 << 24))
     cdef int _p = 0
     try:
@@ -14871,7 +14890,7 @@ def device_get_vgpu_type_creatable_placements(device, vgpu_type_id, mode):
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_vgpuTypeId
-    cdef _Record s_pPlacementList = _new_record(_L.cls('VgpuPlacementList_v2'), 1)
+    cdef _Record s_pPlacementList = _new_record_at(_L, 177, 'VgpuPlacementList_v2')
     (<unsigned int*>s_pPlacementList._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlVgpuPlacementList_v2_t) | (2 << 24))
     cdef int _p = 0
     try:
@@ -15014,8 +15033,9 @@ def vgpu_instance_get_runtime_state_size(vgpu_instance):
     """
     cdef cynvml.nvmlReturn_t err
     cdef unsigned int c_vgpuInstance
-    cdef _Record s_pState = _new_record(_L.cls('VgpuRuntimeState_v1'), 1)
-    (<unsigned int*>s_pState._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlVgpuRuntimeState_v1_t) | (1 << 24))
+    cdef cynvml.nvmlVgpuRuntimeState_t s_pState
+    memset(&s_pState, 0, sizeof(s_pState))
+    s_pState.version = <unsigned int>(sizeof(cynvml.nvmlVgpuRuntimeState_v1_t) | (1 << 24))
     try:
         if isinstance(vgpu_instance, _IntValue):
             c_vgpuInstance = <unsigned int>_iv(<_IntValue>vgpu_instance)
@@ -15026,10 +15046,10 @@ def vgpu_instance_get_runtime_state_size(vgpu_instance):
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('vgpu_instance_get_runtime_state_size', ('vgpu_instance',), 0) from None
     with nogil:
-        err = cynvml.nvmlVgpuInstanceGetRuntimeStateSize(<cynvml.nvmlVgpuInstance_t>c_vgpuInstance, <cynvml.nvmlVgpuRuntimeState_t*>s_pState._ptr)
+        err = cynvml.nvmlVgpuInstanceGetRuntimeStateSize(<cynvml.nvmlVgpuInstance_t>c_vgpuInstance, &s_pState)
     if err != 0:
         _raise(err)
-    return s_pState.size_
+    return s_pState.size
 
 def device_set_vgpu_capabilities(device, capability, state):
     """
@@ -15167,7 +15187,7 @@ def device_get_grid_licensable_features_v4(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_pGridLicensableFeatures = _new_record(_L.cls('GridLicensableFeatures'), 1)
+    cdef _Record s_pGridLicensableFeatures = _new_record_at(_L, 80, 'GridLicensableFeatures')
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
@@ -15982,7 +16002,7 @@ def vgpu_type_get_bar1_info(vgpu_type_id):
     """
     cdef cynvml.nvmlReturn_t err
     cdef unsigned int c_vgpuTypeId
-    cdef _Record s_bar1Info = _new_record(_L.cls('VgpuTypeBar1Info_v1'), 1)
+    cdef _Record s_bar1Info = _new_record_at(_L, 196, 'VgpuTypeBar1Info_v1')
     (<unsigned int*>s_bar1Info._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlVgpuTypeBar1Info_v1_t) | (1 << 24))
     try:
         if isinstance(vgpu_type_id, _IntValue):
@@ -16718,7 +16738,7 @@ def vgpu_instance_get_fbc_stats(vgpu_instance):
     """
     cdef cynvml.nvmlReturn_t err
     cdef unsigned int c_vgpuInstance
-    cdef _Record s_fbcStats = _new_record(_L.cls('FBCStats'), 1)
+    cdef _Record s_fbcStats = _new_record_at(_L, 57, 'FBCStats')
     try:
         if isinstance(vgpu_instance, _IntValue):
             c_vgpuInstance = <unsigned int>_iv(<_IntValue>vgpu_instance)
@@ -17070,7 +17090,7 @@ def gpu_instance_get_creatable_vgpus(gpu_instance):
     _live(gpu_instance, _CONSUMED, 'gpu_instance', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_gpuInstance
-    cdef _Record s_pVgpus = _new_record(_L.cls('VgpuTypeIdInfo_v1'), 1)
+    cdef _Record s_pVgpus = _new_record_at(_L, 197, 'VgpuTypeIdInfo_v1')
     (<unsigned int*>s_pVgpus._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlVgpuTypeIdInfo_v1_t) | (1 << 24))
     try:
         _hptr(gpu_instance, &c_gpuInstance)
@@ -17109,17 +17129,18 @@ def vgpu_type_get_max_instances_per_gpu_instance(vgpu_type_id):
         - NVML_ERROR_UNKNOWN On any unexpected error
     """
     cdef cynvml.nvmlReturn_t err
-    cdef _Record s_pMaxInstance = _new_record(_L.cls('VgpuTypeMaxInstance_v1'), 1)
-    (<unsigned int*>s_pMaxInstance._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlVgpuTypeMaxInstance_v1_t) | (1 << 24))
+    cdef cynvml.nvmlVgpuTypeMaxInstance_t s_pMaxInstance
+    memset(&s_pMaxInstance, 0, sizeof(s_pMaxInstance))
+    s_pMaxInstance.version = <unsigned int>(sizeof(cynvml.nvmlVgpuTypeMaxInstance_v1_t) | (1 << 24))
     try:
-        s_pMaxInstance.vgpu_type_id = vgpu_type_id
+        s_pMaxInstance.vgpuTypeId = vgpu_type_id
     except (TypeError, ValueError, OverflowError) as e:
         raise e.__class__(f"vgpu_type_get_max_instances_per_gpu_instance() argument 'vgpu_type_id': {e}") from None
     with nogil:
-        err = cynvml.nvmlVgpuTypeGetMaxInstancesPerGpuInstance(<cynvml.nvmlVgpuTypeMaxInstance_t*>s_pMaxInstance._ptr)
+        err = cynvml.nvmlVgpuTypeGetMaxInstancesPerGpuInstance(&s_pMaxInstance)
     if err != 0:
         _raise(err)
-    return s_pMaxInstance.max_instance_per_gi
+    return s_pMaxInstance.maxInstancePerGI
 
 def gpu_instance_get_active_vgpus(gpu_instance):
     """
@@ -17167,7 +17188,7 @@ def gpu_instance_get_active_vgpus(gpu_instance):
     _live(gpu_instance, _CONSUMED, 'gpu_instance', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_gpuInstance
-    cdef _Record s_pVgpuInstanceInfo = _new_record(_L.cls('ActiveVgpuInstanceInfo_v1'), 1)
+    cdef _Record s_pVgpuInstanceInfo = _new_record_at(_L, 10, 'ActiveVgpuInstanceInfo_v1')
     (<unsigned int*>s_pVgpuInstanceInfo._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlActiveVgpuInstanceInfo_v1_t) | (1 << 24))
     try:
         _hptr(gpu_instance, &c_gpuInstance)
@@ -17234,7 +17255,7 @@ def gpu_instance_get_vgpu_scheduler_state(gpu_instance):
     _live(gpu_instance, _CONSUMED, 'gpu_instance', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_gpuInstance
-    cdef _Record s_pSchedulerStateInfo = _new_record(_L.cls('VgpuSchedulerStateInfo_v1'), 1)
+    cdef _Record s_pSchedulerStateInfo = _new_record_at(_L, 192, 'VgpuSchedulerStateInfo_v1')
     (<unsigned int*>s_pSchedulerStateInfo._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlVgpuSchedulerStateInfo_v1_t) | (1 << 24))
     try:
         _hptr(gpu_instance, &c_gpuInstance)
@@ -17266,7 +17287,7 @@ def gpu_instance_get_vgpu_scheduler_log(gpu_instance):
     _live(gpu_instance, _CONSUMED, 'gpu_instance', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_gpuInstance
-    cdef _Record s_pSchedulerLogInfo = _new_record(_L.cls('VgpuSchedulerLogInfo_v1'), 1)
+    cdef _Record s_pSchedulerLogInfo = _new_record_at(_L, 186, 'VgpuSchedulerLogInfo_v1')
     (<unsigned int*>s_pSchedulerLogInfo._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlVgpuSchedulerLogInfo_v1_t) | (1 << 24))
     try:
         _hptr(gpu_instance, &c_gpuInstance)
@@ -17327,7 +17348,7 @@ def gpu_instance_get_vgpu_type_creatable_placements(gpu_instance, vgpu_type_id):
     _live(gpu_instance, _CONSUMED, 'gpu_instance', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_gpuInstance
-    cdef _Record s_pCreatablePlacementInfo = _new_record(_L.cls('VgpuCreatablePlacementInfo_v1'), 1)
+    cdef _Record s_pCreatablePlacementInfo = _new_record_at(_L, 165, 'VgpuCreatablePlacementInfo_v1')
     (<unsigned int*>s_pCreatablePlacementInfo._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlVgpuCreatablePlacementInfo_v1_t) | (1 << 24))
     cdef int _p = 0
     try:
@@ -17387,14 +17408,15 @@ def gpu_instance_get_vgpu_heterogeneous_mode(gpu_instance):
     _live(gpu_instance, _CONSUMED, 'gpu_instance', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_gpuInstance
-    cdef _Record s_pHeterogeneousMode = _new_record(_L.cls('VgpuHeterogeneousMode_v1'), 1)
-    (<unsigned int*>s_pHeterogeneousMode._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlVgpuHeterogeneousMode_v1_t) | (1 << 24))
+    cdef cynvml.nvmlVgpuHeterogeneousMode_t s_pHeterogeneousMode
+    memset(&s_pHeterogeneousMode, 0, sizeof(s_pHeterogeneousMode))
+    s_pHeterogeneousMode.version = <unsigned int>(sizeof(cynvml.nvmlVgpuHeterogeneousMode_v1_t) | (1 << 24))
     try:
         _hptr(gpu_instance, &c_gpuInstance)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('gpu_instance_get_vgpu_heterogeneous_mode', ('gpu_instance',), 0) from None
     with nogil:
-        err = cynvml.nvmlGpuInstanceGetVgpuHeterogeneousMode(<cynvml.nvmlGpuInstance_t>c_gpuInstance, <cynvml.nvmlVgpuHeterogeneousMode_t*>s_pHeterogeneousMode._ptr)
+        err = cynvml.nvmlGpuInstanceGetVgpuHeterogeneousMode(<cynvml.nvmlGpuInstance_t>c_gpuInstance, &s_pHeterogeneousMode)
     if err != 0:
         _raise(err)
     return s_pHeterogeneousMode.mode
@@ -17444,8 +17466,9 @@ def gpu_instance_set_vgpu_heterogeneous_mode(gpu_instance, mode):
     _live(gpu_instance, _CONSUMED, 'gpu_instance', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_gpuInstance
-    cdef _Record s_pHeterogeneousMode = _new_record(_L.cls('VgpuHeterogeneousMode_v1'), 1)
-    (<unsigned int*>s_pHeterogeneousMode._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlVgpuHeterogeneousMode_v1_t) | (1 << 24))
+    cdef cynvml.nvmlVgpuHeterogeneousMode_t s_pHeterogeneousMode
+    memset(&s_pHeterogeneousMode, 0, sizeof(s_pHeterogeneousMode))
+    s_pHeterogeneousMode.version = <unsigned int>(sizeof(cynvml.nvmlVgpuHeterogeneousMode_v1_t) | (1 << 24))
     cdef int _p = 0
     try:
         _hptr(gpu_instance, &c_gpuInstance)
@@ -17456,7 +17479,7 @@ def gpu_instance_set_vgpu_heterogeneous_mode(gpu_instance, mode):
     except (TypeError, ValueError, OverflowError) as e:
         raise e.__class__(f"gpu_instance_set_vgpu_heterogeneous_mode() argument 'mode': {e}") from None
     with nogil:
-        err = cynvml.nvmlGpuInstanceSetVgpuHeterogeneousMode(<cynvml.nvmlGpuInstance_t>c_gpuInstance, <cynvml.nvmlVgpuHeterogeneousMode_t*>s_pHeterogeneousMode._ptr)
+        err = cynvml.nvmlGpuInstanceSetVgpuHeterogeneousMode(<cynvml.nvmlGpuInstance_t>c_gpuInstance, &s_pHeterogeneousMode)
     if err != 0:
         _raise(err)
     return None
@@ -17492,7 +17515,7 @@ def device_get_vgpu_scheduler_state_v2(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_pSchedulerStateInfo = _new_record(_L.cls('VgpuSchedulerStateInfo_v2'), 1)
+    cdef _Record s_pSchedulerStateInfo = _new_record_at(_L, 193, 'VgpuSchedulerStateInfo_v2')
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
@@ -17536,7 +17559,7 @@ def gpu_instance_get_vgpu_scheduler_state_v2(gpu_instance):
     _live(gpu_instance, _CONSUMED, 'gpu_instance', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_gpuInstance
-    cdef _Record s_pSchedulerStateInfo = _new_record(_L.cls('VgpuSchedulerStateInfo_v2'), 1)
+    cdef _Record s_pSchedulerStateInfo = _new_record_at(_L, 193, 'VgpuSchedulerStateInfo_v2')
     try:
         _hptr(gpu_instance, &c_gpuInstance)
     except (TypeError, ValueError, OverflowError):
@@ -17580,7 +17603,7 @@ def device_get_vgpu_scheduler_log_v2(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_pSchedulerLogInfo = _new_record(_L.cls('VgpuSchedulerLogInfo_v2'), 1)
+    cdef _Record s_pSchedulerLogInfo = _new_record_at(_L, 187, 'VgpuSchedulerLogInfo_v2')
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
@@ -17626,7 +17649,7 @@ def gpu_instance_get_vgpu_scheduler_log_v2(gpu_instance):
     _live(gpu_instance, _CONSUMED, 'gpu_instance', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_gpuInstance
-    cdef _Record s_pSchedulerLogInfo = _new_record(_L.cls('VgpuSchedulerLogInfo_v2'), 1)
+    cdef _Record s_pSchedulerLogInfo = _new_record_at(_L, 187, 'VgpuSchedulerLogInfo_v2')
     try:
         _hptr(gpu_instance, &c_gpuInstance)
     except (TypeError, ValueError, OverflowError):
@@ -17791,7 +17814,7 @@ def vgpu_instance_get_metadata(vgpu_instance):
     """
     cdef cynvml.nvmlReturn_t err
     cdef unsigned int c_vgpuInstance
-    cdef _Record s_vgpuMetadata = _new_record(_L.cls('VgpuMetadata'), 1)
+    cdef _Record s_vgpuMetadata = _new_record_at(_L, 172, 'VgpuMetadata')
     cdef unsigned int c_bufferSize = sizeof(cynvml.nvmlVgpuMetadata_t)
     cdef int _p = 0
     try:
@@ -17847,7 +17870,7 @@ def device_get_vgpu_metadata(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_pgpuMetadata = _new_record(_L.cls('VgpuPgpuMetadata'), 1)
+    cdef _Record s_pgpuMetadata = _new_record_at(_L, 174, 'VgpuPgpuMetadata')
     cdef unsigned int c_bufferSize = sizeof(cynvml.nvmlVgpuPgpuMetadata_t)
     cdef int _p = 0
     try:
@@ -17900,7 +17923,7 @@ def get_vgpu_compatibility(vgpu_metadata, pgpu_metadata):
     cdef cynvml.nvmlReturn_t err
     cdef void* p_vgpuMetadata
     cdef void* p_pgpuMetadata
-    cdef _Record s_compatibilityInfo = _new_record(_L.cls('VgpuPgpuCompatibility'), 1)
+    cdef _Record s_compatibilityInfo = _new_record_at(_L, 173, 'VgpuPgpuCompatibility')
     cdef int _p = 0
     try:
         p_vgpuMetadata = _record_ptr(vgpu_metadata, _L.cls('VgpuMetadata'), 'vgpu_metadata')
@@ -17982,7 +18005,7 @@ def device_get_vgpu_scheduler_log(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_pSchedulerLog = _new_record(_L.cls('VgpuSchedulerLog'), 1)
+    cdef _Record s_pSchedulerLog = _new_record_at(_L, 188, 'VgpuSchedulerLog')
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
@@ -18013,7 +18036,7 @@ def device_get_vgpu_scheduler_state(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_pSchedulerState = _new_record(_L.cls('VgpuSchedulerGetState'), 1)
+    cdef _Record s_pSchedulerState = _new_record_at(_L, 183, 'VgpuSchedulerGetState')
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
@@ -18095,7 +18118,7 @@ def device_get_vgpu_scheduler_capabilities(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_pCapabilities = _new_record(_L.cls('VgpuSchedulerCapabilities'), 1)
+    cdef _Record s_pCapabilities = _new_record_at(_L, 182, 'VgpuSchedulerCapabilities')
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
@@ -18143,8 +18166,8 @@ def get_vgpu_version():
         - NVML_ERROR_UNKNOWN An error occurred while the data was being fetched.
     """
     cdef cynvml.nvmlReturn_t err
-    cdef _Record s_supported = _new_record(_L.cls('VgpuVersion'), 1)
-    cdef _Record s_current = _new_record(_L.cls('VgpuVersion'), 1)
+    cdef _Record s_supported = _new_record_at(_L, 199, 'VgpuVersion')
+    cdef _Record s_current = _new_record_at(_L, 199, 'VgpuVersion')
     with nogil:
         err = cynvml.nvmlGetVgpuVersion(<cynvml.nvmlVgpuVersion_t*>s_supported._ptr, <cynvml.nvmlVgpuVersion_t*>s_current._ptr)
     if err != 0:
@@ -18386,7 +18409,7 @@ def device_get_vgpu_instances_utilization_info(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_vgpuUtilInfo = _new_record(_L.cls('VgpuInstancesUtilizationInfo_v1'), 1)
+    cdef _Record s_vgpuUtilInfo = _new_record_at(_L, 169, 'VgpuInstancesUtilizationInfo_v1')
     (<unsigned int*>s_vgpuUtilInfo._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlVgpuInstancesUtilizationInfo_v1_t) | (1 << 24))
     try:
         _hptr(device, &c_device)
@@ -18568,7 +18591,7 @@ def device_get_vgpu_processes_utilization_info(device, last_seen_time_stamp):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_vgpuProcUtilInfo = _new_record(_L.cls('VgpuProcessesUtilizationInfo_v1'), 1)
+    cdef _Record s_vgpuProcUtilInfo = _new_record_at(_L, 180, 'VgpuProcessesUtilizationInfo_v1')
     (<unsigned int*>s_vgpuProcUtilInfo._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlVgpuProcessesUtilizationInfo_v1_t) | (1 << 24))
     cdef int _p = 0
     try:
@@ -18769,7 +18792,7 @@ def vgpu_instance_get_accounting_stats(vgpu_instance, pid):
     cdef cynvml.nvmlReturn_t err
     cdef unsigned int c_vgpuInstance
     cdef unsigned int c_pid
-    cdef _Record s_stats = _new_record(_L.cls('AccountingStats'), 1)
+    cdef _Record s_stats = _new_record_at(_L, 8, 'AccountingStats')
     cdef int _p = 0
     try:
         _p = 1
@@ -18873,7 +18896,7 @@ def vgpu_instance_get_license_info_v2(vgpu_instance):
     """
     cdef cynvml.nvmlReturn_t err
     cdef unsigned int c_vgpuInstance
-    cdef _Record s_licenseInfo = _new_record(_L.cls('VgpuLicenseInfo'), 1)
+    cdef _Record s_licenseInfo = _new_record_at(_L, 171, 'VgpuLicenseInfo')
     try:
         if isinstance(vgpu_instance, _IntValue):
             c_vgpuInstance = <unsigned int>_iv(<_IntValue>vgpu_instance)
@@ -18950,7 +18973,7 @@ def get_excluded_device_info_by_index(index):
     """
     cdef cynvml.nvmlReturn_t err
     cdef unsigned int c_index
-    cdef _Record s_info = _new_record(_L.cls('ExcludedDeviceInfo'), 1)
+    cdef _Record s_info = _new_record_at(_L, 55, 'ExcludedDeviceInfo')
     try:
         c_index = index
     except (TypeError, ValueError, OverflowError):
@@ -18994,7 +19017,7 @@ def device_read_write_prm_v1(device, in_data):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_buffer = _new_record(_L.cls('PRMTLV_v1'), 1)
+    cdef _Record s_buffer = _new_record_at(_L, 112, 'PRMTLV_v1')
     cdef int _p = 0
     try:
         _hptr(device, &c_device)
@@ -19043,7 +19066,7 @@ def device_read_prm_counters_v1(device, counters):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_counterList = _new_record(_L.cls('PRMCounterList_v1'), 1)
+    cdef _Record s_counterList = _new_record_at(_L, 109, 'PRMCounterList_v1')
     cdef int _p = 0
     try:
         _hptr(device, &c_device)
@@ -19218,7 +19241,7 @@ def device_get_gpu_instance_profile_info(device, profile):
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_profile
-    cdef _Record s_info = _new_record(_L.cls('GpuInstanceProfileInfo'), 1)
+    cdef _Record s_info = _new_record_at(_L, 73, 'GpuInstanceProfileInfo')
     cdef int _p = 0
     try:
         _p = 1
@@ -19282,7 +19305,7 @@ def device_get_gpu_instance_profile_info_v(device, profile):
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_profile
-    cdef _Record s_info = _new_record(_L.cls('GpuInstanceProfileInfo_v2'), 1)
+    cdef _Record s_info = _new_record_at(_L, 74, 'GpuInstanceProfileInfo_v2')
     (<unsigned int*>s_info._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlGpuInstanceProfileInfo_v2_t) | (2 << 24))
     cdef int _p = 0
     try:
@@ -19348,7 +19371,7 @@ def device_get_gpu_instance_profile_info_by_id_v(device, profile_id):
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_profileId
-    cdef _Record s_info = _new_record(_L.cls('GpuInstanceProfileInfo_v2'), 1)
+    cdef _Record s_info = _new_record_at(_L, 74, 'GpuInstanceProfileInfo_v2')
     (<unsigned int*>s_info._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlGpuInstanceProfileInfo_v2_t) | (2 << 24))
     cdef int _p = 0
     try:
@@ -19543,8 +19566,9 @@ def device_create_gpu_instance(device, profile_id):
         err = cynvml.nvmlDeviceCreateGpuInstance(<cynvml.nvmlDevice_t>c_device, c_profileId, &c_gpuInstance)
     if err != 0:
         _raise(err)
-    if _CONSUMED: _CONSUMED.discard(PyLong_FromVoidPtr(<void*>c_gpuInstance))
-    return PyLong_FromVoidPtr(<void*>c_gpuInstance)
+    h_out0 = PyLong_FromVoidPtr(<void*>c_gpuInstance)
+    if _CONSUMED: _CONSUMED.discard(h_out0)
+    return h_out0
 
 def device_create_gpu_instance_with_placement(device, profile_id, placement):
     """
@@ -19607,8 +19631,9 @@ def device_create_gpu_instance_with_placement(device, profile_id, placement):
         err = cynvml.nvmlDeviceCreateGpuInstanceWithPlacement(<cynvml.nvmlDevice_t>c_device, c_profileId, <const cynvml.nvmlGpuInstancePlacement_t*>p_placement, &c_gpuInstance)
     if err != 0:
         _raise(err)
-    if _CONSUMED: _CONSUMED.discard(PyLong_FromVoidPtr(<void*>c_gpuInstance))
-    return PyLong_FromVoidPtr(<void*>c_gpuInstance)
+    h_out0 = PyLong_FromVoidPtr(<void*>c_gpuInstance)
+    if _CONSUMED: _CONSUMED.discard(h_out0)
+    return h_out0
 
 def gpu_instance_destroy(gpu_instance):
     """
@@ -19673,12 +19698,10 @@ def device_get_gpu_instances(device, profile_id):
 
     Returns
     -------
-    gpu_instances : int
+    gpu_instances : list[int]
         Returns pre-exiting GPU instances, the buffer must be large enough to
         accommodate the instances supported by the profile. See
         device_get_gpu_instance_profile_info
-    count : int
-        The count of returned GPU instances
 
     Raises
     ------
@@ -19696,8 +19719,9 @@ def device_get_gpu_instances(device, profile_id):
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_profileId
-    cdef cynvml.nvmlGpuInstance_t c_gpuInstances = <cynvml.nvmlGpuInstance_t>0
-    cdef unsigned int c_count = <unsigned int>0
+    cdef unsigned int cap_gpuInstances = 0
+    cdef _Buf a_gpuInstances
+    cdef unsigned int c_count = 0
     cdef int _p = 0
     try:
         _p = 1
@@ -19706,12 +19730,15 @@ def device_get_gpu_instances(device, profile_id):
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('device_get_gpu_instances', ('device', 'profile_id'), _p) from None
-    with nogil:
-        err = cynvml.nvmlDeviceGetGpuInstances(<cynvml.nvmlDevice_t>c_device, c_profileId, &c_gpuInstances, &c_count)
+    err = cynvml.nvmlDeviceGetGpuInstancePossiblePlacements_v2(<cynvml.nvmlDevice_t>c_device, c_profileId, NULL, &cap_gpuInstances)
     if err != 0:
         _raise(err)
-    if _CONSUMED: _CONSUMED.discard(PyLong_FromVoidPtr(<void*>c_gpuInstances))
-    return (PyLong_FromVoidPtr(<void*>c_gpuInstances), c_count)
+    a_gpuInstances = _Buf_new((<Py_ssize_t>cap_gpuInstances + 1) * sizeof(void*))
+    with nogil:
+        err = cynvml.nvmlDeviceGetGpuInstances(<cynvml.nvmlDevice_t>c_device, c_profileId, <cynvml.nvmlGpuInstance_t*>a_gpuInstances.ptr, &c_count)
+    if err != 0:
+        _raise(err)
+    return [PyLong_FromVoidPtr((<void**>a_gpuInstances.ptr)[i]) for i in range(c_count if c_count < cap_gpuInstances else cap_gpuInstances)]
 
 def device_get_gpu_instance_by_id(device, id):
     """
@@ -19762,8 +19789,9 @@ def device_get_gpu_instance_by_id(device, id):
         err = cynvml.nvmlDeviceGetGpuInstanceById(<cynvml.nvmlDevice_t>c_device, c_id, &c_gpuInstance)
     if err != 0:
         _raise(err)
-    if _CONSUMED: _CONSUMED.discard(PyLong_FromVoidPtr(<void*>c_gpuInstance))
-    return PyLong_FromVoidPtr(<void*>c_gpuInstance)
+    h_out0 = PyLong_FromVoidPtr(<void*>c_gpuInstance)
+    if _CONSUMED: _CONSUMED.discard(h_out0)
+    return h_out0
 
 def gpu_instance_get_info(gpu_instance):
     """
@@ -19795,7 +19823,7 @@ def gpu_instance_get_info(gpu_instance):
     _live(gpu_instance, _CONSUMED, 'gpu_instance', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_gpuInstance
-    cdef _Record s_info = _new_record(_L.cls('GpuInstanceInfo'), 1)
+    cdef _Record s_info = _new_record_at(_L, 71, 'GpuInstanceInfo')
     try:
         _hptr(gpu_instance, &c_gpuInstance)
     except (TypeError, ValueError, OverflowError):
@@ -19852,7 +19880,7 @@ def gpu_instance_get_compute_instance_profile_info(gpu_instance, profile, eng_pr
     cdef void* c_gpuInstance
     cdef unsigned int c_profile
     cdef unsigned int c_engProfile
-    cdef _Record s_info = _new_record(_L.cls('ComputeInstanceProfileInfo'), 1)
+    cdef _Record s_info = _new_record_at(_L, 23, 'ComputeInstanceProfileInfo')
     cdef int _p = 0
     try:
         _p = 1
@@ -19921,7 +19949,7 @@ def gpu_instance_get_compute_instance_profile_info_v(gpu_instance, profile, eng_
     cdef void* c_gpuInstance
     cdef unsigned int c_profile
     cdef unsigned int c_engProfile
-    cdef _Record s_info = _new_record(_L.cls('ComputeInstanceProfileInfo_v2'), 1)
+    cdef _Record s_info = _new_record_at(_L, 24, 'ComputeInstanceProfileInfo_v2')
     (<unsigned int*>s_info._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlComputeInstanceProfileInfo_v2_t) | (2 << 24))
     cdef int _p = 0
     try:
@@ -20120,8 +20148,9 @@ def gpu_instance_create_compute_instance(gpu_instance, profile_id):
         err = cynvml.nvmlGpuInstanceCreateComputeInstance(<cynvml.nvmlGpuInstance_t>c_gpuInstance, c_profileId, &c_computeInstance)
     if err != 0:
         _raise(err)
-    if _CONSUMED: _CONSUMED.discard(PyLong_FromVoidPtr(<void*>c_computeInstance))
-    return PyLong_FromVoidPtr(<void*>c_computeInstance)
+    h_out0 = PyLong_FromVoidPtr(<void*>c_computeInstance)
+    if _CONSUMED: _CONSUMED.discard(h_out0)
+    return h_out0
 
 def gpu_instance_create_compute_instance_with_placement(gpu_instance, profile_id, placement):
     """
@@ -20185,8 +20214,9 @@ def gpu_instance_create_compute_instance_with_placement(gpu_instance, profile_id
         err = cynvml.nvmlGpuInstanceCreateComputeInstanceWithPlacement(<cynvml.nvmlGpuInstance_t>c_gpuInstance, c_profileId, <const cynvml.nvmlComputeInstancePlacement_t*>p_placement, &c_computeInstance)
     if err != 0:
         _raise(err)
-    if _CONSUMED: _CONSUMED.discard(PyLong_FromVoidPtr(<void*>c_computeInstance))
-    return PyLong_FromVoidPtr(<void*>c_computeInstance)
+    h_out0 = PyLong_FromVoidPtr(<void*>c_computeInstance)
+    if _CONSUMED: _CONSUMED.discard(h_out0)
+    return h_out0
 
 def compute_instance_destroy(compute_instance):
     """
@@ -20250,12 +20280,10 @@ def gpu_instance_get_compute_instances(gpu_instance, profile_id):
 
     Returns
     -------
-    compute_instances : int
+    compute_instances : list[int]
         Returns pre-exiting compute instances, the buffer must be large enough to
         accommodate the instances supported by the profile. See
         gpu_instance_get_compute_instance_profile_info
-    count : int
-        The count of returned compute instances
 
     Raises
     ------
@@ -20273,8 +20301,9 @@ def gpu_instance_get_compute_instances(gpu_instance, profile_id):
     cdef cynvml.nvmlReturn_t err
     cdef void* c_gpuInstance
     cdef unsigned int c_profileId
-    cdef cynvml.nvmlComputeInstance_t c_computeInstances = <cynvml.nvmlComputeInstance_t>0
-    cdef unsigned int c_count = <unsigned int>0
+    cdef unsigned int cap_computeInstances = 0
+    cdef _Buf a_computeInstances
+    cdef unsigned int c_count = 0
     cdef int _p = 0
     try:
         _p = 1
@@ -20283,12 +20312,15 @@ def gpu_instance_get_compute_instances(gpu_instance, profile_id):
         _hptr(gpu_instance, &c_gpuInstance)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('gpu_instance_get_compute_instances', ('gpu_instance', 'profile_id'), _p) from None
-    with nogil:
-        err = cynvml.nvmlGpuInstanceGetComputeInstances(<cynvml.nvmlGpuInstance_t>c_gpuInstance, c_profileId, &c_computeInstances, &c_count)
+    err = cynvml.nvmlGpuInstanceGetComputeInstancePossiblePlacements(<cynvml.nvmlGpuInstance_t>c_gpuInstance, c_profileId, NULL, &cap_computeInstances)
     if err != 0:
         _raise(err)
-    if _CONSUMED: _CONSUMED.discard(PyLong_FromVoidPtr(<void*>c_computeInstances))
-    return (PyLong_FromVoidPtr(<void*>c_computeInstances), c_count)
+    a_computeInstances = _Buf_new((<Py_ssize_t>cap_computeInstances + 1) * sizeof(void*))
+    with nogil:
+        err = cynvml.nvmlGpuInstanceGetComputeInstances(<cynvml.nvmlGpuInstance_t>c_gpuInstance, c_profileId, <cynvml.nvmlComputeInstance_t*>a_computeInstances.ptr, &c_count)
+    if err != 0:
+        _raise(err)
+    return [PyLong_FromVoidPtr((<void**>a_computeInstances.ptr)[i]) for i in range(c_count if c_count < cap_computeInstances else cap_computeInstances)]
 
 def gpu_instance_get_compute_instance_by_id(gpu_instance, id):
     """
@@ -20339,8 +20371,9 @@ def gpu_instance_get_compute_instance_by_id(gpu_instance, id):
         err = cynvml.nvmlGpuInstanceGetComputeInstanceById(<cynvml.nvmlGpuInstance_t>c_gpuInstance, c_id, &c_computeInstance)
     if err != 0:
         _raise(err)
-    if _CONSUMED: _CONSUMED.discard(PyLong_FromVoidPtr(<void*>c_computeInstance))
-    return PyLong_FromVoidPtr(<void*>c_computeInstance)
+    h_out0 = PyLong_FromVoidPtr(<void*>c_computeInstance)
+    if _CONSUMED: _CONSUMED.discard(h_out0)
+    return h_out0
 
 def compute_instance_get_info_v2(compute_instance):
     """
@@ -20372,7 +20405,7 @@ def compute_instance_get_info_v2(compute_instance):
     _live(compute_instance, _CONSUMED, 'compute_instance', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_computeInstance
-    cdef _Record s_info = _new_record(_L.cls('ComputeInstanceInfo'), 1)
+    cdef _Record s_info = _new_record_at(_L, 21, 'ComputeInstanceInfo')
     try:
         _hptr(compute_instance, &c_computeInstance)
     except (TypeError, ValueError, OverflowError):
@@ -20612,8 +20645,9 @@ def device_get_mig_device_handle_by_index(device, index):
         err = cynvml.nvmlDeviceGetMigDeviceHandleByIndex(<cynvml.nvmlDevice_t>c_device, c_index, &c_migDevice)
     if err != 0:
         _raise(err)
-    if _CONSUMED: _CONSUMED.discard(PyLong_FromVoidPtr(<void*>c_migDevice))
-    return PyLong_FromVoidPtr(<void*>c_migDevice)
+    h_out0 = PyLong_FromVoidPtr(<void*>c_migDevice)
+    if _CONSUMED: _CONSUMED.discard(h_out0)
+    return h_out0
 
 def device_get_device_handle_from_mig_device_handle(mig_device):
     """
@@ -20654,8 +20688,9 @@ def device_get_device_handle_from_mig_device_handle(mig_device):
         err = cynvml.nvmlDeviceGetDeviceHandleFromMigDeviceHandle(<cynvml.nvmlDevice_t>c_migDevice, &c_device)
     if err != 0:
         _raise(err)
-    if _CONSUMED: _CONSUMED.discard(PyLong_FromVoidPtr(<void*>c_device))
-    return PyLong_FromVoidPtr(<void*>c_device)
+    h_out0 = PyLong_FromVoidPtr(<void*>c_device)
+    if _CONSUMED: _CONSUMED.discard(h_out0)
+    return h_out0
 
 def gpm_metrics_get():
     """
@@ -20690,7 +20725,7 @@ def gpm_metrics_get():
     to retrieve the metrics, which will be stored at metricsGet->metrics
     """
     cdef cynvml.nvmlReturn_t err
-    cdef _Record s_metricsGet = _new_record(_L.cls('GpmMetricsGet'), 1)
+    cdef _Record s_metricsGet = _new_record_at(_L, 63, 'GpmMetricsGet')
     with nogil:
         err = cynvml.nvmlGpmMetricsGet(<cynvml.nvmlGpmMetricsGet_t*>s_metricsGet._ptr)
     if err != 0:
@@ -20760,8 +20795,9 @@ def gpm_sample_alloc():
         err = cynvml.nvmlGpmSampleAlloc(&c_gpmSample)
     if err != 0:
         _raise(err)
-    if _CONSUMED: _CONSUMED.discard(PyLong_FromVoidPtr(<void*>c_gpmSample))
-    return PyLong_FromVoidPtr(<void*>c_gpmSample)
+    h_out0 = PyLong_FromVoidPtr(<void*>c_gpmSample)
+    if _CONSUMED: _CONSUMED.discard(h_out0)
+    return h_out0
 
 def gpm_sample_get(device, gpm_sample):
     """
@@ -21039,17 +21075,18 @@ def device_get_capabilities(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_caps = _new_record(_L.cls('DeviceCapabilities_v1'), 1)
-    (<unsigned int*>s_caps._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlDeviceCapabilities_v1_t) | (1 << 24))
+    cdef cynvml.nvmlDeviceCapabilities_t s_caps
+    memset(&s_caps, 0, sizeof(s_caps))
+    s_caps.version = <unsigned int>(sizeof(cynvml.nvmlDeviceCapabilities_v1_t) | (1 << 24))
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('device_get_capabilities', ('device',), 0) from None
     with nogil:
-        err = cynvml.nvmlDeviceGetCapabilities(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlDeviceCapabilities_t*>s_caps._ptr)
+        err = cynvml.nvmlDeviceGetCapabilities(<cynvml.nvmlDevice_t>c_device, &s_caps)
     if err != 0:
         _raise(err)
-    return s_caps.cap_mask
+    return s_caps.capMask
 
 def device_workload_power_profile_get_profiles_info(device):
     """
@@ -21093,7 +21130,7 @@ def device_workload_power_profile_get_profiles_info(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_profilesInfo = _new_record(_L.cls('WorkloadPowerProfileProfilesInfo_v1'), 1)
+    cdef _Record s_profilesInfo = _new_record_at(_L, 203, 'WorkloadPowerProfileProfilesInfo_v1')
     (<unsigned int*>s_profilesInfo._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlWorkloadPowerProfileProfilesInfo_v1_t) | (1 << 24))
     try:
         _hptr(device, &c_device)
@@ -21145,7 +21182,7 @@ def device_workload_power_profile_get_current_profiles(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_currentProfiles = _new_record(_L.cls('WorkloadPowerProfileCurrentProfiles_v1'), 1)
+    cdef _Record s_currentProfiles = _new_record_at(_L, 201, 'WorkloadPowerProfileCurrentProfiles_v1')
     (<unsigned int*>s_currentProfiles._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlWorkloadPowerProfileCurrentProfiles_v1_t) | (1 << 24))
     try:
         _hptr(device, &c_device)
@@ -21497,7 +21534,7 @@ def device_get_sram_unique_uncorrected_ecc_error_counts(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_errorCounts = _new_record(_L.cls('EccSramUniqueUncorrectedErrorCounts_v1'), 1)
+    cdef _Record s_errorCounts = _new_record_at(_L, 46, 'EccSramUniqueUncorrectedErrorCounts_v1')
     (<unsigned int*>s_errorCounts._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlEccSramUniqueUncorrectedErrorCounts_v1_t) | (1 << 24))
     try:
         _hptr(device, &c_device)
@@ -21544,7 +21581,7 @@ def device_get_remapped_rows_v2(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_info = _new_record(_L.cls('RemappedRowsInfo_v2'), 1)
+    cdef _Record s_info = _new_record_at(_L, 142, 'RemappedRowsInfo_v2')
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
@@ -21586,19 +21623,20 @@ def device_set_rusd_settings_v1(device, poll_mask):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_settings = _new_record(_L.cls('RusdSettings_v1'), 1)
-    (<unsigned int*>s_settings._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlRusdSettings_v1_t) | (1 << 24))
+    cdef cynvml.nvmlRusdSettings_v1_t s_settings
+    memset(&s_settings, 0, sizeof(s_settings))
+    s_settings.version = <unsigned int>(sizeof(cynvml.nvmlRusdSettings_v1_t) | (1 << 24))
     cdef int _p = 0
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('device_set_rusd_settings_v1', ('device', 'settings'), _p) from None
     try:
-        s_settings.poll_mask = poll_mask
+        s_settings.pollMask = poll_mask
     except (TypeError, ValueError, OverflowError) as e:
         raise e.__class__(f"device_set_rusd_settings_v1() argument 'poll_mask': {e}") from None
     with nogil:
-        err = cynvml.nvmlDeviceSetRusdSettings_v1(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlRusdSettings_v1_t*>s_settings._ptr)
+        err = cynvml.nvmlDeviceSetRusdSettings_v1(<cynvml.nvmlDevice_t>c_device, &s_settings)
     if err != 0:
         _raise(err)
     return None
@@ -21636,7 +21674,7 @@ def device_get_bank_remapper_status_v1(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_pBankRemapperStatus = _new_record(_L.cls('EccBankRemapperStatus_v1'), 1)
+    cdef _Record s_pBankRemapperStatus = _new_record_at(_L, 43, 'EccBankRemapperStatus_v1')
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
