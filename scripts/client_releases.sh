@@ -37,6 +37,8 @@ for ver in "$@"; do
     fi
     rm -rf "$dir" && mkdir -p "$dir" && tar -xJf "$carry" -C "$dir" || { LINES+=("CUDA $ver: unpacking failed"); status=1; continue; }
     preload=$(sed "s#^#$dir/#" "$dir/preload" | paste -sd: -)
+    # CUDA_HOME's nvvm/ (libdevice) for the clients that look there: the carried nvcc wheel's
+    [ -d "$dir/site/nvidia/cuda_nvcc/nvvm" ] && ln -sfn site/nvidia/cuda_nvcc/nvvm "$dir/nvvm"
     echo "==== CUDA $ver: unpacked in $((SECONDS - t0)) s; NVIDIA's $(ls -d "$dir"/site/cuda_bindings-*.dist-info | sed 's#.*/cuda_bindings-\(.*\)\.dist-info#\1#'), $(ls -d "$dir"/site/cuda_core-*.dist-info | sed 's#.*/##')"
     # a CUDA 12 release has no headers on the machine: the carried ones are its CUDA_HOME (the
     # clients' runtime compilation looks there); a 13.x one keeps the machine's 13.0 wheels'
