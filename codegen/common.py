@@ -251,6 +251,21 @@ class RecordNames:
 _RECORD_NAMES = {}
 
 
+def type_names(model):
+    """The C names of the model's enums and structs (tags and typedefs)."""
+    out = {e.name for e in model.enums} | {a for e in model.enums for a in e.aliases}
+    for st in model.structs:
+        out.add(st.name)
+        out.update(a for a, _ in st.aliases)
+    return out
+
+
+def struct_of(model, ctype):
+    """The model's struct that C type `ctype` (a pointer to it, say) names."""
+    name = bare(ctype)
+    return next(x for x in model.structs if x.name == name or any(a == name for a, _ in x.aliases))
+
+
 def record_names(model):
     """RecordNames of a struct-style model (made once per model)."""
     r = _RECORD_NAMES.get(id(model))

@@ -5,9 +5,9 @@ import re
 
 from . import docstrings, pytypes
 from . import overrides as ov
-from .common import (F_ENUM, F_F, F_I, F_U, HEADER, bare, counted_fields, cytype, extra_enums, field_spec, public_function, public_param,
-                     py_field, record_field_spec, record_names, records_style, returns_struct, status_error_classes,
-                     twin_style)
+from .common import (F_ENUM, F_F, F_I, F_U, HEADER, bare, counted_fields, cytype, extra_enums, field_spec,
+                     public_function, public_param, py_field, record_field_spec, record_names, records_style,
+                     returns_struct, status_error_classes, struct_of, twin_style, type_names)
 from .emit_snake import emit_snake_api
 from .libs import LIBS, helpers
 from .model import SCALARS
@@ -380,7 +380,7 @@ def _emit_function(model, fn, mod, L, refs):
                 decl(f"cdef {t} {c} = {py}", tag, scalars)
                 call_args.append(f"&{c}")
             elif nv and conv == "struct_args":
-                st = _struct_of(model, p.ctype)
+                st = struct_of(model, p.ctype)
                 out = p.extra["output"]
                 stack = _stack_fields(model, st, [path for _, path in p.extra["inputs"]], out, rn)
                 if stack is not None:
@@ -587,7 +587,7 @@ def _emit_function(model, fn, mod, L, refs):
                 call_args.append(f"&{c}")
                 outs.append(_nv_value(model, p, c) if nv else _to_py(model, p, c, mod))
             elif conv == "struct_out" and nv and "unwrap" in p.extra and \
-                    (stack := _stack_fields(model, _struct_of(model, p.ctype), [], p.extra["unwrap"], rn)):
+                    (stack := _stack_fields(model, struct_of(model, p.ctype), [], p.extra["unwrap"], rn)):
                 # one number out of the struct: a C struct on the stack, as the reference does it
                 _stack_struct(model, p, mod, cdecls)
                 call_args.append(f"&s_{p.name}")
@@ -945,21 +945,6 @@ def _nv_value(model, p, var):
     return var
 
 
-def _type_names(model):
-    """The C names of the model's enums and structs (tags and typedefs)."""
-    names_ = {e.name for e in model.enums} | {a for e in model.enums for a in e.aliases}
-    for st in model.structs:
-        names_.add(st.name)
-        names_.update(a for a, _ in st.aliases)
-    return names_
-
-
-def _struct_of(model, ctype):
-    """The model's struct that C type `ctype` (a pointer to it, say) names."""
-    name = bare(ctype)
-    return next(x for x in model.structs if x.name == name or any(a == name for a, _ in x.aliases))
-
-
 def _one_record(rn, cls):
     """Cython expression: a new zeroed record of one struct of class `cls` (by its index in the
     module's layout tables where it has one: no name look-up, no size read from the class)."""
@@ -974,7 +959,7 @@ def _stack_fields(model, st, inputs, output, rn):
     or None where one of them is no plain number (an enum is taken as an input only: as output
     it would be its class's member, which the record's field makes)."""
     by_py = {rn.fields[st.name][f.name]: f for f in st.fields if f.name}
-    classes = _type_names(model)
+    classes = type_names(model)
     out = {}
     for path, is_out in [(x, False) for x in inputs] + ([(output, True)] if output and output != "*" else []):
         f = by_py.get(path)
@@ -1151,7 +1136,7 @@ def _emit_records_module(model):
         o.append('    ""')
     o.append(")")
     o.append("")
-    classes = _type_names(model)
+    classes = type_names(model)
     # ---- struct layout, from the compiler
     exprs_off, exprs_size, exprs_psize, layout = [], [], [], []
     for st in rn.layout:

@@ -3,7 +3,7 @@ docstring, as the `.pyx` (`emit_py.py`, `emit_snake.py`), the stubs (`stubs.py`)
 pages (`refdocs.py`) show them."""
 from . import docstrings, pytypes
 from . import overrides as ov
-from .common import public_function, public_param, record_names, records_style, snake_case
+from .common import bare, public_function, public_param, record_names, records_style, snake_case
 from .libs import LIBS, helpers
 from .pytypes import make_param_types
 
@@ -67,8 +67,18 @@ def snake_docstring(model, fn, refs):
     if records_style(L):
         params = [(n, t, c) for n, t, c, _ in public_inputs(model, fn)]
         outs = [p for p in outs if p.conv != "records_io"] + [p for p in fn.params if p.conv == "records_io"]
-        returns = [(p.pyname, doc_type(model, fn, p, True), p.name) for p in outs
-                   if p.conv not in HIDDEN_CONVS] if fn.ret == L["status"] and fn.name not in ov.STATUS_RESULT else returns
+        if fn.ret == L["status"] and fn.name not in ov.STATUS_RESULT:
+            returns = [(p.pyname, doc_type(model, fn, p, True), p.name) for p in outs if p.conv not in HIDDEN_CONVS]
+            for p in fn.params:
+                if p.conv == "struct_args" and p.extra["output"]:
+                    # what the call returns of the struct it fills (a field, or the struct); the
+                    # functions that fill such a struct return nothing else
+                    assert not returns, fn.name
+                    out = p.extra["output"]
+                    returns.append((p.pyname, pytypes.struct_arg_types(model, p)[1], p.name) if out == "*"
+                                   else (out, pytypes.struct_arg_types(model, p)[1],
+                                         f"The {out} field of the {record_names(model).cls[bare(p.ctype)]} "
+                                         f"the call fills."))
         return docstrings.render(
             fn.pydoc or fn.doc, params, returns, names={p.name: p.pyname for p in fn.params},
             outs=[p.name for p in outs], refs=refs, status=result, raises=raises)
@@ -108,7 +118,7 @@ def public_inputs(model, fn, prm=None):
             if p.conv in HIDDEN_CONVS or "implicit" in p.extra:
                 continue
             if p.conv == "struct_args":
-                out += [(arg, "Any", None, None) for arg, _ in p.extra["inputs"]]
+                out += [(arg, t, None, None) for arg, t in pytypes.struct_arg_types(model, p)[0].items()]
                 continue
         default = p.extra["default"] if "default" in p.extra else None
         out.append((public_param(p, L), pytypes.param_type(model, fn, p, prm), p.name, default))

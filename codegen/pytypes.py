@@ -10,7 +10,8 @@ wrapper accepts (see the conversions in `cuda_bindings/_base.pyx`): where a wrap
 lenient than its documented use (an enum parameter takes any int), the type keeps to the
 documented use, so that a checker reports the mistake."""
 from .common import (F_ARRAY, F_BOOL, F_CHARS, F_CSTR, F_ENUM, F_F, F_HANDLE, F_I, F_INTV, F_KPARAMS, F_PTRARR,
-                     F_STRUCT, F_U, F_VOIDP, bare, field_spec, record_names, records_style)
+                     F_STRUCT, F_U, F_VOIDP, bare, field_spec, record_field_spec, record_names, records_style,
+                     struct_of, type_names)
 from .libs import LIBS
 from .model import SCALARS
 
@@ -163,7 +164,7 @@ def output_type(model, fn, p):
         if conv == "records_io":
             return item(model, p)
         if conv == "struct_out" and "unwrap" in p.extra:
-            return "Any"
+            return record_path_types(model, p.ctype, p.extra["unwrap"])[0]
         if conv in ("array_out", "array_ref_out"):
             if p.cls == "handle":
                 return "list[int]"
@@ -198,7 +199,40 @@ def outputs(model, fn):
     if fn.ret != status(model):
         # a C function that returns a value, not a status: a struct, or a string (bytes)
         return [bare(fn.ret) if bare(fn.ret) in classes(model) else "bytes | None"]
-    return [output_type(model, fn, p) for p in fn.params if p.role in ("out", "inout")]
+    out = []
+    for p in fn.params:
+        if p.role in ("out", "inout"):
+            out.append(output_type(model, fn, p))
+        elif p.conv == "struct_args" and p.extra["output"]:
+            out.append(struct_arg_types(model, p)[1])
+    return out
+
+
+def struct_arg_types(model, p):
+    """For a struct parameter filled from the function's own parameters (overrides.STRUCT_ARGS):
+    ({Python parameter: the type it takes}, the type of what the call returns of the struct, or
+    None), from the struct's field types as its class reads and writes them."""
+    out = p.extra["output"]
+    ret = record_names(model).cls[bare(p.ctype)] if out == "*" else (
+        record_path_types(model, p.ctype, out)[0] if out else None)
+    return {arg: record_path_types(model, p.ctype, path)[1] for arg, path in p.extra["inputs"]}, ret
+
+
+def record_path_types(model, ctype, path):
+    """(read type, write type) of the field `path` (a Python field name; "alloc:..." a number of
+    items to make room for; a member's field "value.str": Any) of the struct class of `ctype`."""
+    if path.startswith("alloc:"):
+        return "int", "int"
+    rn = record_names(model)
+    st = struct_of(model, ctype)
+    f = next((f for f in st.fields if f.name and rn.fields[st.name][f.name] == path), None)
+    if f is None:
+        return "Any", "Any"
+    _, kind, _, clsname, ekind, _, _, flags = record_field_spec(model, st, f, type_names(model), rn)
+    if kind == F_ENUM:
+        e = rn.enum_cls.get(bare(f.ctype))
+        return "int", (f"{e} | int" if e else "int")
+    return record_field_type(model, kind, clsname, ekind, flags, rn)
 
 
 def status(model):

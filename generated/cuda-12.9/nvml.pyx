@@ -1087,7 +1087,7 @@ def system_get_driver_branch():
 
     Returns
     -------
-    branch_info : Any
+    branch_info : str
         Pointer to the driver branch information structure nvmlSystemDriverBranchInfo_t
 
     Raises
@@ -1789,7 +1789,7 @@ def device_get_handle_by_uuidv(type, uuid):
 
     Parameters
     ----------
-    type : Any
+    type : int
     uuid : Any
 
     Returns
@@ -2625,7 +2625,7 @@ def device_get_unrepairable_memory_flag_v1(device):
 
     Returns
     -------
-    unrepairable_memory_status : Any
+    unrepairable_memory_status : int
         Reference to nvmlUnrepairableMemoryStatus_v1_t
 
     Raises
@@ -4456,11 +4456,12 @@ def device_get_fan_speed_rpm(device, fan):
     ----------
     device : int
         The identifier of the target device
-    fan : Any
+    fan : int
 
     Returns
     -------
-    None
+    speed : int
+        The speed field of the FanSpeedInfo_v1 the call fills.
 
     Raises
     ------
@@ -4792,11 +4793,12 @@ def device_get_temperature_v(device, sensorType):
     ----------
     device : int
         Target device identifier.
-    sensorType : Any
+    sensorType : TemperatureSensors | int
 
     Returns
     -------
-    None
+    temperature : int
+        The temperature field of the Temperature_v1 the call fills.
 
     Raises
     ------
@@ -4909,7 +4911,7 @@ def device_get_margin_temperature(device):
 
     Returns
     -------
-    margin_temp_info : Any
+    margin_temp_info : int
         Versioned structure in which to return the temperature reading
 
     Raises
@@ -5516,12 +5518,15 @@ def device_get_clock_offsets(device, clock_type, pstate):
     ----------
     device : int
         The identifier of the target device
-    clock_type : Any
-    pstate : Any
+    clock_type : ClockType | int
+    pstate : Pstates | int
 
     Returns
     -------
-    None
+    info : ClockOffset_v1
+        Structure specifying the clock type (input) and the pstate (input) retrieved
+        clock offset value (output), min clock offset (output) and max clock offset
+        (output)
 
     Raises
     ------
@@ -5661,7 +5666,7 @@ def device_get_performance_modes(device):
 
     Returns
     -------
-    perf_modes : Any
+    perf_modes : str
         Reference in which to return the performance level string
 
     Raises
@@ -5732,7 +5737,7 @@ def device_get_current_clock_freqs(device):
 
     Returns
     -------
-    current_clock_freqs : Any
+    current_clock_freqs : str
         Reference in which to return the performance level string
 
     Raises
@@ -6717,9 +6722,9 @@ def device_get_dram_encryption_mode(device):
 
     Returns
     -------
-    current : Any
+    current : int
         Reference in which to return the current DRAM Encryption mode
-    pending : Any
+    pending : int
         Reference in which to return the pending DRAM Encryption mode
 
     Raises
@@ -8197,11 +8202,15 @@ def device_get_running_process_detail_list(device, mode):
     ----------
     device : int
         The device handle or MIG device handle
-    mode : Any
+    mode : int
 
     Returns
     -------
-    None
+    plist : ProcessDetailList_v1
+        Reference in which to process detail list plist->version The api version
+        plist->mode The process mode plist->procArray Reference in which to return the
+        process information plist->numProcArrayEntries Proc array size of returned
+        entries
 
     Raises
     ------
@@ -9240,11 +9249,12 @@ def device_get_conf_compute_gpu_attestation_report(device, nonce):
     ----------
     device : int
         The identifier of the target device
-    nonce : Any
+    nonce : Sequence[int] | NDArray[Any]
 
     Returns
     -------
-    None
+    gpu_atst_report : ConfComputeGpuAttestationReport
+        Reference in which to return the gpu attestation report
 
     Raises
     ------
@@ -9284,7 +9294,7 @@ def system_get_conf_compute_key_rotation_threshold_info():
 
     Returns
     -------
-    p_key_rotation_thr_info : Any
+    p_key_rotation_thr_info : int
         Reference in which to return the key rotation threshold data
 
     Raises
@@ -9407,7 +9417,7 @@ def system_set_conf_compute_key_rotation_threshold_info(max_attacker_advantage):
 
     Parameters
     ----------
-    max_attacker_advantage : Any
+    max_attacker_advantage : int
 
     Returns
     -------
@@ -9628,8 +9638,8 @@ def device_set_power_management_limit_v2(device, power_scope, power_value_mw):
     ----------
     device : int
         The identifier of the target device
-    power_scope : Any
-    power_value_mw : Any
+    power_scope : int
+    power_value_mw : int
 
     Returns
     -------
@@ -10513,11 +10523,12 @@ def device_get_processes_utilization_info(device, last_seen_time_stamp):
     ----------
     device : int
         The identifier of the target device
-    last_seen_time_stamp : Any
+    last_seen_time_stamp : int
 
     Returns
     -------
-    None
+    proceses_util_info : ProcessesUtilizationInfo_v1
+        Pointer to the caller-provided structure of nvmlProcessesUtilizationInfo_t.
 
     Raises
     ------
@@ -10626,7 +10637,7 @@ def device_get_pdi(device):
 
     Returns
     -------
-    pdi : Any
+    pdi : int
         Reference to the caller-provided structure to return the GPU PDI
 
     Raises
@@ -10735,7 +10746,7 @@ def device_get_hostname_v1(device):
 
     Returns
     -------
-    hostname : Any
+    hostname : str
         Reference to the caller-provided nvmlHostname_v1_t struct to return the hostname
 
     Raises
@@ -12813,7 +12824,7 @@ def device_set_nvlink_device_low_power_threshold(device, threshold):
     ----------
     device : int
         The identifier of the target device
-    threshold : Any
+    threshold : int
 
     Returns
     -------
@@ -13522,11 +13533,12 @@ def event_set_wait_v3(set, timeout_ms):
     ----------
     set : int
         Reference to set of events to wait on
-    timeout_ms : Any
+    timeout_ms : int
 
     Returns
     -------
-    None
+    params : EventSetWait_v3
+        Wait parameters and returned event data
 
     Raises
     ------
@@ -13639,11 +13651,12 @@ def event_set_get_context_info_v1(set, index):
     ----------
     set : int
         Event set previously used with event_set_wait_v3
-    index : Any
+    index : int
 
     Returns
     -------
-    None
+    params : EventSetGetContextInfo_v1
+        Context index and returned context metadata
 
     Raises
     ------
@@ -13699,11 +13712,12 @@ def event_set_get_context_data_v1(set, index):
     ----------
     set : int
         Event set previously used with event_set_wait_v3
-    index : Any
+    index : int
 
     Returns
     -------
-    None
+    params : EventSetGetContextData_v1
+        Context index, optional data buffer, and buffer size
 
     Raises
     ------
@@ -13760,11 +13774,12 @@ def event_set_get_gpu_operational_event_context_legacy_xid_v1(set, index):
     ----------
     set : int
         Event set previously used with event_set_wait_v3
-    index : Any
+    index : int
 
     Returns
     -------
-    None
+    params : EventSetGetGpuOperationalEventContextLegacyXid_v1
+        Context index and returned legacy-Xid data
 
     Raises
     ------
@@ -13856,7 +13871,8 @@ def system_event_set_create():
 
     Returns
     -------
-    None
+    set : int
+        The set field of the SystemEventSetCreateRequest_v1 the call fills.
 
     Raises
     ------
@@ -13890,7 +13906,7 @@ def system_event_set_free(event_set):
 
     Parameters
     ----------
-    event_set : Any
+    event_set : int
 
     Returns
     -------
@@ -13941,8 +13957,8 @@ def system_register_events(event_types, event_set):
 
     Parameters
     ----------
-    event_types : Any
-    event_set : Any
+    event_types : int
+    event_set : int
 
     Returns
     -------
@@ -13997,13 +14013,14 @@ def system_event_set_wait(event_set, timeout_ms, buffer_size):
 
     Parameters
     ----------
-    event_set : Any
-    timeout_ms : Any
-    buffer_size : Any
+    event_set : int
+    timeout_ms : int
+    buffer_size : int
 
     Returns
     -------
-    None
+    request : SystemEventSetWaitRequest_v1
+        Reference in which to nvmlSystemEventSetWaitRequest_t
 
     Raises
     ------
@@ -14507,7 +14524,7 @@ def device_get_vgpu_heterogeneous_mode(device):
 
     Returns
     -------
-    p_heterogeneous_mode : Any
+    p_heterogeneous_mode : int
         Pointer to the caller-provided structure of nvmlVgpuHeterogeneousMode_t
 
     Raises
@@ -14562,7 +14579,7 @@ def device_set_vgpu_heterogeneous_mode(device, mode):
     ----------
     device : int
         Identifier of the target device
-    mode : Any
+    mode : int
 
     Returns
     -------
@@ -14624,7 +14641,7 @@ def vgpu_instance_get_placement_id(vgpu_instance):
 
     Returns
     -------
-    p_placement : Any
+    p_placement : int
         Pointer to vGPU placement ID structure nvmlVgpuPlacementId_t
 
     Raises
@@ -14684,11 +14701,12 @@ def device_get_vgpu_type_supported_placements(device, vgpu_type_id, mode):
         Identifier of the target device
     vgpu_type_id : int
         Handle to vGPU type. The vGPU type ID
-    mode : Any
+    mode : int
 
     Returns
     -------
-    None
+    p_placement_list : VgpuPlacementList_v2
+        Pointer to the vGPU placement structure nvmlVgpuPlacementList_t
 
     Raises
     ------
@@ -14759,11 +14777,12 @@ def device_get_vgpu_type_creatable_placements(device, vgpu_type_id, mode):
         The identifier of the target device
     vgpu_type_id : int
         Handle to vGPU type. The vGPU type ID
-    mode : Any
+    mode : int
 
     Returns
     -------
-    None
+    p_placement_list : VgpuPlacementList_v2
+        Pointer to the list of vGPU placement structure nvmlVgpuPlacementList_t
 
     Raises
     ------
@@ -14911,7 +14930,7 @@ def vgpu_instance_get_runtime_state_size(vgpu_instance):
 
     Returns
     -------
-    p_state : Any
+    p_state : int
         Pointer to the vGPU runtime state's structure nvmlVgpuRuntimeState_t
 
     Raises
@@ -17004,11 +17023,12 @@ def vgpu_type_get_max_instances_per_gpu_instance(vgpu_type_id):
 
     Parameters
     ----------
-    vgpu_type_id : Any
+    vgpu_type_id : int
 
     Returns
     -------
-    None
+    max_instance_per_gi : int
+        The max_instance_per_gi field of the VgpuTypeMaxInstance_v1 the call fills.
 
     Raises
     ------
@@ -17218,11 +17238,13 @@ def gpu_instance_get_vgpu_type_creatable_placements(gpu_instance, vgpu_type_id):
     ----------
     gpu_instance : int
         The GPU instance handle
-    vgpu_type_id : Any
+    vgpu_type_id : int
 
     Returns
     -------
-    None
+    p_creatable_placement_info : VgpuCreatablePlacementInfo_v1
+        Pointer to the list of vGPU creatable placement structure
+        nvmlVgpuCreatablePlacementInfo_t
 
     Raises
     ------
@@ -17283,7 +17305,7 @@ def gpu_instance_get_vgpu_heterogeneous_mode(gpu_instance):
 
     Returns
     -------
-    p_heterogeneous_mode : Any
+    p_heterogeneous_mode : int
         Pointer to the caller-provided structure of nvmlVgpuHeterogeneousMode_t
 
     Raises
@@ -17337,7 +17359,7 @@ def gpu_instance_set_vgpu_heterogeneous_mode(gpu_instance, mode):
     ----------
     gpu_instance : int
         The GPU instance handle
-    mode : Any
+    mode : int
 
     Returns
     -------
@@ -18455,11 +18477,12 @@ def device_get_vgpu_processes_utilization_info(device, last_seen_time_stamp):
     ----------
     device : int
         The identifier for the target device
-    last_seen_time_stamp : Any
+    last_seen_time_stamp : int
 
     Returns
     -------
-    None
+    vgpu_proc_util_info : VgpuProcessesUtilizationInfo_v1
+        Pointer to the caller-provided structure of nvmlVgpuProcessesUtilizationInfo_t
 
     Raises
     ------
@@ -18893,11 +18916,14 @@ def device_read_write_prm_v1(device, in_data):
     ----------
     device : int
         Identifier of target GPU device
-    in_data : Any
+    in_data : Sequence[int] | NDArray[Any]
 
     Returns
     -------
-    None
+    buffer : PRMTLV_v1
+        Structure holding the input data in TLV format as well as the PRM register
+        contents in TLV format (in the case of a successful read operation). Note: the
+        input data and any returned data shall be in network byte order.
 
     Raises
     ------
@@ -18941,11 +18967,12 @@ def device_read_prm_counters_v1(device, counters):
     ----------
     device : int
         Identifier of target GPU device
-    counters : Any
+    counters : PRMCounter_v1 | None
 
     Returns
     -------
-    None
+    counters : PRMCounter_v1 | list[PRMCounter_v1]
+        The counters field of the PRMCounterList_v1 the call fills.
 
     Raises
     ------
@@ -20950,7 +20977,7 @@ def device_get_capabilities(device):
 
     Returns
     -------
-    caps : Any
+    caps : int
         Returns GPU's capabilities
 
     Raises
@@ -21492,7 +21519,7 @@ def device_set_rusd_settings_v1(device, poll_mask):
     ----------
     device : int
         The identifier of the target device
-    poll_mask : Any
+    poll_mask : int
 
     Returns
     -------
