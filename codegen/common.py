@@ -261,9 +261,9 @@ def type_names(model):
 
 
 def struct_of(model, ctype):
-    """The model's struct that C type `ctype` (a pointer to it, say) names."""
+    """The model's struct that C type `ctype` (a pointer to it, say) names, or None."""
     name = bare(ctype)
-    return next(x for x in model.structs if x.name == name or any(a == name for a, _ in x.aliases))
+    return next((x for x in model.structs if x.name == name or any(a == name for a, _ in x.aliases)), None)
 
 
 def record_names(model):

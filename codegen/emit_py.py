@@ -893,13 +893,7 @@ def _ident(name):
 
 
 def _lazy_names(model):
-    names = set()
-    for e in model.enums:
-        names.add(e.name)
-        names.update(e.aliases)
-    for s in model.structs:
-        names.add(s.name)
-        names.update(a for a, _ in s.aliases)
+    names = type_names(model)
     names.update(n for n, _ in extra_enums(model))
     return names
 
@@ -989,7 +983,7 @@ def _struct_version(model, ctype, mod):
     (NVML: `nvmlMemory_v2` for nvmlMemory_v2_t, the header's NVML_STRUCT_VERSION, which is
     `sizeof(nvmlMemory_v2_t) | 2 << 24`), as Cython text, or None."""
     name = bare(ctype)
-    s = next((x for x in model.structs if x.name == name or any(a == name for a, _ in x.aliases)), None)
+    s = struct_of(model, ctype)
     if s is None or not s.fields or s.fields[0].name != "version":
         return None
     values = dict(model.defines)

@@ -73,8 +73,7 @@ def records_page(m, peers):
     if ungrouped(m):
         used.append(OTHER)
     enums = [(c, py, mem) for c, py, mem in rn.enums] + [(None, py, mem) for py, mem in ov.DEFINE_ENUMS_OF(m)]
-    skip = set(cfg.get("hide_structs", ()))
-    structs = [s for s in m.structs if s.name not in skip and not any(a in skip for a, _ in s.aliases)]
+    structs = rn.layout
     dtype_of = {c: d for d, c in rn.dtypes.items()}
     errors = status_error_classes(m)
     o = [f"# cuda.bindings.{m.lib}", "",
@@ -108,7 +107,6 @@ def records_page(m, peers):
             o += ["### check_status_size", "", "```python", "def check_status_size(status: int) -> int", "```", "",
                   f"As `check_status`, but `{cfg['insufficient'][len(L['prefix']) + 1:]}` (the answer of a size "
                   "query) is no failure.", ""]
-    status_py = rn.enum_cls.get(L["status"]) or rn.enum_cls.get(cfg.get("status_enum", ""), L["status"])
     o += ["## Exceptions", "", f"`{cfg['error']}(Exception)`: a failed call; `status` is the `{status_py}` value"
           + (", `cuda_error` the CUDA status where cuFile reports one" if cfg.get("message") == "cufile" else "")
           + ". The message names the status" + (" and gives the library's text for it" if cfg.get("message") else "")

@@ -53,10 +53,10 @@ cdef class _Lazy:
     # enum.IntEnum classes whatever the build's FAST_ENUM says (a module NVIDIA's package of the
     # release makes so: 13.5's cudla)
     cdef public bint int_enums
-    # the struct classes made so far, by their index in the module's struct table (cls_at)
+    # the struct classes made so far, by their index in the module's struct table (_cls_at)
     cdef list slots
     cdef object cls(self, str name)
-    cdef object cls_at(self, Py_ssize_t i, str name)
+    cdef object keep_cls(self, Py_ssize_t i, str name)
     cdef object make(self, str name)
     cdef int index(self) except -1
 
@@ -149,3 +149,14 @@ cdef inline void* _bufptr(_Buf b) noexcept:
     if b.n < 0:
         return <void*>b.size
     return b.ptr
+
+
+cdef inline object _cls_at(_Lazy L, Py_ssize_t i, str name):
+    """The struct class `name`, the i-th of L's module's struct table: read from a list by its
+    index (no look-up by name), made and kept there on first use (`L.keep_cls`)."""
+    cdef list made = L.slots
+    if i < len(made):
+        r = made[i]
+        if r is not None:
+            return r
+    return L.keep_cls(i, name)

@@ -50,8 +50,10 @@ cdef extern from *:
     #endif
     static void __cb_fast_dealloc(PyObject *cls) {
         PyTypeObject *c = (PyTypeObject *)cls;
-        if (!(c->tp_flags & (Py_TPFLAGS_MANAGED_DICT | Py_TPFLAGS_MANAGED_WEAKREF)) && (c->tp_flags & Py_TPFLAGS_HEAPTYPE) && !c->tp_dictoffset && !c->tp_weaklistoffset
-                && !c->tp_finalize && !c->tp_del && c->tp_basicsize == c->tp_base->tp_basicsize)
+        if ((c->tp_flags & Py_TPFLAGS_HEAPTYPE)
+                && !(c->tp_flags & (Py_TPFLAGS_MANAGED_DICT | Py_TPFLAGS_MANAGED_WEAKREF))
+                && !c->tp_dictoffset && !c->tp_weaklistoffset && !c->tp_finalize && !c->tp_del
+                && c->tp_basicsize == c->tp_base->tp_basicsize)
             c->tp_dealloc = __cb_struct_dealloc;
     }
     """
@@ -449,7 +451,7 @@ cdef int _live_slow(object h, set consumed, str name, str what) except -1:
     """A handle argument of the snake_case modules (nvJitLink, NVVM, and the struct-style ones):
     not None, and not one that a destroy call of the module consumed (`_consume`): the library
     freed what it points to, so using it again would crash, not fail.  (`_live`, inline, is the
-    short way for an int while nothing was destroyed.)"""
+    short way for an int that passes these checks.)"""
     if h is None:
         raise TypeError(f"{name} must be {what} (an int), not None")
     k = _hkey(h)
@@ -1362,14 +1364,10 @@ cdef class _Lazy:
             r = self.make(name)
         return r
 
-    cdef object cls_at(self, Py_ssize_t i, str name):
-        """The class `name`, the i-th of the module's struct table: `cls(name)`, kept in a list by
-        its index so that the generated wrappers find it without a look-up by name."""
+    cdef object keep_cls(self, Py_ssize_t i, str name):
+        """`cls(name)`, kept in `slots` at index i, the class's in the module's struct table (see
+        _base.pxd's `_cls_at`, which reads it from there)."""
         cdef list s = self.slots
-        if i < len(s):
-            r = s[i]
-            if r is not None:
-                return r
         r = self.cls(name)
         if i >= len(s):
             s.extend([None] * (i + 1 - len(s)))

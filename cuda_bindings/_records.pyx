@@ -17,7 +17,7 @@ from cpython.buffer cimport PyObject_GetBuffer, PyBuffer_Release, PyBUF_ANY_CONT
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize
 from cpython.long cimport PyLong_AsVoidPtr, PyLong_FromVoidPtr
 from cpython.unicode cimport PyUnicode_DecodeUTF8
-from cuda.bindings._base cimport _Struct, _Lazy, _Handle, _IntValue, _struct_class
+from cuda.bindings._base cimport _Struct, _Lazy, _Handle, _IntValue, _struct_class, _cls_at
 
 include "_field_kinds.pxi"
 
@@ -79,11 +79,7 @@ cdef _Record _new_record(type cls, Py_ssize_t n):
 cdef _Record _new_record_at(_Lazy L, Py_ssize_t i, str name):
     """A zeroed record of one struct of class `name`, the i-th of the module's struct table (what
     the wrappers return: the class by its index, the size from the table, not from the class)."""
-    cdef list made = L.slots
-    cls = made[i] if i < len(made) else None
-    if cls is None:
-        cls = L.cls_at(i, name)
-    cdef _Record r = <_Record>_tp_new(cls, _NOARGS)
+    cdef _Record r = <_Record>_tp_new(_cls_at(L, i, name), _NOARGS)
     _alloc(r, 1, L.ssize[i])
     return r
 
