@@ -62,10 +62,34 @@ def test_every_listed_departure_is_still_needed(conformance):
                        "there:\n  " + "\n  ".join(stale))
 
 
+_FAMILY_NAMED = re.compile(r"(^|\\?\.|\()(name|const|enum|handle|struct|field|fn|record)(\\?\.|\||\))")
+
+
 def test_departure_entries_are_well_formed():
     reasons = [entry[-1] for entry in DEPARTURES]
     assert len(reasons) == len(set(reasons)), "reasons must be unique (the stale check counts by reason)"
     for entry in DEPARTURES:
-        assert len(entry) == 4, entry
-        releases = entry[2]
+        assert len(entry) == 5, entry
+        pattern, expected, releases, kind, _ = entry
         assert releases == "all" or set(releases.split()) <= set(run.TWINS), entry
+        assert kind in run.KINDS, f"{pattern}: kind {kind!r} is none of {sorted(run.KINDS)}"
+        # one behaviour in one place: the pattern names the probe family it covers, and no
+        # observation is a wildcard
+        assert _FAMILY_NAMED.search(pattern), f"{pattern}: name the probe family (fn, field, ...)"
+        for side in expected or ():
+            assert side is None or "*" not in side.values(), f"{pattern}: no wildcard observations"
+
+
+def test_a_difference_must_be_of_its_entrys_kind():
+    # an entry that matches a difference of another kind does not cover it
+    entry = (r"re:\.fn\.", None, "all", "accepts-more", "r")
+    accepted = ("x.fn.f.p:voidp=none", {"ret": "(0)"}, {"exc": "TypeError"})
+    refused_by_ours = ("x.fn.f.p:voidp=none", {"exc": "TypeError"}, {"ret": "(0)"})
+    assert run.departure(*accepted, table=[entry]) == (entry, None)
+    assert run.departure(*refused_by_ours, table=[entry]) == (None, entry)
+    # a status error is not a refusal: where NVIDIA's raises one, the input was accepted
+    status = ("x.fn.f.p:voidp=none", {"ret": "(0)"}, {"exc": "nvvmError", "msg": "ERROR_INVALID_INPUT (4)"})
+    assert run.departure(*status, table=[entry]) == (None, entry)
+    crash = (r"re:\.fn\.", None, "all", "avoids-crash", "c")
+    assert run.departure("x.fn.f.p:voidp=int", {"exc": "ValueError"}, {"crash": "SIGSEGV"}, table=[crash])[0] == crash
+    assert run.departure("x.fn.f.p:voidp=int", {"crash": "SIGSEGV"}, {"exc": "ValueError"}, table=[crash])[0] is None

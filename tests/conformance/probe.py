@@ -34,6 +34,7 @@ KERNEL = ""                  # set from the spec: the NVRTC source of the probes
 NVVM_IR = ""                 # set from the spec: the NVVM IR module of the probes' NVVM programs
 M = {}                       # lib -> module under test
 STUB = None                  # the stand-in libcuda.so.1, when it is the one loaded
+STAND_INS = {}               # lib -> the stand-in library (tests/stand_in.py) loaded for it
 DEFAULT_STATUS = int(os.environ.get("CUDA_STUB_STATUS") or 999)
 LABELS = {}                  # address -> label, for the buffers a probe owns
 SPANS = []                   # (start, label) of the BUF-sized buffers a probe owns
@@ -270,6 +271,16 @@ def _repr(v):
     return re.sub(r"0x[0-9a-fA-F]{9,}", "0xADDR", repr(v))[:300]
 
 
+def exc_obs(e):
+    """An exception as an observation: its class, and its str() unless it is one of Python's own
+    exceptions (TypeError, ValueError ...: an argument refused, whose wording the rule leaves free,
+    docs/conformance.md); a library's status error is compared word for word."""
+    obs = {"exc": type(e).__name__}
+    if type(e).__module__ != "builtins":
+        obs["msg"] = re.sub(r"0x[0-9a-fA-F]{9,}", "0xADDR", str(e))[:300]
+    return obs
+
+
 # ---------------------------------------------------------------------------------------------
 # probe operations: each returns an observation dict (or {id: observation} for the multi ones)
 
@@ -282,17 +293,23 @@ def op_call(lib, name, args, opts):
         STUB.cuStubSetStatus(opts.get("status", DEFAULT_STATUS))
     global REAL_LIBRARY
     REAL_LIBRARY = lib in ("nvrtc", "nvjitlink", "nvvm", "nvfatbin")
+    stand_in = STAND_INS.get(lib)
+    if stand_in is not None:
+        stand_in.stubReset()
     try:
         r = fn(*vals)
         obs = {"ret": norm(r) if opts.get("values") else kind(r)}
     except BaseException as e:
-        obs = {"exc": type(e).__name__}
+        obs = exc_obs(e)
     finally:
         REAL_LIBRARY = False
         if STUB is not None:
             STUB.cuStubSetStatus(DEFAULT_STATUS)
     if bufs and "ret" in obs:
         obs["bufs"] = norm(bufs)
+    if stand_in is not None:        # the entry point the call reached last, if any
+        last = stand_in.stubLast()
+        obs["sym"] = last.decode() if last else None
     if "stub" in opts and STUB is not None:
         last = STUB.cuStubLast()
         obs["sym"] = last.decode() if last else None
@@ -403,6 +420,49 @@ def op_fset(lib, name, anon, field, count, desc):
     return obs
 
 
+def view_obs(obj, field, index, sub):
+    """What reading a nested struct or an array-of-struct element gives: the same object on a second
+    read, whether a write through it reaches the parent, and (arrays) whether the parent keeps the
+    elements assigned to it or copies them.  Each step that raises is shown as its exception."""
+    def elem():
+        v = getattr(obj, field)
+        return v[index] if index is not None else v
+
+    obs = {}
+
+    def step(key, f):
+        try:
+            obs[key] = f()
+        except Exception as e:
+            obs[key] = "exc:" + type(e).__name__
+
+    step("same", lambda: repr(elem() is elem()))
+    kept = []
+
+    def through():
+        e = elem()
+        kept.append(e)
+        setattr(e, sub, 7)
+        return norm(getattr(elem(), sub))
+    step("through", through)
+    if index is not None and kept:
+        def after_assign():
+            e = kept[0]
+            setattr(obj, field, [e] * len(getattr(obj, field)))
+            setattr(e, sub, 9)
+            return norm(getattr(elem(), sub))
+        step("after_assign", after_assign)
+    return obs
+
+
+def op_fview(lib, name, anon, field, index, sub):
+    return view_obs(value(["inst", name, anon], lib), field, index, sub)
+
+
+def op_rview(lib, name, field, index, sub):
+    return view_obs(get(lib, name)(), field, index, sub)
+
+
 def op_members(pid, lib, name):
     E = get(lib, name)
     out = {f"{pid[:-len('.members')]}.member.{k}": {"value": norm(int(v.value))} for k, v in E.__members__.items()}
@@ -446,21 +506,21 @@ def op_names(pid, lib):
 # the struct classes of the struct-style modules (cuFile, NVML, nvFatbin, cuDLA)
 
 def rkind(v):
-    """What a struct-style module's field or object is: its type, a numpy array's dtype and shape,
-    a struct object's length; numbers and text by value."""
+    """What a struct-style module's field or object is: its type, a numpy array's dtype and shape;
+    numbers and text by value (a struct object's length is the `len` probe's)."""
     if isinstance(v, numpy.ndarray):
         return f"{type(v).__name__}[{v.dtype.str if v.dtype.fields is None else 'record'},{v.shape}]"
     if v is None or isinstance(v, (bool, int, float, str)):
         return norm(v)
-    try:
-        n = len(v)
-    except TypeError:
-        n = "-"
-    return f"{type(v).__name__}[{n}]"
+    return type(v).__name__
 
 
 def op_rnew(lib, name, args):
     return {"new": rkind(get(lib, name)(*[value(a, lib) for a in args]))}
+
+
+def op_rlen(lib, name):
+    return {"len": norm(len(get(lib, name)()))}
 
 
 def op_rfields(lib, name):
@@ -503,7 +563,8 @@ def op_rset(lib, name, field, desc):
 OPS = {"call": op_call, "sig": op_sig, "new": op_new, "view": op_view, "getptr": op_getptr, "unary": op_unary,
        "sizeof": op_sizeof, "alias": op_alias, "fget": op_fget, "fset": op_fset, "call_cls": op_call_cls,
        "mro": op_mro, "const": op_const, "rnew": op_rnew, "rfields": op_rfields, "rdtype": op_rdtype,
-       "rfromdata": op_rfromdata, "req": op_req, "rget": op_rget, "rset": op_rset}
+       "rfromdata": op_rfromdata, "rlen": op_rlen, "req": op_req, "rget": op_rget, "rset": op_rset, "fview": op_fview,
+       "rview": op_rview}
 MULTI = {"members": op_members, "names": op_names}
 
 
@@ -518,7 +579,7 @@ def run_probe(lib, probe):
     except Missing as e:
         return {pid: {"missing": str(e)}}
     except BaseException as e:
-        return {pid: {"exc": type(e).__name__}}
+        return {pid: exc_obs(e)}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -618,6 +679,13 @@ def main():
         STUB = lib
     except (OSError, AttributeError):
         print("libcuda.so.1 is not the conformance stub: no symbol/argument records", file=sys.stderr)
+    for lib, soname in (("cufile", "libcufile.so.0"), ("nvml", "libnvidia-ml.so.1"), ("cudla", "libcudla.so.1")):
+        try:
+            h = ctypes.CDLL(soname, mode=os.RTLD_NOLOAD | os.RTLD_NOW)
+            h.stubLast.restype = ctypes.c_char_p
+            STAND_INS[lib] = h
+        except (OSError, AttributeError):
+            pass
     k, n = map(int, a.shard.split("/"))
     groups = spec["groups"][k::n]
     BUF, KERNEL, NVVM_IR = spec["buf"], spec["kernel"], spec["nvvm_ir"]

@@ -229,11 +229,10 @@ def _match(pattern, pid):
 
 
 def _fits(pattern, obs):
-    """None fits anything; a dict fits an observation holding each of its keys with that value
-    ("*": any value)."""
+    """None fits anything; a dict fits an observation holding each of its keys with that value."""
     if pattern is None:
         return True
-    return isinstance(obs, dict) and all(k in obs and v in ("*", obs[k]) for k, v in pattern.items())
+    return isinstance(obs, dict) and all(k in obs and obs[k] == v for k, v in pattern.items())
 
 
 def covers(entry, release):
@@ -242,15 +241,79 @@ def covers(entry, release):
     return release is None or releases == "all" or release in releases.split()
 
 
+# ---------------------------------------------------------------------------------------------
+# the kinds of departure (docs/conformance.md, "The rule"): a departure may only add.  Each entry of
+# departures.py names its kind, and every difference it covers must be of that kind.
+
+#: Python's own exceptions: what a package raises when it refuses an argument.  A library's status
+#: error (nvvmError, NvmlError, ...) is not one: where NVIDIA's raises it, the input was accepted.
+REFUSALS = frozenset({"TypeError", "ValueError", "OverflowError", "AttributeError", "IndexError", "KeyError",
+                      "BufferError", "UnicodeDecodeError", "UnicodeEncodeError", "NotImplementedError",
+                      "RuntimeError"})
+
+
+def refused(x):
+    """An observation of an input refused before the library saw it: one of Python's exceptions,
+    and (where the stand-in library says which entry point was reached) no call."""
+    return isinstance(x, dict) and x.get("exc") in REFUSALS and not x.get("sym")
+
+
+def crashed(x):
+    return isinstance(x, dict) and ("crash" in x or "hang" in x)
+
+
+def absent(x):
+    return x is None or (isinstance(x, dict) and "missing" in x)
+
+
+def _reached_then_failed(x):
+    """NVIDIA's package called the library and then raised one of Python's exceptions on what came
+    back (an enum made of memory nothing wrote)."""
+    return isinstance(x, dict) and x.get("exc") in REFUSALS and bool(x.get("sym"))
+
+
+#: kind -> (test on (probe id, ours, reference), what it means)
+KINDS = {
+    "accepts-more": (lambda pid, o, r: refused(r) and not (refused(o) or crashed(o) or absent(o)),
+                     "ours takes an input NVIDIA's refuses before its library sees it"),
+    "refuses-otherwise": (lambda pid, o, r: refused(r) and refused(o),
+                          "both refuse the input before the library sees it, with another exception class"),
+    "avoids-crash": (lambda pid, o, r: crashed(r) and not crashed(o),
+                     "NVIDIA's crashes or hangs on the input; ours raises or returns"),
+    "adds-name": (lambda pid, o, r: absent(r) and not absent(o),
+                  "ours has a name (function, class, member, field) NVIDIA's lacks"),
+    "newer-header": (lambda pid, o, r: family(pid)[1] in ("const", "enum") and not absent(o) and not absent(r)
+                     and "exc" not in o and "exc" not in r,
+                     "a value or member count from the pinned header, which is newer than the one NVIDIA's "
+                     "release was generated from"),
+    "defined-output": (lambda pid, o, r: _reached_then_failed(r) and "exc" not in o and not crashed(o),
+                       "NVIDIA's reads memory the library never wrote and fails on it; ours returns the "
+                       "zeroed output"),
+    "reference-internal": (lambda pid, o, r: family(pid)[1] == "name" and absent(o) and not absent(r),
+                           "a name of NVIDIA's package's own machinery, not of the CUDA API"),
+}
+
+
+def kind_fits(entry, pid, ours, ref):
+    """Whether the difference (ours, ref) at `pid` is of the kind the entry names."""
+    test = KINDS.get(entry[3])
+    return test is not None and test[0](pid, ours, ref)
+
+
 def departure(pid, ours, ref, table=DEPARTURES, release=None):
-    """The table entry covering this difference (among those listed for `release`), or None."""
+    """The table entry covering this difference (among those listed for `release`): one whose
+    pattern and observations match, and whose kind the difference is of; else None.  A second
+    value says which entry matched but named another kind (None when none did)."""
+    misfit = None
     for entry in table:
         pattern, expected = entry[:2]
         if not covers(entry, release):
             continue
         if _match(pattern, pid) and (expected is None or (_fits(expected[0], ours) and _fits(expected[1], ref))):
-            return entry
-    return None
+            if kind_fits(entry, pid, ours, ref):
+                return entry, None
+            misfit = misfit or entry
+    return None, misfit
 
 
 def family(pid):
@@ -291,7 +354,7 @@ def _absent(pid, o, r):
 
 
 def compare(ours, ref, table=DEPARTURES, release=None):
-    res = {"probes": 0, "identical": 0, "absent": 0, "departures": [], "differences": [],
+    res = {"probes": 0, "identical": 0, "absent": 0, "departures": [], "differences": [], "misfits": [],
            "crashes": {"ours": sorted(k for k, v in ours.items() if "crash" in v or "hang" in v),
                        "reference": sorted(k for k, v in ref.items() if "crash" in v or "hang" in v)}}
     for pid in sorted(set(ours) | set(ref)):
@@ -301,10 +364,14 @@ def compare(ours, ref, table=DEPARTURES, release=None):
             res["identical"] += 1
         elif _absent(pid, o, r):
             res["absent"] += 1
-        elif (entry := departure(pid, o, r, table, release)) is not None:
-            res["departures"].append([pid, o, r, entry[-1]])
         else:
-            res["differences"].append([pid, o, r])
+            entry, misfit = departure(pid, o, r, table, release)
+            if entry is not None:
+                res["departures"].append([pid, o, r, entry[-1]])
+            else:
+                res["differences"].append([pid, o, r])
+                if misfit is not None:
+                    res["misfits"].append([pid, misfit[3], misfit[-1]])
     return res
 
 
@@ -326,10 +393,17 @@ def grouped(diffs):
     return sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0]))
 
 
+def by_kind(res, table=DEPARTURES):
+    """{kind: departures of that kind} of a comparison."""
+    kinds = {entry[-1]: entry[3] for entry in table}
+    return dict(collections.Counter(kinds.get(reason, "?") for *_, reason in res["departures"]).most_common())
+
+
 def total_line(res):
     who = f" (CUDA {res['release']} vs NVIDIA's {res['twin']})" if "release" in res else ""
+    kinds = ", ".join(f"{k} {n}" for k, n in by_kind(res).items())
     return (f"conformance{who}: {res['probes']} probes, {res['identical']} identical, "
-            f"{len(res['departures'])} listed departures, {len(res['differences'])} unlisted differences, "
+            f"{len(res['departures'])} listed departures ({kinds}), {len(res['differences'])} unlisted differences, "
             f"{res['absent']} not comparable (name absent in one package); crashes: "
             f"ours {len(res['crashes']['ours'])}, reference {len(res['crashes']['reference'])}")
 
@@ -346,6 +420,13 @@ def summary_text(res, examples=EXAMPLES, limit=None, totals=True):
         lines.append(f"  [{len(items)}] {lib} {fam} {what}: {kind}")
         for pid, o, r in items[:examples]:
             lines.append(f"      {pid}: ours {_obs(o)} | reference {_obs(r)}")
+    if res.get("misfits"):
+        lines.append(f"Differences that match a departure entry but are not of its kind ({len(res['misfits'])}):")
+        shown = collections.Counter()
+        for pid, kind, reason in res["misfits"]:
+            shown[reason] += 1
+            if shown[reason] <= examples:
+                lines.append(f"  {pid}: not {kind} ({reason[:80]})")
     if not totals:
         return "\n".join(lines)
     for side in ("ours", "reference"):
@@ -361,7 +442,8 @@ def write_summary(res, out, meta):
     out = Path(out)
     (out / "summary.txt").write_text(summary_text(res) + "\n")
     data = dict(meta, probes=res["probes"], identical=res["identical"], absent=res["absent"],
-                departures=len(res["departures"]), differences=len(res["differences"]),
+                departures=len(res["departures"]), departures_by_kind=by_kind(res),
+                differences=len(res["differences"]), misfits=res.get("misfits", []),
                 crashes={k: len(v) for k, v in res["crashes"].items()},
                 groups=[{"lib": k[0], "family": k[1], "probe": k[2], "kind": k[3], "count": len(v),
                          "examples": [{"id": p, "ours": o, "reference": r} for p, o, r in v[:EXAMPLES]]}

@@ -117,18 +117,36 @@ def _records_py(m):
     enums += [[py, [[n, int(v)] for n, v in members]] for py, members in ov.DEFINE_ENUMS_OF(m)]
     hide = set(L["snake"].get("hide_structs", ()))
     dtype_of = {c: d for d, c in rn.dtypes.items()}
+    by_name = {n: s for s in m.structs for n in [s.name] + [a for a, _ in s.aliases]}
     classes = []
     for s in m.structs:
         if s.name in hide or any(a in hide for a, _ in s.aliases) or rn.cls[s.name].startswith("_"):
             continue
         hidden = counted_fields(s)
-        fields = [rn.fields[s.name][f.name] for f in s.fields
-                  if None not in f.dims and f.name not in hidden and (s.name, f.name) not in ov.HIDDEN_FIELDS]
-        classes.append([rn.cls[s.name], dtype_of.get(rn.cls[s.name], ""), fields])
+        shown = [f for f in s.fields
+                 if None not in f.dims and f.name not in hidden and (s.name, f.name) not in ov.HIDDEN_FIELDS]
+        views = []
+        for f in shown:
+            inner = by_name.get(f.ctype) if f.cls == "struct" and not f.ptr else None
+            sub = _plain_field(inner.fields) if inner else None
+            if sub:
+                views.append([rn.fields[s.name][f.name], 0 if f.dims else None, rn.fields[inner.name][sub]])
+        classes.append([rn.cls[s.name], dtype_of.get(rn.cls[s.name], ""), [rn.fields[s.name][f.name] for f in shown],
+                        views])
     functions = {fn.name: [public_function(fn, L), [[n, t, c] for n, t, c, _ in public_inputs(m, fn, {})]]
                  for fn in m.functions if fn.python}
     constants = [py for c, py in ov.PUBLIC_CONSTANTS.get(m.lib, {}).items() if c in dict(m.defines)]
     return {"enums": enums, "classes": classes, "functions": functions, "constants": constants}
+
+
+def _plain_field(fields):
+    """The first field of a struct that holds one integer (a scalar, no array, no pointer), by its C
+    name (as model objects or model dicts): what a view probe writes through; None if it has none."""
+    for g in fields:
+        get = g.get if isinstance(g, dict) else lambda k, g=g: getattr(g, k)
+        if get("cls") == "scalar" and not get("dims") and not get("ptr") and get("ctype") not in _FLOATS:
+            return get("name")
+    return None
 
 
 def _build_one(release, libs):
@@ -384,6 +402,37 @@ def _swapped(d):
     return [{"b": "str", "str": "b"}.get(d[0], d[0]), *d[1:]]
 
 
+# the forms of a C argument that NVIDIA's package accepts by the parameter's C type, beyond SWEEP:
+# a pointer given as an int address (of a real buffer, beyond the first page) or as 0 (NULL), text
+# as bytes or str, an array as an empty, a one-item and a three-item list, a struct array as a
+# struct-class object of 0, 1 and 3 items, an enum as a member and as a plain int
+_POINTERS = ("voidp", "cstr", "buf_w", "array", "strlist", "struct_ptr", "jitvalues", "voidpp", "kparams",
+             "records_io", "value_ref", "unknown")
+
+
+def arg_forms(L, p, base, record_cls=None):
+    """{form: descriptor} for one input parameter (a model dict; None for a struct-style field
+    argument, which takes a number) whose base value is `base`; `record_cls` is the struct class of
+    a struct-style module's struct-array argument."""
+    out = {}
+    if p is None:
+        return out
+    if p["ptr"] or p["conv"] in _POINTERS:
+        out["addr"], out["null"] = ["addr"], ["int", 0]
+    if p["conv"] == "cstr":
+        out["text_b"], out["text_s"] = ["b", "x"], ["str", "x"]
+    if p["conv"] in ("array", "strlist", "jitvalues") or (base and base[0] == "list"):
+        item = base[1][0] if base and base[0] == "list" and base[1] else (
+            ["str", "x"] if p["conv"] == "strlist" else L.item(p["cls"], p["ctype"]))
+        out["empty"], out["one"], out["three"] = ["list", []], ["list", [item]], ["list", [item] * 3]
+    if record_cls:
+        for n in (0, 1, 3):
+            out[f"rec{n}"] = ["cls", record_cls, ["int", n]]
+    if p["conv"] == "enum" and base and base[0] == "enum":
+        out["member"] = base
+    return out
+
+
 def function_group(L, fn):
     name = snake(fn["name"]) if L.lib in SNAKE else fn["name"]
     pid = f"{L.lib}.fn.{name}"
@@ -402,6 +451,9 @@ def function_group(L, fn):
         for kind in kinds:
             v = (L.foreign_handle(_strip(p["ctype"])) if kind == "handle" else _swapped(args[i]) if kind == "swapped"
                  else sweep[kind])
+            probes.append([f"{pid}.{p['pyname']}:{p['conv']}={kind}", "call", name, args[:i] + [v] + args[i + 1:],
+                           opts])
+        for kind, v in arg_forms(L, p, args[i]).items():
             probes.append([f"{pid}.{p['pyname']}:{p['conv']}={kind}", "call", name, args[:i] + [v] + args[i + 1:],
                            opts])
     return {"g": pid, "lib": L.lib, "probes": probes}
@@ -469,6 +521,10 @@ def struct_group(L, s, name):
     for f in s["fields"]:
         fid = f"{L.lib}.field.{name}.{f['name']}:{f['cls']}"
         probes.append([f"{fid}.get", "fget", name, anon, f["name"]])
+        inner = L.structs.get(f["ctype"]) if f["cls"] == "struct" and not f["ptr"] else None
+        sub = _plain_field(inner["fields"]) if inner else None
+        if sub:       # a nested struct, or one item of an array of structs: a view, or a copy
+            probes.append([f"{fid}.view", "fview", name, anon, f["name"], 0 if f["dims"] else None, sub])
         for kind in FIELD_VALUES:
             probes.append([f"{fid}.set={kind}", "fset", name, anon, f["name"], f["count"],
                            field_value(L, f, kind)])
@@ -539,7 +595,7 @@ def _record_value(lib, fname, name, typ, p, classes, enums, by_address=False):
 def record_function_group(L, fn):
     py = L.m["py"]
     name, inputs = py["functions"][fn["name"]]
-    classes = {c for c, _, _ in py["classes"]}
+    classes = {c[0] for c in py["classes"]}
     enums = {e: m for e, m in py["enums"]}
     params = {p["name"]: p for p in fn["params"]}
     pid = f"{L.lib}.fn.{name}"
@@ -557,6 +613,10 @@ def record_function_group(L, fn):
             if kind == "handle":
                 continue
             probes.append([f"{pid}.{n}:{conv}={kind}", "call", name, args[:i] + [sweep[kind]] + args[i + 1:], opts])
+        p = params.get(c)
+        rec = _strip(t.split(" | ")[0]) if p is not None and p["conv"] in ("struct_ptr", "records_io") else None
+        for kind, v in arg_forms(L, p, args[i], rec if rec in classes else None).items():
+            probes.append([f"{pid}.{n}:{conv}={kind}", "call", name, args[:i] + [v] + args[i + 1:], opts])
     # each call its own made-up handle: a call that destroys one (module_unload, handle_deregister)
     # makes ours refuse it afterwards, in the same process
     for k, pr in enumerate(probes):
@@ -581,11 +641,11 @@ def record_groups(L):
                  [f"{pid}.type", "mro", cls]]
     misc += [[f"{L.lib}.const.{k}", "const", k] for k in py.get("constants", [])]
     out = [{"g": f"{L.lib}.enum", "lib": L.lib, "probes": misc}]
-    for cls, dtype, fields in py["classes"]:
+    for cls, dtype, fields, views in py["classes"]:
         pid = f"{L.lib}.record.{cls}"
         probes = [[f"{pid}.new()", "rnew", cls, []], [f"{pid}.new(2)", "rnew", cls, [["int", 2]]],
                   [f"{pid}.new(-1)", "rnew", cls, [["int", -1]]], [f"{pid}.new(str)", "rnew", cls, [["str", "2"]]],
-                  [f"{pid}.fields", "rfields", cls], [f"{pid}.sizeof", "sizeof", cls],
+                  [f"{pid}.len", "rlen", cls], [f"{pid}.fields", "rfields", cls], [f"{pid}.sizeof", "sizeof", cls],
                   [f"{pid}.from_data", "rfromdata", cls, dtype], [f"{pid}.eq", "req", cls]]
         if dtype:
             probes.append([f"{pid}.dtype", "rdtype", dtype])
@@ -593,6 +653,8 @@ def record_groups(L):
             probes.append([f"{pid}.{f}.get", "rget", cls, f])
             for kind, v in _RECORD_SET.items():
                 probes.append([f"{pid}.{f}.set={kind}", "rset", cls, f, v])
+        for f, index, sub in views:
+            probes.append([f"{pid}.{f}.view", "rview", cls, f, index, sub])
         out.append({"g": pid, "lib": L.lib, "probes": probes})
     return out
 
