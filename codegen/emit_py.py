@@ -327,417 +327,670 @@ def _check_buffer_extent(model):
                 raise ValueError(f"BUFFER_EXTENT[{fn.name!r}] names no void* parameter {wrong}")
 
 
-def _emit_function(model, fn, mod, L, refs):
-    o = []
-    nv = records_style(L)       # cufile, nvml, nvfatbin, cudla: snake_case functions, written directly
-    rn = record_names(model) if nv else None
-    two_call, setters = [], []  # (struct-style) arrays sized by asking first; struct fields set from arguments
-    pyparams, call_args, outs = [], [], []
-    size_check = []
-    byname = {q.name: q for q in fn.params}
-    # Declarations come first; then the conversions, in four passes (`scalars`, whose C values
-    # the others may read, `first`, `pre`, `late`), each line tagged with the parameter it reads,
-    # so that a conversion error can name it (_conversions).  A `cdef` line with an initializer,
-    # added with a tag, is split into its declaration and an assignment among the conversions.
-    cdecls, scalars, first, pre, late = [], [], [], [], []
-    after = []      # lines between the conversions and the call, which may fail on their own
+# ------------------------------------------------------------------------------------- wrappers
+#
+# A wrapper is assembled from one _Piece per parameter, made by the function that the parameter's
+# role and conversion select (_PIECES; the struct-style modules' own first, _RECORD_PIECES).
 
-    def val(name):
+class _Wrapper:
+    """What the pieces of one function's wrapper read: the model, the function, the C-API module
+    (`mod`: "cy<lib>."), the library's entry and whether its module is in the struct style (`nv`:
+    cuFile, NVML, nvFatbin, cuDLA; their record names are `rn`)."""
+
+    def __init__(self, model, fn, mod, L):
+        self.model, self.fn, self.mod, self.L = model, fn, mod, L
+        self.nv = records_style(L)
+        self.rn = record_names(model) if self.nv else None
+        self.byname = {q.name: q for q in fn.params}
+
+    def val(self, name):
         """The body's value of parameter `name` (C name): the C local of a converted scalar or
         enum, the argument itself otherwise; a name that is no parameter is returned as it is."""
-        q = byname.get(name)
+        q = self.byname.get(name)
         if q is None:
             return name
         return f"c_{q.name}" if q.role == "in" and q.conv in ("scalar", "enum") else q.pyname
 
-    def decl(line, tag=None, into=first):
+    def cy(self, ctype, ptr=0, const=False):
+        """A C type as the wrapper spells it: the library's own types qualified (`cydriver.`)."""
+        return cytype(ctype, ptr, const, self.mod)
+
+    def c_call(self, stmt):
+        """The C call, with the GIL released unless a table says it need not be."""
+        name = self.fn.name
+        if name in ov.KEEP_GIL:     # a non-blocking lookup: see the table's reasons
+            return f"    {stmt}"
+        if name in ov.KEEP_GIL_UNLESS:
+            # the GIL is kept only for the argument values lockprobe found lock-free (see the table)
+            arg = self.val(ov.KEEP_GIL_UNLESS[name][0])
+            return (f"    if {_keep_gil_test(self.model, name, arg)}:\n        {stmt}\n"
+                    f"    else:\n        with nogil:\n            {stmt}")
+        return f"    with nogil:\n        {stmt}"
+
+
+class _Piece:
+    """What one parameter adds to its wrapper:
+
+    * `pyparams`: the Python parameters it takes (none, one, or a struct's fields);
+    * `cdecls`: C declarations, which come first;
+    * the conversions, in four passes (`scalars`, whose C values the others may read, `first`,
+      `pre`, `late`), each line tagged with the parameter it reads, so that a conversion error can
+      name it (_conversions);
+    * `after`: lines between the conversions and the call, which may fail on their own;
+    * `arg`: the C call's argument; `outs`: what the wrapper returns for it;
+    * `size_check`: (size query, C name, Python name) of a buffer the call fills, checked against
+      the size the library gives;
+    * the struct-style modules': `setters`, struct fields set from arguments ((argument,
+      assignment, struct)), and `two_call`, arrays sized by asking the library first."""
+    LISTS = ("pyparams", "cdecls", "scalars", "first", "pre", "late", "after", "outs", "setters",
+             "size_check", "two_call")
+
+    def __init__(self, p):
+        self.tag = p if p.role in ("in", "inout") else None
+        self.c, self.py = "c_" + p.name, p.pyname
+        self.arg = ""
+        for name in self.LISTS:
+            setattr(self, name, [])
+
+    def decl(self, line, tag, into=None):
+        """A `cdef` line; one with an initializer, given a tag, is split into its declaration and
+        an assignment among the conversions (`into`, else `first`)."""
         m = re.match(r"cdef (.+?) (\w+) = (.*)$", line)
         if tag is None or not m:
-            cdecls.append(line)
+            self.cdecls.append(line)
         else:
-            cdecls.append(f"cdef {m[1]} {m[2]}")
-            into.append((tag, f"{m[2]} = {m[3]}"))
+            self.cdecls.append(f"cdef {m[1]} {m[2]}")
+            (self.first if into is None else into).append((tag, f"{m[2]} = {m[3]}"))
 
-    for p in fn.params:
-        tag = p if p.role in ("in", "inout") else None
-        c = "c_" + p.name
-        py = p.pyname
-        ct = cytype(p.ctype, p.ptr, p.const, mod)
-        base_t = cytype(p.ctype, 0, False, mod)
-        if p.role == "hidden":
-            cdecls.append(f"cdef {cytype(p.ctype, p.ptr - 1, False, mod)} {c} = 0")
-            call_args.append(f"&{c}")
-            continue
-        if p.role == "in":
-            conv = p.conv
-            if nv and conv in ("fixed", "fixed_ref", "count_ref"):
-                t = cytype(p.ctype, 0, False, mod)
-                cdecls.append(f"cdef {t} {c} = {p.extra.get('value', 0)}")
-                call_args.append(c if conv == "fixed" else f"&{c}")
-            elif nv and conv == "value_ref":
-                t = cytype(p.ctype, 0, False, mod)
-                pyparams.append(py)
-                decl(f"cdef {t} {c} = {py}", tag, scalars)
-                call_args.append(f"&{c}")
-            elif nv and conv == "struct_args":
-                st = struct_of(model, p.ctype)
-                out = p.extra["output"]
-                stack = _stack_fields(model, st, [path for _, path in p.extra["inputs"]], out, rn)
-                if stack is not None:
-                    # only numbers in and out: a C struct on the stack, as the reference does it
-                    _stack_struct(model, p, mod, cdecls)
-                    for arg, path in p.extra["inputs"]:
-                        pyparams.append(arg)
-                        setters.append((arg, f"{stack[path][0]} = {stack[path][1]}{arg}", f"s_{p.name}"))
-                    call_args.append(f"&s_{p.name}")
-                    if out:
-                        outs.append(f"s_{p.name}.{stack[out][0]}")
-                    continue
-                cdecls.append(f"cdef _Record s_{p.name} = {_one_record(rn, rn.cls[bare(p.ctype)])}")
-                ver = _struct_version(model, p.ctype, mod)
-                if ver:
-                    cdecls.append(f"(<unsigned int*>s_{p.name}._ptr)[0] = {ver}")
-                for arg, path in p.extra["inputs"]:
-                    pyparams.append(arg)
-                    if path.startswith("alloc:"):
-                        # an array of `arg` items for a pointer field, and its count field
-                        _, fld, n = path.split(":")
-                        f = next(x for x in st.fields if rn.fields[st.name][x.name] == fld)
-                        setters.append((arg, f"{fld} = _new_record(_L.cls({rn.cls[f.ctype]!r}), {arg})", f"s_{p.name}"))
-                        setters.append((arg, f"{n} = {arg}", f"s_{p.name}"))
-                    else:
-                        setters.append((arg, f"{path} = {arg}", f"s_{p.name}"))
-                call_args.append(f"<{cytype(p.ctype, p.ptr, False, mod)}>s_{p.name}._ptr")
-                if out == "*":
-                    outs.append(f"s_{p.name}")
-                elif out:
-                    outs.append(f"s_{p.name}.{out}")
-            elif nv and "implicit" in p.extra:
-                # the length of the struct array it counts (a struct object of the module)
-                counted = byname[p.extra["implicit"]]
-                arr = counted.pyname
-                cdecls.append(f"cdef {SCALARS[bare(p.ctype)][0]} {c} = 0")
-                if counted.conv == "records_io":
-                    # made into a struct object already (from a sequence of field ids, say)
-                    pre.append((counted, f"{c} = len(r_{counted.name})"))
-                else:
-                    pre.append((counted,
-                                f"if not isinstance({arr}, _Record): raise TypeError('{arr} must be a "
-                                f"{rn.cls[bare(counted.ctype)]}, whose length is the count')"))
-                    pre.append((counted, f"{c} = len(<_Record>{arr})"))
-                call_args.append(c)
-            elif conv == "scalar":
-                pyparams.append(f"{py}={p.extra['default']!r}" if "default" in p.extra else py)
-                decl(f"cdef {SCALARS[bare(p.ctype)][0]} {c} = {py}", tag, scalars)
-                call_args.append(c)
-            elif conv == "enum":
-                pyparams.append(py)
-                decl(f"cdef long long {c} = {py}", tag, scalars)
-                call_args.append(f"<{base_t}>{c}")
-            elif conv == "inttd":
-                # an integer typedef object (CUdevice, CUdeviceptr) is read directly; anything
-                # else goes through Cython's checked conversion to the C type
-                sc = [x for x in model.inttds if x[0] == bare(p.ctype)][0]
-                pyparams.append(py)
-                cdecls.append(f"cdef {sc[2]} {c}")
-                pre.extend((tag, x) for x in _read_inttd(py, c, sc[2]))
-                call_args.append(f"<{base_t}>{c}")
-            elif conv == "handle":
-                pyparams.append(py)
-                cdecls.append(f"cdef void* {c}")
-                pre.append((tag, f"_hptr({py}, &{c})"))
-                if bare(p.ctype) in ov.LIBRARY_HANDLES:
-                    pre.append((tag, f"_library_handle({c}, {py!r}, {ov.LIBRARY_HANDLES[bare(p.ctype)]!r})"))
-                call_args.append(f"<{ct}>{c}")
-            elif conv == "handle_ref":
-                # a handle object's own value is what the call reads and may update
-                pyparams.append(py)
-                cdecls.append(f"cdef void* {c}")
-                decl(f"cdef void** r_{p.name} = _href({py}, &{c})", tag)
-                if bare(p.ctype) in ov.LIBRARY_HANDLES:
-                    pre.append((tag, f"_library_handle(r_{p.name}[0], {py!r}, {ov.LIBRARY_HANDLES[bare(p.ctype)]!r})"))
-                call_args.append(f"<{ct}>r_{p.name}")
-            elif conv == "struct_val":
-                pyparams.append(py)
-                decl(f"cdef void* p_{p.name} = _sval({py}, sizeof({base_t}))", tag)
-                call_args.append(f"(<{base_t}*>p_{p.name})[0]")
-            elif conv == "struct_ptr" and nv:
-                # a struct object of the module (one, or an array of them), an address, or None
-                pyparams.append(py)
-                decl(f"cdef void* p_{p.name} = _record_ptr({py}, _L.cls({rn.cls[bare(p.ctype)]!r}), {py!r})", tag)
-                call_args.append(f"<{ct}>p_{p.name}")
-            elif conv == "struct_ptr":
-                pyparams.append(py)
-                decl(f"cdef _Buf a_{p.name} = _structs({py}, sizeof(cy{model.lib}.{bare(p.ctype)}))", tag)
-                decl(f"cdef void* p_{p.name} = _bufptr(a_{p.name})", tag)
-                call_args.append(f"<{ct}>p_{p.name}")
-            elif conv in ("voidp", "unknown"):
-                pyparams.append(py)
-                cdecls.append(f"cdef void* {c}")
-                if L.get("snake"):
-                    # nvJitLink and NVVM read `size` bytes of their input: no NULL, no handle
-                    # object, and a buffer must hold that many bytes
-                    size = val(p.extra.get("size")) or "0"
-                    pre.append((tag, f"_bptr({py}, &{c}, {size})"))
-                elif p.name in ov.BUFFER_EXTENT.get(fn.name, {}):
-                    size = re.sub(r"\w+", lambda m: val(m[0]), ov.BUFFER_EXTENT[fn.name][p.name])
-                    written = p.name in ov.WRITTEN_BUFFERS
-                    pre.append((tag, f"_vsized({py}, &{c}, {size}, {written})"))
-                else:
-                    pre.append((tag, f"_vptr({py}, &{c})"))
-                call_args.append(f"<{ct}>{c}")
-            elif conv == "cstr":
-                pyparams.append(py)
-                if L.get("snake"):   # the reference's nvJitLink and NVVM take str; bytes work too
-                    decl(f"cdef bytes b_{p.name} = (<str>{py}).encode() if isinstance({py}, str) else _as_bytes({py}, False)", tag)
-                else:
-                    decl(f"cdef bytes b_{p.name} = _as_bytes({py}, False)", tag)
-                decl(f"cdef const char* {c} = <char*>b_{p.name}", tag)
-                call_args.append(f"<{ct}>{c}")
-            elif conv == "buf_w":
-                pyparams.append(py)
-                cdecls.append(f"cdef void* {c}")
-                cdecls.append(f"cdef Py_ssize_t n_{p.name}")
-                # nvJitLink, NVVM: addresses too; NVRTC's, nvJitLink's and NVVM's getters take
-                # bytes too (the reference's `b" " * size`), not the CALLER_BUFFERS
-                szf = fn.size_query
-                take_bytes = "size" not in p.extra
-                pre.append((tag, f"_wbuf({py}, &{c}, &n_{p.name}, {bool(L.get('snake'))}, {take_bytes})"))
-                if szf:
-                    size_check.append((szf, p.name, py))
-                if "size" in p.extra:
-                    # at least as many bytes as the size argument says (read once every input is)
-                    q = byname[p.extra["size"]]
-                    cexpr = f"c_{q.name}" if q.role in ("out", "inout") else val(q.name)
-                    late.append((tag, f"if n_{p.name} < <Py_ssize_t>{cexpr}: raise ValueError("
-                                      f"f'holds {{n_{p.name}}} bytes, fewer than {q.pyname} = {{{cexpr}}}')"))
-                call_args.append(f"<{ct}>{c}")
-            elif conv == "array":
-                kind, cls, es = _elem(model, p)
-                pyparams.append(py)
-                decl(f"cdef _Buf a_{p.name} = _array({py}, {kind!r}, {es})", tag)
-                decl(f"cdef void* p_{p.name} = _bufptr(a_{p.name})", tag)
-                call_args.append(f"<{ct}>p_{p.name}")
-            elif conv == "strlist":
-                pyparams.append(py)
-                decl(f"cdef _Buf a_{p.name} = _strlist({py})", tag)
-                decl(f"cdef void* p_{p.name} = _bufptr(a_{p.name})", tag)
-                call_args.append(f"<{ct}>p_{p.name}")
-            elif conv == "voidpp":
-                # None and a non-negative int address need no conversion object
-                pyparams.append(py)
-                cdecls.append(f"cdef _Buf a_{p.name} = None")
-                cdecls.append(f"cdef void* p_{p.name} = NULL")
-                pre.append((tag, f"if type({py}) is int and {py} >= 0:"))
-                pre.append((tag, f"    p_{p.name} = PyLong_AsVoidPtr({py})"))
-                pre.append((tag, f"elif {py} is not None:"))
-                pre.append((tag, f"    a_{p.name} = _voidpp({py})"))
-                pre.append((tag, f"    p_{p.name} = _bufptr(a_{p.name})"))
-                call_args.append(f"<{ct}>p_{p.name}")
-            elif conv == "jitvalues":
-                pyparams.append(py)
-                decl(f"cdef _Buf a_{p.name} = _jitvalues({py})", tag)
-                decl(f"cdef void* p_{p.name} = _bufptr(a_{p.name})", tag)
-                call_args.append(f"<{ct}>p_{p.name}")
-            elif conv == "kparams":
-                # None and a non-negative int address need no conversion object
-                pyparams.append(py)
-                cdecls.append(f"cdef _Buf a_{p.name} = None")
-                cdecls.append(f"cdef void* p_{p.name} = NULL")
-                pre.append((tag, f"if type({py}) is int and {py} >= 0:"))
-                pre.append((tag, f"    p_{p.name} = PyLong_AsVoidPtr({py})"))
-                pre.append((tag, f"elif {py} is not None:"))
-                pre.append((tag, f"    a_{p.name} = _kparams({py})"))
-                pre.append((tag, f"    p_{p.name} = _bufptr(a_{p.name})"))
-                call_args.append(f"<{ct}>p_{p.name}")
-            elif conv == "attr":
-                pyparams.append(py)
-                a = p.extra["attr"]
-                decl(f"cdef _Buf a_{p.name} = _attr_in({py}, _ATTR_{p.extra['enum']}.get(int({val(a)}), 'u8'), _L)", tag)
-                call_args.append(f"<{ct}>a_{p.name}.ptr")
-                for q in fn.params:
-                    if q.role == "hidden":
-                        pre.append((tag, f"c_{q.name} = a_{p.name}.size"))
-            else:
-                raise ValueError(f"{fn.name}: no input conversion {conv}")
-        elif nv and p.conv == "records_io":
-            # the module's struct object (filled in place), or a list of its first field's values
-            cls = rn.cls[bare(p.ctype)]
-            pyparams.append(py)
-            decl(f"cdef _Record r_{p.name} = _records_in({py}, _L.cls({cls!r}), {p.extra['field']!r})", tag)
-            call_args.append(f"<{cytype(p.ctype, p.ptr, False, mod)}>r_{p.name}._ptr")
-            outs.append(f"r_{p.name}")
-        elif p.role in ("out", "inout"):
-            conv = p.conv
-            if conv in ("value_out", "value_inout"):
-                t = cytype(p.ctype, p.ptr - 1, False, mod)
-                cdecls.append(f"cdef {t} {c} = <{t}>0")   # what a call that writes nothing returns
-                if p.role == "inout":
-                    pyparams.append(f"{py}={p.extra['default']!r}" if "default" in p.extra else py)
-                    if p.cls in ("handle", "funcptr"):
-                        cdecls.append(f"cdef void* h_{p.name}")
-                        pre.append((tag, f"_hptr({py}, &h_{p.name})"))
-                        pre.append((tag, f"{c} = <{base_t}>h_{p.name}"))
-                    elif p.cls == "enum":
-                        pre.append((tag, f"{c} = <{base_t}><long long>{py}"))
-                    elif p.cls == "inttd":
-                        pre.extend((tag, x) for x in _read_inttd(py, c, t))
-                    else:
-                        pre.append((tag, f"{c} = {py}"))
-                call_args.append(f"&{c}")
-                outs.append(_nv_value(model, p, c) if nv else _to_py(model, p, c, mod))
-            elif conv == "struct_out" and nv and "unwrap" in p.extra and \
-                    (stack := _stack_fields(model, struct_of(model, p.ctype), [], p.extra["unwrap"], rn)):
-                # one number out of the struct: a C struct on the stack, as the reference does it
-                _stack_struct(model, p, mod, cdecls)
-                call_args.append(f"&s_{p.name}")
-                outs.append(f"s_{p.name}.{stack[p.extra['unwrap']][0]}")
-            elif conv == "struct_out" and nv:
-                cdecls.append(f"cdef _Record s_{p.name} = {_one_record(rn, rn.cls[bare(p.ctype)])}")
-                ver = _struct_version(model, p.ctype, mod)
-                if ver:
-                    cdecls.append(f"(<unsigned int*>s_{p.name}._ptr)[0] = {ver}")
-                call_args.append(f"<{cytype(p.ctype, p.ptr, False, mod)}>s_{p.name}._ptr")
-                outs.append(f"s_{p.name}.{p.extra['unwrap']}" if "unwrap" in p.extra else f"s_{p.name}")
-            elif conv == "struct_out":
-                cdecls.append(f"cdef _Struct s_{p.name} = _new_struct(_L.cls({bare(p.ctype)!r}))")
-                call_args.append(f"<{cytype(p.ctype, p.ptr, False, mod)}>s_{p.name}._ptr")
-                outs.append(f"s_{p.name}")
-            elif conv in ("voidp_out",):
-                cdecls.append(f"cdef void* {c} = NULL")
-                call_args.append(f"<{cytype(p.ctype, p.ptr, p.const, mod)}>&{c}")
-                outs.append(f"PyLong_FromVoidPtr({c})")
-            elif conv == "voidp_out_val":
-                cdecls.append(f"cdef unsigned long long {c} = 0")
-                call_args.append(f"<void*>&{c}")
-                outs.append(c)
-            elif conv == "cstr_out":
-                cdecls.append(f"cdef const char* {c} = NULL")
-                call_args.append(f"<{cytype(p.ctype, p.ptr, p.const, mod)}>&{c}")
-                outs.append(f"(<bytes>{c} if {c} != NULL else None)")
-            elif conv == "strbuf" and nv and (not p.extra.get("len") or byname[p.extra["len"]].conv in ("fixed", "fixed_ref")):
-                # a string the library writes into a buffer of the documented size
-                cdecls.append(f"cdef _Buf a_{p.name} = _Buf_new({p.extra['size']})")
-                call_args.append(f"<char*>a_{p.name}.ptr")
-                outs.append(f"_text(<char*>a_{p.name}.ptr, {p.extra['size']})")
-            elif conv == "strbuf":
-                ln = p.extra["len"]
-                lpy, lv, tag = ov.RENAME.get(ln, ln), val(ln), byname[ln]
-                pre.append((tag, f"if {lv} < 0: raise ValueError(f'{lpy} cannot be negative: {{{lv}}}')"))
-                cdecls.append(f"cdef _Buf a_{p.name}")
-                pre.append((tag, f"a_{p.name} = _Buf_new({lv})"))
-                call_args.append(f"<char*>a_{p.name}.ptr")
-                outs.append(f"_text(<char*>a_{p.name}.ptr, {lv})" if nv else
-                            f"PyBytes_FromStringAndSize(<char*>a_{p.name}.ptr, {lv})")
-            elif conv == "array_out" and nv and "capacity" in p.extra:
-                # handles, as many as the library says it wrote, into room for as many as the
-                # bound it gives first (overrides.ARRAY_CAPACITY)
-                kind, _, es = _elem(model, p)
-                assert kind == "h", (fn.name, p.name)
-                n = f"c_{p.extra['count']}"
-                cdecls.append(f"cdef {cytype(byname[p.extra['count']].ctype, 0, False, mod)} cap_{p.name} = 0")
-                cdecls.append(f"cdef _Buf a_{p.name}")
-                bound = p.extra["capacity"].format(n=f"&cap_{p.name}")
-                after.append(f"err = cy{model.lib}.{bound}")
-                after.append("if err != 0:")
-                after.append("    _raise(err)")
-                after.append(f"a_{p.name} = _Buf_new((<Py_ssize_t>cap_{p.name} + 1) * {es})")
-                call_args.append(f"<{cytype(p.ctype, p.ptr, False, mod)}>a_{p.name}.ptr")
-                outs.append(f"[PyLong_FromVoidPtr((<void**>a_{p.name}.ptr)[i]) for i in range({n} if {n} < cap_{p.name} else cap_{p.name})]")
-            elif conv == "array_out" and nv and p.extra.get("two_call"):
-                # sized by asking the library first (_nv_call_and_return calls twice)
-                kind, cls, es = _elem(model, p)
-                two_call.append((p, kind, es))
-                call_args.append(f"__ARRAY_{p.name}__")
-                outs.append(f"__OUT_{p.name}__")
-            elif conv in ("array_out", "array_ref_out"):
-                kind, cls, es = _elem(model, p)
-                cnt = p.extra["count"]
-                if isinstance(cnt, int):
-                    cexpr = str(cnt)
-                elif cnt.startswith("call:"):
-                    cexpr = f"n_{p.name}"
-                    cdecls.append(f"cdef int {cexpr} = 0")
-                    pre.append((tag, f"_st_raise(cy{model.lib}.{cnt[5:]}(&{cexpr}))"))
-                else:
-                    q = [x for x in fn.params if x.name == cnt][0]
-                    cexpr = f"c_{cnt}" if q.role in ("out", "inout") else val(cnt)
-                    tag = q
-                if conv == "array_out":
-                    # allocated after every input is converted (the count may be an in/out)
-                    if isinstance(cnt, str) and not cnt.startswith("call:") and [x for x in fn.params if x.name == cnt][0].role == "inout":
-                        cdecls.append(f"cdef _Buf a_{p.name}")
-                        late.append((tag, f"a_{p.name} = _Buf_new((<Py_ssize_t>{cexpr}) * {es}) if {cexpr} else None"))
-                        cdecls.append(f"cdef void* p_{p.name}")
-                        late.append((tag, f"p_{p.name} = _bufptr(a_{p.name})"))
-                        call_args.append(f"<{cytype(p.ctype, p.ptr, False, mod)}>p_{p.name}")
-                        # never read more items than the buffer holds, whatever count comes back
-                        cdecls.append(f"cdef size_t req_{p.name}")
-                        late.append((tag, f"req_{p.name} = {cexpr}"))
-                        cexpr = f"({cexpr} if {cexpr} < req_{p.name} else req_{p.name})"
-                    elif nv and kind != "s" and bare(p.ctype) != "char":
-                        # numbers, as many as a count the caller chooses: a numpy array the
-                        # library fills, returned as it is (no copy; pages it does not write
-                        # cost nothing, whatever the count)
-                        cdecls.append(f"cdef object n_{p.name}")
-                        cdecls.append(f"cdef void* p_{p.name}")
-                        late.append((tag, f"n_{p.name} = _numbers_new(<Py_ssize_t>({cexpr}), {_np_format(model, p)!r})"))
-                        late.append((tag, f"p_{p.name} = _numbers_ptr(n_{p.name})"))
-                        call_args.append(f"<{cytype(p.ctype, p.ptr, False, mod)}>p_{p.name}")
-                        outs.append(f"n_{p.name}")
-                        continue
-                    else:
-                        cdecls.append(f"cdef _Buf a_{p.name}")
-                        late.append((tag, f"a_{p.name} = _Buf_new((<Py_ssize_t>{cexpr}) * {es})"))
-                        call_args.append(f"<{cytype(p.ctype, p.ptr, False, mod)}>a_{p.name}.ptr")
-                    if bare(p.ctype) == "char":
-                        outs.append(f"PyBytes_FromStringAndSize(<char*>_bufptr(a_{p.name}), {cexpr})")
-                    elif nv and kind == "s":
-                        outs.append(f"_records_of(_L.cls({rn.cls[bare(p.ctype)]!r}), _bufptr(a_{p.name}), {cexpr})")
-                    elif nv:
-                        outs.append(f"_numbers_of(_bufptr(a_{p.name}), {cexpr}, {_np_format(model, p)!r})")
-                    else:
-                        outs.append(f"_from_array(_bufptr(a_{p.name}), {cexpr}, {kind!r}, {cls}, {es})")
-                else:
-                    cdecls.append(f"cdef void* {c} = NULL")
-                    call_args.append(f"<{cytype(p.ctype, p.ptr, False, mod)}>&{c}")
-                    outs.append(f"_from_array({c}, {cexpr}, {kind!r}, {cls}, {es})")
-            elif conv == "attr":
-                a = p.extra["attr"]
-                size = val(p.extra["size"]) or "0"  # the caller's data size
-                tag = byname.get(p.extra["size"], byname[a])
-                decl(f"cdef str code_{p.name} = _ATTR_{p.extra['enum']}.get(int({val(a)}), 'u8')", byname[a])
-                decl(f"cdef _Buf a_{p.name} = _Buf_new(max(_attr_size(code_{p.name}), <Py_ssize_t>{size}))", tag)
-                call_args.append(f"<{ct}>a_{p.name}.ptr")
-                outs.append(f"_attr_out(a_{p.name}.ptr, code_{p.name}, _L, {size})")
-                for q in fn.params:
-                    if q.role == "hidden":
-                        pre.append((tag, f"c_{q.name} = a_{p.name}.size"))
-            elif conv == "attr_list":
-                x = {k: val(v) for k, v in p.extra.items()}
-                cdecls.append(f"cdef list v_{p.name} = []")
-                decl(f"cdef _Buf a_{p.name} = _attr_bufs({x['attr']}, _ATTR_{x['enum']}, "
-                     f"{x['sizes'] or 'None'}, {x['count']}, v_{p.name})", byname[p.extra["attr"]])
-                call_args.append(f"<{ct}>a_{p.name}.ptr")
-                outs.append(f"_attr_values(v_{p.name}, _L)")
-            else:
-                raise ValueError(f"{fn.name}: no output conversion {conv}")
-    for p in fn.params:
+
+def _piece(w, p):
+    """Parameter p's piece, by its role and conversion (a hidden parameter's whatever it is)."""
+    key = (p.role, "*" if p.role == "hidden" else p.conv)
+    make = (w.nv and _RECORD_PIECES.get(key)) or _PIECES.get(key)
+    if make is None:
+        raise ValueError(f"{w.fn.name}: no {'input' if p.role == 'in' else 'output'} conversion {p.conv}")
+    return make(w, p)
+
+
+def _hidden(w, p):
+    """A value the call writes and the wrapper does not return (an attribute's size)."""
+    x = _Piece(p)
+    x.cdecls.append(f"cdef {w.cy(p.ctype, p.ptr - 1)} {x.c} = 0")
+    x.arg = f"&{x.c}"
+    return x
+
+
+def _scalar(w, p):
+    x = _Piece(p)
+    x.pyparams.append(f"{x.py}={p.extra['default']!r}" if "default" in p.extra else x.py)
+    x.decl(f"cdef {SCALARS[bare(p.ctype)][0]} {x.c} = {x.py}", x.tag, x.scalars)
+    x.arg = x.c
+    return x
+
+
+def _enum(w, p):
+    x = _Piece(p)
+    x.pyparams.append(x.py)
+    x.decl(f"cdef long long {x.c} = {x.py}", x.tag, x.scalars)
+    x.arg = f"<{w.cy(p.ctype)}>{x.c}"
+    return x
+
+
+def _inttd(w, p):
+    """An integer typedef object (CUdevice, CUdeviceptr) is read directly; anything else goes
+    through Cython's checked conversion to the C type."""
+    x = _Piece(p)
+    sc = [t for t in w.model.inttds if t[0] == bare(p.ctype)][0]
+    x.pyparams.append(x.py)
+    x.cdecls.append(f"cdef {sc[2]} {x.c}")
+    x.pre.extend((x.tag, line) for line in _read_inttd(x.py, x.c, sc[2]))
+    x.arg = f"<{w.cy(p.ctype)}>{x.c}"
+    return x
+
+
+def _handle(w, p):
+    x = _Piece(p)
+    x.pyparams.append(x.py)
+    x.cdecls.append(f"cdef void* {x.c}")
+    x.pre.append((x.tag, f"_hptr({x.py}, &{x.c})"))
+    if bare(p.ctype) in ov.LIBRARY_HANDLES:
+        x.pre.append((x.tag, f"_library_handle({x.c}, {x.py!r}, {ov.LIBRARY_HANDLES[bare(p.ctype)]!r})"))
+    x.arg = f"<{w.cy(p.ctype, p.ptr, p.const)}>{x.c}"
+    return x
+
+
+def _handle_ref(w, p):
+    """A handle object's own value is what the call reads and may update."""
+    x = _Piece(p)
+    x.pyparams.append(x.py)
+    x.cdecls.append(f"cdef void* {x.c}")
+    x.decl(f"cdef void** r_{p.name} = _href({x.py}, &{x.c})", x.tag)
+    if bare(p.ctype) in ov.LIBRARY_HANDLES:
+        x.pre.append((x.tag, f"_library_handle(r_{p.name}[0], {x.py!r}, {ov.LIBRARY_HANDLES[bare(p.ctype)]!r})"))
+    x.arg = f"<{w.cy(p.ctype, p.ptr, p.const)}>r_{p.name}"
+    return x
+
+
+def _struct_val(w, p):
+    x = _Piece(p)
+    x.pyparams.append(x.py)
+    x.decl(f"cdef void* p_{p.name} = _sval({x.py}, sizeof({w.cy(p.ctype)}))", x.tag)
+    x.arg = f"(<{w.cy(p.ctype)}*>p_{p.name})[0]"
+    return x
+
+
+def _block(w, p, expr):
+    """An argument converted into a block (`a_<name>`, made by `expr`) whose address the call takes."""
+    x = _Piece(p)
+    x.pyparams.append(x.py)
+    x.decl(f"cdef _Buf a_{p.name} = {expr}", x.tag)
+    x.decl(f"cdef void* p_{p.name} = _bufptr(a_{p.name})", x.tag)
+    x.arg = f"<{w.cy(p.ctype, p.ptr, p.const)}>p_{p.name}"
+    return x
+
+
+def _struct_ptr(w, p):
+    return _block(w, p, f"_structs({p.pyname}, sizeof(cy{w.model.lib}.{bare(p.ctype)}))")
+
+
+def _array(w, p):
+    kind, _, es = _elem(w.model, p)
+    return _block(w, p, f"_array({p.pyname}, {kind!r}, {es})")
+
+
+def _strlist(w, p):
+    return _block(w, p, f"_strlist({p.pyname})")
+
+
+def _jitvalues(w, p):
+    return _block(w, p, f"_jitvalues({p.pyname})")
+
+
+def _address_or_block(w, p, convert):
+    """None and a non-negative int address need no conversion object; anything else is converted
+    into a block by `convert` (_voidpp, _kparams)."""
+    x, py, n = _Piece(p), p.pyname, p.name
+    x.pyparams.append(py)
+    x.cdecls += [f"cdef _Buf a_{n} = None", f"cdef void* p_{n} = NULL"]
+    x.pre += [(x.tag, line) for line in (f"if type({py}) is int and {py} >= 0:",
+                                         f"    p_{n} = PyLong_AsVoidPtr({py})",
+                                         f"elif {py} is not None:",
+                                         f"    a_{n} = {convert}({py})",
+                                         f"    p_{n} = _bufptr(a_{n})")]
+    x.arg = f"<{w.cy(p.ctype, p.ptr, p.const)}>p_{n}"
+    return x
+
+
+def _voidpp(w, p):
+    return _address_or_block(w, p, "_voidpp")
+
+
+def _kparams(w, p):
+    return _address_or_block(w, p, "_kparams")
+
+
+def _voidp(w, p):
+    x = _Piece(p)
+    x.pyparams.append(x.py)
+    x.cdecls.append(f"cdef void* {x.c}")
+    if w.L.get("snake"):
+        # nvJitLink and NVVM read `size` bytes of their input: no NULL, no handle object, and a
+        # buffer must hold that many bytes
+        size = w.val(p.extra.get("size")) or "0"
+        x.pre.append((x.tag, f"_bptr({x.py}, &{x.c}, {size})"))
+    elif p.name in ov.BUFFER_EXTENT.get(w.fn.name, {}):
+        size = re.sub(r"\w+", lambda m: w.val(m[0]), ov.BUFFER_EXTENT[w.fn.name][p.name])
+        written = p.name in ov.WRITTEN_BUFFERS
+        x.pre.append((x.tag, f"_vsized({x.py}, &{x.c}, {size}, {written})"))
+    else:
+        x.pre.append((x.tag, f"_vptr({x.py}, &{x.c})"))
+    x.arg = f"<{w.cy(p.ctype, p.ptr, p.const)}>{x.c}"
+    return x
+
+
+def _cstr(w, p):
+    x, py = _Piece(p), p.pyname
+    x.pyparams.append(py)
+    if w.L.get("snake"):   # the reference's nvJitLink and NVVM take str; bytes work too
+        x.decl(f"cdef bytes b_{p.name} = (<str>{py}).encode() if isinstance({py}, str) else _as_bytes({py}, False)", x.tag)
+    else:
+        x.decl(f"cdef bytes b_{p.name} = _as_bytes({py}, False)", x.tag)
+    x.decl(f"cdef const char* {x.c} = <char*>b_{p.name}", x.tag)
+    x.arg = f"<{w.cy(p.ctype, p.ptr, p.const)}>{x.c}"
+    return x
+
+
+def _buf_w(w, p):
+    """A buffer the call fills.  nvJitLink, NVVM: addresses too; NVRTC's, nvJitLink's and NVVM's
+    getters take bytes too (the reference's `b" " * size`), not the CALLER_BUFFERS."""
+    x, py, n = _Piece(p), p.pyname, p.name
+    x.pyparams.append(py)
+    x.cdecls += [f"cdef void* {x.c}", f"cdef Py_ssize_t n_{n}"]
+    take_bytes = "size" not in p.extra
+    x.pre.append((x.tag, f"_wbuf({py}, &{x.c}, &n_{n}, {bool(w.L.get('snake'))}, {take_bytes})"))
+    if w.fn.size_query:
+        x.size_check.append((w.fn.size_query, n, py))
+    if "size" in p.extra:
+        # at least as many bytes as the size argument says (read once every input is)
+        q = w.byname[p.extra["size"]]
+        cexpr = f"c_{q.name}" if q.role in ("out", "inout") else w.val(q.name)
+        x.late.append((x.tag, f"if n_{n} < <Py_ssize_t>{cexpr}: raise ValueError("
+                              f"f'holds {{n_{n}}} bytes, fewer than {q.pyname} = {{{cexpr}}}')"))
+    x.arg = f"<{w.cy(p.ctype, p.ptr, p.const)}>{x.c}"
+    return x
+
+
+def _attr_in(w, p):
+    x = _Piece(p)
+    x.pyparams.append(x.py)
+    a = p.extra["attr"]
+    x.decl(f"cdef _Buf a_{p.name} = _attr_in({x.py}, _ATTR_{p.extra['enum']}.get(int({w.val(a)}), 'u8'), _L)", x.tag)
+    x.arg = f"<{w.cy(p.ctype, p.ptr, p.const)}>a_{p.name}.ptr"
+    x.pre += [(x.tag, f"c_{q.name} = a_{p.name}.size") for q in w.fn.params if q.role == "hidden"]
+    return x
+
+
+def _value_out(w, p):
+    """A value the call writes (an in/out one is set from its argument first)."""
+    x, py = _Piece(p), p.pyname
+    t, base_t = w.cy(p.ctype, p.ptr - 1), w.cy(p.ctype)
+    x.cdecls.append(f"cdef {t} {x.c} = <{t}>0")   # what a call that writes nothing returns
+    if p.role == "inout":
+        x.pyparams.append(f"{py}={p.extra['default']!r}" if "default" in p.extra else py)
+        if p.cls in ("handle", "funcptr"):
+            x.cdecls.append(f"cdef void* h_{p.name}")
+            x.pre += [(x.tag, f"_hptr({py}, &h_{p.name})"), (x.tag, f"{x.c} = <{base_t}>h_{p.name}")]
+        elif p.cls == "enum":
+            x.pre.append((x.tag, f"{x.c} = <{base_t}><long long>{py}"))
+        elif p.cls == "inttd":
+            x.pre.extend((x.tag, line) for line in _read_inttd(py, x.c, t))
+        else:
+            x.pre.append((x.tag, f"{x.c} = {py}"))
+    x.arg = f"&{x.c}"
+    x.outs.append(_nv_value(w.model, p, x.c) if w.nv else _to_py(w.model, p, x.c, w.mod))
+    return x
+
+
+def _struct_out(w, p):
+    x = _Piece(p)
+    x.cdecls.append(f"cdef _Struct s_{p.name} = _new_struct(_L.cls({bare(p.ctype)!r}))")
+    x.arg = f"<{w.cy(p.ctype, p.ptr)}>s_{p.name}._ptr"
+    x.outs.append(f"s_{p.name}")
+    return x
+
+
+def _voidp_out(w, p):
+    x = _Piece(p)
+    x.cdecls.append(f"cdef void* {x.c} = NULL")
+    x.arg = f"<{w.cy(p.ctype, p.ptr, p.const)}>&{x.c}"
+    x.outs.append(f"PyLong_FromVoidPtr({x.c})")
+    return x
+
+
+def _voidp_out_val(w, p):
+    x = _Piece(p)
+    x.cdecls.append(f"cdef unsigned long long {x.c} = 0")
+    x.arg = f"<void*>&{x.c}"
+    x.outs.append(x.c)
+    return x
+
+
+def _cstr_out(w, p):
+    x = _Piece(p)
+    x.cdecls.append(f"cdef const char* {x.c} = NULL")
+    x.arg = f"<{w.cy(p.ctype, p.ptr, p.const)}>&{x.c}"
+    x.outs.append(f"(<bytes>{x.c} if {x.c} != NULL else None)")
+    return x
+
+
+def _strbuf(w, p):
+    """A string the call writes into a buffer as long as its length argument says."""
+    x, n = _Piece(p), p.name
+    ln = p.extra["len"]
+    lpy, lv, tag = ov.RENAME.get(ln, ln), w.val(ln), w.byname[ln]
+    x.pre.append((tag, f"if {lv} < 0: raise ValueError(f'{lpy} cannot be negative: {{{lv}}}')"))
+    x.cdecls.append(f"cdef _Buf a_{n}")
+    x.pre.append((tag, f"a_{n} = _Buf_new({lv})"))
+    x.arg = f"<char*>a_{n}.ptr"
+    x.outs.append(f"_text(<char*>a_{n}.ptr, {lv})" if w.nv else f"PyBytes_FromStringAndSize(<char*>a_{n}.ptr, {lv})")
+    return x
+
+
+def _count_expr(w, p, x):
+    """(C expression, tag) of the number of items of p, an output array: its fixed count, one the
+    library is asked for (`call:`), or its count parameter's value (whose tag the lines take)."""
+    cnt = p.extra["count"]
+    if isinstance(cnt, int):
+        return str(cnt), x.tag
+    if cnt.startswith("call:"):
+        cexpr = f"n_{p.name}"
+        x.cdecls.append(f"cdef int {cexpr} = 0")
+        x.pre.append((x.tag, f"_st_raise(cy{w.model.lib}.{cnt[5:]}(&{cexpr}))"))
+        return cexpr, x.tag
+    q = w.byname[cnt]
+    return (f"c_{cnt}" if q.role in ("out", "inout") else w.val(cnt)), q
+
+
+def _array_out(w, p):
+    """An array the call fills, allocated after every input is converted (the count may be an
+    in/out), returned as a list (bytes for char, the struct-style modules' records or numbers)."""
+    x, n = _Piece(p), p.name
+    kind, cls, es = _elem(w.model, p)
+    cexpr, tag = _count_expr(w, p, x)
+    cnt = p.extra["count"]
+    if isinstance(cnt, str) and not cnt.startswith("call:") and w.byname[cnt].role == "inout":
+        x.cdecls += [f"cdef _Buf a_{n}", f"cdef void* p_{n}", f"cdef size_t req_{n}"]
+        x.late += [(tag, f"a_{n} = _Buf_new((<Py_ssize_t>{cexpr}) * {es}) if {cexpr} else None"),
+                   (tag, f"p_{n} = _bufptr(a_{n})"), (tag, f"req_{n} = {cexpr}")]
+        x.arg = f"<{w.cy(p.ctype, p.ptr)}>p_{n}"
+        # never read more items than the buffer holds, whatever count comes back
+        cexpr = f"({cexpr} if {cexpr} < req_{n} else req_{n})"
+    elif w.nv and kind != "s" and bare(p.ctype) != "char":
+        return _numbers_out(w, p, x, cexpr, tag)
+    else:
+        x.cdecls.append(f"cdef _Buf a_{n}")
+        x.late.append((tag, f"a_{n} = _Buf_new((<Py_ssize_t>{cexpr}) * {es})"))
+        x.arg = f"<{w.cy(p.ctype, p.ptr)}>a_{n}.ptr"
+    if bare(p.ctype) == "char":
+        x.outs.append(f"PyBytes_FromStringAndSize(<char*>_bufptr(a_{n}), {cexpr})")
+    elif w.nv and kind == "s":
+        x.outs.append(f"_records_of(_L.cls({w.rn.cls[bare(p.ctype)]!r}), _bufptr(a_{n}), {cexpr})")
+    elif w.nv:
+        x.outs.append(f"_numbers_of(_bufptr(a_{n}), {cexpr}, {_np_format(w.model, p)!r})")
+    else:
+        x.outs.append(f"_from_array(_bufptr(a_{n}), {cexpr}, {kind!r}, {cls}, {es})")
+    return x
+
+
+def _numbers_out(w, p, x, cexpr, tag):
+    """Numbers, as many as a count the caller chooses (struct-style modules): a numpy array the
+    library fills, returned as it is (no copy; pages it does not write cost nothing, whatever the
+    count)."""
+    n = p.name
+    x.cdecls += [f"cdef object n_{n}", f"cdef void* p_{n}"]
+    x.late += [(tag, f"n_{n} = _numbers_new(<Py_ssize_t>({cexpr}), {_np_format(w.model, p)!r})"),
+               (tag, f"p_{n} = _numbers_ptr(n_{n})")]
+    x.arg = f"<{w.cy(p.ctype, p.ptr)}>p_{n}"
+    x.outs.append(f"n_{n}")
+    return x
+
+
+def _array_ref_out(w, p):
+    """An array the library allocates and returns the address of."""
+    x = _Piece(p)
+    kind, cls, es = _elem(w.model, p)
+    cexpr, _ = _count_expr(w, p, x)
+    x.cdecls.append(f"cdef void* {x.c} = NULL")
+    x.arg = f"<{w.cy(p.ctype, p.ptr)}>&{x.c}"
+    x.outs.append(f"_from_array({x.c}, {cexpr}, {kind!r}, {cls}, {es})")
+    return x
+
+
+def _attr_out(w, p):
+    x, n = _Piece(p), p.name
+    a = p.extra["attr"]
+    size = w.val(p.extra["size"]) or "0"  # the caller's data size
+    tag = w.byname.get(p.extra["size"], w.byname[a])
+    x.decl(f"cdef str code_{n} = _ATTR_{p.extra['enum']}.get(int({w.val(a)}), 'u8')", w.byname[a])
+    x.decl(f"cdef _Buf a_{n} = _Buf_new(max(_attr_size(code_{n}), <Py_ssize_t>{size}))", tag)
+    x.arg = f"<{w.cy(p.ctype, p.ptr, p.const)}>a_{n}.ptr"
+    x.outs.append(f"_attr_out(a_{n}.ptr, code_{n}, _L, {size})")
+    x.pre += [(tag, f"c_{q.name} = a_{n}.size") for q in w.fn.params if q.role == "hidden"]
+    return x
+
+
+def _attr_list(w, p):
+    x, n = _Piece(p), p.name
+    v = {k: w.val(a) for k, a in p.extra.items()}
+    x.cdecls.append(f"cdef list v_{n} = []")
+    x.decl(f"cdef _Buf a_{n} = _attr_bufs({v['attr']}, _ATTR_{v['enum']}, "
+           f"{v['sizes'] or 'None'}, {v['count']}, v_{n})", w.byname[p.extra["attr"]])
+    x.arg = f"<{w.cy(p.ctype, p.ptr, p.const)}>a_{n}.ptr"
+    x.outs.append(f"_attr_values(v_{n}, _L)")
+    return x
+
+
+# ---- the struct-style modules' own (cuFile, NVML, nvFatbin, cuDLA)
+
+def _fixed(w, p):
+    """A value the wrapper passes itself (by reference for fixed_ref and count_ref)."""
+    x = _Piece(p)
+    x.cdecls.append(f"cdef {w.cy(p.ctype)} {x.c} = {p.extra.get('value', 0)}")
+    x.arg = x.c if p.conv == "fixed" else f"&{x.c}"
+    return x
+
+
+def _value_ref(w, p):
+    x = _Piece(p)
+    x.pyparams.append(x.py)
+    x.decl(f"cdef {w.cy(p.ctype)} {x.c} = {x.py}", x.tag, x.scalars)
+    x.arg = f"&{x.c}"
+    return x
+
+
+def _records_scalar(w, p):
+    """A number, or (overrides.IMPLICIT_COUNT) the length of the struct array it counts (a struct
+    object of the module), which the caller does not pass."""
+    if "implicit" not in p.extra:
+        return _scalar(w, p)
+    x = _Piece(p)
+    counted = w.byname[p.extra["implicit"]]
+    arr = counted.pyname
+    x.cdecls.append(f"cdef {SCALARS[bare(p.ctype)][0]} {x.c} = 0")
+    if counted.conv == "records_io":
+        # made into a struct object already (from a sequence of field ids, say)
+        x.pre.append((counted, f"{x.c} = len(r_{counted.name})"))
+    else:
+        x.pre.append((counted, f"if not isinstance({arr}, _Record): raise TypeError('{arr} must be a "
+                               f"{w.rn.cls[bare(counted.ctype)]}, whose length is the count')"))
+        x.pre.append((counted, f"{x.c} = len(<_Record>{arr})"))
+    x.arg = x.c
+    return x
+
+
+def _record_struct_ptr(w, p):
+    """A struct object of the module (one, or an array of them), an address, or None."""
+    x = _Piece(p)
+    x.pyparams.append(x.py)
+    x.decl(f"cdef void* p_{p.name} = _record_ptr({x.py}, _L.cls({w.rn.cls[bare(p.ctype)]!r}), {x.py!r})", x.tag)
+    x.arg = f"<{w.cy(p.ctype, p.ptr, p.const)}>p_{p.name}"
+    return x
+
+
+def _new_record(w, p):
+    """The declarations of `s_<p>`, a new record of p's struct, its `version` set."""
+    o = [f"cdef _Record s_{p.name} = {_one_record(w.rn, w.rn.cls[bare(p.ctype)])}"]
+    ver = _struct_version(w.model, p.ctype, w.mod)
+    if ver:
+        o.append(f"(<unsigned int*>s_{p.name}._ptr)[0] = {ver}")
+    return o
+
+
+def _struct_args(w, p):
+    """A struct filled from the function's own arguments (overrides.STRUCT_ARGS), returning a field
+    of it, the struct, or nothing."""
+    st = struct_of(w.model, p.ctype)
+    out = p.extra["output"]
+    stack = _stack_fields(w.model, st, [path for _, path in p.extra["inputs"]], out, w.rn)
+    if stack is not None:
+        return _struct_args_on_stack(w, p, stack)
+    x = _Piece(p)
+    x.cdecls += _new_record(w, p)
+    for arg, path in p.extra["inputs"]:
+        x.pyparams.append(arg)
+        if path.startswith("alloc:"):
+            # an array of `arg` items for a pointer field, and its count field
+            _, fld, n = path.split(":")
+            f = next(f for f in st.fields if w.rn.fields[st.name][f.name] == fld)
+            x.setters.append((arg, f"{fld} = _new_record(_L.cls({w.rn.cls[f.ctype]!r}), {arg})", f"s_{p.name}"))
+            x.setters.append((arg, f"{n} = {arg}", f"s_{p.name}"))
+        else:
+            x.setters.append((arg, f"{path} = {arg}", f"s_{p.name}"))
+    x.arg = f"<{w.cy(p.ctype, p.ptr)}>s_{p.name}._ptr"
+    if out == "*":
+        x.outs.append(f"s_{p.name}")
+    elif out:
+        x.outs.append(f"s_{p.name}.{out}")
+    return x
+
+
+def _struct_args_on_stack(w, p, stack):
+    """Only numbers in and out: a C struct on the stack, as the reference does it."""
+    x = _Piece(p)
+    _stack_struct(w.model, p, w.mod, x.cdecls)
+    for arg, path in p.extra["inputs"]:
+        x.pyparams.append(arg)
+        x.setters.append((arg, f"{stack[path][0]} = {stack[path][1]}{arg}", f"s_{p.name}"))
+    x.arg = f"&s_{p.name}"
+    out = p.extra["output"]
+    if out:
+        x.outs.append(f"s_{p.name}.{stack[out][0]}")
+    return x
+
+
+def _records_io(w, p):
+    """The module's struct object (filled in place), or a list of its first field's values."""
+    x = _Piece(p)
+    cls = w.rn.cls[bare(p.ctype)]
+    x.pyparams.append(x.py)
+    x.decl(f"cdef _Record r_{p.name} = _records_in({x.py}, _L.cls({cls!r}), {p.extra['field']!r})", x.tag)
+    x.arg = f"<{w.cy(p.ctype, p.ptr)}>r_{p.name}._ptr"
+    x.outs.append(f"r_{p.name}")
+    return x
+
+
+def _record_struct_out(w, p):
+    """A struct the call fills: a record, or (one number of it: overrides.UNWRAP_OUTPUT) a C
+    struct on the stack, as the reference does it."""
+    x = _Piece(p)
+    unwrap = p.extra.get("unwrap")
+    stack = unwrap and _stack_fields(w.model, struct_of(w.model, p.ctype), [], unwrap, w.rn)
+    if stack:
+        _stack_struct(w.model, p, w.mod, x.cdecls)
+        x.arg = f"&s_{p.name}"
+        x.outs.append(f"s_{p.name}.{stack[unwrap][0]}")
+        return x
+    x.cdecls += _new_record(w, p)
+    x.arg = f"<{w.cy(p.ctype, p.ptr)}>s_{p.name}._ptr"
+    x.outs.append(f"s_{p.name}.{unwrap}" if unwrap else f"s_{p.name}")
+    return x
+
+
+def _record_strbuf(w, p):
+    """A string the library writes into a buffer of the documented size (unless the caller gives
+    the length)."""
+    ln = p.extra.get("len")
+    if ln and w.byname[ln].conv not in ("fixed", "fixed_ref"):
+        return _strbuf(w, p)
+    x = _Piece(p)
+    x.cdecls.append(f"cdef _Buf a_{p.name} = _Buf_new({p.extra['size']})")
+    x.arg = f"<char*>a_{p.name}.ptr"
+    x.outs.append(f"_text(<char*>a_{p.name}.ptr, {p.extra['size']})")
+    return x
+
+
+def _record_array_out(w, p):
+    """An output array: handles into room for a bound the library gives (overrides.ARRAY_CAPACITY),
+    an array sized by asking the library first (_nv_two_call), or as the other modules'."""
+    if "capacity" in p.extra:
+        return _array_in_capacity(w, p)
+    if not p.extra.get("two_call"):
+        return _array_out(w, p)
+    x = _Piece(p)
+    kind, _, es = _elem(w.model, p)
+    x.two_call.append((p, kind, es))
+    x.arg = f"__ARRAY_{p.name}__"
+    x.outs.append(f"__OUT_{p.name}__")
+    return x
+
+
+def _array_in_capacity(w, p):
+    """Handles, as many as the library says it wrote, into room for as many as the bound it gives
+    first (overrides.ARRAY_CAPACITY)."""
+    x, name = _Piece(p), p.name
+    kind, _, es = _elem(w.model, p)
+    assert kind == "h", (w.fn.name, name)
+    n = f"c_{p.extra['count']}"
+    x.cdecls += [f"cdef {w.cy(w.byname[p.extra['count']].ctype)} cap_{name} = 0", f"cdef _Buf a_{name}"]
+    bound = p.extra["capacity"].format(n=f"&cap_{name}")
+    x.after += [f"err = cy{w.model.lib}.{bound}", "if err != 0:", "    _raise(err)",
+                f"a_{name} = _Buf_new((<Py_ssize_t>cap_{name} + 1) * {es})"]
+    x.arg = f"<{w.cy(p.ctype, p.ptr)}>a_{name}.ptr"
+    x.outs.append(f"[PyLong_FromVoidPtr((<void**>a_{name}.ptr)[i]) for i in range({n} if {n} < cap_{name} else cap_{name})]")
+    return x
+
+
+# (role, conversion) -> the function making that parameter's piece (a hidden parameter: "*")
+_PIECES = {
+    ("hidden", "*"): _hidden,
+    ("in", "scalar"): _scalar, ("in", "enum"): _enum, ("in", "inttd"): _inttd,
+    ("in", "handle"): _handle, ("in", "handle_ref"): _handle_ref, ("in", "struct_val"): _struct_val,
+    ("in", "struct_ptr"): _struct_ptr, ("in", "voidp"): _voidp, ("in", "unknown"): _voidp,
+    ("in", "cstr"): _cstr, ("in", "buf_w"): _buf_w, ("in", "array"): _array, ("in", "strlist"): _strlist,
+    ("in", "voidpp"): _voidpp, ("in", "jitvalues"): _jitvalues, ("in", "kparams"): _kparams,
+    ("in", "attr"): _attr_in,
+    ("out", "value_out"): _value_out, ("inout", "value_inout"): _value_out, ("out", "struct_out"): _struct_out,
+    ("out", "voidp_out"): _voidp_out, ("out", "voidp_out_val"): _voidp_out_val, ("out", "cstr_out"): _cstr_out,
+    ("out", "strbuf"): _strbuf, ("out", "array_out"): _array_out, ("out", "array_ref_out"): _array_ref_out,
+    ("out", "attr"): _attr_out, ("out", "attr_list"): _attr_list,
+}
+# the struct-style modules' own, looked up first
+_RECORD_PIECES = {
+    ("in", "fixed"): _fixed, ("in", "fixed_ref"): _fixed, ("in", "count_ref"): _fixed,
+    ("in", "value_ref"): _value_ref, ("in", "struct_args"): _struct_args, ("in", "scalar"): _records_scalar,
+    ("in", "struct_ptr"): _record_struct_ptr, ("inout", "records_io"): _records_io,
+    ("out", "struct_out"): _record_struct_out, ("out", "strbuf"): _record_strbuf,
+    ("out", "array_out"): _record_array_out,
+}
+
+
+def _count_checks(w):
+    """Conversion lines checking that an input list has as many items as its count argument says
+    (a struct pointer is a list only when given one: one struct is not counted)."""
+    out = []
+    for p in w.fn.params:
         cp = p.extra.get("count_param") if p.role == "in" else None
         if cp:
             py, cpy = p.pyname, ov.RENAME.get(cp, cp)
-            check = f"_check_count({py}, {val(cp)}, {py!r}, {cpy!r})"
-            # a struct pointer is a list only when given one (one struct is not counted)
-            pre.append((p, f"if isinstance({py}, (list, tuple)): {check}" if p.conv == "struct_ptr" else check))
+            check = f"_check_count({py}, {w.val(cp)}, {py!r}, {cpy!r})"
+            out.append((p, f"if isinstance({py}, (list, tuple)): {check}" if p.conv == "struct_ptr" else check))
+    return out
+
+
+def _emit_function(model, fn, mod, L, refs):
+    """The wrapper of fn: its head, the declarations and conversions of its parameters' pieces,
+    the C call and what it returns."""
+    w = _Wrapper(model, fn, mod, L)
+    pieces = [_piece(w, p) for p in fn.params]
+
+    def joined(name):
+        return [y for x in pieces for y in getattr(x, name)]
+    args = [x.arg for x in pieces]
+    o = _wrapper_head(w, joined("pyparams"), refs)
+    o += ["    " + d for d in joined("cdecls")]
+    steps = joined("scalars") + joined("first") + joined("pre") + _count_checks(w) + joined("late")
+    o += _conversions(model, fn, L, steps)
+    o += ["    " + line for line in joined("after")]
+    if w.nv:
+        o += _setters(w, joined("setters"))
+        return o + _nv_call_and_return(w, args, joined("outs"), joined("size_check"), joined("two_call"))
+    if fn.ret != L["status"]:
+        return o + _value_return(w, args)
+    return o + _status_return(w, args, joined("outs"), joined("size_check"))
+
+
+def _wrapper_head(w, pyparams, refs):
+    """The def line, the docstring, and the local that takes what the C function returns."""
+    model, fn, L = w.model, w.fn, w.L
     sig = ", ".join(pyparams)
-    if nv:
-        o.append(f"def {public_function(fn, L)}({sig}):")
-        o.append('    """' + docstrings.quoted(snake_docstring(model, fn, refs)) + '\n    """')
+    if w.nv:
+        o = [f"def {public_function(fn, L)}({sig}):",
+             '    """' + docstrings.quoted(snake_docstring(model, fn, refs)) + '\n    """']
         o.extend(_nv_handle_checks(model, fn, L))
     else:
-        o.append(f"def {'_' if L.get('snake') else ''}{fn.name}({sig}):")
-        o.append('    """' + tuple_docstring(model, fn, refs) + '\n    """')
-    if nv and fn.ret != L["status"]:
+        o = [f"def {'_' if L.get('snake') else ''}{fn.name}({sig}):",
+             '    """' + tuple_docstring(model, fn, refs) + '\n    """']
+    if w.nv and fn.ret != L["status"]:
         o.append(f"    cdef {_nv_ret_type(model, fn)} r")
     elif fn.ret != L["status"] and returns_struct(fn, model):
         o.append(f"    cdef cy{model.lib}.{bare(fn.ret)} r")
@@ -747,47 +1000,44 @@ def _emit_function(model, fn, mod, L, refs):
         o.append("    cdef const char* r")
     else:
         o.append(f"    cdef cy{model.lib}.{L['status']} err")
-    for d in cdecls:
-        o.append("    " + d)
-    o.extend(_conversions(model, fn, L, scalars + first + pre + late))
-    o.extend("    " + line for line in after)
-    gil = fn.name in ov.KEEP_GIL     # a non-blocking lookup: see the table's reasons
+    return o
 
-    def c_call(stmt):
-        """The C call, with the GIL released unless a table says it need not be."""
-        if gil:
-            return f"    {stmt}"
-        if fn.name in ov.KEEP_GIL_UNLESS:
-            # the GIL is kept only for the argument values lockprobe found lock-free (see the table)
-            arg = val(ov.KEEP_GIL_UNLESS[fn.name][0])
-            return (f"    if {_keep_gil_test(model, fn.name, arg)}:\n        {stmt}\n"
-                    f"    else:\n        with nogil:\n            {stmt}")
-        return f"    with nogil:\n        {stmt}"
 
-    if nv:
-        for arg, assignment, rec in setters:
-            o.append("    try:")
-            o.append(f"        {rec}.{assignment}")
-            o.append("    except (TypeError, ValueError, OverflowError) as e:")
-            o.append(f"        raise e.__class__(f\"{public_function(fn, L)}() argument '{arg}': {{e}}\") from None")
-        o.extend(_nv_call_and_return(model, fn, L, c_call, call_args, outs, size_check, two_call, mod, rn))
-        return o
-    if fn.ret != L["status"]:
-        o.append(c_call(f"r = cy{model.lib}.{fn.name}({', '.join(call_args)})"))
-        if returns_struct(fn, model):
-            o.append("    memcpy(s_r._ptr, &r, sizeof(r))")
-            o.append("    return (_ok(), s_r)")
-        else:
-            o.append("    return (_ok(), <bytes>r if r != NULL else None)")
-        o.append("")
-        return o
+def _setters(w, setters):
+    """Struct fields set from the arguments (struct-style), an error naming the argument."""
+    o = []
+    for arg, assignment, rec in setters:
+        o.append("    try:")
+        o.append(f"        {rec}.{assignment}")
+        o.append("    except (TypeError, ValueError, OverflowError) as e:")
+        o.append(f"        raise e.__class__(f\"{public_function(w.fn, w.L)}() argument '{arg}': {{e}}\") from None")
+    return o
+
+
+def _value_return(w, args):
+    """The call of a tuple-style function that returns a value, not a status (a struct, a string)."""
+    fn, lib = w.fn, w.model.lib
+    o = [w.c_call(f"r = cy{lib}.{fn.name}({', '.join(args)})")]
+    if returns_struct(fn, w.model):
+        o.append("    memcpy(s_r._ptr, &r, sizeof(r))")
+        o.append("    return (_ok(), s_r)")
+    else:
+        o.append("    return (_ok(), <bytes>r if r != NULL else None)")
+    o.append("")
+    return o
+
+
+def _status_return(w, args, outs, size_check):
+    """The call of a tuple-style function returning a status, and (status, outputs...)."""
+    fn, lib = w.fn, w.model.lib
+    o = []
     for szf, pname, py in size_check:
         o.append(f"    cdef size_t need_{pname} = 0")
         h = fn.params[0]
-        o.append(f"    if cy{model.lib}.{szf}(<cy{model.lib}.{bare(h.ctype)}>c_{h.name}, &need_{pname}) == 0 and <size_t>n_{pname} < need_{pname}:")
+        o.append(f"    if cy{lib}.{szf}(<cy{lib}.{bare(h.ctype)}>c_{h.name}, &need_{pname}) == 0 and <size_t>n_{pname} < need_{pname}:")
         o.append(f"        raise ValueError(f'{py} has {{n_{pname}}} bytes; {fn.name} needs {{need_{pname}}}')")
-    o.append(c_call(f"err = cy{model.lib}.{fn.name}({', '.join(call_args)})"))
-    kept = _kept_roles(model).get(fn.name)
+    o.append(w.c_call(f"err = cy{lib}.{fn.name}({', '.join(args)})"))
+    kept = _kept_roles(w.model).get(fn.name)
     if kept and kept[0] == "release":
         # the handle is released: what its creating call kept for it may go
         o.append(f"    if err == 0:\n        _release_kept({kept[1]!r}, <void*>c_{kept[2]})")
@@ -1038,12 +1288,12 @@ def _nv_handle_checks(model, fn, L):
     return o
 
 
-def _nv_call_and_return(model, fn, L, c_call, call_args, outs, size_check, two_call=(), mod="", rn=None):
+def _nv_call_and_return(w, call_args, outs, size_check, two_call):
     """The C call of a struct-style function, the raise on a failed status, what it returns."""
-    o = []
+    model, fn, L = w.model, w.fn, w.L
     if two_call:
-        return _nv_two_call(model, fn, L, c_call, call_args, outs, two_call, mod, rn)
-    handles = {n for n, _ in model.handles}
+        return _nv_two_call(w, call_args, outs, two_call)
+    o = []
     for szf, pname, py in size_check:
         h = fn.params[0]
         o.append(f"    cdef size_t need_{pname} = 0")
@@ -1055,20 +1305,8 @@ def _nv_call_and_return(model, fn, L, c_call, call_args, outs, size_check, two_c
     consumed = [p.pyname for p in fn.params if p.conv == "handle_ref"
                 or (fn.name, p.name) in ov.CONSUMES]
     if fn.ret != L["status"]:
-        if fn.ret == "void":
-            o.append(c_call(call))
-        else:
-            o.append(c_call(f"r = {call}"))
-        o.extend(f"    _consume({n}, _CONSUMED)" for n in consumed)
-        if fn.ret == "void":
-            o.append("    return None")
-        elif bare(fn.ret) in SCALARS and bare(fn.ret) != "char":
-            o.append("    return r")
-        else:
-            o.append("    return _text0(r)")
-        o.append("")
-        return o
-    o.append(c_call(f"err = {call}"))
+        return o + _nv_value_return(w, call, consumed)
+    o.append(w.c_call(f"err = {call}"))
     if fn.name in ov.STATUS_RESULT:
         o.append("    return <int>err")
         o.append("")
@@ -1077,6 +1315,7 @@ def _nv_call_and_return(model, fn, L, c_call, call_args, outs, size_check, two_c
     o.append(f"    if {'err.err != 0' if status_struct else 'err != 0'}:")
     o.append(f"        _raise({'err.err, err.cu_err' if status_struct else 'err'})")
     o.extend(f"    _consume({n}, _CONSUMED)" for n in consumed)
+    handles = {n for n, _ in model.handles}
     outs = list(outs)
     for i, p in enumerate([q for q in fn.params if q.role in ("out", "inout")]):
         if bare(p.ctype) in handles and i < len(outs) and p.conv not in ("array_out", "array_ref_out"):
@@ -1085,14 +1324,31 @@ def _nv_call_and_return(model, fn, L, c_call, call_args, outs, size_check, two_c
             o.append(f"    h_out{i} = {outs[i]}")
             o.append(f"    if _CONSUMED: _CONSUMED.discard(h_out{i})")
             outs[i] = f"h_out{i}"
-    if not outs:
+    return o + _nv_return(outs)
+
+
+def _nv_value_return(w, call, consumed):
+    """The call of a struct-style function that returns a value, not a status, and its return."""
+    fn = w.fn
+    o = [w.c_call(call if fn.ret == "void" else f"r = {call}")]
+    o.extend(f"    _consume({n}, _CONSUMED)" for n in consumed)
+    if fn.ret == "void":
         o.append("    return None")
-    elif len(outs) == 1:
-        o.append(f"    return {outs[0]}")
+    elif bare(fn.ret) in SCALARS and bare(fn.ret) != "char":
+        o.append("    return r")
     else:
-        o.append(f"    return ({', '.join(outs)})")
+        o.append("    return _text0(r)")
     o.append("")
     return o
+
+
+def _nv_return(outs):
+    """A struct-style function's return: None, one value or a tuple."""
+    if not outs:
+        return ["    return None", ""]
+    if len(outs) == 1:
+        return [f"    return {outs[0]}", ""]
+    return [f"    return ({', '.join(outs)})", ""]
 
 
 def _emit_records_module(model):
@@ -1323,33 +1579,34 @@ def _records_errors(model, status_py):
     return o
 
 
-def _nv_two_call(model, fn, L, c_call, call_args, outs, arrays, mod, rn):
+def _nv_two_call(w, call_args, outs, arrays):
     """A struct-style function whose output arrays' size the library tells: called with a count of
     0 and no arrays first, then with arrays of that size (again while the library says they are too
     small: the count may grow between the calls).  The arrays come back as the module's struct
     class (structs) or numpy arrays (numbers), as many items as the library filled."""
+    model, fn = w.model, w.fn
     cnt = arrays[0][0].extra["count"]
-    insufficient = L["snake"]["insufficient"]
+    insufficient = w.L["snake"]["insufficient"]
     first = [a if not a.startswith("__ARRAY_") else "NULL" for a in call_args]
     second = []
     for a in call_args:
         if a.startswith("__ARRAY_"):
             name = a[len("__ARRAY_"):-2]
             p = next(q for q in fn.params if q.name == name)
-            second.append(f"<{cytype(p.ctype, p.ptr, False, mod)}>a_{name}.ptr")
+            second.append(f"<{w.cy(p.ctype, p.ptr)}>a_{name}.ptr")
         else:
             second.append(a)
     o = [f"    cdef unsigned int req_{cnt} = 0"]
     for p, kind, es in arrays:
         o.append(f"    cdef _Buf a_{p.name} = None")
-    o.append(c_call(f"err = cy{model.lib}.{fn.name}({', '.join(first)})"))
+    o.append(w.c_call(f"err = cy{model.lib}.{fn.name}({', '.join(first)})"))
     o.append(f"    if err != 0 and err != cy{model.lib}.{insufficient}:")
     o.append("        _raise(err)")
     o.append("    for _ in range(8):")
     o.append(f"        req_{cnt} = c_{cnt}")
     for p, kind, es in arrays:
         o.append(f"        a_{p.name} = _Buf_new(<Py_ssize_t>req_{cnt} * {es})")
-    inner = c_call(f"err = cy{model.lib}.{fn.name}({', '.join(second)})").replace("\n", "\n    ")
+    inner = w.c_call(f"err = cy{model.lib}.{fn.name}({', '.join(second)})").replace("\n", "\n    ")
     o.append("    " + inner)
     o.append(f"        if err != cy{model.lib}.{insufficient} or c_{cnt} <= req_{cnt}:")
     o.append("            break")
@@ -1363,14 +1620,9 @@ def _nv_two_call(model, fn, L, c_call, call_args, outs, arrays, mod, rn):
             name = out[len("__OUT_"):-2]
             p, kind, es = next(x for x in arrays if x[0].name == name)
             if kind == "s":
-                res.append(f"_records_of(_L.cls({rn.cls[bare(p.ctype)]!r}), a_{name}.ptr, c_{cnt})")
+                res.append(f"_records_of(_L.cls({w.rn.cls[bare(p.ctype)]!r}), a_{name}.ptr, c_{cnt})")
             else:
                 res.append(f"_numbers_of(a_{name}.ptr, c_{cnt}, {_np_format(model, p)!r})")
         else:
             res.append(out)
-    if len(res) == 1:
-        o.append(f"    return {res[0]}")
-    else:
-        o.append(f"    return ({', '.join(res)})")
-    o.append("")
-    return o
+    return o + _nv_return(res)
