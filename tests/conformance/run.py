@@ -286,6 +286,11 @@ KINDS = {
                      and "exc" not in o and "exc" not in r,
                      "a value or member count from the pinned header, which is newer than the one NVIDIA's "
                      "release was generated from"),
+    "avoids-library-crash": (lambda pid, o, r: re.search(r":handle(_ref)?=int$", pid) is not None
+                             and isinstance(o, dict) and o.get("exc") == "ValueError" and not refused(r),
+                             "ours refuses a handle in the first page of memory (the probe's 1), which NVIDIA's "
+                             "passes to a library that crashes on it (scripts/handle_probe.py on the real "
+                             "library; the stand-in the suite calls cannot show it)"),
     "defined-output": (lambda pid, o, r: _reached_then_failed(r) and "exc" not in o and not crashed(o),
                        "NVIDIA's reads memory the library never wrote and fails on it; ours returns the "
                        "zeroed output"),
