@@ -13,8 +13,9 @@ once; later calls go straight to the stored pointer.
   $CUDA_PATH/$CUDA_HOME and the system loader; only a library of this build's CUDA major), and
   their entry points by a plain dlsym of the C name.
 A library's bindings are part of a build when its symbol table (`_symbols_<lib>.py`) is.
-A missing library raises NotSupportedError, a missing symbol FunctionNotFoundError (both
-RuntimeErrors, from cuda.bindings._internal.utils), naming what was looked for and where; except
+A missing library raises NotSupportedError, naming what was looked for and where; a missing symbol
+FunctionNotFoundError (both RuntimeErrors, from cuda.bindings._internal.utils) with NVIDIA's
+message, what was looked for and where in its note (PEP 678); except
 that a driver function the installed driver lacks (a driver older than the headers) makes the call
 return CUDA_ERROR_NOT_FOUND, with one FunctionNotFoundWarning per function that says which driver
 it needs.
@@ -24,7 +25,7 @@ import os
 import sys
 import warnings
 
-from ._internal.utils import FunctionNotFoundError, FunctionNotFoundWarning, NotSupportedError
+from ._internal.utils import FunctionNotFoundError, FunctionNotFoundWarning, NotSupportedError, with_note
 from ._version import CUDA_MAJOR, CUDA_VERSION, __cuda_version__
 
 _libs = {}
@@ -267,7 +268,8 @@ def symbol(lib, entry, lacking_ok=False):
             _lacking.add(name)
             warnings.warn(msg + "; the call returns CUDA_ERROR_NOT_FOUND", FunctionNotFoundWarning, stacklevel=2)
             return 0
-        raise FunctionNotFoundError(msg) from None
+        # NVIDIA's message, word for word; where we looked and what to install, as a note
+        raise with_note(FunctionNotFoundError(f"function {name} is not found"), msg) from None
     return ctypes.cast(fn, ctypes.c_void_p).value
 
 

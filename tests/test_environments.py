@@ -45,7 +45,7 @@ CALL = """
 try:
     {call}
 except Exception as e:
-    print(type(e).__name__ + ": " + str(e))
+    print(type(e).__name__ + ": " + str(e) + "".join(" | " + n for n in getattr(e, "__notes__", ())))
 else:
     print("no error")
 """
@@ -108,7 +108,8 @@ def old_libraries(tmp_path_factory):
 def test_library_without_the_symbol_says_what_to_install(old_libraries, module, call, reports, wheel):
     m = _message(f"from cuda.bindings import {module}\n" + CALL.format(call=call), _env(old_libraries))
     print(m)
-    assert m.startswith("FunctionNotFoundError: Function ")
+    # NVIDIA's message, then (a PEP 678 note) ours: where the library came from, what to install
+    assert m.startswith("FunctionNotFoundError: function ") and " is not found | Function " in m
     assert str(old_libraries) in m                          # where the library came from
     assert f"this library reports {reports}; the function is newer than the library" in m
     assert f"install a newer one with `pip install {wheel}~={__cuda_version__}`" in m

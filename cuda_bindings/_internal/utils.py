@@ -1,6 +1,8 @@
 """Exception classes that libraries built on cuda.bindings import from this path: raised by the
 loader when a CUDA library is absent (NotSupportedError) or lacks an entry point
 (FunctionNotFoundError).  Both are RuntimeErrors, the class the loader raised before they existed.
+A FunctionNotFoundError's message is NVIDIA's package's (`function nvJitLinkGetLinkedLTOIR is not
+found`); where the library came from and what to install is its note.
 A driver function that the installed driver lacks is reported by a FunctionNotFoundWarning instead,
 and its call returns CUDA_ERROR_NOT_FOUND."""
 
@@ -12,6 +14,16 @@ class NotSupportedError(RuntimeError):
 class FunctionNotFoundError(RuntimeError):
     """The loaded CUDA library does not export the entry point a call needs (it is older than
     the headers the bindings were generated from)."""
+
+
+def with_note(error, note):
+    """`error` with `note` added as a PEP 678 note: tracebacks show it under the message, `str()`
+    is the message alone (Python 3.10, which has no add_note, keeps the note in __notes__)."""
+    if hasattr(error, "add_note"):
+        error.add_note(note)
+    else:
+        error.__notes__ = [*getattr(error, "__notes__", ()), note]
+    return error
 
 
 class FunctionNotFoundWarning(RuntimeWarning):
