@@ -222,21 +222,50 @@ def _struct_ctype(tag, union):
 
 
 def build(raw, lib):
-    defs = raw["defs"]
-    T = Types(defs)
+    """The model of library `lib` from what parse.read gives, in stages: enums, structs and unions,
+    the other typedefs, the types declared at the Cython level, the headers' groups of the types,
+    the constants, the functions."""
+    T = Types(raw["defs"])
     T.lib = lib
     T.cuda = raw.get("cuda", "")
     T.spelled = raw.get("spelled", {})
-    group_order, fn_group, type_group = raw.get("groups", ([], {}, {}))
+    group_order = raw.get("groups", ([], {}, {}))[0]
     m = Model(lib=lib, groups=[list(g) for g in group_order], anonymous=[list(a) for a in raw.get("anonymous", [])])
-    types = defs["types"]
+    type_macros = _type_macros(T.defs)
+    m.enums = _enums(T.defs, raw)
+    _enum_aliases(m.enums, T.types, type_macros)
+    m.structs = _StructReader(T, type_macros).structs()
+    _typedefs(m, T)
+    # the type aliases that are #define macros (#define cudaStreamAttrID cudaLaunchAttributeID)
+    type_aliases = set(type_macros) & ({a for e in m.enums for a in e.aliases}
+                                       | {a for s in m.structs for a, _ in s.aliases})
+    m.cython_level = _cython_level(m, T.defs, raw.get("interop", {}), type_aliases)
+    # types declared by overrides.EXTRA_DECLARATIONS (CUoutput_mode): the .pxd gives C their
+    # declarations itself, and Cython their C names, as if a header had them
+    m.c_prelude = [text for text, _, _ in raw.get("extra_entries", []) if "typedef" in text]
+    m.type_groups = _type_groups(m, raw.get("groups", ([], {}, {}))[2])
+    _defines(m, T.defs)
+    m.functions = _functions(raw, T, type_aliases)
+    m.functions += _added_functions(m, raw)
+    return m
 
-    # ---- enums: typedef name -> members
+
+def _type_macros(defs):
+    """The #defines whose value is one name: maybe a type's other name (#define cudaStreamAttrValue
+    cudaLaunchAttributeValue)."""
+    return {k: v for k, v in defs["macros"].items()
+            if isinstance(v, str) and re.fullmatch(r"[A-Za-z_]\w*", v.strip() or "-")}
+
+
+def _enums(defs, raw):
+    """The enums, each named by its first typedef (by its tag where it has none), with the members
+    overrides.EXTRA_ENUM_MEMBERS adds."""
     enum_tags = {}
-    for tname, t in types.items():
+    for tname, t in defs["types"].items():
         b, p, d, c, f = _tstr(t)
         if b.startswith("enum ") and p == 0:
             enum_tags.setdefault(b[5:], []).append(tname)
+    out = []
     for tag, members in defs["enums"].items():
         names = enum_tags.get(tag, [])
         tag_only = False
@@ -249,11 +278,15 @@ def build(raw, lib):
         for extra_name, value in raw.get("extra_members", {}).get(primary, []):   # overrides.EXTRA_ENUM_MEMBERS
             if extra_name not in members:
                 values.append((extra_name, value))
-        m.enums.append(Enum(primary, values, names[1:], tag_only))
+        out.append(Enum(primary, values, names[1:], tag_only))
+    return out
 
-    # typedefs of enum typedefs (CUstreamAttrID -> CUlaunchAttributeID)
+
+def _enum_aliases(enums, types, type_macros):
+    """Give each enum the other names of its typedef: typedefs of it (CUstreamAttrID ->
+    CUlaunchAttributeID), to any depth, and #define aliases."""
     by_name = {}
-    for e in m.enums:
+    for e in enums:
         for n in [e.name] + e.aliases:
             by_name[n] = e
     changed = True
@@ -265,76 +298,102 @@ def build(raw, lib):
                 by_name[b].aliases.append(tname)
                 by_name[tname] = by_name[b]
                 changed = True
-
-    # #define aliases of types (#define cudaStreamAttrValue cudaLaunchAttributeValue)
-    type_macros = {k: v for k, v in defs["macros"].items()
-                   if isinstance(v, str) and re.fullmatch(r"[A-Za-z_]\w*", v.strip() or "-")}
     for k, v in type_macros.items():
         v = v.strip()
         if v in by_name and k not in by_name:
             by_name[v].aliases.append(k)
             by_name[k] = by_name[v]
 
-    # ---- structs / unions
-    aliases = {}
-    for tname, t in types.items():
-        b, p, d, c, f = _tstr(t)
-        if p == 0 and not d and f is None and (b.startswith("struct ") or b.startswith("union ")):
-            tag = b.split(" ", 1)[1]
-            aliases.setdefault(tag, []).append((tname, None))
-    # typedef chains (CUDA_MEMCPY2D -> CUDA_MEMCPY2D_v2 -> struct CUDA_MEMCPY2D_st)
-    alias_of = {}
-    for tname, t in types.items():
-        b, p, d, c, f = _tstr(t)
-        if p == 0 and not d and f is None and b in types:
-            alias_of[tname] = b
-    for k, v in type_macros.items():
-        v = v.strip()
-        if v in types and k not in types and not v.startswith(("struct ", "union ", "enum ")):
-            alias_of[k] = v
 
-    def fields_of(tag, union, host_path, top_ctype):
-        src = (defs["unions"] if union else defs["structs"])[tag]
+class _StructReader:
+    """The structs and unions of the headers: those with fields, each with its typedef names in
+    definition order, and the anonymous ones nested in them (collected through their hosts)."""
+
+    def __init__(self, T, type_macros):
+        self.T, self.defs = T, T.defs
+        types = T.types
+        self.records = LIBS.get(T.lib, {}).get("snake", {}).get("records")
+        self.aliases = {}       # tag -> its typedefs
+        self.alias_of = {}      # typedef chains (CUDA_MEMCPY2D -> CUDA_MEMCPY2D_v2 -> struct CUDA_MEMCPY2D_st)
+        for tname, t in types.items():
+            b, p, d, c, f = _tstr(t)
+            if p == 0 and not d and f is None and (b.startswith("struct ") or b.startswith("union ")):
+                self.aliases.setdefault(b.split(" ", 1)[1], []).append((tname, None))
+            if p == 0 and not d and f is None and b in types:
+                self.alias_of[tname] = b
+        for k, v in type_macros.items():
+            v = v.strip()
+            if v in types and k not in types and not v.startswith(("struct ", "union ", "enum ")):
+                self.alias_of[k] = v
+        self.collected = {}
+
+    def structs(self):
+        """The structs, anonymous ones first, each group in natural order of the names."""
+        for kind in ("structs", "unions"):
+            for tag, st in self.defs[kind].items():
+                self._top(tag, kind == "unions", st)
+        return sorted(self.collected.values(), key=lambda s: (not s.name.startswith("anon_"), _natkey(s.name)))
+
+    def _top(self, tag, union, st):
+        names = [n for n, _ in self.aliases.get(tag, [])]
+        tagless = tag.startswith("anon_")
+        if tagless and not names:
+            return      # a nested anonymous type: collected through its host
+        if not st.members:
+            return      # opaque: only used through handles
+        ctype = names[0] if names else _struct_ctype(tag, union)
+        s = Struct(names[0] if tagless else tag, ctype, union, [], tagless=tagless)
+        if tagless:     # named by its first typedef, which is not an alias then
+            names = names[1:]
+        self.collected[tag] = s
+        s.fields = self._fields(tag, union, [], ctype)
+        s.aliases = self._alias_chain(s.name, names, tagless)
+
+    def _alias_chain(self, root, names, tagless):
+        """[(alias, parent)] of a struct named `root` whose typedefs are `names`: parents first."""
+        chain = []
+        pending = list(names)
+        done = {root}
+        if tagless and self.records:
+            # the typedefs of a tagless struct's typedef (`typedef nvmlX_v1_t nvmlX_t;`)
+            pending += [n for n, parent in self.alias_of.items() if parent == root and n not in pending]
+        guard = 0
+        while pending and guard < 100:
+            guard += 1
+            for n in list(pending):
+                parent = root if n in names else self.alias_of.get(n)
+                if parent in done:
+                    chain.append((n, parent))
+                    done.add(n)
+                    pending.remove(n)
+            for n2, parent in list(self.alias_of.items()):
+                if parent in done and n2 not in done and n2 not in pending:
+                    pending.append(n2)
+        return chain
+
+    def _collect(self, tag, union, top_ctype, path):
+        """A nested anonymous type, reached from the top type `top_ctype` by the member `path`."""
+        if tag in self.collected:
+            return
+        s = Struct(tag, "", union, [], host=top_ctype + "|" + ".".join(path))
+        self.collected[tag] = s
+        s.fields = self._fields(tag, union, path, top_ctype)
+
+    def _fields(self, tag, union, host_path, top_ctype):
+        """The fields of a struct or union (those of a C11 anonymous member included), each list
+        field paired with the sibling that counts its items."""
+        src = (self.defs["unions"] if union else self.defs["structs"])[tag]
         out = []
-        for mem in src.members:
-            fname, ftype, bits = mem
-            b, p, d, c, fsig = _tstr(ftype)
+        for fname, ftype, _ in src.members:
+            b = _tstr(ftype)[0]
             if fname is None and (b.startswith("struct ") or b.startswith("union ")):
                 # C11 anonymous member: its fields belong to the enclosing type
-                inner = b.split(" ", 1)[1]
-                members = fields_of(inner, b.startswith("union "), host_path, top_ctype)
-                for m in members:
-                    m.in_union = m.in_union or b.startswith("union ")
+                members = self._fields(b.split(" ", 1)[1], b.startswith("union "), host_path, top_ctype)
+                for f in members:
+                    f.in_union = f.in_union or b.startswith("union ")
                 out.extend(members)
-                continue
-            if fsig is not None:
-                cat = "funcptr"
-            elif b.startswith("struct ") or b.startswith("union "):
-                inner = b.split(" ", 1)[1]
-                src_tbl = defs["unions"] if b.startswith("union ") else defs["structs"]
-                if p == 0:
-                    cat = "struct"
-                elif p == 1:   # `struct X *`: an array of X if X has fields, else an opaque handle
-                    cat = "structptr" if inner in src_tbl and src_tbl[inner].members else "handle"
-                else:
-                    cat = "unknown"
-                if inner.startswith("anon_") and p == 0:
-                    # an array of them is reached through its first item (offsetof needs one)
-                    collect(inner, b.startswith("union "), top_ctype, host_path + [fname + "[0]" * len(d)])
             else:
-                cat = T.category(b)
-                if cat == "struct" and p >= 1:
-                    cat = "structptr"
-                elif cat == "handle" and p >= 1:
-                    cat = "handleptr" if p == 1 else "unknown"
-                elif cat in ("scalar", "enum", "inttd") and p >= 1:
-                    cat = "voidp" if b == "void" else ("cstr" if b == "char" and p == 1 else "ptrarray")
-                elif cat == "void" and p == 1:
-                    cat = "voidp"
-                elif cat == "void" and p == 2:
-                    cat = "voidpp"
-            out.append(Field(fname, b.split(" ", 1)[1] if b.startswith(("struct ", "union ", "enum ")) else b,
-                             p, d, cat))
+                out.append(self._field(fname, ftype, host_path, top_ctype))
         # pointer + count pairs: attrs/numAttrs, paramArray/count, accessDescs/accessDescCount
         names = {f.name for f in out}
         for f in out:
@@ -347,73 +406,51 @@ def build(raw, lib):
                         break
         return out
 
-    collected = {}
+    def _field(self, fname, ftype, host_path, top_ctype):
+        """One field, its type's category (`cls`); a nested anonymous type it holds is collected."""
+        b, p, d, c, fsig = _tstr(ftype)
+        if fsig is not None:
+            cat = "funcptr"
+        elif b.startswith("struct ") or b.startswith("union "):
+            inner = b.split(" ", 1)[1]
+            src_tbl = self.defs["unions"] if b.startswith("union ") else self.defs["structs"]
+            if p == 0:
+                cat = "struct"
+            elif p == 1:   # `struct X *`: an array of X if X has fields, else an opaque handle
+                cat = "structptr" if inner in src_tbl and src_tbl[inner].members else "handle"
+            else:
+                cat = "unknown"
+            if inner.startswith("anon_") and p == 0:
+                # an array of them is reached through its first item (offsetof needs one)
+                self._collect(inner, b.startswith("union "), top_ctype, host_path + [fname + "[0]" * len(d)])
+        else:
+            cat = _pointer_category(self.T.category(b), b, p)
+        return Field(fname, b.split(" ", 1)[1] if b.startswith(("struct ", "union ", "enum ")) else b, p, d, cat)
 
-    def collect(tag, union, top_ctype, path):
-        if tag in collected:
-            return
-        s = Struct(tag, "", union, [], host=top_ctype + "|" + ".".join(path))
-        collected[tag] = s
-        s.fields = fields_of(tag, union, path, top_ctype)
 
-    for kind, table in (("struct", defs["structs"]), ("union", defs["unions"])):
-        for tag in table:
-            union = kind == "union"
-            names = [n for n, _ in aliases.get(tag, [])]
-            tagless = tag.startswith("anon_")
-            if tagless and not names:
-                continue    # a nested anonymous type: collected through its host
-            if not table[tag].members:
-                continue    # opaque: only used through handles
-            ctype = names[0] if names else _struct_ctype(tag, union)
-            s = Struct(names[0] if tagless else tag, ctype, union, [], tagless=tagless)
-            if tagless:     # named by its first typedef, which is not an alias then
-                names = names[1:]
-            collected[tag] = s
-            s.fields = fields_of(tag, union, [], ctype)
-            # alias chain, parents first
-            root = s.name
-            chain = []
-            pending = list(names)
-            done = {root}
-            if tagless and LIBS.get(lib, {}).get("snake", {}).get("records"):
-                # the typedefs of a tagless struct's typedef (`typedef nvmlX_v1_t nvmlX_t;`)
-                pending += [n for n, parent in alias_of.items() if parent == root and n not in pending]
-            guard = 0
-            while pending and guard < 100:
-                guard += 1
-                for n in list(pending):
-                    parent = root if n in names else alias_of.get(n)
-                    if parent in done:
-                        chain.append((n, parent))
-                        done.add(n)
-                        pending.remove(n)
-                for n2, parent in list(alias_of.items()):
-                    if parent in done and n2 not in done and n2 not in pending:
-                        pending.append(n2)
-            s.aliases = chain
-    # order: anon types are referenced by their hosts; emit in tag order with anon first
-    m.structs = sorted(collected.values(), key=lambda s: (not s.name.startswith("anon_"),
-                                                         _natkey(s.name)))
+def _pointer_category(cat, b, p):
+    """The category of a field of base type `b` (category `cat`) behind `p` pointers."""
+    if cat == "struct" and p >= 1:
+        return "structptr"
+    if cat == "handle" and p >= 1:
+        return "handleptr" if p == 1 else "unknown"
+    if cat in ("scalar", "enum", "inttd") and p >= 1:
+        return "voidp" if b == "void" else ("cstr" if b == "char" and p == 1 else "ptrarray")
+    if cat == "void" and p == 1:
+        return "voidp"
+    if cat == "void" and p == 2:
+        return "voidpp"
+    return cat
 
-    # ---- handles, integer typedefs, function pointers
+
+def _typedefs(m, T):
+    """Handles, integer typedefs and function pointer types (their names in m.typedefs), and the
+    category of every typedef name."""
+    types = T.types
     for tname, t in types.items():
         b, p, d, c, f = _tstr(t)
         if f is not None:
-            m.funcptrs.append((tname, ""))
-            # stars before the parameter list belong to the return type, one after it makes a
-            # function pointer type; none after it is a function type (VdpGetProcAddress)
-            decl = list(t.declarators)
-            after = decl[next(i for i, x in enumerate(decl) if isinstance(x, tuple)) + 1:]
-            if "*" not in after:
-                m.functypes.append(tname)
-            ps = []
-            for pn, pt, _ in f:
-                if pn is None and pt.type_spec == "void" and not pt.declarators:
-                    continue
-                pb, pp, pd, pc, pf = _tstr(pt)
-                ps.append((pn or f"arg{len(ps)}", pb, pp, pc))
-            m.funcptr_sigs[tname] = ((b, p - after.count("*"), c), ps)
+            _funcptr(m, tname, t)
             continue
         if d:
             continue
@@ -441,35 +478,59 @@ def build(raw, lib):
         if not tname.startswith(("struct ", "union ", "enum ")):
             m.type_categories[tname] = T.category(tname)
 
-    # ---- types declared at the Cython level, as the reference package declares them, so that
-    # the C-API signatures (the capsule names compiled clients check) carry the same names:
-    # * the graphics interop types (GL/EGL/VDPAU and CUDA's interop headers): this also lets
-    #   clients build without the GL/EGL/VDPAU development headers;
-    # * the type aliases that are #define macros (#define cudaStreamAttrID cudaLaunchAttributeID):
-    #   a preprocessor name, not a C type, so the .pxd defines the alias itself.
-    # Opaque struct tags (CUeglStreamConnection_st) stay C names: C needs no definition for them.
-    type_aliases = set(type_macros) & ({a for e in m.enums for a in e.aliases}
-                                       | {a for s in m.structs for a, _ in s.aliases})
-    io = raw.get("interop", {})
+
+def _funcptr(m, tname, t):
+    """A function pointer type (or function type) and its signature."""
+    b, p, d, c, f = _tstr(t)
+    m.funcptrs.append((tname, ""))
+    # stars before the parameter list belong to the return type, one after it makes a function
+    # pointer type; none after it is a function type (VdpGetProcAddress)
+    decl = list(t.declarators)
+    after = decl[next(i for i, x in enumerate(decl) if isinstance(x, tuple)) + 1:]
+    if "*" not in after:
+        m.functypes.append(tname)
+    ps = []
+    for pn, pt, _ in f:
+        if pn is None and pt.type_spec == "void" and not pt.declarators:
+            continue
+        pb, pp, pd, pc, pf = _tstr(pt)
+        ps.append((pn or f"arg{len(ps)}", pb, pp, pc))
+    m.funcptr_sigs[tname] = ((b, p - after.count("*"), c), ps)
+
+
+def _cython_level(m, defs, io, type_aliases):
+    """The types declared at the Cython level, as the reference package declares them, so that
+    the C-API signatures (the capsule names compiled clients check) carry the same names:
+
+    * the graphics interop types (GL/EGL/VDPAU and CUDA's interop headers): this also lets
+      clients build without the GL/EGL/VDPAU development headers;
+    * the type aliases that are #define macros (#define cudaStreamAttrID cudaLaunchAttributeID):
+      a preprocessor name, not a C type, so the .pxd defines the alias itself.
+
+    Opaque struct tags (CUeglStreamConnection_st) stay C names: C needs no definition for them."""
     cy = {n for n in io.get("types", ()) if not n.startswith(("struct ", "union ", "enum "))}
     cy.update(e.name for e in m.enums if e.tag_only and e.name in io.get("enums", ()))  # enum cudaGLDeviceList
     for kind in ("structs", "unions"):
         cy.update(n for n in io.get(kind, ()) if defs[kind][n].members)
     cy.update(type_aliases)
-    m.cython_level = sorted(cy)
-    # types declared by overrides.EXTRA_DECLARATIONS (CUoutput_mode): the .pxd gives C their
-    # declarations itself, and Cython their C names, as if a header had them
-    m.c_prelude = [text for text, _, _ in raw.get("extra_entries", []) if "typedef" in text]
+    return sorted(cy)
 
-    # ---- the headers' group of each type, by the first of its names that the headers place
+
+def _type_groups(m, type_group):
+    """The headers' group of each type, by the first of its names that the headers place."""
     typenames = [[e.name] + e.aliases for e in m.enums] + [[s.name] + [a for a, _ in s.aliases] for s in m.structs]
     typenames += [[t[0]] for t in m.handles + m.inttds + m.funcptrs]
+    out = {}
     for names in typenames:
         g = next((type_group[n] for n in names if n in type_group), "")
         if g:
-            m.type_groups[names[0]] = g
+            out[names[0]] = g
+    return out
 
-    # ---- #define values (ints only)
+
+def _defines(m, defs):
+    """The #define values (ints and floats), the sizeof() expressions (m.sizeof_defines), and the
+    #defines that name an enum member (another name of it)."""
     enum_values = {k for e in defs["enums"].values() for k in e}
     enum_value_of = {k: v for e in defs["enums"].values() for k, v in e.items()}
     member_of = {k: e for e in m.enums for k, _ in e.members}
@@ -492,90 +553,106 @@ def build(raw, lib):
         if isinstance(v, (int, float)) and not isinstance(v, bool):
             m.defines.append((k, v))
 
-    # ---- functions
-    # the struct-style modules bind every entry point by its own name (cuFileDriverClose and
-    # cuFileDriverClose_v2 both), as the reference does
-    vmap = {} if LIBS.get(lib, {}).get("snake", {}).get("records") else raw["versioned"]
-    size_queries = _size_queries({vmap.get(c, c): ft for c, ft in defs["functions"].items()})
-    for csym, ft in defs["functions"].items():
-        api = vmap.get(csym, csym)
-        # static inline in the header (make_cudaExtent, ...): no library symbol; the Cython-level
-        # function calls the header's code, the Python level has its own (overrides.MAKE_FUNCTIONS)
-        inline = raw.get("inline", {}).get(api, "") if api not in raw.get("csyms", {}) else ""
-        ret = ft[0].type_spec
-        params = [(n, t) for n, t, _ in ft[1] if n is not None]
-        fn = Function(api, raw.get("csyms", {}).get(api, csym), ret, [],
-                      doc=raw["docs"].get(api, raw["docs"].get(csym, "")))
-        if not fn.doc:
-            guarded = raw.get("guarded_docs", {})
-            fn.pydoc = guarded.get(api, guarded.get(csym, ""))
-        fn.group = fn_group.get(api, fn_group.get(csym, ""))
-        fn.size_query = size_queries.get(api, "")
-        fn.cdecl = ", ".join(_cdecl(t, n) for n, t in params) or "void"
-        pfn = raw["pfn"].get(api, [])
-        names = [n for n, _ in params]
-        if not pfn and re.search(r"_v\d+$", api):
-            # a versioned entry point the header declares under its own name (12.9's cuCtxCreate_v4):
-            # the ABI version of its unversioned name's typedef with the same parameters
-            pfn = [x for x in raw["pfn"].get(re.sub(r"_v\d+$", "", api), []) if x[2] == names]
-        plain = sorted([x for x in pfn if not x[1]], key=lambda x: -x[0])
-        match = [x for x in plain if x[2] == names]
-        if not match and csym != api:
-            # the header #defines the API name to another entry point (cuGraphInstantiate ->
-            # cuGraphInstantiateWithFlags) whose prototype it declares: the API name's own ABI
-            # versions are an older signature, so the entry point is asked for by its own name
-            target = [x for x in raw["pfn"].get(csym, []) if not x[1] and x[2] == names]
-            if target:
-                fn.proc, match = csym, target
-        if match and any(re.fullmatch(re.escape(api) + r"_v\d+", other) and other != csym and vmap.get(other, other) != api
-                         and [n for n, _, _ in oft[1] if n is not None] == names
-                         for other, oft in defs["functions"].items()):
-            # the header also declares api_vN with these parameters (12.9's cuEventElapsedTime and
-            # cuEventElapsedTime_v2): the unversioned name is the older entry point.  Not where
-            # api_vN takes other parameters (12.9's cuCtxCreate, #defined to cuCtxCreate_v2, beside
-            # cuCtxCreate_v3 and _v4): there the newest ABI version with these parameters is it
-            match = match[-1:]
-        pick = (match or plain or [(0, "", [])])[0]
-        fn.pfn_version = pick[0]
-        fn.ptds = raw["ptds"].get(api, "")
-        if fn.ptds:
-            pv = [x for x in pfn if x[1] == fn.ptds]
-            fn.ptds_version = max([x[0] for x in pv], default=fn.pfn_version)
-        fn.params = classify_params(fn, params, T, lib)
-        # a parameter the header types with a #define alias (cudaStreamAttrID) keeps that name in
-        # the declarations: the parser only saw what the macro expands to
-        spelled = raw.get("spelled", {}).get(csym) or raw.get("spelled", {}).get(api) or []
-        if len(spelled) == len(fn.params):
-            for prm, text in zip(fn.params, spelled):
-                alias = [w for w in re.findall(r"[A-Za-z_]\w*", text) if w in type_aliases]
-                if alias and not prm.decl:
-                    prm.decl = [alias[0], prm.ptr]
-        if api in ov.SKIP_PYTHON or (inline and not LIBS.get(lib, {}).get("snake", {}).get("records")):
-            fn.python = False
-        if api in raw.get("extra", {}).get("python", {}):    # overrides.EXTRA_DECLARATIONS
-            fn.python = raw["extra"]["python"][api]
-        fn.inline = inline
-        m.functions.append(fn)
-    # Cython-level functions that are not in the headers, each calling an entry point
+
+def _functions(raw, T, type_aliases):
+    """The functions the headers declare, in their order.  The struct-style modules bind every
+    entry point by its own name (cuFileDriverClose and cuFileDriverClose_v2 both), as the
+    reference does; the others bind a versioned one by its API name (raw["versioned"])."""
+    vmap = {} if LIBS.get(T.lib, {}).get("snake", {}).get("records") else raw["versioned"]
+    size_queries = _size_queries({vmap.get(c, c): ft for c, ft in T.defs["functions"].items()})
+    return [_function(raw, T, csym, ft, vmap, size_queries, type_aliases) for csym, ft in T.defs["functions"].items()]
+
+
+def _function(raw, T, csym, ft, vmap, size_queries, type_aliases):
+    """The function of entry point `csym`, its parameters classified."""
+    api = vmap.get(csym, csym)
+    # static inline in the header (make_cudaExtent, ...): no library symbol; the Cython-level
+    # function calls the header's code, the Python level has its own (overrides.MAKE_FUNCTIONS)
+    inline = raw.get("inline", {}).get(api, "") if api not in raw.get("csyms", {}) else ""
+    params = [(n, t) for n, t, _ in ft[1] if n is not None]
+    fn = Function(api, raw.get("csyms", {}).get(api, csym), ft[0].type_spec, [],
+                  doc=raw["docs"].get(api, raw["docs"].get(csym, "")))
+    if not fn.doc:
+        guarded = raw.get("guarded_docs", {})
+        fn.pydoc = guarded.get(api, guarded.get(csym, ""))
+    fn_group = raw.get("groups", ([], {}, {}))[1]
+    fn.group = fn_group.get(api, fn_group.get(csym, ""))
+    fn.size_query = size_queries.get(api, "")
+    fn.cdecl = ", ".join(_cdecl(t, n) for n, t in params) or "void"
+    _abi_versions(fn, raw, T.defs, csym, [n for n, _ in params], vmap)
+    fn.params = classify_params(fn, params, T, T.lib)
+    # a parameter the header types with a #define alias (cudaStreamAttrID) keeps that name in
+    # the declarations: the parser only saw what the macro expands to
+    spelled = raw.get("spelled", {}).get(csym) or raw.get("spelled", {}).get(api) or []
+    if len(spelled) == len(fn.params):
+        for prm, text in zip(fn.params, spelled):
+            alias = [w for w in re.findall(r"[A-Za-z_]\w*", text) if w in type_aliases]
+            if alias and not prm.decl:
+                prm.decl = [alias[0], prm.ptr]
+    if api in ov.SKIP_PYTHON or (inline and not LIBS.get(T.lib, {}).get("snake", {}).get("records")):
+        fn.python = False
+    if api in raw.get("extra", {}).get("python", {}):    # overrides.EXTRA_DECLARATIONS
+        fn.python = raw["extra"]["python"][api]
+    fn.inline = inline
+    return fn
+
+
+def _abi_versions(fn, raw, defs, csym, names, vmap):
+    """fn's ABI version (cudaTypedefs.h's PFN_<name>_v<version> whose parameters are its own), the
+    name cuGetProcAddress is asked for where not its own (fn.proc), and its per-thread variant's."""
+    api = fn.name
+    pfn = raw["pfn"].get(api, [])
+    if not pfn and re.search(r"_v\d+$", api):
+        # a versioned entry point the header declares under its own name (12.9's cuCtxCreate_v4):
+        # the ABI version of its unversioned name's typedef with the same parameters
+        pfn = [x for x in raw["pfn"].get(re.sub(r"_v\d+$", "", api), []) if x[2] == names]
+    plain = sorted([x for x in pfn if not x[1]], key=lambda x: -x[0])
+    match = [x for x in plain if x[2] == names]
+    if not match and csym != api:
+        # the header #defines the API name to another entry point (cuGraphInstantiate ->
+        # cuGraphInstantiateWithFlags) whose prototype it declares: the API name's own ABI
+        # versions are an older signature, so the entry point is asked for by its own name
+        target = [x for x in raw["pfn"].get(csym, []) if not x[1] and x[2] == names]
+        if target:
+            fn.proc, match = csym, target
+    if match and any(re.fullmatch(re.escape(api) + r"_v\d+", other) and other != csym and vmap.get(other, other) != api
+                     and [n for n, _, _ in oft[1] if n is not None] == names
+                     for other, oft in defs["functions"].items()):
+        # the header also declares api_vN with these parameters (12.9's cuEventElapsedTime and
+        # cuEventElapsedTime_v2): the unversioned name is the older entry point.  Not where
+        # api_vN takes other parameters (12.9's cuCtxCreate, #defined to cuCtxCreate_v2, beside
+        # cuCtxCreate_v3 and _v4): there the newest ABI version with these parameters is it
+        match = match[-1:]
+    pick = (match or plain or [(0, "", [])])[0]
+    fn.pfn_version = pick[0]
+    fn.ptds = raw["ptds"].get(api, "")
+    if fn.ptds:
+        pv = [x for x in pfn if x[1] == fn.ptds]
+        fn.ptds_version = max([x[0] for x in pv], default=fn.pfn_version)
+
+
+def _added_functions(m, raw):
+    """Functions that are not in the headers: Cython-level ones, each calling an entry point
+    (overrides.CALL_FUNCTIONS), and the entry points declared only in cudaProfilerTypedefs.h
+    (cudaProfiler.h is not in the wheels)."""
+    out = []
     by_name = {f.name: f for f in m.functions}
-    for api, (target, why) in ov.CALL_FUNCTIONS.get(lib, {}).items():
+    for api, (target, why) in ov.CALL_FUNCTIONS.get(m.lib, {}).items():
         fn = copy.deepcopy(by_name[target])
         fn.name, fn.csym, fn.doc, fn.calls, fn.python = api, "", f"\\brief {why}", target, False
         fn.pfn_version, fn.ptds, fn.ptds_version = 0, "", 0
-        m.functions.append(fn)
-    # entry points declared only in cudaProfilerTypedefs.h (cudaProfiler.h is not in the wheels)
-    have = {f.name for f in m.functions}
-    for api, ret in ov.EXTRA_FUNCTIONS.get(lib, []):
+        out.append(fn)
+    have = {f.name for f in m.functions} | {f.name for f in out}
+    for api, ret in ov.EXTRA_FUNCTIONS.get(m.lib, []):
         if api not in have:
-            m.functions.append(Function(api, api, ret, [], doc=f"\\brief {api}", cdecl="void"))
+            out.append(Function(api, api, ret, [], doc=f"\\brief {api}", cdecl="void"))
     for api, versions in sorted(raw["pfn"].items()):
         if api.startswith("cuProfiler") and api not in have:
             ver, suf, names = max(versions)
             if names:
                 continue   # only the argument-less ones (cuProfilerStart/Stop) are current API
-            m.functions.append(Function(api, api, "CUresult", [], doc=f"\\brief {api}", pfn_version=ver,
-                                        cdecl="void"))
-    return m
+            out.append(Function(api, api, "CUresult", [], doc=f"\\brief {api}", pfn_version=ver, cdecl="void"))
+    return out
 
 
 def _natkey(s):
