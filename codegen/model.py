@@ -788,210 +788,360 @@ def spelled_type(text, name):
     return cy, base_const
 
 
-def classify_params(fn, params, T, lib):
-    records = LIBS.get(getattr(T, "lib", ""), {}).get("snake", {}).get("records")
-    keep_const = LIBS.get(getattr(T, "lib", ""), {}).get("keep_const")
-    spelled = getattr(T, "spelled", {}).get(fn.csym) or getattr(T, "spelled", {}).get(fn.name) or []
-    if len(spelled) != len(params):
-        spelled = []
-    dp = doc_params_any(fn.doc) if records else doc_params(fn.doc)
-    dirs = doc_param_dirs(fn.doc) if records else {}
-    names = [n for n, _ in params]
-    out = []
-    handle_of = {}
-    for hname, tgt in getattr(T, "handle_targets", {}).items():
-        if tgt != "void":
-            handle_of.setdefault(tgt, hname)
-    for cname, t in params:
-        b, p, d, c, fsig = _tstr(t)
-        decl = []
-        typed = ov.PARAM_TYPE.get((fn.name, cname))
-        if typed and b == "void" and p == 1:
-            b = typed[0]                # overrides.PARAM_TYPE: a void* with one pointee type
-            decl = ["void", 1]          # (the C declaration stays void*)
-        if p == 2 and b in handle_of:
-            decl = [b, p]               # the C declarations keep the header's spelling
-            b, p = handle_of[b], 1      # `struct cudaGraphicsResource **`: a handle output
-        cat = T.category(b) if fsig is None else "funcptr"
-        if fsig is not None:
-            b, p, c = "void", 1, False   # an inline function pointer: passed as an address
-        cdecl = ""
-        if keep_const and spelled:
-            # `T *const x` is a const pointer to a T the call may write, not a `const T*` input
-            cdecl, c = spelled_type(spelled[len([x for x in params[:params.index((cname, t))]])], cname)
-        doc = dp.get(cname, "")
-        is_out_doc = bool(_OUTWORDS.match(doc)) or cname.endswith("_out") or cname.endswith("Out")
-        if records:
-            # the struct-style libraries say "[out]" or "Reference in which to return"
-            is_out_doc = dirs.get(cname) in ("out", "inout") or (
-                dirs.get(cname) is None and (is_out_doc or bool(_OUTWORDS_LIB.match(doc))))
-        if records:
-            # the struct-style modules: the reference's names, snake_case of the C name
-            pyname = (ov.PUBLIC_PARAM.get((getattr(T, "cuda", ""), fn.name, cname))
-                      or ov.PUBLIC_PARAM.get((fn.name, cname)) or param_name(cname))
-        else:
-            pyname = ov.RENAME.get(cname, cname)
-        prm = Param(cname, pyname, b, p, c, cat, "in", "", decl=decl, cdecl=cdecl)
+class _Params:
+    """What the parameter rules of one function read: its doxygen text (per parameter, and the
+    struct-style libraries' [in]/[out] marks), the header's spelling of its parameters, and the
+    library's settings."""
+
+    def __init__(self, fn, params, T, lib):
+        self.fn, self.params, self.T, self.lib = fn, params, T, lib
+        self.names = [n for n, _ in params]
+        L = LIBS.get(getattr(T, "lib", ""), {})
+        self.records = L.get("snake", {}).get("records")
+        self.keep_const = L.get("keep_const")
+        spelled = getattr(T, "spelled", {}).get(fn.csym) or getattr(T, "spelled", {}).get(fn.name) or []
+        self.spelled = spelled if len(spelled) == len(params) else []
+        self.dp = doc_params_any(fn.doc) if self.records else doc_params(fn.doc)
+        self.dirs = doc_param_dirs(fn.doc) if self.records else {}
+        self.handle_of = {}      # a handle's target type -> the handle
+        for hname, tgt in getattr(T, "handle_targets", {}).items():
+            if tgt != "void":
+                self.handle_of.setdefault(tgt, hname)
+
+
+class _Seen:
+    """What the rules read of one parameter besides its Param: its key in the override tables,
+    its doxygen text, whether that text calls it an output, and its inline function type."""
+
+    def __init__(self, cx, cname, fsig):
+        self.cname, self.fsig = cname, fsig
         # the struct-style modules' tables name each versioned entry point itself
-        key = (fn.name, cname) if records else _override_key(fn.name, cname)
-        if key in ov.KERNEL_PARAMS:
-            prm.conv = "kparams"
-        elif fn.size_query and p == 1 and b in ("char", "void") and not c:
-            prm.conv = "buf_w"      # a caller buffer, checked against the size query
-        elif key in ov.CALLER_BUFFERS:
-            prm.conv = "buf_w"      # a caller buffer, checked against its size parameter
-            prm.extra = {"size": ov.CALLER_BUFFERS[key]}
-        elif fsig is not None:
-            prm.conv = "handle"
-        elif cname in ov.JIT_OPTION_VALUES and b == "void" and p == 2:
-            prm.conv = "jitvalues"
-        elif cname in ov.JIT_OPTIONS and cat == "enum" and p == 1:
-            prm.conv = "array"
-        elif key in ov.ATTRIBUTE_PARAMS:
-            attr_param, enum, *size = ov.ATTRIBUTE_PARAMS[key]
-            prm.extra = {"attr": attr_param, "enum": enum, "size": size[0] if size else ""}
-            prm.role = "out" if ("Get" in fn.name) else "in"
-            prm.conv = "attr"
-        elif key in ov.ATTRIBUTE_LISTS:
-            attr_param, enum, sizes, count = ov.ATTRIBUTE_LISTS[key]
-            prm.extra = {"attr": attr_param, "enum": enum, "sizes": sizes or "", "count": count}
-            prm.role, prm.conv = "out", "attr_list"
-        elif key in ov.STRBUF_LEN:
-            prm.role, prm.conv = "out", "strbuf"
-            prm.extra = {"len": ov.STRBUF_LEN[key]}
-        elif p == 0:
-            prm.conv = {"scalar": "scalar", "enum": "enum", "inttd": "inttd", "handle": "handle",
-                        "funcptr": "handle", "struct": "struct_val"}.get(cat, "unknown")
-        elif b == "char" and p == 1:
-            # a C string, or a buffer the library fills where the library says so (libs.py)
-            prm.conv = "buf_w" if not c and LIBS[lib].get("char_buffers") else "cstr"
-            if not c and is_out_doc:
-                lens = [n for n, _ in params if n in ("len", "length", "bufferSize", "size")]
-                if lens:
-                    prm.role, prm.conv = "out", "strbuf"
-                    prm.extra = {"len": lens[0]}
-        elif b == "char" and p == 2:
-            if c and is_out_doc or (not c and "Returned" in doc):
-                prm.role, prm.conv = "out", "cstr_out"
-            elif c or "const" in str(t):
-                prm.conv = "strlist"
-            else:
-                prm.conv = "strlist"
-        elif b == "void" and p == 1:
-            if is_out_doc and not c:
-                prm.role, prm.conv = "out", "voidp_out_val"
-            else:
-                prm.conv = "voidp"
-        elif b == "void" and p == 2:
-            if not c and cname not in ov.VOIDPP_INPUTS:
-                prm.role, prm.conv = "out", "voidp_out"
-            else:
-                prm.conv = "voidpp"
-        elif p == 1 and cat in ("scalar", "enum", "inttd", "handle", "funcptr", "struct"):
-            counted = _array_count(key[0], cname, names)
-            if counted is None and not c and _OUT_LIST_DOC.match(doc) and ov.PARAM_ROLE.get(key, ("",))[0] != "in":
-                counted = _output_array_count(cname, params, dp)
-            if counted is not None:
-                # an array the call fills, sized by its count (ARRAY_COUNT, or the doxygen text)
-                prm.role, prm.conv = "out", "array_out"
-                prm.extra = {"count": counted}
-            elif c:
-                # const T*: a struct read by the driver, or an array of items
-                if cat == "struct" and not _LIST_DOC.match(doc):
-                    prm.conv = "struct_ptr"
-                else:
-                    prm.conv = "array"
-            elif cat == "struct":
-                if _LIST_DOC.match(doc):
-                    prm.conv = "array"
-                elif is_out_doc or "Get" in fn.name:
-                    prm.role, prm.conv = "out", "struct_out"
-                else:
-                    # a non-const struct pointer that the doc does not call returned is read
-                    prm.conv = "struct_ptr"
-            else:
-                if _LIST_DOC.match(doc):
-                    prm.conv = "array"
-                else:
-                    prm.role, prm.conv = "out", "value_out"
-        else:
+        self.key = (cx.fn.name, cname) if cx.records else _override_key(cx.fn.name, cname)
+        self.doc = doc = cx.dp.get(cname, "")
+        self.out_doc = bool(_OUTWORDS.match(doc)) or cname.endswith("_out") or cname.endswith("Out")
+        if cx.records:
+            # the struct-style libraries say "[out]" or "Reference in which to return"
+            d = cx.dirs.get(cname)
+            self.out_doc = d in ("out", "inout") or (d is None and (self.out_doc or bool(_OUTWORDS_LIB.match(doc))))
+
+
+def classify_params(fn, params, T, lib):
+    """fn's parameters (C name, pyclibrary type) as Params: each one's role (in / out / inout /
+    hidden) and conversion, by the first of the rules (_RULES) that applies, the override
+    tables' role (PARAM_ROLE), then the rules over the whole list."""
+    cx = _Params(fn, params, T, lib)
+    out = []
+    for i, (cname, t) in enumerate(params):
+        prm, seen = _param(cx, i, cname, t)
+        if not any(rule(cx, prm, seen) for rule in _RULES):
             prm.conv = "unknown"
-        if key in ov.PARAM_ROLE and ov.PARAM_ROLE[key][0] == "addr":
-            prm.role, prm.conv = "in", "voidp"      # memory the caller gives by address
-        elif key in ov.PARAM_ROLE and ov.PARAM_ROLE[key][0] == "ref":
-            prm.role, prm.conv = "in", "value_ref"  # a value the wrapper passes by reference
-        elif key in ov.PARAM_ROLE:
-            role = ov.PARAM_ROLE[key][0]
-            prm.role = role
-            if role == "in" and prm.conv == "value_out" and cat == "funcptr":
-                prm.conv = "voidp"
-            elif role == "in" and prm.conv == "value_out" and cat == "handle" and "rray" not in ov.PARAM_ROLE[key][1]:
-                prm.conv = "handle_ref"
-            elif role == "in" and prm.conv in ("struct_out", "value_out"):
-                prm.conv = "array" if "rray" in ov.PARAM_ROLE[key][1] else "struct_ptr"
-            elif role == "in" and prm.conv == "array" and cat == "struct" and "rray" not in ov.PARAM_ROLE[key][1]:
-                prm.conv = "struct_ptr"     # one struct, which the doc's "Array" wording does not make a list
-            elif role == "out" and _array_count(key[0], cname, names) is not None:
-                prm.conv = "array_ref_out" if p == 2 else "array_out"
-                prm.extra = {"count": _array_count(key[0], cname, names)}
-            elif role == "out" and prm.conv in ("voidp", "voidpp", "unknown"):
-                prm.conv = "voidp_out" if p == 2 else ("voidp_out_val" if b == "void" else "value_out")
-            elif role == "inout":
-                prm.conv = "value_inout"
-            elif role == "out" and b == "char" and p == 2:
-                prm.conv = "cstr_out"
-            elif role == "out" and prm.conv == "struct_ptr":
-                prm.conv = "struct_out"
-            elif role == "in" and prm.conv == "voidp_out_val":
-                prm.conv = "voidp"
-        also = ov.HANDLE_ALSO.get(b)
+        _role_override(cx, prm, seen)
+        also = ov.HANDLE_ALSO.get(prm.ctype)
         if also and prm.conv == "handle" and prm.role == "in" and re.search(also[1], fn.doc):
             prm.extra = dict(prm.extra, also=also[0])
         out.append(prm)
-    if records:
+    if cx.records:
         _records_rules(fn, out, T)
-    _sized_data(out)
-    for prm in out:
-        if (fn.name, prm.name) in ov.SIZED_DATA:
-            prm.conv = "voidp"
-            prm.extra = dict(prm.extra, size=ov.SIZED_DATA[fn.name, prm.name])
-    _pair_list_counts(fn.name, out, dp)
+    _sized_data(fn.name, out)
+    _pair_list_counts(fn.name, out, cx.dp)
     for prm in out:
         if (fn.name, prm.name) in ov.IMPLICIT_COUNT:
             # a count the struct-style modules take from the length of the struct array it counts
             prm.extra = dict(prm.extra, implicit=ov.IMPLICIT_COUNT[fn.name, prm.name])
         if (fn.name, prm.name) in ov.PARAM_DEFAULT:
             prm.extra = dict(prm.extra, default=ov.PARAM_DEFAULT[fn.name, prm.name])
-    # array outputs' counts that are pointers become in/out, and may be omitted: 0 asks for the
-    # count alone (the arrays are then not written)
-    for prm in out:
+    _counts_in_out(out)
+    _trailing_defaults(out)
+    return out
+
+
+def _param(cx, i, cname, t):
+    """The Param of the i-th parameter, its type as the rules read it (the role `in`, no
+    conversion yet), and what else they read of it."""
+    b, p, d, c, fsig = _tstr(t)
+    decl = []
+    typed = ov.PARAM_TYPE.get((cx.fn.name, cname))
+    if typed and b == "void" and p == 1:
+        b = typed[0]                # overrides.PARAM_TYPE: a void* with one pointee type
+        decl = ["void", 1]          # (the C declaration stays void*)
+    if p == 2 and b in cx.handle_of:
+        decl = [b, p]               # the C declarations keep the header's spelling
+        b, p = cx.handle_of[b], 1   # `struct cudaGraphicsResource **`: a handle output
+    cat = cx.T.category(b) if fsig is None else "funcptr"
+    if fsig is not None:
+        b, p, c = "void", 1, False   # an inline function pointer: passed as an address
+    cdecl = ""
+    if cx.keep_const and cx.spelled:
+        # `T *const x` is a const pointer to a T the call may write, not a `const T*` input
+        cdecl, c = spelled_type(cx.spelled[i], cname)
+    if cx.records:
+        # the struct-style modules: the reference's names, snake_case of the C name
+        pyname = (ov.PUBLIC_PARAM.get((getattr(cx.T, "cuda", ""), cx.fn.name, cname))
+                  or ov.PUBLIC_PARAM.get((cx.fn.name, cname)) or param_name(cname))
+    else:
+        pyname = ov.RENAME.get(cname, cname)
+    return Param(cname, pyname, b, p, c, cat, "in", "", decl=decl, cdecl=cdecl), _Seen(cx, cname, fsig)
+
+
+# ---- the rules, in order: each sets the role and conversion of a parameter it applies to and
+# says whether it did
+
+def _kernel_params(cx, prm, seen):
+    if seen.key in ov.KERNEL_PARAMS:
+        prm.conv = "kparams"
+        return True
+
+
+def _size_query_buffer(cx, prm, seen):
+    """A caller buffer, checked against the size query (Function.size_query)."""
+    if cx.fn.size_query and prm.ptr == 1 and prm.ctype in ("char", "void") and not prm.const:
+        prm.conv = "buf_w"
+        return True
+
+
+def _caller_buffer(cx, prm, seen):
+    """A caller buffer, checked against its size parameter (overrides.CALLER_BUFFERS)."""
+    if seen.key in ov.CALLER_BUFFERS:
+        prm.conv = "buf_w"
+        prm.extra = {"size": ov.CALLER_BUFFERS[seen.key]}
+        return True
+
+
+def _inline_funcptr(cx, prm, seen):
+    if seen.fsig is not None:
+        prm.conv = "handle"
+        return True
+
+
+def _jit_options(cx, prm, seen):
+    """The JIT options (an array of enums) and their values (overrides.JIT_OPTIONS, JIT_OPTION_VALUES)."""
+    if seen.cname in ov.JIT_OPTION_VALUES and prm.ctype == "void" and prm.ptr == 2:
+        prm.conv = "jitvalues"
+        return True
+    if seen.cname in ov.JIT_OPTIONS and prm.cls == "enum" and prm.ptr == 1:
+        prm.conv = "array"
+        return True
+
+
+def _attribute(cx, prm, seen):
+    """A value whose type an attribute argument selects (overrides.ATTRIBUTE_PARAMS), or a list of
+    them (ATTRIBUTE_LISTS)."""
+    if seen.key in ov.ATTRIBUTE_PARAMS:
+        attr_param, enum, *size = ov.ATTRIBUTE_PARAMS[seen.key]
+        prm.extra = {"attr": attr_param, "enum": enum, "size": size[0] if size else ""}
+        prm.role = "out" if ("Get" in cx.fn.name) else "in"
+        prm.conv = "attr"
+        return True
+    if seen.key in ov.ATTRIBUTE_LISTS:
+        attr_param, enum, sizes, count = ov.ATTRIBUTE_LISTS[seen.key]
+        prm.extra = {"attr": attr_param, "enum": enum, "sizes": sizes or "", "count": count}
+        prm.role, prm.conv = "out", "attr_list"
+        return True
+
+
+def _strbuf_len(cx, prm, seen):
+    """A string written into a buffer whose length another parameter gives (overrides.STRBUF_LEN)."""
+    if seen.key in ov.STRBUF_LEN:
+        prm.role, prm.conv = "out", "strbuf"
+        prm.extra = {"len": ov.STRBUF_LEN[seen.key]}
+        return True
+
+
+def _by_value(cx, prm, seen):
+    if prm.ptr == 0:
+        prm.conv = {"scalar": "scalar", "enum": "enum", "inttd": "inttd", "handle": "handle",
+                    "funcptr": "handle", "struct": "struct_val"}.get(prm.cls, "unknown")
+        return True
+
+
+def _char_ptr(cx, prm, seen):
+    """A C string, or a buffer the library fills where the library says so (libs.py); a string
+    output where the text calls it one and a length follows."""
+    if prm.ctype == "char" and prm.ptr == 1:
+        prm.conv = "buf_w" if not prm.const and LIBS[cx.lib].get("char_buffers") else "cstr"
+        if not prm.const and seen.out_doc:
+            lens = [n for n in cx.names if n in ("len", "length", "bufferSize", "size")]
+            if lens:
+                prm.role, prm.conv = "out", "strbuf"
+                prm.extra = {"len": lens[0]}
+        return True
+
+
+def _char_ptr_ptr(cx, prm, seen):
+    """A string the call returns, or a list of strings."""
+    if prm.ctype == "char" and prm.ptr == 2:
+        if prm.const and seen.out_doc or (not prm.const and "Returned" in seen.doc):
+            prm.role, prm.conv = "out", "cstr_out"
+        else:
+            prm.conv = "strlist"
+        return True
+
+
+def _void_ptr(cx, prm, seen):
+    """Memory by address, or (where the text calls it an output) an address-sized value the call writes."""
+    if prm.ctype == "void" and prm.ptr == 1:
+        if seen.out_doc and not prm.const:
+            prm.role, prm.conv = "out", "voidp_out_val"
+        else:
+            prm.conv = "voidp"
+        return True
+
+
+def _void_ptr_ptr(cx, prm, seen):
+    """An address the call returns, or (const, or overrides.VOIDPP_INPUTS) a list of addresses."""
+    if prm.ctype == "void" and prm.ptr == 2:
+        if not prm.const and seen.cname not in ov.VOIDPP_INPUTS:
+            prm.role, prm.conv = "out", "voidp_out"
+        else:
+            prm.conv = "voidpp"
+        return True
+
+
+_ITEMS = ("scalar", "enum", "inttd", "handle", "funcptr", "struct")    # what a T* points to
+
+
+def _output_array(cx, prm, seen):
+    """An array the call fills, sized by its count (ARRAY_COUNT, or the doxygen text)."""
+    if not (prm.ptr == 1 and prm.cls in _ITEMS):
+        return False
+    counted = _array_count(seen.key[0], seen.cname, cx.names)
+    if (counted is None and not prm.const and _OUT_LIST_DOC.match(seen.doc)
+            and ov.PARAM_ROLE.get(seen.key, ("",))[0] != "in"):
+        counted = _output_array_count(seen.cname, cx.params, cx.dp)
+    if counted is not None:
+        prm.role, prm.conv = "out", "array_out"
+        prm.extra = {"count": counted}
+        return True
+
+
+def _const_pointer(cx, prm, seen):
+    """const T*: a struct the call reads, or an array of items."""
+    if prm.ptr == 1 and prm.cls in _ITEMS and prm.const:
+        prm.conv = "struct_ptr" if prm.cls == "struct" and not _LIST_DOC.match(seen.doc) else "array"
+        return True
+
+
+def _struct_pointer(cx, prm, seen):
+    """A struct the call fills (the text calls it returned, or a getter's), a list of structs, or
+    a struct it reads (a non-const struct pointer that the text does not call returned)."""
+    if prm.ptr == 1 and prm.cls == "struct":
+        if _LIST_DOC.match(seen.doc):
+            prm.conv = "array"
+        elif seen.out_doc or "Get" in cx.fn.name:
+            prm.role, prm.conv = "out", "struct_out"
+        else:
+            prm.conv = "struct_ptr"
+        return True
+
+
+def _value_pointer(cx, prm, seen):
+    """A value the call writes, or (the text calls it one) a list of items."""
+    if prm.ptr == 1 and prm.cls in _ITEMS:
+        if _LIST_DOC.match(seen.doc):
+            prm.conv = "array"
+        else:
+            prm.role, prm.conv = "out", "value_out"
+        return True
+
+
+_RULES = (_kernel_params, _size_query_buffer, _caller_buffer, _inline_funcptr, _jit_options, _attribute,
+          _strbuf_len, _by_value, _char_ptr, _char_ptr_ptr, _void_ptr, _void_ptr_ptr, _output_array,
+          _const_pointer, _struct_pointer, _value_pointer)
+
+
+def _role_override(cx, prm, seen):
+    """The role overrides.PARAM_ROLE gives a parameter, and the conversion that follows from it:
+    `addr` (memory the caller gives by address), `ref` (a value the wrapper passes by reference),
+    in, out, inout or hidden."""
+    if seen.key not in ov.PARAM_ROLE:
+        return
+    role, why = ov.PARAM_ROLE[seen.key]
+    if role == "addr":
+        prm.role, prm.conv = "in", "voidp"
+    elif role == "ref":
+        prm.role, prm.conv = "in", "value_ref"
+    elif role == "in":
+        prm.role = role
+        prm.conv = _as_input(prm, "rray" in why)
+    elif role == "out":
+        prm.role = role
+        _as_output(cx, prm, seen)
+    else:
+        prm.role = role
+        if role == "inout":
+            prm.conv = "value_inout"
+
+
+def _as_input(prm, listed):
+    """The conversion of a parameter the override table makes an input (`listed`: its reason
+    calls it an array)."""
+    if prm.conv == "value_out" and prm.cls == "funcptr":
+        return "voidp"
+    if prm.conv == "value_out" and prm.cls == "handle" and not listed:
+        return "handle_ref"
+    if prm.conv in ("struct_out", "value_out"):
+        return "array" if listed else "struct_ptr"
+    if prm.conv == "array" and prm.cls == "struct" and not listed:
+        return "struct_ptr"     # one struct, which the doc's "Array" wording does not make a list
+    if prm.conv == "voidp_out_val":
+        return "voidp"
+    return prm.conv
+
+
+def _as_output(cx, prm, seen):
+    """The conversion of a parameter the override table makes an output."""
+    count = _array_count(seen.key[0], seen.cname, cx.names)
+    if count is not None:
+        prm.conv = "array_ref_out" if prm.ptr == 2 else "array_out"
+        prm.extra = {"count": count}
+    elif prm.conv in ("voidp", "voidpp", "unknown"):
+        prm.conv = "voidp_out" if prm.ptr == 2 else ("voidp_out_val" if prm.ctype == "void" else "value_out")
+    elif prm.ctype == "char" and prm.ptr == 2:
+        prm.conv = "cstr_out"
+    elif prm.conv == "struct_ptr":
+        prm.conv = "struct_out"
+
+
+def _counts_in_out(params):
+    """Array outputs' counts that are pointers become in/out, and may be omitted: 0 asks for the
+    count alone (the arrays are then not written)."""
+    for prm in params:
         if prm.conv == "array_out" and isinstance(prm.extra.get("count"), str):
-            for q in out:
+            for q in params:
                 if q.name == prm.extra["count"] and q.ptr == 1 and q.role == "out":
                     q.role, q.conv = "inout", "value_inout"
                     q.extra = {"default": 0}
-    # a default only where every later argument has one too (cuDeviceGetCliqueInfo(count, dev):
-    # the count comes first, so it must be given)
+
+
+def _trailing_defaults(params):
+    """A default only where every later argument has one too (cuDeviceGetCliqueInfo(count, dev):
+    the count comes first, so it must be given)."""
     required = False
-    for prm in reversed(out):
+    for prm in reversed(params):
         if prm.role not in ("in", "inout"):
             continue
         if "default" not in prm.extra:
             required = True
         elif required:
             prm.extra = {k: v for k, v in prm.extra.items() if k != "default"}
-    return out
 
 
-def _sized_data(params):
+def _sized_data(fn_name, params):
     """A const char* or const void* input followed by its byte count `size` is data of that many
     bytes (an NVVM IR module, an nvJitLink input), not a C string: extra["size"] names the count,
-    so the wrapper can check that a buffer holds that many bytes."""
+    so the wrapper can check that a buffer holds that many bytes; so are the inputs
+    overrides.SIZED_DATA names."""
     for a, b in zip(params, params[1:]):
         if (a.role == "in" and a.const and a.ptr == 1 and a.ctype in ("char", "void")
                 and a.conv in ("cstr", "voidp") and b.name == "size" and b.ctype == "size_t" and b.ptr == 0):
             a.conv = "voidp"
             a.extra = dict(a.extra, size=b.name)
+    for prm in params:
+        if (fn_name, prm.name) in ov.SIZED_DATA:
+            prm.conv = "voidp"
+            prm.extra = dict(prm.extra, size=ov.SIZED_DATA[fn_name, prm.name])
+
+
 
 
 _LIST_CONVS = ("array", "struct_ptr", "strlist", "jitvalues", "voidpp")
@@ -1038,16 +1188,31 @@ def _records_rules(fn, params, T):
     """The struct-style modules' parameter rules (docs/library-modules.md, "Functions"), after the
     general classification:
 
-    * a `char *` the call writes is a string output, its buffer as long as the largest
-      `NVML_*_BUFFER_SIZE` its documentation names (else 256); where the library hides the lengths
-      (NVML), the length that follows it is passed by the wrapper, by value or by reference;
+    * a `char *` the call writes is a string output (_string_outputs);
     * a non-const array the call fills whose count is a sibling `<name>Size` value is an output of
       that many items (`cpuSet`, `cpuSetSize`);
     * an output array with an in/out count (ARRAY_COUNT, or a `<stem>Count` of the same stem) is
-      sized by asking the library first (the wrappers call twice)."""
-    cfg = LIBS[T.lib]["snake"]
-    values = T.defs.get("values", {})
+      sized by asking the library first (the wrappers call twice: _arrays_sized_first);
+    * the override tables' entries for these modules (_record_tables)."""
     byname = {p.name: p for p in params}
+    _string_outputs(fn, params, T)
+    for p in params:
+        if ((p.role, p.conv) in (("in", "array"), ("out", "value_out"))) and not p.const and p.ptr == 1:
+            count = byname.get(p.name + "Size")
+            if count is not None and count.ptr == 0:
+                p.role, p.conv, p.extra = "out", "array_out", {"count": count.name}
+    counts = [q for q in params if q.ptr == 1 and q.cls == "scalar" and q.ctype in ("unsigned int", "int")
+              and (q.name == "count" or q.name.endswith("Count"))]
+    _arrays_sized_first(fn, params, counts, _counted_by_text(fn, params, counts))
+    _record_tables(fn, params)
+
+
+def _string_outputs(fn, params, T):
+    """A `char *` the call writes is a string output, its buffer as long as the largest
+    `NVML_*_BUFFER_SIZE` its documentation names (else 256); where the library hides the lengths
+    (NVML), the length that follows it is passed by the wrapper, by value or by reference."""
+    hide_lengths = LIBS[T.lib]["snake"].get("hide_lengths")
+    values = T.defs.get("values", {})
     for i, p in enumerate(params):
         if p.ctype == "char" and p.ptr == 1 and not p.const and p.conv in ("cstr", "strbuf", "buf_w"):
             sizes = [values[n] for n in _BUFSIZE.findall(fn.doc) if isinstance(values.get(n), int)]
@@ -1056,29 +1221,26 @@ def _records_rules(fn, params, T):
             lenp = nxt if nxt is not None and nxt.name in _LENGTHS and nxt.ctype != "char" else None
             p.role, p.conv = "out", "strbuf"
             p.extra = {"len": lenp.name if lenp else "", "size": size}
-            if lenp is not None and cfg.get("hide_lengths"):
+            if lenp is not None and hide_lengths:
                 lenp.role = "in"
                 lenp.conv = "fixed_ref" if lenp.ptr else "fixed"
                 lenp.extra = {"value": size}
             elif lenp is not None and lenp.ptr:
                 lenp.role, lenp.conv, lenp.extra = "in", "fixed_ref", {"value": size}
-    for p in params:
-        if ((p.role, p.conv) in (("in", "array"), ("out", "value_out"))) and not p.const and p.ptr == 1:
-            count = byname.get(p.name + "Size")
-            if count is not None and count.ptr == 0:
-                p.role, p.conv, p.extra = "out", "array_out", {"count": count.name}
-    counts = [q for q in params if q.ptr == 1 and q.cls == "scalar" and q.ctype in ("unsigned int", "int")
-              and (q.name == "count" or q.name.endswith("Count"))]
-    # an array whose count's text says so: "Reference in which to provide the \a clocksMHz array
-    # size", "Pointer to caller-supplied array size" (with the one output its text calls a
-    # caller-supplied buffer), or an array the call takes as NULL to count ("Can be NULL to discover
-    # number of ...", with the count named `count`)
+
+
+def _counted_by_text(fn, params, counts):
+    """{array: its count} where the count's text says so: "Reference in which to provide the \\a
+    clocksMHz array size", "Pointer to caller-supplied array size" (with the one output its text
+    calls a caller-supplied buffer), or an array the call takes as NULL to count ("Can be NULL to
+    discover number of ...", with the count named `count`)."""
+    names = {p.name for p in params}
     dp = doc_params_any(fn.doc)
     sized = {}
     for q in counts:
         text = dp.get(q.name, "")
         named = re.search(r"\\a\s+(\w+)\s+array size", text)
-        if named and named.group(1) in byname:
+        if named and named.group(1) in names:
             sized[named.group(1)] = q.name
         elif "caller-supplied array size" in text:
             bufs = [p.name for p in params if p is not q and p.ptr == 1 and not p.const and p.cls != "enum"
@@ -1086,8 +1248,16 @@ def _records_rules(fn, params, T):
             if len(bufs) == 1:
                 sized[bufs[0]] = q.name
     for p in params:
-        if p.ptr == 1 and not p.const and "Can be NULL to discover" in dp.get(p.name, "") and "count" in byname:
+        if p.ptr == 1 and not p.const and "Can be NULL to discover" in dp.get(p.name, "") and "count" in names:
             sized.setdefault(p.name, "count")
+    return sized
+
+
+def _arrays_sized_first(fn, params, counts, sized):
+    """Output arrays whose count is an in/out pointer: sized by asking the library first (the count
+    is passed, not returned); arrays of a fixed count; handles into room for a bound the library
+    gives (overrides.ARRAY_CAPACITY)."""
+    byname = {p.name: p for p in params}
     for p in params:
         key = (fn.name, p.name)
         if key in ov.ARRAY_CAPACITY:
@@ -1110,6 +1280,12 @@ def _records_rules(fn, params, T):
             q.role, q.conv, q.extra = "in", "count_ref", {}
         elif isinstance(cnt, int):
             p.role, p.conv, p.extra = "out", "array_out", {"count": cnt}
+
+
+def _record_tables(fn, params):
+    """The override tables of the struct-style modules: FIXED_ARG (a value the wrapper passes),
+    RECORDS_IO (a struct array filled in place), UNWRAP_OUTPUT (one field of a struct output),
+    STRUCT_ARGS (a struct filled from the function's own arguments)."""
     for p in params:
         key = (fn.name, p.name)
         if key in ov.FIXED_ARG:
@@ -1120,6 +1296,6 @@ def _records_rules(fn, params, T):
             p.extra = dict(p.extra, unwrap=ov.UNWRAP_OUTPUT[key])
     spec = ov.STRUCT_ARGS.get(fn.name)
     if spec:
-        p = byname[spec[0]]
+        p = next(q for q in params if q.name == spec[0])
         p.role, p.conv = "in", "struct_args"
         p.extra = {"inputs": [list(x) for x in spec[1]], "output": spec[2]}
