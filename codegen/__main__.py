@@ -14,7 +14,7 @@ import sys
 import time
 from pathlib import Path
 
-from . import changelog, emit_c, emit_py, model, overrides, parse, stubs
+from . import changelog, emit_c, emit_py, model, overrides, parse, resolve, stubs
 from .common import HEADER
 from .libs import GENERATED, checked
 from .libs import LIBS as LIBS_ALL
@@ -61,55 +61,67 @@ def generate(include_dir, libs=LIBS, dump=None, models_out=None):
     """The generated files of the release whose headers are in `include_dir`, by path relative to
     its output folder; `models_out` (a dict), when given, receives the models by library."""
     cuda = parse.cuda_release(include_dir)
-    models = {}
-    files, report = {}, ["# Generator report", "",
-                         f"Written by `python -m codegen` from the CUDA {cuda} headers; regenerated with "
-                         "the sources.", ""]
     # a library whose header the release lacks (cuDLA before 13.5) has no bindings in it
     present = [lib for lib in libs if (Path(include_dir) / LIBS_ALL[lib]["header"]).is_file()]
+    models, took = {}, {}
     for lib in present:
         t0 = time.time()
-        raw = parse.read(include_dir, lib)
-        m = model.build(raw, lib)
-        m.cuda = cuda
+        models[lib] = _model(include_dir, lib, cuda)
         if dump:
             Path(dump).mkdir(parents=True, exist_ok=True)
-            (Path(dump) / f"{lib}.model.json").write_text(m.to_json())
+            (Path(dump) / f"{lib}.model.json").write_text(models[lib].to_json())
+        took[lib] = time.time() - t0
+    # runtime's wrappers take the driver's handle classes too (pytypes.peers)
+    if "runtime" in models and "driver" not in models:
+        models["driver"] = _model(include_dir, "driver", cuda)
+    files = {}
+    report = ["# Generator report", "",
+              f"Written by `python -m codegen` from the CUDA {cuda} headers; regenerated with the sources.", ""]
+    for lib in present:
+        t0 = time.time()
+        m = resolve.resolve(models[lib], models)
         files[f"cy{lib}.pxd"] = emit_c.emit_pxd(m)
         files[f"cy{lib}.pyx"] = emit_c.emit_cypyx(m)
         files[f"_symbols_{lib}.py"] = emit_c.emit_symbols(m)
         files[f"{lib}.pyx"] = emit_py.emit_py(m)
-        models[lib] = m
-        roles = collections.Counter((p.role, p.conv) for f in m.functions if f.python for p in f.params)
-        cy_only = [f.name for f in m.functions if not f.python]
-        report += [f"## {lib}", "",
-                   f"- {len(m.functions)} functions, {len(m.enums)} enums, {len(m.structs)} structs/unions, "
-                   f"{len(m.handles)} handle types, {len(m.inttds)} integer types, "
-                   f"{len(m.funcptrs)} function pointer types, {len(m.defines)} constants",
-                   f"- per-thread default stream variants: {sum(1 for f in m.functions if f.ptds)}",
-                   f"- Cython level only (no Python wrapper): {', '.join(cy_only) or 'none'}",
-                   f"- types declared at the Cython level: {', '.join(m.cython_level) or 'none'}",
-                   "- parameter conversions: " + ", ".join(f"{r}/{c} {n}" for (r, c), n in sorted(roles.items())),
-                   ""]
-        unknown = [f"{f.name}({p.name})" for f in m.functions for p in f.params if p.conv == "unknown"]
-        if unknown:
-            report += ["- passed through as plain addresses (no better rule): " + ", ".join(unknown), ""]
-        print(f"codegen: CUDA {cuda} {lib} done in {time.time() - t0:.1f}s", file=sys.stderr)
-    # stubs: runtime's name the driver's handle classes it also takes (pytypes.peers)
-    if "runtime" in models and "driver" not in models:
-        models["driver"] = model.build(parse.read(include_dir, "driver"), "driver")
-        models["driver"].cuda = cuda
-    for lib in present:
-        files[f"{lib}.pyi"] = stubs.emit_pyi(models[lib], models)
+        files[f"{lib}.pyi"] = stubs.emit_pyi(m)
         if lib in checked():
-            files[f"checked/{lib}.py"] = stubs.emit_checked_py(models[lib])
-            files[f"checked/{lib}.pyi"] = stubs.emit_checked_pyi(models[lib], models)
+            files[f"checked/{lib}.py"] = stubs.emit_checked_py(m)
+            files[f"checked/{lib}.pyi"] = stubs.emit_checked_pyi(m)
+        report += _report(m)
+        print(f"codegen: CUDA {cuda} {lib} done in {took[lib] + time.time() - t0:.1f}s", file=sys.stderr)
     if set(libs) == set(LIBS):
         files["_version.py"] = emit_version(cuda, include_dir)
     files["REPORT.md"] = "\n".join(report) + "\n"
     if models_out is not None:
         models_out.update(models)
     return files
+
+
+def _model(include_dir, lib, cuda):
+    """The model of library `lib` of release `cuda`."""
+    m = model.build(parse.read(include_dir, lib), lib)
+    m.cuda = cuda
+    return m
+
+
+def _report(m):
+    """The lines of REPORT.md about the model of one library."""
+    roles = collections.Counter((p.role, p.conv) for f in m.functions if f.python for p in f.params)
+    cy_only = [f.name for f in m.functions if not f.python]
+    report = [f"## {m.lib}", "",
+              f"- {len(m.functions)} functions, {len(m.enums)} enums, {len(m.structs)} structs/unions, "
+              f"{len(m.handles)} handle types, {len(m.inttds)} integer types, "
+              f"{len(m.funcptrs)} function pointer types, {len(m.defines)} constants",
+              f"- per-thread default stream variants: {sum(1 for f in m.functions if f.ptds)}",
+              f"- Cython level only (no Python wrapper): {', '.join(cy_only) or 'none'}",
+              f"- types declared at the Cython level: {', '.join(m.cython_level) or 'none'}",
+              "- parameter conversions: " + ", ".join(f"{r}/{c} {n}" for (r, c), n in sorted(roles.items())),
+              ""]
+    unknown = [f"{f.name}({p.name})" for f in m.functions for p in f.params if p.conv == "unknown"]
+    if unknown:
+        report += ["- passed through as plain addresses (no better rule): " + ", ".join(unknown), ""]
+    return report
 
 
 def stale_overrides(models_by_release):

@@ -4,7 +4,7 @@ For each pair of neighbouring releases and each module it lists what a user of t
 sees change: functions added or removed, functions whose Python parameters changed, enums and
 enum members, structs and their fields, constants. Everything not listed is the same in both.
 """
-from .common import extra_enums, public_function, public_param, py_field, record_names, records_style
+from .common import extra_enums, public_function, public_param, py_field, records_style
 from .libs import LIBS, names
 from .pyapi import public_inputs
 
@@ -20,7 +20,7 @@ def surface(m):
            for fn in m.functions if fn.python}
     if records_style(L):
         # the struct-style modules (cuFile, NVML, nvFatbin, cuDLA) by their Python names
-        r = record_names(m)
+        r = m.resolved.records
         fns = {public_function(fn, L): tuple(n for n, *_ in public_inputs(m, fn))
                for fn in m.functions if fn.python}
         enums = {py: {n for n, _ in mem} for _, py, mem in r.enums}

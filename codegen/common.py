@@ -178,9 +178,10 @@ class RecordNames:
     `cls` maps every C name of a struct (tag, typedefs, anonymous name) to its class name,
     `fields[struct][C field]` its field names, `enums` the enums as
     [(C name, Python name, [(member, value)])], `dtypes` {dtype name: class name}, `layout` the
-    structs the module describes (its _STRUCTS lines and size table, in this order) and `slot`
+    structs the module describes (its _STRUCTS lines and size table, in this order), `slot`
     {class name: its index there} (the generated code makes a record of one struct by that index:
-    `_new_record_at`, with no name look-up and no size read from the class)."""
+    `_new_record_at`, with no name look-up and no size read from the class), `status` the status
+    enum's class name and `errors` the exception subclass of each failed status (_error_classes)."""
 
     def __init__(self, model):
         L = LIBS[model.lib]
@@ -223,6 +224,23 @@ class RecordNames:
         skip = set(cfg.get("hide_structs", ()))
         self.layout = [s for s in model.structs if s.name not in skip and not any(a in skip for a, _ in s.aliases)]
         self.slot = {self.cls[s.name]: i for i, s in enumerate(self.layout)}
+        self.status = self.enum_cls.get(L["status"]) or self.enum_cls.get(cfg.get("status_enum", ""))
+        self.errors = self._error_classes(L)
+
+    def _error_classes(self, L):
+        """[(class name, status member, value)]: the exception subclass per failed status of a
+        struct-style module whose LIBS entry says `message: "library"` (NVML): ERROR_NOT_SUPPORTED
+        -> NotSupportedError; a name that would hide a builtin takes the library's prefix
+        (overrides.ERROR_CLASS)."""
+        if L["snake"].get("message") != "library":
+            return []
+        members = next(m for c, _, m in self.enums if c == L["status"])
+        out = []
+        for name, value in members:
+            if name.startswith("ERROR_"):
+                cls = "".join(w.capitalize() for w in name[len("ERROR_"):].split("_")) + "Error"
+                out.append((ov.ERROR_CLASS.get(cls, cls), name, int(value)))
+        return out
 
     @staticmethod
     def _aliases(e, L, members):
@@ -248,9 +266,6 @@ class RecordNames:
         return out
 
 
-_RECORD_NAMES = {}
-
-
 def type_names(model):
     """The C names of the model's enums and structs (tags and typedefs)."""
     out = {e.name for e in model.enums} | {a for e in model.enums for a in e.aliases}
@@ -267,11 +282,9 @@ def struct_of(model, ctype):
 
 
 def record_names(model):
-    """RecordNames of a struct-style model (made once per model)."""
-    r = _RECORD_NAMES.get(id(model))
-    if r is None or r[0] is not model:
-        r = _RECORD_NAMES[id(model)] = (model, RecordNames(model))
-    return r[1]
+    """The RecordNames of a struct-style model: made by the resolve stage (resolve.py), which
+    keeps them as `model.resolved.records` for the emitters to read."""
+    return RecordNames(model)
 
 
 def record_field_spec(model, s, f, classes, rn):
@@ -323,20 +336,3 @@ def counted_fields(st):
     out |= {c for f in st.fields if f.dims for c in [array_count_field(st, f)] if c}
     out |= {c for (s, _), c in ov.POINTER_NUMBERS.items() if s == st.name and c}
     return out - {f for s, f in ov.COUNT_PROPERTIES if s == st.name}
-
-
-def status_error_classes(model):
-    """[(class name, status member, value)]: the exception subclass per failed status of a
-    struct-style module whose LIBS entry says `message: "library"` (NVML): ERROR_NOT_SUPPORTED ->
-    NotSupportedError; a name that would hide a builtin takes the library's prefix
-    (overrides.ERROR_CLASS)."""
-    L = LIBS[model.lib]
-    if L.get("snake", {}).get("message") != "library":
-        return []
-    members = next(m for c, _, m in record_names(model).enums if c == L["status"])
-    out = []
-    for name, value in members:
-        if name.startswith("ERROR_"):
-            cls = "".join(w.capitalize() for w in name[len("ERROR_"):].split("_")) + "Error"
-            out.append((ov.ERROR_CLASS.get(cls, cls), name, int(value)))
-    return out

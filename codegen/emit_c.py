@@ -1,4 +1,4 @@
-"""Stage 3, the C level: per library `cy<lib>.pxd` (C declarations for Cython users), `cy<lib>.pyx`
+"""Stage 4, the C level: per library `cy<lib>.pxd` (C declarations for Cython users), `cy<lib>.pyx`
 (the lazy loader and one nogil function per C entry point) and `_symbols_<lib>.py` (the symbol
 table the loader reads)."""
 import re

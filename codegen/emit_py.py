@@ -1,13 +1,12 @@
-"""Stage 3, the Python API: per library `<lib>.pyx` (enums, handle, integer and struct classes as
+"""Stage 4, the Python API: per library `<lib>.pyx` (enums, handle, integer and struct classes as
 data, and one thin tuple-returning wrapper per function; the snake_case layer from
 `emit_snake.py` where the library has that style)."""
 import re
 
-from . import docstrings, pytypes
+from . import docstrings
 from . import overrides as ov
-from .common import (F_ENUM, F_F, F_I, F_U, HEADER, bare, counted_fields, cytype, extra_enums, field_spec,
-                     public_function, public_param, py_field, record_field_spec, record_names, records_style,
-                     returns_struct, status_error_classes, struct_of, twin_style, type_names)
+from .common import (F_ENUM, F_F, F_I, F_U, HEADER, bare, cytype, extra_enums, public_function, public_param,
+                     records_style, returns_struct, struct_of, twin_style, type_names)
 from .emit_snake import emit_snake_api
 from .libs import LIBS, helpers
 from .model import SCALARS
@@ -15,10 +14,50 @@ from .pyapi import snake_docstring, snake_refs, tuple_docstring
 
 
 def emit_py(model):
+    """<lib>.pyx of a tuple-style library (driver, runtime, NVRTC; nvJitLink and NVVM with their
+    snake_case layer): the enum and struct tables, the handle and integer classes, the constants,
+    the attribute tables and one wrapper per function."""
     L = LIBS[model.lib]
     if records_style(L):
         return _emit_records_module(model)
-    mod = "cy" + model.lib + "."
+    o = _tuple_imports(model, L)
+    # ---- enums: specs only; the IntEnum classes are made on first use (cuda.bindings._base._Lazy,
+    # docs/design.md "Lazy classes")
+    o += _enum_table([(e.name, e.aliases, e.members) for e in model.enums] +
+                     [(n, (), m) for n, m in extra_enums(model)])
+    o += _int_classes(model)
+    # ---- structs: (name, union, first field index, field specs, aliases); classes made on first use
+    # One text line per struct (name|union|first field|alias:parent,...|field;...): see _Lazy.
+    block, layout = _layout(model, model.structs)
+    o += block
+    o += _struct_table([(s.name, s, ",".join(f"{_ident(a)}:{_ident(parent)}" for a, parent in s.aliases
+                                               if a != s.name),    # dim3: typedef struct dim3 dim3
+                         [(_ident(ft.name), ft.kind, ft.count, _ident(ft.cls), ft.ekind, _count_ident(ft.countname))
+                          for ft in fts]) for s, fts in layout])
+    o.append(f"_STRUCT_DEFAULTS = {struct_defaults(model)!r}   # field values of a new struct other than 0")
+    o += _set_together_methods(model)
+    o += [_new_lazy(model), ""]
+    # ---- constants
+    for n, v in model.defines:
+        o.append(f"{n} = {v!r}")
+    o.append("")
+    # ---- sizeof and the status fast path: hand-written, shared by every module
+    o += [f"cdef str _STATUS_NAME = {L['status']!r}", 'include "_module_common.pxi"', ""]
+    o += _attr_tables(model)
+    # ---- functions
+    refs = docstrings.Refs(model)
+    _check_buffer_extent(model)
+    for fn in model.functions:
+        if fn.python:
+            o.extend(_emit_function(model, fn, "cy" + model.lib + ".", L, refs))
+    o.extend(_emit_helpers(model))
+    o.append("")
+    check_lazy_refs(o, model)
+    return "\n".join(o) + "\n"
+
+
+def _tuple_imports(model, L):
+    """The first lines of a tuple-style module: what it cimports."""
     o = [HEADER.format(ver=model.cuda),
          "# cython: language_level=3, boundscheck=False, wraparound=False, binding=True",
          f'"""Python bindings of the CUDA {model.lib} API (generated from the CUDA {model.cuda} headers)."""',
@@ -38,31 +77,31 @@ def emit_py(model):
         o.insert(-1, "from cuda.bindings._base cimport _live, _consume")
     if _kept_roles(model):
         o.insert(-1, "from cuda.bindings._base cimport _keep_until_release, _release_kept")
-    classes = set()
-    # ---- enums: specs only; the IntEnum classes are made on first use (cuda.bindings._base._Lazy,
-    # docs/design.md "Lazy classes")
-    # One text line per enum (name|aliases|MEMBER=value,...): see _Lazy's docstring.
-    o.append("_ENUMS = (")
-    for name, aliases, members in [(e.name, e.aliases, e.members) for e in model.enums] + \
-            [(n, (), m) for n, m in extra_enums(model)]:
+    return o
+
+
+def _enum_table(rows):
+    """_ENUMS, one text line per enum (name|aliases|MEMBER=value,...): see _Lazy's docstring.
+    `rows`: [(name, aliases, [(member, value)])]."""
+    o = ["_ENUMS = ("]
+    for name, aliases, members in rows:
         line = "|".join([_ident(name), ",".join(map(_ident, aliases)),
                          ",".join(f"{_ident(n)}={int(v)}" for n, v in members)])
         o.append(f'    "{line}\\n"')
-    if o[-1] == "_ENUMS = (":
+    if len(o) == 1:
         o.append('    ""')
-    o.append(")")
-    o.append("")
-    for e in model.enums:
-        classes.add(e.name)
-        classes.update(e.aliases)
-    # ---- handles, integer typedefs, function pointers
-    # Handle and integer types are extension types (cdef classes): the wrappers create them on
-    # every call that returns one, and a static type allocates much faster than a heap type.
+    return o + [")", ""]
+
+
+def _int_classes(model):
+    """Handles, integer typedefs and function pointers.  Handle and integer types are extension
+    types (cdef classes): the wrappers create them on every call that returns one, and a static
+    type allocates much faster than a heap type."""
+    o = []
     for name, parent in model.handles + model.funcptrs:
         o.append(f"cdef class {name}({parent or '_Handle'}):")
         o.append(f'    """{"Function pointer" if (name, parent) in model.funcptrs else "Handle"} type {name} (an opaque C pointer)."""')
         o.append("    pass")
-        classes.add(name)
     for name, parent, cy, size, k in model.inttds:
         o.append(f"cdef class {name}({parent or '_IntValue'}):")
         o.append(f'    """C integer type {name} ({cy})."""')
@@ -71,69 +110,65 @@ def emit_py(model):
             o.append(f"    _c_signed = {k == 'i'}")
         else:
             o.append("    pass")
-        classes.add(name)
-    o.append("")
-    # ---- structs
-    for s in model.structs:
-        classes.add(s.name)
-        for a, _ in s.aliases:
-            classes.add(a)
-    exprs_off, exprs_size, exprs_psize = [], [], []
-    layout = []
-    for s in model.structs:
+    return o + [""]
+
+
+def _layout(model, structs):
+    """The `cdef extern` block in which the compiler gives the offset and size of each Python field
+    of `structs` (and the size of what it points to, where the _Lazy table needs it) and the size
+    of each struct, and [(struct, its Python fields)] in that order."""
+    off, size, psize, ssize, layout = [], [], [], [], []
+    for s in structs:
         if s.host:
             top, path = s.host.split("|")
             base = f"(({top}*)0)->{path}"
         else:
             top, path, base = s.ctype, "", None
-        specs = []
-        for f in s.fields:
-            if not py_field(model, s, f):
-                continue    # padding sized by an expression (CUlaunchAttribute.pad), hidden reserved bytes
-            kind, count, clsname, ekind, countname, psize = field_spec(model, s, f, classes)
-            fpath = f"{path}.{f.name}" if path else f.name
-            if s.host:
-                exprs_off.append(f"offsetof({top}, {fpath}) - offsetof({top}, {path})")
-            else:
-                exprs_off.append(f"offsetof({top}, {fpath})")
-            exprs_size.append(f"sizeof((({top}*)0)->{fpath})")
-            exprs_psize.append(f"sizeof(*((({top}*)0)->{fpath}))" if psize else "0")
-            specs.append((f.name, kind, count, clsname, ekind, countname))
-        ssize = f"sizeof({base})" if s.host else f"sizeof({top})"
-        layout.append((s, specs, ssize))
-    nfields = max(len(exprs_off), 1)
-    o.append("cdef extern from *:")
+        fts = model.resolved.fields[s.name]
+        for ft in fts:
+            fpath = f"{path}.{ft.field.name}" if path else ft.field.name
+            off.append(f"offsetof({top}, {fpath}) - offsetof({top}, {path})" if s.host else f"offsetof({top}, {fpath})")
+            size.append(f"sizeof((({top}*)0)->{fpath})")
+            psize.append(f"sizeof(*((({top}*)0)->{fpath}))" if ft.psize else "0")
+        ssize.append(f"sizeof({base})" if s.host else f"sizeof({top})")
+        layout.append((s, fts))
+    lib, nfields = model.lib, max(len(off), 1)
+    o = ["cdef extern from *:", '    """', "    #include <stddef.h>"]
+    for name, exprs in (("off", off), ("fsize", size), ("psize", psize), ("ssize", ssize)):
+        o.append(f"    static const size_t __cb_{lib}_{name}[] = {{{', '.join(exprs) or '0'}}};")
     o.append('    """')
-    o.append("    #include <stddef.h>")
-    o.append(f"    static const size_t __cb_{model.lib}_off[] = {{{', '.join(exprs_off) or '0'}}};")
-    o.append(f"    static const size_t __cb_{model.lib}_fsize[] = {{{', '.join(exprs_size) or '0'}}};")
-    o.append(f"    static const size_t __cb_{model.lib}_psize[] = {{{', '.join(exprs_psize) or '0'}}};")
-    o.append(f"    static const size_t __cb_{model.lib}_ssize[] = {{{', '.join(x[2] for x in layout) or '0'}}};")
-    o.append('    """')
-    o.append(f"    const size_t __cb_{model.lib}_off[{nfields}]")
-    o.append(f"    const size_t __cb_{model.lib}_fsize[{nfields}]")
-    o.append(f"    const size_t __cb_{model.lib}_psize[{nfields}]")
-    o.append(f"    const size_t __cb_{model.lib}_ssize[{max(len(layout), 1)}]")
-    o.append("")
-    # ---- structs: (name, union, first field index, field specs, aliases); classes made on first use
-    # One text line per struct (name|union|first field|alias:parent,...|field;...): see _Lazy.
-    o.append("_STRUCTS = (")
+    o += [f"    const size_t __cb_{lib}_{name}[{nfields}]" for name in ("off", "fsize", "psize")]
+    o += [f"    const size_t __cb_{lib}_ssize[{max(len(layout), 1)}]", ""]
+    return o, layout
+
+
+def _struct_table(rows):
+    """_STRUCTS, one text line per struct (name|union|first field|aliases|field;...), the fields'
+    specs joined by `:`; `rows`: [(class name, struct, aliases text, [field spec])]."""
+    o = ["_STRUCTS = ("]
     first = 0
-    for s, specs, ssize in layout:
-        aliases = ",".join(f"{_ident(a)}:{_ident(parent)}" for a, parent in s.aliases
-                           if a != s.name)  # dim3: typedef struct dim3 dim3
-        fields = ";".join(":".join([_ident(n), str(k), str(c), _ident(cl), str(ek), _count_ident(cn)])
-                          for n, k, c, cl, ek, cn in specs)
-        o.append(f'    "{s.name}|{int(bool(s.union))}|{first}|{aliases}|{fields}\\n"')
+    for name, s, aliases, specs in rows:
+        fields = ";".join(":".join(str(x) for x in spec) for spec in specs)
+        o.append(f'    "{name}|{int(bool(s.union))}|{first}|{aliases}|{fields}\\n"')
         first += len(specs)
-    if not layout:
+    if not rows:
         o.append('    ""')
-    o.append(")")
-    o.append(f"_STRUCT_DEFAULTS = {struct_defaults(model)!r}   # field values of a new struct other than 0")
-    # methods that set list fields sharing one count field together (overrides.COUNTED_TOGETHER)
-    methods = {}
+    return o + [")"]
+
+
+def _new_lazy(model):
+    """The module's _Lazy, over its tables."""
+    lib = model.lib
+    return (f"cdef _Lazy _L = _new_lazy(globals(), __name__, _ENUMS, _STRUCTS, __cb_{lib}_off, "
+            f"__cb_{lib}_fsize, __cb_{lib}_psize, __cb_{lib}_ssize)")
+
+
+def _set_together_methods(model):
+    """Methods that set list fields sharing one count field together (overrides.COUNTED_TOGETHER),
+    and _STRUCT_METHODS, which gives them to their classes."""
+    o, methods = [], {}
     for sname, group in sorted(ov.COUNTED_TOGETHER.items()):
-        if sname in classes:
+        if sname in model.resolved.classes:
             mname = "set_" + "_".join(group)
             o.append(f"def _{sname}_{mname}(self, {', '.join(group)}):")
             count = next(f.count for st in model.structs if st.name == sname for f in st.fields if f.name == group[0])
@@ -143,18 +178,13 @@ def emit_py(model):
             methods.setdefault(sname, {})[mname] = f"_{sname}_{mname}"
     o.append("_STRUCT_METHODS = {" + ", ".join(
         f"{k!r}: {{" + ", ".join(f"{mn!r}: {fn}" for mn, fn in v.items()) + "}" for k, v in methods.items()) + "}")
-    o.append(f"cdef _Lazy _L = _new_lazy(globals(), __name__, _ENUMS, _STRUCTS, __cb_{model.lib}_off, "
-             f"__cb_{model.lib}_fsize, __cb_{model.lib}_psize, __cb_{model.lib}_ssize)")
-    o.append("")
-    # ---- constants
-    for n, v in model.defines:
-        o.append(f"{n} = {v!r}")
-    o.append("")
-    # ---- sizeof and the status fast path: hand-written, shared by every module
-    o.append(f"cdef str _STATUS_NAME = {L['status']!r}")
-    o.append('include "_module_common.pxi"')
-    o.append("")
-    # ---- attribute tables
+    return o
+
+
+def _attr_tables(model):
+    """The attribute tables: each enum member's value type, for the functions whose values an
+    attribute argument types (overrides.ATTRIBUTE_TYPES)."""
+    o = []
     enum_by = {e.name: e for e in model.enums}
     used_attr = sorted({p.extra["enum"] for fn in model.functions for p in fn.params if p.conv in ("attr", "attr_list")})
     for en in used_attr:
@@ -168,16 +198,7 @@ def emit_py(model):
                     items[int(v)] = _attr_code(model, t)
         o.append(f"cdef dict _ATTR_{en} = {items!r}")
     o.append("")
-    # ---- functions
-    refs = docstrings.Refs(model)
-    _check_buffer_extent(model)
-    for fn in model.functions:
-        if fn.python:
-            o.extend(_emit_function(model, fn, mod, L, refs))
-    o.extend(_emit_helpers(model))
-    o.append("")
-    check_lazy_refs(o, model)
-    return "\n".join(o) + "\n"
+    return o
 
 
 def struct_defaults(model):
@@ -217,7 +238,7 @@ def _emit_helpers(model):
         refs = docstrings.Refs(model)
         docs = {f.name: f.doc for f in model.functions}
         for name, (cls, params, fields) in sorted(ov.MAKE_FUNCTIONS.items()):
-            types = pytypes.make_param_types(model, cls, fields)
+            types = model.resolved.helpers[name]
             o.append(f"def {name}({', '.join(params)}):")
             o.append('    """' + docstrings.quoted(docstrings.render(
                 docs[name], list(zip(params, types, params)), [("", cls, None)],
@@ -340,7 +361,7 @@ class _Wrapper:
     def __init__(self, model, fn, mod, L):
         self.model, self.fn, self.mod, self.L = model, fn, mod, L
         self.nv = records_style(L)
-        self.rn = record_names(model) if self.nv else None
+        self.rn = model.resolved.records
         self.byname = {q.name: q for q in fn.params}
 
     def val(self, name):
@@ -811,7 +832,7 @@ def _struct_args(w, p):
     of it, the struct, or nothing."""
     st = struct_of(w.model, p.ctype)
     out = p.extra["output"]
-    stack = _stack_fields(w.model, st, [path for _, path in p.extra["inputs"]], out, w.rn)
+    stack = _stack_fields(w.model, st, [path for _, path in p.extra["inputs"]], out)
     if stack is not None:
         return _struct_args_on_stack(w, p, stack)
     x = _Piece(p)
@@ -864,7 +885,7 @@ def _record_struct_out(w, p):
     struct on the stack, as the reference does it."""
     x = _Piece(p)
     unwrap = p.extra.get("unwrap")
-    stack = unwrap and _stack_fields(w.model, struct_of(w.model, p.ctype), [], unwrap, w.rn)
+    stack = unwrap and _stack_fields(w.model, struct_of(w.model, p.ctype), [], unwrap)
     if stack:
         _stack_struct(w.model, p, w.mod, x.cdecls)
         x.arg = f"&s_{p.name}"
@@ -1197,23 +1218,21 @@ def _one_record(rn, cls):
     return f"_new_record(_L.cls({cls!r}), 1)"
 
 
-def _stack_fields(model, st, inputs, output, rn):
+def _stack_fields(model, st, inputs, output):
     """For a struct a wrapper fills from number arguments and returns one number of (or nothing):
     {Python field name: (C field name, cast for the argument)} of the fields it sets and reads,
     or None where one of them is no plain number (an enum is taken as an input only: as output
     it would be its class's member, which the record's field makes)."""
-    by_py = {rn.fields[st.name][f.name]: f for f in st.fields if f.name}
-    classes = type_names(model)
+    by_py = {ft.name: ft for ft in model.resolved.fields[st.name]}
     out = {}
     for path, is_out in [(x, False) for x in inputs] + ([(output, True)] if output and output != "*" else []):
-        f = by_py.get(path)
-        if f is None or st.union:
+        ft = by_py.get(path)
+        if ft is None or st.union:
             return None
-        kind = field_spec(model, st, f, classes)[0]
-        if kind in (F_I, F_U, F_F):
-            out[path] = (f.name, "")
-        elif kind == F_ENUM and not is_out:
-            out[path] = (f.name, f"<{cytype(f.ctype, 0, False, 'cy' + model.lib + '.')}><int>")
+        if ft.kind in (F_I, F_U, F_F):
+            out[path] = (ft.field.name, "")
+        elif ft.kind == F_ENUM and not is_out:
+            out[path] = (ft.field.name, f"<{cytype(ft.field.ctype, 0, False, 'cy' + model.lib + '.')}><int>")
         else:
             return None
     return out if output != "*" else None
@@ -1358,8 +1377,7 @@ def _emit_records_module(model):
     raises on a failed status."""
     L = LIBS[model.lib]
     cfg = L["snake"]
-    rn = record_names(model)
-    mod = "cy" + model.lib + "."
+    rn = model.resolved.records
     o = [HEADER.format(ver=model.cuda),
          "# cython: language_level=3, boundscheck=False, wraparound=False, binding=True",
          f'"""{L["title"]}: Python bindings generated from the CUDA {model.cuda} headers, in the style of '
@@ -1377,168 +1395,58 @@ def _emit_records_module(model):
          "from cuda.bindings import _records",
          ""]
     # ---- enums: by their short names; made on first use
-    o.append("_ENUMS = (")
-    for cname, py, members in rn.enums:
-        o.append(f'    "{py}||' + ",".join(f"{_ident(n)}={int(v)}" for n, v in members) + '\\n"')
-    for py, members in ov.DEFINE_ENUMS_OF(model):
-        o.append(f'    "{py}||' + ",".join(f"{_ident(n)}={int(v)}" for n, v in members) + '\\n"')
-    if o[-1] == "_ENUMS = (":
-        o.append('    ""')
-    o.append(")")
-    o.append("")
-    classes = type_names(model)
-    # ---- struct layout, from the compiler
-    exprs_off, exprs_size, exprs_psize, layout = [], [], [], []
-    for st in rn.layout:
-        if st.host:
-            top, path = st.host.split("|")
-            base = f"(({top}*)0)->{path}"
-        else:
-            top, path, base = st.ctype, "", None
-        specs = []
-        for f in st.fields:
-            if None in f.dims or f.name is None:
-                continue
-            fname, kind, count, clsname, ekind, countname, psize, flags = record_field_spec(model, st, f, classes, rn)
-            fpath = f"{path}.{f.name}" if path else f.name
-            exprs_off.append(f"offsetof({top}, {fpath}) - offsetof({top}, {path})" if st.host
-                             else f"offsetof({top}, {fpath})")
-            exprs_size.append(f"sizeof((({top}*)0)->{fpath})")
-            exprs_psize.append(f"sizeof(*((({top}*)0)->{fpath}))" if psize else "0")
-            hidden = f.name in counted_fields(st) or (st.name, f.name) in ov.HIDDEN_FIELDS
-            specs.append((fname, kind, count, clsname, ekind, countname, flags | (1 if hidden else 0)))
-        layout.append((st, specs, f"sizeof({base})" if st.host else f"sizeof({top})"))
-    nfields = max(len(exprs_off), 1)
-    o.append("cdef extern from *:")
-    o.append('    """')
-    o.append("    #include <stddef.h>")
-    o.append(f"    static const size_t __cb_{model.lib}_off[] = {{{', '.join(exprs_off) or '0'}}};")
-    o.append(f"    static const size_t __cb_{model.lib}_fsize[] = {{{', '.join(exprs_size) or '0'}}};")
-    o.append(f"    static const size_t __cb_{model.lib}_psize[] = {{{', '.join(exprs_psize) or '0'}}};")
-    o.append(f"    static const size_t __cb_{model.lib}_ssize[] = {{{', '.join(x[2] for x in layout) or '0'}}};")
-    o.append('    """')
-    o.append(f"    const size_t __cb_{model.lib}_off[{nfields}]")
-    o.append(f"    const size_t __cb_{model.lib}_fsize[{nfields}]")
-    o.append(f"    const size_t __cb_{model.lib}_psize[{nfields}]")
-    o.append(f"    const size_t __cb_{model.lib}_ssize[{max(len(layout), 1)}]")
-    o.append("")
-    # one line per struct: name|union|first field|(no aliases)|name:kind:count:class:item kind:count field:flags;...
-    o.append("_STRUCTS = (")
-    first = 0
-    for st, specs, _ in layout:
-        fields = ";".join(":".join([n, str(k), str(c), cl, str(ek), cn, str(fl)]) for n, k, c, cl, ek, cn, fl in specs)
-        o.append(f'    "{rn.cls[st.name]}|{int(bool(st.union))}|{first}||{fields}\\n"')
-        first += len(specs)
-    if not layout:
-        o.append('    ""')
-    o.append(")")
-    dtypes = ",".join(f"{d}:{c}" for d, c in rn.dtypes.items() if c in {rn.cls[st.name] for st, _, _ in layout})
-    o.append(f'_DTYPES = "{dtypes}"')
-    o.append(f"cdef _Lazy _L = _new_lazy(globals(), __name__, _ENUMS, _STRUCTS, __cb_{model.lib}_off, "
-             f"__cb_{model.lib}_fsize, __cb_{model.lib}_psize, __cb_{model.lib}_ssize)")
-    o.append(f"_L.records = _records._Space(_DTYPES, {cfg.get('imports', {})!r})")
-    if model.lib in twin_style(model).get("int_enum_libs", ()):
-        o.append("_L.int_enums = True      # enum.IntEnum here, as NVIDIA's package of this release has them")
-    o.append("")
+    o += _enum_table([(py, (), members) for _, py, members in rn.enums] +
+                     [(py, (), members) for py, members in ov.DEFINE_ENUMS_OF(model)])
+    o += _records_tables(model)
     for n, v in ov.PUBLIC_CONSTANTS.get(model.lib, {}).items():
         o.append(f"{v} = {dict(model.defines)[n]!r}")
     o.append("")
-    status_py = rn.enum_cls.get(L["status"]) or rn.enum_cls.get(cfg.get("status_enum", ""))
-    o.append(f"cdef str _STATUS_NAME = {status_py!r}")
-    o.append('include "_module_common.pxi"')
-    o.append("")
-    o.extend(_records_errors(model, status_py))
+    o += [f"cdef str _STATUS_NAME = {rn.status!r}", 'include "_module_common.pxi"', ""]
+    o.extend(_records_errors(model))
     o.append("cdef set _CONSUMED = set()   # int values of the handles a destroy call consumed")
     o.append("")
     refs = snake_refs(model)
     _check_buffer_extent(model)
     for fn in model.functions:
         if fn.python:
-            o.extend(_emit_function(model, fn, mod, L, refs))
+            o.extend(_emit_function(model, fn, "cy" + model.lib + ".", L, refs))
     o.append("")
     return "\n".join(o) + "\n"
 
 
-def _records_errors(model, status_py):
+def _records_tables(model):
+    """A struct-style module's struct layout (from the compiler), its _STRUCTS lines (one per
+    struct: name|union|first field|(no aliases)|name:kind:count:class:item kind:count field:flags;...),
+    its numpy dtypes and its _Lazy, which makes the struct classes with cuda.bindings._records."""
+    rn = model.resolved.records
+    block, layout = _layout(model, rn.layout)
+    o = block + _struct_table([(rn.cls[st.name], st, "", [
+        (ft.name, ft.kind, ft.count, ft.cls, ft.ekind, ft.countname, ft.flags | (0 if ft.shown else 1))
+        for ft in fts]) for st, fts in layout])
+    made = {rn.cls[st.name] for st, _ in layout}
+    dtypes = ",".join(f"{d}:{c}" for d, c in rn.dtypes.items() if c in made)
+    o.append(f'_DTYPES = "{dtypes}"')
+    o.append(_new_lazy(model))
+    o.append(f"_L.records = _records._Space(_DTYPES, {LIBS[model.lib]['snake'].get('imports', {})!r})")
+    if model.lib in twin_style(model).get("int_enum_libs", ()):
+        o.append("_L.int_enums = True      # enum.IntEnum here, as NVIDIA's package of this release has them")
+    o.append("")
+    return o
+
+
+def _records_errors(model):
     """The exception class(es) of a struct-style module and `_raise`, which raises the one of a
-    status (LIBS[lib]["snake"]: `error`, and for NVML `per_status`: one subclass per status)."""
-    L = LIBS[model.lib]
-    cfg = L["snake"]
-    err = cfg["error"]
-    o = [f"class {err}(Exception):",
+    status (LIBS[lib]["snake"]: `error`; `message`: how the message is made, and for NVML one
+    subclass per status), check_status, and the status helpers."""
+    cfg = LIBS[model.lib]["snake"]
+    status_py = model.resolved.records.status
+    o = [f"class {cfg['error']}(Exception):",
          f'    """A failed {cfg["title"]} call: `status` is the {status_py} value."""',
          ""]
     if cfg.get("message") == "cufile":
-        o = ["def _status_text(long long status):",
-             '    """cuFile\'s text for a status (cufile.h\'s cufileop_status_error)."""',
-             "    if not -2**31 <= status < 2**31:",
-             "        return 'unknown status'",
-             f"    return _text0(cy{model.lib}.cufileop_status_error(<cy{model.lib}.CUfileOpError>status))",
-             "",
-             "",
-             "def _cuda_status_name(long long status):",
-             '    """The CUresult member name of a CUDA status (its number where it names none)."""',
-             "    try:",
-             "        from cuda.bindings.driver import CUresult",
-             "        return CUresult(status).name",
-             "    except (ImportError, ValueError):",
-             "        return str(status)",
-             "",
-             ""] + o
-        o += ["    def __init__(self, status, cuda_error=None):",
-              "        self.status = int(status)",
-              "        self.cuda_error = None if cuda_error is None else int(cuda_error)",
-              "        msg = f'{_status_name(self.status)} ({self.status}): {_status_text(self.status)}'",
-              "        if self.cuda_error:",
-              "            msg += f'; CUDA status: {_cuda_status_name(self.cuda_error)} ({self.cuda_error})'",
-              "        super().__init__(msg)",
-              "",
-              "    def __reduce__(self):",
-              "        return (type(self), (self.status, self.cuda_error))",
-              "",
-              "",
-              "cdef object _raise(int status, long long cuda_error) except *:",
-              f"    raise {err}(status, cuda_error if cuda_error != 0 else None)",
-              ""]
+        o = _cufile_errors(model, o)
     elif cfg.get("message") == "library":
-        # the library's text for the status (nvmlErrorString, which needs no initialisation);
-        # one subclass per status, named after it: ERROR_NOT_SUPPORTED -> NotSupportedError
-        o += ["    def __init__(self, status):",
-              "        self.status = int(status)",
-              "        super().__init__(_status_text(self.status))",
-              "",
-              "    def __reduce__(self):",
-              "        return (type(self), (self.status,))",
-              "",
-              ""]
-        by_value = {}
-        for cls, name, value in status_error_classes(model):
-            by_value[value] = cls
-            o += [f"class {cls}({err}):", f'    """{L["title"]} status {name} ({value})."""', "",
-                  "    def __init__(self, status=None):",
-                  f"        super().__init__({value} if status is None else status)", "", ""]
-        for alias, cls in ov.ERROR_CLASS_ALIASES.items():
-            o.append(f"{alias} = {cls}")
-        o += ["", f"cdef dict _ERRORS = {{{', '.join(f'{v}: {c}' for v, c in sorted(by_value.items()))}}}", "", "",
-              f"def _status_text(long long status):",
-              '    """The library\'s text for a status (its number where the library cannot say)."""',
-              "    try:",
-              "        if not -2**31 <= status < 2**31:",
-              "            raise ValueError(status)",
-              f"        return _text0(cy{model.lib}.{L['prefix']}ErrorString(<cy{model.lib}.{L['status']}>status))",
-              "    except Exception:",
-              "        return f'{_status_name(status)} ({status})'",
-              "", "",
-              "cdef object _raise(long long status) except *:",
-              f"    raise _ERRORS.get(status, {err})(status)",
-              ""]
-        if cfg.get("check_status_size", True):
-            o += ["", "def check_status_size(status):",
-                  f'    """check_status, but {cfg["insufficient"][len(L["prefix"]) + 1:]} (the size query of a two-call function) is no failure."""',
-                  "    cdef long long s = _status_arg(status)",
-                  f"    if s != 0 and s != cy{model.lib}.{cfg['insufficient']}:",
-                  "        _raise(s)",
-                  "    return 0", ""]
+        o = _library_errors(model, o)
     else:
         o += ["    def __init__(self, status):",
               "        self.status = int(status)",
@@ -1549,7 +1457,7 @@ def _records_errors(model, status_py):
               "",
               "",
               "cdef object _raise(long long status) except *:",
-              f"    raise {err}(status)",
+              f"    raise {cfg['error']}(status)",
               ""]
     if "check_status" in cfg:
         o += ["",
@@ -1560,22 +1468,103 @@ def _records_errors(model, status_py):
               "        _raise(s)",
               f"    return {cfg['check_status']!r}",
               ""]
-    o += ["",
-          "cdef long long _status_arg(object status) except? -1:",
-          '    """A status given to check_status: an integer, or an error naming the argument."""',
+    return o + ["",
+                "cdef long long _status_arg(object status) except? -1:",
+                '    """A status given to check_status: an integer, or an error naming the argument."""',
+                "    try:",
+                "        return status",
+                "    except (TypeError, ValueError, OverflowError) as e:",
+                "        raise e.__class__(f\"status: {e}\") from None",
+                "",
+                "",
+                "def _status_name(long long status):",
+                f'    """The {status_py} member name of a status (its number where it names none)."""',
+                "    try:",
+                f"        return _L.cls({status_py!r})(status).name",
+                "    except ValueError:",
+                "        return str(status)",
+                ""]
+
+
+def _cufile_errors(model, cls):
+    """cuFile's exception (`cls`, its first lines): its text for the status and the CUDA status
+    it reports besides."""
+    err = LIBS[model.lib]["snake"]["error"]
+    return ["def _status_text(long long status):",
+            '    """cuFile\'s text for a status (cufile.h\'s cufileop_status_error)."""',
+            "    if not -2**31 <= status < 2**31:",
+            "        return 'unknown status'",
+            f"    return _text0(cy{model.lib}.cufileop_status_error(<cy{model.lib}.CUfileOpError>status))",
+            "",
+            "",
+            "def _cuda_status_name(long long status):",
+            '    """The CUresult member name of a CUDA status (its number where it names none)."""',
+            "    try:",
+            "        from cuda.bindings.driver import CUresult",
+            "        return CUresult(status).name",
+            "    except (ImportError, ValueError):",
+            "        return str(status)",
+            "",
+            ""] + cls + [
+            "    def __init__(self, status, cuda_error=None):",
+            "        self.status = int(status)",
+            "        self.cuda_error = None if cuda_error is None else int(cuda_error)",
+            "        msg = f'{_status_name(self.status)} ({self.status}): {_status_text(self.status)}'",
+            "        if self.cuda_error:",
+            "            msg += f'; CUDA status: {_cuda_status_name(self.cuda_error)} ({self.cuda_error})'",
+            "        super().__init__(msg)",
+            "",
+            "    def __reduce__(self):",
+            "        return (type(self), (self.status, self.cuda_error))",
+            "",
+            "",
+            "cdef object _raise(int status, long long cuda_error) except *:",
+            f"    raise {err}(status, cuda_error if cuda_error != 0 else None)",
+            ""]
+
+
+def _library_errors(model, cls):
+    """NVML's exceptions (`cls`: the base class's first lines): the library's text for the status
+    (nvmlErrorString, which needs no initialisation); one subclass per status, named after it:
+    ERROR_NOT_SUPPORTED -> NotSupportedError; check_status_size."""
+    L = LIBS[model.lib]
+    cfg, lib, err = L["snake"], model.lib, L["snake"]["error"]
+    o = cls + ["    def __init__(self, status):",
+               "        self.status = int(status)",
+               "        super().__init__(_status_text(self.status))",
+               "",
+               "    def __reduce__(self):",
+               "        return (type(self), (self.status,))",
+               "",
+               ""]
+    by_value = {}
+    for sub, name, value in model.resolved.records.errors:
+        by_value[value] = sub
+        o += [f"class {sub}({err}):", f'    """{L["title"]} status {name} ({value})."""', "",
+              "    def __init__(self, status=None):",
+              f"        super().__init__({value} if status is None else status)", "", ""]
+    for alias, sub in ov.ERROR_CLASS_ALIASES.items():
+        o.append(f"{alias} = {sub}")
+    o += ["", f"cdef dict _ERRORS = {{{', '.join(f'{v}: {c}' for v, c in sorted(by_value.items()))}}}", "", "",
+          "def _status_text(long long status):",
+          '    """The library\'s text for a status (its number where the library cannot say)."""',
           "    try:",
-          "        return status",
-          "    except (TypeError, ValueError, OverflowError) as e:",
-          "        raise e.__class__(f\"status: {e}\") from None",
-          "",
-          "",
-          "def _status_name(long long status):",
-          f'    """The {status_py} member name of a status (its number where it names none)."""',
-          "    try:",
-          f"        return _L.cls({status_py!r})(status).name",
-          "    except ValueError:",
-          "        return str(status)",
+          "        if not -2**31 <= status < 2**31:",
+          "            raise ValueError(status)",
+          f"        return _text0(cy{lib}.{L['prefix']}ErrorString(<cy{lib}.{L['status']}>status))",
+          "    except Exception:",
+          "        return f'{_status_name(status)} ({status})'",
+          "", "",
+          "cdef object _raise(long long status) except *:",
+          f"    raise _ERRORS.get(status, {err})(status)",
           ""]
+    if cfg.get("check_status_size", True):
+        o += ["", "def check_status_size(status):",
+              f'    """check_status, but {cfg["insufficient"][len(L["prefix"]) + 1:]} (the size query of a two-call function) is no failure."""',
+              "    cdef long long s = _status_arg(status)",
+              f"    if s != 0 and s != cy{lib}.{cfg['insufficient']}:",
+              "        _raise(s)",
+              "    return 0", ""]
     return o
 
 

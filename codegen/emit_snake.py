@@ -1,4 +1,4 @@
-"""Stage 3, the snake_case layer of `<lib>.pyx` for the libraries that libs.LIBS marks `snake`
+"""Stage 4, the snake_case layer of `<lib>.pyx` for the libraries that libs.LIBS marks `snake`
 (nvJitLink, NVVM): public snake_case functions over the private tuple-returning wrappers."""
 from . import docstrings
 from . import overrides as ov

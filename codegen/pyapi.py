@@ -1,16 +1,11 @@
 """The Python face of each generated function: its public name's signature with types, and its
 docstring, as the `.pyx` (`emit_py.py`, `emit_snake.py`), the stubs (`stubs.py`) and the reference
-pages (`refdocs.py`) show them."""
-from . import docstrings, pytypes
+pages (`refdocs.py`) show them, from the names and types the resolve stage gave the model
+(`model.resolved`, resolve.py)."""
+from . import docstrings
 from . import overrides as ov
-from .common import bare, public_function, public_param, record_names, records_style, snake_case
+from .common import bare, public_function, records_style, snake_case
 from .libs import LIBS, helpers
-from .pytypes import make_param_types
-
-
-def doc_type(model, fn, p, out):
-    """The type a docstring gives a parameter (out: the type of the value returned for it)."""
-    return pytypes.output_type(model, fn, p) if out else pytypes.param_type(model, fn, p)
 
 
 def success_name(model):
@@ -24,14 +19,16 @@ def success_name(model):
 def tuple_docstring(model, fn, refs):
     """A tuple-style wrapper's docstring: the status, then the outputs, are returned."""
     status = LIBS[model.lib]["status"]
+    t = model.resolved.functions[fn.name]
+    takes = {i.cname: i.type for i in t.inputs}
     ins = [p for p in fn.params if p.role in ("in", "inout")]
     outs = [p for p in fn.params if p.role in ("out", "inout")]
     if fn.ret == status:
-        returns = [("", status, None)] + [(p.pyname, doc_type(model, fn, p, True), p.name) for p in outs]
+        returns = [("", status, None)] + [(p.pyname, t.gives[p.name], p.name) for p in outs]
     else:   # a value, not a status: the call always succeeds
-        returns = [("", status, f"Always {success_name(model)}."), ("", pytypes.outputs(model, fn)[0], None)]
+        returns = [("", status, f"Always {success_name(model)}."), ("", t.outputs[0], None)]
     return docstrings.quoted(docstrings.render(
-        fn.pydoc or fn.doc, [(p.pyname, doc_type(model, fn, p, False), p.name) for p in ins], returns,
+        fn.pydoc or fn.doc, [(p.pyname, takes[p.name], p.name) for p in ins], returns,
         names={p.name: p.pyname for p in fn.params}, outs=[p.name for p in outs], refs=refs, status=status))
 
 
@@ -39,8 +36,7 @@ def snake_refs(model):
     """The docstring references of a snake_case module (its functions by their Python names)."""
     L = LIBS[model.lib]
     if records_style(L):
-        rn = record_names(model)
-        enums = {c: (py, "") for c, py, _ in rn.enums}
+        enums = {c: (py, "") for c, py, _ in model.resolved.records.enums}
         return docstrings.Refs(model, enums, {f.name: public_function(f, L) for f in model.functions})
     return docstrings.Refs(model, L["snake"]["enums"], {f.name: snake_case(f.name[len(L["prefix"]):]) for f in model.functions})
 
@@ -49,43 +45,51 @@ def snake_docstring(model, fn, refs):
     """A snake_case function's docstring: its outputs are returned, a failure raises."""
     L = LIBS[model.lib]
     if records_style(L):
-        rn = record_names(model)
-        result = rn.enum_cls.get(L["status"]) or rn.enum_cls.get(L["snake"].get("status_enum", ""))
-    else:
-        result = L["snake"]["enums"][L["status"]][0]
-    ins = [p for p in fn.params if p.role in ("in", "inout")]
+        return _records_docstring(model, fn, refs)
+    t = model.resolved.functions[fn.name]
+    result = L["snake"]["enums"][L["status"]][0]
     outs = [p for p in fn.params if p.role in ("out", "inout")]
-    if records_style(L) and fn.ret != L["status"]:
-        returns = [("", pytypes.return_type(model, fn), None)]
-        raises = None
-    elif fn.ret == L["status"]:
-        returns = [(snake_case(p.pyname), doc_type(model, fn, p, True), p.name) for p in outs]
+    if fn.ret == L["status"]:
+        returns = [(snake_case(p.pyname), t.gives[p.name], p.name) for p in outs]
         raises = (L["snake"]["error"], f"If the call fails, with the {result} member in its `status`",
                   success_name(model))
     else:   # a string, not a status (nvvmGetErrorString)
         returns, raises = [("", "str | None", None)], None
-    if records_style(L):
-        params = [(n, t, c) for n, t, c, _ in public_inputs(model, fn)]
-        outs = [p for p in outs if p.conv != "records_io"] + [p for p in fn.params if p.conv == "records_io"]
-        if fn.ret == L["status"] and fn.name not in ov.STATUS_RESULT:
-            returns = [(p.pyname, doc_type(model, fn, p, True), p.name) for p in outs if p.conv not in HIDDEN_CONVS]
-            for p in fn.params:
-                if p.conv == "struct_args" and p.extra["output"]:
-                    # what the call returns of the struct it fills (a field, or the struct); the
-                    # functions that fill such a struct return nothing else
-                    assert not returns, fn.name
-                    out = p.extra["output"]
-                    returns.append((p.pyname, pytypes.struct_arg_types(model, p)[1], p.name) if out == "*"
-                                   else (out, pytypes.struct_arg_types(model, p)[1],
-                                         f"The {out} field of the {record_names(model).cls[bare(p.ctype)]} "
-                                         f"the call fills."))
-        return docstrings.render(
-            fn.pydoc or fn.doc, params, returns, names={p.name: p.pyname for p in fn.params},
-            outs=[p.name for p in outs], refs=refs, status=result, raises=raises)
     return docstrings.render(
-        fn.pydoc or fn.doc, [(snake_case(p.pyname), doc_type(model, fn, p, False), p.name) for p in ins], returns,
+        fn.pydoc or fn.doc, [(i.name, i.type, i.cname) for i in t.inputs], returns,
         names={p.name: snake_case(p.pyname) for p in fn.params}, outs=[p.name for p in outs], refs=refs,
         status=result, raises=raises)
+
+
+def _records_docstring(model, fn, refs):
+    """A struct-style module's function's docstring: what it returns of its outputs (those it
+    fills in place last), or of a struct it fills from its arguments."""
+    L = LIBS[model.lib]
+    rn, t = model.resolved.records, model.resolved.functions[fn.name]
+    outs = [p for p in fn.params if p.role in ("out", "inout") and p.conv != "records_io"]
+    outs += [p for p in fn.params if p.conv == "records_io"]
+    raises = None
+    if fn.ret != L["status"]:
+        returns = [("", t.returns, None)]
+    elif fn.name in ov.STATUS_RESULT:
+        returns = [(snake_case(p.pyname), t.gives[p.name], p.name) for p in outs]
+    else:
+        returns = [(p.pyname, t.gives[p.name], p.name) for p in outs]
+        for p in fn.params:
+            if p.conv == "struct_args" and p.extra["output"]:
+                # what the call returns of the struct it fills (a field, or the struct); the
+                # functions that fill such a struct return nothing else
+                assert not returns, fn.name
+                out = p.extra["output"]
+                returns.append((p.pyname, t.gives[p.name], p.name) if out == "*" else
+                               (out, t.gives[p.name], f"The {out} field of the {rn.cls[bare(p.ctype)]} the call fills."))
+    if fn.ret == L["status"]:
+        raises = (L["snake"]["error"], f"If the call fails, with the {rn.status} member in its `status`",
+                  success_name(model))
+    return docstrings.render(
+        fn.pydoc or fn.doc, [(i.name, i.type, i.cname) for i in t.inputs], returns,
+        names={p.name: p.pyname for p in fn.params}, outs=[p.name for p in outs], refs=refs, status=rn.status,
+        raises=raises)
 
 
 def module_refs(model):
@@ -101,60 +105,27 @@ def docstring(model, fn, refs):
     return tuple_docstring(model, fn, refs)
 
 
-HIDDEN_CONVS = ("fixed", "fixed_ref", "count_ref")
-
-
-def public_inputs(model, fn, prm=None):
+def public_inputs(model, fn):
     """(name, type, C parameter or None, default or None) of each parameter of fn's public
-    function: the struct-style modules leave out what the wrapper passes itself (a length, a count,
-    a count taken from an array's length) and take a struct's fields for it where the reference
-    does (overrides.STRUCT_ARGS)."""
-    L = LIBS[model.lib]
-    out = []
-    for p in fn.params:
-        if p.role not in ("in", "inout"):
-            continue
-        if records_style(L):
-            if p.conv in HIDDEN_CONVS or "implicit" in p.extra:
-                continue
-            if p.conv == "struct_args":
-                out += [(arg, t, None, None) for arg, t in pytypes.struct_arg_types(model, p)[0].items()]
-                continue
-        default = p.extra["default"] if "default" in p.extra else None
-        out.append((public_param(p, L), pytypes.param_type(model, fn, p, prm), p.name, default))
-    return out
+    function (pytypes.FunctionTypes.inputs)."""
+    return [(i.name, i.type, i.cname, i.default) for i in model.resolved.functions[fn.name].inputs]
 
 
-def signature_params(model, fn, prm):
-    """The parameter list of fn's Python signature, typed (`prm`: peers)."""
-    if records_style(LIBS[model.lib]):
-        return ", ".join(f"{n}: {t}" + (f" = {d!r}" if d is not None else "") for n, t, _, d in public_inputs(model, fn, prm))
-    out = []
-    for p in fn.params:
-        if p.role not in ("in", "inout"):
-            continue
-        t = pytypes.param_type(model, fn, p, prm)
-        name = public_param(p, LIBS[model.lib])
-        if "implicit" in p.extra and records_style(LIBS[model.lib]):
-            continue            # the length of the struct array it counts
-        default = f" = {p.extra['default']!r}" if "default" in p.extra else ""
-        out.append(f"{name}: {t}{default}")
-    return ", ".join(out)
-
-
-def signature(model, fn, prm, checked=False):
+def signature(model, fn, checked=False):
     """(Python name, typed signature text) of a generated function: a snake_case module's public
     function, a tuple-style function, or (`checked`) its form in cuda.bindings.checked."""
     L = LIBS[model.lib]
+    t = model.resolved.functions[fn.name]
+    params = ", ".join(f"{i.name}: {i.stub_type}" + (f" = {i.default!r}" if i.default is not None else "")
+                       for i in t.inputs)
     if L.get("snake"):
         name = public_function(fn, L)
         if records_style(L) and fn.ret != L["status"]:
-            ret = pytypes.records_return(model, fn)
+            ret = t.returns
         else:
-            ret = pytypes.checked_return_type(model, fn) if fn.ret == L["status"] else "str | None"
-        return name, f"{name}({signature_params(model, fn, prm)}) -> {ret}"
-    ret = pytypes.checked_return_type(model, fn) if checked else pytypes.return_type(model, fn)
-    return fn.name, f"{fn.name}({signature_params(model, fn, prm)}) -> {ret}"
+            ret = t.checked_returns if fn.ret == L["status"] else "str | None"
+        return name, f"{name}({params}) -> {ret}"
+    return fn.name, f"{fn.name}({params}) -> {t.checked_returns if checked else t.returns}"
 
 
 def helper_signatures(model):
@@ -164,7 +135,7 @@ def helper_signatures(model):
         return []
     out = []
     for name, (cls, params, fields) in sorted(ov.MAKE_FUNCTIONS.items()):
-        types = make_param_types(model, cls, fields)
+        types = model.resolved.helpers[name]
         out.append(f"{name}({', '.join(f'{a}: {t}' for a, t in zip(params, types))}) -> {cls}")
     out.append("getLocalRuntimeVersion() -> tuple[cudaError_t, int | None]")
     return out

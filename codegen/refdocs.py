@@ -16,10 +16,9 @@ import sys
 import time
 from pathlib import Path
 
-from . import libs, model, parse, pytypes
+from . import libs, model, parse, resolve
 from . import overrides as ov
-from .common import (counted_fields, extra_enums, field_spec, py_field, record_field_spec, record_names,
-                     records_style, status_error_classes)
+from .common import extra_enums, records_style
 from .libs import LIBS, helpers
 from .pyapi import docstring, helper_signatures, module_refs, signature
 
@@ -42,14 +41,14 @@ def _doc_block(text):
     return ["```text", *[ln.rstrip() for ln in body], "```"]
 
 
-def _functions(m, peers):
+def _functions(m):
     """[(Python name, signature text, docstring text, group name)] of the module's public functions."""
     refs = module_refs(m)
     out = []
     for fn in m.functions:
         if not fn.python:
             continue
-        name, sig = signature(m, fn, peers)
+        name, sig = signature(m, fn)
         out.append((name, sig, docstring(m, fn, refs), fn.group))
     return out
 
@@ -60,46 +59,86 @@ def ungrouped(m):
     return [fn.name for fn in m.functions if fn.python and fn.group not in titles]
 
 
-def records_page(m, peers):
+def _function_sections(m, fns):
+    """(the contents' lines of the function groups, the groups' sections): the module's functions
+    grouped as the headers group them, those in no group under "Other"."""
+    titles = dict((g, t) for g, t in m.groups)
+    used = [g for g, _ in m.groups if any(f[3] == g for f in fns)]
+    if ungrouped(m):
+        used.append(OTHER)
+    contents, sections = [], []
+    for g in used:
+        title = titles.get(g, OTHER)
+        n = sum(1 for f in fns if (f[3] if f[3] in titles else OTHER) == g)
+        contents.append(f"- [{title}](#{anchor(title)}) ({n})")
+        sections += [f"## {title}", ""]
+        for name, sig, doc, group in fns:
+            if (group if group in titles else OTHER) == g:
+                sections += [f"### {name}", "", "```python", f"def {sig}", "```", "", *_doc_block(doc), ""]
+    return contents, sections
+
+
+def _helpers_head(what):
+    """The start of the Helpers section: sizeof (of `what`)."""
+    return [f"## {HELPERS}", "", "Written by hand rather than generated from a C function.", "",
+            "### sizeof", "", "```python", "def sizeof(objType: type) -> int", "```", "",
+            f"The C size in bytes of {what}.", ""]
+
+
+def _constants(m):
+    return ["## Constants", "", "| name | value |", "| --- | --- |"] + [f"| `{n}` | `{v!r}` |" for n, v in m.defines] + [""]
+
+
+def _field_rows(columns, rows):
+    """A table of a struct's fields, where it has any."""
+    return ["| " + " | ".join(columns) + " |", "|" + " --- |" * len(columns)] + rows + [""] if rows else []
+
+
+def records_page(m):
     """The Markdown page of a struct-style module (cuFile, NVML, nvFatbin, cuDLA): its functions
     grouped as the header groups them, its exceptions, enums, struct classes (with their numpy
     dtypes and fields) and constants, all by their Python names."""
     L = LIBS[m.lib]
     cfg = L["snake"]
-    rn = record_names(m)
-    fns = _functions(m, peers)
-    titles = dict((g, t) for g, t in m.groups)
-    used = [g for g, _ in m.groups if any(f[3] == g for f in fns)]
-    if ungrouped(m):
-        used.append(OTHER)
+    rn = m.resolved.records
+    fns = _functions(m)
     enums = [(c, py, mem) for c, py, mem in rn.enums] + [(None, py, mem) for py, mem in ov.DEFINE_ENUMS_OF(m)]
-    structs = rn.layout
-    dtype_of = {c: d for d, c in rn.dtypes.items()}
-    errors = status_error_classes(m)
+    contents, sections = _function_sections(m, fns)
     o = [f"# cuda.bindings.{m.lib}", "",
-         f"{L['title']}: {len(fns)} functions, {len(enums)} enums, {len(structs)} struct classes, "
+         f"{L['title']}: {len(fns)} functions, {len(enums)} enums, {len(rn.layout)} struct classes, "
          f"{len(m.defines)} constants, in the snake_case style of NVIDIA's module "
          "([library-modules.md](../../docs/library-modules.md)): a function returns its outputs and "
          f"raises `{cfg['error']}` on a failed status. Generated from the CUDA {m.cuda} headers by "
          "`python -m codegen.refdocs`; the signatures are the stubs'.", "",
-         "## Contents", ""]
-    for g in used:
-        title = titles.get(g, OTHER)
-        n = sum(1 for f in fns if (f[3] if f[3] in titles else OTHER) == g)
-        o.append(f"- [{title}](#{anchor(title)}) ({n})")
+         "## Contents", ""] + contents
     o += [f"- [{HELPERS}](#{anchor(HELPERS)})", "- [Exceptions](#exceptions)", "- [Enums](#enums)",
-          "- [Types](#types)", "- [Constants](#constants)", ""]
-    for g in used:
-        title = titles.get(g, OTHER)
-        o += [f"## {title}", ""]
-        for name, sig, doc, group in fns:
-            if (group if group in titles else OTHER) == g:
-                o += [f"### {name}", "", "```python", f"def {sig}", "```", "", *_doc_block(doc), ""]
-    status_py = rn.enum_cls.get(L["status"]) or rn.enum_cls.get(cfg.get("status_enum", ""), L["status"])
-    o += [f"## {HELPERS}", "", "Written by hand rather than generated from a C function.", "",
-          "### sizeof", "", "```python", "def sizeof(objType: type) -> int", "```", "",
-          "The C size in bytes of a struct class of this module.", ""]
+          "- [Types](#types)", "- [Constants](#constants)", ""] + sections
+    o += _records_helpers(m) + _records_exceptions(m) + ["## Enums", ""]
+    for c, py, members in enums:
+        o += [f"### {py}", "", (f"C enum `{c}`." if c else "From the header's `#define` constants of one kind.") + "", ""]
+        o += ["| member | value |", "| --- | ---: |"] + [f"| `{n}` | {int(v)} |" for n, v in members] + [""]
+    o += ["## Types", "", "Each class holds the C memory of one struct or of an array of them: "
+          "`ptr` is its address, `from_ptr`, `from_buffer` and `from_data` make one over existing memory, "
+          "a numpy record of its dtype, or a copy; fields read and write as properties.", ""]
+    dtype_of = {c: d for d, c in rn.dtypes.items()}
+    for st in rn.layout:
+        py = rn.cls[st.name]
+        cname = st.aliases[0][0] if st.aliases and st.name.startswith("anon_") else st.ctype
+        o += [f"### {py}", "", f"C {'union' if st.union else 'struct'} `{cname}`"
+              + (f"; numpy dtype `{dtype_of[py]}`" if py in dtype_of else "") + ".", ""]
+        o += _field_rows(("field", "C field", "type", "set from"), [
+            f"| `{ft.name}` | `{ft.field.name}` | `{ft.read}` |" + (f" `{ft.write}` |" if ft.write != ft.read else " |")
+            for ft in m.resolved.fields[st.name] if ft.shown])
+    return "\n".join(o + _constants(m))
+
+
+def _records_helpers(m):
+    """The Helpers section of a struct-style module: sizeof, check_status (and check_status_size)."""
+    L = LIBS[m.lib]
+    cfg = L["snake"]
+    o = _helpers_head("a struct class of this module")
     if "check_status" in cfg:
+        status_py = m.resolved.records.status or L["status"]
         ret = "None" if cfg["check_status"] is None else "int"
         o += ["### check_status", "", "```python", f"def check_status(status: int) -> {ret}", "```", "",
               f"Raises the exception of a failed `{status_py}` value; returns `{cfg['check_status']!r}` for success.", ""]
@@ -107,51 +146,32 @@ def records_page(m, peers):
             o += ["### check_status_size", "", "```python", "def check_status_size(status: int) -> int", "```", "",
                   f"As `check_status`, but `{cfg['insufficient'][len(L['prefix']) + 1:]}` (the answer of a size "
                   "query) is no failure.", ""]
-    o += ["## Exceptions", "", f"`{cfg['error']}(Exception)`: a failed call; `status` is the `{status_py}` value"
-          + (", `cuda_error` the CUDA status where cuFile reports one" if cfg.get("message") == "cufile" else "")
-          + ". The message names the status" + (" and gives the library's text for it" if cfg.get("message") else "")
-          + ".", ""]
+    return o
+
+
+def _records_exceptions(m):
+    """The Exceptions section of a struct-style module."""
+    L = LIBS[m.lib]
+    cfg = L["snake"]
+    status_py = m.resolved.records.status or L["status"]
+    errors = m.resolved.records.errors
+    o = ["## Exceptions", "", f"`{cfg['error']}(Exception)`: a failed call; `status` is the `{status_py}` value"
+         + (", `cuda_error` the CUDA status where cuFile reports one" if cfg.get("message") == "cufile" else "")
+         + ". The message names the status" + (" and gives the library's text for it" if cfg.get("message") else "")
+         + ".", ""]
     if errors:
         o += [f"One subclass of `{cfg['error']}` per failed status; `except` one status by its class:", "",
               "| class | status |", "| --- | ---: |"] + [f"| `{c}` | `{n}` ({v}) |" for c, n, v in errors] + [""]
         o += [f"`{a}` is another name of `{c}`." for a, c in ov.ERROR_CLASS_ALIASES.items()] + [""]
-    o += ["## Enums", ""]
-    for c, py, members in enums:
-        o += [f"### {py}", "", (f"C enum `{c}`." if c else "From the header's `#define` constants of one kind.") + "", ""]
-        o += ["| member | value |", "| --- | ---: |"] + [f"| `{n}` | {int(v)} |" for n, v in members] + [""]
-    o += ["## Types", "", "Each class holds the C memory of one struct or of an array of them: "
-          "`ptr` is its address, `from_ptr`, `from_buffer` and `from_data` make one over existing memory, "
-          "a numpy record of its dtype, or a copy; fields read and write as properties.", ""]
-    classes = pytypes.classes(m)
-    for st in structs:
-        py = rn.cls[st.name]
-        cname = st.aliases[0][0] if st.aliases and st.name.startswith("anon_") else st.ctype
-        o += [f"### {py}", "", f"C {'union' if st.union else 'struct'} `{cname}`"
-              + (f"; numpy dtype `{dtype_of[py]}`" if py in dtype_of else "") + ".", ""]
-        rows = []
-        hidden = counted_fields(st)
-        for f in st.fields:
-            if None in f.dims or f.name in hidden or (st.name, f.name) in ov.HIDDEN_FIELDS:
-                continue
-            fname, kind, _, clsname, ekind, _, _, flags = record_field_spec(m, st, f, classes, rn)
-            read, write = pytypes.record_field_type(m, kind, clsname, ekind, flags, rn)
-            rows.append(f"| `{fname}` | `{f.name}` | `{read}` |" + (f" `{write}` |" if write != read else " |"))
-        if rows:
-            o += ["| field | C field | type | set from |", "| --- | --- | --- | --- |"] + rows + [""]
-    o += ["## Constants", "", "| name | value |", "| --- | --- |"]
-    o += [f"| `{n}` | `{v!r}` |" for n, v in m.defines] + [""]
-    return "\n".join(o)
+    return o
 
 
-def module_page(m, peers):
+def module_page(m):
     """The Markdown page of cuda.bindings.<lib>."""
     if records_style(LIBS[m.lib]):
-        return records_page(m, peers)
-    fns = _functions(m, peers)
+        return records_page(m)
+    fns = _functions(m)
     titles = dict((g, t) for g, t in m.groups)
-    used = [g for g, _ in m.groups if any(f[3] == g for f in fns)]
-    if ungrouped(m):
-        used.append(OTHER)
     short = {v[0]: c for c, v in LIBS[m.lib].get("snake", {}).get("enums", {}).items()}   # Result: nvvmResult
     enums = [(e.name, e.members, e.aliases) for e in m.enums] + [(n, mem, []) for n, mem in extra_enums(m)]
 
@@ -159,37 +179,16 @@ def module_page(m, peers):
         """`, in <header group title>` for a type the headers place in a group, else ''."""
         g = m.type_groups.get(short.get(name, name))
         return f", in {titles[g]}" if g in titles else ""
+    contents, sections = _function_sections(m, fns)
     o = [f"# cuda.bindings.{m.lib}", "",
          f"{LIBS[m.lib]['title']}: {len(fns)} functions, {len(enums)} enums, {len(m.structs)} structs and unions, "
          f"{len(m.handles) + len(m.funcptrs)} handle types, {len(m.inttds)} integer types, "
          f"{len(m.defines)} constants. Generated from the CUDA {m.cuda} headers by `python -m codegen.refdocs`; "
          "the signatures are the stubs' (`help()` shows the same text at run time).", "",
-         "## Contents", ""]
-    for g in used:
-        title = titles.get(g, OTHER)
-        n = sum(1 for f in fns if (f[3] if f[3] in titles else OTHER) == g)
-        o.append(f"- [{title}](#{anchor(title)}) ({n})")
+         "## Contents", ""] + contents
     o += [f"- [{HELPERS}](#{anchor(HELPERS)})", "- [Enums](#enums)", "- [Types](#types)",
-          "- [Constants](#constants)", ""]
-    for g in used:
-        title = titles.get(g, OTHER)
-        o += [f"## {title}", ""]
-        for name, sig, doc, group in fns:
-            if (group if group in titles else OTHER) != g:
-                continue
-            o += [f"### {name}", "", "```python", f"def {sig}", "```", "", *_doc_block(doc), ""]
-    o += [f"## {HELPERS}", "", "Written by hand rather than generated from a C function.", "",
-          "### sizeof", "", "```python", "def sizeof(objType: type) -> int", "```", "",
-          "The C size in bytes of a struct, handle, integer or enum class of this module.", ""]
-    for sig in helper_signatures(m):
-        name = sig.split("(", 1)[0]
-        if name in ov.MAKE_FUNCTIONS:
-            cls, _, fields = ov.MAKE_FUNCTIONS[name]
-            what = (f"A new `{cls}` with its fields {', '.join(f'`{f}`' for f in fields)} set from the "
-                    "arguments in order (the header's inline function of the same name).")
-        else:
-            what = "The version of the CUDA runtime library these bindings loaded (its cudaRuntimeGetVersion)."
-        o += [f"### {name}", "", "```python", f"def {sig}", "```", "", what, ""]
+          "- [Constants](#constants)", ""] + sections
+    o += _helpers_head("a struct, handle, integer or enum class of this module") + _make_helpers(m)
     o += ["## Enums", ""]
     for name, members, aliases in enums:
         also = [a for a in aliases if a != name]
@@ -201,23 +200,29 @@ def module_page(m, peers):
     o += [f"- `{n}`" + (f" (a `{p}`)" if p else "") + in_group(n) for n, p in m.handles + m.funcptrs] + [""]
     o += ["### Integer types", "", "| type | C type |", "| --- | --- |"]
     o += [f"| `{n}` | `{cy}`" + (f", a `{p}`" if p else "") + in_group(n) + " |" for n, p, cy, _, _ in m.inttds] + [""]
-    classes = pytypes.classes(m)
     for s in m.structs:
         o += [f"### {s.name}", "", f"C {'union' if s.union else 'struct'} `{s.ctype}`{in_group(s.name)}"
               + ("; also named " + ", ".join(f"`{a}`" for a, _ in s.aliases if a != s.name)
                  if any(a != s.name for a, _ in s.aliases) else "") + ".", ""]
-        rows = []
-        for f in s.fields:
-            if not py_field(m, s, f):
-                continue
-            kind, _, clsname, ekind, _, _ = field_spec(m, s, f, classes)
-            read, write = pytypes.field_types(m, kind, clsname, ekind)
-            rows.append(f"| `{f.name}` | `{read}` |" + (f" `{write}` |" if write != read else " |"))
-        if rows:
-            o += ["| field | type | set from |", "| --- | --- | --- |"] + rows + [""]
-    o += ["## Constants", "", "| name | value |", "| --- | --- |"]
-    o += [f"| `{n}` | `{v!r}` |" for n, v in m.defines] + [""]
-    return "\n".join(o)
+        o += _field_rows(("field", "type", "set from"), [
+            f"| `{ft.name}` | `{ft.read}` |" + (f" `{ft.write}` |" if ft.write != ft.read else " |")
+            for ft in m.resolved.fields[s.name]])
+    return "\n".join(o + _constants(m))
+
+
+def _make_helpers(m):
+    """The runtime's make_* helpers and getLocalRuntimeVersion, in the Helpers section."""
+    o = []
+    for sig in helper_signatures(m):
+        name = sig.split("(", 1)[0]
+        if name in ov.MAKE_FUNCTIONS:
+            cls, _, fields = ov.MAKE_FUNCTIONS[name]
+            what = (f"A new `{cls}` with its fields {', '.join(f'`{f}`' for f in fields)} set from the "
+                    "arguments in order (the header's inline function of the same name).")
+        else:
+            what = "The version of the CUDA runtime library these bindings loaded (its cudaRuntimeGetVersion)."
+        o += [f"### {name}", "", "```python", f"def {sig}", "```", "", what, ""]
+    return o
 
 
 def checked_page(models):
@@ -235,11 +240,10 @@ def checked_page(models):
           "(the compile log after a failed `nvrtcCompileProgram`).", ""]
     for lib in libs.checked():
         m = models[lib]
-        peers = pytypes.peers(m, models)
         o += [f"## cuda.bindings.checked.{lib}", ""]
         for fn in m.functions:
             if fn.python:
-                sig = signature(m, fn, peers, checked=True)[1]
+                sig = signature(m, fn, checked=True)[1]
                 o.append(f"- [`{sig}`]({lib}.md#{anchor(fn.name)})")
         if helpers(lib):
             o.append("- [`getLocalRuntimeVersion() -> int`](runtime.md#getlocalruntimeversion)")
@@ -270,7 +274,9 @@ def build(include_dir, out):
             continue            # a library this release's pinned headers lack (cuDLA before 13.5)
         models[lib] = model.build(parse.read(include_dir, lib), lib)
         models[lib].cuda = parse.cuda_release(include_dir)
-    pages = {f"{lib}.md": module_page(models[lib], pytypes.peers(models[lib], models)) + "\n" for lib in models}
+    for m in models.values():
+        resolve.resolve(m, models)
+    pages = {f"{lib}.md": module_page(models[lib]) + "\n" for lib in models}
     pages["checked.md"] = checked_page(models) + "\n"
     pages["index.md"] = index_page(models)
     out = Path(out)

@@ -1,9 +1,9 @@
-"""Stage 3b: type stubs and the checked companion modules, from the model.
+"""Stage 4b: type stubs and the checked companion modules, from the model.
 
 For every Python module `<lib>.pyx` the generator writes `<lib>.pyi`: enums as IntEnum classes
 with their members, handle and integer classes, struct classes with typed fields, constants, and
-every function with its parameters' and results' types (`pytypes.py`) and its summary line
-(`pyapi.py`).  For the tuple-style modules with a checked class in libs.LIBS (driver, runtime,
+every function with its parameters' and results' types (`pytypes.py`, resolved by `resolve.py`)
+and its summary line (`pyapi.py`).  For the tuple-style modules with a checked class in libs.LIBS (driver, runtime,
 nvrtc) it also writes `checked/<lib>.py`, the functions that return only their outputs and raise
 on a failed status (cuda_bindings/checked/__init__.py), and its stub.
 """
@@ -11,12 +11,9 @@ import keyword
 import re
 
 from . import overrides as ov
-from . import pytypes
-from .common import (HEADER, counted_fields, extra_enums, field_spec, py_field, record_field_spec,
-                     record_names, records_style, status_error_classes)
+from .common import HEADER, extra_enums, records_style
 from .libs import LIBS, helpers
 from .pyapi import docstring, helper_signatures, module_refs, signature
-from .pytypes import field_types, peers, record_field_type
 
 
 def summaries(model):
@@ -68,27 +65,14 @@ def _classes(model, o):
     for name, parent, _, _, _ in model.inttds:
         o.append(f"class {name}({parent or '_IntValue'}): ...")
     o.append("")
-    classes = pytypes.classes(model)
     for s in model.structs:
         o.append(f"class {s.name}(_Struct):")
-        body = []
-        for f in s.fields:
-            if not py_field(model, s, f) or keyword.iskeyword(f.name):
-                continue
-            kind, _, clsname, ekind, _, _ = field_spec(model, s, f, classes)
-            r, w = field_types(model, kind, clsname, ekind)
-            if r == w:
-                body.append(f"    {f.name}: {r}")
-            else:
-                body += ["    @property", f"    def {f.name}(self) -> {r}: ...",
-                         f"    @{f.name}.setter", f"    def {f.name}(self, value: {w}) -> None: ..."]
+        fields = model.resolved.fields[s.name]
+        body = _fields([ft for ft in fields if not keyword.iskeyword(ft.name)])
         group = ov.COUNTED_TOGETHER.get(s.name, ())
         if group:
-            types = []
-            for name in group:
-                f = next(x for x in s.fields if x.name == name)
-                kind, _, clsname, ekind, _, _ = field_spec(model, s, f, classes)
-                types.append(f"{name}: {field_types(model, kind, clsname, ekind)[1]}")
+            write = {ft.name: ft.write for ft in fields}
+            types = [f"{name}: {write[name]}" for name in group]
             body.append(f"    def set_{'_'.join(group)}(self, {', '.join(types)}) -> None: ...")
         o.extend(body or ["    ..."])
         o.append("")
@@ -101,6 +85,19 @@ def _classes(model, o):
             o.append("")
 
 
+def _fields(fields):
+    """A struct class's body: each field typed, a property where it reads as another type than it
+    takes (pytypes.FieldTypes)."""
+    body = []
+    for ft in fields:
+        if ft.read == ft.write:
+            body.append(f"    {ft.name}: {ft.read}")
+        else:
+            body += ["    @property", f"    def {ft.name}(self) -> {ft.read}: ...",
+                     f"    @{ft.name}.setter", f"    def {ft.name}(self, value: {ft.write}) -> None: ..."]
+    return body
+
+
 def _head(model, doc, extra_imports=()):
     o = [HEADER.format(ver=model.cuda).rstrip("\n"), f'"""{doc}"""',
          "from collections.abc import Sequence",
@@ -111,13 +108,12 @@ def _head(model, doc, extra_imports=()):
     return o + [""]
 
 
-def emit_pyi(model, others):
+def emit_pyi(model):
     """The stub of `<lib>.pyx`."""
     L = LIBS[model.lib]
     if records_style(L):
         return emit_records_pyi(model)
-    prm = peers(model, others)
-    imports = sorted({v.split(".")[0] for v in prm.values()})
+    imports = sorted({v.split(".")[0] for v in model.resolved.peers.values()})
     o = _head(model, f"Types of cuda.bindings.{model.lib} (generated from the CUDA {model.cuda} headers).",
               [f"from cuda.bindings import {m}" for m in imports])
     _classes(model, o)
@@ -133,7 +129,7 @@ def emit_pyi(model, others):
     summary = summaries(model)
     for fn in model.functions:
         if fn.python:
-            o += _def(signature(model, fn, prm)[1], summary[fn.name])
+            o += _def(signature(model, fn)[1], summary[fn.name])
     o += [f"def {sig}: ..." for sig in helper_signatures(model)]
     return "\n".join(o) + "\n"
 
@@ -173,15 +169,14 @@ def emit_checked_py(model):
         ""])
 
 
-def emit_checked_pyi(model, others):
+def emit_checked_pyi(model):
     """The stub of checked/<lib>.py: the tuple-style module's classes and constants, re-exported,
     and the functions with their checked return types."""
-    prm = peers(model, others)
-    names = sorted(pytypes.classes(model) | {n for n, _ in model.defines}
+    names = sorted(model.resolved.classes | {n for n, _ in model.defines}
                    | {n for n, _ in extra_enums(model)} | {"sizeof"})
     if helpers(model.lib):
         names += sorted(ov.MAKE_FUNCTIONS)
-    imports = sorted({v.split(".")[0] for v in prm.values()})
+    imports = sorted({v.split(".")[0] for v in model.resolved.peers.values()})
     o = [HEADER.format(ver=model.cuda).rstrip("\n"),
          f'"""Types of cuda.bindings.checked.{model.lib} (generated from the CUDA {model.cuda} headers)."""',
          "from collections.abc import Sequence",
@@ -195,7 +190,7 @@ def emit_checked_pyi(model, others):
     summary = summaries(model)
     for fn in model.functions:
         if fn.python:
-            o += _def(signature(model, fn, prm, checked=True)[1], summary[fn.name])
+            o += _def(signature(model, fn, checked=True)[1], summary[fn.name])
     if helpers(model.lib):
         o.append("def getLocalRuntimeVersion() -> int: ...")
     return "\n".join(o) + "\n"
@@ -203,9 +198,8 @@ def emit_checked_pyi(model, others):
 
 def emit_records_pyi(model):
     """The stub of a struct-style module (cuFile, NVML, nvFatbin, cuDLA)."""
-    L = LIBS[model.lib]
-    cfg = L["snake"]
-    rn = record_names(model)
+    cfg = LIBS[model.lib]["snake"]
+    rn = model.resolved.records
     o = [HEADER.format(ver=model.cuda).rstrip("\n"),
          f'"""Types of cuda.bindings.{model.lib} (generated from the CUDA {model.cuda} headers)."""',
          "from collections.abc import Sequence",
@@ -223,51 +217,19 @@ def emit_records_pyi(model):
         # a name the module takes from another (cuFile's pyCUresult): an alias this stub exports
         o += [f"from {module} import {attr} as _{name}", f"{name} = _{name}"]
     o.append("")
-    classes = pytypes.classes(model)
-    skip = set(cfg.get("hide_structs", ()))
-    made = []
-    for st in model.structs:
-        if st.name in skip or any(a in skip for a, _ in st.aliases):
-            continue
-        py = rn.cls[st.name]
-        made.append(py)
-        o.append(f"class {py}(_Record):")
-        body = []
-        hidden = counted_fields(st)
-        for f in st.fields:
-            if None in f.dims or f.name in hidden or (st.name, f.name) in ov.HIDDEN_FIELDS:
-                continue
-            fname, kind, _, clsname, ekind, _, _, flags = record_field_spec(model, st, f, classes, rn)
-            r, w = record_field_type(model, kind, clsname, ekind, flags, rn)
-            if r == w:
-                body.append(f"    {fname}: {r}")
-            else:
-                body += ["    @property", f"    def {fname}(self) -> {r}: ...",
-                         f"    @{fname}.setter", f"    def {fname}(self, value: {w}) -> None: ..."]
-        o.extend(body or ["    ..."])
+    for st in rn.layout:
+        o.append(f"class {rn.cls[st.name]}(_Record):")
+        o.extend(_fields([ft for ft in model.resolved.fields[st.name] if ft.shown]) or ["    ..."])
         o.append("")
-    for d, c in rn.dtypes.items():
-        if c in made:
-            o.append(f"{d}: dtype[Any]")
+    made = {rn.cls[st.name] for st in rn.layout}
+    o += [f"{d}: dtype[Any]" for d, c in rn.dtypes.items() if c in made]
     o.append("")
-    for n, v in ov.PUBLIC_CONSTANTS.get(model.lib, {}).items():
-        o.append(f"{v}: int")
-    o += ["", f"class {cfg['error']}(Exception):", "    status: int"]
-    if cfg.get("message") == "cufile":
-        o += ["    cuda_error: int | None",
-              "    def __init__(self, status: int, cuda_error: int | None = None) -> None: ..."]
-    else:
-        o += ["    def __init__(self, status: int) -> None: ..."]
-    o.append("")
-    for cls, _, _ in status_error_classes(model):
-        o += [f"class {cls}({cfg['error']}):", "    def __init__(self, status: int | None = None) -> None: ..."]
-    for alias, cls in ov.ERROR_CLASS_ALIASES.items() if status_error_classes(model) else ():
-        o.append(f"{alias} = {cls}")
-    o.append("")
+    o += [f"{v}: int" for v in ov.PUBLIC_CONSTANTS.get(model.lib, {}).values()]
+    o += _records_errors(model)
     summary = summaries(model)
     for fn in model.functions:
         if fn.python:
-            o += _def(signature(model, fn, {})[1], summary[fn.name])
+            o += _def(signature(model, fn)[1], summary[fn.name])
     if "check_status" in cfg:
         ret = "None" if cfg["check_status"] is None else "int"
         o.append(f"def check_status(status: int) -> {ret}: ...")
@@ -275,3 +237,22 @@ def emit_records_pyi(model):
             o.append("def check_status_size(status: int) -> int: ...")
     o.append("def sizeof(objType: type) -> int: ...")
     return "\n".join(o) + "\n"
+
+
+def _records_errors(model):
+    """A struct-style module's exception class, and its subclass per failed status (NVML)."""
+    cfg = LIBS[model.lib]["snake"]
+    o = ["", f"class {cfg['error']}(Exception):", "    status: int"]
+    if cfg.get("message") == "cufile":
+        o += ["    cuda_error: int | None",
+              "    def __init__(self, status: int, cuda_error: int | None = None) -> None: ..."]
+    else:
+        o += ["    def __init__(self, status: int) -> None: ..."]
+    o.append("")
+    errors = model.resolved.records.errors
+    for cls, _, _ in errors:
+        o += [f"class {cls}({cfg['error']}):", "    def __init__(self, status: int | None = None) -> None: ..."]
+    for alias, cls in ov.ERROR_CLASS_ALIASES.items() if errors else ():
+        o.append(f"{alias} = {cls}")
+    o.append("")
+    return o

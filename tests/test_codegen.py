@@ -10,7 +10,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from codegen import common, emit_c, emit_py, model, parse  # noqa: E402
+from codegen import common, emit_c, emit_py, model, parse, resolve  # noqa: E402
 
 
 def test_doc_params_joins_continuation_lines():
@@ -130,7 +130,7 @@ def tiny_model(tmp_path_factory):
     defs = parse.run_pyclibrary(d, ["tiny.h"])
     raw = {"defs": defs, "docs": parse.doc_comments(HEADER), "versioned": {}, "ptds": {},
            "pfn": {}}
-    return model.build(raw, "driver")
+    return resolve.resolve(model.build(raw, "driver"))
 
 
 def test_model_classifies_parameters(tiny_model):
@@ -245,7 +245,7 @@ def arrays_model(tmp_path_factory):
     (d / "arrays.h").write_text(ARRAYS)
     raw = {"defs": parse.run_pyclibrary(d, ["arrays.h"]), "docs": parse.doc_comments(ARRAYS), "versioned": {},
            "ptds": {}, "pfn": {}}
-    return model.build(raw, "driver")
+    return resolve.resolve(model.build(raw, "driver"))
 
 
 def test_output_arrays_are_sized_by_their_count(arrays_model):
@@ -263,12 +263,10 @@ def test_output_arrays_are_sized_by_their_count(arrays_model):
 
 
 def test_const_handle_parameters_take_the_non_const_handle(arrays_model):
-    from codegen import pytypes
     assert arrays_model.const_handles == ["cudaArr_const_t"]
-    fn = next(f for f in arrays_model.functions if f.name == "cudaThingCopy")
-    dst, src = fn.params
-    assert pytypes.param_type(arrays_model, fn, src) == "cudaArr_const_t | cudaArr_t | int | None"
-    assert pytypes.param_type(arrays_model, fn, dst) == "cudaArr_t | int | None"    # not the reverse
+    takes = {i.cname: i.type for i in arrays_model.resolved.functions["cudaThingCopy"].inputs}
+    assert takes["src"] == "cudaArr_const_t | cudaArr_t | int | None"
+    assert takes["dst"] == "cudaArr_t | int | None"    # not the reverse
 
 
 CYLEVEL_BASE = textwrap.dedent("""\
@@ -338,7 +336,7 @@ def test_snake_case_names():
 def nvvm_model():
     pytest.importorskip("pyclibrary", reason="the generator's parser (pyclibrary) is not installed")
     from headers.fetch import default_version, include_dir
-    return model.build(parse.read(include_dir(default_version()), "nvvm"), "nvvm")
+    return resolve.resolve(model.build(parse.read(include_dir(default_version()), "nvvm"), "nvvm"))
 
 
 def test_nvvm_model_roles(nvvm_model):

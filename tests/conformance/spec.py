@@ -111,7 +111,9 @@ def _records_py(m):
     from codegen import overrides as ov
     from codegen.common import counted_fields, public_function, record_names
     from codegen.pyapi import public_inputs
+    from codegen.resolve import resolve
     L = _libs.LIBS[m.lib]
+    resolve(m)
     rn = record_names(m)
     enums = [[py, [[n, int(v)] for n, v in members]] for _, py, members in rn.enums]
     enums += [[py, [[n, int(v)] for n, v in members]] for py, members in ov.DEFINE_ENUMS_OF(m)]
@@ -133,7 +135,7 @@ def _records_py(m):
                 views.append([rn.fields[s.name][f.name], 0 if f.dims else None, rn.fields[inner.name][sub]])
         classes.append([rn.cls[s.name], dtype_of.get(rn.cls[s.name], ""), [rn.fields[s.name][f.name] for f in shown],
                         views])
-    functions = {fn.name: [public_function(fn, L), [[n, t, c] for n, t, c, _ in public_inputs(m, fn, {})]]
+    functions = {fn.name: [public_function(fn, L), [[n, t, c] for n, t, c, _ in public_inputs(m, fn)]]
                  for fn in m.functions if fn.python}
     constants = [py for c, py in ov.PUBLIC_CONSTANTS.get(m.lib, {}).items() if c in dict(m.defines)]
     return {"enums": enums, "classes": classes, "functions": functions, "constants": constants}
