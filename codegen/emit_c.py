@@ -34,6 +34,20 @@ def _struct_order(model):
     return order
 
 
+class _Declarations:
+    """The .pxd's type declarations: each goes into the `cdef extern` block (C's own name, from the
+    header: `ext`) or, for the names in model.cython_level, is declared at module level (`cyd`):
+    Cython then defines it in the C it writes, under a mangled name, and the C-API signatures
+    spell that name."""
+
+    def __init__(self, model):
+        self.cylevel = set(model.cython_level)
+        self.ext, self.cyd = [], []
+
+    def put(self, name, line):
+        (self.cyd.append(line) if name in self.cylevel else self.ext.append("    " + line))
+
+
 def emit_pxd(model):
     L = LIBS[model.lib]
     o = [HEADER.format(ver=model.cuda), "# cython: language_level=3",
@@ -51,55 +65,66 @@ def emit_pxd(model):
             o += [f'    #include "{h}"', "    #endif"]
         o += ["    " + line for text in model.c_prelude for line in text.splitlines()]
         o += ['    """', ""]
-    # Each type goes into the `cdef extern` block (C's own name, from the header) or, for the
-    # names in model.cython_level, is declared at module level: Cython then defines it in the C
-    # it writes, under a mangled name, and the C-API signatures spell that name.
-    cylevel = set(model.cython_level)
-    ext, cyd = [], []
-    ind = "    "
+    d = _Declarations(model)
+    _declare_types(model, d)
+    _declare_structs(model, d)
+    o.append(f'cdef extern from "{L["header"]}" nogil:')
+    o.extend(d.ext)
+    if d.cyd:
+        o.append("# Declared here rather than taken from the C headers (codegen/model.py: cython_level)")
+        o.extend(d.cyd)
+        o.append("")
+    o.append(f"cdef enum:\n    _CB_NUM_FUNCTIONS = {len(_loaded(model))}")
+    for fn in model.functions:
+        o.append(f"cdef {_cret(fn, model)} {fn.name}({_cparams(fn)}) {_except(fn, L, model)} nogil")
+    return "\n".join(o) + "\n"
 
-    def put(name, line):
-        (cyd.append(line) if name in cylevel else ext.append(ind + line))
 
-    # forward declarations (structs with fields, and the opaque targets of handles)
+def _declare_types(model, d):
+    """Forward declarations (structs with fields, and the opaque targets of handles), enums,
+    integer types, handles and function pointer types."""
     seen = set()
     for s in model.structs:
         if not s.name.startswith("anon_") and not s.tagless:    # C has no tag to declare a tagless one by
-            put(s.name, f"cdef {'union' if s.union else 'struct'} {s.name}")
+            d.put(s.name, f"cdef {'union' if s.union else 'struct'} {s.name}")
             seen.add(s.name)
     for tgt in model.handle_targets.values():
         if tgt != "void" and bare(tgt) not in seen:
-            put(bare(tgt), f"cdef {tgt.split(' ')[0]} {bare(tgt)}")
+            d.put(bare(tgt), f"cdef {tgt.split(' ')[0]} {bare(tgt)}")
             seen.add(bare(tgt))
-    ext.append("")
+    d.ext.append("")
     for e in model.enums:
-        put(e.name, f"{'cdef' if e.tag_only else 'ctypedef'} enum {e.name}:")
+        d.put(e.name, f"{'cdef' if e.tag_only else 'ctypedef'} enum {e.name}:")
         for n, v in e.members:
             # a Cython-level enum is defined by the C that Cython writes: it needs the values
-            put(e.name, f"    {n} = {v}" if e.name in cylevel else f"    {n}")
+            d.put(e.name, f"    {n} = {v}" if e.name in d.cylevel else f"    {n}")
         for a in e.aliases:
-            put(a, f"ctypedef {e.name} {a}")
-    ext.append("")
+            d.put(a, f"ctypedef {e.name} {a}")
+    d.ext.append("")
     for name, parent, cy, size, k in model.inttds:
-        put(name, f"ctypedef {parent or cy} {name}")
+        d.put(name, f"ctypedef {parent or cy} {name}")
     for name, parent in model.handles:
         if parent:
-            put(name, f"ctypedef {parent} {name}")
+            d.put(name, f"ctypedef {parent} {name}")
         else:
             tgt = model.handle_targets.get(name, "void")
-            put(name, f"ctypedef {bare(tgt) if tgt != 'void' else 'void'}* {name}")
+            d.put(name, f"ctypedef {bare(tgt) if tgt != 'void' else 'void'}* {name}")
     for name, parent in model.funcptrs:
         if parent:
-            put(name, f"ctypedef {parent} {name}")
+            d.put(name, f"ctypedef {parent} {name}")
         else:
             ret, params = model.funcptr_sigs[name]
             plist = ", ".join(cytype(_tag(model, p[1], p[2]), p[2], p[3]) + " " + p[0] for p in params)
             decl = f"{name}({plist})" if name in model.functypes else f"(*{name})({plist})"
-            put(name, f"ctypedef {cytype(*ret)} {decl}" + (" noexcept nogil" if name in cylevel else ""))
-    ext.append("")
+            d.put(name, f"ctypedef {cytype(*ret)} {decl}" + (" noexcept nogil" if name in d.cylevel else ""))
+    d.ext.append("")
+
+
+def _declare_structs(model, d):
+    """The structs and unions with their fields, each after the types of its members."""
     for s in _struct_order(model):
         kw = "union" if s.union else "struct"
-        put(s.name, f"ctypedef {kw} {s.name}:" if s.tagless else f"cdef {kw} {s.name}:")
+        d.put(s.name, f"ctypedef {kw} {s.name}:" if s.tagless else f"cdef {kw} {s.name}:")
         n = 0
         for f in s.fields:
             if f.cls == "funcptr" and f.ctype not in model.typedefs:
@@ -107,27 +132,17 @@ def emit_pxd(model):
             else:
                 t = cytype(_tag(model, f.ctype, f.ptr), f.ptr)
             if None in f.dims:
-                if s.name in cylevel:
+                if s.name in d.cylevel:
                     raise ValueError(f"{s.name}.{f.name}: a Cython-level struct needs every field")
                 continue    # size expression the parser cannot evaluate (padding)
-            dims = "".join(f"[{d}]" for d in f.dims)
-            put(s.name, f"    {t} {f.name}{dims}")
+            dims = "".join(f"[{x}]" for x in f.dims)
+            d.put(s.name, f"    {t} {f.name}{dims}")
             n += 1
         if not n:
-            put(s.name, "    pass")
+            d.put(s.name, "    pass")
         for a, parent in s.aliases:
-            put(a, f"ctypedef {parent} {a}")
-    ext.append("")
-    o.append(f'cdef extern from "{L["header"]}" nogil:')
-    o.extend(ext)
-    if cyd:
-        o.append("# Declared here rather than taken from the C headers (codegen/model.py: cython_level)")
-        o.extend(cyd)
-        o.append("")
-    o.append(f"cdef enum:\n    _CB_NUM_FUNCTIONS = {len(_loaded(model))}")
-    for fn in model.functions:
-        o.append(f"cdef {_cret(fn, model)} {fn.name}({_cparams(fn)}) {_except(fn, L, model)} nogil")
-    return "\n".join(o) + "\n"
+            d.put(a, f"ctypedef {parent} {a}")
+    d.ext.append("")
 
 
 def _cret(fn, model):
@@ -182,6 +197,42 @@ def _loaded(model):
     return [fn for fn in model.functions if not fn.inline and not fn.calls]
 
 
+# The lazy resolution of an entry point's address, the same in every cy<lib>.pyx.
+_RESOLVER = [
+    'cdef extern from "Python.h":',
+    "    int Py_IsInitialized() nogil", "",
+    "from cpython.exc cimport PyErr_Fetch, PyErr_Restore",
+    "from cpython.ref cimport PyObject, Py_XDECREF", "",
+    "# 0: resolved; -1: not found (a Python exception is set); 1: the interpreter has shut down;",
+    "# 2: the loaded library lacks it (a library whose calls then return a status, see LIBS['lacking'])",
+    "cdef int _resolve(int i) except -1 nogil:",
+    "    cdef int r",
+    "    if not Py_IsInitialized():",
+    "        return 1",
+    "    with gil:",
+    "        r = _resolve_held(i)",
+    "    return r", "",
+    "# The loader is Python code: an exception the caller has pending (a client's __dealloc__",
+    "# running while an error propagates) is set aside while it runs, and put back.",
+    "cdef int _resolve_held(int i) except -1:",
+    "    cdef PyObject* t",
+    "    cdef PyObject* v",
+    "    cdef PyObject* tb",
+    "    PyErr_Fetch(&t, &v, &tb)",
+    "    try:",
+    "        address = _symbol(i)",
+    "    except BaseException:",
+    "        Py_XDECREF(t)",
+    "        Py_XDECREF(v)",
+    "        Py_XDECREF(tb)",
+    "        raise",
+    "    PyErr_Restore(t, v, tb)",
+    "    if not address:",
+    "        return 2",
+    "    _slots[i] = <void*><size_t>address",
+    "    return 0", ""]
+
+
 def emit_cypyx(model):
     L = LIBS[model.lib]
     # The symbol table (and the loader, and ctypes) are imported by the first call, not by import.
@@ -190,39 +241,7 @@ def emit_cypyx(model):
          "cdef object _symbol(int i):",
          f"    from cuda.bindings._symbols_{model.lib} import _symbol",
          "    return _symbol(i)", "",
-         "from libc.string cimport memset", "",
-         'cdef extern from "Python.h":',
-         "    int Py_IsInitialized() nogil", "",
-         "from cpython.exc cimport PyErr_Fetch, PyErr_Restore",
-         "from cpython.ref cimport PyObject, Py_XDECREF", "",
-         "# 0: resolved; -1: not found (a Python exception is set); 1: the interpreter has shut down;",
-         "# 2: the loaded library lacks it (a library whose calls then return a status, see LIBS['lacking'])",
-         "cdef int _resolve(int i) except -1 nogil:",
-         "    cdef int r",
-         "    if not Py_IsInitialized():",
-         "        return 1",
-         "    with gil:",
-         "        r = _resolve_held(i)",
-         "    return r", "",
-         "# The loader is Python code: an exception the caller has pending (a client's __dealloc__",
-         "# running while an error propagates) is set aside while it runs, and put back.",
-         "cdef int _resolve_held(int i) except -1:",
-         "    cdef PyObject* t",
-         "    cdef PyObject* v",
-         "    cdef PyObject* tb",
-         "    PyErr_Fetch(&t, &v, &tb)",
-         "    try:",
-         "        address = _symbol(i)",
-         "    except BaseException:",
-         "        Py_XDECREF(t)",
-         "        Py_XDECREF(v)",
-         "        Py_XDECREF(tb)",
-         "        raise",
-         "    PyErr_Restore(t, v, tb)",
-         "    if not address:",
-         "        return 2",
-         "    _slots[i] = <void*><size_t>address",
-         "    return 0", ""]
+         "from libc.string cimport memset", ""] + _RESOLVER
     # the headers' static inline functions, under a private name
     inline = [fn for fn in model.functions if fn.inline]
     for h in dict.fromkeys(fn.inline for fn in inline):
@@ -233,41 +252,49 @@ def emit_cypyx(model):
         o.append("")
     slot = {fn.name: i for i, fn in enumerate(_loaded(model))}
     for fn in model.functions:
-        args = ", ".join(cname(p.name) for p in fn.params)
-        types = ", ".join(_ctype(p) for p in fn.params)
         o.append(f"cdef {_cret(fn, model)} {fn.name}({_cparams(fn)}) {_except(fn, L, model)} nogil:")
+        args = ", ".join(cname(p.name) for p in fn.params)
         if fn.inline:
             o.append(f"    return _inline_{fn.name}({args})")
         elif fn.calls:
             o.append(f"    return {fn.calls}({args})")
         else:
-            i = slot[fn.name]
-            ret = _cret(fn, model)
-            if ret == L["status"] and "lacking" in L:
-                o.append(f"    if _slots[{i}] == NULL and _resolve({i}):")
-                o.append(f"        return {L['lacking']} if Py_IsInitialized() else {L['shutdown']}")
-            elif (ret == L["status"] and not returns_struct(fn, model)) or ret in _SHUTDOWN_RETURN:
-                o.append(f"    if _slots[{i}] == NULL and _resolve({i}):")
-                o.append(f"        return {L['shutdown'] if ret == L['status'] else _SHUTDOWN_RETURN[ret]}")
-            elif ret == "void":
-                o.append(f"    if _slots[{i}] == NULL and _resolve({i}):")
-                o.append("        return")
-            elif bare(fn.ret) in SCALARS:
-                o.append(f"    if _slots[{i}] == NULL and _resolve({i}):")
-                o.append("        return -1")
-            else:                                  # a struct: zeroed (a status struct: the shutdown status)
-                o.append(f"    cdef {ret} _none")
-                o.append(f"    if _slots[{i}] == NULL and _resolve({i}):")
-                o.append("        memset(&_none, 0, sizeof(_none))")
-                if ret == L["status"]:
-                    o.append(f"        _none.err = {L['shutdown']}")
-                o.append("        return _none")
-            if ret == "void":
-                o.append(f"    (<void (*)({types}) noexcept nogil>_slots[{i}])({args})")
-            else:
-                o.append(f"    return (<{ret} (*)({types}) noexcept nogil>_slots[{i}])({args})")
+            o += _slot_call(model, fn, slot[fn.name], args)
         o.append("")
     return "\n".join(o)
+
+
+def _slot_call(model, fn, i, args):
+    """The body of an entry point's function: its address resolved on the first call (what it
+    returns where it cannot be: see `shutdown` and `lacking`), then called through slot i."""
+    L = LIBS[model.lib]
+    types = ", ".join(_ctype(p) for p in fn.params)
+    ret = _cret(fn, model)
+    o = []
+    if ret == L["status"] and "lacking" in L:
+        o.append(f"    if _slots[{i}] == NULL and _resolve({i}):")
+        o.append(f"        return {L['lacking']} if Py_IsInitialized() else {L['shutdown']}")
+    elif (ret == L["status"] and not returns_struct(fn, model)) or ret in _SHUTDOWN_RETURN:
+        o.append(f"    if _slots[{i}] == NULL and _resolve({i}):")
+        o.append(f"        return {L['shutdown'] if ret == L['status'] else _SHUTDOWN_RETURN[ret]}")
+    elif ret == "void":
+        o.append(f"    if _slots[{i}] == NULL and _resolve({i}):")
+        o.append("        return")
+    elif bare(fn.ret) in SCALARS:
+        o.append(f"    if _slots[{i}] == NULL and _resolve({i}):")
+        o.append("        return -1")
+    else:                                  # a struct: zeroed (a status struct: the shutdown status)
+        o.append(f"    cdef {ret} _none")
+        o.append(f"    if _slots[{i}] == NULL and _resolve({i}):")
+        o.append("        memset(&_none, 0, sizeof(_none))")
+        if ret == L["status"]:
+            o.append(f"        _none.err = {L['shutdown']}")
+        o.append("        return _none")
+    if ret == "void":
+        o.append(f"    (<void (*)({types}) noexcept nogil>_slots[{i}])({args})")
+    else:
+        o.append(f"    return (<{ret} (*)({types}) noexcept nogil>_slots[{i}])({args})")
+    return o
 
 
 # What a call returning a string gives after the interpreter has shut down (see `shutdown`); one

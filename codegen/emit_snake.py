@@ -16,86 +16,94 @@ def emit_snake_api(model):
     nvvmDestroyProgram) is consumed: its int value is remembered, and a later call given it raises
     instead of handing the library freed memory; a handle a call returns is live again."""
     L = LIBS[model.lib]
-    cfg = L["snake"]
-    err = cfg["error"]
-    short = " and ".join(v[0] for v in cfg["enums"].values())
     logs = {f: v for f, v in ov.ERROR_LOG.items() if f.startswith(L["prefix"])}
-    o = ["", f"# ---- the Python API (snake_case, exceptions); {short} {'are' if ' and ' in short else 'is'} in _ENUMS", ""]
-    o.append(f"class {err}(Exception):")
-    o.append(f'    """A failed {cfg["title"]} call: `status` is the Result member; the message is the status,')
-    o.append('    followed by the library\'s log where it keeps one for the failed call."""')
-    o.append("")
-    o.append("    def __init__(self, status, log=None):")
-    o.append("        try:")
-    o.append("            status = _L.cls('Result')(int(status))")
-    o.append("        except ValueError:")
-    o.append("            pass")
-    o.append("        self.status = status")
-    o.append("        self._log = log")
-    o.append("        name = status.name if isinstance(status, _L.cls('Result')) else str(status)")
-    o.append("        super().__init__(f'{name} ({int(status)})' + (f'\\n{log}' if log else ''))")
-    o.append("")
-    o.append("    def __reduce__(self):")
-    o.append("        return (type(self), (int(self.status), self._log))")
-    o.append("")
-    o.append("")
-    o.append("cdef set _CONSUMED = set()   # int values of the handles a destroy call consumed")
-    o.append("")
-    if logs:
-        o.append("")
-        o.append("def _error_log(h, size_fn, log_fn):")
-        o.append('    """The log the library keeps for h, as text (None where it is empty or unreadable)."""')
-        o.append("    r = size_fn(h)")
-        o.append("    if r[0] != 0 or r[1] <= 1:")
-        o.append("        return None")
-        o.append("    buf = bytearray(r[1])")
-        o.append("    if log_fn(h, buf)[0] != 0:")
-        o.append("        return None")
-        o.append("    return bytes(buf).rstrip(b'\\0').decode(errors='replace') or None")
-        o.append("")
-    handles = {n for n, _ in model.handles}
+    o = _error_class(L, logs)
     refs = snake_refs(model)
     for fn in model.functions:
-        api = public_function(fn, L)
-        ins = [p for p in fn.params if p.role in ("in", "inout")]
-        outs = [p for p in fn.params if p.role in ("out", "inout")]
-        pnames = [public_param(p, L) for p in ins]
-        doc = snake_docstring(model, fn, refs)
-        o.append("")
-        o.append(f"def {api}({', '.join(pnames)}):")
-        o.append('    """' + docstrings.quoted(doc) + '\n    """')
-        consumed = []
-        for p, n in zip(ins, pnames):
-            if bare(p.ctype) in handles:     # a handle is an int, as the create call returns it
-                o.append(f"    _live({n}, _CONSUMED, {n!r}, {cfg['what']!r})")
-                if p.conv == "handle_ref":
-                    consumed.append(n)
-        o.append(f"    r = _{fn.name}({', '.join(pnames)})")
-        if fn.ret != L["status"]:     # a string, not a status (nvvmGetErrorString): text
-            o.append("    return r[1].decode() if r[1] is not None else None")
-            continue
-        o.append("    if r[0] != 0:")
-        if fn.name in logs:
-            size_fn, log_fn = logs[fn.name]
-            h = pnames[[i for i, p in enumerate(ins) if bare(p.ctype) in handles][0]]
-            o.append(f"        raise {err}(r[0], _error_log({h}, _{size_fn}, _{log_fn}))")
-        else:
-            o.append(f"        raise {err}(r[0])")
-        for n in consumed:
-            o.append(f"    _consume({n}, _CONSUMED)")
-        conv = []
-        for i, p in enumerate(outs):
-            if bare(p.ctype) in handles:
-                o.append(f"    h{i} = int(r[{i + 1}])")
-                o.append(f"    if _CONSUMED: _CONSUMED.discard(h{i})")
-                conv.append(f"h{i}")
-            else:
-                conv.append(f"r[{i + 1}]")
-        if not conv:
-            o.append("    return None")
-        elif len(conv) == 1:
-            o.append(f"    return {conv[0]}")
-        else:
-            o.append(f"    return ({', '.join(conv)})")
+        o += _snake_function(model, fn, logs, refs)
     o.append("")
     return o
+
+
+def _error_class(L, logs):
+    """The module's exception class, the set of consumed handles, and (where a failed call's
+    error carries the library's log: overrides.ERROR_LOG) the function reading the log."""
+    cfg = L["snake"]
+    short = " and ".join(v[0] for v in cfg["enums"].values())
+    o = ["", f"# ---- the Python API (snake_case, exceptions); {short} {'are' if ' and ' in short else 'is'} in _ENUMS", "",
+         f"class {cfg['error']}(Exception):",
+         f'    """A failed {cfg["title"]} call: `status` is the Result member; the message is the status,',
+         '    followed by the library\'s log where it keeps one for the failed call."""',
+         "",
+         "    def __init__(self, status, log=None):",
+         "        try:",
+         "            status = _L.cls('Result')(int(status))",
+         "        except ValueError:",
+         "            pass",
+         "        self.status = status",
+         "        self._log = log",
+         "        name = status.name if isinstance(status, _L.cls('Result')) else str(status)",
+         "        super().__init__(f'{name} ({int(status)})' + (f'\\n{log}' if log else ''))",
+         "",
+         "    def __reduce__(self):",
+         "        return (type(self), (int(self.status), self._log))",
+         "",
+         "",
+         "cdef set _CONSUMED = set()   # int values of the handles a destroy call consumed",
+         ""]
+    if logs:
+        o += ["",
+              "def _error_log(h, size_fn, log_fn):",
+              '    """The log the library keeps for h, as text (None where it is empty or unreadable)."""',
+              "    r = size_fn(h)",
+              "    if r[0] != 0 or r[1] <= 1:",
+              "        return None",
+              "    buf = bytearray(r[1])",
+              "    if log_fn(h, buf)[0] != 0:",
+              "        return None",
+              "    return bytes(buf).rstrip(b'\\0').decode(errors='replace') or None",
+              ""]
+    return o
+
+
+def _snake_function(model, fn, logs, refs):
+    """The public function of fn: its handles checked, the private wrapper called, its status
+    raised, its outputs returned (a handle it returns live again)."""
+    L = LIBS[model.lib]
+    cfg = L["snake"]
+    handles = {n for n, _ in model.handles}
+    ins = [p for p in fn.params if p.role in ("in", "inout")]
+    outs = [p for p in fn.params if p.role in ("out", "inout")]
+    pnames = [public_param(p, L) for p in ins]
+    o = ["", f"def {public_function(fn, L)}({', '.join(pnames)}):",
+         '    """' + docstrings.quoted(snake_docstring(model, fn, refs)) + '\n    """']
+    consumed = []
+    for p, n in zip(ins, pnames):
+        if bare(p.ctype) in handles:     # a handle is an int, as the create call returns it
+            o.append(f"    _live({n}, _CONSUMED, {n!r}, {cfg['what']!r})")
+            if p.conv == "handle_ref":
+                consumed.append(n)
+    o.append(f"    r = _{fn.name}({', '.join(pnames)})")
+    if fn.ret != L["status"]:     # a string, not a status (nvvmGetErrorString): text
+        return o + ["    return r[1].decode() if r[1] is not None else None"]
+    o.append("    if r[0] != 0:")
+    if fn.name in logs:
+        size_fn, log_fn = logs[fn.name]
+        h = pnames[[i for i, p in enumerate(ins) if bare(p.ctype) in handles][0]]
+        o.append(f"        raise {cfg['error']}(r[0], _error_log({h}, _{size_fn}, _{log_fn}))")
+    else:
+        o.append(f"        raise {cfg['error']}(r[0])")
+    o += [f"    _consume({n}, _CONSUMED)" for n in consumed]
+    conv = []
+    for i, p in enumerate(outs):
+        if bare(p.ctype) in handles:
+            o.append(f"    h{i} = int(r[{i + 1}])")
+            o.append(f"    if _CONSUMED: _CONSUMED.discard(h{i})")
+            conv.append(f"h{i}")
+        else:
+            conv.append(f"r[{i + 1}]")
+    if not conv:
+        return o + ["    return None"]
+    if len(conv) == 1:
+        return o + [f"    return {conv[0]}"]
+    return o + [f"    return ({', '.join(conv)})"]
