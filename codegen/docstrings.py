@@ -22,74 +22,81 @@ _CMD = re.compile(r"^[\\@](\w+)\b\s*(.*)$")
 _DROP_BLOCKS = {"latexonly": "endlatexonly", "xmlonly": "endxmlonly"}
 
 
+# the commands that start a section: the lines that follow go into it
+_SECTION_OF = {"brief": "brief", "details": "body", "return": "ret", "returns": "ret", "retval": "ret",
+               "sa": "sa", "see": "sa"}
+
+
 def sections(doc):
     """A doxygen comment -> dict(brief, body, params, ret, sa, notes), text as lists of lines
     (literal-block lines marked with _CODE); params maps a C parameter name to its lines."""
-    out = dict(brief=[], body=[], params={}, ret=[], sa=[], notes=[])
-    target = out["body"]
-    skip_until = None
-    in_code = False
+    p = _SectionReader()
     doc = re.sub(r"[\\@](code|endcode)\b(?:\{[^}]*\})?", r"\n\\\1\n", doc or "")    # on lines of their own
     for ln in doc.splitlines():
+        p.line(ln)
+    return p.out
+
+
+class _SectionReader:
+    """Reads a doxygen comment line by line into its sections (`out`); `target` is the list the
+    next line of text goes into."""
+
+    def __init__(self):
+        self.out = dict(brief=[], body=[], params={}, ret=[], sa=[], notes=[])
+        self.target = self.out["body"]
+        self.skip_until = None
+        self.in_code = False
+
+    def line(self, ln):
         s = ln.strip()
-        if skip_until:
-            if s.startswith("\\" + skip_until):
-                skip_until = None
-            continue
-        if in_code:
+        if self.skip_until:
+            if s.startswith("\\" + self.skip_until):
+                self.skip_until = None
+        elif self.in_code:
             if re.match(r"^[\\@]endcode\b", s):
-                in_code = False
+                self.in_code = False
             else:
-                target.append(_CODE + ln.rstrip())
-            continue
-        if not s:
-            if target is not out["body"]:
-                target = out["body"]
-            target.append("")
-            continue
-        m = _PARAM.match(s)
-        if m:
-            target = out["params"].setdefault(m.group(1), [])
-            target.append(m.group(2).lstrip("-: "))
-            continue
-        m = _CMD.match(s)
-        cmd, rest = (m.group(1), m.group(2)) if m else ("", s)
+                self.target.append(_CODE + ln.rstrip())
+        elif not s:
+            self.target = self.out["body"]
+            self.target.append("")
+        elif _PARAM.match(s):
+            m = _PARAM.match(s)
+            self.target = self.out["params"].setdefault(m.group(1), [])
+            self.target.append(m.group(2).lstrip("-: "))
+        else:
+            m = _CMD.match(s)
+            if m:
+                self.command(m.group(1), m.group(2), s)
+            else:
+                self.target.append(s)
+
+    def command(self, cmd, rest, s):
+        """A line that starts with a doxygen command."""
         if cmd in _DROP_BLOCKS:
-            skip_until = _DROP_BLOCKS[cmd]
+            self.skip_until = _DROP_BLOCKS[cmd]
         elif cmd in ("htmlonly", "endhtmlonly", "ingroup", "cond", "endcond") or \
                 cmd == "notefnerr" or cmd.startswith("note_"):
             pass    # markers, and the headers' boilerplate note macros
         elif cmd == "code":
-            in_code = True
-            target.append("")
-        elif cmd == "brief":
-            target = out["brief"]
-            target.append(rest)
-        elif cmd == "details":
-            target = out["body"]
-            target.append(rest)
-        elif cmd in ("return", "returns", "retval"):
-            target = out["ret"]
-            target.append(rest)
-        elif cmd in ("sa", "see"):
-            target = out["sa"]
-            target.append(rest)
-        elif cmd in ("note", "notes"):     # `\notes`: a misspelt \note in CUDA 13.5's cuda.h
-            out["notes"].append([rest])
-            target = out["notes"][-1]
-        elif cmd == "warning":      # CUDA 13.5's deprecation warnings: a note that says so
-            out["notes"].append(["Warning: " + rest])
-            target = out["notes"][-1]
+            self.in_code = True
+            self.target.append("")
+        elif cmd in _SECTION_OF:
+            self.target = self.out[_SECTION_OF[cmd]]
+            self.target.append(rest)
+        elif cmd in ("note", "notes", "warning"):   # `\notes`: a misspelt \note in CUDA 13.5's cuda.h
+            # CUDA 13.5's deprecation warnings: a note that says so
+            self.out["notes"].append(["Warning: " + rest if cmd == "warning" else rest])
+            self.target = self.out["notes"][-1]
         elif cmd == "par":
-            target = out["body"]
-            target += ["", rest]
+            self.target = self.out["body"]
+            self.target += ["", rest]
         elif cmd == "deprecated":
-            target = out["body"]
-            target.append(("Deprecated: " + rest) if rest else "Deprecated.")
-            target.append("")
+            self.target = self.out["body"]
+            self.target.append(("Deprecated: " + rest) if rest else "Deprecated.")
+            self.target.append("")
         else:
-            target.append(s)
-    return out
+            self.target.append(s)
 
 
 class Refs:
@@ -258,6 +265,91 @@ def _sentence(text):
     return text, ""
 
 
+class _Writer:
+    """The lines of one docstring, from the sections of its doxygen comment (`sec`): running text
+    converted with the Python names (`names`, `outs`, `refs`; `status`: the enum whose members the
+    return text names bare), wrapped, and the numpydoc sections."""
+
+    def __init__(self, sec, names, outs, refs, status):
+        self.sec, self.names, self.outs, self.refs, self.status = sec, names, set(outs), refs, status
+        self.lines = []
+
+    def conv(self, text):
+        return _inline(text, self.names, self.outs, self.refs, self.status)
+
+    def text_of(self, lines, indent):
+        blocks = _blocks(lines, self.conv)
+        if blocks and all(k == "li" and re.fullmatch(r"- [\w.]+", b) for k, b in blocks):
+            blocks = [["p", ", ".join(b[2:] for _, b in blocks)]]    # a list of status names
+        return _wrap(blocks, indent)
+
+    def head(self, title):
+        self.lines.extend(["", title, "-" * len(title)])
+
+    def item(self, name, typ, text_lines):
+        self.lines.append(f"{name} : {typ}" if name else typ)
+        self.lines.extend(self.text_of(text_lines, 4))
+
+    def summary(self):
+        """The summary line (the brief's first sentence; it follows the opening quotes), then the
+        description."""
+        brief = " ".join(self.conv(" ".join(self.sec["brief"])).split())
+        summary, more = _sentence(brief)
+        if summary and not summary.endswith((".", "!", "?")):
+            summary += "."
+        body = ([more, ""] if more else []) + self.sec["body"]
+        self.lines = textwrap.wrap(summary, WIDTH - INDENT - 3, break_long_words=False) or [""]
+        desc = self.text_of(body, 0)
+        if desc:
+            self.lines += [""] + desc
+
+    def returns(self, returns):
+        """The Returns section: [(python name or "", type, C name or a text)]."""
+        self.head("Returns")
+        if not returns:
+            self.lines.append("None")
+        for name, typ, what in returns:
+            if what is None:
+                self.item(name, typ, self.sec["ret"] or (["The status of the call."] if typ == self.status else []))
+            elif what in self.sec["params"]:
+                self.item(name, typ, self.sec["params"][what])
+            else:
+                self.item(name, typ, [what])
+
+    def raises(self, exc, what, success):
+        """The Raises section, which takes the return text, less the success member: it lists the
+        statuses one per line."""
+        ret = self.sec["ret"]
+        failures = [ln for ln in ret if not re.search(r"(?<!\w)" + re.escape(success) + r"(?!\w)", ln)]
+        if not any(ln.strip() for ln in failures):
+            failures = []
+        self.head("Raises")
+        self.lines.append(exc)
+        self.lines.extend(self.text_of([what + (":" if failures else ".")], 4))
+        if failures:
+            self.lines.extend([""] + self.text_of(failures, 4))
+
+    def see_also(self):
+        see = " ".join(" ".join(self.sec["sa"]).replace(",", " ").split())
+        if see:
+            self.head("See Also")
+            seen = []
+            for n in see.split():
+                n = self.refs(self.conv(n).strip(".`"))
+                if re.fullmatch(r"[A-Za-z_][\w.]*", n) and n not in seen:
+                    seen.append(n)
+            self.lines.extend(textwrap.wrap(", ".join(seen), WIDTH - INDENT, break_long_words=False,
+                                            break_on_hyphens=False))
+
+    def notes(self):
+        if self.sec["notes"]:
+            self.head("Notes")
+            for i, n in enumerate(self.sec["notes"]):
+                if i:
+                    self.lines.append("")
+                self.lines.extend(self.text_of(n, 0))
+
+
 def render(doc, params, returns, *, names=None, outs=(), refs, status=None, raises=None):
     """The docstring text (lines joined, indented for a function body, no quotes) of a function.
 
@@ -266,78 +358,18 @@ def render(doc, params, returns, *, names=None, outs=(), refs, status=None, rais
     status enum, whose members the return text names bare, next to its type; raises: (exception,
     what, the success member's C name) for a Raises section that takes the return text, less the
     success member (the snake_case functions)."""
-    sec = sections(doc)
-    names = dict(names or {})
-
-    def conv(text):
-        return _inline(text, names, set(outs), refs, status)
-
-    def text_of(lines, indent):
-        blocks = _blocks(lines, conv)
-        if blocks and all(k == "li" and re.fullmatch(r"- [\w.]+", b) for k, b in blocks):
-            blocks = [["p", ", ".join(b[2:] for _, b in blocks)]]    # a list of status names
-        return _wrap(blocks, indent)
-
-    brief = " ".join(conv(" ".join(sec["brief"])).split())
-    summary, more = _sentence(brief)
-    if summary and not summary.endswith((".", "!", "?")):
-        summary += "."
-    body = ([more, ""] if more else []) + sec["body"]
-    # the first line follows the opening quotes
-    lines = textwrap.wrap(summary, WIDTH - INDENT - 3, break_long_words=False) or [""]
-    desc = text_of(body, 0)
-    if desc:
-        lines += [""] + desc
-
-    def head(title):
-        lines.extend(["", title, "-" * len(title)])
-
-    def item(name, typ, text_lines):
-        lines.append(f"{name} : {typ}" if name else typ)
-        lines.extend(text_of(text_lines, 4))
-
+    w = _Writer(sections(doc), dict(names or {}), outs, refs, status)
+    w.summary()
     if params:
-        head("Parameters")
+        w.head("Parameters")
         for name, typ, cname in params:
-            item(name, typ, sec["params"].get(cname, []))
-    ret = sec["ret"]
-    head("Returns")
-    if not returns:
-        lines.append("None")
-    for name, typ, what in returns:
-        if what is None:
-            item(name, typ, ret or (["The status of the call."] if typ == status else []))
-        elif what in sec["params"]:
-            item(name, typ, sec["params"][what])
-        else:
-            item(name, typ, [what])
+            w.item(name, typ, w.sec["params"].get(cname, []))
+    w.returns(returns)
     if raises:
-        exc, what, success = raises
-        # the return text lists the statuses one per line: the success one is not raised
-        failures = [ln for ln in ret if not re.search(r"(?<!\w)" + re.escape(success) + r"(?!\w)", ln)]
-        if not any(ln.strip() for ln in failures):
-            failures = []
-        head("Raises")
-        lines.append(exc)
-        lines.extend(text_of([what + (":" if failures else ".")], 4))
-        if failures:
-            lines.extend([""] + text_of(failures, 4))
-    see = " ".join(" ".join(sec["sa"]).replace(",", " ").split())
-    if see:
-        head("See Also")
-        seen = []
-        for n in see.split():
-            n = refs(conv(n).strip(".`"))
-            if re.fullmatch(r"[A-Za-z_][\w.]*", n) and n not in seen:
-                seen.append(n)
-        lines.extend(textwrap.wrap(", ".join(seen), WIDTH - INDENT, break_long_words=False,
-                                   break_on_hyphens=False))
-    if sec["notes"]:
-        head("Notes")
-        for i, n in enumerate(sec["notes"]):
-            if i:
-                lines.append("")
-            lines.extend(text_of(n, 0))
+        w.raises(*raises)
+    w.see_also()
+    w.notes()
+    lines = w.lines
     return "\n".join([lines[0]] + [(" " * INDENT + ln).rstrip() for ln in lines[1:]])
 
 

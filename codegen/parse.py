@@ -128,9 +128,7 @@ def doc_groups(text):
     group (a member group) stays in the group around it.  A type likewise, its comment being the
     last one before its name with no `;` between (`/** \\ingroup error */ typedef enum {...}
     nvrtcResult;`)."""
-    groups, order, stack, around = {}, [], [], {}
-    pending = None      # a group named in this comment, which an `@{` opens
-    events = []         # (position, kind, value)
+    events = []         # (position, the _GROUP match)
     comments = []       # (end, the group its \ingroup names or None), member comments (/**<) left out
     for c in re.finditer(r"/\*.*?\*/", text, flags=re.S):
         for m in _GROUP.finditer(c.group(0)):
@@ -138,6 +136,20 @@ def doc_groups(text):
         if not c.group(0).startswith("/**<"):
             own = re.search(r"[\\@]ingroup\s+(\w+)", c.group(0))
             comments.append((c.end(), own.group(1) if own else None))
+    fns, types = _declared(text, comments)
+    marks = sorted([(pos, "decl", ("f", name)) for name, (pos, _) in fns.items()]
+                   + [(pos, "decl", ("t", name)) for name, (pos, _) in types.items()]
+                   + [(pos, "g", m) for pos, m in events], key=lambda x: x[0])
+    groups, order, around = _group_walk(marks)
+
+    def placed(decls, key):
+        return {name: g for name, (_, own) in decls.items() if (g := own if own in groups else around[key, name])}
+    return [(n, groups[n]) for n in order], placed(fns, "f"), placed(types, "t")
+
+
+def _declared(text, comments):
+    """({function: (position, the group its comment's \\ingroup names or None)}, the same of the
+    types); `comments` as doc_groups reads them."""
     fns = {}
     for m in _DOC_FN.finditer(text):
         if "typedef" in m.group(3) or "#" in m.group(3) or "\n\n" in m.group(3):
@@ -157,9 +169,14 @@ def doc_groups(text):
         c = bisect.bisect_left(ends, pos) - 1
         own = comments[c][1] if c >= 0 and ";" not in bare[comments[c][0]:pos] else None
         types.setdefault(m.group(i), (pos, own))
-    marks = sorted([(pos, "decl", ("f", name)) for name, (pos, _) in fns.items()]
-                   + [(pos, "decl", ("t", name)) for name, (pos, _) in types.items()]
-                   + [(pos, "g", m) for pos, m in events], key=lambda x: x[0])
+    return fns, types
+
+
+def _group_walk(marks):
+    """Walk the group commands and the declarations in the order they stand: ({group: title},
+    [group] in the order defined, {(kind, declaration): the innermost group open around it})."""
+    groups, order, stack, around = {}, [], [], {}
+    pending = None      # a group named in this comment, which an `@{` opens
     for pos, kind, v in marks:
         if kind == "decl":
             around[v] = stack[-1] if stack else None
@@ -178,10 +195,7 @@ def doc_groups(text):
         elif v.group(5):
             if stack:
                 stack.pop()
-
-    def placed(decls, key):
-        return {name: g for name, (_, own) in decls.items() if (g := own if own in groups else around[key, name])}
-    return [(n, groups[n]) for n in order], placed(fns, "f"), placed(types, "t")
+    return groups, order, around
 
 
 _PARAM = re.compile(r"^\\param\s+(\w+)\s*(.*)$")
