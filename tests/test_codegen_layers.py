@@ -1,6 +1,7 @@
-"""The generator's modules depend on each other one way: parse -> model -> emitters, with what the
-emitters share below them, no import cycle, and the libraries described in codegen/libs.py only.
-docs/design.md ("Pipeline") prints the import graph; a test keeps it current."""
+"""The generator's modules depend on each other one way: parse -> model -> resolve -> emitters, with
+what the emitters share below them, no import cycle, and the libraries described in codegen/libs.py
+only; no function of theirs is longer than MAX_LINES.  docs/design.md ("Pipeline") prints the
+import graph; a test keeps it current."""
 import ast
 import re
 import sys
@@ -122,3 +123,32 @@ def test_design_doc_prints_the_current_graph():
     assert m, "docs/design.md has no `<!-- codegen imports -->` block"
     assert m.group(1) == graph_text(imports()), \
         "docs/design.md's import graph is stale; print tests.test_codegen_layers.graph_text(imports())"
+
+
+MAX_LINES = 60
+
+
+def long_functions(limit=MAX_LINES):
+    """[(module.function, lines)] of the functions of codegen/*.py (methods and nested functions
+    included) longer than `limit` lines, longest first."""
+    out = []
+    for path in sorted(CODEGEN.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                lines = node.end_lineno - node.lineno + 1
+                if lines > limit:
+                    out.append((f"{path.stem}.{node.name} (line {node.lineno})", lines))
+    return sorted(out, key=lambda x: -x[1])
+
+
+def test_no_function_is_longer_than_a_screen():
+    # a function that does one thing reads on one screen; a longer one is several steps to name
+    long = long_functions()
+    assert not long, f"functions longer than {MAX_LINES} lines: " + ", ".join(f"{n}: {k}" for n, k in long)
+
+
+def test_the_length_check_finds_a_long_function(tmp_path, monkeypatch):
+    # the check above can fail
+    (tmp_path / "long.py").write_text("def f():\n" + "    x = 1\n" * MAX_LINES)
+    monkeypatch.setattr(sys.modules[__name__], "CODEGEN", tmp_path)
+    assert long_functions() == [("long.f (line 1)", MAX_LINES + 1)]
