@@ -74,7 +74,8 @@ def _tuple_imports(model, L):
          "from libc.string cimport memcpy",
          ""]
     if L.get("snake"):
-        o.insert(-1, "from cuda.bindings._base cimport _live, _consume")
+        o.insert(-1, "from cuda.bindings._base cimport _live, _consume, _cstrs, _cstr_address")
+        o.insert(-1, "from cuda.bindings._internal.utils import with_note as _with_note")
     if _kept_roles(model):
         o.insert(-1, "from cuda.bindings._base cimport _keep_until_release, _release_kept")
     return o
@@ -520,7 +521,22 @@ def _array(w, p):
 
 
 def _strlist(w, p):
-    return _block(w, p, f"_strlist({p.pyname})")
+    if not w.L.get("snake"):
+        return _block(w, p, f"_strlist({p.pyname})")
+    # options as NVIDIA's nvJitLink, NVVM and nvFatbin take them: the int address of a C string
+    # array (0: NULL), or a sequence of str and C string addresses, checked against its count
+    # (_base._cstrs); None is NULL too (NVIDIA's refuses it)
+    x, py, n = _Piece(p), p.pyname, p.name
+    cp = p.extra.get("count_param")
+    x.pyparams.append(py)
+    x.cdecls += [f"cdef _Buf a_{n} = None", f"cdef void* p_{n} = NULL"]
+    x.pre += [(x.tag, line) for line in (f"if type({py}) is int:",
+                                         f"    p_{n} = _cstr_address({py})",
+                                         f"elif {py} is not None:",
+                                         f"    a_{n} = _cstrs({py}, {w.val(cp) if cp else 0})",
+                                         f"    p_{n} = _bufptr(a_{n})")]
+    x.arg = f"<{w.cy(p.ctype, p.ptr, p.const)}>p_{n}"
+    return x
 
 
 def _jitvalues(w, p):
@@ -550,15 +566,39 @@ def _kparams(w, p):
     return _address_or_block(w, p, "_kparams")
 
 
+def _null_buffer(w, p, null_int, convert, null):
+    """Lines converting the buffer argument of a snake_case or struct-style module by `convert`,
+    where NVIDIA's package passes some values on as NULL (`null`: the C lines that make the
+    argument NULL): None in the releases whose twin does so (TWIN_STYLE `none_is_null`; 13.0.3
+    refuses it with ValueError, and so does ours there), the int 0 where `null_int`; an entry point
+    that crashes on a NULL buffer (overrides.NULL_CRASHES) refuses both (ValueError)."""
+    py = p.pyname
+    crashes = w.fn.name in ov.NULL_CRASHES
+    nulls = [f"{py} is None"] if twin_style(w.model).get("none_is_null") else []
+    nulls += [f"(type({py}) is int and {py} == 0)"] if null_int else []
+    lines = []
+    if crashes:
+        lines += [f"if {py} is None or (type({py}) is int and {py} == 0): raise ValueError("
+                  f"'{w.fn.name} crashes on a NULL buffer: pass a buffer of the size its size query says')"]
+    elif not twin_style(w.model).get("none_is_null"):
+        lines += [f"if {py} is None: raise ValueError('expected a buffer or an int address, not None')"]
+    if nulls and not crashes:
+        lines += [f"if {' or '.join(nulls)}:"] + ["    " + c for c in null] + ["else:", "    " + convert]
+    else:
+        lines.append(convert)
+    return lines
+
+
 def _voidp(w, p):
     x = _Piece(p)
     x.pyparams.append(x.py)
     x.cdecls.append(f"cdef void* {x.c}")
     if w.L.get("snake"):
-        # nvJitLink and NVVM read `size` bytes of their input: no NULL, no handle object, and a
-        # buffer must hold that many bytes
+        # nvJitLink and NVVM read `size` bytes of their input: no handle object, and a buffer
+        # must hold that many bytes; an int is an address (0: NULL), and so, where NVIDIA's
+        # package takes it, is None (the library then reports NULL)
         size = w.val(p.extra.get("size")) or "0"
-        x.pre.append((x.tag, f"_bptr({x.py}, &{x.c}, {size})"))
+        x.pre += [(x.tag, line) for line in _null_buffer(w, p, False, f"_bptr({x.py}, &{x.c}, {size})", [f"{x.c} = NULL"])]
     elif p.name in ov.BUFFER_EXTENT.get(w.fn.name, {}):
         size = re.sub(r"\w+", lambda m: w.val(m[0]), ov.BUFFER_EXTENT[w.fn.name][p.name])
         written = p.name in ov.WRITTEN_BUFFERS
@@ -572,11 +612,20 @@ def _voidp(w, p):
 def _cstr(w, p):
     x, py = _Piece(p), p.pyname
     x.pyparams.append(py)
-    if w.L.get("snake"):   # the reference's nvJitLink and NVVM take str; bytes work too
+    if (w.fn.name, p.name) in ov.CSTR_ADDRESS:
+        # the int address of a C string, where NVIDIA's package takes one; str and bytes too
+        x.cdecls += [f"cdef bytes b_{p.name} = None", f"cdef const char* {x.c}"]
+        x.pre += [(x.tag, f"if type({py}) is int:"),
+                  (x.tag, f"    {x.c} = <const char*>_cstr_address({py})"),
+                  (x.tag, "else:"),
+                  (x.tag, f"    b_{p.name} = (<str>{py}).encode() if isinstance({py}, str) else _as_bytes({py}, False)"),
+                  (x.tag, f"    {x.c} = <char*>b_{p.name}")]
+    elif w.L.get("snake"):   # the reference's nvJitLink and NVVM take str; bytes work too
         x.decl(f"cdef bytes b_{p.name} = (<str>{py}).encode() if isinstance({py}, str) else _as_bytes({py}, False)", x.tag)
+        x.decl(f"cdef const char* {x.c} = <char*>b_{p.name}", x.tag)
     else:
         x.decl(f"cdef bytes b_{p.name} = _as_bytes({py}, False)", x.tag)
-    x.decl(f"cdef const char* {x.c} = <char*>b_{p.name}", x.tag)
+        x.decl(f"cdef const char* {x.c} = <char*>b_{p.name}", x.tag)
     x.arg = f"<{w.cy(p.ctype, p.ptr, p.const)}>{x.c}"
     return x
 
@@ -588,7 +637,13 @@ def _buf_w(w, p):
     x.pyparams.append(py)
     x.cdecls += [f"cdef void* {x.c}", f"cdef Py_ssize_t n_{n}"]
     take_bytes = "size" not in p.extra
-    x.pre.append((x.tag, f"_wbuf({py}, &{x.c}, &n_{n}, {bool(w.L.get('snake'))}, {take_bytes})"))
+    convert = f"_wbuf({py}, &{x.c}, &n_{n}, {bool(w.L.get('snake'))}, {take_bytes})"
+    if w.L.get("snake"):
+        # NULL as NVIDIA's package passes it (the library reports it): its size is not checked
+        nulls = [f"{x.c} = NULL", f"n_{n} = <Py_ssize_t>(<size_t>-1 >> 1)"]
+        x.pre += [(x.tag, line) for line in _null_buffer(w, p, True, convert, nulls)]
+    else:
+        x.pre.append((x.tag, convert))
     if w.fn.size_query:
         x.size_check.append((w.fn.size_query, n, py))
     if "size" in p.extra:
@@ -845,14 +900,41 @@ def _struct_args(w, p):
             f = next(f for f in st.fields if w.rn.fields[st.name][f.name] == fld)
             x.setters.append((arg, f"{fld} = _new_record(_L.cls({w.rn.cls[f.ctype]!r}), {arg})", f"s_{p.name}"))
             x.setters.append((arg, f"{n} = {arg}", f"s_{p.name}"))
+        elif path.startswith("bytes:"):
+            x.setters.append((arg, _bytes_into(w, p, st, path, arg), None))
         else:
             x.setters.append((arg, f"{path} = {arg}", f"s_{p.name}"))
     x.arg = f"<{w.cy(p.ctype, p.ptr)}>s_{p.name}._ptr"
-    if out == "*":
-        x.outs.append(f"s_{p.name}")
-    elif out:
-        x.outs.append(f"s_{p.name}.{out}")
+    outs = out if isinstance(out, (list, tuple)) else [out] if out else []
+    items = [f"s_{p.name}" if o == "*" else _bytes_of(w, p, st, o) if o.startswith("bytes:") else f"s_{p.name}.{o}"
+             for o in outs]
+    if items:
+        x.outs.append(items[0] if len(items) == 1 else f"({', '.join(items)})")
     return x
+
+
+def _byte_field(w, p, st, path):
+    """(C expression of the struct's field, C expression of its count field or None) of a
+    "bytes:FIELD[:COUNT]" path of overrides.STRUCT_ARGS (Python field names)."""
+    cname = {py: c for c, py in w.rn.fields[st.name].items()}
+    parts = path.split(":")[1:]
+    struct = f"(<cy{w.model.lib}.{bare(p.ctype)}*>s_{p.name}._ptr)"
+    return f"{struct}.{cname[parts[0]]}", f"{struct}.{cname[parts[1]]}" if len(parts) > 1 else None
+
+
+def _bytes_into(w, p, st, path, arg):
+    """The statement copying the bytes of `arg` (any buffer, or a sequence of byte values) into an
+    unsigned char array field, at most its size, and setting its count field to how many."""
+    field, count = _byte_field(w, p, st, path)
+    copy = f"_bytes_into(<unsigned char*>{field}, sizeof({field}), {arg}, {count is not None})"
+    return f"{count} = {copy}" if count else copy
+
+
+def _bytes_of(w, p, st, path):
+    """The bytes of an unsigned char array field the call filled, as many as its count field says."""
+    field, count = _byte_field(w, p, st, path)
+    n = f"min(<size_t>{count}, sizeof({field}))" if count else f"sizeof({field})"
+    return f"PyBytes_FromStringAndSize(<char*>{field}, {n})"
 
 
 def _struct_args_on_stack(w, p, stack):
@@ -870,13 +952,16 @@ def _struct_args_on_stack(w, p, stack):
 
 
 def _records_io(w, p):
-    """The module's struct object (filled in place), or a list of its first field's values."""
+    """The module's struct object (filled in place), or a list of its first field's values; one of
+    no item is returned at once, without a call (as NVIDIA's package does)."""
     x = _Piece(p)
     cls = w.rn.cls[bare(p.ctype)]
     x.pyparams.append(x.py)
     x.decl(f"cdef _Record r_{p.name} = _records_in({x.py}, _L.cls({cls!r}), {p.extra['field']!r})", x.tag)
+    x.pre.append((x.tag, f"if len(r_{p.name}) == 0: return r_{p.name}"))
     x.arg = f"<{w.cy(p.ctype, p.ptr)}>r_{p.name}._ptr"
-    x.outs.append(f"r_{p.name}")
+    if p.role == "inout":
+        x.outs.append(f"r_{p.name}")
     return x
 
 
@@ -959,7 +1044,7 @@ _PIECES = {
 _RECORD_PIECES = {
     ("in", "fixed"): _fixed, ("in", "fixed_ref"): _fixed, ("in", "count_ref"): _fixed,
     ("in", "value_ref"): _value_ref, ("in", "struct_args"): _struct_args, ("in", "scalar"): _records_scalar,
-    ("in", "struct_ptr"): _record_struct_ptr, ("inout", "records_io"): _records_io,
+    ("in", "struct_ptr"): _record_struct_ptr, ("inout", "records_io"): _records_io, ("in", "records_io"): _records_io,
     ("out", "struct_out"): _record_struct_out, ("out", "strbuf"): _record_strbuf,
     ("out", "array_out"): _record_array_out,
 }
@@ -971,7 +1056,7 @@ def _count_checks(w):
     out = []
     for p in w.fn.params:
         cp = p.extra.get("count_param") if p.role == "in" else None
-        if cp:
+        if cp and not (p.conv == "strlist" and w.L.get("snake")):      # (_cstrs checks its count)
             py, cpy = p.pyname, ov.RENAME.get(cp, cp)
             check = f"_check_count({py}, {w.val(cp)}, {py!r}, {cpy!r})"
             out.append((p, f"if isinstance({py}, (list, tuple)): {check}" if p.conv == "struct_ptr" else check))
@@ -1013,6 +1098,8 @@ def _wrapper_head(w, pyparams, refs):
              '    """' + tuple_docstring(model, fn, refs) + '\n    """']
     if w.nv and fn.ret != L["status"]:
         o.append(f"    cdef {_nv_ret_type(model, fn)} r")
+        if fn.name in ov.ERRNO_FAILURE:
+            o.append("    cdef int errno_ = 0")
     elif fn.ret != L["status"] and returns_struct(fn, model):
         o.append(f"    cdef cy{model.lib}.{bare(fn.ret)} r")
         o.append(f"    cdef _Struct s_r = _new_struct(_L.cls({bare(fn.ret)!r}))")
@@ -1029,7 +1116,7 @@ def _setters(w, setters):
     o = []
     for arg, assignment, rec in setters:
         o.append("    try:")
-        o.append(f"        {rec}.{assignment}")
+        o.append(f"        {rec}.{assignment}" if rec else f"        {assignment}")
         o.append("    except (TypeError, ValueError, OverflowError) as e:")
         o.append(f"        raise e.__class__(f\"{public_function(w.fn, w.L)}() argument '{arg}': {{e}}\") from None")
     return o
@@ -1295,16 +1382,20 @@ def _nv_ret_type(model, fn):
     return "const char*"
 
 
+def _checked_handles(model, fn):
+    """The handle parameters of fn that its library crashes on when they are none (a value in the
+    first page, one that a destroy call consumed): overrides.handle_check."""
+    handles = {n for n, _ in model.handles}
+    return [p for p in fn.params if p.role in ("in", "inout") and bare(p.ctype) in handles
+            and p.conv in ("handle", "handle_ref") and ov.handle_check(fn.name, bare(p.ctype)) == "crash"]
+
+
 def _nv_handle_checks(model, fn, L):
     """Lines refusing a handle argument the library would crash on: None, a value in the first page,
-    one that a destroy call consumed (docs/design.md, "nvJitLink's and NVVM's style")."""
-    handles = {n for n, _ in model.handles}
+    one that a destroy call consumed (docs/design.md, "nvJitLink's and NVVM's style"); a handle the
+    library itself checks is passed on (overrides.HANDLE_CHECKS)."""
     what = L["snake"]["what"]
-    o = []
-    for p in fn.params:
-        if p.role in ("in", "inout") and bare(p.ctype) in handles and p.conv in ("handle", "handle_ref"):
-            o.append(f"    _live({p.pyname}, _CONSUMED, {p.pyname!r}, {what!r})")
-    return o
+    return [f"    _live({p.pyname}, _CONSUMED, {p.pyname!r}, {what!r})" for p in _checked_handles(model, fn)]
 
 
 def _nv_call_and_return(w, call_args, outs, size_check, two_call):
@@ -1321,8 +1412,11 @@ def _nv_call_and_return(w, call_args, outs, size_check, two_call):
         o.append(f"        raise ValueError(f'{py}: the buffer has {{n_{pname}}} bytes; {public_function(fn, L)} "
                  f"writes {{need_{pname}}}')")
     call = f"cy{model.lib}.{fn.name}({', '.join(call_args)})"
-    consumed = [p.pyname for p in fn.params if p.conv == "handle_ref"
-                or (fn.name, p.name) in ov.CONSUMES]
+    checked = {p.name for p in _checked_handles(model, fn)} | {
+        p.name for p in fn.params if (fn.name, p.name) in ov.CONSUMES
+        and ov.handle_check(fn.name, bare(p.ctype)) == "crash"}
+    consumed = [p.pyname for p in fn.params if p.name in checked and (p.conv == "handle_ref"
+                or (fn.name, p.name) in ov.CONSUMES)]
     if fn.ret != L["status"]:
         return o + _nv_value_return(w, call, consumed)
     o.append(w.c_call(f"err = {call}"))
@@ -1347,11 +1441,18 @@ def _nv_call_and_return(w, call_args, outs, size_check, two_call):
 
 
 def _nv_value_return(w, call, consumed):
-    """The call of a struct-style function that returns a value, not a status, and its return."""
+    """The call of a struct-style function that returns a value, not a status, and its return:
+    where it reports a failure as -1 and errno (overrides.ERRNO_FAILURE), the module's exception
+    of errno, as NVIDIA's package raises it; None where NVIDIA's package of the release returns
+    nothing (TWIN_STYLE returns_none)."""
     fn = w.fn
-    o = [w.c_call(call if fn.ret == "void" else f"r = {call}")]
+    if fn.name in ov.ERRNO_FAILURE:
+        o = [w.c_call(f"r = {call}; errno_ = errno"), "    if r == -1:",
+             f"        raise {w.L['snake']['error']}(errno_)"]
+    else:
+        o = [w.c_call(call if fn.ret == "void" else f"r = {call}")]
     o.extend(f"    _consume({n}, _CONSUMED)" for n in consumed)
-    if fn.ret == "void":
+    if fn.ret == "void" or fn.name in twin_style(w.model).get("returns_none", ()):
         o.append("    return None")
     elif bare(fn.ret) in SCALARS and bare(fn.ret) != "char":
         o.append("    return r")
@@ -1384,10 +1485,12 @@ def _emit_records_module(model):
          f'NVIDIA\'s cuda.bindings.{model.lib}."""',
          f"from cuda.bindings cimport cy{model.lib}",
          "from cuda.bindings._base cimport (_Buf, _hptr, _href, _vptr, _wbuf, _as_bytes, _array, _strlist, _bufptr,",
-         "    _Buf_new, _check_count, _bptr, _arg_error, _vsized, _library_handle, _Lazy, _new_lazy, _live, _consume,",
-         "    _Handle, _IntValue, _iv, _Struct, _enum)",
+         "    _Buf_new, _check_count, _bptr, _arg_error, _vsized, _library_handle, _Lazy, _new_lazy, _live, _consume, _cstrs,",
+         "    _Handle, _IntValue, _iv, _Struct, _enum, _bytes_into, _cstr_address)",
          "from cuda.bindings._records cimport (_Record, _new_record, _new_record_at, _record_ptr, _text, _text0, _records_of,",
          "    _numbers_of, _numbers_new, _numbers_ptr, _records_in)",
+         "from libc.errno cimport errno",
+         "from cpython.bytes cimport PyBytes_FromStringAndSize",
          "from cpython.long cimport PyLong_FromVoidPtr, PyLong_AsVoidPtr",
          "from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t, intptr_t, uintptr_t",
          "from libc.string cimport memcpy, memset",
@@ -1449,8 +1552,9 @@ def _records_errors(model):
         o = _library_errors(model, o)
     else:
         o += ["    def __init__(self, status):",
-              "        self.status = int(status)",
-              "        super().__init__(f'{_status_name(self.status)} ({self.status})')",
+              "        self.status = status",
+              f"        s = _L.cls({status_py!r})(status)     # ValueError for a value it lacks, as NVIDIA's",
+              "        super().__init__(f'{s.name} ({int(s)})')",
               "",
               "    def __reduce__(self):",
               "        return (type(self), (self.status,))",
@@ -1507,11 +1611,12 @@ def _cufile_errors(model, cls):
             "",
             ""] + cls + [
             "    def __init__(self, status, cuda_error=None):",
-            "        self.status = int(status)",
-            "        self.cuda_error = None if cuda_error is None else int(cuda_error)",
-            "        msg = f'{_status_name(self.status)} ({self.status}): {_status_text(self.status)}'",
-            "        if self.cuda_error:",
-            "            msg += f'; CUDA status: {_cuda_status_name(self.cuda_error)} ({self.cuda_error})'",
+            "        self.status = status",
+            "        self.cuda_error = cuda_error",
+            f"        s = _L.cls({model.resolved.records.status!r})(status)     # ValueError for a value it lacks, as NVIDIA's",
+            "        msg = f'{s.name} ({int(s)}): {_status_text(int(s))}'",
+            "        if cuda_error:",
+            "            msg += f'; CUDA status: {_cuda_status_name(cuda_error)} ({int(cuda_error)})'",
             "        super().__init__(msg)",
             "",
             "    def __reduce__(self):",

@@ -32,36 +32,35 @@ def _error_class(L, logs):
     short = " and ".join(v[0] for v in cfg["enums"].values())
     o = ["", f"# ---- the Python API (snake_case, exceptions); {short} {'are' if ' and ' in short else 'is'} in _ENUMS", "",
          f"class {cfg['error']}(Exception):",
-         f'    """A failed {cfg["title"]} call: `status` is the Result member; the message is the status,',
-         '    followed by the library\'s log where it keeps one for the failed call."""',
+         f'    """A failed {cfg["title"]} call: `status` is the status as the call returned it (an int); the',
+         '    message is its Result name and value, as in NVIDIA\'s package.  Where the library keeps a log',
+         '    for the failed call, the log is the exception\'s note (PEP 678: tracebacks show it, str() does',
+         '    not)."""',
          "",
-         "    def __init__(self, status, log=None):",
-         "        try:",
-         "            status = _L.cls('Result')(int(status))",
-         "        except ValueError:",
-         "            pass",
+         "    def __init__(self, status):",
          "        self.status = status",
-         "        self._log = log",
-         "        name = status.name if isinstance(status, _L.cls('Result')) else str(status)",
-         "        super().__init__(f'{name} ({int(status)})' + (f'\\n{log}' if log else ''))",
+         "        s = _L.cls('Result')(status)",
+         "        super().__init__(f'{s.name} ({int(s)})')",
          "",
          "    def __reduce__(self):",
-         "        return (type(self), (int(self.status), self._log))",
+         "        return (type(self), (self.status,))",
          "",
          "",
          "cdef set _CONSUMED = set()   # int values of the handles a destroy call consumed",
          ""]
     if logs:
         o += ["",
-              "def _error_log(h, size_fn, log_fn):",
-              '    """The log the library keeps for h, as text (None where it is empty or unreadable)."""',
+              "def _error_log(e, h, size_fn, log_fn):",
+              '    """e, with the log the library keeps for h as its note (none where the log is empty or',
+              '    unreadable)."""',
               "    r = size_fn(h)",
               "    if r[0] != 0 or r[1] <= 1:",
-              "        return None",
+              "        return e",
               "    buf = bytearray(r[1])",
               "    if log_fn(h, buf)[0] != 0:",
-              "        return None",
-              "    return bytes(buf).rstrip(b'\\0').decode(errors='replace') or None",
+              "        return e",
+              "    log = bytes(buf).rstrip(b'\\0').decode(errors='replace')",
+              "    return _with_note(e, log) if log else e",
               ""]
     return o
 
@@ -90,9 +89,9 @@ def _snake_function(model, fn, logs, refs):
     if fn.name in logs:
         size_fn, log_fn = logs[fn.name]
         h = pnames[[i for i, p in enumerate(ins) if bare(p.ctype) in handles][0]]
-        o.append(f"        raise {cfg['error']}(r[0], _error_log({h}, _{size_fn}, _{log_fn}))")
+        o.append(f"        raise _error_log({cfg['error']}(int(r[0])), {h}, _{size_fn}, _{log_fn})")
     else:
-        o.append(f"        raise {cfg['error']}(r[0])")
+        o.append(f"        raise {cfg['error']}(int(r[0]))")
     o += [f"    _consume({n}, _CONSUMED)" for n in consumed]
     conv = []
     for i, p in enumerate(outs):

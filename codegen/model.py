@@ -557,8 +557,13 @@ def _defines(m, defs):
 def _functions(raw, T, type_aliases):
     """The functions the headers declare, in their order.  The struct-style modules bind every
     entry point by its own name (cuFileDriverClose and cuFileDriverClose_v2 both), as the
-    reference does; the others bind a versioned one by its API name (raw["versioned"])."""
-    vmap = {} if LIBS.get(T.lib, {}).get("snake", {}).get("records") else raw["versioned"]
+    reference does, the plain name calling what C calls by it (the header's #define makes
+    cuFileDriverClose() cuFileDriverClose_v2(), in the reference's compiled code too); the others
+    bind a versioned one by its API name (raw["versioned"])."""
+    records = LIBS.get(T.lib, {}).get("snake", {}).get("records")
+    vmap = {} if records else raw["versioned"]
+    if records:
+        raw = dict(raw, csyms={**{api: v for v, api in raw["versioned"].items()}, **raw.get("csyms", {})})
     size_queries = _size_queries({vmap.get(c, c): ft for c, ft in T.defs["functions"].items()})
     return [_function(raw, T, csym, ft, vmap, size_queries, type_aliases) for csym, ft in T.defs["functions"].items()]
 
@@ -1291,7 +1296,8 @@ def _record_tables(fn, params):
         if key in ov.FIXED_ARG:
             p.role, p.conv, p.extra = "in", "fixed_ref" if p.ptr else "fixed", {"value": ov.FIXED_ARG[key]}
         if key in ov.RECORDS_IO:
-            p.role, p.conv, p.extra = "inout", "records_io", {"field": ov.RECORDS_IO[key]}
+            p.role = "in" if key in ov.RECORDS_IN else "inout"
+            p.conv, p.extra = "records_io", {"field": ov.RECORDS_IO[key]}
         if key in ov.UNWRAP_OUTPUT and p.conv == "struct_out":
             p.extra = dict(p.extra, unwrap=ov.UNWRAP_OUTPUT[key])
     spec = ov.STRUCT_ARGS.get(fn.name)

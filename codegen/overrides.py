@@ -336,9 +336,55 @@ ENUM_MEMBER_PREFIX = {
     "CUFileArrayConfigParameter_t": "CUFILE_PARAM_",
 }
 
+# What the struct-style modules' libraries do with a handle that is none (a value in the first
+# page of memory, one a destroy call freed), measured on the real libraries by
+# scripts/handle_probe.py (docs/reliability.md): "crash" (a segfault) -- ours refuses such a
+# handle (ValueError) and remembers the destroyed ones (CONSUMES, handle_ref); "status" -- the
+# library reports it, so ours passes it on and raises what the library returns, as NVIDIA's
+# package does.  A handle type not named here is "status".  nvJitLink's and NVVM's handles, which
+# crash, are checked by the snake_case layer (emit_snake).
+HANDLE_CHECKS = {
+    "nvmlDevice_t": "crash",            # 252 of the 262 entry points
+    "nvmlEventSet_t": "crash",
+    "nvmlGpmSample_t": "crash",
+    "nvmlUnit_t": "status",             # NVML_ERROR_INVALID_ARGUMENT
+    "nvmlGpuInstance_t": "status",      # 12 of 18 (the vGPU calls crash: below)
+    "nvmlComputeInstance_t": "status",
+    "CUfileHandle_t": "status",
+    "CUfileBatchHandle_t": "status",
+    "nvFatbinHandle": "crash",          # 6 of 7; nvFatbinAddReloc refused its empty input first
+    "cudlaDevHandle": "status",         # no DLA hardware to measure on: passed on, as NVIDIA's does
+    "cudlaModule": "status",
+}
+# Entry points that do otherwise than their handle type: those that answer before they read the
+# handle (NOT_SUPPORTED for the NvLink utilization calls and nvmlDeviceSetDriverModel, success for
+# nvmlDeviceClearCpuAffinity), and the GPU-instance vGPU calls, which crash.
+HANDLE_CHECKS_BY_FUNCTION = {
+    **{f: "status" for f in ("nvmlDeviceClearCpuAffinity", "nvmlDeviceSetDriverModel",
+                             "nvmlDeviceSetNvLinkUtilizationControl", "nvmlDeviceGetNvLinkUtilizationControl",
+                             "nvmlDeviceGetNvLinkUtilizationCounter", "nvmlDeviceFreezeNvLinkUtilizationCounter",
+                             "nvmlDeviceResetNvLinkUtilizationCounter")},
+    **{f: "crash" for f in ("nvmlGpuInstanceGetCreatableVgpus", "nvmlGpuInstanceGetActiveVgpus",
+                            "nvmlGpuInstanceSetVgpuSchedulerState", "nvmlGpuInstanceGetVgpuTypeCreatablePlacements",
+                            "nvmlGpuInstanceGetVgpuHeterogeneousMode", "nvmlGpuInstanceSetVgpuHeterogeneousMode")},
+}
+
+
+def handle_check(fn_name, handle_type):
+    """"crash" or "status": what the library does with a made-up or destroyed handle of this type
+    given to this entry point (HANDLE_CHECKS, HANDLE_CHECKS_BY_FUNCTION)."""
+    return HANDLE_CHECKS_BY_FUNCTION.get(fn_name) or HANDLE_CHECKS.get(handle_type, "status")
+
+
+# Text arguments that NVIDIA's package takes as the int address of a C string (an `intptr_t`
+# there, not text): ours takes that address, str and bytes.  An address in the first page of
+# memory is refused (ValueError): the library would read it and crash.
+CSTR_ADDRESS = {("cuFileSetParameterString", "desc_str")}
+
 # Calls of the struct-style modules that free what a handle argument (passed by value) refers to:
-# (function, parameter).  A later call given that handle raises ValueError instead of handing the
-# library freed memory (as for the destroy calls that take the handle by reference).
+# (function, parameter).  Where the library crashes on a freed handle (HANDLE_CHECKS), a later
+# call given that handle raises ValueError instead of handing the library freed memory (as for
+# the destroy calls that take the handle by reference).
 CONSUMES = {
     ("cuFileHandleDeregister", "fh"),
     ("cuFileBatchIODestroy", "batch_idp"),
@@ -507,18 +553,26 @@ SIZED_DATA = {
     ("cudlaModuleLoadFromMemory", "pModule"): "moduleSize",
 }
 
+# Functions of the struct-style modules that report a failure as -1, with errno set (cuFile's
+# read, write and use count): NVIDIA's package raises the module's exception of errno then (a
+# ValueError where errno names no status), and so does ours.
+ERRNO_FAILURE = {"cuFileRead", "cuFileWrite", "cuFileUseCount"}
+
 # Functions of the struct-style modules whose status is their result, not a failure to raise
 # (cudlaGetLastError reports the last error of a device).
 STATUS_RESULT = {"cudlaGetLastError"}
 
 # NVML's functions whose versioned struct parameter the reference fills from the function's own
 # parameters: function -> (struct parameter, [(Python parameter, struct field)], what is returned:
-# a field, "*" the struct, or None).  The struct's `version` is set as for an output.  A field
-# written "alloc:F:N" is an array the wrapper allocates, of as many items as the parameter says,
-# for the pointer field F counted by the field N.
+# a field, "*" the struct, a tuple of them, or None).  The struct's `version` is set as for an
+# output.  A field written "alloc:F:N" is an array the wrapper allocates, of as many items as the
+# parameter says, for the pointer field F counted by the field N.  A field written "bytes:F[:N]"
+# is an unsigned char array F given as bytes, as NVIDIA's package takes it (a C `char *` there):
+# the argument's bytes are copied in (at most the field's size; any buffer, or a sequence of byte
+# values, also does), and their number set into the field N; returned, it is that many bytes of F.
 STRUCT_ARGS = {
     "nvmlDeviceGetClockOffsets": ("info", [("clock_type", "type"), ("pstate", "pstate")], "*"),
-    "nvmlDeviceGetConfComputeGpuAttestationReport": ("gpuAtstReport", [("nonce", "nonce")], "*"),
+    "nvmlDeviceGetConfComputeGpuAttestationReport": ("gpuAtstReport", [("nonce", "bytes:nonce")], "*"),
     "nvmlDeviceGetFanSpeedRPM": ("fanSpeed", [("fan", "fan")], "speed"),
     "nvmlDeviceGetHandleByUUIDV": ("uuid", [("type", "type"), ("uuid", "value.str")], None),
     "nvmlDeviceGetProcessesUtilizationInfo": ("procesesUtilInfo", [("last_seen_time_stamp", "last_seen_time_stamp")], "*"),
@@ -528,6 +582,8 @@ STRUCT_ARGS = {
     "nvmlDeviceGetVgpuProcessesUtilizationInfo": ("vgpuProcUtilInfo", [("last_seen_time_stamp", "last_seen_time_stamp")], "*"),
     "nvmlDeviceGetVgpuTypeCreatablePlacements": ("pPlacementList", [("mode", "mode")], "*"),
     "nvmlDeviceGetVgpuTypeSupportedPlacements": ("pPlacementList", [("mode", "mode")], "*"),
+    # the reference takes the new hostname as text
+    "nvmlDeviceSetHostname_v1": ("hostname", [("hostname", "value")], None),
     "nvmlDeviceSetNvLinkDeviceLowPowerThreshold": ("info", [("threshold", "low_pwr_threshold")], None),
     "nvmlDeviceSetPowerManagementLimit_v2": ("powerValue", [("power_scope", "power_scope"), ("power_value_mw", "power_value_mw")], None),
     "nvmlDeviceSetRusdSettings_v1": ("settings", [("poll_mask", "poll_mask")], None),
@@ -546,7 +602,8 @@ STRUCT_ARGS = {
     "nvmlSystemSetConfComputeKeyRotationThresholdInfo": ("pKeyRotationThrInfo", [("max_attacker_advantage", "max_attacker_advantage")], None),
     "nvmlVgpuTypeGetMaxInstancesPerGpuInstance": ("pMaxInstance", [("vgpu_type_id", "vgpu_type_id")], "max_instance_per_gi"),
     "nvmlDeviceReadPRMCounters_v1": ("counterList", [("counters", "counters")], "counters"),
-    "nvmlDeviceReadWritePRM_v1": ("buffer", [("in_data", "in_data")], "*"),
+    # (the PRM status and the output data, as the reference returns them)
+    "nvmlDeviceReadWritePRM_v1": ("buffer", [("in_data", "bytes:in_data:data_size")], ("status", "bytes:out_data:data_size")),
 }
 
 # NVML's functions that return one field of the versioned struct they fill (the reference's):
@@ -581,11 +638,14 @@ FIXED_ARG = {
 
 # Struct-array arguments the struct-style wrappers take as the module's struct object or as a
 # list of the value of its first field (NVML's field ids), and return filled: (function,
-# parameter) -> that field.
+# parameter) -> that field.  Given no item, the struct object (of none) is returned at once,
+# without a call, as NVIDIA's package does.
 RECORDS_IO = {
     ("nvmlDeviceGetFieldValues", "values"): "field_id",
     ("nvmlDeviceClearFieldValues", "values"): "field_id",
 }
+# Those of them the call only reads: not returned (NVIDIA's device_clear_field_values returns None).
+RECORDS_IN = {("nvmlDeviceClearFieldValues", "values")}
 
 # Counts the struct-style modules take from the length of the struct array they count (the
 # reference's readv(fh, iov, file_offset, flags)): (function, count) -> the array parameter.
@@ -624,10 +684,10 @@ STRBUF_LEN = {
 }
 
 # Calls whose failure the library explains in a log it keeps: (size query, log getter).  The
-# snake_case modules and the checked companion (cuda_bindings/checked) read the log after a
-# failure and add it to the exception's message, so a compile error says what is wrong with the
-# source (the reference package leaves the reading to the caller; its message is only the
-# status, which stays the message's first line).
+# snake_case modules read the log after a failure and attach it to the exception as a PEP 678 note
+# (tracebacks show it; str() stays NVIDIA's message, the status alone, which code matches), so a
+# compile error says what is wrong with the source; the checked companion (cuda_bindings/checked,
+# ours alone) adds it to its message.
 ERROR_LOG = {
     "nvvmCompileProgram": ("nvvmGetProgramLogSize", "nvvmGetProgramLog"),
     "nvvmVerifyProgram": ("nvvmGetProgramLogSize", "nvvmGetProgramLog"),
@@ -959,10 +1019,26 @@ HANDLE_ALSO = {
 #                  library -> a regular expression over field names; the C declarations keep them
 _RESERVED = r"^(reserved|padding|unused)\d*$"
 TWIN_STYLE = {
-    "12.9": {"fast_enum": True, "hidden_fields": {"driver": _RESERVED}},   # 12.9.10's runtime shows them
+    "12.9": {"fast_enum": True, "hidden_fields": {"driver": _RESERVED},    # 12.9.10's runtime shows them
+             "none_is_null": True, "returns_none": ("cuFileUseCount",)},
+    "13.0": {"returns_none": ("cuFileRead", "cuFileWrite", "cuFileUseCount")},
     # its cudla module alone makes enum.IntEnum classes
     "13.5": {"fast_enum": True, "hidden_fields": {"driver": _RESERVED, "runtime": _RESERVED},
-             "int_enum_libs": ("cudla",)},
+             "int_enum_libs": ("cudla",), "none_is_null": True, "returns_none": ("cuFileUseCount",)},
+}
+# `returns_none`: struct-style functions that NVIDIA's package of the release makes return None
+# where the C function returns a value (cuFile's use count; 13.0.3's read and write too).
+# `none_is_null`: in the snake_case and struct-style modules, None given for a buffer (the data
+# nvJitLink or NVVM reads, a buffer nvJitLink or nvFatbin fills) is NULL, which the library then
+# reports (nvJitLinkError ERROR_NULL_INPUT, nvvmError ERROR_INVALID_INPUT); 13.0.3 refuses None
+# there with ValueError.  The int 0 is NULL in every release.
+
+# Entry points whose library crashes (a segfault) when the buffer it fills is NULL: ours refuses
+# None and 0 there (ValueError), where NVIDIA's package passes NULL.  libNVVM 13.0 crashes on a
+# fresh, a compiled and a failed program alike (docs/reliability.md).
+NULL_CRASHES = {
+    "nvvmGetProgramLog": "libNVVM writes the log through the pointer without checking it",
+    "nvvmGetCompiledResult": "libNVVM writes the result through the pointer without checking it",
 }
 
 # Fields that stay Python attributes although TWIN_STYLE's hidden_fields names them: the bytes of

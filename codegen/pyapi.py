@@ -67,7 +67,7 @@ def _records_docstring(model, fn, refs):
     L = LIBS[model.lib]
     rn, t = model.resolved.records, model.resolved.functions[fn.name]
     outs = [p for p in fn.params if p.role in ("out", "inout") and p.conv != "records_io"]
-    outs += [p for p in fn.params if p.conv == "records_io"]
+    outs += [p for p in fn.params if p.conv == "records_io" and p.role == "inout"]
     raises = None
     if fn.ret != L["status"]:
         returns = [("", t.returns, None)]
@@ -81,8 +81,13 @@ def _records_docstring(model, fn, refs):
                 # functions that fill such a struct return nothing else
                 assert not returns, fn.name
                 out = p.extra["output"]
-                returns.append((p.pyname, t.gives[p.name], p.name) if out == "*" else
-                               (out, t.gives[p.name], f"The {out} field of the {rn.cls[bare(p.ctype)]} the call fills."))
+                if out == "*":
+                    returns.append((p.pyname, t.gives[p.name], p.name))
+                    continue
+                many = isinstance(out, (list, tuple))
+                for o, typ in zip(out if many else [out], t.gives[p.name] if many else [t.gives[p.name]]):
+                    field = o.split(":")[1] if o.startswith("bytes:") else o
+                    returns.append((field, typ, f"The {field} field of the {rn.cls[bare(p.ctype)]} the call fills."))
     if fn.ret == L["status"]:
         raises = (L["snake"]["error"], f"If the call fails, with the {rn.status} member in its `status`",
                   success_name(model))

@@ -254,7 +254,7 @@ class PyTypes:
         if conv in ("voidp", "unknown"):
             return "Buffer | int" if self.snake else "Address"
         if conv == "cstr":
-            return "str | bytes" if self.snake else "bytes"
+            return ("str | bytes | int" if (fn.name, p.name) in ov.CSTR_ADDRESS else "str | bytes") if self.snake else "bytes"
         if conv == "buf_w":
             return "Buffer | int" if self.snake else "Buffer"
         if conv == "array":
@@ -326,8 +326,11 @@ class PyTypes:
         ({Python parameter: the type it takes}, the type of what the call returns of the struct, or
         None), from the struct's field types as its class reads and writes them."""
         out = p.extra["output"]
-        ret = self.rn.cls[bare(p.ctype)] if out == "*" else (
-            self.record_path_types(p.ctype, out)[0] if out else None)
+        if isinstance(out, (list, tuple)):       # several fields: the type of each
+            ret = [self.record_path_types(p.ctype, o)[0] for o in out]
+        else:
+            ret = self.rn.cls[bare(p.ctype)] if out == "*" else (
+                self.record_path_types(p.ctype, out)[0] if out else None)
         return {arg: self.record_path_types(p.ctype, path)[1] for arg, path in p.extra["inputs"]}, ret
 
     def record_path_types(self, ctype, path):
@@ -336,6 +339,8 @@ class PyTypes:
         `ctype`."""
         if path.startswith("alloc:"):
             return "int", "int"
+        if path.startswith("bytes:"):
+            return "bytes", "Buffer | Sequence[int]"
         ft = next((ft for ft in self.struct_fields(struct_of(self.model, ctype)) if ft.name == path), None)
         if ft is None:
             return "Any", "Any"
@@ -386,12 +391,13 @@ class PyTypes:
             if p.role in ("out", "inout"):
                 out.append(self.output_type(fn, p))
             elif p.conv == "struct_args" and p.extra["output"]:
-                out.append(self.struct_arg_types(p)[1])
+                ret = self.struct_arg_types(p)[1]
+                out.append(ret if isinstance(ret, str) else "tuple[" + ", ".join(ret) + "]")
         return out
 
     def records_return(self, fn):
         """What a struct-style module's function returns whose C function returns no status."""
-        if fn.ret == "void":
+        if fn.ret == "void" or fn.name in ov.TWIN_STYLE.get(self.model.cuda, {}).get("returns_none", ()):
             return "None"
         b = bare(fn.ret)
         return scalar(b) if b in SCALARS and b != "char" else "str"

@@ -754,6 +754,74 @@ cdef _Buf _strlist(object o):
     return b
 
 
+cdef void* _cstr_address(object k) except? NULL:
+    """The int address of a C string or of an array of them (0: NULL): one in the first page of
+    memory, where nothing lies, is refused (ValueError) rather than handed to the library, which
+    would read it and crash (NVIDIA's package passes it on)."""
+    if 0 < k < 4096:
+        raise ValueError(f"{k:#x} is not the address of a C string or an array of them: nothing lies "
+                         f"in the first page of memory")
+    return PyLong_AsVoidPtr(k)
+
+
+cdef _Buf _cstrs(object o, Py_ssize_t count):
+    """An array of C strings as NVIDIA's nvJitLink, NVVM and nvFatbin modules take their options
+    (the caller handles an int address and None): a sequence whose items are each an int, the
+    address of a C string, or a str (encoded; bytes too, which NVIDIA's refuses), so that a str is
+    the sequence of its characters and a bytes object that of its byte values, as there.  An empty
+    sequence is NULL, whatever `count` says (the library reports it); a count beyond a non-empty
+    sequence is refused (RuntimeError): the library would read pointers past its end (nvJitLink
+    crashes on it)."""
+    cdef _Buf b
+    cdef Py_ssize_t i, n
+    try:
+        n = len(o)
+    except TypeError:
+        raise TypeError(f"expected a sequence of str or an int address, not {type(o).__name__}") from None
+    if n == 0:
+        return None
+    if count > n:
+        raise RuntimeError(f"has {n} items, fewer than the count {count}")
+    items = list(o)
+    keep = []
+    b = _Buf_new(n * sizeof(void*))
+    b.n = n
+    for i in range(n):
+        x = items[i]
+        if isinstance(x, str):
+            x = (<str>x).encode()
+        elif not isinstance(x, bytes):        # an address (an int, or an object with __index__)
+            (<void**>b.ptr)[i] = _cstr_address(PyNumber_Index(x))
+            continue
+        keep.append(x)
+        (<char**>b.ptr)[i] = PyBytes_AS_STRING(x)
+    b.keep = keep
+    return b
+
+
+cdef Py_ssize_t _bytes_into(unsigned char* dst, Py_ssize_t size, object src, bint whole) except -1:
+    """Copies the bytes of `src` (any buffer but str; a sequence of byte values too) into the
+    `size` bytes at dst, zero-filling the rest; returns how many it copied.  More than `size` is a
+    ValueError where `whole` (a count says how many the library reads), else the first `size`."""
+    cdef Py_buffer view
+    cdef Py_ssize_t n
+    if isinstance(src, str):
+        raise TypeError("expected bytes, not str")
+    if not PyObject_CheckBuffer(src):
+        src = bytes(src)                 # a sequence of byte values (TypeError, ValueError otherwise)
+    PyObject_GetBuffer(src, &view, PyBUF_ANY_CONTIGUOUS)
+    try:
+        n = view.len
+        if n > size and whole:
+            raise ValueError(f"holds {n} bytes, more than the {size} the field takes")
+        n = min(n, size)
+        memcpy(dst, view.buf, n)
+        memset(dst + n, 0, size - n)
+    finally:
+        PyBuffer_Release(&view)
+    return n
+
+
 cdef _Buf _voidpp(object o):
     """void** input: None, an address, or a list of addresses/buffers."""
     cdef _Buf b

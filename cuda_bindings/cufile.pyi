@@ -338,16 +338,16 @@ def buf_register(buf_ptr_base: Buffer | int, length: int, flags: int) -> None:
     """register an existing cudaMalloced memory with cuFile to pin for GPUDirect Storage access or register host allocated memory with cuFile."""
 def buf_deregister(buf_ptr_base: Buffer | int) -> None:
     """deregister an already registered device or host memory from cuFile."""
-def read(fh: int, buf_ptr_base: Buffer | int, size: int, file_offset: int, buf_ptr_offset: int) -> int:
+def read(fh: int, buf_ptr_base: Buffer | int, size: int, file_offset: int, buf_ptr_offset: int) -> None:
     """read data from a registered file handle to a specified device or host memory."""
-def write(fh: int, buf_ptr_base: Buffer | int, size: int, file_offset: int, buf_ptr_offset: int) -> int:
+def write(fh: int, buf_ptr_base: Buffer | int, size: int, file_offset: int, buf_ptr_offset: int) -> None:
     """write data from a specified device or host memory to a registered file handle."""
 def driver_open() -> None:
     """Initialize the cuFile library and open the nvidia-fs driver."""
 def driver_close() -> None:
     """reset the cuFile library and release the nvidia-fs driver."""
 def driver_close_v2() -> None: ...
-def use_count() -> int:
+def use_count() -> None:
     """returns use count of cufile drivers at that moment by the process."""
 def driver_get_properties(props: DrvProps | int | None) -> None:
     """Gets the Driver session properties."""
@@ -376,7 +376,7 @@ def get_parameter_min_max_value(param: SizeTConfigParameter | int) -> tuple[int,
     """Get both the minimum and maximum settable values for a given size_t parameter in a single call."""
 def set_parameter_size_t(param: SizeTConfigParameter | int, value: int) -> None: ...
 def set_parameter_bool(param: BoolConfigParameter | int, value: bool) -> None: ...
-def set_parameter_string(param: StringConfigParameter | int, desc_str: str | bytes) -> None: ...
+def set_parameter_string(param: StringConfigParameter | int, desc_str: str | bytes | int) -> None: ...
 def set_stats_level(level: int) -> None:
     """Set the level of statistics collection for cuFile operations."""
 def get_stats_level() -> int:

@@ -4,10 +4,12 @@
 """cuFile (GPUDirect Storage): Python bindings generated from the CUDA 13.0 headers, in the style of NVIDIA's cuda.bindings.cufile."""
 from cuda.bindings cimport cycufile
 from cuda.bindings._base cimport (_Buf, _hptr, _href, _vptr, _wbuf, _as_bytes, _array, _strlist, _bufptr,
-    _Buf_new, _check_count, _bptr, _arg_error, _vsized, _library_handle, _Lazy, _new_lazy, _live, _consume,
-    _Handle, _IntValue, _iv, _Struct, _enum)
+    _Buf_new, _check_count, _bptr, _arg_error, _vsized, _library_handle, _Lazy, _new_lazy, _live, _consume, _cstrs,
+    _Handle, _IntValue, _iv, _Struct, _enum, _bytes_into, _cstr_address)
 from cuda.bindings._records cimport (_Record, _new_record, _new_record_at, _record_ptr, _text, _text0, _records_of,
     _numbers_of, _numbers_new, _numbers_ptr, _records_in)
+from libc.errno cimport errno
+from cpython.bytes cimport PyBytes_FromStringAndSize
 from cpython.long cimport PyLong_FromVoidPtr, PyLong_AsVoidPtr
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t, intptr_t, uintptr_t
 from libc.string cimport memcpy, memset
@@ -87,11 +89,12 @@ class cuFileError(Exception):
     """A failed cuFile call: `status` is the OpError value."""
 
     def __init__(self, status, cuda_error=None):
-        self.status = int(status)
-        self.cuda_error = None if cuda_error is None else int(cuda_error)
-        msg = f'{_status_name(self.status)} ({self.status}): {_status_text(self.status)}'
-        if self.cuda_error:
-            msg += f'; CUDA status: {_cuda_status_name(self.cuda_error)} ({self.cuda_error})'
+        self.status = status
+        self.cuda_error = cuda_error
+        s = _L.cls('OpError')(status)     # ValueError for a value it lacks, as NVIDIA's
+        msg = f'{s.name} ({int(s)}): {_status_text(int(s))}'
+        if cuda_error:
+            msg += f'; CUDA status: {_cuda_status_name(cuda_error)} ({int(cuda_error)})'
         super().__init__(msg)
 
     def __reduce__(self):
@@ -212,7 +215,6 @@ def handle_deregister(fh):
     --------
     handle_register
     """
-    _live(fh, _CONSUMED, 'fh', 'a cuFile handle')
     cdef int r
     cdef void* c_fh
     try:
@@ -221,7 +223,6 @@ def handle_deregister(fh):
         raise _arg_error('handle_deregister', ('fh',), 0) from None
     with nogil:
         cycufile.cuFileHandleDeregister(<cycufile.CUfileHandle_t>c_fh)
-    _consume(fh, _CONSUMED)
     return None
 
 def buf_register(buf_ptr_base, length, flags):
@@ -273,6 +274,7 @@ def buf_register(buf_ptr_base, length, flags):
         _p = 2
         c_flags = flags
         _p = 0
+        if buf_ptr_base is None: raise ValueError('expected a buffer or an int address, not None')
         _bptr(buf_ptr_base, &c_bufPtr_base, 0)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('buf_register', ('buf_ptr_base', 'length', 'flags'), _p) from None
@@ -308,6 +310,7 @@ def buf_deregister(buf_ptr_base):
     cdef cycufile.CUfileError_t err
     cdef void* c_bufPtr_base
     try:
+        if buf_ptr_base is None: raise ValueError('expected a buffer or an int address, not None')
         _bptr(buf_ptr_base, &c_bufPtr_base, 0)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('buf_deregister', ('buf_ptr_base',), 0) from None
@@ -335,7 +338,7 @@ def read(fh, buf_ptr_base, size, file_offset, buf_ptr_offset):
 
     Returns
     -------
-    int
+    None
         size of bytes successfully read -1 on error, in which case errno is set to
         indicate filesystem errors. all other errors will return a negative integer
         value of @ref CUfileOpError enum value.
@@ -353,8 +356,8 @@ def read(fh, buf_ptr_base, size, file_offset, buf_ptr_offset):
     and/or size. This is also recommended for cases where the BAR1 memory size is
     smaller than the size of the allocated memory.
     """
-    _live(fh, _CONSUMED, 'fh', 'a cuFile handle')
     cdef Py_ssize_t r
+    cdef int errno_ = 0
     cdef void* c_fh
     cdef void* c_bufPtr_base
     cdef size_t c_size
@@ -371,12 +374,15 @@ def read(fh, buf_ptr_base, size, file_offset, buf_ptr_offset):
         _p = 0
         _hptr(fh, &c_fh)
         _p = 1
+        if buf_ptr_base is None: raise ValueError('expected a buffer or an int address, not None')
         _bptr(buf_ptr_base, &c_bufPtr_base, 0)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('read', ('fh', 'buf_ptr_base', 'size', 'file_offset', 'buf_ptr_offset'), _p) from None
     with nogil:
-        r = cycufile.cuFileRead(<cycufile.CUfileHandle_t>c_fh, <void*>c_bufPtr_base, c_size, c_file_offset, c_bufPtr_offset)
-    return r
+        r = cycufile.cuFileRead(<cycufile.CUfileHandle_t>c_fh, <void*>c_bufPtr_base, c_size, c_file_offset, c_bufPtr_offset); errno_ = errno
+    if r == -1:
+        raise cuFileError(errno_)
+    return None
 
 def write(fh, buf_ptr_base, size, file_offset, buf_ptr_offset):
     """write data from a specified device or host memory to a registered file handle.
@@ -396,7 +402,7 @@ def write(fh, buf_ptr_base, size, file_offset, buf_ptr_offset):
 
     Returns
     -------
-    int
+    None
         size of bytes successfully written -1 on error, in which case errno is set to
         indicate filesystem errors. all other errors will return a negative integer
         value of @ref CUfileOpError enum value.
@@ -414,8 +420,8 @@ def write(fh, buf_ptr_base, size, file_offset, buf_ptr_offset):
     and/or size. This is also recommended for cases where the BAR1 memory size is
     smaller than the size of the allocated memory.
     """
-    _live(fh, _CONSUMED, 'fh', 'a cuFile handle')
     cdef Py_ssize_t r
+    cdef int errno_ = 0
     cdef void* c_fh
     cdef void* c_bufPtr_base
     cdef size_t c_size
@@ -432,12 +438,15 @@ def write(fh, buf_ptr_base, size, file_offset, buf_ptr_offset):
         _p = 0
         _hptr(fh, &c_fh)
         _p = 1
+        if buf_ptr_base is None: raise ValueError('expected a buffer or an int address, not None')
         _bptr(buf_ptr_base, &c_bufPtr_base, c_size)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('write', ('fh', 'buf_ptr_base', 'size', 'file_offset', 'buf_ptr_offset'), _p) from None
     with nogil:
-        r = cycufile.cuFileWrite(<cycufile.CUfileHandle_t>c_fh, <const void*>c_bufPtr_base, c_size, c_file_offset, c_bufPtr_offset)
-    return r
+        r = cycufile.cuFileWrite(<cycufile.CUfileHandle_t>c_fh, <const void*>c_bufPtr_base, c_size, c_file_offset, c_bufPtr_offset); errno_ = errno
+    if r == -1:
+        raise cuFileError(errno_)
+    return None
 
 def driver_open():
     """Initialize the cuFile library and open the nvidia-fs driver.
@@ -515,12 +524,15 @@ def use_count():
 
     Returns
     -------
-    int
+    None
     """
     cdef long r
+    cdef int errno_ = 0
     with nogil:
-        r = cycufile.cuFileUseCount()
-    return r
+        r = cycufile.cuFileUseCount(); errno_ = errno
+    if r == -1:
+        raise cuFileError(errno_)
+    return None
 
 def driver_get_properties(props):
     """Gets the Driver session properties.
@@ -778,7 +790,6 @@ def batch_io_submit(batch_idp, nr, iocbp, flags):
     cuFileError
         If the call fails, with the OpError member in its `status`.
     """
-    _live(batch_idp, _CONSUMED, 'batch_idp', 'a cuFile handle')
     cdef cycufile.CUfileError_t err
     cdef void* c_batch_idp
     cdef unsigned int c_nr
@@ -822,7 +833,6 @@ def batch_io_get_status(batch_idp, min_nr, nr, iocbp, timeout):
     cuFileError
         If the call fails, with the OpError member in its `status`.
     """
-    _live(batch_idp, _CONSUMED, 'batch_idp', 'a cuFile handle')
     cdef cycufile.CUfileError_t err
     cdef void* c_batch_idp
     cdef unsigned int c_min_nr
@@ -838,8 +848,10 @@ def batch_io_get_status(batch_idp, min_nr, nr, iocbp, timeout):
         _p = 0
         _hptr(batch_idp, &c_batch_idp)
         _p = 2
+        if nr is None: raise ValueError('expected a buffer or an int address, not None')
         _bptr(nr, &c_nr, 0)
         _p = 4
+        if timeout is None: raise ValueError('expected a buffer or an int address, not None')
         _bptr(timeout, &c_timeout, 0)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('batch_io_get_status', ('batch_idp', 'min_nr', 'nr', 'iocbp', 'timeout'), _p) from None
@@ -865,7 +877,6 @@ def batch_io_cancel(batch_idp):
     cuFileError
         If the call fails, with the OpError member in its `status`.
     """
-    _live(batch_idp, _CONSUMED, 'batch_idp', 'a cuFile handle')
     cdef cycufile.CUfileError_t err
     cdef void* c_batch_idp
     try:
@@ -889,7 +900,6 @@ def batch_io_destroy(batch_idp):
     -------
     None
     """
-    _live(batch_idp, _CONSUMED, 'batch_idp', 'a cuFile handle')
     cdef int r
     cdef void* c_batch_idp
     try:
@@ -898,7 +908,6 @@ def batch_io_destroy(batch_idp):
         raise _arg_error('batch_io_destroy', ('batch_idp',), 0) from None
     with nogil:
         cycufile.cuFileBatchIODestroy(<cycufile.CUfileBatchHandle_t>c_batch_idp)
-    _consume(batch_idp, _CONSUMED)
     return None
 
 def read_async(fh, buf_ptr_base, size_p, file_offset_p, buf_ptr_offset_p, bytes_read_p, stream):
@@ -955,7 +964,6 @@ def read_async(fh, buf_ptr_base, size_p, file_offset_p, buf_ptr_offset_p, bytes_
     on cuda stream errors, the user must call cuFileStreamDeregister to release any
     outstanding cuFile resources for the stream.
     """
-    _live(fh, _CONSUMED, 'fh', 'a cuFile handle')
     cdef cycufile.CUfileError_t err
     cdef void* c_fh
     cdef void* c_bufPtr_base
@@ -968,14 +976,19 @@ def read_async(fh, buf_ptr_base, size_p, file_offset_p, buf_ptr_offset_p, bytes_
     try:
         _hptr(fh, &c_fh)
         _p = 1
+        if buf_ptr_base is None: raise ValueError('expected a buffer or an int address, not None')
         _bptr(buf_ptr_base, &c_bufPtr_base, 0)
         _p = 2
+        if size_p is None: raise ValueError('expected a buffer or an int address, not None')
         _bptr(size_p, &c_size_p, 0)
         _p = 3
+        if file_offset_p is None: raise ValueError('expected a buffer or an int address, not None')
         _bptr(file_offset_p, &c_file_offset_p, 0)
         _p = 4
+        if buf_ptr_offset_p is None: raise ValueError('expected a buffer or an int address, not None')
         _bptr(buf_ptr_offset_p, &c_bufPtr_offset_p, 0)
         _p = 5
+        if bytes_read_p is None: raise ValueError('expected a buffer or an int address, not None')
         _bptr(bytes_read_p, &c_bytes_read_p, 0)
         _p = 6
         _hptr(stream, &c_stream)
@@ -1041,7 +1054,6 @@ def write_async(fh, buf_ptr_base, size_p, file_offset_p, buf_ptr_offset_p, bytes
     on cuda stream errors, the user must call cuFileStreamDeregister to release any
     outstanding cuFile resources for the stream.
     """
-    _live(fh, _CONSUMED, 'fh', 'a cuFile handle')
     cdef cycufile.CUfileError_t err
     cdef void* c_fh
     cdef void* c_bufPtr_base
@@ -1054,14 +1066,19 @@ def write_async(fh, buf_ptr_base, size_p, file_offset_p, buf_ptr_offset_p, bytes
     try:
         _hptr(fh, &c_fh)
         _p = 1
+        if buf_ptr_base is None: raise ValueError('expected a buffer or an int address, not None')
         _bptr(buf_ptr_base, &c_bufPtr_base, 0)
         _p = 2
+        if size_p is None: raise ValueError('expected a buffer or an int address, not None')
         _bptr(size_p, &c_size_p, 0)
         _p = 3
+        if file_offset_p is None: raise ValueError('expected a buffer or an int address, not None')
         _bptr(file_offset_p, &c_file_offset_p, 0)
         _p = 4
+        if buf_ptr_offset_p is None: raise ValueError('expected a buffer or an int address, not None')
         _bptr(buf_ptr_offset_p, &c_bufPtr_offset_p, 0)
         _p = 5
+        if bytes_written_p is None: raise ValueError('expected a buffer or an int address, not None')
         _bptr(bytes_written_p, &c_bytes_written_p, 0)
         _p = 6
         _hptr(stream, &c_stream)
@@ -1448,7 +1465,7 @@ def set_parameter_string(param, desc_str):
     Parameters
     ----------
     param : StringConfigParameter | int
-    desc_str : str | bytes
+    desc_str : str | bytes | int
 
     Returns
     -------
@@ -1461,14 +1478,17 @@ def set_parameter_string(param, desc_str):
     """
     cdef cycufile.CUfileError_t err
     cdef long long c_param
-    cdef bytes b_desc_str
+    cdef bytes b_desc_str = None
     cdef const char* c_desc_str
     cdef int _p = 0
     try:
         c_param = param
         _p = 1
-        b_desc_str = (<str>desc_str).encode() if isinstance(desc_str, str) else _as_bytes(desc_str, False)
-        c_desc_str = <char*>b_desc_str
+        if type(desc_str) is int:
+            c_desc_str = <const char*>_cstr_address(desc_str)
+        else:
+            b_desc_str = (<str>desc_str).encode() if isinstance(desc_str, str) else _as_bytes(desc_str, False)
+            c_desc_str = <char*>b_desc_str
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('set_parameter_string', ('param', 'desc_str'), _p) from None
     with nogil:
@@ -1820,8 +1840,10 @@ def get_parameter_posix_pool_slab_array(size_values, count_values, len):
         _p = 2
         c_len = len
         _p = 0
+        if size_values is None: raise ValueError('expected a buffer or an int address, not None')
         _bptr(size_values, &c_size_values, 0)
         _p = 1
+        if count_values is None: raise ValueError('expected a buffer or an int address, not None')
         _bptr(count_values, &c_count_values, 0)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('get_parameter_posix_pool_slab_array', ('size_values', 'count_values', 'len'), _p) from None

@@ -4,10 +4,12 @@
 """nvFatbin (fatbinary creation): Python bindings generated from the CUDA 13.0 headers, in the style of NVIDIA's cuda.bindings.nvfatbin."""
 from cuda.bindings cimport cynvfatbin
 from cuda.bindings._base cimport (_Buf, _hptr, _href, _vptr, _wbuf, _as_bytes, _array, _strlist, _bufptr,
-    _Buf_new, _check_count, _bptr, _arg_error, _vsized, _library_handle, _Lazy, _new_lazy, _live, _consume,
-    _Handle, _IntValue, _iv, _Struct, _enum)
+    _Buf_new, _check_count, _bptr, _arg_error, _vsized, _library_handle, _Lazy, _new_lazy, _live, _consume, _cstrs,
+    _Handle, _IntValue, _iv, _Struct, _enum, _bytes_into, _cstr_address)
 from cuda.bindings._records cimport (_Record, _new_record, _new_record_at, _record_ptr, _text, _text0, _records_of,
     _numbers_of, _numbers_new, _numbers_ptr, _records_in)
+from libc.errno cimport errno
+from cpython.bytes cimport PyBytes_FromStringAndSize
 from cpython.long cimport PyLong_FromVoidPtr, PyLong_AsVoidPtr
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t, intptr_t, uintptr_t
 from libc.string cimport memcpy, memset
@@ -46,8 +48,9 @@ class nvFatbinError(Exception):
     """A failed nvFatbin call: `status` is the Result value."""
 
     def __init__(self, status):
-        self.status = int(status)
-        super().__init__(f'{_status_name(self.status)} ({self.status})')
+        self.status = status
+        s = _L.cls('Result')(status)     # ValueError for a value it lacks, as NVIDIA's
+        super().__init__(f'{s.name} ({int(s)})')
 
     def __reduce__(self):
         return (type(self), (self.status,))
@@ -123,17 +126,19 @@ def create(options, options_count):
     """
     cdef cynvfatbin.nvFatbinResult err
     cdef cynvfatbin.nvFatbinHandle c_handle_indirect = <cynvfatbin.nvFatbinHandle>0
-    cdef _Buf a_options
-    cdef void* p_options
+    cdef _Buf a_options = None
+    cdef void* p_options = NULL
     cdef size_t c_optionsCount
     cdef int _p = 0
     try:
         _p = 1
         c_optionsCount = options_count
         _p = 0
-        a_options = _strlist(options)
-        p_options = _bufptr(a_options)
-        _check_count(options, c_optionsCount, 'options', 'optionsCount')
+        if type(options) is int:
+            p_options = _cstr_address(options)
+        elif options is not None:
+            a_options = _cstrs(options, c_optionsCount)
+            p_options = _bufptr(a_options)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('create', ('options', 'options_count'), _p) from None
     with nogil:
@@ -256,6 +261,7 @@ def add_ptx(handle, code, size, arch, identifier, options_cmd_line):
         _p = 0
         _hptr(handle, &c_handle)
         _p = 1
+        if code is None: raise ValueError('expected a buffer or an int address, not None')
         _bptr(code, &c_code, c_size)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('add_ptx', ('handle', 'code', 'size', 'arch', 'identifier', 'options_cmd_line'), _p) from None
@@ -324,6 +330,7 @@ def add_cubin(handle, code, size, arch, identifier):
         _p = 0
         _hptr(handle, &c_handle)
         _p = 1
+        if code is None: raise ValueError('expected a buffer or an int address, not None')
         _bptr(code, &c_code, c_size)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('add_cubin', ('handle', 'code', 'size', 'arch', 'identifier'), _p) from None
@@ -427,6 +434,7 @@ def add_ltoir(handle, code, size, arch, identifier, options_cmd_line):
         _p = 0
         _hptr(handle, &c_handle)
         _p = 1
+        if code is None: raise ValueError('expected a buffer or an int address, not None')
         _bptr(code, &c_code, c_size)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('add_ltoir', ('handle', 'code', 'size', 'arch', 'identifier', 'options_cmd_line'), _p) from None
@@ -488,6 +496,7 @@ def add_index(handle, code, size, identifier):
         _p = 0
         _hptr(handle, &c_handle)
         _p = 1
+        if code is None: raise ValueError('expected a buffer or an int address, not None')
         _bptr(code, &c_code, c_size)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('add_index', ('handle', 'code', 'size', 'identifier'), _p) from None
@@ -556,6 +565,7 @@ def add_reloc(handle, code, size):
         _p = 0
         _hptr(handle, &c_handle)
         _p = 1
+        if code is None: raise ValueError('expected a buffer or an int address, not None')
         _bptr(code, &c_code, c_size)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('add_reloc', ('handle', 'code', 'size'), _p) from None
@@ -637,7 +647,12 @@ def get(handle, buffer):
     try:
         _hptr(handle, &c_handle)
         _p = 1
-        _wbuf(buffer, &c_buffer, &n_buffer, True, True)
+        if buffer is None: raise ValueError('expected a buffer or an int address, not None')
+        if (type(buffer) is int and buffer == 0):
+            c_buffer = NULL
+            n_buffer = <Py_ssize_t>(<size_t>-1 >> 1)
+        else:
+            _wbuf(buffer, &c_buffer, &n_buffer, True, True)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('get', ('handle', 'buffer'), _p) from None
     cdef size_t need_buffer = 0

@@ -4,10 +4,12 @@
 """NVML (NVIDIA Management Library): Python bindings generated from the CUDA 13.0 headers, in the style of NVIDIA's cuda.bindings.nvml."""
 from cuda.bindings cimport cynvml
 from cuda.bindings._base cimport (_Buf, _hptr, _href, _vptr, _wbuf, _as_bytes, _array, _strlist, _bufptr,
-    _Buf_new, _check_count, _bptr, _arg_error, _vsized, _library_handle, _Lazy, _new_lazy, _live, _consume,
-    _Handle, _IntValue, _iv, _Struct, _enum)
+    _Buf_new, _check_count, _bptr, _arg_error, _vsized, _library_handle, _Lazy, _new_lazy, _live, _consume, _cstrs,
+    _Handle, _IntValue, _iv, _Struct, _enum, _bytes_into, _cstr_address)
 from cuda.bindings._records cimport (_Record, _new_record, _new_record_at, _record_ptr, _text, _text0, _records_of,
     _numbers_of, _numbers_new, _numbers_ptr, _records_in)
+from libc.errno cimport errno
+from cpython.bytes cimport PyBytes_FromStringAndSize
 from cpython.long cimport PyLong_FromVoidPtr, PyLong_AsVoidPtr
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t, intptr_t, uintptr_t
 from libc.string cimport memcpy, memset
@@ -1146,7 +1148,6 @@ def unit_get_unit_info(unit):
         - NVML_ERROR_UNINITIALIZED if the library has not been successfully initialized
         - NVML_ERROR_INVALID_ARGUMENT if unit is invalid or info is NULL
     """
-    _live(unit, _CONSUMED, 'unit', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_unit
     cdef _Record s_info = _new_record_at(_L, 111, 'UnitInfo')
@@ -1192,7 +1193,6 @@ def unit_get_led_state(unit):
     See Also
     --------
     """
-    _live(unit, _CONSUMED, 'unit', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_unit
     cdef _Record s_state = _new_record_at(_L, 65, 'LedState')
@@ -1235,7 +1235,6 @@ def unit_get_psu_info(unit):
         - NVML_ERROR_NOT_SUPPORTED if this is not an S-class product
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(unit, _CONSUMED, 'unit', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_unit
     cdef _Record s_psu = _new_record_at(_L, 80, 'PSUInfo')
@@ -1281,7 +1280,6 @@ def unit_get_temperature(unit, type):
         - NVML_ERROR_NOT_SUPPORTED if this is not an S-class product
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(unit, _CONSUMED, 'unit', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_unit
     cdef unsigned int c_type
@@ -1329,7 +1327,6 @@ def unit_get_fan_speed_info(unit):
         - NVML_ERROR_NOT_SUPPORTED if this is not an S-class product
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(unit, _CONSUMED, 'unit', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_unit
     cdef _Record s_fanSpeeds = _new_record_at(_L, 110, 'UnitFanSpeeds')
@@ -1375,7 +1372,6 @@ def unit_get_devices(unit):
           devices is NULL
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(unit, _CONSUMED, 'unit', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_unit
     cdef unsigned int c_deviceCount = 0
@@ -2351,7 +2347,6 @@ def device_clear_cpu_affinity(device):
         - NVML_ERROR_UNINITIALIZED if the library has not been successfully initialized
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     try:
@@ -8737,7 +8732,7 @@ def device_get_conf_compute_gpu_attestation_report(device, nonce):
     ----------
     device : int
         The identifier of the target device
-    nonce : Sequence[int] | NDArray[Any]
+    nonce : Buffer | Sequence[int]
 
     Returns
     -------
@@ -8764,7 +8759,7 @@ def device_get_conf_compute_gpu_attestation_report(device, nonce):
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('device_get_conf_compute_gpu_attestation_report', ('device', 'gpu_atst_report'), _p) from None
     try:
-        s_gpuAtstReport.nonce = nonce
+        _bytes_into(<unsigned char*>(<cynvml.nvmlConfComputeGpuAttestationReport_t*>s_gpuAtstReport._ptr).nonce, sizeof((<cynvml.nvmlConfComputeGpuAttestationReport_t*>s_gpuAtstReport._ptr).nonce), nonce, False)
     except (TypeError, ValueError, OverflowError) as e:
         raise e.__class__(f"device_get_conf_compute_gpu_attestation_report() argument 'nonce': {e}") from None
     with nogil:
@@ -10103,9 +10098,7 @@ def device_set_hostname_v1(device, hostname):
     ----------
     device : int
         The identifier of the target device
-    hostname : Hostname_v1 | int | None
-        Reference to the caller-provided nvmlHostname_v1_t struct containing the
-        hostname
+    hostname : str | bytes
 
     Returns
     -------
@@ -10132,17 +10125,18 @@ def device_set_hostname_v1(device, hostname):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef void* p_hostname
+    cdef _Record s_hostname = _new_record_at(_L, 63, 'Hostname_v1')
     cdef int _p = 0
     try:
-        _p = 1
-        p_hostname = _record_ptr(hostname, _L.cls('Hostname_v1'), 'hostname')
-        _p = 0
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('device_set_hostname_v1', ('device', 'hostname'), _p) from None
+    try:
+        s_hostname.value = hostname
+    except (TypeError, ValueError, OverflowError) as e:
+        raise e.__class__(f"device_set_hostname_v1() argument 'hostname': {e}") from None
     with nogil:
-        err = cynvml.nvmlDeviceSetHostname_v1(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlHostname_v1_t*>p_hostname)
+        err = cynvml.nvmlDeviceSetHostname_v1(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlHostname_v1_t*>s_hostname._ptr)
     if err != 0:
         _raise(err)
     return None
@@ -10237,7 +10231,6 @@ def unit_set_led_state(unit, color):
     See Also
     --------
     """
-    _live(unit, _CONSUMED, 'unit', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_unit
     cdef long long c_color
@@ -10572,7 +10565,6 @@ def device_set_driver_model(device, driver_model, flags):
     See Also
     --------
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_driverModel
@@ -11943,7 +11935,6 @@ def device_set_nvlink_utilization_control(device, link, counter, control, reset)
     NvmlError
         If the call fails, with the Return member in its `status`.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_link
@@ -11989,7 +11980,6 @@ def device_get_nvlink_utilization_control(device, link, counter):
     NvmlError
         If the call fails, with the Return member in its `status`.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_link
@@ -12032,7 +12022,6 @@ def device_get_nvlink_utilization_counter(device, link, counter):
     NvmlError
         If the call fails, with the Return member in its `status`.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_link
@@ -12074,7 +12063,6 @@ def device_freeze_nvlink_utilization_counter(device, link, counter, freeze):
     NvmlError
         If the call fails, with the Return member in its `status`.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_link
@@ -12116,7 +12104,6 @@ def device_reset_nvlink_utilization_counter(device, link, counter):
     NvmlError
         If the call fails, with the Return member in its `status`.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_link
@@ -13197,6 +13184,7 @@ def device_get_field_values(device, values):
         _hptr(device, &c_device)
         _p = 2
         c_valuesCount = len(r_values)
+        if len(r_values) == 0: return r_values
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('device_get_field_values', ('device', 'values_count', 'values'), _p) from None
     with nogil:
@@ -13221,9 +13209,7 @@ def device_clear_field_values(device, values):
 
     Returns
     -------
-    values : FieldValue
-        Array of valuesCount structures to hold field values. Each value's fieldId must
-        be populated prior to this call
+    None
 
     Raises
     ------
@@ -13247,13 +13233,14 @@ def device_clear_field_values(device, values):
         _hptr(device, &c_device)
         _p = 2
         c_valuesCount = len(r_values)
+        if len(r_values) == 0: return r_values
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('device_clear_field_values', ('device', 'values_count', 'values'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceClearFieldValues(<cynvml.nvmlDevice_t>c_device, c_valuesCount, <cynvml.nvmlFieldValue_t*>r_values._ptr)
     if err != 0:
         _raise(err)
-    return r_values
+    return None
 
 def device_get_virtualization_mode(device):
     """
@@ -16036,7 +16023,6 @@ def gpu_instance_get_vgpu_scheduler_state(gpu_instance):
           invalid
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(gpu_instance, _CONSUMED, 'gpu_instance', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_gpuInstance
     cdef _Record s_pSchedulerStateInfo = _new_record_at(_L, 139, 'VgpuSchedulerStateInfo_v1')
@@ -16085,7 +16071,6 @@ def gpu_instance_get_vgpu_scheduler_log(gpu_instance):
           invalid
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(gpu_instance, _CONSUMED, 'gpu_instance', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_gpuInstance
     cdef _Record s_pSchedulerLogInfo = _new_record_at(_L, 134, 'VgpuSchedulerLogInfo_v1')
@@ -17562,14 +17547,14 @@ def device_read_write_prm_v1(device, in_data):
     ----------
     device : int
         Identifer of target GPU device
-    in_data : Sequence[int] | NDArray[Any]
+    in_data : Buffer | Sequence[int]
 
     Returns
     -------
-    buffer : PRMTLV_v1
-        Structure holding the input data in TLV format as well as the PRM register
-        contents in TLV format (in the case of a successful read operation). Note: the
-        input data and any returned data shall be in network byte order.
+    status : int
+        The status field of the PRMTLV_v1 the call fills.
+    out_data : bytes
+        The out_data field of the PRMTLV_v1 the call fills.
 
     Raises
     ------
@@ -17593,14 +17578,14 @@ def device_read_write_prm_v1(device, in_data):
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('device_read_write_prm_v1', ('device', 'buffer'), _p) from None
     try:
-        s_buffer.in_data = in_data
+        (<cynvml.nvmlPRMTLV_v1_t*>s_buffer._ptr).dataSize = _bytes_into(<unsigned char*>(<cynvml.nvmlPRMTLV_v1_t*>s_buffer._ptr).inData, sizeof((<cynvml.nvmlPRMTLV_v1_t*>s_buffer._ptr).inData), in_data, True)
     except (TypeError, ValueError, OverflowError) as e:
         raise e.__class__(f"device_read_write_prm_v1() argument 'in_data': {e}") from None
     with nogil:
         err = cynvml.nvmlDeviceReadWritePRM_v1(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlPRMTLV_v1_t*>s_buffer._ptr)
     if err != 0:
         _raise(err)
-    return s_buffer
+    return (s_buffer.status, PyBytes_FromStringAndSize(<char*>(<cynvml.nvmlPRMTLV_v1_t*>s_buffer._ptr).outData, min(<size_t>(<cynvml.nvmlPRMTLV_v1_t*>s_buffer._ptr).dataSize, sizeof((<cynvml.nvmlPRMTLV_v1_t*>s_buffer._ptr).outData))))
 
 def device_set_mig_mode(device, mode):
     """
@@ -18187,7 +18172,6 @@ def gpu_instance_destroy(gpu_instance):
           if processes (e.g. CUDA application) or compute instances are active on the
           GPU instance.
     """
-    _live(gpu_instance, _CONSUMED, 'gpu_instance', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_gpuInstance
     try:
@@ -18198,7 +18182,6 @@ def gpu_instance_destroy(gpu_instance):
         err = cynvml.nvmlGpuInstanceDestroy(<cynvml.nvmlGpuInstance_t>c_gpuInstance)
     if err != 0:
         _raise(err)
-    _consume(gpu_instance, _CONSUMED)
     return None
 
 def device_get_gpu_instances(device, profile_id):
@@ -18340,7 +18323,6 @@ def gpu_instance_get_info(gpu_instance):
         - NVML_ERROR_NO_PERMISSION If user doesn't have permission to perform the
           operation
     """
-    _live(gpu_instance, _CONSUMED, 'gpu_instance', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_gpuInstance
     cdef _Record s_info = _new_record_at(_L, 54, 'GpuInstanceInfo')
@@ -18395,7 +18377,6 @@ def gpu_instance_get_compute_instance_profile_info(gpu_instance, profile, eng_pr
     compatible way by invoking it on profile values starting from 0, until the API
     returns NVML_ERROR_INVALID_ARGUMENT.
     """
-    _live(gpu_instance, _CONSUMED, 'gpu_instance', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_gpuInstance
     cdef unsigned int c_profile
@@ -18464,7 +18445,6 @@ def gpu_instance_get_compute_instance_profile_info_v(gpu_instance, profile, eng_
     The caller must set the nvmlGpuInstanceProfileInfo_v2_t.version field to the
     appropriate version prior to calling this function. For example:
     """
-    _live(gpu_instance, _CONSUMED, 'gpu_instance', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_gpuInstance
     cdef unsigned int c_profile
@@ -18520,7 +18500,6 @@ def gpu_instance_get_compute_instance_remaining_capacity(gpu_instance, profile_i
         - NVML_ERROR_NO_PERMISSION If user doesn't have permission to perform the
           operation
     """
-    _live(gpu_instance, _CONSUMED, 'gpu_instance', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_gpuInstance
     cdef unsigned int c_profileId
@@ -18580,7 +18559,6 @@ def gpu_instance_get_compute_instance_possible_placements(gpu_instance, profile_
         - NVML_ERROR_NO_PERMISSION If user doesn't have permission to perform the
           operation
     """
-    _live(gpu_instance, _CONSUMED, 'gpu_instance', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_gpuInstance
     cdef unsigned int c_profileId
@@ -18651,7 +18629,6 @@ def gpu_instance_create_compute_instance(gpu_instance, profile_id):
         - NVML_ERROR_INSUFFICIENT_RESOURCES If the requested compute instance could not
           be created
     """
-    _live(gpu_instance, _CONSUMED, 'gpu_instance', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_gpuInstance
     cdef unsigned int c_profileId
@@ -18714,7 +18691,6 @@ def gpu_instance_create_compute_instance_with_placement(gpu_instance, profile_id
         - NVML_ERROR_INSUFFICIENT_RESOURCES If the requested compute instance could not
           be created
     """
-    _live(gpu_instance, _CONSUMED, 'gpu_instance', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_gpuInstance
     cdef unsigned int c_profileId
@@ -18768,7 +18744,6 @@ def compute_instance_destroy(compute_instance):
           returned if processes (e.g. CUDA application) are active on the compute
           instance.
     """
-    _live(compute_instance, _CONSUMED, 'compute_instance', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_computeInstance
     try:
@@ -18779,7 +18754,6 @@ def compute_instance_destroy(compute_instance):
         err = cynvml.nvmlComputeInstanceDestroy(<cynvml.nvmlComputeInstance_t>c_computeInstance)
     if err != 0:
         _raise(err)
-    _consume(compute_instance, _CONSUMED)
     return None
 
 def gpu_instance_get_compute_instances(gpu_instance, profile_id):
@@ -18817,7 +18791,6 @@ def gpu_instance_get_compute_instances(gpu_instance, profile_id):
         - NVML_ERROR_NO_PERMISSION If user doesn't have permission to perform the
           operation
     """
-    _live(gpu_instance, _CONSUMED, 'gpu_instance', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_gpuInstance
     cdef unsigned int c_profileId
@@ -18874,7 +18847,6 @@ def gpu_instance_get_compute_instance_by_id(gpu_instance, id):
           operation
         - NVML_ERROR_NOT_FOUND If the compute instance is not found.
     """
-    _live(gpu_instance, _CONSUMED, 'gpu_instance', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_gpuInstance
     cdef unsigned int c_id
@@ -18922,7 +18894,6 @@ def compute_instance_get_info_v2(compute_instance):
         - NVML_ERROR_NO_PERMISSION If user doesn't have permission to perform the
           operation
     """
-    _live(compute_instance, _CONSUMED, 'compute_instance', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_computeInstance
     cdef _Record s_info = _new_record_at(_L, 16, 'ComputeInstanceInfo')

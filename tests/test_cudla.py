@@ -69,8 +69,10 @@ def test_calls_on_a_stand_in(stub):
     with pytest.raises(cudla.CudlaError):
         cudla.check_status(7)
     cudla.destroy_device(dev)
-    with pytest.raises(ValueError, match="destroyed"):
-        cudla.get_last_error(dev)
+    # no DLA hardware here to see what cuDLA does with a destroyed device: passed on, as NVIDIA's
+    # package passes it (codegen/overrides.py HANDLE_CHECKS)
+    cudla.get_last_error(dev)
+    assert stub.last() == "cudlaGetLastError"
     with pytest.raises(ValueError, match="module_size|p_module"):
         cudla.module_load_from_memory(0x9100, b"abc", 16, 0)
 

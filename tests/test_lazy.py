@@ -83,7 +83,7 @@ def test_python_level_enums_of_nvjitlink_are_lazy_too():
     assert nvjitlink.Result.SUCCESS == 0
     assert nvjitlink.InputType.PTX == nvjitlink.nvJitLinkInputType.NVJITLINK_INPUT_PTX
     err = nvjitlink.nvJitLinkError(nvjitlink.Result.ERROR_INVALID_INPUT)
-    assert err.status is nvjitlink.Result.ERROR_INVALID_INPUT and "ERROR_INVALID_INPUT" in str(err)
+    assert err.status == nvjitlink.Result.ERROR_INVALID_INPUT and "ERROR_INVALID_INPUT" in str(err)
 
 
 def test_python_level_enums_of_nvvm_are_lazy_too():
@@ -101,7 +101,7 @@ print(json.dumps({"before": before, "stored": vars(m).get("Result") is r, "modul
     assert info == {"before": [], "stored": True, "module": "cuda.bindings.nvvm", "in_dir": True}, info
     assert nvvm.Result.ERROR_COMPILATION == nvvm.nvvmResult.NVVM_ERROR_COMPILATION == 9
     err = nvvm.nvvmError(nvvm.Result.ERROR_INVALID_IR)
-    assert err.status is nvvm.Result.ERROR_INVALID_IR and str(err) == "ERROR_INVALID_IR (6)"
+    assert err.status == nvvm.Result.ERROR_INVALID_IR and str(err) == "ERROR_INVALID_IR (6)"
 
 
 def test_threads_racing_for_a_new_class_get_the_same_one():

@@ -212,8 +212,8 @@ def test_lto_can_also_give_ptx(handles, ltoir):
 def check_error(excinfo, expected):
     err = excinfo.value
     assert isinstance(err, nvjitlink.nvJitLinkError)
-    assert isinstance(err.status, nvjitlink.Result), f"status should be a Result member: {err.status!r}"
-    assert err.status is expected, err.status
+    assert type(err.status) is int, f"status is the int the call returned, as in NVIDIA's: {err.status!r}"
+    assert err.status == expected, err.status
     assert expected.name in str(err), str(err)
 
 
@@ -224,9 +224,9 @@ def test_bad_input_raises_with_status_and_error_log(handles):
         nvjitlink.add_data(h, nvjitlink.InputType.PTX, junk, len(junk), b"junk.ptx")
         nvjitlink.complete(h)  # in case the library only notices here
     err = excinfo.value
-    assert isinstance(err.status, nvjitlink.Result)
-    assert err.status is not nvjitlink.Result.SUCCESS
-    assert err.status.name in str(err)
+    assert type(err.status) is int
+    assert err.status != nvjitlink.Result.SUCCESS
+    assert str(err) == f"{nvjitlink.Result(err.status).name} ({err.status})"
     log = read_log(h, "error")
     assert b"junk.ptx" in log, log
 
@@ -235,8 +235,8 @@ def test_wrong_input_type_is_reported(handles, ptx):
     h = new_linker(handles, "-arch=sm_90")
     with pytest.raises(nvjitlink.nvJitLinkError) as excinfo:
         nvjitlink.add_data(h, nvjitlink.InputType.CUBIN, ptx, len(ptx), b"not_a.cubin")
-    assert isinstance(excinfo.value.status, nvjitlink.Result)
-    assert excinfo.value.status is not nvjitlink.Result.SUCCESS
+    assert type(excinfo.value.status) is int
+    assert excinfo.value.status != nvjitlink.Result.SUCCESS
 
 
 def test_unknown_option_raises():
@@ -319,17 +319,63 @@ def test_unresolved_symbol_fails_with_log(handles):
     with pytest.raises(nvjitlink.nvJitLinkError) as excinfo:
         nvjitlink.add_data(h, nvjitlink.InputType.LTOIR, user, len(user), b"user.ltoir")
         nvjitlink.complete(h)
-    assert isinstance(excinfo.value.status, nvjitlink.Result)
-    assert excinfo.value.status is not nvjitlink.Result.SUCCESS
-    assert excinfo.value.status.name in str(excinfo.value)
+    assert type(excinfo.value.status) is int
+    assert excinfo.value.status != nvjitlink.Result.SUCCESS
+    assert nvjitlink.Result(excinfo.value.status).name in str(excinfo.value)
     assert b"helper" in read_log(h, "error")
 
 
 def test_wrong_python_types_raise_typeerror():
     with pytest.raises(TypeError):
-        nvjitlink.create(1, "-arch=sm_90")  # a str, not a list of bytes
-    with pytest.raises(TypeError):
         nvjitlink.get_linked_cubin_size("handle")
+    with pytest.raises(TypeError):
+        nvjitlink.create(1, [1.5])                     # an option is a str or an address
+
+
+NULL_INPUT = 10      # Result.ERROR_NULL_INPUT (CUDA 13); the 12.x library reports INVALID_INPUT
+
+
+def test_options_take_the_forms_nvidias_package_takes(handles):
+    import ctypes
+    opt = ctypes.create_string_buffer(b"-arch=sm_90")
+    array = (ctypes.c_void_p * 1)(ctypes.addressof(opt))
+    for options in (["-arch=sm_90"], ("-arch=sm_90",), [ctypes.addressof(opt)], ctypes.addressof(array),
+                    [b"-arch=sm_90"]):                  # (bytes: ours also takes them)
+        h = nvjitlink.create(1, options)
+        handles.append(h)
+        assert nvjitlink.get_error_log_size(h) == 0
+    # a str is the sequence of its characters, and an empty list or 0 is NULL, as there: the
+    # library says what it makes of them
+    with pytest.raises(nvjitlink.nvJitLinkError) as e:
+        nvjitlink.create(1, "-arch=sm_90")
+    assert e.value.status == nvjitlink.Result.ERROR_UNRECOGNIZED_OPTION
+    for null in ([], 0):
+        with pytest.raises(nvjitlink.nvJitLinkError) as e:     # (the 12.x library: INVALID_INPUT)
+            nvjitlink.create(1, null)
+        assert e.value.status in (nvjitlink.Result.ERROR_INVALID_INPUT, NULL_INPUT)
+    # more options counted than given: the library would read pointers past the list (it crashes)
+    with pytest.raises(RuntimeError, match="fewer than the count 2"):
+        nvjitlink.create(2, ["-arch=sm_90"])
+
+
+def test_null_buffers_reach_the_library_as_in_nvidias_package(handles, ptx):
+    # 0 is NULL, and so is None where NVIDIA's package of the release takes it (12.9.10, 13.5.0;
+    # 13.0.3 refuses None with ValueError): the library reports it
+    from cuda.bindings import __cuda_version__
+    h = new_linker(handles, "-arch=sm_90")
+    nones = [0] if __cuda_version__ == "13.0" else [0, None]
+    for null in nones:
+        with pytest.raises(nvjitlink.nvJitLinkError) as e:
+            nvjitlink.get_error_log(h, null)
+        assert e.value.status in (nvjitlink.Result.ERROR_INVALID_INPUT, NULL_INPUT)
+        with pytest.raises(nvjitlink.nvJitLinkError) as e:
+            nvjitlink.add_data(h, nvjitlink.InputType.PTX, null, 0, "x.ptx")
+        assert str(e.value) == "ERROR_INVALID_INPUT (3)"
+    if __cuda_version__ == "13.0":
+        for call in (lambda: nvjitlink.get_error_log(h, None),
+                     lambda: nvjitlink.add_data(h, nvjitlink.InputType.PTX, None, 0, "x.ptx")):
+            with pytest.raises(ValueError, match="not None"):
+                call()
 
 
 # Run in a child: without the size check the library writes the whole cubin into the small

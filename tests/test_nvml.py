@@ -189,6 +189,46 @@ def test_field_values(stub):
     assert stub.args()[:3] == [DEVICE, 2, values.ptr]
     fv = nvml.FieldValue(3)
     assert nvml.device_get_field_values(DEVICE, fv) is fv and stub.args()[1] == 3
+    assert nvml.device_clear_field_values(DEVICE, fv) is None       # the call only reads them
+
+
+def test_no_field_values_come_back_without_a_call(stub):
+    # as NVIDIA's package: the empty struct object (made of the empty list) at once
+    for call in (nvml.device_get_field_values, nvml.device_clear_field_values):
+        for values in ([], nvml.FieldValue(0)):
+            stub.reset()
+            got = call(DEVICE, values)
+            assert isinstance(got, nvml.FieldValue) and len(got) == 0
+            assert stub.last() is None
+
+
+def test_byte_data_is_bytes(stub):
+    # a PRM register's TLV data: bytes in, (the PRM status, the output bytes) back, as many as
+    # the struct's dataSize says; the input and output share the struct's memory (a union)
+    if not hasattr(nvml, "device_read_write_prm_v1"):
+        pytest.skip("this release's nvml.h has no nvmlDeviceReadWritePRM_v1")
+    assert nvml.device_read_write_prm_v1(DEVICE, b"\x01\x02\x03") == (0, b"\x01\x02\x03")
+    stub.write("nvmlDeviceReadWritePRM_v1", 1, struct.pack("<II", 2, 7) + b"\x09\x08")
+    assert nvml.device_read_write_prm_v1(DEVICE, bytearray(b"\x01")) == (7, b"\x09\x08")
+    with pytest.raises(ValueError, match="in_data"):
+        nvml.device_read_write_prm_v1(DEVICE, bytes(497))        # more than the field holds
+    with pytest.raises(TypeError, match="in_data"):
+        nvml.device_read_write_prm_v1(DEVICE, "text")
+
+
+def test_attestation_nonce_is_bytes(stub):
+    report = nvml.device_get_conf_compute_gpu_attestation_report(DEVICE, b"n" * 32)
+    assert bytes(report.nonce) == b"n" * 32
+    report = nvml.device_get_conf_compute_gpu_attestation_report(DEVICE, b"ab")
+    assert bytes(report.nonce) == b"ab" + bytes(30)
+    assert bytes(nvml.device_get_conf_compute_gpu_attestation_report(DEVICE, [1, 2]).nonce[:2]) == b"\x01\x02"
+
+
+def test_hostname_is_text(stub):
+    if not hasattr(nvml, "device_set_hostname_v1"):
+        pytest.skip("this release's nvml.h has no nvmlDeviceSetHostname_v1")
+    assert nvml.device_set_hostname_v1(DEVICE, "node-7") is None
+    assert stub.last() == "nvmlDeviceSetHostname_v1"
 
 
 def test_strings_and_unwrapped_fields(stub):
@@ -201,8 +241,19 @@ def test_strings_and_unwrapped_fields(stub):
 def test_handles_and_argument_errors(stub):
     with pytest.raises(TypeError, match="device"):
         nvml.device_get_name(None)
+    # NVML crashes on a device handle in the first page (scripts/handle_probe.py on the real
+    # library): refused before the call ...
     with pytest.raises(ValueError, match="device"):
-        nvml.device_get_name(1)                      # no NVML handle lies in the first page
+        nvml.device_get_name(1)
+    assert stub.last() is None
+    # ... but not where it answers without reading the handle, nor for the handles it checks
+    # (units, GPU and compute instances: NVML_ERROR_INVALID_ARGUMENT), which go to the library
+    nvml.device_clear_cpu_affinity(1)
+    assert stub.last() == "nvmlDeviceClearCpuAffinity"
+    stub.status("nvmlUnitGetUnitInfo", 2)
+    with pytest.raises(nvml.InvalidArgumentError):
+        nvml.unit_get_unit_info(1)
+    assert stub.calls("nvmlUnitGetUnitInfo") == 1
     with pytest.raises((TypeError, OverflowError), match="index"):
         nvml.device_get_handle_by_index_v2(-1)
     with pytest.raises(TypeError, match="pci_bus_id"):

@@ -12,7 +12,7 @@ SYMBOLS = (
     ('cuFileRead', 0, '', 0, 'cuFileRead'),
     ('cuFileWrite', 0, '', 0, 'cuFileWrite'),
     ('cuFileDriverOpen', 0, '', 0, 'cuFileDriverOpen'),
-    ('cuFileDriverClose', 0, '', 0, 'cuFileDriverClose'),
+    ('cuFileDriverClose', 0, '', 0, 'cuFileDriverClose_v2'),
     ('cuFileDriverClose_v2', 0, '', 0, 'cuFileDriverClose_v2'),
     ('cuFileUseCount', 0, '', 0, 'cuFileUseCount'),
     ('cuFileDriverGetProperties', 0, '', 0, 'cuFileDriverGetProperties'),

@@ -4,10 +4,12 @@
 """cuFile (GPUDirect Storage): Python bindings generated from the CUDA 12.9 headers, in the style of NVIDIA's cuda.bindings.cufile."""
 from cuda.bindings cimport cycufile
 from cuda.bindings._base cimport (_Buf, _hptr, _href, _vptr, _wbuf, _as_bytes, _array, _strlist, _bufptr,
-    _Buf_new, _check_count, _bptr, _arg_error, _vsized, _library_handle, _Lazy, _new_lazy, _live, _consume,
-    _Handle, _IntValue, _iv, _Struct, _enum)
+    _Buf_new, _check_count, _bptr, _arg_error, _vsized, _library_handle, _Lazy, _new_lazy, _live, _consume, _cstrs,
+    _Handle, _IntValue, _iv, _Struct, _enum, _bytes_into, _cstr_address)
 from cuda.bindings._records cimport (_Record, _new_record, _new_record_at, _record_ptr, _text, _text0, _records_of,
     _numbers_of, _numbers_new, _numbers_ptr, _records_in)
+from libc.errno cimport errno
+from cpython.bytes cimport PyBytes_FromStringAndSize
 from cpython.long cimport PyLong_FromVoidPtr, PyLong_AsVoidPtr
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t, intptr_t, uintptr_t
 from libc.string cimport memcpy, memset
@@ -81,11 +83,12 @@ class cuFileError(Exception):
     """A failed cuFile call: `status` is the OpError value."""
 
     def __init__(self, status, cuda_error=None):
-        self.status = int(status)
-        self.cuda_error = None if cuda_error is None else int(cuda_error)
-        msg = f'{_status_name(self.status)} ({self.status}): {_status_text(self.status)}'
-        if self.cuda_error:
-            msg += f'; CUDA status: {_cuda_status_name(self.cuda_error)} ({self.cuda_error})'
+        self.status = status
+        self.cuda_error = cuda_error
+        s = _L.cls('OpError')(status)     # ValueError for a value it lacks, as NVIDIA's
+        msg = f'{s.name} ({int(s)}): {_status_text(int(s))}'
+        if cuda_error:
+            msg += f'; CUDA status: {_cuda_status_name(cuda_error)} ({int(cuda_error)})'
         super().__init__(msg)
 
     def __reduce__(self):
@@ -206,7 +209,6 @@ def handle_deregister(fh):
     --------
     handle_register
     """
-    _live(fh, _CONSUMED, 'fh', 'a cuFile handle')
     cdef int r
     cdef void* c_fh
     try:
@@ -215,7 +217,6 @@ def handle_deregister(fh):
         raise _arg_error('handle_deregister', ('fh',), 0) from None
     with nogil:
         cycufile.cuFileHandleDeregister(<cycufile.CUfileHandle_t>c_fh)
-    _consume(fh, _CONSUMED)
     return None
 
 def buf_register(buf_ptr_base, length, flags):
@@ -267,7 +268,10 @@ def buf_register(buf_ptr_base, length, flags):
         _p = 2
         c_flags = flags
         _p = 0
-        _bptr(buf_ptr_base, &c_bufPtr_base, 0)
+        if buf_ptr_base is None:
+            c_bufPtr_base = NULL
+        else:
+            _bptr(buf_ptr_base, &c_bufPtr_base, 0)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('buf_register', ('buf_ptr_base', 'length', 'flags'), _p) from None
     with nogil:
@@ -302,7 +306,10 @@ def buf_deregister(buf_ptr_base):
     cdef cycufile.CUfileError_t err
     cdef void* c_bufPtr_base
     try:
-        _bptr(buf_ptr_base, &c_bufPtr_base, 0)
+        if buf_ptr_base is None:
+            c_bufPtr_base = NULL
+        else:
+            _bptr(buf_ptr_base, &c_bufPtr_base, 0)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('buf_deregister', ('buf_ptr_base',), 0) from None
     with nogil:
@@ -347,8 +354,8 @@ def read(fh, buf_ptr_base, size, file_offset, buf_ptr_offset):
     and/or size. This is also recommended for cases where the BAR1 memory size is
     smaller than the size of the allocated memory.
     """
-    _live(fh, _CONSUMED, 'fh', 'a cuFile handle')
     cdef Py_ssize_t r
+    cdef int errno_ = 0
     cdef void* c_fh
     cdef void* c_bufPtr_base
     cdef size_t c_size
@@ -365,11 +372,16 @@ def read(fh, buf_ptr_base, size, file_offset, buf_ptr_offset):
         _p = 0
         _hptr(fh, &c_fh)
         _p = 1
-        _bptr(buf_ptr_base, &c_bufPtr_base, 0)
+        if buf_ptr_base is None:
+            c_bufPtr_base = NULL
+        else:
+            _bptr(buf_ptr_base, &c_bufPtr_base, 0)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('read', ('fh', 'buf_ptr_base', 'size', 'file_offset', 'buf_ptr_offset'), _p) from None
     with nogil:
-        r = cycufile.cuFileRead(<cycufile.CUfileHandle_t>c_fh, <void*>c_bufPtr_base, c_size, c_file_offset, c_bufPtr_offset)
+        r = cycufile.cuFileRead(<cycufile.CUfileHandle_t>c_fh, <void*>c_bufPtr_base, c_size, c_file_offset, c_bufPtr_offset); errno_ = errno
+    if r == -1:
+        raise cuFileError(errno_)
     return r
 
 def write(fh, buf_ptr_base, size, file_offset, buf_ptr_offset):
@@ -408,8 +420,8 @@ def write(fh, buf_ptr_base, size, file_offset, buf_ptr_offset):
     and/or size. This is also recommended for cases where the BAR1 memory size is
     smaller than the size of the allocated memory.
     """
-    _live(fh, _CONSUMED, 'fh', 'a cuFile handle')
     cdef Py_ssize_t r
+    cdef int errno_ = 0
     cdef void* c_fh
     cdef void* c_bufPtr_base
     cdef size_t c_size
@@ -426,11 +438,16 @@ def write(fh, buf_ptr_base, size, file_offset, buf_ptr_offset):
         _p = 0
         _hptr(fh, &c_fh)
         _p = 1
-        _bptr(buf_ptr_base, &c_bufPtr_base, c_size)
+        if buf_ptr_base is None:
+            c_bufPtr_base = NULL
+        else:
+            _bptr(buf_ptr_base, &c_bufPtr_base, c_size)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('write', ('fh', 'buf_ptr_base', 'size', 'file_offset', 'buf_ptr_offset'), _p) from None
     with nogil:
-        r = cycufile.cuFileWrite(<cycufile.CUfileHandle_t>c_fh, <const void*>c_bufPtr_base, c_size, c_file_offset, c_bufPtr_offset)
+        r = cycufile.cuFileWrite(<cycufile.CUfileHandle_t>c_fh, <const void*>c_bufPtr_base, c_size, c_file_offset, c_bufPtr_offset); errno_ = errno
+    if r == -1:
+        raise cuFileError(errno_)
     return r
 
 def driver_open():
@@ -509,12 +526,15 @@ def use_count():
 
     Returns
     -------
-    int
+    None
     """
     cdef long r
+    cdef int errno_ = 0
     with nogil:
-        r = cycufile.cuFileUseCount()
-    return r
+        r = cycufile.cuFileUseCount(); errno_ = errno
+    if r == -1:
+        raise cuFileError(errno_)
+    return None
 
 def driver_get_properties(props):
     """Gets the Driver session properties.
@@ -772,7 +792,6 @@ def batch_io_submit(batch_idp, nr, iocbp, flags):
     cuFileError
         If the call fails, with the OpError member in its `status`.
     """
-    _live(batch_idp, _CONSUMED, 'batch_idp', 'a cuFile handle')
     cdef cycufile.CUfileError_t err
     cdef void* c_batch_idp
     cdef unsigned int c_nr
@@ -816,7 +835,6 @@ def batch_io_get_status(batch_idp, min_nr, nr, iocbp, timeout):
     cuFileError
         If the call fails, with the OpError member in its `status`.
     """
-    _live(batch_idp, _CONSUMED, 'batch_idp', 'a cuFile handle')
     cdef cycufile.CUfileError_t err
     cdef void* c_batch_idp
     cdef unsigned int c_min_nr
@@ -832,9 +850,15 @@ def batch_io_get_status(batch_idp, min_nr, nr, iocbp, timeout):
         _p = 0
         _hptr(batch_idp, &c_batch_idp)
         _p = 2
-        _bptr(nr, &c_nr, 0)
+        if nr is None:
+            c_nr = NULL
+        else:
+            _bptr(nr, &c_nr, 0)
         _p = 4
-        _bptr(timeout, &c_timeout, 0)
+        if timeout is None:
+            c_timeout = NULL
+        else:
+            _bptr(timeout, &c_timeout, 0)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('batch_io_get_status', ('batch_idp', 'min_nr', 'nr', 'iocbp', 'timeout'), _p) from None
     with nogil:
@@ -859,7 +883,6 @@ def batch_io_cancel(batch_idp):
     cuFileError
         If the call fails, with the OpError member in its `status`.
     """
-    _live(batch_idp, _CONSUMED, 'batch_idp', 'a cuFile handle')
     cdef cycufile.CUfileError_t err
     cdef void* c_batch_idp
     try:
@@ -883,7 +906,6 @@ def batch_io_destroy(batch_idp):
     -------
     None
     """
-    _live(batch_idp, _CONSUMED, 'batch_idp', 'a cuFile handle')
     cdef int r
     cdef void* c_batch_idp
     try:
@@ -892,7 +914,6 @@ def batch_io_destroy(batch_idp):
         raise _arg_error('batch_io_destroy', ('batch_idp',), 0) from None
     with nogil:
         cycufile.cuFileBatchIODestroy(<cycufile.CUfileBatchHandle_t>c_batch_idp)
-    _consume(batch_idp, _CONSUMED)
     return None
 
 def read_async(fh, buf_ptr_base, size_p, file_offset_p, buf_ptr_offset_p, bytes_read_p, stream):
@@ -949,7 +970,6 @@ def read_async(fh, buf_ptr_base, size_p, file_offset_p, buf_ptr_offset_p, bytes_
     on cuda stream errors, the user must call cuFileStreamDeregister to release any
     outstanding cuFile resources for the stream.
     """
-    _live(fh, _CONSUMED, 'fh', 'a cuFile handle')
     cdef cycufile.CUfileError_t err
     cdef void* c_fh
     cdef void* c_bufPtr_base
@@ -962,15 +982,30 @@ def read_async(fh, buf_ptr_base, size_p, file_offset_p, buf_ptr_offset_p, bytes_
     try:
         _hptr(fh, &c_fh)
         _p = 1
-        _bptr(buf_ptr_base, &c_bufPtr_base, 0)
+        if buf_ptr_base is None:
+            c_bufPtr_base = NULL
+        else:
+            _bptr(buf_ptr_base, &c_bufPtr_base, 0)
         _p = 2
-        _bptr(size_p, &c_size_p, 0)
+        if size_p is None:
+            c_size_p = NULL
+        else:
+            _bptr(size_p, &c_size_p, 0)
         _p = 3
-        _bptr(file_offset_p, &c_file_offset_p, 0)
+        if file_offset_p is None:
+            c_file_offset_p = NULL
+        else:
+            _bptr(file_offset_p, &c_file_offset_p, 0)
         _p = 4
-        _bptr(buf_ptr_offset_p, &c_bufPtr_offset_p, 0)
+        if buf_ptr_offset_p is None:
+            c_bufPtr_offset_p = NULL
+        else:
+            _bptr(buf_ptr_offset_p, &c_bufPtr_offset_p, 0)
         _p = 5
-        _bptr(bytes_read_p, &c_bytes_read_p, 0)
+        if bytes_read_p is None:
+            c_bytes_read_p = NULL
+        else:
+            _bptr(bytes_read_p, &c_bytes_read_p, 0)
         _p = 6
         _hptr(stream, &c_stream)
     except (TypeError, ValueError, OverflowError):
@@ -1035,7 +1070,6 @@ def write_async(fh, buf_ptr_base, size_p, file_offset_p, buf_ptr_offset_p, bytes
     on cuda stream errors, the user must call cuFileStreamDeregister to release any
     outstanding cuFile resources for the stream.
     """
-    _live(fh, _CONSUMED, 'fh', 'a cuFile handle')
     cdef cycufile.CUfileError_t err
     cdef void* c_fh
     cdef void* c_bufPtr_base
@@ -1048,15 +1082,30 @@ def write_async(fh, buf_ptr_base, size_p, file_offset_p, buf_ptr_offset_p, bytes
     try:
         _hptr(fh, &c_fh)
         _p = 1
-        _bptr(buf_ptr_base, &c_bufPtr_base, 0)
+        if buf_ptr_base is None:
+            c_bufPtr_base = NULL
+        else:
+            _bptr(buf_ptr_base, &c_bufPtr_base, 0)
         _p = 2
-        _bptr(size_p, &c_size_p, 0)
+        if size_p is None:
+            c_size_p = NULL
+        else:
+            _bptr(size_p, &c_size_p, 0)
         _p = 3
-        _bptr(file_offset_p, &c_file_offset_p, 0)
+        if file_offset_p is None:
+            c_file_offset_p = NULL
+        else:
+            _bptr(file_offset_p, &c_file_offset_p, 0)
         _p = 4
-        _bptr(buf_ptr_offset_p, &c_bufPtr_offset_p, 0)
+        if buf_ptr_offset_p is None:
+            c_bufPtr_offset_p = NULL
+        else:
+            _bptr(buf_ptr_offset_p, &c_bufPtr_offset_p, 0)
         _p = 5
-        _bptr(bytes_written_p, &c_bytes_written_p, 0)
+        if bytes_written_p is None:
+            c_bytes_written_p = NULL
+        else:
+            _bptr(bytes_written_p, &c_bytes_written_p, 0)
         _p = 6
         _hptr(stream, &c_stream)
     except (TypeError, ValueError, OverflowError):
@@ -1405,7 +1454,7 @@ def set_parameter_string(param, desc_str):
     Parameters
     ----------
     param : StringConfigParameter | int
-    desc_str : str | bytes
+    desc_str : str | bytes | int
 
     Returns
     -------
@@ -1418,14 +1467,17 @@ def set_parameter_string(param, desc_str):
     """
     cdef cycufile.CUfileError_t err
     cdef long long c_param
-    cdef bytes b_desc_str
+    cdef bytes b_desc_str = None
     cdef const char* c_desc_str
     cdef int _p = 0
     try:
         c_param = param
         _p = 1
-        b_desc_str = (<str>desc_str).encode() if isinstance(desc_str, str) else _as_bytes(desc_str, False)
-        c_desc_str = <char*>b_desc_str
+        if type(desc_str) is int:
+            c_desc_str = <const char*>_cstr_address(desc_str)
+        else:
+            b_desc_str = (<str>desc_str).encode() if isinstance(desc_str, str) else _as_bytes(desc_str, False)
+            c_desc_str = <char*>b_desc_str
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('set_parameter_string', ('param', 'desc_str'), _p) from None
     with nogil:

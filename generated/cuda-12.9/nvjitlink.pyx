@@ -13,7 +13,8 @@ from cpython.long cimport PyLong_FromVoidPtr, PyLong_AsVoidPtr
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t, intptr_t, uintptr_t
 from libc.stdlib cimport malloc, free
 from libc.string cimport memcpy
-from cuda.bindings._base cimport _live, _consume
+from cuda.bindings._base cimport _live, _consume, _cstrs, _cstr_address
+from cuda.bindings._internal.utils import with_note as _with_note
 
 _ENUMS = (
     "nvJitLinkResult||NVJITLINK_SUCCESS=0,NVJITLINK_ERROR_UNRECOGNIZED_OPTION=1,NVJITLINK_ERROR_MISSING_ARCH=2,NVJITLINK_ERROR_INVALID_INPUT=3,NVJITLINK_ERROR_PTX_COMPILE=4,NVJITLINK_ERROR_NVVM_COMPILE=5,NVJITLINK_ERROR_INTERNAL=6,NVJITLINK_ERROR_THREADPOOL=7,NVJITLINK_ERROR_UNRECOGNIZED_INPUT=8,NVJITLINK_ERROR_FINALIZE=9,NVJITLINK_ERROR_NULL_INPUT=10,NVJITLINK_ERROR_INCOMPATIBLE_OPTIONS=11,NVJITLINK_ERROR_INCORRECT_INPUT_TYPE=12,NVJITLINK_ERROR_ARCH_MISMATCH=13,NVJITLINK_ERROR_OUTDATED_LIBRARY=14,NVJITLINK_ERROR_MISSING_FATBIN=15,NVJITLINK_ERROR_UNRECOGNIZED_ARCH=16,NVJITLINK_ERROR_UNSUPPORTED_ARCH=17,NVJITLINK_ERROR_LTO_NOT_ENABLED=18\n"
@@ -80,15 +81,17 @@ def _nvJitLinkCreate(numOptions, options):
     cdef cynvjitlink.nvJitLinkResult err
     cdef cynvjitlink.nvJitLinkHandle c_handle = <cynvjitlink.nvJitLinkHandle>0
     cdef uint32_t c_numOptions
-    cdef _Buf a_options
-    cdef void* p_options
+    cdef _Buf a_options = None
+    cdef void* p_options = NULL
     cdef int _p = 0
     try:
         c_numOptions = numOptions
         _p = 1
-        a_options = _strlist(options)
-        p_options = _bufptr(a_options)
-        _check_count(options, c_numOptions, 'options', 'numOptions')
+        if type(options) is int:
+            p_options = _cstr_address(options)
+        elif options is not None:
+            a_options = _cstrs(options, c_numOptions)
+            p_options = _bufptr(a_options)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('create', ('num_options', 'options'), _p) from None
     with nogil:
@@ -166,7 +169,10 @@ def _nvJitLinkAddData(handle, inputType, data, size, name):
         _p = 0
         _hptr(handle, &c_handle)
         _p = 2
-        _bptr(data, &c_data, c_size)
+        if data is None:
+            c_data = NULL
+        else:
+            _bptr(data, &c_data, c_size)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('add_data', ('handle', 'input_type', 'data', 'size', 'name'), _p) from None
     with nogil:
@@ -294,7 +300,11 @@ def _nvJitLinkGetLinkedCubin(handle, cubin):
     try:
         _hptr(handle, &c_handle)
         _p = 1
-        _wbuf(cubin, &c_cubin, &n_cubin, True, True)
+        if cubin is None or (type(cubin) is int and cubin == 0):
+            c_cubin = NULL
+            n_cubin = <Py_ssize_t>(<size_t>-1 >> 1)
+        else:
+            _wbuf(cubin, &c_cubin, &n_cubin, True, True)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('get_linked_cubin', ('handle', 'cubin'), _p) from None
     cdef size_t need_cubin = 0
@@ -368,7 +378,11 @@ def _nvJitLinkGetLinkedPtx(handle, ptx):
     try:
         _hptr(handle, &c_handle)
         _p = 1
-        _wbuf(ptx, &c_ptx, &n_ptx, True, True)
+        if ptx is None or (type(ptx) is int and ptx == 0):
+            c_ptx = NULL
+            n_ptx = <Py_ssize_t>(<size_t>-1 >> 1)
+        else:
+            _wbuf(ptx, &c_ptx, &n_ptx, True, True)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('get_linked_ptx', ('handle', 'ptx'), _p) from None
     cdef size_t need_ptx = 0
@@ -439,7 +453,11 @@ def _nvJitLinkGetErrorLog(handle, log):
     try:
         _hptr(handle, &c_handle)
         _p = 1
-        _wbuf(log, &c_log, &n_log, True, True)
+        if log is None or (type(log) is int and log == 0):
+            c_log = NULL
+            n_log = <Py_ssize_t>(<size_t>-1 >> 1)
+        else:
+            _wbuf(log, &c_log, &n_log, True, True)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('get_error_log', ('handle', 'log'), _p) from None
     cdef size_t need_log = 0
@@ -510,7 +528,11 @@ def _nvJitLinkGetInfoLog(handle, log):
     try:
         _hptr(handle, &c_handle)
         _p = 1
-        _wbuf(log, &c_log, &n_log, True, True)
+        if log is None or (type(log) is int and log == 0):
+            c_log = NULL
+            n_log = <Py_ssize_t>(<size_t>-1 >> 1)
+        else:
+            _wbuf(log, &c_log, &n_log, True, True)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('get_info_log', ('handle', 'log'), _p) from None
     cdef size_t need_log = 0
@@ -588,7 +610,11 @@ def _nvJitLinkGetLinkedLTOIR(handle, ltoir):
     try:
         _hptr(handle, &c_handle)
         _p = 1
-        _wbuf(ltoir, &c_ltoir, &n_ltoir, True, True)
+        if ltoir is None or (type(ltoir) is int and ltoir == 0):
+            c_ltoir = NULL
+            n_ltoir = <Py_ssize_t>(<size_t>-1 >> 1)
+        else:
+            _wbuf(ltoir, &c_ltoir, &n_ltoir, True, True)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('get_linked_ltoir', ('handle', 'ltoir'), _p) from None
     cdef size_t need_ltoir = 0
@@ -602,21 +628,18 @@ def _nvJitLinkGetLinkedLTOIR(handle, ltoir):
 # ---- the Python API (snake_case, exceptions); Result and InputType are in _ENUMS
 
 class nvJitLinkError(Exception):
-    """A failed nvJitLink call: `status` is the Result member; the message is the status,
-    followed by the library's log where it keeps one for the failed call."""
+    """A failed nvJitLink call: `status` is the status as the call returned it (an int); the
+    message is its Result name and value, as in NVIDIA's package.  Where the library keeps a log
+    for the failed call, the log is the exception's note (PEP 678: tracebacks show it, str() does
+    not)."""
 
-    def __init__(self, status, log=None):
-        try:
-            status = _L.cls('Result')(int(status))
-        except ValueError:
-            pass
+    def __init__(self, status):
         self.status = status
-        self._log = log
-        name = status.name if isinstance(status, _L.cls('Result')) else str(status)
-        super().__init__(f'{name} ({int(status)})' + (f'\n{log}' if log else ''))
+        s = _L.cls('Result')(status)
+        super().__init__(f'{s.name} ({int(s)})')
 
     def __reduce__(self):
-        return (type(self), (int(self.status), self._log))
+        return (type(self), (self.status,))
 
 
 cdef set _CONSUMED = set()   # int values of the handles a destroy call consumed
@@ -654,7 +677,7 @@ def create(num_options, options):
     """
     r = _nvJitLinkCreate(num_options, options)
     if r[0] != 0:
-        raise nvJitLinkError(r[0])
+        raise nvJitLinkError(int(r[0]))
     h0 = int(r[1])
     if _CONSUMED: _CONSUMED.discard(h0)
     return h0
@@ -686,7 +709,7 @@ def destroy(handle):
     _live(handle, _CONSUMED, 'handle', 'an nvJitLink handle')
     r = _nvJitLinkDestroy(handle)
     if r[0] != 0:
-        raise nvJitLinkError(r[0])
+        raise nvJitLinkError(int(r[0]))
     _consume(handle, _CONSUMED)
     return None
 
@@ -720,7 +743,7 @@ def add_data(handle, input_type, data, size, name):
     _live(handle, _CONSUMED, 'handle', 'an nvJitLink handle')
     r = _nvJitLinkAddData(handle, input_type, data, size, name)
     if r[0] != 0:
-        raise nvJitLinkError(r[0])
+        raise nvJitLinkError(int(r[0]))
     return None
 
 def add_file(handle, input_type, file_name):
@@ -749,7 +772,7 @@ def add_file(handle, input_type, file_name):
     _live(handle, _CONSUMED, 'handle', 'an nvJitLink handle')
     r = _nvJitLinkAddFile(handle, input_type, file_name)
     if r[0] != 0:
-        raise nvJitLinkError(r[0])
+        raise nvJitLinkError(int(r[0]))
     return None
 
 def complete(handle):
@@ -774,7 +797,7 @@ def complete(handle):
     _live(handle, _CONSUMED, 'handle', 'an nvJitLink handle')
     r = _nvJitLinkComplete(handle)
     if r[0] != 0:
-        raise nvJitLinkError(r[0])
+        raise nvJitLinkError(int(r[0]))
     return None
 
 def get_linked_cubin_size(handle):
@@ -804,7 +827,7 @@ def get_linked_cubin_size(handle):
     _live(handle, _CONSUMED, 'handle', 'an nvJitLink handle')
     r = _nvJitLinkGetLinkedCubinSize(handle)
     if r[0] != 0:
-        raise nvJitLinkError(r[0])
+        raise nvJitLinkError(int(r[0]))
     return r[1]
 
 def get_linked_cubin(handle, cubin):
@@ -837,7 +860,7 @@ def get_linked_cubin(handle, cubin):
     _live(handle, _CONSUMED, 'handle', 'an nvJitLink handle')
     r = _nvJitLinkGetLinkedCubin(handle, cubin)
     if r[0] != 0:
-        raise nvJitLinkError(r[0])
+        raise nvJitLinkError(int(r[0]))
     return None
 
 def get_linked_ptx_size(handle):
@@ -869,7 +892,7 @@ def get_linked_ptx_size(handle):
     _live(handle, _CONSUMED, 'handle', 'an nvJitLink handle')
     r = _nvJitLinkGetLinkedPtxSize(handle)
     if r[0] != 0:
-        raise nvJitLinkError(r[0])
+        raise nvJitLinkError(int(r[0]))
     return r[1]
 
 def get_linked_ptx(handle, ptx):
@@ -903,7 +926,7 @@ def get_linked_ptx(handle, ptx):
     _live(handle, _CONSUMED, 'handle', 'an nvJitLink handle')
     r = _nvJitLinkGetLinkedPtx(handle, ptx)
     if r[0] != 0:
-        raise nvJitLinkError(r[0])
+        raise nvJitLinkError(int(r[0]))
     return None
 
 def get_error_log_size(handle):
@@ -933,7 +956,7 @@ def get_error_log_size(handle):
     _live(handle, _CONSUMED, 'handle', 'an nvJitLink handle')
     r = _nvJitLinkGetErrorLogSize(handle)
     if r[0] != 0:
-        raise nvJitLinkError(r[0])
+        raise nvJitLinkError(int(r[0]))
     return r[1]
 
 def get_error_log(handle, log):
@@ -966,7 +989,7 @@ def get_error_log(handle, log):
     _live(handle, _CONSUMED, 'handle', 'an nvJitLink handle')
     r = _nvJitLinkGetErrorLog(handle, log)
     if r[0] != 0:
-        raise nvJitLinkError(r[0])
+        raise nvJitLinkError(int(r[0]))
     return None
 
 def get_info_log_size(handle):
@@ -996,7 +1019,7 @@ def get_info_log_size(handle):
     _live(handle, _CONSUMED, 'handle', 'an nvJitLink handle')
     r = _nvJitLinkGetInfoLogSize(handle)
     if r[0] != 0:
-        raise nvJitLinkError(r[0])
+        raise nvJitLinkError(int(r[0]))
     return r[1]
 
 def get_info_log(handle, log):
@@ -1029,7 +1052,7 @@ def get_info_log(handle, log):
     _live(handle, _CONSUMED, 'handle', 'an nvJitLink handle')
     r = _nvJitLinkGetInfoLog(handle, log)
     if r[0] != 0:
-        raise nvJitLinkError(r[0])
+        raise nvJitLinkError(int(r[0]))
     return None
 
 def version():
@@ -1051,7 +1074,7 @@ def version():
     """
     r = _nvJitLinkVersion()
     if r[0] != 0:
-        raise nvJitLinkError(r[0])
+        raise nvJitLinkError(int(r[0]))
     return (r[1], r[2])
 
 def get_linked_ltoir_size(handle):
@@ -1074,7 +1097,7 @@ def get_linked_ltoir_size(handle):
     _live(handle, _CONSUMED, 'handle', 'an nvJitLink handle')
     r = _nvJitLinkGetLinkedLTOIRSize(handle)
     if r[0] != 0:
-        raise nvJitLinkError(r[0])
+        raise nvJitLinkError(int(r[0]))
     return r[1]
 
 def get_linked_ltoir(handle, ltoir):
@@ -1097,7 +1120,7 @@ def get_linked_ltoir(handle, ltoir):
     _live(handle, _CONSUMED, 'handle', 'an nvJitLink handle')
     r = _nvJitLinkGetLinkedLTOIR(handle, ltoir)
     if r[0] != 0:
-        raise nvJitLinkError(r[0])
+        raise nvJitLinkError(int(r[0]))
     return None
 
 

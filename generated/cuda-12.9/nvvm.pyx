@@ -13,7 +13,8 @@ from cpython.long cimport PyLong_FromVoidPtr, PyLong_AsVoidPtr
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t, intptr_t, uintptr_t
 from libc.stdlib cimport malloc, free
 from libc.string cimport memcpy
-from cuda.bindings._base cimport _live, _consume
+from cuda.bindings._base cimport _live, _consume, _cstrs, _cstr_address
+from cuda.bindings._internal.utils import with_note as _with_note
 
 _ENUMS = (
     "nvvmResult||NVVM_SUCCESS=0,NVVM_ERROR_OUT_OF_MEMORY=1,NVVM_ERROR_PROGRAM_CREATION_FAILURE=2,NVVM_ERROR_IR_VERSION_MISMATCH=3,NVVM_ERROR_INVALID_INPUT=4,NVVM_ERROR_INVALID_PROGRAM=5,NVVM_ERROR_INVALID_IR=6,NVVM_ERROR_INVALID_OPTION=7,NVVM_ERROR_NO_MODULE_IN_PROGRAM=8,NVVM_ERROR_COMPILATION=9,NVVM_ERROR_CANCELLED=10\n"
@@ -208,7 +209,10 @@ def _nvvmAddModuleToProgram(prog, buffer, size, name):
         _p = 0
         _hptr(prog, &c_prog)
         _p = 1
-        _bptr(buffer, &c_buffer, c_size)
+        if buffer is None:
+            c_buffer = NULL
+        else:
+            _bptr(buffer, &c_buffer, c_size)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('add_module_to_program', ('prog', 'buffer', 'size', 'name'), _p) from None
     with nogil:
@@ -261,7 +265,10 @@ def _nvvmLazyAddModuleToProgram(prog, buffer, size, name):
         _p = 0
         _hptr(prog, &c_prog)
         _p = 1
-        _bptr(buffer, &c_buffer, c_size)
+        if buffer is None:
+            c_buffer = NULL
+        else:
+            _bptr(buffer, &c_buffer, c_size)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('lazy_add_module_to_program', ('prog', 'buffer', 'size', 'name'), _p) from None
     with nogil:
@@ -345,19 +352,20 @@ def _nvvmCompileProgram(prog, numOptions, options):
     cdef cynvvm.nvvmResult err
     cdef void* c_prog
     cdef int c_numOptions
-    cdef _Buf a_options
-    cdef void* p_options
+    cdef _Buf a_options = None
+    cdef void* p_options = NULL
     cdef int _p = 0
     try:
         _p = 1
         c_numOptions = numOptions
-        _p = 2
-        a_options = _strlist(options)
-        p_options = _bufptr(a_options)
         _p = 0
         _hptr(prog, &c_prog)
         _p = 2
-        _check_count(options, c_numOptions, 'options', 'numOptions')
+        if type(options) is int:
+            p_options = _cstr_address(options)
+        elif options is not None:
+            a_options = _cstrs(options, c_numOptions)
+            p_options = _bufptr(a_options)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('compile_program', ('prog', 'num_options', 'options'), _p) from None
     with nogil:
@@ -393,19 +401,20 @@ def _nvvmVerifyProgram(prog, numOptions, options):
     cdef cynvvm.nvvmResult err
     cdef void* c_prog
     cdef int c_numOptions
-    cdef _Buf a_options
-    cdef void* p_options
+    cdef _Buf a_options = None
+    cdef void* p_options = NULL
     cdef int _p = 0
     try:
         _p = 1
         c_numOptions = numOptions
-        _p = 2
-        a_options = _strlist(options)
-        p_options = _bufptr(a_options)
         _p = 0
         _hptr(prog, &c_prog)
         _p = 2
-        _check_count(options, c_numOptions, 'options', 'numOptions')
+        if type(options) is int:
+            p_options = _cstr_address(options)
+        elif options is not None:
+            a_options = _cstrs(options, c_numOptions)
+            p_options = _bufptr(a_options)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('verify_program', ('prog', 'num_options', 'options'), _p) from None
     with nogil:
@@ -465,6 +474,7 @@ def _nvvmGetCompiledResult(prog, buffer):
     try:
         _hptr(prog, &c_prog)
         _p = 1
+        if buffer is None or (type(buffer) is int and buffer == 0): raise ValueError('nvvmGetCompiledResult crashes on a NULL buffer: pass a buffer of the size its size query says')
         _wbuf(buffer, &c_buffer, &n_buffer, True, True)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('get_compiled_result', ('prog', 'buffer'), _p) from None
@@ -532,6 +542,7 @@ def _nvvmGetProgramLog(prog, buffer):
     try:
         _hptr(prog, &c_prog)
         _p = 1
+        if buffer is None or (type(buffer) is int and buffer == 0): raise ValueError('nvvmGetProgramLog crashes on a NULL buffer: pass a buffer of the size its size query says')
         _wbuf(buffer, &c_buffer, &n_buffer, True, True)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('get_program_log', ('prog', 'buffer'), _p) from None
@@ -575,35 +586,34 @@ def _nvvmLLVMVersion(arch):
 # ---- the Python API (snake_case, exceptions); Result is in _ENUMS
 
 class nvvmError(Exception):
-    """A failed NVVM call: `status` is the Result member; the message is the status,
-    followed by the library's log where it keeps one for the failed call."""
+    """A failed NVVM call: `status` is the status as the call returned it (an int); the
+    message is its Result name and value, as in NVIDIA's package.  Where the library keeps a log
+    for the failed call, the log is the exception's note (PEP 678: tracebacks show it, str() does
+    not)."""
 
-    def __init__(self, status, log=None):
-        try:
-            status = _L.cls('Result')(int(status))
-        except ValueError:
-            pass
+    def __init__(self, status):
         self.status = status
-        self._log = log
-        name = status.name if isinstance(status, _L.cls('Result')) else str(status)
-        super().__init__(f'{name} ({int(status)})' + (f'\n{log}' if log else ''))
+        s = _L.cls('Result')(status)
+        super().__init__(f'{s.name} ({int(s)})')
 
     def __reduce__(self):
-        return (type(self), (int(self.status), self._log))
+        return (type(self), (self.status,))
 
 
 cdef set _CONSUMED = set()   # int values of the handles a destroy call consumed
 
 
-def _error_log(h, size_fn, log_fn):
-    """The log the library keeps for h, as text (None where it is empty or unreadable)."""
+def _error_log(e, h, size_fn, log_fn):
+    """e, with the log the library keeps for h as its note (none where the log is empty or
+    unreadable)."""
     r = size_fn(h)
     if r[0] != 0 or r[1] <= 1:
-        return None
+        return e
     buf = bytearray(r[1])
     if log_fn(h, buf)[0] != 0:
-        return None
-    return bytes(buf).rstrip(b'\0').decode(errors='replace') or None
+        return e
+    log = bytes(buf).rstrip(b'\0').decode(errors='replace')
+    return _with_note(e, log) if log else e
 
 
 def get_error_string(result):
@@ -639,7 +649,7 @@ def version():
     """
     r = _nvvmVersion()
     if r[0] != 0:
-        raise nvvmError(r[0])
+        raise nvvmError(int(r[0]))
     return (r[1], r[2])
 
 def ir_version():
@@ -663,7 +673,7 @@ def ir_version():
     """
     r = _nvvmIRVersion()
     if r[0] != 0:
-        raise nvvmError(r[0])
+        raise nvvmError(int(r[0]))
     return (r[1], r[2], r[3], r[4])
 
 def create_program():
@@ -686,7 +696,7 @@ def create_program():
     """
     r = _nvvmCreateProgram()
     if r[0] != 0:
-        raise nvvmError(r[0])
+        raise nvvmError(int(r[0]))
     h0 = int(r[1])
     if _CONSUMED: _CONSUMED.discard(h0)
     return h0
@@ -716,7 +726,7 @@ def destroy_program(prog):
     _live(prog, _CONSUMED, 'prog', 'an NVVM program')
     r = _nvvmDestroyProgram(prog)
     if r[0] != 0:
-        raise nvvmError(r[0])
+        raise nvvmError(int(r[0]))
     _consume(prog, _CONSUMED)
     return None
 
@@ -753,7 +763,7 @@ def add_module_to_program(prog, buffer, size, name):
     _live(prog, _CONSUMED, 'prog', 'an NVVM program')
     r = _nvvmAddModuleToProgram(prog, buffer, size, name)
     if r[0] != 0:
-        raise nvvmError(r[0])
+        raise nvvmError(int(r[0]))
     return None
 
 def lazy_add_module_to_program(prog, buffer, size, name):
@@ -794,7 +804,7 @@ def lazy_add_module_to_program(prog, buffer, size, name):
     _live(prog, _CONSUMED, 'prog', 'an NVVM program')
     r = _nvvmLazyAddModuleToProgram(prog, buffer, size, name)
     if r[0] != 0:
-        raise nvvmError(r[0])
+        raise nvvmError(int(r[0]))
     return None
 
 def compile_program(prog, num_options, options):
@@ -879,7 +889,7 @@ def compile_program(prog, num_options, options):
     _live(prog, _CONSUMED, 'prog', 'an NVVM program')
     r = _nvvmCompileProgram(prog, num_options, options)
     if r[0] != 0:
-        raise nvvmError(r[0], _error_log(prog, _nvvmGetProgramLogSize, _nvvmGetProgramLog))
+        raise _error_log(nvvmError(int(r[0])), prog, _nvvmGetProgramLogSize, _nvvmGetProgramLog)
     return None
 
 def verify_program(prog, num_options, options):
@@ -916,7 +926,7 @@ def verify_program(prog, num_options, options):
     _live(prog, _CONSUMED, 'prog', 'an NVVM program')
     r = _nvvmVerifyProgram(prog, num_options, options)
     if r[0] != 0:
-        raise nvvmError(r[0], _error_log(prog, _nvvmGetProgramLogSize, _nvvmGetProgramLog))
+        raise _error_log(nvvmError(int(r[0])), prog, _nvvmGetProgramLogSize, _nvvmGetProgramLog)
     return None
 
 def get_compiled_result_size(prog):
@@ -942,7 +952,7 @@ def get_compiled_result_size(prog):
     _live(prog, _CONSUMED, 'prog', 'an NVVM program')
     r = _nvvmGetCompiledResultSize(prog)
     if r[0] != 0:
-        raise nvvmError(r[0])
+        raise nvvmError(int(r[0]))
     return r[1]
 
 def get_compiled_result(prog, buffer):
@@ -971,7 +981,7 @@ def get_compiled_result(prog, buffer):
     _live(prog, _CONSUMED, 'prog', 'an NVVM program')
     r = _nvvmGetCompiledResult(prog, buffer)
     if r[0] != 0:
-        raise nvvmError(r[0])
+        raise nvvmError(int(r[0]))
     return None
 
 def get_program_log_size(prog):
@@ -1000,7 +1010,7 @@ def get_program_log_size(prog):
     _live(prog, _CONSUMED, 'prog', 'an NVVM program')
     r = _nvvmGetProgramLogSize(prog)
     if r[0] != 0:
-        raise nvvmError(r[0])
+        raise nvvmError(int(r[0]))
     return r[1]
 
 def get_program_log(prog, buffer):
@@ -1030,7 +1040,7 @@ def get_program_log(prog, buffer):
     _live(prog, _CONSUMED, 'prog', 'an NVVM program')
     r = _nvvmGetProgramLog(prog, buffer)
     if r[0] != 0:
-        raise nvvmError(r[0])
+        raise nvvmError(int(r[0]))
     return None
 
 def llvm_version(arch):
@@ -1052,7 +1062,7 @@ def llvm_version(arch):
     """
     r = _nvvmLLVMVersion(arch)
     if r[0] != 0:
-        raise nvvmError(r[0])
+        raise nvvmError(int(r[0]))
     return r[1]
 
 

@@ -4,10 +4,12 @@
 """cuDLA (deep learning accelerator): Python bindings generated from the CUDA 13.5 headers, in the style of NVIDIA's cuda.bindings.cudla."""
 from cuda.bindings cimport cycudla
 from cuda.bindings._base cimport (_Buf, _hptr, _href, _vptr, _wbuf, _as_bytes, _array, _strlist, _bufptr,
-    _Buf_new, _check_count, _bptr, _arg_error, _vsized, _library_handle, _Lazy, _new_lazy, _live, _consume,
-    _Handle, _IntValue, _iv, _Struct, _enum)
+    _Buf_new, _check_count, _bptr, _arg_error, _vsized, _library_handle, _Lazy, _new_lazy, _live, _consume, _cstrs,
+    _Handle, _IntValue, _iv, _Struct, _enum, _bytes_into, _cstr_address)
 from cuda.bindings._records cimport (_Record, _new_record, _new_record_at, _record_ptr, _text, _text0, _records_of,
     _numbers_of, _numbers_new, _numbers_ptr, _records_in)
+from libc.errno cimport errno
+from cpython.bytes cimport PyBytes_FromStringAndSize
 from cpython.long cimport PyLong_FromVoidPtr, PyLong_AsVoidPtr
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t, intptr_t, uintptr_t
 from libc.string cimport memcpy, memset
@@ -64,8 +66,9 @@ class CudlaError(Exception):
     """A failed cuDLA call: `status` is the Status value."""
 
     def __init__(self, status):
-        self.status = int(status)
-        super().__init__(f'{_status_name(self.status)} ({self.status})')
+        self.status = status
+        s = _L.cls('Status')(status)     # ValueError for a value it lacks, as NVIDIA's
+        super().__init__(f'{s.name} ({int(s)})')
 
     def __reduce__(self):
         return (type(self), (self.status,))
@@ -276,7 +279,6 @@ def mem_register(dev_handle, ptr, size, flags):
 
     This API can return task execution errors from previous DLA task submissions.
     """
-    _live(dev_handle, _CONSUMED, 'dev_handle', 'a cuDLA handle')
     cdef cycudla.cudlaStatus err
     cdef void* c_devHandle
     cdef void* c_ptr
@@ -292,7 +294,10 @@ def mem_register(dev_handle, ptr, size, flags):
         _p = 0
         _hptr(dev_handle, &c_devHandle)
         _p = 1
-        _bptr(ptr, &c_ptr, 0)
+        if ptr is None:
+            c_ptr = NULL
+        else:
+            _bptr(ptr, &c_ptr, 0)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('mem_register', ('dev_handle', 'ptr', 'size', 'flags'), _p) from None
     with nogil:
@@ -346,7 +351,6 @@ def module_load_from_memory(dev_handle, p_module, module_size, flags):
     -----
     This API can return task execution errors from previous DLA task submissions.
     """
-    _live(dev_handle, _CONSUMED, 'dev_handle', 'a cuDLA handle')
     cdef cycudla.cudlaStatus err
     cdef void* c_devHandle
     cdef void* c_pModule
@@ -362,7 +366,10 @@ def module_load_from_memory(dev_handle, p_module, module_size, flags):
         _p = 0
         _hptr(dev_handle, &c_devHandle)
         _p = 1
-        _bptr(p_module, &c_pModule, c_moduleSize)
+        if p_module is None:
+            c_pModule = NULL
+        else:
+            _bptr(p_module, &c_pModule, c_moduleSize)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('module_load_from_memory', ('dev_handle', 'p_module', 'module_size', 'flags'), _p) from None
     with nogil:
@@ -404,7 +411,6 @@ def module_get_attributes(h_module, attr_type):
     -----
     This API can return task execution errors from previous DLA task submissions.
     """
-    _live(h_module, _CONSUMED, 'h_module', 'a cuDLA handle')
     cdef cycudla.cudlaStatus err
     cdef void* c_hModule
     cdef long long c_attrType
@@ -452,7 +458,6 @@ def module_unload(h_module, flags):
     -----
     This API can return task execution errors from previous DLA task submissions.
     """
-    _live(h_module, _CONSUMED, 'h_module', 'a cuDLA handle')
     cdef cycudla.cudlaStatus err
     cdef void* c_hModule
     cdef uint32_t c_flags
@@ -468,7 +473,6 @@ def module_unload(h_module, flags):
         err = cycudla.cudlaModuleUnload(<cycudla.cudlaModule>c_hModule, c_flags)
     if err != 0:
         _raise(err)
-    _consume(h_module, _CONSUMED)
     return None
 
 def submit_task(dev_handle, ptr_to_tasks, num_tasks, stream, flags):
@@ -661,7 +665,6 @@ def submit_task(dev_handle, ptr_to_tasks, num_tasks, stream, flags):
     -----
     This API can return task execution errors from previous DLA task submissions.
     """
-    _live(dev_handle, _CONSUMED, 'dev_handle', 'a cuDLA handle')
     cdef cycudla.cudlaStatus err
     cdef void* c_devHandle
     cdef void* p_ptrToTasks
@@ -679,7 +682,10 @@ def submit_task(dev_handle, ptr_to_tasks, num_tasks, stream, flags):
         _p = 0
         _hptr(dev_handle, &c_devHandle)
         _p = 3
-        _bptr(stream, &c_stream, 0)
+        if stream is None:
+            c_stream = NULL
+        else:
+            _bptr(stream, &c_stream, 0)
         _p = 1
         if isinstance(ptr_to_tasks, (list, tuple)): _check_count(ptr_to_tasks, c_numTasks, 'ptr_to_tasks', 'numTasks')
     except (TypeError, ValueError, OverflowError):
@@ -721,7 +727,6 @@ def device_get_attribute(dev_handle, attrib):
     -----
     This API can return task execution errors from previous DLA task submissions.
     """
-    _live(dev_handle, _CONSUMED, 'dev_handle', 'a cuDLA handle')
     cdef cycudla.cudlaStatus err
     cdef void* c_devHandle
     cdef long long c_attrib
@@ -770,7 +775,6 @@ def mem_unregister(dev_handle, dev_ptr):
     -----
     This API can return task execution errors from previous DLA task submissions.
     """
-    _live(dev_handle, _CONSUMED, 'dev_handle', 'a cuDLA handle')
     cdef cycudla.cudlaStatus err
     cdef void* c_devHandle
     cdef void* c_devPtr
@@ -778,7 +782,10 @@ def mem_unregister(dev_handle, dev_ptr):
     try:
         _hptr(dev_handle, &c_devHandle)
         _p = 1
-        _bptr(dev_ptr, &c_devPtr, 0)
+        if dev_ptr is None:
+            c_devPtr = NULL
+        else:
+            _bptr(dev_ptr, &c_devPtr, 0)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('mem_unregister', ('dev_handle', 'dev_ptr'), _p) from None
     with nogil:
@@ -822,7 +829,6 @@ def get_last_error(dev_handle):
         cudlaErrorDlaErrEngineTimeout, cudlaErrorDlaErrDataMismatch, cudlaErrorUnknown,
         cudlaErrorDriverNotFound
     """
-    _live(dev_handle, _CONSUMED, 'dev_handle', 'a cuDLA handle')
     cdef cycudla.cudlaStatus err
     cdef void* c_devHandle
     try:
@@ -865,7 +871,6 @@ def destroy_device(dev_handle):
     -----
     This API can return task execution errors from previous DLA task submissions.
     """
-    _live(dev_handle, _CONSUMED, 'dev_handle', 'a cuDLA handle')
     cdef cycudla.cudlaStatus err
     cdef void* c_devHandle
     try:
@@ -876,7 +881,6 @@ def destroy_device(dev_handle):
         err = cycudla.cudlaDestroyDevice(<cycudla.cudlaDevHandle>c_devHandle)
     if err != 0:
         _raise(err)
-    _consume(dev_handle, _CONSUMED)
     return None
 
 def import_external_memory(dev_handle, desc, flags):
@@ -936,7 +940,6 @@ def import_external_memory(dev_handle, desc, flags):
 
     This API can return task execution errors from previous DLA task submissions.
     """
-    _live(dev_handle, _CONSUMED, 'dev_handle', 'a cuDLA handle')
     cdef cycudla.cudlaStatus err
     cdef void* c_devHandle
     cdef void* p_desc
@@ -1110,7 +1113,6 @@ def import_external_semaphore(dev_handle, desc, flags):
     -----
     This API can return task execution errors from previous DLA task submissions.
     """
-    _live(dev_handle, _CONSUMED, 'dev_handle', 'a cuDLA handle')
     cdef cycudla.cudlaStatus err
     cdef void* c_devHandle
     cdef void* p_desc
@@ -1163,7 +1165,6 @@ def set_task_timeout_in_ms(dev_handle, timeout):
     -----
     This API can return task execution errors from previous DLA task submissions.
     """
-    _live(dev_handle, _CONSUMED, 'dev_handle', 'a cuDLA handle')
     cdef cycudla.cudlaStatus err
     cdef void* c_devHandle
     cdef uint32_t c_timeout

@@ -383,7 +383,7 @@ def driver_open() -> None:
 def driver_close() -> None:
     """reset the cuFile library and release the nvidia-fs driver."""
 def driver_close_v2() -> None: ...
-def use_count() -> int:
+def use_count() -> None:
     """returns use count of cufile drivers at that moment by the process."""
 def driver_get_properties(props: DrvProps | int | None) -> None:
     """Gets the Driver session properties If the driver is not opened, it will return the staged/default properties If the driver is opened, it will return the current properties."""
@@ -418,7 +418,7 @@ def get_parameter_min_max_value(param: SizeTConfigParameter | int) -> tuple[int,
     """Get both the minimum and maximum settable values for a given size_t parameter in a single call."""
 def set_parameter_size_t(param: SizeTConfigParameter | int, value: int) -> None: ...
 def set_parameter_bool(param: BoolConfigParameter | int, value: bool) -> None: ...
-def set_parameter_string(param: StringConfigParameter | int, desc_str: str | bytes) -> None: ...
+def set_parameter_string(param: StringConfigParameter | int, desc_str: str | bytes | int) -> None: ...
 def set_stats_level(level: int) -> None:
     """Set the level of statistics collection for cuFile operations."""
 def get_stats_level() -> int:

@@ -4,10 +4,12 @@
 """NVML (NVIDIA Management Library): Python bindings generated from the CUDA 13.5 headers, in the style of NVIDIA's cuda.bindings.nvml."""
 from cuda.bindings cimport cynvml
 from cuda.bindings._base cimport (_Buf, _hptr, _href, _vptr, _wbuf, _as_bytes, _array, _strlist, _bufptr,
-    _Buf_new, _check_count, _bptr, _arg_error, _vsized, _library_handle, _Lazy, _new_lazy, _live, _consume,
-    _Handle, _IntValue, _iv, _Struct, _enum)
+    _Buf_new, _check_count, _bptr, _arg_error, _vsized, _library_handle, _Lazy, _new_lazy, _live, _consume, _cstrs,
+    _Handle, _IntValue, _iv, _Struct, _enum, _bytes_into, _cstr_address)
 from cuda.bindings._records cimport (_Record, _new_record, _new_record_at, _record_ptr, _text, _text0, _records_of,
     _numbers_of, _numbers_new, _numbers_ptr, _records_in)
+from libc.errno cimport errno
+from cpython.bytes cimport PyBytes_FromStringAndSize
 from cpython.long cimport PyLong_FromVoidPtr, PyLong_AsVoidPtr
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t, intptr_t, uintptr_t
 from libc.string cimport memcpy, memset
@@ -1232,7 +1234,6 @@ def unit_get_unit_info(unit):
         - NVML_ERROR_UNINITIALIZED if the library has not been successfully initialized
         - NVML_ERROR_INVALID_ARGUMENT if unit is invalid or info is NULL
     """
-    _live(unit, _CONSUMED, 'unit', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_unit
     cdef _Record s_info = _new_record_at(_L, 161, 'UnitInfo')
@@ -1278,7 +1279,6 @@ def unit_get_led_state(unit):
     See Also
     --------
     """
-    _live(unit, _CONSUMED, 'unit', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_unit
     cdef _Record s_state = _new_record_at(_L, 84, 'LedState')
@@ -1321,7 +1321,6 @@ def unit_get_psu_info(unit):
         - NVML_ERROR_NOT_SUPPORTED if this is not an S-class product
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(unit, _CONSUMED, 'unit', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_unit
     cdef _Record s_psu = _new_record_at(_L, 113, 'PSUInfo')
@@ -1367,7 +1366,6 @@ def unit_get_temperature(unit, type):
         - NVML_ERROR_NOT_SUPPORTED if this is not an S-class product
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(unit, _CONSUMED, 'unit', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_unit
     cdef unsigned int c_type
@@ -1415,7 +1413,6 @@ def unit_get_fan_speed_info(unit):
         - NVML_ERROR_NOT_SUPPORTED if this is not an S-class product
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(unit, _CONSUMED, 'unit', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_unit
     cdef _Record s_fanSpeeds = _new_record_at(_L, 160, 'UnitFanSpeeds')
@@ -1461,7 +1458,6 @@ def unit_get_devices(unit):
           devices is NULL
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(unit, _CONSUMED, 'unit', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_unit
     cdef unsigned int c_deviceCount = 0
@@ -2318,7 +2314,6 @@ def device_clear_cpu_affinity(device):
         - NVML_ERROR_UNINITIALIZED if the library has not been successfully initialized
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     try:
@@ -9050,7 +9045,7 @@ def device_get_conf_compute_gpu_attestation_report(device, nonce):
     ----------
     device : int
         The identifier of the target device
-    nonce : Sequence[int] | NDArray[Any]
+    nonce : Buffer | Sequence[int]
 
     Returns
     -------
@@ -9077,7 +9072,7 @@ def device_get_conf_compute_gpu_attestation_report(device, nonce):
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('device_get_conf_compute_gpu_attestation_report', ('device', 'gpu_atst_report'), _p) from None
     try:
-        s_gpuAtstReport.nonce = nonce
+        _bytes_into(<unsigned char*>(<cynvml.nvmlConfComputeGpuAttestationReport_t*>s_gpuAtstReport._ptr).nonce, sizeof((<cynvml.nvmlConfComputeGpuAttestationReport_t*>s_gpuAtstReport._ptr).nonce), nonce, False)
     except (TypeError, ValueError, OverflowError) as e:
         raise e.__class__(f"device_get_conf_compute_gpu_attestation_report() argument 'nonce': {e}") from None
     with nogil:
@@ -10521,9 +10516,7 @@ def device_set_hostname_v1(device, hostname):
     ----------
     device : int
         The identifier of the target device
-    hostname : Hostname_v1 | int | None
-        Reference to the caller-provided nvmlHostname_v1_t struct containing the
-        hostname
+    hostname : str | bytes
 
     Returns
     -------
@@ -10550,17 +10543,18 @@ def device_set_hostname_v1(device, hostname):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef void* p_hostname
+    cdef _Record s_hostname = _new_record_at(_L, 82, 'Hostname_v1')
     cdef int _p = 0
     try:
-        _p = 1
-        p_hostname = _record_ptr(hostname, _L.cls('Hostname_v1'), 'hostname')
-        _p = 0
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('device_set_hostname_v1', ('device', 'hostname'), _p) from None
+    try:
+        s_hostname.value = hostname
+    except (TypeError, ValueError, OverflowError) as e:
+        raise e.__class__(f"device_set_hostname_v1() argument 'hostname': {e}") from None
     with nogil:
-        err = cynvml.nvmlDeviceSetHostname_v1(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlHostname_v1_t*>p_hostname)
+        err = cynvml.nvmlDeviceSetHostname_v1(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlHostname_v1_t*>s_hostname._ptr)
     if err != 0:
         _raise(err)
     return None
@@ -10693,7 +10687,6 @@ def unit_set_led_state(unit, color):
     See Also
     --------
     """
-    _live(unit, _CONSUMED, 'unit', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_unit
     cdef long long c_color
@@ -11030,7 +11023,6 @@ def device_set_driver_model(device, driver_model, flags):
     See Also
     --------
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_driverModel
@@ -12406,7 +12398,6 @@ def device_set_nvlink_utilization_control(device, link, counter, control, reset)
     NvmlError
         If the call fails, with the Return member in its `status`.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_link
@@ -12452,7 +12443,6 @@ def device_get_nvlink_utilization_control(device, link, counter):
     NvmlError
         If the call fails, with the Return member in its `status`.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_link
@@ -12495,7 +12485,6 @@ def device_get_nvlink_utilization_counter(device, link, counter):
     NvmlError
         If the call fails, with the Return member in its `status`.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_link
@@ -12537,7 +12526,6 @@ def device_freeze_nvlink_utilization_counter(device, link, counter, freeze):
     NvmlError
         If the call fails, with the Return member in its `status`.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_link
@@ -12579,7 +12567,6 @@ def device_reset_nvlink_utilization_counter(device, link, counter):
     NvmlError
         If the call fails, with the Return member in its `status`.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_link
@@ -14418,6 +14405,7 @@ def device_get_field_values(device, values):
         _hptr(device, &c_device)
         _p = 2
         c_valuesCount = len(r_values)
+        if len(r_values) == 0: return r_values
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('device_get_field_values', ('device', 'values_count', 'values'), _p) from None
     with nogil:
@@ -14442,9 +14430,7 @@ def device_clear_field_values(device, values):
 
     Returns
     -------
-    values : FieldValue
-        Array of valuesCount structures to hold field values. Each value's fieldId must
-        be populated prior to this call
+    None
 
     Raises
     ------
@@ -14468,13 +14454,14 @@ def device_clear_field_values(device, values):
         _hptr(device, &c_device)
         _p = 2
         c_valuesCount = len(r_values)
+        if len(r_values) == 0: return r_values
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('device_clear_field_values', ('device', 'values_count', 'values'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceClearFieldValues(<cynvml.nvmlDevice_t>c_device, c_valuesCount, <cynvml.nvmlFieldValue_t*>r_values._ptr)
     if err != 0:
         _raise(err)
-    return r_values
+    return None
 
 def device_get_virtualization_mode(device):
     """
@@ -17272,7 +17259,6 @@ def gpu_instance_get_vgpu_scheduler_state(gpu_instance):
     NvmlError
         If the call fails, with the Return member in its `status`.
     """
-    _live(gpu_instance, _CONSUMED, 'gpu_instance', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_gpuInstance
     cdef _Record s_pSchedulerStateInfo = _new_record_at(_L, 192, 'VgpuSchedulerStateInfo_v1')
@@ -17304,7 +17290,6 @@ def gpu_instance_get_vgpu_scheduler_log(gpu_instance):
     NvmlError
         If the call fails, with the Return member in its `status`.
     """
-    _live(gpu_instance, _CONSUMED, 'gpu_instance', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_gpuInstance
     cdef _Record s_pSchedulerLogInfo = _new_record_at(_L, 186, 'VgpuSchedulerLogInfo_v1')
@@ -17578,7 +17563,6 @@ def gpu_instance_get_vgpu_scheduler_state_v2(gpu_instance):
         - NVML_ERROR_NOT_SUPPORTED If not on a vGPU host or an unsupported GPU
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(gpu_instance, _CONSUMED, 'gpu_instance', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_gpuInstance
     cdef _Record s_pSchedulerStateInfo = _new_record_at(_L, 193, 'VgpuSchedulerStateInfo_v2')
@@ -17668,7 +17652,6 @@ def gpu_instance_get_vgpu_scheduler_log_v2(gpu_instance):
         - NVML_ERROR_NOT_SUPPORTED If not on a vGPU host or an unsupported GPU
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(gpu_instance, _CONSUMED, 'gpu_instance', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_gpuInstance
     cdef _Record s_pSchedulerLogInfo = _new_record_at(_L, 187, 'VgpuSchedulerLogInfo_v2')
@@ -17770,7 +17753,6 @@ def gpu_instance_set_vgpu_scheduler_state_v2(gpu_instance, p_scheduler_state):
           vGPU instance exists
         - NVML_ERROR_UNKNOWN On any unexpected error
     """
-    _live(gpu_instance, _CONSUMED, 'gpu_instance', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_gpuInstance
     cdef void* p_pSchedulerState
@@ -19021,14 +19003,14 @@ def device_read_write_prm_v1(device, in_data):
     ----------
     device : int
         Identifier of target GPU device
-    in_data : Sequence[int] | NDArray[Any]
+    in_data : Buffer | Sequence[int]
 
     Returns
     -------
-    buffer : PRMTLV_v1
-        Structure holding the input data in TLV format as well as the PRM register
-        contents in TLV format (in the case of a successful read operation). Note: the
-        input data and any returned data shall be in network byte order.
+    status : int
+        The status field of the PRMTLV_v1 the call fills.
+    out_data : bytes
+        The out_data field of the PRMTLV_v1 the call fills.
 
     Raises
     ------
@@ -19050,14 +19032,14 @@ def device_read_write_prm_v1(device, in_data):
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('device_read_write_prm_v1', ('device', 'buffer'), _p) from None
     try:
-        s_buffer.in_data = in_data
+        (<cynvml.nvmlPRMTLV_v1_t*>s_buffer._ptr).dataSize = _bytes_into(<unsigned char*>(<cynvml.nvmlPRMTLV_v1_t*>s_buffer._ptr).inData, sizeof((<cynvml.nvmlPRMTLV_v1_t*>s_buffer._ptr).inData), in_data, True)
     except (TypeError, ValueError, OverflowError) as e:
         raise e.__class__(f"device_read_write_prm_v1() argument 'in_data': {e}") from None
     with nogil:
         err = cynvml.nvmlDeviceReadWritePRM_v1(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlPRMTLV_v1_t*>s_buffer._ptr)
     if err != 0:
         _raise(err)
-    return s_buffer
+    return (s_buffer.status, PyBytes_FromStringAndSize(<char*>(<cynvml.nvmlPRMTLV_v1_t*>s_buffer._ptr).outData, min(<size_t>(<cynvml.nvmlPRMTLV_v1_t*>s_buffer._ptr).dataSize, sizeof((<cynvml.nvmlPRMTLV_v1_t*>s_buffer._ptr).outData))))
 
 def device_read_prm_counters_v1(device, counters):
     """
@@ -19694,7 +19676,6 @@ def gpu_instance_destroy(gpu_instance):
           if processes (e.g. CUDA application) or compute instances are active on the
           GPU instance.
     """
-    _live(gpu_instance, _CONSUMED, 'gpu_instance', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_gpuInstance
     try:
@@ -19705,7 +19686,6 @@ def gpu_instance_destroy(gpu_instance):
         err = cynvml.nvmlGpuInstanceDestroy(<cynvml.nvmlGpuInstance_t>c_gpuInstance)
     if err != 0:
         _raise(err)
-    _consume(gpu_instance, _CONSUMED)
     return None
 
 def device_get_gpu_instances(device, profile_id):
@@ -19847,7 +19827,6 @@ def gpu_instance_get_info(gpu_instance):
         - NVML_ERROR_NO_PERMISSION If user doesn't have permission to perform the
           operation
     """
-    _live(gpu_instance, _CONSUMED, 'gpu_instance', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_gpuInstance
     cdef _Record s_info = _new_record_at(_L, 71, 'GpuInstanceInfo')
@@ -19902,7 +19881,6 @@ def gpu_instance_get_compute_instance_profile_info(gpu_instance, profile, eng_pr
     compatible way by invoking it on profile values starting from 0, until the API
     returns NVML_ERROR_INVALID_ARGUMENT.
     """
-    _live(gpu_instance, _CONSUMED, 'gpu_instance', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_gpuInstance
     cdef unsigned int c_profile
@@ -19971,7 +19949,6 @@ def gpu_instance_get_compute_instance_profile_info_v(gpu_instance, profile, eng_
     The caller must set the nvmlGpuInstanceProfileInfo_v2_t.version field to the
     appropriate version prior to calling this function. For example:
     """
-    _live(gpu_instance, _CONSUMED, 'gpu_instance', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_gpuInstance
     cdef unsigned int c_profile
@@ -20027,7 +20004,6 @@ def gpu_instance_get_compute_instance_remaining_capacity(gpu_instance, profile_i
         - NVML_ERROR_NO_PERMISSION If user doesn't have permission to perform the
           operation
     """
-    _live(gpu_instance, _CONSUMED, 'gpu_instance', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_gpuInstance
     cdef unsigned int c_profileId
@@ -20087,7 +20063,6 @@ def gpu_instance_get_compute_instance_possible_placements(gpu_instance, profile_
         - NVML_ERROR_NO_PERMISSION If user doesn't have permission to perform the
           operation
     """
-    _live(gpu_instance, _CONSUMED, 'gpu_instance', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_gpuInstance
     cdef unsigned int c_profileId
@@ -20158,7 +20133,6 @@ def gpu_instance_create_compute_instance(gpu_instance, profile_id):
         - NVML_ERROR_INSUFFICIENT_RESOURCES If the requested compute instance could not
           be created
     """
-    _live(gpu_instance, _CONSUMED, 'gpu_instance', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_gpuInstance
     cdef unsigned int c_profileId
@@ -20221,7 +20195,6 @@ def gpu_instance_create_compute_instance_with_placement(gpu_instance, profile_id
         - NVML_ERROR_INSUFFICIENT_RESOURCES If the requested compute instance could not
           be created
     """
-    _live(gpu_instance, _CONSUMED, 'gpu_instance', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_gpuInstance
     cdef unsigned int c_profileId
@@ -20275,7 +20248,6 @@ def compute_instance_destroy(compute_instance):
           returned if processes (e.g. CUDA application) are active on the compute
           instance.
     """
-    _live(compute_instance, _CONSUMED, 'compute_instance', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_computeInstance
     try:
@@ -20286,7 +20258,6 @@ def compute_instance_destroy(compute_instance):
         err = cynvml.nvmlComputeInstanceDestroy(<cynvml.nvmlComputeInstance_t>c_computeInstance)
     if err != 0:
         _raise(err)
-    _consume(compute_instance, _CONSUMED)
     return None
 
 def gpu_instance_get_compute_instances(gpu_instance, profile_id):
@@ -20324,7 +20295,6 @@ def gpu_instance_get_compute_instances(gpu_instance, profile_id):
         - NVML_ERROR_NO_PERMISSION If user doesn't have permission to perform the
           operation
     """
-    _live(gpu_instance, _CONSUMED, 'gpu_instance', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_gpuInstance
     cdef unsigned int c_profileId
@@ -20381,7 +20351,6 @@ def gpu_instance_get_compute_instance_by_id(gpu_instance, id):
           operation
         - NVML_ERROR_NOT_FOUND If the compute instance is not found.
     """
-    _live(gpu_instance, _CONSUMED, 'gpu_instance', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_gpuInstance
     cdef unsigned int c_id
@@ -20429,7 +20398,6 @@ def compute_instance_get_info_v2(compute_instance):
         - NVML_ERROR_NO_PERMISSION If user doesn't have permission to perform the
           operation
     """
-    _live(compute_instance, _CONSUMED, 'compute_instance', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_computeInstance
     cdef _Record s_info = _new_record_at(_L, 21, 'ComputeInstanceInfo')
