@@ -12,8 +12,9 @@ view of several structs is asked for.  Hand-written; the generated modules hold 
 cimport cython
 from cpython.mem cimport PyMem_Calloc
 from libc.string cimport memcpy, memset, memcmp
-from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
-from cpython.buffer cimport PyObject_GetBuffer, PyBuffer_Release, PyBUF_ANY_CONTIGUOUS, PyBUF_WRITABLE, PyBUF_SIMPLE
+from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t, intptr_t
+from cpython.buffer cimport (PyObject_GetBuffer, PyBuffer_Release, PyBuffer_FillInfo, PyBUF_ANY_CONTIGUOUS,
+                             PyBUF_WRITABLE, PyBUF_SIMPLE)
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize
 from cpython.long cimport PyLong_AsVoidPtr, PyLong_FromVoidPtr
 from cpython.unicode cimport PyUnicode_DecodeUTF8
@@ -166,8 +167,9 @@ cdef class _RField:
 
     cdef object get_numbers(self, _Record r, char* base):
         """A pointer-to-numbers field: the numpy array set from Python while the pointer is still
-        its memory (as many items as a count field says, if there is one), else a copy of the items
-        the count field says are there (none without one)."""
+        its memory (as many items as a count field says, if there is one), else a view of the items
+        the count field says are there (none without one); an empty list while the pointer is NULL
+        (as NVIDIA's module reads it)."""
         cdef char* p = base + self.off
         cdef char* q = (<char**>p)[0]
         cdef Py_ssize_t n
@@ -180,9 +182,11 @@ cdef class _RField:
         if isinstance(kept, np.ndarray) and q != NULL and PyLong_AsVoidPtr(kept.ctypes.data) == <void*>q:
             # a count the class shows is the caller's to set: the array reads whole
             return kept if c is None or not (c.flags & R_HIDDEN) or n >= len(kept) else kept[:n]
-        if q == NULL or n <= 0:
+        if q == NULL:
+            return []
+        if n <= 0:
             return np.zeros(0, dtype=fmt)
-        return np.frombuffer(PyBytes_FromStringAndSize(q, n * self.size), dtype=fmt).copy()
+        return np.frombuffer(_Span.of(q, n * self.size, _root(r), r._ro), dtype=fmt)
 
     def __get__(self, obj, objtype):
         if obj is None:
@@ -218,9 +222,12 @@ cdef class _RField:
         if k == F_STRUCT:
             return _record_view(self.item_cls(), p, 1, _root(r), r._ro)
         if k == F_ARRAY:
+            n = self.items(r, base)
             if self.ekind == F_STRUCT:
-                return _record_view(self.item_cls(), p, self.items(r, base), _root(r), r._ro)
-            return r._field_array(self.off, _item_format(self.ekind, self.size), self.items(r, base))
+                return _record_view(self.item_cls(), p, n, _root(r), r._ro)
+            if n == 0:
+                return _numpy().zeros(0)   # no item in use: an empty float64 array, as NVIDIA's reads it
+            return r._field_array(self.off, _item_format(self.ekind, self.size), n)
         if k == F_PTRARR and self.ekind == F_STRUCT:
             q = (<char**>p)[0]
             if q == NULL:
@@ -230,11 +237,11 @@ cdef class _RField:
             return self.get_numbers(r, base)
         if k == F_CSTR:
             q = (<char**>p)[0]
-            return None if q == NULL else (<bytes>q).decode("utf-8", "replace")
+            return "" if q == NULL else (<bytes>q).decode("utf-8", "replace")
         if k == F_INTV:
             return _read_int(p, F_U, self.size)
-        # handles, void* and other pointers: the address
-        return PyLong_FromVoidPtr((<void**>p)[0])
+        # handles, void* and other pointers: the address, an intptr_t (signed), as NVIDIA's reads it
+        return (<intptr_t*>p)[0]
 
     def __set__(self, obj, value):
         cdef _Record r = <_Record>obj
@@ -256,6 +263,7 @@ cdef class _RField:
         cdef _Record src
         cdef _RField c
         cdef void* vp
+        cdef intptr_t iv
         k = self.kind
         if k == F_I or k == F_ENUM:
             if self.size == 4: (<int32_t*>p)[0] = value
@@ -328,6 +336,8 @@ cdef class _RField:
                 n = 0
             else:
                 np = _numpy()
+                if np.ndim(value) == 0:
+                    raise TypeError(f"expected a sequence of numbers, not {type(value).__name__}")
                 arr = np.ascontiguousarray(value, dtype=np.dtype(_item_format(self.ekind, self.size)))
                 if arr.ndim != 1:
                     raise ValueError(f"expected a 1-D sequence of numbers, got shape {arr.shape}")
@@ -342,22 +352,28 @@ cdef class _RField:
             if value is None:
                 (<void**>p)[0] = NULL
             else:
-                data = (<str>value).encode() if isinstance(value, str) else bytes(value)
+                if isinstance(value, str):
+                    data = (<str>value).encode()
+                elif isinstance(value, bytes):
+                    data = value
+                else:
+                    raise TypeError(f"expected a str, not {type(value).__name__}")
                 (<char**>p)[0] = PyBytes_AS_STRING(data)
                 value = data
             _keep_for(r, p, value)
         else:
-            # handles, void* and other pointers: an address (int), None, or a record (its memory)
+            # handles, void* and other pointers: an address, None, or a record (its memory).  NVIDIA's
+            # module stores an intptr_t (Cython's conversion: a negative number is kept, and read back,
+            # as it is; a float is refused); ours also takes the addresses from 2**63 up
             if value is None:
                 vp = NULL
             elif isinstance(value, _Record):
                 vp = (<_Record>value)._ptr
-            elif isinstance(value, int) and not isinstance(value, bool):
-                if value < 0:
-                    raise OverflowError(f"an address cannot be negative: {value}")
+            elif isinstance(value, int) and value >= 0:
                 vp = PyLong_AsVoidPtr(value)
             else:
-                raise TypeError(f"expected an address (int), not {type(value).__name__}")
+                iv = value
+                vp = <void*>iv
             (<void**>p)[0] = vp
             _keep_for(r, p, value if isinstance(value, _Record) else None)
         return 0
@@ -625,6 +641,33 @@ cdef class _Record(_Struct):
             d = np.dtype({"names": names, "formats": formats, "offsets": offsets, "itemsize": cls._c_size})
             cls._np_dtype = d
         return d
+
+
+@cython.final
+cdef class _Span:
+    """A buffer over memory a record's pointer field points at, keeping the record alive (a numpy
+    view of the numbers there)."""
+    cdef char* p
+    cdef Py_ssize_t n
+    cdef object owner
+    cdef bint ro
+
+    @staticmethod
+    cdef _Span of(char* p, Py_ssize_t n, object owner, bint ro):
+        cdef _Span s = _Span.__new__(_Span)
+        s.p = p
+        s.n = n
+        s.owner = owner
+        s.ro = ro
+        return s
+
+    def __getbuffer__(self, Py_buffer* view, int flags):
+        if (flags & PyBUF_WRITABLE) and self.ro:
+            raise BufferError("read-only memory")
+        PyBuffer_FillInfo(view, self, self.p, self.n, self.ro, flags)
+
+    def __releasebuffer__(self, Py_buffer* view):
+        pass
 
 
 cdef object _root_of(_Record r):

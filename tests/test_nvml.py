@@ -253,10 +253,11 @@ def test_arrays_counted_by_a_sibling_field():
     st.clk_mon_list = faults
     assert len(st.clk_mon_list) == 3 and list(st.clk_mon_list.clk_api_domain) == [1, 2, 3]
     assert memoryview(st).cast("B")[4:8].cast("I")[0] == 3          # clkMonListSize, after bGlobalStatus
-    # unsigned char arrays are bytes of data: numpy uint8 arrays (a nonce, a certificate)
+    # unsigned char arrays are bytes of data: numpy uint8 arrays (a nonce, a certificate); with no
+    # byte in use, an empty float64 array, as NVIDIA's class reads it
     report = nvml.ConfComputeGpuAttestationReport()
     assert report.nonce.dtype == np.uint8 and report.nonce.shape == (32,)
-    assert len(report.attestation_report) == 0 and report.attestation_report.dtype == np.uint8
+    assert len(report.attestation_report) == 0 and report.attestation_report.dtype == np.float64
     report.attestation_report = [7, 8, 9]
     assert list(report.attestation_report) == [7, 8, 9]
     assert "attestation_report_size" not in dir(report)
