@@ -126,6 +126,8 @@ cdef class _RField:
     cdef str countname       # the field that counts this array's items ("" if none)
     cdef int flags
     cdef _RField counter     # that field, once looked up
+    cdef bint np_rec         # a field of a numpy-record class (_Space: NVIDIA's numpy-backed classes)
+    cdef bint single_items   # an array of a class that holds one struct in NVIDIA's module: reads as its first item
 
     def __init__(self, str name, Py_ssize_t off, int kind, int size, Py_ssize_t count, cls, _Lazy ns,
                  int ekind, str countname, int flags):
@@ -188,13 +190,31 @@ cdef class _RField:
             return np.zeros(0, dtype=fmt)
         return np.frombuffer(_Span.of(q, n * self.size, _root(r), r._ro), dtype=fmt)
 
+    cdef int set_numpy(self, char* p, object value) except -1:
+        """Set a number field as numpy assigns `value` to an array of one item of its type."""
+        np = _numpy()
+        tmp = np.empty(1, dtype=np.dtype(_field_format(self)))
+        tmp[...] = value
+        memcpy(p, <char*>PyLong_AsVoidPtr(tmp.ctypes.data), self.size)
+        return 0
+
     def __get__(self, obj, objtype):
         if obj is None:
             return self
         cdef _Record r = <_Record>obj
         if r._n != 1:
+            if self.np_rec:
+                return getattr(r._recs(), self.name)
             return r._view()[self.name]
         return self.get(r, r._ptr)
+
+    cdef inline bint through_numpy(self):
+        """Whether a numpy-record class's field reads and writes through numpy, as NVIDIA's
+        numpy-backed classes do: a nested struct (a record array of one struct), a char array (int8
+        numbers, with a leading axis of one) and an array that no sibling field counts (the same
+        axis); numbers read as Python numbers."""
+        return self.np_rec and (self.kind == F_STRUCT or self.kind == F_CHARS
+                                or (self.kind == F_ARRAY and not self.countname))
 
     cdef object get(self, _Record r, char* base):
         cdef char* p = base + self.off
@@ -212,6 +232,8 @@ cdef class _RField:
             return _read_int(p, k, self.size)
         if k == F_F:
             return (<float*>p)[0] if self.size == 4 else (<double*>p)[0]
+        if self.through_numpy():
+            return getattr(r._recs(), self.name)
         if k == F_CHARS:
             if self.flags & R_BINARY:
                 return r._field_array(self.off, "i1", self.count)
@@ -224,7 +246,7 @@ cdef class _RField:
         if k == F_ARRAY:
             n = self.items(r, base)
             if self.ekind == F_STRUCT:
-                return _record_view(self.item_cls(), p, n, _root(r), r._ro)
+                return _record_view(self.item_cls(), p, 1 if self.single_items else n, _root(r), r._ro)
             if n == 0:
                 return _numpy().zeros(0)   # no item in use: an empty float64 array, as NVIDIA's reads it
             return r._field_array(self.off, _item_format(self.ekind, self.size), n)
@@ -248,7 +270,10 @@ cdef class _RField:
         if r._ro:
             raise ValueError(f"this {type(r).__name__} is read-only")
         if r._n != 1:
-            r._view()[self.name] = value
+            if self.np_rec:
+                setattr(r._recs(), self.name, value)
+            else:
+                r._view()[self.name] = value
             return
         try:
             self.set(r, r._ptr, value)
@@ -265,6 +290,21 @@ cdef class _RField:
         cdef void* vp
         cdef intptr_t iv
         k = self.kind
+        if self.np_rec:
+            # NVIDIA's numpy-backed classes set a field as numpy assigns to an array of one struct:
+            # numbers truncated, wrapped (numpy integers) or parsed (text), a value broadcast over a
+            # nested struct or an array; ours also copies a struct object into a nested struct, and
+            # takes None and struct objects (their address) for an address
+            if self.through_numpy():
+                if not (k == F_STRUCT and isinstance(value, _Record)):
+                    setattr(r._recs(), self.name, value)
+                    return 0
+            elif type(value) is not int and (_is_number(k) or (
+                    _is_address(k) and value is not None and not isinstance(value, _Record))):
+                self.set_numpy(p, value)
+                if _is_address(k):
+                    _keep_for(r, p, None)
+                return 0
         if k == F_I or k == F_ENUM:
             if self.size == 4: (<int32_t*>p)[0] = value
             elif self.size == 8: (<int64_t*>p)[0] = value
@@ -377,6 +417,16 @@ cdef class _RField:
             (<void**>p)[0] = vp
             _keep_for(r, p, value if isinstance(value, _Record) else None)
         return 0
+
+
+cdef inline bint _is_number(int kind) noexcept:
+    """Whether a field kind holds a number (an integer of its size, a float, an enum's value)."""
+    return kind == F_I or kind == F_U or kind == F_F or kind == F_ENUM or kind == F_BOOL or kind == F_INTV
+
+
+cdef inline bint _is_address(int kind) noexcept:
+    """Whether a field kind holds an address (a handle, void* or other pointer: an intptr_t)."""
+    return kind == F_VOIDP or kind == F_HANDLE
 
 
 cdef inline void memmove_(char* dst, char* src, Py_ssize_t n) noexcept:
@@ -501,6 +551,11 @@ cdef class _Record(_Struct):
         """A numpy structured array over the memory (sharing it, keeping this record alive)."""
         np = _numpy()
         return np.frombuffer(self, dtype=type(self)._dtype(), count=self._n)
+
+    cdef object _recs(self):
+        """A numpy record array over the memory (sharing it), as NVIDIA's numpy-backed classes hold
+        theirs: what a numpy-record class's fields are read and set through."""
+        return self._view().view(_numpy().recarray)
 
     cdef object _field_array(self, Py_ssize_t off, str fmt, Py_ssize_t count):
         """A numpy array of `count` items of `fmt` at byte `off` (a view: writes go to the struct)."""
@@ -697,15 +752,34 @@ def _unpickle(cls, bytes data, Py_ssize_t n):
     return r
 
 
+def _numpy_records(type cls, numpy_records):
+    """Make the fields of the record class `cls` behave as those of NVIDIA's class of the same name,
+    given the names of the module's classes that NVIDIA's module backs with a numpy record array
+    (`numpy_records`; None: not known, the fields keep ours).  Such a class reads a nested struct
+    as a numpy record array of one struct, a char array as int8 numbers and a fixed array with a
+    leading axis of one, and sets every field as numpy assigns it; in a class of the others (which
+    hold one struct), an array of structs of one of the others reads as its first struct."""
+    cdef _RField f
+    cls._c_numpy_records = numpy_records
+    for f in cls._c_all.values():
+        f.np_rec = numpy_records is not None and cls.__name__ in numpy_records
+        f.single_items = (numpy_records is not None and f.kind == F_ARRAY and f.ekind == F_STRUCT and not f.np_rec
+                          and (f.cls if type(f.cls) is str else f.cls.__name__) not in numpy_records)
+
+
 cdef class _Space:
     """The record classes of one generated module: `_L.records`.  `dtypes` maps each dtype name
-    (`memory_v2_dtype`) to its class's name."""
+    (`memory_v2_dtype`) to its class's name; `numpy_records` names the classes NVIDIA's module of
+    the release backs with a numpy record array (a comma-separated list; None where not known: see
+    _numpy_records)."""
     cdef public dict dtypes
     cdef public dict imports     # names the module takes from another module: name -> (module, attribute)
+    cdef public object numpy_records
 
-    def __init__(self, str dtypes, dict imports=None):
+    def __init__(self, str dtypes, dict imports=None, str numpy_records=None):
         self.dtypes = dict(item.split(":") for item in dtypes.split(",")) if dtypes else {}
         self.imports = imports or {}
+        self.numpy_records = None if numpy_records is None else frozenset(filter(None, numpy_records.split(",")))
 
     def imported(self, str name):
         """The object another module gives for `name` (cufile's pyCUresult is the driver's CUresult)."""
@@ -737,6 +811,8 @@ cdef class _Space:
             fi += 1
         r._c_fields = tuple(public)
         r._c_all = every
+        if self.numpy_records is not None:
+            _numpy_records(r, self.numpy_records)
         return r
 
 

@@ -1,5 +1,11 @@
 """The struct classes of the struct-style modules (cuda.bindings._records): what a field reads and
-takes, as NVIDIA's classes of the same release do (docs/library-modules.md, "Struct classes")."""
+takes, as NVIDIA's classes of the same release do (docs/library-modules.md, "Struct classes").
+
+NVIDIA's module has two kinds of struct class: most hold one C struct and convert a field as Cython
+converts a C value; some (NVML's sample and placement structs, cuFile's I/O structs, every cuFile
+class of 13.0.3) hold a numpy record array, and read and set every field through numpy.  A
+generated module names the second kind (`_records._Space`); `_records._numpy_records` gives a class
+the fields of either kind, which the tests below use to show each."""
 import ctypes
 
 import numpy as np
@@ -9,6 +15,22 @@ from _support import LazyModule
 
 nvml = LazyModule("cuda.bindings.nvml")
 cufile = LazyModule("cuda.bindings.cufile")
+records = LazyModule("cuda.bindings._records")
+
+
+@pytest.fixture
+def numpy_backed():
+    """numpy_backed(cls, names): make `cls`'s fields those of NVIDIA's classes, given the names of
+    the module's numpy-backed classes; each class is given back its fields after the test."""
+    changed = []
+
+    def switch(cls, names):
+        changed.append((cls, cls.__dict__.get("_c_numpy_records")))
+        records._numpy_records(cls, frozenset(names))
+        return cls
+    yield switch
+    for cls, before in reversed(changed):
+        records._numpy_records(cls, before)
 
 
 def _u32(obj, offset):
@@ -93,3 +115,84 @@ def test_a_pointer_to_numbers_field():
     assert buf[0] == 99
     _ptr(lib, 8).value = None
     assert lib.vgpu_type_ids == []
+
+
+# --- NVIDIA's numpy-backed classes --------------------------------------------------------------------
+
+def test_a_numpy_backed_class_reads_nested_structs_and_arrays_as_numpy(numpy_backed):
+    Sample = numpy_backed(nvml.Sample, ["Sample"])
+    s = Sample()
+    v = s.sample_value
+    assert isinstance(v, np.recarray) and v.shape == (1,)
+    v.ui_val = 7                             # a view: writes reach the struct
+    assert s.sample_value.ui_val[0] == 7 and isinstance(s.time_stamp, int)
+    assert s.sample_value is not s.sample_value
+    Feature = numpy_backed(nvml.GridLicensableFeature, ["GridLicensableFeature"])
+    name = Feature().product_name
+    assert name.dtype == np.int8 and name.shape == (1, 128)
+    Hwbc = numpy_backed(nvml.HwbcEntry, ["HwbcEntry"])
+    assert Hwbc().firmware_version.shape == (1, 32)
+    Fans = numpy_backed(nvml.UnitFanSpeeds, ["UnitFanSpeeds", "UnitFanInfo"])
+    fans = Fans().fans                       # an array of structs no field counts
+    assert isinstance(fans, np.recarray) and fans.shape == (1, 24)
+    Hist = numpy_backed(nvml.VgpuSchedulerCapabilities, ["VgpuSchedulerCapabilities"])
+    numbers = Hist().supported_schedulers    # an array of numbers
+    assert numbers.dtype == np.uint32 and numbers.shape == (1, 3)
+    two = Sample(2)
+    assert isinstance(two.time_stamp, np.ndarray) and two.time_stamp.shape == (2,)
+    assert isinstance(two.sample_value, np.recarray) and two.sample_value.shape == (2,)
+
+
+def test_a_numpy_backed_class_sets_fields_as_numpy_assigns(numpy_backed):
+    Sample = numpy_backed(nvml.Sample, ["Sample"])
+    s = Sample()
+    s.time_stamp = "12"                      # parsed
+    assert s.time_stamp == 12
+    s.time_stamp = [13]                      # one item
+    assert s.time_stamp == 13
+    s.time_stamp = 14.9                      # truncated
+    assert s.time_stamp == 14
+    s.time_stamp = np.int64(-1)              # a numpy integer wraps
+    assert s.time_stamp == 2 ** 64 - 1
+    with pytest.raises(OverflowError):
+        s.time_stamp = -1                    # a Python int must fit
+    with pytest.raises(ValueError):
+        s.time_stamp = [1, 2]
+    s.sample_value = 3                       # broadcast over every field of the union
+    assert s.sample_value.ui_val[0] == 3 and s.sample_value.us_val[0] == 3
+    value = nvml.Value()
+    value.ull_val = 2 ** 40
+    s.sample_value = value                   # ours also copies a struct object in
+    assert s.sample_value.ull_val[0] == 2 ** 40
+    Feature = numpy_backed(nvml.GridLicensableFeature, ["GridLicensableFeature"])
+    f = Feature()
+    f.product_name = 65                      # char arrays are numbers here
+    assert bytes(memoryview(f))[f.product_name.ctypes.data - f.ptr:][:3] == b"AAA"
+    with pytest.raises(ValueError):
+        f.product_name = "text"              # not a number
+    Entry = numpy_backed(nvml.FieldValue, ["FieldValue"])
+    e = Entry()
+    e.value = 2                              # a nested union, broadcast
+    assert e.value.ui_val[0] == 2
+    two = Sample(2)
+    two.time_stamp = [5, 6]
+    assert list(two.time_stamp) == [5, 6] and two[1].time_stamp == 6
+
+
+def test_an_array_of_one_struct_classes_reads_as_its_first_struct(numpy_backed):
+    # in NVIDIA's module an array of structs whose class holds one struct reads as that struct
+    if not hasattr(nvml, "GpuFabricInfo_v4"):
+        pytest.skip("this build's nvml.h has no nvmlGpuFabricInfo_v4_t")
+    Info = numpy_backed(nvml.GpuFabricInfo_v4, [])
+    info = Info()
+    info.num_cliques = 2
+    first = info.cliques
+    assert isinstance(first, nvml.GpuFabricClique_v1) and len(first) == 1
+    assert first.ptr == info.ptr + nvml.gpu_fabric_info_v4_dtype.fields["cliques"][1]
+    assert isinstance(first.id, int)
+    # an array of a numpy-backed class still reads as its items
+    Hierarchy = numpy_backed(nvml.BridgeChipHierarchy, ["BridgeChipInfo"])
+    chips = nvml.BridgeChipInfo(3)
+    h = Hierarchy()
+    h.bridge_chip_info = chips
+    assert len(h.bridge_chip_info) == 3
