@@ -18,6 +18,7 @@ from cpython.buffer cimport (PyObject_GetBuffer, PyBuffer_Release, PyBuffer_Fill
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize
 from cpython.long cimport PyLong_AsVoidPtr, PyLong_FromVoidPtr
 from cpython.unicode cimport PyUnicode_DecodeUTF8
+from cython.view cimport array as cvarray
 from cuda.bindings._base cimport _Struct, _Lazy, _Handle, _IntValue, _struct_class, _cls_at
 
 include "_field_kinds.pxi"
@@ -190,6 +191,48 @@ cdef class _RField:
             return np.zeros(0, dtype=fmt)
         return np.frombuffer(_Span.of(q, n * self.size, _root(r), r._ro), dtype=fmt)
 
+    cdef object get_addresses(self, _Record r, char* base):
+        """A pointer to addresses (cuDLA's tensor lists), read as NVIDIA's module reads it: the
+        Cython array set from Python while the pointer is still its memory, else a Cython
+        memoryview of the intptr_t items the count field says are there (a copy; none while the
+        pointer is NULL)."""
+        cdef char* p = base + self.off
+        cdef char* q = (<char**>p)[0]
+        cdef Py_ssize_t n
+        cdef cvarray a
+        cdef intptr_t[:] mv
+        kept = _kept(r, p)
+        if isinstance(kept, cvarray) and (<cvarray>kept).data == q:
+            return kept
+        n = self.items(r, base) if q != NULL else 0
+        a = cvarray(shape=(n if n > 0 else 1,), itemsize=sizeof(intptr_t), format="l")
+        if n > 0:
+            memcpy(a.data, q, n * sizeof(intptr_t))
+        mv = a
+        return mv[:n if n > 0 else 0]
+
+    cdef int set_addresses(self, _Record r, char* base, object value) except -1:
+        """Set a pointer to addresses from a sequence of them (or None): a Cython array of intptr_t,
+        kept alive with the struct, whose length a count field the class hides becomes."""
+        cdef char* p = base + self.off
+        cdef Py_ssize_t n = 0, i
+        cdef cvarray a = None
+        cdef intptr_t* d
+        cdef _RField c
+        if value is not None:
+            n = len(value)
+        if n > 0:
+            a = cvarray(shape=(n,), itemsize=sizeof(intptr_t), format="l")
+            d = <intptr_t*>a.data
+            for i in range(n):
+                d[i] = value[i]
+        (<char**>p)[0] = a.data if a is not None else NULL
+        _keep_for(r, p, a)
+        c = self.count_field(type(r))
+        if c is not None and c.flags & R_HIDDEN:
+            c.set(r, base, n)
+        return 0
+
     cdef int set_numpy(self, char* p, object value) except -1:
         """Set a number field as numpy assigns `value` to an array of one item of its type."""
         np = _numpy()
@@ -256,6 +299,8 @@ cdef class _RField:
                 return []           # no array yet: none of its items (as the reference reads it)
             return _record_view(self.item_cls(), q, self.items(r, base), _root(r), r._ro)
         if k == F_PTRARR:
+            if _is_address(self.ekind):
+                return self.get_addresses(r, base)
             return self.get_numbers(r, base)
         if k == F_CSTR:
             q = (<char**>p)[0]
@@ -368,6 +413,8 @@ cdef class _RField:
             c = self.count_field(type(r))
             if c is not None:
                 c.set(r, base, n)
+        elif k == F_PTRARR and _is_address(self.ekind):
+            self.set_addresses(r, base, value)
         elif k == F_PTRARR:
             # a pointer to numbers: set from a sequence or array of them (kept alive with the
             # struct), or None; a count field the class hides becomes its length

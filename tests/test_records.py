@@ -117,6 +117,36 @@ def test_a_pointer_to_numbers_field():
     assert lib.vgpu_type_ids == []
 
 
+def test_a_pointer_to_addresses_field():
+    # cuDLA's tensor lists (uint64_t *const *) in NVIDIA's module: a Cython memoryview of intptr_t
+    # items, a Cython array once set from a list.  The field as the generated module describes
+    # it, with items that are addresses, on a subclass of NVIDIA's layout
+    cudla = pytest.importorskip("cuda.bindings.cudla")
+    off = cudla.task_dtype.fields["input_tensor"][1]
+    field = records._RField("input_tensor", off, 12, 8, 1, None, None, 10, "num_input_tensors", 0)
+    Task = type("Task", (cudla.Task,), {"__slots__": (), "input_tensor": field})
+    Task._c_all = dict(cudla.Task._c_all, input_tensor=field)
+    t = Task()
+    empty = t.input_tensor
+    assert type(empty).__name__ == "_memoryviewslice" and len(empty) == 0
+    t.input_tensor = [0x1000, -1]
+    got = t.input_tensor
+    assert type(got).__name__ == "array" and list(got) == [0x1000, -1]
+    count = cudla.task_dtype.fields["num_input_tensors"][1]
+    assert _u32(t, count).value == 2
+    assert ctypes.c_int64.from_address(_ptr(t, off).value + 8).value == -1
+    with pytest.raises(TypeError):
+        t.input_tensor = 5                   # no length
+    with pytest.raises(TypeError):
+        t.input_tensor = [1.5]               # an address is an integer
+    # addresses the library wrote: as many as the count says
+    buf = (ctypes.c_int64 * 2)(0x2000, 0x3000)
+    lib = Task()
+    _ptr(lib, off).value = ctypes.addressof(buf)
+    _u32(lib, count).value = 2
+    assert type(lib.input_tensor).__name__ == "_memoryviewslice" and list(lib.input_tensor) == [0x2000, 0x3000]
+
+
 # --- NVIDIA's numpy-backed classes --------------------------------------------------------------------
 
 def test_a_numpy_backed_class_reads_nested_structs_and_arrays_as_numpy(numpy_backed):
