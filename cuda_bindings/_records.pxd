@@ -10,6 +10,7 @@ cdef class _Record(_Struct):
     cdef uint64_t _small[8]
     cdef Py_ssize_t nbytes(self)
     cdef object _view(self)
+    cdef object _recs(self)
     cdef object _field_array(self, Py_ssize_t off, str fmt, Py_ssize_t count)
 
 cdef _Record _new_record(type cls, Py_ssize_t n)

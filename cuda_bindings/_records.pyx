@@ -12,11 +12,13 @@ view of several structs is asked for.  Hand-written; the generated modules hold 
 cimport cython
 from cpython.mem cimport PyMem_Calloc
 from libc.string cimport memcpy, memset, memcmp
-from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
-from cpython.buffer cimport PyObject_GetBuffer, PyBuffer_Release, PyBUF_ANY_CONTIGUOUS, PyBUF_WRITABLE, PyBUF_SIMPLE
+from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t, intptr_t
+from cpython.buffer cimport (PyObject_GetBuffer, PyBuffer_Release, PyBuffer_FillInfo, PyBUF_ANY_CONTIGUOUS,
+                             PyBUF_WRITABLE, PyBUF_SIMPLE)
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize
 from cpython.long cimport PyLong_AsVoidPtr, PyLong_FromVoidPtr
 from cpython.unicode cimport PyUnicode_DecodeUTF8
+from cython.view cimport array as cvarray
 from cuda.bindings._base cimport _Struct, _Lazy, _Handle, _IntValue, _struct_class, _cls_at
 
 include "_field_kinds.pxi"
@@ -125,6 +127,8 @@ cdef class _RField:
     cdef str countname       # the field that counts this array's items ("" if none)
     cdef int flags
     cdef _RField counter     # that field, once looked up
+    cdef bint np_rec         # a field of a numpy-record class (_Space: NVIDIA's numpy-backed classes)
+    cdef bint single_items   # an array of a class that holds one struct in NVIDIA's module: reads as its first item
 
     def __init__(self, str name, Py_ssize_t off, int kind, int size, Py_ssize_t count, cls, _Lazy ns,
                  int ekind, str countname, int flags):
@@ -166,8 +170,9 @@ cdef class _RField:
 
     cdef object get_numbers(self, _Record r, char* base):
         """A pointer-to-numbers field: the numpy array set from Python while the pointer is still
-        its memory (as many items as a count field says, if there is one), else a copy of the items
-        the count field says are there (none without one)."""
+        its memory (as many items as a count field says, if there is one), else a view of the items
+        the count field says are there (none without one); an empty list while the pointer is NULL
+        (as NVIDIA's module reads it)."""
         cdef char* p = base + self.off
         cdef char* q = (<char**>p)[0]
         cdef Py_ssize_t n
@@ -180,17 +185,79 @@ cdef class _RField:
         if isinstance(kept, np.ndarray) and q != NULL and PyLong_AsVoidPtr(kept.ctypes.data) == <void*>q:
             # a count the class shows is the caller's to set: the array reads whole
             return kept if c is None or not (c.flags & R_HIDDEN) or n >= len(kept) else kept[:n]
-        if q == NULL or n <= 0:
+        if q == NULL:
+            return []
+        if n <= 0:
             return np.zeros(0, dtype=fmt)
-        return np.frombuffer(PyBytes_FromStringAndSize(q, n * self.size), dtype=fmt).copy()
+        return np.frombuffer(_Span.of(q, n * self.size, _root(r), r._ro), dtype=fmt)
+
+    cdef object get_addresses(self, _Record r, char* base):
+        """A pointer to addresses (cuDLA's tensor lists), read as NVIDIA's module reads it: the
+        Cython array set from Python while the pointer is still its memory, else a Cython
+        memoryview of the intptr_t items the count field says are there (a copy; none while the
+        pointer is NULL)."""
+        cdef char* p = base + self.off
+        cdef char* q = (<char**>p)[0]
+        cdef Py_ssize_t n
+        cdef cvarray a
+        cdef intptr_t[:] mv
+        kept = _kept(r, p)
+        if isinstance(kept, cvarray) and (<cvarray>kept).data == q:
+            return kept
+        n = self.items(r, base) if q != NULL else 0
+        a = cvarray(shape=(n if n > 0 else 1,), itemsize=sizeof(intptr_t), format="l")
+        if n > 0:
+            memcpy(a.data, q, n * sizeof(intptr_t))
+        mv = a
+        return mv[:n if n > 0 else 0]
+
+    cdef int set_addresses(self, _Record r, char* base, object value) except -1:
+        """Set a pointer to addresses from a sequence of them (or None): a Cython array of intptr_t,
+        kept alive with the struct, whose length a count field the class hides becomes."""
+        cdef char* p = base + self.off
+        cdef Py_ssize_t n = 0, i
+        cdef cvarray a = None
+        cdef intptr_t* d
+        cdef _RField c
+        if value is not None:
+            n = len(value)
+        if n > 0:
+            a = cvarray(shape=(n,), itemsize=sizeof(intptr_t), format="l")
+            d = <intptr_t*>a.data
+            for i in range(n):
+                d[i] = value[i]
+        (<char**>p)[0] = a.data if a is not None else NULL
+        _keep_for(r, p, a)
+        c = self.count_field(type(r))
+        if c is not None and c.flags & R_HIDDEN:
+            c.set(r, base, n)
+        return 0
+
+    cdef int set_numpy(self, char* p, object value) except -1:
+        """Set a number field as numpy assigns `value` to an array of one item of its type."""
+        np = _numpy()
+        tmp = np.empty(1, dtype=np.dtype(_field_format(self)))
+        tmp[...] = value
+        memcpy(p, <char*>PyLong_AsVoidPtr(tmp.ctypes.data), self.size)
+        return 0
 
     def __get__(self, obj, objtype):
         if obj is None:
             return self
         cdef _Record r = <_Record>obj
         if r._n != 1:
+            if self.np_rec:
+                return getattr(r._recs(), self.name)
             return r._view()[self.name]
         return self.get(r, r._ptr)
+
+    cdef inline bint through_numpy(self):
+        """Whether a numpy-record class's field reads and writes through numpy, as NVIDIA's
+        numpy-backed classes do: a nested struct (a record array of one struct), a char array (int8
+        numbers, with a leading axis of one) and an array that no sibling field counts (the same
+        axis); numbers read as Python numbers."""
+        return self.np_rec and (self.kind == F_STRUCT or self.kind == F_CHARS
+                                or (self.kind == F_ARRAY and not self.countname))
 
     cdef object get(self, _Record r, char* base):
         cdef char* p = base + self.off
@@ -208,6 +275,8 @@ cdef class _RField:
             return _read_int(p, k, self.size)
         if k == F_F:
             return (<float*>p)[0] if self.size == 4 else (<double*>p)[0]
+        if self.through_numpy():
+            return getattr(r._recs(), self.name)
         if k == F_CHARS:
             if self.flags & R_BINARY:
                 return r._field_array(self.off, "i1", self.count)
@@ -218,30 +287,38 @@ cdef class _RField:
         if k == F_STRUCT:
             return _record_view(self.item_cls(), p, 1, _root(r), r._ro)
         if k == F_ARRAY:
+            n = self.items(r, base)
             if self.ekind == F_STRUCT:
-                return _record_view(self.item_cls(), p, self.items(r, base), _root(r), r._ro)
-            return r._field_array(self.off, _item_format(self.ekind, self.size), self.items(r, base))
+                return _record_view(self.item_cls(), p, 1 if self.single_items else n, _root(r), r._ro)
+            if n == 0:
+                return _numpy().zeros(0)   # no item in use: an empty float64 array, as NVIDIA's reads it
+            return r._field_array(self.off, _item_format(self.ekind, self.size), n)
         if k == F_PTRARR and self.ekind == F_STRUCT:
             q = (<char**>p)[0]
             if q == NULL:
                 return []           # no array yet: none of its items (as the reference reads it)
             return _record_view(self.item_cls(), q, self.items(r, base), _root(r), r._ro)
         if k == F_PTRARR:
+            if _is_address(self.ekind):
+                return self.get_addresses(r, base)
             return self.get_numbers(r, base)
         if k == F_CSTR:
             q = (<char**>p)[0]
-            return None if q == NULL else (<bytes>q).decode("utf-8", "replace")
+            return "" if q == NULL else (<bytes>q).decode("utf-8", "replace")
         if k == F_INTV:
             return _read_int(p, F_U, self.size)
-        # handles, void* and other pointers: the address
-        return PyLong_FromVoidPtr((<void**>p)[0])
+        # handles, void* and other pointers: the address, an intptr_t (signed), as NVIDIA's reads it
+        return (<intptr_t*>p)[0]
 
     def __set__(self, obj, value):
         cdef _Record r = <_Record>obj
         if r._ro:
             raise ValueError(f"this {type(r).__name__} is read-only")
         if r._n != 1:
-            r._view()[self.name] = value
+            if self.np_rec:
+                setattr(r._recs(), self.name, value)
+            else:
+                r._view()[self.name] = value
             return
         try:
             self.set(r, r._ptr, value)
@@ -256,7 +333,23 @@ cdef class _RField:
         cdef _Record src
         cdef _RField c
         cdef void* vp
+        cdef intptr_t iv
         k = self.kind
+        if self.np_rec:
+            # NVIDIA's numpy-backed classes set a field as numpy assigns to an array of one struct:
+            # numbers truncated, wrapped (numpy integers) or parsed (text), a value broadcast over a
+            # nested struct or an array; ours also copies a struct object into a nested struct, and
+            # takes None and struct objects (their address) for an address
+            if self.through_numpy():
+                if not (k == F_STRUCT and isinstance(value, _Record)):
+                    setattr(r._recs(), self.name, value)
+                    return 0
+            elif type(value) is not int and (_is_number(k) or (
+                    _is_address(k) and value is not None and not isinstance(value, _Record))):
+                self.set_numpy(p, value)
+                if _is_address(k):
+                    _keep_for(r, p, None)
+                return 0
         if k == F_I or k == F_ENUM:
             if self.size == 4: (<int32_t*>p)[0] = value
             elif self.size == 8: (<int64_t*>p)[0] = value
@@ -320,6 +413,8 @@ cdef class _RField:
             c = self.count_field(type(r))
             if c is not None:
                 c.set(r, base, n)
+        elif k == F_PTRARR and _is_address(self.ekind):
+            self.set_addresses(r, base, value)
         elif k == F_PTRARR:
             # a pointer to numbers: set from a sequence or array of them (kept alive with the
             # struct), or None; a count field the class hides becomes its length
@@ -328,6 +423,8 @@ cdef class _RField:
                 n = 0
             else:
                 np = _numpy()
+                if np.ndim(value) == 0:
+                    raise TypeError(f"expected a sequence of numbers, not {type(value).__name__}")
                 arr = np.ascontiguousarray(value, dtype=np.dtype(_item_format(self.ekind, self.size)))
                 if arr.ndim != 1:
                     raise ValueError(f"expected a 1-D sequence of numbers, got shape {arr.shape}")
@@ -342,25 +439,41 @@ cdef class _RField:
             if value is None:
                 (<void**>p)[0] = NULL
             else:
-                data = (<str>value).encode() if isinstance(value, str) else bytes(value)
+                if isinstance(value, str):
+                    data = (<str>value).encode()
+                elif isinstance(value, bytes):
+                    data = value
+                else:
+                    raise TypeError(f"expected a str, not {type(value).__name__}")
                 (<char**>p)[0] = PyBytes_AS_STRING(data)
                 value = data
             _keep_for(r, p, value)
         else:
-            # handles, void* and other pointers: an address (int), None, or a record (its memory)
+            # handles, void* and other pointers: an address, None, or a record (its memory).  NVIDIA's
+            # module stores an intptr_t (Cython's conversion: a negative number is kept, and read back,
+            # as it is; a float is refused); ours also takes the addresses from 2**63 up
             if value is None:
                 vp = NULL
             elif isinstance(value, _Record):
                 vp = (<_Record>value)._ptr
-            elif isinstance(value, int) and not isinstance(value, bool):
-                if value < 0:
-                    raise OverflowError(f"an address cannot be negative: {value}")
+            elif isinstance(value, int) and value >= 0:
                 vp = PyLong_AsVoidPtr(value)
             else:
-                raise TypeError(f"expected an address (int), not {type(value).__name__}")
+                iv = value
+                vp = <void*>iv
             (<void**>p)[0] = vp
             _keep_for(r, p, value if isinstance(value, _Record) else None)
         return 0
+
+
+cdef inline bint _is_number(int kind) noexcept:
+    """Whether a field kind holds a number (an integer of its size, a float, an enum's value)."""
+    return kind == F_I or kind == F_U or kind == F_F or kind == F_ENUM or kind == F_BOOL or kind == F_INTV
+
+
+cdef inline bint _is_address(int kind) noexcept:
+    """Whether a field kind holds an address (a handle, void* or other pointer: an intptr_t)."""
+    return kind == F_VOIDP or kind == F_HANDLE
 
 
 cdef inline void memmove_(char* dst, char* src, Py_ssize_t n) noexcept:
@@ -485,6 +598,11 @@ cdef class _Record(_Struct):
         """A numpy structured array over the memory (sharing it, keeping this record alive)."""
         np = _numpy()
         return np.frombuffer(self, dtype=type(self)._dtype(), count=self._n)
+
+    cdef object _recs(self):
+        """A numpy record array over the memory (sharing it), as NVIDIA's numpy-backed classes hold
+        theirs: what a numpy-record class's fields are read and set through."""
+        return self._view().view(_numpy().recarray)
 
     cdef object _field_array(self, Py_ssize_t off, str fmt, Py_ssize_t count):
         """A numpy array of `count` items of `fmt` at byte `off` (a view: writes go to the struct)."""
@@ -627,6 +745,33 @@ cdef class _Record(_Struct):
         return d
 
 
+@cython.final
+cdef class _Span:
+    """A buffer over memory a record's pointer field points at, keeping the record alive (a numpy
+    view of the numbers there)."""
+    cdef char* p
+    cdef Py_ssize_t n
+    cdef object owner
+    cdef bint ro
+
+    @staticmethod
+    cdef _Span of(char* p, Py_ssize_t n, object owner, bint ro):
+        cdef _Span s = _Span.__new__(_Span)
+        s.p = p
+        s.n = n
+        s.owner = owner
+        s.ro = ro
+        return s
+
+    def __getbuffer__(self, Py_buffer* view, int flags):
+        if (flags & PyBUF_WRITABLE) and self.ro:
+            raise BufferError("read-only memory")
+        PyBuffer_FillInfo(view, self, self.p, self.n, self.ro, flags)
+
+    def __releasebuffer__(self, Py_buffer* view):
+        pass
+
+
 cdef object _root_of(_Record r):
     """The record whose buffer holds r's memory: r's root when r is a view of a record, else r."""
     cdef _Record root = _root(r)
@@ -654,15 +799,34 @@ def _unpickle(cls, bytes data, Py_ssize_t n):
     return r
 
 
+def _numpy_records(type cls, numpy_records):
+    """Make the fields of the record class `cls` behave as those of NVIDIA's class of the same name,
+    given the names of the module's classes that NVIDIA's module backs with a numpy record array
+    (`numpy_records`; None: not known, the fields keep ours).  Such a class reads a nested struct
+    as a numpy record array of one struct, a char array as int8 numbers and a fixed array with a
+    leading axis of one, and sets every field as numpy assigns it; in a class of the others (which
+    hold one struct), an array of structs of one of the others reads as its first struct."""
+    cdef _RField f
+    cls._c_numpy_records = numpy_records
+    for f in cls._c_all.values():
+        f.np_rec = numpy_records is not None and cls.__name__ in numpy_records
+        f.single_items = (numpy_records is not None and f.kind == F_ARRAY and f.ekind == F_STRUCT and not f.np_rec
+                          and (f.cls if type(f.cls) is str else f.cls.__name__) not in numpy_records)
+
+
 cdef class _Space:
     """The record classes of one generated module: `_L.records`.  `dtypes` maps each dtype name
-    (`memory_v2_dtype`) to its class's name."""
+    (`memory_v2_dtype`) to its class's name; `numpy_records` names the classes NVIDIA's module of
+    the release backs with a numpy record array (a comma-separated list; None where not known: see
+    _numpy_records)."""
     cdef public dict dtypes
     cdef public dict imports     # names the module takes from another module: name -> (module, attribute)
+    cdef public object numpy_records
 
-    def __init__(self, str dtypes, dict imports=None):
+    def __init__(self, str dtypes, dict imports=None, str numpy_records=None):
         self.dtypes = dict(item.split(":") for item in dtypes.split(",")) if dtypes else {}
         self.imports = imports or {}
+        self.numpy_records = None if numpy_records is None else frozenset(filter(None, numpy_records.split(",")))
 
     def imported(self, str name):
         """The object another module gives for `name` (cufile's pyCUresult is the driver's CUresult)."""
@@ -694,6 +858,8 @@ cdef class _Space:
             fi += 1
         r._c_fields = tuple(public)
         r._c_all = every
+        if self.numpy_records is not None:
+            _numpy_records(r, self.numpy_records)
         return r
 
 

@@ -117,6 +117,10 @@ DEPARTURES = [
      "list of them"),
     (r"re:^(cufile|nvml|nvfatbin|cudla)\.fn\..*:cstr=(bytes|text_b)$", None,
      "all", "accepts-more", "text arguments take bytes as well as str"),
+    (r"re:^nvml\.record\.\w+\.(controller_data|samples|estimated_metrics)\.get$", None,
+     "12.9", "accepts-more", "an array of structs that a sibling field counts (PerfMetricsSamples_v1.samples, "
+     "PerfMetricsSample.controller_data, the power models' estimated_metrics) reads as that many structs; "
+     "NVIDIA's 12.9.10 raises reading it (TypeError, AttributeError), its 13.5.0 reads it as ours does"),
 
     # --- inputs both refuse, with another exception -----------------------------------------------------
     (r"re:\.(fn|field|handle|struct)\.", ({"exc": "TypeError"}, {"exc": "AttributeError"}),
