@@ -295,7 +295,9 @@ def record_field_spec(model, s, f, classes, rn):
     numbers = ov.POINTER_NUMBERS.get((s.name, f.name))
     if numbers is not None:
         base = next((cy for n, _, cy, _, _ in model.inttds if n == f.ctype), f.ctype)
-        kind, count, clsname, ekind, countname, psize = F_PTRARR, 1, "", _scalar_kind(base), numbers, True
+        # (a pointer to pointers, cuDLA's tensor address lists: addresses, as NVIDIA's reads them)
+        ekind = F_VOIDP if f.ptr > 1 else _scalar_kind(base)
+        kind, count, clsname, ekind, countname, psize = F_PTRARR, 1, "", ekind, numbers, True
     elif kind == F_PTRARR and ekind != F_STRUCT:
         kind, count, clsname, ekind, countname, psize = F_VOIDP, 1, "", 0, "", False
     if f.ptr == 1 and f.cls == "structptr" and not f.count:
@@ -311,15 +313,18 @@ def record_field_spec(model, s, f, classes, rn):
     fname = rn.fields[s.name][f.name]
     flags = 2 if (kind == F_CHARS and (s.name, f.name) in ov.BINARY_RECORD_FIELDS) else 0
     if kind == F_ARRAY and not countname:
-        countname = array_count_field(s, f) or ""
+        countname = array_count_field(s, f, model.cuda) or ""
     if countname:
         countname = rn.fields[s.name].get(countname, countname)
     return fname, kind, count, clsname, ekind, countname, psize, flags
 
 
-def array_count_field(s, f):
+def array_count_field(s, f, release=None):
     """The sibling field that counts the used items of a fixed array field (bridgeCount of
-    bridgeChipInfo[128]), by the same naming rules as pointer arrays, or None."""
+    bridgeChipInfo[128]), by the same naming rules as pointer arrays, or None (also where NVIDIA's
+    package of `release` reads every item: overrides.ARRAY_FIELD_UNCOUNTED)."""
+    if (s.name, f.name) in ov.ARRAY_FIELD_UNCOUNTED.get(release, ()):
+        return None
     names = {x.name for x in s.fields}
     cap = f.name[0].upper() + f.name[1:]
     for cand in ("num" + cap, "num" + cap + "s", f.name + "Count", f.name[:-1] + "Count",
@@ -329,10 +334,10 @@ def array_count_field(s, f):
     return ov.ARRAY_FIELD_COUNT.get((s.name, f.name))
 
 
-def counted_fields(st):
+def counted_fields(st, release=None):
     """The fields of a struct that count another field's items (not properties: the array reads
-    as that many items)."""
+    as that many items), in CUDA `release`."""
     out = {f.count for f in st.fields if f.count}
-    out |= {c for f in st.fields if f.dims for c in [array_count_field(st, f)] if c}
+    out |= {c for f in st.fields if f.dims for c in [array_count_field(st, f, release)] if c}
     out |= {c for (s, _), c in ov.POINTER_NUMBERS.items() if s == st.name and c}
     return out - {f for s, f in ov.COUNT_PROPERTIES if s == st.name}

@@ -528,12 +528,14 @@ def _strlist(w, p):
     # (_base._cstrs); None is NULL too (NVIDIA's refuses it)
     x, py, n = _Piece(p), p.pyname, p.name
     cp = p.extra.get("count_param")
+    count = w.val(cp) if cp else 0
     x.pyparams.append(py)
     x.cdecls += [f"cdef _Buf a_{n} = None", f"cdef void* p_{n} = NULL"]
+    # (an address the library reads: checked, unless the count says it reads nothing there)
     x.pre += [(x.tag, line) for line in (f"if type({py}) is int:",
-                                         f"    p_{n} = _cstr_address({py})",
+                                         f"    p_{n} = _cstr_address({py}) if {count} else PyLong_AsVoidPtr({py})",
                                          f"elif {py} is not None:",
-                                         f"    a_{n} = _cstrs({py}, {w.val(cp) if cp else 0})",
+                                         f"    a_{n} = _cstrs({py}, {count})",
                                          f"    p_{n} = _bufptr(a_{n})")]
     x.arg = f"<{w.cy(p.ctype, p.ptr, p.const)}>p_{n}"
     return x
@@ -772,7 +774,7 @@ def _array_out(w, p):
     elif w.nv and kind == "s":
         x.outs.append(f"_records_of(_L.cls({w.rn.cls[bare(p.ctype)]!r}), _bufptr(a_{n}), {cexpr})")
     elif w.nv:
-        x.outs.append(f"_numbers_of(_bufptr(a_{n}), {cexpr}, {_np_format(w.model, p)!r})")
+        x.outs.append(_numbers_result(w, f"_numbers_of(_bufptr(a_{n}), {cexpr}, {_np_format(w.model, p)!r})"))
     else:
         x.outs.append(f"_from_array(_bufptr(a_{n}), {cexpr}, {kind!r}, {cls}, {es})")
     return x
@@ -787,8 +789,15 @@ def _numbers_out(w, p, x, cexpr, tag):
     x.late += [(tag, f"n_{n} = _numbers_new(<Py_ssize_t>({cexpr}), {_np_format(w.model, p)!r})"),
                (tag, f"p_{n} = _numbers_ptr(n_{n})")]
     x.arg = f"<{w.cy(p.ctype, p.ptr)}>p_{n}"
-    x.outs.append(f"n_{n}")
+    x.outs.append(_numbers_result(w, f"n_{n}"))
     return x
+
+
+def _numbers_result(w, expr):
+    """How a struct-style function returns the numpy array of numbers `expr`: as NVIDIA's package
+    does, a Cython memoryview of it (_records._memview), or a Cython array holding a copy where it
+    returns one (overrides.ARRAY_RESULT)."""
+    return f"_view_array({expr})" if w.fn.name in ov.ARRAY_RESULT else f"_memview({expr})"
 
 
 def _array_ref_out(w, p):
@@ -848,7 +857,11 @@ def _records_scalar(w, p):
     """A number, or (overrides.IMPLICIT_COUNT) the length of the struct array it counts (a struct
     object of the module), which the caller does not pass."""
     if "implicit" not in p.extra:
-        return _scalar(w, p)
+        x = _scalar(w, p)
+        if (w.fn.name, p.name) in ov.REFUSED_VALUES:     # a value NVIDIA's package refuses itself
+            cond, status = ov.REFUSED_VALUES[(w.fn.name, p.name)]
+            x.after += [f"if {cond.format(x.c)}:", f"    _raise(cy{w.model.lib}.{status})"]
+        return x
     x = _Piece(p)
     counted = w.byname[p.extra["implicit"]]
     arr = counted.pyname
@@ -874,9 +887,11 @@ def _record_struct_ptr(w, p):
 
 
 def _new_record(w, p):
-    """The declarations of `s_<p>`, a new record of p's struct, its `version` set."""
-    o = [f"cdef _Record s_{p.name} = {_one_record(w.rn, w.rn.cls[bare(p.ctype)])}"]
-    ver = _struct_version(w.model, p.ctype, w.mod)
+    """The declarations of `s_<p>`, a new record of p's struct (or of the newer version NVIDIA's
+    package passes instead: overrides.OUTPUT_VERSION), its `version` set."""
+    ctype = p.extra.get("record", p.ctype)
+    o = [f"cdef _Record s_{p.name} = {_one_record(w.rn, w.rn.cls[bare(ctype)])}"]
+    ver = _struct_version(w.model, ctype, w.mod)
     if ver:
         o.append(f"(<unsigned int*>s_{p.name}._ptr)[0] = {ver}")
     return o
@@ -892,13 +907,18 @@ def _struct_args(w, p):
         return _struct_args_on_stack(w, p, stack)
     x = _Piece(p)
     x.cdecls += _new_record(w, p)
+    allocated = {}
     for arg, path in p.extra["inputs"]:
         x.pyparams.append(arg)
         if path.startswith("alloc:"):
-            # an array of `arg` items for a pointer field, and its count field
+            # an array of `arg` items for a pointer field (kept: it may be what the call returns),
+            # and its count field
             _, fld, n = path.split(":")
             f = next(f for f in st.fields if w.rn.fields[st.name][f.name] == fld)
-            x.setters.append((arg, f"{fld} = _new_record(_L.cls({w.rn.cls[f.ctype]!r}), {arg})", f"s_{p.name}"))
+            allocated[fld] = f"a_{fld}"
+            x.cdecls.append(f"cdef object a_{fld} = None")
+            x.setters.append((arg, f"a_{fld} = _new_record(_L.cls({w.rn.cls[f.ctype]!r}), {arg})", None))
+            x.setters.append((arg, f"{fld} = a_{fld}", f"s_{p.name}"))
             x.setters.append((arg, f"{n} = {arg}", f"s_{p.name}"))
         elif path.startswith("bytes:"):
             x.setters.append((arg, _bytes_into(w, p, st, path, arg), None))
@@ -906,8 +926,8 @@ def _struct_args(w, p):
             x.setters.append((arg, f"{path} = {arg}", f"s_{p.name}"))
     x.arg = f"<{w.cy(p.ctype, p.ptr)}>s_{p.name}._ptr"
     outs = out if isinstance(out, (list, tuple)) else [out] if out else []
-    items = [f"s_{p.name}" if o == "*" else _bytes_of(w, p, st, o) if o.startswith("bytes:") else f"s_{p.name}.{o}"
-             for o in outs]
+    items = [f"s_{p.name}" if o == "*" else _bytes_of(w, p, st, o) if o.startswith("bytes:") else
+             allocated.get(o, f"s_{p.name}.{o}") for o in outs]
     if items:
         x.outs.append(items[0] if len(items) == 1 else f"({', '.join(items)})")
     return x
@@ -965,9 +985,31 @@ def _records_io(w, p):
     return x
 
 
+def _union_by_attribute(w, p):
+    """A union the call fills with the member an attribute argument selects (overrides.
+    UNION_BY_ATTRIBUTE), as NVIDIA's package reads it: a number, or a list of the structs of an
+    array the wrapper makes room for, as many as another attribute says."""
+    attr, numbers, arrays, item = ov.UNION_BY_ATTRIBUTE[(w.fn.name, p.name)]
+    x, u, d, a = _Piece(p), f"u_{p.name}", f"d_{p.name}", w.val(attr)
+    cls = w.rn.cls[item]
+    x.cdecls += [f"cdef {w.cy(p.ctype)} {u}", f"memset(&{u}, 0, sizeof({u}))", f"cdef object {d} = None"]
+    x.after += [f"if {a} in {tuple(arrays)}:",
+                f"    {d} = _new_record(_L.cls({cls!r}), {public_function(w.fn, w.L)}("
+                f"{w.byname[w.fn.params[0].name].pyname}, {dict((k, v[1]) for k, v in arrays.items())!r}[{a}]))"]
+    for value, (member, _) in arrays.items():
+        x.after += [f"    if {a} == {value}: {u}.{member} = <{w.cy(item)}*>(<_Record>{d})._ptr"]
+    x.after += [f"elif {a} not in {tuple(numbers)}:",
+                f"    raise ValueError(f'Unknown attribute type: {{{a}}}')"]
+    x.arg = f"&{u}"
+    x.outs.append(f"([{d}[i] for i in range(len({d}))] if {d} is not None else {u}.{next(iter(numbers.values()))})")
+    return x
+
+
 def _record_struct_out(w, p):
     """A struct the call fills: a record, or (one number of it: overrides.UNWRAP_OUTPUT) a C
     struct on the stack, as the reference does it."""
+    if (w.fn.name, p.name) in ov.UNION_BY_ATTRIBUTE:
+        return _union_by_attribute(w, p)
     x = _Piece(p)
     unwrap = p.extra.get("unwrap")
     stack = unwrap and _stack_fields(w.model, struct_of(w.model, p.ctype), [], unwrap)
@@ -991,7 +1033,10 @@ def _record_strbuf(w, p):
     x = _Piece(p)
     x.cdecls.append(f"cdef _Buf a_{p.name} = _Buf_new({p.extra['size']})")
     x.arg = f"<char*>a_{p.name}.ptr"
-    x.outs.append(f"_text(<char*>a_{p.name}.ptr, {p.extra['size']})")
+    if w.fn.name in ov.CHAR_RESULT:
+        x.outs.append(f"(<char*>a_{p.name}.ptr)[0]")
+    else:
+        x.outs.append(f"_text(<char*>a_{p.name}.ptr, {p.extra['size']})")
     return x
 
 
@@ -1019,10 +1064,12 @@ def _array_in_capacity(w, p):
     n = f"c_{p.extra['count']}"
     x.cdecls += [f"cdef {w.cy(w.byname[p.extra['count']].ctype)} cap_{name} = 0", f"cdef _Buf a_{name}"]
     bound = p.extra["capacity"].format(n=f"&cap_{name}")
+    # (room for none: none, without the call, as NVIDIA's package returns them)
     x.after += [f"err = cy{w.model.lib}.{bound}", "if err != 0:", "    _raise(err)",
+                f"if cap_{name} == 0:", f"    return _handles_view(NULL, 0)",
                 f"a_{name} = _Buf_new((<Py_ssize_t>cap_{name} + 1) * {es})"]
     x.arg = f"<{w.cy(p.ctype, p.ptr)}>a_{name}.ptr"
-    x.outs.append(f"[PyLong_FromVoidPtr((<void**>a_{name}.ptr)[i]) for i in range({n} if {n} < cap_{name} else cap_{name})]")
+    x.outs.append(f"_handles_view(<void**>a_{name}.ptr, {n} if {n} < cap_{name} else cap_{name})")
     return x
 
 
@@ -1403,14 +1450,7 @@ def _nv_call_and_return(w, call_args, outs, size_check, two_call):
     model, fn, L = w.model, w.fn, w.L
     if two_call:
         return _nv_two_call(w, call_args, outs, two_call)
-    o = []
-    for szf, pname, py in size_check:
-        h = fn.params[0]
-        o.append(f"    cdef size_t need_{pname} = 0")
-        o.append(f"    if cy{model.lib}.{szf}(<cy{model.lib}.{bare(h.ctype)}>c_{h.name}, &need_{pname}) == 0 "
-                 f"and <size_t>n_{pname} < need_{pname}:")
-        o.append(f"        raise ValueError(f'{py}: the buffer has {{n_{pname}}} bytes; {public_function(fn, L)} "
-                 f"writes {{need_{pname}}}')")
+    o = _nv_size_checks(w, size_check) + _asked_size_forgotten(w)
     call = f"cy{model.lib}.{fn.name}({', '.join(call_args)})"
     checked = {p.name for p in _checked_handles(model, fn)} | {
         p.name for p in fn.params if (fn.name, p.name) in ov.CONSUMES
@@ -1428,6 +1468,7 @@ def _nv_call_and_return(w, call_args, outs, size_check, two_call):
     o.append(f"    if {'err.err != 0' if status_struct else 'err != 0'}:")
     o.append(f"        _raise({'err.err, err.cu_err' if status_struct else 'err'})")
     o.extend(f"    _consume({n}, _CONSUMED)" for n in consumed)
+    o += _asked_size_kept(w)
     handles = {n for n, _ in model.handles}
     outs = list(outs)
     for i, p in enumerate([q for q in fn.params if q.role in ("out", "inout")]):
@@ -1438,6 +1479,43 @@ def _nv_call_and_return(w, call_args, outs, size_check, two_call):
             o.append(f"    if _CONSUMED: _CONSUMED.discard(h_out{i})")
             outs[i] = f"h_out{i}"
     return o + _nv_return(outs)
+
+
+def _nv_size_checks(w, size_check):
+    """Lines refusing a buffer smaller than what the call writes into it, as its size query says;
+    where asking changes the library's state (overrides.STATEFUL_SIZE_QUERY), as the size the
+    caller asked for last says (none asked for: no check, and the library reports it)."""
+    fn, lib, o = w.fn, w.model.lib, []
+    for szf, pname, py in size_check:
+        h = fn.params[0]
+        msg = (f"        raise ValueError(f'{py}: the buffer has {{n_{pname}}} bytes; {public_function(fn, w.L)} "
+               f"writes {{need_{pname}}}')")
+        if fn.name in ov.STATEFUL_SIZE_QUERY:
+            o += [f"    need_{pname} = _ASKED_SIZES.get(<intptr_t>c_{h.name})",
+                  f"    if need_{pname} is not None and n_{pname} < need_{pname}:", msg]
+            continue
+        o += [f"    cdef size_t need_{pname} = 0",
+              f"    if cy{lib}.{szf}(<cy{lib}.{bare(h.ctype)}>c_{h.name}, &need_{pname}) == 0 "
+              f"and <size_t>n_{pname} < need_{pname}:", msg]
+    return o
+
+
+def _asked_size_kept(w):
+    """After a size query whose answer a getter checks its buffer against (STATEFUL_SIZE_QUERY):
+    the answer, kept by the handle's value."""
+    if w.fn.name not in {q for q, _ in ov.STATEFUL_SIZE_QUERY.values()}:
+        return []
+    h, out = w.fn.params[0], next(q for q in w.fn.params if q.role == "out")
+    return [f"    _ASKED_SIZES[<intptr_t>c_{h.name}] = c_{out.name}"]
+
+
+def _asked_size_forgotten(w):
+    """Before a destroy call of a handle whose size was asked for (STATEFUL_SIZE_QUERY): the answer
+    forgotten (a later handle may have the same value)."""
+    if w.fn.name not in {d for _, d in ov.STATEFUL_SIZE_QUERY.values()}:
+        return []
+    h = next(q for q in w.fn.params if q.conv == "handle_ref")
+    return [f"    _ASKED_SIZES.pop(<intptr_t>r_{h.name}[0], None)"]
 
 
 def _nv_value_return(w, call, consumed):
@@ -1488,7 +1566,7 @@ def _emit_records_module(model):
          "    _Buf_new, _check_count, _bptr, _arg_error, _vsized, _library_handle, _Lazy, _new_lazy, _live, _consume, _cstrs,",
          "    _Handle, _IntValue, _iv, _Struct, _enum, _bytes_into, _cstr_address)",
          "from cuda.bindings._records cimport (_Record, _new_record, _new_record_at, _record_ptr, _text, _text0, _records_of,",
-         "    _numbers_of, _numbers_new, _numbers_ptr, _records_in)",
+         "    _numbers_of, _numbers_new, _numbers_ptr, _records_in, _memview, _handles_view, _view_array)",
          "from libc.errno cimport errno",
          "from cpython.bytes cimport PyBytes_FromStringAndSize",
          "from cpython.long cimport PyLong_FromVoidPtr, PyLong_AsVoidPtr",
@@ -1507,6 +1585,8 @@ def _emit_records_module(model):
     o += [f"cdef str _STATUS_NAME = {rn.status!r}", 'include "_module_common.pxi"', ""]
     o.extend(_records_errors(model))
     o.append("cdef set _CONSUMED = set()   # int values of the handles a destroy call consumed")
+    if any(f.name in ov.STATEFUL_SIZE_QUERY for f in model.functions):
+        o.append("cdef dict _ASKED_SIZES = {}   # handle -> the size its size query gave last")
     o.append("")
     refs = snake_refs(model)
     _check_buffer_extent(model)
@@ -1530,7 +1610,9 @@ def _records_tables(model):
     dtypes = ",".join(f"{d}:{c}" for d, c in rn.dtypes.items() if c in made)
     o.append(f'_DTYPES = "{dtypes}"')
     o.append(_new_lazy(model))
-    o.append(f"_L.records = _records._Space(_DTYPES, {LIBS[model.lib]['snake'].get('imports', {})!r})")
+    numpy_records = ov.NUMPY_RECORDS.get(model.cuda, {}).get(model.lib)
+    o.append(f"_L.records = _records._Space(_DTYPES, {LIBS[model.lib]['snake'].get('imports', {})!r}, "
+             f"{None if numpy_records is None else ','.join(numpy_records)!r})")
     if model.lib in twin_style(model).get("int_enum_libs", ()):
         o.append("_L.int_enums = True      # enum.IntEnum here, as NVIDIA's package of this release has them")
     o.append("")
@@ -1716,7 +1798,7 @@ def _nv_two_call(w, call_args, outs, arrays):
             if kind == "s":
                 res.append(f"_records_of(_L.cls({w.rn.cls[bare(p.ctype)]!r}), a_{name}.ptr, c_{cnt})")
             else:
-                res.append(f"_numbers_of(a_{name}.ptr, c_{cnt}, {_np_format(model, p)!r})")
+                res.append(_numbers_result(w, f"_numbers_of(a_{name}.ptr, c_{cnt}, {_np_format(model, p)!r})"))
         else:
             res.append(out)
     return o + _nv_return(res)

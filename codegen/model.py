@@ -24,6 +24,7 @@ SCALARS = {
     "unsigned int": ("unsigned int", 4, "u"), "long": ("long", 8, "i"),
     "unsigned long": ("unsigned long", 8, "u"), "long long": ("long long", 8, "i"),
     "unsigned long long": ("unsigned long long", 8, "u"), "size_t": ("size_t", 8, "u"),
+    "signed long long": ("long long", 8, "i"),
     "float": ("float", 4, "f"), "double": ("double", 8, "f"),
     "int8_t": ("int8_t", 1, "i"), "uint8_t": ("uint8_t", 1, "u"),
     "int16_t": ("int16_t", 2, "i"), "uint16_t": ("uint16_t", 2, "u"),
@@ -1298,6 +1299,8 @@ def _record_tables(fn, params):
         if key in ov.RECORDS_IO:
             p.role = "in" if key in ov.RECORDS_IN else "inout"
             p.conv, p.extra = "records_io", {"field": ov.RECORDS_IO[key]}
+        if key in ov.OUTPUT_VERSION and p.conv == "struct_out":
+            p.extra = dict(p.extra, record=ov.OUTPUT_VERSION[key])
         if key in ov.UNWRAP_OUTPUT and p.conv == "struct_out":
             p.extra = dict(p.extra, unwrap=ov.UNWRAP_OUTPUT[key])
     spec = ov.STRUCT_ARGS.get(fn.name)

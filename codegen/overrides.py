@@ -376,6 +376,13 @@ def handle_check(fn_name, handle_type):
     return HANDLE_CHECKS_BY_FUNCTION.get(fn_name) or HANDLE_CHECKS.get(handle_type, "status")
 
 
+# Getters whose size query changes the library's state: getter -> (size query, destroy call).
+# nvFatbinSize finishes the fatbin, and nvFatbinGet fails (ERROR_INTERNAL) unless it was called:
+# the getter may not ask first, as the others do, so it checks the buffer against the size the
+# caller asked for last (kept by the handle's value until its destroy call), and passes an
+# unchecked call on where none was asked for, as NVIDIA's package does.
+STATEFUL_SIZE_QUERY = {"nvFatbinGet": ("nvFatbinSize", "nvFatbinDestroy")}
+
 # Text arguments that NVIDIA's package takes as the int address of a C string (an `intptr_t`
 # there, not text): ours takes that address, str and bytes.  An address in the first page of
 # memory is refused (ValueError): the library would read it and crash.
@@ -418,11 +425,39 @@ POINTER_NUMBERS = {
     ("nvmlVgpuTypeIdInfo_v1_t", "vgpuTypeIds"): "vgpuCount",
     ("nvmlVgpuPlacementList_v1_t", "placementIds"): "count",
     ("nvmlVgpuPlacementList_v2_t", "placementIds"): "count",
-    ("nvmlVgpuCreatablePlacementInfo_v1_t", "placementIds"): "count",
+    # (NVIDIA's package reads as many as placementSize says, and shows `count`)
+    ("nvmlVgpuCreatablePlacementInfo_v1_t", "placementIds"): "placementSize",
     # cuDLA's arrays of tensor addresses (uint64_t *const *): the addresses, as numbers
     ("cudlaTask_t", "inputTensor"): "numInputTensors",
     ("cudlaTask_t", "outputTensor"): "numOutputTensors",
     ("cudlaSignalEvents", "devPtrs"): "numEvents",
+}
+
+# The struct classes NVIDIA's package of each release backs with a numpy record array of one struct
+# (the others hold one C struct): they read a nested struct as a numpy record array, a char array
+# as int8 numbers and a fixed array with a leading axis of one, and set every field as numpy
+# assigns it (cuda_bindings/_records.pyx, _numpy_records).  Observed on NVIDIA's 12.9.10, 13.0.3
+# and 13.5.0; no rule of the headers says which classes they are.  A release whose twin lacks the
+# module (nvml and nvfatbin beside 13.0.3) takes the newest twin's list.
+_NVML_NUMPY_RECORDS = (
+    "BridgeChipInfo", "ClkMonFaultInfo", "ComputeInstancePlacement", "CoreRailMetrics",
+    "EccSramUniqueUncorrectedErrorEntry_v1", "EncoderSessionInfo", "FBCSessionInfo", "FieldValue",
+    "GpuInstancePlacement", "GridLicensableFeature", "HwbcEntry", "NvlinkFirmwareVersion",
+    "NvlinkTelemetrySample_v1", "ObservedMetrics", "PRMCounter_v1", "PerfMetricControllerSample",
+    "PerfMetricsDlppc2xSample", "PerfMetricsPfpp1xSample", "PerfMetricsSample", "PmgrPwrTuple",
+    "ProcessDetail_v1", "ProcessInfo", "ProcessUtilizationInfo_v1", "ProcessUtilizationSample",
+    "PwrModelMetricsDlppm1x", "PwrModelMetricsDlppm1xDramclkEstimates", "PwrModelMetricsDlppm1xPerf",
+    "PwrModelMetricsPfpp1x", "PwrModelMetricsSamplePfpp1x", "PwrModelOperatingPointPfpp1x", "RailMetrics",
+    "Sample", "SystemEventData_v1", "UnitFanInfo", "VgpuInstanceUtilizationInfo_v1",
+    "VgpuInstanceUtilizationSample", "VgpuProcessUtilizationInfo_v1", "VgpuProcessUtilizationSample",
+    "VgpuSchedulerLogEntry", "VgpuSchedulerLogEntry_v2", "_py_anon_pod0", "_py_anon_pod1")
+NUMPY_RECORDS = {
+    "12.9": {"cufile": ("Descr", "IOEvents", "IOParams"), "nvml": _NVML_NUMPY_RECORDS, "nvfatbin": ()},
+    "13.0": {"cufile": ("Descr", "IOEvents", "IOParams", "OpCounter", "PerGpuStats", "StatsLevel1", "StatsLevel2",
+                        "StatsLevel3", "_py_anon_pod1", "_py_anon_pod2", "_py_anon_pod3"),
+             "nvml": _NVML_NUMPY_RECORDS, "nvfatbin": ()},
+    "13.5": {"cufile": ("Descr", "IOEvents", "IOParams", "IOVec", "PerGpuStats"), "nvml": _NVML_NUMPY_RECORDS,
+             "nvfatbin": (), "cudla": ()},
 }
 
 # Fields that count a sibling array and that the reference still shows as properties (the other
@@ -459,6 +494,10 @@ ARRAY_FIELD_COUNT = {
     ("nvmlNvlinkNvlePrivateInfo_v1_t", "data"): "size",
     ("nvmlPwrModelMetricsPfpp1x_t", "estimatedMetrics"): "numVfPoints",
 }
+
+# Fixed-size arrays whose count field NVIDIA's package of a release shows as a property, reading
+# every item of the array: release -> {(struct, array field)}.
+ARRAY_FIELD_UNCOUNTED = {"12.9": {("nvmlNvlinkFirmwareInfo_t", "firmwareVersion")}}
 
 # #define constants a struct-style module exposes, by the reference's names: library -> {C name: name}.
 PUBLIC_CONSTANTS = {
@@ -596,8 +635,9 @@ STRUCT_ARGS = {
     "nvmlGpuInstanceSetVgpuHeterogeneousMode": ("pHeterogeneousMode", [("mode", "mode")], None),
     "nvmlSystemEventSetCreate": ("request", [], "set"),
     "nvmlSystemEventSetFree": ("request", [("event_set", "set")], None),
+    # (the events, as the reference returns them)
     "nvmlSystemEventSetWait": ("request", [("event_set", "set"), ("timeout_ms", "timeoutms"),
-                                           ("buffer_size", "alloc:data_:data_size")], "*"),
+                                           ("buffer_size", "alloc:data_:data_size")], "data_"),
     "nvmlSystemRegisterEvents": ("request", [("event_types", "event_types"), ("event_set", "set")], None),
     "nvmlSystemSetConfComputeKeyRotationThresholdInfo": ("pKeyRotationThrInfo", [("max_attacker_advantage", "max_attacker_advantage")], None),
     "nvmlVgpuTypeGetMaxInstancesPerGpuInstance": ("pMaxInstance", [("vgpu_type_id", "vgpu_type_id")], "max_instance_per_gi"),
@@ -605,6 +645,38 @@ STRUCT_ARGS = {
     # (the PRM status and the output data, as the reference returns them)
     "nvmlDeviceReadWritePRM_v1": ("buffer", [("in_data", "bytes:in_data:data_size")], ("status", "bytes:out_data:data_size")),
 }
+
+# Union outputs whose member the call fills depends on an attribute argument, read as NVIDIA's
+# package reads them: (function, union parameter) -> (attribute parameter, {value: the number
+# member read}, {value: (the pointer member the array goes to, the value giving its count)},
+# the array's item struct).  Any other value is a ValueError.
+UNION_BY_ATTRIBUTE = {
+    ("cudlaModuleGetAttributes", "attribute"): (
+        "attrType", {0: "numInputTensors", 1: "numOutputTensors", 4: "numOutputTensors"},
+        {2: ("inputTensorDesc", 0), 3: ("outputTensorDesc", 1), 5: ("outputTensorDesc", 4)},
+        "cudlaModuleTensorDescriptor"),
+}
+
+# Arguments NVIDIA's package refuses by value with the library's own status, without calling it:
+# (function, parameter) -> (the condition on the parameter's C value `{}`, the status raised).
+# cuDLA's standalone mode (CUDLA_STANDALONE, bit 0 of the flags) needs NvSciSync objects that no
+# Python binding makes.
+REFUSED_VALUES = {("cudlaCreateDevice", "flags"): ("{} & 1", "cudlaErrorUnsupportedOperation")}
+
+# Versioned output structs for which NVIDIA's package passes a newer version than the header's
+# parameter type (the functions take "v2 or later"): (function, parameter) -> the struct it fills.
+OUTPUT_VERSION = {
+    ("nvmlDeviceGetGpuInstanceProfileInfoV", "info"): "nvmlGpuInstanceProfileInfo_v3_t",
+    ("nvmlDeviceGetGpuInstanceProfileInfoByIdV", "info"): "nvmlGpuInstanceProfileInfo_v3_t",
+}
+
+# String outputs that NVIDIA's package declares as one `char` and returns as the code of the
+# first character (an int), not the text.
+CHAR_RESULT = {"nvmlDeviceGetGspFirmwareVersion"}
+
+# Struct-style functions whose array of numbers NVIDIA's package returns as a Cython array of a
+# copy (cython.view.array, `array`), not as a memoryview of it as the others.
+ARRAY_RESULT = {"nvmlDeviceGetSupportedPerformanceStates"}
 
 # NVML's functions that return one field of the versioned struct they fill (the reference's):
 # (function, struct parameter) -> field.

@@ -184,7 +184,7 @@ class PyTypes:
 
     def item(self, p):
         """The Python type of one value of p's base type, as a call returns it."""
-        b = bare(p.ctype)
+        b = bare(p.extra.get("record", p.ctype))
         if self.records:     # the struct-style modules: numbers, ints, and the struct classes
             if p.cls == "scalar" and b in SCALARS:
                 return scalar(b)
@@ -291,16 +291,17 @@ class PyTypes:
         """Type of one output as a successful call returns it."""
         conv = p.conv
         if self.records:
+            if (fn.name, p.name) in ov.UNION_BY_ATTRIBUTE:
+                return f"int | list[{self.rn.cls[ov.UNION_BY_ATTRIBUTE[(fn.name, p.name)][3]]}]"
             if conv == "strbuf":
-                return "str"
+                return "int" if fn.name in ov.CHAR_RESULT else "str"
             if conv == "records_io":
                 return self.item(p)
             if conv == "struct_out" and "unwrap" in p.extra:
                 return self.record_path_types(p.ctype, p.extra["unwrap"])[0]
             if conv in ("array_out", "array_ref_out"):
-                if p.cls == "handle":
-                    return "list[int]"
-                return self.item(p) if p.cls == "struct" else "Any"
+                # numbers and handles: a Cython memoryview (or array) of them, as NVIDIA's
+                return self.item(p) if p.cls == "struct" else "memoryview"
         if conv in ("value_out", "value_inout"):
             if self.snake and p.cls in ("handle", "funcptr"):
                 return "int"
@@ -326,10 +327,15 @@ class PyTypes:
         ({Python parameter: the type it takes}, the type of what the call returns of the struct, or
         None), from the struct's field types as its class reads and writes them."""
         out = p.extra["output"]
+        st = struct_of(self.model, p.ctype)
+        # an array the wrapper allocates for a pointer field ("alloc:F:N") is returned as its class
+        allocated = {path.split(":")[1]: next(self.rn.cls[f.ctype] for f in st.fields
+                                              if self.rn.fields[st.name][f.name] == path.split(":")[1])
+                     for _, path in p.extra["inputs"] if path.startswith("alloc:")}
         if isinstance(out, (list, tuple)):       # several fields: the type of each
             ret = [self.record_path_types(p.ctype, o)[0] for o in out]
         else:
-            ret = self.rn.cls[bare(p.ctype)] if out == "*" else (
+            ret = self.rn.cls[bare(p.ctype)] if out == "*" else allocated.get(out) or (
                 self.record_path_types(p.ctype, out)[0] if out else None)
         return {arg: self.record_path_types(p.ctype, path)[1] for arg, path in p.extra["inputs"]}, ret
 
@@ -428,7 +434,7 @@ class PyTypes:
     def _record_fields(self, s):
         """A struct-style module's fields (the class names of its structs and enums: type_names)."""
         names = type_names(self.model)
-        hidden = counted_fields(s)
+        hidden = counted_fields(s, self.model.cuda)
         out = []
         for f in s.fields:
             if None in f.dims or f.name is None:

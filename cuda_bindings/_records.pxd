@@ -23,4 +23,7 @@ cdef object _records_of(type cls, void* p, Py_ssize_t n)
 cdef object _numbers_of(void* p, Py_ssize_t n, str fmt)
 cdef object _numbers_new(Py_ssize_t n, str fmt)
 cdef void* _numbers_ptr(object a) except? NULL
+cdef object _memview(object a)
+cdef object _handles_view(void** p, Py_ssize_t n)
+cdef object _view_array(object a)
 cdef _Record _records_in(object value, type cls, str field)

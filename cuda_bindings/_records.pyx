@@ -99,16 +99,22 @@ cdef _Record _record_view(type cls, void* p, Py_ssize_t n, object owner, bint re
 
 cdef void* _record_ptr(object o, type cls, str name) except? NULL:
     """A struct argument: a record of `cls` (or of a class of the same C size: an alias), an int
-    address, or None (NULL)."""
+    address (a float too, truncated, as NVIDIA's package takes it), or None (NULL).  An address in
+    the first page of memory, where nothing can lie, is refused: the library would read the struct
+    there and crash."""
     if isinstance(o, _Record):
         if isinstance(o, cls):
             return (<_Record>o)._ptr
         raise TypeError(f"{name} must be a {cls.__name__}, not {type(o).__name__}")
     if o is None:
         return NULL
+    if isinstance(o, float):
+        o = int(o)
     if isinstance(o, int) and not isinstance(o, bool):
         if o < 0:
             raise OverflowError(f"{name}: an address cannot be negative: {o}")
+        if 0 < o < 4096:
+            raise ValueError(f"{name}: {o:#x} is no struct's address: nothing lies in the first page of memory")
         return PyLong_AsVoidPtr(o)
     raise TypeError(f"{name} must be a {cls.__name__} or an address (int), not {type(o).__name__}")
 
@@ -909,6 +915,70 @@ cdef object _numbers_new(Py_ssize_t n, str fmt):
     return np.zeros(n, dtype=np.dtype(fmt))
 
 
+cdef object _memview(object a):
+    """The 1-D numpy array of numbers `a` as a Cython memoryview of its items (sharing its memory):
+    what NVIDIA's package returns arrays of numbers as (`_memoryviewslice`)."""
+    cdef int8_t[::1] i8
+    cdef uint8_t[::1] u8
+    cdef int16_t[::1] i16
+    cdef uint16_t[::1] u16
+    cdef int32_t[::1] i32
+    cdef uint32_t[::1] u32
+    cdef int64_t[::1] i64
+    cdef uint64_t[::1] u64
+    cdef float[::1] f32
+    cdef double[::1] f64
+    kind, size = a.dtype.kind, a.dtype.itemsize
+    if kind == "i":
+        if size == 1:
+            i8 = a
+            return i8
+        if size == 2:
+            i16 = a
+            return i16
+        if size == 4:
+            i32 = a
+            return i32
+        i64 = a
+        return i64
+    if kind == "u":
+        if size == 1:
+            u8 = a
+            return u8
+        if size == 2:
+            u16 = a
+            return u16
+        if size == 4:
+            u32 = a
+            return u32
+        u64 = a
+        return u64
+    if size == 4:
+        f32 = a
+        return f32
+    f64 = a
+    return f64
+
+
+cdef object _view_array(object a):
+    """A copy of the 1-D numpy array of numbers `a` in a Cython array (`array`, as NVIDIA's package
+    returns some arrays)."""
+    cdef cvarray out = cvarray(shape=(max(len(a), 1),), itemsize=a.dtype.itemsize, format=a.dtype.char)
+    if len(a):
+        memcpy(out.data, <void*>PyLong_AsVoidPtr(a.ctypes.data), len(a) * a.dtype.itemsize)
+    return out
+
+
+cdef object _handles_view(void** p, Py_ssize_t n):
+    """`n` handles (addresses) at p, copied, as a Cython memoryview of intptr_t (NVIDIA's package
+    returns a list of handles so)."""
+    np = _numpy()
+    out = np.zeros(max(n, 0), dtype=np.intp)
+    if n > 0:
+        memcpy(<void*>PyLong_AsVoidPtr(out.ctypes.data), <void*>p, n * sizeof(void*))
+    return _memview(out)
+
+
 cdef void* _numbers_ptr(object a) except? NULL:
     """The address of the data of an array made by _numbers_new."""
     return PyLong_AsVoidPtr(a.ctypes.data)
@@ -916,15 +986,20 @@ cdef void* _numbers_ptr(object a) except? NULL:
 
 cdef _Record _records_in(object value, type cls, str field):
     """A struct-array argument that the call fills: the module's struct object of `cls` (filled in
-    place), or a sequence of the values of its first field (`field`: NVML's field ids), made into
-    a new one."""
+    place), a sequence of the values of its first field (`field`: NVML's field ids), or the raw
+    bytes of structs, made into a new one."""
     cdef _Record r
     cdef Py_ssize_t i
     if isinstance(value, _Record):
         if type(value)._c_size != cls._c_size:
             raise TypeError(f"expected a {cls.__name__}, not {type(value).__name__}")
         return <_Record>value
-    if isinstance(value, (str, bytes)) or not hasattr(value, "__len__"):
+    if isinstance(value, (bytes, bytearray)):
+        # the structs' raw bytes, as NVIDIA's package takes them (copied: the call writes them)
+        r = _new_record(cls, len(value) // cls._c_size)
+        memcpy(r._ptr, PyBytes_AS_STRING(bytes(value)), len(r) * cls._c_size)
+        return r
+    if isinstance(value, str) or not hasattr(value, "__len__"):
         raise TypeError(f"expected a {cls.__name__} or a sequence of {field} values, not {type(value).__name__}")
     r = _new_record(cls, len(value))
     for i in range(len(value)):

@@ -7,7 +7,7 @@ from cuda.bindings._base cimport (_Buf, _hptr, _href, _vptr, _wbuf, _as_bytes, _
     _Buf_new, _check_count, _bptr, _arg_error, _vsized, _library_handle, _Lazy, _new_lazy, _live, _consume, _cstrs,
     _Handle, _IntValue, _iv, _Struct, _enum, _bytes_into, _cstr_address)
 from cuda.bindings._records cimport (_Record, _new_record, _new_record_at, _record_ptr, _text, _text0, _records_of,
-    _numbers_of, _numbers_new, _numbers_ptr, _records_in)
+    _numbers_of, _numbers_new, _numbers_ptr, _records_in, _memview, _handles_view, _view_array)
 from libc.errno cimport errno
 from cpython.bytes cimport PyBytes_FromStringAndSize
 from cpython.long cimport PyLong_FromVoidPtr, PyLong_AsVoidPtr
@@ -63,7 +63,7 @@ _STRUCTS = (
 )
 _DTYPES = "_py_anon_pod0_dtype:_py_anon_pod0,_py_anon_pod3_dtype:_py_anon_pod3,_py_anon_pod1_dtype:_py_anon_pod1,_py_anon_pod2_dtype:_py_anon_pod2,descr_dtype:Descr,drv_props_dtype:DrvProps,fs_ops_dtype:FSOps,io_events_dtype:IOEvents,io_params_dtype:IOParams,op_counter_dtype:OpCounter,per_gpu_stats_dtype:PerGpuStats,stats_level1_dtype:StatsLevel1,stats_level2_dtype:StatsLevel2,stats_level3_dtype:StatsLevel3,rdma_info_dtype:RDMAInfo"
 cdef _Lazy _L = _new_lazy(globals(), __name__, _ENUMS, _STRUCTS, __cb_cufile_off, __cb_cufile_fsize, __cb_cufile_psize, __cb_cufile_ssize)
-_L.records = _records._Space(_DTYPES, {'pyCUresult': ('cuda.bindings.driver', 'CUresult')})
+_L.records = _records._Space(_DTYPES, {'pyCUresult': ('cuda.bindings.driver', 'CUresult')}, 'Descr,IOEvents,IOParams,OpCounter,PerGpuStats,StatsLevel1,StatsLevel2,StatsLevel3,_py_anon_pod1,_py_anon_pod2,_py_anon_pod3')
 
 
 cdef str _STATUS_NAME = 'OpError'

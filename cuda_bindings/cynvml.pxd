@@ -990,7 +990,7 @@ cdef extern from "nvml.h" nogil:
         unsigned int uiVal
         unsigned long ulVal
         unsigned long long ullVal
-        signed long long sllVal
+        long long sllVal
         unsigned short usVal
     ctypedef nvmlValue_st nvmlValue_t
     cdef struct nvmlFieldValue_st:

@@ -7,7 +7,7 @@ from cuda.bindings._base cimport (_Buf, _hptr, _href, _vptr, _wbuf, _as_bytes, _
     _Buf_new, _check_count, _bptr, _arg_error, _vsized, _library_handle, _Lazy, _new_lazy, _live, _consume, _cstrs,
     _Handle, _IntValue, _iv, _Struct, _enum, _bytes_into, _cstr_address)
 from cuda.bindings._records cimport (_Record, _new_record, _new_record_at, _record_ptr, _text, _text0, _records_of,
-    _numbers_of, _numbers_new, _numbers_ptr, _records_in)
+    _numbers_of, _numbers_new, _numbers_ptr, _records_in, _memview, _handles_view, _view_array)
 from libc.errno cimport errno
 from cpython.bytes cimport PyBytes_FromStringAndSize
 from cpython.long cimport PyLong_FromVoidPtr, PyLong_AsVoidPtr
@@ -38,7 +38,7 @@ _STRUCTS = (
 )
 _DTYPES = ""
 cdef _Lazy _L = _new_lazy(globals(), __name__, _ENUMS, _STRUCTS, __cb_nvfatbin_off, __cb_nvfatbin_fsize, __cb_nvfatbin_psize, __cb_nvfatbin_ssize)
-_L.records = _records._Space(_DTYPES, {})
+_L.records = _records._Space(_DTYPES, {}, '')
 
 
 cdef str _STATUS_NAME = 'Result'
@@ -76,6 +76,7 @@ def _status_name(long long status):
         return str(status)
 
 cdef set _CONSUMED = set()   # int values of the handles a destroy call consumed
+cdef dict _ASKED_SIZES = {}   # handle -> the size its size query gave last
 
 def get_error_string(result):
     """nvFatbinGetErrorString returns an error description string for each error code.
@@ -135,7 +136,7 @@ def create(options, options_count):
         c_optionsCount = options_count
         _p = 0
         if type(options) is int:
-            p_options = _cstr_address(options)
+            p_options = _cstr_address(options) if c_optionsCount else PyLong_AsVoidPtr(options)
         elif options is not None:
             a_options = _cstrs(options, c_optionsCount)
             p_options = _bufptr(a_options)
@@ -179,6 +180,7 @@ def destroy(handle):
         r_handle_indirect = _href(handle, &c_handle_indirect)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('destroy', ('handle',), 0) from None
+    _ASKED_SIZES.pop(<intptr_t>r_handle_indirect[0], None)
     with nogil:
         err = cynvfatbin.nvFatbinDestroy(<cynvfatbin.nvFatbinHandle*>r_handle_indirect)
     if err != 0:
@@ -607,6 +609,7 @@ def size(handle):
         err = cynvfatbin.nvFatbinSize(<cynvfatbin.nvFatbinHandle>c_handle, &c_size)
     if err != 0:
         _raise(err)
+    _ASKED_SIZES[<intptr_t>c_handle] = c_size
     return c_size
 
 def get(handle, buffer):
@@ -655,8 +658,8 @@ def get(handle, buffer):
             _wbuf(buffer, &c_buffer, &n_buffer, True, True)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('get', ('handle', 'buffer'), _p) from None
-    cdef size_t need_buffer = 0
-    if cynvfatbin.nvFatbinSize(<cynvfatbin.nvFatbinHandle>c_handle, &need_buffer) == 0 and <size_t>n_buffer < need_buffer:
+    need_buffer = _ASKED_SIZES.get(<intptr_t>c_handle)
+    if need_buffer is not None and n_buffer < need_buffer:
         raise ValueError(f'buffer: the buffer has {n_buffer} bytes; get writes {need_buffer}')
     with nogil:
         err = cynvfatbin.nvFatbinGet(<cynvfatbin.nvFatbinHandle>c_handle, <void*>c_buffer)

@@ -88,7 +88,7 @@ def _nvJitLinkCreate(numOptions, options):
         c_numOptions = numOptions
         _p = 1
         if type(options) is int:
-            p_options = _cstr_address(options)
+            p_options = _cstr_address(options) if c_numOptions else PyLong_AsVoidPtr(options)
         elif options is not None:
             a_options = _cstrs(options, c_numOptions)
             p_options = _bufptr(a_options)

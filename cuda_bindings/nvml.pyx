@@ -7,7 +7,7 @@ from cuda.bindings._base cimport (_Buf, _hptr, _href, _vptr, _wbuf, _as_bytes, _
     _Buf_new, _check_count, _bptr, _arg_error, _vsized, _library_handle, _Lazy, _new_lazy, _live, _consume, _cstrs,
     _Handle, _IntValue, _iv, _Struct, _enum, _bytes_into, _cstr_address)
 from cuda.bindings._records cimport (_Record, _new_record, _new_record_at, _record_ptr, _text, _text0, _records_of,
-    _numbers_of, _numbers_new, _numbers_ptr, _records_in)
+    _numbers_of, _numbers_new, _numbers_ptr, _records_in, _memview, _handles_view, _view_array)
 from libc.errno cimport errno
 from cpython.bytes cimport PyBytes_FromStringAndSize
 from cpython.long cimport PyLong_FromVoidPtr, PyLong_AsVoidPtr
@@ -256,8 +256,8 @@ _STRUCTS = (
     "UnitFanSpeeds|0|456||fans:9:24:UnitFanInfo:7::0;count:2:1::0::0\n"
     "UnitInfo|0|458||name:8:96::1::0;id:8:96::1::0;serial:8:96::1::0;firmware_version:8:96::1::0\n"
     "Utilization|0|462||gpu:2:1::0::0;memory:2:1::0::0\n"
-    "Value|1|464||d_val:3:1::0::0;si_val:1:1::0::0;ui_val:2:1::0::0;ul_val:2:1::0::0;ull_val:2:1::0::0;sll_val:10:1::0::0;us_val:2:1::0::0\n"
-    "VgpuCreatablePlacementInfo_v1|0|471||version:2:1::0::0;vgpu_type_id:2:1::0::0;count:2:1::0::0;placement_ids:12:1::2:count:0;placement_size:2:1::0::0\n"
+    "Value|1|464||d_val:3:1::0::0;si_val:1:1::0::0;ui_val:2:1::0::0;ul_val:2:1::0::0;ull_val:2:1::0::0;sll_val:1:1::0::0;us_val:2:1::0::0\n"
+    "VgpuCreatablePlacementInfo_v1|0|471||version:2:1::0::0;vgpu_type_id:2:1::0::0;count:2:1::0::0;placement_ids:12:1::2:placement_size:0;placement_size:2:1::0::1\n"
     "VgpuHeterogeneousMode_v1|0|476||version:2:1::0::0;mode:2:1::0::0\n"
     "VgpuInstanceUtilizationInfo_v1|0|478||time_stamp:2:1::0::0;vgpu_instance:2:1::0::0;sm_util:7:1:Value:0::0;mem_util:7:1:Value:0::0;enc_util:7:1:Value:0::0;dec_util:7:1:Value:0::0;jpg_util:7:1:Value:0::0;ofa_util:7:1:Value:0::0\n"
     "VgpuInstanceUtilizationSample|0|486||vgpu_instance:2:1::0::0;time_stamp:2:1::0::0;sm_util:7:1:Value:0::0;mem_util:7:1:Value:0::0;enc_util:7:1:Value:0::0;dec_util:7:1:Value:0::0\n"
@@ -296,7 +296,7 @@ _STRUCTS = (
 )
 _DTYPES = "_py_anon_pod0_dtype:_py_anon_pod0,_py_anon_pod1_dtype:_py_anon_pod1,_py_anon_pod2_dtype:_py_anon_pod2,_py_anon_pod3_dtype:_py_anon_pod3,_py_anon_pod4_dtype:_py_anon_pod4,_py_anon_pod5_dtype:_py_anon_pod5,_py_anon_pod7_dtype:_py_anon_pod7,accounting_stats_dtype:AccountingStats,active_vgpu_instance_info_v1_dtype:ActiveVgpuInstanceInfo_v1,ba_r1memory_dtype:BAR1Memory,bridge_chip_hierarchy_dtype:BridgeChipHierarchy,bridge_chip_info_dtype:BridgeChipInfo,c2c_mode_info_v1_dtype:C2cModeInfo_v1,clk_mon_fault_info_dtype:ClkMonFaultInfo,clk_mon_status_dtype:ClkMonStatus,clock_offset_v1_dtype:ClockOffset_v1,compute_instance_info_dtype:ComputeInstanceInfo,compute_instance_placement_dtype:ComputeInstancePlacement,compute_instance_profile_info_dtype:ComputeInstanceProfileInfo,compute_instance_profile_info_v2_dtype:ComputeInstanceProfileInfo_v2,compute_instance_profile_info_v3_dtype:ComputeInstanceProfileInfo_v3,conf_compute_get_key_rotation_threshold_info_v1_dtype:ConfComputeGetKeyRotationThresholdInfo_v1,conf_compute_gpu_attestation_report_dtype:ConfComputeGpuAttestationReport,conf_compute_gpu_certificate_dtype:ConfComputeGpuCertificate,conf_compute_mem_size_info_dtype:ConfComputeMemSizeInfo,conf_compute_set_key_rotation_threshold_info_v1_dtype:ConfComputeSetKeyRotationThresholdInfo_v1,conf_compute_system_caps_dtype:ConfComputeSystemCaps,conf_compute_system_state_dtype:ConfComputeSystemState,cooler_info_v1_dtype:CoolerInfo_v1,device_addressing_mode_v1_dtype:DeviceAddressingMode_v1,device_attributes_dtype:DeviceAttributes,device_capabilities_v1_dtype:DeviceCapabilities_v1,device_current_clock_freqs_v1_dtype:DeviceCurrentClockFreqs_v1,device_perf_modes_v1_dtype:DevicePerfModes_v1,device_power_mizer_modes_v1_dtype:DevicePowerMizerModes_v1,dram_encryption_info_v1_dtype:DramEncryptionInfo_v1,ecc_error_counts_dtype:EccErrorCounts,ecc_sram_error_status_v1_dtype:EccSramErrorStatus_v1,ecc_sram_unique_uncorrected_error_counts_v1_dtype:EccSramUniqueUncorrectedErrorCounts_v1,ecc_sram_unique_uncorrected_error_entry_v1_dtype:EccSramUniqueUncorrectedErrorEntry_v1,encoder_session_info_dtype:EncoderSessionInfo,event_data_dtype:EventData,excluded_device_info_dtype:ExcludedDeviceInfo,fbc_session_info_dtype:FBCSessionInfo,fbc_stats_dtype:FBCStats,fan_speed_info_v1_dtype:FanSpeedInfo_v1,field_value_dtype:FieldValue,gpm_metric_dtype:GpmMetric,gpm_metrics_get_dtype:GpmMetricsGet,gpm_support_dtype:GpmSupport,gpu_dynamic_pstates_info_dtype:GpuDynamicPstatesInfo,gpu_fabric_info_dtype:GpuFabricInfo,gpu_fabric_info_v2_dtype:GpuFabricInfo_v2,gpu_fabric_info_v3_dtype:GpuFabricInfo_v3,gpu_instance_info_dtype:GpuInstanceInfo,gpu_instance_placement_dtype:GpuInstancePlacement,gpu_instance_profile_info_dtype:GpuInstanceProfileInfo,gpu_instance_profile_info_v2_dtype:GpuInstanceProfileInfo_v2,gpu_instance_profile_info_v3_dtype:GpuInstanceProfileInfo_v3,gpu_thermal_settings_dtype:GpuThermalSettings,grid_licensable_feature_dtype:GridLicensableFeature,grid_licensable_features_dtype:GridLicensableFeatures,grid_license_expiry_dtype:GridLicenseExpiry,hostname_v1_dtype:Hostname_v1,hwbc_entry_dtype:HwbcEntry,led_state_dtype:LedState,margin_temperature_v1_dtype:MarginTemperature_v1,mask255_dtype:Mask255,memory_dtype:Memory,memory_v2_dtype:Memory_v2,nv_link_info_v1_dtype:NvLinkInfo_v1,nv_link_info_v2_dtype:NvLinkInfo_v2,nv_link_power_thres_dtype:NvLinkPowerThres,nv_link_utilization_control_dtype:NvLinkUtilizationControl,nvlink_firmware_info_dtype:NvlinkFirmwareInfo,nvlink_firmware_version_dtype:NvlinkFirmwareVersion,nvlink_get_bw_mode_v1_dtype:NvlinkGetBwMode_v1,nvlink_set_bw_mode_v1_dtype:NvlinkSetBwMode_v1,nvlink_supported_bw_modes_v1_dtype:NvlinkSupportedBwModes_v1,prmtlv_v1_dtype:PRMTLV_v1,psu_info_dtype:PSUInfo,pci_info_ext_v1_dtype:PciInfoExt_v1,pci_info_dtype:PciInfo,pdi_v1_dtype:Pdi_v1,platform_info_v1_dtype:PlatformInfo_v1,platform_info_v2_dtype:PlatformInfo_v2,power_smoothing_profile_v1_dtype:PowerSmoothingProfile_v1,power_smoothing_state_v1_dtype:PowerSmoothingState_v1,power_value_v2_dtype:PowerValue_v2,process_detail_list_v1_dtype:ProcessDetailList_v1,process_detail_v1_dtype:ProcessDetail_v1,process_info_v1_dtype:ProcessInfo_v1,process_info_dtype:ProcessInfo,process_utilization_info_v1_dtype:ProcessUtilizationInfo_v1,process_utilization_sample_dtype:ProcessUtilizationSample,processes_utilization_info_v1_dtype:ProcessesUtilizationInfo_v1,repair_status_v1_dtype:RepairStatus_v1,row_remapper_histogram_values_dtype:RowRemapperHistogramValues,sample_dtype:Sample,system_conf_compute_settings_v1_dtype:SystemConfComputeSettings_v1,system_driver_branch_info_v1_dtype:SystemDriverBranchInfo_v1,system_event_data_v1_dtype:SystemEventData_v1,system_event_set_create_request_v1_dtype:SystemEventSetCreateRequest_v1,system_event_set_free_request_v1_dtype:SystemEventSetFreeRequest_v1,system_event_set_wait_request_v1_dtype:SystemEventSetWaitRequest_v1,system_register_event_request_v1_dtype:SystemRegisterEventRequest_v1,temperature_v1_dtype:Temperature_v1,uuid_value_dtype:UUIDValue,uuid_v1_dtype:UUID_v1,unit_fan_info_dtype:UnitFanInfo,unit_fan_speeds_dtype:UnitFanSpeeds,unit_info_dtype:UnitInfo,utilization_dtype:Utilization,value_dtype:Value,vgpu_creatable_placement_info_v1_dtype:VgpuCreatablePlacementInfo_v1,vgpu_heterogeneous_mode_v1_dtype:VgpuHeterogeneousMode_v1,vgpu_instance_utilization_info_v1_dtype:VgpuInstanceUtilizationInfo_v1,vgpu_instance_utilization_sample_dtype:VgpuInstanceUtilizationSample,vgpu_instances_utilization_info_v1_dtype:VgpuInstancesUtilizationInfo_v1,vgpu_license_expiry_dtype:VgpuLicenseExpiry,vgpu_license_info_dtype:VgpuLicenseInfo,vgpu_metadata_dtype:VgpuMetadata,vgpu_pgpu_compatibility_dtype:VgpuPgpuCompatibility,vgpu_pgpu_metadata_dtype:VgpuPgpuMetadata,vgpu_placement_id_v1_dtype:VgpuPlacementId_v1,vgpu_placement_list_v1_dtype:VgpuPlacementList_v1,vgpu_placement_list_v2_dtype:VgpuPlacementList_v2,vgpu_process_utilization_info_v1_dtype:VgpuProcessUtilizationInfo_v1,vgpu_process_utilization_sample_dtype:VgpuProcessUtilizationSample,vgpu_processes_utilization_info_v1_dtype:VgpuProcessesUtilizationInfo_v1,vgpu_runtime_state_v1_dtype:VgpuRuntimeState_v1,vgpu_scheduler_capabilities_dtype:VgpuSchedulerCapabilities,vgpu_scheduler_get_state_dtype:VgpuSchedulerGetState,vgpu_scheduler_log_entry_dtype:VgpuSchedulerLogEntry,vgpu_scheduler_log_info_v1_dtype:VgpuSchedulerLogInfo_v1,vgpu_scheduler_log_dtype:VgpuSchedulerLog,vgpu_scheduler_params_dtype:VgpuSchedulerParams,vgpu_scheduler_set_params_dtype:VgpuSchedulerSetParams,vgpu_scheduler_set_state_dtype:VgpuSchedulerSetState,vgpu_scheduler_state_info_v1_dtype:VgpuSchedulerStateInfo_v1,vgpu_scheduler_state_v1_dtype:VgpuSchedulerState_v1,vgpu_type_bar1info_v1_dtype:VgpuTypeBar1Info_v1,vgpu_type_id_info_v1_dtype:VgpuTypeIdInfo_v1,vgpu_type_max_instance_v1_dtype:VgpuTypeMaxInstance_v1,vgpu_version_dtype:VgpuVersion,violation_time_dtype:ViolationTime,workload_power_profile_current_profiles_v1_dtype:WorkloadPowerProfileCurrentProfiles_v1,workload_power_profile_info_v1_dtype:WorkloadPowerProfileInfo_v1,workload_power_profile_profiles_info_v1_dtype:WorkloadPowerProfileProfilesInfo_v1,workload_power_profile_requested_profiles_v1_dtype:WorkloadPowerProfileRequestedProfiles_v1"
 cdef _Lazy _L = _new_lazy(globals(), __name__, _ENUMS, _STRUCTS, __cb_nvml_off, __cb_nvml_fsize, __cb_nvml_psize, __cb_nvml_ssize)
-_L.records = _records._Space(_DTYPES, {})
+_L.records = _records._Space(_DTYPES, {}, 'BridgeChipInfo,ClkMonFaultInfo,ComputeInstancePlacement,CoreRailMetrics,EccSramUniqueUncorrectedErrorEntry_v1,EncoderSessionInfo,FBCSessionInfo,FieldValue,GpuInstancePlacement,GridLicensableFeature,HwbcEntry,NvlinkFirmwareVersion,NvlinkTelemetrySample_v1,ObservedMetrics,PRMCounter_v1,PerfMetricControllerSample,PerfMetricsDlppc2xSample,PerfMetricsPfpp1xSample,PerfMetricsSample,PmgrPwrTuple,ProcessDetail_v1,ProcessInfo,ProcessUtilizationInfo_v1,ProcessUtilizationSample,PwrModelMetricsDlppm1x,PwrModelMetricsDlppm1xDramclkEstimates,PwrModelMetricsDlppm1xPerf,PwrModelMetricsPfpp1x,PwrModelMetricsSamplePfpp1x,PwrModelOperatingPointPfpp1x,RailMetrics,Sample,SystemEventData_v1,UnitFanInfo,VgpuInstanceUtilizationInfo_v1,VgpuInstanceUtilizationSample,VgpuProcessUtilizationInfo_v1,VgpuProcessUtilizationSample,VgpuSchedulerLogEntry,VgpuSchedulerLogEntry_v2,_py_anon_pod0,_py_anon_pod1')
 
 NVLINK_MAX_LINKS = 18
 MAX_GPU_UTILIZATIONS = 8
@@ -968,7 +968,7 @@ def system_get_topology_gpu_set(cpu_number):
 
     Returns
     -------
-    device_array : list[int]
+    device_array : memoryview
         An array of device handles for GPUs found with affinity to cpuNumber
 
     Raises
@@ -1006,7 +1006,7 @@ def system_get_topology_gpu_set(cpu_number):
         _raise(err)
     if c_count > req_count:
         c_count = req_count
-    return _numbers_of(a_deviceArray.ptr, c_count, '<u8')
+    return _memview(_numbers_of(a_deviceArray.ptr, c_count, '<u8'))
 
 def system_get_driver_branch():
     """
@@ -1357,7 +1357,7 @@ def unit_get_devices(unit):
 
     Returns
     -------
-    devices : list[int]
+    devices : memoryview
         Reference in which to return the references to the attached GPU devices
 
     Raises
@@ -1397,7 +1397,7 @@ def unit_get_devices(unit):
         _raise(err)
     if c_deviceCount > req_deviceCount:
         c_deviceCount = req_deviceCount
-    return _numbers_of(a_devices.ptr, c_deviceCount, '<u8')
+    return _memview(_numbers_of(a_devices.ptr, c_deviceCount, '<u8'))
 
 def device_get_count_v2():
     """
@@ -2089,7 +2089,7 @@ def device_get_memory_affinity(device, node_set_size, scope):
 
     Returns
     -------
-    node_set : Any
+    node_set : memoryview
         Array reference in which to return a bitmask of NODEs, 64 NODEs per unsigned
         long on 64-bit machines, 32 on 32-bit machines
 
@@ -2140,7 +2140,7 @@ def device_get_memory_affinity(device, node_set_size, scope):
         err = cynvml.nvmlDeviceGetMemoryAffinity(<cynvml.nvmlDevice_t>c_device, c_nodeSetSize, <unsigned long*>p_nodeSet, <cynvml.nvmlAffinityScope_t>c_scope)
     if err != 0:
         _raise(err)
-    return n_nodeSet
+    return _memview(n_nodeSet)
 
 def device_get_cpu_affinity_within_scope(device, cpu_set_size, scope):
     """
@@ -2163,7 +2163,7 @@ def device_get_cpu_affinity_within_scope(device, cpu_set_size, scope):
 
     Returns
     -------
-    cpu_set : Any
+    cpu_set : memoryview
         Array reference in which to return a bitmask of CPUs, 64 CPUs per unsigned long
         on 64-bit machines, 32 on 32-bit machines
 
@@ -2214,7 +2214,7 @@ def device_get_cpu_affinity_within_scope(device, cpu_set_size, scope):
         err = cynvml.nvmlDeviceGetCpuAffinityWithinScope(<cynvml.nvmlDevice_t>c_device, c_cpuSetSize, <unsigned long*>p_cpuSet, <cynvml.nvmlAffinityScope_t>c_scope)
     if err != 0:
         _raise(err)
-    return n_cpuSet
+    return _memview(n_cpuSet)
 
 def device_get_cpu_affinity(device, cpu_set_size):
     """
@@ -2236,7 +2236,7 @@ def device_get_cpu_affinity(device, cpu_set_size):
 
     Returns
     -------
-    cpu_set : Any
+    cpu_set : memoryview
         Array reference in which to return a bitmask of CPUs, 64 CPUs per unsigned long
         on 64-bit machines, 32 on 32-bit machines
 
@@ -2274,7 +2274,7 @@ def device_get_cpu_affinity(device, cpu_set_size):
         err = cynvml.nvmlDeviceGetCpuAffinity(<cynvml.nvmlDevice_t>c_device, c_cpuSetSize, <unsigned long*>p_cpuSet)
     if err != 0:
         _raise(err)
-    return n_cpuSet
+    return _memview(n_cpuSet)
 
 def device_set_cpu_affinity(device):
     """
@@ -2544,7 +2544,7 @@ def device_get_topology_nearest_gpus(device, level):
 
     Returns
     -------
-    device_array : list[int]
+    device_array : memoryview
         An array of device handles for GPUs found at level
 
     Raises
@@ -2587,7 +2587,7 @@ def device_get_topology_nearest_gpus(device, level):
         _raise(err)
     if c_count > req_count:
         c_count = req_count
-    return _numbers_of(a_deviceArray.ptr, c_count, '<u8')
+    return _memview(_numbers_of(a_deviceArray.ptr, c_count, '<u8'))
 
 def device_get_p2p_status(device1, device2, p2p_index):
     """
@@ -3949,7 +3949,7 @@ def device_get_supported_memory_clocks(device):
 
     Returns
     -------
-    clocks_m_hz : Any
+    clocks_m_hz : memoryview
         Reference in which to return the clock in MHz
 
     Raises
@@ -3996,7 +3996,7 @@ def device_get_supported_memory_clocks(device):
         _raise(err)
     if c_count > req_count:
         c_count = req_count
-    return _numbers_of(a_clocksMHz.ptr, c_count, '<u4')
+    return _memview(_numbers_of(a_clocksMHz.ptr, c_count, '<u4'))
 
 def device_get_supported_graphics_clocks(device, memory_clock_m_hz):
     """
@@ -4015,7 +4015,7 @@ def device_get_supported_graphics_clocks(device, memory_clock_m_hz):
 
     Returns
     -------
-    clocks_m_hz : Any
+    clocks_m_hz : memoryview
         Reference in which to return the clocks in MHz
 
     Raises
@@ -4067,7 +4067,7 @@ def device_get_supported_graphics_clocks(device, memory_clock_m_hz):
         _raise(err)
     if c_count > req_count:
         c_count = req_count
-    return _numbers_of(a_clocksMHz.ptr, c_count, '<u4')
+    return _memview(_numbers_of(a_clocksMHz.ptr, c_count, '<u4'))
 
 def device_get_auto_boosted_clocks_enabled(device):
     """
@@ -5176,7 +5176,7 @@ def device_get_supported_performance_states(device):
 
     Returns
     -------
-    pstates : Any
+    pstates : memoryview
         Container to return the list of performance states supported by device
 
     Raises
@@ -5209,7 +5209,7 @@ def device_get_supported_performance_states(device):
         err = cynvml.nvmlDeviceGetSupportedPerformanceStates(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlPstates_t*>p_pstates, c_size)
     if err != 0:
         _raise(err)
-    return n_pstates
+    return _view_array(n_pstates)
 
 def device_get_gpc_clk_min_max_vf_offset(device):
     """
@@ -8981,7 +8981,7 @@ def device_get_gsp_firmware_version(device):
 
     Returns
     -------
-    version : str
+    version : int
         The retrieved GSP firmware version
 
     Raises
@@ -9006,7 +9006,7 @@ def device_get_gsp_firmware_version(device):
         err = cynvml.nvmlDeviceGetGspFirmwareVersion(<cynvml.nvmlDevice_t>c_device, <char*>a_version.ptr)
     if err != 0:
         _raise(err)
-    return _text(<char*>a_version.ptr, 256)
+    return (<char*>a_version.ptr)[0]
 
 def device_get_gsp_firmware_mode(device):
     """
@@ -9317,7 +9317,7 @@ def device_get_accounting_pids(device):
 
     Returns
     -------
-    pids : Any
+    pids : memoryview
         Reference in which to return list of process ids
 
     Raises
@@ -9368,7 +9368,7 @@ def device_get_accounting_pids(device):
         _raise(err)
     if c_count > req_count:
         c_count = req_count
-    return _numbers_of(a_pids.ptr, c_count, '<u4')
+    return _memview(_numbers_of(a_pids.ptr, c_count, '<u4'))
 
 def device_get_accounting_buffer_size(device):
     """
@@ -9441,7 +9441,7 @@ def device_get_retired_pages(device, cause):
 
     Returns
     -------
-    addresses : Any
+    addresses : memoryview
         Buffer to write the page addresses into
 
     Raises
@@ -9490,7 +9490,7 @@ def device_get_retired_pages(device, cause):
         _raise(err)
     if c_pageCount > req_pageCount:
         c_pageCount = req_pageCount
-    return _numbers_of(a_addresses.ptr, c_pageCount, '<u8')
+    return _memview(_numbers_of(a_addresses.ptr, c_pageCount, '<u8'))
 
 def device_get_retired_pages_v2(device, cause):
     """
@@ -9511,9 +9511,9 @@ def device_get_retired_pages_v2(device, cause):
 
     Returns
     -------
-    addresses : Any
+    addresses : memoryview
         Buffer to write the page addresses into
-    timestamps : Any
+    timestamps : memoryview
         Buffer to write the timestamps of page retirement, additional for _v2
 
     Raises
@@ -9569,7 +9569,7 @@ def device_get_retired_pages_v2(device, cause):
         _raise(err)
     if c_pageCount > req_pageCount:
         c_pageCount = req_pageCount
-    return (_numbers_of(a_addresses.ptr, c_pageCount, '<u8'), _numbers_of(a_timestamps.ptr, c_pageCount, '<u8'))
+    return (_memview(_numbers_of(a_addresses.ptr, c_pageCount, '<u8')), _memview(_numbers_of(a_timestamps.ptr, c_pageCount, '<u8')))
 
 def device_get_retired_pages_pending_status(device):
     """
@@ -12890,8 +12890,8 @@ def system_event_set_wait(event_set, timeout_ms, buffer_size):
 
     Returns
     -------
-    request : SystemEventSetWaitRequest_v1
-        Reference in which to nvmlSystemEventSetWaitRequest_t
+    data_ : SystemEventData_v1
+        The data_ field of the SystemEventSetWaitRequest_v1 the call fills.
 
     Raises
     ------
@@ -12911,6 +12911,7 @@ def system_event_set_wait(event_set, timeout_ms, buffer_size):
     cdef cynvml.nvmlReturn_t err
     cdef _Record s_request = _new_record_at(_L, 104, 'SystemEventSetWaitRequest_v1')
     (<unsigned int*>s_request._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlSystemEventSetWaitRequest_v1_t) | (1 << 24))
+    cdef object a_data_ = None
     try:
         s_request.set = event_set
     except (TypeError, ValueError, OverflowError) as e:
@@ -12920,7 +12921,11 @@ def system_event_set_wait(event_set, timeout_ms, buffer_size):
     except (TypeError, ValueError, OverflowError) as e:
         raise e.__class__(f"system_event_set_wait() argument 'timeout_ms': {e}") from None
     try:
-        s_request.data_ = _new_record(_L.cls('SystemEventData_v1'), buffer_size)
+        a_data_ = _new_record(_L.cls('SystemEventData_v1'), buffer_size)
+    except (TypeError, ValueError, OverflowError) as e:
+        raise e.__class__(f"system_event_set_wait() argument 'buffer_size': {e}") from None
+    try:
+        s_request.data_ = a_data_
     except (TypeError, ValueError, OverflowError) as e:
         raise e.__class__(f"system_event_set_wait() argument 'buffer_size': {e}") from None
     try:
@@ -12931,7 +12936,7 @@ def system_event_set_wait(event_set, timeout_ms, buffer_size):
         err = cynvml.nvmlSystemEventSetWait(<cynvml.nvmlSystemEventSetWaitRequest_t*>s_request._ptr)
     if err != 0:
         _raise(err)
-    return s_request
+    return a_data_
 
 def device_modify_drain_state(pci_info, new_state):
     """
@@ -14054,7 +14059,7 @@ def device_get_supported_vgpus(device):
 
     Returns
     -------
-    vgpu_type_ids : Any
+    vgpu_type_ids : memoryview
         Pointer to caller-supplied array in which to return list of vGPU types
 
     Raises
@@ -14094,7 +14099,7 @@ def device_get_supported_vgpus(device):
         _raise(err)
     if c_vgpuCount > req_vgpuCount:
         c_vgpuCount = req_vgpuCount
-    return _numbers_of(a_vgpuTypeIds.ptr, c_vgpuCount, '<u4')
+    return _memview(_numbers_of(a_vgpuTypeIds.ptr, c_vgpuCount, '<u4'))
 
 def device_get_creatable_vgpus(device):
     """
@@ -14124,7 +14129,7 @@ def device_get_creatable_vgpus(device):
 
     Returns
     -------
-    vgpu_type_ids : Any
+    vgpu_type_ids : memoryview
         Pointer to caller-supplied array in which to return list of vGPU types
 
     Raises
@@ -14164,7 +14169,7 @@ def device_get_creatable_vgpus(device):
         _raise(err)
     if c_vgpuCount > req_vgpuCount:
         c_vgpuCount = req_vgpuCount
-    return _numbers_of(a_vgpuTypeIds.ptr, c_vgpuCount, '<u4')
+    return _memview(_numbers_of(a_vgpuTypeIds.ptr, c_vgpuCount, '<u4'))
 
 def vgpu_type_get_class(vgpu_type_id):
     """
@@ -14775,7 +14780,7 @@ def device_get_active_vgpus(device):
 
     Returns
     -------
-    vgpu_instances : Any
+    vgpu_instances : memoryview
         Pointer to array in which to return list of vGPU instances
 
     Raises
@@ -14815,7 +14820,7 @@ def device_get_active_vgpus(device):
         _raise(err)
     if c_vgpuCount > req_vgpuCount:
         c_vgpuCount = req_vgpuCount
-    return _numbers_of(a_vgpuInstances.ptr, c_vgpuCount, '<u4')
+    return _memview(_numbers_of(a_vgpuInstances.ptr, c_vgpuCount, '<u4'))
 
 def vgpu_instance_get_vm_id(vgpu_instance):
     """
@@ -17227,7 +17232,7 @@ def vgpu_instance_get_accounting_pids(vgpu_instance):
 
     Returns
     -------
-    pids : Any
+    pids : memoryview
         Reference in which to return list of process ids
 
     Raises
@@ -17284,7 +17289,7 @@ def vgpu_instance_get_accounting_pids(vgpu_instance):
         _raise(err)
     if c_count > req_count:
         c_count = req_count
-    return _numbers_of(a_pids.ptr, c_count, '<u4')
+    return _memview(_numbers_of(a_pids.ptr, c_count, '<u4'))
 
 def vgpu_instance_get_accounting_stats(vgpu_instance, pid):
     """
@@ -17785,7 +17790,7 @@ def device_get_gpu_instance_profile_info_v(device, profile):
 
     Returns
     -------
-    info : GpuInstanceProfileInfo_v2
+    info : GpuInstanceProfileInfo_v3
         Returns detailed profile information
 
     Raises
@@ -17810,8 +17815,8 @@ def device_get_gpu_instance_profile_info_v(device, profile):
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_profile
-    cdef _Record s_info = _new_record_at(_L, 57, 'GpuInstanceProfileInfo_v2')
-    (<unsigned int*>s_info._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlGpuInstanceProfileInfo_v2_t) | (2 << 24))
+    cdef _Record s_info = _new_record_at(_L, 58, 'GpuInstanceProfileInfo_v3')
+    (<unsigned int*>s_info._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlGpuInstanceProfileInfo_v3_t) | (3 << 24))
     cdef int _p = 0
     try:
         _p = 1
@@ -17851,7 +17856,7 @@ def device_get_gpu_instance_profile_info_by_id_v(device, profile_id):
 
     Returns
     -------
-    info : GpuInstanceProfileInfo_v2
+    info : GpuInstanceProfileInfo_v3
         Returns detailed profile information
 
     Raises
@@ -17876,8 +17881,8 @@ def device_get_gpu_instance_profile_info_by_id_v(device, profile_id):
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_profileId
-    cdef _Record s_info = _new_record_at(_L, 57, 'GpuInstanceProfileInfo_v2')
-    (<unsigned int*>s_info._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlGpuInstanceProfileInfo_v2_t) | (2 << 24))
+    cdef _Record s_info = _new_record_at(_L, 58, 'GpuInstanceProfileInfo_v3')
+    (<unsigned int*>s_info._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlGpuInstanceProfileInfo_v3_t) | (3 << 24))
     cdef int _p = 0
     try:
         _p = 1
@@ -18201,7 +18206,7 @@ def device_get_gpu_instances(device, profile_id):
 
     Returns
     -------
-    gpu_instances : list[int]
+    gpu_instances : memoryview
         Returns pre-exiting GPU instances, the buffer must be large enough to
         accommodate the instances supported by the profile. See
         device_get_gpu_instance_profile_info
@@ -18236,12 +18241,14 @@ def device_get_gpu_instances(device, profile_id):
     err = cynvml.nvmlDeviceGetGpuInstancePossiblePlacements_v2(<cynvml.nvmlDevice_t>c_device, c_profileId, NULL, &cap_gpuInstances)
     if err != 0:
         _raise(err)
+    if cap_gpuInstances == 0:
+        return _handles_view(NULL, 0)
     a_gpuInstances = _Buf_new((<Py_ssize_t>cap_gpuInstances + 1) * sizeof(void*))
     with nogil:
         err = cynvml.nvmlDeviceGetGpuInstances(<cynvml.nvmlDevice_t>c_device, c_profileId, <cynvml.nvmlGpuInstance_t*>a_gpuInstances.ptr, &c_count)
     if err != 0:
         _raise(err)
-    return [PyLong_FromVoidPtr((<void**>a_gpuInstances.ptr)[i]) for i in range(c_count if c_count < cap_gpuInstances else cap_gpuInstances)]
+    return _handles_view(<void**>a_gpuInstances.ptr, c_count if c_count < cap_gpuInstances else cap_gpuInstances)
 
 def device_get_gpu_instance_by_id(device, id):
     """
@@ -18774,7 +18781,7 @@ def gpu_instance_get_compute_instances(gpu_instance, profile_id):
 
     Returns
     -------
-    compute_instances : list[int]
+    compute_instances : memoryview
         Returns pre-exiting compute instances, the buffer must be large enough to
         accommodate the instances supported by the profile. See
         gpu_instance_get_compute_instance_profile_info
@@ -18808,12 +18815,14 @@ def gpu_instance_get_compute_instances(gpu_instance, profile_id):
     err = cynvml.nvmlGpuInstanceGetComputeInstancePossiblePlacements(<cynvml.nvmlGpuInstance_t>c_gpuInstance, c_profileId, NULL, &cap_computeInstances)
     if err != 0:
         _raise(err)
+    if cap_computeInstances == 0:
+        return _handles_view(NULL, 0)
     a_computeInstances = _Buf_new((<Py_ssize_t>cap_computeInstances + 1) * sizeof(void*))
     with nogil:
         err = cynvml.nvmlGpuInstanceGetComputeInstances(<cynvml.nvmlGpuInstance_t>c_gpuInstance, c_profileId, <cynvml.nvmlComputeInstance_t*>a_computeInstances.ptr, &c_count)
     if err != 0:
         _raise(err)
-    return [PyLong_FromVoidPtr((<void**>a_computeInstances.ptr)[i]) for i in range(c_count if c_count < cap_computeInstances else cap_computeInstances)]
+    return _handles_view(<void**>a_computeInstances.ptr, c_count if c_count < cap_computeInstances else cap_computeInstances)
 
 def gpu_instance_get_compute_instance_by_id(gpu_instance, id):
     """

@@ -146,26 +146,31 @@ def test_mig_instance_lists_are_sized_by_the_possible_placements(stub):
     stub.write(bound, 3, struct.pack("<I", 3))
     stub.write(name, 2, struct.pack("<3Q", 0x5000, 0x6000, 0x7000))
     stub.write(name, 3, struct.pack("<I", 2))
-    assert nvml.device_get_gpu_instances(DEVICE, 5) == [0x5000, 0x6000]
+    got = nvml.device_get_gpu_instances(DEVICE, 5)
+    assert type(got).__name__ == "_memoryviewslice"          # a Cython memoryview, as NVIDIA's
+    assert list(got) == [0x5000, 0x6000]
     assert stub.args()[:2] == [DEVICE, 5]
     assert stub.calls(bound) == 1 and stub.calls(name) == 1
     # a count above the room made is never read past it
     stub.write(name, 3, struct.pack("<I", 9))
-    assert nvml.device_get_gpu_instances(DEVICE, 5) == [0x5000, 0x6000, 0x7000]
+    assert list(nvml.device_get_gpu_instances(DEVICE, 5)) == [0x5000, 0x6000, 0x7000]
     # the bound's failure is the call's
     stub.reset()
     stub.status(bound, 3)
     with pytest.raises(nvml.NotSupportedError):
         nvml.device_get_gpu_instances(DEVICE, 5)
     assert stub.calls(name) == 0
+    # no possible placement: none, without asking for the instances (as NVIDIA's)
+    stub.reset()
+    assert len(nvml.device_get_gpu_instances(DEVICE, 5)) == 0 and stub.calls(name) == 0
     stub.reset()
     bound, name = "nvmlGpuInstanceGetComputeInstancePossiblePlacements", "nvmlGpuInstanceGetComputeInstances"
     stub.write(bound, 3, struct.pack("<I", 1))
     stub.write(name, 2, struct.pack("<Q", 0x8000))
     stub.write(name, 3, struct.pack("<I", 1))
-    assert nvml.gpu_instance_get_compute_instances(0x5000, 0) == [0x8000]
+    assert list(nvml.gpu_instance_get_compute_instances(0x5000, 0)) == [0x8000]
     stub.write(name, 3, struct.pack("<I", 0))
-    assert nvml.gpu_instance_get_compute_instances(0x5000, 0) == []
+    assert list(nvml.gpu_instance_get_compute_instances(0x5000, 0)) == []
 
 
 def test_struct_filled_from_the_arguments(stub):

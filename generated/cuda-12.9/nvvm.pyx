@@ -362,7 +362,7 @@ def _nvvmCompileProgram(prog, numOptions, options):
         _hptr(prog, &c_prog)
         _p = 2
         if type(options) is int:
-            p_options = _cstr_address(options)
+            p_options = _cstr_address(options) if c_numOptions else PyLong_AsVoidPtr(options)
         elif options is not None:
             a_options = _cstrs(options, c_numOptions)
             p_options = _bufptr(a_options)
@@ -411,7 +411,7 @@ def _nvvmVerifyProgram(prog, numOptions, options):
         _hptr(prog, &c_prog)
         _p = 2
         if type(options) is int:
-            p_options = _cstr_address(options)
+            p_options = _cstr_address(options) if c_numOptions else PyLong_AsVoidPtr(options)
         elif options is not None:
             a_options = _cstrs(options, c_numOptions)
             p_options = _bufptr(a_options)

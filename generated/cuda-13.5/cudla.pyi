@@ -211,7 +211,7 @@ def mem_register(dev_handle: int, ptr: Buffer | int, size: int, flags: int) -> i
     """Registers the CUDA memory to DLA engine."""
 def module_load_from_memory(dev_handle: int, p_module: Buffer | int, module_size: int, flags: int) -> int:
     """Load a DLA module."""
-def module_get_attributes(h_module: int, attr_type: ModuleAttributeType | int) -> ModuleAttribute:
+def module_get_attributes(h_module: int, attr_type: ModuleAttributeType | int) -> int | list[ModuleTensorDescriptor]:
     """Get DLA module attributes."""
 def module_unload(h_module: int, flags: int) -> None:
     """Unload a DLA module."""

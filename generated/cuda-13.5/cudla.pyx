@@ -7,7 +7,7 @@ from cuda.bindings._base cimport (_Buf, _hptr, _href, _vptr, _wbuf, _as_bytes, _
     _Buf_new, _check_count, _bptr, _arg_error, _vsized, _library_handle, _Lazy, _new_lazy, _live, _consume, _cstrs,
     _Handle, _IntValue, _iv, _Struct, _enum, _bytes_into, _cstr_address)
 from cuda.bindings._records cimport (_Record, _new_record, _new_record_at, _record_ptr, _text, _text0, _records_of,
-    _numbers_of, _numbers_new, _numbers_ptr, _records_in)
+    _numbers_of, _numbers_new, _numbers_ptr, _records_in, _memview, _handles_view, _view_array)
 from libc.errno cimport errno
 from cpython.bytes cimport PyBytes_FromStringAndSize
 from cpython.long cimport PyLong_FromVoidPtr, PyLong_AsVoidPtr
@@ -49,13 +49,13 @@ _STRUCTS = (
     "ExternalSemaphoreHandleDesc|0|6||ext_sync_object:10:1::1::0\n"
     "ModuleAttribute|1|7||num_input_tensors:2:1::0::0;num_output_tensors:2:1::0::0;input_tensor_desc:10:1::0::0;output_tensor_desc:10:1::0::0\n"
     "ModuleTensorDescriptor|0|11||name:8:81::1::0;size_:2:1::0::0;n:2:1::0::0;c:2:1::0::0;h:2:1::0::0;w:2:1::0::0;data_format:2:1::0::0;data_type:2:1::0::0;data_category:2:1::0::0;pixel_format:2:1::0::0;pixel_mapping:2:1::0::0;stride:9:8::2::0\n"
-    "SignalEvents|0|23||dev_ptrs:12:1::2:num_events:0;eof_fences:12:1:Fence:7:num_events:0;num_events:2:1::0::1\n"
-    "Task|0|26||module_handle:10:1::0::0;output_tensor:12:1::2:num_output_tensors:0;num_output_tensors:2:1::0::1;num_input_tensors:2:1::0::1;input_tensor:12:1::2:num_input_tensors:0;wait_events:10:1::0::0;signal_events:10:1::0::0\n"
+    "SignalEvents|0|23||dev_ptrs:12:1::10:num_events:0;eof_fences:12:1:Fence:7:num_events:0;num_events:2:1::0::1\n"
+    "Task|0|26||module_handle:10:1::0::0;output_tensor:12:1::10:num_output_tensors:0;num_output_tensors:2:1::0::1;num_input_tensors:2:1::0::1;input_tensor:12:1::10:num_input_tensors:0;wait_events:10:1::0::0;signal_events:10:1::0::0\n"
     "WaitEvents|0|33||pre_fences:12:1:Fence:7:num_events:0;num_events:2:1::0::1\n"
 )
 _DTYPES = "fence_dtype:Fence,dev_attribute_dtype:DevAttribute,external_memory_handle_desc_dtype:ExternalMemoryHandleDesc,external_semaphore_handle_desc_dtype:ExternalSemaphoreHandleDesc,module_attribute_dtype:ModuleAttribute,module_tensor_descriptor_dtype:ModuleTensorDescriptor,signal_events_dtype:SignalEvents,task_dtype:Task,wait_events_dtype:WaitEvents"
 cdef _Lazy _L = _new_lazy(globals(), __name__, _ENUMS, _STRUCTS, __cb_cudla_off, __cb_cudla_fsize, __cb_cudla_psize, __cb_cudla_ssize)
-_L.records = _records._Space(_DTYPES, {})
+_L.records = _records._Space(_DTYPES, {}, '')
 _L.int_enums = True      # enum.IntEnum here, as NVIDIA's package of this release has them
 
 
@@ -212,6 +212,8 @@ def create_device(device, flags):
         c_flags = flags
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('create_device', ('device', 'flags'), _p) from None
+    if c_flags & 1:
+        _raise(cycudla.cudlaErrorUnsupportedOperation)
     with nogil:
         err = cycudla.cudlaCreateDevice(c_device, &c_devHandle, c_flags)
     if err != 0:
@@ -395,7 +397,7 @@ def module_get_attributes(h_module, attr_type):
 
     Returns
     -------
-    attribute : ModuleAttribute
+    attribute : int | list[ModuleTensorDescriptor]
         The output pointer where the attribute will be available.
 
     Raises
@@ -414,7 +416,9 @@ def module_get_attributes(h_module, attr_type):
     cdef cycudla.cudlaStatus err
     cdef void* c_hModule
     cdef long long c_attrType
-    cdef _Record s_attribute = _new_record_at(_L, 4, 'ModuleAttribute')
+    cdef cycudla.cudlaModuleAttribute u_attribute
+    memset(&u_attribute, 0, sizeof(u_attribute))
+    cdef object d_attribute = None
     cdef int _p = 0
     try:
         _p = 1
@@ -423,11 +427,18 @@ def module_get_attributes(h_module, attr_type):
         _hptr(h_module, &c_hModule)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('module_get_attributes', ('h_module', 'attr_type'), _p) from None
+    if c_attrType in (2, 3, 5):
+        d_attribute = _new_record(_L.cls('ModuleTensorDescriptor'), module_get_attributes(h_module, {2: 0, 3: 1, 5: 4}[c_attrType]))
+        if c_attrType == 2: u_attribute.inputTensorDesc = <cycudla.cudlaModuleTensorDescriptor*>(<_Record>d_attribute)._ptr
+        if c_attrType == 3: u_attribute.outputTensorDesc = <cycudla.cudlaModuleTensorDescriptor*>(<_Record>d_attribute)._ptr
+        if c_attrType == 5: u_attribute.outputTensorDesc = <cycudla.cudlaModuleTensorDescriptor*>(<_Record>d_attribute)._ptr
+    elif c_attrType not in (0, 1, 4):
+        raise ValueError(f'Unknown attribute type: {c_attrType}')
     with nogil:
-        err = cycudla.cudlaModuleGetAttributes(<cycudla.cudlaModule>c_hModule, <cycudla.cudlaModuleAttributeType>c_attrType, <cycudla.cudlaModuleAttribute*>s_attribute._ptr)
+        err = cycudla.cudlaModuleGetAttributes(<cycudla.cudlaModule>c_hModule, <cycudla.cudlaModuleAttributeType>c_attrType, &u_attribute)
     if err != 0:
         _raise(err)
-    return s_attribute
+    return ([d_attribute[i] for i in range(len(d_attribute))] if d_attribute is not None else u_attribute.numInputTensors)
 
 def module_unload(h_module, flags):
     """Unload a DLA module.

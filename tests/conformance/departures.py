@@ -122,6 +122,20 @@ DEPARTURES = [
      "PerfMetricsSample.controller_data, the power models' estimated_metrics) reads as that many structs; "
      "NVIDIA's 12.9.10 raises reading it (TypeError, AttributeError), its 13.5.0 reads it as ours does"),
 
+    (r"re:^(cufile|nvml|nvfatbin|cudla)\.fn\..*:(struct_ptr|records_io|field|array|scalar|enum|cstr|strlist|inttd|voidp|buf_w)=\w+$",
+     None,
+     "all", "accepts-more", "the struct-style modules take more forms than NVIDIA's declared C types: a struct "
+     "object or a list where it wants an address, an address where it wants a struct object, bytes or a "
+     "buffer for text and byte data, str for cuFile's string parameter, numbers in a numpy array or a list "
+     "for field ids; nvFatbin and cuFile pass a size the library checks itself (NVIDIA's compares it with the "
+     "buffer's length first)"),
+    (r"re:^(cufile|nvml|nvfatbin|cudla)\.fn\.\w+\.base$", None,
+     "all", "accepts-more", "the base call's arguments take a form NVIDIA's refuses (cuFile's slab arrays as "
+     "lists, where NVIDIA's takes addresses only)"),
+    (r"re:^(nvjitlink|nvvm)\.fn\..*:(cstr|strlist)=(text_b|none|numpy|bytes|swapped)$", None,
+     "all", "accepts-more", "nvJitLink and NVVM take bytes for text and options too, None as no options, and "
+     "a numpy array of C string addresses"),
+
     # --- inputs both refuse, with another exception -----------------------------------------------------
     (r"re:\.(fn|field|handle|struct)\.", ({"exc": "TypeError"}, {"exc": "AttributeError"}),
      "all", "refuses-otherwise", "a wrong Python type raises TypeError (the API contract); the reference's "
@@ -155,6 +169,12 @@ DEPARTURES = [
      "all", "avoids-crash", "the reference crashes the interpreter (a segfault) on this input; nothing can rely "
      "on that, so ours may raise or return instead"),
 
+    (r"re:^(nvml|cufile|nvfatbin|cudla|nvjitlink|nvvm)\.fn\.", None,
+     "all", "avoids-library-crash", "a handle or an address in the first page of memory, or NULL where the "
+     "library writes through it, is refused before the call where the real library dereferences it: NVML's "
+     "device, event-set and GPM handles, nvFatbin's, nvJitLink's and NVVM's handles, struct and C string "
+     "addresses, libNVVM's output buffers (scripts/handle_probe.py; docs/reliability.md)"),
+
     # --- names NVIDIA's lacks ------------------------------------------------------------------------------
     (r"re:^(driver|runtime|nvjitlink|nvvm)\.name\.", None,
      "all", "adds-name", "names the reference leaves out: the deprecated GL buffer functions and the C++-only "
@@ -184,6 +204,9 @@ DEPARTURES = [
      "12.9", "newer-header", "the 12.9 header (as 13.0's) defines it as 48; NVIDIA's 12.9.10 has 42"),
 
     # --- outputs NVIDIA's reads before the library writes them ----------------------------------------------
+    (r"re:^(nvml|cufile|cudla)\.fn\.", (None, {"exc": "UnicodeDecodeError"}),
+     "all", "defined-output", "text an NVML call returns is read from a zeroed buffer where the stand-in "
+     "library writes nothing; NVIDIA's decodes the uninitialised memory of its own buffer and fails"),
     ("re:\\.fn\\..*\\.success$", (None, {"exc": "ValueError"}),
      "all", "defined-output", "an output the stand-in driver leaves unwritten is 0 (ours zeroes outputs); the "
      "reference reads uninitialised memory and fails to make an enum of it"),

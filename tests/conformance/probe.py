@@ -423,7 +423,8 @@ def op_fset(lib, name, anon, field, count, desc):
 def view_obs(obj, field, index, sub):
     """What reading a nested struct or an array-of-struct element gives: the same object on a second
     read, whether a write through it reaches the parent, and (arrays) whether the parent keeps the
-    elements assigned to it or copies them.  Each step that raises is shown as its exception."""
+    elements assigned to it or copies them.  Each step that raises is shown as its exception; a
+    first read that raises is the observation."""
     def elem():
         v = getattr(obj, field)
         return v[index] if index is not None else v
@@ -436,7 +437,11 @@ def view_obs(obj, field, index, sub):
         except Exception as e:
             obs[key] = "exc:" + type(e).__name__
 
-    step("same", lambda: repr(elem() is elem()))
+    try:
+        first = elem()                 # an element that cannot be read: what that read raises
+    except Exception as e:
+        return exc_obs(e)
+    step("same", lambda: repr(first is elem()))
     kept = []
 
     def through():

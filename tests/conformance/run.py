@@ -272,6 +272,10 @@ def _reached_then_failed(x):
     return isinstance(x, dict) and x.get("exc") in REFUSALS and bool(x.get("sym"))
 
 
+_ZEROED = ("0", "0.0", "''", "False")       # a field of zeroed memory, as a probe shows it
+#: the argument forms that are an address in the first page of memory (int 1, float 1.5) or NULL
+_NULL_PAGE_FORMS = r":(handle|handle_ref|struct_ptr|cstr|strlist|buf_w|voidp)=(int|float|none|null)$"
+
 #: kind -> (test on (probe id, ours, reference), what it means)
 KINDS = {
     "accepts-more": (lambda pid, o, r: refused(r) and not (refused(o) or crashed(o) or absent(o)),
@@ -286,14 +290,21 @@ KINDS = {
                      and "exc" not in o and "exc" not in r,
                      "a value or member count from the pinned header, which is newer than the one NVIDIA's "
                      "release was generated from"),
-    "avoids-library-crash": (lambda pid, o, r: re.search(r":handle(_ref)?=int$", pid) is not None
+    "avoids-library-crash": (lambda pid, o, r: re.search(_NULL_PAGE_FORMS, pid) is not None
                              and isinstance(o, dict) and o.get("exc") == "ValueError" and not refused(r),
-                             "ours refuses a handle in the first page of memory (the probe's 1), which NVIDIA's "
-                             "passes to a library that crashes on it (scripts/handle_probe.py on the real "
-                             "library; the stand-in the suite calls cannot show it)"),
+                             "ours refuses (ValueError) a handle or an address in the first page of memory (the "
+                             "probes' 1 and 1.5) or NULL, which NVIDIA's passes to a library that crashes on "
+                             "it: reading or writing there faults; for handles and NULL buffers, what the real "
+                             "library does is measured (scripts/handle_probe.py, docs/reliability.md); the "
+                             "stand-in the suite calls cannot show it"),
     "defined-output": (lambda pid, o, r: _reached_then_failed(r) and "exc" not in o and not crashed(o),
                        "NVIDIA's reads memory the library never wrote and fails on it; ours returns the "
                        "zeroed output"),
+    "uninitialised-memory": (lambda pid, o, r: family(pid)[1] == "record" and isinstance(o, dict) and isinstance(r, dict)
+                             and ((pid.endswith(".eq") and o == {"eq": "True"} and r == {"eq": "False"})
+                                  or (pid.endswith(".get") and o.get("get") in _ZEROED and "get" in r)),
+                             "NVIDIA's new struct object holds uninitialised memory, which ours zeroes: a "
+                             "field reads as whatever was there, two new objects differ"),
     "reference-internal": (lambda pid, o, r: family(pid)[1] == "name" and absent(o) and not absent(r),
                            "a name of NVIDIA's package's own machinery, not of the CUDA API"),
 }

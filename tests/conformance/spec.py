@@ -124,7 +124,7 @@ def _records_py(m):
     for s in m.structs:
         if s.name in hide or any(a in hide for a, _ in s.aliases) or rn.cls[s.name].startswith("_"):
             continue
-        hidden = counted_fields(s)
+        hidden = counted_fields(s, m.cuda)
         shown = [f for f in s.fields
                  if None not in f.dims and f.name not in hidden and (s.name, f.name) not in ov.HIDDEN_FIELDS]
         views = []
@@ -585,12 +585,15 @@ def _record_value(lib, fname, name, typ, p, classes, enums, by_address=False):
         return ["addr"] if by_address else ["cls", first]
     if first in enums and enums[first]:
         return ["enum", first, enums[first][0][0]]
+    if p is not None and p["conv"] == "cstr" and "int" in typ.split(" | "):
+        return ["addr"]             # text NVIDIA's package takes as a C string's address only
     if first == "str" or "str" in typ.split(" | "):
         return ["str", "x"]
     if first in ("Buffer", "bytes", "bytearray"):
         return ["sizedbuf", "size", ["ctx", "fatbin"]] if lib == "nvfatbin" and name == "buffer" else ["bytes", BUF]
     if first.startswith(("Sequence", "list")):
-        return ["list", []]
+        # an array NVIDIA's package takes only as an address (its intptr_t): an address
+        return ["addr"] if p is not None and p["conv"] == "array" and "int" in typ.split(" | ") else ["list", []]
     return ["int", 0]
 
 
