@@ -16,6 +16,26 @@ cdef extern from "Python.h":
 
 cdef object _ctypes = None
 cdef tuple _NOARGS = ()
+cdef char _SCRATCH[8]     # where a write into a one-byte bytes object goes (see _wbuf)
+
+
+cdef bint _twin_later_style():
+    """Whether NVIDIA's package of this build's release (its twin) comes from the later generation
+    of NVIDIA's generator (12.9.x, 13.2 onwards; codegen/overrides.TWIN_STYLE), which this build
+    learns from the generated _version.FAST_ENUM: there a float given as a `void*` argument or
+    field is truncated to an int address, as every other address and handle is; 13.0.3 refuses it
+    (TypeError)."""
+    try:
+        from cuda.bindings import _version
+    except ImportError:
+        return False
+    return bool(getattr(_version, "FAST_ENUM", False))
+
+
+# a float is an address wherever NVIDIA's package of the release takes one (see above)
+cdef bint _float_voidp = _twin_later_style()
+# the handle and struct classes here are the tuple-style modules' (_base.pxd)
+__cb_tuple_style = 1
 
 cdef extern from *:
     """
@@ -160,7 +180,9 @@ cdef void* _address(object a) except NULL:
     return p
 
 
-cdef int _hptr_slow(object o, void** out) except -1:
+cdef int _hptr_slow(object o, void** out, bint tuple_style) except -1:
+    """_hptr's slow path; `tuple_style`: the calling module is a tuple-style one, where a float is
+    a handle (truncated toward zero)."""
     if o is None:
         out[0] = NULL
         return 0
@@ -172,7 +194,7 @@ cdef int _hptr_slow(object o, void** out) except -1:
     if isinstance(o, _IntValue):
         out[0] = <void*><size_t>_iv(<_IntValue>o)
         return 0
-    if isinstance(o, (str, bytes, float)):
+    if isinstance(o, (str, bytes)) or (not tuple_style and isinstance(o, float)):
         raise TypeError(f"expected a handle, an int or None, not {type(o).__name__}")
     ct = _get_ctypes()
     if isinstance(o, ct._CFuncPtr):
@@ -181,10 +203,14 @@ cdef int _hptr_slow(object o, void** out) except -1:
     if isinstance(o, ct.c_void_p):
         out[0] = PyLong_AsVoidPtr(o.value or 0)
         return 0
+    # an object with __index__, or with __int__ (a float is truncated toward zero, as NVIDIA's
+    # package converts a handle: CUstream(1.7) is the handle 1)
     for meth in ("__index__", "__int__"):
         f = getattr(type(o), meth, None)
         if f is not None:
             v = f(o)
+            if v < 0:
+                raise OverflowError(f"a handle cannot be negative: {v}")
             out[0] = PyLong_AsVoidPtr(v)
             return 0
     raise TypeError(f"expected a handle, an int or None, not {type(o).__name__}")
@@ -220,10 +246,10 @@ cdef class _IntValue:
         if type(init_value) is not int:
             if isinstance(init_value, (_IntValue, _Handle)):
                 init_value = int(init_value)
-            elif isinstance(init_value, (float, str, bytes)) or not (
+            elif isinstance(init_value, (str, bytes)) or not (
                     hasattr(type(init_value), "__index__") or hasattr(type(init_value), "__int__")):
                 raise TypeError(f"{cls.__name__} expects an int, not {type(init_value).__name__}")
-            else:
+            else:       # __index__, or __int__ (a float truncated toward zero, as in NVIDIA's package)
                 init_value = init_value.__index__() if hasattr(type(init_value), "__index__") else int(init_value)
         _iv_set(self, init_value)
 
@@ -379,12 +405,15 @@ cdef int _vptr_len(object o, void** out, Py_ssize_t* n, bint written) except -1:
         out[0] = (<_Struct>o)._ptr
         return 0
     if isinstance(o, bytes):
-        if written:
-            raise TypeError(_READ_ONLY.format(" (bytes)"))
-        out[0] = <void*>PyBytes_AS_STRING(o)
+        # also where the call writes (a copy's destination), as NVIDIA's package passes it; but
+        # not into a one-byte bytes object, which is the interpreter's shared one (CPython caches
+        # them): what the call writes there goes to a scratch byte (see _wbuf)
+        out[0] = <void*>PyBytes_AS_STRING(o) if not written or len(<bytes>o) > 1 else <void*>_SCRATCH
         if n != NULL:
             n[0] = len(<bytes>o)
         return 0
+    if isinstance(o, float) and _float_voidp:      # truncated toward zero (see _float_voidp)
+        return _vptr_len(int(o), out, n, written)
     if isinstance(o, (str, float)):
         raise TypeError(f"expected an address, a buffer or None, not {type(o).__name__}")
     if _is_ctypes_pointer(o):
@@ -525,21 +554,16 @@ def _kept_for(kind, handle):
     return _kept_until_release.get((kind, <size_t>p))
 
 
-cdef char _SCRATCH[8]
-
-
 cdef int _wbuf(object o, void** out, Py_ssize_t* n, bint address, bint take_bytes) except -1:
-    """A caller buffer the C function writes into: a writable buffer.  A bytes object too where
-    the reference's documented use fills one in place (`take_bytes`: NVRTC's, nvJitLink's and
-    NVVM's getters, `log = b" " * size`); a one-byte bytes object is the interpreter's own shared
-    one (CPython caches them; `b" " * 1` is the constant b" " itself), so what the library writes
-    there, the NUL of an empty log, goes to a scratch byte instead.  Elsewhere bytes are refused
-    (TypeError), as an immutable object.  A bare address only where the reference takes one
+    """A caller buffer the C function writes into: a writable buffer, or a bytes object, filled in
+    place as NVIDIA's package does (NVRTC's, nvJitLink's and NVVM's getters document it,
+    `log = b" " * size`; the driver's log dump takes one too; `take_bytes` is no longer told
+    apart); a one-byte bytes object is the interpreter's own shared one (CPython caches them;
+    `b" " * 1` is the constant b" " itself), so what the library writes there, the NUL of an
+    empty log, goes to a scratch byte instead.  A bare address only where the reference takes one
     (nvJitLink's outputs, `address`): its size cannot be checked."""
     cdef Py_buffer view
     if isinstance(o, bytes):
-        if not take_bytes:
-            raise TypeError(_READ_ONLY.format(" (bytes)"))
         n[0] = len(<bytes>o)
         out[0] = <void*>PyBytes_AS_STRING(o) if n[0] > 1 else <void*>_SCRATCH
         return 0
@@ -670,6 +694,18 @@ cdef object _load(char* p, str kind, object cls):
     return sv if k == "i" else uv
 
 
+cdef _Buf _null_array():
+    cdef _Buf b = _Buf.__new__(_Buf)
+    b.ptr = NULL
+    b.n = -1         # an address (see _bufptr): NULL
+    b.size = 0
+    return b
+
+
+# what an empty list converts to: a NULL array (shared: it holds nothing)
+cdef _Buf _NULL_ARRAY = _null_array()
+
+
 cdef _Buf _array(object o, str kind, Py_ssize_t elsize):
     """A C array from a list or tuple (None -> NULL; kind 's' copies structs of elsize), or a
     ready-made C array: an int address, a buffer (a numpy array of the C items) or one struct."""
@@ -679,6 +715,13 @@ cdef _Buf _array(object o, str kind, Py_ssize_t elsize):
     if o is None:
         return None
     if not isinstance(o, (list, tuple)):
+        if isinstance(o, (float, _Handle, _IntValue)) and kind[0] == "f":
+            # one number where the C function reads floats: NVIDIA's package passes the address
+            # of that one value (cuTexRefSetBorderColor's pBorderColor); the rest is zeroed
+            b = _Buf_new(_BUF_SMALL)
+            b.n = 1
+            _store(<char*>b.ptr, kind, o)
+            return b
         if kind == "h" and isinstance(o, _Handle):       # one handle: its own storage
             addr = <void*>(<_Handle>o)._p
         elif not isinstance(o, (int, _Struct)) and not PyObject_CheckBuffer(o) or isinstance(o, (_Handle, _IntValue, bool)):
@@ -692,6 +735,8 @@ cdef _Buf _array(object o, str kind, Py_ssize_t elsize):
         b.size = <Py_ssize_t>addr
         return b
     n = len(o)
+    if n == 0:          # no items: NULL, as NVIDIA's package passes an empty list (the count is the
+        return _NULL_ARRAY      # library's to check)
     b = _Buf_new(n * elsize)
     b.n = n
     for i in range(n):
@@ -721,31 +766,57 @@ cdef list _from_array(void* p, Py_ssize_t n, str kind, object cls, Py_ssize_t el
     return out
 
 
-cdef int _check_count(object items, object count, str name, str count_name) except -1:
+cdef int _check_count_of(object items, object count, str name, str count_name, bint tuple_style) except -1:
     """A count argument must not exceed the length of the list it counts (the C function would
-    read past the copy); an address or a buffer is the caller's to size."""
+    read past the copy); an address or a buffer is the caller's to size.  In the tuple-style
+    modules None is NULL, passed with the count as NVIDIA's package passes it; the snake_case
+    modules refuse it, as NVIDIA's do."""
     cdef Py_ssize_t n
-    if items is None:
+    if items is None and not tuple_style:
         n = 0
     elif isinstance(items, (list, tuple)):
         n = len(items)
-    else:
+    elif isinstance(items, str):
+        if count > 0:      # (JIT option values: a str is no list of values, which its characters are not)
+            raise TypeError(f"{name} must be a list, not str")
         return 0
-    if count > n:
+    elif isinstance(items, float):
+        # a counted list (a void** of `count` pointers) given a float, which a void** without a
+        # count takes as an address (cuLaunchKernel's extra): refused, as NVIDIA's package does
+        raise TypeError(f"{name} must be a list, not float")
+    else:
+        # None (in a tuple-style module) is NULL, passed with the count: the library checks it;
+        # an address or a buffer is the caller's to size
+        return 0
+    # an empty list is NULL too (_array), in every module; a shorter list is refused: the library
+    # would read past the copy made for the call
+    if (n or items is None) and count > n:
         raise RuntimeError(f"{name} has {n} items, fewer than {count_name} = {count}")
     return 0
 
 
-cdef _Buf _strlist(object o):
+cdef _Buf _strlist_of(object o, bint any_sequence):
+    """_strlist (_base.pxd); `any_sequence`: besides a list or tuple, any other sequence of text
+    (a ctypes char array, whose items are bytes), as NVIDIA's tuple-style package iterates what it
+    is given (its snake_case modules refuse those)."""
     cdef _Buf b
     cdef Py_ssize_t i
     if o is None:
         return None
     if (type(o) is list or type(o) is tuple) and not o:
         return None           # no strings: a NULL array (the count is 0)
-    if not isinstance(o, (list, tuple)):
+    if isinstance(o, (list, tuple)):
+        items = o
+    elif not any_sequence or isinstance(o, (str, bytes, bytearray)):
         raise TypeError(f"expected a list of bytes, not {type(o).__name__}")
-    keep = [(<str>x).encode() if isinstance(x, str) else _as_bytes(x, False) for x in o]
+    else:
+        try:
+            items = list(o)
+        except TypeError:
+            raise TypeError(f"expected a list of bytes, not {type(o).__name__}") from None
+    keep = [(<str>x).encode() if isinstance(x, str) else _as_bytes(x, False) for x in items]
+    if not keep:
+        return None
     b = _Buf_new(len(keep) * sizeof(void*))
     b.n = len(keep)
     b.keep = keep
@@ -759,6 +830,8 @@ cdef _Buf _voidpp(object o):
     cdef _Buf b
     cdef void* p
     cdef Py_ssize_t i
+    if isinstance(o, float):     # an address: truncated toward zero, as NVIDIA's package takes it
+        o = int(o)
     if o is None or isinstance(o, int) or not isinstance(o, (list, tuple)):
         b = _Buf.__new__(_Buf)
         _vptr(o, &p)
@@ -782,8 +855,17 @@ cdef _Buf _jitvalues(object o):
     cdef void* p
     cdef float f
     cdef Py_ssize_t i
+    if o is None or isinstance(o, str):
+        # None: an empty array, not NULL, as NVIDIA's package passes it; a str: a sequence whose
+        # characters are no option values, so only with no options (_check_count refuses it
+        # with some), an empty array too
+        b = _Buf_new(0)
+        b.keep = o
+        return b
+    if isinstance(o, float):
+        raise TypeError("expected a list of option values, not float")
     if not isinstance(o, (list, tuple)):
-        return _voidpp(o)       # None, or the address / buffer of a ready void*[]
+        return _voidpp(o)       # the address / buffer of a ready void*[]
     b = _Buf_new(len(o) * sizeof(void*))
     b.n = len(o)
     b.keep = list(o)
@@ -1264,6 +1346,10 @@ cdef int _set_item(_Struct s, char* p, int kind, int size, object value, str nam
             _hptr(value, &vp)
             (<void**>p)[0] = vp
         elif kind == F_VOIDP:
+            # a float is truncated to an address in a pointer field other than void* (void**, T*:
+            # every release of NVIDIA's package) and in a void* one where _float_voidp says so
+            if isinstance(value, float) and (_float_voidp or (f.kind == F_VOIDP and f.ekind != 1)):
+                value = int(value)
             _vptr(value, &vp)
             (<void**>p)[0] = vp
             _keep(s, p, None if value is None or isinstance(value, int) else value)
@@ -1623,8 +1709,13 @@ cdef _Buf _attr_bufs(object attrs, dict codes, object sizes, Py_ssize_t n, list 
     cdef Py_ssize_t i, size
     if attrs is None:
         attrs = []
-    if not isinstance(attrs, (list, tuple)) or (sizes is not None and not isinstance(sizes, (list, tuple))):
+    if not isinstance(attrs, (list, tuple)):
         raise TypeError("expected lists of attributes and data sizes")
+    if sizes is not None and not isinstance(sizes, (list, tuple)):
+        try:    # another sequence of sizes (a bytes object), as NVIDIA's package takes it
+            sizes = list(sizes)
+        except TypeError:
+            raise TypeError("expected lists of attributes and data sizes") from None
     for lst, what in ((attrs, "attributes"), (sizes, "data sizes")):
         if lst is not None and n > len(lst):
             raise RuntimeError(f"the list of {what} is too small: {len(lst)} < {n}")
@@ -1853,6 +1944,8 @@ cdef _Buf _kparams(object o):
     cdef void* p
     if o is None or (type(o) is int and o == 0):
         return None
+    if isinstance(o, float):     # (not an address here, as NVIDIA's package has it)
+        raise TypeError("expected kernel parameters, an address or a buffer, not float")
     if isinstance(o, tuple) and len(o) == 2 and isinstance(o[0], (tuple, list)) and isinstance(o[1], (tuple, list)):
         values, types = o
         if len(types) != len(values):

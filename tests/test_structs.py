@@ -462,3 +462,22 @@ def test_struct_copies_own_their_bytes_and_keep_what_the_original_keeps_alive():
     del copies, c
     gc.collect()
     assert alive() is None
+
+
+def test_a_float_in_a_pointer_field_is_an_address_where_nvidias_package_takes_one():
+    k = driver.CUDA_KERNEL_NODE_PARAMS()
+    k.extra = 2.5                  # void**: truncated, in every release
+    assert k.extra == 2
+    k.func = 3.9                   # a handle
+    assert int(k.func) == 3
+    h = driver.CUDA_HOST_NODE_PARAMS()
+    h.fn = 4.2                     # a function pointer
+    assert int(h.fn) == 4
+    with pytest.raises(TypeError):
+        k.kernelParams = 2.5       # kernel parameters: not an address
+    if STRICT_ENUM_FIELDS:         # a void*: 12.9.10 and 13.5.0 truncate it, 13.0.3 refuses it
+        h.userData = 5.5
+        assert h.userData == 5
+    else:
+        with pytest.raises(TypeError, match="^userData"):
+            h.userData = 5.5

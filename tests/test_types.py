@@ -183,3 +183,27 @@ def test_ptr_view_as_a_c_void_p_kernel_argument_passes_the_address():
 def test_ptr_zero_makes_an_owned_value():
     v = driver.CUdeviceptr(5, _ptr=0)
     assert int(v) == 5 and v.getPtr() != 0
+
+
+# --- what NVIDIA's package takes and how its objects compare ----------------------------------------
+
+
+@pytest.mark.parametrize("value, stored", [(1.7, 1), (-0.5, 0), (2.0, 2)])
+def test_a_float_handle_is_truncated_as_nvidias_package_truncates_it(value, stored):
+    # handle and function-pointer classes, NVRTC's program: int(value), as NVIDIA's conversion does
+    assert int(driver.CUstream(value)) == stored
+    assert int(driver.CUhostFn(value)) == stored
+    assert int(nvrtc.nvrtcProgram(value)) == stored
+
+
+def test_a_float_integer_typedef_is_truncated():
+    assert int(driver.CUdeviceptr(3.9)) == 3
+    assert int(driver.CUdevice(-1.5)) == -1        # a signed C int
+    with pytest.raises(OverflowError):
+        driver.CUdeviceptr(-1.5)                   # -1 does not fit an unsigned type
+    with pytest.raises(OverflowError):
+        driver.CUstream(-1.5)
+    with pytest.raises(ValueError):
+        driver.CUstream(float("nan"))
+    with pytest.raises(TypeError):
+        driver.CUstream("5")
