@@ -159,16 +159,42 @@ cdef class _Handle:
     def __repr__(self):
         return "<%s 0x%x>" % (type(self).__name__, <size_t>self._p[0])
 
+    # A handle compares and hashes by its value (two CUstream objects of one stream are equal); a
+    # function pointer object by identity, as in NVIDIA's package (CUhostFn(5) != CUhostFn(5)).
     def __eq__(self, other):
         if type(other) is not type(self):
             return NotImplemented
+        if __cb_is_funcptr(self):
+            return self is other
         return self._p[0] == (<_Handle>other)._p[0]
 
     def __hash__(self):
+        if __cb_is_funcptr(self):
+            return object.__hash__(self)
         return hash(<size_t>self._p[0])
 
     def __bool__(self):
         return self._p[0] != NULL
+
+
+cdef extern from *:
+    """
+    #include <string.h>
+    /* Whether a handle object is a function pointer (CUhostFn, cudaStreamCallback_t, ...): the
+       generated class says so in its docstring, "Function pointer type <name> ...", read from
+       the C type object (a class of the generated module or one derived from it). */
+    static int __cb_is_funcptr(PyObject *o) {
+        PyTypeObject *t = Py_TYPE(o);
+        for (; t != NULL; t = t->tp_base) {
+            if (t->tp_doc != NULL)
+                return strncmp(t->tp_doc, "Function pointer type ", 22) == 0;
+            if (!(t->tp_flags & Py_TPFLAGS_HEAPTYPE))
+                return 0;
+        }
+        return 0;
+    }
+    """
+    bint __cb_is_funcptr(object o)
 
 
 cdef void* _address(object a) except NULL:
@@ -266,13 +292,8 @@ cdef class _IntValue:
     def __repr__(self):
         return "<%s %d>" % (type(self).__name__, _intvalue(self))
 
-    def __eq__(self, other):
-        if type(other) is not type(self):
-            return NotImplemented
-        return _iv(self) == _iv(<_IntValue>other)
-
-    def __hash__(self):
-        return hash(_intvalue(self))
+    # no __eq__ or __hash__: integer objects compare and hash by identity, as in NVIDIA's package
+    # (CUdevice(5) != CUdevice(5); int(a) == int(b) compares their values)
 
 
 cdef int _iv_set(_IntValue self, object value) except -1:

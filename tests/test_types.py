@@ -4,7 +4,7 @@ import operator
 
 import pytest
 
-from _support import base, driver, nvrtc
+from _support import base, driver, nvrtc, runtime
 
 HANDLES = [
     ("driver", "CUstream"),
@@ -207,3 +207,24 @@ def test_a_float_integer_typedef_is_truncated():
         driver.CUstream(float("nan"))
     with pytest.raises(TypeError):
         driver.CUstream("5")
+
+
+def test_integer_typedef_objects_compare_and_hash_by_identity():
+    """As in NVIDIA's package: two CUdevice objects of one device are not equal (their ints are)."""
+    a, b = driver.CUdevice(5), driver.CUdevice(5)
+    assert a == a and a != b and not (a == b)
+    assert int(a) == int(b)
+    assert hash(a) == object.__hash__(a) and hash(b) == object.__hash__(b)
+    assert len({a, b, a}) == 2
+    assert driver.CUdeviceptr(7) != driver.CUdeviceptr(7)
+
+
+def test_function_pointer_objects_compare_and_hash_by_identity_handles_by_value():
+    f, g = driver.CUhostFn(5), driver.CUhostFn(5)
+    assert f == f and f != g
+    assert hash(f) == object.__hash__(f)
+    r = runtime.cudaStreamCallback_t(5)
+    assert r != runtime.cudaStreamCallback_t(5)
+    # an opaque handle still compares and hashes by its value
+    assert driver.CUstream(5) == driver.CUstream(5) and hash(driver.CUstream(5)) == hash(driver.CUstream(5))
+    assert runtime.cudaStream_t(5) == runtime.cudaStream_t(5)
