@@ -928,7 +928,10 @@ cdef class _Struct:
         if self._ptr != NULL:
             return
         if _ptr:
-            self._ptr = <char*>_address(_ptr)
+            # the type of an anonymous member takes the address of the named struct it lies in, as
+            # NVIDIA's package has it: anon_struct0(_ptr=address of a CUDA_RESOURCE_DESC) views
+            # its `res.array`, 8 bytes further (_c_anon_offset, from the module's struct table)
+            self._ptr = <char*>_address(_ptr) + <Py_ssize_t>type(self)._c_anon_offset
             self._own = False
             return
         size = type(self)._c_size
@@ -939,13 +942,16 @@ cdef class _Struct:
         for name, value in type(self)._c_defaults:
             obj = self
             path, _, name = name.rpartition(".")
-            if path:                          # a member's field: gridDim.x
-                for part in path.split("."):
-                    obj = getattr(obj, part)
+            if path:                          # a member's field: gridDim.x, through a view of it
+                for part in path.split("."):  # (not the member kept for reads: no cycle to free)
+                    f = <_Field>getattr(type(obj), part)
+                    obj = _struct_view(f.item_cls(), (<_Struct>obj)._ptr + f.off, obj)
             setattr(obj, name, value)
 
     # (field, value) pairs other than zero for a new struct; a member's field is a dotted path
     _c_defaults = ()
+    # the offset of an anonymous member's type in the named struct that holds it (see __init__)
+    _c_anon_offset = 0
 
     def __dealloc__(self):
         if self._own and self._ptr != NULL:
@@ -1038,6 +1044,9 @@ cdef list _repr_lines(_Struct s):
         if isinstance(v, _Struct):
             lines.append(f"{name} :")
             lines.extend(["    " + x for x in _repr_lines(<_Struct>v)])
+        elif f.kind == F_ARRAY and f.ekind == F_STRUCT:   # the list's text under its name, as a member's
+            lines.append(f"{name} :")
+            lines.extend(["    " + x for x in str(v).split("\n")])
         elif f.kind == F_VOIDP and f.ekind:             # a void*: hex
             lines.append(f"{name} : {v:#x}")
         elif f.kind == F_CHARS and f.ekind == 1:        # a C string: its text
@@ -1104,7 +1113,10 @@ cdef int _copy_struct(_Struct dst, char* p, object value, object cls, Py_ssize_t
     r = _root(src)
     if r._keep:
         base = src._ptr - r._ptr
-        for k, v in list(r._keep.items()):
+        for key, v in list(r._keep.items()):
+            if type(key) is not int:     # a nested struct's view (_Field.member), not a kept object
+                continue
+            k = key
             if base <= k < base + size:
                 _keep(dst, p + (k - base), v)
     return 0
@@ -1176,10 +1188,41 @@ cdef class _Field:
     def __get__(self, obj, objtype):
         if obj is None:
             return self
-        cdef char* p = (<_Struct>obj)._ptr + self.off
+        cdef _Struct s = <_Struct>obj
+        cdef char* p = s._ptr + self.off
         if self.kind == F_PTRARR:
-            return self.get_items(<_Struct>obj, p)
+            return self.get_items(s, p)
+        if self.kind == F_STRUCT:
+            return self.member(s, p)
+        if self.kind == F_ARRAY and self.ekind == F_STRUCT:
+            return self.struct_items(s, p)
         return _get_item(p, self.kind, self.size, self.item_cls(), obj, self.count, self.ekind)
+
+    cdef object member(self, _Struct s, char* p):
+        """A nested struct or union: a view of the parent's memory, made on the first read and kept
+        by the parent (keyed by this field in its `_keep`), so that every read gives the same
+        object, as in NVIDIA's package (`k.gridDim is k.gridDim`).  The view keeps the parent
+        alive (its `_owner`): the two form a cycle, freed by the garbage collector.  (Knowing
+        the view by its address instead, and letting it go when freed, made every read of a
+        member nobody holds twice as slow.)"""
+        cdef dict keep = s._keep
+        if keep is not None:
+            v = keep.get(self)
+            if v is not None:
+                return v
+        else:
+            keep = s._keep = {}
+        v = _struct_view(self.item_cls(), p, s)
+        keep[self] = v
+        return v
+
+    cdef list struct_items(self, _Struct s, char* p):
+        """A fixed array of structs: a list of copies of its items, as NVIDIA's package reads it
+        (changing an item read from it leaves the parent as it is); a copy keeps alive what the
+        parent keeps for the item's pointer fields."""
+        cls = self.item_cls()
+        cdef Py_ssize_t i
+        return [_struct_copy(_struct_view(cls, p + i * self.size, s)) for i in range(self.count)]
 
     cdef list get_items(self, _Struct s, char* p):
         """A pointer field's items: those set from Python while the pointer is still theirs,
@@ -1543,6 +1586,8 @@ cdef class _Lazy:
                 names.append(fname)
                 fi += 1
             r._c_fields = tuple(names)
+            if name.startswith("anon_"):
+                r._c_anon_offset = _anon_offset(self, name)
             for mname, fn in (<dict>self.g.get("_STRUCT_METHODS", {})).get(name, {}).items():
                 setattr(r, mname, fn)
             defaults = (<dict>self.g.get("_STRUCT_DEFAULTS", {})).get(name)
@@ -1600,6 +1645,31 @@ cdef class _Lazy:
             s.update(self.records.dtypes)
             s.update(self.records.imports)
         return sorted(s)
+
+
+# module name -> {anonymous struct type -> (the struct holding it, its offset there)}
+cdef dict _anon_where = {}
+
+
+cdef Py_ssize_t _anon_offset(_Lazy L, str name) except -1:
+    """The offset of the anonymous member whose type is `name` in the named struct that holds it
+    (through the anonymous members in between), from the module's struct table."""
+    cdef Py_ssize_t fi, total = 0
+    cdef dict where = _anon_where.get(L.modname)
+    if where is None:
+        where = {}
+        for parent, st in (<dict>L.structs).items():
+            fi = st[2]
+            for f in (<str>st[3]).split(";") if st[3] else ():
+                parts = f.split(":", 4)
+                if parts[1] == "7" and parts[3].startswith("anon_") and parts[3] not in where:
+                    where[parts[3]] = (parent, L.off[fi])
+                fi += 1
+        _anon_where[L.modname] = where
+    while name.startswith("anon_") and name in where:
+        name, off = where[name]
+        total += off
+    return total
 
 
 cdef _Lazy _new_lazy(dict g, str modname, str enums, str structs,
