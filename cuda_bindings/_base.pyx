@@ -1535,19 +1535,20 @@ cdef class _Lazy:
             if self.enums is None:
                 self.index()
             a = self.aliases.get(name)
-            if a is not None:
-                if isinstance(a, str):           # an enum alias: the same class under a second name
-                    r = self.cls(a)
-                else:                            # a struct alias: a subclass with the same layout
-                    base, parent = a
-                    st = self.structs[base]
-                    parent_cls = self.cls(parent)
-                    r = _struct_class(name, parent_cls, {
-                        "__slots__": (), "__module__": self.modname, "__qualname__": name,
-                        "__doc__": f"C {'union' if st[1] else 'struct'} {name} (same layout as {base})."})
+            e = self.enums.get(name)
+            if a is not None and isinstance(a, str):
+                # an enum typedef of another (CUstreamAttrID of CUlaunchAttributeID): a class of
+                # its own with the same members, as NVIDIA's package makes it
+                e = self.enums[a]
+            elif a is not None:                  # a struct alias: a subclass with the same layout
+                base, parent = a
+                st = self.structs[base]
+                parent_cls = self.cls(parent)
+                r = _struct_class(name, parent_cls, {
+                    "__slots__": (), "__module__": self.modname, "__qualname__": name,
+                    "__doc__": f"C {'union' if st[1] else 'struct'} {name} (same layout as {base})."})
                 self.g[name] = r
                 return r
-            e = self.enums.get(name)
             if e is not None:
                 if _enum_module is None:
                     _enum_module = _enum_maker()
