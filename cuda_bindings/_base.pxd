@@ -74,10 +74,23 @@ cdef class _Buf:
     cdef char small[_BUF_SMALL]
 
 cdef object _struct_class(str name, type base, dict ns)
-cdef int _hptr_slow(object o, void** out) except -1
+cdef int _hptr_slow(object o, void** out, bint tuple_style) except -1
+
+cdef extern from *:
+    """
+    /* Whether the module is one of the tuple-style ones (driver, runtime, NVRTC), whose
+       conversions follow NVIDIA's tuple-style modules where those differ from its snake_case
+       and struct-style ones (a float handle truncated to an int; any sequence of text for a
+       list of strings).  A static of each module that cimports _base, set by
+       _module_common.pxi when the module is imported (and by _base itself: its handle and
+       struct classes are the tuple-style modules'). */
+    static int __cb_tuple_style = 0;
+    """
+    int __cb_tuple_style
 
 cdef inline int _hptr(object o, void** out) except -1:
-    """A handle argument: handle object, int, None, or anything with __index__/__int__."""
+    """A handle argument: handle object, int, None, or anything with __index__/__int__ (a float
+    in the tuple-style modules, truncated as NVIDIA's tuple-style package truncates it)."""
     cdef int overflow
     cdef long long v
     if isinstance(o, _Handle):
@@ -88,13 +101,16 @@ cdef inline int _hptr(object o, void** out) except -1:
         if overflow == 0 and v >= 0:
             out[0] = <void*><size_t>v
             return 0
-    return _hptr_slow(o, out)
+    return _hptr_slow(o, out, __cb_tuple_style)
 
 cdef inline void** _href(object o, void** local) except NULL:
     """A pointer-to-handle argument the call reads and may update: a handle object's own storage
-    (what the call writes is what the object then holds), else a local copy of the value."""
+    (what the call writes is what the object then holds), else a local copy of the value (not
+    a float, which NVIDIA's package refuses here in every module)."""
     if isinstance(o, _Handle):
         return (<_Handle>o)._p
+    if isinstance(o, float):
+        raise TypeError("expected a handle, an int or None, not float")
     _hptr(o, local)
     return local
 
@@ -111,8 +127,18 @@ cdef bytes _as_bytes(object o, bint allow_none)
 cdef _Buf _Buf_new(Py_ssize_t size)
 cdef _Buf _array(object o, str kind, Py_ssize_t elsize)
 cdef list _from_array(void* p, Py_ssize_t n, str kind, object cls, Py_ssize_t elsize)
-cdef _Buf _strlist(object o)
-cdef int _check_count(object items, object count, str name, str count_name) except -1
+cdef _Buf _strlist_of(object o, bint any_sequence)
+
+cdef inline _Buf _strlist(object o):
+    """A list of strings (char**): a list or tuple of bytes or str, None or an empty list (NULL);
+    in the tuple-style modules any other sequence of them too, as NVIDIA's NVRTC iterates what it
+    is given."""
+    return _strlist_of(o, __cb_tuple_style)
+cdef int _check_count_of(object items, object count, str name, str count_name, bint tuple_style) except -1
+
+cdef inline int _check_count(object items, object count, str name, str count_name) except -1:
+    """A count argument must not exceed the length of the list it counts (see _check_count_of)."""
+    return _check_count_of(items, count, name, count_name, __cb_tuple_style)
 cdef int _bptr(object o, void** out, size_t size) except -1
 cdef int _live_slow(object h, set consumed, str name, str what) except -1
 

@@ -16,6 +16,26 @@ cdef extern from "Python.h":
 
 cdef object _ctypes = None
 cdef tuple _NOARGS = ()
+cdef char _SCRATCH[8]     # where a write into a one-byte bytes object goes (see _wbuf)
+
+
+cdef bint _twin_later_style():
+    """Whether NVIDIA's package of this build's release (its twin) comes from the later generation
+    of NVIDIA's generator (12.9.x, 13.2 onwards; codegen/overrides.TWIN_STYLE), which this build
+    learns from the generated _version.FAST_ENUM: there a float given as a `void*` argument or
+    field is truncated to an int address, as every other address and handle is; 13.0.3 refuses it
+    (TypeError)."""
+    try:
+        from cuda.bindings import _version
+    except ImportError:
+        return False
+    return bool(getattr(_version, "FAST_ENUM", False))
+
+
+# a float is an address wherever NVIDIA's package of the release takes one (see above)
+cdef bint _float_voidp = _twin_later_style()
+# the handle and struct classes here are the tuple-style modules' (_base.pxd)
+__cb_tuple_style = 1
 
 cdef extern from *:
     """
@@ -139,16 +159,42 @@ cdef class _Handle:
     def __repr__(self):
         return "<%s 0x%x>" % (type(self).__name__, <size_t>self._p[0])
 
+    # A handle compares and hashes by its value (two CUstream objects of one stream are equal); a
+    # function pointer object by identity, as in NVIDIA's package (CUhostFn(5) != CUhostFn(5)).
     def __eq__(self, other):
         if type(other) is not type(self):
             return NotImplemented
+        if __cb_is_funcptr(self):
+            return self is other
         return self._p[0] == (<_Handle>other)._p[0]
 
     def __hash__(self):
+        if __cb_is_funcptr(self):
+            return object.__hash__(self)
         return hash(<size_t>self._p[0])
 
     def __bool__(self):
         return self._p[0] != NULL
+
+
+cdef extern from *:
+    """
+    #include <string.h>
+    /* Whether a handle object is a function pointer (CUhostFn, cudaStreamCallback_t, ...): the
+       generated class says so in its docstring, "Function pointer type <name> ...", read from
+       the C type object (a class of the generated module or one derived from it). */
+    static int __cb_is_funcptr(PyObject *o) {
+        PyTypeObject *t = Py_TYPE(o);
+        for (; t != NULL; t = t->tp_base) {
+            if (t->tp_doc != NULL)
+                return strncmp(t->tp_doc, "Function pointer type ", 22) == 0;
+            if (!(t->tp_flags & Py_TPFLAGS_HEAPTYPE))
+                return 0;
+        }
+        return 0;
+    }
+    """
+    bint __cb_is_funcptr(object o)
 
 
 cdef void* _address(object a) except NULL:
@@ -160,7 +206,9 @@ cdef void* _address(object a) except NULL:
     return p
 
 
-cdef int _hptr_slow(object o, void** out) except -1:
+cdef int _hptr_slow(object o, void** out, bint tuple_style) except -1:
+    """_hptr's slow path; `tuple_style`: the calling module is a tuple-style one, where a float is
+    a handle (truncated toward zero)."""
     if o is None:
         out[0] = NULL
         return 0
@@ -172,7 +220,7 @@ cdef int _hptr_slow(object o, void** out) except -1:
     if isinstance(o, _IntValue):
         out[0] = <void*><size_t>_iv(<_IntValue>o)
         return 0
-    if isinstance(o, (str, bytes, float)):
+    if isinstance(o, (str, bytes)) or (not tuple_style and isinstance(o, float)):
         raise TypeError(f"expected a handle, an int or None, not {type(o).__name__}")
     ct = _get_ctypes()
     if isinstance(o, ct._CFuncPtr):
@@ -181,10 +229,14 @@ cdef int _hptr_slow(object o, void** out) except -1:
     if isinstance(o, ct.c_void_p):
         out[0] = PyLong_AsVoidPtr(o.value or 0)
         return 0
+    # an object with __index__, or with __int__ (a float is truncated toward zero, as NVIDIA's
+    # package converts a handle: CUstream(1.7) is the handle 1)
     for meth in ("__index__", "__int__"):
         f = getattr(type(o), meth, None)
         if f is not None:
             v = f(o)
+            if v < 0:
+                raise OverflowError(f"a handle cannot be negative: {v}")
             out[0] = PyLong_AsVoidPtr(v)
             return 0
     raise TypeError(f"expected a handle, an int or None, not {type(o).__name__}")
@@ -220,10 +272,10 @@ cdef class _IntValue:
         if type(init_value) is not int:
             if isinstance(init_value, (_IntValue, _Handle)):
                 init_value = int(init_value)
-            elif isinstance(init_value, (float, str, bytes)) or not (
+            elif isinstance(init_value, (str, bytes)) or not (
                     hasattr(type(init_value), "__index__") or hasattr(type(init_value), "__int__")):
                 raise TypeError(f"{cls.__name__} expects an int, not {type(init_value).__name__}")
-            else:
+            else:       # __index__, or __int__ (a float truncated toward zero, as in NVIDIA's package)
                 init_value = init_value.__index__() if hasattr(type(init_value), "__index__") else int(init_value)
         _iv_set(self, init_value)
 
@@ -240,13 +292,8 @@ cdef class _IntValue:
     def __repr__(self):
         return "<%s %d>" % (type(self).__name__, _intvalue(self))
 
-    def __eq__(self, other):
-        if type(other) is not type(self):
-            return NotImplemented
-        return _iv(self) == _iv(<_IntValue>other)
-
-    def __hash__(self):
-        return hash(_intvalue(self))
+    # no __eq__ or __hash__: integer objects compare and hash by identity, as in NVIDIA's package
+    # (CUdevice(5) != CUdevice(5); int(a) == int(b) compares their values)
 
 
 cdef int _iv_set(_IntValue self, object value) except -1:
@@ -379,12 +426,15 @@ cdef int _vptr_len(object o, void** out, Py_ssize_t* n, bint written) except -1:
         out[0] = (<_Struct>o)._ptr
         return 0
     if isinstance(o, bytes):
-        if written:
-            raise TypeError(_READ_ONLY.format(" (bytes)"))
-        out[0] = <void*>PyBytes_AS_STRING(o)
+        # also where the call writes (a copy's destination), as NVIDIA's package passes it; but
+        # not into a one-byte bytes object, which is the interpreter's shared one (CPython caches
+        # them): what the call writes there goes to a scratch byte (see _wbuf)
+        out[0] = <void*>PyBytes_AS_STRING(o) if not written or len(<bytes>o) > 1 else <void*>_SCRATCH
         if n != NULL:
             n[0] = len(<bytes>o)
         return 0
+    if isinstance(o, float) and _float_voidp:      # truncated toward zero (see _float_voidp)
+        return _vptr_len(int(o), out, n, written)
     if isinstance(o, (str, float)):
         raise TypeError(f"expected an address, a buffer or None, not {type(o).__name__}")
     if _is_ctypes_pointer(o):
@@ -525,21 +575,16 @@ def _kept_for(kind, handle):
     return _kept_until_release.get((kind, <size_t>p))
 
 
-cdef char _SCRATCH[8]
-
-
 cdef int _wbuf(object o, void** out, Py_ssize_t* n, bint address, bint take_bytes) except -1:
-    """A caller buffer the C function writes into: a writable buffer.  A bytes object too where
-    the reference's documented use fills one in place (`take_bytes`: NVRTC's, nvJitLink's and
-    NVVM's getters, `log = b" " * size`); a one-byte bytes object is the interpreter's own shared
-    one (CPython caches them; `b" " * 1` is the constant b" " itself), so what the library writes
-    there, the NUL of an empty log, goes to a scratch byte instead.  Elsewhere bytes are refused
-    (TypeError), as an immutable object.  A bare address only where the reference takes one
+    """A caller buffer the C function writes into: a writable buffer, or a bytes object, filled in
+    place as NVIDIA's package does (NVRTC's, nvJitLink's and NVVM's getters document it,
+    `log = b" " * size`; the driver's log dump takes one too; `take_bytes` is no longer told
+    apart); a one-byte bytes object is the interpreter's own shared one (CPython caches them;
+    `b" " * 1` is the constant b" " itself), so what the library writes there, the NUL of an
+    empty log, goes to a scratch byte instead.  A bare address only where the reference takes one
     (nvJitLink's outputs, `address`): its size cannot be checked."""
     cdef Py_buffer view
     if isinstance(o, bytes):
-        if not take_bytes:
-            raise TypeError(_READ_ONLY.format(" (bytes)"))
         n[0] = len(<bytes>o)
         out[0] = <void*>PyBytes_AS_STRING(o) if n[0] > 1 else <void*>_SCRATCH
         return 0
@@ -670,6 +715,18 @@ cdef object _load(char* p, str kind, object cls):
     return sv if k == "i" else uv
 
 
+cdef _Buf _null_array():
+    cdef _Buf b = _Buf.__new__(_Buf)
+    b.ptr = NULL
+    b.n = -1         # an address (see _bufptr): NULL
+    b.size = 0
+    return b
+
+
+# what an empty list converts to: a NULL array (shared: it holds nothing)
+cdef _Buf _NULL_ARRAY = _null_array()
+
+
 cdef _Buf _array(object o, str kind, Py_ssize_t elsize):
     """A C array from a list or tuple (None -> NULL; kind 's' copies structs of elsize), or a
     ready-made C array: an int address, a buffer (a numpy array of the C items) or one struct."""
@@ -679,6 +736,13 @@ cdef _Buf _array(object o, str kind, Py_ssize_t elsize):
     if o is None:
         return None
     if not isinstance(o, (list, tuple)):
+        if isinstance(o, (float, _Handle, _IntValue)) and kind[0] == "f":
+            # one number where the C function reads floats: NVIDIA's package passes the address
+            # of that one value (cuTexRefSetBorderColor's pBorderColor); the rest is zeroed
+            b = _Buf_new(_BUF_SMALL)
+            b.n = 1
+            _store(<char*>b.ptr, kind, o)
+            return b
         if kind == "h" and isinstance(o, _Handle):       # one handle: its own storage
             addr = <void*>(<_Handle>o)._p
         elif not isinstance(o, (int, _Struct)) and not PyObject_CheckBuffer(o) or isinstance(o, (_Handle, _IntValue, bool)):
@@ -692,6 +756,8 @@ cdef _Buf _array(object o, str kind, Py_ssize_t elsize):
         b.size = <Py_ssize_t>addr
         return b
     n = len(o)
+    if n == 0:          # no items: NULL, as NVIDIA's package passes an empty list (the count is the
+        return _NULL_ARRAY      # library's to check)
     b = _Buf_new(n * elsize)
     b.n = n
     for i in range(n):
@@ -721,31 +787,57 @@ cdef list _from_array(void* p, Py_ssize_t n, str kind, object cls, Py_ssize_t el
     return out
 
 
-cdef int _check_count(object items, object count, str name, str count_name) except -1:
+cdef int _check_count_of(object items, object count, str name, str count_name, bint tuple_style) except -1:
     """A count argument must not exceed the length of the list it counts (the C function would
-    read past the copy); an address or a buffer is the caller's to size."""
+    read past the copy); an address or a buffer is the caller's to size.  In the tuple-style
+    modules None is NULL, passed with the count as NVIDIA's package passes it; the snake_case
+    modules refuse it, as NVIDIA's do."""
     cdef Py_ssize_t n
-    if items is None:
+    if items is None and not tuple_style:
         n = 0
     elif isinstance(items, (list, tuple)):
         n = len(items)
-    else:
+    elif isinstance(items, str):
+        if count > 0:      # (JIT option values: a str is no list of values, which its characters are not)
+            raise TypeError(f"{name} must be a list, not str")
         return 0
-    if count > n:
+    elif isinstance(items, float):
+        # a counted list (a void** of `count` pointers) given a float, which a void** without a
+        # count takes as an address (cuLaunchKernel's extra): refused, as NVIDIA's package does
+        raise TypeError(f"{name} must be a list, not float")
+    else:
+        # None (in a tuple-style module) is NULL, passed with the count: the library checks it;
+        # an address or a buffer is the caller's to size
+        return 0
+    # an empty list is NULL too (_array), in every module; a shorter list is refused: the library
+    # would read past the copy made for the call
+    if (n or items is None) and count > n:
         raise RuntimeError(f"{name} has {n} items, fewer than {count_name} = {count}")
     return 0
 
 
-cdef _Buf _strlist(object o):
+cdef _Buf _strlist_of(object o, bint any_sequence):
+    """_strlist (_base.pxd); `any_sequence`: besides a list or tuple, any other sequence of text
+    (a ctypes char array, whose items are bytes), as NVIDIA's tuple-style package iterates what it
+    is given (its snake_case modules refuse those)."""
     cdef _Buf b
     cdef Py_ssize_t i
     if o is None:
         return None
     if (type(o) is list or type(o) is tuple) and not o:
         return None           # no strings: a NULL array (the count is 0)
-    if not isinstance(o, (list, tuple)):
+    if isinstance(o, (list, tuple)):
+        items = o
+    elif not any_sequence or isinstance(o, (str, bytes, bytearray)):
         raise TypeError(f"expected a list of bytes, not {type(o).__name__}")
-    keep = [(<str>x).encode() if isinstance(x, str) else _as_bytes(x, False) for x in o]
+    else:
+        try:
+            items = list(o)
+        except TypeError:
+            raise TypeError(f"expected a list of bytes, not {type(o).__name__}") from None
+    keep = [(<str>x).encode() if isinstance(x, str) else _as_bytes(x, False) for x in items]
+    if not keep:
+        return None
     b = _Buf_new(len(keep) * sizeof(void*))
     b.n = len(keep)
     b.keep = keep
@@ -827,6 +919,8 @@ cdef _Buf _voidpp(object o):
     cdef _Buf b
     cdef void* p
     cdef Py_ssize_t i
+    if isinstance(o, float):     # an address: truncated toward zero, as NVIDIA's package takes it
+        o = int(o)
     if o is None or isinstance(o, int) or not isinstance(o, (list, tuple)):
         b = _Buf.__new__(_Buf)
         _vptr(o, &p)
@@ -850,8 +944,17 @@ cdef _Buf _jitvalues(object o):
     cdef void* p
     cdef float f
     cdef Py_ssize_t i
+    if o is None or isinstance(o, str):
+        # None: an empty array, not NULL, as NVIDIA's package passes it; a str: a sequence whose
+        # characters are no option values, so only with no options (_check_count refuses it
+        # with some), an empty array too
+        b = _Buf_new(0)
+        b.keep = o
+        return b
+    if isinstance(o, float):
+        raise TypeError("expected a list of option values, not float")
     if not isinstance(o, (list, tuple)):
-        return _voidpp(o)       # None, or the address / buffer of a ready void*[]
+        return _voidpp(o)       # the address / buffer of a ready void*[]
     b = _Buf_new(len(o) * sizeof(void*))
     b.n = len(o)
     b.keep = list(o)
@@ -893,7 +996,10 @@ cdef class _Struct:
         if self._ptr != NULL:
             return
         if _ptr:
-            self._ptr = <char*>_address(_ptr)
+            # the type of an anonymous member takes the address of the named struct it lies in, as
+            # NVIDIA's package has it: anon_struct0(_ptr=address of a CUDA_RESOURCE_DESC) views
+            # its `res.array`, 8 bytes further (_c_anon_offset, from the module's struct table)
+            self._ptr = <char*>_address(_ptr) + <Py_ssize_t>type(self)._c_anon_offset
             self._own = False
             return
         size = type(self)._c_size
@@ -904,13 +1010,16 @@ cdef class _Struct:
         for name, value in type(self)._c_defaults:
             obj = self
             path, _, name = name.rpartition(".")
-            if path:                          # a member's field: gridDim.x
-                for part in path.split("."):
-                    obj = getattr(obj, part)
+            if path:                          # a member's field: gridDim.x, through a view of it
+                for part in path.split("."):  # (not the member kept for reads: no cycle to free)
+                    f = <_Field>getattr(type(obj), part)
+                    obj = _struct_view(f.item_cls(), (<_Struct>obj)._ptr + f.off, obj)
             setattr(obj, name, value)
 
     # (field, value) pairs other than zero for a new struct; a member's field is a dotted path
     _c_defaults = ()
+    # the offset of an anonymous member's type in the named struct that holds it (see __init__)
+    _c_anon_offset = 0
 
     def __dealloc__(self):
         if self._own and self._ptr != NULL:
@@ -1003,6 +1112,9 @@ cdef list _repr_lines(_Struct s):
         if isinstance(v, _Struct):
             lines.append(f"{name} :")
             lines.extend(["    " + x for x in _repr_lines(<_Struct>v)])
+        elif f.kind == F_ARRAY and f.ekind == F_STRUCT:   # the list's text under its name, as a member's
+            lines.append(f"{name} :")
+            lines.extend(["    " + x for x in str(v).split("\n")])
         elif f.kind == F_VOIDP and f.ekind:             # a void*: hex
             lines.append(f"{name} : {v:#x}")
         elif f.kind == F_CHARS and f.ekind == 1:        # a C string: its text
@@ -1069,7 +1181,10 @@ cdef int _copy_struct(_Struct dst, char* p, object value, object cls, Py_ssize_t
     r = _root(src)
     if r._keep:
         base = src._ptr - r._ptr
-        for k, v in list(r._keep.items()):
+        for key, v in list(r._keep.items()):
+            if type(key) is not int:     # a nested struct's view (_Field.member), not a kept object
+                continue
+            k = key
             if base <= k < base + size:
                 _keep(dst, p + (k - base), v)
     return 0
@@ -1141,10 +1256,41 @@ cdef class _Field:
     def __get__(self, obj, objtype):
         if obj is None:
             return self
-        cdef char* p = (<_Struct>obj)._ptr + self.off
+        cdef _Struct s = <_Struct>obj
+        cdef char* p = s._ptr + self.off
         if self.kind == F_PTRARR:
-            return self.get_items(<_Struct>obj, p)
+            return self.get_items(s, p)
+        if self.kind == F_STRUCT:
+            return self.member(s, p)
+        if self.kind == F_ARRAY and self.ekind == F_STRUCT:
+            return self.struct_items(s, p)
         return _get_item(p, self.kind, self.size, self.item_cls(), obj, self.count, self.ekind)
+
+    cdef object member(self, _Struct s, char* p):
+        """A nested struct or union: a view of the parent's memory, made on the first read and kept
+        by the parent (keyed by this field in its `_keep`), so that every read gives the same
+        object, as in NVIDIA's package (`k.gridDim is k.gridDim`).  The view keeps the parent
+        alive (its `_owner`): the two form a cycle, freed by the garbage collector.  (Knowing
+        the view by its address instead, and letting it go when freed, made every read of a
+        member nobody holds twice as slow.)"""
+        cdef dict keep = s._keep
+        if keep is not None:
+            v = keep.get(self)
+            if v is not None:
+                return v
+        else:
+            keep = s._keep = {}
+        v = _struct_view(self.item_cls(), p, s)
+        keep[self] = v
+        return v
+
+    cdef list struct_items(self, _Struct s, char* p):
+        """A fixed array of structs: a list of copies of its items, as NVIDIA's package reads it
+        (changing an item read from it leaves the parent as it is); a copy keeps alive what the
+        parent keeps for the item's pointer fields."""
+        cls = self.item_cls()
+        cdef Py_ssize_t i
+        return [_struct_copy(_struct_view(cls, p + i * self.size, s)) for i in range(self.count)]
 
     cdef list get_items(self, _Struct s, char* p):
         """A pointer field's items: those set from Python while the pointer is still theirs,
@@ -1332,6 +1478,10 @@ cdef int _set_item(_Struct s, char* p, int kind, int size, object value, str nam
             _hptr(value, &vp)
             (<void**>p)[0] = vp
         elif kind == F_VOIDP:
+            # a float is truncated to an address in a pointer field other than void* (void**, T*:
+            # every release of NVIDIA's package) and in a void* one where _float_voidp says so
+            if isinstance(value, float) and (_float_voidp or (f.kind == F_VOIDP and f.ekind != 1)):
+                value = int(value)
             _vptr(value, &vp)
             (<void**>p)[0] = vp
             _keep(s, p, None if value is None or isinstance(value, int) else value)
@@ -1453,19 +1603,20 @@ cdef class _Lazy:
             if self.enums is None:
                 self.index()
             a = self.aliases.get(name)
-            if a is not None:
-                if isinstance(a, str):           # an enum alias: the same class under a second name
-                    r = self.cls(a)
-                else:                            # a struct alias: a subclass with the same layout
-                    base, parent = a
-                    st = self.structs[base]
-                    parent_cls = self.cls(parent)
-                    r = _struct_class(name, parent_cls, {
-                        "__slots__": (), "__module__": self.modname, "__qualname__": name,
-                        "__doc__": f"C {'union' if st[1] else 'struct'} {name} (same layout as {base})."})
+            e = self.enums.get(name)
+            if a is not None and isinstance(a, str):
+                # an enum typedef of another (CUstreamAttrID of CUlaunchAttributeID): a class of
+                # its own with the same members, as NVIDIA's package makes it
+                e = self.enums[a]
+            elif a is not None:                  # a struct alias: a subclass with the same layout
+                base, parent = a
+                st = self.structs[base]
+                parent_cls = self.cls(parent)
+                r = _struct_class(name, parent_cls, {
+                    "__slots__": (), "__module__": self.modname, "__qualname__": name,
+                    "__doc__": f"C {'union' if st[1] else 'struct'} {name} (same layout as {base})."})
                 self.g[name] = r
                 return r
-            e = self.enums.get(name)
             if e is not None:
                 if _enum_module is None:
                     _enum_module = _enum_maker()
@@ -1504,6 +1655,8 @@ cdef class _Lazy:
                 names.append(fname)
                 fi += 1
             r._c_fields = tuple(names)
+            if name.startswith("anon_"):
+                r._c_anon_offset = _anon_offset(self, name)
             for mname, fn in (<dict>self.g.get("_STRUCT_METHODS", {})).get(name, {}).items():
                 setattr(r, mname, fn)
             defaults = (<dict>self.g.get("_STRUCT_DEFAULTS", {})).get(name)
@@ -1561,6 +1714,31 @@ cdef class _Lazy:
             s.update(self.records.dtypes)
             s.update(self.records.imports)
         return sorted(s)
+
+
+# module name -> {anonymous struct type -> (the struct holding it, its offset there)}
+cdef dict _anon_where = {}
+
+
+cdef Py_ssize_t _anon_offset(_Lazy L, str name) except -1:
+    """The offset of the anonymous member whose type is `name` in the named struct that holds it
+    (through the anonymous members in between), from the module's struct table."""
+    cdef Py_ssize_t fi, total = 0
+    cdef dict where = _anon_where.get(L.modname)
+    if where is None:
+        where = {}
+        for parent, st in (<dict>L.structs).items():
+            fi = st[2]
+            for f in (<str>st[3]).split(";") if st[3] else ():
+                parts = f.split(":", 4)
+                if parts[1] == "7" and parts[3].startswith("anon_") and parts[3] not in where:
+                    where[parts[3]] = (parent, L.off[fi])
+                fi += 1
+        _anon_where[L.modname] = where
+    while name.startswith("anon_") and name in where:
+        name, off = where[name]
+        total += off
+    return total
 
 
 cdef _Lazy _new_lazy(dict g, str modname, str enums, str structs,
@@ -1691,8 +1869,13 @@ cdef _Buf _attr_bufs(object attrs, dict codes, object sizes, Py_ssize_t n, list 
     cdef Py_ssize_t i, size
     if attrs is None:
         attrs = []
-    if not isinstance(attrs, (list, tuple)) or (sizes is not None and not isinstance(sizes, (list, tuple))):
+    if not isinstance(attrs, (list, tuple)):
         raise TypeError("expected lists of attributes and data sizes")
+    if sizes is not None and not isinstance(sizes, (list, tuple)):
+        try:    # another sequence of sizes (a bytes object), as NVIDIA's package takes it
+            sizes = list(sizes)
+        except TypeError:
+            raise TypeError("expected lists of attributes and data sizes") from None
     for lst, what in ((attrs, "attributes"), (sizes, "data sizes")):
         if lst is not None and n > len(lst):
             raise RuntimeError(f"the list of {what} is too small: {len(lst)} < {n}")
@@ -1921,6 +2104,8 @@ cdef _Buf _kparams(object o):
     cdef void* p
     if o is None or (type(o) is int and o == 0):
         return None
+    if isinstance(o, float):     # (not an address here, as NVIDIA's package has it)
+        raise TypeError("expected kernel parameters, an address or a buffer, not float")
     if isinstance(o, tuple) and len(o) == 2 and isinstance(o[0], (tuple, list)) and isinstance(o[1], (tuple, list)):
         values, types = o
         if len(types) != len(values):

@@ -2,6 +2,11 @@
 # each module's own C): the lazy-class hooks, `sizeof` and the status fast path.  The including
 # module defines `_L` (its _Lazy namespace) and `_STATUS_NAME` (its status enum: CUresult, ...).
 
+# the tuple-style modules (driver, runtime, NVRTC) convert some arguments as NVIDIA's tuple-style
+# modules do (_base.pxd's __cb_tuple_style, a C variable of this module)
+from cuda.bindings._base cimport __cb_tuple_style
+__cb_tuple_style = __name__.rpartition(".")[2] in ("driver", "runtime", "nvrtc")
+
 def __getattr__(name):
     """Enum and struct classes are created on first use (see cuda.bindings._base._Lazy)."""
     return _L.attr(name)

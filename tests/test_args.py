@@ -44,10 +44,11 @@ def test_nvrtc_wrong_python_type_raises_typeerror():
 # --- memory a call writes --------------------------------------------------------------------------
 
 def _read_only_views():
+    # (a bytes object is taken, as NVIDIA's package takes it: see the stand-in driver's test below)
     import numpy as np
     frozen = np.zeros(16, dtype=np.uint8)
     frozen.flags.writeable = False
-    return [("bytes", bytes(16)), ("memoryview", memoryview(bytearray(16)).toreadonly()), ("ndarray", frozen)]
+    return [("memoryview", memoryview(bytearray(16)).toreadonly()), ("ndarray", frozen)]
 
 
 @pytest.mark.parametrize("call, argument", [
@@ -65,8 +66,8 @@ def _read_only_views():
 ], ids=lambda x: "" if callable(x) else x.split("(")[0])
 def test_memory_a_call_writes_must_be_writable(call, argument):
     """A memcpy's destination, a memset's target and a log buffer are written by the library:
-    a read-only buffer (bytes, a read-only view or array) raises TypeError naming the argument
-    before any library is needed (NVIDIA's package writes into the immutable object)."""
+    a read-only view or array raises TypeError naming the argument before any library is needed.
+    (A bytes object is written in place, as NVIDIA's package does.)"""
     for kind, buf in _read_only_views():
         with pytest.raises(TypeError, match=rf"^{re.escape(argument)}: the call writes into this buffer, "
                                             rf"which is read-only \({kind}\)"):
@@ -75,8 +76,6 @@ def test_memory_a_call_writes_must_be_writable(call, argument):
 
 
 def test_memory_a_call_only_reads_may_be_read_only():
-    with pytest.raises(TypeError, match="argument 'dstHost'"):
-        driver.cuMemcpyDtoH(b"x" * 16, 0x1000, 16)
     for kind, buf in _read_only_views():
         try:
             driver.cuMemcpyHtoD(0, buf, 16)               # the source: read, so read-only is fine
@@ -115,7 +114,8 @@ import numpy as np
 from cuda.bindings import driver as d
 stub = ctypes.CDLL("libcuda.so.1")
 out = {}
-for kind, make in (("bytearray", lambda: bytearray(16)), ("ndarray", lambda: np.zeros(16, np.uint8))):
+for kind, make in (("bytearray", lambda: bytearray(16)), ("ndarray", lambda: np.zeros(16, np.uint8)),
+                   ("bytes", lambda: bytes(16))):       # (bytes: written in place, as NVIDIA's package does)
     buf = make()
     stub.cuStubFill(1, 8)                      # the log buffer is the second argument
     err, it, size = d.cuLogsDumpToMemory(None, buf, 16, 0)
@@ -137,4 +137,92 @@ def test_what_the_driver_writes_arrives_in_the_callers_buffer(stand_in_driver):
     got = json.loads(proc.stdout.strip().splitlines()[-1])
     written = (bytes(range(1, 9)) + bytes(8)).hex()
     assert got == {f"{call} {kind}": ["CUDA_SUCCESS", written]
-                   for call in ("logs", "dtoh") for kind in ("bytearray", "ndarray")}
+                   for call in ("logs", "dtoh") for kind in ("bytearray", "ndarray", "bytes")}
+
+
+# --- arguments as NVIDIA's package takes them, and what the driver receives --------------------------
+
+DRIVER_RECEIVES = r"""
+import ctypes, json
+from cuda.bindings import driver as d, _version
+stub = ctypes.CDLL("libcuda.so.1")
+stub.cuStubArgs.restype = ctypes.POINTER(ctypes.c_uint64)
+def regs(n):
+    a = stub.cuStubArgs()
+    return [a[i] for i in range(n)]
+out = {}
+d.cuStreamQuery(1.7)
+out["float handle"] = regs(1)
+d.cuGraphicsMapResources(2, None, 16)
+out["none with a count"] = regs(3)
+d.cuGraphicsMapResources(2, [], 16)
+out["empty with a count"] = regs(3)
+d.cuLinkCreate(0, None, None)
+out["jit values none"] = regs(3)[2] != 0
+d.cuLinkCreate(0, [], "abc")
+out["jit values str"] = regs(3)[2] != 0
+d.cuTexRefSetBorderColor(16, 2.5)
+out["border color"] = ctypes.c_float.from_address(regs(2)[1]).value
+b = bytes(16)
+d.cuMemcpyDtoH(b, 0x1000, 16)
+out["bytes destination"] = regs(1)[0] == ctypes.cast(ctypes.c_char_p(b), ctypes.c_void_p).value
+d.cuMemRangeGetAttributes(bytes([4]), [d.CUmem_range_attribute(1)], 1, 0x1000, 4)
+out["sizes from bytes"] = ctypes.c_size_t.from_address(regs(2)[1]).value
+try:
+    d.cuMemcpyHtoD(0x1000, 16.9, 1)
+    out["float void*"] = regs(2)[1]
+except TypeError:
+    out["float void*"] = "TypeError"
+out["fast enum"] = bool(getattr(_version, "FAST_ENUM", False))
+print(json.dumps(out))
+"""
+
+
+def test_what_the_driver_receives_for_the_inputs_nvidias_package_takes(stand_in_driver):
+    """A float handle is its int; None and an empty list are NULL with the count given (the
+    driver checks it); JIT option values None or a str (no options) are an empty array; one
+    float for the border color is its address; a bytes object is written in place; a float
+    `void*` is an address where NVIDIA's package of the release takes one (12.9.10, 13.5.0)."""
+    proc = run_python(DRIVER_RECEIVES, env=stand_in_env(stand_in_driver, 0))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    got = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert got["float handle"] == [1]
+    assert got["none with a count"] == got["empty with a count"] == [2, 0, 16]
+    assert got["jit values none"] and got["jit values str"]
+    assert got["border color"] == 2.5
+    assert got["bytes destination"] and got["sizes from bytes"] == 4
+    assert got["float void*"] == (16 if got["fast enum"] else "TypeError")
+
+
+def test_what_nvidias_package_refuses_is_still_refused():
+    # a list shorter than its count: the driver would read past the copy (NVIDIA's reads past it)
+    with pytest.raises(RuntimeError, match="resources has 1 items, fewer than count = 5"):
+        driver.cuGraphicsMapResources(5, [driver.CUgraphicsResource(2)], 16)
+    with pytest.raises(TypeError, match="optionValues must be a list, not str"):
+        driver.cuLinkCreate(1, [driver.CUjit_option.CU_JIT_MAX_REGISTERS], "abc")
+    with pytest.raises(TypeError):
+        driver.cuLinkCreate(0, [], 2.5)                       # not a list of values
+    if hasattr(runtime, "cudaMemDiscardBatchAsync"):           # (CUDA 13)
+        with pytest.raises(TypeError, match="dptrs must be a list, not float"):
+            runtime.cudaMemDiscardBatchAsync(2.5, [1], 1, 0, None)   # a counted void**
+    with pytest.raises(TypeError):
+        driver.cuEGLStreamConsumerDisconnect(1.5)             # a pointer to a handle
+    with pytest.raises(TypeError, match="kernelParams"):
+        driver.cuLaunchKernel(16, 1, 1, 1, 1, 1, 1, 0, None, 2.5, None)
+    with pytest.raises(TypeError):
+        driver.cuStreamQuery("1")
+
+
+def test_the_float_handle_and_text_sequence_rules_stay_in_the_tuple_style_modules():
+    import ctypes
+    from cuda.bindings import nvjitlink
+    with pytest.raises(TypeError):
+        nvjitlink.get_error_log_size(1.5)        # NVIDIA's nvJitLink takes an int handle only
+    with pytest.raises(TypeError):
+        nvjitlink.destroy(1.5)
+    with pytest.raises(TypeError):
+        nvjitlink.create(1, (ctypes.c_char * 3)())
+    # NVRTC, as NVIDIA's, iterates a sequence of text: a ctypes char array's items are bytes
+    err, prog = nvrtc.nvrtcCreateProgram(b"__global__ void k() {}", b"k.cu", 0, (ctypes.c_char * 3)(), [])
+    assert int(err) == 0
+    nvrtc.nvrtcDestroyProgram(prog)

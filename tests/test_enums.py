@@ -97,3 +97,20 @@ def test_module_constants(name, value):
     got = getattr(driver, name)
     assert isinstance(got, int)
     assert got == value
+
+
+def test_an_enum_typedef_of_another_is_a_class_of_its_own_with_the_same_members():
+    """`typedef CUlaunchAttributeID CUstreamAttrID;`: NVIDIA's package makes CUstreamAttrID a
+    class of its own, whose members are named and valued as CUlaunchAttributeID's."""
+    from cuda.bindings import runtime
+    for mod, base, aliases in ((driver, "CUlaunchAttributeID", ("CUstreamAttrID", "CUkernelNodeAttrID")),
+                               (runtime, "cudaLaunchAttributeID", ("cudaStreamAttrID", "cudaKernelNodeAttrID"))):
+        E = getattr(mod, base)
+        for name in aliases:
+            A = getattr(mod, name)
+            assert A is not E and A.__name__ == name and issubclass(A, ENUM_BASE)
+            assert [(m.name, int(m)) for m in A] == [(m.name, int(m)) for m in E]
+            first = list(A)[1]
+            assert type(first) is A and repr(first) == f"<{name}.{first.name}: {int(first)}>"
+            assert first == getattr(E, first.name)          # equal as ints
+            assert getattr(mod, name) is A                  # made once

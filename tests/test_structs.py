@@ -462,3 +462,113 @@ def test_struct_copies_own_their_bytes_and_keep_what_the_original_keeps_alive():
     del copies, c
     gc.collect()
     assert alive() is None
+
+
+# --- nested members, array items and anonymous members, as NVIDIA's package has them ----------------
+
+
+def test_a_nested_member_read_twice_is_the_same_object():
+    k = driver.CUDA_RESOURCE_DESC()
+    assert k.res is k.res and k.res.array is k.res.array
+    m = k.res.linear
+    m.sizeInBytes = 99                        # a view: writes reach the parent
+    assert k.res.linear.sizeInBytes == 99
+    assert k.res.linear is not k.res.array    # the members of a union are objects of their own
+
+
+def test_a_nested_member_keeps_its_parent_alive_and_both_are_freed_together():
+    # the parent keeps the view (the same object on every read), the view keeps the parent: a
+    # cycle, freed by the garbage collector with what the parent keeps alive (a buffer)
+    params = driver.CUgraphNodeParams()
+    arr = np.zeros(8, dtype=np.uint8)
+    alive = weakref.ref(arr)
+    params.memcpy.copyParams.srcHost = arr
+    view = params.memcpy.copyParams
+    del arr, params
+    gc.collect()
+    assert alive() is not None and view.srcHost == alive().ctypes.data
+    del view
+    gc.collect()
+    assert alive() is None
+
+
+def test_a_nested_member_does_not_follow_a_struct_copy():
+    p = driver.CUDA_RESOURCE_DESC()
+    p.res.linear.sizeInBytes = 5
+    c = copy.copy(p)
+    assert c.res is not p.res and c.res.linear.sizeInBytes == 5
+    c.res.linear.sizeInBytes = 6
+    assert p.res.linear.sizeInBytes == 5
+
+
+def test_an_array_of_structs_reads_as_copies_and_is_set_by_value():
+    frame = runtime.cudaEglFrame()
+    x = frame.frame.pPitch[0]
+    x.pitch = 5                               # a copy: the frame is left as it is
+    assert frame.frame.pPitch[0].pitch == 0
+    assert frame.frame.pPitch[0] is not frame.frame.pPitch[0]
+    frame.frame.pPitch = [x, x, x]
+    x.pitch = 9                               # copied in: changing x afterwards changes nothing
+    assert [p.pitch for p in frame.frame.pPitch] == [5, 5, 5]
+
+
+def test_an_array_of_structs_copy_keeps_what_the_parent_keeps_for_it():
+    frame = runtime.cudaEglFrame()
+    arr = np.zeros(8, dtype=np.uint8)
+    alive = weakref.ref(arr)
+    frame.frame.pPitch[1].ptr = arr           # through a copy: the frame is left as it is
+    assert frame.frame.pPitch[1].ptr == 0
+    pitched = runtime.cudaPitchedPtr()
+    pitched.ptr = arr
+    frame.frame.pPitch = [runtime.cudaPitchedPtr(), pitched, runtime.cudaPitchedPtr()]
+    del arr, pitched
+    gc.collect()
+    item = frame.frame.pPitch[1]
+    del frame
+    gc.collect()
+    assert alive() is not None and item.ptr == alive().ctypes.data
+
+
+def test_an_array_of_structs_repr_is_the_lists_text_under_its_name():
+    lines = repr(runtime.cudaEglFrame()).splitlines()
+    i = lines.index("    pPitch :")
+    assert lines[i + 1] == "        [ptr : 0x0"
+    assert lines[i + 2:i + 5] == ["        pitch : 0", "        xsize : 0", "        ysize : 0, ptr : 0x0"]
+
+
+def test_an_anonymous_members_type_takes_the_address_of_the_struct_holding_it():
+    """NVIDIA's package: anon_struct0(_ptr=a) views the `res.array` member of a CUDA_RESOURCE_DESC
+    at a, 8 bytes on (the member's offset, through anonymous members in between)."""
+    desc = driver.CUDA_RESOURCE_DESC()
+    a = desc.getPtr()
+    res = type(desc.res)
+    array = type(desc.res.array)
+    assert res.__name__.startswith("anon_") and array.__name__.startswith("anon_")
+    assert res(_ptr=a).getPtr() == desc.res.getPtr() == a + 8
+    assert array(_ptr=a).getPtr() == desc.res.array.getPtr() == a + 8
+    desc.res.array.hArray = 0x1234
+    assert int(array(_ptr=a).hArray) == 0x1234
+    # a named struct's _ptr is its own address, a nested member's offset is not added
+    assert driver.CUDA_ARRAY_DESCRIPTOR(_ptr=a).getPtr() == a
+    prop = driver.CUmemAllocationProp()
+    flags = type(prop.allocFlags)
+    assert flags(_ptr=prop.getPtr()).getPtr() == prop.allocFlags.getPtr() == prop.getPtr() + 24
+
+
+def test_a_float_in_a_pointer_field_is_an_address_where_nvidias_package_takes_one():
+    k = driver.CUDA_KERNEL_NODE_PARAMS()
+    k.extra = 2.5                  # void**: truncated, in every release
+    assert k.extra == 2
+    k.func = 3.9                   # a handle
+    assert int(k.func) == 3
+    h = driver.CUDA_HOST_NODE_PARAMS()
+    h.fn = 4.2                     # a function pointer
+    assert int(h.fn) == 4
+    with pytest.raises(TypeError):
+        k.kernelParams = 2.5       # kernel parameters: not an address
+    if STRICT_ENUM_FIELDS:         # a void*: 12.9.10 and 13.5.0 truncate it, 13.0.3 refuses it
+        h.userData = 5.5
+        assert h.userData == 5
+    else:
+        with pytest.raises(TypeError, match="^userData"):
+            h.userData = 5.5

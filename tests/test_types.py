@@ -4,7 +4,7 @@ import operator
 
 import pytest
 
-from _support import base, driver, nvrtc
+from _support import base, driver, nvrtc, runtime
 
 HANDLES = [
     ("driver", "CUstream"),
@@ -183,3 +183,48 @@ def test_ptr_view_as_a_c_void_p_kernel_argument_passes_the_address():
 def test_ptr_zero_makes_an_owned_value():
     v = driver.CUdeviceptr(5, _ptr=0)
     assert int(v) == 5 and v.getPtr() != 0
+
+
+# --- what NVIDIA's package takes and how its objects compare ----------------------------------------
+
+
+@pytest.mark.parametrize("value, stored", [(1.7, 1), (-0.5, 0), (2.0, 2)])
+def test_a_float_handle_is_truncated_as_nvidias_package_truncates_it(value, stored):
+    # handle and function-pointer classes, NVRTC's program: int(value), as NVIDIA's conversion does
+    assert int(driver.CUstream(value)) == stored
+    assert int(driver.CUhostFn(value)) == stored
+    assert int(nvrtc.nvrtcProgram(value)) == stored
+
+
+def test_a_float_integer_typedef_is_truncated():
+    assert int(driver.CUdeviceptr(3.9)) == 3
+    assert int(driver.CUdevice(-1.5)) == -1        # a signed C int
+    with pytest.raises(OverflowError):
+        driver.CUdeviceptr(-1.5)                   # -1 does not fit an unsigned type
+    with pytest.raises(OverflowError):
+        driver.CUstream(-1.5)
+    with pytest.raises(ValueError):
+        driver.CUstream(float("nan"))
+    with pytest.raises(TypeError):
+        driver.CUstream("5")
+
+
+def test_integer_typedef_objects_compare_and_hash_by_identity():
+    """As in NVIDIA's package: two CUdevice objects of one device are not equal (their ints are)."""
+    a, b = driver.CUdevice(5), driver.CUdevice(5)
+    assert a == a and a != b and not (a == b)
+    assert int(a) == int(b)
+    assert hash(a) == object.__hash__(a) and hash(b) == object.__hash__(b)
+    assert len({a, b, a}) == 2
+    assert driver.CUdeviceptr(7) != driver.CUdeviceptr(7)
+
+
+def test_function_pointer_objects_compare_and_hash_by_identity_handles_by_value():
+    f, g = driver.CUhostFn(5), driver.CUhostFn(5)
+    assert f == f and f != g
+    assert hash(f) == object.__hash__(f)
+    r = runtime.cudaStreamCallback_t(5)
+    assert r != runtime.cudaStreamCallback_t(5)
+    # an opaque handle still compares and hashes by its value
+    assert driver.CUstream(5) == driver.CUstream(5) and hash(driver.CUstream(5)) == hash(driver.CUstream(5))
+    assert runtime.cudaStream_t(5) == runtime.cudaStream_t(5)

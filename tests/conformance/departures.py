@@ -54,9 +54,6 @@ DEPARTURES = [
     (r"re:\.struct\..*\.(new\(\)|sizeof)$", None,
      "all", "accepts-more", "every struct class can be made on its own and measured with sizeof(), the types of "
      "anonymous and union members too (the reference refuses those without _ptr)"),
-    (r"re:\.field\.CUuuid_st\.bytes:scalar\.set=", None,
-     "all", "accepts-more", "CUuuid.bytes can be set (exactly 16 bytes, as every binary char[] field), so a UUID "
-     "can be made for cuGetExportTable; the reference's is read-only"),
     (r"re:^runtime\.field\.cudaDeviceProp\.name:scalar\.set=(bytes|list_int)$", None,
      "all", "accepts-more", "a C-string char[] field (cudaDeviceProp.name) takes a shorter value, NUL-padded (the "
      "reference demands all 256 bytes, IndexError); binary char[] fields take exactly their size, as there"),
@@ -102,6 +99,56 @@ DEPARTURES = [
      "writable as `reserved` (codegen/overrides.py SHOWN_FIELDS): a program sends them to another process, and "
      "numba-cuda's IPC reads and writes handle.reserved; NVIDIA's 12.9.10 and 13.4 onwards hide them, which "
      "broke clients that do (LMCache, Triton's client)"),
+
+    (r"re:^driver\.fn\.cuLaunchKernel(Ex)?\.extra:voidpp=none$", None,
+     "all", "accepts-more", "None is NULL for extra, as in every address argument (NVIDIA's package refuses "
+     "None there)"),
+    (r"re:^(driver|runtime|nvrtc)\.fn\..*:(array|struct_ptr|voidpp|strlist)=(none|empty)$", None,
+     "all", "accepts-more", "None or an empty list is NULL, passed to the library with the count given (which "
+     "the library checks), as NVIDIA's package passes it to cuGraphAddDependencies and others; for other "
+     "functions NVIDIA's refuses it (RuntimeError 'List is too small', or TypeError)"),
+    (r"re:^(driver|runtime|nvrtc)\.fn\..*:scalar=(int|float|handle)$", (None, {"exc": "RuntimeError"}),
+     "all", "accepts-more", "a count above zero with an empty list (the probes' base value of some lists) "
+     "passes NULL to the library, which checks it; NVIDIA's package refuses that for some functions "
+     "(RuntimeError)"),
+    (r"re:^(driver|runtime)\.fn\.cu(da)?Graphics(Map|Unmap)Resources\.resources:array=(one|three)$", None,
+     "all", "accepts-more", "the resources to map are a list of handles too (NVIDIA's package takes one "
+     "resource object there, whose address is the C array of one)"),
+    (r"re:^driver\.fn\.cuTexRefSetBorderColor\.pBorderColor:array=(one|three)$", None,
+     "all", "accepts-more", "the border color is a list of floats too (the C function reads four); NVIDIA's "
+     "package takes one float only, and passes its address"),
+    (r"re:^nvrtc\.fn\..*:strlist=(one|three|swapped)$", None,
+     "all", "accepts-more", "a list of text takes str items as well as bytes (NVIDIA's NVRTC takes bytes "
+     "only)"),
+    (r"re:\.field\..*\.phGraph_out:handleptr\.set=list_int$", None,
+     "all", "accepts-more", "a T* handle field takes a list of ints, as a list of handles (the reference's "
+     "conditional body graphs are read-only)"),
+    (r"re:^(driver|runtime)\.fn\.cu(da)?DeviceSetGraphMemAttribute\.value:attr=", None,
+     "all", "accepts-more", "a graph memory attribute value is converted by the attribute's type (cuuint64_t): "
+     "an int, an address or an integer object (NVIDIA's package needs its own objects)"),
+    (r"re:^(driver|runtime)\.fn\.cu(da)?ThreadExchangeStreamCaptureMode\.mode:value_inout=(addr|null)$", None,
+     "all", "accepts-more", "the capture mode in/out argument takes any integer, as enum arguments do, and "
+     "returns the previous mode (NVIDIA's package takes only a member)"),
+    (r"re:\.fn\..*:(enum|attr)=(int|float|handle)$", (None, {"exc": "AttributeError"}),
+     "12.9 13.5", "accepts-more", "an enum argument takes any integer (a member, a plain int, an object with "
+     "__index__), as C does; NVIDIA's 12.9.10 and 13.5.0 call .value on it for a few functions "
+     "(cuCoredumpGetAttribute, cudaDeviceGetGraphMemAttribute, ...: AttributeError)"),
+    (r"re:^runtime\.field\.cudaMemcpyBatchNodeParams\.(dsts|srcs):voidpp\.set=float$", None,
+     "13.5", "accepts-more", "a void** field takes a float address, truncated, as NVIDIA's package takes one for "
+     "kernel node parameters' extra (it refuses a float for the batch copy node's dsts and srcs)"),
+    (r"re:^(driver|runtime)\.fn\.cu(da)?VDPAU\w+\.vdpGetProcAddress:voidp=float$", None,
+     "12.9 13.5", "accepts-more", "VDPAU's function pointer, a void* argument here, takes a float address as "
+     "every void* argument does where NVIDIA's package of the release truncates one (its own refuses a float "
+     "for this one)"),
+    (r"re:^nvrtc\.fn\.nvrtcSetFlowCallback\.callback:handle=(float|handle)$", None,
+     "13.0", "accepts-more", "the flow callback takes what a handle argument takes (13.0.3 refuses a float and "
+     "binding objects there)"),
+    (r"re:^(driver|runtime)\.enum\.(CU|cuda)[Aa]tomicOperationCapability\.(lookup|repr)$", None,
+     "13.0", "accepts-more", "the atomic-capability enums have their header's members, so looking one up and "
+     "showing it work; 13.0.3's classes are empty (its TypeError and AttributeError), NVIDIA's later "
+     "releases have the members"),
+    (r"re:^driver\.field\.CUmemDecompressParams_st\.dstActBytes:ptrarray\.set=(int|enum|float)$", None,
+     "all", "accepts-more", "dstActBytes (a cuuint32_t*) takes an address; NVIDIA's is read-only"),
 
     (r"re:^(cufile|nvml|nvfatbin|cudla)\.record\.\w+\.(new\(\d+\)|from_data|len|sizeof)$", None,
      "all", "accepts-more", "a struct class also holds an array of structs (T(n), from_data of several items, "
@@ -158,6 +205,31 @@ DEPARTURES = [
      "12.9 13.5", "refuses-otherwise", "an address field given an integer out of its range raises OverflowError, "
      "as every integer argument and field does (NVIDIA's 12.9.10 and 13.5.0: TypeError)"),
 
+    (r"re:\.field\..*:enum\.set=big$", ({"exc": "OverflowError"}, {"exc": "AttributeError"}),
+     "13.0", "refuses-otherwise", "an integer out of an enum field's range raises OverflowError, as every "
+     "integer argument and field does (13.0.3 calls .value on it: AttributeError)"),
+    (r"re:^driver\.field\.CUmemDecompressParams_st\.dstActBytes:ptrarray\.set=(big|neg)$",
+     ({"exc": "OverflowError"}, {"exc": "AttributeError"}),
+     "all", "refuses-otherwise", "dstActBytes takes an address: an integer out of range raises OverflowError "
+     "(NVIDIA's field is read-only: AttributeError)"),
+    (r"re:\.field\.CUuuid_st\.bytes:scalar\.set=(bytes|list_int)$", ({"exc": "ValueError"}, {"exc": "AttributeError"}),
+     "all", "refuses-otherwise", "CUuuid.bytes takes exactly 16 bytes (ValueError for another length); the "
+     "reference's is read-only (AttributeError)"),
+    (r"re:^(driver|runtime)\.field\.(CU|cuda)([Ii]pc\w+Handle|[Mm]emPoolPtrExportData|[Mm]emFabricHandle)\w*\.reserved:scalar\.set=(bytes|list_int)$",
+     ({"exc": "ValueError"}, {"exc": "AttributeError"}),
+     "12.9 13.5", "refuses-otherwise", "the bytes of an IPC handle or an exported pool pointer, shown as "
+     "`reserved`, take exactly their size (ValueError for another length); NVIDIA's 12.9.10 and 13.5.0 hide "
+     "the field (AttributeError)"),
+    (r"re:\.fn\.cu(da)?LogsDumpToFile\.iterator:value_inout=addr$", ({"exc": "OverflowError"}, {"exc": "TypeError"}),
+     "all", "refuses-otherwise", "a log iterator is a 32-bit integer: an address does not fit (OverflowError); "
+     "NVIDIA's package takes only its own class (TypeError)"),
+    (r"re:^nvrtc\.fn\.nvrtcDestroyProgram\.prog:handle_ref=handle$", ({"exc": "ValueError"}, {"exc": "TypeError"}),
+     "all", "refuses-otherwise", "an object whose value lies in the first page of memory is no NVRTC program "
+     "(ValueError); NVIDIA's package refuses any other class (TypeError)"),
+    (r"re:^(driver|runtime)\.enum\.(CU|cuda)[Aa]tomicOperationCapability\.unknown$", ({"exc": "ValueError"}, {"exc": "TypeError"}),
+     "13.0", "refuses-otherwise", "an unknown value of an atomic-capability enum raises ValueError, as for every "
+     "enum (13.0.3's empty class raises TypeError)"),
+
     (r"re:^(cufile|nvml|nvfatbin|cudla)\.(fn|record)\.", None,
      "all", "refuses-otherwise", "a bad argument or field value raises the API contract's exception (TypeError "
      "for a wrong type, OverflowError for an integer out of range, ValueError for a negative size or a buffer "
@@ -183,6 +255,8 @@ DEPARTURES = [
     (r"re:^(cufile|nvml|nvfatbin|cudla)\.name\.", None,
      "all", "adds-name", "every struct and function the pinned header declares, and sizeof(): NVIDIA's package "
      "leaves some out"),
+    (r"re:^(driver|runtime)\.enum\.(CU|cuda)[Aa]tomicOperationCapability\.member\.\w+$", None,
+     "13.0", "adds-name", "the atomic-capability enums' members, which 13.0.3's empty classes lack"),
     ("re:^nvrtc\\.name\\.nvrtcGetNVVM(Size)?$", None,
      "12.9", "adds-name", "NVRTC 12.9 declares nvrtcGetNVVM and nvrtcGetNVVMSize; NVIDIA's 12.9.x binds CUDA "
      "13's NVRTC API, which dropped them"),
