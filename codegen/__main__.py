@@ -54,6 +54,8 @@ def emit_version(cuda, include_dir):
         f"CUDA_MAJOR = {major}",
         "#: enums are cuda.bindings._internal._fast_enum classes, as in NVIDIA's package of this release",
         f"FAST_ENUM = {bool(overrides.TWIN_STYLE.get(cuda, {}).get('fast_enum'))}",
+        "#: a float given as a void* argument or field is truncated to an int address, as in NVIDIA's package",
+        f"FLOAT_ADDRESS = {bool(overrides.TWIN_STYLE.get(cuda, {}).get('float_address'))}",
         ""])
 
 
@@ -90,6 +92,13 @@ def generate(include_dir, libs=LIBS, dump=None, models_out=None):
             files[f"checked/{lib}.pyi"] = stubs.emit_checked_pyi(m)
         report += _report(m)
         print(f"codegen: CUDA {cuda} {lib} done in {took[lib] + time.time() - t0:.1f}s", file=sys.stderr)
+    # a module whose handle classes another module's derive from declares them in its .pxd
+    bases = {}
+    for lib in present:
+        for b in models[lib].resolved.bases.values():
+            bases.setdefault(b.split(".")[0], set()).add(b.split(".")[1])
+    for lib in sorted(set(bases) & set(present)):
+        files[f"{lib}.pxd"] = emit_py.emit_class_pxd(models[lib], bases[lib])
     if set(libs) == set(LIBS):
         files["_version.py"] = emit_version(cuda, include_dir)
     files["REPORT.md"] = "\n".join(report) + "\n"

@@ -80,7 +80,8 @@ def extra_enums(model):
 
 # ------------------------------------------------------------------------------------- struct field kinds
 
-F_I, F_U, F_F, F_ENUM, F_HANDLE, F_INTV, F_STRUCT, F_CHARS, F_ARRAY, F_VOIDP, F_CSTR, F_PTRARR, F_BOOL, F_KPARAMS = range(1, 15)
+F_I, F_U, F_F, F_ENUM, F_HANDLE, F_INTV, F_STRUCT, F_CHARS, F_ARRAY, F_VOIDP, F_CSTR, F_PTRARR, F_BOOL, F_KPARAMS, F_INTPTR = \
+    range(1, 16)
 
 
 def _scalar_kind(base):
@@ -144,6 +145,11 @@ def field_spec(model, s, f, classes):
         return F_PTRARR, 1, clsname, F_STRUCT, count_spec(s, f), True
     if f.ptr == 1 and f.cls == "handleptr" and clsname:
         return F_PTRARR, 1, clsname, F_HANDLE, count_spec(s, f), True
+    if f.ptr == 1 and f.cls == "ptrarray" and not f.count and clsname and \
+            model.type_categories.get(f.ctype) == "inttd":
+        # one integer-typedef value the C side writes (CUmemDecompressParams.dstActBytes, a
+        # cuuint32_t*): read as an object viewing it, as in NVIDIA's package
+        return F_INTPTR, 1, clsname, 0, "", True
     if f.count and f.ptr == 1 and f.cls == "ptrarray":
         cat = model.type_categories.get(f.ctype, "scalar")
         if cat == "scalar" and bare(f.ctype) in SCALARS:
@@ -158,14 +164,33 @@ def twin_style(model):
     return ov.TWIN_STYLE.get(model.cuda, {})
 
 
+def twin_value(model, kind, v):
+    """A #define's (`kind` "defines") or an enum member's ("enums") value as NVIDIA's package of the
+    model's release has it: where TWIN_STYLE's `signed32` names the kind, a 32-bit value whose top
+    bit is set reads as a C int (negative)."""
+    if kind in twin_style(model).get("signed32", ()) and type(v) is int and 1 << 31 <= v < 1 << 32:
+        return v - (1 << 32)
+    return v
+
+
 def py_field(model, s, f):
     """Whether field f of struct s is a Python attribute of its class: not padding sized by an
     expression (CUlaunchAttribute.pad), nor a field the release's twin hides (reserved bytes;
     overrides.SHOWN_FIELDS apart)."""
     if None in f.dims:
         return False
+    return not (_twin_hides(model, f) and (s.name, f.name) not in ov.SHOWN_FIELDS)
+
+
+def _twin_hides(model, f):
     hidden = twin_style(model).get("hidden_fields", {}).get(model.lib)
-    return not (hidden and re.match(hidden, f.name) and (s.name, f.name) not in ov.SHOWN_FIELDS)
+    return bool(hidden and re.match(hidden, f.name))
+
+
+def repr_omits(model, s):
+    """The Python fields of struct s that its repr leaves out: those the release's twin hides that
+    ours shows all the same (overrides.SHOWN_FIELDS), so that the repr is NVIDIA's."""
+    return tuple(f.name for f in s.fields if (s.name, f.name) in ov.SHOWN_FIELDS and _twin_hides(model, f))
 # ------------------------------------------------------------------------------------- struct-style modules
 
 def records_style(L):

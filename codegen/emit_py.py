@@ -6,7 +6,7 @@ import re
 from . import docstrings
 from . import overrides as ov
 from .common import (F_ENUM, F_F, F_I, F_U, HEADER, bare, cytype, extra_enums, public_function, public_param,
-                     records_style, returns_struct, struct_of, twin_style, type_names)
+                     records_style, repr_omits, returns_struct, struct_of, twin_style, twin_value, type_names)
 from .emit_snake import emit_snake_api
 from .libs import LIBS, helpers
 from .model import SCALARS
@@ -23,8 +23,8 @@ def emit_py(model):
     o = _tuple_imports(model, L)
     # ---- enums: specs only; the IntEnum classes are made on first use (cuda.bindings._base._Lazy,
     # docs/design.md "Lazy classes")
-    o += _enum_table([(e.name, e.aliases, e.members) for e in model.enums] +
-                     [(n, (), m) for n, m in extra_enums(model)])
+    o += _enum_table([(e.name, e.aliases, [(n, twin_value(model, "enums", int(v))) for n, v in e.members])
+                      for e in model.enums] + [(n, (), m) for n, m in extra_enums(model)])
     o += _int_classes(model)
     # ---- structs: (name, union, first field index, field specs, aliases); classes made on first use
     # One text line per struct (name|union|first field|alias:parent,...|field;...): see _Lazy.
@@ -35,11 +35,14 @@ def emit_py(model):
                          [(_ident(ft.name), ft.kind, ft.count, _ident(ft.cls), ft.ekind, _count_ident(ft.countname))
                           for ft in fts]) for s, fts in layout])
     o.append(f"_STRUCT_DEFAULTS = {struct_defaults(model)!r}   # field values of a new struct other than 0")
+    omits = {s.name: repr_omits(model, s) for s in model.structs if repr_omits(model, s)}
+    if omits:
+        o.append(f"_STRUCT_REPR_OMITS = {omits!r}   # fields a struct's repr leaves out, as NVIDIA's")
     o += _set_together_methods(model)
     o += [_new_lazy(model), ""]
     # ---- constants
     for n, v in model.defines:
-        o.append(f"{n} = {v!r}")
+        o.append(f"{n} = {twin_value(model, 'defines', v)!r}")
     o.append("")
     # ---- sizeof and the status fast path: hand-written, shared by every module
     o += [f"cdef str _STATUS_NAME = {L['status']!r}", 'include "_module_common.pxi"', ""]
@@ -78,6 +81,10 @@ def _tuple_imports(model, L):
         o.insert(-1, "from cuda.bindings._internal.utils import with_note as _with_note")
     if _kept_roles(model):
         o.insert(-1, "from cuda.bindings._base cimport _keep_until_release, _release_kept")
+    if model.funcptrs:
+        o.insert(-1, "from cuda.bindings._base cimport _FuncPtr, _FuncType")
+    if any(p.conv == "handle_ref" and bare(p.ctype) in ov.LIBRARY_HANDLES for fn in model.functions for p in fn.params):
+        o.insert(-1, "from cuda.bindings._base cimport _library_ref")
     return o
 
 
@@ -94,13 +101,27 @@ def _enum_table(rows):
     return o + [")", ""]
 
 
+def handle_base(model, name, parent):
+    """The base class of handle or function pointer class `name` (`parent`: the typedef it names):
+    that class, the peer NVIDIA's package derives it from (resolve: `bases`, as the cimported
+    module's class: `_driver.CUstream`), _FuncType for a C function type given by its address
+    (VdpGetProcAddress), _FuncPtr for a function pointer, else _Handle."""
+    base = model.resolved.bases.get(name)
+    if parent or base:
+        return parent or "_{}.{}".format(*base.split("."))
+    if name in model.functypes:
+        return "_FuncType"
+    return "_FuncPtr" if (name, parent) in model.funcptrs else "_Handle"
+
+
 def _int_classes(model):
     """Handles, integer typedefs and function pointers.  Handle and integer types are extension
     types (cdef classes): the wrappers create them on every call that returns one, and a static
-    type allocates much faster than a heap type."""
-    o = []
+    type allocates much faster than a heap type (a class derived from another module's is one too:
+    that module's .pxd declares it, emit_class_pxd)."""
+    o = [f"from cuda.bindings cimport {lib} as _{lib}" for lib in sorted({b.split(".")[0] for b in model.resolved.bases.values()})]
     for name, parent in model.handles + model.funcptrs:
-        o.append(f"cdef class {name}({parent or '_Handle'}):")
+        o.append(f"cdef class {name}({handle_base(model, name, parent)}):")
         o.append(f'    """{"Function pointer" if (name, parent) in model.funcptrs else "Handle"} type {name} (an opaque C pointer)."""')
         o.append("    pass")
     for name, parent, cy, size, k in model.inttds:
@@ -112,6 +133,19 @@ def _int_classes(model):
         else:
             o.append("    pass")
     return o + [""]
+
+
+def emit_class_pxd(model, names):
+    """`<lib>.pxd`: the handle classes `names` of a tuple-style module, which another module's
+    classes derive from (runtime.cudaStream_t from driver.CUstream: resolve's `bases`), declared
+    so that the other module cimports them and its classes stay static types."""
+    o = [HEADER.format(ver=model.cuda), "# cython: language_level=3",
+         f"# The {model.lib} module's handle classes that other modules' classes derive from.",
+         "from cuda.bindings._base cimport _Handle, _FuncPtr, _FuncType", ""]
+    for name, parent in model.handles + model.funcptrs:
+        if name in names:
+            o += [f"cdef class {name}({handle_base(model, name, parent)}):", "    pass", ""]
+    return "\n".join(o)
 
 
 def _layout(model, structs):
@@ -208,7 +242,9 @@ def struct_defaults(model):
     (`gridDim.x`), nested to any depth, as C++ constructs a struct's members
     (cudaKernelNodeParams' dim3 members are (1, 1, 1), as in the reference).  Not inside a union:
     C++ constructs no member of a union, named or anonymous, and the reference leaves them zero
-    too (cudaGraphNodeParams.kernel.gridDim is (0, 0, 0))."""
+    too (cudaGraphNodeParams.kernel.gridDim is (0, 0, 0)).  Nor in the structs that NVIDIA's package
+    of the release makes zeroed (TWIN_STYLE `zeroed_structs`)."""
+    zeroed = twin_style(model).get("zeroed_structs", ())
     by_name = {}
     for s in model.structs:
         by_name[s.name] = s
@@ -228,7 +264,7 @@ def struct_defaults(model):
             memo[s.name] = out
         return memo[s.name]
 
-    return {s.name: of(s) for s in model.structs if of(s)}
+    return {s.name: of(s) for s in model.structs if of(s) and s.name not in zeroed}
 
 
 def _emit_helpers(model):
@@ -482,13 +518,14 @@ def _handle(w, p):
 
 
 def _handle_ref(w, p):
-    """A handle object's own value is what the call reads and may update."""
+    """A handle object's own value is what the call reads and may update; in the tuple-style
+    modules an int is the address of the handle (None: NULL), in the others its value (_href)."""
     x = _Piece(p)
     x.pyparams.append(x.py)
     x.cdecls.append(f"cdef void* {x.c}")
     x.decl(f"cdef void** r_{p.name} = _href({x.py}, &{x.c})", x.tag)
     if bare(p.ctype) in ov.LIBRARY_HANDLES:
-        x.pre.append((x.tag, f"_library_handle(r_{p.name}[0], {x.py!r}, {ov.LIBRARY_HANDLES[bare(p.ctype)]!r})"))
+        x.pre.append((x.tag, f"_library_ref(r_{p.name}, {x.py!r}, {ov.LIBRARY_HANDLES[bare(p.ctype)]!r})"))
     x.arg = f"<{w.cy(p.ctype, p.ptr, p.const)}>r_{p.name}"
     return x
 
@@ -673,6 +710,8 @@ def _value_out(w, p):
     x, py = _Piece(p), p.pyname
     t, base_t = w.cy(p.ctype, p.ptr - 1), w.cy(p.ctype)
     x.cdecls.append(f"cdef {t} {x.c} = <{t}>0")   # what a call that writes nothing returns
+    if p.role == "inout" and p.cls == "inttd" and not w.nv:
+        return _inttd_inout(w, p, x)
     if p.role == "inout":
         x.pyparams.append(f"{py}={p.extra['default']!r}" if "default" in p.extra else py)
         if p.cls in ("handle", "funcptr"):
@@ -686,6 +725,23 @@ def _value_out(w, p):
             x.pre.append((x.tag, f"{x.c} = {py}"))
     x.arg = f"&{x.c}"
     x.outs.append(_nv_value(w.model, p, x.c) if w.nv else _to_py(w.model, p, x.c, w.mod))
+    return x
+
+
+def _inttd_inout(w, p, x):
+    """An integer-typedef value the call reads and updates (an auto-advancing log iterator), as
+    NVIDIA's tuple-style package takes it: an object of its class is passed by its own storage
+    (the call updates it, and it is what the call returns), None is NULL (the call returns None
+    for it); ours also takes a plain value (an int), passed by reference, returned as a new object."""
+    py, cls, t = p.pyname, bare(p.ctype), w.cy(p.ctype, p.ptr - 1)
+    x.pyparams.append(f"{py}={p.extra['default']!r}" if "default" in p.extra else py)
+    x.cdecls.append(f"cdef {t}* r_{p.name} = &{x.c}")
+    x.pre += [(x.tag, line) for line in (
+        f"if isinstance({py}, {cls}):", f"    r_{p.name} = <{t}*>(<_IntValue>{py})._p",
+        f"elif {py} is None:", f"    r_{p.name} = NULL", "else:", f"    {x.c} = {py}")]
+    x.arg = f"r_{p.name}"
+    x.outs.append(f"(None if r_{p.name} == NULL else {py} if r_{p.name} != &{x.c} else "
+                  f"{_to_py(w.model, p, x.c, w.mod)})")
     return x
 
 

@@ -914,8 +914,11 @@ def _caller_buffer(cx, prm, seen):
 
 
 def _inline_funcptr(cx, prm, seen):
+    """A function pointer declared in the parameter list, which no typedef names (NVRTC's
+    `int (*callback)(void*, void*)`): a `void*`, as NVIDIA's package takes it (an address, a
+    ctypes function or a buffer), as a struct field of such a type is."""
     if seen.fsig is not None:
-        prm.conv = "handle"
+        prm.conv = "voidp"
         return True
 
 

@@ -1080,6 +1080,18 @@ HANDLE_ALSO = {
     "CUfunction": ("CUkernel", r"Kernel ::CUkernel|context-less kernel ::CUkernel"),
 }
 
+# Handle classes that NVIDIA's package makes subclasses of the class of the same C type in another
+# module (pytypes.peers): runtime.cudaStream_t is a driver.CUstream (isinstance holds, its repr is
+# `<CUstream 0x5>`, it equals the CUstream of its value).  These are the runtime handles of CUDA 11
+# that are the driver's types; those CUDA added since (cudaKernel_t, cudaLibrary_t,
+# cudaGraphDeviceNode_t, cudaLogsCallbackHandle, cudaDevResourceDesc_t) are the driver's types too,
+# but NVIDIA's classes of them are classes of their own (seen in 12.9.10, 13.0.3 and 13.5.0), so
+# ours are.  Each must be a peer (the generator refuses one that is not).
+PEER_SUBCLASSES = {
+    "cudaStream_t", "cudaEvent_t", "cudaGraph_t", "cudaGraphNode_t", "cudaGraphExec_t", "cudaFunction_t",
+    "cudaUserObject_t", "cudaMemPool_t", "cudaEglStreamConnection",
+}
+
 # How NVIDIA's package of a release (its twin: tests/conformance/run.TWINS) is made, where that
 # differs from 13.0.3: NVIDIA's 12.9.x and 13.2 onwards come from a later generation of its
 # generator, and each build matches the package of its own release.
@@ -1089,14 +1101,27 @@ HANDLE_ALSO = {
 #   int_enum_libs  struct-style modules whose enums stay enum.IntEnum where fast_enum is on
 #   hidden_fields  struct fields that are not Python attributes (reserved and padding bytes):
 #                  library -> a regular expression over field names; the C declarations keep them
+#   float_address  a float given as a `void*` argument or field is truncated to an int address,
+#                  as every other address and handle is (13.0.3 refuses it: TypeError); the
+#                  generated _version.FLOAT_ADDRESS tells cuda_bindings/_base.pyx
+#   signed32       the values that NVIDIA's package reads as a C int where they have 32 bits with
+#                  the top one set: "defines" (12.9.10's and 13.0.3's CUDA_EGL_INFINITE_TIMEOUT,
+#                  0xFFFFFFFF, is -1; 13.5.0's is 4294967295), "enums" (13.5.0's
+#                  CU_COREDUMP_LOG_ONLY, `1 << 31`, is -2147483648): common.twin_value
+#   zeroed_structs struct classes whose new objects are all zeros, where C++ would construct a
+#                  member to other values (emit_py.struct_defaults): 13.5.0's cudaKernelNodeParamsV2
+#                  (which 13.5 gives a union of func, kern and cuFunc) has gridDim and blockDim
+#                  (0, 0, 0), its cudaKernelNodeParams (1, 1, 1) as every other release's
 _RESERVED = r"^(reserved|padding|unused)\d*$"
 TWIN_STYLE = {
     "12.9": {"fast_enum": True, "hidden_fields": {"driver": _RESERVED},    # 12.9.10's runtime shows them
-             "none_is_null": True, "returns_none": ("cuFileUseCount",)},
-    "13.0": {"returns_none": ("cuFileRead", "cuFileWrite", "cuFileUseCount")},
+             "none_is_null": True, "returns_none": ("cuFileUseCount",), "float_address": True,
+             "signed32": ("defines",)},
+    "13.0": {"returns_none": ("cuFileRead", "cuFileWrite", "cuFileUseCount"), "signed32": ("defines",)},
     # its cudla module alone makes enum.IntEnum classes
     "13.5": {"fast_enum": True, "hidden_fields": {"driver": _RESERVED, "runtime": _RESERVED},
-             "int_enum_libs": ("cudla",), "none_is_null": True, "returns_none": ("cuFileUseCount",)},
+             "int_enum_libs": ("cudla",), "none_is_null": True, "returns_none": ("cuFileUseCount",),
+             "float_address": True, "signed32": ("enums",), "zeroed_structs": ("cudaKernelNodeParamsV2",)},
 }
 # `returns_none`: struct-style functions that NVIDIA's package of the release makes return None
 # where the C function returns a value (cuFile's use count; 13.0.3's read and write too).

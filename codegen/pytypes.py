@@ -12,7 +12,7 @@ documented use (an enum parameter takes any int), the type keeps to the document
 checker reports the mistake."""
 from dataclasses import dataclass, field
 
-from .common import (F_ARRAY, F_BOOL, F_CHARS, F_CSTR, F_ENUM, F_F, F_HANDLE, F_I, F_INTV, F_KPARAMS, F_PTRARR,
+from .common import (F_ARRAY, F_BOOL, F_CHARS, F_CSTR, F_ENUM, F_F, F_HANDLE, F_I, F_INTPTR, F_INTV, F_KPARAMS, F_PTRARR,
                      F_STRUCT, F_U, F_VOIDP, bare, counted_fields, field_spec, public_param, py_field,
                      record_field_spec, struct_of, type_names)
 from . import overrides as ov
@@ -109,6 +109,16 @@ def peers(model, others):
     return out
 
 
+def peer_bases(model, peer_classes):
+    """A handle class of this module -> the peer (`peers`) that NVIDIA's package derives it from
+    (overrides.PEER_SUBCLASSES: runtime.cudaStream_t from driver.CUstream)."""
+    handles = {h for h, _ in model.handles}
+    stray = sorted(h for h in ov.PEER_SUBCLASSES if h in handles and h not in peer_classes)
+    if stray and peer_classes:
+        raise ValueError(f"overrides.PEER_SUBCLASSES names handles that are no other module's type: {stray}")
+    return {h: peer_classes[h] for h in sorted(ov.PEER_SUBCLASSES) if h in handles and h in peer_classes}
+
+
 def field_types(kind, clsname, ekind):
     """(type read, type accepted) of a struct field."""
     def one(k, cls):
@@ -134,6 +144,8 @@ def field_types(kind, clsname, ekind):
         return "bytes | None", "bytes | None"
     if kind == F_KPARAMS:
         return "int", "KernelParams"
+    if kind == F_INTPTR:
+        return clsname, f"{clsname} | Address"
     if kind == F_VOIDP:
         return "int", "Address"
     return one(kind, clsname)

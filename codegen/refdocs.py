@@ -18,7 +18,7 @@ from pathlib import Path
 
 from . import libs, model, parse, resolve
 from . import overrides as ov
-from .common import extra_enums, records_style
+from .common import extra_enums, records_style, twin_value
 from .libs import LIBS, helpers
 from .pyapi import docstring, helper_signatures, module_refs, signature
 
@@ -86,7 +86,7 @@ def _helpers_head(what):
 
 
 def _constants(m):
-    return ["## Constants", "", "| name | value |", "| --- | --- |"] + [f"| `{n}` | `{v!r}` |" for n, v in m.defines] + [""]
+    return ["## Constants", "", "| name | value |", "| --- | --- |"] + [f"| `{n}` | `{twin_value(m, 'defines', v)!r}` |" for n, v in m.defines] + [""]
 
 
 def _field_rows(columns, rows):
@@ -173,7 +173,8 @@ def module_page(m):
     fns = _functions(m)
     titles = dict((g, t) for g, t in m.groups)
     short = {v[0]: c for c, v in LIBS[m.lib].get("snake", {}).get("enums", {}).items()}   # Result: nvvmResult
-    enums = [(e.name, e.members, e.aliases) for e in m.enums] + [(n, mem, []) for n, mem in extra_enums(m)]
+    enums = [(e.name, [(n, twin_value(m, "enums", int(v))) for n, v in e.members], e.aliases) for e in m.enums]
+    enums += [(n, mem, []) for n, mem in extra_enums(m)]
 
     def in_group(name):
         """`, in <header group title>` for a type the headers place in a group, else ''."""

@@ -11,7 +11,7 @@ import keyword
 import re
 
 from . import overrides as ov
-from .common import HEADER, extra_enums, records_style
+from .common import HEADER, extra_enums, records_style, twin_value
 from .libs import LIBS, helpers
 from .pyapi import docstring, helper_signatures, module_refs, signature
 
@@ -53,7 +53,7 @@ def _enum_class(o, name, members):
 def _classes(model, o):
     """Enum, handle, integer and struct classes, with their aliases."""
     for e in model.enums:
-        _enum_class(o, e.name, e.members)
+        _enum_class(o, e.name, [(n, twin_value(model, "enums", int(v))) for n, v in e.members])
         for a in e.aliases:
             if a != e.name:
                 o.append(f"{a} = {e.name}")
@@ -61,7 +61,7 @@ def _classes(model, o):
         _enum_class(o, n, members)
     o.append("")
     for name, parent in model.handles + model.funcptrs:
-        o.append(f"class {name}({parent or '_Handle'}): ...")
+        o.append(f"class {name}({parent or model.resolved.bases.get(name, '_Handle')}): ...")
     for name, parent, _, _, _ in model.inttds:
         o.append(f"class {name}({parent or '_IntValue'}): ...")
     o.append("")

@@ -13,6 +13,14 @@ cdef class _Handle:
     cdef void** _p
     cdef object _owner
 
+# function pointer classes (generated as subclasses of these): compared by identity; _FuncType's
+# values (a C function type given by its address) shown in decimal
+cdef class _FuncPtr(_Handle):
+    pass
+
+cdef class _FuncType(_FuncPtr):
+    pass
+
 cdef class _IntValue:
     cdef unsigned long long _v
     cdef void* _p
@@ -74,6 +82,7 @@ cdef class _Buf:
     cdef char small[_BUF_SMALL]
 
 cdef object _struct_class(str name, type base, dict ns)
+cdef int _fast_classes(dict g) except -1
 cdef int _hptr_slow(object o, void** out, bint tuple_style) except -1
 
 cdef extern from *:
@@ -103,15 +112,19 @@ cdef inline int _hptr(object o, void** out) except -1:
             return 0
     return _hptr_slow(o, out, __cb_tuple_style)
 
-cdef inline void** _href(object o, void** local) except NULL:
+cdef inline void** _href(object o, void** local) except? NULL:
     """A pointer-to-handle argument the call reads and may update: a handle object's own storage
-    (what the call writes is what the object then holds), else a local copy of the value (not
-    a float, which NVIDIA's package refuses here in every module)."""
+    (what the call writes is what the object then holds); not a float, which NVIDIA's package
+    refuses here in every module.  Anything else is, in the tuple-style modules, the address of
+    the handle variable, as NVIDIA's tuple-style package takes it (None and 0: NULL); in the
+    snake_case and struct-style modules, the handle's value, passed by reference from `local`."""
     if isinstance(o, _Handle):
         return (<_Handle>o)._p
     if isinstance(o, float):
         raise TypeError("expected a handle, an int or None, not float")
     _hptr(o, local)
+    if __cb_tuple_style:
+        return <void**>local[0]
     return local
 
 cdef int _vptr(object o, void** out) except -1
@@ -154,6 +167,7 @@ cdef inline int _live(object h, set consumed, str name, str what) except -1:
             return 0
     return _live_slow(h, consumed, name, what)
 cdef int _library_handle(void* p, str name, str what) except -1
+cdef int _library_ref(void** r, str name, str what) except -1
 cdef int _consume(object h, set consumed) except -1
 cdef int _keep_until_release(str kind, void* handle, object kept) except -1
 cdef int _release_kept(str kind, void* handle) except -1

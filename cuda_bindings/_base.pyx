@@ -10,6 +10,7 @@ from cpython.buffer cimport PyObject_CheckBuffer, PyObject_GetBuffer, PyBuffer_R
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize
 from cpython.long cimport PyLong_AsVoidPtr, PyLong_FromVoidPtr
 from cpython.number cimport PyNumber_Index
+from cpython.object cimport PyTypeObject, Py_TPFLAGS_HEAPTYPE
 import sys
 cdef extern from "Python.h":
     const Py_ssize_t PY_SSIZE_T_MAX
@@ -19,21 +20,20 @@ cdef tuple _NOARGS = ()
 cdef char _SCRATCH[8]     # where a write into a one-byte bytes object goes (see _wbuf)
 
 
-cdef bint _twin_later_style():
-    """Whether NVIDIA's package of this build's release (its twin) comes from the later generation
-    of NVIDIA's generator (12.9.x, 13.2 onwards; codegen/overrides.TWIN_STYLE), which this build
-    learns from the generated _version.FAST_ENUM: there a float given as a `void*` argument or
-    field is truncated to an int address, as every other address and handle is; 13.0.3 refuses it
-    (TypeError)."""
+cdef bint _twin_floats_are_addresses():
+    """Whether NVIDIA's package of this build's release (its twin) truncates a float given as a
+    `void*` argument or field to an int address, as it does every other address and handle (12.9.x,
+    13.2 onwards), where 13.0.3 refuses it (TypeError): the generated _version.FLOAT_ADDRESS
+    (codegen/overrides.TWIN_STYLE's `float_address`)."""
     try:
         from cuda.bindings import _version
     except ImportError:
         return False
-    return bool(getattr(_version, "FAST_ENUM", False))
+    return bool(getattr(_version, "FLOAT_ADDRESS", False))
 
 
 # a float is an address wherever NVIDIA's package of the release takes one (see above)
-cdef bint _float_voidp = _twin_later_style()
+cdef bint _float_voidp = _twin_floats_are_addresses()
 # the handle and struct classes here are the tuple-style modules' (_base.pxd)
 __cb_tuple_style = 1
 
@@ -42,8 +42,16 @@ cdef extern from *:
     static PyObject *__cb_tp_new(PyObject *t, PyObject *args) {
         return ((PyTypeObject *)t)->tp_new((PyTypeObject *)t, args, NULL);
     }
+    /* A new object of class t made by its base class's tp_new: the handle and integer classes
+       of the generated modules add no fields and no __cinit__ to _Handle and _IntValue, so their
+       own tp_new (one indirect call per level of derivation: a runtime class derived from the
+       driver's has two) would do nothing more. */
+    static PyObject *__cb_tp_new_as(PyObject *base, PyObject *t, PyObject *args) {
+        return ((PyTypeObject *)base)->tp_new((PyTypeObject *)t, args, NULL);
+    }
     """
     object _tp_new "__cb_tp_new"(object t, object args)
+    object _tp_new_as "__cb_tp_new_as"(object base, object t, object args)
 
 
 cdef extern from *:
@@ -157,44 +165,95 @@ cdef class _Handle:
         return PyLong_FromVoidPtr(self._p[0])
 
     def __repr__(self):
-        return "<%s 0x%x>" % (type(self).__name__, <size_t>self._p[0])
+        return "<%s 0x%x>" % (_handle_root(type(self)).__name__, <size_t>self._p[0])
 
-    # A handle compares and hashes by its value (two CUstream objects of one stream are equal); a
-    # function pointer object by identity, as in NVIDIA's package (CUhostFn(5) != CUhostFn(5)).
+    # A handle compares and hashes by its value, as in NVIDIA's package: equal to a handle of the
+    # same generated class or one derived from it (runtime.cudaStream_t(5) == driver.CUstream(5),
+    # since the one derives from the other; a CUstream never equals a CUevent).
     def __eq__(self, other):
-        if type(other) is not type(self):
+        if not isinstance(other, _Handle) or _handle_root(type(self)) is not _handle_root(type(other)):
             return NotImplemented
-        if __cb_is_funcptr(self):
-            return self is other
         return self._p[0] == (<_Handle>other)._p[0]
 
     def __hash__(self):
-        if __cb_is_funcptr(self):
-            return object.__hash__(self)
         return hash(<size_t>self._p[0])
 
     def __bool__(self):
         return self._p[0] != NULL
 
 
+cdef class _FuncPtr(_Handle):
+    """Base of the function pointer classes (CUhostFn, cudaStreamCallback_t, ...): they compare
+    and hash by identity, as in NVIDIA's package (CUhostFn(5) != CUhostFn(5))."""
+
+    def __eq__(self, other):
+        return self is other
+
+    def __hash__(self):
+        return object.__hash__(self)
+
+
+cdef class _FuncType(_FuncPtr):
+    """Base of the classes of a C function type given by its address (VdpGetProcAddress: the
+    header's `typedef VdpStatus VdpGetProcAddress(...)`, which the functions take as
+    `VdpGetProcAddress *`): NVIDIA's package declares the type an unsigned long long, so its repr
+    shows the address in decimal (`<VdpGetProcAddress 5>`)."""
+
+    def __repr__(self):
+        return "<%s %d>" % (_handle_root(type(self)).__name__, <size_t>self._p[0])
+
+
+cdef object _handle_root(type cls):
+    """The generated handle class that `cls` is or derives from, whose name NVIDIA's package shows
+    and by which it compares: the class just below _Handle, _FuncPtr or _FuncType.  A subclass
+    made in Python shows its generated class's name, and a runtime class NVIDIA's package derives
+    from the driver's (runtime.cudaStream_t from driver.CUstream) shows the driver class's."""
+    cdef PyTypeObject* t = <PyTypeObject*>cls
+    cdef PyTypeObject* h = <PyTypeObject*>_Handle
+    cdef PyTypeObject* f = <PyTypeObject*>_FuncPtr
+    cdef PyTypeObject* ft = <PyTypeObject*>_FuncType
+    while t.tp_base != NULL and t.tp_base != h and t.tp_base != f and t.tp_base != ft:
+        t = t.tp_base
+    return <object>t
+
+
 cdef extern from *:
     """
-    #include <string.h>
-    /* Whether a handle object is a function pointer (CUhostFn, cudaStreamCallback_t, ...): the
-       generated class says so in its docstring, "Function pointer type <name> ...", read from
-       the C type object (a class of the generated module or one derived from it). */
-    static int __cb_is_funcptr(PyObject *o) {
-        PyTypeObject *t = Py_TYPE(o);
-        for (; t != NULL; t = t->tp_base) {
-            if (t->tp_doc != NULL)
-                return strncmp(t->tp_doc, "Function pointer type ", 22) == 0;
-            if (!(t->tp_flags & Py_TPFLAGS_HEAPTYPE))
-                return 0;
-        }
-        return 0;
+    /* A generated handle or integer class derived from another generated class (a runtime class
+       from the driver's, CUdevice from CUdevice_v1) adds nothing to free: Cython's deallocator of
+       it only hands the object to its base's, one more level each time an object is freed.
+       Where the class is a static type of the same size whose deallocator is Cython's (no
+       finalizer), it gets the deallocator of `root`, the class it derives from just below
+       _base's class, which does all there is to do (untrack it from the GC, then _base's). */
+    static void __cb_dealloc_as_root(PyObject *cls, PyObject *root) {
+        PyTypeObject *c = (PyTypeObject *)cls, *r = (PyTypeObject *)root;
+        if (c != r && !(c->tp_flags & Py_TPFLAGS_HEAPTYPE) && c->tp_basicsize == r->tp_basicsize
+                && !c->tp_finalize && !c->tp_del && c->tp_dictoffset == r->tp_dictoffset)
+            c->tp_dealloc = r->tp_dealloc;
     }
     """
-    bint __cb_is_funcptr(object o)
+    void __cb_dealloc_as_root(object cls, object root)
+
+
+cdef int _fast_classes(dict g) except -1:
+    """Give each generated handle and integer class of a module (its globals `g`) that derives
+    from another generated class the deallocator of the one just below _base's class (see
+    __cb_dealloc_as_root): freeing a runtime.cudaStream_t then costs what a driver.CUstream does."""
+    for v in list(g.values()):
+        if type(v) is type and issubclass(<type>v, _Handle):
+            __cb_dealloc_as_root(v, _handle_root(<type>v))
+        elif type(v) is type and issubclass(<type>v, _IntValue):
+            __cb_dealloc_as_root(v, _int_root(<type>v))
+    return 0
+
+
+cdef object _int_root(type cls):
+    """The generated integer class `cls` is or derives from just below _IntValue."""
+    cdef PyTypeObject* t = <PyTypeObject*>cls
+    cdef PyTypeObject* base = <PyTypeObject*>_IntValue
+    while t.tp_base != NULL and t.tp_base != base:
+        t = t.tp_base
+    return <object>t
 
 
 cdef void* _address(object a) except NULL:
@@ -243,7 +302,7 @@ cdef int _hptr_slow(object o, void** out, bint tuple_style) except -1:
 
 
 cdef object _new_handle(type cls, void* v):
-    cdef _Handle h = <_Handle>_tp_new(cls, _NOARGS)
+    cdef _Handle h = <_Handle>_tp_new_as(_Handle, cls, _NOARGS)
     h._v = v
     return h
 
@@ -290,10 +349,19 @@ cdef class _IntValue:
         return _intvalue(self)
 
     def __repr__(self):
-        return "<%s %d>" % (type(self).__name__, _intvalue(self))
+        return "<%s %d>" % (_static_class(type(self)).__name__, _intvalue(self))
 
     # no __eq__ or __hash__: integer objects compare and hash by identity, as in NVIDIA's package
     # (CUdevice(5) != CUdevice(5); int(a) == int(b) compares their values)
+
+
+cdef object _static_class(type cls):
+    """The generated class `cls` is or derives from (a subclass made in Python shows its name in
+    its repr, as NVIDIA's package does: its classes write their own name there)."""
+    cdef PyTypeObject* t = <PyTypeObject*>cls
+    while t.tp_flags & Py_TPFLAGS_HEAPTYPE and t.tp_base != NULL:
+        t = t.tp_base
+    return <object>t
 
 
 cdef int _iv_set(_IntValue self, object value) except -1:
@@ -337,11 +405,11 @@ cdef object _field_view(type cls, void* p, object owner, int size):
     cdef _Handle h
     cdef _IntValue v
     if size == 0:
-        h = <_Handle>_tp_new(cls, _NOARGS)
+        h = <_Handle>_tp_new_as(_Handle, cls, _NOARGS)
         h._p = <void**>p
         h._owner = owner
         return h
-    v = <_IntValue>_tp_new(cls, _NOARGS)
+    v = <_IntValue>_tp_new_as(_IntValue, cls, _NOARGS)
     v._p = p
     v._owner = owner
     v._size = size
@@ -350,7 +418,7 @@ cdef object _field_view(type cls, void* p, object owner, int size):
 
 
 cdef object _new_int(type cls, unsigned long long v, int size, bint signed):
-    cdef _IntValue h = <_IntValue>_tp_new(cls, _NOARGS)
+    cdef _IntValue h = <_IntValue>_tp_new_as(_IntValue, cls, _NOARGS)
     h._v = v
     h._size = size
     h._signed = signed
@@ -525,6 +593,18 @@ cdef int _not_in_page_zero(object k, str name, str what) except -1:
 cdef int _library_handle(void* p, str name, str what) except -1:
     """_not_in_page_zero for a handle argument already converted (the tuple-style NVRTC module)."""
     return _not_in_page_zero(<size_t>p, name, what)
+
+
+cdef int _library_ref(void** r, str name, str what) except -1:
+    """_library_handle for a pointer-to-handle argument (nvrtcDestroyProgram's), given as the
+    address of the handle (_href): NULL is the library's to refuse; an address in the first page
+    holds no handle (reading it would crash); else the handle stored there is checked."""
+    if r == NULL:
+        return 0
+    if <size_t>r < 4096:
+        raise ValueError(f"{name} {<size_t>r:#x} is not the address of {what}: nothing lies in the first "
+                         "page of memory")
+    return _library_handle(r[0], name, what)
 
 
 cdef object _arg_error(str function, tuple names, int i):
@@ -1020,6 +1100,8 @@ cdef class _Struct:
     _c_defaults = ()
     # the offset of an anonymous member's type in the named struct that holds it (see __init__)
     _c_anon_offset = 0
+    # the fields its repr shows, where not all of _c_fields (the module's _STRUCT_REPR_OMITS)
+    _c_repr_fields = None
 
     def __dealloc__(self):
         if self._own and self._ptr != NULL:
@@ -1088,7 +1170,8 @@ cdef int _check_portable(object cls, char* base, str path) except -1:
             where = f"{path}.{name}[{i}]" if f.kind == F_ARRAY else f"{path}.{name}"
             if kind == F_STRUCT:
                 _check_portable(f.item_cls(), p, where)
-            elif kind == F_VOIDP or kind == F_CSTR or kind == F_PTRARR or kind == F_KPARAMS or kind == F_HANDLE:
+            elif (kind == F_VOIDP or kind == F_CSTR or kind == F_PTRARR or kind == F_KPARAMS or kind == F_HANDLE
+                    or kind == F_INTPTR):
                 v = (<void**>p)[0]
                 if v != NULL:
                     raise TypeError(f"cannot pickle {where.partition('.')[0]}: {where} holds the address "
@@ -1102,7 +1185,8 @@ cdef list _repr_lines(_Struct s):
     cdef list lines = []
     cdef _Field f
     cls = type(s)
-    for name in cls._c_fields:
+    shown = cls._c_repr_fields
+    for name in (cls._c_fields if shown is None else shown):
         f = <_Field>getattr(cls, name)
         try:
             v = getattr(s, name)
@@ -1422,6 +1506,11 @@ cdef object _get_item(char* p, int kind, int size, object cls, object owner, Py_
         return [_get_item(p + i * size, ekind, size, cls, owner, 0, 0) for i in range(count)]
     if kind == F_VOIDP or kind == F_KPARAMS:
         return PyLong_FromVoidPtr((<void**>p)[0])
+    if kind == F_INTPTR:       # a view of the value pointed to; for NULL a new object holding 0
+        q = (<void**>p)[0]
+        if q == NULL:
+            return _new_int(cls, 0, size, cls._c_signed)
+        return _field_view(cls, q, owner, size)
     if kind == F_CSTR:
         q = (<void**>p)[0]
         return None if q == NULL else <bytes>(<char*>q)
@@ -1485,6 +1574,8 @@ cdef int _set_item(_Struct s, char* p, int kind, int size, object value, str nam
             _vptr(value, &vp)
             (<void**>p)[0] = vp
             _keep(s, p, None if value is None or isinstance(value, int) else value)
+        elif kind == F_INTPTR:
+            _set_intptr(s, p, size, value, name)
         elif kind == F_CSTR:
             data = _as_bytes(value, True)
             (<char**>p)[0] = PyBytes_AS_STRING(data) if data is not None else NULL
@@ -1497,6 +1588,26 @@ cdef int _set_item(_Struct s, char* p, int kind, int size, object value, str nam
         if str(e).startswith(name):
             raise
         raise type(e)(f"{name}: {e}") from None
+    return 0
+
+
+cdef int _set_intptr(_Struct s, char* p, int size, object value, str name) except -1:
+    """An F_INTPTR field (NVIDIA's has no setter): an object of an integer class is pointed at
+    (its storage, kept alive by the struct), anything else is an address as for a void* field; an
+    address in the first page is refused, where reading the field back would crash."""
+    cdef void* vp
+    if isinstance(value, _IntValue):
+        if (<_IntValue>value)._size < size:
+            raise TypeError(f"expected an object of {size} bytes, not {type(value).__name__}")
+        vp = (<_IntValue>value)._p
+    else:
+        if isinstance(value, float):
+            raise TypeError("expected an address, an integer object, a buffer or None, not float")
+        _vptr(value, &vp)
+        if vp != NULL and <size_t>vp < 4096:
+            raise ValueError(f"{name}: {<size_t>vp:#x} is not an address: nothing lies in the first page of memory")
+    (<void**>p)[0] = vp
+    _keep(s, p, None if value is None or isinstance(value, int) else value)
     return 0
 
 
@@ -1649,7 +1760,7 @@ cdef class _Lazy:
                 fname, k, c, clsname, ekind, countname = f.split(":")
                 kind = int(k)
                 count = int(c)
-                size = self.fsize[fi] // count if kind != F_PTRARR else self.psize[fi]
+                size = self.fsize[fi] // count if kind != F_PTRARR and kind != F_INTPTR else self.psize[fi]
                 setattr(r, fname, _Field(fname, self.off[fi], kind, size, count, clsname or None, self,
                                          int(ekind), countname))
                 names.append(fname)
@@ -1662,6 +1773,9 @@ cdef class _Lazy:
             defaults = (<dict>self.g.get("_STRUCT_DEFAULTS", {})).get(name)
             if defaults:
                 r._c_defaults = tuple(defaults.items())
+            omits = (<dict>self.g.get("_STRUCT_REPR_OMITS", {})).get(name)
+            if omits:
+                r._c_repr_fields = tuple(n for n in names if n not in omits)
             return r
 
     def set_together(self, obj, tuple pairs):

@@ -15,3 +15,4 @@ DEF F_CSTR = 11    # char* -> bytes
 DEF F_PTRARR = 12  # T* -> list: the items set from Python, else as many as the count field says
 DEF F_BOOL = 13
 DEF F_KPARAMS = 14  # void** kernel parameters: every form cuLaunchKernel accepts
+DEF F_INTPTR = 15  # T* of an integer typedef, one value: read as an object viewing it

@@ -7,6 +7,10 @@
 from cuda.bindings._base cimport __cb_tuple_style
 __cb_tuple_style = __name__.rpartition(".")[2] in ("driver", "runtime", "nvrtc")
 
+# a handle or integer class derived from another generated class is freed as fast as that one
+from cuda.bindings._base cimport _fast_classes
+_fast_classes(globals())
+
 def __getattr__(name):
     """Enum and struct classes are created on first use (see cuda.bindings._base._Lazy)."""
     return _L.attr(name)

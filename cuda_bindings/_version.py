@@ -11,3 +11,5 @@ CUDA_VERSION = 13000
 CUDA_MAJOR = 13
 #: enums are cuda.bindings._internal._fast_enum classes, as in NVIDIA's package of this release
 FAST_ENUM = False
+#: a float given as a void* argument or field is truncated to an int address, as in NVIDIA's package
+FLOAT_ADDRESS = False

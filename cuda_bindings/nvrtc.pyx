@@ -13,6 +13,7 @@ from cpython.long cimport PyLong_FromVoidPtr, PyLong_AsVoidPtr
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t, intptr_t, uintptr_t
 from libc.stdlib cimport malloc, free
 from libc.string cimport memcpy
+from cuda.bindings._base cimport _library_ref
 
 _ENUMS = (
     "nvrtcResult||NVRTC_SUCCESS=0,NVRTC_ERROR_OUT_OF_MEMORY=1,NVRTC_ERROR_PROGRAM_CREATION_FAILURE=2,NVRTC_ERROR_INVALID_INPUT=3,NVRTC_ERROR_INVALID_PROGRAM=4,NVRTC_ERROR_INVALID_OPTION=5,NVRTC_ERROR_COMPILATION=6,NVRTC_ERROR_BUILTIN_OPERATION_FAILURE=7,NVRTC_ERROR_NO_NAME_EXPRESSIONS_AFTER_COMPILATION=8,NVRTC_ERROR_NO_LOWERED_NAMES_BEFORE_COMPILATION=9,NVRTC_ERROR_NAME_EXPRESSION_NOT_VALID=10,NVRTC_ERROR_INTERNAL_ERROR=11,NVRTC_ERROR_TIME_FILE_WRITE_FAILED=12,NVRTC_ERROR_NO_PCH_CREATE_ATTEMPTED=13,NVRTC_ERROR_PCH_CREATE_HEAP_EXHAUSTED=14,NVRTC_ERROR_PCH_CREATE=15,NVRTC_ERROR_CANCELLED=16,NVRTC_ERROR_TIME_TRACE_FILE_WRITE_FAILED=17\n"
@@ -245,7 +246,7 @@ def nvrtcDestroyProgram(prog):
     cdef void** r_prog
     try:
         r_prog = _href(prog, &c_prog)
-        _library_handle(r_prog[0], 'prog', 'an NVRTC program')
+        _library_ref(r_prog, 'prog', 'an NVRTC program')
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('nvrtcDestroyProgram', ('prog',), 0) from None
     with nogil:
@@ -923,7 +924,7 @@ def nvrtcSetFlowCallback(prog, callback, payload):
     ----------
     prog : nvrtcProgram | int | None
         CUDA Runtime Compilation program.
-    callback : int
+    callback : Address
         the callback that issues cancellation signal.
     payload : Address
         to be passed as a parameter when invoking the callback.
@@ -942,7 +943,7 @@ def nvrtcSetFlowCallback(prog, callback, payload):
         _hptr(prog, &c_prog)
         _library_handle(c_prog, 'prog', 'an NVRTC program')
         _p = 1
-        _hptr(callback, &c_callback)
+        _vptr(callback, &c_callback)
         _p = 2
         _vptr(payload, &c_payload)
     except (TypeError, ValueError, OverflowError):

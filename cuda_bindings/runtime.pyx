@@ -13,6 +13,7 @@ from cpython.long cimport PyLong_FromVoidPtr, PyLong_AsVoidPtr
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t, intptr_t, uintptr_t
 from libc.stdlib cimport malloc, free
 from libc.string cimport memcpy
+from cuda.bindings._base cimport _FuncPtr, _FuncType
 
 _ENUMS = (
     "cudaError_t||cudaSuccess=0,cudaErrorInvalidValue=1,cudaErrorMemoryAllocation=2,cudaErrorInitializationError=3,cudaErrorCudartUnloading=4,cudaErrorProfilerDisabled=5,cudaErrorProfilerNotInitialized=6,cudaErrorProfilerAlreadyStarted=7,cudaErrorProfilerAlreadyStopped=8,cudaErrorInvalidConfiguration=9,cudaErrorInvalidPitchValue=12,cudaErrorInvalidSymbol=13,cudaErrorInvalidHostPointer=16,cudaErrorInvalidDevicePointer=17,cudaErrorInvalidTexture=18,cudaErrorInvalidTextureBinding=19,cudaErrorInvalidChannelDescriptor=20,cudaErrorInvalidMemcpyDirection=21,cudaErrorAddressOfConstant=22,cudaErrorTextureFetchFailed=23,cudaErrorTextureNotBound=24,cudaErrorSynchronizationError=25,cudaErrorInvalidFilterSetting=26,cudaErrorInvalidNormSetting=27,cudaErrorMixedDeviceExecution=28,cudaErrorNotYetImplemented=31,cudaErrorMemoryValueTooLarge=32,cudaErrorStubLibrary=34,cudaErrorInsufficientDriver=35,cudaErrorCallRequiresNewerDriver=36,cudaErrorInvalidSurface=37,cudaErrorDuplicateVariableName=43,cudaErrorDuplicateTextureName=44,cudaErrorDuplicateSurfaceName=45,cudaErrorDevicesUnavailable=46,cudaErrorIncompatibleDriverContext=49,cudaErrorMissingConfiguration=52,cudaErrorPriorLaunchFailure=53,cudaErrorLaunchMaxDepthExceeded=65,cudaErrorLaunchFileScopedTex=66,cudaErrorLaunchFileScopedSurf=67,cudaErrorSyncDepthExceeded=68,cudaErrorLaunchPendingCountExceeded=69,cudaErrorInvalidDeviceFunction=98,cudaErrorNoDevice=100,cudaErrorInvalidDevice=101,cudaErrorDeviceNotLicensed=102,cudaErrorSoftwareValidityNotEstablished=103,cudaErrorStartupFailure=127,cudaErrorInvalidKernelImage=200,cudaErrorDeviceUninitialized=201,cudaErrorMapBufferObjectFailed=205,cudaErrorUnmapBufferObjectFailed=206,cudaErrorArrayIsMapped=207,cudaErrorAlreadyMapped=208,cudaErrorNoKernelImageForDevice=209,cudaErrorAlreadyAcquired=210,cudaErrorNotMapped=211,cudaErrorNotMappedAsArray=212,cudaErrorNotMappedAsPointer=213,cudaErrorECCUncorrectable=214,cudaErrorUnsupportedLimit=215,cudaErrorDeviceAlreadyInUse=216,cudaErrorPeerAccessUnsupported=217,cudaErrorInvalidPtx=218,cudaErrorInvalidGraphicsContext=219,cudaErrorNvlinkUncorrectable=220,cudaErrorJitCompilerNotFound=221,cudaErrorUnsupportedPtxVersion=222,cudaErrorJitCompilationDisabled=223,cudaErrorUnsupportedExecAffinity=224,cudaErrorUnsupportedDevSideSync=225,cudaErrorContained=226,cudaErrorInvalidSource=300,cudaErrorFileNotFound=301,cudaErrorSharedObjectSymbolNotFound=302,cudaErrorSharedObjectInitFailed=303,cudaErrorOperatingSystem=304,cudaErrorInvalidResourceHandle=400,cudaErrorIllegalState=401,cudaErrorLossyQuery=402,cudaErrorSymbolNotFound=500,cudaErrorNotReady=600,cudaErrorIllegalAddress=700,cudaErrorLaunchOutOfResources=701,cudaErrorLaunchTimeout=702,cudaErrorLaunchIncompatibleTexturing=703,cudaErrorPeerAccessAlreadyEnabled=704,cudaErrorPeerAccessNotEnabled=705,cudaErrorSetOnActiveProcess=708,cudaErrorContextIsDestroyed=709,cudaErrorAssert=710,cudaErrorTooManyPeers=711,cudaErrorHostMemoryAlreadyRegistered=712,cudaErrorHostMemoryNotRegistered=713,cudaErrorHardwareStackError=714,cudaErrorIllegalInstruction=715,cudaErrorMisalignedAddress=716,cudaErrorInvalidAddressSpace=717,cudaErrorInvalidPc=718,cudaErrorLaunchFailure=719,cudaErrorCooperativeLaunchTooLarge=720,cudaErrorTensorMemoryLeak=721,cudaErrorNotPermitted=800,cudaErrorNotSupported=801,cudaErrorSystemNotReady=802,cudaErrorSystemDriverMismatch=803,cudaErrorCompatNotSupportedOnDevice=804,cudaErrorMpsConnectionFailed=805,cudaErrorMpsRpcFailure=806,cudaErrorMpsServerNotReady=807,cudaErrorMpsMaxClientsReached=808,cudaErrorMpsMaxConnectionsReached=809,cudaErrorMpsClientTerminated=810,cudaErrorCdpNotSupported=811,cudaErrorCdpVersionMismatch=812,cudaErrorStreamCaptureUnsupported=900,cudaErrorStreamCaptureInvalidated=901,cudaErrorStreamCaptureMerge=902,cudaErrorStreamCaptureUnmatched=903,cudaErrorStreamCaptureUnjoined=904,cudaErrorStreamCaptureIsolation=905,cudaErrorStreamCaptureImplicit=906,cudaErrorCapturedEvent=907,cudaErrorStreamCaptureWrongThread=908,cudaErrorTimeout=909,cudaErrorGraphExecUpdateFailure=910,cudaErrorExternalDevice=911,cudaErrorInvalidClusterSize=912,cudaErrorFunctionNotLoaded=913,cudaErrorInvalidResourceType=914,cudaErrorInvalidResourceConfiguration=915,cudaErrorUnknown=999,cudaErrorApiFailureBase=10000\n"
@@ -99,6 +100,7 @@ _ENUMS = (
     "cudaEglColorFormat||cudaEglColorFormatYUV420Planar=0,cudaEglColorFormatYUV420SemiPlanar=1,cudaEglColorFormatYUV422Planar=2,cudaEglColorFormatYUV422SemiPlanar=3,cudaEglColorFormatARGB=6,cudaEglColorFormatRGBA=7,cudaEglColorFormatL=8,cudaEglColorFormatR=9,cudaEglColorFormatYUV444Planar=10,cudaEglColorFormatYUV444SemiPlanar=11,cudaEglColorFormatYUYV422=12,cudaEglColorFormatUYVY422=13,cudaEglColorFormatABGR=14,cudaEglColorFormatBGRA=15,cudaEglColorFormatA=16,cudaEglColorFormatRG=17,cudaEglColorFormatAYUV=18,cudaEglColorFormatYVU444SemiPlanar=19,cudaEglColorFormatYVU422SemiPlanar=20,cudaEglColorFormatYVU420SemiPlanar=21,cudaEglColorFormatY10V10U10_444SemiPlanar=22,cudaEglColorFormatY10V10U10_420SemiPlanar=23,cudaEglColorFormatY12V12U12_444SemiPlanar=24,cudaEglColorFormatY12V12U12_420SemiPlanar=25,cudaEglColorFormatVYUY_ER=26,cudaEglColorFormatUYVY_ER=27,cudaEglColorFormatYUYV_ER=28,cudaEglColorFormatYVYU_ER=29,cudaEglColorFormatYUVA_ER=31,cudaEglColorFormatAYUV_ER=32,cudaEglColorFormatYUV444Planar_ER=33,cudaEglColorFormatYUV422Planar_ER=34,cudaEglColorFormatYUV420Planar_ER=35,cudaEglColorFormatYUV444SemiPlanar_ER=36,cudaEglColorFormatYUV422SemiPlanar_ER=37,cudaEglColorFormatYUV420SemiPlanar_ER=38,cudaEglColorFormatYVU444Planar_ER=39,cudaEglColorFormatYVU422Planar_ER=40,cudaEglColorFormatYVU420Planar_ER=41,cudaEglColorFormatYVU444SemiPlanar_ER=42,cudaEglColorFormatYVU422SemiPlanar_ER=43,cudaEglColorFormatYVU420SemiPlanar_ER=44,cudaEglColorFormatBayerRGGB=45,cudaEglColorFormatBayerBGGR=46,cudaEglColorFormatBayerGRBG=47,cudaEglColorFormatBayerGBRG=48,cudaEglColorFormatBayer10RGGB=49,cudaEglColorFormatBayer10BGGR=50,cudaEglColorFormatBayer10GRBG=51,cudaEglColorFormatBayer10GBRG=52,cudaEglColorFormatBayer12RGGB=53,cudaEglColorFormatBayer12BGGR=54,cudaEglColorFormatBayer12GRBG=55,cudaEglColorFormatBayer12GBRG=56,cudaEglColorFormatBayer14RGGB=57,cudaEglColorFormatBayer14BGGR=58,cudaEglColorFormatBayer14GRBG=59,cudaEglColorFormatBayer14GBRG=60,cudaEglColorFormatBayer20RGGB=61,cudaEglColorFormatBayer20BGGR=62,cudaEglColorFormatBayer20GRBG=63,cudaEglColorFormatBayer20GBRG=64,cudaEglColorFormatYVU444Planar=65,cudaEglColorFormatYVU422Planar=66,cudaEglColorFormatYVU420Planar=67,cudaEglColorFormatBayerIspRGGB=68,cudaEglColorFormatBayerIspBGGR=69,cudaEglColorFormatBayerIspGRBG=70,cudaEglColorFormatBayerIspGBRG=71,cudaEglColorFormatBayerBCCR=72,cudaEglColorFormatBayerRCCB=73,cudaEglColorFormatBayerCRBC=74,cudaEglColorFormatBayerCBRC=75,cudaEglColorFormatBayer10CCCC=76,cudaEglColorFormatBayer12BCCR=77,cudaEglColorFormatBayer12RCCB=78,cudaEglColorFormatBayer12CRBC=79,cudaEglColorFormatBayer12CBRC=80,cudaEglColorFormatBayer12CCCC=81,cudaEglColorFormatY=82,cudaEglColorFormatYUV420SemiPlanar_2020=83,cudaEglColorFormatYVU420SemiPlanar_2020=84,cudaEglColorFormatYUV420Planar_2020=85,cudaEglColorFormatYVU420Planar_2020=86,cudaEglColorFormatYUV420SemiPlanar_709=87,cudaEglColorFormatYVU420SemiPlanar_709=88,cudaEglColorFormatYUV420Planar_709=89,cudaEglColorFormatYVU420Planar_709=90,cudaEglColorFormatY10V10U10_420SemiPlanar_709=91,cudaEglColorFormatY10V10U10_420SemiPlanar_2020=92,cudaEglColorFormatY10V10U10_422SemiPlanar_2020=93,cudaEglColorFormatY10V10U10_422SemiPlanar=94,cudaEglColorFormatY10V10U10_422SemiPlanar_709=95,cudaEglColorFormatY_ER=96,cudaEglColorFormatY_709_ER=97,cudaEglColorFormatY10_ER=98,cudaEglColorFormatY10_709_ER=99,cudaEglColorFormatY12_ER=100,cudaEglColorFormatY12_709_ER=101,cudaEglColorFormatYUVA=102,cudaEglColorFormatYVYU=104,cudaEglColorFormatVYUY=105,cudaEglColorFormatY10V10U10_420SemiPlanar_ER=106,cudaEglColorFormatY10V10U10_420SemiPlanar_709_ER=107,cudaEglColorFormatY10V10U10_444SemiPlanar_ER=108,cudaEglColorFormatY10V10U10_444SemiPlanar_709_ER=109,cudaEglColorFormatY12V12U12_420SemiPlanar_ER=110,cudaEglColorFormatY12V12U12_420SemiPlanar_709_ER=111,cudaEglColorFormatY12V12U12_444SemiPlanar_ER=112,cudaEglColorFormatY12V12U12_444SemiPlanar_709_ER=113,cudaEglColorFormatUYVY709=114,cudaEglColorFormatUYVY709_ER=115,cudaEglColorFormatUYVY2020=116\n"
 )
 
+from cuda.bindings cimport driver as _driver
 cdef class EGLImageKHR(_Handle):
     """Handle type EGLImageKHR (an opaque C pointer)."""
     pass
@@ -120,10 +122,10 @@ cdef class cudaMipmappedArray_t(_Handle):
 cdef class cudaMipmappedArray_const_t(_Handle):
     """Handle type cudaMipmappedArray_const_t (an opaque C pointer)."""
     pass
-cdef class cudaStream_t(_Handle):
+cdef class cudaStream_t(_driver.CUstream):
     """Handle type cudaStream_t (an opaque C pointer)."""
     pass
-cdef class cudaEvent_t(_Handle):
+cdef class cudaEvent_t(_driver.CUevent):
     """Handle type cudaEvent_t (an opaque C pointer)."""
     pass
 cdef class cudaGraphicsResource_t(_Handle):
@@ -135,16 +137,16 @@ cdef class cudaExternalMemory_t(_Handle):
 cdef class cudaExternalSemaphore_t(_Handle):
     """Handle type cudaExternalSemaphore_t (an opaque C pointer)."""
     pass
-cdef class cudaGraph_t(_Handle):
+cdef class cudaGraph_t(_driver.CUgraph):
     """Handle type cudaGraph_t (an opaque C pointer)."""
     pass
-cdef class cudaGraphNode_t(_Handle):
+cdef class cudaGraphNode_t(_driver.CUgraphNode):
     """Handle type cudaGraphNode_t (an opaque C pointer)."""
     pass
-cdef class cudaUserObject_t(_Handle):
+cdef class cudaUserObject_t(_driver.CUuserObject):
     """Handle type cudaUserObject_t (an opaque C pointer)."""
     pass
-cdef class cudaFunction_t(_Handle):
+cdef class cudaFunction_t(_driver.CUfunction):
     """Handle type cudaFunction_t (an opaque C pointer)."""
     pass
 cdef class cudaKernel_t(_Handle):
@@ -153,10 +155,10 @@ cdef class cudaKernel_t(_Handle):
 cdef class cudaLibrary_t(_Handle):
     """Handle type cudaLibrary_t (an opaque C pointer)."""
     pass
-cdef class cudaMemPool_t(_Handle):
+cdef class cudaMemPool_t(_driver.CUmemoryPool):
     """Handle type cudaMemPool_t (an opaque C pointer)."""
     pass
-cdef class cudaGraphExec_t(_Handle):
+cdef class cudaGraphExec_t(_driver.CUgraphExec):
     """Handle type cudaGraphExec_t (an opaque C pointer)."""
     pass
 cdef class cudaGraphDeviceNode_t(_Handle):
@@ -168,22 +170,22 @@ cdef class cudaAsyncCallbackHandle_t(_Handle):
 cdef class cudaLogsCallbackHandle(_Handle):
     """Handle type cudaLogsCallbackHandle (an opaque C pointer)."""
     pass
-cdef class cudaEglStreamConnection(_Handle):
+cdef class cudaEglStreamConnection(_driver.CUeglStreamConnection):
     """Handle type cudaEglStreamConnection (an opaque C pointer)."""
     pass
-cdef class VdpGetProcAddress(_Handle):
+cdef class VdpGetProcAddress(_FuncType):
     """Function pointer type VdpGetProcAddress (an opaque C pointer)."""
     pass
-cdef class cudaHostFn_t(_Handle):
+cdef class cudaHostFn_t(_FuncPtr):
     """Function pointer type cudaHostFn_t (an opaque C pointer)."""
     pass
-cdef class cudaAsyncCallback(_Handle):
+cdef class cudaAsyncCallback(_FuncPtr):
     """Function pointer type cudaAsyncCallback (an opaque C pointer)."""
     pass
-cdef class cudaStreamCallback_t(_Handle):
+cdef class cudaStreamCallback_t(_FuncPtr):
     """Function pointer type cudaStreamCallback_t (an opaque C pointer)."""
     pass
-cdef class cudaLogsCallback_t(_Handle):
+cdef class cudaLogsCallback_t(_FuncPtr):
     """Function pointer type cudaLogsCallback_t (an opaque C pointer)."""
     pass
 cdef class GLenum(_IntValue):
@@ -12738,6 +12740,7 @@ def cudaLogsDumpToFile(iterator, pathToFile, flags):
     """
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaLogIterator c_iterator = <cyruntime.cudaLogIterator>0
+    cdef cyruntime.cudaLogIterator* r_iterator = &c_iterator
     cdef bytes b_pathToFile
     cdef const char* c_pathToFile
     cdef unsigned int c_flags
@@ -12749,19 +12752,19 @@ def cudaLogsDumpToFile(iterator, pathToFile, flags):
         b_pathToFile = _as_bytes(pathToFile, False)
         c_pathToFile = <char*>b_pathToFile
         _p = 0
-        if isinstance(iterator, _IntValue):
-            c_iterator = <cyruntime.cudaLogIterator>_iv(<_IntValue>iterator)
+        if isinstance(iterator, cudaLogIterator):
+            r_iterator = <cyruntime.cudaLogIterator*>(<_IntValue>iterator)._p
         elif iterator is None:
-            c_iterator = 0
+            r_iterator = NULL
         else:
             c_iterator = iterator
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('cudaLogsDumpToFile', ('iterator', 'pathToFile', 'flags'), _p) from None
     with nogil:
-        err = cyruntime.cudaLogsDumpToFile(&c_iterator, <const char*>c_pathToFile, c_flags)
+        err = cyruntime.cudaLogsDumpToFile(r_iterator, <const char*>c_pathToFile, c_flags)
     if err != 0:
         return (_st(err), None,)
-    return (_ok(), _new_int(cudaLogIterator, <unsigned long long>c_iterator, 4, False),)
+    return (_ok(), (None if r_iterator == NULL else iterator if r_iterator != &c_iterator else _new_int(cudaLogIterator, <unsigned long long>c_iterator, 4, False)),)
 
 def cudaLogsDumpToMemory(iterator, buffer, size, flags):
     """Dump accumulated driver logs into a buffer.
@@ -12816,6 +12819,7 @@ def cudaLogsDumpToMemory(iterator, buffer, size, flags):
     """
     cdef cyruntime.cudaError_t err
     cdef cyruntime.cudaLogIterator c_iterator = <cyruntime.cudaLogIterator>0
+    cdef cyruntime.cudaLogIterator* r_iterator = &c_iterator
     cdef void* c_buffer
     cdef Py_ssize_t n_buffer
     cdef size_t c_size = <size_t>0
@@ -12825,10 +12829,10 @@ def cudaLogsDumpToMemory(iterator, buffer, size, flags):
         _p = 3
         c_flags = flags
         _p = 0
-        if isinstance(iterator, _IntValue):
-            c_iterator = <cyruntime.cudaLogIterator>_iv(<_IntValue>iterator)
+        if isinstance(iterator, cudaLogIterator):
+            r_iterator = <cyruntime.cudaLogIterator*>(<_IntValue>iterator)._p
         elif iterator is None:
-            c_iterator = 0
+            r_iterator = NULL
         else:
             c_iterator = iterator
         _p = 1
@@ -12840,10 +12844,10 @@ def cudaLogsDumpToMemory(iterator, buffer, size, flags):
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('cudaLogsDumpToMemory', ('iterator', 'buffer', 'size', 'flags'), _p) from None
     with nogil:
-        err = cyruntime.cudaLogsDumpToMemory(&c_iterator, <char*>c_buffer, &c_size, c_flags)
+        err = cyruntime.cudaLogsDumpToMemory(r_iterator, <char*>c_buffer, &c_size, c_flags)
     if err != 0:
         return (_st(err), None, None)
-    return (_ok(), _new_int(cudaLogIterator, <unsigned long long>c_iterator, 4, False), c_size)
+    return (_ok(), (None if r_iterator == NULL else iterator if r_iterator != &c_iterator else _new_int(cudaLogIterator, <unsigned long long>c_iterator, 4, False)), c_size)
 
 def cudaGraphCreate(flags):
     """Creates a graph.

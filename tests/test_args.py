@@ -1,5 +1,6 @@
 """Argument conversion happens before the driver is needed: wrong Python types raise TypeError
 even on a machine without libcuda.so.1 (no GPU needed)."""
+import ctypes
 import json
 import re
 
@@ -173,7 +174,7 @@ try:
     out["float void*"] = regs(2)[1]
 except TypeError:
     out["float void*"] = "TypeError"
-out["fast enum"] = bool(getattr(_version, "FAST_ENUM", False))
+out["float address"] = bool(getattr(_version, "FLOAT_ADDRESS", False))
 print(json.dumps(out))
 """
 
@@ -191,7 +192,76 @@ def test_what_the_driver_receives_for_the_inputs_nvidias_package_takes(stand_in_
     assert got["jit values none"] and got["jit values str"]
     assert got["border color"] == 2.5
     assert got["bytes destination"] and got["sizes from bytes"] == 4
-    assert got["float void*"] == (16 if got["fast enum"] else "TypeError")
+    assert got["float void*"] == (16 if got["float address"] else "TypeError")
+
+
+HANDLE_REFS = r"""
+import ctypes, json
+from cuda.bindings import driver as d
+stub = ctypes.CDLL("libcuda.so.1")
+stub.cuStubArgs.restype = ctypes.POINTER(ctypes.c_uint64)
+def reg0():
+    return stub.cuStubArgs()[0]
+out = {}
+conn = d.CUeglStreamConnection(5)
+d.cuEGLStreamConsumerDisconnect(conn)
+out["object"] = reg0() == conn.getPtr()
+cell = ctypes.c_void_p(7)
+d.cuEGLStreamConsumerDisconnect(ctypes.addressof(cell))
+out["address"] = reg0() == ctypes.addressof(cell)
+d.cuEGLStreamConsumerDisconnect(None)
+out["none"] = reg0()
+d.cuEGLStreamConsumerDisconnect(0)
+out["zero"] = reg0()
+err, it = d.cuLogsDumpToFile(None, b"log.txt", 0)
+out["iterator none"] = [reg0(), it is None]
+mine = d.CUlogIterator(3)
+err, it = d.cuLogsDumpToFile(mine, b"log.txt", 0)
+out["iterator object"] = [reg0() == mine.getPtr(), it is mine]
+err, it = d.cuLogsDumpToFile(3, b"log.txt", 0)
+out["iterator int"] = [reg0() != 0, repr(it)]
+print(json.dumps(out))
+"""
+
+
+def test_pointer_to_handle_and_log_iterator_arguments(stand_in_driver):
+    """A pointer-to-handle argument (the EGL calls' `CUeglStreamConnection *conn`) is a handle
+    object's own storage, or, as NVIDIA's tuple-style package takes it, an int: the address of
+    the handle (None and 0: NULL).  A log iterator is its object's storage (the call advances it,
+    and returns it), None is NULL (returned as None), an int a value passed by reference."""
+    proc = run_python(HANDLE_REFS, env=stand_in_env(stand_in_driver, 0))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    got = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert got == {"object": True, "address": True, "none": 0, "zero": 0, "iterator none": [0, True],
+                   "iterator object": [True, True], "iterator int": [True, "<CUlogIterator 3>"]}
+
+
+def test_nvrtc_program_given_by_address():
+    """nvrtcDestroyProgram takes the program object, or (as NVIDIA's) the address of a program
+    variable, which it clears; an address in the first page holds none (ValueError, where the
+    library would crash), and a variable holding NULL is the library's to refuse."""
+    err, prog = nvrtc.nvrtcCreateProgram(b"__global__ void k() {}", b"k.cu", 0, [], [])
+    cell = ctypes.c_void_p(int(prog))
+    assert nvrtc.nvrtcDestroyProgram(ctypes.addressof(cell)) == (nvrtc.nvrtcResult.NVRTC_SUCCESS,)
+    assert cell.value is None
+    assert nvrtc.nvrtcDestroyProgram(ctypes.addressof(cell))[0] == nvrtc.nvrtcResult.NVRTC_ERROR_INVALID_PROGRAM
+    assert nvrtc.nvrtcDestroyProgram(None)[0] == nvrtc.nvrtcResult.NVRTC_ERROR_INVALID_PROGRAM
+    with pytest.raises(ValueError, match="not the address of an NVRTC program"):
+        nvrtc.nvrtcDestroyProgram(16)
+
+
+def test_nvrtc_flow_callback_is_an_address():
+    """nvrtcSetFlowCallback's callback (`int (*)(void*, void*)`, no typedef) is a void*, as in
+    NVIDIA's package: a ctypes function, an int address or a buffer."""
+    import ctypes
+    cb = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p)(lambda a, b: 0)
+    err, prog = nvrtc.nvrtcCreateProgram(b"__global__ void k() {}", b"k.cu", 0, [], [])
+    try:
+        for callback in (cb, ctypes.cast(cb, ctypes.c_void_p).value, bytes(8)):
+            assert nvrtc.nvrtcSetFlowCallback(prog, callback, None) == (nvrtc.nvrtcResult.NVRTC_SUCCESS,)
+        assert nvrtc.nvrtcSetFlowCallback(prog, None, None)[0] == nvrtc.nvrtcResult.NVRTC_ERROR_INVALID_INPUT
+    finally:
+        nvrtc.nvrtcDestroyProgram(prog)
 
 
 def test_what_nvidias_package_refuses_is_still_refused():

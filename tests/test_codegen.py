@@ -369,3 +369,61 @@ def test_snake_case_layer_from_the_model(nvvm_model):
     assert sorted(n for n, body in defs.items() if "_error_log(prog" in body) == ["compile_program", "verify_program"]
     assert "_bptr(buffer, &c_buffer, c_size)" in defs["_nvvmAddModuleToProgram"]
     assert "return r[1].decode()" in defs["get_error_string"]
+
+
+DRIVER_TYPES = textwrap.dedent("""\
+    typedef enum cudaError_enum { CUDA_SUCCESS = 0 } CUresult;
+    typedef struct CUstream_st *CUstream;
+    typedef struct CUkern_st *CUkernel;
+    """)
+RUNTIME_TYPES = textwrap.dedent("""\
+    typedef enum cudaError { cudaSuccess = 0 } cudaError_t;
+    struct cudaPitchedPtr { void *ptr; size_t pitch; size_t xsize; size_t ysize; };  /* (make_* helpers) */
+    struct cudaPos { size_t x; size_t y; size_t z; };
+    struct cudaExtent { size_t width; size_t height; size_t depth; };
+    typedef struct CUstream_st *cudaStream_t;
+    typedef struct CUkern_st *cudaKernel_t;
+    typedef void (*cudaHostFn_t)(void *userData);
+    typedef int VdpThing(int device, void **out);
+    /**
+     * \\brief Watches a stream
+     * \\param stream   - Stream
+     * \\param callback - Called back
+     */
+    cudaError_t cudaStreamWatch(cudaStream_t stream, int (*callback)(void *, void *));
+    /**
+     * \\brief Returns the version
+     * \\param runtimeVersion - Returns the version
+     */
+    cudaError_t cudaRuntimeGetVersion(int *runtimeVersion);
+    """)
+
+
+def _tiny(tmp_path, lib, text):
+    (tmp_path / f"{lib}.h").write_text(text)
+    defs = parse.run_pyclibrary(tmp_path, [f"{lib}.h"])
+    raw = {"defs": defs, "docs": parse.doc_comments(text), "versioned": {}, "ptds": {}, "pfn": {}}
+    return model.build(raw, lib)
+
+
+def test_handle_classes_derive_from_their_kind_and_from_the_driver_where_nvidias_do(tmp_path):
+    """runtime.cudaStream_t derives from driver.CUstream (overrides.PEER_SUBCLASSES, a peer of the
+    same C type), cimported from the driver's generated .pxd; cudaKernel_t, a peer too, does not;
+    function pointer classes derive from _base._FuncPtr (compared by identity), a C function type
+    from _FuncType (shown in decimal); an inline function pointer parameter is a void*."""
+    pytest.importorskip("pyclibrary", reason="the generator's parser (pyclibrary) is not installed")
+    models = {"driver": _tiny(tmp_path, "driver", DRIVER_TYPES), "runtime": _tiny(tmp_path, "runtime", RUNTIME_TYPES)}
+    for m in models.values():
+        m.cuda = "13.0"
+        resolve.resolve(m, models)
+    rt = models["runtime"]
+    assert rt.resolved.bases == {"cudaStream_t": "driver.CUstream"}
+    text = "\n".join(emit_py._int_classes(rt))
+    assert "from cuda.bindings cimport driver as _driver" in text
+    assert "cdef class cudaStream_t(_driver.CUstream):" in text
+    assert "cdef class cudaKernel_t(_Handle):" in text
+    assert "cdef class cudaHostFn_t(_FuncPtr):" in text and "cdef class VdpThing(_FuncType):" in text
+    (watch,) = [f for f in rt.functions if f.name == "cudaStreamWatch"]
+    assert [(p.name, p.conv) for p in watch.params] == [("stream", "handle"), ("callback", "voidp")]
+    pxd = emit_py.emit_class_pxd(models["driver"], {"CUstream"})
+    assert "cdef class CUstream(_Handle):" in pxd and "CUkernel" not in pxd

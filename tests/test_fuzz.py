@@ -64,7 +64,7 @@ def test_values_that_crashed_now_raise_naming_the_parameter():
             (lambda: driver.cuDeviceGetPCIBusId(-1, 0), "length cannot be negative: -1"),
             (lambda: runtime.cudaDeviceGetPCIBusId(-1, 0), "length cannot be negative: -1"),
             (lambda: nvrtc.nvrtcGetPTXSize(True), "prog 0x1 is not an NVRTC program"),
-            (lambda: nvrtc.nvrtcDestroyProgram(4095), "prog 0xfff is not an NVRTC program"),
+            (lambda: nvrtc.nvrtcDestroyProgram(4095), "prog 0xfff is not the address of an NVRTC program"),
             (lambda: nvjitlink.complete(16), "handle 0x10 is not an nvJitLink handle"),
             (lambda: nvvm.destroy_program(1), "prog 0x1 is not an NVVM program")]:
         with pytest.raises(ValueError, match=words):

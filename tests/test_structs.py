@@ -572,3 +572,32 @@ def test_a_float_in_a_pointer_field_is_an_address_where_nvidias_package_takes_on
     else:
         with pytest.raises(TypeError, match="^userData"):
             h.userData = 5.5
+
+
+def test_a_lone_pointer_to_an_integer_type_reads_as_an_object_viewing_it():
+    """CUmemDecompressParams.dstActBytes (`cuuint32_t *`, where the driver writes the size) reads
+    as NVIDIA's package reads it: a cuuint32_t viewing the memory it points to (for NULL a new
+    one holding 0); it is set to a cuuint32_t object (kept alive), a buffer or an address."""
+    if not hasattr(driver, "CUmemDecompressParams"):
+        pytest.skip("no CUmemDecompressParams in this release")
+    p = driver.CUmemDecompressParams()
+    v = p.dstActBytes
+    assert type(v) is driver.cuuint32_t and int(v) == 0
+    assert "dstActBytes : <cuuint32_t 0>" in repr(p).splitlines()
+    target = driver.cuuint32_t(7)
+    p.dstActBytes = target
+    assert p.dstActBytes.getPtr() == target.getPtr() and int(p.dstActBytes) == 7
+    ctypes.c_uint32.from_address(target.getPtr()).value = 12        # what the driver writes
+    assert int(p.dstActBytes) == 12 and int(target) == 12
+    buf = bytearray(4)
+    p.dstActBytes = buf
+    assert int(p.dstActBytes) == 0 and p.dstActBytes.getPtr() == ctypes.addressof(ctypes.c_char.from_buffer(buf))
+    cell = ctypes.c_uint32(9)
+    p.dstActBytes = ctypes.addressof(cell)
+    assert int(p.dstActBytes) == 9
+    p.dstActBytes = None
+    assert int(p.dstActBytes) == 0 and p.dstActBytes.getPtr() != p.getPtr()
+    with pytest.raises(ValueError, match="first page"):
+        p.dstActBytes = 1                  # a number, not an address: reading it back would crash
+    with pytest.raises(TypeError):
+        p.dstActBytes = 1.5

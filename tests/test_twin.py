@@ -83,6 +83,41 @@ def test_reserved_fields_as_nvidia_shows_them():
     for h in (driver.CUipcMemHandle(), driver.CUipcEventHandle(), runtime.cudaIpcMemHandle_t()):
         h.reserved = b"\x01" * 64
         assert h.reserved == b"\x01" * 64
+        # ... but left out of the repr where NVIDIA's hides them (there an empty struct's repr)
+        lib = "runtime" if type(h).__module__.endswith("runtime") else "driver"
+        assert ("reserved :" in repr(h)) == (lib not in hidden)
+    if "driver" in hidden:
+        assert repr(driver.CUipcEventHandle()) == ""
+
+
+def test_constants_and_enum_members_as_nvidia_reads_them():
+    # 12.9.10 and 13.0.3 read the #define 0xFFFFFFFF as a C int; 13.5.0 an enum member 1 << 31
+    assert driver.CUDA_EGL_INFINITE_TIMEOUT == (0xFFFFFFFF if RELEASE == "13.5" else -1)
+    flags = driver.CUCoredumpGenerationFlags
+    if hasattr(flags, "CU_COREDUMP_LOG_ONLY"):
+        m = flags.CU_COREDUMP_LOG_ONLY
+        assert int(m) == (-(1 << 31) if RELEASE == "13.5" else 1 << 31)
+        assert flags(int(m)) is m
+
+
+def test_new_kernel_node_params_v2_as_nvidia_makes_it():
+    # 13.5.0's cudaKernelNodeParamsV2 (with its union of func, kern and cuFunc) is all zeros; the
+    # other releases' and cudaKernelNodeParams have the C++ constructor's dim3 (1, 1, 1)
+    v2 = runtime.cudaKernelNodeParamsV2()
+    one = 0 if RELEASE == "13.5" else 1
+    assert (v2.gridDim.x, v2.gridDim.y, v2.gridDim.z, v2.blockDim.z) == (one,) * 4
+    assert runtime.cudaKernelNodeParams().gridDim.x == 1
+
+
+def test_float_addresses_where_nvidia_takes_them():
+    assert _version.FLOAT_ADDRESS == (RELEASE != "13.0")
+    p = driver.CUDA_MEMCPY2D()
+    if _version.FLOAT_ADDRESS:
+        p.srcHost = 4096.7
+        assert p.srcHost == 4096
+    else:
+        with pytest.raises(TypeError):
+            p.srcHost = 4096.7
 
 
 def test_conditional_body_graphs_before_the_driver_writes_them():

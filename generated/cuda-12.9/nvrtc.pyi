@@ -78,5 +78,5 @@ def nvrtcGetPCHCreateStatus(prog: nvrtcProgram | int | None) -> tuple[nvrtcResul
     """returns the PCH creation status."""
 def nvrtcGetPCHHeapSizeRequired(prog: nvrtcProgram | int | None) -> tuple[nvrtcResult, int | None]:
     """retrieve the required size of the PCH heap required to compile the given program."""
-def nvrtcSetFlowCallback(prog: nvrtcProgram | int | None, callback: int, payload: Address) -> tuple[nvrtcResult]:
+def nvrtcSetFlowCallback(prog: nvrtcProgram | int | None, callback: Address, payload: Address) -> tuple[nvrtcResult]:
     """nvrtcSetFlowCallback registers a callback function that the compiler will invoke at different points during a call to nvrtcCompileProgram, and the callback function can decide whether to cancel compilation by returning specific values."""

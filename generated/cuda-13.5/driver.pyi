@@ -1215,7 +1215,7 @@ class CUCoredumpGenerationFlags(IntEnum):
     CU_COREDUMP_FAULTED_CONTEXTS_ONLY = 128
     CU_COREDUMP_SKIP_TENSOR_MEMORY = 256
     CU_COREDUMP_NO_ERRBAR_AT_EXIT = 1073741824
-    CU_COREDUMP_LOG_ONLY = 2147483648
+    CU_COREDUMP_LOG_ONLY = -2147483648
     CU_COREDUMP_LIGHTWEIGHT_FLAGS = 303
 
 class CUgreenCtxCreate_flags(IntEnum):
@@ -3014,9 +3014,9 @@ class CUmemDecompressParams_st(_Struct):
     srcNumBytes: int
     dstNumBytes: int
     @property
-    def dstActBytes(self) -> int: ...
+    def dstActBytes(self) -> cuuint32_t: ...
     @dstActBytes.setter
-    def dstActBytes(self, value: Address) -> None: ...
+    def dstActBytes(self, value: cuuint32_t | Address) -> None: ...
     @property
     def src(self) -> int: ...
     @src.setter

@@ -223,6 +223,11 @@ DEPARTURES = [
     (r"re:\.fn\.cu(da)?LogsDumpToFile\.iterator:value_inout=addr$", ({"exc": "OverflowError"}, {"exc": "TypeError"}),
      "all", "refuses-otherwise", "a log iterator is a 32-bit integer: an address does not fit (OverflowError); "
      "NVIDIA's package takes only its own class (TypeError)"),
+    (r"re:^driver\.field\.CUmemDecompressParams_st\.dstActBytes:ptrarray\.set=(int|enum|handle)$",
+     ({"exc": "ValueError"}, {"exc": "AttributeError"}),
+     "all", "refuses-otherwise", "CUmemDecompressParams.dstActBytes is set to an address, a buffer or a "
+     "cuuint32_t object, and a number in the first page of memory is no address (ValueError: reading the "
+     "field back would read there); NVIDIA's field has no setter (AttributeError)"),
     (r"re:^nvrtc\.fn\.nvrtcDestroyProgram\.prog:handle_ref=handle$", ({"exc": "ValueError"}, {"exc": "TypeError"}),
      "all", "refuses-otherwise", "an object whose value lies in the first page of memory is no NVRTC program "
      "(ValueError); NVIDIA's package refuses any other class (TypeError)"),

@@ -59,5 +59,5 @@ def nvrtcGetPCHCreateStatus(prog: nvrtcProgram | int | None) -> None:
     """returns the PCH creation status."""
 def nvrtcGetPCHHeapSizeRequired(prog: nvrtcProgram | int | None) -> int:
     """retrieve the required size of the PCH heap required to compile the given program."""
-def nvrtcSetFlowCallback(prog: nvrtcProgram | int | None, callback: int, payload: Address) -> None:
+def nvrtcSetFlowCallback(prog: nvrtcProgram | int | None, callback: Address, payload: Address) -> None:
     """nvrtcSetFlowCallback registers a callback function that the compiler will invoke at different points during a call to nvrtcCompileProgram, and the callback function can decide whether to cancel compilation by returning specific values."""
