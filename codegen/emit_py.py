@@ -917,7 +917,7 @@ def _struct_args(w, p):
             f = next(f for f in st.fields if w.rn.fields[st.name][f.name] == fld)
             allocated[fld] = f"a_{fld}"
             x.cdecls.append(f"cdef object a_{fld} = None")
-            x.setters.append((arg, f"a_{fld} = _new_record(_L.cls({w.rn.cls[f.ctype]!r}), {arg})", None))
+            x.setters.append((arg, f"a_{fld} = _new_record(_L.cls({w.rn.cls[f.ctype]!r}), <unsigned int>{arg})", None))
             x.setters.append((arg, f"{fld} = a_{fld}", f"s_{p.name}"))
             x.setters.append((arg, f"{n} = {arg}", f"s_{p.name}"))
         elif path.startswith("bytes:"):
@@ -927,7 +927,7 @@ def _struct_args(w, p):
     x.arg = f"<{w.cy(p.ctype, p.ptr)}>s_{p.name}._ptr"
     outs = out if isinstance(out, (list, tuple)) else [out] if out else []
     items = [f"s_{p.name}" if o == "*" else _bytes_of(w, p, st, o) if o.startswith("bytes:") else
-             allocated.get(o, f"s_{p.name}.{o}") for o in outs]
+             allocated.get(o, f"s_{p.name}.{o}") for o in outs if not o.startswith("asked:")]
     if items:
         x.outs.append(items[0] if len(items) == 1 else f"({', '.join(items)})")
     return x
@@ -1459,6 +1459,10 @@ def _nv_call_and_return(w, call_args, outs, size_check, two_call):
                 or (fn.name, p.name) in ov.CONSUMES)]
     if fn.ret != L["status"]:
         return o + _nv_value_return(w, call, consumed)
+    asked = [(p, p.extra["output"]) for p in fn.params if p.conv == "struct_args"
+             and isinstance(p.extra["output"], str) and p.extra["output"].startswith("asked:")]
+    if asked:
+        return o + _asked_bytes_return(w, call, *asked[0])
     o.append(w.c_call(f"err = {call}"))
     if fn.name in ov.STATUS_RESULT:
         o.append("    return <int>err")
@@ -1479,6 +1483,22 @@ def _nv_call_and_return(w, call_args, outs, size_check, two_call):
             o.append(f"    if _CONSUMED: _CONSUMED.discard(h_out{i})")
             outs[i] = f"h_out{i}"
     return o + _nv_return(outs)
+
+
+def _asked_bytes_return(w, call, p, path):
+    """The two calls of a function filling a struct with bytes the caller sizes by asking first
+    (STRUCT_ARGS "asked:DATA:SIZE"): with DATA NULL, which sets SIZE; then with room for that many,
+    returned as bytes, as NVIDIA's package does."""
+    st = struct_of(w.model, p.ctype)
+    data, size = _byte_field(w, p, st, path)
+    insufficient = w.L["snake"]["insufficient"]
+    return [w.c_call(f"err = {call}"),
+            f"    if err != 0 and err != cy{w.model.lib}.{insufficient}:", "        _raise(err)",
+            f"    cdef _Buf b_{p.name} = _Buf_new({size})",
+            f"    {data} = b_{p.name}.ptr",
+            w.c_call(f"err = {call}"),
+            "    if err != 0:", "        _raise(err)",
+            f"    return PyBytes_FromStringAndSize(<char*>b_{p.name}.ptr, min(<Py_ssize_t>{size}, b_{p.name}.size))", ""]
 
 
 def _nv_size_checks(w, size_check):
@@ -1648,10 +1668,14 @@ def _records_errors(model):
     if "check_status" in cfg:
         o += ["",
               "def check_status(status):",
-              f'    """Raise the exception of a {status_py} value; return {cfg["check_status"]!r} when it is success."""',
+              f'    """Raise the exception of a {status_py} value; return {cfg["check_status"]!r} when it is success',
+              f'    (a value {status_py} lacks: ValueError, as NVIDIA\'s)."""',
               "    cdef long long s = _status_arg(status)",
               "    if s != 0:",
-              "        _raise(s)",
+              "        try:",
+              "            _raise(s)",
+              "        except ValueError as e:",
+              "            raise ValueError(f'status: {e}') from None",
               f"    return {cfg['check_status']!r}",
               ""]
     return o + ["",

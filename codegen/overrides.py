@@ -609,6 +609,8 @@ STATUS_RESULT = {"cudlaGetLastError"}
 # is an unsigned char array F given as bytes, as NVIDIA's package takes it (a C `char *` there):
 # the argument's bytes are copied in (at most the field's size; any buffer, or a sequence of byte
 # values, also does), and their number set into the field N; returned, it is that many bytes of F.
+# An output "asked:F:N" is bytes the call writes where the pointer field F points, as many as the
+# field N says after a first call with F NULL (the size query), returned as bytes.
 STRUCT_ARGS = {
     "nvmlDeviceGetClockOffsets": ("info", [("clock_type", "type"), ("pstate", "pstate")], "*"),
     "nvmlDeviceGetConfComputeGpuAttestationReport": ("gpuAtstReport", [("nonce", "bytes:nonce")], "*"),
@@ -627,7 +629,8 @@ STRUCT_ARGS = {
     "nvmlDeviceSetPowerManagementLimit_v2": ("powerValue", [("power_scope", "power_scope"), ("power_value_mw", "power_value_mw")], None),
     "nvmlDeviceSetRusdSettings_v1": ("settings", [("poll_mask", "poll_mask")], None),
     "nvmlDeviceSetVgpuHeterogeneousMode": ("pHeterogeneousMode", [("mode", "mode")], None),
-    "nvmlEventSetGetContextData_v1": ("params", [("index", "index")], "*"),
+    # (the payload, asked for with data NULL first, as bytes: as the reference returns it)
+    "nvmlEventSetGetContextData_v1": ("params", [("index", "index")], "asked:data_:data_size"),
     "nvmlEventSetGetContextInfo_v1": ("params", [("index", "index")], "*"),
     "nvmlEventSetGetGpuOperationalEventContextLegacyXid_v1": ("params", [("index", "index")], "*"),
     "nvmlEventSetWait_v3": ("params", [("timeout_ms", "timeout_ms")], "*"),

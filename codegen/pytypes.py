@@ -347,6 +347,8 @@ class PyTypes:
             return "int", "int"
         if path.startswith("bytes:"):
             return "bytes", "Buffer | Sequence[int]"
+        if path.startswith("asked:"):
+            return "bytes", "bytes"
         ft = next((ft for ft in self.struct_fields(struct_of(self.model, ctype)) if ft.name == path), None)
         if ft is None:
             return "Any", "Any"

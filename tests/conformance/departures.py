@@ -176,9 +176,9 @@ DEPARTURES = [
      "buffer for text and byte data, str for cuFile's string parameter, numbers in a numpy array or a list "
      "for field ids; nvFatbin and cuFile pass a size the library checks itself (NVIDIA's compares it with the "
      "buffer's length first)"),
-    (r"re:^(cufile|nvml|nvfatbin|cudla)\.fn\.\w+\.base$", None,
-     "all", "accepts-more", "the base call's arguments take a form NVIDIA's refuses (cuFile's slab arrays as "
-     "lists, where NVIDIA's takes addresses only)"),
+    (r"re:^(cufile|nvml|nvfatbin|cudla)\.record\.\w+\.\w+\.view$", None,
+     "all", "accepts-more", "an array of structs a class holds is indexable, also where NVIDIA's class holds one "
+     "struct"),
     (r"re:^(nvjitlink|nvvm)\.fn\..*:(cstr|strlist)=(text_b|none|numpy|bytes|swapped)$", None,
      "all", "accepts-more", "nvJitLink and NVVM take bytes for text and options too, None as no options, and "
      "a numpy array of C string addresses"),
