@@ -6,7 +6,7 @@ import re
 from . import docstrings
 from . import overrides as ov
 from .common import (F_ENUM, F_F, F_I, F_U, HEADER, bare, cytype, extra_enums, public_function, public_param,
-                     records_style, returns_struct, struct_of, twin_style, type_names)
+                     record_type, records_style, returns_struct, struct_of, twin_style, type_names)
 from .emit_snake import emit_snake_api
 from .libs import LIBS, helpers
 from .model import SCALARS
@@ -73,9 +73,12 @@ def _tuple_imports(model, L):
          "from libc.stdlib cimport malloc, free",
          "from libc.string cimport memcpy",
          ""]
+    utils = (["FunctionNotFoundError"] if any(fn.size_query for fn in model.functions) else []) + (
+        ["with_note as _with_note"] if L.get("snake") else [])
+    if utils:
+        o.insert(-1, f"from cuda.bindings._internal.utils import {', '.join(utils)}")
     if L.get("snake"):
         o.insert(-1, "from cuda.bindings._base cimport _live, _consume, _cstrs, _cstr_address")
-        o.insert(-1, "from cuda.bindings._internal.utils import with_note as _with_note")
     if _kept_roles(model):
         o.insert(-1, "from cuda.bindings._base cimport _keep_until_release, _release_kept")
     return o
@@ -889,7 +892,7 @@ def _record_struct_ptr(w, p):
 def _new_record(w, p):
     """The declarations of `s_<p>`, a new record of p's struct (or of the newer version NVIDIA's
     package passes instead: overrides.OUTPUT_VERSION), its `version` set."""
-    ctype = p.extra.get("record", p.ctype)
+    ctype = record_type(w.model, p)
     o = [f"cdef _Record s_{p.name} = {_one_record(w.rn, w.rn.cls[bare(ctype)])}"]
     ver = _struct_version(w.model, ctype, w.mod)
     if ver:
@@ -1187,9 +1190,15 @@ def _status_return(w, args, outs, size_check):
     fn, lib = w.fn, w.model.lib
     o = []
     for szf, pname, py in size_check:
+        # (a library without the size query lacks the getter too: the getter's call says which,
+        # as NVIDIA's package does)
         o.append(f"    cdef size_t need_{pname} = 0")
         h = fn.params[0]
-        o.append(f"    if cy{lib}.{szf}(<cy{lib}.{bare(h.ctype)}>c_{h.name}, &need_{pname}) == 0 and <size_t>n_{pname} < need_{pname}:")
+        o.append("    try:")
+        o.append(f"        asked_{pname} = cy{lib}.{szf}(<cy{lib}.{bare(h.ctype)}>c_{h.name}, &need_{pname}) == 0")
+        o.append("    except FunctionNotFoundError:")
+        o.append(f"        asked_{pname} = False")
+        o.append(f"    if asked_{pname} and <size_t>n_{pname} < need_{pname}:")
         o.append(f"        raise ValueError(f'{py} has {{n_{pname}}} bytes; {fn.name} needs {{need_{pname}}}')")
     o.append(w.c_call(f"err = cy{lib}.{fn.name}({', '.join(args)})"))
     kept = _kept_roles(w.model).get(fn.name)

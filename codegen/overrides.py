@@ -666,11 +666,16 @@ UNION_BY_ATTRIBUTE = {
 # Python binding makes.
 REFUSED_VALUES = {("cudlaCreateDevice", "flags"): ("{} & 1", "cudlaErrorUnsupportedOperation")}
 
-# Versioned output structs for which NVIDIA's package passes a newer version than the header's
-# parameter type (the functions take "v2 or later"): (function, parameter) -> the struct it fills.
+# Versioned output structs for which NVIDIA's package passes another version than the header's
+# parameter type (the functions take "v2 or later"): (function, parameter) -> the struct it fills,
+# or {release: the struct} where only that release's twin does.
 OUTPUT_VERSION = {
     ("nvmlDeviceGetGpuInstanceProfileInfoV", "info"): "nvmlGpuInstanceProfileInfo_v3_t",
     ("nvmlDeviceGetGpuInstanceProfileInfoByIdV", "info"): "nvmlGpuInstanceProfileInfo_v3_t",
+    # (NVIDIA's 12.9.10 fills the older versions where the 12.9 pin's header has newer ones)
+    ("nvmlDeviceGetGpuFabricInfoV", "gpuFabricInfo"): {"12.9": "nvmlGpuFabricInfo_v2_t"},
+    ("nvmlDeviceGetNvLinkInfo", "info"): {"12.9": "nvmlNvLinkInfo_v1_t"},
+    ("nvmlDeviceGetPlatformInfo", "platformInfo"): {"12.9": "nvmlPlatformInfo_v1_t"},
 }
 
 # String outputs that NVIDIA's package declares as one `char` and returns as the code of the

@@ -883,7 +883,10 @@ cdef _Buf _cstrs(object o, Py_ssize_t count):
         if isinstance(x, str):
             x = (<str>x).encode()
         elif not isinstance(x, bytes):        # an address (an int, or an object with __index__)
-            (<void**>b.ptr)[i] = _cstr_address(PyNumber_Index(x))
+            k = PyNumber_Index(x)
+            if k == 0:      # a NULL option: nvJitLink 12.x and 13.0 read it and crash
+                raise ValueError(f"item {i} is 0, the address of no C string")
+            (<void**>b.ptr)[i] = _cstr_address(k)
             continue
         keep.append(x)
         (<char**>b.ptr)[i] = PyBytes_AS_STRING(x)

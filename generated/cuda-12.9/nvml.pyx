@@ -8942,7 +8942,7 @@ def device_get_gpu_fabric_info_v(device):
 
     Returns
     -------
-    gpu_fabric_info : GpuFabricInfo_v3
+    gpu_fabric_info : GpuFabricInfo_v2
         Information about GPU fabric state
 
     Raises
@@ -8960,8 +8960,8 @@ def device_get_gpu_fabric_info_v(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_gpuFabricInfo = _new_record_at(_L, 69, 'GpuFabricInfo_v3')
-    (<unsigned int*>s_gpuFabricInfo._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlGpuFabricInfo_v3_t) | (3 << 24))
+    cdef _Record s_gpuFabricInfo = _new_record_at(_L, 68, 'GpuFabricInfo_v2')
+    (<unsigned int*>s_gpuFabricInfo._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlGpuFabricInfo_v2_t) | (2 << 24))
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
@@ -10590,7 +10590,7 @@ def device_get_platform_info(device):
 
     Returns
     -------
-    platform_info : PlatformInfo_v2
+    platform_info : PlatformInfo_v1
         Pointer to the caller-provided structure of nvmlPlatformInfo_t.
 
     Raises
@@ -10608,8 +10608,8 @@ def device_get_platform_info(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_platformInfo = _new_record_at(_L, 116, 'PlatformInfo_v2')
-    (<unsigned int*>s_platformInfo._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlPlatformInfo_v2_t) | (2 << 24))
+    cdef _Record s_platformInfo = _new_record_at(_L, 115, 'PlatformInfo_v1')
+    (<unsigned int*>s_platformInfo._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlPlatformInfo_v1_t) | (1 << 24))
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
@@ -13103,7 +13103,7 @@ def device_get_nvlink_info(device):
 
     Returns
     -------
-    info : NvLinkInfo_v2
+    info : NvLinkInfo_v1
         Reference to nvmlNvLinkInfo_t
 
     Raises
@@ -13122,8 +13122,8 @@ def device_get_nvlink_info(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_info = _new_record_at(_L, 89, 'NvLinkInfo_v2')
-    (<unsigned int*>s_info._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlNvLinkInfo_v2_t) | (2 << 24))
+    cdef _Record s_info = _new_record_at(_L, 88, 'NvLinkInfo_v1')
+    (<unsigned int*>s_info._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlNvLinkInfo_v1_t) | (1 << 24))
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):

@@ -179,9 +179,10 @@ DEPARTURES = [
     (r"re:^(cufile|nvml|nvfatbin|cudla)\.record\.\w+\.\w+\.view$", None,
      "all", "accepts-more", "an array of structs a class holds is indexable, also where NVIDIA's class holds one "
      "struct"),
-    (r"re:^(nvjitlink|nvvm)\.fn\..*:(cstr|strlist)=(text_b|none|numpy|bytes|swapped)$", None,
-     "all", "accepts-more", "nvJitLink and NVVM take bytes for text and options too, None as no options, and "
-     "a numpy array of C string addresses"),
+    (r"re:^(nvjitlink|nvvm)\.fn\..*:(cstr|strlist)=(text_b|none|numpy|bytes|swapped|ctypes)$", None,
+     "all", "accepts-more", "nvJitLink and NVVM take bytes for text and options too, None as no options, a "
+     "numpy array of C string addresses, and any sequence of one-character options (a ctypes char array) as "
+     "NVIDIA's later releases do"),
 
     # --- inputs both refuse, with another exception -----------------------------------------------------
     (r"re:\.(fn|field|handle|struct)\.", ({"exc": "TypeError"}, {"exc": "AttributeError"}),
@@ -278,6 +279,10 @@ DEPARTURES = [
      "12.9", "newer-header", "the 12.9 header (as 13.0's) defines it as 48; NVIDIA's 12.9.10 has 42"),
 
     # --- outputs NVIDIA's reads before the library writes them ----------------------------------------------
+    (r"re:^(cufile|nvml)\.record\.\w+\.(\w+\.get|eq)$", None,
+     "12.9 13.0", "uninitialised-memory", "a new struct object's memory is zeroed; NVIDIA's 12.9.10 and 13.0.3 "
+     "leave the memory of their numpy-backed classes uninitialised, so a field reads whatever was there and "
+     "two new objects compare unequal"),
     (r"re:^(nvml|cufile|cudla)\.fn\.", (None, {"exc": "UnicodeDecodeError"}),
      "all", "defined-output", "text an NVML call returns is read from a zeroed buffer where the stand-in "
      "library writes nothing; NVIDIA's decodes the uninitialised memory of its own buffer and fails"),
