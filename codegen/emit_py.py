@@ -73,7 +73,7 @@ def _tuple_imports(model, L):
          "from libc.stdlib cimport malloc, free",
          "from libc.string cimport memcpy",
          ""]
-    utils = (["FunctionNotFoundError"] if any(fn.size_query for fn in model.functions) else []) + (
+    utils = (["FunctionNotFoundError as _FunctionNotFoundError"] if any(fn.size_query for fn in model.functions) else []) + (
         ["with_note as _with_note"] if L.get("snake") else [])
     if utils:
         o.insert(-1, f"from cuda.bindings._internal.utils import {', '.join(utils)}")
@@ -504,6 +504,12 @@ def _struct_val(w, p):
     return x
 
 
+def _null_options_ok(w):
+    """Whether the library reports a NULL option (an item 0 of an options list) rather than crash
+    on it (overrides.NULL_OPTION_CRASHES)."""
+    return w.model.cuda not in ov.NULL_OPTION_CRASHES.get(w.fn.name, ())
+
+
 def _block(w, p, expr):
     """An argument converted into a block (`a_<name>`, made by `expr`) whose address the call takes."""
     x = _Piece(p)
@@ -538,7 +544,7 @@ def _strlist(w, p):
     x.pre += [(x.tag, line) for line in (f"if type({py}) is int:",
                                          f"    p_{n} = _cstr_address({py}) if {count} else PyLong_AsVoidPtr({py})",
                                          f"elif {py} is not None:",
-                                         f"    a_{n} = _cstrs({py}, {count})",
+                                         f"    a_{n} = _cstrs({py}, {count}, {_null_options_ok(w)})",
                                          f"    p_{n} = _bufptr(a_{n})")]
     x.arg = f"<{w.cy(p.ctype, p.ptr, p.const)}>p_{n}"
     return x
@@ -1196,7 +1202,7 @@ def _status_return(w, args, outs, size_check):
         h = fn.params[0]
         o.append("    try:")
         o.append(f"        asked_{pname} = cy{lib}.{szf}(<cy{lib}.{bare(h.ctype)}>c_{h.name}, &need_{pname}) == 0")
-        o.append("    except FunctionNotFoundError:")
+        o.append("    except _FunctionNotFoundError:")
         o.append(f"        asked_{pname} = False")
         o.append(f"    if asked_{pname} and <size_t>n_{pname} < need_{pname}:")
         o.append(f"        raise ValueError(f'{py} has {{n_{pname}}} bytes; {fn.name} needs {{need_{pname}}}')")

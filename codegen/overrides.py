@@ -1113,6 +1113,11 @@ TWIN_STYLE = {
 # reports (nvJitLinkError ERROR_NULL_INPUT, nvvmError ERROR_INVALID_INPUT); 13.0.3 refuses None
 # there with ValueError.  The int 0 is NULL in every release.
 
+# Functions whose library crashes on a NULL option (an item 0 of an options list): function -> the
+# releases whose library does (nvJitLink 13.5 reports ERROR_NULL_INPUT; libNVVM and nvFatbin
+# report theirs).  Ours refuses it there (ValueError), where NVIDIA's package passes it on.
+NULL_OPTION_CRASHES = {"nvJitLinkCreate": ("12.9", "13.0")}
+
 # Entry points whose library crashes (a segfault) when the buffer it fills is NULL: ours refuses
 # None and 0 there (ValueError), where NVIDIA's package passes NULL.  libNVVM 13.0 crashes on a
 # fresh, a compiled and a failed program alike (docs/reliability.md).

@@ -13,7 +13,7 @@ from cpython.long cimport PyLong_FromVoidPtr, PyLong_AsVoidPtr
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t, intptr_t, uintptr_t
 from libc.stdlib cimport malloc, free
 from libc.string cimport memcpy
-from cuda.bindings._internal.utils import FunctionNotFoundError, with_note as _with_note
+from cuda.bindings._internal.utils import FunctionNotFoundError as _FunctionNotFoundError, with_note as _with_note
 from cuda.bindings._base cimport _live, _consume, _cstrs, _cstr_address
 
 _ENUMS = (
@@ -90,7 +90,7 @@ def _nvJitLinkCreate(numOptions, options):
         if type(options) is int:
             p_options = _cstr_address(options) if c_numOptions else PyLong_AsVoidPtr(options)
         elif options is not None:
-            a_options = _cstrs(options, c_numOptions)
+            a_options = _cstrs(options, c_numOptions, False)
             p_options = _bufptr(a_options)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('create', ('num_options', 'options'), _p) from None
@@ -309,7 +309,7 @@ def _nvJitLinkGetLinkedCubin(handle, cubin):
     cdef size_t need_cubin = 0
     try:
         asked_cubin = cynvjitlink.nvJitLinkGetLinkedCubinSize(<cynvjitlink.nvJitLinkHandle>c_handle, &need_cubin) == 0
-    except FunctionNotFoundError:
+    except _FunctionNotFoundError:
         asked_cubin = False
     if asked_cubin and <size_t>n_cubin < need_cubin:
         raise ValueError(f'cubin has {n_cubin} bytes; nvJitLinkGetLinkedCubin needs {need_cubin}')
@@ -392,7 +392,7 @@ def _nvJitLinkGetLinkedPtx(handle, ptx):
     cdef size_t need_ptx = 0
     try:
         asked_ptx = cynvjitlink.nvJitLinkGetLinkedPtxSize(<cynvjitlink.nvJitLinkHandle>c_handle, &need_ptx) == 0
-    except FunctionNotFoundError:
+    except _FunctionNotFoundError:
         asked_ptx = False
     if asked_ptx and <size_t>n_ptx < need_ptx:
         raise ValueError(f'ptx has {n_ptx} bytes; nvJitLinkGetLinkedPtx needs {need_ptx}')
@@ -472,7 +472,7 @@ def _nvJitLinkGetErrorLog(handle, log):
     cdef size_t need_log = 0
     try:
         asked_log = cynvjitlink.nvJitLinkGetErrorLogSize(<cynvjitlink.nvJitLinkHandle>c_handle, &need_log) == 0
-    except FunctionNotFoundError:
+    except _FunctionNotFoundError:
         asked_log = False
     if asked_log and <size_t>n_log < need_log:
         raise ValueError(f'log has {n_log} bytes; nvJitLinkGetErrorLog needs {need_log}')
@@ -552,7 +552,7 @@ def _nvJitLinkGetInfoLog(handle, log):
     cdef size_t need_log = 0
     try:
         asked_log = cynvjitlink.nvJitLinkGetInfoLogSize(<cynvjitlink.nvJitLinkHandle>c_handle, &need_log) == 0
-    except FunctionNotFoundError:
+    except _FunctionNotFoundError:
         asked_log = False
     if asked_log and <size_t>n_log < need_log:
         raise ValueError(f'log has {n_log} bytes; nvJitLinkGetInfoLog needs {need_log}')

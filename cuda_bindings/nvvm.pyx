@@ -13,7 +13,7 @@ from cpython.long cimport PyLong_FromVoidPtr, PyLong_AsVoidPtr
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t, intptr_t, uintptr_t
 from libc.stdlib cimport malloc, free
 from libc.string cimport memcpy
-from cuda.bindings._internal.utils import FunctionNotFoundError, with_note as _with_note
+from cuda.bindings._internal.utils import FunctionNotFoundError as _FunctionNotFoundError, with_note as _with_note
 from cuda.bindings._base cimport _live, _consume, _cstrs, _cstr_address
 
 _ENUMS = (
@@ -365,7 +365,7 @@ def _nvvmCompileProgram(prog, numOptions, options):
         if type(options) is int:
             p_options = _cstr_address(options) if c_numOptions else PyLong_AsVoidPtr(options)
         elif options is not None:
-            a_options = _cstrs(options, c_numOptions)
+            a_options = _cstrs(options, c_numOptions, True)
             p_options = _bufptr(a_options)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('compile_program', ('prog', 'num_options', 'options'), _p) from None
@@ -414,7 +414,7 @@ def _nvvmVerifyProgram(prog, numOptions, options):
         if type(options) is int:
             p_options = _cstr_address(options) if c_numOptions else PyLong_AsVoidPtr(options)
         elif options is not None:
-            a_options = _cstrs(options, c_numOptions)
+            a_options = _cstrs(options, c_numOptions, True)
             p_options = _bufptr(a_options)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('verify_program', ('prog', 'num_options', 'options'), _p) from None
@@ -482,7 +482,7 @@ def _nvvmGetCompiledResult(prog, buffer):
     cdef size_t need_buffer = 0
     try:
         asked_buffer = cynvvm.nvvmGetCompiledResultSize(<cynvvm.nvvmProgram>c_prog, &need_buffer) == 0
-    except FunctionNotFoundError:
+    except _FunctionNotFoundError:
         asked_buffer = False
     if asked_buffer and <size_t>n_buffer < need_buffer:
         raise ValueError(f'buffer has {n_buffer} bytes; nvvmGetCompiledResult needs {need_buffer}')
@@ -554,7 +554,7 @@ def _nvvmGetProgramLog(prog, buffer):
     cdef size_t need_buffer = 0
     try:
         asked_buffer = cynvvm.nvvmGetProgramLogSize(<cynvvm.nvvmProgram>c_prog, &need_buffer) == 0
-    except FunctionNotFoundError:
+    except _FunctionNotFoundError:
         asked_buffer = False
     if asked_buffer and <size_t>n_buffer < need_buffer:
         raise ValueError(f'buffer has {n_buffer} bytes; nvvmGetProgramLog needs {need_buffer}')

@@ -13,7 +13,7 @@ from cpython.long cimport PyLong_FromVoidPtr, PyLong_AsVoidPtr
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t, intptr_t, uintptr_t
 from libc.stdlib cimport malloc, free
 from libc.string cimport memcpy
-from cuda.bindings._internal.utils import FunctionNotFoundError
+from cuda.bindings._internal.utils import FunctionNotFoundError as _FunctionNotFoundError
 
 _ENUMS = (
     "nvrtcResult||NVRTC_SUCCESS=0,NVRTC_ERROR_OUT_OF_MEMORY=1,NVRTC_ERROR_PROGRAM_CREATION_FAILURE=2,NVRTC_ERROR_INVALID_INPUT=3,NVRTC_ERROR_INVALID_PROGRAM=4,NVRTC_ERROR_INVALID_OPTION=5,NVRTC_ERROR_COMPILATION=6,NVRTC_ERROR_BUILTIN_OPERATION_FAILURE=7,NVRTC_ERROR_NO_NAME_EXPRESSIONS_AFTER_COMPILATION=8,NVRTC_ERROR_NO_LOWERED_NAMES_BEFORE_COMPILATION=9,NVRTC_ERROR_NAME_EXPRESSION_NOT_VALID=10,NVRTC_ERROR_INTERNAL_ERROR=11,NVRTC_ERROR_TIME_FILE_WRITE_FAILED=12,NVRTC_ERROR_NO_PCH_CREATE_ATTEMPTED=13,NVRTC_ERROR_PCH_CREATE_HEAP_EXHAUSTED=14,NVRTC_ERROR_PCH_CREATE=15,NVRTC_ERROR_CANCELLED=16\n"
@@ -369,7 +369,7 @@ def nvrtcGetPTX(prog, ptx):
     cdef size_t need_ptx = 0
     try:
         asked_ptx = cynvrtc.nvrtcGetPTXSize(<cynvrtc.nvrtcProgram>c_prog, &need_ptx) == 0
-    except FunctionNotFoundError:
+    except _FunctionNotFoundError:
         asked_ptx = False
     if asked_ptx and <size_t>n_ptx < need_ptx:
         raise ValueError(f'ptx has {n_ptx} bytes; nvrtcGetPTX needs {need_ptx}')
@@ -452,7 +452,7 @@ def nvrtcGetCUBIN(prog, cubin):
     cdef size_t need_cubin = 0
     try:
         asked_cubin = cynvrtc.nvrtcGetCUBINSize(<cynvrtc.nvrtcProgram>c_prog, &need_cubin) == 0
-    except FunctionNotFoundError:
+    except _FunctionNotFoundError:
         asked_cubin = False
     if asked_cubin and <size_t>n_cubin < need_cubin:
         raise ValueError(f'cubin has {n_cubin} bytes; nvrtcGetCUBIN needs {need_cubin}')
@@ -516,7 +516,7 @@ def nvrtcGetNVVM(prog, nvvm):
     cdef size_t need_nvvm = 0
     try:
         asked_nvvm = cynvrtc.nvrtcGetNVVMSize(<cynvrtc.nvrtcProgram>c_prog, &need_nvvm) == 0
-    except FunctionNotFoundError:
+    except _FunctionNotFoundError:
         asked_nvvm = False
     if asked_nvvm and <size_t>n_nvvm < need_nvvm:
         raise ValueError(f'nvvm has {n_nvvm} bytes; nvrtcGetNVVM needs {need_nvvm}')
@@ -597,7 +597,7 @@ def nvrtcGetLTOIR(prog, LTOIR):
     cdef size_t need_LTOIR = 0
     try:
         asked_LTOIR = cynvrtc.nvrtcGetLTOIRSize(<cynvrtc.nvrtcProgram>c_prog, &need_LTOIR) == 0
-    except FunctionNotFoundError:
+    except _FunctionNotFoundError:
         asked_LTOIR = False
     if asked_LTOIR and <size_t>n_LTOIR < need_LTOIR:
         raise ValueError(f'LTOIR has {n_LTOIR} bytes; nvrtcGetLTOIR needs {need_LTOIR}')
@@ -680,7 +680,7 @@ def nvrtcGetOptiXIR(prog, optixir):
     cdef size_t need_optixir = 0
     try:
         asked_optixir = cynvrtc.nvrtcGetOptiXIRSize(<cynvrtc.nvrtcProgram>c_prog, &need_optixir) == 0
-    except FunctionNotFoundError:
+    except _FunctionNotFoundError:
         asked_optixir = False
     if asked_optixir and <size_t>n_optixir < need_optixir:
         raise ValueError(f'optixir has {n_optixir} bytes; nvrtcGetOptiXIR needs {need_optixir}')
@@ -760,7 +760,7 @@ def nvrtcGetProgramLog(prog, log):
     cdef size_t need_log = 0
     try:
         asked_log = cynvrtc.nvrtcGetProgramLogSize(<cynvrtc.nvrtcProgram>c_prog, &need_log) == 0
-    except FunctionNotFoundError:
+    except _FunctionNotFoundError:
         asked_log = False
     if asked_log and <size_t>n_log < need_log:
         raise ValueError(f'log has {n_log} bytes; nvrtcGetProgramLog needs {need_log}')
