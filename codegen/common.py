@@ -159,6 +159,15 @@ def field_spec(model, s, f, classes):
     return F_VOIDP, 1, "", int(f.cls == "voidp"), "", False   # ekind 1: a void*, shown in hex
 
 
+def record_type(model, p):
+    """The C struct a struct-style output parameter is filled as: its own, or the version NVIDIA's
+    package of the model's release passes (overrides.OUTPUT_VERSION, in p.extra["record"])."""
+    version = p.extra.get("record")
+    if isinstance(version, dict):
+        version = version.get(model.cuda)
+    return version or p.ctype
+
+
 def twin_style(model):
     """How NVIDIA's package of the model's release is made (overrides.TWIN_STYLE; {} for 13.0)."""
     return ov.TWIN_STYLE.get(model.cuda, {})

@@ -6,7 +6,8 @@ import re
 from . import docstrings
 from . import overrides as ov
 from .common import (F_ENUM, F_F, F_I, F_U, HEADER, bare, cytype, extra_enums, public_function, public_param,
-                     records_style, repr_omits, returns_struct, struct_of, twin_style, twin_value, type_names)
+                     record_type, records_style, repr_omits, returns_struct, struct_of, twin_style, twin_value,
+                     type_names)
 from .emit_snake import emit_snake_api
 from .libs import LIBS, helpers
 from .model import SCALARS
@@ -76,9 +77,12 @@ def _tuple_imports(model, L):
          "from libc.stdlib cimport malloc, free",
          "from libc.string cimport memcpy",
          ""]
+    utils = (["FunctionNotFoundError as _FunctionNotFoundError"] if any(fn.size_query for fn in model.functions) else []) + (
+        ["with_note as _with_note"] if L.get("snake") else [])
+    if utils:
+        o.insert(-1, f"from cuda.bindings._internal.utils import {', '.join(utils)}")
     if L.get("snake"):
         o.insert(-1, "from cuda.bindings._base cimport _live, _consume, _cstrs, _cstr_address")
-        o.insert(-1, "from cuda.bindings._internal.utils import with_note as _with_note")
     if _kept_roles(model):
         o.insert(-1, "from cuda.bindings._base cimport _keep_until_release, _release_kept")
     if model.funcptrs:
@@ -538,6 +542,12 @@ def _struct_val(w, p):
     return x
 
 
+def _null_options_ok(w):
+    """Whether the library reports a NULL option (an item 0 of an options list) rather than crash
+    on it (overrides.NULL_OPTION_CRASHES)."""
+    return w.model.cuda not in ov.NULL_OPTION_CRASHES.get(w.fn.name, ())
+
+
 def _block(w, p, expr):
     """An argument converted into a block (`a_<name>`, made by `expr`) whose address the call takes."""
     x = _Piece(p)
@@ -572,7 +582,7 @@ def _strlist(w, p):
     x.pre += [(x.tag, line) for line in (f"if type({py}) is int:",
                                          f"    p_{n} = _cstr_address({py}) if {count} else PyLong_AsVoidPtr({py})",
                                          f"elif {py} is not None:",
-                                         f"    a_{n} = _cstrs({py}, {count})",
+                                         f"    a_{n} = _cstrs({py}, {count}, {_null_options_ok(w)})",
                                          f"    p_{n} = _bufptr(a_{n})")]
     x.arg = f"<{w.cy(p.ctype, p.ptr, p.const)}>p_{n}"
     return x
@@ -945,7 +955,7 @@ def _record_struct_ptr(w, p):
 def _new_record(w, p):
     """The declarations of `s_<p>`, a new record of p's struct (or of the newer version NVIDIA's
     package passes instead: overrides.OUTPUT_VERSION), its `version` set."""
-    ctype = p.extra.get("record", p.ctype)
+    ctype = record_type(w.model, p)
     o = [f"cdef _Record s_{p.name} = {_one_record(w.rn, w.rn.cls[bare(ctype)])}"]
     ver = _struct_version(w.model, ctype, w.mod)
     if ver:
@@ -973,7 +983,7 @@ def _struct_args(w, p):
             f = next(f for f in st.fields if w.rn.fields[st.name][f.name] == fld)
             allocated[fld] = f"a_{fld}"
             x.cdecls.append(f"cdef object a_{fld} = None")
-            x.setters.append((arg, f"a_{fld} = _new_record(_L.cls({w.rn.cls[f.ctype]!r}), {arg})", None))
+            x.setters.append((arg, f"a_{fld} = _new_record(_L.cls({w.rn.cls[f.ctype]!r}), <unsigned int>{arg})", None))
             x.setters.append((arg, f"{fld} = a_{fld}", f"s_{p.name}"))
             x.setters.append((arg, f"{n} = {arg}", f"s_{p.name}"))
         elif path.startswith("bytes:"):
@@ -983,7 +993,7 @@ def _struct_args(w, p):
     x.arg = f"<{w.cy(p.ctype, p.ptr)}>s_{p.name}._ptr"
     outs = out if isinstance(out, (list, tuple)) else [out] if out else []
     items = [f"s_{p.name}" if o == "*" else _bytes_of(w, p, st, o) if o.startswith("bytes:") else
-             allocated.get(o, f"s_{p.name}.{o}") for o in outs]
+             allocated.get(o, f"s_{p.name}.{o}") for o in outs if not o.startswith("asked:")]
     if items:
         x.outs.append(items[0] if len(items) == 1 else f"({', '.join(items)})")
     return x
@@ -1243,9 +1253,15 @@ def _status_return(w, args, outs, size_check):
     fn, lib = w.fn, w.model.lib
     o = []
     for szf, pname, py in size_check:
+        # (a library without the size query lacks the getter too: the getter's call says which,
+        # as NVIDIA's package does)
         o.append(f"    cdef size_t need_{pname} = 0")
         h = fn.params[0]
-        o.append(f"    if cy{lib}.{szf}(<cy{lib}.{bare(h.ctype)}>c_{h.name}, &need_{pname}) == 0 and <size_t>n_{pname} < need_{pname}:")
+        o.append("    try:")
+        o.append(f"        asked_{pname} = cy{lib}.{szf}(<cy{lib}.{bare(h.ctype)}>c_{h.name}, &need_{pname}) == 0")
+        o.append("    except _FunctionNotFoundError:")
+        o.append(f"        asked_{pname} = False")
+        o.append(f"    if asked_{pname} and <size_t>n_{pname} < need_{pname}:")
         o.append(f"        raise ValueError(f'{py} has {{n_{pname}}} bytes; {fn.name} needs {{need_{pname}}}')")
     o.append(w.c_call(f"err = cy{lib}.{fn.name}({', '.join(args)})"))
     kept = _kept_roles(w.model).get(fn.name)
@@ -1515,6 +1531,10 @@ def _nv_call_and_return(w, call_args, outs, size_check, two_call):
                 or (fn.name, p.name) in ov.CONSUMES)]
     if fn.ret != L["status"]:
         return o + _nv_value_return(w, call, consumed)
+    asked = [(p, p.extra["output"]) for p in fn.params if p.conv == "struct_args"
+             and isinstance(p.extra["output"], str) and p.extra["output"].startswith("asked:")]
+    if asked:
+        return o + _asked_bytes_return(w, call, *asked[0])
     o.append(w.c_call(f"err = {call}"))
     if fn.name in ov.STATUS_RESULT:
         o.append("    return <int>err")
@@ -1535,6 +1555,22 @@ def _nv_call_and_return(w, call_args, outs, size_check, two_call):
             o.append(f"    if _CONSUMED: _CONSUMED.discard(h_out{i})")
             outs[i] = f"h_out{i}"
     return o + _nv_return(outs)
+
+
+def _asked_bytes_return(w, call, p, path):
+    """The two calls of a function filling a struct with bytes the caller sizes by asking first
+    (STRUCT_ARGS "asked:DATA:SIZE"): with DATA NULL, which sets SIZE; then with room for that many,
+    returned as bytes, as NVIDIA's package does."""
+    st = struct_of(w.model, p.ctype)
+    data, size = _byte_field(w, p, st, path)
+    insufficient = w.L["snake"]["insufficient"]
+    return [w.c_call(f"err = {call}"),
+            f"    if err != 0 and err != cy{w.model.lib}.{insufficient}:", "        _raise(err)",
+            f"    cdef _Buf b_{p.name} = _Buf_new({size})",
+            f"    {data} = b_{p.name}.ptr",
+            w.c_call(f"err = {call}"),
+            "    if err != 0:", "        _raise(err)",
+            f"    return PyBytes_FromStringAndSize(<char*>b_{p.name}.ptr, min(<Py_ssize_t>{size}, b_{p.name}.size))", ""]
 
 
 def _nv_size_checks(w, size_check):
@@ -1704,10 +1740,14 @@ def _records_errors(model):
     if "check_status" in cfg:
         o += ["",
               "def check_status(status):",
-              f'    """Raise the exception of a {status_py} value; return {cfg["check_status"]!r} when it is success."""',
+              f'    """Raise the exception of a {status_py} value; return {cfg["check_status"]!r} when it is success',
+              f'    (a value {status_py} lacks: ValueError, as NVIDIA\'s)."""',
               "    cdef long long s = _status_arg(status)",
               "    if s != 0:",
-              "        _raise(s)",
+              "        try:",
+              "            _raise(s)",
+              "        except ValueError as e:",
+              "            raise ValueError(f'status: {e}') from None",
               f"    return {cfg['check_status']!r}",
               ""]
     return o + ["",

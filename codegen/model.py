@@ -1302,7 +1302,7 @@ def _record_tables(fn, params):
         if key in ov.RECORDS_IO:
             p.role = "in" if key in ov.RECORDS_IN else "inout"
             p.conv, p.extra = "records_io", {"field": ov.RECORDS_IO[key]}
-        if key in ov.OUTPUT_VERSION and p.conv == "struct_out":
+        if key in ov.OUTPUT_VERSION and p.conv == "struct_out":      # (by release: common.record_type)
             p.extra = dict(p.extra, record=ov.OUTPUT_VERSION[key])
         if key in ov.UNWRAP_OUTPUT and p.conv == "struct_out":
             p.extra = dict(p.extra, unwrap=ov.UNWRAP_OUTPUT[key])

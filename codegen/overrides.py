@@ -609,6 +609,8 @@ STATUS_RESULT = {"cudlaGetLastError"}
 # is an unsigned char array F given as bytes, as NVIDIA's package takes it (a C `char *` there):
 # the argument's bytes are copied in (at most the field's size; any buffer, or a sequence of byte
 # values, also does), and their number set into the field N; returned, it is that many bytes of F.
+# An output "asked:F:N" is bytes the call writes where the pointer field F points, as many as the
+# field N says after a first call with F NULL (the size query), returned as bytes.
 STRUCT_ARGS = {
     "nvmlDeviceGetClockOffsets": ("info", [("clock_type", "type"), ("pstate", "pstate")], "*"),
     "nvmlDeviceGetConfComputeGpuAttestationReport": ("gpuAtstReport", [("nonce", "bytes:nonce")], "*"),
@@ -627,7 +629,8 @@ STRUCT_ARGS = {
     "nvmlDeviceSetPowerManagementLimit_v2": ("powerValue", [("power_scope", "power_scope"), ("power_value_mw", "power_value_mw")], None),
     "nvmlDeviceSetRusdSettings_v1": ("settings", [("poll_mask", "poll_mask")], None),
     "nvmlDeviceSetVgpuHeterogeneousMode": ("pHeterogeneousMode", [("mode", "mode")], None),
-    "nvmlEventSetGetContextData_v1": ("params", [("index", "index")], "*"),
+    # (the payload, asked for with data NULL first, as bytes: as the reference returns it)
+    "nvmlEventSetGetContextData_v1": ("params", [("index", "index")], "asked:data_:data_size"),
     "nvmlEventSetGetContextInfo_v1": ("params", [("index", "index")], "*"),
     "nvmlEventSetGetGpuOperationalEventContextLegacyXid_v1": ("params", [("index", "index")], "*"),
     "nvmlEventSetWait_v3": ("params", [("timeout_ms", "timeout_ms")], "*"),
@@ -663,11 +666,16 @@ UNION_BY_ATTRIBUTE = {
 # Python binding makes.
 REFUSED_VALUES = {("cudlaCreateDevice", "flags"): ("{} & 1", "cudlaErrorUnsupportedOperation")}
 
-# Versioned output structs for which NVIDIA's package passes a newer version than the header's
-# parameter type (the functions take "v2 or later"): (function, parameter) -> the struct it fills.
+# Versioned output structs for which NVIDIA's package passes another version than the header's
+# parameter type (the functions take "v2 or later"): (function, parameter) -> the struct it fills,
+# or {release: the struct} where only that release's twin does.
 OUTPUT_VERSION = {
     ("nvmlDeviceGetGpuInstanceProfileInfoV", "info"): "nvmlGpuInstanceProfileInfo_v3_t",
     ("nvmlDeviceGetGpuInstanceProfileInfoByIdV", "info"): "nvmlGpuInstanceProfileInfo_v3_t",
+    # (NVIDIA's 12.9.10 fills the older versions where the 12.9 pin's header has newer ones)
+    ("nvmlDeviceGetGpuFabricInfoV", "gpuFabricInfo"): {"12.9": "nvmlGpuFabricInfo_v2_t"},
+    ("nvmlDeviceGetNvLinkInfo", "info"): {"12.9": "nvmlNvLinkInfo_v1_t"},
+    ("nvmlDeviceGetPlatformInfo", "platformInfo"): {"12.9": "nvmlPlatformInfo_v1_t"},
 }
 
 # String outputs that NVIDIA's package declares as one `char` and returns as the code of the
@@ -1129,6 +1137,11 @@ TWIN_STYLE = {
 # nvJitLink or NVVM reads, a buffer nvJitLink or nvFatbin fills) is NULL, which the library then
 # reports (nvJitLinkError ERROR_NULL_INPUT, nvvmError ERROR_INVALID_INPUT); 13.0.3 refuses None
 # there with ValueError.  The int 0 is NULL in every release.
+
+# Functions whose library crashes on a NULL option (an item 0 of an options list): function -> the
+# releases whose library does (nvJitLink 13.5 reports ERROR_NULL_INPUT; libNVVM and nvFatbin
+# report theirs).  Ours refuses it there (ValueError), where NVIDIA's package passes it on.
+NULL_OPTION_CRASHES = {"nvJitLinkCreate": ("12.9", "13.0")}
 
 # Entry points whose library crashes (a segfault) when the buffer it fills is NULL: ours refuses
 # None and 0 there (ValueError), where NVIDIA's package passes NULL.  libNVVM 13.0 crashes on a

@@ -86,7 +86,7 @@ def _records_docstring(model, fn, refs):
                     continue
                 many = isinstance(out, (list, tuple))
                 for o, typ in zip(out if many else [out], t.gives[p.name] if many else [t.gives[p.name]]):
-                    field = o.split(":")[1] if o.startswith("bytes:") else o
+                    field = o.split(":")[1] if ":" in o else o
                     returns.append((field, typ, f"The {field} field of the {rn.cls[bare(p.ctype)]} the call fills."))
     if fn.ret == L["status"]:
         raises = (L["snake"]["error"], f"If the call fails, with the {rn.status} member in its `status`",

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from .common import (F_ARRAY, F_BOOL, F_CHARS, F_CSTR, F_ENUM, F_F, F_HANDLE, F_I, F_INTPTR, F_INTV, F_KPARAMS, F_PTRARR,
                      F_STRUCT, F_U, F_VOIDP, bare, counted_fields, field_spec, public_param, py_field,
-                     record_field_spec, struct_of, type_names)
+                     record_field_spec, record_type, struct_of, type_names)
 from . import overrides as ov
 from .libs import LIBS
 from .model import SCALARS
@@ -196,7 +196,7 @@ class PyTypes:
 
     def item(self, p):
         """The Python type of one value of p's base type, as a call returns it."""
-        b = bare(p.extra.get("record", p.ctype))
+        b = bare(record_type(self.model, p))
         if self.records:     # the struct-style modules: numbers, ints, and the struct classes
             if p.cls == "scalar" and b in SCALARS:
                 return scalar(b)
@@ -359,6 +359,8 @@ class PyTypes:
             return "int", "int"
         if path.startswith("bytes:"):
             return "bytes", "Buffer | Sequence[int]"
+        if path.startswith("asked:"):
+            return "bytes", "bytes"
         ft = next((ft for ft in self.struct_fields(struct_of(self.model, ctype)) if ft.name == path), None)
         if ft is None:
             return "Any", "Any"

@@ -173,7 +173,7 @@ cdef int _keep_until_release(str kind, void* handle, object kept) except -1
 cdef int _release_kept(str kind, void* handle) except -1
 cdef object _arg_error(str function, tuple names, int i)
 cdef _Buf _voidpp(object o)
-cdef _Buf _cstrs(object o, Py_ssize_t count)
+cdef _Buf _cstrs(object o, Py_ssize_t count, bint null_items)
 cdef void* _cstr_address(object k) except? NULL
 cdef Py_ssize_t _bytes_into(unsigned char* dst, Py_ssize_t size, object src, bint whole) except -1
 cdef _Buf _jitvalues(object o)

@@ -936,14 +936,15 @@ cdef void* _cstr_address(object k) except? NULL:
     return PyLong_AsVoidPtr(k)
 
 
-cdef _Buf _cstrs(object o, Py_ssize_t count):
+cdef _Buf _cstrs(object o, Py_ssize_t count, bint null_items):
     """An array of C strings as NVIDIA's nvJitLink, NVVM and nvFatbin modules take their options
     (the caller handles an int address and None): a sequence whose items are each an int, the
     address of a C string, or a str (encoded; bytes too, which NVIDIA's refuses), so that a str is
     the sequence of its characters and a bytes object that of its byte values, as there.  An empty
     sequence is NULL, whatever `count` says (the library reports it); a count beyond a non-empty
     sequence is refused (RuntimeError): the library would read pointers past its end (nvJitLink
-    crashes on it)."""
+    crashes on it).  An item 0 is a NULL option, refused unless `null_items` (the library reports
+    it, as NVVM, nvFatbin and nvJitLink 13.5 do)."""
     cdef _Buf b
     cdef Py_ssize_t i, n
     try:
@@ -963,7 +964,10 @@ cdef _Buf _cstrs(object o, Py_ssize_t count):
         if isinstance(x, str):
             x = (<str>x).encode()
         elif not isinstance(x, bytes):        # an address (an int, or an object with __index__)
-            (<void**>b.ptr)[i] = _cstr_address(PyNumber_Index(x))
+            k = PyNumber_Index(x)
+            if k == 0 and not null_items:     # a NULL option, which this library reads and crashes on
+                raise ValueError(f"item {i} is 0, the address of no C string")
+            (<void**>b.ptr)[i] = _cstr_address(k)
             continue
         keep.append(x)
         (<char**>b.ptr)[i] = PyBytes_AS_STRING(x)

@@ -562,10 +562,14 @@ def check_status_size(status):
 
 
 def check_status(status):
-    """Raise the exception of a Return value; return 0 when it is success."""
+    """Raise the exception of a Return value; return 0 when it is success
+    (a value Return lacks: ValueError, as NVIDIA's)."""
     cdef long long s = _status_arg(status)
     if s != 0:
-        _raise(s)
+        try:
+            _raise(s)
+        except ValueError as e:
+            raise ValueError(f'status: {e}') from None
     return 0
 
 
@@ -12921,7 +12925,7 @@ def system_event_set_wait(event_set, timeout_ms, buffer_size):
     except (TypeError, ValueError, OverflowError) as e:
         raise e.__class__(f"system_event_set_wait() argument 'timeout_ms': {e}") from None
     try:
-        a_data_ = _new_record(_L.cls('SystemEventData_v1'), buffer_size)
+        a_data_ = _new_record(_L.cls('SystemEventData_v1'), <unsigned int>buffer_size)
     except (TypeError, ValueError, OverflowError) as e:
         raise e.__class__(f"system_event_set_wait() argument 'buffer_size': {e}") from None
     try:

@@ -13,6 +13,7 @@ from cpython.long cimport PyLong_FromVoidPtr, PyLong_AsVoidPtr
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t, intptr_t, uintptr_t
 from libc.stdlib cimport malloc, free
 from libc.string cimport memcpy
+from cuda.bindings._internal.utils import FunctionNotFoundError as _FunctionNotFoundError
 from cuda.bindings._base cimport _library_ref
 
 _ENUMS = (
@@ -367,7 +368,11 @@ def nvrtcGetPTX(prog, ptx):
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('nvrtcGetPTX', ('prog', 'ptx'), _p) from None
     cdef size_t need_ptx = 0
-    if cynvrtc.nvrtcGetPTXSize(<cynvrtc.nvrtcProgram>c_prog, &need_ptx) == 0 and <size_t>n_ptx < need_ptx:
+    try:
+        asked_ptx = cynvrtc.nvrtcGetPTXSize(<cynvrtc.nvrtcProgram>c_prog, &need_ptx) == 0
+    except _FunctionNotFoundError:
+        asked_ptx = False
+    if asked_ptx and <size_t>n_ptx < need_ptx:
         raise ValueError(f'ptx has {n_ptx} bytes; nvrtcGetPTX needs {need_ptx}')
     with nogil:
         err = cynvrtc.nvrtcGetPTX(<cynvrtc.nvrtcProgram>c_prog, <char*>c_ptx)
@@ -446,7 +451,11 @@ def nvrtcGetCUBIN(prog, cubin):
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('nvrtcGetCUBIN', ('prog', 'cubin'), _p) from None
     cdef size_t need_cubin = 0
-    if cynvrtc.nvrtcGetCUBINSize(<cynvrtc.nvrtcProgram>c_prog, &need_cubin) == 0 and <size_t>n_cubin < need_cubin:
+    try:
+        asked_cubin = cynvrtc.nvrtcGetCUBINSize(<cynvrtc.nvrtcProgram>c_prog, &need_cubin) == 0
+    except _FunctionNotFoundError:
+        asked_cubin = False
+    if asked_cubin and <size_t>n_cubin < need_cubin:
         raise ValueError(f'cubin has {n_cubin} bytes; nvrtcGetCUBIN needs {need_cubin}')
     with nogil:
         err = cynvrtc.nvrtcGetCUBIN(<cynvrtc.nvrtcProgram>c_prog, <char*>c_cubin)
@@ -523,7 +532,11 @@ def nvrtcGetLTOIR(prog, LTOIR):
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('nvrtcGetLTOIR', ('prog', 'LTOIR'), _p) from None
     cdef size_t need_LTOIR = 0
-    if cynvrtc.nvrtcGetLTOIRSize(<cynvrtc.nvrtcProgram>c_prog, &need_LTOIR) == 0 and <size_t>n_LTOIR < need_LTOIR:
+    try:
+        asked_LTOIR = cynvrtc.nvrtcGetLTOIRSize(<cynvrtc.nvrtcProgram>c_prog, &need_LTOIR) == 0
+    except _FunctionNotFoundError:
+        asked_LTOIR = False
+    if asked_LTOIR and <size_t>n_LTOIR < need_LTOIR:
         raise ValueError(f'LTOIR has {n_LTOIR} bytes; nvrtcGetLTOIR needs {need_LTOIR}')
     with nogil:
         err = cynvrtc.nvrtcGetLTOIR(<cynvrtc.nvrtcProgram>c_prog, <char*>c_LTOIR)
@@ -602,7 +615,11 @@ def nvrtcGetOptiXIR(prog, optixir):
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('nvrtcGetOptiXIR', ('prog', 'optixir'), _p) from None
     cdef size_t need_optixir = 0
-    if cynvrtc.nvrtcGetOptiXIRSize(<cynvrtc.nvrtcProgram>c_prog, &need_optixir) == 0 and <size_t>n_optixir < need_optixir:
+    try:
+        asked_optixir = cynvrtc.nvrtcGetOptiXIRSize(<cynvrtc.nvrtcProgram>c_prog, &need_optixir) == 0
+    except _FunctionNotFoundError:
+        asked_optixir = False
+    if asked_optixir and <size_t>n_optixir < need_optixir:
         raise ValueError(f'optixir has {n_optixir} bytes; nvrtcGetOptiXIR needs {need_optixir}')
     with nogil:
         err = cynvrtc.nvrtcGetOptiXIR(<cynvrtc.nvrtcProgram>c_prog, <char*>c_optixir)
@@ -678,7 +695,11 @@ def nvrtcGetProgramLog(prog, log):
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('nvrtcGetProgramLog', ('prog', 'log'), _p) from None
     cdef size_t need_log = 0
-    if cynvrtc.nvrtcGetProgramLogSize(<cynvrtc.nvrtcProgram>c_prog, &need_log) == 0 and <size_t>n_log < need_log:
+    try:
+        asked_log = cynvrtc.nvrtcGetProgramLogSize(<cynvrtc.nvrtcProgram>c_prog, &need_log) == 0
+    except _FunctionNotFoundError:
+        asked_log = False
+    if asked_log and <size_t>n_log < need_log:
         raise ValueError(f'log has {n_log} bytes; nvrtcGetProgramLog needs {need_log}')
     with nogil:
         err = cynvrtc.nvrtcGetProgramLog(<cynvrtc.nvrtcProgram>c_prog, <char*>c_log)

@@ -13,8 +13,8 @@ from cpython.long cimport PyLong_FromVoidPtr, PyLong_AsVoidPtr
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t, intptr_t, uintptr_t
 from libc.stdlib cimport malloc, free
 from libc.string cimport memcpy
+from cuda.bindings._internal.utils import FunctionNotFoundError as _FunctionNotFoundError, with_note as _with_note
 from cuda.bindings._base cimport _live, _consume, _cstrs, _cstr_address
-from cuda.bindings._internal.utils import with_note as _with_note
 
 _ENUMS = (
     "nvvmResult||NVVM_SUCCESS=0,NVVM_ERROR_OUT_OF_MEMORY=1,NVVM_ERROR_PROGRAM_CREATION_FAILURE=2,NVVM_ERROR_IR_VERSION_MISMATCH=3,NVVM_ERROR_INVALID_INPUT=4,NVVM_ERROR_INVALID_PROGRAM=5,NVVM_ERROR_INVALID_IR=6,NVVM_ERROR_INVALID_OPTION=7,NVVM_ERROR_NO_MODULE_IN_PROGRAM=8,NVVM_ERROR_COMPILATION=9,NVVM_ERROR_CANCELLED=10\n"
@@ -365,7 +365,7 @@ def _nvvmCompileProgram(prog, numOptions, options):
         if type(options) is int:
             p_options = _cstr_address(options) if c_numOptions else PyLong_AsVoidPtr(options)
         elif options is not None:
-            a_options = _cstrs(options, c_numOptions)
+            a_options = _cstrs(options, c_numOptions, True)
             p_options = _bufptr(a_options)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('compile_program', ('prog', 'num_options', 'options'), _p) from None
@@ -414,7 +414,7 @@ def _nvvmVerifyProgram(prog, numOptions, options):
         if type(options) is int:
             p_options = _cstr_address(options) if c_numOptions else PyLong_AsVoidPtr(options)
         elif options is not None:
-            a_options = _cstrs(options, c_numOptions)
+            a_options = _cstrs(options, c_numOptions, True)
             p_options = _bufptr(a_options)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('verify_program', ('prog', 'num_options', 'options'), _p) from None
@@ -480,7 +480,11 @@ def _nvvmGetCompiledResult(prog, buffer):
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('get_compiled_result', ('prog', 'buffer'), _p) from None
     cdef size_t need_buffer = 0
-    if cynvvm.nvvmGetCompiledResultSize(<cynvvm.nvvmProgram>c_prog, &need_buffer) == 0 and <size_t>n_buffer < need_buffer:
+    try:
+        asked_buffer = cynvvm.nvvmGetCompiledResultSize(<cynvvm.nvvmProgram>c_prog, &need_buffer) == 0
+    except _FunctionNotFoundError:
+        asked_buffer = False
+    if asked_buffer and <size_t>n_buffer < need_buffer:
         raise ValueError(f'buffer has {n_buffer} bytes; nvvmGetCompiledResult needs {need_buffer}')
     with nogil:
         err = cynvvm.nvvmGetCompiledResult(<cynvvm.nvvmProgram>c_prog, <char*>c_buffer)
@@ -548,7 +552,11 @@ def _nvvmGetProgramLog(prog, buffer):
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('get_program_log', ('prog', 'buffer'), _p) from None
     cdef size_t need_buffer = 0
-    if cynvvm.nvvmGetProgramLogSize(<cynvvm.nvvmProgram>c_prog, &need_buffer) == 0 and <size_t>n_buffer < need_buffer:
+    try:
+        asked_buffer = cynvvm.nvvmGetProgramLogSize(<cynvvm.nvvmProgram>c_prog, &need_buffer) == 0
+    except _FunctionNotFoundError:
+        asked_buffer = False
+    if asked_buffer and <size_t>n_buffer < need_buffer:
         raise ValueError(f'buffer has {n_buffer} bytes; nvvmGetProgramLog needs {need_buffer}')
     with nogil:
         err = cynvvm.nvvmGetProgramLog(<cynvvm.nvvmProgram>c_prog, <char*>c_buffer)

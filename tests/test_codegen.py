@@ -366,7 +366,7 @@ def test_snake_case_layer_from_the_model(nvvm_model):
                for n, body in defs.items() if not n.startswith("_") and re.match(r"def \w+\(prog\b", body))
     assert sum(1 for body in defs.values() if "_live(" in body) == 9
     # compile and verify failures carry the program log (overrides.ERROR_LOG), nothing else does
-    assert sorted(n for n, body in defs.items() if "_error_log(prog" in body) == ["compile_program", "verify_program"]
+    assert sorted(n for n, body in defs.items() if "raise _error_log(" in body) == ["compile_program", "verify_program"]
     assert "_bptr(buffer, &c_buffer, c_size)" in defs["_nvvmAddModuleToProgram"]
     assert "return r[1].decode()" in defs["get_error_string"]
 

@@ -138,7 +138,7 @@ def create(options, options_count):
         if type(options) is int:
             p_options = _cstr_address(options) if c_optionsCount else PyLong_AsVoidPtr(options)
         elif options is not None:
-            a_options = _cstrs(options, c_optionsCount)
+            a_options = _cstrs(options, c_optionsCount, True)
             p_options = _bufptr(a_options)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('create', ('options', 'options_count'), _p) from None

@@ -620,10 +620,14 @@ def check_status_size(status):
 
 
 def check_status(status):
-    """Raise the exception of a Return value; return 0 when it is success."""
+    """Raise the exception of a Return value; return 0 when it is success
+    (a value Return lacks: ValueError, as NVIDIA's)."""
     cdef long long s = _status_arg(status)
     if s != 0:
-        _raise(s)
+        try:
+            _raise(s)
+        except ValueError as e:
+            raise ValueError(f'status: {e}') from None
     return 0
 
 
@@ -8938,7 +8942,7 @@ def device_get_gpu_fabric_info_v(device):
 
     Returns
     -------
-    gpu_fabric_info : GpuFabricInfo_v3
+    gpu_fabric_info : GpuFabricInfo_v2
         Information about GPU fabric state
 
     Raises
@@ -8956,8 +8960,8 @@ def device_get_gpu_fabric_info_v(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_gpuFabricInfo = _new_record_at(_L, 69, 'GpuFabricInfo_v3')
-    (<unsigned int*>s_gpuFabricInfo._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlGpuFabricInfo_v3_t) | (3 << 24))
+    cdef _Record s_gpuFabricInfo = _new_record_at(_L, 68, 'GpuFabricInfo_v2')
+    (<unsigned int*>s_gpuFabricInfo._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlGpuFabricInfo_v2_t) | (2 << 24))
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
@@ -10586,7 +10590,7 @@ def device_get_platform_info(device):
 
     Returns
     -------
-    platform_info : PlatformInfo_v2
+    platform_info : PlatformInfo_v1
         Pointer to the caller-provided structure of nvmlPlatformInfo_t.
 
     Raises
@@ -10604,8 +10608,8 @@ def device_get_platform_info(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_platformInfo = _new_record_at(_L, 116, 'PlatformInfo_v2')
-    (<unsigned int*>s_platformInfo._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlPlatformInfo_v2_t) | (2 << 24))
+    cdef _Record s_platformInfo = _new_record_at(_L, 115, 'PlatformInfo_v1')
+    (<unsigned int*>s_platformInfo._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlPlatformInfo_v1_t) | (1 << 24))
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
@@ -13099,7 +13103,7 @@ def device_get_nvlink_info(device):
 
     Returns
     -------
-    info : NvLinkInfo_v2
+    info : NvLinkInfo_v1
         Reference to nvmlNvLinkInfo_t
 
     Raises
@@ -13118,8 +13122,8 @@ def device_get_nvlink_info(device):
     _live(device, _CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    cdef _Record s_info = _new_record_at(_L, 89, 'NvLinkInfo_v2')
-    (<unsigned int*>s_info._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlNvLinkInfo_v2_t) | (2 << 24))
+    cdef _Record s_info = _new_record_at(_L, 88, 'NvLinkInfo_v1')
+    (<unsigned int*>s_info._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlNvLinkInfo_v1_t) | (1 << 24))
     try:
         _hptr(device, &c_device)
     except (TypeError, ValueError, OverflowError):
@@ -13703,8 +13707,8 @@ def event_set_get_context_data_v1(set, index):
 
     Returns
     -------
-    params : EventSetGetContextData_v1
-        Context index, optional data buffer, and buffer size
+    data_ : bytes
+        The data_ field of the EventSetGetContextData_v1 the call fills.
 
     Raises
     ------
@@ -13740,9 +13744,15 @@ def event_set_get_context_data_v1(set, index):
         raise e.__class__(f"event_set_get_context_data_v1() argument 'index': {e}") from None
     with nogil:
         err = cynvml.nvmlEventSetGetContextData_v1(<cynvml.nvmlEventSet_t>c_set, <cynvml.nvmlEventSetGetContextData_v1_t*>s_params._ptr)
+    if err != 0 and err != cynvml.NVML_ERROR_INSUFFICIENT_SIZE:
+        _raise(err)
+    cdef _Buf b_params = _Buf_new((<cynvml.nvmlEventSetGetContextData_v1_t*>s_params._ptr).dataSize)
+    (<cynvml.nvmlEventSetGetContextData_v1_t*>s_params._ptr).data = b_params.ptr
+    with nogil:
+        err = cynvml.nvmlEventSetGetContextData_v1(<cynvml.nvmlEventSet_t>c_set, <cynvml.nvmlEventSetGetContextData_v1_t*>s_params._ptr)
     if err != 0:
         _raise(err)
-    return s_params
+    return PyBytes_FromStringAndSize(<char*>b_params.ptr, min(<Py_ssize_t>(<cynvml.nvmlEventSetGetContextData_v1_t*>s_params._ptr).dataSize, b_params.size))
 
 def event_set_get_gpu_operational_event_context_legacy_xid_v1(set, index):
     """Gets decoded GPU legacy-Xid context data for a context record from the most
@@ -14037,7 +14047,7 @@ def system_event_set_wait(event_set, timeout_ms, buffer_size):
     except (TypeError, ValueError, OverflowError) as e:
         raise e.__class__(f"system_event_set_wait() argument 'timeout_ms': {e}") from None
     try:
-        a_data_ = _new_record(_L.cls('SystemEventData_v1'), buffer_size)
+        a_data_ = _new_record(_L.cls('SystemEventData_v1'), <unsigned int>buffer_size)
     except (TypeError, ValueError, OverflowError) as e:
         raise e.__class__(f"system_event_set_wait() argument 'buffer_size': {e}") from None
     try:

@@ -79,10 +79,14 @@ cdef object _raise(long long status) except *:
 
 
 def check_status(status):
-    """Raise the exception of a Status value; return None when it is success."""
+    """Raise the exception of a Status value; return None when it is success
+    (a value Status lacks: ValueError, as NVIDIA's)."""
     cdef long long s = _status_arg(status)
     if s != 0:
-        _raise(s)
+        try:
+            _raise(s)
+        except ValueError as e:
+            raise ValueError(f'status: {e}') from None
     return None
 
 

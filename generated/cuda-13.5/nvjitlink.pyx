@@ -13,8 +13,8 @@ from cpython.long cimport PyLong_FromVoidPtr, PyLong_AsVoidPtr
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t, intptr_t, uintptr_t
 from libc.stdlib cimport malloc, free
 from libc.string cimport memcpy
+from cuda.bindings._internal.utils import FunctionNotFoundError as _FunctionNotFoundError, with_note as _with_note
 from cuda.bindings._base cimport _live, _consume, _cstrs, _cstr_address
-from cuda.bindings._internal.utils import with_note as _with_note
 
 _ENUMS = (
     "nvJitLinkResult||NVJITLINK_SUCCESS=0,NVJITLINK_ERROR_UNRECOGNIZED_OPTION=1,NVJITLINK_ERROR_MISSING_ARCH=2,NVJITLINK_ERROR_INVALID_INPUT=3,NVJITLINK_ERROR_PTX_COMPILE=4,NVJITLINK_ERROR_NVVM_COMPILE=5,NVJITLINK_ERROR_INTERNAL=6,NVJITLINK_ERROR_THREADPOOL=7,NVJITLINK_ERROR_UNRECOGNIZED_INPUT=8,NVJITLINK_ERROR_FINALIZE=9,NVJITLINK_ERROR_NULL_INPUT=10,NVJITLINK_ERROR_INCOMPATIBLE_OPTIONS=11,NVJITLINK_ERROR_INCORRECT_INPUT_TYPE=12,NVJITLINK_ERROR_ARCH_MISMATCH=13,NVJITLINK_ERROR_OUTDATED_LIBRARY=14,NVJITLINK_ERROR_MISSING_FATBIN=15,NVJITLINK_ERROR_UNRECOGNIZED_ARCH=16,NVJITLINK_ERROR_UNSUPPORTED_ARCH=17,NVJITLINK_ERROR_LTO_NOT_ENABLED=18\n"
@@ -90,7 +90,7 @@ def _nvJitLinkCreate(numOptions, options):
         if type(options) is int:
             p_options = _cstr_address(options) if c_numOptions else PyLong_AsVoidPtr(options)
         elif options is not None:
-            a_options = _cstrs(options, c_numOptions)
+            a_options = _cstrs(options, c_numOptions, True)
             p_options = _bufptr(a_options)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('create', ('num_options', 'options'), _p) from None
@@ -308,7 +308,11 @@ def _nvJitLinkGetLinkedCubin(handle, cubin):
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('get_linked_cubin', ('handle', 'cubin'), _p) from None
     cdef size_t need_cubin = 0
-    if cynvjitlink.nvJitLinkGetLinkedCubinSize(<cynvjitlink.nvJitLinkHandle>c_handle, &need_cubin) == 0 and <size_t>n_cubin < need_cubin:
+    try:
+        asked_cubin = cynvjitlink.nvJitLinkGetLinkedCubinSize(<cynvjitlink.nvJitLinkHandle>c_handle, &need_cubin) == 0
+    except _FunctionNotFoundError:
+        asked_cubin = False
+    if asked_cubin and <size_t>n_cubin < need_cubin:
         raise ValueError(f'cubin has {n_cubin} bytes; nvJitLinkGetLinkedCubin needs {need_cubin}')
     with nogil:
         err = cynvjitlink.nvJitLinkGetLinkedCubin(<cynvjitlink.nvJitLinkHandle>c_handle, <void*>c_cubin)
@@ -386,7 +390,11 @@ def _nvJitLinkGetLinkedPtx(handle, ptx):
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('get_linked_ptx', ('handle', 'ptx'), _p) from None
     cdef size_t need_ptx = 0
-    if cynvjitlink.nvJitLinkGetLinkedPtxSize(<cynvjitlink.nvJitLinkHandle>c_handle, &need_ptx) == 0 and <size_t>n_ptx < need_ptx:
+    try:
+        asked_ptx = cynvjitlink.nvJitLinkGetLinkedPtxSize(<cynvjitlink.nvJitLinkHandle>c_handle, &need_ptx) == 0
+    except _FunctionNotFoundError:
+        asked_ptx = False
+    if asked_ptx and <size_t>n_ptx < need_ptx:
         raise ValueError(f'ptx has {n_ptx} bytes; nvJitLinkGetLinkedPtx needs {need_ptx}')
     with nogil:
         err = cynvjitlink.nvJitLinkGetLinkedPtx(<cynvjitlink.nvJitLinkHandle>c_handle, <char*>c_ptx)
@@ -466,7 +474,11 @@ def _nvJitLinkGetLinkedLTOIR(handle, ltoir):
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('get_linked_ltoir', ('handle', 'ltoir'), _p) from None
     cdef size_t need_ltoir = 0
-    if cynvjitlink.nvJitLinkGetLinkedLTOIRSize(<cynvjitlink.nvJitLinkHandle>c_handle, &need_ltoir) == 0 and <size_t>n_ltoir < need_ltoir:
+    try:
+        asked_ltoir = cynvjitlink.nvJitLinkGetLinkedLTOIRSize(<cynvjitlink.nvJitLinkHandle>c_handle, &need_ltoir) == 0
+    except _FunctionNotFoundError:
+        asked_ltoir = False
+    if asked_ltoir and <size_t>n_ltoir < need_ltoir:
         raise ValueError(f'ltoir has {n_ltoir} bytes; nvJitLinkGetLinkedLTOIR needs {need_ltoir}')
     with nogil:
         err = cynvjitlink.nvJitLinkGetLinkedLTOIR(<cynvjitlink.nvJitLinkHandle>c_handle, <void*>c_ltoir)
@@ -541,7 +553,11 @@ def _nvJitLinkGetErrorLog(handle, log):
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('get_error_log', ('handle', 'log'), _p) from None
     cdef size_t need_log = 0
-    if cynvjitlink.nvJitLinkGetErrorLogSize(<cynvjitlink.nvJitLinkHandle>c_handle, &need_log) == 0 and <size_t>n_log < need_log:
+    try:
+        asked_log = cynvjitlink.nvJitLinkGetErrorLogSize(<cynvjitlink.nvJitLinkHandle>c_handle, &need_log) == 0
+    except _FunctionNotFoundError:
+        asked_log = False
+    if asked_log and <size_t>n_log < need_log:
         raise ValueError(f'log has {n_log} bytes; nvJitLinkGetErrorLog needs {need_log}')
     with nogil:
         err = cynvjitlink.nvJitLinkGetErrorLog(<cynvjitlink.nvJitLinkHandle>c_handle, <char*>c_log)
@@ -616,7 +632,11 @@ def _nvJitLinkGetInfoLog(handle, log):
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('get_info_log', ('handle', 'log'), _p) from None
     cdef size_t need_log = 0
-    if cynvjitlink.nvJitLinkGetInfoLogSize(<cynvjitlink.nvJitLinkHandle>c_handle, &need_log) == 0 and <size_t>n_log < need_log:
+    try:
+        asked_log = cynvjitlink.nvJitLinkGetInfoLogSize(<cynvjitlink.nvJitLinkHandle>c_handle, &need_log) == 0
+    except _FunctionNotFoundError:
+        asked_log = False
+    if asked_log and <size_t>n_log < need_log:
         raise ValueError(f'log has {n_log} bytes; nvJitLinkGetInfoLog needs {need_log}')
     with nogil:
         err = cynvjitlink.nvJitLinkGetInfoLog(<cynvjitlink.nvJitLinkHandle>c_handle, <char*>c_log)

@@ -4341,7 +4341,7 @@ def event_set_get_context_count_v1(set: int) -> EventSetGetContextCount_v1:
     """Gets the number of context records for the most recent event returned by event_set_wait_v3 on this event set."""
 def event_set_get_context_info_v1(set: int, index: int) -> EventSetGetContextInfo_v1:
     """Gets metadata for a context record from the most recent event returned by event_set_wait_v3."""
-def event_set_get_context_data_v1(set: int, index: int) -> EventSetGetContextData_v1:
+def event_set_get_context_data_v1(set: int, index: int) -> bytes:
     """Copies the raw payload for a context record from the most recent event returned by event_set_wait_v3."""
 def event_set_get_gpu_operational_event_context_legacy_xid_v1(set: int, index: int) -> EventSetGetGpuOperationalEventContextLegacyXid_v1:
     """Gets decoded GPU legacy-Xid context data for a context record from the most recent event returned by event_set_wait_v3."""

@@ -628,10 +628,14 @@ def check_status_size(status):
 
 
 def check_status(status):
-    """Raise the exception of a Return value; return 0 when it is success."""
+    """Raise the exception of a Return value; return 0 when it is success
+    (a value Return lacks: ValueError, as NVIDIA's)."""
     cdef long long s = _status_arg(status)
     if s != 0:
-        _raise(s)
+        try:
+            _raise(s)
+        except ValueError as e:
+            raise ValueError(f'status: {e}') from None
     return 0
 
 
@@ -13808,8 +13812,8 @@ def event_set_get_context_data_v1(set, index):
 
     Returns
     -------
-    params : EventSetGetContextData_v1
-        Context index, optional data buffer, and buffer size
+    data_ : bytes
+        The data_ field of the EventSetGetContextData_v1 the call fills.
 
     Raises
     ------
@@ -13845,9 +13849,15 @@ def event_set_get_context_data_v1(set, index):
         raise e.__class__(f"event_set_get_context_data_v1() argument 'index': {e}") from None
     with nogil:
         err = cynvml.nvmlEventSetGetContextData_v1(<cynvml.nvmlEventSet_t>c_set, <cynvml.nvmlEventSetGetContextData_v1_t*>s_params._ptr)
+    if err != 0 and err != cynvml.NVML_ERROR_INSUFFICIENT_SIZE:
+        _raise(err)
+    cdef _Buf b_params = _Buf_new((<cynvml.nvmlEventSetGetContextData_v1_t*>s_params._ptr).dataSize)
+    (<cynvml.nvmlEventSetGetContextData_v1_t*>s_params._ptr).data = b_params.ptr
+    with nogil:
+        err = cynvml.nvmlEventSetGetContextData_v1(<cynvml.nvmlEventSet_t>c_set, <cynvml.nvmlEventSetGetContextData_v1_t*>s_params._ptr)
     if err != 0:
         _raise(err)
-    return s_params
+    return PyBytes_FromStringAndSize(<char*>b_params.ptr, min(<Py_ssize_t>(<cynvml.nvmlEventSetGetContextData_v1_t*>s_params._ptr).dataSize, b_params.size))
 
 def event_set_get_gpu_operational_event_context_legacy_xid_v1(set, index):
     """Gets decoded GPU legacy-Xid context data for a context record from the most
@@ -14142,7 +14152,7 @@ def system_event_set_wait(event_set, timeout_ms, buffer_size):
     except (TypeError, ValueError, OverflowError) as e:
         raise e.__class__(f"system_event_set_wait() argument 'timeout_ms': {e}") from None
     try:
-        a_data_ = _new_record(_L.cls('SystemEventData_v1'), buffer_size)
+        a_data_ = _new_record(_L.cls('SystemEventData_v1'), <unsigned int>buffer_size)
     except (TypeError, ValueError, OverflowError) as e:
         raise e.__class__(f"system_event_set_wait() argument 'buffer_size': {e}") from None
     try:

@@ -176,12 +176,13 @@ DEPARTURES = [
      "buffer for text and byte data, str for cuFile's string parameter, numbers in a numpy array or a list "
      "for field ids; nvFatbin and cuFile pass a size the library checks itself (NVIDIA's compares it with the "
      "buffer's length first)"),
-    (r"re:^(cufile|nvml|nvfatbin|cudla)\.fn\.\w+\.base$", None,
-     "all", "accepts-more", "the base call's arguments take a form NVIDIA's refuses (cuFile's slab arrays as "
-     "lists, where NVIDIA's takes addresses only)"),
-    (r"re:^(nvjitlink|nvvm)\.fn\..*:(cstr|strlist)=(text_b|none|numpy|bytes|swapped)$", None,
-     "all", "accepts-more", "nvJitLink and NVVM take bytes for text and options too, None as no options, and "
-     "a numpy array of C string addresses"),
+    (r"re:^(cufile|nvml|nvfatbin|cudla)\.record\.\w+\.\w+\.view$", None,
+     "all", "accepts-more", "an array of structs a class holds is indexable, also where NVIDIA's class holds one "
+     "struct"),
+    (r"re:^(nvjitlink|nvvm)\.fn\..*:(cstr|strlist)=(text_b|none|numpy|bytes|swapped|ctypes)$", None,
+     "all", "accepts-more", "nvJitLink and NVVM take bytes for text and options too, None as no options, a "
+     "numpy array of C string addresses, and any sequence of one-character options (a ctypes char array) as "
+     "NVIDIA's later releases do"),
 
     # --- inputs both refuse, with another exception -----------------------------------------------------
     (r"re:\.(fn|field|handle|struct)\.", ({"exc": "TypeError"}, {"exc": "AttributeError"}),
@@ -283,6 +284,10 @@ DEPARTURES = [
      "12.9", "newer-header", "the 12.9 header (as 13.0's) defines it as 48; NVIDIA's 12.9.10 has 42"),
 
     # --- outputs NVIDIA's reads before the library writes them ----------------------------------------------
+    (r"re:^(cufile|nvml)\.record\.\w+\.(\w+\.get|eq)$", None,
+     "12.9 13.0", "uninitialised-memory", "a new struct object's memory is zeroed; NVIDIA's 12.9.10 and 13.0.3 "
+     "leave the memory of their numpy-backed classes uninitialised, so a field reads whatever was there and "
+     "two new objects compare unequal"),
     (r"re:^(nvml|cufile|cudla)\.fn\.", (None, {"exc": "UnicodeDecodeError"}),
      "all", "defined-output", "text an NVML call returns is read from a zeroed buffer where the stand-in "
      "library writes nothing; NVIDIA's decodes the uninitialised memory of its own buffer and fails"),

@@ -274,7 +274,7 @@ def _reached_then_failed(x):
 
 _ZEROED = ("0", "0.0", "''", "False")       # a field of zeroed memory, as a probe shows it
 #: the argument forms that are an address in the first page of memory (int 1, float 1.5) or NULL
-_NULL_PAGE_FORMS = r":(handle|handle_ref|struct_ptr|cstr|strlist|buf_w|voidp)=(int|float|none|null)$"
+_NULL_PAGE_FORMS = r":(handle|handle_ref|struct_ptr|cstr|strlist|buf_w|voidp)=(int|float|none|null|handle)$"
 
 #: kind -> (test on (probe id, ours, reference), what it means)
 KINDS = {
@@ -297,6 +297,21 @@ KINDS = {
                              "it: reading or writing there faults; for handles and NULL buffers, what the real "
                              "library does is measured (scripts/handle_probe.py, docs/reliability.md); the "
                              "stand-in the suite calls cannot show it"),
+    "avoids-overrun": (lambda pid, o, r: re.search(r":scalar=(handle|int|float)$", pid) is not None
+                       and isinstance(o, dict) and o.get("exc") == "RuntimeError" and not refused(r),
+                       "ours refuses a count larger than the list it counts (RuntimeError); NVIDIA's passes "
+                       "the count on with the list, and the library reads past the array's end (nvJitLink "
+                       "crashes on it; the driver reads handles that are none)"),
+    "avoids-undefined": (lambda pid, o, r: re.search(r":structptr\.set=(list_int|list_handle|bytes|str)$", pid)
+                         is not None and refused(o),
+                         "ours refuses a value that NVIDIA's reads as memory of another kind (the items of a "
+                         "list of ints, handles or characters read as C structs): what NVIDIA's makes of it is "
+                         "undefined (13.0.3 segfaults on the same inputs)"),
+    "equivalent-arguments": (lambda pid, o, r: isinstance(o, dict) and isinstance(r, dict) and "ret" in o
+                             and o.get("ret") == r.get("ret") and o.get("sym") == r.get("sym")
+                             and o.get("args") != r.get("args"),
+                             "the call returns the same; only the C arguments the stand-in driver records "
+                             "differ, in a way that means the same to the driver (the entry says why)"),
     "defined-output": (lambda pid, o, r: _reached_then_failed(r) and "exc" not in o and not crashed(o),
                        "NVIDIA's reads memory the library never wrote and fails on it; ours returns the "
                        "zeroed output"),
@@ -373,13 +388,19 @@ def compare(ours, ref, table=DEPARTURES, release=None):
     res = {"probes": 0, "identical": 0, "absent": 0, "departures": [], "differences": [], "misfits": [],
            "crashes": {"ours": sorted(k for k, v in ours.items() if "crash" in v or "hang" in v),
                        "reference": sorted(k for k, v in ref.items() if "crash" in v or "hang" in v)}}
+    for key in ("probes_by_lib", "identical_by_lib", "absent_by_lib"):
+        res[key] = collections.Counter()
     for pid in sorted(set(ours) | set(ref)):
         o, r = ours.get(pid), ref.get(pid)
+        lib = pid.split(".")[0]
         res["probes"] += 1
+        res["probes_by_lib"][lib] += 1
         if o == r:
             res["identical"] += 1
+            res["identical_by_lib"][lib] += 1
         elif _absent(pid, o, r):
             res["absent"] += 1
+            res["absent_by_lib"][lib] += 1
         else:
             entry, misfit = departure(pid, o, r, table, release)
             if entry is not None:
@@ -413,6 +434,34 @@ def by_kind(res, table=DEPARTURES):
     """{kind: departures of that kind} of a comparison."""
     kinds = {entry[-1]: entry[3] for entry in table}
     return dict(collections.Counter(kinds.get(reason, "?") for *_, reason in res["departures"]).most_common())
+
+
+def by_module(res, table=DEPARTURES):
+    """{lib: {probes, identical, departures by kind, unlisted}} of a comparison."""
+    kinds = {entry[-1]: entry[3] for entry in table}
+    out = collections.defaultdict(lambda: {"probes": 0, "identical": 0, "departures": collections.Counter(),
+                                           "unlisted": 0, "not comparable": 0})
+    for lib, n in res.get("probes_by_lib", {}).items():
+        out[lib]["probes"] = n
+    for lib, n in res.get("identical_by_lib", {}).items():
+        out[lib]["identical"] = n
+    for lib, n in res.get("absent_by_lib", {}).items():
+        out[lib]["not comparable"] = n
+    for pid, *_, reason in res["departures"]:
+        out[pid.split(".")[0]]["departures"][kinds.get(reason, "?")] += 1
+    for pid, *_ in res["differences"]:
+        out[pid.split(".")[0]]["unlisted"] += 1
+    return {lib: dict(v, departures=dict(v["departures"].most_common())) for lib, v in sorted(out.items())}
+
+
+def module_table(res):
+    """Lines of a table: per module, probes, identical, not comparable, departures by kind, unlisted."""
+    lines = ["| module | probes | identical | not comparable | departures (by kind) | unlisted |",
+             "| --- | ---: | ---: | ---: | --- | ---: |"]
+    for lib, v in by_module(res).items():
+        kinds = ", ".join(f"{k} {n}" for k, n in v["departures"].items()) or "-"
+        lines.append(f"| {lib} | {v['probes']} | {v['identical']} | {v['not comparable']} | {kinds} | {v['unlisted']} |")
+    return lines
 
 
 def total_line(res):
@@ -456,9 +505,9 @@ def summary_text(res, examples=EXAMPLES, limit=None, totals=True):
 
 def write_summary(res, out, meta):
     out = Path(out)
-    (out / "summary.txt").write_text(summary_text(res) + "\n")
+    (out / "summary.txt").write_text(summary_text(res) + "\n\nPer module:\n" + "\n".join(module_table(res)) + "\n")
     data = dict(meta, probes=res["probes"], identical=res["identical"], absent=res["absent"],
-                departures=len(res["departures"]), departures_by_kind=by_kind(res),
+                departures=len(res["departures"]), departures_by_kind=by_kind(res), modules=by_module(res),
                 differences=len(res["differences"]), misfits=res.get("misfits", []),
                 crashes={k: len(v) for k, v in res["crashes"].items()},
                 groups=[{"lib": k[0], "family": k[1], "probe": k[2], "kind": k[3], "count": len(v),
