@@ -516,7 +516,12 @@ def _handle(w, p):
     x.cdecls.append(f"cdef void* {x.c}")
     x.pre.append((x.tag, f"_hptr({x.py}, &{x.c})"))
     if bare(p.ctype) in ov.LIBRARY_HANDLES:
-        x.pre.append((x.tag, f"_library_handle({x.c}, {x.py!r}, {ov.LIBRARY_HANDLES[bare(p.ctype)]!r})"))
+        check = f"_library_handle({x.c}, {x.py!r}, {ov.LIBRARY_HANDLES[bare(p.ctype)]!r})"
+        first = ov.HANDLE_READ_UNLESS_NULL.get((w.fn.name, p.name))
+        if first:       # (after every conversion: the other argument's C value is known)
+            x.late.append((x.tag, f"if c_{first} != NULL: {check}"))
+        else:
+            x.pre.append((x.tag, check))
     x.arg = f"<{w.cy(p.ctype, p.ptr, p.const)}>{x.c}"
     return x
 

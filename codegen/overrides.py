@@ -1077,6 +1077,13 @@ LIBRARY_HANDLES = {
     "nvrtcProgram": "an NVRTC program",
 }
 
+# Library-handle parameters (LIBRARY_HANDLES) that the library does not read while another
+# argument is NULL, which it refuses first: (function, handle parameter) -> that parameter.  The
+# first-page check applies only where it is not NULL, so that the library's status comes back as
+# through NVIDIA's package.  NVRTC returns NVRTC_ERROR_INVALID_INPUT for a NULL flow callback
+# whatever the program is (with a callback it crashes on a program in the first page).
+HANDLE_READ_UNLESS_NULL = {("nvrtcSetFlowCallback", "prog"): "callback"}
+
 
 # Handle parameters that also take a handle of another type where the function's doxygen text
 # says so: handle type -> (the other type, a regular expression over the text).  The driver reads

@@ -262,6 +262,12 @@ def test_nvrtc_flow_callback_is_an_address():
         assert nvrtc.nvrtcSetFlowCallback(prog, None, None)[0] == nvrtc.nvrtcResult.NVRTC_ERROR_INVALID_INPUT
     finally:
         nvrtc.nvrtcDestroyProgram(prog)
+    # NVRTC refuses a NULL callback before it reads the program, so a program in the first page
+    # gets that status, as through NVIDIA's (overrides.HANDLE_READ_UNLESS_NULL); with a callback
+    # NVRTC would read it and crash, which ours refuses
+    assert nvrtc.nvrtcSetFlowCallback(1, None, None) == (nvrtc.nvrtcResult.NVRTC_ERROR_INVALID_INPUT,)
+    with pytest.raises(ValueError, match="prog 0x1 is not an NVRTC program"):
+        nvrtc.nvrtcSetFlowCallback(1, cb, None)
 
 
 def test_what_nvidias_package_refuses_is_still_refused():

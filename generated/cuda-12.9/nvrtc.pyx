@@ -1026,11 +1026,12 @@ def nvrtcSetFlowCallback(prog, callback, payload):
     cdef int _p = 0
     try:
         _hptr(prog, &c_prog)
-        _library_handle(c_prog, 'prog', 'an NVRTC program')
         _p = 1
         _vptr(callback, &c_callback)
         _p = 2
         _vptr(payload, &c_payload)
+        _p = 0
+        if c_callback != NULL: _library_handle(c_prog, 'prog', 'an NVRTC program')
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('nvrtcSetFlowCallback', ('prog', 'callback', 'payload'), _p) from None
     with nogil:
