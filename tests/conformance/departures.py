@@ -140,15 +140,10 @@ DEPARTURES = [
      "12.9 13.5", "accepts-more", "VDPAU's function pointer, a void* argument here, takes a float address as "
      "every void* argument does where NVIDIA's package of the release truncates one (its own refuses a float "
      "for this one)"),
-    (r"re:^nvrtc\.fn\.nvrtcSetFlowCallback\.callback:handle=(float|handle)$", None,
-     "13.0", "accepts-more", "the flow callback takes what a handle argument takes (13.0.3 refuses a float and "
-     "binding objects there)"),
     (r"re:^(driver|runtime)\.enum\.(CU|cuda)[Aa]tomicOperationCapability\.(lookup|repr)$", None,
      "13.0", "accepts-more", "the atomic-capability enums have their header's members, so looking one up and "
      "showing it work; 13.0.3's classes are empty (its TypeError and AttributeError), NVIDIA's later "
      "releases have the members"),
-    (r"re:^driver\.field\.CUmemDecompressParams_st\.dstActBytes:ptrarray\.set=(int|enum|float)$", None,
-     "all", "accepts-more", "dstActBytes (a cuuint32_t*) takes an address; NVIDIA's is read-only"),
 
     (r"re:^(cufile|nvml|nvfatbin|cudla)\.record\.\w+\.(new\(\d+\)|from_data|len|sizeof)$", None,
      "all", "accepts-more", "a struct class also holds an array of structs (T(n), from_data of several items, "
@@ -236,6 +231,10 @@ DEPARTURES = [
      "13.0", "refuses-otherwise", "an unknown value of an atomic-capability enum raises ValueError, as for every "
      "enum (13.0.3's empty class raises TypeError)"),
 
+    (r"re:^nvjitlink\.fn\.create\.options:strlist=numpy$", ({"exc": "ValueError"}, {"exc": "TypeError"}),
+     "12.9 13.0", "refuses-otherwise", "nvJitLink 12.9 and 13.0 crash on a NULL option, so ours refuses an option "
+     "address 0 (the probe's numpy array of zeros: ValueError; overrides.NULL_OPTION_CRASHES); NVIDIA's takes "
+     "no numpy array there (TypeError)"),
     (r"re:^(cufile|nvml|nvfatbin|cudla)\.(fn|record)\.", None,
      "all", "refuses-otherwise", "a bad argument or field value raises the API contract's exception (TypeError "
      "for a wrong type, OverflowError for an integer out of range, ValueError for a negative size or a buffer "
@@ -247,11 +246,36 @@ DEPARTURES = [
      "all", "avoids-crash", "the reference crashes the interpreter (a segfault) on this input; nothing can rely "
      "on that, so ours may raise or return instead"),
 
+    (r"re:^(driver|runtime)\.fn\.\w+\.(numDependencies|nbGroups|nbResources|numParams):scalar=handle$",
+     ({"exc": "RuntimeError"}, None),
+     "all", "avoids-overrun", "a count larger than the list it counts (the probe's object whose value is 16, "
+     "beside a one-item list of dependencies, groups, resources or context parameters) is refused "
+     "(RuntimeError), as NVIDIA's refuses it in the other calls; in these NVIDIA's passes it on, and the "
+     "driver reads past the array's end"),
+    (r"re:^(driver|runtime)\.field\.\w+\.\w+:structptr\.set=(str|bytes|list_int|list_handle)$",
+     ({"exc": "TypeError"}, None),
+     "all", "avoids-undefined", "a struct-array field (paramArray, paramsArray, execAffinityParams) takes "
+     "struct objects of its type; ours refuses a str, bytes or a list of ints or handles (TypeError), whose "
+     "items NVIDIA's copies as if they were its struct objects, reading memory of another kind"),
+    (r"re:^driver\.fn\.(cuLaunchHostFunc\.fn|cuStreamAddCallback\.callback|"
+     r"cu(LogsRegisterCallback|DeviceRegisterAsyncNotification)\.callbackFunc):handle=none$", None,
+     "all", "avoids-callback-crash", "a callback given as None is NULL to the driver, which refuses it "
+     "(CUDA_ERROR_INVALID_VALUE); NVIDIA's registers its trampoline for it, returns CUDA_SUCCESS, and the "
+     "process segfaults when the driver runs the callback (seen with the real driver: cuLaunchHostFunc and "
+     "cuStreamAddCallback, then cuStreamSynchronize)"),
+
     (r"re:^(nvml|cufile|nvfatbin|cudla|nvjitlink|nvvm)\.fn\.", None,
      "all", "avoids-library-crash", "a handle or an address in the first page of memory, or NULL where the "
      "library writes through it, is refused before the call where the real library dereferences it: NVML's "
      "device, event-set and GPM handles, nvFatbin's, nvJitLink's and NVVM's handles, struct and C string "
      "addresses, libNVVM's output buffers (scripts/handle_probe.py; docs/reliability.md)"),
+
+    # --- the same call, with C arguments that mean the same ---------------------------------------------------
+    (r"re:^driver\.fn\.(cuLaunchHostFunc|cuStreamAddCallback|cuLogsRegisterCallback|"
+     r"cuDeviceRegisterAsyncNotification)\.userData:voidp=none$", None,
+     "all", "equivalent-arguments", "a callback's userData given as None: ours passes the callback and NULL; "
+     "NVIDIA's passes its trampoline and a block holding the callback and NULL, and the trampoline calls the "
+     "callback with NULL: the callback gets the same in both"),
 
     # --- names NVIDIA's lacks ------------------------------------------------------------------------------
     (r"re:^(driver|runtime|nvjitlink|nvvm)\.name\.", None,
@@ -261,8 +285,9 @@ DEPARTURES = [
     (r"re:^(cufile|nvml|nvfatbin|cudla)\.name\.", None,
      "all", "adds-name", "every struct and function the pinned header declares, and sizeof(): NVIDIA's package "
      "leaves some out"),
-    (r"re:^(driver|runtime)\.enum\.(CU|cuda)[Aa]tomicOperationCapability\.member\.\w+$", None,
-     "13.0", "adds-name", "the atomic-capability enums' members, which 13.0.3's empty classes lack"),
+    (r"re:^(driver|runtime)\.enum\.(CU|cuda)[Aa]tomicOperationCapability\.(member\.\w+|members)$", None,
+     "13.0", "adds-name", "the atomic-capability enums' members (and so their count), which 13.0.3's empty "
+     "classes lack"),
     ("re:^nvrtc\\.name\\.nvrtcGetNVVM(Size)?$", None,
      "12.9", "adds-name", "NVRTC 12.9 declares nvrtcGetNVVM and nvrtcGetNVVMSize; NVIDIA's 12.9.x binds CUDA "
      "13's NVRTC API, which dropped them"),

@@ -276,6 +276,25 @@ _ZEROED = ("0", "0.0", "''", "False")       # a field of zeroed memory, as a pro
 #: the argument forms that are an address in the first page of memory (int 1, float 1.5) or NULL
 _NULL_PAGE_FORMS = r":(handle|handle_ref|struct_ptr|cstr|strlist|buf_w|voidp)=(int|float|none|null|handle)$"
 
+def _more_members(pid, o, r):
+    """An enum's member count, where ours has members NVIDIA's lacks (more of them, nothing else)."""
+    return (family(pid)[1] == "enum" and pid.endswith(".members") and isinstance(o, dict) and isinstance(r, dict)
+            and set(o) == set(r) == {"count", "iter"} and o["count"] == o["iter"] and r["count"] == r["iter"]
+            and o["count"] > r["count"])
+
+
+def _callback_nulled(pid, o, r):
+    """A driver call given None for a callback parameter (the probe form `:handle=none`) that returns
+    the same in both, where the stand-in saw NULL from ours and another address from NVIDIA's."""
+    m = re.search(r"\.(\w+):handle=none$", pid)
+    if not (m and isinstance(o, dict) and isinstance(r, dict) and "ret" in o and o.get("ret") == r.get("ret")
+            and o.get("sym") and o.get("sym") == r.get("sym")):
+        return False
+    ours, ref = str(o.get("args", "")).split(", "), str(r.get("args", "")).split(", ")
+    return f"{m[1]}=NULL" in ours and f"{m[1]}=<ptr>" in ref and \
+        [a for a in ours if not a.startswith(m[1] + "=")] == [a for a in ref if not a.startswith(m[1] + "=")]
+
+
 #: kind -> (test on (probe id, ours, reference), what it means)
 KINDS = {
     "accepts-more": (lambda pid, o, r: refused(r) and not (refused(o) or crashed(o) or absent(o)),
@@ -284,8 +303,9 @@ KINDS = {
                           "both refuse the input before the library sees it, with another exception class"),
     "avoids-crash": (lambda pid, o, r: crashed(r) and not crashed(o),
                      "NVIDIA's crashes or hangs on the input; ours raises or returns"),
-    "adds-name": (lambda pid, o, r: absent(r) and not absent(o),
-                  "ours has a name (function, class, member, field) NVIDIA's lacks"),
+    "adds-name": (lambda pid, o, r: (absent(r) and not absent(o)) or _more_members(pid, o, r),
+                  "ours has a name (function, class, member, field) NVIDIA's lacks (and an enum with such "
+                  "members counts more)"),
     "newer-header": (lambda pid, o, r: family(pid)[1] in ("const", "enum") and not absent(o) and not absent(r)
                      and "exc" not in o and "exc" not in r,
                      "a value or member count from the pinned header, which is newer than the one NVIDIA's "
@@ -312,6 +332,11 @@ KINDS = {
                              and o.get("args") != r.get("args"),
                              "the call returns the same; only the C arguments the stand-in driver records "
                              "differ, in a way that means the same to the driver (the entry says why)"),
+    "avoids-callback-crash": (lambda pid, o, r: _callback_nulled(pid, o, r),
+                              "a callback given as None: ours passes NULL, which the driver refuses "
+                              "(CUDA_ERROR_INVALID_VALUE); NVIDIA's passes its own trampoline, which calls the "
+                              "NULL function when the driver runs it (a segfault, seen with the real driver); "
+                              "the stand-in driver runs no callback, so it shows only the argument"),
     "defined-output": (lambda pid, o, r: _reached_then_failed(r) and "exc" not in o and not crashed(o),
                        "NVIDIA's reads memory the library never wrote and fails on it; ours returns the "
                        "zeroed output"),
