@@ -169,8 +169,9 @@ def record_type(model, p):
 
 
 def twin_style(model):
-    """How NVIDIA's package of the model's release is made (overrides.TWIN_STYLE; {} for 13.0)."""
-    return ov.TWIN_STYLE.get(model.cuda, {})
+    """How NVIDIA's package of the model's release is made (overrides.TWIN_STYLE; a release it does
+    not name is made as 13.0.3 is)."""
+    return ov.TWIN_STYLE.get(model.cuda, ov.TWIN_STYLE["13.0"])
 
 
 def twin_value(model, kind, v):

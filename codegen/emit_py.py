@@ -89,7 +89,16 @@ def _tuple_imports(model, L):
         o.insert(-1, "from cuda.bindings._base cimport _FuncPtr, _FuncType")
     if any(p.conv == "handle_ref" and bare(p.ctype) in ov.LIBRARY_HANDLES for fn in model.functions for p in fn.params):
         o.insert(-1, "from cuda.bindings._base cimport _library_ref")
-    return o
+    return o[:-1] + _buffer_error_lines(model, L) + [""]
+
+
+def _buffer_error_lines(model, L):
+    """The module's _BUFFER_ERROR, where its twin converts buffers with one helper (the snake
+    entry's `buffers`): that helper's message, by release (TWIN_STYLE `buffer_error`)."""
+    if not (L.get("snake") or {}).get("buffers"):
+        return []
+    return ["from cuda.bindings._base cimport _twin_error",
+            f"_BUFFER_ERROR = {twin_style(model)['buffer_error']!r}"]
 
 
 def _enum_table(rows):
@@ -620,27 +629,36 @@ def _kparams(w, p):
     return _address_or_block(w, p, "_kparams")
 
 
-def _null_buffer(w, p, null_int, convert, null):
+def _null_buffer(w, p, null_int, convert, null, shown_size, written):
     """Lines converting the buffer argument of a snake_case or struct-style module by `convert`,
     where NVIDIA's package passes some values on as NULL (`null`: the C lines that make the
     argument NULL): None in the releases whose twin does so (TWIN_STYLE `none_is_null`; 13.0.3
     refuses it with ValueError, and so does ours there), the int 0 where `null_int`; an entry point
-    that crashes on a NULL buffer (overrides.NULL_CRASHES) refuses both (ValueError)."""
+    that crashes on a NULL buffer (overrides.NULL_CRASHES) refuses both (ValueError).  In the
+    libraries whose twin converts its buffers with one helper (the snake entry's `buffers`), a
+    refused buffer raises that helper's ValueError, its message (TWIN_STYLE `buffer_error`, which
+    shows `shown_size`, and whether the buffer is `written`) as there; ours goes in a note
+    (_twin_error)."""
     py = p.pyname
     crashes = w.fn.name in ov.NULL_CRASHES
     nulls = [f"{py} is None"] if twin_style(w.model).get("none_is_null") else []
     nulls += [f"(type({py}) is int and {py} == 0)"] if null_int else []
-    lines = []
+    lines, checks = [], []
     if crashes:
         lines += [f"if {py} is None or (type({py}) is int and {py} == 0): raise ValueError("
                   f"'{w.fn.name} crashes on a NULL buffer: pass a buffer of the size its size query says')"]
     elif not twin_style(w.model).get("none_is_null"):
-        lines += [f"if {py} is None: raise ValueError('expected a buffer or an int address, not None')"]
+        checks += [f"if {py} is None: raise ValueError('expected a buffer or an int address, not None')"]
     if nulls and not crashes:
-        lines += [f"if {' or '.join(nulls)}:"] + ["    " + c for c in null] + ["else:", "    " + convert]
+        checks += [f"if {' or '.join(nulls)}:"] + ["    " + c for c in null] + ["else:", "    " + convert]
     else:
-        lines.append(convert)
-    return lines
+        checks.append(convert)
+    if not (w.L.get("snake") or {}).get("buffers"):
+        return lines + checks
+    adj = "writable " if written else ""
+    return lines + ["try:"] + ["    " + c for c in checks] + [
+        "except (TypeError, ValueError):",
+        f"    raise _twin_error(_BUFFER_ERROR.format(adj={adj!r}, size={shown_size}))"]
 
 
 def _voidp(w, p):
@@ -652,7 +670,8 @@ def _voidp(w, p):
         # must hold that many bytes; an int is an address (0: NULL), and so, where NVIDIA's
         # package takes it, is None (the library then reports NULL)
         size = w.val(p.extra.get("size")) or "0"
-        x.pre += [(x.tag, line) for line in _null_buffer(w, p, False, f"_bptr({x.py}, &{x.c}, {size})", [f"{x.c} = NULL"])]
+        x.pre += [(x.tag, line) for line in _null_buffer(w, p, False, f"_bptr({x.py}, &{x.c}, {size})", [f"{x.c} = NULL"],
+                                                           size, False)]
     elif p.name in ov.BUFFER_EXTENT.get(w.fn.name, {}):
         size = re.sub(r"\w+", lambda m: w.val(m[0]), ov.BUFFER_EXTENT[w.fn.name][p.name])
         written = p.name in ov.WRITTEN_BUFFERS
@@ -695,7 +714,7 @@ def _buf_w(w, p):
     if w.L.get("snake"):
         # NULL as NVIDIA's package passes it (the library reports it): its size is not checked
         nulls = [f"{x.c} = NULL", f"n_{n} = <Py_ssize_t>(<size_t>-1 >> 1)"]
-        x.pre += [(x.tag, line) for line in _null_buffer(w, p, True, convert, nulls)]
+        x.pre += [(x.tag, line) for line in _null_buffer(w, p, True, convert, nulls, -1, True)]
     else:
         x.pre.append((x.tag, convert))
     if w.fn.size_query:
@@ -1671,6 +1690,7 @@ def _emit_records_module(model):
          "from libc.string cimport memcpy, memset",
          "from posix.types cimport off_t",
          "from cuda.bindings import _records",
+         *_buffer_error_lines(model, L),
          ""]
     # ---- enums: by their short names; made on first use
     o += _enum_table([(py, (), members) for _, py, members in rn.enums] +

@@ -47,7 +47,9 @@ The generated modules:
                    of snake_case functions (`version`) returns the outputs and raises `error` (a
                    class of the module) on failure; handles are plain ints (`what` names one in
                    messages, `title` the library); `enums` are Python-level enums named without the
-                   C prefix (nvvmResult -> Result, NVVM_SUCCESS -> SUCCESS)
+                   C prefix (nvvmResult -> Result, NVVM_SUCCESS -> SUCCESS); `buffers`: the
+                   reference converts every buffer argument with one helper, whose ValueError
+                   (overrides.TWIN_STYLE `buffer_error`) a refused buffer raises here too
 
 The order of LIBS is the order the reference pages, the changelog and the checked modules list
 the libraries in; GENERATED is the order `python -m codegen` generates them in (and
@@ -117,7 +119,7 @@ LIBS = {
         macros={"NEW_ERROR_CODES": ""},
         header="nvJitLink.h", prefix="nvJitLink", status="nvJitLinkResult",
         notfound="<nvJitLinkResult>-42", shutdown="NVJITLINK_ERROR_INTERNAL", char_buffers=True,
-        snake=dict(error="nvJitLinkError", title="nvJitLink", what="an nvJitLink handle",
+        snake=dict(error="nvJitLinkError", title="nvJitLink", what="an nvJitLink handle", buffers=True,
                    enums={"nvJitLinkResult": ("Result", "NVJITLINK_"),
                           "nvJitLinkInputType": ("InputType", "NVJITLINK_INPUT_")})),
     "nvvm": dict(
@@ -126,14 +128,14 @@ LIBS = {
         # NVVM has no internal-error status: a shut-down call reports CANCELLED
         header="nvvm.h", prefix="nvvm", status="nvvmResult",
         notfound="<nvvmResult>-42", shutdown="NVVM_ERROR_CANCELLED",
-        snake=dict(error="nvvmError", title="NVVM", what="an NVVM program",
+        snake=dict(error="nvvmError", title="NVVM", what="an NVVM program", buffers=True,
                    enums={"nvvmResult": ("Result", "NVVM_")})),
     "nvfatbin": dict(
         title="nvFatbin (fatbinary creation)",
         headers=["nvFatbin.h"],
         header="nvFatbin.h", prefix="nvFatbin", status="nvFatbinResult",
         notfound="<nvFatbinResult>-42", shutdown="NVFATBIN_ERROR_INTERNAL",
-        snake=dict(error="nvFatbinError", title="nvFatbin", what="an nvFatbin handle", records=True,
+        snake=dict(error="nvFatbinError", title="nvFatbin", what="an nvFatbin handle", records=True, buffers=True,
                    enums={"nvFatbinResult": ("Result", "NVFATBIN_")})),
     "cufile": dict(
         title="cuFile (GPUDirect Storage)",

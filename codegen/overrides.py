@@ -1131,15 +1131,25 @@ _RESERVED = r"^(reserved|padding|unused)\d*$"
 TWIN_STYLE = {
     "12.9": {"fast_enum": True, "hidden_fields": {"driver": _RESERVED},    # 12.9.10's runtime shows them
              "none_is_null": True, "returns_none": ("cuFileUseCount",), "float_address": True,
-             "signed32": ("defines",)},
-    "13.0": {"returns_none": ("cuFileRead", "cuFileWrite", "cuFileUseCount"), "signed32": ("defines",)},
+             "signed32": ("defines",),
+             "buffer_error": "buf must be None, a Python int representing the pointer address to a valid "
+                             "buffer, or a 1D contiguous {adj}buffer, of size {size}"},
+    "13.0": {"returns_none": ("cuFileRead", "cuFileWrite", "cuFileUseCount"), "signed32": ("defines",),
+             "buffer_error": "buf must be either a Python int representing the pointer address to a valid "
+                             "buffer, or a 1D contiguous {adj}buffer, of size bytes"},
     # its cudla module alone makes enum.IntEnum classes
     "13.5": {"fast_enum": True, "hidden_fields": {"driver": _RESERVED, "runtime": _RESERVED},
              "int_enum_libs": ("cudla",), "none_is_null": True, "returns_none": ("cuFileUseCount",),
-             "float_address": True, "signed32": ("enums",), "zeroed_structs": ("cudaKernelNodeParamsV2",)},
+             "float_address": True, "signed32": ("enums",), "zeroed_structs": ("cudaKernelNodeParamsV2",),
+             "buffer_error": "buf must be None, a Python int representing the pointer address to a valid "
+                             "buffer, or a contiguous {adj}buffer (a ctypes object, NumPy array, bytes, ...), "
+                             "of size {size}"},
 }
 # `returns_none`: struct-style functions that NVIDIA's package of the release makes return None
 # where the C function returns a value (cuFile's use count; 13.0.3's read and write too).
+# `buffer_error`: the message of the ValueError with which the twin's one buffer helper refuses any
+# buffer argument of nvJitLink, NVVM and nvFatbin ({adj}: "writable " for a buffer the library
+# fills; {size}: the size it was given, -1 for those).
 # `none_is_null`: in the snake_case and struct-style modules, None given for a buffer (the data
 # nvJitLink or NVVM reads, a buffer nvJitLink or nvFatbin fills) is NULL, which the library then
 # reports (nvJitLinkError ERROR_NULL_INPUT, nvvmError ERROR_INVALID_INPUT); 13.0.3 refuses None

@@ -172,6 +172,8 @@ cdef int _consume(object h, set consumed) except -1
 cdef int _keep_until_release(str kind, void* handle, object kept) except -1
 cdef int _release_kept(str kind, void* handle) except -1
 cdef object _arg_error(str function, tuple names, int i)
+cdef object _twin_error(str message)
+cdef object _as_twin(object err, str detail)
 cdef _Buf _voidpp(object o)
 cdef _Buf _cstrs(object o, Py_ssize_t count, bint null_items)
 cdef void* _cstr_address(object k) except? NULL

@@ -612,10 +612,32 @@ cdef object _arg_error(str function, tuple names, int i):
     of the same class whose message names both, in the form of Python's own argument errors.
     (Taking the error from sys.exc_info() spares each generated wrapper an `as e` clean-up.)"""
     e = sys.exc_info()[1]
+    detail = getattr(e, "_cb_detail", None)
+    if detail is not None:  # the message is NVIDIA's own (_twin_error): ours goes in a note
+        from cuda.bindings._internal.utils import with_note
+        return with_note(e, f"{function}() argument '{names[i]}': {detail}")
     try:
         return type(e)(f"{function}() argument '{names[i]}': {e}")
     except Exception:       # a subclass that takes other arguments: raised as it is
         return e
+
+
+cdef object _twin_error(str message):
+    """A ValueError whose message is `message`, NVIDIA's package's own for the refused argument
+    (its buffer conversion's, the same for every failure), raised instead of the error being
+    handled (chained to it, as there); what ours found wrong is kept for `_arg_error`, which
+    shows it in a PEP 678 note naming the function and the argument."""
+    e = sys.exc_info()[1]
+    err = _as_twin(ValueError(message), str(e))
+    err.__cause__ = e
+    return err
+
+
+cdef object _as_twin(object err, str detail):
+    """`err`, an exception whose message is NVIDIA's package's own, with what ours found wrong
+    (`detail`) kept for `_arg_error`'s note."""
+    err._cb_detail = detail
+    return err
 
 
 cdef int _consume(object h, set consumed) except -1:
@@ -963,11 +985,19 @@ cdef _Buf _cstrs(object o, Py_ssize_t count, bint null_items):
         x = items[i]
         if isinstance(x, str):
             x = (<str>x).encode()
-        elif not isinstance(x, bytes):        # an address (an int, or an object with __index__)
-            k = PyNumber_Index(x)
-            if k == 0 and not null_items:     # a NULL option, which this library reads and crashes on
+        elif type(x) is int:                  # an address
+            if x == 0 and not null_items:     # a NULL option, which this library reads and crashes on
                 raise ValueError(f"item {i} is 0, the address of no C string")
-            (<void**>b.ptr)[i] = _cstr_address(k)
+            (<void**>b.ptr)[i] = _cstr_address(x)
+            continue
+        elif not isinstance(x, bytes):
+            # an object with __index__ (a numpy integer) is an address too, which NVIDIA's refuses
+            # (TypeError, "an integer is required"): refused as there where ours refuses it
+            k = PyNumber_Index(x)
+            if (k == 0 and not null_items) or 0 < k < 4096:
+                raise _as_twin(TypeError("an integer is required"),
+                               f"item {i}, {k:#x}, is the address of no C string")
+            (<void**>b.ptr)[i] = PyLong_AsVoidPtr(k)
             continue
         keep.append(x)
         (<char**>b.ptr)[i] = PyBytes_AS_STRING(x)

@@ -15,6 +15,8 @@ from libc.stdlib cimport malloc, free
 from libc.string cimport memcpy
 from cuda.bindings._internal.utils import FunctionNotFoundError as _FunctionNotFoundError, with_note as _with_note
 from cuda.bindings._base cimport _live, _consume, _cstrs, _cstr_address
+from cuda.bindings._base cimport _twin_error
+_BUFFER_ERROR = 'buf must be either a Python int representing the pointer address to a valid buffer, or a 1D contiguous {adj}buffer, of size bytes'
 
 _ENUMS = (
     "nvJitLinkResult||NVJITLINK_SUCCESS=0,NVJITLINK_ERROR_UNRECOGNIZED_OPTION=1,NVJITLINK_ERROR_MISSING_ARCH=2,NVJITLINK_ERROR_INVALID_INPUT=3,NVJITLINK_ERROR_PTX_COMPILE=4,NVJITLINK_ERROR_NVVM_COMPILE=5,NVJITLINK_ERROR_INTERNAL=6,NVJITLINK_ERROR_THREADPOOL=7,NVJITLINK_ERROR_UNRECOGNIZED_INPUT=8,NVJITLINK_ERROR_FINALIZE=9,NVJITLINK_ERROR_NULL_INPUT=10,NVJITLINK_ERROR_INCOMPATIBLE_OPTIONS=11,NVJITLINK_ERROR_INCORRECT_INPUT_TYPE=12,NVJITLINK_ERROR_ARCH_MISMATCH=13,NVJITLINK_ERROR_OUTDATED_LIBRARY=14,NVJITLINK_ERROR_MISSING_FATBIN=15,NVJITLINK_ERROR_UNRECOGNIZED_ARCH=16,NVJITLINK_ERROR_UNSUPPORTED_ARCH=17,NVJITLINK_ERROR_LTO_NOT_ENABLED=18\n"
@@ -169,8 +171,11 @@ def _nvJitLinkAddData(handle, inputType, data, size, name):
         _p = 0
         _hptr(handle, &c_handle)
         _p = 2
-        if data is None: raise ValueError('expected a buffer or an int address, not None')
-        _bptr(data, &c_data, c_size)
+        try:
+            if data is None: raise ValueError('expected a buffer or an int address, not None')
+            _bptr(data, &c_data, c_size)
+        except (TypeError, ValueError):
+            raise _twin_error(_BUFFER_ERROR.format(adj='', size=c_size))
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('add_data', ('handle', 'input_type', 'data', 'size', 'name'), _p) from None
     with nogil:
@@ -298,12 +303,15 @@ def _nvJitLinkGetLinkedCubin(handle, cubin):
     try:
         _hptr(handle, &c_handle)
         _p = 1
-        if cubin is None: raise ValueError('expected a buffer or an int address, not None')
-        if (type(cubin) is int and cubin == 0):
-            c_cubin = NULL
-            n_cubin = <Py_ssize_t>(<size_t>-1 >> 1)
-        else:
-            _wbuf(cubin, &c_cubin, &n_cubin, True, True)
+        try:
+            if cubin is None: raise ValueError('expected a buffer or an int address, not None')
+            if (type(cubin) is int and cubin == 0):
+                c_cubin = NULL
+                n_cubin = <Py_ssize_t>(<size_t>-1 >> 1)
+            else:
+                _wbuf(cubin, &c_cubin, &n_cubin, True, True)
+        except (TypeError, ValueError):
+            raise _twin_error(_BUFFER_ERROR.format(adj='writable ', size=-1))
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('get_linked_cubin', ('handle', 'cubin'), _p) from None
     cdef size_t need_cubin = 0
@@ -381,12 +389,15 @@ def _nvJitLinkGetLinkedPtx(handle, ptx):
     try:
         _hptr(handle, &c_handle)
         _p = 1
-        if ptx is None: raise ValueError('expected a buffer or an int address, not None')
-        if (type(ptx) is int and ptx == 0):
-            c_ptx = NULL
-            n_ptx = <Py_ssize_t>(<size_t>-1 >> 1)
-        else:
-            _wbuf(ptx, &c_ptx, &n_ptx, True, True)
+        try:
+            if ptx is None: raise ValueError('expected a buffer or an int address, not None')
+            if (type(ptx) is int and ptx == 0):
+                c_ptx = NULL
+                n_ptx = <Py_ssize_t>(<size_t>-1 >> 1)
+            else:
+                _wbuf(ptx, &c_ptx, &n_ptx, True, True)
+        except (TypeError, ValueError):
+            raise _twin_error(_BUFFER_ERROR.format(adj='writable ', size=-1))
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('get_linked_ptx', ('handle', 'ptx'), _p) from None
     cdef size_t need_ptx = 0
@@ -461,12 +472,15 @@ def _nvJitLinkGetErrorLog(handle, log):
     try:
         _hptr(handle, &c_handle)
         _p = 1
-        if log is None: raise ValueError('expected a buffer or an int address, not None')
-        if (type(log) is int and log == 0):
-            c_log = NULL
-            n_log = <Py_ssize_t>(<size_t>-1 >> 1)
-        else:
-            _wbuf(log, &c_log, &n_log, True, True)
+        try:
+            if log is None: raise ValueError('expected a buffer or an int address, not None')
+            if (type(log) is int and log == 0):
+                c_log = NULL
+                n_log = <Py_ssize_t>(<size_t>-1 >> 1)
+            else:
+                _wbuf(log, &c_log, &n_log, True, True)
+        except (TypeError, ValueError):
+            raise _twin_error(_BUFFER_ERROR.format(adj='writable ', size=-1))
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('get_error_log', ('handle', 'log'), _p) from None
     cdef size_t need_log = 0
@@ -541,12 +555,15 @@ def _nvJitLinkGetInfoLog(handle, log):
     try:
         _hptr(handle, &c_handle)
         _p = 1
-        if log is None: raise ValueError('expected a buffer or an int address, not None')
-        if (type(log) is int and log == 0):
-            c_log = NULL
-            n_log = <Py_ssize_t>(<size_t>-1 >> 1)
-        else:
-            _wbuf(log, &c_log, &n_log, True, True)
+        try:
+            if log is None: raise ValueError('expected a buffer or an int address, not None')
+            if (type(log) is int and log == 0):
+                c_log = NULL
+                n_log = <Py_ssize_t>(<size_t>-1 >> 1)
+            else:
+                _wbuf(log, &c_log, &n_log, True, True)
+        except (TypeError, ValueError):
+            raise _twin_error(_BUFFER_ERROR.format(adj='writable ', size=-1))
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('get_info_log', ('handle', 'log'), _p) from None
     cdef size_t need_log = 0

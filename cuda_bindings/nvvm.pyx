@@ -15,6 +15,8 @@ from libc.stdlib cimport malloc, free
 from libc.string cimport memcpy
 from cuda.bindings._internal.utils import FunctionNotFoundError as _FunctionNotFoundError, with_note as _with_note
 from cuda.bindings._base cimport _live, _consume, _cstrs, _cstr_address
+from cuda.bindings._base cimport _twin_error
+_BUFFER_ERROR = 'buf must be either a Python int representing the pointer address to a valid buffer, or a 1D contiguous {adj}buffer, of size bytes'
 
 _ENUMS = (
     "nvvmResult||NVVM_SUCCESS=0,NVVM_ERROR_OUT_OF_MEMORY=1,NVVM_ERROR_PROGRAM_CREATION_FAILURE=2,NVVM_ERROR_IR_VERSION_MISMATCH=3,NVVM_ERROR_INVALID_INPUT=4,NVVM_ERROR_INVALID_PROGRAM=5,NVVM_ERROR_INVALID_IR=6,NVVM_ERROR_INVALID_OPTION=7,NVVM_ERROR_NO_MODULE_IN_PROGRAM=8,NVVM_ERROR_COMPILATION=9,NVVM_ERROR_CANCELLED=10\n"
@@ -209,8 +211,11 @@ def _nvvmAddModuleToProgram(prog, buffer, size, name):
         _p = 0
         _hptr(prog, &c_prog)
         _p = 1
-        if buffer is None: raise ValueError('expected a buffer or an int address, not None')
-        _bptr(buffer, &c_buffer, c_size)
+        try:
+            if buffer is None: raise ValueError('expected a buffer or an int address, not None')
+            _bptr(buffer, &c_buffer, c_size)
+        except (TypeError, ValueError):
+            raise _twin_error(_BUFFER_ERROR.format(adj='', size=c_size))
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('add_module_to_program', ('prog', 'buffer', 'size', 'name'), _p) from None
     with nogil:
@@ -263,8 +268,11 @@ def _nvvmLazyAddModuleToProgram(prog, buffer, size, name):
         _p = 0
         _hptr(prog, &c_prog)
         _p = 1
-        if buffer is None: raise ValueError('expected a buffer or an int address, not None')
-        _bptr(buffer, &c_buffer, c_size)
+        try:
+            if buffer is None: raise ValueError('expected a buffer or an int address, not None')
+            _bptr(buffer, &c_buffer, c_size)
+        except (TypeError, ValueError):
+            raise _twin_error(_BUFFER_ERROR.format(adj='', size=c_size))
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('lazy_add_module_to_program', ('prog', 'buffer', 'size', 'name'), _p) from None
     with nogil:
@@ -476,7 +484,10 @@ def _nvvmGetCompiledResult(prog, buffer):
         _hptr(prog, &c_prog)
         _p = 1
         if buffer is None or (type(buffer) is int and buffer == 0): raise ValueError('nvvmGetCompiledResult crashes on a NULL buffer: pass a buffer of the size its size query says')
-        _wbuf(buffer, &c_buffer, &n_buffer, True, True)
+        try:
+            _wbuf(buffer, &c_buffer, &n_buffer, True, True)
+        except (TypeError, ValueError):
+            raise _twin_error(_BUFFER_ERROR.format(adj='writable ', size=-1))
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('get_compiled_result', ('prog', 'buffer'), _p) from None
     cdef size_t need_buffer = 0
@@ -548,7 +559,10 @@ def _nvvmGetProgramLog(prog, buffer):
         _hptr(prog, &c_prog)
         _p = 1
         if buffer is None or (type(buffer) is int and buffer == 0): raise ValueError('nvvmGetProgramLog crashes on a NULL buffer: pass a buffer of the size its size query says')
-        _wbuf(buffer, &c_buffer, &n_buffer, True, True)
+        try:
+            _wbuf(buffer, &c_buffer, &n_buffer, True, True)
+        except (TypeError, ValueError):
+            raise _twin_error(_BUFFER_ERROR.format(adj='writable ', size=-1))
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('get_program_log', ('prog', 'buffer'), _p) from None
     cdef size_t need_buffer = 0

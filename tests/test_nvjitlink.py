@@ -332,6 +332,18 @@ def test_wrong_python_types_raise_typeerror():
         nvjitlink.create(1, [1.5])                     # an option is a str or an address
 
 
+def test_a_numpy_option_address_nvidias_refuses_is_refused_as_there():
+    # NVIDIA's package takes only int items as option addresses (TypeError "an integer is required"
+    # for a numpy integer); ours takes any integer, and refuses one that is no address as there
+    import numpy
+    for options in (numpy.zeros(2, dtype=numpy.uint8), [numpy.uint64(5)]):
+        with pytest.raises(TypeError) as excinfo:
+            nvjitlink.create(len(options), options)
+        assert str(excinfo.value) == "an integer is required"
+        assert "argument 'options'" in excinfo.value.__notes__[0]
+        assert "is the address of no C string" in excinfo.value.__notes__[0]
+
+
 NULL_INPUT = 10      # Result.ERROR_NULL_INPUT (CUDA 13); the 12.x library reports INVALID_INPUT
 
 

@@ -282,8 +282,8 @@ def test_wrong_python_types_raise_clear_errors(programs):
         (TypeError, lambda: nvvm.get_compiled_result_size("prog")),
         (TypeError, lambda: nvvm.get_compiled_result_size(1.5)),
         (OverflowError, lambda: nvvm.get_compiled_result_size(-1)),
-        (TypeError, lambda: nvvm.add_module_to_program(p, SCALE, len(data), "scale.ll")),    # str: not a buffer
-        (TypeError, lambda: nvvm.add_module_to_program(p, object(), len(data), "scale.ll")),
+        (ValueError, lambda: nvvm.add_module_to_program(p, SCALE, len(data), "scale.ll")),   # str: not a buffer
+        (ValueError, lambda: nvvm.add_module_to_program(p, object(), len(data), "scale.ll")),
         (ValueError, lambda: nvvm.add_module_to_program(p, data, len(data) + 1, "scale.ll")),
         (OverflowError, lambda: nvvm.add_module_to_program(p, data, -1, "scale.ll")),
         (TypeError, lambda: nvvm.add_module_to_program(p, data, len(data), None)),
@@ -301,7 +301,7 @@ def test_wrong_python_types_raise_clear_errors(programs):
     nvvm.add_module_to_program(p, data, len(data), "scale.ll")
     nvvm.compile_program(p, 0, [])
     for bad in ("x" * 4096, object()):
-        with pytest.raises(TypeError):
+        with pytest.raises(ValueError, match="^buf must be "):        # NVIDIA's buffer error
             nvvm.get_compiled_result(p, bad)
     with pytest.raises(ValueError, match="buffer has 16 bytes; nvvmGetCompiledResult needs"):
         nvvm.get_compiled_result(p, bytearray(16))      # refused before the library writes past it
@@ -444,3 +444,36 @@ def test_options_as_an_address_or_a_sequence(programs):
         p = new_program(programs, ("scale.ll", SCALE))
         nvvm.compile_program(p, 0 if options in (0, []) else 1, options)
         assert ".entry scale" in compiled_result(p)
+
+
+BUFFER_ERRORS = {      # NVIDIA's package's buffer error, by release
+    "12.9": "buf must be None, a Python int representing the pointer address to a valid buffer, or a 1D "
+            "contiguous {adj}buffer, of size {size}",
+    "13.0": "buf must be either a Python int representing the pointer address to a valid buffer, or a 1D "
+            "contiguous {adj}buffer, of size bytes",
+    "13.5": "buf must be None, a Python int representing the pointer address to a valid buffer, or a "
+            "contiguous {adj}buffer (a ctypes object, NumPy array, bytes, ...), of size {size}",
+}
+
+
+def test_a_refused_buffer_raises_nvidias_error_with_ours_in_a_note(programs):
+    # NVIDIA's package refuses every buffer it cannot take with one ValueError, its message the
+    # same whatever was wrong; ours raises that, and says what was wrong, naming the argument, in
+    # a PEP 678 note (shown in tracebacks, not in str())
+    from cuda.bindings import __cuda_version__
+    p = new_program(programs)
+    data = SCALE.encode()
+    expected = BUFFER_ERRORS[__cuda_version__]
+    cases = [(lambda: nvvm.add_module_to_program(p, SCALE, 4, "x"), "", 4, "not str"),
+             (lambda: nvvm.add_module_to_program(p, 1.5, 4, "x"), "", 4, "not float"),
+             (lambda: nvvm.add_module_to_program(p, data[:2], 4, "x"), "", 4, "has 2 bytes, fewer than size = 4"),
+             (lambda: nvvm.lazy_add_module_to_program(p, object(), 3, "x"), "", 3, "not object"),
+             (lambda: nvvm.get_program_log(p, "x"), "writable ", -1, "")]
+    if __cuda_version__ == "13.0":      # 13.0.3 refuses None; the others pass it as NULL
+        cases.append((lambda: nvvm.add_module_to_program(p, None, 4, "x"), "", 4, "not None"))
+    for call, adj, size, detail in cases:
+        with pytest.raises(ValueError) as excinfo:
+            call()
+        assert str(excinfo.value) == expected.format(adj=adj, size=size)
+        note, = excinfo.value.__notes__
+        assert "argument 'buffer'" in note and detail in note

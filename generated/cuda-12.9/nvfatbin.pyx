@@ -15,6 +15,8 @@ from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, u
 from libc.string cimport memcpy, memset
 from posix.types cimport off_t
 from cuda.bindings import _records
+from cuda.bindings._base cimport _twin_error
+_BUFFER_ERROR = 'buf must be None, a Python int representing the pointer address to a valid buffer, or a 1D contiguous {adj}buffer, of size {size}'
 
 _ENUMS = (
     "Result||SUCCESS=0,ERROR_INTERNAL=1,ERROR_ELF_ARCH_MISMATCH=2,ERROR_ELF_SIZE_MISMATCH=3,ERROR_MISSING_PTX_VERSION=4,ERROR_NULL_POINTER=5,ERROR_COMPRESSION_FAILED=6,ERROR_COMPRESSED_SIZE_EXCEEDED=7,ERROR_UNRECOGNIZED_OPTION=8,ERROR_INVALID_ARCH=9,ERROR_INVALID_NVVM=10,ERROR_EMPTY_INPUT=11,ERROR_MISSING_PTX_ARCH=12,ERROR_PTX_ARCH_MISMATCH=13,ERROR_MISSING_FATBIN=14,ERROR_INVALID_INDEX=15,ERROR_IDENTIFIER_REUSE=16,ERROR_INTERNAL_PTX_OPTION=17\n"
@@ -263,10 +265,13 @@ def add_ptx(handle, code, size, arch, identifier, options_cmd_line):
         _p = 0
         _hptr(handle, &c_handle)
         _p = 1
-        if code is None:
-            c_code = NULL
-        else:
-            _bptr(code, &c_code, c_size)
+        try:
+            if code is None:
+                c_code = NULL
+            else:
+                _bptr(code, &c_code, c_size)
+        except (TypeError, ValueError):
+            raise _twin_error(_BUFFER_ERROR.format(adj='', size=c_size))
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('add_ptx', ('handle', 'code', 'size', 'arch', 'identifier', 'options_cmd_line'), _p) from None
     with nogil:
@@ -334,10 +339,13 @@ def add_cubin(handle, code, size, arch, identifier):
         _p = 0
         _hptr(handle, &c_handle)
         _p = 1
-        if code is None:
-            c_code = NULL
-        else:
-            _bptr(code, &c_code, c_size)
+        try:
+            if code is None:
+                c_code = NULL
+            else:
+                _bptr(code, &c_code, c_size)
+        except (TypeError, ValueError):
+            raise _twin_error(_BUFFER_ERROR.format(adj='', size=c_size))
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('add_cubin', ('handle', 'code', 'size', 'arch', 'identifier'), _p) from None
     with nogil:
@@ -440,10 +448,13 @@ def add_ltoir(handle, code, size, arch, identifier, options_cmd_line):
         _p = 0
         _hptr(handle, &c_handle)
         _p = 1
-        if code is None:
-            c_code = NULL
-        else:
-            _bptr(code, &c_code, c_size)
+        try:
+            if code is None:
+                c_code = NULL
+            else:
+                _bptr(code, &c_code, c_size)
+        except (TypeError, ValueError):
+            raise _twin_error(_BUFFER_ERROR.format(adj='', size=c_size))
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('add_ltoir', ('handle', 'code', 'size', 'arch', 'identifier', 'options_cmd_line'), _p) from None
     with nogil:
@@ -504,10 +515,13 @@ def add_index(handle, code, size, identifier):
         _p = 0
         _hptr(handle, &c_handle)
         _p = 1
-        if code is None:
-            c_code = NULL
-        else:
-            _bptr(code, &c_code, c_size)
+        try:
+            if code is None:
+                c_code = NULL
+            else:
+                _bptr(code, &c_code, c_size)
+        except (TypeError, ValueError):
+            raise _twin_error(_BUFFER_ERROR.format(adj='', size=c_size))
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('add_index', ('handle', 'code', 'size', 'identifier'), _p) from None
     with nogil:
@@ -575,10 +589,13 @@ def add_reloc(handle, code, size):
         _p = 0
         _hptr(handle, &c_handle)
         _p = 1
-        if code is None:
-            c_code = NULL
-        else:
-            _bptr(code, &c_code, c_size)
+        try:
+            if code is None:
+                c_code = NULL
+            else:
+                _bptr(code, &c_code, c_size)
+        except (TypeError, ValueError):
+            raise _twin_error(_BUFFER_ERROR.format(adj='', size=c_size))
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('add_reloc', ('handle', 'code', 'size'), _p) from None
     with nogil:
@@ -660,11 +677,14 @@ def get(handle, buffer):
     try:
         _hptr(handle, &c_handle)
         _p = 1
-        if buffer is None or (type(buffer) is int and buffer == 0):
-            c_buffer = NULL
-            n_buffer = <Py_ssize_t>(<size_t>-1 >> 1)
-        else:
-            _wbuf(buffer, &c_buffer, &n_buffer, True, True)
+        try:
+            if buffer is None or (type(buffer) is int and buffer == 0):
+                c_buffer = NULL
+                n_buffer = <Py_ssize_t>(<size_t>-1 >> 1)
+            else:
+                _wbuf(buffer, &c_buffer, &n_buffer, True, True)
+        except (TypeError, ValueError):
+            raise _twin_error(_BUFFER_ERROR.format(adj='writable ', size=-1))
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('get', ('handle', 'buffer'), _p) from None
     need_buffer = _ASKED_SIZES.get(<intptr_t>c_handle)
@@ -744,10 +764,13 @@ def add_tile_ir(handle, code, size, identifier, options_cmd_line):
         _p = 0
         _hptr(handle, &c_handle)
         _p = 1
-        if code is None:
-            c_code = NULL
-        else:
-            _bptr(code, &c_code, c_size)
+        try:
+            if code is None:
+                c_code = NULL
+            else:
+                _bptr(code, &c_code, c_size)
+        except (TypeError, ValueError):
+            raise _twin_error(_BUFFER_ERROR.format(adj='', size=c_size))
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('add_tile_ir', ('handle', 'code', 'size', 'identifier', 'options_cmd_line'), _p) from None
     with nogil:

@@ -274,7 +274,8 @@ def _reached_then_failed(x):
 
 _ZEROED = ("0", "0.0", "''", "False")       # a field of zeroed memory, as a probe shows it
 #: the argument forms that are an address in the first page of memory (int 1, float 1.5) or NULL
-_NULL_PAGE_FORMS = r":(handle|handle_ref|struct_ptr|cstr|strlist|buf_w|voidp)=(int|float|none|null|handle)$"
+#: (an options list given as bytes of NULs is one of NULL options)
+_NULL_PAGE_FORMS = r":((handle|handle_ref|struct_ptr|cstr|strlist|buf_w|voidp)=(int|float|none|null|handle)|strlist=bytes)$"
 
 def _more_members(pid, o, r):
     """An enum's member count, where ours has members NVIDIA's lacks (more of them, nothing else)."""
