@@ -1088,8 +1088,9 @@ def _union_by_attribute(w, p):
                 f"{w.byname[w.fn.params[0].name].pyname}, {dict((k, v[1]) for k, v in arrays.items())!r}[{a}]))"]
     for value, (member, _) in arrays.items():
         x.after += [f"    if {a} == {value}: {u}.{member} = <{w.cy(item)}*>(<_Record>{d})._ptr"]
-    x.after += [f"elif {a} not in {tuple(numbers)}:",
-                f"    raise ValueError(f'Unknown attribute type: {{{a}}}')"]
+    # an attribute of no member: NVIDIA's message, ours (naming the argument) a note
+    x.pre += [(w.byname[attr], f"if {a} not in {tuple(numbers) + tuple(arrays)}: raise _as_twin("
+                               f"ValueError(f'Unknown attribute type: {{{a}}}'), 'no member of the union is of that attribute')")]
     x.arg = f"&{u}"
     x.outs.append(f"([{d}[i] for i in range(len({d}))] if {d} is not None else {u}.{next(iter(numbers.values()))})")
     return x
@@ -1680,7 +1681,7 @@ def _emit_records_module(model):
          f"from cuda.bindings cimport cy{model.lib}",
          "from cuda.bindings._base cimport (_Buf, _hptr, _href, _vptr, _wbuf, _as_bytes, _array, _strlist, _bufptr,",
          "    _Buf_new, _check_count, _bptr, _arg_error, _vsized, _library_handle, _Lazy, _new_lazy, _live, _consume, _cstrs,",
-         "    _Handle, _IntValue, _iv, _Struct, _enum, _bytes_into, _cstr_address)",
+         "    _Handle, _IntValue, _iv, _Struct, _enum, _bytes_into, _cstr_address, _as_twin)",
          "from cuda.bindings._records cimport (_Record, _new_record, _new_record_at, _record_ptr, _text, _text0, _records_of,",
          "    _numbers_of, _numbers_new, _numbers_ptr, _records_in, _memview, _handles_view, _view_array)",
          "from libc.errno cimport errno",

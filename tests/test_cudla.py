@@ -77,6 +77,18 @@ def test_calls_on_a_stand_in(stub):
         cudla.module_load_from_memory(0x9100, b"abc", 16, 0)
 
 
+def test_an_attribute_of_no_member_is_refused_as_nvidias_refuses_it(stub):
+    # module_get_attributes reads its union by the attribute: one of none raises NVIDIA's
+    # ValueError, before the call; ours names the argument in a note
+    from cuda.bindings import cudla
+    stub.reset()
+    with pytest.raises(ValueError) as e:
+        cudla.module_get_attributes(0x9100, -1)
+    assert str(e.value) == "Unknown attribute type: -1"
+    assert "module_get_attributes() argument 'attr_type'" in e.value.__notes__[0]
+    assert stub.last() is None
+
+
 def test_enum_members_also_answer_to_their_c_names():
     from cuda.bindings import cudla
     assert cudla.Status.ErrorInvalidParam is cudla.Status.ERROR_INVALID_PARAM

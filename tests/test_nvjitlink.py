@@ -336,7 +336,7 @@ def test_a_numpy_option_address_nvidias_refuses_is_refused_as_there():
     # NVIDIA's package takes only int items as option addresses (TypeError "an integer is required"
     # for a numpy integer); ours takes any integer, and refuses one that is no address as there
     import numpy
-    for options in (numpy.zeros(2, dtype=numpy.uint8), [numpy.uint64(5)]):
+    for options in (numpy.arange(1, 3, dtype=numpy.uint8), [numpy.uint64(5)]):     # the first page
         with pytest.raises(TypeError) as excinfo:
             nvjitlink.create(len(options), options)
         assert str(excinfo.value) == "an integer is required"

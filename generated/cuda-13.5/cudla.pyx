@@ -5,7 +5,7 @@
 from cuda.bindings cimport cycudla
 from cuda.bindings._base cimport (_Buf, _hptr, _href, _vptr, _wbuf, _as_bytes, _array, _strlist, _bufptr,
     _Buf_new, _check_count, _bptr, _arg_error, _vsized, _library_handle, _Lazy, _new_lazy, _live, _consume, _cstrs,
-    _Handle, _IntValue, _iv, _Struct, _enum, _bytes_into, _cstr_address)
+    _Handle, _IntValue, _iv, _Struct, _enum, _bytes_into, _cstr_address, _as_twin)
 from cuda.bindings._records cimport (_Record, _new_record, _new_record_at, _record_ptr, _text, _text0, _records_of,
     _numbers_of, _numbers_new, _numbers_ptr, _records_in, _memview, _handles_view, _view_array)
 from libc.errno cimport errno
@@ -429,6 +429,8 @@ def module_get_attributes(h_module, attr_type):
         c_attrType = attr_type
         _p = 0
         _hptr(h_module, &c_hModule)
+        _p = 1
+        if c_attrType not in (0, 1, 4, 2, 3, 5): raise _as_twin(ValueError(f'Unknown attribute type: {c_attrType}'), 'no member of the union is of that attribute')
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('module_get_attributes', ('h_module', 'attr_type'), _p) from None
     if c_attrType in (2, 3, 5):
@@ -436,8 +438,6 @@ def module_get_attributes(h_module, attr_type):
         if c_attrType == 2: u_attribute.inputTensorDesc = <cycudla.cudlaModuleTensorDescriptor*>(<_Record>d_attribute)._ptr
         if c_attrType == 3: u_attribute.outputTensorDesc = <cycudla.cudlaModuleTensorDescriptor*>(<_Record>d_attribute)._ptr
         if c_attrType == 5: u_attribute.outputTensorDesc = <cycudla.cudlaModuleTensorDescriptor*>(<_Record>d_attribute)._ptr
-    elif c_attrType not in (0, 1, 4):
-        raise ValueError(f'Unknown attribute type: {c_attrType}')
     with nogil:
         err = cycudla.cudlaModuleGetAttributes(<cycudla.cudlaModule>c_hModule, <cycudla.cudlaModuleAttributeType>c_attrType, &u_attribute)
     if err != 0:
