@@ -228,10 +228,6 @@ DEPARTURES = [
      "13.0", "refuses-otherwise", "an unknown value of an atomic-capability enum raises ValueError, as for every "
      "enum (13.0.3's empty class raises TypeError)"),
 
-    (r"re:^nvjitlink\.fn\.create\.options:strlist=numpy$", ({"exc": "ValueError"}, {"exc": "TypeError"}),
-     "12.9 13.0", "refuses-otherwise", "nvJitLink 12.9 and 13.0 crash on a NULL option, so ours refuses an option "
-     "address 0 (the probe's numpy array of zeros: ValueError; overrides.NULL_OPTION_CRASHES); NVIDIA's takes "
-     "no numpy array there (TypeError)"),
     (r"re:^(cufile|nvml|nvfatbin|cudla)\.(fn|record)\.", None,
      "all", "refuses-otherwise", "a bad argument or field value raises the API contract's exception (TypeError "
      "for a wrong type, OverflowError for an integer out of range, ValueError for a negative size or a buffer "
