@@ -529,7 +529,7 @@ def listed(types, form, api, a, b):
         detail = rec.get("detail", "")
         exc = detail.split(": ")[1] if rec["outcome"] == "exception" and detail.count(": ") >= 2 else None
         return {"outcome": rec["outcome"], **({"exc": exc} if exc else {})}
-    entry = departure(f"kparams.{types}.{form}.{api}", obs(a), obs(b), DEPARTURES)
+    entry, _ = departure(f"kparams.{types}.{form}.{api}", obs(a), obs(b), DEPARTURES)
     return entry[-1] if entry else None
 
 

@@ -27,7 +27,7 @@ pytestmark = pytest.mark.gpu
 CHILD = textwrap.dedent(r'''
     import ctypes, os, sys
     import numpy as np
-    from cuda.bindings import cufile, driver
+    from cuda.bindings import __cuda_version__, cufile, driver
     def cu(r):
         assert int(r[0]) == 0, r
         return r[1] if len(r) == 2 else (r[1:] if len(r) > 2 else None)
@@ -56,11 +56,13 @@ CHILD = textwrap.dedent(r'''
     fh = cufile.handle_register(d)
     cufile.buf_register(d_src, n, 0)
     cufile.buf_register(d_dst, n, 0)
-    assert cufile.write(fh, d_src, n, 0, 0) == n
+    # the byte count, or None where NVIDIA's package of the release returns None (13.0.x)
+    count = None if __cuda_version__ == "13.0" else n
+    assert cufile.write(fh, d_src, n, 0, 0) == count
     assert os.fstat(fd).st_size == n
     with open(path, "rb") as f:
         assert f.read() == src.tobytes()
-    assert cufile.read(fh, d_dst, n, 0, 0) == n
+    assert cufile.read(fh, d_dst, n, 0, 0) == count
     out = np.zeros(n, dtype=np.uint8)
     cu(driver.cuMemcpyDtoH(out, d_dst, n))
     assert np.array_equal(out, src)
