@@ -150,5 +150,5 @@ def test_compat_mode_write_read_and_batch(folder):
     log = open(log_path, errors="replace").read()[-3000:] if os.path.exists(log_path) else ""
     assert r.returncode == 0 and "OK" in r.stdout, \
         f"set-up: {setup}\n{r.stdout}\n{r.stderr[-3000:]}\ncufile.log:\n{log}"
-    assert "deregistered handle refused" in r.stdout
+    assert "deregistered handle reported: HANDLE_NOT_REGISTERED" in r.stdout
     assert "error path: handle_register(fd -1)" in r.stdout
