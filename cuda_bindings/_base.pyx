@@ -625,12 +625,9 @@ cdef object _arg_error(str function, tuple names, int i):
 cdef object _twin_error(str message):
     """A ValueError whose message is `message`, NVIDIA's package's own for the refused argument
     (its buffer conversion's, the same for every failure), raised instead of the error being
-    handled (chained to it, as there); what ours found wrong is kept for `_arg_error`, which
-    shows it in a PEP 678 note naming the function and the argument."""
-    e = sys.exc_info()[1]
-    err = _as_twin(ValueError(message), str(e))
-    err.__cause__ = e
-    return err
+    handled; what ours found wrong is kept for `_arg_error`, which shows it in a PEP 678 note
+    naming the function and the argument."""
+    return _as_twin(ValueError(message), str(sys.exc_info()[1]))
 
 
 cdef object _as_twin(object err, str detail):
