@@ -704,13 +704,12 @@ def _cstr(w, p):
 
 
 def _buf_w(w, p):
-    """A buffer the call fills.  nvJitLink, NVVM: addresses too; NVRTC's, nvJitLink's and NVVM's
-    getters take bytes too (the reference's `b" " * size`), not the CALLER_BUFFERS."""
+    """A buffer the call fills: any writable buffer, or bytes filled in place (the reference's
+    `b" " * size`, _wbuf); in the snake_case modules an address too."""
     x, py, n = _Piece(p), p.pyname, p.name
     x.pyparams.append(py)
     x.cdecls += [f"cdef void* {x.c}", f"cdef Py_ssize_t n_{n}"]
-    take_bytes = "size" not in p.extra
-    convert = f"_wbuf({py}, &{x.c}, &n_{n}, {bool(w.L.get('snake'))}, {take_bytes})"
+    convert = f"_wbuf({py}, &{x.c}, &n_{n}, {bool(w.L.get('snake'))})"
     if w.L.get("snake"):
         # NULL as NVIDIA's package passes it (the library reports it): its size is not checked
         nulls = [f"{x.c} = NULL", f"n_{n} = <Py_ssize_t>(<size_t>-1 >> 1)"]

@@ -17,7 +17,15 @@ cdef extern from "Python.h":
 
 cdef object _ctypes = None
 cdef tuple _NOARGS = ()
-cdef char _SCRATCH[8]     # where a write into a one-byte bytes object goes (see _wbuf)
+cdef char _SCRATCH[8]     # where a write into a one-byte bytes object goes (see _written_bytes)
+
+
+cdef inline void* _written_bytes(bytes o):
+    """Where a call that writes into a bytes object (as NVIDIA's package passes one) writes: its
+    data, but for a bytes object of at most one byte, which is the interpreter's own shared one
+    (CPython caches them; `b" " * 1` is the constant b" " itself), a scratch byte (the NUL of an
+    empty log goes there)."""
+    return <void*>PyBytes_AS_STRING(o) if len(o) > 1 else <void*>_SCRATCH
 
 
 cdef bint _twin_floats_are_addresses():
@@ -497,7 +505,7 @@ cdef int _vptr_len(object o, void** out, Py_ssize_t* n, bint written) except -1:
         # also where the call writes (a copy's destination), as NVIDIA's package passes it; but
         # not into a one-byte bytes object, which is the interpreter's shared one (CPython caches
         # them): what the call writes there goes to a scratch byte (see _wbuf)
-        out[0] = <void*>PyBytes_AS_STRING(o) if not written or len(<bytes>o) > 1 else <void*>_SCRATCH
+        out[0] = _written_bytes(<bytes>o) if written else <void*>PyBytes_AS_STRING(o)
         if n != NULL:
             n[0] = len(<bytes>o)
         return 0
@@ -674,18 +682,16 @@ def _kept_for(kind, handle):
     return _kept_until_release.get((kind, <size_t>p))
 
 
-cdef int _wbuf(object o, void** out, Py_ssize_t* n, bint address, bint take_bytes) except -1:
+cdef int _wbuf(object o, void** out, Py_ssize_t* n, bint address) except -1:
     """A caller buffer the C function writes into: a writable buffer, or a bytes object, filled in
     place as NVIDIA's package does (NVRTC's, nvJitLink's and NVVM's getters document it,
-    `log = b" " * size`; the driver's log dump takes one too; `take_bytes` is no longer told
-    apart); a one-byte bytes object is the interpreter's own shared one (CPython caches them;
-    `b" " * 1` is the constant b" " itself), so what the library writes there, the NUL of an
-    empty log, goes to a scratch byte instead.  A bare address only where the reference takes one
-    (nvJitLink's outputs, `address`): its size cannot be checked."""
+    `log = b" " * size`; the driver's log dump takes one too; a one-byte one: _written_bytes).
+    A bare address only where the reference takes one (nvJitLink's outputs, `address`): its size
+    cannot be checked."""
     cdef Py_buffer view
     if isinstance(o, bytes):
         n[0] = len(<bytes>o)
-        out[0] = <void*>PyBytes_AS_STRING(o) if n[0] > 1 else <void*>_SCRATCH
+        out[0] = _written_bytes(<bytes>o)
         return 0
     if address and isinstance(o, int):
         if o <= 0:
@@ -982,19 +988,17 @@ cdef _Buf _cstrs(object o, Py_ssize_t count, bint null_items):
         x = items[i]
         if isinstance(x, str):
             x = (<str>x).encode()
-        elif type(x) is int:                  # an address
-            if x == 0 and not null_items:     # a NULL option, which this library reads and crashes on
-                raise ValueError(f"item {i} is 0, the address of no C string")
-            (<void**>b.ptr)[i] = _cstr_address(x)
-            continue
-        elif not isinstance(x, bytes):
-            # an object with __index__ (a numpy integer) is an address too, which NVIDIA's refuses
-            # (TypeError, "an integer is required"): refused as there where ours refuses it
+        elif not isinstance(x, bytes):        # an address: an int, or an object with __index__
             k = PyNumber_Index(x)
             if (k == 0 and not null_items) or 0 < k < 4096:
-                raise _as_twin(TypeError("an integer is required"),
-                               f"item {i}, {k:#x}, is the address of no C string")
-            (<void**>b.ptr)[i] = PyLong_AsVoidPtr(k)
+                if type(x) is not int:
+                    # a numpy integer, which NVIDIA's refuses ("an integer is required"): refused
+                    # as there where ours refuses it
+                    raise _as_twin(TypeError("an integer is required"),
+                                   f"item {i}, {k:#x}, is the address of no C string")
+                if k == 0:        # a NULL option, which this library reads and crashes on
+                    raise ValueError(f"item {i} is 0, the address of no C string")
+            (<void**>b.ptr)[i] = _cstr_address(k)
             continue
         keep.append(x)
         (<char**>b.ptr)[i] = PyBytes_AS_STRING(x)

@@ -28482,7 +28482,7 @@ def cuLogsDumpToMemory(iterator, buffer, size, flags):
         else:
             c_iterator = iterator
         _p = 1
-        _wbuf(buffer, &c_buffer, &n_buffer, False, False)
+        _wbuf(buffer, &c_buffer, &n_buffer, False)
         _p = 2
         c_size = size
         _p = 1

@@ -309,7 +309,7 @@ def _nvJitLinkGetLinkedCubin(handle, cubin):
                 c_cubin = NULL
                 n_cubin = <Py_ssize_t>(<size_t>-1 >> 1)
             else:
-                _wbuf(cubin, &c_cubin, &n_cubin, True, True)
+                _wbuf(cubin, &c_cubin, &n_cubin, True)
         except (TypeError, ValueError):
             raise _twin_error(_BUFFER_ERROR.format(adj='writable ', size=-1))
     except (TypeError, ValueError, OverflowError):
@@ -395,7 +395,7 @@ def _nvJitLinkGetLinkedPtx(handle, ptx):
                 c_ptx = NULL
                 n_ptx = <Py_ssize_t>(<size_t>-1 >> 1)
             else:
-                _wbuf(ptx, &c_ptx, &n_ptx, True, True)
+                _wbuf(ptx, &c_ptx, &n_ptx, True)
         except (TypeError, ValueError):
             raise _twin_error(_BUFFER_ERROR.format(adj='writable ', size=-1))
     except (TypeError, ValueError, OverflowError):
@@ -478,7 +478,7 @@ def _nvJitLinkGetErrorLog(handle, log):
                 c_log = NULL
                 n_log = <Py_ssize_t>(<size_t>-1 >> 1)
             else:
-                _wbuf(log, &c_log, &n_log, True, True)
+                _wbuf(log, &c_log, &n_log, True)
         except (TypeError, ValueError):
             raise _twin_error(_BUFFER_ERROR.format(adj='writable ', size=-1))
     except (TypeError, ValueError, OverflowError):
@@ -561,7 +561,7 @@ def _nvJitLinkGetInfoLog(handle, log):
                 c_log = NULL
                 n_log = <Py_ssize_t>(<size_t>-1 >> 1)
             else:
-                _wbuf(log, &c_log, &n_log, True, True)
+                _wbuf(log, &c_log, &n_log, True)
         except (TypeError, ValueError):
             raise _twin_error(_BUFFER_ERROR.format(adj='writable ', size=-1))
     except (TypeError, ValueError, OverflowError):

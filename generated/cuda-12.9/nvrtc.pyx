@@ -364,7 +364,7 @@ def nvrtcGetPTX(prog, ptx):
         _hptr(prog, &c_prog)
         _library_handle(c_prog, 'prog', 'an NVRTC program')
         _p = 1
-        _wbuf(ptx, &c_ptx, &n_ptx, False, True)
+        _wbuf(ptx, &c_ptx, &n_ptx, False)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('nvrtcGetPTX', ('prog', 'ptx'), _p) from None
     cdef size_t need_ptx = 0
@@ -447,7 +447,7 @@ def nvrtcGetCUBIN(prog, cubin):
         _hptr(prog, &c_prog)
         _library_handle(c_prog, 'prog', 'an NVRTC program')
         _p = 1
-        _wbuf(cubin, &c_cubin, &n_cubin, False, True)
+        _wbuf(cubin, &c_cubin, &n_cubin, False)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('nvrtcGetCUBIN', ('prog', 'cubin'), _p) from None
     cdef size_t need_cubin = 0
@@ -511,7 +511,7 @@ def nvrtcGetNVVM(prog, nvvm):
         _hptr(prog, &c_prog)
         _library_handle(c_prog, 'prog', 'an NVRTC program')
         _p = 1
-        _wbuf(nvvm, &c_nvvm, &n_nvvm, False, True)
+        _wbuf(nvvm, &c_nvvm, &n_nvvm, False)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('nvrtcGetNVVM', ('prog', 'nvvm'), _p) from None
     cdef size_t need_nvvm = 0
@@ -592,7 +592,7 @@ def nvrtcGetLTOIR(prog, LTOIR):
         _hptr(prog, &c_prog)
         _library_handle(c_prog, 'prog', 'an NVRTC program')
         _p = 1
-        _wbuf(LTOIR, &c_LTOIR, &n_LTOIR, False, True)
+        _wbuf(LTOIR, &c_LTOIR, &n_LTOIR, False)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('nvrtcGetLTOIR', ('prog', 'LTOIR'), _p) from None
     cdef size_t need_LTOIR = 0
@@ -675,7 +675,7 @@ def nvrtcGetOptiXIR(prog, optixir):
         _hptr(prog, &c_prog)
         _library_handle(c_prog, 'prog', 'an NVRTC program')
         _p = 1
-        _wbuf(optixir, &c_optixir, &n_optixir, False, True)
+        _wbuf(optixir, &c_optixir, &n_optixir, False)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('nvrtcGetOptiXIR', ('prog', 'optixir'), _p) from None
     cdef size_t need_optixir = 0
@@ -755,7 +755,7 @@ def nvrtcGetProgramLog(prog, log):
         _hptr(prog, &c_prog)
         _library_handle(c_prog, 'prog', 'an NVRTC program')
         _p = 1
-        _wbuf(log, &c_log, &n_log, False, True)
+        _wbuf(log, &c_log, &n_log, False)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('nvrtcGetProgramLog', ('prog', 'log'), _p) from None
     cdef size_t need_log = 0

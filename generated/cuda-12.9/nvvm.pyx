@@ -484,7 +484,7 @@ def _nvvmGetCompiledResult(prog, buffer):
         _p = 1
         if buffer is None or (type(buffer) is int and buffer == 0): raise ValueError('nvvmGetCompiledResult crashes on a NULL buffer: pass a buffer of the size its size query says')
         try:
-            _wbuf(buffer, &c_buffer, &n_buffer, True, True)
+            _wbuf(buffer, &c_buffer, &n_buffer, True)
         except (TypeError, ValueError):
             raise _twin_error(_BUFFER_ERROR.format(adj='writable ', size=-1))
     except (TypeError, ValueError, OverflowError):
@@ -559,7 +559,7 @@ def _nvvmGetProgramLog(prog, buffer):
         _p = 1
         if buffer is None or (type(buffer) is int and buffer == 0): raise ValueError('nvvmGetProgramLog crashes on a NULL buffer: pass a buffer of the size its size query says')
         try:
-            _wbuf(buffer, &c_buffer, &n_buffer, True, True)
+            _wbuf(buffer, &c_buffer, &n_buffer, True)
         except (TypeError, ValueError):
             raise _twin_error(_BUFFER_ERROR.format(adj='writable ', size=-1))
     except (TypeError, ValueError, OverflowError):

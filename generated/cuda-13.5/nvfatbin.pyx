@@ -757,7 +757,7 @@ def get(handle, buffer):
                 c_buffer = NULL
                 n_buffer = <Py_ssize_t>(<size_t>-1 >> 1)
             else:
-                _wbuf(buffer, &c_buffer, &n_buffer, True, True)
+                _wbuf(buffer, &c_buffer, &n_buffer, True)
         except (TypeError, ValueError):
             raise _twin_error(_BUFFER_ERROR.format(adj='writable ', size=-1))
     except (TypeError, ValueError, OverflowError):

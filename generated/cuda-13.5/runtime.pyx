@@ -13366,7 +13366,7 @@ def cudaLogsDumpToMemory(iterator, buffer, size, flags):
         else:
             c_iterator = iterator
         _p = 1
-        _wbuf(buffer, &c_buffer, &n_buffer, False, False)
+        _wbuf(buffer, &c_buffer, &n_buffer, False)
         _p = 2
         c_size = size
         _p = 1
