@@ -192,7 +192,8 @@ setup(
     # one build folder per release: setuptools copies a file only when it is newer than the
     # built copy, so releases sharing one would mix their files
     options={"build": {"build_base": f"build/cuda-{CUDA}"}},
-    packages=[PACKAGE, f"{PACKAGE}._bindings", f"{PACKAGE}._internal", f"{PACKAGE}.checked", f"{PACKAGE}.utils"],
+    packages=[PACKAGE, f"{PACKAGE}._bindings", f"{PACKAGE}._internal", f"{PACKAGE}.checked", f"{PACKAGE}.utils",
+              f"{PACKAGE}._test_helpers"],
     package_dir={PACKAGE: SRC},
     package_data={PACKAGE: ["*.pxd", "*.pyi", "py.typed"], f"{PACKAGE}.checked": ["*.pyi"]},
     include_package_data=False,

@@ -56,6 +56,8 @@ def emit_version(cuda, include_dir):
         f"FAST_ENUM = {bool(overrides.TWIN_STYLE.get(cuda, {}).get('fast_enum'))}",
         "#: a float given as a void* argument or field is truncated to an int address, as in NVIDIA's package",
         f"FLOAT_ADDRESS = {bool(overrides.TWIN_STYLE.get(cuda, {}).get('float_address'))}",
+        "#: cuda.bindings._test_helpers (arch_check) exists, as in NVIDIA's package of this release",
+        f"TEST_HELPERS = {bool(overrides.TWIN_STYLE.get(cuda, {}).get('test_helpers'))}",
         ""])
 
 
@@ -86,6 +88,8 @@ def generate(include_dir, libs=LIBS, dump=None, models_out=None):
         files[f"cy{lib}.pyx"] = emit_c.emit_cypyx(m)
         files[f"_symbols_{lib}.py"] = emit_c.emit_symbols(m)
         files[f"{lib}.pyx"] = emit_py.emit_py(m)
+        if docs := emit_py.enum_docs_module(m):
+            files[f"_enumdocs_{lib}.py"] = docs
         files[f"{lib}.pyi"] = stubs.emit_pyi(m)
         if lib in checked():
             files[f"checked/{lib}.py"] = stubs.emit_checked_py(m)

@@ -376,3 +376,14 @@ def render(doc, params, returns, *, names=None, outs=(), refs, status=None, rais
 def quoted(text):
     """text as the body of a \"\"\" string of the generated source."""
     return text.replace("\\", "\\\\").replace('"""', "'''")
+
+
+def enum_text(doc, refs, width=76):
+    """The plain text of an enum's or an enum member's doxygen comment (group commands left out,
+    C names in their Python form), its paragraphs wrapped at `width`."""
+    lines = [ln for ln in doc.splitlines()
+             if not re.match(r"\s*[\\@](?:ingroup|defgroup|addtogroup|typedef)\b|\s*@[{}]", ln)]
+    t = re.sub(r"[\\@]brief\s+", "", "\n".join(lines))
+    t = _inline(t, {}, (), refs)
+    paras = [" ".join(p.split()) for p in re.split(r"\n\s*\n", t) if p.strip()]
+    return "\n\n".join(textwrap.fill(p, width, break_long_words=False, break_on_hyphens=False) for p in paras)

@@ -41,6 +41,8 @@ def emit_py(model):
         o.append(f"_STRUCT_REPR_OMITS = {omits!r}   # fields a struct's repr leaves out, as NVIDIA's")
     o += _set_together_methods(model)
     o += [_new_lazy(model), ""]
+    if enum_docs_module(model):
+        o += [f'_L.enum_docs = "cuda.bindings._enumdocs_{model.lib}"   # the enums\' __doc__, read on first use', ""]
     # ---- constants
     for n, v in model.defines:
         o.append(f"{n} = {twin_value(model, 'defines', v)!r}")
@@ -99,6 +101,33 @@ def _buffer_error_lines(model, L):
         return []
     return ["from cuda.bindings._base cimport _twin_error",
             f"_BUFFER_ERROR = {twin_style(model)['buffer_error']!r}"]
+
+
+def enum_docs_module(model):
+    """_enumdocs_<lib>.py of a tuple-style library without a snake_case layer (driver, runtime,
+    NVRTC): each enum's docstring and its members', from the headers' comments, or None where no
+    enum has one.  The class's is laid out as NVIDIA's package lays it out (the text indented on
+    lines of its own; none where the header has no comment); a member's is its comment and a
+    newline.  cuda.bindings._base._EnumDoc reads the table on first use of an enum's __doc__."""
+    if LIBS[model.lib].get("snake") or not any(e.doc or e.member_docs for e in model.enums):
+        return None
+    refs = docstrings.Refs(model)
+    rows = []
+    for e in model.enums:
+        text = docstrings.enum_text(e.doc, refs) if e.doc else ""
+        # an enum without a comment: NVIDIA's layout around no text
+        cls = "\n    " + text.replace("\n", "\n    ") + "\n    " if text else "\n\n    "
+        members = {n: docstrings.enum_text(d, refs, 80) + "\n" for n, _ in e.members if (d := e.member_docs.get(n))}
+        rows.append(f"    {e.name!r}: ({cls!r}, {{")
+        rows += [f"        {n!r}: {d!r}," for n, d in members.items()]
+        rows.append("    }),")
+    return "\n".join([
+        HEADER.format(ver=model.cuda).rstrip("\n"),
+        f'"""The docstrings of the enum classes of cuda.bindings.{model.lib} and of their members: the',
+        "comments of the CUDA headers.  Read on first use of an enum's __doc__ (cuda.bindings._base._EnumDoc):",
+        'importing the module and making its enums cost no docstrings."""',
+        "",
+        "ENUMS = {", *rows, "}", ""])
 
 
 def _enum_table(rows):

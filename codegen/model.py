@@ -46,6 +46,8 @@ class Enum:
     members: list            # [(name, value)]
     aliases: list = field(default_factory=list)
     tag_only: bool = False   # `enum X` with no typedef: C spells it with the keyword
+    doc: str = ""            # the doxygen text of the enum (parse.enum_docs)
+    member_docs: dict = field(default_factory=dict)   # member -> its doxygen text, where it has one
 
 
 @dataclass
@@ -279,7 +281,8 @@ def _enums(defs, raw):
         for extra_name, value in raw.get("extra_members", {}).get(primary, []):   # overrides.EXTRA_ENUM_MEMBERS
             if extra_name not in members:
                 values.append((extra_name, value))
-        out.append(Enum(primary, values, names[1:], tag_only))
+        doc, member_docs = raw.get("enum_docs", {}).get(tag, raw.get("enum_docs", {}).get(primary, ("", {})))
+        out.append(Enum(primary, values, names[1:], tag_only, doc, dict(member_docs)))
     return out
 
 

@@ -1116,6 +1116,8 @@ PEER_SUBCLASSES = {
 #   int_enum_libs  struct-style modules whose enums stay enum.IntEnum where fast_enum is on
 #   hidden_fields  struct fields that are not Python attributes (reserved and padding bytes):
 #                  library -> a regular expression over field names; the C declarations keep them
+#   test_helpers   the package has cuda.bindings._test_helpers.arch_check (NVML helpers for pytest
+#                  suites, which cuda.core's system tests import): 12.9.10 alone ships it
 #   float_address  a float given as a `void*` argument or field is truncated to an int address,
 #                  as every other address and handle is (13.0.3 refuses it: TypeError); the
 #                  generated _version.FLOAT_ADDRESS tells cuda_bindings/_base.pyx
@@ -1130,7 +1132,7 @@ PEER_SUBCLASSES = {
 _RESERVED = r"^(reserved|padding|unused)\d*$"
 TWIN_STYLE = {
     "12.9": {"fast_enum": True, "hidden_fields": {"driver": _RESERVED},    # 12.9.10's runtime shows them
-             "none_is_null": True, "returns_none": ("cuFileUseCount",), "float_address": True,
+             "none_is_null": True, "test_helpers": True, "returns_none": ("cuFileUseCount",), "float_address": True,
              "signed32": ("defines",),
              "buffer_error": "buf must be None, a Python int representing the pointer address to a valid "
                              "buffer, or a 1D contiguous {adj}buffer, of size {size}"},

@@ -111,6 +111,39 @@ def doc_comments(text, guarded=False):
     return out
 
 
+# An enum with the doc comment right before it, if any: its tag, body and typedef name.
+_ENUM_BLOCK = re.compile(r"(?:/\*[*!]((?:(?!\*/).)*)\*/\s*)?(?:typedef\s+)?enum\s+(?:__\w+__\s+)*(\w+)?\s*"
+                         r"\{([^{}]*)\}\s*(\w+)?\s*;", re.S)
+# In an enum's body: a trailing member comment, a leading one, another comment, a preprocessor
+# line, a member (its value up to the comma).
+_ENUM_TOKEN = re.compile(r"/\*\*<(.*?)\*/|/\*\*(.*?)\*/|/\*.*?\*/|//[^\n]*|#[^\n]*|(\w+)\s*(?:=[^,/}]*)?,?", re.S)
+
+
+def enum_docs(text):
+    """{enum tag and typedef name: (the enum's doxygen text, {member: its doxygen text})}: the
+    comment right before the enum (`/**` or `/*!`), and each member's, before it (`/** ... */`) or after it
+    (`/**< ... */`); members without one are left out."""
+    out = {}
+    for m in _ENUM_BLOCK.finditer(text):
+        doc, tag, body, name = m.groups()
+        members, pending, last = {}, None, None
+        for t in _ENUM_TOKEN.finditer(body):
+            after, before, member = t.group(1), t.group(2), t.group(3)
+            if after is not None and last and last not in members:
+                members[last] = _clean_doc(after)
+            elif before is not None:
+                pending = _clean_doc(before)
+            elif member:
+                if pending:
+                    members[member] = pending
+                pending, last = None, member
+        entry = (_clean_doc(doc) if doc else "", members)
+        for key in (tag, name):
+            if key:
+                out.setdefault(key, entry)
+    return out
+
+
 _GROUP = re.compile(r"[\\@](defgroup|addtogroup|ingroup)\s+(\w+)[ \t]*([^\n]*)|(@\{)|(@\})")
 
 
@@ -382,6 +415,7 @@ def read(include_dir, lib):
     return {
         "defs": defs,
         "docs": docs,
+        "enum_docs": enum_docs(text),
         "guarded_docs": {k: v for k, v in doc_comments(text, guarded=True).items() if k not in docs},
         "versioned": versioned_names(text),
         "ptds": ptds_names(text),

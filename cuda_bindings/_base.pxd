@@ -61,6 +61,8 @@ cdef class _Lazy:
     # enum.IntEnum classes whatever the build's FAST_ENUM says (a module NVIDIA's package of the
     # release makes so: 13.5's cudla)
     cdef public bint int_enums
+    # the module holding its enums' docstrings (cuda.bindings._enumdocs_<lib>), or None
+    cdef public str enum_docs
     # the struct classes made so far, by their index in the module's struct table (_cls_at)
     cdef list slots
     cdef object cls(self, str name)

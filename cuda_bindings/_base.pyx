@@ -1650,16 +1650,53 @@ cdef int _set_intptr(_Struct s, char* p, int size, object value, str name) excep
 
 cdef object _enum_module = None      # (name, [(member, value)], module) -> enum class
 cdef bint _strict_enum_fields = False   # an enum field holding no member's value raises ValueError
+cdef bint _member_docs = False          # enum members have docstrings of their own (FastEnum builds)
+cdef dict _enum_doc_tables = {}         # docstring module name -> its ENUMS table
+
+
+cdef class _EnumDoc:
+    """The `__doc__` of a generated enum class and of its members: a descriptor in the class,
+    which reads the module's docstring table (cuda.bindings._enumdocs_<lib>, generated from the
+    headers' comments) on first use, so making an enum class costs no docstrings.  The class's is
+    the enum's comment.  A member's: in the builds whose enums are FastEnum classes, its own
+    comment (None where it has none), as NVIDIA's package of those releases gives; in the IntEnum
+    builds, the class's, as NVIDIA's IntEnum members have.  Clients read it: cuda.core's message
+    for a failed graph update is a CUgraphExecUpdateResult member's docstring."""
+    cdef str table
+    cdef str name
+    cdef bint per_member
+
+    def __init__(self, str table, str name, bint per_member):
+        self.table = table
+        self.name = name
+        self.per_member = per_member
+
+    def __get__(self, obj, cls):
+        t = _enum_doc_tables.get(self.table)
+        if t is None:
+            import importlib
+            try:
+                t = importlib.import_module(self.table).ENUMS
+            except ImportError:
+                t = {}
+            _enum_doc_tables[self.table] = t
+        doc = t.get(self.name)
+        if doc is None:
+            return None
+        if obj is None or not self.per_member:
+            return doc[0]
+        return doc[1].get(obj.name)
 
 
 def _enum_maker():
     """How this build makes its enum classes: enum.IntEnum, or, where NVIDIA's package of the same
     release uses its FastEnum (the generated _version.FAST_ENUM), cuda.bindings._internal._fast_enum."""
-    global _strict_enum_fields
+    global _strict_enum_fields, _member_docs
     from cuda.bindings import _version
     if getattr(_version, "FAST_ENUM", False):
         from cuda.bindings._internal._fast_enum import FastEnum, FastEnumMetaclass
         _strict_enum_fields = True
+        _member_docs = True
 
         def make(name, members, module):
             ns = {"__module__": module, "__qualname__": name}
@@ -1694,6 +1731,7 @@ cdef class _Lazy:
         self.enum_text = enums
         self.struct_text = structs
         self.enums = None
+        self.enum_docs = None
         import _thread
         self.lock = _thread.RLock()
 
@@ -1775,6 +1813,10 @@ cdef class _Lazy:
                     r = enum.IntEnum(name, members, module=self.modname, qualname=name)
                 else:
                     r = _enum_module(name, members, self.modname)
+                if self.enum_docs is not None:
+                    # an enum typedef of another has the other's docstrings, as in NVIDIA's package
+                    setattr(r, "__doc__", _EnumDoc(self.enum_docs, a if isinstance(a, str) else name,
+                                                   _member_docs and not self.int_enums))
                 self.g[name] = r
                 return r
             st = self.structs.get(name)

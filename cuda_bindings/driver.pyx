@@ -463,6 +463,8 @@ _STRUCT_DEFAULTS = {}   # field values of a new struct other than 0
 _STRUCT_METHODS = {}
 cdef _Lazy _L = _new_lazy(globals(), __name__, _ENUMS, _STRUCTS, __cb_driver_off, __cb_driver_fsize, __cb_driver_psize, __cb_driver_ssize)
 
+_L.enum_docs = "cuda.bindings._enumdocs_driver"   # the enums' __doc__, read on first use
+
 CUDA_VERSION = 13000
 CU_IPC_HANDLE_SIZE = 64
 CU_STREAM_LEGACY = 1

@@ -114,3 +114,40 @@ def test_an_enum_typedef_of_another_is_a_class_of_its_own_with_the_same_members(
             assert type(first) is A and repr(first) == f"<{name}.{first.name}: {int(first)}>"
             assert first == getattr(E, first.name)          # equal as ints
             assert getattr(mod, name) is A                  # made once
+
+
+def test_enum_docstrings_come_from_the_header_comments():
+    """An enum's __doc__ is its header comment, laid out as NVIDIA's package lays it out; a member's
+    is its own comment in the FastEnum builds (None where the header has none) and the class's in
+    the IntEnum build, as in NVIDIA's package of each release.  cuda.core builds its message for a
+    failed graph update from a CUgraphExecUpdateResult member's docstring."""
+    from cuda.bindings import runtime
+
+    cls = driver.CUgraphExecUpdateResult
+    assert cls.__doc__ == "\n    CUDA Graph Update error types\n    "
+    member = cls.CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED
+    rt = runtime.cudaGraphExecUpdateResult.cudaGraphExecUpdateErrorTopologyChanged
+    if FAST_ENUM:
+        assert member.__doc__ == rt.__doc__ == "The update failed because the topology changed\n"
+        for m in cls:
+            assert m.__doc__.strip()
+        # a member the header gives no comment has none
+        assert driver.CUCoredumpGenerationFlags.CU_COREDUMP_DEFAULT_FLAGS.__doc__ is None
+    else:
+        assert member.__doc__ == cls.__doc__ and rt.__doc__ == runtime.cudaGraphExecUpdateResult.__doc__
+    # an enum typedef of another has the other's docstring
+    assert driver.CUstreamAttrID.__doc__ == driver.CUlaunchAttributeID.__doc__
+    assert "Launch attributes enum" in driver.CUlaunchAttributeID.__doc__
+    assert "NVRTC API functions return nvrtcResult" in " ".join(nvrtc.nvrtcResult.__doc__.split())
+
+
+def test_enum_docstrings_are_read_on_first_use_only():
+    code = ("import sys\nfrom cuda.bindings import driver\n"
+            "driver.CUresult.CUDA_SUCCESS\n"
+            "assert 'cuda.bindings._enumdocs_driver' not in sys.modules\n"
+            "assert driver.CUresult.__doc__.strip() == 'Error codes'\n"
+            "assert 'cuda.bindings._enumdocs_driver' in sys.modules\n")
+    import subprocess
+    import sys
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr[-2000:]

@@ -19,8 +19,11 @@ fast_only = pytest.mark.skipif(not FAST, reason=f"CUDA {RELEASE}: enums are enum
 
 def test_fast_enum_module_exists_where_nvidia_has_it():
     if not FAST:
-        with pytest.raises(ImportError, match="IntEnum"):
+        # as on NVIDIA's package of this release, which has no such module
+        with pytest.raises(ModuleNotFoundError) as e:
             importlib.import_module("cuda.bindings._internal._fast_enum")
+        assert str(e.value) == "No module named 'cuda.bindings._internal._fast_enum'"
+        assert e.value.name == "cuda.bindings._internal._fast_enum" and "IntEnum" in e.value.__notes__[0]
         assert issubclass(driver.CUresult, enum.IntEnum)
         return
     fe = importlib.import_module("cuda.bindings._internal._fast_enum")
@@ -199,3 +202,46 @@ def test_plain_entry_points_ask_for_the_abi_version_of_their_parameters():
     else:
         assert rows["cuCtxCreate"][1:] == (12050, "", 0, "cuCtxCreate_v4")
         assert rows["cuEventElapsedTime"][1:] == (12080, "", 0, "cuEventElapsedTime_v2")
+
+
+def test_test_helpers_package_exists_where_nvidia_has_it():
+    """cuda.core's NVML tests import cuda.bindings._test_helpers.arch_check, which NVIDIA's 12.9.x
+    ships and 13.0.3 and 13.5.0 do not: each build has it where its twin has it."""
+    name = "cuda.bindings._test_helpers.arch_check"
+    if not _version.TEST_HELPERS:
+        with pytest.raises(ModuleNotFoundError) as e:
+            importlib.import_module(name)
+        assert str(e.value) == "No module named 'cuda.bindings._test_helpers'"
+        return
+    arch_check = importlib.import_module(name)
+    assert callable(arch_check.hardware_supports_nvml) and callable(arch_check.unsupported_before)
+    assert list(inspect.signature(arch_check.unsupported_before).parameters) == ["device", "expected_device_arch"]
+
+
+@pytest.mark.skipif(not _version.TEST_HELPERS, reason=f"CUDA {RELEASE}: no _test_helpers, as in NVIDIA's package")
+def test_unsupported_before_decides_by_architecture(monkeypatch):
+    """The three ways arch_check.unsupported_before treats an NVML query (no GPU: the
+    architecture query is replaced by a fixed answer)."""
+    from cuda.bindings import nvml
+    from cuda.bindings._test_helpers import arch_check
+
+    monkeypatch.setattr(nvml, "device_get_architecture", lambda device: nvml.DeviceArch.AMPERE)
+    monkeypatch.setattr(nvml, "device_get_name", lambda device: "GPU-X")
+    unsupported = nvml.NotSupportedError(nvml.Return.ERROR_NOT_SUPPORTED)
+    # not known beforehand: an unsupported query skips the test, a working one goes on
+    with pytest.raises(pytest.skip.Exception, match="Unsupported call for device architecture AMPERE on device 'GPU-X'"):
+        with arch_check.unsupported_before(0, None):
+            raise unsupported
+    with arch_check.unsupported_before(0, "HAS_INFOROM"):
+        pass
+    # the device is older than asked: the query must be refused, and the test is then skipped
+    with pytest.raises(pytest.skip.Exception, match="Unsupported before HOPPER, got GPU-X"):
+        with arch_check.unsupported_before(0, nvml.DeviceArch.HOPPER):
+            raise unsupported
+    with pytest.raises(pytest.fail.Exception):
+        with arch_check.unsupported_before(0, nvml.DeviceArch.HOPPER):
+            pass
+    # new enough: the query must work, its error goes through
+    with pytest.raises(nvml.NotSupportedError):
+        with arch_check.unsupported_before(0, nvml.DeviceArch.AMPERE):
+            raise unsupported

@@ -4,7 +4,7 @@ NVIDIA's cuda-bindings 12.9.x and 13.2 onwards make their enums with a `FastEnum
 name, and clients look for it here: numba-cuda registers `FastEnum` and `FastEnumMetaclass` with
 its type inference (an enum of this kind is typed as an integer enum), cuda.core defines its own
 `DeviceArch(FastEnum)`.  The CUDA 13.0 build keeps `enum.IntEnum`, as NVIDIA's 13.0 package does,
-and this module is not importable there (ImportError, as if it did not exist), so clients take the
+and importing this module fails there as it does on that package (ModuleNotFoundError), so clients take the
 same path on each build as on NVIDIA's package of that release.
 
 A class body's integer attributes (or `(value, docstring)` pairs) become its members: instances of
@@ -15,10 +15,11 @@ each member once, in definition order; `len()` counts them; `in` takes a member 
 member's `str()` is its `repr()`, `<Cls.NAME: value>`.
 """
 from .. import _version
+from .utils import absent_module
 
 if not getattr(_version, "FAST_ENUM", False):
-    raise ImportError(f"cuda.bindings._internal._fast_enum: this build (CUDA {_version.__cuda_version__}) makes "
-                      "its enums with enum.IntEnum, as NVIDIA's cuda-bindings of that release does")
+    raise absent_module(__name__, f"this build (CUDA {_version.__cuda_version__}) makes its enums with enum.IntEnum, "
+                                  "as NVIDIA's cuda-bindings of that release does, which has no such module")
 
 __all__ = ["FastEnum", "FastEnumMetaclass"]
 

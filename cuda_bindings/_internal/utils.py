@@ -30,3 +30,10 @@ class FunctionNotFoundWarning(RuntimeWarning):
     """A driver call found its entry point missing from the installed driver (older than the
     headers the bindings were generated from) and returned CUDA_ERROR_NOT_FOUND; the message says
     which driver it needs.  Issued once per function."""
+
+
+def absent_module(name, why):
+    """The error importing module `name` raises in a build whose NVIDIA twin has no such module:
+    the ModuleNotFoundError Python raises for a missing module (class, message and `name` as in
+    NVIDIA's package), with `why` as its note."""
+    return with_note(ModuleNotFoundError(f"No module named {name!r}", name=name), why)

@@ -461,6 +461,8 @@ _STRUCT_REPR_OMITS = {'CUipcEventHandle_st': ('reserved',), 'CUipcMemHandle_st':
 _STRUCT_METHODS = {}
 cdef _Lazy _L = _new_lazy(globals(), __name__, _ENUMS, _STRUCTS, __cb_driver_off, __cb_driver_fsize, __cb_driver_psize, __cb_driver_ssize)
 
+_L.enum_docs = "cuda.bindings._enumdocs_driver"   # the enums' __doc__, read on first use
+
 CUDA_VERSION = 12090
 CU_IPC_HANDLE_SIZE = 64
 CU_STREAM_LEGACY = 1

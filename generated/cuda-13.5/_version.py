@@ -13,3 +13,5 @@ CUDA_MAJOR = 13
 FAST_ENUM = True
 #: a float given as a void* argument or field is truncated to an int address, as in NVIDIA's package
 FLOAT_ADDRESS = True
+#: cuda.bindings._test_helpers (arch_check) exists, as in NVIDIA's package of this release
+TEST_HELPERS = False

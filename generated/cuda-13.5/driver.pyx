@@ -518,6 +518,8 @@ def _CUDA_MEMCPY_BATCH_NODE_PARAMS_V1_st_set_dsts_srcs(self, dsts, srcs):
 _STRUCT_METHODS = {'CUDA_MEMCPY_BATCH_NODE_PARAMS_V1_st': {'set_dsts_srcs': _CUDA_MEMCPY_BATCH_NODE_PARAMS_V1_st_set_dsts_srcs}}
 cdef _Lazy _L = _new_lazy(globals(), __name__, _ENUMS, _STRUCTS, __cb_driver_off, __cb_driver_fsize, __cb_driver_psize, __cb_driver_ssize)
 
+_L.enum_docs = "cuda.bindings._enumdocs_driver"   # the enums' __doc__, read on first use
+
 CUDA_VERSION = 13050
 CU_IPC_HANDLE_SIZE = 64
 CU_STREAM_LEGACY = 1

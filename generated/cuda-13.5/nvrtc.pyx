@@ -44,6 +44,8 @@ _STRUCT_DEFAULTS = {}   # field values of a new struct other than 0
 _STRUCT_METHODS = {}
 cdef _Lazy _L = _new_lazy(globals(), __name__, _ENUMS, _STRUCTS, __cb_nvrtc_off, __cb_nvrtc_fsize, __cb_nvrtc_psize, __cb_nvrtc_ssize)
 
+_L.enum_docs = "cuda.bindings._enumdocs_nvrtc"   # the enums' __doc__, read on first use
+
 NVRTC_INSTALL_HEADERS_SKIP_IF_EXISTS = 0
 NVRTC_INSTALL_HEADERS_FORCE_OVERWRITE = 1
 NVRTC_INSTALL_HEADERS_NO_WAIT = 2

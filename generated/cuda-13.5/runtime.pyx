@@ -406,6 +406,8 @@ _STRUCT_REPR_OMITS = {'cudaIpcEventHandle_st': ('reserved',), 'cudaIpcMemHandle_
 _STRUCT_METHODS = {}
 cdef _Lazy _L = _new_lazy(globals(), __name__, _ENUMS, _STRUCTS, __cb_runtime_off, __cb_runtime_fsize, __cb_runtime_psize, __cb_runtime_ssize)
 
+_L.enum_docs = "cuda.bindings._enumdocs_runtime"   # the enums' __doc__, read on first use
+
 cudaHostAllocDefault = 0
 cudaHostAllocPortable = 1
 cudaHostAllocMapped = 2
