@@ -1,6 +1,7 @@
-"""Pack what the GPU machine lacks for the client check of the CUDA 12.9 and 13.5 builds.
+"""Pack what the GPU machine lacks for the client checks of each release's build.
 
-    python scripts/client_carry.py [--release 13.5] [--release 12.9] [--out .carry]
+    python scripts/client_carry.py [--release 13.5] [--release 12.9] [--release 13.0] [--out .carry]
+                                   [--ours VER=DIR ...]
 
 The GPU machine has no network; it has Python 3.12, NVIDIA's cuda-bindings 13.3.1, cuda-core
 1.2.0, numba-cuda 0.30.4 and the CUDA 13.0 library wheels.  For each release this writes one
@@ -14,6 +15,9 @@ archive, `.carry/cuda-<VER>/carry.tar.xz` (git-ignored), holding
              against them, and the clients' runtime compilation finds the release's headers there
   preload    the libraries, one path per line (relative to the archive's root), that both client
              runs load first (scripts/client_check.py --preload)
+  ours/      with --ours VER=DIR: a build of ours for that release made here for CPython 3.12
+             (`CUDA_BINDINGS_CUDA_VERSION=VER python3.12 -m pip install --no-build-isolation
+             --no-deps --target DIR .`), which scripts/client_releases.sh uses instead of building
 
 compressed as one xz stream with a large dictionary (the CUDA 12 libraries repeat one another:
 alone they would not fit).  The device tool takes at most 64 MiB per call, the working tree
@@ -43,6 +47,7 @@ PLATFORMS = ["manylinux_2_28_x86_64", "manylinux_2_27_x86_64", "manylinux_2_24_x
              "manylinux2014_x86_64", "manylinux_2_12_x86_64", "manylinux2010_x86_64"]
 # per release: library wheel -> {file in the wheel: extra names it also gets (symlinks)}
 LIBRARIES = {
+    "13.0": {},                          # the machine's own 13.0 wheels serve
     "13.5": {"nvidia-nvjitlink==13.5.37": {"nvidia/cu13/lib/libnvJitLink.so.13": []}},
     "12.9": {
         "nvidia-cuda-runtime-cu12==12.9.79": {"nvidia/cuda_runtime/lib/libcudart.so.12": []},
@@ -79,9 +84,11 @@ def download(spec, dest):
     return found[0]
 
 
-def stage(release, root, cache):
+def stage(release, root, cache, ours=None):
     """Lay out the archive's content for `release` under `root`; returns the preload list."""
     site = root / "site"
+    if ours:
+        shutil.copytree(ours, root / "ours", symlinks=True, ignore=shutil.ignore_patterns("__pycache__"))
     pip("install", "--no-deps", "--no-compile", "--target", str(site), *platform_args(),
         f"cuda-bindings=={TWINS[release]}", CUDA_CORE)
     preload = []
@@ -106,8 +113,9 @@ def pack(root, archive):
     """One solid xz stream (dictionary larger than the libraries, so repeats across them count)."""
     tar = archive.with_suffix("")
     with tarfile.open(tar, "w") as t:
-        for name in ("site", "include", "preload"):
-            t.add(root / name, arcname=name)
+        for name in ("site", "include", "preload", "ours"):
+            if (root / name).exists():
+                t.add(root / name, arcname=name)
     with open(archive, "wb") as out:
         subprocess.run(["xz", "-T1", "--lzma2=preset=9,dict=384MiB", "-c", str(tar)], stdout=out, check=True)
     tar.unlink()
@@ -124,7 +132,11 @@ def main(argv=None):
     ap.add_argument("--release", action="append", choices=sorted(LIBRARIES))
     ap.add_argument("--out", default=str(REPO / ".carry"))
     ap.add_argument("--cache", default=str(REPO / "build" / "client-carry"), help="downloaded wheels")
+    ap.add_argument("--ours", action="append", default=[], metavar="VER=DIR",
+                    help="a build of ours for VER and CPython 3.12 (pip install --target DIR), packed as ours/: "
+                         "scripts/client_releases.sh then uses it instead of building there")
     a = ap.parse_args(argv)
+    ours = dict(o.split("=", 1) for o in a.ours)
     cache = Path(a.cache)
     cache.mkdir(parents=True, exist_ok=True)
     tree = tree_size()
@@ -135,7 +147,7 @@ def main(argv=None):
         shutil.rmtree(folder, ignore_errors=True)
         folder.mkdir(parents=True)
         with tempfile.TemporaryDirectory(prefix=f"carry-{release}.") as tmp:
-            preload = stage(release, Path(tmp), cache)
+            preload = stage(release, Path(tmp), cache, ours.get(release))
             raw = sum(f.stat().st_size for f in Path(tmp).rglob("*") if f.is_file() and not f.is_symlink())
             pack(Path(tmp), folder / "carry.tar.xz")
         size = (folder / "carry.tar.xz").stat().st_size

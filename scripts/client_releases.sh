@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The client check of the CUDA 12.9 and 13.5 builds on the GPU machine (no network needed).
+# The client checks of each release's build on the GPU machine (no network needed).
 #
 #   bash scripts/client_releases.sh [VER...]      (default: every .carry/cuda-VER/ present)
 #
@@ -11,6 +11,9 @@
 # same time, both on the carried libraries (loaded first in every process: --preload). 12.9 runs
 # the clients' CUDA 12 flavours (cuda.core's cu12 modules, numba-cuda on CUDA 12), 13.5 the CUDA 13
 # ones. Logs go to $OUT/VER (else /tmp/client_releases/VER); a short summary is printed last.
+# CLIENT_RELEASES_STEPS picks gpu_check.sh's steps (default "clients"; "suites" runs the clients'
+# whole test suites, scripts/client_suites.py, for SUITES_BUDGET seconds, default 420). Where the
+# archive holds ours/ (client_carry.py --ours), that build is used instead of building here.
 # Budget: the device tool takes 64 MiB per call, so each release travels in a call of its own,
 # and a call is at most 10 minutes: the numba-cuda suite is capped (CLIENTS_SUITE_TIMEOUT, 240 s;
 # a capped run says so in its exit), and at most 3 tests that pass only under NVIDIA's package are
@@ -24,6 +27,12 @@ fi
 [ $# -gt 0 ] || { echo "no .carry/cuda-VER/ folder: run scripts/client_carry.py first" >&2; exit 2; }
 LINES=()
 status=0
+# cuda.core's own tests, packed by scripts/core_tests.py --pack: for the suites step
+core=()
+if [ -f .carry/core-tests.tar.xz ]; then
+    rm -rf /tmp/core-tests && mkdir -p /tmp/core-tests && tar -xJf .carry/core-tests.tar.xz -C /tmp/core-tests \
+        && core=(SUITES_CORE_TESTS=/tmp/core-tests)
+fi
 for ver in "$@"; do
     t0=$SECONDS
     carry=.carry/cuda-$ver/carry.tar.xz
@@ -36,7 +45,7 @@ for ver in "$@"; do
         continue
     fi
     rm -rf "$dir" && mkdir -p "$dir" && tar -xJf "$carry" -C "$dir" || { LINES+=("CUDA $ver: unpacking failed"); status=1; continue; }
-    preload=$(sed "s#^#$dir/#" "$dir/preload" | paste -sd: -)
+    preload=$(grep -v '^$' "$dir/preload" | sed "s#^#$dir/#" | paste -sd: -)
     # CUDA_HOME's nvvm/ (libdevice) for the clients that look there: the carried nvcc wheel's
     [ -d "$dir/site/nvidia/cuda_nvcc/nvvm" ] && ln -sfn site/nvidia/cuda_nvcc/nvvm "$dir/nvvm"
     echo "==== CUDA $ver: unpacked in $((SECONDS - t0)) s; NVIDIA's $(ls -d "$dir"/site/cuda_bindings-*.dist-info | sed 's#.*/cuda_bindings-\(.*\)\.dist-info#\1#'), $(ls -d "$dir"/site/cuda_core-*.dist-info | sed 's#.*/##')"
@@ -44,8 +53,14 @@ for ver in "$@"; do
     # clients' runtime compilation looks there); a 13.x one keeps the machine's 13.0 wheels'
     home=${CUDA_HOME:-}
     [ "${ver%%.*}" = 12 ] && home=$dir
-    CUDA_BINDINGS_CUDA_VERSION=$ver CUDA_BINDINGS_INCLUDE_DIR="$dir/include" CUDA_HOME="$home" \
-        GPU_CHECK_STEPS=clients GPU_CHECK_DEPS="$dir/site" CLIENT_CHECK_PRELOAD="$preload" \
+    # a build of ours made elsewhere for this Python (client_carry.py --ours): used, not rebuilt
+    skip=0
+    if [ -d "$dir/ours/cuda/bindings" ]; then
+        rm -rf "/tmp/ours-$ver" && cp -a "$dir/ours" "/tmp/ours-$ver" && skip=1
+    fi
+    env "${core[@]}" GPU_CHECK_SKIP_BUILD=$skip GPU_CHECK_STEPS=${CLIENT_RELEASES_STEPS:-clients} SUITES_BUDGET=${SUITES_BUDGET:-420} \
+        CUDA_BINDINGS_CUDA_VERSION=$ver CUDA_BINDINGS_INCLUDE_DIR="$dir/include" CUDA_HOME="$home" \
+        GPU_CHECK_DEPS="$dir/site" CLIENT_CHECK_PRELOAD="$preload" \
         DEST=/tmp/ours-$ver OUT="$log" CLIENTS_TIMEOUT=${CLIENTS_TIMEOUT:-540} \
         CLIENTS_SUITE_TIMEOUT=${CLIENTS_SUITE_TIMEOUT:-240} CLIENTS_MAX_RERUNS=${CLIENTS_MAX_RERUNS:-3} \
         CLIENTS_RERUN_TIMEOUT=${CLIENTS_RERUN_TIMEOUT:-30} \
@@ -54,7 +69,7 @@ for ver in "$@"; do
     [ $rc -eq 0 ] || status=1
     sed -n '/^==== gpu_check summary/,$p' "$log/gpu_check.out"
     LINES+=("CUDA $ver: exit $rc in $((SECONDS - t0)) s")
-    while IFS= read -r line; do LINES+=("  $line"); done < <(grep -E '^clients: (numba-cuda|client programs|cuda.bindings)' "$log/summary.txt" 2>/dev/null)
+    while IFS= read -r line; do LINES+=("  $line"); done < <(grep -E '^(clients: (numba-cuda|client programs|cuda.bindings)|suites: )' "$log/summary.txt" 2>/dev/null)
 done
 printf '\n==== client check per release (ours vs NVIDIA of the same release)\n'
 printf '%s\n' "${LINES[@]}"

@@ -20,7 +20,9 @@
 # 6. with `clients` in GPU_CHECK_STEPS, runs scripts/client_check.py: numba-cuda's own test suite
 #    and tests/clients/programs.py (cuda.core) under the machine's NVIDIA cuda-bindings and ours;
 #    with `ipc`, scripts/ipc_clients.py: numba-cuda's interprocess test modules (serially) and
-#    tests/clients/ipc_programs.py (cuda.core's IPC memory and events) under both;
+#    tests/clients/ipc_programs.py (cuda.core's IPC memory and events) under both; with `suites`,
+#    scripts/client_suites.py: numba-cuda's whole test package and cuda.core's own test suite
+#    (.ref/cuda-core-tests, scripts/core_tests.py) under both, SUITES_BUDGET seconds (480);
 # 7. ends with a summary. It keeps going after a failure and exits 1 if anything failed.
 #
 # CUDA_BINDINGS_CUDA_VERSION picks the CUDA release built (headers/pins.json; the import check
@@ -308,6 +310,22 @@ EOF
     if [ -n "$summary" ]; then echo "$summary"; else show_tail "$LOG/clients.log" 40; fi
     while IFS= read -r line; do [ -n "$line" ] && add "clients: $line"; done <<<"$summary"
     [ $rc -eq 0 ] || { add "clients: exit $rc"; fail "clients"; }
+    fi
+
+    # --- the clients' whole test suites: numba-cuda's and cuda.core's, NVIDIA's package vs ours ---
+    if wanted suites; then
+    say "suites: numba-cuda's and cuda.core's own test suites, NVIDIA's cuda-bindings vs ours"
+    deps_arg=()
+    [ "$path" = "$DEST" ] || deps_arg=(--deps "$DEPS")
+    [ -n "${SUITES_CORE_TESTS:-}" ] && deps_arg+=(--core-tests "$SUITES_CORE_TESTS")
+    timeout "${SUITES_TIMEOUT:-1800}" "$PY" scripts/client_suites.py --ours "$DEST" "${deps_arg[@]}" \
+        --preload "${CLIENT_CHECK_PRELOAD:-}" --budget "${SUITES_BUDGET:-480}" \
+        --rerun-budget "${SUITES_RERUN_BUDGET:-60}" --out "$LOG/suites" >"$LOG/suites.log" 2>&1
+    rc=$?
+    summary=$(sed -n '/^==== client suites summary/,$p' "$LOG/suites.log" | tail -n +2)
+    if [ -n "$summary" ]; then echo "$summary"; else show_tail "$LOG/suites.log" 40; fi
+    while IFS= read -r line; do [ -n "$line" ] && add "suites: $line"; done <<<"$summary"
+    [ $rc -eq 0 ] || { add "suites: exit $rc"; fail "suites"; }
     fi
 
     # --- IPC clients: numba-cuda's interprocess tests and cuda.core's IPC programs -----------------
