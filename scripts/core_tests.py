@@ -35,13 +35,11 @@ RAW = "https://raw.githubusercontent.com/NVIDIA/cuda-python/{commit}/{path}"
 
 
 def destination(path):
-    """Where a repository path goes in DIR."""
+    """Where a repository path goes in DIR: cuda_core/tests/X -> tests/X; the helper package
+    (cuda_python_test_helpers/cuda_python_test_helpers/X, its import folder) -> site/."""
     if path.startswith("cuda_core/tests/"):
         return "tests/" + path[len("cuda_core/tests/"):]
-    parts = path.split("/")
-    # the helper package: its import folder, cuda_python_test_helpers/..., under site/
-    return "site/" + "/".join(parts[parts.index("cuda_python_test_helpers", 1 if len(parts) > 2 and
-                                                    parts[1] == "cuda_python_test_helpers" else 0):])
+    return "site/" + path.split("/", 1)[1]
 
 
 def record(folder):
