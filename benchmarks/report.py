@@ -24,6 +24,18 @@ def spread(xs):
     return (min(xs), max(xs)) if xs else None
 
 
+def apart(ours, nvidia):
+    """Whether two packages' min..max ranges over the rounds are apart, and whose is lower: a lead
+    is claimed only where they do not overlap."""
+    if not ours or not nvidia:
+        return "—"
+    if ours[1] < nvidia[0]:
+        return "ours lower"
+    if nvidia[1] < ours[0]:
+        return "NVIDIA lower"
+    return "overlap"
+
+
 def f_ns(v):
     if v is None:
         return "—"
@@ -294,16 +306,19 @@ def render(res):
     L.append("Median over the rounds of each process's fastest repeat; min..max = the spread of "
              "those per-process figures over the rounds. ours / NVIDIA: below 1 is faster. "
              "(ours − C) / (NVIDIA − C): the share of NVIDIA's overhead above C that ours still "
-             "has. The C column of every launch row is the one C form (a `void*[]`).")
+             "has. The C column of every launch row is the one C form (a `void*[]`). ranges: whether "
+             "the two packages' min..max are apart (\"ours lower\", \"NVIDIA lower\") or overlap; a lead "
+             "is claimed only where they are apart.")
     L.append("")
     rows = []
     for case in calls.cases():
         rows.append((describe(case), f_ns(calls.value("C", case)), f_ns(calls.value("nvidia", case)),
                      f_ns(calls.value("ours", case)), f_ratio(calls.ratio(case)),
                      f_ratio(calls.over_c(case)),
-                     f_range(calls.rng("nvidia", case)), f_range(calls.rng("ours", case))))
+                     f_range(calls.rng("nvidia", case)), f_range(calls.rng("ours", case)),
+                     apart(calls.rng("ours", case), calls.rng("nvidia", case))))
     L.append(table(["case", "C", "NVIDIA", "ours", "ours / NVIDIA", "(ours − C) / (NVIDIA − C)",
-                    "NVIDIA min..max", "ours min..max"], rows))
+                    "NVIDIA min..max", "ours min..max", "ranges"], rows))
     L.append("")
 
     nrows = nvml_rows(calls)
@@ -366,10 +381,11 @@ def render(res):
         cases = [c for c in cases if not c.startswith(CHECKED)]
         for c in cases:
             o, n = med(stub.get("ours", {}).get(c, [])), med(stub.get("nvidia", {}).get(c, []))
+            so, sn = spread(stub.get("ours", {}).get(c, [])), spread(stub.get("nvidia", {}).get(c, []))
             srows.append((describe(c), f_ns(n), f_ns(o), f_ratio(o / n if o and n else None),
-                          f_range(spread(stub.get("ours", {}).get(c, [])))))
-        L.append(table(["case", "NVIDIA", "ours", "ours / NVIDIA", "ours min..max"], srows,
-                       ["---", "---:", "---:", "---:", "---:"]))
+                          f_range(sn), f_range(so), apart(so, sn)))
+        L.append(table(["case", "NVIDIA", "ours", "ours / NVIDIA", "NVIDIA min..max", "ours min..max", "ranges"],
+                       srows, ["---", "---:", "---:", "---:", "---:", "---:", "---"]))
         L.append("")
         serr = [(impl, case, msg) for impl in ("nvidia", "ours")
                 for case, msg in (res.get("stub_errors") or {}).get(impl, {}).items()]
