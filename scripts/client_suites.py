@@ -44,6 +44,7 @@ from tests.clients import ROW_STACK_ALIAS  # noqa: E402
 
 PACKAGES = ("nvidia", "ours")
 KINDS = ("passed", "failed", "error", "skipped")
+ORDER = {"passed": 0, "skipped": 1, "failed": 2, "error": 3}     # the worse outcome wins
 # the modules that need two devices, or hand memory between processes or devices
 MULTI_DEVICE = re.compile(r"multigpu|multi_gpu|multi_device|peer|ipc|context_stack", re.I)
 
@@ -150,7 +151,7 @@ def numba_rerun(env, test, paths, timeout):
     module = test.split("::", 1)[0]
     with tempfile.TemporaryDirectory(prefix="numba_rerun.") as tmp:
         got = numba_module(env, module, paths[module], Path(tmp), timeout)["tests"]
-    return got.get(test, f"absent when its module ran alone")
+    return got.get(test, "absent when its module ran alone")
 
 
 # --- cuda.core ------------------------------------------------------------------------------------
@@ -176,17 +177,14 @@ def parse_junit(xml):
         module = case.get("file") or case.get("classname", "").replace(".", "/") + ".py"
         cls = case.get("classname", "")
         name = f"{module}::{cls.rsplit('.', 1)[-1] + '::' if cls and not cls.endswith(Path(module).stem) else ''}{case.get('name')}"
+        # the worst of its outcomes (a test that fails and then errors in teardown: error)
         kind = "passed"
         for child in case:
-            if child.tag in ("failure",):
-                kind = "failed"
-            elif child.tag == "error":
-                kind = "error" if kind != "failed" else kind
-            elif child.tag == "skipped":
-                kind = "skipped" if (child.get("type") or "") != "pytest.xfail" else "passed"
-        old = tests.get(name)
-        order = {"passed": 0, "skipped": 1, "failed": 2, "error": 3}
-        if old is None or order[kind] > order[old]:
+            got = {"failure": "failed", "error": "error",
+                   "skipped": "passed" if child.get("type") == "pytest.xfail" else "skipped"}.get(child.tag)
+            if got and ORDER[got] > ORDER[kind]:
+                kind = got
+        if name not in tests or ORDER[kind] > ORDER[tests[name]]:
             tests[name] = kind
     return tests
 
