@@ -41,7 +41,7 @@ def emit_py(model):
         o.append(f"_STRUCT_REPR_OMITS = {omits!r}   # fields a struct's repr leaves out, as NVIDIA's")
     o += _set_together_methods(model)
     o += [_new_lazy(model), ""]
-    if enum_docs_module(model):
+    if has_enum_docs(model):
         o += [f'_L.enum_docs = "cuda.bindings._enumdocs_{model.lib}"   # the enums\' __doc__, read on first use', ""]
     # ---- constants
     for n, v in model.defines:
@@ -103,13 +103,18 @@ def _buffer_error_lines(model, L):
             f"_BUFFER_ERROR = {twin_style(model)['buffer_error']!r}"]
 
 
+def has_enum_docs(model):
+    """Whether the module gets an _enumdocs_<lib>.py (enum_docs_module)."""
+    return not LIBS[model.lib].get("snake") and any(e.doc or e.member_docs for e in model.enums)
+
+
 def enum_docs_module(model):
     """_enumdocs_<lib>.py of a tuple-style library without a snake_case layer (driver, runtime,
     NVRTC): each enum's docstring and its members', from the headers' comments, or None where no
     enum has one.  The class's is laid out as NVIDIA's package lays it out (the text indented on
     lines of its own; none where the header has no comment); a member's is its comment and a
     newline.  cuda.bindings._base._EnumDoc reads the table on first use of an enum's __doc__."""
-    if LIBS[model.lib].get("snake") or not any(e.doc or e.member_docs for e in model.enums):
+    if not has_enum_docs(model):
         return None
     refs = docstrings.Refs(model)
     rows = []

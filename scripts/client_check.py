@@ -41,9 +41,11 @@ RAN = re.compile(r"^Ran (\d+) tests? in ([\d.]+)s")
 PASSING = ("passed", "expected failure")
 
 
-def environment(site, ours, deps):
+def environment(site, ours, deps, extra=(REPO,)):
+    """The environment of a client run: PYTHONPATH site (its sitecustomize.py), our build (None:
+    NVIDIA's package), deps, then `extra` (this checkout, for tests.clients)."""
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "CUDA_BINDINGS_EXPECT_PREFIX")}
-    env["PYTHONPATH"] = os.pathsep.join(str(p) for p in [site, ours, deps, REPO] if p)
+    env["PYTHONPATH"] = os.pathsep.join(str(p) for p in [site, ours, deps, *extra] if p)
     env["PYTHONUNBUFFERED"] = "1"
     return env
 

@@ -39,7 +39,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "scripts"))
-from client_check import PASSING, parse_suite, which_bindings  # noqa: E402
+from client_check import PASSING, environment, which_bindings  # noqa: E402
+from ipc_clients import run_module  # noqa: E402
 from tests.clients import ROW_STACK_ALIAS  # noqa: E402
 
 PACKAGES = ("nvidia", "ours")
@@ -47,13 +48,6 @@ KINDS = ("passed", "failed", "error", "skipped")
 ORDER = {"passed": 0, "skipped": 1, "failed": 2, "error": 3}     # the worse outcome wins
 # the modules that need two devices, or hand memory between processes or devices
 MULTI_DEVICE = re.compile(r"multigpu|multi_gpu|multi_device|peer|ipc|context_stack", re.I)
-
-
-def environment(site, ours, deps, extra=()):
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "CUDA_BINDINGS_EXPECT_PREFIX")}
-    env["PYTHONPATH"] = os.pathsep.join(str(p) for p in [site, ours, deps, *extra] if p)
-    env["PYTHONUNBUFFERED"] = "1"
-    return env
 
 
 # --- numba-cuda -----------------------------------------------------------------------------------
@@ -112,15 +106,10 @@ def numba_module(env, module, path, logdir, timeout):
     tests, rc, runners = {}, 0, []
     if "TestCase" in src:
         runners.append("numba")
-        try:
-            p = subprocess.run([sys.executable, "-m", "numba.runtests", "-v", module], env=env, capture_output=True,
-                               text=True, timeout=timeout, cwd=tempfile.gettempdir())
-            out, rc = p.stdout + "\n" + p.stderr, p.returncode
-        except subprocess.TimeoutExpired as e:
-            out = (e.stdout or b"").decode(errors="replace") + "\n" + (e.stderr or b"").decode(errors="replace")
-            rc = "timeout"
-        (logdir / f"{module}.log").write_text(out)
-        found, _ = parse_suite(out)
+        out = []
+        r = run_module(env, module, out, timeout)
+        (logdir / f"{module}.log").write_text(out[0])
+        found, rc = r["tests"], r["exit"]
         tests.update(numba_ids(module, {t: k for t, k in found.items() if f"({module}." in t}))
         if any("(unittest.loader._FailedTest." in t for t in found):     # the module did not import
             tests[f"{module}::(import)"] = "error"
@@ -269,7 +258,7 @@ def main(argv=None):
         + "".join(f"_ctypes.CDLL({p!r}, mode=_ctypes.RTLD_GLOBAL)\n" for p in preload) + ROW_STACK_ALIAS)
     core = Path(a.core_tests)
     core_site = core / "site" if (core / "site").is_dir() else None
-    envs = {"nvidia": environment(site, None, a.deps, [core_site]), "ours": environment(site, a.ours, a.deps, [core_site])}
+    envs = {p: environment(site, ours, a.deps, [core_site]) for p, ours in (("nvidia", None), ("ours", a.ours))}
     where = {p: which_bindings(e) for p, e in envs.items()}
     if not where["ours"].startswith(str(Path(a.ours).resolve())) and not where["ours"].startswith(a.ours):
         print(f"our build is not the cuda.bindings imported: {where}")

@@ -296,49 +296,53 @@ EOF
     esac
     fi
 
-    # --- clients: numba-cuda's suite and cuda.core programs, NVIDIA's package vs ours -------------
-    if wanted clients; then
-    say "clients: numba-cuda's test suite and cuda.core programs, NVIDIA's cuda-bindings vs ours"
+    # --- the client steps: each a script comparing NVIDIA's package with ours, whose summary (the
+    # lines after its "==== <heading>" line) is shown and added to ours, each line after KEY
     deps_arg=()
     [ "$path" = "$DEST" ] || deps_arg=(--deps "$DEPS")
-    timeout "${CLIENTS_TIMEOUT:-900}" "$PY" scripts/client_check.py --ours "$DEST" "${deps_arg[@]}" \
+    client_step() {   # client_step KEY LOGNAME HEADING CMD...: returns CMD's exit status
+        local key=$1 logname=$2 heading=$3 rc summary line
+        shift 3
+        "$@" >"$LOG/$logname.log" 2>&1
+        rc=$?
+        summary=$(sed -n "/^==== $heading/,\$p" "$LOG/$logname.log" | tail -n +2)
+        if [ -n "$summary" ]; then echo "$summary"; else show_tail "$LOG/$logname.log" 40; fi
+        while IFS= read -r line; do [ -n "$line" ] && add "$key: $line"; done <<<"$summary"
+        return $rc
+    }
+
+    # --- clients: numba-cuda's suite and cuda.core programs, NVIDIA's package vs ours --------------
+    if wanted clients; then
+    say "clients: numba-cuda's test suite and cuda.core programs, NVIDIA's cuda-bindings vs ours"
+    client_step clients clients "client check summary" \
+        timeout "${CLIENTS_TIMEOUT:-900}" "$PY" scripts/client_check.py --ours "$DEST" "${deps_arg[@]}" \
         --preload "${CLIENT_CHECK_PRELOAD:-}" --suite-timeout "${CLIENTS_SUITE_TIMEOUT:-480}" \
         --max-reruns "${CLIENTS_MAX_RERUNS:-30}" --rerun-timeout "${CLIENTS_RERUN_TIMEOUT:-300}" \
-        --out "$LOG/clients" >"$LOG/clients.log" 2>&1
+        --out "$LOG/clients"
     rc=$?
-    summary=$(sed -n '/^==== client check summary/,$p' "$LOG/clients.log" | tail -n +2)
-    if [ -n "$summary" ]; then echo "$summary"; else show_tail "$LOG/clients.log" 40; fi
-    while IFS= read -r line; do [ -n "$line" ] && add "clients: $line"; done <<<"$summary"
     [ $rc -eq 0 ] || { add "clients: exit $rc"; fail "clients"; }
     fi
 
     # --- the clients' whole test suites: numba-cuda's and cuda.core's, NVIDIA's package vs ours ---
     if wanted suites; then
     say "suites: numba-cuda's and cuda.core's own test suites, NVIDIA's cuda-bindings vs ours"
-    deps_arg=()
-    [ "$path" = "$DEST" ] || deps_arg=(--deps "$DEPS")
-    [ -n "${SUITES_CORE_TESTS:-}" ] && deps_arg+=(--core-tests "$SUITES_CORE_TESTS")
-    timeout "${SUITES_TIMEOUT:-1800}" "$PY" scripts/client_suites.py --ours "$DEST" "${deps_arg[@]}" \
-        --preload "${CLIENT_CHECK_PRELOAD:-}" --budget "${SUITES_BUDGET:-480}" \
-        --rerun-budget "${SUITES_RERUN_BUDGET:-60}" --out "$LOG/suites" >"$LOG/suites.log" 2>&1
+    core_arg=()
+    [ -n "${SUITES_CORE_TESTS:-}" ] && core_arg=(--core-tests "$SUITES_CORE_TESTS")
+    client_step suites suites "client suites summary" \
+        timeout "${SUITES_TIMEOUT:-1800}" "$PY" scripts/client_suites.py --ours "$DEST" "${deps_arg[@]}" \
+        "${core_arg[@]}" --preload "${CLIENT_CHECK_PRELOAD:-}" --budget "${SUITES_BUDGET:-480}" \
+        --rerun-budget "${SUITES_RERUN_BUDGET:-60}" --out "$LOG/suites"
     rc=$?
-    summary=$(sed -n '/^==== client suites summary/,$p' "$LOG/suites.log" | tail -n +2)
-    if [ -n "$summary" ]; then echo "$summary"; else show_tail "$LOG/suites.log" 40; fi
-    while IFS= read -r line; do [ -n "$line" ] && add "suites: $line"; done <<<"$summary"
     [ $rc -eq 0 ] || { add "suites: exit $rc"; fail "suites"; }
     fi
 
     # --- IPC clients: numba-cuda's interprocess tests and cuda.core's IPC programs -----------------
     if wanted ipc; then
     say "IPC clients: numba-cuda's interprocess tests and cuda.core's IPC programs, NVIDIA's cuda-bindings vs ours"
-    deps_arg=()
-    [ "$path" = "$DEST" ] || deps_arg=(--deps "$DEPS")
-    timeout "${IPC_TIMEOUT:-1200}" "$PY" scripts/ipc_clients.py --ours "$DEST" "${deps_arg[@]}" \
-        --out "$LOG/ipc_clients" >"$LOG/ipc_clients.log" 2>&1
+    client_step ipc ipc_clients "IPC client check summary" \
+        timeout "${IPC_TIMEOUT:-1200}" "$PY" scripts/ipc_clients.py --ours "$DEST" "${deps_arg[@]}" \
+        --out "$LOG/ipc_clients"
     rc=$?
-    summary=$(sed -n '/^==== IPC client check summary/,$p' "$LOG/ipc_clients.log" | tail -n +2)
-    if [ -n "$summary" ]; then echo "$summary"; else show_tail "$LOG/ipc_clients.log" 40; fi
-    while IFS= read -r line; do [ -n "$line" ] && add "ipc: $line"; done <<<"$summary"
     case $rc in
     0) ;;
     3) add "ipc: nothing compared (no numba-cuda or cuda.core on this machine)" ;;
@@ -346,7 +350,7 @@ EOF
     esac
     fi
 else
-    for step in "python -m cuda.bindings" "pytest" "examples" "kernel params" "clients" "ipc"; do
+    for step in "python -m cuda.bindings" "pytest" "examples" "kernel params" "clients" "suites" "ipc"; do
         add "$step: not run ($([ $built = 1 ] && echo "our build is not the cuda.bindings imported" || echo "no build"))"
     done
 fi

@@ -13,6 +13,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
 import client_suites  # noqa: E402
+from client_check import parse_suite  # noqa: E402
 
 MODULE = """\
 import pytest
@@ -130,7 +131,7 @@ test_b (numba.cuda.tests.cudapy.test_multigpu.TestMultiGPUContext.test_b) ... sk
 test_c (numba.cuda.tests.cudapy.test_multigpu.TestMultiGPUContext.test_c) ... expected failure
 Ran 3 tests in 0.5s
 """
-    found, ran = client_suites.parse_suite(log)
+    found, ran = parse_suite(log)
     assert ran == 3
     module = "numba.cuda.tests.cudapy.test_multigpu"
     assert client_suites.numba_ids(module, found) == {f"{module}::TestMultiGPUContext::test_a": "passed",
