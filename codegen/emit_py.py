@@ -49,6 +49,7 @@ def emit_py(model):
     o.append("")
     # ---- sizeof and the status fast path: hand-written, shared by every module
     o += [f"cdef str _STATUS_NAME = {L['status']!r}", 'include "_module_common.pxi"', ""]
+    o += _classes_at_import(len(model.enums) + len(extra_enums(model)), model.structs)
     o += _attr_tables(model)
     # ---- functions
     refs = docstrings.Refs(model)
@@ -84,7 +85,8 @@ def _tuple_imports(model, L):
     if utils:
         o.insert(-1, f"from cuda.bindings._internal.utils import {', '.join(utils)}")
     if L.get("snake"):
-        o.insert(-1, "from cuda.bindings._base cimport _live, _consume, _cstrs, _cstr_address")
+        o.insert(-1, "from cuda.bindings._base cimport (_live, _consume, _fresh, _cstrs, _cstr_address, _cstr_of, _utf8,\n"
+                     "    _SizeMap)")
     if _kept_roles(model):
         o.insert(-1, "from cuda.bindings._base cimport _keep_until_release, _release_kept")
     if model.funcptrs:
@@ -236,6 +238,19 @@ def _struct_table(rows):
     if not rows:
         o.append('    ""')
     return o + [")"]
+
+
+# a module of no struct classes and at most this many enums makes them at import (_Lazy.make_all)
+FEW_ENUMS = 8
+
+
+def _classes_at_import(n_enums, structs):
+    """`_L.make_all()` for a module of a few enums and no structs (NVRTC, nvJitLink, NVVM,
+    nvFatbin): its classes cost well under 1 ms to make, and without a module `__getattr__`
+    CPython 3.11+ specialises `module.name` lookups (about 20 ns a call less)."""
+    if structs or n_enums > FEW_ENUMS:
+        return []
+    return ["_L.make_all()   # a few enums: made now, and no module __getattr__ (_Lazy.make_all)", ""]
 
 
 def _new_lazy(model):
@@ -721,15 +736,16 @@ def _cstr(w, p):
     x.pyparams.append(py)
     if (w.fn.name, p.name) in ov.CSTR_ADDRESS:
         # the int address of a C string, where NVIDIA's package takes one; str and bytes too
-        x.cdecls += [f"cdef bytes b_{p.name} = None", f"cdef const char* {x.c}"]
+        x.cdecls += [f"cdef object b_{p.name} = None", f"cdef const char* {x.c}"]
         x.pre += [(x.tag, f"if type({py}) is int:"),
                   (x.tag, f"    {x.c} = <const char*>_cstr_address({py})"),
                   (x.tag, "else:"),
-                  (x.tag, f"    b_{p.name} = (<str>{py}).encode() if isinstance({py}, str) else _as_bytes({py}, False)"),
-                  (x.tag, f"    {x.c} = <char*>b_{p.name}")]
+                  (x.tag, f"    b_{p.name} = _cstr_of({py})"),
+                  (x.tag, f"    {x.c} = _utf8(b_{p.name})")]
     elif w.L.get("snake"):   # the reference's nvJitLink and NVVM take str; bytes work too
-        x.decl(f"cdef bytes b_{p.name} = (<str>{py}).encode() if isinstance({py}, str) else _as_bytes({py}, False)", x.tag)
-        x.decl(f"cdef const char* {x.c} = <char*>b_{p.name}", x.tag)
+        # a str's own UTF-8 form, not an encoded copy (_utf8)
+        x.decl(f"cdef object b_{p.name} = _cstr_of({py})", x.tag)
+        x.decl(f"cdef const char* {x.c} = _utf8(b_{p.name})", x.tag)
     else:
         x.decl(f"cdef bytes b_{p.name} = _as_bytes({py}, False)", x.tag)
         x.decl(f"cdef const char* {x.c} = <char*>b_{p.name}", x.tag)
@@ -1572,7 +1588,7 @@ def _nv_handle_checks(model, fn, L):
     one that a destroy call consumed (docs/design.md, "nvJitLink's and NVVM's style"); a handle the
     library itself checks is passed on (overrides.HANDLE_CHECKS)."""
     what = L["snake"]["what"]
-    return [f"    _live({p.pyname}, _CONSUMED, {p.pyname!r}, {what!r})" for p in _checked_handles(model, fn)]
+    return [f"    _live({p.pyname}, &_CONSUMED, {p.pyname!r}, {what!r})" for p in _checked_handles(model, fn)]
 
 
 def _nv_call_and_return(w, call_args, outs, size_check, two_call):
@@ -1601,7 +1617,7 @@ def _nv_call_and_return(w, call_args, outs, size_check, two_call):
     status_struct = returns_struct(fn, model)
     o.append(f"    if {'err.err != 0' if status_struct else 'err != 0'}:")
     o.append(f"        _raise({'err.err, err.cu_err' if status_struct else 'err'})")
-    o.extend(f"    _consume({n}, _CONSUMED)" for n in consumed)
+    o.extend(f"    _consume({n}, &_CONSUMED)" for n in consumed)
     o += _asked_size_kept(w)
     handles = {n for n, _ in model.handles}
     outs = list(outs)
@@ -1610,7 +1626,7 @@ def _nv_call_and_return(w, call_args, outs, size_check, two_call):
             # a new handle is no longer a destroyed one (the library may reuse the address); the
             # int is made once, for the look-up and the return
             o.append(f"    h_out{i} = {outs[i]}")
-            o.append(f"    if _CONSUMED: _CONSUMED.discard(h_out{i})")
+            o.append(f"    _fresh(h_out{i}, &_CONSUMED)")
             outs[i] = f"h_out{i}"
     return o + _nv_return(outs)
 
@@ -1641,8 +1657,9 @@ def _nv_size_checks(w, size_check):
         msg = (f"        raise ValueError(f'{py}: the buffer has {{n_{pname}}} bytes; {public_function(fn, w.L)} "
                f"writes {{need_{pname}}}')")
         if fn.name in ov.STATEFUL_SIZE_QUERY:
-            o += [f"    need_{pname} = _ASKED_SIZES.get(<intptr_t>c_{h.name})",
-                  f"    if need_{pname} is not None and n_{pname} < need_{pname}:", msg]
+            o += [f"    cdef size_t need_{pname} = 0",
+                  f"    if _sizemap_get(&_ASKED_SIZES, c_{h.name}, &need_{pname}) and <size_t>n_{pname} < need_{pname}:",
+                  msg]
             continue
         o += [f"    cdef size_t need_{pname} = 0",
               f"    if cy{lib}.{szf}(<cy{lib}.{bare(h.ctype)}>c_{h.name}, &need_{pname}) == 0 "
@@ -1656,7 +1673,7 @@ def _asked_size_kept(w):
     if w.fn.name not in {q for q, _ in ov.STATEFUL_SIZE_QUERY.values()}:
         return []
     h, out = w.fn.params[0], next(q for q in w.fn.params if q.role == "out")
-    return [f"    _ASKED_SIZES[<intptr_t>c_{h.name}] = c_{out.name}"]
+    return [f"    _sizemap_put(&_ASKED_SIZES, c_{h.name}, c_{out.name})"]
 
 
 def _asked_size_forgotten(w):
@@ -1665,7 +1682,7 @@ def _asked_size_forgotten(w):
     if w.fn.name not in {d for _, d in ov.STATEFUL_SIZE_QUERY.values()}:
         return []
     h = next(q for q in w.fn.params if q.conv == "handle_ref")
-    return [f"    _ASKED_SIZES.pop(<intptr_t>r_{h.name}[0], None)"]
+    return [f"    _sizemap_del(&_ASKED_SIZES, r_{h.name}[0])"]
 
 
 def _nv_value_return(w, call, consumed):
@@ -1679,7 +1696,7 @@ def _nv_value_return(w, call, consumed):
              f"        raise {w.L['snake']['error']}(errno_)"]
     else:
         o = [w.c_call(call if fn.ret == "void" else f"r = {call}")]
-    o.extend(f"    _consume({n}, _CONSUMED)" for n in consumed)
+    o.extend(f"    _consume({n}, &_CONSUMED)" for n in consumed)
     if fn.ret == "void" or fn.name in twin_style(w.model).get("returns_none", ()):
         o.append("    return None")
     elif bare(fn.ret) in SCALARS and bare(fn.ret) != "char":
@@ -1713,8 +1730,9 @@ def _emit_records_module(model):
          f'NVIDIA\'s cuda.bindings.{model.lib}."""',
          f"from cuda.bindings cimport cy{model.lib}",
          "from cuda.bindings._base cimport (_Buf, _hptr, _href, _vptr, _wbuf, _as_bytes, _array, _strlist, _bufptr,",
-         "    _Buf_new, _check_count, _bptr, _arg_error, _vsized, _library_handle, _Lazy, _new_lazy, _live, _consume, _cstrs,",
-         "    _Handle, _IntValue, _iv, _Struct, _enum, _bytes_into, _cstr_address, _as_twin)",
+         "    _Buf_new, _check_count, _bptr, _arg_error, _vsized, _library_handle, _Lazy, _new_lazy, _live, _consume, _fresh, _cstrs,",
+         "    _Handle, _IntValue, _iv, _Struct, _enum, _bytes_into, _cstr_address, _as_twin, _cstr_of, _utf8,",
+         "    _SizeMap, _sizemap_put, _sizemap_get, _sizemap_del)",
          "from cuda.bindings._records cimport (_Record, _new_record, _new_record_at, _record_ptr, _text, _text0, _records_of,",
          "    _numbers_of, _numbers_new, _numbers_ptr, _records_in, _memview, _handles_view, _view_array)",
          "from libc.errno cimport errno",
@@ -1734,10 +1752,11 @@ def _emit_records_module(model):
         o.append(f"{v} = {dict(model.defines)[n]!r}")
     o.append("")
     o += [f"cdef str _STATUS_NAME = {rn.status!r}", 'include "_module_common.pxi"', ""]
+    o += _classes_at_import(len(rn.enums) + len(ov.DEFINE_ENUMS_OF(model)), rn.layout)
     o.extend(_records_errors(model))
-    o.append("cdef set _CONSUMED = set()   # int values of the handles a destroy call consumed")
+    o.append("cdef _SizeMap _CONSUMED   # the handles a destroy call consumed (_base's C map, as a set)")
     if any(f.name in ov.STATEFUL_SIZE_QUERY for f in model.functions):
-        o.append("cdef dict _ASKED_SIZES = {}   # handle -> the size its size query gave last")
+        o.append("cdef _SizeMap _ASKED_SIZES   # handle -> the size its size query gave last (_base's C map)")
     o.append("")
     refs = snake_refs(model)
     _check_buffer_extent(model)

@@ -46,7 +46,7 @@ def _error_class(L, logs):
          "        return (type(self), (self.status,))",
          "",
          "",
-         "cdef set _CONSUMED = set()   # int values of the handles a destroy call consumed",
+         "cdef _SizeMap _CONSUMED   # the handles a destroy call consumed (_base's C map, as a set)",
          ""]
     if logs:
         o += ["",
@@ -79,7 +79,7 @@ def _snake_function(model, fn, logs, refs):
     consumed = []
     for p, n in zip(ins, pnames):
         if bare(p.ctype) in handles:     # a handle is an int, as the create call returns it
-            o.append(f"    _live({n}, _CONSUMED, {n!r}, {cfg['what']!r})")
+            o.append(f"    _live({n}, &_CONSUMED, {n!r}, {cfg['what']!r})")
             if p.conv == "handle_ref":
                 consumed.append(n)
     o.append(f"    r = _{fn.name}({', '.join(pnames)})")
@@ -92,12 +92,12 @@ def _snake_function(model, fn, logs, refs):
         o.append(f"        raise _error_log({cfg['error']}(int(r[0])), {h}, _{size_fn}, _{log_fn})")
     else:
         o.append(f"        raise {cfg['error']}(int(r[0]))")
-    o += [f"    _consume({n}, _CONSUMED)" for n in consumed]
+    o += [f"    _consume({n}, &_CONSUMED)" for n in consumed]
     conv = []
     for i, p in enumerate(outs):
         if bare(p.ctype) in handles:
             o.append(f"    h{i} = int(r[{i + 1}])")
-            o.append(f"    if _CONSUMED: _CONSUMED.discard(h{i})")
+            o.append(f"    _fresh(h{i}, &_CONSUMED)")
             conv.append(f"h{i}")
         else:
             conv.append(f"r[{i + 1}]")

@@ -3,7 +3,9 @@
 # classes, and the conversions from Python objects to C values.  Generated modules cimport it.
 from libc.stdint cimport int64_t, uint64_t
 from cpython.object cimport PyObject
-from cpython.long cimport PyLong_AsLongLongAndOverflow
+from cpython.long cimport PyLong_AsLongLongAndOverflow, PyLong_AsVoidPtr
+from cpython.bytes cimport PyBytes_AS_STRING
+from cpython.unicode cimport PyUnicode_AsUTF8AndSize
 
 # A handle or integer object owns its value (`_v`) or is a view of the value at an address
 # (`_ptr=address`, or a struct field read back: then `_owner` is the struct, kept alive); `_p`
@@ -99,6 +101,94 @@ cdef extern from *:
     """
     int __cb_tuple_style
 
+cdef extern from *:
+    """
+    /* A map from a handle (a library object's address) to a size, for the size a size query
+       answered, which a getter checks its buffer against (nvFatbin's nvFatbinSize and
+       nvFatbinGet): open addressing with linear probing, and removal by shifting back, in plain
+       C, so recording and reading an answer costs a few ns instead of a dict's boxing of two
+       ints and hashing.  NULL is never a key. */
+    typedef struct { void **keys; size_t *vals; size_t cap, n; } __cb_sizemap;
+    static inline size_t __cb_sizemap_home(const __cb_sizemap *m, void *k) {
+        return (size_t)((((uintptr_t)k >> 4) * (uintptr_t)0x9E3779B97F4A7C15ULL) >> 17) & (m->cap - 1);
+    }
+    static inline size_t __cb_sizemap_find(const __cb_sizemap *m, void *k) {
+        size_t i = __cb_sizemap_home(m, k);
+        while (m->keys[i] != NULL && m->keys[i] != k) i = (i + 1) & (m->cap - 1);
+        return i;
+    }
+    static inline int __cb_sizemap_put(__cb_sizemap *m, void *k, size_t v) {
+        size_t i;
+        if (k == NULL) return 0;
+        if (2 * (m->n + 1) > m->cap) {
+            __cb_sizemap old = *m, grown;
+            grown.cap = old.cap ? 2 * old.cap : 16;
+            grown.n = old.n;
+            grown.keys = (void **)calloc(grown.cap, sizeof(void *));
+            grown.vals = (size_t *)calloc(grown.cap, sizeof(size_t));
+            if (grown.keys == NULL || grown.vals == NULL) {
+                free(grown.keys); free(grown.vals); PyErr_NoMemory(); return -1;
+            }
+            for (i = 0; i < old.cap; i++)
+                if (old.keys[i] != NULL) {
+                    size_t j = __cb_sizemap_find(&grown, old.keys[i]);
+                    grown.keys[j] = old.keys[i]; grown.vals[j] = old.vals[i];
+                }
+            free(old.keys); free(old.vals);
+            *m = grown;
+        }
+        i = __cb_sizemap_find(m, k);
+        if (m->keys[i] == NULL) { m->keys[i] = k; m->n++; }
+        m->vals[i] = v;
+        return 0;
+    }
+    static inline int __cb_sizemap_get(const __cb_sizemap *m, void *k, size_t *v) {
+        size_t i;
+        if (m->n == 0 || k == NULL) return 0;
+        i = __cb_sizemap_find(m, k);
+        if (m->keys[i] == NULL) return 0;
+        *v = m->vals[i];
+        return 1;
+    }
+    static inline void __cb_sizemap_del(__cb_sizemap *m, void *k) {
+        size_t i, j, h, mask;
+        if (m->n == 0 || k == NULL) return;
+        i = __cb_sizemap_find(m, k);
+        if (m->keys[i] == NULL) return;
+        mask = m->cap - 1;
+        for (j = (i + 1) & mask; m->keys[j] != NULL; j = (j + 1) & mask) {
+            h = __cb_sizemap_home(m, m->keys[j]);
+            /* the entry at j may move to the hole at i unless its home lies in (i, j] */
+            if (((j - h) & mask) >= ((j - i) & mask)) {
+                m->keys[i] = m->keys[j]; m->vals[i] = m->vals[j]; i = j;
+            }
+        }
+        m->keys[i] = NULL;
+        m->n--;
+    }
+    """
+    ctypedef struct _SizeMap "__cb_sizemap":
+        size_t n
+    int _sizemap_put "__cb_sizemap_put"(_SizeMap* m, void* k, size_t v) except -1
+    bint _sizemap_get "__cb_sizemap_get"(const _SizeMap* m, void* k, size_t* v) noexcept
+    void _sizemap_del "__cb_sizemap_del"(_SizeMap* m, void* k) noexcept
+
+cdef inline const char* _utf8(object o) except NULL:
+    """The C string of a str or bytes argument (as `_cstr_of` gives it): a str's own UTF-8 form,
+    which CPython keeps with the object (no copy for ASCII text), or the bytes' buffer; the
+    caller keeps `o` alive for as long as the pointer is used."""
+    cdef Py_ssize_t n   # asked for: with NULL, Python 3.13 refuses a str holding a NUL
+    if isinstance(o, str):
+        return PyUnicode_AsUTF8AndSize(o, &n)
+    return PyBytes_AS_STRING(o)
+
+cdef inline object _cstr_of(object o):
+    """A text argument of the snake_case modules as `_utf8` takes it: a str as it is, bytes,
+    bytearray or memoryview as bytes (_as_bytes), anything else a TypeError."""
+    if isinstance(o, str):
+        return o
+    return _as_bytes(o, False)
+
 cdef inline int _hptr(object o, void** out) except -1:
     """A handle argument: handle object, int, None, or anything with __index__/__int__ (a float
     in the tuple-style modules, truncated as NVIDIA's tuple-style package truncates it)."""
@@ -155,22 +245,33 @@ cdef inline int _check_count(object items, object count, str name, str count_nam
     """A count argument must not exceed the length of the list it counts (see _check_count_of)."""
     return _check_count_of(items, count, name, count_name, __cb_tuple_style)
 cdef int _bptr(object o, void** out, size_t size) except -1
-cdef int _live_slow(object h, set consumed, str name, str what) except -1
+cdef int _live_slow(object h, _SizeMap* consumed, str name, str what) except -1
 
-cdef inline int _live(object h, set consumed, str name, str what) except -1:
+cdef inline int _live(object h, _SizeMap* consumed, str name, str what) except -1:
     """A handle argument of the snake_case modules: not None, not in the first page of memory,
     not one a destroy call consumed (_live_slow, which also says why).  An int handle takes
-    this short way unless it fails one of them."""
+    this short way unless it fails one of them.  `consumed` is the module's C map of the
+    handles its destroy calls consumed, used as a set (`_consume`, `_fresh`)."""
     cdef int overflow
     cdef long long v
+    cdef size_t unused
     if type(h) is int:
         v = PyLong_AsLongLongAndOverflow(h, &overflow)
-        if (overflow != 0 or v <= 0 or v >= 4096) and not (consumed and h in consumed):
+        if overflow != 0 or v <= 0:
+            return 0
+        if v >= 4096 and not _sizemap_get(consumed, <void*><size_t>v, &unused):
             return 0
     return _live_slow(h, consumed, name, what)
+
+cdef inline int _fresh(object h, _SizeMap* consumed) except -1:
+    """A handle a create call just returned (an int) is no longer a consumed one: the library may
+    give a new object the address of one it freed."""
+    if consumed.n:
+        _sizemap_del(consumed, PyLong_AsVoidPtr(h))
+    return 0
 cdef int _library_handle(void* p, str name, str what) except -1
 cdef int _library_ref(void** r, str name, str what) except -1
-cdef int _consume(object h, set consumed) except -1
+cdef int _consume(object h, _SizeMap* consumed) except -1
 cdef int _keep_until_release(str kind, void* handle, object kept) except -1
 cdef int _release_kept(str kind, void* handle) except -1
 cdef object _arg_error(str function, tuple names, int i)

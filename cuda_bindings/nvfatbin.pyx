@@ -4,8 +4,9 @@
 """nvFatbin (fatbinary creation): Python bindings generated from the CUDA 13.0 headers, in the style of NVIDIA's cuda.bindings.nvfatbin."""
 from cuda.bindings cimport cynvfatbin
 from cuda.bindings._base cimport (_Buf, _hptr, _href, _vptr, _wbuf, _as_bytes, _array, _strlist, _bufptr,
-    _Buf_new, _check_count, _bptr, _arg_error, _vsized, _library_handle, _Lazy, _new_lazy, _live, _consume, _cstrs,
-    _Handle, _IntValue, _iv, _Struct, _enum, _bytes_into, _cstr_address, _as_twin)
+    _Buf_new, _check_count, _bptr, _arg_error, _vsized, _library_handle, _Lazy, _new_lazy, _live, _consume, _fresh, _cstrs,
+    _Handle, _IntValue, _iv, _Struct, _enum, _bytes_into, _cstr_address, _as_twin, _cstr_of, _utf8,
+    _SizeMap, _sizemap_put, _sizemap_get, _sizemap_del)
 from cuda.bindings._records cimport (_Record, _new_record, _new_record_at, _record_ptr, _text, _text0, _records_of,
     _numbers_of, _numbers_new, _numbers_ptr, _records_in, _memview, _handles_view, _view_array)
 from libc.errno cimport errno
@@ -46,6 +47,8 @@ _L.records = _records._Space(_DTYPES, {}, '')
 cdef str _STATUS_NAME = 'Result'
 include "_module_common.pxi"
 
+_L.make_all()   # a few enums: made now, and no module __getattr__ (_Lazy.make_all)
+
 class nvFatbinError(Exception):
     """A failed nvFatbin call: `status` is the Result value."""
 
@@ -77,8 +80,8 @@ def _status_name(long long status):
     except ValueError:
         return str(status)
 
-cdef set _CONSUMED = set()   # int values of the handles a destroy call consumed
-cdef dict _ASKED_SIZES = {}   # handle -> the size its size query gave last
+cdef _SizeMap _CONSUMED   # the handles a destroy call consumed (_base's C map, as a set)
+cdef _SizeMap _ASKED_SIZES   # handle -> the size its size query gave last (_base's C map)
 
 def get_error_string(result):
     """nvFatbinGetErrorString returns an error description string for each error code.
@@ -149,7 +152,7 @@ def create(options, options_count):
     if err != 0:
         _raise(err)
     h_out0 = PyLong_FromVoidPtr(<void*>c_handle_indirect)
-    if _CONSUMED: _CONSUMED.discard(h_out0)
+    _fresh(h_out0, &_CONSUMED)
     return h_out0
 
 def destroy(handle):
@@ -174,7 +177,7 @@ def destroy(handle):
 
         NVFATBIN_ERROR_NULL_POINTER, NVFATBIN_ERROR_INTERNAL
     """
-    _live(handle, _CONSUMED, 'handle', 'an nvFatbin handle')
+    _live(handle, &_CONSUMED, 'handle', 'an nvFatbin handle')
     cdef cynvfatbin.nvFatbinResult err
     cdef void* c_handle_indirect
     cdef void** r_handle_indirect
@@ -182,12 +185,12 @@ def destroy(handle):
         r_handle_indirect = _href(handle, &c_handle_indirect)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('destroy', ('handle',), 0) from None
-    _ASKED_SIZES.pop(<intptr_t>r_handle_indirect[0], None)
+    _sizemap_del(&_ASKED_SIZES, r_handle_indirect[0])
     with nogil:
         err = cynvfatbin.nvFatbinDestroy(<cynvfatbin.nvFatbinHandle*>r_handle_indirect)
     if err != 0:
         _raise(err)
-    _consume(handle, _CONSUMED)
+    _consume(handle, &_CONSUMED)
     return None
 
 def add_ptx(handle, code, size, arch, identifier, options_cmd_line):
@@ -238,30 +241,30 @@ def add_ptx(handle, code, size, arch, identifier, options_cmd_line):
         - NVFATBIN_ERROR_MISSING_PTX_ARCH
         - NVFATBIN_ERROR_INTERNAL
     """
-    _live(handle, _CONSUMED, 'handle', 'an nvFatbin handle')
+    _live(handle, &_CONSUMED, 'handle', 'an nvFatbin handle')
     cdef cynvfatbin.nvFatbinResult err
     cdef void* c_handle
     cdef void* c_code
     cdef size_t c_size
-    cdef bytes b_arch
+    cdef object b_arch
     cdef const char* c_arch
-    cdef bytes b_identifier
+    cdef object b_identifier
     cdef const char* c_identifier
-    cdef bytes b_optionsCmdLine
+    cdef object b_optionsCmdLine
     cdef const char* c_optionsCmdLine
     cdef int _p = 0
     try:
         _p = 2
         c_size = size
         _p = 3
-        b_arch = (<str>arch).encode() if isinstance(arch, str) else _as_bytes(arch, False)
-        c_arch = <char*>b_arch
+        b_arch = _cstr_of(arch)
+        c_arch = _utf8(b_arch)
         _p = 4
-        b_identifier = (<str>identifier).encode() if isinstance(identifier, str) else _as_bytes(identifier, False)
-        c_identifier = <char*>b_identifier
+        b_identifier = _cstr_of(identifier)
+        c_identifier = _utf8(b_identifier)
         _p = 5
-        b_optionsCmdLine = (<str>options_cmd_line).encode() if isinstance(options_cmd_line, str) else _as_bytes(options_cmd_line, False)
-        c_optionsCmdLine = <char*>b_optionsCmdLine
+        b_optionsCmdLine = _cstr_of(options_cmd_line)
+        c_optionsCmdLine = _utf8(b_optionsCmdLine)
         _p = 0
         _hptr(handle, &c_handle)
         _p = 1
@@ -315,25 +318,25 @@ def add_cubin(handle, code, size, arch, identifier):
         - NVFATBIN_ERROR_EMPTY_INPUT
         - NVFATBIN_ERROR_INTERNAL
     """
-    _live(handle, _CONSUMED, 'handle', 'an nvFatbin handle')
+    _live(handle, &_CONSUMED, 'handle', 'an nvFatbin handle')
     cdef cynvfatbin.nvFatbinResult err
     cdef void* c_handle
     cdef void* c_code
     cdef size_t c_size
-    cdef bytes b_arch
+    cdef object b_arch
     cdef const char* c_arch
-    cdef bytes b_identifier
+    cdef object b_identifier
     cdef const char* c_identifier
     cdef int _p = 0
     try:
         _p = 2
         c_size = size
         _p = 3
-        b_arch = (<str>arch).encode() if isinstance(arch, str) else _as_bytes(arch, False)
-        c_arch = <char*>b_arch
+        b_arch = _cstr_of(arch)
+        c_arch = _utf8(b_arch)
         _p = 4
-        b_identifier = (<str>identifier).encode() if isinstance(identifier, str) else _as_bytes(identifier, False)
-        c_identifier = <char*>b_identifier
+        b_identifier = _cstr_of(identifier)
+        c_identifier = _utf8(b_identifier)
         _p = 0
         _hptr(handle, &c_handle)
         _p = 1
@@ -417,30 +420,30 @@ def add_ltoir(handle, code, size, arch, identifier, options_cmd_line):
         - NVFATBIN_ERROR_EMPTY_INPUT
         - NVFATBIN_ERROR_INTERNAL
     """
-    _live(handle, _CONSUMED, 'handle', 'an nvFatbin handle')
+    _live(handle, &_CONSUMED, 'handle', 'an nvFatbin handle')
     cdef cynvfatbin.nvFatbinResult err
     cdef void* c_handle
     cdef void* c_code
     cdef size_t c_size
-    cdef bytes b_arch
+    cdef object b_arch
     cdef const char* c_arch
-    cdef bytes b_identifier
+    cdef object b_identifier
     cdef const char* c_identifier
-    cdef bytes b_optionsCmdLine
+    cdef object b_optionsCmdLine
     cdef const char* c_optionsCmdLine
     cdef int _p = 0
     try:
         _p = 2
         c_size = size
         _p = 3
-        b_arch = (<str>arch).encode() if isinstance(arch, str) else _as_bytes(arch, False)
-        c_arch = <char*>b_arch
+        b_arch = _cstr_of(arch)
+        c_arch = _utf8(b_arch)
         _p = 4
-        b_identifier = (<str>identifier).encode() if isinstance(identifier, str) else _as_bytes(identifier, False)
-        c_identifier = <char*>b_identifier
+        b_identifier = _cstr_of(identifier)
+        c_identifier = _utf8(b_identifier)
         _p = 5
-        b_optionsCmdLine = (<str>options_cmd_line).encode() if isinstance(options_cmd_line, str) else _as_bytes(options_cmd_line, False)
-        c_optionsCmdLine = <char*>b_optionsCmdLine
+        b_optionsCmdLine = _cstr_of(options_cmd_line)
+        c_optionsCmdLine = _utf8(b_optionsCmdLine)
         _p = 0
         _hptr(handle, &c_handle)
         _p = 1
@@ -492,20 +495,20 @@ def add_index(handle, code, size, identifier):
         - NVFATBIN_ERROR_EMPTY_INPUT
         - NVFATBIN_ERROR_INTERNAL
     """
-    _live(handle, _CONSUMED, 'handle', 'an nvFatbin handle')
+    _live(handle, &_CONSUMED, 'handle', 'an nvFatbin handle')
     cdef cynvfatbin.nvFatbinResult err
     cdef void* c_handle
     cdef void* c_code
     cdef size_t c_size
-    cdef bytes b_identifier
+    cdef object b_identifier
     cdef const char* c_identifier
     cdef int _p = 0
     try:
         _p = 2
         c_size = size
         _p = 3
-        b_identifier = (<str>identifier).encode() if isinstance(identifier, str) else _as_bytes(identifier, False)
-        c_identifier = <char*>b_identifier
+        b_identifier = _cstr_of(identifier)
+        c_identifier = _utf8(b_identifier)
         _p = 0
         _hptr(handle, &c_handle)
         _p = 1
@@ -569,7 +572,7 @@ def add_reloc(handle, code, size):
     --------
     add_ptx
     """
-    _live(handle, _CONSUMED, 'handle', 'an nvFatbin handle')
+    _live(handle, &_CONSUMED, 'handle', 'an nvFatbin handle')
     cdef cynvfatbin.nvFatbinResult err
     cdef void* c_handle
     cdef void* c_code
@@ -614,7 +617,7 @@ def size(handle):
 
         NVFATBIN_ERROR_NULL_POINTER, NVFATBIN_ERROR_INTERNAL
     """
-    _live(handle, _CONSUMED, 'handle', 'an nvFatbin handle')
+    _live(handle, &_CONSUMED, 'handle', 'an nvFatbin handle')
     cdef cynvfatbin.nvFatbinResult err
     cdef void* c_handle
     cdef size_t c_size = <size_t>0
@@ -626,7 +629,7 @@ def size(handle):
         err = cynvfatbin.nvFatbinSize(<cynvfatbin.nvFatbinHandle>c_handle, &c_size)
     if err != 0:
         _raise(err)
-    _ASKED_SIZES[<intptr_t>c_handle] = c_size
+    _sizemap_put(&_ASKED_SIZES, c_handle, c_size)
     return c_size
 
 def get(handle, buffer):
@@ -658,7 +661,7 @@ def get(handle, buffer):
     --------
     size
     """
-    _live(handle, _CONSUMED, 'handle', 'an nvFatbin handle')
+    _live(handle, &_CONSUMED, 'handle', 'an nvFatbin handle')
     cdef cynvfatbin.nvFatbinResult err
     cdef void* c_handle
     cdef void* c_buffer
@@ -678,8 +681,8 @@ def get(handle, buffer):
             raise _twin_error(_BUFFER_ERROR.format(adj='writable ', size=-1))
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('get', ('handle', 'buffer'), _p) from None
-    need_buffer = _ASKED_SIZES.get(<intptr_t>c_handle)
-    if need_buffer is not None and n_buffer < need_buffer:
+    cdef size_t need_buffer = 0
+    if _sizemap_get(&_ASKED_SIZES, c_handle, &need_buffer) and <size_t>n_buffer < need_buffer:
         raise ValueError(f'buffer: the buffer has {n_buffer} bytes; get writes {need_buffer}')
     with nogil:
         err = cynvfatbin.nvFatbinGet(<cynvfatbin.nvFatbinHandle>c_handle, <void*>c_buffer)

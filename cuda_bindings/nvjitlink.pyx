@@ -14,7 +14,8 @@ from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, u
 from libc.stdlib cimport malloc, free
 from libc.string cimport memcpy
 from cuda.bindings._internal.utils import FunctionNotFoundError as _FunctionNotFoundError, with_note as _with_note
-from cuda.bindings._base cimport _live, _consume, _cstrs, _cstr_address
+from cuda.bindings._base cimport (_live, _consume, _fresh, _cstrs, _cstr_address, _cstr_of, _utf8,
+    _SizeMap)
 from cuda.bindings._base cimport _twin_error
 _BUFFER_ERROR = 'buf must be either a Python int representing the pointer address to a valid buffer, or a 1D contiguous {adj}buffer, of size bytes'
 
@@ -52,6 +53,8 @@ cdef _Lazy _L = _new_lazy(globals(), __name__, _ENUMS, _STRUCTS, __cb_nvjitlink_
 
 cdef str _STATUS_NAME = 'nvJitLinkResult'
 include "_module_common.pxi"
+
+_L.make_all()   # a few enums: made now, and no module __getattr__ (_Lazy.make_all)
 
 
 def _nvJitLinkCreate(numOptions, options):
@@ -157,7 +160,7 @@ def _nvJitLinkAddData(handle, inputType, data, size, name):
     cdef long long c_inputType
     cdef void* c_data
     cdef size_t c_size
-    cdef bytes b_name
+    cdef object b_name
     cdef const char* c_name
     cdef int _p = 0
     try:
@@ -166,8 +169,8 @@ def _nvJitLinkAddData(handle, inputType, data, size, name):
         _p = 3
         c_size = size
         _p = 4
-        b_name = (<str>name).encode() if isinstance(name, str) else _as_bytes(name, False)
-        c_name = <char*>b_name
+        b_name = _cstr_of(name)
+        c_name = _utf8(b_name)
         _p = 0
         _hptr(handle, &c_handle)
         _p = 2
@@ -202,15 +205,15 @@ def _nvJitLinkAddFile(handle, inputType, fileName):
     cdef cynvjitlink.nvJitLinkResult err
     cdef void* c_handle
     cdef long long c_inputType
-    cdef bytes b_fileName
+    cdef object b_fileName
     cdef const char* c_fileName
     cdef int _p = 0
     try:
         _p = 1
         c_inputType = inputType
         _p = 2
-        b_fileName = (<str>fileName).encode() if isinstance(fileName, str) else _as_bytes(fileName, False)
-        c_fileName = <char*>b_fileName
+        b_fileName = _cstr_of(fileName)
+        c_fileName = _utf8(b_fileName)
         _p = 0
         _hptr(handle, &c_handle)
     except (TypeError, ValueError, OverflowError):
@@ -615,7 +618,7 @@ class nvJitLinkError(Exception):
         return (type(self), (self.status,))
 
 
-cdef set _CONSUMED = set()   # int values of the handles a destroy call consumed
+cdef _SizeMap _CONSUMED   # the handles a destroy call consumed (_base's C map, as a set)
 
 
 def create(num_options, options):
@@ -652,7 +655,7 @@ def create(num_options, options):
     if r[0] != 0:
         raise nvJitLinkError(int(r[0]))
     h0 = int(r[1])
-    if _CONSUMED: _CONSUMED.discard(h0)
+    _fresh(h0, &_CONSUMED)
     return h0
 
 def destroy(handle):
@@ -679,11 +682,11 @@ def destroy(handle):
     --------
     create
     """
-    _live(handle, _CONSUMED, 'handle', 'an nvJitLink handle')
+    _live(handle, &_CONSUMED, 'handle', 'an nvJitLink handle')
     r = _nvJitLinkDestroy(handle)
     if r[0] != 0:
         raise nvJitLinkError(int(r[0]))
-    _consume(handle, _CONSUMED)
+    _consume(handle, &_CONSUMED)
     return None
 
 def add_data(handle, input_type, data, size, name):
@@ -713,7 +716,7 @@ def add_data(handle, input_type, data, size, name):
 
         ERROR_INVALID_INPUT, ERROR_INTERNAL
     """
-    _live(handle, _CONSUMED, 'handle', 'an nvJitLink handle')
+    _live(handle, &_CONSUMED, 'handle', 'an nvJitLink handle')
     r = _nvJitLinkAddData(handle, input_type, data, size, name)
     if r[0] != 0:
         raise nvJitLinkError(int(r[0]))
@@ -742,7 +745,7 @@ def add_file(handle, input_type, file_name):
 
         ERROR_INVALID_INPUT, ERROR_INTERNAL
     """
-    _live(handle, _CONSUMED, 'handle', 'an nvJitLink handle')
+    _live(handle, &_CONSUMED, 'handle', 'an nvJitLink handle')
     r = _nvJitLinkAddFile(handle, input_type, file_name)
     if r[0] != 0:
         raise nvJitLinkError(int(r[0]))
@@ -767,7 +770,7 @@ def complete(handle):
 
         ERROR_INVALID_INPUT, ERROR_INTERNAL
     """
-    _live(handle, _CONSUMED, 'handle', 'an nvJitLink handle')
+    _live(handle, &_CONSUMED, 'handle', 'an nvJitLink handle')
     r = _nvJitLinkComplete(handle)
     if r[0] != 0:
         raise nvJitLinkError(int(r[0]))
@@ -797,7 +800,7 @@ def get_linked_cubin_size(handle):
     --------
     get_linked_cubin
     """
-    _live(handle, _CONSUMED, 'handle', 'an nvJitLink handle')
+    _live(handle, &_CONSUMED, 'handle', 'an nvJitLink handle')
     r = _nvJitLinkGetLinkedCubinSize(handle)
     if r[0] != 0:
         raise nvJitLinkError(int(r[0]))
@@ -830,7 +833,7 @@ def get_linked_cubin(handle, cubin):
     --------
     get_linked_cubin_size
     """
-    _live(handle, _CONSUMED, 'handle', 'an nvJitLink handle')
+    _live(handle, &_CONSUMED, 'handle', 'an nvJitLink handle')
     r = _nvJitLinkGetLinkedCubin(handle, cubin)
     if r[0] != 0:
         raise nvJitLinkError(int(r[0]))
@@ -862,7 +865,7 @@ def get_linked_ptx_size(handle):
     --------
     get_linked_ptx
     """
-    _live(handle, _CONSUMED, 'handle', 'an nvJitLink handle')
+    _live(handle, &_CONSUMED, 'handle', 'an nvJitLink handle')
     r = _nvJitLinkGetLinkedPtxSize(handle)
     if r[0] != 0:
         raise nvJitLinkError(int(r[0]))
@@ -896,7 +899,7 @@ def get_linked_ptx(handle, ptx):
     --------
     get_linked_ptx_size
     """
-    _live(handle, _CONSUMED, 'handle', 'an nvJitLink handle')
+    _live(handle, &_CONSUMED, 'handle', 'an nvJitLink handle')
     r = _nvJitLinkGetLinkedPtx(handle, ptx)
     if r[0] != 0:
         raise nvJitLinkError(int(r[0]))
@@ -926,7 +929,7 @@ def get_error_log_size(handle):
     --------
     get_error_log
     """
-    _live(handle, _CONSUMED, 'handle', 'an nvJitLink handle')
+    _live(handle, &_CONSUMED, 'handle', 'an nvJitLink handle')
     r = _nvJitLinkGetErrorLogSize(handle)
     if r[0] != 0:
         raise nvJitLinkError(int(r[0]))
@@ -959,7 +962,7 @@ def get_error_log(handle, log):
     --------
     get_error_log_size
     """
-    _live(handle, _CONSUMED, 'handle', 'an nvJitLink handle')
+    _live(handle, &_CONSUMED, 'handle', 'an nvJitLink handle')
     r = _nvJitLinkGetErrorLog(handle, log)
     if r[0] != 0:
         raise nvJitLinkError(int(r[0]))
@@ -989,7 +992,7 @@ def get_info_log_size(handle):
     --------
     get_info_log
     """
-    _live(handle, _CONSUMED, 'handle', 'an nvJitLink handle')
+    _live(handle, &_CONSUMED, 'handle', 'an nvJitLink handle')
     r = _nvJitLinkGetInfoLogSize(handle)
     if r[0] != 0:
         raise nvJitLinkError(int(r[0]))
@@ -1022,7 +1025,7 @@ def get_info_log(handle, log):
     --------
     get_info_log_size
     """
-    _live(handle, _CONSUMED, 'handle', 'an nvJitLink handle')
+    _live(handle, &_CONSUMED, 'handle', 'an nvJitLink handle')
     r = _nvJitLinkGetInfoLog(handle, log)
     if r[0] != 0:
         raise nvJitLinkError(int(r[0]))

@@ -4,8 +4,9 @@
 """NVML (NVIDIA Management Library): Python bindings generated from the CUDA 13.0 headers, in the style of NVIDIA's cuda.bindings.nvml."""
 from cuda.bindings cimport cynvml
 from cuda.bindings._base cimport (_Buf, _hptr, _href, _vptr, _wbuf, _as_bytes, _array, _strlist, _bufptr,
-    _Buf_new, _check_count, _bptr, _arg_error, _vsized, _library_handle, _Lazy, _new_lazy, _live, _consume, _cstrs,
-    _Handle, _IntValue, _iv, _Struct, _enum, _bytes_into, _cstr_address, _as_twin)
+    _Buf_new, _check_count, _bptr, _arg_error, _vsized, _library_handle, _Lazy, _new_lazy, _live, _consume, _fresh, _cstrs,
+    _Handle, _IntValue, _iv, _Struct, _enum, _bytes_into, _cstr_address, _as_twin, _cstr_of, _utf8,
+    _SizeMap, _sizemap_put, _sizemap_get, _sizemap_del)
 from cuda.bindings._records cimport (_Record, _new_record, _new_record_at, _record_ptr, _text, _text0, _records_of,
     _numbers_of, _numbers_new, _numbers_ptr, _records_in, _memview, _handles_view, _view_array)
 from libc.errno cimport errno
@@ -588,7 +589,7 @@ def _status_name(long long status):
     except ValueError:
         return str(status)
 
-cdef set _CONSUMED = set()   # int values of the handles a destroy call consumed
+cdef _SizeMap _CONSUMED   # the handles a destroy call consumed (_base's C map, as a set)
 
 def init_v2():
     """
@@ -1122,7 +1123,7 @@ def unit_get_handle_by_index(index):
     if err != 0:
         _raise(err)
     h_out0 = PyLong_FromVoidPtr(<void*>c_unit)
-    if _CONSUMED: _CONSUMED.discard(h_out0)
+    _fresh(h_out0, &_CONSUMED)
     return h_out0
 
 def unit_get_unit_info(unit):
@@ -1471,7 +1472,7 @@ def device_get_attributes_v2(device):
     -----
     This API currently only supports MIG device handles.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_attributes = _new_record_at(_L, 30, 'DeviceAttributes')
@@ -1563,7 +1564,7 @@ def device_get_handle_by_index_v2(index):
     if err != 0:
         _raise(err)
     h_out0 = PyLong_FromVoidPtr(<void*>c_device)
-    if _CONSUMED: _CONSUMED.discard(h_out0)
+    _fresh(h_out0, &_CONSUMED)
     return h_out0
 
 def device_get_handle_by_serial(serial):
@@ -1584,12 +1585,12 @@ def device_get_handle_by_serial(serial):
         If the call fails, with the Return member in its `status`.
     """
     cdef cynvml.nvmlReturn_t err
-    cdef bytes b_serial
+    cdef object b_serial
     cdef const char* c_serial
     cdef cynvml.nvmlDevice_t c_device = <cynvml.nvmlDevice_t>0
     try:
-        b_serial = (<str>serial).encode() if isinstance(serial, str) else _as_bytes(serial, False)
-        c_serial = <char*>b_serial
+        b_serial = _cstr_of(serial)
+        c_serial = _utf8(b_serial)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('device_get_handle_by_serial', ('serial',), 0) from None
     with nogil:
@@ -1597,7 +1598,7 @@ def device_get_handle_by_serial(serial):
     if err != 0:
         _raise(err)
     h_out0 = PyLong_FromVoidPtr(<void*>c_device)
-    if _CONSUMED: _CONSUMED.discard(h_out0)
+    _fresh(h_out0, &_CONSUMED)
     return h_out0
 
 def device_get_handle_by_uuid(uuid):
@@ -1642,12 +1643,12 @@ def device_get_handle_by_uuid(uuid):
     device_get_uuid
     """
     cdef cynvml.nvmlReturn_t err
-    cdef bytes b_uuid
+    cdef object b_uuid
     cdef const char* c_uuid
     cdef cynvml.nvmlDevice_t c_device = <cynvml.nvmlDevice_t>0
     try:
-        b_uuid = (<str>uuid).encode() if isinstance(uuid, str) else _as_bytes(uuid, False)
-        c_uuid = <char*>b_uuid
+        b_uuid = _cstr_of(uuid)
+        c_uuid = _utf8(b_uuid)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('device_get_handle_by_uuid', ('uuid',), 0) from None
     with nogil:
@@ -1655,7 +1656,7 @@ def device_get_handle_by_uuid(uuid):
     if err != 0:
         _raise(err)
     h_out0 = PyLong_FromVoidPtr(<void*>c_device)
-    if _CONSUMED: _CONSUMED.discard(h_out0)
+    _fresh(h_out0, &_CONSUMED)
     return h_out0
 
 def device_get_handle_by_uuidv(type, uuid):
@@ -1713,7 +1714,7 @@ def device_get_handle_by_uuidv(type, uuid):
     if err != 0:
         _raise(err)
     h_out0 = PyLong_FromVoidPtr(<void*>c_device)
-    if _CONSUMED: _CONSUMED.discard(h_out0)
+    _fresh(h_out0, &_CONSUMED)
     return h_out0
 
 def device_get_handle_by_pci_bus_id_v2(pci_bus_id):
@@ -1767,12 +1768,12 @@ def device_get_handle_by_pci_bus_id_v2(pci_bus_id):
     NVML_ERROR_NOT_FOUND instead of NVML_ERROR_NO_PERMISSION.
     """
     cdef cynvml.nvmlReturn_t err
-    cdef bytes b_pciBusId
+    cdef object b_pciBusId
     cdef const char* c_pciBusId
     cdef cynvml.nvmlDevice_t c_device = <cynvml.nvmlDevice_t>0
     try:
-        b_pciBusId = (<str>pci_bus_id).encode() if isinstance(pci_bus_id, str) else _as_bytes(pci_bus_id, False)
-        c_pciBusId = <char*>b_pciBusId
+        b_pciBusId = _cstr_of(pci_bus_id)
+        c_pciBusId = _utf8(b_pciBusId)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('device_get_handle_by_pci_bus_id_v2', ('pci_bus_id',), 0) from None
     with nogil:
@@ -1780,7 +1781,7 @@ def device_get_handle_by_pci_bus_id_v2(pci_bus_id):
     if err != 0:
         _raise(err)
     h_out0 = PyLong_FromVoidPtr(<void*>c_device)
-    if _CONSUMED: _CONSUMED.discard(h_out0)
+    _fresh(h_out0, &_CONSUMED)
     return h_out0
 
 def device_get_name(device):
@@ -1819,7 +1820,7 @@ def device_get_name(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Buf a_name = _Buf_new(96)
@@ -1865,7 +1866,7 @@ def device_get_brand(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlBrandType_t c_type = <cynvml.nvmlBrandType_t>0
@@ -1926,7 +1927,7 @@ def device_get_index(device):
     See Also
     --------
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_index = <unsigned int>0
@@ -1975,7 +1976,7 @@ def device_get_serial(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Buf a_serial = _Buf_new(30)
@@ -2018,7 +2019,7 @@ def device_get_module_id(device):
         - NVML_ERROR_INVALID_ARGUMENT if device or moduleId is invalid
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_moduleId = <unsigned int>0
@@ -2058,7 +2059,7 @@ def device_get_c2c_mode_info_v(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_c2cModeInfo = _new_record_at(_L, 12, 'C2cModeInfo_v1')
@@ -2115,7 +2116,7 @@ def device_get_memory_affinity(device, node_set_size, scope):
     If requested scope is not applicable to the target topology, the API will fall back
     to reporting the memory affinity for the immediate non-I/O ancestor of the device.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_nodeSetSize
@@ -2189,7 +2190,7 @@ def device_get_cpu_affinity_within_scope(device, cpu_set_size, scope):
     If requested scope is not applicable to the target topology, the API will fall back
     to reporting the CPU affinity for the immediate non-I/O ancestor of the device.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_cpuSetSize
@@ -2257,7 +2258,7 @@ def device_get_cpu_affinity(device, cpu_set_size):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_cpuSetSize
@@ -2311,7 +2312,7 @@ def device_set_cpu_affinity(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     try:
@@ -2387,7 +2388,7 @@ def device_get_numa_node_id(device):
         - NVML_ERROR_NOT_SUPPORTED if request is not supported on the current platform
         - NVML_ERROR_INVALID_ARGUMENT if device node is invalid
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_node = <unsigned int>0
@@ -2435,7 +2436,7 @@ def device_get_addressing_mode(device):
         - NVML_ERROR_NOT_SUPPORTED if request is not supported on the current platform
         - NVML_ERROR_INVALID_ARGUMENT if device node is invalid
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_mode = _new_record_at(_L, 29, 'DeviceAddressingMode_v1')
@@ -2479,7 +2480,7 @@ def device_get_repair_status(device):
         - NVML_ERROR_NOT_SUPPORTED if the device does not support this feature
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_repairStatus = _new_record_at(_L, 96, 'RepairStatus_v1')
@@ -2514,8 +2515,8 @@ def device_get_topology_common_ancestor(device1, device2):
     NvmlError
         If the call fails, with the Return member in its `status`.
     """
-    _live(device1, _CONSUMED, 'device1', 'an NVML handle')
-    _live(device2, _CONSUMED, 'device2', 'an NVML handle')
+    _live(device1, &_CONSUMED, 'device1', 'an NVML handle')
+    _live(device2, &_CONSUMED, 'device2', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device1
     cdef void* c_device2
@@ -2561,7 +2562,7 @@ def device_get_topology_nearest_gpus(device, level):
         - NVML_ERROR_NOT_SUPPORTED if the device or OS does not support this feature
         - NVML_ERROR_UNKNOWN an error has occurred in underlying topology discovery
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_level
@@ -2622,8 +2623,8 @@ def device_get_p2p_status(device1, device2, p2p_index):
           p2pStatus is NULL
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device1, _CONSUMED, 'device1', 'an NVML handle')
-    _live(device2, _CONSUMED, 'device2', 'an NVML handle')
+    _live(device1, &_CONSUMED, 'device1', 'an NVML handle')
+    _live(device2, &_CONSUMED, 'device2', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device1
     cdef void* c_device2
@@ -2685,7 +2686,7 @@ def device_get_uuid(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Buf a_uuid = _Buf_new(96)
@@ -2732,7 +2733,7 @@ def device_get_minor_number(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_minorNumber = <unsigned int>0
@@ -2776,7 +2777,7 @@ def device_get_board_part_number(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Buf a_partNumber = _Buf_new(256)
@@ -2835,7 +2836,7 @@ def device_get_inforom_version(device, object):
     --------
     device_get_inforom_image_version
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_object
@@ -2895,7 +2896,7 @@ def device_get_inforom_image_version(device):
     --------
     device_get_inforom_version
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Buf a_version = _Buf_new(16)
@@ -2947,7 +2948,7 @@ def device_get_inforom_configuration_checksum(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_checksum = <unsigned int>0
@@ -2989,7 +2990,7 @@ def device_validate_inforom(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     try:
@@ -3037,7 +3038,7 @@ def device_get_last_bbx_flush_time(device):
     --------
     device_get_inforom_version
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned long long c_timestamp = <unsigned long long>0
@@ -3086,7 +3087,7 @@ def device_get_display_mode(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlEnableState_t c_display = <cynvml.nvmlEnableState_t>0
@@ -3136,7 +3137,7 @@ def device_get_display_active(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlEnableState_t c_isActive = <cynvml.nvmlEnableState_t>0
@@ -3187,7 +3188,7 @@ def device_get_persistence_mode(device):
     See Also
     --------
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlEnableState_t c_mode = <cynvml.nvmlEnableState_t>0
@@ -3231,7 +3232,7 @@ def device_get_pci_info_ext(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_pci = _new_record_at(_L, 81, 'PciInfoExt_v1')
@@ -3276,7 +3277,7 @@ def device_get_pci_info_v3(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_pci = _new_record_at(_L, 82, 'PciInfo')
@@ -3322,7 +3323,7 @@ def device_get_max_pcie_link_generation(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_maxLinkGen = <unsigned int>0
@@ -3365,7 +3366,7 @@ def device_get_gpu_max_pcie_link_generation(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_maxLinkGenDevice = <unsigned int>0
@@ -3411,7 +3412,7 @@ def device_get_max_pcie_link_width(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_maxLinkWidth = <unsigned int>0
@@ -3454,7 +3455,7 @@ def device_get_curr_pcie_link_generation(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_currLinkGen = <unsigned int>0
@@ -3497,7 +3498,7 @@ def device_get_curr_pcie_link_width(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_currLinkWidth = <unsigned int>0
@@ -3545,7 +3546,7 @@ def device_get_pcie_throughput(device, counter):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_counter
@@ -3593,7 +3594,7 @@ def device_get_pcie_replay_counter(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_value = <unsigned int>0
@@ -3640,7 +3641,7 @@ def device_get_clock_info(device, type):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_type
@@ -3697,7 +3698,7 @@ def device_get_max_clock_info(device, type):
     Current P0 clocks (reported by device_get_clock_info) can differ from max clocks by
     a few MHz.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_type
@@ -3741,7 +3742,7 @@ def device_get_gpc_clk_vf_offset(device):
         - NVML_ERROR_NOT_SUPPORTED if the device does not support this feature
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef int c_offset = <int>0
@@ -3773,7 +3774,7 @@ def device_get_applications_clock(device, clock_type):
     NvmlError
         If the call fails, with the Return member in its `status`.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_clockType
@@ -3810,7 +3811,7 @@ def device_get_default_applications_clock(device, clock_type):
     NvmlError
         If the call fails, with the Return member in its `status`.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_clockType
@@ -3863,7 +3864,7 @@ def device_get_clock(device, clock_type, clock_id):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_clockType
@@ -3919,7 +3920,7 @@ def device_get_max_customer_boost_clock(device, clock_type):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_clockType
@@ -3974,7 +3975,7 @@ def device_get_supported_memory_clocks(device):
     --------
     device_set_memory_locked_clocks
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_count = 0
@@ -4041,7 +4042,7 @@ def device_get_supported_graphics_clocks(device, memory_clock_m_hz):
     --------
     device_set_gpu_locked_clocks
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_memoryClockMHz
@@ -4113,7 +4114,7 @@ def device_get_auto_boosted_clocks_enabled(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlEnableState_t c_isEnabled = <cynvml.nvmlEnableState_t>0
@@ -4163,7 +4164,7 @@ def device_get_fan_speed(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_speed = <unsigned int>0
@@ -4216,7 +4217,7 @@ def device_get_fan_speed_v2(device, fan):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_fan
@@ -4271,7 +4272,7 @@ def device_get_fan_speed_rpm(device, fan):
           invalid/unsupported
         - NVML_ERROR_NOT_SUPPORTED If the device does not support this feature
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlFanSpeedInfo_t s_fanSpeed
@@ -4333,7 +4334,7 @@ def device_get_target_fan_speed(device, fan):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_fan
@@ -4381,7 +4382,7 @@ def device_get_min_max_fan_speed(device):
     NvmlError
         If the call fails, with the Return member in its `status`.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_minSpeed = <unsigned int>0
@@ -4429,7 +4430,7 @@ def device_get_fan_control_policy_v2(device, fan):
     NvmlError
         If the call fails, with the Return member in its `status`.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_fan
@@ -4477,7 +4478,7 @@ def device_get_num_fans(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_numFans = <unsigned int>0
@@ -4509,7 +4510,7 @@ def device_get_temperature(device, sensor_type):
     NvmlError
         If the call fails, with the Return member in its `status`.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_sensorType
@@ -4563,7 +4564,7 @@ def device_get_cooler_info(device):
           invalid/unsupported
         - NVML_ERROR_NOT_SUPPORTED If the device does not support this feature
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_coolerInfo = _new_record_at(_L, 28, 'CoolerInfo_v1')
@@ -4609,7 +4610,7 @@ def device_get_temperature_v(device, sensorType):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlTemperature_t s_temperature
@@ -4676,7 +4677,7 @@ def device_get_temperature_threshold(device, threshold_type):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_thresholdType
@@ -4723,7 +4724,7 @@ def device_get_margin_temperature(device):
           used
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlMarginTemperature_t s_marginTempInfo
@@ -4768,7 +4769,7 @@ def device_get_thermal_settings(device, sensor_index):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_sensorIndex
@@ -4818,7 +4819,7 @@ def device_get_performance_state(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlPstates_t c_pState = <cynvml.nvmlPstates_t>0
@@ -4870,7 +4871,7 @@ def device_get_current_clocks_event_reasons(device):
     More than one bit can be enabled at the same time. Multiple reasons can be affecting
     clocks at once.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned long long c_clocksEventReasons = <unsigned long long>0
@@ -4901,7 +4902,7 @@ def device_get_current_clocks_throttle_reasons(device):
     NvmlError
         If the call fails, with the Return member in its `status`.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned long long c_clocksThrottleReasons = <unsigned long long>0
@@ -4951,7 +4952,7 @@ def device_get_supported_clocks_event_reasons(device):
     --------
     nvmlClocksEventReasons, device_get_current_clocks_event_reasons
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned long long c_supportedClocksEventReasons = <unsigned long long>0
@@ -4982,7 +4983,7 @@ def device_get_supported_clocks_throttle_reasons(device):
     NvmlError
         If the call fails, with the Return member in its `status`.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned long long c_supportedClocksThrottleReasons = <unsigned long long>0
@@ -5013,7 +5014,7 @@ def device_get_power_state(device):
     NvmlError
         If the call fails, with the Return member in its `status`.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlPstates_t c_pState = <cynvml.nvmlPstates_t>0
@@ -5053,7 +5054,7 @@ def device_get_dynamic_pstates_info(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_pDynamicPstatesInfo = _new_record_at(_L, 50, 'GpuDynamicPstatesInfo')
@@ -5092,7 +5093,7 @@ def device_get_mem_clk_vf_offset(device):
         - NVML_ERROR_NOT_SUPPORTED if the device does not support this feature
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef int c_offset = <int>0
@@ -5138,7 +5139,7 @@ def device_get_min_max_clock_of_p_state(device, type, pstate):
         - NVML_ERROR_NOT_SUPPORTED if the device does not support this feature
         - NVML_ERROR_UNKNOWN if type or pstate are invalid or any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_type
@@ -5196,7 +5197,7 @@ def device_get_supported_performance_states(device):
           readings
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef object n_pstates
@@ -5242,7 +5243,7 @@ def device_get_gpc_clk_min_max_vf_offset(device):
         - NVML_ERROR_NOT_SUPPORTED if the device does not support this feature
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef int c_minOffset = <int>0
@@ -5284,7 +5285,7 @@ def device_get_mem_clk_min_max_vf_offset(device):
         - NVML_ERROR_NOT_SUPPORTED if the device does not support this feature
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef int c_minOffset = <int>0
@@ -5336,7 +5337,7 @@ def device_get_clock_offsets(device, clock_type, pstate):
           invalid/unsupported
         - NVML_ERROR_NOT_SUPPORTED If the device does not support this feature
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_info = _new_record_at(_L, 15, 'ClockOffset_v1')
@@ -5395,7 +5396,7 @@ def device_set_clock_offsets(device, info):
           invalid/unsupported
         - NVML_ERROR_NOT_SUPPORTED If the device does not support this feature
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef void* p_info
@@ -5477,7 +5478,7 @@ def device_get_performance_modes(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_perfModes = _new_record_at(_L, 33, 'DevicePerfModes_v1')
@@ -5548,7 +5549,7 @@ def device_get_current_clock_freqs(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_currentClockFreqs = _new_record_at(_L, 32, 'DeviceCurrentClockFreqs_v1')
@@ -5580,7 +5581,7 @@ def device_get_power_management_mode(device):
     NvmlError
         If the call fails, with the Return member in its `status`.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlEnableState_t c_mode = <cynvml.nvmlEnableState_t>0
@@ -5629,7 +5630,7 @@ def device_get_power_management_limit(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_limit = <unsigned int>0
@@ -5680,7 +5681,7 @@ def device_get_power_management_limit_constraints(device):
     --------
     device_set_power_management_limit
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_minLimit = <unsigned int>0
@@ -5725,7 +5726,7 @@ def device_get_power_management_default_limit(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_defaultLimit = <unsigned int>0
@@ -5779,7 +5780,7 @@ def device_get_power_usage(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_power = <unsigned int>0
@@ -5826,7 +5827,7 @@ def device_get_power_mizer_mode_v1(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_powerMizerMode = _new_record_at(_L, 34, 'DevicePowerMizerModes_v1')
@@ -5871,7 +5872,7 @@ def device_set_power_mizer_mode_v1(device, power_mizer_mode):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef void* p_powerMizerMode
@@ -5919,7 +5920,7 @@ def device_get_total_energy_consumption(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned long long c_energy = <unsigned long long>0
@@ -5966,7 +5967,7 @@ def device_get_enforced_power_limit(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_limit = <unsigned int>0
@@ -6019,7 +6020,7 @@ def device_get_gpu_operation_mode(device):
     --------
     nvmlGpuOperationMode_t, device_set_gpu_operation_mode
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlGpuOperationMode_t c_current = <cynvml.nvmlGpuOperationMode_t>0
@@ -6095,7 +6096,7 @@ def device_get_memory_info(device):
     framebuffer but instead shares memory with the system. As a result,
     NVML_ERROR_NOT_SUPPORTED will be returned in this case.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_memory = _new_record_at(_L, 68, 'Memory')
@@ -6129,7 +6130,7 @@ def device_get_memory_info_v2(device):
     NvmlError
         If the call fails, with the Return member in its `status`.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_memory = _new_record_at(_L, 69, 'Memory_v2')
@@ -6178,7 +6179,7 @@ def device_get_compute_mode(device):
     See Also
     --------
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlComputeMode_t c_mode = <cynvml.nvmlComputeMode_t>0
@@ -6228,7 +6229,7 @@ def device_get_cuda_compute_capability(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef int c_major = <int>0
@@ -6285,7 +6286,7 @@ def device_get_dram_encryption_mode(device):
     See Also
     --------
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_current = _new_record_at(_L, 35, 'DramEncryptionInfo_v1')
@@ -6347,7 +6348,7 @@ def device_set_dram_encryption_mode(device, dram_encryption):
     See Also
     --------
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef void* p_dramEncryption
@@ -6406,7 +6407,7 @@ def device_get_ecc_mode(device):
     See Also
     --------
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlEnableState_t c_current = <cynvml.nvmlEnableState_t>0
@@ -6456,7 +6457,7 @@ def device_get_default_ecc_mode(device):
     See Also
     --------
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlEnableState_t c_defaultMode = <cynvml.nvmlEnableState_t>0
@@ -6505,7 +6506,7 @@ def device_get_board_id(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_boardId = <unsigned int>0
@@ -6550,7 +6551,7 @@ def device_get_multi_gpu_board(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_multiGpuBool = <unsigned int>0
@@ -6610,7 +6611,7 @@ def device_get_total_ecc_errors(device, error_type, counter_type):
     See Also
     --------
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_errorType
@@ -6651,7 +6652,7 @@ def device_get_detailed_ecc_errors(device, error_type, counter_type):
     NvmlError
         If the call fails, with the Return member in its `status`.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_errorType
@@ -6729,7 +6730,7 @@ def device_get_memory_error_counter(device, error_type, counter_type, location_t
     uncorrectable volatile errors. Querying volatile errors using device handles is
     currently not supported.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_errorType
@@ -6793,7 +6794,7 @@ def device_get_utilization_rates(device):
 
     On MIG-enabled GPUs, querying device utilization rates is not currently supported.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_utilization = _new_record_at(_L, 112, 'Utilization')
@@ -6843,7 +6844,7 @@ def device_get_encoder_utilization(device):
     -----
     On MIG-enabled GPUs, querying encoder utilization is not currently supported.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_utilization = <unsigned int>0
@@ -6892,7 +6893,7 @@ def device_get_encoder_capacity(device, encoder_query_type):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_encoderQueryType
@@ -6944,7 +6945,7 @@ def device_get_encoder_stats(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_sessionCount = <unsigned int>0
@@ -7001,7 +7002,7 @@ def device_get_encoder_sessions(device):
         - NVML_ERROR_NOT_SUPPORTED if this query is not supported by device
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_sessionCount = 0
@@ -7065,7 +7066,7 @@ def device_get_decoder_utilization(device):
     -----
     On MIG-enabled GPUs, querying decoder utilization is not currently supported.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_utilization = <unsigned int>0
@@ -7116,7 +7117,7 @@ def device_get_jpg_utilization(device):
     -----
     On MIG-enabled GPUs, querying decoder utilization is not currently supported.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_utilization = <unsigned int>0
@@ -7168,7 +7169,7 @@ def device_get_ofa_utilization(device):
     -----
     On MIG-enabled GPUs, querying decoder utilization is not currently supported.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_utilization = <unsigned int>0
@@ -7211,7 +7212,7 @@ def device_get_fbc_stats(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_fbcStats = _new_record_at(_L, 44, 'FBCStats')
@@ -7271,7 +7272,7 @@ def device_get_fbc_sessions(device):
     returned in sessionInfo may be zero if there are no new frames captured since the
     session started.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_sessionCount = 0
@@ -7340,7 +7341,7 @@ def device_get_driver_model_v2(device):
     See Also
     --------
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlDriverModel_t c_current = <cynvml.nvmlDriverModel_t>0
@@ -7388,7 +7389,7 @@ def device_get_vbios_version(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Buf a_version = _Buf_new(32)
@@ -7433,7 +7434,7 @@ def device_get_bridge_chip_info(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_bridgeHierarchy = _new_record_at(_L, 10, 'BridgeChipHierarchy')
@@ -7508,7 +7509,7 @@ def device_get_compute_running_processes_v3(device):
     using MIG device handles is not supported if the device is in vGPU Host
     virtualization mode.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_infoCount = 0
@@ -7596,7 +7597,7 @@ def device_get_graphics_running_processes_v3(device):
     using MIG device handles is not supported if the device is in vGPU Host
     virtualization mode.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_infoCount = 0
@@ -7684,7 +7685,7 @@ def device_get_mps_compute_running_processes_v3(device):
     using MIG device handles is not supported if the device is in vGPU Host
     virtualization mode.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_infoCount = 0
@@ -7778,7 +7779,7 @@ def device_get_running_process_detail_list(device, mode):
     virtualization mode. Protected memory usage is currently not available in MIG mode
     and in windows.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_plist = _new_record_at(_L, 89, 'ProcessDetailList_v1')
@@ -7830,8 +7831,8 @@ def device_on_same_board(device1, device2):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device1, _CONSUMED, 'device1', 'an NVML handle')
-    _live(device2, _CONSUMED, 'device2', 'an NVML handle')
+    _live(device1, &_CONSUMED, 'device1', 'an NVML handle')
+    _live(device2, &_CONSUMED, 'device2', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device1
     cdef void* c_device2
@@ -7891,7 +7892,7 @@ def device_get_api_restriction(device, api_type):
     --------
     nvmlRestrictedAPI_t
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_apiType
@@ -7976,7 +7977,7 @@ def device_get_samples(device, type, last_seen_time_stamp):
     NVML_ENC_UTILIZATION_SAMPLES and NVML_DEC_UTILIZATION_SAMPLES, is not currently
     supported.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_type
@@ -8050,7 +8051,7 @@ def device_get_bar1_memory_info(device):
     only if the caller has appropriate privileges. Per-instance information can be
     queried by using specific MIG device handles.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_bar1Memory = _new_record_at(_L, 9, 'BAR1Memory')
@@ -8082,7 +8083,7 @@ def device_get_violation_status(device, perf_policy_type):
     NvmlError
         If the call fails, with the Return member in its `status`.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_perfPolicyType
@@ -8127,7 +8128,7 @@ def device_get_irq_num(device):
         - NVML_ERROR_GPU_IS_LOST if the target GPU has fallen off the bus or is
           otherwise inaccessible
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_irqNum = <unsigned int>0
@@ -8174,7 +8175,7 @@ def device_get_num_gpu_cores(device):
     using this API. Please use device_get_gpu_instance_profile_info to fetch the MIG
     device's core count.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_numCores = <unsigned int>0
@@ -8214,7 +8215,7 @@ def device_get_power_source(device):
         - NVML_ERROR_GPU_IS_LOST if the target GPU has fallen off the bus or is
           otherwise inaccessible
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlPowerSource_t c_powerSource = <cynvml.nvmlPowerSource_t>0
@@ -8254,7 +8255,7 @@ def device_get_memory_bus_width(device):
         - NVML_ERROR_GPU_IS_LOST if the target GPU has fallen off the bus or is
           otherwise inaccessible
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_busWidth = <unsigned int>0
@@ -8294,7 +8295,7 @@ def device_get_pcie_link_max_speed(device):
         - NVML_ERROR_GPU_IS_LOST if the target GPU has fallen off the bus or is
           otherwise inaccessible
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_maxSpeed = <unsigned int>0
@@ -8333,7 +8334,7 @@ def device_get_pcie_speed(device):
         - NVML_ERROR_NOT_SUPPORTED if the device does not support PCIe speed getting
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_pcieSpeed = <unsigned int>0
@@ -8376,7 +8377,7 @@ def device_get_adaptive_clock_info_status(device):
         - NVML_ERROR_GPU_IS_LOST if the target GPU has fallen off the bus or is
           otherwise inaccessible
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_adaptiveClockStatus = <unsigned int>0
@@ -8417,7 +8418,7 @@ def device_get_bus_type(device):
     NvmlError
         If the call fails, with the Return member in its `status`.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlBusType_t c_type = <cynvml.nvmlBusType_t>0
@@ -8448,7 +8449,7 @@ def device_get_gpu_fabric_info(device):
     NvmlError
         If the call fails, with the Return member in its `status`.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_gpuFabricInfo = _new_record_at(_L, 51, 'GpuFabricInfo')
@@ -8497,7 +8498,7 @@ def device_get_gpu_fabric_info_v(device):
     The caller must set the nvmlGpuFabricInfoV_t.version field to the appropriate
     version prior to calling this function. For example:
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_gpuFabricInfo = _new_record_at(_L, 53, 'GpuFabricInfo_v3')
@@ -8596,7 +8597,7 @@ def device_get_conf_compute_mem_size_info(device):
         - NVML_ERROR_INVALID_ARGUMENT if memInfo or device is invalid
         - NVML_ERROR_NOT_SUPPORTED if this query is not supported by the device
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_memInfo = _new_record_at(_L, 24, 'ConfComputeMemSizeInfo')
@@ -8670,7 +8671,7 @@ def device_get_conf_compute_protected_memory_usage(device):
         - NVML_ERROR_NOT_SUPPORTED if this query is not supported by the device
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_memory = _new_record_at(_L, 68, 'Memory')
@@ -8711,7 +8712,7 @@ def device_get_conf_compute_gpu_certificate(device):
         - NVML_ERROR_NOT_SUPPORTED if this query is not supported by the device
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_gpuCert = _new_record_at(_L, 23, 'ConfComputeGpuCertificate')
@@ -8753,7 +8754,7 @@ def device_get_conf_compute_gpu_attestation_report(device, nonce):
         - NVML_ERROR_NOT_SUPPORTED if this query is not supported by the device
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_gpuAtstReport = _new_record_at(_L, 22, 'ConfComputeGpuAttestationReport')
@@ -8831,7 +8832,7 @@ def device_set_conf_compute_unprotected_mem_size(device, size_ki_b):
         - NVML_ERROR_INVALID_ARGUMENT if device is invalid
         - NVML_ERROR_NOT_SUPPORTED if this query is not supported by the device
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned long long c_sizeKiB
@@ -8998,7 +8999,7 @@ def device_get_gsp_firmware_version(device):
         - NVML_ERROR_NOT_SUPPORTED if GSP firmware is not enabled for GPU
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Buf a_version = _Buf_new(256)
@@ -9043,7 +9044,7 @@ def device_get_gsp_firmware_mode(device):
         - NVML_ERROR_NOT_SUPPORTED if GSP firmware is not enabled for GPU
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_isEnabled = <unsigned int>0
@@ -9091,7 +9092,7 @@ def device_get_sram_ecc_error_status(device):
           nvmlEccSramErrorStatus_t is invalid
         - NVML_ERROR_UNKNOWN On any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_status = _new_record_at(_L, 37, 'EccSramErrorStatus_v1')
@@ -9155,7 +9156,7 @@ def device_set_power_management_limit_v2(device, power_scope, power_value_mw):
     Limit is not persistent across reboots or driver unloads. Enable persistent mode to
     prevent driver from unloading when no application is using the device.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlPowerValue_v2_t s_powerValue
@@ -9209,7 +9210,7 @@ def device_get_accounting_mode(device):
         - NVML_ERROR_NOT_SUPPORTED if the device doesn't support this feature
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlEnableState_t c_mode = <cynvml.nvmlEnableState_t>0
@@ -9281,7 +9282,7 @@ def device_get_accounting_stats(device, pid):
     Warning: On Kepler devices per process statistics are accurate only if there's one
     process running on a GPU.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_pid
@@ -9346,7 +9347,7 @@ def device_get_accounting_pids(device):
     In case of PID collision some processes might not be accessible before the circular
     buffer is full.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_count = 0
@@ -9412,7 +9413,7 @@ def device_get_accounting_buffer_size(device):
     --------
     device_get_accounting_stats, device_get_accounting_pids
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_bufferSize = <unsigned int>0
@@ -9464,7 +9465,7 @@ def device_get_retired_pages(device, cause):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_cause
@@ -9541,7 +9542,7 @@ def device_get_retired_pages_v2(device, cause):
     nvmlDeviceGetRetiredPages_v2 adds an additional timestamps parameter to return the
     time of each page's retirement. This is supported for Pascal and newer architecture.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_cause
@@ -9604,7 +9605,7 @@ def device_get_retired_pages_pending_status(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlEnableState_t c_isPending = <cynvml.nvmlEnableState_t>0
@@ -9662,7 +9663,7 @@ def device_get_remapped_rows(device):
     On MIG-enabled GPUs with active instances, querying the number of remapped rows is
     not supported
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_corrRows = <unsigned int>0
@@ -9702,7 +9703,7 @@ def device_get_row_remapper_histogram(device):
 
         - NVML_ERROR_UNKNOWN On any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_values = _new_record_at(_L, 97, 'RowRemapperHistogramValues')
@@ -9740,7 +9741,7 @@ def device_get_architecture(device):
         - NVML_ERROR_UNINITIALIZED If library has not been successfully initialized
         - NVML_ERROR_INVALID_ARGUMENT If device or arch (output refererence) are invalid
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlDeviceArchitecture_t c_arch = <cynvml.nvmlDeviceArchitecture_t>0
@@ -9788,7 +9789,7 @@ def device_get_clk_mon_status(device):
     See Also
     --------
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_status = _new_record_at(_L, 14, 'ClkMonStatus')
@@ -9866,7 +9867,7 @@ def device_get_process_utilization(device, last_seen_time_stamp):
     -----
     On MIG-enabled GPUs, querying process utilization is not currently supported.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_processSamplesCount = 0
@@ -9972,7 +9973,7 @@ def device_get_processes_utilization_info(device, last_seen_time_stamp):
     -----
     On MIG-enabled GPUs, querying process utilization is not currently supported.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_procesesUtilInfo = _new_record_at(_L, 95, 'ProcessesUtilizationInfo_v1')
@@ -10023,7 +10024,7 @@ def device_get_platform_info(device):
           invalid
         - NVML_ERROR_UNKNOWN On any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_platformInfo = _new_record_at(_L, 85, 'PlatformInfo_v2')
@@ -10070,7 +10071,7 @@ def device_get_pdi(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlPdi_t s_pdi
@@ -10126,7 +10127,7 @@ def device_set_hostname_v1(device, hostname):
     See Also
     --------
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_hostname = _new_record_at(_L, 63, 'Hostname_v1')
@@ -10180,7 +10181,7 @@ def device_get_hostname_v1(device):
     See Also
     --------
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_hostname = _new_record_at(_L, 63, 'Hostname_v1')
@@ -10301,7 +10302,7 @@ def device_set_persistence_mode(device, mode):
     See Also
     --------
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_mode
@@ -10369,7 +10370,7 @@ def device_set_compute_mode(device, mode):
     On MIG-enabled GPUs, compute mode would be set to DEFAULT and changing it is not
     supported.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_mode
@@ -10430,7 +10431,7 @@ def device_set_ecc_mode(device, ecc):
     See Also
     --------
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_ecc
@@ -10494,7 +10495,7 @@ def device_clear_ecc_error_counts(device, counter_type):
     See Also
     --------
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_counterType
@@ -10647,7 +10648,7 @@ def device_set_gpu_locked_clocks(device, min_gpu_clock_m_hz, max_gpu_clock_m_hz)
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_minGpuClockMHz
@@ -10703,7 +10704,7 @@ def device_reset_gpu_locked_clocks(device):
     --------
     device_set_gpu_locked_clocks
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     try:
@@ -10761,7 +10762,7 @@ def device_set_memory_locked_clocks(device, min_mem_clock_m_hz, max_mem_clock_m_
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_minMemClockMHz
@@ -10817,7 +10818,7 @@ def device_reset_memory_locked_clocks(device):
     --------
     device_set_memory_locked_clocks
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     try:
@@ -10848,7 +10849,7 @@ def device_set_applications_clocks(device, mem_clock_m_hz, graphics_clock_m_hz):
     NvmlError
         If the call fails, with the Return member in its `status`.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_memClockMHz
@@ -10885,7 +10886,7 @@ def device_reset_applications_clocks(device):
     NvmlError
         If the call fails, with the Return member in its `status`.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     try:
@@ -10941,7 +10942,7 @@ def device_set_auto_boosted_clocks_enabled(device, enabled):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_enabled
@@ -11004,7 +11005,7 @@ def device_set_default_auto_boosted_clocks_enabled(device, enabled, flags):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_enabled
@@ -11053,7 +11054,7 @@ def device_set_default_fan_speed_v2(device, fan):
     NvmlError
         If the call fails, with the Return member in its `status`.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_fan
@@ -11105,7 +11106,7 @@ def device_set_fan_control_policy(device, fan, policy):
     NvmlError
         If the call fails, with the Return member in its `status`.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_fan
@@ -11168,7 +11169,7 @@ def device_set_temperature_threshold(device, threshold_type, temp):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_thresholdType
@@ -11233,7 +11234,7 @@ def device_set_power_management_limit(device, limit):
     Limit is not persistent across reboots or driver unloads. Enable persistent mode to
     prevent driver from unloading when no application is using the device.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_limit
@@ -11297,7 +11298,7 @@ def device_set_gpu_operation_mode(device, mode):
     --------
     nvmlGpuOperationMode_t, device_get_gpu_operation_mode
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_mode
@@ -11360,7 +11361,7 @@ def device_set_api_restriction(device, api_type, is_restricted):
     --------
     nvmlRestrictedAPI_t
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_apiType
@@ -11417,7 +11418,7 @@ def device_set_fan_speed_v2(device, fan, speed):
     NvmlError
         If the call fails, with the Return member in its `status`.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_fan
@@ -11455,7 +11456,7 @@ def device_set_gpc_clk_vf_offset(device, offset):
     NvmlError
         If the call fails, with the Return member in its `status`.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef int c_offset
@@ -11490,7 +11491,7 @@ def device_set_mem_clk_vf_offset(device, offset):
     NvmlError
         If the call fails, with the Return member in its `status`.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef int c_offset
@@ -11553,7 +11554,7 @@ def device_set_accounting_mode(device, mode):
     On MIG-enabled GPUs, accounting mode would be set to DISABLED and changing it is not
     supported.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_mode
@@ -11602,7 +11603,7 @@ def device_clear_accounting_pids(device):
           operation
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     try:
@@ -11645,7 +11646,7 @@ def device_get_nvlink_state(device, link):
         - NVML_ERROR_NOT_SUPPORTED if the device doesn't support this feature
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_link
@@ -11693,7 +11694,7 @@ def device_get_nvlink_version(device, link):
         - NVML_ERROR_NOT_SUPPORTED if the device doesn't support this feature
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_link
@@ -11746,7 +11747,7 @@ def device_get_nvlink_capability(device, link, capability):
         - NVML_ERROR_NOT_SUPPORTED if the device doesn't support this feature
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_link
@@ -11798,7 +11799,7 @@ def device_get_nvlink_remote_pci_info_v2(device, link):
         - NVML_ERROR_NOT_SUPPORTED if the device doesn't support this feature
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_link
@@ -11850,7 +11851,7 @@ def device_get_nvlink_error_counter(device, link, counter):
         - NVML_ERROR_NOT_SUPPORTED if the device doesn't support this feature
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_link
@@ -11901,7 +11902,7 @@ def device_reset_nvlink_error_counters(device, link):
         - NVML_ERROR_NOT_SUPPORTED if the device doesn't support this feature
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_link
@@ -12158,7 +12159,7 @@ def device_get_nvlink_remote_device_type(device, link):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_link
@@ -12206,7 +12207,7 @@ def device_set_nvlink_device_low_power_threshold(device, threshold):
           being used
         - NVML_ERROR_NOT_SUPPORTED if this query is not supported by the device
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlNvLinkPowerThres_t s_info
@@ -12315,7 +12316,7 @@ def device_get_nvlink_supported_bw_modes(device):
         - NVML_ERROR_NOT_SUPPORTED if this feature is not supported by the device
         - NVML_ERROR_ARGUMENT_VERSION_MISMATCH if the version specified is not supported
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_supportedBwMode = _new_record_at(_L, 78, 'NvlinkSupportedBwModes_v1')
@@ -12356,7 +12357,7 @@ def device_get_nvlink_bw_mode(device):
         - NVML_ERROR_NOT_SUPPORTED if this feature is not supported by the device
         - NVML_ERROR_ARGUMENT_VERSION_MISMATCH if the version specified is not supported
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_getBwMode = _new_record_at(_L, 76, 'NvlinkGetBwMode_v1')
@@ -12400,7 +12401,7 @@ def device_set_nvlink_bw_mode(device, set_bw_mode):
         - NVML_ERROR_NOT_SUPPORTED if this feature is not supported by the device
         - NVML_ERROR_ARGUMENT_VERSION_MISMATCH if the version specified is not supported
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef void* p_setBwMode
@@ -12446,7 +12447,7 @@ def device_get_nvlink_info(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_info = _new_record_at(_L, 71, 'NvLinkInfo_v2')
@@ -12493,7 +12494,7 @@ def event_set_create():
     if err != 0:
         _raise(err)
     h_out0 = PyLong_FromVoidPtr(<void*>c_set)
-    if _CONSUMED: _CONSUMED.discard(h_out0)
+    _fresh(h_out0, &_CONSUMED)
     return h_out0
 
 def device_register_events(device, event_types, set):
@@ -12547,8 +12548,8 @@ def device_register_events(device, event_types, set):
     --------
     nvmlEventType, device_get_supported_event_types, nvmlEventSetWait, event_set_free
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
-    _live(set, _CONSUMED, 'set', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
+    _live(set, &_CONSUMED, 'set', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned long long c_eventTypes
@@ -12604,7 +12605,7 @@ def device_get_supported_event_types(device):
     --------
     nvmlEventType, device_register_events
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned long long c_eventTypes = <unsigned long long>0
@@ -12675,7 +12676,7 @@ def event_set_wait_v2(set, timeoutms):
     --------
     nvmlEventType, device_register_events
     """
-    _live(set, _CONSUMED, 'set', 'an NVML handle')
+    _live(set, &_CONSUMED, 'set', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_set
     cdef _Record s_data = _new_record_at(_L, 41, 'EventData')
@@ -12722,7 +12723,7 @@ def event_set_free(set):
     --------
     device_register_events
     """
-    _live(set, _CONSUMED, 'set', 'an NVML handle')
+    _live(set, &_CONSUMED, 'set', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_set
     try:
@@ -12733,7 +12734,7 @@ def event_set_free(set):
         err = cynvml.nvmlEventSetFree(<cynvml.nvmlEventSet_t>c_set)
     if err != 0:
         _raise(err)
-    _consume(set, _CONSUMED)
+    _consume(set, &_CONSUMED)
     return None
 
 def system_event_set_create():
@@ -13180,7 +13181,7 @@ def device_get_field_values(device, values):
 
         - NVML_ERROR_INVALID_ARGUMENT if device is invalid or values is NULL
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef int c_valuesCount = 0
@@ -13229,7 +13230,7 @@ def device_clear_field_values(device, values):
 
         - NVML_ERROR_INVALID_ARGUMENT if device is invalid or values is NULL
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef int c_valuesCount = 0
@@ -13279,7 +13280,7 @@ def device_get_virtualization_mode(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlGpuVirtualizationMode_t c_pVirtualMode = <cynvml.nvmlGpuVirtualizationMode_t>0
@@ -13320,7 +13321,7 @@ def device_get_host_vgpu_mode(device):
         - NVML_ERROR_NOT_SUPPORTED if device doesn't support this feature.
         - NVML_ERROR_UNKNOWN if any unexpected error occurred
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlHostVgpuMode_t c_pHostVgpuMode = <cynvml.nvmlHostVgpuMode_t>0
@@ -13365,7 +13366,7 @@ def device_set_virtualization_mode(device, virtual_mode):
         - NVML_ERROR_NO_PERMISSION if setting of virtualization mode is not allowed for
           this client.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_virtualMode
@@ -13420,7 +13421,7 @@ def device_get_vgpu_heterogeneous_mode(device):
           invalid
         - NVML_ERROR_UNKNOWN On any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlVgpuHeterogeneousMode_t s_pHeterogeneousMode
@@ -13482,7 +13483,7 @@ def device_set_vgpu_heterogeneous_mode(device, mode):
           invalid
         - NVML_ERROR_UNKNOWN On any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlVgpuHeterogeneousMode_t s_pHeterogeneousMode
@@ -13605,7 +13606,7 @@ def device_get_vgpu_type_supported_placements(device, vgpu_type_id, mode):
           in pPlacementList->count
         - NVML_ERROR_UNKNOWN On any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_vgpuTypeId
@@ -13680,7 +13681,7 @@ def device_get_vgpu_type_creatable_placements(device, vgpu_type_id, mode):
           invalid
         - NVML_ERROR_UNKNOWN On any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_vgpuTypeId
@@ -13878,7 +13879,7 @@ def device_set_vgpu_capabilities(device, capability, state):
           not in vGPU mode
         - NVML_ERROR_UNKNOWN On any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_capability
@@ -13925,7 +13926,7 @@ def device_get_grid_licensable_features_v4(device):
         - NVML_ERROR_INVALID_ARGUMENT if pGridLicensableFeatures is NULL
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_pGridLicensableFeatures = _new_record_at(_L, 61, 'GridLicensableFeatures')
@@ -14021,7 +14022,7 @@ def device_get_vgpu_capabilities(device, capability):
           not in vGPU mode
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_capability
@@ -14077,7 +14078,7 @@ def device_get_supported_vgpus(device):
         - NVML_ERROR_NOT_SUPPORTED if vGPU is not supported by the device
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_vgpuCount = 0
@@ -14147,7 +14148,7 @@ def device_get_creatable_vgpus(device):
         - NVML_ERROR_NOT_SUPPORTED if vGPU is not supported by the device
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_vgpuCount = 0
@@ -14646,7 +14647,7 @@ def vgpu_type_get_max_instances(device, vgpu_type_id):
           target device, or vgpuInstanceCount is NULL
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_vgpuTypeId
@@ -14798,7 +14799,7 @@ def device_get_active_vgpus(device):
         - NVML_ERROR_NOT_SUPPORTED if vGPU is not supported by the device
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_vgpuCount = 0
@@ -15828,7 +15829,7 @@ def gpu_instance_get_creatable_vgpus(gpu_instance):
         - NVML_ERROR_ARGUMENT_VERSION_MISMATCH If the version of pVgpus is invalid
         - NVML_ERROR_UNKNOWN On any unexpected error
     """
-    _live(gpu_instance, _CONSUMED, 'gpu_instance', 'an NVML handle')
+    _live(gpu_instance, &_CONSUMED, 'gpu_instance', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_gpuInstance
     cdef _Record s_pVgpus = _new_record_at(_L, 142, 'VgpuTypeIdInfo_v1')
@@ -15927,7 +15928,7 @@ def gpu_instance_get_active_vgpus(gpu_instance):
         - NVML_ERROR_NOT_SUPPORTED If not on a vGPU host or an unsupported GPU
         - NVML_ERROR_UNKNOWN On any unexpected error
     """
-    _live(gpu_instance, _CONSUMED, 'gpu_instance', 'an NVML handle')
+    _live(gpu_instance, &_CONSUMED, 'gpu_instance', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_gpuInstance
     cdef _Record s_pVgpuInstanceInfo = _new_record_at(_L, 8, 'ActiveVgpuInstanceInfo_v1')
@@ -15982,7 +15983,7 @@ def gpu_instance_set_vgpu_scheduler_state(gpu_instance, p_scheduler):
         - NVML_ERROR_ARGUMENT_VERSION_MISMATCH If the version of pScheduler is invalid
         - NVML_ERROR_UNKNOWN On any unexpected error
     """
-    _live(gpu_instance, _CONSUMED, 'gpu_instance', 'an NVML handle')
+    _live(gpu_instance, &_CONSUMED, 'gpu_instance', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_gpuInstance
     cdef void* p_pScheduler
@@ -16142,7 +16143,7 @@ def gpu_instance_get_vgpu_type_creatable_placements(gpu_instance, vgpu_type_id):
           heterogeneous mode is not enabled
         - NVML_ERROR_UNKNOWN On any unexpected error
     """
-    _live(gpu_instance, _CONSUMED, 'gpu_instance', 'an NVML handle')
+    _live(gpu_instance, &_CONSUMED, 'gpu_instance', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_gpuInstance
     cdef _Record s_pCreatablePlacementInfo = _new_record_at(_L, 114, 'VgpuCreatablePlacementInfo_v1')
@@ -16202,7 +16203,7 @@ def gpu_instance_get_vgpu_heterogeneous_mode(gpu_instance):
           invalid
         - NVML_ERROR_UNKNOWN On any unexpected error
     """
-    _live(gpu_instance, _CONSUMED, 'gpu_instance', 'an NVML handle')
+    _live(gpu_instance, &_CONSUMED, 'gpu_instance', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_gpuInstance
     cdef cynvml.nvmlVgpuHeterogeneousMode_t s_pHeterogeneousMode
@@ -16260,7 +16261,7 @@ def gpu_instance_set_vgpu_heterogeneous_mode(gpu_instance, mode):
           invalid
         - NVML_ERROR_UNKNOWN On any unexpected error
     """
-    _live(gpu_instance, _CONSUMED, 'gpu_instance', 'an NVML handle')
+    _live(gpu_instance, &_CONSUMED, 'gpu_instance', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_gpuInstance
     cdef cynvml.nvmlVgpuHeterogeneousMode_t s_pHeterogeneousMode
@@ -16382,7 +16383,7 @@ def device_get_vgpu_metadata(device):
         - NVML_ERROR_NOT_SUPPORTED vGPU is not supported by the system
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_pgpuMetadata = _new_record_at(_L, 123, 'VgpuPgpuMetadata')
@@ -16484,7 +16485,7 @@ def device_get_pgpu_metadata_string(device):
         - NVML_ERROR_NOT_SUPPORTED If vGPU is not supported by the system
         - NVML_ERROR_UNKNOWN On any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Buf a_pgpuMetadata = _Buf_new(256)
@@ -16530,7 +16531,7 @@ def device_get_vgpu_scheduler_log(device):
         - NVML_ERROR_NOT_SUPPORTED If MIG is enabled or device not in vGPU host mode
         - NVML_ERROR_UNKNOWN On any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_pSchedulerLog = _new_record_at(_L, 135, 'VgpuSchedulerLog')
@@ -16571,7 +16572,7 @@ def device_get_vgpu_scheduler_state(device):
         - NVML_ERROR_NOT_SUPPORTED If MIG is enabled or device not in vGPU host mode
         - NVML_ERROR_UNKNOWN On any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_pSchedulerState = _new_record_at(_L, 132, 'VgpuSchedulerGetState')
@@ -16618,7 +16619,7 @@ def device_get_vgpu_scheduler_capabilities(device):
           not in vGPU host mode
         - NVML_ERROR_UNKNOWN On any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_pCapabilities = _new_record_at(_L, 131, 'VgpuSchedulerCapabilities')
@@ -16668,7 +16669,7 @@ def device_set_vgpu_scheduler_state(device, p_scheduler_state):
           if any vGPU instance currently exists on the device
         - NVML_ERROR_UNKNOWN On any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef void* p_pSchedulerState
@@ -16862,7 +16863,7 @@ def device_get_vgpu_utilization(device, last_seen_time_stamp):
         - NVML_ERROR_NOT_FOUND if sample entries are not found
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned long long c_lastSeenTimeStamp
@@ -16963,7 +16964,7 @@ def device_get_vgpu_instances_utilization_info(device):
         - NVML_ERROR_NOT_FOUND If sample entries are not found
         - NVML_ERROR_UNKNOWN On any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_vgpuUtilInfo = _new_record_at(_L, 118, 'VgpuInstancesUtilizationInfo_v1')
@@ -17043,7 +17044,7 @@ def device_get_vgpu_process_utilization(device, last_seen_time_stamp):
         - NVML_ERROR_NOT_FOUND if sample entries are not found
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned long long c_lastSeenTimeStamp
@@ -17146,7 +17147,7 @@ def device_get_vgpu_processes_utilization_info(device, last_seen_time_stamp):
         - NVML_ERROR_NOT_FOUND If sample entries are not found
         - NVML_ERROR_UNKNOWN On any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_vgpuProcUtilInfo = _new_record_at(_L, 129, 'VgpuProcessesUtilizationInfo_v1')
@@ -17577,7 +17578,7 @@ def device_read_write_prm_v1(device, in_data):
         - NVML_ERROR_ARGUMENT_VERSION_MISMATCH if the version specified in `buffer` is
           not supported
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_buffer = _new_record_at(_L, 79, 'PRMTLV_v1')
@@ -17646,7 +17647,7 @@ def device_set_mig_mode(device, mode):
     On Windows, only disabling MIG mode is supported. activationStatus would return
     NVML_ERROR_NOT_SUPPORTED as GPU reset is not supported on Windows through this API.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_mode
@@ -17697,7 +17698,7 @@ def device_get_mig_mode(device):
         - NVML_ERROR_NOT_SUPPORTED If device doesn't support MIG mode
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_currentMode = <unsigned int>0
@@ -17751,7 +17752,7 @@ def device_get_gpu_instance_profile_info(device, profile):
     compatible way by invoking it on profile values starting from 0, until the API
     returns NVML_ERROR_INVALID_ARGUMENT.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_profile
@@ -17815,7 +17816,7 @@ def device_get_gpu_instance_profile_info_v(device, profile):
     The caller must set the nvmlGpuInstanceProfileInfo_v2_t.version field to the
     appropriate version prior to calling this function. For example:
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_profile
@@ -17881,7 +17882,7 @@ def device_get_gpu_instance_profile_info_by_id_v(device, profile_id):
     The caller must set the nvmlGpuInstanceProfileInfo_v2_t.version field to the
     appropriate version prior to calling this function. For example:
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_profileId
@@ -17941,7 +17942,7 @@ def device_get_gpu_instance_possible_placements_v2(device, profile_id):
         - NVML_ERROR_NO_PERMISSION If user doesn't have permission to perform the
           operation
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_profileId
@@ -18005,7 +18006,7 @@ def device_get_gpu_instance_remaining_capacity(device, profile_id):
         - NVML_ERROR_NO_PERMISSION If user doesn't have permission to perform the
           operation
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_profileId
@@ -18063,7 +18064,7 @@ def device_create_gpu_instance(device, profile_id):
         - NVML_ERROR_INSUFFICIENT_RESOURCES If the requested GPU instance could not be
           created
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_profileId
@@ -18081,7 +18082,7 @@ def device_create_gpu_instance(device, profile_id):
     if err != 0:
         _raise(err)
     h_out0 = PyLong_FromVoidPtr(<void*>c_gpuInstance)
-    if _CONSUMED: _CONSUMED.discard(h_out0)
+    _fresh(h_out0, &_CONSUMED)
     return h_out0
 
 def device_create_gpu_instance_with_placement(device, profile_id, placement):
@@ -18125,7 +18126,7 @@ def device_create_gpu_instance_with_placement(device, profile_id, placement):
         - NVML_ERROR_INSUFFICIENT_RESOURCES If the requested GPU instance could not be
           created
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_profileId
@@ -18146,7 +18147,7 @@ def device_create_gpu_instance_with_placement(device, profile_id, placement):
     if err != 0:
         _raise(err)
     h_out0 = PyLong_FromVoidPtr(<void*>c_gpuInstance)
-    if _CONSUMED: _CONSUMED.discard(h_out0)
+    _fresh(h_out0, &_CONSUMED)
     return h_out0
 
 def gpu_instance_destroy(gpu_instance):
@@ -18227,7 +18228,7 @@ def device_get_gpu_instances(device, profile_id):
         - NVML_ERROR_NO_PERMISSION If user doesn't have permission to perform the
           operation
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_profileId
@@ -18286,7 +18287,7 @@ def device_get_gpu_instance_by_id(device, id):
           operation
         - NVML_ERROR_NOT_FOUND If the GPU instance is not found.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_id
@@ -18304,7 +18305,7 @@ def device_get_gpu_instance_by_id(device, id):
     if err != 0:
         _raise(err)
     h_out0 = PyLong_FromVoidPtr(<void*>c_gpuInstance)
-    if _CONSUMED: _CONSUMED.discard(h_out0)
+    _fresh(h_out0, &_CONSUMED)
     return h_out0
 
 def gpu_instance_get_info(gpu_instance):
@@ -18657,7 +18658,7 @@ def gpu_instance_create_compute_instance(gpu_instance, profile_id):
     if err != 0:
         _raise(err)
     h_out0 = PyLong_FromVoidPtr(<void*>c_computeInstance)
-    if _CONSUMED: _CONSUMED.discard(h_out0)
+    _fresh(h_out0, &_CONSUMED)
     return h_out0
 
 def gpu_instance_create_compute_instance_with_placement(gpu_instance, profile_id, placement):
@@ -18722,7 +18723,7 @@ def gpu_instance_create_compute_instance_with_placement(gpu_instance, profile_id
     if err != 0:
         _raise(err)
     h_out0 = PyLong_FromVoidPtr(<void*>c_computeInstance)
-    if _CONSUMED: _CONSUMED.discard(h_out0)
+    _fresh(h_out0, &_CONSUMED)
     return h_out0
 
 def compute_instance_destroy(compute_instance):
@@ -18877,7 +18878,7 @@ def gpu_instance_get_compute_instance_by_id(gpu_instance, id):
     if err != 0:
         _raise(err)
     h_out0 = PyLong_FromVoidPtr(<void*>c_computeInstance)
-    if _CONSUMED: _CONSUMED.discard(h_out0)
+    _fresh(h_out0, &_CONSUMED)
     return h_out0
 
 def compute_instance_get_info_v2(compute_instance):
@@ -18952,7 +18953,7 @@ def device_is_mig_device_handle(device):
         - NVML_ERROR_NOT_SUPPORTED if this check is not supported by the device
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_isMigDevice = <unsigned int>0
@@ -18996,7 +18997,7 @@ def device_get_gpu_instance_id(device):
         - NVML_ERROR_NOT_SUPPORTED if this query is not supported by the device
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_id = <unsigned int>0
@@ -19040,7 +19041,7 @@ def device_get_compute_instance_id(device):
         - NVML_ERROR_NOT_SUPPORTED if this query is not supported by the device
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_id = <unsigned int>0
@@ -19083,7 +19084,7 @@ def device_get_max_mig_device_count(device):
         - NVML_ERROR_INVALID_ARGUMENT if device or count reference is invalid
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_count = <unsigned int>0
@@ -19132,7 +19133,7 @@ def device_get_mig_device_handle_by_index(device, index):
         - NVML_ERROR_NOT_FOUND if no valid MIG device was found at index
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_index
@@ -19150,7 +19151,7 @@ def device_get_mig_device_handle_by_index(device, index):
     if err != 0:
         _raise(err)
     h_out0 = PyLong_FromVoidPtr(<void*>c_migDevice)
-    if _CONSUMED: _CONSUMED.discard(h_out0)
+    _fresh(h_out0, &_CONSUMED)
     return h_out0
 
 def device_get_device_handle_from_mig_device_handle(mig_device):
@@ -19180,7 +19181,7 @@ def device_get_device_handle_from_mig_device_handle(mig_device):
         - NVML_ERROR_NOT_SUPPORTED if this query is not supported by the device
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(mig_device, _CONSUMED, 'mig_device', 'an NVML handle')
+    _live(mig_device, &_CONSUMED, 'mig_device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_migDevice
     cdef cynvml.nvmlDevice_t c_device = <cynvml.nvmlDevice_t>0
@@ -19193,7 +19194,7 @@ def device_get_device_handle_from_mig_device_handle(mig_device):
     if err != 0:
         _raise(err)
     h_out0 = PyLong_FromVoidPtr(<void*>c_device)
-    if _CONSUMED: _CONSUMED.discard(h_out0)
+    _fresh(h_out0, &_CONSUMED)
     return h_out0
 
 def gpm_metrics_get():
@@ -19259,7 +19260,7 @@ def gpm_sample_free(gpm_sample):
 
         - NVML_ERROR_INVALID_ARGUMENT if an invalid pointer is provided
     """
-    _live(gpm_sample, _CONSUMED, 'gpm_sample', 'an NVML handle')
+    _live(gpm_sample, &_CONSUMED, 'gpm_sample', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_gpmSample
     try:
@@ -19300,7 +19301,7 @@ def gpm_sample_alloc():
     if err != 0:
         _raise(err)
     h_out0 = PyLong_FromVoidPtr(<void*>c_gpmSample)
-    if _CONSUMED: _CONSUMED.discard(h_out0)
+    _fresh(h_out0, &_CONSUMED)
     return h_out0
 
 def gpm_sample_get(device, gpm_sample):
@@ -19334,8 +19335,8 @@ def gpm_sample_get(device, gpm_sample):
     The interval between two nvmlGpmSampleGet() calls should be greater than 100ms due
     to the internal sample refresh rate.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
-    _live(gpm_sample, _CONSUMED, 'gpm_sample', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
+    _live(gpm_sample, &_CONSUMED, 'gpm_sample', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef void* c_gpmSample
@@ -19388,8 +19389,8 @@ def gpm_mig_sample_get(device, gpu_instance_id, gpm_sample):
     The interval between two nvmlGpmMigSampleGet() calls should be greater than 100ms
     due to the internal sample refresh rate.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
-    _live(gpm_sample, _CONSUMED, 'gpm_sample', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
+    _live(gpm_sample, &_CONSUMED, 'gpm_sample', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_gpuInstanceId
@@ -19436,7 +19437,7 @@ def gpm_query_device_support(device, gpm_support):
 
         - Nonzero NVML_ERROR_? enum if there is an error in processing the query
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef void* p_gpmSupport
@@ -19480,7 +19481,7 @@ def gpm_query_if_streaming_enabled(device):
         - NVML_ERROR_INVALID_ARGUMENT if device is invalid or state is NULL
         - NVML_ERROR_NOT_SUPPORTED if this query is not supported by the device
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_state = <unsigned int>0
@@ -19521,7 +19522,7 @@ def gpm_set_streaming_enabled(device, state):
         - NVML_ERROR_INVALID_ARGUMENT if device is invalid
         - NVML_ERROR_NOT_SUPPORTED if this query is not supported by the device
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_state
@@ -19570,7 +19571,7 @@ def device_get_capabilities(device):
           invalid/unsupported
         - NVML_ERROR_UNKNOWN On any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlDeviceCapabilities_t s_caps
@@ -19625,7 +19626,7 @@ def device_workload_power_profile_get_profiles_info(device):
           invalid/unsupported
         - NVML_ERROR_UNKNOWN On any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_profilesInfo = _new_record_at(_L, 148, 'WorkloadPowerProfileProfilesInfo_v1')
@@ -19677,7 +19678,7 @@ def device_workload_power_profile_get_current_profiles(device):
           invalid/unsupported
         - NVML_ERROR_UNKNOWN On any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_currentProfiles = _new_record_at(_L, 146, 'WorkloadPowerProfileCurrentProfiles_v1')
@@ -19729,7 +19730,7 @@ def device_workload_power_profile_set_requested_profiles(device, requested_profi
           invalid/unsupported
         - NVML_ERROR_UNKNOWN On any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef void* p_requestedProfiles
@@ -19784,7 +19785,7 @@ def device_workload_power_profile_clear_requested_profiles(device, requested_pro
           invalid/unsupported
         - NVML_ERROR_UNKNOWN On any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef void* p_requestedProfiles
@@ -19833,7 +19834,7 @@ def device_power_smoothing_activate_preset_profile(device, profile):
           profile number
         - NVML_ERROR_NOT_SUPPORTED if this feature is not supported by the device
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef void* p_profile
@@ -19886,7 +19887,7 @@ def device_power_smoothing_update_preset_profile_param(device, profile):
           profile parameters
         - NVML_ERROR_ARGUMENT_VERSION_MISMATCH if the structure version is not supported
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef void* p_profile
@@ -19934,7 +19935,7 @@ def device_power_smoothing_set_state(device, state):
           state
         - NVML_ERROR_NOT_SUPPORTED if this feature is not supported by the device
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef void* p_state
@@ -20010,7 +20011,7 @@ def device_get_sram_unique_uncorrected_ecc_error_counts(device):
     -----
     The query is only supported when ECC mode is enabled.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_errorCounts = _new_record_at(_L, 38, 'EccSramUniqueUncorrectedErrorCounts_v1')

@@ -50,6 +50,8 @@ _L.enum_docs = "cuda.bindings._enumdocs_nvrtc"   # the enums' __doc__, read on f
 cdef str _STATUS_NAME = 'nvrtcResult'
 include "_module_common.pxi"
 
+_L.make_all()   # a few enums: made now, and no module __getattr__ (_Lazy.make_all)
+
 
 def nvrtcGetErrorString(result):
     """nvrtcGetErrorString is a helper function that returns a string describing the

@@ -361,8 +361,8 @@ def test_snake_case_layer_from_the_model(nvvm_model):
     assert "class nvvmError(Exception):" in text and '"Result||SUCCESS=0,' in text
     # destroy consumes its handle, create makes one live again, every other handle argument is checked
     assert [n for n, body in defs.items() if "_consume(" in body] == ["destroy_program"]
-    assert "_CONSUMED.discard(h0)" in defs["create_program"]
-    assert all("_live(prog, _CONSUMED, 'prog', 'an NVVM program')" in body
+    assert "_fresh(h0, &_CONSUMED)" in defs["create_program"]
+    assert all("_live(prog, &_CONSUMED, 'prog', 'an NVVM program')" in body
                for n, body in defs.items() if not n.startswith("_") and re.match(r"def \w+\(prog\b", body))
     assert sum(1 for body in defs.values() if "_live(" in body) == 9
     # compile and verify failures carry the program log (overrides.ERROR_LOG), nothing else does

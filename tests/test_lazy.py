@@ -1,8 +1,11 @@
 """Enum and struct classes are made on first use (cuda.bindings._base._Lazy): importing a module
-builds none of them, and asking for one by any route gives one class, the same every time."""
+builds none of them (except in the modules of a few enums, which make them at import), and asking
+for one by any route gives one class, the same every time."""
 import json
 import pickle
 import threading
+
+import pytest
 
 from _support import run_python
 
@@ -86,27 +89,40 @@ def test_python_level_enums_of_nvjitlink_are_lazy_too():
     assert err.status == nvjitlink.Result.ERROR_INVALID_INPUT and "ERROR_INVALID_INPUT" in str(err)
 
 
-def test_python_level_enums_of_nvvm_are_lazy_too():
+def test_modules_of_a_few_enums_make_them_at_import():
+    # NVRTC, nvJitLink, NVVM and nvFatbin (a few enums, no structs) make their classes at import
+    # and keep no module __getattr__, which on CPython 3.11+ would keep every `module.name` off
+    # the interpreter's specialised lookup; the driver keeps its classes lazy
     code = r"""
 import json
+import cuda.bindings.driver as d
+import cuda.bindings.nvfatbin as f
+import cuda.bindings.nvjitlink as j
+import cuda.bindings.nvrtc as r
 import cuda.bindings.nvvm as m
-before = [n for n in ("Result", "nvvmResult") if n in vars(m)]
-r = m.Result
-print(json.dumps({"before": before, "stored": vars(m).get("Result") is r, "module": r.__module__,
-                  "in_dir": "Result" in dir(m)}))
+print(json.dumps({
+    "made": [n for n in ("Result", "nvvmResult") if n in vars(m)],
+    "getattr": [x.__name__ for x in (d, f, j, r, m) if "__getattr__" in vars(x)],
+    "module": vars(m)["Result"].__module__, "in_dir": "Result" in dir(m), "all": "Result" in m.__all__,
+    "driver_lazy": "CUresult" not in vars(d)}))
 """
     proc = run_python(code)
     assert proc.returncode == 0, proc.stderr
     info = json.loads(proc.stdout.strip().splitlines()[-1])
-    assert info == {"before": [], "stored": True, "module": "cuda.bindings.nvvm", "in_dir": True}, info
+    assert info == {"made": ["Result", "nvvmResult"], "getattr": ["cuda.bindings.driver"],
+                    "module": "cuda.bindings.nvvm", "in_dir": True, "all": True, "driver_lazy": True}, info
     assert nvvm.Result.ERROR_COMPILATION == nvvm.nvvmResult.NVVM_ERROR_COMPILATION == 9
     err = nvvm.nvvmError(nvvm.Result.ERROR_INVALID_IR)
     assert err.status == nvvm.Result.ERROR_INVALID_IR and str(err) == "ERROR_INVALID_IR (6)"
+    with pytest.raises(AttributeError, match="has no attribute 'NoSuchName'"):
+        nvvm.NoSuchName
 
 
 def test_threads_racing_for_a_new_class_get_the_same_one():
     code = r"""
 import threading
+
+import pytest
 import cuda.bindings.runtime as rt
 names = ["cudaDeviceProp", "cudaLaunchAttributeValue", "cudaGraphNodeParams", "cudaError_t",
          "cudaResourceDesc", "cudaTextureDesc"]

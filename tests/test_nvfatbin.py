@@ -165,6 +165,50 @@ def test_destroyed_handle_is_refused(inputs):
         nvfatbin.size(8)              # no nvFatbin handle lies in the first page
 
 
+def test_many_handles_keep_their_own_sizes_and_states(inputs):
+    # the sizes asked for and the destroyed handles are kept in C maps keyed by the handle
+    # (_base.pxd's __cb_sizemap): with many handles at once, destroyed in a scrambled order, each
+    # live one keeps its own answer, each destroyed one stays refused, and a new handle at a
+    # destroyed one's address is live and inherits no answer
+    import random
+
+    cubin, ptx = inputs["cubin"], inputs["ptx"]
+    sizes = {}
+    for i in range(300):
+        h = nvfatbin.create([], 0)
+        nvfatbin.add_cubin(h, cubin, len(cubin), "90", f"k{i}")
+        if i % 3 == 0:    # a second entry: a larger fatbin
+            nvfatbin.add_ptx(h, ptx, len(ptx), "90", f"p{i}", "")
+        sizes[h] = nvfatbin.size(h)
+    assert len(set(sizes.values())) == 2
+    order = list(sizes)
+    random.Random(7).shuffle(order)
+    dead, live = order[:200], order[200:]
+    for h in dead:
+        nvfatbin.destroy(h)
+    try:
+        for h in dead:
+            with pytest.raises(ValueError, match="destroyed"):
+                nvfatbin.size(h)
+        for h in live:
+            with pytest.raises(ValueError, match=f"get writes {sizes[h]}"):
+                nvfatbin.get(h, bytearray(sizes[h] - 1))
+            nvfatbin.get(h, bytearray(sizes[h]))
+        fresh = [nvfatbin.create([], 0) for _ in range(100)]
+        try:
+            assert set(fresh) & set(dead), "the library gave no new handle a freed address"
+            for h in fresh:
+                nvfatbin.add_cubin(h, cubin, len(cubin), "90", "k")
+                with pytest.raises(nvfatbin.nvFatbinError):     # not asked for: the library says
+                    nvfatbin.get(h, bytearray(16))
+        finally:
+            for h in fresh:
+                nvfatbin.destroy(h)
+    finally:
+        for h in live:
+            nvfatbin.destroy(h)
+
+
 def test_result_enum():
     R = nvfatbin.Result
     assert R.SUCCESS == 0 and R(9) is R.ERROR_INVALID_ARCH

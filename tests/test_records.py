@@ -226,3 +226,43 @@ def test_an_array_of_one_struct_classes_reads_as_its_first_struct(numpy_backed):
     h = Hierarchy()
     h.bridge_chip_info = chips
     assert len(h.bridge_chip_info) == 3
+
+
+def test_struct_objects_reused_from_the_free_list_start_clean_and_keep_their_class():
+    # the memory of freed struct objects is handed out again (_base's __cb_struct_alloc, a free
+    # list per object size): a new object must read zeroed, carry its own class, and the classes'
+    # reference counts must come back where they were; a user's subclass with a __dict__ (larger,
+    # or on 3.12+ with its dict before the object) is never pooled, and one without is
+    import gc
+    import sys
+
+    class WithDict(nvml.Memory_v2):
+        pass
+
+    class Slim(nvml.Memory_v2):
+        __slots__ = ()
+
+    classes = (nvml.Memory_v2, nvml.Utilization, WithDict, Slim)
+    gc.collect()
+    before = [sys.getrefcount(c) for c in classes]
+    for round_ in range(3):
+        made = []
+        for i in range(200):
+            cls = classes[i % len(classes)]
+            o = cls()
+            assert type(o) is cls and bytes(o.ptr and ctypes.string_at(o.ptr, 8)) == bytes(8)
+            if cls is WithDict:
+                o.note = i               # its __dict__ works
+            if cls is nvml.Utilization:
+                o.gpu = i
+            else:
+                o.total = i
+            made.append(o)
+        for i, o in enumerate(made):
+            assert type(o) is classes[i % len(classes)]
+            assert (o.gpu if type(o) is nvml.Utilization else o.total) == i
+            if type(o) is WithDict:
+                assert o.note == i
+        del made, o, cls
+        gc.collect()
+    assert [sys.getrefcount(c) for c in classes] == before

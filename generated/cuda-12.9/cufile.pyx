@@ -4,8 +4,9 @@
 """cuFile (GPUDirect Storage): Python bindings generated from the CUDA 12.9 headers, in the style of NVIDIA's cuda.bindings.cufile."""
 from cuda.bindings cimport cycufile
 from cuda.bindings._base cimport (_Buf, _hptr, _href, _vptr, _wbuf, _as_bytes, _array, _strlist, _bufptr,
-    _Buf_new, _check_count, _bptr, _arg_error, _vsized, _library_handle, _Lazy, _new_lazy, _live, _consume, _cstrs,
-    _Handle, _IntValue, _iv, _Struct, _enum, _bytes_into, _cstr_address, _as_twin)
+    _Buf_new, _check_count, _bptr, _arg_error, _vsized, _library_handle, _Lazy, _new_lazy, _live, _consume, _fresh, _cstrs,
+    _Handle, _IntValue, _iv, _Struct, _enum, _bytes_into, _cstr_address, _as_twin, _cstr_of, _utf8,
+    _SizeMap, _sizemap_put, _sizemap_get, _sizemap_del)
 from cuda.bindings._records cimport (_Record, _new_record, _new_record_at, _record_ptr, _text, _text0, _records_of,
     _numbers_of, _numbers_new, _numbers_ptr, _records_in, _memview, _handles_view, _view_array)
 from libc.errno cimport errno
@@ -114,7 +115,7 @@ def _status_name(long long status):
     except ValueError:
         return str(status)
 
-cdef set _CONSUMED = set()   # int values of the handles a destroy call consumed
+cdef _SizeMap _CONSUMED   # the handles a destroy call consumed (_base's C map, as a set)
 
 def op_status_error(status):
     """cufileop status string.
@@ -189,7 +190,7 @@ def handle_register(descr):
     if err.err != 0:
         _raise(err.err, err.cu_err)
     h_out0 = PyLong_FromVoidPtr(<void*>c_fh)
-    if _CONSUMED: _CONSUMED.discard(h_out0)
+    _fresh(h_out0, &_CONSUMED)
     return h_out0
 
 def handle_deregister(fh):
@@ -770,7 +771,7 @@ def batch_io_set_up(nr):
     if err.err != 0:
         _raise(err.err, err.cu_err)
     h_out0 = PyLong_FromVoidPtr(<void*>c_batch_idp)
-    if _CONSUMED: _CONSUMED.discard(h_out0)
+    _fresh(h_out0, &_CONSUMED)
     return h_out0
 
 def batch_io_submit(batch_idp, nr, iocbp, flags):
@@ -1467,7 +1468,7 @@ def set_parameter_string(param, desc_str):
     """
     cdef cycufile.CUfileError_t err
     cdef long long c_param
-    cdef bytes b_desc_str = None
+    cdef object b_desc_str = None
     cdef const char* c_desc_str
     cdef int _p = 0
     try:
@@ -1476,8 +1477,8 @@ def set_parameter_string(param, desc_str):
         if type(desc_str) is int:
             c_desc_str = <const char*>_cstr_address(desc_str)
         else:
-            b_desc_str = (<str>desc_str).encode() if isinstance(desc_str, str) else _as_bytes(desc_str, False)
-            c_desc_str = <char*>b_desc_str
+            b_desc_str = _cstr_of(desc_str)
+            c_desc_str = _utf8(b_desc_str)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('set_parameter_string', ('param', 'desc_str'), _p) from None
     with nogil:

@@ -4,8 +4,9 @@
 """NVML (NVIDIA Management Library): Python bindings generated from the CUDA 12.9 headers, in the style of NVIDIA's cuda.bindings.nvml."""
 from cuda.bindings cimport cynvml
 from cuda.bindings._base cimport (_Buf, _hptr, _href, _vptr, _wbuf, _as_bytes, _array, _strlist, _bufptr,
-    _Buf_new, _check_count, _bptr, _arg_error, _vsized, _library_handle, _Lazy, _new_lazy, _live, _consume, _cstrs,
-    _Handle, _IntValue, _iv, _Struct, _enum, _bytes_into, _cstr_address, _as_twin)
+    _Buf_new, _check_count, _bptr, _arg_error, _vsized, _library_handle, _Lazy, _new_lazy, _live, _consume, _fresh, _cstrs,
+    _Handle, _IntValue, _iv, _Struct, _enum, _bytes_into, _cstr_address, _as_twin, _cstr_of, _utf8,
+    _SizeMap, _sizemap_put, _sizemap_get, _sizemap_del)
 from cuda.bindings._records cimport (_Record, _new_record, _new_record_at, _record_ptr, _text, _text0, _records_of,
     _numbers_of, _numbers_new, _numbers_ptr, _records_in, _memview, _handles_view, _view_array)
 from libc.errno cimport errno
@@ -646,7 +647,7 @@ def _status_name(long long status):
     except ValueError:
         return str(status)
 
-cdef set _CONSUMED = set()   # int values of the handles a destroy call consumed
+cdef _SizeMap _CONSUMED   # the handles a destroy call consumed (_base's C map, as a set)
 
 def init_v2():
     """Initialize the NVML Library lazily, without allocating any device state.
@@ -1238,7 +1239,7 @@ def unit_get_handle_by_index(index):
     if err != 0:
         _raise(err)
     h_out0 = PyLong_FromVoidPtr(<void*>c_unit)
-    if _CONSUMED: _CONSUMED.discard(h_out0)
+    _fresh(h_out0, &_CONSUMED)
     return h_out0
 
 def unit_get_unit_info(unit):
@@ -1587,7 +1588,7 @@ def device_get_attributes_v2(device):
     -----
     This API currently only supports MIG device handles.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_attributes = _new_record_at(_L, 36, 'DeviceAttributes')
@@ -1679,7 +1680,7 @@ def device_get_handle_by_index_v2(index):
     if err != 0:
         _raise(err)
     h_out0 = PyLong_FromVoidPtr(<void*>c_device)
-    if _CONSUMED: _CONSUMED.discard(h_out0)
+    _fresh(h_out0, &_CONSUMED)
     return h_out0
 
 def device_get_handle_by_serial(serial):
@@ -1700,12 +1701,12 @@ def device_get_handle_by_serial(serial):
         If the call fails, with the Return member in its `status`.
     """
     cdef cynvml.nvmlReturn_t err
-    cdef bytes b_serial
+    cdef object b_serial
     cdef const char* c_serial
     cdef cynvml.nvmlDevice_t c_device = <cynvml.nvmlDevice_t>0
     try:
-        b_serial = (<str>serial).encode() if isinstance(serial, str) else _as_bytes(serial, False)
-        c_serial = <char*>b_serial
+        b_serial = _cstr_of(serial)
+        c_serial = _utf8(b_serial)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('device_get_handle_by_serial', ('serial',), 0) from None
     with nogil:
@@ -1713,7 +1714,7 @@ def device_get_handle_by_serial(serial):
     if err != 0:
         _raise(err)
     h_out0 = PyLong_FromVoidPtr(<void*>c_device)
-    if _CONSUMED: _CONSUMED.discard(h_out0)
+    _fresh(h_out0, &_CONSUMED)
     return h_out0
 
 def device_get_handle_by_uuid(uuid):
@@ -1758,12 +1759,12 @@ def device_get_handle_by_uuid(uuid):
     device_get_uuid
     """
     cdef cynvml.nvmlReturn_t err
-    cdef bytes b_uuid
+    cdef object b_uuid
     cdef const char* c_uuid
     cdef cynvml.nvmlDevice_t c_device = <cynvml.nvmlDevice_t>0
     try:
-        b_uuid = (<str>uuid).encode() if isinstance(uuid, str) else _as_bytes(uuid, False)
-        c_uuid = <char*>b_uuid
+        b_uuid = _cstr_of(uuid)
+        c_uuid = _utf8(b_uuid)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('device_get_handle_by_uuid', ('uuid',), 0) from None
     with nogil:
@@ -1771,7 +1772,7 @@ def device_get_handle_by_uuid(uuid):
     if err != 0:
         _raise(err)
     h_out0 = PyLong_FromVoidPtr(<void*>c_device)
-    if _CONSUMED: _CONSUMED.discard(h_out0)
+    _fresh(h_out0, &_CONSUMED)
     return h_out0
 
 def device_get_handle_by_uuidv(type, uuid):
@@ -1829,7 +1830,7 @@ def device_get_handle_by_uuidv(type, uuid):
     if err != 0:
         _raise(err)
     h_out0 = PyLong_FromVoidPtr(<void*>c_device)
-    if _CONSUMED: _CONSUMED.discard(h_out0)
+    _fresh(h_out0, &_CONSUMED)
     return h_out0
 
 def device_get_handle_by_pci_bus_id_v2(pci_bus_id):
@@ -1883,12 +1884,12 @@ def device_get_handle_by_pci_bus_id_v2(pci_bus_id):
     NVML_ERROR_NOT_FOUND instead of NVML_ERROR_NO_PERMISSION.
     """
     cdef cynvml.nvmlReturn_t err
-    cdef bytes b_pciBusId
+    cdef object b_pciBusId
     cdef const char* c_pciBusId
     cdef cynvml.nvmlDevice_t c_device = <cynvml.nvmlDevice_t>0
     try:
-        b_pciBusId = (<str>pci_bus_id).encode() if isinstance(pci_bus_id, str) else _as_bytes(pci_bus_id, False)
-        c_pciBusId = <char*>b_pciBusId
+        b_pciBusId = _cstr_of(pci_bus_id)
+        c_pciBusId = _utf8(b_pciBusId)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('device_get_handle_by_pci_bus_id_v2', ('pci_bus_id',), 0) from None
     with nogil:
@@ -1896,7 +1897,7 @@ def device_get_handle_by_pci_bus_id_v2(pci_bus_id):
     if err != 0:
         _raise(err)
     h_out0 = PyLong_FromVoidPtr(<void*>c_device)
-    if _CONSUMED: _CONSUMED.discard(h_out0)
+    _fresh(h_out0, &_CONSUMED)
     return h_out0
 
 def device_get_name(device):
@@ -1935,7 +1936,7 @@ def device_get_name(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Buf a_name = _Buf_new(96)
@@ -1981,7 +1982,7 @@ def device_get_brand(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlBrandType_t c_type = <cynvml.nvmlBrandType_t>0
@@ -2042,7 +2043,7 @@ def device_get_index(device):
     See Also
     --------
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_index = <unsigned int>0
@@ -2091,7 +2092,7 @@ def device_get_serial(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Buf a_serial = _Buf_new(30)
@@ -2134,7 +2135,7 @@ def device_get_module_id(device):
         - NVML_ERROR_INVALID_ARGUMENT if device or moduleId is invalid
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_moduleId = <unsigned int>0
@@ -2174,7 +2175,7 @@ def device_get_c2c_mode_info_v(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_c2cModeInfo = _new_record_at(_L, 16, 'C2cModeInfo_v1')
@@ -2231,7 +2232,7 @@ def device_get_memory_affinity(device, node_set_size, scope):
     If requested scope is not applicable to the target topology, the API will fall back
     to reporting the memory affinity for the immediate non-I/O ancestor of the device.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_nodeSetSize
@@ -2305,7 +2306,7 @@ def device_get_cpu_affinity_within_scope(device, cpu_set_size, scope):
     If requested scope is not applicable to the target topology, the API will fall back
     to reporting the CPU affinity for the immediate non-I/O ancestor of the device.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_cpuSetSize
@@ -2373,7 +2374,7 @@ def device_get_cpu_affinity(device, cpu_set_size):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_cpuSetSize
@@ -2427,7 +2428,7 @@ def device_set_cpu_affinity(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     try:
@@ -2503,7 +2504,7 @@ def device_get_numa_node_id(device):
         - NVML_ERROR_NOT_SUPPORTED if request is not supported on the current platform
         - NVML_ERROR_INVALID_ARGUMENT if device node is invalid
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_node = <unsigned int>0
@@ -2551,7 +2552,7 @@ def device_get_addressing_mode(device):
         - NVML_ERROR_NOT_SUPPORTED if request is not supported on the current platform
         - NVML_ERROR_INVALID_ARGUMENT if device node is invalid
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_mode = _new_record_at(_L, 35, 'DeviceAddressingMode_v1')
@@ -2595,7 +2596,7 @@ def device_get_repair_status(device):
         - NVML_ERROR_NOT_SUPPORTED if the device does not support this feature
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_repairStatus = _new_record_at(_L, 136, 'RepairStatus_v1')
@@ -2639,7 +2640,7 @@ def device_get_unrepairable_memory_flag_v1(device):
         - NVML_ERROR_NOT_SUPPORTED if the device does not support this feature
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlUnrepairableMemoryStatus_v1_t s_unrepairableMemoryStatus
@@ -2674,8 +2675,8 @@ def device_get_topology_common_ancestor(device1, device2):
     NvmlError
         If the call fails, with the Return member in its `status`.
     """
-    _live(device1, _CONSUMED, 'device1', 'an NVML handle')
-    _live(device2, _CONSUMED, 'device2', 'an NVML handle')
+    _live(device1, &_CONSUMED, 'device1', 'an NVML handle')
+    _live(device2, &_CONSUMED, 'device2', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device1
     cdef void* c_device2
@@ -2721,7 +2722,7 @@ def device_get_topology_nearest_gpus(device, level):
         - NVML_ERROR_NOT_SUPPORTED if the device or OS does not support this feature
         - NVML_ERROR_UNKNOWN an error has occurred in underlying topology discovery
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_level
@@ -2782,8 +2783,8 @@ def device_get_p2p_status(device1, device2, p2p_index):
           p2pStatus is NULL
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device1, _CONSUMED, 'device1', 'an NVML handle')
-    _live(device2, _CONSUMED, 'device2', 'an NVML handle')
+    _live(device1, &_CONSUMED, 'device1', 'an NVML handle')
+    _live(device2, &_CONSUMED, 'device2', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device1
     cdef void* c_device2
@@ -2845,7 +2846,7 @@ def device_get_uuid(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Buf a_uuid = _Buf_new(96)
@@ -2892,7 +2893,7 @@ def device_get_minor_number(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_minorNumber = <unsigned int>0
@@ -2936,7 +2937,7 @@ def device_get_board_part_number(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Buf a_partNumber = _Buf_new(256)
@@ -2995,7 +2996,7 @@ def device_get_inforom_version(device, object):
     --------
     device_get_inforom_image_version
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_object
@@ -3055,7 +3056,7 @@ def device_get_inforom_image_version(device):
     --------
     device_get_inforom_version
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Buf a_version = _Buf_new(16)
@@ -3107,7 +3108,7 @@ def device_get_inforom_configuration_checksum(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_checksum = <unsigned int>0
@@ -3149,7 +3150,7 @@ def device_validate_inforom(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     try:
@@ -3197,7 +3198,7 @@ def device_get_last_bbx_flush_time(device):
     --------
     device_get_inforom_version
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned long long c_timestamp = <unsigned long long>0
@@ -3241,7 +3242,7 @@ def device_get_bbx_time_data_v1(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_timeData = _new_record_at(_L, 13, 'BBXTimeData_v1')
@@ -3289,7 +3290,7 @@ def device_get_display_mode(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlEnableState_t c_display = <cynvml.nvmlEnableState_t>0
@@ -3339,7 +3340,7 @@ def device_get_display_active(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlEnableState_t c_isActive = <cynvml.nvmlEnableState_t>0
@@ -3390,7 +3391,7 @@ def device_get_persistence_mode(device):
     See Also
     --------
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlEnableState_t c_mode = <cynvml.nvmlEnableState_t>0
@@ -3434,7 +3435,7 @@ def device_get_pci_info_ext(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_pci = _new_record_at(_L, 107, 'PciInfoExt_v1')
@@ -3479,7 +3480,7 @@ def device_get_pci_info_v3(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_pci = _new_record_at(_L, 108, 'PciInfo')
@@ -3525,7 +3526,7 @@ def device_get_max_pcie_link_generation(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_maxLinkGen = <unsigned int>0
@@ -3568,7 +3569,7 @@ def device_get_gpu_max_pcie_link_generation(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_maxLinkGenDevice = <unsigned int>0
@@ -3614,7 +3615,7 @@ def device_get_max_pcie_link_width(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_maxLinkWidth = <unsigned int>0
@@ -3657,7 +3658,7 @@ def device_get_curr_pcie_link_generation(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_currLinkGen = <unsigned int>0
@@ -3700,7 +3701,7 @@ def device_get_curr_pcie_link_width(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_currLinkWidth = <unsigned int>0
@@ -3748,7 +3749,7 @@ def device_get_pcie_throughput(device, counter):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_counter
@@ -3796,7 +3797,7 @@ def device_get_pcie_replay_counter(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_value = <unsigned int>0
@@ -3843,7 +3844,7 @@ def device_get_clock_info(device, type):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_type
@@ -3900,7 +3901,7 @@ def device_get_max_clock_info(device, type):
     Current P0 clocks (reported by device_get_clock_info) can differ from max clocks by
     a few MHz.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_type
@@ -3944,7 +3945,7 @@ def device_get_gpc_clk_vf_offset(device):
         - NVML_ERROR_NOT_SUPPORTED if the device does not support this feature
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef int c_offset = <int>0
@@ -3976,7 +3977,7 @@ def device_get_applications_clock(device, clock_type):
     NvmlError
         If the call fails, with the Return member in its `status`.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_clockType
@@ -4013,7 +4014,7 @@ def device_get_default_applications_clock(device, clock_type):
     NvmlError
         If the call fails, with the Return member in its `status`.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_clockType
@@ -4066,7 +4067,7 @@ def device_get_clock(device, clock_type, clock_id):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_clockType
@@ -4122,7 +4123,7 @@ def device_get_max_customer_boost_clock(device, clock_type):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_clockType
@@ -4177,7 +4178,7 @@ def device_get_supported_memory_clocks(device):
     --------
     device_set_memory_locked_clocks
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_count = 0
@@ -4244,7 +4245,7 @@ def device_get_supported_graphics_clocks(device, memory_clock_m_hz):
     --------
     device_set_gpu_locked_clocks
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_memoryClockMHz
@@ -4316,7 +4317,7 @@ def device_get_auto_boosted_clocks_enabled(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlEnableState_t c_isEnabled = <cynvml.nvmlEnableState_t>0
@@ -4366,7 +4367,7 @@ def device_get_fan_speed(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_speed = <unsigned int>0
@@ -4419,7 +4420,7 @@ def device_get_fan_speed_v2(device, fan):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_fan
@@ -4474,7 +4475,7 @@ def device_get_fan_speed_rpm(device, fan):
           invalid/unsupported
         - NVML_ERROR_NOT_SUPPORTED If the device does not support this feature
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlFanSpeedInfo_t s_fanSpeed
@@ -4536,7 +4537,7 @@ def device_get_target_fan_speed(device, fan):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_fan
@@ -4585,7 +4586,7 @@ def device_get_min_max_fan_speed(device):
           fans)
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_minSpeed = <unsigned int>0
@@ -4632,7 +4633,7 @@ def device_get_fan_control_policy_v2(device, fan):
         - NVML_ERROR_NOT_SUPPORTED if the device is older than Maxwell
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_fan
@@ -4680,7 +4681,7 @@ def device_get_num_fans(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_numFans = <unsigned int>0
@@ -4712,7 +4713,7 @@ def device_get_temperature(device, sensor_type):
     NvmlError
         If the call fails, with the Return member in its `status`.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_sensorType
@@ -4766,7 +4767,7 @@ def device_get_cooler_info(device):
           invalid/unsupported
         - NVML_ERROR_NOT_SUPPORTED If the device does not support this feature
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_coolerInfo = _new_record_at(_L, 33, 'CoolerInfo_v1')
@@ -4812,7 +4813,7 @@ def device_get_temperature_v(device, sensorType):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlTemperature_t s_temperature
@@ -4879,7 +4880,7 @@ def device_get_temperature_threshold(device, threshold_type):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_thresholdType
@@ -4926,7 +4927,7 @@ def device_get_margin_temperature(device):
           used
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlMarginTemperature_t s_marginTempInfo
@@ -4971,7 +4972,7 @@ def device_get_thermal_settings(device, sensor_index):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_sensorIndex
@@ -5021,7 +5022,7 @@ def device_get_performance_state(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlPstates_t c_pState = <cynvml.nvmlPstates_t>0
@@ -5073,7 +5074,7 @@ def device_get_current_clocks_event_reasons(device):
     More than one bit can be enabled at the same time. Multiple reasons can be affecting
     clocks at once.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned long long c_clocksEventReasons = <unsigned long long>0
@@ -5104,7 +5105,7 @@ def device_get_current_clocks_throttle_reasons(device):
     NvmlError
         If the call fails, with the Return member in its `status`.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned long long c_clocksThrottleReasons = <unsigned long long>0
@@ -5154,7 +5155,7 @@ def device_get_supported_clocks_event_reasons(device):
     --------
     nvmlClocksEventReasons, device_get_current_clocks_event_reasons
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned long long c_supportedClocksEventReasons = <unsigned long long>0
@@ -5185,7 +5186,7 @@ def device_get_supported_clocks_throttle_reasons(device):
     NvmlError
         If the call fails, with the Return member in its `status`.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned long long c_supportedClocksThrottleReasons = <unsigned long long>0
@@ -5216,7 +5217,7 @@ def device_get_power_state(device):
     NvmlError
         If the call fails, with the Return member in its `status`.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlPstates_t c_pState = <cynvml.nvmlPstates_t>0
@@ -5256,7 +5257,7 @@ def device_get_dynamic_pstates_info(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_pDynamicPstatesInfo = _new_record_at(_L, 65, 'GpuDynamicPstatesInfo')
@@ -5295,7 +5296,7 @@ def device_get_mem_clk_vf_offset(device):
         - NVML_ERROR_NOT_SUPPORTED if the device does not support this feature
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef int c_offset = <int>0
@@ -5341,7 +5342,7 @@ def device_get_min_max_clock_of_p_state(device, type, pstate):
         - NVML_ERROR_NOT_SUPPORTED if the device does not support this feature
         - NVML_ERROR_UNKNOWN if type or pstate are invalid or any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_type
@@ -5399,7 +5400,7 @@ def device_get_supported_performance_states(device):
           readings
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef object n_pstates
@@ -5445,7 +5446,7 @@ def device_get_gpc_clk_min_max_vf_offset(device):
         - NVML_ERROR_NOT_SUPPORTED if the device does not support this feature
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef int c_minOffset = <int>0
@@ -5487,7 +5488,7 @@ def device_get_mem_clk_min_max_vf_offset(device):
         - NVML_ERROR_NOT_SUPPORTED if the device does not support this feature
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef int c_minOffset = <int>0
@@ -5539,7 +5540,7 @@ def device_get_clock_offsets(device, clock_type, pstate):
           invalid/unsupported
         - NVML_ERROR_NOT_SUPPORTED If the device does not support this feature
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_info = _new_record_at(_L, 20, 'ClockOffset_v1')
@@ -5598,7 +5599,7 @@ def device_set_clock_offsets(device, info):
           invalid/unsupported
         - NVML_ERROR_NOT_SUPPORTED If the device does not support this feature
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef void* p_info
@@ -5680,7 +5681,7 @@ def device_get_performance_modes(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_perfModes = _new_record_at(_L, 39, 'DevicePerfModes_v1')
@@ -5751,7 +5752,7 @@ def device_get_current_clock_freqs(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_currentClockFreqs = _new_record_at(_L, 38, 'DeviceCurrentClockFreqs_v1')
@@ -5783,7 +5784,7 @@ def device_get_power_management_mode(device):
     NvmlError
         If the call fails, with the Return member in its `status`.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlEnableState_t c_mode = <cynvml.nvmlEnableState_t>0
@@ -5832,7 +5833,7 @@ def device_get_power_management_limit(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_limit = <unsigned int>0
@@ -5883,7 +5884,7 @@ def device_get_power_management_limit_constraints(device):
     --------
     device_set_power_management_limit
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_minLimit = <unsigned int>0
@@ -5928,7 +5929,7 @@ def device_get_power_management_default_limit(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_defaultLimit = <unsigned int>0
@@ -5982,7 +5983,7 @@ def device_get_power_usage(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_power = <unsigned int>0
@@ -6029,7 +6030,7 @@ def device_get_power_mizer_mode_v1(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_powerMizerMode = _new_record_at(_L, 40, 'DevicePowerMizerModes_v1')
@@ -6074,7 +6075,7 @@ def device_set_power_mizer_mode_v1(device, power_mizer_mode):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef void* p_powerMizerMode
@@ -6122,7 +6123,7 @@ def device_get_total_energy_consumption(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned long long c_energy = <unsigned long long>0
@@ -6169,7 +6170,7 @@ def device_get_enforced_power_limit(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_limit = <unsigned int>0
@@ -6223,7 +6224,7 @@ def device_set_adaptive_tgp_mode_v1(device, mode):
     See Also
     --------
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_mode
@@ -6278,7 +6279,7 @@ def device_get_adaptive_tgp_mode_info_v1(device):
     See Also
     --------
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_info = _new_record_at(_L, 11, 'AdaptiveTgpModeInfo_v1')
@@ -6331,7 +6332,7 @@ def device_get_gpu_operation_mode(device):
     --------
     nvmlGpuOperationMode_t, device_set_gpu_operation_mode
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlGpuOperationMode_t c_current = <cynvml.nvmlGpuOperationMode_t>0
@@ -6407,7 +6408,7 @@ def device_get_memory_info(device):
     framebuffer but instead shares memory with the system. As a result,
     NVML_ERROR_NOT_SUPPORTED will be returned in this case.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_memory = _new_record_at(_L, 86, 'Memory')
@@ -6479,7 +6480,7 @@ def device_get_memory_info_v2(device):
     framebuffer but instead shares memory with the system. As a result,
     NVML_ERROR_NOT_SUPPORTED will be returned in this case.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_memory = _new_record_at(_L, 87, 'Memory_v2')
@@ -6532,7 +6533,7 @@ def device_set_memory_limits_v1(device, limits):
     -----
     MIG handles are not supported
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef void* p_limits
@@ -6584,7 +6585,7 @@ def device_get_memory_limits_v1(device):
     -----
     MIG handles are not supported
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_limits = _new_record_at(_L, 61, 'GetMemoryLimits_v1')
@@ -6636,7 +6637,7 @@ def device_get_compute_mode(device):
     -----
     If MIG is enabled on a GPU, device must be MIG device handle.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlComputeMode_t c_mode = <cynvml.nvmlComputeMode_t>0
@@ -6686,7 +6687,7 @@ def device_get_cuda_compute_capability(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef int c_major = <int>0
@@ -6743,7 +6744,7 @@ def device_get_dram_encryption_mode(device):
     See Also
     --------
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_current = _new_record_at(_L, 41, 'DramEncryptionInfo_v1')
@@ -6805,7 +6806,7 @@ def device_set_dram_encryption_mode(device, dram_encryption):
     See Also
     --------
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef void* p_dramEncryption
@@ -6864,7 +6865,7 @@ def device_get_ecc_mode(device):
     See Also
     --------
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlEnableState_t c_current = <cynvml.nvmlEnableState_t>0
@@ -6914,7 +6915,7 @@ def device_get_default_ecc_mode(device):
     See Also
     --------
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlEnableState_t c_defaultMode = <cynvml.nvmlEnableState_t>0
@@ -6963,7 +6964,7 @@ def device_get_board_id(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_boardId = <unsigned int>0
@@ -7008,7 +7009,7 @@ def device_get_multi_gpu_board(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_multiGpuBool = <unsigned int>0
@@ -7068,7 +7069,7 @@ def device_get_total_ecc_errors(device, error_type, counter_type):
     See Also
     --------
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_errorType
@@ -7109,7 +7110,7 @@ def device_get_detailed_ecc_errors(device, error_type, counter_type):
     NvmlError
         If the call fails, with the Return member in its `status`.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_errorType
@@ -7187,7 +7188,7 @@ def device_get_memory_error_counter(device, error_type, counter_type, location_t
     uncorrectable volatile errors. Querying volatile errors using device handles is
     currently not supported.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_errorType
@@ -7251,7 +7252,7 @@ def device_get_utilization_rates(device):
 
     On MIG-enabled GPUs, querying device utilization rates is not currently supported.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_utilization = _new_record_at(_L, 155, 'Utilization')
@@ -7301,7 +7302,7 @@ def device_get_encoder_utilization(device):
     -----
     On MIG-enabled GPUs, querying encoder utilization is not currently supported.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_utilization = <unsigned int>0
@@ -7350,7 +7351,7 @@ def device_get_encoder_capacity(device, encoder_query_type):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_encoderQueryType
@@ -7402,7 +7403,7 @@ def device_get_encoder_stats(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_sessionCount = <unsigned int>0
@@ -7459,7 +7460,7 @@ def device_get_encoder_sessions(device):
         - NVML_ERROR_NOT_SUPPORTED if this query is not supported by device
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_sessionCount = 0
@@ -7523,7 +7524,7 @@ def device_get_decoder_utilization(device):
     -----
     On MIG-enabled GPUs, querying decoder utilization is not currently supported.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_utilization = <unsigned int>0
@@ -7574,7 +7575,7 @@ def device_get_jpg_utilization(device):
     -----
     On MIG-enabled GPUs, querying decoder utilization is not currently supported.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_utilization = <unsigned int>0
@@ -7626,7 +7627,7 @@ def device_get_ofa_utilization(device):
     -----
     On MIG-enabled GPUs, querying decoder utilization is not currently supported.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_utilization = <unsigned int>0
@@ -7669,7 +7670,7 @@ def device_get_fbc_stats(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_fbcStats = _new_record_at(_L, 57, 'FBCStats')
@@ -7729,7 +7730,7 @@ def device_get_fbc_sessions(device):
     returned in sessionInfo may be zero if there are no new frames captured since the
     session started.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_sessionCount = 0
@@ -7800,7 +7801,7 @@ def device_get_driver_model_v2(device):
     See Also
     --------
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlDriverModel_t c_current = <cynvml.nvmlDriverModel_t>0
@@ -7848,7 +7849,7 @@ def device_get_vbios_version(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Buf a_version = _Buf_new(32)
@@ -7893,7 +7894,7 @@ def device_get_bridge_chip_info(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_bridgeHierarchy = _new_record_at(_L, 14, 'BridgeChipHierarchy')
@@ -7968,7 +7969,7 @@ def device_get_compute_running_processes_v3(device):
     using MIG device handles is not supported if the device is in vGPU Host
     virtualization mode.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_infoCount = 0
@@ -8056,7 +8057,7 @@ def device_get_graphics_running_processes_v3(device):
     using MIG device handles is not supported if the device is in vGPU Host
     virtualization mode.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_infoCount = 0
@@ -8144,7 +8145,7 @@ def device_get_mps_compute_running_processes_v3(device):
     using MIG device handles is not supported if the device is in vGPU Host
     virtualization mode.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_infoCount = 0
@@ -8238,7 +8239,7 @@ def device_get_running_process_detail_list(device, mode):
     virtualization mode. Protected memory usage is currently not available in MIG mode
     and in windows.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_plist = _new_record_at(_L, 121, 'ProcessDetailList_v1')
@@ -8290,8 +8291,8 @@ def device_on_same_board(device1, device2):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device1, _CONSUMED, 'device1', 'an NVML handle')
-    _live(device2, _CONSUMED, 'device2', 'an NVML handle')
+    _live(device1, &_CONSUMED, 'device1', 'an NVML handle')
+    _live(device2, &_CONSUMED, 'device2', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device1
     cdef void* c_device2
@@ -8351,7 +8352,7 @@ def device_get_api_restriction(device, api_type):
     --------
     nvmlRestrictedAPI_t
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_apiType
@@ -8436,7 +8437,7 @@ def device_get_samples(device, type, last_seen_time_stamp):
     NVML_ENC_UTILIZATION_SAMPLES and NVML_DEC_UTILIZATION_SAMPLES, is not currently
     supported.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_type
@@ -8510,7 +8511,7 @@ def device_get_bar1_memory_info(device):
     only if the caller has appropriate privileges. Per-instance information can be
     queried by using specific MIG device handles.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_bar1Memory = _new_record_at(_L, 12, 'BAR1Memory')
@@ -8542,7 +8543,7 @@ def device_get_violation_status(device, perf_policy_type):
     NvmlError
         If the call fails, with the Return member in its `status`.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_perfPolicyType
@@ -8587,7 +8588,7 @@ def device_get_irq_num(device):
         - NVML_ERROR_GPU_IS_LOST if the target GPU has fallen off the bus or is
           otherwise inaccessible
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_irqNum = <unsigned int>0
@@ -8634,7 +8635,7 @@ def device_get_num_gpu_cores(device):
     using this API. Please use device_get_gpu_instance_profile_info to fetch the MIG
     device's core count.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_numCores = <unsigned int>0
@@ -8674,7 +8675,7 @@ def device_get_power_source(device):
         - NVML_ERROR_GPU_IS_LOST if the target GPU has fallen off the bus or is
           otherwise inaccessible
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlPowerSource_t c_powerSource = <cynvml.nvmlPowerSource_t>0
@@ -8714,7 +8715,7 @@ def device_get_memory_bus_width(device):
         - NVML_ERROR_GPU_IS_LOST if the target GPU has fallen off the bus or is
           otherwise inaccessible
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_busWidth = <unsigned int>0
@@ -8754,7 +8755,7 @@ def device_get_pcie_link_max_speed(device):
         - NVML_ERROR_GPU_IS_LOST if the target GPU has fallen off the bus or is
           otherwise inaccessible
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_maxSpeed = <unsigned int>0
@@ -8793,7 +8794,7 @@ def device_get_pcie_speed(device):
         - NVML_ERROR_NOT_SUPPORTED if the device does not support PCIe speed getting
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_pcieSpeed = <unsigned int>0
@@ -8836,7 +8837,7 @@ def device_get_adaptive_clock_info_status(device):
         - NVML_ERROR_GPU_IS_LOST if the target GPU has fallen off the bus or is
           otherwise inaccessible
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_adaptiveClockStatus = <unsigned int>0
@@ -8877,7 +8878,7 @@ def device_get_bus_type(device):
     NvmlError
         If the call fails, with the Return member in its `status`.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlBusType_t c_type = <cynvml.nvmlBusType_t>0
@@ -8908,7 +8909,7 @@ def device_get_gpu_fabric_info(device):
     NvmlError
         If the call fails, with the Return member in its `status`.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_gpuFabricInfo = _new_record_at(_L, 67, 'GpuFabricInfo')
@@ -8957,7 +8958,7 @@ def device_get_gpu_fabric_info_v(device):
     The caller must set the nvmlGpuFabricInfoV_t.version field to the appropriate
     version prior to calling this function. For example:
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_gpuFabricInfo = _new_record_at(_L, 68, 'GpuFabricInfo_v2')
@@ -9010,7 +9011,7 @@ def device_get_gpu_fabric_info_v4(device):
         - NVML_ERROR_NOT_SUPPORTED If device doesn't support gpu fabric
         - NVML_ERROR_INVALID_ARGUMENT If device or gpuFabricInfo is invalid
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_gpuFabricInfo = _new_record_at(_L, 70, 'GpuFabricInfo_v4')
@@ -9108,7 +9109,7 @@ def device_get_conf_compute_mem_size_info(device):
         - NVML_ERROR_INVALID_ARGUMENT if memInfo or device is invalid
         - NVML_ERROR_NOT_SUPPORTED if this query is not supported by the device
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_memInfo = _new_record_at(_L, 29, 'ConfComputeMemSizeInfo')
@@ -9182,7 +9183,7 @@ def device_get_conf_compute_protected_memory_usage(device):
         - NVML_ERROR_NOT_SUPPORTED if this query is not supported by the device
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_memory = _new_record_at(_L, 86, 'Memory')
@@ -9223,7 +9224,7 @@ def device_get_conf_compute_gpu_certificate(device):
         - NVML_ERROR_NOT_SUPPORTED if this query is not supported by the device
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_gpuCert = _new_record_at(_L, 28, 'ConfComputeGpuCertificate')
@@ -9265,7 +9266,7 @@ def device_get_conf_compute_gpu_attestation_report(device, nonce):
         - NVML_ERROR_NOT_SUPPORTED if this query is not supported by the device
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_gpuAtstReport = _new_record_at(_L, 27, 'ConfComputeGpuAttestationReport')
@@ -9343,7 +9344,7 @@ def device_set_conf_compute_unprotected_mem_size(device, size_ki_b):
         - NVML_ERROR_INVALID_ARGUMENT if device is invalid
         - NVML_ERROR_NOT_SUPPORTED if this query is not supported by the device
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned long long c_sizeKiB
@@ -9510,7 +9511,7 @@ def device_get_gsp_firmware_version(device):
         - NVML_ERROR_NOT_SUPPORTED if GSP firmware is not enabled for GPU
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Buf a_version = _Buf_new(256)
@@ -9555,7 +9556,7 @@ def device_get_gsp_firmware_mode(device):
         - NVML_ERROR_NOT_SUPPORTED if GSP firmware is not enabled for GPU
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_isEnabled = <unsigned int>0
@@ -9603,7 +9604,7 @@ def device_get_sram_ecc_error_status(device):
           nvmlEccSramErrorStatus_t is invalid
         - NVML_ERROR_UNKNOWN On any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_status = _new_record_at(_L, 45, 'EccSramErrorStatus_v1')
@@ -9667,7 +9668,7 @@ def device_set_power_management_limit_v2(device, power_scope, power_value_mw):
     Limit is not persistent across reboots or driver unloads. Enable persistent mode to
     prevent driver from unloading when no application is using the device.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlPowerValue_v2_t s_powerValue
@@ -9721,7 +9722,7 @@ def device_get_accounting_mode(device):
         - NVML_ERROR_NOT_SUPPORTED if the device doesn't support this feature
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlEnableState_t c_mode = <cynvml.nvmlEnableState_t>0
@@ -9793,7 +9794,7 @@ def device_get_accounting_stats(device, pid):
     Warning: On Kepler devices per process statistics are accurate only if there's one
     process running on a GPU.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_pid
@@ -9858,7 +9859,7 @@ def device_get_accounting_pids(device):
     In case of PID collision some processes might not be accessible before the circular
     buffer is full.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_count = 0
@@ -9924,7 +9925,7 @@ def device_get_accounting_buffer_size(device):
     --------
     device_get_accounting_stats, device_get_accounting_pids
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_bufferSize = <unsigned int>0
@@ -9994,7 +9995,7 @@ def device_get_accounting_stats_v2(device):
     Warning: On Kepler devices per process statistics are accurate only if there's one
     process running on a GPU.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_stats = _new_record_at(_L, 9, 'AccountingStats_v2')
@@ -10046,7 +10047,7 @@ def device_get_retired_pages(device, cause):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_cause
@@ -10123,7 +10124,7 @@ def device_get_retired_pages_v2(device, cause):
     nvmlDeviceGetRetiredPages_v2 adds an additional timestamps parameter to return the
     time of each page's retirement. This is supported for Pascal and newer architecture.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_cause
@@ -10186,7 +10187,7 @@ def device_get_retired_pages_pending_status(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlEnableState_t c_isPending = <cynvml.nvmlEnableState_t>0
@@ -10244,7 +10245,7 @@ def device_get_remapped_rows(device):
     On MIG-enabled GPUs with active instances, querying the number of remapped rows is
     not supported
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_corrRows = <unsigned int>0
@@ -10284,7 +10285,7 @@ def device_get_row_remapper_histogram(device):
 
         - NVML_ERROR_UNKNOWN On any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_values = _new_record_at(_L, 137, 'RowRemapperHistogramValues')
@@ -10322,7 +10323,7 @@ def device_get_architecture(device):
         - NVML_ERROR_UNINITIALIZED If library has not been successfully initialized
         - NVML_ERROR_INVALID_ARGUMENT If device or arch (output refererence) are invalid
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlDeviceArchitecture_t c_arch = <cynvml.nvmlDeviceArchitecture_t>0
@@ -10370,7 +10371,7 @@ def device_get_clk_mon_status(device):
     See Also
     --------
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_status = _new_record_at(_L, 19, 'ClkMonStatus')
@@ -10448,7 +10449,7 @@ def device_get_process_utilization(device, last_seen_time_stamp):
     -----
     On MIG-enabled GPUs, querying process utilization is not currently supported.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_processSamplesCount = 0
@@ -10554,7 +10555,7 @@ def device_get_processes_utilization_info(device, last_seen_time_stamp):
     -----
     On MIG-enabled GPUs, querying process utilization is not currently supported.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_procesesUtilInfo = _new_record_at(_L, 127, 'ProcessesUtilizationInfo_v1')
@@ -10605,7 +10606,7 @@ def device_get_platform_info(device):
           invalid
         - NVML_ERROR_UNKNOWN On any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_platformInfo = _new_record_at(_L, 115, 'PlatformInfo_v1')
@@ -10652,7 +10653,7 @@ def device_get_pdi(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlPdi_t s_pdi
@@ -10708,7 +10709,7 @@ def device_set_hostname_v1(device, hostname):
     See Also
     --------
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_hostname = _new_record_at(_L, 81, 'Hostname_v1')
@@ -10762,7 +10763,7 @@ def device_get_hostname_v1(device):
     See Also
     --------
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_hostname = _new_record_at(_L, 81, 'Hostname_v1')
@@ -10800,7 +10801,7 @@ def device_perf_metrics_get_samples_v1(device):
 
         - NVML_ERROR_NOT_SUPPORTED if this query is not supported by the device
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_samples = _new_record_at(_L, 114, 'PerfMetricsSamples_v1')
@@ -10921,7 +10922,7 @@ def device_set_persistence_mode(device, mode):
     See Also
     --------
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_mode
@@ -10988,7 +10989,7 @@ def device_set_compute_mode(device, mode):
     -----
     If MIG is enabled on a GPU, device must be MIG device handle.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_mode
@@ -11049,7 +11050,7 @@ def device_set_ecc_mode(device, ecc):
     See Also
     --------
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_ecc
@@ -11113,7 +11114,7 @@ def device_clear_ecc_error_counts(device, counter_type):
     See Also
     --------
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_counterType
@@ -11269,7 +11270,7 @@ def device_set_gpu_locked_clocks(device, min_gpu_clock_m_hz, max_gpu_clock_m_hz)
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_minGpuClockMHz
@@ -11325,7 +11326,7 @@ def device_reset_gpu_locked_clocks(device):
     --------
     device_set_gpu_locked_clocks
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     try:
@@ -11383,7 +11384,7 @@ def device_set_memory_locked_clocks(device, min_mem_clock_m_hz, max_mem_clock_m_
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_minMemClockMHz
@@ -11439,7 +11440,7 @@ def device_reset_memory_locked_clocks(device):
     --------
     device_set_memory_locked_clocks
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     try:
@@ -11470,7 +11471,7 @@ def device_set_applications_clocks(device, mem_clock_m_hz, graphics_clock_m_hz):
     NvmlError
         If the call fails, with the Return member in its `status`.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_memClockMHz
@@ -11507,7 +11508,7 @@ def device_reset_applications_clocks(device):
     NvmlError
         If the call fails, with the Return member in its `status`.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     try:
@@ -11563,7 +11564,7 @@ def device_set_auto_boosted_clocks_enabled(device, enabled):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_enabled
@@ -11626,7 +11627,7 @@ def device_set_default_auto_boosted_clocks_enabled(device, enabled, flags):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_enabled
@@ -11676,7 +11677,7 @@ def device_set_default_fan_speed_v2(device, fan):
           fans)
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_fan
@@ -11729,7 +11730,7 @@ def device_set_fan_control_policy(device, fan, policy):
         - NVML_ERROR_NOT_SUPPORTED if the device is older than Maxwell
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_fan
@@ -11792,7 +11793,7 @@ def device_set_temperature_threshold(device, threshold_type, temp):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_thresholdType
@@ -11857,7 +11858,7 @@ def device_set_power_management_limit(device, limit):
     Limit is not persistent across reboots or driver unloads. Enable persistent mode to
     prevent driver from unloading when no application is using the device.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_limit
@@ -11921,7 +11922,7 @@ def device_set_gpu_operation_mode(device, mode):
     --------
     nvmlGpuOperationMode_t, device_get_gpu_operation_mode
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_mode
@@ -11984,7 +11985,7 @@ def device_set_api_restriction(device, api_type, is_restricted):
     --------
     nvmlRestrictedAPI_t
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_apiType
@@ -12044,7 +12045,7 @@ def device_set_fan_speed_v2(device, fan, speed):
     NvmlError
         If the call fails, with the Return member in its `status`.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_fan
@@ -12082,7 +12083,7 @@ def device_set_gpc_clk_vf_offset(device, offset):
     NvmlError
         If the call fails, with the Return member in its `status`.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef int c_offset
@@ -12117,7 +12118,7 @@ def device_set_mem_clk_vf_offset(device, offset):
     NvmlError
         If the call fails, with the Return member in its `status`.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef int c_offset
@@ -12180,7 +12181,7 @@ def device_set_accounting_mode(device, mode):
     On MIG-enabled GPUs, accounting mode would be set to DISABLED and changing it is not
     supported.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_mode
@@ -12229,7 +12230,7 @@ def device_clear_accounting_pids(device):
           operation
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     try:
@@ -12272,7 +12273,7 @@ def device_get_nvlink_state(device, link):
         - NVML_ERROR_NOT_SUPPORTED if the device doesn't support this feature
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_link
@@ -12320,7 +12321,7 @@ def device_get_nvlink_version(device, link):
         - NVML_ERROR_NOT_SUPPORTED if the device doesn't support this feature
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_link
@@ -12373,7 +12374,7 @@ def device_get_nvlink_capability(device, link, capability):
         - NVML_ERROR_NOT_SUPPORTED if the device doesn't support this feature
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_link
@@ -12425,7 +12426,7 @@ def device_get_nvlink_remote_pci_info_v2(device, link):
         - NVML_ERROR_NOT_SUPPORTED if the device doesn't support this feature
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_link
@@ -12477,7 +12478,7 @@ def device_get_nvlink_error_counter(device, link, counter):
         - NVML_ERROR_NOT_SUPPORTED if the device doesn't support this feature
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_link
@@ -12528,7 +12529,7 @@ def device_reset_nvlink_error_counters(device, link):
         - NVML_ERROR_NOT_SUPPORTED if the device doesn't support this feature
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_link
@@ -12785,7 +12786,7 @@ def device_get_nvlink_remote_device_type(device, link):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_link
@@ -12833,7 +12834,7 @@ def device_set_nvlink_device_low_power_threshold(device, threshold):
           being used
         - NVML_ERROR_NOT_SUPPORTED if this query is not supported by the device
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlNvLinkPowerThres_t s_info
@@ -12942,7 +12943,7 @@ def device_get_nvlink_supported_bw_modes(device):
         - NVML_ERROR_NOT_SUPPORTED if this feature is not supported by the device
         - NVML_ERROR_ARGUMENT_VERSION_MISMATCH if the version specified is not supported
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_supportedBwMode = _new_record_at(_L, 97, 'NvlinkSupportedBwModes_v1')
@@ -12983,7 +12984,7 @@ def device_get_nvlink_bw_mode(device):
         - NVML_ERROR_NOT_SUPPORTED if this feature is not supported by the device
         - NVML_ERROR_ARGUMENT_VERSION_MISMATCH if the version specified is not supported
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_getBwMode = _new_record_at(_L, 94, 'NvlinkGetBwMode_v1')
@@ -13027,7 +13028,7 @@ def device_set_nvlink_bw_mode(device, set_bw_mode):
         - NVML_ERROR_NOT_SUPPORTED if this feature is not supported by the device
         - NVML_ERROR_ARGUMENT_VERSION_MISMATCH if the version specified is not supported
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef void* p_setBwMode
@@ -13077,7 +13078,7 @@ def device_set_nvlink_bw_mode_async_v1(device):
     See Also
     --------
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_setBwModeAsync = _new_record_at(_L, 95, 'NvlinkSetBwModeAsync_v1')
@@ -13119,7 +13120,7 @@ def device_get_nvlink_info(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_info = _new_record_at(_L, 88, 'NvLinkInfo_v1')
@@ -13168,7 +13169,7 @@ def device_get_nv_link_telemetry_samples_v1(device):
         - NVML_ERROR_NOT_SUPPORTED If the given device does not support this API.
         - NVML_ERROR_UNKNOWN On any unexpected error.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_samples = _new_record_at(_L, 99, 'NvlinkTelemetrySamples_v1')
@@ -13214,7 +13215,7 @@ def event_set_create():
     if err != 0:
         _raise(err)
     h_out0 = PyLong_FromVoidPtr(<void*>c_set)
-    if _CONSUMED: _CONSUMED.discard(h_out0)
+    _fresh(h_out0, &_CONSUMED)
     return h_out0
 
 def device_register_events(device, event_types, set):
@@ -13268,8 +13269,8 @@ def device_register_events(device, event_types, set):
     --------
     nvmlEventType, device_get_supported_event_types, nvmlEventSetWait, event_set_free
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
-    _live(set, _CONSUMED, 'set', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
+    _live(set, &_CONSUMED, 'set', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned long long c_eventTypes
@@ -13325,7 +13326,7 @@ def device_get_supported_event_types(device):
     --------
     nvmlEventType, device_register_events
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned long long c_eventTypes = <unsigned long long>0
@@ -13396,7 +13397,7 @@ def event_set_wait_v2(set, timeoutms):
     --------
     nvmlEventType, device_register_events
     """
-    _live(set, _CONSUMED, 'set', 'an NVML handle')
+    _live(set, &_CONSUMED, 'set', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_set
     cdef _Record s_data = _new_record_at(_L, 49, 'EventData')
@@ -13470,7 +13471,7 @@ def event_set_register_gpu_operational_events_v1(event_set, config):
     --------
     nvmlGpuOperationalEventConfig_v1_t, event_set_wait_v3, event_set_free
     """
-    _live(event_set, _CONSUMED, 'event_set', 'an NVML handle')
+    _live(event_set, &_CONSUMED, 'event_set', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_eventSet
     cdef void* p_config
@@ -13552,7 +13553,7 @@ def event_set_wait_v3(set, timeout_ms):
     nvmlEventSetWait_v3_t, device_register_events,
     event_set_register_gpu_operational_events_v1, event_set_get_context_count_v1
     """
-    _live(set, _CONSUMED, 'set', 'an NVML handle')
+    _live(set, &_CONSUMED, 'set', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_set
     cdef _Record s_params = _new_record_at(_L, 54, 'EventSetWait_v3')
@@ -13609,7 +13610,7 @@ def event_set_get_context_count_v1(set):
     --------
     event_set_wait_v3, event_set_get_context_info_v1, event_set_get_context_data_v1
     """
-    _live(set, _CONSUMED, 'set', 'an NVML handle')
+    _live(set, &_CONSUMED, 'set', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_set
     cdef _Record s_params = _new_record_at(_L, 50, 'EventSetGetContextCount_v1')
@@ -13667,7 +13668,7 @@ def event_set_get_context_info_v1(set, index):
     nvmlEventSetGetContextInfo_v1_t, event_set_get_context_count_v1,
     event_set_get_context_data_v1
     """
-    _live(set, _CONSUMED, 'set', 'an NVML handle')
+    _live(set, &_CONSUMED, 'set', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_set
     cdef _Record s_params = _new_record_at(_L, 52, 'EventSetGetContextInfo_v1')
@@ -13729,7 +13730,7 @@ def event_set_get_context_data_v1(set, index):
     --------
     event_set_wait_v3, event_set_get_context_count_v1, event_set_get_context_info_v1
     """
-    _live(set, _CONSUMED, 'set', 'an NVML handle')
+    _live(set, &_CONSUMED, 'set', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_set
     cdef _Record s_params = _new_record_at(_L, 51, 'EventSetGetContextData_v1')
@@ -13797,7 +13798,7 @@ def event_set_get_gpu_operational_event_context_legacy_xid_v1(set, index):
     nvmlEventSetGetGpuOperationalEventContextLegacyXid_v1_t,
     event_set_get_context_info_v1, event_set_get_context_data_v1
     """
-    _live(set, _CONSUMED, 'set', 'an NVML handle')
+    _live(set, &_CONSUMED, 'set', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_set
     cdef _Record s_params = _new_record_at(_L, 53, 'EventSetGetGpuOperationalEventContextLegacyXid_v1')
@@ -13844,7 +13845,7 @@ def event_set_free(set):
     --------
     device_register_events
     """
-    _live(set, _CONSUMED, 'set', 'an NVML handle')
+    _live(set, &_CONSUMED, 'set', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_set
     try:
@@ -13855,7 +13856,7 @@ def event_set_free(set):
         err = cynvml.nvmlEventSetFree(<cynvml.nvmlEventSet_t>c_set)
     if err != 0:
         _raise(err)
-    _consume(set, _CONSUMED)
+    _consume(set, &_CONSUMED)
     return None
 
 def system_event_set_create():
@@ -14302,7 +14303,7 @@ def device_get_field_values(device, values):
 
         - NVML_ERROR_INVALID_ARGUMENT if device is invalid or values is NULL
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef int c_valuesCount = 0
@@ -14351,7 +14352,7 @@ def device_clear_field_values(device, values):
 
         - NVML_ERROR_INVALID_ARGUMENT if device is invalid or values is NULL
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef int c_valuesCount = 0
@@ -14401,7 +14402,7 @@ def device_get_virtualization_mode(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlGpuVirtualizationMode_t c_pVirtualMode = <cynvml.nvmlGpuVirtualizationMode_t>0
@@ -14442,7 +14443,7 @@ def device_get_host_vgpu_mode(device):
         - NVML_ERROR_NOT_SUPPORTED if device doesn't support this feature.
         - NVML_ERROR_UNKNOWN if any unexpected error occurred
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlHostVgpuMode_t c_pHostVgpuMode = <cynvml.nvmlHostVgpuMode_t>0
@@ -14487,7 +14488,7 @@ def device_set_virtualization_mode(device, virtual_mode):
         - NVML_ERROR_NO_PERMISSION if setting of virtualization mode is not allowed for
           this client.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_virtualMode
@@ -14542,7 +14543,7 @@ def device_get_vgpu_heterogeneous_mode(device):
           invalid
         - NVML_ERROR_UNKNOWN On any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlVgpuHeterogeneousMode_t s_pHeterogeneousMode
@@ -14604,7 +14605,7 @@ def device_set_vgpu_heterogeneous_mode(device, mode):
           invalid
         - NVML_ERROR_UNKNOWN On any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlVgpuHeterogeneousMode_t s_pHeterogeneousMode
@@ -14727,7 +14728,7 @@ def device_get_vgpu_type_supported_placements(device, vgpu_type_id, mode):
           in pPlacementList->count
         - NVML_ERROR_UNKNOWN On any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_vgpuTypeId
@@ -14802,7 +14803,7 @@ def device_get_vgpu_type_creatable_placements(device, vgpu_type_id, mode):
           invalid
         - NVML_ERROR_UNKNOWN On any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_vgpuTypeId
@@ -15000,7 +15001,7 @@ def device_set_vgpu_capabilities(device, capability, state):
           not in vGPU mode
         - NVML_ERROR_UNKNOWN On any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_capability
@@ -15061,7 +15062,7 @@ def device_vgpu_force_gsp_unload(device):
     Warning: This operation may result in a temporary loss of GPU functionality and
     should be used with caution.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     try:
@@ -15100,7 +15101,7 @@ def device_get_grid_licensable_features_v4(device):
         - NVML_ERROR_INVALID_ARGUMENT if pGridLicensableFeatures is NULL
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_pGridLicensableFeatures = _new_record_at(_L, 79, 'GridLicensableFeatures')
@@ -15196,7 +15197,7 @@ def device_get_vgpu_capabilities(device, capability):
           not in vGPU mode
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_capability
@@ -15252,7 +15253,7 @@ def device_get_supported_vgpus(device):
         - NVML_ERROR_NOT_SUPPORTED if vGPU is not supported by the device
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_vgpuCount = 0
@@ -15322,7 +15323,7 @@ def device_get_creatable_vgpus(device):
         - NVML_ERROR_NOT_SUPPORTED if vGPU is not supported by the device
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_vgpuCount = 0
@@ -15821,7 +15822,7 @@ def vgpu_type_get_max_instances(device, vgpu_type_id):
           target device, or vgpuInstanceCount is NULL
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_vgpuTypeId
@@ -15973,7 +15974,7 @@ def device_get_active_vgpus(device):
         - NVML_ERROR_NOT_SUPPORTED if vGPU is not supported by the device
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_vgpuCount = 0
@@ -17003,7 +17004,7 @@ def gpu_instance_get_creatable_vgpus(gpu_instance):
         - NVML_ERROR_ARGUMENT_VERSION_MISMATCH If the version of pVgpus is invalid
         - NVML_ERROR_UNKNOWN On any unexpected error
     """
-    _live(gpu_instance, _CONSUMED, 'gpu_instance', 'an NVML handle')
+    _live(gpu_instance, &_CONSUMED, 'gpu_instance', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_gpuInstance
     cdef _Record s_pVgpus = _new_record_at(_L, 189, 'VgpuTypeIdInfo_v1')
@@ -17102,7 +17103,7 @@ def gpu_instance_get_active_vgpus(gpu_instance):
         - NVML_ERROR_NOT_SUPPORTED If not on a vGPU host or an unsupported GPU
         - NVML_ERROR_UNKNOWN On any unexpected error
     """
-    _live(gpu_instance, _CONSUMED, 'gpu_instance', 'an NVML handle')
+    _live(gpu_instance, &_CONSUMED, 'gpu_instance', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_gpuInstance
     cdef _Record s_pVgpuInstanceInfo = _new_record_at(_L, 10, 'ActiveVgpuInstanceInfo_v1')
@@ -17134,7 +17135,7 @@ def gpu_instance_set_vgpu_scheduler_state(gpu_instance, p_scheduler):
     NvmlError
         If the call fails, with the Return member in its `status`.
     """
-    _live(gpu_instance, _CONSUMED, 'gpu_instance', 'an NVML handle')
+    _live(gpu_instance, &_CONSUMED, 'gpu_instance', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_gpuInstance
     cdef void* p_pScheduler
@@ -17262,7 +17263,7 @@ def gpu_instance_get_vgpu_type_creatable_placements(gpu_instance, vgpu_type_id):
           heterogeneous mode is not enabled
         - NVML_ERROR_UNKNOWN On any unexpected error
     """
-    _live(gpu_instance, _CONSUMED, 'gpu_instance', 'an NVML handle')
+    _live(gpu_instance, &_CONSUMED, 'gpu_instance', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_gpuInstance
     cdef _Record s_pCreatablePlacementInfo = _new_record_at(_L, 157, 'VgpuCreatablePlacementInfo_v1')
@@ -17322,7 +17323,7 @@ def gpu_instance_get_vgpu_heterogeneous_mode(gpu_instance):
           invalid
         - NVML_ERROR_UNKNOWN On any unexpected error
     """
-    _live(gpu_instance, _CONSUMED, 'gpu_instance', 'an NVML handle')
+    _live(gpu_instance, &_CONSUMED, 'gpu_instance', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_gpuInstance
     cdef cynvml.nvmlVgpuHeterogeneousMode_t s_pHeterogeneousMode
@@ -17380,7 +17381,7 @@ def gpu_instance_set_vgpu_heterogeneous_mode(gpu_instance, mode):
           invalid
         - NVML_ERROR_UNKNOWN On any unexpected error
     """
-    _live(gpu_instance, _CONSUMED, 'gpu_instance', 'an NVML handle')
+    _live(gpu_instance, &_CONSUMED, 'gpu_instance', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_gpuInstance
     cdef cynvml.nvmlVgpuHeterogeneousMode_t s_pHeterogeneousMode
@@ -17429,7 +17430,7 @@ def device_get_vgpu_scheduler_state_v2(device):
         - NVML_ERROR_NOT_SUPPORTED If MIG is enabled or device not in vGPU host mode
         - NVML_ERROR_UNKNOWN On any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_pSchedulerStateInfo = _new_record_at(_L, 185, 'VgpuSchedulerStateInfo_v2')
@@ -17516,7 +17517,7 @@ def device_get_vgpu_scheduler_log_v2(device):
         - NVML_ERROR_NOT_SUPPORTED If MIG is enabled or device not in vGPU host mode
         - NVML_ERROR_UNKNOWN On any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_pSchedulerLogInfo = _new_record_at(_L, 179, 'VgpuSchedulerLogInfo_v2')
@@ -17608,7 +17609,7 @@ def device_set_vgpu_scheduler_state_v2(device, p_scheduler_state):
           if any vGPU instance currently exists on the device
         - NVML_ERROR_UNKNOWN On any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef void* p_pSchedulerState
@@ -17781,7 +17782,7 @@ def device_get_vgpu_metadata(device):
         - NVML_ERROR_NOT_SUPPORTED vGPU is not supported by the system
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_pgpuMetadata = _new_record_at(_L, 166, 'VgpuPgpuMetadata')
@@ -17883,7 +17884,7 @@ def device_get_pgpu_metadata_string(device):
         - NVML_ERROR_NOT_SUPPORTED If vGPU is not supported by the system
         - NVML_ERROR_UNKNOWN On any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Buf a_pgpuMetadata = _Buf_new(256)
@@ -17916,7 +17917,7 @@ def device_get_vgpu_scheduler_log(device):
     NvmlError
         If the call fails, with the Return member in its `status`.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_pSchedulerLog = _new_record_at(_L, 180, 'VgpuSchedulerLog')
@@ -17947,7 +17948,7 @@ def device_get_vgpu_scheduler_state(device):
     NvmlError
         If the call fails, with the Return member in its `status`.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_pSchedulerState = _new_record_at(_L, 175, 'VgpuSchedulerGetState')
@@ -17978,7 +17979,7 @@ def device_set_vgpu_scheduler_state(device, p_scheduler_state):
     NvmlError
         If the call fails, with the Return member in its `status`.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef void* p_pSchedulerState
@@ -18029,7 +18030,7 @@ def device_get_vgpu_scheduler_capabilities(device):
           not in vGPU host mode
         - NVML_ERROR_UNKNOWN On any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_pCapabilities = _new_record_at(_L, 174, 'VgpuSchedulerCapabilities')
@@ -18219,7 +18220,7 @@ def device_get_vgpu_utilization(device, last_seen_time_stamp):
         - NVML_ERROR_NOT_FOUND if sample entries are not found
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned long long c_lastSeenTimeStamp
@@ -18320,7 +18321,7 @@ def device_get_vgpu_instances_utilization_info(device):
         - NVML_ERROR_NOT_FOUND If sample entries are not found
         - NVML_ERROR_UNKNOWN On any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_vgpuUtilInfo = _new_record_at(_L, 161, 'VgpuInstancesUtilizationInfo_v1')
@@ -18400,7 +18401,7 @@ def device_get_vgpu_process_utilization(device, last_seen_time_stamp):
         - NVML_ERROR_NOT_FOUND if sample entries are not found
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned long long c_lastSeenTimeStamp
@@ -18503,7 +18504,7 @@ def device_get_vgpu_processes_utilization_info(device, last_seen_time_stamp):
         - NVML_ERROR_NOT_FOUND If sample entries are not found
         - NVML_ERROR_UNKNOWN On any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_vgpuProcUtilInfo = _new_record_at(_L, 172, 'VgpuProcessesUtilizationInfo_v1')
@@ -18932,7 +18933,7 @@ def device_read_write_prm_v1(device, in_data):
           operation
         - NVML_ERROR_NOT_SUPPORTED if this feature is not supported by the device
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_buffer = _new_record_at(_L, 105, 'PRMTLV_v1')
@@ -18982,7 +18983,7 @@ def device_read_prm_counters_v1(device, counters):
         - NVML_ERROR_NOT_SUPPORTED if this feature is not supported by the device
         - NVML_ERROR_UNKNOWN on any other error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_counterList = _new_record_at(_L, 102, 'PRMCounterList_v1')
@@ -19051,7 +19052,7 @@ def device_set_mig_mode(device, mode):
     On Windows, only disabling MIG mode is supported. activationStatus would return
     NVML_ERROR_NOT_SUPPORTED as GPU reset is not supported on Windows through this API.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_mode
@@ -19102,7 +19103,7 @@ def device_get_mig_mode(device):
         - NVML_ERROR_NOT_SUPPORTED If device doesn't support MIG mode
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_currentMode = <unsigned int>0
@@ -19156,7 +19157,7 @@ def device_get_gpu_instance_profile_info(device, profile):
     compatible way by invoking it on profile values starting from 0, until the API
     returns NVML_ERROR_INVALID_ARGUMENT.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_profile
@@ -19220,7 +19221,7 @@ def device_get_gpu_instance_profile_info_v(device, profile):
     The caller must set the nvmlGpuInstanceProfileInfo_v2_t.version field to the
     appropriate version prior to calling this function. For example:
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_profile
@@ -19286,7 +19287,7 @@ def device_get_gpu_instance_profile_info_by_id_v(device, profile_id):
     The caller must set the nvmlGpuInstanceProfileInfo_v2_t.version field to the
     appropriate version prior to calling this function. For example:
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_profileId
@@ -19346,7 +19347,7 @@ def device_get_gpu_instance_possible_placements_v2(device, profile_id):
         - NVML_ERROR_NO_PERMISSION If user doesn't have permission to perform the
           operation
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_profileId
@@ -19410,7 +19411,7 @@ def device_get_gpu_instance_remaining_capacity(device, profile_id):
         - NVML_ERROR_NO_PERMISSION If user doesn't have permission to perform the
           operation
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_profileId
@@ -19468,7 +19469,7 @@ def device_create_gpu_instance(device, profile_id):
         - NVML_ERROR_INSUFFICIENT_RESOURCES If the requested GPU instance could not be
           created
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_profileId
@@ -19486,7 +19487,7 @@ def device_create_gpu_instance(device, profile_id):
     if err != 0:
         _raise(err)
     h_out0 = PyLong_FromVoidPtr(<void*>c_gpuInstance)
-    if _CONSUMED: _CONSUMED.discard(h_out0)
+    _fresh(h_out0, &_CONSUMED)
     return h_out0
 
 def device_create_gpu_instance_with_placement(device, profile_id, placement):
@@ -19530,7 +19531,7 @@ def device_create_gpu_instance_with_placement(device, profile_id, placement):
         - NVML_ERROR_INSUFFICIENT_RESOURCES If the requested GPU instance could not be
           created
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_profileId
@@ -19551,7 +19552,7 @@ def device_create_gpu_instance_with_placement(device, profile_id, placement):
     if err != 0:
         _raise(err)
     h_out0 = PyLong_FromVoidPtr(<void*>c_gpuInstance)
-    if _CONSUMED: _CONSUMED.discard(h_out0)
+    _fresh(h_out0, &_CONSUMED)
     return h_out0
 
 def gpu_instance_destroy(gpu_instance):
@@ -19632,7 +19633,7 @@ def device_get_gpu_instances(device, profile_id):
         - NVML_ERROR_NO_PERMISSION If user doesn't have permission to perform the
           operation
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_profileId
@@ -19691,7 +19692,7 @@ def device_get_gpu_instance_by_id(device, id):
           operation
         - NVML_ERROR_NOT_FOUND If the GPU instance is not found.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_id
@@ -19709,7 +19710,7 @@ def device_get_gpu_instance_by_id(device, id):
     if err != 0:
         _raise(err)
     h_out0 = PyLong_FromVoidPtr(<void*>c_gpuInstance)
-    if _CONSUMED: _CONSUMED.discard(h_out0)
+    _fresh(h_out0, &_CONSUMED)
     return h_out0
 
 def gpu_instance_get_info(gpu_instance):
@@ -20062,7 +20063,7 @@ def gpu_instance_create_compute_instance(gpu_instance, profile_id):
     if err != 0:
         _raise(err)
     h_out0 = PyLong_FromVoidPtr(<void*>c_computeInstance)
-    if _CONSUMED: _CONSUMED.discard(h_out0)
+    _fresh(h_out0, &_CONSUMED)
     return h_out0
 
 def gpu_instance_create_compute_instance_with_placement(gpu_instance, profile_id, placement):
@@ -20127,7 +20128,7 @@ def gpu_instance_create_compute_instance_with_placement(gpu_instance, profile_id
     if err != 0:
         _raise(err)
     h_out0 = PyLong_FromVoidPtr(<void*>c_computeInstance)
-    if _CONSUMED: _CONSUMED.discard(h_out0)
+    _fresh(h_out0, &_CONSUMED)
     return h_out0
 
 def compute_instance_destroy(compute_instance):
@@ -20282,7 +20283,7 @@ def gpu_instance_get_compute_instance_by_id(gpu_instance, id):
     if err != 0:
         _raise(err)
     h_out0 = PyLong_FromVoidPtr(<void*>c_computeInstance)
-    if _CONSUMED: _CONSUMED.discard(h_out0)
+    _fresh(h_out0, &_CONSUMED)
     return h_out0
 
 def compute_instance_get_info_v2(compute_instance):
@@ -20357,7 +20358,7 @@ def device_is_mig_device_handle(device):
         - NVML_ERROR_NOT_SUPPORTED if this check is not supported by the device
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_isMigDevice = <unsigned int>0
@@ -20401,7 +20402,7 @@ def device_get_gpu_instance_id(device):
         - NVML_ERROR_NOT_SUPPORTED if this query is not supported by the device
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_id = <unsigned int>0
@@ -20445,7 +20446,7 @@ def device_get_compute_instance_id(device):
         - NVML_ERROR_NOT_SUPPORTED if this query is not supported by the device
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_id = <unsigned int>0
@@ -20488,7 +20489,7 @@ def device_get_max_mig_device_count(device):
         - NVML_ERROR_INVALID_ARGUMENT if device or count reference is invalid
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_count = <unsigned int>0
@@ -20537,7 +20538,7 @@ def device_get_mig_device_handle_by_index(device, index):
         - NVML_ERROR_NOT_FOUND if no valid MIG device was found at index
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_index
@@ -20555,7 +20556,7 @@ def device_get_mig_device_handle_by_index(device, index):
     if err != 0:
         _raise(err)
     h_out0 = PyLong_FromVoidPtr(<void*>c_migDevice)
-    if _CONSUMED: _CONSUMED.discard(h_out0)
+    _fresh(h_out0, &_CONSUMED)
     return h_out0
 
 def device_get_device_handle_from_mig_device_handle(mig_device):
@@ -20585,7 +20586,7 @@ def device_get_device_handle_from_mig_device_handle(mig_device):
         - NVML_ERROR_NOT_SUPPORTED if this query is not supported by the device
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(mig_device, _CONSUMED, 'mig_device', 'an NVML handle')
+    _live(mig_device, &_CONSUMED, 'mig_device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_migDevice
     cdef cynvml.nvmlDevice_t c_device = <cynvml.nvmlDevice_t>0
@@ -20598,7 +20599,7 @@ def device_get_device_handle_from_mig_device_handle(mig_device):
     if err != 0:
         _raise(err)
     h_out0 = PyLong_FromVoidPtr(<void*>c_device)
-    if _CONSUMED: _CONSUMED.discard(h_out0)
+    _fresh(h_out0, &_CONSUMED)
     return h_out0
 
 def gpm_metrics_get():
@@ -20664,7 +20665,7 @@ def gpm_sample_free(gpm_sample):
 
         - NVML_ERROR_INVALID_ARGUMENT if an invalid pointer is provided
     """
-    _live(gpm_sample, _CONSUMED, 'gpm_sample', 'an NVML handle')
+    _live(gpm_sample, &_CONSUMED, 'gpm_sample', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_gpmSample
     try:
@@ -20705,7 +20706,7 @@ def gpm_sample_alloc():
     if err != 0:
         _raise(err)
     h_out0 = PyLong_FromVoidPtr(<void*>c_gpmSample)
-    if _CONSUMED: _CONSUMED.discard(h_out0)
+    _fresh(h_out0, &_CONSUMED)
     return h_out0
 
 def gpm_sample_get(device, gpm_sample):
@@ -20741,8 +20742,8 @@ def gpm_sample_get(device, gpm_sample):
 
     This API supports the device handle and MIG device handle.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
-    _live(gpm_sample, _CONSUMED, 'gpm_sample', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
+    _live(gpm_sample, &_CONSUMED, 'gpm_sample', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef void* c_gpmSample
@@ -20795,8 +20796,8 @@ def gpm_mig_sample_get(device, gpu_instance_id, gpm_sample):
     The interval between two nvmlGpmMigSampleGet() calls should be greater than 100ms
     due to the internal sample refresh rate.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
-    _live(gpm_sample, _CONSUMED, 'gpm_sample', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
+    _live(gpm_sample, &_CONSUMED, 'gpm_sample', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_gpuInstanceId
@@ -20847,7 +20848,7 @@ def gpm_query_device_support(device, gpm_support):
     -----
     This API supports the device handle and MIG device handle.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef void* p_gpmSupport
@@ -20891,7 +20892,7 @@ def gpm_query_if_streaming_enabled(device):
         - NVML_ERROR_INVALID_ARGUMENT if device is invalid or state is NULL
         - NVML_ERROR_NOT_SUPPORTED if this query is not supported by the device
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_state = <unsigned int>0
@@ -20932,7 +20933,7 @@ def gpm_set_streaming_enabled(device, state):
         - NVML_ERROR_INVALID_ARGUMENT if device is invalid
         - NVML_ERROR_NOT_SUPPORTED if this query is not supported by the device
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_state
@@ -20981,7 +20982,7 @@ def device_get_capabilities(device):
           invalid/unsupported
         - NVML_ERROR_UNKNOWN On any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlDeviceCapabilities_t s_caps
@@ -21036,7 +21037,7 @@ def device_workload_power_profile_get_profiles_info(device):
           invalid/unsupported
         - NVML_ERROR_UNKNOWN On any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_profilesInfo = _new_record_at(_L, 195, 'WorkloadPowerProfileProfilesInfo_v1')
@@ -21088,7 +21089,7 @@ def device_workload_power_profile_get_current_profiles(device):
           invalid/unsupported
         - NVML_ERROR_UNKNOWN On any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_currentProfiles = _new_record_at(_L, 193, 'WorkloadPowerProfileCurrentProfiles_v1')
@@ -21120,7 +21121,7 @@ def device_workload_power_profile_set_requested_profiles(device, requested_profi
     NvmlError
         If the call fails, with the Return member in its `status`.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef void* p_requestedProfiles
@@ -21155,7 +21156,7 @@ def device_workload_power_profile_clear_requested_profiles(device, requested_pro
     NvmlError
         If the call fails, with the Return member in its `status`.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef void* p_requestedProfiles
@@ -21209,7 +21210,7 @@ def device_workload_power_profile_update_profiles_v1(device, update_profiles):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN On any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef void* p_updateProfiles
@@ -21258,7 +21259,7 @@ def device_power_smoothing_activate_preset_profile(device, profile):
           profile number
         - NVML_ERROR_NOT_SUPPORTED if this feature is not supported by the device
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef void* p_profile
@@ -21311,7 +21312,7 @@ def device_power_smoothing_update_preset_profile_param(device, profile):
           profile parameters
         - NVML_ERROR_ARGUMENT_VERSION_MISMATCH if the structure version is not supported
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef void* p_profile
@@ -21359,7 +21360,7 @@ def device_power_smoothing_set_state(device, state):
           state
         - NVML_ERROR_NOT_SUPPORTED if this feature is not supported by the device
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef void* p_state
@@ -21435,7 +21436,7 @@ def device_get_sram_unique_uncorrected_ecc_error_counts(device):
     -----
     The query is only supported when ECC mode is enabled.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_errorCounts = _new_record_at(_L, 46, 'EccSramUniqueUncorrectedErrorCounts_v1')
@@ -21482,7 +21483,7 @@ def device_get_remapped_rows_v2(device):
     On MIG-enabled GPUs with active instances, querying the number of remapped rows is
     not supported
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_info = _new_record_at(_L, 135, 'RemappedRowsInfo_v2')
@@ -21524,7 +21525,7 @@ def device_set_rusd_settings_v1(device, poll_mask):
           driver
         - NVML_ERROR_ARGUMENT_VERSION_MISMATCH if the input version is not supported
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlRusdSettings_v1_t s_settings
@@ -21575,7 +21576,7 @@ def device_get_bank_remapper_status_v1(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_pBankRemapperStatus = _new_record_at(_L, 43, 'EccBankRemapperStatus_v1')

@@ -4,8 +4,9 @@
 """cuDLA (deep learning accelerator): Python bindings generated from the CUDA 13.5 headers, in the style of NVIDIA's cuda.bindings.cudla."""
 from cuda.bindings cimport cycudla
 from cuda.bindings._base cimport (_Buf, _hptr, _href, _vptr, _wbuf, _as_bytes, _array, _strlist, _bufptr,
-    _Buf_new, _check_count, _bptr, _arg_error, _vsized, _library_handle, _Lazy, _new_lazy, _live, _consume, _cstrs,
-    _Handle, _IntValue, _iv, _Struct, _enum, _bytes_into, _cstr_address, _as_twin)
+    _Buf_new, _check_count, _bptr, _arg_error, _vsized, _library_handle, _Lazy, _new_lazy, _live, _consume, _fresh, _cstrs,
+    _Handle, _IntValue, _iv, _Struct, _enum, _bytes_into, _cstr_address, _as_twin, _cstr_of, _utf8,
+    _SizeMap, _sizemap_put, _sizemap_get, _sizemap_del)
 from cuda.bindings._records cimport (_Record, _new_record, _new_record_at, _record_ptr, _text, _text0, _records_of,
     _numbers_of, _numbers_new, _numbers_ptr, _records_in, _memview, _handles_view, _view_array)
 from libc.errno cimport errno
@@ -105,7 +106,7 @@ def _status_name(long long status):
     except ValueError:
         return str(status)
 
-cdef set _CONSUMED = set()   # int values of the handles a destroy call consumed
+cdef _SizeMap _CONSUMED   # the handles a destroy call consumed (_base's C map, as a set)
 
 def get_version():
     """Returns the version number of the library.
@@ -223,7 +224,7 @@ def create_device(device, flags):
     if err != 0:
         _raise(err)
     h_out0 = PyLong_FromVoidPtr(<void*>c_devHandle)
-    if _CONSUMED: _CONSUMED.discard(h_out0)
+    _fresh(h_out0, &_CONSUMED)
     return h_out0
 
 def mem_register(dev_handle, ptr, size, flags):
@@ -383,7 +384,7 @@ def module_load_from_memory(dev_handle, p_module, module_size, flags):
     if err != 0:
         _raise(err)
     h_out0 = PyLong_FromVoidPtr(<void*>c_hModule)
-    if _CONSUMED: _CONSUMED.discard(h_out0)
+    _fresh(h_out0, &_CONSUMED)
     return h_out0
 
 def module_get_attributes(h_module, attr_type):

@@ -4,8 +4,9 @@
 """NVML (NVIDIA Management Library): Python bindings generated from the CUDA 13.5 headers, in the style of NVIDIA's cuda.bindings.nvml."""
 from cuda.bindings cimport cynvml
 from cuda.bindings._base cimport (_Buf, _hptr, _href, _vptr, _wbuf, _as_bytes, _array, _strlist, _bufptr,
-    _Buf_new, _check_count, _bptr, _arg_error, _vsized, _library_handle, _Lazy, _new_lazy, _live, _consume, _cstrs,
-    _Handle, _IntValue, _iv, _Struct, _enum, _bytes_into, _cstr_address, _as_twin)
+    _Buf_new, _check_count, _bptr, _arg_error, _vsized, _library_handle, _Lazy, _new_lazy, _live, _consume, _fresh, _cstrs,
+    _Handle, _IntValue, _iv, _Struct, _enum, _bytes_into, _cstr_address, _as_twin, _cstr_of, _utf8,
+    _SizeMap, _sizemap_put, _sizemap_get, _sizemap_del)
 from cuda.bindings._records cimport (_Record, _new_record, _new_record_at, _record_ptr, _text, _text0, _records_of,
     _numbers_of, _numbers_new, _numbers_ptr, _records_in, _memview, _handles_view, _view_array)
 from libc.errno cimport errno
@@ -654,7 +655,7 @@ def _status_name(long long status):
     except ValueError:
         return str(status)
 
-cdef set _CONSUMED = set()   # int values of the handles a destroy call consumed
+cdef _SizeMap _CONSUMED   # the handles a destroy call consumed (_base's C map, as a set)
 
 def init_v2():
     """
@@ -1208,7 +1209,7 @@ def unit_get_handle_by_index(index):
     if err != 0:
         _raise(err)
     h_out0 = PyLong_FromVoidPtr(<void*>c_unit)
-    if _CONSUMED: _CONSUMED.discard(h_out0)
+    _fresh(h_out0, &_CONSUMED)
     return h_out0
 
 def unit_get_unit_info(unit):
@@ -1545,7 +1546,7 @@ def device_get_attributes_v2(device):
     -----
     This API currently only supports MIG device handles.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_attributes = _new_record_at(_L, 36, 'DeviceAttributes')
@@ -1605,7 +1606,7 @@ def device_get_handle_by_index_v2(index):
     if err != 0:
         _raise(err)
     h_out0 = PyLong_FromVoidPtr(<void*>c_device)
-    if _CONSUMED: _CONSUMED.discard(h_out0)
+    _fresh(h_out0, &_CONSUMED)
     return h_out0
 
 def device_get_handle_by_serial(serial):
@@ -1626,12 +1627,12 @@ def device_get_handle_by_serial(serial):
         If the call fails, with the Return member in its `status`.
     """
     cdef cynvml.nvmlReturn_t err
-    cdef bytes b_serial
+    cdef object b_serial
     cdef const char* c_serial
     cdef cynvml.nvmlDevice_t c_device = <cynvml.nvmlDevice_t>0
     try:
-        b_serial = (<str>serial).encode() if isinstance(serial, str) else _as_bytes(serial, False)
-        c_serial = <char*>b_serial
+        b_serial = _cstr_of(serial)
+        c_serial = _utf8(b_serial)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('device_get_handle_by_serial', ('serial',), 0) from None
     with nogil:
@@ -1639,7 +1640,7 @@ def device_get_handle_by_serial(serial):
     if err != 0:
         _raise(err)
     h_out0 = PyLong_FromVoidPtr(<void*>c_device)
-    if _CONSUMED: _CONSUMED.discard(h_out0)
+    _fresh(h_out0, &_CONSUMED)
     return h_out0
 
 def device_get_handle_by_uuid(uuid):
@@ -1675,12 +1676,12 @@ def device_get_handle_by_uuid(uuid):
     device_get_uuid
     """
     cdef cynvml.nvmlReturn_t err
-    cdef bytes b_uuid
+    cdef object b_uuid
     cdef const char* c_uuid
     cdef cynvml.nvmlDevice_t c_device = <cynvml.nvmlDevice_t>0
     try:
-        b_uuid = (<str>uuid).encode() if isinstance(uuid, str) else _as_bytes(uuid, False)
-        c_uuid = <char*>b_uuid
+        b_uuid = _cstr_of(uuid)
+        c_uuid = _utf8(b_uuid)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('device_get_handle_by_uuid', ('uuid',), 0) from None
     with nogil:
@@ -1688,7 +1689,7 @@ def device_get_handle_by_uuid(uuid):
     if err != 0:
         _raise(err)
     h_out0 = PyLong_FromVoidPtr(<void*>c_device)
-    if _CONSUMED: _CONSUMED.discard(h_out0)
+    _fresh(h_out0, &_CONSUMED)
     return h_out0
 
 def device_get_handle_by_uuidv(type, uuid):
@@ -1736,7 +1737,7 @@ def device_get_handle_by_uuidv(type, uuid):
     if err != 0:
         _raise(err)
     h_out0 = PyLong_FromVoidPtr(<void*>c_device)
-    if _CONSUMED: _CONSUMED.discard(h_out0)
+    _fresh(h_out0, &_CONSUMED)
     return h_out0
 
 def device_get_handle_by_pci_bus_id_v2(pci_bus_id):
@@ -1773,12 +1774,12 @@ def device_get_handle_by_pci_bus_id_v2(pci_bus_id):
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
     cdef cynvml.nvmlReturn_t err
-    cdef bytes b_pciBusId
+    cdef object b_pciBusId
     cdef const char* c_pciBusId
     cdef cynvml.nvmlDevice_t c_device = <cynvml.nvmlDevice_t>0
     try:
-        b_pciBusId = (<str>pci_bus_id).encode() if isinstance(pci_bus_id, str) else _as_bytes(pci_bus_id, False)
-        c_pciBusId = <char*>b_pciBusId
+        b_pciBusId = _cstr_of(pci_bus_id)
+        c_pciBusId = _utf8(b_pciBusId)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('device_get_handle_by_pci_bus_id_v2', ('pci_bus_id',), 0) from None
     with nogil:
@@ -1786,7 +1787,7 @@ def device_get_handle_by_pci_bus_id_v2(pci_bus_id):
     if err != 0:
         _raise(err)
     h_out0 = PyLong_FromVoidPtr(<void*>c_device)
-    if _CONSUMED: _CONSUMED.discard(h_out0)
+    _fresh(h_out0, &_CONSUMED)
     return h_out0
 
 def device_get_name(device):
@@ -1814,7 +1815,7 @@ def device_get_name(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Buf a_name = _Buf_new(256)
@@ -1860,7 +1861,7 @@ def device_get_brand(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlBrandType_t c_type = <cynvml.nvmlBrandType_t>0
@@ -1901,7 +1902,7 @@ def device_get_index(device):
     See Also
     --------
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_index = <unsigned int>0
@@ -1950,7 +1951,7 @@ def device_get_serial(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Buf a_serial = _Buf_new(30)
@@ -1993,7 +1994,7 @@ def device_get_module_id(device):
         - NVML_ERROR_INVALID_ARGUMENT if device or moduleId is invalid
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_moduleId = <unsigned int>0
@@ -2033,7 +2034,7 @@ def device_get_c2c_mode_info_v(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_c2cModeInfo = _new_record_at(_L, 16, 'C2cModeInfo_v1')
@@ -2090,7 +2091,7 @@ def device_get_memory_affinity(device, node_set_size, scope):
     If requested scope is not applicable to the target topology, the API will fall back
     to reporting the memory affinity for the immediate non-I/O ancestor of the device.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_nodeSetSize
@@ -2164,7 +2165,7 @@ def device_get_cpu_affinity_within_scope(device, cpu_set_size, scope):
     If requested scope is not applicable to the target topology, the API will fall back
     to reporting the CPU affinity for the immediate non-I/O ancestor of the device.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_cpuSetSize
@@ -2224,7 +2225,7 @@ def device_get_cpu_affinity(device, cpu_set_size):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_cpuSetSize
@@ -2278,7 +2279,7 @@ def device_set_cpu_affinity(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     try:
@@ -2351,7 +2352,7 @@ def device_get_numa_node_id(device):
         - NVML_ERROR_NOT_SUPPORTED if request is not supported on the current platform
         - NVML_ERROR_INVALID_ARGUMENT if device node is invalid
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_node = <unsigned int>0
@@ -2399,7 +2400,7 @@ def device_get_addressing_mode(device):
         - NVML_ERROR_NOT_SUPPORTED if request is not supported on the current platform
         - NVML_ERROR_INVALID_ARGUMENT if device node is invalid
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_mode = _new_record_at(_L, 35, 'DeviceAddressingMode_v1')
@@ -2443,7 +2444,7 @@ def device_get_repair_status(device):
         - NVML_ERROR_NOT_SUPPORTED if the device does not support this feature
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_repairStatus = _new_record_at(_L, 143, 'RepairStatus_v1')
@@ -2487,7 +2488,7 @@ def device_get_unrepairable_memory_flag_v1(device):
         - NVML_ERROR_NOT_SUPPORTED if the device does not support this feature
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlUnrepairableMemoryStatus_v1_t s_unrepairableMemoryStatus
@@ -2522,8 +2523,8 @@ def device_get_topology_common_ancestor(device1, device2):
     NvmlError
         If the call fails, with the Return member in its `status`.
     """
-    _live(device1, _CONSUMED, 'device1', 'an NVML handle')
-    _live(device2, _CONSUMED, 'device2', 'an NVML handle')
+    _live(device1, &_CONSUMED, 'device1', 'an NVML handle')
+    _live(device2, &_CONSUMED, 'device2', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device1
     cdef void* c_device2
@@ -2569,7 +2570,7 @@ def device_get_topology_nearest_gpus(device, level):
         - NVML_ERROR_NOT_SUPPORTED if the device or OS does not support this feature
         - NVML_ERROR_UNKNOWN an error has occurred in underlying topology discovery
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_level
@@ -2628,8 +2629,8 @@ def device_get_p2p_status(device1, device2, p2p_index):
           p2pStatus is NULL
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device1, _CONSUMED, 'device1', 'an NVML handle')
-    _live(device2, _CONSUMED, 'device2', 'an NVML handle')
+    _live(device1, &_CONSUMED, 'device1', 'an NVML handle')
+    _live(device2, &_CONSUMED, 'device2', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device1
     cdef void* c_device2
@@ -2677,7 +2678,7 @@ def device_get_uuid(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Buf a_uuid = _Buf_new(256)
@@ -2724,7 +2725,7 @@ def device_get_minor_number(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_minorNumber = <unsigned int>0
@@ -2768,7 +2769,7 @@ def device_get_board_part_number(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Buf a_partNumber = _Buf_new(256)
@@ -2827,7 +2828,7 @@ def device_get_inforom_version(device, object):
     --------
     device_get_inforom_image_version
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_object
@@ -2887,7 +2888,7 @@ def device_get_inforom_image_version(device):
     --------
     device_get_inforom_version
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Buf a_version = _Buf_new(16)
@@ -2939,7 +2940,7 @@ def device_get_inforom_configuration_checksum(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_checksum = <unsigned int>0
@@ -2981,7 +2982,7 @@ def device_validate_inforom(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     try:
@@ -3029,7 +3030,7 @@ def device_get_last_bbx_flush_time(device):
     --------
     device_get_inforom_version
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned long long c_timestamp = <unsigned long long>0
@@ -3073,7 +3074,7 @@ def device_get_bbx_time_data_v1(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_timeData = _new_record_at(_L, 13, 'BBXTimeData_v1')
@@ -3118,7 +3119,7 @@ def device_get_gpu_uptime_v1(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_uptime = _new_record_at(_L, 78, 'GpuUptime_v1')
@@ -3166,7 +3167,7 @@ def device_get_display_mode(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlEnableState_t c_display = <cynvml.nvmlEnableState_t>0
@@ -3216,7 +3217,7 @@ def device_get_display_active(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlEnableState_t c_isActive = <cynvml.nvmlEnableState_t>0
@@ -3267,7 +3268,7 @@ def device_get_persistence_mode(device):
     See Also
     --------
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlEnableState_t c_mode = <cynvml.nvmlEnableState_t>0
@@ -3311,7 +3312,7 @@ def device_get_pci_info_ext(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_pci = _new_record_at(_L, 114, 'PciInfoExt_v1')
@@ -3350,7 +3351,7 @@ def device_get_pci_info_v3(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_pci = _new_record_at(_L, 115, 'PciInfo')
@@ -3396,7 +3397,7 @@ def device_get_max_pcie_link_generation(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_maxLinkGen = <unsigned int>0
@@ -3439,7 +3440,7 @@ def device_get_gpu_max_pcie_link_generation(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_maxLinkGenDevice = <unsigned int>0
@@ -3485,7 +3486,7 @@ def device_get_max_pcie_link_width(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_maxLinkWidth = <unsigned int>0
@@ -3528,7 +3529,7 @@ def device_get_curr_pcie_link_generation(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_currLinkGen = <unsigned int>0
@@ -3571,7 +3572,7 @@ def device_get_curr_pcie_link_width(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_currLinkWidth = <unsigned int>0
@@ -3619,7 +3620,7 @@ def device_get_pcie_throughput(device, counter):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_counter
@@ -3667,7 +3668,7 @@ def device_get_pcie_replay_counter(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_value = <unsigned int>0
@@ -3714,7 +3715,7 @@ def device_get_clock_info(device, type):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_type
@@ -3771,7 +3772,7 @@ def device_get_max_clock_info(device, type):
     Current P0 clocks (reported by device_get_clock_info) can differ from max clocks by
     a few MHz.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_type
@@ -3815,7 +3816,7 @@ def device_get_gpc_clk_vf_offset(device):
         - NVML_ERROR_NOT_SUPPORTED if the device does not support this feature
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef int c_offset = <int>0
@@ -3847,7 +3848,7 @@ def device_get_applications_clock(device, clock_type):
     NvmlError
         If the call fails, with the Return member in its `status`.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_clockType
@@ -3884,7 +3885,7 @@ def device_get_default_applications_clock(device, clock_type):
     NvmlError
         If the call fails, with the Return member in its `status`.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_clockType
@@ -3937,7 +3938,7 @@ def device_get_clock(device, clock_type, clock_id):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_clockType
@@ -3993,7 +3994,7 @@ def device_get_max_customer_boost_clock(device, clock_type):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_clockType
@@ -4048,7 +4049,7 @@ def device_get_supported_memory_clocks(device):
     --------
     device_set_memory_locked_clocks
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_count = 0
@@ -4115,7 +4116,7 @@ def device_get_supported_graphics_clocks(device, memory_clock_m_hz):
     --------
     device_set_gpu_locked_clocks
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_memoryClockMHz
@@ -4187,7 +4188,7 @@ def device_get_auto_boosted_clocks_enabled(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlEnableState_t c_isEnabled = <cynvml.nvmlEnableState_t>0
@@ -4237,7 +4238,7 @@ def device_get_fan_speed(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_speed = <unsigned int>0
@@ -4290,7 +4291,7 @@ def device_get_fan_speed_v2(device, fan):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_fan
@@ -4345,7 +4346,7 @@ def device_get_fan_speed_rpm(device, fan):
           invalid/unsupported
         - NVML_ERROR_NOT_SUPPORTED If the device does not support this feature
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlFanSpeedInfo_t s_fanSpeed
@@ -4407,7 +4408,7 @@ def device_get_target_fan_speed(device, fan):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_fan
@@ -4456,7 +4457,7 @@ def device_get_min_max_fan_speed(device):
           fans)
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_minSpeed = <unsigned int>0
@@ -4503,7 +4504,7 @@ def device_get_fan_control_policy_v2(device, fan):
         - NVML_ERROR_NOT_SUPPORTED if the device is older than Maxwell
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_fan
@@ -4551,7 +4552,7 @@ def device_get_num_fans(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_numFans = <unsigned int>0
@@ -4583,7 +4584,7 @@ def device_get_temperature(device, sensor_type):
     NvmlError
         If the call fails, with the Return member in its `status`.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_sensorType
@@ -4637,7 +4638,7 @@ def device_get_cooler_info(device):
           invalid/unsupported
         - NVML_ERROR_NOT_SUPPORTED If the device does not support this feature
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_coolerInfo = _new_record_at(_L, 33, 'CoolerInfo_v1')
@@ -4688,7 +4689,7 @@ def device_get_temperature_v(device, sensorType):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlTemperature_t s_temperature
@@ -4755,7 +4756,7 @@ def device_get_temperature_threshold(device, threshold_type):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_thresholdType
@@ -4802,7 +4803,7 @@ def device_get_margin_temperature(device):
           used
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlMarginTemperature_t s_marginTempInfo
@@ -4847,7 +4848,7 @@ def device_get_thermal_settings(device, sensor_index):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_sensorIndex
@@ -4897,7 +4898,7 @@ def device_get_performance_state(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlPstates_t c_pState = <cynvml.nvmlPstates_t>0
@@ -4949,7 +4950,7 @@ def device_get_current_clocks_event_reasons(device):
     More than one bit can be enabled at the same time. Multiple reasons can be affecting
     clocks at once.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned long long c_clocksEventReasons = <unsigned long long>0
@@ -4980,7 +4981,7 @@ def device_get_current_clocks_throttle_reasons(device):
     NvmlError
         If the call fails, with the Return member in its `status`.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned long long c_clocksThrottleReasons = <unsigned long long>0
@@ -5030,7 +5031,7 @@ def device_get_supported_clocks_event_reasons(device):
     --------
     nvmlClocksEventReasons, device_get_current_clocks_event_reasons
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned long long c_supportedClocksEventReasons = <unsigned long long>0
@@ -5061,7 +5062,7 @@ def device_get_supported_clocks_throttle_reasons(device):
     NvmlError
         If the call fails, with the Return member in its `status`.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned long long c_supportedClocksThrottleReasons = <unsigned long long>0
@@ -5092,7 +5093,7 @@ def device_get_power_state(device):
     NvmlError
         If the call fails, with the Return member in its `status`.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlPstates_t c_pState = <cynvml.nvmlPstates_t>0
@@ -5132,7 +5133,7 @@ def device_get_dynamic_pstates_info(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_pDynamicPstatesInfo = _new_record_at(_L, 65, 'GpuDynamicPstatesInfo')
@@ -5171,7 +5172,7 @@ def device_get_mem_clk_vf_offset(device):
         - NVML_ERROR_NOT_SUPPORTED if the device does not support this feature
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef int c_offset = <int>0
@@ -5217,7 +5218,7 @@ def device_get_min_max_clock_of_p_state(device, type, pstate):
         - NVML_ERROR_NOT_SUPPORTED if the device does not support this feature
         - NVML_ERROR_UNKNOWN if type or pstate are invalid or any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_type
@@ -5275,7 +5276,7 @@ def device_get_supported_performance_states(device):
           readings
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef object n_pstates
@@ -5321,7 +5322,7 @@ def device_get_gpc_clk_min_max_vf_offset(device):
         - NVML_ERROR_NOT_SUPPORTED if the device does not support this feature
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef int c_minOffset = <int>0
@@ -5363,7 +5364,7 @@ def device_get_mem_clk_min_max_vf_offset(device):
         - NVML_ERROR_NOT_SUPPORTED if the device does not support this feature
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef int c_minOffset = <int>0
@@ -5415,7 +5416,7 @@ def device_get_clock_offsets(device, clock_type, pstate):
           invalid/unsupported
         - NVML_ERROR_NOT_SUPPORTED If the device does not support this feature
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_info = _new_record_at(_L, 20, 'ClockOffset_v1')
@@ -5474,7 +5475,7 @@ def device_set_clock_offsets(device, info):
           invalid/unsupported
         - NVML_ERROR_NOT_SUPPORTED If the device does not support this feature
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef void* p_info
@@ -5556,7 +5557,7 @@ def device_get_performance_modes(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_perfModes = _new_record_at(_L, 39, 'DevicePerfModes_v1')
@@ -5627,7 +5628,7 @@ def device_get_current_clock_freqs(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_currentClockFreqs = _new_record_at(_L, 38, 'DeviceCurrentClockFreqs_v1')
@@ -5659,7 +5660,7 @@ def device_get_power_management_mode(device):
     NvmlError
         If the call fails, with the Return member in its `status`.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlEnableState_t c_mode = <cynvml.nvmlEnableState_t>0
@@ -5708,7 +5709,7 @@ def device_get_power_management_limit(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_limit = <unsigned int>0
@@ -5759,7 +5760,7 @@ def device_get_power_management_limit_constraints(device):
     --------
     device_set_power_management_limit
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_minLimit = <unsigned int>0
@@ -5804,7 +5805,7 @@ def device_get_power_management_default_limit(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_defaultLimit = <unsigned int>0
@@ -5858,7 +5859,7 @@ def device_get_power_usage(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_power = <unsigned int>0
@@ -5905,7 +5906,7 @@ def device_get_power_mizer_mode_v1(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_powerMizerMode = _new_record_at(_L, 40, 'DevicePowerMizerModes_v1')
@@ -5950,7 +5951,7 @@ def device_set_power_mizer_mode_v1(device, power_mizer_mode):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef void* p_powerMizerMode
@@ -5998,7 +5999,7 @@ def device_get_total_energy_consumption(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned long long c_energy = <unsigned long long>0
@@ -6045,7 +6046,7 @@ def device_get_enforced_power_limit(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_limit = <unsigned int>0
@@ -6099,7 +6100,7 @@ def device_set_adaptive_tgp_mode_v1(device, mode):
     See Also
     --------
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_mode
@@ -6154,7 +6155,7 @@ def device_get_adaptive_tgp_mode_info_v1(device):
     See Also
     --------
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_info = _new_record_at(_L, 11, 'AdaptiveTgpModeInfo_v1')
@@ -6207,7 +6208,7 @@ def device_get_gpu_operation_mode(device):
     --------
     nvmlGpuOperationMode_t, device_set_gpu_operation_mode
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlGpuOperationMode_t c_current = <cynvml.nvmlGpuOperationMode_t>0
@@ -6249,7 +6250,7 @@ def device_get_memory_info(device):
         - NVML_ERROR_NOT_SUPPORTED if video memory is unsupported on the device
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_memory = _new_record_at(_L, 87, 'Memory')
@@ -6290,7 +6291,7 @@ def device_get_memory_info_v2(device):
         - NVML_ERROR_NOT_SUPPORTED if video memory is unsupported on the device
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_memory = _new_record_at(_L, 88, 'Memory_v2')
@@ -6343,7 +6344,7 @@ def device_set_memory_limits_v1(device, limits):
     -----
     MIG handles are not supported
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef void* p_limits
@@ -6395,7 +6396,7 @@ def device_get_memory_limits_v1(device):
     -----
     MIG handles are not supported
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_limits = _new_record_at(_L, 61, 'GetMemoryLimits_v1')
@@ -6447,7 +6448,7 @@ def device_get_compute_mode(device):
     -----
     If MIG is enabled on a GPU, device must be MIG device handle.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlComputeMode_t c_mode = <cynvml.nvmlComputeMode_t>0
@@ -6487,7 +6488,7 @@ def device_get_cuda_compute_capability(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef int c_major = <int>0
@@ -6544,7 +6545,7 @@ def device_get_dram_encryption_mode(device):
     See Also
     --------
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_current = _new_record_at(_L, 41, 'DramEncryptionInfo_v1')
@@ -6606,7 +6607,7 @@ def device_set_dram_encryption_mode(device, dram_encryption):
     See Also
     --------
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef void* p_dramEncryption
@@ -6665,7 +6666,7 @@ def device_get_ecc_mode(device):
     See Also
     --------
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlEnableState_t c_current = <cynvml.nvmlEnableState_t>0
@@ -6715,7 +6716,7 @@ def device_get_default_ecc_mode(device):
     See Also
     --------
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlEnableState_t c_defaultMode = <cynvml.nvmlEnableState_t>0
@@ -6764,7 +6765,7 @@ def device_get_board_id(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_boardId = <unsigned int>0
@@ -6809,7 +6810,7 @@ def device_get_multi_gpu_board(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_multiGpuBool = <unsigned int>0
@@ -6869,7 +6870,7 @@ def device_get_total_ecc_errors(device, error_type, counter_type):
     See Also
     --------
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_errorType
@@ -6910,7 +6911,7 @@ def device_get_detailed_ecc_errors(device, error_type, counter_type):
     NvmlError
         If the call fails, with the Return member in its `status`.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_errorType
@@ -6988,7 +6989,7 @@ def device_get_memory_error_counter(device, error_type, counter_type, location_t
     uncorrectable volatile errors. Querying volatile errors using device handles is
     currently not supported.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_errorType
@@ -7052,7 +7053,7 @@ def device_get_utilization_rates(device):
 
     On MIG-enabled GPUs, querying device utilization rates is not currently supported.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_utilization = _new_record_at(_L, 163, 'Utilization')
@@ -7102,7 +7103,7 @@ def device_get_encoder_utilization(device):
     -----
     On MIG-enabled GPUs, querying encoder utilization is not currently supported.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_utilization = <unsigned int>0
@@ -7151,7 +7152,7 @@ def device_get_encoder_capacity(device, encoder_query_type):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_encoderQueryType
@@ -7203,7 +7204,7 @@ def device_get_encoder_stats(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_sessionCount = <unsigned int>0
@@ -7260,7 +7261,7 @@ def device_get_encoder_sessions(device):
         - NVML_ERROR_NOT_SUPPORTED if this query is not supported by device
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_sessionCount = 0
@@ -7324,7 +7325,7 @@ def device_get_decoder_utilization(device):
     -----
     On MIG-enabled GPUs, querying decoder utilization is not currently supported.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_utilization = <unsigned int>0
@@ -7375,7 +7376,7 @@ def device_get_jpg_utilization(device):
     -----
     On MIG-enabled GPUs, querying decoder utilization is not currently supported.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_utilization = <unsigned int>0
@@ -7427,7 +7428,7 @@ def device_get_ofa_utilization(device):
     -----
     On MIG-enabled GPUs, querying decoder utilization is not currently supported.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_utilization = <unsigned int>0
@@ -7470,7 +7471,7 @@ def device_get_fbc_stats(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_fbcStats = _new_record_at(_L, 57, 'FBCStats')
@@ -7530,7 +7531,7 @@ def device_get_fbc_sessions(device):
     returned in sessionInfo may be zero if there are no new frames captured since the
     session started.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_sessionCount = 0
@@ -7601,7 +7602,7 @@ def device_get_driver_model_v2(device):
     See Also
     --------
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlDriverModel_t c_current = <cynvml.nvmlDriverModel_t>0
@@ -7649,7 +7650,7 @@ def device_get_vbios_version(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Buf a_version = _Buf_new(32)
@@ -7694,7 +7695,7 @@ def device_get_bridge_chip_info(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_bridgeHierarchy = _new_record_at(_L, 14, 'BridgeChipHierarchy')
@@ -7769,7 +7770,7 @@ def device_get_compute_running_processes_v3(device):
     using MIG device handles is not supported if the device is in vGPU Host
     virtualization mode.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_infoCount = 0
@@ -7857,7 +7858,7 @@ def device_get_graphics_running_processes_v3(device):
     using MIG device handles is not supported if the device is in vGPU Host
     virtualization mode.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_infoCount = 0
@@ -7945,7 +7946,7 @@ def device_get_mps_compute_running_processes_v3(device):
     using MIG device handles is not supported if the device is in vGPU Host
     virtualization mode.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_infoCount = 0
@@ -8039,7 +8040,7 @@ def device_get_running_process_detail_list(device, mode):
     virtualization mode. Protected memory usage is currently not available in MIG mode
     and in windows.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_plist = _new_record_at(_L, 128, 'ProcessDetailList_v1')
@@ -8091,8 +8092,8 @@ def device_on_same_board(device1, device2):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device1, _CONSUMED, 'device1', 'an NVML handle')
-    _live(device2, _CONSUMED, 'device2', 'an NVML handle')
+    _live(device1, &_CONSUMED, 'device1', 'an NVML handle')
+    _live(device2, &_CONSUMED, 'device2', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device1
     cdef void* c_device2
@@ -8152,7 +8153,7 @@ def device_get_api_restriction(device, api_type):
     --------
     nvmlRestrictedAPI_t
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_apiType
@@ -8237,7 +8238,7 @@ def device_get_samples(device, type, last_seen_time_stamp):
     NVML_ENC_UTILIZATION_SAMPLES and NVML_DEC_UTILIZATION_SAMPLES, is not currently
     supported.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_type
@@ -8311,7 +8312,7 @@ def device_get_bar1_memory_info(device):
     only if the caller has appropriate privileges. Per-instance information can be
     queried by using specific MIG device handles.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_bar1Memory = _new_record_at(_L, 12, 'BAR1Memory')
@@ -8343,7 +8344,7 @@ def device_get_violation_status(device, perf_policy_type):
     NvmlError
         If the call fails, with the Return member in its `status`.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_perfPolicyType
@@ -8388,7 +8389,7 @@ def device_get_irq_num(device):
         - NVML_ERROR_GPU_IS_LOST if the target GPU has fallen off the bus or is
           otherwise inaccessible
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_irqNum = <unsigned int>0
@@ -8435,7 +8436,7 @@ def device_get_num_gpu_cores(device):
     using this API. Please use device_get_gpu_instance_profile_info to fetch the MIG
     device's core count.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_numCores = <unsigned int>0
@@ -8475,7 +8476,7 @@ def device_get_power_source(device):
         - NVML_ERROR_GPU_IS_LOST if the target GPU has fallen off the bus or is
           otherwise inaccessible
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlPowerSource_t c_powerSource = <cynvml.nvmlPowerSource_t>0
@@ -8515,7 +8516,7 @@ def device_get_memory_bus_width(device):
         - NVML_ERROR_GPU_IS_LOST if the target GPU has fallen off the bus or is
           otherwise inaccessible
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_busWidth = <unsigned int>0
@@ -8555,7 +8556,7 @@ def device_get_pcie_link_max_speed(device):
         - NVML_ERROR_GPU_IS_LOST if the target GPU has fallen off the bus or is
           otherwise inaccessible
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_maxSpeed = <unsigned int>0
@@ -8594,7 +8595,7 @@ def device_get_pcie_speed(device):
         - NVML_ERROR_NOT_SUPPORTED if the device does not support PCIe speed getting
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_pcieSpeed = <unsigned int>0
@@ -8637,7 +8638,7 @@ def device_get_adaptive_clock_info_status(device):
         - NVML_ERROR_GPU_IS_LOST if the target GPU has fallen off the bus or is
           otherwise inaccessible
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_adaptiveClockStatus = <unsigned int>0
@@ -8678,7 +8679,7 @@ def device_get_bus_type(device):
     NvmlError
         If the call fails, with the Return member in its `status`.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlBusType_t c_type = <cynvml.nvmlBusType_t>0
@@ -8709,7 +8710,7 @@ def device_get_gpu_fabric_info(device):
     NvmlError
         If the call fails, with the Return member in its `status`.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_gpuFabricInfo = _new_record_at(_L, 67, 'GpuFabricInfo')
@@ -8758,7 +8759,7 @@ def device_get_gpu_fabric_info_v(device):
     The caller must set the nvmlGpuFabricInfoV_t.version field to the appropriate
     version prior to calling this function. For example:
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_gpuFabricInfo = _new_record_at(_L, 69, 'GpuFabricInfo_v3')
@@ -8811,7 +8812,7 @@ def device_get_gpu_fabric_info_v4(device):
         - NVML_ERROR_NOT_SUPPORTED If device doesn't support gpu fabric
         - NVML_ERROR_INVALID_ARGUMENT If device or gpuFabricInfo is invalid
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_gpuFabricInfo = _new_record_at(_L, 70, 'GpuFabricInfo_v4')
@@ -8909,7 +8910,7 @@ def device_get_conf_compute_mem_size_info(device):
         - NVML_ERROR_INVALID_ARGUMENT if memInfo or device is invalid
         - NVML_ERROR_NOT_SUPPORTED if this query is not supported by the device
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_memInfo = _new_record_at(_L, 29, 'ConfComputeMemSizeInfo')
@@ -8983,7 +8984,7 @@ def device_get_conf_compute_protected_memory_usage(device):
         - NVML_ERROR_NOT_SUPPORTED if this query is not supported by the device
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_memory = _new_record_at(_L, 87, 'Memory')
@@ -9024,7 +9025,7 @@ def device_get_conf_compute_gpu_certificate(device):
         - NVML_ERROR_NOT_SUPPORTED if this query is not supported by the device
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_gpuCert = _new_record_at(_L, 28, 'ConfComputeGpuCertificate')
@@ -9066,7 +9067,7 @@ def device_get_conf_compute_gpu_attestation_report(device, nonce):
         - NVML_ERROR_NOT_SUPPORTED if this query is not supported by the device
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_gpuAtstReport = _new_record_at(_L, 27, 'ConfComputeGpuAttestationReport')
@@ -9144,7 +9145,7 @@ def device_set_conf_compute_unprotected_mem_size(device, size_ki_b):
         - NVML_ERROR_INVALID_ARGUMENT if device is invalid
         - NVML_ERROR_NOT_SUPPORTED if this query is not supported by the device
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned long long c_sizeKiB
@@ -9352,7 +9353,7 @@ def device_get_gsp_firmware_version(device):
         - NVML_ERROR_NOT_SUPPORTED if GSP firmware is not enabled for GPU
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Buf a_version = _Buf_new(256)
@@ -9397,7 +9398,7 @@ def device_get_gsp_firmware_mode(device):
         - NVML_ERROR_NOT_SUPPORTED if GSP firmware is not enabled for GPU
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_isEnabled = <unsigned int>0
@@ -9445,7 +9446,7 @@ def device_get_sram_ecc_error_status(device):
           nvmlEccSramErrorStatus_t is invalid
         - NVML_ERROR_UNKNOWN On any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_status = _new_record_at(_L, 45, 'EccSramErrorStatus_v1')
@@ -9509,7 +9510,7 @@ def device_set_power_management_limit_v2(device, power_scope, power_value_mw):
     Limit is not persistent across reboots or driver unloads. Enable persistent mode to
     prevent driver from unloading when no application is using the device.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlPowerValue_v2_t s_powerValue
@@ -9557,7 +9558,7 @@ def device_get_accounting_mode(device):
         - NVML_ERROR_NOT_SUPPORTED if the device doesn't support this feature
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlEnableState_t c_mode = <cynvml.nvmlEnableState_t>0
@@ -9629,7 +9630,7 @@ def device_get_accounting_stats(device, pid):
     Warning: On Kepler devices per process statistics are accurate only if there's one
     process running on a GPU.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_pid
@@ -9694,7 +9695,7 @@ def device_get_accounting_pids(device):
     In case of PID collision some processes might not be accessible before the circular
     buffer is full.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_count = 0
@@ -9760,7 +9761,7 @@ def device_get_accounting_buffer_size(device):
     --------
     device_get_accounting_stats, device_get_accounting_pids
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_bufferSize = <unsigned int>0
@@ -9830,7 +9831,7 @@ def device_get_accounting_stats_v2(device):
     Warning: On Kepler devices per process statistics are accurate only if there's one
     process running on a GPU.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_stats = _new_record_at(_L, 9, 'AccountingStats_v2')
@@ -9882,7 +9883,7 @@ def device_get_retired_pages(device, cause):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_cause
@@ -9959,7 +9960,7 @@ def device_get_retired_pages_v2(device, cause):
     nvmlDeviceGetRetiredPages_v2 adds an additional timestamps parameter to return the
     time of each page's retirement. This is supported for Pascal and newer architecture.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_cause
@@ -10022,7 +10023,7 @@ def device_get_retired_pages_pending_status(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlEnableState_t c_isPending = <cynvml.nvmlEnableState_t>0
@@ -10080,7 +10081,7 @@ def device_get_remapped_rows(device):
     On MIG-enabled GPUs with active instances, querying the number of remapped rows is
     not supported
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_corrRows = <unsigned int>0
@@ -10120,7 +10121,7 @@ def device_get_row_remapper_histogram(device):
 
         - NVML_ERROR_UNKNOWN On any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_values = _new_record_at(_L, 144, 'RowRemapperHistogramValues')
@@ -10158,7 +10159,7 @@ def device_get_architecture(device):
         - NVML_ERROR_UNINITIALIZED If library has not been successfully initialized
         - NVML_ERROR_INVALID_ARGUMENT If device or arch (output refererence) are invalid
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlDeviceArchitecture_t c_arch = <cynvml.nvmlDeviceArchitecture_t>0
@@ -10206,7 +10207,7 @@ def device_get_clk_mon_status(device):
     See Also
     --------
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_status = _new_record_at(_L, 19, 'ClkMonStatus')
@@ -10284,7 +10285,7 @@ def device_get_process_utilization(device, last_seen_time_stamp):
     -----
     On MIG-enabled GPUs, querying process utilization is not currently supported.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_processSamplesCount = 0
@@ -10390,7 +10391,7 @@ def device_get_processes_utilization_info(device, last_seen_time_stamp):
     -----
     On MIG-enabled GPUs, querying process utilization is not currently supported.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_procesesUtilInfo = _new_record_at(_L, 134, 'ProcessesUtilizationInfo_v1')
@@ -10441,7 +10442,7 @@ def device_get_platform_info(device):
           invalid
         - NVML_ERROR_UNKNOWN On any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_platformInfo = _new_record_at(_L, 123, 'PlatformInfo_v2')
@@ -10488,7 +10489,7 @@ def device_get_pdi(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlPdi_t s_pdi
@@ -10544,7 +10545,7 @@ def device_set_hostname_v1(device, hostname):
     See Also
     --------
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_hostname = _new_record_at(_L, 82, 'Hostname_v1')
@@ -10598,7 +10599,7 @@ def device_get_hostname_v1(device):
     See Also
     --------
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_hostname = _new_record_at(_L, 82, 'Hostname_v1')
@@ -10636,7 +10637,7 @@ def device_perf_metrics_get_samples_v1(device):
 
         - NVML_ERROR_NOT_SUPPORTED if this query is not supported by the device
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_samples = _new_record_at(_L, 121, 'PerfMetricsSamples_v1')
@@ -10757,7 +10758,7 @@ def device_set_persistence_mode(device, mode):
     See Also
     --------
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_mode
@@ -10824,7 +10825,7 @@ def device_set_compute_mode(device, mode):
     -----
     If MIG is enabled on a GPU, device must be MIG device handle.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_mode
@@ -10885,7 +10886,7 @@ def device_set_ecc_mode(device, ecc):
     See Also
     --------
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_ecc
@@ -10949,7 +10950,7 @@ def device_clear_ecc_error_counts(device, counter_type):
     See Also
     --------
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_counterType
@@ -11105,7 +11106,7 @@ def device_set_gpu_locked_clocks(device, min_gpu_clock_m_hz, max_gpu_clock_m_hz)
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_minGpuClockMHz
@@ -11161,7 +11162,7 @@ def device_reset_gpu_locked_clocks(device):
     --------
     device_set_gpu_locked_clocks
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     try:
@@ -11219,7 +11220,7 @@ def device_set_memory_locked_clocks(device, min_mem_clock_m_hz, max_mem_clock_m_
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_minMemClockMHz
@@ -11275,7 +11276,7 @@ def device_reset_memory_locked_clocks(device):
     --------
     device_set_memory_locked_clocks
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     try:
@@ -11306,7 +11307,7 @@ def device_set_applications_clocks(device, mem_clock_m_hz, graphics_clock_m_hz):
     NvmlError
         If the call fails, with the Return member in its `status`.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_memClockMHz
@@ -11343,7 +11344,7 @@ def device_reset_applications_clocks(device):
     NvmlError
         If the call fails, with the Return member in its `status`.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     try:
@@ -11399,7 +11400,7 @@ def device_set_auto_boosted_clocks_enabled(device, enabled):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_enabled
@@ -11462,7 +11463,7 @@ def device_set_default_auto_boosted_clocks_enabled(device, enabled, flags):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_enabled
@@ -11512,7 +11513,7 @@ def device_set_default_fan_speed_v2(device, fan):
           fans)
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_fan
@@ -11565,7 +11566,7 @@ def device_set_fan_control_policy(device, fan, policy):
         - NVML_ERROR_NOT_SUPPORTED if the device is older than Maxwell
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_fan
@@ -11628,7 +11629,7 @@ def device_set_temperature_threshold(device, threshold_type, temp):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_thresholdType
@@ -11693,7 +11694,7 @@ def device_set_power_management_limit(device, limit):
     Limit is not persistent across reboots or driver unloads. Enable persistent mode to
     prevent driver from unloading when no application is using the device.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_limit
@@ -11757,7 +11758,7 @@ def device_set_gpu_operation_mode(device, mode):
     --------
     nvmlGpuOperationMode_t, device_get_gpu_operation_mode
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_mode
@@ -11820,7 +11821,7 @@ def device_set_api_restriction(device, api_type, is_restricted):
     --------
     nvmlRestrictedAPI_t
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_apiType
@@ -11880,7 +11881,7 @@ def device_set_fan_speed_v2(device, fan, speed):
     NvmlError
         If the call fails, with the Return member in its `status`.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_fan
@@ -11918,7 +11919,7 @@ def device_set_gpc_clk_vf_offset(device, offset):
     NvmlError
         If the call fails, with the Return member in its `status`.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef int c_offset
@@ -11953,7 +11954,7 @@ def device_set_mem_clk_vf_offset(device, offset):
     NvmlError
         If the call fails, with the Return member in its `status`.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef int c_offset
@@ -12016,7 +12017,7 @@ def device_set_accounting_mode(device, mode):
     On MIG-enabled GPUs, accounting mode would be set to DISABLED and changing it is not
     supported.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_mode
@@ -12065,7 +12066,7 @@ def device_clear_accounting_pids(device):
           operation
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     try:
@@ -12108,7 +12109,7 @@ def device_get_nvlink_state(device, link):
         - NVML_ERROR_NOT_SUPPORTED if the device doesn't support this feature
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_link
@@ -12156,7 +12157,7 @@ def device_get_nvlink_version(device, link):
         - NVML_ERROR_NOT_SUPPORTED if the device doesn't support this feature
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_link
@@ -12209,7 +12210,7 @@ def device_get_nvlink_capability(device, link, capability):
         - NVML_ERROR_NOT_SUPPORTED if the device doesn't support this feature
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_link
@@ -12261,7 +12262,7 @@ def device_get_nvlink_remote_pci_info_v2(device, link):
         - NVML_ERROR_NOT_SUPPORTED if the device doesn't support this feature
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_link
@@ -12313,7 +12314,7 @@ def device_get_nvlink_error_counter(device, link, counter):
         - NVML_ERROR_NOT_SUPPORTED if the device doesn't support this feature
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_link
@@ -12364,7 +12365,7 @@ def device_reset_nvlink_error_counters(device, link):
         - NVML_ERROR_NOT_SUPPORTED if the device doesn't support this feature
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_link
@@ -12621,7 +12622,7 @@ def device_get_nvlink_remote_device_type(device, link):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_link
@@ -12669,7 +12670,7 @@ def device_set_nvlink_device_low_power_threshold(device, threshold):
           being used
         - NVML_ERROR_NOT_SUPPORTED if this query is not supported by the device
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlNvLinkPowerThres_t s_info
@@ -12778,7 +12779,7 @@ def device_get_nvlink_supported_bw_modes(device):
         - NVML_ERROR_NOT_SUPPORTED if this feature is not supported by the device
         - NVML_ERROR_ARGUMENT_VERSION_MISMATCH if the version specified is not supported
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_supportedBwMode = _new_record_at(_L, 104, 'NvlinkSupportedBwModes_v1')
@@ -12819,7 +12820,7 @@ def device_get_nvlink_bw_mode(device):
         - NVML_ERROR_NOT_SUPPORTED if this feature is not supported by the device
         - NVML_ERROR_ARGUMENT_VERSION_MISMATCH if the version specified is not supported
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_getBwMode = _new_record_at(_L, 96, 'NvlinkGetBwMode_v1')
@@ -12863,7 +12864,7 @@ def device_set_nvlink_bw_mode(device, set_bw_mode):
         - NVML_ERROR_NOT_SUPPORTED if this feature is not supported by the device
         - NVML_ERROR_ARGUMENT_VERSION_MISMATCH if the version specified is not supported
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef void* p_setBwMode
@@ -12913,7 +12914,7 @@ def device_set_nvlink_bw_mode_async_v1(device):
     See Also
     --------
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_setBwModeAsync = _new_record_at(_L, 100, 'NvlinkSetBwModeAsync_v1')
@@ -12955,7 +12956,7 @@ def device_get_nvlink_info(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_info = _new_record_at(_L, 90, 'NvLinkInfo_v2')
@@ -12997,7 +12998,7 @@ def device_get_nvlink_info_v3(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_info = _new_record_at(_L, 91, 'NvLinkInfo_v3')
@@ -13045,7 +13046,7 @@ def device_get_nv_link_telemetry_samples_v1(device):
         - NVML_ERROR_NOT_SUPPORTED If the given device does not support this API.
         - NVML_ERROR_UNKNOWN On any unexpected error.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_samples = _new_record_at(_L, 106, 'NvlinkTelemetrySamples_v1')
@@ -13088,7 +13089,7 @@ def device_get_nvlink_remap_table_info_v1(device):
           operation
         - NVML_ERROR_UNKNOWN if an error was encountered during the operation
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_remapTableInfo = _new_record_at(_L, 97, 'NvlinkGetRemapTableInfo_v1')
@@ -13131,7 +13132,7 @@ def device_set_nvlink_nvle_ready_v1(device, set_nvle_ready):
           operation
         - NVML_ERROR_UNKNOWN if an error was encountered during the operation
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef void* p_setNvleReady
@@ -13179,7 +13180,7 @@ def device_lock_nvlink_remap_table_v1(device, remap_table_lock_info):
           operation
         - NVML_ERROR_UNKNOWN if an error was encountered during the operation
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef void* p_remapTableLockInfo
@@ -13226,7 +13227,7 @@ def device_setup_nvlink_nvle_encryption_key_v1(device, encryption_key):
           operation
         - NVML_ERROR_UNKNOWN if an error was encountered during the operation
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef void* p_encryptionKey
@@ -13273,7 +13274,7 @@ def device_get_nvlink_nvle_private_info_v1(device):
           operation
         - NVML_ERROR_UNKNOWN if an error was encountered during the operation
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_privateInfo = _new_record_at(_L, 99, 'NvlinkNvlePrivateInfo_v1')
@@ -13319,7 +13320,7 @@ def event_set_create():
     if err != 0:
         _raise(err)
     h_out0 = PyLong_FromVoidPtr(<void*>c_set)
-    if _CONSUMED: _CONSUMED.discard(h_out0)
+    _fresh(h_out0, &_CONSUMED)
     return h_out0
 
 def device_register_events(device, event_types, set):
@@ -13373,8 +13374,8 @@ def device_register_events(device, event_types, set):
     --------
     nvmlEventType, device_get_supported_event_types, nvmlEventSetWait, event_set_free
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
-    _live(set, _CONSUMED, 'set', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
+    _live(set, &_CONSUMED, 'set', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned long long c_eventTypes
@@ -13430,7 +13431,7 @@ def device_get_supported_event_types(device):
     --------
     nvmlEventType, device_register_events
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned long long c_eventTypes = <unsigned long long>0
@@ -13501,7 +13502,7 @@ def event_set_wait_v2(set, timeoutms):
     --------
     nvmlEventType, device_register_events
     """
-    _live(set, _CONSUMED, 'set', 'an NVML handle')
+    _live(set, &_CONSUMED, 'set', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_set
     cdef _Record s_data = _new_record_at(_L, 49, 'EventData')
@@ -13575,7 +13576,7 @@ def event_set_register_gpu_operational_events_v1(event_set, config):
     --------
     nvmlGpuOperationalEventConfig_v1_t, event_set_wait_v3, event_set_free
     """
-    _live(event_set, _CONSUMED, 'event_set', 'an NVML handle')
+    _live(event_set, &_CONSUMED, 'event_set', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_eventSet
     cdef void* p_config
@@ -13657,7 +13658,7 @@ def event_set_wait_v3(set, timeout_ms):
     nvmlEventSetWait_v3_t, device_register_events,
     event_set_register_gpu_operational_events_v1, event_set_get_context_count_v1
     """
-    _live(set, _CONSUMED, 'set', 'an NVML handle')
+    _live(set, &_CONSUMED, 'set', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_set
     cdef _Record s_params = _new_record_at(_L, 54, 'EventSetWait_v3')
@@ -13714,7 +13715,7 @@ def event_set_get_context_count_v1(set):
     --------
     event_set_wait_v3, event_set_get_context_info_v1, event_set_get_context_data_v1
     """
-    _live(set, _CONSUMED, 'set', 'an NVML handle')
+    _live(set, &_CONSUMED, 'set', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_set
     cdef _Record s_params = _new_record_at(_L, 50, 'EventSetGetContextCount_v1')
@@ -13772,7 +13773,7 @@ def event_set_get_context_info_v1(set, index):
     nvmlEventSetGetContextInfo_v1_t, event_set_get_context_count_v1,
     event_set_get_context_data_v1
     """
-    _live(set, _CONSUMED, 'set', 'an NVML handle')
+    _live(set, &_CONSUMED, 'set', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_set
     cdef _Record s_params = _new_record_at(_L, 52, 'EventSetGetContextInfo_v1')
@@ -13834,7 +13835,7 @@ def event_set_get_context_data_v1(set, index):
     --------
     event_set_wait_v3, event_set_get_context_count_v1, event_set_get_context_info_v1
     """
-    _live(set, _CONSUMED, 'set', 'an NVML handle')
+    _live(set, &_CONSUMED, 'set', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_set
     cdef _Record s_params = _new_record_at(_L, 51, 'EventSetGetContextData_v1')
@@ -13902,7 +13903,7 @@ def event_set_get_gpu_operational_event_context_legacy_xid_v1(set, index):
     nvmlEventSetGetGpuOperationalEventContextLegacyXid_v1_t,
     event_set_get_context_info_v1, event_set_get_context_data_v1
     """
-    _live(set, _CONSUMED, 'set', 'an NVML handle')
+    _live(set, &_CONSUMED, 'set', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_set
     cdef _Record s_params = _new_record_at(_L, 53, 'EventSetGetGpuOperationalEventContextLegacyXid_v1')
@@ -13949,7 +13950,7 @@ def event_set_free(set):
     --------
     device_register_events
     """
-    _live(set, _CONSUMED, 'set', 'an NVML handle')
+    _live(set, &_CONSUMED, 'set', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_set
     try:
@@ -13960,7 +13961,7 @@ def event_set_free(set):
         err = cynvml.nvmlEventSetFree(<cynvml.nvmlEventSet_t>c_set)
     if err != 0:
         _raise(err)
-    _consume(set, _CONSUMED)
+    _consume(set, &_CONSUMED)
     return None
 
 def system_event_set_create():
@@ -14407,7 +14408,7 @@ def device_get_field_values(device, values):
 
         - NVML_ERROR_INVALID_ARGUMENT if device is invalid or values is NULL
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef int c_valuesCount = 0
@@ -14456,7 +14457,7 @@ def device_clear_field_values(device, values):
 
         - NVML_ERROR_INVALID_ARGUMENT if device is invalid or values is NULL
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef int c_valuesCount = 0
@@ -14506,7 +14507,7 @@ def device_get_virtualization_mode(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlGpuVirtualizationMode_t c_pVirtualMode = <cynvml.nvmlGpuVirtualizationMode_t>0
@@ -14547,7 +14548,7 @@ def device_get_host_vgpu_mode(device):
         - NVML_ERROR_NOT_SUPPORTED if device doesn't support this feature.
         - NVML_ERROR_UNKNOWN if any unexpected error occurred
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlHostVgpuMode_t c_pHostVgpuMode = <cynvml.nvmlHostVgpuMode_t>0
@@ -14592,7 +14593,7 @@ def device_set_virtualization_mode(device, virtual_mode):
         - NVML_ERROR_NO_PERMISSION if setting of virtualization mode is not allowed for
           this client.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_virtualMode
@@ -14647,7 +14648,7 @@ def device_get_vgpu_heterogeneous_mode(device):
           invalid
         - NVML_ERROR_UNKNOWN On any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlVgpuHeterogeneousMode_t s_pHeterogeneousMode
@@ -14709,7 +14710,7 @@ def device_set_vgpu_heterogeneous_mode(device, mode):
           invalid
         - NVML_ERROR_UNKNOWN On any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlVgpuHeterogeneousMode_t s_pHeterogeneousMode
@@ -14832,7 +14833,7 @@ def device_get_vgpu_type_supported_placements(device, vgpu_type_id, mode):
           in pPlacementList->count
         - NVML_ERROR_UNKNOWN On any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_vgpuTypeId
@@ -14907,7 +14908,7 @@ def device_get_vgpu_type_creatable_placements(device, vgpu_type_id, mode):
           invalid
         - NVML_ERROR_UNKNOWN On any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_vgpuTypeId
@@ -15105,7 +15106,7 @@ def device_set_vgpu_capabilities(device, capability, state):
           not in vGPU mode
         - NVML_ERROR_UNKNOWN On any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_capability
@@ -15166,7 +15167,7 @@ def device_vgpu_force_gsp_unload(device):
     Warning: This operation may result in a temporary loss of GPU functionality and
     should be used with caution.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     try:
@@ -15205,7 +15206,7 @@ def device_get_grid_licensable_features_v4(device):
         - NVML_ERROR_INVALID_ARGUMENT if pGridLicensableFeatures is NULL
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_pGridLicensableFeatures = _new_record_at(_L, 80, 'GridLicensableFeatures')
@@ -15301,7 +15302,7 @@ def device_get_vgpu_capabilities(device, capability):
           not in vGPU mode
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_capability
@@ -15357,7 +15358,7 @@ def device_get_supported_vgpus(device):
         - NVML_ERROR_NOT_SUPPORTED if vGPU is not supported by the device
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_vgpuCount = 0
@@ -15427,7 +15428,7 @@ def device_get_creatable_vgpus(device):
         - NVML_ERROR_NOT_SUPPORTED if vGPU is not supported by the device
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_vgpuCount = 0
@@ -15926,7 +15927,7 @@ def vgpu_type_get_max_instances(device, vgpu_type_id):
           target device, or vgpuInstanceCount is NULL
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_vgpuTypeId
@@ -16078,7 +16079,7 @@ def device_get_active_vgpus(device):
         - NVML_ERROR_NOT_SUPPORTED if vGPU is not supported by the device
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_vgpuCount = 0
@@ -17108,7 +17109,7 @@ def gpu_instance_get_creatable_vgpus(gpu_instance):
         - NVML_ERROR_ARGUMENT_VERSION_MISMATCH If the version of pVgpus is invalid
         - NVML_ERROR_UNKNOWN On any unexpected error
     """
-    _live(gpu_instance, _CONSUMED, 'gpu_instance', 'an NVML handle')
+    _live(gpu_instance, &_CONSUMED, 'gpu_instance', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_gpuInstance
     cdef _Record s_pVgpus = _new_record_at(_L, 197, 'VgpuTypeIdInfo_v1')
@@ -17207,7 +17208,7 @@ def gpu_instance_get_active_vgpus(gpu_instance):
         - NVML_ERROR_NOT_SUPPORTED If not on a vGPU host or an unsupported GPU
         - NVML_ERROR_UNKNOWN On any unexpected error
     """
-    _live(gpu_instance, _CONSUMED, 'gpu_instance', 'an NVML handle')
+    _live(gpu_instance, &_CONSUMED, 'gpu_instance', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_gpuInstance
     cdef _Record s_pVgpuInstanceInfo = _new_record_at(_L, 10, 'ActiveVgpuInstanceInfo_v1')
@@ -17239,7 +17240,7 @@ def gpu_instance_set_vgpu_scheduler_state(gpu_instance, p_scheduler):
     NvmlError
         If the call fails, with the Return member in its `status`.
     """
-    _live(gpu_instance, _CONSUMED, 'gpu_instance', 'an NVML handle')
+    _live(gpu_instance, &_CONSUMED, 'gpu_instance', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_gpuInstance
     cdef void* p_pScheduler
@@ -17367,7 +17368,7 @@ def gpu_instance_get_vgpu_type_creatable_placements(gpu_instance, vgpu_type_id):
           heterogeneous mode is not enabled
         - NVML_ERROR_UNKNOWN On any unexpected error
     """
-    _live(gpu_instance, _CONSUMED, 'gpu_instance', 'an NVML handle')
+    _live(gpu_instance, &_CONSUMED, 'gpu_instance', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_gpuInstance
     cdef _Record s_pCreatablePlacementInfo = _new_record_at(_L, 165, 'VgpuCreatablePlacementInfo_v1')
@@ -17427,7 +17428,7 @@ def gpu_instance_get_vgpu_heterogeneous_mode(gpu_instance):
           invalid
         - NVML_ERROR_UNKNOWN On any unexpected error
     """
-    _live(gpu_instance, _CONSUMED, 'gpu_instance', 'an NVML handle')
+    _live(gpu_instance, &_CONSUMED, 'gpu_instance', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_gpuInstance
     cdef cynvml.nvmlVgpuHeterogeneousMode_t s_pHeterogeneousMode
@@ -17485,7 +17486,7 @@ def gpu_instance_set_vgpu_heterogeneous_mode(gpu_instance, mode):
           invalid
         - NVML_ERROR_UNKNOWN On any unexpected error
     """
-    _live(gpu_instance, _CONSUMED, 'gpu_instance', 'an NVML handle')
+    _live(gpu_instance, &_CONSUMED, 'gpu_instance', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_gpuInstance
     cdef cynvml.nvmlVgpuHeterogeneousMode_t s_pHeterogeneousMode
@@ -17534,7 +17535,7 @@ def device_get_vgpu_scheduler_state_v2(device):
         - NVML_ERROR_NOT_SUPPORTED If MIG is enabled or device not in vGPU host mode
         - NVML_ERROR_UNKNOWN On any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_pSchedulerStateInfo = _new_record_at(_L, 193, 'VgpuSchedulerStateInfo_v2')
@@ -17621,7 +17622,7 @@ def device_get_vgpu_scheduler_log_v2(device):
         - NVML_ERROR_NOT_SUPPORTED If MIG is enabled or device not in vGPU host mode
         - NVML_ERROR_UNKNOWN On any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_pSchedulerLogInfo = _new_record_at(_L, 187, 'VgpuSchedulerLogInfo_v2')
@@ -17713,7 +17714,7 @@ def device_set_vgpu_scheduler_state_v2(device, p_scheduler_state):
           if any vGPU instance currently exists on the device
         - NVML_ERROR_UNKNOWN On any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef void* p_pSchedulerState
@@ -17886,7 +17887,7 @@ def device_get_vgpu_metadata(device):
         - NVML_ERROR_NOT_SUPPORTED vGPU is not supported by the system
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_pgpuMetadata = _new_record_at(_L, 174, 'VgpuPgpuMetadata')
@@ -17988,7 +17989,7 @@ def device_get_pgpu_metadata_string(device):
         - NVML_ERROR_NOT_SUPPORTED If vGPU is not supported by the system
         - NVML_ERROR_UNKNOWN On any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Buf a_pgpuMetadata = _Buf_new(256)
@@ -18021,7 +18022,7 @@ def device_get_vgpu_scheduler_log(device):
     NvmlError
         If the call fails, with the Return member in its `status`.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_pSchedulerLog = _new_record_at(_L, 188, 'VgpuSchedulerLog')
@@ -18052,7 +18053,7 @@ def device_get_vgpu_scheduler_state(device):
     NvmlError
         If the call fails, with the Return member in its `status`.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_pSchedulerState = _new_record_at(_L, 183, 'VgpuSchedulerGetState')
@@ -18083,7 +18084,7 @@ def device_set_vgpu_scheduler_state(device, p_scheduler_state):
     NvmlError
         If the call fails, with the Return member in its `status`.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef void* p_pSchedulerState
@@ -18134,7 +18135,7 @@ def device_get_vgpu_scheduler_capabilities(device):
           not in vGPU host mode
         - NVML_ERROR_UNKNOWN On any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_pCapabilities = _new_record_at(_L, 182, 'VgpuSchedulerCapabilities')
@@ -18324,7 +18325,7 @@ def device_get_vgpu_utilization(device, last_seen_time_stamp):
         - NVML_ERROR_NOT_FOUND if sample entries are not found
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned long long c_lastSeenTimeStamp
@@ -18425,7 +18426,7 @@ def device_get_vgpu_instances_utilization_info(device):
         - NVML_ERROR_NOT_FOUND If sample entries are not found
         - NVML_ERROR_UNKNOWN On any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_vgpuUtilInfo = _new_record_at(_L, 169, 'VgpuInstancesUtilizationInfo_v1')
@@ -18505,7 +18506,7 @@ def device_get_vgpu_process_utilization(device, last_seen_time_stamp):
         - NVML_ERROR_NOT_FOUND if sample entries are not found
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned long long c_lastSeenTimeStamp
@@ -18608,7 +18609,7 @@ def device_get_vgpu_processes_utilization_info(device, last_seen_time_stamp):
         - NVML_ERROR_NOT_FOUND If sample entries are not found
         - NVML_ERROR_UNKNOWN On any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_vgpuProcUtilInfo = _new_record_at(_L, 180, 'VgpuProcessesUtilizationInfo_v1')
@@ -19037,7 +19038,7 @@ def device_read_write_prm_v1(device, in_data):
           operation
         - NVML_ERROR_NOT_SUPPORTED if this feature is not supported by the device
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_buffer = _new_record_at(_L, 112, 'PRMTLV_v1')
@@ -19087,7 +19088,7 @@ def device_read_prm_counters_v1(device, counters):
         - NVML_ERROR_NOT_SUPPORTED if this feature is not supported by the device
         - NVML_ERROR_UNKNOWN on any other error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_counterList = _new_record_at(_L, 109, 'PRMCounterList_v1')
@@ -19156,7 +19157,7 @@ def device_set_mig_mode(device, mode):
     On Windows, only disabling MIG mode is supported. activationStatus would return
     NVML_ERROR_NOT_SUPPORTED as GPU reset is not supported on Windows through this API.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_mode
@@ -19207,7 +19208,7 @@ def device_get_mig_mode(device):
         - NVML_ERROR_NOT_SUPPORTED If device doesn't support MIG mode
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_currentMode = <unsigned int>0
@@ -19261,7 +19262,7 @@ def device_get_gpu_instance_profile_info(device, profile):
     compatible way by invoking it on profile values starting from 0, until the API
     returns NVML_ERROR_INVALID_ARGUMENT.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_profile
@@ -19325,7 +19326,7 @@ def device_get_gpu_instance_profile_info_v(device, profile):
     The caller must set the nvmlGpuInstanceProfileInfo_v2_t.version field to the
     appropriate version prior to calling this function. For example:
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_profile
@@ -19391,7 +19392,7 @@ def device_get_gpu_instance_profile_info_by_id_v(device, profile_id):
     The caller must set the nvmlGpuInstanceProfileInfo_v2_t.version field to the
     appropriate version prior to calling this function. For example:
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_profileId
@@ -19451,7 +19452,7 @@ def device_get_gpu_instance_possible_placements_v2(device, profile_id):
         - NVML_ERROR_NO_PERMISSION If user doesn't have permission to perform the
           operation
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_profileId
@@ -19515,7 +19516,7 @@ def device_get_gpu_instance_remaining_capacity(device, profile_id):
         - NVML_ERROR_NO_PERMISSION If user doesn't have permission to perform the
           operation
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_profileId
@@ -19573,7 +19574,7 @@ def device_create_gpu_instance(device, profile_id):
         - NVML_ERROR_INSUFFICIENT_RESOURCES If the requested GPU instance could not be
           created
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_profileId
@@ -19591,7 +19592,7 @@ def device_create_gpu_instance(device, profile_id):
     if err != 0:
         _raise(err)
     h_out0 = PyLong_FromVoidPtr(<void*>c_gpuInstance)
-    if _CONSUMED: _CONSUMED.discard(h_out0)
+    _fresh(h_out0, &_CONSUMED)
     return h_out0
 
 def device_create_gpu_instance_with_placement(device, profile_id, placement):
@@ -19635,7 +19636,7 @@ def device_create_gpu_instance_with_placement(device, profile_id, placement):
         - NVML_ERROR_INSUFFICIENT_RESOURCES If the requested GPU instance could not be
           created
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_profileId
@@ -19656,7 +19657,7 @@ def device_create_gpu_instance_with_placement(device, profile_id, placement):
     if err != 0:
         _raise(err)
     h_out0 = PyLong_FromVoidPtr(<void*>c_gpuInstance)
-    if _CONSUMED: _CONSUMED.discard(h_out0)
+    _fresh(h_out0, &_CONSUMED)
     return h_out0
 
 def gpu_instance_destroy(gpu_instance):
@@ -19737,7 +19738,7 @@ def device_get_gpu_instances(device, profile_id):
         - NVML_ERROR_NO_PERMISSION If user doesn't have permission to perform the
           operation
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_profileId
@@ -19796,7 +19797,7 @@ def device_get_gpu_instance_by_id(device, id):
           operation
         - NVML_ERROR_NOT_FOUND If the GPU instance is not found.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_id
@@ -19814,7 +19815,7 @@ def device_get_gpu_instance_by_id(device, id):
     if err != 0:
         _raise(err)
     h_out0 = PyLong_FromVoidPtr(<void*>c_gpuInstance)
-    if _CONSUMED: _CONSUMED.discard(h_out0)
+    _fresh(h_out0, &_CONSUMED)
     return h_out0
 
 def gpu_instance_get_info(gpu_instance):
@@ -20167,7 +20168,7 @@ def gpu_instance_create_compute_instance(gpu_instance, profile_id):
     if err != 0:
         _raise(err)
     h_out0 = PyLong_FromVoidPtr(<void*>c_computeInstance)
-    if _CONSUMED: _CONSUMED.discard(h_out0)
+    _fresh(h_out0, &_CONSUMED)
     return h_out0
 
 def gpu_instance_create_compute_instance_with_placement(gpu_instance, profile_id, placement):
@@ -20232,7 +20233,7 @@ def gpu_instance_create_compute_instance_with_placement(gpu_instance, profile_id
     if err != 0:
         _raise(err)
     h_out0 = PyLong_FromVoidPtr(<void*>c_computeInstance)
-    if _CONSUMED: _CONSUMED.discard(h_out0)
+    _fresh(h_out0, &_CONSUMED)
     return h_out0
 
 def compute_instance_destroy(compute_instance):
@@ -20387,7 +20388,7 @@ def gpu_instance_get_compute_instance_by_id(gpu_instance, id):
     if err != 0:
         _raise(err)
     h_out0 = PyLong_FromVoidPtr(<void*>c_computeInstance)
-    if _CONSUMED: _CONSUMED.discard(h_out0)
+    _fresh(h_out0, &_CONSUMED)
     return h_out0
 
 def compute_instance_get_info_v2(compute_instance):
@@ -20462,7 +20463,7 @@ def device_is_mig_device_handle(device):
         - NVML_ERROR_NOT_SUPPORTED if this check is not supported by the device
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_isMigDevice = <unsigned int>0
@@ -20506,7 +20507,7 @@ def device_get_gpu_instance_id(device):
         - NVML_ERROR_NOT_SUPPORTED if this query is not supported by the device
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_id = <unsigned int>0
@@ -20550,7 +20551,7 @@ def device_get_compute_instance_id(device):
         - NVML_ERROR_NOT_SUPPORTED if this query is not supported by the device
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_id = <unsigned int>0
@@ -20593,7 +20594,7 @@ def device_get_max_mig_device_count(device):
         - NVML_ERROR_INVALID_ARGUMENT if device or count reference is invalid
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_count = <unsigned int>0
@@ -20642,7 +20643,7 @@ def device_get_mig_device_handle_by_index(device, index):
         - NVML_ERROR_NOT_FOUND if no valid MIG device was found at index
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_index
@@ -20660,7 +20661,7 @@ def device_get_mig_device_handle_by_index(device, index):
     if err != 0:
         _raise(err)
     h_out0 = PyLong_FromVoidPtr(<void*>c_migDevice)
-    if _CONSUMED: _CONSUMED.discard(h_out0)
+    _fresh(h_out0, &_CONSUMED)
     return h_out0
 
 def device_get_device_handle_from_mig_device_handle(mig_device):
@@ -20690,7 +20691,7 @@ def device_get_device_handle_from_mig_device_handle(mig_device):
         - NVML_ERROR_NOT_SUPPORTED if this query is not supported by the device
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(mig_device, _CONSUMED, 'mig_device', 'an NVML handle')
+    _live(mig_device, &_CONSUMED, 'mig_device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_migDevice
     cdef cynvml.nvmlDevice_t c_device = <cynvml.nvmlDevice_t>0
@@ -20703,7 +20704,7 @@ def device_get_device_handle_from_mig_device_handle(mig_device):
     if err != 0:
         _raise(err)
     h_out0 = PyLong_FromVoidPtr(<void*>c_device)
-    if _CONSUMED: _CONSUMED.discard(h_out0)
+    _fresh(h_out0, &_CONSUMED)
     return h_out0
 
 def gpm_metrics_get():
@@ -20769,7 +20770,7 @@ def gpm_sample_free(gpm_sample):
 
         - NVML_ERROR_INVALID_ARGUMENT if an invalid pointer is provided
     """
-    _live(gpm_sample, _CONSUMED, 'gpm_sample', 'an NVML handle')
+    _live(gpm_sample, &_CONSUMED, 'gpm_sample', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_gpmSample
     try:
@@ -20810,7 +20811,7 @@ def gpm_sample_alloc():
     if err != 0:
         _raise(err)
     h_out0 = PyLong_FromVoidPtr(<void*>c_gpmSample)
-    if _CONSUMED: _CONSUMED.discard(h_out0)
+    _fresh(h_out0, &_CONSUMED)
     return h_out0
 
 def gpm_sample_get(device, gpm_sample):
@@ -20846,8 +20847,8 @@ def gpm_sample_get(device, gpm_sample):
 
     This API supports the device handle and MIG device handle.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
-    _live(gpm_sample, _CONSUMED, 'gpm_sample', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
+    _live(gpm_sample, &_CONSUMED, 'gpm_sample', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef void* c_gpmSample
@@ -20900,8 +20901,8 @@ def gpm_mig_sample_get(device, gpu_instance_id, gpm_sample):
     The interval between two nvmlGpmMigSampleGet() calls should be greater than 100ms
     due to the internal sample refresh rate.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
-    _live(gpm_sample, _CONSUMED, 'gpm_sample', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
+    _live(gpm_sample, &_CONSUMED, 'gpm_sample', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_gpuInstanceId
@@ -20952,7 +20953,7 @@ def gpm_query_device_support(device, gpm_support):
     -----
     This API supports the device handle and MIG device handle.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef void* p_gpmSupport
@@ -20996,7 +20997,7 @@ def gpm_query_if_streaming_enabled(device):
         - NVML_ERROR_INVALID_ARGUMENT if device is invalid or state is NULL
         - NVML_ERROR_NOT_SUPPORTED if this query is not supported by the device
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_state = <unsigned int>0
@@ -21037,7 +21038,7 @@ def gpm_set_streaming_enabled(device, state):
         - NVML_ERROR_INVALID_ARGUMENT if device is invalid
         - NVML_ERROR_NOT_SUPPORTED if this query is not supported by the device
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_state
@@ -21086,7 +21087,7 @@ def device_get_capabilities(device):
           invalid/unsupported
         - NVML_ERROR_UNKNOWN On any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlDeviceCapabilities_t s_caps
@@ -21141,7 +21142,7 @@ def device_workload_power_profile_get_profiles_info(device):
           invalid/unsupported
         - NVML_ERROR_UNKNOWN On any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_profilesInfo = _new_record_at(_L, 203, 'WorkloadPowerProfileProfilesInfo_v1')
@@ -21193,7 +21194,7 @@ def device_workload_power_profile_get_current_profiles(device):
           invalid/unsupported
         - NVML_ERROR_UNKNOWN On any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_currentProfiles = _new_record_at(_L, 201, 'WorkloadPowerProfileCurrentProfiles_v1')
@@ -21225,7 +21226,7 @@ def device_workload_power_profile_set_requested_profiles(device, requested_profi
     NvmlError
         If the call fails, with the Return member in its `status`.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef void* p_requestedProfiles
@@ -21260,7 +21261,7 @@ def device_workload_power_profile_clear_requested_profiles(device, requested_pro
     NvmlError
         If the call fails, with the Return member in its `status`.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef void* p_requestedProfiles
@@ -21314,7 +21315,7 @@ def device_workload_power_profile_update_profiles_v1(device, update_profiles):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN On any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef void* p_updateProfiles
@@ -21363,7 +21364,7 @@ def device_power_smoothing_activate_preset_profile(device, profile):
           profile number
         - NVML_ERROR_NOT_SUPPORTED if this feature is not supported by the device
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef void* p_profile
@@ -21421,7 +21422,7 @@ def device_power_smoothing_update_preset_profile_param(device, profile):
           profile parameters
         - NVML_ERROR_ARGUMENT_VERSION_MISMATCH if the structure version is not supported
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef void* p_profile
@@ -21469,7 +21470,7 @@ def device_power_smoothing_set_state(device, state):
           state
         - NVML_ERROR_NOT_SUPPORTED if this feature is not supported by the device
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef void* p_state
@@ -21545,7 +21546,7 @@ def device_get_sram_unique_uncorrected_ecc_error_counts(device):
     -----
     The query is only supported when ECC mode is enabled.
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_errorCounts = _new_record_at(_L, 46, 'EccSramUniqueUncorrectedErrorCounts_v1')
@@ -21592,7 +21593,7 @@ def device_get_remapped_rows_v2(device):
     On MIG-enabled GPUs with active instances, querying the number of remapped rows is
     not supported
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_info = _new_record_at(_L, 142, 'RemappedRowsInfo_v2')
@@ -21634,7 +21635,7 @@ def device_set_rusd_settings_v1(device, poll_mask):
           driver
         - NVML_ERROR_ARGUMENT_VERSION_MISMATCH if the input version is not supported
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlRusdSettings_v1_t s_settings
@@ -21685,7 +21686,7 @@ def device_get_bank_remapper_status_v1(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, _CONSUMED, 'device', 'an NVML handle')
+    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_pBankRemapperStatus = _new_record_at(_L, 43, 'EccBankRemapperStatus_v1')

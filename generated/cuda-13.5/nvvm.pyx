@@ -14,7 +14,8 @@ from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, u
 from libc.stdlib cimport malloc, free
 from libc.string cimport memcpy
 from cuda.bindings._internal.utils import FunctionNotFoundError as _FunctionNotFoundError, with_note as _with_note
-from cuda.bindings._base cimport _live, _consume, _cstrs, _cstr_address
+from cuda.bindings._base cimport (_live, _consume, _fresh, _cstrs, _cstr_address, _cstr_of, _utf8,
+    _SizeMap)
 from cuda.bindings._base cimport _twin_error
 _BUFFER_ERROR = 'buf must be None, a Python int representing the pointer address to a valid buffer, or a contiguous {adj}buffer (a ctypes object, NumPy array, bytes, ...), of size {size}'
 
@@ -50,6 +51,8 @@ cdef _Lazy _L = _new_lazy(globals(), __name__, _ENUMS, _STRUCTS, __cb_nvvm_off, 
 
 cdef str _STATUS_NAME = 'nvvmResult'
 include "_module_common.pxi"
+
+_L.make_all()   # a few enums: made now, and no module __getattr__ (_Lazy.make_all)
 
 
 def _nvvmGetErrorString(result):
@@ -140,12 +143,12 @@ def _nvvmLLVMVersion(arch):
         LLVM IR version number.
     """
     cdef cynvvm.nvvmResult err
-    cdef bytes b_arch
+    cdef object b_arch
     cdef const char* c_arch
     cdef int c_major = <int>0
     try:
-        b_arch = (<str>arch).encode() if isinstance(arch, str) else _as_bytes(arch, False)
-        c_arch = <char*>b_arch
+        b_arch = _cstr_of(arch)
+        c_arch = _utf8(b_arch)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('llvm_version', ('arch',), 0) from None
     with nogil:
@@ -231,15 +234,15 @@ def _nvvmAddModuleToProgram(prog, buffer, size, name):
     cdef void* c_prog
     cdef void* c_buffer
     cdef size_t c_size
-    cdef bytes b_name
+    cdef object b_name
     cdef const char* c_name
     cdef int _p = 0
     try:
         _p = 2
         c_size = size
         _p = 3
-        b_name = (<str>name).encode() if isinstance(name, str) else _as_bytes(name, False)
-        c_name = <char*>b_name
+        b_name = _cstr_of(name)
+        c_name = _utf8(b_name)
         _p = 0
         _hptr(prog, &c_prog)
         _p = 1
@@ -290,15 +293,15 @@ def _nvvmLazyAddModuleToProgram(prog, buffer, size, name):
     cdef void* c_prog
     cdef void* c_buffer
     cdef size_t c_size
-    cdef bytes b_name
+    cdef object b_name
     cdef const char* c_name
     cdef int _p = 0
     try:
         _p = 2
         c_size = size
         _p = 3
-        b_name = (<str>name).encode() if isinstance(name, str) else _as_bytes(name, False)
-        c_name = <char*>b_name
+        b_name = _cstr_of(name)
+        c_name = _utf8(b_name)
         _p = 0
         _hptr(prog, &c_prog)
         _p = 1
@@ -638,7 +641,7 @@ class nvvmError(Exception):
         return (type(self), (self.status,))
 
 
-cdef set _CONSUMED = set()   # int values of the handles a destroy call consumed
+cdef _SizeMap _CONSUMED   # the handles a destroy call consumed (_base's C map, as a set)
 
 
 def _error_log(e, h, size_fn, log_fn):
@@ -763,7 +766,7 @@ def create_program():
     if r[0] != 0:
         raise nvvmError(int(r[0]))
     h0 = int(r[1])
-    if _CONSUMED: _CONSUMED.discard(h0)
+    _fresh(h0, &_CONSUMED)
     return h0
 
 def destroy_program(prog):
@@ -788,11 +791,11 @@ def destroy_program(prog):
     See Also
     --------
     """
-    _live(prog, _CONSUMED, 'prog', 'an NVVM program')
+    _live(prog, &_CONSUMED, 'prog', 'an NVVM program')
     r = _nvvmDestroyProgram(prog)
     if r[0] != 0:
         raise nvvmError(int(r[0]))
-    _consume(prog, _CONSUMED)
+    _consume(prog, &_CONSUMED)
     return None
 
 def add_module_to_program(prog, buffer, size, name):
@@ -825,7 +828,7 @@ def add_module_to_program(prog, buffer, size, name):
 
         ERROR_OUT_OF_MEMORY, ERROR_INVALID_INPUT, ERROR_INVALID_PROGRAM
     """
-    _live(prog, _CONSUMED, 'prog', 'an NVVM program')
+    _live(prog, &_CONSUMED, 'prog', 'an NVVM program')
     r = _nvvmAddModuleToProgram(prog, buffer, size, name)
     if r[0] != 0:
         raise nvvmError(int(r[0]))
@@ -866,7 +869,7 @@ def lazy_add_module_to_program(prog, buffer, size, name):
 
         ERROR_OUT_OF_MEMORY, ERROR_INVALID_INPUT, ERROR_INVALID_PROGRAM
     """
-    _live(prog, _CONSUMED, 'prog', 'an NVVM program')
+    _live(prog, &_CONSUMED, 'prog', 'an NVVM program')
     r = _nvvmLazyAddModuleToProgram(prog, buffer, size, name)
     if r[0] != 0:
         raise nvvmError(int(r[0]))
@@ -964,7 +967,7 @@ def compile_program(prog, num_options, options):
         ERROR_OUT_OF_MEMORY, ERROR_IR_VERSION_MISMATCH, ERROR_INVALID_PROGRAM,
         ERROR_INVALID_OPTION, ERROR_NO_MODULE_IN_PROGRAM, ERROR_COMPILATION
     """
-    _live(prog, _CONSUMED, 'prog', 'an NVVM program')
+    _live(prog, &_CONSUMED, 'prog', 'an NVVM program')
     r = _nvvmCompileProgram(prog, num_options, options)
     if r[0] != 0:
         raise _error_log(nvvmError(int(r[0])), prog, _nvvmGetProgramLogSize, _nvvmGetProgramLog)
@@ -1001,7 +1004,7 @@ def verify_program(prog, num_options, options):
     See Also
     --------
     """
-    _live(prog, _CONSUMED, 'prog', 'an NVVM program')
+    _live(prog, &_CONSUMED, 'prog', 'an NVVM program')
     r = _nvvmVerifyProgram(prog, num_options, options)
     if r[0] != 0:
         raise _error_log(nvvmError(int(r[0])), prog, _nvvmGetProgramLogSize, _nvvmGetProgramLog)
@@ -1027,7 +1030,7 @@ def get_compiled_result_size(prog):
 
         ERROR_INVALID_PROGRAM
     """
-    _live(prog, _CONSUMED, 'prog', 'an NVVM program')
+    _live(prog, &_CONSUMED, 'prog', 'an NVVM program')
     r = _nvvmGetCompiledResultSize(prog)
     if r[0] != 0:
         raise nvvmError(int(r[0]))
@@ -1056,7 +1059,7 @@ def get_compiled_result(prog, buffer):
 
         ERROR_INVALID_PROGRAM
     """
-    _live(prog, _CONSUMED, 'prog', 'an NVVM program')
+    _live(prog, &_CONSUMED, 'prog', 'an NVVM program')
     r = _nvvmGetCompiledResult(prog, buffer)
     if r[0] != 0:
         raise nvvmError(int(r[0]))
@@ -1085,7 +1088,7 @@ def get_program_log_size(prog):
 
         ERROR_INVALID_PROGRAM
     """
-    _live(prog, _CONSUMED, 'prog', 'an NVVM program')
+    _live(prog, &_CONSUMED, 'prog', 'an NVVM program')
     r = _nvvmGetProgramLogSize(prog)
     if r[0] != 0:
         raise nvvmError(int(r[0]))
@@ -1115,7 +1118,7 @@ def get_program_log(prog, buffer):
 
         ERROR_INVALID_PROGRAM
     """
-    _live(prog, _CONSUMED, 'prog', 'an NVVM program')
+    _live(prog, &_CONSUMED, 'prog', 'an NVVM program')
     r = _nvvmGetProgramLog(prog, buffer)
     if r[0] != 0:
         raise nvvmError(int(r[0]))
