@@ -1,7 +1,7 @@
 """Per-call overhead of one cuda.bindings, in one process: whichever is first on sys.path.
 
     python3 calls.py --label ours --cubin kernels.cubin [--expect-under DIR | --expect-not-under DIR]
-                     [--floor-dir DIR]
+                     [--floor-dir DIR] [--only REGEX]
 
 Prints JSON lines on stdout: first {"meta": {...}} (which cuda.bindings was imported, its version,
 the device), then one {"case": NAME, "ns": NS, "iters": N, "repeats": R} per case, or
@@ -17,6 +17,8 @@ at most 500 times per repeat (fastest of 21 repeats) and the stream is synchroni
 each repeat, so the launch queue never fills and the figure is the CPU cost of the call.
 
 The case names match benchmarks/overhead_c.c, where the same driver calls are made from C.
+Under benchmarks/drvprobe.c (DRVPROBE_OUT set) each case's timed repeats are marked as one segment
+of that driver's record.
 """
 import argparse
 import ctypes
@@ -85,13 +87,29 @@ def measure(stmt, names, queued, after):
     return best * 1e9, iters, repeats
 
 
-def run_case(name, stmt, names, queued=False, after=None):
+ONLY = None     # --only: a regular expression; the cases whose names it does not match are skipped
+PROBE = None    # drvprobe_mark of benchmarks/drvprobe.c, where that driver is the one loaded
+
+
+def wanted(name):
+    return ONLY is None or ONLY.search(name) is not None
+
+
+def run_case(name, stmt, names, queued=False, after=None, status=True):
+    """Times one case; `status`: the call returns a status first (a tuple-style call), checked
+    once to be 0 (not for a call whose tuple is its value, such as nvfatbin.version)."""
+    if not wanted(name):
+        return
     try:
         res = eval(stmt, {}, dict(names))
-        st = status_of(res)
+        st = status_of(res) if status else None
         if st is not None and st != 0:
             raise RuntimeError(f"status {res[0]!r}")
+        if PROBE is not None:
+            PROBE(name.encode())
         ns, iters, repeats = measure(stmt, names, queued, after)
+        if PROBE is not None:
+            PROBE(b"")
     except Exception as e:  # reported, and the other cases still run
         if after is not None:
             try:
@@ -103,10 +121,25 @@ def run_case(name, stmt, names, queued=False, after=None):
     emit({"case": name, "ns": round(ns, 2), "iters": iters, "repeats": repeats})
 
 
+def loaded(name):
+    """The path of the library whose file name starts with `name` that this process has mapped."""
+    try:
+        with open("/proc/self/maps") as fh:
+            for line in fh:
+                path = line.split()[-1]
+                if os.path.basename(path).startswith(name):
+                    return path
+    except OSError:
+        pass
+    return None
+
+
 def nvml_and_nvfatbin_cases(cubin):
     """NVML (cuda.bindings.nvml, and nvidia-ml-py's pynvml where it is installed: the same library
     calls through ctypes) and nvFatbin, in the snake_case style both packages share.  The names
     of a release that lacks the versioned form fall back to the plain one."""
+    if not (wanted("nvml.") or wanted("pynvml.") or wanted("nvfatbin.")):
+        return
     try:
         from cuda.bindings import nvml
     except ImportError as e:
@@ -118,6 +151,7 @@ def nvml_and_nvfatbin_cases(cubin):
         except Exception as e:
             emit({"case": "nvml.device_get_count_v2", "error": f"{type(e).__name__}: {e}"})
         else:
+            emit({"nvml_library": loaded("libnvidia-ml.so")})
             mem = getattr(nvml, "device_get_memory_info_v2", None) or nvml.device_get_memory_info
             run_case("nvml.device_get_count_v2", "f()", {"f": nvml.device_get_count_v2})
             run_case("nvml.device_get_memory_info_v2", "f(h)", {"f": mem, "h": h})
@@ -144,7 +178,7 @@ def nvml_and_nvfatbin_cases(cubin):
     except ImportError as e:
         emit({"case": "nvfatbin.version", "error": f"ImportError: {e}"})
         return
-    run_case("nvfatbin.version", "f()", {"f": nvfatbin.version})
+    run_case("nvfatbin.version", "f()", {"f": nvfatbin.version}, status=False)
 
     def build():
         h = nvfatbin.create([], 0)
@@ -180,7 +214,16 @@ def main():
     ap.add_argument("--expect-under")
     ap.add_argument("--expect-not-under")
     ap.add_argument("--floor-dir")
+    ap.add_argument("--only", help="a regular expression: run only the cases whose names it matches")
     args = ap.parse_args()
+    global ONLY, PROBE
+    if args.only:
+        import re
+        ONLY = re.compile(args.only)
+    if os.environ.get("DRVPROBE_OUT"):      # running on benchmarks/drvprobe.c: mark each case
+        PROBE = ctypes.CDLL("libcuda.so.1").drvprobe_mark
+        PROBE.argtypes = [ctypes.c_char_p]
+        PROBE.restype = None
 
     meta = where_check(args)
     if "fatal" in meta:

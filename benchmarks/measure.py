@@ -2,12 +2,22 @@
 
     python3 measure.py --ours DIR --cubin kernels.cubin --out results.json
                        [--c-binary overhead_c] [--floor-dir DIR] [--rounds 5] [--import-repeats 9]
+                       [--max-rounds 15] [--extra-seconds 240] [--stub-dir DIR]
+                       [--probe-dir DIR --probe-real PATH] [--probe-rounds 2]
                        [--cpu 2] [--build-seconds S] [--wheel FILE] [--wheel-seconds S]
 
 * Per-call overhead: R rounds; each round runs the C twin once, then benchmarks/calls.py in a fresh
   process with ours and with NVIDIA's package, the order alternating from round to round
   (ours, NVIDIA / NVIDIA, ours).  Each process reports, per case, the fastest of its repeats; the
-  report takes the median of those over the rounds, and shows their min..max as the spread.
+  report takes the median of those over the rounds, with a ~95 % confidence interval of it
+  (report.interval).  The cases whose two intervals overlap after R rounds get more rounds, of
+  those cases alone (calls.py --only), until they are apart, --max-rounds is reached or
+  --extra-seconds are spent (more_rounds).  The same for the no-op driver and NVML
+  (--stub-dir), where the figures are the binding's own cost.
+* The driver probe (--probe-dir, --probe-real): the launch cases on benchmarks/drvprobe.c, a
+  libcuda.so.1 in front of the real one that records, per case, the entry points called, the
+  driver's time per launch, the caller's time between launches and where the kernelParams array
+  and its values lay; --probe-rounds processes per package.
 * Import time: for each module, a fresh process that times `import cuda.bindings.<module>` with
   time.perf_counter() around the import statement alone; also the process's wall time.  The same
   for `import sys` (already loaded: the cost of the probe itself) gives the baseline that is
@@ -23,6 +33,7 @@ import argparse
 import json
 import os
 import platform
+import re
 import shutil
 import subprocess
 import sys
@@ -30,6 +41,8 @@ import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from report import apart, interval  # noqa: E402  (the report's own test of whether two ranges overlap)
 MODULES = ("driver", "runtime", "nvrtc", "nvjitlink")
 IMPLS = ("ours", "nvidia")
 
@@ -101,13 +114,16 @@ def order(i):
     return IMPLS if i % 2 == 0 else IMPLS[::-1]
 
 
-def run_calls(r, impl, env, floor=True):
-    """One fresh calls.py process for `impl`: (its JSON rows, the process, seconds)."""
+def run_calls(r, impl, env, floor=True, only=None):
+    """One fresh calls.py process for `impl` (the cases `only` names, if given): (its JSON rows,
+    the process, seconds)."""
     a = r.args
     cmd = [r.py, os.path.join(HERE, "calls.py"), "--label", impl, "--cubin", a.cubin]
     cmd += ["--expect-under", a.ours] if impl == "ours" else ["--expect-not-under", a.ours]
     if floor and a.floor_dir:
         cmd += ["--floor-dir", a.floor_dir]
+    if only is not None:
+        cmd += ["--only", "^(" + "|".join(re.escape(c) for c in sorted(only)) + ")$"]
     p, dt = r.run(cmd, env=env, timeout=300)
     return parse_lines(p.stdout), p, dt
 
@@ -154,30 +170,106 @@ def calls(r, res):
             took.append(f"{impl} {dt:.1f} s")
         log(f"calls round {i + 1}/{a.rounds}: " + ", ".join(took))
 
+    def one_round(i, cases):
+        for impl in order(i):
+            rows, p, dt = run_calls(r, impl, r.env[impl], floor=False, only=cases)
+            take(impl, [x for x in rows if x.get("case") in cases])
+    more_rounds(r, res, res["calls"], one_round, "calls")
+
+
+def undecided(table):
+    """The cases whose ours and NVIDIA's intervals (report.interval) overlap."""
+    return {c for c in table["ours"] if c in table["nvidia"] and not c.startswith("checked:")
+            and apart(interval(table["ours"][c]), interval(table["nvidia"][c])) == "overlap"}
+
+
+def more_rounds(r, res, table, one_round, what):
+    """Rounds beyond --rounds, of the cases whose two intervals still overlap only, the packages
+    alternating as before, until none is left, --max-rounds is reached or --extra-seconds are
+    spent: the interval of a median narrows as figures are added, so a difference of a few per
+    cent that five rounds cannot show can be told apart (or shown to be too small to tell)."""
+    a = r.args
+    t0 = time.perf_counter()
+    i = a.rounds
+    left = undecided(table)
+    res.setdefault("extra_rounds", {})[what] = {"undecided_after_rounds": sorted(left)}
+    while left and i < a.max_rounds and time.perf_counter() - t0 < a.extra_seconds:
+        one_round(i, left)
+        i += 1
+        left = undecided(table)
+        log(f"{what}: extra round {i}/{a.max_rounds}, {len(left)} cases still overlap")
+    res["extra_rounds"][what].update(rounds=i, seconds=round(time.perf_counter() - t0, 1),
+                                     still_undecided=sorted(left))
+
 
 def stub_calls(r, res):
-    """The same cases against a no-op libcuda.so.1 (benchmarks/stub_driver.c): the binding's own
-    cost per call, without the driver's work or its effect on the caches."""
+    """The same cases against a no-op libcuda.so.1 (benchmarks/stub_driver.c) and a no-op
+    libnvidia-ml.so.1 (benchmarks/stub_nvml.c): the binding's own cost per call, without the
+    driver's or NVML's work or its effect on the caches."""
     a = r.args
     if not a.stub_dir:
         return
     res["stub_calls"] = {"ours": {}, "nvidia": {}}
     res["stub_errors"] = {"ours": {}, "nvidia": {}}
+    res["stub_nvml"] = {}
+
+    def one(i, impl, only=None):
+        env = dict(r.env[impl])
+        env["LD_LIBRARY_PATH"] = a.stub_dir + (":" + env["LD_LIBRARY_PATH"] if env.get("LD_LIBRARY_PATH") else "")
+        rows, p, dt = run_calls(r, impl, env, floor=False, only=only)
+        meta = next((x["meta"] for x in rows if "meta" in x), {})
+        if meta.get("device") != "stub":
+            res["stub_errors"][impl]["(process)"] = f"not the no-op driver (device {meta.get('device')!r}); exit {p.returncode}: {p.stderr.strip()[-300:]}"
+            return
+        nvml_lib = next((x["nvml_library"] for x in rows if "nvml_library" in x), None)
+        if nvml_lib is not None:
+            res["stub_nvml"][impl] = nvml_lib
+        for row in rows:
+            if row.get("case", "").startswith(("nvml.", "pynvml.")) and not str(nvml_lib).startswith(a.stub_dir):
+                continue    # the real NVML was loaded: not the binding alone
+            if "ns" in row and (only is None or row["case"] in only):
+                res["stub_calls"][impl].setdefault(row["case"], []).append(row["ns"])
+            elif "error" in row:
+                res["stub_errors"][impl][row["case"]] = row["error"]
+
     for i in range(a.rounds):
         for impl in order(i):
-            env = dict(r.env[impl])
-            env["LD_LIBRARY_PATH"] = a.stub_dir + (":" + env["LD_LIBRARY_PATH"] if env.get("LD_LIBRARY_PATH") else "")
-            rows, p, dt = run_calls(r, impl, env, floor=False)
-            meta = next((x["meta"] for x in rows if "meta" in x), {})
-            if meta.get("device") != "stub":
-                res["stub_errors"][impl]["(process)"] = f"not the no-op driver (device {meta.get('device')!r}); exit {p.returncode}: {p.stderr.strip()[-300:]}"
-                continue
-            for row in rows:
-                if "ns" in row:
-                    res["stub_calls"][impl].setdefault(row["case"], []).append(row["ns"])
-                elif "error" in row:
-                    res["stub_errors"][impl][row["case"]] = row["error"]
+            one(i, impl)
         log(f"no-op driver round {i + 1}/{a.rounds}")
+    more_rounds(r, res, res["stub_calls"], lambda i, cases: [one(i, impl, cases) for impl in order(i)],
+                "stub_calls")
+
+
+def probe_calls(r, res):
+    """The launch cases of calls.py on benchmarks/drvprobe.c (a libcuda.so.1 in front of the real
+    one): per package, the driver entry points called per launch, the driver's own time per launch,
+    the caller's time between two launches, and where the kernelParams array and its values lay."""
+    a = r.args
+    if not (a.probe_dir and a.probe_real):
+        return
+    res["probe"] = []
+    res["probe_calls"] = {"ours": {}, "nvidia": {}}
+    res["probe_errors"] = {}
+    for i in range(a.probe_rounds):
+        for impl in order(i):
+            with tempfile.NamedTemporaryFile("r", suffix=".jsonl", delete=False) as fh:
+                path = fh.name
+            env = dict(r.env[impl], DRVPROBE_REAL=a.probe_real, DRVPROBE_OUT=path, DRVPROBE_LABEL=impl)
+            env["LD_LIBRARY_PATH"] = a.probe_dir + (":" + env["LD_LIBRARY_PATH"] if env.get("LD_LIBRARY_PATH") else "")
+            cmd = [r.py, os.path.join(HERE, "calls.py"), "--label", impl, "--cubin", a.cubin, "--only", "^cuLaunchKernel_"]
+            cmd += ["--expect-under", a.ours] if impl == "ours" else ["--expect-not-under", a.ours]
+            p, dt = r.run(cmd, env=env, timeout=300)
+            if p.returncode != 0:
+                res["probe_errors"][impl] = f"exit {p.returncode}: {p.stderr.strip()[-400:]}"
+            for row in parse_lines(p.stdout):
+                if "ns" in row:
+                    res["probe_calls"][impl].setdefault(row["case"], []).append(row["ns"])
+            with open(path) as fh:
+                for seg in parse_lines(fh.read()):
+                    seg["round"] = i
+                    res["probe"].append(seg)
+            os.unlink(path)
+        log(f"driver probe round {i + 1}/{a.probe_rounds}")
 
 
 def clients(r, res):
@@ -338,7 +430,15 @@ def main():
     ap.add_argument("--commit", default="")
     ap.add_argument("--mirror", help="a second path the results are written to")
     ap.add_argument("--lockprobe", help="JSON lines written by benchmarks/lockprobe.c")
-    ap.add_argument("--stub-dir", help="a folder holding the no-op libcuda.so.1 (benchmarks/stub_driver.c)")
+    ap.add_argument("--stub-dir", help="a folder holding the no-op libcuda.so.1 (benchmarks/stub_driver.c) "
+                    "and libnvidia-ml.so.1 (benchmarks/stub_nvml.c)")
+    ap.add_argument("--max-rounds", type=int, default=15,
+                    help="at most this many rounds for a case whose two intervals overlap after --rounds")
+    ap.add_argument("--extra-seconds", type=float, default=240.0,
+                    help="time allowed for those extra rounds, per phase")
+    ap.add_argument("--probe-dir", help="a folder holding benchmarks/drvprobe.c built as libcuda.so.1")
+    ap.add_argument("--probe-real", help="the real libcuda.so.1, for the probe to load")
+    ap.add_argument("--probe-rounds", type=int, default=2)
     a = ap.parse_args()
     a.ours = os.path.abspath(a.ours)
     a.cubin = os.path.abspath(a.cubin)
@@ -362,7 +462,7 @@ def main():
                 json.dump(res, fh, indent=1)
             os.replace(path + ".tmp", path)
 
-    for phase in (calls, stub_calls, imports, first_init, clients):
+    for phase in (calls, stub_calls, probe_calls, imports, first_init, clients):
         phase(r, res)
         save()
     log(f"wrote {a.out} after {res['measure_seconds']} s")

@@ -24,9 +24,36 @@ def spread(xs):
     return (min(xs), max(xs)) if xs else None
 
 
+def interval(xs, coverage=0.95):
+    """A distribution-free confidence interval of the median of `xs` (one figure per process):
+    the k-th smallest and k-th largest, with k the largest for which the chance that the median
+    lies outside is at most 1 - coverage (binomial, p = 1/2), at least 1.  With 5 figures it is
+    min..max (93.75 %); with more it narrows (9: 2nd..8th; 15: 4th..12th; 25: 8th..18th), so more
+    rounds can tell two packages apart where min..max, which only widens, never could."""
+    if not xs:
+        return None
+    v = sorted(xs)
+    n = len(v)
+    total, k, tail = 0.0, 0, (1.0 - coverage) / 2
+    while True:   # P(Binomial(n, 1/2) <= k) <= tail: the k+1-th smallest is a lower bound
+        total += _binom(n, k) / 2.0 ** n
+        if total > tail:
+            break
+        k += 1
+    k = max(k, 1)
+    return (v[k - 1], v[n - k])
+
+
+def _binom(n, k):
+    r = 1
+    for i in range(k):
+        r = r * (n - i) // (i + 1)
+    return r
+
+
 def apart(ours, nvidia):
-    """Whether two packages' min..max ranges over the rounds are apart, and whose is lower: a lead
-    is claimed only where they do not overlap."""
+    """Whether two packages' intervals (`interval`) are apart, and whose is lower: a lead is
+    claimed only where they do not overlap."""
     if not ours or not nvidia:
         return "—"
     if ours[1] < nvidia[0]:
@@ -143,7 +170,10 @@ class Calls:
         return med(self.raw[impl].get(case, []))
 
     def rng(self, impl, case):
-        return spread(self.raw[impl].get(case, []))
+        return interval(self.raw[impl].get(case, []))
+
+    def n(self, impl, case):
+        return len(self.raw[impl].get(case, []))
 
     def cases(self):
         seen = []
@@ -227,6 +257,78 @@ def targets(res, calls):
     return rows
 
 
+def probe_summary(res):
+    """{case: {impl: {driver, between, calls (per launch), params, processes}}} from the driver
+    probe's segments: medians over the processes of each process's median."""
+    out = {}
+    for seg in res.get("probe") or []:
+        case, impl = seg.get("case"), seg.get("label")
+        if not case or impl not in ("ours", "nvidia") or not seg.get("launches"):
+            continue
+        d = out.setdefault(case, {}).setdefault(impl, {"driver": [], "between": [], "calls": {}, "params": None,
+                                                     "processes": 0})
+        d["processes"] += 1
+        if seg.get("driver_ns"):
+            d["driver"].append(seg["driver_ns"]["median"])
+        if seg.get("between_ns"):
+            d["between"].append(seg["between_ns"]["median"])
+        for name, k in (seg.get("calls") or {}).items():
+            d["calls"].setdefault(name, []).append(k / seg["launches"])
+        d["params"] = d["params"] or seg.get("params")
+    return out
+
+
+def f_calls(calls):
+    """Entry points called per launch other than the launch itself, e.g. 'cuStreamSynchronize 0.05'."""
+    items = [(n, med(v)) for n, v in sorted(calls.items())]
+    items = [(n, v) for n, v in items if v and v >= 0.001]
+    return ", ".join(f"{n} {v:.3f}" for n, v in items) or "none"
+
+
+def f_params(p):
+    if not p:
+        return "—"
+    if not p.get("nparams"):
+        return "NULL" if not p.get("array_page_offset") and not p.get("arrays_distinct") else "no parameters"
+    where = "stack" if p.get("on_stack") else "heap"
+    return (f"{where}, offset {p['array_mod64']} in its cache line, {p['array_pages']} page(s); "
+            f"{p['nparams']} values over {p['values_span']} bytes, {p['value_pages']} page(s), "
+            f"first {p['values_from_array']:+d} bytes from the array; "
+            f"{p['arrays_distinct']} array address(es) over the launches")
+
+
+def probe_section(res):
+    summ = probe_summary(res)
+    if not summ:
+        return []
+    L = ["### The launch on the real driver, from the driver's side (`benchmarks/drvprobe.c`)", "",
+         "`calls.py`'s launch cases on a `libcuda.so.1` that loads the real driver and hands out, from "
+         "`cuGetProcAddress`, entry points that count their calls (`cuLaunchKernel`'s also reads the "
+         "time stamp counter around the real call): *driver* is the real `cuLaunchKernel`'s own time per "
+         "launch, *between* the caller's time from the return of one launch to the entry of the next "
+         "(the binding, its argument conversion and result, and timeit's loop step: each "
+         "process's median over its launches, then the median over "
+         f"{max((d.get('processes', 0) for c in summ.values() for d in c.values()), default=0)} "
+         "processes per package). *other calls per launch*: every other entry point called during the "
+         "case, per launch (the synchronization after each repeat of 500 launches is the 0.002). "
+         "*what the driver is given*: where the `void*[]` and the values it points to lay in the first "
+         "launch of the case, in ours' process (NVIDIA's the same but for the addresses).", ""]
+    rows = []
+    for case in sorted(summ, key=lambda c: (int(re.search(r"_(\d+)args", c).group(1)) if re.search(r"_(\d+)args", c) else -1, c)):
+        o, n = summ[case].get("ours", {}), summ[case].get("nvidia", {})
+        rows.append((describe(case), f_ns(med(n.get("driver", []))), f_ns(med(o.get("driver", []))),
+                     f_ns(med(n.get("between", []))), f_ns(med(o.get("between", []))),
+                     f_calls(n.get("calls", {})), f_calls(o.get("calls", {})), f_params(o.get("params"))))
+    L.append(table(["case", "driver: NVIDIA", "driver: ours", "between: NVIDIA", "between: ours",
+                    "other calls per launch: NVIDIA", "ours", "what the driver is given (ours)"], rows,
+                   ["---", "---:", "---:", "---:", "---:", "---", "---", "---"]))
+    L.append("")
+    if res.get("probe_errors"):
+        L.append("Probe errors: " + "; ".join(f"{k}: `{str(v)[:300]}`" for k, v in res["probe_errors"].items()))
+        L.append("")
+    return L
+
+
 def import_table_values(res):
     """{module: {impl: ms, impl_range: (ms, ms), impl_wall: ms}} with the baseline taken off."""
     imp = res.get("imports_s", {})
@@ -303,12 +405,15 @@ def render(res):
     # per-call
     L.append("## Per-call overhead (ns per call)")
     L.append("")
-    L.append("Median over the rounds of each process's fastest repeat; min..max = the spread of "
-             "those per-process figures over the rounds. ours / NVIDIA: below 1 is faster. "
-             "(ours − C) / (NVIDIA − C): the share of NVIDIA's overhead above C that ours still "
-             "has. The C column of every launch row is the one C form (a `void*[]`). ranges: whether "
-             "the two packages' min..max are apart (\"ours lower\", \"NVIDIA lower\") or overlap; a lead "
-             "is claimed only where they are apart.")
+    L.append("Median over the rounds of each process's fastest repeat. ours / NVIDIA: below 1 is "
+             "faster. (ours − C) / (NVIDIA − C): the share of NVIDIA's overhead above C that ours "
+             "still has. The C column of every launch row is the one C form (a `void*[]`). range: a "
+             "distribution-free ~95 % confidence interval of that median (the k-th smallest to the "
+             "k-th largest of the per-process figures: min..max for 5 rounds, narrower with more); "
+             "n: the processes (rounds) per package, more where the first rounds left the two ranges "
+             "overlapping (see [How it is measured](#how-it-is-measured)). ranges: whether the two "
+             "packages' ranges are apart (\"ours lower\", \"NVIDIA lower\") or overlap; a lead is "
+             "claimed only where they are apart.")
     L.append("")
     rows = []
     for case in calls.cases():
@@ -316,9 +421,10 @@ def render(res):
                      f_ns(calls.value("ours", case)), f_ratio(calls.ratio(case)),
                      f_ratio(calls.over_c(case)),
                      f_range(calls.rng("nvidia", case)), f_range(calls.rng("ours", case)),
+                     f"{calls.n('nvidia', case)}/{calls.n('ours', case)}",
                      apart(calls.rng("ours", case), calls.rng("nvidia", case))))
     L.append(table(["case", "C", "NVIDIA", "ours", "ours / NVIDIA", "(ours − C) / (NVIDIA − C)",
-                    "NVIDIA min..max", "ours min..max", "ranges"], rows))
+                    "NVIDIA range", "ours range", "n", "ranges"], rows))
     L.append("")
 
     nrows = nvml_rows(calls)
@@ -381,17 +487,20 @@ def render(res):
         cases = [c for c in cases if not c.startswith(CHECKED)]
         for c in cases:
             o, n = med(stub.get("ours", {}).get(c, [])), med(stub.get("nvidia", {}).get(c, []))
-            so, sn = spread(stub.get("ours", {}).get(c, [])), spread(stub.get("nvidia", {}).get(c, []))
+            so, sn = interval(stub.get("ours", {}).get(c, [])), interval(stub.get("nvidia", {}).get(c, []))
+            cnt = f"{len(stub.get('nvidia', {}).get(c, []))}/{len(stub.get('ours', {}).get(c, []))}"
             srows.append((describe(c), f_ns(n), f_ns(o), f_ratio(o / n if o and n else None),
-                          f_range(sn), f_range(so), apart(so, sn)))
-        L.append(table(["case", "NVIDIA", "ours", "ours / NVIDIA", "NVIDIA min..max", "ours min..max", "ranges"],
-                       srows, ["---", "---:", "---:", "---:", "---:", "---:", "---"]))
+                          f_range(sn), f_range(so), cnt, apart(so, sn)))
+        L.append(table(["case", "NVIDIA", "ours", "ours / NVIDIA", "NVIDIA range", "ours range", "n", "ranges"],
+                       srows, ["---", "---:", "---:", "---:", "---:", "---:", "---:", "---"]))
         L.append("")
         serr = [(impl, case, msg) for impl in ("nvidia", "ours")
                 for case, msg in (res.get("stub_errors") or {}).get(impl, {}).items()]
         if serr:
             L.append("No-op driver errors: " + "; ".join(f"{i}, {c}: `{str(m)[:200]}`" for i, c, m in serr))
             L.append("")
+
+    L += probe_section(res)
 
     # imports
     iv = import_table_values(res)
@@ -553,7 +662,13 @@ def render(res):
   the stream synchronized, untimed, between repeats, so the launch queue never fills. Host memory is
   pageable and its address is an int computed once. The C twin times the same calls the same way.
 - Noise: each round runs the C twin, then one fresh process with each package, the order
-  alternating between rounds; the tables give the median over rounds and the min..max.
+  alternating between rounds; the tables give the median over rounds and its range, a
+  distribution-free ~95 % confidence interval (the k-th smallest to the k-th largest figure; with
+  5 rounds, min..max). Where the two packages' ranges still overlap after the first rounds, those
+  cases alone get more rounds (the packages still alternating), up to `BENCH_MAX_ROUNDS` rounds
+  or `BENCH_EXTRA_SECONDS` per phase; the range narrows as rounds are added, so a difference of a
+  few per cent is either told apart or shown too small to tell on the machine (`n` gives the
+  rounds each row got).
   Every process is pinned to one CPU (`taskset`) where the machine has it.
 - Launch arguments: `array` passes a numpy uint64 array holding the arguments' addresses,
   `int` passes that array's address (`arr.ctypes.data`, computed once), `tuple` passes

@@ -10,7 +10,9 @@
 # 2. builds the wheel from the same build tree (`pip wheel --no-build-isolation --no-deps`), for
 #    its size;
 # 3. compiles benchmarks/kernels.cu (cubin, sm_90), the C twin benchmarks/overhead_c.c (-lcuda)
-#    and the Cython floor benchmarks/floor.pyx;
+#    and the Cython floor benchmarks/floor.pyx; the no-op driver and NVML (benchmarks/stub_driver.c,
+#    benchmarks/stub_nvml.c) and the driver probe (benchmarks/drvprobe.c, in front of the real
+#    libcuda.so.1);
 # 4. runs benchmarks/measure.py (per-call overhead in alternating fresh processes, import times,
 #    time to the first cuInit, the client loops of benchmarks/clients.py: numba-cuda and cuda.core
 #    as installed on the machine) -> benchmarks/results.json, then benchmarks/report.py ->
@@ -18,7 +20,9 @@
 # 5. if $OUT is set, writes run.log and build.log there as they grow, and copies benchmarks.md
 #    and results.json there at the end.
 #
-# Environment: PYTHON (python3), DEST (/tmp/ours), BENCH_ROUNDS (5), BENCH_IMPORT_REPEATS (9),
+# Environment: PYTHON (python3), DEST (/tmp/ours), BENCH_ROUNDS (5), BENCH_MAX_ROUNDS (15: the
+# rounds a case whose two intervals still overlap may get), BENCH_EXTRA_SECONDS (240: the time
+# those extra rounds may take, per phase), BENCH_IMPORT_REPEATS (9),
 # BENCH_CPU (2: the CPU every measured process is pinned to, if the machine has it),
 # BENCH_SKIP_BUILD=1 (reuse the build in $DEST; no build time, no wheel), BENCH_NO_WHEEL=1,
 # BUILD_TIMEOUT (420 s), COLD_BUILD_SECONDS_2CORE (the cold build time measured on the 2-core
@@ -156,11 +160,27 @@ main() {
 
     STUB=$WORK/stub
     mkdir -p "$STUB"
-    if cc -O2 -shared -fPIC -o "$STUB/libcuda.so.1" benchmarks/stub_driver.c -ldl >>"$BLOG" 2>&1; then
-        echo "no-op driver: $STUB/libcuda.so.1"
+    if cc -O2 -shared -fPIC -o "$STUB/libcuda.so.1" benchmarks/stub_driver.c -ldl >>"$BLOG" 2>&1 \
+        && cc -O2 -shared -fPIC -o "$STUB/libnvidia-ml.so.1" benchmarks/stub_nvml.c >>"$BLOG" 2>&1; then
+        echo "no-op driver and NVML: $STUB/libcuda.so.1, $STUB/libnvidia-ml.so.1"
     else
         echo "no-op driver: could not build; see build.log"
         STUB=""
+    fi
+
+    # the real driver, for benchmarks/drvprobe.c to load behind itself
+    REAL=$("$PY" -c 'import ctypes, os; ctypes.CDLL("libcuda.so.1")
+for line in open("/proc/self/maps"):
+    p = line.split()[-1]
+    if os.path.basename(p).startswith("libcuda.so"):
+        print(os.path.realpath(p)); break' 2>>"$BLOG")
+    PROBE=$WORK/probe
+    mkdir -p "$PROBE"
+    if [ -n "$REAL" ] && cc -O2 -shared -fPIC -o "$PROBE/libcuda.so.1" benchmarks/drvprobe.c -ldl >>"$BLOG" 2>&1; then
+        echo "driver probe: $PROBE/libcuda.so.1 in front of $REAL"
+    else
+        echo "driver probe: could not build, or no real driver found; see build.log"
+        PROBE=""
     fi
 
     say "measure: $ROUNDS rounds of per-call cases, $REPEATS import and cuInit repeats"
@@ -170,6 +190,8 @@ main() {
     [ -n "$CBIN" ] && margs+=(--c-binary "$CBIN")
     [ -n "$LOCKS" ] && margs+=(--lockprobe "$LOCKS")
     [ -n "$STUB" ] && margs+=(--stub-dir "$STUB")
+    [ -n "$PROBE" ] && margs+=(--probe-dir "$PROBE" --probe-real "$REAL")
+    margs+=(--max-rounds "${BENCH_MAX_ROUNDS:-15}" --extra-seconds "${BENCH_EXTRA_SECONDS:-240}")
     [ -n "$FLOOR" ] && margs+=(--floor-dir "$FLOOR")
     [ -n "$BUILD_SECONDS" ] && margs+=(--build-seconds "$BUILD_SECONDS")
     [ -n "$WHEEL" ] && margs+=(--wheel "$WHEEL")

@@ -61,10 +61,16 @@ CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned
 
 CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int version, unsigned long long flags, int *status) {
     static const char *suffixes[] = {"_v2", ""};
+    static void *self;      /* this library, also where it was loaded RTLD_LOCAL (behind drvprobe.c) */
     char name[256];
+    if (!self) {
+        Dl_info info;
+        if (dladdr((void *)cuInit, &info) && info.dli_fname) self = dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
+        if (!self) self = RTLD_DEFAULT;
+    }
     for (int i = 0; i < 2; i++) {
         snprintf(name, sizeof name, "%s%s", symbol, suffixes[i]);
-        void *p = dlsym(RTLD_DEFAULT, name);
+        void *p = dlsym(self, name);
         if (p) { *pfn = p; if (status) *status = 0; OK; }
     }
     *pfn = NULL;
