@@ -121,6 +121,12 @@ def run_case(name, stmt, names, queued=False, after=None, status=True):
     emit({"case": name, "ns": round(ns, 2), "iters": iters, "repeats": repeats})
 
 
+NVML_NVFATBIN_CASES = ("nvml.device_get_count_v2", "nvml.device_get_memory_info_v2", "nvml.device_get_utilization_rates",
+                       "nvml.device_get_temperature_v", "pynvml.nvmlDeviceGetCount", "pynvml.nvmlDeviceGetMemoryInfo",
+                       "pynvml.nvmlDeviceGetUtilizationRates", "nvfatbin.version",
+                       "nvfatbin.create+add_cubin+get+destroy")
+
+
 def loaded(name):
     """The path of the library whose file name starts with `name` that this process has mapped."""
     try:
@@ -138,7 +144,7 @@ def nvml_and_nvfatbin_cases(cubin):
     """NVML (cuda.bindings.nvml, and nvidia-ml-py's pynvml where it is installed: the same library
     calls through ctypes) and nvFatbin, in the snake_case style both packages share.  The names
     of a release that lacks the versioned form fall back to the plain one."""
-    if not (wanted("nvml.") or wanted("pynvml.") or wanted("nvfatbin.")):
+    if not any(wanted(n) for n in NVML_NVFATBIN_CASES):
         return
     try:
         from cuda.bindings import nvml
@@ -301,10 +307,26 @@ def main():
     #   array: a numpy uint64 array of the arguments' addresses (a void*[]), built once;
     #   int:   that array's address (arr.ctypes.data), computed once;
     #   tuple: (values, types), packed by the binding at each call (None = a cuda.bindings object).
+    # The pre-packed values lie in one block right after the void*[], 8 bytes each, as the C
+    # twin's lie together on its stack and as the binding packs (values, types): with each value
+    # a numpy array of its own, the values lay wherever each process's heap had room (for 8
+    # arguments 1 page in one process, 18 in the next: benchmarks/drvprobe.c), and the driver,
+    # which reads every value at each launch, took longer in the process whose values were spread
+    # out.  One case keeps that layout (8 arguments, "scattered") to show it.
     base = int(buf)
     keep = []
 
     def table(values):
+        n = max(len(values), 1)
+        block = np.zeros(2 * n, dtype=np.uint64)      # the void*[], then one 8-byte slot per value
+        slots = block[n:]
+        for i, (v, dt) in enumerate(values):
+            slots[i:i + 1].view(np.uint8)[:np.dtype(dt).itemsize] = np.array([v], dtype=dt).view(np.uint8)
+        block[:len(values)] = [slots[i:].ctypes.data for i in range(len(values))]
+        keep.append(block)
+        return block[:n]
+
+    def scattered(values):
         arrs = [np.array([v], dtype=dt) for v, dt in values]
         keep.extend(arrs)
         t = np.array([a.ctypes.data for a in arrs] or [0], dtype=np.uint64)
@@ -316,8 +338,9 @@ def main():
     forms[0] = (table([]), ((), ()))
     forms[4] = (table([(2.0, np.float32), (base, np.uint64), (base + 4, np.uint64), (7, np.uint64)]),
                 ((2.0, buf, base + 4, 7), (c.c_float, None, c.c_void_p, c.c_ulonglong)))
-    forms[8] = (table([(2.0, np.float32), (base, np.uint64), (base + 4, np.uint64), (base + 8, np.uint64),
-                       (base + 12, np.uint64), (3, np.int32), (4, np.int32), (7, np.uint64)]),
+    eight = [(2.0, np.float32), (base, np.uint64), (base + 4, np.uint64), (base + 8, np.uint64),
+             (base + 12, np.uint64), (3, np.int32), (4, np.int32), (7, np.uint64)]
+    forms[8] = (table(eight),
                 ((2.0, buf, base + 4, D.CUdeviceptr(base + 8), base + 12, 3, 4, 7),
                  (c.c_float, None, c.c_void_p, None, c.c_void_p, c.c_int, c.c_int, c.c_ulonglong)))
     for nargs in (16, 256):
@@ -336,6 +359,7 @@ def main():
         assert len(packed) == len(vals) == nargs
         forms[nargs] = (table(packed), (tuple(vals), tuple(types)))
 
+    spread = scattered(eight)
     launch = "f(k, 1, 1, 1, 32, 1, 1, 0, s, p, 0)"
     run_case("cuLaunchKernel_0args_null", launch,
              {"f": D.cuLaunchKernel, "k": kern[0], "s": stream, "p": 0}, queued=True, after=sync)
@@ -346,6 +370,9 @@ def main():
             timed(f"cuLaunchKernel_{nargs}args_{form}", launch,
                   {"f": D.cuLaunchKernel, "k": kern[nargs], "s": stream, "p": p},
                   queued=True, after=sync)
+        if nargs == 8:
+            run_case("cuLaunchKernel_8args_scattered", launch,
+                     {"f": D.cuLaunchKernel, "k": kern[8], "s": stream, "p": spread}, queued=True, after=sync)
 
     run_case("nvrtcVersion", "f()", {"f": nvrtc.nvrtcVersion})
     nvml_and_nvfatbin_cases(image)
@@ -362,6 +389,8 @@ def main():
             run_case("floor_tuple_nogil", "f()", {"f": floor.tuple_nogil})
             run_case("floor_tuple_gil", "f()", {"f": floor.tuple_gil})
             run_case("floor_noop", "f()", {"f": floor.noop})
+            run_case("floor_value_nogil", "f(h)", {"f": floor.value_nogil, "h": 0x7f0000001000}, status=False)
+            run_case("floor_struct_nogil", "f(h)", {"f": floor.struct_nogil, "h": 0x7f0000001000}, status=False)
 
     sync()
     for e in (ev_done, ev_rec):

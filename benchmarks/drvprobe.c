@@ -12,7 +12,8 @@
  * - Every pointer cuGetProcAddress(_v2) returns is replaced by a trampoline (written at run time:
  *   two counter increments and a jump, no register but r11 touched) that counts the call and
  *   jumps to the real entry point; cuLaunchKernel (and its per-thread-stream variant) instead
- *   by a C wrapper that also reads the time stamp counter around the real call.
+ *   by a C wrapper that also reads the time stamp counter around the real call, and the entry
+ *   points of the other cases of calls.py (timed_names) by a forwarder that times them too.
  * - The process marks the start of each case (drvprobe_mark(name), through ctypes); at each mark
  *   and at exit the segment that ends is written to DRVPROBE_OUT as one JSON line: its launches,
  *   the calls of every entry point, the driver's time per launch and the caller's time between
@@ -20,7 +21,10 @@
  *   from the TSC, calibrated against CLOCK_MONOTONIC over the segment), and where the
  *   kernelParams array and the values it points to lay.
  * - cuGetProcAddress asked for itself hands out this wrapper again; the other C names are not
- *   exported (both packages take every entry point from cuGetProcAddress_v2).
+ *   exported (both packages take every entry point from cuGetProcAddress_v2).  At exit the
+ *   record ends with every (name, version, flags) the process asked cuGetProcAddress for;
+ *   DRVPROBE_ASK_VERSION=V asks the real driver for at least version V, DRVPROBE_ASK_FLAGS=F
+ *   with flags F (experiments).
  * Not for timing anything else: the wrapper adds two rdtscp to each launch. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -146,6 +150,37 @@ LAUNCH_WRAPPER(3)
 static launch_t *const real_launch[4] = {&real_launch_0, &real_launch_1, &real_launch_2, &real_launch_3};
 static void *const launch_wrapper[4] = {(void *)launch_0, (void *)launch_1, (void *)launch_2, (void *)launch_3};
 
+/* Entry points timed like the launch (each call's own time in the driver), by name: all take at
+   most six integer or pointer arguments and return a CUresult, so one forwarder of six 64-bit
+   arguments passes any of them through unchanged (registers the function does not read are
+   ignored). */
+static const char *const timed_names[] = {
+    "cuCtxGetCurrent", "cuDeviceGetAttribute", "cuGetErrorString", "cuEventQuery", "cuStreamQuery",
+    "cuEventRecord", "cuStreamSynchronize", "cuEventCreate", "cuEventDestroy", "cuStreamCreate",
+    "cuStreamDestroy", "cuMemAlloc", "cuMemFree", "cuMemcpyHtoD", "cuMemcpyHtoDAsync", "cuPointerGetAttribute"};
+#define NTIMED ((int)(sizeof timed_names / sizeof timed_names[0]))
+#define MAXTIMED (1 << 16)
+typedef uint64_t (*fwd6_t)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t);
+static struct { fwd6_t real; int sym; unsigned long long n; uint64_t *cyc; } timed[NTIMED];
+
+static inline uint64_t timed_call(int k, uint64_t a, uint64_t b, uint64_t c, uint64_t d, uint64_t e, uint64_t f) {
+    syms[timed[k].sym].count++;
+    others++;
+    uint64_t t0 = tsc();
+    uint64_t r = timed[k].real(a, b, c, d, e, f);
+    uint64_t t1 = tsc();
+    if (timed[k].n < MAXTIMED) timed[k].cyc[timed[k].n] = t1 - t0;
+    timed[k].n++;
+    return r;
+}
+#define TIMED(k) static uint64_t timed_##k(uint64_t a, uint64_t b, uint64_t c, uint64_t d, uint64_t e, uint64_t f) \
+    { return timed_call(k, a, b, c, d, e, f); }
+TIMED(0) TIMED(1) TIMED(2) TIMED(3) TIMED(4) TIMED(5) TIMED(6) TIMED(7)
+TIMED(8) TIMED(9) TIMED(10) TIMED(11) TIMED(12) TIMED(13) TIMED(14) TIMED(15)
+static void *const timed_fn[16] = {(void *)timed_0, (void *)timed_1, (void *)timed_2, (void *)timed_3,
+    (void *)timed_4, (void *)timed_5, (void *)timed_6, (void *)timed_7, (void *)timed_8, (void *)timed_9,
+    (void *)timed_10, (void *)timed_11, (void *)timed_12, (void *)timed_13, (void *)timed_14, (void *)timed_15};
+
 static int cmp_u64(const void *a, const void *b) {
     uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
     return x < y ? -1 : x > y;
@@ -182,6 +217,17 @@ static void flush_segment(void) {
     fprintf(out, "}, ");
     write_stats("driver_ns", in_cyc, launches, ns_per_cycle, 0);
     write_stats("between_ns", gap_cyc, gaps_n, ns_per_cycle, 1);
+    fprintf(out, ", \"timed_ns\": {");
+    comma = 0;
+    for (int k = 0; k < NTIMED; k++) {
+        if (!timed[k].n) continue;
+        fprintf(out, comma ? ", " : "");
+        comma = 1;
+        char key[64];
+        snprintf(key, sizeof key, "%s", timed_names[k]);
+        write_stats(key, timed[k].cyc, timed[k].n < MAXTIMED ? timed[k].n : MAXTIMED, ns_per_cycle, 0);
+    }
+    fprintf(out, "}");
     if (have_params)
         fprintf(out, ", \"params\": {\"array_mod64\": %u, \"array_page_offset\": %u, \"on_stack\": %s, "
                 "\"arrays_distinct\": %llu, \"nparams\": %d, \"values_from_array\": %lld, \"values_span\": %llu, "
@@ -199,6 +245,7 @@ __attribute__((visibility("default"))) void drvprobe_mark(const char *name) {
     flush_segment();
     snprintf(label, sizeof label, "%s", name ? name : "");
     for (int i = 0; i < nsym; i++) syms[i].at_mark = syms[i].count;
+    for (int k = 0; k < NTIMED; k++) timed[k].n = 0;
     launches = gaps_n = 0;
     last_exit = 0;
     last_array = NULL;
@@ -223,10 +270,31 @@ static void *wrap(const char *symbol, void *p) {
         return p;
     }
     int i = sym_index(symbol, p);
-    return i < 0 ? p : trampoline(i, p);
+    if (i < 0) return p;
+    for (int k = 0; k < NTIMED; k++) {
+        if (!strcmp(symbol, timed_names[k]) && (timed[k].real == NULL || timed[k].real == (fwd6_t)p)) {
+            timed[k].real = (fwd6_t)p;      /* the first version asked for is timed; others counted */
+            timed[k].sym = i;
+            return timed_fn[k];
+        }
+    }
+    return trampoline(i, p);
 }
 
+/* what each cuGetProcAddress asked for: written at exit */
+#define MAXASKED 4096
+static struct { char name[64]; int version; cuuint64_t flags; } asked[MAXASKED];
+static int nasked, ask_version;
+static long long ask_flags = -1;
+
 CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int version, cuuint64_t flags, int *status) {
+    if (symbol && nasked < MAXASKED) {
+        snprintf(asked[nasked].name, sizeof asked[nasked].name, "%s", symbol);
+        asked[nasked].version = version;
+        asked[nasked++].flags = flags;
+    }
+    if (ask_version > version) version = ask_version;   /* DRVPROBE_ASK_VERSION: an experiment */
+    if (ask_flags >= 0) flags = (cuuint64_t)ask_flags;  /* DRVPROBE_ASK_FLAGS: likewise */
     CUresult r = real_gpa2(symbol, pfn, version, flags, status);
     if (r == 0 && pfn && *pfn && symbol) *pfn = wrap(symbol, *pfn);
     return r;
@@ -247,12 +315,16 @@ __attribute__((constructor)) static void start(void) {
     real_gpa2 = (gpa2_t)dlsym(real, "cuGetProcAddress_v2");
     real_paraminfo = (paraminfo_t)dlsym(real, "cuFuncGetParamInfo");
     code = mmap(NULL, (size_t)MAXSYM * SLOT, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    for (int k = 0; k < NTIMED; k++)
+        if (!(timed[k].cyc = malloc(sizeof(uint64_t) * MAXTIMED))) abort();
     in_cyc = malloc(sizeof(uint64_t) * MAXLAUNCH);
     gap_cyc = malloc(sizeof(uint64_t) * MAXLAUNCH);
     if (!real_gpa2 || code == MAP_FAILED || !in_cyc || !gap_cyc) {
         fprintf(stderr, "drvprobe: no cuGetProcAddress_v2 in %s, or no memory\n", path);
         abort();
     }
+    if (getenv("DRVPROBE_ASK_VERSION")) ask_version = atoi(getenv("DRVPROBE_ASK_VERSION"));
+    if (getenv("DRVPROBE_ASK_FLAGS")) ask_flags = atoll(getenv("DRVPROBE_ASK_FLAGS"));
     const char *o = getenv("DRVPROBE_OUT");
     out = o ? fopen(o, "a") : NULL;
     drvprobe_mark("");
@@ -260,6 +332,13 @@ __attribute__((constructor)) static void start(void) {
 
 __attribute__((destructor)) static void stop(void) {
     flush_segment();
+    if (out) {
+        fprintf(out, "{\"asked\": [");
+        for (int i = 0; i < nasked; i++)
+            fprintf(out, "%s[\"%s\", %d, %llu]", i ? ", " : "", asked[i].name, asked[i].version, asked[i].flags);
+        fprintf(out, "], \"label\": \"%s\", \"ask_version\": %d}\n",
+                getenv("DRVPROBE_LABEL") ? getenv("DRVPROBE_LABEL") : "", ask_version);
+    }
     if (out) fclose(out);
     out = NULL;
 }

@@ -178,8 +178,9 @@ def calls(r, res):
 
 
 def undecided(table):
-    """The cases whose ours and NVIDIA's intervals (report.interval) overlap."""
-    return {c for c in table["ours"] if c in table["nvidia"] and not c.startswith("checked:")
+    """The cases whose ours and NVIDIA's intervals (report.interval) overlap (not the Cython floor
+    or nvidia-ml-py's, which are the same code in both packages' processes)."""
+    return {c for c in table["ours"] if c in table["nvidia"] and not c.startswith(("checked:", "floor_", "pynvml."))
             and apart(interval(table["ours"][c]), interval(table["nvidia"][c])) == "overlap"}
 
 
@@ -241,31 +242,41 @@ def stub_calls(r, res):
 
 
 def probe_calls(r, res):
-    """The launch cases of calls.py on benchmarks/drvprobe.c (a libcuda.so.1 in front of the real
-    one): per package, the driver entry points called per launch, the driver's own time per launch,
-    the caller's time between two launches, and where the kernelParams array and its values lay."""
+    """The driver cases of calls.py on benchmarks/drvprobe.c (a libcuda.so.1 in front of the real
+    one): per package, the driver entry points called per call, each one's own time in the driver,
+    for the launches the caller's time between two launches, and where the kernelParams array and
+    its values lay."""
     a = r.args
     if not (a.probe_dir and a.probe_real):
         return
     res["probe"] = []
     res["probe_calls"] = {"ours": {}, "nvidia": {}}
     res["probe_errors"] = {}
+    arms = [(impl, impl, {}) for impl in IMPLS]
+    for spec in a.probe_arm or ():    # experiments: ours with the entry points asked otherwise
+        ask = dict(zip(("DRVPROBE_ASK_VERSION", "DRVPROBE_ASK_FLAGS"), spec.split(":")))
+        arms.append(("ours", f"ours@{spec}", {k: v for k, v in ask.items() if v != ""}))
+    res["probe_asked"] = {}
     for i in range(a.probe_rounds):
-        for impl in order(i):
+        for impl, label, ask in (arms if i % 2 == 0 else arms[::-1]):
             with tempfile.NamedTemporaryFile("r", suffix=".jsonl", delete=False) as fh:
                 path = fh.name
-            env = dict(r.env[impl], DRVPROBE_REAL=a.probe_real, DRVPROBE_OUT=path, DRVPROBE_LABEL=impl)
+            env = dict(r.env[impl], DRVPROBE_REAL=a.probe_real, DRVPROBE_OUT=path, DRVPROBE_LABEL=label)
+            env.update(ask)
             env["LD_LIBRARY_PATH"] = a.probe_dir + (":" + env["LD_LIBRARY_PATH"] if env.get("LD_LIBRARY_PATH") else "")
-            cmd = [r.py, os.path.join(HERE, "calls.py"), "--label", impl, "--cubin", a.cubin, "--only", "^cuLaunchKernel_"]
+            cmd = [r.py, os.path.join(HERE, "calls.py"), "--label", impl, "--cubin", a.cubin, "--only", "^cu"]
             cmd += ["--expect-under", a.ours] if impl == "ours" else ["--expect-not-under", a.ours]
             p, dt = r.run(cmd, env=env, timeout=300)
             if p.returncode != 0:
-                res["probe_errors"][impl] = f"exit {p.returncode}: {p.stderr.strip()[-400:]}"
+                res["probe_errors"][label] = f"exit {p.returncode}: {p.stderr.strip()[-400:]}"
             for row in parse_lines(p.stdout):
                 if "ns" in row:
-                    res["probe_calls"][impl].setdefault(row["case"], []).append(row["ns"])
+                    res["probe_calls"].setdefault(label, {}).setdefault(row["case"], []).append(row["ns"])
             with open(path) as fh:
                 for seg in parse_lines(fh.read()):
+                    if "asked" in seg:
+                        res["probe_asked"][label] = seg["asked"]
+                        continue
                     seg["round"] = i
                     res["probe"].append(seg)
             os.unlink(path)
@@ -439,6 +450,11 @@ def main():
     ap.add_argument("--probe-dir", help="a folder holding benchmarks/drvprobe.c built as libcuda.so.1")
     ap.add_argument("--probe-real", help="the real libcuda.so.1, for the probe to load")
     ap.add_argument("--probe-rounds", type=int, default=2)
+    ap.add_argument("--probe-arm", action="append", metavar="VERSION:FLAGS",
+                    help="an experiment: also probe ours with every entry point asked at least at VERSION "
+                         "and/or with FLAGS (either may be empty)")
+    ap.add_argument("--phases", default="calls,stub_calls,probe_calls,imports,first_init,clients",
+                    help="the phases to run, comma-separated")
     a = ap.parse_args()
     a.ours = os.path.abspath(a.ours)
     a.cubin = os.path.abspath(a.cubin)
@@ -462,8 +478,9 @@ def main():
                 json.dump(res, fh, indent=1)
             os.replace(path + ".tmp", path)
 
-    for phase in (calls, stub_calls, probe_calls, imports, first_init, clients):
-        phase(r, res)
+    phases = {f.__name__: f for f in (calls, stub_calls, probe_calls, imports, first_init, clients)}
+    for name in a.phases.split(","):
+        phases[name.strip()](r, res)
         save()
     log(f"wrote {a.out} after {res['measure_seconds']} s")
 

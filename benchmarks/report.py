@@ -12,7 +12,8 @@ TRIVIAL = ("cuCtxGetCurrent", "cuDeviceGetAttribute", "cuGetErrorString", "cuEve
 LAUNCH_TARGET_ARGS = (4, 8, 16)
 LAUNCH_FORMS = ("array", "int", "tuple")
 FORM_WORDS = {"array": "pre-packed numpy array", "int": "pre-packed, address as int",
-              "tuple": "(values, types)", "null": "NULL kernelParams"}
+              "tuple": "(values, types)", "null": "NULL kernelParams",
+              "scattered": "pre-packed numpy array, each value a numpy array of its own"}
 NVIDIA_WHEEL_BYTES = 8.4e6
 
 
@@ -263,17 +264,24 @@ def probe_summary(res):
     out = {}
     for seg in res.get("probe") or []:
         case, impl = seg.get("case"), seg.get("label")
-        if not case or impl not in ("ours", "nvidia") or not seg.get("launches"):
+        if not case or not impl or not (seg.get("launches") or seg.get("timed_ns")):
             continue
+        launches = seg.get("launches") or 0
         d = out.setdefault(case, {}).setdefault(impl, {"driver": [], "between": [], "calls": {}, "params": None,
-                                                     "processes": 0})
+                                                     "processes": 0, "timed": {}})
         d["processes"] += 1
+        for name, st in (seg.get("timed_ns") or {}).items():
+            if st:
+                d["timed"].setdefault(name, []).append(st["median"])
         if seg.get("driver_ns"):
             d["driver"].append(seg["driver_ns"]["median"])
         if seg.get("between_ns"):
             d["between"].append(seg["between_ns"]["median"])
+        # per launch, or per call of the case's first entry point (cuMemAlloc of cuMemAlloc+cuMemFree)
+        per = launches or (seg.get("calls") or {}).get(re.split(r"[+_]", case.split(":")[-1])[0]) or 0
         for name, k in (seg.get("calls") or {}).items():
-            d["calls"].setdefault(name, []).append(k / seg["launches"])
+            if per:
+                d["calls"].setdefault(name, []).append(k / per)
         d["params"] = d["params"] or seg.get("params")
     return out
 
@@ -297,10 +305,82 @@ def f_params(p):
             f"{p['arrays_distinct']} array address(es) over the launches")
 
 
+def f_pages(p):
+    return "—" if not p or not p.get("nparams") else f"{p['value_pages']} ({p['values_span']:,} bytes)"
+
+
+def findings(res):
+    """What the driver probe found about the launch rows, with this run's figures."""
+    summ = probe_summary(res)
+    if not summ:
+        return []
+
+    def drv(case, label, name=None):
+        d = summ.get(case, {}).get(label, {})
+        return med(d.get("timed", {}).get(name, [])) if name else med(d.get("driver", []))
+
+    def pages(case, label):
+        p = (summ.get(case, {}).get(label) or {}).get("params") or {}
+        return p.get("value_pages")
+
+    L = ["## What made the real-driver launch rows change direction", ""]
+    legacy = next((a for a in sorted({i for v in summ.values() for i in v}) if a.endswith(":1")), None)
+    items = []
+    if legacy:
+        cells = []
+        for case, name in (("cuEventQuery", "cuEventQuery"), ("cuMemAlloc+cuMemFree_4KiB", "cuMemAlloc"),
+                           ("cuStreamSynchronize", "cuStreamSynchronize")):
+            n, o, b = drv(case, "nvidia", name), drv(case, "ours", name), drv(case, legacy, name)
+            if None not in (n, o, b):
+                cells.append(f"{name} {f_ns(b)} ns before, {f_ns(o)} now, NVIDIA's {f_ns(n)}")
+        n, o, b = (drv("cuLaunchKernel_8args_int", x) for x in ("nvidia", "ours", legacy))
+        if None not in (n, o, b):
+            cells.append(f"cuLaunchKernel with 8 arguments {f_ns(b)} ns before, {f_ns(o)} now, NVIDIA's {f_ns(n)}")
+        items.append(
+            "- **The entry points' flags.** Ours asked `cuGetProcAddress` for every driver entry point with "
+            "`CU_GET_PROC_ADDRESS_LEGACY_STREAM`; NVIDIA's asks with `CU_GET_PROC_ADDRESS_DEFAULT`, which the "
+            "driver takes as the same legacy default stream for a caller not built for per-thread streams. "
+            "The entry points handed out for the first spend more time in the driver on every call, the "
+            f"driver's own time per call on the probe (the *{legacy}* column below asks as ours did): "
+            + "; ".join(cells) + ". Ours now asks as NVIDIA's does (`cuda_bindings/_loader.py`).")
+    sp = [pages("cuLaunchKernel_8args_scattered", x) for x in ("nvidia", "ours")]
+    cp = [pages("cuLaunchKernel_8args_array", x) for x in ("nvidia", "ours")]
+    if None not in sp + cp:
+        items.append(
+            "- **Where the pre-packed values lay.** Each value of a pre-packed launch was a numpy array of "
+            "its own, placed wherever the process's heap had room: the 8 values spread over "
+            f"{sp[0]} pages in NVIDIA's process and {sp[1]} in ours in this run (the numbers change from "
+            "process to process), "
+            "and the driver reads each of them at every launch. The benchmark now packs them in one "
+            f"block after the `void*[]` ({cp[0]} and {cp[1]} page), as the C twin's lie on its stack and as "
+            "the binding packs `(values, types)`; the *each value a numpy array of its own* row keeps "
+            "the old layout.")
+    rows = [c for c in summ if c.startswith("cuLaunchKernel_") and c.endswith(("_int", "_array"))
+            and summ[c].get("nvidia", {}).get("between") and summ[c].get("ours", {}).get("between")]
+    gaps = [med(summ[c]["nvidia"]["between"]) - med(summ[c]["ours"]["between"]) for c in rows]
+    lower = sum(apart(interval(summ[c]["ours"]["between"]), interval(summ[c]["nvidia"]["between"])) == "ours lower"
+                for c in rows)
+    same = sum(apart(interval(summ[c]["ours"]["driver"]), interval(summ[c]["nvidia"]["driver"])) == "overlap"
+               for c in rows)
+    if gaps:
+        items.append(
+            f"- **What remains.** On the same probe the driver's own time per launch overlaps between the "
+            f"packages on {same} of the {len(rows)} pre-packed rows, and ours' part between two launches "
+            f"is lower by {f_ns(min(gaps))} to {f_ns(max(gaps))} ns (ranges apart on {lower} of them). "
+            "A whole launch costs 3-5 µs here, and one "
+            "process's figure differs from the next by up to ±15 % on this machine: the whole-launch rows "
+            "above can stay overlapping after 25 rounds, and the probe's *between* column is the measure "
+            "that ranks the bindings there.")
+    return L + items + [""]
+
+
 def probe_section(res):
     summ = probe_summary(res)
     if not summ:
         return []
+    launch = {c: v for c, v in summ.items() if c.startswith("cuLaunchKernel_")}
+    other = {c: v for c, v in summ.items() if not c.startswith(("cuLaunchKernel_", "checked:"))}
+    arms = sorted({impl for v in summ.values() for impl in v} - {"ours", "nvidia"})
     L = ["### The launch on the real driver, from the driver's side (`benchmarks/drvprobe.c`)", "",
          "`calls.py`'s launch cases on a `libcuda.so.1` that loads the real driver and hands out, from "
          "`cuGetProcAddress`, entry points that count their calls (`cuLaunchKernel`'s also reads the "
@@ -314,15 +394,53 @@ def probe_section(res):
          "*what the driver is given*: where the `void*[]` and the values it points to lay in the first "
          "launch of the case, in ours' process (NVIDIA's the same but for the addresses).", ""]
     rows = []
-    for case in sorted(summ, key=lambda c: (int(re.search(r"_(\d+)args", c).group(1)) if re.search(r"_(\d+)args", c) else -1, c)):
+    for case in sorted(launch, key=lambda c: (int(re.search(r"_(\d+)args", c).group(1)), c)):
         o, n = summ[case].get("ours", {}), summ[case].get("nvidia", {})
         rows.append((describe(case), f_ns(med(n.get("driver", []))), f_ns(med(o.get("driver", []))),
+                     *[f_ns(med(summ[case].get(a, {}).get("driver", []))) for a in arms],
+                     f_range(interval(n.get("driver", []))), f_range(interval(o.get("driver", []))),
                      f_ns(med(n.get("between", []))), f_ns(med(o.get("between", []))),
-                     f_calls(n.get("calls", {})), f_calls(o.get("calls", {})), f_params(o.get("params"))))
-    L.append(table(["case", "driver: NVIDIA", "driver: ours", "between: NVIDIA", "between: ours",
-                    "other calls per launch: NVIDIA", "ours", "what the driver is given (ours)"], rows,
-                   ["---", "---:", "---:", "---:", "---:", "---", "---", "---"]))
+                     apart(interval(o.get("between", [])), interval(n.get("between", []))),
+                     f_calls(n.get("calls", {})), f_calls(o.get("calls", {})),
+                     f_pages(n.get("params")), f_pages(o.get("params")), f_params(o.get("params"))))
+    L.append(table(["case", "driver: NVIDIA", "driver: ours", *[f"driver: {a}" for a in arms],
+                    "NVIDIA range", "ours range", "between: NVIDIA", "between: ours", "between: ranges",
+                    "other calls per launch: NVIDIA", "ours", "value pages: NVIDIA", "ours",
+                    "what the driver is given (ours)"], rows,
+                   ["---"] + ["---:"] * (6 + len(arms)) + ["---", "---", "---", "---:", "---:", "---"]))
     L.append("")
+    if other:
+        L.append("The other driver cases on the same probe: each entry point's own time in the driver per "
+                 "call (median), and the entry points called per call of the case's first one.")
+        L.append("")
+        rows = []
+        for case in other:
+            o, n = other[case].get("ours", {}), other[case].get("nvidia", {})
+            names = sorted(set(o.get("timed", {})) | set(n.get("timed", {})))
+            timed = [other[case].get(a, {}).get("timed", {}) for a in ["nvidia", "ours", *arms]]
+            rows.append((describe(case),
+                         *[", ".join(f"{k} {f_ns(med(t.get(k, [])))}" for k in names) or "—" for t in timed],
+                         f_calls(n.get("calls", {})), f_calls(o.get("calls", {}))))
+        L.append(table(["case", "driver ns: NVIDIA", "driver ns: ours", *[f"driver ns: {a}" for a in arms],
+                        "calls per call: NVIDIA", "ours"], rows, ["---"] * (5 + len(arms))))
+        L.append("")
+    pc = res.get("probe_calls") or {}
+    if arms and pc:
+        L.append("The whole call as `calls.py` times it in the same probe processes (ns; the probe's own "
+                 "counting and timing included, the same for every column):")
+        L.append("")
+        labels = ["nvidia", "ours", *arms]
+        cases = [c for c in pc.get("ours", {}) if not c.startswith("checked:")]
+        L.append(table(["case", "NVIDIA", "ours", *arms],
+                       [(describe(c), *[f_ns(med(pc.get(lab, {}).get(c, []))) for lab in labels]) for c in cases]))
+        L.append("")
+    if arms:
+        L.append("Experiment columns: " + "; ".join(
+            f"*{a}* = ours, its entry points asked from the real driver"
+            + (f" at version {a.split('@')[1].split(':')[0]} at least" if a.split("@")[1].split(":")[0] else "")
+            + (f" with flags {a.split(':')[1]}" if a.split(":")[1] else "") for a in arms)
+            + " (the probe changes what it passes on; `BENCH_PROBE_ARMS`).")
+        L.append("")
     if res.get("probe_errors"):
         L.append("Probe errors: " + "; ".join(f"{k}: `{str(v)[:300]}`" for k, v in res["probe_errors"].items()))
         L.append("")
@@ -439,7 +557,7 @@ def render(res):
                        nrows, ["---", "---:", "---:", "---:", "---:", "---:"]))
         L.append("")
 
-    floor = [c for c in ("floor_tuple_nogil", "floor_tuple_gil", "floor_noop")
+    floor = [c for c in ("floor_tuple_nogil", "floor_tuple_gil", "floor_noop", "floor_value_nogil", "floor_struct_nogil")
              if calls.raw["ours"].get(c) or calls.raw["nvidia"].get(c)]
     if floor:
         L.append("Cython floor (`benchmarks/floor.pyx`, timed in the same processes, both packages' "
@@ -447,7 +565,11 @@ def render(res):
         L.append("")
         words = {"floor_tuple_nogil": "C call returning a 2-tuple, GIL released",
                  "floor_tuple_gil": "C call returning a 2-tuple, GIL kept",
-                 "floor_noop": "Cython function returning None"}
+                 "floor_noop": "Cython function returning None",
+                 "floor_value_nogil": "an int in, C call with the GIL released, its int output returned "
+                                      "(NVML's device_get_count_v2, nvFatbin's size)",
+                 "floor_struct_nogil": "the same, the output a 64-byte struct in a new GC-tracked object "
+                                       "(NVML's device_get_memory_info_v2)"}
         frows = []
         for c in floor:
             xs = calls.raw["ours"].get(c, []) + calls.raw["nvidia"].get(c, [])
@@ -484,7 +606,7 @@ def render(res):
         L.append("")
         srows = []
         cases = list(stub.get("ours", {})) + [c for c in stub.get("nvidia", {}) if c not in stub.get("ours", {})]
-        cases = [c for c in cases if not c.startswith(CHECKED)]
+        cases = [c for c in cases if not c.startswith((CHECKED, PYNVML))]
         for c in cases:
             o, n = med(stub.get("ours", {}).get(c, [])), med(stub.get("nvidia", {}).get(c, []))
             so, sn = interval(stub.get("ours", {}).get(c, [])), interval(stub.get("nvidia", {}).get(c, []))
@@ -500,6 +622,7 @@ def render(res):
             L.append("No-op driver errors: " + "; ".join(f"{i}, {c}: `{str(m)[:200]}`" for i, c, m in serr))
             L.append("")
 
+    L += findings(res)
     L += probe_section(res)
 
     # imports

@@ -22,7 +22,9 @@
 #
 # Environment: PYTHON (python3), DEST (/tmp/ours), BENCH_ROUNDS (5), BENCH_MAX_ROUNDS (15: the
 # rounds a case whose two intervals still overlap may get), BENCH_EXTRA_SECONDS (240: the time
-# those extra rounds may take, per phase), BENCH_IMPORT_REPEATS (9),
+# those extra rounds may take, per phase), BENCH_PROBE_ROUNDS (3: processes per package on the
+# driver probe), BENCH_PROBE_ARMS (experiments on the probe: "VERSION:FLAGS ...", e.g. ":1", ours
+# with its entry points asked with CU_GET_PROC_ADDRESS_LEGACY_STREAM), BENCH_IMPORT_REPEATS (9),
 # BENCH_CPU (2: the CPU every measured process is pinned to, if the machine has it),
 # BENCH_SKIP_BUILD=1 (reuse the build in $DEST; no build time, no wheel), BENCH_NO_WHEEL=1,
 # BUILD_TIMEOUT (420 s), COLD_BUILD_SECONDS_2CORE (the cold build time measured on the 2-core
@@ -190,7 +192,8 @@ for line in open("/proc/self/maps"):
     [ -n "$CBIN" ] && margs+=(--c-binary "$CBIN")
     [ -n "$LOCKS" ] && margs+=(--lockprobe "$LOCKS")
     [ -n "$STUB" ] && margs+=(--stub-dir "$STUB")
-    [ -n "$PROBE" ] && margs+=(--probe-dir "$PROBE" --probe-real "$REAL")
+    [ -n "$PROBE" ] && margs+=(--probe-dir "$PROBE" --probe-real "$REAL" --probe-rounds "${BENCH_PROBE_ROUNDS:-3}")
+    for arm in ${BENCH_PROBE_ARMS:-}; do margs+=(--probe-arm "$arm"); done
     margs+=(--max-rounds "${BENCH_MAX_ROUNDS:-15}" --extra-seconds "${BENCH_EXTRA_SECONDS:-240}")
     [ -n "$FLOOR" ] && margs+=(--floor-dir "$FLOOR")
     [ -n "$BUILD_SECONDS" ] && margs+=(--build-seconds "$BUILD_SECONDS")

@@ -71,11 +71,18 @@ cdef extern from *:
        classes define no __del__, so the base's tp_dealloc followed by that last step is all
        there is to do: __cb_struct_dealloc does it.  A heap type's tp_dealloc drops the type's
        reference itself (subtype_dealloc of a user's subclass then leaves it to this one). */
+    /* _Struct itself (set when _base is imported).  The static classes between it and a struct
+       class (_records._Record) add C fields only, no object field and no __dealloc__: their
+       tp_dealloc would only untrack the object, track it again and call _Struct's, so _Struct's
+       is called directly. */
+    static PyTypeObject *__cb_struct_root;
     static void __cb_struct_dealloc(PyObject *o) {
         PyTypeObject *t = Py_TYPE(o), *b = t;
         while (b->tp_flags & Py_TPFLAGS_HEAPTYPE)
             b = b->tp_base;
-        b->tp_dealloc(o);       /* the static base's: _Struct's or _Record's */
+        if (__cb_struct_root != NULL && PyType_IsSubtype(b, __cb_struct_root))
+            b = __cb_struct_root;
+        b->tp_dealloc(o);
         Py_DECREF(t);
     }
     /* Their memory is reused: a free list per object size (the static bases' sizes: _Struct's,
@@ -141,6 +148,7 @@ cdef extern from *:
     }
     """
     void __cb_fast_dealloc(object cls)
+    PyTypeObject* __cb_struct_root
 
 
 cdef object _struct_class(str name, type base, dict ns):
@@ -1230,6 +1238,9 @@ cdef class _Struct:
 
     def __deepcopy__(self, memo):
         return _struct_copy(self)
+
+
+__cb_struct_root = <PyTypeObject*>_Struct    # see __cb_struct_dealloc
 
 
 def _rebuild_struct(cls, data):
