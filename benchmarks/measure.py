@@ -217,7 +217,7 @@ def stub_calls(r, res):
     def one(i, impl, only=None):
         env = dict(r.env[impl])
         env["LD_LIBRARY_PATH"] = a.stub_dir + (":" + env["LD_LIBRARY_PATH"] if env.get("LD_LIBRARY_PATH") else "")
-        rows, p, dt = run_calls(r, impl, env, floor=False, only=only)
+        rows, p, dt = run_calls(r, impl, env, floor=only is None, only=only)
         meta = next((x["meta"] for x in rows if "meta" in x), {})
         if meta.get("device") != "stub":
             res["stub_errors"][impl]["(process)"] = f"not the no-op driver (device {meta.get('device')!r}); exit {p.returncode}: {p.stderr.strip()[-300:]}"

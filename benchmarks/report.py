@@ -156,6 +156,11 @@ def describe(case):
         "nvml.device_get_temperature_v": "NVML device_get_temperature_v",
         "nvfatbin.version": "nvFatbin version",
         "nvfatbin.create+add_cubin+get+destroy": "nvFatbin: create, add a cubin, size, get, destroy",
+        "floor_tuple_nogil": "floor: C call returning a 2-tuple, GIL released",
+        "floor_tuple_gil": "floor: C call returning a 2-tuple, GIL kept",
+        "floor_noop": "floor: Cython function returning None",
+        "floor_value_nogil": "floor: an int in, GIL released, an int out",
+        "floor_struct_nogil": "floor: an int in, GIL released, a new 64-byte struct object out",
     }.get(case, case)
 
 
@@ -603,6 +608,9 @@ def render(res):
                  "caches, which the real-driver rows above include: where ours − C above exceeds ours "
                  "here, the excess is time spent in the driver, not in the binding (the driver's code "
                  "and data are colder between Python calls than in the C twin's tight loop).")
+        L.append("")
+        L.append("The Cython floor rows (`floor.pyx`, the same code in both packages' processes) are timed "
+                 "in these processes too: the bar for a row of the same shape.")
         L.append("")
         srows = []
         cases = list(stub.get("ours", {})) + [c for c in stub.get("nvidia", {}) if c not in stub.get("ours", {})]

@@ -1262,6 +1262,10 @@ def _emit_function(model, fn, mod, L, refs):
     o = _wrapper_head(w, joined("pyparams"), refs)
     o += ["    " + d for d in joined("cdecls")]
     steps = joined("scalars") + joined("first") + joined("pre") + _count_checks(w) + joined("late")
+    if w.nv and not joined("after"):
+        # the struct fields set from the arguments in the same try block (one, not one each)
+        o += _conversions(model, fn, L, steps, joined("setters"))
+        return o + _nv_call_and_return(w, args, joined("outs"), joined("size_check"), joined("two_call"))
     o += _conversions(model, fn, L, steps)
     o += ["    " + line for line in joined("after")]
     if w.nv:
@@ -1381,22 +1385,28 @@ def _kept_roles(model):
     return out
 
 
-def _conversions(model, fn, L, steps):
+# _p from here on names a struct field set from an argument (_conversions' setters), not a parameter
+SETTER_BASE = 1000
+
+
+def _conversions(model, fn, L, steps, setters=()):
     """The body lines converting the arguments: `steps` is [(parameter or None, line)] in order.
     The lines tagged with a parameter run in one try block; a TypeError, ValueError or
     OverflowError there is raised again, of the same class, with a message that names the
     function and the parameter being converted (`_arg_error`), as Python's own functions do:
     "cuMemAlloc() argument 'bytesize': an integer is required".  The block costs nothing measurable
     on success: one C int store per parameter.  Untagged lines (a count the library is asked
-    for) come first, outside it."""
+    for) come first, outside it.  `setters` (struct-style: struct fields set from the arguments,
+    see _setters) run last in the same block, their errors worded as _setters words them."""
     o = ["    " + line for tag, line in steps if tag is None]
     tagged = [(tag, line) for tag, line in steps if tag is not None]
-    if not tagged:
+    if not tagged and not setters:
         return o
     order = [p for p in fn.params if p.role in ("in", "inout")]
     names = tuple(public_param(p, L) for p in order)
     shown = public_function(fn, L)
-    if len(order) > 1:
+    indexed = len(order) > 1 or bool(setters)
+    if indexed:
         o.append("    cdef int _p = 0")
     o.append("    try:")
     at = 0
@@ -1406,8 +1416,17 @@ def _conversions(model, fn, L, steps):
             o.append(f"        _p = {i}")
             at = i
         o.append("        " + line)
-    o.append("    except (TypeError, ValueError, OverflowError):")
-    o.append(f"        raise _arg_error({shown!r}, {names!r}, {'_p' if len(order) > 1 else 0}) from None")
+    for k, (arg, assignment, rec) in enumerate(setters):
+        o.append(f"        _p = {SETTER_BASE + k}")
+        o.append(f"        {rec}.{assignment}" if rec else f"        {assignment}")
+    if setters:
+        o.append("    except (TypeError, ValueError, OverflowError) as e:")
+        o.append(f"        if _p >= {SETTER_BASE}:")
+        o.append(f"            raise e.__class__(f\"{shown}() argument '{{{tuple(a for a, _, _ in setters)!r}[_p - {SETTER_BASE}]}}': "
+                 f"{{e}}\") from None")
+    else:
+        o.append("    except (TypeError, ValueError, OverflowError):")
+    o.append(f"        raise _arg_error({shown!r}, {names!r}, {'_p' if indexed else 0}) from None")
     return o
 
 

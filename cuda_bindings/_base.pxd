@@ -194,14 +194,14 @@ cdef inline int _hptr(object o, void** out) except -1:
     in the tuple-style modules, truncated as NVIDIA's tuple-style package truncates it)."""
     cdef int overflow
     cdef long long v
-    if isinstance(o, _Handle):
-        out[0] = (<_Handle>o)._p[0]
-        return 0
-    if type(o) is int:
+    if type(o) is int:      # first: a pointer compare, where isinstance walks int's bases
         v = PyLong_AsLongLongAndOverflow(o, &overflow)
         if overflow == 0 and v >= 0:
             out[0] = <void*><size_t>v
             return 0
+    elif isinstance(o, _Handle):
+        out[0] = (<_Handle>o)._p[0]
+        return 0
     return _hptr_slow(o, out, __cb_tuple_style)
 
 cdef inline void** _href(object o, void** local) except? NULL:

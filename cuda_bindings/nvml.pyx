@@ -1701,14 +1701,16 @@ def device_get_handle_by_uuidv(type, uuid):
     cdef _Record s_uuid = _new_record_at(_L, 108, 'UUID_v1')
     (<unsigned int*>s_uuid._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlUUID_v1_t) | (1 << 24))
     cdef cynvml.nvmlDevice_t c_device = <cynvml.nvmlDevice_t>0
+    cdef int _p = 0
     try:
+        _p = 1000
         s_uuid.type = type
-    except (TypeError, ValueError, OverflowError) as e:
-        raise e.__class__(f"device_get_handle_by_uuidv() argument 'type': {e}") from None
-    try:
+        _p = 1001
         s_uuid.value.str = uuid
     except (TypeError, ValueError, OverflowError) as e:
-        raise e.__class__(f"device_get_handle_by_uuidv() argument 'uuid': {e}") from None
+        if _p >= 1000:
+            raise e.__class__(f"device_get_handle_by_uuidv() argument '{('type', 'uuid')[_p - 1000]}': {e}") from None
+        raise _arg_error('device_get_handle_by_uuidv', ('uuid',), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceGetHandleByUUIDV(<cynvml.nvmlUUID_t*>s_uuid._ptr, &c_device)
     if err != 0:
@@ -4281,12 +4283,12 @@ def device_get_fan_speed_rpm(device, fan):
     cdef int _p = 0
     try:
         _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_fan_speed_rpm', ('device', 'fan_speed'), _p) from None
-    try:
+        _p = 1000
         s_fanSpeed.fan = fan
     except (TypeError, ValueError, OverflowError) as e:
-        raise e.__class__(f"device_get_fan_speed_rpm() argument 'fan': {e}") from None
+        if _p >= 1000:
+            raise e.__class__(f"device_get_fan_speed_rpm() argument '{('fan',)[_p - 1000]}': {e}") from None
+        raise _arg_error('device_get_fan_speed_rpm', ('device', 'fan_speed'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceGetFanSpeedRPM(<cynvml.nvmlDevice_t>c_device, &s_fanSpeed)
     if err != 0:
@@ -4619,12 +4621,12 @@ def device_get_temperature_v(device, sensorType):
     cdef int _p = 0
     try:
         _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_temperature_v', ('device', 'temperature'), _p) from None
-    try:
+        _p = 1000
         s_temperature.sensorType = <cynvml.nvmlTemperatureSensors_t><int>sensorType
     except (TypeError, ValueError, OverflowError) as e:
-        raise e.__class__(f"device_get_temperature_v() argument 'sensorType': {e}") from None
+        if _p >= 1000:
+            raise e.__class__(f"device_get_temperature_v() argument '{('sensorType',)[_p - 1000]}': {e}") from None
+        raise _arg_error('device_get_temperature_v', ('device', 'temperature'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceGetTemperatureV(<cynvml.nvmlDevice_t>c_device, &s_temperature)
     if err != 0:
@@ -5345,16 +5347,14 @@ def device_get_clock_offsets(device, clock_type, pstate):
     cdef int _p = 0
     try:
         _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_clock_offsets', ('device', 'info'), _p) from None
-    try:
+        _p = 1000
         s_info.type = clock_type
-    except (TypeError, ValueError, OverflowError) as e:
-        raise e.__class__(f"device_get_clock_offsets() argument 'clock_type': {e}") from None
-    try:
+        _p = 1001
         s_info.pstate = pstate
     except (TypeError, ValueError, OverflowError) as e:
-        raise e.__class__(f"device_get_clock_offsets() argument 'pstate': {e}") from None
+        if _p >= 1000:
+            raise e.__class__(f"device_get_clock_offsets() argument '{('clock_type', 'pstate')[_p - 1000]}': {e}") from None
+        raise _arg_error('device_get_clock_offsets', ('device', 'info'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceGetClockOffsets(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlClockOffset_t*>s_info._ptr)
     if err != 0:
@@ -7787,12 +7787,12 @@ def device_get_running_process_detail_list(device, mode):
     cdef int _p = 0
     try:
         _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_running_process_detail_list', ('device', 'plist'), _p) from None
-    try:
+        _p = 1000
         s_plist.mode = mode
     except (TypeError, ValueError, OverflowError) as e:
-        raise e.__class__(f"device_get_running_process_detail_list() argument 'mode': {e}") from None
+        if _p >= 1000:
+            raise e.__class__(f"device_get_running_process_detail_list() argument '{('mode',)[_p - 1000]}': {e}") from None
+        raise _arg_error('device_get_running_process_detail_list', ('device', 'plist'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceGetRunningProcessDetailList(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlProcessDetailList_t*>s_plist._ptr)
     if err != 0:
@@ -8761,12 +8761,12 @@ def device_get_conf_compute_gpu_attestation_report(device, nonce):
     cdef int _p = 0
     try:
         _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_conf_compute_gpu_attestation_report', ('device', 'gpu_atst_report'), _p) from None
-    try:
+        _p = 1000
         _bytes_into(<unsigned char*>(<cynvml.nvmlConfComputeGpuAttestationReport_t*>s_gpuAtstReport._ptr).nonce, sizeof((<cynvml.nvmlConfComputeGpuAttestationReport_t*>s_gpuAtstReport._ptr).nonce), nonce, False)
     except (TypeError, ValueError, OverflowError) as e:
-        raise e.__class__(f"device_get_conf_compute_gpu_attestation_report() argument 'nonce': {e}") from None
+        if _p >= 1000:
+            raise e.__class__(f"device_get_conf_compute_gpu_attestation_report() argument '{('nonce',)[_p - 1000]}': {e}") from None
+        raise _arg_error('device_get_conf_compute_gpu_attestation_report', ('device', 'gpu_atst_report'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceGetConfComputeGpuAttestationReport(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlConfComputeGpuAttestationReport_t*>s_gpuAtstReport._ptr)
     if err != 0:
@@ -8926,10 +8926,14 @@ def system_set_conf_compute_key_rotation_threshold_info(max_attacker_advantage):
     cdef cynvml.nvmlConfComputeSetKeyRotationThresholdInfo_t s_pKeyRotationThrInfo
     memset(&s_pKeyRotationThrInfo, 0, sizeof(s_pKeyRotationThrInfo))
     s_pKeyRotationThrInfo.version = <unsigned int>(sizeof(cynvml.nvmlConfComputeSetKeyRotationThresholdInfo_v1_t) | (1 << 24))
+    cdef int _p = 0
     try:
+        _p = 1000
         s_pKeyRotationThrInfo.maxAttackerAdvantage = max_attacker_advantage
     except (TypeError, ValueError, OverflowError) as e:
-        raise e.__class__(f"system_set_conf_compute_key_rotation_threshold_info() argument 'max_attacker_advantage': {e}") from None
+        if _p >= 1000:
+            raise e.__class__(f"system_set_conf_compute_key_rotation_threshold_info() argument '{('max_attacker_advantage',)[_p - 1000]}': {e}") from None
+        raise _arg_error('system_set_conf_compute_key_rotation_threshold_info', ('p_key_rotation_thr_info',), _p) from None
     with nogil:
         err = cynvml.nvmlSystemSetConfComputeKeyRotationThresholdInfo(&s_pKeyRotationThrInfo)
     if err != 0:
@@ -9165,16 +9169,14 @@ def device_set_power_management_limit_v2(device, power_scope, power_value_mw):
     cdef int _p = 0
     try:
         _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_set_power_management_limit_v2', ('device', 'power_value'), _p) from None
-    try:
+        _p = 1000
         s_powerValue.powerScope = power_scope
-    except (TypeError, ValueError, OverflowError) as e:
-        raise e.__class__(f"device_set_power_management_limit_v2() argument 'power_scope': {e}") from None
-    try:
+        _p = 1001
         s_powerValue.powerValueMw = power_value_mw
     except (TypeError, ValueError, OverflowError) as e:
-        raise e.__class__(f"device_set_power_management_limit_v2() argument 'power_value_mw': {e}") from None
+        if _p >= 1000:
+            raise e.__class__(f"device_set_power_management_limit_v2() argument '{('power_scope', 'power_value_mw')[_p - 1000]}': {e}") from None
+        raise _arg_error('device_set_power_management_limit_v2', ('device', 'power_value'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceSetPowerManagementLimit_v2(<cynvml.nvmlDevice_t>c_device, &s_powerValue)
     if err != 0:
@@ -9981,12 +9983,12 @@ def device_get_processes_utilization_info(device, last_seen_time_stamp):
     cdef int _p = 0
     try:
         _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_processes_utilization_info', ('device', 'proceses_util_info'), _p) from None
-    try:
+        _p = 1000
         s_procesesUtilInfo.last_seen_time_stamp = last_seen_time_stamp
     except (TypeError, ValueError, OverflowError) as e:
-        raise e.__class__(f"device_get_processes_utilization_info() argument 'last_seen_time_stamp': {e}") from None
+        if _p >= 1000:
+            raise e.__class__(f"device_get_processes_utilization_info() argument '{('last_seen_time_stamp',)[_p - 1000]}': {e}") from None
+        raise _arg_error('device_get_processes_utilization_info', ('device', 'proceses_util_info'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceGetProcessesUtilizationInfo(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlProcessesUtilizationInfo_t*>s_procesesUtilInfo._ptr)
     if err != 0:
@@ -10134,12 +10136,12 @@ def device_set_hostname_v1(device, hostname):
     cdef int _p = 0
     try:
         _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_set_hostname_v1', ('device', 'hostname'), _p) from None
-    try:
+        _p = 1000
         s_hostname.value = hostname
     except (TypeError, ValueError, OverflowError) as e:
-        raise e.__class__(f"device_set_hostname_v1() argument 'hostname': {e}") from None
+        if _p >= 1000:
+            raise e.__class__(f"device_set_hostname_v1() argument '{('hostname',)[_p - 1000]}': {e}") from None
+        raise _arg_error('device_set_hostname_v1', ('device', 'hostname'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceSetHostname_v1(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlHostname_v1_t*>s_hostname._ptr)
     if err != 0:
@@ -12215,12 +12217,12 @@ def device_set_nvlink_device_low_power_threshold(device, threshold):
     cdef int _p = 0
     try:
         _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_set_nvlink_device_low_power_threshold', ('device', 'info'), _p) from None
-    try:
+        _p = 1000
         s_info.lowPwrThreshold = threshold
     except (TypeError, ValueError, OverflowError) as e:
-        raise e.__class__(f"device_set_nvlink_device_low_power_threshold() argument 'threshold': {e}") from None
+        if _p >= 1000:
+            raise e.__class__(f"device_set_nvlink_device_low_power_threshold() argument '{('threshold',)[_p - 1000]}': {e}") from None
+        raise _arg_error('device_set_nvlink_device_low_power_threshold', ('device', 'info'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceSetNvLinkDeviceLowPowerThreshold(<cynvml.nvmlDevice_t>c_device, &s_info)
     if err != 0:
@@ -12805,10 +12807,14 @@ def system_event_set_free(event_set):
     cdef cynvml.nvmlReturn_t err
     cdef _Record s_request = _new_record_at(_L, 103, 'SystemEventSetFreeRequest_v1')
     (<unsigned int*>s_request._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlSystemEventSetFreeRequest_v1_t) | (1 << 24))
+    cdef int _p = 0
     try:
+        _p = 1000
         s_request.set = event_set
     except (TypeError, ValueError, OverflowError) as e:
-        raise e.__class__(f"system_event_set_free() argument 'event_set': {e}") from None
+        if _p >= 1000:
+            raise e.__class__(f"system_event_set_free() argument '{('event_set',)[_p - 1000]}': {e}") from None
+        raise _arg_error('system_event_set_free', ('request',), _p) from None
     with nogil:
         err = cynvml.nvmlSystemEventSetFree(<cynvml.nvmlSystemEventSetFreeRequest_t*>s_request._ptr)
     if err != 0:
@@ -12857,14 +12863,16 @@ def system_register_events(event_types, event_set):
     cdef cynvml.nvmlReturn_t err
     cdef _Record s_request = _new_record_at(_L, 105, 'SystemRegisterEventRequest_v1')
     (<unsigned int*>s_request._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlSystemRegisterEventRequest_v1_t) | (1 << 24))
+    cdef int _p = 0
     try:
+        _p = 1000
         s_request.event_types = event_types
-    except (TypeError, ValueError, OverflowError) as e:
-        raise e.__class__(f"system_register_events() argument 'event_types': {e}") from None
-    try:
+        _p = 1001
         s_request.set = event_set
     except (TypeError, ValueError, OverflowError) as e:
-        raise e.__class__(f"system_register_events() argument 'event_set': {e}") from None
+        if _p >= 1000:
+            raise e.__class__(f"system_register_events() argument '{('event_types', 'event_set')[_p - 1000]}': {e}") from None
+        raise _arg_error('system_register_events', ('request',), _p) from None
     with nogil:
         err = cynvml.nvmlSystemRegisterEvents(<cynvml.nvmlSystemRegisterEventRequest_t*>s_request._ptr)
     if err != 0:
@@ -12917,26 +12925,22 @@ def system_event_set_wait(event_set, timeout_ms, buffer_size):
     cdef _Record s_request = _new_record_at(_L, 104, 'SystemEventSetWaitRequest_v1')
     (<unsigned int*>s_request._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlSystemEventSetWaitRequest_v1_t) | (1 << 24))
     cdef object a_data_ = None
+    cdef int _p = 0
     try:
+        _p = 1000
         s_request.set = event_set
-    except (TypeError, ValueError, OverflowError) as e:
-        raise e.__class__(f"system_event_set_wait() argument 'event_set': {e}") from None
-    try:
+        _p = 1001
         s_request.timeoutms = timeout_ms
-    except (TypeError, ValueError, OverflowError) as e:
-        raise e.__class__(f"system_event_set_wait() argument 'timeout_ms': {e}") from None
-    try:
+        _p = 1002
         a_data_ = _new_record(_L.cls('SystemEventData_v1'), <unsigned int>buffer_size)
-    except (TypeError, ValueError, OverflowError) as e:
-        raise e.__class__(f"system_event_set_wait() argument 'buffer_size': {e}") from None
-    try:
+        _p = 1003
         s_request.data_ = a_data_
-    except (TypeError, ValueError, OverflowError) as e:
-        raise e.__class__(f"system_event_set_wait() argument 'buffer_size': {e}") from None
-    try:
+        _p = 1004
         s_request.data_size = buffer_size
     except (TypeError, ValueError, OverflowError) as e:
-        raise e.__class__(f"system_event_set_wait() argument 'buffer_size': {e}") from None
+        if _p >= 1000:
+            raise e.__class__(f"system_event_set_wait() argument '{('event_set', 'timeout_ms', 'buffer_size', 'buffer_size', 'buffer_size')[_p - 1000]}': {e}") from None
+        raise _arg_error('system_event_set_wait', ('request',), _p) from None
     with nogil:
         err = cynvml.nvmlSystemEventSetWait(<cynvml.nvmlSystemEventSetWaitRequest_t*>s_request._ptr)
     if err != 0:
@@ -13492,12 +13496,12 @@ def device_set_vgpu_heterogeneous_mode(device, mode):
     cdef int _p = 0
     try:
         _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_set_vgpu_heterogeneous_mode', ('device', 'p_heterogeneous_mode'), _p) from None
-    try:
+        _p = 1000
         s_pHeterogeneousMode.mode = mode
     except (TypeError, ValueError, OverflowError) as e:
-        raise e.__class__(f"device_set_vgpu_heterogeneous_mode() argument 'mode': {e}") from None
+        if _p >= 1000:
+            raise e.__class__(f"device_set_vgpu_heterogeneous_mode() argument '{('mode',)[_p - 1000]}': {e}") from None
+        raise _arg_error('device_set_vgpu_heterogeneous_mode', ('device', 'p_heterogeneous_mode'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceSetVgpuHeterogeneousMode(<cynvml.nvmlDevice_t>c_device, &s_pHeterogeneousMode)
     if err != 0:
@@ -13622,12 +13626,12 @@ def device_get_vgpu_type_supported_placements(device, vgpu_type_id, mode):
             c_vgpuTypeId = 0
         else:
             c_vgpuTypeId = vgpu_type_id
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_vgpu_type_supported_placements', ('device', 'vgpu_type_id', 'p_placement_list'), _p) from None
-    try:
+        _p = 1000
         s_pPlacementList.mode = mode
     except (TypeError, ValueError, OverflowError) as e:
-        raise e.__class__(f"device_get_vgpu_type_supported_placements() argument 'mode': {e}") from None
+        if _p >= 1000:
+            raise e.__class__(f"device_get_vgpu_type_supported_placements() argument '{('mode',)[_p - 1000]}': {e}") from None
+        raise _arg_error('device_get_vgpu_type_supported_placements', ('device', 'vgpu_type_id', 'p_placement_list'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceGetVgpuTypeSupportedPlacements(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlVgpuTypeId_t>c_vgpuTypeId, <cynvml.nvmlVgpuPlacementList_t*>s_pPlacementList._ptr)
     if err != 0:
@@ -13697,12 +13701,12 @@ def device_get_vgpu_type_creatable_placements(device, vgpu_type_id, mode):
             c_vgpuTypeId = 0
         else:
             c_vgpuTypeId = vgpu_type_id
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_vgpu_type_creatable_placements', ('device', 'vgpu_type_id', 'p_placement_list'), _p) from None
-    try:
+        _p = 1000
         s_pPlacementList.mode = mode
     except (TypeError, ValueError, OverflowError) as e:
-        raise e.__class__(f"device_get_vgpu_type_creatable_placements() argument 'mode': {e}") from None
+        if _p >= 1000:
+            raise e.__class__(f"device_get_vgpu_type_creatable_placements() argument '{('mode',)[_p - 1000]}': {e}") from None
+        raise _arg_error('device_get_vgpu_type_creatable_placements', ('device', 'vgpu_type_id', 'p_placement_list'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceGetVgpuTypeCreatablePlacements(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlVgpuTypeId_t>c_vgpuTypeId, <cynvml.nvmlVgpuPlacementList_t*>s_pPlacementList._ptr)
     if err != 0:
@@ -15875,10 +15879,14 @@ def vgpu_type_get_max_instances_per_gpu_instance(vgpu_type_id):
     cdef cynvml.nvmlVgpuTypeMaxInstance_t s_pMaxInstance
     memset(&s_pMaxInstance, 0, sizeof(s_pMaxInstance))
     s_pMaxInstance.version = <unsigned int>(sizeof(cynvml.nvmlVgpuTypeMaxInstance_v1_t) | (1 << 24))
+    cdef int _p = 0
     try:
+        _p = 1000
         s_pMaxInstance.vgpuTypeId = vgpu_type_id
     except (TypeError, ValueError, OverflowError) as e:
-        raise e.__class__(f"vgpu_type_get_max_instances_per_gpu_instance() argument 'vgpu_type_id': {e}") from None
+        if _p >= 1000:
+            raise e.__class__(f"vgpu_type_get_max_instances_per_gpu_instance() argument '{('vgpu_type_id',)[_p - 1000]}': {e}") from None
+        raise _arg_error('vgpu_type_get_max_instances_per_gpu_instance', ('p_max_instance',), _p) from None
     with nogil:
         err = cynvml.nvmlVgpuTypeGetMaxInstancesPerGpuInstance(&s_pMaxInstance)
     if err != 0:
@@ -16151,12 +16159,12 @@ def gpu_instance_get_vgpu_type_creatable_placements(gpu_instance, vgpu_type_id):
     cdef int _p = 0
     try:
         _hptr(gpu_instance, &c_gpuInstance)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('gpu_instance_get_vgpu_type_creatable_placements', ('gpu_instance', 'p_creatable_placement_info'), _p) from None
-    try:
+        _p = 1000
         s_pCreatablePlacementInfo.vgpu_type_id = vgpu_type_id
     except (TypeError, ValueError, OverflowError) as e:
-        raise e.__class__(f"gpu_instance_get_vgpu_type_creatable_placements() argument 'vgpu_type_id': {e}") from None
+        if _p >= 1000:
+            raise e.__class__(f"gpu_instance_get_vgpu_type_creatable_placements() argument '{('vgpu_type_id',)[_p - 1000]}': {e}") from None
+        raise _arg_error('gpu_instance_get_vgpu_type_creatable_placements', ('gpu_instance', 'p_creatable_placement_info'), _p) from None
     with nogil:
         err = cynvml.nvmlGpuInstanceGetVgpuTypeCreatablePlacements(<cynvml.nvmlGpuInstance_t>c_gpuInstance, <cynvml.nvmlVgpuCreatablePlacementInfo_t*>s_pCreatablePlacementInfo._ptr)
     if err != 0:
@@ -16270,12 +16278,12 @@ def gpu_instance_set_vgpu_heterogeneous_mode(gpu_instance, mode):
     cdef int _p = 0
     try:
         _hptr(gpu_instance, &c_gpuInstance)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('gpu_instance_set_vgpu_heterogeneous_mode', ('gpu_instance', 'p_heterogeneous_mode'), _p) from None
-    try:
+        _p = 1000
         s_pHeterogeneousMode.mode = mode
     except (TypeError, ValueError, OverflowError) as e:
-        raise e.__class__(f"gpu_instance_set_vgpu_heterogeneous_mode() argument 'mode': {e}") from None
+        if _p >= 1000:
+            raise e.__class__(f"gpu_instance_set_vgpu_heterogeneous_mode() argument '{('mode',)[_p - 1000]}': {e}") from None
+        raise _arg_error('gpu_instance_set_vgpu_heterogeneous_mode', ('gpu_instance', 'p_heterogeneous_mode'), _p) from None
     with nogil:
         err = cynvml.nvmlGpuInstanceSetVgpuHeterogeneousMode(<cynvml.nvmlGpuInstance_t>c_gpuInstance, &s_pHeterogeneousMode)
     if err != 0:
@@ -17155,12 +17163,12 @@ def device_get_vgpu_processes_utilization_info(device, last_seen_time_stamp):
     cdef int _p = 0
     try:
         _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_vgpu_processes_utilization_info', ('device', 'vgpu_proc_util_info'), _p) from None
-    try:
+        _p = 1000
         s_vgpuProcUtilInfo.last_seen_time_stamp = last_seen_time_stamp
     except (TypeError, ValueError, OverflowError) as e:
-        raise e.__class__(f"device_get_vgpu_processes_utilization_info() argument 'last_seen_time_stamp': {e}") from None
+        if _p >= 1000:
+            raise e.__class__(f"device_get_vgpu_processes_utilization_info() argument '{('last_seen_time_stamp',)[_p - 1000]}': {e}") from None
+        raise _arg_error('device_get_vgpu_processes_utilization_info', ('device', 'vgpu_proc_util_info'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceGetVgpuProcessesUtilizationInfo(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlVgpuProcessesUtilizationInfo_t*>s_vgpuProcUtilInfo._ptr)
     if err != 0:
@@ -17585,12 +17593,12 @@ def device_read_write_prm_v1(device, in_data):
     cdef int _p = 0
     try:
         _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_read_write_prm_v1', ('device', 'buffer'), _p) from None
-    try:
+        _p = 1000
         (<cynvml.nvmlPRMTLV_v1_t*>s_buffer._ptr).dataSize = _bytes_into(<unsigned char*>(<cynvml.nvmlPRMTLV_v1_t*>s_buffer._ptr).inData, sizeof((<cynvml.nvmlPRMTLV_v1_t*>s_buffer._ptr).inData), in_data, True)
     except (TypeError, ValueError, OverflowError) as e:
-        raise e.__class__(f"device_read_write_prm_v1() argument 'in_data': {e}") from None
+        if _p >= 1000:
+            raise e.__class__(f"device_read_write_prm_v1() argument '{('in_data',)[_p - 1000]}': {e}") from None
+        raise _arg_error('device_read_write_prm_v1', ('device', 'buffer'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceReadWritePRM_v1(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlPRMTLV_v1_t*>s_buffer._ptr)
     if err != 0:

@@ -1817,14 +1817,16 @@ def device_get_handle_by_uuidv(type, uuid):
     cdef _Record s_uuid = _new_record_at(_L, 150, 'UUID_v1')
     (<unsigned int*>s_uuid._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlUUID_v1_t) | (1 << 24))
     cdef cynvml.nvmlDevice_t c_device = <cynvml.nvmlDevice_t>0
+    cdef int _p = 0
     try:
+        _p = 1000
         s_uuid.type = type
-    except (TypeError, ValueError, OverflowError) as e:
-        raise e.__class__(f"device_get_handle_by_uuidv() argument 'type': {e}") from None
-    try:
+        _p = 1001
         s_uuid.value.str = uuid
     except (TypeError, ValueError, OverflowError) as e:
-        raise e.__class__(f"device_get_handle_by_uuidv() argument 'uuid': {e}") from None
+        if _p >= 1000:
+            raise e.__class__(f"device_get_handle_by_uuidv() argument '{('type', 'uuid')[_p - 1000]}': {e}") from None
+        raise _arg_error('device_get_handle_by_uuidv', ('uuid',), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceGetHandleByUUIDV(<cynvml.nvmlUUID_t*>s_uuid._ptr, &c_device)
     if err != 0:
@@ -4484,12 +4486,12 @@ def device_get_fan_speed_rpm(device, fan):
     cdef int _p = 0
     try:
         _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_fan_speed_rpm', ('device', 'fan_speed'), _p) from None
-    try:
+        _p = 1000
         s_fanSpeed.fan = fan
     except (TypeError, ValueError, OverflowError) as e:
-        raise e.__class__(f"device_get_fan_speed_rpm() argument 'fan': {e}") from None
+        if _p >= 1000:
+            raise e.__class__(f"device_get_fan_speed_rpm() argument '{('fan',)[_p - 1000]}': {e}") from None
+        raise _arg_error('device_get_fan_speed_rpm', ('device', 'fan_speed'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceGetFanSpeedRPM(<cynvml.nvmlDevice_t>c_device, &s_fanSpeed)
     if err != 0:
@@ -4822,12 +4824,12 @@ def device_get_temperature_v(device, sensorType):
     cdef int _p = 0
     try:
         _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_temperature_v', ('device', 'temperature'), _p) from None
-    try:
+        _p = 1000
         s_temperature.sensorType = <cynvml.nvmlTemperatureSensors_t><int>sensorType
     except (TypeError, ValueError, OverflowError) as e:
-        raise e.__class__(f"device_get_temperature_v() argument 'sensorType': {e}") from None
+        if _p >= 1000:
+            raise e.__class__(f"device_get_temperature_v() argument '{('sensorType',)[_p - 1000]}': {e}") from None
+        raise _arg_error('device_get_temperature_v', ('device', 'temperature'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceGetTemperatureV(<cynvml.nvmlDevice_t>c_device, &s_temperature)
     if err != 0:
@@ -5548,16 +5550,14 @@ def device_get_clock_offsets(device, clock_type, pstate):
     cdef int _p = 0
     try:
         _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_clock_offsets', ('device', 'info'), _p) from None
-    try:
+        _p = 1000
         s_info.type = clock_type
-    except (TypeError, ValueError, OverflowError) as e:
-        raise e.__class__(f"device_get_clock_offsets() argument 'clock_type': {e}") from None
-    try:
+        _p = 1001
         s_info.pstate = pstate
     except (TypeError, ValueError, OverflowError) as e:
-        raise e.__class__(f"device_get_clock_offsets() argument 'pstate': {e}") from None
+        if _p >= 1000:
+            raise e.__class__(f"device_get_clock_offsets() argument '{('clock_type', 'pstate')[_p - 1000]}': {e}") from None
+        raise _arg_error('device_get_clock_offsets', ('device', 'info'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceGetClockOffsets(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlClockOffset_t*>s_info._ptr)
     if err != 0:
@@ -8247,12 +8247,12 @@ def device_get_running_process_detail_list(device, mode):
     cdef int _p = 0
     try:
         _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_running_process_detail_list', ('device', 'plist'), _p) from None
-    try:
+        _p = 1000
         s_plist.mode = mode
     except (TypeError, ValueError, OverflowError) as e:
-        raise e.__class__(f"device_get_running_process_detail_list() argument 'mode': {e}") from None
+        if _p >= 1000:
+            raise e.__class__(f"device_get_running_process_detail_list() argument '{('mode',)[_p - 1000]}': {e}") from None
+        raise _arg_error('device_get_running_process_detail_list', ('device', 'plist'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceGetRunningProcessDetailList(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlProcessDetailList_t*>s_plist._ptr)
     if err != 0:
@@ -9273,12 +9273,12 @@ def device_get_conf_compute_gpu_attestation_report(device, nonce):
     cdef int _p = 0
     try:
         _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_conf_compute_gpu_attestation_report', ('device', 'gpu_atst_report'), _p) from None
-    try:
+        _p = 1000
         _bytes_into(<unsigned char*>(<cynvml.nvmlConfComputeGpuAttestationReport_t*>s_gpuAtstReport._ptr).nonce, sizeof((<cynvml.nvmlConfComputeGpuAttestationReport_t*>s_gpuAtstReport._ptr).nonce), nonce, False)
     except (TypeError, ValueError, OverflowError) as e:
-        raise e.__class__(f"device_get_conf_compute_gpu_attestation_report() argument 'nonce': {e}") from None
+        if _p >= 1000:
+            raise e.__class__(f"device_get_conf_compute_gpu_attestation_report() argument '{('nonce',)[_p - 1000]}': {e}") from None
+        raise _arg_error('device_get_conf_compute_gpu_attestation_report', ('device', 'gpu_atst_report'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceGetConfComputeGpuAttestationReport(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlConfComputeGpuAttestationReport_t*>s_gpuAtstReport._ptr)
     if err != 0:
@@ -9438,10 +9438,14 @@ def system_set_conf_compute_key_rotation_threshold_info(max_attacker_advantage):
     cdef cynvml.nvmlConfComputeSetKeyRotationThresholdInfo_t s_pKeyRotationThrInfo
     memset(&s_pKeyRotationThrInfo, 0, sizeof(s_pKeyRotationThrInfo))
     s_pKeyRotationThrInfo.version = <unsigned int>(sizeof(cynvml.nvmlConfComputeSetKeyRotationThresholdInfo_v1_t) | (1 << 24))
+    cdef int _p = 0
     try:
+        _p = 1000
         s_pKeyRotationThrInfo.maxAttackerAdvantage = max_attacker_advantage
     except (TypeError, ValueError, OverflowError) as e:
-        raise e.__class__(f"system_set_conf_compute_key_rotation_threshold_info() argument 'max_attacker_advantage': {e}") from None
+        if _p >= 1000:
+            raise e.__class__(f"system_set_conf_compute_key_rotation_threshold_info() argument '{('max_attacker_advantage',)[_p - 1000]}': {e}") from None
+        raise _arg_error('system_set_conf_compute_key_rotation_threshold_info', ('p_key_rotation_thr_info',), _p) from None
     with nogil:
         err = cynvml.nvmlSystemSetConfComputeKeyRotationThresholdInfo(&s_pKeyRotationThrInfo)
     if err != 0:
@@ -9677,16 +9681,14 @@ def device_set_power_management_limit_v2(device, power_scope, power_value_mw):
     cdef int _p = 0
     try:
         _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_set_power_management_limit_v2', ('device', 'power_value'), _p) from None
-    try:
+        _p = 1000
         s_powerValue.powerScope = power_scope
-    except (TypeError, ValueError, OverflowError) as e:
-        raise e.__class__(f"device_set_power_management_limit_v2() argument 'power_scope': {e}") from None
-    try:
+        _p = 1001
         s_powerValue.powerValueMw = power_value_mw
     except (TypeError, ValueError, OverflowError) as e:
-        raise e.__class__(f"device_set_power_management_limit_v2() argument 'power_value_mw': {e}") from None
+        if _p >= 1000:
+            raise e.__class__(f"device_set_power_management_limit_v2() argument '{('power_scope', 'power_value_mw')[_p - 1000]}': {e}") from None
+        raise _arg_error('device_set_power_management_limit_v2', ('device', 'power_value'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceSetPowerManagementLimit_v2(<cynvml.nvmlDevice_t>c_device, &s_powerValue)
     if err != 0:
@@ -10563,12 +10565,12 @@ def device_get_processes_utilization_info(device, last_seen_time_stamp):
     cdef int _p = 0
     try:
         _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_processes_utilization_info', ('device', 'proceses_util_info'), _p) from None
-    try:
+        _p = 1000
         s_procesesUtilInfo.last_seen_time_stamp = last_seen_time_stamp
     except (TypeError, ValueError, OverflowError) as e:
-        raise e.__class__(f"device_get_processes_utilization_info() argument 'last_seen_time_stamp': {e}") from None
+        if _p >= 1000:
+            raise e.__class__(f"device_get_processes_utilization_info() argument '{('last_seen_time_stamp',)[_p - 1000]}': {e}") from None
+        raise _arg_error('device_get_processes_utilization_info', ('device', 'proceses_util_info'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceGetProcessesUtilizationInfo(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlProcessesUtilizationInfo_t*>s_procesesUtilInfo._ptr)
     if err != 0:
@@ -10716,12 +10718,12 @@ def device_set_hostname_v1(device, hostname):
     cdef int _p = 0
     try:
         _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_set_hostname_v1', ('device', 'hostname'), _p) from None
-    try:
+        _p = 1000
         s_hostname.value = hostname
     except (TypeError, ValueError, OverflowError) as e:
-        raise e.__class__(f"device_set_hostname_v1() argument 'hostname': {e}") from None
+        if _p >= 1000:
+            raise e.__class__(f"device_set_hostname_v1() argument '{('hostname',)[_p - 1000]}': {e}") from None
+        raise _arg_error('device_set_hostname_v1', ('device', 'hostname'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceSetHostname_v1(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlHostname_v1_t*>s_hostname._ptr)
     if err != 0:
@@ -12842,12 +12844,12 @@ def device_set_nvlink_device_low_power_threshold(device, threshold):
     cdef int _p = 0
     try:
         _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_set_nvlink_device_low_power_threshold', ('device', 'info'), _p) from None
-    try:
+        _p = 1000
         s_info.lowPwrThreshold = threshold
     except (TypeError, ValueError, OverflowError) as e:
-        raise e.__class__(f"device_set_nvlink_device_low_power_threshold() argument 'threshold': {e}") from None
+        if _p >= 1000:
+            raise e.__class__(f"device_set_nvlink_device_low_power_threshold() argument '{('threshold',)[_p - 1000]}': {e}") from None
+        raise _arg_error('device_set_nvlink_device_low_power_threshold', ('device', 'info'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceSetNvLinkDeviceLowPowerThreshold(<cynvml.nvmlDevice_t>c_device, &s_info)
     if err != 0:
@@ -13560,12 +13562,12 @@ def event_set_wait_v3(set, timeout_ms):
     cdef int _p = 0
     try:
         _hptr(set, &c_set)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('event_set_wait_v3', ('set', 'params'), _p) from None
-    try:
+        _p = 1000
         s_params.timeout_ms = timeout_ms
     except (TypeError, ValueError, OverflowError) as e:
-        raise e.__class__(f"event_set_wait_v3() argument 'timeout_ms': {e}") from None
+        if _p >= 1000:
+            raise e.__class__(f"event_set_wait_v3() argument '{('timeout_ms',)[_p - 1000]}': {e}") from None
+        raise _arg_error('event_set_wait_v3', ('set', 'params'), _p) from None
     with nogil:
         err = cynvml.nvmlEventSetWait_v3(<cynvml.nvmlEventSet_t>c_set, <cynvml.nvmlEventSetWait_v3_t*>s_params._ptr)
     if err != 0:
@@ -13675,12 +13677,12 @@ def event_set_get_context_info_v1(set, index):
     cdef int _p = 0
     try:
         _hptr(set, &c_set)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('event_set_get_context_info_v1', ('set', 'params'), _p) from None
-    try:
+        _p = 1000
         s_params.index = index
     except (TypeError, ValueError, OverflowError) as e:
-        raise e.__class__(f"event_set_get_context_info_v1() argument 'index': {e}") from None
+        if _p >= 1000:
+            raise e.__class__(f"event_set_get_context_info_v1() argument '{('index',)[_p - 1000]}': {e}") from None
+        raise _arg_error('event_set_get_context_info_v1', ('set', 'params'), _p) from None
     with nogil:
         err = cynvml.nvmlEventSetGetContextInfo_v1(<cynvml.nvmlEventSet_t>c_set, <cynvml.nvmlEventSetGetContextInfo_v1_t*>s_params._ptr)
     if err != 0:
@@ -13737,12 +13739,12 @@ def event_set_get_context_data_v1(set, index):
     cdef int _p = 0
     try:
         _hptr(set, &c_set)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('event_set_get_context_data_v1', ('set', 'params'), _p) from None
-    try:
+        _p = 1000
         s_params.index = index
     except (TypeError, ValueError, OverflowError) as e:
-        raise e.__class__(f"event_set_get_context_data_v1() argument 'index': {e}") from None
+        if _p >= 1000:
+            raise e.__class__(f"event_set_get_context_data_v1() argument '{('index',)[_p - 1000]}': {e}") from None
+        raise _arg_error('event_set_get_context_data_v1', ('set', 'params'), _p) from None
     with nogil:
         err = cynvml.nvmlEventSetGetContextData_v1(<cynvml.nvmlEventSet_t>c_set, <cynvml.nvmlEventSetGetContextData_v1_t*>s_params._ptr)
     if err != 0 and err != cynvml.NVML_ERROR_INSUFFICIENT_SIZE:
@@ -13805,12 +13807,12 @@ def event_set_get_gpu_operational_event_context_legacy_xid_v1(set, index):
     cdef int _p = 0
     try:
         _hptr(set, &c_set)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('event_set_get_gpu_operational_event_context_legacy_xid_v1', ('set', 'params'), _p) from None
-    try:
+        _p = 1000
         s_params.index = index
     except (TypeError, ValueError, OverflowError) as e:
-        raise e.__class__(f"event_set_get_gpu_operational_event_context_legacy_xid_v1() argument 'index': {e}") from None
+        if _p >= 1000:
+            raise e.__class__(f"event_set_get_gpu_operational_event_context_legacy_xid_v1() argument '{('index',)[_p - 1000]}': {e}") from None
+        raise _arg_error('event_set_get_gpu_operational_event_context_legacy_xid_v1', ('set', 'params'), _p) from None
     with nogil:
         err = cynvml.nvmlEventSetGetGpuOperationalEventContextLegacyXid_v1(<cynvml.nvmlEventSet_t>c_set, <cynvml.nvmlEventSetGetGpuOperationalEventContextLegacyXid_v1_t*>s_params._ptr)
     if err != 0:
@@ -13927,10 +13929,14 @@ def system_event_set_free(event_set):
     cdef cynvml.nvmlReturn_t err
     cdef _Record s_request = _new_record_at(_L, 145, 'SystemEventSetFreeRequest_v1')
     (<unsigned int*>s_request._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlSystemEventSetFreeRequest_v1_t) | (1 << 24))
+    cdef int _p = 0
     try:
+        _p = 1000
         s_request.set = event_set
     except (TypeError, ValueError, OverflowError) as e:
-        raise e.__class__(f"system_event_set_free() argument 'event_set': {e}") from None
+        if _p >= 1000:
+            raise e.__class__(f"system_event_set_free() argument '{('event_set',)[_p - 1000]}': {e}") from None
+        raise _arg_error('system_event_set_free', ('request',), _p) from None
     with nogil:
         err = cynvml.nvmlSystemEventSetFree(<cynvml.nvmlSystemEventSetFreeRequest_t*>s_request._ptr)
     if err != 0:
@@ -13979,14 +13985,16 @@ def system_register_events(event_types, event_set):
     cdef cynvml.nvmlReturn_t err
     cdef _Record s_request = _new_record_at(_L, 147, 'SystemRegisterEventRequest_v1')
     (<unsigned int*>s_request._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlSystemRegisterEventRequest_v1_t) | (1 << 24))
+    cdef int _p = 0
     try:
+        _p = 1000
         s_request.event_types = event_types
-    except (TypeError, ValueError, OverflowError) as e:
-        raise e.__class__(f"system_register_events() argument 'event_types': {e}") from None
-    try:
+        _p = 1001
         s_request.set = event_set
     except (TypeError, ValueError, OverflowError) as e:
-        raise e.__class__(f"system_register_events() argument 'event_set': {e}") from None
+        if _p >= 1000:
+            raise e.__class__(f"system_register_events() argument '{('event_types', 'event_set')[_p - 1000]}': {e}") from None
+        raise _arg_error('system_register_events', ('request',), _p) from None
     with nogil:
         err = cynvml.nvmlSystemRegisterEvents(<cynvml.nvmlSystemRegisterEventRequest_t*>s_request._ptr)
     if err != 0:
@@ -14039,26 +14047,22 @@ def system_event_set_wait(event_set, timeout_ms, buffer_size):
     cdef _Record s_request = _new_record_at(_L, 146, 'SystemEventSetWaitRequest_v1')
     (<unsigned int*>s_request._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlSystemEventSetWaitRequest_v1_t) | (1 << 24))
     cdef object a_data_ = None
+    cdef int _p = 0
     try:
+        _p = 1000
         s_request.set = event_set
-    except (TypeError, ValueError, OverflowError) as e:
-        raise e.__class__(f"system_event_set_wait() argument 'event_set': {e}") from None
-    try:
+        _p = 1001
         s_request.timeoutms = timeout_ms
-    except (TypeError, ValueError, OverflowError) as e:
-        raise e.__class__(f"system_event_set_wait() argument 'timeout_ms': {e}") from None
-    try:
+        _p = 1002
         a_data_ = _new_record(_L.cls('SystemEventData_v1'), <unsigned int>buffer_size)
-    except (TypeError, ValueError, OverflowError) as e:
-        raise e.__class__(f"system_event_set_wait() argument 'buffer_size': {e}") from None
-    try:
+        _p = 1003
         s_request.data_ = a_data_
-    except (TypeError, ValueError, OverflowError) as e:
-        raise e.__class__(f"system_event_set_wait() argument 'buffer_size': {e}") from None
-    try:
+        _p = 1004
         s_request.data_size = buffer_size
     except (TypeError, ValueError, OverflowError) as e:
-        raise e.__class__(f"system_event_set_wait() argument 'buffer_size': {e}") from None
+        if _p >= 1000:
+            raise e.__class__(f"system_event_set_wait() argument '{('event_set', 'timeout_ms', 'buffer_size', 'buffer_size', 'buffer_size')[_p - 1000]}': {e}") from None
+        raise _arg_error('system_event_set_wait', ('request',), _p) from None
     with nogil:
         err = cynvml.nvmlSystemEventSetWait(<cynvml.nvmlSystemEventSetWaitRequest_t*>s_request._ptr)
     if err != 0:
@@ -14614,12 +14618,12 @@ def device_set_vgpu_heterogeneous_mode(device, mode):
     cdef int _p = 0
     try:
         _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_set_vgpu_heterogeneous_mode', ('device', 'p_heterogeneous_mode'), _p) from None
-    try:
+        _p = 1000
         s_pHeterogeneousMode.mode = mode
     except (TypeError, ValueError, OverflowError) as e:
-        raise e.__class__(f"device_set_vgpu_heterogeneous_mode() argument 'mode': {e}") from None
+        if _p >= 1000:
+            raise e.__class__(f"device_set_vgpu_heterogeneous_mode() argument '{('mode',)[_p - 1000]}': {e}") from None
+        raise _arg_error('device_set_vgpu_heterogeneous_mode', ('device', 'p_heterogeneous_mode'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceSetVgpuHeterogeneousMode(<cynvml.nvmlDevice_t>c_device, &s_pHeterogeneousMode)
     if err != 0:
@@ -14744,12 +14748,12 @@ def device_get_vgpu_type_supported_placements(device, vgpu_type_id, mode):
             c_vgpuTypeId = 0
         else:
             c_vgpuTypeId = vgpu_type_id
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_vgpu_type_supported_placements', ('device', 'vgpu_type_id', 'p_placement_list'), _p) from None
-    try:
+        _p = 1000
         s_pPlacementList.mode = mode
     except (TypeError, ValueError, OverflowError) as e:
-        raise e.__class__(f"device_get_vgpu_type_supported_placements() argument 'mode': {e}") from None
+        if _p >= 1000:
+            raise e.__class__(f"device_get_vgpu_type_supported_placements() argument '{('mode',)[_p - 1000]}': {e}") from None
+        raise _arg_error('device_get_vgpu_type_supported_placements', ('device', 'vgpu_type_id', 'p_placement_list'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceGetVgpuTypeSupportedPlacements(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlVgpuTypeId_t>c_vgpuTypeId, <cynvml.nvmlVgpuPlacementList_t*>s_pPlacementList._ptr)
     if err != 0:
@@ -14819,12 +14823,12 @@ def device_get_vgpu_type_creatable_placements(device, vgpu_type_id, mode):
             c_vgpuTypeId = 0
         else:
             c_vgpuTypeId = vgpu_type_id
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_vgpu_type_creatable_placements', ('device', 'vgpu_type_id', 'p_placement_list'), _p) from None
-    try:
+        _p = 1000
         s_pPlacementList.mode = mode
     except (TypeError, ValueError, OverflowError) as e:
-        raise e.__class__(f"device_get_vgpu_type_creatable_placements() argument 'mode': {e}") from None
+        if _p >= 1000:
+            raise e.__class__(f"device_get_vgpu_type_creatable_placements() argument '{('mode',)[_p - 1000]}': {e}") from None
+        raise _arg_error('device_get_vgpu_type_creatable_placements', ('device', 'vgpu_type_id', 'p_placement_list'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceGetVgpuTypeCreatablePlacements(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlVgpuTypeId_t>c_vgpuTypeId, <cynvml.nvmlVgpuPlacementList_t*>s_pPlacementList._ptr)
     if err != 0:
@@ -17050,10 +17054,14 @@ def vgpu_type_get_max_instances_per_gpu_instance(vgpu_type_id):
     cdef cynvml.nvmlVgpuTypeMaxInstance_t s_pMaxInstance
     memset(&s_pMaxInstance, 0, sizeof(s_pMaxInstance))
     s_pMaxInstance.version = <unsigned int>(sizeof(cynvml.nvmlVgpuTypeMaxInstance_v1_t) | (1 << 24))
+    cdef int _p = 0
     try:
+        _p = 1000
         s_pMaxInstance.vgpuTypeId = vgpu_type_id
     except (TypeError, ValueError, OverflowError) as e:
-        raise e.__class__(f"vgpu_type_get_max_instances_per_gpu_instance() argument 'vgpu_type_id': {e}") from None
+        if _p >= 1000:
+            raise e.__class__(f"vgpu_type_get_max_instances_per_gpu_instance() argument '{('vgpu_type_id',)[_p - 1000]}': {e}") from None
+        raise _arg_error('vgpu_type_get_max_instances_per_gpu_instance', ('p_max_instance',), _p) from None
     with nogil:
         err = cynvml.nvmlVgpuTypeGetMaxInstancesPerGpuInstance(&s_pMaxInstance)
     if err != 0:
@@ -17271,12 +17279,12 @@ def gpu_instance_get_vgpu_type_creatable_placements(gpu_instance, vgpu_type_id):
     cdef int _p = 0
     try:
         _hptr(gpu_instance, &c_gpuInstance)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('gpu_instance_get_vgpu_type_creatable_placements', ('gpu_instance', 'p_creatable_placement_info'), _p) from None
-    try:
+        _p = 1000
         s_pCreatablePlacementInfo.vgpu_type_id = vgpu_type_id
     except (TypeError, ValueError, OverflowError) as e:
-        raise e.__class__(f"gpu_instance_get_vgpu_type_creatable_placements() argument 'vgpu_type_id': {e}") from None
+        if _p >= 1000:
+            raise e.__class__(f"gpu_instance_get_vgpu_type_creatable_placements() argument '{('vgpu_type_id',)[_p - 1000]}': {e}") from None
+        raise _arg_error('gpu_instance_get_vgpu_type_creatable_placements', ('gpu_instance', 'p_creatable_placement_info'), _p) from None
     with nogil:
         err = cynvml.nvmlGpuInstanceGetVgpuTypeCreatablePlacements(<cynvml.nvmlGpuInstance_t>c_gpuInstance, <cynvml.nvmlVgpuCreatablePlacementInfo_t*>s_pCreatablePlacementInfo._ptr)
     if err != 0:
@@ -17390,12 +17398,12 @@ def gpu_instance_set_vgpu_heterogeneous_mode(gpu_instance, mode):
     cdef int _p = 0
     try:
         _hptr(gpu_instance, &c_gpuInstance)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('gpu_instance_set_vgpu_heterogeneous_mode', ('gpu_instance', 'p_heterogeneous_mode'), _p) from None
-    try:
+        _p = 1000
         s_pHeterogeneousMode.mode = mode
     except (TypeError, ValueError, OverflowError) as e:
-        raise e.__class__(f"gpu_instance_set_vgpu_heterogeneous_mode() argument 'mode': {e}") from None
+        if _p >= 1000:
+            raise e.__class__(f"gpu_instance_set_vgpu_heterogeneous_mode() argument '{('mode',)[_p - 1000]}': {e}") from None
+        raise _arg_error('gpu_instance_set_vgpu_heterogeneous_mode', ('gpu_instance', 'p_heterogeneous_mode'), _p) from None
     with nogil:
         err = cynvml.nvmlGpuInstanceSetVgpuHeterogeneousMode(<cynvml.nvmlGpuInstance_t>c_gpuInstance, &s_pHeterogeneousMode)
     if err != 0:
@@ -18512,12 +18520,12 @@ def device_get_vgpu_processes_utilization_info(device, last_seen_time_stamp):
     cdef int _p = 0
     try:
         _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_vgpu_processes_utilization_info', ('device', 'vgpu_proc_util_info'), _p) from None
-    try:
+        _p = 1000
         s_vgpuProcUtilInfo.last_seen_time_stamp = last_seen_time_stamp
     except (TypeError, ValueError, OverflowError) as e:
-        raise e.__class__(f"device_get_vgpu_processes_utilization_info() argument 'last_seen_time_stamp': {e}") from None
+        if _p >= 1000:
+            raise e.__class__(f"device_get_vgpu_processes_utilization_info() argument '{('last_seen_time_stamp',)[_p - 1000]}': {e}") from None
+        raise _arg_error('device_get_vgpu_processes_utilization_info', ('device', 'vgpu_proc_util_info'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceGetVgpuProcessesUtilizationInfo(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlVgpuProcessesUtilizationInfo_t*>s_vgpuProcUtilInfo._ptr)
     if err != 0:
@@ -18940,12 +18948,12 @@ def device_read_write_prm_v1(device, in_data):
     cdef int _p = 0
     try:
         _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_read_write_prm_v1', ('device', 'buffer'), _p) from None
-    try:
+        _p = 1000
         (<cynvml.nvmlPRMTLV_v1_t*>s_buffer._ptr).dataSize = _bytes_into(<unsigned char*>(<cynvml.nvmlPRMTLV_v1_t*>s_buffer._ptr).inData, sizeof((<cynvml.nvmlPRMTLV_v1_t*>s_buffer._ptr).inData), in_data, True)
     except (TypeError, ValueError, OverflowError) as e:
-        raise e.__class__(f"device_read_write_prm_v1() argument 'in_data': {e}") from None
+        if _p >= 1000:
+            raise e.__class__(f"device_read_write_prm_v1() argument '{('in_data',)[_p - 1000]}': {e}") from None
+        raise _arg_error('device_read_write_prm_v1', ('device', 'buffer'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceReadWritePRM_v1(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlPRMTLV_v1_t*>s_buffer._ptr)
     if err != 0:
@@ -18990,12 +18998,12 @@ def device_read_prm_counters_v1(device, counters):
     cdef int _p = 0
     try:
         _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_read_prm_counters_v1', ('device', 'counter_list'), _p) from None
-    try:
+        _p = 1000
         s_counterList.counters = counters
     except (TypeError, ValueError, OverflowError) as e:
-        raise e.__class__(f"device_read_prm_counters_v1() argument 'counters': {e}") from None
+        if _p >= 1000:
+            raise e.__class__(f"device_read_prm_counters_v1() argument '{('counters',)[_p - 1000]}': {e}") from None
+        raise _arg_error('device_read_prm_counters_v1', ('device', 'counter_list'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceReadPRMCounters_v1(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlPRMCounterList_v1_t*>s_counterList._ptr)
     if err != 0:
@@ -21534,12 +21542,12 @@ def device_set_rusd_settings_v1(device, poll_mask):
     cdef int _p = 0
     try:
         _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_set_rusd_settings_v1', ('device', 'settings'), _p) from None
-    try:
+        _p = 1000
         s_settings.pollMask = poll_mask
     except (TypeError, ValueError, OverflowError) as e:
-        raise e.__class__(f"device_set_rusd_settings_v1() argument 'poll_mask': {e}") from None
+        if _p >= 1000:
+            raise e.__class__(f"device_set_rusd_settings_v1() argument '{('poll_mask',)[_p - 1000]}': {e}") from None
+        raise _arg_error('device_set_rusd_settings_v1', ('device', 'settings'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceSetRusdSettings_v1(<cynvml.nvmlDevice_t>c_device, &s_settings)
     if err != 0:
