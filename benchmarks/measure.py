@@ -258,7 +258,9 @@ def probe_calls(r, res):
         arms.append(("ours", f"ours@{spec}", {k: v for k, v in ask.items() if v != ""}))
     res["probe_asked"] = {}
     for i in range(a.probe_rounds):
-        for impl, label, ask in (arms if i % 2 == 0 else arms[::-1]):
+        # each round starts one arm later: over len(arms) rounds each arm runs once in each place
+        # of the round (a process's place in the round was seen to change its driver times)
+        for impl, label, ask in arms[i % len(arms):] + arms[:i % len(arms)]:
             with tempfile.NamedTemporaryFile("r", suffix=".jsonl", delete=False) as fh:
                 path = fh.name
             env = dict(r.env[impl], DRVPROBE_REAL=a.probe_real, DRVPROBE_OUT=path, DRVPROBE_LABEL=label)
@@ -441,6 +443,7 @@ def main():
     ap.add_argument("--commit", default="")
     ap.add_argument("--mirror", help="a second path the results are written to")
     ap.add_argument("--lockprobe", help="JSON lines written by benchmarks/lockprobe.c")
+    ap.add_argument("--getproc-flags", help="JSON lines written by benchmarks/getproc_flags.c")
     ap.add_argument("--stub-dir", help="a folder holding the no-op libcuda.so.1 (benchmarks/stub_driver.c) "
                     "and libnvidia-ml.so.1 (benchmarks/stub_nvml.c)")
     ap.add_argument("--max-rounds", type=int, default=15,
@@ -470,6 +473,9 @@ def main():
     if a.lockprobe:
         with open(a.lockprobe) as fh:
             res["lockprobe"] = [json.loads(x) for x in fh if x.startswith("{")]
+    if a.getproc_flags:
+        with open(a.getproc_flags) as fh:
+            res["getproc_flags"] = [json.loads(x) for x in fh if x.startswith("{")]
 
     def save():   # after each phase, so that a run cut short still leaves what it measured
         res["measure_seconds"] = round(time.perf_counter() - t0, 1)

@@ -315,50 +315,58 @@ def f_pages(p):
 
 
 def findings(res):
-    """What the driver probe found about the launch rows, with this run's figures."""
+    """What the driver probe found about the real-driver rows, with this run's figures."""
     summ = probe_summary(res)
     if not summ:
         return []
-
-    def drv(case, label, name=None):
-        d = summ.get(case, {}).get(label, {})
-        return med(d.get("timed", {}).get(name, [])) if name else med(d.get("driver", []))
-
-    def pages(case, label):
-        p = (summ.get(case, {}).get(label) or {}).get("params") or {}
-        return p.get("value_pages")
-
-    L = ["## What made the real-driver launch rows change direction", ""]
-    legacy = next((a for a in sorted({i for v in summ.values() for i in v}) if a.endswith(":1")), None)
+    L = ["## What made the real-driver rows change direction from run to run", ""]
     items = []
-    if legacy:
-        cells = []
-        for case, name in (("cuEventQuery", "cuEventQuery"), ("cuMemAlloc+cuMemFree_4KiB", "cuMemAlloc"),
-                           ("cuStreamSynchronize", "cuStreamSynchronize")):
-            n, o, b = drv(case, "nvidia", name), drv(case, "ours", name), drv(case, legacy, name)
-            if None not in (n, o, b):
-                cells.append(f"{name} {f_ns(b)} ns before, {f_ns(o)} now, NVIDIA's {f_ns(n)}")
-        n, o, b = (drv("cuLaunchKernel_8args_int", x) for x in ("nvidia", "ours", legacy))
-        if None not in (n, o, b):
-            cells.append(f"cuLaunchKernel with 8 arguments {f_ns(b)} ns before, {f_ns(o)} now, NVIDIA's {f_ns(n)}")
+    modes = []
+    for case, name in (("cuEventQuery", "cuEventQuery"), ("cuMemAlloc+cuMemFree_4KiB", "cuMemAlloc"),
+                       ("cuLaunchKernel_8args_int", None)):
+        per = {}
+        for impl in ("nvidia", "ours"):
+            d = summ.get(case, {}).get(impl, {})
+            xs = d.get("driver") if name is None else d.get("timed", {}).get(name)
+            if xs:
+                per[impl] = sorted(xs)
+        if len(per) == 2:
+            modes.append(f"{name or 'cuLaunchKernel (8 arguments)'}: NVIDIA's processes "
+                         + ", ".join(f_ns(x) for x in per["nvidia"]) + "; ours' "
+                         + ", ".join(f_ns(x) for x in per["ours"]))
+    if modes:
         items.append(
-            "- **The entry points' flags.** Ours asked `cuGetProcAddress` for every driver entry point with "
-            "`CU_GET_PROC_ADDRESS_LEGACY_STREAM`; NVIDIA's asks with `CU_GET_PROC_ADDRESS_DEFAULT`, which the "
-            "driver takes as the same legacy default stream for a caller not built for per-thread streams. "
-            "The entry points handed out for the first spend more time in the driver on every call, the "
-            f"driver's own time per call on the probe (the *{legacy}* column below asks as ours did): "
-            + "; ".join(cells) + ". Ours now asks as NVIDIA's does (`cuda_bindings/_loader.py`).")
-    sp = [pages("cuLaunchKernel_8args_scattered", x) for x in ("nvidia", "ours")]
-    cp = [pages("cuLaunchKernel_8args_array", x) for x in ("nvidia", "ours")]
-    if None not in sp + cp:
+            "- **The driver's own time differs from process to process, whichever package calls it.** On "
+            "the probe, the driver's time per call in each process (median over its calls), sorted: "
+            + "; ".join(modes) + " ns. The spread is the same for both packages and follows neither the "
+            "package nor the process's place in the round (the probe's rounds rotate the order); in "
+            "earlier runs it fell into a fast and a slow group. With five processes per package a row's "
+            "median follows how many landed on the fast side, and so the direction of a whole-call row could flip between runs "
+            "while the binding's own cost (no-op driver) stayed far apart. Rows whose ranges overlap get "
+            "more rounds, and the probe measures the binding's part on the real driver directly "
+            "(*between* below).")
+    flags = res.get("getproc_flags") or []
+    if flags:
+        same = all(f.get("same_function") for f in flags)
+        items.append(
+            "- **Not the entry points' flags.** Ours asked `cuGetProcAddress` with "
+            "`CU_GET_PROC_ADDRESS_LEGACY_STREAM`, NVIDIA's with `CU_GET_PROC_ADDRESS_DEFAULT`. "
+            "`benchmarks/getproc_flags.c` asks for both in one process: "
+            + ("the driver hands out the same function for each of "
+               if same else "the driver hands out different functions for some of ")
+            + ", ".join(f"{f['case']} ({f_ns(f['default_ns'])} / {f_ns(f['legacy_stream_ns'])} ns)" for f in flags)
+            + ". Ours now asks as NVIDIA's does, for parity, not for speed.")
+    sp = [(summ.get("cuLaunchKernel_8args_scattered", {}).get(x) or {}).get("params") or {} for x in ("nvidia", "ours")]
+    cp = [(summ.get("cuLaunchKernel_8args_array", {}).get(x) or {}).get("params") or {} for x in ("nvidia", "ours")]
+    if all(p.get("nparams") for p in sp + cp):
         items.append(
             "- **Where the pre-packed values lay.** Each value of a pre-packed launch was a numpy array of "
-            "its own, placed wherever the process's heap had room: the 8 values spread over "
-            f"{sp[0]} pages in NVIDIA's process and {sp[1]} in ours in this run (the numbers change from "
-            "process to process), "
-            "and the driver reads each of them at every launch. The benchmark now packs them in one "
-            f"block after the `void*[]` ({cp[0]} and {cp[1]} page), as the C twin's lie on its stack and as "
-            "the binding packs `(values, types)`; the *each value a numpy array of its own* row keeps "
+            "its own, placed wherever the process's heap had room: the 8 values over "
+            f"{sp[0]['value_pages']} pages in NVIDIA's process and {sp[1]['value_pages']} in ours here "
+            "(the count changes from process to process), each read by the driver at every launch. "
+            "The benchmark now packs them in one block after the `void*[]` "
+            f"({cp[0]['value_pages']} and {cp[1]['value_pages']} page), as the C twin's lie on its stack and "
+            "as the binding packs `(values, types)`; the *each value a numpy array of its own* row keeps "
             "the old layout.")
     rows = [c for c in summ if c.startswith("cuLaunchKernel_") and c.endswith(("_int", "_array"))
             and summ[c].get("nvidia", {}).get("between") and summ[c].get("ours", {}).get("between")]
@@ -369,13 +377,10 @@ def findings(res):
                for c in rows)
     if gaps:
         items.append(
-            f"- **What remains.** On the same probe the driver's own time per launch overlaps between the "
-            f"packages on {same} of the {len(rows)} pre-packed rows, and ours' part between two launches "
-            f"is lower by {f_ns(min(gaps))} to {f_ns(max(gaps))} ns (ranges apart on {lower} of them). "
-            "A whole launch costs 3-5 µs here, and one "
-            "process's figure differs from the next by up to ±15 % on this machine: the whole-launch rows "
-            "above can stay overlapping after 25 rounds, and the probe's *between* column is the measure "
-            "that ranks the bindings there.")
+            f"- **What the binding adds to a launch.** On the same probe the driver's time per launch "
+            f"overlaps between the packages on {same} of the {len(rows)} pre-packed rows, and ours' part "
+            f"between two launches is lower by {f_ns(min(gaps))} to {f_ns(max(gaps))} ns (ranges apart on "
+            f"{lower} of them).")
     return L + items + [""]
 
 

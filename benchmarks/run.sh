@@ -160,6 +160,16 @@ main() {
         LOCKS=""
     fi
 
+    say "cuGetProcAddress flags: the same functions? (benchmarks/getproc_flags.c)"
+    FLAGS=$WORK/getproc_flags.jsonl
+    if nvcc -O2 -o "$WORK/getproc_flags" benchmarks/getproc_flags.c -lcuda >>"$BLOG" 2>&1 \
+        && "$WORK/getproc_flags" >"$FLAGS" 2>>"$BLOG"; then
+        cat "$FLAGS"
+    else
+        echo "getproc_flags: could not build or run; see build.log"
+        FLAGS=""
+    fi
+
     STUB=$WORK/stub
     mkdir -p "$STUB"
     if cc -O2 -shared -fPIC -o "$STUB/libcuda.so.1" benchmarks/stub_driver.c -ldl >>"$BLOG" 2>&1 \
@@ -191,6 +201,7 @@ for line in open("/proc/self/maps"):
     [ -n "${OUT:-}" ] && margs+=(--mirror "$OUT/results.json")
     [ -n "$CBIN" ] && margs+=(--c-binary "$CBIN")
     [ -n "$LOCKS" ] && margs+=(--lockprobe "$LOCKS")
+    [ -n "$FLAGS" ] && margs+=(--getproc-flags "$FLAGS")
     [ -n "$STUB" ] && margs+=(--stub-dir "$STUB")
     [ -n "$PROBE" ] && margs+=(--probe-dir "$PROBE" --probe-real "$REAL" --probe-rounds "${BENCH_PROBE_ROUNDS:-3}")
     for arm in ${BENCH_PROBE_ARMS:-}; do margs+=(--probe-arm "$arm"); done

@@ -31,12 +31,11 @@ from ._version import CUDA_MAJOR, CUDA_VERSION, __cuda_version__
 _libs = {}
 _getproc = None
 _lacking = set()    # the driver functions the loaded driver lacks (see symbol)
-# The flags the driver's entry points are asked with: CU_GET_PROC_ADDRESS_DEFAULT, which the driver
-# takes as the legacy default stream for a caller not built for per-thread streams, as NVIDIA's
-# package asks; the per-thread ones where CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM is set.
-# Not CU_GET_PROC_ADDRESS_LEGACY_STREAM (1): the entry points it hands out spend 10-60 % more
-# time in the driver on every call (driver 580, H100: cuEventQuery 352 against 200 ns,
-# cuMemAlloc 1,791 against 1,113 ns, cuLaunchKernel ~5 %; benchmarks/drvprobe.c, docs/benchmarks.md).
+# The flags the driver's entry points are asked with: CU_GET_PROC_ADDRESS_DEFAULT, as NVIDIA's
+# package asks (the driver takes it as the legacy default stream for a caller not built for
+# per-thread streams, and hands out the very functions CU_GET_PROC_ADDRESS_LEGACY_STREAM gives:
+# benchmarks/getproc_flags.c); the per-thread ones where CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM
+# is set.
 _CU_GET_PROC_ADDRESS_DEFAULT = 0
 _CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM = 2
 #: Each library by the loader's name (the symbol tables' `lib`): the driver's file name, or the

@@ -107,10 +107,9 @@ def test_the_report_reads_the_probe(probe_run):
     assert "cuStreamSynchronize 0.00" in text
 
 
-def test_the_driver_entry_points_are_asked_for_with_the_default_flags(probe_run):
-    # CU_GET_PROC_ADDRESS_DEFAULT (0), as NVIDIA's package asks: what
-    # CU_GET_PROC_ADDRESS_LEGACY_STREAM (1) hands out spends 10-60 % more time in the driver on
-    # every call (docs/benchmarks.md); the stream-ordered calls too, without the per-thread switch
+def test_the_driver_entry_points_are_asked_for_as_nvidia_asks(probe_run):
+    # CU_GET_PROC_ADDRESS_DEFAULT (0), as NVIDIA's package asks, the stream-ordered calls too
+    # without the per-thread switch; the probe records what the process asked for
     _, _, asked = probe_run
     names = {name for name, version, flags in asked}
     assert {"cuInit", "cuStreamCreate", "cuLaunchKernel", "cuStreamSynchronize"} <= names
