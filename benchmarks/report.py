@@ -806,8 +806,16 @@ def render(res):
   few per cent is either told apart or shown too small to tell on the machine (`n` gives the
   rounds each row got).
   Every process is pinned to one CPU (`taskset`) where the machine has it.
-- Launch arguments: `array` passes a numpy uint64 array holding the arguments' addresses,
-  `int` passes that array's address (`arr.ctypes.data`, computed once), `tuple` passes
+- The no-op driver and NVML (`benchmarks/stub_driver.c`, `benchmarks/stub_nvml.c`, found through
+  `LD_LIBRARY_PATH`) make the binding-alone figures; the Cython floor is timed in those processes
+  too. The driver probe (`benchmarks/drvprobe.c`) is a `libcuda.so.1` that loads the real one and
+  hands out counting (and, for the cases' entry points, timing) wrappers from `cuGetProcAddress`;
+  `calls.py` marks each case, and the probe's rounds rotate the packages' order.
+  `benchmarks/getproc_flags.c` asks the driver for the same entry points with the two
+  `cuGetProcAddress` flags the packages used and times both in one process.
+- Launch arguments: `array` passes a numpy uint64 array holding the arguments' addresses (the
+  values in one block right after it), `int` passes that array's address (`arr.ctypes.data`,
+  computed once), `tuple` passes
   `(values, types)` with ctypes types (pointers alternate between a `CUdeviceptr` with type `None`
   and an int with `c_void_p`). The 16- and 256-argument kernels take int and pointer arguments and
   are guarded so that they do nothing.""")
