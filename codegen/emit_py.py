@@ -245,8 +245,8 @@ FEW_ENUMS = 8
 
 
 def _classes_at_import(n_enums, structs):
-    """`_L.make_all()` for a module of a few enums and no structs (NVRTC, nvJitLink, NVVM,
-    nvFatbin): its classes cost well under 1 ms to make, and without a module `__getattr__`
+    """`_L.make_all()` for a module of a few enums and no structs (nvJitLink, NVVM, nvFatbin,
+    NVRTC before 13.5): its classes cost well under 1 ms to make, and without a module `__getattr__`
     CPython 3.11+ specialises `module.name` lookups (about 20 ns a call less)."""
     if structs or n_enums > FEW_ENUMS:
         return []

@@ -1976,8 +1976,8 @@ cdef class _Lazy:
 
     def make_all(self):
         """Every class of the module made now, `__all__` set, and the module's `__getattr__`
-        removed.  The generated modules of a few enums and no structs (NVRTC, nvJitLink, NVVM,
-        nvFatbin) call it at import: it costs them well under 1 ms, and on CPython 3.11 and later
+        removed.  The generated modules of a few enums and no structs (nvJitLink, NVVM, nvFatbin,
+        NVRTC before 13.5) call it at import: it costs them well under 1 ms, and on CPython 3.11 and later
         a module that has a `__getattr__` never gets the interpreter's specialised attribute
         lookup, so every `module.function` written in a caller's code would cost ~20 ns more."""
         for name in self.names():

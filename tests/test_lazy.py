@@ -90,7 +90,7 @@ def test_python_level_enums_of_nvjitlink_are_lazy_too():
 
 
 def test_modules_of_a_few_enums_make_them_at_import():
-    # NVRTC, nvJitLink, NVVM and nvFatbin (a few enums, no structs) make their classes at import
+    # nvJitLink, NVVM, nvFatbin and NVRTC before 13.5 (a few enums, no structs) make their classes at import
     # and keep no module __getattr__, which on CPython 3.11+ would keep every `module.name` off
     # the interpreter's specialised lookup; the driver keeps its classes lazy
     code = r"""
@@ -103,14 +103,19 @@ import cuda.bindings.nvvm as m
 print(json.dumps({
     "made": [n for n in ("Result", "nvvmResult") if n in vars(m)],
     "getattr": [x.__name__ for x in (d, f, j, r, m) if "__getattr__" in vars(x)],
+    # the modules with struct classes (the driver; NVRTC from 13.5, nvrtcBundledHeadersInfo)
+    "structs": [x.__name__ for x in (d, f, j, r, m) if any(vars(x).get("_STRUCTS", ()))],
     "module": vars(m)["Result"].__module__, "in_dir": "Result" in dir(m), "all": "Result" in m.__all__,
     "driver_lazy": "CUresult" not in vars(d)}))
 """
     proc = run_python(code)
     assert proc.returncode == 0, proc.stderr
     info = json.loads(proc.stdout.strip().splitlines()[-1])
-    assert info == {"made": ["Result", "nvvmResult"], "getattr": ["cuda.bindings.driver"],
-                    "module": "cuda.bindings.nvvm", "in_dir": True, "all": True, "driver_lazy": True}, info
+    assert info["getattr"] == info["structs"] and "cuda.bindings.driver" in info["getattr"], info
+    assert set(info["getattr"]) <= {"cuda.bindings.driver", "cuda.bindings.nvrtc"}, info
+    del info["getattr"], info["structs"]
+    assert info == {"made": ["Result", "nvvmResult"], "module": "cuda.bindings.nvvm", "in_dir": True,
+                    "all": True, "driver_lazy": True}, info
     assert nvvm.Result.ERROR_COMPILATION == nvvm.nvvmResult.NVVM_ERROR_COMPILATION == 9
     err = nvvm.nvvmError(nvvm.Result.ERROR_INVALID_IR)
     assert err.status == nvvm.Result.ERROR_INVALID_IR and str(err) == "ERROR_INVALID_IR (6)"
