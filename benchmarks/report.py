@@ -347,13 +347,13 @@ def findings(res):
             "(*between* below).")
     flags = res.get("getproc_flags") or []
     if flags:
-        same = all(f.get("same_function") for f in flags)
+        identical = all(f.get("same_function") for f in flags)
         items.append(
             "- **Not the entry points' flags.** Ours asked `cuGetProcAddress` with "
             "`CU_GET_PROC_ADDRESS_LEGACY_STREAM`, NVIDIA's with `CU_GET_PROC_ADDRESS_DEFAULT`. "
             "`benchmarks/getproc_flags.c` asks for both in one process: "
             + ("the driver hands out the same function for each of "
-               if same else "the driver hands out different functions for some of ")
+               if identical else "the driver hands out different functions for some of ")
             + ", ".join(f"{f['case']} ({f_ns(f['default_ns'])} / {f_ns(f['legacy_stream_ns'])} ns)" for f in flags)
             + ". Ours now asks as NVIDIA's does, for parity, not for speed.")
     sp = [(summ.get("cuLaunchKernel_8args_scattered", {}).get(x) or {}).get("params") or {} for x in ("nvidia", "ours")]
