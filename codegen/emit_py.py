@@ -1262,15 +1262,17 @@ def _emit_function(model, fn, mod, L, refs):
     o = _wrapper_head(w, joined("pyparams"), refs)
     o += ["    " + d for d in joined("cdecls")]
     steps = joined("scalars") + joined("first") + joined("pre") + _count_checks(w) + joined("late")
-    if w.nv and not joined("after"):
-        # the struct fields set from the arguments in the same try block (one, not one each)
-        o += _conversions(model, fn, L, steps, joined("setters"))
+    if w.nv:
+        # the struct fields set from the arguments, in the conversions' try block (one, not one each)
+        setters = joined("setters")
+        if setters and joined("after"):
+            raise ValueError(f"{fn.name}: struct fields set from arguments would now run before its "
+                             "post-conversion lines; _conversions would have to place them after those")
+        o += _conversions(model, fn, L, steps, setters)
+        o += ["    " + line for line in joined("after")]
         return o + _nv_call_and_return(w, args, joined("outs"), joined("size_check"), joined("two_call"))
     o += _conversions(model, fn, L, steps)
     o += ["    " + line for line in joined("after")]
-    if w.nv:
-        o += _setters(w, joined("setters"))
-        return o + _nv_call_and_return(w, args, joined("outs"), joined("size_check"), joined("two_call"))
     if fn.ret != L["status"]:
         return o + _value_return(w, args)
     return o + _status_return(w, args, joined("outs"), joined("size_check"))
@@ -1299,17 +1301,6 @@ def _wrapper_head(w, pyparams, refs):
         o.append("    cdef const char* r")
     else:
         o.append(f"    cdef cy{model.lib}.{L['status']} err")
-    return o
-
-
-def _setters(w, setters):
-    """Struct fields set from the arguments (struct-style), an error naming the argument."""
-    o = []
-    for arg, assignment, rec in setters:
-        o.append("    try:")
-        o.append(f"        {rec}.{assignment}" if rec else f"        {assignment}")
-        o.append("    except (TypeError, ValueError, OverflowError) as e:")
-        o.append(f"        raise e.__class__(f\"{public_function(w.fn, w.L)}() argument '{arg}': {{e}}\") from None")
     return o
 
 
@@ -1396,8 +1387,9 @@ def _conversions(model, fn, L, steps, setters=()):
     function and the parameter being converted (`_arg_error`), as Python's own functions do:
     "cuMemAlloc() argument 'bytesize': an integer is required".  The block costs nothing measurable
     on success: one C int store per parameter.  Untagged lines (a count the library is asked
-    for) come first, outside it.  `setters` (struct-style: struct fields set from the arguments,
-    see _setters) run last in the same block, their errors worded as _setters words them."""
+    for) come first, outside it.  `setters` (struct-style: (argument, assignment, record) for a
+    struct field set from an argument) run last in the same block; an error there names the
+    argument as "fn() argument 'name': <the error>"."""
     o = ["    " + line for tag, line in steps if tag is None]
     tagged = [(tag, line) for tag, line in steps if tag is not None]
     if not tagged and not setters:
