@@ -395,14 +395,25 @@ def op_alias(lib, name, base):
     return {"alias": "same" if a is b else "subclass" if isinstance(a, type) and issubclass(a, b) else "unrelated"}
 
 
+def _offset(v, obj):
+    """Where a field's value `v` keeps its memory: its offset in obj's (a view), or None."""
+    off = int(v.getPtr()) - int(obj.getPtr())
+    return off if 0 <= off < BUF else None
+
+
 def op_fget(lib, name, anon, field):
     obj = value(["inst", name, anon], lib)
     v = getattr(obj, field)
     obs = {"get": norm(v)}
     if hasattr(v, "getPtr") and not isinstance(v, int):
         try:                                    # nested structs (and handles?) are views
-            off = int(v.getPtr()) - int(obj.getPtr())
-            obs["offset"] = str(off) if 0 <= off < BUF else "elsewhere"
+            off = _offset(v, obj)
+            if off is not None and not anon:
+                # an object the getter makes (a NULL pointer field's value) may be given memory
+                # just after the struct's own; over a buffer the probe owns, only a view lies inside
+                over = get(lib, name)(_ptr=ctypes.addressof(buffer()))
+                off = off if _offset(getattr(over, field), over) == off else None
+            obs["offset"] = "elsewhere" if off is None else str(off)
         except Exception as e:
             obs["offset"] = type(e).__name__
     return obs
