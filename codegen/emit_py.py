@@ -501,7 +501,10 @@ class _Piece:
     * `size_check`: (size query, C name, Python name) of a buffer the call fills, checked against
       the size the library gives;
     * the struct-style modules': `setters`, struct fields set from arguments ((argument,
-      assignment, struct)), and `two_call`, arrays sized by asking the library first."""
+      assignment, struct)), and `two_call`, arrays sized by asking the library first;
+    * `fast`: where every tagged conversion and setter of the piece has a form that cannot raise
+      for an int argument in range, [(declarations, condition, assignment or None)] (_int_fast,
+      _conversions' fast path); None where it has none."""
     LISTS = ("pyparams", "cdecls", "scalars", "first", "pre", "late", "after", "outs", "setters",
              "size_check", "two_call")
 
@@ -509,6 +512,7 @@ class _Piece:
         self.tag = p if p.role in ("in", "inout") else None
         self.c, self.py = "c_" + p.name, p.pyname
         self.arg = ""
+        self.fast = None
         for name in self.LISTS:
             setattr(self, name, [])
 
@@ -545,6 +549,8 @@ def _scalar(w, p):
     x.pyparams.append(f"{x.py}={p.extra['default']!r}" if "default" in p.extra else x.py)
     x.decl(f"cdef {SCALARS[bare(p.ctype)][0]} {x.c} = {x.py}", x.tag, x.scalars)
     x.arg = x.c
+    fast = _int_fast(bare(p.ctype), x.py, x.c)
+    x.fast = fast and [fast]
     return x
 
 
@@ -553,7 +559,27 @@ def _enum(w, p):
     x.pyparams.append(x.py)
     x.decl(f"cdef long long {x.c} = {x.py}", x.tag, x.scalars)
     x.arg = f"<{w.cy(p.ctype)}>{x.c}"
+    x.fast = [([], f"_int_ll({x.py}, &{x.c})", None)]
     return x
+
+
+def _int_fast(ctype, py, target, cast=None):
+    """(declarations, condition, assignment) that put the int argument `py` into `target`, of C
+    integer type `ctype` (a key of SCALARS), where it is an int in that type's range, and cannot
+    raise (_base._int_fits); None for a type that is no integer (a float, a bool: Cython takes
+    any object's truth for a bint)."""
+    sc = SCALARS.get(ctype)
+    if sc is None or sc[2] not in ("i", "u") or sc[0] == "bint":
+        return None
+    cy, size, kind = sc
+    t = f"f_{py}"
+    if kind == "i" and size == 8:
+        cond = f"_int_ll({py}, &{t})"
+    else:
+        bits = 8 * size
+        lo, hi = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if kind == "i" else (0, min((1 << bits) - 1, (1 << 63) - 1))
+        cond = f"_int_fits({py}, &{t}, {lo}, {hi})"
+    return [f"cdef long long {t}"], cond, f"{target} = {cast if cast is not None else f'<{cy}>'}{t}"
 
 
 def _inttd(w, p):
@@ -573,6 +599,10 @@ def _handle(w, p):
     x.pyparams.append(x.py)
     x.cdecls.append(f"cdef void* {x.c}")
     x.pre.append((x.tag, f"_hptr({x.py}, &{x.c})"))
+    if w.nv and bare(p.ctype) not in ov.LIBRARY_HANDLES:
+        # (a handle _live checks: the check too, which then moves to the slow path)
+        live = p in _checked_handles(w.model, w.fn)
+        x.fast = [([], f"_live_int({x.py}, &{x.c}, &_CONSUMED)" if live else f"_hptr_int({x.py}, &{x.c})", None)]
     if bare(p.ctype) in ov.LIBRARY_HANDLES:
         check = f"_library_handle({x.c}, {x.py!r}, {ov.LIBRARY_HANDLES[bare(p.ctype)]!r})"
         first = ov.HANDLE_READ_UNLESS_NULL.get((w.fn.name, p.name))
@@ -1100,9 +1130,13 @@ def _struct_args_on_stack(w, p, stack):
     """Only numbers in and out: a C struct on the stack, as the reference does it."""
     x = _Piece(p)
     _stack_struct(w.model, p, w.mod, x.cdecls)
+    fast = []
     for arg, path in p.extra["inputs"]:
+        field, cast, ctype = stack[path]
         x.pyparams.append(arg)
-        x.setters.append((arg, f"{stack[path][0]} = {stack[path][1]}{arg}", f"s_{p.name}"))
+        x.setters.append((arg, f"{field} = {cast}{arg}", f"s_{p.name}"))
+        fast.append(ctype and _int_fast(ctype, arg, f"s_{p.name}.{field}", cast or None))
+    x.fast = fast if all(fast) else None
     x.arg = f"&s_{p.name}"
     out = p.extra["output"]
     if out:
@@ -1259,8 +1293,6 @@ def _emit_function(model, fn, mod, L, refs):
     def joined(name):
         return [y for x in pieces for y in getattr(x, name)]
     args = [x.arg for x in pieces]
-    o = _wrapper_head(w, joined("pyparams"), refs)
-    o += ["    " + d for d in joined("cdecls")]
     steps = joined("scalars") + joined("first") + joined("pre") + _count_checks(w) + joined("late")
     if w.nv:
         # the struct fields set from the arguments, in the conversions' try block (one, not one each)
@@ -1268,9 +1300,19 @@ def _emit_function(model, fn, mod, L, refs):
         if setters and joined("after"):
             raise ValueError(f"{fn.name}: struct fields set from arguments would now run before its "
                              "post-conversion lines; _conversions would have to place them after those")
-        o += _conversions(model, fn, L, steps, setters)
+        converting = [x for x in pieces if x.setters or any(tag is not None for n in ("scalars", "first", "pre", "late")
+                                                              for tag, _ in getattr(x, n))]
+        fast = None
+        if converting and not _count_checks(w) and all(x.fast for x in converting):
+            fast = [f for x in converting for f in x.fast]
+        checks = _nv_handle_checks(model, fn, L)
+        o = _wrapper_head(w, joined("pyparams"), refs, [] if fast else checks)
+        o += ["    " + d for d in joined("cdecls")]
+        o += _conversions(model, fn, L, steps, setters, fast, checks)
         o += ["    " + line for line in joined("after")]
         return o + _nv_call_and_return(w, args, joined("outs"), joined("size_check"), joined("two_call"))
+    o = _wrapper_head(w, joined("pyparams"), refs)
+    o += ["    " + d for d in joined("cdecls")]
     o += _conversions(model, fn, L, steps)
     o += ["    " + line for line in joined("after")]
     if fn.ret != L["status"]:
@@ -1278,14 +1320,15 @@ def _emit_function(model, fn, mod, L, refs):
     return o + _status_return(w, args, joined("outs"), joined("size_check"))
 
 
-def _wrapper_head(w, pyparams, refs):
-    """The def line, the docstring, and the local that takes what the C function returns."""
+def _wrapper_head(w, pyparams, refs, checks=()):
+    """The def line, the docstring, the handle checks (struct-style: `checks`, _nv_handle_checks)
+    and the local that takes what the C function returns."""
     model, fn, L = w.model, w.fn, w.L
     sig = ", ".join(pyparams)
     if w.nv:
         o = [f"def {public_function(fn, L)}({sig}):",
              '    """' + docstrings.quoted(snake_docstring(model, fn, refs)) + '\n    """']
-        o.extend(_nv_handle_checks(model, fn, L))
+        o.extend(checks)
     else:
         o = [f"def {'_' if L.get('snake') else ''}{fn.name}({sig}):",
              '    """' + tuple_docstring(model, fn, refs) + '\n    """']
@@ -1380,16 +1423,21 @@ def _kept_roles(model):
 SETTER_BASE = 1000
 
 
-def _conversions(model, fn, L, steps, setters=()):
+def _conversions(model, fn, L, steps, setters=(), fast=None, checks=()):
     """The body lines converting the arguments: `steps` is [(parameter or None, line)] in order.
     The lines tagged with a parameter run in one try block; a TypeError, ValueError or
     OverflowError there is raised again, of the same class, with a message that names the
     function and the parameter being converted (`_arg_error`), as Python's own functions do:
-    "cuMemAlloc() argument 'bytesize': an integer is required".  The block costs nothing measurable
-    on success: one C int store per parameter.  Untagged lines (a count the library is asked
-    for) come first, outside it.  `setters` (struct-style: (argument, assignment, record) for a
-    struct field set from an argument) run last in the same block; an error there names the
-    argument as "fn() argument 'name': <the error>"."""
+    "cuMemAlloc() argument 'bytesize': an integer is required".  Untagged lines (a count the
+    library is asked for) come first, outside it.  `setters` (struct-style: (argument,
+    assignment, record) for a struct field set from an argument) run last in the same block; an
+    error there names the argument as "fn() argument 'name': <the error>".
+
+    The try block saves and restores the thread's exception state: 3-4 ns a call, a tenth of
+    what NVML's shortest calls cost.  So a struct-style function whose every conversion has a
+    form that cannot raise for an int in range (`fast`: [(declarations, condition, assignment)],
+    _Piece.fast) tries those first, and takes the try block (and the handle checks `checks`,
+    which the fast conditions include) only where one of them does not hold."""
     o = ["    " + line for tag, line in steps if tag is None]
     tagged = [(tag, line) for tag, line in steps if tag is not None]
     if not tagged and not setters:
@@ -1400,26 +1448,37 @@ def _conversions(model, fn, L, steps, setters=()):
     indexed = len(order) > 1 or bool(setters)
     if indexed:
         o.append("    cdef int _p = 0")
-    o.append("    try:")
+    pad = "    "
+    if fast:
+        o += [f"    {d}" for decls, _, _ in fast for d in decls]
+        conds = " and ".join(cond for _, cond, _ in fast)
+        lines = [f"        {line}" for _, _, line in fast if line]
+        if lines:
+            o += [f"    if {conds}:"] + lines + ["    else:"]
+        else:       # (the conditions set the C values themselves)
+            o.append(f"    if not ({conds}):" if " and " in conds else f"    if not {conds}:")
+        o += ["    " + c for c in checks]
+        pad = "        "
+    body = [f"{pad}try:"]
     at = 0
     for tag, line in tagged:
         i = order.index(tag)
         if i != at:
-            o.append(f"        _p = {i}")
+            body.append(f"{pad}    _p = {i}")
             at = i
-        o.append("        " + line)
+        body.append(f"{pad}    {line}")
     for k, (arg, assignment, rec) in enumerate(setters):
-        o.append(f"        _p = {SETTER_BASE + k}")
-        o.append(f"        {rec}.{assignment}" if rec else f"        {assignment}")
+        body.append(f"{pad}    _p = {SETTER_BASE + k}")
+        body.append(f"{pad}    {rec}.{assignment}" if rec else f"{pad}    {assignment}")
     if setters:
-        o.append("    except (TypeError, ValueError, OverflowError) as e:")
-        o.append(f"        if _p >= {SETTER_BASE}:")
-        o.append(f"            raise e.__class__(f\"{shown}() argument '{{{tuple(a for a, _, _ in setters)!r}[_p - {SETTER_BASE}]}}': "
-                 f"{{e}}\") from None")
+        body.append(f"{pad}except (TypeError, ValueError, OverflowError) as e:")
+        body.append(f"{pad}    if _p >= {SETTER_BASE}:")
+        body.append(f"{pad}        raise e.__class__(f\"{shown}() argument '{{{tuple(a for a, _, _ in setters)!r}[_p - {SETTER_BASE}]}}': "
+                    f"{{e}}\") from None")
     else:
-        o.append("    except (TypeError, ValueError, OverflowError):")
-    o.append(f"        raise _arg_error({shown!r}, {names!r}, {'_p' if indexed else 0}) from None")
-    return o
+        body.append(f"{pad}except (TypeError, ValueError, OverflowError):")
+    body.append(f"{pad}    raise _arg_error({shown!r}, {names!r}, {'_p' if indexed else 0}) from None")
+    return o + body
 
 
 def _keep_gil_test(model, fname, arg):
@@ -1511,7 +1570,8 @@ def _one_record(rn, cls):
 
 def _stack_fields(model, st, inputs, output):
     """For a struct a wrapper fills from number arguments and returns one number of (or nothing):
-    {Python field name: (C field name, cast for the argument)} of the fields it sets and reads,
+    {Python field name: (C field name, cast for the argument, C integer type or None)} of the
+    fields it sets and reads,
     or None where one of them is no plain number (an enum is taken as an input only: as output
     it would be its class's member, which the record's field makes)."""
     by_py = {ft.name: ft for ft in model.resolved.fields[st.name]}
@@ -1521,9 +1581,9 @@ def _stack_fields(model, st, inputs, output):
         if ft is None or st.union:
             return None
         if ft.kind in (F_I, F_U, F_F):
-            out[path] = (ft.field.name, "")
+            out[path] = (ft.field.name, "", bare(ft.field.ctype) if ft.kind != F_F else None)
         elif ft.kind == F_ENUM and not is_out:
-            out[path] = (ft.field.name, f"<{cytype(ft.field.ctype, 0, False, 'cy' + model.lib + '.')}><int>")
+            out[path] = (ft.field.name, f"<{cytype(ft.field.ctype, 0, False, 'cy' + model.lib + '.')}><int>", "int")
         else:
             return None
     return out if output != "*" else None
@@ -1743,7 +1803,7 @@ def _emit_records_module(model):
          "from cuda.bindings._base cimport (_Buf, _hptr, _href, _vptr, _wbuf, _as_bytes, _array, _strlist, _bufptr,",
          "    _Buf_new, _check_count, _bptr, _arg_error, _vsized, _library_handle, _Lazy, _new_lazy, _live, _consume, _fresh, _cstrs,",
          "    _Handle, _IntValue, _iv, _Struct, _enum, _bytes_into, _cstr_address, _as_twin, _cstr_of, _utf8,",
-         "    _SizeMap, _sizemap_put, _sizemap_get, _sizemap_del)",
+         "    _SizeMap, _sizemap_put, _sizemap_get, _sizemap_del, _int_fits, _int_ll, _hptr_int, _live_int)",
          "from cuda.bindings._records cimport (_Record, _new_record, _new_record_at, _record_ptr, _text, _text0, _records_of,",
          "    _numbers_of, _numbers_new, _numbers_ptr, _records_in, _memview, _handles_view, _view_array)",
          "from libc.errno cimport errno",

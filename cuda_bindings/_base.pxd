@@ -263,6 +263,46 @@ cdef inline int _live(object h, _SizeMap* consumed, str name, str what) except -
             return 0
     return _live_slow(h, consumed, name, what)
 
+# The struct-style modules' fast path (codegen.emit_py._conversions): a call whose arguments are
+# all ints within their C types' ranges converts them with these, which cannot raise, and skips
+# the try block that names a failed argument (its exception-state save and restore: 3-4 ns);
+# any other argument takes the try block's conversions, which say why it is refused.
+cdef inline bint _int_fits(object o, long long* out, long long lo, long long hi) noexcept:
+    """An exact int in [lo, hi], its value in out."""
+    cdef int overflow
+    if type(o) is not int:
+        return 0
+    out[0] = PyLong_AsLongLongAndOverflow(o, &overflow)
+    return overflow == 0 and lo <= out[0] <= hi
+
+cdef inline bint _int_ll(object o, long long* out) noexcept:
+    """An exact int that fits a long long, its value in out."""
+    cdef int overflow
+    if type(o) is not int:
+        return 0
+    out[0] = PyLong_AsLongLongAndOverflow(o, &overflow)
+    return overflow == 0
+
+cdef inline bint _hptr_int(object o, void** out) noexcept:
+    """A handle given as an int that _hptr takes as it is (not negative, below 2**63)."""
+    cdef int overflow
+    cdef long long v
+    if type(o) is not int:
+        return 0
+    v = PyLong_AsLongLongAndOverflow(o, &overflow)
+    if overflow != 0 or v < 0:
+        return 0
+    out[0] = <void*><size_t>v
+    return 1
+
+cdef inline bint _live_int(object o, void** out, _SizeMap* consumed) noexcept:
+    """_hptr_int for a handle _live checks: 0, or an address above the first page that no
+    destroy call consumed."""
+    cdef size_t unused
+    if not _hptr_int(o, out):
+        return 0
+    return out[0] == NULL or (<size_t>out[0] >= 4096 and not _sizemap_get(consumed, out[0], &unused))
+
 cdef inline int _fresh(object h, _SizeMap* consumed) except -1:
     """A handle a create call just returned (an int) is no longer a consumed one: the library may
     give a new object the address of one it freed."""

@@ -6,7 +6,7 @@ from cuda.bindings cimport cynvfatbin
 from cuda.bindings._base cimport (_Buf, _hptr, _href, _vptr, _wbuf, _as_bytes, _array, _strlist, _bufptr,
     _Buf_new, _check_count, _bptr, _arg_error, _vsized, _library_handle, _Lazy, _new_lazy, _live, _consume, _fresh, _cstrs,
     _Handle, _IntValue, _iv, _Struct, _enum, _bytes_into, _cstr_address, _as_twin, _cstr_of, _utf8,
-    _SizeMap, _sizemap_put, _sizemap_get, _sizemap_del)
+    _SizeMap, _sizemap_put, _sizemap_get, _sizemap_del, _int_fits, _int_ll, _hptr_int, _live_int)
 from cuda.bindings._records cimport (_Record, _new_record, _new_record_at, _record_ptr, _text, _text0, _records_of,
     _numbers_of, _numbers_new, _numbers_ptr, _records_in, _memview, _handles_view, _view_array)
 from libc.errno cimport errno
@@ -99,10 +99,11 @@ def get_error_string(result):
     """
     cdef const char* r
     cdef long long c_result
-    try:
-        c_result = result
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('get_error_string', ('result',), 0) from None
+    if not _int_ll(result, &c_result):
+        try:
+            c_result = result
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('get_error_string', ('result',), 0) from None
     with nogil:
         r = cynvfatbin.nvFatbinGetErrorString(<cynvfatbin.nvFatbinResult>c_result)
     return _text0(r)
@@ -617,14 +618,15 @@ def size(handle):
 
         NVFATBIN_ERROR_NULL_POINTER, NVFATBIN_ERROR_INTERNAL
     """
-    _live(handle, &_CONSUMED, 'handle', 'an nvFatbin handle')
     cdef cynvfatbin.nvFatbinResult err
     cdef void* c_handle
     cdef size_t c_size = <size_t>0
-    try:
-        _hptr(handle, &c_handle)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('size', ('handle',), 0) from None
+    if not _live_int(handle, &c_handle, &_CONSUMED):
+        _live(handle, &_CONSUMED, 'handle', 'an nvFatbin handle')
+        try:
+            _hptr(handle, &c_handle)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('size', ('handle',), 0) from None
     with nogil:
         err = cynvfatbin.nvFatbinSize(<cynvfatbin.nvFatbinHandle>c_handle, &c_size)
     if err != 0:

@@ -6,7 +6,7 @@ from cuda.bindings cimport cynvml
 from cuda.bindings._base cimport (_Buf, _hptr, _href, _vptr, _wbuf, _as_bytes, _array, _strlist, _bufptr,
     _Buf_new, _check_count, _bptr, _arg_error, _vsized, _library_handle, _Lazy, _new_lazy, _live, _consume, _fresh, _cstrs,
     _Handle, _IntValue, _iv, _Struct, _enum, _bytes_into, _cstr_address, _as_twin, _cstr_of, _utf8,
-    _SizeMap, _sizemap_put, _sizemap_get, _sizemap_del)
+    _SizeMap, _sizemap_put, _sizemap_get, _sizemap_del, _int_fits, _int_ll, _hptr_int, _live_int)
 from cuda.bindings._records cimport (_Record, _new_record, _new_record_at, _record_ptr, _text, _text0, _records_of,
     _numbers_of, _numbers_new, _numbers_ptr, _records_in, _memview, _handles_view, _view_array)
 from libc.errno cimport errno
@@ -668,10 +668,14 @@ def init_with_flags(flags):
     """
     cdef cynvml.nvmlReturn_t err
     cdef unsigned int c_flags
-    try:
-        c_flags = flags
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('init_with_flags', ('flags',), 0) from None
+    cdef long long f_flags
+    if _int_fits(flags, &f_flags, 0, 4294967295):
+        c_flags = <unsigned int>f_flags
+    else:
+        try:
+            c_flags = flags
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('init_with_flags', ('flags',), 0) from None
     with nogil:
         err = cynvml.nvmlInitWithFlags(c_flags)
     if err != 0:
@@ -728,10 +732,11 @@ def error_string(result):
     """
     cdef const char* r
     cdef long long c_result
-    try:
-        c_result = result
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('error_string', ('result',), 0) from None
+    if not _int_ll(result, &c_result):
+        try:
+            c_result = result
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('error_string', ('result',), 0) from None
     with nogil:
         r = cynvml.nvmlErrorString(<cynvml.nvmlReturn_t>c_result)
     return _text0(r)
@@ -902,10 +907,14 @@ def system_get_process_name(pid):
     cdef _Buf a_name = _Buf_new(256)
     cdef unsigned int c_length = 256
     cdef int _p = 0
-    try:
-        c_pid = pid
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('system_get_process_name', ('pid', 'length'), _p) from None
+    cdef long long f_pid
+    if _int_fits(pid, &f_pid, 0, 4294967295):
+        c_pid = <unsigned int>f_pid
+    else:
+        try:
+            c_pid = pid
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('system_get_process_name', ('pid', 'length'), _p) from None
     with nogil:
         err = cynvml.nvmlSystemGetProcessName(c_pid, <char*>a_name.ptr, c_length)
     if err != 0:
@@ -990,10 +999,14 @@ def system_get_topology_gpu_set(cpu_number):
     cdef unsigned int c_cpuNumber
     cdef unsigned int c_count = 0
     cdef int _p = 0
-    try:
-        c_cpuNumber = cpu_number
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('system_get_topology_gpu_set', ('cpu_number', 'count'), _p) from None
+    cdef long long f_cpu_number
+    if _int_fits(cpu_number, &f_cpu_number, 0, 4294967295):
+        c_cpuNumber = <unsigned int>f_cpu_number
+    else:
+        try:
+            c_cpuNumber = cpu_number
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('system_get_topology_gpu_set', ('cpu_number', 'count'), _p) from None
     cdef unsigned int req_count = 0
     cdef _Buf a_deviceArray = None
     with nogil:
@@ -1114,10 +1127,14 @@ def unit_get_handle_by_index(index):
     cdef cynvml.nvmlReturn_t err
     cdef unsigned int c_index
     cdef cynvml.nvmlUnit_t c_unit = <cynvml.nvmlUnit_t>0
-    try:
-        c_index = index
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('unit_get_handle_by_index', ('index',), 0) from None
+    cdef long long f_index
+    if _int_fits(index, &f_index, 0, 4294967295):
+        c_index = <unsigned int>f_index
+    else:
+        try:
+            c_index = index
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('unit_get_handle_by_index', ('index',), 0) from None
     with nogil:
         err = cynvml.nvmlUnitGetHandleByIndex(c_index, &c_unit)
     if err != 0:
@@ -1156,10 +1173,11 @@ def unit_get_unit_info(unit):
     cdef cynvml.nvmlReturn_t err
     cdef void* c_unit
     cdef _Record s_info = _new_record_at(_L, 111, 'UnitInfo')
-    try:
-        _hptr(unit, &c_unit)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('unit_get_unit_info', ('unit',), 0) from None
+    if not _hptr_int(unit, &c_unit):
+        try:
+            _hptr(unit, &c_unit)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('unit_get_unit_info', ('unit',), 0) from None
     with nogil:
         err = cynvml.nvmlUnitGetUnitInfo(<cynvml.nvmlUnit_t>c_unit, <cynvml.nvmlUnitInfo_t*>s_info._ptr)
     if err != 0:
@@ -1201,10 +1219,11 @@ def unit_get_led_state(unit):
     cdef cynvml.nvmlReturn_t err
     cdef void* c_unit
     cdef _Record s_state = _new_record_at(_L, 65, 'LedState')
-    try:
-        _hptr(unit, &c_unit)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('unit_get_led_state', ('unit',), 0) from None
+    if not _hptr_int(unit, &c_unit):
+        try:
+            _hptr(unit, &c_unit)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('unit_get_led_state', ('unit',), 0) from None
     with nogil:
         err = cynvml.nvmlUnitGetLedState(<cynvml.nvmlUnit_t>c_unit, <cynvml.nvmlLedState_t*>s_state._ptr)
     if err != 0:
@@ -1243,10 +1262,11 @@ def unit_get_psu_info(unit):
     cdef cynvml.nvmlReturn_t err
     cdef void* c_unit
     cdef _Record s_psu = _new_record_at(_L, 80, 'PSUInfo')
-    try:
-        _hptr(unit, &c_unit)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('unit_get_psu_info', ('unit',), 0) from None
+    if not _hptr_int(unit, &c_unit):
+        try:
+            _hptr(unit, &c_unit)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('unit_get_psu_info', ('unit',), 0) from None
     with nogil:
         err = cynvml.nvmlUnitGetPsuInfo(<cynvml.nvmlUnit_t>c_unit, <cynvml.nvmlPSUInfo_t*>s_psu._ptr)
     if err != 0:
@@ -1290,13 +1310,17 @@ def unit_get_temperature(unit, type):
     cdef unsigned int c_type
     cdef unsigned int c_temp = <unsigned int>0
     cdef int _p = 0
-    try:
-        _p = 1
-        c_type = type
-        _p = 0
-        _hptr(unit, &c_unit)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('unit_get_temperature', ('unit', 'type'), _p) from None
+    cdef long long f_type
+    if _hptr_int(unit, &c_unit) and _int_fits(type, &f_type, 0, 4294967295):
+        c_type = <unsigned int>f_type
+    else:
+        try:
+            _p = 1
+            c_type = type
+            _p = 0
+            _hptr(unit, &c_unit)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('unit_get_temperature', ('unit', 'type'), _p) from None
     with nogil:
         err = cynvml.nvmlUnitGetTemperature(<cynvml.nvmlUnit_t>c_unit, c_type, &c_temp)
     if err != 0:
@@ -1335,10 +1359,11 @@ def unit_get_fan_speed_info(unit):
     cdef cynvml.nvmlReturn_t err
     cdef void* c_unit
     cdef _Record s_fanSpeeds = _new_record_at(_L, 110, 'UnitFanSpeeds')
-    try:
-        _hptr(unit, &c_unit)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('unit_get_fan_speed_info', ('unit',), 0) from None
+    if not _hptr_int(unit, &c_unit):
+        try:
+            _hptr(unit, &c_unit)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('unit_get_fan_speed_info', ('unit',), 0) from None
     with nogil:
         err = cynvml.nvmlUnitGetFanSpeedInfo(<cynvml.nvmlUnit_t>c_unit, <cynvml.nvmlUnitFanSpeeds_t*>s_fanSpeeds._ptr)
     if err != 0:
@@ -1381,10 +1406,11 @@ def unit_get_devices(unit):
     cdef void* c_unit
     cdef unsigned int c_deviceCount = 0
     cdef int _p = 0
-    try:
-        _hptr(unit, &c_unit)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('unit_get_devices', ('unit', 'device_count'), _p) from None
+    if not _hptr_int(unit, &c_unit):
+        try:
+            _hptr(unit, &c_unit)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('unit_get_devices', ('unit', 'device_count'), _p) from None
     cdef unsigned int req_deviceCount = 0
     cdef _Buf a_devices = None
     with nogil:
@@ -1472,14 +1498,15 @@ def device_get_attributes_v2(device):
     -----
     This API currently only supports MIG device handles.
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_attributes = _new_record_at(_L, 30, 'DeviceAttributes')
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_attributes_v2', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_attributes_v2', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetAttributes_v2(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlDeviceAttributes_t*>s_attributes._ptr)
     if err != 0:
@@ -1555,10 +1582,14 @@ def device_get_handle_by_index_v2(index):
     cdef cynvml.nvmlReturn_t err
     cdef unsigned int c_index
     cdef cynvml.nvmlDevice_t c_device = <cynvml.nvmlDevice_t>0
-    try:
-        c_index = index
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_handle_by_index_v2', ('index',), 0) from None
+    cdef long long f_index
+    if _int_fits(index, &f_index, 0, 4294967295):
+        c_index = <unsigned int>f_index
+    else:
+        try:
+            c_index = index
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_handle_by_index_v2', ('index',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetHandleByIndex_v2(c_index, &c_device)
     if err != 0:
@@ -1822,16 +1853,17 @@ def device_get_name(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Buf a_name = _Buf_new(96)
     cdef unsigned int c_length = 96
     cdef int _p = 0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_name', ('device', 'length'), _p) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_name', ('device', 'length'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceGetName(<cynvml.nvmlDevice_t>c_device, <char*>a_name.ptr, c_length)
     if err != 0:
@@ -1868,14 +1900,15 @@ def device_get_brand(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlBrandType_t c_type = <cynvml.nvmlBrandType_t>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_brand', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_brand', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetBrand(<cynvml.nvmlDevice_t>c_device, &c_type)
     if err != 0:
@@ -1929,14 +1962,15 @@ def device_get_index(device):
     See Also
     --------
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_index = <unsigned int>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_index', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_index', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetIndex(<cynvml.nvmlDevice_t>c_device, &c_index)
     if err != 0:
@@ -1978,16 +2012,17 @@ def device_get_serial(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Buf a_serial = _Buf_new(30)
     cdef unsigned int c_length = 30
     cdef int _p = 0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_serial', ('device', 'length'), _p) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_serial', ('device', 'length'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceGetSerial(<cynvml.nvmlDevice_t>c_device, <char*>a_serial.ptr, c_length)
     if err != 0:
@@ -2021,14 +2056,15 @@ def device_get_module_id(device):
         - NVML_ERROR_INVALID_ARGUMENT if device or moduleId is invalid
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_moduleId = <unsigned int>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_module_id', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_module_id', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetModuleId(<cynvml.nvmlDevice_t>c_device, &c_moduleId)
     if err != 0:
@@ -2061,14 +2097,15 @@ def device_get_c2c_mode_info_v(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_c2cModeInfo = _new_record_at(_L, 12, 'C2cModeInfo_v1')
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_c2c_mode_info_v', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_c2c_mode_info_v', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetC2cModeInfoV(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlC2cModeInfo_v1_t*>s_c2cModeInfo._ptr)
     if err != 0:
@@ -2314,13 +2351,14 @@ def device_set_cpu_affinity(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_set_cpu_affinity', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_set_cpu_affinity', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceSetCpuAffinity(<cynvml.nvmlDevice_t>c_device)
     if err != 0:
@@ -2356,10 +2394,11 @@ def device_clear_cpu_affinity(device):
     """
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_clear_cpu_affinity', ('device',), 0) from None
+    if not _hptr_int(device, &c_device):
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_clear_cpu_affinity', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceClearCpuAffinity(<cynvml.nvmlDevice_t>c_device)
     if err != 0:
@@ -2390,14 +2429,15 @@ def device_get_numa_node_id(device):
         - NVML_ERROR_NOT_SUPPORTED if request is not supported on the current platform
         - NVML_ERROR_INVALID_ARGUMENT if device node is invalid
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_node = <unsigned int>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_numa_node_id', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_numa_node_id', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetNumaNodeId(<cynvml.nvmlDevice_t>c_device, &c_node)
     if err != 0:
@@ -2438,15 +2478,16 @@ def device_get_addressing_mode(device):
         - NVML_ERROR_NOT_SUPPORTED if request is not supported on the current platform
         - NVML_ERROR_INVALID_ARGUMENT if device node is invalid
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_mode = _new_record_at(_L, 29, 'DeviceAddressingMode_v1')
     (<unsigned int*>s_mode._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlDeviceAddressingMode_v1_t) | (1 << 24))
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_addressing_mode', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_addressing_mode', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetAddressingMode(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlDeviceAddressingMode_t*>s_mode._ptr)
     if err != 0:
@@ -2482,15 +2523,16 @@ def device_get_repair_status(device):
         - NVML_ERROR_NOT_SUPPORTED if the device does not support this feature
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_repairStatus = _new_record_at(_L, 96, 'RepairStatus_v1')
     (<unsigned int*>s_repairStatus._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlRepairStatus_v1_t) | (1 << 24))
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_repair_status', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_repair_status', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetRepairStatus(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlRepairStatus_t*>s_repairStatus._ptr)
     if err != 0:
@@ -2517,19 +2559,20 @@ def device_get_topology_common_ancestor(device1, device2):
     NvmlError
         If the call fails, with the Return member in its `status`.
     """
-    _live(device1, &_CONSUMED, 'device1', 'an NVML handle')
-    _live(device2, &_CONSUMED, 'device2', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device1
     cdef void* c_device2
     cdef cynvml.nvmlGpuTopologyLevel_t c_pathInfo = <cynvml.nvmlGpuTopologyLevel_t>0
     cdef int _p = 0
-    try:
-        _hptr(device1, &c_device1)
-        _p = 1
-        _hptr(device2, &c_device2)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_topology_common_ancestor', ('device1', 'device2'), _p) from None
+    if not (_live_int(device1, &c_device1, &_CONSUMED) and _live_int(device2, &c_device2, &_CONSUMED)):
+        _live(device1, &_CONSUMED, 'device1', 'an NVML handle')
+        _live(device2, &_CONSUMED, 'device2', 'an NVML handle')
+        try:
+            _hptr(device1, &c_device1)
+            _p = 1
+            _hptr(device2, &c_device2)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_topology_common_ancestor', ('device1', 'device2'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceGetTopologyCommonAncestor(<cynvml.nvmlDevice_t>c_device1, <cynvml.nvmlDevice_t>c_device2, &c_pathInfo)
     if err != 0:
@@ -2564,19 +2607,20 @@ def device_get_topology_nearest_gpus(device, level):
         - NVML_ERROR_NOT_SUPPORTED if the device or OS does not support this feature
         - NVML_ERROR_UNKNOWN an error has occurred in underlying topology discovery
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_level
     cdef unsigned int c_count = 0
     cdef int _p = 0
-    try:
-        _p = 1
-        c_level = level
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_topology_nearest_gpus', ('device', 'level', 'count'), _p) from None
+    if not (_live_int(device, &c_device, &_CONSUMED) and _int_ll(level, &c_level)):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_level = level
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_topology_nearest_gpus', ('device', 'level', 'count'), _p) from None
     cdef unsigned int req_count = 0
     cdef _Buf a_deviceArray = None
     with nogil:
@@ -2625,23 +2669,24 @@ def device_get_p2p_status(device1, device2, p2p_index):
           p2pStatus is NULL
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device1, &_CONSUMED, 'device1', 'an NVML handle')
-    _live(device2, &_CONSUMED, 'device2', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device1
     cdef void* c_device2
     cdef long long c_p2pIndex
     cdef cynvml.nvmlGpuP2PStatus_t c_p2pStatus = <cynvml.nvmlGpuP2PStatus_t>0
     cdef int _p = 0
-    try:
-        _p = 2
-        c_p2pIndex = p2p_index
-        _p = 0
-        _hptr(device1, &c_device1)
-        _p = 1
-        _hptr(device2, &c_device2)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_p2p_status', ('device1', 'device2', 'p2p_index'), _p) from None
+    if not (_live_int(device1, &c_device1, &_CONSUMED) and _live_int(device2, &c_device2, &_CONSUMED) and _int_ll(p2p_index, &c_p2pIndex)):
+        _live(device1, &_CONSUMED, 'device1', 'an NVML handle')
+        _live(device2, &_CONSUMED, 'device2', 'an NVML handle')
+        try:
+            _p = 2
+            c_p2pIndex = p2p_index
+            _p = 0
+            _hptr(device1, &c_device1)
+            _p = 1
+            _hptr(device2, &c_device2)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_p2p_status', ('device1', 'device2', 'p2p_index'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceGetP2PStatus(<cynvml.nvmlDevice_t>c_device1, <cynvml.nvmlDevice_t>c_device2, <cynvml.nvmlGpuP2PCapsIndex_t>c_p2pIndex, &c_p2pStatus)
     if err != 0:
@@ -2688,16 +2733,17 @@ def device_get_uuid(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Buf a_uuid = _Buf_new(96)
     cdef unsigned int c_length = 96
     cdef int _p = 0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_uuid', ('device', 'length'), _p) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_uuid', ('device', 'length'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceGetUUID(<cynvml.nvmlDevice_t>c_device, <char*>a_uuid.ptr, c_length)
     if err != 0:
@@ -2735,14 +2781,15 @@ def device_get_minor_number(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_minorNumber = <unsigned int>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_minor_number', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_minor_number', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetMinorNumber(<cynvml.nvmlDevice_t>c_device, &c_minorNumber)
     if err != 0:
@@ -2779,16 +2826,17 @@ def device_get_board_part_number(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Buf a_partNumber = _Buf_new(256)
     cdef unsigned int c_length = 256
     cdef int _p = 0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_board_part_number', ('device', 'length'), _p) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_board_part_number', ('device', 'length'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceGetBoardPartNumber(<cynvml.nvmlDevice_t>c_device, <char*>a_partNumber.ptr, c_length)
     if err != 0:
@@ -2838,20 +2886,21 @@ def device_get_inforom_version(device, object):
     --------
     device_get_inforom_image_version
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_object
     cdef _Buf a_version = _Buf_new(16)
     cdef unsigned int c_length = 16
     cdef int _p = 0
-    try:
-        _p = 1
-        c_object = object
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_inforom_version', ('device', 'object', 'length'), _p) from None
+    if not (_live_int(device, &c_device, &_CONSUMED) and _int_ll(object, &c_object)):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_object = object
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_inforom_version', ('device', 'object', 'length'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceGetInforomVersion(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlInforomObject_t>c_object, <char*>a_version.ptr, c_length)
     if err != 0:
@@ -2898,16 +2947,17 @@ def device_get_inforom_image_version(device):
     --------
     device_get_inforom_version
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Buf a_version = _Buf_new(16)
     cdef unsigned int c_length = 16
     cdef int _p = 0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_inforom_image_version', ('device', 'length'), _p) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_inforom_image_version', ('device', 'length'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceGetInforomImageVersion(<cynvml.nvmlDevice_t>c_device, <char*>a_version.ptr, c_length)
     if err != 0:
@@ -2950,14 +3000,15 @@ def device_get_inforom_configuration_checksum(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_checksum = <unsigned int>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_inforom_configuration_checksum', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_inforom_configuration_checksum', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetInforomConfigurationChecksum(<cynvml.nvmlDevice_t>c_device, &c_checksum)
     if err != 0:
@@ -2992,13 +3043,14 @@ def device_validate_inforom(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_validate_inforom', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_validate_inforom', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceValidateInforom(<cynvml.nvmlDevice_t>c_device)
     if err != 0:
@@ -3040,15 +3092,16 @@ def device_get_last_bbx_flush_time(device):
     --------
     device_get_inforom_version
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned long long c_timestamp = <unsigned long long>0
     cdef unsigned long c_durationUs = <unsigned long>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_last_bbx_flush_time', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_last_bbx_flush_time', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetLastBBXFlushTime(<cynvml.nvmlDevice_t>c_device, &c_timestamp, &c_durationUs)
     if err != 0:
@@ -3089,14 +3142,15 @@ def device_get_display_mode(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlEnableState_t c_display = <cynvml.nvmlEnableState_t>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_display_mode', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_display_mode', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetDisplayMode(<cynvml.nvmlDevice_t>c_device, &c_display)
     if err != 0:
@@ -3139,14 +3193,15 @@ def device_get_display_active(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlEnableState_t c_isActive = <cynvml.nvmlEnableState_t>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_display_active', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_display_active', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetDisplayActive(<cynvml.nvmlDevice_t>c_device, &c_isActive)
     if err != 0:
@@ -3190,14 +3245,15 @@ def device_get_persistence_mode(device):
     See Also
     --------
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlEnableState_t c_mode = <cynvml.nvmlEnableState_t>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_persistence_mode', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_persistence_mode', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetPersistenceMode(<cynvml.nvmlDevice_t>c_device, &c_mode)
     if err != 0:
@@ -3234,15 +3290,16 @@ def device_get_pci_info_ext(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_pci = _new_record_at(_L, 81, 'PciInfoExt_v1')
     (<unsigned int*>s_pci._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlPciInfoExt_v1_t) | (1 << 24))
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_pci_info_ext', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_pci_info_ext', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetPciInfoExt(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlPciInfoExt_t*>s_pci._ptr)
     if err != 0:
@@ -3279,14 +3336,15 @@ def device_get_pci_info_v3(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_pci = _new_record_at(_L, 82, 'PciInfo')
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_pci_info_v3', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_pci_info_v3', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetPciInfo_v3(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlPciInfo_t*>s_pci._ptr)
     if err != 0:
@@ -3325,14 +3383,15 @@ def device_get_max_pcie_link_generation(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_maxLinkGen = <unsigned int>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_max_pcie_link_generation', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_max_pcie_link_generation', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetMaxPcieLinkGeneration(<cynvml.nvmlDevice_t>c_device, &c_maxLinkGen)
     if err != 0:
@@ -3368,14 +3427,15 @@ def device_get_gpu_max_pcie_link_generation(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_maxLinkGenDevice = <unsigned int>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_gpu_max_pcie_link_generation', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_gpu_max_pcie_link_generation', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetGpuMaxPcieLinkGeneration(<cynvml.nvmlDevice_t>c_device, &c_maxLinkGenDevice)
     if err != 0:
@@ -3414,14 +3474,15 @@ def device_get_max_pcie_link_width(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_maxLinkWidth = <unsigned int>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_max_pcie_link_width', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_max_pcie_link_width', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetMaxPcieLinkWidth(<cynvml.nvmlDevice_t>c_device, &c_maxLinkWidth)
     if err != 0:
@@ -3457,14 +3518,15 @@ def device_get_curr_pcie_link_generation(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_currLinkGen = <unsigned int>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_curr_pcie_link_generation', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_curr_pcie_link_generation', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetCurrPcieLinkGeneration(<cynvml.nvmlDevice_t>c_device, &c_currLinkGen)
     if err != 0:
@@ -3500,14 +3562,15 @@ def device_get_curr_pcie_link_width(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_currLinkWidth = <unsigned int>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_curr_pcie_link_width', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_curr_pcie_link_width', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetCurrPcieLinkWidth(<cynvml.nvmlDevice_t>c_device, &c_currLinkWidth)
     if err != 0:
@@ -3548,19 +3611,20 @@ def device_get_pcie_throughput(device, counter):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_counter
     cdef unsigned int c_value = <unsigned int>0
     cdef int _p = 0
-    try:
-        _p = 1
-        c_counter = counter
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_pcie_throughput', ('device', 'counter'), _p) from None
+    if not (_live_int(device, &c_device, &_CONSUMED) and _int_ll(counter, &c_counter)):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_counter = counter
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_pcie_throughput', ('device', 'counter'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceGetPcieThroughput(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlPcieUtilCounter_t>c_counter, &c_value)
     if err != 0:
@@ -3596,14 +3660,15 @@ def device_get_pcie_replay_counter(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_value = <unsigned int>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_pcie_replay_counter', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_pcie_replay_counter', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetPcieReplayCounter(<cynvml.nvmlDevice_t>c_device, &c_value)
     if err != 0:
@@ -3643,19 +3708,20 @@ def device_get_clock_info(device, type):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_type
     cdef unsigned int c_clock = <unsigned int>0
     cdef int _p = 0
-    try:
-        _p = 1
-        c_type = type
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_clock_info', ('device', 'type'), _p) from None
+    if not (_live_int(device, &c_device, &_CONSUMED) and _int_ll(type, &c_type)):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_type = type
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_clock_info', ('device', 'type'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceGetClockInfo(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlClockType_t>c_type, &c_clock)
     if err != 0:
@@ -3700,19 +3766,20 @@ def device_get_max_clock_info(device, type):
     Current P0 clocks (reported by device_get_clock_info) can differ from max clocks by
     a few MHz.
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_type
     cdef unsigned int c_clock = <unsigned int>0
     cdef int _p = 0
-    try:
-        _p = 1
-        c_type = type
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_max_clock_info', ('device', 'type'), _p) from None
+    if not (_live_int(device, &c_device, &_CONSUMED) and _int_ll(type, &c_type)):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_type = type
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_max_clock_info', ('device', 'type'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceGetMaxClockInfo(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlClockType_t>c_type, &c_clock)
     if err != 0:
@@ -3744,14 +3811,15 @@ def device_get_gpc_clk_vf_offset(device):
         - NVML_ERROR_NOT_SUPPORTED if the device does not support this feature
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef int c_offset = <int>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_gpc_clk_vf_offset', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_gpc_clk_vf_offset', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetGpcClkVfOffset(<cynvml.nvmlDevice_t>c_device, &c_offset)
     if err != 0:
@@ -3776,19 +3844,20 @@ def device_get_applications_clock(device, clock_type):
     NvmlError
         If the call fails, with the Return member in its `status`.
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_clockType
     cdef unsigned int c_clockMHz = <unsigned int>0
     cdef int _p = 0
-    try:
-        _p = 1
-        c_clockType = clock_type
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_applications_clock', ('device', 'clock_type'), _p) from None
+    if not (_live_int(device, &c_device, &_CONSUMED) and _int_ll(clock_type, &c_clockType)):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_clockType = clock_type
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_applications_clock', ('device', 'clock_type'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceGetApplicationsClock(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlClockType_t>c_clockType, &c_clockMHz)
     if err != 0:
@@ -3813,19 +3882,20 @@ def device_get_default_applications_clock(device, clock_type):
     NvmlError
         If the call fails, with the Return member in its `status`.
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_clockType
     cdef unsigned int c_clockMHz = <unsigned int>0
     cdef int _p = 0
-    try:
-        _p = 1
-        c_clockType = clock_type
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_default_applications_clock', ('device', 'clock_type'), _p) from None
+    if not (_live_int(device, &c_device, &_CONSUMED) and _int_ll(clock_type, &c_clockType)):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_clockType = clock_type
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_default_applications_clock', ('device', 'clock_type'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceGetDefaultApplicationsClock(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlClockType_t>c_clockType, &c_clockMHz)
     if err != 0:
@@ -3866,22 +3936,23 @@ def device_get_clock(device, clock_type, clock_id):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_clockType
     cdef long long c_clockId
     cdef unsigned int c_clockMHz = <unsigned int>0
     cdef int _p = 0
-    try:
-        _p = 1
-        c_clockType = clock_type
-        _p = 2
-        c_clockId = clock_id
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_clock', ('device', 'clock_type', 'clock_id'), _p) from None
+    if not (_live_int(device, &c_device, &_CONSUMED) and _int_ll(clock_type, &c_clockType) and _int_ll(clock_id, &c_clockId)):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_clockType = clock_type
+            _p = 2
+            c_clockId = clock_id
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_clock', ('device', 'clock_type', 'clock_id'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceGetClock(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlClockType_t>c_clockType, <cynvml.nvmlClockId_t>c_clockId, &c_clockMHz)
     if err != 0:
@@ -3922,19 +3993,20 @@ def device_get_max_customer_boost_clock(device, clock_type):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_clockType
     cdef unsigned int c_clockMHz = <unsigned int>0
     cdef int _p = 0
-    try:
-        _p = 1
-        c_clockType = clock_type
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_max_customer_boost_clock', ('device', 'clock_type'), _p) from None
+    if not (_live_int(device, &c_device, &_CONSUMED) and _int_ll(clock_type, &c_clockType)):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_clockType = clock_type
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_max_customer_boost_clock', ('device', 'clock_type'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceGetMaxCustomerBoostClock(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlClockType_t>c_clockType, &c_clockMHz)
     if err != 0:
@@ -3977,15 +4049,16 @@ def device_get_supported_memory_clocks(device):
     --------
     device_set_memory_locked_clocks
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_count = 0
     cdef int _p = 0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_supported_memory_clocks', ('device', 'count'), _p) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_supported_memory_clocks', ('device', 'count'), _p) from None
     cdef unsigned int req_count = 0
     cdef _Buf a_clocksMHz = None
     with nogil:
@@ -4044,19 +4117,23 @@ def device_get_supported_graphics_clocks(device, memory_clock_m_hz):
     --------
     device_set_gpu_locked_clocks
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_memoryClockMHz
     cdef unsigned int c_count = 0
     cdef int _p = 0
-    try:
-        _p = 1
-        c_memoryClockMHz = memory_clock_m_hz
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_supported_graphics_clocks', ('device', 'memory_clock_m_hz', 'count'), _p) from None
+    cdef long long f_memory_clock_m_hz
+    if _live_int(device, &c_device, &_CONSUMED) and _int_fits(memory_clock_m_hz, &f_memory_clock_m_hz, 0, 4294967295):
+        c_memoryClockMHz = <unsigned int>f_memory_clock_m_hz
+    else:
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_memoryClockMHz = memory_clock_m_hz
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_supported_graphics_clocks', ('device', 'memory_clock_m_hz', 'count'), _p) from None
     cdef unsigned int req_count = 0
     cdef _Buf a_clocksMHz = None
     with nogil:
@@ -4116,15 +4193,16 @@ def device_get_auto_boosted_clocks_enabled(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlEnableState_t c_isEnabled = <cynvml.nvmlEnableState_t>0
     cdef cynvml.nvmlEnableState_t c_defaultIsEnabled = <cynvml.nvmlEnableState_t>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_auto_boosted_clocks_enabled', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_auto_boosted_clocks_enabled', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetAutoBoostedClocksEnabled(<cynvml.nvmlDevice_t>c_device, &c_isEnabled, &c_defaultIsEnabled)
     if err != 0:
@@ -4166,14 +4244,15 @@ def device_get_fan_speed(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_speed = <unsigned int>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_fan_speed', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_fan_speed', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetFanSpeed(<cynvml.nvmlDevice_t>c_device, &c_speed)
     if err != 0:
@@ -4219,19 +4298,23 @@ def device_get_fan_speed_v2(device, fan):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_fan
     cdef unsigned int c_speed = <unsigned int>0
     cdef int _p = 0
-    try:
-        _p = 1
-        c_fan = fan
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_fan_speed_v2', ('device', 'fan'), _p) from None
+    cdef long long f_fan
+    if _live_int(device, &c_device, &_CONSUMED) and _int_fits(fan, &f_fan, 0, 4294967295):
+        c_fan = <unsigned int>f_fan
+    else:
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_fan = fan
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_fan_speed_v2', ('device', 'fan'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceGetFanSpeed_v2(<cynvml.nvmlDevice_t>c_device, c_fan, &c_speed)
     if err != 0:
@@ -4274,21 +4357,25 @@ def device_get_fan_speed_rpm(device, fan):
           invalid/unsupported
         - NVML_ERROR_NOT_SUPPORTED If the device does not support this feature
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlFanSpeedInfo_t s_fanSpeed
     memset(&s_fanSpeed, 0, sizeof(s_fanSpeed))
     s_fanSpeed.version = <unsigned int>(sizeof(cynvml.nvmlFanSpeedInfo_v1_t) | (1 << 24))
     cdef int _p = 0
-    try:
-        _hptr(device, &c_device)
-        _p = 1000
-        s_fanSpeed.fan = fan
-    except (TypeError, ValueError, OverflowError) as e:
-        if _p >= 1000:
-            raise e.__class__(f"device_get_fan_speed_rpm() argument '{('fan',)[_p - 1000]}': {e}") from None
-        raise _arg_error('device_get_fan_speed_rpm', ('device', 'fan_speed'), _p) from None
+    cdef long long f_fan
+    if _live_int(device, &c_device, &_CONSUMED) and _int_fits(fan, &f_fan, 0, 4294967295):
+        s_fanSpeed.fan = <unsigned int>f_fan
+    else:
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+            _p = 1000
+            s_fanSpeed.fan = fan
+        except (TypeError, ValueError, OverflowError) as e:
+            if _p >= 1000:
+                raise e.__class__(f"device_get_fan_speed_rpm() argument '{('fan',)[_p - 1000]}': {e}") from None
+            raise _arg_error('device_get_fan_speed_rpm', ('device', 'fan_speed'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceGetFanSpeedRPM(<cynvml.nvmlDevice_t>c_device, &s_fanSpeed)
     if err != 0:
@@ -4336,19 +4423,23 @@ def device_get_target_fan_speed(device, fan):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_fan
     cdef unsigned int c_targetSpeed = <unsigned int>0
     cdef int _p = 0
-    try:
-        _p = 1
-        c_fan = fan
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_target_fan_speed', ('device', 'fan'), _p) from None
+    cdef long long f_fan
+    if _live_int(device, &c_device, &_CONSUMED) and _int_fits(fan, &f_fan, 0, 4294967295):
+        c_fan = <unsigned int>f_fan
+    else:
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_fan = fan
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_target_fan_speed', ('device', 'fan'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceGetTargetFanSpeed(<cynvml.nvmlDevice_t>c_device, c_fan, &c_targetSpeed)
     if err != 0:
@@ -4384,15 +4475,16 @@ def device_get_min_max_fan_speed(device):
     NvmlError
         If the call fails, with the Return member in its `status`.
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_minSpeed = <unsigned int>0
     cdef unsigned int c_maxSpeed = <unsigned int>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_min_max_fan_speed', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_min_max_fan_speed', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetMinMaxFanSpeed(<cynvml.nvmlDevice_t>c_device, &c_minSpeed, &c_maxSpeed)
     if err != 0:
@@ -4432,19 +4524,23 @@ def device_get_fan_control_policy_v2(device, fan):
     NvmlError
         If the call fails, with the Return member in its `status`.
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_fan
     cdef cynvml.nvmlFanControlPolicy_t c_policy = <cynvml.nvmlFanControlPolicy_t>0
     cdef int _p = 0
-    try:
-        _p = 1
-        c_fan = fan
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_fan_control_policy_v2', ('device', 'fan'), _p) from None
+    cdef long long f_fan
+    if _live_int(device, &c_device, &_CONSUMED) and _int_fits(fan, &f_fan, 0, 4294967295):
+        c_fan = <unsigned int>f_fan
+    else:
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_fan = fan
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_fan_control_policy_v2', ('device', 'fan'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceGetFanControlPolicy_v2(<cynvml.nvmlDevice_t>c_device, c_fan, &c_policy)
     if err != 0:
@@ -4480,14 +4576,15 @@ def device_get_num_fans(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_numFans = <unsigned int>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_num_fans', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_num_fans', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetNumFans(<cynvml.nvmlDevice_t>c_device, &c_numFans)
     if err != 0:
@@ -4512,19 +4609,20 @@ def device_get_temperature(device, sensor_type):
     NvmlError
         If the call fails, with the Return member in its `status`.
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_sensorType
     cdef unsigned int c_temp = <unsigned int>0
     cdef int _p = 0
-    try:
-        _p = 1
-        c_sensorType = sensor_type
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_temperature', ('device', 'sensor_type'), _p) from None
+    if not (_live_int(device, &c_device, &_CONSUMED) and _int_ll(sensor_type, &c_sensorType)):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_sensorType = sensor_type
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_temperature', ('device', 'sensor_type'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceGetTemperature(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlTemperatureSensors_t>c_sensorType, &c_temp)
     if err != 0:
@@ -4566,15 +4664,16 @@ def device_get_cooler_info(device):
           invalid/unsupported
         - NVML_ERROR_NOT_SUPPORTED If the device does not support this feature
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_coolerInfo = _new_record_at(_L, 28, 'CoolerInfo_v1')
     (<unsigned int*>s_coolerInfo._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlCoolerInfo_v1_t) | (1 << 24))
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_cooler_info', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_cooler_info', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetCoolerInfo(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlCoolerInfo_t*>s_coolerInfo._ptr)
     if err != 0:
@@ -4612,21 +4711,25 @@ def device_get_temperature_v(device, sensorType):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlTemperature_t s_temperature
     memset(&s_temperature, 0, sizeof(s_temperature))
     s_temperature.version = <unsigned int>(sizeof(cynvml.nvmlTemperature_v1_t) | (1 << 24))
     cdef int _p = 0
-    try:
-        _hptr(device, &c_device)
-        _p = 1000
-        s_temperature.sensorType = <cynvml.nvmlTemperatureSensors_t><int>sensorType
-    except (TypeError, ValueError, OverflowError) as e:
-        if _p >= 1000:
-            raise e.__class__(f"device_get_temperature_v() argument '{('sensorType',)[_p - 1000]}': {e}") from None
-        raise _arg_error('device_get_temperature_v', ('device', 'temperature'), _p) from None
+    cdef long long f_sensorType
+    if _live_int(device, &c_device, &_CONSUMED) and _int_fits(sensorType, &f_sensorType, -2147483648, 2147483647):
+        s_temperature.sensorType = <cynvml.nvmlTemperatureSensors_t><int>f_sensorType
+    else:
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+            _p = 1000
+            s_temperature.sensorType = <cynvml.nvmlTemperatureSensors_t><int>sensorType
+        except (TypeError, ValueError, OverflowError) as e:
+            if _p >= 1000:
+                raise e.__class__(f"device_get_temperature_v() argument '{('sensorType',)[_p - 1000]}': {e}") from None
+            raise _arg_error('device_get_temperature_v', ('device', 'temperature'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceGetTemperatureV(<cynvml.nvmlDevice_t>c_device, &s_temperature)
     if err != 0:
@@ -4679,19 +4782,20 @@ def device_get_temperature_threshold(device, threshold_type):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_thresholdType
     cdef unsigned int c_temp = <unsigned int>0
     cdef int _p = 0
-    try:
-        _p = 1
-        c_thresholdType = threshold_type
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_temperature_threshold', ('device', 'threshold_type'), _p) from None
+    if not (_live_int(device, &c_device, &_CONSUMED) and _int_ll(threshold_type, &c_thresholdType)):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_thresholdType = threshold_type
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_temperature_threshold', ('device', 'threshold_type'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceGetTemperatureThreshold(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlTemperatureThresholds_t>c_thresholdType, &c_temp)
     if err != 0:
@@ -4726,16 +4830,17 @@ def device_get_margin_temperature(device):
           used
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlMarginTemperature_t s_marginTempInfo
     memset(&s_marginTempInfo, 0, sizeof(s_marginTempInfo))
     s_marginTempInfo.version = <unsigned int>(sizeof(cynvml.nvmlMarginTemperature_v1_t) | (1 << 24))
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_margin_temperature', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_margin_temperature', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetMarginTemperature(<cynvml.nvmlDevice_t>c_device, &s_marginTempInfo)
     if err != 0:
@@ -4771,19 +4876,23 @@ def device_get_thermal_settings(device, sensor_index):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_sensorIndex
     cdef _Record s_pThermalSettings = _new_record_at(_L, 59, 'GpuThermalSettings')
     cdef int _p = 0
-    try:
-        _p = 1
-        c_sensorIndex = sensor_index
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_thermal_settings', ('device', 'sensor_index'), _p) from None
+    cdef long long f_sensor_index
+    if _live_int(device, &c_device, &_CONSUMED) and _int_fits(sensor_index, &f_sensor_index, 0, 4294967295):
+        c_sensorIndex = <unsigned int>f_sensor_index
+    else:
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_sensorIndex = sensor_index
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_thermal_settings', ('device', 'sensor_index'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceGetThermalSettings(<cynvml.nvmlDevice_t>c_device, c_sensorIndex, <cynvml.nvmlGpuThermalSettings_t*>s_pThermalSettings._ptr)
     if err != 0:
@@ -4821,14 +4930,15 @@ def device_get_performance_state(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlPstates_t c_pState = <cynvml.nvmlPstates_t>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_performance_state', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_performance_state', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetPerformanceState(<cynvml.nvmlDevice_t>c_device, &c_pState)
     if err != 0:
@@ -4873,14 +4983,15 @@ def device_get_current_clocks_event_reasons(device):
     More than one bit can be enabled at the same time. Multiple reasons can be affecting
     clocks at once.
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned long long c_clocksEventReasons = <unsigned long long>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_current_clocks_event_reasons', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_current_clocks_event_reasons', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetCurrentClocksEventReasons(<cynvml.nvmlDevice_t>c_device, &c_clocksEventReasons)
     if err != 0:
@@ -4904,14 +5015,15 @@ def device_get_current_clocks_throttle_reasons(device):
     NvmlError
         If the call fails, with the Return member in its `status`.
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned long long c_clocksThrottleReasons = <unsigned long long>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_current_clocks_throttle_reasons', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_current_clocks_throttle_reasons', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetCurrentClocksThrottleReasons(<cynvml.nvmlDevice_t>c_device, &c_clocksThrottleReasons)
     if err != 0:
@@ -4954,14 +5066,15 @@ def device_get_supported_clocks_event_reasons(device):
     --------
     nvmlClocksEventReasons, device_get_current_clocks_event_reasons
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned long long c_supportedClocksEventReasons = <unsigned long long>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_supported_clocks_event_reasons', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_supported_clocks_event_reasons', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetSupportedClocksEventReasons(<cynvml.nvmlDevice_t>c_device, &c_supportedClocksEventReasons)
     if err != 0:
@@ -4985,14 +5098,15 @@ def device_get_supported_clocks_throttle_reasons(device):
     NvmlError
         If the call fails, with the Return member in its `status`.
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned long long c_supportedClocksThrottleReasons = <unsigned long long>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_supported_clocks_throttle_reasons', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_supported_clocks_throttle_reasons', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetSupportedClocksThrottleReasons(<cynvml.nvmlDevice_t>c_device, &c_supportedClocksThrottleReasons)
     if err != 0:
@@ -5016,14 +5130,15 @@ def device_get_power_state(device):
     NvmlError
         If the call fails, with the Return member in its `status`.
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlPstates_t c_pState = <cynvml.nvmlPstates_t>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_power_state', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_power_state', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetPowerState(<cynvml.nvmlDevice_t>c_device, &c_pState)
     if err != 0:
@@ -5056,14 +5171,15 @@ def device_get_dynamic_pstates_info(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_pDynamicPstatesInfo = _new_record_at(_L, 50, 'GpuDynamicPstatesInfo')
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_dynamic_pstates_info', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_dynamic_pstates_info', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetDynamicPstatesInfo(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlGpuDynamicPstatesInfo_t*>s_pDynamicPstatesInfo._ptr)
     if err != 0:
@@ -5095,14 +5211,15 @@ def device_get_mem_clk_vf_offset(device):
         - NVML_ERROR_NOT_SUPPORTED if the device does not support this feature
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef int c_offset = <int>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_mem_clk_vf_offset', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_mem_clk_vf_offset', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetMemClkVfOffset(<cynvml.nvmlDevice_t>c_device, &c_offset)
     if err != 0:
@@ -5141,7 +5258,6 @@ def device_get_min_max_clock_of_p_state(device, type, pstate):
         - NVML_ERROR_NOT_SUPPORTED if the device does not support this feature
         - NVML_ERROR_UNKNOWN if type or pstate are invalid or any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_type
@@ -5149,15 +5265,17 @@ def device_get_min_max_clock_of_p_state(device, type, pstate):
     cdef unsigned int c_minClockMHz = <unsigned int>0
     cdef unsigned int c_maxClockMHz = <unsigned int>0
     cdef int _p = 0
-    try:
-        _p = 1
-        c_type = type
-        _p = 2
-        c_pstate = pstate
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_min_max_clock_of_p_state', ('device', 'type', 'pstate'), _p) from None
+    if not (_live_int(device, &c_device, &_CONSUMED) and _int_ll(type, &c_type) and _int_ll(pstate, &c_pstate)):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_type = type
+            _p = 2
+            c_pstate = pstate
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_min_max_clock_of_p_state', ('device', 'type', 'pstate'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceGetMinMaxClockOfPState(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlClockType_t>c_type, <cynvml.nvmlPstates_t>c_pstate, &c_minClockMHz, &c_maxClockMHz)
     if err != 0:
@@ -5199,7 +5317,6 @@ def device_get_supported_performance_states(device):
           readings
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef object n_pstates
@@ -5208,10 +5325,12 @@ def device_get_supported_performance_states(device):
     n_pstates = _numbers_new(<Py_ssize_t>(16), '<i4')
     p_pstates = _numbers_ptr(n_pstates)
     cdef int _p = 0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_supported_performance_states', ('device', 'size'), _p) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_supported_performance_states', ('device', 'size'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceGetSupportedPerformanceStates(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlPstates_t*>p_pstates, c_size)
     if err != 0:
@@ -5245,15 +5364,16 @@ def device_get_gpc_clk_min_max_vf_offset(device):
         - NVML_ERROR_NOT_SUPPORTED if the device does not support this feature
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef int c_minOffset = <int>0
     cdef int c_maxOffset = <int>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_gpc_clk_min_max_vf_offset', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_gpc_clk_min_max_vf_offset', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetGpcClkMinMaxVfOffset(<cynvml.nvmlDevice_t>c_device, &c_minOffset, &c_maxOffset)
     if err != 0:
@@ -5287,15 +5407,16 @@ def device_get_mem_clk_min_max_vf_offset(device):
         - NVML_ERROR_NOT_SUPPORTED if the device does not support this feature
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef int c_minOffset = <int>0
     cdef int c_maxOffset = <int>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_mem_clk_min_max_vf_offset', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_mem_clk_min_max_vf_offset', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetMemClkMinMaxVfOffset(<cynvml.nvmlDevice_t>c_device, &c_minOffset, &c_maxOffset)
     if err != 0:
@@ -5478,15 +5599,16 @@ def device_get_performance_modes(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_perfModes = _new_record_at(_L, 33, 'DevicePerfModes_v1')
     (<unsigned int*>s_perfModes._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlDevicePerfModes_v1_t) | (1 << 24))
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_performance_modes', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_performance_modes', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetPerformanceModes(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlDevicePerfModes_t*>s_perfModes._ptr)
     if err != 0:
@@ -5549,15 +5671,16 @@ def device_get_current_clock_freqs(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_currentClockFreqs = _new_record_at(_L, 32, 'DeviceCurrentClockFreqs_v1')
     (<unsigned int*>s_currentClockFreqs._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlDeviceCurrentClockFreqs_v1_t) | (1 << 24))
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_current_clock_freqs', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_current_clock_freqs', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetCurrentClockFreqs(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlDeviceCurrentClockFreqs_t*>s_currentClockFreqs._ptr)
     if err != 0:
@@ -5581,14 +5704,15 @@ def device_get_power_management_mode(device):
     NvmlError
         If the call fails, with the Return member in its `status`.
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlEnableState_t c_mode = <cynvml.nvmlEnableState_t>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_power_management_mode', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_power_management_mode', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetPowerManagementMode(<cynvml.nvmlDevice_t>c_device, &c_mode)
     if err != 0:
@@ -5630,14 +5754,15 @@ def device_get_power_management_limit(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_limit = <unsigned int>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_power_management_limit', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_power_management_limit', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetPowerManagementLimit(<cynvml.nvmlDevice_t>c_device, &c_limit)
     if err != 0:
@@ -5681,15 +5806,16 @@ def device_get_power_management_limit_constraints(device):
     --------
     device_set_power_management_limit
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_minLimit = <unsigned int>0
     cdef unsigned int c_maxLimit = <unsigned int>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_power_management_limit_constraints', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_power_management_limit_constraints', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetPowerManagementLimitConstraints(<cynvml.nvmlDevice_t>c_device, &c_minLimit, &c_maxLimit)
     if err != 0:
@@ -5726,14 +5852,15 @@ def device_get_power_management_default_limit(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_defaultLimit = <unsigned int>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_power_management_default_limit', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_power_management_default_limit', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetPowerManagementDefaultLimit(<cynvml.nvmlDevice_t>c_device, &c_defaultLimit)
     if err != 0:
@@ -5780,14 +5907,15 @@ def device_get_power_usage(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_power = <unsigned int>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_power_usage', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_power_usage', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetPowerUsage(<cynvml.nvmlDevice_t>c_device, &c_power)
     if err != 0:
@@ -5827,14 +5955,15 @@ def device_get_power_mizer_mode_v1(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_powerMizerMode = _new_record_at(_L, 34, 'DevicePowerMizerModes_v1')
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_power_mizer_mode_v1', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_power_mizer_mode_v1', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetPowerMizerMode_v1(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlDevicePowerMizerModes_v1_t*>s_powerMizerMode._ptr)
     if err != 0:
@@ -5920,14 +6049,15 @@ def device_get_total_energy_consumption(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned long long c_energy = <unsigned long long>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_total_energy_consumption', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_total_energy_consumption', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetTotalEnergyConsumption(<cynvml.nvmlDevice_t>c_device, &c_energy)
     if err != 0:
@@ -5967,14 +6097,15 @@ def device_get_enforced_power_limit(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_limit = <unsigned int>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_enforced_power_limit', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_enforced_power_limit', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetEnforcedPowerLimit(<cynvml.nvmlDevice_t>c_device, &c_limit)
     if err != 0:
@@ -6020,15 +6151,16 @@ def device_get_gpu_operation_mode(device):
     --------
     nvmlGpuOperationMode_t, device_set_gpu_operation_mode
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlGpuOperationMode_t c_current = <cynvml.nvmlGpuOperationMode_t>0
     cdef cynvml.nvmlGpuOperationMode_t c_pending = <cynvml.nvmlGpuOperationMode_t>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_gpu_operation_mode', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_gpu_operation_mode', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetGpuOperationMode(<cynvml.nvmlDevice_t>c_device, &c_current, &c_pending)
     if err != 0:
@@ -6096,14 +6228,15 @@ def device_get_memory_info(device):
     framebuffer but instead shares memory with the system. As a result,
     NVML_ERROR_NOT_SUPPORTED will be returned in this case.
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_memory = _new_record_at(_L, 68, 'Memory')
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_memory_info', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_memory_info', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetMemoryInfo(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlMemory_t*>s_memory._ptr)
     if err != 0:
@@ -6130,15 +6263,16 @@ def device_get_memory_info_v2(device):
     NvmlError
         If the call fails, with the Return member in its `status`.
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_memory = _new_record_at(_L, 69, 'Memory_v2')
     (<unsigned int*>s_memory._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlMemory_v2_t) | (2 << 24))
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_memory_info_v2', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_memory_info_v2', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetMemoryInfo_v2(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlMemory_v2_t*>s_memory._ptr)
     if err != 0:
@@ -6179,14 +6313,15 @@ def device_get_compute_mode(device):
     See Also
     --------
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlComputeMode_t c_mode = <cynvml.nvmlComputeMode_t>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_compute_mode', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_compute_mode', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetComputeMode(<cynvml.nvmlDevice_t>c_device, &c_mode)
     if err != 0:
@@ -6229,15 +6364,16 @@ def device_get_cuda_compute_capability(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef int c_major = <int>0
     cdef int c_minor = <int>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_cuda_compute_capability', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_cuda_compute_capability', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetCudaComputeCapability(<cynvml.nvmlDevice_t>c_device, &c_major, &c_minor)
     if err != 0:
@@ -6286,17 +6422,18 @@ def device_get_dram_encryption_mode(device):
     See Also
     --------
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_current = _new_record_at(_L, 35, 'DramEncryptionInfo_v1')
     (<unsigned int*>s_current._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlDramEncryptionInfo_v1_t) | (1 << 24))
     cdef _Record s_pending = _new_record_at(_L, 35, 'DramEncryptionInfo_v1')
     (<unsigned int*>s_pending._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlDramEncryptionInfo_v1_t) | (1 << 24))
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_dram_encryption_mode', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_dram_encryption_mode', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetDramEncryptionMode(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlDramEncryptionInfo_t*>s_current._ptr, <cynvml.nvmlDramEncryptionInfo_t*>s_pending._ptr)
     if err != 0:
@@ -6407,15 +6544,16 @@ def device_get_ecc_mode(device):
     See Also
     --------
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlEnableState_t c_current = <cynvml.nvmlEnableState_t>0
     cdef cynvml.nvmlEnableState_t c_pending = <cynvml.nvmlEnableState_t>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_ecc_mode', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_ecc_mode', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetEccMode(<cynvml.nvmlDevice_t>c_device, &c_current, &c_pending)
     if err != 0:
@@ -6457,14 +6595,15 @@ def device_get_default_ecc_mode(device):
     See Also
     --------
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlEnableState_t c_defaultMode = <cynvml.nvmlEnableState_t>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_default_ecc_mode', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_default_ecc_mode', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetDefaultEccMode(<cynvml.nvmlDevice_t>c_device, &c_defaultMode)
     if err != 0:
@@ -6506,14 +6645,15 @@ def device_get_board_id(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_boardId = <unsigned int>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_board_id', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_board_id', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetBoardId(<cynvml.nvmlDevice_t>c_device, &c_boardId)
     if err != 0:
@@ -6551,14 +6691,15 @@ def device_get_multi_gpu_board(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_multiGpuBool = <unsigned int>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_multi_gpu_board', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_multi_gpu_board', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetMultiGpuBoard(<cynvml.nvmlDevice_t>c_device, &c_multiGpuBool)
     if err != 0:
@@ -6611,22 +6752,23 @@ def device_get_total_ecc_errors(device, error_type, counter_type):
     See Also
     --------
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_errorType
     cdef long long c_counterType
     cdef unsigned long long c_eccCounts = <unsigned long long>0
     cdef int _p = 0
-    try:
-        _p = 1
-        c_errorType = error_type
-        _p = 2
-        c_counterType = counter_type
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_total_ecc_errors', ('device', 'error_type', 'counter_type'), _p) from None
+    if not (_live_int(device, &c_device, &_CONSUMED) and _int_ll(error_type, &c_errorType) and _int_ll(counter_type, &c_counterType)):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_errorType = error_type
+            _p = 2
+            c_counterType = counter_type
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_total_ecc_errors', ('device', 'error_type', 'counter_type'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceGetTotalEccErrors(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlMemoryErrorType_t>c_errorType, <cynvml.nvmlEccCounterType_t>c_counterType, &c_eccCounts)
     if err != 0:
@@ -6652,22 +6794,23 @@ def device_get_detailed_ecc_errors(device, error_type, counter_type):
     NvmlError
         If the call fails, with the Return member in its `status`.
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_errorType
     cdef long long c_counterType
     cdef _Record s_eccCounts = _new_record_at(_L, 36, 'EccErrorCounts')
     cdef int _p = 0
-    try:
-        _p = 1
-        c_errorType = error_type
-        _p = 2
-        c_counterType = counter_type
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_detailed_ecc_errors', ('device', 'error_type', 'counter_type'), _p) from None
+    if not (_live_int(device, &c_device, &_CONSUMED) and _int_ll(error_type, &c_errorType) and _int_ll(counter_type, &c_counterType)):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_errorType = error_type
+            _p = 2
+            c_counterType = counter_type
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_detailed_ecc_errors', ('device', 'error_type', 'counter_type'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceGetDetailedEccErrors(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlMemoryErrorType_t>c_errorType, <cynvml.nvmlEccCounterType_t>c_counterType, <cynvml.nvmlEccErrorCounts_t*>s_eccCounts._ptr)
     if err != 0:
@@ -6730,7 +6873,6 @@ def device_get_memory_error_counter(device, error_type, counter_type, location_t
     uncorrectable volatile errors. Querying volatile errors using device handles is
     currently not supported.
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_errorType
@@ -6738,17 +6880,19 @@ def device_get_memory_error_counter(device, error_type, counter_type, location_t
     cdef long long c_locationType
     cdef unsigned long long c_count = <unsigned long long>0
     cdef int _p = 0
-    try:
-        _p = 1
-        c_errorType = error_type
-        _p = 2
-        c_counterType = counter_type
-        _p = 3
-        c_locationType = location_type
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_memory_error_counter', ('device', 'error_type', 'counter_type', 'location_type'), _p) from None
+    if not (_live_int(device, &c_device, &_CONSUMED) and _int_ll(error_type, &c_errorType) and _int_ll(counter_type, &c_counterType) and _int_ll(location_type, &c_locationType)):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_errorType = error_type
+            _p = 2
+            c_counterType = counter_type
+            _p = 3
+            c_locationType = location_type
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_memory_error_counter', ('device', 'error_type', 'counter_type', 'location_type'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceGetMemoryErrorCounter(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlMemoryErrorType_t>c_errorType, <cynvml.nvmlEccCounterType_t>c_counterType, <cynvml.nvmlMemoryLocation_t>c_locationType, &c_count)
     if err != 0:
@@ -6794,14 +6938,15 @@ def device_get_utilization_rates(device):
 
     On MIG-enabled GPUs, querying device utilization rates is not currently supported.
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_utilization = _new_record_at(_L, 112, 'Utilization')
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_utilization_rates', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_utilization_rates', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetUtilizationRates(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlUtilization_t*>s_utilization._ptr)
     if err != 0:
@@ -6844,15 +6989,16 @@ def device_get_encoder_utilization(device):
     -----
     On MIG-enabled GPUs, querying encoder utilization is not currently supported.
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_utilization = <unsigned int>0
     cdef unsigned int c_samplingPeriodUs = <unsigned int>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_encoder_utilization', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_encoder_utilization', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetEncoderUtilization(<cynvml.nvmlDevice_t>c_device, &c_utilization, &c_samplingPeriodUs)
     if err != 0:
@@ -6893,19 +7039,20 @@ def device_get_encoder_capacity(device, encoder_query_type):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_encoderQueryType
     cdef unsigned int c_encoderCapacity = <unsigned int>0
     cdef int _p = 0
-    try:
-        _p = 1
-        c_encoderQueryType = encoder_query_type
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_encoder_capacity', ('device', 'encoder_query_type'), _p) from None
+    if not (_live_int(device, &c_device, &_CONSUMED) and _int_ll(encoder_query_type, &c_encoderQueryType)):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_encoderQueryType = encoder_query_type
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_encoder_capacity', ('device', 'encoder_query_type'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceGetEncoderCapacity(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlEncoderType_t>c_encoderQueryType, &c_encoderCapacity)
     if err != 0:
@@ -6945,16 +7092,17 @@ def device_get_encoder_stats(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_sessionCount = <unsigned int>0
     cdef unsigned int c_averageFps = <unsigned int>0
     cdef unsigned int c_averageLatency = <unsigned int>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_encoder_stats', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_encoder_stats', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetEncoderStats(<cynvml.nvmlDevice_t>c_device, &c_sessionCount, &c_averageFps, &c_averageLatency)
     if err != 0:
@@ -7002,15 +7150,16 @@ def device_get_encoder_sessions(device):
         - NVML_ERROR_NOT_SUPPORTED if this query is not supported by device
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_sessionCount = 0
     cdef int _p = 0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_encoder_sessions', ('device', 'session_count'), _p) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_encoder_sessions', ('device', 'session_count'), _p) from None
     cdef unsigned int req_sessionCount = 0
     cdef _Buf a_sessionInfos = None
     with nogil:
@@ -7066,15 +7215,16 @@ def device_get_decoder_utilization(device):
     -----
     On MIG-enabled GPUs, querying decoder utilization is not currently supported.
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_utilization = <unsigned int>0
     cdef unsigned int c_samplingPeriodUs = <unsigned int>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_decoder_utilization', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_decoder_utilization', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetDecoderUtilization(<cynvml.nvmlDevice_t>c_device, &c_utilization, &c_samplingPeriodUs)
     if err != 0:
@@ -7117,15 +7267,16 @@ def device_get_jpg_utilization(device):
     -----
     On MIG-enabled GPUs, querying decoder utilization is not currently supported.
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_utilization = <unsigned int>0
     cdef unsigned int c_samplingPeriodUs = <unsigned int>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_jpg_utilization', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_jpg_utilization', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetJpgUtilization(<cynvml.nvmlDevice_t>c_device, &c_utilization, &c_samplingPeriodUs)
     if err != 0:
@@ -7169,15 +7320,16 @@ def device_get_ofa_utilization(device):
     -----
     On MIG-enabled GPUs, querying decoder utilization is not currently supported.
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_utilization = <unsigned int>0
     cdef unsigned int c_samplingPeriodUs = <unsigned int>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_ofa_utilization', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_ofa_utilization', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetOfaUtilization(<cynvml.nvmlDevice_t>c_device, &c_utilization, &c_samplingPeriodUs)
     if err != 0:
@@ -7212,14 +7364,15 @@ def device_get_fbc_stats(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_fbcStats = _new_record_at(_L, 44, 'FBCStats')
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_fbc_stats', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_fbc_stats', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetFBCStats(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlFBCStats_t*>s_fbcStats._ptr)
     if err != 0:
@@ -7272,15 +7425,16 @@ def device_get_fbc_sessions(device):
     returned in sessionInfo may be zero if there are no new frames captured since the
     session started.
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_sessionCount = 0
     cdef int _p = 0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_fbc_sessions', ('device', 'session_count'), _p) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_fbc_sessions', ('device', 'session_count'), _p) from None
     cdef unsigned int req_sessionCount = 0
     cdef _Buf a_sessionInfo = None
     with nogil:
@@ -7341,15 +7495,16 @@ def device_get_driver_model_v2(device):
     See Also
     --------
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlDriverModel_t c_current = <cynvml.nvmlDriverModel_t>0
     cdef cynvml.nvmlDriverModel_t c_pending = <cynvml.nvmlDriverModel_t>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_driver_model_v2', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_driver_model_v2', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetDriverModel_v2(<cynvml.nvmlDevice_t>c_device, &c_current, &c_pending)
     if err != 0:
@@ -7389,16 +7544,17 @@ def device_get_vbios_version(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Buf a_version = _Buf_new(32)
     cdef unsigned int c_length = 32
     cdef int _p = 0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_vbios_version', ('device', 'length'), _p) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_vbios_version', ('device', 'length'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceGetVbiosVersion(<cynvml.nvmlDevice_t>c_device, <char*>a_version.ptr, c_length)
     if err != 0:
@@ -7434,14 +7590,15 @@ def device_get_bridge_chip_info(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_bridgeHierarchy = _new_record_at(_L, 10, 'BridgeChipHierarchy')
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_bridge_chip_info', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_bridge_chip_info', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetBridgeChipInfo(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlBridgeChipHierarchy_t*>s_bridgeHierarchy._ptr)
     if err != 0:
@@ -7509,15 +7666,16 @@ def device_get_compute_running_processes_v3(device):
     using MIG device handles is not supported if the device is in vGPU Host
     virtualization mode.
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_infoCount = 0
     cdef int _p = 0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_compute_running_processes_v3', ('device', 'info_count'), _p) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_compute_running_processes_v3', ('device', 'info_count'), _p) from None
     cdef unsigned int req_infoCount = 0
     cdef _Buf a_infos = None
     with nogil:
@@ -7597,15 +7755,16 @@ def device_get_graphics_running_processes_v3(device):
     using MIG device handles is not supported if the device is in vGPU Host
     virtualization mode.
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_infoCount = 0
     cdef int _p = 0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_graphics_running_processes_v3', ('device', 'info_count'), _p) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_graphics_running_processes_v3', ('device', 'info_count'), _p) from None
     cdef unsigned int req_infoCount = 0
     cdef _Buf a_infos = None
     with nogil:
@@ -7685,15 +7844,16 @@ def device_get_mps_compute_running_processes_v3(device):
     using MIG device handles is not supported if the device is in vGPU Host
     virtualization mode.
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_infoCount = 0
     cdef int _p = 0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_mps_compute_running_processes_v3', ('device', 'info_count'), _p) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_mps_compute_running_processes_v3', ('device', 'info_count'), _p) from None
     cdef unsigned int req_infoCount = 0
     cdef _Buf a_infos = None
     with nogil:
@@ -7831,19 +7991,20 @@ def device_on_same_board(device1, device2):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device1, &_CONSUMED, 'device1', 'an NVML handle')
-    _live(device2, &_CONSUMED, 'device2', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device1
     cdef void* c_device2
     cdef int c_onSameBoard = <int>0
     cdef int _p = 0
-    try:
-        _hptr(device1, &c_device1)
-        _p = 1
-        _hptr(device2, &c_device2)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_on_same_board', ('device1', 'device2'), _p) from None
+    if not (_live_int(device1, &c_device1, &_CONSUMED) and _live_int(device2, &c_device2, &_CONSUMED)):
+        _live(device1, &_CONSUMED, 'device1', 'an NVML handle')
+        _live(device2, &_CONSUMED, 'device2', 'an NVML handle')
+        try:
+            _hptr(device1, &c_device1)
+            _p = 1
+            _hptr(device2, &c_device2)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_on_same_board', ('device1', 'device2'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceOnSameBoard(<cynvml.nvmlDevice_t>c_device1, <cynvml.nvmlDevice_t>c_device2, &c_onSameBoard)
     if err != 0:
@@ -7892,19 +8053,20 @@ def device_get_api_restriction(device, api_type):
     --------
     nvmlRestrictedAPI_t
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_apiType
     cdef cynvml.nvmlEnableState_t c_isRestricted = <cynvml.nvmlEnableState_t>0
     cdef int _p = 0
-    try:
-        _p = 1
-        c_apiType = api_type
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_api_restriction', ('device', 'api_type'), _p) from None
+    if not (_live_int(device, &c_device, &_CONSUMED) and _int_ll(api_type, &c_apiType)):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_apiType = api_type
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_api_restriction', ('device', 'api_type'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceGetAPIRestriction(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlRestrictedAPI_t>c_apiType, &c_isRestricted)
     if err != 0:
@@ -7977,7 +8139,6 @@ def device_get_samples(device, type, last_seen_time_stamp):
     NVML_ENC_UTILIZATION_SAMPLES and NVML_DEC_UTILIZATION_SAMPLES, is not currently
     supported.
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_type
@@ -7985,15 +8146,20 @@ def device_get_samples(device, type, last_seen_time_stamp):
     cdef cynvml.nvmlValueType_t c_sampleValType = <cynvml.nvmlValueType_t>0
     cdef unsigned int c_sampleCount = 0
     cdef int _p = 0
-    try:
-        _p = 1
-        c_type = type
-        _p = 2
-        c_lastSeenTimeStamp = last_seen_time_stamp
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_samples', ('device', 'type', 'last_seen_time_stamp', 'sample_count'), _p) from None
+    cdef long long f_last_seen_time_stamp
+    if _live_int(device, &c_device, &_CONSUMED) and _int_ll(type, &c_type) and _int_fits(last_seen_time_stamp, &f_last_seen_time_stamp, 0, 9223372036854775807):
+        c_lastSeenTimeStamp = <unsigned long long>f_last_seen_time_stamp
+    else:
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_type = type
+            _p = 2
+            c_lastSeenTimeStamp = last_seen_time_stamp
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_samples', ('device', 'type', 'last_seen_time_stamp', 'sample_count'), _p) from None
     cdef unsigned int req_sampleCount = 0
     cdef _Buf a_samples = None
     with nogil:
@@ -8051,14 +8217,15 @@ def device_get_bar1_memory_info(device):
     only if the caller has appropriate privileges. Per-instance information can be
     queried by using specific MIG device handles.
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_bar1Memory = _new_record_at(_L, 9, 'BAR1Memory')
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_bar1_memory_info', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_bar1_memory_info', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetBAR1MemoryInfo(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlBAR1Memory_t*>s_bar1Memory._ptr)
     if err != 0:
@@ -8083,19 +8250,20 @@ def device_get_violation_status(device, perf_policy_type):
     NvmlError
         If the call fails, with the Return member in its `status`.
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_perfPolicyType
     cdef _Record s_violTime = _new_record_at(_L, 145, 'ViolationTime')
     cdef int _p = 0
-    try:
-        _p = 1
-        c_perfPolicyType = perf_policy_type
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_violation_status', ('device', 'perf_policy_type'), _p) from None
+    if not (_live_int(device, &c_device, &_CONSUMED) and _int_ll(perf_policy_type, &c_perfPolicyType)):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_perfPolicyType = perf_policy_type
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_violation_status', ('device', 'perf_policy_type'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceGetViolationStatus(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlPerfPolicyType_t>c_perfPolicyType, <cynvml.nvmlViolationTime_t*>s_violTime._ptr)
     if err != 0:
@@ -8128,14 +8296,15 @@ def device_get_irq_num(device):
         - NVML_ERROR_GPU_IS_LOST if the target GPU has fallen off the bus or is
           otherwise inaccessible
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_irqNum = <unsigned int>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_irq_num', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_irq_num', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetIrqNum(<cynvml.nvmlDevice_t>c_device, &c_irqNum)
     if err != 0:
@@ -8175,14 +8344,15 @@ def device_get_num_gpu_cores(device):
     using this API. Please use device_get_gpu_instance_profile_info to fetch the MIG
     device's core count.
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_numCores = <unsigned int>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_num_gpu_cores', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_num_gpu_cores', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetNumGpuCores(<cynvml.nvmlDevice_t>c_device, &c_numCores)
     if err != 0:
@@ -8215,14 +8385,15 @@ def device_get_power_source(device):
         - NVML_ERROR_GPU_IS_LOST if the target GPU has fallen off the bus or is
           otherwise inaccessible
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlPowerSource_t c_powerSource = <cynvml.nvmlPowerSource_t>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_power_source', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_power_source', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetPowerSource(<cynvml.nvmlDevice_t>c_device, &c_powerSource)
     if err != 0:
@@ -8255,14 +8426,15 @@ def device_get_memory_bus_width(device):
         - NVML_ERROR_GPU_IS_LOST if the target GPU has fallen off the bus or is
           otherwise inaccessible
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_busWidth = <unsigned int>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_memory_bus_width', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_memory_bus_width', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetMemoryBusWidth(<cynvml.nvmlDevice_t>c_device, &c_busWidth)
     if err != 0:
@@ -8295,14 +8467,15 @@ def device_get_pcie_link_max_speed(device):
         - NVML_ERROR_GPU_IS_LOST if the target GPU has fallen off the bus or is
           otherwise inaccessible
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_maxSpeed = <unsigned int>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_pcie_link_max_speed', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_pcie_link_max_speed', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetPcieLinkMaxSpeed(<cynvml.nvmlDevice_t>c_device, &c_maxSpeed)
     if err != 0:
@@ -8334,14 +8507,15 @@ def device_get_pcie_speed(device):
         - NVML_ERROR_NOT_SUPPORTED if the device does not support PCIe speed getting
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_pcieSpeed = <unsigned int>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_pcie_speed', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_pcie_speed', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetPcieSpeed(<cynvml.nvmlDevice_t>c_device, &c_pcieSpeed)
     if err != 0:
@@ -8377,14 +8551,15 @@ def device_get_adaptive_clock_info_status(device):
         - NVML_ERROR_GPU_IS_LOST if the target GPU has fallen off the bus or is
           otherwise inaccessible
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_adaptiveClockStatus = <unsigned int>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_adaptive_clock_info_status', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_adaptive_clock_info_status', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetAdaptiveClockInfoStatus(<cynvml.nvmlDevice_t>c_device, &c_adaptiveClockStatus)
     if err != 0:
@@ -8418,14 +8593,15 @@ def device_get_bus_type(device):
     NvmlError
         If the call fails, with the Return member in its `status`.
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlBusType_t c_type = <cynvml.nvmlBusType_t>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_bus_type', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_bus_type', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetBusType(<cynvml.nvmlDevice_t>c_device, &c_type)
     if err != 0:
@@ -8449,14 +8625,15 @@ def device_get_gpu_fabric_info(device):
     NvmlError
         If the call fails, with the Return member in its `status`.
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_gpuFabricInfo = _new_record_at(_L, 51, 'GpuFabricInfo')
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_gpu_fabric_info', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_gpu_fabric_info', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetGpuFabricInfo(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlGpuFabricInfo_t*>s_gpuFabricInfo._ptr)
     if err != 0:
@@ -8498,15 +8675,16 @@ def device_get_gpu_fabric_info_v(device):
     The caller must set the nvmlGpuFabricInfoV_t.version field to the appropriate
     version prior to calling this function. For example:
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_gpuFabricInfo = _new_record_at(_L, 53, 'GpuFabricInfo_v3')
     (<unsigned int*>s_gpuFabricInfo._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlGpuFabricInfo_v3_t) | (3 << 24))
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_gpu_fabric_info_v', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_gpu_fabric_info_v', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetGpuFabricInfoV(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlGpuFabricInfoV_t*>s_gpuFabricInfo._ptr)
     if err != 0:
@@ -8597,14 +8775,15 @@ def device_get_conf_compute_mem_size_info(device):
         - NVML_ERROR_INVALID_ARGUMENT if memInfo or device is invalid
         - NVML_ERROR_NOT_SUPPORTED if this query is not supported by the device
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_memInfo = _new_record_at(_L, 24, 'ConfComputeMemSizeInfo')
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_conf_compute_mem_size_info', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_conf_compute_mem_size_info', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetConfComputeMemSizeInfo(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlConfComputeMemSizeInfo_t*>s_memInfo._ptr)
     if err != 0:
@@ -8671,14 +8850,15 @@ def device_get_conf_compute_protected_memory_usage(device):
         - NVML_ERROR_NOT_SUPPORTED if this query is not supported by the device
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_memory = _new_record_at(_L, 68, 'Memory')
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_conf_compute_protected_memory_usage', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_conf_compute_protected_memory_usage', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetConfComputeProtectedMemoryUsage(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlMemory_t*>s_memory._ptr)
     if err != 0:
@@ -8712,14 +8892,15 @@ def device_get_conf_compute_gpu_certificate(device):
         - NVML_ERROR_NOT_SUPPORTED if this query is not supported by the device
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_gpuCert = _new_record_at(_L, 23, 'ConfComputeGpuCertificate')
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_conf_compute_gpu_certificate', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_conf_compute_gpu_certificate', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetConfComputeGpuCertificate(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlConfComputeGpuCertificate_t*>s_gpuCert._ptr)
     if err != 0:
@@ -8832,18 +9013,22 @@ def device_set_conf_compute_unprotected_mem_size(device, size_ki_b):
         - NVML_ERROR_INVALID_ARGUMENT if device is invalid
         - NVML_ERROR_NOT_SUPPORTED if this query is not supported by the device
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned long long c_sizeKiB
     cdef int _p = 0
-    try:
-        _p = 1
-        c_sizeKiB = size_ki_b
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_set_conf_compute_unprotected_mem_size', ('device', 'size_ki_b'), _p) from None
+    cdef long long f_size_ki_b
+    if _live_int(device, &c_device, &_CONSUMED) and _int_fits(size_ki_b, &f_size_ki_b, 0, 9223372036854775807):
+        c_sizeKiB = <unsigned long long>f_size_ki_b
+    else:
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_sizeKiB = size_ki_b
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_set_conf_compute_unprotected_mem_size', ('device', 'size_ki_b'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceSetConfComputeUnprotectedMemSize(<cynvml.nvmlDevice_t>c_device, c_sizeKiB)
     if err != 0:
@@ -8881,10 +9066,14 @@ def system_set_conf_compute_gpus_ready_state(is_accepting_work):
     """
     cdef cynvml.nvmlReturn_t err
     cdef unsigned int c_isAcceptingWork
-    try:
-        c_isAcceptingWork = is_accepting_work
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('system_set_conf_compute_gpus_ready_state', ('is_accepting_work',), 0) from None
+    cdef long long f_is_accepting_work
+    if _int_fits(is_accepting_work, &f_is_accepting_work, 0, 4294967295):
+        c_isAcceptingWork = <unsigned int>f_is_accepting_work
+    else:
+        try:
+            c_isAcceptingWork = is_accepting_work
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('system_set_conf_compute_gpus_ready_state', ('is_accepting_work',), 0) from None
     with nogil:
         err = cynvml.nvmlSystemSetConfComputeGpusReadyState(c_isAcceptingWork)
     if err != 0:
@@ -8927,13 +9116,17 @@ def system_set_conf_compute_key_rotation_threshold_info(max_attacker_advantage):
     memset(&s_pKeyRotationThrInfo, 0, sizeof(s_pKeyRotationThrInfo))
     s_pKeyRotationThrInfo.version = <unsigned int>(sizeof(cynvml.nvmlConfComputeSetKeyRotationThresholdInfo_v1_t) | (1 << 24))
     cdef int _p = 0
-    try:
-        _p = 1000
-        s_pKeyRotationThrInfo.maxAttackerAdvantage = max_attacker_advantage
-    except (TypeError, ValueError, OverflowError) as e:
-        if _p >= 1000:
-            raise e.__class__(f"system_set_conf_compute_key_rotation_threshold_info() argument '{('max_attacker_advantage',)[_p - 1000]}': {e}") from None
-        raise _arg_error('system_set_conf_compute_key_rotation_threshold_info', ('p_key_rotation_thr_info',), _p) from None
+    cdef long long f_max_attacker_advantage
+    if _int_fits(max_attacker_advantage, &f_max_attacker_advantage, 0, 9223372036854775807):
+        s_pKeyRotationThrInfo.maxAttackerAdvantage = <unsigned long long>f_max_attacker_advantage
+    else:
+        try:
+            _p = 1000
+            s_pKeyRotationThrInfo.maxAttackerAdvantage = max_attacker_advantage
+        except (TypeError, ValueError, OverflowError) as e:
+            if _p >= 1000:
+                raise e.__class__(f"system_set_conf_compute_key_rotation_threshold_info() argument '{('max_attacker_advantage',)[_p - 1000]}': {e}") from None
+            raise _arg_error('system_set_conf_compute_key_rotation_threshold_info', ('p_key_rotation_thr_info',), _p) from None
     with nogil:
         err = cynvml.nvmlSystemSetConfComputeKeyRotationThresholdInfo(&s_pKeyRotationThrInfo)
     if err != 0:
@@ -9003,14 +9196,15 @@ def device_get_gsp_firmware_version(device):
         - NVML_ERROR_NOT_SUPPORTED if GSP firmware is not enabled for GPU
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Buf a_version = _Buf_new(256)
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_gsp_firmware_version', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_gsp_firmware_version', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetGspFirmwareVersion(<cynvml.nvmlDevice_t>c_device, <char*>a_version.ptr)
     if err != 0:
@@ -9048,15 +9242,16 @@ def device_get_gsp_firmware_mode(device):
         - NVML_ERROR_NOT_SUPPORTED if GSP firmware is not enabled for GPU
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_isEnabled = <unsigned int>0
     cdef unsigned int c_defaultMode = <unsigned int>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_gsp_firmware_mode', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_gsp_firmware_mode', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetGspFirmwareMode(<cynvml.nvmlDevice_t>c_device, &c_isEnabled, &c_defaultMode)
     if err != 0:
@@ -9096,15 +9291,16 @@ def device_get_sram_ecc_error_status(device):
           nvmlEccSramErrorStatus_t is invalid
         - NVML_ERROR_UNKNOWN On any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_status = _new_record_at(_L, 37, 'EccSramErrorStatus_v1')
     (<unsigned int*>s_status._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlEccSramErrorStatus_v1_t) | (1 << 24))
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_sram_ecc_error_status', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_sram_ecc_error_status', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetSramEccErrorStatus(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlEccSramErrorStatus_t*>s_status._ptr)
     if err != 0:
@@ -9212,14 +9408,15 @@ def device_get_accounting_mode(device):
         - NVML_ERROR_NOT_SUPPORTED if the device doesn't support this feature
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlEnableState_t c_mode = <cynvml.nvmlEnableState_t>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_accounting_mode', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_accounting_mode', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetAccountingMode(<cynvml.nvmlDevice_t>c_device, &c_mode)
     if err != 0:
@@ -9284,19 +9481,23 @@ def device_get_accounting_stats(device, pid):
     Warning: On Kepler devices per process statistics are accurate only if there's one
     process running on a GPU.
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_pid
     cdef _Record s_stats = _new_record_at(_L, 7, 'AccountingStats')
     cdef int _p = 0
-    try:
-        _p = 1
-        c_pid = pid
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_accounting_stats', ('device', 'pid'), _p) from None
+    cdef long long f_pid
+    if _live_int(device, &c_device, &_CONSUMED) and _int_fits(pid, &f_pid, 0, 4294967295):
+        c_pid = <unsigned int>f_pid
+    else:
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_pid = pid
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_accounting_stats', ('device', 'pid'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceGetAccountingStats(<cynvml.nvmlDevice_t>c_device, c_pid, <cynvml.nvmlAccountingStats_t*>s_stats._ptr)
     if err != 0:
@@ -9349,15 +9550,16 @@ def device_get_accounting_pids(device):
     In case of PID collision some processes might not be accessible before the circular
     buffer is full.
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_count = 0
     cdef int _p = 0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_accounting_pids', ('device', 'count'), _p) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_accounting_pids', ('device', 'count'), _p) from None
     cdef unsigned int req_count = 0
     cdef _Buf a_pids = None
     with nogil:
@@ -9415,14 +9617,15 @@ def device_get_accounting_buffer_size(device):
     --------
     device_get_accounting_stats, device_get_accounting_pids
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_bufferSize = <unsigned int>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_accounting_buffer_size', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_accounting_buffer_size', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetAccountingBufferSize(<cynvml.nvmlDevice_t>c_device, &c_bufferSize)
     if err != 0:
@@ -9467,19 +9670,20 @@ def device_get_retired_pages(device, cause):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_cause
     cdef unsigned int c_pageCount = 0
     cdef int _p = 0
-    try:
-        _p = 1
-        c_cause = cause
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_retired_pages', ('device', 'cause', 'page_count'), _p) from None
+    if not (_live_int(device, &c_device, &_CONSUMED) and _int_ll(cause, &c_cause)):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_cause = cause
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_retired_pages', ('device', 'cause', 'page_count'), _p) from None
     cdef unsigned int req_pageCount = 0
     cdef _Buf a_addresses = None
     with nogil:
@@ -9544,19 +9748,20 @@ def device_get_retired_pages_v2(device, cause):
     nvmlDeviceGetRetiredPages_v2 adds an additional timestamps parameter to return the
     time of each page's retirement. This is supported for Pascal and newer architecture.
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_cause
     cdef unsigned int c_pageCount = 0
     cdef int _p = 0
-    try:
-        _p = 1
-        c_cause = cause
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_retired_pages_v2', ('device', 'cause', 'page_count'), _p) from None
+    if not (_live_int(device, &c_device, &_CONSUMED) and _int_ll(cause, &c_cause)):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_cause = cause
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_retired_pages_v2', ('device', 'cause', 'page_count'), _p) from None
     cdef unsigned int req_pageCount = 0
     cdef _Buf a_addresses = None
     cdef _Buf a_timestamps = None
@@ -9607,14 +9812,15 @@ def device_get_retired_pages_pending_status(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlEnableState_t c_isPending = <cynvml.nvmlEnableState_t>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_retired_pages_pending_status', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_retired_pages_pending_status', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetRetiredPagesPendingStatus(<cynvml.nvmlDevice_t>c_device, &c_isPending)
     if err != 0:
@@ -9665,17 +9871,18 @@ def device_get_remapped_rows(device):
     On MIG-enabled GPUs with active instances, querying the number of remapped rows is
     not supported
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_corrRows = <unsigned int>0
     cdef unsigned int c_uncRows = <unsigned int>0
     cdef unsigned int c_isPending = <unsigned int>0
     cdef unsigned int c_failureOccurred = <unsigned int>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_remapped_rows', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_remapped_rows', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetRemappedRows(<cynvml.nvmlDevice_t>c_device, &c_corrRows, &c_uncRows, &c_isPending, &c_failureOccurred)
     if err != 0:
@@ -9705,14 +9912,15 @@ def device_get_row_remapper_histogram(device):
 
         - NVML_ERROR_UNKNOWN On any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_values = _new_record_at(_L, 97, 'RowRemapperHistogramValues')
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_row_remapper_histogram', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_row_remapper_histogram', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetRowRemapperHistogram(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlRowRemapperHistogramValues_t*>s_values._ptr)
     if err != 0:
@@ -9743,14 +9951,15 @@ def device_get_architecture(device):
         - NVML_ERROR_UNINITIALIZED If library has not been successfully initialized
         - NVML_ERROR_INVALID_ARGUMENT If device or arch (output refererence) are invalid
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlDeviceArchitecture_t c_arch = <cynvml.nvmlDeviceArchitecture_t>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_architecture', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_architecture', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetArchitecture(<cynvml.nvmlDevice_t>c_device, &c_arch)
     if err != 0:
@@ -9791,14 +10000,15 @@ def device_get_clk_mon_status(device):
     See Also
     --------
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_status = _new_record_at(_L, 14, 'ClkMonStatus')
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_clk_mon_status', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_clk_mon_status', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetClkMonStatus(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlClkMonStatus_t*>s_status._ptr)
     if err != 0:
@@ -9869,19 +10079,23 @@ def device_get_process_utilization(device, last_seen_time_stamp):
     -----
     On MIG-enabled GPUs, querying process utilization is not currently supported.
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_processSamplesCount = 0
     cdef unsigned long long c_lastSeenTimeStamp
     cdef int _p = 0
-    try:
-        _p = 2
-        c_lastSeenTimeStamp = last_seen_time_stamp
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_process_utilization', ('device', 'process_samples_count', 'last_seen_time_stamp'), _p) from None
+    cdef long long f_last_seen_time_stamp
+    if _live_int(device, &c_device, &_CONSUMED) and _int_fits(last_seen_time_stamp, &f_last_seen_time_stamp, 0, 9223372036854775807):
+        c_lastSeenTimeStamp = <unsigned long long>f_last_seen_time_stamp
+    else:
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 2
+            c_lastSeenTimeStamp = last_seen_time_stamp
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_process_utilization', ('device', 'process_samples_count', 'last_seen_time_stamp'), _p) from None
     cdef unsigned int req_processSamplesCount = 0
     cdef _Buf a_utilization = None
     with nogil:
@@ -10026,15 +10240,16 @@ def device_get_platform_info(device):
           invalid
         - NVML_ERROR_UNKNOWN On any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_platformInfo = _new_record_at(_L, 85, 'PlatformInfo_v2')
     (<unsigned int*>s_platformInfo._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlPlatformInfo_v2_t) | (2 << 24))
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_platform_info', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_platform_info', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetPlatformInfo(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlPlatformInfo_t*>s_platformInfo._ptr)
     if err != 0:
@@ -10073,16 +10288,17 @@ def device_get_pdi(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlPdi_t s_pdi
     memset(&s_pdi, 0, sizeof(s_pdi))
     s_pdi.version = <unsigned int>(sizeof(cynvml.nvmlPdi_v1_t) | (1 << 24))
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_pdi', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_pdi', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetPdi(<cynvml.nvmlDevice_t>c_device, &s_pdi)
     if err != 0:
@@ -10183,14 +10399,15 @@ def device_get_hostname_v1(device):
     See Also
     --------
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_hostname = _new_record_at(_L, 63, 'Hostname_v1')
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_hostname_v1', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_hostname_v1', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetHostname_v1(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlHostname_v1_t*>s_hostname._ptr)
     if err != 0:
@@ -10242,13 +10459,14 @@ def unit_set_led_state(unit, color):
     cdef void* c_unit
     cdef long long c_color
     cdef int _p = 0
-    try:
-        _p = 1
-        c_color = color
-        _p = 0
-        _hptr(unit, &c_unit)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('unit_set_led_state', ('unit', 'color'), _p) from None
+    if not (_hptr_int(unit, &c_unit) and _int_ll(color, &c_color)):
+        try:
+            _p = 1
+            c_color = color
+            _p = 0
+            _hptr(unit, &c_unit)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('unit_set_led_state', ('unit', 'color'), _p) from None
     with nogil:
         err = cynvml.nvmlUnitSetLedState(<cynvml.nvmlUnit_t>c_unit, <cynvml.nvmlLedColor_t>c_color)
     if err != 0:
@@ -10304,18 +10522,19 @@ def device_set_persistence_mode(device, mode):
     See Also
     --------
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_mode
     cdef int _p = 0
-    try:
-        _p = 1
-        c_mode = mode
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_set_persistence_mode', ('device', 'mode'), _p) from None
+    if not (_live_int(device, &c_device, &_CONSUMED) and _int_ll(mode, &c_mode)):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_mode = mode
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_set_persistence_mode', ('device', 'mode'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceSetPersistenceMode(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlEnableState_t>c_mode)
     if err != 0:
@@ -10372,18 +10591,19 @@ def device_set_compute_mode(device, mode):
     On MIG-enabled GPUs, compute mode would be set to DEFAULT and changing it is not
     supported.
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_mode
     cdef int _p = 0
-    try:
-        _p = 1
-        c_mode = mode
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_set_compute_mode', ('device', 'mode'), _p) from None
+    if not (_live_int(device, &c_device, &_CONSUMED) and _int_ll(mode, &c_mode)):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_mode = mode
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_set_compute_mode', ('device', 'mode'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceSetComputeMode(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlComputeMode_t>c_mode)
     if err != 0:
@@ -10433,18 +10653,19 @@ def device_set_ecc_mode(device, ecc):
     See Also
     --------
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_ecc
     cdef int _p = 0
-    try:
-        _p = 1
-        c_ecc = ecc
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_set_ecc_mode', ('device', 'ecc'), _p) from None
+    if not (_live_int(device, &c_device, &_CONSUMED) and _int_ll(ecc, &c_ecc)):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_ecc = ecc
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_set_ecc_mode', ('device', 'ecc'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceSetEccMode(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlEnableState_t>c_ecc)
     if err != 0:
@@ -10497,18 +10718,19 @@ def device_clear_ecc_error_counts(device, counter_type):
     See Also
     --------
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_counterType
     cdef int _p = 0
-    try:
-        _p = 1
-        c_counterType = counter_type
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_clear_ecc_error_counts', ('device', 'counter_type'), _p) from None
+    if not (_live_int(device, &c_device, &_CONSUMED) and _int_ll(counter_type, &c_counterType)):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_counterType = counter_type
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_clear_ecc_error_counts', ('device', 'counter_type'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceClearEccErrorCounts(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlEccCounterType_t>c_counterType)
     if err != 0:
@@ -10577,15 +10799,19 @@ def device_set_driver_model(device, driver_model, flags):
     cdef long long c_driverModel
     cdef unsigned int c_flags
     cdef int _p = 0
-    try:
-        _p = 1
-        c_driverModel = driver_model
-        _p = 2
-        c_flags = flags
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_set_driver_model', ('device', 'driver_model', 'flags'), _p) from None
+    cdef long long f_flags
+    if _hptr_int(device, &c_device) and _int_ll(driver_model, &c_driverModel) and _int_fits(flags, &f_flags, 0, 4294967295):
+        c_flags = <unsigned int>f_flags
+    else:
+        try:
+            _p = 1
+            c_driverModel = driver_model
+            _p = 2
+            c_flags = flags
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_set_driver_model', ('device', 'driver_model', 'flags'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceSetDriverModel(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlDriverModel_t>c_driverModel, c_flags)
     if err != 0:
@@ -10650,21 +10876,27 @@ def device_set_gpu_locked_clocks(device, min_gpu_clock_m_hz, max_gpu_clock_m_hz)
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_minGpuClockMHz
     cdef unsigned int c_maxGpuClockMHz
     cdef int _p = 0
-    try:
-        _p = 1
-        c_minGpuClockMHz = min_gpu_clock_m_hz
-        _p = 2
-        c_maxGpuClockMHz = max_gpu_clock_m_hz
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_set_gpu_locked_clocks', ('device', 'min_gpu_clock_m_hz', 'max_gpu_clock_m_hz'), _p) from None
+    cdef long long f_min_gpu_clock_m_hz
+    cdef long long f_max_gpu_clock_m_hz
+    if _live_int(device, &c_device, &_CONSUMED) and _int_fits(min_gpu_clock_m_hz, &f_min_gpu_clock_m_hz, 0, 4294967295) and _int_fits(max_gpu_clock_m_hz, &f_max_gpu_clock_m_hz, 0, 4294967295):
+        c_minGpuClockMHz = <unsigned int>f_min_gpu_clock_m_hz
+        c_maxGpuClockMHz = <unsigned int>f_max_gpu_clock_m_hz
+    else:
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_minGpuClockMHz = min_gpu_clock_m_hz
+            _p = 2
+            c_maxGpuClockMHz = max_gpu_clock_m_hz
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_set_gpu_locked_clocks', ('device', 'min_gpu_clock_m_hz', 'max_gpu_clock_m_hz'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceSetGpuLockedClocks(<cynvml.nvmlDevice_t>c_device, c_minGpuClockMHz, c_maxGpuClockMHz)
     if err != 0:
@@ -10706,13 +10938,14 @@ def device_reset_gpu_locked_clocks(device):
     --------
     device_set_gpu_locked_clocks
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_reset_gpu_locked_clocks', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_reset_gpu_locked_clocks', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceResetGpuLockedClocks(<cynvml.nvmlDevice_t>c_device)
     if err != 0:
@@ -10764,21 +10997,27 @@ def device_set_memory_locked_clocks(device, min_mem_clock_m_hz, max_mem_clock_m_
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_minMemClockMHz
     cdef unsigned int c_maxMemClockMHz
     cdef int _p = 0
-    try:
-        _p = 1
-        c_minMemClockMHz = min_mem_clock_m_hz
-        _p = 2
-        c_maxMemClockMHz = max_mem_clock_m_hz
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_set_memory_locked_clocks', ('device', 'min_mem_clock_m_hz', 'max_mem_clock_m_hz'), _p) from None
+    cdef long long f_min_mem_clock_m_hz
+    cdef long long f_max_mem_clock_m_hz
+    if _live_int(device, &c_device, &_CONSUMED) and _int_fits(min_mem_clock_m_hz, &f_min_mem_clock_m_hz, 0, 4294967295) and _int_fits(max_mem_clock_m_hz, &f_max_mem_clock_m_hz, 0, 4294967295):
+        c_minMemClockMHz = <unsigned int>f_min_mem_clock_m_hz
+        c_maxMemClockMHz = <unsigned int>f_max_mem_clock_m_hz
+    else:
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_minMemClockMHz = min_mem_clock_m_hz
+            _p = 2
+            c_maxMemClockMHz = max_mem_clock_m_hz
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_set_memory_locked_clocks', ('device', 'min_mem_clock_m_hz', 'max_mem_clock_m_hz'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceSetMemoryLockedClocks(<cynvml.nvmlDevice_t>c_device, c_minMemClockMHz, c_maxMemClockMHz)
     if err != 0:
@@ -10820,13 +11059,14 @@ def device_reset_memory_locked_clocks(device):
     --------
     device_set_memory_locked_clocks
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_reset_memory_locked_clocks', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_reset_memory_locked_clocks', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceResetMemoryLockedClocks(<cynvml.nvmlDevice_t>c_device)
     if err != 0:
@@ -10851,21 +11091,27 @@ def device_set_applications_clocks(device, mem_clock_m_hz, graphics_clock_m_hz):
     NvmlError
         If the call fails, with the Return member in its `status`.
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_memClockMHz
     cdef unsigned int c_graphicsClockMHz
     cdef int _p = 0
-    try:
-        _p = 1
-        c_memClockMHz = mem_clock_m_hz
-        _p = 2
-        c_graphicsClockMHz = graphics_clock_m_hz
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_set_applications_clocks', ('device', 'mem_clock_m_hz', 'graphics_clock_m_hz'), _p) from None
+    cdef long long f_mem_clock_m_hz
+    cdef long long f_graphics_clock_m_hz
+    if _live_int(device, &c_device, &_CONSUMED) and _int_fits(mem_clock_m_hz, &f_mem_clock_m_hz, 0, 4294967295) and _int_fits(graphics_clock_m_hz, &f_graphics_clock_m_hz, 0, 4294967295):
+        c_memClockMHz = <unsigned int>f_mem_clock_m_hz
+        c_graphicsClockMHz = <unsigned int>f_graphics_clock_m_hz
+    else:
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_memClockMHz = mem_clock_m_hz
+            _p = 2
+            c_graphicsClockMHz = graphics_clock_m_hz
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_set_applications_clocks', ('device', 'mem_clock_m_hz', 'graphics_clock_m_hz'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceSetApplicationsClocks(<cynvml.nvmlDevice_t>c_device, c_memClockMHz, c_graphicsClockMHz)
     if err != 0:
@@ -10888,13 +11134,14 @@ def device_reset_applications_clocks(device):
     NvmlError
         If the call fails, with the Return member in its `status`.
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_reset_applications_clocks', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_reset_applications_clocks', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceResetApplicationsClocks(<cynvml.nvmlDevice_t>c_device)
     if err != 0:
@@ -10944,18 +11191,19 @@ def device_set_auto_boosted_clocks_enabled(device, enabled):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_enabled
     cdef int _p = 0
-    try:
-        _p = 1
-        c_enabled = enabled
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_set_auto_boosted_clocks_enabled', ('device', 'enabled'), _p) from None
+    if not (_live_int(device, &c_device, &_CONSUMED) and _int_ll(enabled, &c_enabled)):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_enabled = enabled
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_set_auto_boosted_clocks_enabled', ('device', 'enabled'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceSetAutoBoostedClocksEnabled(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlEnableState_t>c_enabled)
     if err != 0:
@@ -11007,21 +11255,25 @@ def device_set_default_auto_boosted_clocks_enabled(device, enabled, flags):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_enabled
     cdef unsigned int c_flags
     cdef int _p = 0
-    try:
-        _p = 1
-        c_enabled = enabled
-        _p = 2
-        c_flags = flags
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_set_default_auto_boosted_clocks_enabled', ('device', 'enabled', 'flags'), _p) from None
+    cdef long long f_flags
+    if _live_int(device, &c_device, &_CONSUMED) and _int_ll(enabled, &c_enabled) and _int_fits(flags, &f_flags, 0, 4294967295):
+        c_flags = <unsigned int>f_flags
+    else:
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_enabled = enabled
+            _p = 2
+            c_flags = flags
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_set_default_auto_boosted_clocks_enabled', ('device', 'enabled', 'flags'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceSetDefaultAutoBoostedClocksEnabled(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlEnableState_t>c_enabled, c_flags)
     if err != 0:
@@ -11056,18 +11308,22 @@ def device_set_default_fan_speed_v2(device, fan):
     NvmlError
         If the call fails, with the Return member in its `status`.
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_fan
     cdef int _p = 0
-    try:
-        _p = 1
-        c_fan = fan
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_set_default_fan_speed_v2', ('device', 'fan'), _p) from None
+    cdef long long f_fan
+    if _live_int(device, &c_device, &_CONSUMED) and _int_fits(fan, &f_fan, 0, 4294967295):
+        c_fan = <unsigned int>f_fan
+    else:
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_fan = fan
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_set_default_fan_speed_v2', ('device', 'fan'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceSetDefaultFanSpeed_v2(<cynvml.nvmlDevice_t>c_device, c_fan)
     if err != 0:
@@ -11236,18 +11492,22 @@ def device_set_power_management_limit(device, limit):
     Limit is not persistent across reboots or driver unloads. Enable persistent mode to
     prevent driver from unloading when no application is using the device.
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_limit
     cdef int _p = 0
-    try:
-        _p = 1
-        c_limit = limit
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_set_power_management_limit', ('device', 'limit'), _p) from None
+    cdef long long f_limit
+    if _live_int(device, &c_device, &_CONSUMED) and _int_fits(limit, &f_limit, 0, 4294967295):
+        c_limit = <unsigned int>f_limit
+    else:
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_limit = limit
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_set_power_management_limit', ('device', 'limit'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceSetPowerManagementLimit(<cynvml.nvmlDevice_t>c_device, c_limit)
     if err != 0:
@@ -11300,18 +11560,19 @@ def device_set_gpu_operation_mode(device, mode):
     --------
     nvmlGpuOperationMode_t, device_get_gpu_operation_mode
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_mode
     cdef int _p = 0
-    try:
-        _p = 1
-        c_mode = mode
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_set_gpu_operation_mode', ('device', 'mode'), _p) from None
+    if not (_live_int(device, &c_device, &_CONSUMED) and _int_ll(mode, &c_mode)):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_mode = mode
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_set_gpu_operation_mode', ('device', 'mode'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceSetGpuOperationMode(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlGpuOperationMode_t>c_mode)
     if err != 0:
@@ -11363,21 +11624,22 @@ def device_set_api_restriction(device, api_type, is_restricted):
     --------
     nvmlRestrictedAPI_t
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_apiType
     cdef long long c_isRestricted
     cdef int _p = 0
-    try:
-        _p = 1
-        c_apiType = api_type
-        _p = 2
-        c_isRestricted = is_restricted
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_set_api_restriction', ('device', 'api_type', 'is_restricted'), _p) from None
+    if not (_live_int(device, &c_device, &_CONSUMED) and _int_ll(api_type, &c_apiType) and _int_ll(is_restricted, &c_isRestricted)):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_apiType = api_type
+            _p = 2
+            c_isRestricted = is_restricted
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_set_api_restriction', ('device', 'api_type', 'is_restricted'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceSetAPIRestriction(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlRestrictedAPI_t>c_apiType, <cynvml.nvmlEnableState_t>c_isRestricted)
     if err != 0:
@@ -11420,21 +11682,27 @@ def device_set_fan_speed_v2(device, fan, speed):
     NvmlError
         If the call fails, with the Return member in its `status`.
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_fan
     cdef unsigned int c_speed
     cdef int _p = 0
-    try:
-        _p = 1
-        c_fan = fan
-        _p = 2
-        c_speed = speed
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_set_fan_speed_v2', ('device', 'fan', 'speed'), _p) from None
+    cdef long long f_fan
+    cdef long long f_speed
+    if _live_int(device, &c_device, &_CONSUMED) and _int_fits(fan, &f_fan, 0, 4294967295) and _int_fits(speed, &f_speed, 0, 4294967295):
+        c_fan = <unsigned int>f_fan
+        c_speed = <unsigned int>f_speed
+    else:
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_fan = fan
+            _p = 2
+            c_speed = speed
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_set_fan_speed_v2', ('device', 'fan', 'speed'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceSetFanSpeed_v2(<cynvml.nvmlDevice_t>c_device, c_fan, c_speed)
     if err != 0:
@@ -11458,18 +11726,22 @@ def device_set_gpc_clk_vf_offset(device, offset):
     NvmlError
         If the call fails, with the Return member in its `status`.
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef int c_offset
     cdef int _p = 0
-    try:
-        _p = 1
-        c_offset = offset
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_set_gpc_clk_vf_offset', ('device', 'offset'), _p) from None
+    cdef long long f_offset
+    if _live_int(device, &c_device, &_CONSUMED) and _int_fits(offset, &f_offset, -2147483648, 2147483647):
+        c_offset = <int>f_offset
+    else:
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_offset = offset
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_set_gpc_clk_vf_offset', ('device', 'offset'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceSetGpcClkVfOffset(<cynvml.nvmlDevice_t>c_device, c_offset)
     if err != 0:
@@ -11493,18 +11765,22 @@ def device_set_mem_clk_vf_offset(device, offset):
     NvmlError
         If the call fails, with the Return member in its `status`.
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef int c_offset
     cdef int _p = 0
-    try:
-        _p = 1
-        c_offset = offset
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_set_mem_clk_vf_offset', ('device', 'offset'), _p) from None
+    cdef long long f_offset
+    if _live_int(device, &c_device, &_CONSUMED) and _int_fits(offset, &f_offset, -2147483648, 2147483647):
+        c_offset = <int>f_offset
+    else:
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_offset = offset
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_set_mem_clk_vf_offset', ('device', 'offset'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceSetMemClkVfOffset(<cynvml.nvmlDevice_t>c_device, c_offset)
     if err != 0:
@@ -11556,18 +11832,19 @@ def device_set_accounting_mode(device, mode):
     On MIG-enabled GPUs, accounting mode would be set to DISABLED and changing it is not
     supported.
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_mode
     cdef int _p = 0
-    try:
-        _p = 1
-        c_mode = mode
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_set_accounting_mode', ('device', 'mode'), _p) from None
+    if not (_live_int(device, &c_device, &_CONSUMED) and _int_ll(mode, &c_mode)):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_mode = mode
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_set_accounting_mode', ('device', 'mode'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceSetAccountingMode(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlEnableState_t>c_mode)
     if err != 0:
@@ -11605,13 +11882,14 @@ def device_clear_accounting_pids(device):
           operation
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_clear_accounting_pids', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_clear_accounting_pids', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceClearAccountingPids(<cynvml.nvmlDevice_t>c_device)
     if err != 0:
@@ -11648,19 +11926,23 @@ def device_get_nvlink_state(device, link):
         - NVML_ERROR_NOT_SUPPORTED if the device doesn't support this feature
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_link
     cdef cynvml.nvmlEnableState_t c_isActive = <cynvml.nvmlEnableState_t>0
     cdef int _p = 0
-    try:
-        _p = 1
-        c_link = link
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_nvlink_state', ('device', 'link'), _p) from None
+    cdef long long f_link
+    if _live_int(device, &c_device, &_CONSUMED) and _int_fits(link, &f_link, 0, 4294967295):
+        c_link = <unsigned int>f_link
+    else:
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_link = link
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_nvlink_state', ('device', 'link'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceGetNvLinkState(<cynvml.nvmlDevice_t>c_device, c_link, &c_isActive)
     if err != 0:
@@ -11696,19 +11978,23 @@ def device_get_nvlink_version(device, link):
         - NVML_ERROR_NOT_SUPPORTED if the device doesn't support this feature
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_link
     cdef unsigned int c_version = <unsigned int>0
     cdef int _p = 0
-    try:
-        _p = 1
-        c_link = link
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_nvlink_version', ('device', 'link'), _p) from None
+    cdef long long f_link
+    if _live_int(device, &c_device, &_CONSUMED) and _int_fits(link, &f_link, 0, 4294967295):
+        c_link = <unsigned int>f_link
+    else:
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_link = link
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_nvlink_version', ('device', 'link'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceGetNvLinkVersion(<cynvml.nvmlDevice_t>c_device, c_link, &c_version)
     if err != 0:
@@ -11749,22 +12035,26 @@ def device_get_nvlink_capability(device, link, capability):
         - NVML_ERROR_NOT_SUPPORTED if the device doesn't support this feature
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_link
     cdef long long c_capability
     cdef unsigned int c_capResult = <unsigned int>0
     cdef int _p = 0
-    try:
-        _p = 1
-        c_link = link
-        _p = 2
-        c_capability = capability
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_nvlink_capability', ('device', 'link', 'capability'), _p) from None
+    cdef long long f_link
+    if _live_int(device, &c_device, &_CONSUMED) and _int_fits(link, &f_link, 0, 4294967295) and _int_ll(capability, &c_capability):
+        c_link = <unsigned int>f_link
+    else:
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_link = link
+            _p = 2
+            c_capability = capability
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_nvlink_capability', ('device', 'link', 'capability'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceGetNvLinkCapability(<cynvml.nvmlDevice_t>c_device, c_link, <cynvml.nvmlNvLinkCapability_t>c_capability, &c_capResult)
     if err != 0:
@@ -11801,19 +12091,23 @@ def device_get_nvlink_remote_pci_info_v2(device, link):
         - NVML_ERROR_NOT_SUPPORTED if the device doesn't support this feature
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_link
     cdef _Record s_pci = _new_record_at(_L, 82, 'PciInfo')
     cdef int _p = 0
-    try:
-        _p = 1
-        c_link = link
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_nvlink_remote_pci_info_v2', ('device', 'link'), _p) from None
+    cdef long long f_link
+    if _live_int(device, &c_device, &_CONSUMED) and _int_fits(link, &f_link, 0, 4294967295):
+        c_link = <unsigned int>f_link
+    else:
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_link = link
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_nvlink_remote_pci_info_v2', ('device', 'link'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceGetNvLinkRemotePciInfo_v2(<cynvml.nvmlDevice_t>c_device, c_link, <cynvml.nvmlPciInfo_t*>s_pci._ptr)
     if err != 0:
@@ -11853,22 +12147,26 @@ def device_get_nvlink_error_counter(device, link, counter):
         - NVML_ERROR_NOT_SUPPORTED if the device doesn't support this feature
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_link
     cdef long long c_counter
     cdef unsigned long long c_counterValue = <unsigned long long>0
     cdef int _p = 0
-    try:
-        _p = 1
-        c_link = link
-        _p = 2
-        c_counter = counter
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_nvlink_error_counter', ('device', 'link', 'counter'), _p) from None
+    cdef long long f_link
+    if _live_int(device, &c_device, &_CONSUMED) and _int_fits(link, &f_link, 0, 4294967295) and _int_ll(counter, &c_counter):
+        c_link = <unsigned int>f_link
+    else:
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_link = link
+            _p = 2
+            c_counter = counter
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_nvlink_error_counter', ('device', 'link', 'counter'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceGetNvLinkErrorCounter(<cynvml.nvmlDevice_t>c_device, c_link, <cynvml.nvmlNvLinkErrorCounter_t>c_counter, &c_counterValue)
     if err != 0:
@@ -11904,18 +12202,22 @@ def device_reset_nvlink_error_counters(device, link):
         - NVML_ERROR_NOT_SUPPORTED if the device doesn't support this feature
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_link
     cdef int _p = 0
-    try:
-        _p = 1
-        c_link = link
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_reset_nvlink_error_counters', ('device', 'link'), _p) from None
+    cdef long long f_link
+    if _live_int(device, &c_device, &_CONSUMED) and _int_fits(link, &f_link, 0, 4294967295):
+        c_link = <unsigned int>f_link
+    else:
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_link = link
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_reset_nvlink_error_counters', ('device', 'link'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceResetNvLinkErrorCounters(<cynvml.nvmlDevice_t>c_device, c_link)
     if err != 0:
@@ -11993,15 +12295,21 @@ def device_get_nvlink_utilization_control(device, link, counter):
     cdef unsigned int c_counter
     cdef _Record s_control = _new_record_at(_L, 73, 'NvLinkUtilizationControl')
     cdef int _p = 0
-    try:
-        _p = 1
-        c_link = link
-        _p = 2
-        c_counter = counter
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_nvlink_utilization_control', ('device', 'link', 'counter'), _p) from None
+    cdef long long f_link
+    cdef long long f_counter
+    if _hptr_int(device, &c_device) and _int_fits(link, &f_link, 0, 4294967295) and _int_fits(counter, &f_counter, 0, 4294967295):
+        c_link = <unsigned int>f_link
+        c_counter = <unsigned int>f_counter
+    else:
+        try:
+            _p = 1
+            c_link = link
+            _p = 2
+            c_counter = counter
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_nvlink_utilization_control', ('device', 'link', 'counter'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceGetNvLinkUtilizationControl(<cynvml.nvmlDevice_t>c_device, c_link, c_counter, <cynvml.nvmlNvLinkUtilizationControl_t*>s_control._ptr)
     if err != 0:
@@ -12036,15 +12344,21 @@ def device_get_nvlink_utilization_counter(device, link, counter):
     cdef unsigned long long c_rxcounter = <unsigned long long>0
     cdef unsigned long long c_txcounter = <unsigned long long>0
     cdef int _p = 0
-    try:
-        _p = 1
-        c_link = link
-        _p = 2
-        c_counter = counter
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_nvlink_utilization_counter', ('device', 'link', 'counter'), _p) from None
+    cdef long long f_link
+    cdef long long f_counter
+    if _hptr_int(device, &c_device) and _int_fits(link, &f_link, 0, 4294967295) and _int_fits(counter, &f_counter, 0, 4294967295):
+        c_link = <unsigned int>f_link
+        c_counter = <unsigned int>f_counter
+    else:
+        try:
+            _p = 1
+            c_link = link
+            _p = 2
+            c_counter = counter
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_nvlink_utilization_counter', ('device', 'link', 'counter'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceGetNvLinkUtilizationCounter(<cynvml.nvmlDevice_t>c_device, c_link, c_counter, &c_rxcounter, &c_txcounter)
     if err != 0:
@@ -12076,17 +12390,23 @@ def device_freeze_nvlink_utilization_counter(device, link, counter, freeze):
     cdef unsigned int c_counter
     cdef long long c_freeze
     cdef int _p = 0
-    try:
-        _p = 1
-        c_link = link
-        _p = 2
-        c_counter = counter
-        _p = 3
-        c_freeze = freeze
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_freeze_nvlink_utilization_counter', ('device', 'link', 'counter', 'freeze'), _p) from None
+    cdef long long f_link
+    cdef long long f_counter
+    if _hptr_int(device, &c_device) and _int_fits(link, &f_link, 0, 4294967295) and _int_fits(counter, &f_counter, 0, 4294967295) and _int_ll(freeze, &c_freeze):
+        c_link = <unsigned int>f_link
+        c_counter = <unsigned int>f_counter
+    else:
+        try:
+            _p = 1
+            c_link = link
+            _p = 2
+            c_counter = counter
+            _p = 3
+            c_freeze = freeze
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_freeze_nvlink_utilization_counter', ('device', 'link', 'counter', 'freeze'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceFreezeNvLinkUtilizationCounter(<cynvml.nvmlDevice_t>c_device, c_link, c_counter, <cynvml.nvmlEnableState_t>c_freeze)
     if err != 0:
@@ -12116,15 +12436,21 @@ def device_reset_nvlink_utilization_counter(device, link, counter):
     cdef unsigned int c_link
     cdef unsigned int c_counter
     cdef int _p = 0
-    try:
-        _p = 1
-        c_link = link
-        _p = 2
-        c_counter = counter
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_reset_nvlink_utilization_counter', ('device', 'link', 'counter'), _p) from None
+    cdef long long f_link
+    cdef long long f_counter
+    if _hptr_int(device, &c_device) and _int_fits(link, &f_link, 0, 4294967295) and _int_fits(counter, &f_counter, 0, 4294967295):
+        c_link = <unsigned int>f_link
+        c_counter = <unsigned int>f_counter
+    else:
+        try:
+            _p = 1
+            c_link = link
+            _p = 2
+            c_counter = counter
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_reset_nvlink_utilization_counter', ('device', 'link', 'counter'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceResetNvLinkUtilizationCounter(<cynvml.nvmlDevice_t>c_device, c_link, c_counter)
     if err != 0:
@@ -12161,19 +12487,23 @@ def device_get_nvlink_remote_device_type(device, link):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_link
     cdef cynvml.nvmlIntNvLinkDeviceType_t c_pNvLinkDeviceType = <cynvml.nvmlIntNvLinkDeviceType_t>0
     cdef int _p = 0
-    try:
-        _p = 1
-        c_link = link
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_nvlink_remote_device_type', ('device', 'link'), _p) from None
+    cdef long long f_link
+    if _live_int(device, &c_device, &_CONSUMED) and _int_fits(link, &f_link, 0, 4294967295):
+        c_link = <unsigned int>f_link
+    else:
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_link = link
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_nvlink_remote_device_type', ('device', 'link'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceGetNvLinkRemoteDeviceType(<cynvml.nvmlDevice_t>c_device, c_link, &c_pNvLinkDeviceType)
     if err != 0:
@@ -12209,20 +12539,24 @@ def device_set_nvlink_device_low_power_threshold(device, threshold):
           being used
         - NVML_ERROR_NOT_SUPPORTED if this query is not supported by the device
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlNvLinkPowerThres_t s_info
     memset(&s_info, 0, sizeof(s_info))
     cdef int _p = 0
-    try:
-        _hptr(device, &c_device)
-        _p = 1000
-        s_info.lowPwrThreshold = threshold
-    except (TypeError, ValueError, OverflowError) as e:
-        if _p >= 1000:
-            raise e.__class__(f"device_set_nvlink_device_low_power_threshold() argument '{('threshold',)[_p - 1000]}': {e}") from None
-        raise _arg_error('device_set_nvlink_device_low_power_threshold', ('device', 'info'), _p) from None
+    cdef long long f_threshold
+    if _live_int(device, &c_device, &_CONSUMED) and _int_fits(threshold, &f_threshold, 0, 4294967295):
+        s_info.lowPwrThreshold = <unsigned int>f_threshold
+    else:
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+            _p = 1000
+            s_info.lowPwrThreshold = threshold
+        except (TypeError, ValueError, OverflowError) as e:
+            if _p >= 1000:
+                raise e.__class__(f"device_set_nvlink_device_low_power_threshold() argument '{('threshold',)[_p - 1000]}': {e}") from None
+            raise _arg_error('device_set_nvlink_device_low_power_threshold', ('device', 'info'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceSetNvLinkDeviceLowPowerThreshold(<cynvml.nvmlDevice_t>c_device, &s_info)
     if err != 0:
@@ -12255,10 +12589,14 @@ def system_set_nvlink_bw_mode(nvlink_bw_mode):
     """
     cdef cynvml.nvmlReturn_t err
     cdef unsigned int c_nvlinkBwMode
-    try:
-        c_nvlinkBwMode = nvlink_bw_mode
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('system_set_nvlink_bw_mode', ('nvlink_bw_mode',), 0) from None
+    cdef long long f_nvlink_bw_mode
+    if _int_fits(nvlink_bw_mode, &f_nvlink_bw_mode, 0, 4294967295):
+        c_nvlinkBwMode = <unsigned int>f_nvlink_bw_mode
+    else:
+        try:
+            c_nvlinkBwMode = nvlink_bw_mode
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('system_set_nvlink_bw_mode', ('nvlink_bw_mode',), 0) from None
     with nogil:
         err = cynvml.nvmlSystemSetNvlinkBwMode(c_nvlinkBwMode)
     if err != 0:
@@ -12318,15 +12656,16 @@ def device_get_nvlink_supported_bw_modes(device):
         - NVML_ERROR_NOT_SUPPORTED if this feature is not supported by the device
         - NVML_ERROR_ARGUMENT_VERSION_MISMATCH if the version specified is not supported
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_supportedBwMode = _new_record_at(_L, 78, 'NvlinkSupportedBwModes_v1')
     (<unsigned int*>s_supportedBwMode._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlNvlinkSupportedBwModes_v1_t) | (1 << 24))
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_nvlink_supported_bw_modes', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_nvlink_supported_bw_modes', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetNvlinkSupportedBwModes(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlNvlinkSupportedBwModes_t*>s_supportedBwMode._ptr)
     if err != 0:
@@ -12359,15 +12698,16 @@ def device_get_nvlink_bw_mode(device):
         - NVML_ERROR_NOT_SUPPORTED if this feature is not supported by the device
         - NVML_ERROR_ARGUMENT_VERSION_MISMATCH if the version specified is not supported
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_getBwMode = _new_record_at(_L, 76, 'NvlinkGetBwMode_v1')
     (<unsigned int*>s_getBwMode._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlNvlinkGetBwMode_v1_t) | (1 << 24))
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_nvlink_bw_mode', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_nvlink_bw_mode', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetNvlinkBwMode(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlNvlinkGetBwMode_t*>s_getBwMode._ptr)
     if err != 0:
@@ -12449,15 +12789,16 @@ def device_get_nvlink_info(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_info = _new_record_at(_L, 71, 'NvLinkInfo_v2')
     (<unsigned int*>s_info._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlNvLinkInfo_v2_t) | (2 << 24))
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_nvlink_info', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_nvlink_info', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetNvLinkInfo(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlNvLinkInfo_t*>s_info._ptr)
     if err != 0:
@@ -12550,22 +12891,26 @@ def device_register_events(device, event_types, set):
     --------
     nvmlEventType, device_get_supported_event_types, nvmlEventSetWait, event_set_free
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
-    _live(set, &_CONSUMED, 'set', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned long long c_eventTypes
     cdef void* c_set
     cdef int _p = 0
-    try:
-        _p = 1
-        c_eventTypes = event_types
-        _p = 0
-        _hptr(device, &c_device)
-        _p = 2
-        _hptr(set, &c_set)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_register_events', ('device', 'event_types', 'set'), _p) from None
+    cdef long long f_event_types
+    if _live_int(device, &c_device, &_CONSUMED) and _int_fits(event_types, &f_event_types, 0, 9223372036854775807) and _live_int(set, &c_set, &_CONSUMED):
+        c_eventTypes = <unsigned long long>f_event_types
+    else:
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        _live(set, &_CONSUMED, 'set', 'an NVML handle')
+        try:
+            _p = 1
+            c_eventTypes = event_types
+            _p = 0
+            _hptr(device, &c_device)
+            _p = 2
+            _hptr(set, &c_set)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_register_events', ('device', 'event_types', 'set'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceRegisterEvents(<cynvml.nvmlDevice_t>c_device, c_eventTypes, <cynvml.nvmlEventSet_t>c_set)
     if err != 0:
@@ -12607,14 +12952,15 @@ def device_get_supported_event_types(device):
     --------
     nvmlEventType, device_register_events
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned long long c_eventTypes = <unsigned long long>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_supported_event_types', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_supported_event_types', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetSupportedEventTypes(<cynvml.nvmlDevice_t>c_device, &c_eventTypes)
     if err != 0:
@@ -12678,19 +13024,23 @@ def event_set_wait_v2(set, timeoutms):
     --------
     nvmlEventType, device_register_events
     """
-    _live(set, &_CONSUMED, 'set', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_set
     cdef _Record s_data = _new_record_at(_L, 41, 'EventData')
     cdef unsigned int c_timeoutms
     cdef int _p = 0
-    try:
-        _p = 1
-        c_timeoutms = timeoutms
-        _p = 0
-        _hptr(set, &c_set)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('event_set_wait_v2', ('set', 'timeoutms'), _p) from None
+    cdef long long f_timeoutms
+    if _live_int(set, &c_set, &_CONSUMED) and _int_fits(timeoutms, &f_timeoutms, 0, 4294967295):
+        c_timeoutms = <unsigned int>f_timeoutms
+    else:
+        _live(set, &_CONSUMED, 'set', 'an NVML handle')
+        try:
+            _p = 1
+            c_timeoutms = timeoutms
+            _p = 0
+            _hptr(set, &c_set)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('event_set_wait_v2', ('set', 'timeoutms'), _p) from None
     with nogil:
         err = cynvml.nvmlEventSetWait_v2(<cynvml.nvmlEventSet_t>c_set, <cynvml.nvmlEventData_t*>s_data._ptr, c_timeoutms)
     if err != 0:
@@ -12725,13 +13075,14 @@ def event_set_free(set):
     --------
     device_register_events
     """
-    _live(set, &_CONSUMED, 'set', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_set
-    try:
-        _hptr(set, &c_set)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('event_set_free', ('set',), 0) from None
+    if not _live_int(set, &c_set, &_CONSUMED):
+        _live(set, &_CONSUMED, 'set', 'an NVML handle')
+        try:
+            _hptr(set, &c_set)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('event_set_free', ('set',), 0) from None
     with nogil:
         err = cynvml.nvmlEventSetFree(<cynvml.nvmlEventSet_t>c_set)
     if err != 0:
@@ -13284,14 +13635,15 @@ def device_get_virtualization_mode(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlGpuVirtualizationMode_t c_pVirtualMode = <cynvml.nvmlGpuVirtualizationMode_t>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_virtualization_mode', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_virtualization_mode', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetVirtualizationMode(<cynvml.nvmlDevice_t>c_device, &c_pVirtualMode)
     if err != 0:
@@ -13325,14 +13677,15 @@ def device_get_host_vgpu_mode(device):
         - NVML_ERROR_NOT_SUPPORTED if device doesn't support this feature.
         - NVML_ERROR_UNKNOWN if any unexpected error occurred
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlHostVgpuMode_t c_pHostVgpuMode = <cynvml.nvmlHostVgpuMode_t>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_host_vgpu_mode', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_host_vgpu_mode', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetHostVgpuMode(<cynvml.nvmlDevice_t>c_device, &c_pHostVgpuMode)
     if err != 0:
@@ -13370,18 +13723,19 @@ def device_set_virtualization_mode(device, virtual_mode):
         - NVML_ERROR_NO_PERMISSION if setting of virtualization mode is not allowed for
           this client.
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_virtualMode
     cdef int _p = 0
-    try:
-        _p = 1
-        c_virtualMode = virtual_mode
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_set_virtualization_mode', ('device', 'virtual_mode'), _p) from None
+    if not (_live_int(device, &c_device, &_CONSUMED) and _int_ll(virtual_mode, &c_virtualMode)):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_virtualMode = virtual_mode
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_set_virtualization_mode', ('device', 'virtual_mode'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceSetVirtualizationMode(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlGpuVirtualizationMode_t>c_virtualMode)
     if err != 0:
@@ -13425,16 +13779,17 @@ def device_get_vgpu_heterogeneous_mode(device):
           invalid
         - NVML_ERROR_UNKNOWN On any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlVgpuHeterogeneousMode_t s_pHeterogeneousMode
     memset(&s_pHeterogeneousMode, 0, sizeof(s_pHeterogeneousMode))
     s_pHeterogeneousMode.version = <unsigned int>(sizeof(cynvml.nvmlVgpuHeterogeneousMode_v1_t) | (1 << 24))
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_vgpu_heterogeneous_mode', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_vgpu_heterogeneous_mode', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetVgpuHeterogeneousMode(<cynvml.nvmlDevice_t>c_device, &s_pHeterogeneousMode)
     if err != 0:
@@ -13487,21 +13842,25 @@ def device_set_vgpu_heterogeneous_mode(device, mode):
           invalid
         - NVML_ERROR_UNKNOWN On any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlVgpuHeterogeneousMode_t s_pHeterogeneousMode
     memset(&s_pHeterogeneousMode, 0, sizeof(s_pHeterogeneousMode))
     s_pHeterogeneousMode.version = <unsigned int>(sizeof(cynvml.nvmlVgpuHeterogeneousMode_v1_t) | (1 << 24))
     cdef int _p = 0
-    try:
-        _hptr(device, &c_device)
-        _p = 1000
-        s_pHeterogeneousMode.mode = mode
-    except (TypeError, ValueError, OverflowError) as e:
-        if _p >= 1000:
-            raise e.__class__(f"device_set_vgpu_heterogeneous_mode() argument '{('mode',)[_p - 1000]}': {e}") from None
-        raise _arg_error('device_set_vgpu_heterogeneous_mode', ('device', 'p_heterogeneous_mode'), _p) from None
+    cdef long long f_mode
+    if _live_int(device, &c_device, &_CONSUMED) and _int_fits(mode, &f_mode, 0, 4294967295):
+        s_pHeterogeneousMode.mode = <unsigned int>f_mode
+    else:
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+            _p = 1000
+            s_pHeterogeneousMode.mode = mode
+        except (TypeError, ValueError, OverflowError) as e:
+            if _p >= 1000:
+                raise e.__class__(f"device_set_vgpu_heterogeneous_mode() argument '{('mode',)[_p - 1000]}': {e}") from None
+            raise _arg_error('device_set_vgpu_heterogeneous_mode', ('device', 'p_heterogeneous_mode'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceSetVgpuHeterogeneousMode(<cynvml.nvmlDevice_t>c_device, &s_pHeterogeneousMode)
     if err != 0:
@@ -13883,21 +14242,22 @@ def device_set_vgpu_capabilities(device, capability, state):
           not in vGPU mode
         - NVML_ERROR_UNKNOWN On any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_capability
     cdef long long c_state
     cdef int _p = 0
-    try:
-        _p = 1
-        c_capability = capability
-        _p = 2
-        c_state = state
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_set_vgpu_capabilities', ('device', 'capability', 'state'), _p) from None
+    if not (_live_int(device, &c_device, &_CONSUMED) and _int_ll(capability, &c_capability) and _int_ll(state, &c_state)):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_capability = capability
+            _p = 2
+            c_state = state
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_set_vgpu_capabilities', ('device', 'capability', 'state'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceSetVgpuCapabilities(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlDeviceVgpuCapability_t>c_capability, <cynvml.nvmlEnableState_t>c_state)
     if err != 0:
@@ -13930,14 +14290,15 @@ def device_get_grid_licensable_features_v4(device):
         - NVML_ERROR_INVALID_ARGUMENT if pGridLicensableFeatures is NULL
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_pGridLicensableFeatures = _new_record_at(_L, 61, 'GridLicensableFeatures')
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_grid_licensable_features_v4', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_grid_licensable_features_v4', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetGridLicensableFeatures_v4(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlGridLicensableFeatures_t*>s_pGridLicensableFeatures._ptr)
     if err != 0:
@@ -13979,10 +14340,11 @@ def get_vgpu_driver_capabilities(capability):
     cdef cynvml.nvmlReturn_t err
     cdef long long c_capability
     cdef unsigned int c_capResult = <unsigned int>0
-    try:
-        c_capability = capability
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('get_vgpu_driver_capabilities', ('capability',), 0) from None
+    if not _int_ll(capability, &c_capability):
+        try:
+            c_capability = capability
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('get_vgpu_driver_capabilities', ('capability',), 0) from None
     with nogil:
         err = cynvml.nvmlGetVgpuDriverCapabilities(<cynvml.nvmlVgpuDriverCapability_t>c_capability, &c_capResult)
     if err != 0:
@@ -14026,19 +14388,20 @@ def device_get_vgpu_capabilities(device, capability):
           not in vGPU mode
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_capability
     cdef unsigned int c_capResult = <unsigned int>0
     cdef int _p = 0
-    try:
-        _p = 1
-        c_capability = capability
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_vgpu_capabilities', ('device', 'capability'), _p) from None
+    if not (_live_int(device, &c_device, &_CONSUMED) and _int_ll(capability, &c_capability)):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_capability = capability
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_vgpu_capabilities', ('device', 'capability'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceGetVgpuCapabilities(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlDeviceVgpuCapability_t>c_capability, &c_capResult)
     if err != 0:
@@ -14082,15 +14445,16 @@ def device_get_supported_vgpus(device):
         - NVML_ERROR_NOT_SUPPORTED if vGPU is not supported by the device
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_vgpuCount = 0
     cdef int _p = 0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_supported_vgpus', ('device', 'vgpu_count'), _p) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_supported_vgpus', ('device', 'vgpu_count'), _p) from None
     cdef unsigned int req_vgpuCount = 0
     cdef _Buf a_vgpuTypeIds = None
     with nogil:
@@ -14152,15 +14516,16 @@ def device_get_creatable_vgpus(device):
         - NVML_ERROR_NOT_SUPPORTED if vGPU is not supported by the device
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_vgpuCount = 0
     cdef int _p = 0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_creatable_vgpus', ('device', 'vgpu_count'), _p) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_creatable_vgpus', ('device', 'vgpu_count'), _p) from None
     cdef unsigned int req_vgpuCount = 0
     cdef _Buf a_vgpuTypeIds = None
     with nogil:
@@ -14803,15 +15168,16 @@ def device_get_active_vgpus(device):
         - NVML_ERROR_NOT_SUPPORTED if vGPU is not supported by the device
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_vgpuCount = 0
     cdef int _p = 0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_active_vgpus', ('device', 'vgpu_count'), _p) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_active_vgpus', ('device', 'vgpu_count'), _p) from None
     cdef unsigned int req_vgpuCount = 0
     cdef _Buf a_vgpuInstances = None
     with nogil:
@@ -15833,15 +16199,16 @@ def gpu_instance_get_creatable_vgpus(gpu_instance):
         - NVML_ERROR_ARGUMENT_VERSION_MISMATCH If the version of pVgpus is invalid
         - NVML_ERROR_UNKNOWN On any unexpected error
     """
-    _live(gpu_instance, &_CONSUMED, 'gpu_instance', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_gpuInstance
     cdef _Record s_pVgpus = _new_record_at(_L, 142, 'VgpuTypeIdInfo_v1')
     (<unsigned int*>s_pVgpus._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlVgpuTypeIdInfo_v1_t) | (1 << 24))
-    try:
-        _hptr(gpu_instance, &c_gpuInstance)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('gpu_instance_get_creatable_vgpus', ('gpu_instance',), 0) from None
+    if not _live_int(gpu_instance, &c_gpuInstance, &_CONSUMED):
+        _live(gpu_instance, &_CONSUMED, 'gpu_instance', 'an NVML handle')
+        try:
+            _hptr(gpu_instance, &c_gpuInstance)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('gpu_instance_get_creatable_vgpus', ('gpu_instance',), 0) from None
     with nogil:
         err = cynvml.nvmlGpuInstanceGetCreatableVgpus(<cynvml.nvmlGpuInstance_t>c_gpuInstance, <cynvml.nvmlVgpuTypeIdInfo_t*>s_pVgpus._ptr)
     if err != 0:
@@ -15936,15 +16303,16 @@ def gpu_instance_get_active_vgpus(gpu_instance):
         - NVML_ERROR_NOT_SUPPORTED If not on a vGPU host or an unsupported GPU
         - NVML_ERROR_UNKNOWN On any unexpected error
     """
-    _live(gpu_instance, &_CONSUMED, 'gpu_instance', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_gpuInstance
     cdef _Record s_pVgpuInstanceInfo = _new_record_at(_L, 8, 'ActiveVgpuInstanceInfo_v1')
     (<unsigned int*>s_pVgpuInstanceInfo._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlActiveVgpuInstanceInfo_v1_t) | (1 << 24))
-    try:
-        _hptr(gpu_instance, &c_gpuInstance)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('gpu_instance_get_active_vgpus', ('gpu_instance',), 0) from None
+    if not _live_int(gpu_instance, &c_gpuInstance, &_CONSUMED):
+        _live(gpu_instance, &_CONSUMED, 'gpu_instance', 'an NVML handle')
+        try:
+            _hptr(gpu_instance, &c_gpuInstance)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('gpu_instance_get_active_vgpus', ('gpu_instance',), 0) from None
     with nogil:
         err = cynvml.nvmlGpuInstanceGetActiveVgpus(<cynvml.nvmlGpuInstance_t>c_gpuInstance, <cynvml.nvmlActiveVgpuInstanceInfo_t*>s_pVgpuInstanceInfo._ptr)
     if err != 0:
@@ -16045,10 +16413,11 @@ def gpu_instance_get_vgpu_scheduler_state(gpu_instance):
     cdef void* c_gpuInstance
     cdef _Record s_pSchedulerStateInfo = _new_record_at(_L, 139, 'VgpuSchedulerStateInfo_v1')
     (<unsigned int*>s_pSchedulerStateInfo._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlVgpuSchedulerStateInfo_v1_t) | (1 << 24))
-    try:
-        _hptr(gpu_instance, &c_gpuInstance)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('gpu_instance_get_vgpu_scheduler_state', ('gpu_instance',), 0) from None
+    if not _hptr_int(gpu_instance, &c_gpuInstance):
+        try:
+            _hptr(gpu_instance, &c_gpuInstance)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('gpu_instance_get_vgpu_scheduler_state', ('gpu_instance',), 0) from None
     with nogil:
         err = cynvml.nvmlGpuInstanceGetVgpuSchedulerState(<cynvml.nvmlGpuInstance_t>c_gpuInstance, <cynvml.nvmlVgpuSchedulerStateInfo_t*>s_pSchedulerStateInfo._ptr)
     if err != 0:
@@ -16093,10 +16462,11 @@ def gpu_instance_get_vgpu_scheduler_log(gpu_instance):
     cdef void* c_gpuInstance
     cdef _Record s_pSchedulerLogInfo = _new_record_at(_L, 134, 'VgpuSchedulerLogInfo_v1')
     (<unsigned int*>s_pSchedulerLogInfo._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlVgpuSchedulerLogInfo_v1_t) | (1 << 24))
-    try:
-        _hptr(gpu_instance, &c_gpuInstance)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('gpu_instance_get_vgpu_scheduler_log', ('gpu_instance',), 0) from None
+    if not _hptr_int(gpu_instance, &c_gpuInstance):
+        try:
+            _hptr(gpu_instance, &c_gpuInstance)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('gpu_instance_get_vgpu_scheduler_log', ('gpu_instance',), 0) from None
     with nogil:
         err = cynvml.nvmlGpuInstanceGetVgpuSchedulerLog(<cynvml.nvmlGpuInstance_t>c_gpuInstance, <cynvml.nvmlVgpuSchedulerLogInfo_t*>s_pSchedulerLogInfo._ptr)
     if err != 0:
@@ -16211,16 +16581,17 @@ def gpu_instance_get_vgpu_heterogeneous_mode(gpu_instance):
           invalid
         - NVML_ERROR_UNKNOWN On any unexpected error
     """
-    _live(gpu_instance, &_CONSUMED, 'gpu_instance', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_gpuInstance
     cdef cynvml.nvmlVgpuHeterogeneousMode_t s_pHeterogeneousMode
     memset(&s_pHeterogeneousMode, 0, sizeof(s_pHeterogeneousMode))
     s_pHeterogeneousMode.version = <unsigned int>(sizeof(cynvml.nvmlVgpuHeterogeneousMode_v1_t) | (1 << 24))
-    try:
-        _hptr(gpu_instance, &c_gpuInstance)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('gpu_instance_get_vgpu_heterogeneous_mode', ('gpu_instance',), 0) from None
+    if not _live_int(gpu_instance, &c_gpuInstance, &_CONSUMED):
+        _live(gpu_instance, &_CONSUMED, 'gpu_instance', 'an NVML handle')
+        try:
+            _hptr(gpu_instance, &c_gpuInstance)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('gpu_instance_get_vgpu_heterogeneous_mode', ('gpu_instance',), 0) from None
     with nogil:
         err = cynvml.nvmlGpuInstanceGetVgpuHeterogeneousMode(<cynvml.nvmlGpuInstance_t>c_gpuInstance, &s_pHeterogeneousMode)
     if err != 0:
@@ -16269,21 +16640,25 @@ def gpu_instance_set_vgpu_heterogeneous_mode(gpu_instance, mode):
           invalid
         - NVML_ERROR_UNKNOWN On any unexpected error
     """
-    _live(gpu_instance, &_CONSUMED, 'gpu_instance', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_gpuInstance
     cdef cynvml.nvmlVgpuHeterogeneousMode_t s_pHeterogeneousMode
     memset(&s_pHeterogeneousMode, 0, sizeof(s_pHeterogeneousMode))
     s_pHeterogeneousMode.version = <unsigned int>(sizeof(cynvml.nvmlVgpuHeterogeneousMode_v1_t) | (1 << 24))
     cdef int _p = 0
-    try:
-        _hptr(gpu_instance, &c_gpuInstance)
-        _p = 1000
-        s_pHeterogeneousMode.mode = mode
-    except (TypeError, ValueError, OverflowError) as e:
-        if _p >= 1000:
-            raise e.__class__(f"gpu_instance_set_vgpu_heterogeneous_mode() argument '{('mode',)[_p - 1000]}': {e}") from None
-        raise _arg_error('gpu_instance_set_vgpu_heterogeneous_mode', ('gpu_instance', 'p_heterogeneous_mode'), _p) from None
+    cdef long long f_mode
+    if _live_int(gpu_instance, &c_gpuInstance, &_CONSUMED) and _int_fits(mode, &f_mode, 0, 4294967295):
+        s_pHeterogeneousMode.mode = <unsigned int>f_mode
+    else:
+        _live(gpu_instance, &_CONSUMED, 'gpu_instance', 'an NVML handle')
+        try:
+            _hptr(gpu_instance, &c_gpuInstance)
+            _p = 1000
+            s_pHeterogeneousMode.mode = mode
+        except (TypeError, ValueError, OverflowError) as e:
+            if _p >= 1000:
+                raise e.__class__(f"gpu_instance_set_vgpu_heterogeneous_mode() argument '{('mode',)[_p - 1000]}': {e}") from None
+            raise _arg_error('gpu_instance_set_vgpu_heterogeneous_mode', ('gpu_instance', 'p_heterogeneous_mode'), _p) from None
     with nogil:
         err = cynvml.nvmlGpuInstanceSetVgpuHeterogeneousMode(<cynvml.nvmlGpuInstance_t>c_gpuInstance, &s_pHeterogeneousMode)
     if err != 0:
@@ -16391,16 +16766,17 @@ def device_get_vgpu_metadata(device):
         - NVML_ERROR_NOT_SUPPORTED vGPU is not supported by the system
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_pgpuMetadata = _new_record_at(_L, 123, 'VgpuPgpuMetadata')
     cdef unsigned int c_bufferSize = sizeof(cynvml.nvmlVgpuPgpuMetadata_t)
     cdef int _p = 0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_vgpu_metadata', ('device', 'buffer_size'), _p) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_vgpu_metadata', ('device', 'buffer_size'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceGetVgpuMetadata(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlVgpuPgpuMetadata_t*>s_pgpuMetadata._ptr, &c_bufferSize)
     if err != 0:
@@ -16493,16 +16869,17 @@ def device_get_pgpu_metadata_string(device):
         - NVML_ERROR_NOT_SUPPORTED If vGPU is not supported by the system
         - NVML_ERROR_UNKNOWN On any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Buf a_pgpuMetadata = _Buf_new(256)
     cdef unsigned int c_bufferSize = 256
     cdef int _p = 0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_pgpu_metadata_string', ('device', 'buffer_size'), _p) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_pgpu_metadata_string', ('device', 'buffer_size'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceGetPgpuMetadataString(<cynvml.nvmlDevice_t>c_device, <char*>a_pgpuMetadata.ptr, &c_bufferSize)
     if err != 0:
@@ -16539,14 +16916,15 @@ def device_get_vgpu_scheduler_log(device):
         - NVML_ERROR_NOT_SUPPORTED If MIG is enabled or device not in vGPU host mode
         - NVML_ERROR_UNKNOWN On any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_pSchedulerLog = _new_record_at(_L, 135, 'VgpuSchedulerLog')
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_vgpu_scheduler_log', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_vgpu_scheduler_log', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetVgpuSchedulerLog(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlVgpuSchedulerLog_t*>s_pSchedulerLog._ptr)
     if err != 0:
@@ -16580,14 +16958,15 @@ def device_get_vgpu_scheduler_state(device):
         - NVML_ERROR_NOT_SUPPORTED If MIG is enabled or device not in vGPU host mode
         - NVML_ERROR_UNKNOWN On any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_pSchedulerState = _new_record_at(_L, 132, 'VgpuSchedulerGetState')
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_vgpu_scheduler_state', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_vgpu_scheduler_state', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetVgpuSchedulerState(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlVgpuSchedulerGetState_t*>s_pSchedulerState._ptr)
     if err != 0:
@@ -16627,14 +17006,15 @@ def device_get_vgpu_scheduler_capabilities(device):
           not in vGPU host mode
         - NVML_ERROR_UNKNOWN On any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_pCapabilities = _new_record_at(_L, 131, 'VgpuSchedulerCapabilities')
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_vgpu_scheduler_capabilities', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_vgpu_scheduler_capabilities', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetVgpuSchedulerCapabilities(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlVgpuSchedulerCapabilities_t*>s_pCapabilities._ptr)
     if err != 0:
@@ -16871,20 +17251,24 @@ def device_get_vgpu_utilization(device, last_seen_time_stamp):
         - NVML_ERROR_NOT_FOUND if sample entries are not found
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned long long c_lastSeenTimeStamp
     cdef cynvml.nvmlValueType_t c_sampleValType = <cynvml.nvmlValueType_t>0
     cdef unsigned int c_vgpuInstanceSamplesCount = 0
     cdef int _p = 0
-    try:
-        _p = 1
-        c_lastSeenTimeStamp = last_seen_time_stamp
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_vgpu_utilization', ('device', 'last_seen_time_stamp', 'vgpu_instance_samples_count'), _p) from None
+    cdef long long f_last_seen_time_stamp
+    if _live_int(device, &c_device, &_CONSUMED) and _int_fits(last_seen_time_stamp, &f_last_seen_time_stamp, 0, 9223372036854775807):
+        c_lastSeenTimeStamp = <unsigned long long>f_last_seen_time_stamp
+    else:
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_lastSeenTimeStamp = last_seen_time_stamp
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_vgpu_utilization', ('device', 'last_seen_time_stamp', 'vgpu_instance_samples_count'), _p) from None
     cdef unsigned int req_vgpuInstanceSamplesCount = 0
     cdef _Buf a_utilizationSamples = None
     with nogil:
@@ -16972,15 +17356,16 @@ def device_get_vgpu_instances_utilization_info(device):
         - NVML_ERROR_NOT_FOUND If sample entries are not found
         - NVML_ERROR_UNKNOWN On any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_vgpuUtilInfo = _new_record_at(_L, 118, 'VgpuInstancesUtilizationInfo_v1')
     (<unsigned int*>s_vgpuUtilInfo._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlVgpuInstancesUtilizationInfo_v1_t) | (1 << 24))
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_vgpu_instances_utilization_info', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_vgpu_instances_utilization_info', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetVgpuInstancesUtilizationInfo(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlVgpuInstancesUtilizationInfo_t*>s_vgpuUtilInfo._ptr)
     if err != 0:
@@ -17052,19 +17437,23 @@ def device_get_vgpu_process_utilization(device, last_seen_time_stamp):
         - NVML_ERROR_NOT_FOUND if sample entries are not found
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned long long c_lastSeenTimeStamp
     cdef unsigned int c_vgpuProcessSamplesCount = 0
     cdef int _p = 0
-    try:
-        _p = 1
-        c_lastSeenTimeStamp = last_seen_time_stamp
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_vgpu_process_utilization', ('device', 'last_seen_time_stamp', 'vgpu_process_samples_count'), _p) from None
+    cdef long long f_last_seen_time_stamp
+    if _live_int(device, &c_device, &_CONSUMED) and _int_fits(last_seen_time_stamp, &f_last_seen_time_stamp, 0, 9223372036854775807):
+        c_lastSeenTimeStamp = <unsigned long long>f_last_seen_time_stamp
+    else:
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_lastSeenTimeStamp = last_seen_time_stamp
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_vgpu_process_utilization', ('device', 'last_seen_time_stamp', 'vgpu_process_samples_count'), _p) from None
     cdef unsigned int req_vgpuProcessSamplesCount = 0
     cdef _Buf a_utilizationSamples = None
     with nogil:
@@ -17541,10 +17930,14 @@ def get_excluded_device_info_by_index(index):
     cdef cynvml.nvmlReturn_t err
     cdef unsigned int c_index
     cdef _Record s_info = _new_record_at(_L, 42, 'ExcludedDeviceInfo')
-    try:
-        c_index = index
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('get_excluded_device_info_by_index', ('index',), 0) from None
+    cdef long long f_index
+    if _int_fits(index, &f_index, 0, 4294967295):
+        c_index = <unsigned int>f_index
+    else:
+        try:
+            c_index = index
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('get_excluded_device_info_by_index', ('index',), 0) from None
     with nogil:
         err = cynvml.nvmlGetExcludedDeviceInfoByIndex(c_index, <cynvml.nvmlExcludedDeviceInfo_t*>s_info._ptr)
     if err != 0:
@@ -17655,19 +18048,23 @@ def device_set_mig_mode(device, mode):
     On Windows, only disabling MIG mode is supported. activationStatus would return
     NVML_ERROR_NOT_SUPPORTED as GPU reset is not supported on Windows through this API.
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_mode
     cdef cynvml.nvmlReturn_t c_activationStatus = <cynvml.nvmlReturn_t>0
     cdef int _p = 0
-    try:
-        _p = 1
-        c_mode = mode
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_set_mig_mode', ('device', 'mode'), _p) from None
+    cdef long long f_mode
+    if _live_int(device, &c_device, &_CONSUMED) and _int_fits(mode, &f_mode, 0, 4294967295):
+        c_mode = <unsigned int>f_mode
+    else:
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_mode = mode
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_set_mig_mode', ('device', 'mode'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceSetMigMode(<cynvml.nvmlDevice_t>c_device, c_mode, &c_activationStatus)
     if err != 0:
@@ -17706,15 +18103,16 @@ def device_get_mig_mode(device):
         - NVML_ERROR_NOT_SUPPORTED If device doesn't support MIG mode
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_currentMode = <unsigned int>0
     cdef unsigned int c_pendingMode = <unsigned int>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_mig_mode', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_mig_mode', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetMigMode(<cynvml.nvmlDevice_t>c_device, &c_currentMode, &c_pendingMode)
     if err != 0:
@@ -17760,19 +18158,23 @@ def device_get_gpu_instance_profile_info(device, profile):
     compatible way by invoking it on profile values starting from 0, until the API
     returns NVML_ERROR_INVALID_ARGUMENT.
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_profile
     cdef _Record s_info = _new_record_at(_L, 56, 'GpuInstanceProfileInfo')
     cdef int _p = 0
-    try:
-        _p = 1
-        c_profile = profile
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_gpu_instance_profile_info', ('device', 'profile'), _p) from None
+    cdef long long f_profile
+    if _live_int(device, &c_device, &_CONSUMED) and _int_fits(profile, &f_profile, 0, 4294967295):
+        c_profile = <unsigned int>f_profile
+    else:
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_profile = profile
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_gpu_instance_profile_info', ('device', 'profile'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceGetGpuInstanceProfileInfo(<cynvml.nvmlDevice_t>c_device, c_profile, <cynvml.nvmlGpuInstanceProfileInfo_t*>s_info._ptr)
     if err != 0:
@@ -17824,20 +18226,24 @@ def device_get_gpu_instance_profile_info_v(device, profile):
     The caller must set the nvmlGpuInstanceProfileInfo_v2_t.version field to the
     appropriate version prior to calling this function. For example:
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_profile
     cdef _Record s_info = _new_record_at(_L, 58, 'GpuInstanceProfileInfo_v3')
     (<unsigned int*>s_info._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlGpuInstanceProfileInfo_v3_t) | (3 << 24))
     cdef int _p = 0
-    try:
-        _p = 1
-        c_profile = profile
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_gpu_instance_profile_info_v', ('device', 'profile'), _p) from None
+    cdef long long f_profile
+    if _live_int(device, &c_device, &_CONSUMED) and _int_fits(profile, &f_profile, 0, 4294967295):
+        c_profile = <unsigned int>f_profile
+    else:
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_profile = profile
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_gpu_instance_profile_info_v', ('device', 'profile'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceGetGpuInstanceProfileInfoV(<cynvml.nvmlDevice_t>c_device, c_profile, <cynvml.nvmlGpuInstanceProfileInfo_v2_t*>s_info._ptr)
     if err != 0:
@@ -17890,20 +18296,24 @@ def device_get_gpu_instance_profile_info_by_id_v(device, profile_id):
     The caller must set the nvmlGpuInstanceProfileInfo_v2_t.version field to the
     appropriate version prior to calling this function. For example:
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_profileId
     cdef _Record s_info = _new_record_at(_L, 58, 'GpuInstanceProfileInfo_v3')
     (<unsigned int*>s_info._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlGpuInstanceProfileInfo_v3_t) | (3 << 24))
     cdef int _p = 0
-    try:
-        _p = 1
-        c_profileId = profile_id
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_gpu_instance_profile_info_by_id_v', ('device', 'profile_id'), _p) from None
+    cdef long long f_profile_id
+    if _live_int(device, &c_device, &_CONSUMED) and _int_fits(profile_id, &f_profile_id, 0, 4294967295):
+        c_profileId = <unsigned int>f_profile_id
+    else:
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_profileId = profile_id
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_gpu_instance_profile_info_by_id_v', ('device', 'profile_id'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceGetGpuInstanceProfileInfoByIdV(<cynvml.nvmlDevice_t>c_device, c_profileId, <cynvml.nvmlGpuInstanceProfileInfo_v2_t*>s_info._ptr)
     if err != 0:
@@ -17950,19 +18360,23 @@ def device_get_gpu_instance_possible_placements_v2(device, profile_id):
         - NVML_ERROR_NO_PERMISSION If user doesn't have permission to perform the
           operation
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_profileId
     cdef unsigned int c_count = 0
     cdef int _p = 0
-    try:
-        _p = 1
-        c_profileId = profile_id
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_gpu_instance_possible_placements_v2', ('device', 'profile_id', 'count'), _p) from None
+    cdef long long f_profile_id
+    if _live_int(device, &c_device, &_CONSUMED) and _int_fits(profile_id, &f_profile_id, 0, 4294967295):
+        c_profileId = <unsigned int>f_profile_id
+    else:
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_profileId = profile_id
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_gpu_instance_possible_placements_v2', ('device', 'profile_id', 'count'), _p) from None
     cdef unsigned int req_count = 0
     cdef _Buf a_placements = None
     with nogil:
@@ -18014,19 +18428,23 @@ def device_get_gpu_instance_remaining_capacity(device, profile_id):
         - NVML_ERROR_NO_PERMISSION If user doesn't have permission to perform the
           operation
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_profileId
     cdef unsigned int c_count = <unsigned int>0
     cdef int _p = 0
-    try:
-        _p = 1
-        c_profileId = profile_id
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_gpu_instance_remaining_capacity', ('device', 'profile_id'), _p) from None
+    cdef long long f_profile_id
+    if _live_int(device, &c_device, &_CONSUMED) and _int_fits(profile_id, &f_profile_id, 0, 4294967295):
+        c_profileId = <unsigned int>f_profile_id
+    else:
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_profileId = profile_id
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_gpu_instance_remaining_capacity', ('device', 'profile_id'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceGetGpuInstanceRemainingCapacity(<cynvml.nvmlDevice_t>c_device, c_profileId, &c_count)
     if err != 0:
@@ -18072,19 +18490,23 @@ def device_create_gpu_instance(device, profile_id):
         - NVML_ERROR_INSUFFICIENT_RESOURCES If the requested GPU instance could not be
           created
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_profileId
     cdef cynvml.nvmlGpuInstance_t c_gpuInstance = <cynvml.nvmlGpuInstance_t>0
     cdef int _p = 0
-    try:
-        _p = 1
-        c_profileId = profile_id
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_create_gpu_instance', ('device', 'profile_id'), _p) from None
+    cdef long long f_profile_id
+    if _live_int(device, &c_device, &_CONSUMED) and _int_fits(profile_id, &f_profile_id, 0, 4294967295):
+        c_profileId = <unsigned int>f_profile_id
+    else:
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_profileId = profile_id
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_create_gpu_instance', ('device', 'profile_id'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceCreateGpuInstance(<cynvml.nvmlDevice_t>c_device, c_profileId, &c_gpuInstance)
     if err != 0:
@@ -18192,10 +18614,11 @@ def gpu_instance_destroy(gpu_instance):
     """
     cdef cynvml.nvmlReturn_t err
     cdef void* c_gpuInstance
-    try:
-        _hptr(gpu_instance, &c_gpuInstance)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('gpu_instance_destroy', ('gpu_instance',), 0) from None
+    if not _hptr_int(gpu_instance, &c_gpuInstance):
+        try:
+            _hptr(gpu_instance, &c_gpuInstance)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('gpu_instance_destroy', ('gpu_instance',), 0) from None
     with nogil:
         err = cynvml.nvmlGpuInstanceDestroy(<cynvml.nvmlGpuInstance_t>c_gpuInstance)
     if err != 0:
@@ -18236,7 +18659,6 @@ def device_get_gpu_instances(device, profile_id):
         - NVML_ERROR_NO_PERMISSION If user doesn't have permission to perform the
           operation
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_profileId
@@ -18244,13 +18666,18 @@ def device_get_gpu_instances(device, profile_id):
     cdef _Buf a_gpuInstances
     cdef unsigned int c_count = 0
     cdef int _p = 0
-    try:
-        _p = 1
-        c_profileId = profile_id
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_gpu_instances', ('device', 'profile_id'), _p) from None
+    cdef long long f_profile_id
+    if _live_int(device, &c_device, &_CONSUMED) and _int_fits(profile_id, &f_profile_id, 0, 4294967295):
+        c_profileId = <unsigned int>f_profile_id
+    else:
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_profileId = profile_id
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_gpu_instances', ('device', 'profile_id'), _p) from None
     err = cynvml.nvmlDeviceGetGpuInstancePossiblePlacements_v2(<cynvml.nvmlDevice_t>c_device, c_profileId, NULL, &cap_gpuInstances)
     if err != 0:
         _raise(err)
@@ -18295,19 +18722,23 @@ def device_get_gpu_instance_by_id(device, id):
           operation
         - NVML_ERROR_NOT_FOUND If the GPU instance is not found.
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_id
     cdef cynvml.nvmlGpuInstance_t c_gpuInstance = <cynvml.nvmlGpuInstance_t>0
     cdef int _p = 0
-    try:
-        _p = 1
-        c_id = id
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_gpu_instance_by_id', ('device', 'id'), _p) from None
+    cdef long long f_id
+    if _live_int(device, &c_device, &_CONSUMED) and _int_fits(id, &f_id, 0, 4294967295):
+        c_id = <unsigned int>f_id
+    else:
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_id = id
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_gpu_instance_by_id', ('device', 'id'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceGetGpuInstanceById(<cynvml.nvmlDevice_t>c_device, c_id, &c_gpuInstance)
     if err != 0:
@@ -18346,10 +18777,11 @@ def gpu_instance_get_info(gpu_instance):
     cdef cynvml.nvmlReturn_t err
     cdef void* c_gpuInstance
     cdef _Record s_info = _new_record_at(_L, 54, 'GpuInstanceInfo')
-    try:
-        _hptr(gpu_instance, &c_gpuInstance)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('gpu_instance_get_info', ('gpu_instance',), 0) from None
+    if not _hptr_int(gpu_instance, &c_gpuInstance):
+        try:
+            _hptr(gpu_instance, &c_gpuInstance)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('gpu_instance_get_info', ('gpu_instance',), 0) from None
     with nogil:
         err = cynvml.nvmlGpuInstanceGetInfo(<cynvml.nvmlGpuInstance_t>c_gpuInstance, <cynvml.nvmlGpuInstanceInfo_t*>s_info._ptr)
     if err != 0:
@@ -18403,15 +18835,21 @@ def gpu_instance_get_compute_instance_profile_info(gpu_instance, profile, eng_pr
     cdef unsigned int c_engProfile
     cdef _Record s_info = _new_record_at(_L, 18, 'ComputeInstanceProfileInfo')
     cdef int _p = 0
-    try:
-        _p = 1
-        c_profile = profile
-        _p = 2
-        c_engProfile = eng_profile
-        _p = 0
-        _hptr(gpu_instance, &c_gpuInstance)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('gpu_instance_get_compute_instance_profile_info', ('gpu_instance', 'profile', 'eng_profile'), _p) from None
+    cdef long long f_profile
+    cdef long long f_eng_profile
+    if _hptr_int(gpu_instance, &c_gpuInstance) and _int_fits(profile, &f_profile, 0, 4294967295) and _int_fits(eng_profile, &f_eng_profile, 0, 4294967295):
+        c_profile = <unsigned int>f_profile
+        c_engProfile = <unsigned int>f_eng_profile
+    else:
+        try:
+            _p = 1
+            c_profile = profile
+            _p = 2
+            c_engProfile = eng_profile
+            _p = 0
+            _hptr(gpu_instance, &c_gpuInstance)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('gpu_instance_get_compute_instance_profile_info', ('gpu_instance', 'profile', 'eng_profile'), _p) from None
     with nogil:
         err = cynvml.nvmlGpuInstanceGetComputeInstanceProfileInfo(<cynvml.nvmlGpuInstance_t>c_gpuInstance, c_profile, c_engProfile, <cynvml.nvmlComputeInstanceProfileInfo_t*>s_info._ptr)
     if err != 0:
@@ -18472,15 +18910,21 @@ def gpu_instance_get_compute_instance_profile_info_v(gpu_instance, profile, eng_
     cdef _Record s_info = _new_record_at(_L, 19, 'ComputeInstanceProfileInfo_v2')
     (<unsigned int*>s_info._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlComputeInstanceProfileInfo_v2_t) | (2 << 24))
     cdef int _p = 0
-    try:
-        _p = 1
-        c_profile = profile
-        _p = 2
-        c_engProfile = eng_profile
-        _p = 0
-        _hptr(gpu_instance, &c_gpuInstance)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('gpu_instance_get_compute_instance_profile_info_v', ('gpu_instance', 'profile', 'eng_profile'), _p) from None
+    cdef long long f_profile
+    cdef long long f_eng_profile
+    if _hptr_int(gpu_instance, &c_gpuInstance) and _int_fits(profile, &f_profile, 0, 4294967295) and _int_fits(eng_profile, &f_eng_profile, 0, 4294967295):
+        c_profile = <unsigned int>f_profile
+        c_engProfile = <unsigned int>f_eng_profile
+    else:
+        try:
+            _p = 1
+            c_profile = profile
+            _p = 2
+            c_engProfile = eng_profile
+            _p = 0
+            _hptr(gpu_instance, &c_gpuInstance)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('gpu_instance_get_compute_instance_profile_info_v', ('gpu_instance', 'profile', 'eng_profile'), _p) from None
     with nogil:
         err = cynvml.nvmlGpuInstanceGetComputeInstanceProfileInfoV(<cynvml.nvmlGpuInstance_t>c_gpuInstance, c_profile, c_engProfile, <cynvml.nvmlComputeInstanceProfileInfo_v2_t*>s_info._ptr)
     if err != 0:
@@ -18525,13 +18969,17 @@ def gpu_instance_get_compute_instance_remaining_capacity(gpu_instance, profile_i
     cdef unsigned int c_profileId
     cdef unsigned int c_count = <unsigned int>0
     cdef int _p = 0
-    try:
-        _p = 1
-        c_profileId = profile_id
-        _p = 0
-        _hptr(gpu_instance, &c_gpuInstance)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('gpu_instance_get_compute_instance_remaining_capacity', ('gpu_instance', 'profile_id'), _p) from None
+    cdef long long f_profile_id
+    if _hptr_int(gpu_instance, &c_gpuInstance) and _int_fits(profile_id, &f_profile_id, 0, 4294967295):
+        c_profileId = <unsigned int>f_profile_id
+    else:
+        try:
+            _p = 1
+            c_profileId = profile_id
+            _p = 0
+            _hptr(gpu_instance, &c_gpuInstance)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('gpu_instance_get_compute_instance_remaining_capacity', ('gpu_instance', 'profile_id'), _p) from None
     with nogil:
         err = cynvml.nvmlGpuInstanceGetComputeInstanceRemainingCapacity(<cynvml.nvmlGpuInstance_t>c_gpuInstance, c_profileId, &c_count)
     if err != 0:
@@ -18584,13 +19032,17 @@ def gpu_instance_get_compute_instance_possible_placements(gpu_instance, profile_
     cdef unsigned int c_profileId
     cdef unsigned int c_count = 0
     cdef int _p = 0
-    try:
-        _p = 1
-        c_profileId = profile_id
-        _p = 0
-        _hptr(gpu_instance, &c_gpuInstance)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('gpu_instance_get_compute_instance_possible_placements', ('gpu_instance', 'profile_id', 'count'), _p) from None
+    cdef long long f_profile_id
+    if _hptr_int(gpu_instance, &c_gpuInstance) and _int_fits(profile_id, &f_profile_id, 0, 4294967295):
+        c_profileId = <unsigned int>f_profile_id
+    else:
+        try:
+            _p = 1
+            c_profileId = profile_id
+            _p = 0
+            _hptr(gpu_instance, &c_gpuInstance)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('gpu_instance_get_compute_instance_possible_placements', ('gpu_instance', 'profile_id', 'count'), _p) from None
     cdef unsigned int req_count = 0
     cdef _Buf a_placements = None
     with nogil:
@@ -18654,13 +19106,17 @@ def gpu_instance_create_compute_instance(gpu_instance, profile_id):
     cdef unsigned int c_profileId
     cdef cynvml.nvmlComputeInstance_t c_computeInstance = <cynvml.nvmlComputeInstance_t>0
     cdef int _p = 0
-    try:
-        _p = 1
-        c_profileId = profile_id
-        _p = 0
-        _hptr(gpu_instance, &c_gpuInstance)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('gpu_instance_create_compute_instance', ('gpu_instance', 'profile_id'), _p) from None
+    cdef long long f_profile_id
+    if _hptr_int(gpu_instance, &c_gpuInstance) and _int_fits(profile_id, &f_profile_id, 0, 4294967295):
+        c_profileId = <unsigned int>f_profile_id
+    else:
+        try:
+            _p = 1
+            c_profileId = profile_id
+            _p = 0
+            _hptr(gpu_instance, &c_gpuInstance)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('gpu_instance_create_compute_instance', ('gpu_instance', 'profile_id'), _p) from None
     with nogil:
         err = cynvml.nvmlGpuInstanceCreateComputeInstance(<cynvml.nvmlGpuInstance_t>c_gpuInstance, c_profileId, &c_computeInstance)
     if err != 0:
@@ -18766,10 +19222,11 @@ def compute_instance_destroy(compute_instance):
     """
     cdef cynvml.nvmlReturn_t err
     cdef void* c_computeInstance
-    try:
-        _hptr(compute_instance, &c_computeInstance)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('compute_instance_destroy', ('compute_instance',), 0) from None
+    if not _hptr_int(compute_instance, &c_computeInstance):
+        try:
+            _hptr(compute_instance, &c_computeInstance)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('compute_instance_destroy', ('compute_instance',), 0) from None
     with nogil:
         err = cynvml.nvmlComputeInstanceDestroy(<cynvml.nvmlComputeInstance_t>c_computeInstance)
     if err != 0:
@@ -18818,13 +19275,17 @@ def gpu_instance_get_compute_instances(gpu_instance, profile_id):
     cdef _Buf a_computeInstances
     cdef unsigned int c_count = 0
     cdef int _p = 0
-    try:
-        _p = 1
-        c_profileId = profile_id
-        _p = 0
-        _hptr(gpu_instance, &c_gpuInstance)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('gpu_instance_get_compute_instances', ('gpu_instance', 'profile_id'), _p) from None
+    cdef long long f_profile_id
+    if _hptr_int(gpu_instance, &c_gpuInstance) and _int_fits(profile_id, &f_profile_id, 0, 4294967295):
+        c_profileId = <unsigned int>f_profile_id
+    else:
+        try:
+            _p = 1
+            c_profileId = profile_id
+            _p = 0
+            _hptr(gpu_instance, &c_gpuInstance)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('gpu_instance_get_compute_instances', ('gpu_instance', 'profile_id'), _p) from None
     err = cynvml.nvmlGpuInstanceGetComputeInstancePossiblePlacements(<cynvml.nvmlGpuInstance_t>c_gpuInstance, c_profileId, NULL, &cap_computeInstances)
     if err != 0:
         _raise(err)
@@ -18874,13 +19335,17 @@ def gpu_instance_get_compute_instance_by_id(gpu_instance, id):
     cdef unsigned int c_id
     cdef cynvml.nvmlComputeInstance_t c_computeInstance = <cynvml.nvmlComputeInstance_t>0
     cdef int _p = 0
-    try:
-        _p = 1
-        c_id = id
-        _p = 0
-        _hptr(gpu_instance, &c_gpuInstance)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('gpu_instance_get_compute_instance_by_id', ('gpu_instance', 'id'), _p) from None
+    cdef long long f_id
+    if _hptr_int(gpu_instance, &c_gpuInstance) and _int_fits(id, &f_id, 0, 4294967295):
+        c_id = <unsigned int>f_id
+    else:
+        try:
+            _p = 1
+            c_id = id
+            _p = 0
+            _hptr(gpu_instance, &c_gpuInstance)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('gpu_instance_get_compute_instance_by_id', ('gpu_instance', 'id'), _p) from None
     with nogil:
         err = cynvml.nvmlGpuInstanceGetComputeInstanceById(<cynvml.nvmlGpuInstance_t>c_gpuInstance, c_id, &c_computeInstance)
     if err != 0:
@@ -18919,10 +19384,11 @@ def compute_instance_get_info_v2(compute_instance):
     cdef cynvml.nvmlReturn_t err
     cdef void* c_computeInstance
     cdef _Record s_info = _new_record_at(_L, 16, 'ComputeInstanceInfo')
-    try:
-        _hptr(compute_instance, &c_computeInstance)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('compute_instance_get_info_v2', ('compute_instance',), 0) from None
+    if not _hptr_int(compute_instance, &c_computeInstance):
+        try:
+            _hptr(compute_instance, &c_computeInstance)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('compute_instance_get_info_v2', ('compute_instance',), 0) from None
     with nogil:
         err = cynvml.nvmlComputeInstanceGetInfo_v2(<cynvml.nvmlComputeInstance_t>c_computeInstance, <cynvml.nvmlComputeInstanceInfo_t*>s_info._ptr)
     if err != 0:
@@ -18961,14 +19427,15 @@ def device_is_mig_device_handle(device):
         - NVML_ERROR_NOT_SUPPORTED if this check is not supported by the device
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_isMigDevice = <unsigned int>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_is_mig_device_handle', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_is_mig_device_handle', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceIsMigDeviceHandle(<cynvml.nvmlDevice_t>c_device, &c_isMigDevice)
     if err != 0:
@@ -19005,14 +19472,15 @@ def device_get_gpu_instance_id(device):
         - NVML_ERROR_NOT_SUPPORTED if this query is not supported by the device
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_id = <unsigned int>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_gpu_instance_id', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_gpu_instance_id', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetGpuInstanceId(<cynvml.nvmlDevice_t>c_device, &c_id)
     if err != 0:
@@ -19049,14 +19517,15 @@ def device_get_compute_instance_id(device):
         - NVML_ERROR_NOT_SUPPORTED if this query is not supported by the device
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_id = <unsigned int>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_compute_instance_id', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_compute_instance_id', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetComputeInstanceId(<cynvml.nvmlDevice_t>c_device, &c_id)
     if err != 0:
@@ -19092,14 +19561,15 @@ def device_get_max_mig_device_count(device):
         - NVML_ERROR_INVALID_ARGUMENT if device or count reference is invalid
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_count = <unsigned int>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_max_mig_device_count', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_max_mig_device_count', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetMaxMigDeviceCount(<cynvml.nvmlDevice_t>c_device, &c_count)
     if err != 0:
@@ -19141,19 +19611,23 @@ def device_get_mig_device_handle_by_index(device, index):
         - NVML_ERROR_NOT_FOUND if no valid MIG device was found at index
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_index
     cdef cynvml.nvmlDevice_t c_migDevice = <cynvml.nvmlDevice_t>0
     cdef int _p = 0
-    try:
-        _p = 1
-        c_index = index
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_mig_device_handle_by_index', ('device', 'index'), _p) from None
+    cdef long long f_index
+    if _live_int(device, &c_device, &_CONSUMED) and _int_fits(index, &f_index, 0, 4294967295):
+        c_index = <unsigned int>f_index
+    else:
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_index = index
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_mig_device_handle_by_index', ('device', 'index'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceGetMigDeviceHandleByIndex(<cynvml.nvmlDevice_t>c_device, c_index, &c_migDevice)
     if err != 0:
@@ -19189,14 +19663,15 @@ def device_get_device_handle_from_mig_device_handle(mig_device):
         - NVML_ERROR_NOT_SUPPORTED if this query is not supported by the device
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(mig_device, &_CONSUMED, 'mig_device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_migDevice
     cdef cynvml.nvmlDevice_t c_device = <cynvml.nvmlDevice_t>0
-    try:
-        _hptr(mig_device, &c_migDevice)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_device_handle_from_mig_device_handle', ('mig_device',), 0) from None
+    if not _live_int(mig_device, &c_migDevice, &_CONSUMED):
+        _live(mig_device, &_CONSUMED, 'mig_device', 'an NVML handle')
+        try:
+            _hptr(mig_device, &c_migDevice)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_device_handle_from_mig_device_handle', ('mig_device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetDeviceHandleFromMigDeviceHandle(<cynvml.nvmlDevice_t>c_migDevice, &c_device)
     if err != 0:
@@ -19268,13 +19743,14 @@ def gpm_sample_free(gpm_sample):
 
         - NVML_ERROR_INVALID_ARGUMENT if an invalid pointer is provided
     """
-    _live(gpm_sample, &_CONSUMED, 'gpm_sample', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_gpmSample
-    try:
-        _hptr(gpm_sample, &c_gpmSample)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('gpm_sample_free', ('gpm_sample',), 0) from None
+    if not _live_int(gpm_sample, &c_gpmSample, &_CONSUMED):
+        _live(gpm_sample, &_CONSUMED, 'gpm_sample', 'an NVML handle')
+        try:
+            _hptr(gpm_sample, &c_gpmSample)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('gpm_sample_free', ('gpm_sample',), 0) from None
     with nogil:
         err = cynvml.nvmlGpmSampleFree(<cynvml.nvmlGpmSample_t>c_gpmSample)
     if err != 0:
@@ -19343,18 +19819,19 @@ def gpm_sample_get(device, gpm_sample):
     The interval between two nvmlGpmSampleGet() calls should be greater than 100ms due
     to the internal sample refresh rate.
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
-    _live(gpm_sample, &_CONSUMED, 'gpm_sample', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef void* c_gpmSample
     cdef int _p = 0
-    try:
-        _hptr(device, &c_device)
-        _p = 1
-        _hptr(gpm_sample, &c_gpmSample)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('gpm_sample_get', ('device', 'gpm_sample'), _p) from None
+    if not (_live_int(device, &c_device, &_CONSUMED) and _live_int(gpm_sample, &c_gpmSample, &_CONSUMED)):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        _live(gpm_sample, &_CONSUMED, 'gpm_sample', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+            _p = 1
+            _hptr(gpm_sample, &c_gpmSample)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('gpm_sample_get', ('device', 'gpm_sample'), _p) from None
     with nogil:
         err = cynvml.nvmlGpmSampleGet(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlGpmSample_t>c_gpmSample)
     if err != 0:
@@ -19397,22 +19874,26 @@ def gpm_mig_sample_get(device, gpu_instance_id, gpm_sample):
     The interval between two nvmlGpmMigSampleGet() calls should be greater than 100ms
     due to the internal sample refresh rate.
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
-    _live(gpm_sample, &_CONSUMED, 'gpm_sample', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_gpuInstanceId
     cdef void* c_gpmSample
     cdef int _p = 0
-    try:
-        _p = 1
-        c_gpuInstanceId = gpu_instance_id
-        _p = 0
-        _hptr(device, &c_device)
-        _p = 2
-        _hptr(gpm_sample, &c_gpmSample)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('gpm_mig_sample_get', ('device', 'gpu_instance_id', 'gpm_sample'), _p) from None
+    cdef long long f_gpu_instance_id
+    if _live_int(device, &c_device, &_CONSUMED) and _int_fits(gpu_instance_id, &f_gpu_instance_id, 0, 4294967295) and _live_int(gpm_sample, &c_gpmSample, &_CONSUMED):
+        c_gpuInstanceId = <unsigned int>f_gpu_instance_id
+    else:
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        _live(gpm_sample, &_CONSUMED, 'gpm_sample', 'an NVML handle')
+        try:
+            _p = 1
+            c_gpuInstanceId = gpu_instance_id
+            _p = 0
+            _hptr(device, &c_device)
+            _p = 2
+            _hptr(gpm_sample, &c_gpmSample)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('gpm_mig_sample_get', ('device', 'gpu_instance_id', 'gpm_sample'), _p) from None
     with nogil:
         err = cynvml.nvmlGpmMigSampleGet(<cynvml.nvmlDevice_t>c_device, c_gpuInstanceId, <cynvml.nvmlGpmSample_t>c_gpmSample)
     if err != 0:
@@ -19489,14 +19970,15 @@ def gpm_query_if_streaming_enabled(device):
         - NVML_ERROR_INVALID_ARGUMENT if device is invalid or state is NULL
         - NVML_ERROR_NOT_SUPPORTED if this query is not supported by the device
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_state = <unsigned int>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('gpm_query_if_streaming_enabled', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('gpm_query_if_streaming_enabled', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlGpmQueryIfStreamingEnabled(<cynvml.nvmlDevice_t>c_device, &c_state)
     if err != 0:
@@ -19530,18 +20012,22 @@ def gpm_set_streaming_enabled(device, state):
         - NVML_ERROR_INVALID_ARGUMENT if device is invalid
         - NVML_ERROR_NOT_SUPPORTED if this query is not supported by the device
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_state
     cdef int _p = 0
-    try:
-        _p = 1
-        c_state = state
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('gpm_set_streaming_enabled', ('device', 'state'), _p) from None
+    cdef long long f_state
+    if _live_int(device, &c_device, &_CONSUMED) and _int_fits(state, &f_state, 0, 4294967295):
+        c_state = <unsigned int>f_state
+    else:
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_state = state
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('gpm_set_streaming_enabled', ('device', 'state'), _p) from None
     with nogil:
         err = cynvml.nvmlGpmSetStreamingEnabled(<cynvml.nvmlDevice_t>c_device, c_state)
     if err != 0:
@@ -19579,16 +20065,17 @@ def device_get_capabilities(device):
           invalid/unsupported
         - NVML_ERROR_UNKNOWN On any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlDeviceCapabilities_t s_caps
     memset(&s_caps, 0, sizeof(s_caps))
     s_caps.version = <unsigned int>(sizeof(cynvml.nvmlDeviceCapabilities_v1_t) | (1 << 24))
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_capabilities', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_capabilities', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetCapabilities(<cynvml.nvmlDevice_t>c_device, &s_caps)
     if err != 0:
@@ -19634,15 +20121,16 @@ def device_workload_power_profile_get_profiles_info(device):
           invalid/unsupported
         - NVML_ERROR_UNKNOWN On any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_profilesInfo = _new_record_at(_L, 148, 'WorkloadPowerProfileProfilesInfo_v1')
     (<unsigned int*>s_profilesInfo._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlWorkloadPowerProfileProfilesInfo_v1_t) | (1 << 24))
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_workload_power_profile_get_profiles_info', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_workload_power_profile_get_profiles_info', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceWorkloadPowerProfileGetProfilesInfo(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlWorkloadPowerProfileProfilesInfo_t*>s_profilesInfo._ptr)
     if err != 0:
@@ -19686,15 +20174,16 @@ def device_workload_power_profile_get_current_profiles(device):
           invalid/unsupported
         - NVML_ERROR_UNKNOWN On any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_currentProfiles = _new_record_at(_L, 146, 'WorkloadPowerProfileCurrentProfiles_v1')
     (<unsigned int*>s_currentProfiles._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlWorkloadPowerProfileCurrentProfiles_v1_t) | (1 << 24))
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_workload_power_profile_get_current_profiles', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_workload_power_profile_get_current_profiles', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceWorkloadPowerProfileGetCurrentProfiles(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlWorkloadPowerProfileCurrentProfiles_t*>s_currentProfiles._ptr)
     if err != 0:
@@ -20019,15 +20508,16 @@ def device_get_sram_unique_uncorrected_ecc_error_counts(device):
     -----
     The query is only supported when ECC mode is enabled.
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_errorCounts = _new_record_at(_L, 38, 'EccSramUniqueUncorrectedErrorCounts_v1')
     (<unsigned int*>s_errorCounts._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlEccSramUniqueUncorrectedErrorCounts_v1_t) | (1 << 24))
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_sram_unique_uncorrected_ecc_error_counts', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_sram_unique_uncorrected_ecc_error_counts', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlEccSramUniqueUncorrectedErrorCounts_t*>s_errorCounts._ptr)
     if err != 0:

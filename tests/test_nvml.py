@@ -265,6 +265,34 @@ def test_handles_and_argument_errors(stub):
         nvml.device_get_handle_by_pci_bus_id_v2(None)
 
 
+def test_int_arguments_take_a_short_way_with_the_same_result(stub):
+    # every argument an int in its C type's range: converted without the try block that names a
+    # failed argument; anything else (a bool, an enum member, an int out of range, a handle the
+    # checks refuse) takes that block, and the library gets the same values either way
+    for index in (0, 7, 2**32 - 1, True, np.uint32(7), 7.0):
+        nvml.device_get_handle_by_index_v2(index)
+        assert stub.args()[0] == int(index)
+    for bad, exc in ((2**32, OverflowError), (-1, OverflowError), (2**70, OverflowError), ("1", TypeError),
+                     (None, TypeError)):
+        stub.reset()
+        with pytest.raises(exc, match="device_get_handle_by_index_v2\\(\\) argument 'index'"):
+            nvml.device_get_handle_by_index_v2(bad)
+        assert stub.last() is None
+    gpu = nvml.ClockType.CLOCK_SM
+    for device, clock in ((DEVICE, int(gpu)), (DEVICE, gpu), (0, int(gpu)), (2**63, 2**62), (2**64 - 1, -2**63)):
+        stub.reset()
+        nvml.device_get_clock_info(device, clock)
+        device_arg, clock_arg = stub.args()[:2]         # (a C enum is 32 bits: the rest is not its)
+        assert (device_arg, clock_arg % 2**32) == (device, int(clock) % 2**32), (device, clock)
+    for device, clock, exc, what in ((DEVICE, 2**63, OverflowError, "type"), (DEVICE, "sm", TypeError, "type"),
+                                     (-1, 0, OverflowError, "device"), (2**64, 0, OverflowError, "device"),
+                                     (1, 0, ValueError, "device"), (None, 0, TypeError, "device")):
+        stub.reset()
+        with pytest.raises(exc, match=what):
+            nvml.device_get_clock_info(device, clock)
+        assert stub.last() is None, (device, clock)
+
+
 def test_struct_class_mechanics():
     a = nvml.ProcessInfo(4)
     a.pid = [1, 2, 3, 4]

@@ -6,7 +6,7 @@ from cuda.bindings cimport cycufile
 from cuda.bindings._base cimport (_Buf, _hptr, _href, _vptr, _wbuf, _as_bytes, _array, _strlist, _bufptr,
     _Buf_new, _check_count, _bptr, _arg_error, _vsized, _library_handle, _Lazy, _new_lazy, _live, _consume, _fresh, _cstrs,
     _Handle, _IntValue, _iv, _Struct, _enum, _bytes_into, _cstr_address, _as_twin, _cstr_of, _utf8,
-    _SizeMap, _sizemap_put, _sizemap_get, _sizemap_del)
+    _SizeMap, _sizemap_put, _sizemap_get, _sizemap_del, _int_fits, _int_ll, _hptr_int, _live_int)
 from cuda.bindings._records cimport (_Record, _new_record, _new_record_at, _record_ptr, _text, _text0, _records_of,
     _numbers_of, _numbers_new, _numbers_ptr, _records_in, _memview, _handles_view, _view_array)
 from libc.errno cimport errno
@@ -130,10 +130,11 @@ def op_status_error(status):
     """
     cdef const char* r
     cdef long long c_status
-    try:
-        c_status = status
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('op_status_error', ('status',), 0) from None
+    if not _int_ll(status, &c_status):
+        try:
+            c_status = status
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('op_status_error', ('status',), 0) from None
     with nogil:
         r = cycufile.cufileop_status_error(<cycufile.CUfileOpError>c_status)
     return _text0(r)
@@ -212,10 +213,11 @@ def handle_deregister(fh):
     """
     cdef int r
     cdef void* c_fh
-    try:
-        _hptr(fh, &c_fh)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('handle_deregister', ('fh',), 0) from None
+    if not _hptr_int(fh, &c_fh):
+        try:
+            _hptr(fh, &c_fh)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('handle_deregister', ('fh',), 0) from None
     with nogil:
         cycufile.cuFileHandleDeregister(<cycufile.CUfileHandle_t>c_fh)
     return None
@@ -649,10 +651,14 @@ def driver_set_max_direct_io_size(max_direct_io_size):
     """
     cdef cycufile.CUfileError_t err
     cdef size_t c_max_direct_io_size
-    try:
-        c_max_direct_io_size = max_direct_io_size
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('driver_set_max_direct_io_size', ('max_direct_io_size',), 0) from None
+    cdef long long f_max_direct_io_size
+    if _int_fits(max_direct_io_size, &f_max_direct_io_size, 0, 9223372036854775807):
+        c_max_direct_io_size = <size_t>f_max_direct_io_size
+    else:
+        try:
+            c_max_direct_io_size = max_direct_io_size
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('driver_set_max_direct_io_size', ('max_direct_io_size',), 0) from None
     with nogil:
         err = cycufile.cuFileDriverSetMaxDirectIOSize(c_max_direct_io_size)
     if err.err != 0:
@@ -691,10 +697,14 @@ def driver_set_max_cache_size(max_cache_size):
     """
     cdef cycufile.CUfileError_t err
     cdef size_t c_max_cache_size
-    try:
-        c_max_cache_size = max_cache_size
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('driver_set_max_cache_size', ('max_cache_size',), 0) from None
+    cdef long long f_max_cache_size
+    if _int_fits(max_cache_size, &f_max_cache_size, 0, 9223372036854775807):
+        c_max_cache_size = <size_t>f_max_cache_size
+    else:
+        try:
+            c_max_cache_size = max_cache_size
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('driver_set_max_cache_size', ('max_cache_size',), 0) from None
     with nogil:
         err = cycufile.cuFileDriverSetMaxCacheSize(c_max_cache_size)
     if err.err != 0:
@@ -732,10 +742,14 @@ def driver_set_max_pinned_mem_size(max_pinned_size):
     """
     cdef cycufile.CUfileError_t err
     cdef size_t c_max_pinned_size
-    try:
-        c_max_pinned_size = max_pinned_size
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('driver_set_max_pinned_mem_size', ('max_pinned_size',), 0) from None
+    cdef long long f_max_pinned_size
+    if _int_fits(max_pinned_size, &f_max_pinned_size, 0, 9223372036854775807):
+        c_max_pinned_size = <size_t>f_max_pinned_size
+    else:
+        try:
+            c_max_pinned_size = max_pinned_size
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('driver_set_max_pinned_mem_size', ('max_pinned_size',), 0) from None
     with nogil:
         err = cycufile.cuFileDriverSetMaxPinnedMemSize(c_max_pinned_size)
     if err.err != 0:
@@ -762,10 +776,14 @@ def batch_io_set_up(nr):
     cdef cycufile.CUfileError_t err
     cdef cycufile.CUfileBatchHandle_t c_batch_idp = <cycufile.CUfileBatchHandle_t>0
     cdef unsigned int c_nr
-    try:
-        c_nr = nr
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('batch_io_set_up', ('nr',), 0) from None
+    cdef long long f_nr
+    if _int_fits(nr, &f_nr, 0, 4294967295):
+        c_nr = <unsigned int>f_nr
+    else:
+        try:
+            c_nr = nr
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('batch_io_set_up', ('nr',), 0) from None
     with nogil:
         err = cycufile.cuFileBatchIOSetUp(&c_batch_idp, c_nr)
     if err.err != 0:
@@ -886,10 +904,11 @@ def batch_io_cancel(batch_idp):
     """
     cdef cycufile.CUfileError_t err
     cdef void* c_batch_idp
-    try:
-        _hptr(batch_idp, &c_batch_idp)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('batch_io_cancel', ('batch_idp',), 0) from None
+    if not _hptr_int(batch_idp, &c_batch_idp):
+        try:
+            _hptr(batch_idp, &c_batch_idp)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('batch_io_cancel', ('batch_idp',), 0) from None
     with nogil:
         err = cycufile.cuFileBatchIOCancel(<cycufile.CUfileBatchHandle_t>c_batch_idp)
     if err.err != 0:
@@ -909,10 +928,11 @@ def batch_io_destroy(batch_idp):
     """
     cdef int r
     cdef void* c_batch_idp
-    try:
-        _hptr(batch_idp, &c_batch_idp)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('batch_io_destroy', ('batch_idp',), 0) from None
+    if not _hptr_int(batch_idp, &c_batch_idp):
+        try:
+            _hptr(batch_idp, &c_batch_idp)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('batch_io_destroy', ('batch_idp',), 0) from None
     with nogil:
         cycufile.cuFileBatchIODestroy(<cycufile.CUfileBatchHandle_t>c_batch_idp)
     return None
@@ -1165,13 +1185,17 @@ def stream_register(stream, flags):
     cdef void* c_stream
     cdef unsigned int c_flags
     cdef int _p = 0
-    try:
-        _p = 1
-        c_flags = flags
-        _p = 0
-        _hptr(stream, &c_stream)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('stream_register', ('stream', 'flags'), _p) from None
+    cdef long long f_flags
+    if _hptr_int(stream, &c_stream) and _int_fits(flags, &f_flags, 0, 4294967295):
+        c_flags = <unsigned int>f_flags
+    else:
+        try:
+            _p = 1
+            c_flags = flags
+            _p = 0
+            _hptr(stream, &c_stream)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('stream_register', ('stream', 'flags'), _p) from None
     with nogil:
         err = cycufile.cuFileStreamRegister(<cycufile.CUstream>c_stream, c_flags)
     if err.err != 0:
@@ -1217,10 +1241,11 @@ def stream_deregister(stream):
     """
     cdef cycufile.CUfileError_t err
     cdef void* c_stream
-    try:
-        _hptr(stream, &c_stream)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('stream_deregister', ('stream',), 0) from None
+    if not _hptr_int(stream, &c_stream):
+        try:
+            _hptr(stream, &c_stream)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('stream_deregister', ('stream',), 0) from None
     with nogil:
         err = cycufile.cuFileStreamDeregister(<cycufile.CUstream>c_stream)
     if err.err != 0:
@@ -1290,10 +1315,11 @@ def get_parameter_size_t(param):
     cdef cycufile.CUfileError_t err
     cdef long long c_param
     cdef size_t c_value = <size_t>0
-    try:
-        c_param = param
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('get_parameter_size_t', ('param',), 0) from None
+    if not _int_ll(param, &c_param):
+        try:
+            c_param = param
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('get_parameter_size_t', ('param',), 0) from None
     with nogil:
         err = cycufile.cuFileGetParameterSizeT(<cycufile.CUFileSizeTConfigParameter_t>c_param, &c_value)
     if err.err != 0:
@@ -1320,10 +1346,11 @@ def get_parameter_bool(param):
     cdef cycufile.CUfileError_t err
     cdef long long c_param
     cdef cycufile.bool c_value = <cycufile.bool>0
-    try:
-        c_param = param
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('get_parameter_bool', ('param',), 0) from None
+    if not _int_ll(param, &c_param):
+        try:
+            c_param = param
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('get_parameter_bool', ('param',), 0) from None
     with nogil:
         err = cycufile.cuFileGetParameterBool(<cycufile.CUFileBoolConfigParameter_t>c_param, &c_value)
     if err.err != 0:
@@ -1404,12 +1431,16 @@ def set_parameter_size_t(param, value):
     cdef long long c_param
     cdef size_t c_value
     cdef int _p = 0
-    try:
-        c_param = param
-        _p = 1
-        c_value = value
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('set_parameter_size_t', ('param', 'value'), _p) from None
+    cdef long long f_value
+    if _int_ll(param, &c_param) and _int_fits(value, &f_value, 0, 9223372036854775807):
+        c_value = <size_t>f_value
+    else:
+        try:
+            c_param = param
+            _p = 1
+            c_value = value
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('set_parameter_size_t', ('param', 'value'), _p) from None
     with nogil:
         err = cycufile.cuFileSetParameterSizeT(<cycufile.CUFileSizeTConfigParameter_t>c_param, c_value)
     if err.err != 0:

@@ -6,7 +6,7 @@ from cuda.bindings cimport cynvml
 from cuda.bindings._base cimport (_Buf, _hptr, _href, _vptr, _wbuf, _as_bytes, _array, _strlist, _bufptr,
     _Buf_new, _check_count, _bptr, _arg_error, _vsized, _library_handle, _Lazy, _new_lazy, _live, _consume, _fresh, _cstrs,
     _Handle, _IntValue, _iv, _Struct, _enum, _bytes_into, _cstr_address, _as_twin, _cstr_of, _utf8,
-    _SizeMap, _sizemap_put, _sizemap_get, _sizemap_del)
+    _SizeMap, _sizemap_put, _sizemap_get, _sizemap_del, _int_fits, _int_ll, _hptr_int, _live_int)
 from cuda.bindings._records cimport (_Record, _new_record, _new_record_at, _record_ptr, _text, _text0, _records_of,
     _numbers_of, _numbers_new, _numbers_ptr, _records_in, _memview, _handles_view, _view_array)
 from libc.errno cimport errno
@@ -734,10 +734,14 @@ def init_with_flags(flags):
     """
     cdef cynvml.nvmlReturn_t err
     cdef unsigned int c_flags
-    try:
-        c_flags = flags
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('init_with_flags', ('flags',), 0) from None
+    cdef long long f_flags
+    if _int_fits(flags, &f_flags, 0, 4294967295):
+        c_flags = <unsigned int>f_flags
+    else:
+        try:
+            c_flags = flags
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('init_with_flags', ('flags',), 0) from None
     with nogil:
         err = cynvml.nvmlInitWithFlags(c_flags)
     if err != 0:
@@ -796,10 +800,11 @@ def error_string(result):
     """
     cdef const char* r
     cdef long long c_result
-    try:
-        c_result = result
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('error_string', ('result',), 0) from None
+    if not _int_ll(result, &c_result):
+        try:
+            c_result = result
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('error_string', ('result',), 0) from None
     with nogil:
         r = cynvml.nvmlErrorString(<cynvml.nvmlReturn_t>c_result)
     return _text0(r)
@@ -970,10 +975,14 @@ def system_get_process_name(pid):
     cdef _Buf a_name = _Buf_new(256)
     cdef unsigned int c_length = 256
     cdef int _p = 0
-    try:
-        c_pid = pid
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('system_get_process_name', ('pid', 'length'), _p) from None
+    cdef long long f_pid
+    if _int_fits(pid, &f_pid, 0, 4294967295):
+        c_pid = <unsigned int>f_pid
+    else:
+        try:
+            c_pid = pid
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('system_get_process_name', ('pid', 'length'), _p) from None
     with nogil:
         err = cynvml.nvmlSystemGetProcessName(c_pid, <char*>a_name.ptr, c_length)
     if err != 0:
@@ -1058,10 +1067,14 @@ def system_get_topology_gpu_set(cpu_number):
     cdef unsigned int c_cpuNumber
     cdef unsigned int c_count = 0
     cdef int _p = 0
-    try:
-        c_cpuNumber = cpu_number
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('system_get_topology_gpu_set', ('cpu_number', 'count'), _p) from None
+    cdef long long f_cpu_number
+    if _int_fits(cpu_number, &f_cpu_number, 0, 4294967295):
+        c_cpuNumber = <unsigned int>f_cpu_number
+    else:
+        try:
+            c_cpuNumber = cpu_number
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('system_get_topology_gpu_set', ('cpu_number', 'count'), _p) from None
     cdef unsigned int req_count = 0
     cdef _Buf a_deviceArray = None
     with nogil:
@@ -1230,10 +1243,14 @@ def unit_get_handle_by_index(index):
     cdef cynvml.nvmlReturn_t err
     cdef unsigned int c_index
     cdef cynvml.nvmlUnit_t c_unit = <cynvml.nvmlUnit_t>0
-    try:
-        c_index = index
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('unit_get_handle_by_index', ('index',), 0) from None
+    cdef long long f_index
+    if _int_fits(index, &f_index, 0, 4294967295):
+        c_index = <unsigned int>f_index
+    else:
+        try:
+            c_index = index
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('unit_get_handle_by_index', ('index',), 0) from None
     with nogil:
         err = cynvml.nvmlUnitGetHandleByIndex(c_index, &c_unit)
     if err != 0:
@@ -1272,10 +1289,11 @@ def unit_get_unit_info(unit):
     cdef cynvml.nvmlReturn_t err
     cdef void* c_unit
     cdef _Record s_info = _new_record_at(_L, 153, 'UnitInfo')
-    try:
-        _hptr(unit, &c_unit)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('unit_get_unit_info', ('unit',), 0) from None
+    if not _hptr_int(unit, &c_unit):
+        try:
+            _hptr(unit, &c_unit)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('unit_get_unit_info', ('unit',), 0) from None
     with nogil:
         err = cynvml.nvmlUnitGetUnitInfo(<cynvml.nvmlUnit_t>c_unit, <cynvml.nvmlUnitInfo_t*>s_info._ptr)
     if err != 0:
@@ -1317,10 +1335,11 @@ def unit_get_led_state(unit):
     cdef cynvml.nvmlReturn_t err
     cdef void* c_unit
     cdef _Record s_state = _new_record_at(_L, 83, 'LedState')
-    try:
-        _hptr(unit, &c_unit)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('unit_get_led_state', ('unit',), 0) from None
+    if not _hptr_int(unit, &c_unit):
+        try:
+            _hptr(unit, &c_unit)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('unit_get_led_state', ('unit',), 0) from None
     with nogil:
         err = cynvml.nvmlUnitGetLedState(<cynvml.nvmlUnit_t>c_unit, <cynvml.nvmlLedState_t*>s_state._ptr)
     if err != 0:
@@ -1359,10 +1378,11 @@ def unit_get_psu_info(unit):
     cdef cynvml.nvmlReturn_t err
     cdef void* c_unit
     cdef _Record s_psu = _new_record_at(_L, 106, 'PSUInfo')
-    try:
-        _hptr(unit, &c_unit)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('unit_get_psu_info', ('unit',), 0) from None
+    if not _hptr_int(unit, &c_unit):
+        try:
+            _hptr(unit, &c_unit)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('unit_get_psu_info', ('unit',), 0) from None
     with nogil:
         err = cynvml.nvmlUnitGetPsuInfo(<cynvml.nvmlUnit_t>c_unit, <cynvml.nvmlPSUInfo_t*>s_psu._ptr)
     if err != 0:
@@ -1406,13 +1426,17 @@ def unit_get_temperature(unit, type):
     cdef unsigned int c_type
     cdef unsigned int c_temp = <unsigned int>0
     cdef int _p = 0
-    try:
-        _p = 1
-        c_type = type
-        _p = 0
-        _hptr(unit, &c_unit)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('unit_get_temperature', ('unit', 'type'), _p) from None
+    cdef long long f_type
+    if _hptr_int(unit, &c_unit) and _int_fits(type, &f_type, 0, 4294967295):
+        c_type = <unsigned int>f_type
+    else:
+        try:
+            _p = 1
+            c_type = type
+            _p = 0
+            _hptr(unit, &c_unit)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('unit_get_temperature', ('unit', 'type'), _p) from None
     with nogil:
         err = cynvml.nvmlUnitGetTemperature(<cynvml.nvmlUnit_t>c_unit, c_type, &c_temp)
     if err != 0:
@@ -1451,10 +1475,11 @@ def unit_get_fan_speed_info(unit):
     cdef cynvml.nvmlReturn_t err
     cdef void* c_unit
     cdef _Record s_fanSpeeds = _new_record_at(_L, 152, 'UnitFanSpeeds')
-    try:
-        _hptr(unit, &c_unit)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('unit_get_fan_speed_info', ('unit',), 0) from None
+    if not _hptr_int(unit, &c_unit):
+        try:
+            _hptr(unit, &c_unit)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('unit_get_fan_speed_info', ('unit',), 0) from None
     with nogil:
         err = cynvml.nvmlUnitGetFanSpeedInfo(<cynvml.nvmlUnit_t>c_unit, <cynvml.nvmlUnitFanSpeeds_t*>s_fanSpeeds._ptr)
     if err != 0:
@@ -1497,10 +1522,11 @@ def unit_get_devices(unit):
     cdef void* c_unit
     cdef unsigned int c_deviceCount = 0
     cdef int _p = 0
-    try:
-        _hptr(unit, &c_unit)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('unit_get_devices', ('unit', 'device_count'), _p) from None
+    if not _hptr_int(unit, &c_unit):
+        try:
+            _hptr(unit, &c_unit)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('unit_get_devices', ('unit', 'device_count'), _p) from None
     cdef unsigned int req_deviceCount = 0
     cdef _Buf a_devices = None
     with nogil:
@@ -1588,14 +1614,15 @@ def device_get_attributes_v2(device):
     -----
     This API currently only supports MIG device handles.
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_attributes = _new_record_at(_L, 36, 'DeviceAttributes')
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_attributes_v2', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_attributes_v2', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetAttributes_v2(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlDeviceAttributes_t*>s_attributes._ptr)
     if err != 0:
@@ -1671,10 +1698,14 @@ def device_get_handle_by_index_v2(index):
     cdef cynvml.nvmlReturn_t err
     cdef unsigned int c_index
     cdef cynvml.nvmlDevice_t c_device = <cynvml.nvmlDevice_t>0
-    try:
-        c_index = index
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_handle_by_index_v2', ('index',), 0) from None
+    cdef long long f_index
+    if _int_fits(index, &f_index, 0, 4294967295):
+        c_index = <unsigned int>f_index
+    else:
+        try:
+            c_index = index
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_handle_by_index_v2', ('index',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetHandleByIndex_v2(c_index, &c_device)
     if err != 0:
@@ -1938,16 +1969,17 @@ def device_get_name(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Buf a_name = _Buf_new(96)
     cdef unsigned int c_length = 96
     cdef int _p = 0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_name', ('device', 'length'), _p) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_name', ('device', 'length'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceGetName(<cynvml.nvmlDevice_t>c_device, <char*>a_name.ptr, c_length)
     if err != 0:
@@ -1984,14 +2016,15 @@ def device_get_brand(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlBrandType_t c_type = <cynvml.nvmlBrandType_t>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_brand', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_brand', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetBrand(<cynvml.nvmlDevice_t>c_device, &c_type)
     if err != 0:
@@ -2045,14 +2078,15 @@ def device_get_index(device):
     See Also
     --------
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_index = <unsigned int>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_index', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_index', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetIndex(<cynvml.nvmlDevice_t>c_device, &c_index)
     if err != 0:
@@ -2094,16 +2128,17 @@ def device_get_serial(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Buf a_serial = _Buf_new(30)
     cdef unsigned int c_length = 30
     cdef int _p = 0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_serial', ('device', 'length'), _p) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_serial', ('device', 'length'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceGetSerial(<cynvml.nvmlDevice_t>c_device, <char*>a_serial.ptr, c_length)
     if err != 0:
@@ -2137,14 +2172,15 @@ def device_get_module_id(device):
         - NVML_ERROR_INVALID_ARGUMENT if device or moduleId is invalid
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_moduleId = <unsigned int>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_module_id', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_module_id', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetModuleId(<cynvml.nvmlDevice_t>c_device, &c_moduleId)
     if err != 0:
@@ -2177,14 +2213,15 @@ def device_get_c2c_mode_info_v(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_c2cModeInfo = _new_record_at(_L, 16, 'C2cModeInfo_v1')
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_c2c_mode_info_v', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_c2c_mode_info_v', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetC2cModeInfoV(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlC2cModeInfo_v1_t*>s_c2cModeInfo._ptr)
     if err != 0:
@@ -2430,13 +2467,14 @@ def device_set_cpu_affinity(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_set_cpu_affinity', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_set_cpu_affinity', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceSetCpuAffinity(<cynvml.nvmlDevice_t>c_device)
     if err != 0:
@@ -2472,10 +2510,11 @@ def device_clear_cpu_affinity(device):
     """
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_clear_cpu_affinity', ('device',), 0) from None
+    if not _hptr_int(device, &c_device):
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_clear_cpu_affinity', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceClearCpuAffinity(<cynvml.nvmlDevice_t>c_device)
     if err != 0:
@@ -2506,14 +2545,15 @@ def device_get_numa_node_id(device):
         - NVML_ERROR_NOT_SUPPORTED if request is not supported on the current platform
         - NVML_ERROR_INVALID_ARGUMENT if device node is invalid
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_node = <unsigned int>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_numa_node_id', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_numa_node_id', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetNumaNodeId(<cynvml.nvmlDevice_t>c_device, &c_node)
     if err != 0:
@@ -2554,15 +2594,16 @@ def device_get_addressing_mode(device):
         - NVML_ERROR_NOT_SUPPORTED if request is not supported on the current platform
         - NVML_ERROR_INVALID_ARGUMENT if device node is invalid
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_mode = _new_record_at(_L, 35, 'DeviceAddressingMode_v1')
     (<unsigned int*>s_mode._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlDeviceAddressingMode_v1_t) | (1 << 24))
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_addressing_mode', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_addressing_mode', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetAddressingMode(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlDeviceAddressingMode_t*>s_mode._ptr)
     if err != 0:
@@ -2598,15 +2639,16 @@ def device_get_repair_status(device):
         - NVML_ERROR_NOT_SUPPORTED if the device does not support this feature
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_repairStatus = _new_record_at(_L, 136, 'RepairStatus_v1')
     (<unsigned int*>s_repairStatus._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlRepairStatus_v1_t) | (1 << 24))
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_repair_status', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_repair_status', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetRepairStatus(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlRepairStatus_t*>s_repairStatus._ptr)
     if err != 0:
@@ -2642,15 +2684,16 @@ def device_get_unrepairable_memory_flag_v1(device):
         - NVML_ERROR_NOT_SUPPORTED if the device does not support this feature
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlUnrepairableMemoryStatus_v1_t s_unrepairableMemoryStatus
     memset(&s_unrepairableMemoryStatus, 0, sizeof(s_unrepairableMemoryStatus))
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_unrepairable_memory_flag_v1', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_unrepairable_memory_flag_v1', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetUnrepairableMemoryFlag_v1(<cynvml.nvmlDevice_t>c_device, &s_unrepairableMemoryStatus)
     if err != 0:
@@ -2677,19 +2720,20 @@ def device_get_topology_common_ancestor(device1, device2):
     NvmlError
         If the call fails, with the Return member in its `status`.
     """
-    _live(device1, &_CONSUMED, 'device1', 'an NVML handle')
-    _live(device2, &_CONSUMED, 'device2', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device1
     cdef void* c_device2
     cdef cynvml.nvmlGpuTopologyLevel_t c_pathInfo = <cynvml.nvmlGpuTopologyLevel_t>0
     cdef int _p = 0
-    try:
-        _hptr(device1, &c_device1)
-        _p = 1
-        _hptr(device2, &c_device2)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_topology_common_ancestor', ('device1', 'device2'), _p) from None
+    if not (_live_int(device1, &c_device1, &_CONSUMED) and _live_int(device2, &c_device2, &_CONSUMED)):
+        _live(device1, &_CONSUMED, 'device1', 'an NVML handle')
+        _live(device2, &_CONSUMED, 'device2', 'an NVML handle')
+        try:
+            _hptr(device1, &c_device1)
+            _p = 1
+            _hptr(device2, &c_device2)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_topology_common_ancestor', ('device1', 'device2'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceGetTopologyCommonAncestor(<cynvml.nvmlDevice_t>c_device1, <cynvml.nvmlDevice_t>c_device2, &c_pathInfo)
     if err != 0:
@@ -2724,19 +2768,20 @@ def device_get_topology_nearest_gpus(device, level):
         - NVML_ERROR_NOT_SUPPORTED if the device or OS does not support this feature
         - NVML_ERROR_UNKNOWN an error has occurred in underlying topology discovery
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_level
     cdef unsigned int c_count = 0
     cdef int _p = 0
-    try:
-        _p = 1
-        c_level = level
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_topology_nearest_gpus', ('device', 'level', 'count'), _p) from None
+    if not (_live_int(device, &c_device, &_CONSUMED) and _int_ll(level, &c_level)):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_level = level
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_topology_nearest_gpus', ('device', 'level', 'count'), _p) from None
     cdef unsigned int req_count = 0
     cdef _Buf a_deviceArray = None
     with nogil:
@@ -2785,23 +2830,24 @@ def device_get_p2p_status(device1, device2, p2p_index):
           p2pStatus is NULL
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device1, &_CONSUMED, 'device1', 'an NVML handle')
-    _live(device2, &_CONSUMED, 'device2', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device1
     cdef void* c_device2
     cdef long long c_p2pIndex
     cdef cynvml.nvmlGpuP2PStatus_t c_p2pStatus = <cynvml.nvmlGpuP2PStatus_t>0
     cdef int _p = 0
-    try:
-        _p = 2
-        c_p2pIndex = p2p_index
-        _p = 0
-        _hptr(device1, &c_device1)
-        _p = 1
-        _hptr(device2, &c_device2)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_p2p_status', ('device1', 'device2', 'p2p_index'), _p) from None
+    if not (_live_int(device1, &c_device1, &_CONSUMED) and _live_int(device2, &c_device2, &_CONSUMED) and _int_ll(p2p_index, &c_p2pIndex)):
+        _live(device1, &_CONSUMED, 'device1', 'an NVML handle')
+        _live(device2, &_CONSUMED, 'device2', 'an NVML handle')
+        try:
+            _p = 2
+            c_p2pIndex = p2p_index
+            _p = 0
+            _hptr(device1, &c_device1)
+            _p = 1
+            _hptr(device2, &c_device2)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_p2p_status', ('device1', 'device2', 'p2p_index'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceGetP2PStatus(<cynvml.nvmlDevice_t>c_device1, <cynvml.nvmlDevice_t>c_device2, <cynvml.nvmlGpuP2PCapsIndex_t>c_p2pIndex, &c_p2pStatus)
     if err != 0:
@@ -2848,16 +2894,17 @@ def device_get_uuid(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Buf a_uuid = _Buf_new(96)
     cdef unsigned int c_length = 96
     cdef int _p = 0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_uuid', ('device', 'length'), _p) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_uuid', ('device', 'length'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceGetUUID(<cynvml.nvmlDevice_t>c_device, <char*>a_uuid.ptr, c_length)
     if err != 0:
@@ -2895,14 +2942,15 @@ def device_get_minor_number(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_minorNumber = <unsigned int>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_minor_number', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_minor_number', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetMinorNumber(<cynvml.nvmlDevice_t>c_device, &c_minorNumber)
     if err != 0:
@@ -2939,16 +2987,17 @@ def device_get_board_part_number(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Buf a_partNumber = _Buf_new(256)
     cdef unsigned int c_length = 256
     cdef int _p = 0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_board_part_number', ('device', 'length'), _p) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_board_part_number', ('device', 'length'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceGetBoardPartNumber(<cynvml.nvmlDevice_t>c_device, <char*>a_partNumber.ptr, c_length)
     if err != 0:
@@ -2998,20 +3047,21 @@ def device_get_inforom_version(device, object):
     --------
     device_get_inforom_image_version
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_object
     cdef _Buf a_version = _Buf_new(16)
     cdef unsigned int c_length = 16
     cdef int _p = 0
-    try:
-        _p = 1
-        c_object = object
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_inforom_version', ('device', 'object', 'length'), _p) from None
+    if not (_live_int(device, &c_device, &_CONSUMED) and _int_ll(object, &c_object)):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_object = object
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_inforom_version', ('device', 'object', 'length'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceGetInforomVersion(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlInforomObject_t>c_object, <char*>a_version.ptr, c_length)
     if err != 0:
@@ -3058,16 +3108,17 @@ def device_get_inforom_image_version(device):
     --------
     device_get_inforom_version
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Buf a_version = _Buf_new(16)
     cdef unsigned int c_length = 16
     cdef int _p = 0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_inforom_image_version', ('device', 'length'), _p) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_inforom_image_version', ('device', 'length'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceGetInforomImageVersion(<cynvml.nvmlDevice_t>c_device, <char*>a_version.ptr, c_length)
     if err != 0:
@@ -3110,14 +3161,15 @@ def device_get_inforom_configuration_checksum(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_checksum = <unsigned int>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_inforom_configuration_checksum', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_inforom_configuration_checksum', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetInforomConfigurationChecksum(<cynvml.nvmlDevice_t>c_device, &c_checksum)
     if err != 0:
@@ -3152,13 +3204,14 @@ def device_validate_inforom(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_validate_inforom', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_validate_inforom', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceValidateInforom(<cynvml.nvmlDevice_t>c_device)
     if err != 0:
@@ -3200,15 +3253,16 @@ def device_get_last_bbx_flush_time(device):
     --------
     device_get_inforom_version
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned long long c_timestamp = <unsigned long long>0
     cdef unsigned long c_durationUs = <unsigned long>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_last_bbx_flush_time', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_last_bbx_flush_time', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetLastBBXFlushTime(<cynvml.nvmlDevice_t>c_device, &c_timestamp, &c_durationUs)
     if err != 0:
@@ -3244,14 +3298,15 @@ def device_get_bbx_time_data_v1(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_timeData = _new_record_at(_L, 13, 'BBXTimeData_v1')
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_bbx_time_data_v1', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_bbx_time_data_v1', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetBBXTimeData_v1(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlBBXTimeData_v1_t*>s_timeData._ptr)
     if err != 0:
@@ -3292,14 +3347,15 @@ def device_get_display_mode(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlEnableState_t c_display = <cynvml.nvmlEnableState_t>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_display_mode', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_display_mode', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetDisplayMode(<cynvml.nvmlDevice_t>c_device, &c_display)
     if err != 0:
@@ -3342,14 +3398,15 @@ def device_get_display_active(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlEnableState_t c_isActive = <cynvml.nvmlEnableState_t>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_display_active', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_display_active', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetDisplayActive(<cynvml.nvmlDevice_t>c_device, &c_isActive)
     if err != 0:
@@ -3393,14 +3450,15 @@ def device_get_persistence_mode(device):
     See Also
     --------
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlEnableState_t c_mode = <cynvml.nvmlEnableState_t>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_persistence_mode', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_persistence_mode', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetPersistenceMode(<cynvml.nvmlDevice_t>c_device, &c_mode)
     if err != 0:
@@ -3437,15 +3495,16 @@ def device_get_pci_info_ext(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_pci = _new_record_at(_L, 107, 'PciInfoExt_v1')
     (<unsigned int*>s_pci._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlPciInfoExt_v1_t) | (1 << 24))
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_pci_info_ext', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_pci_info_ext', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetPciInfoExt(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlPciInfoExt_t*>s_pci._ptr)
     if err != 0:
@@ -3482,14 +3541,15 @@ def device_get_pci_info_v3(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_pci = _new_record_at(_L, 108, 'PciInfo')
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_pci_info_v3', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_pci_info_v3', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetPciInfo_v3(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlPciInfo_t*>s_pci._ptr)
     if err != 0:
@@ -3528,14 +3588,15 @@ def device_get_max_pcie_link_generation(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_maxLinkGen = <unsigned int>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_max_pcie_link_generation', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_max_pcie_link_generation', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetMaxPcieLinkGeneration(<cynvml.nvmlDevice_t>c_device, &c_maxLinkGen)
     if err != 0:
@@ -3571,14 +3632,15 @@ def device_get_gpu_max_pcie_link_generation(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_maxLinkGenDevice = <unsigned int>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_gpu_max_pcie_link_generation', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_gpu_max_pcie_link_generation', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetGpuMaxPcieLinkGeneration(<cynvml.nvmlDevice_t>c_device, &c_maxLinkGenDevice)
     if err != 0:
@@ -3617,14 +3679,15 @@ def device_get_max_pcie_link_width(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_maxLinkWidth = <unsigned int>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_max_pcie_link_width', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_max_pcie_link_width', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetMaxPcieLinkWidth(<cynvml.nvmlDevice_t>c_device, &c_maxLinkWidth)
     if err != 0:
@@ -3660,14 +3723,15 @@ def device_get_curr_pcie_link_generation(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_currLinkGen = <unsigned int>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_curr_pcie_link_generation', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_curr_pcie_link_generation', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetCurrPcieLinkGeneration(<cynvml.nvmlDevice_t>c_device, &c_currLinkGen)
     if err != 0:
@@ -3703,14 +3767,15 @@ def device_get_curr_pcie_link_width(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_currLinkWidth = <unsigned int>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_curr_pcie_link_width', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_curr_pcie_link_width', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetCurrPcieLinkWidth(<cynvml.nvmlDevice_t>c_device, &c_currLinkWidth)
     if err != 0:
@@ -3751,19 +3816,20 @@ def device_get_pcie_throughput(device, counter):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_counter
     cdef unsigned int c_value = <unsigned int>0
     cdef int _p = 0
-    try:
-        _p = 1
-        c_counter = counter
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_pcie_throughput', ('device', 'counter'), _p) from None
+    if not (_live_int(device, &c_device, &_CONSUMED) and _int_ll(counter, &c_counter)):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_counter = counter
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_pcie_throughput', ('device', 'counter'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceGetPcieThroughput(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlPcieUtilCounter_t>c_counter, &c_value)
     if err != 0:
@@ -3799,14 +3865,15 @@ def device_get_pcie_replay_counter(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_value = <unsigned int>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_pcie_replay_counter', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_pcie_replay_counter', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetPcieReplayCounter(<cynvml.nvmlDevice_t>c_device, &c_value)
     if err != 0:
@@ -3846,19 +3913,20 @@ def device_get_clock_info(device, type):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_type
     cdef unsigned int c_clock = <unsigned int>0
     cdef int _p = 0
-    try:
-        _p = 1
-        c_type = type
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_clock_info', ('device', 'type'), _p) from None
+    if not (_live_int(device, &c_device, &_CONSUMED) and _int_ll(type, &c_type)):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_type = type
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_clock_info', ('device', 'type'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceGetClockInfo(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlClockType_t>c_type, &c_clock)
     if err != 0:
@@ -3903,19 +3971,20 @@ def device_get_max_clock_info(device, type):
     Current P0 clocks (reported by device_get_clock_info) can differ from max clocks by
     a few MHz.
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_type
     cdef unsigned int c_clock = <unsigned int>0
     cdef int _p = 0
-    try:
-        _p = 1
-        c_type = type
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_max_clock_info', ('device', 'type'), _p) from None
+    if not (_live_int(device, &c_device, &_CONSUMED) and _int_ll(type, &c_type)):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_type = type
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_max_clock_info', ('device', 'type'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceGetMaxClockInfo(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlClockType_t>c_type, &c_clock)
     if err != 0:
@@ -3947,14 +4016,15 @@ def device_get_gpc_clk_vf_offset(device):
         - NVML_ERROR_NOT_SUPPORTED if the device does not support this feature
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef int c_offset = <int>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_gpc_clk_vf_offset', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_gpc_clk_vf_offset', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetGpcClkVfOffset(<cynvml.nvmlDevice_t>c_device, &c_offset)
     if err != 0:
@@ -3979,19 +4049,20 @@ def device_get_applications_clock(device, clock_type):
     NvmlError
         If the call fails, with the Return member in its `status`.
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_clockType
     cdef unsigned int c_clockMHz = <unsigned int>0
     cdef int _p = 0
-    try:
-        _p = 1
-        c_clockType = clock_type
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_applications_clock', ('device', 'clock_type'), _p) from None
+    if not (_live_int(device, &c_device, &_CONSUMED) and _int_ll(clock_type, &c_clockType)):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_clockType = clock_type
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_applications_clock', ('device', 'clock_type'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceGetApplicationsClock(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlClockType_t>c_clockType, &c_clockMHz)
     if err != 0:
@@ -4016,19 +4087,20 @@ def device_get_default_applications_clock(device, clock_type):
     NvmlError
         If the call fails, with the Return member in its `status`.
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_clockType
     cdef unsigned int c_clockMHz = <unsigned int>0
     cdef int _p = 0
-    try:
-        _p = 1
-        c_clockType = clock_type
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_default_applications_clock', ('device', 'clock_type'), _p) from None
+    if not (_live_int(device, &c_device, &_CONSUMED) and _int_ll(clock_type, &c_clockType)):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_clockType = clock_type
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_default_applications_clock', ('device', 'clock_type'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceGetDefaultApplicationsClock(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlClockType_t>c_clockType, &c_clockMHz)
     if err != 0:
@@ -4069,22 +4141,23 @@ def device_get_clock(device, clock_type, clock_id):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_clockType
     cdef long long c_clockId
     cdef unsigned int c_clockMHz = <unsigned int>0
     cdef int _p = 0
-    try:
-        _p = 1
-        c_clockType = clock_type
-        _p = 2
-        c_clockId = clock_id
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_clock', ('device', 'clock_type', 'clock_id'), _p) from None
+    if not (_live_int(device, &c_device, &_CONSUMED) and _int_ll(clock_type, &c_clockType) and _int_ll(clock_id, &c_clockId)):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_clockType = clock_type
+            _p = 2
+            c_clockId = clock_id
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_clock', ('device', 'clock_type', 'clock_id'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceGetClock(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlClockType_t>c_clockType, <cynvml.nvmlClockId_t>c_clockId, &c_clockMHz)
     if err != 0:
@@ -4125,19 +4198,20 @@ def device_get_max_customer_boost_clock(device, clock_type):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_clockType
     cdef unsigned int c_clockMHz = <unsigned int>0
     cdef int _p = 0
-    try:
-        _p = 1
-        c_clockType = clock_type
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_max_customer_boost_clock', ('device', 'clock_type'), _p) from None
+    if not (_live_int(device, &c_device, &_CONSUMED) and _int_ll(clock_type, &c_clockType)):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_clockType = clock_type
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_max_customer_boost_clock', ('device', 'clock_type'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceGetMaxCustomerBoostClock(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlClockType_t>c_clockType, &c_clockMHz)
     if err != 0:
@@ -4180,15 +4254,16 @@ def device_get_supported_memory_clocks(device):
     --------
     device_set_memory_locked_clocks
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_count = 0
     cdef int _p = 0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_supported_memory_clocks', ('device', 'count'), _p) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_supported_memory_clocks', ('device', 'count'), _p) from None
     cdef unsigned int req_count = 0
     cdef _Buf a_clocksMHz = None
     with nogil:
@@ -4247,19 +4322,23 @@ def device_get_supported_graphics_clocks(device, memory_clock_m_hz):
     --------
     device_set_gpu_locked_clocks
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_memoryClockMHz
     cdef unsigned int c_count = 0
     cdef int _p = 0
-    try:
-        _p = 1
-        c_memoryClockMHz = memory_clock_m_hz
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_supported_graphics_clocks', ('device', 'memory_clock_m_hz', 'count'), _p) from None
+    cdef long long f_memory_clock_m_hz
+    if _live_int(device, &c_device, &_CONSUMED) and _int_fits(memory_clock_m_hz, &f_memory_clock_m_hz, 0, 4294967295):
+        c_memoryClockMHz = <unsigned int>f_memory_clock_m_hz
+    else:
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_memoryClockMHz = memory_clock_m_hz
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_supported_graphics_clocks', ('device', 'memory_clock_m_hz', 'count'), _p) from None
     cdef unsigned int req_count = 0
     cdef _Buf a_clocksMHz = None
     with nogil:
@@ -4319,15 +4398,16 @@ def device_get_auto_boosted_clocks_enabled(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlEnableState_t c_isEnabled = <cynvml.nvmlEnableState_t>0
     cdef cynvml.nvmlEnableState_t c_defaultIsEnabled = <cynvml.nvmlEnableState_t>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_auto_boosted_clocks_enabled', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_auto_boosted_clocks_enabled', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetAutoBoostedClocksEnabled(<cynvml.nvmlDevice_t>c_device, &c_isEnabled, &c_defaultIsEnabled)
     if err != 0:
@@ -4369,14 +4449,15 @@ def device_get_fan_speed(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_speed = <unsigned int>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_fan_speed', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_fan_speed', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetFanSpeed(<cynvml.nvmlDevice_t>c_device, &c_speed)
     if err != 0:
@@ -4422,19 +4503,23 @@ def device_get_fan_speed_v2(device, fan):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_fan
     cdef unsigned int c_speed = <unsigned int>0
     cdef int _p = 0
-    try:
-        _p = 1
-        c_fan = fan
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_fan_speed_v2', ('device', 'fan'), _p) from None
+    cdef long long f_fan
+    if _live_int(device, &c_device, &_CONSUMED) and _int_fits(fan, &f_fan, 0, 4294967295):
+        c_fan = <unsigned int>f_fan
+    else:
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_fan = fan
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_fan_speed_v2', ('device', 'fan'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceGetFanSpeed_v2(<cynvml.nvmlDevice_t>c_device, c_fan, &c_speed)
     if err != 0:
@@ -4477,21 +4562,25 @@ def device_get_fan_speed_rpm(device, fan):
           invalid/unsupported
         - NVML_ERROR_NOT_SUPPORTED If the device does not support this feature
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlFanSpeedInfo_t s_fanSpeed
     memset(&s_fanSpeed, 0, sizeof(s_fanSpeed))
     s_fanSpeed.version = <unsigned int>(sizeof(cynvml.nvmlFanSpeedInfo_v1_t) | (1 << 24))
     cdef int _p = 0
-    try:
-        _hptr(device, &c_device)
-        _p = 1000
-        s_fanSpeed.fan = fan
-    except (TypeError, ValueError, OverflowError) as e:
-        if _p >= 1000:
-            raise e.__class__(f"device_get_fan_speed_rpm() argument '{('fan',)[_p - 1000]}': {e}") from None
-        raise _arg_error('device_get_fan_speed_rpm', ('device', 'fan_speed'), _p) from None
+    cdef long long f_fan
+    if _live_int(device, &c_device, &_CONSUMED) and _int_fits(fan, &f_fan, 0, 4294967295):
+        s_fanSpeed.fan = <unsigned int>f_fan
+    else:
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+            _p = 1000
+            s_fanSpeed.fan = fan
+        except (TypeError, ValueError, OverflowError) as e:
+            if _p >= 1000:
+                raise e.__class__(f"device_get_fan_speed_rpm() argument '{('fan',)[_p - 1000]}': {e}") from None
+            raise _arg_error('device_get_fan_speed_rpm', ('device', 'fan_speed'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceGetFanSpeedRPM(<cynvml.nvmlDevice_t>c_device, &s_fanSpeed)
     if err != 0:
@@ -4539,19 +4628,23 @@ def device_get_target_fan_speed(device, fan):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_fan
     cdef unsigned int c_targetSpeed = <unsigned int>0
     cdef int _p = 0
-    try:
-        _p = 1
-        c_fan = fan
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_target_fan_speed', ('device', 'fan'), _p) from None
+    cdef long long f_fan
+    if _live_int(device, &c_device, &_CONSUMED) and _int_fits(fan, &f_fan, 0, 4294967295):
+        c_fan = <unsigned int>f_fan
+    else:
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_fan = fan
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_target_fan_speed', ('device', 'fan'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceGetTargetFanSpeed(<cynvml.nvmlDevice_t>c_device, c_fan, &c_targetSpeed)
     if err != 0:
@@ -4588,15 +4681,16 @@ def device_get_min_max_fan_speed(device):
           fans)
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_minSpeed = <unsigned int>0
     cdef unsigned int c_maxSpeed = <unsigned int>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_min_max_fan_speed', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_min_max_fan_speed', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetMinMaxFanSpeed(<cynvml.nvmlDevice_t>c_device, &c_minSpeed, &c_maxSpeed)
     if err != 0:
@@ -4635,19 +4729,23 @@ def device_get_fan_control_policy_v2(device, fan):
         - NVML_ERROR_NOT_SUPPORTED if the device is older than Maxwell
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_fan
     cdef cynvml.nvmlFanControlPolicy_t c_policy = <cynvml.nvmlFanControlPolicy_t>0
     cdef int _p = 0
-    try:
-        _p = 1
-        c_fan = fan
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_fan_control_policy_v2', ('device', 'fan'), _p) from None
+    cdef long long f_fan
+    if _live_int(device, &c_device, &_CONSUMED) and _int_fits(fan, &f_fan, 0, 4294967295):
+        c_fan = <unsigned int>f_fan
+    else:
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_fan = fan
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_fan_control_policy_v2', ('device', 'fan'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceGetFanControlPolicy_v2(<cynvml.nvmlDevice_t>c_device, c_fan, &c_policy)
     if err != 0:
@@ -4683,14 +4781,15 @@ def device_get_num_fans(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_numFans = <unsigned int>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_num_fans', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_num_fans', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetNumFans(<cynvml.nvmlDevice_t>c_device, &c_numFans)
     if err != 0:
@@ -4715,19 +4814,20 @@ def device_get_temperature(device, sensor_type):
     NvmlError
         If the call fails, with the Return member in its `status`.
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_sensorType
     cdef unsigned int c_temp = <unsigned int>0
     cdef int _p = 0
-    try:
-        _p = 1
-        c_sensorType = sensor_type
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_temperature', ('device', 'sensor_type'), _p) from None
+    if not (_live_int(device, &c_device, &_CONSUMED) and _int_ll(sensor_type, &c_sensorType)):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_sensorType = sensor_type
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_temperature', ('device', 'sensor_type'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceGetTemperature(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlTemperatureSensors_t>c_sensorType, &c_temp)
     if err != 0:
@@ -4769,15 +4869,16 @@ def device_get_cooler_info(device):
           invalid/unsupported
         - NVML_ERROR_NOT_SUPPORTED If the device does not support this feature
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_coolerInfo = _new_record_at(_L, 33, 'CoolerInfo_v1')
     (<unsigned int*>s_coolerInfo._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlCoolerInfo_v1_t) | (1 << 24))
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_cooler_info', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_cooler_info', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetCoolerInfo(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlCoolerInfo_t*>s_coolerInfo._ptr)
     if err != 0:
@@ -4815,21 +4916,25 @@ def device_get_temperature_v(device, sensorType):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlTemperature_t s_temperature
     memset(&s_temperature, 0, sizeof(s_temperature))
     s_temperature.version = <unsigned int>(sizeof(cynvml.nvmlTemperature_v1_t) | (1 << 24))
     cdef int _p = 0
-    try:
-        _hptr(device, &c_device)
-        _p = 1000
-        s_temperature.sensorType = <cynvml.nvmlTemperatureSensors_t><int>sensorType
-    except (TypeError, ValueError, OverflowError) as e:
-        if _p >= 1000:
-            raise e.__class__(f"device_get_temperature_v() argument '{('sensorType',)[_p - 1000]}': {e}") from None
-        raise _arg_error('device_get_temperature_v', ('device', 'temperature'), _p) from None
+    cdef long long f_sensorType
+    if _live_int(device, &c_device, &_CONSUMED) and _int_fits(sensorType, &f_sensorType, -2147483648, 2147483647):
+        s_temperature.sensorType = <cynvml.nvmlTemperatureSensors_t><int>f_sensorType
+    else:
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+            _p = 1000
+            s_temperature.sensorType = <cynvml.nvmlTemperatureSensors_t><int>sensorType
+        except (TypeError, ValueError, OverflowError) as e:
+            if _p >= 1000:
+                raise e.__class__(f"device_get_temperature_v() argument '{('sensorType',)[_p - 1000]}': {e}") from None
+            raise _arg_error('device_get_temperature_v', ('device', 'temperature'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceGetTemperatureV(<cynvml.nvmlDevice_t>c_device, &s_temperature)
     if err != 0:
@@ -4882,19 +4987,20 @@ def device_get_temperature_threshold(device, threshold_type):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_thresholdType
     cdef unsigned int c_temp = <unsigned int>0
     cdef int _p = 0
-    try:
-        _p = 1
-        c_thresholdType = threshold_type
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_temperature_threshold', ('device', 'threshold_type'), _p) from None
+    if not (_live_int(device, &c_device, &_CONSUMED) and _int_ll(threshold_type, &c_thresholdType)):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_thresholdType = threshold_type
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_temperature_threshold', ('device', 'threshold_type'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceGetTemperatureThreshold(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlTemperatureThresholds_t>c_thresholdType, &c_temp)
     if err != 0:
@@ -4929,16 +5035,17 @@ def device_get_margin_temperature(device):
           used
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlMarginTemperature_t s_marginTempInfo
     memset(&s_marginTempInfo, 0, sizeof(s_marginTempInfo))
     s_marginTempInfo.version = <unsigned int>(sizeof(cynvml.nvmlMarginTemperature_v1_t) | (1 << 24))
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_margin_temperature', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_margin_temperature', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetMarginTemperature(<cynvml.nvmlDevice_t>c_device, &s_marginTempInfo)
     if err != 0:
@@ -4974,19 +5081,23 @@ def device_get_thermal_settings(device, sensor_index):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_sensorIndex
     cdef _Record s_pThermalSettings = _new_record_at(_L, 77, 'GpuThermalSettings')
     cdef int _p = 0
-    try:
-        _p = 1
-        c_sensorIndex = sensor_index
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_thermal_settings', ('device', 'sensor_index'), _p) from None
+    cdef long long f_sensor_index
+    if _live_int(device, &c_device, &_CONSUMED) and _int_fits(sensor_index, &f_sensor_index, 0, 4294967295):
+        c_sensorIndex = <unsigned int>f_sensor_index
+    else:
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_sensorIndex = sensor_index
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_thermal_settings', ('device', 'sensor_index'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceGetThermalSettings(<cynvml.nvmlDevice_t>c_device, c_sensorIndex, <cynvml.nvmlGpuThermalSettings_t*>s_pThermalSettings._ptr)
     if err != 0:
@@ -5024,14 +5135,15 @@ def device_get_performance_state(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlPstates_t c_pState = <cynvml.nvmlPstates_t>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_performance_state', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_performance_state', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetPerformanceState(<cynvml.nvmlDevice_t>c_device, &c_pState)
     if err != 0:
@@ -5076,14 +5188,15 @@ def device_get_current_clocks_event_reasons(device):
     More than one bit can be enabled at the same time. Multiple reasons can be affecting
     clocks at once.
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned long long c_clocksEventReasons = <unsigned long long>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_current_clocks_event_reasons', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_current_clocks_event_reasons', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetCurrentClocksEventReasons(<cynvml.nvmlDevice_t>c_device, &c_clocksEventReasons)
     if err != 0:
@@ -5107,14 +5220,15 @@ def device_get_current_clocks_throttle_reasons(device):
     NvmlError
         If the call fails, with the Return member in its `status`.
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned long long c_clocksThrottleReasons = <unsigned long long>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_current_clocks_throttle_reasons', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_current_clocks_throttle_reasons', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetCurrentClocksThrottleReasons(<cynvml.nvmlDevice_t>c_device, &c_clocksThrottleReasons)
     if err != 0:
@@ -5157,14 +5271,15 @@ def device_get_supported_clocks_event_reasons(device):
     --------
     nvmlClocksEventReasons, device_get_current_clocks_event_reasons
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned long long c_supportedClocksEventReasons = <unsigned long long>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_supported_clocks_event_reasons', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_supported_clocks_event_reasons', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetSupportedClocksEventReasons(<cynvml.nvmlDevice_t>c_device, &c_supportedClocksEventReasons)
     if err != 0:
@@ -5188,14 +5303,15 @@ def device_get_supported_clocks_throttle_reasons(device):
     NvmlError
         If the call fails, with the Return member in its `status`.
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned long long c_supportedClocksThrottleReasons = <unsigned long long>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_supported_clocks_throttle_reasons', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_supported_clocks_throttle_reasons', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetSupportedClocksThrottleReasons(<cynvml.nvmlDevice_t>c_device, &c_supportedClocksThrottleReasons)
     if err != 0:
@@ -5219,14 +5335,15 @@ def device_get_power_state(device):
     NvmlError
         If the call fails, with the Return member in its `status`.
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlPstates_t c_pState = <cynvml.nvmlPstates_t>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_power_state', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_power_state', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetPowerState(<cynvml.nvmlDevice_t>c_device, &c_pState)
     if err != 0:
@@ -5259,14 +5376,15 @@ def device_get_dynamic_pstates_info(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_pDynamicPstatesInfo = _new_record_at(_L, 65, 'GpuDynamicPstatesInfo')
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_dynamic_pstates_info', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_dynamic_pstates_info', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetDynamicPstatesInfo(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlGpuDynamicPstatesInfo_t*>s_pDynamicPstatesInfo._ptr)
     if err != 0:
@@ -5298,14 +5416,15 @@ def device_get_mem_clk_vf_offset(device):
         - NVML_ERROR_NOT_SUPPORTED if the device does not support this feature
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef int c_offset = <int>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_mem_clk_vf_offset', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_mem_clk_vf_offset', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetMemClkVfOffset(<cynvml.nvmlDevice_t>c_device, &c_offset)
     if err != 0:
@@ -5344,7 +5463,6 @@ def device_get_min_max_clock_of_p_state(device, type, pstate):
         - NVML_ERROR_NOT_SUPPORTED if the device does not support this feature
         - NVML_ERROR_UNKNOWN if type or pstate are invalid or any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_type
@@ -5352,15 +5470,17 @@ def device_get_min_max_clock_of_p_state(device, type, pstate):
     cdef unsigned int c_minClockMHz = <unsigned int>0
     cdef unsigned int c_maxClockMHz = <unsigned int>0
     cdef int _p = 0
-    try:
-        _p = 1
-        c_type = type
-        _p = 2
-        c_pstate = pstate
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_min_max_clock_of_p_state', ('device', 'type', 'pstate'), _p) from None
+    if not (_live_int(device, &c_device, &_CONSUMED) and _int_ll(type, &c_type) and _int_ll(pstate, &c_pstate)):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_type = type
+            _p = 2
+            c_pstate = pstate
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_min_max_clock_of_p_state', ('device', 'type', 'pstate'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceGetMinMaxClockOfPState(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlClockType_t>c_type, <cynvml.nvmlPstates_t>c_pstate, &c_minClockMHz, &c_maxClockMHz)
     if err != 0:
@@ -5402,7 +5522,6 @@ def device_get_supported_performance_states(device):
           readings
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef object n_pstates
@@ -5411,10 +5530,12 @@ def device_get_supported_performance_states(device):
     n_pstates = _numbers_new(<Py_ssize_t>(16), '<i4')
     p_pstates = _numbers_ptr(n_pstates)
     cdef int _p = 0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_supported_performance_states', ('device', 'size'), _p) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_supported_performance_states', ('device', 'size'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceGetSupportedPerformanceStates(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlPstates_t*>p_pstates, c_size)
     if err != 0:
@@ -5448,15 +5569,16 @@ def device_get_gpc_clk_min_max_vf_offset(device):
         - NVML_ERROR_NOT_SUPPORTED if the device does not support this feature
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef int c_minOffset = <int>0
     cdef int c_maxOffset = <int>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_gpc_clk_min_max_vf_offset', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_gpc_clk_min_max_vf_offset', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetGpcClkMinMaxVfOffset(<cynvml.nvmlDevice_t>c_device, &c_minOffset, &c_maxOffset)
     if err != 0:
@@ -5490,15 +5612,16 @@ def device_get_mem_clk_min_max_vf_offset(device):
         - NVML_ERROR_NOT_SUPPORTED if the device does not support this feature
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef int c_minOffset = <int>0
     cdef int c_maxOffset = <int>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_mem_clk_min_max_vf_offset', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_mem_clk_min_max_vf_offset', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetMemClkMinMaxVfOffset(<cynvml.nvmlDevice_t>c_device, &c_minOffset, &c_maxOffset)
     if err != 0:
@@ -5681,15 +5804,16 @@ def device_get_performance_modes(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_perfModes = _new_record_at(_L, 39, 'DevicePerfModes_v1')
     (<unsigned int*>s_perfModes._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlDevicePerfModes_v1_t) | (1 << 24))
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_performance_modes', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_performance_modes', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetPerformanceModes(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlDevicePerfModes_t*>s_perfModes._ptr)
     if err != 0:
@@ -5752,15 +5876,16 @@ def device_get_current_clock_freqs(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_currentClockFreqs = _new_record_at(_L, 38, 'DeviceCurrentClockFreqs_v1')
     (<unsigned int*>s_currentClockFreqs._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlDeviceCurrentClockFreqs_v1_t) | (1 << 24))
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_current_clock_freqs', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_current_clock_freqs', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetCurrentClockFreqs(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlDeviceCurrentClockFreqs_t*>s_currentClockFreqs._ptr)
     if err != 0:
@@ -5784,14 +5909,15 @@ def device_get_power_management_mode(device):
     NvmlError
         If the call fails, with the Return member in its `status`.
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlEnableState_t c_mode = <cynvml.nvmlEnableState_t>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_power_management_mode', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_power_management_mode', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetPowerManagementMode(<cynvml.nvmlDevice_t>c_device, &c_mode)
     if err != 0:
@@ -5833,14 +5959,15 @@ def device_get_power_management_limit(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_limit = <unsigned int>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_power_management_limit', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_power_management_limit', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetPowerManagementLimit(<cynvml.nvmlDevice_t>c_device, &c_limit)
     if err != 0:
@@ -5884,15 +6011,16 @@ def device_get_power_management_limit_constraints(device):
     --------
     device_set_power_management_limit
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_minLimit = <unsigned int>0
     cdef unsigned int c_maxLimit = <unsigned int>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_power_management_limit_constraints', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_power_management_limit_constraints', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetPowerManagementLimitConstraints(<cynvml.nvmlDevice_t>c_device, &c_minLimit, &c_maxLimit)
     if err != 0:
@@ -5929,14 +6057,15 @@ def device_get_power_management_default_limit(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_defaultLimit = <unsigned int>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_power_management_default_limit', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_power_management_default_limit', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetPowerManagementDefaultLimit(<cynvml.nvmlDevice_t>c_device, &c_defaultLimit)
     if err != 0:
@@ -5983,14 +6112,15 @@ def device_get_power_usage(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_power = <unsigned int>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_power_usage', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_power_usage', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetPowerUsage(<cynvml.nvmlDevice_t>c_device, &c_power)
     if err != 0:
@@ -6030,14 +6160,15 @@ def device_get_power_mizer_mode_v1(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_powerMizerMode = _new_record_at(_L, 40, 'DevicePowerMizerModes_v1')
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_power_mizer_mode_v1', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_power_mizer_mode_v1', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetPowerMizerMode_v1(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlDevicePowerMizerModes_v1_t*>s_powerMizerMode._ptr)
     if err != 0:
@@ -6123,14 +6254,15 @@ def device_get_total_energy_consumption(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned long long c_energy = <unsigned long long>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_total_energy_consumption', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_total_energy_consumption', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetTotalEnergyConsumption(<cynvml.nvmlDevice_t>c_device, &c_energy)
     if err != 0:
@@ -6170,14 +6302,15 @@ def device_get_enforced_power_limit(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_limit = <unsigned int>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_enforced_power_limit', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_enforced_power_limit', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetEnforcedPowerLimit(<cynvml.nvmlDevice_t>c_device, &c_limit)
     if err != 0:
@@ -6224,18 +6357,19 @@ def device_set_adaptive_tgp_mode_v1(device, mode):
     See Also
     --------
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_mode
     cdef int _p = 0
-    try:
-        _p = 1
-        c_mode = mode
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_set_adaptive_tgp_mode_v1', ('device', 'mode'), _p) from None
+    if not (_live_int(device, &c_device, &_CONSUMED) and _int_ll(mode, &c_mode)):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_mode = mode
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_set_adaptive_tgp_mode_v1', ('device', 'mode'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceSetAdaptiveTgpMode_v1(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlEnableState_t>c_mode)
     if err != 0:
@@ -6279,14 +6413,15 @@ def device_get_adaptive_tgp_mode_info_v1(device):
     See Also
     --------
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_info = _new_record_at(_L, 11, 'AdaptiveTgpModeInfo_v1')
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_adaptive_tgp_mode_info_v1', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_adaptive_tgp_mode_info_v1', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetAdaptiveTgpModeInfo_v1(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlAdaptiveTgpModeInfo_v1_t*>s_info._ptr)
     if err != 0:
@@ -6332,15 +6467,16 @@ def device_get_gpu_operation_mode(device):
     --------
     nvmlGpuOperationMode_t, device_set_gpu_operation_mode
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlGpuOperationMode_t c_current = <cynvml.nvmlGpuOperationMode_t>0
     cdef cynvml.nvmlGpuOperationMode_t c_pending = <cynvml.nvmlGpuOperationMode_t>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_gpu_operation_mode', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_gpu_operation_mode', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetGpuOperationMode(<cynvml.nvmlDevice_t>c_device, &c_current, &c_pending)
     if err != 0:
@@ -6408,14 +6544,15 @@ def device_get_memory_info(device):
     framebuffer but instead shares memory with the system. As a result,
     NVML_ERROR_NOT_SUPPORTED will be returned in this case.
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_memory = _new_record_at(_L, 86, 'Memory')
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_memory_info', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_memory_info', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetMemoryInfo(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlMemory_t*>s_memory._ptr)
     if err != 0:
@@ -6480,15 +6617,16 @@ def device_get_memory_info_v2(device):
     framebuffer but instead shares memory with the system. As a result,
     NVML_ERROR_NOT_SUPPORTED will be returned in this case.
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_memory = _new_record_at(_L, 87, 'Memory_v2')
     (<unsigned int*>s_memory._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlMemory_v2_t) | (2 << 24))
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_memory_info_v2', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_memory_info_v2', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetMemoryInfo_v2(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlMemory_v2_t*>s_memory._ptr)
     if err != 0:
@@ -6585,14 +6723,15 @@ def device_get_memory_limits_v1(device):
     -----
     MIG handles are not supported
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_limits = _new_record_at(_L, 61, 'GetMemoryLimits_v1')
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_memory_limits_v1', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_memory_limits_v1', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetMemoryLimits_v1(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlGetMemoryLimits_v1_t*>s_limits._ptr)
     if err != 0:
@@ -6637,14 +6776,15 @@ def device_get_compute_mode(device):
     -----
     If MIG is enabled on a GPU, device must be MIG device handle.
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlComputeMode_t c_mode = <cynvml.nvmlComputeMode_t>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_compute_mode', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_compute_mode', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetComputeMode(<cynvml.nvmlDevice_t>c_device, &c_mode)
     if err != 0:
@@ -6687,15 +6827,16 @@ def device_get_cuda_compute_capability(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef int c_major = <int>0
     cdef int c_minor = <int>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_cuda_compute_capability', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_cuda_compute_capability', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetCudaComputeCapability(<cynvml.nvmlDevice_t>c_device, &c_major, &c_minor)
     if err != 0:
@@ -6744,17 +6885,18 @@ def device_get_dram_encryption_mode(device):
     See Also
     --------
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_current = _new_record_at(_L, 41, 'DramEncryptionInfo_v1')
     (<unsigned int*>s_current._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlDramEncryptionInfo_v1_t) | (1 << 24))
     cdef _Record s_pending = _new_record_at(_L, 41, 'DramEncryptionInfo_v1')
     (<unsigned int*>s_pending._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlDramEncryptionInfo_v1_t) | (1 << 24))
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_dram_encryption_mode', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_dram_encryption_mode', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetDramEncryptionMode(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlDramEncryptionInfo_t*>s_current._ptr, <cynvml.nvmlDramEncryptionInfo_t*>s_pending._ptr)
     if err != 0:
@@ -6865,15 +7007,16 @@ def device_get_ecc_mode(device):
     See Also
     --------
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlEnableState_t c_current = <cynvml.nvmlEnableState_t>0
     cdef cynvml.nvmlEnableState_t c_pending = <cynvml.nvmlEnableState_t>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_ecc_mode', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_ecc_mode', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetEccMode(<cynvml.nvmlDevice_t>c_device, &c_current, &c_pending)
     if err != 0:
@@ -6915,14 +7058,15 @@ def device_get_default_ecc_mode(device):
     See Also
     --------
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlEnableState_t c_defaultMode = <cynvml.nvmlEnableState_t>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_default_ecc_mode', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_default_ecc_mode', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetDefaultEccMode(<cynvml.nvmlDevice_t>c_device, &c_defaultMode)
     if err != 0:
@@ -6964,14 +7108,15 @@ def device_get_board_id(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_boardId = <unsigned int>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_board_id', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_board_id', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetBoardId(<cynvml.nvmlDevice_t>c_device, &c_boardId)
     if err != 0:
@@ -7009,14 +7154,15 @@ def device_get_multi_gpu_board(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_multiGpuBool = <unsigned int>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_multi_gpu_board', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_multi_gpu_board', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetMultiGpuBoard(<cynvml.nvmlDevice_t>c_device, &c_multiGpuBool)
     if err != 0:
@@ -7069,22 +7215,23 @@ def device_get_total_ecc_errors(device, error_type, counter_type):
     See Also
     --------
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_errorType
     cdef long long c_counterType
     cdef unsigned long long c_eccCounts = <unsigned long long>0
     cdef int _p = 0
-    try:
-        _p = 1
-        c_errorType = error_type
-        _p = 2
-        c_counterType = counter_type
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_total_ecc_errors', ('device', 'error_type', 'counter_type'), _p) from None
+    if not (_live_int(device, &c_device, &_CONSUMED) and _int_ll(error_type, &c_errorType) and _int_ll(counter_type, &c_counterType)):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_errorType = error_type
+            _p = 2
+            c_counterType = counter_type
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_total_ecc_errors', ('device', 'error_type', 'counter_type'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceGetTotalEccErrors(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlMemoryErrorType_t>c_errorType, <cynvml.nvmlEccCounterType_t>c_counterType, &c_eccCounts)
     if err != 0:
@@ -7110,22 +7257,23 @@ def device_get_detailed_ecc_errors(device, error_type, counter_type):
     NvmlError
         If the call fails, with the Return member in its `status`.
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_errorType
     cdef long long c_counterType
     cdef _Record s_eccCounts = _new_record_at(_L, 44, 'EccErrorCounts')
     cdef int _p = 0
-    try:
-        _p = 1
-        c_errorType = error_type
-        _p = 2
-        c_counterType = counter_type
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_detailed_ecc_errors', ('device', 'error_type', 'counter_type'), _p) from None
+    if not (_live_int(device, &c_device, &_CONSUMED) and _int_ll(error_type, &c_errorType) and _int_ll(counter_type, &c_counterType)):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_errorType = error_type
+            _p = 2
+            c_counterType = counter_type
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_detailed_ecc_errors', ('device', 'error_type', 'counter_type'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceGetDetailedEccErrors(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlMemoryErrorType_t>c_errorType, <cynvml.nvmlEccCounterType_t>c_counterType, <cynvml.nvmlEccErrorCounts_t*>s_eccCounts._ptr)
     if err != 0:
@@ -7188,7 +7336,6 @@ def device_get_memory_error_counter(device, error_type, counter_type, location_t
     uncorrectable volatile errors. Querying volatile errors using device handles is
     currently not supported.
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_errorType
@@ -7196,17 +7343,19 @@ def device_get_memory_error_counter(device, error_type, counter_type, location_t
     cdef long long c_locationType
     cdef unsigned long long c_count = <unsigned long long>0
     cdef int _p = 0
-    try:
-        _p = 1
-        c_errorType = error_type
-        _p = 2
-        c_counterType = counter_type
-        _p = 3
-        c_locationType = location_type
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_memory_error_counter', ('device', 'error_type', 'counter_type', 'location_type'), _p) from None
+    if not (_live_int(device, &c_device, &_CONSUMED) and _int_ll(error_type, &c_errorType) and _int_ll(counter_type, &c_counterType) and _int_ll(location_type, &c_locationType)):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_errorType = error_type
+            _p = 2
+            c_counterType = counter_type
+            _p = 3
+            c_locationType = location_type
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_memory_error_counter', ('device', 'error_type', 'counter_type', 'location_type'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceGetMemoryErrorCounter(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlMemoryErrorType_t>c_errorType, <cynvml.nvmlEccCounterType_t>c_counterType, <cynvml.nvmlMemoryLocation_t>c_locationType, &c_count)
     if err != 0:
@@ -7252,14 +7401,15 @@ def device_get_utilization_rates(device):
 
     On MIG-enabled GPUs, querying device utilization rates is not currently supported.
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_utilization = _new_record_at(_L, 155, 'Utilization')
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_utilization_rates', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_utilization_rates', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetUtilizationRates(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlUtilization_t*>s_utilization._ptr)
     if err != 0:
@@ -7302,15 +7452,16 @@ def device_get_encoder_utilization(device):
     -----
     On MIG-enabled GPUs, querying encoder utilization is not currently supported.
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_utilization = <unsigned int>0
     cdef unsigned int c_samplingPeriodUs = <unsigned int>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_encoder_utilization', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_encoder_utilization', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetEncoderUtilization(<cynvml.nvmlDevice_t>c_device, &c_utilization, &c_samplingPeriodUs)
     if err != 0:
@@ -7351,19 +7502,20 @@ def device_get_encoder_capacity(device, encoder_query_type):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_encoderQueryType
     cdef unsigned int c_encoderCapacity = <unsigned int>0
     cdef int _p = 0
-    try:
-        _p = 1
-        c_encoderQueryType = encoder_query_type
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_encoder_capacity', ('device', 'encoder_query_type'), _p) from None
+    if not (_live_int(device, &c_device, &_CONSUMED) and _int_ll(encoder_query_type, &c_encoderQueryType)):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_encoderQueryType = encoder_query_type
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_encoder_capacity', ('device', 'encoder_query_type'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceGetEncoderCapacity(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlEncoderType_t>c_encoderQueryType, &c_encoderCapacity)
     if err != 0:
@@ -7403,16 +7555,17 @@ def device_get_encoder_stats(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_sessionCount = <unsigned int>0
     cdef unsigned int c_averageFps = <unsigned int>0
     cdef unsigned int c_averageLatency = <unsigned int>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_encoder_stats', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_encoder_stats', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetEncoderStats(<cynvml.nvmlDevice_t>c_device, &c_sessionCount, &c_averageFps, &c_averageLatency)
     if err != 0:
@@ -7460,15 +7613,16 @@ def device_get_encoder_sessions(device):
         - NVML_ERROR_NOT_SUPPORTED if this query is not supported by device
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_sessionCount = 0
     cdef int _p = 0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_encoder_sessions', ('device', 'session_count'), _p) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_encoder_sessions', ('device', 'session_count'), _p) from None
     cdef unsigned int req_sessionCount = 0
     cdef _Buf a_sessionInfos = None
     with nogil:
@@ -7524,15 +7678,16 @@ def device_get_decoder_utilization(device):
     -----
     On MIG-enabled GPUs, querying decoder utilization is not currently supported.
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_utilization = <unsigned int>0
     cdef unsigned int c_samplingPeriodUs = <unsigned int>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_decoder_utilization', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_decoder_utilization', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetDecoderUtilization(<cynvml.nvmlDevice_t>c_device, &c_utilization, &c_samplingPeriodUs)
     if err != 0:
@@ -7575,15 +7730,16 @@ def device_get_jpg_utilization(device):
     -----
     On MIG-enabled GPUs, querying decoder utilization is not currently supported.
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_utilization = <unsigned int>0
     cdef unsigned int c_samplingPeriodUs = <unsigned int>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_jpg_utilization', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_jpg_utilization', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetJpgUtilization(<cynvml.nvmlDevice_t>c_device, &c_utilization, &c_samplingPeriodUs)
     if err != 0:
@@ -7627,15 +7783,16 @@ def device_get_ofa_utilization(device):
     -----
     On MIG-enabled GPUs, querying decoder utilization is not currently supported.
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_utilization = <unsigned int>0
     cdef unsigned int c_samplingPeriodUs = <unsigned int>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_ofa_utilization', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_ofa_utilization', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetOfaUtilization(<cynvml.nvmlDevice_t>c_device, &c_utilization, &c_samplingPeriodUs)
     if err != 0:
@@ -7670,14 +7827,15 @@ def device_get_fbc_stats(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_fbcStats = _new_record_at(_L, 57, 'FBCStats')
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_fbc_stats', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_fbc_stats', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetFBCStats(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlFBCStats_t*>s_fbcStats._ptr)
     if err != 0:
@@ -7730,15 +7888,16 @@ def device_get_fbc_sessions(device):
     returned in sessionInfo may be zero if there are no new frames captured since the
     session started.
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_sessionCount = 0
     cdef int _p = 0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_fbc_sessions', ('device', 'session_count'), _p) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_fbc_sessions', ('device', 'session_count'), _p) from None
     cdef unsigned int req_sessionCount = 0
     cdef _Buf a_sessionInfo = None
     with nogil:
@@ -7801,15 +7960,16 @@ def device_get_driver_model_v2(device):
     See Also
     --------
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlDriverModel_t c_current = <cynvml.nvmlDriverModel_t>0
     cdef cynvml.nvmlDriverModel_t c_pending = <cynvml.nvmlDriverModel_t>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_driver_model_v2', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_driver_model_v2', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetDriverModel_v2(<cynvml.nvmlDevice_t>c_device, &c_current, &c_pending)
     if err != 0:
@@ -7849,16 +8009,17 @@ def device_get_vbios_version(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Buf a_version = _Buf_new(32)
     cdef unsigned int c_length = 32
     cdef int _p = 0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_vbios_version', ('device', 'length'), _p) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_vbios_version', ('device', 'length'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceGetVbiosVersion(<cynvml.nvmlDevice_t>c_device, <char*>a_version.ptr, c_length)
     if err != 0:
@@ -7894,14 +8055,15 @@ def device_get_bridge_chip_info(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_bridgeHierarchy = _new_record_at(_L, 14, 'BridgeChipHierarchy')
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_bridge_chip_info', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_bridge_chip_info', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetBridgeChipInfo(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlBridgeChipHierarchy_t*>s_bridgeHierarchy._ptr)
     if err != 0:
@@ -7969,15 +8131,16 @@ def device_get_compute_running_processes_v3(device):
     using MIG device handles is not supported if the device is in vGPU Host
     virtualization mode.
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_infoCount = 0
     cdef int _p = 0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_compute_running_processes_v3', ('device', 'info_count'), _p) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_compute_running_processes_v3', ('device', 'info_count'), _p) from None
     cdef unsigned int req_infoCount = 0
     cdef _Buf a_infos = None
     with nogil:
@@ -8057,15 +8220,16 @@ def device_get_graphics_running_processes_v3(device):
     using MIG device handles is not supported if the device is in vGPU Host
     virtualization mode.
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_infoCount = 0
     cdef int _p = 0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_graphics_running_processes_v3', ('device', 'info_count'), _p) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_graphics_running_processes_v3', ('device', 'info_count'), _p) from None
     cdef unsigned int req_infoCount = 0
     cdef _Buf a_infos = None
     with nogil:
@@ -8145,15 +8309,16 @@ def device_get_mps_compute_running_processes_v3(device):
     using MIG device handles is not supported if the device is in vGPU Host
     virtualization mode.
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_infoCount = 0
     cdef int _p = 0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_mps_compute_running_processes_v3', ('device', 'info_count'), _p) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_mps_compute_running_processes_v3', ('device', 'info_count'), _p) from None
     cdef unsigned int req_infoCount = 0
     cdef _Buf a_infos = None
     with nogil:
@@ -8291,19 +8456,20 @@ def device_on_same_board(device1, device2):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device1, &_CONSUMED, 'device1', 'an NVML handle')
-    _live(device2, &_CONSUMED, 'device2', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device1
     cdef void* c_device2
     cdef int c_onSameBoard = <int>0
     cdef int _p = 0
-    try:
-        _hptr(device1, &c_device1)
-        _p = 1
-        _hptr(device2, &c_device2)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_on_same_board', ('device1', 'device2'), _p) from None
+    if not (_live_int(device1, &c_device1, &_CONSUMED) and _live_int(device2, &c_device2, &_CONSUMED)):
+        _live(device1, &_CONSUMED, 'device1', 'an NVML handle')
+        _live(device2, &_CONSUMED, 'device2', 'an NVML handle')
+        try:
+            _hptr(device1, &c_device1)
+            _p = 1
+            _hptr(device2, &c_device2)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_on_same_board', ('device1', 'device2'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceOnSameBoard(<cynvml.nvmlDevice_t>c_device1, <cynvml.nvmlDevice_t>c_device2, &c_onSameBoard)
     if err != 0:
@@ -8352,19 +8518,20 @@ def device_get_api_restriction(device, api_type):
     --------
     nvmlRestrictedAPI_t
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_apiType
     cdef cynvml.nvmlEnableState_t c_isRestricted = <cynvml.nvmlEnableState_t>0
     cdef int _p = 0
-    try:
-        _p = 1
-        c_apiType = api_type
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_api_restriction', ('device', 'api_type'), _p) from None
+    if not (_live_int(device, &c_device, &_CONSUMED) and _int_ll(api_type, &c_apiType)):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_apiType = api_type
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_api_restriction', ('device', 'api_type'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceGetAPIRestriction(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlRestrictedAPI_t>c_apiType, &c_isRestricted)
     if err != 0:
@@ -8437,7 +8604,6 @@ def device_get_samples(device, type, last_seen_time_stamp):
     NVML_ENC_UTILIZATION_SAMPLES and NVML_DEC_UTILIZATION_SAMPLES, is not currently
     supported.
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_type
@@ -8445,15 +8611,20 @@ def device_get_samples(device, type, last_seen_time_stamp):
     cdef cynvml.nvmlValueType_t c_sampleValType = <cynvml.nvmlValueType_t>0
     cdef unsigned int c_sampleCount = 0
     cdef int _p = 0
-    try:
-        _p = 1
-        c_type = type
-        _p = 2
-        c_lastSeenTimeStamp = last_seen_time_stamp
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_samples', ('device', 'type', 'last_seen_time_stamp', 'sample_count'), _p) from None
+    cdef long long f_last_seen_time_stamp
+    if _live_int(device, &c_device, &_CONSUMED) and _int_ll(type, &c_type) and _int_fits(last_seen_time_stamp, &f_last_seen_time_stamp, 0, 9223372036854775807):
+        c_lastSeenTimeStamp = <unsigned long long>f_last_seen_time_stamp
+    else:
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_type = type
+            _p = 2
+            c_lastSeenTimeStamp = last_seen_time_stamp
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_samples', ('device', 'type', 'last_seen_time_stamp', 'sample_count'), _p) from None
     cdef unsigned int req_sampleCount = 0
     cdef _Buf a_samples = None
     with nogil:
@@ -8511,14 +8682,15 @@ def device_get_bar1_memory_info(device):
     only if the caller has appropriate privileges. Per-instance information can be
     queried by using specific MIG device handles.
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_bar1Memory = _new_record_at(_L, 12, 'BAR1Memory')
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_bar1_memory_info', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_bar1_memory_info', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetBAR1MemoryInfo(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlBAR1Memory_t*>s_bar1Memory._ptr)
     if err != 0:
@@ -8543,19 +8715,20 @@ def device_get_violation_status(device, perf_policy_type):
     NvmlError
         If the call fails, with the Return member in its `status`.
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_perfPolicyType
     cdef _Record s_violTime = _new_record_at(_L, 192, 'ViolationTime')
     cdef int _p = 0
-    try:
-        _p = 1
-        c_perfPolicyType = perf_policy_type
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_violation_status', ('device', 'perf_policy_type'), _p) from None
+    if not (_live_int(device, &c_device, &_CONSUMED) and _int_ll(perf_policy_type, &c_perfPolicyType)):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_perfPolicyType = perf_policy_type
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_violation_status', ('device', 'perf_policy_type'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceGetViolationStatus(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlPerfPolicyType_t>c_perfPolicyType, <cynvml.nvmlViolationTime_t*>s_violTime._ptr)
     if err != 0:
@@ -8588,14 +8761,15 @@ def device_get_irq_num(device):
         - NVML_ERROR_GPU_IS_LOST if the target GPU has fallen off the bus or is
           otherwise inaccessible
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_irqNum = <unsigned int>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_irq_num', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_irq_num', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetIrqNum(<cynvml.nvmlDevice_t>c_device, &c_irqNum)
     if err != 0:
@@ -8635,14 +8809,15 @@ def device_get_num_gpu_cores(device):
     using this API. Please use device_get_gpu_instance_profile_info to fetch the MIG
     device's core count.
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_numCores = <unsigned int>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_num_gpu_cores', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_num_gpu_cores', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetNumGpuCores(<cynvml.nvmlDevice_t>c_device, &c_numCores)
     if err != 0:
@@ -8675,14 +8850,15 @@ def device_get_power_source(device):
         - NVML_ERROR_GPU_IS_LOST if the target GPU has fallen off the bus or is
           otherwise inaccessible
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlPowerSource_t c_powerSource = <cynvml.nvmlPowerSource_t>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_power_source', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_power_source', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetPowerSource(<cynvml.nvmlDevice_t>c_device, &c_powerSource)
     if err != 0:
@@ -8715,14 +8891,15 @@ def device_get_memory_bus_width(device):
         - NVML_ERROR_GPU_IS_LOST if the target GPU has fallen off the bus or is
           otherwise inaccessible
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_busWidth = <unsigned int>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_memory_bus_width', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_memory_bus_width', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetMemoryBusWidth(<cynvml.nvmlDevice_t>c_device, &c_busWidth)
     if err != 0:
@@ -8755,14 +8932,15 @@ def device_get_pcie_link_max_speed(device):
         - NVML_ERROR_GPU_IS_LOST if the target GPU has fallen off the bus or is
           otherwise inaccessible
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_maxSpeed = <unsigned int>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_pcie_link_max_speed', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_pcie_link_max_speed', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetPcieLinkMaxSpeed(<cynvml.nvmlDevice_t>c_device, &c_maxSpeed)
     if err != 0:
@@ -8794,14 +8972,15 @@ def device_get_pcie_speed(device):
         - NVML_ERROR_NOT_SUPPORTED if the device does not support PCIe speed getting
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_pcieSpeed = <unsigned int>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_pcie_speed', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_pcie_speed', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetPcieSpeed(<cynvml.nvmlDevice_t>c_device, &c_pcieSpeed)
     if err != 0:
@@ -8837,14 +9016,15 @@ def device_get_adaptive_clock_info_status(device):
         - NVML_ERROR_GPU_IS_LOST if the target GPU has fallen off the bus or is
           otherwise inaccessible
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_adaptiveClockStatus = <unsigned int>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_adaptive_clock_info_status', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_adaptive_clock_info_status', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetAdaptiveClockInfoStatus(<cynvml.nvmlDevice_t>c_device, &c_adaptiveClockStatus)
     if err != 0:
@@ -8878,14 +9058,15 @@ def device_get_bus_type(device):
     NvmlError
         If the call fails, with the Return member in its `status`.
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlBusType_t c_type = <cynvml.nvmlBusType_t>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_bus_type', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_bus_type', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetBusType(<cynvml.nvmlDevice_t>c_device, &c_type)
     if err != 0:
@@ -8909,14 +9090,15 @@ def device_get_gpu_fabric_info(device):
     NvmlError
         If the call fails, with the Return member in its `status`.
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_gpuFabricInfo = _new_record_at(_L, 67, 'GpuFabricInfo')
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_gpu_fabric_info', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_gpu_fabric_info', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetGpuFabricInfo(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlGpuFabricInfo_t*>s_gpuFabricInfo._ptr)
     if err != 0:
@@ -8958,15 +9140,16 @@ def device_get_gpu_fabric_info_v(device):
     The caller must set the nvmlGpuFabricInfoV_t.version field to the appropriate
     version prior to calling this function. For example:
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_gpuFabricInfo = _new_record_at(_L, 68, 'GpuFabricInfo_v2')
     (<unsigned int*>s_gpuFabricInfo._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlGpuFabricInfo_v2_t) | (2 << 24))
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_gpu_fabric_info_v', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_gpu_fabric_info_v', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetGpuFabricInfoV(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlGpuFabricInfoV_t*>s_gpuFabricInfo._ptr)
     if err != 0:
@@ -9011,14 +9194,15 @@ def device_get_gpu_fabric_info_v4(device):
         - NVML_ERROR_NOT_SUPPORTED If device doesn't support gpu fabric
         - NVML_ERROR_INVALID_ARGUMENT If device or gpuFabricInfo is invalid
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_gpuFabricInfo = _new_record_at(_L, 70, 'GpuFabricInfo_v4')
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_gpu_fabric_info_v4', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_gpu_fabric_info_v4', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetGpuFabricInfo_v4(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlGpuFabricInfo_v4_t*>s_gpuFabricInfo._ptr)
     if err != 0:
@@ -9109,14 +9293,15 @@ def device_get_conf_compute_mem_size_info(device):
         - NVML_ERROR_INVALID_ARGUMENT if memInfo or device is invalid
         - NVML_ERROR_NOT_SUPPORTED if this query is not supported by the device
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_memInfo = _new_record_at(_L, 29, 'ConfComputeMemSizeInfo')
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_conf_compute_mem_size_info', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_conf_compute_mem_size_info', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetConfComputeMemSizeInfo(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlConfComputeMemSizeInfo_t*>s_memInfo._ptr)
     if err != 0:
@@ -9183,14 +9368,15 @@ def device_get_conf_compute_protected_memory_usage(device):
         - NVML_ERROR_NOT_SUPPORTED if this query is not supported by the device
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_memory = _new_record_at(_L, 86, 'Memory')
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_conf_compute_protected_memory_usage', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_conf_compute_protected_memory_usage', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetConfComputeProtectedMemoryUsage(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlMemory_t*>s_memory._ptr)
     if err != 0:
@@ -9224,14 +9410,15 @@ def device_get_conf_compute_gpu_certificate(device):
         - NVML_ERROR_NOT_SUPPORTED if this query is not supported by the device
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_gpuCert = _new_record_at(_L, 28, 'ConfComputeGpuCertificate')
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_conf_compute_gpu_certificate', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_conf_compute_gpu_certificate', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetConfComputeGpuCertificate(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlConfComputeGpuCertificate_t*>s_gpuCert._ptr)
     if err != 0:
@@ -9344,18 +9531,22 @@ def device_set_conf_compute_unprotected_mem_size(device, size_ki_b):
         - NVML_ERROR_INVALID_ARGUMENT if device is invalid
         - NVML_ERROR_NOT_SUPPORTED if this query is not supported by the device
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned long long c_sizeKiB
     cdef int _p = 0
-    try:
-        _p = 1
-        c_sizeKiB = size_ki_b
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_set_conf_compute_unprotected_mem_size', ('device', 'size_ki_b'), _p) from None
+    cdef long long f_size_ki_b
+    if _live_int(device, &c_device, &_CONSUMED) and _int_fits(size_ki_b, &f_size_ki_b, 0, 9223372036854775807):
+        c_sizeKiB = <unsigned long long>f_size_ki_b
+    else:
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_sizeKiB = size_ki_b
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_set_conf_compute_unprotected_mem_size', ('device', 'size_ki_b'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceSetConfComputeUnprotectedMemSize(<cynvml.nvmlDevice_t>c_device, c_sizeKiB)
     if err != 0:
@@ -9393,10 +9584,14 @@ def system_set_conf_compute_gpus_ready_state(is_accepting_work):
     """
     cdef cynvml.nvmlReturn_t err
     cdef unsigned int c_isAcceptingWork
-    try:
-        c_isAcceptingWork = is_accepting_work
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('system_set_conf_compute_gpus_ready_state', ('is_accepting_work',), 0) from None
+    cdef long long f_is_accepting_work
+    if _int_fits(is_accepting_work, &f_is_accepting_work, 0, 4294967295):
+        c_isAcceptingWork = <unsigned int>f_is_accepting_work
+    else:
+        try:
+            c_isAcceptingWork = is_accepting_work
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('system_set_conf_compute_gpus_ready_state', ('is_accepting_work',), 0) from None
     with nogil:
         err = cynvml.nvmlSystemSetConfComputeGpusReadyState(c_isAcceptingWork)
     if err != 0:
@@ -9439,13 +9634,17 @@ def system_set_conf_compute_key_rotation_threshold_info(max_attacker_advantage):
     memset(&s_pKeyRotationThrInfo, 0, sizeof(s_pKeyRotationThrInfo))
     s_pKeyRotationThrInfo.version = <unsigned int>(sizeof(cynvml.nvmlConfComputeSetKeyRotationThresholdInfo_v1_t) | (1 << 24))
     cdef int _p = 0
-    try:
-        _p = 1000
-        s_pKeyRotationThrInfo.maxAttackerAdvantage = max_attacker_advantage
-    except (TypeError, ValueError, OverflowError) as e:
-        if _p >= 1000:
-            raise e.__class__(f"system_set_conf_compute_key_rotation_threshold_info() argument '{('max_attacker_advantage',)[_p - 1000]}': {e}") from None
-        raise _arg_error('system_set_conf_compute_key_rotation_threshold_info', ('p_key_rotation_thr_info',), _p) from None
+    cdef long long f_max_attacker_advantage
+    if _int_fits(max_attacker_advantage, &f_max_attacker_advantage, 0, 9223372036854775807):
+        s_pKeyRotationThrInfo.maxAttackerAdvantage = <unsigned long long>f_max_attacker_advantage
+    else:
+        try:
+            _p = 1000
+            s_pKeyRotationThrInfo.maxAttackerAdvantage = max_attacker_advantage
+        except (TypeError, ValueError, OverflowError) as e:
+            if _p >= 1000:
+                raise e.__class__(f"system_set_conf_compute_key_rotation_threshold_info() argument '{('max_attacker_advantage',)[_p - 1000]}': {e}") from None
+            raise _arg_error('system_set_conf_compute_key_rotation_threshold_info', ('p_key_rotation_thr_info',), _p) from None
     with nogil:
         err = cynvml.nvmlSystemSetConfComputeKeyRotationThresholdInfo(&s_pKeyRotationThrInfo)
     if err != 0:
@@ -9515,14 +9714,15 @@ def device_get_gsp_firmware_version(device):
         - NVML_ERROR_NOT_SUPPORTED if GSP firmware is not enabled for GPU
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Buf a_version = _Buf_new(256)
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_gsp_firmware_version', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_gsp_firmware_version', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetGspFirmwareVersion(<cynvml.nvmlDevice_t>c_device, <char*>a_version.ptr)
     if err != 0:
@@ -9560,15 +9760,16 @@ def device_get_gsp_firmware_mode(device):
         - NVML_ERROR_NOT_SUPPORTED if GSP firmware is not enabled for GPU
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_isEnabled = <unsigned int>0
     cdef unsigned int c_defaultMode = <unsigned int>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_gsp_firmware_mode', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_gsp_firmware_mode', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetGspFirmwareMode(<cynvml.nvmlDevice_t>c_device, &c_isEnabled, &c_defaultMode)
     if err != 0:
@@ -9608,15 +9809,16 @@ def device_get_sram_ecc_error_status(device):
           nvmlEccSramErrorStatus_t is invalid
         - NVML_ERROR_UNKNOWN On any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_status = _new_record_at(_L, 45, 'EccSramErrorStatus_v1')
     (<unsigned int*>s_status._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlEccSramErrorStatus_v1_t) | (1 << 24))
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_sram_ecc_error_status', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_sram_ecc_error_status', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetSramEccErrorStatus(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlEccSramErrorStatus_t*>s_status._ptr)
     if err != 0:
@@ -9724,14 +9926,15 @@ def device_get_accounting_mode(device):
         - NVML_ERROR_NOT_SUPPORTED if the device doesn't support this feature
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlEnableState_t c_mode = <cynvml.nvmlEnableState_t>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_accounting_mode', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_accounting_mode', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetAccountingMode(<cynvml.nvmlDevice_t>c_device, &c_mode)
     if err != 0:
@@ -9796,19 +9999,23 @@ def device_get_accounting_stats(device, pid):
     Warning: On Kepler devices per process statistics are accurate only if there's one
     process running on a GPU.
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_pid
     cdef _Record s_stats = _new_record_at(_L, 8, 'AccountingStats')
     cdef int _p = 0
-    try:
-        _p = 1
-        c_pid = pid
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_accounting_stats', ('device', 'pid'), _p) from None
+    cdef long long f_pid
+    if _live_int(device, &c_device, &_CONSUMED) and _int_fits(pid, &f_pid, 0, 4294967295):
+        c_pid = <unsigned int>f_pid
+    else:
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_pid = pid
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_accounting_stats', ('device', 'pid'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceGetAccountingStats(<cynvml.nvmlDevice_t>c_device, c_pid, <cynvml.nvmlAccountingStats_t*>s_stats._ptr)
     if err != 0:
@@ -9861,15 +10068,16 @@ def device_get_accounting_pids(device):
     In case of PID collision some processes might not be accessible before the circular
     buffer is full.
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_count = 0
     cdef int _p = 0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_accounting_pids', ('device', 'count'), _p) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_accounting_pids', ('device', 'count'), _p) from None
     cdef unsigned int req_count = 0
     cdef _Buf a_pids = None
     with nogil:
@@ -9927,14 +10135,15 @@ def device_get_accounting_buffer_size(device):
     --------
     device_get_accounting_stats, device_get_accounting_pids
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_bufferSize = <unsigned int>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_accounting_buffer_size', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_accounting_buffer_size', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetAccountingBufferSize(<cynvml.nvmlDevice_t>c_device, &c_bufferSize)
     if err != 0:
@@ -9997,14 +10206,15 @@ def device_get_accounting_stats_v2(device):
     Warning: On Kepler devices per process statistics are accurate only if there's one
     process running on a GPU.
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_stats = _new_record_at(_L, 9, 'AccountingStats_v2')
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_accounting_stats_v2', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_accounting_stats_v2', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetAccountingStats_v2(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlAccountingStats_v2_t*>s_stats._ptr)
     if err != 0:
@@ -10049,19 +10259,20 @@ def device_get_retired_pages(device, cause):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_cause
     cdef unsigned int c_pageCount = 0
     cdef int _p = 0
-    try:
-        _p = 1
-        c_cause = cause
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_retired_pages', ('device', 'cause', 'page_count'), _p) from None
+    if not (_live_int(device, &c_device, &_CONSUMED) and _int_ll(cause, &c_cause)):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_cause = cause
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_retired_pages', ('device', 'cause', 'page_count'), _p) from None
     cdef unsigned int req_pageCount = 0
     cdef _Buf a_addresses = None
     with nogil:
@@ -10126,19 +10337,20 @@ def device_get_retired_pages_v2(device, cause):
     nvmlDeviceGetRetiredPages_v2 adds an additional timestamps parameter to return the
     time of each page's retirement. This is supported for Pascal and newer architecture.
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_cause
     cdef unsigned int c_pageCount = 0
     cdef int _p = 0
-    try:
-        _p = 1
-        c_cause = cause
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_retired_pages_v2', ('device', 'cause', 'page_count'), _p) from None
+    if not (_live_int(device, &c_device, &_CONSUMED) and _int_ll(cause, &c_cause)):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_cause = cause
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_retired_pages_v2', ('device', 'cause', 'page_count'), _p) from None
     cdef unsigned int req_pageCount = 0
     cdef _Buf a_addresses = None
     cdef _Buf a_timestamps = None
@@ -10189,14 +10401,15 @@ def device_get_retired_pages_pending_status(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlEnableState_t c_isPending = <cynvml.nvmlEnableState_t>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_retired_pages_pending_status', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_retired_pages_pending_status', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetRetiredPagesPendingStatus(<cynvml.nvmlDevice_t>c_device, &c_isPending)
     if err != 0:
@@ -10247,17 +10460,18 @@ def device_get_remapped_rows(device):
     On MIG-enabled GPUs with active instances, querying the number of remapped rows is
     not supported
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_corrRows = <unsigned int>0
     cdef unsigned int c_uncRows = <unsigned int>0
     cdef unsigned int c_isPending = <unsigned int>0
     cdef unsigned int c_failureOccurred = <unsigned int>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_remapped_rows', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_remapped_rows', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetRemappedRows(<cynvml.nvmlDevice_t>c_device, &c_corrRows, &c_uncRows, &c_isPending, &c_failureOccurred)
     if err != 0:
@@ -10287,14 +10501,15 @@ def device_get_row_remapper_histogram(device):
 
         - NVML_ERROR_UNKNOWN On any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_values = _new_record_at(_L, 137, 'RowRemapperHistogramValues')
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_row_remapper_histogram', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_row_remapper_histogram', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetRowRemapperHistogram(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlRowRemapperHistogramValues_t*>s_values._ptr)
     if err != 0:
@@ -10325,14 +10540,15 @@ def device_get_architecture(device):
         - NVML_ERROR_UNINITIALIZED If library has not been successfully initialized
         - NVML_ERROR_INVALID_ARGUMENT If device or arch (output refererence) are invalid
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlDeviceArchitecture_t c_arch = <cynvml.nvmlDeviceArchitecture_t>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_architecture', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_architecture', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetArchitecture(<cynvml.nvmlDevice_t>c_device, &c_arch)
     if err != 0:
@@ -10373,14 +10589,15 @@ def device_get_clk_mon_status(device):
     See Also
     --------
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_status = _new_record_at(_L, 19, 'ClkMonStatus')
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_clk_mon_status', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_clk_mon_status', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetClkMonStatus(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlClkMonStatus_t*>s_status._ptr)
     if err != 0:
@@ -10451,19 +10668,23 @@ def device_get_process_utilization(device, last_seen_time_stamp):
     -----
     On MIG-enabled GPUs, querying process utilization is not currently supported.
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_processSamplesCount = 0
     cdef unsigned long long c_lastSeenTimeStamp
     cdef int _p = 0
-    try:
-        _p = 2
-        c_lastSeenTimeStamp = last_seen_time_stamp
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_process_utilization', ('device', 'process_samples_count', 'last_seen_time_stamp'), _p) from None
+    cdef long long f_last_seen_time_stamp
+    if _live_int(device, &c_device, &_CONSUMED) and _int_fits(last_seen_time_stamp, &f_last_seen_time_stamp, 0, 9223372036854775807):
+        c_lastSeenTimeStamp = <unsigned long long>f_last_seen_time_stamp
+    else:
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 2
+            c_lastSeenTimeStamp = last_seen_time_stamp
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_process_utilization', ('device', 'process_samples_count', 'last_seen_time_stamp'), _p) from None
     cdef unsigned int req_processSamplesCount = 0
     cdef _Buf a_utilization = None
     with nogil:
@@ -10608,15 +10829,16 @@ def device_get_platform_info(device):
           invalid
         - NVML_ERROR_UNKNOWN On any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_platformInfo = _new_record_at(_L, 115, 'PlatformInfo_v1')
     (<unsigned int*>s_platformInfo._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlPlatformInfo_v1_t) | (1 << 24))
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_platform_info', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_platform_info', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetPlatformInfo(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlPlatformInfo_t*>s_platformInfo._ptr)
     if err != 0:
@@ -10655,16 +10877,17 @@ def device_get_pdi(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlPdi_t s_pdi
     memset(&s_pdi, 0, sizeof(s_pdi))
     s_pdi.version = <unsigned int>(sizeof(cynvml.nvmlPdi_v1_t) | (1 << 24))
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_pdi', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_pdi', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetPdi(<cynvml.nvmlDevice_t>c_device, &s_pdi)
     if err != 0:
@@ -10765,14 +10988,15 @@ def device_get_hostname_v1(device):
     See Also
     --------
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_hostname = _new_record_at(_L, 81, 'Hostname_v1')
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_hostname_v1', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_hostname_v1', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetHostname_v1(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlHostname_v1_t*>s_hostname._ptr)
     if err != 0:
@@ -10803,14 +11027,15 @@ def device_perf_metrics_get_samples_v1(device):
 
         - NVML_ERROR_NOT_SUPPORTED if this query is not supported by the device
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_samples = _new_record_at(_L, 114, 'PerfMetricsSamples_v1')
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_perf_metrics_get_samples_v1', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_perf_metrics_get_samples_v1', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDevicePerfMetricsGetSamples_v1(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlPerfMetricsSamples_v1_t*>s_samples._ptr)
     if err != 0:
@@ -10862,13 +11087,14 @@ def unit_set_led_state(unit, color):
     cdef void* c_unit
     cdef long long c_color
     cdef int _p = 0
-    try:
-        _p = 1
-        c_color = color
-        _p = 0
-        _hptr(unit, &c_unit)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('unit_set_led_state', ('unit', 'color'), _p) from None
+    if not (_hptr_int(unit, &c_unit) and _int_ll(color, &c_color)):
+        try:
+            _p = 1
+            c_color = color
+            _p = 0
+            _hptr(unit, &c_unit)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('unit_set_led_state', ('unit', 'color'), _p) from None
     with nogil:
         err = cynvml.nvmlUnitSetLedState(<cynvml.nvmlUnit_t>c_unit, <cynvml.nvmlLedColor_t>c_color)
     if err != 0:
@@ -10924,18 +11150,19 @@ def device_set_persistence_mode(device, mode):
     See Also
     --------
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_mode
     cdef int _p = 0
-    try:
-        _p = 1
-        c_mode = mode
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_set_persistence_mode', ('device', 'mode'), _p) from None
+    if not (_live_int(device, &c_device, &_CONSUMED) and _int_ll(mode, &c_mode)):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_mode = mode
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_set_persistence_mode', ('device', 'mode'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceSetPersistenceMode(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlEnableState_t>c_mode)
     if err != 0:
@@ -10991,18 +11218,19 @@ def device_set_compute_mode(device, mode):
     -----
     If MIG is enabled on a GPU, device must be MIG device handle.
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_mode
     cdef int _p = 0
-    try:
-        _p = 1
-        c_mode = mode
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_set_compute_mode', ('device', 'mode'), _p) from None
+    if not (_live_int(device, &c_device, &_CONSUMED) and _int_ll(mode, &c_mode)):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_mode = mode
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_set_compute_mode', ('device', 'mode'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceSetComputeMode(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlComputeMode_t>c_mode)
     if err != 0:
@@ -11052,18 +11280,19 @@ def device_set_ecc_mode(device, ecc):
     See Also
     --------
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_ecc
     cdef int _p = 0
-    try:
-        _p = 1
-        c_ecc = ecc
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_set_ecc_mode', ('device', 'ecc'), _p) from None
+    if not (_live_int(device, &c_device, &_CONSUMED) and _int_ll(ecc, &c_ecc)):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_ecc = ecc
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_set_ecc_mode', ('device', 'ecc'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceSetEccMode(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlEnableState_t>c_ecc)
     if err != 0:
@@ -11116,18 +11345,19 @@ def device_clear_ecc_error_counts(device, counter_type):
     See Also
     --------
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_counterType
     cdef int _p = 0
-    try:
-        _p = 1
-        c_counterType = counter_type
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_clear_ecc_error_counts', ('device', 'counter_type'), _p) from None
+    if not (_live_int(device, &c_device, &_CONSUMED) and _int_ll(counter_type, &c_counterType)):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_counterType = counter_type
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_clear_ecc_error_counts', ('device', 'counter_type'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceClearEccErrorCounts(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlEccCounterType_t>c_counterType)
     if err != 0:
@@ -11199,15 +11429,19 @@ def device_set_driver_model(device, driver_model, flags):
     cdef long long c_driverModel
     cdef unsigned int c_flags
     cdef int _p = 0
-    try:
-        _p = 1
-        c_driverModel = driver_model
-        _p = 2
-        c_flags = flags
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_set_driver_model', ('device', 'driver_model', 'flags'), _p) from None
+    cdef long long f_flags
+    if _hptr_int(device, &c_device) and _int_ll(driver_model, &c_driverModel) and _int_fits(flags, &f_flags, 0, 4294967295):
+        c_flags = <unsigned int>f_flags
+    else:
+        try:
+            _p = 1
+            c_driverModel = driver_model
+            _p = 2
+            c_flags = flags
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_set_driver_model', ('device', 'driver_model', 'flags'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceSetDriverModel(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlDriverModel_t>c_driverModel, c_flags)
     if err != 0:
@@ -11272,21 +11506,27 @@ def device_set_gpu_locked_clocks(device, min_gpu_clock_m_hz, max_gpu_clock_m_hz)
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_minGpuClockMHz
     cdef unsigned int c_maxGpuClockMHz
     cdef int _p = 0
-    try:
-        _p = 1
-        c_minGpuClockMHz = min_gpu_clock_m_hz
-        _p = 2
-        c_maxGpuClockMHz = max_gpu_clock_m_hz
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_set_gpu_locked_clocks', ('device', 'min_gpu_clock_m_hz', 'max_gpu_clock_m_hz'), _p) from None
+    cdef long long f_min_gpu_clock_m_hz
+    cdef long long f_max_gpu_clock_m_hz
+    if _live_int(device, &c_device, &_CONSUMED) and _int_fits(min_gpu_clock_m_hz, &f_min_gpu_clock_m_hz, 0, 4294967295) and _int_fits(max_gpu_clock_m_hz, &f_max_gpu_clock_m_hz, 0, 4294967295):
+        c_minGpuClockMHz = <unsigned int>f_min_gpu_clock_m_hz
+        c_maxGpuClockMHz = <unsigned int>f_max_gpu_clock_m_hz
+    else:
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_minGpuClockMHz = min_gpu_clock_m_hz
+            _p = 2
+            c_maxGpuClockMHz = max_gpu_clock_m_hz
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_set_gpu_locked_clocks', ('device', 'min_gpu_clock_m_hz', 'max_gpu_clock_m_hz'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceSetGpuLockedClocks(<cynvml.nvmlDevice_t>c_device, c_minGpuClockMHz, c_maxGpuClockMHz)
     if err != 0:
@@ -11328,13 +11568,14 @@ def device_reset_gpu_locked_clocks(device):
     --------
     device_set_gpu_locked_clocks
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_reset_gpu_locked_clocks', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_reset_gpu_locked_clocks', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceResetGpuLockedClocks(<cynvml.nvmlDevice_t>c_device)
     if err != 0:
@@ -11386,21 +11627,27 @@ def device_set_memory_locked_clocks(device, min_mem_clock_m_hz, max_mem_clock_m_
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_minMemClockMHz
     cdef unsigned int c_maxMemClockMHz
     cdef int _p = 0
-    try:
-        _p = 1
-        c_minMemClockMHz = min_mem_clock_m_hz
-        _p = 2
-        c_maxMemClockMHz = max_mem_clock_m_hz
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_set_memory_locked_clocks', ('device', 'min_mem_clock_m_hz', 'max_mem_clock_m_hz'), _p) from None
+    cdef long long f_min_mem_clock_m_hz
+    cdef long long f_max_mem_clock_m_hz
+    if _live_int(device, &c_device, &_CONSUMED) and _int_fits(min_mem_clock_m_hz, &f_min_mem_clock_m_hz, 0, 4294967295) and _int_fits(max_mem_clock_m_hz, &f_max_mem_clock_m_hz, 0, 4294967295):
+        c_minMemClockMHz = <unsigned int>f_min_mem_clock_m_hz
+        c_maxMemClockMHz = <unsigned int>f_max_mem_clock_m_hz
+    else:
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_minMemClockMHz = min_mem_clock_m_hz
+            _p = 2
+            c_maxMemClockMHz = max_mem_clock_m_hz
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_set_memory_locked_clocks', ('device', 'min_mem_clock_m_hz', 'max_mem_clock_m_hz'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceSetMemoryLockedClocks(<cynvml.nvmlDevice_t>c_device, c_minMemClockMHz, c_maxMemClockMHz)
     if err != 0:
@@ -11442,13 +11689,14 @@ def device_reset_memory_locked_clocks(device):
     --------
     device_set_memory_locked_clocks
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_reset_memory_locked_clocks', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_reset_memory_locked_clocks', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceResetMemoryLockedClocks(<cynvml.nvmlDevice_t>c_device)
     if err != 0:
@@ -11473,21 +11721,27 @@ def device_set_applications_clocks(device, mem_clock_m_hz, graphics_clock_m_hz):
     NvmlError
         If the call fails, with the Return member in its `status`.
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_memClockMHz
     cdef unsigned int c_graphicsClockMHz
     cdef int _p = 0
-    try:
-        _p = 1
-        c_memClockMHz = mem_clock_m_hz
-        _p = 2
-        c_graphicsClockMHz = graphics_clock_m_hz
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_set_applications_clocks', ('device', 'mem_clock_m_hz', 'graphics_clock_m_hz'), _p) from None
+    cdef long long f_mem_clock_m_hz
+    cdef long long f_graphics_clock_m_hz
+    if _live_int(device, &c_device, &_CONSUMED) and _int_fits(mem_clock_m_hz, &f_mem_clock_m_hz, 0, 4294967295) and _int_fits(graphics_clock_m_hz, &f_graphics_clock_m_hz, 0, 4294967295):
+        c_memClockMHz = <unsigned int>f_mem_clock_m_hz
+        c_graphicsClockMHz = <unsigned int>f_graphics_clock_m_hz
+    else:
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_memClockMHz = mem_clock_m_hz
+            _p = 2
+            c_graphicsClockMHz = graphics_clock_m_hz
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_set_applications_clocks', ('device', 'mem_clock_m_hz', 'graphics_clock_m_hz'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceSetApplicationsClocks(<cynvml.nvmlDevice_t>c_device, c_memClockMHz, c_graphicsClockMHz)
     if err != 0:
@@ -11510,13 +11764,14 @@ def device_reset_applications_clocks(device):
     NvmlError
         If the call fails, with the Return member in its `status`.
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_reset_applications_clocks', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_reset_applications_clocks', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceResetApplicationsClocks(<cynvml.nvmlDevice_t>c_device)
     if err != 0:
@@ -11566,18 +11821,19 @@ def device_set_auto_boosted_clocks_enabled(device, enabled):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_enabled
     cdef int _p = 0
-    try:
-        _p = 1
-        c_enabled = enabled
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_set_auto_boosted_clocks_enabled', ('device', 'enabled'), _p) from None
+    if not (_live_int(device, &c_device, &_CONSUMED) and _int_ll(enabled, &c_enabled)):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_enabled = enabled
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_set_auto_boosted_clocks_enabled', ('device', 'enabled'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceSetAutoBoostedClocksEnabled(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlEnableState_t>c_enabled)
     if err != 0:
@@ -11629,21 +11885,25 @@ def device_set_default_auto_boosted_clocks_enabled(device, enabled, flags):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_enabled
     cdef unsigned int c_flags
     cdef int _p = 0
-    try:
-        _p = 1
-        c_enabled = enabled
-        _p = 2
-        c_flags = flags
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_set_default_auto_boosted_clocks_enabled', ('device', 'enabled', 'flags'), _p) from None
+    cdef long long f_flags
+    if _live_int(device, &c_device, &_CONSUMED) and _int_ll(enabled, &c_enabled) and _int_fits(flags, &f_flags, 0, 4294967295):
+        c_flags = <unsigned int>f_flags
+    else:
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_enabled = enabled
+            _p = 2
+            c_flags = flags
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_set_default_auto_boosted_clocks_enabled', ('device', 'enabled', 'flags'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceSetDefaultAutoBoostedClocksEnabled(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlEnableState_t>c_enabled, c_flags)
     if err != 0:
@@ -11679,18 +11939,22 @@ def device_set_default_fan_speed_v2(device, fan):
           fans)
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_fan
     cdef int _p = 0
-    try:
-        _p = 1
-        c_fan = fan
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_set_default_fan_speed_v2', ('device', 'fan'), _p) from None
+    cdef long long f_fan
+    if _live_int(device, &c_device, &_CONSUMED) and _int_fits(fan, &f_fan, 0, 4294967295):
+        c_fan = <unsigned int>f_fan
+    else:
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_fan = fan
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_set_default_fan_speed_v2', ('device', 'fan'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceSetDefaultFanSpeed_v2(<cynvml.nvmlDevice_t>c_device, c_fan)
     if err != 0:
@@ -11860,18 +12124,22 @@ def device_set_power_management_limit(device, limit):
     Limit is not persistent across reboots or driver unloads. Enable persistent mode to
     prevent driver from unloading when no application is using the device.
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_limit
     cdef int _p = 0
-    try:
-        _p = 1
-        c_limit = limit
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_set_power_management_limit', ('device', 'limit'), _p) from None
+    cdef long long f_limit
+    if _live_int(device, &c_device, &_CONSUMED) and _int_fits(limit, &f_limit, 0, 4294967295):
+        c_limit = <unsigned int>f_limit
+    else:
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_limit = limit
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_set_power_management_limit', ('device', 'limit'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceSetPowerManagementLimit(<cynvml.nvmlDevice_t>c_device, c_limit)
     if err != 0:
@@ -11924,18 +12192,19 @@ def device_set_gpu_operation_mode(device, mode):
     --------
     nvmlGpuOperationMode_t, device_get_gpu_operation_mode
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_mode
     cdef int _p = 0
-    try:
-        _p = 1
-        c_mode = mode
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_set_gpu_operation_mode', ('device', 'mode'), _p) from None
+    if not (_live_int(device, &c_device, &_CONSUMED) and _int_ll(mode, &c_mode)):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_mode = mode
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_set_gpu_operation_mode', ('device', 'mode'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceSetGpuOperationMode(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlGpuOperationMode_t>c_mode)
     if err != 0:
@@ -11987,21 +12256,22 @@ def device_set_api_restriction(device, api_type, is_restricted):
     --------
     nvmlRestrictedAPI_t
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_apiType
     cdef long long c_isRestricted
     cdef int _p = 0
-    try:
-        _p = 1
-        c_apiType = api_type
-        _p = 2
-        c_isRestricted = is_restricted
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_set_api_restriction', ('device', 'api_type', 'is_restricted'), _p) from None
+    if not (_live_int(device, &c_device, &_CONSUMED) and _int_ll(api_type, &c_apiType) and _int_ll(is_restricted, &c_isRestricted)):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_apiType = api_type
+            _p = 2
+            c_isRestricted = is_restricted
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_set_api_restriction', ('device', 'api_type', 'is_restricted'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceSetAPIRestriction(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlRestrictedAPI_t>c_apiType, <cynvml.nvmlEnableState_t>c_isRestricted)
     if err != 0:
@@ -12047,21 +12317,27 @@ def device_set_fan_speed_v2(device, fan, speed):
     NvmlError
         If the call fails, with the Return member in its `status`.
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_fan
     cdef unsigned int c_speed
     cdef int _p = 0
-    try:
-        _p = 1
-        c_fan = fan
-        _p = 2
-        c_speed = speed
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_set_fan_speed_v2', ('device', 'fan', 'speed'), _p) from None
+    cdef long long f_fan
+    cdef long long f_speed
+    if _live_int(device, &c_device, &_CONSUMED) and _int_fits(fan, &f_fan, 0, 4294967295) and _int_fits(speed, &f_speed, 0, 4294967295):
+        c_fan = <unsigned int>f_fan
+        c_speed = <unsigned int>f_speed
+    else:
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_fan = fan
+            _p = 2
+            c_speed = speed
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_set_fan_speed_v2', ('device', 'fan', 'speed'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceSetFanSpeed_v2(<cynvml.nvmlDevice_t>c_device, c_fan, c_speed)
     if err != 0:
@@ -12085,18 +12361,22 @@ def device_set_gpc_clk_vf_offset(device, offset):
     NvmlError
         If the call fails, with the Return member in its `status`.
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef int c_offset
     cdef int _p = 0
-    try:
-        _p = 1
-        c_offset = offset
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_set_gpc_clk_vf_offset', ('device', 'offset'), _p) from None
+    cdef long long f_offset
+    if _live_int(device, &c_device, &_CONSUMED) and _int_fits(offset, &f_offset, -2147483648, 2147483647):
+        c_offset = <int>f_offset
+    else:
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_offset = offset
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_set_gpc_clk_vf_offset', ('device', 'offset'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceSetGpcClkVfOffset(<cynvml.nvmlDevice_t>c_device, c_offset)
     if err != 0:
@@ -12120,18 +12400,22 @@ def device_set_mem_clk_vf_offset(device, offset):
     NvmlError
         If the call fails, with the Return member in its `status`.
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef int c_offset
     cdef int _p = 0
-    try:
-        _p = 1
-        c_offset = offset
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_set_mem_clk_vf_offset', ('device', 'offset'), _p) from None
+    cdef long long f_offset
+    if _live_int(device, &c_device, &_CONSUMED) and _int_fits(offset, &f_offset, -2147483648, 2147483647):
+        c_offset = <int>f_offset
+    else:
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_offset = offset
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_set_mem_clk_vf_offset', ('device', 'offset'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceSetMemClkVfOffset(<cynvml.nvmlDevice_t>c_device, c_offset)
     if err != 0:
@@ -12183,18 +12467,19 @@ def device_set_accounting_mode(device, mode):
     On MIG-enabled GPUs, accounting mode would be set to DISABLED and changing it is not
     supported.
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_mode
     cdef int _p = 0
-    try:
-        _p = 1
-        c_mode = mode
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_set_accounting_mode', ('device', 'mode'), _p) from None
+    if not (_live_int(device, &c_device, &_CONSUMED) and _int_ll(mode, &c_mode)):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_mode = mode
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_set_accounting_mode', ('device', 'mode'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceSetAccountingMode(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlEnableState_t>c_mode)
     if err != 0:
@@ -12232,13 +12517,14 @@ def device_clear_accounting_pids(device):
           operation
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_clear_accounting_pids', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_clear_accounting_pids', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceClearAccountingPids(<cynvml.nvmlDevice_t>c_device)
     if err != 0:
@@ -12275,19 +12561,23 @@ def device_get_nvlink_state(device, link):
         - NVML_ERROR_NOT_SUPPORTED if the device doesn't support this feature
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_link
     cdef cynvml.nvmlEnableState_t c_isActive = <cynvml.nvmlEnableState_t>0
     cdef int _p = 0
-    try:
-        _p = 1
-        c_link = link
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_nvlink_state', ('device', 'link'), _p) from None
+    cdef long long f_link
+    if _live_int(device, &c_device, &_CONSUMED) and _int_fits(link, &f_link, 0, 4294967295):
+        c_link = <unsigned int>f_link
+    else:
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_link = link
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_nvlink_state', ('device', 'link'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceGetNvLinkState(<cynvml.nvmlDevice_t>c_device, c_link, &c_isActive)
     if err != 0:
@@ -12323,19 +12613,23 @@ def device_get_nvlink_version(device, link):
         - NVML_ERROR_NOT_SUPPORTED if the device doesn't support this feature
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_link
     cdef unsigned int c_version = <unsigned int>0
     cdef int _p = 0
-    try:
-        _p = 1
-        c_link = link
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_nvlink_version', ('device', 'link'), _p) from None
+    cdef long long f_link
+    if _live_int(device, &c_device, &_CONSUMED) and _int_fits(link, &f_link, 0, 4294967295):
+        c_link = <unsigned int>f_link
+    else:
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_link = link
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_nvlink_version', ('device', 'link'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceGetNvLinkVersion(<cynvml.nvmlDevice_t>c_device, c_link, &c_version)
     if err != 0:
@@ -12376,22 +12670,26 @@ def device_get_nvlink_capability(device, link, capability):
         - NVML_ERROR_NOT_SUPPORTED if the device doesn't support this feature
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_link
     cdef long long c_capability
     cdef unsigned int c_capResult = <unsigned int>0
     cdef int _p = 0
-    try:
-        _p = 1
-        c_link = link
-        _p = 2
-        c_capability = capability
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_nvlink_capability', ('device', 'link', 'capability'), _p) from None
+    cdef long long f_link
+    if _live_int(device, &c_device, &_CONSUMED) and _int_fits(link, &f_link, 0, 4294967295) and _int_ll(capability, &c_capability):
+        c_link = <unsigned int>f_link
+    else:
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_link = link
+            _p = 2
+            c_capability = capability
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_nvlink_capability', ('device', 'link', 'capability'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceGetNvLinkCapability(<cynvml.nvmlDevice_t>c_device, c_link, <cynvml.nvmlNvLinkCapability_t>c_capability, &c_capResult)
     if err != 0:
@@ -12428,19 +12726,23 @@ def device_get_nvlink_remote_pci_info_v2(device, link):
         - NVML_ERROR_NOT_SUPPORTED if the device doesn't support this feature
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_link
     cdef _Record s_pci = _new_record_at(_L, 108, 'PciInfo')
     cdef int _p = 0
-    try:
-        _p = 1
-        c_link = link
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_nvlink_remote_pci_info_v2', ('device', 'link'), _p) from None
+    cdef long long f_link
+    if _live_int(device, &c_device, &_CONSUMED) and _int_fits(link, &f_link, 0, 4294967295):
+        c_link = <unsigned int>f_link
+    else:
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_link = link
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_nvlink_remote_pci_info_v2', ('device', 'link'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceGetNvLinkRemotePciInfo_v2(<cynvml.nvmlDevice_t>c_device, c_link, <cynvml.nvmlPciInfo_t*>s_pci._ptr)
     if err != 0:
@@ -12480,22 +12782,26 @@ def device_get_nvlink_error_counter(device, link, counter):
         - NVML_ERROR_NOT_SUPPORTED if the device doesn't support this feature
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_link
     cdef long long c_counter
     cdef unsigned long long c_counterValue = <unsigned long long>0
     cdef int _p = 0
-    try:
-        _p = 1
-        c_link = link
-        _p = 2
-        c_counter = counter
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_nvlink_error_counter', ('device', 'link', 'counter'), _p) from None
+    cdef long long f_link
+    if _live_int(device, &c_device, &_CONSUMED) and _int_fits(link, &f_link, 0, 4294967295) and _int_ll(counter, &c_counter):
+        c_link = <unsigned int>f_link
+    else:
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_link = link
+            _p = 2
+            c_counter = counter
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_nvlink_error_counter', ('device', 'link', 'counter'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceGetNvLinkErrorCounter(<cynvml.nvmlDevice_t>c_device, c_link, <cynvml.nvmlNvLinkErrorCounter_t>c_counter, &c_counterValue)
     if err != 0:
@@ -12531,18 +12837,22 @@ def device_reset_nvlink_error_counters(device, link):
         - NVML_ERROR_NOT_SUPPORTED if the device doesn't support this feature
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_link
     cdef int _p = 0
-    try:
-        _p = 1
-        c_link = link
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_reset_nvlink_error_counters', ('device', 'link'), _p) from None
+    cdef long long f_link
+    if _live_int(device, &c_device, &_CONSUMED) and _int_fits(link, &f_link, 0, 4294967295):
+        c_link = <unsigned int>f_link
+    else:
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_link = link
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_reset_nvlink_error_counters', ('device', 'link'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceResetNvLinkErrorCounters(<cynvml.nvmlDevice_t>c_device, c_link)
     if err != 0:
@@ -12620,15 +12930,21 @@ def device_get_nvlink_utilization_control(device, link, counter):
     cdef unsigned int c_counter
     cdef _Record s_control = _new_record_at(_L, 91, 'NvLinkUtilizationControl')
     cdef int _p = 0
-    try:
-        _p = 1
-        c_link = link
-        _p = 2
-        c_counter = counter
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_nvlink_utilization_control', ('device', 'link', 'counter'), _p) from None
+    cdef long long f_link
+    cdef long long f_counter
+    if _hptr_int(device, &c_device) and _int_fits(link, &f_link, 0, 4294967295) and _int_fits(counter, &f_counter, 0, 4294967295):
+        c_link = <unsigned int>f_link
+        c_counter = <unsigned int>f_counter
+    else:
+        try:
+            _p = 1
+            c_link = link
+            _p = 2
+            c_counter = counter
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_nvlink_utilization_control', ('device', 'link', 'counter'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceGetNvLinkUtilizationControl(<cynvml.nvmlDevice_t>c_device, c_link, c_counter, <cynvml.nvmlNvLinkUtilizationControl_t*>s_control._ptr)
     if err != 0:
@@ -12663,15 +12979,21 @@ def device_get_nvlink_utilization_counter(device, link, counter):
     cdef unsigned long long c_rxcounter = <unsigned long long>0
     cdef unsigned long long c_txcounter = <unsigned long long>0
     cdef int _p = 0
-    try:
-        _p = 1
-        c_link = link
-        _p = 2
-        c_counter = counter
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_nvlink_utilization_counter', ('device', 'link', 'counter'), _p) from None
+    cdef long long f_link
+    cdef long long f_counter
+    if _hptr_int(device, &c_device) and _int_fits(link, &f_link, 0, 4294967295) and _int_fits(counter, &f_counter, 0, 4294967295):
+        c_link = <unsigned int>f_link
+        c_counter = <unsigned int>f_counter
+    else:
+        try:
+            _p = 1
+            c_link = link
+            _p = 2
+            c_counter = counter
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_nvlink_utilization_counter', ('device', 'link', 'counter'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceGetNvLinkUtilizationCounter(<cynvml.nvmlDevice_t>c_device, c_link, c_counter, &c_rxcounter, &c_txcounter)
     if err != 0:
@@ -12703,17 +13025,23 @@ def device_freeze_nvlink_utilization_counter(device, link, counter, freeze):
     cdef unsigned int c_counter
     cdef long long c_freeze
     cdef int _p = 0
-    try:
-        _p = 1
-        c_link = link
-        _p = 2
-        c_counter = counter
-        _p = 3
-        c_freeze = freeze
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_freeze_nvlink_utilization_counter', ('device', 'link', 'counter', 'freeze'), _p) from None
+    cdef long long f_link
+    cdef long long f_counter
+    if _hptr_int(device, &c_device) and _int_fits(link, &f_link, 0, 4294967295) and _int_fits(counter, &f_counter, 0, 4294967295) and _int_ll(freeze, &c_freeze):
+        c_link = <unsigned int>f_link
+        c_counter = <unsigned int>f_counter
+    else:
+        try:
+            _p = 1
+            c_link = link
+            _p = 2
+            c_counter = counter
+            _p = 3
+            c_freeze = freeze
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_freeze_nvlink_utilization_counter', ('device', 'link', 'counter', 'freeze'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceFreezeNvLinkUtilizationCounter(<cynvml.nvmlDevice_t>c_device, c_link, c_counter, <cynvml.nvmlEnableState_t>c_freeze)
     if err != 0:
@@ -12743,15 +13071,21 @@ def device_reset_nvlink_utilization_counter(device, link, counter):
     cdef unsigned int c_link
     cdef unsigned int c_counter
     cdef int _p = 0
-    try:
-        _p = 1
-        c_link = link
-        _p = 2
-        c_counter = counter
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_reset_nvlink_utilization_counter', ('device', 'link', 'counter'), _p) from None
+    cdef long long f_link
+    cdef long long f_counter
+    if _hptr_int(device, &c_device) and _int_fits(link, &f_link, 0, 4294967295) and _int_fits(counter, &f_counter, 0, 4294967295):
+        c_link = <unsigned int>f_link
+        c_counter = <unsigned int>f_counter
+    else:
+        try:
+            _p = 1
+            c_link = link
+            _p = 2
+            c_counter = counter
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_reset_nvlink_utilization_counter', ('device', 'link', 'counter'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceResetNvLinkUtilizationCounter(<cynvml.nvmlDevice_t>c_device, c_link, c_counter)
     if err != 0:
@@ -12788,19 +13122,23 @@ def device_get_nvlink_remote_device_type(device, link):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_link
     cdef cynvml.nvmlIntNvLinkDeviceType_t c_pNvLinkDeviceType = <cynvml.nvmlIntNvLinkDeviceType_t>0
     cdef int _p = 0
-    try:
-        _p = 1
-        c_link = link
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_nvlink_remote_device_type', ('device', 'link'), _p) from None
+    cdef long long f_link
+    if _live_int(device, &c_device, &_CONSUMED) and _int_fits(link, &f_link, 0, 4294967295):
+        c_link = <unsigned int>f_link
+    else:
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_link = link
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_nvlink_remote_device_type', ('device', 'link'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceGetNvLinkRemoteDeviceType(<cynvml.nvmlDevice_t>c_device, c_link, &c_pNvLinkDeviceType)
     if err != 0:
@@ -12836,20 +13174,24 @@ def device_set_nvlink_device_low_power_threshold(device, threshold):
           being used
         - NVML_ERROR_NOT_SUPPORTED if this query is not supported by the device
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlNvLinkPowerThres_t s_info
     memset(&s_info, 0, sizeof(s_info))
     cdef int _p = 0
-    try:
-        _hptr(device, &c_device)
-        _p = 1000
-        s_info.lowPwrThreshold = threshold
-    except (TypeError, ValueError, OverflowError) as e:
-        if _p >= 1000:
-            raise e.__class__(f"device_set_nvlink_device_low_power_threshold() argument '{('threshold',)[_p - 1000]}': {e}") from None
-        raise _arg_error('device_set_nvlink_device_low_power_threshold', ('device', 'info'), _p) from None
+    cdef long long f_threshold
+    if _live_int(device, &c_device, &_CONSUMED) and _int_fits(threshold, &f_threshold, 0, 4294967295):
+        s_info.lowPwrThreshold = <unsigned int>f_threshold
+    else:
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+            _p = 1000
+            s_info.lowPwrThreshold = threshold
+        except (TypeError, ValueError, OverflowError) as e:
+            if _p >= 1000:
+                raise e.__class__(f"device_set_nvlink_device_low_power_threshold() argument '{('threshold',)[_p - 1000]}': {e}") from None
+            raise _arg_error('device_set_nvlink_device_low_power_threshold', ('device', 'info'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceSetNvLinkDeviceLowPowerThreshold(<cynvml.nvmlDevice_t>c_device, &s_info)
     if err != 0:
@@ -12882,10 +13224,14 @@ def system_set_nvlink_bw_mode(nvlink_bw_mode):
     """
     cdef cynvml.nvmlReturn_t err
     cdef unsigned int c_nvlinkBwMode
-    try:
-        c_nvlinkBwMode = nvlink_bw_mode
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('system_set_nvlink_bw_mode', ('nvlink_bw_mode',), 0) from None
+    cdef long long f_nvlink_bw_mode
+    if _int_fits(nvlink_bw_mode, &f_nvlink_bw_mode, 0, 4294967295):
+        c_nvlinkBwMode = <unsigned int>f_nvlink_bw_mode
+    else:
+        try:
+            c_nvlinkBwMode = nvlink_bw_mode
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('system_set_nvlink_bw_mode', ('nvlink_bw_mode',), 0) from None
     with nogil:
         err = cynvml.nvmlSystemSetNvlinkBwMode(c_nvlinkBwMode)
     if err != 0:
@@ -12945,15 +13291,16 @@ def device_get_nvlink_supported_bw_modes(device):
         - NVML_ERROR_NOT_SUPPORTED if this feature is not supported by the device
         - NVML_ERROR_ARGUMENT_VERSION_MISMATCH if the version specified is not supported
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_supportedBwMode = _new_record_at(_L, 97, 'NvlinkSupportedBwModes_v1')
     (<unsigned int*>s_supportedBwMode._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlNvlinkSupportedBwModes_v1_t) | (1 << 24))
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_nvlink_supported_bw_modes', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_nvlink_supported_bw_modes', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetNvlinkSupportedBwModes(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlNvlinkSupportedBwModes_t*>s_supportedBwMode._ptr)
     if err != 0:
@@ -12986,15 +13333,16 @@ def device_get_nvlink_bw_mode(device):
         - NVML_ERROR_NOT_SUPPORTED if this feature is not supported by the device
         - NVML_ERROR_ARGUMENT_VERSION_MISMATCH if the version specified is not supported
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_getBwMode = _new_record_at(_L, 94, 'NvlinkGetBwMode_v1')
     (<unsigned int*>s_getBwMode._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlNvlinkGetBwMode_v1_t) | (1 << 24))
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_nvlink_bw_mode', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_nvlink_bw_mode', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetNvlinkBwMode(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlNvlinkGetBwMode_t*>s_getBwMode._ptr)
     if err != 0:
@@ -13080,14 +13428,15 @@ def device_set_nvlink_bw_mode_async_v1(device):
     See Also
     --------
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_setBwModeAsync = _new_record_at(_L, 95, 'NvlinkSetBwModeAsync_v1')
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_set_nvlink_bw_mode_async_v1', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_set_nvlink_bw_mode_async_v1', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceSetNvlinkBwModeAsync_v1(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlNvlinkSetBwModeAsync_v1_t*>s_setBwModeAsync._ptr)
     if err != 0:
@@ -13122,15 +13471,16 @@ def device_get_nvlink_info(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_info = _new_record_at(_L, 88, 'NvLinkInfo_v1')
     (<unsigned int*>s_info._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlNvLinkInfo_v1_t) | (1 << 24))
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_nvlink_info', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_nvlink_info', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetNvLinkInfo(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlNvLinkInfo_t*>s_info._ptr)
     if err != 0:
@@ -13171,14 +13521,15 @@ def device_get_nv_link_telemetry_samples_v1(device):
         - NVML_ERROR_NOT_SUPPORTED If the given device does not support this API.
         - NVML_ERROR_UNKNOWN On any unexpected error.
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_samples = _new_record_at(_L, 99, 'NvlinkTelemetrySamples_v1')
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_nv_link_telemetry_samples_v1', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_nv_link_telemetry_samples_v1', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetNvLinkTelemetrySamples_v1(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlNvlinkTelemetrySamples_v1_t*>s_samples._ptr)
     if err != 0:
@@ -13271,22 +13622,26 @@ def device_register_events(device, event_types, set):
     --------
     nvmlEventType, device_get_supported_event_types, nvmlEventSetWait, event_set_free
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
-    _live(set, &_CONSUMED, 'set', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned long long c_eventTypes
     cdef void* c_set
     cdef int _p = 0
-    try:
-        _p = 1
-        c_eventTypes = event_types
-        _p = 0
-        _hptr(device, &c_device)
-        _p = 2
-        _hptr(set, &c_set)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_register_events', ('device', 'event_types', 'set'), _p) from None
+    cdef long long f_event_types
+    if _live_int(device, &c_device, &_CONSUMED) and _int_fits(event_types, &f_event_types, 0, 9223372036854775807) and _live_int(set, &c_set, &_CONSUMED):
+        c_eventTypes = <unsigned long long>f_event_types
+    else:
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        _live(set, &_CONSUMED, 'set', 'an NVML handle')
+        try:
+            _p = 1
+            c_eventTypes = event_types
+            _p = 0
+            _hptr(device, &c_device)
+            _p = 2
+            _hptr(set, &c_set)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_register_events', ('device', 'event_types', 'set'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceRegisterEvents(<cynvml.nvmlDevice_t>c_device, c_eventTypes, <cynvml.nvmlEventSet_t>c_set)
     if err != 0:
@@ -13328,14 +13683,15 @@ def device_get_supported_event_types(device):
     --------
     nvmlEventType, device_register_events
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned long long c_eventTypes = <unsigned long long>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_supported_event_types', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_supported_event_types', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetSupportedEventTypes(<cynvml.nvmlDevice_t>c_device, &c_eventTypes)
     if err != 0:
@@ -13399,19 +13755,23 @@ def event_set_wait_v2(set, timeoutms):
     --------
     nvmlEventType, device_register_events
     """
-    _live(set, &_CONSUMED, 'set', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_set
     cdef _Record s_data = _new_record_at(_L, 49, 'EventData')
     cdef unsigned int c_timeoutms
     cdef int _p = 0
-    try:
-        _p = 1
-        c_timeoutms = timeoutms
-        _p = 0
-        _hptr(set, &c_set)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('event_set_wait_v2', ('set', 'timeoutms'), _p) from None
+    cdef long long f_timeoutms
+    if _live_int(set, &c_set, &_CONSUMED) and _int_fits(timeoutms, &f_timeoutms, 0, 4294967295):
+        c_timeoutms = <unsigned int>f_timeoutms
+    else:
+        _live(set, &_CONSUMED, 'set', 'an NVML handle')
+        try:
+            _p = 1
+            c_timeoutms = timeoutms
+            _p = 0
+            _hptr(set, &c_set)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('event_set_wait_v2', ('set', 'timeoutms'), _p) from None
     with nogil:
         err = cynvml.nvmlEventSetWait_v2(<cynvml.nvmlEventSet_t>c_set, <cynvml.nvmlEventData_t*>s_data._ptr, c_timeoutms)
     if err != 0:
@@ -13612,14 +13972,15 @@ def event_set_get_context_count_v1(set):
     --------
     event_set_wait_v3, event_set_get_context_info_v1, event_set_get_context_data_v1
     """
-    _live(set, &_CONSUMED, 'set', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_set
     cdef _Record s_params = _new_record_at(_L, 50, 'EventSetGetContextCount_v1')
-    try:
-        _hptr(set, &c_set)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('event_set_get_context_count_v1', ('set',), 0) from None
+    if not _live_int(set, &c_set, &_CONSUMED):
+        _live(set, &_CONSUMED, 'set', 'an NVML handle')
+        try:
+            _hptr(set, &c_set)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('event_set_get_context_count_v1', ('set',), 0) from None
     with nogil:
         err = cynvml.nvmlEventSetGetContextCount_v1(<cynvml.nvmlEventSet_t>c_set, <cynvml.nvmlEventSetGetContextCount_v1_t*>s_params._ptr)
     if err != 0:
@@ -13847,13 +14208,14 @@ def event_set_free(set):
     --------
     device_register_events
     """
-    _live(set, &_CONSUMED, 'set', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_set
-    try:
-        _hptr(set, &c_set)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('event_set_free', ('set',), 0) from None
+    if not _live_int(set, &c_set, &_CONSUMED):
+        _live(set, &_CONSUMED, 'set', 'an NVML handle')
+        try:
+            _hptr(set, &c_set)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('event_set_free', ('set',), 0) from None
     with nogil:
         err = cynvml.nvmlEventSetFree(<cynvml.nvmlEventSet_t>c_set)
     if err != 0:
@@ -14406,14 +14768,15 @@ def device_get_virtualization_mode(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlGpuVirtualizationMode_t c_pVirtualMode = <cynvml.nvmlGpuVirtualizationMode_t>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_virtualization_mode', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_virtualization_mode', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetVirtualizationMode(<cynvml.nvmlDevice_t>c_device, &c_pVirtualMode)
     if err != 0:
@@ -14447,14 +14810,15 @@ def device_get_host_vgpu_mode(device):
         - NVML_ERROR_NOT_SUPPORTED if device doesn't support this feature.
         - NVML_ERROR_UNKNOWN if any unexpected error occurred
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlHostVgpuMode_t c_pHostVgpuMode = <cynvml.nvmlHostVgpuMode_t>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_host_vgpu_mode', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_host_vgpu_mode', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetHostVgpuMode(<cynvml.nvmlDevice_t>c_device, &c_pHostVgpuMode)
     if err != 0:
@@ -14492,18 +14856,19 @@ def device_set_virtualization_mode(device, virtual_mode):
         - NVML_ERROR_NO_PERMISSION if setting of virtualization mode is not allowed for
           this client.
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_virtualMode
     cdef int _p = 0
-    try:
-        _p = 1
-        c_virtualMode = virtual_mode
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_set_virtualization_mode', ('device', 'virtual_mode'), _p) from None
+    if not (_live_int(device, &c_device, &_CONSUMED) and _int_ll(virtual_mode, &c_virtualMode)):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_virtualMode = virtual_mode
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_set_virtualization_mode', ('device', 'virtual_mode'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceSetVirtualizationMode(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlGpuVirtualizationMode_t>c_virtualMode)
     if err != 0:
@@ -14547,16 +14912,17 @@ def device_get_vgpu_heterogeneous_mode(device):
           invalid
         - NVML_ERROR_UNKNOWN On any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlVgpuHeterogeneousMode_t s_pHeterogeneousMode
     memset(&s_pHeterogeneousMode, 0, sizeof(s_pHeterogeneousMode))
     s_pHeterogeneousMode.version = <unsigned int>(sizeof(cynvml.nvmlVgpuHeterogeneousMode_v1_t) | (1 << 24))
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_vgpu_heterogeneous_mode', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_vgpu_heterogeneous_mode', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetVgpuHeterogeneousMode(<cynvml.nvmlDevice_t>c_device, &s_pHeterogeneousMode)
     if err != 0:
@@ -14609,21 +14975,25 @@ def device_set_vgpu_heterogeneous_mode(device, mode):
           invalid
         - NVML_ERROR_UNKNOWN On any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlVgpuHeterogeneousMode_t s_pHeterogeneousMode
     memset(&s_pHeterogeneousMode, 0, sizeof(s_pHeterogeneousMode))
     s_pHeterogeneousMode.version = <unsigned int>(sizeof(cynvml.nvmlVgpuHeterogeneousMode_v1_t) | (1 << 24))
     cdef int _p = 0
-    try:
-        _hptr(device, &c_device)
-        _p = 1000
-        s_pHeterogeneousMode.mode = mode
-    except (TypeError, ValueError, OverflowError) as e:
-        if _p >= 1000:
-            raise e.__class__(f"device_set_vgpu_heterogeneous_mode() argument '{('mode',)[_p - 1000]}': {e}") from None
-        raise _arg_error('device_set_vgpu_heterogeneous_mode', ('device', 'p_heterogeneous_mode'), _p) from None
+    cdef long long f_mode
+    if _live_int(device, &c_device, &_CONSUMED) and _int_fits(mode, &f_mode, 0, 4294967295):
+        s_pHeterogeneousMode.mode = <unsigned int>f_mode
+    else:
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+            _p = 1000
+            s_pHeterogeneousMode.mode = mode
+        except (TypeError, ValueError, OverflowError) as e:
+            if _p >= 1000:
+                raise e.__class__(f"device_set_vgpu_heterogeneous_mode() argument '{('mode',)[_p - 1000]}': {e}") from None
+            raise _arg_error('device_set_vgpu_heterogeneous_mode', ('device', 'p_heterogeneous_mode'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceSetVgpuHeterogeneousMode(<cynvml.nvmlDevice_t>c_device, &s_pHeterogeneousMode)
     if err != 0:
@@ -15005,21 +15375,22 @@ def device_set_vgpu_capabilities(device, capability, state):
           not in vGPU mode
         - NVML_ERROR_UNKNOWN On any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_capability
     cdef long long c_state
     cdef int _p = 0
-    try:
-        _p = 1
-        c_capability = capability
-        _p = 2
-        c_state = state
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_set_vgpu_capabilities', ('device', 'capability', 'state'), _p) from None
+    if not (_live_int(device, &c_device, &_CONSUMED) and _int_ll(capability, &c_capability) and _int_ll(state, &c_state)):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_capability = capability
+            _p = 2
+            c_state = state
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_set_vgpu_capabilities', ('device', 'capability', 'state'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceSetVgpuCapabilities(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlDeviceVgpuCapability_t>c_capability, <cynvml.nvmlEnableState_t>c_state)
     if err != 0:
@@ -15066,13 +15437,14 @@ def device_vgpu_force_gsp_unload(device):
     Warning: This operation may result in a temporary loss of GPU functionality and
     should be used with caution.
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_vgpu_force_gsp_unload', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_vgpu_force_gsp_unload', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceVgpuForceGspUnload(<cynvml.nvmlDevice_t>c_device)
     if err != 0:
@@ -15105,14 +15477,15 @@ def device_get_grid_licensable_features_v4(device):
         - NVML_ERROR_INVALID_ARGUMENT if pGridLicensableFeatures is NULL
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_pGridLicensableFeatures = _new_record_at(_L, 79, 'GridLicensableFeatures')
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_grid_licensable_features_v4', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_grid_licensable_features_v4', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetGridLicensableFeatures_v4(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlGridLicensableFeatures_t*>s_pGridLicensableFeatures._ptr)
     if err != 0:
@@ -15154,10 +15527,11 @@ def get_vgpu_driver_capabilities(capability):
     cdef cynvml.nvmlReturn_t err
     cdef long long c_capability
     cdef unsigned int c_capResult = <unsigned int>0
-    try:
-        c_capability = capability
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('get_vgpu_driver_capabilities', ('capability',), 0) from None
+    if not _int_ll(capability, &c_capability):
+        try:
+            c_capability = capability
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('get_vgpu_driver_capabilities', ('capability',), 0) from None
     with nogil:
         err = cynvml.nvmlGetVgpuDriverCapabilities(<cynvml.nvmlVgpuDriverCapability_t>c_capability, &c_capResult)
     if err != 0:
@@ -15201,19 +15575,20 @@ def device_get_vgpu_capabilities(device, capability):
           not in vGPU mode
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef long long c_capability
     cdef unsigned int c_capResult = <unsigned int>0
     cdef int _p = 0
-    try:
-        _p = 1
-        c_capability = capability
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_vgpu_capabilities', ('device', 'capability'), _p) from None
+    if not (_live_int(device, &c_device, &_CONSUMED) and _int_ll(capability, &c_capability)):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_capability = capability
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_vgpu_capabilities', ('device', 'capability'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceGetVgpuCapabilities(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlDeviceVgpuCapability_t>c_capability, &c_capResult)
     if err != 0:
@@ -15257,15 +15632,16 @@ def device_get_supported_vgpus(device):
         - NVML_ERROR_NOT_SUPPORTED if vGPU is not supported by the device
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_vgpuCount = 0
     cdef int _p = 0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_supported_vgpus', ('device', 'vgpu_count'), _p) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_supported_vgpus', ('device', 'vgpu_count'), _p) from None
     cdef unsigned int req_vgpuCount = 0
     cdef _Buf a_vgpuTypeIds = None
     with nogil:
@@ -15327,15 +15703,16 @@ def device_get_creatable_vgpus(device):
         - NVML_ERROR_NOT_SUPPORTED if vGPU is not supported by the device
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_vgpuCount = 0
     cdef int _p = 0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_creatable_vgpus', ('device', 'vgpu_count'), _p) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_creatable_vgpus', ('device', 'vgpu_count'), _p) from None
     cdef unsigned int req_vgpuCount = 0
     cdef _Buf a_vgpuTypeIds = None
     with nogil:
@@ -15978,15 +16355,16 @@ def device_get_active_vgpus(device):
         - NVML_ERROR_NOT_SUPPORTED if vGPU is not supported by the device
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_vgpuCount = 0
     cdef int _p = 0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_active_vgpus', ('device', 'vgpu_count'), _p) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_active_vgpus', ('device', 'vgpu_count'), _p) from None
     cdef unsigned int req_vgpuCount = 0
     cdef _Buf a_vgpuInstances = None
     with nogil:
@@ -17008,15 +17386,16 @@ def gpu_instance_get_creatable_vgpus(gpu_instance):
         - NVML_ERROR_ARGUMENT_VERSION_MISMATCH If the version of pVgpus is invalid
         - NVML_ERROR_UNKNOWN On any unexpected error
     """
-    _live(gpu_instance, &_CONSUMED, 'gpu_instance', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_gpuInstance
     cdef _Record s_pVgpus = _new_record_at(_L, 189, 'VgpuTypeIdInfo_v1')
     (<unsigned int*>s_pVgpus._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlVgpuTypeIdInfo_v1_t) | (1 << 24))
-    try:
-        _hptr(gpu_instance, &c_gpuInstance)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('gpu_instance_get_creatable_vgpus', ('gpu_instance',), 0) from None
+    if not _live_int(gpu_instance, &c_gpuInstance, &_CONSUMED):
+        _live(gpu_instance, &_CONSUMED, 'gpu_instance', 'an NVML handle')
+        try:
+            _hptr(gpu_instance, &c_gpuInstance)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('gpu_instance_get_creatable_vgpus', ('gpu_instance',), 0) from None
     with nogil:
         err = cynvml.nvmlGpuInstanceGetCreatableVgpus(<cynvml.nvmlGpuInstance_t>c_gpuInstance, <cynvml.nvmlVgpuTypeIdInfo_t*>s_pVgpus._ptr)
     if err != 0:
@@ -17111,15 +17490,16 @@ def gpu_instance_get_active_vgpus(gpu_instance):
         - NVML_ERROR_NOT_SUPPORTED If not on a vGPU host or an unsupported GPU
         - NVML_ERROR_UNKNOWN On any unexpected error
     """
-    _live(gpu_instance, &_CONSUMED, 'gpu_instance', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_gpuInstance
     cdef _Record s_pVgpuInstanceInfo = _new_record_at(_L, 10, 'ActiveVgpuInstanceInfo_v1')
     (<unsigned int*>s_pVgpuInstanceInfo._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlActiveVgpuInstanceInfo_v1_t) | (1 << 24))
-    try:
-        _hptr(gpu_instance, &c_gpuInstance)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('gpu_instance_get_active_vgpus', ('gpu_instance',), 0) from None
+    if not _live_int(gpu_instance, &c_gpuInstance, &_CONSUMED):
+        _live(gpu_instance, &_CONSUMED, 'gpu_instance', 'an NVML handle')
+        try:
+            _hptr(gpu_instance, &c_gpuInstance)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('gpu_instance_get_active_vgpus', ('gpu_instance',), 0) from None
     with nogil:
         err = cynvml.nvmlGpuInstanceGetActiveVgpus(<cynvml.nvmlGpuInstance_t>c_gpuInstance, <cynvml.nvmlActiveVgpuInstanceInfo_t*>s_pVgpuInstanceInfo._ptr)
     if err != 0:
@@ -17182,10 +17562,11 @@ def gpu_instance_get_vgpu_scheduler_state(gpu_instance):
     cdef void* c_gpuInstance
     cdef _Record s_pSchedulerStateInfo = _new_record_at(_L, 184, 'VgpuSchedulerStateInfo_v1')
     (<unsigned int*>s_pSchedulerStateInfo._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlVgpuSchedulerStateInfo_v1_t) | (1 << 24))
-    try:
-        _hptr(gpu_instance, &c_gpuInstance)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('gpu_instance_get_vgpu_scheduler_state', ('gpu_instance',), 0) from None
+    if not _hptr_int(gpu_instance, &c_gpuInstance):
+        try:
+            _hptr(gpu_instance, &c_gpuInstance)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('gpu_instance_get_vgpu_scheduler_state', ('gpu_instance',), 0) from None
     with nogil:
         err = cynvml.nvmlGpuInstanceGetVgpuSchedulerState(<cynvml.nvmlGpuInstance_t>c_gpuInstance, <cynvml.nvmlVgpuSchedulerStateInfo_t*>s_pSchedulerStateInfo._ptr)
     if err != 0:
@@ -17213,10 +17594,11 @@ def gpu_instance_get_vgpu_scheduler_log(gpu_instance):
     cdef void* c_gpuInstance
     cdef _Record s_pSchedulerLogInfo = _new_record_at(_L, 178, 'VgpuSchedulerLogInfo_v1')
     (<unsigned int*>s_pSchedulerLogInfo._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlVgpuSchedulerLogInfo_v1_t) | (1 << 24))
-    try:
-        _hptr(gpu_instance, &c_gpuInstance)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('gpu_instance_get_vgpu_scheduler_log', ('gpu_instance',), 0) from None
+    if not _hptr_int(gpu_instance, &c_gpuInstance):
+        try:
+            _hptr(gpu_instance, &c_gpuInstance)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('gpu_instance_get_vgpu_scheduler_log', ('gpu_instance',), 0) from None
     with nogil:
         err = cynvml.nvmlGpuInstanceGetVgpuSchedulerLog(<cynvml.nvmlGpuInstance_t>c_gpuInstance, <cynvml.nvmlVgpuSchedulerLogInfo_t*>s_pSchedulerLogInfo._ptr)
     if err != 0:
@@ -17331,16 +17713,17 @@ def gpu_instance_get_vgpu_heterogeneous_mode(gpu_instance):
           invalid
         - NVML_ERROR_UNKNOWN On any unexpected error
     """
-    _live(gpu_instance, &_CONSUMED, 'gpu_instance', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_gpuInstance
     cdef cynvml.nvmlVgpuHeterogeneousMode_t s_pHeterogeneousMode
     memset(&s_pHeterogeneousMode, 0, sizeof(s_pHeterogeneousMode))
     s_pHeterogeneousMode.version = <unsigned int>(sizeof(cynvml.nvmlVgpuHeterogeneousMode_v1_t) | (1 << 24))
-    try:
-        _hptr(gpu_instance, &c_gpuInstance)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('gpu_instance_get_vgpu_heterogeneous_mode', ('gpu_instance',), 0) from None
+    if not _live_int(gpu_instance, &c_gpuInstance, &_CONSUMED):
+        _live(gpu_instance, &_CONSUMED, 'gpu_instance', 'an NVML handle')
+        try:
+            _hptr(gpu_instance, &c_gpuInstance)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('gpu_instance_get_vgpu_heterogeneous_mode', ('gpu_instance',), 0) from None
     with nogil:
         err = cynvml.nvmlGpuInstanceGetVgpuHeterogeneousMode(<cynvml.nvmlGpuInstance_t>c_gpuInstance, &s_pHeterogeneousMode)
     if err != 0:
@@ -17389,21 +17772,25 @@ def gpu_instance_set_vgpu_heterogeneous_mode(gpu_instance, mode):
           invalid
         - NVML_ERROR_UNKNOWN On any unexpected error
     """
-    _live(gpu_instance, &_CONSUMED, 'gpu_instance', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_gpuInstance
     cdef cynvml.nvmlVgpuHeterogeneousMode_t s_pHeterogeneousMode
     memset(&s_pHeterogeneousMode, 0, sizeof(s_pHeterogeneousMode))
     s_pHeterogeneousMode.version = <unsigned int>(sizeof(cynvml.nvmlVgpuHeterogeneousMode_v1_t) | (1 << 24))
     cdef int _p = 0
-    try:
-        _hptr(gpu_instance, &c_gpuInstance)
-        _p = 1000
-        s_pHeterogeneousMode.mode = mode
-    except (TypeError, ValueError, OverflowError) as e:
-        if _p >= 1000:
-            raise e.__class__(f"gpu_instance_set_vgpu_heterogeneous_mode() argument '{('mode',)[_p - 1000]}': {e}") from None
-        raise _arg_error('gpu_instance_set_vgpu_heterogeneous_mode', ('gpu_instance', 'p_heterogeneous_mode'), _p) from None
+    cdef long long f_mode
+    if _live_int(gpu_instance, &c_gpuInstance, &_CONSUMED) and _int_fits(mode, &f_mode, 0, 4294967295):
+        s_pHeterogeneousMode.mode = <unsigned int>f_mode
+    else:
+        _live(gpu_instance, &_CONSUMED, 'gpu_instance', 'an NVML handle')
+        try:
+            _hptr(gpu_instance, &c_gpuInstance)
+            _p = 1000
+            s_pHeterogeneousMode.mode = mode
+        except (TypeError, ValueError, OverflowError) as e:
+            if _p >= 1000:
+                raise e.__class__(f"gpu_instance_set_vgpu_heterogeneous_mode() argument '{('mode',)[_p - 1000]}': {e}") from None
+            raise _arg_error('gpu_instance_set_vgpu_heterogeneous_mode', ('gpu_instance', 'p_heterogeneous_mode'), _p) from None
     with nogil:
         err = cynvml.nvmlGpuInstanceSetVgpuHeterogeneousMode(<cynvml.nvmlGpuInstance_t>c_gpuInstance, &s_pHeterogeneousMode)
     if err != 0:
@@ -17438,14 +17825,15 @@ def device_get_vgpu_scheduler_state_v2(device):
         - NVML_ERROR_NOT_SUPPORTED If MIG is enabled or device not in vGPU host mode
         - NVML_ERROR_UNKNOWN On any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_pSchedulerStateInfo = _new_record_at(_L, 185, 'VgpuSchedulerStateInfo_v2')
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_vgpu_scheduler_state_v2', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_vgpu_scheduler_state_v2', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetVgpuSchedulerState_v2(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlVgpuSchedulerStateInfo_v2_t*>s_pSchedulerStateInfo._ptr)
     if err != 0:
@@ -17485,10 +17873,11 @@ def gpu_instance_get_vgpu_scheduler_state_v2(gpu_instance):
     cdef cynvml.nvmlReturn_t err
     cdef void* c_gpuInstance
     cdef _Record s_pSchedulerStateInfo = _new_record_at(_L, 185, 'VgpuSchedulerStateInfo_v2')
-    try:
-        _hptr(gpu_instance, &c_gpuInstance)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('gpu_instance_get_vgpu_scheduler_state_v2', ('gpu_instance',), 0) from None
+    if not _hptr_int(gpu_instance, &c_gpuInstance):
+        try:
+            _hptr(gpu_instance, &c_gpuInstance)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('gpu_instance_get_vgpu_scheduler_state_v2', ('gpu_instance',), 0) from None
     with nogil:
         err = cynvml.nvmlGpuInstanceGetVgpuSchedulerState_v2(<cynvml.nvmlGpuInstance_t>c_gpuInstance, <cynvml.nvmlVgpuSchedulerStateInfo_v2_t*>s_pSchedulerStateInfo._ptr)
     if err != 0:
@@ -17525,14 +17914,15 @@ def device_get_vgpu_scheduler_log_v2(device):
         - NVML_ERROR_NOT_SUPPORTED If MIG is enabled or device not in vGPU host mode
         - NVML_ERROR_UNKNOWN On any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_pSchedulerLogInfo = _new_record_at(_L, 179, 'VgpuSchedulerLogInfo_v2')
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_vgpu_scheduler_log_v2', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_vgpu_scheduler_log_v2', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetVgpuSchedulerLog_v2(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlVgpuSchedulerLogInfo_v2_t*>s_pSchedulerLogInfo._ptr)
     if err != 0:
@@ -17574,10 +17964,11 @@ def gpu_instance_get_vgpu_scheduler_log_v2(gpu_instance):
     cdef cynvml.nvmlReturn_t err
     cdef void* c_gpuInstance
     cdef _Record s_pSchedulerLogInfo = _new_record_at(_L, 179, 'VgpuSchedulerLogInfo_v2')
-    try:
-        _hptr(gpu_instance, &c_gpuInstance)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('gpu_instance_get_vgpu_scheduler_log_v2', ('gpu_instance',), 0) from None
+    if not _hptr_int(gpu_instance, &c_gpuInstance):
+        try:
+            _hptr(gpu_instance, &c_gpuInstance)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('gpu_instance_get_vgpu_scheduler_log_v2', ('gpu_instance',), 0) from None
     with nogil:
         err = cynvml.nvmlGpuInstanceGetVgpuSchedulerLog_v2(<cynvml.nvmlGpuInstance_t>c_gpuInstance, <cynvml.nvmlVgpuSchedulerLogInfo_v2_t*>s_pSchedulerLogInfo._ptr)
     if err != 0:
@@ -17790,16 +18181,17 @@ def device_get_vgpu_metadata(device):
         - NVML_ERROR_NOT_SUPPORTED vGPU is not supported by the system
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_pgpuMetadata = _new_record_at(_L, 166, 'VgpuPgpuMetadata')
     cdef unsigned int c_bufferSize = sizeof(cynvml.nvmlVgpuPgpuMetadata_t)
     cdef int _p = 0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_vgpu_metadata', ('device', 'buffer_size'), _p) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_vgpu_metadata', ('device', 'buffer_size'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceGetVgpuMetadata(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlVgpuPgpuMetadata_t*>s_pgpuMetadata._ptr, &c_bufferSize)
     if err != 0:
@@ -17892,16 +18284,17 @@ def device_get_pgpu_metadata_string(device):
         - NVML_ERROR_NOT_SUPPORTED If vGPU is not supported by the system
         - NVML_ERROR_UNKNOWN On any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Buf a_pgpuMetadata = _Buf_new(256)
     cdef unsigned int c_bufferSize = 256
     cdef int _p = 0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_pgpu_metadata_string', ('device', 'buffer_size'), _p) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_pgpu_metadata_string', ('device', 'buffer_size'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceGetPgpuMetadataString(<cynvml.nvmlDevice_t>c_device, <char*>a_pgpuMetadata.ptr, &c_bufferSize)
     if err != 0:
@@ -17925,14 +18318,15 @@ def device_get_vgpu_scheduler_log(device):
     NvmlError
         If the call fails, with the Return member in its `status`.
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_pSchedulerLog = _new_record_at(_L, 180, 'VgpuSchedulerLog')
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_vgpu_scheduler_log', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_vgpu_scheduler_log', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetVgpuSchedulerLog(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlVgpuSchedulerLog_t*>s_pSchedulerLog._ptr)
     if err != 0:
@@ -17956,14 +18350,15 @@ def device_get_vgpu_scheduler_state(device):
     NvmlError
         If the call fails, with the Return member in its `status`.
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_pSchedulerState = _new_record_at(_L, 175, 'VgpuSchedulerGetState')
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_vgpu_scheduler_state', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_vgpu_scheduler_state', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetVgpuSchedulerState(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlVgpuSchedulerGetState_t*>s_pSchedulerState._ptr)
     if err != 0:
@@ -18038,14 +18433,15 @@ def device_get_vgpu_scheduler_capabilities(device):
           not in vGPU host mode
         - NVML_ERROR_UNKNOWN On any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_pCapabilities = _new_record_at(_L, 174, 'VgpuSchedulerCapabilities')
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_vgpu_scheduler_capabilities', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_vgpu_scheduler_capabilities', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetVgpuSchedulerCapabilities(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlVgpuSchedulerCapabilities_t*>s_pCapabilities._ptr)
     if err != 0:
@@ -18228,20 +18624,24 @@ def device_get_vgpu_utilization(device, last_seen_time_stamp):
         - NVML_ERROR_NOT_FOUND if sample entries are not found
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned long long c_lastSeenTimeStamp
     cdef cynvml.nvmlValueType_t c_sampleValType = <cynvml.nvmlValueType_t>0
     cdef unsigned int c_vgpuInstanceSamplesCount = 0
     cdef int _p = 0
-    try:
-        _p = 1
-        c_lastSeenTimeStamp = last_seen_time_stamp
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_vgpu_utilization', ('device', 'last_seen_time_stamp', 'vgpu_instance_samples_count'), _p) from None
+    cdef long long f_last_seen_time_stamp
+    if _live_int(device, &c_device, &_CONSUMED) and _int_fits(last_seen_time_stamp, &f_last_seen_time_stamp, 0, 9223372036854775807):
+        c_lastSeenTimeStamp = <unsigned long long>f_last_seen_time_stamp
+    else:
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_lastSeenTimeStamp = last_seen_time_stamp
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_vgpu_utilization', ('device', 'last_seen_time_stamp', 'vgpu_instance_samples_count'), _p) from None
     cdef unsigned int req_vgpuInstanceSamplesCount = 0
     cdef _Buf a_utilizationSamples = None
     with nogil:
@@ -18329,15 +18729,16 @@ def device_get_vgpu_instances_utilization_info(device):
         - NVML_ERROR_NOT_FOUND If sample entries are not found
         - NVML_ERROR_UNKNOWN On any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_vgpuUtilInfo = _new_record_at(_L, 161, 'VgpuInstancesUtilizationInfo_v1')
     (<unsigned int*>s_vgpuUtilInfo._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlVgpuInstancesUtilizationInfo_v1_t) | (1 << 24))
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_vgpu_instances_utilization_info', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_vgpu_instances_utilization_info', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetVgpuInstancesUtilizationInfo(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlVgpuInstancesUtilizationInfo_t*>s_vgpuUtilInfo._ptr)
     if err != 0:
@@ -18409,19 +18810,23 @@ def device_get_vgpu_process_utilization(device, last_seen_time_stamp):
         - NVML_ERROR_NOT_FOUND if sample entries are not found
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned long long c_lastSeenTimeStamp
     cdef unsigned int c_vgpuProcessSamplesCount = 0
     cdef int _p = 0
-    try:
-        _p = 1
-        c_lastSeenTimeStamp = last_seen_time_stamp
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_vgpu_process_utilization', ('device', 'last_seen_time_stamp', 'vgpu_process_samples_count'), _p) from None
+    cdef long long f_last_seen_time_stamp
+    if _live_int(device, &c_device, &_CONSUMED) and _int_fits(last_seen_time_stamp, &f_last_seen_time_stamp, 0, 9223372036854775807):
+        c_lastSeenTimeStamp = <unsigned long long>f_last_seen_time_stamp
+    else:
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_lastSeenTimeStamp = last_seen_time_stamp
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_vgpu_process_utilization', ('device', 'last_seen_time_stamp', 'vgpu_process_samples_count'), _p) from None
     cdef unsigned int req_vgpuProcessSamplesCount = 0
     cdef _Buf a_utilizationSamples = None
     with nogil:
@@ -18898,10 +19303,14 @@ def get_excluded_device_info_by_index(index):
     cdef cynvml.nvmlReturn_t err
     cdef unsigned int c_index
     cdef _Record s_info = _new_record_at(_L, 55, 'ExcludedDeviceInfo')
-    try:
-        c_index = index
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('get_excluded_device_info_by_index', ('index',), 0) from None
+    cdef long long f_index
+    if _int_fits(index, &f_index, 0, 4294967295):
+        c_index = <unsigned int>f_index
+    else:
+        try:
+            c_index = index
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('get_excluded_device_info_by_index', ('index',), 0) from None
     with nogil:
         err = cynvml.nvmlGetExcludedDeviceInfoByIndex(c_index, <cynvml.nvmlExcludedDeviceInfo_t*>s_info._ptr)
     if err != 0:
@@ -19060,19 +19469,23 @@ def device_set_mig_mode(device, mode):
     On Windows, only disabling MIG mode is supported. activationStatus would return
     NVML_ERROR_NOT_SUPPORTED as GPU reset is not supported on Windows through this API.
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_mode
     cdef cynvml.nvmlReturn_t c_activationStatus = <cynvml.nvmlReturn_t>0
     cdef int _p = 0
-    try:
-        _p = 1
-        c_mode = mode
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_set_mig_mode', ('device', 'mode'), _p) from None
+    cdef long long f_mode
+    if _live_int(device, &c_device, &_CONSUMED) and _int_fits(mode, &f_mode, 0, 4294967295):
+        c_mode = <unsigned int>f_mode
+    else:
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_mode = mode
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_set_mig_mode', ('device', 'mode'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceSetMigMode(<cynvml.nvmlDevice_t>c_device, c_mode, &c_activationStatus)
     if err != 0:
@@ -19111,15 +19524,16 @@ def device_get_mig_mode(device):
         - NVML_ERROR_NOT_SUPPORTED If device doesn't support MIG mode
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_currentMode = <unsigned int>0
     cdef unsigned int c_pendingMode = <unsigned int>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_mig_mode', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_mig_mode', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetMigMode(<cynvml.nvmlDevice_t>c_device, &c_currentMode, &c_pendingMode)
     if err != 0:
@@ -19165,19 +19579,23 @@ def device_get_gpu_instance_profile_info(device, profile):
     compatible way by invoking it on profile values starting from 0, until the API
     returns NVML_ERROR_INVALID_ARGUMENT.
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_profile
     cdef _Record s_info = _new_record_at(_L, 73, 'GpuInstanceProfileInfo')
     cdef int _p = 0
-    try:
-        _p = 1
-        c_profile = profile
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_gpu_instance_profile_info', ('device', 'profile'), _p) from None
+    cdef long long f_profile
+    if _live_int(device, &c_device, &_CONSUMED) and _int_fits(profile, &f_profile, 0, 4294967295):
+        c_profile = <unsigned int>f_profile
+    else:
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_profile = profile
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_gpu_instance_profile_info', ('device', 'profile'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceGetGpuInstanceProfileInfo(<cynvml.nvmlDevice_t>c_device, c_profile, <cynvml.nvmlGpuInstanceProfileInfo_t*>s_info._ptr)
     if err != 0:
@@ -19229,20 +19647,24 @@ def device_get_gpu_instance_profile_info_v(device, profile):
     The caller must set the nvmlGpuInstanceProfileInfo_v2_t.version field to the
     appropriate version prior to calling this function. For example:
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_profile
     cdef _Record s_info = _new_record_at(_L, 75, 'GpuInstanceProfileInfo_v3')
     (<unsigned int*>s_info._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlGpuInstanceProfileInfo_v3_t) | (3 << 24))
     cdef int _p = 0
-    try:
-        _p = 1
-        c_profile = profile
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_gpu_instance_profile_info_v', ('device', 'profile'), _p) from None
+    cdef long long f_profile
+    if _live_int(device, &c_device, &_CONSUMED) and _int_fits(profile, &f_profile, 0, 4294967295):
+        c_profile = <unsigned int>f_profile
+    else:
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_profile = profile
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_gpu_instance_profile_info_v', ('device', 'profile'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceGetGpuInstanceProfileInfoV(<cynvml.nvmlDevice_t>c_device, c_profile, <cynvml.nvmlGpuInstanceProfileInfo_v2_t*>s_info._ptr)
     if err != 0:
@@ -19295,20 +19717,24 @@ def device_get_gpu_instance_profile_info_by_id_v(device, profile_id):
     The caller must set the nvmlGpuInstanceProfileInfo_v2_t.version field to the
     appropriate version prior to calling this function. For example:
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_profileId
     cdef _Record s_info = _new_record_at(_L, 75, 'GpuInstanceProfileInfo_v3')
     (<unsigned int*>s_info._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlGpuInstanceProfileInfo_v3_t) | (3 << 24))
     cdef int _p = 0
-    try:
-        _p = 1
-        c_profileId = profile_id
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_gpu_instance_profile_info_by_id_v', ('device', 'profile_id'), _p) from None
+    cdef long long f_profile_id
+    if _live_int(device, &c_device, &_CONSUMED) and _int_fits(profile_id, &f_profile_id, 0, 4294967295):
+        c_profileId = <unsigned int>f_profile_id
+    else:
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_profileId = profile_id
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_gpu_instance_profile_info_by_id_v', ('device', 'profile_id'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceGetGpuInstanceProfileInfoByIdV(<cynvml.nvmlDevice_t>c_device, c_profileId, <cynvml.nvmlGpuInstanceProfileInfo_v2_t*>s_info._ptr)
     if err != 0:
@@ -19355,19 +19781,23 @@ def device_get_gpu_instance_possible_placements_v2(device, profile_id):
         - NVML_ERROR_NO_PERMISSION If user doesn't have permission to perform the
           operation
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_profileId
     cdef unsigned int c_count = 0
     cdef int _p = 0
-    try:
-        _p = 1
-        c_profileId = profile_id
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_gpu_instance_possible_placements_v2', ('device', 'profile_id', 'count'), _p) from None
+    cdef long long f_profile_id
+    if _live_int(device, &c_device, &_CONSUMED) and _int_fits(profile_id, &f_profile_id, 0, 4294967295):
+        c_profileId = <unsigned int>f_profile_id
+    else:
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_profileId = profile_id
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_gpu_instance_possible_placements_v2', ('device', 'profile_id', 'count'), _p) from None
     cdef unsigned int req_count = 0
     cdef _Buf a_placements = None
     with nogil:
@@ -19419,19 +19849,23 @@ def device_get_gpu_instance_remaining_capacity(device, profile_id):
         - NVML_ERROR_NO_PERMISSION If user doesn't have permission to perform the
           operation
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_profileId
     cdef unsigned int c_count = <unsigned int>0
     cdef int _p = 0
-    try:
-        _p = 1
-        c_profileId = profile_id
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_gpu_instance_remaining_capacity', ('device', 'profile_id'), _p) from None
+    cdef long long f_profile_id
+    if _live_int(device, &c_device, &_CONSUMED) and _int_fits(profile_id, &f_profile_id, 0, 4294967295):
+        c_profileId = <unsigned int>f_profile_id
+    else:
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_profileId = profile_id
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_gpu_instance_remaining_capacity', ('device', 'profile_id'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceGetGpuInstanceRemainingCapacity(<cynvml.nvmlDevice_t>c_device, c_profileId, &c_count)
     if err != 0:
@@ -19477,19 +19911,23 @@ def device_create_gpu_instance(device, profile_id):
         - NVML_ERROR_INSUFFICIENT_RESOURCES If the requested GPU instance could not be
           created
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_profileId
     cdef cynvml.nvmlGpuInstance_t c_gpuInstance = <cynvml.nvmlGpuInstance_t>0
     cdef int _p = 0
-    try:
-        _p = 1
-        c_profileId = profile_id
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_create_gpu_instance', ('device', 'profile_id'), _p) from None
+    cdef long long f_profile_id
+    if _live_int(device, &c_device, &_CONSUMED) and _int_fits(profile_id, &f_profile_id, 0, 4294967295):
+        c_profileId = <unsigned int>f_profile_id
+    else:
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_profileId = profile_id
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_create_gpu_instance', ('device', 'profile_id'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceCreateGpuInstance(<cynvml.nvmlDevice_t>c_device, c_profileId, &c_gpuInstance)
     if err != 0:
@@ -19597,10 +20035,11 @@ def gpu_instance_destroy(gpu_instance):
     """
     cdef cynvml.nvmlReturn_t err
     cdef void* c_gpuInstance
-    try:
-        _hptr(gpu_instance, &c_gpuInstance)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('gpu_instance_destroy', ('gpu_instance',), 0) from None
+    if not _hptr_int(gpu_instance, &c_gpuInstance):
+        try:
+            _hptr(gpu_instance, &c_gpuInstance)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('gpu_instance_destroy', ('gpu_instance',), 0) from None
     with nogil:
         err = cynvml.nvmlGpuInstanceDestroy(<cynvml.nvmlGpuInstance_t>c_gpuInstance)
     if err != 0:
@@ -19641,7 +20080,6 @@ def device_get_gpu_instances(device, profile_id):
         - NVML_ERROR_NO_PERMISSION If user doesn't have permission to perform the
           operation
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_profileId
@@ -19649,13 +20087,18 @@ def device_get_gpu_instances(device, profile_id):
     cdef _Buf a_gpuInstances
     cdef unsigned int c_count = 0
     cdef int _p = 0
-    try:
-        _p = 1
-        c_profileId = profile_id
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_gpu_instances', ('device', 'profile_id'), _p) from None
+    cdef long long f_profile_id
+    if _live_int(device, &c_device, &_CONSUMED) and _int_fits(profile_id, &f_profile_id, 0, 4294967295):
+        c_profileId = <unsigned int>f_profile_id
+    else:
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_profileId = profile_id
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_gpu_instances', ('device', 'profile_id'), _p) from None
     err = cynvml.nvmlDeviceGetGpuInstancePossiblePlacements_v2(<cynvml.nvmlDevice_t>c_device, c_profileId, NULL, &cap_gpuInstances)
     if err != 0:
         _raise(err)
@@ -19700,19 +20143,23 @@ def device_get_gpu_instance_by_id(device, id):
           operation
         - NVML_ERROR_NOT_FOUND If the GPU instance is not found.
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_id
     cdef cynvml.nvmlGpuInstance_t c_gpuInstance = <cynvml.nvmlGpuInstance_t>0
     cdef int _p = 0
-    try:
-        _p = 1
-        c_id = id
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_gpu_instance_by_id', ('device', 'id'), _p) from None
+    cdef long long f_id
+    if _live_int(device, &c_device, &_CONSUMED) and _int_fits(id, &f_id, 0, 4294967295):
+        c_id = <unsigned int>f_id
+    else:
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_id = id
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_gpu_instance_by_id', ('device', 'id'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceGetGpuInstanceById(<cynvml.nvmlDevice_t>c_device, c_id, &c_gpuInstance)
     if err != 0:
@@ -19751,10 +20198,11 @@ def gpu_instance_get_info(gpu_instance):
     cdef cynvml.nvmlReturn_t err
     cdef void* c_gpuInstance
     cdef _Record s_info = _new_record_at(_L, 71, 'GpuInstanceInfo')
-    try:
-        _hptr(gpu_instance, &c_gpuInstance)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('gpu_instance_get_info', ('gpu_instance',), 0) from None
+    if not _hptr_int(gpu_instance, &c_gpuInstance):
+        try:
+            _hptr(gpu_instance, &c_gpuInstance)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('gpu_instance_get_info', ('gpu_instance',), 0) from None
     with nogil:
         err = cynvml.nvmlGpuInstanceGetInfo(<cynvml.nvmlGpuInstance_t>c_gpuInstance, <cynvml.nvmlGpuInstanceInfo_t*>s_info._ptr)
     if err != 0:
@@ -19808,15 +20256,21 @@ def gpu_instance_get_compute_instance_profile_info(gpu_instance, profile, eng_pr
     cdef unsigned int c_engProfile
     cdef _Record s_info = _new_record_at(_L, 23, 'ComputeInstanceProfileInfo')
     cdef int _p = 0
-    try:
-        _p = 1
-        c_profile = profile
-        _p = 2
-        c_engProfile = eng_profile
-        _p = 0
-        _hptr(gpu_instance, &c_gpuInstance)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('gpu_instance_get_compute_instance_profile_info', ('gpu_instance', 'profile', 'eng_profile'), _p) from None
+    cdef long long f_profile
+    cdef long long f_eng_profile
+    if _hptr_int(gpu_instance, &c_gpuInstance) and _int_fits(profile, &f_profile, 0, 4294967295) and _int_fits(eng_profile, &f_eng_profile, 0, 4294967295):
+        c_profile = <unsigned int>f_profile
+        c_engProfile = <unsigned int>f_eng_profile
+    else:
+        try:
+            _p = 1
+            c_profile = profile
+            _p = 2
+            c_engProfile = eng_profile
+            _p = 0
+            _hptr(gpu_instance, &c_gpuInstance)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('gpu_instance_get_compute_instance_profile_info', ('gpu_instance', 'profile', 'eng_profile'), _p) from None
     with nogil:
         err = cynvml.nvmlGpuInstanceGetComputeInstanceProfileInfo(<cynvml.nvmlGpuInstance_t>c_gpuInstance, c_profile, c_engProfile, <cynvml.nvmlComputeInstanceProfileInfo_t*>s_info._ptr)
     if err != 0:
@@ -19877,15 +20331,21 @@ def gpu_instance_get_compute_instance_profile_info_v(gpu_instance, profile, eng_
     cdef _Record s_info = _new_record_at(_L, 24, 'ComputeInstanceProfileInfo_v2')
     (<unsigned int*>s_info._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlComputeInstanceProfileInfo_v2_t) | (2 << 24))
     cdef int _p = 0
-    try:
-        _p = 1
-        c_profile = profile
-        _p = 2
-        c_engProfile = eng_profile
-        _p = 0
-        _hptr(gpu_instance, &c_gpuInstance)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('gpu_instance_get_compute_instance_profile_info_v', ('gpu_instance', 'profile', 'eng_profile'), _p) from None
+    cdef long long f_profile
+    cdef long long f_eng_profile
+    if _hptr_int(gpu_instance, &c_gpuInstance) and _int_fits(profile, &f_profile, 0, 4294967295) and _int_fits(eng_profile, &f_eng_profile, 0, 4294967295):
+        c_profile = <unsigned int>f_profile
+        c_engProfile = <unsigned int>f_eng_profile
+    else:
+        try:
+            _p = 1
+            c_profile = profile
+            _p = 2
+            c_engProfile = eng_profile
+            _p = 0
+            _hptr(gpu_instance, &c_gpuInstance)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('gpu_instance_get_compute_instance_profile_info_v', ('gpu_instance', 'profile', 'eng_profile'), _p) from None
     with nogil:
         err = cynvml.nvmlGpuInstanceGetComputeInstanceProfileInfoV(<cynvml.nvmlGpuInstance_t>c_gpuInstance, c_profile, c_engProfile, <cynvml.nvmlComputeInstanceProfileInfo_v2_t*>s_info._ptr)
     if err != 0:
@@ -19930,13 +20390,17 @@ def gpu_instance_get_compute_instance_remaining_capacity(gpu_instance, profile_i
     cdef unsigned int c_profileId
     cdef unsigned int c_count = <unsigned int>0
     cdef int _p = 0
-    try:
-        _p = 1
-        c_profileId = profile_id
-        _p = 0
-        _hptr(gpu_instance, &c_gpuInstance)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('gpu_instance_get_compute_instance_remaining_capacity', ('gpu_instance', 'profile_id'), _p) from None
+    cdef long long f_profile_id
+    if _hptr_int(gpu_instance, &c_gpuInstance) and _int_fits(profile_id, &f_profile_id, 0, 4294967295):
+        c_profileId = <unsigned int>f_profile_id
+    else:
+        try:
+            _p = 1
+            c_profileId = profile_id
+            _p = 0
+            _hptr(gpu_instance, &c_gpuInstance)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('gpu_instance_get_compute_instance_remaining_capacity', ('gpu_instance', 'profile_id'), _p) from None
     with nogil:
         err = cynvml.nvmlGpuInstanceGetComputeInstanceRemainingCapacity(<cynvml.nvmlGpuInstance_t>c_gpuInstance, c_profileId, &c_count)
     if err != 0:
@@ -19989,13 +20453,17 @@ def gpu_instance_get_compute_instance_possible_placements(gpu_instance, profile_
     cdef unsigned int c_profileId
     cdef unsigned int c_count = 0
     cdef int _p = 0
-    try:
-        _p = 1
-        c_profileId = profile_id
-        _p = 0
-        _hptr(gpu_instance, &c_gpuInstance)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('gpu_instance_get_compute_instance_possible_placements', ('gpu_instance', 'profile_id', 'count'), _p) from None
+    cdef long long f_profile_id
+    if _hptr_int(gpu_instance, &c_gpuInstance) and _int_fits(profile_id, &f_profile_id, 0, 4294967295):
+        c_profileId = <unsigned int>f_profile_id
+    else:
+        try:
+            _p = 1
+            c_profileId = profile_id
+            _p = 0
+            _hptr(gpu_instance, &c_gpuInstance)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('gpu_instance_get_compute_instance_possible_placements', ('gpu_instance', 'profile_id', 'count'), _p) from None
     cdef unsigned int req_count = 0
     cdef _Buf a_placements = None
     with nogil:
@@ -20059,13 +20527,17 @@ def gpu_instance_create_compute_instance(gpu_instance, profile_id):
     cdef unsigned int c_profileId
     cdef cynvml.nvmlComputeInstance_t c_computeInstance = <cynvml.nvmlComputeInstance_t>0
     cdef int _p = 0
-    try:
-        _p = 1
-        c_profileId = profile_id
-        _p = 0
-        _hptr(gpu_instance, &c_gpuInstance)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('gpu_instance_create_compute_instance', ('gpu_instance', 'profile_id'), _p) from None
+    cdef long long f_profile_id
+    if _hptr_int(gpu_instance, &c_gpuInstance) and _int_fits(profile_id, &f_profile_id, 0, 4294967295):
+        c_profileId = <unsigned int>f_profile_id
+    else:
+        try:
+            _p = 1
+            c_profileId = profile_id
+            _p = 0
+            _hptr(gpu_instance, &c_gpuInstance)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('gpu_instance_create_compute_instance', ('gpu_instance', 'profile_id'), _p) from None
     with nogil:
         err = cynvml.nvmlGpuInstanceCreateComputeInstance(<cynvml.nvmlGpuInstance_t>c_gpuInstance, c_profileId, &c_computeInstance)
     if err != 0:
@@ -20171,10 +20643,11 @@ def compute_instance_destroy(compute_instance):
     """
     cdef cynvml.nvmlReturn_t err
     cdef void* c_computeInstance
-    try:
-        _hptr(compute_instance, &c_computeInstance)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('compute_instance_destroy', ('compute_instance',), 0) from None
+    if not _hptr_int(compute_instance, &c_computeInstance):
+        try:
+            _hptr(compute_instance, &c_computeInstance)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('compute_instance_destroy', ('compute_instance',), 0) from None
     with nogil:
         err = cynvml.nvmlComputeInstanceDestroy(<cynvml.nvmlComputeInstance_t>c_computeInstance)
     if err != 0:
@@ -20223,13 +20696,17 @@ def gpu_instance_get_compute_instances(gpu_instance, profile_id):
     cdef _Buf a_computeInstances
     cdef unsigned int c_count = 0
     cdef int _p = 0
-    try:
-        _p = 1
-        c_profileId = profile_id
-        _p = 0
-        _hptr(gpu_instance, &c_gpuInstance)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('gpu_instance_get_compute_instances', ('gpu_instance', 'profile_id'), _p) from None
+    cdef long long f_profile_id
+    if _hptr_int(gpu_instance, &c_gpuInstance) and _int_fits(profile_id, &f_profile_id, 0, 4294967295):
+        c_profileId = <unsigned int>f_profile_id
+    else:
+        try:
+            _p = 1
+            c_profileId = profile_id
+            _p = 0
+            _hptr(gpu_instance, &c_gpuInstance)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('gpu_instance_get_compute_instances', ('gpu_instance', 'profile_id'), _p) from None
     err = cynvml.nvmlGpuInstanceGetComputeInstancePossiblePlacements(<cynvml.nvmlGpuInstance_t>c_gpuInstance, c_profileId, NULL, &cap_computeInstances)
     if err != 0:
         _raise(err)
@@ -20279,13 +20756,17 @@ def gpu_instance_get_compute_instance_by_id(gpu_instance, id):
     cdef unsigned int c_id
     cdef cynvml.nvmlComputeInstance_t c_computeInstance = <cynvml.nvmlComputeInstance_t>0
     cdef int _p = 0
-    try:
-        _p = 1
-        c_id = id
-        _p = 0
-        _hptr(gpu_instance, &c_gpuInstance)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('gpu_instance_get_compute_instance_by_id', ('gpu_instance', 'id'), _p) from None
+    cdef long long f_id
+    if _hptr_int(gpu_instance, &c_gpuInstance) and _int_fits(id, &f_id, 0, 4294967295):
+        c_id = <unsigned int>f_id
+    else:
+        try:
+            _p = 1
+            c_id = id
+            _p = 0
+            _hptr(gpu_instance, &c_gpuInstance)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('gpu_instance_get_compute_instance_by_id', ('gpu_instance', 'id'), _p) from None
     with nogil:
         err = cynvml.nvmlGpuInstanceGetComputeInstanceById(<cynvml.nvmlGpuInstance_t>c_gpuInstance, c_id, &c_computeInstance)
     if err != 0:
@@ -20324,10 +20805,11 @@ def compute_instance_get_info_v2(compute_instance):
     cdef cynvml.nvmlReturn_t err
     cdef void* c_computeInstance
     cdef _Record s_info = _new_record_at(_L, 21, 'ComputeInstanceInfo')
-    try:
-        _hptr(compute_instance, &c_computeInstance)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('compute_instance_get_info_v2', ('compute_instance',), 0) from None
+    if not _hptr_int(compute_instance, &c_computeInstance):
+        try:
+            _hptr(compute_instance, &c_computeInstance)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('compute_instance_get_info_v2', ('compute_instance',), 0) from None
     with nogil:
         err = cynvml.nvmlComputeInstanceGetInfo_v2(<cynvml.nvmlComputeInstance_t>c_computeInstance, <cynvml.nvmlComputeInstanceInfo_t*>s_info._ptr)
     if err != 0:
@@ -20366,14 +20848,15 @@ def device_is_mig_device_handle(device):
         - NVML_ERROR_NOT_SUPPORTED if this check is not supported by the device
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_isMigDevice = <unsigned int>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_is_mig_device_handle', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_is_mig_device_handle', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceIsMigDeviceHandle(<cynvml.nvmlDevice_t>c_device, &c_isMigDevice)
     if err != 0:
@@ -20410,14 +20893,15 @@ def device_get_gpu_instance_id(device):
         - NVML_ERROR_NOT_SUPPORTED if this query is not supported by the device
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_id = <unsigned int>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_gpu_instance_id', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_gpu_instance_id', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetGpuInstanceId(<cynvml.nvmlDevice_t>c_device, &c_id)
     if err != 0:
@@ -20454,14 +20938,15 @@ def device_get_compute_instance_id(device):
         - NVML_ERROR_NOT_SUPPORTED if this query is not supported by the device
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_id = <unsigned int>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_compute_instance_id', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_compute_instance_id', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetComputeInstanceId(<cynvml.nvmlDevice_t>c_device, &c_id)
     if err != 0:
@@ -20497,14 +20982,15 @@ def device_get_max_mig_device_count(device):
         - NVML_ERROR_INVALID_ARGUMENT if device or count reference is invalid
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_count = <unsigned int>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_max_mig_device_count', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_max_mig_device_count', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetMaxMigDeviceCount(<cynvml.nvmlDevice_t>c_device, &c_count)
     if err != 0:
@@ -20546,19 +21032,23 @@ def device_get_mig_device_handle_by_index(device, index):
         - NVML_ERROR_NOT_FOUND if no valid MIG device was found at index
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_index
     cdef cynvml.nvmlDevice_t c_migDevice = <cynvml.nvmlDevice_t>0
     cdef int _p = 0
-    try:
-        _p = 1
-        c_index = index
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_mig_device_handle_by_index', ('device', 'index'), _p) from None
+    cdef long long f_index
+    if _live_int(device, &c_device, &_CONSUMED) and _int_fits(index, &f_index, 0, 4294967295):
+        c_index = <unsigned int>f_index
+    else:
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_index = index
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_mig_device_handle_by_index', ('device', 'index'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceGetMigDeviceHandleByIndex(<cynvml.nvmlDevice_t>c_device, c_index, &c_migDevice)
     if err != 0:
@@ -20594,14 +21084,15 @@ def device_get_device_handle_from_mig_device_handle(mig_device):
         - NVML_ERROR_NOT_SUPPORTED if this query is not supported by the device
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(mig_device, &_CONSUMED, 'mig_device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_migDevice
     cdef cynvml.nvmlDevice_t c_device = <cynvml.nvmlDevice_t>0
-    try:
-        _hptr(mig_device, &c_migDevice)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_device_handle_from_mig_device_handle', ('mig_device',), 0) from None
+    if not _live_int(mig_device, &c_migDevice, &_CONSUMED):
+        _live(mig_device, &_CONSUMED, 'mig_device', 'an NVML handle')
+        try:
+            _hptr(mig_device, &c_migDevice)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_device_handle_from_mig_device_handle', ('mig_device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetDeviceHandleFromMigDeviceHandle(<cynvml.nvmlDevice_t>c_migDevice, &c_device)
     if err != 0:
@@ -20673,13 +21164,14 @@ def gpm_sample_free(gpm_sample):
 
         - NVML_ERROR_INVALID_ARGUMENT if an invalid pointer is provided
     """
-    _live(gpm_sample, &_CONSUMED, 'gpm_sample', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_gpmSample
-    try:
-        _hptr(gpm_sample, &c_gpmSample)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('gpm_sample_free', ('gpm_sample',), 0) from None
+    if not _live_int(gpm_sample, &c_gpmSample, &_CONSUMED):
+        _live(gpm_sample, &_CONSUMED, 'gpm_sample', 'an NVML handle')
+        try:
+            _hptr(gpm_sample, &c_gpmSample)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('gpm_sample_free', ('gpm_sample',), 0) from None
     with nogil:
         err = cynvml.nvmlGpmSampleFree(<cynvml.nvmlGpmSample_t>c_gpmSample)
     if err != 0:
@@ -20750,18 +21242,19 @@ def gpm_sample_get(device, gpm_sample):
 
     This API supports the device handle and MIG device handle.
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
-    _live(gpm_sample, &_CONSUMED, 'gpm_sample', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef void* c_gpmSample
     cdef int _p = 0
-    try:
-        _hptr(device, &c_device)
-        _p = 1
-        _hptr(gpm_sample, &c_gpmSample)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('gpm_sample_get', ('device', 'gpm_sample'), _p) from None
+    if not (_live_int(device, &c_device, &_CONSUMED) and _live_int(gpm_sample, &c_gpmSample, &_CONSUMED)):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        _live(gpm_sample, &_CONSUMED, 'gpm_sample', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+            _p = 1
+            _hptr(gpm_sample, &c_gpmSample)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('gpm_sample_get', ('device', 'gpm_sample'), _p) from None
     with nogil:
         err = cynvml.nvmlGpmSampleGet(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlGpmSample_t>c_gpmSample)
     if err != 0:
@@ -20804,22 +21297,26 @@ def gpm_mig_sample_get(device, gpu_instance_id, gpm_sample):
     The interval between two nvmlGpmMigSampleGet() calls should be greater than 100ms
     due to the internal sample refresh rate.
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
-    _live(gpm_sample, &_CONSUMED, 'gpm_sample', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_gpuInstanceId
     cdef void* c_gpmSample
     cdef int _p = 0
-    try:
-        _p = 1
-        c_gpuInstanceId = gpu_instance_id
-        _p = 0
-        _hptr(device, &c_device)
-        _p = 2
-        _hptr(gpm_sample, &c_gpmSample)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('gpm_mig_sample_get', ('device', 'gpu_instance_id', 'gpm_sample'), _p) from None
+    cdef long long f_gpu_instance_id
+    if _live_int(device, &c_device, &_CONSUMED) and _int_fits(gpu_instance_id, &f_gpu_instance_id, 0, 4294967295) and _live_int(gpm_sample, &c_gpmSample, &_CONSUMED):
+        c_gpuInstanceId = <unsigned int>f_gpu_instance_id
+    else:
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        _live(gpm_sample, &_CONSUMED, 'gpm_sample', 'an NVML handle')
+        try:
+            _p = 1
+            c_gpuInstanceId = gpu_instance_id
+            _p = 0
+            _hptr(device, &c_device)
+            _p = 2
+            _hptr(gpm_sample, &c_gpmSample)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('gpm_mig_sample_get', ('device', 'gpu_instance_id', 'gpm_sample'), _p) from None
     with nogil:
         err = cynvml.nvmlGpmMigSampleGet(<cynvml.nvmlDevice_t>c_device, c_gpuInstanceId, <cynvml.nvmlGpmSample_t>c_gpmSample)
     if err != 0:
@@ -20900,14 +21397,15 @@ def gpm_query_if_streaming_enabled(device):
         - NVML_ERROR_INVALID_ARGUMENT if device is invalid or state is NULL
         - NVML_ERROR_NOT_SUPPORTED if this query is not supported by the device
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_state = <unsigned int>0
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('gpm_query_if_streaming_enabled', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('gpm_query_if_streaming_enabled', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlGpmQueryIfStreamingEnabled(<cynvml.nvmlDevice_t>c_device, &c_state)
     if err != 0:
@@ -20941,18 +21439,22 @@ def gpm_set_streaming_enabled(device, state):
         - NVML_ERROR_INVALID_ARGUMENT if device is invalid
         - NVML_ERROR_NOT_SUPPORTED if this query is not supported by the device
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef unsigned int c_state
     cdef int _p = 0
-    try:
-        _p = 1
-        c_state = state
-        _p = 0
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('gpm_set_streaming_enabled', ('device', 'state'), _p) from None
+    cdef long long f_state
+    if _live_int(device, &c_device, &_CONSUMED) and _int_fits(state, &f_state, 0, 4294967295):
+        c_state = <unsigned int>f_state
+    else:
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _p = 1
+            c_state = state
+            _p = 0
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('gpm_set_streaming_enabled', ('device', 'state'), _p) from None
     with nogil:
         err = cynvml.nvmlGpmSetStreamingEnabled(<cynvml.nvmlDevice_t>c_device, c_state)
     if err != 0:
@@ -20990,16 +21492,17 @@ def device_get_capabilities(device):
           invalid/unsupported
         - NVML_ERROR_UNKNOWN On any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlDeviceCapabilities_t s_caps
     memset(&s_caps, 0, sizeof(s_caps))
     s_caps.version = <unsigned int>(sizeof(cynvml.nvmlDeviceCapabilities_v1_t) | (1 << 24))
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_capabilities', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_capabilities', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetCapabilities(<cynvml.nvmlDevice_t>c_device, &s_caps)
     if err != 0:
@@ -21045,15 +21548,16 @@ def device_workload_power_profile_get_profiles_info(device):
           invalid/unsupported
         - NVML_ERROR_UNKNOWN On any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_profilesInfo = _new_record_at(_L, 195, 'WorkloadPowerProfileProfilesInfo_v1')
     (<unsigned int*>s_profilesInfo._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlWorkloadPowerProfileProfilesInfo_v1_t) | (1 << 24))
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_workload_power_profile_get_profiles_info', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_workload_power_profile_get_profiles_info', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceWorkloadPowerProfileGetProfilesInfo(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlWorkloadPowerProfileProfilesInfo_t*>s_profilesInfo._ptr)
     if err != 0:
@@ -21097,15 +21601,16 @@ def device_workload_power_profile_get_current_profiles(device):
           invalid/unsupported
         - NVML_ERROR_UNKNOWN On any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_currentProfiles = _new_record_at(_L, 193, 'WorkloadPowerProfileCurrentProfiles_v1')
     (<unsigned int*>s_currentProfiles._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlWorkloadPowerProfileCurrentProfiles_v1_t) | (1 << 24))
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_workload_power_profile_get_current_profiles', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_workload_power_profile_get_current_profiles', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceWorkloadPowerProfileGetCurrentProfiles(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlWorkloadPowerProfileCurrentProfiles_t*>s_currentProfiles._ptr)
     if err != 0:
@@ -21444,15 +21949,16 @@ def device_get_sram_unique_uncorrected_ecc_error_counts(device):
     -----
     The query is only supported when ECC mode is enabled.
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_errorCounts = _new_record_at(_L, 46, 'EccSramUniqueUncorrectedErrorCounts_v1')
     (<unsigned int*>s_errorCounts._ptr)[0] = <unsigned int>(sizeof(cynvml.nvmlEccSramUniqueUncorrectedErrorCounts_v1_t) | (1 << 24))
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_sram_unique_uncorrected_ecc_error_counts', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_sram_unique_uncorrected_ecc_error_counts', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlEccSramUniqueUncorrectedErrorCounts_t*>s_errorCounts._ptr)
     if err != 0:
@@ -21491,14 +21997,15 @@ def device_get_remapped_rows_v2(device):
     On MIG-enabled GPUs with active instances, querying the number of remapped rows is
     not supported
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_info = _new_record_at(_L, 135, 'RemappedRowsInfo_v2')
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_remapped_rows_v2', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_remapped_rows_v2', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetRemappedRows_v2(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlRemappedRowsInfo_v2_t*>s_info._ptr)
     if err != 0:
@@ -21533,21 +22040,25 @@ def device_set_rusd_settings_v1(device, poll_mask):
           driver
         - NVML_ERROR_ARGUMENT_VERSION_MISMATCH if the input version is not supported
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef cynvml.nvmlRusdSettings_v1_t s_settings
     memset(&s_settings, 0, sizeof(s_settings))
     s_settings.version = <unsigned int>(sizeof(cynvml.nvmlRusdSettings_v1_t) | (1 << 24))
     cdef int _p = 0
-    try:
-        _hptr(device, &c_device)
-        _p = 1000
-        s_settings.pollMask = poll_mask
-    except (TypeError, ValueError, OverflowError) as e:
-        if _p >= 1000:
-            raise e.__class__(f"device_set_rusd_settings_v1() argument '{('poll_mask',)[_p - 1000]}': {e}") from None
-        raise _arg_error('device_set_rusd_settings_v1', ('device', 'settings'), _p) from None
+    cdef long long f_poll_mask
+    if _live_int(device, &c_device, &_CONSUMED) and _int_fits(poll_mask, &f_poll_mask, 0, 9223372036854775807):
+        s_settings.pollMask = <unsigned long long>f_poll_mask
+    else:
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+            _p = 1000
+            s_settings.pollMask = poll_mask
+        except (TypeError, ValueError, OverflowError) as e:
+            if _p >= 1000:
+                raise e.__class__(f"device_set_rusd_settings_v1() argument '{('poll_mask',)[_p - 1000]}': {e}") from None
+            raise _arg_error('device_set_rusd_settings_v1', ('device', 'settings'), _p) from None
     with nogil:
         err = cynvml.nvmlDeviceSetRusdSettings_v1(<cynvml.nvmlDevice_t>c_device, &s_settings)
     if err != 0:
@@ -21584,14 +22095,15 @@ def device_get_bank_remapper_status_v1(device):
           otherwise inaccessible
         - NVML_ERROR_UNKNOWN on any unexpected error
     """
-    _live(device, &_CONSUMED, 'device', 'an NVML handle')
     cdef cynvml.nvmlReturn_t err
     cdef void* c_device
     cdef _Record s_pBankRemapperStatus = _new_record_at(_L, 43, 'EccBankRemapperStatus_v1')
-    try:
-        _hptr(device, &c_device)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_bank_remapper_status_v1', ('device',), 0) from None
+    if not _live_int(device, &c_device, &_CONSUMED):
+        _live(device, &_CONSUMED, 'device', 'an NVML handle')
+        try:
+            _hptr(device, &c_device)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_bank_remapper_status_v1', ('device',), 0) from None
     with nogil:
         err = cynvml.nvmlDeviceGetBankRemapperStatus_v1(<cynvml.nvmlDevice_t>c_device, <cynvml.nvmlEccBankRemapperStatus_v1_t*>s_pBankRemapperStatus._ptr)
     if err != 0:

@@ -6,7 +6,7 @@ from cuda.bindings cimport cycudla
 from cuda.bindings._base cimport (_Buf, _hptr, _href, _vptr, _wbuf, _as_bytes, _array, _strlist, _bufptr,
     _Buf_new, _check_count, _bptr, _arg_error, _vsized, _library_handle, _Lazy, _new_lazy, _live, _consume, _fresh, _cstrs,
     _Handle, _IntValue, _iv, _Struct, _enum, _bytes_into, _cstr_address, _as_twin, _cstr_of, _utf8,
-    _SizeMap, _sizemap_put, _sizemap_get, _sizemap_del)
+    _SizeMap, _sizemap_put, _sizemap_get, _sizemap_del, _int_fits, _int_ll, _hptr_int, _live_int)
 from cuda.bindings._records cimport (_Record, _new_record, _new_record_at, _record_ptr, _text, _text0, _records_of,
     _numbers_of, _numbers_new, _numbers_ptr, _records_in, _memview, _handles_view, _view_array)
 from libc.errno cimport errno
@@ -211,12 +211,18 @@ def create_device(device, flags):
     cdef cycudla.cudlaDevHandle c_devHandle = <cycudla.cudlaDevHandle>0
     cdef uint32_t c_flags
     cdef int _p = 0
-    try:
-        c_device = device
-        _p = 1
-        c_flags = flags
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('create_device', ('device', 'flags'), _p) from None
+    cdef long long f_device
+    cdef long long f_flags
+    if _int_fits(device, &f_device, 0, 9223372036854775807) and _int_fits(flags, &f_flags, 0, 4294967295):
+        c_device = <uint64_t>f_device
+        c_flags = <uint32_t>f_flags
+    else:
+        try:
+            c_device = device
+            _p = 1
+            c_flags = flags
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('create_device', ('device', 'flags'), _p) from None
     if c_flags & 1:
         _raise(cycudla.cudlaErrorUnsupportedOperation)
     with nogil:
@@ -478,13 +484,17 @@ def module_unload(h_module, flags):
     cdef void* c_hModule
     cdef uint32_t c_flags
     cdef int _p = 0
-    try:
-        _p = 1
-        c_flags = flags
-        _p = 0
-        _hptr(h_module, &c_hModule)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('module_unload', ('h_module', 'flags'), _p) from None
+    cdef long long f_flags
+    if _hptr_int(h_module, &c_hModule) and _int_fits(flags, &f_flags, 0, 4294967295):
+        c_flags = <uint32_t>f_flags
+    else:
+        try:
+            _p = 1
+            c_flags = flags
+            _p = 0
+            _hptr(h_module, &c_hModule)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('module_unload', ('h_module', 'flags'), _p) from None
     with nogil:
         err = cycudla.cudlaModuleUnload(<cycudla.cudlaModule>c_hModule, c_flags)
     if err != 0:
@@ -748,13 +758,14 @@ def device_get_attribute(dev_handle, attrib):
     cdef long long c_attrib
     cdef _Record s_pAttribute = _new_record_at(_L, 1, 'DevAttribute')
     cdef int _p = 0
-    try:
-        _p = 1
-        c_attrib = attrib
-        _p = 0
-        _hptr(dev_handle, &c_devHandle)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('device_get_attribute', ('dev_handle', 'attrib'), _p) from None
+    if not (_hptr_int(dev_handle, &c_devHandle) and _int_ll(attrib, &c_attrib)):
+        try:
+            _p = 1
+            c_attrib = attrib
+            _p = 0
+            _hptr(dev_handle, &c_devHandle)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('device_get_attribute', ('dev_handle', 'attrib'), _p) from None
     with nogil:
         err = cycudla.cudlaDeviceGetAttribute(<cycudla.cudlaDevHandle>c_devHandle, <cycudla.cudlaDevAttributeType>c_attrib, <cycudla.cudlaDevAttribute*>s_pAttribute._ptr)
     if err != 0:
@@ -847,10 +858,11 @@ def get_last_error(dev_handle):
     """
     cdef cycudla.cudlaStatus err
     cdef void* c_devHandle
-    try:
-        _hptr(dev_handle, &c_devHandle)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('get_last_error', ('dev_handle',), 0) from None
+    if not _hptr_int(dev_handle, &c_devHandle):
+        try:
+            _hptr(dev_handle, &c_devHandle)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('get_last_error', ('dev_handle',), 0) from None
     with nogil:
         err = cycudla.cudlaGetLastError(<cycudla.cudlaDevHandle>c_devHandle)
     return <int>err
@@ -889,10 +901,11 @@ def destroy_device(dev_handle):
     """
     cdef cycudla.cudlaStatus err
     cdef void* c_devHandle
-    try:
-        _hptr(dev_handle, &c_devHandle)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('destroy_device', ('dev_handle',), 0) from None
+    if not _hptr_int(dev_handle, &c_devHandle):
+        try:
+            _hptr(dev_handle, &c_devHandle)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('destroy_device', ('dev_handle',), 0) from None
     with nogil:
         err = cycudla.cudlaDestroyDevice(<cycudla.cudlaDevHandle>c_devHandle)
     if err != 0:
@@ -1068,10 +1081,14 @@ def get_nv_sci_sync_attributes(flags):
     cdef cycudla.cudlaStatus err
     cdef uint64_t c_attrList = <uint64_t>0
     cdef uint32_t c_flags
-    try:
-        c_flags = flags
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('get_nv_sci_sync_attributes', ('flags',), 0) from None
+    cdef long long f_flags
+    if _int_fits(flags, &f_flags, 0, 4294967295):
+        c_flags = <uint32_t>f_flags
+    else:
+        try:
+            c_flags = flags
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('get_nv_sci_sync_attributes', ('flags',), 0) from None
     with nogil:
         err = cycudla.cudlaGetNvSciSyncAttributes(&c_attrList, c_flags)
     if err != 0:
@@ -1185,13 +1202,17 @@ def set_task_timeout_in_ms(dev_handle, timeout):
     cdef void* c_devHandle
     cdef uint32_t c_timeout
     cdef int _p = 0
-    try:
-        _p = 1
-        c_timeout = timeout
-        _p = 0
-        _hptr(dev_handle, &c_devHandle)
-    except (TypeError, ValueError, OverflowError):
-        raise _arg_error('set_task_timeout_in_ms', ('dev_handle', 'timeout'), _p) from None
+    cdef long long f_timeout
+    if _hptr_int(dev_handle, &c_devHandle) and _int_fits(timeout, &f_timeout, 0, 4294967295):
+        c_timeout = <uint32_t>f_timeout
+    else:
+        try:
+            _p = 1
+            c_timeout = timeout
+            _p = 0
+            _hptr(dev_handle, &c_devHandle)
+        except (TypeError, ValueError, OverflowError):
+            raise _arg_error('set_task_timeout_in_ms', ('dev_handle', 'timeout'), _p) from None
     with nogil:
         err = cycudla.cudlaSetTaskTimeoutInMs(<cycudla.cudlaDevHandle>c_devHandle, c_timeout)
     if err != 0:
