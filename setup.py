@@ -8,10 +8,10 @@ depends on the CUDA release built for.
   API the build matches, the pins' ``twin`` (``12.9.10``, ``13.0.3``, ``13.5.0``), and its ``all`` and ``test`` extras name that release's library wheels (the
   ``-cu12`` ones for 12.9). The default release builds from ``cuda_bindings/``; another from a copy
   of it in ``build/src-cuda-<VER>/`` with ``generated/cuda-<VER>/`` laid over it (docs/cuda-versions.md).
-* The headers come from ``headers.fetch.include_dir()`` (pinned NVIDIA wheels, an
-  installed wheel set, completed with the pinned ``nvidia-cuda-crt`` wheel when it lacks
-  ``crt/``, or ``$CUDA_BINDINGS_INCLUDE_DIR``); they are looked up only when there is something
-  to compile. Offline, ``$CUDA_BINDINGS_WHEEL_DIR`` names a folder with the pinned wheel files.
+* The headers come from ``headers.fetch.include_dir()``: the pinned NVIDIA header wheels, which
+  the package's PEP 517 backend (``headers/backend.py``) asks pip to install into the build
+  environment, or ``$CUDA_BINDINGS_INCLUDE_DIR``; they are looked up only when there is something
+  to compile (docs/headers.md).
 * The source folder ``cuda_bindings/`` is installed as ``cuda.bindings``; ``cuda`` stays a
   namespace package (there is no ``cuda/__init__.py``).
 * Cython sees the sources as ``cuda/bindings/*`` (through ``build/cython-include-<VER>``), so both

@@ -12,30 +12,31 @@ the rest, for the chosen release. It looks, in this order, at:
 
 1. ``$CUDA_BINDINGS_INCLUDE_DIR`` (an explicit override; used as given, never skipped, but
    refused when its ``cuda.h`` is not of the chosen release);
-2. the local cache ``headers/cuda-<version>/include/``, when its stamp matches the pins (and,
-   for a cache completed from an installed set, that set is unchanged);
-3. the release's ``installed_include`` folder (``nvidia/cu13/include`` for CUDA 13) under every
-   ``sys.path`` entry (NVIDIA's wheels installed in this Python), when its ``cuda.h`` defines
-   the release's ``CUDA_VERSION`` (e.g. 13000); skipped for a release whose wheels keep their
-   headers in several folders (12.9);
-4. ``$CUDA_HOME/include`` and ``$CUDA_PATH/include``, with the same version check;
-5. an installed set from 3 or 4 that lacks only headers a pinned wheel ``completes`` (for CUDA
-   13, the runtime/nvrtc/nvjitlink wheels without ``nvidia-cuda-crt``, which has
-   ``crt/host_defines.h``, or without ``nvidia-nvvm``, which has ``nvvm.h``, or without the
-   cuFile, nvFatbin, NVML or cuDLA wheels): the cache is built from a copy of that set plus the
-   headers of the completing wheel(s);
-6. otherwise it downloads all the pinned wheels from PyPI (standard library only), checks their
-   sha256, and extracts what each has under its ``include`` folders (by default the release's
-   ``installed_include``) into the cache. A wheel is fetched by its pinned file name, whatever
-   its platform: ``nvidia-cudla`` exists for aarch64 only, and its header serves every platform.
+2. the local cache ``headers/cuda-<version>/include/``, when its stamp matches the pins;
+3. the pinned wheels installed on ``sys.path`` at their pinned versions: what pip puts in a PEP
+   517 build environment from ``build_requirements()`` (headers/backend.py), with pip's index,
+   ``--find-links`` wheelhouse, ``--no-index`` and cache.  Their include folders are copied into
+   the cache; a pinned wheel pip cannot install on this machine (``nvidia-cudla``, aarch64 only)
+   is fetched as a file (4);
+4. otherwise all the pinned wheels, fetched as files by ``pip download`` (pip's configuration
+   applies: ``PIP_INDEX_URL``, ``PIP_FIND_LINKS``, ``PIP_NO_INDEX``, its cache) with their pinned
+   sha256 (``--require-hashes``), and what each has under its ``include`` folders (by default the
+   release's ``installed_include``) extracted into the cache.  This is how the generator gets
+   every release's headers at once: they cannot all be installed in one Python.
 
-Wheels already on disk can stand in for the download (in 5 and 6): ``$CUDA_BINDINGS_WHEEL_DIR``
+What is left here is what pip does not do: choose the release and its pins, find the headers in
+the environment pip made, fetch a wheel of another platform as a file, merge several wheels'
+include folders into one, keep one cache per release, and check each set (every required header,
+``cuda.h``'s ``CUDA_VERSION``).  A CUDA toolkit or other header set is used through
+``$CUDA_BINDINGS_INCLUDE_DIR``.
+
+Wheel files already on disk can stand in for pip (in 3 and 4): ``$CUDA_BINDINGS_WHEEL_DIR``
 (or ``--wheel-dir``) names a folder searched for the pinned file names first; they are checked
 against the pinned sha256 all the same. A relative folder is taken from the current directory,
 else from the repository root.
 
-The cache's ``stamp.json`` says what it was built from: the pinned wheels, or an installed set
-(its path, CUDA_VERSION and a digest of its files) plus the pinned wheels that completed it.
+The cache's ``stamp.json`` names the pinned wheels it was built from (file names, sha256, include
+folders); a cache whose stamp differs from the pins is rebuilt.
 
 Command line::
 
@@ -48,18 +49,14 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import html.parser
-import http.client
 import json
 import os
+import platform
 import re
 import shutil
+import subprocess
 import sys
 import tempfile
-import time
-import urllib.error
-import urllib.parse
-import urllib.request
 import zipfile
 from pathlib import Path, PurePosixPath
 from typing import NamedTuple
@@ -92,10 +89,6 @@ REQUIRED_HEADERS = (
     "crt/host_defines.h",
 )
 
-PYPI_JSON = "https://pypi.org/pypi/{project}/{version}/json"
-PYPI_PROJECT_JSON = "https://pypi.org/pypi/{project}/json"
-PYPI_SIMPLE = "https://pypi.org/simple/{project}/"
-USER_AGENT = "cuda-bindings-gen-headers/1"
 _CUDA_VERSION_RE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+CUDA_VERSION[ \t]+(\d+)", re.M)
 
 
@@ -246,53 +239,6 @@ def _problem(include: Path, want_version: int | None, pins: dict | None = None) 
     return None
 
 
-def _completion(include: Path, want_version: int, pins: dict) -> list[dict] | None:
-    """The pinned wheels that would make ``include`` usable, when it lacks only what they supply."""
-    if not include.is_dir() or cuda_version_of(include) != want_version:
-        return None
-    return _completers(pins, _missing(include, pins))
-
-
-def _tree_files(base: Path) -> list[str]:
-    """Every file under ``base`` (symlinks followed, ``__pycache__`` skipped), as sorted posix paths."""
-    out = []
-    for dirpath, dirnames, filenames in os.walk(base, followlinks=True):
-        dirnames[:] = [d for d in dirnames if d != "__pycache__"]
-        rel = Path(dirpath).relative_to(base)
-        out.extend((rel / f).as_posix() for f in filenames)
-    return sorted(out)
-
-
-def _base_stamp(base: Path, installed_include: str | None) -> dict:
-    """What identifies an installed header set: path, CUDA_VERSION, and a digest of its files."""
-    h = hashlib.sha256()
-    files = _tree_files(base)
-    for rel in files:
-        h.update(rel.encode() + b"\0")
-        h.update(_sha256_file(base / rel).encode() + b"\n")
-    stamp = {"path": str(base), "cuda_version": cuda_version_of(base), "files": len(files),
-             "sha256": h.hexdigest()}
-    # For a wheel set in site-packages (<site>/<installed_include>), name its distributions.
-    site = None
-    if installed_include and base.as_posix().endswith("/" + installed_include):
-        site = base.parents[len(PurePosixPath(installed_include).parts) - 1]
-    if site is not None:
-        dists = sorted(d.name[: -len(".dist-info")] for d in site.glob("nvidia_*.dist-info"))
-        if dists:
-            stamp["distributions"] = dists
-    return stamp
-
-
-def _completed_stamp(pins: dict, base: Path, completers: list[dict]) -> dict:
-    """The stamp of a cache built from the installed set ``base`` plus ``completers``."""
-    return {
-        "cuda": pins["cuda"],
-        "built_from": "installed headers completed with pinned wheels",
-        "base": _base_stamp(base, pins["installed_include"]),
-        "wheels": [_pin_stamp(w) for w in completers],
-    }
-
-
 def _cached(pins: dict) -> tuple[Path | None, str]:
     """(the cache's include dir, what it was built from) when it is current, else (None, why not)."""
     root = cache_root(pins)
@@ -303,50 +249,61 @@ def _cached(pins: dict) -> tuple[Path | None, str]:
         return None, "not built yet"
     except (OSError, ValueError) as e:
         return None, f"unreadable stamp ({e})"
-    if not isinstance(stamp, dict):
-        return None, "unreadable stamp (not an object)"
-    base = stamp.get("base")
-    if base is None:
-        if stamp != _stamp_of(pins):
-            return None, "stamp does not match pins.json"
-        what = "pinned wheels"
-    else:
-        want = pins["cuda_version_define"]
-        base_path = Path(base.get("path", "")) if isinstance(base, dict) else Path("")
-        completers = _completion(base_path, want, pins)
-        if completers is None:
-            why = _problem(base_path, want, pins)
-            why = f"is no longer usable ({why})" if why else "now has every header itself"
-            return None, f"built from {base_path}, which {why}"
-        if stamp != _completed_stamp(pins, base_path, completers):
-            return None, f"stamp does not match pins.json and the current {base_path}"
-        what = f"{base_path} + " + ", ".join(w["project"] for w in completers)
+    if stamp != _stamp_of(pins):
+        return None, "stamp does not match pins.json"
     why = _problem(include, pins["cuda_version_define"], pins)
-    return (None, why) if why else (include, what)
+    return (None, why) if why else (include, "pinned wheels")
 
 
-def _installed_candidates(pins: dict) -> list[tuple[Path | None, str]]:
-    """Installed header sets: wheels on sys.path, then $CUDA_HOME and $CUDA_PATH, in order;
-    (None, why) stands for a place with nothing to look at."""
-    out: list[tuple[Path | None, str]] = []
-    installed = pins["installed_include"]
-    if installed:
-        seen: set[Path] = set()
-        for entry in sys.path:
-            candidate = Path(entry or os.getcwd()) / installed
-            if candidate in seen or not candidate.exists():
-                continue
-            seen.add(candidate)
-            out.append((candidate, "installed wheels on sys.path"))
-        if not seen:
-            out.append((None, f"sys.path: no entry has {installed}"))
-    else:
-        out.append((None, f"sys.path: skipped, CUDA {pins['cuda']}'s wheels have no single"
-                          " include folder"))
-    for var in ("CUDA_HOME", "CUDA_PATH"):
-        home = os.environ.get(var)
-        out.append((Path(home) / "include", f"${var}") if home else (None, f"${var}: not set"))
-    return out
+def _installed_wheel(pin: dict) -> Path | None:
+    """The sys.path entry where the pinned wheel is installed at its pinned version, with its
+    include folders (the build environment pip made from ``build_requirements()``), or None."""
+    info = re.sub(r"[-_.]+", "_", pin["project"]).lower() + f"-{pin['version']}.dist-info"
+    for entry in sys.path:
+        site = Path(entry or os.getcwd())
+        if (site / info).is_dir() and all((site / inc).is_dir() for inc in pin["include"]):
+            return site
+    return None
+
+
+def build_requirements(version: str | None = None, *, always: bool = False) -> list[str]:
+    """What a PEP 517 build of the release asks pip to install (headers/backend.py): the pinned
+    header wheels pip can install here, as ``project==version``; none where the headers are
+    already given (``$CUDA_BINDINGS_INCLUDE_DIR``) or the cache is current, unless ``always``."""
+    pins = load_pins(version)
+    if not always and (os.environ.get(ENV_INCLUDE_DIR) or _cached(pins)[0] is not None):
+        return []
+    return [f"{pin['project']}=={pin['version']}" for pin in pins["wheels"] if installable_here(pin)]
+
+
+def from_installed(pins: dict, *, wheel_dir=None, quiet: bool = False) -> Path | None:
+    """(Re)build the cache from the pinned wheels installed on sys.path, with the pinned wheels
+    pip cannot install here (``installable_here``) fetched as files; None unless every wheel pip
+    can install here is installed, at its pinned version."""
+    sites = [(pin, _installed_wheel(pin)) for pin in pins["wheels"]]
+    if any(site is None for pin, site in sites if installable_here(pin)):
+        return None
+    root = cache_root(pins)
+    staging = _new_staging(root)
+    try:
+        include = staging / "include"
+        include.mkdir()
+        for pin, site in sites:
+            for inc in pin["include"] if site else ():
+                shutil.copytree(site / inc, include, dirs_exist_ok=True,
+                                ignore=shutil.ignore_patterns("__pycache__"))
+        rest = [pin for pin, site in sites if site is None]
+        _extract_all(rest, _fetch_wheels(rest, staging, wheel_dir, quiet), include)
+        shutil.rmtree(staging / "wheels", ignore_errors=True)
+        why = _problem(include, pins["cuda_version_define"], pins)
+        if why:
+            raise HeadersNotFound(f"the installed pinned wheels gave an unusable header set: {why}")
+        result = _install(staging, root, _stamp_of(pins), pins)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    _log(quiet, f"headers ready in {result} (the installed pinned wheels"
+         + (", " + ", ".join(p["project"] for p, site in sites if site is None) + " fetched" if rest else "") + ")")
+    return result
 
 
 def _wheel_dir(wheel_dir) -> Path | None:
@@ -398,30 +355,14 @@ def locate(version: str | None = None, *, force_download: bool = False,
             return Located(include, f"{why} (cache)")
         tried.append(f"cache {cache_root(pins) / 'include'}: {why}")
 
-        completable: list[tuple[Path, str, list[dict]]] = []
-        for candidate, label in _installed_candidates(pins):
-            if candidate is None:
-                tried.append(label)
-                continue
-            why = _problem(candidate, want, pins)
-            if why is None:
-                return Located(candidate, label)
-            tried.append(f"{candidate} ({label}): {why}")
-            completers = _completion(candidate, want, pins)
-            if completers:
-                completable.append((candidate, label, completers))
-
-        # Complete the first installed set that lacks only pinned headers (the same wheels would
-        # be needed for any other, so one failure to get them is enough).
-        for candidate, label, completers in completable[:1]:
-            names = ", ".join(w["filename"] for w in completers)
-            try:
-                include = complete(pins, candidate, completers, wheel_dir=wheels, quiet=quiet)
-            except Exception as e:
-                tried.append(f"{candidate} completed with {names} ({wheels_note}): {e}")
-                break
-            what = f"{candidate} + " + ", ".join(w["project"] for w in completers)
-            return Located(include, f"{label}: {what} (cache)")
+        try:
+            include = from_installed(pins, wheel_dir=wheels, quiet=quiet)
+        except HeadersNotFound as e:
+            tried.append(f"the pinned wheels installed on sys.path: {e}")
+        else:
+            if include is not None:
+                return Located(include, "the pinned wheels installed on sys.path (cache)")
+            tried.append("the pinned wheels installed on sys.path: not all of them are")
 
     try:
         include = download(pins, wheel_dir=wheels, quiet=quiet)
@@ -445,97 +386,6 @@ def _log(quiet: bool, msg: str) -> None:
         print(f"headers.fetch: {msg}", file=sys.stderr, flush=True)
 
 
-def _open(url: str, timeout: float = 60):
-    req = urllib.request.Request(url, headers={"User-Agent": USER_AGENT})
-    return urllib.request.urlopen(req, timeout=timeout)
-
-
-def _json_files(url: str, version: str | None) -> list[tuple[str, str, str | None]]:
-    """(filename, absolute url, sha256) for each file listed by a PyPI JSON API page."""
-    with _open(url) as r:
-        data = json.load(r)
-    files = data.get("urls", []) if version is None else data.get("releases", {}).get(version, [])
-    return [(f.get("filename", ""), urllib.parse.urljoin(url, f.get("url", "")),
-             f.get("digests", {}).get("sha256")) for f in files]
-
-
-class _Anchors(html.parser.HTMLParser):
-    def __init__(self):
-        super().__init__()
-        self.hrefs: list[str] = []
-
-    def handle_starttag(self, tag, attrs):
-        href = dict(attrs).get("href") if tag == "a" else None
-        if href:
-            self.hrefs.append(href)
-
-
-def _simple_files(url: str) -> list[tuple[str, str, str | None]]:
-    """(filename, absolute url, sha256) for each link of a PEP 503 simple index page."""
-    with _open(url) as r:
-        parser = _Anchors()
-        parser.feed(r.read().decode("utf-8", "replace"))
-    out = []
-    for href in parser.hrefs:
-        link, _, fragment = urllib.parse.urljoin(url, href).partition("#")
-        sha = fragment[len("sha256="):] if fragment.startswith("sha256=") else None
-        out.append((urllib.parse.unquote(link.rsplit("/", 1)[-1]), link, sha))
-    return out
-
-
-def _unreachable(e: BaseException) -> bool:
-    """Whether ``e`` means the index could not be reached at all (no name lookup, no connection)."""
-    return isinstance(e, urllib.error.URLError) and not isinstance(e, urllib.error.HTTPError)
-
-
-def _wheel_urls(pin: dict) -> tuple[list[str], list[str], bool]:
-    """Candidate download URLs for a pinned file, what went wrong on the way, and whether no
-    index page could be reached at all.
-
-    Asks PyPI's JSON API for the release, then for the whole project (some mirrors serve only
-    that one), then the simple index; relative links are resolved against the page they are on.
-    """
-    project, version = pin["project"], pin["version"]
-    pages = [
-        (PYPI_JSON.format(project=project, version=version), None),
-        (PYPI_PROJECT_JSON.format(project=project), version),
-        (PYPI_SIMPLE.format(project=project), "simple"),
-    ]
-    urls: list[str] = []
-    errors: list[str] = []
-    unreachable = 0
-    for page, how in pages:
-        try:
-            files = _simple_files(page) if how == "simple" else _json_files(page, how)
-        except (OSError, ValueError, http.client.HTTPException) as e:
-            errors.append(f"{page}: {e}")
-            unreachable += _unreachable(e)
-            continue
-        hits = [(u, sha) for name, u, sha in files if name == pin["filename"]]
-        if not hits:
-            errors.append(f"{page}: does not list {pin['filename']}")
-        for u, sha in hits:
-            if sha and sha != pin["sha256"]:
-                raise HeadersNotFound(
-                    f"{page} lists sha256 {sha} for {pin['filename']}, pinned {pin['sha256']}")
-            if u not in urls:
-                urls.append(u)
-    return urls, errors, unreachable == len(pages)
-
-
-def _download_to(url: str, dest: Path, sha256: str) -> None:
-    h = hashlib.sha256()
-    with _open(url, timeout=120) as r, open(dest, "wb") as out:
-        while True:
-            chunk = r.read(1 << 20)
-            if not chunk:
-                break
-            h.update(chunk)
-            out.write(chunk)
-    if h.hexdigest() != sha256:
-        raise HeadersNotFound(f"sha256 mismatch for {url}: got {h.hexdigest()}, want {sha256}")
-
-
 def _sha256_file(path: Path) -> str:
     h = hashlib.sha256()
     with open(path, "rb") as f:
@@ -544,37 +394,46 @@ def _sha256_file(path: Path) -> str:
     return h.hexdigest()
 
 
-def _fetch_wheel(pin: dict, workdir: Path, wheel_dir, quiet: bool) -> Path:
-    """The pinned wheel file, from ``wheel_dir`` when it is there, else downloaded; sha256-checked."""
-    local_note = None
-    if wheel_dir:
-        local = Path(wheel_dir) / pin["filename"]
-        if local.is_file():
-            got = _sha256_file(local)
-            if got != pin["sha256"]:
-                raise HeadersNotFound(f"{local}: sha256 {got}, pinned {pin['sha256']}")
-            _log(quiet, f"using {local}")
-            return local
-        local_note = f"not in {wheel_dir}"
-    dest = workdir / pin["filename"]
-    problems: list[str] = []
-    for attempt in range(3):
-        urls, errors, unreachable = _wheel_urls(pin)
-        problems = errors[:]
-        for url in urls:
-            try:
-                _log(quiet, f"downloading {url}")
-                _download_to(url, dest, pin["sha256"])
-                return dest
-            except (OSError, ValueError, http.client.HTTPException, HeadersNotFound) as e:
-                problems.append(f"{url}: {e}")
-        if unreachable:  # no network here: retrying will not help
-            break
-        if attempt < 2:
-            time.sleep(2 * (attempt + 1))
-    if local_note:
-        problems.insert(0, local_note)
-    raise HeadersNotFound(f"could not get {pin['filename']} (" + "; ".join(problems) + ")")
+def _platforms(pin: dict) -> list[str]:
+    """The platform tags of a pinned wheel's file name (none for a ``-any`` wheel)."""
+    tags = pin["filename"][: -len(".whl")].split("-")[-1]
+    return [] if tags == "any" else tags.split(".")
+
+
+def installable_here(pin: dict) -> bool:
+    """Whether pip can install the pinned wheel into this Python (its platform is this machine's):
+    not so for ``nvidia-cudla`` on x86_64, which is published for aarch64 Linux only."""
+    plats = _platforms(pin)
+    machine = platform.machine().lower()
+    return not plats or (sys.platform.startswith("linux") and any(p.endswith("_" + machine) for p in plats))
+
+
+def _pip(args: list[str]) -> None:
+    """Run this Python's pip.  Inside an isolated PEP 517 build pip is not importable from the
+    build environment, so the variables that set that environment up are left out: the pip that
+    runs is the one of the Python the build was started with.  pip's own configuration (its
+    index, ``PIP_FIND_LINKS``, ``PIP_NO_INDEX``, its cache) applies."""
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONNOUSERSITE")}
+    cmd = [sys.executable, "-m", "pip", *args]
+    r = subprocess.run(cmd, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True)
+    if r.returncode != 0:
+        tail = [line for line in (r.stderr or r.stdout).strip().splitlines() if line.strip()][-4:]
+        raise HeadersNotFound(f"`{' '.join(cmd[1:])}` failed (exit {r.returncode}): " + " | ".join(tail))
+
+
+def _pip_download(pins_to_get: list[dict], dest: Path) -> None:
+    """``pip download`` of the pinned wheel files into ``dest``, with their pinned sha256
+    (``--require-hashes``), one call per platform: a wheel of another platform (cuDLA's
+    aarch64 one) is fetched as a file all the same."""
+    groups: dict[tuple[str, ...], list[dict]] = {}
+    for pin in pins_to_get:
+        groups.setdefault(tuple(_platforms(pin)), []).append(pin)
+    for n, (plats, group) in enumerate(groups.items()):
+        req = dest / f"requirements-{n}.txt"
+        req.write_text("".join(f"{p['project']}=={p['version']} --hash=sha256:{p['sha256']}\n" for p in group),
+                       encoding="utf-8")
+        _pip(["download", "--no-deps", "--only-binary=:all:", "--require-hashes", "--disable-pip-version-check",
+              "--quiet", "--dest", str(dest), "-r", str(req)] + [f"--platform={p}" for p in plats])
 
 
 def _extract_headers(wheel: Path, prefixes: list[str], dest_include: Path) -> int:
@@ -604,10 +463,33 @@ def _new_staging(root: Path) -> Path:
 
 
 def _fetch_wheels(pins_to_get: list[dict], staging: Path, wheel_dir, quiet) -> list[Path]:
-    """Each pinned wheel file (from ``wheel_dir`` or downloaded into ``staging``), verified."""
+    """Each pinned wheel file, from ``wheel_dir`` where it is there, else from pip
+    (``_pip_download``); sha256-checked either way."""
     wheels = staging / "wheels"
     wheels.mkdir(exist_ok=True)
-    return [_fetch_wheel(pin, wheels, wheel_dir, quiet) for pin in pins_to_get]
+    out, get = [], []
+    for pin in pins_to_get:
+        local = Path(wheel_dir) / pin["filename"] if wheel_dir else None
+        if local is not None and local.is_file():
+            _log(quiet, f"using {local}")
+            out.append(local)
+        else:
+            out.append(wheels / pin["filename"])
+            get.append(pin)
+    if get:
+        _log(quiet, "pip download " + ", ".join(f"{p['project']}=={p['version']}" for p in get))
+        try:
+            _pip_download(get, wheels)
+        except HeadersNotFound as e:
+            where = f" (not in {wheel_dir})" if wheel_dir else ""
+            raise HeadersNotFound(f"could not get {', '.join(p['filename'] for p in get)}{where}: {e}") from None
+    for pin, path in zip(pins_to_get, out):
+        if not path.is_file():
+            raise HeadersNotFound(f"{path.name}: not found after the download")
+        got = _sha256_file(path)
+        if got != pin["sha256"]:
+            raise HeadersNotFound(f"{path}: sha256 {got}, pinned {pin['sha256']}")
+    return out
 
 
 def _extract_all(pins_got: list[dict], wheels: list[Path], include: Path) -> None:
@@ -655,33 +537,6 @@ def download(pins: dict | None = None, *, wheel_dir=None, quiet: bool = False) -
     return result
 
 
-def complete(pins: dict, base: Path, completers: list[dict], *, wheel_dir=None,
-             quiet: bool = False) -> Path:
-    """(Re)build the cache from a copy of the installed set ``base`` plus the headers of the
-    pinned wheels ``completers`` (fetched and verified). Returns its include dir."""
-    root = cache_root(pins)
-    stamp = _completed_stamp(pins, base, completers)
-    staging = _new_staging(root)
-    try:
-        wheels = _fetch_wheels(completers, staging, wheel_dir, quiet)
-        include = staging / "include"
-        _log(quiet, f"copying {base}")
-        shutil.copytree(base, include, ignore=shutil.ignore_patterns("__pycache__"))
-        _extract_all(completers, wheels, include)
-        shutil.rmtree(staging / "wheels")
-        why = _problem(include, pins["cuda_version_define"], pins)
-        if why:
-            raise HeadersNotFound(f"{base} completed with the pinned wheels is unusable: {why}")
-        if _base_stamp(base, pins["installed_include"]) != stamp["base"]:
-            raise HeadersNotFound(f"{base} changed while it was being copied")
-        result = _install(staging, root, stamp, pins)
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
-    _log(quiet, f"headers ready in {result} ({base} + "
-         + ", ".join(w["project"] for w in completers) + ")")
-    return result
-
-
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m headers.fetch", description=__doc__.split("\n\n")[0])
     which = ap.add_mutually_exclusive_group()
@@ -694,7 +549,14 @@ def main(argv: list[str] | None = None) -> int:
                     help="download all pinned wheels again and rebuild the cache from them")
     ap.add_argument("--wheel-dir", help=f"folder with the pinned wheel files (or ${ENV_WHEEL_DIR})")
     ap.add_argument("-v", "--verbose", action="store_true", help="also say where the headers came from")
+    ap.add_argument("--requirements", action="store_true",
+                    help="print the header wheels a source build asks pip for (one per line, for a"
+                         " wheelhouse: pip download -d DIR ...) and exit")
     args = ap.parse_args(argv)
+    if args.requirements:
+        for requested in versions() if args.all else [args.cuda]:
+            print("\n".join(build_requirements(requested, always=True)))
+        return 0
     failed = False
     for requested in versions() if args.all else [args.cuda]:
         try:

@@ -1,15 +1,16 @@
 """headers.fetch: where the CUDA headers come from (no network, no GPU, no NVIDIA files needed).
 
 Every test but the checks of the real pins.json works on fake header sets and fake wheels in a
-temporary folder, with pins.json, the cache location, sys.path and the downloader replaced, so
-nothing here touches the real cache.
+temporary folder, with pins.json, the cache location, sys.path and pip (which fetches the pinned
+wheel files) replaced, so nothing here touches the real cache or the network.
 """
 import hashlib
 import json
 import re
+import shutil
 import sys
-import urllib.error
 import zipfile
+from pathlib import Path
 
 import pytest
 
@@ -139,12 +140,11 @@ def world(tmp_path, monkeypatch):
 
     downloads = []
 
-    def offline(url, timeout=60):
-        downloads.append(url)
-        raise urllib.error.URLError("no network in this test")
+    def offline(args):
+        downloads.append(args)
+        raise fetch.HeadersNotFound("no network in this test")
 
-    monkeypatch.setattr(fetch, "_open", offline)
-    monkeypatch.setattr(fetch.time, "sleep", lambda s: None)
+    monkeypatch.setattr(fetch, "_pip", offline)
     return type("World", (), {"repo": repo, "site": site, "base": base, "wheels": wheels,
                               "raw_pins": pins, "pins": fetch.load_pins("13.0"),
                               "downloads": downloads, "tmp": tmp_path})
@@ -309,20 +309,16 @@ def test_version_with_several_include_folders_is_built_from_its_wheels(world):
     assert not (world.repo / "cuda-13.0").exists()  # the other versions are left alone
 
 
-def test_version_without_installed_include_skips_sys_path(world, monkeypatch):
-    _write_headers(world.base, version=12090)  # a complete set, but in a folder 12.9 never uses
+def test_headers_of_another_release_on_sys_path_are_not_picked_up(world, monkeypatch):
+    # a complete set on sys.path that is not the pinned wheels (world.base: another patch release
+    # of the runtime, no crt wheel) is not used; only through $CUDA_BINDINGS_INCLUDE_DIR
+    _write_headers(world.base)
     with pytest.raises(fetch.HeadersNotFound) as e:
-        fetch.locate("12.9", quiet=True)
+        fetch.locate("13.0", quiet=True)
     text = str(e.value)
-    assert text.startswith("no CUDA 12.9 headers found (requested)")
-    assert "sys.path: skipped, CUDA 12.9's wheels have no single include folder" in text
-    assert str(world.base) not in text
-
-    home = world.tmp / "cuda"
-    _write_headers(home / "include", version=12090)
-    monkeypatch.setenv("CUDA_HOME", str(home))
-    found = fetch.locate("12.9", quiet=True)
-    assert found.path == home / "include" and found.source == "$CUDA_HOME"
+    assert text.startswith("no CUDA 13.0 headers found (requested)") and str(world.base) not in text
+    monkeypatch.setenv(fetch.ENV_INCLUDE_DIR, str(world.base))
+    assert fetch.locate("13.0", quiet=True) == (world.base, "$CUDA_BINDINGS_INCLUDE_DIR")
 
 
 def test_wheel_with_nothing_under_its_include_folders_is_an_error(world):
@@ -336,12 +332,13 @@ def test_wheel_with_nothing_under_its_include_folders_is_an_error(world):
 
 
 def test_each_version_checks_its_own_cuda_version(world):
-    # The installed 13.0 set on sys.path is not taken for 13.5: its wheel is fetched instead.
-    _write_headers(world.base)
-    found = fetch.locate("13.5", wheel_dir=world.wheels, quiet=True)
-    assert found.path == world.repo / "cuda-13.5" / "include"
-    assert fetch.cuda_version_of(found.path) == 13050
-    assert fetch.locate("13.0", quiet=True).path == world.base
+    assert fetch.cuda_version_of(fetch.locate("13.5", wheel_dir=world.wheels, quiet=True).path) == 13050
+    assert fetch.cuda_version_of(fetch.locate("13.0", wheel_dir=world.wheels, quiet=True).path) == 13000
+    raw = world.raw_pins                      # a pin whose wheel holds another release's headers
+    raw["versions"]["13.0"]["cuda_version_define"] = 13010
+    fetch.PINS_FILE.write_text(json.dumps(raw))
+    with pytest.raises(fetch.HeadersNotFound, match="cuda.h has CUDA_VERSION 13000, want 13010"):
+        fetch.locate("13.0", wheel_dir=world.wheels, quiet=True)
 
 
 def test_cli_all_prints_one_line_per_version(world, capsys):
@@ -378,54 +375,24 @@ def test_include_dir_override_without_crt_is_rejected(world, monkeypatch):
 # --------------------------------------------------------------------------- installed sets, cache
 
 
-def test_installed_set_without_crt_is_completed_from_the_wheel_dir(world, monkeypatch):
+def test_the_wheel_dir_stands_in_for_pip(world, monkeypatch):
     monkeypatch.setenv(fetch.ENV_WHEEL_DIR, str(world.wheels))
     found = fetch.locate(quiet=True)
-    assert found.path == world.repo / "cuda-13.0" / "include"
+    assert found == (world.repo / "cuda-13.0" / "include", "pinned wheels (downloaded)")
     assert (found.path / "crt" / "host_defines.h").read_text() == "/* crt */\n"
-    assert (found.path / "cuda_runtime_api.h").is_file()
     assert world.downloads == []
-    stamp = json.loads((world.repo / "cuda-13.0" / "stamp.json").read_text())
-    assert stamp["base"]["path"] == str(world.base)
-    assert stamp["base"]["distributions"] == ["nvidia_cuda_runtime-13.0.0"]
-    assert [w["filename"] for w in stamp["wheels"]] == [CRT]
-
     again = fetch.locate(quiet=True)  # the cache is current now
     assert again.path == found.path and again.source.endswith("(cache)")
-
-    (world.base / "driver_types.h").write_text("/* changed */\n")  # the installed set changed
-    reason = fetch._cached(world.pins)[1]
-    assert "does not match" in reason
-    rebuilt = fetch.locate(quiet=True)
-    assert (rebuilt.path / "driver_types.h").read_text() == "/* changed */\n"
 
 
 def test_relative_wheel_dir_is_also_looked_up_under_the_repo_root(world, monkeypatch, tmp_path):
     local = world.repo.parent / ".whl"
     local.mkdir()
-    (local / CRT).write_bytes((world.wheels / CRT).read_bytes())
+    for name in (CRT, RUNTIME):
+        (local / name).write_bytes((world.wheels / name).read_bytes())
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv(fetch.ENV_WHEEL_DIR, ".whl")
     assert (fetch.include_dir() / "crt" / "host_defines.h").is_file()
-
-
-def test_cuda_home_without_crt_is_completed(world, monkeypatch):
-    monkeypatch.setattr(sys, "path", [])
-    home = world.tmp / "cuda"
-    _write_headers(home / "include", crt=False)
-    monkeypatch.setenv("CUDA_HOME", str(home))
-    found = fetch.locate(wheel_dir=world.wheels, quiet=True)
-    assert (found.path / "crt" / "host_defines.h").is_file()
-    assert found.source.startswith("$CUDA_HOME")
-    stamp = json.loads((world.repo / "cuda-13.0" / "stamp.json").read_text())
-    assert "distributions" not in stamp["base"]
-
-
-def test_complete_installed_set_is_used_as_is(world):
-    _write_headers(world.base, crt=True)
-    found = fetch.locate(quiet=True)
-    assert found.path == world.base
-    assert not (world.repo / "cuda-13.0").exists()
 
 
 def test_offline_without_the_crt_wheel_names_every_place(world):
@@ -435,13 +402,12 @@ def test_offline_without_the_crt_wheel_names_every_place(world):
     assert text.startswith("no CUDA 13.0 headers found (the default in pins.json)")
     assert "CUDA_BINDINGS_INCLUDE_DIR: not set" in text
     assert "cache" in text and "not built yet" in text
-    assert f"{world.base} (installed wheels on sys.path): missing crt/host_defines.h" in text
-    assert "nvidia-cuda-crt 13.0.0" in text
-    assert f"completed with {CRT}" in text
-    assert "download of all pinned wheels" in text
-    assert "$CUDA_HOME: not set" in text and fetch.ENV_WHEEL_DIR in text
-    assert world.downloads  # it did try the index, once per page (unreachable: no retries)
-    assert len(world.downloads) == 6
+    assert "download of all pinned wheels" in text and "no network in this test" in text
+    assert "the pinned wheels installed on sys.path: not all of them are" in text
+    assert fetch.ENV_WHEEL_DIR in text
+    (args,) = world.downloads          # pip was asked once, for every pinned wheel, with hashes
+    req = args[args.index("-r") + 1]
+    assert args[0] == "download" and "--require-hashes" in args and req.endswith(".txt")
 
 
 def test_force_download_uses_all_pinned_wheels(world):
@@ -458,17 +424,18 @@ def test_wheel_with_wrong_sha256_is_refused(world):
         fetch.locate(wheel_dir=world.wheels, quiet=True)
 
 
-def test_cache_from_a_vanished_base_is_stale(world):
+def test_a_cache_of_other_pins_is_stale(world):
     fetch.locate(wheel_dir=world.wheels, quiet=True)
-    moved = world.tmp / "moved"
-    world.site.rename(moved)
-    include, why = fetch._cached(world.pins)
-    assert include is None and "is no longer usable (no such directory)" in why
+    raw = world.raw_pins
+    raw["versions"]["13.0"]["wheels"][1]["sha256"] = "0" * 64
+    fetch.PINS_FILE.write_text(json.dumps(raw))
+    include, why = fetch._cached(fetch.load_pins("13.0"))
+    assert include is None and why == "stamp does not match pins.json"
 
 
-def test_a_header_a_wheel_completes_is_required_and_completed(world, monkeypatch):
+def test_a_header_a_wheel_completes_is_required(world, monkeypatch):
     """A release whose pins add a library header (cufile.h in nvidia-cufile): a set without it is
-    not usable as it is, and is completed from that wheel like crt/."""
+    not usable, and the pinned wheels supply it."""
     cufile = "nvidia_cufile-1.15.0-py3-none-any.whl"
     sha = _wheel(world.wheels / cufile, {f"{CU13}/cufile.h": "/* cufile */\n",
                                          "nvidia/cu13/lib/libcufile.so.0": "ELF"})
@@ -481,13 +448,97 @@ def test_a_header_a_wheel_completes_is_required_and_completed(world, monkeypatch
     assert "cufile.h" not in fetch.required_headers(fetch.load_pins("13.5"))
 
     _write_headers(world.base)  # crt/ is there now; cufile.h is not
-    with pytest.raises(fetch.HeadersNotFound) as e:
+    monkeypatch.setenv(fetch.ENV_INCLUDE_DIR, str(world.base))
+    with pytest.raises(fetch.HeadersNotFound, match=r"missing cufile\.h \(shipped in nvidia-cufile 1\.15\.0\)"):
         fetch.locate(quiet=True)
-    assert f"{world.base} (installed wheels on sys.path): missing cufile.h (shipped in nvidia-cufile 1.15.0)" in str(e.value)
+    monkeypatch.delenv(fetch.ENV_INCLUDE_DIR)
 
     found = fetch.locate(wheel_dir=world.wheels, quiet=True)
     assert found.path == world.repo / "cuda-13.0" / "include"
     assert (found.path / "cufile.h").read_text() == "/* cufile */\n"
     assert not (found.path / "lib").exists()
-    stamp = json.loads((world.repo / "cuda-13.0" / "stamp.json").read_text())
-    assert [w["filename"] for w in stamp["wheels"]] == [cufile]
+
+
+# ------------------------------------------------------------------ through pip: the PEP 517 build
+
+
+def _install_pins(site, pins, wheels):
+    """Install each pinned wheel into ``site`` as pip would: its files and its dist-info folder."""
+    for pin in pins:
+        with zipfile.ZipFile(wheels / pin["filename"]) as z:
+            z.extractall(site)
+        info = re.sub(r"[-_.]+", "_", pin["project"]).lower() + f"-{pin['version']}.dist-info"
+        (site / info).mkdir(parents=True, exist_ok=True)
+
+
+def test_the_build_asks_pip_for_the_pinned_header_wheels(world, monkeypatch):
+    assert fetch.build_requirements("13.0") == ["nvidia-cuda-runtime==13.0.0", "nvidia-cuda-crt==13.0.0"]
+    assert fetch.build_requirements("12.9") == ["nvidia-cuda-runtime-cu12==12.9.0", "nvidia-cuda-nvcc-cu12==12.9.0"]
+    monkeypatch.setenv(fetch.ENV_INCLUDE_DIR, str(world.base))      # headers given: nothing to ask
+    assert fetch.build_requirements("13.0") == []
+    monkeypatch.delenv(fetch.ENV_INCLUDE_DIR)
+    fetch.locate("12.9", wheel_dir=world.wheels, quiet=True)         # the cache is current: nothing
+    assert fetch.build_requirements("12.9") == []
+
+
+@pytest.mark.parametrize("version", ["12.9", "13.0"])
+def test_the_pinned_wheels_pip_installed_make_the_cache(world, monkeypatch, version):
+    # what the build finds in its environment after pip installed build_requirements(): every
+    # pinned wheel at its pinned version, each with its own include folders (12.9: several)
+    env = world.tmp / "build-env"
+    pins = fetch.load_pins(version)
+    _install_pins(env, pins["wheels"], world.wheels)
+    monkeypatch.setattr(sys, "path", [str(env)])
+    found = fetch.locate(version, quiet=True)
+    assert found.source == "the pinned wheels installed on sys.path (cache)"
+    assert found.path == world.repo / f"cuda-{version}" / "include"
+    assert fetch.cuda_version_of(found.path) == pins["cuda_version_define"]
+    assert (found.path / "crt" / "host_defines.h").is_file() and (found.path / "cuda_runtime_api.h").is_file()
+    assert json.loads((world.repo / f"cuda-{version}" / "stamp.json").read_text()) == fetch._stamp_of(pins)
+    assert world.downloads == []
+
+    # a wheel of another patch release is not the pinned one: not taken as such
+    shutil.rmtree(world.repo / f"cuda-{version}")
+    info = next(env.glob("nvidia_cuda_runtime*.dist-info"))
+    info.rename(info.with_name(info.name.replace(pins["wheels"][0]["version"], "99.0")))
+    assert fetch.from_installed(pins, quiet=True) is None
+
+
+def test_a_wheel_pip_cannot_install_here_is_fetched_as_a_file(world, monkeypatch):
+    # cuDLA's header wheel exists for aarch64 Linux only: not a build requirement elsewhere, and
+    # fetched with `pip download --platform` beside the installed ones
+    other = "aarch64" if fetch.platform.machine().lower() != "aarch64" else "x86_64"
+    cudla = f"nvidia_cudla-13.0.1-py3-none-manylinux_2_27_{other}.whl"
+    sha = _wheel(world.wheels / cudla, {f"{CU13}/cudla.h": "/* cudla */\n"})
+    raw = world.raw_pins
+    raw["versions"]["13.0"]["wheels"].append(_pin("nvidia-cudla", cudla, sha, completes=["cudla.h"]))
+    fetch.PINS_FILE.write_text(json.dumps(raw))
+    pins = fetch.load_pins("13.0")
+    assert not fetch.installable_here(pins["wheels"][-1]) and fetch.installable_here(pins["wheels"][0])
+    assert "nvidia-cudla==13.0.1" not in fetch.build_requirements("13.0")
+
+    asked = []
+
+    def pip(args):          # pip download: the wheel file from the wheelhouse, as pip would get it
+        asked.append(args)
+        dest = Path(args[args.index("--dest") + 1])
+        shutil.copy(world.wheels / cudla, dest / cudla)
+
+    monkeypatch.setattr(fetch, "_pip", pip)
+    env = world.tmp / "build-env"
+    _install_pins(env, pins["wheels"][:-1], world.wheels)
+    monkeypatch.setattr(sys, "path", [str(env)])
+    found = fetch.locate("13.0", quiet=True)
+    assert (found.path / "cudla.h").read_text() == "/* cudla */\n"
+    (args,) = asked
+    assert args[0] == "download" and "--require-hashes" in args and "--no-deps" in args
+    assert f"--platform=manylinux_2_27_{other}" in args
+    req = Path(args[args.index("-r") + 1])
+    assert not req.exists()             # (the staging folder is gone)
+
+
+def test_pip_failures_say_what_pip_said(tmp_path):
+    with pytest.raises(fetch.HeadersNotFound) as e:
+        fetch._pip(["download", "--no-index", "--no-deps", "--dest", str(tmp_path), "no-such-project-xyz==1.0"])
+    assert "`-m pip download --no-index" in str(e.value) and "failed (exit 1)" in str(e.value)
+    assert "no-such-project-xyz" in str(e.value)
