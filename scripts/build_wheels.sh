@@ -6,9 +6,10 @@
 #
 # For each release VER and each CPython (WHEEL_PYTHONS, default: every python3.10 onwards found
 # on PATH or under ~/.pyenv/versions; the package needs >= 3.10): `pip wheel --no-deps` of this
-# checkout with CUDA_BINDINGS_CUDA_VERSION=VER (pip's own build isolation: setuptools and Cython
-# from pip's index, wheelhouse or cache; PIP_NO_BUILD_ISOLATION=1 builds in the Python's own
-# environment instead, as on a machine without network), then `auditwheel repair` (--plat auto:
+# checkout with CUDA_BINDINGS_CUDA_VERSION=VER (pip's own build isolation: setuptools, Cython and
+# the release's header wheels from pip's index, wheelhouse or cache, headers/backend.py;
+# WHEEL_NO_ISOLATION=1 builds in the Python's own environment instead, with its setuptools and
+# Cython, as on a machine without network), then `auditwheel repair` (--plat auto:
 # the lowest policy the wheel's symbols allow). The wheels go to WHEEL_OUT (default dist/wheels/);
 # build logs to WHEEL_OUT/logs/. Every wheel is one distribution, cuda-bindings, versioned as
 # NVIDIA's release it matches (12.9.10, 13.0.3, 13.5.0): the releases stay installable side by
@@ -48,7 +49,7 @@ for ver in "$@"; do
         tmp=$(mktemp -d /tmp/wheel.XXXXXX)
         log="$OUTDIR/logs/cuda-$ver-$pyv.log"
         t0=$SECONDS
-        if CUDA_BINDINGS_CUDA_VERSION=$ver "$py" -m pip wheel --no-deps -w "$tmp" . >"$log" 2>&1 \
+        if CUDA_BINDINGS_CUDA_VERSION=$ver "$py" -m pip wheel --no-deps ${WHEEL_NO_ISOLATION:+--no-build-isolation} -w "$tmp" . >"$log" 2>&1 \
             && "$AW" -m auditwheel repair -w "$OUTDIR" "$tmp"/cuda_bindings-*.whl >>"$log" 2>&1; then
             whl=$(grep -o "$OUTDIR/cuda_bindings-[^ ]*\.whl" "$log" | tail -n 1)
             tag=$(basename "$whl" .whl | cut -d- -f5-)
