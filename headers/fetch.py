@@ -331,8 +331,9 @@ def locate(version: str | None = None, *, force_download: bool = False,
     def fail() -> HeadersNotFound:
         return HeadersNotFound(
             f"no CUDA {version} headers found ({how}). Tried:\n  - " + "\n  - ".join(tried)
-            + f"\nWithout network access, put the pinned wheel files (headers/pins.json) in a"
-            f" folder and set ${ENV_WHEEL_DIR} to it (or pass --wheel-dir).")
+            + f"\nWithout network access, give pip a wheelhouse holding the pinned wheel files"
+            f" (headers/pins.json): PIP_NO_INDEX=1 PIP_FIND_LINKS=DIR, or set ${ENV_WHEEL_DIR}=DIR"
+            f" (or pass --wheel-dir).")
 
     if not force_download:
         env = os.environ.get(ENV_INCLUDE_DIR)
