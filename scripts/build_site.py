@@ -69,8 +69,8 @@ def _rewrite(text, src_repo, dst_site, reference):
         if fenced:
             out.append(line)
             continue
-        parts = line.split("`")          # links only outside inline code
-        out.append("`".join(_LINK.sub(fix, p) if i % 2 == 0 else p for i, p in enumerate(parts)))
+        code = [m.span() for m in re.finditer(r"`[^`]*`", line)]      # a link only outside inline code
+        out.append(_LINK.sub(lambda m: m.group(0) if any(a < m.start() < b for a, b in code) else fix(m), line))
     return "".join(out)
 
 

@@ -542,3 +542,31 @@ def test_pip_failures_say_what_pip_said(tmp_path):
         fetch._pip(["download", "--no-index", "--no-deps", "--dest", str(tmp_path), "no-such-project-xyz==1.0"])
     assert "`-m pip download --no-index" in str(e.value) and "failed (exit 1)" in str(e.value)
     assert "no-such-project-xyz" in str(e.value)
+
+
+def test_a_slimmed_wheel_keeps_its_headers_and_a_true_record(tmp_path):
+    # scripts/slim_wheel.py (the GPU machine's wheelhouse): the include folder and the dist-info,
+    # byte for byte, the libraries dropped, RECORD listing exactly what is left with its hashes
+    import base64
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("slim_wheel", REPO_ROOT / "scripts" / "slim_wheel.py")
+    slim_wheel = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(slim_wheel)
+    src = tmp_path / "nvidia_cuda_nvrtc-13.0.0-py3-none-manylinux2014_x86_64.whl"
+    info = "nvidia_cuda_nvrtc-13.0.0.dist-info"
+    _wheel(src, {f"{CU13}/nvrtc.h": "/* nvrtc */\n", "nvidia/cu13/lib/libnvrtc.so.13": "ELF" * 1000,
+                 f"{info}/METADATA": "Name: nvidia-cuda-nvrtc\nVersion: 13.0.0\n", f"{info}/RECORD": "stale"})
+    out = slim_wheel.slim(src, tmp_path / "slim", [CU13])
+    assert out.name == src.name
+    with zipfile.ZipFile(out) as z:
+        names = sorted(z.namelist())
+        assert names == sorted([f"{CU13}/nvrtc.h", f"{info}/METADATA", f"{info}/RECORD"])
+        assert z.read(f"{CU13}/nvrtc.h") == b"/* nvrtc */\n"
+        rows = [r.split(",") for r in z.read(f"{info}/RECORD").decode().splitlines()]
+    for name, digest, size in rows:
+        if name == f"{info}/RECORD":
+            assert digest == size == ""
+            continue
+        data = zipfile.ZipFile(out).read(name)
+        want = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+        assert (digest, int(size)) == (f"sha256={want}", len(data))

@@ -158,3 +158,29 @@ def test_a_search_for_cuMemAlloc_finds_it(server, browser):
     found = re.findall(r'href="([^"]*reference/driver\.html#cumemalloc)"', dom)
     assert found, dom[dom.find("mkdocs-search-results"):][:2000]
     assert (SHOTS / "search.png").stat().st_size > 10_000
+
+
+def _build_site_module():
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("build_site", REPO_ROOT / "scripts" / "build_site.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_links_are_rewritten_for_the_site():
+    # (no browser, no mkdocs: the layout step alone)
+    from pathlib import PurePosixPath
+    rewrite = _build_site_module()._rewrite
+    ref = PurePosixPath("build/docs")
+    readme = ("See [the guide](docs/guide.md#kernel-arguments), [a script](scripts/gpu_check.sh), "
+              "[`tests/test_site.py`](tests/test_site.py), [here](#which-cuda) and [PyPI](https://pypi.org/).\n"
+              "```\n[not a link](docs/guide.md)\n```\n`[code](docs/guide.md)`\n")
+    assert rewrite(readme, "README.md", "index.md", ref) == (
+        "See [the guide](guide.md#kernel-arguments), a script (`scripts/gpu_check.sh`), "
+        "`tests/test_site.py`, [here](#which-cuda) and [PyPI](https://pypi.org/).\n"
+        "```\n[not a link](docs/guide.md)\n```\n`[code](docs/guide.md)`\n")
+    assert rewrite("[the guide](../../docs/guide.md), [nvml](nvml.md)", "build/docs/index.md",
+                   "reference/index.md", ref) == "[the guide](../guide.md), [nvml](nvml.md)"
+    assert rewrite("[API](../build/docs/driver.md#cumemalloc) [home](../README.md)", "docs/porting.md",
+                   "porting.md", ref) == "[API](reference/driver.md#cumemalloc) [home](index.md)"
