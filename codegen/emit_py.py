@@ -1293,7 +1293,8 @@ def _emit_function(model, fn, mod, L, refs):
     def joined(name):
         return [y for x in pieces for y in getattr(x, name)]
     args = [x.arg for x in pieces]
-    steps = joined("scalars") + joined("first") + joined("pre") + _count_checks(w) + joined("late")
+    counts = _count_checks(w)
+    steps = joined("scalars") + joined("first") + joined("pre") + counts + joined("late")
     if w.nv:
         # the struct fields set from the arguments, in the conversions' try block (one, not one each)
         setters = joined("setters")
@@ -1303,7 +1304,7 @@ def _emit_function(model, fn, mod, L, refs):
         converting = [x for x in pieces if x.setters or any(tag is not None for n in ("scalars", "first", "pre", "late")
                                                               for tag, _ in getattr(x, n))]
         fast = None
-        if converting and not _count_checks(w) and all(x.fast for x in converting):
+        if converting and not counts and all(x.fast for x in converting):
             fast = [f for x in converting for f in x.fast]
         checks = _nv_handle_checks(model, fn, L)
         o = _wrapper_head(w, joined("pyparams"), refs, [] if fast else checks)

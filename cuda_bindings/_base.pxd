@@ -267,30 +267,22 @@ cdef inline int _live(object h, _SizeMap* consumed, str name, str what) except -
 # all ints within their C types' ranges converts them with these, which cannot raise, and skips
 # the try block that names a failed argument (its exception-state save and restore: 3-4 ns);
 # any other argument takes the try block's conversions, which say why it is refused.
-cdef inline bint _int_fits(object o, long long* out, long long lo, long long hi) noexcept:
-    """An exact int in [lo, hi], its value in out."""
-    cdef int overflow
-    if type(o) is not int:
-        return 0
-    out[0] = PyLong_AsLongLongAndOverflow(o, &overflow)
-    return overflow == 0 and lo <= out[0] <= hi
-
 cdef inline bint _int_ll(object o, long long* out) noexcept:
     """An exact int that fits a long long, its value in out."""
     cdef int overflow
-    if type(o) is not int:
+    if type(o) is not int:  # (a pointer compare, where isinstance walks int's bases)
         return 0
     out[0] = PyLong_AsLongLongAndOverflow(o, &overflow)
     return overflow == 0
 
+cdef inline bint _int_fits(object o, long long* out, long long lo, long long hi) noexcept:
+    """An exact int in [lo, hi], its value in out."""
+    return _int_ll(o, out) and lo <= out[0] <= hi
+
 cdef inline bint _hptr_int(object o, void** out) noexcept:
     """A handle given as an int that _hptr takes as it is (not negative, below 2**63)."""
-    cdef int overflow
     cdef long long v
-    if type(o) is not int:
-        return 0
-    v = PyLong_AsLongLongAndOverflow(o, &overflow)
-    if overflow != 0 or v < 0:
+    if not _int_fits(o, &v, 0, 0x7FFFFFFFFFFFFFFF):
         return 0
     out[0] = <void*><size_t>v
     return 1

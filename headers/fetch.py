@@ -283,8 +283,16 @@ def from_installed(pins: dict, *, wheel_dir=None, quiet: bool = False) -> Path |
     sites = [(pin, _installed_wheel(pin)) for pin in pins["wheels"]]
     if any(site is None for pin, site in sites if installable_here(pin)):
         return None
+    return _build_cache(pins, sites, wheel_dir, quiet)
+
+
+def _build_cache(pins: dict, sites: list, wheel_dir, quiet: bool) -> Path:
+    """(Re)build the cache of ``pins``: each pin of ``sites`` ([(pin, site or None)]) with a site
+    copied from its include folders there, the others fetched (``_fetch_wheels``) and extracted.
+    Returns its include dir."""
     root = cache_root(pins)
     staging = _new_staging(root)
+    rest = [pin for pin, site in sites if site is None]
     try:
         include = staging / "include"
         include.mkdir()
@@ -292,17 +300,17 @@ def from_installed(pins: dict, *, wheel_dir=None, quiet: bool = False) -> Path |
             for inc in pin["include"] if site else ():
                 shutil.copytree(site / inc, include, dirs_exist_ok=True,
                                 ignore=shutil.ignore_patterns("__pycache__"))
-        rest = [pin for pin, site in sites if site is None]
         _extract_all(rest, _fetch_wheels(rest, staging, wheel_dir, quiet), include)
         shutil.rmtree(staging / "wheels", ignore_errors=True)
         why = _problem(include, pins["cuda_version_define"], pins)
         if why:
-            raise HeadersNotFound(f"the installed pinned wheels gave an unusable header set: {why}")
+            raise HeadersNotFound(f"the pinned wheels gave an unusable header set: {why}")
         result = _install(staging, root, _stamp_of(pins), pins)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
-    _log(quiet, f"headers ready in {result} (the installed pinned wheels"
-         + (", " + ", ".join(p["project"] for p, site in sites if site is None) + " fetched" if rest else "") + ")")
+    installed = len(rest) < len(sites)
+    _log(quiet, f"headers ready in {result}" + (" (the installed pinned wheels" + (
+        ", " + ", ".join(p["project"] for p in rest) + " fetched" if rest else "") + ")" if installed else ""))
     return result
 
 
@@ -520,22 +528,7 @@ def _install(staging: Path, root: Path, stamp: dict, pins: dict) -> Path:
 def download(pins: dict | None = None, *, wheel_dir=None, quiet: bool = False) -> Path:
     """Fetch all the pinned wheels, verify them, and (re)build the cache. Returns its include dir."""
     pins = pins or load_pins()
-    root = cache_root(pins)
-    staging = _new_staging(root)
-    try:
-        include = staging / "include"
-        include.mkdir()
-        _extract_all(pins["wheels"], _fetch_wheels(pins["wheels"], staging, wheel_dir, quiet),
-                     include)
-        shutil.rmtree(staging / "wheels")
-        why = _problem(include, pins["cuda_version_define"], pins)
-        if why:
-            raise HeadersNotFound(f"the pinned wheels gave an unusable header set: {why}")
-        result = _install(staging, root, _stamp_of(pins), pins)
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
-    _log(quiet, f"headers ready in {result}")
-    return result
+    return _build_cache(pins, [(pin, None) for pin in pins["wheels"]], wheel_dir, quiet)
 
 
 def main(argv: list[str] | None = None) -> int:

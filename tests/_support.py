@@ -42,6 +42,15 @@ nvrtc = LazyModule("cuda.bindings.nvrtc")
 base = LazyModule("cuda.bindings._base")
 
 
+def load_script(name):
+    """A script of scripts/ (``scripts/<name>.py``) imported as a module, for its functions."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location(name, REPO_ROOT / "scripts" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def ok(result):
     """Assert a binding call succeeded; return its outputs.
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from _support import REPO_ROOT
+from _support import REPO_ROOT, load_script
 
 if str(REPO_ROOT) not in sys.path:
     sys.path.insert(0, str(REPO_ROOT))
@@ -548,10 +548,7 @@ def test_a_slimmed_wheel_keeps_its_headers_and_a_true_record(tmp_path):
     # scripts/slim_wheel.py (the GPU machine's wheelhouse): the include folder and the dist-info,
     # byte for byte, the libraries dropped, RECORD listing exactly what is left with its hashes
     import base64
-    import importlib.util
-    spec = importlib.util.spec_from_file_location("slim_wheel", REPO_ROOT / "scripts" / "slim_wheel.py")
-    slim_wheel = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(slim_wheel)
+    slim_wheel = load_script("slim_wheel")
     src = tmp_path / "nvidia_cuda_nvrtc-13.0.0-py3-none-manylinux2014_x86_64.whl"
     info = "nvidia_cuda_nvrtc-13.0.0.dist-info"
     _wheel(src, {f"{CU13}/nvrtc.h": "/* nvrtc */\n", "nvidia/cu13/lib/libnvrtc.so.13": "ELF" * 1000,

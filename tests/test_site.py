@@ -18,7 +18,7 @@ import time
 
 import pytest
 
-from _support import REPO_ROOT
+from _support import REPO_ROOT, load_script
 
 SITE = REPO_ROOT / "build" / "site"
 SHOTS = REPO_ROOT / "build" / "site-screenshots"
@@ -160,18 +160,10 @@ def test_a_search_for_cuMemAlloc_finds_it(server, browser):
     assert (SHOTS / "search.png").stat().st_size > 10_000
 
 
-def _build_site_module():
-    import importlib.util
-    spec = importlib.util.spec_from_file_location("build_site", REPO_ROOT / "scripts" / "build_site.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
 def test_links_are_rewritten_for_the_site():
     # (no browser, no mkdocs: the layout step alone)
     from pathlib import PurePosixPath
-    rewrite = _build_site_module()._rewrite
+    rewrite = load_script("build_site")._rewrite
     ref = PurePosixPath("build/docs")
     readme = ("See [the guide](docs/guide.md#kernel-arguments), [a script](scripts/gpu_check.sh), "
               "[`tests/test_site.py`](tests/test_site.py), [here](#which-cuda) and [PyPI](https://pypi.org/).\n"
