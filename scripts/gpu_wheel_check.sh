@@ -3,8 +3,8 @@
 #  1. the wheel of this machine's Python, built with scripts/build_wheels.sh (no build isolation:
 #     the machine's setuptools and Cython; the headers from CUDA_BINDINGS_INCLUDE_DIR, a carried
 #     headers/cuda-13.0/include) and repaired with auditwheel (installed from WHEELHOUSE);
-#  2. installed with `pip install --no-index --find-links` into a fresh virtual environment (with
-#     the machine's site-packages: pytest, numpy, CuPy); cuda.bindings must come from it; the GPU
+#  2. installed with `pip install --no-index --find-links` into a fresh virtual environment (that
+#     also sees the machine's site folders: pytest, numpy, CuPy); cuda.bindings must come from it; the GPU
 #     tests (-m gpu, a missing device a failure) and the examples (tests/test_examples.py) run
 #     against that copy (CUDA_BINDINGS_EXPECT_PREFIX);
 #  3. a source build from the wheelhouse alone, `pip install --no-index --find-links WHEELHOUSE .`
@@ -38,24 +38,33 @@ tools() {
 wheel() {
     WHEEL_NO_ISOLATION=1 WHEEL_PYTHONS=$(command -v "$PY") WHEEL_OUT="$WORK/wheels" \
         AUDITWHEEL_PYTHON="$WORK/tools/bin/python" bash scripts/build_wheels.sh 13.0
+    local rc=$?
+    cp -r "$WORK/wheels/logs" "$LOG/wheel-logs" 2>/dev/null
+    return $rc
+}
+machine_site() {  # machine_site VENV: VENV also sees $PY's site folders (after its own), even where
+    # $PY is itself a virtual environment, which --system-site-packages does not reach
+    local sp
+    sp=$("$1/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])') &&
+    "$PY" -c 'import sys; print("\n".join(p for p in sys.path if p.endswith(("site-packages", "dist-packages"))))' >"$sp/_machine_site.pth"
 }
 install_wheel() {
-    "$PY" -m venv --system-site-packages "$WORK/venv" &&
+    "$PY" -m venv "$WORK/venv" && machine_site "$WORK/venv" &&
     "$WORK/venv/bin/pip" install -q --ignore-installed --only-binary=:all: --find-links "$WORK/wheels" --find-links "$WH" cuda-bindings &&
     (cd /tmp && "$WORK/venv/bin/python" -c "import cuda.bindings as b, sys; print(b.__file__, b.__version__); sys.exit(not b.__file__.startswith('$WORK/venv/'))")
 }
 gpu_tests() {
     local rc=0
     export CUDA_BINDINGS_EXPECT_PREFIX="$WORK/venv" CUDA_BINDINGS_REQUIRE_GPUS=$(nvidia-smi -L | wc -l)
-    "$WORK/venv/bin/python" -m pytest tests -q -p no:cacheprovider -m "gpu or two_gpus" || rc=1
-    "$WORK/venv/bin/python" -m pytest tests/test_examples.py -q -p no:cacheprovider || rc=1
+    "$WORK/venv/bin/python" -m pytest tests -q -rs -p no:cacheprovider -m "gpu or two_gpus" || rc=1
+    "$WORK/venv/bin/python" -m pytest tests/test_examples.py -q -rs -p no:cacheprovider || rc=1
     return $rc
 }
 source_build() {
     local src="$WORK/src"
     mkdir -p "$src" && tar -cf - --exclude=./.git --exclude=./build --exclude=./.carry --exclude='./headers/cuda-*' \
         --exclude='*.so' --exclude='./cuda_bindings/*.c' --exclude='*.egg-info' . | tar -xf - -C "$src"
-    "$PY" -m venv --system-site-packages "$WORK/srcenv" &&
+    "$PY" -m venv "$WORK/srcenv" && machine_site "$WORK/srcenv" &&
     (cd "$src" && env -u CUDA_BINDINGS_INCLUDE_DIR "$WORK/srcenv/bin/pip" install -v --ignore-installed --find-links "$WH" . 2>&1 |
         grep -E "headers.fetch|CUDA headers:|Successfully|ERROR|error:" | head -20) &&
     (cd /tmp && "$WORK/srcenv/bin/python" -c "
