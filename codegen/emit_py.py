@@ -685,17 +685,18 @@ def _jitvalues(w, p):
     return _block(w, p, f"_jitvalues({p.pyname})")
 
 
-def _address_or_block(w, p, convert):
+def _address_or_block(w, p, convert, sets_pointer=False):
     """None and a non-negative int address need no conversion object; anything else is converted
-    into a block by `convert` (_voidpp, _kparams)."""
+    by `convert` into a block (_voidpp), or, `sets_pointer`, into the pointer it sets and the block
+    it returns only where it packed one (_kparams: a buffer of pointers is passed as it is)."""
     x, py, n = _Piece(p), p.pyname, p.name
     x.pyparams.append(py)
     x.cdecls += [f"cdef _Buf a_{n} = None", f"cdef void* p_{n} = NULL"]
-    x.pre += [(x.tag, line) for line in (f"if type({py}) is int and {py} >= 0:",
+    convert_lines = ([f"    a_{n} = {convert}({py}, &p_{n})"] if sets_pointer else
+                     [f"    a_{n} = {convert}({py})", f"    p_{n} = _bufptr(a_{n})"])
+    x.pre += [(x.tag, line) for line in [f"if type({py}) is int and {py} >= 0:",
                                          f"    p_{n} = PyLong_AsVoidPtr({py})",
-                                         f"elif {py} is not None:",
-                                         f"    a_{n} = {convert}({py})",
-                                         f"    p_{n} = _bufptr(a_{n})")]
+                                         f"elif {py} is not None:"] + convert_lines]
     x.arg = f"<{w.cy(p.ctype, p.ptr, p.const)}>p_{n}"
     return x
 
@@ -705,7 +706,7 @@ def _voidpp(w, p):
 
 
 def _kparams(w, p):
-    return _address_or_block(w, p, "_kparams")
+    return _address_or_block(w, p, "_kparams", sets_pointer=True)
 
 
 def _null_buffer(w, p, null_int, convert, null, shown_size, written):

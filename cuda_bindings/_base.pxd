@@ -314,7 +314,7 @@ cdef _Buf _cstrs(object o, Py_ssize_t count, bint null_items)
 cdef void* _cstr_address(object k) except? NULL
 cdef Py_ssize_t _bytes_into(unsigned char* dst, Py_ssize_t size, object src, bint whole) except -1
 cdef _Buf _jitvalues(object o)
-cdef _Buf _kparams(object o)
+cdef _Buf _kparams(object o, void** out)
 cdef int _wbuf(object o, void** out, Py_ssize_t* n, bint address) except -1
 cdef _Buf _attr_in(object value, str code, _Lazy classes)
 cdef object _attr_out(void* p, str code, _Lazy classes, Py_ssize_t nbytes=*)

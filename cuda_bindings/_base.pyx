@@ -535,10 +535,39 @@ cdef bint _read_only(object o):
     return True
 
 
+# The type of the last argument _vptr_len took through the buffer protocol: none of the kinds it
+# tests for first (an int, a handle, a struct, bytes, a float, a ctypes pointer), so the next
+# object of that type (a numpy array, most often) goes to the buffer protocol at once.
+cdef type _BUFFER_TYPE = None
+
+
+cdef int _buffer_address(object o, void** out, Py_ssize_t* n, bint written) except -1:
+    """The address (and length) of o's contiguous buffer: 1, or 0 where o has no buffer; a
+    numpy array that is not contiguous, or read-only where the call writes, raises."""
+    cdef Py_buffer view
+    try:
+        PyObject_GetBuffer(o, &view, PyBUF_ANY_CONTIGUOUS | (PyBUF_WRITABLE if written else 0))
+    except ValueError:                 # numpy: a read-only or a non-contiguous array
+        if written and _read_only(o):
+            raise TypeError(_READ_ONLY.format(f" ({type(o).__name__})")) from None
+        raise
+    except (TypeError, BufferError):
+        if written and _read_only(o):
+            raise TypeError(_READ_ONLY.format(f" ({type(o).__name__})")) from None
+        return 0
+    out[0] = view.buf
+    if n != NULL:
+        n[0] = view.len
+    PyBuffer_Release(&view)
+    return 1
+
+
 cdef int _vptr_len(object o, void** out, Py_ssize_t* n, bint written) except -1:
     """_vptr, also setting n[0] (if n is not NULL) to the length of a bytes or buffer argument;
     `written`: the call writes there, so a read-only buffer is refused."""
-    cdef Py_buffer view
+    global _BUFFER_TYPE
+    if type(o) is _BUFFER_TYPE and _buffer_address(o, out, n, written):
+        return 0
     if o is None:
         out[0] = NULL
         return 0
@@ -573,20 +602,8 @@ cdef int _vptr_len(object o, void** out, Py_ssize_t* n, bint written) except -1:
         ct = _get_ctypes()
         out[0] = PyLong_AsVoidPtr(ct.cast(o, ct.c_void_p).value or 0)
         return 0
-    try:
-        PyObject_GetBuffer(o, &view, PyBUF_ANY_CONTIGUOUS | (PyBUF_WRITABLE if written else 0))
-    except ValueError:                 # numpy: a read-only or a non-contiguous array
-        if written and _read_only(o):
-            raise TypeError(_READ_ONLY.format(f" ({type(o).__name__})")) from None
-        raise
-    except (TypeError, BufferError):
-        if written and _read_only(o):
-            raise TypeError(_READ_ONLY.format(f" ({type(o).__name__})")) from None
-    else:
-        out[0] = view.buf
-        if n != NULL:
-            n[0] = view.len
-        PyBuffer_Release(&view)
+    if _buffer_address(o, out, n, written):
+        _BUFFER_TYPE = type(o)
         return 0
     for meth in ("__index__", "__int__"):
         f = getattr(type(o), meth, None)
@@ -1543,9 +1560,8 @@ cdef class _Field:
             for i in range(self.count):
                 _set_item(s, p + i * self.size, self.ekind, self.size, value[i], self.name, self)
         elif self.kind == F_KPARAMS:
-            b = _kparams(value)
-            (<void**>p)[0] = _bufptr(b)
-            _keep(s, p, (b, value) if b is not None else None)
+            b = _kparams(value, <void**>p)
+            _keep(s, p, (b, value) if b is not None else None if value is None or isinstance(value, int) else value)
         elif self.kind == F_PTRARR:
             if self.together is not None:
                 raise AttributeError(
@@ -2379,11 +2395,13 @@ cdef _Buf _kparams_packed(object values, object types, bint sized):
     return b
 
 
-cdef _Buf _kparams(object o):
+cdef _Buf _kparams(object o, void** out):
     """kernelParams: None/0, an int address of a void*[], a buffer of pointers, or
-    (values, types), packed by _kparams_packed."""
+    (values, types), packed by _kparams_packed.  Sets out[0] to the void** the library gets;
+    returns the block of packed values, to be kept for the call, or None where out[0] is the
+    caller's own memory (the caller's reference to o keeps it)."""
     cdef _Buf b
-    cdef void* p
+    out[0] = NULL
     if o is None or (type(o) is int and o == 0):
         return None
     if isinstance(o, float):     # (not an address here, as NVIDIA's package has it)
@@ -2393,25 +2411,25 @@ cdef _Buf _kparams(object o):
         if len(types) != len(values):
             raise TypeError(f"kernelParams: {len(values)} values but {len(types)} types")
         b = _kparams_packed(values, types, False)
-        return b if b is not None else _kparams_packed(values, types, True)
-    b = _Buf.__new__(_Buf)
-    _vptr(o, &p)
-    b.keep = o
-    b.n = -1
-    b.size = <Py_ssize_t>p
-    return b
+        if b is None:
+            b = _kparams_packed(values, types, True)
+        out[0] = _bufptr(b)
+        return b
+    _vptr(o, out)
+    return None
 
 
 def _inspect_kernel_params(obj):
     """What cuLaunchKernel would receive for `kernelParams`: for (values, types), the bytes each
     void* points to; for an address or a buffer of pointers, the address (the count is unknown)."""
-    cdef _Buf b = _kparams(obj)
+    cdef void* p
+    cdef _Buf b = _kparams(obj, &p)
     cdef Py_ssize_t i
     if b is None:
-        return []
-    if b.n < 0:
+        if obj is None or (type(obj) is int and obj == 0):
+            return []
         if isinstance(obj, int):
-            return b.size        # an address: the argument count is not known
+            return <size_t>p     # an address: the argument count is not known
         data = memoryview(obj).cast("B")
         return [int.from_bytes(data[i:i + 8], "little") for i in range(0, len(data) - 7, 8)]
     out = []

@@ -4784,8 +4784,7 @@ def cudaLaunchKernel(func, gridDim, blockDim, args, sharedMem, stream):
         if type(args) is int and args >= 0:
             p_args = PyLong_AsVoidPtr(args)
         elif args is not None:
-            a_args = _kparams(args)
-            p_args = _bufptr(a_args)
+            a_args = _kparams(args, &p_args)
         _p = 5
         _hptr(stream, &c_stream)
     except (TypeError, ValueError, OverflowError):
@@ -4864,8 +4863,7 @@ def cudaLaunchKernelExC(config, func, args):
         if type(args) is int and args >= 0:
             p_args = PyLong_AsVoidPtr(args)
         elif args is not None:
-            a_args = _kparams(args)
-            p_args = _bufptr(a_args)
+            a_args = _kparams(args, &p_args)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('cudaLaunchKernelExC', ('config', 'func', 'args'), _p) from None
     with nogil:
@@ -4952,8 +4950,7 @@ def cudaLaunchCooperativeKernel(func, gridDim, blockDim, args, sharedMem, stream
         if type(args) is int and args >= 0:
             p_args = PyLong_AsVoidPtr(args)
         elif args is not None:
-            a_args = _kparams(args)
-            p_args = _bufptr(a_args)
+            a_args = _kparams(args, &p_args)
         _p = 5
         _hptr(stream, &c_stream)
     except (TypeError, ValueError, OverflowError):

@@ -120,6 +120,20 @@ def test_numpy_array_of_pointers_gives_the_pointer_values():
     assert inspect(ptrs) == [a.ctypes.data, x.ctypes.data, n.ctypes.data]
 
 
+def test_a_buffer_of_the_type_last_seen_still_goes_through_every_check():
+    # the buffer protocol is tried first for the type of the last buffer seen (a numpy array):
+    # an array of that type the protocol refuses must still raise, and a buffer of another type
+    # must still give its own address
+    ptrs = np.array([0x1000, 0x2000], dtype=np.uint64)
+    assert inspect(ptrs) == [0x1000, 0x2000]
+    with pytest.raises(ValueError, match="contiguous"):
+        inspect(np.zeros((4, 4), dtype=np.uint64)[:, 1])
+    assert inspect(bytearray(struct.pack("=QQ", 0x3000, 0x4000))) == [0x3000, 0x4000]
+    assert inspect(ptrs[::-1].copy()) == [0x2000, 0x1000]
+    with pytest.raises(TypeError, match="float"):
+        inspect(2.5)
+
+
 def test_ctypes_array_of_pointers_gives_the_pointer_values():
     ptrs = (ctypes.c_void_p * 2)(0x1111, 0x2222)
     assert inspect(ptrs) == [0x1111, 0x2222]

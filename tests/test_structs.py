@@ -207,6 +207,20 @@ def test_kernel_node_params_fields():
     assert driver.sizeof(driver.CUDA_KERNEL_NODE_PARAMS) == 72
 
 
+def test_kernel_params_field_keeps_its_buffer_alive():
+    # the field holds the buffer's address, so the struct keeps the buffer until the field changes
+    p = driver.CUDA_KERNEL_NODE_PARAMS()
+    ptrs = np.array([0x1000, 0x2000], dtype=np.uint64)
+    addr, ref = ptrs.ctypes.data, weakref.ref(ptrs)
+    p.kernelParams = ptrs
+    del ptrs
+    gc.collect()
+    assert ref() is not None and int(p.kernelParams) == addr
+    p.kernelParams = 0
+    gc.collect()
+    assert ref() is None and int(p.kernelParams) == 0
+
+
 def test_cudevprop_array_fields():
     prop = driver.CUdevprop()
     assert driver.sizeof(driver.CUdevprop) == 56

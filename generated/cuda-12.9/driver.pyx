@@ -17666,8 +17666,7 @@ def cuLaunchKernel(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockD
         if type(kernelParams) is int and kernelParams >= 0:
             p_kernelParams = PyLong_AsVoidPtr(kernelParams)
         elif kernelParams is not None:
-            a_kernelParams = _kparams(kernelParams)
-            p_kernelParams = _bufptr(a_kernelParams)
+            a_kernelParams = _kparams(kernelParams, &p_kernelParams)
         _p = 10
         if type(extra) is int and extra >= 0:
             p_extra = PyLong_AsVoidPtr(extra)
@@ -17956,8 +17955,7 @@ def cuLaunchKernelEx(config, f, kernelParams, extra):
         if type(kernelParams) is int and kernelParams >= 0:
             p_kernelParams = PyLong_AsVoidPtr(kernelParams)
         elif kernelParams is not None:
-            a_kernelParams = _kparams(kernelParams)
-            p_kernelParams = _bufptr(a_kernelParams)
+            a_kernelParams = _kparams(kernelParams, &p_kernelParams)
         _p = 3
         if type(extra) is int and extra >= 0:
             p_extra = PyLong_AsVoidPtr(extra)
@@ -18093,8 +18091,7 @@ def cuLaunchCooperativeKernel(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockD
         if type(kernelParams) is int and kernelParams >= 0:
             p_kernelParams = PyLong_AsVoidPtr(kernelParams)
         elif kernelParams is not None:
-            a_kernelParams = _kparams(kernelParams)
-            p_kernelParams = _bufptr(a_kernelParams)
+            a_kernelParams = _kparams(kernelParams, &p_kernelParams)
     except (TypeError, ValueError, OverflowError):
         raise _arg_error('cuLaunchCooperativeKernel', ('f', 'gridDimX', 'gridDimY', 'gridDimZ', 'blockDimX', 'blockDimY', 'blockDimZ', 'sharedMemBytes', 'hStream', 'kernelParams'), _p) from None
     with nogil:
