@@ -391,6 +391,10 @@ def main():
             run_case("floor_noop", "f()", {"f": floor.noop})
             run_case("floor_value_nogil", "f(h)", {"f": floor.value_nogil, "h": 0x7f0000001000}, status=False)
             run_case("floor_struct_nogil", "f(h)", {"f": floor.struct_nogil, "h": 0x7f0000001000}, status=False)
+            run_case("floor_handle_gil", "f()", {"f": floor.handle_gil})
+            run_case("floor_enum_int_gil", "f(a, d)", {"f": floor.enum_int_gil, "d": int(dev),
+                     "a": D.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT})
+            run_case("floor_enum_str_gil", "f(e)", {"f": floor.enum_str_gil, "e": D.CUresult.CUDA_ERROR_INVALID_VALUE})
 
     sync()
     for e in (ev_done, ev_rec):

@@ -68,7 +68,7 @@ static struct timespec seg_t0;
 static void *last_array;
 static unsigned long long arrays_distinct;
 static int have_params;
-static struct { uintptr_t array; int nparams; uintptr_t vmin, vmax; int array_pages, value_pages, on_stack; } first;
+static struct { uintptr_t array; int nparams; uintptr_t vmin, vmax; long long array_pages, value_pages; int on_stack; } first;
 
 static inline uint64_t tsc(void) { unsigned aux; return __rdtscp(&aux); }
 
@@ -93,7 +93,8 @@ static void *trampoline(int i, void *target) {
     return p;
 }
 
-static int pages_of(uintptr_t lo, uintptr_t hi) { return (int)((hi >> 12) - (lo >> 12) + 1); }
+/* values in different mappings lie terabytes apart: more pages than an int holds */
+static long long pages_of(uintptr_t lo, uintptr_t hi) { return (long long)((hi >> 12) - (lo >> 12) + 1); }
 
 static void look_at_params(void *f, void **params, void *stack_mark) {
     size_t off, size;
@@ -231,7 +232,7 @@ static void flush_segment(void) {
     if (have_params)
         fprintf(out, ", \"params\": {\"array_mod64\": %u, \"array_page_offset\": %u, \"on_stack\": %s, "
                 "\"arrays_distinct\": %llu, \"nparams\": %d, \"values_from_array\": %lld, \"values_span\": %llu, "
-                "\"array_pages\": %d, \"value_pages\": %d}",
+                "\"array_pages\": %lld, \"value_pages\": %lld}",
                 (unsigned)(first.array & 63), (unsigned)(first.array & 4095), first.on_stack ? "true" : "false",
                 arrays_distinct, first.nparams, first.nparams ? (long long)(first.vmin - first.array) : 0LL,
                 first.nparams ? (unsigned long long)(first.vmax - first.vmin) : 0ULL, first.array_pages, first.value_pages);

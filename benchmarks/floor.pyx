@@ -8,7 +8,15 @@ value_nogil:  the snake_case shape (NVML, nvFatbin): a handle (int) in, the C ca
               released, its one output returned as an int (a failure would raise);
 struct_nogil: the same, the output a struct returned in a new object: a static extension type
               holding 64 bytes and one object field (so tracked by the GC, as both packages'
-              struct classes are).
+              struct classes are);
+handle_gil:   no argument, the C call with the GIL kept, its pointer output returned in a new
+              handle object (a static extension type holding a void*) in the 2-tuple (the shape of
+              cuCtxGetCurrent);
+enum_int_gil: an enum member and an int in, the C call with the GIL kept, its int output in the
+              2-tuple (cuDeviceGetAttribute; calls.py passes the device as an int, where the real
+              call gets a CUdevice object: a lower bound);
+enum_str_gil: an enum member in, the C call with the GIL kept, the C string it returns in the
+              2-tuple as bytes (cuGetErrorString, cudaGetErrorString).
 
 benchmarks/run.sh builds it with cythonize and benchmarks/calls.py times it in the same processes
 as the cuda.bindings calls, so the figures show how close a binding is to what Cython allows.
@@ -19,10 +27,14 @@ cdef extern from *:
     static int bench_floor_get(void **out) { *out = (void *)0x1000; return 0; }
     static int bench_floor_size(void *h, size_t *out) { *out = (size_t)h + 4096; return 0; }
     static int bench_floor_fill(void *h, unsigned long long *out) { out[0] = (size_t)h; out[1] = 40; return 0; }
+    static int bench_floor_attr(int *out, int attr, int dev) { *out = attr + dev; return 0; }
+    static int bench_floor_str(int code, const char **out) { *out = code ? "invalid argument" : "no error"; return 0; }
     """
     int bench_floor_get(void **out) nogil
     int bench_floor_size(void *h, size_t *out) nogil
     int bench_floor_fill(void *h, unsigned long long *out) nogil
+    int bench_floor_attr(int *out, int attr, int dev) nogil
+    int bench_floor_str(int code, const char **out) nogil
 
 cdef object OK = 0
 
@@ -74,3 +86,36 @@ def struct_nogil(h):
     if status != 0:
         raise RuntimeError(status)
     return r
+
+
+cdef class Handle:
+    cdef void *p
+
+
+def handle_gil():
+    cdef void *value
+    cdef int status = bench_floor_get(&value)
+    if status != 0:
+        return (status, None)
+    cdef Handle h = Handle.__new__(Handle)
+    h.p = value
+    return (OK, h)
+
+
+def enum_int_gil(attr, dev):
+    cdef int a = attr
+    cdef int d = dev
+    cdef int value
+    cdef int status = bench_floor_attr(&value, a, d)
+    if status != 0:
+        return (status, None)
+    return (OK, value)
+
+
+def enum_str_gil(code):
+    cdef int c = code
+    cdef const char *text
+    cdef int status = bench_floor_str(c, &text)
+    if status != 0:
+        return (status, None)
+    return (OK, <bytes>text)

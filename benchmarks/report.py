@@ -134,6 +134,30 @@ def c_twin(case):
     return f"cuLaunchKernel_{m.group(1)}args" if m else case
 
 
+# benchmarks/floor.pyx's cases: (the no-op table's label, the floor table's words)
+FLOORS = {
+    "floor_tuple_nogil": ("C call returning a 2-tuple, GIL released",
+                          "C call returning a 2-tuple, GIL released"),
+    "floor_tuple_gil": ("C call returning a 2-tuple, GIL kept", "C call returning a 2-tuple, GIL kept"),
+    "floor_noop": ("Cython function returning None", "Cython function returning None"),
+    "floor_value_nogil": ("an int in, GIL released, an int out",
+                          "an int in, C call with the GIL released, its int output returned "
+                          "(NVML's device_get_count_v2, nvFatbin's size)"),
+    "floor_struct_nogil": ("an int in, GIL released, a new 64-byte struct object out",
+                           "the same, the output a 64-byte struct in a new GC-tracked object "
+                           "(NVML's device_get_memory_info_v2)"),
+    "floor_handle_gil": ("GIL kept, a new handle object in a 2-tuple",
+                         "no argument, C call with the GIL kept, its pointer in a new handle object "
+                         "in the 2-tuple (cuCtxGetCurrent)"),
+    "floor_enum_int_gil": ("an enum member and an int in, GIL kept, an int in a 2-tuple",
+                           "an enum member and an int in, C call with the GIL kept, its int output in "
+                           "the 2-tuple (cuDeviceGetAttribute, given the device as an int)"),
+    "floor_enum_str_gil": ("an enum member in, GIL kept, a C string as bytes in a 2-tuple",
+                           "an enum member in, C call with the GIL kept, the C string it returns as "
+                           "bytes in the 2-tuple (cuGetErrorString, cudaGetErrorString)"),
+}
+
+
 def describe(case):
     m = re.match(r"cuLaunchKernel_(\d+)args_(\w+)$", case)
     if m:
@@ -156,11 +180,7 @@ def describe(case):
         "nvml.device_get_temperature_v": "NVML device_get_temperature_v",
         "nvfatbin.version": "nvFatbin version",
         "nvfatbin.create+add_cubin+get+destroy": "nvFatbin: create, add a cubin, size, get, destroy",
-        "floor_tuple_nogil": "floor: C call returning a 2-tuple, GIL released",
-        "floor_tuple_gil": "floor: C call returning a 2-tuple, GIL kept",
-        "floor_noop": "floor: Cython function returning None",
-        "floor_value_nogil": "floor: an int in, GIL released, an int out",
-        "floor_struct_nogil": "floor: an int in, GIL released, a new 64-byte struct object out",
+        **{c: "floor: " + short for c, (short, _) in FLOORS.items()},
     }.get(case, case)
 
 
@@ -298,6 +318,13 @@ def f_calls(calls):
     return ", ".join(f"{n} {v:.3f}" for n, v in items) or "none"
 
 
+def f_value_pages(p):
+    """The pages the values span; drvprobe.c before 64-bit counts wrapped a span over several
+    mappings (terabytes) to a negative int: at least the span's own page count then."""
+    v = p["value_pages"]
+    return f"{v:,}" if v >= 0 else f"≥ {p['values_span'] // 4096 + 1:,}"
+
+
 def f_params(p):
     if not p:
         return "—"
@@ -305,13 +332,13 @@ def f_params(p):
         return "NULL" if not p.get("array_page_offset") and not p.get("arrays_distinct") else "no parameters"
     where = "stack" if p.get("on_stack") else "heap"
     return (f"{where}, offset {p['array_mod64']} in its cache line, {p['array_pages']} page(s); "
-            f"{p['nparams']} values over {p['values_span']} bytes, {p['value_pages']} page(s), "
+            f"{p['nparams']} values over {p['values_span']} bytes, {f_value_pages(p)} page(s), "
             f"first {p['values_from_array']:+d} bytes from the array; "
             f"{p['arrays_distinct']} array address(es) over the launches")
 
 
 def f_pages(p):
-    return "—" if not p or not p.get("nparams") else f"{p['value_pages']} ({p['values_span']:,} bytes)"
+    return "—" if not p or not p.get("nparams") else f"{f_value_pages(p)} ({p['values_span']:,} bytes)"
 
 
 def findings(res):
@@ -567,23 +594,15 @@ def render(res):
                        nrows, ["---", "---:", "---:", "---:", "---:", "---:"]))
         L.append("")
 
-    floor = [c for c in ("floor_tuple_nogil", "floor_tuple_gil", "floor_noop", "floor_value_nogil", "floor_struct_nogil")
-             if calls.raw["ours"].get(c) or calls.raw["nvidia"].get(c)]
+    floor = [c for c in FLOORS if calls.raw["ours"].get(c) or calls.raw["nvidia"].get(c)]
     if floor:
         L.append("Cython floor (`benchmarks/floor.pyx`, timed in the same processes, both packages' "
                  "rounds together): a trivial C call returning `(status, value)`.")
         L.append("")
-        words = {"floor_tuple_nogil": "C call returning a 2-tuple, GIL released",
-                 "floor_tuple_gil": "C call returning a 2-tuple, GIL kept",
-                 "floor_noop": "Cython function returning None",
-                 "floor_value_nogil": "an int in, C call with the GIL released, its int output returned "
-                                      "(NVML's device_get_count_v2, nvFatbin's size)",
-                 "floor_struct_nogil": "the same, the output a 64-byte struct in a new GC-tracked object "
-                                       "(NVML's device_get_memory_info_v2)"}
         frows = []
         for c in floor:
             xs = calls.raw["ours"].get(c, []) + calls.raw["nvidia"].get(c, [])
-            frows.append((words[c], f_ns(med(xs)), f_range(spread(xs))))
+            frows.append((FLOORS[c][1], f_ns(med(xs)), f_range(spread(xs))))
         L.append(table(["floor", "ns", "min..max"], frows))
         L.append("")
 
