@@ -116,3 +116,14 @@ def test_the_driver_entry_points_are_asked_for_as_nvidia_asks(probe_run):
     assert [a for a in asked if a[2] != 0] == []
     launch = [v for n, v, f in asked if n == "cuLaunchKernel"]
     assert launch == [4000]        # the ABI version cudaTypedefs.h gives its prototype
+
+
+def test_value_pages_of_values_in_several_mappings():
+    # values terabytes apart span more pages than a C int holds: drvprobe.c counts them in 64
+    # bits; an older record, whose count wrapped negative, shows at least the span's own pages
+    span = 140_247_685_790_112
+    full = {"nparams": 4, "values_span": span, "value_pages": span // 4096 + 1}
+    assert report.f_pages(full) == f"{span // 4096 + 1:,} ({span:,} bytes)"
+    wrapped = dict(full, value_pages=-246289142)
+    assert report.f_pages(wrapped) == f"≥ {span // 4096 + 1:,} ({span:,} bytes)"
+    assert report.f_pages({"nparams": 0}) == "—"
