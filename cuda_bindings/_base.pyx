@@ -1561,6 +1561,7 @@ cdef class _Field:
                 _set_item(s, p + i * self.size, self.ekind, self.size, value[i], self.name, self)
         elif self.kind == F_KPARAMS:
             b = _kparams(value, <void**>p)
+            # the packed block with its values, or the caller's buffer the field now points into
             _keep(s, p, (b, value) if b is not None else None if value is None or isinstance(value, int) else value)
         elif self.kind == F_PTRARR:
             if self.together is not None:
