@@ -90,7 +90,7 @@ main() {
         say "build into $DEST"
         mkdir -p "$SRC"
         tar -C "$REPO" --exclude=./.git --exclude=./build --exclude=./dist --exclude='*.egg-info' \
-            --exclude='./cuda_bindings/*.c' --exclude='*.so' --exclude=./headers/cuda-13.0 \
+            --exclude='./cuda_bindings/*.c' --exclude='./cuda_bindings/*.cpp' --exclude='*.so' --exclude=./headers/cuda-13.0 \
             --exclude='./headers/.cuda-*' --exclude=./.bench --exclude=./.whl --exclude=__pycache__ \
             --exclude=./benchmarks/results.json -cf - . | tar -C "$SRC" -xf - || die "could not copy the checkout"
         rm -rf "$DEST"

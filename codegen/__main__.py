@@ -14,7 +14,7 @@ import sys
 import time
 from pathlib import Path
 
-from . import changelog, emit_c, emit_py, model, overrides, parse, resolve, stubs
+from . import changelog, emit_c, emit_private, emit_py, model, overrides, parse, resolve, stubs
 from .common import HEADER
 from .libs import GENERATED, checked
 from .libs import LIBS as LIBS_ALL
@@ -58,6 +58,9 @@ def emit_version(cuda, include_dir):
         f"FLOAT_ADDRESS = {bool(overrides.TWIN_STYLE.get(cuda, {}).get('float_address'))}",
         "#: cuda.bindings._test_helpers (arch_check) exists, as in NVIDIA's package of this release",
         f"TEST_HELPERS = {bool(overrides.TWIN_STYLE.get(cuda, {}).get('test_helpers'))}",
+        "#: the message of the ValueError with which NVIDIA's package of this release refuses a buffer",
+        "#: ({adj}: \"writable \" for one the library fills; {size}: its size)",
+        f"BUFFER_ERROR = {overrides.TWIN_STYLE[cuda]['buffer_error']!r}",
         ""])
 
 
@@ -94,6 +97,7 @@ def generate(include_dir, libs=LIBS, dump=None, models_out=None):
         if lib in checked():
             files[f"checked/{lib}.py"] = stubs.emit_checked_py(m)
             files[f"checked/{lib}.pyi"] = stubs.emit_checked_pyi(m)
+        files.update(emit_private.emit(m))
         report += _report(m)
         print(f"codegen: CUDA {cuda} {lib} done in {took[lib] + time.time() - t0:.1f}s", file=sys.stderr)
     # a module whose handle classes another module's derive from declares them in its .pxd
@@ -105,6 +109,7 @@ def generate(include_dir, libs=LIBS, dump=None, models_out=None):
         files[f"{lib}.pxd"] = emit_py.emit_class_pxd(models[lib], bases[lib])
     if set(libs) == set(LIBS):
         files["_version.py"] = emit_version(cuda, include_dir)
+        files.update(emit_private.address_modules(cuda))
     files["REPORT.md"] = "\n".join(report) + "\n"
     if models_out is not None:
         models_out.update(models)

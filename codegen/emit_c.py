@@ -74,9 +74,9 @@ def emit_pxd(model):
         o.append("# Declared here rather than taken from the C headers (codegen/model.py: cython_level)")
         o.extend(d.cyd)
         o.append("")
-    o.append(f"cdef enum:\n    _CB_NUM_FUNCTIONS = {len(_loaded(model))}")
+    o.append(f"cdef enum:\n    _CB_NUM_FUNCTIONS = {len(loaded(model))}")
     for fn in model.functions:
-        o.append(f"cdef {_cret(fn, model)} {fn.name}({_cparams(fn)}) {_except(fn, L, model)} nogil")
+        o.append(f"cdef {cret(fn, model)} {fn.name}({cparams(fn)}) {except_clause(fn, L, model)} nogil")
     return "\n".join(o) + "\n"
 
 
@@ -145,7 +145,7 @@ def _declare_structs(model, d):
     d.ext.append("")
 
 
-def _cret(fn, model):
+def cret(fn, model):
     if fn.ret in status_types() or returns_struct(fn, model):
         return bare(fn.ret)
     if fn.ret == "void":
@@ -155,7 +155,7 @@ def _cret(fn, model):
     return "const char*"        # the parser drops the `*` of a returned `const char *`
 
 
-def _except(fn, L, model):
+def except_clause(fn, L, model):
     if returns_struct(fn, model) or fn.ret == "void":
         return "except *"       # cuFile's status struct, and its functions that return nothing
     if fn.ret == L["status"]:
@@ -176,7 +176,7 @@ def _tag(model, name, ptr):
     return name
 
 
-def _ctype(p, mod=""):
+def param_type(p, mod=""):
     """A parameter's type in the C declarations: as the header spells it."""
     if p.cdecl:
         return p.cdecl if not mod else re.sub(r"\b(?!const\b)([A-Za-z_]\w*)\b(?=\s*(\*|$))",
@@ -186,19 +186,19 @@ def _ctype(p, mod=""):
     return cytype(base, ptr, p.const, mod)
 
 
-def _cparams(fn, mod=""):
-    return ", ".join(f"{_ctype(p, mod)} {cname(p.name)}" for p in fn.params)
+def cparams(fn, mod=""):
+    return ", ".join(f"{param_type(p, mod)} {cname(p.name)}" for p in fn.params)
 
 
 # ------------------------------------------------------------------------------------- cy pyx
 
-def _loaded(model):
+def loaded(model):
     """The functions that are library entry points (one slot each), in order."""
     return [fn for fn in model.functions if not fn.inline and not fn.calls]
 
 
 # The lazy resolution of an entry point's address, the same in every cy<lib>.pyx.
-_RESOLVER = [
+RESOLVER = [
     'cdef extern from "Python.h":',
     "    int Py_IsInitialized() nogil", "",
     "from cpython.exc cimport PyErr_Fetch, PyErr_Restore",
@@ -237,39 +237,39 @@ def emit_cypyx(model):
     L = LIBS[model.lib]
     # The symbol table (and the loader, and ctypes) are imported by the first call, not by import.
     o = [HEADER.format(ver=model.cuda), "# cython: language_level=3", "",
-         f"cdef void* _slots[{max(len(_loaded(model)), 1)}]", "",
+         f"cdef void* _slots[{max(len(loaded(model)), 1)}]", "",
          "cdef object _symbol(int i):",
          f"    from cuda.bindings._symbols_{model.lib} import _symbol",
          "    return _symbol(i)", "",
-         "from libc.string cimport memset", ""] + _RESOLVER
+         "from libc.string cimport memset", ""] + RESOLVER
     # the headers' static inline functions, under a private name
     inline = [fn for fn in model.functions if fn.inline]
     for h in dict.fromkeys(fn.inline for fn in inline):
         o.append(f'cdef extern from "{h}" nogil:')
         for fn in inline:
             if fn.inline == h:
-                o.append(f'    {_cret(fn, model)} _inline_{fn.name} "{fn.name}"({_cparams(fn)})')
+                o.append(f'    {cret(fn, model)} _inline_{fn.name} "{fn.name}"({cparams(fn)})')
         o.append("")
-    slot = {fn.name: i for i, fn in enumerate(_loaded(model))}
+    slot = {fn.name: i for i, fn in enumerate(loaded(model))}
     for fn in model.functions:
-        o.append(f"cdef {_cret(fn, model)} {fn.name}({_cparams(fn)}) {_except(fn, L, model)} nogil:")
+        o.append(f"cdef {cret(fn, model)} {fn.name}({cparams(fn)}) {except_clause(fn, L, model)} nogil:")
         args = ", ".join(cname(p.name) for p in fn.params)
         if fn.inline:
             o.append(f"    return _inline_{fn.name}({args})")
         elif fn.calls:
             o.append(f"    return {fn.calls}({args})")
         else:
-            o += _slot_call(model, fn, slot[fn.name], args)
+            o += slot_call(model, fn, slot[fn.name], args)
         o.append("")
     return "\n".join(o)
 
 
-def _slot_call(model, fn, i, args):
+def slot_call(model, fn, i, args):
     """The body of an entry point's function: its address resolved on the first call (what it
     returns where it cannot be: see `shutdown` and `lacking`), then called through slot i."""
     L = LIBS[model.lib]
-    types = ", ".join(_ctype(p) for p in fn.params)
-    ret = _cret(fn, model)
+    types = ", ".join(param_type(p) for p in fn.params)
+    ret = cret(fn, model)
     o = []
     if ret == L["status"] and "lacking" in L:
         o.append(f"    if _slots[{i}] == NULL and _resolve({i}):")
@@ -309,7 +309,7 @@ def emit_symbols(model):
          'per-thread ABI version, C symbol).  Read by cuda.bindings._loader on first use."""',
          "from cuda.bindings import _loader", "",
          "SYMBOLS = ("]
-    for fn in _loaded(model):
+    for fn in loaded(model):
         o.append(f"    ({(fn.proc or fn.name)!r}, {fn.pfn_version}, {fn.ptds!r}, {fn.ptds_version}, {fn.csym!r}),")
     o.append(")")
     o.append("")

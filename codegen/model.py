@@ -137,6 +137,9 @@ class Model:
     # Type names the .pxd declares itself, at the Cython level, instead of importing the C
     # header's (see build): C code then sees Cython's mangled name for them.
     cython_level: list = field(default_factory=list)
+    # the type aliases that are #define macros (#define cudaStreamAttrID cudaLaunchAttributeID),
+    # among cython_level: {alias: the type it names}
+    type_aliases: dict = field(default_factory=dict)
     c_prelude: list = field(default_factory=list)    # C declarations the .pxd writes itself (overrides.EXTRA_DECLARATIONS)
     groups: list = field(default_factory=list)      # [(name, title)]: the headers' doxygen groups, in order
     # the anonymous structs and unions in the order the headers have them: [(name, nested)]
@@ -243,6 +246,7 @@ def build(raw, lib):
     type_aliases = set(type_macros) & ({a for e in m.enums for a in e.aliases}
                                        | {a for s in m.structs for a, _ in s.aliases})
     m.cython_level = _cython_level(m, T.defs, raw.get("interop", {}), type_aliases)
+    m.type_aliases = {a: type_macros[a].strip() for a in sorted(type_aliases)}
     # types declared by overrides.EXTRA_DECLARATIONS (CUoutput_mode): the .pxd gives C their
     # declarations itself, and Cython their C names, as if a header had them
     m.c_prelude = [text for text, _, _ in raw.get("extra_entries", []) if "typedef" in text]

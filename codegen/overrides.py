@@ -1129,18 +1129,43 @@ PEER_SUBCLASSES = {
 #                  member to other values (emit_py.struct_defaults): 13.5.0's cudaKernelNodeParamsV2
 #                  (which 13.5 gives a union of func, kern and cuFunc) has gridDim and blockDim
 #                  (0, 0, 0), its cudaKernelNodeParams (1, 1, 1) as every other release's
+#   private        NVIDIA's private C layers of the release: library -> the cimportable modules
+#                  (each with a C-API: one thin nogil function per entry point, `_cuInit`) that
+#                  its package keeps under the public ones; a layer whose name ends in `_ptds`
+#                  calls the per-thread default stream variants, the others what
+#                  CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM selects, as the public functions do
+#                  (codegen/emit_private.py, docs/clients.md)
+#   private_aliases the libraries whose layers declare the header's #define type aliases
+#                  (cudaStreamAttrID) themselves, so the C-API strings name the layer's own
+#                  types: 12.9.10's and 13.0.3's `_bindings.cyruntime(_ptds)`
 _RESERVED = r"^(reserved|padding|unused)\d*$"
+
+
+def _internal_layers(*libs):
+    return {lib: (f"_internal.{lib}",) for lib in libs}
+
+
 TWIN_STYLE = {
-    "12.9": {"fast_enum": True, "hidden_fields": {"driver": _RESERVED},    # 12.9.10's runtime shows them
+    "12.9": {"private": {**_internal_layers("driver", "nvrtc", "nvjitlink", "nvvm", "nvfatbin", "cufile", "nvml"),
+                         "runtime": ("_bindings.cyruntime", "_bindings.cyruntime_ptds")},
+             "private_aliases": ("runtime",),
+             "fast_enum": True, "hidden_fields": {"driver": _RESERVED},    # 12.9.10's runtime shows them
              "none_is_null": True, "test_helpers": True, "returns_none": ("cuFileUseCount",), "float_address": True,
              "signed32": ("defines",),
              "buffer_error": "buf must be None, a Python int representing the pointer address to a valid "
                              "buffer, or a 1D contiguous {adj}buffer, of size {size}"},
-    "13.0": {"returns_none": ("cuFileRead", "cuFileWrite", "cuFileUseCount"), "signed32": ("defines",),
+    "13.0": {"private": {**_internal_layers("nvjitlink", "nvvm", "cufile"),
+                         "driver": ("_bindings.cydriver",), "nvrtc": ("_bindings.cynvrtc",),
+                         "runtime": ("_bindings.cyruntime", "_bindings.cyruntime_ptds")},
+             "private_aliases": ("runtime",),
+             "returns_none": ("cuFileRead", "cuFileWrite", "cuFileUseCount"), "signed32": ("defines",),
              "buffer_error": "buf must be either a Python int representing the pointer address to a valid "
                              "buffer, or a 1D contiguous {adj}buffer, of size bytes"},
     # its cudla module alone makes enum.IntEnum classes
-    "13.5": {"fast_enum": True, "hidden_fields": {"driver": _RESERVED, "runtime": _RESERVED},
+    "13.5": {"private": {**_internal_layers("driver", "nvrtc", "nvjitlink", "nvvm", "nvfatbin", "cufile", "nvml",
+                                             "cudla"),
+                         "runtime": ("_internal.runtime", "_internal.runtime_ptds")},
+             "fast_enum": True, "hidden_fields": {"driver": _RESERVED, "runtime": _RESERVED},
              "int_enum_libs": ("cudla",), "none_is_null": True, "returns_none": ("cuFileUseCount",),
              "float_address": True, "signed32": ("enums",), "zeroed_structs": ("cudaKernelNodeParamsV2",),
              "buffer_error": "buf must be None, a Python int representing the pointer address to a valid "
@@ -1270,3 +1295,26 @@ EXTRA_ENUM_MEMBERS = {
 def extra_declarations(release, lib):
     """The EXTRA_DECLARATIONS entries of a library for one release."""
     return EXTRA_DECLARATIONS.get("*", {}).get(lib, []) + EXTRA_DECLARATIONS.get(release, {}).get(lib, [])
+
+# The modules that give a library's entry-point addresses (`_inspect_function_pointers()`,
+# `_inspect_function_pointer(name)`), at the paths where libraries probe them (numba-cuda asks
+# cuda.bindings._internal.nvjitlink): in every release, whether or not NVIDIA's package of that
+# release has a C layer there (a release's C layer at that path gives them too).
+ADDRESS_MODULES = {"driver": "_bindings.cydriver", "runtime": "_bindings.cyruntime", "nvrtc": "_bindings.cynvrtc",
+                   "nvjitlink": "_internal.nvjitlink", "nvvm": "_internal.nvvm", "cufile": "_internal.cufile",
+                   "nvfatbin": "_internal.nvfatbin", "nvml": "_internal.nvml", "cudla": "_internal.cudla"}
+
+# Parameters that NVIDIA's private C layers declare with another spelling of the type than its
+# cy<lib> module does, which the C-API strings show: (function, parameter) -> the layer's type.
+PRIVATE_PARAM_TYPES = {
+    # the layers say `cudaGraphicsResource_t *`; cyruntime (and the header) `struct cudaGraphicsResource **`
+    ("cudaGraphicsEGLRegisterImage", "pCudaResource"): "cudaGraphicsResource_t*",
+}
+
+# Functions of NVIDIA's private layers that no header declares, written by hand in the .pxi
+# named, which the library's legacy layer includes: the conversions between the runtime's and the
+# driver's EGL frame (`getDriverEglFrame`, `getRuntimeEglFrame`), which NVIDIA's runtime layer
+# exports.
+PRIVATE_HELPERS = {"runtime": ("_egl_frames.pxi", (
+    "cudaError_t getDriverEglFrame(cydriver.CUeglFrame* cuEglFrame, cudaEglFrame eglFrame)",
+    "cudaError_t getRuntimeEglFrame(cudaEglFrame* eglFrame, cydriver.CUeglFrame cueglFrame)"))}

@@ -239,17 +239,19 @@ def _driver_getproc():
     return _getproc
 
 
-def symbol(lib, entry, lacking_ok=False):
+def symbol(lib, entry, lacking_ok=False, ptds=None):
     """Address of one entry point.  entry = (API name, ABI version, per-thread suffix,
     per-thread ABI version, C symbol).  With `lacking_ok` (the driver's calls), an entry point
-    the loaded library lacks gives 0, and a FunctionNotFoundWarning the first time."""
+    the loaded library lacks gives 0, and a FunctionNotFoundWarning the first time.  `ptds`: the
+    per-thread default stream variant (where the entry point has one): True for the runtime's
+    `_ptds` private layer; None: as CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM says."""
     name, version, suffix, ptds_version, csym = entry
     if lacking_ok and name in _lacking:
         return 0
     h = library(lib)
     tried = []
+    ptds = bool(suffix) and (per_thread_default_stream() if ptds is None else ptds)
     if lib == "driver":
-        ptds = bool(suffix) and per_thread_default_stream()
         gp = _driver_getproc()
         if gp:
             p = ctypes.c_void_p()
@@ -260,7 +262,7 @@ def symbol(lib, entry, lacking_ok=False):
             if r == 0 and status.value == 0 and p.value:
                 return p.value
             tried.append(f"cuGetProcAddress({name!r}, version {ver}) -> error {r}, status {status.value}")
-        csym = csym + suffix if ptds else csym
+    csym = csym + suffix if ptds else csym
     try:
         fn = getattr(h, csym)
     except AttributeError:

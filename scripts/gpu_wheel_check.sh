@@ -63,7 +63,7 @@ gpu_tests() {
 source_build() {
     local src="$WORK/src"
     mkdir -p "$src" && tar -cf - --exclude=./.git --exclude=./build --exclude=./.carry --exclude='./headers/cuda-*' \
-        --exclude='*.so' --exclude='./cuda_bindings/*.c' --exclude='*.egg-info' . | tar -xf - -C "$src"
+        --exclude='*.so' --exclude='./cuda_bindings/*.c' --exclude='./cuda_bindings/*.cpp' --exclude='*.egg-info' . | tar -xf - -C "$src"
     "$PY" -m venv "$WORK/srcenv" && machine_site "$WORK/srcenv" &&
     (cd "$src" && env -u CUDA_BINDINGS_INCLUDE_DIR "$WORK/srcenv/bin/pip" install -v --ignore-installed --find-links "$WH" . 2>&1 |
         grep -E "headers.fetch|CUDA headers:|Successfully|ERROR|error:" | head -20) &&

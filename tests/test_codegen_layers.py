@@ -15,7 +15,7 @@ sys.path.insert(0, str(ROOT))
 
 from codegen import libs  # noqa: E402
 
-EMITTERS = {"emit_c", "emit_py", "emit_snake", "stubs"}
+EMITTERS = {"emit_c", "emit_private", "emit_py", "emit_snake", "stubs"}
 TOP = {"__main__", "refdocs", "changelog"}      # what reads the model and the emitters' text
 DATA = {"libs", "overrides", "docstrings", "names"}       # data and text helpers: import no codegen module
 BELOW = DATA | {"common", "parse", "model", "resolve", "pytypes", "pyapi"}   # below every emitter

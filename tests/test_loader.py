@@ -164,3 +164,24 @@ for call in (lambda: driver.cuLogsCurrent(0), lambda: driver.cuMemAlloc(16), lam
     assert len(head) == 1 and "came with a newer CUDA and return CUDA_ERROR_NOT_FOUND here" in head[0], r.stdout
     need = [ln for ln in lines if ln.strip().split(" need ")[-1].startswith("a driver for CUDA 12.9 (R575) or newer: ")]
     assert len(need) == 1 and "cuLogsCurrent" in need[0].split(": ", 1)[1].split(", "), r.stdout
+
+
+def test_runtime_per_thread_variants_follow_the_switch_and_the_ptds_layer():
+    # the runtime's `_ptsz` symbols where CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM says so (as
+    # the driver's), and always for the private `_ptds` layer (symbol(..., ptds=True)); a function
+    # without a variant is the same symbol either way
+    code = (
+        "import ctypes, os\n"
+        "from cuda.bindings import _loader, _symbols_runtime as s\n"
+        "t = {e[0]: e for e in s.SYMBOLS}\n"
+        "h = _loader.library('runtime')\n"
+        "addr = lambda n: ctypes.cast(getattr(h, n), ctypes.c_void_p).value\n"
+        "print(_loader.symbol('runtime', t['cudaMemcpyAsync']) == addr("
+        "'cudaMemcpyAsync_ptsz' if _loader.per_thread_default_stream() else 'cudaMemcpyAsync'),"
+        " _loader.symbol('runtime', t['cudaMemcpyAsync'], ptds=True) == addr('cudaMemcpyAsync_ptsz'),"
+        " _loader.symbol('runtime', t['cudaMalloc'], ptds=True) == addr('cudaMalloc'),"
+        " addr('cudaMemcpyAsync_ptsz') != addr('cudaMemcpyAsync'))\n")
+    for env in ({}, {"CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM": "1"}):
+        proc = run_python(["-c", code], env=env)
+        assert proc.returncode == 0, proc.stderr
+        assert proc.stdout.split() == ["True"] * 4, (env, proc.stdout)
