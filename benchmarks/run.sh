@@ -13,23 +13,36 @@
 #    and the Cython floor benchmarks/floor.pyx; the no-op driver and NVML (benchmarks/stub_driver.c,
 #    benchmarks/stub_nvml.c) and the driver probe (benchmarks/drvprobe.c, in front of the real
 #    libcuda.so.1);
-# 4. runs benchmarks/measure.py (per-call overhead in alternating fresh processes, import times,
-#    time to the first cuInit, the client loops of benchmarks/clients.py: numba-cuda and cuda.core
-#    as installed on the machine) -> benchmarks/results.json, then benchmarks/report.py ->
-#    docs/benchmarks.md;
+# 4. runs benchmarks/measure.py: first a CPU probe (a short Python loop in a fresh process pinned
+#    to each CPU, three times; every process is then pinned to the fastest), then the per-call
+#    cases in alternating fresh processes (real driver, no-op driver, driver probe), each
+#    process timing a gauge (the Cython floor) before every case, import times, time to the first
+#    cuInit, the client loops of benchmarks/clients.py (numba-cuda and cuda.core as installed);
+#    then, within BENCH_BUDGET_SECONDS of the start, runs again the per-call processes whose floor
+#    is above 1.2 x the run's fastest and gives more rounds to the rows whose ranges overlap
+#    -> benchmarks/results.json; then benchmarks/report.py -> docs/benchmarks.md;
 # 5. if $OUT is set, writes run.log and build.log there as they grow, and copies benchmarks.md
-#    and results.json there at the end.
+#    and results.json there at the end; a short summary (report.py --summary) is printed last.
 #
 # Environment: PYTHON (python3), DEST (/tmp/ours), BENCH_ROUNDS (5), BENCH_MAX_ROUNDS (15: the
 # rounds a case whose two intervals still overlap may get), BENCH_EXTRA_SECONDS (240: the time
-# those extra rounds may take, per phase), BENCH_PROBE_ROUNDS (3: processes per package on the
-# driver probe), BENCH_PROBE_ARMS (experiments on the probe: "VERSION:FLAGS ...", e.g. ":1", ours
-# with its entry points asked with CU_GET_PROC_ADDRESS_LEGACY_STREAM), BENCH_IMPORT_REPEATS (9),
-# BENCH_CPU (2: the CPU every measured process is pinned to, if the machine has it),
-# BENCH_SKIP_BUILD=1 (reuse the build in $DEST; no build time, no wheel), BENCH_NO_WHEEL=1,
-# BUILD_TIMEOUT (420 s), COLD_BUILD_SECONDS_2CORE (the cold build time measured on the 2-core
-# CI-like machine, shown in the table), CUDA_BINDINGS_WHEEL_DIR (default: .whl/ of the checkout,
-# as in scripts/gpu_check.sh), BENCH_COMMIT (shown when the checkout has no git metadata).
+# those extra rounds may take, per phase), BENCH_ATTEMPTS (3: processes at most for a per-call
+# process whose floor is too high, the first included), BENCH_RERUN_SECONDS (120: the time those
+# may take, per phase and pass), BENCH_BUDGET_SECONDS (540: the optional work, processes run again
+# and extra rounds, stops this many seconds after the start, so that the whole run stays within a
+# 10-minute command), BENCH_PROBE_ROUNDS (3: processes per package on the driver probe),
+# BENCH_PROBE_ARMS (experiments on the probe: "VERSION:FLAGS ...", e.g. ":1", ours with its entry
+# points asked with CU_GET_PROC_ADDRESS_LEGACY_STREAM), BENCH_IMPORT_REPEATS (9),
+# BENCH_CPU (auto: the fastest CPU by the probe; a number: that CPU, as before; none: not pinned),
+# BENCH_SKIP_BUILD=1 (reuse the build in $DEST; no build time, no wheel),
+# BENCH_NO_WHEEL=1, BUILD_TIMEOUT (420 s), COLD_BUILD_SECONDS_2CORE (the cold build time measured
+# on the 2-core CI-like machine, shown in the table), CUDA_BINDINGS_WHEEL_DIR (default: .whl/ of
+# the checkout, as in scripts/gpu_check.sh), BENCH_COMMIT (shown when the checkout has no git
+# metadata), BENCH_PHASES (measure.py's phases, comma-separated: calls, stub_calls, probe_calls,
+# imports, first_init, clients; default all of them), BENCH_NO_GPU=1 (a machine without a GPU or
+# nvcc: the no-op driver phase alone, stub_calls, to try the measurement code; no kernels, C twin
+# or probes), BENCH_RESULTS and BENCH_DOC (where results.json
+# and the report are written: benchmarks/results.json, docs/benchmarks.md).
 # Needs no network.
 set -u -o pipefail
 cd "$(dirname "$0")/.." || exit 2
@@ -39,9 +52,13 @@ PY=${PYTHON:-python3}
 DEST=${DEST:-/tmp/ours}
 ROUNDS=${BENCH_ROUNDS:-5}
 REPEATS=${BENCH_IMPORT_REPEATS:-9}
-CPU=${BENCH_CPU:-2}
-RESULTS=$REPO/benchmarks/results.json
-DOC=$REPO/docs/benchmarks.md
+CPU=${BENCH_CPU:-auto}
+NO_GPU=${BENCH_NO_GPU:-0}
+PHASES=calls,stub_calls,probe_calls,imports,first_init,clients
+[ "$NO_GPU" = 1 ] && PHASES=stub_calls
+BUDGET=${BENCH_BUDGET_SECONDS:-540}
+RESULTS=${BENCH_RESULTS:-$REPO/benchmarks/results.json}
+DOC=${BENCH_DOC:-$REPO/docs/benchmarks.md}
 WORK=$(mktemp -d /tmp/bench.XXXXXX)
 LOGS=${OUT:-$WORK}      # with $OUT set, the logs are written there as they grow
 mkdir -p "$LOGS"
@@ -62,12 +79,21 @@ die() {
     exit 1
 }
 
+# a clean copy of the checkout in $1 (no build outputs, no carried headers or wheels)
+copy_checkout() {
+    mkdir -p "$1"
+    tar -C "$REPO" --exclude=./.git --exclude=./build --exclude=./dist --exclude='*.egg-info' \
+        --exclude='./cuda_bindings/*.c' --exclude='*.so' --exclude='./headers/cuda-*' \
+        --exclude='./headers/.cuda-*' --exclude=./.bench --exclude=./.whl --exclude=./.carry --exclude=__pycache__ \
+        --exclude=./benchmarks/results.json -cf - . | tar -C "$1" -xf - || die "could not copy the checkout"
+}
+
 main() {
     say "machine"
     echo "date: $(date -u +%FT%TZ); host: $(uname -srm); CPUs: $(nproc 2>/dev/null || echo ?)"
     echo "python: $("$PY" -c 'import sys; print(sys.version.split()[0], sys.executable)' 2>&1)"
     nvidia-smi -L 2>&1 || echo "(nvidia-smi failed)"
-    command -v nvcc >/dev/null || die "nvcc is not on PATH"
+    [ "$NO_GPU" = 1 ] || command -v nvcc >/dev/null || die "nvcc is not on PATH"
     NVIDIA_WHERE=$(env -u PYTHONPATH "$PY" -c 'import cuda.bindings as b; print(b.__file__)' 2>&1) \
         || die "NVIDIA's cuda.bindings does not import with PYTHONPATH unset: $NVIDIA_WHERE"
     echo "NVIDIA's cuda.bindings: $NVIDIA_WHERE"
@@ -88,11 +114,7 @@ main() {
         say "reusing the build in $DEST (BENCH_SKIP_BUILD=1)"
     else
         say "build into $DEST"
-        mkdir -p "$SRC"
-        tar -C "$REPO" --exclude=./.git --exclude=./build --exclude=./dist --exclude='*.egg-info' \
-            --exclude='./cuda_bindings/*.c' --exclude='*.so' --exclude=./headers/cuda-13.0 \
-            --exclude='./headers/.cuda-*' --exclude=./.bench --exclude=./.whl --exclude=__pycache__ \
-            --exclude=./benchmarks/results.json -cf - . | tar -C "$SRC" -xf - || die "could not copy the checkout"
+        copy_checkout "$SRC"
         rm -rf "$DEST"
         t0=$(now)
         (cd "$SRC" && timeout "${BUILD_TIMEOUT:-420}" "$PY" -m pip install --no-build-isolation --no-deps \
@@ -127,10 +149,15 @@ main() {
 
     # --- kernels, C twin, Cython floor ------------------------------------------------------------
     say "kernels, C twin, Cython floor"
-    nvcc -cubin -arch=sm_90 -o "$WORK/kernels.cubin" benchmarks/kernels.cu >>"$BLOG" 2>&1 \
-        || { tail -n 20 "$BLOG"; die "nvcc could not build benchmarks/kernels.cu"; }
     CBIN=$WORK/overhead_c
-    if ! nvcc -O2 -o "$CBIN" benchmarks/overhead_c.c -lcuda >>"$BLOG" 2>&1; then
+    if [ "$NO_GPU" = 1 ]; then
+        head -c 64 /dev/zero >"$WORK/kernels.cubin"     # the no-op driver reads none of it
+        CBIN=""
+    else
+        nvcc -cubin -arch=sm_90 -o "$WORK/kernels.cubin" benchmarks/kernels.cu >>"$BLOG" 2>&1 \
+            || { tail -n 20 "$BLOG"; die "nvcc could not build benchmarks/kernels.cu"; }
+    fi
+    if [ -n "$CBIN" ] && ! nvcc -O2 -o "$CBIN" benchmarks/overhead_c.c -lcuda >>"$BLOG" 2>&1; then
         CUDA_ROOT=$(dirname "$(dirname "$(readlink -f "$(command -v nvcc)")")")
         gcc -O2 -o "$CBIN" benchmarks/overhead_c.c -I"$CUDA_ROOT/include" -L"$CUDA_ROOT/lib64/stubs" \
             -L"$CUDA_ROOT/lib64" -lcuda >>"$BLOG" 2>&1 || { echo "C twin: could not compile; see build.log"; CBIN=""; }
@@ -152,7 +179,7 @@ main() {
     # --- measure, report --------------------------------------------------------------------------
     say "lock probe: which driver calls reach a lock (benchmarks/lockprobe.c)"
     LOCKS=$WORK/lockprobe.jsonl
-    if nvcc -O2 -Xcompiler -rdynamic -o "$WORK/lockprobe" benchmarks/lockprobe.c -ldl -lcuda -lpthread >>"$BLOG" 2>&1 \
+    if [ "$NO_GPU" != 1 ] && nvcc -O2 -Xcompiler -rdynamic -o "$WORK/lockprobe" benchmarks/lockprobe.c -ldl -lcuda -lpthread >>"$BLOG" 2>&1 \
         && "$WORK/lockprobe" >"$LOCKS" 2>>"$BLOG"; then
         cat "$LOCKS"
     else
@@ -162,7 +189,7 @@ main() {
 
     say "cuGetProcAddress flags: the same functions? (benchmarks/getproc_flags.c)"
     FLAGS=$WORK/getproc_flags.jsonl
-    if nvcc -O2 -o "$WORK/getproc_flags" benchmarks/getproc_flags.c -lcuda >>"$BLOG" 2>&1 \
+    if [ "$NO_GPU" != 1 ] && nvcc -O2 -o "$WORK/getproc_flags" benchmarks/getproc_flags.c -lcuda >>"$BLOG" 2>&1 \
         && "$WORK/getproc_flags" >"$FLAGS" 2>>"$BLOG"; then
         cat "$FLAGS"
     else
@@ -207,6 +234,9 @@ for line in open("/proc/self/maps"):
     for arm in ${BENCH_PROBE_ARMS:-}; do margs+=(--probe-arm "$arm"); done
     margs+=(--max-rounds "${BENCH_MAX_ROUNDS:-15}" --extra-seconds "${BENCH_EXTRA_SECONDS:-240}")
     [ -n "$FLOOR" ] && margs+=(--floor-dir "$FLOOR")
+    margs+=(--phases "${BENCH_PHASES:-$PHASES}")
+    margs+=(--attempts "${BENCH_ATTEMPTS:-3}" --rerun-seconds "${BENCH_RERUN_SECONDS:-120}"
+            --deadline "$((T_START + BUDGET))")
     [ -n "$BUILD_SECONDS" ] && margs+=(--build-seconds "$BUILD_SECONDS")
     [ -n "$WHEEL" ] && margs+=(--wheel "$WHEEL")
     [ -n "$WHEEL_SECONDS" ] && [ -n "$WHEEL" ] && margs+=(--wheel-seconds "$WHEEL_SECONDS")
@@ -214,8 +244,9 @@ for line in open("/proc/self/maps"):
 
     say "report"
     "$PY" benchmarks/report.py "$RESULTS" -o "$DOC" || die "report.py failed"
-    cat "$DOC"
+    [ -n "${OUT:-}" ] || cat "$DOC"
     say "done: $DOC and $RESULTS"
+    "$PY" benchmarks/report.py "$RESULTS" --summary
 }
 
 main 2>&1 | tee "$LOG"
