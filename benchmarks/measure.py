@@ -4,12 +4,13 @@
                        [--c-binary overhead_c] [--floor-dir DIR] [--rounds 5] [--import-repeats 9]
                        [--max-rounds 15] [--extra-seconds 240] [--stub-dir DIR]
                        [--probe-dir DIR --probe-real PATH] [--probe-rounds 2]
+                       [--v2-ours DIR --v2-nvidia DIR | --v2-note TEXT]
                        [--cpu auto|N|none] [--attempts 3] [--rerun-seconds 120] [--deadline EPOCH]
                        [--build-seconds S] [--wheel FILE] [--wheel-seconds S] [--phases LIST]
 
 * Process speed: first a CPU probe (CPU_PROBE, a short Python loop in a fresh process pinned to
   each CPU, three times) picks the CPU every process is then pinned to (--cpu auto; a number
-  pins to that CPU).  Every per-call process (calls.py) times a gauge before each
+  pins to that CPU).  Every per-call process (calls.py, calls_v2.py) times a gauge before each
   case and after the last; its floor is the slowest gauge but one (process_floor).  After all
   phases (finish), each per-call process whose floor is above LIMIT (1.2) x the run's fastest is
   run again, up to --attempts processes, the one with the lower floor kept, both packages alike;
@@ -22,7 +23,9 @@
   (report.interval).  The cases whose two intervals overlap after R rounds get more rounds, of
   those cases alone (calls.py --only), until they are apart, --max-rounds is reached or
   --extra-seconds are spent (more_rounds).  The same for the no-op driver and NVML
-  (--stub-dir), where the figures are the binding's own cost.
+  (--stub-dir), where the figures are the binding's own cost, and for the second API,
+  cuda.bindings._v2 (calls_v2.py), on the no-op driver, ours from --v2-ours against NVIDIA's from
+  --v2-nvidia.
 * The driver probe (--probe-dir, --probe-real): the launch cases on benchmarks/drvprobe.c, a
   libcuda.so.1 in front of the real one that records, per case, the entry points called, the
   driver's time per launch, the caller's time between launches and where the kernelParams array
@@ -224,7 +227,7 @@ def order(i):
 
 class Phase:
     """The per-call processes of one phase (calls.py on the real driver, on the no-op driver,
-    on the driver probe), each kept with its output and its floor (process_floor).
+    calls_v2.py, the driver probe), each kept with its output and its floor (process_floor).
     The phase's tables are rebuilt from the processes kept (rebuild); a process whose floor is
     above the limit can be run again (redo), the attempt with the lower floor kept.  Both
     packages' processes are treated alike."""
@@ -290,12 +293,17 @@ class Phase:
                           for p in self.procs]}
 
 
-def run_calls(r, impl, env, only=None):
+def run_calls(r, impl, env, only=None, script="calls.py", expect_under=None):
     """One fresh calls.py process for `impl` (the cases `only` names, if given): (its JSON rows,
     the process, seconds)."""
     a = r.args
-    cmd = [r.py, os.path.join(HERE, "calls.py"), "--label", impl, "--cubin", a.cubin]
-    cmd += ["--expect-under", a.ours] if impl == "ours" else ["--expect-not-under", a.ours]
+    cmd = [r.py, os.path.join(HERE, script), "--label", impl]
+    if script == "calls.py":
+        cmd += ["--cubin", a.cubin]
+    if expect_under:
+        cmd += ["--expect-under", expect_under]
+    else:
+        cmd += ["--expect-under", a.ours] if impl == "ours" else ["--expect-not-under", a.ours]
     if a.floor_dir:
         cmd += ["--floor-dir", a.floor_dir]
     if only is not None:
@@ -456,6 +464,62 @@ def stub_calls(r, res):
     ph.rebuild()
 
 
+def v2_calls(r, res):
+    """NVIDIA's second API, cuda.bindings._v2 (benchmarks/calls_v2.py), on the no-op driver:
+    ours' build with it (--v2-ours) against NVIDIA's release with it (--v2-nvidia), each
+    imported from its own folder, the processes alternating and judged by their floors as the
+    other phases'."""
+    a = r.args
+    if a.v2_note:
+        res["v2_note"] = a.v2_note
+    if not (a.v2_ours and a.v2_nvidia and a.stub_dir):
+        if not a.v2_note:
+            res["v2_note"] = "not run: " + ("no no-op driver (--stub-dir)" if not a.stub_dir
+                                            else "--v2-ours and --v2-nvidia not both given")
+        return
+    base = dict(r.env["nvidia"])
+    dirs = {"ours": os.path.abspath(a.v2_ours), "nvidia": os.path.abspath(a.v2_nvidia)}
+    envs = {impl: stub_env(r, dict(base, PYTHONPATH=d)) for impl, d in dirs.items()}
+    res["v2_calls"] = {"ours": {}, "nvidia": {}}
+    res["v2_errors"] = {"ours": {}, "nvidia": {}}
+    res["v2_meta"] = {}
+
+    def spawn(rec):
+        impl = rec["impl"]
+        rows, p, dt = run_calls(r, impl, envs[impl], only=rec["only"], script="calls_v2.py",
+                                expect_under=dirs[impl])
+        meta = next((x["meta"] for x in rows if "meta" in x), {})
+        err = None
+        if "fatal" in meta or meta.get("device") != "stub" or p.returncode != 0:
+            why = meta.get("fatal") or f"device {meta.get('device')!r}"
+            err = f"{why}; exit {p.returncode}: {p.stderr.strip()[-300:]}"
+        return {"rows": rows, "meta": meta, "error": err}, rows
+
+    def reset():
+        for impl in IMPLS:
+            res["v2_calls"][impl] = {}
+            res["v2_errors"][impl] = {}
+
+    def take(rec):
+        impl, out = rec["impl"], rec["out"]
+        res["v2_meta"][impl] = out["meta"]
+        if out["error"]:
+            res["v2_errors"][impl]["(process)"] = out["error"]
+        for row in out["rows"]:
+            if "ns" in row and (rec["only"] is None or row["case"] in rec["only"]):
+                res["v2_calls"][impl].setdefault(row["case"], []).append(row["ns"])
+            elif "error" in row:
+                res["v2_errors"][impl][row["case"]] = row["error"]
+
+    ph = r.phases["v2_calls"] = Phase(r, "v2_calls", spawn, reset, take)
+    ph.table = res["v2_calls"]
+    for i in range(a.rounds):
+        for impl in order(i):
+            ph.run(i, impl)
+        log(f"_v2 round {i + 1}/{a.rounds}: floors " + ", ".join(f"{p['impl']} {p['floor']}" for p in ph.procs[-2:]))
+    ph.rebuild()
+
+
 def probe_arms(a):
     """[(impl, label, environment)]: both packages, then the experiments: ours with the entry
     points asked otherwise (--probe-arm VERSION:FLAGS)."""
@@ -530,7 +594,7 @@ def finish(r, res, save):
     overlap get more rounds (more_rounds), then, as those may have found a faster process, the
     slow processes are looked for once more; each step within its time and the deadline."""
     rerun_pass(r, res, save)
-    for name in ("calls", "stub_calls"):
+    for name in ("calls", "stub_calls", "v2_calls"):
         ph = r.phases.get(name)
         if ph is not None:
             more_rounds(r, res, ph)
@@ -541,7 +605,7 @@ def finish(r, res, save):
 
 def rerun_pass(r, res, save):
     a = r.args
-    for name in ("calls", "stub_calls", "probe_calls"):
+    for name in ("calls", "stub_calls", "v2_calls", "probe_calls"):
         ph = r.phases.get(name)
         if ph is None:
             continue
@@ -742,7 +806,10 @@ def main():
                     help="time allowed for running slow processes again, per phase")
     ap.add_argument("--deadline", type=float, help="a time (seconds since the epoch) by which the "
                     "optional work (processes run again, extra rounds) stops")
-    ap.add_argument("--phases", default="calls,stub_calls,probe_calls,imports,first_init,clients",
+    ap.add_argument("--v2-ours", help="a folder holding ours' build with cuda.bindings._v2")
+    ap.add_argument("--v2-nvidia", help="a folder holding NVIDIA's cuda-bindings with cuda.bindings._v2")
+    ap.add_argument("--v2-note", help="why the _v2 phase does not run (shown in the report)")
+    ap.add_argument("--phases", default="calls,stub_calls,v2_calls,probe_calls,imports,first_init,clients",
                     help="the phases to run, comma-separated")
     a = ap.parse_args()
     a.ours = os.path.abspath(a.ours)
@@ -771,7 +838,7 @@ def main():
             os.replace(path + ".tmp", path)
 
     res["floor_check"] = floor_check(r)
-    phases = {f.__name__: f for f in (calls, stub_calls, probe_calls, imports, first_init, clients)}
+    phases = {f.__name__: f for f in (calls, stub_calls, v2_calls, probe_calls, imports, first_init, clients)}
     for name in a.phases.split(","):
         phases[name.strip()](r, res)
         save()

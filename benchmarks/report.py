@@ -156,10 +156,29 @@ FLOORS = {
                            "an enum member in, C call with the GIL kept, the C string it returns as "
                            "bytes in the 2-tuple (cuGetErrorString, cudaGetErrorString)"),
 }
+# the floors of the second API's shapes (benchmarks/calls_v2.py FLOOR_OF), timed in its processes
+V2_FLOORS = {
+    "floor_ptr_gil": "no argument, GIL kept, a pointer returned as an int",
+    "floor_enum_int_value_gil": "an enum member and an int in, GIL kept, an int returned",
+    "floor_int_in_nogil": "an int in, GIL released, None returned",
+    "floor_launch_nogil": "nine ints, a buffer's address and an int in, GIL released, None returned",
+    "floor_two_ints_gil": "no argument, GIL kept, two ints returned in a 2-tuple",
+}
+V2_CASES = {
+    "v2.ctx_get_current": ("driver.ctx_get_current()", "floor_ptr_gil"),
+    "v2.device_get_attribute": ("driver.device_get_attribute(DeviceAttribute.MULTIPROCESSOR_COUNT, dev)",
+                                "floor_enum_int_value_gil"),
+    "v2.event_query": ("driver.event_query(h) (completed event)", "floor_int_in_nogil"),
+    "v2.launch_kernel_8args_array": ("driver.launch_kernel, 8 args, pre-packed numpy array", "floor_launch_nogil"),
+    "v2.launch_kernel_8args_int": ("driver.launch_kernel, 8 args, pre-packed, address as int", "floor_launch_nogil"),
+    "v2.launch_kernel_8args_tuple": ("driver.launch_kernel, 8 args, (values, types)", "floor_launch_nogil"),
+    "v2.nvrtc_version": ("nvrtc.version()", "floor_two_ints_gil"),
+}
 IMPLS_R = ("nvidia", "ours")
 LIMIT_DEFAULT = 1.2
 FLOOR_MATCH = 0.10      # target: ours' processes' floors within 10 % of NVIDIA's
-PHASES = {"calls": "real driver", "stub_calls": "no-op driver", "probe_calls": "driver probe"}
+PHASES = {"calls": "real driver", "stub_calls": "no-op driver", "v2_calls": "`_v2`, no-op driver",
+          "probe_calls": "driver probe"}
 
 
 def describe(case):
@@ -582,6 +601,44 @@ def floor_section(res):
     return L
 
 
+def v2_section(res):
+    """NVIDIA's second API, cuda.bindings._v2, on the no-op driver: ours against NVIDIA's, with
+    the floor of each row's shape."""
+    L = ["### The second API, `cuda.bindings._v2`, on the no-op driver", ""]
+    v2 = res.get("v2_calls")
+    if not v2 or not (v2.get("ours") or v2.get("nvidia")):
+        return L + [f"Not measured: {res.get('v2_note') or 'no `_v2` phase in this run'}.", ""]
+    meta = res.get("v2_meta") or {}
+    who = {impl: f"{meta.get(impl, {}).get('version', '?')} (`{meta.get(impl, {}).get('file', '?')}`)"
+           for impl in IMPLS_R}
+    L += ["`benchmarks/calls_v2.py`: the same calls as the rows above through `cuda.bindings._v2` "
+          "(outputs returned, a failed status raised, handles as ints), against the no-op driver, in "
+          f"alternating fresh processes judged by their floors like the others. NVIDIA: {who['nvidia']}; "
+          f"ours: {who['ours']}. floor: the Cython floor of the row's shape (`benchmarks/floor.pyx`, "
+          "timed in the same processes, both packages' together; for `(values, types)` a lower "
+          "bound, without the packing); the GIL is released where ours releases it (calls that take "
+          "a driver lock).", ""]
+    rows = []
+    for case, (words, fl) in V2_CASES.items():
+        o, n = v2.get("ours", {}).get(case, []), v2.get("nvidia", {}).get(case, [])
+        if not o and not n:
+            continue
+        fx = v2.get("ours", {}).get(fl, []) + v2.get("nvidia", {}).get(fl, [])
+        so, sn = interval(o), interval(n)
+        rows.append((words, f_ns(med(n)), f_ns(med(o)), f_ratio(med(o) / med(n) if o and n else None),
+                     f_range(sn), f_range(so), f"{len(n)}/{len(o)}", apart(so, sn),
+                     f"`{fl}`: {V2_FLOORS[fl]}", f_ns(med(fx))))
+    L.append(table(["call", "NVIDIA", "ours", "ours / NVIDIA", "NVIDIA range", "ours range", "n", "ranges",
+                    "floor", "floor ns"], rows,
+                   ["---", "---:", "---:", "---:", "---:", "---:", "---:", "---", "---", "---:"]))
+    L.append("")
+    errs = [(impl, c, m) for impl in IMPLS_R for c, m in (res.get("v2_errors") or {}).get(impl, {}).items()]
+    if errs:
+        L.append("`_v2` errors: " + "; ".join(f"{i}, {c}: `{str(m)[:200]}`" for i, c, m in errs))
+        L.append("")
+    return L
+
+
 def import_table_values(res):
     """{module: {impl: ms, impl_range: (ms, ms), impl_wall: ms}} with the baseline taken off."""
     imp = res.get("imports_s", {})
@@ -754,6 +811,7 @@ def render(res):
             L.append("No-op driver errors: " + "; ".join(f"{i}, {c}: `{str(m)[:200]}`" for i, c, m in serr))
             L.append("")
 
+    L += v2_section(res)
     L += findings(res)
     L += probe_section(res)
 
@@ -927,7 +985,7 @@ def render(res):
 - Process speed (see [Process speed](#process-speed-the-floor-in-every-per-call-process)): every
   process is pinned (`taskset`) to the CPU that ran a short Python loop fastest in a probe at the
   start (`BENCH_CPU` names one instead). Every per-call process (real driver, no-op driver,
-  driver probe) times a gauge, `floor.pyx`'s `tuple_gil`, before each case and after the
+  `_v2`, driver probe) times a gauge, `floor.pyx`'s `tuple_gil`, before each case and after the
   last; its floor is the slowest gauge but one. After all phases, a process whose floor is above
   1.2 × the run's fastest is run again (up to `BENCH_ATTEMPTS` processes, the lower floor kept),
   in every phase and for both packages alike; then the extra rounds (each of their processes
@@ -943,6 +1001,10 @@ def render(res):
   `calls.py` marks each case, and the probe's rounds rotate the packages' order.
   `benchmarks/getproc_flags.c` asks the driver for the same entry points with the two
   `cuGetProcAddress` flags the packages used and times both in one process.
+- The second API (`benchmarks/calls_v2.py`): `cuda.bindings._v2` of NVIDIA's release that has
+  it and of ours built for CUDA 13.5, each imported from its own folder, on the no-op driver,
+  with the Cython floor of each row's shape; the phase runs only where both import (run.sh's
+  header names the folders and variables).
 - Launch arguments: `array` passes a numpy uint64 array holding the arguments' addresses (the
   values in one block right after it), `int` passes that array's address (`arr.ctypes.data`,
   computed once), `tuple` passes
@@ -955,7 +1017,7 @@ def render(res):
 
 def summary(res):
     """A few lines for the end of a run's log: pinning, floors and processes run again per phase,
-    how the real-driver rows rank, the targets."""
+    how the real-driver rows rank, the targets, the _v2 phase."""
     m = res.get("machine", {})
     fc = res.get("floor_check") or {}
     probes = (fc.get("cpu_probe") or {}).get("probes") or []
@@ -978,6 +1040,13 @@ def summary(res):
     if res.get("calls"):
         t = targets(res, Calls(res))
         L.append(f"targets: {sum(1 for x in t if x[3].startswith('met'))} of {len(t)} met")
+    v2 = res.get("v2_calls") or {}
+    if v2.get("ours") or v2.get("nvidia"):
+        got = [apart(interval(v2.get("ours", {}).get(c, [])), interval(v2.get("nvidia", {}).get(c, [])))
+               for c in V2_CASES if v2.get("ours", {}).get(c) or v2.get("nvidia", {}).get(c)]
+        L.append(f"_v2: {len(got)} rows; " + ", ".join(f"{k} {got.count(k)}" for k in SIDES))
+    else:
+        L.append(f"_v2: not measured ({res.get('v2_note') or 'no _v2 phase'})")
     return "\n".join(L)
 
 

@@ -9,19 +9,21 @@
 #    (timed), then checks that PYTHONPATH=$DEST imports cuda.bindings from $DEST;
 # 2. builds the wheel from the same build tree (`pip wheel --no-build-isolation --no-deps`), for
 #    its size;
-# 3. compiles benchmarks/kernels.cu (cubin, sm_90), the C twin benchmarks/overhead_c.c (-lcuda)
+# 3. the second API, `cuda.bindings._v2` (prepare_v2): NVIDIA's release with it and ours built for
+#    CUDA 13.5, each in its own folder, when both are to be had (see "The _v2 phase" below);
+# 4. compiles benchmarks/kernels.cu (cubin, sm_90), the C twin benchmarks/overhead_c.c (-lcuda)
 #    and the Cython floor benchmarks/floor.pyx; the no-op driver and NVML (benchmarks/stub_driver.c,
 #    benchmarks/stub_nvml.c) and the driver probe (benchmarks/drvprobe.c, in front of the real
 #    libcuda.so.1);
-# 4. runs benchmarks/measure.py: first a CPU probe (a short Python loop in a fresh process pinned
+# 5. runs benchmarks/measure.py: first a CPU probe (a short Python loop in a fresh process pinned
 #    to each CPU, three times; every process is then pinned to the fastest), then the per-call
-#    cases in alternating fresh processes (real driver, no-op driver, driver probe), each
+#    cases in alternating fresh processes (real driver, no-op driver, _v2, driver probe), each
 #    process timing a gauge (the Cython floor) before every case, import times, time to the first
 #    cuInit, the client loops of benchmarks/clients.py (numba-cuda and cuda.core as installed);
 #    then, within BENCH_BUDGET_SECONDS of the start, runs again the per-call processes whose floor
 #    is above 1.2 x the run's fastest and gives more rounds to the rows whose ranges overlap
 #    -> benchmarks/results.json; then benchmarks/report.py -> docs/benchmarks.md;
-# 5. if $OUT is set, writes run.log and build.log there as they grow, and copies benchmarks.md
+# 6. if $OUT is set, writes run.log and build.log there as they grow, and copies benchmarks.md
 #    and results.json there at the end; a short summary (report.py --summary) is printed last.
 #
 # Environment: PYTHON (python3), DEST (/tmp/ours), BENCH_ROUNDS (5), BENCH_MAX_ROUNDS (15: the
@@ -34,15 +36,32 @@
 # BENCH_PROBE_ARMS (experiments on the probe: "VERSION:FLAGS ...", e.g. ":1", ours with its entry
 # points asked with CU_GET_PROC_ADDRESS_LEGACY_STREAM), BENCH_IMPORT_REPEATS (9),
 # BENCH_CPU (auto: the fastest CPU by the probe; a number: that CPU, as before; none: not pinned),
-# BENCH_SKIP_BUILD=1 (reuse the build in $DEST; no build time, no wheel),
+# BENCH_SKIP_BUILD=1 (reuse the builds in $DEST and $DEST_V2; no build time, no wheel),
 # BENCH_NO_WHEEL=1, BUILD_TIMEOUT (420 s), COLD_BUILD_SECONDS_2CORE (the cold build time measured
 # on the 2-core CI-like machine, shown in the table), CUDA_BINDINGS_WHEEL_DIR (default: .whl/ of
 # the checkout, as in scripts/gpu_check.sh), BENCH_COMMIT (shown when the checkout has no git
-# metadata), BENCH_PHASES (measure.py's phases, comma-separated: calls, stub_calls, probe_calls,
-# imports, first_init, clients; default all of them), BENCH_NO_GPU=1 (a machine without a GPU or
-# nvcc: the no-op driver phase alone, stub_calls, to try the measurement code; no kernels, C twin
-# or probes), BENCH_RESULTS and BENCH_DOC (where results.json
+# metadata), BENCH_PHASES (measure.py's phases, comma-separated: calls, stub_calls, v2_calls,
+# probe_calls, imports, first_init, clients; default all of them), BENCH_NO_GPU=1 (a machine
+# without a GPU or nvcc: the no-op driver phases alone, stub_calls and v2_calls, to try the
+# measurement code; no kernels, C twin or probes), BENCH_RESULTS and BENCH_DOC (where results.json
 # and the report are written: benchmarks/results.json, docs/benchmarks.md).
+#
+# The _v2 phase (ours against NVIDIA's `cuda.bindings._v2`, on the no-op driver) runs only when
+# both packages' `cuda.bindings._v2.driver` and `._v2.nvrtc` import; otherwise the report says why.
+#   BENCH_V2_NVIDIA   a folder where NVIDIA's cuda-bindings with _v2 (13.5.0) is installed; unset:
+#                     $CUDA_BINDINGS_WHEEL_DIR/cuda_bindings-13.5.0-*.whl (this Python's tag, e.g.
+#                     cp312 on the GPU machine) is installed into /tmp/nvidia-13.5.0 (pip --no-index
+#                     --no-deps --target), with a cuda_pathfinder-*.whl found there (13.5.0 needs
+#                     cuda-pathfinder >= 1.4.2)
+#   BENCH_V2_OURS     a folder where ours with _v2 is installed (any folder with a cuda.bindings
+#                     that has _v2: here, for a test, NVIDIA's own); unset: this checkout is built
+#                     for CUDA 13.5 into DEST_V2 (/tmp/ours-13.5) with
+#                       CUDA_BINDINGS_CUDA_VERSION=13.5
+#                       CUDA_BINDINGS_INCLUDE_DIR=$BENCH_V2_INCLUDE_DIR (default: headers/cuda-13.5/
+#                       include of this checkout, carried there: a complete CUDA 13.5 include folder)
+#                     when BENCH_V2=1, or when BENCH_V2=auto (the default) and the checkout has
+#                     _v2 sources (a name starting with _v2 under cuda_bindings/ or
+#                     generated/cuda-13.5/); BENCH_V2=0: no _v2 phase
 # Needs no network.
 set -u -o pipefail
 cd "$(dirname "$0")/.." || exit 2
@@ -50,12 +69,13 @@ REPO=$(pwd)
 
 PY=${PYTHON:-python3}
 DEST=${DEST:-/tmp/ours}
+DEST_V2=${DEST_V2:-/tmp/ours-13.5}
 ROUNDS=${BENCH_ROUNDS:-5}
 REPEATS=${BENCH_IMPORT_REPEATS:-9}
 CPU=${BENCH_CPU:-auto}
 NO_GPU=${BENCH_NO_GPU:-0}
-PHASES=calls,stub_calls,probe_calls,imports,first_init,clients
-[ "$NO_GPU" = 1 ] && PHASES=stub_calls
+PHASES=calls,stub_calls,v2_calls,probe_calls,imports,first_init,clients
+[ "$NO_GPU" = 1 ] && PHASES=stub_calls,v2_calls
 BUDGET=${BENCH_BUDGET_SECONDS:-540}
 RESULTS=${BENCH_RESULTS:-$REPO/benchmarks/results.json}
 DOC=${BENCH_DOC:-$REPO/docs/benchmarks.md}
@@ -86,6 +106,72 @@ copy_checkout() {
         --exclude='./cuda_bindings/*.c' --exclude='*.so' --exclude='./headers/cuda-*' \
         --exclude='./headers/.cuda-*' --exclude=./.bench --exclude=./.whl --exclude=./.carry --exclude=__pycache__ \
         --exclude=./benchmarks/results.json -cf - . | tar -C "$1" -xf - || die "could not copy the checkout"
+}
+
+# prints "VERSION FILE" of the cuda.bindings that PYTHONPATH=$1 imports, if it has _v2 (driver and
+# nvrtc) and comes from under $1; fails otherwise
+v2_where() {
+    PYTHONPATH="$1" "$PY" -c 'import sys, os, cuda.bindings as b
+import cuda.bindings._v2.driver, cuda.bindings._v2.nvrtc
+d = os.path.realpath(sys.argv[1]) + os.sep
+if not os.path.realpath(b.__file__).startswith(d): sys.exit(f"cuda.bindings came from {b.__file__}, not from {d}")
+print(getattr(b, "__version__", "?"), b.__file__)' "$1" 2>&1 | tail -n 1
+    return "${PIPESTATUS[0]}"
+}
+
+# sets V2_OURS and V2_NVIDIA (folders) when both packages' _v2 import, else V2_NOTE (why not)
+prepare_v2() {
+    V2_OURS="" V2_NVIDIA="" V2_NOTE=""
+    local wanted=${BENCH_V2:-auto} nv=${BENCH_V2_NVIDIA:-} ours=${BENCH_V2_OURS:-} got whl
+    if [ "$wanted" = 0 ]; then V2_NOTE="BENCH_V2=0"; return 0; fi
+    say "the second API, cuda.bindings._v2: NVIDIA's and ours"
+    if [ -z "$nv" ]; then
+        nv=/tmp/nvidia-13.5.0
+        whl=$(ls "$CUDA_BINDINGS_WHEEL_DIR"/cuda_bindings-13.5.0-*.whl 2>/dev/null | head -n 1)
+        if [ -z "$whl" ]; then
+            V2_NOTE="no NVIDIA cuda-bindings 13.5.0 wheel in $CUDA_BINDINGS_WHEEL_DIR and no BENCH_V2_NVIDIA"
+            echo "_v2: $V2_NOTE"; return 0
+        fi
+        rm -rf "$nv"
+        "$PY" -m pip install -q --no-index --no-deps --no-compile --target "$nv" \
+            --find-links "$CUDA_BINDINGS_WHEEL_DIR" cuda-bindings==13.5.0 >>"$BLOG" 2>&1
+        compgen -G "$CUDA_BINDINGS_WHEEL_DIR/cuda_pathfinder-*.whl" >/dev/null && "$PY" -m pip install -q \
+            --no-index --no-deps --no-compile --target "$nv" --find-links "$CUDA_BINDINGS_WHEEL_DIR" cuda-pathfinder >>"$BLOG" 2>&1
+    fi
+    if ! got=$(v2_where "$nv"); then
+        V2_NOTE="NVIDIA's _v2 does not import from $nv: $got"; echo "_v2: $V2_NOTE"; return 0
+    fi
+    echo "NVIDIA's _v2: $got"
+    if [ -z "$ours" ]; then
+        ours=$DEST_V2
+        if [ "$wanted" != 1 ] && [ -z "$(find "$REPO/cuda_bindings" "$REPO/generated/cuda-13.5" -name '_v2*' -print -quit 2>/dev/null)" ]; then
+            V2_NOTE="ours has no cuda.bindings._v2 yet (no _v2 sources in this checkout; BENCH_V2=1 builds it anyway)"
+            echo "_v2: $V2_NOTE"; return 0
+        fi
+        build_v2 || return 0
+    fi
+    if ! got=$(v2_where "$ours"); then
+        V2_NOTE="ours' _v2 does not import from $ours: $got"; echo "_v2: $V2_NOTE"; return 0
+    fi
+    echo "ours' _v2: $got"
+    V2_OURS=$ours V2_NVIDIA=$nv
+}
+
+# ours built for CUDA 13.5 into $DEST_V2 (reused with BENCH_SKIP_BUILD=1)
+build_v2() {
+    local inc=${BENCH_V2_INCLUDE_DIR:-$REPO/headers/cuda-13.5/include} t0 rc
+    if [ "${BENCH_SKIP_BUILD:-0}" = 1 ] && [ -d "$DEST_V2/cuda/bindings" ]; then
+        echo "reusing ours' 13.5 build in $DEST_V2"; return 0
+    fi
+    [ -f "$inc/cuda.h" ] || { V2_NOTE="no CUDA 13.5 headers in $inc (BENCH_V2_INCLUDE_DIR)"; echo "_v2: $V2_NOTE"; return 1; }
+    copy_checkout "$WORK/src-13.5"     # a copy of its own: none of the 13.0 build's outputs
+    rm -rf "$DEST_V2"
+    t0=$(now)
+    (cd "$WORK/src-13.5" && CUDA_BINDINGS_CUDA_VERSION=13.5 CUDA_BINDINGS_INCLUDE_DIR="$inc" timeout "${BUILD_TIMEOUT:-420}" \
+        "$PY" -m pip install --no-build-isolation --no-deps --target "$DEST_V2" .) >>"$BLOG" 2>&1
+    rc=$?
+    echo "ours for CUDA 13.5: exit $rc after $(elapsed "$t0" "$(now)") s into $DEST_V2"
+    [ $rc -eq 0 ] || { tail -n 20 "$BLOG"; V2_NOTE="ours' CUDA 13.5 build failed (exit $rc; build.log)"; return 1; }
 }
 
 main() {
@@ -146,6 +232,9 @@ main() {
             WHEEL=""
         fi
     fi
+
+    # --- the second API: NVIDIA's release with cuda.bindings._v2 and ours built for 13.5 -----------
+    prepare_v2
 
     # --- kernels, C twin, Cython floor ------------------------------------------------------------
     say "kernels, C twin, Cython floor"
@@ -237,6 +326,11 @@ for line in open("/proc/self/maps"):
     margs+=(--phases "${BENCH_PHASES:-$PHASES}")
     margs+=(--attempts "${BENCH_ATTEMPTS:-3}" --rerun-seconds "${BENCH_RERUN_SECONDS:-120}"
             --deadline "$((T_START + BUDGET))")
+    if [ -n "$V2_OURS" ] && [ -n "$V2_NVIDIA" ]; then
+        margs+=(--v2-ours "$V2_OURS" --v2-nvidia "$V2_NVIDIA")
+    else
+        margs+=(--v2-note "${V2_NOTE:-not prepared}")
+    fi
     [ -n "$BUILD_SECONDS" ] && margs+=(--build-seconds "$BUILD_SECONDS")
     [ -n "$WHEEL" ] && margs+=(--wheel "$WHEEL")
     [ -n "$WHEEL_SECONDS" ] && [ -n "$WHEEL" ] && margs+=(--wheel-seconds "$WHEEL_SECONDS")

@@ -270,7 +270,53 @@ def test_the_report_shows_the_floors_of_both_packages_and_the_processes_run_agai
     summ = report.summary(res)
     assert "floors, real driver: NVIDIA 48.0, ours 47.0 ns (0.98, within 10%: met); 2 processes" in summ
     assert "real-driver rows: 1; ours / NVIDIA above 1: 0; ranges: ours lower 1" in summ
+    assert "_v2: not measured" in summ
     assert "Not recorded in this run" in "\n".join(report.floor_section({}))
+
+
+def test_the_report_shows_the_v2_rows_with_their_floors():
+    res = {"v2_calls": {"ours": {"v2.ctx_get_current": LOW, "floor_ptr_gil": [40, 41]},
+                        "nvidia": {"v2.ctx_get_current": HIGH, "floor_ptr_gil": [42]}},
+           "v2_meta": {"ours": {"version": "13.5.0", "file": "/o/cuda/bindings/__init__.py"},
+                       "nvidia": {"version": "13.5.0", "file": "/n/cuda/bindings/__init__.py"}}}
+    text = "\n".join(report.v2_section(res))
+    assert ("| driver.ctx_get_current() | 202 | 102 | 0.50 | 200..204 | 100..104 | 5/5 | ours lower | "
+            "`floor_ptr_gil`: no argument, GIL kept, a pointer returned as an int | 41.0 |") in text
+    assert "NVIDIA: 13.5.0 (`/n/cuda/bindings/__init__.py`)" in text
+    note = "\n".join(report.v2_section({"v2_note": "ours has no cuda.bindings._v2 yet"}))
+    assert "Not measured: ours has no cuda.bindings._v2 yet." in note
+    # every _v2 row names a floor that floor.pyx has and calls_v2.py times
+    import calls_v2
+    floor_src = open(os.path.join(BENCH, "floor.pyx")).read()
+    for case, (_, fl) in report.V2_CASES.items():
+        assert calls_v2.FLOOR_OF[case] == fl and f"def {fl[len('floor_'):]}(" in floor_src
+
+
+def test_calls_v2_refuses_a_package_without_the_second_api():
+    # this package has no cuda.bindings._v2 (yet): the process says so and exits 3
+    try:
+        import cuda.bindings._v2  # noqa: F401
+    except ImportError:
+        pass
+    else:
+        pytest.skip("this cuda.bindings has _v2")
+    p = subprocess.run([sys.executable, os.path.join(BENCH, "calls_v2.py"), "--label", "ours"],
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode == 3
+    meta = json.loads(p.stdout.splitlines()[0])["meta"]
+    assert meta["fatal"].startswith("no cuda.bindings._v2")
+
+
+def test_the_v2_launch_arguments_are_packed_in_one_block():
+    import numpy as np
+
+    import calls_v2
+    block, (values, types) = calls_v2.eight_args(0x10000)
+    assert block.dtype == np.uint64 and len(block) == 16 and len(values) == len(types) == 8
+    base = block[8:].ctypes.data
+    assert [int(x) for x in block[:8]] == [base + 8 * i for i in range(8)]
+    assert np.frombuffer(block[8:9].tobytes()[:4], dtype=np.float32)[0] == 2.0
+    assert [int(x) for x in block[9:13]] == [0x10000, 0x10004, 0x10008, 0x1000C]
 
 
 def test_the_gauge_times_a_call():
@@ -279,7 +325,9 @@ def test_the_gauge_times_a_call():
     assert g.name == "(1).bit_length()" and 0 < g() < 10_000
 
 
-def test_run_sh_names_its_variables():
+def test_run_sh_names_the_v2_variables_and_folders():
     head = open(os.path.join(BENCH, "run.sh")).read().split("set -u -o pipefail")[0]
-    for word in ("BENCH_CPU (auto", "BENCH_BUDGET_SECONDS", "BENCH_ATTEMPTS", "BENCH_NO_GPU"):
+    for word in ("BENCH_V2_NVIDIA", "BENCH_V2_OURS", "CUDA_BINDINGS_CUDA_VERSION=13.5", "CUDA_BINDINGS_INCLUDE_DIR",
+                 "headers/cuda-13.5/", "cuda_bindings-13.5.0-*.whl", "/tmp/nvidia-13.5.0", "/tmp/ours-13.5",
+                 "BENCH_CPU (auto", "BENCH_BUDGET_SECONDS", "BENCH_ATTEMPTS", "BENCH_NO_GPU"):
         assert word in head, word
