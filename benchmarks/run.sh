@@ -122,7 +122,7 @@ print(getattr(b, "__version__", "?"), b.__file__)' "$1" 2>&1 | tail -n 1
 # sets V2_OURS and V2_NVIDIA (folders) when both packages' _v2 import, else V2_NOTE (why not)
 prepare_v2() {
     V2_OURS="" V2_NVIDIA="" V2_NOTE=""
-    local wanted=${BENCH_V2:-auto} nv=${BENCH_V2_NVIDIA:-} ours=${BENCH_V2_OURS:-} got whl
+    local wanted=${BENCH_V2:-auto} nv=${BENCH_V2_NVIDIA:-} ours=${BENCH_V2_OURS:-} got whl reqs
     if [ "$wanted" = 0 ]; then V2_NOTE="BENCH_V2=0"; return 0; fi
     say "the second API, cuda.bindings._v2: NVIDIA's and ours"
     if [ -z "$nv" ]; then
@@ -133,10 +133,11 @@ prepare_v2() {
             echo "_v2: $V2_NOTE"; return 0
         fi
         rm -rf "$nv"
+        # in one go: pip --target leaves a top-level folder (cuda/) that is already there alone
+        reqs=(cuda-bindings==13.5.0)
+        compgen -G "$CUDA_BINDINGS_WHEEL_DIR/cuda_pathfinder-*.whl" >/dev/null && reqs+=(cuda-pathfinder)
         "$PY" -m pip install -q --no-index --no-deps --no-compile --target "$nv" \
-            --find-links "$CUDA_BINDINGS_WHEEL_DIR" cuda-bindings==13.5.0 >>"$BLOG" 2>&1
-        compgen -G "$CUDA_BINDINGS_WHEEL_DIR/cuda_pathfinder-*.whl" >/dev/null && "$PY" -m pip install -q \
-            --no-index --no-deps --no-compile --target "$nv" --find-links "$CUDA_BINDINGS_WHEEL_DIR" cuda-pathfinder >>"$BLOG" 2>&1
+            --find-links "$CUDA_BINDINGS_WHEEL_DIR" "${reqs[@]}" >>"$BLOG" 2>&1
     fi
     if ! got=$(v2_where "$nv"); then
         V2_NOTE="NVIDIA's _v2 does not import from $nv: $got"; echo "_v2: $V2_NOTE"; return 0
