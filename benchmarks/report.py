@@ -420,9 +420,9 @@ def findings(res):
             "median follows how many landed on the fast side, and so the direction of a whole-call row could flip between runs "
             "while the binding's own cost (no-op driver) stayed far apart. Rows whose ranges overlap get "
             "more rounds, and the probe measures the binding's part on the real driver directly "
-            "(*between* below). The Cython floor, the same code in both packages' processes, was seen "
-            "to take 46-50 ns in some processes and 77-86 ns in others on the same machine: the "
-            "process's speed, which the run now checks in every process ([process speed]"
+            "(*between* below). In a later run (commit d535952, H200 machine) the Cython floor, the same "
+            "code in both packages' processes, took 46-50 ns in some processes and 77-86 ns in others: "
+            "the process's speed, which the run now checks in every process ([process speed]"
             "(#process-speed-the-floor-in-every-per-call-process)).")
     flags = res.get("getproc_flags") or []
     if flags:
