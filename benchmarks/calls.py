@@ -4,9 +4,10 @@
                      [--floor-dir DIR] [--only REGEX]
 
 Prints JSON lines on stdout: first {"meta": {...}} (which cuda.bindings was imported, its version,
-the device), then one {"case": NAME, "ns": NS, "iters": N, "repeats": R} per case, or
-{"case": NAME, "error": MESSAGE} where a call failed.  benchmarks/measure.py runs this script
-several times, alternating NVIDIA's package and ours, and takes the median over processes.
+the device), then one {"case": NAME, "ns": NS, "iters": N, "repeats": R, "gauge": NS} per case, or
+{"case": NAME, "error": MESSAGE} where a call failed, and last {"gauge_end": NS, "gauge_name": NAME}.
+benchmarks/measure.py runs this script several times, alternating NVIDIA's package and ours, and
+takes the median over processes.
 
 How a case is timed: its statement is checked once (status 0), then calibrated so that one repeat
 lasts about 10 ms; the figure is the fastest of 7 repeats, in nanoseconds per call.  The statement
@@ -15,6 +16,12 @@ call, its argument conversion and its result tuple, plus timeit's loop step (a f
 lambda or attribute lookup.  Calls that queue GPU work (launches, event records, async copies) run
 at most 500 times per repeat (fastest of 21 repeats) and the stream is synchronized, untimed, after
 each repeat, so the launch queue never fills and the figure is the CPU cost of the call.
+
+The process's speed: right before each case, and once after the last, a gauge is timed (Gauge:
+benchmarks/floor.pyx's tuple_gil where --floor-dir is given, the fastest of 5 short repeats);
+benchmarks/measure.py takes the slowest of them as the process's floor and runs a process again
+whose floor is well above the fastest of the run's (the same CPU was seen to run a process at
+half the speed of the one before).
 
 The case names match benchmarks/overhead_c.c, where the same driver calls are made from C.
 Under benchmarks/drvprobe.c (DRVPROBE_OUT set) each case's timed repeats are marked as one segment
@@ -87,8 +94,44 @@ def measure(stmt, names, queued, after):
     return best * 1e9, iters, repeats
 
 
+class Gauge:
+    """The speed of this process at one moment: ns per call of `fn` (no arguments), the fastest
+    of REPEATS repeats of about half a millisecond each, so that a single interruption does not
+    count, while a CPU that runs slowly for a while does."""
+    REPEATS = 5
+
+    def __init__(self, fn, name):
+        self.name = name
+        self.timer = timeit.Timer("f()", setup="f = _f", timer=time.perf_counter, globals={"_f": fn})
+        self.n = 64
+        while self.timer.timeit(self.n) < 0.0005 and self.n < 1 << 22:
+            self.n *= 2
+
+    def __call__(self):
+        return round(min(self.timer.timeit(self.n) for _ in range(self.REPEATS)) / self.n * 1e9, 2)
+
+
+def fallback_gauge():
+    """The gauge without benchmarks/floor.pyx: a builtin method call."""
+    return Gauge((1).bit_length, "(1).bit_length()")
+
+
+def floor_gauge(floor_dir):
+    """(the floor module or None, the gauge): floor.tuple_gil where floor.pyx was built."""
+    if floor_dir:
+        sys.path.insert(0, floor_dir)
+        try:
+            import floor
+        except ImportError as e:
+            emit({"case": "floor_tuple_nogil", "error": f"ImportError: {e}"})
+        else:
+            return floor, Gauge(floor.tuple_gil, "floor_tuple_gil")
+    return None, fallback_gauge()
+
+
 ONLY = None     # --only: a regular expression; the cases whose names it does not match are skipped
 PROBE = None    # drvprobe_mark of benchmarks/drvprobe.c, where that driver is the one loaded
+GAUGE = None    # a Gauge, timed before each case
 
 
 def wanted(name):
@@ -105,6 +148,7 @@ def run_case(name, stmt, names, queued=False, after=None, status=True):
         st = status_of(res) if status else None
         if st is not None and st != 0:
             raise RuntimeError(f"status {res[0]!r}")
+        gauge = GAUGE() if GAUGE is not None else None
         if PROBE is not None:
             PROBE(name.encode())
         ns, iters, repeats = measure(stmt, names, queued, after)
@@ -118,7 +162,16 @@ def run_case(name, stmt, names, queued=False, after=None, status=True):
                 pass
         emit({"case": name, "error": f"{type(e).__name__}: {e}"})
         return
-    emit({"case": name, "ns": round(ns, 2), "iters": iters, "repeats": repeats})
+    row = {"case": name, "ns": round(ns, 2), "iters": iters, "repeats": repeats}
+    if gauge is not None:
+        row["gauge"] = gauge
+    emit(row)
+
+
+def gauge_end():
+    """The gauge once more after the last case: the process's last moment counts too."""
+    if GAUGE is not None:
+        emit({"gauge_end": GAUGE(), "gauge_name": GAUGE.name})
 
 
 NVML_NVFATBIN_CASES = ("nvml.device_get_count_v2", "nvml.device_get_memory_info_v2", "nvml.device_get_utilization_rates",
@@ -222,7 +275,7 @@ def main():
     ap.add_argument("--floor-dir")
     ap.add_argument("--only", help="a regular expression: run only the cases whose names it matches")
     args = ap.parse_args()
-    global ONLY, PROBE
+    global ONLY, PROBE, GAUGE
     if args.only:
         import re
         ONLY = re.compile(args.only)
@@ -238,6 +291,7 @@ def main():
 
     from cuda.bindings import driver, nvrtc, runtime
 
+    floor, GAUGE = floor_gauge(args.floor_dir)
     ok(driver.cuInit(0), "cuInit")
     dev = ok(driver.cuDeviceGet(0), "cuDeviceGet")
     ctx = ok(driver.cuDevicePrimaryCtxRetain(dev), "cuDevicePrimaryCtxRetain")
@@ -379,22 +433,17 @@ def main():
     run_case("cudaGetErrorString", "f(e)",
              {"f": runtime.cudaGetErrorString, "e": runtime.cudaError_t.cudaErrorInvalidValue})
 
-    if args.floor_dir:
-        sys.path.insert(0, args.floor_dir)
-        try:
-            import floor
-        except ImportError as e:
-            emit({"case": "floor_tuple_nogil", "error": f"ImportError: {e}"})
-        else:
-            run_case("floor_tuple_nogil", "f()", {"f": floor.tuple_nogil})
-            run_case("floor_tuple_gil", "f()", {"f": floor.tuple_gil})
-            run_case("floor_noop", "f()", {"f": floor.noop})
-            run_case("floor_value_nogil", "f(h)", {"f": floor.value_nogil, "h": 0x7f0000001000}, status=False)
-            run_case("floor_struct_nogil", "f(h)", {"f": floor.struct_nogil, "h": 0x7f0000001000}, status=False)
-            run_case("floor_handle_gil", "f()", {"f": floor.handle_gil})
-            run_case("floor_enum_int_gil", "f(a, d)", {"f": floor.enum_int_gil, "d": int(dev),
-                     "a": D.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT})
-            run_case("floor_enum_str_gil", "f(e)", {"f": floor.enum_str_gil, "e": D.CUresult.CUDA_ERROR_INVALID_VALUE})
+    if floor is not None:
+        run_case("floor_tuple_nogil", "f()", {"f": floor.tuple_nogil})
+        run_case("floor_tuple_gil", "f()", {"f": floor.tuple_gil})
+        run_case("floor_noop", "f()", {"f": floor.noop})
+        run_case("floor_value_nogil", "f(h)", {"f": floor.value_nogil, "h": 0x7f0000001000}, status=False)
+        run_case("floor_struct_nogil", "f(h)", {"f": floor.struct_nogil, "h": 0x7f0000001000}, status=False)
+        run_case("floor_handle_gil", "f()", {"f": floor.handle_gil})
+        run_case("floor_enum_int_gil", "f(a, d)", {"f": floor.enum_int_gil, "d": int(dev),
+                 "a": D.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT})
+        run_case("floor_enum_str_gil", "f(e)", {"f": floor.enum_str_gil, "e": D.CUresult.CUDA_ERROR_INVALID_VALUE})
+    gauge_end()
 
     sync()
     for e in (ev_done, ev_rec):

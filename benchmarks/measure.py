@@ -4,8 +4,18 @@
                        [--c-binary overhead_c] [--floor-dir DIR] [--rounds 5] [--import-repeats 9]
                        [--max-rounds 15] [--extra-seconds 240] [--stub-dir DIR]
                        [--probe-dir DIR --probe-real PATH] [--probe-rounds 2]
-                       [--cpu 2] [--build-seconds S] [--wheel FILE] [--wheel-seconds S]
+                       [--v2-ours DIR --v2-nvidia DIR | --v2-note TEXT]
+                       [--cpu auto|N|none] [--attempts 3] [--rerun-seconds 120] [--deadline EPOCH]
+                       [--build-seconds S] [--wheel FILE] [--wheel-seconds S] [--phases LIST]
 
+* Process speed: first a CPU probe (CPU_PROBE, a short Python loop in a fresh process pinned to
+  each CPU, three times) picks the CPU every process is then pinned to (--cpu auto; a number
+  pins to that CPU).  Every per-call process (calls.py, calls_v2.py) times a gauge before each
+  case and after the last; its floor is the slowest gauge but one (process_floor).  After all
+  phases (finish), each per-call process whose floor is above LIMIT (1.2) x the run's fastest is
+  run again, up to --attempts processes, the one with the lower floor kept, both packages alike;
+  two processes in a row over the limit probe the CPUs again.  The processes run again and the
+  extra rounds below stop at --deadline.
 * Per-call overhead: R rounds; each round runs the C twin once, then benchmarks/calls.py in a fresh
   process with ours and with NVIDIA's package, the order alternating from round to round
   (ours, NVIDIA / NVIDIA, ours).  Each process reports, per case, the fastest of its repeats; the
@@ -13,7 +23,9 @@
   (report.interval).  The cases whose two intervals overlap after R rounds get more rounds, of
   those cases alone (calls.py --only), until they are apart, --max-rounds is reached or
   --extra-seconds are spent (more_rounds).  The same for the no-op driver and NVML
-  (--stub-dir), where the figures are the binding's own cost.
+  (--stub-dir), where the figures are the binding's own cost, and for the second API,
+  cuda.bindings._v2 (calls_v2.py), on the no-op driver, ours from --v2-ours against NVIDIA's from
+  --v2-nvidia.
 * The driver probe (--probe-dir, --probe-real): the launch cases on benchmarks/drvprobe.c, a
   libcuda.so.1 in front of the real one that records, per case, the entry points called, the
   driver's time per launch, the caller's time between launches and where the kernelParams array
@@ -25,7 +37,7 @@
   writes any missing .pyc and warms the file cache).
 * First cuInit: a fresh process times `from cuda.bindings import driver` and then `driver.cuInit(0)`;
   N times each, alternating; the C twin's first cuInit(0) likewise.
-Every process is pinned to one CPU with taskset when the machine has that CPU.
+Every process is pinned to one CPU with taskset when the machine has it (see above).
 Ours is imported with PYTHONPATH=DIR (and checked to come from there); NVIDIA's with PYTHONPATH
 unset (and checked not to).
 """
@@ -35,6 +47,7 @@ import os
 import platform
 import re
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -43,6 +56,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from report import apart, interval  # noqa: E402  (the report's own test of whether two ranges overlap)
+T0 = time.time()
 MODULES = ("driver", "runtime", "nvrtc", "nvjitlink")
 IMPLS = ("ours", "nvidia")
 
@@ -71,20 +85,111 @@ def log(msg):
     print(f"[measure {time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
 
 
+CPU_PROBE = """\
+import time
+def loop(n, f=len, x=()):
+    t0 = time.perf_counter()
+    for _ in range(n):
+        f(x)
+    return time.perf_counter() - t0
+loop(20000)
+print(min(loop(50000) for _ in range(5)) / 50000 * 1e9)
+"""
+LIMIT = 1.2         # a per-call process whose floor exceeds LIMIT x the run's fastest is run again
+MAX_REPROBES = 3    # CPU probes after the first, when a process run again is again too slow
+
+
+def process_floor(gauges):
+    """A process's floor: the slowest of the gauges calls.py timed in it (before each case and
+    after the last) but one, so that a single gauge caught by an interruption does not count;
+    the slowest where there are fewer than 3."""
+    g = sorted((x for x in gauges if x), reverse=True)
+    if not g:
+        return None
+    return g[1] if len(g) >= 3 else g[0]
+
+
 class Runner:
     def __init__(self, args):
         self.args = args
         self.py = args.python
         self.pin = []
-        ncpu = os.cpu_count() or 1
-        if args.cpu is not None and args.cpu >= 0 and shutil.which("taskset") and args.cpu < ncpu:
-            probe = subprocess.run(["taskset", "-c", str(args.cpu), "true"], capture_output=True)
-            if probe.returncode == 0:
-                self.pin = ["taskset", "-c", str(args.cpu)]
+        self.fastest = None                 # the fastest process floor of the run so far
+        self.cpu_probe = {"mode": "none", "probes": []}
+        self.over_in_a_row = 0
+        self.deadline = args.deadline
+        self.phases = {}                    # name -> Phase, for finish()
+        cpu = str(args.cpu).strip().lower()
+        if cpu == "auto":
+            self.cpu_probe["mode"] = "auto"
+            self.choose_cpu()
+        elif cpu.lstrip("-").isdigit() and int(cpu) >= 0:
+            self.cpu_probe["mode"] = "fixed"
+            self.pin_to(int(cpu))
         env = dict(os.environ)
         env.pop("PYTHONPATH", None)
         env["PYTHONUNBUFFERED"] = "1"
         self.env = {"nvidia": env, "ours": dict(env, PYTHONPATH=os.path.abspath(args.ours))}
+
+    def pin_to(self, cpu):
+        """Pins every later process to `cpu` with taskset, where the machine has it."""
+        if shutil.which("taskset") is None or cpu not in self.cpus():
+            return False
+        if subprocess.run(["taskset", "-c", str(cpu), "true"], capture_output=True).returncode != 0:
+            return False
+        self.pin = ["taskset", "-c", str(cpu)]
+        return True
+
+    @staticmethod
+    def cpus():
+        try:
+            return sorted(os.sched_getaffinity(0))
+        except (AttributeError, OSError):
+            return list(range(os.cpu_count() or 1))
+
+    def choose_cpu(self, passes=3):
+        """Times a short Python loop (CPU_PROBE) in a fresh process pinned to each CPU, `passes`
+        times (the order reversed every other pass), and pins to the CPU whose median is lowest:
+        on a virtual machine the CPUs were seen to differ twofold in speed."""
+        cpus = self.cpus()
+        if shutil.which("taskset") is None or len(cpus) < 2:
+            return None
+        times = {c: [] for c in cpus}
+        for k in range(passes):
+            for c in (cpus if k % 2 == 0 else cpus[::-1]):
+                p = subprocess.run(["taskset", "-c", str(c), self.py, "-I", "-S", "-c", CPU_PROBE],
+                                   capture_output=True, text=True, timeout=60)
+                try:
+                    times[c].append(round(float(p.stdout.split()[-1]), 2))
+                except (IndexError, ValueError):
+                    pass
+        meds = {c: statistics.median(v) for c, v in times.items() if v}
+        if not meds:
+            return None
+        best = min(meds, key=lambda c: (meds[c], c == 0))
+        self.pin_to(best)
+        self.cpu_probe["probes"].append({"at_s": round(time.time() - T0, 1), "chosen": best,
+                                         "ns": {str(c): v for c, v in times.items()}, "pinned": " ".join(self.pin)})
+        log("CPU probe: " + ", ".join(f"{c}: {meds[c]:.1f}" for c in sorted(meds))
+            + f" ns per loop step; pinned to {best}")
+        return best
+
+    def note(self, floor, over):
+        """Keeps the run's fastest floor; after two processes in a row over the limit (the
+        second a run again), probes the CPUs again (at most MAX_REPROBES times, with --cpu auto)."""
+        if floor is not None and (self.fastest is None or floor < self.fastest):
+            self.fastest = floor
+        self.over_in_a_row = self.over_in_a_row + 1 if over else 0
+        if self.over_in_a_row >= 2 and self.cpu_probe["mode"] == "auto" \
+                and len(self.cpu_probe["probes"]) <= MAX_REPROBES:
+            self.over_in_a_row = 0
+            self.choose_cpu()
+
+    def limit(self):
+        return None if self.fastest is None else LIMIT * self.fastest
+
+    def time_left(self):
+        return float("inf") if not self.deadline else self.deadline - time.time()
 
     def run(self, cmd, env=None, timeout=300, cwd=None):
         t0 = time.perf_counter()
@@ -110,17 +215,96 @@ def parse_lines(text):
     return rows
 
 
+def gauges_of(rows):
+    """The gauges calls.py timed in one process (before each case, after the last) and their name."""
+    g = [x["gauge"] for x in rows if "gauge" in x] + [x["gauge_end"] for x in rows if "gauge_end" in x]
+    return g, next((x["gauge_name"] for x in rows if "gauge_name" in x), None)
+
+
 def order(i):
     return IMPLS if i % 2 == 0 else IMPLS[::-1]
 
 
-def run_calls(r, impl, env, floor=True, only=None):
+class Phase:
+    """The per-call processes of one phase (calls.py on the real driver, on the no-op driver,
+    calls_v2.py, the driver probe), each kept with its output and its floor (process_floor).
+    The phase's tables are rebuilt from the processes kept (rebuild); a process whose floor is
+    above the limit can be run again (redo), the attempt with the lower floor kept.  Both
+    packages' processes are treated alike."""
+
+    def __init__(self, r, name, spawn, reset, take):
+        self.r, self.name = r, name
+        self.spawn = spawn      # spawn(rec) -> (output, rows): one fresh process
+        self.reset = reset      # reset(): empties the phase's tables
+        self.take = take        # take(rec): adds a kept process's output to them
+        self.procs = []
+        self.gauge = None
+
+    def _once(self, rec):
+        out, rows = self.spawn(rec)
+        gauges, name = gauges_of(rows)
+        self.gauge = self.gauge or name
+        return out, process_floor(gauges)
+
+    def run(self, i, impl, only=None, **extra):
+        rec = dict(extra, impl=impl, round=i, only=only)
+        t0 = time.perf_counter()
+        rec["out"], rec["floor"] = self._once(rec)
+        rec["dt"] = time.perf_counter() - t0
+        rec["tries"] = [rec["floor"]]
+        self.r.note(rec["floor"], self.over(rec))
+        self.procs.append(rec)
+        return rec
+
+    def over(self, rec):
+        lim = self.r.limit()
+        return lim is not None and rec["floor"] is not None and rec["floor"] > lim
+
+    def redo(self, rec):
+        out, floor = self._once(rec)
+        rec["tries"].append(floor)
+        if floor is not None and (rec["floor"] is None or floor < rec["floor"]):
+            rec["out"], rec["floor"] = out, floor
+        self.r.note(floor, self.over(rec))
+
+    def rerun_slow(self, recs, attempts, until):
+        """Runs again each of `recs` whose floor is above the limit, up to `attempts` processes
+        in all for it, while time.time() < until and the deadline leaves room for one more."""
+        for rec in recs:
+            while self.over(rec) and len(rec["tries"]) < attempts and time.time() < until \
+                    and self.r.time_left() > 2 * rec["dt"] + 5:
+                self.redo(rec)
+
+    def rebuild(self):
+        self.reset()
+        for rec in self.procs:
+            self.take(rec)
+
+    def summary(self):
+        lim = self.r.limit()
+        return {"gauge": self.gauge,
+                "floors": {impl: [p["floor"] for p in self.procs if p["impl"] == impl] for impl in IMPLS},
+                "processes": len(self.procs),
+                "rerun": sum(len(p["tries"]) > 1 for p in self.procs),
+                "extra_processes": sum(len(p["tries"]) - 1 for p in self.procs),
+                "over_limit": sum(1 for p in self.procs if lim and p["floor"] and p["floor"] > lim),
+                "tries": [{"impl": p["impl"], "round": p["round"], "label": p.get("label", p["impl"]),
+                           "cases": None if p["only"] is None else len(p["only"]), "floors": p["tries"]}
+                          for p in self.procs]}
+
+
+def run_calls(r, impl, env, only=None, script="calls.py", expect_under=None):
     """One fresh calls.py process for `impl` (the cases `only` names, if given): (its JSON rows,
     the process, seconds)."""
     a = r.args
-    cmd = [r.py, os.path.join(HERE, "calls.py"), "--label", impl, "--cubin", a.cubin]
-    cmd += ["--expect-under", a.ours] if impl == "ours" else ["--expect-not-under", a.ours]
-    if floor and a.floor_dir:
+    cmd = [r.py, os.path.join(HERE, script), "--label", impl]
+    if script == "calls.py":
+        cmd += ["--cubin", a.cubin]
+    if expect_under:
+        cmd += ["--expect-under", expect_under]
+    else:
+        cmd += ["--expect-under", a.ours] if impl == "ours" else ["--expect-not-under", a.ours]
+    if a.floor_dir:
         cmd += ["--floor-dir", a.floor_dir]
     if only is not None:
         cmd += ["--only", "^(" + "|".join(re.escape(c) for c in sorted(only)) + ")$"]
@@ -135,17 +319,41 @@ def calls(r, res):
     res["call_meta"] = {}
     res["call_iters"] = {"C": {}, "ours": {}, "nvidia": {}}
 
-    def take(impl, rows):
+    def take_rows(impl, rows, only=None):
         for row in rows:
             if "meta" in row:
                 res["call_meta"][impl] = row["meta"]
             elif "error" in row:
                 res["call_errors"][impl][row["case"]] = row["error"]
-            elif "ns" in row:
+            elif "ns" in row and (only is None or row["case"] in only):
                 res["calls"][impl].setdefault(row["case"], []).append(row["ns"])
                 if "iters" in row:
                     res["call_iters"][impl][row["case"]] = row["iters"]
 
+    def spawn(rec):
+        impl = rec["impl"]
+        rows, p, dt = run_calls(r, impl, r.env[impl], only=rec["only"])
+        meta = next((x["meta"] for x in rows if "meta" in x), {})
+        if "fatal" in meta:
+            raise SystemExit(f"measure: {impl}: {meta['fatal']}")
+        err = None
+        if p.returncode != 0:
+            log(f"{impl} calls.py failed (exit {p.returncode}): {p.stderr.strip()[-1500:]}")
+            err = f"exit {p.returncode}: {p.stderr.strip()[-300:]}"
+        return {"rows": rows, "error": err}, rows
+
+    def reset():
+        for impl in IMPLS:
+            res["calls"][impl] = {}
+            res["call_errors"][impl] = {}
+
+    def take(rec):
+        take_rows(rec["impl"], rec["out"]["rows"], rec["only"])
+        if rec["out"]["error"]:
+            res["call_errors"][rec["impl"]]["(process)"] = rec["out"]["error"]
+
+    ph = r.phases["calls"] = Phase(r, "calls", spawn, reset, take)
+    ph.table = res["calls"]
     for i in range(a.rounds):
         took = []
         if a.c_binary:
@@ -156,25 +364,13 @@ def calls(r, res):
             rows = parse_lines(p.stdout)
             res.setdefault("c_first_cuInit_in_bench_ns", []).extend(
                 x["ns"] for x in rows if x.get("case") == "first_cuInit" and "ns" in x)
-            take("C", [x for x in rows if x.get("case") != "first_cuInit"])
+            take_rows("C", [x for x in rows if x.get("case") != "first_cuInit"])
             took.append(f"C {dt:.1f} s")
         for impl in order(i):
-            rows, p, dt = run_calls(r, impl, r.env[impl])
-            meta = next((x["meta"] for x in rows if "meta" in x), {})
-            if "fatal" in meta:
-                raise SystemExit(f"measure: {impl}: {meta['fatal']}")
-            if p.returncode != 0:
-                log(f"{impl} calls.py failed (exit {p.returncode}): {p.stderr.strip()[-1500:]}")
-                res["call_errors"][impl]["(process)"] = f"exit {p.returncode}: {p.stderr.strip()[-300:]}"
-            take(impl, rows)
-            took.append(f"{impl} {dt:.1f} s")
+            rec = ph.run(i, impl)
+            took.append(f"{impl} {rec['dt']:.1f} s (floor {rec['floor']} ns)")
         log(f"calls round {i + 1}/{a.rounds}: " + ", ".join(took))
-
-    def one_round(i, cases):
-        for impl in order(i):
-            rows, p, dt = run_calls(r, impl, r.env[impl], floor=False, only=cases)
-            take(impl, [x for x in rows if x.get("case") in cases])
-    more_rounds(r, res, res["calls"], one_round, "calls")
+    ph.rebuild()
 
 
 def undecided(table):
@@ -184,23 +380,37 @@ def undecided(table):
             and apart(interval(table["ours"][c]), interval(table["nvidia"][c])) == "overlap"}
 
 
-def more_rounds(r, res, table, one_round, what):
+def more_rounds(r, res, ph):
     """Rounds beyond --rounds, of the cases whose two intervals still overlap only, the packages
     alternating as before, until none is left, --max-rounds is reached or --extra-seconds are
-    spent: the interval of a median narrows as figures are added, so a difference of a few per
-    cent that five rounds cannot show can be told apart (or shown to be too small to tell)."""
+    spent (or the deadline comes): the interval of a median narrows as figures are added, so a
+    difference of a few per cent that five rounds cannot show can be told apart (or shown to be
+    too small to tell).  Each of these processes is run again at once if its floor is above the
+    limit, as in rerun_slow."""
     a = r.args
     t0 = time.perf_counter()
     i = a.rounds
-    left = undecided(table)
-    res.setdefault("extra_rounds", {})[what] = {"undecided_after_rounds": sorted(left)}
-    while left and i < a.max_rounds and time.perf_counter() - t0 < a.extra_seconds:
-        one_round(i, left)
+    left = undecided(ph.table)
+    res.setdefault("extra_rounds", {})[ph.name] = {"undecided_after_rounds": sorted(left)}
+    step = 2 * max((p["dt"] for p in ph.procs if p["only"] is not None), default=5.0)
+    while left and i < a.max_rounds and time.perf_counter() - t0 < a.extra_seconds and r.time_left() > step + 10:
+        t1 = time.perf_counter()
+        for impl in order(i):
+            rec = ph.run(i, impl, only=left)
+            ph.rerun_slow([rec], a.attempts, time.time() + a.rerun_seconds)
+        ph.rebuild()
+        step = max(step, time.perf_counter() - t1)
         i += 1
-        left = undecided(table)
-        log(f"{what}: extra round {i}/{a.max_rounds}, {len(left)} cases still overlap")
-    res["extra_rounds"][what].update(rounds=i, seconds=round(time.perf_counter() - t0, 1),
-                                     still_undecided=sorted(left))
+        left = undecided(ph.table)
+        log(f"{ph.name}: extra round {i}/{a.max_rounds}, {len(left)} cases still overlap")
+    res["extra_rounds"][ph.name].update(rounds=i, seconds=round(time.perf_counter() - t0, 1),
+                                        still_undecided=sorted(left))
+
+
+def stub_env(r, env):
+    env = dict(env)
+    env["LD_LIBRARY_PATH"] = r.args.stub_dir + (":" + env["LD_LIBRARY_PATH"] if env.get("LD_LIBRARY_PATH") else "")
+    return env
 
 
 def stub_calls(r, res):
@@ -214,14 +424,25 @@ def stub_calls(r, res):
     res["stub_errors"] = {"ours": {}, "nvidia": {}}
     res["stub_nvml"] = {}
 
-    def one(i, impl, only=None):
-        env = dict(r.env[impl])
-        env["LD_LIBRARY_PATH"] = a.stub_dir + (":" + env["LD_LIBRARY_PATH"] if env.get("LD_LIBRARY_PATH") else "")
-        rows, p, dt = run_calls(r, impl, env, floor=only is None, only=only)
+    def spawn(rec):
+        impl = rec["impl"]
+        rows, p, dt = run_calls(r, impl, stub_env(r, r.env[impl]), only=rec["only"])
         meta = next((x["meta"] for x in rows if "meta" in x), {})
         if meta.get("device") != "stub":
-            res["stub_errors"][impl]["(process)"] = f"not the no-op driver (device {meta.get('device')!r}); exit {p.returncode}: {p.stderr.strip()[-300:]}"
-            return
+            err = (f"not the no-op driver (device {meta.get('device')!r}); "
+                   f"exit {p.returncode}: {p.stderr.strip()[-300:]}")
+            return {"rows": [], "error": err}, rows
+        return {"rows": rows, "error": None}, rows
+
+    def reset():
+        for impl in IMPLS:
+            res["stub_calls"][impl] = {}
+            res["stub_errors"][impl] = {}
+
+    def take(rec):
+        impl, rows, only = rec["impl"], rec["out"]["rows"], rec["only"]
+        if rec["out"]["error"]:
+            res["stub_errors"][impl]["(process)"] = rec["out"]["error"]
         nvml_lib = next((x["nvml_library"] for x in rows if "nvml_library" in x), None)
         if nvml_lib is not None:
             res["stub_nvml"][impl] = nvml_lib
@@ -233,12 +454,80 @@ def stub_calls(r, res):
             elif "error" in row:
                 res["stub_errors"][impl][row["case"]] = row["error"]
 
+    ph = r.phases["stub_calls"] = Phase(r, "stub_calls", spawn, reset, take)
+    ph.table = res["stub_calls"]
     for i in range(a.rounds):
         for impl in order(i):
-            one(i, impl)
-        log(f"no-op driver round {i + 1}/{a.rounds}")
-    more_rounds(r, res, res["stub_calls"], lambda i, cases: [one(i, impl, cases) for impl in order(i)],
-                "stub_calls")
+            ph.run(i, impl)
+        log(f"no-op driver round {i + 1}/{a.rounds}: floors " + ", ".join(
+            f"{p['impl']} {p['floor']}" for p in ph.procs[-2:]))
+    ph.rebuild()
+
+
+def v2_calls(r, res):
+    """NVIDIA's second API, cuda.bindings._v2 (benchmarks/calls_v2.py), on the no-op driver:
+    ours' build with it (--v2-ours) against NVIDIA's release with it (--v2-nvidia), each
+    imported from its own folder, the processes alternating and judged by their floors as the
+    other phases'."""
+    a = r.args
+    if a.v2_note:
+        res["v2_note"] = a.v2_note
+    if not (a.v2_ours and a.v2_nvidia and a.stub_dir):
+        if not a.v2_note:
+            res["v2_note"] = "not run: " + ("no no-op driver (--stub-dir)" if not a.stub_dir
+                                            else "--v2-ours and --v2-nvidia not both given")
+        return
+    base = dict(r.env["nvidia"])
+    dirs = {"ours": os.path.abspath(a.v2_ours), "nvidia": os.path.abspath(a.v2_nvidia)}
+    envs = {impl: stub_env(r, dict(base, PYTHONPATH=d)) for impl, d in dirs.items()}
+    res["v2_calls"] = {"ours": {}, "nvidia": {}}
+    res["v2_errors"] = {"ours": {}, "nvidia": {}}
+    res["v2_meta"] = {}
+
+    def spawn(rec):
+        impl = rec["impl"]
+        rows, p, dt = run_calls(r, impl, envs[impl], only=rec["only"], script="calls_v2.py",
+                                expect_under=dirs[impl])
+        meta = next((x["meta"] for x in rows if "meta" in x), {})
+        err = None
+        if "fatal" in meta or meta.get("device") != "stub" or p.returncode != 0:
+            why = meta.get("fatal") or f"device {meta.get('device')!r}"
+            err = f"{why}; exit {p.returncode}: {p.stderr.strip()[-300:]}"
+        return {"rows": rows, "meta": meta, "error": err}, rows
+
+    def reset():
+        for impl in IMPLS:
+            res["v2_calls"][impl] = {}
+            res["v2_errors"][impl] = {}
+
+    def take(rec):
+        impl, out = rec["impl"], rec["out"]
+        res["v2_meta"][impl] = out["meta"]
+        if out["error"]:
+            res["v2_errors"][impl]["(process)"] = out["error"]
+        for row in out["rows"]:
+            if "ns" in row and (rec["only"] is None or row["case"] in rec["only"]):
+                res["v2_calls"][impl].setdefault(row["case"], []).append(row["ns"])
+            elif "error" in row:
+                res["v2_errors"][impl][row["case"]] = row["error"]
+
+    ph = r.phases["v2_calls"] = Phase(r, "v2_calls", spawn, reset, take)
+    ph.table = res["v2_calls"]
+    for i in range(a.rounds):
+        for impl in order(i):
+            ph.run(i, impl)
+        log(f"_v2 round {i + 1}/{a.rounds}: floors " + ", ".join(f"{p['impl']} {p['floor']}" for p in ph.procs[-2:]))
+    ph.rebuild()
+
+
+def probe_arms(a):
+    """[(impl, label, environment)]: both packages, then the experiments: ours with the entry
+    points asked otherwise (--probe-arm VERSION:FLAGS)."""
+    arms = [(impl, impl, {}) for impl in IMPLS]
+    for spec in a.probe_arm or ():
+        ask = dict(zip(("DRVPROBE_ASK_VERSION", "DRVPROBE_ASK_FLAGS"), spec.split(":")))
+        arms.append(("ours", f"ours@{spec}", {k: v for k, v in ask.items() if v != ""}))
+    return arms
 
 
 def probe_calls(r, res):
@@ -249,40 +538,94 @@ def probe_calls(r, res):
     a = r.args
     if not (a.probe_dir and a.probe_real):
         return
-    res["probe"] = []
-    res["probe_calls"] = {"ours": {}, "nvidia": {}}
-    res["probe_errors"] = {}
-    arms = [(impl, impl, {}) for impl in IMPLS]
-    for spec in a.probe_arm or ():    # experiments: ours with the entry points asked otherwise
-        ask = dict(zip(("DRVPROBE_ASK_VERSION", "DRVPROBE_ASK_FLAGS"), spec.split(":")))
-        arms.append(("ours", f"ours@{spec}", {k: v for k, v in ask.items() if v != ""}))
     res["probe_asked"] = {}
+    arms = probe_arms(a)
+
+    def spawn(rec):
+        impl, label = rec["impl"], rec["label"]
+        with tempfile.NamedTemporaryFile("r", suffix=".jsonl", delete=False) as fh:
+            path = fh.name
+        env = dict(r.env[impl], DRVPROBE_REAL=a.probe_real, DRVPROBE_OUT=path, DRVPROBE_LABEL=label)
+        env.update(rec["ask"])
+        env["LD_LIBRARY_PATH"] = a.probe_dir + (":" + env["LD_LIBRARY_PATH"] if env.get("LD_LIBRARY_PATH") else "")
+        cmd = [r.py, os.path.join(HERE, "calls.py"), "--label", impl, "--cubin", a.cubin, "--only", "^cu"]
+        cmd += ["--expect-under", a.ours] if impl == "ours" else ["--expect-not-under", a.ours]
+        if a.floor_dir:
+            cmd += ["--floor-dir", a.floor_dir]     # for the gauge: no floor case matches ^cu
+        p, dt = r.run(cmd, env=env, timeout=300)
+        with open(path) as fh:
+            segs = parse_lines(fh.read())
+        os.unlink(path)
+        rows = parse_lines(p.stdout)
+        err = f"exit {p.returncode}: {p.stderr.strip()[-400:]}" if p.returncode != 0 else None
+        return {"rows": rows, "segs": segs, "error": err}, rows
+
+    def reset():
+        res["probe"] = []
+        res["probe_calls"] = {"ours": {}, "nvidia": {}}
+        res["probe_errors"] = {}
+
+    def take(rec):
+        label = rec["label"]
+        if rec["out"]["error"]:
+            res["probe_errors"][label] = rec["out"]["error"]
+        for row in rec["out"]["rows"]:
+            if "ns" in row:
+                res["probe_calls"].setdefault(label, {}).setdefault(row["case"], []).append(row["ns"])
+        for seg in rec["out"]["segs"]:
+            if "asked" in seg:
+                res["probe_asked"][label] = seg["asked"]
+                continue
+            res["probe"].append(dict(seg, round=rec["round"]))
+
+    ph = r.phases["probe_calls"] = Phase(r, "probe_calls", spawn, reset, take)
     for i in range(a.probe_rounds):
         # each round starts one arm later: over len(arms) rounds each arm runs once in each place
         # of the round (a process's place in the round was seen to change its driver times)
         for impl, label, ask in arms[i % len(arms):] + arms[:i % len(arms)]:
-            with tempfile.NamedTemporaryFile("r", suffix=".jsonl", delete=False) as fh:
-                path = fh.name
-            env = dict(r.env[impl], DRVPROBE_REAL=a.probe_real, DRVPROBE_OUT=path, DRVPROBE_LABEL=label)
-            env.update(ask)
-            env["LD_LIBRARY_PATH"] = a.probe_dir + (":" + env["LD_LIBRARY_PATH"] if env.get("LD_LIBRARY_PATH") else "")
-            cmd = [r.py, os.path.join(HERE, "calls.py"), "--label", impl, "--cubin", a.cubin, "--only", "^cu"]
-            cmd += ["--expect-under", a.ours] if impl == "ours" else ["--expect-not-under", a.ours]
-            p, dt = r.run(cmd, env=env, timeout=300)
-            if p.returncode != 0:
-                res["probe_errors"][label] = f"exit {p.returncode}: {p.stderr.strip()[-400:]}"
-            for row in parse_lines(p.stdout):
-                if "ns" in row:
-                    res["probe_calls"].setdefault(label, {}).setdefault(row["case"], []).append(row["ns"])
-            with open(path) as fh:
-                for seg in parse_lines(fh.read()):
-                    if "asked" in seg:
-                        res["probe_asked"][label] = seg["asked"]
-                        continue
-                    seg["round"] = i
-                    res["probe"].append(seg)
-            os.unlink(path)
+            ph.run(i, impl, label=label, ask=ask)
         log(f"driver probe round {i + 1}/{a.probe_rounds}")
+    ph.rebuild()
+
+
+def finish(r, res, save):
+    """After every phase: the per-call processes whose floor is above LIMIT x the run's fastest
+    are run again (rerun_pass; the real-driver phase first), then the cases whose two ranges
+    overlap get more rounds (more_rounds), then, as those may have found a faster process, the
+    slow processes are looked for once more; each step within its time and the deadline."""
+    rerun_pass(r, res, save)
+    for name in ("calls", "stub_calls", "v2_calls"):
+        ph = r.phases.get(name)
+        if ph is not None:
+            more_rounds(r, res, ph)
+            res["floor_check"] = floor_check(r)
+            save()
+    rerun_pass(r, res, save)
+
+
+def rerun_pass(r, res, save):
+    a = r.args
+    for name in ("calls", "stub_calls", "v2_calls", "probe_calls"):
+        ph = r.phases.get(name)
+        if ph is None:
+            continue
+        t0 = time.perf_counter()
+        before = sum(len(p["tries"]) for p in ph.procs)
+        ph.rerun_slow(ph.procs, a.attempts, time.time() + a.rerun_seconds)
+        ph.rebuild()
+        s = ph.summary()
+        log(f"{name}: {sum(len(p['tries']) for p in ph.procs) - before} processes run again "
+            f"({time.perf_counter() - t0:.1f} s); {s['rerun']} of {s['processes']} run again in all, "
+            f"{s['over_limit']} still over the limit")
+        res["floor_check"] = floor_check(r)
+        save()
+
+
+def floor_check(r):
+    """What results.json keeps of the floors: the limit, the run's fastest, the CPU probes, and
+    per phase each process's floor (and those of its earlier attempts)."""
+    return {"limit": LIMIT, "fastest": r.fastest, "attempts": r.args.attempts, "cpu_probe": r.cpu_probe,
+            "phases": {name: ph.summary() for name, ph in r.phases.items()}}
 
 
 def clients(r, res):
@@ -436,7 +779,8 @@ def main():
     ap.add_argument("--python", default=sys.executable)
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--import-repeats", type=int, default=9)
-    ap.add_argument("--cpu", type=int, default=2)
+    ap.add_argument("--cpu", default="auto",
+                    help="the CPU every process is pinned to; auto (the fastest by a probe, CPU_PROBE) or none")
     ap.add_argument("--build-seconds", type=float)
     ap.add_argument("--wheel")
     ap.add_argument("--wheel-seconds", type=float)
@@ -456,7 +800,16 @@ def main():
     ap.add_argument("--probe-arm", action="append", metavar="VERSION:FLAGS",
                     help="an experiment: also probe ours with every entry point asked at least at VERSION "
                          "and/or with FLAGS (either may be empty)")
-    ap.add_argument("--phases", default="calls,stub_calls,probe_calls,imports,first_init,clients",
+    ap.add_argument("--attempts", type=int, default=3,
+                    help="processes at most per per-call process whose floor is above the limit (the first included)")
+    ap.add_argument("--rerun-seconds", type=float, default=120.0,
+                    help="time allowed for running slow processes again, per phase")
+    ap.add_argument("--deadline", type=float, help="a time (seconds since the epoch) by which the "
+                    "optional work (processes run again, extra rounds) stops")
+    ap.add_argument("--v2-ours", help="a folder holding ours' build with cuda.bindings._v2")
+    ap.add_argument("--v2-nvidia", help="a folder holding NVIDIA's cuda-bindings with cuda.bindings._v2")
+    ap.add_argument("--v2-note", help="why the _v2 phase does not run (shown in the report)")
+    ap.add_argument("--phases", default="calls,stub_calls,v2_calls,probe_calls,imports,first_init,clients",
                     help="the phases to run, comma-separated")
     a = ap.parse_args()
     a.ours = os.path.abspath(a.ours)
@@ -484,10 +837,12 @@ def main():
                 json.dump(res, fh, indent=1)
             os.replace(path + ".tmp", path)
 
-    phases = {f.__name__: f for f in (calls, stub_calls, probe_calls, imports, first_init, clients)}
+    res["floor_check"] = floor_check(r)
+    phases = {f.__name__: f for f in (calls, stub_calls, v2_calls, probe_calls, imports, first_init, clients)}
     for name in a.phases.split(","):
         phases[name.strip()](r, res)
         save()
+    finish(r, res, save)
     log(f"wrote {a.out} after {res['measure_seconds']} s")
 
 

@@ -156,6 +156,29 @@ FLOORS = {
                            "an enum member in, C call with the GIL kept, the C string it returns as "
                            "bytes in the 2-tuple (cuGetErrorString, cudaGetErrorString)"),
 }
+# the floors of the second API's shapes (benchmarks/calls_v2.py FLOOR_OF), timed in its processes
+V2_FLOORS = {
+    "floor_ptr_gil": "no argument, GIL kept, a pointer returned as an int",
+    "floor_enum_int_value_gil": "an enum member and an int in, GIL kept, an int returned",
+    "floor_int_in_nogil": "an int in, GIL released, None returned",
+    "floor_launch_nogil": "nine ints, a buffer's address and an int in, GIL released, None returned",
+    "floor_two_ints_gil": "no argument, GIL kept, two ints returned in a 2-tuple",
+}
+V2_CASES = {
+    "v2.ctx_get_current": ("driver.ctx_get_current()", "floor_ptr_gil"),
+    "v2.device_get_attribute": ("driver.device_get_attribute(DeviceAttribute.MULTIPROCESSOR_COUNT, dev)",
+                                "floor_enum_int_value_gil"),
+    "v2.event_query": ("driver.event_query(h) (completed event)", "floor_int_in_nogil"),
+    "v2.launch_kernel_8args_array": ("driver.launch_kernel, 8 args, pre-packed numpy array", "floor_launch_nogil"),
+    "v2.launch_kernel_8args_int": ("driver.launch_kernel, 8 args, pre-packed, address as int", "floor_launch_nogil"),
+    "v2.launch_kernel_8args_tuple": ("driver.launch_kernel, 8 args, (values, types)", "floor_launch_nogil"),
+    "v2.nvrtc_version": ("nvrtc.version()", "floor_two_ints_gil"),
+}
+IMPLS_R = ("nvidia", "ours")
+LIMIT_DEFAULT = 1.2
+FLOOR_MATCH = 0.10      # target: ours' processes' floors within 10 % of NVIDIA's
+PHASES = {"calls": "real driver", "stub_calls": "no-op driver", "v2_calls": "`_v2`, no-op driver",
+          "probe_calls": "driver probe"}
 
 
 def describe(case):
@@ -222,6 +245,32 @@ class Calls:
         if o is None or n is None or c is None or n - c <= 0:
             return None
         return (o - c) / (n - c)
+
+
+SIDES = ("ours lower", "NVIDIA lower", "overlap")     # what `apart` says
+ALONE_MIN_NS = 100     # rows whose binding-alone difference exceeds this must rank the same in any run
+
+
+def direction(ratio):
+    if ratio is None:
+        return "—"
+    return "ours lower" if ratio < 1 else ("NVIDIA lower" if ratio > 1 else "equal")
+
+
+def real_rows(res):
+    """{case: {ours, nvidia, ratio, direction, ranges, alone}} per real-driver row (the per-call
+    table's rows): the medians, ours / NVIDIA, whose median is lower, whether the ranges are apart
+    (`apart`), and alone = NVIDIA − ours on the no-op driver in ns (None without that figure)."""
+    calls = Calls(res)
+    stub = res.get("stub_calls") or {}
+    out = {}
+    for c in calls.cases():
+        so, sn = med(stub.get("ours", {}).get(c, [])), med(stub.get("nvidia", {}).get(c, []))
+        r = calls.ratio(c)
+        out[c] = {"ours": calls.value("ours", c), "nvidia": calls.value("nvidia", c), "ratio": r,
+                  "direction": direction(r), "ranges": apart(calls.rng("ours", c), calls.rng("nvidia", c)),
+                  "alone": sn - so if so is not None and sn is not None else None}
+    return out
 
 
 def verdict(measured, limit, unit, fmt, strict=False):
@@ -371,7 +420,10 @@ def findings(res):
             "median follows how many landed on the fast side, and so the direction of a whole-call row could flip between runs "
             "while the binding's own cost (no-op driver) stayed far apart. Rows whose ranges overlap get "
             "more rounds, and the probe measures the binding's part on the real driver directly "
-            "(*between* below).")
+            "(*between* below). In a later run (commit d535952, H200 machine) the Cython floor, the same "
+            "code in both packages' processes, took 46-50 ns in some processes and 77-86 ns in others: "
+            "the process's speed, which the run now checks in every process ([process speed]"
+            "(#process-speed-the-floor-in-every-per-call-process)).")
     flags = res.get("getproc_flags") or []
     if flags:
         identical = all(f.get("same_function") for f in flags)
@@ -484,6 +536,112 @@ def probe_section(res):
     return L
 
 
+def floors_of(summary, impl):
+    return [x for x in (summary.get("floors") or {}).get(impl, []) if x]
+
+
+def floor_rows(res):
+    """Per phase: the gauge, the median floor of NVIDIA's and of ours' processes, ours / NVIDIA,
+    whether that is within FLOOR_MATCH, the processes, those run again, those still over."""
+    fc = res.get("floor_check") or {}
+    rows = []
+    for name, words in PHASES.items():
+        s = (fc.get("phases") or {}).get(name)
+        if not s or not s.get("processes"):
+            continue
+        n, o = med(floors_of(s, "nvidia")), med(floors_of(s, "ours"))
+        r = o / n if o and n else None
+        ok = "—" if r is None else ("met" if abs(r - 1) <= FLOOR_MATCH else "**missed**")
+        rows.append((words, f"`{s.get('gauge') or '?'}`", f_ns(n), f_ns(o), f_ratio(r), ok,
+                     f_range(spread(floors_of(s, "nvidia"))), f_range(spread(floors_of(s, "ours"))),
+                     s["processes"], f"{s['rerun']} ({s['extra_processes']} more processes)", s["over_limit"]))
+    return rows
+
+
+def cpu_probe_text(cp):
+    """The CPU probes: which CPU was chosen and each CPU's median time per loop step."""
+    if not cp or cp.get("mode") != "auto" or not cp.get("probes"):
+        return {"fixed": "Pinned to a CPU given by `BENCH_CPU` (no CPU probe)."}.get((cp or {}).get("mode"),
+                                                                                  "No CPU probe (not pinned).")
+    out = []
+    for i, p in enumerate(cp["probes"]):
+        meds = {c: med(v) for c, v in p["ns"].items() if v}
+        listed = ", ".join(f"{c}: {f_ns(v)}" for c, v in sorted(meds.items(), key=lambda x: int(x[0])))
+        when = "At the start" if i == 0 else f"Again after {p['at_s']} s (two processes in a row too slow)"
+        out.append(f"{when}, each CPU's median ns per loop step: {listed}; pinned to CPU {p['chosen']}.")
+    return " ".join(out)
+
+
+def floor_section(res):
+    fc = res.get("floor_check")
+    L = ["## Process speed: the floor in every per-call process", ""]
+    if not fc:
+        return L + ["Not recorded in this run (made before the floor check; see "
+                    "[How it is measured](#how-it-is-measured)).", ""]
+    L += [
+         "The figures of two packages can be ranked only where their processes ran at the same speed. "
+         "The CPUs of a virtual machine were seen to differ twofold, and a process pinned to a fast one "
+         "to land in a slow state too. So: (1) every process is pinned to the CPU that ran a short "
+         "Python loop fastest, in a fresh process pinned to each CPU, three times each (`CPU_PROBE` in "
+         "`benchmarks/measure.py`; `BENCH_CPU` overrides it); (2) every per-call process times a gauge "
+         "(the floor of one shape, named below) right before each case and after the last, each the "
+         "fastest of 5 repeats of about 0.5 ms; the process's *floor* is the slowest of its gauges but "
+         "one; (3) a process whose floor is above "
+         f"{fc.get('limit', LIMIT_DEFAULT):.1f} × the run's fastest floor "
+         f"({f_ns(fc.get('fastest'))} ns) is run again, up to {fc.get('attempts', '?')} processes in "
+         "all, and the one with the lower floor is kept (its figures replace the slow one's), in every "
+         "phase and for both packages alike. Two processes in a row above the limit probe the CPUs "
+         "again. Figures are not scaled by the floor. Target: ours' floors within "
+         f"{FLOOR_MATCH:.0%} of NVIDIA's.", "",
+         cpu_probe_text(fc.get("cpu_probe")), ""]
+    rows = floor_rows(res)
+    if rows:
+        L.append(table(["phase", "gauge", "NVIDIA floor (median)", "ours", "ours / NVIDIA",
+                        f"within {FLOOR_MATCH:.0%}", "NVIDIA min..max", "ours min..max", "processes",
+                        "run again", "still over the limit"], rows,
+                       ["---", "---", "---:", "---:", "---:", "---", "---:", "---:", "---:", "---:", "---:"]))
+        L.append("")
+    return L
+
+
+def v2_section(res):
+    """NVIDIA's second API, cuda.bindings._v2, on the no-op driver: ours against NVIDIA's, with
+    the floor of each row's shape."""
+    L = ["### The second API, `cuda.bindings._v2`, on the no-op driver", ""]
+    v2 = res.get("v2_calls")
+    if not v2 or not (v2.get("ours") or v2.get("nvidia")):
+        return L + [f"Not measured: {res.get('v2_note') or 'no `_v2` phase in this run'}.", ""]
+    meta = res.get("v2_meta") or {}
+    who = {impl: f"{meta.get(impl, {}).get('version', '?')} (`{meta.get(impl, {}).get('file', '?')}`)"
+           for impl in IMPLS_R}
+    L += ["`benchmarks/calls_v2.py`: the same calls as the rows above through `cuda.bindings._v2` "
+          "(outputs returned, a failed status raised, handles as ints), against the no-op driver, in "
+          f"alternating fresh processes judged by their floors like the others. NVIDIA: {who['nvidia']}; "
+          f"ours: {who['ours']}. floor: the Cython floor of the row's shape (`benchmarks/floor.pyx`, "
+          "timed in the same processes, both packages' together; for `(values, types)` a lower "
+          "bound, without the packing); the GIL is released where ours releases it (calls that take "
+          "a driver lock).", ""]
+    rows = []
+    for case, (words, fl) in V2_CASES.items():
+        o, n = v2.get("ours", {}).get(case, []), v2.get("nvidia", {}).get(case, [])
+        if not o and not n:
+            continue
+        fx = v2.get("ours", {}).get(fl, []) + v2.get("nvidia", {}).get(fl, [])
+        so, sn = interval(o), interval(n)
+        rows.append((words, f_ns(med(n)), f_ns(med(o)), f_ratio(med(o) / med(n) if o and n else None),
+                     f_range(sn), f_range(so), f"{len(n)}/{len(o)}", apart(so, sn),
+                     f"`{fl}`: {V2_FLOORS[fl]}", f_ns(med(fx))))
+    L.append(table(["call", "NVIDIA", "ours", "ours / NVIDIA", "NVIDIA range", "ours range", "n", "ranges",
+                    "floor", "floor ns"], rows,
+                   ["---", "---:", "---:", "---:", "---:", "---:", "---:", "---", "---", "---:"]))
+    L.append("")
+    errs = [(impl, c, m) for impl in IMPLS_R for c, m in (res.get("v2_errors") or {}).get(impl, {}).items()]
+    if errs:
+        L.append("`_v2` errors: " + "; ".join(f"{i}, {c}: `{str(m)[:200]}`" for i, c, m in errs))
+        L.append("")
+    return L
+
+
 def import_table_values(res):
     """{module: {impl: ms, impl_range: (ms, ms), impl_wall: ms}} with the baseline taken off."""
     imp = res.get("imports_s", {})
@@ -556,6 +714,8 @@ def render(res):
                  "packages; the trivial-call targets include the GIL release (Cython floor below) "
                  "for calls that take a driver lock.")
         L.append("")
+
+    L += floor_section(res)
 
     # per-call
     L.append("## Per-call overhead (ns per call)")
@@ -654,6 +814,7 @@ def render(res):
             L.append("No-op driver errors: " + "; ".join(f"{i}, {c}: `{str(m)[:200]}`" for i, c, m in serr))
             L.append("")
 
+    L += v2_section(res)
     L += findings(res)
     L += probe_section(res)
 
@@ -824,7 +985,18 @@ def render(res):
   or `BENCH_EXTRA_SECONDS` per phase; the range narrows as rounds are added, so a difference of a
   few per cent is either told apart or shown too small to tell on the machine (`n` gives the
   rounds each row got).
-  Every process is pinned to one CPU (`taskset`) where the machine has it.
+- Process speed (see [Process speed](#process-speed-the-floor-in-every-per-call-process)): every
+  process is pinned (`taskset`) to the CPU that ran a short Python loop fastest in a probe at the
+  start (`BENCH_CPU` names one instead). Every per-call process (real driver, no-op driver,
+  `_v2`, driver probe) times a gauge, `floor.pyx`'s `tuple_gil`, before each case and after the
+  last; its floor is the slowest gauge but one. After all phases, a process whose floor is above
+  1.2 × the run's fastest is run again (up to `BENCH_ATTEMPTS` processes, the lower floor kept),
+  in every phase and for both packages alike; then the extra rounds (each of their processes
+  judged at once), then one more such pass. The figures are not scaled by the floor. This work
+  stops `BENCH_BUDGET_SECONDS` after the start, so a run fits a 10-minute command.
+  `benchmarks/compare_runs.py A/results.json B/results.json` sets two runs' real-driver rows side
+  by side: whether they agree on the direction, and whether every row whose binding-alone
+  difference exceeds 100 ns has its ranges apart on the same side in both.
 - The no-op driver and NVML (`benchmarks/stub_driver.c`, `benchmarks/stub_nvml.c`, found through
   `LD_LIBRARY_PATH`) make the binding-alone figures; the Cython floor is timed in those processes
   too. The driver probe (`benchmarks/drvprobe.c`) is a `libcuda.so.1` that loads the real one and
@@ -832,6 +1004,10 @@ def render(res):
   `calls.py` marks each case, and the probe's rounds rotate the packages' order.
   `benchmarks/getproc_flags.c` asks the driver for the same entry points with the two
   `cuGetProcAddress` flags the packages used and times both in one process.
+- The second API (`benchmarks/calls_v2.py`): `cuda.bindings._v2` of NVIDIA's release that has
+  it and of ours built for CUDA 13.5, each imported from its own folder, on the no-op driver,
+  with the Cython floor of each row's shape; the phase runs only where both import (run.sh's
+  header names the folders and variables).
 - Launch arguments: `array` passes a numpy uint64 array holding the arguments' addresses (the
   values in one block right after it), `int` passes that array's address (`arr.ctypes.data`,
   computed once), `tuple` passes
@@ -842,13 +1018,52 @@ def render(res):
     return "\n".join(L)
 
 
+def summary(res):
+    """A few lines for the end of a run's log: pinning, floors and processes run again per phase,
+    how the real-driver rows rank, the targets, the _v2 phase."""
+    m = res.get("machine", {})
+    fc = res.get("floor_check") or {}
+    probes = (fc.get("cpu_probe") or {}).get("probes") or []
+    L = [f"==== summary (commit {m.get('commit') or '?'}, {m.get('date', '?')}, measured in "
+         f"{res.get('measure_seconds', '?')} s)",
+         f"pinned: {m.get('pinned', '?')}" + (f"; CPU probes: {len(probes)}, chosen "
+                                              + ", ".join(str(p['chosen']) for p in probes) if probes else "")]
+    for words, gauge, n, o, r, ok, _, _, procs, again, over in floor_rows(res):
+        L.append(f"floors, {words}: NVIDIA {n}, ours {o} ns ({r}, within {FLOOR_MATCH:.0%}: {ok}); "
+                 f"{procs} processes, {again} run again, {over} still over the limit")
+    rows = real_rows(res)
+    if rows:
+        tally = {k: sum(1 for x in rows.values() if x["ranges"] == k) for k in SIDES}
+        scope = [x for x in rows.values() if x["alone"] is not None and abs(x["alone"]) > ALONE_MIN_NS]
+        L.append(f"real-driver rows: {len(rows)}; ours / NVIDIA above 1: "
+                 f"{sum(1 for x in rows.values() if x['ratio'] and x['ratio'] > 1)}; ranges: "
+                 + ", ".join(f"{k} {v}" for k, v in tally.items())
+                 + f"; binding-alone difference over {ALONE_MIN_NS} ns: {len(scope)} rows, ranges apart on "
+                 f"{sum(1 for x in scope if x['ranges'] != 'overlap')}")
+    if res.get("calls"):
+        t = targets(res, Calls(res))
+        L.append(f"targets: {sum(1 for x in t if x[3].startswith('met'))} of {len(t)} met")
+    v2 = res.get("v2_calls") or {}
+    if v2.get("ours") or v2.get("nvidia"):
+        got = [apart(interval(v2.get("ours", {}).get(c, [])), interval(v2.get("nvidia", {}).get(c, [])))
+               for c in V2_CASES if v2.get("ours", {}).get(c) or v2.get("nvidia", {}).get(c)]
+        L.append(f"_v2: {len(got)} rows; " + ", ".join(f"{k} {got.count(k)}" for k in SIDES))
+    else:
+        L.append(f"_v2: not measured ({res.get('v2_note') or 'no _v2 phase'})")
+    return "\n".join(L)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("results")
     ap.add_argument("-o", "--output")
+    ap.add_argument("--summary", action="store_true", help="print a few lines instead of the report")
     a = ap.parse_args(argv)
     with open(a.results) as fh:
         res = json.load(fh)
+    if a.summary:
+        print(summary(res))
+        return
     text = render(res)
     if a.output:
         with open(a.output, "w") as fh:
