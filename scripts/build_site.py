@@ -23,7 +23,8 @@ ROOT = Path(__file__).resolve().parent.parent
 
 #: the guides, in the order of the navigation (every docs/*.md must be listed: a new page is added here)
 GUIDES = [
-    ("Guide", "guide.md"), ("Porting CUDA C", "porting.md"), ("Typed API and checked calls", "typed-api.md"),
+    ("Guide", "guide.md"), ("The second API (_v2)", "v2.md"), ("Porting CUDA C", "porting.md"),
+    ("Typed API and checked calls", "typed-api.md"),
     ("Library modules", "library-modules.md"), ("Loading the libraries", "loading.md"),
     ("Clients (cuda.core, numba-cuda)", "clients.md"), ("Client test suites", "client-suites.md"),
     ("Conformance", "conformance.md"), ("Reliability", "reliability.md"), ("Benchmarks", "benchmarks.md"),

@@ -1,5 +1,5 @@
-"""Every Python block of docs/guide.md runs, each in its own interpreter; a block whose first line
-is `# needs a GPU` is a GPU test."""
+"""Every Python block of docs/guide.md and docs/v2.md runs, each in its own interpreter; a block
+whose first line is `# needs a GPU` is a GPU test."""
 import re
 from pathlib import Path
 
@@ -7,19 +7,32 @@ import pytest
 
 from _support import run_python
 
-GUIDE = Path(__file__).resolve().parent.parent / "docs" / "guide.md"
-BLOCKS = re.findall(r"^```python\n(.*?)^```", GUIDE.read_text(), flags=re.S | re.M)
+DOCS = Path(__file__).resolve().parent.parent / "docs"
+GUIDE = DOCS / "guide.md"
+PAGES = [GUIDE, DOCS / "v2.md"]
+
+
+def _blocks(page):
+    return re.findall(r"^```python\n(.*?)^```", page.read_text(), flags=re.S | re.M)
+
+
+BLOCKS = _blocks(GUIDE)
 
 
 def _cases():
-    for i, code in enumerate(BLOCKS):
-        marks = [pytest.mark.gpu] if code.startswith("# needs a GPU") else []
-        yield pytest.param(code, id=f"block{i + 1}", marks=marks)
+    for page in PAGES:
+        for i, code in enumerate(_blocks(page)):
+            marks = [pytest.mark.gpu] if code.startswith("# needs a GPU") else []
+            # the guide's blocks keep their ids of old (block1, ...); another page's are named by it
+            name = f"block{i + 1}" if page == GUIDE else f"{page.stem}-block{i + 1}"
+            yield pytest.param(code, id=name, marks=marks)
 
 
-def test_the_guide_has_blocks_of_both_kinds():
-    gpu = [b for b in BLOCKS if b.startswith("# needs a GPU")]
-    assert len(BLOCKS) >= 4 and 0 < len(gpu) < len(BLOCKS)
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
+def test_the_page_has_blocks_of_both_kinds(page):
+    blocks = _blocks(page)
+    gpu = [b for b in blocks if b.startswith("# needs a GPU")]
+    assert len(blocks) >= 4 and 0 < len(gpu) < len(blocks)
 
 
 @pytest.mark.parametrize("code", list(_cases()))
