@@ -54,8 +54,9 @@ makes a context) or at collection (test_cuda.py asks the driver's version at imp
 harness itself is shown working there.
 
 Exit status: 0; 1 if a test passes under the reference but not under another package (also when
-run alone); 2 if a package's DIR is not where its cuda.bindings is imported from, or the tests
-folder does not match the list.
+run alone); 2 if a package's DIR is not where its cuda.bindings is imported from, the tests
+folder does not match the list, or the reference gave no test result (its conftest failed to
+import: nothing was compared).
 """
 import argparse
 import json
@@ -143,6 +144,8 @@ def which(env):
     code = ("import cuda.bindings as b\nv2 = 'yes'\n"
             "try:\n    import cuda.bindings._v2.driver, cuda.bindings._v2.nvrtc\n"
             "except Exception as e:\n    v2 = f'no ({type(e).__name__}: {e})'\n"
+            "try:\n    import cuda.pathfinder as p\n    v2 += f'; cuda-pathfinder {p.__version__}'\n"
+            "except Exception as e:\n    v2 += f'; no cuda.pathfinder ({e})'\n"
             "print(b.__file__); print(getattr(b, '__version__', '?')); print(v2)")
     p = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
     out = p.stdout.splitlines()
@@ -257,6 +260,8 @@ def main(argv=None):
                 for label, env in envs.items()}
         runs = {label: f.result() for label, f in futs.items()}
     ref = runs[reference]["tests"]
+    if not ref:
+        lines.append(f"nothing compared: the reference ({reference}) gave no test result")
     lost_total = 0
     deadline = time.time() + a.rerun_budget
     report = {"source": str(source), "bindings": {k: list(v) for k, v in where.items()}, "reference": reference,
@@ -289,7 +294,7 @@ def main(argv=None):
     (out / "results.json").write_text(json.dumps(report, indent=1))
     shutil.rmtree(work, ignore_errors=True)
     print("\n==== NVIDIA's _v2 tests summary (logs and junit XML in " + str(out) + ")\n" + "\n".join(lines))
-    return 1 if lost_total else 0
+    return 2 if not ref else 1 if lost_total else 0
 
 
 if __name__ == "__main__":
