@@ -216,13 +216,13 @@ setup(
     # one build folder per release: setuptools copies a file only when it is newer than the
     # built copy, so releases sharing one would mix their files
     options={"build": {"build_base": f"build/cuda-{CUDA}"}},
-    packages=[PACKAGE, f"{PACKAGE}._bindings", f"{PACKAGE}._internal", f"{PACKAGE}.checked", f"{PACKAGE}.utils",
+    packages=[PACKAGE, f"{PACKAGE}._bindings", f"{PACKAGE}._internal", f"{PACKAGE}._v2", f"{PACKAGE}.checked", f"{PACKAGE}.utils",
               f"{PACKAGE}._test_helpers"],
     package_dir={PACKAGE: SRC},
     # the .pxd files of the private C layers too, so that `cimport cuda.bindings._internal.driver`
     # compiles against an installed package as against NVIDIA's
     package_data={PACKAGE: ["*.pxd", "*.pyi", "py.typed"], f"{PACKAGE}.checked": ["*.pyi"],
-                  f"{PACKAGE}._internal": ["*.pxd"], f"{PACKAGE}._bindings": ["*.pxd"]},
+                  f"{PACKAGE}._internal": ["*.pxd"], f"{PACKAGE}._bindings": ["*.pxd"], f"{PACKAGE}._v2": ["*.pxd"]},
     include_package_data=False,
     ext_modules=_extensions(),
     cmdclass={"build_ext": BuildExt},

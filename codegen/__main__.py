@@ -14,7 +14,7 @@ import sys
 import time
 from pathlib import Path
 
-from . import changelog, emit_c, emit_private, emit_py, model, overrides, parse, resolve, stubs
+from . import changelog, emit_c, emit_private, emit_py, emit_v2, model, overrides, parse, resolve, stubs
 from .common import HEADER
 from .libs import GENERATED, checked
 from .libs import LIBS as LIBS_ALL
@@ -98,6 +98,10 @@ def generate(include_dir, libs=LIBS, dump=None, models_out=None):
             files[f"checked/{lib}.py"] = stubs.emit_checked_py(m)
             files[f"checked/{lib}.pyi"] = stubs.emit_checked_pyi(m)
         files.update(emit_private.emit(m))
+        if "v2" in LIBS_ALL[lib]:
+            v2 = emit_v2.v2_model(models[lib], models)
+            files.update(emit_v2.emit(v2))
+            report += emit_v2.report(v2)
         report += _report(m)
         print(f"codegen: CUDA {cuda} {lib} done in {took[lib] + time.time() - t0:.1f}s", file=sys.stderr)
     # a module whose handle classes another module's derive from declares them in its .pxd

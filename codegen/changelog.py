@@ -5,7 +5,7 @@ sees change: functions added or removed, functions whose Python parameters chang
 enum members, structs and their fields, constants. Everything not listed is the same in both.
 """
 from .common import extra_enums, public_function, public_param, py_field, records_style
-from .libs import LIBS, names
+from .libs import names, of
 from .pyapi import public_inputs
 
 
@@ -15,7 +15,7 @@ def _release_key(v):
 
 def surface(m):
     """What module model `m` offers at the Python level, as comparable sets and maps."""
-    L = LIBS[m.lib]
+    L = of(m)
     fns = {public_function(fn, L): tuple(public_param(p, L) for p in fn.params if p.role in ("in", "inout"))
            for fn in m.functions if fn.python}
     if records_style(L):

@@ -5,7 +5,7 @@ import re
 
 from .common import HEADER, bare, cname, cytype, returns_struct
 from .model import SCALARS
-from .libs import LIBS, status_types
+from .libs import of, status_types
 
 # ------------------------------------------------------------------------------------- pxd
 
@@ -49,7 +49,7 @@ class _Declarations:
 
 
 def emit_pxd(model):
-    L = LIBS[model.lib]
+    L = of(model)
     o = [HEADER.format(ver=model.cuda), "# cython: language_level=3",
          "from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t, intptr_t, uintptr_t",
          "from libc.stddef cimport size_t"] + L.get("pxd_imports", []) + [""]
@@ -234,7 +234,7 @@ RESOLVER = [
 
 
 def emit_cypyx(model):
-    L = LIBS[model.lib]
+    L = of(model)
     # The symbol table (and the loader, and ctypes) are imported by the first call, not by import.
     o = [HEADER.format(ver=model.cuda), "# cython: language_level=3", "",
          f"cdef void* _slots[{max(len(loaded(model)), 1)}]", "",
@@ -267,7 +267,7 @@ def emit_cypyx(model):
 def slot_call(model, fn, i, args):
     """The body of an entry point's function: its address resolved on the first call (what it
     returns where it cannot be: see `shutdown` and `lacking`), then called through slot i."""
-    L = LIBS[model.lib]
+    L = of(model)
     types = ", ".join(param_type(p) for p in fn.params)
     ret = cret(fn, model)
     o = []
@@ -315,5 +315,5 @@ def emit_symbols(model):
     o.append("")
     o.append("")
     o.append("def _symbol(i):")
-    o.append(f"    return _loader.symbol({model.lib!r}, SYMBOLS[i]{', lacking_ok=True' if 'lacking' in LIBS[model.lib] else ''})")
+    o.append(f"    return _loader.symbol({model.lib!r}, SYMBOLS[i]{', lacking_ok=True' if 'lacking' in of(model) else ''})")
     return "\n".join(o) + "\n"

@@ -16,7 +16,7 @@ import re
 
 from .common import HEADER, bare, cname
 from .emit_c import RESOLVER, cret, except_clause, loaded, param_type, slot_call
-from .libs import LIBS
+from .libs import LIBS, of
 from .model import SCALARS
 from .overrides import ADDRESS_MODULES, PRIVATE_HELPERS, PRIVATE_PARAM_TYPES, TWIN_STYLE
 
@@ -78,7 +78,7 @@ class _Layer:
 
     def __init__(self, model, path):
         self.m, self.path = model, path
-        self.L = LIBS[model.lib]
+        self.L = of(model)
         self.cy = f"cy{model.lib}"
         # a `_ptds` layer resolves its own entry points, with the per-thread variants
         self.ptds = path.endswith("_ptds")

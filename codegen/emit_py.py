@@ -9,7 +9,7 @@ from .common import (F_ENUM, F_F, F_I, F_U, HEADER, bare, cytype, extra_enums, p
                      record_type, records_style, repr_omits, returns_struct, struct_of, twin_style, twin_value,
                      type_names)
 from .emit_snake import emit_snake_api
-from .libs import LIBS, helpers
+from .libs import helpers, module, of
 from .model import SCALARS
 from .pyapi import snake_docstring, snake_refs, tuple_docstring
 
@@ -18,7 +18,7 @@ def emit_py(model):
     """<lib>.pyx of a tuple-style library (driver, runtime, NVRTC; nvJitLink and NVVM with their
     snake_case layer): the enum and struct tables, the handle and integer classes, the constants,
     the attribute tables and one wrapper per function."""
-    L = LIBS[model.lib]
+    L = of(model)
     if records_style(L):
         return _emit_records_module(model)
     o = _tuple_imports(model, L)
@@ -107,7 +107,7 @@ def _buffer_error_lines(model, L):
 
 def has_enum_docs(model):
     """Whether the module gets an _enumdocs_<lib>.py (enum_docs_module)."""
-    return not LIBS[model.lib].get("snake") and any(e.doc or e.member_docs for e in model.enums)
+    return not of(model).get("snake") and any(e.doc or e.member_docs for e in model.enums)
 
 
 def enum_docs_module(model):
@@ -331,7 +331,7 @@ def struct_defaults(model):
 
 def _emit_helpers(model):
     o = []
-    if LIBS[model.lib].get("snake"):
+    if of(model).get("snake"):
         o.extend(emit_snake_api(model))
     if helpers(model.lib):
         refs = docstrings.Refs(model)
@@ -1794,7 +1794,7 @@ def _emit_records_module(model):
     the enums by the reference's short names, the struct classes (cuda.bindings._records), the
     exception class(es), and one snake_case function per entry point that returns its outputs and
     raises on a failed status."""
-    L = LIBS[model.lib]
+    L = of(model)
     cfg = L["snake"]
     rn = model.resolved.records
     o = [HEADER.format(ver=model.cuda),
@@ -1821,7 +1821,7 @@ def _emit_records_module(model):
     o += _enum_table([(py, (), members) for _, py, members in rn.enums] +
                      [(py, (), members) for py, members in ov.DEFINE_ENUMS_OF(model)])
     o += _records_tables(model)
-    for n, v in ov.PUBLIC_CONSTANTS.get(model.lib, {}).items():
+    for n, v in ov.PUBLIC_CONSTANTS.get(module(model), {}).items():
         o.append(f"{v} = {dict(model.defines)[n]!r}")
     o.append("")
     o += [f"cdef str _STATUS_NAME = {rn.status!r}", 'include "_module_common.pxi"', ""]
@@ -1854,7 +1854,7 @@ def _records_tables(model):
     o.append(f'_DTYPES = "{dtypes}"')
     o.append(_new_lazy(model))
     numpy_records = ov.NUMPY_RECORDS.get(model.cuda, {}).get(model.lib)
-    o.append(f"_L.records = _records._Space(_DTYPES, {LIBS[model.lib]['snake'].get('imports', {})!r}, "
+    o.append(f"_L.records = _records._Space(_DTYPES, {of(model)['snake'].get('imports', {})!r}, "
              f"{None if numpy_records is None else ','.join(numpy_records)!r})")
     if model.lib in twin_style(model).get("int_enum_libs", ()):
         o.append("_L.int_enums = True      # enum.IntEnum here, as NVIDIA's package of this release has them")
@@ -1866,15 +1866,15 @@ def _records_errors(model):
     """The exception class(es) of a struct-style module and `_raise`, which raises the one of a
     status (LIBS[lib]["snake"]: `error`; `message`: how the message is made, and for NVML one
     subclass per status), check_status, and the status helpers."""
-    cfg = LIBS[model.lib]["snake"]
+    cfg = of(model)["snake"]
     status_py = model.resolved.records.status
     o = [f"class {cfg['error']}(Exception):",
          f'    """A failed {cfg["title"]} call: `status` is the {status_py} value."""',
          ""]
     if cfg.get("message") == "cufile":
         o = _cufile_errors(model, o)
-    elif cfg.get("message") == "library":
-        o = _library_errors(model, o)
+    elif cfg.get("per_status"):
+        o = _status_errors(model, o)
     else:
         o += ["    def __init__(self, status):",
               "        self.status = status",
@@ -1922,7 +1922,7 @@ def _records_errors(model):
 def _cufile_errors(model, cls):
     """cuFile's exception (`cls`, its first lines): its text for the status and the CUDA status
     it reports besides."""
-    err = LIBS[model.lib]["snake"]["error"]
+    err = of(model)["snake"]["error"]
     return ["def _status_text(long long status):",
             '    """cuFile\'s text for a status (cufile.h\'s cufileop_status_error)."""',
             "    if not -2**31 <= status < 2**31:",
@@ -1957,42 +1957,56 @@ def _cufile_errors(model, cls):
             ""]
 
 
-def _library_errors(model, cls):
-    """NVML's exceptions (`cls`: the base class's first lines): the library's text for the status
-    (nvmlErrorString, which needs no initialisation); one subclass per status, named after it:
-    ERROR_NOT_SUPPORTED -> NotSupportedError; check_status_size."""
-    L = LIBS[model.lib]
+def _status_errors(model, cls):
+    """The exceptions of a module with one subclass per status (NVML, _v2; `cls`: the base class's
+    first lines), named after it: ERROR_NOT_SUPPORTED -> NotSupportedError.  The message: the
+    library's text for the status (`message` "library": nvmlErrorString, "error_string":
+    nvrtcGetErrorString, which need no initialisation), else the Result member's name and value;
+    the subclasses take the status (`status_required`) or default to theirs; check_status_size
+    where a size query's status is no failure (`insufficient`)."""
+    L = of(model)
     cfg, lib, err = L["snake"], model.lib, L["snake"]["error"]
-    o = cls + ["    def __init__(self, status):",
-               "        self.status = int(status)",
-               "        super().__init__(_status_text(self.status))",
-               "",
-               "    def __reduce__(self):",
-               "        return (type(self), (self.status,))",
-               "",
-               ""]
+    text = {"library": "ErrorString", "error_string": "GetErrorString"}.get(cfg.get("message"))
+    if text:
+        o = cls + ["    def __init__(self, status):",
+                   "        self.status = int(status)",
+                   "        super().__init__(_status_text(self.status))", ""]
+    else:
+        o = cls + ["    def __init__(self, status):",
+                   "        self.status = status",
+                   f"        s = _L.cls({model.resolved.records.status!r})(status)     # ValueError for a value it lacks, as NVIDIA's",
+                   "        super().__init__(f'{s.name} ({int(s)})')", ""]
+    o += ["    def __reduce__(self):",
+          "        return (type(self), (self.status,))",
+          "",
+          ""]
     by_value = {}
     for sub, name, value in model.resolved.records.errors:
         by_value[value] = sub
-        o += [f"class {sub}({err}):", f'    """{L["title"]} status {name} ({value})."""', "",
-              "    def __init__(self, status=None):",
-              f"        super().__init__({value} if status is None else status)", "", ""]
-    for alias, sub in ov.ERROR_CLASS_ALIASES.items():
+        o += [f"class {sub}({err}):", f'    """{L["title"]} status {name} ({value})."""', ""]
+        if not cfg.get("status_required"):
+            o += ["    def __init__(self, status=None):",
+                  f"        super().__init__({value} if status is None else status)", ""]
+        else:
+            o += ["    pass", ""]
+        o.append("")
+    for alias, sub in ov.ERROR_CLASS_ALIASES.get(module(model), {}).items():
         o.append(f"{alias} = {sub}")
-    o += ["", f"cdef dict _ERRORS = {{{', '.join(f'{v}: {c}' for v, c in sorted(by_value.items()))}}}", "", "",
-          "def _status_text(long long status):",
-          '    """The library\'s text for a status (its number where the library cannot say)."""',
-          "    try:",
-          "        if not -2**31 <= status < 2**31:",
-          "            raise ValueError(status)",
-          f"        return _text0(cy{lib}.{L['prefix']}ErrorString(<cy{lib}.{L['status']}>status))",
-          "    except Exception:",
-          "        return f'{_status_name(status)} ({status})'",
-          "", "",
-          "cdef object _raise(long long status) except *:",
+    o += ["", f"cdef dict _ERRORS = {{{', '.join(f'{v}: {c}' for v, c in sorted(by_value.items()))}}}", "", ""]
+    if text:
+        o += ["def _status_text(long long status):",
+              '    """The library\'s text for a status (its number where the library cannot say)."""',
+              "    try:",
+              "        if not -2**31 <= status < 2**31:",
+              "            raise ValueError(status)",
+              f"        return _text0(cy{lib}.{L['prefix']}{text}(<cy{lib}.{L['status']}>status))",
+              "    except Exception:",
+              "        return f'{_status_name(status)} ({status})'",
+              "", ""]
+    o += ["cdef object _raise(long long status) except *:",
           f"    raise _ERRORS.get(status, {err})(status)",
           ""]
-    if cfg.get("check_status_size", True):
+    if "insufficient" in cfg:
         o += ["", "def check_status_size(status):",
               f'    """check_status, but {cfg["insufficient"][len(L["prefix"]) + 1:]} (the size query of a two-call function) is no failure."""',
               "    cdef long long s = _status_arg(status)",

@@ -3,7 +3,7 @@
 from . import docstrings
 from . import overrides as ov
 from .common import bare, public_function, public_param
-from .libs import LIBS
+from .libs import of
 from .pyapi import snake_docstring, snake_refs
 
 
@@ -15,7 +15,7 @@ def emit_snake_api(model):
     A handle passed by reference to a call that clears it (`handle_ref`: nvJitLinkDestroy,
     nvvmDestroyProgram) is consumed: its int value is remembered, and a later call given it raises
     instead of handing the library freed memory; a handle a call returns is live again."""
-    L = LIBS[model.lib]
+    L = of(model)
     logs = {f: v for f, v in ov.ERROR_LOG.items() if f.startswith(L["prefix"])}
     o = _error_class(L, logs)
     refs = snake_refs(model)
@@ -68,7 +68,7 @@ def _error_class(L, logs):
 def _snake_function(model, fn, logs, refs):
     """The public function of fn: its handles checked, the private wrapper called, its status
     raised, its outputs returned (a handle it returns live again)."""
-    L = LIBS[model.lib]
+    L = of(model)
     cfg = L["snake"]
     handles = {n for n, _ in model.handles}
     ins = [p for p in fn.params if p.role in ("in", "inout")]

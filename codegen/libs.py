@@ -42,6 +42,17 @@ The generated modules:
   helpers          the module's Python-level functions that no entry point makes: the make_*
                    functions of overrides.MAKE_FUNCTIONS (the header's inline functions) and those
                    of overrides.CALL_FUNCTIONS[lib] (getLocalRuntimeVersion)
+  v2               (the driver, NVRTC) the library's second module, cuda.bindings._v2.<lib>, in the
+                   struct style: its settings, the keys of `snake` (libs.config gives a module of
+                   variant "v2" these as its `snake`); `status_required`: the status subclasses take
+                   the status as an argument (NVML's default to theirs); `builtin_prefix`: an
+                   exception class named as a Python builtin (TimeoutError) takes it
+                   (DriverTimeoutError); `message`: "error_string", the library's text for the
+                   status (nvrtcGetErrorString), else the Result member's name and value; `v2_names`:
+                   the classes are named in CamelCase (names.camel_class, overrides.V2_NAMES);
+                   `show_counts`: a struct's count fields are attributes too; `twin_release`: the
+                   release of NVIDIA's package whose module this one matches in every build
+                   (overrides.TWIN_STYLE: _v2 came with 13.4; its 13.5.0)
   snake            the library's Python module follows the reference's snake_case style (nvJitLink,
                    NVVM): the tuple-returning wrappers are private (`_nvvmVersion`), and a thin layer
                    of snake_case functions (`version`) returns the outputs and raises `error` (a
@@ -56,6 +67,7 @@ the libraries in; GENERATED is the order `python -m codegen` generates them in (
 codegen/REPORT.md's sections).
 """
 
+import functools
 import re
 
 
@@ -87,7 +99,11 @@ LIBS = {
         interop={"cudaGL.h": _GL, "cudaEGL.h": _EGL, "cudaVDPAU.h": _VDPAU},
         header="cuda.h", prefix="cu", status="CUresult",
         notfound="CUDA_ERROR_NOT_FOUND", shutdown="CUDA_ERROR_DEINITIALIZED", lacking="CUDA_ERROR_NOT_FOUND",
-        checked="CUDAError"),
+        checked="CUDAError",
+        v2=dict(error="DriverError", title="CUDA driver API (cuda.bindings._v2)", what="a CUDA handle", records=True,
+                per_status=True, status_required=True, builtin_prefix="Driver", v2_names=True, show_counts=True,
+                twin_release="13.5",
+                type_prefixes=("CUDA_", "CU", "cl_"), member_prefixes=("CU_", "CUDA_"))),
     "runtime": dict(
         title="CUDA runtime API",
         headers=["driver_types.h", "vector_types.h", "surface_types.h", "texture_types.h",
@@ -109,7 +125,11 @@ LIBS = {
         headers=["nvrtc.h"],
         header="nvrtc.h", prefix="nvrtc", status="nvrtcResult",
         notfound="NVRTC_ERROR_INVALID_INPUT", shutdown="NVRTC_ERROR_INTERNAL_ERROR",
-        checked="NVRTCError", char_buffers=True),
+        checked="NVRTCError", char_buffers=True,
+        v2=dict(error="NvrtcError", title="NVRTC (cuda.bindings._v2)", what="an NVRTC program", records=True,
+                per_status=True, status_required=True, message="error_string", builtin_prefix="Nvrtc", v2_names=True,
+                show_counts=True, twin_release="13.5",
+                type_prefixes=("nvrtc",), member_prefixes=("NVRTC_",))),
     "nvjitlink": dict(
         title="nvJitLink (JIT linking)",
         headers=["nvJitLink.h"],
@@ -173,12 +193,35 @@ LIBS = {
         header="nvml.h", prefix="nvml", status="nvmlReturn_t",
         notfound="<nvmlReturn_t>-42", shutdown="NVML_ERROR_UNINITIALIZED",
         snake=dict(error="NvmlError", title="NVML", what="an NVML handle", records=True, message="library",
-                   per_status=True, check_status=0, hide_lengths=True,
+                   per_status=True, builtin_prefix="Nvml", check_status=0, hide_lengths=True,
                    insufficient="NVML_ERROR_INSUFFICIENT_SIZE",
                    type_prefixes=("nvml",), member_prefixes=("NVML_",))),
 }
 
 GENERATED = ("driver", "nvrtc", "runtime", "nvjitlink", "nvvm", "nvfatbin", "cufile", "cudla", "nvml")
+
+
+@functools.lru_cache(maxsize=None)
+def config(lib, variant=""):
+    """LIBS[lib] as one of its modules sees it: variant "" is the library's own module; "v2" (the
+    driver's and NVRTC's second API, cuda.bindings._v2.<lib>) is in the struct style, whose
+    settings (the `snake` key that every struct-style module reads) are the entry's `v2`."""
+    L = LIBS[lib]
+    if not variant:
+        return L
+    out = {k: v for k, v in L.items() if k not in ("snake", "checked", "char_buffers", "helpers", "v2")}
+    out["snake"] = L[variant]
+    return out
+
+
+def of(model):
+    """config() of a model's library and variant."""
+    return config(model.lib, model.variant)
+
+
+def module(model):
+    """The module of cuda.bindings a model is emitted as: `driver`, `_v2.driver`."""
+    return f"_{model.variant}.{model.lib}" if model.variant else model.lib
 
 
 def names():

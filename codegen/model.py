@@ -116,6 +116,9 @@ class Function:
 @dataclass
 class Model:
     lib: str
+    # "" for the library's own module; "v2" for cuda.bindings._v2.<lib>, which the v2 emitter reads
+    # from a copy of the model (libs.config: the settings of each)
+    variant: str = ""
     cuda: str = ""      # the CUDA release of the headers ("13.0"), set by codegen.__main__.generate
     enums: list = field(default_factory=list)
     structs: list = field(default_factory=list)
@@ -809,7 +812,7 @@ class _Params:
     def __init__(self, fn, params, T, lib):
         self.fn, self.params, self.T, self.lib = fn, params, T, lib
         self.names = [n for n, _ in params]
-        L = LIBS.get(getattr(T, "lib", ""), {})
+        L = self.L = LIBS.get(getattr(T, "lib", ""), {})
         self.records = L.get("snake", {}).get("records")
         self.keep_const = L.get("keep_const")
         spelled = getattr(T, "spelled", {}).get(fn.csym) or getattr(T, "spelled", {}).get(fn.name) or []
@@ -974,7 +977,7 @@ def _char_ptr(cx, prm, seen):
     """A C string, or a buffer the library fills where the library says so (libs.py); a string
     output where the text calls it one and a length follows."""
     if prm.ctype == "char" and prm.ptr == 1:
-        prm.conv = "buf_w" if not prm.const and LIBS[cx.lib].get("char_buffers") else "cstr"
+        prm.conv = "buf_w" if not prm.const and cx.L.get("char_buffers") else "cstr"
         if not prm.const and seen.out_doc:
             lens = [n for n in cx.names if n in ("len", "length", "bufferSize", "size")]
             if lens:

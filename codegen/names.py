@@ -105,3 +105,38 @@ def member_names(names, prefixes, fixed=None):
         if k and all(r and not r[0].isdigit() for r in rest) and len(set(rest)) == len(rest):
             return rest
     return [lib_only(n) for n in names]
+
+
+def rewritten_snake(cname, prefix, rewrites):
+    """A C function's Python name in the style of cuda.bindings._v2: without the library prefix, in
+    snake_case after the `rewrites` ((pattern, replacement) pairs, overrides.V2_NAMES)."""
+    base = cname[len(prefix):] if cname.startswith(prefix) else cname
+    for pattern, repl in rewrites:
+        base = re.sub(pattern, repl, base)
+    return snake_case(base)
+
+
+def camel_class(cname, prefixes, words):
+    """A struct's or enum's Python name in the style of cuda.bindings._v2: without the library
+    prefix and the _st, _enum, _t endings, in CamelCase, a version ending (_v2) kept: a name in
+    capitals a capitalised word per `_`-separated part (CUDA_ARRAY_DESCRIPTOR_v2 ->
+    ArrayDescriptor_v2), another its parts with their first letter raised (CUarray_format ->
+    ArrayFormat); `words` gives other spellings of some parts (MEMCPY -> MemCpy)."""
+    m = re.match(r"(.*?)((?:_v\d+)?)$", re.sub(r"(_st|_enum|_t)$", "", cname))
+    base, version = m.group(1), m.group(2)
+    for p in prefixes:
+        if base.startswith(p) and len(base) > len(p):
+            base = base[len(p):]
+            break
+    parts = [w for w in base.split("_") if w]
+    screaming = base == base.upper()
+    out = []
+    for w in parts:
+        if screaming:       # a word of `words` that begins the part, the rest capitalised
+            key = next((k for k in words if k.isupper() and w.startswith(k)), None)
+            out.append(words[key] + w[len(key):].lower() if key else w.capitalize())
+        else:               # `words` found anywhere in the part
+            for k, v in words.items():
+                w = w.replace(k, v)
+            out.append(w[0].upper() + w[1:])
+    return "".join(out) + version

@@ -499,10 +499,13 @@ ARRAY_FIELD_COUNT = {
 # every item of the array: release -> {(struct, array field)}.
 ARRAY_FIELD_UNCOUNTED = {"12.9": {("nvmlNvlinkFirmwareInfo_t", "firmwareVersion")}}
 
-# #define constants a struct-style module exposes, by the reference's names: library -> {C name: name}.
+# #define constants a struct-style module exposes, by the reference's names: module (libs.module) ->
+# {C name: name}.
 PUBLIC_CONSTANTS = {
     "nvml": {"NVML_NVLINK_MAX_LINKS": "NVLINK_MAX_LINKS", "NVML_MAX_GPU_UTILIZATIONS": "MAX_GPU_UTILIZATIONS",
              "NVML_GRID_LICENSE_FEATURE_MAX_COUNT": "GRID_LICENSE_FEATURE_MAX_COUNT"},
+    "_v2.driver": {n: n for n in ("CUDA_EGL_INFINITE_TIMEOUT", "CUDA_VERSION", "CU_IPC_HANDLE_SIZE",
+                                  "CU_LAUNCH_KERNEL_REQUIRED_BLOCK_DIM", "CU_TENSOR_MAP_NUM_QWORDS", "MAX_PLANES")},
 }
 
 
@@ -511,7 +514,37 @@ PUBLIC_CONSTANTS = {
 # prefix taken off the #define names (a camelCase one, `nvmlClocks...`, gives upper-case words) and,
 # where not every #define starting with it belongs, a pattern the names match; or a list of
 # (member, #define) pairs.  #defines ending in _SHIFT or _WIDTH (bit-field layouts) are left out.
-DEFINE_ENUMS = {"nvml": {
+# Keyed by module (libs.module: `nvml`, `_v2.driver`).
+DEFINE_ENUMS = {
+    # cuda.bindings._v2's enums of cuda.h's #define groups (CUDA_ARRAY3D_LAYERED -> Array3dFlags.LAYERED)
+    "_v2.driver": {
+        # CUDA_ARRAY3D_2DARRAY is an older name of LAYERED, no identifier
+        "Array3dFlags": ("CUDA_ARRAY3D_", r"CUDA_ARRAY3D_(?!2DARRAY)"),
+        "ArraySparsePropertiesFlags": "CU_ARRAY_SPARSE_PROPERTIES_",
+        "ComputeTargetBase": [("ACCELERATED", "CU_COMPUTE_ACCELERATED_TARGET_BASE"),
+                              ("FAMILY", "CU_COMPUTE_FAMILY_TARGET_BASE")],
+        "CooperativeLaunchMultiDeviceFlags": "CUDA_COOPERATIVE_LAUNCH_MULTI_DEVICE_",
+        "ExternalMemoryFlags": "CUDA_EXTERNAL_MEMORY_",
+        "ExternalSemaphoreSignalFlags": "CUDA_EXTERNAL_SEMAPHORE_SIGNAL_",
+        "ExternalSemaphoreWaitFlags": "CUDA_EXTERNAL_SEMAPHORE_WAIT_",
+        "GraphConditionalHandleFlags": "CU_GRAPH_COND_",
+        "GraphKernelNodePort": "CU_GRAPH_KERNEL_NODE_PORT_",
+        # the integers of CU_LAUNCH_PARAM_END and its kin, which are pointers
+        "LaunchParam": [("END", "CU_LAUNCH_PARAM_END_AS_INT"), ("BUFFER_POINTER", "CU_LAUNCH_PARAM_BUFFER_POINTER_AS_INT"),
+                        ("BUFFER_SIZE", "CU_LAUNCH_PARAM_BUFFER_SIZE_AS_INT")],
+        "MemCreateUsage": "CU_MEM_CREATE_USAGE_",
+        "MemHostAllocFlags": "CU_MEMHOSTALLOC_",
+        "MemHostRegisterFlags": "CU_MEMHOSTREGISTER_",
+        "MemPoolCreateUsage": "CU_MEM_POOL_CREATE_USAGE_",
+        "NvSciSyncAttr": "CUDA_NVSCISYNC_ATTR_",
+        "ParamTexRef": [("DEFAULT", "CU_PARAM_TR_DEFAULT")],
+        "SpecialDevice": [("CPU", "CU_DEVICE_CPU"), ("INVALID", "CU_DEVICE_INVALID")],
+        "SpecialStream": [("LEGACY", "CU_STREAM_LEGACY"), ("PER_THREAD", "CU_STREAM_PER_THREAD")],
+        "TexRefArrayFlags": "CU_TRSA_",
+        "TexRefFlags": "CU_TRSF_",
+    },
+    "_v2.nvrtc": {"InstallHeadersFlag": "NVRTC_INSTALL_HEADERS_"},
+    "nvml": {
     "AffinityScope": "NVML_AFFINITY_SCOPE_", "BusType": "NVML_BUS_TYPE_",
     "C2CPowerState": "NVML_C2C_POWER_STATE_", "CCAcceptingClientRequests": "NVML_CC_ACCEPTING_CLIENT_REQUESTS_",
     "CCSystemCpuCaps": "NVML_CC_SYSTEM_CPU_CAPS_", "CCSystemDevtoolsMode": "NVML_CC_SYSTEM_DEVTOOLS_MODE_",
@@ -566,7 +599,8 @@ def DEFINE_ENUMS_OF(model):
     # nvmlEncoderType_t under the name of its tag, nvmlEncoderQueryType_enum)
     values.update((n, int(v)) for e in model.enums for n, v in e.members if n not in values)
     out = []
-    for name, spec in DEFINE_ENUMS.get(model.lib, {}).items():
+    module = f"_{model.variant}.{model.lib}" if getattr(model, "variant", "") else model.lib
+    for name, spec in DEFINE_ENUMS.get(module, {}).items():
         members = []
         if isinstance(spec, list):
             members = [(m, values[d]) for m, d in spec if d in values]
@@ -598,8 +632,9 @@ SIZED_DATA = {
 ERRNO_FAILURE = {"cuFileRead", "cuFileWrite", "cuFileUseCount"}
 
 # Functions of the struct-style modules whose status is their result, not a failure to raise
-# (cudlaGetLastError reports the last error of a device).
-STATUS_RESULT = {"cudlaGetLastError"}
+# (cudlaGetLastError reports the last error of a device; nvrtcGetPCHCreateStatus, in
+# cuda.bindings._v2.nvrtc, whether a header was precompiled).
+STATUS_RESULT = {"cudlaGetLastError", "nvrtcGetPCHCreateStatus"}
 
 # NVML's functions whose versioned struct parameter the reference fills from the function's own
 # parameters: function -> (struct parameter, [(Python parameter, struct field)], what is returned:
@@ -743,10 +778,10 @@ PARAM_DEFAULT = {
     ("cuFileWritev", "flags"): 0,
 }
 
-# NVML's exception classes (one per status, `<Status words>Error`) whose names would be Python's
-# own: the reference's names, and the builtin-shadowing names it also keeps as aliases.
-ERROR_CLASS = {"MemoryError": "NvmlMemoryError", "TimeoutError": "NvmlTimeoutError"}
-ERROR_CLASS_ALIASES = {"MemoryError": "NvmlMemoryError", "TimeoutError": "NvmlTimeoutError"}
+# The builtin-shadowing names of exception classes (one per status, `<Status words>Error`, named
+# with libs' `builtin_prefix` where they would be Python's own) that a module also keeps as
+# aliases, as the reference's does: module -> {alias: class}.
+ERROR_CLASS_ALIASES = {"nvml": {"MemoryError": "NvmlMemoryError", "TimeoutError": "NvmlTimeoutError"}}
 
 # Public parameter names of the snake_case modules that are not the C name in snake_case (the
 # reference package's names): (function, C parameter) -> name.
@@ -1318,3 +1353,104 @@ PRIVATE_PARAM_TYPES = {
 PRIVATE_HELPERS = {"runtime": ("_egl_frames.pxi", (
     "cudaError_t getDriverEglFrame(cydriver.CUeglFrame* cuEglFrame, cudaEglFrame eglFrame)",
     "cudaError_t getRuntimeEglFrame(cudaEglFrame* eglFrame, cydriver.CUeglFrame cueglFrame)"))}
+
+# cuda.bindings._v2 (the driver's and NVRTC's second API): how its names are made where they are
+# not the struct-style modules' (names.py, docs/library-modules.md), each rule with its reason.
+# The names are NVIDIA's, so each rule is what makes ours come out as NVIDIA's package spells them.
+V2_NAMES = {
+    # A function is named after the C symbol it calls (cuMemAlloc_v2 -> mem_alloc_v2), without the
+    # prefix, in snake_case (names.snake_case) after these rewrites of the C name:
+    "function_rewrites": (
+        # a copy's direction is one word (cuMemcpyDtoH_v2 -> memcpy_dtoh_v2, cuMemcpyAtoA_v2)
+        (r"([A-Z])to([A-Z])", lambda m: m.group(1) + "to" + m.group(2).lower()),
+        # 1D, 2D and 3D are a word of their own after a word (cuArray3DCreate -> array_3d_create)
+        (r"(?<=[a-z])([123])D(?=[A-Z_]|$)", r"_\1d"),
+        # and after a D (cuMemsetD2D8 -> memset_d2d8)
+        (r"D2D(\d+)", r"D2d\1"),
+        # NVIDIA's spellings of a few words (ctx_reset_persisting_l2cache,
+        # occupancy_available_dynamic_smem_per_block, device_get_p2p_attribute, get_optix_ir)
+        (r"L2Cache", "L2cache"), (r"SMem", "Smem"), (r"P2P", "P2p"), (r"OptiXIR", "OptixIR"),
+    ),
+    # functions that the rules above name otherwise
+    "functions": {"cuTexRefSetAddress2D_v3": "tex_ref_set_address2d_v3"},
+    # functions NVIDIA's _v2 leaves out: the OpenGL interop that cudaGL.h marks deprecated
+    "left_out": ("cuGLCtxCreate", "cuGLInit", "cuGLMapBufferObject", "cuGLMapBufferObjectAsync",
+                 "cuGLRegisterBufferObject", "cuGLSetBufferObjectMapFlags", "cuGLUnmapBufferObject",
+                 "cuGLUnmapBufferObjectAsync", "cuGLUnregisterBufferObject"),
+    # A class (struct or enum) is its C name without the prefix (CUDA_, CU, nvrtc) and the _st,
+    # _enum and _t endings, in CamelCase: a name in capitals a word per `_`-separated part
+    # (CUDA_ARRAY_DESCRIPTOR_v2 -> ArrayDescriptor_v2), any other its parts with the first letter
+    # raised (CUarray_format -> ArrayFormat); a version ending (_v2) stays. These words are NVIDIA's
+    # own capitalisation of parts that the rule would give otherwise:
+    "class_words": {"MEMCPY": "MemCpy", "memcpy": "MemCpy", "MEMSET": "MemSet", "DEVPROP": "DevProp", "devprop": "DevProp",
+                    "sharedconfig": "SharedConfig", "memorytype": "MemoryType", "computemode": "ComputeMode",
+                    "resourcetype": "ResourceType", "L2promotion": "L2Promotion", "OOBfill": "OOBFill",
+                    "GLmap": "GLMap", "P2P": "P2P"},
+    # classes that the rules above name otherwise
+    "classes": {"cl_event_flags": "NvclEventFlags",
+                "CUDA_MEMCPY_BATCH_NODE_PARAMS_V1": "MemcpyBatchNodeParamsV1",
+                "CUmemcpy3DOperand_v1": "MemCpy3dOperand_v1"},
+    # enum members NVIDIA's package gives a `_` (CU_GRAPH_COND_TYPE_IF -> IF_; its WHILE stays)
+    "keyword_members": ("IF",),
+}
+
+# cuda.bindings._v2's functions whose parameters NVIDIA's package types otherwise than emit_v2's
+# rules (_Sig) say, each group with its reason.
+V2_SIGNATURES = {
+    # inputs it takes as an int address only: void* ones that are data the library keeps and hands
+    # back (a callback's user data), addresses it stores or compares, opaque OS handles; and the
+    # arrays of numbers whose address it takes (option arrays, the copy and prefetch batches'
+    # address and size arrays, the tensor map's dimensions), where others take a list too
+    "address": {
+        ("cuModuleLoadDataEx", "options"), ("cuLinkCreate", "options"), ("cuLinkAddData", "options"),
+        ("cuLinkAddFile", "options"), ("cuLibraryLoadData", "jitOptions"), ("cuLibraryLoadData", "libraryOptions"),
+        ("cuLibraryLoadFromFile", "jitOptions"), ("cuLibraryLoadFromFile", "libraryOptions"),
+        ("cuMemcpyBatchAsync", "dsts"), ("cuMemcpyBatchAsync", "srcs"), ("cuMemcpyBatchAsync", "sizes"),
+        ("cuMemcpyBatchAsync", "attrsIdxs"), ("cuFabricCpyBatchAsync", "opList"),
+        ("cuMemPrefetchBatchAsync", "dptrs"), ("cuMemPrefetchBatchAsync", "sizes"),
+        ("cuMemPrefetchBatchAsync", "prefetchLocIdxs"), ("cuMemDiscardBatchAsync", "dptrs"),
+        ("cuMemDiscardBatchAsync", "sizes"), ("cuMemDiscardAndPrefetchBatchAsync", "dptrs"),
+        ("cuMemDiscardAndPrefetchBatchAsync", "sizes"), ("cuMemDiscardAndPrefetchBatchAsync", "prefetchLocIdxs"),
+        ("cuTexRefSetBorderColor", "pBorderColor"), ("cuDeviceGetP2PAtomicCapabilities", "operations"),
+        ("cuLogsDumpToMemory", "buffer"),
+        *((f, a) for f in ("cuTensorMapEncodeTiled", "cuTensorMapEncodeIm2col", "cuTensorMapEncodeIm2colWide")
+          for a in ("globalDim", "globalStrides", "elementStrides")),
+        ("cuTensorMapEncodeTiled", "boxDim"), ("cuTensorMapEncodeIm2col", "pixelBoxLowerCorner"),
+        ("cuTensorMapEncodeIm2col", "pixelBoxUpperCorner"),
+        ("cuDeviceGetNvSciSyncAttributes", "nvSciSyncAttrList"), ("cuLinkAddData", "data"),
+        ("cuMemHostGetDevicePointer", "p"), ("cuMemHostGetFlags", "p"),
+        ("cuDeviceRegisterAsyncNotification", "userData"), ("cuMemImportFromShareableHandle", "osHandle"),
+        ("cuMemRetainAllocationHandle", "addr"), ("cuMemPoolImportFromShareableHandle", "handle"),
+        ("cuLogicalEndpointBindAddr", "ptr"), ("cuStreamAddCallback", "userData"),
+        ("cuStreamBeginRecaptureToGraph", "userData"), ("cuLaunchHostFunc", "userData"),
+        ("cuLaunchHostFunc_v2", "userData"), ("cuParamSetv", "ptr"),
+        ("cuTensorMapEncodeTiled", "globalAddress"), ("cuTensorMapEncodeIm2col", "globalAddress"),
+        ("cuTensorMapEncodeIm2colWide", "globalAddress"), ("cuTensorMapReplaceAddress", "globalAddress"),
+        ("cuCoredumpRegisterStartCallback", "userData"), ("cuCoredumpRegisterCompleteCallback", "userData"),
+        ("cuLogsRegisterCallback", "userData"), ("cuVDPAUGetDevice", "vdpGetProcAddress"),
+        ("cuVDPAUCtxCreate", "vdpGetProcAddress"),
+        # the EGL frame given by value or by pointer, as an address of one
+        ("cuEGLStreamProducerPresentFrame", "eglframe"), ("cuEGLStreamProducerReturnFrame", "eglframe"),
+        ("nvrtcSetFlowCallback", "callback"), ("nvrtcSetFlowCallback", "payload"),
+    },
+    # C strings it takes as a Python str ("str": TypeError `<name> must be a Python str`
+    # otherwise), or as bytes or None ("bytes_or_none"), not as a buffer as the driver's
+    "text": {("nvrtcAddNameExpression", "name_expression"): "str", ("nvrtcGetLoweredName", "name_expression"): "str",
+             ("nvrtcCreateProgram", "name"): "bytes_or_none"},
+    # parameters it types `bytes` (Cython's TypeError for another type)
+    "bytes": {("nvrtcCreateProgram", "src")},
+    # C strings it returns decoded (str), where the others come back as bytes
+    "str_results": {"cuGetErrorString", "cuGetErrorName"},
+    # parameters it gives another C type than the header's (EGLint as unsigned int)
+    "types": {("cuEGLStreamProducerConnect", "width"): "unsigned int",
+              ("cuEGLStreamProducerConnect", "height"): "unsigned int"},
+    # pointer parameters the headers' text calls inputs whose value the call writes: outputs, returned
+    "outputs": {("cuEGLStreamConsumerAcquireFrame", "pCudaResource"), ("cuMemGetLocationInfo", "location_out")},
+    # outputs it takes as an int address to write to (the caller's struct), not returned
+    "output_addresses": {("cuGraphicsResourceGetMappedEglFrame", "eglFrame"),
+                         ("cuTensorMapSetAllocationClass", "outAllocClass")},
+    # functions whose shape this generator does not make yet (results read from several outputs,
+    # attribute-typed values, arrays whose length another call gives): left out of the module,
+    # rather than made with a signature unlike NVIDIA's (docs/v2.md lists them)
+    "not_yet": {"cuLinkComplete", "cuTexRefGetBorderColor", "cuDeviceGetNvSciSyncAttributes"},
+}

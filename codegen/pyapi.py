@@ -5,12 +5,12 @@ pages (`refdocs.py`) show them, from the names and types the resolve stage gave 
 from . import docstrings
 from . import overrides as ov
 from .common import bare, public_function, records_style, snake_case
-from .libs import LIBS, helpers
+from .libs import helpers, of
 
 
 def success_name(model):
     """The status enum's member for success (value 0)."""
-    L = LIBS[model.lib]
+    L = of(model)
     name = L.get("snake", {}).get("status_enum", L["status"])    # cuFile's status is a struct of an enum
     e = next(e for e in model.enums if e.name == name)
     return next(n for n, v in e.members if int(v) == 0)
@@ -18,7 +18,7 @@ def success_name(model):
 
 def tuple_docstring(model, fn, refs):
     """A tuple-style wrapper's docstring: the status, then the outputs, are returned."""
-    status = LIBS[model.lib]["status"]
+    status = of(model)["status"]
     t = model.resolved.functions[fn.name]
     takes = {i.cname: i.type for i in t.inputs}
     ins = [p for p in fn.params if p.role in ("in", "inout")]
@@ -34,7 +34,7 @@ def tuple_docstring(model, fn, refs):
 
 def snake_refs(model):
     """The docstring references of a snake_case module (its functions by their Python names)."""
-    L = LIBS[model.lib]
+    L = of(model)
     if records_style(L):
         enums = {c: (py, "") for c, py, _ in model.resolved.records.enums}
         return docstrings.Refs(model, enums, {f.name: public_function(f, L) for f in model.functions})
@@ -43,7 +43,7 @@ def snake_refs(model):
 
 def snake_docstring(model, fn, refs):
     """A snake_case function's docstring: its outputs are returned, a failure raises."""
-    L = LIBS[model.lib]
+    L = of(model)
     if records_style(L):
         return _records_docstring(model, fn, refs)
     t = model.resolved.functions[fn.name]
@@ -64,7 +64,7 @@ def snake_docstring(model, fn, refs):
 def _records_docstring(model, fn, refs):
     """A struct-style module's function's docstring: what it returns of its outputs (those it
     fills in place last), or of a struct it fills from its arguments."""
-    L = LIBS[model.lib]
+    L = of(model)
     rn, t = model.resolved.records, model.resolved.functions[fn.name]
     outs = [p for p in fn.params if p.role in ("out", "inout") and p.conv != "records_io"]
     outs += [p for p in fn.params if p.conv == "records_io" and p.role == "inout"]
@@ -99,13 +99,13 @@ def _records_docstring(model, fn, refs):
 
 def module_refs(model):
     """The docstring references of the library's module, in its style (snake_case or tuple)."""
-    return snake_refs(model) if LIBS[model.lib].get("snake") else docstrings.Refs(model)
+    return snake_refs(model) if of(model).get("snake") else docstrings.Refs(model)
 
 
 def docstring(model, fn, refs):
     """fn's public function's docstring as the generated source quotes it, in its module's style
     (`refs`: module_refs(model))."""
-    if LIBS[model.lib].get("snake"):
+    if of(model).get("snake"):
         return docstrings.quoted(snake_docstring(model, fn, refs))
     return tuple_docstring(model, fn, refs)
 
@@ -119,7 +119,7 @@ def public_inputs(model, fn):
 def signature(model, fn, checked=False):
     """(Python name, typed signature text) of a generated function: a snake_case module's public
     function, a tuple-style function, or (`checked`) its form in cuda.bindings.checked."""
-    L = LIBS[model.lib]
+    L = of(model)
     t = model.resolved.functions[fn.name]
     params = ", ".join(f"{i.name}: {i.stub_type}" + (f" = {i.default!r}" if i.default is not None else "")
                        for i in t.inputs)

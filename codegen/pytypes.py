@@ -16,7 +16,7 @@ from .common import (F_ARRAY, F_BOOL, F_CHARS, F_CSTR, F_ENUM, F_F, F_HANDLE, F_
                      F_STRUCT, F_U, F_VOIDP, bare, counted_fields, field_spec, public_param, py_field,
                      record_field_spec, record_type, struct_of, type_names)
 from . import overrides as ov
-from .libs import LIBS
+from .libs import of
 from .model import SCALARS
 
 
@@ -184,7 +184,7 @@ class PyTypes:
 
     def __init__(self, model, rn=None, peer_classes=None):
         self.model, self.rn, self.peers = model, rn, peer_classes or {}
-        L = LIBS[model.lib]
+        L = of(model)
         self.records = rn is not None
         self.snake = bool(L.get("snake"))        # nvJitLink, NVVM (and the struct style): handles are ints
         self.status = L["status"]
@@ -249,7 +249,7 @@ class PyTypes:
             return self.accepts(p, peers)
         if conv == "enum":
             if self.snake:   # the snake_case modules' short-named enum (InputType), or a plain int
-                short = LIBS[self.model.lib]["snake"]["enums"].get(bare(p.ctype))
+                short = of(self.model)["snake"]["enums"].get(bare(p.ctype))
                 return f"{short[0]} | int" if short else "int"
             return self.item(p)
         if conv == "handle_ref":
@@ -386,7 +386,7 @@ class PyTypes:
 
     def inputs(self, fn):
         """The Input of each parameter of fn's public function."""
-        L = LIBS[self.model.lib]
+        L = of(self.model)
         out = []
         for p in fn.params:
             if p.role not in ("in", "inout"):
@@ -448,7 +448,8 @@ class PyTypes:
     def _record_fields(self, s):
         """A struct-style module's fields (the class names of its structs and enums: type_names)."""
         names = type_names(self.model)
-        hidden = counted_fields(s, self.model.cuda)
+        # (the count fields are attributes too where the reference shows them: _v2)
+        hidden = set() if of(self.model)["snake"].get("show_counts") else counted_fields(s, self.model.cuda)
         out = []
         for f in s.fields:
             if None in f.dims or f.name is None:

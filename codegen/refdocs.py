@@ -19,7 +19,7 @@ from pathlib import Path
 from . import libs, model, parse, resolve
 from . import overrides as ov
 from .common import extra_enums, records_style, twin_value
-from .libs import LIBS, helpers
+from .libs import LIBS, helpers, module, of
 from .pyapi import docstring, helper_signatures, module_refs, signature
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -98,7 +98,7 @@ def records_page(m):
     """The Markdown page of a struct-style module (cuFile, NVML, nvFatbin, cuDLA): its functions
     grouped as the header groups them, its exceptions, enums, struct classes (with their numpy
     dtypes and fields) and constants, all by their Python names."""
-    L = LIBS[m.lib]
+    L = of(m)
     cfg = L["snake"]
     rn = m.resolved.records
     fns = _functions(m)
@@ -134,7 +134,7 @@ def records_page(m):
 
 def _records_helpers(m):
     """The Helpers section of a struct-style module: sizeof, check_status (and check_status_size)."""
-    L = LIBS[m.lib]
+    L = of(m)
     cfg = L["snake"]
     o = _helpers_head("a struct class of this module")
     if "check_status" in cfg:
@@ -151,7 +151,7 @@ def _records_helpers(m):
 
 def _records_exceptions(m):
     """The Exceptions section of a struct-style module."""
-    L = LIBS[m.lib]
+    L = of(m)
     cfg = L["snake"]
     status_py = m.resolved.records.status or L["status"]
     errors = m.resolved.records.errors
@@ -162,17 +162,17 @@ def _records_exceptions(m):
     if errors:
         o += [f"One subclass of `{cfg['error']}` per failed status; `except` one status by its class:", "",
               "| class | status |", "| --- | ---: |"] + [f"| `{c}` | `{n}` ({v}) |" for c, n, v in errors] + [""]
-        o += [f"`{a}` is another name of `{c}`." for a, c in ov.ERROR_CLASS_ALIASES.items()] + [""]
+        o += [f"`{a}` is another name of `{c}`." for a, c in ov.ERROR_CLASS_ALIASES.get(module(m), {}).items()] + [""]
     return o
 
 
 def module_page(m):
     """The Markdown page of cuda.bindings.<lib>."""
-    if records_style(LIBS[m.lib]):
+    if records_style(of(m)):
         return records_page(m)
     fns = _functions(m)
     titles = dict((g, t) for g, t in m.groups)
-    short = {v[0]: c for c, v in LIBS[m.lib].get("snake", {}).get("enums", {}).items()}   # Result: nvvmResult
+    short = {v[0]: c for c, v in of(m).get("snake", {}).get("enums", {}).items()}   # Result: nvvmResult
     enums = [(e.name, [(n, twin_value(m, "enums", int(v))) for n, v in e.members], e.aliases) for e in m.enums]
     enums += [(n, mem, []) for n, mem in extra_enums(m)]
 
@@ -182,7 +182,7 @@ def module_page(m):
         return f", in {titles[g]}" if g in titles else ""
     contents, sections = _function_sections(m, fns)
     o = [f"# cuda.bindings.{m.lib}", "",
-         f"{LIBS[m.lib]['title']}: {len(fns)} functions, {len(enums)} enums, {len(m.structs)} structs and unions, "
+         f"{of(m)['title']}: {len(fns)} functions, {len(enums)} enums, {len(m.structs)} structs and unions, "
          f"{len(m.handles) + len(m.funcptrs)} handle types, {len(m.inttds)} integer types, "
          f"{len(m.defines)} constants. Generated from the CUDA {m.cuda} headers by `python -m codegen.refdocs`; "
          "the signatures are the stubs' (`help()` shows the same text at run time).", "",

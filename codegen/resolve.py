@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from . import overrides as ov
 from . import pytypes
 from .common import record_names, records_style
-from .libs import LIBS, helpers
+from .libs import helpers, of
 
 
 @dataclass
@@ -29,7 +29,7 @@ class Resolved:
 def resolve(model, others=None):
     """Attach the Resolved of `model` (`others`: the release's models by library, whose classes
     its wrappers may take too); returns the model."""
-    rn = record_names(model) if records_style(LIBS[model.lib]) else None
+    rn = record_names(model) if records_style(of(model)) else None
     types = pytypes.PyTypes(model, rn, pytypes.peers(model, others or {}))
     model.resolved = Resolved(
         records=rn, classes=types.classes, peers=types.peers, bases=pytypes.peer_bases(model, types.peers),

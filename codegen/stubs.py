@@ -12,7 +12,7 @@ import re
 
 from . import overrides as ov
 from .common import HEADER, extra_enums, records_style, twin_value
-from .libs import LIBS, helpers
+from .libs import helpers, module, of
 from .pyapi import docstring, helper_signatures, module_refs, signature
 
 
@@ -110,7 +110,7 @@ def _head(model, doc, extra_imports=()):
 
 def emit_pyi(model):
     """The stub of `<lib>.pyx`."""
-    L = LIBS[model.lib]
+    L = of(model)
     if records_style(L):
         return emit_records_pyi(model)
     imports = sorted({v.split(".")[0] for v in model.resolved.peers.values()})
@@ -153,8 +153,8 @@ def emit_checked_py(model):
             line = ""
         line += n + " "
     lines.append(line)
-    err = LIBS[model.lib]['checked']
-    logs = {f: v for f, v in sorted(ov.ERROR_LOG.items()) if f.startswith(LIBS[model.lib]["prefix"])}
+    err = of(model)['checked']
+    logs = {f: v for f, v in sorted(ov.ERROR_LOG.items()) if f.startswith(of(model)["prefix"])}
     return "\n".join([
         HEADER.format(ver=model.cuda).rstrip("\n"),
         f'"""cuda.bindings.{model.lib} with exceptions: each function takes the arguments of its tuple-style',
@@ -183,7 +183,7 @@ def emit_checked_pyi(model):
          "from typing import Any", "",
          "from cuda.bindings._base import Address, Buffer, KernelParams"]
     o += [f"from cuda.bindings import {m}" for m in imports]
-    o.append(f"from cuda.bindings.checked import {LIBS[model.lib]['checked']} as {LIBS[model.lib]['checked']}")
+    o.append(f"from cuda.bindings.checked import {of(model)['checked']} as {of(model)['checked']}")
     o.append(f"from cuda.bindings.{model.lib} import (")
     o += [f"    {n} as {n}," for n in names]
     o += [")", ""]
@@ -198,7 +198,7 @@ def emit_checked_pyi(model):
 
 def emit_records_pyi(model):
     """The stub of a struct-style module (cuFile, NVML, nvFatbin, cuDLA)."""
-    cfg = LIBS[model.lib]["snake"]
+    cfg = of(model)["snake"]
     rn = model.resolved.records
     o = [HEADER.format(ver=model.cuda).rstrip("\n"),
          f'"""Types of cuda.bindings.{model.lib} (generated from the CUDA {model.cuda} headers)."""',
@@ -213,9 +213,9 @@ def emit_records_pyi(model):
         _enum_class(o, py, members)
     for py, members in ov.DEFINE_ENUMS_OF(model):
         _enum_class(o, py, members)
-    for name, (module, attr) in cfg.get("imports", {}).items():
+    for name, (source, attr) in cfg.get("imports", {}).items():
         # a name the module takes from another (cuFile's pyCUresult): an alias this stub exports
-        o += [f"from {module} import {attr} as _{name}", f"{name} = _{name}"]
+        o += [f"from {source} import {attr} as _{name}", f"{name} = _{name}"]
     o.append("")
     for st in rn.layout:
         o.append(f"class {rn.cls[st.name]}(_Record):")
@@ -224,7 +224,7 @@ def emit_records_pyi(model):
     made = {rn.cls[st.name] for st in rn.layout}
     o += [f"{d}: dtype[Any]" for d, c in rn.dtypes.items() if c in made]
     o.append("")
-    o += [f"{v}: int" for v in ov.PUBLIC_CONSTANTS.get(model.lib, {}).values()]
+    o += [f"{v}: int" for v in ov.PUBLIC_CONSTANTS.get(module(model), {}).values()]
     o += _records_errors(model)
     summary = summaries(model)
     for fn in model.functions:
@@ -233,7 +233,7 @@ def emit_records_pyi(model):
     if "check_status" in cfg:
         ret = "None" if cfg["check_status"] is None else "int"
         o.append(f"def check_status(status: int) -> {ret}: ...")
-        if cfg.get("message") == "library" and cfg.get("check_status_size", True):
+        if "insufficient" in cfg:
             o.append("def check_status_size(status: int) -> int: ...")
     o.append("def sizeof(objType: type) -> int: ...")
     return "\n".join(o) + "\n"
@@ -241,7 +241,7 @@ def emit_records_pyi(model):
 
 def _records_errors(model):
     """A struct-style module's exception class, and its subclass per failed status (NVML)."""
-    cfg = LIBS[model.lib]["snake"]
+    cfg = of(model)["snake"]
     o = ["", f"class {cfg['error']}(Exception):", "    status: int"]
     if cfg.get("message") == "cufile":
         o += ["    cuda_error: int | None",
@@ -250,9 +250,10 @@ def _records_errors(model):
         o += ["    def __init__(self, status: int) -> None: ..."]
     o.append("")
     errors = model.resolved.records.errors
+    status = "status: int" if cfg.get("status_required") else "status: int | None = None"
     for cls, _, _ in errors:
-        o += [f"class {cls}({cfg['error']}):", "    def __init__(self, status: int | None = None) -> None: ..."]
-    for alias, cls in ov.ERROR_CLASS_ALIASES.items() if errors else ():
+        o += [f"class {cls}({cfg['error']}):", f"    def __init__(self, {status}) -> None: ..."]
+    for alias, cls in ov.ERROR_CLASS_ALIASES.get(module(model), {}).items():
         o.append(f"{alias} = {cls}")
     o.append("")
     return o

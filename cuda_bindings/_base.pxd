@@ -63,6 +63,9 @@ cdef class _Lazy:
     # enum.IntEnum classes whatever the build's FAST_ENUM says (a module NVIDIA's package of the
     # release makes so: 13.5's cudla)
     cdef public bint int_enums
+    # FastEnum classes whatever the build's FAST_ENUM says (cuda.bindings._v2, whose enums NVIDIA's
+    # package makes so in every release)
+    cdef public bint fast_enums
     # the module holding its enums' docstrings (cuda.bindings._enumdocs_<lib>), or None
     cdef public str enum_docs
     # the struct classes made so far, by their index in the module's struct table (_cls_at)

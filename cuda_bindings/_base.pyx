@@ -1784,21 +1784,23 @@ cdef class _EnumDoc:
         return doc[1].get(obj.name)
 
 
+def _fast_enum(name, members, module):
+    """A FastEnum class (cuda.bindings._internal._fast_enum_impl)."""
+    from cuda.bindings._internal._fast_enum_impl import FastEnum, FastEnumMetaclass
+    ns = {"__module__": module, "__qualname__": name}
+    ns.update(members)
+    return FastEnumMetaclass(name, (FastEnum,), ns)
+
+
 def _enum_maker():
     """How this build makes its enum classes: enum.IntEnum, or, where NVIDIA's package of the same
     release uses its FastEnum (the generated _version.FAST_ENUM), cuda.bindings._internal._fast_enum."""
     global _strict_enum_fields, _member_docs
     from cuda.bindings import _version
     if getattr(_version, "FAST_ENUM", False):
-        from cuda.bindings._internal._fast_enum import FastEnum, FastEnumMetaclass
         _strict_enum_fields = True
         _member_docs = True
-
-        def make(name, members, module):
-            ns = {"__module__": module, "__qualname__": name}
-            ns.update(members)
-            return FastEnumMetaclass(name, (FastEnum,), ns)
-        return make
+        return _fast_enum
     import enum
 
     def make(name, members, module):
@@ -1907,6 +1909,8 @@ cdef class _Lazy:
                 if self.int_enums:
                     import enum
                     r = enum.IntEnum(name, members, module=self.modname, qualname=name)
+                elif self.fast_enums:
+                    r = _fast_enum(name, members, self.modname)
                 else:
                     r = _enum_module(name, members, self.modname)
                 if self.enum_docs is not None:

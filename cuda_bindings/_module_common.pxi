@@ -5,7 +5,7 @@
 # the tuple-style modules (driver, runtime, NVRTC) convert some arguments as NVIDIA's tuple-style
 # modules do (_base.pxd's __cb_tuple_style, a C variable of this module)
 from cuda.bindings._base cimport __cb_tuple_style
-__cb_tuple_style = __name__.rpartition(".")[2] in ("driver", "runtime", "nvrtc")
+__cb_tuple_style = __name__ in ("cuda.bindings.driver", "cuda.bindings.runtime", "cuda.bindings.nvrtc")
 
 # a handle or integer class derived from another generated class is freed as fast as that one
 from cuda.bindings._base cimport _fast_classes

@@ -169,16 +169,12 @@ def load(path):
     return module
 
 
-def checks(client, gpu):
-    """(name, passed, detail) of each call."""
-    from cuda.bindings import nvjitlink, nvrtc, nvvm
+def checks(client, gpu, driver_only=False):
+    """(name, passed, detail) of each call (`driver_only`: not those of NVRTC, nvJitLink and NVVM,
+    on a machine without the release's libraries of them)."""
     out = []
-    err, version, ptx, text = client.nvrtc_compile()
-    out.append(("nvrtc", err == 0 and ptx > 0 and version == nvrtc.nvrtcVersion()[1:] and text == "NVRTC_SUCCESS",
-                f"status {err}, NVRTC {version}, {ptx} bytes of PTX"))
-    (e1, *jv), (e2, *vv) = client.library_versions()
-    out.append(("nvjitlink/nvvm", e1 == 0 and e2 == 0 and tuple(jv) == nvjitlink.version()
-                and tuple(vv) == nvvm.version(), f"nvJitLink {jv}, NVVM {vv}"))
+    if not driver_only:
+        out += _library_checks(client)
     buf = bytearray(8)
     got, words, address, nested, flat = client.utils_converters([3, 1, 4], ["ab", "c"], buf)
     import ctypes
@@ -196,11 +192,25 @@ def checks(client, gpu):
     return out
 
 
+def _library_checks(client):
+    from cuda.bindings import nvjitlink, nvrtc, nvvm
+    out = []
+    err, version, ptx, text = client.nvrtc_compile()
+    out.append(("nvrtc", err == 0 and ptx > 0 and version == nvrtc.nvrtcVersion()[1:] and text == "NVRTC_SUCCESS",
+                f"status {err}, NVRTC {version}, {ptx} bytes of PTX"))
+    (e1, *jv), (e2, *vv) = client.library_versions()
+    out.append(("nvjitlink/nvvm", e1 == 0 and e2 == 0 and tuple(jv) == nvjitlink.version()
+                and tuple(vv) == nvvm.version(), f"nvJitLink {jv}, NVVM {vv}"))
+    return out
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--pxd-root", help="the folder holding cuda/bindings/*.pxd (default: the cuda.bindings on sys.path)")
     ap.add_argument("--work", help="where to build (default: a temporary folder)")
     ap.add_argument("--gpu", action="store_true", help="also call the driver for real")
+    ap.add_argument("--driver-only", action="store_true",
+                    help="leave out the NVRTC, nvJitLink and NVVM calls (no such library of the release here)")
     a = ap.parse_args(argv)
     import cuda.bindings
     release = cuda.bindings.__cuda_version__
@@ -208,12 +218,12 @@ def main(argv=None):
     root = Path(a.pxd_root).resolve() if a.pxd_root else ours
     work = Path(a.work or tempfile.mkdtemp(prefix="private_client."))
     client = load(build(root, release, work))
-    results = checks(client, a.gpu)
+    results = checks(client, a.gpu, a.driver_only)
     for name, passed, detail in results:
         print(f"{'ok  ' if passed else 'FAIL'} {name}: {detail}")
     failed = [n for n, p, _ in results if not p]
     summary = {"release": release, "built_against": str(root), "imported_on": str(Path(cuda.bindings.__file__).parent),
-               "checks": len(results), "failed": failed}
+               "checks": len(results), "failed": failed, "driver_only": a.driver_only}
     print("private_client:", json.dumps(summary))
     return 1 if failed else 0
 

@@ -1,0 +1,400 @@
+"""Stage 4, cuda.bindings._v2.<lib>: the second API of the driver and NVRTC, which NVIDIA's package
+has from 13.4 on (docs/v2.md), generated from the library's model in the struct style of the
+cuFile and NVML modules (libs.config(lib, "v2"): the same records, enums and exception tables,
+emit_py), with its functions `cpdef`: typed C parameters and results, so that the module has a
+C-API whose signature strings are NVIDIA's, and Cython's own argument conversions (its
+TypeError and OverflowError) as NVIDIA's have them.
+
+A function returns its outputs (one, or a tuple of several; None where it has none) and raises
+the exception class of a failed status. Its parameters and result are typed by the rules of
+`_Sig`; overrides.V2_SIGNATURES holds where NVIDIA's package types them otherwise, and
+overrides.V2_NAMES how the names are made."""
+import copy
+
+from . import docstrings
+from . import overrides as ov
+from .common import HEADER, bare, public_function, public_param, twin_value
+from .emit_py import _classes_at_import, _enum_table, _records_errors, _records_tables
+from .libs import module, of
+from .model import SCALARS
+from .pyapi import snake_docstring, snake_refs
+from .stubs import _enum_class, _fields, _records_errors as _stub_errors
+from . import resolve
+
+# the C results whose `except?` value is -1 (the others' is 0), as NVIDIA's module declares them
+_EXCEPT_MINUS_ONE = ("int", "float", "double", "long long")
+
+
+def v2_model(model, models):
+    """A copy of a library's model as its _v2 module sees it (resolved with libs.config(lib, "v2"))."""
+    m = copy.copy(model)
+    m.variant = "v2"
+    return resolve.resolve(m, models)
+
+
+def emit(model):
+    """{file path: text} of cuda.bindings._v2.<lib> (model: v2_model's)."""
+    lib = model.lib
+    sigs = _sigs(model)
+    return {f"_v2/{lib}.pyx": _pyx(model, sigs), f"_v2/{lib}.pxd": _pxd(model, sigs), f"_v2/{lib}.pyi": _pyi(model, sigs)}
+
+
+def _sigs(model):
+    return [s for s in (_Sig(model, fn) for fn in model.functions if _in_v2(fn)) if s.ok]
+
+
+def report(model):
+    """The lines of REPORT.md about cuda.bindings._v2.<lib> (model: v2_model's)."""
+    made = {s.fn.name for s in _sigs(model)}
+    wanted = [fn.name for fn in model.functions if (fn.python or _text_result(fn)) and fn.name not in ov.V2_NAMES["left_out"]]
+    rn = model.resolved.records
+    return [f"## _v2.{model.lib}", "",
+            f"- {len(made)} of {len(wanted)} functions, {len(rn.enums) + len(ov.DEFINE_ENUMS_OF(model))} enums, "
+            f"{len(rn.layout)} struct classes, {len(rn.errors)} exception classes",
+            "- not made yet (their shape; docs/v2.md): " + (", ".join(n for n in wanted if n not in made) or "none"), ""]
+
+
+def _in_v2(fn):
+    return ((fn.python or _text_result(fn)) and fn.name not in ov.V2_NAMES["left_out"]
+            and fn.name not in ov.V2_SIGNATURES["not_yet"])
+
+
+def package_init():
+    return '"""cuda.bindings._v2: the second API of the driver and NVRTC (docs/v2.md)."""\n'
+
+
+class _Sig:
+    """One function's cpdef signature and body: `params` [(C type or "" for an object, name,
+    default or None)], `lines` the conversions of the arguments, `cargs` {C parameter: the C
+    argument}, `outs` [(declarations, returned expression, C type)], `pre` the lines before the call
+    (a size query), `ret` the result's C type (object, tuple, int, ...); `ok` False where a
+    parameter or output is of a kind this module does not take yet (the function is then left
+    out)."""
+
+    def __init__(self, model, fn):
+        self.m, self.fn, self.L = model, fn, of(model)
+        self.cy = f"cy{model.lib}"
+        self.name = public_function(fn, self.L)
+        self.ok = fn.ret == self.L["status"] or _text_result(fn)
+        self.params, self.lines, self.cargs, self.outs, self.pre = [], [], {}, [], []
+        # a count the conversion of a list of strings gives (nvrtcCreateProgram's numHeaders)
+        self.counted = {p.extra["count_param"]: p for p in fn.params if p.conv == "strlist" and "count_param" in p.extra}
+        for p in fn.params:
+            key = (fn.name, p.name)
+            if p.name in self.counted:
+                continue
+            if p.role == "hidden":
+                self.ok = False     # a count the call asks for itself: not yet
+            elif key in ov.V2_SIGNATURES["output_addresses"]:
+                self.arg("intptr_t", public_param(p, self.L))
+                self.cargs[p.name] = f"<{self._ctype(p)}>{public_param(p, self.L)}"
+            elif p.role == "in" and key not in ov.V2_SIGNATURES["outputs"]:
+                self._in(p)
+            else:
+                self._out(p)
+        n = len(self.outs)
+        self.ret = "object" if n == 0 else self.outs[0][2] if n == 1 else "tuple"
+        if _text_result(fn):
+            self.ret = "str"
+        elif fn.name in ov.STATUS_RESULT:
+            self.ret = "int"
+
+    def arg(self, ctype, py, default=None):
+        self.params.append((ctype, py, default))
+
+    # ---- inputs
+
+    def _ctype(self, p, ptr=None):
+        """p's C type as cy<lib>'s declarations spell it (qualified)."""
+        ptr = p.ptr if ptr is None else ptr
+        b = bare(p.ctype)
+        t = SCALARS[b][0] if b in SCALARS else f"{self.cy}.{b}" if b != "void" else "void"
+        return ("const " if p.const else "") + t + "*" * ptr
+
+    def _in(self, p):
+        py, c, key = public_param(p, self.L), p.conv, (self.fn.name, p.name)
+        cast = f"<{self._ctype(p)}>"
+        if key in ov.V2_SIGNATURES["types"]:
+            self.arg(ov.V2_SIGNATURES["types"][key], py)
+            self.cargs[p.name] = cast + py
+        elif c == "struct_val" and key in ov.V2_SIGNATURES["address"]:
+            self.arg("intptr_t", py)
+            self.cargs[p.name] = f"(<{self._ctype(p, 1)}>{py})[0]"
+        elif c == "scalar":
+            self.arg(SCALARS[bare(p.ctype)][0], py)
+            self.cargs[p.name] = py
+        elif c in ("enum", "inttd"):
+            self.arg("int" if c == "enum" else self._int_type(bare(p.ctype)), py)
+            self.cargs[p.name] = cast + py
+        elif c == "handle_ref":
+            # the handle itself (as a create call returned it); the call gets the address of a copy
+            self.arg("intptr_t", py)
+            self.lines.append(f"cdef {self._ctype(p, p.ptr - 1)} _c_{py} = <{self._ctype(p, p.ptr - 1)}>{py}")
+            self.cargs[p.name] = f"&_c_{py}"
+        elif c in ("handle", "jitvalues", "voidpp") or (
+                c in ("voidp", "array", "buf_w", "struct_ptr") and key in ov.V2_SIGNATURES["address"]):
+            self.arg("intptr_t", py)
+            self.cargs[p.name] = cast + py
+        elif c == "buf_w" and self.fn.size_query:
+            self._bytes_result(p, py)
+        elif c in ("cstr", "voidp", "unknown", "struct_ptr", "struct_val", "array", "kparams", "strlist"):
+            self._object_in(p, py, cast)
+        else:
+            self.ok = False
+
+    def _object_in(self, p, py, cast):
+        """An input NVIDIA's module takes as a Python object, converted by _v2_common.pxi."""
+        c, key = p.conv, (self.fn.name, p.name)
+        v = f"_c_{py}"
+        if c == "struct_ptr" or (c == "array" and p.cls == "struct"):
+            # a struct object (its address: int() of it), an int address, or None (NULL)
+            self.lines.append(f"cdef intptr_t {v} = _struct_address({py})")
+        elif c == "struct_val":
+            cls = self._record_class(p)
+            if cls is None:
+                self.ok = False
+                return
+            self.lines.append(f"cdef _Record {v} = _record_of({py}, _L.cls({cls!r}))")
+            cast, v = "", f"(<{self._ctype(p, 1)}>{v}._ptr)[0]"
+        elif c == "cstr" and key in ov.V2_SIGNATURES["text"]:
+            kind = ov.V2_SIGNATURES["text"][key]
+            self.lines += [f"cdef bytes _b_{py} = _text_arg({py}, {py!r}, {kind!r})",
+                           f"cdef const char* {v} = NULL if _b_{py} is None else <const char*>_b_{py}"]
+        elif c in ("cstr", "voidp", "unknown"):
+            # a buffer (its memory; writable where the library writes it), an int address, or None
+            self.lines.append(f"cdef void* {v} = _buffer_address({py}, {c == 'voidp' and not p.const})")
+        elif c == "array":
+            kind, es = self._elem(p)
+            self.lines += [f"cdef _Buf _k_{py} = _array({py}, {kind!r}, {es})", f"cdef void* {v} = _bufptr(_k_{py})"]
+        elif c == "kparams":
+            self.lines += [f"cdef void* {v}", f"cdef _Buf _k_{py} = _kernel_params({py}, &{v})"]
+        else:       # strlist: a list of bytes, its length the count parameter
+            count = next(q for q in self.fn.params if q.name == p.extra["count_param"])
+            self.lines += [f"cdef int _n_{py} = 0", f"cdef object _k_{py} = _bytes_list({py}, <char***>&{v}, &_n_{py})"]
+            self.lines.insert(0, f"cdef char** {v} = NULL")
+            self.cargs[count.name] = f"<{self._ctype(count)}>_n_{py}"
+            self.arg("", py, "None")
+            self.cargs[p.name] = f"<{self._ctype(p)}>{v}"
+            return
+        typed = "bytes" if key in ov.V2_SIGNATURES["bytes"] else ""
+        self.arg(typed, py)
+        self.cargs[p.name] = cast + v
+
+    def _bytes_result(self, p, py):
+        """A buffer the library fills, of the size its size query gives (nvrtcGetPTX): the result."""
+        q = next(f for f in self.m.functions if f.name == self.fn.size_query)
+        args = ", ".join(self.cargs.get(x.name, "&_n") for x in q.params)
+        self.pre += ["cdef size_t _n = 0", "with nogil:", f"    _status = {self.cy}.{q.name}({args})",
+                     "if _status != 0:", "    _raise(_status)", "cdef bytes _o = _new_bytes(_n)",
+                     "cdef char* _po = _o"]
+        self.cargs[p.name] = "_po"
+        self.outs.append(([], "_o", "bytes"))
+
+    def _record_class(self, p):
+        """The record class of a struct parameter or output, or None where the module has none."""
+        rn = self.m.resolved.records
+        cls = rn.cls.get(bare(p.ctype))
+        return cls if cls in rn.slot else None
+
+    def _elem(self, p):
+        """(_base._array's kind code, the item's C size) of an array parameter's items."""
+        b = bare(p.ctype)
+        if p.cls == "scalar":
+            cy, size, k = SCALARS[b]
+            return f"{k}{size}", str(size)
+        if p.cls == "enum":
+            return "e", "4"
+        if p.cls == "inttd":
+            n = next(x for x in self.m.inttds if x[0] == b)
+            return f"{n[4]}{n[3]}", str(n[3])
+        return "h", "sizeof(void*)"
+
+    def _int_type(self, name):
+        """The C type of an integer typedef's parameter or result: 64-bit ones are uint64_t, the
+        graphics interop ones keep their name (cydriver.GLuint), the others their base type."""
+        for n, parent, cy, size, k in self.m.inttds:
+            if n == name:
+                if name in self.m.cython_level:
+                    return f"{self.cy}.{name}"
+                if size == 8:
+                    return "uint64_t" if k == "u" else "int64_t"
+                return cy
+        raise KeyError(name)
+
+    # ---- outputs
+
+    def _out(self, p):
+        py = public_param(p, self.L)
+        b, c = bare(p.ctype), p.conv
+        var = f"_o_{py}"
+        self.cargs[p.name] = f"&{var}"
+        t = self._ctype(p, p.ptr - 1)
+        if c == "handle_ref" or (c == "value_out" and p.cls in ("handle", "inttd", "enum")):
+            r = "intptr_t" if p.cls == "handle" else "int" if p.cls == "enum" else self._int_type(b)
+            self.outs.append(([f"cdef {t} {var}"], f"<{r}>{var}", r))
+        elif c == "value_out" and b in SCALARS:
+            self.outs.append(([f"cdef {SCALARS[b][0]} {var}"], var, SCALARS[b][0]))
+        elif c == "voidp_out":
+            self.outs.append(([f"cdef void* {var}"], f"<intptr_t>{var}", "intptr_t"))
+        elif c in ("struct_out", "struct_ptr") and self._record_class(p):
+            cls = self._record_class(p)
+            slot = self.m.resolved.records.slot[cls]
+            self.cargs[p.name] = f"<{self._ctype(p)}>{var}._ptr"
+            self.outs.append(([f"cdef _Record {var} = _new_record_at(_L, {slot}, {cls!r})"], var, "object"))
+        elif c == "cstr_out":         # text the library keeps: bytes (the error strings: str)
+            text = self.fn.name in ov.V2_SIGNATURES["str_results"]
+            self.outs.append(([f"cdef const char* {var} = NULL"], f"_text0({var})" if text else f"_cbytes({var})",
+                              "str" if text else "bytes"))
+        elif c == "value_inout" and (p.cls in ("scalar", "enum") or b in SCALARS):
+            r = "int" if p.cls == "enum" else SCALARS[b][0]
+            self.arg(r, py)
+            self.outs.append(([f"cdef {t} {var} = <{t}>{py}"], f"<{r}>{var}", r))
+        elif c == "strbuf":
+            # text the library writes into a buffer of the length the caller gives: the bytes up
+            # to its NUL
+            n = public_param(next(q for q in self.fn.params if q.name == p.extra["len"]), self.L)
+            self.outs.append(([f"cdef bytes _b_{py} = _new_bytes({n} if {n} > 0 else 0)",
+                               f"cdef char* {var} = _b_{py}"], f"_cbytes({var})", "bytes"))
+            self.cargs[p.name] = var
+        elif c == "array_out" and p.ctype == "char" and isinstance(p.extra.get("count"), int):
+            # a fixed number of bytes the library writes (cuDeviceGetLuid's 8)
+            k = p.extra["count"]
+            self.outs.append(([f"cdef char {var}[{k}]"], f"{var}[:{k}]", "bytes"))
+            self.cargs[p.name] = var
+        elif c == "voidp_out_val":    # an int the library writes where the pointer points (a file descriptor)
+            self.outs.append(([f"cdef int {var} = 0"], var, "int"))
+        elif c == "array_out" and str(p.extra.get("count", "")).startswith("call:") and p.cls == "scalar":
+            self._counted_array(p, var, p.extra["count"][len("call:"):])
+        else:
+            self.ok = False
+
+    def _counted_array(self, p, var, count_fn):
+        """An array the library fills, of the length another entry point gives (nvrtcGetSupportedArchs):
+        a memoryview of a Cython array of its items, as NVIDIA's module returns it."""
+        b = bare(p.ctype)
+        t, (_, size, k) = SCALARS[b][0], SCALARS[b]
+        self.pre += ["cdef int _n = 0", "with nogil:", f"    _status = {self.cy}.{count_fn}(&_n)",
+                     "if _status != 0:", "    _raise(_status)",
+                     f"cdef view.array _a = view.array(shape=(max(_n, 1),), itemsize=sizeof({t}), format={_FORMATS[k, size]!r})",
+                     f"cdef {t}[::1] {var} = _a"]
+        self.cargs[p.name] = f"&{var}[0]"
+        self.outs.append(([], f"{var}[:_n]", "object"))
+
+    # ---- the declaration and the body
+
+    def head(self, pxd=False):
+        params = ", ".join((f"{t} {n}" if t else n) + ("" if d is None else "=*" if pxd else f"={d}")
+                           for t, n, d in self.params)
+        ret = "" if self.ret == "object" else self.ret + " "
+        exc = ""
+        if self.ret not in ("object", "tuple", "bytes", "str", "list"):
+            exc = " except? -1" if self.ret in _EXCEPT_MINUS_ONE else " except? 0"
+        return f"cpdef {ret}{self.name}({params}){exc}"
+
+    def body(self, refs):
+        fn = self.fn
+        o = [self.head() + ":", '    """' + docstrings.quoted(snake_docstring(self.m, fn, refs)) + '\n    """']
+        args = ", ".join(self.cargs[p.name] for p in fn.params)
+        if _text_result(fn):
+            return o + self._indented(self.lines) + [f"    return _text0({self.cy}.{fn.name}({args}))", ""]
+        o.append(f"    cdef {self.cy}.{self.L['status']} _status")
+        o += self._indented([d for ds, _, _ in self.outs for d in ds] + self.lines + self.pre)
+        call = f"_status = {self.cy}.{fn.name}({args})"
+        o += ["    " + call] if fn.name in ov.KEEP_GIL else ["    with nogil:", "        " + call]
+        if fn.name in ov.STATUS_RESULT:
+            return o + ["    return <int>_status", ""]
+        o += ["    if _status != 0:", "        _raise(_status)"]
+        results = [r for _, r, _ in self.outs]
+        if len(results) == 1:
+            o.append(f"    return {results[0]}")
+        elif results:
+            o.append(f"    return ({', '.join(results)})")
+        return o + [""]
+
+    @staticmethod
+    def _indented(lines):
+        return ["    " + line for line in lines]
+
+
+# the typecodes of Cython's view.array by (kind, size) of a C number
+_FORMATS = {("i", 4): "i", ("u", 4): "I", ("i", 8): "q", ("u", 8): "Q", ("f", 4): "f", ("f", 8): "d",
+            ("i", 2): "h", ("u", 2): "H", ("i", 1): "b", ("u", 1): "B"}
+
+
+def _text_result(fn):
+    """Whether fn returns a C string, not a status (nvrtcGetErrorString): its result is the text."""
+    return bare(fn.ret) == "char"
+
+
+def _pyx(model, sigs):
+    lib = model.lib
+    rn = model.resolved.records
+    o = [HEADER.format(ver=model.cuda),
+         "# cython: language_level=3, boundscheck=False, wraparound=False, binding=True, embedsignature=True",
+         f'"""{of(model)["snake"]["title"]}: the library\'s second API, generated from the CUDA {model.cuda} '
+         f'headers in the style of NVIDIA\'s cuda.bindings.{module(model)}."""',
+         f"from cuda.bindings cimport cy{lib}",
+         "from cuda.bindings._base cimport _Lazy, _new_lazy, _Struct, _Handle, _IntValue, _enum, _Buf, _Buf_new, _array, _bufptr, _kparams",
+         "from cuda.bindings._records cimport _Record, _new_record_at, _text0",
+         "from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t, intptr_t, uintptr_t",
+         "from cython cimport view",
+         "from cuda.bindings import _records",
+         "from cuda.bindings._internal._fast_enum_impl import FastEnum as _FastEnum",
+         # NVIDIA's message for a refused buffer: its 13.5.0's in every build (_v2 came with 13.4)
+         f"_BUFFER_ERROR = {ov.TWIN_STYLE['13.5']['buffer_error']!r}",
+         ""]
+    o += _enum_table([(py, (), [(n, twin_value(model, "enums", int(v))) for n, v in members]) for _, py, members in rn.enums] +
+                     [(py, (), members) for py, members in ov.DEFINE_ENUMS_OF(model)])
+    o += _records_tables(model)
+    o.append("_L.fast_enums = True       # FastEnum classes in every release, as NVIDIA's _v2 has them")
+    for n, v in ov.PUBLIC_CONSTANTS.get(module(model), {}).items():
+        o.append(f"{v} = {dict(model.defines)[n]!r}")
+    o += ["", f"cdef str _STATUS_NAME = {rn.status!r}", 'include "../_module_common.pxi"',
+          'include "../_v2_common.pxi"', ""]
+    o += _classes_at_import(len(rn.enums) + len(ov.DEFINE_ENUMS_OF(model)), rn.layout)
+    o += _records_errors(model)
+    refs = snake_refs(model)
+    for s in sigs:
+        o += [""] + s.body(refs)
+    return "\n".join(o) + "\n"
+
+
+def _pxd(model, sigs):
+    """The declarations of the module's cpdef functions (its C-API, which a client cimports)."""
+    o = [HEADER.format(ver=model.cuda), "# cython: language_level=3",
+         "from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t, intptr_t, uintptr_t",
+         f"from cuda.bindings cimport cy{model.lib}", ""]
+    o += [s.head(pxd=True) for s in sigs]
+    return "\n".join(o) + "\n"
+
+
+# the Python type of a C parameter or result in the stubs
+_PY_TYPES = {"float": "float", "double": "float", "bytes": "bytes", "str": "str", "tuple": "tuple[Any, ...]",
+             "object": "Any", "": "Any"}
+
+
+def _pyi(model, sigs):
+    """The module's stub: its enums, struct classes, exceptions and functions with their types."""
+    rn = model.resolved.records
+    o = [HEADER.format(ver=model.cuda).rstrip("\n"),
+         f'"""Types of cuda.bindings.{module(model)} (generated from the CUDA {model.cuda} headers)."""',
+         "from typing import Any", "",
+         "from numpy import dtype", "",
+         "from cuda.bindings._records import _Record", ""]
+    for _, py, members in rn.enums:
+        _enum_class(o, py, members)
+    for py, members in ov.DEFINE_ENUMS_OF(model):
+        _enum_class(o, py, members)
+    for st in rn.layout:
+        o.append(f"class {rn.cls[st.name]}(_Record):")
+        o.extend(_fields([ft for ft in model.resolved.fields[st.name] if ft.shown]) or ["    ..."])
+        o.append("")
+    made = {rn.cls[st.name] for st in rn.layout}
+    o += [f"{d}: dtype[Any]" for d, c in rn.dtypes.items() if c in made] + [""]
+    o += [f"{v}: int" for v in ov.PUBLIC_CONSTANTS.get(module(model), {}).values()]
+    o += _stub_errors(model)
+    for s in sigs:
+        params = ", ".join(f"{n}: {_PY_TYPES.get(t, 'int')}" + ("" if d is None else f" = {d}") for t, n, d in s.params)
+        ret = "None" if s.ret == "object" and not s.outs else _PY_TYPES.get(s.ret, "int")
+        o.append(f"def {s.name}({params}) -> {ret}: ...")
+    return "\n".join(o) + "\n"

@@ -1,0 +1,93 @@
+# Hand-written part of the generated cuda.bindings._v2 modules (`include`d after
+# _module_common.pxi): how their object parameters are converted, as NVIDIA's _v2 modules convert
+# them.  The including module defines _BUFFER_ERROR (NVIDIA's message for a refused buffer).
+
+from cpython.buffer cimport PyObject_GetBuffer, PyBuffer_Release, PyBUF_ANY_CONTIGUOUS, PyBUF_WRITABLE
+from cpython.bytes cimport PyBytes_FromString, PyBytes_FromStringAndSize
+
+
+cdef intptr_t _struct_address(object o) except? -1:
+    """A struct parameter: a struct object (int() of it is its address), an int address, or None
+    (NULL)."""
+    if o is None:
+        return 0
+    return int(o)
+
+
+cdef _Record _record_of(object o, type cls):
+    """A struct passed by value: an object of its class (TypeError naming both otherwise)."""
+    if not isinstance(o, cls):
+        raise TypeError(f"Cannot convert {type(o).__name__} to {cls.__module__}.{cls.__qualname__}")
+    return <_Record>o
+
+
+cdef void* _buffer_address(object o, bint writable) except? NULL:
+    """A buffer parameter: an int address, None (NULL), or a contiguous buffer (writable where the
+    library writes it), whose memory the call takes; the caller's reference keeps it alive for the
+    call.  Anything else: ValueError with NVIDIA's message."""
+    cdef Py_buffer view
+    cdef void* p
+    if o is None:
+        return NULL
+    if isinstance(o, int):
+        return <void*><intptr_t>o
+    try:
+        PyObject_GetBuffer(o, &view, PyBUF_ANY_CONTIGUOUS | (PyBUF_WRITABLE if writable else 0))
+    except Exception as e:
+        raise ValueError(_BUFFER_ERROR.format(adj="writable " if writable else "", size=-1)) from e
+    p = view.buf
+    PyBuffer_Release(&view)
+    return p
+
+
+cdef _Buf _kernel_params(object o, void** out):
+    """Kernel arguments: an array of their addresses (a buffer, or its int address), None, or
+    (values, types), packed as cuda.bindings.driver packs them (docs/porting.md)."""
+    out[0] = NULL
+    if o is None:
+        return None
+    return _kparams(o, out)
+
+
+cdef object _cbytes(const char* p):
+    """Text the library keeps, as bytes (None for NULL)."""
+    return None if p == NULL else PyBytes_FromString(p)
+
+
+cdef bytes _text_arg(object o, str name, str kind):
+    """A C string NVIDIA's module takes as a str (kind "str", UTF-8), or as bytes or None (kind
+    "bytes_or_none")."""
+    if kind == "str":
+        if not isinstance(o, str):
+            raise TypeError(f"{name} must be a Python str")
+        return (<str>o).encode()
+    if o is None or isinstance(o, bytes):
+        return o
+    raise TypeError(f"Expected bytes, got {type(o).__name__}")
+
+
+cdef object _bytes_list(object o, char*** out, int* n):
+    """A list of C strings given as a sequence of bytes (None or empty: none); returns what keeps
+    the array alive."""
+    cdef _Buf b
+    cdef Py_ssize_t i
+    cdef char* item
+    out[0] = NULL
+    n[0] = 0
+    if o is None:
+        return None
+    items = list(o)
+    if not items:
+        return None
+    b = _Buf_new(len(items) * sizeof(char*))
+    for i in range(len(items)):
+        item = items[i]         # Cython's TypeError for anything but bytes, as NVIDIA's
+        (<char**>b.ptr)[i] = item
+    out[0] = <char**>b.ptr
+    n[0] = len(items)
+    return (b, items)
+
+
+cdef bytes _new_bytes(size_t n):
+    """A new bytes object of n bytes, for the library to fill (no other reference to it yet)."""
+    return PyBytes_FromStringAndSize(NULL, n)
