@@ -48,7 +48,8 @@ def test_the_signature_test_can_fail():
 @pytest.mark.parametrize("module", ["_v2.driver", "_v2.nvrtc"])
 def test_names_enums_and_classes(module):
     # every enum of NVIDIA's 13.5.0 module with its members and values, every class with its
-    # attributes, every constant with its value (the names of a release whose headers have them)
+    # attributes, every constant with its value; another release's build: its names are NVIDIA's
+    # where it has them (a class of 13.5.0's it has is there, with some fields of its own release)
     mod = importlib.import_module("cuda.bindings." + module)
     problems = []
     for name, spec in SURFACE[module].items():
@@ -63,7 +64,7 @@ def test_names_enums_and_classes(module):
             have = {n: int(m) for n, m in obj.__members__.items() if n == m.name}
             if IS_135 and have != spec["members"]:
                 problems.append(f"{name}: {sorted(set(have.items()) ^ set(spec['members'].items()))[:6]}")
-        elif spec["kind"] == "class":
+        elif spec["kind"] == "class" and IS_135:     # (another release's structs have other fields)
             lack = set(spec["attrs"]) - set(dir(obj))
             if lack:
                 problems.append(f"{name} lacks {sorted(lack)}")
