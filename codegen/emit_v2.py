@@ -14,7 +14,7 @@ import copy
 from . import docstrings
 from . import overrides as ov
 from .common import HEADER, bare, public_function, public_param, twin_value
-from .emit_py import _classes_at_import, _enum_table, _records_errors, _records_tables
+from .emit_py import _classes_at_import, _enum_table, _keep_gil_test, _records_errors, _records_tables
 from .libs import module, of
 from .model import SCALARS
 from .pyapi import snake_docstring, snake_refs
@@ -300,7 +300,14 @@ class _Sig:
         o.append(f"    cdef {self.cy}.{self.L['status']} _status")
         o += self._indented([d for ds, _, _ in self.outs for d in ds] + self.lines + self.pre)
         call = f"_status = {self.cy}.{fn.name}({args})"
-        o += ["    " + call] if fn.name in ov.KEEP_GIL else ["    with nogil:", "        " + call]
+        if fn.name in ov.KEEP_GIL:          # the calls made with the GIL held, as in the tuple style
+            o.append("    " + call)
+        elif fn.name in ov.KEEP_GIL_UNLESS:
+            arg = public_param(next(p for p in fn.params if p.name == ov.KEEP_GIL_UNLESS[fn.name][0]), self.L)
+            o += [f"    if {_keep_gil_test(self.m, fn.name, arg)}:", "        " + call,
+                  "    else:", "        with nogil:", "            " + call]
+        else:
+            o += ["    with nogil:", "        " + call]
         if fn.name in ov.STATUS_RESULT:
             return o + ["    return <int>_status", ""]
         o += ["    if _status != 0:", "        _raise(_status)"]
@@ -356,7 +363,18 @@ def _pyx(model, sigs):
     refs = snake_refs(model)
     for s in sigs:
         o += [""] + s.body(refs)
-    return "\n".join(o) + "\n"
+    return "\n".join(o + _aliases(sigs)) + "\n"
+
+
+def _aliases(sigs):
+    """The module's other names of its functions (overrides.V2_NAMES `aliases`), as functions."""
+    made = {s.name: s for s in sigs}
+    o = []
+    for alias, name in ov.V2_NAMES["aliases"].items():
+        if name in made:
+            params = ", ".join(n for _, n, _ in made[name].params)
+            o += ["", f"def {alias}({params}):", f'    """Another name of {name}."""', f"    return {name}({params})"]
+    return o
 
 
 def _pxd(model, sigs):
@@ -393,8 +411,9 @@ def _pyi(model, sigs):
     o += [f"{d}: dtype[Any]" for d, c in rn.dtypes.items() if c in made] + [""]
     o += [f"{v}: int" for v in ov.PUBLIC_CONSTANTS.get(module(model), {}).values()]
     o += _stub_errors(model)
+    aliases = {name: alias for alias, name in ov.V2_NAMES["aliases"].items()}
     for s in sigs:
         params = ", ".join(f"{n}: {_PY_TYPES.get(t, 'int')}" + ("" if d is None else f" = {d}") for t, n, d in s.params)
         ret = "None" if s.ret == "object" and not s.outs else _PY_TYPES.get(s.ret, "int")
-        o.append(f"def {s.name}({params}) -> {ret}: ...")
+        o += [f"def {name}({params}) -> {ret}: ..." for name in (s.name, aliases.get(s.name)) if name]
     return "\n".join(o) + "\n"

@@ -1373,6 +1373,9 @@ V2_NAMES = {
     ),
     # functions that the rules above name otherwise
     "functions": {"cuTexRefSetAddress2D_v3": "tex_ref_set_address2d_v3"},
+    # Python-level functions it has besides, each another name of one it makes: cuda.h #defines
+    # cuGraphInstantiate as cuGraphInstantiateWithFlags, and NVIDIA's module has both names
+    "aliases": {"graph_instantiate": "graph_instantiate_with_flags"},
     # functions NVIDIA's _v2 leaves out: the OpenGL interop that cudaGL.h marks deprecated
     "left_out": ("cuGLCtxCreate", "cuGLInit", "cuGLMapBufferObject", "cuGLMapBufferObjectAsync",
                  "cuGLRegisterBufferObject", "cuGLSetBufferObjectMapFlags", "cuGLUnmapBufferObject",

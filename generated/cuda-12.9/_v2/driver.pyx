@@ -1669,8 +1669,11 @@ cpdef int device_get_attribute(int attrib, int dev) except? -1:
     """
     cdef cydriver.CUresult _status
     cdef int _o_pi
-    with nogil:
+    if 1 <= attrib <= 12 or 14 <= attrib <= 16 or 18 <= attrib <= 35 or 37 <= attrib <= 85 or 87 <= attrib <= 143:
         _status = cydriver.cuDeviceGetAttribute(&_o_pi, <cydriver.CUdevice_attribute>attrib, <cydriver.CUdevice>dev)
+    else:
+        with nogil:
+            _status = cydriver.cuDeviceGetAttribute(&_o_pi, <cydriver.CUdevice_attribute>attrib, <cydriver.CUdevice>dev)
     if _status != 0:
         _raise(_status)
     return _o_pi
@@ -26030,3 +26033,7 @@ cpdef profiler_stop():
     if _status != 0:
         _raise(_status)
 
+
+def graph_instantiate(h_graph, flags):
+    """Another name of graph_instantiate_with_flags."""
+    return graph_instantiate_with_flags(h_graph, flags)
