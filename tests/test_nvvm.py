@@ -425,8 +425,9 @@ def test_null_buffers_as_in_nvidias_package(programs):
                 add(p, null, 0, "m")
             assert str(e.value) == "ERROR_INVALID_INPUT (4)"
     if __cuda_version__ == "13.0":
-        with pytest.raises(ValueError, match="not None"):
+        with pytest.raises(ValueError, match="^buf must be ") as e:      # NVIDIA's message ...
             nvvm.add_module_to_program(p, None, 0, "m")
+        assert "not None" in e.value.detail                               # ... ours in `detail`
     # a NULL buffer to fill crashes libNVVM (a fresh, a compiled and a failed program alike):
     # refused, where NVIDIA's package passes it on
     q = new_program(programs, ("scale.ll", SCALE))
