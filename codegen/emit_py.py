@@ -81,7 +81,7 @@ def _tuple_imports(model, L):
          "from libc.string cimport memcpy",
          ""]
     utils = (["FunctionNotFoundError as _FunctionNotFoundError"] if any(fn.size_query for fn in model.functions) else []) + (
-        ["with_note as _with_note"] if L.get("snake") else [])
+        ["with_detail as _with_detail"] if L.get("snake") and any(f.startswith(L["prefix"]) for f in ov.ERROR_LOG) else [])
     if utils:
         o.insert(-1, f"from cuda.bindings._internal.utils import {', '.join(utils)}")
     if L.get("snake"):
@@ -717,8 +717,8 @@ def _null_buffer(w, p, null_int, convert, null, shown_size, written):
     that crashes on a NULL buffer (overrides.NULL_CRASHES) refuses both (ValueError).  In the
     libraries whose twin converts its buffers with one helper (the snake entry's `buffers`), a
     refused buffer raises that helper's ValueError, its message (TWIN_STYLE `buffer_error`, which
-    shows `shown_size`, and whether the buffer is `written`) as there; ours goes in a note
-    (_twin_error)."""
+    shows `shown_size`, and whether the buffer is `written`) as there, without a note as there; what
+    ours found wrong is the error's `detail` attribute (_twin_error)."""
     py = p.pyname
     crashes = w.fn.name in ov.NULL_CRASHES
     nulls = [f"{py} is None"] if twin_style(w.model).get("none_is_null") else []
@@ -1172,7 +1172,7 @@ def _union_by_attribute(w, p):
                 f"{w.byname[w.fn.params[0].name].pyname}, {dict((k, v[1]) for k, v in arrays.items())!r}[{a}]))"]
     for value, (member, _) in arrays.items():
         x.after += [f"    if {a} == {value}: {u}.{member} = <{w.cy(item)}*>(<_Record>{d})._ptr"]
-    # an attribute of no member: NVIDIA's message, ours (naming the argument) a note
+    # an attribute of no member: NVIDIA's message, ours (naming the argument) the error's `detail`
     x.pre += [(w.byname[attr], f"if {a} not in {tuple(numbers) + tuple(arrays)}: raise _as_twin("
                                f"ValueError(f'Unknown attribute type: {{{a}}}'), 'no member of the union is of that attribute')")]
     x.arg = f"&{u}"

@@ -33,9 +33,10 @@ def _error_class(L, logs):
     o = ["", f"# ---- the Python API (snake_case, exceptions); {short} {'are' if ' and ' in short else 'is'} in _ENUMS", "",
          f"class {cfg['error']}(Exception):",
          f'    """A failed {cfg["title"]} call: `status` is the status as the call returned it (an int); the',
-         '    message is its Result name and value, as in NVIDIA\'s package.  Where the library keeps a log',
-         '    for the failed call, the log is the exception\'s note (PEP 678: tracebacks show it, str() does',
-         '    not)."""',
+         '    message is its Result name and value, as in NVIDIA\'s package, which adds no note.' + (
+             f'\n    `{ov.ERROR_LOG_ATTR}`: the log the library keeps for the failed call (None where there is'
+             '\n    none); CUDA_BINDINGS_ERROR_NOTES=1 shows it as a PEP 678 note too."""' if logs else '"""'),
+         *(["", f"    {ov.ERROR_LOG_ATTR} = None"] if logs else []),
          "",
          "    def __init__(self, status):",
          "        self.status = status",
@@ -51,8 +52,8 @@ def _error_class(L, logs):
     if logs:
         o += ["",
               "def _error_log(e, h, size_fn, log_fn):",
-              '    """e, with the log the library keeps for h as its note (none where the log is empty or',
-              '    unreadable)."""',
+              f'    """e, with the log the library keeps for h as its `{ov.ERROR_LOG_ATTR}` (none where the log is',
+              '    empty or unreadable)."""',
               "    r = size_fn(h)",
               "    if r[0] != 0 or r[1] <= 1:",
               "        return e",
@@ -60,7 +61,7 @@ def _error_class(L, logs):
               "    if log_fn(h, buf)[0] != 0:",
               "        return e",
               "    log = bytes(buf).rstrip(b'\\0').decode(errors='replace')",
-              "    return _with_note(e, log) if log else e",
+              f"    return _with_detail(e, {ov.ERROR_LOG_ATTR!r}, log) if log else e",
               ""]
     return o
 

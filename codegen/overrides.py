@@ -799,15 +799,18 @@ STRBUF_LEN = {
 }
 
 # Calls whose failure the library explains in a log it keeps: (size query, log getter).  The
-# snake_case modules read the log after a failure and attach it to the exception as a PEP 678 note
-# (tracebacks show it; str() stays NVIDIA's message, the status alone, which code matches), so a
-# compile error says what is wrong with the source; the checked companion (cuda_bindings/checked,
-# ours alone) adds it to its message.
+# snake_case modules read the log after a failure into the exception's `program_log` attribute
+# (ERROR_LOG_ATTR), so a compile error says what is wrong with the source; str() stays NVIDIA's
+# message, the status alone, and no PEP 678 note is added, since NVIDIA's raises the error bare and
+# pytest's match=, IPython, logging and tracebacks all show notes (CUDA_BINDINGS_ERROR_NOTES=1 asks
+# for the log as a note too: _internal.utils.with_detail).  The checked companion
+# (cuda_bindings/checked, ours alone) adds the log to its message.
 ERROR_LOG = {
     "nvvmCompileProgram": ("nvvmGetProgramLogSize", "nvvmGetProgramLog"),
     "nvvmVerifyProgram": ("nvvmGetProgramLogSize", "nvvmGetProgramLog"),
     "nvrtcCompileProgram": ("nvrtcGetProgramLogSize", "nvrtcGetProgramLog"),
 }
+ERROR_LOG_ATTR = "program_log"
 
 # Attribute-typed values: attribute enum -> member -> C type of the value ("*" for every member;
 # "T[]" an array of T filling the caller's data size).  The C API passes these through void*; the

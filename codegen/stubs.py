@@ -123,9 +123,11 @@ def emit_pyi(model):
     o.append("def sizeof(objType: type) -> int: ...")
     snake = L.get("snake")
     if snake:
+        logs = any(f.startswith(L["prefix"]) for f in ov.ERROR_LOG)
         o += ["", f"class {snake['error']}(Exception):",
               f"    status: {snake['enums'][L['status']][0]} | int",
-              "    def __init__(self, status: int, log: str | None = None) -> None: ...", ""]
+              *([f"    {ov.ERROR_LOG_ATTR}: str | None"] if logs else []),
+              "    def __init__(self, status: int) -> None: ...", ""]
     summary = summaries(model)
     for fn in model.functions:
         if fn.python:

@@ -699,9 +699,9 @@ cdef object _arg_error(str function, tuple names, int i):
     (Taking the error from sys.exc_info() spares each generated wrapper an `as e` clean-up.)"""
     e = sys.exc_info()[1]
     detail = getattr(e, "_cb_detail", None)
-    if detail is not None:  # the message is NVIDIA's own (_twin_error): ours goes in a note
-        from cuda.bindings._internal.utils import with_note
-        return with_note(e, f"{function}() argument '{names[i]}': {detail}")
+    if detail is not None:  # the message is NVIDIA's own (_twin_error), raised bare there: ours is `detail`
+        from cuda.bindings._internal.utils import with_detail
+        return with_detail(e, "detail", f"{function}() argument '{names[i]}': {detail}")
     try:
         return type(e)(f"{function}() argument '{names[i]}': {e}")
     except Exception:       # a subclass that takes other arguments: raised as it is
@@ -711,14 +711,14 @@ cdef object _arg_error(str function, tuple names, int i):
 cdef object _twin_error(str message):
     """A ValueError whose message is `message`, NVIDIA's package's own for the refused argument
     (its buffer conversion's, the same for every failure), raised instead of the error being
-    handled; what ours found wrong is kept for `_arg_error`, which shows it in a PEP 678 note
-    naming the function and the argument."""
+    handled; what ours found wrong is kept for `_arg_error`, which puts it in the error's `detail`
+    attribute, naming the function and the argument (no note: NVIDIA's raises this error bare)."""
     return _as_twin(ValueError(message), str(sys.exc_info()[1]))
 
 
 cdef object _as_twin(object err, str detail):
     """`err`, an exception whose message is NVIDIA's package's own, with what ours found wrong
-    (`detail`) kept for `_arg_error`'s note."""
+    (`detail`) kept for `_arg_error`, which makes it the error's `detail` attribute."""
     err._cb_detail = detail
     return err
 

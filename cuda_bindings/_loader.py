@@ -15,7 +15,8 @@ once; later calls go straight to the stored pointer.
 A library's bindings are part of a build when its symbol table (`_symbols_<lib>.py`) is.
 A missing library raises NotSupportedError, naming what was looked for and where; a missing symbol
 FunctionNotFoundError (both RuntimeErrors, from cuda.bindings._internal.utils) with NVIDIA's
-message, what was looked for and where in its note (PEP 678); except
+message and, as there, no note: what was looked for and where is its `detail` attribute
+(CUDA_BINDINGS_ERROR_NOTES=1 shows it as a PEP 678 note too); except
 that a driver function the installed driver lacks (a driver older than the headers) makes the call
 return CUDA_ERROR_NOT_FOUND, with one FunctionNotFoundWarning per function that says which driver
 it needs.
@@ -25,7 +26,7 @@ import os
 import sys
 import warnings
 
-from ._internal.utils import FunctionNotFoundError, FunctionNotFoundWarning, NotSupportedError, with_note
+from ._internal.utils import FunctionNotFoundError, FunctionNotFoundWarning, NotSupportedError, with_detail
 from ._version import CUDA_MAJOR, CUDA_VERSION, __cuda_version__
 
 _libs = {}
@@ -275,8 +276,9 @@ def symbol(lib, entry, lacking_ok=False, ptds=None):
             _lacking.add(name)
             warnings.warn(msg + "; the call returns CUDA_ERROR_NOT_FOUND", FunctionNotFoundWarning, stacklevel=2)
             return 0
-        # NVIDIA's message, word for word; where we looked and what to install, as a note
-        raise with_note(FunctionNotFoundError(f"function {name} is not found"), msg) from None
+        # NVIDIA's message, word for word, and no note (NVIDIA's raises it bare); where we looked
+        # and what to install is the error's `detail`
+        raise with_detail(FunctionNotFoundError(f"function {name} is not found"), "detail", msg) from None
     return ctypes.cast(fn, ctypes.c_void_p).value
 
 

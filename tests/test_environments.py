@@ -45,7 +45,8 @@ CALL = """
 try:
     {call}
 except Exception as e:
-    print(type(e).__name__ + ": " + str(e) + "".join(" | " + n for n in getattr(e, "__notes__", ())))
+    print(type(e).__name__ + ": " + str(e) + "".join(" | note: " + n for n in getattr(e, "__notes__", ()))
+          + (" | detail: " + e.detail if getattr(e, "detail", None) else ""))
 else:
     print("no error")
 """
@@ -105,11 +106,17 @@ def old_libraries(tmp_path_factory):
     ("nvjitlink", "nvjitlink.create(1, ['-arch=sm_90'])", f"CUDA {CUDA_MAJOR}.0", WHEEL["nvJitLink"]),
     ("nvvm", "nvvm.create_program()", "NVVM 2.0", WHEEL["nvvm"]),
 ])
-def test_library_without_the_symbol_says_what_to_install(old_libraries, module, call, reports, wheel):
-    m = _message(f"from cuda.bindings import {module}\n" + CALL.format(call=call), _env(old_libraries))
+@pytest.mark.parametrize("notes", ["", "1"])
+def test_library_without_the_symbol_says_what_to_install(old_libraries, module, call, reports, wheel, notes):
+    env = dict(_env(old_libraries), CUDA_BINDINGS_ERROR_NOTES=notes)
+    m = _message(f"from cuda.bindings import {module}\n" + CALL.format(call=call), env)
     print(m)
-    # NVIDIA's message, then (a PEP 678 note) ours: where the library came from, what to install
-    assert m.startswith("FunctionNotFoundError: function ") and " is not found | Function " in m
+    # NVIDIA's message, bare as there; ours (where the library came from, what to install) is the
+    # error's `detail`, and a PEP 678 note too only where CUDA_BINDINGS_ERROR_NOTES=1 asks for it
+    said, detail = m.split(" | detail: ")
+    assert said.startswith("FunctionNotFoundError: function ") and said.endswith(" is not found" + (
+        " | note: " + detail if notes else "")), m
+    assert detail.startswith("Function ")
     assert str(old_libraries) in m                          # where the library came from
     assert f"this library reports {reports}; the function is newer than the library" in m
     assert f"install a newer one with `pip install {wheel}~={__cuda_version__}`" in m

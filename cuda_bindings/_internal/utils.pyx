@@ -4,7 +4,7 @@
 loader when a CUDA library is absent (NotSupportedError) or lacks an entry point
 (FunctionNotFoundError).  Both are RuntimeErrors, the class the loader raised before they existed.
 A FunctionNotFoundError's message is NVIDIA's package's (`function nvJitLinkGetLinkedLTOIR is not
-found`); where the library came from and what to install is its note.
+found`); where the library came from and what to install is its `detail` (with_detail).
 A driver function that the installed driver lacks is reported by a FunctionNotFoundWarning instead,
 and its call returns CUDA_ERROR_NOT_FOUND.
 
@@ -33,6 +33,22 @@ def with_note(error, note):
     return error
 
 
+#: The environment variable that asks for the PEP 678 notes with_detail would add (README.md).
+ERROR_NOTES = "CUDA_BINDINGS_ERROR_NOTES"
+
+
+def with_detail(error, name, text):
+    """`error` with `text`, what ours knows beyond NVIDIA's message, as its attribute `name`.  Where
+    NVIDIA's package raises the same exception without a note, ours adds none either: pytest's
+    `match=` (8 and later), IPython, logging and tracebacks all show notes.  CUDA_BINDINGS_ERROR_NOTES=1
+    in the environment (read at each raise) asks for `text` as a note too."""
+    setattr(error, name, text)
+    from cuda.bindings.utils._envvar import envvar_bool
+    if envvar_bool(ERROR_NOTES, False):
+        with_note(error, text)
+    return error
+
+
 class FunctionNotFoundWarning(RuntimeWarning):
     """A driver call found its entry point missing from the installed driver (older than the
     headers the bindings were generated from) and returned CUDA_ERROR_NOT_FOUND; the message says
@@ -42,8 +58,8 @@ class FunctionNotFoundWarning(RuntimeWarning):
 def absent_module(name, why):
     """The error importing module `name` raises in a build whose NVIDIA twin has no such module:
     the ModuleNotFoundError Python raises for a missing module (class, message and `name` as in
-    NVIDIA's package), with `why` as its note."""
-    return with_note(ModuleNotFoundError(f"No module named {name!r}", name=name), why)
+    NVIDIA's package, which raises it without a note), with `why` as its `detail` (with_detail)."""
+    return with_detail(ModuleNotFoundError(f"No module named {name!r}", name=name), "detail", why)
 
 
 # ----------------------------------------------------------------------------- the C level

@@ -40,7 +40,8 @@ def sizeof(objType: type) -> int: ...
 
 class nvvmError(Exception):
     status: Result | int
-    def __init__(self, status: int, log: str | None = None) -> None: ...
+    program_log: str | None
+    def __init__(self, status: int) -> None: ...
 
 def get_error_string(result: Result | int) -> str | None:
     """Get the message string for the given nvvmResult code."""

@@ -13,7 +13,7 @@ from cpython.long cimport PyLong_FromVoidPtr, PyLong_AsVoidPtr
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t, intptr_t, uintptr_t
 from libc.stdlib cimport malloc, free
 from libc.string cimport memcpy
-from cuda.bindings._internal.utils import FunctionNotFoundError as _FunctionNotFoundError, with_note as _with_note
+from cuda.bindings._internal.utils import FunctionNotFoundError as _FunctionNotFoundError
 from cuda.bindings._base cimport (_live, _consume, _fresh, _cstrs, _cstr_address, _cstr_of, _utf8,
     _SizeMap)
 from cuda.bindings._base cimport _twin_error
@@ -690,9 +690,7 @@ def _nvJitLinkVersion():
 
 class nvJitLinkError(Exception):
     """A failed nvJitLink call: `status` is the status as the call returned it (an int); the
-    message is its Result name and value, as in NVIDIA's package.  Where the library keeps a log
-    for the failed call, the log is the exception's note (PEP 678: tracebacks show it, str() does
-    not)."""
+    message is its Result name and value, as in NVIDIA's package, which adds no note."""
 
     def __init__(self, status):
         self.status = status

@@ -13,7 +13,7 @@ from cpython.long cimport PyLong_FromVoidPtr, PyLong_AsVoidPtr
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t, intptr_t, uintptr_t
 from libc.stdlib cimport malloc, free
 from libc.string cimport memcpy
-from cuda.bindings._internal.utils import FunctionNotFoundError as _FunctionNotFoundError, with_note as _with_note
+from cuda.bindings._internal.utils import FunctionNotFoundError as _FunctionNotFoundError, with_detail as _with_detail
 from cuda.bindings._base cimport (_live, _consume, _fresh, _cstrs, _cstr_address, _cstr_of, _utf8,
     _SizeMap)
 from cuda.bindings._base cimport _twin_error
@@ -628,9 +628,11 @@ def _nvvmGetProgramLog(prog, buffer):
 
 class nvvmError(Exception):
     """A failed NVVM call: `status` is the status as the call returned it (an int); the
-    message is its Result name and value, as in NVIDIA's package.  Where the library keeps a log
-    for the failed call, the log is the exception's note (PEP 678: tracebacks show it, str() does
-    not)."""
+    message is its Result name and value, as in NVIDIA's package, which adds no note.
+    `program_log`: the log the library keeps for the failed call (None where there is
+    none); CUDA_BINDINGS_ERROR_NOTES=1 shows it as a PEP 678 note too."""
+
+    program_log = None
 
     def __init__(self, status):
         self.status = status
@@ -645,8 +647,8 @@ cdef _SizeMap _CONSUMED   # the handles a destroy call consumed (_base's C map, 
 
 
 def _error_log(e, h, size_fn, log_fn):
-    """e, with the log the library keeps for h as its note (none where the log is empty or
-    unreadable)."""
+    """e, with the log the library keeps for h as its `program_log` (none where the log is
+    empty or unreadable)."""
     r = size_fn(h)
     if r[0] != 0 or r[1] <= 1:
         return e
@@ -654,7 +656,7 @@ def _error_log(e, h, size_fn, log_fn):
     if log_fn(h, buf)[0] != 0:
         return e
     log = bytes(buf).rstrip(b'\0').decode(errors='replace')
-    return _with_note(e, log) if log else e
+    return _with_detail(e, 'program_log', log) if log else e
 
 
 def get_error_string(result):

@@ -274,10 +274,15 @@ def _repr(v):
 def exc_obs(e):
     """An exception as an observation: its class, and its str() unless it is one of Python's own
     exceptions (TypeError, ValueError ...: an argument refused, whose wording the rule leaves free,
-    docs/conformance.md); a library's status error is compared word for word."""
+    docs/conformance.md); a library's status error is compared word for word.  Its PEP 678 notes,
+    where it has any, whatever its class: pytest's match= and every traceback show them, so a note
+    NVIDIA's does not add is a difference (their count and first 80 characters)."""
     obs = {"exc": type(e).__name__}
     if type(e).__module__ != "builtins":
         obs["msg"] = re.sub(r"0x[0-9a-fA-F]{9,}", "0xADDR", str(e))[:300]
+    notes = getattr(e, "__notes__", None)
+    if notes:
+        obs["notes"] = f"{len(notes)}: " + re.sub(r"0x[0-9a-fA-F]{9,}", "0xADDR", str(notes[0]))[:80]
     return obs
 
 

@@ -164,7 +164,9 @@ def real_libraries(libs, pythonpath):
 
 
 def _env(pythonpath, stubdir, tmp, preload=()):
-    env = {k: v for k, v in os.environ.items() if k != "CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM"}
+    # the defaults: the legacy default stream, and no opt-in PEP 678 notes (CUDA_BINDINGS_ERROR_NOTES)
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM", "CUDA_BINDINGS_ERROR_NOTES")}
     env["CONFORMANCE_PRELOAD"] = os.pathsep.join(preload)
     env["PYTHONPATH"] = os.pathsep.join(str(p) for p in pythonpath)
     env["LD_LIBRARY_PATH"] = os.pathsep.join(filter(None, [str(stubdir), env.get("LD_LIBRARY_PATH")]))

@@ -12,8 +12,9 @@ starts again after the crashing function.  A last line "DONE" says the batch fin
 
 An argument error (TypeError, ValueError, OverflowError) must say which argument it is about:
 its message names a parameter of the function, or the function itself (a wrong number of
-arguments), or, where the message is NVIDIA's package's own, a PEP 678 note does.  One that does
-not ends as ["unnamed", exception class, message]."""
+arguments), or, where the message is NVIDIA's package's own (raised there without a note, so
+ours adds none), the error's `detail` attribute does.  One that does not ends as
+["unnamed", exception class, message]."""
 import enum
 import faulthandler
 import importlib
@@ -67,7 +68,8 @@ def _call(name, where, f, args, params):
     try:
         f(*args)
     except (TypeError, ValueError, OverflowError) as e:
-        if names_an_argument("\n".join([str(e), *getattr(e, "__notes__", ())]), name, params):
+        # where the message is NVIDIA's own (raised bare there), ours names the argument in `detail`
+        if names_an_argument("\n".join([str(e), getattr(e, "detail", None) or ""]), name, params):
             _emit(["raised", type(e).__name__])
         else:
             _emit(["unnamed", type(e).__name__, str(e)])
