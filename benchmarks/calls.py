@@ -4,7 +4,8 @@
                      [--floor-dir DIR] [--only REGEX]
 
 Prints JSON lines on stdout: first {"meta": {...}} (which cuda.bindings was imported, its version,
-the device), then one {"case": NAME, "ns": NS, "iters": N, "repeats": R, "gauge": NS} per case, or
+the device), then one {"case": NAME, "ns": NS, "iters": N, "repeats": R, "gauge": NS, "gauge_in": NS}
+per case, or
 {"case": NAME, "error": MESSAGE} where a call failed, and last {"gauge_end": NS, "gauge_name": NAME}.
 benchmarks/measure.py runs this script several times, alternating NVIDIA's package and ours, and
 takes the median over processes.
@@ -21,7 +22,10 @@ The process's speed: right before each case, and once after the last, a gauge is
 benchmarks/floor.pyx's tuple_gil where --floor-dir is given, the fastest of 5 short repeats);
 benchmarks/measure.py takes the slowest of them as the process's floor and runs a process again
 whose floor is well above the fastest of the run's (the same CPU was seen to run a process at
-half the speed of the one before).
+half the speed of the one before).  Within each case, the gauge is timed once more (one short
+repeat) before the first repeat and after each: "gauge_in" is the fastest of those, the speed the
+case's fastest repeat is taken at, by which measure.py normalises the figure (the CPU's speed
+changes within a process too, in steps of about 2x).
 
 The case names match benchmarks/overhead_c.c, where the same driver calls are made from C.
 Under benchmarks/drvprobe.c (DRVPROBE_OUT set) each case's timed repeats are marked as one segment
@@ -67,7 +71,9 @@ def ok(res, what):
 
 
 def measure(stmt, names, queued, after):
-    """Nanoseconds per execution of `stmt` (fastest of REPEATS) and the iterations per repeat."""
+    """Nanoseconds per execution of `stmt` (fastest of REPEATS), the iterations per repeat, the
+    repeats, and the gauge within: the fastest of one short gauge timing (Gauge.once) before the
+    first repeat and one after each (None without a gauge)."""
     setup = "; ".join(f"{k} = _ns[{k!r}]" for k in sorted(names)) or "pass"
     timer = timeit.Timer(stmt, setup=setup, timer=time.perf_counter, globals={"_ns": names})
     cap = QUEUED_CAP if queued else PLAIN_CAP
@@ -86,12 +92,15 @@ def measure(stmt, names, queued, after):
     iters = int(TARGET_S / max(dt / n, 1e-9))
     iters = max(16, min(cap, iters))
     best = float("inf")
+    gauge = GAUGE.once() if GAUGE is not None else None
     for _ in range(repeats):
         dt = timer.timeit(iters)
         if queued:
             after()
         best = min(best, dt / iters)
-    return best * 1e9, iters, repeats
+        if GAUGE is not None:
+            gauge = min(gauge, GAUGE.once())
+    return best * 1e9, iters, repeats, gauge
 
 
 class Gauge:
@@ -109,6 +118,10 @@ class Gauge:
 
     def __call__(self):
         return round(min(self.timer.timeit(self.n) for _ in range(self.REPEATS)) / self.n * 1e9, 2)
+
+    def once(self):
+        """One repeat: ns per call over about half a millisecond."""
+        return self.timer.timeit(self.n) / self.n * 1e9
 
 
 def fallback_gauge():
@@ -151,7 +164,7 @@ def run_case(name, stmt, names, queued=False, after=None, status=True):
         gauge = GAUGE() if GAUGE is not None else None
         if PROBE is not None:
             PROBE(name.encode())
-        ns, iters, repeats = measure(stmt, names, queued, after)
+        ns, iters, repeats, within = measure(stmt, names, queued, after)
         if PROBE is not None:
             PROBE(b"")
     except Exception as e:  # reported, and the other cases still run
@@ -165,6 +178,8 @@ def run_case(name, stmt, names, queued=False, after=None, status=True):
     row = {"case": name, "ns": round(ns, 2), "iters": iters, "repeats": repeats}
     if gauge is not None:
         row["gauge"] = gauge
+    if within is not None:
+        row["gauge_in"] = round(within, 2)
     emit(row)
 
 

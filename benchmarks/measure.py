@@ -5,7 +5,7 @@
                        [--max-rounds 15] [--extra-seconds 240] [--stub-dir DIR]
                        [--probe-dir DIR --probe-real PATH] [--probe-rounds 2]
                        [--v2-ours DIR --v2-nvidia DIR | --v2-note TEXT]
-                       [--cpu auto|N|none] [--attempts 3] [--rerun-seconds 120] [--deadline EPOCH]
+                       [--cpu auto|N|none] [--attempts 2] [--rerun-seconds 40] [--deadline EPOCH]
                        [--build-seconds S] [--wheel FILE] [--wheel-seconds S] [--phases LIST]
 
 * Process speed: first a CPU probe (CPU_PROBE, a short Python loop in a fresh process pinned to
@@ -15,7 +15,9 @@
   phases (finish), each per-call process whose floor is above LIMIT (1.2) x the run's fastest is
   run again, up to --attempts processes, the one with the lower floor kept, both packages alike;
   two processes in a row over the limit probe the CPUs again.  The processes run again and the
-  extra rounds below stop at --deadline.
+  extra rounds below stop at --deadline.  Each case also times the gauge between its repeats
+  (calls.py "gauge_in"), and its figure is rescaled to one speed (normalise): the CPU's speed
+  changes within a process too, so the floor alone cannot make two processes' figures comparable.
 * Per-call overhead: R rounds; each round runs the C twin once, then benchmarks/calls.py in a fresh
   process with ours and with NVIDIA's package, the order alternating from round to round
   (ours, NVIDIA / NVIDIA, ours).  Each process reports, per case, the fastest of its repeats; the
@@ -221,6 +223,37 @@ def gauges_of(rows):
     return g, next((x["gauge_name"] for x in rows if "gauge_name" in x), None)
 
 
+def keep(res, key, impl, row):
+    """Adds one case's figure (calls.py's row) to res[key][impl], and the gauge timed within the
+    case (its "gauge_in") beside it in res["gauge_in"][key][impl]."""
+    res[key][impl].setdefault(row["case"], []).append(row["ns"])
+    if row.get("gauge_in"):
+        res.setdefault("gauge_in", {}).setdefault(key, {}).setdefault(impl, {}).setdefault(
+            row["case"], []).append(row["gauge_in"])
+
+
+def normalise(res, key):
+    """Rescales the figures of res[key] (ours' and NVIDIA's) to one speed of the CPU: each is
+    multiplied by G / its gauge_in, G the median of every gauge_in of the phase, both packages'
+    together.  The CPU's speed was seen to change about 2x, within a process as between
+    processes, and a case's figure and the gauge timed between its repeats change together, so
+    the ratio of the two ranks packages where the raw figures' ranges overlap.  The raw figures
+    stay in res["raw"][key]; a case with a figure but no gauge stays raw.  G and the gauge's name
+    go to res["normalised"][key]."""
+    gauges = res.get("gauge_in", {}).get(key, {})
+    every = [g for impl in IMPLS for gs in gauges.get(impl, {}).values() for g in gs]
+    raw = res.setdefault("raw", {})[key] = {impl: {c: list(v) for c, v in res[key][impl].items()} for impl in IMPLS}
+    if not every:
+        return
+    ref = statistics.median(every)
+    res.setdefault("normalised", {})[key] = {"reference_gauge": round(ref, 2), "gauges": len(every)}
+    for impl in IMPLS:
+        for case, values in raw[impl].items():
+            gs = gauges.get(impl, {}).get(case, [])
+            if len(gs) == len(values):
+                res[key][impl][case] = [round(v * ref / g, 2) for v, g in zip(values, gs)]
+
+
 def order(i):
     return IMPLS if i % 2 == 0 else IMPLS[::-1]
 
@@ -232,8 +265,9 @@ class Phase:
     above the limit can be run again (redo), the attempt with the lower floor kept.  Both
     packages' processes are treated alike."""
 
-    def __init__(self, r, name, spawn, reset, take):
+    def __init__(self, r, name, spawn, reset, take, res=None):
         self.r, self.name = r, name
+        self.res = res          # the results whose res[name] rebuild rescales (normalise), if given
         self.spawn = spawn      # spawn(rec) -> (output, rows): one fresh process
         self.reset = reset      # reset(): empties the phase's tables
         self.take = take        # take(rec): adds a kept process's output to them
@@ -277,8 +311,12 @@ class Phase:
 
     def rebuild(self):
         self.reset()
+        if self.res is not None:
+            self.res.setdefault("gauge_in", {})[self.name] = {}
         for rec in self.procs:
             self.take(rec)
+        if self.res is not None:
+            normalise(self.res, self.name)
 
     def summary(self):
         lim = self.r.limit()
@@ -326,7 +364,7 @@ def calls(r, res):
             elif "error" in row:
                 res["call_errors"][impl][row["case"]] = row["error"]
             elif "ns" in row and (only is None or row["case"] in only):
-                res["calls"][impl].setdefault(row["case"], []).append(row["ns"])
+                keep(res, "calls", impl, row)
                 if "iters" in row:
                     res["call_iters"][impl][row["case"]] = row["iters"]
 
@@ -352,7 +390,7 @@ def calls(r, res):
         if rec["out"]["error"]:
             res["call_errors"][rec["impl"]]["(process)"] = rec["out"]["error"]
 
-    ph = r.phases["calls"] = Phase(r, "calls", spawn, reset, take)
+    ph = r.phases["calls"] = Phase(r, "calls", spawn, reset, take, res)
     ph.table = res["calls"]
     for i in range(a.rounds):
         took = []
@@ -450,11 +488,11 @@ def stub_calls(r, res):
             if row.get("case", "").startswith(("nvml.", "pynvml.")) and not str(nvml_lib).startswith(a.stub_dir):
                 continue    # the real NVML was loaded: not the binding alone
             if "ns" in row and (only is None or row["case"] in only):
-                res["stub_calls"][impl].setdefault(row["case"], []).append(row["ns"])
+                keep(res, "stub_calls", impl, row)
             elif "error" in row:
                 res["stub_errors"][impl][row["case"]] = row["error"]
 
-    ph = r.phases["stub_calls"] = Phase(r, "stub_calls", spawn, reset, take)
+    ph = r.phases["stub_calls"] = Phase(r, "stub_calls", spawn, reset, take, res)
     ph.table = res["stub_calls"]
     for i in range(a.rounds):
         for impl in order(i):
@@ -507,11 +545,11 @@ def v2_calls(r, res):
             res["v2_errors"][impl]["(process)"] = out["error"]
         for row in out["rows"]:
             if "ns" in row and (rec["only"] is None or row["case"] in rec["only"]):
-                res["v2_calls"][impl].setdefault(row["case"], []).append(row["ns"])
+                keep(res, "v2_calls", impl, row)
             elif "error" in row:
                 res["v2_errors"][impl][row["case"]] = row["error"]
 
-    ph = r.phases["v2_calls"] = Phase(r, "v2_calls", spawn, reset, take)
+    ph = r.phases["v2_calls"] = Phase(r, "v2_calls", spawn, reset, take, res)
     ph.table = res["v2_calls"]
     for i in range(a.rounds):
         for impl in order(i):
@@ -589,11 +627,10 @@ def probe_calls(r, res):
 
 
 def finish(r, res, save):
-    """After every phase: the per-call processes whose floor is above LIMIT x the run's fastest
-    are run again (rerun_pass; the real-driver phase first), then the cases whose two ranges
-    overlap get more rounds (more_rounds), then, as those may have found a faster process, the
-    slow processes are looked for once more; each step within its time and the deadline."""
-    rerun_pass(r, res, save)
+    """After every phase: the cases whose two ranges overlap get more rounds (more_rounds; the
+    figures being rescaled by the gauge, these narrow the ranges more than processes run again
+    would), then the per-call processes whose floor is above LIMIT x the run's fastest are run
+    again (rerun_pass; the real-driver phase first); each step within its time and the deadline."""
     for name in ("calls", "stub_calls", "v2_calls"):
         ph = r.phases.get(name)
         if ph is not None:
@@ -800,9 +837,9 @@ def main():
     ap.add_argument("--probe-arm", action="append", metavar="VERSION:FLAGS",
                     help="an experiment: also probe ours with every entry point asked at least at VERSION "
                          "and/or with FLAGS (either may be empty)")
-    ap.add_argument("--attempts", type=int, default=3,
+    ap.add_argument("--attempts", type=int, default=2,
                     help="processes at most per per-call process whose floor is above the limit (the first included)")
-    ap.add_argument("--rerun-seconds", type=float, default=120.0,
+    ap.add_argument("--rerun-seconds", type=float, default=40.0,
                     help="time allowed for running slow processes again, per phase")
     ap.add_argument("--deadline", type=float, help="a time (seconds since the epoch) by which the "
                     "optional work (processes run again, extra rounds) stops")

@@ -591,7 +591,7 @@ def floor_section(res):
          f"({f_ns(fc.get('fastest'))} ns) is run again, up to {fc.get('attempts', '?')} processes in "
          "all, and the one with the lower floor is kept (its figures replace the slow one's), in every "
          "phase and for both packages alike. Two processes in a row above the limit probe the CPUs "
-         "again. Figures are not scaled by the floor. Target: ours' floors within "
+         "again. Target: ours' floors within "
          f"{FLOOR_MATCH:.0%} of NVIDIA's.", "",
          cpu_probe_text(fc.get("cpu_probe")), ""]
     rows = floor_rows(res)
@@ -601,7 +601,35 @@ def floor_section(res):
                         "run again", "still over the limit"], rows,
                        ["---", "---", "---:", "---:", "---:", "---", "---:", "---:", "---:", "---:", "---:"]))
         L.append("")
-    return L
+    return L + normalised_section(res)
+
+
+def normalised_section(res):
+    """How the per-call figures were rescaled (measure.normalise), and what that did to the
+    ranking of the real-driver rows: their ranges on the raw figures beside the rescaled ones."""
+    norm = res.get("normalised") or {}
+    if not norm:
+        return ["Figures are not scaled by the gauge (this run predates it).", ""]
+    L = ["The CPU's speed also changes within a process, in steps of about 2x, so a pinned process "
+         "with a low floor can still time a case slowly. Each case therefore times the gauge once more "
+         "(one repeat of about 0.5 ms) before its first repeat and after each, and its figure is "
+         "rescaled to one speed: figure × G / the fastest of those gauges, G the median of every such "
+         "gauge of the phase, both packages' together (`normalise` in `benchmarks/measure.py`). Every "
+         "per-call figure of ours and NVIDIA's in this report is rescaled so; the C twin's are not (it "
+         "times no gauge). The raw figures are in `results.json` (`raw`).", ""]
+    L.append(table(["phase", "G (ns)", "gauges"],
+                   [(name, f_ns(v["reference_gauge"]), str(v["gauges"])) for name, v in norm.items()],
+                   ["---", "---:", "---:"]))
+    raw = (res.get("raw") or {}).get("calls")
+    if raw:
+        sides = {}
+        for label, r in (("raw", dict(res, calls=dict(res["calls"], **raw))), ("rescaled", res)):
+            rows = real_rows(r)
+            sides[label] = [sum(1 for x in rows.values() if x["ranges"] == k) for k in SIDES]
+        L += ["", "The real-driver rows' ranges, on the raw figures and rescaled:", "",
+              table(["figures"] + list(SIDES), [(k,) + tuple(map(str, v)) for k, v in sides.items()],
+                    ["---", "---:", "---:", "---:"])]
+    return L + [""]
 
 
 def v2_section(res):
@@ -977,6 +1005,8 @@ def render(res):
   (launches, event records, async copies) run at most 500 times per repeat (fastest of 21), with
   the stream synchronized, untimed, between repeats, so the launch queue never fills. Host memory is
   pageable and its address is an int computed once. The C twin times the same calls the same way.
+  Each figure of ours and NVIDIA's is then rescaled by the gauge timed between the case's repeats
+  to one CPU speed ([Process speed](#process-speed-the-floor-in-every-per-call-process)).
 - Noise: each round runs the C twin, then one fresh process with each package, the order
   alternating between rounds; the tables give the median over rounds and its range, a
   distribution-free ~95 % confidence interval (the k-th smallest to the k-th largest figure; with
@@ -1040,6 +1070,11 @@ def summary(res):
                  + ", ".join(f"{k} {v}" for k, v in tally.items())
                  + f"; binding-alone difference over {ALONE_MIN_NS} ns: {len(scope)} rows, ranges apart on "
                  f"{sum(1 for x in scope if x['ranges'] != 'overlap')}")
+        raw = (res.get("raw") or {}).get("calls")
+        if raw:
+            rr = real_rows(dict(res, calls=dict(res["calls"], **raw)))
+            L.append("  on the raw figures (not rescaled by the gauge): "
+                     + ", ".join(f"{k} {sum(1 for x in rr.values() if x['ranges'] == k)}" for k in SIDES))
     if res.get("calls"):
         t = targets(res, Calls(res))
         L.append(f"targets: {sum(1 for x in t if x[3].startswith('met'))} of {len(t)} met")

@@ -20,16 +20,17 @@
 #    cases in alternating fresh processes (real driver, no-op driver, _v2, driver probe), each
 #    process timing a gauge (the Cython floor) before every case, import times, time to the first
 #    cuInit, the client loops of benchmarks/clients.py (numba-cuda and cuda.core as installed);
-#    then, within BENCH_BUDGET_SECONDS of the start, runs again the per-call processes whose floor
-#    is above 1.2 x the run's fastest and gives more rounds to the rows whose ranges overlap
+#    then, within BENCH_BUDGET_SECONDS of the start, gives more rounds to the rows whose ranges
+#    overlap and runs again the per-call processes whose floor is above 1.2 x the run's fastest;
+#    each case's figure is rescaled by the gauge timed between its repeats (measure.normalise)
 #    -> benchmarks/results.json; then benchmarks/report.py -> docs/benchmarks.md;
 # 6. if $OUT is set, writes run.log and build.log there as they grow, and copies benchmarks.md
 #    and results.json there at the end; a short summary (report.py --summary) is printed last.
 #
 # Environment: PYTHON (python3), DEST (/tmp/ours), BENCH_ROUNDS (5), BENCH_MAX_ROUNDS (15: the
 # rounds a case whose two intervals still overlap may get), BENCH_EXTRA_SECONDS (240: the time
-# those extra rounds may take, per phase), BENCH_ATTEMPTS (3: processes at most for a per-call
-# process whose floor is too high, the first included), BENCH_RERUN_SECONDS (120: the time those
+# those extra rounds may take, per phase), BENCH_ATTEMPTS (2: processes at most for a per-call
+# process whose floor is too high, the first included), BENCH_RERUN_SECONDS (40: the time those
 # may take, per phase and pass), BENCH_BUDGET_SECONDS (540: the optional work, processes run again
 # and extra rounds, stops this many seconds after the start, so that the whole run stays within a
 # 10-minute command), BENCH_PROBE_ROUNDS (3: processes per package on the driver probe),
@@ -325,7 +326,7 @@ for line in open("/proc/self/maps"):
     margs+=(--max-rounds "${BENCH_MAX_ROUNDS:-15}" --extra-seconds "${BENCH_EXTRA_SECONDS:-240}")
     [ -n "$FLOOR" ] && margs+=(--floor-dir "$FLOOR")
     margs+=(--phases "${BENCH_PHASES:-$PHASES}")
-    margs+=(--attempts "${BENCH_ATTEMPTS:-3}" --rerun-seconds "${BENCH_RERUN_SECONDS:-120}"
+    margs+=(--attempts "${BENCH_ATTEMPTS:-2}" --rerun-seconds "${BENCH_RERUN_SECONDS:-40}"
             --deadline "$((T_START + BUDGET))")
     if [ -n "$V2_OURS" ] && [ -n "$V2_NVIDIA" ]; then
         margs+=(--v2-ours "$V2_OURS" --v2-nvidia "$V2_NVIDIA")

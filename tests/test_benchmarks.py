@@ -325,6 +325,70 @@ def test_the_gauge_times_a_call():
     assert g.name == "(1).bit_length()" and 0 < g() < 10_000
 
 
+def test_a_case_times_the_gauge_between_its_repeats():
+    import calls
+    seen = []
+
+    class Slowing:      # a gauge whose every repeat is slower than the one before
+        def once(self):
+            seen.append(len(seen))
+            return 50.0 + len(seen)
+    old = calls.GAUGE
+    calls.GAUGE = Slowing()
+    try:
+        ns, iters, repeats, within = calls.measure("f()", {"f": int}, False, None)
+    finally:
+        calls.GAUGE = old
+    assert len(seen) == repeats + 1 and within == 51.0 and ns > 0
+    calls.GAUGE = None
+    try:
+        assert calls.measure("f()", {"f": int}, False, None)[3] is None
+    finally:
+        calls.GAUGE = old
+
+
+def test_figures_are_rescaled_by_the_gauge_timed_within_their_case():
+    res = {"calls": {"ours": {}, "nvidia": {}}}
+    # the same call in a fast and a slow process of each package: the slow one's figure and
+    # gauge both twice the fast one's; "nogauge" was timed without one
+    for impl, ns, g in (("ours", 100.0, 40.0), ("ours", 200.0, 80.0), ("nvidia", 150.0, 40.0),
+                        ("nvidia", 300.0, 80.0)):
+        measure.keep(res, "calls", impl, {"case": "c", "ns": ns, "gauge_in": g})
+        measure.keep(res, "calls", impl, {"case": "nogauge", "ns": ns})
+    measure.normalise(res, "calls")
+    assert res["normalised"]["calls"] == {"reference_gauge": 60.0, "gauges": 4}
+    assert res["calls"]["ours"]["c"] == [150.0, 150.0] and res["calls"]["nvidia"]["c"] == [225.0, 225.0]
+    assert res["raw"]["calls"]["ours"]["c"] == [100.0, 200.0]
+    assert res["calls"]["ours"]["nogauge"] == [100.0, 200.0]        # no gauge: left raw
+    text = "\n".join(report.normalised_section(res))
+    assert "| calls | 60.0 | 4 |" in text
+
+
+def test_a_phase_given_the_results_rescales_them_when_rebuilt():
+    r = runner()
+    res = {"calls": {"ours": {}, "nvidia": {}}}
+
+    def spawn(rec):
+        slow = 2.0 if rec["round"] == 1 else 1.0
+        rows = [{"case": "c", "ns": 100.0 * slow, "gauge": 40.0 * slow, "gauge_in": 40.0 * slow},
+                {"gauge_end": 40.0 * slow, "gauge_name": "g"}]
+        return {"rows": rows}, rows
+
+    def reset():
+        for impl in measure.IMPLS:
+            res["calls"][impl] = {}
+    ph = measure.Phase(r, "calls", spawn, reset,
+                       lambda rec: [measure.keep(res, "calls", rec["impl"], x) for x in rec["out"]["rows"] if "ns" in x],
+                       res)
+    for i in range(2):
+        for impl in measure.order(i):
+            ph.run(i, impl)
+    ph.rebuild()
+    ph.rebuild()        # a second rebuild starts again from the processes, not from rescaled figures
+    assert res["calls"]["ours"]["c"] == res["calls"]["nvidia"]["c"] == [150.0, 150.0]
+    assert res["raw"]["calls"]["ours"]["c"] == [100.0, 200.0]
+
+
 def test_run_sh_names_the_v2_variables_and_folders():
     head = open(os.path.join(BENCH, "run.sh")).read().split("set -u -o pipefail")[0]
     for word in ("BENCH_V2_NVIDIA", "BENCH_V2_OURS", "CUDA_BINDINGS_CUDA_VERSION=13.5", "CUDA_BINDINGS_INCLUDE_DIR",
