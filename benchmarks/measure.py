@@ -15,9 +15,11 @@
   phases (finish), each per-call process whose floor is above LIMIT (1.2) x the run's fastest is
   run again, up to --attempts processes, the one with the lower floor kept, both packages alike;
   two processes in a row over the limit probe the CPUs again.  The processes run again and the
-  extra rounds below stop at --deadline.  Each case also times the gauge between its repeats
-  (calls.py "gauge_in"), and its figure is rescaled to one speed (normalise): the CPU's speed
-  changes within a process too, so the floor alone cannot make two processes' figures comparable.
+  extra rounds below stop at --deadline.  The CPU's speed changes within a process too, so each
+  case also times the gauge between its repeats (calls.py "gauge_in"); a case timed slowly is
+  timed again in its process (calls.timed), the figures still timed slowly are left out of the
+  tables and the others rescaled to one speed (by_speed), so the floor alone does not have to
+  make two processes comparable.
 * Per-call overhead: R rounds; each round runs the C twin once, then benchmarks/calls.py in a fresh
   process with ours and with NVIDIA's package, the order alternating from round to round
   (ours, NVIDIA / NVIDIA, ours).  Each process reports, per case, the fastest of its repeats; the
@@ -232,26 +234,41 @@ def keep(res, key, impl, row):
             row["case"], []).append(row["gauge_in"])
 
 
-def normalise(res, key):
-    """Rescales the figures of res[key] (ours' and NVIDIA's) to one speed of the CPU: each is
-    multiplied by G / its gauge_in, G the median of every gauge_in of the phase, both packages'
-    together.  The CPU's speed was seen to change about 2x, within a process as between
-    processes, and a case's figure and the gauge timed between its repeats change together, so
-    the ratio of the two ranks packages where the raw figures' ranges overlap.  The raw figures
-    stay in res["raw"][key]; a case with a figure but no gauge stays raw.  G and the gauge's name
-    go to res["normalised"][key]."""
+MIN_KEPT = 5        # by_speed leaves at least this many figures of a package's case
+
+
+def by_speed(res, key):
+    """The figures of res[key] (ours' and NVIDIA's) by the speed they were timed at, the gauge
+    within their case (calls.py "gauge_in"), with G the median of every such gauge of the phase,
+    both packages' together:
+    1. a figure whose gauge is above LIMIT x the fastest tenth of the phase's gauges was timed in
+       the CPU's slow state (about 2x; calls.timed has timed such a case again already): it is
+       left out, as long as MIN_KEPT figures of the case remain (those with the fastest gauges);
+    2. the others are rescaled to G: figure x G / its gauge.  Within the fast state the speed
+       still varies by some 10 %, and a case's figure moves with its gauge.
+    Rescaling is not done across the 2x step: a launch's or a copy's time is partly the GPU's,
+    which does not follow the CPU, and a figure scaled by half was seen to land below the
+    package's fast ones.  Every figure stays in res["raw"][key]; res["speed_check"][key] says G,
+    the fast tenth's gauge, the limit and how many figures were left out."""
     gauges = res.get("gauge_in", {}).get(key, {})
-    every = [g for impl in IMPLS for gs in gauges.get(impl, {}).values() for g in gs]
     raw = res.setdefault("raw", {})[key] = {impl: {c: list(v) for c, v in res[key][impl].items()} for impl in IMPLS}
+    pairs = {impl: {c: list(zip(v, gauges.get(impl, {}).get(c, []))) for c, v in raw[impl].items()
+                    if len(gauges.get(impl, {}).get(c, [])) == len(v)} for impl in IMPLS}
+    every = sorted(g for impl in IMPLS for ps in pairs[impl].values() for _, g in ps)
     if not every:
         return
-    ref = statistics.median(every)
-    res.setdefault("normalised", {})[key] = {"reference_gauge": round(ref, 2), "gauges": len(every)}
+    fast = every[len(every) // 10]
+    def keep(ps):      # the figures kept, in the processes' order
+        by_gauge = sorted(range(len(ps)), key=lambda i: ps[i][1])
+        return [ps[i] for i in sorted(i for n, i in enumerate(by_gauge) if n < MIN_KEPT or ps[i][1] <= LIMIT * fast)]
+    kept = {impl: {c: keep(ps) for c, ps in pairs[impl].items()} for impl in IMPLS}
+    ref = statistics.median(g for impl in IMPLS for ps in kept[impl].values() for _, g in ps)
     for impl in IMPLS:
-        for case, values in raw[impl].items():
-            gs = gauges.get(impl, {}).get(case, [])
-            if len(gs) == len(values):
-                res[key][impl][case] = [round(v * ref / g, 2) for v, g in zip(values, gs)]
+        for case, ps in kept[impl].items():
+            res[key][impl][case] = [round(v * ref / g, 2) for v, g in ps]
+    res.setdefault("speed_check", {})[key] = {
+        "reference_gauge": round(ref, 2), "fast_gauge": round(fast, 2), "limit": LIMIT, "figures": len(every),
+        "left_out": len(every) - sum(len(ps) for impl in IMPLS for ps in kept[impl].values())}
 
 
 def order(i):
@@ -267,7 +284,7 @@ class Phase:
 
     def __init__(self, r, name, spawn, reset, take, res=None):
         self.r, self.name = r, name
-        self.res = res          # the results whose res[name] rebuild rescales (normalise), if given
+        self.res = res          # the results whose res[name] rebuild takes by speed (by_speed), if given
         self.spawn = spawn      # spawn(rec) -> (output, rows): one fresh process
         self.reset = reset      # reset(): empties the phase's tables
         self.take = take        # take(rec): adds a kept process's output to them
@@ -316,7 +333,7 @@ class Phase:
         for rec in self.procs:
             self.take(rec)
         if self.res is not None:
-            normalise(self.res, self.name)
+            by_speed(self.res, self.name)
 
     def summary(self):
         lim = self.r.limit()
@@ -627,9 +644,9 @@ def probe_calls(r, res):
 
 
 def finish(r, res, save):
-    """After every phase: the cases whose two ranges overlap get more rounds (more_rounds; the
-    figures being rescaled by the gauge, these narrow the ranges more than processes run again
-    would), then the per-call processes whose floor is above LIMIT x the run's fastest are run
+    """After every phase: the cases whose two ranges overlap get more rounds (more_rounds; with
+    the slowly timed cases timed again in their processes, these narrow the ranges more than
+    whole processes run again would), then the per-call processes whose floor is above LIMIT x the run's fastest are run
     again (rerun_pass; the real-driver phase first); each step within its time and the deadline."""
     for name in ("calls", "stub_calls", "v2_calls"):
         ph = r.phases.get(name)

@@ -601,32 +601,39 @@ def floor_section(res):
                         "run again", "still over the limit"], rows,
                        ["---", "---", "---:", "---:", "---:", "---", "---:", "---:", "---:", "---:", "---:"]))
         L.append("")
-    return L + normalised_section(res)
+    return L + speed_section(res)
 
 
-def normalised_section(res):
-    """How the per-call figures were rescaled (measure.normalise), and what that did to the
-    ranking of the real-driver rows: their ranges on the raw figures beside the rescaled ones."""
-    norm = res.get("normalised") or {}
-    if not norm:
-        return ["Figures are not scaled by the gauge (this run predates it).", ""]
-    L = ["The CPU's speed also changes within a process, in steps of about 2x, so a pinned process "
-         "with a low floor can still time a case slowly. Each case therefore times the gauge once more "
-         "(one repeat of about 0.5 ms) before its first repeat and after each, and its figure is "
-         "rescaled to one speed: figure × G / the fastest of those gauges, G the median of every such "
-         "gauge of the phase, both packages' together (`normalise` in `benchmarks/measure.py`). Every "
-         "per-call figure of ours and NVIDIA's in this report is rescaled so; the C twin's are not (it "
-         "times no gauge). The raw figures are in `results.json` (`raw`).", ""]
-    L.append(table(["phase", "G (ns)", "gauges"],
-                   [(name, f_ns(v["reference_gauge"]), str(v["gauges"])) for name, v in norm.items()],
-                   ["---", "---:", "---:"]))
+def speed_section(res):
+    """The figures by the CPU's speed (calls.timed, measure.by_speed): how many were left out, the
+    speed they were rescaled to, and what that did to the ranking of the real-driver rows: their
+    ranges on the figures as timed beside those on the ones kept and rescaled."""
+    check = res.get("speed_check") or {}
+    if not check:
+        return ["No figure is left out by its speed (this run predates the gauge within each case).", ""]
+    L = ["The CPU's speed also changes within a process, in steps of about 2x, so a process with a "
+         "low floor can still time a case slowly. Each case therefore times the gauge once more (one "
+         "repeat of about 0.5 ms) before its first repeat and after each; a case whose fastest such "
+         f"gauge is above {LIMIT_DEFAULT:.1f} × the fastest gauge its process has timed is timed again "
+         "(twice at most) and the attempt with the fastest gauge is kept (`timed` in "
+         "`benchmarks/calls.py`). Then, per phase (`by_speed` in `benchmarks/measure.py`): a figure "
+         f"still timed slowly, its gauge above {LIMIT_DEFAULT:.1f} × the fastest tenth of the phase's "
+         "gauges, is left out, as long as five figures of the case remain; the others are rescaled to "
+         "one speed, figure × G / its gauge, G the median gauge of the phase (both packages' "
+         "together): within the fast state the speed still varies by some 10 %, and a figure moves with "
+         "its gauge. Nothing is rescaled across the 2x step: a launch's or a copy's time is partly the "
+         "GPU's, which does not follow the CPU. The C twin's figures are as timed. Every figure as timed "
+         "is in `results.json` (`raw`).", ""]
+    L.append(table(["phase", "G (ns)", "fastest tenth (ns)", "figures", "left out"],
+                   [(name, f_ns(v["reference_gauge"]), f_ns(v["fast_gauge"]), str(v["figures"]), str(v["left_out"]))
+                    for name, v in check.items()], ["---", "---:", "---:", "---:", "---:"]))
     raw = (res.get("raw") or {}).get("calls")
     if raw:
         sides = {}
-        for label, r in (("raw", dict(res, calls=dict(res["calls"], **raw))), ("rescaled", res)):
+        for label, r in (("as timed", dict(res, calls=dict(res["calls"], **raw))), ("kept, rescaled", res)):
             rows = real_rows(r)
             sides[label] = [sum(1 for x in rows.values() if x["ranges"] == k) for k in SIDES]
-        L += ["", "The real-driver rows' ranges, on the raw figures and rescaled:", "",
+        L += ["", "The real-driver rows' ranges, on the figures as timed and on those kept and rescaled:", "",
               table(["figures"] + list(SIDES), [(k,) + tuple(map(str, v)) for k, v in sides.items()],
                     ["---", "---:", "---:", "---:"])]
     return L + [""]
@@ -1005,8 +1012,9 @@ def render(res):
   (launches, event records, async copies) run at most 500 times per repeat (fastest of 21), with
   the stream synchronized, untimed, between repeats, so the launch queue never fills. Host memory is
   pageable and its address is an int computed once. The C twin times the same calls the same way.
-  Each figure of ours and NVIDIA's is then rescaled by the gauge timed between the case's repeats
-  to one CPU speed ([Process speed](#process-speed-the-floor-in-every-per-call-process)).
+  A case timed while the CPU ran slowly (by a gauge timed between its repeats) is timed again,
+  and figures still timed slowly are left out
+  ([Process speed](#process-speed-the-floor-in-every-per-call-process)).
 - Noise: each round runs the C twin, then one fresh process with each package, the order
   alternating between rounds; the tables give the median over rounds and its range, a
   distribution-free ~95 % confidence interval (the k-th smallest to the k-th largest figure; with
@@ -1073,7 +1081,7 @@ def summary(res):
         raw = (res.get("raw") or {}).get("calls")
         if raw:
             rr = real_rows(dict(res, calls=dict(res["calls"], **raw)))
-            L.append("  on the raw figures (not rescaled by the gauge): "
+            L.append("  on the figures as timed (none left out or rescaled): "
                      + ", ".join(f"{k} {sum(1 for x in rr.values() if x['ranges'] == k)}" for k in SIDES))
     if res.get("calls"):
         t = targets(res, Calls(res))

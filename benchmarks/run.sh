@@ -22,7 +22,9 @@
 #    cuInit, the client loops of benchmarks/clients.py (numba-cuda and cuda.core as installed);
 #    then, within BENCH_BUDGET_SECONDS of the start, gives more rounds to the rows whose ranges
 #    overlap and runs again the per-call processes whose floor is above 1.2 x the run's fastest;
-#    each case's figure is rescaled by the gauge timed between its repeats (measure.normalise)
+#    a case timed while the CPU ran slowly (the gauge between its repeats) is timed again, and
+#    the figures still timed slowly are left out, the others rescaled to one speed (calls.timed,
+#    measure.by_speed)
 #    -> benchmarks/results.json; then benchmarks/report.py -> docs/benchmarks.md;
 # 6. if $OUT is set, writes run.log and build.log there as they grow, and copies benchmarks.md
 #    and results.json there at the end; a short summary (report.py --summary) is printed last.

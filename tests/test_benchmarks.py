@@ -343,33 +343,56 @@ def test_a_case_times_the_gauge_between_its_repeats():
     calls.GAUGE = None
     try:
         assert calls.measure("f()", {"f": int}, False, None)[3] is None
+        assert calls.timed("f()", {"f": int}, False, None, None)[3:] == (None, 0)
     finally:
         calls.GAUGE = old
 
 
-def test_figures_are_rescaled_by_the_gauge_timed_within_their_case():
+def test_a_case_timed_slowly_is_timed_again_and_the_fastest_attempt_kept():
+    import calls
+    speeds = iter([90.0, 95.0, 92.0, 99.0, 45.0, 46.0, 47.0, 44.0, 60.0])
+
+    class Stepping:     # slow during the first attempt (90 and up), fast during the second
+        def once(self):
+            return next(speeds)
+    old, calls.GAUGE, calls.FASTEST = calls.GAUGE, Stepping(), None
+    try:
+        with_repeats = calls.REPEATS
+        calls.REPEATS = 3       # 4 gauges per attempt
+        ns, iters, repeats, within, retimed = calls.timed("f()", {"f": int}, False, None, gauge=40.0)
+    finally:
+        calls.GAUGE, calls.REPEATS = old, with_repeats
+    # 40 (before the case) is the fastest: 90 is over 1.2 x 40, 44 is not; no third attempt
+    assert (within, retimed, repeats) == (44.0, 1, 3) and calls.FASTEST == 40.0
+    assert next(speeds) == 60.0
+
+
+def test_figures_timed_slowly_are_left_out_while_five_remain_and_the_rest_rescaled():
     res = {"calls": {"ours": {}, "nvidia": {}}}
-    # the same call in a fast and a slow process of each package: the slow one's figure and
-    # gauge both twice the fast one's; "nogauge" was timed without one
-    for impl, ns, g in (("ours", 100.0, 40.0), ("ours", 200.0, 80.0), ("nvidia", 150.0, 40.0),
-                        ("nvidia", 300.0, 80.0)):
-        measure.keep(res, "calls", impl, {"case": "c", "ns": ns, "gauge_in": g})
-        measure.keep(res, "calls", impl, {"case": "nogauge", "ns": ns})
-    measure.normalise(res, "calls")
-    assert res["normalised"]["calls"] == {"reference_gauge": 60.0, "gauges": 4}
-    assert res["calls"]["ours"]["c"] == [150.0, 150.0] and res["calls"]["nvidia"]["c"] == [225.0, 225.0]
-    assert res["raw"]["calls"]["ours"]["c"] == [100.0, 200.0]
-    assert res["calls"]["ours"]["nogauge"] == [100.0, 200.0]        # no gauge: left raw
-    text = "\n".join(report.normalised_section(res))
-    assert "| calls | 60.0 | 4 |" in text
+    # ours: 6 figures of case c, the last timed at half speed; NVIDIA's: 5, one slow (kept: five);
+    # among the fast ones, one timed 10 % slower (gauge 44) and its figure 10 % higher
+    for impl, n in (("ours", 6), ("nvidia", 5)):
+        for i in range(n):
+            slow, slower = i == n - 1, i == 1
+            measure.keep(res, "calls", impl, {"case": "c", "ns": 200.0 if slow else (110.0 if slower else 100.0),
+                                              "gauge_in": 80.0 if slow else (44.0 if slower else 40.0)})
+        measure.keep(res, "calls", impl, {"case": "nogauge", "ns": 7.0})
+    measure.by_speed(res, "calls")
+    assert res["speed_check"]["calls"] == {"reference_gauge": 40.0, "fast_gauge": 40.0, "limit": 1.2,
+                                           "figures": 11, "left_out": 1}
+    assert res["calls"]["ours"]["c"] == [100.0] * 5                      # the slow one left out
+    assert res["calls"]["nvidia"]["c"] == [100.0] * 4 + [100.0]           # kept (five), rescaled by half
+    assert res["raw"]["calls"]["ours"]["c"][-1] == 200.0 and res["calls"]["ours"]["nogauge"] == [7.0]
+    text = "\n".join(report.speed_section(res))
+    assert "| calls | 40.0 | 40.0 | 11 | 1 |" in text
 
 
-def test_a_phase_given_the_results_rescales_them_when_rebuilt():
+def test_a_phase_given_the_results_leaves_out_slow_figures_when_rebuilt():
     r = runner()
     res = {"calls": {"ours": {}, "nvidia": {}}}
 
     def spawn(rec):
-        slow = 2.0 if rec["round"] == 1 else 1.0
+        slow = 2.0 if rec["round"] == 5 else 1.0
         rows = [{"case": "c", "ns": 100.0 * slow, "gauge": 40.0 * slow, "gauge_in": 40.0 * slow},
                 {"gauge_end": 40.0 * slow, "gauge_name": "g"}]
         return {"rows": rows}, rows
@@ -380,13 +403,13 @@ def test_a_phase_given_the_results_rescales_them_when_rebuilt():
     ph = measure.Phase(r, "calls", spawn, reset,
                        lambda rec: [measure.keep(res, "calls", rec["impl"], x) for x in rec["out"]["rows"] if "ns" in x],
                        res)
-    for i in range(2):
+    for i in range(6):
         for impl in measure.order(i):
             ph.run(i, impl)
     ph.rebuild()
-    ph.rebuild()        # a second rebuild starts again from the processes, not from rescaled figures
-    assert res["calls"]["ours"]["c"] == res["calls"]["nvidia"]["c"] == [150.0, 150.0]
-    assert res["raw"]["calls"]["ours"]["c"] == [100.0, 200.0]
+    ph.rebuild()        # a second rebuild starts again from the processes
+    assert res["calls"]["ours"]["c"] == res["calls"]["nvidia"]["c"] == [100.0] * 5
+    assert res["raw"]["calls"]["ours"]["c"] == [100.0] * 5 + [200.0]
 
 
 def test_run_sh_names_the_v2_variables_and_folders():
