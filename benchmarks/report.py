@@ -1029,9 +1029,11 @@ def render(res):
   `_v2`, driver probe) times a gauge, `floor.pyx`'s `tuple_gil`, before each case and after the
   last; its floor is the slowest gauge but one. After all phases, a process whose floor is above
   1.2 × the run's fastest is run again (up to `BENCH_ATTEMPTS` processes, the lower floor kept),
-  in every phase and for both packages alike; then the extra rounds (each of their processes
-  judged at once), then one more such pass. The figures are not scaled by the floor. This work
-  stops `BENCH_BUDGET_SECONDS` after the start, so a run fits a 10-minute command.
+  in every phase and for both packages alike, after the extra rounds (each of their processes
+  judged at once). Each case also times the gauge between its repeats:
+  a case timed in the CPU's slow state is timed again in its process, a figure still timed slowly
+  is left out, and the others are rescaled by their gauge to one speed. This work stops
+  `BENCH_BUDGET_SECONDS` after the start, so a run fits a 10-minute command.
   `benchmarks/compare_runs.py A/results.json B/results.json` sets two runs' real-driver rows side
   by side: whether they agree on the direction, and whether every row whose binding-alone
   difference exceeds 100 ns has its ranges apart on the same side in both.

@@ -418,3 +418,12 @@ def test_run_sh_names_the_v2_variables_and_folders():
                  "headers/cuda-13.5/", "cuda_bindings-13.5.0-*.whl", "/tmp/nvidia-13.5.0", "/tmp/ours-13.5",
                  "BENCH_CPU (auto", "BENCH_BUDGET_SECONDS", "BENCH_ATTEMPTS", "BENCH_NO_GPU"):
         assert word in head, word
+
+
+def test_the_two_runs_page_is_what_compare_runs_prints_for_the_committed_runs():
+    root = os.path.dirname(BENCH)
+    page = open(os.path.join(root, "docs", "benchmark-runs.md")).read()
+    out = subprocess.run([sys.executable, os.path.join(BENCH, "compare_runs.py"), "benchmarks/results.json",
+                          "benchmarks/results-run-b.json"], capture_output=True, text=True, cwd=root, timeout=120)
+    assert out.returncode == 0 and out.stdout.strip() and page.rstrip().endswith(out.stdout.rstrip())
+
