@@ -334,7 +334,7 @@ class _Sig:
 
     def body(self, refs):
         fn = self.fn
-        o = [self.head() + ":", '    """' + docstrings.quoted(snake_docstring(self.m, fn, refs)) + '\n    """']
+        o = [self.head() + ":", '    """' + docstrings.quoted(snake_docstring(self.m, fn, refs, self.filled)) + '\n    """']
         args = ", ".join(self.cargs[p.name] for p in fn.params)
         if _text_result(fn):
             return o + self._indented(self.lines) + [f"    return _text0({self.cy}.{fn.name}({args}))", ""]

@@ -327,3 +327,11 @@ def test_python_level_names():
         assert list(inspect.signature(f).parameters) == list(inspect.signature(getattr(driver, target)).parameters)
         with pytest.raises(TypeError):
             f(*(["x"] * len(inspect.signature(f).parameters)))
+
+
+def test_filled_counts_are_not_documented_as_parameters():
+    # the count such a function asks for itself is neither a parameter nor a result
+    from cuda.bindings._v2 import driver
+    doc = driver.graph_get_nodes.__doc__
+    assert "h_graph" in doc and "num_nodes :" not in doc and "numNodes :" not in doc
+    assert "num_edges :" not in driver.graph_get_edges_v2.__doc__

@@ -4119,8 +4119,6 @@ cpdef module_enumerate_functions(intptr_t mod):
 
     Parameters
     ----------
-    num_functions : int
-        Maximum number of function handles may be returned to the buffer
     mod : int
         Module to query from
 
@@ -4778,8 +4776,6 @@ cpdef library_enumerate_kernels(intptr_t lib):
 
     Parameters
     ----------
-    num_kernels : int
-        Maximum number of kernel handles may be returned to the buffer
     lib : int
         Library to query from
 
@@ -18692,21 +18688,17 @@ cpdef graph_get_nodes(intptr_t h_graph):
     will return the number of nodes in `numNodes`. Otherwise, `numNodes` entries will be
     filled in. If `numNodes` is higher than the actual number of nodes, the remaining
     entries in `nodes` will be set to NULL, and the number of nodes actually obtained
-    will be returned as `numNodes`.
+    will be returned in `numNodes`.
 
     Parameters
     ----------
     h_graph : int
         Graph to query
-    num_nodes : int
-        See description
 
     Returns
     -------
     nodes : memoryview
         Pointer to return the nodes
-    numNodes : int
-        See description
 
     Raises
     ------
@@ -18742,21 +18734,17 @@ cpdef graph_get_root_nodes(intptr_t h_graph):
     function will return the number of root nodes in `numRootNodes`. Otherwise,
     `numRootNodes` entries will be filled in. If `numRootNodes` is higher than the
     actual number of root nodes, the remaining entries in `rootNodes` will be set to
-    NULL, and the number of nodes actually obtained will be returned as `numRootNodes`.
+    NULL, and the number of nodes actually obtained will be returned in `numRootNodes`.
 
     Parameters
     ----------
     h_graph : int
         Graph to query
-    num_root_nodes : int
-        See description
 
     Returns
     -------
     rootNodes : memoryview
         Pointer to return the root nodes
-    numRootNodes : int
-        See description
 
     Raises
     ------
@@ -18800,8 +18788,6 @@ cpdef tuple graph_get_edges(intptr_t h_graph):
     ----------
     h_graph : int
         Graph to get the edges from
-    num_edges : int
-        See description
 
     Returns
     -------
@@ -18809,8 +18795,6 @@ cpdef tuple graph_get_edges(intptr_t h_graph):
         Location to return edge endpoints
     to : memoryview
         Location to return edge endpoints
-    numEdges : int
-        See description
 
     Raises
     ------
@@ -18861,8 +18845,6 @@ cpdef tuple graph_get_edges_v2(intptr_t h_graph):
     ----------
     h_graph : int
         Graph to get the edges from
-    num_edges : int
-        See description
 
     Returns
     -------
@@ -18872,8 +18854,6 @@ cpdef tuple graph_get_edges_v2(intptr_t h_graph):
         Location to return edge endpoints
     edgeData : GraphEdgeData
         Optional location to return edge data
-    numEdges : int
-        See description
 
     Raises
     ------
@@ -18915,21 +18895,17 @@ cpdef graph_node_get_dependencies(intptr_t h_node):
     Otherwise, `numDependencies` entries will be filled in. If `numDependencies` is
     higher than the actual number of dependencies, the remaining entries in
     `dependencies` will be set to NULL, and the number of nodes actually obtained will
-    be returned as `numDependencies`.
+    be returned in `numDependencies`.
 
     Parameters
     ----------
     h_node : int
         Node to query
-    num_dependencies : int
-        See description
 
     Returns
     -------
     dependencies : memoryview
         Pointer to return the dependencies
-    numDependencies : int
-        See description
 
     Raises
     ------
@@ -18966,7 +18942,7 @@ cpdef tuple graph_node_get_dependencies_v2(intptr_t h_node):
     Otherwise, `numDependencies` entries will be filled in. If `numDependencies` is
     higher than the actual number of dependencies, the remaining entries in
     `dependencies` will be set to NULL, and the number of nodes actually obtained will
-    be returned as `numDependencies`.
+    be returned in `numDependencies`.
 
     Note that if an edge has non-zero (non-default) edge data and `edgeData` is NULL,
     this API will return CUDA_ERROR_LOSSY_QUERY. If `edgeData` is non-NULL, then
@@ -18976,8 +18952,6 @@ cpdef tuple graph_node_get_dependencies_v2(intptr_t h_node):
     ----------
     h_node : int
         Node to query
-    num_dependencies : int
-        See description
 
     Returns
     -------
@@ -18985,8 +18959,6 @@ cpdef tuple graph_node_get_dependencies_v2(intptr_t h_node):
         Pointer to return the dependencies
     edgeData : GraphEdgeData
         Optional array to return edge data for each dependency
-    numDependencies : int
-        See description
 
     Raises
     ------
@@ -19025,21 +18997,17 @@ cpdef graph_node_get_dependent_nodes(intptr_t h_node):
     Otherwise, `numDependentNodes` entries will be filled in. If `numDependentNodes` is
     higher than the actual number of dependent nodes, the remaining entries in
     `dependentNodes` will be set to NULL, and the number of nodes actually obtained will
-    be returned as `numDependentNodes`.
+    be returned in `numDependentNodes`.
 
     Parameters
     ----------
     h_node : int
         Node to query
-    num_dependent_nodes : int
-        See description
 
     Returns
     -------
     dependentNodes : memoryview
         Pointer to return the dependent nodes
-    numDependentNodes : int
-        See description
 
     Raises
     ------
@@ -19076,7 +19044,7 @@ cpdef tuple graph_node_get_dependent_nodes_v2(intptr_t h_node):
     Otherwise, `numDependentNodes` entries will be filled in. If `numDependentNodes` is
     higher than the actual number of dependent nodes, the remaining entries in
     `dependentNodes` will be set to NULL, and the number of nodes actually obtained will
-    be returned as `numDependentNodes`.
+    be returned in `numDependentNodes`.
 
     Note that if an edge has non-zero (non-default) edge data and `edgeData` is NULL,
     this API will return CUDA_ERROR_LOSSY_QUERY. If `edgeData` is non-NULL, then
@@ -19086,8 +19054,6 @@ cpdef tuple graph_node_get_dependent_nodes_v2(intptr_t h_node):
     ----------
     h_node : int
         Node to query
-    num_dependent_nodes : int
-        See description
 
     Returns
     -------
@@ -19095,8 +19061,6 @@ cpdef tuple graph_node_get_dependent_nodes_v2(intptr_t h_node):
         Pointer to return the dependent nodes
     edgeData : GraphEdgeData
         Optional pointer to return edge data for dependent nodes
-    numDependentNodes : int
-        See description
 
     Raises
     ------
@@ -25080,9 +25044,6 @@ cpdef tuple dev_sm_resource_split_by_count(input, unsigned int use_flags, unsign
 
     Parameters
     ----------
-    nb_groups : int
-        This is a pointer, specifying the number of groups that would be or should be
-        created as described below.
     input : DevResource_v1 | int | None
         Input SM resource to be split. Must be a valid
         DevResourceType.CU_DEV_RESOURCE_TYPE_SM resource.
@@ -25097,9 +25058,6 @@ cpdef tuple dev_sm_resource_split_by_count(input, unsigned int use_flags, unsign
     result : DevResource_v1
         Output array of CUdevResource resources. Can be NULL to query the number of
         groups.
-    nbGroups : int
-        This is a pointer, specifying the number of groups that would be or should be
-        created as described below.
     remaining : DevResource_v1
         If the input resource cannot be cleanly split among `nbGroups`, the remaining is
         placed in here. Can be ommitted (NULL) if the user does not need the remaining
