@@ -79,9 +79,15 @@ class _Sig:
         self.params, self.lines, self.cargs, self.outs, self.pre = [], [], {}, [], []
         # a count the conversion of a list of strings gives (nvrtcCreateProgram's numHeaders)
         self.counted = {p.extra["count_param"]: p for p in fn.params if p.conv == "strlist" and "count_param" in p.extra}
+        # a count the library gives and takes (size_t *numNodes): asked for first, then the arrays
+        # of that length filled (cuGraphGetNodes)
+        self.filled = _filled_counts(fn)
         for p in fn.params:
             key = (fn.name, p.name)
             if p.name in self.counted:
+                continue
+            if p.name in self.filled:
+                self.cargs[p.name] = "&_n" if p.ptr else "_n"
                 continue
             if p.role == "hidden":
                 self.ok = False     # a count the call asks for itself: not yet
@@ -92,6 +98,8 @@ class _Sig:
                 self._in(p)
             else:
                 self._out(p)
+        if self.filled:
+            self._query_count()
         n = len(self.outs)
         self.ret = "object" if n == 0 else self.outs[0][2] if n == 1 else "tuple"
         if _text_result(fn):
@@ -263,6 +271,8 @@ class _Sig:
             self.cargs[p.name] = var
         elif c == "voidp_out_val":    # an int the library writes where the pointer points (a file descriptor)
             self.outs.append(([f"cdef int {var} = 0"], var, "int"))
+        elif c == "array_out" and p.extra.get("count") in self.filled and p.cls in ("handle", "struct"):
+            self._filled_array(p, var)
         elif c == "array_out" and str(p.extra.get("count", "")).startswith("call:") and p.cls == "scalar":
             self._counted_array(p, var, p.extra["count"][len("call:"):])
         else:
@@ -280,6 +290,37 @@ class _Sig:
         self.cargs[p.name] = f"&{var}[0]"
         self.outs.append(([], f"{var}[:_n]", "object"))
 
+    def _query_count(self):
+        """The call that asks for the length of the arrays a filled count gives (the arrays NULL)
+        before they are made (_filled_array), in `pre`."""
+        arrays = {p.name for p in self.fn.params if p.conv == "array_out" and p.extra.get("count") in self.filled}
+        count = next(p for p in self.fn.params if p.name in self.filled)
+        q, cargs = self.fn, self.cargs
+        if self.fn.name in ov.V2_SIGNATURES["count_calls"]:
+            # the other function's output is the count, its other parameters this one's of that name
+            q = next(f for f in self.m.functions if f.name == ov.V2_SIGNATURES["count_calls"][self.fn.name])
+            cargs = {p.name: "&_n" if p.role == "out" else self.cargs[p.name] for p in q.params}
+        args = ", ".join("NULL" if p.name in arrays else cargs[p.name] for p in q.params)
+        self.pre[:0] = [f"cdef {self._ctype(count, 0)} _n = 0", "with nogil:", f"    _status = {self.cy}.{q.name}({args})",
+                        "if _status != 0:", "    _raise(_status)"]
+
+    def _filled_array(self, p, var):
+        """An array the library fills, of the length the first call gave: handles as a memoryview
+        of intptr_t, structs as a record of that many, each owning its memory; cut to the length the
+        second call gives."""
+        if p.cls == "struct":
+            cls = self._record_class(p)
+            if cls is None:
+                self.ok = False
+                return
+            self.pre.append(f"cdef _Record {var} = _new_record(_L.cls({cls!r}), _n)")
+            self.cargs[p.name] = f"<{self._ctype(p)}>{var}._ptr"
+        else:
+            self.pre += [f"cdef view.array _a_{var} = view.array(shape=(max(_n, 1),), itemsize=sizeof(intptr_t), "
+                         f"format={_FORMATS['i', 8]!r})", f"cdef intptr_t[::1] {var} = _a_{var}"]
+            self.cargs[p.name] = f"<{self._ctype(p)}>&{var}[0]"
+        self.outs.append(([], f"_first({var}, _n)", "object"))
+
     # ---- the declaration and the body
 
     def head(self, pxd=False):
@@ -293,7 +334,7 @@ class _Sig:
 
     def body(self, refs):
         fn = self.fn
-        o = [self.head() + ":", '    """' + docstrings.quoted(snake_docstring(self.m, fn, refs)) + '\n    """']
+        o = [self.head() + ":", '    """' + docstrings.quoted(snake_docstring(self.m, fn, refs, self.filled)) + '\n    """']
         args = ", ".join(self.cargs[p.name] for p in fn.params)
         if _text_result(fn):
             return o + self._indented(self.lines) + [f"    return _text0({self.cy}.{fn.name}({args}))", ""]
@@ -328,6 +369,15 @@ _FORMATS = {("i", 4): "i", ("u", 4): "I", ("i", 8): "q", ("u", 8): "Q", ("f", 4)
             ("i", 2): "h", ("u", 2): "H", ("i", 1): "b", ("u", 1): "B"}
 
 
+def _filled_counts(fn):
+    """The names of fn's counts the library gives and takes (a size_t* in and out) that count arrays
+    it fills: the call is made twice, the arrays NULL the first time (cuGraphGetEdges); and the
+    counts it takes that another function gives (overrides.V2_SIGNATURES "count_calls")."""
+    counts = {p.name for p in fn.params if (p.conv == "value_inout" and p.ptr == 1)
+              or (fn.name in ov.V2_SIGNATURES["count_calls"] and p.conv == "scalar")}
+    return {p.extra["count"] for p in fn.params if p.conv == "array_out" and p.extra.get("count") in counts}
+
+
 def _text_result(fn):
     """Whether fn returns a C string, not a status (nvrtcGetErrorString): its result is the text."""
     return bare(fn.ret) == "char"
@@ -342,7 +392,7 @@ def _pyx(model, sigs):
          f'headers in the style of NVIDIA\'s cuda.bindings.{module(model)}."""',
          f"from cuda.bindings cimport cy{lib}",
          "from cuda.bindings._base cimport _Lazy, _new_lazy, _Struct, _Handle, _IntValue, _enum, _Buf, _Buf_new, _array, _bufptr, _kparams",
-         "from cuda.bindings._records cimport _Record, _new_record_at, _text0",
+         "from cuda.bindings._records cimport _Record, _new_record, _new_record_at, _text0",
          "from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t, intptr_t, uintptr_t",
          "from cython cimport view",
          "from cuda.bindings import _records",

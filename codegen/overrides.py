@@ -1377,8 +1377,12 @@ V2_NAMES = {
     # functions that the rules above name otherwise
     "functions": {"cuTexRefSetAddress2D_v3": "tex_ref_set_address2d_v3"},
     # Python-level functions it has besides, each another name of one it makes: cuda.h #defines
-    # cuGraphInstantiate as cuGraphInstantiateWithFlags, and NVIDIA's module has both names
-    "aliases": {"graph_instantiate": "graph_instantiate_with_flags"},
+    # cuGraphInstantiate as cuGraphInstantiateWithFlags, and cuGraphGetEdges,
+    # cuGraphNodeGetDependencies and cuGraphNodeGetDependentNodes as their _v2, and NVIDIA's module
+    # has both names of each
+    "aliases": {"graph_instantiate": "graph_instantiate_with_flags", "graph_get_edges": "graph_get_edges_v2",
+                "graph_node_get_dependencies": "graph_node_get_dependencies_v2",
+                "graph_node_get_dependent_nodes": "graph_node_get_dependent_nodes_v2"},
     # functions NVIDIA's _v2 leaves out: the OpenGL interop that cudaGL.h marks deprecated
     "left_out": ("cuGLCtxCreate", "cuGLInit", "cuGLMapBufferObject", "cuGLMapBufferObjectAsync",
                  "cuGLRegisterBufferObject", "cuGLSetBufferObjectMapFlags", "cuGLUnmapBufferObject",
@@ -1455,6 +1459,11 @@ V2_SIGNATURES = {
     # outputs it takes as an int address to write to (the caller's struct), not returned
     "output_addresses": {("cuGraphicsResourceGetMappedEglFrame", "eglFrame"),
                          ("cuTensorMapSetAllocationClass", "outAllocClass")},
+    # functions whose arrays' length another function gives, which NVIDIA's package asks for
+    # before it fills arrays of that length (it takes no count): the header names the count
+    # function, and does not say that the call gives the length for NULL arrays (emit_v2._filled_counts)
+    "count_calls": {"cuDeviceGetCliqueInfo": "cuDeviceGetCliqueCount", "cuModuleEnumerateFunctions": "cuModuleGetFunctionCount",
+                    "cuLibraryEnumerateKernels": "cuLibraryGetKernelCount"},
     # functions whose shape this generator does not make yet (results read from several outputs,
     # attribute-typed values, arrays whose length another call gives): left out of the module,
     # rather than made with a signature unlike NVIDIA's (docs/v2.md lists them)

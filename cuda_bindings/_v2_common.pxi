@@ -91,3 +91,9 @@ cdef object _bytes_list(object o, char*** out, int* n):
 cdef bytes _new_bytes(size_t n):
     """A new bytes object of n bytes, for the library to fill (no other reference to it yet)."""
     return PyBytes_FromStringAndSize(NULL, n)
+
+
+cdef object _first(object a, size_t n):
+    """The first n items of an array the library filled: the array itself where it filled as many
+    as the array holds, else a view of that many."""
+    return a if <size_t>len(a) == n else a[:n]

@@ -4,7 +4,7 @@
 """CUDA driver API (cuda.bindings._v2): the library's second API, generated from the CUDA 13.0 headers in the style of NVIDIA's cuda.bindings._v2.driver."""
 from cuda.bindings cimport cydriver
 from cuda.bindings._base cimport _Lazy, _new_lazy, _Struct, _Handle, _IntValue, _enum, _Buf, _Buf_new, _array, _bufptr, _kparams
-from cuda.bindings._records cimport _Record, _new_record_at, _text0
+from cuda.bindings._records cimport _Record, _new_record, _new_record_at, _text0
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t, intptr_t, uintptr_t
 from cython cimport view
 from cuda.bindings import _records
@@ -3659,6 +3659,53 @@ cpdef unsigned int module_get_function_count(intptr_t mod) except? 0:
     return _o_count
 
 
+cpdef module_enumerate_functions(intptr_t mod):
+    """Returns the function handles within a module.
+
+    Returns, as `functions`, a maximum number of `numFunctions` function handles within
+    `mod`. When function loading mode is set to LAZY the function retrieved may be
+    partially loaded. The loading state of a function can be queried using
+    cuFunctionIsLoaded. CUDA APIs may load the function automatically when called with
+    partially loaded function handle which may incur additional latency. Alternatively,
+    cuFunctionLoad can be used to explicitly load a function. The returned function
+    handles become invalid when the module is unloaded.
+
+    Parameters
+    ----------
+    mod : int
+        Module to query from
+
+    Returns
+    -------
+    functions : memoryview
+        Buffer where the function handles are returned to
+
+    Raises
+    ------
+    DriverError
+        If the call fails, with the Result member in its `status`:
+
+        CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_HANDLE, CUDA_ERROR_INVALID_VALUE
+
+    See Also
+    --------
+    module_get_function, module_get_function_count, func_is_loaded, func_load
+    """
+    cdef cydriver.CUresult _status
+    cdef unsigned int _n = 0
+    with nogil:
+        _status = cydriver.cuModuleGetFunctionCount(&_n, <cydriver.CUmodule>mod)
+    if _status != 0:
+        _raise(_status)
+    cdef view.array _a__o_functions = view.array(shape=(max(_n, 1),), itemsize=sizeof(intptr_t), format='q')
+    cdef intptr_t[::1] _o_functions = _a__o_functions
+    with nogil:
+        _status = cydriver.cuModuleEnumerateFunctions(<cydriver.CUfunction*>&_o_functions[0], _n, <cydriver.CUmodule>mod)
+    if _status != 0:
+        _raise(_status)
+    return _first(_o_functions, _n)
+
+
 cpdef tuple module_get_global_v2(intptr_t hmod, name):
     """Returns a global pointer from a module.
 
@@ -4272,6 +4319,48 @@ cpdef unsigned int library_get_kernel_count(intptr_t lib) except? 0:
     if _status != 0:
         _raise(_status)
     return _o_count
+
+
+cpdef library_enumerate_kernels(intptr_t lib):
+    """Retrieve the kernel handles within a library.
+
+    Returns, as `kernels`, a maximum number of `numKernels` kernel handles within `lib`.
+    The returned kernel handle becomes invalid when the library is unloaded.
+
+    Parameters
+    ----------
+    lib : int
+        Library to query from
+
+    Returns
+    -------
+    kernels : memoryview
+        Buffer where the kernel handles are returned to
+
+    Raises
+    ------
+    DriverError
+        If the call fails, with the Result member in its `status`:
+
+        CUDA_ERROR_INVALID_HANDLE, CUDA_ERROR_INVALID_VALUE
+
+    See Also
+    --------
+    library_get_kernel_count
+    """
+    cdef cydriver.CUresult _status
+    cdef unsigned int _n = 0
+    with nogil:
+        _status = cydriver.cuLibraryGetKernelCount(&_n, <cydriver.CUlibrary>lib)
+    if _status != 0:
+        _raise(_status)
+    cdef view.array _a__o_kernels = view.array(shape=(max(_n, 1),), itemsize=sizeof(intptr_t), format='q')
+    cdef intptr_t[::1] _o_kernels = _a__o_kernels
+    with nogil:
+        _status = cydriver.cuLibraryEnumerateKernels(<cydriver.CUkernel*>&_o_kernels[0], _n, <cydriver.CUlibrary>lib)
+    if _status != 0:
+        _raise(_status)
+    return _first(_o_kernels, _n)
 
 
 cpdef intptr_t library_get_module(intptr_t library) except? 0:
@@ -18160,6 +18249,269 @@ cpdef int graph_node_get_type(intptr_t h_node) except? -1:
     return <int>_o_type
 
 
+cpdef graph_get_nodes(intptr_t h_graph):
+    """Returns a graph's nodes.
+
+    Returns a list of `hGraph`'s nodes. `nodes` may be NULL, in which case this function
+    will return the number of nodes in `numNodes`. Otherwise, `numNodes` entries will be
+    filled in. If `numNodes` is higher than the actual number of nodes, the remaining
+    entries in `nodes` will be set to NULL, and the number of nodes actually obtained
+    will be returned in `numNodes`.
+
+    Parameters
+    ----------
+    h_graph : int
+        Graph to query
+
+    Returns
+    -------
+    nodes : memoryview
+        Pointer to return the nodes
+
+    Raises
+    ------
+    DriverError
+        If the call fails, with the Result member in its `status`:
+
+        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED, CUDA_ERROR_INVALID_VALUE
+
+    See Also
+    --------
+    graph_create, graph_get_root_nodes, graph_get_edges_v2, graph_node_get_type,
+    graph_node_get_dependencies_v2, graph_node_get_dependent_nodes_v2
+    """
+    cdef cydriver.CUresult _status
+    cdef size_t _n = 0
+    with nogil:
+        _status = cydriver.cuGraphGetNodes(<cydriver.CUgraph>h_graph, NULL, &_n)
+    if _status != 0:
+        _raise(_status)
+    cdef view.array _a__o_nodes = view.array(shape=(max(_n, 1),), itemsize=sizeof(intptr_t), format='q')
+    cdef intptr_t[::1] _o_nodes = _a__o_nodes
+    with nogil:
+        _status = cydriver.cuGraphGetNodes(<cydriver.CUgraph>h_graph, <cydriver.CUgraphNode*>&_o_nodes[0], &_n)
+    if _status != 0:
+        _raise(_status)
+    return _first(_o_nodes, _n)
+
+
+cpdef graph_get_root_nodes(intptr_t h_graph):
+    """Returns a graph's root nodes.
+
+    Returns a list of `hGraph`'s root nodes. `rootNodes` may be NULL, in which case this
+    function will return the number of root nodes in `numRootNodes`. Otherwise,
+    `numRootNodes` entries will be filled in. If `numRootNodes` is higher than the
+    actual number of root nodes, the remaining entries in `rootNodes` will be set to
+    NULL, and the number of nodes actually obtained will be returned in `numRootNodes`.
+
+    Parameters
+    ----------
+    h_graph : int
+        Graph to query
+
+    Returns
+    -------
+    rootNodes : memoryview
+        Pointer to return the root nodes
+
+    Raises
+    ------
+    DriverError
+        If the call fails, with the Result member in its `status`:
+
+        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED, CUDA_ERROR_INVALID_VALUE
+
+    See Also
+    --------
+    graph_create, graph_get_nodes, graph_get_edges_v2, graph_node_get_type,
+    graph_node_get_dependencies_v2, graph_node_get_dependent_nodes_v2
+    """
+    cdef cydriver.CUresult _status
+    cdef size_t _n = 0
+    with nogil:
+        _status = cydriver.cuGraphGetRootNodes(<cydriver.CUgraph>h_graph, NULL, &_n)
+    if _status != 0:
+        _raise(_status)
+    cdef view.array _a__o_root_nodes = view.array(shape=(max(_n, 1),), itemsize=sizeof(intptr_t), format='q')
+    cdef intptr_t[::1] _o_root_nodes = _a__o_root_nodes
+    with nogil:
+        _status = cydriver.cuGraphGetRootNodes(<cydriver.CUgraph>h_graph, <cydriver.CUgraphNode*>&_o_root_nodes[0], &_n)
+    if _status != 0:
+        _raise(_status)
+    return _first(_o_root_nodes, _n)
+
+
+cpdef tuple graph_get_edges_v2(intptr_t h_graph):
+    """Returns a graph's dependency edges.
+
+    Returns a list of `hGraph`'s dependency edges. Edges are returned via corresponding
+    indices in `from_`, `to` and `edgeData`; that is, the node in `to`[i] has a
+    dependency on the node in `from_`[i] with data `edgeData`[i]. `from_` and `to` may
+    both be NULL, in which case this function only returns the number of edges in
+    `numEdges`. Otherwise, `numEdges` entries will be filled in. If `numEdges` is higher
+    than the actual number of edges, the remaining entries in `from_` and `to` will be
+    set to NULL, and the number of edges actually returned will be written to
+    `numEdges`. `edgeData` may alone be NULL, in which case the edges must all have
+    default (zeroed) edge data. Attempting a lossy query via NULL `edgeData` will result
+    in CUDA_ERROR_LOSSY_QUERY. If `edgeData` is non-NULL then `from_` and `to` must be
+    as well.
+
+    Parameters
+    ----------
+    h_graph : int
+        Graph to get the edges from
+
+    Returns
+    -------
+    from_ : memoryview
+        Location to return edge endpoints
+    to : memoryview
+        Location to return edge endpoints
+    edgeData : GraphEdgeData
+        Optional location to return edge data
+
+    Raises
+    ------
+    DriverError
+        If the call fails, with the Result member in its `status`:
+
+        CUDA_ERROR_LOSSY_QUERY, CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
+        CUDA_ERROR_INVALID_VALUE
+
+    See Also
+    --------
+    graph_get_nodes, graph_get_root_nodes, graph_add_dependencies_v2,
+    graph_remove_dependencies_v2, graph_node_get_dependencies_v2,
+    graph_node_get_dependent_nodes_v2
+    """
+    cdef cydriver.CUresult _status
+    cdef size_t _n = 0
+    with nogil:
+        _status = cydriver.cuGraphGetEdges(<cydriver.CUgraph>h_graph, NULL, NULL, NULL, &_n)
+    if _status != 0:
+        _raise(_status)
+    cdef view.array _a__o_from_ = view.array(shape=(max(_n, 1),), itemsize=sizeof(intptr_t), format='q')
+    cdef intptr_t[::1] _o_from_ = _a__o_from_
+    cdef view.array _a__o_to = view.array(shape=(max(_n, 1),), itemsize=sizeof(intptr_t), format='q')
+    cdef intptr_t[::1] _o_to = _a__o_to
+    cdef _Record _o_edge_data = _new_record(_L.cls('GraphEdgeData'), _n)
+    with nogil:
+        _status = cydriver.cuGraphGetEdges(<cydriver.CUgraph>h_graph, <cydriver.CUgraphNode*>&_o_from_[0], <cydriver.CUgraphNode*>&_o_to[0], <cydriver.CUgraphEdgeData*>_o_edge_data._ptr, &_n)
+    if _status != 0:
+        _raise(_status)
+    return (_first(_o_from_, _n), _first(_o_to, _n), _first(_o_edge_data, _n))
+
+
+cpdef tuple graph_node_get_dependencies_v2(intptr_t h_node):
+    """Returns a node's dependencies.
+
+    Returns a list of node's dependencies. `dependencies` may be NULL, in which case
+    this function will return the number of dependencies in `numDependencies`.
+    Otherwise, `numDependencies` entries will be filled in. If `numDependencies` is
+    higher than the actual number of dependencies, the remaining entries in
+    `dependencies` will be set to NULL, and the number of nodes actually obtained will
+    be returned in `numDependencies`.
+
+    Note that if an edge has non-zero (non-default) edge data and `edgeData` is NULL,
+    this API will return CUDA_ERROR_LOSSY_QUERY. If `edgeData` is non-NULL, then
+    `dependencies` must be as well.
+
+    Parameters
+    ----------
+    h_node : int
+        Node to query
+
+    Returns
+    -------
+    dependencies : memoryview
+        Pointer to return the dependencies
+    edgeData : GraphEdgeData
+        Optional array to return edge data for each dependency
+
+    Raises
+    ------
+    DriverError
+        If the call fails, with the Result member in its `status`:
+
+        CUDA_ERROR_LOSSY_QUERY, CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
+        CUDA_ERROR_INVALID_VALUE
+
+    See Also
+    --------
+    graph_node_get_dependent_nodes_v2, graph_get_nodes, graph_get_root_nodes,
+    graph_get_edges_v2, graph_add_dependencies_v2, graph_remove_dependencies_v2
+    """
+    cdef cydriver.CUresult _status
+    cdef size_t _n = 0
+    with nogil:
+        _status = cydriver.cuGraphNodeGetDependencies(<cydriver.CUgraphNode>h_node, NULL, NULL, &_n)
+    if _status != 0:
+        _raise(_status)
+    cdef view.array _a__o_dependencies = view.array(shape=(max(_n, 1),), itemsize=sizeof(intptr_t), format='q')
+    cdef intptr_t[::1] _o_dependencies = _a__o_dependencies
+    cdef _Record _o_edge_data = _new_record(_L.cls('GraphEdgeData'), _n)
+    with nogil:
+        _status = cydriver.cuGraphNodeGetDependencies(<cydriver.CUgraphNode>h_node, <cydriver.CUgraphNode*>&_o_dependencies[0], <cydriver.CUgraphEdgeData*>_o_edge_data._ptr, &_n)
+    if _status != 0:
+        _raise(_status)
+    return (_first(_o_dependencies, _n), _first(_o_edge_data, _n))
+
+
+cpdef tuple graph_node_get_dependent_nodes_v2(intptr_t h_node):
+    """Returns a node's dependent nodes.
+
+    Returns a list of node's dependent nodes. `dependentNodes` may be NULL, in which
+    case this function will return the number of dependent nodes in `numDependentNodes`.
+    Otherwise, `numDependentNodes` entries will be filled in. If `numDependentNodes` is
+    higher than the actual number of dependent nodes, the remaining entries in
+    `dependentNodes` will be set to NULL, and the number of nodes actually obtained will
+    be returned in `numDependentNodes`.
+
+    Note that if an edge has non-zero (non-default) edge data and `edgeData` is NULL,
+    this API will return CUDA_ERROR_LOSSY_QUERY. If `edgeData` is non-NULL, then
+    `dependentNodes` must be as well.
+
+    Parameters
+    ----------
+    h_node : int
+        Node to query
+
+    Returns
+    -------
+    dependentNodes : memoryview
+        Pointer to return the dependent nodes
+    edgeData : GraphEdgeData
+        Optional pointer to return edge data for dependent nodes
+
+    Raises
+    ------
+    DriverError
+        If the call fails, with the Result member in its `status`:
+
+        CUDA_ERROR_LOSSY_QUERY, CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED,
+        CUDA_ERROR_INVALID_VALUE
+
+    See Also
+    --------
+    graph_node_get_dependencies_v2, graph_get_nodes, graph_get_root_nodes,
+    graph_get_edges_v2, graph_add_dependencies_v2, graph_remove_dependencies_v2
+    """
+    cdef cydriver.CUresult _status
+    cdef size_t _n = 0
+    with nogil:
+        _status = cydriver.cuGraphNodeGetDependentNodes(<cydriver.CUgraphNode>h_node, NULL, NULL, &_n)
+    if _status != 0:
+        _raise(_status)
+    cdef view.array _a__o_dependent_nodes = view.array(shape=(max(_n, 1),), itemsize=sizeof(intptr_t), format='q')
+    cdef intptr_t[::1] _o_dependent_nodes = _a__o_dependent_nodes
+    cdef _Record _o_edge_data = _new_record(_L.cls('GraphEdgeData'), _n)
+    with nogil:
+        _status = cydriver.cuGraphNodeGetDependentNodes(<cydriver.CUgraphNode>h_node, <cydriver.CUgraphNode*>&_o_dependent_nodes[0], <cydriver.CUgraphEdgeData*>_o_edge_data._ptr, &_n)
+    if _status != 0:
+        _raise(_status)
+    return (_first(_o_dependent_nodes, _n), _first(_o_edge_data, _n))
+
+
 cpdef graph_add_dependencies_v2(intptr_t h_graph, from_, to, edge_data, size_t num_dependencies):
     """Adds dependency edges to a graph.
 
@@ -23915,6 +24267,110 @@ cpdef green_ctx_get_dev_resource(intptr_t h_ctx, int type):
     return _o_resource
 
 
+cpdef tuple dev_sm_resource_split_by_count(input, unsigned int use_flags, unsigned int min_count):
+    """Splits DevResourceType.CU_DEV_RESOURCE_TYPE_SM resources.
+
+    Splits DevResourceType.CU_DEV_RESOURCE_TYPE_SM resources into `nbGroups`, adhering
+    to the minimum SM count specified in `minCount` and the usage flags in `useFlags`.
+    If `result` is NULL, the API simulates a split and provides the amount of groups
+    that would be created in `nbGroups`. Otherwise, `nbGroups` must point to the amount
+    of elements in `result` and on return, the API will overwrite `nbGroups` with the
+    amount actually created. The groups are written to the array in `result`. `nbGroups`
+    can be less than the total amount if a smaller number of groups is needed.
+
+    This API is used to spatially partition the input resource. The input resource needs
+    to come from one of device_get_dev_resource, ctx_get_dev_resource, or
+    green_ctx_get_dev_resource. A limitation of the API is that the output results
+    cannot be split again without first creating a descriptor and a green context with
+    that descriptor.
+
+    When creating the groups, the API will take into account the performance and
+    functional characteristics of the input resource, and guarantee a split that will
+    create a disjoint set of symmetrical partitions. This may lead to fewer groups
+    created than purely dividing the total SM count by the `minCount` due to cluster
+    requirements or alignment and granularity requirements for the minCount. These
+    requirements can be queried with device_get_dev_resource, ctx_get_dev_resource, and
+    green_ctx_get_dev_resource for DevResourceType.CU_DEV_RESOURCE_TYPE_SM, using the
+    minSmPartitionSize and smCoscheduledAlignment fields to determine minimum partition
+    size and alignment granularity, respectively.
+
+    The remainder set does not have the same functional or performance guarantees as the
+    groups in `result`. Its use should be carefully planned and future partitions of the
+    remainder set are discouraged.
+
+    The following flags are supported:
+
+    - DevSmResourceSplitFlags.CU_DEV_SM_RESOURCE_SPLIT_IGNORE_SM_COSCHEDULING : Lower
+      the minimum SM count and alignment, and treat each SM independent of its
+      hierarchy. This allows more fine grained partitions but at the cost of advanced
+      features (such as large clusters on compute capability 9.0+).
+    - DevSmResourceSplitFlags.CU_DEV_SM_RESOURCE_SPLIT_MAX_POTENTIAL_CLUSTER_SIZE :
+      Compute Capability 9.0+ only. Attempt to create groups that may allow for
+      maximally sized thread clusters. This can be queried post green context creation
+      using occupancy_max_potential_cluster_size.
+
+    A successful API call must either have:
+
+    - A valid array of `result` pointers of size passed in `nbGroups`, with `input_` of
+      type DevResourceType.CU_DEV_RESOURCE_TYPE_SM. Value of `minCount` must be between
+      0 and the SM count specified in `input_`. `remaining` may be NULL.
+    - NULL passed in for `result`, with a valid integer pointer in `nbGroups` and
+      `input_` of type DevResourceType.CU_DEV_RESOURCE_TYPE_SM. Value of `minCount` must
+      be between 0 and the SM count specified in `input_`. `remaining` may be NULL. This
+      queries the number of groups that would be created by the API.
+
+    Note: The API is not supported on 32-bit platforms.
+
+    Parameters
+    ----------
+    input : DevResource_v1 | int | None
+        Input SM resource to be split. Must be a valid
+        DevResourceType.CU_DEV_RESOURCE_TYPE_SM resource.
+    use_flags : int
+        Flags specifying how these partitions are used or which constraints to abide by
+        when splitting the input. Zero is valid for default behavior.
+    min_count : int
+        Minimum number of SMs required
+
+    Returns
+    -------
+    result : DevResource_v1
+        Output array of CUdevResource resources. Can be NULL to query the number of
+        groups.
+    remaining : DevResource_v1
+        If the input resource cannot be cleanly split among `nbGroups`, the remaining is
+        placed in here. Can be ommitted (NULL) if the user does not need the remaining
+        set.
+
+    Raises
+    ------
+    DriverError
+        If the call fails, with the Result member in its `status`:
+
+        CUDA_ERROR_DEINITIALIZED, CUDA_ERROR_NOT_INITIALIZED, CUDA_ERROR_INVALID_DEVICE,
+        CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_INVALID_RESOURCE_TYPE,
+        CUDA_ERROR_INVALID_RESOURCE_CONFIGURATION
+
+    See Also
+    --------
+    green_ctx_get_dev_resource, ctx_get_dev_resource, device_get_dev_resource
+    """
+    cdef cydriver.CUresult _status
+    cdef _Record _o_remaining = _new_record_at(_L, 88, 'DevResource_v1')
+    cdef intptr_t _c_input = _struct_address(input)
+    cdef unsigned int _n = 0
+    with nogil:
+        _status = cydriver.cuDevSmResourceSplitByCount(NULL, &_n, <const cydriver.CUdevResource*>_c_input, <cydriver.CUdevResource*>_o_remaining._ptr, use_flags, min_count)
+    if _status != 0:
+        _raise(_status)
+    cdef _Record _o_result = _new_record(_L.cls('DevResource_v1'), _n)
+    with nogil:
+        _status = cydriver.cuDevSmResourceSplitByCount(<cydriver.CUdevResource*>_o_result._ptr, &_n, <const cydriver.CUdevResource*>_c_input, <cydriver.CUdevResource*>_o_remaining._ptr, use_flags, min_count)
+    if _status != 0:
+        _raise(_status)
+    return (_first(_o_result, _n), _o_remaining)
+
+
 cpdef intptr_t dev_resource_generate_desc(resources, unsigned int nb_resources) except? 0:
     """Generate a resource descriptor.
 
@@ -25503,3 +25959,15 @@ cpdef profiler_stop():
 def graph_instantiate(h_graph, flags):
     """Another name of graph_instantiate_with_flags."""
     return graph_instantiate_with_flags(h_graph, flags)
+
+def graph_get_edges(h_graph):
+    """Another name of graph_get_edges_v2."""
+    return graph_get_edges_v2(h_graph)
+
+def graph_node_get_dependencies(h_node):
+    """Another name of graph_node_get_dependencies_v2."""
+    return graph_node_get_dependencies_v2(h_node)
+
+def graph_node_get_dependent_nodes(h_node):
+    """Another name of graph_node_get_dependent_nodes_v2."""
+    return graph_node_get_dependent_nodes_v2(h_node)

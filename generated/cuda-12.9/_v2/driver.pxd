@@ -64,6 +64,7 @@ cpdef module_unload(intptr_t hmod)
 cpdef int module_get_loading_mode() except? -1
 cpdef intptr_t module_get_function(intptr_t hmod, name) except? 0
 cpdef unsigned int module_get_function_count(intptr_t mod) except? 0
+cpdef module_enumerate_functions(intptr_t mod)
 cpdef tuple module_get_global_v2(intptr_t hmod, name)
 cpdef intptr_t link_create_v2(unsigned int num_options, intptr_t options, intptr_t option_values) except? 0
 cpdef link_add_data_v2(intptr_t state, int type, intptr_t data, size_t size, name, unsigned int num_options, intptr_t options, intptr_t option_values)
@@ -76,6 +77,7 @@ cpdef intptr_t library_load_from_file(file_name, intptr_t jit_options, intptr_t 
 cpdef library_unload(intptr_t library)
 cpdef intptr_t library_get_kernel(intptr_t library, name) except? 0
 cpdef unsigned int library_get_kernel_count(intptr_t lib) except? 0
+cpdef library_enumerate_kernels(intptr_t lib)
 cpdef intptr_t library_get_module(intptr_t library) except? 0
 cpdef intptr_t kernel_get_function(intptr_t kernel) except? 0
 cpdef intptr_t kernel_get_library(intptr_t kernel) except? 0
@@ -305,6 +307,14 @@ cpdef device_graph_mem_trim(int device)
 cpdef intptr_t graph_clone(intptr_t original_graph) except? 0
 cpdef intptr_t graph_node_find_in_clone(intptr_t h_original_node, intptr_t h_cloned_graph) except? 0
 cpdef int graph_node_get_type(intptr_t h_node) except? -1
+cpdef graph_get_nodes(intptr_t h_graph)
+cpdef graph_get_root_nodes(intptr_t h_graph)
+cpdef tuple graph_get_edges(intptr_t h_graph)
+cpdef tuple graph_get_edges_v2(intptr_t h_graph)
+cpdef graph_node_get_dependencies(intptr_t h_node)
+cpdef tuple graph_node_get_dependencies_v2(intptr_t h_node)
+cpdef graph_node_get_dependent_nodes(intptr_t h_node)
+cpdef tuple graph_node_get_dependent_nodes_v2(intptr_t h_node)
 cpdef graph_add_dependencies(intptr_t h_graph, from_, to, size_t num_dependencies)
 cpdef graph_add_dependencies_v2(intptr_t h_graph, from_, to, edge_data, size_t num_dependencies)
 cpdef graph_remove_dependencies(intptr_t h_graph, from_, to, size_t num_dependencies)
@@ -409,6 +419,7 @@ cpdef intptr_t ctx_from_green_ctx(intptr_t h_ctx) except? 0
 cpdef device_get_dev_resource(int device, int type)
 cpdef ctx_get_dev_resource(intptr_t h_ctx, int type)
 cpdef green_ctx_get_dev_resource(intptr_t h_ctx, int type)
+cpdef tuple dev_sm_resource_split_by_count(input, unsigned int use_flags, unsigned int min_count)
 cpdef intptr_t dev_resource_generate_desc(resources, unsigned int nb_resources) except? 0
 cpdef green_ctx_record_event(intptr_t h_ctx, intptr_t h_event)
 cpdef green_ctx_wait_event(intptr_t h_ctx, intptr_t h_event)

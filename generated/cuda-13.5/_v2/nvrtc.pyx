@@ -4,7 +4,7 @@
 """NVRTC (cuda.bindings._v2): the library's second API, generated from the CUDA 13.5 headers in the style of NVIDIA's cuda.bindings._v2.nvrtc."""
 from cuda.bindings cimport cynvrtc
 from cuda.bindings._base cimport _Lazy, _new_lazy, _Struct, _Handle, _IntValue, _enum, _Buf, _Buf_new, _array, _bufptr, _kparams
-from cuda.bindings._records cimport _Record, _new_record_at, _text0
+from cuda.bindings._records cimport _Record, _new_record, _new_record_at, _text0
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t, intptr_t, uintptr_t
 from cython cimport view
 from cuda.bindings import _records
